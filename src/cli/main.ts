@@ -1,0 +1,14 @@
+import { Command } from 'commander';
+import { registerAudit } from './commands/audit.js';
+import { registerRun } from './commands/run.js';
+
+/** Builds the `reflex` command line. Each sub-command lives in commands/<name>.ts and only wires. */
+export function buildProgram(): Command {
+  const program = new Command('reflex')
+    .description('Event-driven automation worker for LXD and Incus')
+    .showHelpAfterError()
+    .exitOverride();
+  registerRun(program);
+  registerAudit(program);
+  return program;
+}
