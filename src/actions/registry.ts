@@ -1,0 +1,16 @@
+import { ReflexError } from '../errors/reflex-error.js';
+import type { Action } from './action.js';
+import { restartAction, startAction } from './start-action.js';
+
+/** Every action a rule may name, looked up here and nowhere else. */
+const registry = new Map<string, Action>([startAction, restartAction].map((a) => [a.name, a]));
+
+export function getAction(name: string): Action {
+  const action = registry.get(name);
+  if (!action) throw new ReflexError('ACTION_UNKNOWN', `unknown action "${name}"; known: ${[...registry.keys()].join(', ')}`);
+  return action;
+}
+
+export function actionNames(): string[] {
+  return [...registry.keys()];
+}

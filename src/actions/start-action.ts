@@ -1,0 +1,44 @@
+import { StatusCode } from '../client/status-code.js';
+import type { Action, ActionContext, ActionOutcome } from './action.js';
+
+async function changeState(ctx: ActionContext, action: 'start' | 'stop' | 'unfreeze', body: Record<string, unknown> = {}): Promise<string | undefined> {
+  const path = `/1.0/instances/${ctx.instance}/state`;
+  const op = await ctx.call({ method: 'PUT', path, action }, () => ctx.client.changeState(ctx.instance, { action, ...body }));
+  return op?.id;
+}
+
+/**
+ * Brings an instance to Running. Level-triggered: re-reads the state first and does nothing when
+ * it is already Running; unfreezes a Frozen one; force-stops an Error (112) one before starting.
+ */
+export const startAction: Action = {
+  name: 'start',
+  describe: 'ensure the instance is Running (start it, unfreeze it, or force-stop then start it from Error)',
+  async run(ctx): Promise<ActionOutcome> {
+    const state = await ctx.client.getInstanceState(ctx.instance);
+    if (state.status_code === StatusCode.Running || state.status_code === StatusCode.Ready) {
+      return { result: 'skipped', summary: `already ${state.status}; nothing to do` };
+    }
+    if (ctx.dryRun) return { result: 'dry-run', summary: `would start (instance is ${state.status})` };
+    if (state.status_code === StatusCode.Frozen) {
+      const id = await changeState(ctx, 'unfreeze');
+      return { result: 'done', summary: 'unfrozen', operationId: id };
+    }
+    if (state.status_code === StatusCode.Error) await changeState(ctx, 'stop', { force: true });
+    const id = await changeState(ctx, 'start');
+    return { result: 'done', summary: `started (was ${state.status})`, operationId: id };
+  },
+};
+
+/** Restarts an instance (forced when `params.force`). */
+export const restartAction: Action = {
+  name: 'restart',
+  describe: 'restart the instance',
+  async run(ctx): Promise<ActionOutcome> {
+    if (ctx.dryRun) return { result: 'dry-run', summary: 'would restart' };
+    const path = `/1.0/instances/${ctx.instance}/state`;
+    const force = ctx.params.force === true;
+    const op = await ctx.call({ method: 'PUT', path, action: 'restart' }, () => ctx.client.changeState(ctx.instance, { action: 'restart', force }));
+    return { result: 'done', summary: 'restarted', operationId: op?.id };
+  },
+};

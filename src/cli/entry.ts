@@ -1,0 +1,25 @@
+import { CommanderError } from 'commander';
+import { ReflexError } from '../errors/reflex-error.js';
+import { buildProgram } from './main.js';
+
+/** Exit codes of the `reflex` command, documented in docs/cli.md. */
+export const exitCodes = { ok: 0, failure: 1, usage: 2, config: 3, unavailable: 4 } as const;
+
+/** Runs the CLI; prints a clear message instead of a stack trace for errors Reflex knows. */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
+      return;
+    }
+    if (err instanceof ReflexError) {
+      process.stderr.write(`reflex: ${err.message}\n`);
+      process.exitCode = err.code === 'CONFIG_INVALID' || err.code === 'TARGET_INVALID' ? exitCodes.config : err.code === 'REDIS_UNAVAILABLE' ? exitCodes.unavailable : exitCodes.failure;
+      return;
+    }
+    process.stderr.write(`reflex: ${(err as Error).stack ?? String(err)}\n`);
+    process.exitCode = exitCodes.failure;
+  }
+}

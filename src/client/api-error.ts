@@ -1,0 +1,52 @@
+import type { ErrorCode } from '../errors/codes.js';
+import { ReflexError } from '../errors/reflex-error.js';
+
+/**
+ * An error answered by the instance API, or a failure to get an answer. Carries the HTTP status
+ * and the envelope's error_code where there is one.
+ */
+export class ApiError extends ReflexError {
+  readonly status: number | undefined;
+  readonly errorCode: number | undefined;
+  readonly method: string;
+  readonly path: string;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { status?: number; errorCode?: number; method: string; path: string; cause?: unknown; retryable?: boolean },
+  ) {
+    super(code, message, opts);
+    this.name = 'ApiError';
+    this.status = opts.status;
+    this.errorCode = opts.errorCode;
+    this.method = opts.method;
+    this.path = opts.path;
+  }
+}
+
+const busyPattern = /busy running|is busy|already running an? |operation in progress/i;
+
+/** Classifies an error envelope by HTTP status and message into a stable code. */
+export function apiErrorFromEnvelope(status: number, message: string, errorCode: number, method: string, path: string): ApiError {
+  let code: ErrorCode = 'API_ERROR';
+  if (busyPattern.test(message)) code = 'API_BUSY';
+  else if (status === 404) code = 'API_NOT_FOUND';
+  else if (status === 403 || status === 401) code = 'API_FORBIDDEN';
+  else if (status === 409) code = 'API_CONFLICT';
+  else if (status === 412) code = 'API_PRECONDITION_FAILED';
+  else if (status >= 500) code = 'API_SERVER_ERROR';
+  return new ApiError(code, `${method} ${path}: ${status} ${message}`, { status, errorCode, method, path });
+}
+
+/** Whether an error is an ApiError with the given HTTP status. */
+export function isApiStatus(err: unknown, status: number): err is ApiError {
+  return err instanceof ApiError && err.status === status;
+}
+
+/** Whether the daemon refused because the instance is busy with another operation (retry helps). */
+export function isBusy(err: unknown): boolean {
+  return err instanceof ReflexError && err.code === 'API_BUSY';
+}
+
+export { busyPattern };

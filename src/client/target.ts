@@ -1,0 +1,68 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { ReflexError } from '../errors/reflex-error.js';
+
+/** Where the instance API is reached: a local unix socket, or HTTPS with a client certificate. */
+export type Target =
+  | { kind: 'unix'; socketPath: string; url: string }
+  | { kind: 'https'; origin: string; url: string; cert?: string; key?: string; serverCert?: string; serverFingerprint?: string };
+
+/** Sockets tried in order when no target is given: Debian LXD, snap LXD, Incus. */
+export const localSocketCandidates = [
+  '/var/lib/lxd/unix.socket',
+  '/var/snap/lxd/common/lxd/unix.socket',
+  '/var/lib/incus/unix.socket',
+];
+
+function isSocket(path: string): boolean {
+  try {
+    return statSync(path).isSocket();
+  } catch {
+    return false;
+  }
+}
+
+/** The first local LXD/Incus socket that exists, or undefined. */
+export function findLocalSocket(): string | undefined {
+  return localSocketCandidates.find(isSocket);
+}
+
+/** Client identity files for an HTTPS target. */
+export interface TlsFiles {
+  certFile?: string;
+  keyFile?: string;
+  serverCertFile?: string;
+  serverFingerprint?: string;
+}
+
+/**
+ * Parses `unix:///path/to/socket`, `unix:/path`, a bare absolute socket path, or `https://host:port`.
+ * Without a value, the first local socket found is used.
+ */
+export function parseTarget(value: string | undefined, tls: TlsFiles = {}): Target {
+  if (!value) {
+    const found = findLocalSocket();
+    if (!found) {
+      throw new ReflexError('TARGET_INVALID', `no target given and no local LXD/Incus socket found (tried ${localSocketCandidates.join(', ')}); pass --target unix:///path/to/unix.socket or https://host:8443`);
+    }
+    return { kind: 'unix', socketPath: found, url: `unix://${found}` };
+  }
+  if (value.startsWith('unix:') || value.startsWith('/')) {
+    const socketPath = value.replace(/^unix:(\/\/)?/, '');
+    if (!socketPath.startsWith('/')) throw new ReflexError('TARGET_INVALID', `target "${value}": a unix socket path must be absolute (unix:///path/to/unix.socket)`);
+    return { kind: 'unix', socketPath, url: `unix://${socketPath}` };
+  }
+  if (value.startsWith('https://')) {
+    const u = new URL(value);
+    const read = (f?: string) => (f && existsSync(f) ? readFileSync(f, 'utf8') : undefined);
+    return {
+      kind: 'https',
+      origin: u.origin,
+      url: u.origin,
+      cert: read(tls.certFile),
+      key: read(tls.keyFile),
+      serverCert: read(tls.serverCertFile),
+      serverFingerprint: tls.serverFingerprint,
+    };
+  }
+  throw new ReflexError('TARGET_INVALID', `target "${value}" is neither unix:///path/to/socket nor https://host:port`);
+}

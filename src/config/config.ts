@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { ReflexError } from '../errors/reflex-error.js';
+
+export const roleSchema = z.enum(['all', 'subscriber', 'worker']);
+export type Role = z.infer<typeof roleSchema>;
+
+/** The effective configuration of `reflex run`. Each field documents its default. */
+export const configSchema = z.strictObject({
+  /** `unix:///path/to/unix.socket` or `https://host:8443`; default: the first local LXD/Incus socket. */
+  target: z.string().optional(),
+  /** Redis URL. Default redis://127.0.0.1:6379. */
+  redisUrl: z.string().url().default('redis://127.0.0.1:6379'),
+  /** Folder of rule files. Default ./rules. */
+  rulesDir: z.string().default('./rules'),
+  /** Which parts this process runs. Default all. */
+  role: roleSchema.default('all'),
+  /** Prefix of every Redis key; lets several deployments share a Redis. Default "reflex". */
+  prefix: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('reflex'),
+  /** Periodic full resync (catches Error 112, which no event announces). Default 30 000 ms; 0 disables. */
+  resyncIntervalMs: z.number().int().min(0).default(30_000),
+  /** Attempts per action job, first included. Default 5. */
+  actionAttempts: z.number().int().min(1).max(50).default(5),
+  /** Concurrent action jobs per process. Default 8. */
+  actionConcurrency: z.number().int().min(1).max(256).default(8),
+  /** pino level. Default info. */
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+export type Config = z.infer<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+
+/** Validates a configuration; the error names each field, the value given and what was expected. */
+export function parseConfig(input: ConfigInput): Config {
+  const res = configSchema.safeParse(input);
+  if (res.success) return res.data;
+  const lines = res.error.issues.map((i) => {
+    const field = i.path.join('.') || '(config)';
+    const value = i.path.reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string | number, unknown>)[k as string] : undefined), input);
+    return `${field}: ${i.message} (got ${JSON.stringify(value)})`;
+  });
+  throw new ReflexError('CONFIG_INVALID', `invalid configuration:\n  ${lines.join('\n  ')}`);
+}
+
+/** Reads the `REFLEX_*` / `REDIS_URL` environment variables that map to config fields. */
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ConfigInput {
+  const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
+  const out: ConfigInput = {
+    target: env.REFLEX_TARGET || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    rulesDir: env.REFLEX_RULES || undefined,
+    role: (env.REFLEX_ROLE || undefined) as Role | undefined,
+    prefix: env.REFLEX_PREFIX || undefined,
+    resyncIntervalMs: num(env.REFLEX_RESYNC_INTERVAL_MS),
+    logLevel: (env.REFLEX_LOG_LEVEL || undefined) as Config['logLevel'] | undefined,
+  };
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as ConfigInput;
+}

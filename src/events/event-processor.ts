@@ -1,0 +1,137 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { InstanceClient } from '../client/client.js';
+import { isApiStatus } from '../client/api-error.js';
+import type { Instance } from '../client/instance.js';
+import { isOwnEcho, type SelfActions } from '../actions/self-actions.js';
+import type { KeySpace } from '../queue/names.js';
+import type { ActionJob, EventJob } from '../queue/payloads.js';
+import type { RuleEngine } from '../rules/engine.js';
+import type { StateTracker } from '../state/state-tracker.js';
+import { StatusCode } from '../client/status-code.js';
+import type { CanonicalEvent } from './canonical-event.js';
+import { decodeFrame } from './frame.js';
+import { normalizeFrame } from './normalize.js';
+
+/** Everything the processor needs, wired by the worker. */
+export interface EventProcessorDeps {
+  redis: Redis;
+  keys: KeySpace;
+  client: (target: string) => InstanceClient;
+  tracker: StateTracker;
+  selfActions: SelfActions;
+  audit: AuditLog;
+  engine: RuleEngine;
+  actions: Queue;
+  logger: Logger;
+  /** Attempts per action job (first try included). Default 5. */
+  actionAttempts?: number;
+}
+
+/** What became of one event job (returned for tests and metrics). */
+export type ProcessResult = 'rejected' | 'ignored' | 'stale' | 'unchanged' | 'processed';
+
+/**
+ * Takes one job of the events queue through the pipeline: validate the frame (a malformed one is
+ * kept in the rejected stream with the reason), type it, settle its intent and its place in the
+ * instance's history, audit it, let the rules decide, and queue their actions.
+ */
+export class EventProcessor {
+  constructor(private readonly deps: EventProcessorDeps) {}
+
+  async process(job: EventJob): Promise<ProcessResult> {
+    const { audit } = this.deps;
+    let event: CanonicalEvent | undefined;
+    if (job.kind === 'frame') {
+      const decoded = decodeFrame(job.raw);
+      if (!decoded.ok) {
+        await this.reject(job, decoded.reason);
+        return 'rejected';
+      }
+      event = normalizeFrame(decoded.frame, job.target);
+    } else {
+      event = job.event;
+    }
+    if (!event) return 'ignored';
+
+    if (event.kind === 'instance.status') {
+      const settled = await this.settleStatus(event);
+      if (settled !== 'processed') return settled;
+    }
+    const instanceName = 'instance' in event ? event.instance : undefined;
+    if (event.kind !== 'operation.status') {
+      await audit.append({
+        type: 'event',
+        correlationId: event.id,
+        target: event.target,
+        instance: instanceName,
+        summary: describe(event),
+        event,
+      });
+    }
+    if (!this.deps.engine.isRelevant(event)) return 'processed';
+    const instance = instanceName ? await this.readInstance(event.target, event.project, instanceName) : undefined;
+    const decisions = await this.deps.engine.decide(event, instance);
+    for (const d of decisions) {
+      await audit.append({ type: 'decision', correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule, summary: d.summary, matched: d.matched });
+      if (!d.matched || !instanceName) continue;
+      const jobs = d.actions.map((a, i) => {
+        const data: ActionJob = { rule: d.rule, action: a.action, params: a.params ?? {}, target: event.target, project: event.project, instance: instanceName, correlationId: event.id, dryRun: d.dryRun };
+        return { name: a.action, data, opts: { jobId: `${d.rule}:${event.id}:${i}`, attempts: this.deps.actionAttempts ?? 5 } };
+      });
+      await this.deps.actions.addBulk(jobs);
+      for (const j of jobs) {
+        await audit.append({ type: 'action', correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule, summary: `queued ${j.data.action}${d.dryRun ? ' (dry-run)' : ''}`, jobId: j.opts.jobId });
+      }
+    }
+    return 'processed';
+  }
+
+  /**
+   * Fills in `from`, recognises our own echoes, and drops news older than what is known (events
+   * arrive out of order) or synthetic events that change nothing.
+   */
+  private async settleStatus(event: Extract<CanonicalEvent, { kind: 'instance.status' }>): Promise<ProcessResult> {
+    const { tracker, selfActions, audit } = this.deps;
+    if (!event.synthetic && event.intent !== 'unknown') {
+      const mark = await selfActions.get(event.target, event.instance);
+      if (isOwnEcho(mark, event)) event.intent = 'self';
+    }
+    const { applied, previous } = await tracker.update(event.target, event.project, event.instance, event.to, Date.parse(event.timestamp));
+    if (!applied) {
+      await audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: event.instance, summary: `stale: ${event.action ?? 'status'} at ${event.timestamp} is older than the known state; ignored`, event });
+      return 'stale';
+    }
+    if (previous) event.from = previous.status;
+    if (event.synthetic && previous?.status === event.to) return 'unchanged';
+    // First sight of an instance (start-up resync): a baseline, not a transition, unless it is in Error.
+    if (event.synthetic && !previous && event.to !== StatusCode.Error) return 'unchanged';
+    return 'processed';
+  }
+
+  private async readInstance(target: string, project: string, name: string): Promise<Instance | undefined> {
+    try {
+      return (await this.deps.client(target).withProject(project).getInstance(name)).value;
+    } catch (err) {
+      if (isApiStatus(err, 404)) return undefined;
+      throw err;
+    }
+  }
+
+  private async reject(job: Extract<EventJob, { kind: 'frame' }>, reason: string): Promise<void> {
+    const { redis, keys, audit, logger } = this.deps;
+    await redis.xadd(keys.rejected, 'MAXLEN', '~', '100000', '*', 'target', job.target, 'reason', reason, 'raw', job.raw);
+    await audit.append({ type: 'rejected', correlationId: `rejected:${job.receivedAt}`, target: job.target, summary: `malformed event frame rejected: ${reason}` });
+    logger.warn({ reason }, 'malformed event frame rejected and kept for inspection');
+  }
+}
+
+function describe(e: CanonicalEvent): string {
+  if (e.kind === 'instance.status') {
+    return `${e.instance}: ${e.from ?? '?'} → ${e.to} (${e.intent}${e.action ? `, ${e.action}` : ''}${e.synthetic ? ', seen by resync' : ''})`;
+  }
+  if (e.kind === 'lifecycle') return `${e.action} ${e.source}`;
+  return `operation ${e.operationId} → ${e.to}`;
+}

@@ -1,0 +1,113 @@
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import WebSocket from 'ws';
+import type { EventsEndpoint } from '../client/client.js';
+
+/** Options of {@link EventSubscriber}. */
+export interface EventSubscriberOptions {
+  endpoint: () => EventsEndpoint;
+  /** Called for every text frame, on the socket's read path: must not block. */
+  onFrame: (raw: string, receivedAt: number) => void;
+  /** Called after every (re)connect, once the socket is open: the place to resync. */
+  onConnected?: () => Promise<void>;
+  logger: Logger;
+  /**
+   * A socket that has received neither a frame nor a ping for this long is considered dead and
+   * replaced. The daemon pings every 10 s. Default 25 000 ms.
+   */
+  silenceTimeoutMs?: number;
+  /** First reconnect delay; doubles up to `maxBackoffMs`, with full jitter. Default 100 ms. */
+  initialBackoffMs?: number;
+  /** Default 10 000 ms. */
+  maxBackoffMs?: number;
+}
+
+/**
+ * Holds a WebSocket to `/1.0/events` open: answers keepalive pings (ws replies with a pong by
+ * itself), replaces a silent socket, reconnects with exponential backoff and jitter, and calls
+ * `onConnected` after each connect so the caller can resync what the gap may have hidden.
+ * Emits 'connected', 'disconnected' (with the reason).
+ */
+export class EventSubscriber extends EventEmitter {
+  private socket: WebSocket | undefined;
+  private stopped = false;
+  private attempt = 0;
+  private watchdog: NodeJS.Timeout | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private lastHeard = 0;
+  private readonly opts: Required<Omit<EventSubscriberOptions, 'onConnected'>> & Pick<EventSubscriberOptions, 'onConnected'>;
+
+  constructor(opts: EventSubscriberOptions) {
+    super();
+    this.opts = { silenceTimeoutMs: 25_000, initialBackoffMs: 100, maxBackoffMs: 10_000, ...opts };
+  }
+
+  get connected(): boolean {
+    return this.socket?.readyState === WebSocket.OPEN;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.connect();
+  }
+
+  /** Closes the socket and stops reconnecting. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.reconnectTimer);
+    clearInterval(this.watchdog);
+    const s = this.socket;
+    if (s && s.readyState !== WebSocket.CLOSED) {
+      await new Promise<void>((resolve) => {
+        s.once('close', () => resolve());
+        s.terminate();
+      });
+    }
+  }
+
+  private connect(): void {
+    const { url, options } = this.opts.endpoint();
+    const socket = new WebSocket(url, { ...options, handshakeTimeout: 10_000 });
+    this.socket = socket;
+    socket.on('open', () => {
+      this.attempt = 0;
+      this.lastHeard = Date.now();
+      this.watchdog = setInterval(() => {
+        if (Date.now() - this.lastHeard > this.opts.silenceTimeoutMs) {
+          this.opts.logger.warn({ silentMs: Date.now() - this.lastHeard }, 'event socket silent (no frame, no keepalive); reconnecting');
+          socket.terminate();
+        }
+      }, Math.min(1000, this.opts.silenceTimeoutMs / 2));
+      this.emit('connected');
+      this.opts.logger.info({ url }, 'event stream connected');
+      // The socket is open before the resync reads, so nothing between the read and the stream is lost.
+      this.opts.onConnected?.().catch((err) => {
+        this.opts.logger.error({ err: (err as Error).message }, 'resync after connect failed; reconnecting to retry');
+        socket.terminate();
+      });
+    });
+    socket.on('ping', () => {
+      this.lastHeard = Date.now();
+    });
+    socket.on('message', (data, isBinary) => {
+      this.lastHeard = Date.now();
+      const receivedAt = Date.now();
+      const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
+      // One JSON object per frame, newline-terminated; tolerate several per frame.
+      for (const line of text.split('\n')) if (line.trim()) this.opts.onFrame(line, receivedAt);
+    });
+    socket.on('error', (err) => {
+      this.opts.logger.warn({ err: err.message }, 'event socket error');
+    });
+    socket.on('close', (code) => {
+      clearInterval(this.watchdog);
+      if (this.socket === socket) this.socket = undefined;
+      this.emit('disconnected', code);
+      if (this.stopped) return;
+      const ceiling = Math.min(this.opts.maxBackoffMs, this.opts.initialBackoffMs * 2 ** this.attempt++);
+      const delay = Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+      this.opts.logger.warn({ code, retryInMs: delay }, 'event stream closed; reconnecting');
+      this.reconnectTimer = setTimeout(() => this.connect(), delay);
+    });
+  }
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { operationSchema } from '../client/envelope.js';
+
+/**
+ * One frame of `/1.0/events` as the daemon sends it (notes §1): type, timestamp (RFC 3339 with
+ * nanoseconds), metadata, location ("none" on a standalone server), project.
+ */
+export const lifecycleMetadataSchema = z.looseObject({
+  action: z.string().min(1),
+  source: z.string(),
+  context: z.record(z.string(), z.unknown()).nullable().optional(),
+  requestor: z
+    .looseObject({ username: z.string().optional(), protocol: z.string().optional(), address: z.string().optional() })
+    .nullable()
+    .optional(),
+  name: z.string().optional(),
+  project: z.string().optional(),
+});
+export type LifecycleMetadata = z.infer<typeof lifecycleMetadataSchema>;
+
+const base = {
+  timestamp: z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'not an RFC 3339 timestamp'),
+  location: z.string().optional(),
+  project: z.string().optional(),
+};
+
+export const lifecycleFrameSchema = z.looseObject({ type: z.literal('lifecycle'), metadata: lifecycleMetadataSchema, ...base });
+export const operationFrameSchema = z.looseObject({ type: z.literal('operation'), metadata: operationSchema, ...base });
+export const loggingFrameSchema = z.looseObject({ type: z.literal('logging'), metadata: z.unknown(), ...base });
+
+export const frameSchema = z.discriminatedUnion('type', [lifecycleFrameSchema, operationFrameSchema, loggingFrameSchema]);
+export type Frame = z.infer<typeof frameSchema>;
+export type LifecycleFrame = z.infer<typeof lifecycleFrameSchema>;
+export type OperationFrame = z.infer<typeof operationFrameSchema>;
+
+/** Result of decoding a raw frame: the frame, or why it was rejected. */
+export type DecodedFrame = { ok: true; frame: Frame } | { ok: false; reason: string };
+
+/** Parses and validates one raw text frame. Never throws. */
+export function decodeFrame(raw: string): DecodedFrame {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (err) {
+    return { ok: false, reason: `not JSON: ${(err as Error).message}` };
+  }
+  const parsed = frameSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { ok: false, reason: `invalid frame at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? parsed.error.message}` };
+  }
+  return { ok: true, frame: parsed.data };
+}

@@ -1,0 +1,9 @@
+/**
+ * The public entry for rule authors: everything a file in rules/ may import from 'reflex'.
+ */
+export { defineRule } from './rules/rule.js';
+export type { RuleDefinition, Rule, Trigger, ActionSpec, RuleContext } from './rules/rule.js';
+export type { CanonicalEvent, InstanceStatusEvent, OperationStatusEvent, LifecycleEvent, Intent } from './events/canonical-event.js';
+export type { Instance } from './client/instance.js';
+export { StatusCode } from './client/status-code.js';
+export { configFlag } from './rules/config-flag.js';

@@ -1,0 +1,68 @@
+import type { Instance } from '../client/instance.js';
+import type { CanonicalEvent } from '../events/canonical-event.js';
+import type { ActionSpec, Rule, Trigger } from './rule.js';
+
+/** The outcome of one rule for one event. */
+export type Decision =
+  | { rule: string; matched: true; actions: ActionSpec[]; dryRun: boolean; summary: string }
+  | { rule: string; matched: false; summary: string };
+
+/** Why a trigger does not match, or undefined when it matches. */
+function triggerMismatch(t: Trigger, e: CanonicalEvent): string | undefined {
+  if (t.kind !== e.kind) return 'kind';
+  if (t.to && 'to' in e && !t.to.includes(e.to)) return 'status';
+  if (t.action && !('action' in e && e.action && t.action.includes(e.action))) return 'action';
+  if (t.intent && e.kind === 'instance.status' && !t.intent.includes(e.intent)) {
+    return `intent is ${e.intent}${e.intent === 'requested' ? ' (stopped or changed through the API by a user; never undone)' : ''}, rule wants ${t.intent.join('|')}`;
+  }
+  return undefined;
+}
+
+/**
+ * Evaluates rules against one event. A rule is *relevant* when some trigger matches the event's
+ * kind and status/action; only relevant rules yield a decision (matched, or skipped with a reason),
+ * so the audit log explains every near miss without a record per rule per event.
+ */
+export class RuleEngine {
+  constructor(private readonly rules: Rule[]) {}
+
+  get size(): number {
+    return this.rules.length;
+  }
+
+  /** Whether any enabled rule could care about this event (lets the caller skip reading the instance). */
+  isRelevant(event: CanonicalEvent): boolean {
+    return this.rules.some((r) => r.enabled !== false && r.triggers.some((t) => {
+      const why = triggerMismatch(t, event);
+      return why === undefined || (why !== 'kind' && why !== 'status' && why !== 'action');
+    }));
+  }
+
+  async decide(event: CanonicalEvent, instance: Instance | undefined): Promise<Decision[]> {
+    const out: Decision[] = [];
+    for (const rule of this.rules) {
+      if (rule.enabled === false) continue;
+      const reasons = rule.triggers.map((t) => triggerMismatch(t, event));
+      if (reasons.includes(undefined)) {
+        out.push(await this.evaluateCondition(rule, event, instance));
+        continue;
+      }
+      const nearMiss = reasons.find((r) => r !== 'kind' && r !== 'status' && r !== 'action');
+      if (nearMiss) out.push({ rule: rule.name, matched: false, summary: `skipped: ${nearMiss}` });
+    }
+    return out;
+  }
+
+  private async evaluateCondition(rule: Rule, event: CanonicalEvent, instance: Instance | undefined): Promise<Decision> {
+    if (rule.when) {
+      let ok: boolean;
+      try {
+        ok = await rule.when({ event, instance });
+      } catch (err) {
+        return { rule: rule.name, matched: false, summary: `skipped: condition threw: ${(err as Error).message}` };
+      }
+      if (!ok) return { rule: rule.name, matched: false, summary: `skipped: ${rule.whenNot ?? 'condition not met'}` };
+    }
+    return { rule: rule.name, matched: true, actions: rule.actions, dryRun: rule.dryRun ?? false, summary: `matched${rule.dryRun ? ' (dry-run)' : ''}` };
+  }
+}

@@ -1,0 +1,68 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
+import type { Rule } from './rule.js';
+
+/** A rule file that could not be loaded: reported, skipped, never fatal. */
+export interface RuleLoadError {
+  file: string;
+  message: string;
+}
+
+export interface LoadedRules {
+  rules: Rule[];
+  errors: RuleLoadError[];
+}
+
+function isRule(value: unknown): value is Rule {
+  return Boolean(value) && typeof value === 'object' && Array.isArray((value as Rule).triggers) && typeof (value as Rule).name === 'string';
+}
+
+/** The `.ts` files directly in a rules folder (sub-folders such as examples/ are not loaded). */
+export function ruleFiles(dir: string): string[] {
+  const abs = resolve(dir);
+  return readdirSync(abs)
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.test.ts'))
+    .map((f) => join(abs, f))
+    .filter((f) => statSync(f).isFile())
+    .sort();
+}
+
+/**
+ * Loads TypeScript rule files without a build step (tsx). A file's default export is a rule made
+ * with `defineRule`, or an array of them. A file that fails to compile, throws, or exports
+ * something else is reported in `errors` and skipped.
+ */
+export async function loadRules(dir: string): Promise<LoadedRules> {
+  const rules: Rule[] = [];
+  const errors: RuleLoadError[] = [];
+  const seen = new Map<string, string>();
+  for (const file of ruleFiles(dir)) {
+    let mod: { default?: unknown };
+    try {
+      mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown };
+    } catch (err) {
+      errors.push({ file, message: (err as Error).message.split('\n').slice(0, 6).join('\n') });
+      continue;
+    }
+    // tsx may wrap a CommonJS-looking module: unwrap one level of default.
+    let exported = mod.default;
+    if (exported && typeof exported === 'object' && 'default' in exported && !isRule(exported)) exported = (exported as { default: unknown }).default;
+    const list = Array.isArray(exported) ? exported : [exported];
+    if (list.length === 0 || !list.every(isRule)) {
+      errors.push({ file, message: 'default export is not a rule: export default defineRule({...}) (or an array of rules)' });
+      continue;
+    }
+    for (const rule of list) {
+      const other = seen.get(rule.name);
+      if (other) {
+        errors.push({ file, message: `rule name "${rule.name}" is already used by ${other}` });
+        continue;
+      }
+      seen.set(rule.name, file);
+      rules.push(rule);
+    }
+  }
+  return { rules, errors };
+}

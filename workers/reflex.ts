@@ -1,0 +1,111 @@
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { ActionExecutor } from '../src/actions/action-executor.js';
+import { SelfActions } from '../src/actions/self-actions.js';
+import { AuditLog } from '../src/audit/audit-log.js';
+import { InstanceClient } from '../src/client/client.js';
+import { parseTarget } from '../src/client/target.js';
+import type { Config } from '../src/config/config.js';
+import { EventIngestor } from '../src/events/event-ingestor.js';
+import { EventProcessor } from '../src/events/event-processor.js';
+import { EventSubscriber } from '../src/events/event-subscriber.js';
+import { keySpace } from '../src/queue/names.js';
+import { actionJobSchema, eventJobSchema } from '../src/queue/payloads.js';
+import { RuleEngine } from '../src/rules/engine.js';
+import { loadRules } from '../src/rules/rule-loader.js';
+import { resyncEvents } from '../src/state/resync.js';
+import { StateTracker } from '../src/state/state-tracker.js';
+
+/** A running Reflex process (all roles or some), as started by `reflex run`, the demo or a test. */
+export interface ReflexHandle {
+  /** Stops taking new work, lets jobs in progress finish, closes connections. */
+  stop(): Promise<void>;
+  /** Runs a resync now (subscriber role only). */
+  resync(): Promise<void>;
+  subscriber?: EventSubscriber;
+  target: string;
+}
+
+/** Wires the parts for the configured role and starts them. */
+export async function startReflex(config: Config, logger: Logger): Promise<ReflexHandle> {
+  const keys = keySpace(config.prefix);
+  const target = parseTarget(config.target);
+  const targetId = target.url;
+  const client = new InstanceClient(target);
+  const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  const queueOpts = { connection, prefix: keys.bullPrefix };
+  const eventsQueue = new Queue(keys.eventsQueue, {
+    ...queueOpts,
+    defaultJobOptions: { removeOnComplete: { age: 24 * 3600, count: 100_000 }, removeOnFail: { age: 7 * 24 * 3600 }, attempts: 3 },
+  });
+  const actionsQueue = new Queue(keys.actionsQueue, {
+    ...queueOpts,
+    defaultJobOptions: { removeOnComplete: { age: 24 * 3600 }, removeOnFail: false, backoff: { type: 'exponential', delay: 300, jitter: 0.5 } },
+  });
+  const tracker = new StateTracker(redis, keys);
+  const audit = new AuditLog(redis, keys.audit);
+  const selfActions = new SelfActions(redis, keys);
+  const stops: (() => Promise<void>)[] = [];
+  let subscriber: EventSubscriber | undefined;
+  let resync = async () => {};
+
+  if (config.role === 'all' || config.role === 'subscriber') {
+    const ingestor = new EventIngestor({ queue: eventsQueue, target: targetId, logger, onOverflow: () => void resync() });
+    resync = async () => {
+      const events = await resyncEvents(client, tracker, targetId);
+      for (const e of events) ingestor.pushSynthetic(e);
+      if (events.length) logger.info({ changes: events.length }, 'resync found changes');
+    };
+    subscriber = new EventSubscriber({
+      endpoint: () => client.eventsEndpoint(['operation', 'lifecycle'], { allProjects: true }),
+      onFrame: (raw, at) => ingestor.pushFrame(raw, at),
+      onConnected: resync,
+      logger,
+    });
+    subscriber.start();
+    const timer = config.resyncIntervalMs > 0 ? setInterval(() => {
+      if (subscriber?.connected) resync().catch((err) => logger.warn({ err: (err as Error).message }, 'periodic resync failed'));
+    }, config.resyncIntervalMs) : undefined;
+    const sub = subscriber;
+    stops.push(async () => {
+      clearInterval(timer);
+      await sub.stop();
+      await ingestor.drain();
+    });
+  }
+
+  if (config.role === 'all' || config.role === 'worker') {
+    const { rules, errors } = await loadRules(config.rulesDir);
+    for (const e of errors) logger.error({ file: e.file }, `rule file skipped: ${e.message}`);
+    logger.info({ rules: rules.map((r) => r.name) }, `loaded ${rules.length} rule(s) from ${config.rulesDir}`);
+    const processor = new EventProcessor({ redis, keys, client: () => client, tracker, selfActions, audit, engine: new RuleEngine(rules), actions: actionsQueue, logger, actionAttempts: config.actionAttempts });
+    const executor = new ActionExecutor({ client: () => client, audit, selfActions, logger });
+    // One event at a time keeps each instance's history in arrival order; actions run in parallel.
+    const eventWorker = new Worker(keys.eventsQueue, async (job) => processor.process(eventJobSchema.parse(job.data)), { ...queueOpts, concurrency: 1, lockDuration: 10_000 });
+    const actionWorker = new Worker(
+      keys.actionsQueue,
+      async (job) => executor.execute(actionJobSchema.parse(job.data), job.attemptsMade + 1, job.opts.attempts ?? 1),
+      { ...queueOpts, concurrency: config.actionConcurrency, lockDuration: 30_000 },
+    );
+    for (const w of [eventWorker, actionWorker]) w.on('error', (err) => logger.error({ err: err.message }, 'queue worker error'));
+    eventWorker.on('failed', (job, err) => logger.error({ job: job?.id, err: err.message }, 'event job failed'));
+    stops.push(async () => {
+      await Promise.all([eventWorker.close(), actionWorker.close()]);
+    });
+  }
+
+  return {
+    subscriber,
+    target: targetId,
+    resync: () => resync(),
+    async stop() {
+      for (const s of stops) await s();
+      await Promise.all([eventsQueue.close(), actionsQueue.close()]);
+      await client.close();
+      redis.disconnect();
+      connection.disconnect();
+    },
+  };
+}
