@@ -46,8 +46,8 @@ export function decodeFrame(raw: string): DecodedFrame {
   }
   const parsed = frameSchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { ok: false, reason: `invalid frame at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? parsed.error.message}` };
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    return { ok: false, reason: `invalid frame: ${issues.join('; ')}` };
   }
   return { ok: true, frame: parsed.data };
 }

@@ -34,6 +34,7 @@ async function waitForPing(url: string, child: ChildProcess, deadlineMs: number)
   while (Date.now() < until) {
     if (child.exitCode !== null) throw new RedisUnavailableError(`redis-server exited with code ${child.exitCode} before answering`);
     const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    redis.on('error', () => {}); // refused until the server listens: expected while polling
     try {
       await redis.connect();
       await redis.ping();

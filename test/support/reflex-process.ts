@@ -1,0 +1,89 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const bin = fileURLToPath(new URL('../../bin/reflex.js', import.meta.url));
+
+/** A `reflex` CLI process started by a test, with its JSON log lines collected. */
+export interface ReflexProcess {
+  child: ChildProcess;
+  logs: Record<string, unknown>[];
+  /** Resolves when a log line's msg contains `text`. */
+  waitForLog(text: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** SIGTERM and wait for exit (SIGKILL after 10 s). */
+  stop(): Promise<number | null>;
+  kill(): Promise<void>;
+}
+
+/** Starts `node bin/reflex.js <args>` exactly as a user would run it. */
+export function startReflexProcess(args: string[], env: Record<string, string> = {}): ReflexProcess {
+  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const logs: Record<string, unknown>[] = [];
+  const waiters: { text: string; resolve: (l: Record<string, unknown>) => void }[] = [];
+  let buf = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    buf += d.toString();
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      let parsed: Record<string, unknown>;
+      try {
+        parsed = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        parsed = { msg: line };
+      }
+      logs.push(parsed);
+      for (const w of [...waiters]) {
+        if (String(parsed.msg ?? '').includes(w.text)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(parsed);
+        }
+      }
+    }
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    logs,
+    waitForLog(text, timeoutMs = 20_000) {
+      const found = logs.find((l) => String(l.msg ?? '').includes(text));
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`no log line "${text}" within ${timeoutMs} ms; stderr: ${stderr.slice(-2000)}; last logs: ${JSON.stringify(logs.slice(-5))}`)), timeoutMs);
+        exited.then((code) => {
+          clearTimeout(t);
+          reject(new Error(`reflex exited (${code}) before logging "${text}"; stderr: ${stderr.slice(-2000)}`));
+        });
+        waiters.push({ text, resolve: (l) => (clearTimeout(t), resolve(l)) });
+      });
+    },
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+    async kill() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** Runs `reflex <args>` to completion and returns its output. */
+export async function runReflex(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stdout, stderr };
+}
