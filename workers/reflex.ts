@@ -1,11 +1,11 @@
 import { Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ActionExecutor } from '../src/actions/action-executor.js';
 import { SelfActions } from '../src/actions/self-actions.js';
 import { AuditLog } from '../src/audit/audit-log.js';
 import { InstanceClient } from '../src/client/client.js';
 import { parseTarget } from '../src/client/target.js';
+import { connectRedis } from '../src/redis/connect.js';
 import type { Config } from '../src/config/config.js';
 import { EventIngestor } from '../src/events/event-ingestor.js';
 import { EventProcessor } from '../src/events/event-processor.js';
@@ -32,9 +32,9 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   const keys = keySpace(config.prefix);
   const target = parseTarget(config.target);
   const targetId = target.url;
+  const redis = await connectRedis(config.redisUrl);
   const client = new InstanceClient(target);
-  const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  const connection = redis.duplicate();
   const queueOpts = { connection, prefix: keys.bullPrefix };
   const eventsQueue = new Queue(keys.eventsQueue, {
     ...queueOpts,

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { Redis } from 'ioredis';
 import { AuditLog, type StoredAuditRecord } from '../../audit/audit-log.js';
 import { keySpace } from '../../queue/names.js';
+import { connectRedis } from '../../redis/connect.js';
 
 function line(r: StoredAuditRecord): string {
   const who = [r.instance, r.rule].filter(Boolean).join(' ');
@@ -18,9 +18,8 @@ export function registerAudit(program: Command): void {
     .option('--instance <name>', 'only records about this instance')
     .option('--json', 'one JSON object per line')
     .action(async (opts) => {
-      const redis = new Redis(opts.redis, { maxRetriesPerRequest: 1, retryStrategy: () => null, lazyConnect: true });
+      const redis = await connectRedis(opts.redis);
       try {
-        await redis.connect();
         const records = await new AuditLog(redis, keySpace(opts.prefix).audit).read({ instance: opts.instance });
         const out = records.map((r) => (opts.json ? JSON.stringify(r) : line(r))).join('\n');
         if (out) process.stdout.write(`${out}\n`);

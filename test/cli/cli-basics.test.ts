@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { runReflex } from '../support/reflex-process.js';
+
+describe('the reflex command', () => {
+  it('says what to fix, without a stack trace, when Redis cannot be reached', async () => {
+    const res = await runReflex(['run', '--target', 'unix:///nonexistent.sock', '--redis', 'redis://127.0.0.1:1']);
+    expect(res.code).toBe(4);
+    expect(res.stderr).toContain('cannot reach Redis at redis://127.0.0.1:1');
+    expect(res.stderr).toContain('REDIS_URL');
+    expect(res.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('prints the effective configuration, flags over environment', async () => {
+    const res = await runReflex(['run', '--print-config', '--target', 'unix:///x.sock', '--role', 'worker'], { REDIS_URL: 'redis://10.1.2.3:6379', REFLEX_ROLE: 'subscriber' });
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ target: 'unix:///x.sock', redisUrl: 'redis://10.1.2.3:6379', role: 'worker', rulesDir: './rules' });
+  });
+
+  it('names the field, the value and what was expected for an invalid setting', async () => {
+    const res = await runReflex(['run', '--print-config', '--role', 'boss']);
+    expect(res.code).toBe(3);
+    expect(res.stderr).toMatch(/role: .*"all".*"subscriber".*"worker".*\(got "boss"\)/);
+  });
+
+  it('refuses a target that is neither a unix socket nor https', async () => {
+    const res = await runReflex(['run', '--target', 'ftp://x', '--redis', 'redis://127.0.0.1:1']);
+    expect(res.code).toBe(3);
+    expect(res.stderr).toContain('neither unix:///path/to/socket nor https://host:port');
+  });
+});
