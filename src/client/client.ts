@@ -1,118 +1,184 @@
-import { z } from 'zod';
-import { ApiError } from './api-error.js';
-import { instanceSchema, instanceStateSchema, type Instance, type InstanceState, type StateChange, type Versioned } from './instance.js';
+import type { OperationObject } from './envelope.js';
+import { eventsEndpoint, type EventType, type EventsEndpoint } from './events.js';
+import type { Instance, InstanceFull, InstanceState, Snapshot, StateChange, Versioned } from './instance.js';
+import * as instances from './instances.js';
+import type { InstanceCreate, ListOptions, UpdateOptions } from './instances.js';
+import { OperationFeed } from './operation-feed.js';
 import { Operation } from './operation.js';
-import { operationSchema } from './envelope.js';
+import * as operations from './operations.js';
+import { Scope } from './scope.js';
+import { getApiVersions, getServer, type ServerInfo } from './server.js';
+import * as snapshots from './snapshots.js';
+import type { SnapshotCreate } from './snapshots.js';
 import type { Target } from './target.js';
-import { Transport, type RequestOptions, type Response } from './transport.js';
+import { Transport, type RequestOptions } from './transport.js';
+
+export type { EventsEndpoint } from './events.js';
 
 /** Options of {@link InstanceClient}. */
 export interface ClientOptions {
-  /** Project to scope calls to. Default: the server's default project. */
+  /** Project to scope calls to. Default: the target's project, else the server's default project. */
   project?: string;
   /** Per-call timeout in milliseconds. Default 30 000. */
   timeoutMs?: number;
-}
-
-/** Where and how to open the events WebSocket of a target. */
-export interface EventsEndpoint {
-  /** URL for the `ws` package (`ws+unix://…` for a socket). */
-  url: string;
-  options: { cert?: string; key?: string; ca?: string; rejectUnauthorized?: boolean };
+  /**
+   * Wait for operations through an `/1.0/events?type=operation` socket opened before each
+   * request, instead of long-polling. Default false.
+   */
+  operationEvents?: boolean;
 }
 
 /**
- * Typed calls on the instance API. Scoping (`withProject`) returns a new client that shares the
+ * Typed calls on the instance API. One thin file per resource family does the work
+ * (instances.ts, snapshots.ts, operations.ts, server.ts, events.ts); this class binds them to a
+ * transport and a project. Scoping (`withProject`) returns a new client that shares the
  * connection pool instead of mutating this one.
  */
 export class InstanceClient {
   readonly transport: Transport;
-  readonly project: string | undefined;
+  private readonly scope: Scope;
 
   constructor(target: Target | Transport, opts: ClientOptions = {}) {
     this.transport = target instanceof Transport ? target : new Transport(target, { timeoutMs: opts.timeoutMs });
-    this.project = opts.project;
+    const project = opts.project ?? this.transport.target.project;
+    const feed = opts.operationEvents ? new OperationFeed(() => eventsEndpoint(this.transport.target, ['operation'], { project })) : undefined;
+    this.scope = new Scope(this.transport, project, feed);
   }
 
   get target(): Target {
     return this.transport.target;
   }
 
+  get project(): string | undefined {
+    return this.scope.project;
+  }
+
+  /** A client for another project, sharing this one's connections. */
   withProject(project: string): InstanceClient {
-    return new InstanceClient(this.transport, { project });
+    return new InstanceClient(this.transport, { project, operationEvents: Boolean(this.scope.feed) });
   }
 
-  private path(path: string, query: Record<string, string | number | undefined> = {}): string {
-    const q = new URLSearchParams();
-    if (this.project) q.set('project', this.project);
-    for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, String(v));
-    const s = q.toString();
-    return s ? `${path}${path.includes('?') ? '&' : '?'}${s}` : path;
+  /** A client whose operations are awaited through events (subscribed before each request). */
+  withOperationEvents(): InstanceClient {
+    return new InstanceClient(this.transport, { project: this.project, operationEvents: true });
   }
 
-  private async sync(method: string, path: string, opts?: RequestOptions): Promise<Extract<Response, { kind: 'sync' }>> {
-    const res = await this.transport.request(method, path, opts);
-    if (res.kind !== 'sync') throw new ApiError('API_BAD_RESPONSE', `${method} ${path}: expected a sync answer, got async`, { method, path, status: res.status });
-    return res;
+  /** `GET /1.0`: server environment, api_extensions (`has(ext)`), auth. */
+  server(opts: { signal?: AbortSignal } = {}): Promise<ServerInfo> {
+    return getServer(this.scope, opts);
   }
 
-  private async async(method: string, path: string, opts?: RequestOptions): Promise<Operation> {
-    const res = await this.transport.request(method, path, opts);
-    if (res.kind !== 'async') throw new ApiError('API_BAD_RESPONSE', `${method} ${path}: expected an async answer, got sync`, { method, path, status: res.status });
-    return new Operation(this.transport, res.envelope.metadata);
+  /** `GET /`: supported API versions (`["/1.0"]`). */
+  apiVersions(opts: { signal?: AbortSignal } = {}): Promise<string[]> {
+    return getApiVersions(this.scope, opts);
   }
 
-  /** `GET /1.0`: server environment, api_extensions, auth. */
-  async server(): Promise<Record<string, unknown>> {
-    const res = await this.sync('GET', this.path('/1.0'));
-    return z.record(z.string(), z.unknown()).parse(res.envelope.metadata);
-  }
-
-  /** Instances with their state (recursion 2 carries `state`), optionally across all projects. */
-  async listInstances(opts: { allProjects?: boolean; filter?: string } = {}): Promise<Instance[]> {
-    const query = { recursion: 1, 'all-projects': opts.allProjects ? 'true' : undefined, filter: opts.filter };
-    const path = opts.allProjects ? `/1.0/instances?${new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined) as [string, string][])}` : this.path('/1.0/instances', query);
-    const res = await this.sync('GET', path);
-    return z.array(instanceSchema).parse(res.envelope.metadata);
+  /** Lists instances: URLs (recursion 0), objects (1, the default) or objects with state (2). */
+  listInstances(opts: ListOptions & { recursion: 0 }): Promise<string[]>;
+  listInstances(opts: ListOptions & { recursion: 2 }): Promise<InstanceFull[]>;
+  listInstances(opts?: ListOptions & { recursion?: 1 }): Promise<Instance[]>;
+  listInstances(opts: ListOptions = {}): Promise<string[] | Instance[] | InstanceFull[]> {
+    return instances.listInstances(this.scope, opts);
   }
 
   /** One instance with its ETag. */
-  async getInstance(name: string): Promise<Versioned<Instance>> {
-    const res = await this.sync('GET', this.path(`/1.0/instances/${encodeURIComponent(name)}`));
-    return { value: instanceSchema.parse(res.envelope.metadata), etag: res.etag };
+  getInstance(name: string, opts: { signal?: AbortSignal } = {}): Promise<Versioned<Instance>> {
+    return instances.getInstance(this.scope, name, opts);
   }
 
   /** Live state (status, pid, …); has no ETag. */
-  async getInstanceState(name: string): Promise<InstanceState> {
-    const res = await this.sync('GET', this.path(`/1.0/instances/${encodeURIComponent(name)}/state`));
-    return instanceStateSchema.parse(res.envelope.metadata);
+  getInstanceState(name: string, opts: { signal?: AbortSignal } = {}): Promise<InstanceState> {
+    return instances.getInstanceState(this.scope, name, opts);
   }
 
   /** `PUT /1.0/instances/<name>/state`: start, stop, restart, freeze, unfreeze. */
-  async changeState(name: string, change: StateChange, opts: RequestOptions = {}): Promise<Operation> {
-    return this.async('PUT', this.path(`/1.0/instances/${encodeURIComponent(name)}/state`), { ...opts, body: change });
+  changeState(name: string, change: StateChange, opts: RequestOptions = {}): Promise<Operation> {
+    return instances.changeState(this.scope, name, change, opts);
+  }
+
+  /** `POST /1.0/instances`. */
+  createInstance(body: InstanceCreate, opts: RequestOptions = {}): Promise<Operation> {
+    return instances.createInstance(this.scope, body, opts);
+  }
+
+  /**
+   * `PUT /1.0/instances/<name>` with If-Match: replaces the whole object. Send back what was
+   * read, `volatile.*` keys included. A stale ETag fails with API_PRECONDITION_FAILED (412).
+   */
+  putInstance(name: string, value: Instance, etag: string | undefined, opts: RequestOptions = {}): Promise<Operation> {
+    return instances.putInstance(this.scope, name, value, etag, opts);
+  }
+
+  /** `PATCH /1.0/instances/<name>`: merges the given fields; a config key set to `""` is removed. */
+  patchInstance(name: string, patch: Partial<Instance>, etag?: string, opts: RequestOptions = {}): Promise<void> {
+    return instances.patchInstance(this.scope, name, patch, etag, opts);
+  }
+
+  /** Read-modify-write with ETag retries; see {@link instances.updateInstance}. */
+  update(name: string, fn: (current: Instance) => Instance | void, opts: UpdateOptions = {}): Promise<Instance> {
+    return instances.updateInstance(this.scope, name, fn, opts);
+  }
+
+  /** `DELETE /1.0/instances/<name>` (refused with 400 while it runs). */
+  deleteInstance(name: string, opts: RequestOptions = {}): Promise<Operation> {
+    return instances.deleteInstance(this.scope, name, opts);
+  }
+
+  /** Snapshots of an instance: names' URLs (recursion 0) or objects (1, the default). */
+  listSnapshots(instance: string, opts: { recursion: 0; signal?: AbortSignal }): Promise<string[]>;
+  listSnapshots(instance: string, opts?: { recursion?: 1; signal?: AbortSignal }): Promise<Snapshot[]>;
+  listSnapshots(instance: string, opts: { recursion?: 0 | 1; signal?: AbortSignal } = {}): Promise<string[] | Snapshot[]> {
+    return snapshots.listSnapshots(this.scope, instance, opts);
+  }
+
+  getSnapshot(instance: string, snapshot: string, opts: { signal?: AbortSignal } = {}): Promise<Versioned<Snapshot>> {
+    return snapshots.getSnapshot(this.scope, instance, snapshot, opts);
+  }
+
+  createSnapshot(instance: string, create: SnapshotCreate = {}, opts: RequestOptions = {}): Promise<Operation> {
+    return snapshots.createSnapshot(this.scope, instance, create, opts);
+  }
+
+  renameSnapshot(instance: string, snapshot: string, newName: string, opts: RequestOptions = {}): Promise<Operation> {
+    return snapshots.renameSnapshot(this.scope, instance, snapshot, newName, opts);
+  }
+
+  deleteSnapshot(instance: string, snapshot: string, opts: RequestOptions = {}): Promise<Operation> {
+    return snapshots.deleteSnapshot(this.scope, instance, snapshot, opts);
+  }
+
+  setSnapshotExpiry(instance: string, snapshot: string, expiresAt: Date | string | null, opts: RequestOptions = {}): Promise<void> {
+    return snapshots.setSnapshotExpiry(this.scope, instance, snapshot, expiresAt, opts);
+  }
+
+  /** `PUT /1.0/instances/<name>` `{"restore": snapshot}`. */
+  restoreSnapshot(instance: string, snapshot: string, opts: RequestOptions = {}): Promise<Operation> {
+    return instances.restoreSnapshot(this.scope, instance, snapshot, opts);
   }
 
   /** A handle on an operation known by id (e.g. persisted before a restart). */
-  async getOperation(id: string): Promise<Operation> {
-    const res = await this.sync('GET', `/1.0/operations/${encodeURIComponent(id)}`);
-    return new Operation(this.transport, operationSchema.parse(res.envelope.metadata));
+  async getOperation(id: string, opts: { signal?: AbortSignal } = {}): Promise<Operation> {
+    return new Operation(this.transport, await operations.getOperationObject(this.transport, id, { project: this.project, ...opts }), undefined, this.project);
+  }
+
+  /** Every operation the server still remembers (finished ones are forgotten after ~5 s). */
+  listOperations(opts: { allProjects?: boolean; signal?: AbortSignal } = {}): Promise<OperationObject[]> {
+    return operations.listOperations(this.transport, { project: this.project, ...opts });
+  }
+
+  /** `DELETE /1.0/operations/<id>` without a handle: the server decides (400 not cancellable, 404 unknown). */
+  cancelOperation(id: string, opts: { signal?: AbortSignal } = {}): Promise<void> {
+    return operations.cancelOperation(this.transport, id, { project: this.project, ...opts });
   }
 
   /** The events WebSocket for the given types, scoped like this client (or all projects). */
-  eventsEndpoint(types: string[], opts: { allProjects?: boolean } = {}): EventsEndpoint {
-    const q = new URLSearchParams({ type: types.join(',') });
-    if (opts.allProjects) q.set('all-projects', 'true');
-    else if (this.project) q.set('project', this.project);
-    const t = this.target;
-    if (t.kind === 'unix') return { url: `ws+unix://${t.socketPath}:/1.0/events?${q}`, options: {} };
-    return {
-      url: `${t.origin.replace(/^https/, 'wss')}/1.0/events?${q}`,
-      options: { cert: t.cert, key: t.key, ca: t.serverCert, rejectUnauthorized: Boolean(t.serverCert) },
-    };
+  eventsEndpoint(types: EventType[], opts: { allProjects?: boolean } = {}): EventsEndpoint {
+    return eventsEndpoint(this.target, types, { project: this.project, allProjects: opts.allProjects });
   }
 
+  /** Closes the operation-event socket and the pooled connections (shared with scoped clients). */
   async close(): Promise<void> {
+    await this.scope.feed?.close();
     await this.transport.close();
   }
 }

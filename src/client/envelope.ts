@@ -47,3 +47,24 @@ export type SyncEnvelope = z.infer<typeof syncEnvelopeSchema>;
 export type AsyncEnvelope = z.infer<typeof asyncEnvelopeSchema>;
 export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 export type Envelope = z.infer<typeof envelopeSchema>;
+
+/** The classes of operation the API defines (seed §2.3); the schema keeps unknown ones as strings. */
+export type OperationClass = 'task' | 'websocket' | 'token';
+
+/**
+ * URLs of the instances an operation touches, whichever key the daemon used: `instances` (later
+ * revision), `containers` (earlier revision; LXD 5.0 sends both for some operations), deduplicated.
+ */
+export function operationInstanceUrls(op: OperationObject): string[] {
+  const r = op.resources ?? {};
+  return [...new Set([...(r.instances ?? []), ...(r.containers ?? [])])];
+}
+
+const fdsSchema = z.looseObject({ fds: z.record(z.string(), z.string()) });
+
+/** The WebSocket secrets (`fds`: "0", "control", …) of a websocket-class operation; undefined otherwise. */
+export function operationSecrets(op: OperationObject): Record<string, string> | undefined {
+  if (op.class !== 'websocket') return undefined;
+  const parsed = fdsSchema.safeParse(op.metadata);
+  return parsed.success ? parsed.data.fds : undefined;
+}

@@ -9,6 +9,7 @@ export const instanceSchema = z.looseObject({
   config: z.record(z.string(), z.string()).default({}),
   expanded_config: z.record(z.string(), z.string()).optional(),
   devices: z.record(z.string(), z.record(z.string(), z.string())).optional(),
+  profiles: z.array(z.string()).optional(),
   project: z.string().optional(),
   location: z.string().optional(),
   ephemeral: z.boolean().optional(),
@@ -21,6 +22,25 @@ export const instanceStateSchema = z.looseObject({
   pid: z.number().int().optional(),
 });
 export type InstanceState = z.infer<typeof instanceStateSchema>;
+
+/** A snapshot object (`GET …/snapshots/<name>`, or an entry of recursion ≥ 1). */
+export const snapshotSchema = z.looseObject({
+  name: z.string(),
+  created_at: z.string().optional(),
+  /** `0001-01-01T00:00:00Z` when the snapshot never expires (LXD 5.0.2). */
+  expires_at: z.string().nullable().optional(),
+  stateful: z.boolean().optional(),
+  config: z.record(z.string(), z.string()).optional(),
+});
+export type Snapshot = z.infer<typeof snapshotSchema>;
+
+/** An instance at recursion 2: the object plus `state`, `snapshots` and `backups` (notes §6). */
+export const instanceFullSchema = instanceSchema.extend({
+  state: instanceStateSchema.nullable().optional(),
+  snapshots: z.array(snapshotSchema).nullable().optional(),
+  backups: z.array(z.unknown()).nullable().optional(),
+});
+export type InstanceFull = z.infer<typeof instanceFullSchema>;
 
 /** Body of `PUT /1.0/instances/<name>/state`. */
 export interface StateChange {
@@ -35,4 +55,10 @@ export interface StateChange {
 export interface Versioned<T> {
   value: T;
   etag: string | undefined;
+}
+
+/** The last path segment of a resource URL (`/1.0/instances/c1?project=p` → `c1`), decoded. */
+export function nameFromUrl(url: string): string {
+  const path = url.split('?')[0] ?? url;
+  return decodeURIComponent(path.slice(path.lastIndexOf('/') + 1));
 }

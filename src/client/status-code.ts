@@ -1,3 +1,5 @@
+import { ReflexError } from '../errors/reflex-error.js';
+
 /**
  * The status codes of the instance API (seed §3.1). The number is authoritative and fixed
  * forever; the text is for display and differs between the two revisions of the API.
@@ -68,7 +70,42 @@ export function statusCodeOf(text: string): StatusCode | undefined {
   return undefined;
 }
 
-/** Operation codes after which nothing changes any more. */
+/**
+ * Operation codes after which nothing changes any more. A failed operation reports 400 Failure
+ * or 112 Error (seed §7 rule 4), a cancelled one 401.
+ */
 export function isFinalOperationCode(code: number): boolean {
-  return code === StatusCode.Success || code === StatusCode.Failure || code === StatusCode.Cancelled;
+  return code === StatusCode.Success || code === StatusCode.Failure || code === StatusCode.Cancelled || code === StatusCode.Error;
+}
+
+/** What a code's range means (seed §3.1); 600–999 are reserved and never valid on the wire. */
+export type StatusRange = 'resource-state' | 'positive-result' | 'negative-result';
+
+/** The range of a three-digit code, or undefined for anything outside 100–599. */
+export function statusRange(code: number): StatusRange | undefined {
+  if (!Number.isInteger(code)) return undefined;
+  if (code >= 100 && code <= 199) return 'resource-state';
+  if (code >= 200 && code <= 399) return 'positive-result';
+  if (code >= 400 && code <= 599) return 'negative-result';
+  return undefined;
+}
+
+/**
+ * Validates a status code read from the wire against the table of the given revision. The text
+ * that came with it is not consulted: the code is authoritative. Throws STATUS_CODE_INVALID for
+ * reserved (600–999) or unknown codes, and for 113 on the earlier revision.
+ */
+export function parseStatusCode(code: number, revision: ApiRevision = 'later'): StatusCode {
+  if (isKnownStatusCode(code, revision)) return code;
+  const why = statusRange(code) === undefined ? (code >= 600 && code <= 999 ? 'reserved for future use (600–999)' : 'not a three-digit status code') : `not defined by the ${revision} revision`;
+  throw new ReflexError('STATUS_CODE_INVALID', `status code ${code} is ${why}`);
+}
+
+/** Both spellings of every code, for tables and docs. */
+export function statusTable(): { code: StatusCode; earlier: string | undefined; later: string }[] {
+  return (Object.keys(texts).map(Number) as StatusCode[]).map((code) => ({
+    code,
+    earlier: isKnownStatusCode(code, 'earlier') ? statusText(code, 'earlier') : undefined,
+    later: statusText(code, 'later'),
+  }));
 }

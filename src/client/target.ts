@@ -3,8 +3,21 @@ import { ReflexError } from '../errors/reflex-error.js';
 
 /** Where the instance API is reached: a local unix socket, or HTTPS with a client certificate. */
 export type Target =
-  | { kind: 'unix'; socketPath: string; url: string }
-  | { kind: 'https'; origin: string; url: string; cert?: string; key?: string; serverCert?: string; serverFingerprint?: string };
+  | { kind: 'unix'; socketPath: string; url: string; project?: string }
+  | {
+      kind: 'https';
+      origin: string;
+      url: string;
+      /** Client certificate and key (PEM) presented for mutual TLS. */
+      cert?: string;
+      key?: string;
+      /** The server's certificate (PEM): its SHA-256 is the pin. */
+      serverCert?: string;
+      /** The server certificate's SHA-256 (hex, colons optional): the pin when no certificate file is given. */
+      serverFingerprint?: string;
+      /** Project the remote is configured for (lxc `project:`). */
+      project?: string;
+    };
 
 /** Sockets tried in order when no target is given: Debian LXD, snap LXD, Incus. */
 export const localSocketCandidates = [
@@ -53,7 +66,11 @@ export function parseTarget(value: string | undefined, tls: TlsFiles = {}): Targ
   }
   if (value.startsWith('https://')) {
     const u = new URL(value);
-    const read = (f?: string) => (f && existsSync(f) ? readFileSync(f, 'utf8') : undefined);
+    const read = (f?: string) => {
+      if (!f) return undefined;
+      if (!existsSync(f)) throw new ReflexError('TARGET_INVALID', `target "${value}": file ${f} does not exist`);
+      return readFileSync(f, 'utf8');
+    };
     return {
       kind: 'https',
       origin: u.origin,

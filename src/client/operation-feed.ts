@@ -1,0 +1,141 @@
+import WebSocket from 'ws';
+import { operationSchema, type OperationObject } from './envelope.js';
+import type { EventsEndpoint } from './events.js';
+import { isFinalOperationCode } from './status-code.js';
+
+/** Most operations a subscription remembers; older ones are dropped first. */
+const MAX_TRACKED = 256;
+
+/**
+ * A WebSocket on `/1.0/events?type=operation` shared by the calls of a client, so that a call
+ * can subscribe *before* it sends its request and never miss a fast completion. Events are
+ * hints (the daemon does not order them, notes §1): a subscription keeps, per operation, the
+ * final state if one was seen, else the most recently updated one.
+ */
+export class OperationFeed {
+  private socket: WebSocket | undefined;
+  private opening: Promise<WebSocket> | undefined;
+  private readonly subscriptions = new Set<OperationSubscription>();
+
+  /** @param endpoint the operation events URL and TLS options (see `InstanceClient.eventsEndpoint`). */
+  constructor(private readonly endpoint: () => EventsEndpoint) {}
+
+  /** Opens the socket if needed and starts buffering operation events for the caller. */
+  async subscribe(): Promise<OperationSubscription> {
+    await this.open();
+    const sub = new OperationSubscription(() => this.subscriptions.delete(sub));
+    this.subscriptions.add(sub);
+    return sub;
+  }
+
+  /** Closes the socket; open subscriptions are marked lost, so waits fall back to polling. */
+  async close(): Promise<void> {
+    const s = this.socket;
+    this.socket = undefined;
+    if (s && s.readyState !== WebSocket.CLOSED) {
+      await new Promise<void>((resolve) => {
+        s.once('close', () => resolve());
+        s.terminate();
+      });
+    }
+  }
+
+  private open(): Promise<WebSocket> {
+    if (this.socket?.readyState === WebSocket.OPEN) return Promise.resolve(this.socket);
+    this.opening ??= new Promise<WebSocket>((resolve, reject) => {
+      const { url, options } = this.endpoint();
+      const socket = new WebSocket(url, { ...options, handshakeTimeout: 10_000 });
+      socket.once('open', () => {
+        this.socket = socket;
+        this.opening = undefined;
+        resolve(socket);
+      });
+      socket.once('error', (err) => {
+        this.opening = undefined;
+        reject(err);
+      });
+      socket.on('message', (data) => this.dispatch(String(data)));
+      socket.once('close', () => {
+        if (this.socket === socket) this.socket = undefined;
+        for (const sub of this.subscriptions) sub.lose();
+      });
+    });
+    return this.opening;
+  }
+
+  private dispatch(raw: string): void {
+    let frame: unknown;
+    try {
+      frame = JSON.parse(raw);
+    } catch {
+      return;
+    }
+    if (!frame || typeof frame !== 'object' || (frame as { type?: unknown }).type !== 'operation') return;
+    const parsed = operationSchema.safeParse((frame as { metadata?: unknown }).metadata);
+    if (!parsed.success) return;
+    for (const sub of this.subscriptions) sub.push(parsed.data);
+  }
+}
+
+/** Operation events received since a call subscribed; see {@link OperationFeed.subscribe}. */
+export class OperationSubscription {
+  private readonly latest = new Map<string, OperationObject>();
+  private readonly waiters = new Set<() => void>();
+  private lost = false;
+
+  constructor(private readonly onRelease: () => void) {}
+
+  /** True once the socket closed: events may have been missed from then on. */
+  get isLost(): boolean {
+    return this.lost;
+  }
+
+  /** The best-known state of an operation, if any event about it arrived. */
+  get(id: string): OperationObject | undefined {
+    return this.latest.get(id);
+  }
+
+  /** Resolves on the next event, on loss of the socket, after `ms`, or on abort. */
+  changed(ms: number, signal?: AbortSignal): Promise<void> {
+    if (this.lost) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+      this.waiters.add(done);
+    });
+  }
+
+  /** Stops buffering. */
+  release(): void {
+    this.onRelease();
+    this.latest.clear();
+    this.wake();
+  }
+
+  /** @internal */
+  push(op: OperationObject): void {
+    const known = this.latest.get(op.id);
+    if (known && isFinalOperationCode(known.status_code)) return;
+    if (known && !isFinalOperationCode(op.status_code) && Date.parse(op.updated_at) < Date.parse(known.updated_at)) return;
+    this.latest.delete(op.id);
+    this.latest.set(op.id, op);
+    if (this.latest.size > MAX_TRACKED) this.latest.delete(this.latest.keys().next().value as string);
+    this.wake();
+  }
+
+  /** @internal */
+  lose(): void {
+    this.lost = true;
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const w of [...this.waiters]) w();
+  }
+}

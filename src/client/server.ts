@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import type { Scope } from './scope.js';
+
+/** `GET /` and `GET /1.0`: versions, API extensions, trust. */
+
+export const serverInfoSchema = z.looseObject({
+  api_extensions: z.array(z.string()).default([]),
+  api_status: z.string().optional(),
+  api_version: z.string().optional(),
+  /** `trusted` or `untrusted` (the latter for a TLS client the daemon does not know). */
+  auth: z.string().optional(),
+  auth_methods: z.array(z.string()).optional(),
+  public: z.boolean().optional(),
+  environment: z.looseObject({ server: z.string().optional(), server_version: z.string().optional(), certificate_fingerprint: z.string().optional() }).optional(),
+  config: z.record(z.string(), z.unknown()).nullable().optional(),
+});
+
+/** Server information, with a check for API extensions (seed §9: features are added as extensions). */
+export type ServerInfo = z.infer<typeof serverInfoSchema> & { has(extension: string): boolean };
+
+export async function getServer(scope: Scope, opts: { signal?: AbortSignal } = {}): Promise<ServerInfo> {
+  const res = await scope.sync('GET', scope.path('/1.0'), opts);
+  const info = serverInfoSchema.parse(res.envelope.metadata);
+  const extensions = new Set(info.api_extensions);
+  return Object.assign(info, { has: (extension: string) => extensions.has(extension) });
+}
+
+/** `GET /`: the supported API versions as paths (`["/1.0"]`). */
+export async function getApiVersions(scope: Scope, opts: { signal?: AbortSignal } = {}): Promise<string[]> {
+  const res = await scope.sync('GET', '/', opts);
+  return z.array(z.string()).parse(res.envelope.metadata);
+}
