@@ -10,6 +10,7 @@ import type { Config } from '../src/config/config.js';
 import { EventIngestor } from '../src/events/event-ingestor.js';
 import { EventProcessor } from '../src/events/event-processor.js';
 import { EventSubscriber } from '../src/events/event-subscriber.js';
+import { SubscriberLease } from '../src/events/subscriber-lease.js';
 import { keySpace } from '../src/queue/names.js';
 import { actionJobSchema, eventJobSchema } from '../src/queue/payloads.js';
 import { RuleEngine } from '../src/rules/engine.js';
@@ -24,6 +25,7 @@ export interface ReflexHandle {
   /** Runs a resync now (subscriber role only). */
   resync(): Promise<void>;
   subscriber?: EventSubscriber;
+  lease?: SubscriberLease;
   target: string;
 }
 
@@ -49,10 +51,13 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   const selfActions = new SelfActions(redis, keys);
   const stops: (() => Promise<void>)[] = [];
   let subscriber: EventSubscriber | undefined;
+  let lease: SubscriberLease | undefined;
   let resync = async () => {};
 
   if (config.role === 'all' || config.role === 'subscriber') {
-    const ingestor = new EventIngestor({ queue: eventsQueue, target: targetId, logger, onOverflow: () => void resync() });
+    const held = new SubscriberLease({ redis, key: keys.lease(targetId), logger, ttlMs: config.leaseTtlMs });
+    lease = held;
+    const ingestor = new EventIngestor({ queue: eventsQueue, target: targetId, logger, onOverflow: () => void resync(), mayWrite: () => held.isCurrent() });
     resync = async () => {
       const events = await resyncEvents(client, tracker, targetId);
       for (const e of events) ingestor.pushSynthetic(e);
@@ -64,15 +69,19 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       onConnected: resync,
       logger,
     });
-    subscriber.start();
+    const sub = subscriber;
+    // Only the lease holder reads the stream; the others wait to take over.
+    held.on('acquired', () => sub.start());
+    held.on('lost', () => void sub.stop());
+    held.start();
     const timer = config.resyncIntervalMs > 0 ? setInterval(() => {
       if (subscriber?.connected) resync().catch((err) => logger.warn({ err: (err as Error).message }, 'periodic resync failed'));
     }, config.resyncIntervalMs) : undefined;
-    const sub = subscriber;
     stops.push(async () => {
       clearInterval(timer);
       await sub.stop();
       await ingestor.drain();
+      await held.stop();
     });
   }
 
@@ -98,6 +107,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
 
   return {
     subscriber,
+    lease,
     target: targetId,
     resync: () => resync(),
     async stop() {

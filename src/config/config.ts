@@ -18,6 +18,11 @@ export const configSchema = z.strictObject({
   prefix: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('reflex'),
   /** Periodic full resync (catches Error 112, which no event announces). Default 30 000 ms; 0 disables. */
   resyncIntervalMs: z.number().int().min(0).default(30_000),
+  /**
+   * Lifetime of the subscriber lease: when the replica reading the event stream dies, another
+   * takes over within about this long. Default 3000 ms.
+   */
+  leaseTtlMs: z.number().int().min(300).max(60_000).default(3_000),
   /** Attempts per action job, first included. Default 5. */
   actionAttempts: z.number().int().min(1).max(50).default(5),
   /** Concurrent action jobs per process. Default 8. */

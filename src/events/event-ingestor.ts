@@ -13,6 +13,11 @@ export interface EventIngestorOptions {
   maxBuffered?: number;
   /** Called when frames had to be dropped: the caller must resync to cover the gap. */
   onOverflow?: () => void;
+  /**
+   * Fencing: checked before each batch is written. When it answers false (this replica lost its
+   * subscriber lease) the batch is dropped; the new holder's resync covers it.
+   */
+  mayWrite?: () => Promise<boolean>;
 }
 
 /**
@@ -58,6 +63,11 @@ export class EventIngestor {
       while (this.buffer.length) {
         const batch = this.buffer.slice(0, 1000);
         try {
+          if (this.opts.mayWrite && !(await this.opts.mayWrite())) {
+            this.opts.logger.warn({ dropped: this.buffer.length }, 'not the lease holder any more: dropping buffered events (the new holder resyncs)');
+            this.buffer = [];
+            break;
+          }
           await this.opts.queue.addBulk(batch.map((data) => ({ name: data.kind, data, opts: { jobId: jobId(data) } })));
           this.buffer.splice(0, batch.length);
         } catch (err) {

@@ -12,6 +12,8 @@ export interface KeySpace {
   rejected: string;
   /** Hash of the last known status of each instance of a target. */
   state(target: string): string;
+  /** Lease naming the one replica that reads a target's event stream. */
+  lease(target: string): string;
   /** Marker that Reflex itself is acting on an instance (intent `self`). */
   selfAction(target: string, instance: string): string;
 }
@@ -24,6 +26,7 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     audit: `${prefix}:audit`,
     rejected: `${prefix}:rejected`,
     state: (target) => `${prefix}:state:${target}`,
+    lease: (target) => `${prefix}:lease:${target}`,
     selfAction: (target, instance) => `${prefix}:self:${target}:${instance}`,
   };
 }

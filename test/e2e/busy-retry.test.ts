@@ -1,0 +1,50 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, expect, it } from 'vitest';
+import { keySpace } from '../../src/queue/names.js';
+import type { ActionJob } from '../../src/queue/payloads.js';
+import { waitForAudit } from '../support/audit-trail.js';
+import { STATUS_RUNNING, STATUS_STOPPED, crashInstance, deleteTestInstance, describeLxd, launchTestInstance, lxdSocketPath, waitForStatus } from '../support/lxd-bed.js';
+import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+
+await describeLxd('a start the daemon refuses while its stop hook runs', () => {
+  const prefix = uniquePrefix('busy');
+  let worker: ReflexProcess | undefined;
+  let name: string | undefined;
+
+  afterAll(async () => {
+    await worker?.stop();
+    if (name) await deleteTestInstance(name);
+  });
+
+  it('is retried with backoff until the instance runs, and every attempt is audited', async () => {
+    name = await launchTestInstance();
+    const target = `unix://${lxdSocketPath()}`;
+    worker = startReflexProcess(['run', '--role', 'worker', '--target', target, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules'], { REFLEX_LOG_LEVEL: 'info' });
+    await worker.waitForLog('reflex running');
+    const keys = keySpace(prefix);
+    const connection = new Redis(redisUrl(), { maxRetriesPerRequest: null });
+    const actions = new Queue(keys.actionsQueue, { connection, prefix: keys.bullPrefix });
+    try {
+      await crashInstance(name);
+      // /state reads Stopped ~60 ms after the kill, LXD's stop hook finishes ~600 ms later: start inside that window.
+      await waitForStatus(name, STATUS_STOPPED, 2_000);
+      const job: ActionJob = { rule: 'test', action: 'start', params: {}, target, project: 'default', instance: name, correlationId: 'busy-1', dryRun: false };
+      await actions.add('start', job, { jobId: 'busy-1', attempts: 8, backoff: { type: 'exponential', delay: 200 } });
+      await waitForStatus(name, STATUS_RUNNING, 10_000);
+    } finally {
+      await actions.close();
+      connection.disconnect();
+    }
+    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome' && r.result === 'done'));
+    const outcomes = trail.filter((r) => r.type === 'outcome');
+    expect(outcomes.at(-1)).toMatchObject({ result: 'done' });
+    // Every failed attempt before success was the daemon saying it was busy, and was retried.
+    for (const o of outcomes.slice(0, -1)) {
+      expect(o.result).toBe('retrying');
+      expect(o.code).toBe('API_BUSY');
+    }
+    process.stderr.write(`busy-retry: ${outcomes.length - 1} busy refusal(s) before the start went through\n`);
+  });
+});
