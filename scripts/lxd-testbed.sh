@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# Prepares a real LXD test bed on Debian 12, as root, for the real-LXD test suites.
+#
+# Idempotent: safe on a fresh machine and on one where an earlier run (or a killed test run)
+# left state behind. It installs the packages, starts the daemon when nothing answers, creates
+# the `default` dir pool and root disk, imports the `reflex-busybox` image, and deletes leftover
+# `rt-*` test instances. The recipe is §10 of the shared notes (notes/lxd-api-behaviour.md).
+#
+# Usage: bash scripts/lxd-testbed.sh [--https ADDR:PORT]
+#   --https ADDR:PORT   also serve the HTTPS API there (sets core.https_address), for mutual-TLS tests.
+set -euo pipefail
+
+readonly IMAGE_ALIAS=reflex-busybox
+# Bump when the image recipe below changes: an image carrying another revision is rebuilt.
+readonly IMAGE_REVISION=1
+readonly DAEMON_LOG=/var/log/lxd-testbed.log
+readonly SOCKET=/var/lib/lxd/unix.socket
+readonly PACKAGES=(lxd busybox-static jq redis-server)
+
+https_address=""
+work=""
+trap '[[ -z $work ]] || rm -rf "$work"' EXIT
+
+die() { echo "lxd-testbed: error: $*" >&2; exit 1; }
+say() { echo "lxd-testbed: $*"; }
+
+usage() {
+  echo "usage: bash scripts/lxd-testbed.sh [--https ADDR:PORT]" >&2
+  exit 2
+}
+
+while (($#)); do
+  case "$1" in
+    --https) (($# >= 2)) || usage; https_address="$2"; shift 2 ;;
+    --https=*) https_address="${1#--https=}"; shift ;;
+    -h|--help) usage ;;
+    *) echo "lxd-testbed: unknown argument: $1" >&2; usage ;;
+  esac
+done
+
+[[ $(id -u) -eq 0 ]] || die "must run as root (LXD's unix socket and container init PIDs need it)"
+# lxc keeps its client config under $HOME; CI shells sometimes run without one.
+export HOME="${HOME:-/root}"
+export DEBIAN_FRONTEND=noninteractive
+
+install_packages() {
+  local missing=() pkg
+  for pkg in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+  done
+  ((${#missing[@]} == 0)) && return 0
+  say "installing ${missing[*]}"
+  apt-get update -qq || die "apt-get update failed"
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null \
+    || die "apt-get install ${missing[*]} failed"
+}
+
+# The LXD daemon proper, as opposed to `lxd waitready`, `lxd forkstart` and other subcommands:
+# its first argument is an option or nothing.
+daemon_pids() {
+  pgrep -f -- '^(/usr/bin/|/usr/sbin/)?lxd( -|$)' || true
+}
+
+start_daemon() {
+  timeout 10 lxc info >/dev/null 2>&1 && return 0
+
+  local pids
+  pids=$(daemon_pids)
+  if [[ -n $pids ]]; then
+    # Still starting (or restarting after a crash): give it the same grace as a fresh start.
+    say "lxd is running (pid ${pids//$'\n'/ }) but not answering yet; waiting"
+    lxd waitready --timeout=60 \
+      || die "lxd (pid ${pids//$'\n'/ }) does not answer on $SOCKET after 60 s; kill it and rerun this script"
+    return 0
+  fi
+
+  # No systemd here (and the sysvinit script wants the lxd group and lxcfs), so run the daemon
+  # directly. setsid detaches it from this script's process group, so it outlives a CI job.
+  say "starting lxd (log: $DAEMON_LOG)"
+  mkdir -p /var/log/lxd
+  setsid nohup lxd --group root --logfile /var/log/lxd/lxd.log </dev/null >>"$DAEMON_LOG" 2>&1 &
+  local pid=$!
+  if ! lxd waitready --timeout=60; then
+    kill -0 "$pid" 2>/dev/null && echo "lxd-testbed: lxd (pid $pid) is still running" >&2
+    tail -n 20 "$DAEMON_LOG" >&2 || true
+    die "lxd did not become ready within 60 s (see $DAEMON_LOG)"
+  fi
+}
+
+# `lxd init --auto` fails here (it wants a free subnet for a bridge); the tests need no network.
+ensure_storage() {
+  if ! lxc storage show default >/dev/null 2>&1; then
+    say "creating storage pool default (dir)"
+    lxc storage create default dir >/dev/null
+  fi
+  if ! lxc profile device get default root pool >/dev/null 2>&1; then
+    say "adding the root disk to the default profile"
+    lxc profile device add default root disk path=/ pool=default >/dev/null
+  fi
+}
+
+image_revision() {
+  local fingerprint
+  fingerprint=$(lxc query "/1.0/images/aliases/$IMAGE_ALIAS" 2>/dev/null | jq -r '.target // empty') || return 0
+  [[ -n $fingerprint ]] || return 0
+  lxc query "/1.0/images/$fingerprint" | jq -r '.properties["reflex.revision"] // "none"'
+}
+
+build_image() {
+  work=$(mktemp -d /tmp/lxd-testbed-image.XXXXXX)
+  local rootfs="$work/rootfs"
+  mkdir -p "$rootfs"/{bin,sbin,usr/bin,usr/sbin,etc,dev,proc,sys,tmp,run,root,var/log}
+  chmod 1777 "$rootfs/tmp"
+  install -m 0755 /bin/busybox "$rootfs/bin/busybox"
+  # Every applet at its usual path (bin/sh, bin/sleep, sbin/poweroff, usr/bin/…).
+  local applet
+  while read -r applet; do
+    [[ -n $applet && $applet != bin/busybox && ! -e $rootfs/$applet ]] || continue
+    ln -s /bin/busybox "$rootfs/$applet"
+  done < <(/bin/busybox --list-full)
+
+  # An init that shuts down cleanly: LXD's graceful stop sends SIGPWR, and a bare `sleep` as PID 1
+  # ignores it, leaving `lxc stop` hanging and the instance busy (notes §10).
+  cat >"$rootfs/sbin/testinit" <<'EOF'
+#!/bin/sh
+# Reflex test bed init: exit cleanly on SIGPWR (lxc stop) or SIGTERM, otherwise idle.
+trap 'exit 0' PWR TERM
+while :; do sleep 1; done
+EOF
+  chmod 0755 "$rootfs/sbin/testinit"
+  echo "root:x:0:0:root:/root:/bin/sh" >"$rootfs/etc/passwd"
+  echo "root:x:0:" >"$rootfs/etc/group"
+
+  cat >"$work/metadata.yaml" <<EOF
+architecture: $(uname -m)
+creation_date: $(date +%s)
+properties:
+  architecture: $(uname -m)
+  os: busybox
+  release: "$(/bin/busybox | head -n1 | awk '{print $2}')"
+  description: Reflex test bed (busybox, /sbin/testinit)
+  reflex.revision: "$IMAGE_REVISION"
+EOF
+  tar -C "$work" -czf "$work/meta.tar.gz" metadata.yaml
+  tar -C "$rootfs" --numeric-owner -czf "$work/rootfs.tar.gz" .
+  lxc image import "$work/meta.tar.gz" "$work/rootfs.tar.gz" --alias "$IMAGE_ALIAS" >/dev/null
+  rm -rf "$work"
+}
+
+ensure_image() {
+  local revision
+  revision=$(image_revision)
+  [[ $revision == "$IMAGE_REVISION" ]] && return 0
+  if [[ -n $revision ]]; then
+    say "replacing image $IMAGE_ALIAS (revision $revision, want $IMAGE_REVISION)"
+    lxc image delete "$IMAGE_ALIAS"
+  else
+    say "building image $IMAGE_ALIAS"
+  fi
+  build_image
+}
+
+# Instances left by a killed test run. A crashed one may briefly be "busy running a stop
+# operation", so retry a few times before giving up on it.
+delete_stale_instances() {
+  local names name attempt
+  names=$(lxc query '/1.0/instances' | jq -r '.[] | sub("^/1.0/instances/"; "") | select(startswith("rt-"))')
+  for name in $names; do
+    say "deleting leftover instance $name"
+    for attempt in 1 2 3 4 5; do
+      lxc delete -f "$name" >/dev/null 2>&1 && continue 2
+      sleep 1
+    done
+    echo "lxd-testbed: warning: could not delete leftover instance $name:" >&2
+    lxc delete -f "$name" >&2 || true
+  done
+}
+
+ensure_https() {
+  [[ -n $https_address ]] || return 0
+  if [[ $(lxc config get core.https_address) != "$https_address" ]]; then
+    say "serving the HTTPS API on $https_address"
+    lxc config set core.https_address "$https_address"
+  fi
+}
+
+install_packages
+start_daemon
+ensure_storage
+ensure_image
+delete_stale_instances
+ensure_https
+
+socket_line="socket $SOCKET"
+[[ -n $https_address ]] && socket_line+=", https $https_address"
+echo "lxd test bed ready: $socket_line, image $IMAGE_ALIAS"
