@@ -37,8 +37,11 @@ export interface ClientOptions {
 export class InstanceClient {
   readonly transport: Transport;
   private readonly scope: Scope;
+  /** Whether this client made its transport (and so closes it); scoped clients share their parent's. */
+  private readonly ownsTransport: boolean;
 
   constructor(target: Target | Transport, opts: ClientOptions = {}) {
+    this.ownsTransport = !(target instanceof Transport);
     this.transport = target instanceof Transport ? target : new Transport(target, { timeoutMs: opts.timeoutMs });
     const project = opts.project ?? this.transport.target.project;
     const feed = opts.operationEvents ? new OperationFeed(() => eventsEndpoint(this.transport.target, ['operation'], { project })) : undefined;
@@ -115,7 +118,7 @@ export class InstanceClient {
   }
 
   /** Read-modify-write with ETag retries; see {@link instances.updateInstance}. */
-  update(name: string, fn: (current: Instance) => Instance | void, opts: UpdateOptions = {}): Promise<Instance> {
+  update(name: string, fn: (current: Instance, attempt: number) => Instance | void | Promise<Instance | void>, opts: UpdateOptions = {}): Promise<Instance> {
     return instances.updateInstance(this.scope, name, fn, opts);
   }
 
@@ -176,9 +179,12 @@ export class InstanceClient {
     return eventsEndpoint(this.target, types, { project: this.project, allProjects: opts.allProjects });
   }
 
-  /** Closes the operation-event socket and the pooled connections (shared with scoped clients). */
+  /**
+   * Closes this client's operation-event socket, and the pooled connections if this client made
+   * them (a client from `withProject`/`withOperationEvents` leaves its parent's open).
+   */
   async close(): Promise<void> {
     await this.scope.feed?.close();
-    await this.transport.close();
+    if (this.ownsTransport) await this.transport.close();
   }
 }

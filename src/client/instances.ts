@@ -112,13 +112,13 @@ export interface UpdateOptions {
  * tries again. `volatile.*` keys that `fn` dropped are put back, since the daemon refuses to
  * let a client delete them (notes §11).
  */
-export async function updateInstance(scope: Scope, name: string, fn: (current: Instance) => Instance | void, opts: UpdateOptions = {}): Promise<Instance> {
+export async function updateInstance(scope: Scope, name: string, fn: (current: Instance, attempt: number) => Instance | void | Promise<Instance | void>, opts: UpdateOptions = {}): Promise<Instance> {
   const attempts = opts.attempts ?? 5;
   let last: unknown;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const { value, etag } = await getInstance(scope, name, { signal: opts.signal });
     const draft = structuredClone(value);
-    const next = fn(draft) ?? draft;
+    const next = (await fn(draft, attempt)) ?? draft;
     for (const [k, v] of Object.entries(value.config)) if (k.startsWith('volatile.') && !(k in next.config)) next.config[k] = v;
     try {
       const op = await putInstance(scope, name, next, etag, { signal: opts.signal });

@@ -1,0 +1,122 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { InstanceClient } from '../../src/client/client.js';
+import { resolveRemote } from '../../src/client/remote.js';
+import type { Target } from '../../src/client/target.js';
+import { certificateFingerprint } from '../../src/client/tls-pin.js';
+import { describeLxd, lxc } from '../support/lxd-bed.js';
+
+const run = promisify(execFile);
+const HTTPS_ADDRESS = process.env.REFLEX_LXD_HTTPS ?? '127.0.0.1:8443';
+
+interface Identity {
+  cert: string;
+  key: string;
+  certFile: string;
+  keyFile: string;
+  fingerprint: string;
+}
+
+async function makeIdentity(dir: string, cn: string): Promise<Identity> {
+  const certFile = join(dir, `${cn}.crt`);
+  const keyFile = join(dir, `${cn}.key`);
+  await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', `/CN=${cn}`]);
+  const cert = readFileSync(certFile, 'utf8');
+  return { cert, key: readFileSync(keyFile, 'utf8'), certFile, keyFile, fingerprint: certificateFingerprint(cert) };
+}
+
+await describeLxd('HTTPS with mutual TLS pins the server certificate and reports trust problems distinctly', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rt-mtls-'));
+  let origin = '';
+  let serverCert = '';
+  let trusted: Identity;
+  let untrusted: Identity;
+  const clients: InstanceClient[] = [];
+  const client = (t: Omit<Extract<Target, { kind: 'https' }>, 'kind' | 'origin' | 'url'>) => {
+    const c = new InstanceClient({ kind: 'https', origin, url: origin, ...t }, { timeoutMs: 10_000 });
+    clients.push(c);
+    return c;
+  };
+
+  beforeAll(async () => {
+    // Same setting as `scripts/lxd-testbed.sh --https`; left in place (idempotent).
+    let address = (await lxc(['config', 'get', 'core.https_address'])).trim();
+    if (!address) {
+      await lxc(['config', 'set', 'core.https_address', HTTPS_ADDRESS]);
+      address = HTTPS_ADDRESS;
+    }
+    origin = `https://${address.startsWith(':') || address.startsWith('[::]') ? `127.0.0.1${address.slice(address.lastIndexOf(':'))}` : address}`;
+    serverCert = (JSON.parse(await lxc(['query', '/1.0'])) as { environment: { certificate: string } }).environment.certificate;
+    trusted = await makeIdentity(dir, 'rt-trusted');
+    untrusted = await makeIdentity(dir, 'rt-untrusted');
+    await lxc(['config', 'trust', 'add', trusted.certFile]);
+  });
+
+  afterAll(async () => {
+    for (const c of clients) await c.close();
+    await lxc(['config', 'trust', 'remove', trusted.fingerprint]).catch(() => undefined);
+  });
+
+  it('a trusted client with the right pin (certificate file) is served', async () => {
+    const c = client({ cert: trusted.cert, key: trusted.key, serverCert });
+    expect((await c.server()).auth).toBe('trusted');
+    expect(Array.isArray(await c.listInstances({ recursion: 0 }))).toBe(true);
+  });
+
+  it('a pin given as a SHA-256 fingerprint with colons works too', async () => {
+    const fp = certificateFingerprint(serverCert).toUpperCase().match(/../g)!.join(':');
+    const c = client({ cert: trusted.cert, key: trusted.key, serverFingerprint: fp });
+    expect((await c.server()).auth).toBe('trusted');
+  });
+
+  it('a wrong pin is refused before any request, naming the expected and the presented fingerprint', async () => {
+    const wrong = 'ab'.repeat(32);
+    const err = await client({ cert: trusted.cert, key: trusted.key, serverFingerprint: wrong }).server().catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'TLS_PIN_MISMATCH', retryable: false });
+    expect((err as Error).message).toContain(`expected SHA-256 ${wrong}`);
+    expect((err as Error).message).toContain(`presented ${certificateFingerprint(serverCert)}`);
+  });
+
+  it('a client without a certificate is told none is configured', async () => {
+    const c = client({ serverCert });
+    expect((await c.server()).auth).toBe('untrusted');
+    const err = await c.listInstances().catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'TLS_CLIENT_CERT_MISSING', status: 403 });
+  });
+
+  it('a client with an untrusted certificate is told which certificate to trust', async () => {
+    const err = await client({ cert: untrusted.cert, key: untrusted.key, serverCert }).listInstances().catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'TLS_CLIENT_UNTRUSTED', status: 403 });
+    expect((err as Error).message).toContain(untrusted.fingerprint);
+  });
+
+  it('the events WebSocket is pinned the same way', async () => {
+    const good = client({ cert: trusted.cert, key: trusted.key, serverCert }).eventsEndpoint(['lifecycle']);
+    const ws = new WebSocket(good.url, good.options);
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    ws.terminate();
+    const bad = client({ cert: trusted.cert, key: trusted.key, serverFingerprint: 'cd'.repeat(32) }).eventsEndpoint(['lifecycle']);
+    const ws2 = new WebSocket(bad.url, bad.options);
+    const err = await new Promise((resolve) => ws2.once('error', resolve));
+    expect(err).toMatchObject({ code: 'TLS_PIN_MISMATCH' });
+  });
+
+  it('--remote NAME works after `lxc remote add` of the HTTPS address, with no other setup', async () => {
+    const conf = mkdtempSync(join(tmpdir(), 'rt-lxdconf-'));
+    writeFileSync(join(conf, 'client.crt'), trusted.cert);
+    writeFileSync(join(conf, 'client.key'), trusted.key, { mode: 0o600 });
+    const env = { ...process.env, LXD_CONF: conf };
+    await run('lxc', ['remote', 'add', 'rt-bed', origin, '--accept-certificate'], { env, timeout: 20_000 });
+    const target = resolveRemote('rt-bed', { HOME: conf, LXD_CONF: conf, LXD_GLOBAL_CONF: join(conf, 'none'), INCUS_CONF: join(conf, 'none'), INCUS_GLOBAL_CONF: join(conf, 'none') });
+    expect(target).toMatchObject({ kind: 'https', origin });
+    const c = new InstanceClient(target);
+    clients.push(c);
+    expect((await c.server()).auth).toBe('trusted');
+    expect(Array.isArray(await c.listInstances())).toBe(true);
+  });
+});

@@ -1,0 +1,104 @@
+import { afterEach, expect, it } from 'vitest';
+import { ApiError } from '../../src/client/api-error.js';
+import { waitOperationObject } from '../../src/client/operations.js';
+import { StatusCode } from '../../src/client/status-code.js';
+import { conformance, type ConformanceTarget } from './targets.js';
+
+await conformance('background operations can be waited for, cancelled and lost', (target) => {
+  const launched: string[] = [];
+  const launch = async (t: ConformanceTarget, opts?: { ignoresStop?: boolean }) => {
+    const name = await t.launch(opts);
+    launched.push(name);
+    return name;
+  };
+  afterEach(async () => {
+    for (const name of launched.splice(0)) await target().remove(name);
+  });
+
+  it('wait resolves with Success (200) when the operation succeeds', async () => {
+    const t = target();
+    const name = await launch(t);
+    const op = await t.client.changeState(name, { action: 'stop', force: true });
+    const done = await op.wait({ timeoutMs: 20_000 });
+    expect(done.status_code).toBe(StatusCode.Success);
+    expect((await t.client.getInstanceState(name)).status_code).toBe(StatusCode.Stopped);
+  });
+
+  it('wait rejects with the server err when the operation fails (a start of a running instance)', async () => {
+    const t = target();
+    const name = await launch(t);
+    const op = await t.client.changeState(name, { action: 'start' });
+    const err = await op.wait({ timeoutMs: 20_000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ code: 'OPERATION_FAILED', errorCode: StatusCode.Failure });
+    expect((err as ApiError).message).toMatch(/already running/i);
+  });
+
+  it('a long-poll that times out answers the operation still running, and wait gives up with OPERATION_TIMEOUT', async () => {
+    const t = target();
+    const name = await launch(t, { ignoresStop: true });
+    const op = await t.client.changeState(name, { action: 'stop', timeout: 4 });
+    const polled = await waitOperationObject(t.client.transport, op.id, 1);
+    expect(polled?.status_code).toBe(StatusCode.Running);
+    const err = await op.wait({ timeoutMs: 1_000, pollSeconds: 1 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'OPERATION_TIMEOUT', retryable: true });
+    // The same handle keeps waiting afterwards and sees the late failure.
+    const late = await op.wait({ timeoutMs: 20_000 }).catch((e: unknown) => e);
+    expect(late).toMatchObject({ code: 'OPERATION_FAILED' });
+    expect((late as Error).message).toMatch(/shutting down/i);
+  });
+
+  it('cancelling a non-cancellable operation is refused: by the handle without a request, by the server with 400', async () => {
+    const t = target();
+    const name = await launch(t, { ignoresStop: true });
+    const op = await t.client.changeState(name, { action: 'stop', timeout: 3 });
+    expect(op.value.may_cancel).toBe(false);
+    await expect(op.cancel()).rejects.toMatchObject({ code: 'OPERATION_NOT_CANCELLABLE', status: undefined });
+    const err = await t.client.cancelOperation(op.id).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'OPERATION_NOT_CANCELLABLE', status: 400 });
+    await op.wait({ timeoutMs: 20_000 }).catch(() => undefined);
+  });
+
+  it('cancelling or getting an unknown operation is a 404', async () => {
+    const id = '00000000-0000-4000-8000-000000000000';
+    await expect(target().client.cancelOperation(id)).rejects.toMatchObject({ code: 'API_NOT_FOUND', status: 404 });
+    await expect(target().client.getOperation(id)).rejects.toMatchObject({ code: 'API_NOT_FOUND', status: 404 });
+  });
+
+  it('a wait that finds the operation forgotten (404) after seeing it reports OPERATION_VANISHED', async () => {
+    const t = target();
+    const name = await launch(t);
+    const op = await t.client.changeState(name, { action: 'freeze' });
+    await new Promise((r) => setTimeout(r, 7_000));
+    const err = await op.wait({ timeoutMs: 10_000 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'OPERATION_VANISHED', status: 404 });
+    expect((err as Error).message).toContain(op.id);
+  }, 30_000);
+
+  it('with operation events, wait follows the event stream subscribed before the request', async () => {
+    const t = target();
+    const name = await launch(t);
+    const client = t.client.withOperationEvents();
+    try {
+      const progress: unknown[] = [];
+      const op = await client.changeState(name, { action: 'stop', force: true });
+      const done = await op.wait({ timeoutMs: 20_000, pollSeconds: 60, onProgress: (m) => progress.push(m) });
+      expect(done.status_code).toBe(StatusCode.Success);
+      // Events carry the same operation object.
+      expect(done.id).toBe(op.id);
+      const failing = await client.changeState(name, { action: 'stop', force: true });
+      await expect(failing.wait({ timeoutMs: 20_000, pollSeconds: 60 })).rejects.toMatchObject({ code: 'OPERATION_FAILED' });
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  });
+
+  it('the operations collection lists a running operation', async () => {
+    const t = target();
+    const name = await launch(t, { ignoresStop: true });
+    const op = await t.client.changeState(name, { action: 'stop', timeout: 2 });
+    const ops = await t.client.listOperations();
+    expect(ops.map((o) => o.id)).toContain(op.id);
+    await op.wait({ timeoutMs: 20_000 }).catch(() => undefined);
+  });
+});

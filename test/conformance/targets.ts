@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { InstanceClient } from '../../src/client/client.js';
+import type { ApiRevision } from '../../src/client/status-code.js';
+import { acquireLxdLock, deleteTestInstance, launchTestInstance, lxdReachable, lxdSocketPath, requireLxd } from '../support/lxd-bed.js';
+
+/**
+ * The targets the conformance suite runs against. Every assertion is written once, against a
+ * {@link ConformanceTarget}; REFLEX_CONFORMANCE_TARGETS (comma list, e.g. `lxd,sim-later`)
+ * chooses targets, defaulting to every available one. A target named explicitly, or the real
+ * daemon under REFLEX_REQUIRE_LXD=1, fails the suite when it is not available.
+ */
+
+/** Options of {@link ConformanceTarget.launch}. */
+export interface LaunchOptions {
+  /** The instance's init ignores the graceful-stop signal, so a stop with a timeout runs that long and fails. */
+  ignoresStop?: boolean;
+}
+
+/** A running instance API and the means to set up test instances on it. */
+export interface ConformanceTarget {
+  name: string;
+  revision: ApiRevision;
+  client: InstanceClient;
+  /** Creates and starts an instance whose name starts with `rt-`; returns the name. */
+  launch(opts?: LaunchOptions): Promise<string>;
+  /** Force-deletes an instance; a missing one is not an error. */
+  remove(name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** How to reach a target, and whether it can be reached here. */
+export interface TargetFactory {
+  name: string;
+  /** Undefined when available, else why not. */
+  unavailable(): Promise<string | undefined>;
+  /** Held for the whole suite (the real daemon is shared by every test file). */
+  lock?(): Promise<() => Promise<void>>;
+  create(): Promise<ConformanceTarget>;
+}
+
+const lxdFactory: TargetFactory = {
+  name: 'lxd',
+  async unavailable() {
+    return (await lxdReachable()) ? undefined : `no LXD daemon reachable at ${lxdSocketPath() ?? 'any known socket'}; run scripts/lxd-testbed.sh as root`;
+  },
+  lock: acquireLxdLock,
+  async create() {
+    const socketPath = lxdSocketPath()!;
+    const client = new InstanceClient({ kind: 'unix', socketPath, url: `unix://${socketPath}` });
+    return {
+      name: 'lxd',
+      // LXD 5.0: "Cancelling"/"Cancelled", no Ready (113), /1.0/containers aliases.
+      revision: 'earlier',
+      client,
+      launch: (opts = {}) => launchTestInstance(opts.ignoresStop ? { init: '/bin/sleep 100000' } : {}),
+      remove: deleteTestInstance,
+      close: () => client.close(),
+    };
+  },
+};
+
+// The simulator (src/simulator, next issue) adds one factory per revision here, e.g.
+// simFactory('sim-earlier', 'earlier') built on startSimulator({ revision }).
+const factories: TargetFactory[] = [lxdFactory];
+
+function selected(): { factory: TargetFactory; explicit: boolean }[] {
+  const wanted = process.env.REFLEX_CONFORMANCE_TARGETS?.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!wanted?.length) return factories.map((factory) => ({ factory, explicit: factory.name === 'lxd' && requireLxd() }));
+  return wanted.map((name) => {
+    const factory = factories.find((f) => f.name === name);
+    if (!factory) {
+      return {
+        explicit: true,
+        factory: { name, unavailable: async () => `unknown conformance target "${name}" (known: ${factories.map((f) => f.name).join(', ')})`, create: () => Promise.reject(new Error('unknown target')) },
+      };
+    }
+    return { factory, explicit: true };
+  });
+}
+
+/**
+ * Declares `title` once per selected target: `describe("title [target]")` with the target
+ * created (and locked) around it. Await it at the top level of a test file.
+ */
+export async function conformance(title: string, body: (target: () => ConformanceTarget) => void): Promise<void> {
+  for (const { factory, explicit } of selected()) {
+    const why = await factory.unavailable();
+    const name = `${title} [${factory.name}]`;
+    if (why) {
+      if (explicit) describe(name, () => it('needs its target', () => { throw new Error(`conformance target ${factory.name} required but unavailable: ${why}`); }));
+      else describe.skip(name, () => it(`skipped: ${why}`, () => undefined));
+      continue;
+    }
+    describe(name, () => {
+      let target: ConformanceTarget | undefined;
+      let release: (() => Promise<void>) | undefined;
+      beforeAll(async () => {
+        release = await factory.lock?.();
+        target = await factory.create();
+      }, 11 * 60_000);
+      afterAll(async () => {
+        await target?.close();
+        await release?.();
+      });
+      body(() => {
+        if (!target) throw new Error(`conformance target ${factory.name} was not created`);
+        return target;
+      });
+    });
+  }
+}
