@@ -51,6 +51,11 @@ export class Operation {
     return this.current;
   }
 
+  /** Whether waiting follows operation events (subscribed before the request) rather than long-polling. */
+  get eventDriven(): boolean {
+    return Boolean(this.subscription && !this.subscription.isLost);
+  }
+
   /** Whether the last seen state is final (Success, Failure or Cancelled). */
   get done(): boolean {
     return isFinalOperationCode(this.current.status_code);

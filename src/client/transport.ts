@@ -63,7 +63,8 @@ export class Transport {
       this.agent = new Agent({ connect: { cert: target.cert, key: target.key }, keepAliveTimeout });
       return;
     }
-    const connector = buildConnector({ cert: target.cert, key: target.key, rejectUnauthorized: false });
+    // A resumed TLS session shows no peer certificate to check, so every connection does a full handshake.
+    const connector = buildConnector({ cert: target.cert, key: target.key, rejectUnauthorized: false, maxCachedSessions: 0 });
     this.agent = new Agent({
       keepAliveTimeout,
       connect: (options, callback) =>

@@ -82,6 +82,7 @@ await conformance('background operations can be waited for, cancelled and lost',
     try {
       const progress: unknown[] = [];
       const op = await client.changeState(name, { action: 'stop', force: true });
+      expect(op.eventDriven).toBe(true);
       const done = await op.wait({ timeoutMs: 20_000, pollSeconds: 60, onProgress: (m) => progress.push(m) });
       expect(done.status_code).toBe(StatusCode.Success);
       // Events carry the same operation object.
