@@ -1,0 +1,94 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SimContext } from './context.js';
+import type { SimulatorControls } from './controls.js';
+import { httpStatusOf, renderBody, SimHttpError, type SimResponse } from './envelope.js';
+import { registerCertificates } from './handlers/certificates.js';
+import { registerControl } from './handlers/control.js';
+import { registerImages } from './handlers/images.js';
+import { registerInstanceState } from './handlers/instance-state.js';
+import { registerInstances } from './handlers/instances.js';
+import { registerOperations } from './handlers/operations.js';
+import { registerServer } from './handlers/server.js';
+import { registerSnapshots } from './handlers/snapshots.js';
+import { registerStorage } from './handlers/storage.js';
+import { Router } from './router.js';
+import { requestInfo, type Identity } from './transport.js';
+
+const maxBodyBytes = 8 * 1024 * 1024;
+
+/** Builds the router with every resource family and the /sim control API. */
+export function buildRouter(ctx: SimContext, controls: SimulatorControls): Router {
+  const router = new Router();
+  const revision = ctx.opts.revision;
+  registerServer(router);
+  registerInstances(router, revision);
+  registerInstanceState(router, revision);
+  registerSnapshots(router, revision);
+  registerOperations(router);
+  registerImages(router);
+  registerStorage(router);
+  registerCertificates(router);
+  registerControl(router, controls);
+  return router;
+}
+
+/**
+ * Handles one HTTP request: identity and trust, routing, JSON body, handler, envelope. Any
+ * unexpected exception becomes a 500 error envelope rather than a dropped connection.
+ */
+export function handleRequest(ctx: SimContext, router: Router, req: IncomingMessage, res: ServerResponse, identity: Identity): void {
+  void (async () => {
+    let response: SimResponse;
+    let etag: string | undefined;
+    try {
+      const url = new URL(req.url ?? '/', 'http://sim');
+      const method = req.method ?? 'GET';
+      if (url.pathname === '/1.0/events') {
+        // A plain GET without upgrade headers: text/plain 400, as gorilla/websocket answers.
+        res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end("Bad Request\nwebsocket: the client is not using the websocket protocol: 'upgrade' token not found in 'Connection' header\n");
+        return;
+      }
+      const info = requestInfo(ctx, identity, url.searchParams);
+      if (info.allProjects && url.searchParams.get('project')) throw new SimHttpError(400, 'Cannot specify a project when requesting all projects');
+      const route = router.match(method, url.pathname.replace(/\/+$/, '') || '/');
+      if (!info.trusted && !route.untrusted) throw new SimHttpError(403, 'not authorized');
+      if (ctx.hub.wants('logging')) {
+        ctx.hub.publish('logging', {
+          message: 'Handling API request',
+          level: 'debug',
+          context: { method, url: req.url ?? '/', protocol: identity.requestor.protocol, username: identity.requestor.username, ip: identity.requestor.address },
+        });
+      }
+      const body = await readJson(req);
+      response = await route.handler({ method, path: url.pathname, params: route.params, headers: req.headers, body, info, ctx });
+      if (response.kind === 'sync') etag = response.etag;
+    } catch (err) {
+      response =
+        err instanceof SimHttpError ? { kind: 'error', status: err.status, message: err.message } : { kind: 'error', status: 500, message: (err as Error).message ?? String(err) };
+    }
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    if (etag) headers.ETag = etag;
+    if (response.kind === 'async') headers.Location = response.operationUrl;
+    if (res.destroyed) return;
+    res.writeHead(httpStatusOf(response), headers);
+    res.end(renderBody(response));
+  })();
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBodyBytes) throw new SimHttpError(400, 'Request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  if (size === 0) return undefined;
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new SimHttpError(400, `Failed to decode request body: ${(err as Error).message}`);
+  }
+}

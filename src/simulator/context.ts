@@ -1,0 +1,73 @@
+import type { EventHub } from './event-hub.js';
+import type { FaultBook } from './faults.js';
+import type { IdSource } from './ids.js';
+import type { InstanceActions } from './instance-actions.js';
+import type { InstanceStore } from './instance-store.js';
+import type { LifecycleEmitter, Requestor } from './lifecycle.js';
+import type { OperationRegistry } from './operations.js';
+import type { ResolvedSimOptions } from './options.js';
+import type { TrustStore } from './trust-store.js';
+
+/** Counts of mutating API calls received, per "project/name" and action. */
+export class CallCounter {
+  private readonly counts = new Map<string, Record<string, number>>();
+
+  /** Records one call. */
+  count(key: string, action: string): void {
+    const c = this.counts.get(key) ?? {};
+    c[action] = (c[action] ?? 0) + 1;
+    this.counts.set(key, c);
+  }
+
+  /** Calls for an instance ("name" in default or "project/name"), optionally for one action. */
+  get(key: string, action?: string): number {
+    const c = this.counts.get(key.includes('/') ? key : `default/${key}`) ?? {};
+    return action === undefined ? Object.values(c).reduce((a, b) => a + b, 0) : (c[action] ?? 0);
+  }
+
+  /** Everything, as a plain object. */
+  snapshot(): Record<string, Record<string, number>> {
+    return Object.fromEntries([...this.counts].map(([k, v]) => [k, { ...v }]));
+  }
+
+  /** Forgets all counts. */
+  reset(): void {
+    this.counts.clear();
+  }
+}
+
+/** Everything a handler can reach; one per simulator. */
+export interface SimContext {
+  opts: ResolvedSimOptions;
+  ids: IdSource;
+  store: InstanceStore;
+  ops: OperationRegistry;
+  hub: EventHub;
+  lifecycle: LifecycleEmitter;
+  faults: FaultBook;
+  actions: InstanceActions;
+  calls: CallCounter;
+  trust: TrustStore;
+  /** The HTTPS server certificate, when HTTPS is on. */
+  serverTls: { cert: string; fingerprint: string; addresses: string[] } | undefined;
+  /** Whether the server is between a simulated daemon stop and start. */
+  restarting: boolean;
+}
+
+/** Identity and scope of one request. */
+export interface RequestInfo {
+  requestor: Requestor;
+  trusted: boolean;
+  /** SHA-256 fingerprint of the client certificate (HTTPS only). */
+  fingerprint: string | undefined;
+  project: string;
+  allProjects: boolean;
+  query: URLSearchParams;
+  /** PEM of the client certificate presented over HTTPS. */
+  clientCertPem: string | undefined;
+}
+
+/** The fault key of an instance. */
+export function instanceKey(project: string, name: string): string {
+  return `${project}/${name}`;
+}

@@ -1,0 +1,162 @@
+import { StatusCode } from '../client/status-code.js';
+import { instanceKey, type SimContext } from './context.js';
+import { SimHttpError } from './envelope.js';
+import type { InstanceType, SimInstance } from './instance-model.js';
+
+/** Where a control call applies: an instance name, in `default` unless a project is given. */
+export interface InstanceRef {
+  project?: string;
+}
+
+/** An instance to add directly (tests, demos), bypassing the API and its events. */
+export interface SeedInstance {
+  name: string;
+  project?: string;
+  type?: InstanceType;
+  /** 'Running' (default), 'Stopped', 'Frozen' or 'Error'. */
+  status?: 'Running' | 'Stopped' | 'Frozen' | 'Error';
+  config?: Record<string, string>;
+  ephemeral?: boolean;
+}
+
+/**
+ * Fault injection and inspection, in-process. The HTTP control API under /sim/ maps 1:1 onto
+ * these methods (handlers/control.ts).
+ */
+export class SimulatorControls {
+  constructor(
+    private readonly ctx: SimContext,
+    private readonly restartServer: (downtimeMs: number) => Promise<void>,
+  ) {}
+
+  /** The guest dies (kill -9): Stopped at once, `instance-shutdown` without requestor after the stop hook. */
+  crash(name: string, ref: InstanceRef = {}): void {
+    const inst = this.instance(name, ref);
+    if (!inst.isActive) throw new SimHttpError(400, 'The instance is not running');
+    this.ctx.actions.crash(inst);
+  }
+
+  /** Status Error 112, no event (the real daemon emits none). A forced stop brings it back to Stopped. */
+  setError(name: string, ref: InstanceRef = {}): void {
+    this.ctx.actions.setError(this.instance(name, ref));
+  }
+
+  /** The guest signals readiness: Ready 113 and `instance-ready` (later revision only). */
+  setReady(name: string, ref: InstanceRef = {}): void {
+    if (this.ctx.opts.revision !== 'later') throw new SimHttpError(400, 'Ready (113) exists only in the later revision');
+    const inst = this.instance(name, ref);
+    if (inst.statusCode !== StatusCode.Running) throw new SimHttpError(400, 'The instance is not running');
+    this.ctx.actions.setReady(inst);
+  }
+
+  /** The next `count` operations on the instance fail (Failure 400 with `err`). */
+  failNext(name: string, count = 1, err = 'Injected failure', ref: InstanceRef = {}): void {
+    this.faultsOf(name, ref).failNext = { count, err };
+  }
+
+  /** The next `count` operations on the instance hang in Running 103, cancellable (104 → 401). */
+  hangNext(name: string, count = 1, ref: InstanceRef = {}): void {
+    this.faultsOf(name, ref).hangNext = count;
+  }
+
+  /** Crash loop: every start succeeds, then the guest exits after `uptimeMs` (false turns it off). */
+  crashLoop(name: string, uptimeMs: number | false = this.ctx.opts.timings.crashLoopUptimeMs, ref: InstanceRef = {}): void {
+    const f = this.faultsOf(name, ref);
+    if (uptimeMs === false) delete f.crashLoop;
+    else f.crashLoop = { uptimeMs };
+  }
+
+  /** The next start fails like LXD's: op Failure, busy "stop" for a moment, then a spurious `instance-shutdown`. */
+  failNextStart(name: string, ref: InstanceRef = {}): void {
+    this.faultsOf(name, ref).failNextStart = true;
+  }
+
+  /** The guest ignores the shutdown signal: graceful stops fail after their timeout (or hang with -1). */
+  ignoreShutdown(name: string, on = true, ref: InstanceRef = {}): void {
+    this.faultsOf(name, ref).ignoreShutdown = on;
+  }
+
+  /** Disarms the faults of one instance, or of all. */
+  clearFaults(name?: string, ref: InstanceRef = {}): void {
+    this.ctx.faults.clear(name === undefined ? undefined : instanceKey(ref.project ?? 'default', name));
+  }
+
+  /** Cuts every events socket (no close frame). */
+  dropEventSockets(): void {
+    this.ctx.hub.dropAll();
+  }
+
+  /** Holds event delivery; nothing is lost. */
+  pauseEvents(): void {
+    this.ctx.hub.pause();
+  }
+
+  /** Delivers held events in order and resumes. */
+  resumeEvents(): void {
+    this.ctx.hub.resume();
+  }
+
+  /** Emits `count` lifecycle events (`instance-updated` by default) over the instances, round-robin. */
+  storm(count: number, opts: { action?: string; name?: string; project?: string } = {}): void {
+    const targets = opts.name ? [this.instance(opts.name, opts)] : this.ctx.store.list(opts.project ?? 'default');
+    if (targets.length === 0) throw new SimHttpError(400, 'No instance to storm about');
+    const action = opts.action ?? 'instance-updated';
+    for (let i = 0; i < count; i++) this.ctx.lifecycle.emit(targets[i % targets.length]!, action);
+  }
+
+  /**
+   * Restarts the daemon: event sockets close, listeners go away for `downtimeMs`, operations are
+   * forgotten (their ids answer 404), instances and their states survive.
+   */
+  restart(downtimeMs = 100): Promise<void> {
+    return this.restartServer(downtimeMs);
+  }
+
+  /** Mutating API calls received for an instance (all actions, or one: start, stop, update, …). */
+  calls(name: string, action?: string, ref: InstanceRef = {}): number {
+    return this.ctx.calls.get(instanceKey(ref.project ?? 'default', name), action);
+  }
+
+  /** Every call count, keyed "project/name" then action. */
+  callCounts(): Record<string, Record<string, number>> {
+    return this.ctx.calls.snapshot();
+  }
+
+  /** Forgets the call counts. */
+  resetCalls(): void {
+    this.ctx.calls.reset();
+  }
+
+  /** Trusts a client certificate (PEM) on HTTPS; returns its SHA-256 fingerprint. */
+  trust(pem: string, name = 'client'): string {
+    return this.ctx.trust.add(pem, name);
+  }
+
+  /** Adds an instance in a given state without API calls or events. */
+  addInstance(spec: SeedInstance): void {
+    const inst = this.ctx.store.add({ name: spec.name, project: spec.project, type: spec.type, config: spec.config, ephemeral: spec.ephemeral, createdAt: this.ctx.ops.now() });
+    const status = spec.status ?? 'Running';
+    if (status !== 'Stopped') this.ctx.actions.markRunning(inst, true);
+    inst.statusCode = { Running: StatusCode.Running, Stopped: StatusCode.Stopped, Frozen: StatusCode.Frozen, Error: StatusCode.Error }[status];
+    inst.touch();
+  }
+
+  /** Current status code of an instance. */
+  statusCode(name: string, ref: InstanceRef = {}): number {
+    return this.instance(name, ref).statusCode;
+  }
+
+  /** Number of connected event listeners. */
+  get eventListeners(): number {
+    return this.ctx.hub.size;
+  }
+
+  private instance(name: string, ref: InstanceRef): SimInstance {
+    return this.ctx.store.get(ref.project ?? 'default', name);
+  }
+
+  private faultsOf(name: string, ref: InstanceRef): ReturnType<SimContext['faults']['of']> {
+    const inst = this.instance(name, ref);
+    return this.ctx.faults.of(instanceKey(inst.project, inst.name));
+  }
+}

@@ -1,0 +1,224 @@
+import { asyncOp, sync, syncRaw, SimHttpError, type SimResponse } from '../envelope.js';
+import type { InstanceType, SimInstance } from '../instance-model.js';
+import type { Router, SimRequest } from '../router.js';
+import { restoreSnapshot } from './snapshots.js';
+import {
+  bodyObject,
+  checkIfMatch,
+  countCall,
+  deviceMap,
+  familiesFor,
+  filterOf,
+  instanceOf,
+  instanceResources,
+  recursionOf,
+  stringMap,
+  type InstanceFamily,
+} from './common.js';
+
+/** Routes of the instance collection and of single instances (state and snapshots live elsewhere). */
+export function registerInstances(router: Router, revision: 'earlier' | 'later'): void {
+  for (const family of familiesFor(revision)) {
+    const base = `/1.0/${family.prefix}`;
+    router.on('GET', base, (req) => list(req, family));
+    router.on('POST', base, (req) => create(req, family));
+    router.on('GET', `${base}/:name`, (req) => get(req, family));
+    router.on('PUT', `${base}/:name`, (req) => put(req, family));
+    router.on('PATCH', `${base}/:name`, (req) => patch(req, family));
+    router.on('DELETE', `${base}/:name`, (req) => remove(req, family));
+    router.on('POST', `${base}/:name`, (req) => rename(req, family));
+    router.on('POST', `${base}/:name/exec`, (req) => exec(req, family));
+  }
+}
+
+function list(req: SimRequest, family: InstanceFamily): SimResponse {
+  const { ctx, info } = req;
+  const project = info.allProjects ? null : info.project;
+  if (project !== null) ctx.store.assertProject(project);
+  const revision = ctx.opts.revision;
+  let members = ctx.store.list(project);
+  if (family.type) members = members.filter((i) => i.type === family.type);
+  const predicate = filterOf(req);
+  if (predicate) members = members.filter((i) => predicate(i.render(revision)));
+  const recursion = recursionOf(req);
+  if (recursion === 0) return sync(members.map((i) => i.url(family.prefix)));
+  if (recursion === 1) return syncRaw(`[${members.map((i) => i.json(revision)).join(',')}]`);
+  return sync(members.map((i) => full(req, i)));
+}
+
+/** The recursion=2 form: the instance plus state, snapshots and backups. */
+function full(req: SimRequest, inst: SimInstance): Record<string, unknown> {
+  const revision = req.ctx.opts.revision;
+  return {
+    ...inst.render(revision),
+    backups: [],
+    state: inst.renderState(revision),
+    snapshots: [...inst.snapshots.values()].map((s) => inst.renderSnapshot(s)),
+  };
+}
+
+function get(req: SimRequest, family: InstanceFamily): SimResponse {
+  const inst = instanceOf(req, family);
+  const body = recursionOf(req) >= 1 ? full(req, inst) : inst.render(req.ctx.opts.revision);
+  return sync(body, inst.etag());
+}
+
+function create(req: SimRequest, family: InstanceFamily): SimResponse {
+  const { ctx, info } = req;
+  ctx.store.assertProject(info.project);
+  const body = bodyObject(req);
+  const type = (body.type ?? family.type ?? 'container') as InstanceType;
+  if (type !== 'container' && type !== 'virtual-machine') throw new SimHttpError(400, `Invalid instance type "${String(body.type)}"`);
+  const source = (body.source ?? {}) as Record<string, unknown>;
+  const sourceType = source.type ?? 'none';
+  if (!['image', 'none', 'copy', 'migration'].includes(String(sourceType))) throw new SimHttpError(400, `Unknown source type ${String(sourceType)}`);
+  const name = typeof body.name === 'string' && body.name !== '' ? body.name : `sim-${ctx.ids.secret(3)}`;
+  const inst = ctx.store.add({
+    name,
+    project: info.project,
+    type,
+    config: stringMap(body.config, 'config'),
+    devices: deviceMap(body.devices),
+    profiles: Array.isArray(body.profiles) ? body.profiles.map(String) : undefined,
+    ephemeral: body.ephemeral === true,
+    description: typeof body.description === 'string' ? body.description : '',
+    createdAt: ctx.ops.now(),
+  });
+  countCall(req, inst, 'create');
+  const op = ctx.ops.create({ description: 'Creating instance', project: inst.project, resources: instanceResources(req, inst) });
+  op.running();
+  ctx.lifecycle.emit(inst, 'instance-created', { context: { 'storage-pool': 'default', type } });
+  setTimeout(() => {
+    op.progress({
+      create_instance_from_image_unpack_progress: 'Unpack: 100% (800.00MB/s)',
+      progress: { percent: '100', speed: '800000000', stage: 'create_instance_from_image_unpack' },
+    });
+    op.succeed();
+  }, ctx.opts.timings.taskMs).unref();
+  return asyncOp(op.url, ctx.ops.render(op));
+}
+
+function put(req: SimRequest, family: InstanceFamily): SimResponse {
+  const { ctx } = req;
+  const inst = instanceOf(req, family);
+  const body = bodyObject(req);
+  if (typeof body.restore === 'string') {
+    countCall(req, inst, 'restore');
+    return restoreSnapshot(req, inst, body.restore);
+  }
+  checkIfMatch(req, inst.etag());
+  countCall(req, inst, 'update');
+  const config = stringMap(body.config, 'config') ?? {};
+  const devices = deviceMap(body.devices) ?? {};
+  const op = ctx.actions.runOperation(inst, { description: 'Updating instance', resources: instanceResources(req, inst) }, 'update', (op) => {
+    const dropsIdmap = Object.keys(inst.config).some((k) => k.startsWith('volatile.idmap.') && config[k] !== inst.config[k]);
+    if (dropsIdmap) return op.fail("Volatile idmap keys can't be deleted by the user");
+    inst.lock = 'update';
+    setTimeout(() => {
+      inst.lock = undefined;
+      const volatile = Object.entries(inst.config).filter(([k]) => k.startsWith('volatile.'));
+      inst.config = { ...Object.fromEntries(Object.entries(config).filter(([k]) => !k.startsWith('volatile.'))), ...Object.fromEntries(volatile) };
+      inst.devices = devices;
+      if (Array.isArray(body.profiles)) inst.profiles = body.profiles.map(String);
+      if (typeof body.description === 'string') inst.description = body.description;
+      if (typeof body.ephemeral === 'boolean') inst.ephemeral = body.ephemeral;
+      if (typeof body.architecture === 'string' && body.architecture !== '') inst.architecture = body.architecture;
+      inst.touch();
+      ctx.lifecycle.emit(inst, 'instance-updated');
+      op.succeed();
+    }, ctx.opts.timings.taskMs).unref();
+  });
+  return asyncOp(op.url, ctx.ops.render(op));
+}
+
+function patch(req: SimRequest, family: InstanceFamily): SimResponse {
+  const { ctx } = req;
+  const inst = instanceOf(req, family);
+  const body = bodyObject(req);
+  if (body.restore !== undefined) throw new SimHttpError(400, "Can't call PATCH in restore mode");
+  checkIfMatch(req, inst.etag());
+  if (inst.lock) throw new SimHttpError(409, `Instance is busy running a "${inst.lock}" operation`);
+  countCall(req, inst, 'update');
+  const config = stringMap(body.config, 'config');
+  if (config) {
+    for (const [k, v] of Object.entries(config)) {
+      if (v === '') delete inst.config[k];
+      else inst.config[k] = v;
+    }
+  }
+  const devices = deviceMap(body.devices);
+  if (devices) inst.devices = { ...inst.devices, ...devices };
+  if (Array.isArray(body.profiles)) inst.profiles = body.profiles.map(String);
+  if (typeof body.description === 'string') inst.description = body.description;
+  if (typeof body.ephemeral === 'boolean') inst.ephemeral = body.ephemeral;
+  if (typeof body.architecture === 'string' && body.architecture !== '') inst.architecture = body.architecture;
+  inst.touch();
+  ctx.lifecycle.emit(inst, 'instance-updated');
+  return sync({});
+}
+
+function remove(req: SimRequest, family: InstanceFamily): SimResponse {
+  const { ctx } = req;
+  const inst = instanceOf(req, family);
+  if (inst.isActive) throw new SimHttpError(400, 'Instance is running');
+  countCall(req, inst, 'delete');
+  const op = ctx.actions.runOperation(inst, { description: 'Deleting instance', resources: instanceResources(req, inst) }, 'delete', (op) => {
+    inst.lock = 'delete';
+    setTimeout(() => {
+      for (const s of inst.snapshots.values()) ctx.lifecycle.emit(inst, 'instance-snapshot-deleted', { source: `${inst.url()}/snapshots/${s.name}` });
+      ctx.store.remove(inst);
+      ctx.actions.forget(inst);
+      ctx.lifecycle.emit(inst, 'instance-deleted');
+      op.succeed();
+    }, ctx.opts.timings.taskMs).unref();
+  });
+  return asyncOp(op.url, ctx.ops.render(op));
+}
+
+function rename(req: SimRequest, family: InstanceFamily): SimResponse {
+  const { ctx } = req;
+  const inst = instanceOf(req, family);
+  const body = bodyObject(req);
+  if (typeof body.name !== 'string' || body.name === '') throw new SimHttpError(400, 'Instance name cannot be empty');
+  const newName = body.name;
+  if (ctx.store.find(inst.project, newName)) throw new SimHttpError(409, `Name "${newName}" already in use`);
+  countCall(req, inst, 'rename');
+  const op = ctx.actions.runOperation(inst, { description: 'Renaming instance', resources: instanceResources(req, inst) }, 'rename', (op) => {
+    if (inst.isActive) return op.fail('Renaming of running container not allowed');
+    const oldName = inst.name;
+    setTimeout(() => {
+      try {
+        ctx.store.rename(inst, newName);
+      } catch (err) {
+        return op.fail((err as Error).message);
+      }
+      ctx.faults.rename(`${inst.project}/${oldName}`, `${inst.project}/${newName}`);
+      ctx.lifecycle.emit(inst, 'instance-renamed', { context: { old_name: oldName } });
+      op.succeed();
+    }, ctx.opts.timings.taskMs).unref();
+  });
+  return asyncOp(op.url, ctx.ops.render(op));
+}
+
+/**
+ * POST …/exec. The command is not run: the operation (class websocket, with fds secrets for "0"
+ * and "control") completes after taskMs with return code 0 and emits `instance-exec`.
+ */
+function exec(req: SimRequest, family: InstanceFamily): SimResponse {
+  const { ctx } = req;
+  const inst = instanceOf(req, family);
+  const body = bodyObject(req);
+  const command = Array.isArray(body.command) ? body.command.map(String) : [];
+  if (command.length === 0) throw new SimHttpError(400, 'Command cannot be empty');
+  if (!inst.isActive) throw new SimHttpError(400, 'Instance is not running');
+  countCall(req, inst, 'exec');
+  const environment = { HOME: '/root', LANG: 'C.UTF-8', PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', USER: 'root', ...(stringMap(body.environment, 'environment') ?? {}) };
+  const waitForWs = body['wait-for-websocket'] === true;
+  const metadata: Record<string, unknown> = { command, environment, 'interactive': body.interactive === true };
+  if (waitForWs) metadata.fds = { '0': ctx.ids.secret(), control: ctx.ids.secret() };
+  const op = ctx.actions.runOperation(inst, { description: 'Executing command', class: waitForWs ? 'websocket' : 'task', resources: instanceResources(req, inst), metadata }, undefined, (op) => {
+    ctx.lifecycle.emit(inst, 'instance-exec', { context: { command } });
+    setTimeout(() => op.succeed({ return: 0 }), ctx.opts.timings.taskMs).unref();
+  });
+  return asyncOp(op.url, ctx.ops.render(op));
+}

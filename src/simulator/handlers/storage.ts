@@ -1,0 +1,47 @@
+import { sync, SimHttpError, type SimResponse } from '../envelope.js';
+import type { Router, SimRequest } from '../router.js';
+import { filterOf, recursionOf } from './common.js';
+
+/** /1.0/storage-pools and the volumes of the single `dir` pool "default". */
+export function registerStorage(router: Router): void {
+  router.on('GET', '/1.0/storage-pools', (req) =>
+    sync(recursionOf(req) === 0 ? ['/1.0/storage-pools/default'] : [pool()]),
+  );
+  router.on('GET', '/1.0/storage-pools/:pool', (req) => {
+    if (req.params.pool !== 'default') throw new SimHttpError(404, 'Storage pool not found');
+    return sync(pool());
+  });
+  router.on('GET', '/1.0/storage-pools/:pool/volumes', volumes);
+}
+
+function pool(): Record<string, unknown> {
+  return { config: { source: '/var/lib/lxd/storage-pools/default' }, description: '', name: 'default', driver: 'dir', used_by: [], status: 'Created', locations: ['none'] };
+}
+
+/**
+ * One volume per instance (type container / virtual-machine) plus one custom volume. The filter
+ * applies only on the later revision, as the seed says; the earlier one ignores it.
+ */
+function volumes(req: SimRequest): SimResponse {
+  const { ctx, info } = req;
+  if (req.params.pool !== 'default') throw new SimHttpError(404, 'Storage pool not found');
+  const project = info.allProjects ? null : info.project;
+  if (project !== null) ctx.store.assertProject(project);
+  const all: Record<string, unknown>[] = ctx.store.list(project).map((i) => ({
+    config: {},
+    description: '',
+    name: i.name,
+    type: i.type,
+    used_by: [i.url()],
+    location: 'none',
+    content_type: i.type === 'container' ? 'filesystem' : 'block',
+    project: i.project,
+  }));
+  if (project === null || project === 'default') {
+    all.push({ config: { size: '1GiB' }, description: 'shared data', name: 'data', type: 'custom', used_by: [], location: 'none', content_type: 'filesystem', project: 'default' });
+  }
+  const predicate = ctx.opts.revision === 'later' ? filterOf(req) : undefined;
+  const hits = predicate ? all.filter(predicate) : all;
+  if (recursionOf(req) >= 1) return sync(hits);
+  return sync(hits.map((v) => `/1.0/storage-pools/default/volumes/${String(v.type)}/${String(v.name)}`));
+}

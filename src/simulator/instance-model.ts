@@ -1,0 +1,180 @@
+import { createHash } from 'node:crypto';
+import { StatusCode, statusText, type ApiRevision } from '../client/status-code.js';
+import { zeroTime } from './time.js';
+
+/** Instance types. */
+export type InstanceType = 'container' | 'virtual-machine';
+
+/** A device map as LXD has it: device name → string fields. */
+export type Devices = Record<string, Record<string, string>>;
+
+/** A snapshot of an instance. */
+export interface SimSnapshot {
+  name: string;
+  createdAt: string;
+  expiresAt: string;
+  stateful: boolean;
+  config: Record<string, string>;
+  devices: Devices;
+  profiles: string[];
+}
+
+/** The profile every instance carries; it has no config and a root disk plus a NIC. */
+export const defaultProfileDevices: Devices = {
+  eth0: { name: 'eth0', network: 'lxdbr0', type: 'nic' },
+  root: { path: '/', pool: 'default', type: 'disk' },
+};
+
+/** An action that holds the instance's operation lock (LXD `operationlock`). */
+export type LockAction = 'start' | 'stop' | 'restart' | 'freeze' | 'unfreeze' | 'update' | 'delete' | 'rename' | 'snapshot' | 'restore';
+
+/**
+ * One simulated instance. Handlers mutate it through the action driver; `touch()` must follow every
+ * change so cached renderings are rebuilt.
+ */
+export class SimInstance {
+  description = '';
+  architecture = 'x86_64';
+  config: Record<string, string>;
+  devices: Devices = {};
+  profiles: string[] = ['default'];
+  ephemeral = false;
+  stateful = false;
+  lastUsedAt: string = zeroTime;
+  statusCode: StatusCode = StatusCode.Stopped;
+  pid = 0;
+  readonly snapshots = new Map<string, SimSnapshot>();
+  /** The action currently holding the operation lock, if any. */
+  lock: LockAction | undefined;
+  private cache = new Map<string, string>();
+
+  constructor(
+    public name: string,
+    readonly project: string,
+    readonly type: InstanceType,
+    readonly createdAt: string,
+    config: Record<string, string>,
+  ) {
+    this.config = config;
+  }
+
+  /** Invalidates cached renderings after any change. */
+  touch(): void {
+    this.cache.clear();
+  }
+
+  /** True when the instance has a running guest (Running, Frozen, Freezing, Thawed, Ready, Error). */
+  get isActive(): boolean {
+    return this.statusCode !== StatusCode.Stopped && this.statusCode !== StatusCode.Starting;
+  }
+
+  /** URL path under /1.0/instances (with ?project= outside default). */
+  url(prefix = 'instances'): string {
+    return `/1.0/${prefix}/${this.name}${this.project === 'default' ? '' : `?project=${this.project}`}`;
+  }
+
+  /** Quoted SHA-256 over what LXD hashes: architecture, local config (incl. volatile.*), devices, ephemeral, profiles. */
+  etag(): string {
+    let tag = this.cache.get('etag');
+    if (!tag) {
+      const h = createHash('sha256').update(JSON.stringify([this.architecture, sorted(this.config), sorted(this.devices), this.ephemeral, this.profiles]));
+      tag = `"${h.digest('hex')}"`;
+      this.cache.set('etag', tag);
+    }
+    return tag;
+  }
+
+  /** The instance object (recursion 1) as JSON text, cached until the next touch(). */
+  json(revision: ApiRevision): string {
+    const key = `json:${revision}`;
+    let text = this.cache.get(key);
+    if (!text) {
+      text = JSON.stringify(this.render(revision));
+      this.cache.set(key, text);
+    }
+    return text;
+  }
+
+  /** The instance object in LXD 5.0.2's field order. */
+  render(revision: ApiRevision): Record<string, unknown> {
+    return {
+      architecture: this.architecture,
+      config: this.config,
+      devices: this.devices,
+      ephemeral: this.ephemeral,
+      profiles: this.profiles,
+      stateful: this.stateful,
+      description: this.description,
+      created_at: this.createdAt,
+      expanded_config: this.config,
+      expanded_devices: { ...defaultProfileDevices, ...this.devices },
+      name: this.name,
+      status: statusText(this.statusCode, revision),
+      status_code: this.statusCode,
+      last_used_at: this.lastUsedAt,
+      location: 'none',
+      type: this.type,
+      project: this.project,
+    };
+  }
+
+  /** GET …/state: status, pid (0 when stopped), processes, cpu, memory, network, disk. */
+  renderState(revision: ApiRevision): Record<string, unknown> {
+    const up = this.isActive;
+    const hwaddr = this.config['volatile.eth0.hwaddr'] ?? '00:16:3e:00:00:00';
+    return {
+      status: statusText(this.statusCode, revision),
+      status_code: this.statusCode,
+      disk: { root: { usage: 1_835_008, total: 0 } },
+      memory: up
+        ? { usage: 2_400_256, usage_peak: 3_100_672, total: 0, swap_usage: 0, swap_usage_peak: 0 }
+        : { usage: 0, usage_peak: 0, total: 0, swap_usage: 0, swap_usage_peak: 0 },
+      network: up
+        ? {
+            eth0: nic(hwaddr, 'broadcast', 'eth0'),
+            lo: nic('', 'loopback', 'lo'),
+          }
+        : null,
+      pid: up ? this.pid : 0,
+      processes: up ? 2 : 0,
+      cpu: { usage: up ? 41_000_000 : 0 },
+    };
+  }
+
+  /** A snapshot object. */
+  renderSnapshot(s: SimSnapshot): Record<string, unknown> {
+    return {
+      architecture: this.architecture,
+      config: s.config,
+      devices: s.devices,
+      ephemeral: false,
+      profiles: s.profiles,
+      created_at: s.createdAt,
+      expanded_config: s.config,
+      expanded_devices: { ...defaultProfileDevices, ...s.devices },
+      last_used_at: zeroTime,
+      name: s.name,
+      stateful: s.stateful,
+      size: -1,
+      expires_at: s.expiresAt,
+    };
+  }
+}
+
+function nic(hwaddr: string, type: string, hostName: string): Record<string, unknown> {
+  return {
+    addresses: [],
+    counters: { bytes_received: 0, bytes_sent: 0, packets_received: 0, packets_sent: 0, errors_received: 0, errors_sent: 0, packets_dropped_outbound: 0, packets_dropped_inbound: 0 },
+    hwaddr,
+    host_name: hostName === 'lo' ? '' : `veth${hwaddr.replace(/:/g, '').slice(-8)}`,
+    mtu: hostName === 'lo' ? 65536 : 1500,
+    state: 'up',
+    type,
+  };
+}
+
+function sorted(obj: Record<string, unknown>): [string, unknown][] {
+  return Object.keys(obj)
+    .sort()
+    .map((k) => [k, obj[k]]);
+}

@@ -1,0 +1,112 @@
+import { SimHttpError } from './envelope.js';
+import type { IdSource } from './ids.js';
+import { SimInstance, type InstanceType } from './instance-model.js';
+
+/** What a new instance starts with. */
+export interface NewInstance {
+  name: string;
+  project?: string;
+  type?: InstanceType;
+  config?: Record<string, string>;
+  devices?: Record<string, Record<string, string>>;
+  profiles?: string[];
+  ephemeral?: boolean;
+  description?: string;
+  createdAt: string;
+}
+
+/** Names LXD accepts: a hostname label (letters, digits, dashes; not starting with a digit or dash). */
+const validName = /^[a-zA-Z][a-zA-Z0-9-]{0,62}$/;
+
+/**
+ * All instances, indexed by project then name (insertion order = listing order), so lookups are
+ * O(1) and listings never scan other projects.
+ */
+export class InstanceStore {
+  private readonly byProject = new Map<string, Map<string, SimInstance>>();
+
+  constructor(
+    readonly projects: readonly string[],
+    private readonly ids: IdSource,
+  ) {
+    for (const p of projects) this.byProject.set(p, new Map());
+  }
+
+  /** 404 "Project not found" for an unknown project. */
+  assertProject(project: string): void {
+    if (!this.byProject.has(project)) throw new SimHttpError(404, 'Project not found');
+  }
+
+  /** The instance, or 404 "Instance not found". */
+  get(project: string, name: string): SimInstance {
+    const inst = this.byProject.get(project)?.get(name);
+    if (!inst) throw new SimHttpError(404, 'Instance not found');
+    return inst;
+  }
+
+  /** The instance or undefined. */
+  find(project: string, name: string): SimInstance | undefined {
+    return this.byProject.get(project)?.get(name);
+  }
+
+  /** Instances of one project, or of all projects when project is null. */
+  list(project: string | null): SimInstance[] {
+    if (project !== null) return [...(this.byProject.get(project)?.values() ?? [])];
+    return [...this.byProject.values()].flatMap((m) => [...m.values()]);
+  }
+
+  /** Total count over all projects. */
+  get size(): number {
+    let n = 0;
+    for (const m of this.byProject.values()) n += m.size;
+    return n;
+  }
+
+  /** Adds an instance with LXD's volatile keys; 400 for a bad name, 409 when it exists. */
+  add(spec: NewInstance): SimInstance {
+    const project = spec.project ?? 'default';
+    this.assertProject(project);
+    if (!validName.test(spec.name)) throw new SimHttpError(400, `Invalid instance name: ${JSON.stringify(spec.name)}`);
+    const map = this.byProject.get(project)!;
+    if (map.has(spec.name)) throw new SimHttpError(409, `Instance "${spec.name}" already exists`);
+    const idmap = '[{"Isuid":true,"Isgid":false,"Hostid":1000000,"Nsid":0,"Maprange":1000000000},{"Isuid":false,"Isgid":true,"Hostid":1000000,"Nsid":0,"Maprange":1000000000}]';
+    const config: Record<string, string> = {
+      'image.architecture': 'x86_64',
+      'image.description': 'busybox',
+      'image.os': 'busybox',
+      ...spec.config,
+      'volatile.apply_template': 'create',
+      'volatile.base_image': 'c5c2a8b7a0f1d6e0b3e2f1a9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9',
+      'volatile.eth0.hwaddr': this.ids.hwaddr(),
+      'volatile.idmap.base': '0',
+      'volatile.idmap.current': idmap,
+      'volatile.idmap.next': idmap,
+      'volatile.last_state.idmap': '[]',
+      'volatile.last_state.power': 'STOPPED',
+      'volatile.uuid': this.ids.uuid(),
+    };
+    const inst = new SimInstance(spec.name, project, spec.type ?? 'container', spec.createdAt, config);
+    if (spec.devices) inst.devices = spec.devices;
+    if (spec.profiles) inst.profiles = spec.profiles;
+    inst.ephemeral = spec.ephemeral ?? false;
+    inst.description = spec.description ?? '';
+    map.set(spec.name, inst);
+    return inst;
+  }
+
+  /** Removes an instance. */
+  remove(inst: SimInstance): void {
+    this.byProject.get(inst.project)?.delete(inst.name);
+  }
+
+  /** Renames in place, keeping the listing position at the end like a fresh database row. */
+  rename(inst: SimInstance, newName: string): void {
+    if (!validName.test(newName)) throw new SimHttpError(400, `Invalid instance name: ${JSON.stringify(newName)}`);
+    const map = this.byProject.get(inst.project)!;
+    if (map.has(newName)) throw new SimHttpError(409, `Instance "${newName}" already exists`);
+    map.delete(inst.name);
+    inst.name = newName;
+    inst.touch();
+    map.set(newName, inst);
+  }
+}

@@ -1,0 +1,113 @@
+import type { ApiRevision } from '../client/status-code.js';
+import type { UtcSuffix } from './time.js';
+
+/** How long simulated work takes, in milliseconds. Defaults are small but nonzero. */
+export interface SimTimings {
+  /** Start of a stopped instance (LXD ~135 ms). Default 100. */
+  startMs: number;
+  /** Graceful stop (`lxc stop`, guest shuts down; LXD ~1.5 s with a trapping init). Default 300. */
+  stopMs: number;
+  /** Forced stop (`lxc stop -f`, LXD ~600 ms). Default 60. */
+  forceStopMs: number;
+  /** Restart, graceful or forced. Default 300. */
+  restartMs: number;
+  /** Freeze or unfreeze. Default 5. */
+  freezeMs: number;
+  /** Create, update, rename, delete, snapshot operations. Default 20. */
+  taskMs: number;
+  /**
+   * Delay between an unrequested stop (crash, crash loop, failed start) and the stop hook that
+   * emits `instance-shutdown`; during it the instance is busy with "stop" (LXD ~500-600 ms). Default 500.
+   */
+  stopHookMs: number;
+  /** How long a failing start runs before its operation fails (LXD ~5 s). Default 200. */
+  failedStartMs: number;
+  /** Uptime of an instance in a crash loop before it exits again. Default 1000. */
+  crashLoopUptimeMs: number;
+  /** Retention of finished operations before they answer 404 (LXD 5 s). Default 5000. */
+  operationRetentionMs: number;
+}
+
+/** Event-socket behaviour. */
+export interface SimEventOptions {
+  /** Interval of keepalive pings (payload "keepalive"); LXD 10 s. Default 10000. */
+  pingIntervalMs: number;
+  /** Unanswered pings tolerated before the socket is cut without a close frame; LXD 2. Default 2. */
+  maxMissedPings: number;
+  /** A frame not flushed within this time closes the socket (slow consumer); LXD 5 s. Default 5000. */
+  writeDeadlineMs: number;
+}
+
+/** Options of startSimulator. */
+export interface SimulatorOptions {
+  /**
+   * Where to listen: `unix:/path/to.sock` and/or `https://127.0.0.1:PORT` (port 0 picks one).
+   * Default: a unix socket in a fresh temporary directory.
+   */
+  listen?: string[];
+  /** API revision: 'earlier' (LXD 5.0-like, /1.0/containers, Cancelled) or 'later' (Incus-like). Default 'earlier'. */
+  revision?: ApiRevision;
+  /** Number of running containers to seed (named inst-00001…). Default 0. */
+  instances?: number;
+  /** Seed for deterministic ids; random when absent. */
+  seed?: number;
+  /** Extra projects besides `default`. */
+  projects?: string[];
+  /** Timings; see SimTimings for defaults. */
+  timings?: Partial<SimTimings>;
+  /** Event-socket behaviour; see SimEventOptions for defaults. */
+  events?: Partial<SimEventOptions>;
+  /** How timestamps end. Default 'numeric' (`+00:00`), as the seed asks; 'Z' is what LXD prints on a UTC host. */
+  utcSuffix?: UtcSuffix;
+  /** PEM client certificates trusted on HTTPS from the start. */
+  trustedCertificates?: string[];
+  /** Server certificate and key for HTTPS; a self-signed pair is generated when absent. */
+  tls?: { cert: string; key: string };
+}
+
+/** Options with every default filled in. */
+export interface ResolvedSimOptions {
+  listen: string[];
+  revision: ApiRevision;
+  instances: number;
+  seed: number | undefined;
+  projects: string[];
+  timings: SimTimings;
+  events: SimEventOptions;
+  utcSuffix: UtcSuffix;
+  trustedCertificates: string[];
+  tls: { cert: string; key: string } | undefined;
+}
+
+/** Default timings (see SimTimings). */
+export const defaultTimings: SimTimings = {
+  startMs: 100,
+  stopMs: 300,
+  forceStopMs: 60,
+  restartMs: 300,
+  freezeMs: 5,
+  taskMs: 20,
+  stopHookMs: 500,
+  failedStartMs: 200,
+  crashLoopUptimeMs: 1000,
+  operationRetentionMs: 5000,
+};
+
+/** Default event-socket behaviour (that of LXD 5.0.2). */
+export const defaultEventOptions: SimEventOptions = { pingIntervalMs: 10_000, maxMissedPings: 2, writeDeadlineMs: 5000 };
+
+/** Fills in defaults; `defaultSocket` is used when no listen address is given. */
+export function resolveOptions(opts: SimulatorOptions, defaultSocket: string): ResolvedSimOptions {
+  return {
+    listen: opts.listen && opts.listen.length > 0 ? opts.listen : [`unix:${defaultSocket}`],
+    revision: opts.revision ?? 'earlier',
+    instances: opts.instances ?? 0,
+    seed: opts.seed,
+    projects: ['default', ...(opts.projects ?? []).filter((p) => p !== 'default')],
+    timings: { ...defaultTimings, ...opts.timings },
+    events: { ...defaultEventOptions, ...opts.events },
+    utcSuffix: opts.utcSuffix ?? 'numeric',
+    trustedCertificates: opts.trustedCertificates ?? [],
+    tls: opts.tls,
+  };
+}

@@ -1,0 +1,110 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generate } from 'selfsigned';
+import { buildRouter, handleRequest } from './app.js';
+import { CallCounter, type SimContext } from './context.js';
+import { SimulatorControls } from './controls.js';
+import { EventHub } from './event-hub.js';
+import { EventsEndpoint } from './events-endpoint.js';
+import { FaultBook } from './faults.js';
+import { IdSource } from './ids.js';
+import { InstanceActions } from './instance-actions.js';
+import { InstanceStore } from './instance-store.js';
+import { LifecycleEmitter } from './lifecycle.js';
+import { OperationRegistry } from './operations.js';
+import { resolveOptions, type SimulatorOptions } from './options.js';
+import { seedPopulation } from './population.js';
+import { certificateFingerprint, TrustStore } from './trust-store.js';
+import { parseListen, Transport } from './transport.js';
+
+/** A running simulator. */
+export interface RunningSimulator {
+  /** Path of the unix socket, when listening on one. */
+  socketPath: string | undefined;
+  /** `https://host:port`, when listening on HTTPS. */
+  httpsUrl: string | undefined;
+  /** PEM of the HTTPS server certificate (pin it in clients), when listening on HTTPS. */
+  serverCertificate: string | undefined;
+  /** Fault injection and inspection. */
+  controls: SimulatorControls;
+  /** Stops listening, cuts event sockets and removes the temporary socket directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the embedded instance service: a simulator of the LXD/Incus REST API (seed + LXD 5.0.2
+ * behaviour; docs/simulator.md lists every choice and every known difference).
+ *
+ * @example
+ * const sim = await startSimulator({ instances: 3, timings: { startMs: 5 } });
+ * // curl --unix-socket ${sim.socketPath} http://x/1.0/instances?recursion=1
+ * await sim.stop();
+ */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const tempDir = options.listen?.length ? undefined : mkdtempSync(join(tmpdir(), 'reflex-sim-'));
+  const opts = resolveOptions(options, join(tempDir ?? tmpdir(), 'unix.socket'));
+  const specs = opts.listen.map(parseListen);
+  const wantsHttps = specs.some((s) => s.kind === 'https');
+  const tls = wantsHttps ? (opts.tls ?? (await selfSignedPair())) : undefined;
+
+  const ids = new IdSource(opts.seed);
+  const hub = new EventHub(opts.events, opts.utcSuffix);
+  const trust = new TrustStore();
+  for (const pem of opts.trustedCertificates) trust.add(pem);
+  const ctx: SimContext = {
+    opts,
+    ids,
+    hub,
+    trust,
+    store: new InstanceStore(opts.projects, ids),
+    ops: new OperationRegistry(hub, ids, opts.revision, opts.utcSuffix, opts.timings.operationRetentionMs),
+    lifecycle: new LifecycleEmitter(hub, opts.revision),
+    faults: new FaultBook(),
+    calls: new CallCounter(),
+    actions: undefined as unknown as InstanceActions,
+    serverTls: undefined,
+    restarting: false,
+  };
+  ctx.actions = new InstanceActions(ctx);
+  seedPopulation(ctx, opts.instances);
+
+  const events = new EventsEndpoint(ctx);
+  let transport: Transport;
+  const restart = async (downtimeMs: number): Promise<void> => {
+    ctx.restarting = true;
+    hub.dropAll();
+    await transport.close();
+    ctx.ops.clear();
+    await new Promise((r) => setTimeout(r, downtimeMs));
+    await transport.listen();
+    ctx.restarting = false;
+  };
+  const controls = new SimulatorControls(ctx, restart);
+  const router = buildRouter(ctx, controls);
+  transport = new Transport(specs, { request: (req, res, id) => handleRequest(ctx, router, req, res, id), upgrade: (req, socket, head, id) => events.upgrade(req, socket, head, id) }, tls);
+  await transport.listen();
+  if (tls) ctx.serverTls = { cert: tls.cert, fingerprint: certificateFingerprint(tls.cert), addresses: transport.httpsUrl ? [transport.httpsUrl.slice('https://'.length)] : [] };
+
+  return {
+    socketPath: transport.socketPath,
+    httpsUrl: transport.httpsUrl,
+    serverCertificate: tls?.cert,
+    controls,
+    async stop() {
+      hub.close();
+      events.close();
+      await transport.close();
+      if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function selfSignedPair(): Promise<{ cert: string; key: string }> {
+  const pems = await generate([{ name: 'commonName', value: 'reflex-sim' }], {
+    keySize: 2048,
+    algorithm: 'sha256',
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+  } as Parameters<typeof generate>[1]);
+  return { cert: pems.cert, key: pems.private };
+}

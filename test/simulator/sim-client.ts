@@ -1,0 +1,136 @@
+import { Agent, request } from 'undici';
+import WebSocket from 'ws';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import type { SimulatorOptions } from '../../src/simulator/options.js';
+
+/** Fast timings so behaviour tests run in milliseconds. */
+export const fastTimings = {
+  startMs: 10,
+  stopMs: 20,
+  forceStopMs: 10,
+  restartMs: 20,
+  freezeMs: 2,
+  taskMs: 5,
+  stopHookMs: 40,
+  failedStartMs: 20,
+  crashLoopUptimeMs: 50,
+  operationRetentionMs: 300,
+};
+
+/** A parsed HTTP answer. */
+export interface ApiAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}
+
+/** A simulator plus a tiny client bound to its unix socket. */
+export interface TestSim {
+  sim: RunningSimulator;
+  api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer>;
+  /** Connects to /1.0/events and collects parsed frames. */
+  events(query?: string): Promise<EventTap>;
+  /** Waits for an operation to finish and returns its final object. */
+  waitOp(answer: ApiAnswer): Promise<any>;
+  close(): Promise<void>;
+}
+
+/** A connected events socket with everything it received. */
+export interface EventTap {
+  ws: WebSocket;
+  frames: any[];
+  raw: string[];
+  /** Resolves when a frame matching `pred` has arrived (or rejects after `ms`). */
+  until(pred: (f: any) => boolean, ms?: number): Promise<any>;
+  lifecycle(): any[];
+  close(): void;
+}
+
+/** Starts a simulator on a temporary unix socket with fast timings. */
+export async function startTestSim(opts: SimulatorOptions = {}): Promise<TestSim> {
+  const sim = await startSimulator({ ...opts, timings: { ...fastTimings, ...opts.timings } });
+  const socketPath = sim.socketPath!;
+  const agent = new Agent({ connect: { socketPath } });
+  const taps: EventTap[] = [];
+  const api: TestSim['api'] = async (method, path, body, headers = {}) => {
+    const res = await request(`http://sim${path}`, {
+      method: method as 'GET',
+      dispatcher: agent,
+      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.body.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* plain text answers stay text */
+    }
+    return { status: res.statusCode, headers: res.headers, body: parsed };
+  };
+  return {
+    sim,
+    api,
+    async events(query = '') {
+      const tap = await openTap(`ws+unix://${socketPath}:/1.0/events${query}`);
+      taps.push(tap);
+      return tap;
+    },
+    async waitOp(answer) {
+      const res = await api('GET', `${answer.body.operation}/wait?timeout=10`);
+      return res.body.metadata;
+    },
+    async close() {
+      for (const t of taps) t.close();
+      await agent.close();
+      await sim.stop();
+    },
+  };
+}
+
+/** Opens an events socket and resolves once it is open. */
+export function openTap(url: string, wsOpts: WebSocket.ClientOptions = {}): Promise<EventTap> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, wsOpts);
+    const frames: any[] = [];
+    const raw: string[] = [];
+    const waiters: { pred: (f: any) => boolean; resolve: (f: any) => void }[] = [];
+    ws.on('message', (data) => {
+      const text = data.toString();
+      raw.push(text);
+      const f = JSON.parse(text);
+      frames.push(f);
+      for (const w of [...waiters]) {
+        if (w.pred(f)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(f);
+        }
+      }
+    });
+    ws.once('error', reject);
+    ws.once('open', () =>
+      resolve({
+        ws,
+        frames,
+        raw,
+        until(pred, ms = 3000) {
+          const hit = frames.find(pred);
+          if (hit) return Promise.resolve(hit);
+          return new Promise((res, rej) => {
+            const timer = setTimeout(() => rej(new Error('event did not arrive in time')), ms);
+            waiters.push({ pred, resolve: (f) => (clearTimeout(timer), res(f)) });
+          });
+        },
+        lifecycle() {
+          return frames.filter((f) => f.type === 'lifecycle');
+        },
+        close() {
+          ws.terminate();
+        },
+      }),
+    );
+  });
+}
+
+/** Sleeps. */
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
