@@ -59,9 +59,63 @@ const lxdFactory: TargetFactory = {
   },
 };
 
-// The simulator (src/simulator, next issue) adds one factory per revision here, e.g.
-// simFactory('sim-earlier', 'earlier') built on startSimulator({ revision }).
-const factories: TargetFactory[] = [lxdFactory];
+/** The part of src/simulator the suite uses; imported lazily so the suite runs without it. */
+interface SimModule {
+  startSimulator(opts: { revision: ApiRevision }): Promise<{
+    socketPath: string | undefined;
+    controls: { addInstance(spec: { name: string; status?: 'Running' }): void; ignoreShutdown(name: string, on?: boolean): void };
+    stop(): Promise<void>;
+  }>;
+}
+
+async function loadSimulator(): Promise<SimModule | string> {
+  const path = '../../src/simulator/simulator.js';
+  try {
+    return (await import(/* @vite-ignore */ path)) as SimModule;
+  } catch (err) {
+    return `src/simulator is not available: ${(err as Error).message}`;
+  }
+}
+
+function simFactory(revision: ApiRevision): TargetFactory {
+  return {
+    name: `sim-${revision}`,
+    async unavailable() {
+      const mod = await loadSimulator();
+      return typeof mod === 'string' ? mod : undefined;
+    },
+    async create() {
+      const mod = (await loadSimulator()) as SimModule;
+      const sim = await mod.startSimulator({ revision });
+      const socketPath = sim.socketPath!;
+      const client = new InstanceClient({ kind: 'unix', socketPath, url: `unix://${socketPath}` });
+      let n = 0;
+      return {
+        name: `sim-${revision}`,
+        revision,
+        client,
+        async launch(opts = {}) {
+          const name = `rt-sim-${process.pid}-${++n}`;
+          sim.controls.addInstance({ name, status: 'Running' });
+          if (opts.ignoresStop) sim.controls.ignoreShutdown(name);
+          return name;
+        },
+        async remove(name) {
+          const stop = await client.changeState(name, { action: 'stop', force: true }).catch(() => undefined);
+          await stop?.wait({ timeoutMs: 10_000 }).catch(() => undefined);
+          const del = await client.deleteInstance(name).catch(() => undefined);
+          await del?.wait({ timeoutMs: 10_000 }).catch(() => undefined);
+        },
+        async close() {
+          await client.close();
+          await sim.stop();
+        },
+      };
+    },
+  };
+}
+
+const factories: TargetFactory[] = [lxdFactory, simFactory('earlier'), simFactory('later')];
 
 function selected(): { factory: TargetFactory; explicit: boolean }[] {
   const wanted = process.env.REFLEX_CONFORMANCE_TARGETS?.split(',').map((s) => s.trim()).filter(Boolean);
