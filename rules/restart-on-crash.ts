@@ -4,7 +4,10 @@ import { StatusCode, configFlag, defineRule } from 'reflex';
  * Starts again an instance that stopped without being asked to (a crash, a guest poweroff: on LXD 5.0
  * the lifecycle event `instance-shutdown` with no requestor) or that reports Error (112).
  * Only instances that opt in with `user.reflex.autorestart=true`, mirroring Incus' `boot.autorestart`.
- * A stop requested through the API (event with a requestor) is never undone.
+ * A stop requested through the API (event with a requestor) is never undone. A crash loop is
+ * restarted with growing back-off (10 s doubling to 5 min) and quarantined after 5 restarts in
+ * 10 minutes, with one alert. On Incus with `boot.autorestart`, the daemon restarts first and
+ * sends `instance-restarted`; only when it gives up does `instance-shutdown` reach this rule.
  */
 export default defineRule({
   name: 'restart-on-crash',
@@ -16,4 +19,5 @@ export default defineRule({
   when: ({ instance }) => configFlag(instance, 'user.reflex.autorestart'),
   whenNot: 'instance has not opted in (user.reflex.autorestart is not true)',
   actions: [{ action: 'start' }],
+  crashLoop: { maxRestarts: 5, windowMs: 600_000, initialBackoffMs: 10_000, maxBackoffMs: 300_000 },
 });

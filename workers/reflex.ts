@@ -1,6 +1,9 @@
-import { Queue, Worker } from 'bullmq';
+import { DelayedError, Queue, Worker } from 'bullmq';
 import type { Logger } from 'pino';
-import { ActionExecutor } from '../src/actions/action-executor.js';
+import { ActionExecutor, instanceBusy } from '../src/actions/action-executor.js';
+import { ActionGate } from '../src/actions/action-gate.js';
+import { InstanceLock } from '../src/actions/instance-lock.js';
+import { Silences } from '../src/rules/silences.js';
 import { SelfActions } from '../src/actions/self-actions.js';
 import { AuditLog } from '../src/audit/audit-log.js';
 import { InstanceClient } from '../src/client/client.js';
@@ -89,13 +92,22 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     const { rules, errors } = await loadRules(config.rulesDir);
     for (const e of errors) logger.error({ file: e.file }, `rule file skipped: ${e.message}`);
     logger.info({ rules: rules.map((r) => r.name) }, `loaded ${rules.length} rule(s) from ${config.rulesDir}`);
-    const processor = new EventProcessor({ redis, keys, client: () => client, tracker, selfActions, audit, engine: new RuleEngine(rules), actions: actionsQueue, logger, actionAttempts: config.actionAttempts });
-    const executor = new ActionExecutor({ client: () => client, audit, selfActions, logger });
+    const gate = new ActionGate(redis, keys, new Silences(redis, keys.silences));
+    const processor = new EventProcessor({ redis, keys, client: () => client, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts });
+    const executor = new ActionExecutor({ client: () => client, audit, selfActions, lock: new InstanceLock(redis), keys, redis, logger });
     // One event at a time keeps each instance's history in arrival order; actions run in parallel.
     const eventWorker = new Worker(keys.eventsQueue, async (job) => processor.process(eventJobSchema.parse(job.data)), { ...queueOpts, concurrency: 1, lockDuration: 10_000 });
     const actionWorker = new Worker(
       keys.actionsQueue,
-      async (job) => executor.execute(actionJobSchema.parse(job.data), job.attemptsMade + 1, job.opts.attempts ?? 1),
+      async (job, token) => {
+        const outcome = await executor.execute(actionJobSchema.parse(job.data), job.id ?? '', job.attemptsMade + 1, job.opts.attempts ?? 1);
+        if (outcome === instanceBusy) {
+          // Another action holds the instance: come back shortly without spending an attempt.
+          await job.moveToDelayed(Date.now() + 200 + Math.round(Math.random() * 300), token);
+          throw new DelayedError();
+        }
+        return outcome;
+      },
       { ...queueOpts, concurrency: config.actionConcurrency, lockDuration: 30_000 },
     );
     for (const w of [eventWorker, actionWorker]) w.on('error', (err) => logger.error({ err: err.message }, 'queue worker error'));

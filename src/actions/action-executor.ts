@@ -1,13 +1,21 @@
 import { UnrecoverableError } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
-import { ApiError } from '../client/api-error.js';
+import { ApiError, isApiStatus } from '../client/api-error.js';
 import { isRetryable } from '../errors/reflex-error.js';
 import type { ActionJob } from '../queue/payloads.js';
 import type { ActionContext, ActionOutcome } from './action.js';
 import { getAction } from './registry.js';
 import type { SelfActions } from './self-actions.js';
+import type { InstanceLock } from './instance-lock.js';
+import type { KeySpace } from '../queue/names.js';
+import { isFinalOperationCode } from '../client/status-code.js';
+import { parseSource } from '../events/normalize.js';
+
+/** Returned instead of an outcome when another action holds the instance: the caller re-queues the job shortly. */
+export const instanceBusy = Symbol('instance-busy');
 
 /**
  * Runs one action job: marks the instance as being acted on by us, audits each API call and the
@@ -15,14 +23,39 @@ import type { SelfActions } from './self-actions.js';
  */
 export class ActionExecutor {
   constructor(
-    private readonly deps: { client: (target: string) => InstanceClient; audit: AuditLog; selfActions: SelfActions; logger: Logger },
+    private readonly deps: {
+      client: (target: string) => InstanceClient;
+      audit: AuditLog;
+      selfActions: SelfActions;
+      lock: InstanceLock;
+      keys: KeySpace;
+      redis: Redis;
+      logger: Logger;
+    },
   ) {}
 
-  /** Executes the job; throws to let BullMQ retry, or UnrecoverableError when a retry cannot help. */
-  async execute(job: ActionJob, attempt: number, maxAttempts: number): Promise<ActionOutcome> {
-    const { audit, selfActions, logger } = this.deps;
+  /**
+   * Executes the job under the instance's lock; throws to let BullMQ retry, or UnrecoverableError
+   * when a retry cannot help. Returns {@link instanceBusy} when another action holds the instance.
+   */
+  async execute(job: ActionJob, jobId: string, attempt: number, maxAttempts: number): Promise<ActionOutcome | typeof instanceBusy> {
+    const { keys } = this.deps;
+    const held = await this.deps.lock.tryAcquire(keys.instanceLock(job.target, job.project, job.instance));
+    if (!held) return instanceBusy;
+    try {
+      return await this.executeLocked(job, jobId, attempt, maxAttempts);
+    } finally {
+      await held.release();
+    }
+  }
+
+  private async executeLocked(job: ActionJob, jobId: string, attempt: number, maxAttempts: number): Promise<ActionOutcome> {
+    const { audit, selfActions, logger, redis, keys } = this.deps;
     const client = this.deps.client(job.target).withProject(job.project);
     const base = { correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule };
+    const resumed = await this.resume(job, jobId, client, base);
+    if (resumed) return resumed;
+    await this.waitForOthersOperations(client, job.instance);
     const action = getAction(job.action);
     const ctx: ActionContext = {
       client,
@@ -38,6 +71,8 @@ export class ActionExecutor {
         await selfActions.mark(job.target, job.instance, { action: d.action, state: 'in-flight', at: Date.now() });
         try {
           const op = await send();
+          // Persisted before waiting: a worker killed now resumes waiting on this operation instead of acting again.
+          await redis.set(keys.inflight(jobId), op.id, 'PX', 3_600_000);
           await audit.append({ ...base, type: 'call', summary: `${d.method} ${d.path} (${d.action}) → operation ${op.id}`, method: d.method, path: d.path, operationId: op.id, attempt });
           try {
             await op.wait({ timeoutMs: 120_000 });
@@ -57,6 +92,7 @@ export class ActionExecutor {
     };
     try {
       const outcome = await action.run(ctx);
+      await redis.del(keys.inflight(jobId));
       await audit.append({ ...base, type: 'outcome', summary: `${job.action}: ${outcome.summary}`, result: outcome.result, operationId: outcome.operationId, attempt });
       logger.info({ instance: job.instance, rule: job.rule, action: job.action, result: outcome.result }, outcome.summary);
       return outcome;
@@ -72,8 +108,57 @@ export class ActionExecutor {
         attempt,
       });
       logger.warn({ instance: job.instance, action: job.action, err: (err as Error).message, retry }, 'action failed');
+      await redis.del(keys.inflight(jobId));
       if (!retry) throw new UnrecoverableError(`${code}: ${(err as Error).message}`);
       throw err;
+    }
+  }
+
+  /**
+   * A previous run of this job (killed mid-action) left the id of the operation it was waiting on:
+   * wait on that one and record its outcome instead of acting again. When the operation is already
+   * gone, fall through: the action re-reads the instance and does nothing if the goal holds.
+   */
+  private async resume(job: ActionJob, jobId: string, client: InstanceClient, base: Record<string, string>): Promise<ActionOutcome | undefined> {
+    const { redis, keys, audit } = this.deps;
+    const opId = await redis.get(keys.inflight(jobId));
+    if (!opId) return undefined;
+    let summary: string;
+    try {
+      const op = await client.getOperation(opId);
+      const final = await op.wait({ timeoutMs: 120_000 });
+      summary = `resumed after a restart of the worker: operation ${opId} ended ${final.status}`;
+    } catch (err) {
+      if (isApiStatus(err, 404) || (err as { code?: string }).code === 'OPERATION_VANISHED') {
+        await redis.del(keys.inflight(jobId));
+        await audit.append({ ...base, type: 'call', summary: `operation ${opId} of an earlier attempt is gone; re-checking the instance` });
+        return undefined;
+      }
+      throw err;
+    }
+    await redis.del(keys.inflight(jobId));
+    const outcome: ActionOutcome = { result: 'done', summary, operationId: opId };
+    await audit.append({ ...base, type: 'outcome', summary: `${job.action}: ${summary}`, result: 'done', operationId: opId, resumed: true });
+    return outcome;
+  }
+
+  /** Waits (bounded) for operations someone else is running on the instance, so we act on the settled state. */
+  private async waitForOthersOperations(client: InstanceClient, instance: string): Promise<void> {
+    let ops;
+    try {
+      ops = await client.listOperations();
+    } catch {
+      return; // listing is an optimisation: the action re-reads state anyway
+    }
+    for (const op of ops) {
+      if (isFinalOperationCode(op.status_code) || op.class !== 'task') continue;
+      const paths = Object.values(op.resources ?? {}).flat();
+      if (!paths.some((p) => parseSource(p).instance === instance)) continue;
+      try {
+        await (await client.getOperation(op.id)).wait({ timeoutMs: 30_000 });
+      } catch {
+        // Its failure is its own business; the action re-reads the state next.
+      }
     }
   }
 }

@@ -8,7 +8,8 @@ import type { Instance } from '../client/instance.js';
 import { isOwnEcho, type SelfActions } from '../actions/self-actions.js';
 import type { KeySpace } from '../queue/names.js';
 import type { ActionJob, EventJob } from '../queue/payloads.js';
-import type { RuleEngine } from '../rules/engine.js';
+import type { ActionGate } from '../actions/action-gate.js';
+import type { Decision, RuleEngine } from '../rules/engine.js';
 import type { StateTracker } from '../state/state-tracker.js';
 import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from './canonical-event.js';
@@ -24,6 +25,7 @@ export interface EventProcessorDeps {
   selfActions: SelfActions;
   audit: AuditLog;
   engine: RuleEngine;
+  gate: ActionGate;
   actions: Queue;
   logger: Logger;
   /** Attempts per action job (first try included). Default 5. */
@@ -75,18 +77,35 @@ export class EventProcessor {
     const instance = instanceName ? await this.readInstance(event.target, event.project, instanceName) : undefined;
     const decisions = await this.deps.engine.decide(event, instance);
     for (const d of decisions) {
-      await audit.append({ type: 'decision', correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule, summary: d.summary, matched: d.matched });
-      if (!d.matched || !instanceName) continue;
-      const jobs = d.actions.map((a, i) => {
-        const data: ActionJob = { rule: d.rule, action: a.action, params: a.params ?? {}, target: event.target, project: event.project, instance: instanceName, correlationId: event.id, dryRun: d.dryRun };
-        return { name: a.action, data, opts: { jobId: `${d.rule}:${event.id}:${i}`, attempts: this.deps.actionAttempts ?? 5 } };
-      });
-      await this.deps.actions.addBulk(jobs);
-      for (const j of jobs) {
-        await audit.append({ type: 'action', correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule, summary: `queued ${j.data.action}${d.dryRun ? ' (dry-run)' : ''}`, jobId: j.opts.jobId });
+      if (!d.matched || !instanceName) {
+        await audit.append({ type: 'decision', correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule, summary: d.summary, matched: d.matched });
+        continue;
       }
+      await this.dispatch(d, event, instanceName, instance);
     }
     return 'processed';
+  }
+
+  /** Runs a matched decision through the gate (silences, cooldown, crash-loop budget) and queues its actions. */
+  private async dispatch(d: Extract<Decision, { matched: true }>, event: CanonicalEvent, instanceName: string, instance: Instance | undefined): Promise<void> {
+    const { audit } = this.deps;
+    const base = { correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule };
+    const verdict = d.dryRun ? ({ admitted: true, delayMs: 0 } as const) : await this.deps.gate.admit(d.definition, event, instanceName, instance);
+    if (!verdict.admitted) {
+      await audit.append({ ...base, type: 'decision', summary: verdict.summary, matched: true, suppressed: true });
+      if (verdict.alert) await audit.append({ ...base, type: 'alert', summary: verdict.alert, severity: 'critical' });
+      return;
+    }
+    await audit.append({ ...base, type: 'decision', summary: `${d.summary}${'note' in verdict && verdict.note ? `; ${verdict.note}` : ''}`, matched: true });
+    const jobs = d.actions.map((a, i) => {
+      const data: ActionJob = { rule: d.rule, action: a.action, params: a.params ?? {}, target: event.target, project: event.project, instance: instanceName, correlationId: event.id, dryRun: d.dryRun };
+      const opts = { jobId: `${d.rule}:${event.id}:${i}`, attempts: this.deps.actionAttempts ?? 5, delay: verdict.delayMs, ...(d.definition.priority ? { priority: d.definition.priority } : {}) };
+      return { name: a.action, data, opts };
+    });
+    await this.deps.actions.addBulk(jobs);
+    for (const j of jobs) {
+      await audit.append({ ...base, type: 'action', summary: `queued ${j.data.action}${d.dryRun ? ' (dry-run)' : ''}${j.opts.delay ? ` to run in ${j.opts.delay} ms` : ''}`, jobId: j.opts.jobId });
+    }
   }
 
   /**

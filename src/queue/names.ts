@@ -14,6 +14,18 @@ export interface KeySpace {
   state(target: string): string;
   /** Lease naming the one replica that reads a target's event stream. */
   lease(target: string): string;
+  /** Per-instance lock held while an action runs, across rules and replicas. */
+  instanceLock(target: string, project: string, instance: string): string;
+  /** Operation id an action job is waiting on, so a restarted worker resumes instead of acting again. */
+  inflight(jobId: string): string;
+  /** Restart timestamps of an instance (crash-loop budget). */
+  restarts(target: string, project: string, instance: string): string;
+  /** Set while an instance is quarantined after a crash loop. */
+  quarantine(target: string, project: string, instance: string): string;
+  /** Cooldown marker of a rule on an instance. */
+  cooldown(rule: string, target: string, project: string, instance: string): string;
+  /** Hash of silences by id. */
+  silences: string;
   /** Marker that Reflex itself is acting on an instance (intent `self`). */
   selfAction(target: string, instance: string): string;
 }
@@ -27,6 +39,12 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     rejected: `${prefix}:rejected`,
     state: (target) => `${prefix}:state:${target}`,
     lease: (target) => `${prefix}:lease:${target}`,
+    instanceLock: (target, project, instance) => `${prefix}:lock:${target}:${project}/${instance}`,
+    inflight: (jobId) => `${prefix}:inflight:${jobId}`,
+    restarts: (target, project, instance) => `${prefix}:restarts:${target}:${project}/${instance}`,
+    quarantine: (target, project, instance) => `${prefix}:quarantine:${target}:${project}/${instance}`,
+    cooldown: (rule, target, project, instance) => `${prefix}:cooldown:${rule}:${target}:${project}/${instance}`,
+    silences: `${prefix}:silences`,
     selfAction: (target, instance) => `${prefix}:self:${target}:${instance}`,
   };
 }

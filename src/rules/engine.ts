@@ -1,10 +1,11 @@
 import type { Instance } from '../client/instance.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
+import { evaluateFilter } from '../filter/evaluator.js';
 import type { ActionSpec, Rule, Trigger } from './rule.js';
 
 /** The outcome of one rule for one event. */
 export type Decision =
-  | { rule: string; matched: true; actions: ActionSpec[]; dryRun: boolean; summary: string }
+  | { rule: string; matched: true; actions: ActionSpec[]; dryRun: boolean; summary: string; definition: Rule }
   | { rule: string; matched: false; summary: string };
 
 /** Why a trigger does not match, or undefined when it matches. */
@@ -54,6 +55,8 @@ export class RuleEngine {
   }
 
   private async evaluateCondition(rule: Rule, event: CanonicalEvent, instance: Instance | undefined): Promise<Decision> {
+    const outOfScope = scopeMismatch(rule, event, instance);
+    if (outOfScope) return { rule: rule.name, matched: false, summary: `skipped: out of scope (${outOfScope})` };
     if (rule.when) {
       let ok: boolean;
       try {
@@ -63,6 +66,19 @@ export class RuleEngine {
       }
       if (!ok) return { rule: rule.name, matched: false, summary: `skipped: ${rule.whenNot ?? 'condition not met'}` };
     }
-    return { rule: rule.name, matched: true, actions: rule.actions, dryRun: rule.dryRun ?? false, summary: `matched${rule.dryRun ? ' (dry-run)' : ''}` };
+    return { rule: rule.name, matched: true, actions: rule.actions, dryRun: rule.dryRun ?? false, summary: `matched${rule.dryRun ? ' (dry-run)' : ''}`, definition: rule };
   }
+}
+
+function scopeMismatch(rule: Rule, event: CanonicalEvent, instance: Instance | undefined): string | undefined {
+  const sc = rule.scope;
+  if (!sc) return undefined;
+  if (sc.projects && !sc.projects.includes(event.project)) return `project ${event.project} not in ${sc.projects.join(', ')}`;
+  if (sc.targets && !sc.targets.includes(event.target)) return `target ${event.target} not in ${sc.targets.join(', ')}`;
+  if (sc.locations && !sc.locations.includes(event.location)) return `member ${event.location} not in ${sc.locations.join(', ')}`;
+  if (rule.scopeFilter) {
+    if (!instance) return `filter "${sc.filter}" needs the instance, which is gone`;
+    if (!evaluateFilter(rule.scopeFilter, instance)) return `filter "${sc.filter}" does not match`;
+  }
+  return undefined;
 }

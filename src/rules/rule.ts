@@ -2,6 +2,9 @@ import { z } from 'zod';
 import type { CanonicalEvent, EventKind, Intent } from '../events/canonical-event.js';
 import { intentSchema } from '../events/canonical-event.js';
 import type { Instance } from '../client/instance.js';
+import type { CrashLoopPolicy } from '../actions/crash-loop-budget.js';
+import type { FilterExpr } from '../filter/ast.js';
+import { parseFilter } from '../filter/parser.js';
 
 /**
  * What a rule listens to. Status codes are numbers (112, 102), never texts; an omitted field
@@ -23,6 +26,20 @@ export interface ActionSpec {
   params?: Record<string, unknown>;
 }
 
+/** Which instances a rule is for. Every field given must match; an omitted one matches anything. */
+export interface RuleScope {
+  /**
+   * The seed's filter language, evaluated on the instance as just read, with LXD's semantics
+   * (case-insensitive anchored regex on string fields): e.g. `config.user.reflex.autorestart eq true`.
+   */
+  filter?: string;
+  projects?: string[];
+  /** Targets as configured (e.g. `unix:///var/lib/lxd/unix.socket`). */
+  targets?: string[];
+  /** Cluster members (`location`); "none" on a standalone server. */
+  locations?: string[];
+}
+
 /** What a rule's predicate sees. The instance is read fresh from the server before deciding. */
 export interface RuleContext {
   event: CanonicalEvent;
@@ -39,6 +56,8 @@ export interface RuleDefinition {
   description?: string;
   /** One trigger or several (any may match). */
   on: Trigger | Trigger[];
+  /** Which instances the rule is for, declaratively. Checked before `when`. */
+  scope?: RuleScope;
   /**
    * Which instances the rule is for: return false to skip (the reason is audited). Receives the
    * instance as read just now.
@@ -47,6 +66,15 @@ export interface RuleDefinition {
   /** Why `when` said no, for the audit log. Default "condition not met". */
   whenNot?: string;
   actions: ActionSpec[];
+  /** After acting on an instance, do not act on it again for this long. Default: no cooldown. */
+  cooldownMs?: number;
+  /**
+   * Crash-loop budget for rules that restart instances (defaults in CrashLoopPolicy); `false`
+   * turns it off. Default: off.
+   */
+  crashLoop?: CrashLoopPolicy | false;
+  /** Higher runs first when actions queue up. Default 0. */
+  priority?: number;
   /** Default true. */
   enabled?: boolean;
   /** Record decisions and planned calls but send no mutating request. Default false. */
@@ -56,6 +84,8 @@ export interface RuleDefinition {
 /** A validated rule, as the engine uses it. */
 export interface Rule extends RuleDefinition {
   triggers: Trigger[];
+  /** `scope.filter`, parsed once. */
+  scopeFilter?: FilterExpr;
 }
 
 const triggerSchema = z.strictObject({
@@ -69,6 +99,29 @@ const ruleSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'use lowercase letters, digits and dashes'),
   description: z.string().optional(),
   on: z.union([triggerSchema, z.array(triggerSchema).min(1)]),
+  scope: z
+    .strictObject({
+      filter: z.string().optional(),
+      projects: z.array(z.string()).optional(),
+      targets: z.array(z.string()).optional(),
+      locations: z.array(z.string()).optional(),
+    })
+    .optional(),
+  cooldownMs: z.number().int().min(0).optional(),
+  crashLoop: z
+    .union([
+      z.literal(false),
+      z.strictObject({
+        maxRestarts: z.number().int().min(1).optional(),
+        windowMs: z.number().int().min(1).optional(),
+        initialBackoffMs: z.number().int().min(0).optional(),
+        maxBackoffMs: z.number().int().min(0).optional(),
+        resetAfterMs: z.number().int().min(0).optional(),
+        quarantineMs: z.number().int().min(1).optional(),
+      }),
+    ])
+    .optional(),
+  priority: z.number().int().min(0).max(1000).optional(),
   when: z.function().optional(),
   whenNot: z.string().optional(),
   actions: z.array(z.strictObject({ action: z.string(), params: z.record(z.string(), z.unknown()).optional() })).min(1),
@@ -83,5 +136,13 @@ export function defineRule(def: RuleDefinition): Rule {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(rule)'}: ${i.message}`).join('; ');
     throw new Error(`invalid rule${def && typeof def.name === 'string' ? ` "${def.name}"` : ''}: ${issues}`);
   }
-  return { ...def, triggers: Array.isArray(def.on) ? def.on : [def.on] };
+  let scopeFilter: FilterExpr | undefined;
+  if (def.scope?.filter) {
+    try {
+      scopeFilter = parseFilter(def.scope.filter);
+    } catch (err) {
+      throw new Error(`invalid rule "${def.name}": scope.filter: ${(err as Error).message}`);
+    }
+  }
+  return { ...def, triggers: Array.isArray(def.on) ? def.on : [def.on], ...(scopeFilter ? { scopeFilter } : {}) };
 }

@@ -1,0 +1,98 @@
+import type { Redis } from 'ioredis';
+
+/**
+ * Crash-loop policy of a rule, after Kubernetes' CrashLoopBackOff: the first restart is
+ * immediate, later ones wait `initialBackoffMs` doubling up to `maxBackoffMs`; a stable run of
+ * `resetAfterMs` forgets the history; more than `maxRestarts` within `windowMs` quarantines the
+ * instance (no more restarts, one alert) for `quarantineMs`.
+ */
+export interface CrashLoopPolicy {
+  /** Default 5. */
+  maxRestarts?: number;
+  /** Default 600 000 ms (10 min). */
+  windowMs?: number;
+  /** Default 10 000 ms. */
+  initialBackoffMs?: number;
+  /** Default 300 000 ms. */
+  maxBackoffMs?: number;
+  /** Default 600 000 ms. */
+  resetAfterMs?: number;
+  /** Default 3 600 000 ms; the operator can lift it earlier with `reflex quarantine release`. */
+  quarantineMs?: number;
+}
+
+/** What the budget allows for one more restart. */
+export type BudgetVerdict =
+  | { allowed: true; restartNumber: number; delayMs: number }
+  | { allowed: false; restarts: number; newlyQuarantined: boolean };
+
+// One script, so replicas deciding on the same instance at the same moment agree.
+const reserveScript = `
+local now = tonumber(ARGV[1])
+local windowMs, maxRestarts = tonumber(ARGV[2]), tonumber(ARGV[3])
+local initial, maxBackoff = tonumber(ARGV[4]), tonumber(ARGV[5])
+local resetAfter, quarantineMs = tonumber(ARGV[6]), tonumber(ARGV[7])
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  return {-1, redis.call('ZCARD', KEYS[1])}
+end
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if last[2] and now - tonumber(last[2]) > resetAfter then redis.call('DEL', KEYS[1]) end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
+local n = redis.call('ZCARD', KEYS[1])
+if redis.call('ZSCORE', KEYS[1], ARGV[8]) then return {n, 0} end
+if n >= maxRestarts then
+  redis.call('SET', KEYS[2], now, 'PX', quarantineMs)
+  return {-2, n}
+end
+redis.call('ZADD', KEYS[1], now, ARGV[8])
+redis.call('PEXPIRE', KEYS[1], math.max(windowMs, resetAfter))
+local delay = 0
+if n > 0 then delay = math.min(maxBackoff, initial * math.pow(2, n - 1)) end
+return {n + 1, delay}`;
+
+/** Restart budgets per instance, shared by all replicas through Redis. */
+export class CrashLoopBudget {
+  constructor(private readonly redis: Redis) {}
+
+  /**
+   * Reserves one restart for an incident. The same incident id reserves only once (a duplicate
+   * event counts once).
+   */
+  async reserve(keys: { restarts: string; quarantine: string }, incident: string, policy: CrashLoopPolicy, now = Date.now()): Promise<BudgetVerdict> {
+    const p = withDefaults(policy);
+    const [a, b] = (await this.redis.eval(
+      reserveScript,
+      2,
+      keys.restarts,
+      keys.quarantine,
+      String(now),
+      String(p.windowMs),
+      String(p.maxRestarts),
+      String(p.initialBackoffMs),
+      String(p.maxBackoffMs),
+      String(p.resetAfterMs),
+      String(p.quarantineMs),
+      incident,
+    )) as [number, number];
+    if (a === -1) return { allowed: false, restarts: b, newlyQuarantined: false };
+    if (a === -2) return { allowed: false, restarts: b, newlyQuarantined: true };
+    return { allowed: true, restartNumber: a, delayMs: b };
+  }
+
+  /** Lifts a quarantine and forgets the restart history. */
+  async release(keys: { restarts: string; quarantine: string }): Promise<boolean> {
+    const n = await this.redis.del(keys.quarantine, keys.restarts);
+    return n > 0;
+  }
+}
+
+export function withDefaults(p: CrashLoopPolicy): Required<CrashLoopPolicy> {
+  return {
+    maxRestarts: p.maxRestarts ?? 5,
+    windowMs: p.windowMs ?? 600_000,
+    initialBackoffMs: p.initialBackoffMs ?? 10_000,
+    maxBackoffMs: p.maxBackoffMs ?? 300_000,
+    resetAfterMs: p.resetAfterMs ?? 600_000,
+    quarantineMs: p.quarantineMs ?? 3_600_000,
+  };
+}
