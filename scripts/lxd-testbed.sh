@@ -15,6 +15,7 @@ readonly IMAGE_ALIAS=reflex-busybox
 readonly IMAGE_REVISION=1
 readonly DAEMON_LOG=/var/log/lxd-testbed.log
 readonly SOCKET=/var/lib/lxd/unix.socket
+readonly TEST_LOCK=/tmp/reflex-real-lxd.lock
 readonly PACKAGES=(lxd busybox-static jq redis-server)
 
 https_address=""
@@ -163,7 +164,13 @@ ensure_image() {
 # Instances left by a killed test run. A crashed one may briefly be "busy running a stop
 # operation", so retry a few times before giving up on it.
 delete_stale_instances() {
-  local names name attempt
+  local names name attempt holder
+  # A test run in progress holds this lock (test/support/lxd-bed.ts); its rt-* instances are live.
+  holder=$(cut -d' ' -f1 "$TEST_LOCK" 2>/dev/null || true)
+  if [[ $holder =~ ^[0-9]+$ ]] && [[ $(sed 's/.*) //; s/ .*//' "/proc/$holder/stat" 2>/dev/null) =~ ^[^Z]$ ]]; then
+    say "a real-LXD test run (pid $holder) holds $TEST_LOCK; leaving rt-* instances alone"
+    return 0
+  fi
   names=$(lxc query '/1.0/instances' | jq -r '.[] | sub("^/1.0/instances/"; "") | select(startswith("rt-"))')
   for name in $names; do
     say "deleting leftover instance $name"
