@@ -10,6 +10,8 @@ import {
   type StateChange,
   type Versioned,
 } from './instance.js';
+import type { FilterExpr } from '../filter/ast.js';
+import { printFilter } from '../filter/printer.js';
 import type { Operation } from './operation.js';
 import type { Scope } from './scope.js';
 import type { RequestOptions } from './transport.js';
@@ -22,8 +24,8 @@ import type { RequestOptions } from './transport.js';
  */
 export type InstanceCollection = 'instances' | 'containers' | 'virtual-machines';
 
-/** Something that prints as a filter expression (a string, or a built expression of src/filter). */
-export type FilterInput = string | { toString(): string };
+/** A filter: the expression text, or an expression built with src/filter (printed by its printer). */
+export type FilterInput = string | FilterExpr;
 
 /** Options of `listInstances`. */
 export interface ListOptions {
@@ -44,7 +46,7 @@ export function instancePath(name: string, sub = ''): string {
 
 export async function listInstances(scope: Scope, opts: ListOptions = {}): Promise<string[] | Instance[] | InstanceFull[]> {
   const recursion = opts.recursion ?? 1;
-  const filter = opts.filter === undefined ? undefined : String(opts.filter);
+  const filter = opts.filter === undefined || typeof opts.filter === 'string' ? opts.filter : printFilter(opts.filter);
   const path = scope.path(`/1.0/${opts.collection ?? 'instances'}`, { recursion, filter }, { allProjects: opts.allProjects });
   const res = await scope.sync('GET', path, { signal: opts.signal });
   const schema = recursion === 0 ? z.string() : recursion === 1 ? instanceSchema : instanceFullSchema;

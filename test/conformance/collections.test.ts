@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { nameFromUrl } from '../../src/client/instance.js';
+import { and, eq, not, or } from '../../src/filter/builder.js';
 import { conformance } from './targets.js';
 
 await conformance('collections answer at recursion 0, 1 and 2 and honour filters', (target) => {
@@ -53,6 +54,17 @@ await conformance('collections answer at recursion 0, 1 and 2 and honour filters
   it('filters combine with and/not', async () => {
     const list = await target().client.listInstances({ filter: `name eq ${running} and not status eq Stopped` });
     expect(list.map((i) => i.name)).toEqual([running]);
+  });
+
+  it('a filter built with src/filter is printed and honoured', async () => {
+    const expr = and(or(eq('name', running), eq('name', stopped)), not(eq('status', 'Stopped')));
+    const list = await target().client.listInstances({ filter: expr });
+    expect(list.map((i) => i.name)).toEqual([running]);
+  });
+
+  it('filter values match case-insensitively (status eq running)', async () => {
+    const names = (await target().client.listInstances({ filter: eq('status', 'running') })).map((i) => i.name);
+    expect(names).toContain(running);
   });
 
   it('all-projects lists instances with their project', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { InstanceClient } from '../../src/client/client.js';
 import type { ApiRevision } from '../../src/client/status-code.js';
+import { startSimulator } from '../../src/simulator/simulator.js';
 import { acquireLxdLock, deleteTestInstance, launchTestInstance, lxdReachable, lxdSocketPath, requireLxd } from '../support/lxd-bed.js';
 
 /**
@@ -59,34 +60,12 @@ const lxdFactory: TargetFactory = {
   },
 };
 
-/** The part of src/simulator the suite uses; imported lazily so the suite runs without it. */
-interface SimModule {
-  startSimulator(opts: { revision: ApiRevision }): Promise<{
-    socketPath: string | undefined;
-    controls: { addInstance(spec: { name: string; status?: 'Running' }): void; ignoreShutdown(name: string, on?: boolean): void };
-    stop(): Promise<void>;
-  }>;
-}
-
-async function loadSimulator(): Promise<SimModule | string> {
-  const path = '../../src/simulator/simulator.js';
-  try {
-    return (await import(/* @vite-ignore */ path)) as SimModule;
-  } catch (err) {
-    return `src/simulator is not available: ${(err as Error).message}`;
-  }
-}
-
 function simFactory(revision: ApiRevision): TargetFactory {
   return {
     name: `sim-${revision}`,
-    async unavailable() {
-      const mod = await loadSimulator();
-      return typeof mod === 'string' ? mod : undefined;
-    },
+    unavailable: async () => undefined,
     async create() {
-      const mod = (await loadSimulator()) as SimModule;
-      const sim = await mod.startSimulator({ revision });
+      const sim = await startSimulator({ revision });
       const socketPath = sim.socketPath!;
       const client = new InstanceClient({ kind: 'unix', socketPath, url: `unix://${socketPath}` });
       let n = 0;
