@@ -9,10 +9,10 @@ import { InstanceClient } from '../../src/client/client.js';
 import { resolveRemote } from '../../src/client/remote.js';
 import type { Target } from '../../src/client/target.js';
 import { certificateFingerprint } from '../../src/client/tls-pin.js';
+import { ensureLxdHttps } from '../conformance/lxd-https.js';
 import { describeLxd, lxc } from '../support/lxd-bed.js';
 
 const run = promisify(execFile);
-const HTTPS_ADDRESS = process.env.REFLEX_LXD_HTTPS ?? '127.0.0.1:8443';
 
 interface Identity {
   cert: string;
@@ -44,13 +44,7 @@ await describeLxd('HTTPS with mutual TLS pins the server certificate and reports
   };
 
   beforeAll(async () => {
-    // Same setting as `scripts/lxd-testbed.sh --https`; left in place (idempotent).
-    let address = (await lxc(['config', 'get', 'core.https_address'])).trim();
-    if (!address) {
-      await lxc(['config', 'set', 'core.https_address', HTTPS_ADDRESS]);
-      address = HTTPS_ADDRESS;
-    }
-    origin = `https://${address.startsWith(':') || address.startsWith('[::]') ? `127.0.0.1${address.slice(address.lastIndexOf(':'))}` : address}`;
+    origin = await ensureLxdHttps();
     serverCert = (JSON.parse(await lxc(['query', '/1.0'])) as { environment: { certificate: string } }).environment.certificate;
     trusted = await makeIdentity(dir, 'rt-trusted');
     untrusted = await makeIdentity(dir, 'rt-untrusted');

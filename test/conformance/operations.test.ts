@@ -1,5 +1,6 @@
 import { afterEach, expect, it } from 'vitest';
 import { ApiError } from '../../src/client/api-error.js';
+import { operationSecrets } from '../../src/client/envelope.js';
 import { waitOperationObject } from '../../src/client/operations.js';
 import { StatusCode } from '../../src/client/status-code.js';
 import { conformance, type ConformanceTarget } from './targets.js';
@@ -101,5 +102,32 @@ await conformance('background operations can be waited for, cancelled and lost',
     const ops = await t.client.listOperations();
     expect(ops.map((o) => o.id)).toContain(op.id);
     await op.wait({ timeoutMs: 20_000 }).catch(() => undefined);
+  });
+
+  it('an exec that waits for its WebSockets is a websocket-class operation with fds secrets', async () => {
+    const t = target();
+    const name = await launch(t);
+    const res = await t.client.transport.request('POST', `/1.0/instances/${name}/exec`, {
+      body: { command: ['/bin/true'], 'wait-for-websocket': true, interactive: false },
+    });
+    expect(res.kind).toBe('async');
+    if (res.kind !== 'async') return;
+    const op = res.envelope.metadata;
+    expect(op.class).toBe('websocket');
+    const fds = operationSecrets(op);
+    expect(Object.keys(fds ?? {})).toEqual(expect.arrayContaining(['0', 'control']));
+    for (const secret of Object.values(fds ?? {})) expect(secret).toMatch(/^[0-9a-f]{16,}$/);
+  });
+
+  it('a trust token is a token-class operation that can be cancelled (revoked)', async () => {
+    const t = target();
+    const res = await t.client.transport.request('POST', '/1.0/certificates', { body: { name: `rt-token-${process.pid}`, type: 'client', token: true } });
+    expect(res.kind).toBe('async');
+    if (res.kind !== 'async') return;
+    const op = await t.client.getOperation(res.envelope.metadata.id);
+    expect(op.value.class).toBe('token');
+    expect(op.value.may_cancel).toBe(true);
+    await op.cancel();
+    await expect(op.wait({ timeoutMs: 5_000 })).rejects.toMatchObject({ code: expect.stringMatching(/OPERATION_CANCELLED|OPERATION_VANISHED/) });
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { InstanceClient } from '../../src/client/client.js';
 import type { ApiRevision } from '../../src/client/status-code.js';
+import { ensureLxdHttps } from './lxd-https.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
 import { acquireLxdLock, deleteTestInstance, launchTestInstance, lxdReachable, lxdSocketPath, requireLxd } from '../support/lxd-bed.js';
 
@@ -46,6 +47,8 @@ const lxdFactory: TargetFactory = {
   },
   lock: acquireLxdLock,
   async create() {
+    // Trust tokens (a class of operation the suite covers) need the HTTPS listener.
+    await ensureLxdHttps();
     const socketPath = lxdSocketPath()!;
     const client = new InstanceClient({ kind: 'unix', socketPath, url: `unix://${socketPath}` });
     return {
