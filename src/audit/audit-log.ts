@@ -1,66 +1,162 @@
 import type { Redis } from 'ioredis';
-import { z } from 'zod';
+import { appendChained } from './audit-chain.js';
+import { auditRecordSchema, reservedAuditFields, type AuditInput, type ChainedAuditRecord, type StoredAuditRecord } from './audit-record.js';
+import { matchesQuery, streamRange, type AuditQuery } from './audit-query.js';
+import { verifyAuditLog, type VerifyResult } from './audit-verifier.js';
+import { canonicalJson } from './canonical-json.js';
+import { redact } from './redact.js';
 
-/**
- * One audit record. `type` says what happened: an event was received, a rule decided, an action
- * was queued/called/finished. Every record of one incident shares `correlationId`.
- */
-export const auditRecordSchema = z.looseObject({
-  type: z.enum(['event', 'decision', 'action', 'call', 'outcome', 'rejected']),
-  at: z.string(),
-  correlationId: z.string(),
-  target: z.string().optional(),
-  instance: z.string().optional(),
-  rule: z.string().optional(),
-  /** Short human summary, e.g. "matched", "skipped: instance has no opt-in". */
-  summary: z.string(),
-});
-export type AuditRecord = z.infer<typeof auditRecordSchema>;
-export type AuditInput = Omit<AuditRecord, 'at'> & Record<string, unknown>;
+export { auditRecordSchema } from './audit-record.js';
+export type { AuditInput, AuditRecord, StoredAuditRecord } from './audit-record.js';
 
-/** An audit record as read back, with its stream id. */
-export type StoredAuditRecord = AuditRecord & { id: string };
-
-/** Options of {@link AuditLog}. */
+/** Options of {@link AuditLog}: retention, applied on every append. */
 export interface AuditLogOptions {
-  /** Approximate number of records kept (stream MAXLEN ~). Default 1 000 000. */
+  /** Records kept at least (trimming drops whole stream nodes, so a few more may stay). Default 1 000 000; 0 keeps all. */
   maxRecords?: number;
+  /** Records older than this (by stream id, i.e. Redis time) are dropped on the next append. Default 0: no age limit. */
+  maxAgeMs?: number;
 }
 
-/** Append-only audit trail in a Redis stream. */
+/** Options of {@link AuditLog.follow}. */
+export interface FollowOptions {
+  /** Yield only records after this stream id. Default: the newest record when following starts. */
+  afterId?: string;
+  /** Stops following; the iterator then returns. */
+  signal?: AbortSignal;
+  /** How long one XREAD blocks, in ms; also how late an abort may be noticed. Default 1000. */
+  blockMs?: number;
+}
+
+/**
+ * The audit trail: an append-only Redis stream in which each record carries the hash of the one
+ * before it (see audit-chain.ts), so `verify()` exposes any record edited, deleted or inserted
+ * behind the log's back. Records are redacted before they are hashed and stored. Safe to share
+ * between replicas: appends are serialised by Redis, one round trip each.
+ */
 export class AuditLog {
-  private readonly maxRecords: number;
+  private readonly retention: { maxRecords: number; maxAgeMs: number };
 
   constructor(
     private readonly redis: Redis,
     private readonly key: string,
     opts: AuditLogOptions = {},
   ) {
-    this.maxRecords = opts.maxRecords ?? 1_000_000;
+    this.retention = { maxRecords: opts.maxRecords ?? 1_000_000, maxAgeMs: opts.maxAgeMs ?? 0 };
+    if (!(this.retention.maxRecords >= 0) || !(this.retention.maxAgeMs >= 0)) throw new RangeError('audit retention limits must be >= 0');
   }
 
+  /** Stamps `at`, redacts secrets, and appends the record to the chain. Returns its stream id. */
   async append(input: AuditInput): Promise<string> {
-    const record = { ...input, at: new Date().toISOString() };
-    const id = await this.redis.xadd(this.key, 'MAXLEN', '~', String(this.maxRecords), '*', 'json', JSON.stringify(record));
-    return id ?? '';
+    for (const f of reservedAuditFields) {
+      if (f in input) throw new TypeError(`audit record field "${f}" is reserved for the log`);
+    }
+    const record = redact({ ...input, at: new Date().toISOString() });
+    return appendChained(this.redis, this.key, canonicalJson(record), this.retention);
   }
 
-  /** Records oldest first, optionally only those about one instance. */
-  async read(opts: { instance?: string; count?: number } = {}): Promise<StoredAuditRecord[]> {
+  /** Matching records, oldest first. */
+  async read(query: AuditQuery = {}): Promise<StoredAuditRecord[]> {
+    if (query.count !== undefined) return this.readNewest(query, query.count);
     const out: StoredAuditRecord[] = [];
-    let start = '-';
-    const batch = 1000;
+    for await (const r of this.records(query)) out.push(stored(r));
+    return out;
+  }
+
+  /** Matching records with their chain fields, oldest first, read in batches. */
+  async *records(query: AuditQuery = {}, batch = 1000): AsyncGenerator<ChainedAuditRecord> {
+    const { start, end } = streamRange(query);
+    let from = start;
     for (;;) {
-      const rows = await this.redis.xrange(this.key, start, '+', 'COUNT', batch);
+      const rows = await this.redis.xrange(this.key, from, end, 'COUNT', batch);
       for (const [id, fields] of rows) {
-        const json = fields[fields.indexOf('json') + 1];
-        if (json === undefined) continue;
-        const rec = { ...(JSON.parse(json) as AuditRecord), id };
-        if (!opts.instance || rec.instance === opts.instance) out.push(rec);
+        const r = parseEntry(id, fields);
+        if (r && matchesQuery(r, query)) yield r;
+      }
+      if (rows.length < batch) return;
+      from = `(${rows[rows.length - 1]![0]}`;
+    }
+  }
+
+  /** The newest record's stream id, or `0-0` when the log is empty. */
+  async lastId(): Promise<string> {
+    const rows = await this.redis.xrevrange(this.key, '+', '-', 'COUNT', 1);
+    return rows[0]?.[0] ?? '0-0';
+  }
+
+  /**
+   * Matching records appended after `afterId`, as they arrive, until the signal aborts. Uses its
+   * own connection, since XREAD BLOCK holds the one it runs on.
+   */
+  async *follow(query: AuditQuery = {}, opts: FollowOptions = {}): AsyncGenerator<StoredAuditRecord> {
+    let after = opts.afterId ?? (await this.lastId());
+    const conn = this.redis.duplicate();
+    const stop = () => conn.disconnect();
+    opts.signal?.addEventListener('abort', stop, { once: true });
+    try {
+      while (!opts.signal?.aborted) {
+        let res: [string, [string, string[]][]][] | null;
+        try {
+          res = (await conn.xread('COUNT', 1000, 'BLOCK', opts.blockMs ?? 1000, 'STREAMS', this.key, after)) as typeof res;
+        } catch (err) {
+          if (opts.signal?.aborted) return;
+          throw err;
+        }
+        for (const [id, fields] of res?.[0]?.[1] ?? []) {
+          after = id;
+          const r = parseEntry(id, fields);
+          if (r && matchesQuery(r, query)) yield stored(r);
+        }
+      }
+    } finally {
+      opts.signal?.removeEventListener('abort', stop);
+      conn.disconnect();
+    }
+  }
+
+  /** Checks the whole chain; see {@link verifyAuditLog}. */
+  verify(): Promise<VerifyResult> {
+    return verifyAuditLog(this.redis, this.key);
+  }
+
+  private async readNewest(query: AuditQuery, count: number): Promise<StoredAuditRecord[]> {
+    const { start, end } = streamRange(query);
+    const out: StoredAuditRecord[] = [];
+    let to = end;
+    const batch = 1000;
+    while (out.length < count) {
+      const rows = await this.redis.xrevrange(this.key, to, start, 'COUNT', batch);
+      for (const [id, fields] of rows) {
+        const r = parseEntry(id, fields);
+        if (r && matchesQuery(r, query)) out.push(stored(r));
+        if (out.length >= count) break;
       }
       if (rows.length < batch) break;
-      start = `(${rows[rows.length - 1]![0]}`;
+      to = `(${rows[rows.length - 1]![0]}`;
     }
-    return opts.count ? out.slice(-opts.count) : out;
+    return out.reverse();
   }
+}
+
+/** Parses and validates one stream entry; entries that are not audit records are skipped (verify reports them). */
+function parseEntry(id: string, fields: string[]): ChainedAuditRecord | undefined {
+  const get = (name: string) => {
+    for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+    return undefined;
+  };
+  const json = get('json');
+  if (json === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  const parsed = auditRecordSchema.safeParse(value);
+  if (!parsed.success) return undefined;
+  return { ...parsed.data, id, prev: get('prev') ?? '', hash: get('hash') ?? '' };
+}
+
+function stored(r: ChainedAuditRecord): StoredAuditRecord {
+  const { prev: _prev, hash: _hash, ...rest } = r;
+  return rest;
 }

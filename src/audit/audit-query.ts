@@ -1,0 +1,58 @@
+import type { AuditType, StoredAuditRecord } from './audit-record.js';
+
+/** Which records to read. Time bounds become a stream id range, so older records are never scanned. */
+export interface AuditQuery {
+  /** Only records about this instance. */
+  instance?: string;
+  /** Only records about this rule. */
+  rule?: string;
+  /** Only records of these types. */
+  type?: AuditType | AuditType[];
+  /** Only records appended at or after this time (Redis clock, which stamps the stream ids). */
+  since?: Date;
+  /** Only records appended at or before this time. */
+  until?: Date;
+  /** Only records up to this stream id, inclusive (a snapshot point, e.g. before following). */
+  endId?: string;
+  /** Only the newest `count` matching records (still returned oldest first). */
+  count?: number;
+}
+
+/** The XRANGE bounds for a query: `ms-0` to `ms-max` (or the end id, whichever is lower), `-`/`+` when open. */
+export function streamRange(q: AuditQuery): { start: string; end: string } {
+  const start = q.since ? `${Math.max(0, q.since.getTime())}-0` : '-';
+  let end = q.until ? `${Math.max(0, q.until.getTime())}-18446744073709551615` : '+';
+  if (q.endId && (end === '+' || idMs(q.endId) <= idMs(end))) end = q.endId;
+  return { start, end };
+}
+
+function idMs(id: string): bigint {
+  return BigInt(id.split('-')[0]!);
+}
+
+/** Whether a record passes the query's field filters (time bounds are applied by the range). */
+export function matchesQuery(r: StoredAuditRecord, q: AuditQuery): boolean {
+  if (q.instance !== undefined && r.instance !== q.instance) return false;
+  if (q.rule !== undefined && r.rule !== q.rule) return false;
+  if (q.type !== undefined && !(Array.isArray(q.type) ? q.type.includes(r.type) : r.type === q.type)) return false;
+  return true;
+}
+
+const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/**
+ * Reads a `--since`/`--until` value: a duration back from `now` (`15m`, `24h`, `7d`, `1h30m`;
+ * units ms, s, m, h, d, w) or an ISO-8601 timestamp (`2024-05-01T12:00:00Z`). Returns undefined
+ * when the text is neither.
+ */
+export function parseTimeArg(text: string, now = Date.now()): Date | undefined {
+  const t = text.trim();
+  if (/^(\d+(\.\d+)?(ms|s|m|h|d|w))+$/.test(t)) {
+    let ms = 0;
+    for (const [, n, unit] of t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/g)) ms += Number(n) * units[unit!]!;
+    return new Date(now - ms);
+  }
+  if (!/^\d{4}-\d{2}-\d{2}/.test(t)) return undefined;
+  const at = Date.parse(t);
+  return Number.isNaN(at) ? undefined : new Date(at);
+}
