@@ -93,13 +93,13 @@ export class Transport {
     try {
       res = await undiciRequest(this.origin + path, { method: method as 'GET', headers, body, signal, dispatcher: this.agent });
     } catch (err) {
-      throw this.networkError(err, timeout.aborted, method, path);
+      throw this.networkError(err, timeout.aborted, method, path, opts.signal);
     }
     let text: string;
     try {
       text = await res.body.text();
     } catch (err) {
-      throw this.networkError(err, timeout.aborted, method, path);
+      throw this.networkError(err, timeout.aborted, method, path, opts.signal);
     }
     let parsed;
     try {
@@ -130,9 +130,10 @@ export class Transport {
     await this.agent.close();
   }
 
-  private networkError(err: unknown, timedOutBySelf: boolean, method: string, path: string): ApiError {
+  private networkError(err: unknown, timedOutBySelf: boolean, method: string, path: string, callerSignal: AbortSignal | undefined): ApiError {
     const pinned = findReflexCause(err);
     if (pinned) return new ApiError(pinned.code, pinned.message, { method, path, cause: err });
+    if (callerSignal?.aborted && !timedOutBySelf) return new ApiError('ABORTED', `${method} ${path}: aborted by the caller`, { method, path, cause: callerSignal.reason ?? err });
     const timedOut = timedOutBySelf || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError;
     const msg = timedOut ? 'timed out' : (err as Error).message;
     return new ApiError(timedOut ? 'TIMEOUT' : 'NETWORK', `${method} ${path}: ${msg}`, { method, path, cause: err });

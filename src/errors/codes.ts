@@ -13,6 +13,7 @@ export const errorCodes = {
   API_BAD_RESPONSE: { retryable: false, doc: 'The server sent a body that is not a valid envelope.' },
   NETWORK: { retryable: true, doc: 'The connection to the server failed or was cut.' },
   TIMEOUT: { retryable: true, doc: 'A call did not finish within its timeout.' },
+  ABORTED: { retryable: false, doc: 'A call was aborted through the AbortSignal its caller passed.' },
   OPERATION_FAILED: { retryable: false, doc: 'A background operation ended in Failure (400) or Error (112); its err field says why.' },
   OPERATION_CANCELLED: { retryable: false, doc: 'A background operation was cancelled (401).' },
   OPERATION_VANISHED: { retryable: false, doc: 'An operation that was seen before is gone (404) before its outcome was read.' },
@@ -30,6 +31,7 @@ export const errorCodes = {
   RULE_INVALID: { retryable: false, doc: 'A rule file failed to load or validate; it is skipped and reported with file and line.' },
   ACTION_UNKNOWN: { retryable: false, doc: 'A rule named an action that is not in the registry.' },
   REDIS_UNAVAILABLE: { retryable: true, doc: 'Redis cannot be reached.' },
+  AUDIT_CHAIN_BROKEN: { retryable: false, doc: '`reflex audit verify` found a record that was altered, deleted or inserted behind the audit log; the message names the first bad record and what differs.' },
 } as const satisfies Record<string, { retryable: boolean; doc: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

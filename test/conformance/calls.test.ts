@@ -1,0 +1,75 @@
+import { expect, it } from 'vitest';
+import { ApiError } from '../../src/client/api-error.js';
+import { conformance } from './targets.js';
+
+await conformance('every call has a timeout, honours an abort signal, and reports server errors by status', (target) => {
+  it('a call that outlives its timeout fails with TIMEOUT (retryable)', async () => {
+    const t = target();
+    const name = await t.launch({ ignoresStop: true });
+    try {
+      const op = await t.client.changeState(name, { action: 'stop', timeout: 3 });
+      const started = Date.now();
+      const err = await t.client.transport.request('GET', `/1.0/operations/${op.id}/wait?timeout=3`, { timeoutMs: 300 }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'TIMEOUT', retryable: true });
+      expect(Date.now() - started).toBeLessThan(2_000);
+      await op.wait({ timeoutMs: 20_000 }).catch(() => undefined);
+    } finally {
+      await t.remove(name);
+    }
+  });
+
+  it('aborting a wait through its signal ends it at once with ABORTED', async () => {
+    const t = target();
+    const name = await t.launch({ ignoresStop: true });
+    try {
+      const op = await t.client.changeState(name, { action: 'stop', timeout: 3 });
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 200);
+      const started = Date.now();
+      const err = await op.wait({ signal: controller.signal }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'ABORTED', retryable: false });
+      expect(Date.now() - started).toBeLessThan(2_000);
+      await op.wait({ timeoutMs: 20_000 }).catch(() => undefined);
+    } finally {
+      await t.remove(name);
+    }
+  });
+
+  it('a malformed filter is a server error envelope (500)', async () => {
+    const err = await target().client.listInstances({ filter: 'name eq' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'API_SERVER_ERROR', status: 500, errorCode: 500 });
+    expect((err as Error).message).toMatch(/invalid filter/i);
+  });
+
+  it('creating an instance under a taken name fails, naming the conflict', async () => {
+    const t = target();
+    const name = await t.launch();
+    try {
+      // LXD 5.0.2 accepts the request (202) and fails the operation; a server may also answer 409.
+      const err = await t.client
+        .createInstance({ name, source: { type: 'image', alias: 'reflex-busybox' } })
+        .then((op) => op.wait({ timeoutMs: 20_000 }))
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).code).toMatch(/^(API_CONFLICT|OPERATION_FAILED)$/);
+      expect((err as Error).message).toMatch(/already exists/i);
+    } finally {
+      await t.remove(name);
+    }
+  });
+
+  it('progress listeners see the metadata updates of an operation waited on through events', async () => {
+    const t = target();
+    const client = t.client.withOperationEvents();
+    const name = `rt-progress-${process.pid}`;
+    try {
+      const updates: unknown[] = [];
+      const op = await client.createInstance({ name, source: { type: 'image', alias: 'reflex-busybox' } });
+      const done = await op.wait({ timeoutMs: 60_000, onProgress: (m) => updates.push(m) });
+      if (done.metadata) expect(updates).toContainEqual(done.metadata);
+    } finally {
+      await client.close();
+      await t.remove(name);
+    }
+  });
+});
