@@ -1,5 +1,5 @@
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +52,8 @@ for (const [name, def] of Object.entries(spec.definitions)) {
   definitions[name] = d;
 }
 const ajv = new Ajv({ strict: false, allErrors: true });
+// ajv-formats is CommonJS; under NodeNext its default export is the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => void;
 addFormats(ajv);
 ajv.addSchema({ $id: 'spec', definitions });
 const validator = (name: string): ValidateFunction => ajv.getSchema(`spec#/definitions/${name}`)!;
