@@ -50,7 +50,9 @@ export class OperationFeed {
         this.opening = undefined;
         resolve(socket);
       });
-      socket.once('error', (err) => {
+      // A persistent listener: an 'error' after the socket opened must not go unhandled.
+      socket.on('error', (err) => {
+        if (this.socket === socket) return;
         this.opening = undefined;
         reject(err);
       });

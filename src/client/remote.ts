@@ -74,7 +74,8 @@ function localSocket(tool: Tool, env: Env): string | undefined {
  * The target of a remote named in the user's lxc or incus configuration (`$LXD_CONF`,
  * `~/.config/lxc`, `/etc/lxd`, `$INCUS_CONF`, `~/.config/incus`, first match wins).
  * HTTPS remotes use `client.crt`/`client.key` of that directory and pin
- * `servercerts/<name>.crt`; the remote's `project` becomes the target's project.
+ * `servercerts/<name>.crt` (without it, the system CAs verify the server, as in lxc); the
+ * remote's `project` becomes the target's project.
  * Without a name, the configuration's default remote is used. `local` is built in.
  *
  * Throws REMOTE_UNKNOWN for an unknown name, REMOTE_UNSUPPORTED for image servers
@@ -106,13 +107,27 @@ export function resolveRemote(name?: string, env: Env = process.env): Target {
   const cert = file(join(found.dir, 'client.crt'));
   const key = file(join(found.dir, 'client.key'));
   if (key && /ENCRYPTED/.test(key)) throw new ReflexError('REMOTE_UNSUPPORTED', `${join(found.dir, 'client.key')} is encrypted; Reflex cannot prompt for its passphrase`);
-  const serverCertFile = join(found.dir, 'servercerts', `${wanted}.crt`);
-  const serverCert = file(serverCertFile);
-  if (!serverCert) {
-    throw new ReflexError('REMOTE_UNSUPPORTED', `${where}: no pinned server certificate at ${serverCertFile}; run \`${found.tool} remote add ${wanted} ${addr}\` (or \`${found.tool} info ${wanted}:\`) once to accept it`);
-  }
+  // Like lxc: no servercerts/<name>.crt means the server has a CA-signed certificate, verified
+  // against the system CAs; otherwise that certificate is the pin.
+  const serverCert = file(join(found.dir, 'servercerts', `${wanted}.crt`));
   const origin = new URL(addr).origin;
   return { kind: 'https', origin, url: origin, cert, key, serverCert, project: remote.project };
+}
+
+/**
+ * Names of the remotes `resolveRemote` can use (instance APIs over a unix socket or tls), across
+ * the lxc and incus configurations; image servers and other auth types are skipped.
+ */
+export function listRemotes(env: Env = process.env): string[] {
+  const names = new Set<string>(['local']);
+  for (const { tool, dir } of configDirs(env)) {
+    const config = readConfig(tool, dir);
+    for (const [name, r] of Object.entries(config?.remotes ?? {})) {
+      const imageOnly = r.public || (r.protocol !== undefined && r.protocol !== 'lxd' && r.protocol !== 'incus');
+      if (!imageOnly && (r.addr.startsWith('unix:') || (r.auth_type ?? 'tls') === 'tls')) names.add(name);
+    }
+  }
+  return [...names].sort();
 }
 
 function unixTarget(tool: Tool, addr: string, env: Env, project: string | undefined, name: string): Target {

@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveRemote } from '../../src/client/remote.js';
+import { listRemotes, resolveRemote } from '../../src/client/remote.js';
 
 function confDir(yaml: string, files: Record<string, string> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'rt-lxdconf-'));
@@ -49,8 +49,14 @@ describe('remotes are read from the lxc and incus client configuration', () => {
     expect(() => resolveRemote('sso', env)).toThrow(expect.objectContaining({ code: 'REMOTE_UNSUPPORTED', message: expect.stringMatching(/auth_type candid.*--auth-type=tls/) }));
   });
 
-  it('a remote without a pinned server certificate is refused', () => {
-    expect(() => resolveRemote('unpinned', env)).toThrow(expect.objectContaining({ code: 'REMOTE_UNSUPPORTED', message: expect.stringMatching(/servercerts\/unpinned\.crt/) }));
+  it('a remote without servercerts/<name>.crt is left to the system CAs, as lxc does', () => {
+    const t = resolveRemote('unpinned', env);
+    expect(t).toMatchObject({ kind: 'https', origin: 'https://10.0.0.7:8443', cert: 'CERT' });
+    expect(t).toHaveProperty('serverCert', undefined);
+  });
+
+  it('listing remotes skips image servers and unsupported auth types', () => {
+    expect(listRemotes(env)).toEqual(['local', 'prod', 'sock', 'unpinned']);
   });
 
   it('an unknown remote names the known ones', () => {
