@@ -15,14 +15,16 @@ const valuePatterns: [RegExp, string][] = [
 
 /**
  * Whether a field of this name holds a secret: it contains password, secret, token, authorization,
- * cookie, credential, api key or private key (any case, any separators), or one of its words is
- * `key`, `pwd`, `pass` or `auth` (so `sshKey` and `user.ssh-key` are secret, `keySpace` and `monkey` are not).
+ * cookie, credential, api key or private key (any case, any separators), or its last word is
+ * `key`, `pwd`, `pass` or `auth` (so `sshKey`, `user.ssh-key` and `basicAuth` are secret;
+ * `keySpace`, `keyId` and `monkey` are not).
  */
 export function isSensitiveName(name: string): boolean {
   const squashed = name.toLowerCase().replace(/[^a-z0-9]/g, '');
   if (sensitiveInName.test(squashed)) return true;
   const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/);
-  return words.some((w) => sensitiveWords.has(w));
+  const last = words.filter(Boolean).pop();
+  return last !== undefined && sensitiveWords.has(last);
 }
 
 /**

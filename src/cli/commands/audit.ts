@@ -1,30 +1,151 @@
-import type { Command } from 'commander';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { InvalidArgumentError, type Command } from 'commander';
 import { AuditLog, type StoredAuditRecord } from '../../audit/audit-log.js';
+import { parseTimeArg, type AuditQuery } from '../../audit/audit-query.js';
+import { auditTypes, type AuditType } from '../../audit/audit-record.js';
+import { verifyExport, type VerifyResult } from '../../audit/audit-verifier.js';
+import { ReflexError } from '../../errors/reflex-error.js';
 import { keySpace } from '../../queue/names.js';
 import { connectRedis } from '../../redis/connect.js';
+
+interface AuditOpts {
+  redis: string;
+  prefix: string;
+  instance?: string;
+  rule?: string;
+  type?: AuditType[];
+  since?: Date;
+  until?: Date;
+  last?: number;
+  json?: boolean;
+  follow?: boolean;
+  out?: string;
+  file?: string;
+}
 
 function line(r: StoredAuditRecord): string {
   const who = [r.instance, r.rule].filter(Boolean).join(' ');
   return `${r.at}  ${r.type.padEnd(8)} ${who.padEnd(30)} ${r.summary}`;
 }
 
-/** `reflex audit`: prints the audit trail, oldest first. */
+function timeArg(text: string): Date {
+  const at = parseTimeArg(text);
+  if (!at) throw new InvalidArgumentError('expected a duration back from now (15m, 24h, 7d) or an ISO timestamp');
+  return at;
+}
+
+function typesArg(text: string): AuditType[] {
+  const types = text.split(',').map((t) => t.trim());
+  const bad = types.find((t) => !(auditTypes as readonly string[]).includes(t));
+  if (bad !== undefined) throw new InvalidArgumentError(`unknown type "${bad}"; one of ${auditTypes.join(', ')}`);
+  return types as AuditType[];
+}
+
+function countArg(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number above 0');
+  return n;
+}
+
+function queryOf(o: AuditOpts): AuditQuery {
+  return { instance: o.instance, rule: o.rule, type: o.type, since: o.since, until: o.until };
+}
+
+async function withLog<T>(o: AuditOpts, run: (log: AuditLog) => Promise<T>): Promise<T> {
+  const redis = await connectRedis(o.redis);
+  try {
+    return await run(new AuditLog(redis, keySpace(o.prefix).audit));
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function write(out: NodeJS.WritableStream, text: string): Promise<void> {
+  if (!out.write(text)) await once(out, 'drain');
+}
+
+async function print(o: AuditOpts): Promise<void> {
+  await withLog(o, async (log) => {
+    const show = (r: StoredAuditRecord) => write(process.stdout, `${o.json ? JSON.stringify(r) : line(r)}\n`);
+    // The snapshot id splits history from following, so no record is printed twice or missed.
+    const endId = o.follow ? await log.lastId() : undefined;
+    for (const r of await log.read({ ...queryOf(o), endId, count: o.last })) await show(r);
+    if (!o.follow) return;
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      for await (const r of log.follow(queryOf(o), { afterId: endId, signal: stop.signal })) await show(r);
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  });
+}
+
+async function exportJsonl(o: AuditOpts): Promise<void> {
+  const out = o.out ? createWriteStream(o.out) : process.stdout;
+  let n = 0;
+  await withLog(o, async (log) => {
+    for await (const r of log.records(queryOf(o))) {
+      await write(out, `${JSON.stringify(r)}\n`);
+      n++;
+    }
+  });
+  if (o.out) {
+    out.end();
+    await once(out, 'finish');
+    process.stdout.write(`exported ${n} records to ${o.out}\n`);
+  }
+}
+
+async function verify(o: AuditOpts): Promise<void> {
+  const result: VerifyResult = o.file
+    ? await verifyExport(createInterface({ input: createReadStream(o.file), crlfDelay: Infinity }))
+    : await withLog(o, (log) => log.verify());
+  if (o.json) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    if (!result.ok) process.exitCode = 1;
+    return;
+  }
+  if (!result.ok) {
+    throw new ReflexError('AUDIT_CHAIN_BROKEN', `audit chain broken at record ${result.badId}: ${result.reason} (${result.records} records before it verified)`);
+  }
+  const span = result.records ? ` (${result.firstId} to ${result.headId}; head hash ${result.headHash}${result.anchorId ? `; trimmed by retention, anchored at ${result.anchorId}` : ''})` : '';
+  process.stdout.write(`verified ${result.records} records${span}\n`);
+}
+
+/**
+ * `reflex audit`: prints the audit trail oldest first (or follows it), `audit verify` checks the
+ * hash chain, `audit export` writes JSONL. The filter and connection options belong to `audit` and
+ * apply to its sub-commands too.
+ */
 export function registerAudit(program: Command): void {
-  program
+  const audit = program
     .command('audit')
-    .description('print the audit log, oldest first')
+    .description('print the audit log, oldest first; see also `audit verify` and `audit export`')
     .option('--redis <url>', 'Redis URL (env REDIS_URL)', process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
     .option('--prefix <prefix>', 'Redis key prefix (env REFLEX_PREFIX)', process.env.REFLEX_PREFIX ?? 'reflex')
     .option('--instance <name>', 'only records about this instance')
+    .option('--rule <name>', 'only records about this rule')
+    .option('--type <types>', `only records of these types (comma-separated: ${auditTypes.join(', ')})`, typesArg)
+    .option('--since <when>', 'only records since a duration ago (15m, 24h, 7d) or an ISO timestamp', timeArg)
+    .option('--until <when>', 'only records up to a duration ago or an ISO timestamp', timeArg)
+    .option('--last <n>', 'only the newest n matching records', countArg)
     .option('--json', 'one JSON object per line')
-    .action(async (opts) => {
-      const redis = await connectRedis(opts.redis);
-      try {
-        const records = await new AuditLog(redis, keySpace(opts.prefix).audit).read({ instance: opts.instance });
-        const out = records.map((r) => (opts.json ? JSON.stringify(r) : line(r))).join('\n');
-        if (out) process.stdout.write(`${out}\n`);
-      } finally {
-        redis.disconnect();
-      }
-    });
+    .option('-f, --follow', 'keep printing new records until interrupted')
+    .action((_opts, cmd: Command) => print(cmd.optsWithGlobals<AuditOpts>()));
+  audit
+    .command('verify')
+    .description('check the hash chain; exit 1 naming the first record altered, deleted or inserted')
+    .option('--file <file.jsonl>', 'verify an export instead of the live log')
+    .action((_opts, cmd: Command) => verify(cmd.optsWithGlobals<AuditOpts>()));
+  audit
+    .command('export')
+    .description('write records as JSON lines with their chain fields (id, prev, hash), oldest first')
+    .option('--out <file.jsonl>', 'write to this file instead of stdout')
+    .action((_opts, cmd: Command) => exportJsonl(cmd.optsWithGlobals<AuditOpts>()));
 }
