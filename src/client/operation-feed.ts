@@ -97,19 +97,23 @@ export class OperationSubscription {
     return this.latest.get(id);
   }
 
-  /** Resolves on the next event, on loss of the socket, after `ms`, or on abort. */
-  changed(ms: number, signal?: AbortSignal): Promise<void> {
-    if (this.lost) return Promise.resolve();
+  /**
+   * Resolves on the next event, on loss of the socket, after `ms`, or on abort: with true only
+   * when `ms` passed without any of the others.
+   */
+  changed(ms: number, signal?: AbortSignal): Promise<boolean> {
+    if (this.lost || signal?.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const done = () => {
+      const done = (timedOut: boolean) => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        this.waiters.delete(done);
-        resolve();
+        signal?.removeEventListener('abort', wake);
+        this.waiters.delete(wake);
+        resolve(timedOut);
       };
-      const timer = setTimeout(done, ms);
-      signal?.addEventListener('abort', done, { once: true });
-      this.waiters.add(done);
+      const wake = () => done(false);
+      const timer = setTimeout(() => done(true), ms);
+      signal?.addEventListener('abort', wake, { once: true });
+      this.waiters.add(wake);
     });
   }
 

@@ -99,7 +99,9 @@ export class Operation {
       const deadline = opts.timeoutMs === undefined ? Infinity : Date.now() + opts.timeoutMs;
       const pollSeconds = opts.pollSeconds ?? 30;
       while (!this.done) {
-        opts.signal?.throwIfAborted();
+        if (opts.signal?.aborted) {
+          throw new ApiError('ABORTED', `waiting for operation ${this.id} aborted by the caller`, { method: 'GET', path: operationPath(this.id), cause: opts.signal.reason });
+        }
         const left = deadline - Date.now();
         if (left <= 0) {
           throw new ApiError('OPERATION_TIMEOUT', `operation ${this.id} still ${this.current.status} (${this.current.status_code}) after ${opts.timeoutMs} ms`, { method: 'GET', path: operationPath(this.id) });
@@ -107,13 +109,12 @@ export class Operation {
         const sub = this.subscription;
         if (sub && !sub.isLost) {
           const heard = sub.get(this.id);
-          if (heard && heard !== this.current && (isFinalOperationCode(heard.status_code) || heard.updated_at !== this.current.updated_at)) {
+          if (heard && isNewer(heard, this.current)) {
             this.update(heard);
             continue;
           }
-          const before = heard;
-          await sub.changed(Math.min(left, pollSeconds * 1000), opts.signal);
-          if (sub.get(this.id) === before && !sub.isLost && Date.now() < deadline) await this.refresh(opts.signal);
+          // Silence for pollSeconds: re-read, in case an event was lost (the daemon drops slow listeners).
+          if (await sub.changed(Math.min(left, pollSeconds * 1000), opts.signal)) await this.refresh(opts.signal);
           continue;
         }
         const seconds = Math.max(1, Math.min(pollSeconds, Math.ceil(left / 1000)));
@@ -169,6 +170,13 @@ export class Operation {
     const how = this.seen ? 'after it was last seen' : 'after it was created';
     return new ApiError('OPERATION_VANISHED', `operation ${this.id} disappeared (404) ${how} while ${this.current.status} (${this.current.status_code}); its outcome was not seen (the server forgets finished operations after ~5 s)`, { status: 404, errorCode: err.errorCode, method, path, cause: err });
   }
+}
+
+/** Events are unordered (notes §1): a final state always wins, otherwise the later `updated_at`. */
+function isNewer(candidate: OperationObject, current: OperationObject): boolean {
+  if (isFinalOperationCode(current.status_code)) return false;
+  if (isFinalOperationCode(candidate.status_code)) return true;
+  return Date.parse(candidate.updated_at) > Date.parse(current.updated_at);
 }
 
 function settle(op: OperationObject): OperationObject {
