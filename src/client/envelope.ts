@@ -1,4 +1,14 @@
 import { z } from 'zod';
+import { isKnownStatusCode } from './status-code.js';
+
+/**
+ * A status code of the table (either revision). Anything else — 600–999 are reserved — makes the
+ * object invalid: the code is authoritative, so an unknown one cannot be interpreted.
+ */
+export const statusCodeSchema = z
+  .number()
+  .int()
+  .refine((c) => isKnownStatusCode(c, 'later'), { error: (iss) => `status code ${String(iss.input)} is not in the status table (600–999 are reserved)` });
 
 /**
  * The three response envelopes of the instance API (seed §2). Schemas are loose on purpose:
@@ -11,7 +21,7 @@ export const operationSchema = z.looseObject({
   created_at: z.string(),
   updated_at: z.string(),
   status: z.string(),
-  status_code: z.number().int(),
+  status_code: statusCodeSchema,
   resources: z.record(z.string(), z.array(z.string())).nullable().optional(),
   metadata: z.unknown().optional(),
   may_cancel: z.boolean(),
@@ -23,14 +33,14 @@ export type OperationObject = z.infer<typeof operationSchema>;
 export const syncEnvelopeSchema = z.looseObject({
   type: z.literal('sync'),
   status: z.string(),
-  status_code: z.number().int(),
+  status_code: statusCodeSchema,
   metadata: z.unknown(),
 });
 
 export const asyncEnvelopeSchema = z.looseObject({
   type: z.literal('async'),
   status: z.string(),
-  status_code: z.number().int(),
+  status_code: statusCodeSchema,
   operation: z.string(),
   metadata: operationSchema,
 });
@@ -38,7 +48,8 @@ export const asyncEnvelopeSchema = z.looseObject({
 export const errorEnvelopeSchema = z.looseObject({
   type: z.literal('error'),
   error: z.string(),
-  error_code: z.number().int(),
+  /** 400–599 (seed §7). The daemon also sends `status: ""` and `status_code: 0` here; they are ignored. */
+  error_code: z.number().int().min(400).max(599),
   metadata: z.unknown().optional(),
 });
 

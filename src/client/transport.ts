@@ -106,6 +106,8 @@ export class Transport {
       parsed = envelopeSchema.safeParse(JSON.parse(text));
     } catch (err) {
       if (res.statusCode === 403 || res.statusCode === 401) throw this.authError(res.statusCode, text.trim(), method, path);
+      // An error status with a plain body (LXD's text/plain 400 on /1.0/events, a proxy's 502) is still that error.
+      if (res.statusCode >= 400) throw apiErrorFromEnvelope(res.statusCode, text.trim().slice(0, 200) || 'no body', res.statusCode, method, path);
       throw new ApiError('API_BAD_RESPONSE', `${method} ${path}: HTTP ${res.statusCode} with a body that is not JSON: ${text.slice(0, 200)}`, { status: res.statusCode, method, path, cause: err });
     }
     if (!parsed.success) {

@@ -41,6 +41,13 @@ await conformance('every call has a timeout, honours an abort signal, and report
     expect((err as Error).message).toMatch(/invalid filter/i);
   });
 
+  it('an error answered with a plain-text body keeps its HTTP status (events without an upgrade)', async () => {
+    const err = await target().client.transport.request('GET', '/1.0/events').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBeGreaterThanOrEqual(400);
+    expect((err as ApiError).code).not.toBe('API_BAD_RESPONSE');
+  });
+
   it('creating an instance under a taken name fails, naming the conflict', async () => {
     const t = target();
     const name = await t.launch();

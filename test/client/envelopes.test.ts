@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { envelopeSchema, operationInstanceUrls, operationSchema, operationSecrets } from '../../src/client/envelope.js';
+
+// Bodies as LXD 5.0.2 sent them (captured with curl on the test bed).
+const lxdAsync = {
+  type: 'async',
+  status: 'Operation created',
+  status_code: 100,
+  operation: '/1.0/operations/4bcc3464-9d63-4d0a-96c0-797c830a24c6',
+  error_code: 0,
+  error: '',
+  metadata: {
+    id: '4bcc3464-9d63-4d0a-96c0-797c830a24c6',
+    class: 'task',
+    description: 'Creating instance',
+    created_at: '2026-11-22T08:26:04.073140285Z',
+    updated_at: '2026-11-22T08:26:04.073140285Z',
+    status: 'Running',
+    status_code: 103,
+    resources: { containers: ['/1.0/containers/rt-dup'], instances: ['/1.0/instances/rt-dup'] },
+    metadata: null,
+    may_cancel: false,
+    err: '',
+    location: 'none',
+  },
+};
+const lxdError = { type: 'error', status: '', status_code: 0, operation: '', error_code: 404, error: 'not found', metadata: null };
+
+describe('envelopes are validated, tolerating the fields the real daemon adds', () => {
+  it('accepts LXD 5.0.2 async and error envelopes with their extra fields', () => {
+    expect(envelopeSchema.parse(lxdAsync)).toMatchObject({ type: 'async', status_code: 100 });
+    expect(envelopeSchema.parse(lxdError)).toMatchObject({ type: 'error', error_code: 404, error: 'not found' });
+  });
+
+  it('reads instance URLs under either resource key, once each', () => {
+    expect(operationInstanceUrls(operationSchema.parse(lxdAsync.metadata))).toEqual(['/1.0/instances/rt-dup', '/1.0/containers/rt-dup']);
+    const later = { ...lxdAsync.metadata, resources: { instances: ['/1.0/instances/a'] } };
+    expect(operationInstanceUrls(operationSchema.parse(later))).toEqual(['/1.0/instances/a']);
+  });
+
+  it('gives the fds secrets of websocket operations only', () => {
+    const ws = operationSchema.parse({ ...lxdAsync.metadata, class: 'websocket', metadata: { fds: { '0': 'aa', control: 'bb' } } });
+    expect(operationSecrets(ws)).toEqual({ '0': 'aa', control: 'bb' });
+    expect(operationSecrets(operationSchema.parse(lxdAsync.metadata))).toBeUndefined();
+  });
+
+  it('rejects reserved (600–999) and unknown status codes as invalid', () => {
+    for (const code of [600, 777, 999, 114]) {
+      const result = operationSchema.safeParse({ ...lxdAsync.metadata, status_code: code });
+      expect(result.success).toBe(false);
+      expect(result.error?.message).toMatch(/not in the status table/);
+    }
+    expect(envelopeSchema.safeParse({ type: 'sync', status: 'Success', status_code: 700, metadata: {} }).success).toBe(false);
+    expect(operationSchema.safeParse({ ...lxdAsync.metadata, status_code: 113 }).success).toBe(true);
+  });
+
+  it('rejects an error envelope whose error_code is outside 400–599', () => {
+    expect(envelopeSchema.safeParse({ ...lxdError, error_code: 0 }).success).toBe(false);
+    expect(envelopeSchema.safeParse({ ...lxdError, error_code: 600 }).success).toBe(false);
+  });
+});
