@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -9,33 +9,16 @@ import { InstanceClient } from '../../src/client/client.js';
 import { resolveRemote } from '../../src/client/remote.js';
 import type { Target } from '../../src/client/target.js';
 import { certificateFingerprint } from '../../src/client/tls-pin.js';
-import { ensureLxdHttps } from '../conformance/lxd-https.js';
+import { ensureLxdHttps, lxdServerCertificate, makeIdentity, type TestIdentity } from '../conformance/lxd-https.js';
 import { describeLxd, lxc } from '../support/lxd-bed.js';
 
 const run = promisify(execFile);
 
-interface Identity {
-  cert: string;
-  key: string;
-  certFile: string;
-  keyFile: string;
-  fingerprint: string;
-}
-
-async function makeIdentity(dir: string, cn: string): Promise<Identity> {
-  const certFile = join(dir, `${cn}.crt`);
-  const keyFile = join(dir, `${cn}.key`);
-  await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', `/CN=${cn}`]);
-  const cert = readFileSync(certFile, 'utf8');
-  return { cert, key: readFileSync(keyFile, 'utf8'), certFile, keyFile, fingerprint: certificateFingerprint(cert) };
-}
-
 await describeLxd('HTTPS with mutual TLS pins the server certificate and reports trust problems distinctly', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'rt-mtls-'));
   let origin = '';
   let serverCert = '';
-  let trusted: Identity;
-  let untrusted: Identity;
+  let trusted: TestIdentity;
+  let untrusted: TestIdentity;
   const clients: InstanceClient[] = [];
   const client = (t: Omit<Extract<Target, { kind: 'https' }>, 'kind' | 'origin' | 'url'>) => {
     const c = new InstanceClient({ kind: 'https', origin, url: origin, ...t }, { timeoutMs: 10_000 });
@@ -45,9 +28,9 @@ await describeLxd('HTTPS with mutual TLS pins the server certificate and reports
 
   beforeAll(async () => {
     origin = await ensureLxdHttps();
-    serverCert = (JSON.parse(await lxc(['query', '/1.0'])) as { environment: { certificate: string } }).environment.certificate;
-    trusted = await makeIdentity(dir, 'rt-trusted');
-    untrusted = await makeIdentity(dir, 'rt-untrusted');
+    serverCert = await lxdServerCertificate();
+    trusted = await makeIdentity('rt-trusted');
+    untrusted = await makeIdentity('rt-untrusted');
     await lxc(['config', 'trust', 'add', trusted.certFile]);
   });
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { InstanceClient } from '../../src/client/client.js';
 import type { ApiRevision } from '../../src/client/status-code.js';
-import { ensureLxdHttps } from './lxd-https.js';
+import { ensureLxdHttps, lxdServerCertificate, makeIdentity } from './lxd-https.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
-import { acquireLxdLock, deleteTestInstance, launchTestInstance, lxdReachable, lxdSocketPath, requireLxd } from '../support/lxd-bed.js';
+import { acquireLxdLock, deleteTestInstance, launchTestInstance, lxc, lxdReachable, lxdSocketPath, requireLxd } from '../support/lxd-bed.js';
 
 /**
  * The targets the conformance suite runs against. Every assertion is written once, against a
@@ -63,6 +63,30 @@ const lxdFactory: TargetFactory = {
   },
 };
 
+/** The same daemon over HTTPS with a trusted client certificate and a pinned server certificate. */
+const lxdHttpsFactory: TargetFactory = {
+  name: 'lxd-https',
+  unavailable: lxdFactory.unavailable,
+  lock: acquireLxdLock,
+  async create() {
+    const origin = await ensureLxdHttps();
+    const identity = await makeIdentity(`rt-conformance-${process.pid}`);
+    await lxc(['config', 'trust', 'add', identity.certFile]);
+    const client = new InstanceClient({ kind: 'https', origin, url: origin, cert: identity.cert, key: identity.key, serverCert: await lxdServerCertificate() });
+    return {
+      name: 'lxd-https',
+      revision: 'earlier',
+      client,
+      launch: (opts = {}) => launchTestInstance(opts.ignoresStop ? { init: '/bin/sleep 100000' } : {}),
+      remove: deleteTestInstance,
+      async close() {
+        await client.close();
+        await lxc(['config', 'trust', 'remove', identity.fingerprint]).catch(() => undefined);
+      },
+    };
+  },
+};
+
 function simFactory(revision: ApiRevision): TargetFactory {
   return {
     name: `sim-${revision}`,
@@ -97,11 +121,11 @@ function simFactory(revision: ApiRevision): TargetFactory {
   };
 }
 
-const factories: TargetFactory[] = [lxdFactory, simFactory('earlier'), simFactory('later')];
+const factories: TargetFactory[] = [lxdFactory, lxdHttpsFactory, simFactory('earlier'), simFactory('later')];
 
 function selected(): { factory: TargetFactory; explicit: boolean }[] {
   const wanted = process.env.REFLEX_CONFORMANCE_TARGETS?.split(',').map((s) => s.trim()).filter(Boolean);
-  if (!wanted?.length) return factories.map((factory) => ({ factory, explicit: factory.name === 'lxd' && requireLxd() }));
+  if (!wanted?.length) return factories.map((factory) => ({ factory, explicit: factory.name.startsWith('lxd') && requireLxd() }));
   return wanted.map((name) => {
     const factory = factories.find((f) => f.name === name);
     if (!factory) {
