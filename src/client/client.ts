@@ -14,6 +14,7 @@ import type { Target } from './target.js';
 import { Transport, type RequestOptions } from './transport.js';
 
 export type { EventsEndpoint } from './events.js';
+export { OperationFeed } from './operation-feed.js';
 
 /** Options of {@link InstanceClient}. */
 export interface ClientOptions {
@@ -22,10 +23,12 @@ export interface ClientOptions {
   /** Per-call timeout in milliseconds. Default 30 000. */
   timeoutMs?: number;
   /**
-   * Wait for operations through an `/1.0/events?type=operation` socket opened before each
-   * request, instead of long-polling. Default false.
+   * Wait for operations through operation events subscribed before each request, instead of
+   * long-polling: `true` opens the client's own `/1.0/events?type=operation` socket; an
+   * {@link OperationFeed} without endpoint reuses a subscriber the caller already runs (it must
+   * cover this client's project). Default false.
    */
-  operationEvents?: boolean;
+  operationEvents?: boolean | OperationFeed;
 }
 
 /**
@@ -39,12 +42,19 @@ export class InstanceClient {
   private readonly scope: Scope;
   /** Whether this client made its transport (and so closes it); scoped clients share their parent's. */
   private readonly ownsTransport: boolean;
+  private readonly ownsFeed: boolean;
 
   constructor(target: Target | Transport, opts: ClientOptions = {}) {
     this.ownsTransport = !(target instanceof Transport);
     this.transport = target instanceof Transport ? target : new Transport(target, { timeoutMs: opts.timeoutMs });
     const project = opts.project ?? this.transport.target.project;
-    const feed = opts.operationEvents ? new OperationFeed(() => eventsEndpoint(this.transport.target, ['operation'], { project })) : undefined;
+    const feed =
+      opts.operationEvents instanceof OperationFeed
+        ? opts.operationEvents
+        : opts.operationEvents
+          ? new OperationFeed(() => eventsEndpoint(this.transport.target, ['operation'], { project }))
+          : undefined;
+    this.ownsFeed = !(opts.operationEvents instanceof OperationFeed);
     this.scope = new Scope(this.transport, project, feed);
   }
 
@@ -58,7 +68,7 @@ export class InstanceClient {
 
   /** A client for another project, sharing this one's connections. */
   withProject(project: string): InstanceClient {
-    return new InstanceClient(this.transport, { project, operationEvents: Boolean(this.scope.feed) });
+    return new InstanceClient(this.transport, { project, operationEvents: this.ownsFeed ? Boolean(this.scope.feed) : this.scope.feed });
   }
 
   /** A client whose operations are awaited through events (subscribed before each request). */
@@ -184,7 +194,7 @@ export class InstanceClient {
    * them (a client from `withProject`/`withOperationEvents` leaves its parent's open).
    */
   async close(): Promise<void> {
-    await this.scope.feed?.close();
+    if (this.ownsFeed) await this.scope.feed?.close();
     if (this.ownsTransport) await this.transport.close();
   }
 }

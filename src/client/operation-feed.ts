@@ -17,12 +17,19 @@ export class OperationFeed {
   private opening: Promise<WebSocket> | undefined;
   private readonly subscriptions = new Set<OperationSubscription>();
 
-  /** @param endpoint the operation events URL and TLS options (see `InstanceClient.eventsEndpoint`). */
-  constructor(private readonly endpoint: () => EventsEndpoint) {}
+  private externallyConnected = false;
+
+  /**
+   * @param endpoint the operation events URL and TLS options (see `InstanceClient.eventsEndpoint`).
+   *   Without one, the feed is driven by a subscriber the caller already runs: it passes every
+   *   frame to {@link ingest} and its connection state to {@link setConnected}.
+   */
+  constructor(private readonly endpoint?: () => EventsEndpoint) {}
 
   /** Opens the socket if needed and starts buffering operation events for the caller. */
   async subscribe(): Promise<OperationSubscription> {
-    await this.open();
+    if (this.endpoint) await this.open();
+    else if (!this.externallyConnected) throw new Error('the event subscriber feeding this operation feed is not connected');
     const sub = new OperationSubscription(() => this.subscriptions.delete(sub));
     this.subscriptions.add(sub);
     return sub;
@@ -40,10 +47,24 @@ export class OperationFeed {
     }
   }
 
+  /** Feeds one raw event frame from an outside subscriber (any type; non-operation frames are ignored). */
+  ingest(raw: string): void {
+    this.dispatch(raw);
+  }
+
+  /**
+   * Reports the outside subscriber's connection state. A disconnect marks open subscriptions
+   * lost (their waits fall back to polling); while disconnected, calls do not subscribe.
+   */
+  setConnected(connected: boolean): void {
+    this.externallyConnected = connected;
+    if (!connected) for (const sub of this.subscriptions) sub.lose();
+  }
+
   private open(): Promise<WebSocket> {
     if (this.socket?.readyState === WebSocket.OPEN) return Promise.resolve(this.socket);
     this.opening ??= new Promise<WebSocket>((resolve, reject) => {
-      const { url, options } = this.endpoint();
+      const { url, options } = this.endpoint!();
       const socket = new WebSocket(url, { ...options, handshakeTimeout: 10_000 });
       socket.once('open', () => {
         this.socket = socket;

@@ -1,5 +1,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { ApiError } from '../../src/client/api-error.js';
+import WebSocket from 'ws';
+import { InstanceClient, OperationFeed } from '../../src/client/client.js';
 import { operationSecrets } from '../../src/client/envelope.js';
 import { waitOperationObject } from '../../src/client/operations.js';
 import { StatusCode } from '../../src/client/status-code.js';
@@ -92,6 +94,30 @@ await conformance('background operations can be waited for, cancelled and lost',
       await expect(failing.wait({ timeoutMs: 20_000, pollSeconds: 60 })).rejects.toMatchObject({ code: 'OPERATION_FAILED' });
     } finally {
       await client.close().catch(() => undefined);
+    }
+  });
+
+  it('operation events can come from a subscriber the caller already runs', async () => {
+    const t = target();
+    const name = await launch(t);
+    const feed = new OperationFeed();
+    const { url, options } = t.client.eventsEndpoint(['operation', 'lifecycle']);
+    const ws = new WebSocket(url, options);
+    ws.on('message', (data) => feed.ingest(String(data)));
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    feed.setConnected(true);
+    const client = new InstanceClient(t.client.transport, { operationEvents: feed });
+    try {
+      const op = await client.changeState(name, { action: 'stop', force: true });
+      expect(op.eventDriven).toBe(true);
+      await expect(op.wait({ timeoutMs: 20_000, pollSeconds: 60 })).resolves.toMatchObject({ status_code: StatusCode.Success });
+      feed.setConnected(false);
+      const polled = await client.changeState(name, { action: 'start' });
+      expect(polled.eventDriven).toBe(false);
+      await polled.wait({ timeoutMs: 20_000 });
+    } finally {
+      ws.terminate();
+      await client.close();
     }
   });
 
