@@ -19,5 +19,6 @@ export default defineRule({
   when: ({ instance }) => configFlag(instance, 'user.reflex.autorestart'),
   whenNot: 'instance has not opted in (user.reflex.autorestart is not true)',
   actions: [{ action: 'start' }],
-  crashLoop: { maxRestarts: 5, windowMs: 600_000, initialBackoffMs: 10_000, maxBackoffMs: 300_000 },
+  // Rules are code: the back-off can come from the environment (the demo shortens it to 1 s).
+  crashLoop: { maxRestarts: 5, windowMs: 600_000, initialBackoffMs: Number(process.env.REFLEX_CRASHLOOP_BACKOFF_MS) || 10_000, maxBackoffMs: 300_000 },
 });

@@ -62,7 +62,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     lease = held;
     const ingestor = new EventIngestor({ queue: eventsQueue, target: targetId, logger, onOverflow: () => void resync(), mayWrite: () => held.isCurrent() });
     resync = async () => {
-      const events = await resyncEvents(client, tracker, targetId);
+      const events = await resyncEvents(client, tracker, targetId, { graceMs: config.resyncGraceMs });
       for (const e of events) ingestor.pushSynthetic(e);
       if (events.length) logger.info({ changes: events.length }, 'resync found changes');
     };

@@ -23,6 +23,8 @@ export const configSchema = z.strictObject({
    * takes over within about this long. Default 3000 ms.
    */
   leaseTtlMs: z.number().int().min(300).max(60_000).default(3_000),
+  /** How long a resync lets the event stream catch up before reporting a difference. Default 1500 ms. */
+  resyncGraceMs: z.number().int().min(0).max(60_000).default(1_500),
   /** Attempts per action job, first included. Default 5. */
   actionAttempts: z.number().int().min(1).max(50).default(5),
   /** Concurrent action jobs per process. Default 8. */

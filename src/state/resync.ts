@@ -3,19 +3,37 @@ import type { InstanceClient } from '../client/client.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import type { StateTracker } from './state-tracker.js';
 
+/** Options of {@link resyncEvents}. */
+export interface ResyncOptions {
+  /**
+   * How long to let the event stream catch up before calling a difference real. A crash reads
+   * Stopped at once but its event comes after LXD's stop hook (~0.6 s): without this grace the
+   * resync would report, with intent `unknown`, what the stream is about to report with its real
+   * intent. Default 0 (the caller decides; the worker uses 1500 ms).
+   */
+  graceMs?: number;
+}
+
 /**
  * Reads every instance (all projects) and returns a synthetic `instance.status` event for each one
  * whose status differs from the tracked one, or that is not tracked yet. The stream never replays
  * what was missed while disconnected; this diff is how a gap is covered.
  */
-export async function resyncEvents(client: InstanceClient, tracker: StateTracker, target: string): Promise<CanonicalEvent[]> {
+export async function resyncEvents(client: InstanceClient, tracker: StateTracker, target: string, opts: ResyncOptions = {}): Promise<CanonicalEvent[]> {
   const readAt = new Date();
-  const [instances, tracked] = await Promise.all([client.listInstances({ allProjects: true }), tracker.all(target)]);
+  const [instances, trackedBefore] = await Promise.all([client.listInstances({ allProjects: true }), tracker.all(target)]);
+  const differs = (t: Map<string, { status: number }>, key: string, status: number) => t.get(key)?.status !== status;
+  let candidates = instances.filter((i) => differs(trackedBefore, `${i.project ?? 'default'}/${i.name}`, i.status_code));
+  let tracked = trackedBefore;
+  if (opts.graceMs && candidates.length) {
+    await new Promise((r) => setTimeout(r, opts.graceMs));
+    tracked = await tracker.all(target);
+    candidates = candidates.filter((i) => differs(tracked, `${i.project ?? 'default'}/${i.name}`, i.status_code));
+  }
   const out: CanonicalEvent[] = [];
-  for (const inst of instances) {
+  for (const inst of candidates) {
     const project = inst.project ?? 'default';
     const known = tracked.get(`${project}/${inst.name}`);
-    if (known && known.status === inst.status_code) continue;
     const timestamp = readAt.toISOString();
     out.push({
       kind: 'instance.status',

@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+import { runDemo } from '../../demo/demo.js';
+import { createLogger } from '../../log/logger.js';
+import { parseDuration } from '../duration.js';
+
+/** `reflex demo`: the main job on the embedded default (simulator + private Redis + bundled rules). */
+export function registerDemo(program: Command): void {
+  program
+    .command('demo')
+    .description('watch Reflex heal a simulated fleet: no LXD needed (starts a private redis-server unless REDIS_URL is set)')
+    .option('--duration <time>', 'how long to run, e.g. 40s, 2m', '40s')
+    .option('--redis <url>', 'use this Redis instead of a private redis-server (env REDIS_URL)', process.env.REDIS_URL)
+    .action(async (opts) => {
+      const abort = new AbortController();
+      process.once('SIGINT', () => abort.abort());
+      process.once('SIGTERM', () => abort.abort());
+      await runDemo({
+        durationMs: parseDuration(opts.duration),
+        redisUrl: opts.redis || undefined,
+        colour: Boolean(process.stdout.isTTY),
+        logger: createLogger('warn', { pretty: false }),
+        signal: abort.signal,
+      });
+    });
+}

@@ -1,0 +1,29 @@
+import { createConnection } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { runReflex } from '../support/reflex-process.js';
+
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createConnection({ host: '127.0.0.1', port });
+    s.once('connect', () => (s.destroy(), resolve(false)));
+    s.once('error', () => resolve(true));
+  });
+}
+
+describe('the demo, the README\'s first command', () => {
+  it('heals the simulated fleet, leaves users\' stops alone, quarantines a crash loop, and exits leaving nothing running', async () => {
+    const started = Date.now();
+    const res = await runReflex(['demo', '--duration', '35s'], { REDIS_URL: '' });
+    expect(res.code, res.stderr).toBe(0);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    const out = res.stdout;
+    expect(out).toMatch(/OUTCOME\s+web-1\s+restart-on-crash: start: started \(was Stopped\)/);
+    expect(out).toMatch(/OUTCOME\s+db-1\s+restart-on-crash: start: started \(was Error\)/);
+    expect(out).toMatch(/left alone:\s+web-3 \(stopped by a user\), batch-1 \(not opted in\)/);
+    expect(out).toMatch(/quarantined: web-2/);
+    expect(out.match(/ALERT\s+web-2/g)).toHaveLength(1);
+    const port = Number(/private at redis:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
+    expect(port).toBeGreaterThan(0);
+    expect(await refused(port), 'the private redis-server is gone').toBe(true);
+  }, 90_000);
+});
