@@ -94,9 +94,9 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     logger.info({ rules: rules.map((r) => r.name) }, `loaded ${rules.length} rule(s) from ${config.rulesDir}`);
     const gate = new ActionGate(redis, keys, new Silences(redis, keys.silences));
     const processor = new EventProcessor({ redis, keys, client: () => client, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts });
-    const executor = new ActionExecutor({ client: () => client, audit, selfActions, lock: new InstanceLock(redis), keys, redis, logger });
+    const executor = new ActionExecutor({ client: () => client, audit, selfActions, lock: new InstanceLock(redis, 10_000), keys, redis, logger });
     // One event at a time keeps each instance's history in arrival order; actions run in parallel.
-    const eventWorker = new Worker(keys.eventsQueue, async (job) => processor.process(eventJobSchema.parse(job.data)), { ...queueOpts, concurrency: 1, lockDuration: 10_000 });
+    const eventWorker = new Worker(keys.eventsQueue, async (job) => processor.process(eventJobSchema.parse(job.data)), { ...queueOpts, concurrency: 1, lockDuration: 10_000, stalledInterval: 5_000 });
     const actionWorker = new Worker(
       keys.actionsQueue,
       async (job, token) => {
@@ -108,7 +108,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
         }
         return outcome;
       },
-      { ...queueOpts, concurrency: config.actionConcurrency, lockDuration: 30_000 },
+      { ...queueOpts, concurrency: config.actionConcurrency, lockDuration: 10_000, stalledInterval: 5_000 },
     );
     for (const w of [eventWorker, actionWorker]) w.on('error', (err) => logger.error({ err: err.message }, 'queue worker error'));
     eventWorker.on('failed', (job, err) => logger.error({ job: job?.id, err: err.message }, 'event job failed'));

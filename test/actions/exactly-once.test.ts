@@ -1,0 +1,96 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { InstanceClient } from '../../src/client/client.js';
+import { parseTarget } from '../../src/client/target.js';
+import { EventIngestor } from '../../src/events/event-ingestor.js';
+import { EventSubscriber } from '../../src/events/event-subscriber.js';
+import { keySpace } from '../../src/queue/names.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { waitForAudit } from '../support/audit-trail.js';
+import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+
+const optIn = { 'user.reflex.autorestart': 'true' };
+const logger = pino({ level: 'silent' });
+
+async function until(what: string, cond: () => boolean | Promise<boolean>, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await cond()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+}
+
+describe('actions happen exactly once', () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    cleanups.length = 0;
+  });
+
+  function reflex(sim: RunningSimulator, prefix: string, role = 'all'): ReflexProcess {
+    const p = startReflexProcess(['run', '--role', role, '--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--resync-interval', '0'], { REFLEX_LOG_LEVEL: 'info' });
+    cleanups.push(() => p.stop());
+    return p;
+  }
+
+  it('restarts each crashed instance once with two replicas running and every event delivered twice', async () => {
+    const sim = await startSimulator({ instances: 0, timings: { startMs: 50, stopHookMs: 100 } });
+    cleanups.push(() => sim.stop());
+    const names = ['c1', 'c2', 'c3', 'c4', 'c5'];
+    for (const name of names) sim.controls.addInstance({ name, config: optIn });
+    const prefix = uniquePrefix('twice');
+    const replicas = [reflex(sim, prefix), reflex(sim, prefix)];
+    await Promise.all(replicas.map((r) => r.waitForLog('reflex running')));
+    await until('one replica reading the stream', () => replicas.some((r) => r.logs.some((l) => String(l.msg).includes('event stream connected'))), 10_000);
+
+    // A second reader of the same stream writing to the same queue: every frame arrives twice.
+    const keys = keySpace(prefix);
+    const connection = new Redis(redisUrl(), { maxRetriesPerRequest: null });
+    const queue = new Queue(keys.eventsQueue, { connection, prefix: keys.bullPrefix });
+    const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
+    const ingestor = new EventIngestor({ queue, target: `unix://${sim.socketPath}`, logger });
+    const duplicate = new EventSubscriber({ endpoint: () => client.eventsEndpoint(['operation', 'lifecycle'], { allProjects: true }), onFrame: (raw, at) => ingestor.pushFrame(raw, at), logger });
+    duplicate.start();
+    await until('the duplicating reader', () => duplicate.connected, 5_000);
+    cleanups.push(async () => {
+      await duplicate.stop();
+      await ingestor.drain();
+      await queue.close();
+      await client.close();
+      connection.disconnect();
+    });
+
+    for (const name of names) sim.controls.crash(name);
+    await until('every instance Running again', () => names.every((n) => sim.controls.statusCode(n) === 103), 15_000);
+    await new Promise((r) => setTimeout(r, 1_500)); // room for a second, wrong restart
+    expect(Object.fromEntries(names.map((n) => [n, sim.controls.calls(n, 'start')]))).toEqual(Object.fromEntries(names.map((n) => [n, 1])));
+  }, 60_000);
+
+  it('resumes waiting on its start after the worker is killed mid-operation, without starting twice', async () => {
+    const sim = await startSimulator({ instances: 0, timings: { startMs: 12_000, stopHookMs: 100 } });
+    cleanups.push(() => sim.stop());
+    sim.controls.addInstance({ name: 'slow', config: optIn });
+    const prefix = uniquePrefix('resume');
+    const subscriber = reflex(sim, prefix, 'subscriber');
+    await subscriber.waitForLog('event stream connected');
+    const worker = reflex(sim, prefix, 'worker');
+    await worker.waitForLog('reflex running');
+
+    sim.controls.crash('slow');
+    await waitForAudit(redisUrl(), prefix, 'slow', (rs) => rs.some((r) => r.type === 'call'), 15_000);
+    await worker.kill(); // SIGKILL while the start operation is still running
+    expect(sim.controls.statusCode('slow')).not.toBe(103);
+
+    const again = reflex(sim, prefix, 'worker');
+    await again.waitForLog('reflex running');
+    const trail = await waitForAudit(redisUrl(), prefix, 'slow', (rs) => rs.some((r) => r.type === 'outcome'), 40_000);
+    expect(sim.controls.statusCode('slow')).toBe(103);
+    expect(sim.controls.calls('slow', 'start')).toBe(1);
+    const outcome = trail.find((r) => r.type === 'outcome')!;
+    expect(outcome.summary).toMatch(/resumed after a restart of the worker: operation [0-9a-f-]+ ended Success/);
+  }, 90_000);
+});
