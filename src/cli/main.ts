@@ -1,6 +1,9 @@
 import { Command } from 'commander';
 import { registerAudit } from './commands/audit.js';
 import { registerDemo } from './commands/demo.js';
+import { registerDlq } from './commands/dlq.js';
+import { registerQuarantine } from './commands/quarantine.js';
+import { registerSilence } from './commands/silence.js';
 import { registerRun } from './commands/run.js';
 import { registerSim } from './commands/sim.js';
 
@@ -14,5 +17,8 @@ export function buildProgram(): Command {
   registerRun(program);
   registerAudit(program);
   registerSim(program);
+  registerSilence(program);
+  registerQuarantine(program);
+  registerDlq(program);
   return program;
 }

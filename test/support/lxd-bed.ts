@@ -67,16 +67,23 @@ export async function lxc(args: string[], timeoutMs = 30_000): Promise<string> {
 
 let reachable: Promise<boolean> | undefined;
 
-/** Whether a daemon answers `lxc query /1.0` within 5 s. Checked once per process. */
+/**
+ * Whether a daemon answers `lxc query /1.0`. Checked once per process; a daemon busy with other
+ * suites' containers can be slow, so a socket that exists gets three tries of 10 s before it is
+ * called unreachable (a false "unreachable" would skip, or under REFLEX_REQUIRE_LXD=1 fail, a suite).
+ */
 export function lxdReachable(): Promise<boolean> {
   reachable ??= (async () => {
     if (!lxdSocketPath()) return false;
-    try {
-      await lxc(['query', '/1.0'], 5_000);
-      return true;
-    } catch {
-      return false;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await lxc(['query', '/1.0'], 10_000);
+        return true;
+      } catch {
+        await new Promise((r) => setTimeout(r, 1_000));
+      }
     }
+    return false;
   })();
   return reachable;
 }

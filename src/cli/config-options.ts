@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import { readConfigFile } from '../config/config-file.js';
+import { configFromEnv, parseConfig, type Config, type ConfigInput } from '../config/config.js';
+
+/** Adds the options every command that talks to Redis or the target shares. */
+export function withConnectionOptions(cmd: Command): Command {
+  return cmd
+    .option('--config <file>', 'configuration file, YAML or JSON (env REFLEX_CONFIG)')
+    .option('--target <url>', 'unix:///path/to/unix.socket or https://host:8443 (env REFLEX_TARGET; default: first local LXD/Incus socket)')
+    .option('--redis <url>', 'Redis URL (env REDIS_URL; default redis://127.0.0.1:6379)')
+    .option('--rules <dir>', 'folder of rule files (env REFLEX_RULES; default ./rules)')
+    .option('--prefix <prefix>', 'Redis key prefix (env REFLEX_PREFIX; default reflex)');
+}
+
+/**
+ * The effective configuration: defaults < config file < environment < flags. Every error names
+ * the field, the value and what was expected.
+ */
+export function resolveConfig(opts: Record<string, unknown>, extra: ConfigInput = {}): Config {
+  const file = (opts.config as string | undefined) ?? process.env.REFLEX_CONFIG;
+  const flags: ConfigInput = {
+    target: opts.target as string | undefined,
+    redisUrl: opts.redis as string | undefined,
+    rulesDir: opts.rules as string | undefined,
+    prefix: opts.prefix as string | undefined,
+    ...extra,
+  };
+  const defined = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  return parseConfig({ ...(file ? readConfigFile(file) : {}), ...configFromEnv(), ...defined(flags) } as ConfigInput);
+}

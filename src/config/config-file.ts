@@ -1,0 +1,26 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { ReflexError } from '../errors/reflex-error.js';
+import type { ConfigInput } from './config.js';
+
+/**
+ * Reads a configuration file (YAML or JSON; same field names as the config schema). Secrets
+ * belong in the environment, not in this file.
+ */
+export function readConfigFile(path: string): ConfigInput {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ReflexError('CONFIG_INVALID', `cannot read config file ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  let value: unknown;
+  try {
+    value = parseYaml(text);
+  } catch (err) {
+    throw new ReflexError('CONFIG_INVALID', `config file ${path} is not valid YAML/JSON: ${(err as Error).message}`, { cause: err });
+  }
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw new ReflexError('CONFIG_INVALID', `config file ${path}: expected a mapping of settings, got ${Array.isArray(value) ? 'a list' : typeof value}`);
+  return value as ConfigInput;
+}
