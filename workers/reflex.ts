@@ -7,7 +7,7 @@ import { Silences } from '../src/rules/silences.js';
 import { SelfActions } from '../src/actions/self-actions.js';
 import { AuditLog } from '../src/audit/audit-log.js';
 import { InstanceClient } from '../src/client/client.js';
-import { parseTarget } from '../src/client/target.js';
+import { targetOf } from '../src/config/config-target.js';
 import { connectRedis } from '../src/redis/connect.js';
 import type { Config } from '../src/config/config.js';
 import { EventIngestor } from '../src/events/event-ingestor.js';
@@ -35,7 +35,7 @@ export interface ReflexHandle {
 /** Wires the parts for the configured role and starts them. */
 export async function startReflex(config: Config, logger: Logger): Promise<ReflexHandle> {
   const keys = keySpace(config.prefix);
-  const target = parseTarget(config.target);
+  const target = targetOf(config);
   const targetId = target.url;
   const redis = await connectRedis(config.redisUrl);
   const client = new InstanceClient(target);

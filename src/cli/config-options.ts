@@ -7,6 +7,11 @@ export function withConnectionOptions(cmd: Command): Command {
   return cmd
     .option('--config <file>', 'configuration file, YAML or JSON (env REFLEX_CONFIG)')
     .option('--target <url>', 'unix:///path/to/unix.socket or https://host:8443 (env REFLEX_TARGET; default: first local LXD/Incus socket)')
+    .option('--remote <name>', 'a remote from your lxc/incus client config, instead of --target (env REFLEX_REMOTE)')
+    .option('--client-cert <file>', 'client certificate for an HTTPS target (env REFLEX_CLIENT_CERT)')
+    .option('--client-key <file>', 'client key for an HTTPS target (env REFLEX_CLIENT_KEY)')
+    .option('--server-cert <file>', 'pin this server certificate (env REFLEX_SERVER_CERT)')
+    .option('--server-fingerprint <sha256>', 'pin this server certificate fingerprint (env REFLEX_SERVER_FINGERPRINT)')
     .option('--redis <url>', 'Redis URL (env REDIS_URL; default redis://127.0.0.1:6379)')
     .option('--rules <dir>', 'folder of rule files (env REFLEX_RULES; default ./rules)')
     .option('--prefix <prefix>', 'Redis key prefix (env REFLEX_PREFIX; default reflex)');
@@ -20,6 +25,11 @@ export function resolveConfig(opts: Record<string, unknown>, extra: ConfigInput 
   const file = (opts.config as string | undefined) ?? process.env.REFLEX_CONFIG;
   const flags: ConfigInput = {
     target: opts.target as string | undefined,
+    remote: opts.remote as string | undefined,
+    clientCert: opts.clientCert as string | undefined,
+    clientKey: opts.clientKey as string | undefined,
+    serverCert: opts.serverCert as string | undefined,
+    serverFingerprint: opts.serverFingerprint as string | undefined,
     redisUrl: opts.redis as string | undefined,
     rulesDir: opts.rules as string | undefined,
     prefix: opts.prefix as string | undefined,

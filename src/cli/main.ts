@@ -2,6 +2,9 @@ import { Command } from 'commander';
 import { registerAudit } from './commands/audit.js';
 import { registerDemo } from './commands/demo.js';
 import { registerDlq } from './commands/dlq.js';
+import { registerDoctor } from './commands/doctor.js';
+import { registerReplay } from './commands/replay.js';
+import { registerRules } from './commands/rules.js';
 import { registerQuarantine } from './commands/quarantine.js';
 import { registerSilence } from './commands/silence.js';
 import { registerRun } from './commands/run.js';
@@ -17,8 +20,11 @@ export function buildProgram(): Command {
   registerRun(program);
   registerAudit(program);
   registerSim(program);
+  registerRules(program);
+  registerReplay(program);
   registerSilence(program);
   registerQuarantine(program);
   registerDlq(program);
+  registerDoctor(program);
   return program;
 }

@@ -8,6 +8,16 @@ export type Role = z.infer<typeof roleSchema>;
 export const configSchema = z.strictObject({
   /** `unix:///path/to/unix.socket` or `https://host:8443`; default: the first local LXD/Incus socket. */
   target: z.string().optional(),
+  /** A remote of the user's lxc/incus client configuration (config.yml), used instead of `target`. */
+  remote: z.string().optional(),
+  /** Client certificate (PEM file) for an HTTPS target. */
+  clientCert: z.string().optional(),
+  /** Client key (PEM file) for an HTTPS target. */
+  clientKey: z.string().optional(),
+  /** Server certificate (PEM file) to pin for an HTTPS target. */
+  serverCert: z.string().optional(),
+  /** SHA-256 fingerprint (hex) of the server certificate to pin, instead of `serverCert`. */
+  serverFingerprint: z.string().regex(/^[0-9a-fA-F:]{64,95}$/, 'a SHA-256 fingerprint in hex').optional(),
   /** Redis URL. Default redis://127.0.0.1:6379. */
   redisUrl: z.string().url().default('redis://127.0.0.1:6379'),
   /** Folder of rule files. Default ./rules. */
@@ -52,6 +62,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ConfigInput
   const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
   const out: ConfigInput = {
     target: env.REFLEX_TARGET || undefined,
+    remote: env.REFLEX_REMOTE || undefined,
+    clientCert: env.REFLEX_CLIENT_CERT || undefined,
+    clientKey: env.REFLEX_CLIENT_KEY || undefined,
+    serverCert: env.REFLEX_SERVER_CERT || undefined,
+    serverFingerprint: env.REFLEX_SERVER_FINGERPRINT || undefined,
     redisUrl: env.REDIS_URL || undefined,
     rulesDir: env.REFLEX_RULES || undefined,
     role: (env.REFLEX_ROLE || undefined) as Role | undefined,

@@ -30,6 +30,7 @@ export const errorCodes = {
   EVENT_MALFORMED: { retryable: false, doc: 'An event frame is not valid JSON or does not match the event schema; it is archived as rejected.' },
   RULE_INVALID: { retryable: false, doc: 'A rule file failed to load or validate; it is skipped and reported with file and line.' },
   ACTION_UNKNOWN: { retryable: false, doc: 'A rule named an action that is not in the registry.' },
+  DRY_RUN_REFUSED: { retryable: false, doc: 'A dry-run or replay tried a mutating request; it was recorded and not sent.' },
   REDIS_UNAVAILABLE: { retryable: true, doc: 'Redis cannot be reached.' },
   AUDIT_CHAIN_BROKEN: { retryable: false, doc: '`reflex audit verify` found a record that was altered, deleted or inserted behind the audit log; the message names the first bad record and what differs.' },
 } as const satisfies Record<string, { retryable: boolean; doc: string }>;

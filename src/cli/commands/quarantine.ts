@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { CrashLoopBudget } from '../../actions/crash-loop-budget.js';
-import { parseTarget } from '../../client/target.js';
+import { targetOf } from '../../config/config-target.js';
 import { keySpace } from '../../queue/names.js';
 import { connectRedis } from '../../redis/connect.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
@@ -30,7 +30,7 @@ export function registerQuarantine(program: Command): void {
     .option('--project <name>', 'project of the instance', 'default')
     .action(async (instance: string, opts) => {
       const config = resolveConfig(opts);
-      const target = parseTarget(config.target).url;
+      const target = targetOf(config).url;
       const keys = keySpace(config.prefix);
       const redis = await connectRedis(config.redisUrl);
       try {

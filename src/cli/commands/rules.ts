@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { InstanceClient } from '../../client/client.js';
+import { instanceSchema, type Instance } from '../../client/instance.js';
+import { RecordingTransport } from '../../client/recording-transport.js';
+import { targetOf } from '../../config/config-target.js';
+import { ReflexError } from '../../errors/reflex-error.js';
+import { canonicalEventSchema, type CanonicalEvent } from '../../events/canonical-event.js';
+import { decodeFrame } from '../../events/frame.js';
+import { normalizeFrame } from '../../events/normalize.js';
+import { RuleEngine } from '../../rules/engine.js';
+import { checkRules, formatProblem } from '../../rules/rule-checker.js';
+import { loadRules } from '../../rules/rule-loader.js';
+import { resolveConfig, withConnectionOptions } from '../config-options.js';
+
+/** A test event file holds a canonical event, or a raw frame as the daemon sends it. */
+function readEvent(path: string, target: string): CanonicalEvent {
+  const text = readFileSync(path, 'utf8');
+  const canonical = canonicalEventSchema.safeParse(JSON.parse(text));
+  if (canonical.success) return canonical.data;
+  const decoded = decodeFrame(text);
+  if (!decoded.ok) throw new ReflexError('EVENT_MALFORMED', `${path}: neither a canonical event nor a valid frame: ${decoded.reason}`);
+  const event = normalizeFrame(decoded.frame, target);
+  if (!event) throw new ReflexError('EVENT_MALFORMED', `${path}: a logging frame; rules never see those`);
+  return event;
+}
+
+/** `reflex rules check|list|test`. */
+export function registerRules(program: Command): void {
+  const rules = program.command('rules').description('check, list and try out rules');
+  rules
+    .command('check')
+    .description('type-check and validate the rule files; file:line:column for every problem')
+    .argument('[dir]', 'rules folder (default: --rules, REFLEX_RULES or ./rules)')
+    .action(async (dir: string | undefined) => {
+      const folder = dir ?? resolveConfig({}).rulesDir;
+      const { rules: ok, problems } = await checkRules(folder);
+      for (const p of problems) process.stderr.write(`${formatProblem(p)}\n`);
+      process.stdout.write(`${ok.length} rule(s) valid${ok.length ? `: ${ok.join(', ')}` : ''}; ${problems.length} problem(s)\n`);
+      if (problems.length) process.exitCode = 1;
+    });
+  rules
+    .command('list')
+    .description('list the rules that load, with their triggers and actions')
+    .argument('[dir]', 'rules folder')
+    .action(async (dir: string | undefined) => {
+      const { rules: loaded, errors } = await loadRules(dir ?? resolveConfig({}).rulesDir);
+      for (const r of loaded) {
+        const on = r.triggers.map((t) => [t.kind, t.to && `to ${t.to.join('|')}`, t.intent && `intent ${t.intent.join('|')}`, t.action && t.action.join('|')].filter(Boolean).join(' ')).join('; ');
+        process.stdout.write(`${r.name}${r.enabled === false ? ' (disabled)' : ''}${r.dryRun ? ' (dry-run)' : ''}\n  on: ${on}\n  do: ${r.actions.map((a) => a.action).join(', ')}\n`);
+      }
+      for (const e of errors) process.stderr.write(`skipped ${e.file}: ${e.message}\n`);
+    });
+  withConnectionOptions(rules.command('test').description('show what a rule decides for an event, without acting').argument('<rule>'))
+    .requiredOption('--event <file>', 'a canonical event or a raw daemon frame (JSON)')
+    .option('--instance <file>', 'the instance object (JSON) the rule sees; default: read it from --target')
+    .action(async (ruleName: string, opts) => {
+      const config = resolveConfig(opts);
+      const { rules: loaded } = await loadRules(config.rulesDir);
+      const rule = loaded.find((r) => r.name === ruleName);
+      if (!rule) throw new ReflexError('RULE_INVALID', `no rule "${ruleName}" in ${config.rulesDir} (have: ${loaded.map((r) => r.name).join(', ')})`);
+      const target = config.target ?? 'unix:///var/lib/lxd/unix.socket';
+      const event = readEvent(opts.event, target);
+      let instance: Instance | undefined;
+      if (opts.instance) instance = instanceSchema.parse(JSON.parse(readFileSync(opts.instance, 'utf8')));
+      else if ('instance' in event && event.instance) {
+        const client = new InstanceClient(new RecordingTransport(targetOf(config)));
+        instance = (await client.withProject(event.project).getInstance(event.instance).catch(() => undefined))?.value;
+        await client.close();
+      }
+      const decisions = await new RuleEngine([rule]).decide(event, instance);
+      process.stdout.write(`event: ${JSON.stringify(event)}\n`);
+      if (!decisions.length) process.stdout.write(`${ruleName}: does not listen to this event\n`);
+      for (const d of decisions) {
+        process.stdout.write(`${d.rule}: ${d.summary}\n`);
+        if (d.matched) for (const a of d.actions) process.stdout.write(`  would run ${a.action}${a.params ? ` ${JSON.stringify(a.params)}` : ''} on ${'instance' in event ? event.instance : '?'}\n`);
+      }
+    });
+}

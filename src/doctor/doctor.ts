@@ -1,0 +1,69 @@
+import WebSocket from 'ws';
+import { InstanceClient } from '../client/client.js';
+import { targetOf } from '../config/config-target.js';
+import type { Config } from '../config/config.js';
+import { connectRedis } from '../redis/connect.js';
+import { checkRules, formatProblem } from '../rules/rule-checker.js';
+
+/** One check of `reflex doctor`: what was checked, whether it passed, and what to do if not. */
+export interface DoctorCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+  fix?: string;
+}
+
+/** Runs every check; never throws. */
+export async function runDoctor(config: Config): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [];
+  try {
+    const redis = await connectRedis(config.redisUrl, { timeoutMs: 3_000 });
+    const info = await redis.info('persistence');
+    redis.disconnect();
+    const aof = /aof_enabled:1/.test(info);
+    checks.push({ name: 'redis', ok: true, detail: `reachable at ${config.redisUrl.replace(/\/\/[^@/]*@/, '//***@')}${aof ? ', AOF on' : ', AOF off (events since the last snapshot are lost if Redis dies; turn on appendonly)'}` });
+  } catch (err) {
+    checks.push({ name: 'redis', ok: false, detail: (err as Error).message, fix: 'start redis-server, or point --redis / REDIS_URL at a reachable Redis' });
+  }
+  let client: InstanceClient | undefined;
+  try {
+    const target = targetOf(config);
+    client = new InstanceClient(target, { timeoutMs: 5_000 });
+    const server = (await client.server()) as { auth?: string; api_extensions?: string[]; environment?: { server?: string; server_version?: string } };
+    const trusted = server.auth === 'trusted';
+    checks.push({
+      name: 'target',
+      ok: trusted,
+      detail: `${target.url}: ${server.environment?.server ?? 'server'} ${server.environment?.server_version ?? ''}, ${server.api_extensions?.length ?? 0} API extensions, client ${server.auth ?? 'unknown'}`,
+      ...(trusted ? {} : { fix: 'add this client certificate to the server trust store: lxc config trust add client.crt (or use a trust token)' }),
+    });
+    const ws = await new Promise<string | undefined>((resolve) => {
+      const ep = client!.eventsEndpoint(['operation', 'lifecycle']);
+      const socket = new WebSocket(ep.url, { ...ep.options, handshakeTimeout: 5_000 } as WebSocket.ClientOptions);
+      socket.once('open', () => (socket.terminate(), resolve(undefined)));
+      socket.once('error', (err) => resolve(err.message));
+    });
+    checks.push({ name: 'events', ok: !ws, detail: ws ?? 'events WebSocket opens', ...(ws ? { fix: 'the events endpoint must be reachable with the same identity as the API' } : {}) });
+  } catch (err) {
+    const e = err as { code?: string; message: string };
+    const fix =
+      e.code === 'TLS_PIN_MISMATCH' ? 'the server certificate changed or the pin is wrong: fetch the right one (lxc remote add) or fix --server-cert'
+      : e.code === 'TLS_CLIENT_UNTRUSTED' || e.code === 'TLS_CLIENT_CERT_MISSING' ? 'trust this client: lxc config trust add client.crt'
+      : 'check --target / REFLEX_TARGET and that the daemon runs (lxc info)';
+    checks.push({ name: 'target', ok: false, detail: `${e.code ?? 'ERROR'}: ${e.message}`, fix });
+  } finally {
+    await client?.close().catch(() => undefined);
+  }
+  try {
+    const { rules, problems } = await checkRules(config.rulesDir);
+    checks.push({
+      name: 'rules',
+      ok: problems.length === 0,
+      detail: problems.length ? problems.map(formatProblem).join('\n    ') : `${rules.length} rule(s) load and type-check: ${rules.join(', ')}`,
+      ...(problems.length ? { fix: 'fix the files above (reflex rules check shows the same)' } : {}),
+    });
+  } catch (err) {
+    checks.push({ name: 'rules', ok: false, detail: (err as Error).message, fix: `check --rules / REFLEX_RULES (now ${config.rulesDir})` });
+  }
+  return checks;
+}
