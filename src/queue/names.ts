@@ -10,6 +10,8 @@ export interface KeySpace {
   audit: string;
   /** Rejected (malformed) frames, kept for inspection. */
   rejected: string;
+  /** Stream of every canonical event (with its outcome), kept for audit, replay and debugging. */
+  archive: string;
   /** Hash of the last known status of each instance of a target. */
   state(target: string): string;
   /** Lease naming the one replica that reads a target's event stream. */
@@ -37,6 +39,7 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     actionsQueue: 'actions',
     audit: `${prefix}:audit`,
     rejected: `${prefix}:rejected`,
+    archive: `${prefix}:archive`,
     state: (target) => `${prefix}:state:${target}`,
     lease: (target) => `${prefix}:lease:${target}`,
     instanceLock: (target, project, instance) => `${prefix}:lock:${target}:${project}/${instance}`,
