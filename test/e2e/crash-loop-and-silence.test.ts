@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { waitForAudit } from '../support/audit-trail.js';
+import { STATUS_STOPPED, crashInstance, deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, lxdSocketPath } from '../support/lxd-bed.js';
+import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+
+await describeLxd('crash loops and silences on real LXD', () => {
+  const prefix = uniquePrefix('loop');
+  const names: string[] = [];
+  let reflex: ReflexProcess;
+
+  beforeAll(async () => {
+    reflex = startReflexProcess(['run', '--target', `unix://${lxdSocketPath()}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'test/fixtures/rules-crash-loop', '--resync-interval', '0'], { REFLEX_LOG_LEVEL: 'info' });
+    await reflex.waitForLog('event stream connected');
+    await reflex.waitForLog('reflex running');
+  });
+
+  afterAll(async () => {
+    await reflex?.stop();
+    for (const n of names) await deleteTestInstance(n);
+  });
+
+  it('restarts a container that dies a second after every start only within its budget, then quarantines it with one alert', async () => {
+    const name = `rt-${randomBytes(4).toString('hex')}`;
+    names.push(name);
+    await lxc(['init', 'reflex-busybox', name]);
+    await lxc(['config', 'set', name, 'raw.lxc=lxc.init.cmd=/bin/sleep 1', 'user.reflex.autorestart=true']);
+    await lxc(['start', name]);
+
+    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'alert'), 60_000);
+    await new Promise((r) => setTimeout(r, 5_000)); // no restart may follow the quarantine
+    const after = await waitForAudit(redisUrl(), prefix, name, () => true);
+    const calls = after.filter((r) => r.type === 'call');
+    expect(calls).toHaveLength(3);
+    expect(after.filter((r) => r.type === 'alert')).toHaveLength(1);
+    expect(trail.find((r) => r.type === 'alert')!.summary).toMatch(/crash-looping: 3 restarts/);
+    expect((await instanceStatus(name)).status_code).toBe(STATUS_STOPPED);
+    const notes = after.filter((r) => r.type === 'decision' && r.matched).map((r) => r.summary);
+    expect(notes.slice(0, 3)).toEqual([
+      expect.stringMatching(/restart 1 of the budget$/),
+      expect.stringMatching(/restart 2 of the budget, after a back-off of 500 ms/),
+      expect.stringMatching(/restart 3 of the budget, after a back-off of 1000 ms/),
+    ]);
+  }, 90_000);
+
+  it('suppresses the remediation of a silenced instance and records it', async () => {
+    const name = await launchTestInstance({ config: { 'user.reflex.autorestart': 'true' } });
+    names.push(name);
+    const added = await runReflex(['silence', 'add', '--instance', name, '--duration', '10m', '--reason', 'maintenance test', '--redis', redisUrl(), '--prefix', prefix]);
+    expect(added.code, added.stderr).toBe(0);
+    await crashInstance(name);
+    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'decision'), 15_000);
+    expect(trail.find((r) => r.type === 'decision')!.summary).toMatch(/^suppressed by silence \w+ until .*: maintenance test$/);
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect((await instanceStatus(name)).status_code).toBe(STATUS_STOPPED);
+    expect(trail.filter((r) => r.type === 'call')).toEqual([]);
+  }, 60_000);
+});
