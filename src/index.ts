@@ -7,3 +7,5 @@ export type { CanonicalEvent, InstanceStatusEvent, OperationStatusEvent, Lifecyc
 export type { Instance } from './client/instance.js';
 export { StatusCode } from './client/status-code.js';
 export { configFlag } from './rules/config-flag.js';
+export { defineSchedule } from './schedules/schedule.js';
+export type { ScheduleDefinition, Schedule, TaskDefinition } from './schedules/schedule.js';

@@ -1,0 +1,57 @@
+import { pathToFileURL } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
+import { ruleFiles, type RuleLoadError } from '../rules/rule-loader.js';
+import { isSchedule, type Schedule } from './schedule.js';
+
+export interface LoadedSchedules {
+  schedules: Schedule[];
+  errors: RuleLoadError[];
+}
+
+/**
+ * Loads the schedules of a rules folder: the same files the rule loader reads (tsx, no build
+ * step), keeping every schedule a file exports, by default (alone or in an array with rules) or
+ * under any other name. Rules in those files are the rule loader's business and are ignored
+ * here. A file that fails to load is reported and skipped; a file that exports no schedule is
+ * not an error (it is a rule file).
+ */
+export async function loadSchedules(dir: string): Promise<LoadedSchedules> {
+  const schedules: Schedule[] = [];
+  const errors: RuleLoadError[] = [];
+  const seen = new Map<string, string>();
+  for (const file of ruleFiles(dir)) {
+    let mod: Record<string, unknown>;
+    try {
+      mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>;
+    } catch (err) {
+      errors.push({ file, message: (err as Error).message.split('\n').slice(0, 6).join('\n') });
+      continue;
+    }
+    for (const s of exportedSchedules(mod)) {
+      const other = seen.get(s.name);
+      if (other) {
+        errors.push({ file, message: `schedule name "${s.name}" is already used by ${other}` });
+        continue;
+      }
+      seen.set(s.name, file);
+      schedules.push(s);
+    }
+  }
+  return { schedules, errors };
+}
+
+/** Every schedule among a module's exports (one level of arrays; tsx may wrap `default` once more). */
+export function exportedSchedules(mod: Record<string, unknown>): Schedule[] {
+  const out = new Set<Schedule>();
+  const visit = (value: unknown, depth: number) => {
+    if (isSchedule(value)) {
+      out.add(value);
+    } else if (Array.isArray(value)) {
+      for (const v of value) if (isSchedule(v)) out.add(v);
+    } else if (depth === 0 && value && typeof value === 'object' && 'default' in value) {
+      visit((value as { default: unknown }).default, 1);
+    }
+  };
+  for (const value of Object.values(mod)) visit(value, 0);
+  return [...out];
+}

@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import { Queue, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { InstanceLock } from '../actions/instance-lock.js';
+import type { SelfActions } from '../actions/self-actions.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { InstanceClient } from '../client/client.js';
+import type { KeySpace } from '../queue/names.js';
+import type { Schedule } from './schedule.js';
+import { scheduleKeys, type ScheduleKeys } from './schedule-keys.js';
+import { loadSchedules } from './schedule-loader.js';
+import { runTick } from './tick-runner.js';
+
+/**
+ * Payload of a tick job, as BullMQ's job scheduler stamps it out: which schedule, and the
+ * fingerprint of the definition that created the scheduler (replicas whose copy differs say so).
+ * The tick's due time is the job's `opts.prevMillis`.
+ */
+export const tickJobSchema = z.strictObject({ schedule: z.string(), fingerprint: z.string() });
+export type TickJob = z.infer<typeof tickJobSchema>;
+
+/** Options of {@link startScheduler}. */
+export interface SchedulerOptions {
+  /** The deployment's key prefix (config.prefix); replicas sharing it share the schedules. */
+  prefix: string;
+  /** The target as configured (audit records and lock keys). */
+  target: string;
+  redis: Redis;
+  client: InstanceClient;
+  audit: AuditLog;
+  keys: KeySpace;
+  logger: Logger;
+  /** Folder whose files may export schedules (the rules folder). */
+  rulesDir?: string;
+  /** Schedules to run instead of loading them from `rulesDir`. */
+  schedules?: Schedule[];
+  /** Ticks run at once by this replica (of different schedules; one schedule never overlaps itself). Default 2. */
+  concurrency?: number;
+  /** Marks instances being snapshotted (their freeze/thaw events are then typed as Reflex's own). */
+  selfActions?: SelfActions;
+}
+
+/** A running scheduler. */
+export interface RunningScheduler {
+  /** The schedules this replica runs ticks for. */
+  schedules: Schedule[];
+  /** Stops taking ticks and lets the current ones finish. The job schedulers stay in Redis. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs schedules with BullMQ job schedulers: one per schedule in a shared queue, so each tick is
+ * one job that exactly one replica's worker takes, and the timeline lives in Redis across restarts.
+ *
+ * At start, under a Redis lock, the replica reconciles the job schedulers with the schedules it
+ * loaded: it creates missing ones, replaces those whose definition changed (by fingerprint;
+ * an unchanged one is left alone, so restarts and extra replicas do not reset its timeline),
+ * and removes those no schedule declares any more.
+ *
+ * Catch-up: BullMQ keeps one pending job per scheduler. A tick that came due while every replica
+ * was down is taken on return, once, however many were missed, and the next one is aligned to
+ * the interval or cron again. `catchUp: 'one'` runs that late tick; `'skip'` drops a tick that
+ * starts more than the grace after its due time.
+ */
+export async function startScheduler(opts: SchedulerOptions): Promise<RunningScheduler> {
+  const { logger, redis, keys, audit } = opts;
+  const skeys = scheduleKeys(opts.prefix);
+  let schedules = opts.schedules;
+  if (!schedules) {
+    const loaded = await loadSchedules(opts.rulesDir ?? './rules');
+    for (const e of loaded.errors) logger.error({ file: e.file }, `schedule file skipped: ${e.message}`);
+    schedules = loaded.schedules;
+  }
+  const active = schedules.filter((s) => s.enabled);
+  logger.info({ schedules: active.map((s) => s.name) }, `loaded ${active.length} schedule(s)`);
+  const byName = new Map(active.map((s) => [s.name, s]));
+
+  const queueConnection = redis.duplicate();
+  const workerConnection = redis.duplicate();
+  const queue = new Queue(skeys.queue, { connection: queueConnection, prefix: keys.bullPrefix });
+  await reconcile(queue, active, redis, skeys, logger);
+
+  const running = new InstanceLock(redis, 60_000);
+  const instanceLock = new InstanceLock(redis, 30_000);
+  const processTick = async (job: Job): Promise<string> => {
+    const data = tickJobSchema.parse(job.data);
+    const schedule = byName.get(data.schedule);
+    if (!schedule) {
+      logger.warn({ schedule: data.schedule }, 'tick of a schedule this replica does not know (removed, or replicas run different rules)');
+      return 'unknown schedule';
+    }
+    const dueAt = job.opts.prevMillis ?? job.timestamp;
+    const lateMs = Date.now() - dueAt;
+    const correlationId = `schedule:${schedule.name}:${dueAt}`;
+    const rec = { correlationId, target: opts.target, rule: schedule.name, schedule: schedule.name, dueAt: new Date(dueAt).toISOString() };
+    if (data.fingerprint !== schedule.fingerprint) logger.warn({ schedule: schedule.name }, 'tick created from another version of this schedule; running this replica\'s');
+    if (lateMs > schedule.catchUpGraceMs && schedule.catchUp === 'skip') {
+      logger.info({ schedule: schedule.name, lateMs }, 'missed tick skipped (catchUp: skip)');
+      await audit.append({ ...rec, type: 'decision', summary: `${schedule.name}: tick due ${rec.dueAt} skipped: ${Math.round(lateMs / 1000)} s late (catchUp: skip)`, lateMs });
+      return 'skipped: late';
+    }
+    if (await redis.exists(skeys.done(schedule.name, dueAt))) return 'skipped: already ran';
+    const held = await running.tryAcquire(skeys.running(schedule.name));
+    if (!held) {
+      logger.warn({ schedule: schedule.name }, 'tick skipped: the previous tick is still running');
+      await audit.append({ ...rec, type: 'decision', summary: `${schedule.name}: tick due ${rec.dueAt} skipped: the previous tick is still running` });
+      return 'skipped: overlap';
+    }
+    try {
+      if (lateMs > schedule.catchUpGraceMs) logger.info({ schedule: schedule.name, lateMs }, 'running a missed tick (catchUp: one)');
+      const report = await runTick(schedule, { client: opts.client, audit, logger, target: opts.target, lock: { instanceLock, keys }, selfActions: opts.selfActions }, { tickAt: dueAt, correlationId });
+      const interval = schedule.everyMs ?? 3_600_000;
+      await redis.set(skeys.done(schedule.name, dueAt), '1', 'PX', Math.min(86_400_000, Math.max(60_000, 3 * interval)));
+      const summary = `${report.plans.length} instance(s), ${report.done} change(s), ${report.failed} failed, ${report.planned} dry-run${report.busy.length ? `, ${report.busy.length} busy` : ''}`;
+      logger[report.done || report.failed || report.planned ? 'info' : 'debug']({ schedule: schedule.name, dueAt: rec.dueAt }, `tick: ${summary}`);
+      return summary;
+    } finally {
+      await held.release();
+    }
+  };
+
+  const worker = new Worker(skeys.queue, processTick, { connection: workerConnection, prefix: keys.bullPrefix, concurrency: opts.concurrency ?? 2, lockDuration: 30_000, stalledInterval: 15_000 });
+  worker.on('error', (err) => logger.error({ err: err.message }, 'scheduler worker error'));
+  worker.on('failed', (job, err) => logger.error({ schedule: (job?.data as TickJob | undefined)?.schedule, err: err.message }, 'schedule tick failed'));
+
+  return {
+    schedules: active,
+    async stop() {
+      await worker.close();
+      await queue.close();
+      queueConnection.disconnect();
+      workerConnection.disconnect();
+    },
+  };
+}
+
+/** The BullMQ repeat options of a schedule. */
+export function repeatOptions(s: Schedule): { every: number } | { pattern: string; tz: string } {
+  return s.everyMs !== undefined ? { every: s.everyMs } : { pattern: s.cron!, tz: s.tz };
+}
+
+const releaseScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
+/** Makes the queue's job schedulers match `schedules`; one replica at a time. */
+async function reconcile(queue: Queue, schedules: Schedule[], redis: Redis, skeys: ScheduleKeys, logger: Logger): Promise<void> {
+  const token = randomUUID();
+  const deadline = Date.now() + 20_000;
+  while ((await redis.set(skeys.syncLock, token, 'PX', 15_000, 'NX')) !== 'OK') {
+    // Whoever holds it does the same work; once it is done, our pass finds nothing to change.
+    if (Date.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  try {
+    for (const s of schedules) {
+      const existing = await queue.getJobScheduler(s.name);
+      if ((existing?.template?.data as TickJob | undefined)?.fingerprint === s.fingerprint) continue;
+      await queue.upsertJobScheduler(s.name, repeatOptions(s), {
+        name: 'tick',
+        data: { schedule: s.name, fingerprint: s.fingerprint } satisfies TickJob,
+        opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 }, attempts: 1 },
+      });
+      logger.info({ schedule: s.name, ...repeatOptions(s) }, existing ? 'job scheduler updated' : 'job scheduler created');
+    }
+    const names = new Set(schedules.map((s) => s.name));
+    for (const js of await queue.getJobSchedulers()) {
+      if (names.has(js.key)) continue;
+      await queue.removeJobScheduler(js.key);
+      logger.info({ schedule: js.key }, 'job scheduler removed: no schedule declares it any more');
+    }
+  } finally {
+    await redis.eval(releaseScript, 1, skeys.syncLock, token);
+  }
+}
