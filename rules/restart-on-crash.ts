@@ -8,12 +8,15 @@ import { StatusCode, configFlag, defineRule } from 'reflex';
  * restarted with growing back-off (10 s doubling to 5 min) and quarantined after 5 restarts in
  * 10 minutes, with one alert. On Incus with `boot.autorestart`, the daemon restarts first and
  * sends `instance-restarted`; only when it gives up does `instance-shutdown` reach this rule.
+ * A stop that happened while the event stream was down is seen only by the resync, with intent
+ * `unknown` (no requestor to tell a crash from a stop; a stop operation still listed makes it
+ * `requested`): an opted-in instance asked to stay up, so it is treated as a crash (docs/events.md).
  */
 export default defineRule({
   name: 'restart-on-crash',
   description: 'Start again opted-in instances that crashed or report Error',
   on: [
-    { kind: 'instance.status', to: [StatusCode.Stopped], intent: ['unrequested'] },
+    { kind: 'instance.status', to: [StatusCode.Stopped], intent: ['unrequested', 'unknown'] },
     { kind: 'instance.status', to: [StatusCode.Error] },
   ],
   when: ({ instance }) => configFlag(instance, 'user.reflex.autorestart'),

@@ -13,6 +13,7 @@ import type { Decision, RuleEngine } from '../rules/engine.js';
 import type { StateTracker } from '../state/state-tracker.js';
 import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from './canonical-event.js';
+import type { EventArchive } from './event-archive.js';
 import { decodeFrame } from './frame.js';
 import { normalizeFrame } from './normalize.js';
 
@@ -30,10 +31,13 @@ export interface EventProcessorDeps {
   logger: Logger;
   /** Attempts per action job (first try included). Default 5. */
   actionAttempts?: number;
+  /** Where every canonical event is kept with its outcome; none: not archived. */
+  archive?: EventArchive;
 }
 
 /** What became of one event job (returned for tests and metrics). */
-export type ProcessResult = 'rejected' | 'ignored' | 'stale' | 'unchanged' | 'processed';
+export type ProcessResult = 'rejected' | 'ignored' | 'stale' | 'unchanged' | 'duplicate' | 'processed';
+type Settled = 'stale' | 'unchanged' | 'duplicate' | 'processed' | 'corrected';
 
 /**
  * Takes one job of the events queue through the pipeline: validate the frame (a malformed one is
@@ -60,7 +64,10 @@ export class EventProcessor {
 
     if (event.kind === 'instance.status') {
       const settled = await this.settleStatus(event);
-      if (settled !== 'processed') return settled;
+      await this.deps.archive?.append(event, settled);
+      if (settled !== 'processed' && settled !== 'corrected') return settled;
+    } else {
+      await this.deps.archive?.append(event, 'processed');
     }
     const instanceName = 'instance' in event ? event.instance : undefined;
     if (event.kind !== 'operation.status') {
@@ -110,24 +117,49 @@ export class EventProcessor {
 
   /**
    * Fills in `from`, recognises our own echoes, and drops news older than what is known (events
-   * arrive out of order) or synthetic events that change nothing.
+   * arrive out of order), redeliveries, and synthetic events that change nothing. An event older
+   * than the known state that disagrees with it is checked against a read of the instance: if the
+   * read agrees with the event, the tracker was wrong and the event is published, corrected.
    */
-  private async settleStatus(event: Extract<CanonicalEvent, { kind: 'instance.status' }>): Promise<ProcessResult> {
+  private async settleStatus(event: Extract<CanonicalEvent, { kind: 'instance.status' }>): Promise<Settled> {
     const { tracker, selfActions, audit } = this.deps;
     if (!event.synthetic && event.intent !== 'unknown') {
       const mark = await selfActions.get(event.target, event.instance);
       if (isOwnEcho(mark, event)) event.intent = 'self';
     }
-    const { applied, previous } = await tracker.update(event.target, event.project, event.instance, event.to, Date.parse(event.timestamp));
+    const origin = { source: event.synthetic ? ('read' as const) : ('event' as const), eventId: event.id };
+    const { applied, previous } = await tracker.update(event.target, event.project, event.instance, event.to, Date.parse(event.timestamp), origin);
     if (!applied) {
+      if (previous && previous.status !== event.to && !event.synthetic) return this.confirmStale(event, previous.status);
       await audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: event.instance, summary: `stale: ${event.action ?? 'status'} at ${event.timestamp} is older than the known state; ignored`, event });
       return 'stale';
     }
+    if (previous?.eventId === event.id) return 'duplicate';
     if (previous) event.from = previous.status;
     if (event.synthetic && previous?.status === event.to) return 'unchanged';
+    // The stream's own report of a change a resync already published (it came after the grace period).
+    if (!event.synthetic && previous?.source === 'read' && previous.status === event.to && event.action !== 'instance-restarted') return 'unchanged';
     // First sight of an instance (start-up resync): a baseline, not a transition, unless it is in Error.
     if (event.synthetic && !previous && event.to !== StatusCode.Error) return 'unchanged';
     return 'processed';
+  }
+
+  /**
+   * A late event that contradicts the tracked status: the read decides. Only when the instance
+   * really is in the event's status (the tracker missed the change) is the event published, with
+   * the read's time; otherwise it is old news.
+   */
+  private async confirmStale(event: Extract<CanonicalEvent, { kind: 'instance.status' }>, tracked: number): Promise<Settled> {
+    const { tracker, audit } = this.deps;
+    const inst = await this.readInstance(event.target, event.project, event.instance);
+    if (!inst || inst.status_code !== event.to) {
+      await audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: event.instance, summary: `stale: ${event.action ?? 'status'} at ${event.timestamp} is older than the known state (confirmed by a read); ignored`, event });
+      return 'stale';
+    }
+    const { applied } = await tracker.update(event.target, event.project, event.instance, inst.status_code, Date.now(), { source: 'read', eventId: event.id });
+    if (!applied) return 'stale';
+    event.from = tracked;
+    return 'corrected';
   }
 
   private async readInstance(target: string, project: string, name: string): Promise<Instance | undefined> {

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { InstanceClient } from '../client/client.js';
-import type { CanonicalEvent } from '../events/canonical-event.js';
+import type { CanonicalEvent, Intent } from '../events/canonical-event.js';
+import type { OperationObject } from '../client/envelope.js';
+import { parseSource } from '../events/normalize.js';
+import { StatusCode } from '../client/status-code.js';
 import type { StateTracker } from './state-tracker.js';
 
 /** Options of {@link resyncEvents}. */
@@ -30,6 +33,7 @@ export async function resyncEvents(client: InstanceClient, tracker: StateTracker
     tracked = await tracker.all(target);
     candidates = candidates.filter((i) => differs(tracked, `${i.project ?? 'default'}/${i.name}`, i.status_code));
   }
+  const requested = candidates.some((i) => i.status_code === StatusCode.Stopped) ? await recentStops(client) : new Set<string>();
   const out: CanonicalEvent[] = [];
   for (const inst of candidates) {
     const project = inst.project ?? 'default';
@@ -46,8 +50,38 @@ export async function resyncEvents(client: InstanceClient, tracker: StateTracker
       instance: inst.name,
       ...(known ? { from: known.status } : {}),
       to: inst.status_code,
-      intent: 'unknown',
+      intent: intentOf(inst.status_code, requested.has(`${project}/${inst.name}`)),
     });
+  }
+  return out;
+}
+
+/**
+ * Intent of a change only a resync saw. LXD 5.0 keeps no trace that tells a crash from a stop
+ * (`volatile.last_state.power` reads STOPPED after both, checked on 5.0.2), except that a stop
+ * requested through the API leaves its operation listed for 5 s after it ends: such a stop is
+ * `requested`; any other stop stays `unknown` (docs/events.md says how rules treat it).
+ */
+function intentOf(to: number, stopOperationSeen: boolean): Intent {
+  if (to === StatusCode.Stopped && stopOperationSeen) return 'requested';
+  return 'unknown';
+}
+
+/** `project/name` of instances with a stop or restart operation still listed (running or ended < 5 s ago). */
+async function recentStops(client: InstanceClient): Promise<Set<string>> {
+  let ops: OperationObject[];
+  try {
+    ops = await client.listOperations({ allProjects: true });
+  } catch {
+    return new Set();
+  }
+  const out = new Set<string>();
+  for (const op of ops) {
+    if (!/^(stopping|restarting)/i.test(op.description)) continue;
+    for (const url of [...(op.resources?.instances ?? []), ...(op.resources?.containers ?? [])]) {
+      const { instance, project } = parseSource(url);
+      if (instance) out.add(`${project ?? 'default'}/${instance}`);
+    }
   }
   return out;
 }

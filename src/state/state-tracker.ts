@@ -7,6 +7,10 @@ export interface TrackedStatus {
   /** Timestamp (ms) of the event or read that set it; older news never overwrites newer. */
   at: number;
   project: string;
+  /** Where it came from: an event of the stream, or a read of the instance (resync, confirmation). */
+  source?: 'event' | 'read';
+  /** Id of the event that set it, so a redelivered event is recognised. */
+  eventId?: string;
 }
 
 /**
@@ -33,7 +37,14 @@ export class StateTracker {
    * Records a status if it is newer than what is stored. Returns the previous status and whether
    * the update was applied (false: the news was older than what is known).
    */
-  async update(target: string, project: string, instance: string, status: number, at: number): Promise<{ applied: boolean; previous?: TrackedStatus }> {
+  async update(
+    target: string,
+    project: string,
+    instance: string,
+    status: number,
+    at: number,
+    origin: { source?: 'event' | 'read'; eventId?: string } = {},
+  ): Promise<{ applied: boolean; previous?: TrackedStatus }> {
     const key = this.keys.state(target);
     const field = this.field(project, instance);
     // Compare-and-set in one Lua call so two workers racing on the same instance stay ordered.
@@ -48,7 +59,7 @@ export class StateTracker {
       1,
       key,
       field,
-      JSON.stringify({ status, at, project }),
+      JSON.stringify({ status, at, project, ...origin }),
       String(at),
     )) as [number, string | null | false];
     const previous = res[1] ? (JSON.parse(res[1]) as TrackedStatus) : undefined;
