@@ -18,6 +18,7 @@ import { keySpace } from '../src/queue/names.js';
 import { actionJobSchema, eventJobSchema } from '../src/queue/payloads.js';
 import { RuleEngine } from '../src/rules/engine.js';
 import { loadRules } from '../src/rules/rule-loader.js';
+import { startScheduler } from '../src/schedules/scheduler.js';
 import { resyncEvents } from '../src/state/resync.js';
 import { StateTracker } from '../src/state/state-tracker.js';
 
@@ -115,6 +116,11 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     stops.push(async () => {
       await Promise.all([eventWorker.close(), actionWorker.close()]);
     });
+  }
+
+  if (config.role === 'all' || config.role === 'scheduler') {
+    const scheduler = await startScheduler({ prefix: config.prefix, target: targetId, redis, client, audit, keys, logger, rulesDir: config.rulesDir, selfActions });
+    stops.push(() => scheduler.stop());
   }
 
   return {

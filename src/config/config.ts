@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ReflexError } from '../errors/reflex-error.js';
 
-export const roleSchema = z.enum(['all', 'subscriber', 'worker']);
+export const roleSchema = z.enum(['all', 'subscriber', 'worker', 'scheduler']);
 export type Role = z.infer<typeof roleSchema>;
 
 /** The effective configuration of `reflex run`. Each field documents its default. */
