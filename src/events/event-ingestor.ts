@@ -18,6 +18,12 @@ export interface EventIngestorOptions {
    * subscriber lease) the batch is dropped; the new holder's resync covers it.
    */
   mayWrite?: () => Promise<boolean>;
+  /**
+   * Frames are held this long after receipt and written in the order of their daemon timestamps,
+   * which undoes LXD's per-event goroutine reordering (inversions of a few ms, notes §1). Inversions
+   * wider than this are left to the state tracker. Default 150 ms; 0 writes at once.
+   */
+  reorderWindowMs?: number;
 }
 
 /**
@@ -28,9 +34,11 @@ export class EventIngestor {
   private buffer: EventJob[] = [];
   private flushing: Promise<void> | undefined;
   private readonly maxBuffered: number;
+  private readonly reorderWindowMs: number;
 
   constructor(private readonly opts: EventIngestorOptions) {
     this.maxBuffered = opts.maxBuffered ?? 100_000;
+    this.reorderWindowMs = opts.reorderWindowMs ?? 150;
   }
 
   /** Queues a raw frame; never blocks. */
@@ -48,6 +56,14 @@ export class EventIngestor {
     while (this.flushing || this.buffer.length) await (this.flushing ?? this.flush());
   }
 
+  /** The first `max` jobs whose reorder window has passed (a synthetic event never waits). */
+  private released(max: number): EventJob[] {
+    const cutoff = Date.now() - this.reorderWindowMs;
+    let n = 0;
+    while (n < this.buffer.length && n < max && (this.buffer[n]!.kind === 'synthetic' || this.buffer[n]!.receivedAt <= cutoff)) n++;
+    return this.buffer.slice(0, Math.max(n, 1));
+  }
+
   private push(job: EventJob): void {
     if (this.buffer.length >= this.maxBuffered) {
       this.opts.logger.error({ buffered: this.buffer.length }, 'event buffer full (Redis too slow or down); dropping and asking for a resync');
@@ -61,7 +77,9 @@ export class EventIngestor {
   private async flush(): Promise<void> {
     try {
       while (this.buffer.length) {
-        const batch = this.buffer.slice(0, 1000);
+        const wait = this.buffer[0]!.receivedAt + this.reorderWindowMs - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        const batch = inDaemonOrder(this.released(1000));
         try {
           if (this.opts.mayWrite && !(await this.opts.mayWrite())) {
             this.opts.logger.warn({ dropped: this.buffer.length }, 'not the lease holder any more: dropping buffered events (the new holder resyncs)');
@@ -79,6 +97,44 @@ export class EventIngestor {
       this.flushing = undefined;
     }
   }
+}
+
+/**
+ * Sorts frames by their daemon timestamp (stable; a synthetic event stays where it is and frames
+ * do not cross it). The timestamp is cut out of the text, not parsed as JSON: this runs for every
+ * frame of a storm. A frame without a readable timestamp keeps its place relative to its neighbours.
+ */
+export function inDaemonOrder(jobs: EventJob[]): EventJob[] {
+  const out: EventJob[] = [];
+  let run: { job: EventJob; key: string; i: number }[] = [];
+  const flushRun = () => {
+    run.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.i - b.i));
+    for (const r of run) out.push(r.job);
+    run = [];
+  };
+  let lastKey = '';
+  jobs.forEach((job, i) => {
+    if (job.kind !== 'frame') {
+      flushRun();
+      out.push(job);
+      return;
+    }
+    lastKey = timestampKey(job.raw) ?? lastKey;
+    run.push({ job, key: lastKey, i });
+  });
+  flushRun();
+  return out;
+}
+
+const timestampPattern = /"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)"/;
+
+/** A sortable key (UTC, nanoseconds) for an RFC 3339 timestamp inside a frame. */
+function timestampKey(raw: string): string | undefined {
+  const m = timestampPattern.exec(raw);
+  if (!m) return undefined;
+  const ms = Date.parse(`${m[1]}${m[3]}`);
+  if (Number.isNaN(ms)) return undefined;
+  return `${String(ms).padStart(15, '0')}${(m[2] ?? '').padEnd(9, '0')}`;
 }
 
 /** A duplicated frame (same target, same bytes) maps to the same job id, which BullMQ stores once. */
