@@ -17,8 +17,13 @@ export interface SubscriberLeaseOptions {
   holder?: string;
 }
 
+// The second branch lets a replica that stepped down (renewal stuck) take its own lease back.
 const acquireScript = `
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return redis.call('INCR', KEYS[2])
+end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return redis.call('INCR', KEYS[2])
 end
 return 0`;
@@ -49,6 +54,8 @@ export class SubscriberLease extends EventEmitter {
   private timer: NodeJS.Timeout | undefined;
   private held = false;
   private token = 0;
+  private ticking = false;
+  private confirmedAt = 0;
 
   constructor(private readonly opts: SubscriberLeaseOptions) {
     super();
@@ -89,10 +96,30 @@ export class SubscriberLease extends EventEmitter {
 
   private async tick(): Promise<void> {
     const { redis, key, logger } = this.opts;
+    // Redis commands queue while it is unreachable: a holder whose renewal is stuck past the TTL
+    // can no longer prove it holds the lease and must stop reading, as a successor may have it.
+    if (this.held && Date.now() - this.confirmedAt > this.ttlMs) {
+      this.held = false;
+      logger.warn({ key }, 'subscriber lease not renewed within its TTL (Redis unreachable?); stepping down');
+      this.emit('lost');
+    }
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      await this.tickOnce();
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async tickOnce(): Promise<void> {
+    const { redis, key, logger } = this.opts;
+    const startedAt = Date.now();
     try {
       if (this.held) {
         const ok = (await redis.eval(renewScript, 1, key, this.value, String(this.ttlMs))) === 1;
-        if (!ok) {
+        if (ok && this.held) this.confirmedAt = startedAt;
+        if (!ok && this.held) {
           this.held = false;
           logger.warn({ key }, 'subscriber lease lost to another replica');
           this.emit('lost');
@@ -102,6 +129,7 @@ export class SubscriberLease extends EventEmitter {
       const token = Number(await redis.eval(acquireScript, 2, key, `${key}:fence`, this.value, String(this.ttlMs)));
       if (token > 0) {
         this.held = true;
+        this.confirmedAt = startedAt;
         this.token = token;
         logger.info({ key, token }, 'subscriber lease acquired: this replica reads the event stream');
         this.emit('acquired', token);
