@@ -10,6 +10,7 @@ import { InstanceClient } from '../src/client/client.js';
 import { targetOf } from '../src/config/config-target.js';
 import { connectRedis } from '../src/redis/connect.js';
 import type { Config } from '../src/config/config.js';
+import { EventArchive } from '../src/events/event-archive.js';
 import { EventIngestor } from '../src/events/event-ingestor.js';
 import { EventProcessor } from '../src/events/event-processor.js';
 import { EventSubscriber } from '../src/events/event-subscriber.js';
@@ -94,7 +95,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     for (const e of errors) logger.error({ file: e.file }, `rule file skipped: ${e.message}`);
     logger.info({ rules: rules.map((r) => r.name) }, `loaded ${rules.length} rule(s) from ${config.rulesDir}`);
     const gate = new ActionGate(redis, keys, new Silences(redis, keys.silences));
-    const processor = new EventProcessor({ redis, keys, client: () => client, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts });
+    const processor = new EventProcessor({ redis, keys, client: () => client, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts, archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }) });
     const executor = new ActionExecutor({ client: () => client, audit, selfActions, lock: new InstanceLock(redis, 10_000), keys, redis, logger });
     // One event at a time keeps each instance's history in arrival order; actions run in parallel.
     const eventWorker = new Worker(keys.eventsQueue, async (job) => processor.process(eventJobSchema.parse(job.data)), { ...queueOpts, concurrency: 1, lockDuration: 10_000, stalledInterval: 5_000 });

@@ -35,6 +35,10 @@ export const configSchema = z.strictObject({
   leaseTtlMs: z.number().int().min(300).max(60_000).default(3_000),
   /** How long a resync lets the event stream catch up before reporting a difference. Default 1500 ms. */
   resyncGraceMs: z.number().int().min(0).max(60_000).default(1_500),
+  /** Entries the event archive (`<prefix>:archive`) keeps at most. Default 1 000 000. */
+  archiveMaxLength: z.number().int().min(1).default(1_000_000),
+  /** Age after which archived events are trimmed. Default 7 days. */
+  archiveMaxAgeMs: z.number().int().min(1_000).default(7 * 24 * 3600_000),
   /** Attempts per action job, first included. Default 5. */
   actionAttempts: z.number().int().min(1).max(50).default(5),
   /** Concurrent action jobs per process. Default 8. */
