@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+/** How bad an alert is; routes match on it and receivers colour by it. */
+export const severitySchema = z.enum(['info', 'warning', 'critical']);
+export type Severity = z.infer<typeof severitySchema>;
+
+/** One thing Reflex did about the condition: the action, how it ended and the operation it ran. */
+export const alertActionSchema = z.object({
+  action: z.string(),
+  result: z.string(),
+  summary: z.string().optional(),
+  operationId: z.string().optional(),
+});
+export type AlertAction = z.infer<typeof alertActionSchema>;
+
+/**
+ * An alert as Reflex stores and forwards it. The fingerprint identifies the condition (the same
+ * crash of the same instance), so a firing alert and the resolved one that clears it share it.
+ */
+export const alertSchema = z.object({
+  fingerprint: z.string(),
+  status: z.enum(['firing', 'resolved']),
+  severity: severitySchema,
+  /** What kind of condition, e.g. `instance.crashed`, `instance.crash-loop`. */
+  kind: z.string(),
+  target: z.string(),
+  project: z.string(),
+  instance: z.string(),
+  /** What happened, one line. */
+  summary: z.string(),
+  /** What Reflex did about it, in order. */
+  actions: z.array(alertActionSchema).default([]),
+  /** Overall outcome of what Reflex did (e.g. `restarted`, `quarantined`, `gave up`). */
+  outcome: z.string().optional(),
+  /** Audit correlation id of the incident (`reflex audit --correlation <id>`). */
+  correlationId: z.string(),
+  /** Link to the audit trail entry, when an audit URL base is configured. */
+  auditUrl: z.string().optional(),
+  labels: z.record(z.string(), z.string()).default({}),
+  /** ISO times the condition started and (when resolved) ended. */
+  startsAt: z.string(),
+  endsAt: z.string().optional(),
+});
+export type Alert = z.infer<typeof alertSchema>;
+
+/** What a caller passes to raise an alert: the fingerprint, status and times are filled in when absent. */
+export type AlertInput = Omit<z.input<typeof alertSchema>, 'fingerprint' | 'status' | 'startsAt'> & {
+  fingerprint?: string;
+  status?: 'firing' | 'resolved';
+  startsAt?: string;
+};
+
+/**
+ * The stable identity of a condition: kind, target, project, instance and labels. Severity,
+ * summary and actions are left out so a change of wording does not open a second alert.
+ */
+export function alertFingerprint(a: Pick<Alert, 'kind' | 'target' | 'project' | 'instance'> & { labels?: Record<string, string> }): string {
+  const labels = Object.entries(a.labels ?? {}).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+  const identity = JSON.stringify([a.kind, a.target, a.project, a.instance, labels]);
+  return createHash('sha256').update(identity).digest('hex').slice(0, 16);
+}
+
+/** Validates an alert input and fills in fingerprint, status and start time. */
+export function toAlert(input: AlertInput, now = new Date()): Alert {
+  const labels = input.labels ?? {};
+  return alertSchema.parse({
+    ...input,
+    labels,
+    status: input.status ?? 'firing',
+    startsAt: input.startsAt ?? now.toISOString(),
+    fingerprint: input.fingerprint ?? alertFingerprint({ ...input, labels }),
+  });
+}
+
+/**
+ * The value of a grouping or routing key on an alert: one of its fields (`kind`, `severity`,
+ * `instance`, `project`, `target`, `status`) or, failing that, a label.
+ */
+export function alertValue(alert: Alert, key: string): string | undefined {
+  switch (key) {
+    case 'kind':
+    case 'severity':
+    case 'instance':
+    case 'project':
+    case 'target':
+    case 'status':
+      return alert[key];
+    default:
+      return alert.labels[key];
+  }
+}

@@ -1,0 +1,52 @@
+import type { Alert } from './alert.js';
+import { firingAlerts, resolvedAlerts, type Notification } from './notification.js';
+
+/**
+ * The words every chat receiver uses, so Slack, Mattermost, Discord and Teams say the same thing:
+ * a title, then per alert what happened, what Reflex did (actions, operation ids, outcome) and
+ * where its audit trail is.
+ */
+
+/** `[FIRING:2] instance.crashed: web-1, web-2` or `[RESOLVED] instance.crashed: web-1`. */
+export function notificationTitle(n: Notification): string {
+  const firing = firingAlerts(n).length;
+  const head = n.status === 'firing' ? `[FIRING:${firing}]` : '[RESOLVED]';
+  const kinds = [...new Set(n.alerts.map((a) => a.kind))].join(', ');
+  const instances = [...new Set(n.alerts.map((a) => a.instance))].join(', ');
+  return `${head} ${kinds}: ${instances}`;
+}
+
+/** Where the instance is: `web-1 (project default on local)`. */
+export function alertPlace(a: Alert): string {
+  return `${a.instance} (project ${a.project} on ${a.target})`;
+}
+
+/** What Reflex did, one line per action: `start: done (operation 1234) started (was Stopped)`. */
+export function actionLines(a: Alert): string[] {
+  const lines = a.actions.map((x) => `${x.action}: ${x.result}${x.operationId ? ` (operation ${x.operationId})` : ''}${x.summary ? ` ${x.summary}` : ''}`);
+  if (lines.length === 0) lines.push('no action taken');
+  if (a.outcome) lines.push(`outcome: ${a.outcome}`);
+  return lines;
+}
+
+/** The audit link, or the correlation id to look up with `reflex audit` when no URL is configured. */
+export function auditReference(a: Alert): string {
+  return a.auditUrl ?? `correlation id ${a.correlationId}`;
+}
+
+/** One alert as plain lines (no markup): status, place, summary, actions, audit. */
+export function alertLines(a: Alert): string[] {
+  const head = a.status === 'resolved' ? `RESOLVED ${alertPlace(a)}: ${a.summary}` : `${a.severity.toUpperCase()} ${alertPlace(a)}: ${a.summary}`;
+  return [head, ...actionLines(a).map((l) => `  Reflex did ${l}`), `  audit: ${auditReference(a)}`];
+}
+
+/** The whole notification as plain text, firing alerts before resolved ones. */
+export function notificationText(n: Notification): string {
+  const ordered = [...firingAlerts(n), ...resolvedAlerts(n)];
+  return [notificationTitle(n), ...ordered.flatMap(alertLines)].join('\n');
+}
+
+/** Cuts `text` to `max` characters, marking the cut, so a service's field limit never rejects a message. */
+export function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,139 @@
+import { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { AuditLog } from '../audit/audit-log.js';
+import { ReflexError } from '../errors/reflex-error.js';
+import { toAlert, type Alert, type AlertAction, type AlertInput } from './alert.js';
+import { AlertGrouper, flushJobSchema, groupOf } from './alert-grouper.js';
+import { deliveryBackoff, DeliveryProcessor, enqueueDelivery } from './delivery-worker.js';
+import { auditLink, type NotifyConfig } from './notify-config.js';
+import { notifyKeys, type NotifyKeys } from './notify-keys.js';
+import { RateLimiter } from './rate-limiter.js';
+import { createReceiver, type Receiver } from './receiver.js';
+import { Router } from './router.js';
+
+/** Options of {@link Notifier}. */
+export interface NotifierOptions extends NotifyConfig {
+  /** Connection for state; queues and workers use duplicates of it. */
+  redis: Redis;
+  audit: AuditLog;
+  /** Key prefix shared by the replicas of one deployment. Default `reflex`. */
+  prefix?: string;
+  logger?: Logger;
+  /** Where `urlEnv` and `secretEnv` are read from. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Run the flush and delivery workers in this process. Default true. */
+  workers?: boolean;
+  /** Deliveries sent in parallel by this process. Default 4. */
+  concurrency?: number;
+}
+
+/** How long an alert is remembered for `resolve(fingerprint)`. */
+const alertTtlMs = 30 * 86_400_000;
+
+/**
+ * Forwards alerts to receivers: routes each alert, groups it (state in Redis, so replicas agree),
+ * and queues each message on a durable BullMQ queue that retries with backoff and falls back to
+ * another receiver. Every replica may call {@link notify} and {@link resolve} for the same
+ * condition: each message still goes out once.
+ */
+export class Notifier {
+  readonly keys: NotifyKeys;
+  readonly receivers: ReadonlyMap<string, Receiver>;
+  private readonly router: Router;
+  private readonly grouper: AlertGrouper;
+  private readonly flushQueue: Queue;
+  private readonly deliveryQueue: Queue;
+  private readonly workers: Worker[] = [];
+  private readonly connections: Redis[] = [];
+
+  /** Validates receivers and routes and reads their secrets; throws CONFIG_INVALID. */
+  constructor(private readonly opts: NotifierOptions) {
+    this.keys = notifyKeys(opts.prefix);
+    const receivers = new Map<string, Receiver>();
+    for (const cfg of opts.receivers) {
+      const r = createReceiver(cfg, opts.env);
+      if (receivers.has(r.name)) throw new ReflexError('CONFIG_INVALID', `notification receiver "${r.name}" is defined twice`);
+      receivers.set(r.name, r);
+    }
+    for (const r of receivers.values()) {
+      const fb = r.config.fallback;
+      if (fb !== undefined && (!receivers.has(fb) || fb === r.name)) throw new ReflexError('CONFIG_INVALID', `notification receiver "${r.name}": fallback "${fb}" is not another configured receiver`);
+    }
+    this.receivers = receivers;
+    this.router = new Router(opts.route, new Set(receivers.keys()));
+    const connection = this.connection();
+    const queueOpts = { connection, prefix: this.keys.bullPrefix };
+    this.flushQueue = new Queue(this.keys.flushQueue, queueOpts);
+    this.deliveryQueue = new Queue(this.keys.deliveryQueue, queueOpts);
+    this.grouper = new AlertGrouper(opts.redis, this.keys, this.flushQueue, (n) => enqueueDelivery(this.deliveryQueue, receivers.get(n.receiver)!, { notification: n, receiver: n.receiver }));
+    if (opts.workers ?? true) this.startWorkers();
+  }
+
+  /**
+   * Raises (or re-raises) an alert; with `status: 'resolved'` clears it. Fills in the fingerprint,
+   * start time and audit link. Returns the alert as stored.
+   */
+  async notify(input: AlertInput): Promise<Alert> {
+    const alert = toAlert({ ...input, auditUrl: input.auditUrl ?? auditLink(this.opts.auditUrl, input.correlationId) });
+    await this.opts.redis.set(this.keys.alert(alert.fingerprint), JSON.stringify(alert), 'PX', alertTtlMs);
+    for (const route of this.router.match(alert)) await this.grouper.add(alert, groupOf(alert, route));
+    return alert;
+  }
+
+  /**
+   * Marks the alert with this fingerprint resolved (e.g. the instance is Running again), adding
+   * what Reflex did since. A resolved message goes out only if the firing one did. Returns
+   * undefined when no such alert is known or it is already resolved.
+   */
+  async resolve(fingerprint: string, update: { summary?: string; actions?: AlertAction[]; outcome?: string } = {}): Promise<Alert | undefined> {
+    const raw = await this.opts.redis.get(this.keys.alert(fingerprint));
+    if (!raw) return undefined;
+    const known = toAlert(JSON.parse(raw) as AlertInput);
+    if (known.status === 'resolved') return undefined;
+    return this.notify({
+      ...known,
+      status: 'resolved',
+      endsAt: new Date().toISOString(),
+      summary: update.summary ?? known.summary,
+      actions: [...known.actions, ...(update.actions ?? [])],
+      outcome: update.outcome ?? known.outcome,
+    });
+  }
+
+  /** Stops the workers (letting running jobs finish) and closes the queues. */
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close()));
+    await Promise.all([this.flushQueue.close(), this.deliveryQueue.close()]);
+    for (const c of this.connections) c.disconnect();
+  }
+
+  private startWorkers(): void {
+    const { logger } = this.opts;
+    const processor = new DeliveryProcessor({
+      receivers: this.receivers,
+      queue: this.deliveryQueue,
+      rateLimiter: new RateLimiter(this.opts.redis, this.keys),
+      audit: this.opts.audit,
+      logger,
+    });
+    const base = { prefix: this.keys.bullPrefix, lockDuration: 30_000, stalledInterval: 15_000 };
+    const flusher = new Worker(this.keys.flushQueue, async (job) => void (await this.grouper.flush(flushJobSchema.parse(job.data))), { ...base, connection: this.connection(), concurrency: 4 });
+    const deliverer = new Worker(this.keys.deliveryQueue, (job, token) => processor.process(job, token), {
+      ...base,
+      connection: this.connection(),
+      concurrency: this.opts.concurrency ?? 4,
+      settings: { backoffStrategy: deliveryBackoff(this.receivers) },
+    });
+    for (const w of [flusher, deliverer]) {
+      w.on('error', (err) => logger?.error({ err: err.message }, 'notification worker error'));
+      this.workers.push(w);
+    }
+  }
+
+  private connection(): Redis {
+    const c = this.opts.redis.duplicate({ maxRetriesPerRequest: null });
+    this.connections.push(c);
+    return c;
+  }
+}

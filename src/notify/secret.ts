@@ -1,0 +1,48 @@
+import { inspect } from 'node:util';
+import { REDACTED } from '../audit/redact.js';
+import { ReflexError } from '../errors/reflex-error.js';
+
+/**
+ * A secret read from the environment (a webhook URL with a token in it, an HMAC key). It prints
+ * as `[redacted]` through toString, JSON and util.inspect, so it cannot leak through a log line
+ * or an audit record by accident; only {@link Secret.reveal} gives the value.
+ */
+export class Secret {
+  readonly #value: string;
+
+  constructor(
+    value: string,
+    /** Where it came from (an env variable name), shown instead of the value. */
+    readonly source: string,
+  ) {
+    this.#value = value;
+  }
+
+  /** Reads `env[name]`; throws CONFIG_INVALID naming the variable (never a value) when it is unset or empty. */
+  static fromEnv(name: string, env: NodeJS.ProcessEnv = process.env): Secret {
+    const value = env[name];
+    if (!value) throw new ReflexError('CONFIG_INVALID', `environment variable ${name} is not set (a notification receiver needs it)`);
+    return new Secret(value, `env:${name}`);
+  }
+
+  reveal(): string {
+    return this.#value;
+  }
+
+  /** Replaces every occurrence of the secret in `text` (error messages may echo a URL). */
+  scrub(text: string): string {
+    return this.#value.length < 4 ? text : text.split(this.#value).join(REDACTED);
+  }
+
+  toString(): string {
+    return REDACTED;
+  }
+
+  toJSON(): string {
+    return REDACTED;
+  }
+
+  [inspect.custom](): string {
+    return `Secret(${this.source}) ${REDACTED}`;
+  }
+}
