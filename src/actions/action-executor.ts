@@ -71,6 +71,12 @@ export class ActionExecutor {
         await selfActions.mark(job.target, job.instance, { action: d.action, state: 'in-flight', at: Date.now() });
         try {
           const op = await send();
+          if (!op) {
+            // A synchronous call (e.g. PATCH): done when it answered.
+            await selfActions.mark(job.target, job.instance, { action: d.action, state: 'done', at: Date.now() });
+            await audit.append({ ...base, type: 'call', summary: `${d.method} ${d.path} (${d.action}) → done`, method: d.method, path: d.path, attempt });
+            return undefined;
+          }
           // Persisted before waiting: a worker killed now resumes waiting on this operation instead of acting again.
           await redis.set(keys.inflight(jobId), op.id, 'PX', 3_600_000);
           await audit.append({ ...base, type: 'call', summary: `${d.method} ${d.path} (${d.action}) → operation ${op.id}`, method: d.method, path: d.path, operationId: op.id, attempt });

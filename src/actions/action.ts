@@ -13,7 +13,7 @@ export interface ActionContext {
    * Sends a mutating request through the audit and self-marking path and waits for its operation;
    * returns it once finished (undefined in dry-run). Throws when the call or the operation fails.
    */
-  call(description: { method: string; path: string; action: string }, send: () => Promise<Operation>): Promise<Operation | undefined>;
+  call(description: { method: string; path: string; action: string }, send: () => Promise<Operation | void>): Promise<Operation | undefined>;
   audit(record: Omit<AuditInput, 'correlationId' | 'instance' | 'target'>): Promise<void>;
 }
 

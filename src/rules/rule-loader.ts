@@ -2,6 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
+import { actionNames } from '../actions/registry.js';
 import type { Rule } from './rule.js';
 
 /** A rule file that could not be loaded: reported, skipped, never fatal. */
@@ -55,6 +56,11 @@ export async function loadRules(dir: string): Promise<LoadedRules> {
       continue;
     }
     for (const rule of list) {
+      const unknown = rule.actions.map((a) => a.action).filter((a) => !actionNames().includes(a));
+      if (unknown.length) {
+        errors.push({ file, message: `rule "${rule.name}": unknown action ${unknown.map((a) => `"${a}"`).join(', ')}; known: ${actionNames().join(', ')}` });
+        continue;
+      }
       const other = seen.get(rule.name);
       if (other) {
         errors.push({ file, message: `rule name "${rule.name}" is already used by ${other}` });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { runDemo } from '../../demo/demo.js';
 import { createLogger } from '../../log/logger.js';
-import { parseDuration } from '../duration.js';
+import { parseDuration } from '../../config/duration.js';
 
 /** `reflex demo`: the main job on the embedded default (simulator + private Redis + bundled rules). */
 export function registerDemo(program: Command): void {

@@ -8,7 +8,7 @@ import { connectRedis } from '../../redis/connect.js';
 import { replayAudit } from '../../rules/replay.js';
 import { loadRules } from '../../rules/rule-loader.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
-import { parseDuration } from '../duration.js';
+import { parseDuration } from '../../config/duration.js';
 
 /** `reflex replay`: recorded events through (new or changed) rules, in dry-run. */
 export function registerReplay(program: Command): void {

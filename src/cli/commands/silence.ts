@@ -4,7 +4,7 @@ import { keySpace } from '../../queue/names.js';
 import { connectRedis } from '../../redis/connect.js';
 import { Silences } from '../../rules/silences.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
-import { parseDuration } from '../duration.js';
+import { parseDuration } from '../../config/duration.js';
 
 async function withSilences<T>(opts: Record<string, unknown>, fn: (s: Silences) => Promise<T>): Promise<T> {
   const config = resolveConfig(opts);

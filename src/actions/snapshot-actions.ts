@@ -1,0 +1,69 @@
+import { isApiStatus } from '../client/api-error.js';
+import { parseDuration } from '../config/duration.js';
+import type { Action, ActionContext, ActionOutcome } from './action.js';
+
+/** Expands `%Y %m %d %H %M %S` (UTC) in a snapshot name pattern. */
+export function snapshotName(pattern: string, now = new Date()): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  const parts: Record<string, string> = {
+    Y: String(now.getUTCFullYear()), m: two(now.getUTCMonth() + 1), d: two(now.getUTCDate()),
+    H: two(now.getUTCHours()), M: two(now.getUTCMinutes()), S: two(now.getUTCSeconds()),
+  };
+  return pattern.replace(/%([YmdHMS])/g, (_, k: string) => parts[k]!);
+}
+
+function str(ctx: ActionContext, key: string): string | undefined {
+  const v = ctx.params[key];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Takes a snapshot (params: name pattern, default `reflex-%Y%m%d-%H%M%S`; expiry, e.g. `7d`). */
+export const snapshotAction: Action = {
+  name: 'snapshot',
+  describe: 'take a snapshot (params: name pattern with %Y%m%d%H%M%S, expiry e.g. 7d)',
+  async run(ctx): Promise<ActionOutcome> {
+    const name = snapshotName(str(ctx, 'name') ?? 'reflex-%Y%m%d-%H%M%S');
+    const expiry = str(ctx, 'expiry');
+    const expiresAt = expiry ? new Date(Date.now() + parseDuration(expiry)) : undefined;
+    if (ctx.dryRun) return { result: 'dry-run', summary: `would snapshot as ${name}${expiresAt ? ` expiring ${expiresAt.toISOString()}` : ''}` };
+    const op = await ctx.call({ method: 'POST', path: `/1.0/instances/${ctx.instance}/snapshots`, action: 'snapshot' }, () => ctx.client.createSnapshot(ctx.instance, { name, ...(expiresAt ? { expiresAt } : {}) }));
+    return { result: 'done', summary: `snapshot ${name} taken`, operationId: op?.id };
+  },
+};
+
+/** Deletes a snapshot (params: name); nothing to do when it is already gone. */
+export const deleteSnapshotAction: Action = {
+  name: 'delete-snapshot',
+  describe: 'delete a snapshot (params: name)',
+  async run(ctx): Promise<ActionOutcome> {
+    const name = str(ctx, 'name');
+    if (!name) throw new Error('delete-snapshot needs params.name');
+    try {
+      await ctx.client.getSnapshot(ctx.instance, name);
+    } catch (err) {
+      if (isApiStatus(err, 404)) return { result: 'skipped', summary: `snapshot ${name} is already gone` };
+      throw err;
+    }
+    if (ctx.dryRun) return { result: 'dry-run', summary: `would delete snapshot ${name}` };
+    const op = await ctx.call({ method: 'DELETE', path: `/1.0/instances/${ctx.instance}/snapshots/${name}`, action: 'delete-snapshot' }, () => ctx.client.deleteSnapshot(ctx.instance, name));
+    return { result: 'done', summary: `snapshot ${name} deleted`, operationId: op?.id };
+  },
+};
+
+/** Restores a snapshot (params: name, default the newest). */
+export const restoreAction: Action = {
+  name: 'restore',
+  describe: 'restore a snapshot (params: name; default the newest)',
+  async run(ctx): Promise<ActionOutcome> {
+    let name = str(ctx, 'name');
+    if (!name) {
+      const snaps = await ctx.client.listSnapshots(ctx.instance);
+      name = [...snaps].sort((a, b) => String(a.created_at).localeCompare(String(b.created_at))).at(-1)?.name;
+      if (!name) return { result: 'skipped', summary: 'no snapshot to restore' };
+    }
+    if (ctx.dryRun) return { result: 'dry-run', summary: `would restore ${name}` };
+    const snapshot = name;
+    const op = await ctx.call({ method: 'PUT', path: `/1.0/instances/${ctx.instance}`, action: 'restore' }, () => ctx.client.restoreSnapshot(ctx.instance, snapshot));
+    return { result: 'done', summary: `restored ${snapshot}`, operationId: op?.id };
+  },
+};

@@ -1,0 +1,116 @@
+import { resolve } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ActionExecutor } from '../../src/actions/action-executor.js';
+import { ActionGate } from '../../src/actions/action-gate.js';
+import { InstanceLock } from '../../src/actions/instance-lock.js';
+import { SelfActions } from '../../src/actions/self-actions.js';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import { InstanceClient } from '../../src/client/client.js';
+import type { Instance } from '../../src/client/instance.js';
+import { parseTarget } from '../../src/client/target.js';
+import type { CanonicalEvent } from '../../src/events/canonical-event.js';
+import { decodeFrame } from '../../src/events/frame.js';
+import { normalizeFrame } from '../../src/events/normalize.js';
+import { keySpace } from '../../src/queue/names.js';
+import { RuleEngine } from '../../src/rules/engine.js';
+import { loadRules } from '../../src/rules/rule-loader.js';
+import { Silences } from '../../src/rules/silences.js';
+import { startSimulator } from '../../src/simulator/simulator.js';
+import { capturedFrames } from '../support/fixture-events.js';
+import { redisClient, uniquePrefix } from '../support/redis.js';
+
+/** The recorded LXD 5.0.2 events of one instance, typed, in capture order. */
+function recorded(instance: string, pick: (e: CanonicalEvent) => boolean): CanonicalEvent[] {
+  return capturedFrames()
+    .map((raw) => decodeFrame(raw))
+    .flatMap((d) => (d.ok ? [normalizeFrame(d.frame, 't')] : []))
+    .filter((e): e is CanonicalEvent => !!e && 'instance' in e && e.instance === instance && pick(e));
+}
+
+const inst = (config: Record<string, string>): Instance => ({ name: 'research-a', status: 'Stopped', status_code: 102, config });
+
+describe('the example rule catalogue, replayed against recorded events', async () => {
+  const { rules, errors } = await loadRules(resolve('rules/examples'));
+  const redis = redisClient();
+  afterAll(() => redis.disconnect());
+  const byName = (n: string) => new RuleEngine(rules.filter((r) => r.name === n));
+
+  it('loads every example', () => {
+    expect(errors).toEqual([]);
+    expect(rules.map((r) => r.name).sort()).toEqual(['example-hold-on-repeated-error', 'example-quarantine-after-crash-loop', 'example-restart-on-crash', 'example-snapshot-on-config-update']);
+  });
+
+  it('01 restarts a web-tier instance after the recorded kill -9 and guest poweroff, never after the recorded lxc stop', async () => {
+    const engine = byName('example-restart-on-crash');
+    const stops = recorded('research-a', (e) => e.kind === 'instance.status' && e.to === 102);
+    const decisions = await Promise.all(stops.map(async (e) => (await engine.decide(e, inst({ 'user.tier': 'web' })))[0]));
+    const matched = stops.filter((_, i) => decisions[i]?.matched).map((e) => (e.kind === 'instance.status' ? e.action : ''));
+    expect(matched).toEqual(['instance-shutdown', 'instance-shutdown', 'instance-shutdown']); // kill -9, poweroff, reboot's shutdown
+    expect(decisions.filter((d) => d && !d.matched).every((d) => d!.summary.includes('intent is requested'))).toBe(true);
+    const other = await engine.decide(stops.find((e) => e.kind === 'instance.status' && e.intent === 'unrequested')!, inst({ 'user.tier': 'db' }));
+    expect(other[0]?.summary).toContain('out of scope');
+  });
+
+  it('02 snapshots once per cooldown on the recorded config updates, and the snapshot is taken', async () => {
+    const engine = byName('example-snapshot-on-config-update');
+    const updates = recorded('research-b', (e) => e.kind === 'lifecycle' && e.action === 'instance-updated');
+    expect(updates.length).toBeGreaterThanOrEqual(3);
+    const ks = keySpace(uniquePrefix());
+    const gate = new ActionGate(redis, ks, new Silences(redis, ks.silences));
+    const admitted = [];
+    for (const e of updates) {
+      const [d] = await engine.decide(e, inst({ 'user.reflex.snapshot-on-update': 'true' }));
+      if (d?.matched) admitted.push((await gate.admit(d.definition, e, 'research-b', undefined)).admitted);
+    }
+    expect(admitted.filter(Boolean)).toHaveLength(1);
+
+    const sim = await startSimulator({ instances: 0, timings: { taskMs: 10 } });
+    try {
+      sim.controls.addInstance({ name: 'research-b', config: { 'user.reflex.snapshot-on-update': 'true' } });
+      const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
+      const executor = new ActionExecutor({ client: () => client, audit: new AuditLog(redis, ks.audit), selfActions: new SelfActions(redis, ks), lock: new InstanceLock(redis), keys: ks, redis, logger: pino({ level: 'silent' }) });
+      const rule = rules.find((r) => r.name === 'example-snapshot-on-config-update')!;
+      const outcome = await executor.execute({ rule: rule.name, action: 'snapshot', params: rule.actions[0]!.params ?? {}, target: 't', project: 'default', instance: 'research-b', correlationId: 'c', dryRun: false }, 'job-1', 1, 1);
+      expect(outcome).toMatchObject({ result: 'done' });
+      const snaps = await client.listSnapshots('research-b');
+      expect(snaps).toHaveLength(1);
+      expect(snaps[0]!.name).toMatch(/^before-next-change-\d{8}-\d{6}$/);
+      expect(new Date(String(snaps[0]!.expires_at)).getTime()).toBeGreaterThan(Date.now() + 6 * 86_400_000);
+      await client.close();
+    } finally {
+      await sim.stop();
+    }
+  });
+
+  it('03 restarts the first Error and holds a repeated one with a single alert', async () => {
+    const engine = byName('example-hold-on-repeated-error');
+    const ks = keySpace(uniquePrefix());
+    const gate = new ActionGate(redis, ks, new Silences(redis, ks.silences));
+    const error = (id: string): CanonicalEvent => ({ kind: 'instance.status', id, target: 't', location: 'none', project: 'default', timestamp: new Date().toISOString(), synthetic: true, instance: 'research-a', from: 103, to: 112, intent: 'unknown' });
+    const verdicts = [];
+    for (const id of ['e1', 'e2', 'e3']) {
+      const [d] = await engine.decide(error(id), inst({ 'user.reflex.on-error': 'restart-once' }));
+      expect(d?.matched).toBe(true);
+      if (d?.matched) verdicts.push(await gate.admit(d.definition, error(id), 'research-a', undefined));
+    }
+    expect(verdicts.map((v) => v.admitted)).toEqual([true, false, false]);
+    expect(verdicts.filter((v) => !v.admitted && v.alert)).toHaveLength(1);
+  });
+
+  it('05 quarantines after the recorded crash loop of c1 (five unrequested shutdowns) with one alert', async () => {
+    const engine = byName('example-quarantine-after-crash-loop');
+    const crashes = recorded('c1', (e) => e.kind === 'instance.status' && e.to === 102 && e.intent === 'unrequested');
+    expect(crashes.length).toBeGreaterThanOrEqual(5);
+    const ks = keySpace(uniquePrefix());
+    const gate = new ActionGate(redis, ks, new Silences(redis, ks.silences));
+    const verdicts = [];
+    for (const e of crashes.slice(0, 5)) {
+      const [d] = await engine.decide(e, inst({ 'user.reflex.crash-loop-guard': 'true' }));
+      if (d?.matched) verdicts.push(await gate.admit(d.definition, e, 'c1', undefined));
+    }
+    expect(verdicts.map((v) => v.admitted)).toEqual([true, true, true, false, false]);
+    expect(verdicts.map((v) => (v.admitted ? v.delayMs : -1))).toEqual([0, 10_000, 20_000, -1, -1]);
+    expect(verdicts.filter((v) => !v.admitted && v.alert)).toHaveLength(1);
+  });
+});
