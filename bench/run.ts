@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { BenchResult, Figure } from './support.js';
+
+/**
+ * `npm run bench`: runs each measurement in its own process, one after the other (they would
+ * disturb each other), and writes every figure with its same-run baseline to BENCHMARKS.md.
+ * Goals are reported, never asserted: the exit status is non-zero only when a run broke.
+ */
+const files = ['crash-to-running.ts', 'event-latency.ts', 'storm.ts', 'ten-thousand-instances.ts'];
+const only = process.argv.slice(2);
+const root = fileURLToPath(new URL('..', import.meta.url));
+const started = new Date();
+const loadBefore = loadavg();
+
+const results: BenchResult[] = [];
+const broken: string[] = [];
+for (const file of files.filter((f) => only.length === 0 || only.some((o) => f.includes(o)))) {
+  process.stderr.write(`bench: ${file}\n`);
+  const t = performance.now();
+  const { code, stdout } = await runFile(file);
+  const line = stdout.split('\n').find((l) => l.startsWith('BENCH-RESULT '));
+  if (code !== 0 || !line) {
+    broken.push(`${file} (exit ${code}${line ? '' : ', no result'})`);
+    continue;
+  }
+  const result = JSON.parse(line.slice('BENCH-RESULT '.length)) as BenchResult;
+  results.push(result);
+  process.stderr.write(`bench: ${file} done in ${((performance.now() - t) / 1000).toFixed(0)} s\n`);
+  if (result.skipped) process.stdout.write(`${result.bench}: SKIPPED — ${result.skipped}\n`);
+  for (const f of result.figures) process.stdout.write(`${formatLine(f)}\n`);
+}
+
+const seconds = (Date.now() - started.getTime()) / 1000;
+writeFileSync(`${root}/BENCHMARKS.md`, report(results, broken, seconds));
+process.stdout.write(`bench: wrote BENCHMARKS.md (${results.reduce((n, r) => n + r.figures.length, 0)} figures, ${seconds.toFixed(0)} s)\n`);
+if (broken.length) {
+  process.stderr.write(`bench: broken run(s): ${broken.join(', ')}\n`);
+  process.exit(1);
+}
+
+function runFile(file: string): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', `bench/${file}`], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
+    child.on('exit', (code) => (clearTimeout(timer), resolve({ code, stdout })));
+  });
+}
+
+function num(v: number): string {
+  return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+}
+
+function formatLine(f: Figure): string {
+  return `${f.name}: ${num(f.value)} ${f.unit} vs ${num(f.baseline)} ${f.unit} (${f.baselineName}) = ${f.ratio.toFixed(2)}× — goal ${f.goal}: ${f.goal === 'reported' ? '—' : f.met ? 'met' : 'NOT met'}`;
+}
+
+function report(rs: BenchResult[], bad: string[], secs: number): string {
+  const cpu = cpus()[0]?.model ?? 'unknown';
+  const lines = [
+    '# Benchmarks',
+    '',
+    'Written by `npm run bench` (bench/run.ts); each figure is compared with a baseline measured in the same run on the same machine. Goals are reported, not asserted. Figures are noisy on a shared machine: read the ratios, and the load average below.',
+    '',
+    `- date: ${started.toISOString()}`,
+    `- machine: ${cpus().length} CPU(s) (\`nproc\`), ${cpu}; ${(totalmem() / 2 ** 30).toFixed(1)} GiB memory; Node ${process.version}; ${process.platform} ${process.arch}`,
+    `- load average (1/5/15 min) before: ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}; after: ${loadavg().map((l) => l.toFixed(2)).join(' / ')}`,
+    `- duration: ${secs.toFixed(0)} s`,
+    '',
+    '| measurement | Reflex | baseline (same run) | ratio | goal | met |',
+    '| --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const r of rs) {
+    if (r.skipped) lines.push(`| ${r.bench} | skipped: ${r.skipped} | | | | |`);
+    for (const f of r.figures) {
+      lines.push(`| ${f.name} | ${num(f.value)} ${f.unit} | ${num(f.baseline)} ${f.unit} (${f.baselineName}) | ${f.ratio.toFixed(2)}× | ${f.goal} | ${f.goal === 'reported' ? '—' : f.met ? 'yes' : '**no**'} |`);
+    }
+  }
+  for (const b of bad) lines.push(`| ${b} | broken run: no figures | | | | |`);
+  lines.push('', '## Notes', '');
+  for (const r of rs) {
+    if (!r.notes.length) continue;
+    lines.push(`**${r.bench}**`, '', ...r.notes.map((n) => `- ${n}`), '');
+  }
+  lines.push('Run one measurement alone with `npm run bench -- <name>` (e.g. `npm run bench -- storm`); environment knobs: BENCH_LATENCY_EVENTS, BENCH_LATENCY_PACE_MS, BENCH_STORM_EVENTS, BENCH_INSTANCES, BENCH_LXD_ROUNDS_PER_HALF.', '');
+  return lines.join('\n');
+}
