@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import type { EventsEndpoint } from '../client/client.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 /** Options of {@link EventSubscriber}. */
 export interface EventSubscriberOptions {
@@ -20,6 +21,8 @@ export interface EventSubscriberOptions {
   initialBackoffMs?: number;
   /** Default 10 000 ms. */
   maxBackoffMs?: number;
+  /** Counts reconnects; none: not counted. */
+  metrics?: Metrics;
 }
 
 /**
@@ -35,7 +38,7 @@ export class EventSubscriber extends EventEmitter {
   private watchdog: NodeJS.Timeout | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private lastHeard = 0;
-  private readonly opts: Required<Omit<EventSubscriberOptions, 'onConnected'>> & Pick<EventSubscriberOptions, 'onConnected'>;
+  private readonly opts: Required<Omit<EventSubscriberOptions, 'onConnected' | 'metrics'>> & Pick<EventSubscriberOptions, 'onConnected' | 'metrics'>;
 
   constructor(opts: EventSubscriberOptions) {
     super();
@@ -104,6 +107,7 @@ export class EventSubscriber extends EventEmitter {
       if (this.socket === socket) this.socket = undefined;
       this.emit('disconnected', code);
       if (this.stopped) return;
+      this.opts.metrics?.streamReconnects.inc();
       const ceiling = Math.min(this.opts.maxBackoffMs, this.opts.initialBackoffMs * 2 ** this.attempt++);
       const delay = Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
       this.opts.logger.warn({ code, retryInMs: delay }, 'event stream closed; reconnecting');

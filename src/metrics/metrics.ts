@@ -1,0 +1,108 @@
+import type { Queue } from 'bullmq';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What a rule's decision on an event came to. */
+export type DecisionLabel = 'matched' | 'skipped' | 'suppressed';
+
+/** What became of one run of an action job. */
+export type ActionOutcomeLabel = 'done' | 'skipped' | 'failed' | 'retrying' | 'dry-run';
+
+/** Options of {@link Metrics}. */
+export interface MetricsOptions {
+  /** Also export Node's process metrics (CPU, memory, event-loop lag, GC) as `reflex_process_*` / `reflex_nodejs_*`. Default true. */
+  processMetrics?: boolean;
+}
+
+/**
+ * Every Prometheus metric Reflex exports, declared once with its help text, on a registry of its
+ * own (not prom-client's global one) so that several Reflex instances can share a process, as
+ * they do in tests. docs/metrics.md lists them with what moves each.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+
+  /** Events taken through the pipeline, by canonical kind (`rejected`: malformed frames; `ignored`: frames of no interest). */
+  readonly events = new Counter({ name: 'reflex_events_total', help: 'Events processed by the worker, by kind (instance.status, lifecycle, operation.status, rejected, ignored)', labelNames: ['kind'] as const, registers: [this.registry] });
+
+  /** From the daemon's timestamp of an event to the end of its processing. */
+  readonly ingestLag = new Histogram({
+    name: 'reflex_ingest_lag_seconds',
+    help: 'Seconds from the daemon timestamp of a stream event to the end of its processing (rules decided, actions queued)',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+
+  readonly streamReconnects = new Counter({ name: 'reflex_stream_reconnects_total', help: 'Times the events WebSocket closed unasked and a reconnect was scheduled', registers: [this.registry] });
+
+  readonly resyncs = new Counter({ name: 'reflex_resyncs_total', help: 'Resyncs by state diff that completed, by reason (gap: after a (re)connect or a dropped buffer; periodic)', labelNames: ['reason'] as const, registers: [this.registry] });
+
+  readonly gapsResynced = new Counter({ name: 'reflex_gaps_resynced_total', help: 'Gaps in the event stream (a (re)connect, a dropped buffer) covered by a completed resync', registers: [this.registry] });
+
+  readonly resyncChanges = new Counter({ name: 'reflex_resync_changes_total', help: 'Status changes found by resyncs that the event stream had not reported', registers: [this.registry] });
+
+  readonly ruleDecisions = new Counter({ name: 'reflex_rule_decisions_total', help: 'Rule decisions on events: matched (actions queued), skipped (did not match), suppressed (matched but a silence, cooldown or quarantine held it)', labelNames: ['rule', 'decision'] as const, registers: [this.registry] });
+
+  readonly actions = new Counter({ name: 'reflex_actions_total', help: 'Runs of action jobs by outcome (done, skipped, dry-run, retrying, failed)', labelNames: ['action', 'outcome'] as const, registers: [this.registry] });
+
+  readonly actionRetries = new Counter({ name: 'reflex_action_retries_total', help: 'Failed action attempts that will be retried', labelNames: ['action'] as const, registers: [this.registry] });
+
+  readonly quarantines = new Counter({ name: 'reflex_quarantines_total', help: 'Instances put in quarantine for crash-looping (each one raises one alert)', registers: [this.registry] });
+
+  readonly leaseHolder = new Gauge({ name: 'reflex_lease_holder', help: '1 while this process holds the subscriber lease of the target (reads its event stream), 0 on standby', labelNames: ['target'] as const, registers: [this.registry] });
+
+  readonly streamConnected = new Gauge({ name: 'reflex_stream_connected', help: '1 while this process has the events WebSocket of the target open', labelNames: ['target'] as const, registers: [this.registry] });
+
+  private readonly dlqQueues: Queue[] = [];
+  private readonly watchedQueues: Queue[] = [];
+
+  /** Failed action jobs kept for inspection and retry (`reflex dlq list`), read from Redis at each scrape. */
+  readonly dlqSize = new Gauge({
+    name: 'reflex_dlq_size',
+    help: 'Action jobs that failed for good and wait in the dead-letter list (reflex dlq list / retry)',
+    registers: [this.registry],
+    collect: async () => {
+      const counts = await Promise.all(this.dlqQueues.map((q) => q.getFailedCount()));
+      this.dlqSize.set(counts.reduce((a, b) => a + b, 0));
+    },
+  });
+
+  /** Jobs per queue and state, read from Redis at each scrape. */
+  readonly queueJobs = new Gauge({
+    name: 'reflex_queue_jobs',
+    help: 'Jobs in each queue by state (waiting, active, delayed, prioritized, failed)',
+    labelNames: ['queue', 'state'] as const,
+    registers: [this.registry],
+    collect: async () => {
+      for (const q of this.watchedQueues) {
+        const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed');
+        for (const [state, n] of Object.entries(counts)) this.queueJobs.set({ queue: q.name, state }, n);
+      }
+    },
+  });
+
+  constructor(opts: MetricsOptions = {}) {
+    if (opts.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'reflex_' });
+  }
+
+  /** Reads the dead-letter size from this queue's failed jobs at each scrape. */
+  watchDeadLetters(queue: Queue): void {
+    this.dlqQueues.push(queue);
+  }
+
+  /** Reports this queue's job counts at each scrape. */
+  watchQueue(queue: Queue): void {
+    this.watchedQueues.push(queue);
+  }
+
+  /** Observes the lag of an event that came from the stream (resync events carry a read time, not a daemon time). */
+  observeIngestLag(daemonTimestamp: string, now = Date.now()): void {
+    const at = Date.parse(daemonTimestamp);
+    // Clock skew between daemon and worker can make it negative; a negative lag means "no lag".
+    if (!Number.isNaN(at)) this.ingestLag.observe(Math.max(0, (now - at) / 1000));
+  }
+
+  /** The exposition text and its content type. */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
