@@ -1,5 +1,5 @@
 import type { Alert } from './alert.js';
-import { actionLines, auditReference, notificationTitle, truncate } from './message-text.js';
+import { reflexLines, auditReference, notificationTitle, truncate } from './message-text.js';
 import { firingAlerts, resolvedAlerts, type Notification } from './notification.js';
 import type { DiscordConfig } from './receiver-config.js';
 
@@ -13,7 +13,7 @@ function alertEmbed(a: Alert): Record<string, unknown> {
   const status = a.status === 'resolved' ? 'RESOLVED' : a.severity.toUpperCase();
   return {
     title: truncate(`${status} ${a.kind}: ${a.instance}`, 256),
-    description: truncate([a.summary, '', ...actionLines(a).map((l) => `Reflex did ${l}`)].join('\n'), 4096),
+    description: truncate([a.summary, '', ...reflexLines(a)].join('\n'), 4096),
     color: a.status === 'resolved' ? discordColours.resolved : discordColours[a.severity],
     fields: [
       { name: 'Project', value: truncate(a.project, 1024), inline: true },

@@ -1,5 +1,5 @@
 import type { Alert } from './alert.js';
-import { actionLines, alertPlace, notificationTitle, truncate } from './message-text.js';
+import { reflexLines, alertPlace, notificationTitle, truncate } from './message-text.js';
 import { firingAlerts, resolvedAlerts, type Notification } from './notification.js';
 import type { MattermostConfig } from './receiver-config.js';
 
@@ -9,7 +9,7 @@ const maxPostLength = 16383;
 function alertMarkdown(a: Alert): string {
   const head = a.status === 'resolved' ? '**RESOLVED**' : `**${a.severity.toUpperCase()}**`;
   const audit = a.auditUrl ? `[audit trail](${a.auditUrl}) (correlation \`${a.correlationId}\`)` : `audit: correlation \`${a.correlationId}\``;
-  return [`${head} ${alertPlace(a)}: ${a.summary}`, ...actionLines(a).map((l) => `- Reflex did ${l}`), `- ${audit}`].join('\n');
+  return [`${head} ${alertPlace(a)}: ${a.summary}`, ...reflexLines(a).map((l) => `- ${l}`), `- ${audit}`].join('\n');
 }
 
 /**

@@ -21,11 +21,14 @@ export function alertPlace(a: Alert): string {
   return `${a.instance} (project ${a.project} on ${a.target})`;
 }
 
-/** What Reflex did, one line per action: `start: done (operation 1234) started (was Stopped)`. */
-export function actionLines(a: Alert): string[] {
-  const lines = a.actions.map((x) => `${x.action}: ${x.result}${x.operationId ? ` (operation ${x.operationId})` : ''}${x.summary ? ` ${x.summary}` : ''}`);
-  if (lines.length === 0) lines.push('no action taken');
-  if (a.outcome) lines.push(`outcome: ${a.outcome}`);
+/**
+ * What Reflex did, one line per action, then the outcome:
+ * `Reflex ran start: done, started (was Stopped) [operation 1234]`, `Outcome: restarted`.
+ */
+export function reflexLines(a: Alert): string[] {
+  const lines = a.actions.map((x) => `Reflex ran ${x.action}: ${x.result}${x.summary ? `, ${x.summary}` : ''}${x.operationId ? ` [operation ${x.operationId}]` : ''}`);
+  if (lines.length === 0) lines.push('Reflex took no action');
+  if (a.outcome) lines.push(`Outcome: ${a.outcome}`);
   return lines;
 }
 
@@ -37,7 +40,7 @@ export function auditReference(a: Alert): string {
 /** One alert as plain lines (no markup): status, place, summary, actions, audit. */
 export function alertLines(a: Alert): string[] {
   const head = a.status === 'resolved' ? `RESOLVED ${alertPlace(a)}: ${a.summary}` : `${a.severity.toUpperCase()} ${alertPlace(a)}: ${a.summary}`;
-  return [head, ...actionLines(a).map((l) => `  Reflex did ${l}`), `  audit: ${auditReference(a)}`];
+  return [head, ...reflexLines(a).map((l) => `  ${l}`), `  audit: ${auditReference(a)}`];
 }
 
 /** The whole notification as plain text, firing alerts before resolved ones. */

@@ -1,5 +1,5 @@
 import type { Alert } from './alert.js';
-import { actionLines, alertPlace, notificationTitle, truncate } from './message-text.js';
+import { reflexLines, alertPlace, notificationTitle, truncate } from './message-text.js';
 import { firingAlerts, resolvedAlerts, type Notification } from './notification.js';
 import type { SlackConfig } from './receiver-config.js';
 
@@ -13,7 +13,7 @@ function escapeMrkdwn(text: string): string {
 
 function alertSection(a: Alert): object[] {
   const head = a.status === 'resolved' ? '*RESOLVED*' : `*${a.severity.toUpperCase()}*`;
-  const lines = [`${head} ${escapeMrkdwn(alertPlace(a))}: ${escapeMrkdwn(a.summary)}`, ...actionLines(a).map((l) => `• Reflex did ${escapeMrkdwn(l)}`)];
+  const lines = [`${head} ${escapeMrkdwn(alertPlace(a))}: ${escapeMrkdwn(a.summary)}`, ...reflexLines(a).map((l) => `• ${escapeMrkdwn(l)}`)];
   const audit = a.auditUrl ? `<${a.auditUrl}|audit trail> (correlation \`${escapeMrkdwn(a.correlationId)}\`)` : `audit: correlation \`${escapeMrkdwn(a.correlationId)}\``;
   return [
     { type: 'section', text: { type: 'mrkdwn', text: truncate(lines.join('\n'), 3000) } },

@@ -1,5 +1,5 @@
 import type { Alert } from './alert.js';
-import { actionLines, auditReference, notificationTitle } from './message-text.js';
+import { reflexLines, auditReference, notificationTitle } from './message-text.js';
 import { firingAlerts, resolvedAlerts, type Notification } from './notification.js';
 
 function alertItems(a: Alert): object[] {
@@ -12,7 +12,7 @@ function alertItems(a: Alert): object[] {
         { title: 'Kind', value: a.kind },
         { title: 'Project', value: a.project },
         { title: 'Target', value: a.target },
-        { title: 'Reflex did', value: actionLines(a).join('; ') },
+        { title: 'Reflex', value: reflexLines(a).join('; ') },
         { title: 'Audit', value: auditReference(a) },
       ],
     },
