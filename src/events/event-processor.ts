@@ -6,6 +6,7 @@ import type { InstanceClient } from '../client/client.js';
 import { isApiStatus } from '../client/api-error.js';
 import type { Instance } from '../client/instance.js';
 import { isOwnEcho, type SelfActions } from '../actions/self-actions.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { KeySpace } from '../queue/names.js';
 import type { ActionJob, EventJob } from '../queue/payloads.js';
 import type { ActionGate } from '../actions/action-gate.js';
@@ -33,6 +34,8 @@ export interface EventProcessorDeps {
   actionAttempts?: number;
   /** Where every canonical event is kept with its outcome; none: not archived. */
   archive?: EventArchive;
+  /** Counts events, lag and decisions; none: not counted. */
+  metrics?: Metrics;
 }
 
 /** What became of one event job (returned for tests and metrics). */
@@ -48,19 +51,34 @@ export class EventProcessor {
   constructor(private readonly deps: EventProcessorDeps) {}
 
   async process(job: EventJob): Promise<ProcessResult> {
-    const { audit } = this.deps;
+    const result = await this.processJob(job);
+    const { metrics } = this.deps;
+    if (metrics && job.kind === 'frame' && result !== 'rejected' && result !== 'ignored') {
+      const timestamp = /"timestamp":"([^"]+)"/.exec(job.raw)?.[1];
+      if (timestamp) metrics.observeIngestLag(timestamp);
+    }
+    return result;
+  }
+
+  private async processJob(job: EventJob): Promise<ProcessResult> {
+    const { audit, metrics } = this.deps;
     let event: CanonicalEvent | undefined;
     if (job.kind === 'frame') {
       const decoded = decodeFrame(job.raw);
       if (!decoded.ok) {
         await this.reject(job, decoded.reason);
+        metrics?.events.inc({ kind: 'rejected' });
         return 'rejected';
       }
       event = normalizeFrame(decoded.frame, job.target);
     } else {
       event = job.event;
     }
-    if (!event) return 'ignored';
+    if (!event) {
+      metrics?.events.inc({ kind: 'ignored' });
+      return 'ignored';
+    }
+    metrics?.events.inc({ kind: event.kind });
 
     if (event.kind === 'instance.status') {
       const settled = await this.settleStatus(event);
@@ -85,6 +103,7 @@ export class EventProcessor {
     const decisions = await this.deps.engine.decide(event, instance);
     for (const d of decisions) {
       if (!d.matched || !instanceName) {
+        metrics?.ruleDecisions.inc({ rule: d.rule, decision: d.matched ? 'matched' : 'skipped' });
         await audit.append({ type: 'decision', correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule, summary: d.summary, matched: d.matched });
         continue;
       }
@@ -98,6 +117,7 @@ export class EventProcessor {
     const { audit } = this.deps;
     const base = { correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule };
     const verdict = d.dryRun ? ({ admitted: true, delayMs: 0 } as const) : await this.deps.gate.admit(d.definition, event, instanceName, instance);
+    this.deps.metrics?.ruleDecisions.inc({ rule: d.rule, decision: verdict.admitted ? 'matched' : 'suppressed' });
     if (!verdict.admitted) {
       await audit.append({ ...base, type: 'decision', summary: verdict.summary, matched: true, suppressed: true });
       if (verdict.alert) await audit.append({ ...base, type: 'alert', summary: verdict.alert, severity: 'critical' });
