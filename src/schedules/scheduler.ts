@@ -91,7 +91,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
       logger.warn({ schedule: data.schedule }, 'tick of a schedule this replica does not know (removed, or replicas run different rules)');
       return 'unknown schedule';
     }
-    const dueAt = job.opts.prevMillis ?? job.timestamp;
+    const dueAt = dueTime(job);
     const lateMs = Date.now() - dueAt;
     const correlationId = `schedule:${schedule.name}:${dueAt}`;
     const rec = { correlationId, target: opts.target, rule: schedule.name, schedule: schedule.name, dueAt: new Date(dueAt).toISOString() };
@@ -134,6 +134,16 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
       workerConnection.disconnect();
     },
   };
+}
+
+/**
+ * When a tick was due. BullMQ names each job its scheduler stamps out `repeat:<id>:<due ms>`; the
+ * worker does not get `prevMillis` back in the job's options, and `timestamp` is when the job was
+ * made (when the previous tick started), so the id is the reliable source.
+ */
+export function dueTime(job: Pick<Job, 'id' | 'timestamp'>): number {
+  const m = /:(\d+)$/.exec(job.id ?? '');
+  return m ? Number(m[1]) : job.timestamp;
 }
 
 /** The BullMQ repeat options of a schedule. */

@@ -1,0 +1,159 @@
+import type { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import { InstanceClient } from '../../src/client/client.js';
+import { parseTarget } from '../../src/client/target.js';
+import { keySpace } from '../../src/queue/names.js';
+import { defineSchedule, type ScheduleDefinition } from '../../src/schedules/schedule.js';
+import { startScheduler, type RunningScheduler } from '../../src/schedules/scheduler.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { redisClient, uniquePrefix } from '../support/redis.js';
+
+const logger = pino({ level: 'silent' });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, cond: () => boolean | Promise<boolean>, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await cond()) return;
+    await sleep(50);
+  }
+  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+}
+
+describe('scheduler on the simulator', () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    cleanups.length = 0;
+  });
+
+  async function simulator(): Promise<RunningSimulator> {
+    const sim = await startSimulator({ instances: 0, timings: { taskMs: 5 } });
+    cleanups.push(() => sim.stop());
+    for (const name of ['a1', 'a2', 'a3']) sim.controls.addInstance({ name, config: { 'user.backup': 'true' } });
+    sim.controls.addInstance({ name: 'other' });
+    return sim;
+  }
+
+  /** One replica: its own Redis connection and API client, the shared prefix. */
+  async function replica(sim: RunningSimulator, prefix: string, def: ScheduleDefinition): Promise<{ scheduler: RunningScheduler; redis: Redis; audit: AuditLog; client: InstanceClient; stop: () => Promise<void> }> {
+    const redis = redisClient();
+    const keys = keySpace(prefix);
+    const target = `unix://${sim.socketPath}`;
+    const client = new InstanceClient(parseTarget(target));
+    const audit = new AuditLog(redis, keys.audit);
+    const scheduler = await startScheduler({ prefix, target, redis, client, audit, keys, logger, schedules: [defineSchedule(def)] });
+    let stopped = false;
+    const stop = async () => {
+      if (stopped) return;
+      stopped = true;
+      await scheduler.stop();
+      await client.close();
+      redis.disconnect();
+    };
+    cleanups.push(stop);
+    return { scheduler, redis, audit, client, stop };
+  }
+
+  /** The audit log of a prefix, read over a connection of the test's own (replicas close theirs on stop). */
+  function auditOf(prefix: string): AuditLog {
+    const redis = redisClient();
+    cleanups.push(async () => redis.disconnect());
+    return new AuditLog(redis, keySpace(prefix).audit);
+  }
+
+  const snapshotEverySecond: ScheduleDefinition = {
+    name: 'snap',
+    every: '1s',
+    scope: { filter: 'config.user.backup eq true' },
+    tasks: [{ task: 'snapshot', namePattern: 'auto-%Y%m%d-%H%M%S' }],
+  };
+
+  it('runs each tick once with three replicas', async () => {
+    const sim = await simulator();
+    const prefix = uniquePrefix('sched3');
+    const replicas = await Promise.all([1, 2, 3].map(() => replica(sim, prefix, snapshotEverySecond)));
+    await until('four ticks', () => sim.controls.calls('a1', 'snapshot') >= 4, 15_000);
+    await Promise.all(replicas.map((r) => r.stop()));
+    await sleep(200);
+
+    const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
+    cleanups.push(() => client.close());
+    const names = (await client.listSnapshots('a1')).map((s) => s.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const n of ['a1', 'a2', 'a3']) {
+      // Every snapshot call made a snapshot: no replica asked for a tick another one had taken.
+      expect(sim.controls.calls(n, 'snapshot')).toBe((await client.listSnapshots(n)).length);
+      expect(sim.controls.calls(n, 'snapshot')).toBe(names.length);
+    }
+    expect(sim.controls.calls('other')).toBe(0);
+    // One plan per tick and instance, whichever replica ran it.
+    const decisions = (await auditOf(prefix).read({})).filter((r) => r.type === 'decision' && r.rule === 'snap');
+    const perTick = new Map<string, number>();
+    for (const d of decisions) perTick.set(`${d.correlationId} ${d.instance}`, (perTick.get(`${d.correlationId} ${d.instance}`) ?? 0) + 1);
+    expect([...perTick.values()].every((c) => c === 1)).toBe(true);
+    expect(perTick.size).toBe(3 * names.length);
+  }, 40_000);
+
+  it('a dry-run plans and audits but changes nothing', async () => {
+    const sim = await simulator();
+    const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
+    cleanups.push(() => client.close());
+    for (const name of ['s1', 's2', 's3']) await (await client.createSnapshot('a1', { name })).wait();
+    await (await client.createSnapshot('a1', { name: 'gone', expiresAt: new Date(Date.now() - 60_000) })).wait();
+    sim.controls.resetCalls();
+    const prefix = uniquePrefix('dry');
+    const r = await replica(sim, prefix, {
+      name: 'dry',
+      every: '1s',
+      scope: { filter: 'config.user.backup eq true' },
+      tasks: [{ task: 'snapshot' }, { task: 'retention', keepLast: 1, owned: 'any' }, { task: 'prune-expired' }],
+      dryRun: true,
+    });
+    const log = auditOf(prefix);
+    await until('two dry-run ticks', async () => new Set((await log.read({})).filter((x) => x.dryRun === true && x.type === 'decision').map((x) => x.correlationId)).size >= 2, 10_000);
+    await r.stop();
+    expect(sim.controls.callCounts()).toEqual({});
+    expect((await client.listSnapshots('a1')).map((s) => s.name).sort()).toEqual(['gone', 's1', 's2', 's3']);
+    const records = await log.read({});
+    const plan = records.find((x) => x.type === 'decision' && x.instance === 'a1');
+    expect(plan?.summary).toMatch(/dry-run plan: create snapshot dry-\d{8}-\d{6} \[dry-run\]; delete snapshot s1 .*; delete snapshot gone \(retention: expired/);
+    expect(records.some((x) => x.type === 'call' && x.dryRun === true && String(x.summary).startsWith('dry-run: would DELETE /1.0/instances/a1/snapshots/'))).toBe(true);
+  }, 30_000);
+
+  it('catch-up: a tick missed while every replica was down runs once on return, or is skipped', async () => {
+    const sim = await simulator();
+    for (const catchUp of ['one', 'skip'] as const) {
+      const def: ScheduleDefinition = { ...snapshotEverySecond, name: `late-${catchUp}`, every: '2s', catchUp, catchUpGrace: '500ms' };
+      const prefix = uniquePrefix(`late-${catchUp}`);
+      const first = await replica(sim, prefix, def);
+      const log = auditOf(prefix);
+      await until('the first tick', async () => (await log.read({})).some((x) => x.type === 'outcome' && x.rule === def.name), 10_000);
+      await first.stop();
+      const downAt = Date.now();
+      await sleep(6_500); // three ticks come due with nobody running
+      const backAt = Date.now();
+      const second = await replica(sim, prefix, def);
+      const dueWhileDown = async (type: string) =>
+        new Set(
+          (await log.read({}))
+            .filter((x) => x.type === type && x.rule === def.name)
+            .map((x) => Number(x.correlationId.split(':').pop()))
+            .filter((due) => due > downAt && due < backAt),
+        );
+      if (catchUp === 'one') {
+        await until('the missed tick', async () => (await dueWhileDown('outcome')).size > 0, 10_000);
+        await sleep(2_500);
+        expect((await dueWhileDown('outcome')).size).toBe(1); // one run for all the missed ticks
+      } else {
+        await until('the skip decision', async () => (await dueWhileDown('decision')).size > 0, 10_000);
+        await sleep(500);
+        expect((await dueWhileDown('outcome')).size).toBe(0);
+        expect((await log.read({})).some((x) => x.type === 'decision' && /skipped: \d+ s late \(catchUp: skip\)/.test(String(x.summary)))).toBe(true);
+      }
+      await second.stop();
+    }
+  }, 60_000);
+});
