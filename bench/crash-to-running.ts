@@ -87,17 +87,18 @@ await runBench(bench, async () => {
     const floor: number[] = [];
     const shutdownMs: number[] = [];
     const startMs: number[] = [];
-    for (let i = 0; i < perHalf * 2; i++) {
+    for (let i = -1; i < perHalf * 2; i++) {
       const t0 = await kill(name);
       const t1 = await monitor.next(name, 'instance-shutdown', t0);
       const s = performance.now();
       await run('lxc', ['start', name], { env });
       const d = performance.now() - s;
       await monitor.next(name, 'instance-started', t0);
+      await sleep(1_000);
+      if (i < 0) continue; // warm-up
       shutdownMs.push(t1 - t0);
       startMs.push(d);
       floor.push(t1 - t0 + d);
-      await sleep(1_000);
     }
     progress(bench, `floor: kill → instance-shutdown ${median(shutdownMs).toFixed(0)} ms + lxc start ${median(startMs).toFixed(0)} ms`);
 

@@ -1,0 +1,52 @@
+import { startSimulator } from '../src/simulator/simulator.js';
+import { auditOf, keySpace, newPrefix, optIn, reflexRun, RestartableRedis, sleep, until, type ChaosOptions, type ScenarioResult } from './support.js';
+
+/**
+ * Instances crash while the event socket is cut (no close frame) and while the server restarts:
+ * the `instance-shutdown` of some crashes is never delivered. Every crash must still be remediated
+ * (by the resync on reconnect).
+ */
+export async function socketCut(opts: ChaosOptions): Promise<ScenarioResult> {
+  const rounds = opts.short ? 2 : 5;
+  const redis = await RestartableRedis.start();
+  const sim = await startSimulator({ instances: 0, timings: { startMs: 50, stopHookMs: 150 } });
+  const names = Array.from({ length: rounds * 6 }, (_, i) => `s-${String(i + 1).padStart(3, '0')}`);
+  for (const n of names) sim.controls.addInstance({ name: n, config: optIn });
+  const prefix = newPrefix('socket');
+  const proc = reflexRun(sim, redis.url, prefix, 'all');
+  const missed: string[] = [];
+  try {
+    await proc.waitForLog('event stream connected', 30_000);
+    await sleep(2_000);
+    let next = 0;
+    for (let r = 0; r < rounds; r++) {
+      // Crash, then cut the socket inside the stop hook: the shutdown event goes nowhere.
+      for (let i = 0; i < 3; i++) sim.controls.crash(names[next++]!);
+      sim.controls.dropEventSockets();
+      await sleep(1_500);
+      // Crash during a server restart (listeners gone for 500 ms).
+      const restarting = sim.controls.restart(500);
+      for (let i = 0; i < 3; i++) sim.controls.crash(names[next++]!);
+      await restarting;
+      await sleep(1_500);
+    }
+    await until('every crashed instance Running', () => names.every((n) => sim.controls.statusCode(n) === 103), 60_000, 250);
+    await sleep(1_000);
+    const records = await auditOf(redis.url, keySpace(prefix));
+    for (const n of names) if (!records.some((r) => r.instance === n && r.type === 'event' && r.summary.includes('seen by resync'))) missed.push(n);
+    const starts = names.map((n) => sim.controls.calls(n, 'start'));
+    const notRunning = names.filter((n) => sim.controls.statusCode(n) !== 103);
+    return {
+      did: `${rounds} rounds of 3 crashes with the event socket cut in their stop hook and 3 crashes during a 500 ms server restart (${names.length} crashes)`,
+      found: [
+        `${names.length - notRunning.length}/${names.length} crashed instances Running again; ${starts.reduce((a, b) => a + b, 0)} start calls (${starts.filter((s) => s > 1).length} instance(s) started more than once)`,
+        `${names.length - missed.length} crash(es) were noticed by the resync on reconnect, ${missed.length} through the event stream`,
+      ],
+      ok: notRunning.length === 0 && starts.every((s) => s === 1),
+    };
+  } finally {
+    await proc.stop();
+    await sim.stop();
+    await redis.stop();
+  }
+}

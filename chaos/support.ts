@@ -1,0 +1,207 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { AuditLog, type StoredAuditRecord } from '../src/audit/audit-log.js';
+import { InstanceClient } from '../src/client/client.js';
+import { parseTarget } from '../src/client/target.js';
+import { decodeFrame } from '../src/events/frame.js';
+import { EventSubscriber } from '../src/events/event-subscriber.js';
+import { frameId } from '../src/events/normalize.js';
+import { keySpace, type KeySpace } from '../src/queue/names.js';
+import type { RunningSimulator } from '../src/simulator/simulator.js';
+import { startReflexProcess, type ReflexProcess } from '../test/support/reflex-process.js';
+
+/** What a scenario did and what it found; `ok` false fails the chaos run. */
+export interface ScenarioResult {
+  did: string;
+  found: string[];
+  ok: boolean;
+}
+
+/** Scenario size: the short run (CI) or the long one. */
+export interface ChaosOptions {
+  short: boolean;
+  log: (line: string) => void;
+}
+
+export const rulesDir = fileURLToPath(new URL('../rules', import.meta.url));
+export const optIn = { 'user.reflex.autorestart': 'true' };
+export const silent = pino({ level: 'silent' });
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export async function until(what: string, cond: () => boolean | Promise<boolean>, ms: number, everyMs = 100): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await cond()) return;
+    await sleep(everyMs);
+  }
+  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+}
+
+export function newPrefix(label: string): string {
+  return `chaos-${label}-${randomUUID().slice(0, 6)}`;
+}
+
+/** A redis-server on a fixed loopback port and data dir, so it can be stopped and started again (AOF on). */
+export class RestartableRedis {
+  private child: ChildProcess | undefined;
+  private constructor(
+    readonly port: number,
+    private readonly dir: string,
+  ) {}
+
+  static async start(): Promise<RestartableRedis> {
+    const r = new RestartableRedis(await freePort(), mkdtempSync(join(tmpdir(), 'reflex-chaos-redis-')));
+    await r.up();
+    return r;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async up(): Promise<void> {
+    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'yes', '--daemonize', 'no'], { stdio: 'ignore' });
+    await until('redis-server to answer', async () => {
+      const c = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      c.on('error', () => {});
+      try {
+        await c.connect();
+        return (await c.ping()) === 'PONG';
+      } catch {
+        return false;
+      } finally {
+        c.disconnect();
+      }
+    }, 10_000, 50);
+  }
+
+  /** SIGTERM (Redis writes its AOF and exits), then waits for the exit. */
+  async down(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  }
+
+  async stop(): Promise<void> {
+    await this.down();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+/** `reflex run` as a process against the simulator, with the bundled rules and no periodic resync. */
+export function reflexRun(sim: RunningSimulator, redisUrl: string, prefix: string, role: 'all' | 'subscriber' | 'worker', env: Record<string, string> = {}): ReflexProcess {
+  return startReflexProcess(['run', '--role', role, '--target', `unix://${sim.socketPath}`, '--redis', redisUrl, '--prefix', prefix, '--rules', rulesDir, '--resync-interval', '0'], { REFLEX_LOG_LEVEL: 'info', ...env });
+}
+
+/**
+ * An independent reader of the simulator's event stream that remembers the id Reflex gives each
+ * lifecycle frame: the ground truth of what must appear in the audit trail.
+ */
+export class FrameWitness {
+  readonly ids = new Set<string>();
+  private readonly client: InstanceClient;
+  private readonly sub: EventSubscriber;
+
+  constructor(sim: RunningSimulator) {
+    const target = `unix://${sim.socketPath}`;
+    this.client = new InstanceClient(parseTarget(target));
+    this.sub = new EventSubscriber({
+      endpoint: () => this.client.eventsEndpoint(['lifecycle'], { allProjects: true }),
+      onFrame: (raw) => {
+        const d = decodeFrame(raw);
+        if (d.ok && d.frame.type === 'lifecycle') this.ids.add(frameId(target, d.frame));
+      },
+      logger: silent,
+    });
+  }
+
+  async start(): Promise<void> {
+    this.sub.start();
+    await until('the witness to connect', () => this.sub.connected, 10_000, 20);
+  }
+
+  async stop(): Promise<void> {
+    await this.sub.stop();
+    await this.client.close();
+  }
+}
+
+/** Reads a prefix's whole audit trail. */
+export async function auditOf(redisUrl: string, keys: KeySpace): Promise<StoredAuditRecord[]> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  try {
+    return await new AuditLog(redis, keys.audit).read();
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Counts of the events queue (waiting, active, delayed, completed, failed). */
+export async function eventQueueCounts(redisUrl: string, keys: KeySpace): Promise<Record<string, number>> {
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const q = new Queue(keys.eventsQueue, { connection, prefix: keys.bullPrefix });
+  try {
+    return (await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed')) as Record<string, number>;
+  } finally {
+    await q.close();
+    connection.disconnect();
+  }
+}
+
+/** Waits until the events queue is drained (nothing waiting, active or delayed) for a moment. */
+export async function drained(redisUrl: string, keys: KeySpace, timeoutMs: number): Promise<void> {
+  let quiet = 0;
+  await until('the events queue to drain', async () => {
+    const c = await eventQueueCounts(redisUrl, keys);
+    const busy = (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0);
+    quiet = busy ? 0 : quiet + 1;
+    return quiet >= 3;
+  }, timeoutMs, 300);
+}
+
+/**
+ * The checks shared by the loss scenarios: every lifecycle frame the witness saw has an audit
+ * `event` record, every crashed instance ended Running with exactly one start and an `outcome`
+ * record, and no event job failed.
+ */
+export async function lossReport(sim: RunningSimulator, redisUrl: string, keys: KeySpace, witness: FrameWitness, crashed: string[]): Promise<{ found: string[]; ok: boolean }> {
+  const records = await auditOf(redisUrl, keys);
+  const audited = new Set(records.filter((r) => r.type === 'event').map((r) => r.correlationId));
+  const missing = [...witness.ids].filter((id) => !audited.has(id));
+  const outcomes = new Set(records.filter((r) => r.type === 'outcome').map((r) => r.instance));
+  const notRunning = crashed.filter((n) => sim.controls.statusCode(n) !== 103);
+  const starts = crashed.map((n) => sim.controls.calls(n, 'start'));
+  const duplicates = starts.filter((s) => s > 1).length;
+  const noOutcome = crashed.filter((n) => !outcomes.has(n));
+  const counts = await eventQueueCounts(redisUrl, keys);
+  const found = [
+    `${witness.ids.size} lifecycle events emitted, ${witness.ids.size - missing.length} with an audit record, ${missing.length} lost`,
+    `${crashed.length} crashes: ${crashed.length - notRunning.length} Running again, ${starts.reduce((a, b) => a + b, 0)} start calls at the simulator, ${duplicates} instance(s) started more than once, ${noOutcome.length} without an outcome record${noOutcome.length ? ` (${noOutcome.slice(0, 5).join(', ')})` : ''}`,
+    `events queue: ${counts.completed ?? 0} completed, ${counts.failed ?? 0} failed`,
+  ];
+  const ok = missing.length === 0 && notRunning.length === 0 && duplicates === 0 && noOutcome.length === 0 && (counts.failed ?? 0) === 0;
+  return { found, ok };
+}
+
+export { keySpace };
