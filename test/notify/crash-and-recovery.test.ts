@@ -1,0 +1,88 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { alertFingerprint } from '../../src/notify/alert.js';
+import type { Notifier } from '../../src/notify/notifier.js';
+import { crashAlert, fastTimings, NotifierFixture } from './notifier-fixture.js';
+import { eventually, sleep, startRecordingServer, type RecordingServer } from './recording-server.js';
+
+interface Body {
+  status: string;
+  alerts: { instance: string; status: string; summary: string; endsAt?: string; actions: unknown[] }[];
+}
+
+describe('a crash followed by recovery', () => {
+  let fx: NotifierFixture;
+  let server: RecordingServer;
+  afterEach(async () => {
+    await fx.close();
+    await server.close();
+  });
+
+  async function replicas(count: number): Promise<Notifier[]> {
+    fx = new NotifierFixture();
+    server = await startRecordingServer();
+    return Array.from({ length: count }, () =>
+      fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: 'k' }, route: { receiver: 'hook', ...fastTimings } }),
+    );
+  }
+  const bodies = () => server.requests.map((r) => r.json as Body);
+  const fingerprint = alertFingerprint({ kind: 'instance.crashed', target: 'local', project: 'default', instance: 'web-1' });
+
+  it('yields one alert and one resolved message', async () => {
+    const [notifier] = await replicas(1);
+    await notifier!.notify(crashAlert('web-1'));
+    await eventually(() => server.requests.length === 1, 'the firing message');
+    await sleep(3 * fastTimings.groupIntervalMs);
+    expect(server.requests).toHaveLength(1);
+
+    const resolved = await notifier!.resolve(fingerprint, { summary: 'web-1 is Running again' });
+    expect(resolved?.status).toBe('resolved');
+    await eventually(() => server.requests.length === 2, 'the resolved message');
+    await sleep(3 * fastTimings.groupIntervalMs);
+    expect(bodies().map((b) => [b.status, b.alerts.map((a) => `${a.instance}:${a.status}`)])).toEqual([
+      ['firing', ['web-1:firing']],
+      ['resolved', ['web-1:resolved']],
+    ]);
+    const clear = bodies()[1]!.alerts[0]!;
+    expect(clear.summary).toBe('web-1 is Running again');
+    expect(clear.endsAt).toBeDefined();
+    expect(clear.actions).toHaveLength(1);
+  });
+
+  it('with two replicas both seeing the crash and the recovery, still one of each', async () => {
+    const [a, b] = await replicas(2);
+    await Promise.all([a!.notify(crashAlert('web-1')), b!.notify(crashAlert('web-1', { startsAt: '2025-01-02T03:04:05.010Z' }))]);
+    await eventually(() => server.requests.length === 1, 'the firing message');
+    await sleep(3 * fastTimings.groupIntervalMs);
+    // A replica that handles the event late raises the same alert again: no new message.
+    await b!.notify(crashAlert('web-1'));
+    await sleep(2 * fastTimings.groupIntervalMs);
+    expect(server.requests).toHaveLength(1);
+
+    await Promise.all([a!.resolve(fingerprint), b!.resolve(fingerprint)]);
+    await eventually(() => server.requests.length === 2, 'the resolved message');
+    await sleep(3 * fastTimings.groupIntervalMs);
+    expect(bodies().map((x) => x.status)).toEqual(['firing', 'resolved']);
+    const ids = server.requests.map((r) => r.headers['x-reflex-delivery']);
+    expect(new Set(ids).size).toBe(2);
+  });
+
+  it('a condition that clears before its group wait is over sends nothing', async () => {
+    const [notifier] = await replicas(1);
+    await notifier!.notify(crashAlert('web-1'));
+    await notifier!.resolve(fingerprint);
+    await sleep(fastTimings.groupWaitMs + 3 * fastTimings.groupIntervalMs);
+    expect(server.requests).toHaveLength(0);
+    expect(await notifier!.resolve(fingerprint)).toBeUndefined();
+  });
+
+  it('a second crash after recovery is a new alert', async () => {
+    const [notifier] = await replicas(1);
+    await notifier!.notify(crashAlert('web-1', { startsAt: undefined }));
+    await eventually(() => server.requests.length === 1, 'the first firing message');
+    await notifier!.resolve(fingerprint);
+    await eventually(() => server.requests.length === 2, 'the resolved message');
+    await notifier!.notify(crashAlert('web-1', { startsAt: undefined, correlationId: 'evt-web-1-again' }));
+    await eventually(() => server.requests.length === 3, 'the second firing message');
+    expect(bodies().map((x) => x.status)).toEqual(['firing', 'resolved', 'firing']);
+  });
+});
