@@ -11,6 +11,7 @@ import { getAction } from './registry.js';
 import type { SelfActions } from './self-actions.js';
 import type { InstanceLock } from './instance-lock.js';
 import type { KeySpace } from '../queue/names.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { isFinalOperationCode } from '../client/status-code.js';
 import { parseSource } from '../events/normalize.js';
 
@@ -31,6 +32,8 @@ export class ActionExecutor {
       keys: KeySpace;
       redis: Redis;
       logger: Logger;
+      /** Counts outcomes and retries; none: not counted. */
+      metrics?: Metrics;
     },
   ) {}
 
@@ -43,7 +46,14 @@ export class ActionExecutor {
     const held = await this.deps.lock.tryAcquire(keys.instanceLock(job.target, job.project, job.instance));
     if (!held) return instanceBusy;
     try {
-      return await this.executeLocked(job, jobId, attempt, maxAttempts);
+      const outcome = await this.executeLocked(job, jobId, attempt, maxAttempts);
+      this.deps.metrics?.actions.inc({ action: job.action, outcome: outcome.result });
+      return outcome;
+    } catch (err) {
+      const retrying = !(err instanceof UnrecoverableError) && attempt < maxAttempts;
+      this.deps.metrics?.actions.inc({ action: job.action, outcome: retrying ? 'retrying' : 'failed' });
+      if (retrying) this.deps.metrics?.actionRetries.inc({ action: job.action });
+      throw err;
     } finally {
       await held.release();
     }

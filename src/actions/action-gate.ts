@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Instance } from '../client/instance.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { KeySpace } from '../queue/names.js';
 import type { Rule } from '../rules/rule.js';
 import type { Silences } from '../rules/silences.js';
@@ -25,6 +26,7 @@ export class ActionGate {
     private readonly redis: Redis,
     private readonly keys: KeySpace,
     private readonly silences: Silences,
+    private readonly metrics?: Metrics,
   ) {
     this.budget = new CrashLoopBudget(redis);
   }
@@ -45,6 +47,7 @@ export class ActionGate {
       const keys = { restarts: this.keys.restarts(event.target, event.project, instanceName), quarantine: this.keys.quarantine(event.target, event.project, instanceName) };
       const v = await this.budget.reserve(keys, event.id, rule.crashLoop);
       if (!v.allowed) {
+        if (v.newlyQuarantined) this.metrics?.quarantines.inc();
         const summary = `quarantined: crash loop (${v.restarts} restarts within the budget window); no more restarts until released (reflex quarantine release)`;
         return v.newlyQuarantined
           ? { admitted: false, summary, alert: `${instanceName} is crash-looping: ${v.restarts} restarts within the window; Reflex stopped restarting it (quarantine)` }
