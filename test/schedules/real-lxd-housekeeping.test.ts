@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import { InstanceClient } from '../../src/client/client.js';
+import { parseTarget } from '../../src/client/target.js';
+import { keySpace } from '../../src/queue/names.js';
+import { defineSchedule, type ScheduleDefinition } from '../../src/schedules/schedule.js';
+import { startScheduler } from '../../src/schedules/scheduler.js';
+import { deleteTestInstance, describeLxd, launchTestInstance, lxc, lxdSocketPath } from '../support/lxd-bed.js';
+import { redisClient, uniquePrefix } from '../support/redis.js';
+
+const logger = pino({ level: 'silent' });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+await describeLxd('scheduled housekeeping on the real daemon', () => {
+  const tag = randomBytes(4).toString('hex');
+  const names: string[] = [];
+  let outsider = '';
+  let client: InstanceClient;
+  const cleanups: (() => Promise<unknown>)[] = [];
+
+  beforeAll(async () => {
+    client = new InstanceClient(parseTarget(`unix://${lxdSocketPath()}`));
+    for (let i = 0; i < 2; i++) names.push(await launchTestInstance({ config: { 'user.reflex.hk': tag } }));
+    outsider = await launchTestInstance();
+    await lxc(['snapshot', names[0]!, 'manual-keep']);
+  }, 120_000);
+
+  afterEach(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    cleanups.length = 0;
+  });
+
+  afterAll(async () => {
+    for (const n of [...names, outsider]) if (n) await deleteTestInstance(n);
+    await client?.close();
+  }, 120_000);
+
+  async function run(def: ScheduleDefinition, until: (log: AuditLog) => Promise<boolean>): Promise<AuditLog> {
+    const prefix = uniquePrefix('hk');
+    const keys = keySpace(prefix);
+    const redis = redisClient();
+    const reader = redisClient();
+    cleanups.push(async () => reader.disconnect());
+    const target = `unix://${lxdSocketPath()}`;
+    const scheduler = await startScheduler({ prefix, target, redis, client, audit: new AuditLog(redis, keys.audit), keys, logger, schedules: [defineSchedule(def)] });
+    const log = new AuditLog(reader, keys.audit);
+    try {
+      const end = Date.now() + 40_000;
+      while (!(await until(log))) {
+        if (Date.now() > end) throw new Error('schedule did not get far enough within 40 s');
+        await sleep(200);
+      }
+    } finally {
+      await scheduler.stop();
+      redis.disconnect();
+    }
+    return log;
+  }
+
+  const snapshotNames = async (instance: string) => (await client.listSnapshots(instance)).map((s) => s.name).sort();
+
+  it('snapshots opted-in instances every 2 s and retention keeps exactly the newest two it owns', async () => {
+    const log = await run(
+      {
+        name: 'hk-real',
+        every: '2s',
+        scope: { filter: `config.user.reflex.hk eq ${tag}` },
+        tasks: [{ task: 'snapshot', namePattern: 'hk-%Y%m%d-%H%M%S', expiry: '1d' }, { task: 'retention', keepLast: 2 }],
+      },
+      async (l) => new Set((await l.read({})).filter((r) => r.type === 'outcome' && r.result === 'done').map((r) => r.correlationId)).size >= 4,
+    );
+    const records = await log.read({});
+    for (const name of names) {
+      const created = records.filter((r) => r.type === 'call' && r.instance === name && r.method === 'POST').map((r) => String(r.step).split(' ')[2]!);
+      expect(created.length).toBeGreaterThanOrEqual(4);
+      const owned = (await snapshotNames(name)).filter((s) => s.startsWith('hk-'));
+      expect(owned).toEqual(created.slice(-2).sort());
+      const deletes = records.filter((r) => r.type === 'call' && r.instance === name && r.method === 'DELETE');
+      expect(deletes.length).toBe(created.length - 2);
+      // Each deletion carries the plan that led to it.
+      expect(deletes.every((d) => Array.isArray((d.plan as { keep?: unknown }).keep))).toBe(true);
+    }
+    expect(await snapshotNames(names[0]!)).toContain('manual-keep');
+    expect(await snapshotNames(outsider)).toEqual([]);
+    const expiry = (await client.listSnapshots(names[1]!)).find((s) => s.name.startsWith('hk-'))!.expires_at!;
+    expect(Date.parse(expiry) - Date.now()).toBeGreaterThan(23 * 3_600_000);
+  }, 90_000);
+
+  it('a dry-run prints and audits the plan and changes nothing', async () => {
+    const before = await Promise.all(names.map(snapshotNames));
+    const log = await run(
+      {
+        name: 'hk-dry',
+        every: '1s',
+        scope: { filter: `config.user.reflex.hk eq ${tag}` },
+        tasks: [{ task: 'snapshot', namePattern: 'dry-%Y%m%d-%H%M%S' }, { task: 'retention', keepLast: 1, owned: 'any' }, { task: 'prune-expired' }],
+        dryRun: true,
+      },
+      async (l) => new Set((await l.read({})).filter((r) => r.type === 'decision' && r.dryRun === true).map((r) => r.correlationId)).size >= 2,
+    );
+    expect(await Promise.all(names.map(snapshotNames))).toEqual(before);
+    const records = await log.read({});
+    expect(records.filter((r) => r.type === 'call').every((r) => r.dryRun === true)).toBe(true);
+    expect(records.some((r) => r.type === 'call' && r.instance === names[0] && /would DELETE .*manual-keep/.test(r.summary))).toBe(true);
+  }, 90_000);
+});
