@@ -6,7 +6,7 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 30_000,
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     // Real-LXD suites share one daemon; they serialise themselves through a file lock (test/support/lxd-bed.ts).
   },

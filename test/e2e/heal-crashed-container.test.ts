@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { keySpace } from '../../src/queue/names.js';
-import { waitForAudit } from '../support/audit-trail.js';
+import { auditTrail, waitForAudit } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED, crashInstance, deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, lxdSocketPath, waitForStatus } from '../support/lxd-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
@@ -38,7 +38,8 @@ await describeLxd('a crashed container on real LXD comes back by itself', () => 
     await waitForStatus(name, STATUS_RUNNING, 5_000 - (Date.now() - killedAt));
     expect(Date.now() - killedAt).toBeLessThan(5_000);
 
-    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome'));
+    await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome'));
+    const trail = await auditTrail(redisUrl(), prefix, name); // what `reflex audit --json --instance NAME` shows
     const crash = trail.find((r) => r.type === 'event' && r.summary.includes('unrequested'));
     expect(crash, 'crash event recorded').toBeDefined();
     const incident = trail.filter((r) => r.correlationId === crash!.correlationId);
@@ -47,7 +48,7 @@ await describeLxd('a crashed container on real LXD comes back by itself', () => 
     expect(incident[1]!.summary).toMatch(/^matched/);
     expect(incident[3]!.summary).toMatch(new RegExp(`PUT /1.0/instances/${name}/state \\(start\\) → operation [0-9a-f-]{36}`));
     expect(incident[4]).toMatchObject({ result: 'done', instance: name });
-  });
+  }, 60_000);
 
   it('leaves an opted-in container stopped with lxc stop alone, and records why', async () => {
     const name = await launchTestInstance({ config: optIn });
@@ -61,7 +62,7 @@ await describeLxd('a crashed container on real LXD comes back by itself', () => 
     expect(decision!.summary).toContain('intent is requested');
     const after = await waitForAudit(redisUrl(), prefix, name, () => true);
     expect(after.filter((r) => r.type === 'call')).toEqual([]);
-  });
+  }, 60_000);
 
   it('leaves a crashed container without the opt-in key alone, and records why', async () => {
     const name = await launchTestInstance();
@@ -71,7 +72,7 @@ await describeLxd('a crashed container on real LXD comes back by itself', () => 
     expect(trail.find((r) => r.type === 'decision')!.summary).toContain('not opted in');
     await new Promise((r) => setTimeout(r, 3_000));
     expect((await instanceStatus(name)).status_code).toBe(STATUS_STOPPED);
-  });
+  }, 60_000);
 });
 
 await describeLxd('a worker killed between the crash event and the restart', () => {
@@ -117,5 +118,5 @@ await describeLxd('a worker killed between the crash event and the restart', () 
     } finally {
       await again.stop();
     }
-  });
+  }, 90_000);
 });

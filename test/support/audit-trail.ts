@@ -1,4 +1,6 @@
-import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
+import { Redis } from 'ioredis';
+import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
+import { keySpace } from '../../src/queue/names.js';
 import { runReflex } from './reflex-process.js';
 
 /** Reads the audit trail through the CLI, exactly as an operator would: `reflex audit --json --instance NAME`. */
@@ -8,7 +10,7 @@ export async function auditTrail(redisUrl: string, prefix: string, instance: str
   return res.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as StoredAuditRecord);
 }
 
-/** Polls the audit trail until `done` says it is complete. */
+/** Polls the audit trail (straight from Redis, cheap) until `done` says it is complete. */
 export async function waitForAudit(
   redisUrl: string,
   prefix: string,
@@ -16,12 +18,18 @@ export async function waitForAudit(
   done: (records: StoredAuditRecord[]) => boolean,
   timeoutMs = 15_000,
 ): Promise<StoredAuditRecord[]> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const log = new AuditLog(redis, keySpace(prefix).audit);
   const until = Date.now() + timeoutMs;
   let records: StoredAuditRecord[] = [];
-  while (Date.now() < until) {
-    records = await auditTrail(redisUrl, prefix, instance);
-    if (done(records)) return records;
-    await new Promise((r) => setTimeout(r, 250));
+  try {
+    while (Date.now() < until) {
+      records = await log.read({ instance });
+      if (done(records)) return records;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    redis.disconnect();
   }
   throw new Error(`audit trail of ${instance} incomplete after ${timeoutMs} ms: ${records.map((r) => `${r.type}: ${r.summary}`).join(' | ')}`);
 }
