@@ -13,7 +13,7 @@ export async function crashLoop(_opts: ChaosOptions): Promise<ScenarioResult> {
   const env = { REFLEX_CRASHLOOP_BACKOFF_MS: '200' };
   const procs = [0, 1, 2].map(() => reflexRun(sim, redis.url, prefix, 'all', env));
   try {
-    await Promise.all(procs.map((p) => p.waitForLog('reflex running', 30_000)));
+    await Promise.all(procs.map((p) => p.waitForLog('reflex running', 90_000)));
     await until('one replica reading the stream', () => procs.some((p) => p.logs.some((l) => String(l.msg).includes('event stream connected'))), 15_000);
     await sleep(2_000);
     sim.controls.crashLoop('looper', 300);

@@ -18,7 +18,7 @@ export async function redisRestart(opts: ChaosOptions): Promise<ScenarioResult> 
   const proc = reflexRun(sim, redis.url, prefix, 'all');
   try {
     await witness.start();
-    await proc.waitForLog('event stream connected', 30_000);
+    await proc.waitForLog('event stream connected', 90_000);
     await sleep(2_000);
     const ticks = 15;
     let downFor = 0;

@@ -21,13 +21,13 @@ const scenarios: [string, (o: ChaosOptions) => Promise<ScenarioResult>][] = [
   ['socket-cut', socketCut],
   ['crash-loop', crashLoop],
 ];
-const limitMs = short ? 90_000 : 300_000;
+const limitMs = short ? 150_000 : 400_000;
 
 // Bounded: whatever happens, the run ends.
 setTimeout(() => {
   log('chaos: FAIL — the whole run exceeded its time limit');
   process.exit(1);
-}, short ? 240_000 : 1_500_000).unref();
+}, short ? 480_000 : 1_800_000).unref();
 
 const started = Date.now();
 let failed = 0;

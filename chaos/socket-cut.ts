@@ -16,7 +16,7 @@ export async function socketCut(opts: ChaosOptions): Promise<ScenarioResult> {
   const proc = reflexRun(sim, redis.url, prefix, 'all');
   const missed: string[] = [];
   try {
-    await proc.waitForLog('event stream connected', 30_000);
+    await proc.waitForLog('event stream connected', 90_000);
     await sleep(2_000);
     let next = 0;
     for (let r = 0; r < rounds; r++) {

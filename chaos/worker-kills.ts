@@ -23,11 +23,12 @@ export async function workerKills(opts: ChaosOptions): Promise<ScenarioResult> {
     await witness.start();
     const subscriber = reflexRun(sim, redis.url, prefix, 'subscriber');
     procs.push(subscriber);
-    await subscriber.waitForLog('event stream connected', 30_000);
+    await subscriber.waitForLog('event stream connected', 90_000);
     const workers = [0, 1, 2].map(() => reflexRun(sim, redis.url, prefix, 'worker'));
     procs.push(...workers);
-    await Promise.all(workers.map((w) => w.waitForLog('reflex running', 30_000)));
+    await Promise.all(workers.map((w) => w.waitForLog('reflex running', 90_000)));
     await sleep(2_000); // the start-up resync's grace period
+    opts.log('  processes up; storming and killing');
 
     let killing = true;
     const killer = (async () => {
@@ -51,6 +52,7 @@ export async function workerKills(opts: ChaosOptions): Promise<ScenarioResult> {
     await sleep(2_000);
     killing = false;
     await killer;
+    opts.log(`  events emitted, ${kills} kills; waiting for remediation and the queue to drain`);
     await until('every crashed instance Running', () => names.every((n) => sim.controls.statusCode(n) === 103), 90_000, 250);
     await drained(redis.url, keys, 90_000);
     await sleep(1_000);
