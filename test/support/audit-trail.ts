@@ -16,7 +16,7 @@ export async function waitForAudit(
   prefix: string,
   instance: string,
   done: (records: StoredAuditRecord[]) => boolean,
-  timeoutMs = 15_000,
+  timeoutMs = 30_000,
 ): Promise<StoredAuditRecord[]> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const log = new AuditLog(redis, keySpace(prefix).audit);

@@ -49,7 +49,7 @@ export function startReflexProcess(args: string[], env: Record<string, string> =
   return {
     child,
     logs,
-    waitForLog(text, timeoutMs = 20_000) {
+    waitForLog(text, timeoutMs = 60_000) {
       const found = logs.find((l) => String(l.msg ?? '').includes(text));
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
