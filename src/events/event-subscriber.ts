@@ -35,7 +35,6 @@ export class EventSubscriber extends EventEmitter {
   private socket: WebSocket | undefined;
   private stopped = false;
   private attempt = 0;
-  private watchdog: NodeJS.Timeout | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private lastHeard = 0;
   private readonly opts: Required<Omit<EventSubscriberOptions, 'onConnected' | 'metrics'>> & Pick<EventSubscriberOptions, 'onConnected' | 'metrics'>;
@@ -58,7 +57,6 @@ export class EventSubscriber extends EventEmitter {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.reconnectTimer);
-    clearInterval(this.watchdog);
     const s = this.socket;
     if (s && s.readyState !== WebSocket.CLOSED) {
       await new Promise<void>((resolve) => {
@@ -72,10 +70,11 @@ export class EventSubscriber extends EventEmitter {
     const { url, options } = this.opts.endpoint();
     const socket = new WebSocket(url, { ...options, handshakeTimeout: 10_000 });
     this.socket = socket;
+    let watchdog: NodeJS.Timeout | undefined;
     socket.on('open', () => {
       this.attempt = 0;
       this.lastHeard = Date.now();
-      this.watchdog = setInterval(() => {
+      watchdog = setInterval(() => {
         if (Date.now() - this.lastHeard > this.opts.silenceTimeoutMs) {
           this.opts.logger.warn({ silentMs: Date.now() - this.lastHeard }, 'event socket silent (no frame, no keepalive); reconnecting');
           socket.terminate();
@@ -103,10 +102,12 @@ export class EventSubscriber extends EventEmitter {
       this.opts.logger.warn({ err: err.message }, 'event socket error');
     });
     socket.on('close', (code) => {
-      clearInterval(this.watchdog);
-      if (this.socket === socket) this.socket = undefined;
+      clearInterval(watchdog);
+      // A socket replaced meanwhile (stop then start, as on a lease hand-back) must not reconnect too.
+      const current = this.socket === socket;
+      if (current) this.socket = undefined;
       this.emit('disconnected', code);
-      if (this.stopped) return;
+      if (this.stopped || !current) return;
       this.opts.metrics?.streamReconnects.inc();
       const ceiling = Math.min(this.opts.maxBackoffMs, this.opts.initialBackoffMs * 2 ** this.attempt++);
       const delay = Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
