@@ -45,6 +45,12 @@ export const configSchema = z.strictObject({
   actionConcurrency: z.number().int().min(1).max(256).default(8),
   /** pino level. Default info. */
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Address the HTTP server (/metrics, /healthz, /readyz, /dashboard) binds. Default 127.0.0.1. */
+  httpHost: z.string().min(1).default('127.0.0.1'),
+  /** Port of the HTTP server. Default 9464; 0 disables it. */
+  httpPort: z.number().int().min(0).max(65_535).default(9464),
+  /** Bearer token of /dashboard (header or ?token=); none: the dashboard is disabled. */
+  dashboardToken: z.string().min(16, 'at least 16 characters').optional(),
 });
 export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
@@ -77,6 +83,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ConfigInput
     prefix: env.REFLEX_PREFIX || undefined,
     resyncIntervalMs: num(env.REFLEX_RESYNC_INTERVAL_MS),
     logLevel: (env.REFLEX_LOG_LEVEL || undefined) as Config['logLevel'] | undefined,
+    httpHost: env.REFLEX_HTTP_HOST || undefined,
+    httpPort: num(env.REFLEX_HTTP_PORT),
+    dashboardToken: env.REFLEX_DASHBOARD_TOKEN || undefined,
   };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as ConfigInput;
 }
