@@ -45,7 +45,7 @@ describe('actions happen exactly once', () => {
     const prefix = uniquePrefix('twice');
     const replicas = [reflex(sim, prefix), reflex(sim, prefix)];
     await Promise.all(replicas.map((r) => r.waitForLog('reflex running')));
-    await until('one replica reading the stream', () => replicas.some((r) => r.logs.some((l) => String(l.msg).includes('event stream connected'))), 10_000);
+    await until('one replica reading the stream', () => replicas.some((r) => r.logs.some((l) => String(l.msg).includes('event stream connected'))), 30_000);
 
     // A second reader of the same stream writing to the same queue: every frame arrives twice.
     const keys = keySpace(prefix);
@@ -65,10 +65,10 @@ describe('actions happen exactly once', () => {
     });
 
     for (const name of names) sim.controls.crash(name);
-    await until('every instance Running again', () => names.every((n) => sim.controls.statusCode(n) === 103), 15_000);
+    await until('every instance Running again', () => names.every((n) => sim.controls.statusCode(n) === 103), 30_000);
     await new Promise((r) => setTimeout(r, 1_500)); // room for a second, wrong restart
     expect(Object.fromEntries(names.map((n) => [n, sim.controls.calls(n, 'start')]))).toEqual(Object.fromEntries(names.map((n) => [n, 1])));
-  }, 60_000);
+  }, 90_000);
 
   it('resumes waiting on its start after the worker is killed mid-operation, without starting twice', async () => {
     const sim = await startSimulator({ instances: 0, timings: { startMs: 12_000, stopHookMs: 100 } });
@@ -81,7 +81,7 @@ describe('actions happen exactly once', () => {
     await worker.waitForLog('reflex running');
 
     sim.controls.crash('slow');
-    await waitForAudit(redisUrl(), prefix, 'slow', (rs) => rs.some((r) => r.type === 'call'), 15_000);
+    await waitForAudit(redisUrl(), prefix, 'slow', (rs) => rs.some((r) => r.type === 'call'), 30_000);
     await worker.kill(); // SIGKILL while the start operation is still running
     expect(sim.controls.statusCode('slow')).not.toBe(103);
 

@@ -50,7 +50,7 @@ await describeLxd('crash loops and silences on real LXD', () => {
     const added = await runReflex(['silence', 'add', '--instance', name, '--duration', '10m', '--reason', 'maintenance test', '--redis', redisUrl(), '--prefix', prefix]);
     expect(added.code, added.stderr).toBe(0);
     await crashInstance(name);
-    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'decision'), 15_000);
+    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'decision'), 30_000);
     expect(trail.find((r) => r.type === 'decision')!.summary).toMatch(/^suppressed by silence \w+ until .*: maintenance test$/);
     await new Promise((r) => setTimeout(r, 3_000));
     expect((await instanceStatus(name)).status_code).toBe(STATUS_STOPPED);

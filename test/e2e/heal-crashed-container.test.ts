@@ -112,7 +112,7 @@ await describeLxd('a worker killed between the crash event and the restart', () 
 
     const again = reflexRun(prefix, ['--role', 'worker']);
     try {
-      await waitForStatus(name, STATUS_RUNNING, 15_000);
+      await waitForStatus(name, STATUS_RUNNING, 30_000);
       const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome'));
       expect(trail.filter((r) => r.type === 'outcome')).toHaveLength(1);
     } finally {

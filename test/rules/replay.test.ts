@@ -22,7 +22,7 @@ describe('dry-run', () => {
       await reflex.stop();
       await sim.stop();
     }
-  }, 60_000);
+  }, 90_000);
 });
 
 describe('reflex replay', () => {
@@ -53,5 +53,5 @@ describe('reflex replay', () => {
     expect(row.didDo.sort()).toEqual(['a1: start', 'a2: start']);
     expect(row.wouldDo.sort()).toEqual(row.didDo.sort());
     expect(JSON.stringify(sim.controls.callCounts()), 'no mutating call reached the server').toBe(before);
-  }, 60_000);
+  }, 90_000);
 });
