@@ -71,7 +71,7 @@ describe('actions happen exactly once', () => {
   }, 90_000);
 
   it('resumes waiting on its start after the worker is killed mid-operation, without starting twice', async () => {
-    const sim = await startSimulator({ instances: 0, timings: { startMs: 12_000, stopHookMs: 100 } });
+    const sim = await startSimulator({ instances: 0, timings: { startMs: 30_000, stopHookMs: 100 } });
     cleanups.push(() => sim.stop());
     sim.controls.addInstance({ name: 'slow', config: optIn });
     const prefix = uniquePrefix('resume');
@@ -87,10 +87,10 @@ describe('actions happen exactly once', () => {
 
     const again = reflex(sim, prefix, 'worker');
     await again.waitForLog('reflex running');
-    const trail = await waitForAudit(redisUrl(), prefix, 'slow', (rs) => rs.some((r) => r.type === 'outcome'), 40_000);
+    const trail = await waitForAudit(redisUrl(), prefix, 'slow', (rs) => rs.some((r) => r.type === 'outcome'), 60_000);
     expect(sim.controls.statusCode('slow')).toBe(103);
     expect(sim.controls.calls('slow', 'start')).toBe(1);
     const outcome = trail.find((r) => r.type === 'outcome')!;
     expect(outcome.summary).toMatch(/resumed after a restart of the worker: operation [0-9a-f-]+ ended Success/);
-  }, 90_000);
+  }, 120_000);
 });
