@@ -72,12 +72,14 @@ export class Notifier {
 
   /**
    * Raises (or re-raises) an alert; with `status: 'resolved'` clears it. Fills in the fingerprint,
-   * start time and audit link. Returns the alert as stored.
+   * start time and audit link. `opts.receiver` sends to that receiver instead of routing.
+   * Returns the alert as stored.
    */
-  async notify(input: AlertInput): Promise<Alert> {
+  async notify(input: AlertInput, opts: { receiver?: string } = {}): Promise<Alert> {
+    const direct = opts.receiver === undefined ? undefined : this.router.direct(opts.receiver);
     const alert = toAlert({ ...input, auditUrl: input.auditUrl ?? auditLink(this.opts.auditUrl, input.correlationId) });
     await this.opts.redis.set(this.keys.alert(alert.fingerprint), JSON.stringify(alert), 'PX', alertTtlMs);
-    for (const route of this.router.match(alert)) await this.grouper.add(alert, groupOf(alert, route));
+    for (const route of direct ? [direct] : this.router.match(alert)) await this.grouper.add(alert, groupOf(alert, route));
     return alert;
   }
 

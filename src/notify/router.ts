@@ -69,11 +69,20 @@ export class Router {
   private readonly root: CompiledRoute;
 
   /** Validates the tree and that every receiver it names exists; throws CONFIG_INVALID. */
-  constructor(config: RouteConfig, receivers: ReadonlySet<string>) {
+  constructor(
+    config: RouteConfig,
+    private readonly receivers: ReadonlySet<string>,
+  ) {
     const parsed = routeSchema.safeParse(config);
     if (!parsed.success) throw new ReflexError('CONFIG_INVALID', `notification route: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     if (!config.receiver) throw new ReflexError('CONFIG_INVALID', 'notification route: the root route needs a receiver');
     this.root = compile(config, { id: '0', receiver: config.receiver, ...rootDefaults }, receivers);
+  }
+
+  /** The root route's settings sent to one named receiver instead (the notify action's `receiver` param). */
+  direct(receiver: string): MatchedRoute {
+    if (!this.receivers.has(receiver)) throw new ReflexError('CONFIG_INVALID', `unknown notification receiver "${receiver}"; known: ${[...this.receivers].join(', ')}`);
+    return { ...this.root.settings, id: `direct:${receiver}`, receiver };
   }
 
   /** The routes an alert goes to; at least the root. */

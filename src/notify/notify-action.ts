@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import type { Action, ActionOutcome } from '../actions/action.js';
+import { ReflexError } from '../errors/reflex-error.js';
+import { severitySchema } from './alert.js';
+import type { Notifier } from './notifier.js';
+
+/** Params a rule may give the notify action. */
+export const notifyParamsSchema = z.object({
+  /** Send to this receiver instead of routing. Default: routed. */
+  receiver: z.string().optional(),
+  /** Default `warning`. */
+  severity: severitySchema.default('warning'),
+  /** What happened. Default `rule notification for <instance>`. */
+  summary: z.string().optional(),
+  /** Alert kind (routing and grouping key). Default `rule.notify`. */
+  kind: z.string().default('rule.notify'),
+  /** Audit correlation id of the incident, so the message links its trail. Default: a new one. */
+  correlationId: z.string().optional(),
+  labels: z.record(z.string(), z.string()).default({}),
+});
+
+let notifier: Notifier | undefined;
+
+/** Binds the process's notifier to the notify action (worker wiring); undefined unbinds it. */
+export function useNotifier(n: Notifier | undefined): void {
+  notifier = n;
+}
+
+/**
+ * Raises an alert about the instance through the configured receivers. Params:
+ * `{ receiver?, severity? = 'warning', summary?, kind? = 'rule.notify', correlationId?, labels? }`.
+ */
+export const notifyAction: Action = {
+  name: 'notify',
+  describe: 'send an alert about the instance to the notification receivers (params: receiver?, severity?, summary?)',
+  async run(ctx): Promise<ActionOutcome> {
+    const parsed = notifyParamsSchema.safeParse(ctx.params);
+    if (!parsed.success) throw new ReflexError('CONFIG_INVALID', `notify params: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    const p = parsed.data;
+    const summary = p.summary ?? `rule notification for ${ctx.instance}`;
+    const to = p.receiver ?? 'the routed receivers';
+    if (ctx.dryRun) return { result: 'dry-run', summary: `would notify ${to} (${p.severity}): ${summary}` };
+    if (!notifier) throw new ReflexError('CONFIG_INVALID', 'the notify action needs notifications configured (no notifier in this process)');
+    const alert = await notifier.notify(
+      {
+        kind: p.kind,
+        severity: p.severity,
+        summary,
+        target: ctx.client.target.url,
+        project: ctx.client.project ?? 'default',
+        instance: ctx.instance,
+        correlationId: p.correlationId ?? `notify:${ctx.instance}:${Date.now()}`,
+        labels: p.labels,
+      },
+      { receiver: p.receiver },
+    );
+    await ctx.audit({ type: 'alert', summary: `alert ${alert.kind} (${alert.severity}) raised for ${to}: ${summary}`, severity: alert.severity, fingerprint: alert.fingerprint });
+    return { result: 'done', summary: `alert ${alert.fingerprint} queued for ${to}` };
+  },
+};
