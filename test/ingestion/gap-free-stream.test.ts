@@ -1,0 +1,154 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { optIn, sleep, startIngestionBed, until, type IngestionBed } from './support/ingestion-bed.js';
+
+/**
+ * Fault injection on the simulator: whatever happens to the event stream, every real state change
+ * of an instance is published exactly once as an instance.status event (synthetic when only a
+ * resync could see it), and an opted-in instance that crashed in a gap is started again.
+ */
+describe('a gap-free event stream', () => {
+  let bed: IngestionBed | undefined;
+  afterEach(async () => {
+    await bed?.stop();
+    bed = undefined;
+  });
+
+  const connected = (b: IngestionBed) => until(() => b.reflex.subscriber?.connected === true, 10_000, 'event stream connected');
+  const stopped = (b: IngestionBed, name: string) => until(() => b.sim.controls.statusCode(name) === 102, 5_000, `${name} stopped`);
+  const act = async (b: IngestionBed, name: string, action: 'start' | 'stop' | 'freeze' | 'unfreeze', extra: { force?: boolean } = {}) => {
+    await (await b.user.changeState(name, { action, ...extra })).wait();
+  };
+  const running = (b: IngestionBed, name: string) => until(() => b.sim.controls.statusCode(name) === 103, 10_000, `${name} running`);
+
+  it('survives reordered, duplicated, delayed and malformed frames, with one event per change', async () => {
+    bed = await startIngestionBed({ proxy: true });
+    const b = bed;
+    b.sim.controls.addInstance({ name: 'r1' });
+    b.sim.controls.addInstance({ name: 'c1', config: optIn });
+    await connected(b);
+    await b.reflex.resync(); // baseline: both Running
+    let held: string | undefined;
+    b.proxy!.setHook((raw, send) => {
+      // Every frame twice; lifecycle frames of r1 swapped pairwise (the later one first).
+      if (raw.includes('"type":"lifecycle"') && raw.includes('/instances/r1')) {
+        if (held === undefined) return void (held = raw);
+        send(raw);
+        send(raw);
+        send(held);
+        send(held);
+        held = undefined;
+        return;
+      }
+      send(raw);
+      send(raw);
+    });
+    for (const junk of ['not json at all', '{"type":"lifecycle","timestamp":"yesterday","metadata":{}}', '{"type":"nonsense"}', '[]']) b.proxy!.inject(`${junk}\n`);
+
+    await act(b, 'r1', 'stop', { force: true });
+    await act(b, 'r1', 'start');
+    await act(b, 'r1', 'freeze');
+    await act(b, 'r1', 'unfreeze');
+
+    // Delayed: c1's crash reaches Reflex only after a resync already reported it and Reflex restarted it.
+    b.sim.controls.pauseEvents();
+    b.sim.controls.crash('c1');
+    await stopped(b, 'c1');
+    await sleep(300); // past the stop hook: the shutdown event exists, held by the server
+    await b.reflex.resync();
+    await running(b, 'c1');
+    b.sim.controls.resumeEvents();
+
+    expect(await b.waitTrail('r1', 4)).toEqual(['103→102 requested', '102→103 requested', '103→110 requested', '110→103 requested']);
+    expect(await b.waitTrail('c1', 2)).toEqual(['103→102 unknown synthetic', '102→103 self']);
+    expect(b.sim.controls.calls('c1', 'start')).toBe(1);
+    await until(async () => (await b.redis.xlen(b.keys.rejected)) === 4, 5_000, 'four rejected frames');
+    const reasons = (await b.redis.xrange(b.keys.rejected, '-', '+')).map(([, f]) => f[f.indexOf('reason') + 1]);
+    expect(reasons.join('\n')).toMatch(/not JSON/);
+    expect(reasons.join('\n')).toMatch(/timestamp/);
+    expect(b.reflex.subscriber?.connected).toBe(true);
+  });
+
+  it('restarts an opted-in instance that crashed while the event socket was cut', async () => {
+    bed = await startIngestionBed({ proxy: true });
+    const b = bed;
+    b.sim.controls.addInstance({ name: 'c2', config: optIn });
+    b.sim.controls.addInstance({ name: 'quiet' });
+    await connected(b);
+    await b.reflex.resync();
+    b.proxy!.refuse(true);
+    b.proxy!.cut();
+    b.sim.controls.crash('c2');
+    await stopped(b, 'c2');
+    await sleep(800); // the shutdown event went out to nobody
+    b.proxy!.refuse(false);
+    await running(b, 'c2');
+    expect(await b.waitTrail('c2', 2)).toEqual(['103→102 unknown synthetic', '102→103 self']);
+    expect(await b.trail('quiet')).toEqual([]);
+    expect(b.sim.controls.calls('c2', 'start')).toBe(1);
+  });
+
+  it('leaves an instance stopped through the API during a gap alone when its stop operation is still listed', async () => {
+    bed = await startIngestionBed({ proxy: true });
+    const b = bed;
+    b.sim.controls.addInstance({ name: 'u1', config: optIn });
+    await connected(b);
+    await b.reflex.resync();
+    b.proxy!.refuse(true);
+    b.proxy!.cut();
+    await act(b, 'u1', 'stop', { force: true });
+    b.proxy!.refuse(false);
+    expect(await b.waitTrail('u1', 1)).toEqual(['103→102 requested synthetic']);
+    await sleep(500);
+    expect(b.sim.controls.statusCode('u1')).toBe(102);
+    expect(b.sim.controls.calls('u1', 'start')).toBe(0);
+  });
+
+  it('catches up after the server restarts with a crash during the downtime', async () => {
+    bed = await startIngestionBed();
+    const b = bed;
+    b.sim.controls.addInstance({ name: 'c3', config: optIn });
+    await connected(b);
+    await b.reflex.resync();
+    const restarting = b.sim.controls.restart(1_000);
+    await sleep(100);
+    b.sim.controls.crash('c3');
+    await restarting;
+    await running(b, 'c3');
+    expect(await b.waitTrail('c3', 2)).toEqual(['103→102 unknown synthetic', '102→103 self']);
+    expect(b.sim.controls.calls('c3', 'start')).toBe(1);
+  });
+
+  it('reconnects and resyncs after the server drops it as a slow consumer, through a storm', async () => {
+    // The simulator shares this process: a storm blocks the event loop, so the lease gets its default TTL.
+    bed = await startIngestionBed({ proxy: true, sim: { events: { writeDeadlineMs: 500 } }, config: { leaseTtlMs: 3_000 } });
+    const b = bed;
+    b.sim.controls.addInstance({ name: 'c4', config: optIn });
+    await connected(b);
+    await b.reflex.resync();
+    const disconnected = new Promise((r) => b.reflex.subscriber!.once('disconnected', r));
+    b.proxy!.stall();
+    b.sim.controls.crash('c4');
+    b.sim.controls.storm(3_000, { name: 'c4' });
+    await sleep(1_500); // three write deadlines: the server has given up on this listener
+    b.proxy!.unstall();
+    await disconnected;
+    await running(b, 'c4');
+    expect(await b.waitTrail('c4', 2)).toEqual(['103→102 unknown synthetic', '102→103 self']);
+    expect(b.sim.controls.calls('c4', 'start')).toBe(1);
+  }, 60_000);
+
+  it('takes a storm of 3 000 events without losing the connection or a crash that follows it', async () => {
+    bed = await startIngestionBed({ config: { leaseTtlMs: 3_000 } });
+    const b = bed;
+    b.sim.controls.addInstance({ name: 'c5', config: optIn });
+    await connected(b);
+    await b.reflex.resync();
+    const before = await b.redis.xlen(b.keys.archive);
+    b.sim.controls.storm(3_000, { name: 'c5' });
+    b.sim.controls.crash('c5');
+    await until(async () => (await b.redis.xlen(b.keys.archive)) - before >= 3_000, 45_000, 'storm archived');
+    await running(b, 'c5');
+    expect(await b.waitTrail('c5', 2)).toEqual(['103→102 unrequested', '102→103 self']);
+    expect(b.reflex.subscriber?.connected).toBe(true);
+  }, 90_000);
+});
