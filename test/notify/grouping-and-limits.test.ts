@@ -1,0 +1,86 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ReceiverConfigInput } from '../../src/notify/receiver-config.js';
+import { crashAlert, fastTimings, NotifierFixture } from './notifier-fixture.js';
+import { eventually, sleep, startRecordingServer, type RecordingServer } from './recording-server.js';
+
+interface Body {
+  status: string;
+  groupLabels: Record<string, string>;
+  alerts: { instance: string; project: string; status: string }[];
+}
+
+describe('grouping and rate limits', () => {
+  let fx: NotifierFixture;
+  let server: RecordingServer;
+  afterEach(async () => {
+    await fx.close();
+    await server.close();
+  });
+  const hook = (extra: Partial<ReceiverConfigInput> = {}) => ({ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S', ...extra }) as ReceiverConfigInput;
+  const bodies = () => server.requests.map((r) => r.json as Body);
+
+  it('alerts of one group raised within group wait go out as one message listing every instance', async () => {
+    fx = new NotifierFixture();
+    server = await startRecordingServer();
+    const notifier = fx.replica({ receivers: [hook()], env: { S: 'k' }, route: { receiver: 'hook', ...fastTimings, groupWaitMs: 300 } });
+    for (const i of ['web-1', 'web-2', 'web-3']) await notifier.notify(crashAlert(i));
+    await notifier.notify(crashAlert('db-1', { project: 'billing' }));
+    await eventually(() => server.requests.length === 2, 'one message per group');
+    await sleep(2 * fastTimings.groupIntervalMs);
+    const byProject = Object.fromEntries(bodies().map((b) => [b.groupLabels.project, b.alerts.map((a) => a.instance).sort()]));
+    expect(byProject).toEqual({ default: ['web-1', 'web-2', 'web-3'], billing: ['db-1'] });
+    expect(bodies()[0]!.groupLabels).toEqual({ kind: 'instance.crashed', project: expect.any(String) });
+  });
+
+  it('an alert joining a group already notified is sent at the next group interval with the group', async () => {
+    fx = new NotifierFixture();
+    server = await startRecordingServer();
+    const notifier = fx.replica({ receivers: [hook()], env: { S: 'k' }, route: { receiver: 'hook', ...fastTimings } });
+    await notifier.notify(crashAlert('web-1'));
+    await eventually(() => server.requests.length === 1, 'the first message');
+    const first = server.requests[0]!.at;
+    await notifier.notify(crashAlert('web-2'));
+    await eventually(() => server.requests.length === 2, 'the second message');
+    expect(server.requests[1]!.at - first).toBeGreaterThanOrEqual(fastTimings.groupIntervalMs - 50);
+    expect(bodies()[1]!.alerts.map((a) => a.instance).sort()).toEqual(['web-1', 'web-2']);
+  });
+
+  it('an unchanged firing group is sent again after the repeat interval', async () => {
+    fx = new NotifierFixture();
+    server = await startRecordingServer();
+    const notifier = fx.replica({ receivers: [hook()], env: { S: 'k' }, route: { receiver: 'hook', ...fastTimings, groupIntervalMs: 200, repeatIntervalMs: 600 } });
+    await notifier.notify(crashAlert('web-1'));
+    await eventually(() => server.requests.length === 2, 'a repeat', 5000);
+    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(550);
+    expect((server.requests[1]!.json as { repeat: boolean }).repeat).toBe(true);
+  });
+
+  it('a receiver’s rate limit spreads messages over windows without dropping any', async () => {
+    fx = new NotifierFixture();
+    server = await startRecordingServer();
+    const notifier = fx.replica({
+      receivers: [hook({ rateLimit: { count: 1, windowMs: 400 } })],
+      env: { S: 'k' },
+      route: { receiver: 'hook', ...fastTimings, groupBy: ['instance'] },
+    });
+    for (const i of ['a', 'b', 'c']) await notifier.notify(crashAlert(i));
+    await eventually(() => server.requests.length === 3, 'all three messages', 6000);
+    const at = server.requests.map((r) => r.at).sort((x, y) => x - y);
+    // One message per 400 ms window: three messages span at least two window boundaries.
+    expect(at[2]! - at[0]!).toBeGreaterThan(400);
+    expect(at[1]! - at[0]!).toBeGreaterThan(0);
+  });
+
+  it('two replicas share the rate limit', async () => {
+    fx = new NotifierFixture();
+    server = await startRecordingServer();
+    const opts = { receivers: [hook({ rateLimit: { count: 2, windowMs: 1000 } })], env: { S: 'k' }, route: { receiver: 'hook', ...fastTimings, groupBy: ['instance'] } };
+    const [a, b] = [fx.replica(opts), fx.replica(opts)];
+    for (const i of ['a', 'b', 'c', 'd', 'e', 'f']) await (i < 'd' ? a : b).notify(crashAlert(i));
+    await eventually(() => server.requests.length === 6, 'all six messages', 8000);
+    const perWindow = new Map<number, number>();
+    for (const r of server.requests) perWindow.set(Math.floor(r.at / 1000), (perWindow.get(Math.floor(r.at / 1000)) ?? 0) + 1);
+    expect(Math.max(...perWindow.values())).toBeLessThanOrEqual(3); // 2 per window, plus clock skew of a few ms at an edge
+    expect(server.requests.at(-1)!.at - server.requests[0]!.at).toBeGreaterThan(900);
+  });
+});

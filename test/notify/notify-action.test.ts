@@ -1,0 +1,61 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ActionContext } from '../../src/actions/action.js';
+import { getAction } from '../../src/actions/registry.js';
+import { InstanceClient } from '../../src/client/client.js';
+import { useNotifier } from '../../src/notify/notify-action.js';
+import { fastTimings, NotifierFixture } from './notifier-fixture.js';
+import { eventually, startRecordingServer } from './recording-server.js';
+
+describe('the notify action', () => {
+  const fx = new NotifierFixture();
+  const client = new InstanceClient({ kind: 'unix', socketPath: '/nonexistent.sock', url: 'unix:///nonexistent.sock' }, { project: 'prod' });
+  const records: unknown[] = [];
+  const ctx = (params: Record<string, unknown>, dryRun = false): ActionContext => ({
+    client,
+    instance: 'web-1',
+    params,
+    dryRun,
+    call: async () => undefined,
+    audit: async (r) => void records.push(r),
+  });
+  afterAll(async () => {
+    useNotifier(undefined);
+    await fx.close();
+  });
+
+  it('is in the registry', () => {
+    expect(getAction('notify').name).toBe('notify');
+  });
+
+  it('sends an alert about the instance to the named receiver, with severity and summary', async () => {
+    const routed = await startRecordingServer();
+    const named = await startRecordingServer();
+    useNotifier(
+      fx.replica({
+        receivers: [
+          { kind: 'webhook', name: 'routed', url: routed.url, secretEnv: 'S' },
+          { kind: 'webhook', name: 'oncall', url: named.url, secretEnv: 'S' },
+        ],
+        env: { S: 'k' },
+        route: { receiver: 'routed', ...fastTimings },
+      }),
+    );
+    const outcome = await getAction('notify').run(ctx({ receiver: 'oncall', severity: 'critical', summary: 'disk almost full', correlationId: 'evt-42' }));
+    expect(outcome.result).toBe('done');
+    await eventually(() => named.requests.length === 1, 'the named receiver');
+    const alert = (named.requests[0]!.json as { alerts: Record<string, unknown>[] }).alerts[0];
+    expect(alert).toMatchObject({ kind: 'rule.notify', severity: 'critical', summary: 'disk almost full', instance: 'web-1', project: 'prod', target: 'unix:///nonexistent.sock', correlationId: 'evt-42' });
+    expect(routed.requests).toHaveLength(0);
+    expect(records).toEqual([expect.objectContaining({ type: 'alert', severity: 'critical' })]);
+    await Promise.all([routed.close(), named.close()]);
+  });
+
+  it('in dry-run only says what it would send', async () => {
+    expect(await getAction('notify').run(ctx({ summary: 'x' }, true))).toEqual({ result: 'dry-run', summary: 'would notify the routed receivers (warning): x' });
+  });
+
+  it('rejects bad params and unknown receivers', async () => {
+    await expect(getAction('notify').run(ctx({ severity: 'loud' }))).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    await expect(getAction('notify').run(ctx({ receiver: 'nobody' }))).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('nobody') });
+  });
+});
