@@ -51,6 +51,7 @@ export async function startIngestionBed(opts: { sim?: Partial<SimulatorOptions>;
   });
   const reflex = await startReflex(config, pino({ level: process.env.REFLEX_TEST_LOG ?? 'silent' }));
   const redis = new Redis(url, { maxRetriesPerRequest: null });
+  redis.on('error', () => {}); // outages are part of some tests
   const archive = new EventArchive({ redis, key: keys.archive });
   const trail = async (name: string) =>
     (await archive.read({ kind: 'instance.status' }))
