@@ -55,6 +55,11 @@ function num(v: number): string {
   return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
 }
 
+/** Markdown table cells cannot hold a bare pipe. */
+function cell(text: string): string {
+  return text.replaceAll('|', '\\|');
+}
+
 function formatLine(f: Figure): string {
   return `${f.name}: ${num(f.value)} ${f.unit} vs ${num(f.baseline)} ${f.unit} (${f.baselineName}) = ${f.ratio.toFixed(2)}× — goal ${f.goal}: ${f.goal === 'reported' ? '—' : f.met ? 'met' : 'NOT met'}`;
 }
@@ -77,7 +82,7 @@ function report(rs: BenchResult[], bad: string[], secs: number): string {
   for (const r of rs) {
     if (r.skipped) lines.push(`| ${r.bench} | skipped: ${r.skipped} | | | | |`);
     for (const f of r.figures) {
-      lines.push(`| ${f.name} | ${num(f.value)} ${f.unit} | ${num(f.baseline)} ${f.unit} (${f.baselineName}) | ${f.ratio.toFixed(2)}× | ${f.goal} | ${f.goal === 'reported' ? '—' : f.met ? 'yes' : '**no**'} |`);
+      lines.push(`| ${cell(f.name)} | ${num(f.value)} ${f.unit} | ${num(f.baseline)} ${f.unit} (${cell(f.baselineName)}) | ${f.ratio.toFixed(2)}× | ${f.goal} | ${f.goal === 'reported' ? '—' : f.met ? 'yes' : '**no**'} |`);
     }
   }
   for (const b of bad) lines.push(`| ${b} | broken run: no figures | | | | |`);
