@@ -34,6 +34,9 @@ export default defineNotifications({
       { match: { kind: 'instance.crash-loop' }, receiver: 'teams-oncall', groupBy: ['instance'], groupWaitMs: 5_000 },
       { matchRe: { instance: '(db|pg|mysql)-.*' }, receiver: 'mattermost-db' },
       { match: { project: ['lab', 'sandbox'] }, receiver: 'slack-lab', routes: [{ match: { severity: 'critical' }, receiver: 'discord-lab' }] },
+      // As in Alertmanager, the root's receiver gets only alerts no child matched; the event-bus
+      // route matches them all, so the rest needs an explicit catch-all.
+      { receiver: 'slack-ops' },
     ],
   },
 });
