@@ -15,6 +15,9 @@ import { EventIngestor } from '../src/events/event-ingestor.js';
 import { EventProcessor } from '../src/events/event-processor.js';
 import { EventSubscriber } from '../src/events/event-subscriber.js';
 import { SubscriberLease } from '../src/events/subscriber-lease.js';
+import { startHttpServer, type RunningHttpServer } from '../src/http/http-server.js';
+import { readinessChecks } from '../src/http/readiness.js';
+import { Metrics } from '../src/metrics/metrics.js';
 import { keySpace } from '../src/queue/names.js';
 import { actionJobSchema, eventJobSchema } from '../src/queue/payloads.js';
 import { RuleEngine } from '../src/rules/engine.js';
@@ -32,6 +35,10 @@ export interface ReflexHandle {
   subscriber?: EventSubscriber;
   lease?: SubscriberLease;
   target: string;
+  /** This process's metrics (served on /metrics). */
+  metrics: Metrics;
+  /** The HTTP server (/metrics, /healthz, /readyz, /dashboard); none when `httpPort` is 0 or the port could not be bound. */
+  http?: RunningHttpServer;
 }
 
 /** Wires the parts for the configured role and starts them. */
@@ -54,33 +61,48 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   const tracker = new StateTracker(redis, keys);
   const audit = new AuditLog(redis, keys.audit);
   const selfActions = new SelfActions(redis, keys);
+  const metrics = new Metrics();
+  metrics.watchDeadLetters(actionsQueue);
+  metrics.watchQueue(eventsQueue);
+  metrics.watchQueue(actionsQueue);
+  const workers: Worker[] = [];
   const stops: (() => Promise<void>)[] = [];
   let subscriber: EventSubscriber | undefined;
   let lease: SubscriberLease | undefined;
-  let resync = async () => {};
+  let resync = async (_reason: 'gap' | 'periodic' | 'manual' = 'manual') => {};
 
   if (config.role === 'all' || config.role === 'subscriber') {
     const held = new SubscriberLease({ redis, key: keys.lease(targetId), logger, ttlMs: config.leaseTtlMs });
     lease = held;
-    const ingestor = new EventIngestor({ queue: eventsQueue, target: targetId, logger, onOverflow: () => void resync(), mayWrite: () => held.isCurrent() });
-    resync = async () => {
+    const ingestor = new EventIngestor({ queue: eventsQueue, target: targetId, logger, onOverflow: () => void resync('gap'), mayWrite: () => held.isCurrent() });
+    resync = async (reason = 'manual') => {
       const events = await resyncEvents(client, tracker, targetId, { graceMs: config.resyncGraceMs });
       for (const e of events) ingestor.pushSynthetic(e);
+      metrics.resyncs.inc({ reason });
+      if (reason === 'gap') metrics.gapsResynced.inc();
+      // An instance seen for the first time is a baseline, not a change the stream missed.
+      metrics.resyncChanges.inc(events.filter((e) => e.kind === 'instance.status' && e.from !== undefined).length);
       if (events.length) logger.info({ changes: events.length }, 'resync found changes');
     };
     subscriber = new EventSubscriber({
       endpoint: () => client.eventsEndpoint(['operation', 'lifecycle'], { allProjects: true }),
       onFrame: (raw, at) => ingestor.pushFrame(raw, at),
-      onConnected: resync,
+      onConnected: () => resync('gap'),
       logger,
+      metrics,
     });
     const sub = subscriber;
     // Only the lease holder reads the stream; the others wait to take over.
     held.on('acquired', () => sub.start());
     held.on('lost', () => void sub.stop());
+    metrics.leaseHolder.set({ target: targetId }, 0);
+    held.on('acquired', () => metrics.leaseHolder.set({ target: targetId }, 1));
+    held.on('lost', () => metrics.leaseHolder.set({ target: targetId }, 0));
+    sub.on('connected', () => metrics.streamConnected.set({ target: targetId }, 1));
+    sub.on('disconnected', () => metrics.streamConnected.set({ target: targetId }, 0));
     held.start();
     const timer = config.resyncIntervalMs > 0 ? setInterval(() => {
-      if (subscriber?.connected) resync().catch((err) => logger.warn({ err: (err as Error).message }, 'periodic resync failed'));
+      if (subscriber?.connected) resync('periodic').catch((err) => logger.warn({ err: (err as Error).message }, 'periodic resync failed'));
     }, config.resyncIntervalMs) : undefined;
     stops.push(async () => {
       clearInterval(timer);
@@ -94,9 +116,9 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     const { rules, errors } = await loadRules(config.rulesDir);
     for (const e of errors) logger.error({ file: e.file }, `rule file skipped: ${e.message}`);
     logger.info({ rules: rules.map((r) => r.name) }, `loaded ${rules.length} rule(s) from ${config.rulesDir}`);
-    const gate = new ActionGate(redis, keys, new Silences(redis, keys.silences));
-    const processor = new EventProcessor({ redis, keys, client: () => client, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts, archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }) });
-    const executor = new ActionExecutor({ client: () => client, audit, selfActions, lock: new InstanceLock(redis, 10_000), keys, redis, logger });
+    const gate = new ActionGate(redis, keys, new Silences(redis, keys.silences), metrics);
+    const processor = new EventProcessor({ redis, keys, client: () => client, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts, archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }), metrics });
+    const executor = new ActionExecutor({ client: () => client, audit, selfActions, lock: new InstanceLock(redis, 10_000), keys, redis, logger, metrics });
     // One event at a time keeps each instance's history in arrival order; actions run in parallel.
     const eventWorker = new Worker(keys.eventsQueue, async (job) => processor.process(eventJobSchema.parse(job.data)), { ...queueOpts, concurrency: 1, lockDuration: 10_000, stalledInterval: 5_000 });
     const actionWorker = new Worker(
@@ -112,6 +134,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       },
       { ...queueOpts, concurrency: config.actionConcurrency, lockDuration: 10_000, stalledInterval: 5_000 },
     );
+    workers.push(eventWorker, actionWorker);
     for (const w of [eventWorker, actionWorker]) w.on('error', (err) => logger.error({ err: err.message }, 'queue worker error'));
     eventWorker.on('failed', (job, err) => logger.error({ job: job?.id, err: err.message }, 'event job failed'));
     stops.push(async () => {
@@ -124,12 +147,30 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     stops.push(() => scheduler.stop());
   }
 
+  const http = config.httpPort > 0
+    ? await startHttpServer({
+        host: config.httpHost,
+        port: config.httpPort,
+        metrics,
+        logger,
+        readiness: readinessChecks({ redis, lease, subscriber, workers }),
+        dashboard: config.dashboardToken ? { token: config.dashboardToken, queues: [eventsQueue, actionsQueue], audit, silences: new Silences(redis, keys.silences), target: targetId } : undefined,
+      }).catch((err: Error) => {
+        // Metrics and health are for watching the automation, which keeps running without them.
+        logger.error({ err: err.message, host: config.httpHost, port: config.httpPort }, 'http server not started: /metrics, /healthz, /readyz and the dashboard are unavailable');
+        return undefined;
+      })
+    : undefined;
+
   return {
     subscriber,
     lease,
     target: targetId,
+    metrics,
+    http,
     resync: () => resync(),
     async stop() {
+      await http?.close();
       for (const s of stops) await s();
       await Promise.all([eventsQueue.close(), actionsQueue.close()]);
       await client.close();

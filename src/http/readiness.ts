@@ -1,0 +1,79 @@
+import type { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { EventSubscriber } from '../events/event-subscriber.js';
+import type { SubscriberLease } from '../events/subscriber-lease.js';
+
+/** One readiness check's verdict. */
+export interface CheckResult {
+  ok: boolean;
+  detail: string;
+}
+
+/** Named checks; the process is ready when every one passes. */
+export type ReadinessChecks = Record<string, () => Promise<CheckResult>>;
+
+/** What the process runs, for {@link readinessChecks}. */
+export interface ReadinessParts {
+  redis: Redis;
+  /** Subscriber role: the lease and the subscriber it starts. */
+  lease?: SubscriberLease;
+  subscriber?: EventSubscriber;
+  /** Worker role: the queue workers. */
+  workers?: Worker[];
+  /** How long the Redis ping may take. Default 1000 ms. */
+  redisTimeoutMs?: number;
+}
+
+/**
+ * The checks behind /readyz: Redis answers a PING; a subscriber either holds the lease with the
+ * event stream open or stands by (a standby replica is ready: it is there to take over); the
+ * queue workers run.
+ */
+export function readinessChecks(parts: ReadinessParts): ReadinessChecks {
+  const checks: ReadinessChecks = {
+    redis: async () => {
+      const timeoutMs = parts.redisTimeoutMs ?? 1_000;
+      let timer: NodeJS.Timeout | undefined;
+      // Commands queue while Redis is unreachable rather than fail, so the ping needs a deadline.
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      });
+      try {
+        await Promise.race([parts.redis.ping(), deadline]);
+        return { ok: true, detail: 'PING answered' };
+      } catch (err) {
+        return { ok: false, detail: `Redis unreachable: ${(err as Error).message}` };
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+  const { lease, subscriber, workers } = parts;
+  if (lease && subscriber) {
+    checks.subscriber = async () => {
+      if (!lease.isHeld) return { ok: true, detail: 'standby: another replica holds the lease' };
+      return subscriber.connected ? { ok: true, detail: 'lease holder, event stream connected' } : { ok: false, detail: 'lease holder, event stream not connected' };
+    };
+  }
+  if (workers?.length) {
+    checks.workers = async () => {
+      const stopped = workers.filter((w) => !w.isRunning()).map((w) => w.name);
+      return stopped.length ? { ok: false, detail: `not running: ${stopped.join(', ')}` } : { ok: true, detail: `running: ${workers.map((w) => w.name).join(', ')}` };
+    };
+  }
+  return checks;
+}
+
+/** Runs every check (concurrently) and reports whether all passed. */
+export async function runChecks(checks: ReadinessChecks): Promise<{ ready: boolean; checks: Record<string, CheckResult> }> {
+  const entries = await Promise.all(
+    Object.entries(checks).map(async ([name, check]) => {
+      try {
+        return [name, await check()] as const;
+      } catch (err) {
+        return [name, { ok: false, detail: (err as Error).message }] as const;
+      }
+    }),
+  );
+  return { ready: entries.every(([, r]) => r.ok), checks: Object.fromEntries(entries) };
+}
