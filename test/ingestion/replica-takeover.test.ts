@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, expect, it } from 'vitest';
+import { EventArchive } from '../../src/events/event-archive.js';
+import { keySpace } from '../../src/queue/names.js';
+import { startSimulator } from '../../src/simulator/simulator.js';
+import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+import { optIn, sleep, until } from './support/ingestion-bed.js';
+
+/**
+ * Three `reflex run` processes against one target: one reads the stream, each event is archived
+ * and acted on once; SIGKILL the reader and another takes over within the lease time, resyncs,
+ * and a crash during the takeover is still caught.
+ */
+const leaseTtlMs = 2_000;
+const sim = await startSimulator({ instances: 0, timings: { stopHookMs: 100, startMs: 30 } });
+const prefix = uniquePrefix('replicas');
+const keys = keySpace(prefix);
+const redis = new Redis(redisUrl(), { maxRetriesPerRequest: null });
+const archive = new EventArchive({ redis, key: keys.archive });
+const dir = mkdtempSync(join(tmpdir(), 'reflex-replicas-'));
+const configFile = join(dir, 'reflex.json');
+writeFileSync(configFile, JSON.stringify({ leaseTtlMs, resyncGraceMs: 300, resyncIntervalMs: 0 }));
+const replicas: ReflexProcess[] = [];
+
+afterAll(async () => {
+  await Promise.all(replicas.map((r) => r.stop()));
+  await sim.stop();
+  redis.disconnect();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function trail(name: string): Promise<string[]> {
+  return (await archive.read({ kind: 'instance.status' }))
+    .filter((a) => (a.outcome === 'processed' || a.outcome === 'corrected') && 'instance' in a.event && a.event.instance === name)
+    .map(({ event: e }) => (e.kind === 'instance.status' ? `${e.from ?? '?'}→${e.to} ${e.intent}${e.synthetic ? ' synthetic' : ''}` : ''));
+}
+
+async function holderPid(): Promise<number | undefined> {
+  const [key] = (await redis.keys(`${prefix}:lease:*`)).filter((k) => !k.endsWith(':fence'));
+  const value = key ? await redis.get(key) : null;
+  return value ? Number(value.split(':')[0]) : undefined;
+}
+
+async function crashAndHeal(name: string, crash = true): Promise<string[]> {
+  if (crash) sim.controls.crash(name);
+  await until(() => sim.controls.statusCode(name) === 103 && sim.controls.calls(name, 'start') > 0, 20_000, `${name} restarted`);
+  await sleep(1_500); // room for any duplicate to show up
+  return trail(name);
+}
+
+it('archives and acts on each event once with three replicas, and survives SIGKILL of the reader', async () => {
+  for (const name of ['c1', 'c2', 'c3']) sim.controls.addInstance({ name, config: optIn });
+  for (let i = 0; i < 3; i++) {
+    replicas.push(startReflexProcess(['run', '--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--config', configFile], { REFLEX_LOG_LEVEL: 'info' }));
+  }
+  await Promise.all(replicas.map((r) => r.waitForLog('reflex running')));
+  await until(async () => (await holderPid()) !== undefined, 10_000, 'a lease holder');
+  await sleep(1_000); // the holder's start-up resync has set the baseline
+  expect(sim.controls.eventListeners).toBe(1);
+
+  expect(await crashAndHeal('c1')).toEqual(['103→102 unrequested', '102→103 self']);
+  expect(sim.controls.calls('c1', 'start')).toBe(1);
+  const lifecycleIds = (await archive.read({ kind: 'lifecycle' })).map((a) => a.event.id);
+  expect(new Set(lifecycleIds).size).toBe(lifecycleIds.length);
+
+  const victimPid = (await holderPid())!;
+  const victim = replicas.find((r) => r.child.pid === victimPid)!;
+  expect(victim, 'the lease holder is one of the replicas').toBeDefined();
+  await victim.kill();
+  const killedAt = Date.now();
+  sim.controls.crash('c2'); // during the takeover: its event goes to nobody
+  await until(async () => {
+    const pid = await holderPid();
+    return pid !== undefined && pid !== victimPid;
+  }, 10_000, 'takeover');
+  const takeoverMs = Date.now() - killedAt;
+  expect(takeoverMs).toBeLessThan(leaseTtlMs + 1_000);
+  await until(() => sim.controls.eventListeners === 1, 5_000, 'the new holder connected');
+
+  const c2 = await crashAndHeal('c2', false);
+  expect(c2).toHaveLength(2);
+  expect(c2[0]).toMatch(/^103→102 (unrequested|unknown synthetic)$/);
+  expect(c2[1]).toBe('102→103 self');
+  expect(sim.controls.calls('c2', 'start')).toBe(1);
+
+  expect(await crashAndHeal('c3')).toEqual(['103→102 unrequested', '102→103 self']);
+  expect(sim.controls.calls('c3', 'start')).toBe(1);
+  expect(await trail('c1'), 'nothing replayed twice after the takeover').toHaveLength(2);
+}, 90_000);
