@@ -90,7 +90,7 @@ describe('scheduler on the simulator', () => {
     }
     expect(sim.controls.calls('other')).toBe(0);
     // One plan per tick and instance, whichever replica ran it.
-    const decisions = (await auditOf(prefix).read({})).filter((r) => r.type === 'decision' && r.rule === 'snap');
+    const decisions = (await auditOf(prefix).read({})).filter((r) => r.type === 'decision' && r.rule === 'snap' && r.instance !== undefined); // a tick skipped because the previous one still runs (slow machine) has no instance
     const perTick = new Map<string, number>();
     for (const d of decisions) perTick.set(`${d.correlationId} ${d.instance}`, (perTick.get(`${d.correlationId} ${d.instance}`) ?? 0) + 1);
     expect([...perTick.values()].every((c) => c === 1)).toBe(true);
