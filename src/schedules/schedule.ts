@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { getNextMillis } from 'bullmq';
 import { z } from 'zod';
-import { parseDuration } from '../cli/duration.js';
+import { parseDuration } from '../config/duration.js';
 import type { FilterExpr } from '../filter/ast.js';
 import { parseFilter } from '../filter/parser.js';
 import { isTimeZone } from '../housekeeping/civil-time.js';
