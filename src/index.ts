@@ -9,3 +9,6 @@ export { StatusCode } from './client/status-code.js';
 export { configFlag } from './rules/config-flag.js';
 export { defineSchedule } from './schedules/schedule.js';
 export type { ScheduleDefinition, Schedule, TaskDefinition } from './schedules/schedule.js';
+export { defineNotifications } from './notify/notify-config.js';
+export type { NotifyConfig } from './notify/notify-config.js';
+export { verifyWebhookSignature } from './notify/webhook-signature.js';

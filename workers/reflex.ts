@@ -22,6 +22,9 @@ import { keySpace } from '../src/queue/names.js';
 import { actionJobSchema, eventJobSchema } from '../src/queue/payloads.js';
 import { RuleEngine } from '../src/rules/engine.js';
 import { loadRules } from '../src/rules/rule-loader.js';
+import { Notifier } from '../src/notify/notifier.js';
+import { notifyConfigFromEnv, type NotifyConfig } from '../src/notify/notify-config.js';
+import { useNotifier } from '../src/notify/notify-action.js';
 import { startScheduler } from '../src/schedules/scheduler.js';
 import { resyncEvents } from '../src/state/resync.js';
 import { StateTracker } from '../src/state/state-tracker.js';
@@ -113,11 +116,19 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   }
 
   if (config.role === 'all' || config.role === 'worker') {
-    const { rules, errors } = await loadRules(config.rulesDir);
+    const { rules, errors, others } = await loadRules(config.rulesDir);
     for (const e of errors) logger.error({ file: e.file }, `rule file skipped: ${e.message}`);
     logger.info({ rules: rules.map((r) => r.name) }, `loaded ${rules.length} rule(s) from ${config.rulesDir}`);
+    // Receivers come from a defineNotifications file beside the rules, or from REFLEX_NOTIFY.
+    const notifyConfig = (others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined) ?? notifyConfigFromEnv();
+    const notifier = notifyConfig ? new Notifier({ ...notifyConfig, redis, audit, prefix: config.prefix, logger }) : undefined;
+    useNotifier(notifier);
+    if (notifier) {
+      logger.info({ receivers: notifyConfig!.receivers.length }, 'notifications configured');
+      stops.push(() => notifier.close());
+    }
     const gate = new ActionGate(redis, keys, new Silences(redis, keys.silences), metrics);
-    const processor = new EventProcessor({ redis, keys, client: () => client, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts, archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }), metrics });
+    const processor = new EventProcessor({ redis, keys, client: () => client, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts, archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }), metrics, raiseAlert: notifier ? (a) => notifier.notify({ ...a, labels: {} }) : undefined });
     const executor = new ActionExecutor({ client: () => client, audit, selfActions, lock: new InstanceLock(redis, 10_000), keys, redis, logger, metrics });
     // One event at a time keeps each instance's history in arrival order; actions run in parallel.
     const eventWorker = new Worker(keys.eventsQueue, async (job) => processor.process(eventJobSchema.parse(job.data)), { ...queueOpts, concurrency: 1, lockDuration: 10_000, stalledInterval: 5_000 });

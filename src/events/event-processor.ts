@@ -30,6 +30,8 @@ export interface EventProcessorDeps {
   gate: ActionGate;
   actions: Queue;
   logger: Logger;
+  /** Forwards an alert to the notification receivers, when notifications are configured. */
+  raiseAlert?: (alert: { kind: string; severity: 'critical' | 'warning' | 'info'; summary: string; target: string; project: string; instance: string; correlationId: string }) => Promise<unknown>;
   /** Attempts per action job (first try included). Default 5. */
   actionAttempts?: number;
   /** Where every canonical event is kept with its outcome; none: not archived. */
@@ -87,7 +89,8 @@ export class EventProcessor {
     } else {
       await this.deps.archive?.append(event, 'processed');
     }
-    const instanceName = 'instance' in event ? event.instance : undefined;
+    // An operation names its instances in resources; rules act on the first (state changes touch one).
+    const instanceName = 'instance' in event ? event.instance : event.kind === 'operation.status' ? event.instances[0] : undefined;
     if (event.kind !== 'operation.status') {
       await audit.append({
         type: 'event',
@@ -120,7 +123,10 @@ export class EventProcessor {
     this.deps.metrics?.ruleDecisions.inc({ rule: d.rule, decision: verdict.admitted ? 'matched' : 'suppressed' });
     if (!verdict.admitted) {
       await audit.append({ ...base, type: 'decision', summary: verdict.summary, matched: true, suppressed: true });
-      if (verdict.alert) await audit.append({ ...base, type: 'alert', summary: verdict.alert, severity: 'critical' });
+      if (verdict.alert) {
+        await audit.append({ ...base, type: 'alert', summary: verdict.alert, severity: 'critical' });
+        await this.deps.raiseAlert?.({ kind: 'crash-loop', severity: 'critical', summary: verdict.alert, target: event.target, project: event.project, instance: instanceName, correlationId: event.id });
+      }
       return;
     }
     await audit.append({ ...base, type: 'decision', summary: `${d.summary}${'note' in verdict && verdict.note ? `; ${verdict.note}` : ''}`, matched: true });

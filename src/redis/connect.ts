@@ -22,5 +22,13 @@ export async function connectRedis(url: string, opts: { timeoutMs?: number } = {
   } finally {
     probe.disconnect();
   }
-  return new Redis(url, { maxRetriesPerRequest: null });
+  const redis = new Redis(url, { maxRetriesPerRequest: null });
+  // Outages after start-up are retried by ioredis and BullMQ; say so once per error, not as "unhandled".
+  let last = '';
+  redis.on('error', (err: Error) => {
+    if (err.message !== last) process.stderr.write(`reflex: Redis error (retrying): ${err.message}\n`);
+    last = err.message;
+  });
+  redis.on('ready', () => (last = ''));
+  return redis;
 }

@@ -14,10 +14,19 @@ export interface RuleLoadError {
 export interface LoadedRules {
   rules: Rule[];
   errors: RuleLoadError[];
+  /** Other definitions found beside the rules (schedules, notification settings), for their loaders. */
+  others: unknown[];
 }
 
 function isRule(value: unknown): value is Rule {
   return Boolean(value) && typeof value === 'object' && Array.isArray((value as Rule).triggers) && typeof (value as Rule).name === 'string';
+}
+
+/** A schedule or notification settings exported from a file in the rules folder. */
+export function isOtherDefinition(v: unknown): boolean {
+  if (!v || typeof v !== 'object') return false;
+  const o = v as { kind?: unknown; receivers?: unknown; route?: unknown };
+  return o.kind === 'schedule' || (Array.isArray(o.receivers) && typeof o.route === 'object');
 }
 
 /** The `.ts` files directly in a rules folder (sub-folders such as examples/ are not loaded). */
@@ -38,6 +47,7 @@ export function ruleFiles(dir: string): string[] {
 export async function loadRules(dir: string): Promise<LoadedRules> {
   const rules: Rule[] = [];
   const errors: RuleLoadError[] = [];
+  const others: unknown[] = [];
   const seen = new Map<string, string>();
   for (const file of ruleFiles(dir)) {
     let mod: { default?: unknown };
@@ -50,9 +60,14 @@ export async function loadRules(dir: string): Promise<LoadedRules> {
     // tsx may wrap a CommonJS-looking module: unwrap one level of default.
     let exported = mod.default;
     if (exported && typeof exported === 'object' && 'default' in exported && !isRule(exported)) exported = (exported as { default: unknown }).default;
-    const list = Array.isArray(exported) ? exported : [exported];
+    // A file may also hold schedules (defineSchedule) or notification settings (defineNotifications):
+    // those belong to the scheduler and the notifier, and are not errors here.
+    const all = Array.isArray(exported) ? exported : [exported];
+    const list = all.filter((v) => !isOtherDefinition(v));
+    others.push(...all.filter(isOtherDefinition));
+    if (list.length === 0 && all.length > 0) continue;
     if (list.length === 0 || !list.every(isRule)) {
-      errors.push({ file, message: 'default export is not a rule: export default defineRule({...}) (or an array of rules)' });
+      errors.push({ file, message: 'default export is not a rule: export default defineRule({...}) (or an array of rules and schedules)' });
       continue;
     }
     for (const rule of list) {
@@ -70,5 +85,5 @@ export async function loadRules(dir: string): Promise<LoadedRules> {
       rules.push(rule);
     }
   }
-  return { rules, errors };
+  return { rules, errors, others };
 }

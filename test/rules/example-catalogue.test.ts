@@ -38,7 +38,7 @@ describe('the example rule catalogue, replayed against recorded events', async (
 
   it('loads every example', () => {
     expect(errors).toEqual([]);
-    expect(rules.map((r) => r.name).sort()).toEqual(['example-hold-on-repeated-error', 'example-quarantine-after-crash-loop', 'example-restart-on-crash', 'example-snapshot-on-config-update']);
+    expect(rules.map((r) => r.name).sort()).toEqual(['example-hold-on-repeated-error', 'example-notify-on-failed-operation', 'example-quarantine-after-crash-loop', 'example-restart-on-crash', 'example-snapshot-on-config-update']);
   });
 
   it('01 restarts a web-tier instance after the recorded kill -9 and guest poweroff, never after the recorded lxc stop', async () => {
@@ -96,6 +96,19 @@ describe('the example rule catalogue, replayed against recorded events', async (
     }
     expect(verdicts.map((v) => v.admitted)).toEqual([true, false, false]);
     expect(verdicts.filter((v) => !v.admitted && v.alert)).toHaveLength(1);
+  });
+
+  it('04 notifies about the recorded failed operations (bad init, stop timeout), not about the successful ones', async () => {
+    const engine = byName('example-notify-on-failed-operation');
+    const ops = capturedFrames()
+      .map((raw) => decodeFrame(raw))
+      .flatMap((d) => (d.ok ? [normalizeFrame(d.frame, 't')] : []))
+      .filter((e): e is CanonicalEvent => !!e && e.kind === 'operation.status');
+    const matched = [];
+    for (const e of ops) if ((await engine.decide(e, undefined))[0]?.matched) matched.push(e);
+    expect(matched.length).toBeGreaterThanOrEqual(2);
+    expect(matched.every((e) => e.kind === 'operation.status' && e.to === 400 && e.err !== '')).toBe(true);
+    expect(ops.filter((e) => e.kind === 'operation.status' && e.to === 200).length).toBeGreaterThan(matched.length);
   });
 
   it('05 quarantines after the recorded crash loop of c1 (five unrequested shutdowns) with one alert', async () => {

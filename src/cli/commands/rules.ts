@@ -9,7 +9,6 @@ import { canonicalEventSchema, type CanonicalEvent } from '../../events/canonica
 import { decodeFrame } from '../../events/frame.js';
 import { normalizeFrame } from '../../events/normalize.js';
 import { RuleEngine } from '../../rules/engine.js';
-import { checkRules, formatProblem } from '../../rules/rule-checker.js';
 import { loadRules } from '../../rules/rule-loader.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 
@@ -34,6 +33,8 @@ export function registerRules(program: Command): void {
     .argument('[dir]', 'rules folder (default: --rules, REFLEX_RULES or ./rules)')
     .action(async (dir: string | undefined) => {
       const folder = dir ?? resolveConfig({}).rulesDir;
+      // The TypeScript compiler is big: load it only for the commands that type-check.
+      const { checkRules, formatProblem } = await import('../../rules/rule-checker.js');
       const { rules: ok, problems } = await checkRules(folder);
       for (const p of problems) process.stderr.write(`${formatProblem(p)}\n`);
       process.stdout.write(`${ok.length} rule(s) valid${ok.length ? `: ${ok.join(', ')}` : ''}; ${problems.length} problem(s)\n`);
