@@ -31,6 +31,9 @@ export const errorCodes = {
   RULE_INVALID: { retryable: false, doc: 'A rule file failed to load or validate; it is skipped and reported with file and line.' },
   ACTION_UNKNOWN: { retryable: false, doc: 'A rule named an action that is not in the registry.' },
   DRY_RUN_REFUSED: { retryable: false, doc: 'A dry-run or replay tried a mutating request; it was recorded and not sent.' },
+  NOTIFY_SERVER_ERROR: { retryable: true, doc: 'A notification receiver answered 5xx.' },
+  NOTIFY_RATE_LIMITED: { retryable: true, doc: 'A notification receiver answered 429; the retry waits for its Retry-After.' },
+  NOTIFY_REJECTED: { retryable: false, doc: 'A notification receiver answered 4xx (bad URL, bad payload, revoked token); retrying cannot help.' },
   REDIS_UNAVAILABLE: { retryable: true, doc: 'Redis cannot be reached.' },
   AUDIT_CHAIN_BROKEN: { retryable: false, doc: '`reflex audit verify` found a record that was altered, deleted or inserted behind the audit log; the message names the first bad record and what differs.' },
 } as const satisfies Record<string, { retryable: boolean; doc: string }>;

@@ -1,13 +1,12 @@
-/**
- * Codes of delivery failures. They belong in src/errors/codes.ts; they live here until that
- * table gains them, with the same shape (retryable by default, meaning).
- */
+import { errorCodes } from '../errors/codes.js';
+
+/** The codes a delivery can fail with (declared in src/errors/codes.ts with every other code). */
 export const deliveryErrorCodes = {
-  NOTIFY_SERVER_ERROR: { retryable: true, doc: 'A notification receiver answered 5xx.' },
-  NOTIFY_RATE_LIMITED: { retryable: true, doc: 'A notification receiver answered 429; the retry waits for its Retry-After.' },
-  NOTIFY_REJECTED: { retryable: false, doc: 'A notification receiver answered 4xx (bad URL, bad payload, revoked token); retrying cannot help.' },
-  NETWORK: { retryable: true, doc: 'The connection to the receiver failed or was cut.' },
-  TIMEOUT: { retryable: true, doc: 'The receiver did not answer within timeoutMs.' },
+  NOTIFY_SERVER_ERROR: errorCodes.NOTIFY_SERVER_ERROR,
+  NOTIFY_RATE_LIMITED: errorCodes.NOTIFY_RATE_LIMITED,
+  NOTIFY_REJECTED: errorCodes.NOTIFY_REJECTED,
+  NETWORK: errorCodes.NETWORK,
+  TIMEOUT: errorCodes.TIMEOUT,
 } as const;
 export type DeliveryErrorCode = keyof typeof deliveryErrorCodes;
 
