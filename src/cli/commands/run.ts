@@ -6,7 +6,7 @@ import { startReflex } from '../../../workers/reflex.js';
 /** `reflex run`: the long-running worker. Flags override environment variables. */
 export function registerRun(program: Command): void {
   withConnectionOptions(program.command('run').description('subscribe to the instance server, run the rules and their actions'))
-    .option('--role <role>', 'all | subscriber | worker (env REFLEX_ROLE; default all)')
+    .option('--role <role>', 'all | subscriber | worker | scheduler (env REFLEX_ROLE; default all)')
     .option('--resync-interval <ms>', 'periodic full resync, 0 disables (default 30000)', Number)
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (env REFLEX_LOG_LEVEL)')
     .option('--print-config', 'print the effective configuration and exit')
