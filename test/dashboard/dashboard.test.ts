@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ describe('dashboard (headless Chromium against a running Reflex)', () => {
   let browser: Browser;
 
   beforeAll(async () => {
+    if (!existsSync(chromiumPath)) throw new Error(`no Chromium at ${chromiumPath}: apt-get install chromium (CI does), or set REFLEX_CHROMIUM`);
     bed = await startObservabilityBed({ rulesDir: 'rules', instances: [{ name: 'web-1' }, { name: 'batch-1', optIn: false }], config: { dashboardToken: token } });
     const redis = redisClient();
     await new Silences(redis, keySpace(bed.prefix).silences).add({ scope: { instance: 'db-7' }, reason: 'kernel upgrade window', createdBy: 'ops@example', durationMs: 3_600_000 });
