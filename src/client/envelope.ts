@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isKnownStatusCode } from './status-code.js';
+import { ApiError } from './api-error.js';
 
 /**
  * A status code of the table (either revision). Anything else — 600–999 are reserved — makes the
@@ -78,4 +79,17 @@ export function operationSecrets(op: OperationObject): Record<string, string> | 
   if (op.class !== 'websocket') return undefined;
   const parsed = fdsSchema.safeParse(op.metadata);
   return parsed.success ? parsed.data.fds : undefined;
+}
+
+/**
+ * Validates the `metadata` of a sync answer against what the endpoint is documented to return.
+ * A mismatch is the server's fault, not the caller's: it is reported as API_BAD_RESPONSE naming
+ * the request and the first field that does not fit, never as a bare validation error.
+ */
+export function parseMetadata<S extends z.ZodType>(schema: S, metadata: unknown, method: string, path: string, status?: number): z.infer<S> {
+  const res = schema.safeParse(metadata);
+  if (res.success) return res.data;
+  const issue = res.error.issues[0];
+  const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'metadata';
+  throw new ApiError('API_BAD_RESPONSE', `${method} ${path}: the answer's ${where === 'metadata' ? 'metadata' : `metadata.${where}`} does not fit: ${issue?.message ?? 'invalid'}`, { method, path, status });
 }

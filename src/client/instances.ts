@@ -15,6 +15,7 @@ import { printFilter } from '../filter/printer.js';
 import type { Operation } from './operation.js';
 import type { Scope } from './scope.js';
 import type { RequestOptions } from './transport.js';
+import { parseMetadata } from './envelope.js';
 
 /** Typed calls on `/1.0/instances` (and its earlier-revision aliases). */
 
@@ -50,17 +51,19 @@ export async function listInstances(scope: Scope, opts: ListOptions = {}): Promi
   const path = scope.path(`/1.0/${opts.collection ?? 'instances'}`, { recursion, filter }, { allProjects: opts.allProjects });
   const res = await scope.sync('GET', path, { signal: opts.signal });
   const schema = recursion === 0 ? z.string() : recursion === 1 ? instanceSchema : instanceFullSchema;
-  return z.array(schema).parse(res.envelope.metadata ?? []) as string[] | Instance[] | InstanceFull[];
+  return parseMetadata(z.array(schema), res.envelope.metadata ?? [], 'GET', path, res.status) as string[] | Instance[] | InstanceFull[];
 }
 
 export async function getInstance(scope: Scope, name: string, opts: { signal?: AbortSignal } = {}): Promise<Versioned<Instance>> {
-  const res = await scope.sync('GET', scope.path(instancePath(name)), opts);
-  return { value: instanceSchema.parse(res.envelope.metadata), etag: res.etag };
+  const path = scope.path(instancePath(name));
+  const res = await scope.sync('GET', path, opts);
+  return { value: parseMetadata(instanceSchema, res.envelope.metadata, 'GET', path, res.status), etag: res.etag };
 }
 
 export async function getInstanceState(scope: Scope, name: string, opts: { signal?: AbortSignal } = {}): Promise<InstanceState> {
-  const res = await scope.sync('GET', scope.path(instancePath(name, '/state')), opts);
-  return instanceStateSchema.parse(res.envelope.metadata);
+  const path = scope.path(instancePath(name, '/state'));
+  const res = await scope.sync('GET', path, opts);
+  return parseMetadata(instanceStateSchema, res.envelope.metadata, 'GET', path, res.status);
 }
 
 export function changeState(scope: Scope, name: string, change: StateChange, opts: RequestOptions = {}): Promise<Operation> {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from './api-error.js';
-import { operationSchema, type OperationObject } from './envelope.js';
+import { operationSchema, parseMetadata, type OperationObject } from './envelope.js';
 import type { Transport } from './transport.js';
 
 /**
@@ -24,7 +24,7 @@ function scoped(path: string, project: string | undefined, extra: Record<string,
 export async function getOperationObject(transport: Transport, id: string, opts: { project?: string; signal?: AbortSignal } = {}): Promise<OperationObject> {
   const res = await transport.request('GET', scoped(operationPath(id), opts.project), { signal: opts.signal });
   if (res.kind !== 'sync') throw new ApiError('API_BAD_RESPONSE', `GET ${operationPath(id)}: expected a sync answer`, { method: 'GET', path: operationPath(id), status: res.status });
-  return operationSchema.parse(res.envelope.metadata);
+  return parseMetadata(operationSchema, res.envelope.metadata, 'GET', operationPath(id), res.status);
 }
 
 const groupedSchema = z.record(z.string(), z.array(operationSchema).nullable());
@@ -39,7 +39,7 @@ export async function listOperations(transport: Transport, opts: { project?: str
   const path = scoped('/1.0/operations', opts.allProjects ? undefined : opts.project, extra);
   const res = await transport.request('GET', path, { signal: opts.signal });
   if (res.kind !== 'sync') throw new ApiError('API_BAD_RESPONSE', `GET ${path}: expected a sync answer`, { method: 'GET', path, status: res.status });
-  return Object.values(groupedSchema.parse(res.envelope.metadata ?? {})).flatMap((ops) => ops ?? []);
+  return Object.values(parseMetadata(groupedSchema, res.envelope.metadata ?? {}, 'GET', path, res.status)).flatMap((ops) => ops ?? []);
 }
 
 /**
@@ -53,7 +53,7 @@ export async function waitOperationObject(transport: Transport, id: string, seco
   try {
     const res = await transport.request('GET', path, { signal: opts.signal, timeoutMs: seconds * 1000 + 10_000 });
     if (res.kind !== 'sync') throw new ApiError('API_BAD_RESPONSE', `GET ${path}: expected a sync answer`, { method: 'GET', path, status: res.status });
-    return operationSchema.parse(res.envelope.metadata);
+    return parseMetadata(operationSchema, res.envelope.metadata, 'GET', path, res.status);
   } catch (err) {
     if (err instanceof ApiError && err.status !== undefined && err.status < 400 && /deadline|timed? ?out/i.test(err.message)) return undefined;
     throw err;

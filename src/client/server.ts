@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Scope } from './scope.js';
+import { parseMetadata } from './envelope.js';
 
 /** `GET /` and `GET /1.0`: versions, API extensions, trust. */
 
@@ -19,8 +20,9 @@ export const serverInfoSchema = z.looseObject({
 export type ServerInfo = z.infer<typeof serverInfoSchema> & { has(extension: string): boolean };
 
 export async function getServer(scope: Scope, opts: { signal?: AbortSignal } = {}): Promise<ServerInfo> {
-  const res = await scope.sync('GET', scope.path('/1.0'), opts);
-  const info = serverInfoSchema.parse(res.envelope.metadata);
+  const path = scope.path('/1.0');
+  const res = await scope.sync('GET', path, opts);
+  const info = parseMetadata(serverInfoSchema, res.envelope.metadata, 'GET', path, res.status);
   const extensions = new Set(info.api_extensions);
   return Object.assign(info, { has: (extension: string) => extensions.has(extension) });
 }
@@ -28,5 +30,5 @@ export async function getServer(scope: Scope, opts: { signal?: AbortSignal } = {
 /** `GET /`: the supported API versions as paths (`["/1.0"]`). */
 export async function getApiVersions(scope: Scope, opts: { signal?: AbortSignal } = {}): Promise<string[]> {
   const res = await scope.sync('GET', '/', opts);
-  return z.array(z.string()).parse(res.envelope.metadata);
+  return parseMetadata(z.array(z.string()), res.envelope.metadata, 'GET', '/', res.status);
 }

@@ -4,6 +4,7 @@ import { instancePath } from './instances.js';
 import type { Operation } from './operation.js';
 import type { Scope } from './scope.js';
 import type { RequestOptions } from './transport.js';
+import { parseMetadata } from './envelope.js';
 
 /** Typed calls on `/1.0/instances/<name>/snapshots`. */
 
@@ -22,13 +23,15 @@ export interface SnapshotCreate {
 
 export async function listSnapshots(scope: Scope, instance: string, opts: { recursion?: 0 | 1; signal?: AbortSignal } = {}): Promise<string[] | Snapshot[]> {
   const recursion = opts.recursion ?? 1;
-  const res = await scope.sync('GET', scope.path(snapshotPath(instance), { recursion }), { signal: opts.signal });
-  return z.array(recursion === 0 ? z.string() : snapshotSchema).parse(res.envelope.metadata ?? []) as string[] | Snapshot[];
+  const path = scope.path(snapshotPath(instance), { recursion });
+  const res = await scope.sync('GET', path, { signal: opts.signal });
+  return parseMetadata(z.array(recursion === 0 ? z.string() : snapshotSchema), res.envelope.metadata ?? [], 'GET', path, res.status) as string[] | Snapshot[];
 }
 
 export async function getSnapshot(scope: Scope, instance: string, snapshot: string, opts: { signal?: AbortSignal } = {}): Promise<Versioned<Snapshot>> {
-  const res = await scope.sync('GET', scope.path(snapshotPath(instance, snapshot)), opts);
-  return { value: snapshotSchema.parse(res.envelope.metadata), etag: res.etag };
+  const path = scope.path(snapshotPath(instance, snapshot));
+  const res = await scope.sync('GET', path, opts);
+  return { value: parseMetadata(snapshotSchema, res.envelope.metadata, 'GET', path, res.status), etag: res.etag };
 }
 
 export function createSnapshot(scope: Scope, instance: string, create: SnapshotCreate = {}, opts: RequestOptions = {}): Promise<Operation> {

@@ -16,7 +16,7 @@ export function readConfigFile(path: string): ConfigInput {
   }
   let value: unknown;
   try {
-    value = parseYaml(text);
+    value = parseYaml(text, { logLevel: 'error' });
   } catch (err) {
     throw new ReflexError('CONFIG_INVALID', `config file ${path} is not valid YAML/JSON: ${(err as Error).message}`, { cause: err });
   }

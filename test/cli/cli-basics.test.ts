@@ -16,6 +16,17 @@ describe('the reflex command', () => {
     expect(JSON.parse(res.stdout)).toMatchObject({ target: 'unix:///x.sock', redisUrl: 'redis://10.1.2.3:6379', role: 'worker', rulesDir: './rules' });
   });
 
+  it('redacts secrets in the printed configuration', async () => {
+    const res = await runReflex(['run', '--print-config', '--target', 'unix:///x.sock', '--client-key', '/etc/reflex/client.key'], {
+      REDIS_URL: 'redis://:hunter2-secret@10.1.2.3:6379',
+      REFLEX_DASHBOARD_TOKEN: 'a-dashboard-token-of-32-characters',
+    });
+    expect(res.code).toBe(0);
+    expect(res.stdout).not.toContain('hunter2');
+    expect(res.stdout).not.toContain('a-dashboard-token');
+    expect(JSON.parse(res.stdout)).toMatchObject({ dashboardToken: '[redacted]', redisUrl: 'redis://[redacted]@10.1.2.3:6379', clientKey: '/etc/reflex/client.key' });
+  });
+
   it('names the field, the value and what was expected for an invalid setting', async () => {
     const res = await runReflex(['run', '--print-config', '--role', 'boss']);
     expect(res.code).toBe(3);

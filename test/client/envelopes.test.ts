@@ -1,4 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApiError } from '../../src/client/api-error.js';
+import { InstanceClient } from '../../src/client/client.js';
+import { parseTarget } from '../../src/client/target.js';
 import { envelopeSchema, operationInstanceUrls, operationSchema, operationSecrets } from '../../src/client/envelope.js';
 
 // Bodies as LXD 5.0.2 sent them (captured with curl on the test bed).
@@ -57,5 +64,28 @@ describe('envelopes are validated, tolerating the fields the real daemon adds', 
   it('rejects an error envelope whose error_code is outside 400–599', () => {
     expect(envelopeSchema.safeParse({ ...lxdError, error_code: 0 }).success).toBe(false);
     expect(envelopeSchema.safeParse({ ...lxdError, error_code: 600 }).success).toBe(false);
+  });
+});
+
+describe('a sync answer whose metadata does not fit the resource', () => {
+  it('is reported as API_BAD_RESPONSE naming the request and the field, not as a bare validation error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reflex-meta-'));
+    const socketPath = join(dir, 'unix.socket');
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'sync', status: 'Success', status_code: 200, operation: '', error_code: 0, error: '', metadata: { name: 'c1', status: 'Running', status_code: 'Running' } }));
+    });
+    await new Promise<void>((r) => server.listen(socketPath, r));
+    const client = new InstanceClient(parseTarget(`unix://${socketPath}`));
+    try {
+      const err = await client.getInstance('c1').then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err).toMatchObject({ code: 'API_BAD_RESPONSE', retryable: false, method: 'GET', path: '/1.0/instances/c1' });
+      expect((err as Error).message).toMatch(/GET \/1\.0\/instances\/c1: the answer's metadata\.status_code does not fit/);
+    } finally {
+      await client.close();
+      await new Promise((r) => server.close(r));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 import { createLogger } from '../../log/logger.js';
 import { startReflex } from '../../../workers/reflex.js';
+import { redact } from '../../audit/redact.js';
 
 /** `reflex run`: the long-running worker. Flags override environment variables. */
 export function registerRun(program: Command): void {
@@ -13,7 +14,10 @@ export function registerRun(program: Command): void {
     .action(async (opts) => {
       const config = resolveConfig(opts, { role: opts.role, resyncIntervalMs: opts.resyncInterval, logLevel: opts.logLevel });
       if (opts.printConfig) {
-        process.stdout.write(`${JSON.stringify(config, null, 2)}\n`);
+        // Secrets (the dashboard token, a password in the Redis URL) are redacted; the client key
+        // setting is a file path, not the key, so it is shown as is.
+        const shown = { ...redact(config), ...(config.clientKey ? { clientKey: config.clientKey } : {}) };
+        process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
         return;
       }
       const logger = createLogger(config.logLevel);
