@@ -54,7 +54,7 @@ function readConfig(tool: Tool, dir: string): ConfigDir | undefined {
   if (!existsSync(file)) return undefined;
   let raw: unknown;
   try {
-    raw = parseYaml(readFileSync(file, 'utf8'));
+    raw = parseYaml(readFileSync(file, 'utf8'), { logLevel: 'error' });
   } catch (err) {
     throw new ReflexError('CONFIG_INVALID', `${file}: not valid YAML: ${(err as Error).message}`, { cause: err });
   }

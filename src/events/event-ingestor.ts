@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { CanonicalEvent } from './canonical-event.js';
-import type { EventJob } from '../queue/payloads.js';
+import type { EventItem } from '../queue/payloads.js';
 
 /** Options of {@link EventIngestor}. */
 export interface EventIngestorOptions {
@@ -21,24 +21,31 @@ export interface EventIngestorOptions {
   /**
    * Frames are held this long after receipt and written in the order of their daemon timestamps,
    * which undoes LXD's per-event goroutine reordering (inversions of a few ms, notes §1). Inversions
-   * wider than this are left to the state tracker. Default 150 ms; 0 writes at once.
+   * wider than this are left to the state tracker (compare-and-set by timestamp, then a read).
+   * Default 20 ms: the goroutine inversions seen on LXD 5.0.2 are a few ms apart, and every ms
+   * here is added to the time to heal. 0 writes at once.
    */
   reorderWindowMs?: number;
+  /** Most events per queue job. Default 500. */
+  maxBatch?: number;
 }
 
 /**
- * Moves frames from the socket reader into the events queue: pushes are synchronous and cheap,
- * writes are batched (addBulk, one round trip per batch) and strictly ordered.
+ * Moves frames from the socket reader into the events queue: pushes are synchronous and cheap;
+ * what accumulated while the previous write was in flight goes out as one job (one round trip per
+ * batch, not per event), in daemon order.
  */
 export class EventIngestor {
-  private buffer: EventJob[] = [];
+  private buffer: EventItem[] = [];
   private flushing: Promise<void> | undefined;
   private readonly maxBuffered: number;
   private readonly reorderWindowMs: number;
+  private readonly maxBatch: number;
 
   constructor(private readonly opts: EventIngestorOptions) {
     this.maxBuffered = opts.maxBuffered ?? 100_000;
-    this.reorderWindowMs = opts.reorderWindowMs ?? 150;
+    this.reorderWindowMs = opts.reorderWindowMs ?? 20;
+    this.maxBatch = opts.maxBatch ?? 500;
   }
 
   /** Queues a raw frame; never blocks. */
@@ -57,14 +64,14 @@ export class EventIngestor {
   }
 
   /** The first `max` jobs whose reorder window has passed (a synthetic event never waits). */
-  private released(max: number): EventJob[] {
+  private released(max: number): EventItem[] {
     const cutoff = Date.now() - this.reorderWindowMs;
     let n = 0;
     while (n < this.buffer.length && n < max && (this.buffer[n]!.kind === 'synthetic' || this.buffer[n]!.receivedAt <= cutoff)) n++;
     return this.buffer.slice(0, Math.max(n, 1));
   }
 
-  private push(job: EventJob): void {
+  private push(job: EventItem): void {
     if (this.buffer.length >= this.maxBuffered) {
       this.opts.logger.error({ buffered: this.buffer.length }, 'event buffer full (Redis too slow or down); dropping and asking for a resync');
       this.buffer = [];
@@ -79,14 +86,15 @@ export class EventIngestor {
       while (this.buffer.length) {
         const wait = this.buffer[0]!.receivedAt + this.reorderWindowMs - Date.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-        const batch = inDaemonOrder(this.released(1000));
+        const batch = inDaemonOrder(this.released(this.maxBatch));
         try {
           if (this.opts.mayWrite && !(await this.opts.mayWrite())) {
             this.opts.logger.warn({ dropped: this.buffer.length }, 'not the lease holder any more: dropping buffered events (the new holder resyncs)');
             this.buffer = [];
             break;
           }
-          await this.opts.queue.addBulk(batch.map((data) => ({ name: data.kind, data, opts: { jobId: jobId(data) } })));
+          // The job id is a hash of the batch's content: a write retried after a lost reply is stored once.
+          await this.opts.queue.add('batch', { kind: 'batch', target: this.opts.target, items: batch }, { jobId: batchId(batch) });
           this.buffer.splice(0, batch.length);
         } catch (err) {
           this.opts.logger.warn({ err: (err as Error).message, buffered: this.buffer.length }, 'could not write events to Redis; holding them and retrying');
@@ -104,9 +112,9 @@ export class EventIngestor {
  * do not cross it). The timestamp is cut out of the text, not parsed as JSON: this runs for every
  * frame of a storm. A frame without a readable timestamp keeps its place relative to its neighbours.
  */
-export function inDaemonOrder(jobs: EventJob[]): EventJob[] {
-  const out: EventJob[] = [];
-  let run: { job: EventJob; key: string; i: number }[] = [];
+export function inDaemonOrder(jobs: EventItem[]): EventItem[] {
+  const out: EventItem[] = [];
+  let run: { job: EventItem; key: string; i: number }[] = [];
   const flushRun = () => {
     run.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.i - b.i));
     for (const r of run) out.push(r.job);
@@ -137,8 +145,17 @@ function timestampKey(raw: string): string | undefined {
   return `${String(ms).padStart(15, '0')}${(m[2] ?? '').padEnd(9, '0')}`;
 }
 
-/** A duplicated frame (same target, same bytes) maps to the same job id, which BullMQ stores once. */
-function jobId(job: EventJob): string {
-  const body = job.kind === 'frame' ? job.raw : `synthetic|${job.event.id}`;
-  return createHash('sha256').update(`${job.target}|${body}`).digest('hex').slice(0, 32);
+/**
+ * The content hash of one event: a duplicated frame (same target, same bytes) has the same hash,
+ * and the processor skips a hash it has already processed.
+ */
+export function eventItemHash(item: EventItem): string {
+  const body = item.kind === 'frame' ? item.raw : `synthetic|${item.event.id}`;
+  return createHash('sha256').update(`${item.target}|${body}`).digest('hex').slice(0, 32);
+}
+
+function batchId(items: EventItem[]): string {
+  const h = createHash('sha256');
+  for (const item of items) h.update(eventItemHash(item));
+  return h.digest('hex').slice(0, 32);
 }

@@ -8,7 +8,7 @@ import type { Instance } from '../client/instance.js';
 import { isOwnEcho, type SelfActions } from '../actions/self-actions.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { KeySpace } from '../queue/names.js';
-import type { ActionJob, EventJob } from '../queue/payloads.js';
+import type { ActionJob, EventItem, EventJob } from '../queue/payloads.js';
 import type { ActionGate } from '../actions/action-gate.js';
 import type { Decision, RuleEngine } from '../rules/engine.js';
 import type { StateTracker } from '../state/state-tracker.js';
@@ -17,6 +17,7 @@ import type { CanonicalEvent } from './canonical-event.js';
 import type { EventArchive } from './event-archive.js';
 import { decodeFrame } from './frame.js';
 import { normalizeFrame } from './normalize.js';
+import { eventItemHash } from './event-ingestor.js';
 
 /** Everything the processor needs, wired by the worker. */
 export interface EventProcessorDeps {
@@ -38,44 +39,99 @@ export interface EventProcessorDeps {
   archive?: EventArchive;
   /** Counts events, lag and decisions; none: not counted. */
   metrics?: Metrics;
+  /** Instances whose events of one batch are processed side by side (each instance's in order). Default 32. */
+  parallelInstances?: number;
 }
+
+/** How long an event stays known as processed, so a duplicate or a redelivered batch skips it. */
+const SEEN_TTL_MS = 10 * 60_000;
 
 /** What became of one event job (returned for tests and metrics). */
 export type ProcessResult = 'rejected' | 'ignored' | 'stale' | 'unchanged' | 'duplicate' | 'processed';
 type Settled = 'stale' | 'unchanged' | 'duplicate' | 'processed' | 'corrected';
 
+/** An event of a batch, decoded, waiting for its turn. */
+type Prepared = { item: EventItem; hash: string; event?: CanonicalEvent; rejected?: string };
+
 /**
- * Takes one job of the events queue through the pipeline: validate the frame (a malformed one is
- * kept in the rejected stream with the reason), type it, settle its intent and its place in the
- * instance's history, audit it, let the rules decide, and queue their actions.
+ * Takes each event of a job of the events queue through the pipeline: validate the frame (a
+ * malformed one is kept in the rejected stream with the reason), type it, settle its intent and
+ * its place in the instance's history, audit it, let the rules decide, and queue their actions.
+ *
+ * A batch is split by instance: one instance's events are handled strictly in order, different
+ * instances side by side, so a storm's Redis round trips overlap instead of adding up. An event
+ * already processed (a duplicated frame, a batch redelivered after a crash) is skipped by its hash.
  */
 export class EventProcessor {
   constructor(private readonly deps: EventProcessorDeps) {}
 
-  async process(job: EventJob): Promise<ProcessResult> {
-    const result = await this.processJob(job);
+  /** Processes one job; answers what became of each of its events, in the job's order. */
+  async process(job: EventJob): Promise<ProcessResult[]> {
+    const items = job.kind === 'batch' ? job.items : [job];
+    const { redis, keys } = this.deps;
+    const results: ProcessResult[] = new Array(items.length);
+    const hashes = items.map(eventItemHash);
+    const seen = await redis.mget(hashes.map((h) => keys.seenEvent(h)));
+    const groups = new Map<string, number[]>();
+    const prepared: Prepared[] = [];
+    const inBatch = new Set<string>();
+    items.forEach((item, i) => {
+      const hash = hashes[i]!;
+      if (seen[i] !== null || inBatch.has(hash)) return void (results[i] = 'duplicate');
+      inBatch.add(hash);
+      const p = this.prepare(item, hash);
+      prepared[i] = p;
+      const key = groupKey(p);
+      const group = groups.get(key);
+      if (group) group.push(i);
+      else groups.set(key, [i]);
+    });
+    const pending = [...groups.values()];
+    const failures: unknown[] = [];
+    const lane = async () => {
+      for (let group = pending.shift(); group; group = pending.shift()) {
+        for (const i of group) {
+          try {
+            results[i] = await this.processOne(prepared[i]!);
+            await redis.set(keys.seenEvent(prepared[i]!.hash), '1', 'PX', SEEN_TTL_MS);
+          } catch (err) {
+            // The rest of this instance's events wait for the job's retry, in order.
+            failures.push(err);
+            break;
+          }
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.deps.parallelInstances ?? 32, pending.length) }, lane));
+    if (failures.length) throw failures[0];
+    return results;
+  }
+
+  private prepare(item: EventItem, hash: string): Prepared {
+    if (item.kind !== 'frame') return { item, hash, event: item.event };
+    const decoded = decodeFrame(item.raw);
+    if (!decoded.ok) return { item, hash, rejected: decoded.reason };
+    return { item, hash, event: normalizeFrame(decoded.frame, item.target) };
+  }
+
+  private async processOne(p: Prepared): Promise<ProcessResult> {
+    const result = await this.processEvent(p);
     const { metrics } = this.deps;
-    if (metrics && job.kind === 'frame' && result !== 'rejected' && result !== 'ignored') {
-      const timestamp = /"timestamp":"([^"]+)"/.exec(job.raw)?.[1];
+    if (metrics && p.item.kind === 'frame' && result !== 'rejected' && result !== 'ignored') {
+      const timestamp = /"timestamp":"([^"]+)"/.exec(p.item.raw)?.[1];
       if (timestamp) metrics.observeIngestLag(timestamp);
     }
     return result;
   }
 
-  private async processJob(job: EventJob): Promise<ProcessResult> {
+  private async processEvent(p: Prepared): Promise<ProcessResult> {
     const { audit, metrics } = this.deps;
-    let event: CanonicalEvent | undefined;
-    if (job.kind === 'frame') {
-      const decoded = decodeFrame(job.raw);
-      if (!decoded.ok) {
-        await this.reject(job, decoded.reason);
-        metrics?.events.inc({ kind: 'rejected' });
-        return 'rejected';
-      }
-      event = normalizeFrame(decoded.frame, job.target);
-    } else {
-      event = job.event;
+    if (p.rejected !== undefined && p.item.kind === 'frame') {
+      await this.reject(p.item, p.rejected);
+      metrics?.events.inc({ kind: 'rejected' });
+      return 'rejected';
     }
+    const event = p.event;
     if (!event) {
       metrics?.events.inc({ kind: 'ignored' });
       return 'ignored';
@@ -101,6 +157,7 @@ export class EventProcessor {
         event,
       });
     }
+    await this.deps.gate.observe(event);
     if (!this.deps.engine.isRelevant(event)) return 'processed';
     const instance = instanceName ? await this.readInstance(event.target, event.project, instanceName) : undefined;
     const decisions = await this.deps.engine.decide(event, instance);
@@ -125,13 +182,13 @@ export class EventProcessor {
       await audit.append({ ...base, type: 'decision', summary: verdict.summary, matched: true, suppressed: true });
       if (verdict.alert) {
         await audit.append({ ...base, type: 'alert', summary: verdict.alert, severity: 'critical' });
-        await this.deps.raiseAlert?.({ kind: 'crash-loop', severity: 'critical', summary: verdict.alert, target: event.target, project: event.project, instance: instanceName, correlationId: event.id });
+        await this.deps.raiseAlert?.({ kind: verdict.alertKind ?? 'crash-loop', severity: 'critical', summary: verdict.alert, target: event.target, project: event.project, instance: verdict.alertSubject ?? instanceName, correlationId: event.id });
       }
       return;
     }
     await audit.append({ ...base, type: 'decision', summary: `${d.summary}${'note' in verdict && verdict.note ? `; ${verdict.note}` : ''}`, matched: true });
     const jobs = d.actions.map((a, i) => {
-      const data: ActionJob = { rule: d.rule, action: a.action, params: a.params ?? {}, target: event.target, project: event.project, instance: instanceName, correlationId: event.id, dryRun: d.dryRun };
+      const data: ActionJob = { rule: d.rule, action: a.action, params: a.params ?? {}, target: event.target, project: event.project, instance: instanceName, correlationId: event.id, dryRun: d.dryRun, location: event.location, ...(event.kind === 'rule.event' ? { chain: event.chain } : {}) };
       const opts = { jobId: `${d.rule}:${event.id}:${i}`, attempts: this.deps.actionAttempts ?? 5, delay: verdict.delayMs, ...(d.definition.priority ? { priority: d.definition.priority } : {}) };
       return { name: a.action, data, opts };
     });
@@ -197,7 +254,7 @@ export class EventProcessor {
     }
   }
 
-  private async reject(job: Extract<EventJob, { kind: 'frame' }>, reason: string): Promise<void> {
+  private async reject(job: Extract<EventItem, { kind: 'frame' }>, reason: string): Promise<void> {
     const { redis, keys, audit, logger } = this.deps;
     await redis.xadd(keys.rejected, 'MAXLEN', '~', '100000', '*', 'target', job.target, 'reason', reason, 'raw', job.raw);
     await audit.append({ type: 'rejected', correlationId: `rejected:${job.receivedAt}`, target: job.target, summary: `malformed event frame rejected: ${reason}` });
@@ -205,10 +262,20 @@ export class EventProcessor {
   }
 }
 
+/** Events of one instance share a lane (kept in order); malformed frames share one too. */
+function groupKey(p: Prepared): string {
+  const e = p.event;
+  if (!e) return p.rejected !== undefined ? 'rejected' : 'ignored';
+  const instance = 'instance' in e ? e.instance : e.kind === 'operation.status' ? e.instances[0] : undefined;
+  if (instance !== undefined) return `${e.target}\u0000${e.project}\u0000${instance}`;
+  return e.kind === 'operation.status' ? `op\u0000${e.operationId}` : `${e.kind}\u0000${e.id}`;
+}
+
 function describe(e: CanonicalEvent): string {
   if (e.kind === 'instance.status') {
     return `${e.instance}: ${e.from ?? '?'} → ${e.to} (${e.intent}${e.action ? `, ${e.action}` : ''}${e.synthetic ? ', seen by resync' : ''})`;
   }
   if (e.kind === 'lifecycle') return `${e.action} ${e.source}`;
+  if (e.kind === 'rule.event') return `${e.instance}: follow-up event ${e.name} from rule ${e.rule} (hop ${e.chain.length}, after incident ${e.causedBy})`;
   return `operation ${e.operationId} → ${e.to}`;
 }

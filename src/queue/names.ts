@@ -30,6 +30,8 @@ export interface KeySpace {
   silences: string;
   /** Marker that Reflex itself is acting on an instance (intent `self`). */
   selfAction(target: string, instance: string): string;
+  /** Marker that an event (by content hash) has been processed: a duplicate or redelivered one is skipped. */
+  seenEvent(hash: string): string;
 }
 
 export function keySpace(prefix = 'reflex'): KeySpace {
@@ -49,5 +51,6 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     cooldown: (rule, target, project, instance) => `${prefix}:cooldown:${rule}:${target}:${project}/${instance}`,
     silences: `${prefix}:silences`,
     selfAction: (target, instance) => `${prefix}:self:${target}:${instance}`,
+    seenEvent: (hash) => `${prefix}:seen:${hash}`,
   };
 }

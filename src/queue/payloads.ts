@@ -5,9 +5,22 @@ import { canonicalEventSchema } from '../events/canonical-event.js';
  * Job on the events queue: a raw frame exactly as received (validated by the worker, so a
  * malformed frame is still stored and can be inspected), or an event made up by a resync.
  */
+const frameItemSchema = z.object({ kind: z.literal('frame'), target: z.string(), raw: z.string(), receivedAt: z.number() });
+const syntheticItemSchema = z.object({ kind: z.literal('synthetic'), target: z.string(), event: canonicalEventSchema, receivedAt: z.number() });
+
+/** One event as the subscriber took it in: a raw frame, or an event made up by a resync. */
+export const eventItemSchema = z.discriminatedUnion('kind', [frameItemSchema, syntheticItemSchema]);
+export type EventItem = z.infer<typeof eventItemSchema>;
+
+/**
+ * Job on the events queue: what one flush of the ingestor wrote, in daemon order — one item in
+ * quiet times, up to a few hundred in a storm, so a storm costs one queue round trip per batch
+ * rather than per event. A single item is accepted on its own too.
+ */
 export const eventJobSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('frame'), target: z.string(), raw: z.string(), receivedAt: z.number() }),
-  z.object({ kind: z.literal('synthetic'), target: z.string(), event: canonicalEventSchema, receivedAt: z.number() }),
+  frameItemSchema,
+  syntheticItemSchema,
+  z.object({ kind: z.literal('batch'), target: z.string(), items: z.array(eventItemSchema).min(1) }),
 ]);
 export type EventJob = z.infer<typeof eventJobSchema>;
 
