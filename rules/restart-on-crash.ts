@@ -6,8 +6,9 @@ import { StatusCode, configFlag, defineRule } from 'reflex';
  * Only instances that opt in with `user.reflex.autorestart=true`, mirroring Incus' `boot.autorestart`.
  * A stop requested through the API (event with a requestor) is never undone. A crash loop is
  * restarted with growing back-off (10 s doubling to 5 min) and quarantined after 5 restarts in
- * 10 minutes, with one alert. On Incus with `boot.autorestart`, the daemon restarts first and
- * sends `instance-restarted`; only when it gives up does `instance-shutdown` reach this rule.
+ * 10 minutes, with one alert. On Incus with `boot.autorestart`, the daemon restarts the instance
+ * itself: the start is queued after a stand-back (autorestartStandBackMs) and does nothing if the
+ * daemon brought it back, so Reflex takes over only once the daemon gives up (docs/rules.md).
  * A stop that happened while the event stream was down is seen only by the resync, with intent
  * `unknown` (no requestor to tell a crash from a stop; a stop operation still listed makes it
  * `requested`): an opted-in instance asked to stay up, so it is treated as a crash (docs/events.md).

@@ -127,9 +127,9 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       logger.info({ receivers: notifyConfig!.receivers.length }, 'notifications configured');
       stops.push(() => notifier.close());
     }
-    const gate = new ActionGate(redis, keys, new Silences(redis, keys.silences), metrics);
+    const gate = new ActionGate(redis, keys, new Silences(redis, keys.silences), metrics, { storm: config.stormThreshold > 0 ? { threshold: config.stormThreshold, windowMs: config.stormWindowMs } : false, autorestartStandBackMs: config.autorestartStandBackMs });
     const processor = new EventProcessor({ redis, keys, client: () => client, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts, archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }), metrics, raiseAlert: notifier ? (a) => notifier.notify({ ...a, labels: {} }) : undefined });
-    const executor = new ActionExecutor({ client: () => client, audit, selfActions, lock: new InstanceLock(redis, 10_000), keys, redis, logger, metrics });
+    const executor = new ActionExecutor({ client: () => client, audit, selfActions, lock: new InstanceLock(redis, 10_000), keys, redis, logger, metrics, events: eventsQueue });
     // One event at a time keeps each instance's history in arrival order; actions run in parallel.
     const eventWorker = new Worker(keys.eventsQueue, async (job) => processor.process(eventJobSchema.parse(job.data)), { ...queueOpts, concurrency: 1, lockDuration: 10_000, stalledInterval: 5_000 });
     const actionWorker = new Worker(

@@ -1,11 +1,11 @@
-import { UnrecoverableError } from 'bullmq';
+import { UnrecoverableError, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import { ApiError, isApiStatus } from '../client/api-error.js';
 import { isRetryable } from '../errors/reflex-error.js';
-import type { ActionJob } from '../queue/payloads.js';
+import type { ActionJob, EventJob } from '../queue/payloads.js';
 import type { ActionContext, ActionOutcome } from './action.js';
 import { getAction } from './registry.js';
 import type { SelfActions } from './self-actions.js';
@@ -34,6 +34,8 @@ export class ActionExecutor {
       logger: Logger;
       /** Counts outcomes and retries; none: not counted. */
       metrics?: Metrics;
+      /** Where the `emit` action publishes follow-up events; none: `emit` fails. */
+      events?: Queue;
     },
   ) {}
 
@@ -60,7 +62,7 @@ export class ActionExecutor {
   }
 
   private async executeLocked(job: ActionJob, jobId: string, attempt: number, maxAttempts: number): Promise<ActionOutcome> {
-    const { audit, selfActions, logger, redis, keys } = this.deps;
+    const { audit, selfActions, logger, redis, keys, events } = this.deps;
     const client = this.deps.client(job.target).withProject(job.project);
     const base = { correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule };
     const resumed = await this.resume(job, jobId, client, base);
@@ -73,6 +75,8 @@ export class ActionExecutor {
       params: job.params,
       dryRun: job.dryRun,
       audit: (r) => audit.append({ ...base, ...r }).then(() => undefined),
+      job: { rule: job.rule, correlationId: job.correlationId, target: job.target, project: job.project, location: job.location ?? 'none', chain: job.chain ?? [] },
+      ...(events ? { publish: async (event, id) => void (await events.add(event.kind, { kind: 'synthetic', target: event.target, event, receivedAt: Date.now() } satisfies EventJob, { jobId: id })) } : {}),
       call: async (d, send) => {
         if (job.dryRun) {
           await audit.append({ ...base, type: 'call', summary: `dry-run: would ${d.method} ${d.path} (${d.action})`, method: d.method, path: d.path, dryRun: true });

@@ -1,39 +1,94 @@
 import type { Redis } from 'ioredis';
 import type { Instance } from '../client/instance.js';
+import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { KeySpace } from '../queue/names.js';
+import { configFlag } from '../rules/config-flag.js';
 import type { Rule } from '../rules/rule.js';
 import type { Silences } from '../rules/silences.js';
 import { CrashLoopBudget } from './crash-loop-budget.js';
+import { isFailure, StormControl, type StormPolicy } from './storm-control.js';
 
 /** Whether a matched rule may act now, later, or not at all (and why). */
 export type GateVerdict =
   | { admitted: true; delayMs: number; note?: string }
-  | { admitted: false; summary: string; alert?: string };
+  | {
+      admitted: false;
+      summary: string;
+      /** An alert to raise once (crash-loop quarantine, storm). */
+      alert?: string;
+      /** Its kind. Default `crash-loop`. */
+      alertKind?: 'crash-loop' | 'storm';
+      /** What the alert is about when it is not the instance (a storm is about a member). */
+      alertSubject?: string;
+    };
+
+/** Options of the gate. */
+export interface GateOptions {
+  /** Storm control; false turns it off. Default: 10 instances within 60 000 ms. */
+  storm?: StormPolicy | false;
+  /**
+   * How long a rule that starts or restarts an instance with `boot.autorestart=true` waits after an
+   * unrequested stop before its action runs (the action then re-reads the instance and does nothing
+   * if the daemon brought it back). Incus restarts such an instance up to 10 times in a rolling
+   * minute and gives up on the 11th exit, so the default, 75 000 ms, outlasts that minute.
+   */
+  autorestartStandBackMs?: number;
+}
 
 /** Actions that restart an instance and so count against its crash-loop budget. */
 const restartingActions = new Set(['start', 'restart']);
 
 /**
- * The checks between "a rule matched" and "an action is queued": silences, the rule's cooldown
- * and the crash-loop budget. All state is in Redis, so replicas agree.
+ * The checks between "a rule matched" and "an action is queued": silences, storm control, the
+ * rule's cooldown, standing back for the daemon's `boot.autorestart`, and the crash-loop budget.
+ * All state is in Redis, so replicas agree.
  */
 export class ActionGate {
   private readonly budget: CrashLoopBudget;
+  private readonly storms: StormControl | undefined;
+  private readonly standBackMs: number;
 
   constructor(
     private readonly redis: Redis,
     private readonly keys: KeySpace,
     private readonly silences: Silences,
     private readonly metrics?: Metrics,
+    options: GateOptions = {},
   ) {
     this.budget = new CrashLoopBudget(redis);
+    this.storms = options.storm === false ? undefined : new StormControl(redis, { failures: keys.stormFailures, storm: keys.storm }, options.storm);
+    this.standBackMs = options.autorestartStandBackMs ?? 75_000;
+  }
+
+  /** Counts a failing instance towards storm control, whether or not a rule acts on it. */
+  async observe(event: CanonicalEvent): Promise<void> {
+    await this.storms?.observe(event);
   }
 
   async admit(rule: Rule, event: CanonicalEvent, instanceName: string, instance: Instance | undefined): Promise<GateVerdict> {
     const silence = await this.silences.matching({ target: event.target, project: event.project, location: event.location, instance: instanceName, object: instance });
     if (silence) return { admitted: false, summary: `suppressed by silence ${silence.id} until ${silence.until}: ${silence.reason}` };
+
+    if (this.storms && isFailure(event)) {
+      const s = await this.storms.check(event, instanceName, `${rule.name}|${event.id}`);
+      if (s.storm) {
+        const where = event.location === 'none' ? `server ${event.target}` : `member ${event.location}`;
+        const within = `within ${Math.round(this.storms.windowMs / 1000)} s`;
+        const summary = `suppressed: storm: ${s.failures} instances failed on ${where} ${within}; per-instance remediation inhibited since ${new Date(s.since).toISOString()} (one grouped alert)`;
+        if (!s.alert) return { admitted: false, summary };
+        const names = s.instances.map((m) => m.slice(m.indexOf('/') + 1));
+        const listed = names.length > 10 ? `${names.slice(0, 10).join(', ')} and ${names.length - 10} more` : names.join(', ');
+        return {
+          admitted: false,
+          summary,
+          alert: `storm: ${s.failures} instances failed on ${where} ${within} (${listed}); Reflex stopped remediating them one by one until the failures drop below ${this.storms.threshold} per window`,
+          alertKind: 'storm',
+          alertSubject: `member:${event.location}`,
+        };
+      }
+    }
 
     if (rule.cooldownMs) {
       const key = this.keys.cooldown(rule.name, event.target, event.project, instanceName);
@@ -43,7 +98,19 @@ export class ActionGate {
       }
     }
 
-    if (rule.crashLoop && rule.actions.some((a) => restartingActions.has(a.action))) {
+    const restarting = rule.actions.some((a) => restartingActions.has(a.action));
+    let standBack: string | undefined;
+    if (restarting && this.daemonRetries(event, instance)) {
+      const key = this.keys.standBack(rule.name, event.target, event.project, instanceName);
+      const fresh = await this.redis.set(key, event.id, 'PX', this.standBackMs, 'NX');
+      const holder = fresh === 'OK' ? event.id : await this.redis.get(key);
+      if (holder !== null && holder !== event.id) {
+        return { admitted: false, summary: `skipped: boot.autorestart is on: the daemon is retrying, and the take-over check queued for incident ${holder} covers this stop too` };
+      }
+      standBack = `boot.autorestart is on: standing back ${this.standBackMs} ms while the daemon retries (Incus restarts up to 10 times a minute); the action then runs only if the instance is still down`;
+    }
+
+    if (rule.crashLoop && restarting) {
       const keys = { restarts: this.keys.restarts(event.target, event.project, instanceName), quarantine: this.keys.quarantine(event.target, event.project, instanceName) };
       const v = await this.budget.reserve(keys, event.id, rule.crashLoop);
       if (!v.allowed) {
@@ -53,8 +120,16 @@ export class ActionGate {
           ? { admitted: false, summary, alert: `${instanceName} is crash-looping: ${v.restarts} restarts within the window; Reflex stopped restarting it (quarantine)` }
           : { admitted: false, summary: `skipped: ${summary}` };
       }
-      return { admitted: true, delayMs: v.delayMs, note: `restart ${v.restartNumber} of the budget${v.delayMs ? `, after a back-off of ${v.delayMs} ms` : ''}` };
+      const budgetNote = `restart ${v.restartNumber} of the budget${v.delayMs ? `, after a back-off of ${v.delayMs} ms` : ''}`;
+      if (standBack) return { admitted: true, delayMs: Math.max(v.delayMs, this.standBackMs), note: `${standBack}; ${budgetNote}` };
+      return { admitted: true, delayMs: v.delayMs, note: budgetNote };
     }
+    if (standBack) return { admitted: true, delayMs: this.standBackMs, note: standBack };
     return { admitted: true, delayMs: 0 };
+  }
+
+  /** An unrequested stop of an instance whose daemon restarts it by itself (Incus `boot.autorestart`). */
+  private daemonRetries(event: CanonicalEvent, instance: Instance | undefined): boolean {
+    return event.kind === 'instance.status' && event.to === StatusCode.Stopped && event.intent === 'unrequested' && configFlag(instance, 'boot.autorestart');
   }
 }

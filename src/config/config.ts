@@ -43,6 +43,12 @@ export const configSchema = z.strictObject({
   actionAttempts: z.number().int().min(1).max(50).default(5),
   /** Concurrent action jobs per process. Default 8. */
   actionConcurrency: z.number().int().min(1).max(256).default(8),
+  /** Storm control: this many distinct instances failing on one member within `stormWindowMs` inhibit per-instance remediation, with one grouped alert. Default 10; 0 turns it off. */
+  stormThreshold: z.number().int().min(0).default(10),
+  /** Storm control's sliding window; a storm ends one window after it last had `stormThreshold` failures. Default 60 000 ms. */
+  stormWindowMs: z.number().int().min(1_000).default(60_000),
+  /** How long restarting rules stand back after an unrequested stop of an instance with `boot.autorestart=true`, while the daemon retries (Incus: 10 restarts a minute). Default 75 000 ms. */
+  autorestartStandBackMs: z.number().int().min(0).default(75_000),
   /** pino level. Default info. */
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Address the HTTP server (/metrics, /healthz, /readyz, /dashboard) binds. Default 127.0.0.1. */

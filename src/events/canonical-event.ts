@@ -57,9 +57,32 @@ export const lifecycleEventSchema = z.object({
   requestor: z.record(z.string(), z.unknown()).optional(),
 });
 
-export const canonicalEventSchema = z.discriminatedUnion('kind', [instanceStatusEventSchema, operationStatusEventSchema, lifecycleEventSchema]);
+/**
+ * A follow-up event a rule published with the `emit` action, so other rules can trigger on it
+ * (`{ kind: 'rule.event', name: ['…'] }`). Its id is derived from the emitting rule, the name and
+ * the incident, so a retried action publishes it once.
+ */
+export const ruleEventSchema = z.object({
+  kind: z.literal('rule.event'),
+  ...common,
+  /** What happened, in the emitting rule's words (lowercase, digits, dots and dashes). */
+  name: z.string().regex(/^[a-z0-9][a-z0-9.-]*$/),
+  /** The instance the emitting rule acted on. */
+  instance: z.string(),
+  /** Free-form data from the emitting rule. */
+  payload: z.record(z.string(), z.unknown()).default({}),
+  /** The rule that emitted it. */
+  rule: z.string(),
+  /** Correlation id of the incident it follows from (the id of the event that triggered `rule`). */
+  causedBy: z.string(),
+  /** The rules that emitted along the causal chain, oldest first; its length is the hop count. */
+  chain: z.array(z.string()).min(1),
+});
+
+export const canonicalEventSchema = z.discriminatedUnion('kind', [instanceStatusEventSchema, operationStatusEventSchema, lifecycleEventSchema, ruleEventSchema]);
 export type CanonicalEvent = z.infer<typeof canonicalEventSchema>;
 export type InstanceStatusEvent = z.infer<typeof instanceStatusEventSchema>;
 export type OperationStatusEvent = z.infer<typeof operationStatusEventSchema>;
 export type LifecycleEvent = z.infer<typeof lifecycleEventSchema>;
+export type RuleEvent = z.infer<typeof ruleEventSchema>;
 export type EventKind = CanonicalEvent['kind'];

@@ -26,6 +26,12 @@ export interface KeySpace {
   quarantine(target: string, project: string, instance: string): string;
   /** Cooldown marker of a rule on an instance. */
   cooldown(rule: string, target: string, project: string, instance: string): string;
+  /** Instances that failed recently on one member (storm control), scored by time. */
+  stormFailures(target: string, location: string): string;
+  /** Set while a member is in a failure storm: when it began and who raised its alert. */
+  storm(target: string, location: string): string;
+  /** Set while a rule's take-over check of an instance with boot.autorestart is queued. */
+  standBack(rule: string, target: string, project: string, instance: string): string;
   /** Hash of silences by id. */
   silences: string;
   /** Marker that Reflex itself is acting on an instance (intent `self`). */
@@ -49,6 +55,9 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     restarts: (target, project, instance) => `${prefix}:restarts:${target}:${project}/${instance}`,
     quarantine: (target, project, instance) => `${prefix}:quarantine:${target}:${project}/${instance}`,
     cooldown: (rule, target, project, instance) => `${prefix}:cooldown:${rule}:${target}:${project}/${instance}`,
+    stormFailures: (target, location) => `${prefix}:storm-failures:${target}:${location}`,
+    storm: (target, location) => `${prefix}:storm:${target}:${location}`,
+    standBack: (rule, target, project, instance) => `${prefix}:standback:${rule}:${target}:${project}/${instance}`,
     silences: `${prefix}:silences`,
     selfAction: (target, instance) => `${prefix}:self:${target}:${instance}`,
     seenEvent: (hash) => `${prefix}:seen:${hash}`,

@@ -38,5 +38,12 @@ export const actionJobSchema = z.object({
   /** The incident: id of the event that triggered the rule; also the audit correlation id. */
   correlationId: z.string(),
   dryRun: z.boolean().default(false),
+  /** Cluster member of the triggering event ("none" standalone); none given: "none". */
+  location: z.string().optional(),
+  /**
+   * When the triggering event was a follow-up event (`rule.event`): the rules that emitted along
+   * its chain, so `emit` can cut loops. Absent for events from the daemon.
+   */
+  chain: z.array(z.string()).optional(),
 });
 export type ActionJob = z.infer<typeof actionJobSchema>;

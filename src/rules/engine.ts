@@ -8,11 +8,15 @@ export type Decision =
   | { rule: string; matched: true; actions: ActionSpec[]; dryRun: boolean; summary: string; definition: Rule }
   | { rule: string; matched: false; summary: string };
 
+/** Mismatches too plain to audit: the rule does not listen to this kind of event at all. */
+const notNearMisses = new Set(['kind', 'status', 'action', 'name']);
+
 /** Why a trigger does not match, or undefined when it matches. */
 function triggerMismatch(t: Trigger, e: CanonicalEvent): string | undefined {
   if (t.kind !== e.kind) return 'kind';
   if (t.to && 'to' in e && !t.to.includes(e.to)) return 'status';
   if (t.action && !('action' in e && e.action && t.action.includes(e.action))) return 'action';
+  if (t.name && !(e.kind === 'rule.event' && t.name.includes(e.name))) return 'name';
   if (t.intent && e.kind === 'instance.status' && !t.intent.includes(e.intent)) {
     return `intent is ${e.intent}${e.intent === 'requested' ? ' (stopped or changed through the API by a user; never undone)' : ''}, rule wants ${t.intent.join('|')}`;
   }
@@ -35,7 +39,7 @@ export class RuleEngine {
   isRelevant(event: CanonicalEvent): boolean {
     return this.rules.some((r) => r.enabled !== false && r.triggers.some((t) => {
       const why = triggerMismatch(t, event);
-      return why === undefined || (why !== 'kind' && why !== 'status' && why !== 'action');
+      return why === undefined || !notNearMisses.has(why);
     }));
   }
 
@@ -48,7 +52,7 @@ export class RuleEngine {
         out.push(await this.evaluateCondition(rule, event, instance));
         continue;
       }
-      const nearMiss = reasons.find((r) => r !== 'kind' && r !== 'status' && r !== 'action');
+      const nearMiss = reasons.find((r) => r !== undefined && !notNearMisses.has(r));
       if (nearMiss) out.push({ rule: rule.name, matched: false, summary: `skipped: ${nearMiss}` });
     }
     return out;

@@ -18,6 +18,8 @@ export interface Trigger {
   intent?: Intent[];
   /** Lifecycle actions accepted (lifecycle, instance.status), e.g. "instance-shutdown". */
   action?: string[];
+  /** Names of follow-up events accepted (rule.event), as given to the `emit` action. */
+  name?: string[];
 }
 
 /** One action a rule takes, looked up by name in the actions registry. */
@@ -89,10 +91,11 @@ export interface Rule extends RuleDefinition {
 }
 
 const triggerSchema = z.strictObject({
-  kind: z.enum(['instance.status', 'operation.status', 'lifecycle']),
+  kind: z.enum(['instance.status', 'operation.status', 'lifecycle', 'rule.event']),
   to: z.array(z.number().int().min(100).max(599)).optional(),
   intent: z.array(intentSchema).optional(),
   action: z.array(z.string()).optional(),
+  name: z.array(z.string()).optional(),
 });
 
 const ruleSchema = z.strictObject({

@@ -98,6 +98,20 @@ describe('gating a matched rule', () => {
     expect(await gate.admit(rule, crash('e2'), 'c1', undefined)).toMatchObject({ admitted: false, summary: expect.stringContaining('cooldown') });
   });
 
+  it('stands back for boot.autorestart with one take-over check that covers the stops during it', async () => {
+    const ks = keySpace(uniquePrefix());
+    const gate = new ActionGate(redis, ks, new Silences(redis, ks.silences), undefined, { autorestartStandBackMs: 75_000 });
+    const rule = defineRule({ name: 'r', on: { kind: 'instance.status' }, actions: [{ action: 'start' }], crashLoop: { initialBackoffMs: 0 } });
+    const retrying = { name: 'c1', status: 'Stopped', status_code: 102, config: {}, expanded_config: { 'boot.autorestart': 'true' } };
+    expect(await gate.admit(rule, crash('e1'), 'c1', retrying)).toMatchObject({ admitted: true, delayMs: 75_000, note: expect.stringMatching(/^boot\.autorestart is on: standing back 75000 ms/) });
+    expect(await gate.admit(rule, crash('e1'), 'c1', retrying)).toMatchObject({ admitted: true, delayMs: 75_000 });
+    expect(await gate.admit(rule, crash('e2'), 'c1', retrying)).toMatchObject({ admitted: false, summary: expect.stringContaining('take-over check queued for incident e1 covers this stop') });
+    // A stop asked for through the API, an Error, or an instance without the key: no standing back.
+    expect(await gate.admit(rule, { ...crash('e3'), intent: 'requested' }, 'c1', retrying)).toMatchObject({ admitted: true, delayMs: 0 });
+    expect(await gate.admit(rule, { ...crash('e4'), to: 112 }, 'c1', retrying)).toMatchObject({ admitted: true, delayMs: 0 });
+    expect(await gate.admit(rule, crash('e5'), 'c2', { ...retrying, expanded_config: {} })).toMatchObject({ admitted: true, delayMs: 0 });
+  });
+
   it('raises one alert when the crash-loop budget runs out', async () => {
     const ks = keySpace(uniquePrefix());
     const gate = new ActionGate(redis, ks, new Silences(redis, ks.silences));

@@ -47,7 +47,7 @@ export function registerRules(program: Command): void {
     .action(async (dir: string | undefined) => {
       const { rules: loaded, errors } = await loadRules(dir ?? resolveConfig({}).rulesDir);
       for (const r of loaded) {
-        const on = r.triggers.map((t) => [t.kind, t.to && `to ${t.to.join('|')}`, t.intent && `intent ${t.intent.join('|')}`, t.action && t.action.join('|')].filter(Boolean).join(' ')).join('; ');
+        const on = r.triggers.map((t) => [t.kind, t.to && `to ${t.to.join('|')}`, t.intent && `intent ${t.intent.join('|')}`, t.action && t.action.join('|'), t.name && `name ${t.name.join('|')}`].filter(Boolean).join(' ')).join('; ');
         process.stdout.write(`${r.name}${r.enabled === false ? ' (disabled)' : ''}${r.dryRun ? ' (dry-run)' : ''}\n  on: ${on}\n  do: ${r.actions.map((a) => a.action).join(', ')}\n`);
       }
       for (const e of errors) process.stderr.write(`skipped ${e.file}: ${e.message}\n`);
