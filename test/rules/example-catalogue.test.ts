@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ActionExecutor } from '../../src/actions/action-executor.js';
 import { ActionGate } from '../../src/actions/action-gate.js';
+import { getAction } from '../../src/actions/registry.js';
 import { InstanceLock } from '../../src/actions/instance-lock.js';
 import { SelfActions } from '../../src/actions/self-actions.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
@@ -38,7 +39,7 @@ describe('the example rule catalogue, replayed against recorded events', async (
 
   it('loads every example', () => {
     expect(errors).toEqual([]);
-    expect(rules.map((r) => r.name).sort()).toEqual(['example-hold-on-repeated-error', 'example-notify-on-failed-operation', 'example-quarantine-after-crash-loop', 'example-restart-on-crash', 'example-snapshot-on-config-update']);
+    expect(rules.map((r) => r.name).sort()).toEqual(['example-announce-crash', 'example-hold-on-repeated-error', 'example-notify-on-failed-operation', 'example-quarantine-after-crash-loop', 'example-restart-on-crash', 'example-snapshot-after-crash', 'example-snapshot-on-config-update']);
   });
 
   it('01 restarts a web-tier instance after the recorded kill -9 and guest poweroff, never after the recorded lxc stop', async () => {
@@ -125,5 +126,18 @@ describe('the example rule catalogue, replayed against recorded events', async (
     expect(verdicts.map((v) => v.admitted)).toEqual([true, true, true, false, false]);
     expect(verdicts.map((v) => (v.admitted ? v.delayMs : -1))).toEqual([0, 10_000, 20_000, -1, -1]);
     expect(verdicts.filter((v) => !v.admitted && v.alert)).toHaveLength(1);
+  });
+
+  it('06 announces the recorded kill -9 with a follow-up event, and the other rule snapshots on it', async () => {
+    const crash = recorded('research-a', (e) => e.kind === 'instance.status' && e.intent === 'unrequested')[0]!;
+    const [announce] = await byName('example-announce-crash').decide(crash, inst({ 'user.reflex.keep-crash-evidence': 'true' }));
+    expect(announce).toMatchObject({ matched: true, actions: [{ action: 'emit', params: { name: 'instance.crashed' } }] });
+    const published: CanonicalEvent[] = [];
+    const ctx = { client: undefined as never, instance: 'research-a', params: { name: 'instance.crashed' }, dryRun: false, call: async () => undefined, audit: async () => undefined,
+      job: { rule: 'example-announce-crash', correlationId: crash.id, target: 't', project: 'default', location: 'none', chain: [] }, publish: async (e: CanonicalEvent) => void published.push(e) };
+    expect(await getAction('emit').run(ctx)).toMatchObject({ result: 'done' });
+    const [snapshot] = await byName('example-snapshot-after-crash').decide(published[0]!, inst({}));
+    expect(snapshot).toMatchObject({ matched: true, actions: [{ action: 'snapshot' }] });
+    expect(await byName('example-announce-crash').decide(crash, inst({}))).toMatchObject([{ matched: false }]);
   });
 });
