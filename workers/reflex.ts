@@ -7,7 +7,7 @@ import { Silences } from '../src/rules/silences.js';
 import { SelfActions } from '../src/actions/self-actions.js';
 import { AuditLog } from '../src/audit/audit-log.js';
 import { InstanceClient } from '../src/client/client.js';
-import { targetOf } from '../src/config/config-target.js';
+import { targetsOf, type ConfiguredTarget } from '../src/config/config-target.js';
 import { connectRedis } from '../src/redis/connect.js';
 import type { Config } from '../src/config/config.js';
 import { EventArchive } from '../src/events/event-archive.js';
@@ -16,7 +16,7 @@ import { EventProcessor } from '../src/events/event-processor.js';
 import { EventSubscriber } from '../src/events/event-subscriber.js';
 import { SubscriberLease } from '../src/events/subscriber-lease.js';
 import { startHttpServer, type RunningHttpServer } from '../src/http/http-server.js';
-import { readinessChecks } from '../src/http/readiness.js';
+import { readinessChecks, type TargetReader } from '../src/http/readiness.js';
 import { Metrics } from '../src/metrics/metrics.js';
 import { keySpace } from '../src/queue/names.js';
 import { actionJobSchema, eventJobSchema } from '../src/queue/payloads.js';
@@ -28,16 +28,31 @@ import { useNotifier } from '../src/notify/notify-action.js';
 import { startScheduler } from '../src/schedules/scheduler.js';
 import { resyncEvents } from '../src/state/resync.js';
 import { StateTracker } from '../src/state/state-tracker.js';
+import { ReflexError } from '../src/errors/reflex-error.js';
+
+/** The subscriber of one target: its lease, its event stream, its resync. */
+export interface TargetReaderHandle extends TargetReader {
+  /** The target's identity (keys, job payloads, metric labels): its URL. */
+  id: string;
+  /** Runs a resync of this target now. */
+  resync(): Promise<void>;
+}
 
 /** A running Reflex process (all roles or some), as started by `reflex run`, the demo or a test. */
 export interface ReflexHandle {
   /** Stops taking new work, lets jobs in progress finish, closes connections. */
   stop(): Promise<void>;
-  /** Runs a resync now (subscriber role only). */
+  /** Runs a resync of every target now (subscriber role only). */
   resync(): Promise<void>;
+  /** The first target's subscriber and lease (subscriber role); `readers` has every target's. */
   subscriber?: EventSubscriber;
   lease?: SubscriberLease;
+  /** The first target's id; `targets` lists every one. */
   target: string;
+  /** The id (URL) of every configured target. */
+  targets: string[];
+  /** One reader per target (subscriber role only). */
+  readers: TargetReaderHandle[];
   /** This process's metrics (served on /metrics). */
   metrics: Metrics;
   /** The HTTP server (/metrics, /healthz, /readyz, /dashboard); none when `httpPort` is 0 or the port could not be bound. */
@@ -47,10 +62,15 @@ export interface ReflexHandle {
 /** Wires the parts for the configured role and starts them. */
 export async function startReflex(config: Config, logger: Logger): Promise<ReflexHandle> {
   const keys = keySpace(config.prefix);
-  const target = targetOf(config);
-  const targetId = target.url;
+  const configured = targetsOf(config);
   const redis = await connectRedis(config.redisUrl);
-  const client = new InstanceClient(target);
+  const clients = new Map(configured.map((t) => [t.id, new InstanceClient(t.target)]));
+  // Jobs carry their target: every process of a deployment must be given the same targets.
+  const clientFor = (id: string): InstanceClient => {
+    const c = clients.get(id);
+    if (!c) throw new ReflexError('TARGET_INVALID', `a job for target ${id}, which this process is not configured for (it has ${[...clients.keys()].join(', ')})`);
+    return c;
+  };
   const connection = redis.duplicate();
   const queueOpts = { connection, prefix: keys.bullPrefix };
   const eventsQueue = new Queue(keys.eventsQueue, {
@@ -70,42 +90,41 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   metrics.watchQueue(actionsQueue);
   const workers: Worker[] = [];
   const stops: (() => Promise<void>)[] = [];
-  let subscriber: EventSubscriber | undefined;
-  let lease: SubscriberLease | undefined;
-  let resync = async (_reason: 'gap' | 'periodic' | 'manual' = 'manual') => {};
+  const readers: TargetReaderHandle[] = [];
 
-  if (config.role === 'all' || config.role === 'subscriber') {
-    const held = new SubscriberLease({ redis, key: keys.lease(targetId), logger, ttlMs: config.leaseTtlMs });
-    lease = held;
-    const ingestor = new EventIngestor({ queue: eventsQueue, target: targetId, logger, onOverflow: () => void resync('gap'), mayWrite: () => held.isCurrent() });
-    resync = async (reason = 'manual') => {
-      const events = await resyncEvents(client, tracker, targetId, { graceMs: config.resyncGraceMs });
+  // Each target has its own lease, stream, ingestor and resync; they share the queues and the state tracker.
+  const startReader = (t: ConfiguredTarget): TargetReaderHandle => {
+    const log = configured.length > 1 ? logger.child({ target: t.name }) : logger;
+    const client = clientFor(t.id);
+    const held = new SubscriberLease({ redis, key: keys.lease(t.id), logger: log, ttlMs: config.leaseTtlMs });
+    const ingestor = new EventIngestor({ queue: eventsQueue, target: t.id, logger: log, onOverflow: () => void resync('gap'), mayWrite: () => held.isCurrent() });
+    const resync = async (reason: 'gap' | 'periodic' | 'manual' = 'manual') => {
+      const events = await resyncEvents(client, tracker, t.id, { graceMs: config.resyncGraceMs, project: t.project });
       for (const e of events) ingestor.pushSynthetic(e);
       metrics.resyncs.inc({ reason });
       if (reason === 'gap') metrics.gapsResynced.inc();
       // An instance seen for the first time is a baseline, not a change the stream missed.
       metrics.resyncChanges.inc(events.filter((e) => e.kind === 'instance.status' && e.from !== undefined).length);
-      if (events.length) logger.info({ changes: events.length }, 'resync found changes');
+      if (events.length) log.info({ changes: events.length }, 'resync found changes');
     };
-    subscriber = new EventSubscriber({
-      endpoint: () => client.eventsEndpoint(['operation', 'lifecycle'], { allProjects: true }),
+    const sub = new EventSubscriber({
+      endpoint: () => client.eventsEndpoint(['operation', 'lifecycle'], { allProjects: !t.project }),
       onFrame: (raw, at) => ingestor.pushFrame(raw, at),
       onConnected: () => resync('gap'),
-      logger,
+      logger: log,
       metrics,
     });
-    const sub = subscriber;
     // Only the lease holder reads the stream; the others wait to take over.
     held.on('acquired', () => sub.start());
     held.on('lost', () => void sub.stop());
-    metrics.leaseHolder.set({ target: targetId }, 0);
-    held.on('acquired', () => metrics.leaseHolder.set({ target: targetId }, 1));
-    held.on('lost', () => metrics.leaseHolder.set({ target: targetId }, 0));
-    sub.on('connected', () => metrics.streamConnected.set({ target: targetId }, 1));
-    sub.on('disconnected', () => metrics.streamConnected.set({ target: targetId }, 0));
+    metrics.leaseHolder.set({ target: t.id }, 0);
+    held.on('acquired', () => metrics.leaseHolder.set({ target: t.id }, 1));
+    held.on('lost', () => metrics.leaseHolder.set({ target: t.id }, 0));
+    sub.on('connected', () => metrics.streamConnected.set({ target: t.id }, 1));
+    sub.on('disconnected', () => metrics.streamConnected.set({ target: t.id }, 0));
     held.start();
     const timer = config.resyncIntervalMs > 0 ? setInterval(() => {
-      if (subscriber?.connected) resync('periodic').catch((err) => logger.warn({ err: (err as Error).message }, 'periodic resync failed'));
+      if (sub.connected) resync('periodic').catch((err) => log.warn({ err: (err as Error).message }, 'periodic resync failed'));
     }, config.resyncIntervalMs) : undefined;
     stops.push(async () => {
       clearInterval(timer);
@@ -113,7 +132,9 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       await ingestor.drain();
       await held.stop();
     });
-  }
+    return { name: t.name, id: t.id, lease: held, subscriber: sub, resync: () => resync() };
+  };
+  if (config.role === 'all' || config.role === 'subscriber') readers.push(...configured.map(startReader));
 
   if (config.role === 'all' || config.role === 'worker') {
     const { rules, errors, others } = await loadRules(config.rulesDir);
@@ -128,8 +149,8 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       stops.push(() => notifier.close());
     }
     const gate = new ActionGate(redis, keys, new Silences(redis, keys.silences), metrics, { storm: config.stormThreshold > 0 ? { threshold: config.stormThreshold, windowMs: config.stormWindowMs } : false, autorestartStandBackMs: config.autorestartStandBackMs });
-    const processor = new EventProcessor({ redis, keys, client: () => client, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts, archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }), metrics, raiseAlert: notifier ? (a) => notifier.notify({ ...a, labels: {} }) : undefined });
-    const executor = new ActionExecutor({ client: () => client, audit, selfActions, lock: new InstanceLock(redis, 10_000), keys, redis, logger, metrics, events: eventsQueue });
+    const processor = new EventProcessor({ redis, keys, client: clientFor, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts, archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }), metrics, raiseAlert: notifier ? (a) => notifier.notify({ ...a, labels: {} }) : undefined });
+    const executor = new ActionExecutor({ client: clientFor, audit, selfActions, lock: new InstanceLock(redis, 10_000), keys, redis, logger, metrics, events: eventsQueue });
     // One event at a time keeps each instance's history in arrival order; actions run in parallel.
     const eventWorker = new Worker(keys.eventsQueue, async (job) => processor.process(eventJobSchema.parse(job.data)), { ...queueOpts, concurrency: 1, lockDuration: 10_000, stalledInterval: 5_000 });
     const actionWorker = new Worker(
@@ -154,7 +175,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   }
 
   if (config.role === 'all' || config.role === 'scheduler') {
-    const scheduler = await startScheduler({ prefix: config.prefix, target: targetId, redis, client, audit, keys, logger, rulesDir: config.rulesDir, selfActions });
+    const scheduler = await startScheduler({ prefix: config.prefix, target: configured[0]!.id, redis, client: clientFor(configured[0]!.id), targets: configured.map((t) => ({ target: t.id, client: clientFor(t.id) })), audit, keys, logger, rulesDir: config.rulesDir, selfActions });
     stops.push(() => scheduler.stop());
   }
 
@@ -164,8 +185,8 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
         port: config.httpPort,
         metrics,
         logger,
-        readiness: readinessChecks({ redis, lease, subscriber, workers }),
-        dashboard: config.dashboardToken ? { token: config.dashboardToken, queues: [eventsQueue, actionsQueue], audit, silences: new Silences(redis, keys.silences), target: targetId } : undefined,
+        readiness: readinessChecks({ redis, readers, workers }),
+        dashboard: config.dashboardToken ? { token: config.dashboardToken, queues: [eventsQueue, actionsQueue], audit, silences: new Silences(redis, keys.silences), target: configured.map((t) => t.id).join(', ') } : undefined,
       }).catch((err: Error) => {
         // Metrics and health are for watching the automation, which keeps running without them.
         logger.error({ err: err.message, host: config.httpHost, port: config.httpPort }, 'http server not started: /metrics, /healthz, /readyz and the dashboard are unavailable');
@@ -174,17 +195,21 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     : undefined;
 
   return {
-    subscriber,
-    lease,
-    target: targetId,
+    subscriber: readers[0]?.subscriber,
+    lease: readers[0]?.lease,
+    target: configured[0]!.id,
+    targets: configured.map((t) => t.id),
+    readers,
     metrics,
     http,
-    resync: () => resync(),
+    resync: async () => {
+      await Promise.all(readers.map((r) => r.resync()));
+    },
     async stop() {
       await http?.close();
       for (const s of stops) await s();
       await Promise.all([eventsQueue.close(), actionsQueue.close()]);
-      await client.close();
+      for (const c of clients.values()) await c.close();
       redis.disconnect();
       connection.disconnect();
     },

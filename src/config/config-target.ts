@@ -1,14 +1,66 @@
 import { resolveRemote } from '../client/remote.js';
 import { parseTarget, type Target } from '../client/target.js';
-import type { Config } from './config.js';
+import { ReflexError } from '../errors/reflex-error.js';
+import type { Config, TargetEntry } from './config.js';
 
-/** The target a configuration points at: a named lxc/incus remote, or `target` with its TLS files. */
-export function targetOf(config: Config): Target {
-  if (config.remote) return resolveRemote(config.remote);
-  return parseTarget(config.target, {
-    certFile: config.clientCert,
-    keyFile: config.clientKey,
-    serverCertFile: config.serverCert,
-    serverFingerprint: config.serverFingerprint,
+/** One server or cluster a deployment watches. */
+export interface ConfiguredTarget {
+  /** What logs and /readyz call it: the `targets` entry's name, or the URL for the single-target fields. */
+  name: string;
+  /**
+   * Its identity in Redis keys (lease, state, locks), job payloads, audit records and metric
+   * labels: the server's URL, as with one target, so moving to a `targets` list keeps the keys.
+   */
+  id: string;
+  target: Target;
+  /** The one project watched (events, resyncs); none: every project. */
+  project?: string;
+}
+
+/** The target of the single-target fields: a named lxc/incus remote, or `target` with its TLS files. */
+function singleTarget(c: Pick<Config, 'target' | 'remote' | 'clientCert' | 'clientKey' | 'serverCert' | 'serverFingerprint'>): Target {
+  if (c.remote) return resolveRemote(c.remote);
+  return parseTarget(c.target, {
+    certFile: c.clientCert,
+    keyFile: c.clientKey,
+    serverCertFile: c.serverCert,
+    serverFingerprint: c.serverFingerprint,
   });
+}
+
+function entryTarget(entry: TargetEntry, index: number): ConfiguredTarget {
+  let target: Target;
+  try {
+    target = singleTarget(entry);
+  } catch (err) {
+    const e = err as ReflexError;
+    throw new ReflexError(e.code ?? 'CONFIG_INVALID', `targets.${index}.${entry.remote ? 'remote' : 'target'} (${entry.name}): ${e.message}`, { cause: err });
+  }
+  // Scoping returns a new target rather than changing the one a remote resolved to.
+  const scoped = entry.project ? { ...target, project: entry.project } : target;
+  return { name: entry.name, id: scoped.url, target: scoped, project: entry.project };
+}
+
+/**
+ * Every target of a configuration: the `targets` list, or the one target of the single-target
+ * fields. Two entries for the same server are refused: they would share its lease and state.
+ */
+export function targetsOf(config: Config): ConfiguredTarget[] {
+  if (!config.targets) {
+    const target = singleTarget(config);
+    return [{ name: target.url, id: target.url, target }];
+  }
+  const out = config.targets.map(entryTarget);
+  out.forEach((t, i) => {
+    const first = out.findIndex((o) => o.id === t.id);
+    if (first < i) {
+      throw new ReflexError('CONFIG_INVALID', `targets.${i}.target (${t.name}): the same server as targets.${first} (${t.id}); give one entry per server or cluster (without project, an entry watches every project)`);
+    }
+  });
+  return out;
+}
+
+/** The target a configuration points at; with a `targets` list, the first one. */
+export function targetOf(config: Config): Target {
+  return targetsOf(config)[0]!.target;
 }

@@ -4,8 +4,40 @@ import { ReflexError } from '../errors/reflex-error.js';
 export const roleSchema = z.enum(['all', 'subscriber', 'worker', 'scheduler']);
 export type Role = z.infer<typeof roleSchema>;
 
+const fingerprintSchema = z.string().regex(/^[0-9a-fA-F:]{64,95}$/, 'a SHA-256 fingerprint in hex');
+
+/** One server or cluster of a deployment that watches several (`targets` in the config file). */
+export const targetEntrySchema = z
+  .strictObject({
+    /** What logs and /readyz call this target. Letters, digits and `_.-`. */
+    name: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
+    /** `unix:///path/to/unix.socket` or `https://host:8443` (one member of a cluster is enough). */
+    target: z.string().min(1).optional(),
+    /** A remote of the lxc/incus client configuration, instead of `target`. */
+    remote: z.string().min(1).optional(),
+    clientCert: z.string().optional(),
+    clientKey: z.string().optional(),
+    serverCert: z.string().optional(),
+    serverFingerprint: fingerprintSchema.optional(),
+    /** Watch only this project (a certificate restricted to it); default: every project. */
+    project: z.string().min(1).optional(),
+  })
+  .superRefine((t, ctx) => {
+    if (!t.target && !t.remote) ctx.addIssue({ code: 'custom', path: ['target'], message: 'give target (unix:///… or https://…) or remote' });
+    if (t.target && t.remote) ctx.addIssue({ code: 'custom', path: ['remote'], message: 'give target or remote, not both' });
+  });
+export type TargetEntry = z.infer<typeof targetEntrySchema>;
+
+/** The single-target fields, which `targets` replaces. */
+export const singleTargetFields = ['target', 'remote', 'clientCert', 'clientKey', 'serverCert', 'serverFingerprint'] as const;
+
 /** The effective configuration of `reflex run`. Each field documents its default. */
 export const configSchema = z.strictObject({
+  /**
+   * Several servers or clusters, each with its own subscriber, lease and state (config file only).
+   * Default: the one target of the single-target fields below, which cannot be given with it.
+   */
+  targets: z.array(targetEntrySchema).min(1, 'at least one target').optional(),
   /** `unix:///path/to/unix.socket` or `https://host:8443`; default: the first local LXD/Incus socket. */
   target: z.string().optional(),
   /** A remote of the user's lxc/incus client configuration (config.yml), used instead of `target`. */
@@ -17,7 +49,7 @@ export const configSchema = z.strictObject({
   /** Server certificate (PEM file) to pin for an HTTPS target. */
   serverCert: z.string().optional(),
   /** SHA-256 fingerprint (hex) of the server certificate to pin, instead of `serverCert`. */
-  serverFingerprint: z.string().regex(/^[0-9a-fA-F:]{64,95}$/, 'a SHA-256 fingerprint in hex').optional(),
+  serverFingerprint: fingerprintSchema.optional(),
   /** Redis URL. Default redis://127.0.0.1:6379. */
   redisUrl: z.string().url().default('redis://127.0.0.1:6379'),
   /** Folder of rule files. Default ./rules. */
@@ -57,6 +89,15 @@ export const configSchema = z.strictObject({
   httpPort: z.number().int().min(0).max(65_535).default(9464),
   /** Bearer token of /dashboard (header or ?token=); none: the dashboard is disabled. */
   dashboardToken: z.string().min(16, 'at least 16 characters').optional(),
+}).superRefine((c, ctx) => {
+  if (!c.targets) return;
+  for (const f of singleTargetFields) {
+    if (c[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: `not allowed with a targets list (set by the config file, the environment or a flag): move it into a targets entry, or drop targets` });
+  }
+  c.targets.forEach((t, i) => {
+    const first = c.targets!.findIndex((o) => o.name === t.name);
+    if (first < i) ctx.addIssue({ code: 'custom', path: ['targets', i, 'name'], message: `"${t.name}" already names targets.${first}` });
+  });
 });
 export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;

@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import { InstanceClient } from '../client/client.js';
-import { targetOf } from '../config/config-target.js';
+import { targetsOf } from '../config/config-target.js';
+import type { Target } from '../client/target.js';
 import type { Config } from '../config/config.js';
 import { connectRedis } from '../redis/connect.js';
 import { checkRules, formatProblem } from '../rules/rule-checker.js';
@@ -25,35 +26,15 @@ export async function runDoctor(config: Config): Promise<DoctorCheck[]> {
   } catch (err) {
     checks.push({ name: 'redis', ok: false, detail: (err as Error).message, fix: 'start redis-server, or point --redis / REDIS_URL at a reachable Redis' });
   }
-  let client: InstanceClient | undefined;
+  let targets: { name?: string; target: () => Target }[];
   try {
-    const target = targetOf(config);
-    client = new InstanceClient(target, { timeoutMs: 5_000 });
-    const server = (await client.server()) as { auth?: string; api_extensions?: string[]; environment?: { server?: string; server_version?: string } };
-    const trusted = server.auth === 'trusted';
-    checks.push({
-      name: 'target',
-      ok: trusted,
-      detail: `${target.url}: ${server.environment?.server ?? 'server'} ${server.environment?.server_version ?? ''}, ${server.api_extensions?.length ?? 0} API extensions, client ${server.auth ?? 'unknown'}`,
-      ...(trusted ? {} : { fix: 'add this client certificate to the server trust store: lxc config trust add client.crt (or use a trust token)' }),
-    });
-    const ws = await new Promise<string | undefined>((resolve) => {
-      const ep = client!.eventsEndpoint(['operation', 'lifecycle']);
-      const socket = new WebSocket(ep.url, { ...ep.options, handshakeTimeout: 5_000 } as WebSocket.ClientOptions);
-      socket.once('open', () => (socket.terminate(), resolve(undefined)));
-      socket.once('error', (err) => resolve(err.message));
-    });
-    checks.push({ name: 'events', ok: !ws, detail: ws ?? 'events WebSocket opens', ...(ws ? { fix: 'the events endpoint must be reachable with the same identity as the API' } : {}) });
+    const all = targetsOf(config);
+    targets = all.map((t) => ({ name: all.length > 1 ? t.name : undefined, target: () => t.target }));
   } catch (err) {
-    const e = err as { code?: string; message: string };
-    const fix =
-      e.code === 'TLS_PIN_MISMATCH' ? 'the server certificate changed or the pin is wrong: fetch the right one (lxc remote add) or fix --server-cert'
-      : e.code === 'TLS_CLIENT_UNTRUSTED' || e.code === 'TLS_CLIENT_CERT_MISSING' ? 'trust this client: lxc config trust add client.crt'
-      : 'check --target / REFLEX_TARGET and that the daemon runs (lxc info)';
-    checks.push({ name: 'target', ok: false, detail: `${e.code ?? 'ERROR'}: ${e.message}`, fix });
-  } finally {
-    await client?.close().catch(() => undefined);
+    // An unusable target is one failed check, like the others, not a crash of the doctor.
+    targets = [{ target: () => { throw err; } }];
   }
+  for (const t of targets) checks.push(...(await checkTarget(t.target, t.name)));
   try {
     const { rules, problems } = await checkRules(config.rulesDir);
     checks.push({
@@ -66,4 +47,40 @@ export async function runDoctor(config: Config): Promise<DoctorCheck[]> {
     checks.push({ name: 'rules', ok: false, detail: (err as Error).message, fix: `check --rules / REFLEX_RULES (now ${config.rulesDir})` });
   }
   return checks;
+}
+
+/** Reachability, trust and TLS pin of one target, and its events WebSocket. */
+async function checkTarget(configured: () => Target, label: string | undefined): Promise<DoctorCheck[]> {
+  const out: DoctorCheck[] = [];
+  let client: InstanceClient | undefined;
+  const named = (name: string) => (label ? `${name}:${label}` : name);
+  try {
+    const target = configured();
+    client = new InstanceClient(target, { timeoutMs: 5_000 });
+    const server = (await client.server()) as { auth?: string; api_extensions?: string[]; environment?: { server?: string; server_version?: string } };
+    const trusted = server.auth === 'trusted';
+    out.push({
+      name: named('target'),
+      ok: trusted,
+      detail: `${target.url}: ${server.environment?.server ?? 'server'} ${server.environment?.server_version ?? ''}, ${server.api_extensions?.length ?? 0} API extensions, client ${server.auth ?? 'unknown'}`,
+      ...(trusted ? {} : { fix: 'add this client certificate to the server trust store: lxc config trust add client.crt (or use a trust token)' }),
+    });
+    const ws = await new Promise<string | undefined>((resolve) => {
+      const ep = client!.eventsEndpoint(['operation', 'lifecycle']);
+      const socket = new WebSocket(ep.url, { ...ep.options, handshakeTimeout: 5_000 } as WebSocket.ClientOptions);
+      socket.once('open', () => (socket.terminate(), resolve(undefined)));
+      socket.once('error', (err) => resolve(err.message));
+    });
+    out.push({ name: named('events'), ok: !ws, detail: ws ?? 'events WebSocket opens', ...(ws ? { fix: 'the events endpoint must be reachable with the same identity as the API' } : {}) });
+  } catch (err) {
+    const e = err as { code?: string; message: string };
+    const fix =
+      e.code === 'TLS_PIN_MISMATCH' ? 'the server certificate changed or the pin is wrong: fetch the right one (lxc remote add) or fix --server-cert'
+      : e.code === 'TLS_CLIENT_UNTRUSTED' || e.code === 'TLS_CLIENT_CERT_MISSING' ? 'trust this client: lxc config trust add client.crt'
+      : 'check --target / REFLEX_TARGET and that the daemon runs (lxc info)';
+    out.push({ name: named('target'), ok: false, detail: `${e.code ?? 'ERROR'}: ${e.message}`, fix });
+  } finally {
+    await client?.close().catch(() => undefined);
+  }
+  return out;
 }

@@ -12,12 +12,19 @@ export interface CheckResult {
 /** Named checks; the process is ready when every one passes. */
 export type ReadinessChecks = Record<string, () => Promise<CheckResult>>;
 
+/** One target's lease and the subscriber it starts. */
+export interface TargetReader {
+  /** The target's name (check `subscriber:<name>` when there are several). */
+  name: string;
+  lease: SubscriberLease;
+  subscriber: EventSubscriber;
+}
+
 /** What the process runs, for {@link readinessChecks}. */
 export interface ReadinessParts {
   redis: Redis;
-  /** Subscriber role: the lease and the subscriber it starts. */
-  lease?: SubscriberLease;
-  subscriber?: EventSubscriber;
+  /** Subscriber role: one reader per target. */
+  readers?: TargetReader[];
   /** Worker role: the queue workers. */
   workers?: Worker[];
   /** How long the Redis ping may take. Default 1000 ms. */
@@ -25,9 +32,10 @@ export interface ReadinessParts {
 }
 
 /**
- * The checks behind /readyz: Redis answers a PING; a subscriber either holds the lease with the
- * event stream open or stands by (a standby replica is ready: it is there to take over); the
- * queue workers run.
+ * The checks behind /readyz: Redis answers a PING; for each target, the subscriber either holds
+ * the lease with the event stream open or stands by (a standby replica is ready: it is there to
+ * take over); the queue workers run. With one target its check is `subscriber`, with several
+ * `subscriber:<name>` each.
  */
 export function readinessChecks(parts: ReadinessParts): ReadinessChecks {
   const checks: ReadinessChecks = {
@@ -48,9 +56,9 @@ export function readinessChecks(parts: ReadinessParts): ReadinessChecks {
       }
     },
   };
-  const { lease, subscriber, workers } = parts;
-  if (lease && subscriber) {
-    checks.subscriber = async () => {
+  const { readers = [], workers } = parts;
+  for (const { name, lease, subscriber } of readers) {
+    checks[readers.length === 1 ? 'subscriber' : `subscriber:${name}`] = async () => {
       if (!lease.isHeld) return { ok: true, detail: 'standby: another replica holds the lease' };
       return subscriber.connected ? { ok: true, detail: 'lease holder, event stream connected' } : { ok: false, detail: 'lease holder, event stream not connected' };
     };

@@ -11,7 +11,7 @@ import type { KeySpace } from '../queue/names.js';
 import type { Schedule } from './schedule.js';
 import { scheduleKeys, type ScheduleKeys } from './schedule-keys.js';
 import { loadSchedules } from './schedule-loader.js';
-import { runTick } from './tick-runner.js';
+import { runTick, type TickReport } from './tick-runner.js';
 
 /**
  * Payload of a tick job, as BullMQ's job scheduler stamps it out: which schedule, and the
@@ -29,6 +29,8 @@ export interface SchedulerOptions {
   target: string;
   redis: Redis;
   client: InstanceClient;
+  /** Every target a tick runs on, one after the other (a deployment with several). Default: `target` with `client`. */
+  targets?: { target: string; client: InstanceClient }[];
   audit: AuditLog;
   keys: KeySpace;
   logger: Logger;
@@ -110,7 +112,15 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
     }
     try {
       if (lateMs > schedule.catchUpGraceMs) logger.info({ schedule: schedule.name, lateMs }, 'running a missed tick (catchUp: one)');
-      const report = await runTick(schedule, { client: opts.client, audit, logger, target: opts.target, lock: { instanceLock, keys }, selfActions: opts.selfActions }, { tickAt: dueAt, correlationId });
+      const report: TickReport = { plans: [], done: 0, failed: 0, planned: 0, busy: [] };
+      for (const t of opts.targets ?? [{ target: opts.target, client: opts.client }]) {
+        const r = await runTick(schedule, { client: t.client, audit, logger, target: t.target, lock: { instanceLock, keys }, selfActions: opts.selfActions }, { tickAt: dueAt, correlationId });
+        report.plans.push(...r.plans);
+        report.done += r.done;
+        report.failed += r.failed;
+        report.planned += r.planned;
+        report.busy.push(...r.busy);
+      }
       const interval = schedule.everyMs ?? 3_600_000;
       await redis.set(skeys.done(schedule.name, dueAt), '1', 'PX', Math.min(86_400_000, Math.max(60_000, 3 * interval)));
       const summary = `${report.plans.length} instance(s), ${report.done} change(s), ${report.failed} failed, ${report.planned} dry-run${report.busy.length ? `, ${report.busy.length} busy` : ''}`;

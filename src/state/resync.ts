@@ -15,16 +15,21 @@ export interface ResyncOptions {
    * intent. Default 0 (the caller decides; the worker uses 1500 ms).
    */
   graceMs?: number;
+  /** Read only this project (a target scoped to one project). Default: every project. */
+  project?: string;
 }
 
 /**
- * Reads every instance (all projects) and returns a synthetic `instance.status` event for each one
+ * Reads every instance (all projects, or `opts.project`) and returns a synthetic `instance.status` event for each one
  * whose status differs from the tracked one, or that is not tracked yet. The stream never replays
  * what was missed while disconnected; this diff is how a gap is covered.
  */
 export async function resyncEvents(client: InstanceClient, tracker: StateTracker, target: string, opts: ResyncOptions = {}): Promise<CanonicalEvent[]> {
   const readAt = new Date();
-  const [instances, trackedBefore] = await Promise.all([client.listInstances({ allProjects: true }), tracker.all(target)]);
+  const scope = opts.project ? client.withProject(opts.project) : client;
+  const allProjects = !opts.project;
+  const [listed, trackedBefore] = await Promise.all([scope.listInstances({ allProjects }), tracker.all(target)]);
+  const instances = listed.map((i) => (i.project === undefined && opts.project ? { ...i, project: opts.project } : i));
   const differs = (t: Map<string, { status: number }>, key: string, status: number) => t.get(key)?.status !== status;
   let candidates = instances.filter((i) => differs(trackedBefore, `${i.project ?? 'default'}/${i.name}`, i.status_code));
   let tracked = trackedBefore;
@@ -33,7 +38,7 @@ export async function resyncEvents(client: InstanceClient, tracker: StateTracker
     tracked = await tracker.all(target);
     candidates = candidates.filter((i) => differs(tracked, `${i.project ?? 'default'}/${i.name}`, i.status_code));
   }
-  const requested = candidates.some((i) => i.status_code === StatusCode.Stopped) ? await recentStops(client) : new Set<string>();
+  const requested = candidates.some((i) => i.status_code === StatusCode.Stopped) ? await recentStops(scope, allProjects) : new Set<string>();
   const out: CanonicalEvent[] = [];
   for (const inst of candidates) {
     const project = inst.project ?? 'default';
@@ -68,10 +73,10 @@ function intentOf(to: number, stopOperationSeen: boolean): Intent {
 }
 
 /** `project/name` of instances with a stop or restart operation still listed (running or ended < 5 s ago). */
-async function recentStops(client: InstanceClient): Promise<Set<string>> {
+async function recentStops(client: InstanceClient, allProjects: boolean): Promise<Set<string>> {
   let ops: OperationObject[];
   try {
-    ops = await client.listOperations({ allProjects: true });
+    ops = await client.listOperations({ allProjects });
   } catch {
     return new Set();
   }

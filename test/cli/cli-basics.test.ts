@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runReflex } from '../support/reflex-process.js';
 
@@ -37,5 +40,37 @@ describe('the reflex command', () => {
     const res = await runReflex(['run', '--target', 'ftp://x', '--redis', 'redis://127.0.0.1:1']);
     expect(res.code).toBe(3);
     expect(res.stderr).toContain('neither unix:///path/to/socket nor https://host:port');
+  });
+
+  it('takes a targets list from the config file, naming the entry and field of each mistake', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reflex-targets-'));
+    const file = (name: string, value: unknown) => (writeFileSync(join(dir, name), JSON.stringify(value)), join(dir, name));
+    try {
+      const good = file('good.json', { targets: [{ name: 'east', target: 'unix:///east.sock' }, { name: 'west', remote: 'west', project: 'web' }] });
+      const shown = await runReflex(['run', '--print-config', '--config', good]);
+      expect(shown.code).toBe(0);
+      expect(JSON.parse(shown.stdout).targets).toEqual([{ name: 'east', target: 'unix:///east.sock' }, { name: 'west', remote: 'west', project: 'web' }]);
+
+      const both = await runReflex(['run', '--print-config', '--config', good, '--target', 'unix:///x.sock']);
+      expect(both.code).toBe(3);
+      expect(both.stderr).toMatch(/target: not allowed with a targets list.*\(got "unix:\/\/\/x.sock"\)/);
+
+      const bad = file('bad.json', { targets: [{ name: 'east', target: 'unix:///east.sock' }, { name: 'east' }] });
+      const refused = await runReflex(['run', '--print-config', '--config', bad]);
+      expect(refused.code).toBe(3);
+      expect(refused.stderr).toContain('targets.1.target: give target (unix:///… or https://…) or remote');
+      expect(refused.stderr).toContain('targets.1.name: "east" already names targets.0');
+
+      const same = file('same.json', { targets: [{ name: 'a', target: 'unix:///one.sock' }, { name: 'b', target: 'unix:one.sock' }] });
+      const relative = await runReflex(['run', '--config', same, '--redis', 'redis://127.0.0.1:1']);
+      expect(relative.code).toBe(3);
+      expect(relative.stderr).toContain('targets.1.target (b): target "unix:one.sock": a unix socket path must be absolute');
+      const twice = file('twice.json', { targets: [{ name: 'a', target: 'unix:///one.sock' }, { name: 'b', target: '/one.sock' }] });
+      const dup = await runReflex(['run', '--config', twice, '--redis', 'redis://127.0.0.1:1']);
+      expect(dup.code).toBe(3);
+      expect(dup.stderr).toContain('targets.1.target (b): the same server as targets.0 (unix:///one.sock)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { CrashLoopBudget } from '../../actions/crash-loop-budget.js';
-import { targetOf } from '../../config/config-target.js';
+import { targetsOf } from '../../config/config-target.js';
 import { keySpace } from '../../queue/names.js';
 import { connectRedis } from '../../redis/connect.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
@@ -30,11 +30,15 @@ export function registerQuarantine(program: Command): void {
     .option('--project <name>', 'project of the instance', 'default')
     .action(async (instance: string, opts) => {
       const config = resolveConfig(opts);
-      const target = targetOf(config).url;
+      const targets = targetsOf(config).map((t) => t.id);
       const keys = keySpace(config.prefix);
       const redis = await connectRedis(config.redisUrl);
       try {
-        const released = await new CrashLoopBudget(redis).release({ restarts: keys.restarts(target, opts.project, instance), quarantine: keys.quarantine(target, opts.project, instance) });
+        // With several targets, the instance is released on whichever holds it.
+        let released = false;
+        for (const target of targets) {
+          if (await new CrashLoopBudget(redis).release({ restarts: keys.restarts(target, opts.project, instance), quarantine: keys.quarantine(target, opts.project, instance) })) released = true;
+        }
         process.stdout.write(released ? `released ${opts.project}/${instance}\n` : `${opts.project}/${instance} was not quarantined\n`);
       } finally {
         redis.disconnect();

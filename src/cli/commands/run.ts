@@ -16,13 +16,15 @@ export function registerRun(program: Command): void {
       if (opts.printConfig) {
         // Secrets (the dashboard token, a password in the Redis URL) are redacted; the client key
         // setting is a file path, not the key, so it is shown as is.
-        const shown = { ...redact(config), ...(config.clientKey ? { clientKey: config.clientKey } : {}) };
+        const keyPath = <T extends { clientKey?: string }>(shown: T, given: { clientKey?: string }): T => (given.clientKey ? { ...shown, clientKey: given.clientKey } : shown);
+        const shown = keyPath(redact(config), config);
+        if (config.targets) shown.targets = redact(config.targets).map((t, i) => keyPath(t, config.targets![i]!));
         process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
         return;
       }
       const logger = createLogger(config.logLevel);
       const handle = await startReflex(config, logger);
-      logger.info({ target: handle.target, role: config.role }, 'reflex running');
+      logger.info({ ...(handle.targets.length > 1 ? { targets: handle.targets } : { target: handle.target }), role: config.role }, 'reflex running');
       await new Promise<void>((resolve) => {
         const shutdown = (signal: string) => {
           logger.info({ signal }, 'stopping');
