@@ -25,6 +25,7 @@ import { loadRules } from '../src/rules/rule-loader.js';
 import { Notifier } from '../src/notify/notifier.js';
 import { notifyConfigFromEnv, type NotifyConfig } from '../src/notify/notify-config.js';
 import { useNotifier } from '../src/notify/notify-action.js';
+import { InstanceAlerts } from '../src/notify/instance-alerts.js';
 import { startScheduler } from '../src/schedules/scheduler.js';
 import { resyncEvents } from '../src/state/resync.js';
 import { StateTracker } from '../src/state/state-tracker.js';
@@ -144,12 +145,13 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     const notifyConfig = (others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined) ?? notifyConfigFromEnv();
     const notifier = notifyConfig ? new Notifier({ ...notifyConfig, redis, audit, prefix: config.prefix, logger }) : undefined;
     useNotifier(notifier);
+    const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, logger }) : undefined;
     if (notifier) {
       logger.info({ receivers: notifyConfig!.receivers.length }, 'notifications configured');
       stops.push(() => notifier.close());
     }
     const gate = new ActionGate(redis, keys, new Silences(redis, keys.silences), metrics, { storm: config.stormThreshold > 0 ? { threshold: config.stormThreshold, windowMs: config.stormWindowMs } : false, autorestartStandBackMs: config.autorestartStandBackMs });
-    const processor = new EventProcessor({ redis, keys, client: clientFor, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts, archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }), metrics, raiseAlert: notifier ? (a) => notifier.notify({ ...a, labels: {} }) : undefined });
+    const processor = new EventProcessor({ redis, keys, client: clientFor, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts, archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }), metrics, raiseAlert: notifier ? (a) => notifier.notify({ ...a, labels: {} }) : undefined, instanceAlerts });
     const executor = new ActionExecutor({ client: clientFor, audit, selfActions, lock: new InstanceLock(redis, 10_000), keys, redis, logger, metrics, events: eventsQueue });
     // One event at a time keeps each instance's history in arrival order; actions run in parallel.
     const eventWorker = new Worker(keys.eventsQueue, async (job) => processor.process(eventJobSchema.parse(job.data)), { ...queueOpts, concurrency: 1, lockDuration: 10_000, stalledInterval: 5_000 });
@@ -167,6 +169,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       { ...queueOpts, concurrency: config.actionConcurrency, lockDuration: 10_000, stalledInterval: 5_000 },
     );
     workers.push(eventWorker, actionWorker);
+    instanceAlerts?.follow(actionWorker);
     for (const w of [eventWorker, actionWorker]) w.on('error', (err) => logger.error({ err: err.message }, 'queue worker error'));
     eventWorker.on('failed', (job, err) => logger.error({ job: job?.id, err: err.message }, 'event job failed'));
     stops.push(async () => {

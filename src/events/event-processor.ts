@@ -13,6 +13,7 @@ import type { ActionGate } from '../actions/action-gate.js';
 import type { Decision, RuleEngine } from '../rules/engine.js';
 import type { StateTracker } from '../state/state-tracker.js';
 import { StatusCode } from '../client/status-code.js';
+import type { InstanceAlerts, RuleResponse } from '../notify/instance-alerts.js';
 import type { CanonicalEvent } from './canonical-event.js';
 import type { EventArchive } from './event-archive.js';
 import { decodeFrame } from './frame.js';
@@ -33,6 +34,8 @@ export interface EventProcessorDeps {
   logger: Logger;
   /** Forwards an alert to the notification receivers, when notifications are configured. */
   raiseAlert?: (alert: { kind: string; severity: 'critical' | 'warning' | 'info'; summary: string; target: string; project: string; instance: string; correlationId: string }) => Promise<unknown>;
+  /** Raises an alert per crash or Error and resolves it when the instance runs again; none: no such alerts. */
+  instanceAlerts?: Pick<InstanceAlerts, 'observe'>;
   /** Attempts per action job (first try included). Default 5. */
   actionAttempts?: number;
   /** Where every canonical event is kept with its outcome; none: not archived. */
@@ -158,22 +161,30 @@ export class EventProcessor {
       });
     }
     await this.deps.gate.observe(event);
-    if (!this.deps.engine.isRelevant(event)) return 'processed';
+    const responses: RuleResponse[] = [];
+    if (!this.deps.engine.isRelevant(event)) return this.alert(event, responses);
     const instance = instanceName ? await this.readInstance(event.target, event.project, instanceName) : undefined;
     const decisions = await this.deps.engine.decide(event, instance);
     for (const d of decisions) {
       if (!d.matched || !instanceName) {
         metrics?.ruleDecisions.inc({ rule: d.rule, decision: d.matched ? 'matched' : 'skipped' });
         await audit.append({ type: 'decision', correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule, summary: d.summary, matched: d.matched });
+        responses.push({ rule: d.rule, result: 'skipped', summary: d.summary, actions: [] });
         continue;
       }
-      await this.dispatch(d, event, instanceName, instance);
+      responses.push(await this.dispatch(d, event, instanceName, instance));
     }
+    return this.alert(event, responses);
+  }
+
+  /** Lets the instance alerts see the event and what the rules did about it (after the rules, so the alert can say). */
+  private async alert(event: CanonicalEvent, responses: RuleResponse[]): Promise<'processed'> {
+    await this.deps.instanceAlerts?.observe(event, responses);
     return 'processed';
   }
 
   /** Runs a matched decision through the gate (silences, cooldown, crash-loop budget) and queues its actions. */
-  private async dispatch(d: Extract<Decision, { matched: true }>, event: CanonicalEvent, instanceName: string, instance: Instance | undefined): Promise<void> {
+  private async dispatch(d: Extract<Decision, { matched: true }>, event: CanonicalEvent, instanceName: string, instance: Instance | undefined): Promise<RuleResponse> {
     const { audit } = this.deps;
     const base = { correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule };
     const verdict = d.dryRun ? ({ admitted: true, delayMs: 0 } as const) : await this.deps.gate.admit(d.definition, event, instanceName, instance);
@@ -184,7 +195,7 @@ export class EventProcessor {
         await audit.append({ ...base, type: 'alert', summary: verdict.alert, severity: 'critical' });
         await this.deps.raiseAlert?.({ kind: verdict.alertKind ?? 'crash-loop', severity: 'critical', summary: verdict.alert, target: event.target, project: event.project, instance: verdict.alertSubject ?? instanceName, correlationId: event.id });
       }
-      return;
+      return { rule: d.rule, result: 'suppressed', summary: verdict.summary, actions: [] };
     }
     await audit.append({ ...base, type: 'decision', summary: `${d.summary}${'note' in verdict && verdict.note ? `; ${verdict.note}` : ''}`, matched: true });
     const jobs = d.actions.map((a, i) => {
@@ -196,6 +207,7 @@ export class EventProcessor {
     for (const j of jobs) {
       await audit.append({ ...base, type: 'action', summary: `queued ${j.data.action}${d.dryRun ? ' (dry-run)' : ''}${j.opts.delay ? ` to run in ${j.opts.delay} ms` : ''}`, jobId: j.opts.jobId });
     }
+    return { rule: d.rule, result: d.dryRun ? 'dry-run' : 'queued', summary: d.summary, actions: jobs.map((j) => ({ action: j.data.action, delayMs: j.opts.delay })) };
   }
 
   /**

@@ -23,18 +23,22 @@ export function alertPlace(a: Alert): string {
 
 /**
  * What Reflex did, one line per action, then the outcome:
- * `Reflex ran start: done, started (was Stopped) [operation 1234]`, `Outcome: restarted`.
+ * `Reflex ran start: done, started (was Stopped) [operation 1234]`, `Outcome: restarted`; an
+ * action not run yet reads `Reflex queued start, by rule restart-on-crash`.
  */
 export function reflexLines(a: Alert): string[] {
-  const lines = a.actions.map((x) => `Reflex ran ${x.action}: ${x.result}${x.summary ? `, ${x.summary}` : ''}${x.operationId ? ` [operation ${x.operationId}]` : ''}`);
+  const lines = a.actions.map((x) => {
+    const tail = `${x.summary ? `, ${x.summary}` : ''}${x.operationId ? ` [operation ${x.operationId}]` : ''}`;
+    return x.result === 'queued' ? `Reflex queued ${x.action}${tail}` : `Reflex ran ${x.action}: ${x.result}${tail}`;
+  });
   if (lines.length === 0) lines.push('Reflex took no action');
   if (a.outcome) lines.push(`Outcome: ${a.outcome}`);
   return lines;
 }
 
-/** The audit link, or the correlation id to look up with `reflex audit` when no URL is configured. */
+/** The correlation id to look up with `reflex audit`, after the audit link when one is configured. */
 export function auditReference(a: Alert): string {
-  return a.auditUrl ?? `correlation id ${a.correlationId}`;
+  return a.auditUrl ? `${a.auditUrl} (correlation id ${a.correlationId})` : `correlation id ${a.correlationId}`;
 }
 
 /** One alert as plain lines (no markup): status, place, summary, actions, audit. */

@@ -1,16 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import { ReflexError } from '../errors/reflex-error.js';
-import { toAlert, type Alert, type AlertAction, type AlertInput } from './alert.js';
+import { alertSchema, toAlert, type Alert, type AlertAction, type AlertInput } from './alert.js';
 import { AlertGrouper, flushJobSchema, groupOf } from './alert-grouper.js';
 import { deliveryBackoff, DeliveryProcessor, enqueueDelivery } from './delivery-worker.js';
 import { auditLink, type NotifyConfig } from './notify-config.js';
 import { notifyKeys, type NotifyKeys } from './notify-keys.js';
 import { RateLimiter } from './rate-limiter.js';
 import { createReceiver, type Receiver } from './receiver.js';
-import { Router } from './router.js';
+import { Router, type MatchedRoute } from './router.js';
 
 /** Options of {@link Notifier}. */
 export interface NotifierOptions extends NotifyConfig {
@@ -28,8 +29,16 @@ export interface NotifierOptions extends NotifyConfig {
   concurrency?: number;
 }
 
+/** What {@link Notifier.amend} may change in a known alert. */
+export type AlertChange = Partial<Pick<Alert, 'summary' | 'actions' | 'outcome' | 'severity' | 'status' | 'endsAt'>>;
+
 /** How long an alert is remembered for `resolve(fingerprint)`. */
 const alertTtlMs = 30 * 86_400_000;
+
+/** Lifetime of an alert's lock: far longer than the few Redis round trips done under it. */
+const alertLockMs = 5_000;
+
+const releaseScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 /**
  * Forwards alerts to receivers: routes each alert, groups it (state in Redis, so replicas agree),
@@ -73,33 +82,60 @@ export class Notifier {
   /**
    * Raises (or re-raises) an alert; with `status: 'resolved'` clears it. Fills in the fingerprint,
    * start time and audit link. `opts.receiver` sends to that receiver instead of routing.
+   * A firing alert that started before the same condition was last resolved is late news (a
+   * replica or a retried job raising it again after the recovery) and changes nothing.
    * Returns the alert as stored.
    */
   async notify(input: AlertInput, opts: { receiver?: string } = {}): Promise<Alert> {
     const direct = opts.receiver === undefined ? undefined : this.router.direct(opts.receiver);
-    const alert = toAlert({ ...input, auditUrl: input.auditUrl ?? auditLink(this.opts.auditUrl, input.correlationId) });
-    await this.opts.redis.set(this.keys.alert(alert.fingerprint), JSON.stringify(alert), 'PX', alertTtlMs);
-    for (const route of direct ? [direct] : this.router.match(alert)) await this.grouper.add(alert, groupOf(alert, route));
-    return alert;
+    const alert = toAlert({ ...input, auditUrl: input.auditUrl ?? auditLink(this.opts.auditUrl, input) });
+    return this.locked(alert.fingerprint, async () => {
+      const known = await this.known(alert.fingerprint);
+      if (alert.status === 'firing' && known?.status === 'resolved' && known.endsAt && Date.parse(alert.startsAt) < Date.parse(known.endsAt)) return known;
+      return this.store(alert, direct);
+    });
   }
 
   /**
    * Marks the alert with this fingerprint resolved (e.g. the instance is Running again), adding
-   * what Reflex did since. A resolved message goes out only if the firing one did. Returns
-   * undefined when no such alert is known or it is already resolved.
+   * what Reflex did since. `endsAt` defaults to now; pass the time of the event that showed the
+   * recovery, so it compares with start times on the same clock. A resolved message goes out only
+   * if the firing one did. Returns undefined when no such alert is known or it is already resolved.
    */
-  async resolve(fingerprint: string, update: { summary?: string; actions?: AlertAction[]; outcome?: string } = {}): Promise<Alert | undefined> {
-    const raw = await this.opts.redis.get(this.keys.alert(fingerprint));
-    if (!raw) return undefined;
-    const known = toAlert(JSON.parse(raw) as AlertInput);
-    if (known.status === 'resolved') return undefined;
-    return this.notify({
-      ...known,
-      status: 'resolved',
-      endsAt: new Date().toISOString(),
-      summary: update.summary ?? known.summary,
-      actions: [...known.actions, ...(update.actions ?? [])],
-      outcome: update.outcome ?? known.outcome,
+  async resolve(fingerprint: string, update: { summary?: string; actions?: AlertAction[]; outcome?: string; endsAt?: string } = {}): Promise<Alert | undefined> {
+    return this.locked(fingerprint, async () => {
+      const known = await this.known(fingerprint);
+      if (!known || known.status === 'resolved') return undefined;
+      return this.store(
+        toAlert({
+          ...known,
+          status: 'resolved',
+          endsAt: update.endsAt ?? new Date().toISOString(),
+          summary: update.summary ?? known.summary,
+          actions: [...known.actions, ...(update.actions ?? [])],
+          outcome: update.outcome ?? known.outcome,
+        }),
+      );
+    });
+  }
+
+  /**
+   * Changes a known alert under its lock: `change` gets the stored alert and returns the fields to
+   * change (what Reflex did, the outcome; `status: 'resolved'` with `endsAt` to resolve it), or
+   * undefined to leave it. A firing message already sent is not sent again for an amendment; the
+   * change shows in the group's next message (e.g. the resolved one). Serialised with
+   * {@link notify}, {@link resolve} and other amendments of the same fingerprint, so an amendment
+   * racing the recovery is neither lost nor reopens the alert. Returns the alert as stored, or
+   * undefined when unknown or left unchanged.
+   */
+  async amend(fingerprint: string, change: (known: Alert) => AlertChange | undefined | Promise<AlertChange | undefined>): Promise<Alert | undefined> {
+    // Most finished actions belong to no alert: answer those without taking the lock.
+    if (!(await this.known(fingerprint))) return undefined;
+    return this.locked(fingerprint, async () => {
+      const known = await this.known(fingerprint);
+      const fields = known && (await change(known));
+      if (!known || !fields) return undefined;
+      return this.store(toAlert({ ...known, ...fields }));
     });
   }
 
@@ -130,6 +166,39 @@ export class Notifier {
     for (const w of [flusher, deliverer]) {
       w.on('error', (err) => logger?.error({ err: err.message }, 'notification worker error'));
       this.workers.push(w);
+    }
+  }
+
+  private async known(fingerprint: string): Promise<Alert | undefined> {
+    const raw = await this.opts.redis.get(this.keys.alert(fingerprint));
+    const parsed = raw ? alertSchema.safeParse(JSON.parse(raw)) : undefined;
+    return parsed?.success ? parsed.data : undefined;
+  }
+
+  private async store(alert: Alert, direct?: MatchedRoute): Promise<Alert> {
+    await this.opts.redis.set(this.keys.alert(alert.fingerprint), JSON.stringify(alert), 'PX', alertTtlMs);
+    for (const route of direct ? [direct] : this.router.match(alert)) await this.grouper.add(alert, groupOf(alert, route));
+    return alert;
+  }
+
+  /**
+   * Runs `fn` holding the alert's lock, so replicas and the event and action workers change one
+   * alert one at a time. The lock expires by itself if its holder dies; a waiter gives up after
+   * twice that time and goes ahead, since a late message is better than none.
+   */
+  private async locked<T>(fingerprint: string, fn: () => Promise<T>): Promise<T> {
+    const key = this.keys.alertLock(fingerprint);
+    const token = randomUUID();
+    const until = Date.now() + 2 * alertLockMs;
+    let held = false;
+    while (!held && Date.now() < until) {
+      held = (await this.opts.redis.set(key, token, 'PX', alertLockMs, 'NX')) === 'OK';
+      if (!held) await new Promise((r) => setTimeout(r, 10 + Math.random() * 20));
+    }
+    try {
+      return await fn();
+    } finally {
+      if (held) await this.opts.redis.eval(releaseScript, 1, key, token);
     }
   }
 

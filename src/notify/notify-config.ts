@@ -10,8 +10,9 @@ export interface NotifyConfig {
   receivers: ReceiverConfigInput[];
   route: RouteConfig;
   /**
-   * Link to an incident's audit trail; `{correlationId}` is replaced (URL-encoded). Default: none;
-   * messages then quote the correlation id for `reflex audit`.
+   * Link to an incident's audit trail; `{correlationId}`, `{instance}`, `{project}` and `{target}`
+   * are replaced (URL-encoded), e.g. `http://reflex-host:9464/dashboard?instance={instance}`.
+   * Default: none; messages then quote only the correlation id for `reflex audit`.
    */
   auditUrl?: string;
 }
@@ -41,7 +42,10 @@ export function notifyConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Notif
   return value as NotifyConfig;
 }
 
-/** The audit link of an incident, or undefined without an `auditUrl` setting. */
-export function auditLink(template: string | undefined, correlationId: string): string | undefined {
-  return template?.replaceAll('{correlationId}', encodeURIComponent(correlationId));
+/**
+ * The audit link of an incident, or undefined without an `auditUrl` setting. `{correlationId}`,
+ * `{instance}`, `{project}` and `{target}` are replaced, URL-encoded.
+ */
+export function auditLink(template: string | undefined, where: { correlationId: string; instance: string; project: string; target: string }): string | undefined {
+  return template?.replace(/\{(correlationId|instance|project|target)\}/g, (_, key: keyof typeof where) => encodeURIComponent(where[key]));
 }

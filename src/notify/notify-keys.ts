@@ -19,6 +19,10 @@ export interface NotifyKeys {
   lastSent(groupKey: string): string;
   /** JSON of an alert's latest version and the groups it is in, for `resolve(fingerprint)`. */
   alert(fingerprint: string): string;
+  /** Lock held while one alert is read and changed (raise, amend, resolve). */
+  alertLock(fingerprint: string): string;
+  /** JSON of a recovery seen while Reflex's own actions on the incident were still finishing (instance alerts). */
+  recovered(fingerprint: string): string;
   /** Set (NX) by whoever enqueues a message, so the same message is sent once across replicas. */
   sent(notificationId: string): string;
   /** Counter of a receiver's messages in one rate-limit window. */
@@ -36,6 +40,8 @@ export function notifyKeys(prefix = 'reflex'): NotifyKeys {
     scheduled: (g) => `${p}:scheduled:${g}`,
     lastSent: (g) => `${p}:last-sent:${g}`,
     alert: (fp) => `${p}:alert:${fp}`,
+    alertLock: (fp) => `${p}:alert-lock:${fp}`,
+    recovered: (fp) => `${p}:recovered:${fp}`,
     sent: (id) => `${p}:sent:${id}`,
     rate: (r, w) => `${p}:rate:${r}:${w}`,
   };

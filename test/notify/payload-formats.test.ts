@@ -79,7 +79,7 @@ describe('each receiver gets its service’s documented payload', () => {
           fields: [
             { name: 'Project', value: 'default', inline: true },
             { name: 'Target', value: 'local', inline: true },
-            { name: 'Audit', value: auditUrl, inline: false },
+            { name: 'Audit', value: `${auditUrl} (correlation id evt-web-1)`, inline: false },
           ],
           timestamp: '2025-01-02T03:04:05.000Z',
           url: auditUrl,
@@ -111,7 +111,7 @@ describe('each receiver gets its service’s documented payload', () => {
                   { title: 'Project', value: 'default' },
                   { title: 'Target', value: 'local' },
                   { title: 'Reflex', value: `${ran}; Outcome: restarted` },
-                  { title: 'Audit', value: auditUrl },
+                  { title: 'Audit', value: `${auditUrl} (correlation id evt-web-1)` },
                 ],
               },
             ],

@@ -1,0 +1,202 @@
+import type { Job, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { StatusCode } from '../client/status-code.js';
+import type { CanonicalEvent } from '../events/canonical-event.js';
+import { actionJobSchema, type ActionJob } from '../queue/payloads.js';
+import { alertFingerprint, type AlertAction, type AlertInput } from './alert.js';
+import type { AlertChange, Notifier } from './notifier.js';
+
+type StatusEvent = Extract<CanonicalEvent, { kind: 'instance.status' }>;
+
+/** What one rule did about an event, as the event processor reports it to {@link InstanceAlerts}. */
+export interface RuleResponse {
+  rule: string;
+  /**
+   * `queued`: its actions are on the actions queue; `dry-run`: queued in dry-run; `suppressed`: the
+   * gate held them back (silence, storm, cooldown, quarantine); `skipped`: its condition did not hold.
+   */
+  result: 'queued' | 'dry-run' | 'suppressed' | 'skipped';
+  /** The decision as audited, e.g. `skipped: instance has not opted in`. */
+  summary: string;
+  /** The actions queued, in order, with the delay before they run. */
+  actions: { action: string; delayMs: number }[];
+}
+
+/** The alert kinds of instance incidents. A recovery (Running again) resolves both. */
+export const instanceAlertKinds = { crashed: 'instance.crashed', error: 'instance.error' } as const;
+const kinds = Object.values(instanceAlertKinds);
+
+/**
+ * Turns instance incidents into alerts: a crash (Stopped without a request, or a stop seen only
+ * by a resync) or Error raises one firing alert saying what Reflex does about it; each action of
+ * the incident that finishes amends it with its result and operation id; Running again resolves
+ * it. Every crash alerts, whether or not a rule acts: an instance no rule heals is the one an
+ * operator most needs to hear about. The notifier keys alerts by kind and instance, so replicas
+ * and retried jobs raising or resolving the same incident send one message of each.
+ */
+export class InstanceAlerts {
+  constructor(private readonly deps: { notifier: Notifier; redis: Redis; logger?: Logger }) {}
+
+  /**
+   * Raises or resolves the alert an event implies, after the rules handled it. Never throws:
+   * failing the event job would not help, since its retry is recognised as a duplicate and skipped,
+   * and it would hold back the instance's next events.
+   */
+  async observe(event: CanonicalEvent, responses: RuleResponse[]): Promise<void> {
+    if (event.kind !== 'instance.status') return;
+    try {
+      const kind = incidentKind(event);
+      if (kind) await this.raise(event, kind, responses);
+      else if (event.to === StatusCode.Running) await this.recover(event);
+    } catch (err) {
+      this.deps.logger?.warn({ err: (err as Error).message, instance: event.instance, event: event.id }, 'instance alert not raised or resolved');
+    }
+  }
+
+  /**
+   * Amends the incident's alert with the result of each action job this worker finishes or fails
+   * (BullMQ reports both only in the process that ran the job, so each result is reported once).
+   */
+  follow(actions: Worker): void {
+    actions.on('completed', (job: Job, outcome: { result?: string; summary?: string; operationId?: string } | undefined) => {
+      if (outcome?.result) void this.settled(job, { result: outcome.result, summary: outcome.summary, operationId: outcome.operationId }, false);
+    });
+    actions.on('failed', (job: Job | undefined, err: Error) => {
+      if (!job) return;
+      const final = err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+      void this.settled(job, { result: final ? 'failed' : 'retrying', summary: err.message }, final);
+    });
+  }
+
+  private async raise(event: StatusEvent, kind: string, responses: RuleResponse[]): Promise<void> {
+    const acting = responses.filter((r) => r.result === 'queued');
+    const actions: AlertAction[] = acting.flatMap((r) =>
+      r.actions.map((a) => ({ action: a.action, result: 'queued', summary: `by rule ${r.rule}${a.delayMs ? `, to run in ${Math.round(a.delayMs / 1000)} s` : ''}` })),
+    );
+    const idle = responses.filter((r) => r.result !== 'queued').map((r) => `rule ${r.rule} ${r.summary}`);
+    // A new incident: a recovery still waiting for an earlier incident's action is moot.
+    await this.deps.redis.del(this.deps.notifier.keys.recovered(alertFingerprint({ kind, target: event.target, project: event.project, instance: event.instance })));
+    const alert: AlertInput = {
+      kind,
+      // Nobody is fixing it: that is the page-worthy case.
+      severity: acting.length ? 'warning' : 'critical',
+      target: event.target,
+      project: event.project,
+      instance: event.instance,
+      summary: incidentSummary(event),
+      actions,
+      outcome: acting.length ? undefined : `not remediated: ${idle.length ? idle.join('; ') : 'no rule handles it'}`,
+      correlationId: event.id,
+      startsAt: isoTime(event.timestamp),
+      labels: {},
+    };
+    await this.deps.notifier.notify(alert);
+  }
+
+  /**
+   * Resolves the instance's incident alerts. When Reflex's own action brought it back and that
+   * action has not reported yet, the resolution waits for the report (see {@link settled}), so the
+   * resolved message carries the action's result and operation id.
+   */
+  private async recover(event: StatusEvent): Promise<void> {
+    const how =
+      event.intent === 'self' ? 'started by Reflex'
+      : event.synthetic ? 'seen by a resync'
+      : event.intent === 'requested' ? 'started through the API'
+      : 'started by the daemon';
+    const recovery: Recovery = {
+      summary: `${event.instance} is Running (103) again, ${how}`,
+      outcome: event.intent === 'self' ? 'restarted' : 'recovered',
+      endsAt: isoTime(event.timestamp),
+      correlationId: '',
+    };
+    const { notifier, redis } = this.deps;
+    for (const kind of kinds) {
+      const fp = alertFingerprint({ kind, target: event.target, project: event.project, instance: event.instance });
+      await notifier.amend(fp, async (known) => {
+        if (known.status !== 'firing') return undefined;
+        if (event.intent === 'self' && known.actions.some(isPending)) {
+          await redis.set(notifier.keys.recovered(fp), JSON.stringify({ ...recovery, correlationId: known.correlationId }), 'PX', recoveryTtlMs);
+          return undefined;
+        }
+        return resolution(recovery);
+      });
+    }
+  }
+
+  /**
+   * Replaces the action's `queued` (or `retrying`) line with its result, when the alert is about
+   * this job's incident; resolves the alert if the recovery was seen and this was the last action
+   * still running.
+   */
+  private async settled(job: Job, result: Omit<AlertAction, 'action'>, final: boolean): Promise<void> {
+    const parsed = actionJobSchema.safeParse(job.data);
+    if (!parsed.success) return;
+    const data: ActionJob = parsed.data;
+    const entry: AlertAction = { ...result, action: data.action };
+    if (entry.summary === undefined) delete entry.summary;
+    if (entry.operationId === undefined) delete entry.operationId;
+    const failed = final && entry.result === 'failed';
+    const { notifier, redis } = this.deps;
+    try {
+      for (const kind of kinds) {
+        const fp = alertFingerprint({ kind, target: data.target, project: data.project, instance: data.instance });
+        await notifier.amend(fp, async (known): Promise<AlertChange | undefined> => {
+          if (known.correlationId !== data.correlationId) return undefined;
+          const actions = [...known.actions];
+          const i = actions.findIndex((a) => a.action === data.action && isPending(a));
+          if (i >= 0) actions[i] = entry;
+          else actions.push(entry);
+          const change: AlertChange = failed ? { actions, severity: 'critical', outcome: `${data.action} failed; ${data.instance} may still be down` } : { actions };
+          if (known.status !== 'firing' || actions.some(isPending)) return change;
+          const raw = await redis.get(notifier.keys.recovered(fp));
+          const seen = raw ? (JSON.parse(raw) as Recovery) : undefined;
+          if (seen?.correlationId !== known.correlationId) return change;
+          await redis.del(notifier.keys.recovered(fp));
+          return { ...change, ...resolution(seen) };
+        });
+      }
+    } catch (err) {
+      this.deps.logger?.warn({ err: (err as Error).message, instance: data.instance, action: data.action }, 'instance alert not amended with the action result');
+    }
+  }
+}
+
+/** A recovery as {@link InstanceAlerts} resolves with it, kept while Reflex's action finishes. */
+interface Recovery {
+  summary: string;
+  outcome: string;
+  endsAt: string;
+  correlationId: string;
+}
+
+/** A recovery waiting for the action's report is kept this long (an action waits at most minutes). */
+const recoveryTtlMs = 86_400_000;
+
+function isPending(a: AlertAction): boolean {
+  return a.result === 'queued' || a.result === 'retrying';
+}
+
+function resolution(r: Recovery): AlertChange {
+  return { status: 'resolved', endsAt: r.endsAt, summary: r.summary, outcome: r.outcome };
+}
+
+/** The alert kind of an incident event, or undefined when the event is not an incident. */
+export function incidentKind(event: StatusEvent): string | undefined {
+  if (event.to === StatusCode.Error) return instanceAlertKinds.error;
+  if (event.to === StatusCode.Stopped && (event.intent === 'unrequested' || event.intent === 'unknown')) return instanceAlertKinds.crashed;
+  return undefined;
+}
+
+function incidentSummary(event: StatusEvent): string {
+  if (event.to === StatusCode.Error) return `${event.instance} reports Error (112)`;
+  const why = event.intent === 'unknown' ? 'while the event stream was down (seen by a resync; taken for a crash)' : 'without a request (a crash or a guest poweroff)';
+  return `${event.instance} stopped ${why}`;
+}
+
+/** The daemon's timestamp as ISO 8601 (it may carry nanoseconds and an offset); now when unreadable. */
+function isoTime(timestamp: string): string {
+  const ms = Date.parse(timestamp);
+  return new Date(Number.isNaN(ms) ? Date.now() : ms).toISOString();
+}

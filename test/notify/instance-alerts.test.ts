@@ -1,0 +1,169 @@
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import { InstanceClient } from '../../src/client/client.js';
+import { parseConfig } from '../../src/config/config.js';
+import { targetOf } from '../../src/config/config-target.js';
+import type { CanonicalEvent } from '../../src/events/canonical-event.js';
+import { InstanceAlerts } from '../../src/notify/instance-alerts.js';
+import { keySpace } from '../../src/queue/names.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { startReflex, type ReflexHandle } from '../../workers/reflex.js';
+import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { fastTimings, NotifierFixture } from './notifier-fixture.js';
+import { eventually, sleep, startRecordingServer, type RecordingServer } from './recording-server.js';
+
+interface SentAlert {
+  kind: string;
+  status: string;
+  severity: string;
+  instance: string;
+  project: string;
+  summary: string;
+  actions: { action: string; result: string; summary?: string; operationId?: string }[];
+  outcome?: string;
+  correlationId: string;
+  auditUrl?: string;
+  endsAt?: string;
+}
+interface Body {
+  status: string;
+  alerts: SentAlert[];
+}
+
+const optIn = { 'user.reflex.autorestart': 'true' };
+
+describe('instance alerts from the pipeline', () => {
+  let sim: RunningSimulator;
+  let server: RecordingServer;
+  let prefix: string;
+  const replicas: ReflexHandle[] = [];
+  const bodies = () => server.requests.map((r) => r.json as Body);
+
+  beforeEach(async () => {
+    server = await startRecordingServer();
+    process.env.REFLEX_TEST_HOOK_URL = server.url;
+    process.env.REFLEX_TEST_HOOK_KEY = 'test-key';
+    // A start slower than the group wait, so the firing message goes out before the recovery.
+    sim = await startSimulator({ instances: 0, timings: { startMs: 1_500, stopHookMs: 100 } });
+    sim.controls.addInstance({ name: 'web-1', config: optIn });
+    sim.controls.addInstance({ name: 'batch-1', config: {} });
+    prefix = uniquePrefix('ialert');
+  });
+  afterEach(async () => {
+    for (const r of replicas.splice(0)) await r.stop();
+    await sim.stop();
+    await server.close();
+    const redis = redisClient();
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  async function startReplicas(count: number): Promise<void> {
+    const config = parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl(), rulesDir: 'test/fixtures/rules-notify', prefix, resyncIntervalMs: 0, resyncGraceMs: 100, leaseTtlMs: 600, actionAttempts: 3, httpPort: 0, logLevel: 'silent' });
+    for (let i = 0; i < count; i++) replicas.push(await startReflex(config, pino({ level: 'silent' })));
+    await eventually(() => replicas.some((r) => r.subscriber?.connected), 'a replica reading the event stream');
+  }
+
+  it('a crash followed by recovery yields one alert and one resolved message, with two replicas running', async () => {
+    await startReplicas(2);
+    sim.controls.crash('web-1');
+    await eventually(() => server.requests.length >= 2, 'the firing and the resolved message', 15_000);
+    await sleep(1_500);
+    expect(bodies().map((b) => [b.status, b.alerts.map((a) => `${a.kind} ${a.instance}:${a.status}`)])).toEqual([
+      ['firing', ['instance.crashed web-1:firing']],
+      ['resolved', ['instance.crashed web-1:resolved']],
+    ]);
+    const [firing, resolved] = bodies().map((b) => b.alerts[0]!);
+    // What happened and what Reflex will do, with the link to the instance's trail.
+    expect(firing).toMatchObject({ severity: 'warning', project: 'default', summary: 'web-1 stopped without a request (a crash or a guest poweroff)', actions: [{ action: 'start', result: 'queued', summary: 'by rule restart-on-crash' }], auditUrl: 'http://127.0.0.1:9464/dashboard?instance=web-1' });
+    // What Reflex did, with the operation id and the outcome, on the same incident.
+    expect(resolved).toMatchObject({ summary: 'web-1 is Running (103) again, started by Reflex', outcome: 'restarted', correlationId: firing!.correlationId, endsAt: expect.any(String) });
+    expect(resolved!.actions).toEqual([{ action: 'start', result: 'done', summary: expect.any(String), operationId: expect.any(String) }]);
+    // The ids are the audit trail's: the crash event is the incident, the operation the start's.
+    const redis = redisClient();
+    const trail = await new AuditLog(redis, keySpace(prefix).audit).read({ instance: 'web-1' });
+    redis.disconnect();
+    expect(trail.filter((r) => r.correlationId === firing!.correlationId).map((r) => r.type)).toEqual(expect.arrayContaining(['event', 'decision', 'action', 'call', 'outcome', 'notification']));
+    const outcome = trail.find((r) => r.type === 'outcome') as { operationId?: string } | undefined;
+    expect(resolved!.actions[0]!.operationId).toBe(outcome?.operationId);
+    expect(new Set(server.requests.map((r) => r.headers['x-reflex-delivery'])).size).toBe(2);
+  });
+
+  it('a crash no rule remediates is a critical alert saying so, resolved when someone starts the instance', async () => {
+    await startReplicas(1);
+    sim.controls.crash('batch-1');
+    await eventually(() => server.requests.length === 1, 'the firing message');
+    expect(bodies()[0]!.alerts[0]).toMatchObject({
+      kind: 'instance.crashed',
+      severity: 'critical',
+      instance: 'batch-1',
+      actions: [],
+      outcome: 'not remediated: rule restart-on-crash skipped: instance has not opted in (user.reflex.autorestart is not true)',
+    });
+    const client = new InstanceClient(targetOf(parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl() })));
+    await (await client.changeState('batch-1', { action: 'start', timeout: 30 })).wait({ timeoutMs: 10_000 });
+    await client.close();
+    await eventually(() => server.requests.length === 2, 'the resolved message');
+    expect(bodies()[1]!.alerts[0]).toMatchObject({ status: 'resolved', summary: 'batch-1 is Running (103) again, started through the API', outcome: 'recovered' });
+  });
+
+  it('an instance a resync finds in Error is an instance.error alert, resolved when Reflex has started it again', async () => {
+    await startReplicas(1);
+    // The daemon sends no event for Error (112): only a resync sees it.
+    sim.controls.setError('web-1');
+    await replicas[0]!.resync();
+    await eventually(() => server.requests.length >= 2, 'the firing and the resolved message', 15_000);
+    await sleep(1_000);
+    expect(bodies().map((b) => [b.status, b.alerts.map((a) => `${a.kind}:${a.status}`)])).toEqual([
+      ['firing', ['instance.error:firing']],
+      ['resolved', ['instance.error:resolved']],
+    ]);
+    expect(bodies()[0]!.alerts[0]!.summary).toBe('web-1 reports Error (112)');
+    expect(bodies()[1]!.alerts[0]).toMatchObject({ outcome: 'restarted', actions: [{ action: 'start', result: 'done', operationId: expect.any(String) }] });
+  });
+});
+
+describe('instance alerts on redelivery', () => {
+  let fx: NotifierFixture;
+  let server: RecordingServer;
+  afterEach(async () => {
+    await fx.close();
+    await server.close();
+  });
+
+  const event = (over: Partial<Extract<CanonicalEvent, { kind: 'instance.status' }>>): CanonicalEvent => ({
+    kind: 'instance.status',
+    id: 'evt-crash-1',
+    target: 'local',
+    location: 'none',
+    project: 'default',
+    timestamp: '2025-01-02T03:04:05.000000000+00:00',
+    synthetic: false,
+    instance: 'web-1',
+    from: 103,
+    to: 102,
+    intent: 'unrequested',
+    action: 'instance-shutdown',
+    ...over,
+  });
+  const queued = [{ rule: 'restart-on-crash', result: 'queued' as const, summary: 'matched', actions: [{ action: 'start', delayMs: 0 }] }];
+
+  it('the same crash and recovery seen again (a retried job, another replica) send nothing more, and a crash older than the recovery reopens nothing', async () => {
+    fx = new NotifierFixture();
+    server = await startRecordingServer();
+    const replica = () => new InstanceAlerts({ redis: fx.redis, notifier: fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: 'k' }, route: { receiver: 'hook', ...fastTimings } }) });
+    const [a, b] = [replica(), replica()];
+    await Promise.all([a.observe(event({}), queued), b.observe(event({}), queued)]);
+    await eventually(() => server.requests.length === 1, 'the firing message');
+    await a.observe(event({}), queued);
+    const running = event({ id: 'evt-run-1', timestamp: '2025-01-02T03:04:09.000000000+00:00', from: 102, to: 103, intent: 'requested', action: 'instance-started' });
+    await Promise.all([a.observe(running, []), b.observe(running, [])]);
+    await eventually(() => server.requests.length === 2, 'the resolved message');
+    await b.observe(running, []);
+    await a.observe(event({}), queued);
+    await sleep(4 * fastTimings.groupIntervalMs);
+    expect(server.requests.map((r) => (r.json as Body).status)).toEqual(['firing', 'resolved']);
+  });
+});
