@@ -37,7 +37,8 @@ export async function startStack(redisUrl: string, opts: { seeded?: number; opte
   const probe = new SimProbe(sim);
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
   const target = `unix://${sim.socketPath}`;
-  const config = parseConfig({ target, redisUrl, rulesDir, prefix, resyncIntervalMs: 0, logLevel: 'silent' });
+  // The benches crash hundreds of instances on one server on purpose: storm control would hold them back.
+  const config = parseConfig({ target, redisUrl, rulesDir, prefix, resyncIntervalMs: 0, logLevel: 'silent', stormThreshold: 0 });
   const reflex = await startReflex(config, silentLogger);
   const keys = keySpace(prefix);
   const redis = redisClient(redisUrl);

@@ -109,9 +109,12 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** `reflex run` as a process against the simulator, with the bundled rules and no periodic resync. */
+/**
+ * `reflex run` as a process against the simulator, with the bundled rules and no periodic resync.
+ * Storm control is off: the scenarios crash dozens of instances on one server and expect each back.
+ */
 export function reflexRun(sim: RunningSimulator, redisUrl: string, prefix: string, role: 'all' | 'subscriber' | 'worker', env: Record<string, string> = {}): ReflexProcess {
-  return startReflexProcess(['run', '--role', role, '--target', `unix://${sim.socketPath}`, '--redis', redisUrl, '--prefix', prefix, '--rules', rulesDir, '--resync-interval', '0'], { REFLEX_LOG_LEVEL: 'info', ...env });
+  return startReflexProcess(['run', '--role', role, '--target', `unix://${sim.socketPath}`, '--redis', redisUrl, '--prefix', prefix, '--rules', rulesDir, '--resync-interval', '0'], { REFLEX_LOG_LEVEL: 'info', REFLEX_STORM_THRESHOLD: '0', ...env });
 }
 
 /**

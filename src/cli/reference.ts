@@ -26,7 +26,7 @@ const envOf: Record<string, string> = {
   target: 'REFLEX_TARGET', remote: 'REFLEX_REMOTE', clientCert: 'REFLEX_CLIENT_CERT', clientKey: 'REFLEX_CLIENT_KEY',
   serverCert: 'REFLEX_SERVER_CERT', serverFingerprint: 'REFLEX_SERVER_FINGERPRINT', redisUrl: 'REDIS_URL', rulesDir: 'REFLEX_RULES',
   role: 'REFLEX_ROLE', prefix: 'REFLEX_PREFIX', resyncIntervalMs: 'REFLEX_RESYNC_INTERVAL_MS', logLevel: 'REFLEX_LOG_LEVEL',
-  httpHost: 'REFLEX_HTTP_HOST', httpPort: 'REFLEX_HTTP_PORT', dashboardToken: 'REFLEX_DASHBOARD_TOKEN',
+  httpHost: 'REFLEX_HTTP_HOST', httpPort: 'REFLEX_HTTP_PORT', dashboardToken: 'REFLEX_DASHBOARD_TOKEN', stormThreshold: 'REFLEX_STORM_THRESHOLD',
 };
 
 function configRows(): string[] {

@@ -132,6 +132,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ConfigInput
     logLevel: (env.REFLEX_LOG_LEVEL || undefined) as Config['logLevel'] | undefined,
     httpHost: env.REFLEX_HTTP_HOST || undefined,
     httpPort: num(env.REFLEX_HTTP_PORT),
+    stormThreshold: num(env.REFLEX_STORM_THRESHOLD),
     dashboardToken: env.REFLEX_DASHBOARD_TOKEN || undefined,
   };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as ConfigInput;
