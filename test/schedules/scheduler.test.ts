@@ -97,6 +97,25 @@ describe('scheduler on the simulator', () => {
     expect(perTick.size).toBe(3 * names.length);
   }, 40_000);
 
+  it('with several targets, each tick runs on every target and audits each under its own', async () => {
+    const sims = [await simulator(), await simulator()];
+    const prefix = uniquePrefix('sched-targets');
+    const redis = redisClient();
+    const keys = keySpace(prefix);
+    const targets = sims.map((sim) => ({ target: `unix://${sim.socketPath}`, client: new InstanceClient(parseTarget(`unix://${sim.socketPath}`)) }));
+    const scheduler = await startScheduler({ prefix, target: targets[0]!.target, client: targets[0]!.client, targets, redis, audit: new AuditLog(redis, keys.audit), keys, logger, schedules: [defineSchedule(snapshotEverySecond)] });
+    cleanups.push(async () => {
+      await scheduler.stop();
+      for (const t of targets) await t.client.close();
+      redis.disconnect();
+    });
+    await until('a tick on both servers', () => sims.every((sim) => sim.controls.calls('a1', 'snapshot') >= 1), 10_000);
+    await scheduler.stop();
+    for (const sim of sims) expect(sim.controls.calls('other')).toBe(0);
+    const decisions = (await auditOf(prefix).read({})).filter((r) => r.type === 'decision' && r.instance === 'a1');
+    expect(new Set(decisions.map((d) => d.target))).toEqual(new Set(targets.map((t) => t.target)));
+  }, 30_000);
+
   it('a dry-run plans and audits but changes nothing', async () => {
     const sim = await simulator();
     const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
