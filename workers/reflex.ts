@@ -145,15 +145,15 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     const notifyConfig = (others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined) ?? notifyConfigFromEnv();
     const notifier = notifyConfig ? new Notifier({ ...notifyConfig, redis, audit, prefix: config.prefix, logger }) : undefined;
     useNotifier(notifier);
-    const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, logger }) : undefined;
+    const gate = new ActionGate(redis, keys, new Silences(redis, keys.silences), metrics, { storm: config.stormThreshold > 0 ? { threshold: config.stormThreshold, windowMs: config.stormWindowMs } : false, autorestartStandBackMs: config.autorestartStandBackMs });
+    const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, logger, inStorm: (e) => gate.inStorm(e) }) : undefined;
     if (notifier) {
       logger.info({ receivers: notifyConfig!.receivers.length }, 'notifications configured');
       stops.push(() => notifier.close());
     }
-    const gate = new ActionGate(redis, keys, new Silences(redis, keys.silences), metrics, { storm: config.stormThreshold > 0 ? { threshold: config.stormThreshold, windowMs: config.stormWindowMs } : false, autorestartStandBackMs: config.autorestartStandBackMs });
     const processor = new EventProcessor({ redis, keys, client: clientFor, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts, archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }), metrics, raiseAlert: notifier ? (a) => notifier.notify({ ...a, labels: {} }) : undefined, instanceAlerts });
     const executor = new ActionExecutor({ client: clientFor, audit, selfActions, lock: new InstanceLock(redis, 10_000), keys, redis, logger, metrics, events: eventsQueue });
-    // One event at a time keeps each instance's history in arrival order; actions run in parallel.
+    // One job (a batch) at a time; within it each instance's events in arrival order, instances side by side. Actions run in parallel.
     const eventWorker = new Worker(keys.eventsQueue, async (job) => processor.process(eventJobSchema.parse(job.data)), { ...queueOpts, concurrency: 1, lockDuration: 10_000, stalledInterval: 5_000 });
     const actionWorker = new Worker(
       keys.actionsQueue,

@@ -7,7 +7,7 @@ import { notificationTitle } from '../../src/notify/message-text.js';
  * here: each receiver names the environment variable that holds its webhook URL (`urlEnv`) or
  * signing key (`secretEnv`), and Reflex prints them as `[redacted]`.
  *
- * Routing: crash loops page on-call (Teams, falling back to the signed webhook when Teams keeps
+ * Routing: crash loops and failure storms page on-call (Teams, falling back to the signed webhook when Teams keeps
  * failing); everything also goes to the CloudEvents sink for the event bus; database instances go
  * to the DB team's Mattermost; the rest to Slack, grouped per kind and project.
  */
@@ -31,7 +31,7 @@ export default defineNotifications({
     repeatIntervalMs: 4 * 3_600_000,
     routes: [
       { receiver: 'event-bus', continue: true, groupBy: ['instance'], groupWaitMs: 0 },
-      { match: { kind: 'instance.crash-loop' }, receiver: 'teams-oncall', groupBy: ['instance'], groupWaitMs: 5_000 },
+      { match: { kind: ['crash-loop', 'storm'] }, receiver: 'teams-oncall', groupBy: ['instance'], groupWaitMs: 5_000 },
       { matchRe: { instance: '(db|pg|mysql)-.*' }, receiver: 'mattermost-db' },
       { match: { project: ['lab', 'sandbox'] }, receiver: 'slack-lab', routes: [{ match: { severity: 'critical' }, receiver: 'discord-lab' }] },
       // As in Alertmanager, the root's receiver gets only alerts no child matched; the event-bus

@@ -67,6 +67,11 @@ export class ActionGate {
     await this.storms?.observe(event);
   }
 
+  /** Whether the event's cluster member is in a failure storm (never, with storm control off). */
+  async inStorm(event: CanonicalEvent): Promise<boolean> {
+    return (await this.storms?.inStorm(event)) ?? false;
+  }
+
   async admit(rule: Rule, event: CanonicalEvent, instanceName: string, instance: Instance | undefined): Promise<GateVerdict> {
     const silence = await this.silences.matching({ target: event.target, project: event.project, location: event.location, instance: instanceName, object: instance });
     if (silence) return { admitted: false, summary: `suppressed by silence ${silence.id} until ${silence.until}: ${silence.reason}` };

@@ -68,6 +68,15 @@ export class StormControl {
     await this.run(event, `${event.project}/${event.instance}`, '', now);
   }
 
+  /** Whether the event's member is in a storm now (declared, or at the threshold of failures). */
+  async inStorm(event: CanonicalEvent): Promise<boolean> {
+    const [declared, failures] = await Promise.all([
+      this.redis.exists(this.keys.storm(event.target, event.location)),
+      this.redis.zcard(this.keys.failures(event.target, event.location)),
+    ]);
+    return declared === 1 || failures >= this.threshold;
+  }
+
   /**
    * Counts the failure and says whether the member is in a storm. `who` (rule and incident) names
    * the caller; the first caller of a storm is told to raise its alert, and so is the same caller

@@ -36,7 +36,18 @@ const kinds = Object.values(instanceAlertKinds);
  * and retried jobs raising or resolving the same incident send one message of each.
  */
 export class InstanceAlerts {
-  constructor(private readonly deps: { notifier: Notifier; redis: Redis; logger?: Logger }) {}
+  constructor(
+    private readonly deps: {
+      notifier: Notifier;
+      redis: Redis;
+      logger?: Logger;
+      /**
+       * Whether the instance's cluster member is in a failure storm: storm control then raises one
+       * grouped alert for the member, and the per-instance crash alerts are held back.
+       */
+      inStorm?: (event: CanonicalEvent) => Promise<boolean>;
+    },
+  ) {}
 
   /**
    * Raises or resolves the alert an event implies, after the rules handled it. Never throws:
@@ -70,6 +81,10 @@ export class InstanceAlerts {
   }
 
   private async raise(event: StatusEvent, kind: string, responses: RuleResponse[]): Promise<void> {
+    if (await this.deps.inStorm?.(event)) {
+      this.deps.logger?.info({ instance: event.instance, location: event.location }, 'crash alert held back: the member is in a failure storm (one grouped alert)');
+      return;
+    }
     const acting = responses.filter((r) => r.result === 'queued');
     const actions: AlertAction[] = acting.flatMap((r) =>
       r.actions.map((a) => ({ action: a.action, result: 'queued', summary: `by rule ${r.rule}${a.delayMs ? `, to run in ${Math.round(a.delayMs / 1000)} s` : ''}` })),

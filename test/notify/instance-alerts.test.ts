@@ -166,4 +166,17 @@ describe('instance alerts on redelivery', () => {
     await sleep(4 * fastTimings.groupIntervalMs);
     expect(server.requests.map((r) => (r.json as Body).status)).toEqual(['firing', 'resolved']);
   });
+
+  it('holds back per-instance crash alerts while the member is in a failure storm (storm control sends one grouped alert)', async () => {
+    fx = new NotifierFixture();
+    server = await startRecordingServer();
+    const notifier = fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: 'k' }, route: { receiver: 'hook', ...fastTimings } });
+    const stormy = new InstanceAlerts({ redis: fx.redis, notifier, inStorm: async () => true });
+    await stormy.observe(event({}), []);
+    await sleep(4 * fastTimings.groupIntervalMs);
+    expect(server.requests).toHaveLength(0);
+    const calm = new InstanceAlerts({ redis: fx.redis, notifier, inStorm: async () => false });
+    await calm.observe(event({ id: 'evt-crash-2', timestamp: '2025-01-02T03:05:00.000000000+00:00' }), []);
+    await eventually(() => server.requests.length === 1, 'the firing message once the storm is over');
+  });
 });
