@@ -82,6 +82,9 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     ...queueOpts,
     defaultJobOptions: { removeOnComplete: { age: 24 * 3600 }, removeOnFail: false, backoff: { type: 'exponential', delay: 300, jitter: 0.5 } },
   });
+  // A queue with no error listener prints each Redis connection error with its stack; the
+  // connection's trouble is already reported once (connectRedis), so the queues' copies go to debug.
+  for (const q of [eventsQueue, actionsQueue]) q.on('error', (err) => logger.debug({ err: err.message, queue: q.name }, 'queue error'));
   const tracker = new StateTracker(redis, keys);
   const audit = new AuditLog(redis, keys.audit);
   const selfActions = new SelfActions(redis, keys);

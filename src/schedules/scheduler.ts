@@ -82,6 +82,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
   const queueConnection = redis.duplicate();
   const workerConnection = redis.duplicate();
   const queue = new Queue(skeys.queue, { connection: queueConnection, prefix: keys.bullPrefix });
+  queue.on('error', (err) => logger.debug({ err: err.message }, 'scheduler queue error'));
   await reconcile(queue, active, redis, skeys, logger);
 
   const running = new InstanceLock(redis, 60_000);
