@@ -1,6 +1,6 @@
 import { AuditLog } from '../src/audit/audit-log.js';
 import { bullmqAddProcess } from './baseline-bullmq.js';
-import { benchRedis, optedInName, settled, startStack, type Stack } from './stack.js';
+import { benchRedis, eventsIdle, optedInName, settled, startStack, type Stack } from './stack.js';
 import { atLeast, progress, runBench, sleep, until } from './support.js';
 
 /**
@@ -31,7 +31,7 @@ await runBench(bench, async () => {
         bench,
         figures: [atLeast(`storm: ${total} mixed events, ${matching} matching — ingest+evaluate+audit`, 'events/s', rate, `raw BullMQ add+process of ${total} empty jobs`, baseline, 2)],
         notes: [
-          `Storm: ${total - matching} instance-updated + ${matching} crashes of opted-in instances, emitted at once. Reflex's time runs from the first event to the events queue drained, and includes the ${jobs - total} follow-on events (operations, instance-started) of the ${matching} restarts it triggered.`,
+          `Storm: ${total - matching} instance-updated + ${matching} crashes of opted-in instances, emitted at once. Reflex's time runs from the emission to the last storm event processed (archived, audited, decided, its start queued), read from the archive's stream ids; the ${matching} restarts run on in the action worker (${jobs - total} follow-on events) and are counted below, not timed. Storm control is off here: with it, ${matching} crashes on one server would be one grouped alert and no restarts.`,
           `Zero lost: ${lost.summary}.`,
           'How: the ingestor writes what accumulated during the previous write as one job (up to 500 events), and the event worker handles the instances of a batch side by side (each instance in order), so the Redis round trips of an event (dedupe mark, state compare-and-set, self-action mark, audit appends) overlap. The bare queue costs one add and one completion round trip per job.',
         ],
@@ -45,27 +45,43 @@ await runBench(bench, async () => {
   }
 });
 
-/** Times the storm from the first emitted event to the last one archived (every event is, once processed). */
+/**
+ * Times the storm from its emission to the moment its last event was processed (typed, settled,
+ * archived, audited, rules decided, actions queued): that moment is read back from the archive,
+ * whose stream ids are Redis' clock at the append. The 1k restarts the storm triggers run on in
+ * the action worker and are checked by lostEvents(), but their execution is not part of the figure.
+ */
 async function timeStorm(stack: Stack): Promise<{ seconds: number; jobs: number }> {
-  const doneBefore = await stack.redis.xlen(stack.keys.archive);
-  const started = performance.now();
+  const archivedBefore = await stack.redis.xlen(stack.keys.archive);
+  const startedAt = Date.now();
   for (let i = 1; i <= matching; i++) stack.sim.controls.crash(optedInName(i));
   stack.sim.controls.storm(total - matching);
-  let ended = 0;
-  let jobs = 0;
+  let last = 0;
+  let stormEvents = 0;
+  let archived = 0;
   await until('the storm to be processed', async () => {
-    const c = (await stack.eventsQueue.getJobCounts('waiting', 'active', 'prioritized', 'delayed')) as Record<string, number>;
-    const busy = (c.waiting ?? 0) + (c.active ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0);
-    jobs = (await stack.redis.xlen(stack.keys.archive)) - doneBefore;
-    if (busy === 0 && jobs >= total) {
-      ended ||= performance.now();
-      // Quiet for a while: the restarts' follow-on events have been processed too.
-      return performance.now() - ended > 300;
+    archived = (await stack.redis.xlen(stack.keys.archive)) - archivedBefore;
+    if (archived < total) return false;
+    ({ last, count: stormEvents } = await lastStormEvent(stack, startedAt));
+    return stormEvents >= total;
+  }, 180_000, 50);
+  await eventsIdle(stack.eventsQueue, 60_000);
+  archived = (await stack.redis.xlen(stack.keys.archive)) - archivedBefore;
+  return { seconds: (last - startedAt) / 1000, jobs: archived };
+}
+
+/** The storm's events in the archive (instance-updated lifecycle events, crashes to Stopped) and the time the last one was appended. */
+async function lastStormEvent(stack: Stack, since: number): Promise<{ last: number; count: number }> {
+  let last = 0;
+  let count = 0;
+  for (const [id, fields] of await stack.redis.xrange(stack.keys.archive, String(since), '+')) {
+    const event = JSON.parse(fields[fields.indexOf('event') + 1] ?? '{}') as { kind?: string; action?: string; to?: number };
+    if ((event.kind === 'lifecycle' && event.action === 'instance-updated') || (event.kind === 'instance.status' && event.to === 102)) {
+      count++;
+      last = Math.max(last, Number(id.split('-')[0]));
     }
-    ended = 0;
-    return false;
-  }, 180_000, 25);
-  return { seconds: (ended - started) / 1000, jobs };
+  }
+  return { last, count };
 }
 
 async function lostEvents(stack: Stack): Promise<{ count: number; summary: string }> {

@@ -14,6 +14,10 @@ import type { KeySpace } from '../queue/names.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { isFinalOperationCode } from '../client/status-code.js';
 import { parseSource } from '../events/normalize.js';
+import type { OperationObject } from '../client/envelope.js';
+
+/** How old a listing of the server's operations may be when an action checks for others' work on its instance. */
+const OPERATIONS_MAX_AGE_MS = 250;
 
 /** Returned instead of an outcome when another action holds the instance: the caller re-queues the job shortly. */
 export const instanceBusy = Symbol('instance-busy');
@@ -67,7 +71,7 @@ export class ActionExecutor {
     const base = { correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule };
     const resumed = await this.resume(job, jobId, client, base);
     if (resumed) return resumed;
-    await this.waitForOthersOperations(client, job.instance);
+    await this.waitForOthersOperations(client, job.instance, job.target, job.project);
     const action = getAction(job.action);
     const ctx: ActionContext = {
       client,
@@ -162,11 +166,28 @@ export class ActionExecutor {
     return outcome;
   }
 
-  /** Waits (bounded) for operations someone else is running on the instance, so we act on the settled state. */
-  private async waitForOthersOperations(client: InstanceClient, instance: string): Promise<void> {
+  private readonly operationListings = new Map<string, { at: number; list: Promise<OperationObject[]> }>();
+
+  private recentOperations(client: InstanceClient, key: string): Promise<OperationObject[]> {
+    const cached = this.operationListings.get(key);
+    if (cached && Date.now() - cached.at < OPERATIONS_MAX_AGE_MS) return cached.list;
+    const list = client.listOperations();
+    this.operationListings.set(key, { at: Date.now(), list });
+    list.catch(() => this.operationListings.delete(key));
+    return list;
+  }
+
+  /**
+   * Waits (bounded) for operations someone else is running on the instance, so we act on the
+   * settled state. The server lists every operation of the last seconds, whatever its instance; in
+   * a storm of actions each listing would grow with the others, so concurrent actions on one
+   * target share a listing up to {@link OPERATIONS_MAX_AGE_MS} old. An operation started since is
+   * caught by the daemon's own instance lock: the call is refused as busy, and retried.
+   */
+  private async waitForOthersOperations(client: InstanceClient, instance: string, target: string, project: string): Promise<void> {
     let ops;
     try {
-      ops = await client.listOperations();
+      ops = await this.recentOperations(client, `${target}\u0000${project}`);
     } catch {
       return; // listing is an optimisation: the action re-reads state anyway
     }

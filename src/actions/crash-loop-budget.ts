@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { LuaScript } from '../redis/script.js';
 
 /**
  * Crash-loop policy of a rule, after Kubernetes' CrashLoopBackOff: the first restart is
@@ -27,7 +28,7 @@ export type BudgetVerdict =
   | { allowed: false; restarts: number; newlyQuarantined: boolean };
 
 // One script, so replicas deciding on the same instance at the same moment agree.
-const reserveScript = `
+const reserveScript = new LuaScript(`
 local now = tonumber(ARGV[1])
 local windowMs, maxRestarts = tonumber(ARGV[2]), tonumber(ARGV[3])
 local initial, maxBackoff = tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -48,7 +49,7 @@ redis.call('ZADD', KEYS[1], now, ARGV[8])
 redis.call('PEXPIRE', KEYS[1], math.max(windowMs, resetAfter))
 local delay = 0
 if n > 0 then delay = math.min(maxBackoff, initial * math.pow(2, n - 1)) end
-return {n + 1, delay}`;
+return {n + 1, delay}`);
 
 /** Restart budgets per instance, shared by all replicas through Redis. */
 export class CrashLoopBudget {
@@ -60,20 +61,7 @@ export class CrashLoopBudget {
    */
   async reserve(keys: { restarts: string; quarantine: string }, incident: string, policy: CrashLoopPolicy, now = Date.now()): Promise<BudgetVerdict> {
     const p = withDefaults(policy);
-    const [a, b] = (await this.redis.eval(
-      reserveScript,
-      2,
-      keys.restarts,
-      keys.quarantine,
-      String(now),
-      String(p.windowMs),
-      String(p.maxRestarts),
-      String(p.initialBackoffMs),
-      String(p.maxBackoffMs),
-      String(p.resetAfterMs),
-      String(p.quarantineMs),
-      incident,
-    )) as [number, number];
+    const [a, b] = (await reserveScript.run(this.redis, [keys.restarts, keys.quarantine], [String(now), String(p.windowMs), String(p.maxRestarts), String(p.initialBackoffMs), String(p.maxBackoffMs), String(p.resetAfterMs), String(p.quarantineMs), incident])) as [number, number];
     if (a === -1) return { allowed: false, restarts: b, newlyQuarantined: false };
     if (a === -2) return { allowed: false, restarts: b, newlyQuarantined: true };
     return { allowed: true, restartNumber: a, delayMs: b };

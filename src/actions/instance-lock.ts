@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { LuaScript } from '../redis/script.js';
 
-const releaseScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
-const renewScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
+const releaseScript = new LuaScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
+const renewScript = new LuaScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`);
 
 /** A held lock; `release` is safe to call twice. */
 export interface HeldLock {
@@ -26,7 +27,7 @@ export class InstanceLock {
     const ok = await this.redis.set(key, token, 'PX', this.ttlMs, 'NX');
     if (ok !== 'OK') return undefined;
     const renew = setInterval(() => {
-      this.redis.eval(renewScript, 1, key, token, String(this.ttlMs)).catch(() => undefined);
+      renewScript.run(this.redis, [key], [token, String(this.ttlMs)]).catch(() => undefined);
     }, this.ttlMs / 3);
     renew.unref();
     let released = false;
@@ -35,7 +36,7 @@ export class InstanceLock {
         if (released) return;
         released = true;
         clearInterval(renew);
-        await this.redis.eval(releaseScript, 1, key, token);
+        await releaseScript.run(this.redis, [key], [token]);
       },
     };
   }

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import { StatusCode } from '../client/status-code.js';
+import { LuaScript } from '../redis/script.js';
 
 /** When many instances on one member fail together, Reflex stops remediating them one by one. */
 export interface StormPolicy {
@@ -22,7 +23,7 @@ export type StormVerdict =
  * one window after the last moment it had `threshold` distinct failures in a window.
  * Returns {state, failures, since, alerter}: state 0 no storm, 1 storm.
  */
-const recordScript = `
+const recordScript = new LuaScript(`
 local now, windowMs, threshold = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 if ARGV[4] ~= '' then redis.call('ZADD', KEYS[1], now, ARGV[4]) end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
@@ -36,7 +37,7 @@ if n >= threshold then
 end
 if redis.call('EXISTS', KEYS[2]) == 0 then return {0, n, 0, ''} end
 local h = redis.call('HMGET', KEYS[2], 'since', 'alerter')
-return {1, n, tonumber(h[1]), h[2]}`;
+return {1, n, tonumber(h[1]), h[2]}`);
 
 /** Whether an event is an instance failing: a stop nobody asked for (or seen only by a resync), or Error. */
 export function isFailure(event: CanonicalEvent): boolean {
@@ -90,16 +91,6 @@ export class StormControl {
   }
 
   private async run(event: CanonicalEvent, member: string, who: string, now: number): Promise<[number, number, number, string]> {
-    return (await this.redis.eval(
-      recordScript,
-      2,
-      this.keys.failures(event.target, event.location),
-      this.keys.storm(event.target, event.location),
-      String(now),
-      String(this.windowMs),
-      String(this.threshold),
-      member,
-      who,
-    )) as [number, number, number, string];
+    return (await recordScript.run(this.redis, [this.keys.failures(event.target, event.location), this.keys.storm(event.target, event.location)], [String(now), String(this.windowMs), String(this.threshold), member, who])) as [number, number, number, string];
   }
 }

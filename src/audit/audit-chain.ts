@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { LuaScript } from '../redis/script.js';
 
 /** The `prev` of the very first record of a log that was never trimmed. */
 export const GENESIS = '0'.repeat(40);
@@ -57,7 +58,7 @@ if trimmed > 0 then
 end
 return id
 `;
-const appendSha = createHash('sha1').update(appendLua).digest('hex');
+const appendScript = new LuaScript(appendLua);
 
 /**
  * Appends one record JSON to the chain in one round trip (EVALSHA, falling back to EVAL once per
@@ -65,11 +66,5 @@ const appendSha = createHash('sha1').update(appendLua).digest('hex');
  * age (exact). Returns the new stream id.
  */
 export async function appendChained(redis: Redis, streamKey: string, json: string, retention: { maxRecords: number; maxAgeMs: number }): Promise<string> {
-  const args = [2, streamKey, chainKey(streamKey), json, retention.maxRecords, retention.maxAgeMs] as const;
-  try {
-    return (await redis.evalsha(appendSha, ...args)) as string;
-  } catch (err) {
-    if (!String((err as Error).message).startsWith('NOSCRIPT')) throw err;
-    return (await redis.eval(appendLua, ...args)) as string;
-  }
+  return (await appendScript.run(redis, [streamKey, chainKey(streamKey)], [json, retention.maxRecords, retention.maxAgeMs])) as string;
 }

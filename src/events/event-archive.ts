@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { CanonicalEvent } from './canonical-event.js';
+import { LuaScript } from '../redis/script.js';
 
 /** What the processor made of an archived event. */
 export type ArchiveOutcome = 'processed' | 'stale' | 'unchanged' | 'duplicate' | 'corrected';
@@ -26,13 +27,13 @@ export interface ArchivedEvent {
 
 // A job retried after a partial run must not archive its event twice: the id is claimed first.
 // Both trims run in the same call because XADD takes MAXLEN or MINID, not both.
-const appendScript = `
+const appendScript = new LuaScript(`
 if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1]) then
   local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'id', ARGV[3], 'kind', ARGV[4], 'target', ARGV[5], 'instance', ARGV[6], 'outcome', ARGV[7], 'event', ARGV[8])
   redis.call('XTRIM', KEYS[1], 'MINID', '~', ARGV[9])
   return id
 end
-return false`;
+return false`);
 
 /**
  * The archive: every canonical event Reflex saw, once, with what became of it, in a Redis stream
@@ -53,21 +54,7 @@ export class EventArchive {
   /** Appends an event unless an event with the same id was archived within the retention age. */
   async append(event: CanonicalEvent, outcome: ArchiveOutcome): Promise<boolean> {
     const minId = `${Math.max(0, Date.now() - this.maxAgeMs)}-0`;
-    const res = await this.opts.redis.eval(
-      appendScript,
-      2,
-      this.opts.key,
-      `${this.opts.key}:seen:${event.target}:${event.id}`,
-      String(this.dedupeWindowMs),
-      String(this.maxLength),
-      event.id,
-      event.kind,
-      event.target,
-      'instance' in event && event.instance ? event.instance : '',
-      outcome,
-      JSON.stringify(event),
-      minId,
-    );
+    const res = await appendScript.run(this.opts.redis, [this.opts.key, `${this.opts.key}:seen:${event.target}:${event.id}`], [String(this.dedupeWindowMs), String(this.maxLength), event.id, event.kind, event.target, 'instance' in event && event.instance ? event.instance : '', outcome, JSON.stringify(event), minId]);
     return res !== null;
   }
 

@@ -37,6 +37,8 @@ export interface EventIngestorOptions {
  */
 export class EventIngestor {
   private buffer: EventItem[] = [];
+  /** Bumped when the buffer is thrown away (overflow, lost lease): positions taken before no longer hold. */
+  private generation = 0;
   private flushing: Promise<void> | undefined;
   private readonly maxBuffered: number;
   private readonly reorderWindowMs: number;
@@ -63,18 +65,39 @@ export class EventIngestor {
     while (this.flushing || this.buffer.length) await (this.flushing ?? this.flush());
   }
 
-  /** The first `max` jobs whose reorder window has passed (a synthetic event never waits). */
-  private released(max: number): EventItem[] {
+  /**
+   * What goes out now: the frames whose reorder window has passed (a synthetic event never waits),
+   * plus any frame that arrived after them but is older in daemon time than the newest of them —
+   * it must be written first, not in a later job. Frames do not cross a synthetic event.
+   * Answers the positions taken in the buffer, oldest arrival first.
+   */
+  private released(max: number): number[] {
     const cutoff = Date.now() - this.reorderWindowMs;
     let n = 0;
     while (n < this.buffer.length && n < max && (this.buffer[n]!.kind === 'synthetic' || this.buffer[n]!.receivedAt <= cutoff)) n++;
-    return this.buffer.slice(0, Math.max(n, 1));
+    n = Math.max(n, 1);
+    const taken = Array.from({ length: n }, (_, i) => i);
+    let newest = '';
+    for (const i of taken) {
+      const item = this.buffer[i]!;
+      if (item.kind === 'synthetic') return taken;
+      newest = maxKey(newest, timestampKey(item.raw));
+    }
+    // Inversions are a few ms wide: looking a batch's length further is plenty, and keeps a storm's flushes linear.
+    for (let i = n; i < this.buffer.length && i < n + max && taken.length < max; i++) {
+      const item = this.buffer[i]!;
+      if (item.kind === 'synthetic') break;
+      const key = timestampKey(item.raw);
+      if (key !== undefined && key <= newest) taken.push(i);
+    }
+    return taken;
   }
 
   private push(job: EventItem): void {
     if (this.buffer.length >= this.maxBuffered) {
       this.opts.logger.error({ buffered: this.buffer.length }, 'event buffer full (Redis too slow or down); dropping and asking for a resync');
       this.buffer = [];
+      this.generation++;
       this.opts.onOverflow?.();
     }
     this.buffer.push(job);
@@ -86,16 +109,23 @@ export class EventIngestor {
       while (this.buffer.length) {
         const wait = this.buffer[0]!.receivedAt + this.reorderWindowMs - Date.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-        const batch = inDaemonOrder(this.released(this.maxBatch));
+        const generation = this.generation;
+        const taken = this.released(this.maxBatch);
+        const batch = inDaemonOrder(taken.map((i) => this.buffer[i]!));
         try {
           if (this.opts.mayWrite && !(await this.opts.mayWrite())) {
             this.opts.logger.warn({ dropped: this.buffer.length }, 'not the lease holder any more: dropping buffered events (the new holder resyncs)');
             this.buffer = [];
+            this.generation++;
             break;
           }
           // The job id is a hash of the batch's content: a write retried after a lost reply is stored once.
           await this.opts.queue.add('batch', { kind: 'batch', target: this.opts.target, items: batch }, { jobId: batchId(batch) });
-          this.buffer.splice(0, batch.length);
+          // Frames pushed meanwhile were appended, so the positions taken still hold (unless the buffer was thrown away).
+          if (generation === this.generation) {
+            const gone = new Set(taken);
+            this.buffer = this.buffer.filter((_, i) => !gone.has(i));
+          }
         } catch (err) {
           this.opts.logger.warn({ err: (err as Error).message, buffered: this.buffer.length }, 'could not write events to Redis; holding them and retrying');
           await new Promise((r) => setTimeout(r, 500));
@@ -135,6 +165,10 @@ export function inDaemonOrder(jobs: EventItem[]): EventItem[] {
 }
 
 const timestampPattern = /"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)"/;
+
+function maxKey(a: string, b: string | undefined): string {
+  return b !== undefined && b > a ? b : a;
+}
 
 /** A sortable key (UTC, nanoseconds) for an RFC 3339 timestamp inside a frame. */
 function timestampKey(raw: string): string | undefined {

@@ -1,5 +1,14 @@
 import type { Redis } from 'ioredis';
 import type { KeySpace } from '../queue/names.js';
+import { LuaScript } from '../redis/script.js';
+
+const compareAndSet = new LuaScript(`local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if cur then
+  local at = tonumber(cjson.decode(cur)['at'])
+  if at > tonumber(ARGV[3]) then return {0, cur} end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return {1, cur or false}`);
 
 /** What the tracker knows of one instance. */
 export interface TrackedStatus {
@@ -48,20 +57,7 @@ export class StateTracker {
     const key = this.keys.state(target);
     const field = this.field(project, instance);
     // Compare-and-set in one Lua call so two workers racing on the same instance stay ordered.
-    const res = (await this.redis.eval(
-      `local cur = redis.call('HGET', KEYS[1], ARGV[1])
-       if cur then
-         local at = tonumber(cjson.decode(cur)['at'])
-         if at > tonumber(ARGV[3]) then return {0, cur} end
-       end
-       redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-       return {1, cur or false}`,
-      1,
-      key,
-      field,
-      JSON.stringify({ status, at, project, ...origin }),
-      String(at),
-    )) as [number, string | null | false];
+    const res = (await compareAndSet.run(this.redis, [key], [field, JSON.stringify({ status, at, project, ...origin }), String(at)])) as [number, string | null | false];
     const previous = res[1] ? (JSON.parse(res[1]) as TrackedStatus) : undefined;
     return { applied: res[0] === 1, previous };
   }

@@ -1,0 +1,66 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EventIngestor } from '../../src/events/event-ingestor.js';
+import { keySpace } from '../../src/queue/names.js';
+import type { EventJob } from '../../src/queue/payloads.js';
+import { redisUrl, uniquePrefix } from '../support/redis.js';
+
+const frame = (ts: string, action: string) => JSON.stringify({ type: 'lifecycle', timestamp: ts, metadata: { action, source: '/1.0/instances/r1' } });
+
+describe('the event ingestor', () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  async function setUp(reorderWindowMs: number) {
+    const keys = keySpace(uniquePrefix('ingest'));
+    const connection = new Redis(redisUrl(), { maxRetriesPerRequest: null });
+    const queue = new Queue(keys.eventsQueue, { connection, prefix: keys.bullPrefix });
+    const ingestor = new EventIngestor({ queue, target: 'unix:///x', logger: pino({ level: 'silent' }), reorderWindowMs });
+    cleanups.push(async () => {
+      await queue.obliterate({ force: true });
+      await queue.close();
+      connection.disconnect();
+    });
+    const jobs = async () => (await queue.getJobs(['waiting'], 0, -1, true)).map((j) => j.data as EventJob);
+    return { ingestor, jobs };
+  }
+
+  it('writes what accumulated as one job, in daemon order', async () => {
+    const { ingestor, jobs } = await setUp(20);
+    const now = Date.now();
+    ingestor.pushFrame(frame('2026-11-22T10:00:00.300000000Z', 'instance-resumed'), now);
+    ingestor.pushFrame(frame('2026-11-22T10:00:00.100000000Z', 'instance-paused'), now);
+    ingestor.pushFrame(frame('2026-11-22T10:00:00.200000000Z', 'instance-updated'), now);
+    await ingestor.drain();
+    const written = await jobs();
+    expect(written).toHaveLength(1);
+    expect(written[0]!.kind).toBe('batch');
+    const actions = (written[0] as Extract<EventJob, { kind: 'batch' }>).items.map((i) => (i.kind === 'frame' ? JSON.parse(i.raw).metadata.action : i.kind));
+    expect(actions).toEqual(['instance-paused', 'instance-updated', 'instance-resumed']);
+  });
+
+  it('holds back a newer frame for an older one that arrives after its window has passed for the newer', async () => {
+    const { ingestor, jobs } = await setUp(20);
+    // When the newer frame's window ends, the older one (received 15 ms later) is still inside its own.
+    const now = Date.now();
+    ingestor.pushFrame(frame('2026-11-22T10:00:00.300000000Z', 'instance-resumed'), now);
+    ingestor.pushFrame(frame('2026-11-22T10:00:00.100000000Z', 'instance-paused'), now + 15);
+    await ingestor.drain();
+    const items = (await jobs()).flatMap((j) => (j.kind === 'batch' ? j.items : [j]));
+    expect(items.map((i) => (i.kind === 'frame' ? JSON.parse(i.raw).metadata.action : i.kind))).toEqual(['instance-paused', 'instance-resumed']);
+  });
+
+  it('stores a batch written twice (a retried write) once', async () => {
+    const { ingestor, jobs } = await setUp(0);
+    const raw = frame('2026-11-22T10:00:00.100000000Z', 'instance-updated');
+    ingestor.pushFrame(raw, 1);
+    await ingestor.drain();
+    ingestor.pushFrame(raw, 1);
+    await ingestor.drain();
+    expect(await jobs()).toHaveLength(1);
+  });
+});
