@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { runDemo } from '../../demo/demo.js';
 import { createLogger } from '../../log/logger.js';
 import { parseDuration } from '../../config/duration.js';
 
@@ -14,6 +13,8 @@ export function registerDemo(program: Command): void {
       const abort = new AbortController();
       process.once('SIGINT', () => abort.abort());
       process.once('SIGTERM', () => abort.abort());
+      // Loaded on use: the demo brings the simulator, which `reflex run` does not need.
+      const { runDemo } = await import('../../demo/demo.js');
       await runDemo({
         durationMs: parseDuration(opts.duration),
         redisUrl: opts.redis || undefined,

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { startSimulator } from '../../simulator/simulator.js';
 
 /** Adds `reflex sim`: runs the embedded instance-service simulator until SIGINT/SIGTERM. */
 export function registerSim(program: Command): void {
@@ -12,6 +11,8 @@ export function registerSim(program: Command): void {
     .option('--seed <n>', 'seed for deterministic ids')
     .action(async (flags: { listen: string[]; revision: string; instances: string; seed?: string }) => {
       if (flags.revision !== 'earlier' && flags.revision !== 'later') throw new Error(`--revision must be earlier or later, not ${flags.revision}`);
+      // Loaded on use: the simulator (and its TLS certificate generator) stays out of `reflex run`.
+      const { startSimulator } = await import('../../simulator/simulator.js');
       const sim = await startSimulator({
         listen: flags.listen,
         revision: flags.revision,
