@@ -160,10 +160,10 @@ export async function auditOf(redisUrl: string, keys: KeySpace): Promise<StoredA
   }
 }
 
-/** Counts of the events queue (waiting, active, delayed, completed, failed). */
-export async function eventQueueCounts(redisUrl: string, keys: KeySpace): Promise<Record<string, number>> {
+/** Counts of the events queue, or of the actions queue (waiting, active, delayed, completed, failed). */
+export async function eventQueueCounts(redisUrl: string, keys: KeySpace, queue: 'events' | 'actions' = 'events'): Promise<Record<string, number>> {
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  const q = new Queue(keys.eventsQueue, { connection, prefix: keys.bullPrefix });
+  const q = new Queue(queue === 'events' ? keys.eventsQueue : keys.actionsQueue, { connection, prefix: keys.bullPrefix });
   try {
     return (await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed')) as Record<string, number>;
   } finally {
@@ -172,11 +172,17 @@ export async function eventQueueCounts(redisUrl: string, keys: KeySpace): Promis
   }
 }
 
-/** Waits until the events queue is drained (nothing waiting, active or delayed) for a moment. */
+/**
+ * Waits until the events queue and the actions queue are drained (nothing waiting, active or
+ * delayed) for a moment. The actions queue matters after a SIGKILL: the job the killed worker held
+ * stays active until its lock expires and BullMQ hands it to another worker, which resumes it and
+ * writes its outcome.
+ */
 export async function drained(redisUrl: string, keys: KeySpace, timeoutMs: number): Promise<void> {
   let quiet = 0;
-  await until('the events queue to drain', async () => {
-    const c = await eventQueueCounts(redisUrl, keys);
+  await until('the events and actions queues to drain', async () => {
+    const counts = await Promise.all([eventQueueCounts(redisUrl, keys), eventQueueCounts(redisUrl, keys, 'actions')]);
+    const c = Object.fromEntries(['waiting', 'active', 'delayed', 'prioritized'].map((k) => [k, (counts[0][k] ?? 0) + (counts[1][k] ?? 0)]));
     const busy = (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0);
     quiet = busy ? 0 : quiet + 1;
     return quiet >= 3;

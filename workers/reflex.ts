@@ -155,9 +155,10 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       stops.push(() => notifier.close());
     }
     const processor = new EventProcessor({ redis, keys, client: clientFor, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts, archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }), metrics, raiseAlert: notifier ? (a) => notifier.notify({ ...a, labels: {} }) : undefined, instanceAlerts });
-    const executor = new ActionExecutor({ client: clientFor, audit, selfActions, lock: new InstanceLock(redis, 10_000), keys, redis, logger, metrics, events: eventsQueue });
+    const executor = new ActionExecutor({ client: clientFor, audit, selfActions, lock: new InstanceLock(redis, 10_000), keys, redis, logger, metrics, events: eventsQueue, raiseAlert: notifier ? (a) => notifier.notify({ ...a, labels: {} }) : undefined });
     // One job (a batch) at a time; within it each instance's events in arrival order, instances side by side. Actions run in parallel.
-    const eventWorker = new Worker(keys.eventsQueue, async (job) => processor.process(eventJobSchema.parse(job.data)), { ...queueOpts, concurrency: 1, lockDuration: 10_000, stalledInterval: 5_000 });
+    // A job whose worker died is handed to another (its events are skipped if done, its action resumed), up to 5 times.
+    const eventWorker = new Worker(keys.eventsQueue, async (job) => processor.process(eventJobSchema.parse(job.data)), { ...queueOpts, concurrency: 1, lockDuration: 10_000, stalledInterval: 5_000, maxStalledCount: 5 });
     const actionWorker = new Worker(
       keys.actionsQueue,
       async (job, token) => {
@@ -169,8 +170,15 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
         }
         return outcome;
       },
-      { ...queueOpts, concurrency: config.actionConcurrency, lockDuration: 10_000, stalledInterval: 5_000 },
+      { ...queueOpts, concurrency: config.actionConcurrency, lockDuration: 10_000, stalledInterval: 5_000, maxStalledCount: 5 },
     );
+    actionWorker.on('failed', (job, err) => {
+      if (!job) return;
+      const final = err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1) || /stalled more than allowable limit/.test(err.message);
+      if (!final) return;
+      const data = actionJobSchema.safeParse(job.data);
+      if (data.success) void executor.gaveUp(data.data, job.id ?? '', err.message, job.attemptsMade).catch((e: Error) => logger.error({ err: e.message, job: job.id }, 'give-up not recorded'));
+    });
     workers.push(eventWorker, actionWorker);
     instanceAlerts?.follow(actionWorker);
     for (const w of [eventWorker, actionWorker]) w.on('error', (err) => logger.error({ err: err.message }, 'queue worker error'));

@@ -40,8 +40,24 @@ export class ActionExecutor {
       metrics?: Metrics;
       /** Where the `emit` action publishes follow-up events; none: `emit` fails. */
       events?: Queue;
+      /** Forwards the alert of an action that gave up to the notification receivers; none: audited only. */
+      raiseAlert?: (alert: { kind: string; severity: 'critical'; summary: string; target: string; project: string; instance: string; correlationId: string }) => Promise<unknown>;
     },
   ) {}
+
+  /**
+   * An action job failed for good (a 4xx, retries exhausted, or its worker killed more often than
+   * the queue allows): it now waits in the dead-letter queue. Records the give-up and raises one
+   * alert, so it is neither silent nor lost (`reflex dlq list|retry`).
+   */
+  async gaveUp(job: ActionJob, jobId: string, reason: string, attempts: number): Promise<void> {
+    const { audit } = this.deps;
+    const base = { correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule };
+    const summary = `${job.action} on ${job.instance} gave up after ${attempts} attempt(s): ${reason}; job ${jobId} is in the dead-letter queue (reflex dlq list, reflex dlq retry)`;
+    await audit.append({ ...base, type: 'give-up', summary, jobId, attempts });
+    await audit.append({ ...base, type: 'alert', summary, severity: 'critical' });
+    await this.deps.raiseAlert?.({ kind: 'action-failed', severity: 'critical', summary, target: job.target, project: job.project, instance: job.instance, correlationId: job.correlationId });
+  }
 
   /**
    * Executes the job under the instance's lock; throws to let BullMQ retry, or UnrecoverableError

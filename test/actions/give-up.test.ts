@@ -1,0 +1,31 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { waitForAudit } from '../support/audit-trail.js';
+import { redisUrl } from '../support/redis.js';
+import { startReflexBed, type ReflexBed } from './reflex-bed.js';
+
+const rules = {
+  'restart.ts': `import { StatusCode, defineRule } from 'reflex';
+export default defineRule({ name: 'restart', on: { kind: 'instance.status', to: [StatusCode.Stopped], intent: ['unrequested'] }, actions: [{ action: 'start' }] });
+`,
+};
+
+describe('an action that fails for good', () => {
+  let bed: ReflexBed | undefined;
+  afterEach(async () => {
+    await bed?.stop();
+    bed = undefined;
+  });
+
+  it('is recorded as a give-up with one alert naming the dead-letter queue', async () => {
+    bed = await startReflexBed(rules);
+    bed.sim.controls.addInstance({ name: 'web1' });
+    bed.sim.controls.failNext('web1', 10, 'Injected failure');
+    bed.sim.controls.crash('web1');
+    const trail = await waitForAudit(redisUrl(), bed.prefix, 'web1', (rs) => rs.some((r) => r.type === 'alert'));
+    const giveUps = trail.filter((r) => r.type === 'give-up');
+    expect(giveUps).toHaveLength(1);
+    expect(giveUps[0]!.summary).toMatch(/^start on web1 gave up after \d attempt\(s\): .*Injected failure.*; job .+ is in the dead-letter queue \(reflex dlq list, reflex dlq retry\)$/);
+    expect(trail.filter((r) => r.type === 'alert').map((r) => r.summary)).toEqual([giveUps[0]!.summary]);
+    expect(trail.filter((r) => r.type === 'outcome').at(-1)!.summary).toMatch(/giving up$/);
+  }, 60_000);
+});
