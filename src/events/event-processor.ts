@@ -91,12 +91,15 @@ export class EventProcessor {
     });
     const pending = [...groups.values()];
     const failures: unknown[] = [];
+    // The "processed" marks are not waited for one by one: a mark lost with a dying worker only
+    // means the event is processed again, which every step tolerates.
+    const marks: Promise<unknown>[] = [];
     const lane = async () => {
       for (let group = pending.shift(); group; group = pending.shift()) {
         for (const i of group) {
           try {
             results[i] = await this.processOne(prepared[i]!);
-            await redis.set(keys.seenEvent(prepared[i]!.hash), '1', 'PX', SEEN_TTL_MS);
+            marks.push(redis.set(keys.seenEvent(prepared[i]!.hash), '1', 'PX', SEEN_TTL_MS));
           } catch (err) {
             // The rest of this instance's events wait for the job's retry, in order.
             failures.push(err);
@@ -106,6 +109,7 @@ export class EventProcessor {
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.deps.parallelInstances ?? 32, pending.length) }, lane));
+    await Promise.all(marks);
     if (failures.length) throw failures[0];
     return results;
   }
@@ -141,26 +145,24 @@ export class EventProcessor {
     }
     metrics?.events.inc({ kind: event.kind });
 
+    let settled: Settled = 'processed';
     if (event.kind === 'instance.status') {
-      const settled = await this.settleStatus(event);
-      await this.deps.archive?.append(event, settled);
-      if (settled !== 'processed' && settled !== 'corrected') return settled;
-    } else {
-      await this.deps.archive?.append(event, 'processed');
+      settled = await this.settleStatus(event);
+      if (settled !== 'processed' && settled !== 'corrected') {
+        await this.deps.archive?.append(event, settled);
+        return settled;
+      }
     }
     // An operation names its instances in resources; rules act on the first (state changes touch one).
     const instanceName = 'instance' in event ? event.instance : event.kind === 'operation.status' ? event.instances[0] : undefined;
-    if (event.kind !== 'operation.status') {
-      await audit.append({
-        type: 'event',
-        correlationId: event.id,
-        target: event.target,
-        instance: instanceName,
-        summary: describe(event),
-        event,
-      });
-    }
-    await this.deps.gate.observe(event);
+    // The archive and the audit trail are independent writes: side by side, one round trip of waiting.
+    await Promise.all([
+      this.deps.archive?.append(event, settled),
+      event.kind === 'operation.status'
+        ? undefined
+        : audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: instanceName, summary: describe(event), event }),
+      this.deps.gate.observe(event),
+    ]);
     const responses: RuleResponse[] = [];
     if (!this.deps.engine.isRelevant(event)) return this.alert(event, responses);
     const instance = instanceName ? await this.readInstance(event.target, event.project, instanceName) : undefined;
