@@ -228,6 +228,8 @@ export class EventProcessor {
     const { applied, previous } = await tracker.update(event.target, event.project, event.instance, event.to, Date.parse(event.timestamp), origin);
     if (!applied) {
       if (previous && previous.status !== event.to && !event.synthetic) return this.confirmStale(event, previous.status);
+      // A resync's read that the stream has already overtaken is routine, not news: archived as stale, not audited.
+      if (event.synthetic) return 'stale';
       await audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: event.instance, summary: `stale: ${event.action ?? 'status'} at ${event.timestamp} is older than the known state; ignored`, event });
       return 'stale';
     }
