@@ -14,9 +14,9 @@ describe('the reflex command', () => {
   });
 
   it('prints the effective configuration, flags over environment', async () => {
-    const res = await runReflex(['run', '--print-config', '--target', 'unix:///x.sock', '--role', 'worker'], { REDIS_URL: 'redis://10.1.2.3:6379', REFLEX_ROLE: 'subscriber' });
+    const res = await runReflex(['run', '--print-config', '--target', 'unix:///x.sock', '--role', 'worker', '--http-port', '9999'], { REDIS_URL: 'redis://10.1.2.3:6379', REFLEX_ROLE: 'subscriber', REFLEX_HTTP_PORT: '9000' });
     expect(res.code).toBe(0);
-    expect(JSON.parse(res.stdout)).toMatchObject({ target: 'unix:///x.sock', redisUrl: 'redis://10.1.2.3:6379', role: 'worker', rulesDir: './rules' });
+    expect(JSON.parse(res.stdout)).toMatchObject({ target: 'unix:///x.sock', redisUrl: 'redis://10.1.2.3:6379', role: 'worker', rulesDir: './rules', httpHost: '127.0.0.1', httpPort: 9999 });
   });
 
   it('redacts secrets in the printed configuration', async () => {

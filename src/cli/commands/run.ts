@@ -10,9 +10,12 @@ export function registerRun(program: Command): void {
     .option('--role <role>', 'all | subscriber | worker | scheduler (env REFLEX_ROLE; default all)')
     .option('--resync-interval <ms>', 'periodic full resync, 0 disables (default 30000)', Number)
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (env REFLEX_LOG_LEVEL)')
+    .option('--http-host <address>', 'address of /metrics, /healthz, /readyz and /dashboard (env REFLEX_HTTP_HOST; default 127.0.0.1)')
+    .option('--http-port <port>', 'port of that HTTP server, 0 disables it (env REFLEX_HTTP_PORT; default 9464)', Number)
     .option('--print-config', 'print the effective configuration and exit')
     .action(async (opts) => {
-      const config = resolveConfig(opts, { role: opts.role, resyncIntervalMs: opts.resyncInterval, logLevel: opts.logLevel });
+      // The dashboard token is not a flag (a command line is visible to every local user): env REFLEX_DASHBOARD_TOKEN or the config file.
+      const config = resolveConfig(opts, { role: opts.role, resyncIntervalMs: opts.resyncInterval, logLevel: opts.logLevel, httpHost: opts.httpHost, httpPort: opts.httpPort });
       if (opts.printConfig) {
         // Secrets (the dashboard token, a password in the Redis URL) are redacted; the client key
         // setting is a file path, not the key, so it is shown as is.
