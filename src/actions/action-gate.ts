@@ -83,6 +83,7 @@ export class ActionGate {
         const within = `within ${Math.round(this.storms.windowMs / 1000)} s`;
         const summary = `suppressed: storm: ${s.failures} instances failed on ${where} ${within}; per-instance remediation inhibited since ${new Date(s.since).toISOString()} (one grouped alert)`;
         if (!s.alert) return { admitted: false, summary };
+        this.metrics?.storms.inc();
         const names = s.instances.map((m) => m.slice(m.indexOf('/') + 1));
         const listed = names.length > 10 ? `${names.slice(0, 10).join(', ')} and ${names.length - 10} more` : names.join(', ');
         return {

@@ -47,6 +47,8 @@ export class Metrics {
   readonly actionRetries = new Counter({ name: 'reflex_action_retries_total', help: 'Failed action attempts that will be retried', labelNames: ['action'] as const, registers: [this.registry] });
 
   readonly quarantines = new Counter({ name: 'reflex_quarantines_total', help: 'Instances put in quarantine for crash-looping (each one raises one alert)', registers: [this.registry] });
+  /** Failure storms declared by storm control (each raises one grouped alert; counted by the replica that raised it). */
+  readonly storms = new Counter({ name: 'reflex_storms_total', help: 'Failure storms on a server or cluster member: per-instance remediation held back, one grouped alert', registers: [this.registry] });
 
   readonly leaseHolder = new Gauge({ name: 'reflex_lease_holder', help: '1 while this process holds the subscriber lease of the target (reads its event stream), 0 on standby', labelNames: ['target'] as const, registers: [this.registry] });
 

@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ActionGate } from '../../src/actions/action-gate.js';
+import { Metrics } from '../../src/metrics/metrics.js';
 import { SelfActions } from '../../src/actions/self-actions.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
@@ -74,8 +75,10 @@ describe('storm control', () => {
 
   it('ends a storm once a whole window passes with fewer failures; the next storm has its own alert', async () => {
     const ks = keySpace(uniquePrefix('storm'));
-    const gate = new ActionGate(redis, ks, new Silences(redis, ks.silences), undefined, { storm: { threshold: 3, windowMs: 400 } });
+    const metrics = new Metrics();
+    const gate = new ActionGate(redis, ks, new Silences(redis, ks.silences), metrics, { storm: { threshold: 3, windowMs: 400 } });
     const rule = defineRule({ name: 'r', on: { kind: 'instance.status' }, actions: [{ action: 'start' }] });
+    const storms = async () => (await metrics.storms.get()).values[0]?.value ?? 0;
     const admit = (name: string) => gate.admit(rule, crash(name, 'm1'), name, undefined);
     const first = [await admit('a'), await admit('b'), await admit('c'), await admit('d')];
     expect(first.map((v) => v.admitted)).toEqual([true, true, false, false]);
@@ -86,6 +89,7 @@ describe('storm control', () => {
     const second = [await admit('e'), await admit('f'), await admit('g')];
     expect(second.map((v) => v.admitted)).toEqual([true, true, false]);
     expect(second.filter((v) => !v.admitted && v.alert)).toHaveLength(1);
+    expect(await storms()).toBe(2);
   });
 
   it('counts only failures: a stop requested through the API or a lifecycle event makes no storm', async () => {

@@ -14,6 +14,7 @@ const exported = [
   'reflex_action_retries_total',
   'reflex_dlq_size',
   'reflex_quarantines_total',
+  'reflex_storms_total',
   'reflex_lease_holder',
   'reflex_stream_connected',
   'reflex_queue_jobs',
