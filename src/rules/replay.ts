@@ -15,8 +15,13 @@ export interface ReplayRow {
   didDo: string[];
 }
 
-/** Replays the events recorded in an audit trail through rules, deciding without acting. */
-export async function replayAudit(records: StoredAuditRecord[], rules: Rule[], client: InstanceClient): Promise<{ events: number; rows: ReplayRow[] }> {
+/**
+ * Replays the events recorded in an audit trail through rules, deciding without acting. `client`
+ * reads the instances rules look at: one client, or one per target (by the event's target; an
+ * event of a target not given is decided without its instance).
+ */
+export async function replayAudit(records: StoredAuditRecord[], rules: Rule[], client: InstanceClient | ((target: string) => InstanceClient | undefined)): Promise<{ events: number; rows: ReplayRow[] }> {
+  const clientFor = typeof client === 'function' ? client : () => client;
   const engine = new RuleEngine(rules);
   const rows = new Map<string, ReplayRow>(rules.map((r) => [r.name, { rule: r.name, wouldDo: [], didDo: [] }]));
   const instances = new Map<string, Instance | undefined>();
@@ -33,7 +38,8 @@ export async function replayAudit(records: StoredAuditRecord[], rules: Rule[], c
     const event: CanonicalEvent = parsed.data;
     if (!engine.isRelevant(event)) continue;
     const name = 'instance' in event ? event.instance : undefined;
-    const instance = name ? await readOnce(client, instances, event.project, name) : undefined;
+    const reader = clientFor(event.target);
+    const instance = name && reader ? await readOnce(reader, instances, event.target, event.project, name) : undefined;
     for (const d of await engine.decide(event, instance)) {
       if (d.matched) for (const a of d.actions) row(rows, d.rule).wouldDo.push(`${name}: ${a.action}`);
     }
@@ -48,8 +54,8 @@ function row(rows: Map<string, ReplayRow>, rule: string): ReplayRow {
 }
 
 /** The instance as it is now (replays cannot know its past config), read once per replay. */
-async function readOnce(client: InstanceClient, cache: Map<string, Instance | undefined>, project: string, name: string): Promise<Instance | undefined> {
-  const key = `${project}/${name}`;
+async function readOnce(client: InstanceClient, cache: Map<string, Instance | undefined>, target: string, project: string, name: string): Promise<Instance | undefined> {
+  const key = `${target} ${project}/${name}`;
   if (cache.has(key)) return cache.get(key);
   let value: Instance | undefined;
   try {

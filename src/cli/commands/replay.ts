@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { AuditLog } from '../../audit/audit-log.js';
 import { InstanceClient } from '../../client/client.js';
 import { RecordingTransport } from '../../client/recording-transport.js';
-import { targetOf } from '../../config/config-target.js';
+import { targetsOf } from '../../config/config-target.js';
 import { keySpace } from '../../queue/names.js';
 import { connectRedis } from '../../redis/connect.js';
 import { replayAudit } from '../../rules/replay.js';
@@ -20,20 +20,24 @@ export function registerReplay(program: Command): void {
       const { rules, errors } = await loadRules(config.rulesDir);
       for (const e of errors) process.stderr.write(`skipped ${e.file}: ${e.message}\n`);
       const redis = await connectRedis(config.redisUrl);
-      // Reads go to the server (rules see instances as they are now); any mutating request is refused unsent.
-      const transport = new RecordingTransport(targetOf(config));
-      const client = new InstanceClient(transport);
+      // Reads go to each server (rules see instances as they are now); any mutating request is refused unsent.
+      const readers = new Map(targetsOf(config).map((t) => [t.id, { transport: new RecordingTransport(t.target), client: undefined as InstanceClient | undefined }]));
+      for (const r of readers.values()) r.client = new InstanceClient(r.transport);
+      // One target: every recorded event is read there (as the events may name it by another spelling).
+      const only = readers.size === 1 ? [...readers.values()][0]!.client : undefined;
+      const client = (target: string) => only ?? readers.get(target)?.client;
       try {
         const records = await new AuditLog(redis, keySpace(config.prefix).audit).read({ since: new Date(Date.now() - parseDuration(opts.since)) });
         const { events, rows } = await replayAudit(records, rules, client);
+        const refused = [...readers.values()].reduce((n, r) => n + r.transport.recorded.length, 0);
         process.stdout.write(opts.json ? '' : `replayed ${events} event(s) through ${rules.length} rule(s), dry-run\n`);
         for (const r of rows) {
           if (opts.json) process.stdout.write(`${JSON.stringify(r)}\n`);
           else process.stdout.write(`${r.rule}\n  would do: ${r.wouldDo.join(', ') || 'nothing'}\n  was done: ${r.didDo.join(', ') || 'nothing'}\n`);
         }
-        if (transport.recorded.length) process.stderr.write(`refused ${transport.recorded.length} mutating request(s) (dry-run)\n`);
+        if (refused) process.stderr.write(`refused ${refused} mutating request(s) (dry-run)\n`);
       } finally {
-        await client.close();
+        for (const r of readers.values()) await r.client?.close();
         redis.disconnect();
       }
     });
