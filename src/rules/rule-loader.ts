@@ -40,6 +40,20 @@ export function ruleFiles(dir: string): string[] {
 }
 
 /**
+ * Each `.ts` file of a rules folder, imported without a build step (tsx), in name order; a file
+ * that fails to compile or throws on import comes back as its error (first lines of the message).
+ */
+export async function* importRuleFiles(dir: string): AsyncGenerator<{ file: string; mod: Record<string, unknown> } | { file: string; error: RuleLoadError }> {
+  for (const file of ruleFiles(dir)) {
+    try {
+      yield { file, mod: (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown> };
+    } catch (err) {
+      yield { file, error: { file, message: (err as Error).message.split('\n').slice(0, 6).join('\n') } };
+    }
+  }
+}
+
+/**
  * Loads TypeScript rule files without a build step (tsx). A file's default export is a rule made
  * with `defineRule`, or an array of them. A file that fails to compile, throws, or exports
  * something else is reported in `errors` and skipped.
@@ -49,14 +63,12 @@ export async function loadRules(dir: string): Promise<LoadedRules> {
   const errors: RuleLoadError[] = [];
   const others: unknown[] = [];
   const seen = new Map<string, string>();
-  for (const file of ruleFiles(dir)) {
-    let mod: { default?: unknown };
-    try {
-      mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: unknown };
-    } catch (err) {
-      errors.push({ file, message: (err as Error).message.split('\n').slice(0, 6).join('\n') });
+  for await (const loaded of importRuleFiles(dir)) {
+    if ('error' in loaded) {
+      errors.push(loaded.error);
       continue;
     }
+    const { file, mod } = loaded;
     // tsx may wrap a CommonJS-looking module: unwrap one level of default.
     let exported = mod.default;
     if (exported && typeof exported === 'object' && 'default' in exported && !isRule(exported)) exported = (exported as { default: unknown }).default;

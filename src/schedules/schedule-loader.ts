@@ -1,6 +1,4 @@
-import { pathToFileURL } from 'node:url';
-import { tsImport } from 'tsx/esm/api';
-import { ruleFiles, type RuleLoadError } from '../rules/rule-loader.js';
+import { importRuleFiles, type RuleLoadError } from '../rules/rule-loader.js';
 import { isSchedule, type Schedule } from './schedule.js';
 
 export interface LoadedSchedules {
@@ -19,14 +17,12 @@ export async function loadSchedules(dir: string): Promise<LoadedSchedules> {
   const schedules: Schedule[] = [];
   const errors: RuleLoadError[] = [];
   const seen = new Map<string, string>();
-  for (const file of ruleFiles(dir)) {
-    let mod: Record<string, unknown>;
-    try {
-      mod = (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>;
-    } catch (err) {
-      errors.push({ file, message: (err as Error).message.split('\n').slice(0, 6).join('\n') });
+  for await (const loaded of importRuleFiles(dir)) {
+    if ('error' in loaded) {
+      errors.push(loaded.error);
       continue;
     }
+    const { file, mod } = loaded;
     for (const s of exportedSchedules(mod)) {
       const other = seen.get(s.name);
       if (other) {
