@@ -119,16 +119,21 @@ function put(req: SimRequest, family: InstanceFamily): SimResponse {
       const volatile = Object.entries(inst.config).filter(([k]) => k.startsWith('volatile.'));
       inst.config = { ...Object.fromEntries(Object.entries(config).filter(([k]) => !k.startsWith('volatile.'))), ...Object.fromEntries(volatile) };
       inst.devices = devices;
-      if (Array.isArray(body.profiles)) inst.profiles = body.profiles.map(String);
-      if (typeof body.description === 'string') inst.description = body.description;
-      if (typeof body.ephemeral === 'boolean') inst.ephemeral = body.ephemeral;
-      if (typeof body.architecture === 'string' && body.architecture !== '') inst.architecture = body.architecture;
+      applyPlainFields(inst, body);
       inst.touch();
       ctx.lifecycle.emit(inst, 'instance-updated');
       op.succeed();
     }, ctx.opts.timings.taskMs).unref();
   });
   return asyncOp(op.url, ctx.ops.render(op));
+}
+
+/** The fields PUT and PATCH set the same way: profiles, description, ephemeral, architecture (an empty one is kept). */
+function applyPlainFields(inst: SimInstance, body: Record<string, unknown>): void {
+  if (Array.isArray(body.profiles)) inst.profiles = body.profiles.map(String);
+  if (typeof body.description === 'string') inst.description = body.description;
+  if (typeof body.ephemeral === 'boolean') inst.ephemeral = body.ephemeral;
+  if (typeof body.architecture === 'string' && body.architecture !== '') inst.architecture = body.architecture;
 }
 
 function patch(req: SimRequest, family: InstanceFamily): SimResponse {
@@ -148,10 +153,7 @@ function patch(req: SimRequest, family: InstanceFamily): SimResponse {
   }
   const devices = deviceMap(body.devices);
   if (devices) inst.devices = { ...inst.devices, ...devices };
-  if (Array.isArray(body.profiles)) inst.profiles = body.profiles.map(String);
-  if (typeof body.description === 'string') inst.description = body.description;
-  if (typeof body.ephemeral === 'boolean') inst.ephemeral = body.ephemeral;
-  if (typeof body.architecture === 'string' && body.architecture !== '') inst.architecture = body.architecture;
+  applyPlainFields(inst, body);
   inst.touch();
   ctx.lifecycle.emit(inst, 'instance-updated');
   return sync({});
