@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { InstanceClient } from '../../client/client.js';
 import { instanceSchema, type Instance } from '../../client/instance.js';
 import { RecordingTransport } from '../../client/recording-transport.js';
-import { targetOf } from '../../config/config-target.js';
+import { targetsOf } from '../../config/config-target.js';
 import { ReflexError } from '../../errors/reflex-error.js';
 import { canonicalEventSchema, type CanonicalEvent } from '../../events/canonical-event.js';
 import { decodeFrame } from '../../events/frame.js';
@@ -65,7 +65,9 @@ export function registerRules(program: Command): void {
       let instance: Instance | undefined;
       if (opts.instance) instance = instanceSchema.parse(JSON.parse(readFileSync(opts.instance, 'utf8')));
       else if ('instance' in event && event.instance) {
-        const client = new InstanceClient(new RecordingTransport(targetOf(config)));
+        // With a targets list, the server the event names (else the first); reads only, a mutating call is refused unsent.
+        const targets = targetsOf(config);
+        const client = new InstanceClient(new RecordingTransport((targets.find((t) => t.id === event.target) ?? targets[0]!).target));
         instance = (await client.withProject(event.project).getInstance(event.instance).catch(() => undefined))?.value;
         await client.close();
       }
