@@ -11,6 +11,7 @@ import { startPrivateRedis, type PrivateRedis } from '../redis/private-redis.js'
 import { startSimulator } from '../simulator/simulator.js';
 import type { AuditRecord } from '../audit/audit-log.js';
 import { AuditFeed, formatAuditLine } from './audit-feed.js';
+import { TerminalReceiver } from './terminal-receiver.js';
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -65,7 +66,10 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
   const target = `unix://${sim.socketPath}`;
   const config = parseConfig({ target, redisUrl, rulesDir: bundledRulesDir, prefix, resyncIntervalMs: 2_000, logLevel: 'warn' });
   const summary: DemoSummary = { remediations: [], leftAlone: [], quarantined: [], alerts: [], records: 0 };
-  const reflex = await startReflex(config, opts.logger);
+  // The example receiver: a signed webhook on 127.0.0.1 that prints what a chat channel would get.
+  const receiver = new TerminalReceiver(say);
+  const notify = await receiver.start();
+  const reflex = await withEnv({ ...notify.env, REFLEX_NOTIFY: JSON.stringify(notify.config) }, () => startReflex(config, opts.logger));
   const feedRedis = await connectRedis(redisUrl);
   const feed = new AuditFeed(feedRedis, keySpace(prefix).audit, (r) => {
     summary.records++;
@@ -100,6 +104,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
   feed.stop();
   await feeding;
   await reflex.stop();
+  await receiver.stop();
   await client.close();
   feedRedis.disconnect();
   await sim.stop();
@@ -111,6 +116,20 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
   say(`  quarantined: ${summary.quarantined.join(', ') || 'none'}`);
   for (const a of summary.alerts) say(`  alert:       ${a}`);
   return summary;
+}
+
+/** Runs `fn` with these environment variables set, then puts the environment back as it was. */
+async function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+  const before = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, vars);
+  try {
+    return await fn();
+  } finally {
+    for (const [k, v] of Object.entries(before)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
 }
 
 /** "web-1, web-2 ×5" */
