@@ -36,7 +36,7 @@ const colours = { event: 36, decision: 33, action: 35, call: 34, outcome: 32, al
 /** One terminal line for an audit record: time, kind, instance, rule, summary. */
 export function formatAuditLine(r: AuditRecord, colour: boolean): string {
   const time = r.at.slice(11, 23);
-  const kind = r.type.toUpperCase().padEnd(8);
+  const kind = r.type.toUpperCase().padEnd(12);
   const who = (r.instance ?? '').padEnd(8);
   const rule = r.rule ? `${r.rule}: ` : '';
   const failed = r.type === 'outcome' && (r as { result?: string }).result === 'failed';

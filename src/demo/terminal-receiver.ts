@@ -33,9 +33,9 @@ export class TerminalReceiver {
         const raw = Buffer.concat(chunks).toString('utf8');
         const check = verifyWebhookSignature({ secret: this.secret, rawBody: raw, timestamp: header(req.headers[timestampHeader.toLowerCase()]), signature: header(req.headers[signatureHeader.toLowerCase()]) });
         res.writeHead(check.ok ? 204 : 401).end();
-        if (!check.ok) return this.say(`${clock()}  RECEIVED (refused: signature ${check.reason})`);
+        if (!check.ok) return this.say(`${clock()}  RECEIVED     (refused: signature ${check.reason})`);
         const body = JSON.parse(raw) as { alerts?: ReceivedAlert[] };
-        for (const a of body.alerts ?? []) this.say(`${clock()}  RECEIVED ${a.instance.padEnd(8)} chat: ${describe(a)}`);
+        for (const a of body.alerts ?? []) this.say(`${clock()}  RECEIVED     ${a.instance.padEnd(8)} chat: ${describe(a)}`);
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));

@@ -23,9 +23,9 @@ describe('the demo, the README\'s first command', () => {
     expect(out).toMatch(/quarantined: web-2/);
     expect(out.match(/ALERT\s+web-2/g)).toHaveLength(1);
     // The example receiver (signed webhook, signature checked) gets each crash firing, then resolved with the operation.
-    expect(out).toMatch(/RECEIVED web-1\s+chat: \[firing\] instance\.crashed \(warning\) web-1 stopped without a request/);
-    expect(out).toMatch(/RECEIVED web-1\s+chat: \[resolved\] instance\.crashed .*started by Reflex; Reflex: start done \(operation [0-9a-f]{8}\); restarted/);
-    expect(out).toMatch(/RECEIVED web-2\s+chat: \[firing\] crash-loop \(critical\)/);
+    expect(out).toMatch(/RECEIVED\s+web-1\s+chat: \[firing\] instance\.crashed \(warning\) web-1 stopped without a request/);
+    expect(out).toMatch(/RECEIVED\s+web-1\s+chat: \[resolved\] instance\.crashed .*started by Reflex; Reflex: start done \(operation [0-9a-f]{8}\); restarted/);
+    expect(out).toMatch(/RECEIVED\s+web-2\s+chat: \[firing\] crash-loop \(critical\)/);
     expect(out).not.toMatch(/refused: signature/);
     const port = Number(/private at redis:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
     expect(port).toBeGreaterThan(0);
