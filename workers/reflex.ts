@@ -76,7 +76,9 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   const queueOpts = { connection, prefix: keys.bullPrefix };
   const eventsQueue = new Queue(keys.eventsQueue, {
     ...queueOpts,
-    defaultJobOptions: { removeOnComplete: { age: 24 * 3600, count: 100_000 }, removeOnFail: { age: 7 * 24 * 3600 }, attempts: 3 },
+    // A job is a batch of up to 500 raw frames, and every event is kept in the archive anyway: the
+    // queue keeps only the last hour's finished jobs, at most 10 000, for the dashboard.
+    defaultJobOptions: { removeOnComplete: { age: 3600, count: 10_000 }, removeOnFail: { age: 7 * 24 * 3600 }, attempts: 3 },
   });
   const actionsQueue = new Queue(keys.actionsQueue, {
     ...queueOpts,
