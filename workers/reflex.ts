@@ -26,6 +26,7 @@ import { Notifier } from '../src/notify/notifier.js';
 import { notifyConfigFromEnv, type NotifyConfig } from '../src/notify/notify-config.js';
 import { useNotifier } from '../src/notify/notify-action.js';
 import { InstanceAlerts } from '../src/notify/instance-alerts.js';
+import type { AlertInput } from '../src/notify/alert.js';
 import { startScheduler } from '../src/schedules/scheduler.js';
 import { resyncEvents } from '../src/state/resync.js';
 import { StateTracker } from '../src/state/state-tracker.js';
@@ -150,14 +151,15 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     const notifyConfig = (others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined) ?? notifyConfigFromEnv();
     const notifier = notifyConfig ? new Notifier({ ...notifyConfig, redis, audit, prefix: config.prefix, logger }) : undefined;
     useNotifier(notifier);
+    const raiseAlert = notifier ? (a: Omit<AlertInput, 'labels'>) => notifier.notify({ ...a, labels: {} }) : undefined;
     const gate = new ActionGate(redis, keys, new Silences(redis, keys.silences), metrics, { storm: config.stormThreshold > 0 ? { threshold: config.stormThreshold, windowMs: config.stormWindowMs } : false, autorestartStandBackMs: config.autorestartStandBackMs });
     const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, logger, inStorm: (e) => gate.inStorm(e) }) : undefined;
     if (notifier) {
       logger.info({ receivers: notifyConfig!.receivers.length }, 'notifications configured');
       stops.push(() => notifier.close());
     }
-    const processor = new EventProcessor({ redis, keys, client: clientFor, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts, archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }), metrics, raiseAlert: notifier ? (a) => notifier.notify({ ...a, labels: {} }) : undefined, instanceAlerts });
-    const executor = new ActionExecutor({ client: clientFor, audit, selfActions, lock: new InstanceLock(redis, 10_000), keys, redis, logger, metrics, events: eventsQueue, raiseAlert: notifier ? (a) => notifier.notify({ ...a, labels: {} }) : undefined });
+    const processor = new EventProcessor({ redis, keys, client: clientFor, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts, archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }), metrics, raiseAlert, instanceAlerts });
+    const executor = new ActionExecutor({ client: clientFor, audit, selfActions, lock: new InstanceLock(redis, 10_000), keys, redis, logger, metrics, events: eventsQueue, raiseAlert });
     // One job (a batch) at a time; within it each instance's events in arrival order, instances side by side. Actions run in parallel.
     // A job whose worker died is handed to another (its events are skipped if done, its action resumed), up to 5 times.
     const eventWorker = new Worker(keys.eventsQueue, async (job) => processor.process(eventJobSchema.parse(job.data)), { ...queueOpts, concurrency: 1, lockDuration: 10_000, stalledInterval: 5_000, maxStalledCount: 5 });

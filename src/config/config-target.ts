@@ -59,8 +59,3 @@ export function targetsOf(config: Config): ConfiguredTarget[] {
   });
   return out;
 }
-
-/** The target a configuration points at; with a `targets` list, the first one. */
-export function targetOf(config: Config): Target {
-  return targetsOf(config)[0]!.target;
-}

@@ -124,10 +124,8 @@ export class EventProcessor {
   private async processOne(p: Prepared): Promise<ProcessResult> {
     const result = await this.processEvent(p);
     const { metrics } = this.deps;
-    if (metrics && p.item.kind === 'frame' && result !== 'rejected' && result !== 'ignored') {
-      const timestamp = /"timestamp":"([^"]+)"/.exec(p.item.raw)?.[1];
-      if (timestamp) metrics.observeIngestLag(timestamp);
-    }
+    // Lag from the daemon's time, for frames only (a resync's event is a read, not news arriving late).
+    if (metrics && p.item.kind === 'frame' && p.event && result !== 'rejected' && result !== 'ignored') metrics.observeIngestLag(p.event.timestamp);
     return result;
   }
 

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -12,6 +11,7 @@ import { notifyKeys, type NotifyKeys } from './notify-keys.js';
 import { RateLimiter } from './rate-limiter.js';
 import { createReceiver, type Receiver } from './receiver.js';
 import { Router, type MatchedRoute } from './router.js';
+import { InstanceLock } from '../actions/instance-lock.js';
 
 /** Options of {@link Notifier}. */
 export interface NotifierOptions extends NotifyConfig {
@@ -38,7 +38,6 @@ const alertTtlMs = 30 * 86_400_000;
 /** Lifetime of an alert's lock: far longer than the few Redis round trips done under it. */
 const alertLockMs = 5_000;
 
-const releaseScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 /**
  * Forwards alerts to receivers: routes each alert, groups it (state in Redis, so replicas agree),
@@ -55,10 +54,13 @@ export class Notifier {
   private readonly deliveryQueue: Queue;
   private readonly workers: Worker[] = [];
   private readonly connections: Redis[] = [];
+  /** Serialises raising, amending and resolving one alert across replicas (the same token lock as instances'). */
+  private readonly alertLock: InstanceLock;
 
   /** Validates receivers and routes and reads their secrets; throws CONFIG_INVALID. */
   constructor(private readonly opts: NotifierOptions) {
     this.keys = notifyKeys(opts.prefix);
+    this.alertLock = new InstanceLock(opts.redis, alertLockMs);
     const receivers = new Map<string, Receiver>();
     for (const cfg of opts.receivers) {
       const r = createReceiver(cfg, opts.env);
@@ -189,19 +191,19 @@ export class Notifier {
    */
   private async locked<T>(fingerprint: string, fn: () => Promise<T>): Promise<T> {
     const key = this.keys.alertLock(fingerprint);
-    const token = randomUUID();
     const until = Date.now() + 2 * alertLockMs;
-    let held = false;
+    let held = await this.alertLock.tryAcquire(key);
     while (!held && Date.now() < until) {
-      held = (await this.opts.redis.set(key, token, 'PX', alertLockMs, 'NX')) === 'OK';
-      if (!held) await new Promise((r) => setTimeout(r, 10 + Math.random() * 20));
+      await new Promise((r) => setTimeout(r, 10 + Math.random() * 20));
+      held = await this.alertLock.tryAcquire(key);
     }
     try {
       return await fn();
     } finally {
-      if (held) await this.opts.redis.eval(releaseScript, 1, key, token);
+      await held?.release();
     }
   }
+
 
   private connection(): Redis {
     const c = this.opts.redis.duplicate({ maxRetriesPerRequest: null });

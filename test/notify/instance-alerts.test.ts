@@ -1,12 +1,14 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ActionGate } from '../../src/actions/action-gate.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseConfig } from '../../src/config/config.js';
-import { targetOf } from '../../src/config/config-target.js';
+import { targetsOf } from '../../src/config/config-target.js';
 import type { CanonicalEvent } from '../../src/events/canonical-event.js';
 import { InstanceAlerts } from '../../src/notify/instance-alerts.js';
 import { keySpace } from '../../src/queue/names.js';
+import { Silences } from '../../src/rules/silences.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { startReflex, type ReflexHandle } from '../../workers/reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
@@ -102,7 +104,7 @@ describe('instance alerts from the pipeline', () => {
       actions: [],
       outcome: 'not remediated: rule restart-on-crash skipped: instance has not opted in (user.reflex.autorestart is not true)',
     });
-    const client = new InstanceClient(targetOf(parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl() })));
+    const client = new InstanceClient(targetsOf(parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl() }))[0]!.target);
     await (await client.changeState('batch-1', { action: 'start', timeout: 30 })).wait({ timeoutMs: 10_000 });
     await client.close();
     await eventually(() => server.requests.length === 2, 'the resolved message');
@@ -167,16 +169,21 @@ describe('instance alerts on redelivery', () => {
     expect(server.requests.map((r) => (r.json as Body).status)).toEqual(['firing', 'resolved']);
   });
 
-  it('holds back per-instance crash alerts while the member is in a failure storm (storm control sends one grouped alert)', async () => {
+  it('holds back per-instance crash alerts while their member is in a failure storm (storm control sends one grouped alert), not on other members', async () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
     const notifier = fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: 'k' }, route: { receiver: 'hook', ...fastTimings } });
-    const stormy = new InstanceAlerts({ redis: fx.redis, notifier, inStorm: async () => true });
-    await stormy.observe(event({}), []);
+    // Real storm control on the same Redis: two failures on member node1 make a storm there.
+    const ks = keySpace(fx.prefix);
+    const gate = new ActionGate(fx.redis, ks, new Silences(fx.redis, ks.silences), undefined, { storm: { threshold: 2, windowMs: 60_000 } });
+    const alerts = new InstanceAlerts({ redis: fx.redis, notifier, inStorm: (e) => gate.inStorm(e) });
+    const onNode1 = [event({ location: 'node1' }), event({ id: 'evt-crash-2', instance: 'web-2', location: 'node1' })];
+    for (const e of onNode1) await gate.observe(e);
+    for (const e of onNode1) await alerts.observe(e, []);
     await sleep(4 * fastTimings.groupIntervalMs);
     expect(server.requests).toHaveLength(0);
-    const calm = new InstanceAlerts({ redis: fx.redis, notifier, inStorm: async () => false });
-    await calm.observe(event({ id: 'evt-crash-2', timestamp: '2025-01-02T03:05:00.000000000+00:00' }), []);
-    await eventually(() => server.requests.length === 1, 'the firing message once the storm is over');
+    // Another member is not in the storm: its crash alerts as usual.
+    await alerts.observe(event({ id: 'evt-crash-3', instance: 'web-3', location: 'node2' }), []);
+    await eventually(() => server.requests.length === 1, 'the firing message of the crash on another member');
   });
 });
