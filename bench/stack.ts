@@ -4,7 +4,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { startReflex, type ReflexHandle } from '../workers/reflex.js';
 import { parseConfig } from '../src/config/config.js';
-import { keySpace, type KeySpace } from '../src/queue/names.js';
+import { keySpace, type KeySpace } from '../src/redis/key-space.js';
 import { startPrivateRedis, type PrivateRedis } from '../src/redis/private-redis.js';
 import { startSimulator, type RunningSimulator } from '../src/simulator/simulator.js';
 import type { SimTimings } from '../src/simulator/options.js';

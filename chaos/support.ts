@@ -14,7 +14,7 @@ import { parseTarget } from '../src/client/target.js';
 import { decodeFrame } from '../src/events/frame.js';
 import { EventSubscriber } from '../src/events/event-subscriber.js';
 import { frameId } from '../src/events/normalize.js';
-import { keySpace, type KeySpace } from '../src/queue/names.js';
+import { keySpace, type KeySpace } from '../src/redis/key-space.js';
 import type { RunningSimulator } from '../src/simulator/simulator.js';
 import { startReflexProcess, type ReflexProcess } from '../test/support/reflex-process.js';
 

@@ -4,7 +4,7 @@ import { apiCallAction, patchConfigAction } from './config-actions.js';
 import { emitAction } from './emit-action.js';
 import { deleteSnapshotAction, restoreAction, snapshotAction } from './snapshot-actions.js';
 import { restartAction, startAction } from './start-action.js';
-import { notifyAction } from '../notify/notify-action.js';
+import { notifyAction } from './notify-action.js';
 import { freezeAction, stopAction, unfreezeAction } from './state-actions.js';
 
 /** Every action a rule may name, looked up here and nowhere else. */

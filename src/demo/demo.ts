@@ -5,7 +5,7 @@ import { startReflex } from '../../workers/reflex.js';
 import { InstanceClient } from '../client/client.js';
 import { parseTarget } from '../client/target.js';
 import { parseConfig } from '../config/config.js';
-import { keySpace } from '../queue/names.js';
+import { keySpace } from '../redis/key-space.js';
 import { connectRedis } from '../redis/connect.js';
 import { startPrivateRedis, type PrivateRedis } from '../redis/private-redis.js';
 import { startSimulator } from '../simulator/simulator.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { CanonicalEvent } from './canonical-event.js';
-import type { EventItem } from '../queue/payloads.js';
+import type { EventItem } from './event-job.js';
 
 /** Options of {@link EventIngestor}. */
 export interface EventIngestorOptions {

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
-import { actionJobSchema, type ActionJob } from '../queue/payloads.js';
+import { actionJobSchema, type ActionJob } from '../events/event-job.js';
 import { alertFingerprint, type AlertAction, type AlertInput } from './alert.js';
 import type { AlertChange, Notifier } from './notifier.js';
 

@@ -11,7 +11,7 @@ import { notifyKeys, type NotifyKeys } from './notify-keys.js';
 import { RateLimiter } from './rate-limiter.js';
 import { createReceiver, type Receiver } from './receiver.js';
 import { Router, type MatchedRoute } from './router.js';
-import { InstanceLock } from '../actions/instance-lock.js';
+import { InstanceLock } from '../redis/token-lock.js';
 
 /** Options of {@link Notifier}. */
 export interface NotifierOptions extends NotifyConfig {

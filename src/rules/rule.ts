@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CanonicalEvent, EventKind, Intent } from '../events/canonical-event.js';
 import { intentSchema } from '../events/canonical-event.js';
 import type { Instance } from '../client/instance.js';
-import type { CrashLoopPolicy } from '../actions/crash-loop-budget.js';
+import type { CrashLoopPolicy } from '../remediation/crash-loop-budget.js';
 import type { FilterExpr } from '../filter/ast.js';
 import { parseFilter } from '../filter/parser.js';
 

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { ActionGate } from '../../src/actions/action-gate.js';
-import { CrashLoopBudget } from '../../src/actions/crash-loop-budget.js';
+import { ActionGate } from '../../src/remediation/action-gate.js';
+import { CrashLoopBudget } from '../../src/remediation/crash-loop-budget.js';
 import type { InstanceStatusEvent } from '../../src/events/canonical-event.js';
-import { keySpace } from '../../src/queue/names.js';
+import { keySpace } from '../../src/redis/key-space.js';
 import { defineRule } from '../../src/rules/rule.js';
 import { Silences } from '../../src/rules/silences.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';

@@ -6,7 +6,7 @@ import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import { EventIngestor } from '../../src/events/event-ingestor.js';
 import { EventSubscriber } from '../../src/events/event-subscriber.js';
-import { keySpace } from '../../src/queue/names.js';
+import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';

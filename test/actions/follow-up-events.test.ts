@@ -6,7 +6,7 @@ import { getAction } from '../../src/actions/registry.js';
 import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import type { CanonicalEvent } from '../../src/events/canonical-event.js';
-import { keySpace } from '../../src/queue/names.js';
+import { keySpace } from '../../src/redis/key-space.js';
 import { RuleEngine } from '../../src/rules/engine.js';
 import { defineRule } from '../../src/rules/rule.js';
 import { waitForAudit } from '../support/audit-trail.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
-import { keySpace } from '../../src/queue/names.js';
+import { keySpace } from '../../src/redis/key-space.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess } from '../support/reflex-process.js';
 

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keySpace } from '../../src/queue/names.js';
+import { keySpace } from '../../src/redis/key-space.js';
 import { Silences } from '../../src/rules/silences.js';
 import { startObservabilityBed, waitForMetric, type ObservabilityBed } from '../metrics/observability-bed.js';
 import { redisClient } from '../support/redis.js';

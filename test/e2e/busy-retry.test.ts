@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
-import { keySpace } from '../../src/queue/names.js';
-import type { ActionJob } from '../../src/queue/payloads.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import type { ActionJob } from '../../src/events/event-job.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED, crashInstance, deleteTestInstance, describeLxd, launchTestInstance, lxdSocketPath, waitForStatus } from '../support/lxd-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { keySpace } from '../../src/queue/names.js';
+import { keySpace } from '../../src/redis/key-space.js';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED, crashInstance, deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, lxdSocketPath, waitForStatus } from '../support/lxd-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';

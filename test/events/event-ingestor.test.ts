@@ -3,8 +3,8 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventIngestor } from '../../src/events/event-ingestor.js';
-import { keySpace } from '../../src/queue/names.js';
-import type { EventJob } from '../../src/queue/payloads.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import type { EventJob } from '../../src/events/event-job.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 
 const frame = (ts: string, action: string) => JSON.stringify({ type: 'lifecycle', timestamp: ts, metadata: { action, source: '/1.0/instances/r1' } });

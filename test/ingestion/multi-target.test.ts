@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig, type ConfigInput } from '../../src/config/config.js';
 import { EventArchive } from '../../src/events/event-archive.js';
-import { keySpace } from '../../src/queue/names.js';
+import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { startReflex, type ReflexHandle } from '../../workers/reflex.js';
 import { freePort, scrape, valueOf } from '../metrics/observability-bed.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
 import { EventArchive } from '../../src/events/event-archive.js';
-import { keySpace } from '../../src/queue/names.js';
+import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';

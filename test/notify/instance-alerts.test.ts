@@ -1,13 +1,13 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ActionGate } from '../../src/actions/action-gate.js';
+import { ActionGate } from '../../src/remediation/action-gate.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseConfig } from '../../src/config/config.js';
 import { targetsOf } from '../../src/config/config-target.js';
 import type { CanonicalEvent } from '../../src/events/canonical-event.js';
 import { InstanceAlerts } from '../../src/notify/instance-alerts.js';
-import { keySpace } from '../../src/queue/names.js';
+import { keySpace } from '../../src/redis/key-space.js';
 import { Silences } from '../../src/rules/silences.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { startReflex, type ReflexHandle } from '../../workers/reflex.js';

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ActionContext } from '../../src/actions/action.js';
 import { getAction } from '../../src/actions/registry.js';
 import { InstanceClient } from '../../src/client/client.js';
-import { useNotifier } from '../../src/notify/notify-action.js';
+import { useNotifier } from '../../src/actions/notify-action.js';
 import { fastTimings, NotifierFixture } from './notifier-fixture.js';
 import { eventually, startRecordingServer } from './recording-server.js';
 

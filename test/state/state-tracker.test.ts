@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { StateTracker } from '../../src/state/state-tracker.js';
-import { keySpace } from '../../src/queue/names.js';
+import { StateTracker } from '../../src/events/state-tracker.js';
+import { keySpace } from '../../src/redis/key-space.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 
 describe('tracked instance status in Redis', () => {

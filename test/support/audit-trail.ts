@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
-import { keySpace } from '../../src/queue/names.js';
+import { keySpace } from '../../src/redis/key-space.js';
 import { runReflex } from './reflex-process.js';
 
 /** Reads the audit trail through the CLI, exactly as an operator would: `reflex audit --json --instance NAME`. */

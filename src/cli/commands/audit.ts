@@ -7,7 +7,7 @@ import { parseTimeArg, type AuditQuery } from '../../audit/audit-query.js';
 import { auditTypes, type AuditType } from '../../audit/audit-record.js';
 import { verifyExport, type VerifyResult } from '../../audit/audit-verifier.js';
 import { ReflexError } from '../../errors/reflex-error.js';
-import { keySpace } from '../../queue/names.js';
+import { keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
 
 interface AuditOpts {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { CrashLoopBudget } from '../../actions/crash-loop-budget.js';
+import { CrashLoopBudget } from '../../remediation/crash-loop-budget.js';
 import { targetsOf } from '../../config/config-target.js';
-import { keySpace } from '../../queue/names.js';
+import { keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 

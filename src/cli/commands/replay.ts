@@ -3,7 +3,7 @@ import { AuditLog } from '../../audit/audit-log.js';
 import { InstanceClient } from '../../client/client.js';
 import { RecordingTransport } from '../../client/recording-transport.js';
 import { targetsOf } from '../../config/config-target.js';
-import { keySpace } from '../../queue/names.js';
+import { keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
 import { replayAudit } from '../../rules/replay.js';
 import { loadRules } from '../../rules/rule-loader.js';

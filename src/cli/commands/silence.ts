@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ReflexError } from '../../errors/reflex-error.js';
-import { keySpace } from '../../queue/names.js';
+import { keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
 import { Silences } from '../../rules/silences.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';

@@ -5,7 +5,7 @@ import { InstanceClient } from '../../../src/client/client.js';
 import { parseTarget } from '../../../src/client/target.js';
 import { parseConfig, type ConfigInput } from '../../../src/config/config.js';
 import { EventArchive } from '../../../src/events/event-archive.js';
-import { keySpace, type KeySpace } from '../../../src/queue/names.js';
+import { keySpace, type KeySpace } from '../../../src/redis/key-space.js';
 import { startSimulator } from '../../../src/simulator/simulator.js';
 import type { SimulatorOptions } from '../../../src/simulator/options.js';
 import { redisUrl, uniquePrefix } from '../../support/redis.js';

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { KeySpace } from '../queue/names.js';
+import type { KeySpace } from '../redis/key-space.js';
 
 /** What Reflex is doing or just did to an instance, so events it causes are recognised as `self`. */
 export interface SelfAction {

@@ -5,20 +5,20 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import { isApiStatus } from '../client/api-error.js';
 import type { Instance } from '../client/instance.js';
-import { isOwnEcho, type SelfActions } from '../actions/self-actions.js';
+import { isOwnEcho, type SelfActions } from '../events/self-marks.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { KeySpace } from '../queue/names.js';
-import type { ActionJob, EventItem, EventJob } from '../queue/payloads.js';
-import type { ActionGate } from '../actions/action-gate.js';
+import type { KeySpace } from '../redis/key-space.js';
+import type { ActionJob, EventItem, EventJob } from '../events/event-job.js';
+import type { ActionGate } from './action-gate.js';
 import type { Decision, RuleEngine } from '../rules/engine.js';
-import type { StateTracker } from '../state/state-tracker.js';
+import type { StateTracker } from '../events/state-tracker.js';
 import { StatusCode } from '../client/status-code.js';
 import type { InstanceAlerts, RuleResponse } from '../notify/instance-alerts.js';
-import type { CanonicalEvent } from './canonical-event.js';
-import type { EventArchive } from './event-archive.js';
-import { decodeFrame } from './frame.js';
-import { normalizeFrame } from './normalize.js';
-import { eventItemHash } from './event-ingestor.js';
+import type { CanonicalEvent } from '../events/canonical-event.js';
+import type { EventArchive } from '../events/event-archive.js';
+import { decodeFrame } from '../events/frame.js';
+import { normalizeFrame } from '../events/normalize.js';
+import { eventItemHash } from '../events/event-ingestor.js';
 
 /** Everything the processor needs, wired by the worker. */
 export interface EventProcessorDeps {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { Action, ActionOutcome } from '../actions/action.js';
+import type { Action, ActionOutcome } from './action.js';
 import { ReflexError } from '../errors/reflex-error.js';
-import { severitySchema } from './alert.js';
-import type { Notifier } from './notifier.js';
+import { severitySchema } from '../notify/alert.js';
+import type { Notifier } from '../notify/notifier.js';
 
 /** Params a rule may give the notify action. */
 export const notifyParamsSchema = z.object({

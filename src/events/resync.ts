@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { InstanceClient } from '../client/client.js';
-import type { CanonicalEvent, Intent } from '../events/canonical-event.js';
+import type { CanonicalEvent, Intent } from './canonical-event.js';
 import type { OperationObject } from '../client/envelope.js';
-import { parseSource } from '../events/normalize.js';
+import { parseSource } from './normalize.js';
 import { StatusCode } from '../client/status-code.js';
 import type { StateTracker } from './state-tracker.js';
 

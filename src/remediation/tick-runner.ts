@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { HeldLock, InstanceLock } from '../actions/instance-lock.js';
-import type { SelfActions } from '../actions/self-actions.js';
+import type { HeldLock, InstanceLock } from '../redis/token-lock.js';
+import type { SelfActions } from '../events/self-marks.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { isApiStatus } from '../client/api-error.js';
 import type { InstanceClient } from '../client/client.js';
@@ -10,8 +10,8 @@ import { evaluateFilter } from '../filter/evaluator.js';
 import { planInstance, rootPool, snapshotInfos, type InstancePlan, type PlanStep } from '../housekeeping/instance-plan.js';
 import { describeStep, formatPlan, planSummary } from '../housekeeping/plan-format.js';
 import { poolFreeRatio } from '../housekeeping/pool-space.js';
-import type { KeySpace } from '../queue/names.js';
-import type { Schedule } from './schedule.js';
+import type { KeySpace } from '../redis/key-space.js';
+import type { Schedule } from '../schedules/schedule.js';
 
 /** What a tick needs. `lock` and `selfActions` are optional so a plan can be made without Redis. */
 export interface TickDeps {

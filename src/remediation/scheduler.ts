@@ -3,14 +3,14 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { InstanceLock } from '../actions/instance-lock.js';
-import type { SelfActions } from '../actions/self-actions.js';
+import { InstanceLock } from '../redis/token-lock.js';
+import type { SelfActions } from '../events/self-marks.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
-import type { KeySpace } from '../queue/names.js';
-import type { Schedule } from './schedule.js';
-import { scheduleKeys, type ScheduleKeys } from './schedule-keys.js';
-import { loadSchedules } from './schedule-loader.js';
+import type { KeySpace } from '../redis/key-space.js';
+import type { Schedule } from '../schedules/schedule.js';
+import { scheduleKeys, type ScheduleKeys } from '../schedules/schedule-keys.js';
+import { loadSchedules } from '../schedules/schedule-loader.js';
 import { runTick, type TickReport } from './tick-runner.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { KeySpace } from '../queue/names.js';
+import type { KeySpace } from '../redis/key-space.js';
 import { LuaScript } from '../redis/script.js';
 
 const compareAndSet = new LuaScript(`local cur = redis.call('HGET', KEYS[1], ARGV[1])

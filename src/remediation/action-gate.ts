@@ -3,7 +3,7 @@ import type { Instance } from '../client/instance.js';
 import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { KeySpace } from '../queue/names.js';
+import type { KeySpace } from '../redis/key-space.js';
 import { configFlag } from '../rules/config-flag.js';
 import type { Rule } from '../rules/rule.js';
 import type { Silences } from '../rules/silences.js';

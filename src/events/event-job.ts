@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { canonicalEventSchema } from '../events/canonical-event.js';
+import { canonicalEventSchema } from './canonical-event.js';
 
 /**
  * Job on the events queue: a raw frame exactly as received (validated by the worker, so a
