@@ -1,0 +1,111 @@
+import { expect, it } from 'vitest';
+import { auditTrail, waitForAudit } from '../support/audit-trail.js';
+import { STATUS_RUNNING, STATUS_STOPPED, crashInstance, deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, startInstance, waitForStatus } from '../support/lxd-bed.js';
+import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { startReflexRun } from '../support/remediation-bed.js';
+import type { ReflexProcess } from '../support/reflex-process.js';
+import { aboutIncident, appendedAt, crashEvents, expectOneDecisionPerRule, show, sleep, startCallsSince } from './trail.js';
+
+/**
+ * Real LXD, issue 12: an action held back by the crash-loop back-off must re-check the instance at
+ * the moment it acts. What the operator did during the wait wins; the skip is in the audit.
+ */
+
+/** The bundled restart-on-crash rule reads its initial back-off from this variable. */
+const BACKOFF_MS = 8_000;
+/** Time after the back-off ends for the delayed action to have run (or been skipped) and recorded it. */
+const MARGIN_MS = 5_000;
+const optIn = { 'user.reflex.autorestart': 'true' };
+
+function startReflex(prefix: string): ReflexProcess {
+  return startReflexRun(redisUrl(), prefix, { REFLEX_CRASHLOOP_BACKOFF_MS: String(BACKOFF_MS) });
+}
+
+/**
+ * Crashes the instance twice: the first restart of the budget is immediate, the second is held
+ * back by the back-off. Returns the second incident's correlation id and when it was decided,
+ * once the instance is Stopped and the delayed start is pending.
+ */
+async function crashIntoBackOff(prefix: string, name: string): Promise<{ correlationId: string; decidedAt: number }> {
+  await crashInstance(name);
+  await waitForStatus(name, STATUS_RUNNING, 10_000);
+  await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome'), 10_000);
+
+  await crashInstance(name);
+  const trail = await waitForAudit(
+    redisUrl(),
+    prefix,
+    name,
+    (rs) => {
+      const second = crashEvents(rs)[1];
+      return second !== undefined && rs.some((r) => r.type === 'decision' && r.correlationId === second.correlationId);
+    },
+    10_000,
+  );
+  const second = crashEvents(trail)[1]!;
+  const decision = trail.find((r) => r.type === 'decision' && r.correlationId === second.correlationId)!;
+  expect(decision.summary, `premise: the second restart is held back by the back-off\n${show(trail)}`).toMatch(/back-off/);
+  expect((await instanceStatus(name)).status_code, 'premise: Stopped while the delayed start waits').toBe(STATUS_STOPPED);
+  return { correlationId: second.correlationId, decidedAt: appendedAt(decision) };
+}
+
+await describeLxd('the crash-loop back-off re-checks the instance before it acts, on real LXD', () => {
+  it('leaves a container stopped when the operator opts it out during the back-off, and records the skip', async () => {
+    const prefix = uniquePrefix('rem-optout');
+    const reflex = startReflex(prefix);
+    let name: string | undefined;
+    try {
+      await reflex.waitForLog('event stream connected');
+      await reflex.waitForLog('reflex running');
+      name = await launchTestInstance({ config: optIn });
+      const incident = await crashIntoBackOff(prefix, name);
+
+      await lxc(['config', 'set', name, 'user.reflex.autorestart', 'false']);
+      const optedOutAt = Date.now();
+      expect(optedOutAt, 'premise: the opt-out happened before the back-off ended').toBeLessThan(incident.decidedAt + BACKOFF_MS);
+
+      await sleep(incident.decidedAt + BACKOFF_MS + MARGIN_MS - Date.now());
+      const trail = await auditTrail(redisUrl(), prefix, name);
+      expect((await instanceStatus(name)).status, `the delayed start undid the opt-out\n${show(trail)}`).toBe('Stopped');
+      const skip = aboutIncident(trail, incident.correlationId).filter((r) => (r.type === 'decision' || r.type === 'outcome') && /skip/i.test(r.summary) && /opt|condition|autorestart/i.test(r.summary));
+      expect(skip, `a record says the delayed start was skipped because of the opt-out\n${show(trail)}`).not.toEqual([]);
+      expect(startCallsSince(trail, optedOutAt), 'no start call after the opt-out').toEqual([]);
+      expectOneDecisionPerRule(trail);
+    } finally {
+      await reflex.stop();
+      if (name) await deleteTestInstance(name);
+    }
+  }, 90_000);
+
+  it('leaves a container stopped when the operator starts it by hand and stops it with lxc stop during the back-off', async () => {
+    const prefix = uniquePrefix('rem-manual');
+    const reflex = startReflex(prefix);
+    let name: string | undefined;
+    try {
+      await reflex.waitForLog('event stream connected');
+      await reflex.waitForLog('reflex running');
+      name = await launchTestInstance({ config: optIn });
+      const incident = await crashIntoBackOff(prefix, name);
+
+      await startInstance(name);
+      await waitForStatus(name, STATUS_RUNNING, 5_000);
+      const stopIssuedAt = Date.now();
+      await lxc(['stop', name], 20_000);
+      expect(Date.now(), 'premise: the operator stopped it before the back-off ended').toBeLessThan(incident.decidedAt + BACKOFF_MS);
+
+      await sleep(incident.decidedAt + BACKOFF_MS + MARGIN_MS - Date.now());
+      const trail = await auditTrail(redisUrl(), prefix, name);
+      expect((await instanceStatus(name)).status, `the delayed start undid the operator's lxc stop\n${show(trail)}`).toBe('Stopped');
+      const skip = aboutIncident(trail, incident.correlationId).filter((r) => r.type !== 'event' && r.type !== 'call' && /skip|supersed/i.test(r.summary));
+      expect(skip, `a record says the delayed start was skipped or superseded\n${show(trail)}`).not.toEqual([]);
+      expect(startCallsSince(trail, stopIssuedAt), "no start call after the operator's stop").toEqual([]);
+      // `\brequested` does not match "unrequested".
+      const operatorStop = trail.filter((r) => r.type === 'event' && appendedAt(r) >= stopIssuedAt && /\brequested\b/.test(r.summary) && !/→ ?(Running\b|103\b)/.test(r.summary));
+      expect(operatorStop, `the operator's lxc stop is recorded as requested\n${show(trail)}`).not.toEqual([]);
+      expectOneDecisionPerRule(trail);
+    } finally {
+      await reflex.stop();
+      if (name) await deleteTestInstance(name);
+    }
+  }, 90_000);
+});

@@ -1,0 +1,91 @@
+import { expect, it } from 'vitest';
+import { auditTrail } from '../support/audit-trail.js';
+import { STATUS_RUNNING, crashInstance, deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, waitForStatus } from '../support/lxd-bed.js';
+import { redisUrl, uniquePrefix } from '../support/redis.js';
+import type { ReflexProcess } from '../support/reflex-process.js';
+import { startPausableRedis, startReflexRun, type PausableRedis } from '../support/remediation-bed.js';
+import { appendedAt, expectOneDecisionPerRule, show, sleep, startCallsSince } from './trail.js';
+
+/**
+ * Real LXD, issue 12: an operator's `lxc stop` made while Reflex cannot see it cleanly (Redis
+ * frozen; the replica reading the event stream just died) keeps its requestor, and nothing starts
+ * the instance again.
+ */
+
+const optIn = { 'user.reflex.autorestart': 'true' };
+/** Long enough for the event stream to report a fresh instance's start, so Running is tracked. */
+const SETTLE_MS = 2_500;
+
+await describeLxd('an lxc stop during a gap in Reflex is never undone, on real LXD', () => {
+  it('leaves stopped a container stopped while Redis was paused for 10 s, and still heals a crash afterwards', async () => {
+    let redis: PausableRedis | undefined;
+    let reflex: ReflexProcess | undefined;
+    const names: string[] = [];
+    try {
+      redis = await startPausableRedis();
+      const prefix = uniquePrefix('rem-blip');
+      reflex = startReflexRun(redis.url, prefix);
+      await reflex.waitForLog('event stream connected');
+      await reflex.waitForLog('reflex running');
+      const a = await launchTestInstance({ config: optIn });
+      names.push(a);
+      const b = await launchTestInstance({ config: optIn });
+      names.push(b);
+      await sleep(SETTLE_MS);
+
+      redis.pause();
+      const pausedAt = Date.now();
+      await lxc(['stop', a], 20_000);
+      await sleep(pausedAt + 10_000 - Date.now());
+      redis.resume();
+
+      await sleep(15_000);
+      expect((await instanceStatus(a)).status, `${a} was started again after Redis came back\n${show(await auditTrail(redis.url, prefix, a))}`).toBe('Stopped');
+      expect(reflex.child.exitCode, 'reflex run is still running').toBeNull();
+
+      await crashInstance(b);
+      await waitForStatus(b, STATUS_RUNNING, 15_000);
+
+      const trailA = await auditTrail(redis.url, prefix, a);
+      expect(startCallsSince(trailA), `no start call for ${a}\n${show(trailA)}`).toEqual([]);
+      expectOneDecisionPerRule(trailA);
+      expectOneDecisionPerRule(await auditTrail(redis.url, prefix, b));
+    } finally {
+      await reflex?.stop();
+      await redis?.stop();
+      for (const name of names) await deleteTestInstance(name);
+    }
+  }, 90_000);
+
+  it('classifies as requested an lxc stop made just after the lease holder was killed, and the surviving replica leaves it stopped', async () => {
+    const prefix = uniquePrefix('rem-takeover');
+    const replicas = [startReflexRun(redisUrl(), prefix), startReflexRun(redisUrl(), prefix)];
+    let name: string | undefined;
+    try {
+      for (const r of replicas) await r.waitForLog('reflex running');
+      const holder = await Promise.any(replicas.map((r) => r.waitForLog('subscriber lease acquired', 15_000).then(() => r)));
+      const survivor = replicas.find((r) => r !== holder)!;
+      await holder.waitForLog('event stream connected');
+      name = await launchTestInstance({ config: optIn });
+      await sleep(SETTLE_MS);
+      expect(survivor.logs.some((l) => String(l.msg).includes('subscriber lease acquired')), 'premise: only one replica holds the lease').toBe(false);
+
+      await holder.kill();
+      const killedAt = Date.now();
+      await lxc(['stop', name], 20_000);
+
+      await sleep(15_000);
+      const trail = await auditTrail(redisUrl(), prefix, name);
+      expect((await instanceStatus(name)).status, `${name} was started again after the takeover\n${show(trail)}`).toBe('Stopped');
+      expect(survivor.logs.some((l) => String(l.msg).includes('subscriber lease acquired')), 'the surviving replica took over the event stream').toBe(true);
+      // Since the kill, the stop is the instance's only transition. `\brequested` does not match "unrequested".
+      const stop = trail.filter((r) => r.type === 'event' && appendedAt(r) >= killedAt && /\brequested\b/.test(r.summary) && !/→ ?(Running\b|103\b)/.test(r.summary));
+      expect(stop, `the stop is recorded as requested\n${show(trail)}`).not.toEqual([]);
+      expect(startCallsSince(trail), `no start call for ${name}\n${show(trail)}`).toEqual([]);
+      expectOneDecisionPerRule(trail);
+    } finally {
+      for (const r of replicas) await r.stop();
+      if (name) await deleteTestInstance(name);
+    }
+  }, 90_000);
+});
