@@ -4,10 +4,13 @@ import type { SimulatorControls } from './controls.js';
 import { httpStatusOf, renderBody, SimHttpError, type SimResponse } from './envelope.js';
 import { registerCertificates } from './handlers/certificates.js';
 import { registerControl } from './handlers/control.js';
+import { registerHost } from './handlers/host.js';
 import { registerImages } from './handlers/images.js';
 import { registerInstanceState } from './handlers/instance-state.js';
 import { registerInstances } from './handlers/instances.js';
 import { registerOperations } from './handlers/operations.js';
+import { registerProfiles } from './handlers/profiles.js';
+import { registerProjects } from './handlers/projects.js';
 import { registerServer } from './handlers/server.js';
 import { registerSnapshots } from './handlers/snapshots.js';
 import { registerStorage } from './handlers/storage.js';
@@ -28,6 +31,9 @@ export function buildRouter(ctx: SimContext, controls: SimulatorControls): Route
   registerImages(router);
   registerStorage(router);
   registerCertificates(router);
+  registerProjects(router);
+  registerProfiles(router);
+  registerHost(router);
   registerControl(router, controls);
   return router;
 }
@@ -51,15 +57,9 @@ export function handleRequest(ctx: SimContext, router: Router, req: IncomingMess
       }
       const info = requestInfo(ctx, identity, url.searchParams);
       if (info.allProjects && url.searchParams.get('project')) throw new SimHttpError(400, 'Cannot specify a project when requesting all projects');
+      logRequest(ctx, req, identity);
       const route = router.match(method, url.pathname.replace(/\/+$/, '') || '/');
       if (!info.trusted && !route.untrusted) throw new SimHttpError(403, 'not authorized');
-      if (ctx.hub.wants('logging')) {
-        ctx.hub.publish('logging', {
-          message: 'Handling API request',
-          level: 'debug',
-          context: { method, url: req.url ?? '/', protocol: identity.requestor.protocol, username: identity.requestor.username, ip: identity.requestor.address },
-        });
-      }
       const body = await readJson(req);
       response = await route.handler({ method, path: url.pathname, params: route.params, headers: req.headers, body, info, ctx });
       if (response.kind === 'sync') etag = response.etag;
@@ -74,6 +74,16 @@ export function handleRequest(ctx: SimContext, router: Router, req: IncomingMess
     res.writeHead(httpStatusOf(response), headers);
     res.end(renderBody(response));
   })();
+}
+
+/** The daemon's debug log line for every request (HTTP or websocket upgrade), sent only when someone listens. */
+export function logRequest(ctx: SimContext, req: IncomingMessage, identity: Identity): void {
+  if (!ctx.hub.wants('logging')) return;
+  ctx.hub.publish('logging', {
+    message: 'Handling API request',
+    level: 'debug',
+    context: { method: req.method ?? 'GET', url: req.url ?? '/', protocol: identity.requestor.protocol, username: identity.requestor.username, ip: identity.requestor.address },
+  });
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {

@@ -1,6 +1,8 @@
 import type { EventHub } from './event-hub.js';
 import type { FaultBook } from './faults.js';
+import type { ExecSockets } from './exec/exec-sockets.js';
 import type { IdSource } from './ids.js';
+import type { ImageAliases } from './image-aliases.js';
 import type { InstanceActions } from './instance-actions.js';
 import type { InstanceStore } from './instance-store.js';
 import type { LifecycleEmitter, Requestor } from './lifecycle.js';
@@ -48,6 +50,9 @@ export interface SimContext {
   actions: InstanceActions;
   calls: CallCounter;
   trust: TrustStore;
+  aliases: ImageAliases;
+  /** Websockets of exec operations. */
+  execSockets: ExecSockets;
   /** The HTTPS server certificate, when HTTPS is on. */
   serverTls: { cert: string; fingerprint: string; addresses: string[] } | undefined;
   /** Whether the server is between a simulated daemon stop and start. */

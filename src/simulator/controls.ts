@@ -1,6 +1,7 @@
 import { StatusCode } from '../client/status-code.js';
 import { instanceKey, type SimContext } from './context.js';
 import { SimHttpError } from './envelope.js';
+import { createTrustToken, tokenString } from './handlers/certificates.js';
 import type { InstanceType, SimInstance } from './instance-model.js';
 
 /** Where a control call applies: an instance name, in `default` unless a project is given. */
@@ -130,6 +131,15 @@ export class SimulatorControls {
   /** Trusts a client certificate (PEM) on HTTPS; returns its SHA-256 fingerprint. */
   trust(pem: string, name = 'client'): string {
     return this.ctx.trust.add(pem, name);
+  }
+
+  /**
+   * Issues a trust token for `clientName` and returns the string `lxc remote add NAME <token>`
+   * takes (needs HTTPS). Revoke it by cancelling its operation.
+   */
+  issueToken(clientName = 'client'): string {
+    const op = createTrustToken(this.ctx, clientName);
+    return tokenString(op.metadata ?? {}, clientName);
   }
 
   /** Adds an instance in a given state without API calls or events. */

@@ -4,6 +4,7 @@ import type { OperationFault } from './faults.js';
 import type { LockAction, SimInstance } from './instance-model.js';
 import type { Requestor } from './lifecycle.js';
 import type { OperationSpec, SimOperation } from './operations.js';
+import { operationResources } from './handlers/common.js';
 import { planTransition, type StateRequest } from './state-machine.js';
 
 const descriptions: Record<string, string> = {
@@ -65,7 +66,7 @@ export class InstanceActions {
 
   /** PUT …/state: one of start, stop, restart, freeze, unfreeze. */
   changeState(inst: SimInstance, req: StateRequest, requestor: Requestor): SimOperation {
-    const spec: OperationSpec = { description: descriptions[req.action]!, resources: { instances: [inst.url()] } };
+    const spec: OperationSpec = { description: descriptions[req.action]!, resources: operationResources(this.ctx.opts.revision, inst) };
     return this.runOperation(inst, spec, req.action, (op) => {
       const result = planTransition(inst.statusCode, req);
       if (!result.ok) return op.fail(result.err);

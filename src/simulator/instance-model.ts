@@ -19,12 +19,6 @@ export interface SimSnapshot {
   profiles: string[];
 }
 
-/** The profile every instance carries; it has no config and a root disk plus a NIC. */
-export const defaultProfileDevices: Devices = {
-  eth0: { name: 'eth0', network: 'lxdbr0', type: 'nic' },
-  root: { path: '/', pool: 'default', type: 'disk' },
-};
-
 /** An action that holds the instance's operation lock (LXD `operationlock`). */
 export type LockAction = 'start' | 'stop' | 'restart' | 'freeze' | 'unfreeze' | 'update' | 'delete' | 'rename' | 'snapshot' | 'restore';
 
@@ -46,6 +40,8 @@ export class SimInstance {
   readonly snapshots = new Map<string, SimSnapshot>();
   /** The action currently holding the operation lock, if any. */
   lock: LockAction | undefined;
+  /** Config and devices of a list of profiles (set by the store; none when absent). */
+  expandProfiles: (names: readonly string[]) => { config: Record<string, string>; devices: Devices } = () => ({ config: {}, devices: {} });
   private cache = new Map<string, string>();
 
   constructor(
@@ -97,6 +93,7 @@ export class SimInstance {
 
   /** The instance object in LXD 5.0.2's field order. */
   render(revision: ApiRevision): Record<string, unknown> {
+    const expanded = this.expandProfiles(this.profiles);
     return {
       architecture: this.architecture,
       config: this.config,
@@ -106,8 +103,8 @@ export class SimInstance {
       stateful: this.stateful,
       description: this.description,
       created_at: this.createdAt,
-      expanded_config: this.config,
-      expanded_devices: { ...defaultProfileDevices, ...this.devices },
+      expanded_config: { ...expanded.config, ...this.config },
+      expanded_devices: { ...expanded.devices, ...this.devices },
       name: this.name,
       status: statusText(this.statusCode, revision),
       status_code: this.statusCode,
@@ -143,6 +140,7 @@ export class SimInstance {
 
   /** A snapshot object. */
   renderSnapshot(s: SimSnapshot): Record<string, unknown> {
+    const expanded = this.expandProfiles(s.profiles);
     return {
       architecture: this.architecture,
       config: s.config,
@@ -150,8 +148,8 @@ export class SimInstance {
       ephemeral: false,
       profiles: s.profiles,
       created_at: s.createdAt,
-      expanded_config: s.config,
-      expanded_devices: { ...defaultProfileDevices, ...s.devices },
+      expanded_config: { ...expanded.config, ...s.config },
+      expanded_devices: { ...expanded.devices, ...s.devices },
       last_used_at: zeroTime,
       name: s.name,
       stateful: s.stateful,

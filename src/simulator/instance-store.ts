@@ -1,6 +1,7 @@
 import { SimHttpError } from './envelope.js';
 import type { IdSource } from './ids.js';
 import { SimInstance, type InstanceType } from './instance-model.js';
+import { ProfileStore } from './profile-store.js';
 
 /** What a new instance starts with. */
 export interface NewInstance {
@@ -13,6 +14,8 @@ export interface NewInstance {
   ephemeral?: boolean;
   description?: string;
   createdAt: string;
+  /** Fingerprint of the image it was made from (volatile.base_image); the busybox image when absent. */
+  baseImage?: string;
 }
 
 /** Names LXD accepts: a hostname label (letters, digits, dashes; not starting with a digit or dash). */
@@ -24,17 +27,25 @@ const validName = /^[a-zA-Z][a-zA-Z0-9-]{0,62}$/;
  */
 export class InstanceStore {
   private readonly byProject = new Map<string, Map<string, SimInstance>>();
+  /** Projects and profiles; a profile change re-renders every instance. */
+  readonly profiles = new ProfileStore(() => this.touchAll());
 
+  /** `projects`: extra projects besides `default` (they use the profiles of `default`). */
   constructor(
-    readonly projects: readonly string[],
+    projects: readonly string[],
     private readonly ids: IdSource,
   ) {
-    for (const p of projects) this.byProject.set(p, new Map());
+    for (const p of projects) if (p !== 'default') this.profiles.createProject(p, '', { 'features.profiles': 'false' });
+  }
+
+  /** Names of all projects. */
+  get projects(): string[] {
+    return this.profiles.projectNames();
   }
 
   /** 404 "Project not found" for an unknown project. */
   assertProject(project: string): void {
-    if (!this.byProject.has(project)) throw new SimHttpError(404, 'Project not found');
+    this.profiles.project(project);
   }
 
   /** The instance, or 404 "Instance not found". */
@@ -67,17 +78,16 @@ export class InstanceStore {
     const project = spec.project ?? 'default';
     this.assertProject(project);
     if (!validName.test(spec.name)) throw new SimHttpError(400, `Invalid instance name: ${JSON.stringify(spec.name)}`);
-    const map = this.byProject.get(project)!;
+    let map = this.byProject.get(project);
+    if (!map) this.byProject.set(project, (map = new Map()));
     if (map.has(spec.name)) throw new SimHttpError(409, `Instance "${spec.name}" already exists`);
     const idmap = '[{"Isuid":true,"Isgid":false,"Hostid":1000000,"Nsid":0,"Maprange":1000000000},{"Isuid":false,"Isgid":true,"Hostid":1000000,"Nsid":0,"Maprange":1000000000}]';
+    const image: Record<string, string> = spec.config && Object.keys(spec.config).some((k) => k.startsWith('image.')) ? {} : { 'image.architecture': 'x86_64', 'image.description': 'busybox', 'image.os': 'busybox' };
     const config: Record<string, string> = {
-      'image.architecture': 'x86_64',
-      'image.description': 'busybox',
-      'image.os': 'busybox',
+      ...image,
       ...spec.config,
       'volatile.apply_template': 'create',
-      'volatile.base_image': 'c5c2a8b7a0f1d6e0b3e2f1a9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9',
-      'volatile.eth0.hwaddr': this.ids.hwaddr(),
+      'volatile.base_image': spec.baseImage ?? 'c5c2a8b7a0f1d6e0b3e2f1a9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9',
       'volatile.idmap.base': '0',
       'volatile.idmap.current': idmap,
       'volatile.idmap.next': idmap,
@@ -86,12 +96,21 @@ export class InstanceStore {
       'volatile.uuid': this.ids.uuid(),
     };
     const inst = new SimInstance(spec.name, project, spec.type ?? 'container', spec.createdAt, config);
+    inst.expandProfiles = (names) => this.profiles.expand(project, names);
+    // Every NIC (own or from a profile) gets a MAC address at creation, as LXD assigns one.
+    const nics = { ...inst.expandProfiles(spec.profiles ?? ['default']).devices, ...spec.devices };
+    for (const [dev, d] of Object.entries(nics)) if (d.type === 'nic') config[`volatile.${dev}.hwaddr`] = this.ids.hwaddr();
     if (spec.devices) inst.devices = spec.devices;
     if (spec.profiles) inst.profiles = spec.profiles;
     inst.ephemeral = spec.ephemeral ?? false;
     inst.description = spec.description ?? '';
     map.set(spec.name, inst);
     return inst;
+  }
+
+  /** Re-renders every instance (after a profile change). */
+  touchAll(): void {
+    for (const m of this.byProject.values()) for (const inst of m.values()) inst.touch();
   }
 
   /** Removes an instance. */

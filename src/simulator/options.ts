@@ -61,6 +61,12 @@ export interface SimulatorOptions {
   utcSuffix?: UtcSuffix;
   /** PEM client certificates trusted on HTTPS from the start. */
   trustedCertificates?: string[];
+  /**
+   * Trust password (LXD's `core.trust_password`): an HTTPS client presenting it in
+   * `POST /1.0/certificates` gets its certificate trusted (`lxc remote add … --password`).
+   * Only in the earlier revision, as Incus dropped trust passwords. Default: none.
+   */
+  trustPassword?: string;
   /** Server certificate and key for HTTPS; a self-signed pair is generated when absent. */
   tls?: { cert: string; key: string };
 }
@@ -76,6 +82,7 @@ export interface ResolvedSimOptions {
   events: SimEventOptions;
   utcSuffix: UtcSuffix;
   trustedCertificates: string[];
+  trustPassword: string | undefined;
   tls: { cert: string; key: string } | undefined;
 }
 
@@ -108,6 +115,7 @@ export function resolveOptions(opts: SimulatorOptions, defaultSocket: string): R
     events: { ...defaultEventOptions, ...opts.events },
     utcSuffix: opts.utcSuffix ?? 'numeric',
     trustedCertificates: opts.trustedCertificates ?? [],
+    trustPassword: opts.trustPassword === '' ? undefined : opts.trustPassword,
     tls: opts.tls,
   };
 }

@@ -1,14 +1,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { generate } from 'selfsigned';
-import { buildRouter, handleRequest } from './app.js';
+import { buildRouter, handleRequest, logRequest } from './app.js';
 import { CallCounter, type SimContext } from './context.js';
 import { SimulatorControls } from './controls.js';
 import { EventHub } from './event-hub.js';
 import { EventsEndpoint } from './events-endpoint.js';
 import { FaultBook } from './faults.js';
+import { ExecSockets } from './exec/exec-sockets.js';
 import { IdSource } from './ids.js';
+import { ImageAliases } from './image-aliases.js';
+import { simImages } from './handlers/images.js';
 import { InstanceActions } from './instance-actions.js';
 import { InstanceStore } from './instance-store.js';
 import { LifecycleEmitter } from './lifecycle.js';
@@ -16,7 +21,7 @@ import { OperationRegistry } from './operations.js';
 import { resolveOptions, type SimulatorOptions } from './options.js';
 import { seedPopulation } from './population.js';
 import { certificateFingerprint, TrustStore } from './trust-store.js';
-import { parseListen, Transport } from './transport.js';
+import { parseListen, Transport, type Identity } from './transport.js';
 
 /** A running simulator. */
 export interface RunningSimulator {
@@ -57,6 +62,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     ids,
     hub,
     trust,
+    aliases: new ImageAliases(simImages),
+    execSockets: new ExecSockets(),
     store: new InstanceStore(opts.projects, ids),
     ops: new OperationRegistry(hub, ids, opts.revision, opts.utcSuffix, opts.timings.operationRetentionMs),
     lifecycle: new LifecycleEmitter(hub, opts.revision),
@@ -81,8 +88,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     ctx.restarting = false;
   };
   const controls = new SimulatorControls(ctx, restart);
+  // Operation websockets (exec) are reached with their secret alone, trusted or not, as in LXD.
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, id: Identity): void => {
+    logRequest(ctx, req, id);
+    const opSocket = /^\/1\.0\/operations\/([^/]+)\/websocket$/.exec(new URL(req.url ?? '/', 'http://sim').pathname);
+    if (opSocket) ctx.execSockets.upgrade(req, socket, head, opSocket[1]!);
+    else events.upgrade(req, socket, head, id);
+  };
   const router = buildRouter(ctx, controls);
-  transport = new Transport(specs, { request: (req, res, id) => handleRequest(ctx, router, req, res, id), upgrade: (req, socket, head, id) => events.upgrade(req, socket, head, id) }, tls);
+  transport = new Transport(specs, { request: (req, res, id) => handleRequest(ctx, router, req, res, id), upgrade: (req, socket, head, id) => upgrade(req, socket, head, id) }, tls);
   await transport.listen();
   if (tls) ctx.serverTls = { cert: tls.cert, fingerprint: certificateFingerprint(tls.cert), addresses: transport.httpsUrl ? [transport.httpsUrl.slice('https://'.length)] : [] };
 
@@ -94,6 +108,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     async stop() {
       hub.close();
       events.close();
+      ctx.execSockets.close();
       await transport.close();
       if (tempDir) rmSync(tempDir, { recursive: true, force: true });
     },

@@ -1,16 +1,37 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+
+interface SimFlags {
+  listen: string[];
+  revision: string;
+  instances: string;
+  seed?: string;
+  trustPassword?: string;
+  trustCertificate: string[];
+  token?: string | boolean;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+const repeatable = (v: string, acc: string[]): string[] => [...acc, v];
 
 /** Adds `reflex sim`: runs the embedded instance-service simulator until SIGINT/SIGTERM. */
 export function registerSim(program: Command): void {
   program
     .command('sim')
     .description('Run the embedded LXD/Incus API simulator (docs/simulator.md)')
-    .option('--listen <address>', 'unix:/path/to.sock or https://127.0.0.1:PORT (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--listen <address>', 'unix:/path/to.sock or https://127.0.0.1:PORT (repeatable)', repeatable, [] as string[])
     .option('--revision <revision>', 'API revision: earlier (LXD 5.0-like) or later (Incus-like)', 'earlier')
     .option('--instances <n>', 'number of running containers to seed', '0')
     .option('--seed <n>', 'seed for deterministic ids')
-    .action(async (flags: { listen: string[]; revision: string; instances: string; seed?: string }) => {
+    .option('--trust-password <password>', 'trust password for `lxc remote add … --password` (earlier revision)')
+    .option('--trust-certificate <file>', 'PEM client certificate to trust on HTTPS (repeatable)', repeatable, [] as string[])
+    .option('--token [client-name]', 'print a trust token for `lxc remote add NAME <token>` (needs HTTPS)')
+    .option('--tls-cert <file>', 'server certificate (PEM) for HTTPS; a self-signed one is made when absent')
+    .option('--tls-key <file>', 'server key (PEM) for --tls-cert')
+    .action(async (flags: SimFlags) => {
       if (flags.revision !== 'earlier' && flags.revision !== 'later') throw new Error(`--revision must be earlier or later, not ${flags.revision}`);
+      if (Boolean(flags.tlsCert) !== Boolean(flags.tlsKey)) throw new Error('--tls-cert and --tls-key go together');
       // Loaded on use: the simulator (and its TLS certificate generator) stays out of `reflex run`.
       const { startSimulator } = await import('../../simulator/simulator.js');
       const sim = await startSimulator({
@@ -18,9 +39,16 @@ export function registerSim(program: Command): void {
         revision: flags.revision,
         instances: Number(flags.instances),
         seed: flags.seed === undefined ? undefined : Number(flags.seed),
+        trustPassword: flags.trustPassword,
+        trustedCertificates: flags.trustCertificate.map((f) => readFileSync(f, 'utf8')),
+        tls: flags.tlsCert && flags.tlsKey ? { cert: readFileSync(flags.tlsCert, 'utf8'), key: readFileSync(flags.tlsKey, 'utf8') } : undefined,
       });
       if (sim.socketPath) process.stdout.write(`reflex sim listening on unix:${sim.socketPath}\n`);
       if (sim.httpsUrl) process.stdout.write(`reflex sim listening on ${sim.httpsUrl}\n`);
+      if (flags.token !== undefined) {
+        const token = sim.controls.issueToken(typeof flags.token === 'string' ? flags.token : 'client');
+        process.stdout.write(`reflex sim trust token: ${token}\n`);
+      }
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);

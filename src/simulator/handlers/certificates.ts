@@ -1,4 +1,6 @@
 import { asyncOp, sync, SimHttpError, type SimResponse } from '../envelope.js';
+import type { SimContext } from '../context.js';
+import type { SimOperation } from '../operations.js';
 import type { Router, SimRequest } from '../router.js';
 import { zeroTime } from '../time.js';
 import { bodyObject, recursionOf } from './common.js';
@@ -35,17 +37,25 @@ function add(req: SimRequest): SimResponse {
   const body = bodyObject(req);
   const name = typeof body.name === 'string' ? body.name : 'client';
   if (!info.trusted) {
-    // An untrusted client may only redeem a token (or its secret), presenting its own certificate.
+    // An untrusted client may redeem a token (or its secret), or give the trust password,
+    // presenting its own certificate.
     const password = typeof body.password === 'string' ? body.password : '';
+    if (!info.clientCertPem || password === '') throw new SimHttpError(403, 'not authorized');
+    const trustPassword = ctx.opts.revision === 'earlier' ? ctx.opts.trustPassword : undefined;
+    if (trustPassword !== undefined && password === trustPassword) {
+      ctx.trust.add(info.clientCertPem, name);
+      return sync({});
+    }
     const secret = secretOf(password);
     const token = secret ? ctx.trust.takeToken(secret) : undefined;
-    if (!token || !info.clientCertPem) throw new SimHttpError(403, 'not authorized');
+    if (!token) throw new SimHttpError(403, 'not authorized');
     ctx.trust.add(info.clientCertPem, token.clientName);
     const op = ctx.ops.list(null).find((o) => o.id === token.operationId);
     op?.succeed();
     return sync({});
   }
   if (body.token === true) return issueToken(req, name);
+  if (typeof body.certificate !== 'string' || body.certificate === '') throw new SimHttpError(400, 'Client is already trusted');
   const cert = typeof body.certificate === 'string' && body.certificate !== '' ? toPem(body.certificate) : info.clientCertPem;
   if (!cert) throw new SimHttpError(400, 'Can\'t use TLS data on non-TLS link');
   try {
@@ -69,7 +79,14 @@ function secretOf(password: string): string | undefined {
 
 /** POST {"token": true}: an operation of class token, Running and cancellable until redeemed or revoked. */
 function issueToken(req: SimRequest, clientName: string): SimResponse {
-  const { ctx } = req;
+  const op = createTrustToken(req.ctx, clientName);
+  return asyncOp(op.url, req.ctx.ops.render(op));
+}
+
+/** Creates a pending trust token for `clientName` (the operation holds it; `tokenString` encodes it). */
+export function createTrustToken(ctx: SimContext, clientName: string): SimOperation {
+  // LXD refuses tokens without an HTTPS listener; the simulator issues them (with no addresses)
+  // so unix-only test setups can exercise token operations.
   const secret = ctx.ids.secret();
   const fingerprint = ctx.serverTls?.fingerprint ?? '';
   const addresses = ctx.serverTls?.addresses ?? [];
@@ -82,7 +99,7 @@ function issueToken(req: SimRequest, clientName: string): SimResponse {
   });
   op.running();
   ctx.trust.addToken({ clientName, secret, operationId: op.id, expiresAt: '9999-12-31T23:59:59Z' });
-  return asyncOp(op.url, ctx.ops.render(op));
+  return op;
 }
 
 /** The token string a client passes to `lxc remote add`, for an operation's metadata. */

@@ -51,14 +51,22 @@ export function instanceOf(req: SimRequest, family: InstanceFamily): SimInstance
 }
 
 /**
- * `resources` of an instance operation. LXD adds the legacy `containers` key to create, update,
- * snapshot, delete, exec and rename of containers, but not to state changes (notes §3); the later
- * revision never does.
+ * `resources` of an instance operation. The earlier revision names containers under the legacy
+ * `containers` key as well, as the seed says (LXD 5.0.2 does so for create, update, snapshot,
+ * delete, exec and rename, and lists state changes under `instances` only); the later revision
+ * (Incus) uses `instances`, adding `containers` for exec only.
  */
-export function instanceResources(req: SimRequest, inst: SimInstance, suffix = ''): Record<string, string[]> {
+export function instanceResources(req: SimRequest, inst: SimInstance, suffix = '', kind: 'exec' | 'other' = 'other'): Record<string, string[]> {
+  return operationResources(req.ctx.opts.revision, inst, suffix, kind);
+}
+
+/** {@link instanceResources} without a request. */
+export function operationResources(revision: ApiRevision, inst: Pick<SimInstance, 'name' | 'type' | 'project'>, suffix = '', kind: 'exec' | 'other' = 'other'): Record<string, string[]> {
   const res: Record<string, string[]> = {};
-  if (req.ctx.opts.revision === 'earlier' && inst.type === 'container') res.containers = [`/1.0/containers/${inst.name}${suffix}`];
-  res.instances = [`/1.0/instances/${inst.name}${suffix}`];
+  const project = inst.project === 'default' ? '' : `?project=${inst.project}`;
+  const legacy = inst.type === 'container' && (revision === 'earlier' || kind === 'exec');
+  if (legacy) res.containers = [`/1.0/containers/${inst.name}${suffix}${project}`];
+  res.instances = [`/1.0/instances/${inst.name}${suffix}${project}`];
   return res;
 }
 

@@ -1,6 +1,9 @@
 import { asyncOp, sync, syncRaw, SimHttpError, type SimResponse } from '../envelope.js';
 import type { InstanceType, SimInstance } from '../instance-model.js';
 import type { Router, SimRequest } from '../router.js';
+import { StatusCode } from '../../client/status-code.js';
+import { runCommand } from '../exec/shell.js';
+import { findImage } from './images.js';
 import { restoreSnapshot } from './snapshots.js';
 import {
   bodyObject,
@@ -34,7 +37,7 @@ export function registerInstances(router: Router, revision: 'earlier' | 'later')
 function list(req: SimRequest, family: InstanceFamily): SimResponse {
   const { ctx, info } = req;
   const project = info.allProjects ? null : info.project;
-  if (project !== null) ctx.store.assertProject(project);
+  // An unknown project lists as empty (observed), unlike every other collection.
   const revision = ctx.opts.revision;
   let members = ctx.store.list(project);
   if (family.type) members = members.filter((i) => i.type === family.type);
@@ -65,24 +68,29 @@ function get(req: SimRequest, family: InstanceFamily): SimResponse {
 
 function create(req: SimRequest, family: InstanceFamily): SimResponse {
   const { ctx, info } = req;
-  ctx.store.assertProject(info.project);
+  if (!ctx.store.profiles.hasProject(info.project)) throw new SimHttpError(404, 'Failed loading project: Project not found');
   const body = bodyObject(req);
-  const type = (body.type ?? family.type ?? 'container') as InstanceType;
+  // `lxc copy` sends "type": "" and means the source's type.
+  const type = (body.type || family.type || 'container') as InstanceType;
   if (type !== 'container' && type !== 'virtual-machine') throw new SimHttpError(400, `Invalid instance type "${String(body.type)}"`);
   const source = (body.source ?? {}) as Record<string, unknown>;
-  const sourceType = source.type ?? 'none';
+  const sourceType = source.type || 'none';
   if (!['image', 'none', 'copy', 'migration'].includes(String(sourceType))) throw new SimHttpError(400, `Unknown source type ${String(sourceType)}`);
+  const origin = sourceType === 'copy' ? copySource(req, source) : sourceType === 'image' ? imageSource(req, source) : undefined;
   const name = typeof body.name === 'string' && body.name !== '' ? body.name : `sim-${ctx.ids.secret(3)}`;
+  const profiles = Array.isArray(body.profiles) ? body.profiles.map(String) : origin?.profiles;
+  for (const p of profiles ?? []) ctx.store.profiles.profile(info.project, p);
   const inst = ctx.store.add({
     name,
     project: info.project,
     type,
-    config: stringMap(body.config, 'config'),
-    devices: deviceMap(body.devices),
-    profiles: Array.isArray(body.profiles) ? body.profiles.map(String) : undefined,
+    config: { ...origin?.config, ...stringMap(body.config, 'config') },
+    devices: { ...origin?.devices, ...deviceMap(body.devices) },
+    profiles,
     ephemeral: body.ephemeral === true,
-    description: typeof body.description === 'string' ? body.description : '',
+    description: typeof body.description === 'string' ? body.description : (origin?.description ?? ''),
     createdAt: ctx.ops.now(),
+    baseImage: origin?.baseImage,
   });
   countCall(req, inst, 'create');
   const op = ctx.ops.create({ description: 'Creating instance', project: inst.project, resources: instanceResources(req, inst) });
@@ -98,13 +106,47 @@ function create(req: SimRequest, family: InstanceFamily): SimResponse {
   return asyncOp(op.url, ctx.ops.render(op));
 }
 
+/** What a new instance inherits from its source. */
+interface Origin {
+  config: Record<string, string>;
+  devices: Record<string, Record<string, string>>;
+  profiles: string[] | undefined;
+  description: string;
+  baseImage: string | undefined;
+}
+
+/** `{"type":"copy","source":"NAME"}` or `"NAME/SNAP"`: local config (no volatile keys), devices, profiles. */
+function copySource(req: SimRequest, source: Record<string, unknown>): Origin {
+  const ref = String(source.source ?? '');
+  const [instName, snapName] = ref.split('/', 2);
+  const from = req.ctx.store.find(typeof source.project === 'string' && source.project ? source.project : req.info.project, instName ?? '');
+  if (!from) throw new SimHttpError(404, 'Instance not found');
+  const snap = snapName === undefined ? undefined : from.snapshots.get(snapName);
+  if (snapName !== undefined && !snap) throw new SimHttpError(404, 'Instance snapshot not found');
+  const config = Object.fromEntries(Object.entries(snap?.config ?? from.config).filter(([k]) => !k.startsWith('volatile.')));
+  return { config, devices: structuredClone(snap?.devices ?? from.devices), profiles: [...(snap?.profiles ?? from.profiles)], description: from.description, baseImage: from.config['volatile.base_image'] };
+}
+
+/** `{"type":"image","alias":…}` or `{"fingerprint":…}`: the image's properties become `image.*` keys. */
+function imageSource(req: SimRequest, source: Record<string, unknown>): Origin | undefined {
+  let fingerprint = typeof source.fingerprint === 'string' ? source.fingerprint : '';
+  if (!fingerprint && typeof source.alias === 'string' && source.alias !== '') fingerprint = req.ctx.aliases.get(source.alias).target;
+  if (!fingerprint || typeof source.server === 'string' && source.server !== '') return undefined;
+  const image = findImage(fingerprint);
+  const props = image.properties as Record<string, string>;
+  const config = Object.fromEntries(Object.entries(props).map(([k, v]) => [`image.${k}`, v]));
+  return { config, devices: {}, profiles: undefined, description: '', baseImage: String(image.fingerprint) };
+}
+
 function put(req: SimRequest, family: InstanceFamily): SimResponse {
   const { ctx } = req;
   const inst = instanceOf(req, family);
   const body = bodyObject(req);
   if (typeof body.restore === 'string') {
     countCall(req, inst, 'restore');
-    return restoreSnapshot(req, inst, body.restore);
+    // `lxc restore NAME SNAP` sends "NAME/SNAP"; the bare snapshot name works too.
+    const snap = body.restore.startsWith(`${inst.name}/`) ? body.restore.slice(inst.name.length + 1) : body.restore;
+    return restoreSnapshot(req, inst, snap);
   }
   checkIfMatch(req, inst.etag());
   countCall(req, inst, 'update');
@@ -203,8 +245,10 @@ function rename(req: SimRequest, family: InstanceFamily): SimResponse {
 }
 
 /**
- * POST …/exec. The command is not run: the operation (class websocket, with fds secrets for "0"
- * and "control") completes after taskMs with return code 0 and emits `instance-exec`.
+ * POST …/exec. The command runs in the built-in shell (exec/shell.ts). With
+ * `wait-for-websocket` the operation is of class websocket and carries the secrets of its sockets
+ * (fds 0, 1, 2 and control; 0 and control when interactive); it runs once the client has connected
+ * them and ends with `{"return": code}`. Without, it runs at once (class task).
  */
 function exec(req: SimRequest, family: InstanceFamily): SimResponse {
   const { ctx } = req;
@@ -213,14 +257,21 @@ function exec(req: SimRequest, family: InstanceFamily): SimResponse {
   const command = Array.isArray(body.command) ? body.command.map(String) : [];
   if (command.length === 0) throw new SimHttpError(400, 'Command cannot be empty');
   if (!inst.isActive) throw new SimHttpError(400, 'Instance is not running');
+  if (inst.statusCode === StatusCode.Frozen) throw new SimHttpError(400, 'Instance is frozen');
   countCall(req, inst, 'exec');
   const environment = { HOME: '/root', LANG: 'C.UTF-8', PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', USER: 'root', ...(stringMap(body.environment, 'environment') ?? {}) };
   const waitForWs = body['wait-for-websocket'] === true;
-  const metadata: Record<string, unknown> = { command, environment, 'interactive': body.interactive === true };
-  if (waitForWs) metadata.fds = { '0': ctx.ids.secret(), control: ctx.ids.secret() };
-  const op = ctx.actions.runOperation(inst, { description: 'Executing command', class: waitForWs ? 'websocket' : 'task', resources: instanceResources(req, inst), metadata }, undefined, (op) => {
+  const interactive = body.interactive === true;
+  const metadata: Record<string, unknown> = { command, environment, interactive };
+  const secrets: Record<string, string> = {};
+  if (waitForWs) {
+    for (const fd of interactive ? ['0', 'control'] : ['0', '1', '2', 'control']) secrets[fd] = ctx.ids.secret();
+    metadata.fds = { ...secrets };
+  }
+  const op = ctx.actions.runOperation(inst, { description: 'Executing command', class: waitForWs ? 'websocket' : 'task', resources: instanceResources(req, inst, '', 'exec'), metadata }, undefined, (op) => {
     ctx.lifecycle.emit(inst, 'instance-exec', { context: { command } });
-    setTimeout(() => op.succeed({ return: 0 }), ctx.opts.timings.taskMs).unref();
+    if (waitForWs) ctx.execSockets.open(op, secrets, interactive, () => runCommand(command));
+    else setTimeout(() => op.succeed({ return: runCommand(command).code }), ctx.opts.timings.taskMs).unref();
   });
   return asyncOp(op.url, ctx.ops.render(op));
 }

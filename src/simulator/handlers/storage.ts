@@ -5,17 +5,34 @@ import { filterOf, recursionOf } from './common.js';
 /** /1.0/storage-pools and the volumes of the single `dir` pool "default". */
 export function registerStorage(router: Router): void {
   router.on('GET', '/1.0/storage-pools', (req) =>
-    sync(recursionOf(req) === 0 ? ['/1.0/storage-pools/default'] : [pool()]),
+    sync(recursionOf(req) === 0 ? ['/1.0/storage-pools/default'] : [pool(req)]),
   );
   router.on('GET', '/1.0/storage-pools/:pool', (req) => {
     if (req.params.pool !== 'default') throw new SimHttpError(404, 'Storage pool not found');
-    return sync(pool());
+    return sync(pool(req));
+  });
+  router.on('GET', '/1.0/storage-pools/:pool/resources', (req) => {
+    if (req.params.pool !== 'default') throw new SimHttpError(404, 'Storage pool not found');
+    return sync({ inodes: { total: 16_777_216, used: 428_786 }, space: { total: 270_553_174_016, used: 24_748_187_648 } });
   });
   router.on('GET', '/1.0/storage-pools/:pool/volumes', volumes);
 }
 
-function pool(): Record<string, unknown> {
-  return { config: { source: '/var/lib/lxd/storage-pools/default' }, description: '', name: 'default', driver: 'dir', used_by: [], status: 'Created', locations: ['none'] };
+/** The `dir` pool; used by every instance and by the profiles whose root disk is on it. */
+function pool(req: SimRequest): Record<string, unknown> {
+  const { store } = req.ctx;
+  const usedBy = [
+    ...store.list(null).map((i) => i.url()),
+    ...store.projects.flatMap((project) =>
+      store.profiles.profileProject(project) !== project
+        ? []
+        : store.profiles
+            .listProfiles(project)
+            .filter((p) => Object.values(p.devices).some((d) => d.type === 'disk' && d.pool === 'default'))
+            .map((p) => `/1.0/profiles/${p.name}${project === 'default' ? '' : `?project=${project}`}`),
+    ),
+  ];
+  return { config: { source: '/var/lib/lxd/storage-pools/default' }, description: '', name: 'default', driver: 'dir', used_by: usedBy, status: 'Created', locations: ['none'] };
 }
 
 /**

@@ -1,0 +1,106 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { renderBody } from '../envelope.js';
+import type { SimOperation } from '../operations.js';
+import type { ShellResult } from './shell.js';
+
+/** How long the daemon waits for the exec websockets before failing the operation (LXD: 5 s). */
+const connectTimeoutMs = 5000;
+
+/** One exec operation waiting for, then serving, its websockets. */
+interface ExecSession {
+  op: SimOperation;
+  /** fd name ("0", "1", "2", "control") → secret. */
+  secrets: Record<string, string>;
+  interactive: boolean;
+  conns: Map<string, WebSocket>;
+  run: () => ShellResult;
+  timer: NodeJS.Timeout;
+  started: boolean;
+}
+
+/**
+ * The websockets of exec operations (`GET /1.0/operations/<id>/websocket?secret=…`), spoken as
+ * LXD 5.0.2 speaks them: non-interactive sessions have fds 0 (stdin), 1 (stdout), 2 (stderr) and
+ * a control socket; interactive ones fd 0 (the terminal) and control. The command runs once every
+ * required socket is connected (control is optional for non-interactive sessions, a historical
+ * allowance of the daemon); each output stream is binary messages ended by an empty text message,
+ * then the control socket is closed, the operation gets `{"return": code}` and succeeds, and every
+ * socket is closed. A wrong secret is 403, an unknown operation 404.
+ */
+export class ExecSockets {
+  private readonly sessions = new Map<string, ExecSession>();
+  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+
+  /** Registers an exec operation whose command runs when its sockets are connected. */
+  open(op: SimOperation, secrets: Record<string, string>, interactive: boolean, run: () => ShellResult): void {
+    const session: ExecSession = { op, secrets, interactive, conns: new Map(), run, started: false, timer: undefined as unknown as NodeJS.Timeout };
+    session.timer = setTimeout(() => {
+      if (session.started) return;
+      this.sessions.delete(op.id);
+      for (const ws of session.conns.values()) ws.close();
+      op.fail('Timed out waiting for websockets to connect');
+    }, connectTimeoutMs).unref();
+    this.sessions.set(op.id, session);
+  }
+
+  /** Handles the upgrade of `/1.0/operations/<id>/websocket`. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, opId: string): void {
+    const session = this.sessions.get(opId);
+    if (!session) return refuse(socket, 404, 'Operation not found');
+    const secret = new URL(req.url ?? '/', 'http://sim').searchParams.get('secret') ?? '';
+    const fd = Object.keys(session.secrets).find((k) => session.secrets[k] === secret);
+    if (!fd) return refuse(socket, 403, 'permission denied');
+    if (session.conns.has(fd)) return refuse(socket, 500, 'Websocket number already connected');
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      session.conns.set(fd, ws);
+      // Clients send stdin data and control messages (resize, signals); the built-in commands read none.
+      ws.on('message', () => undefined);
+      ws.on('error', () => undefined);
+      const required = Object.keys(session.secrets).filter((k) => k !== 'control' || session.interactive);
+      if (!session.started && required.every((k) => session.conns.has(k))) this.start(session);
+    });
+  }
+
+  /** Closes every session socket. */
+  close(): void {
+    for (const s of this.sessions.values()) {
+      clearTimeout(s.timer);
+      for (const ws of s.conns.values()) ws.terminate();
+    }
+    this.sessions.clear();
+    this.wss.close();
+  }
+
+  private start(session: ExecSession): void {
+    session.started = true;
+    clearTimeout(session.timer);
+    const result = session.run();
+    const send = (fd: string, text: string): void => {
+      const ws = session.conns.get(fd);
+      if (!ws) return;
+      if (text !== '') ws.send(Buffer.from(text, 'utf8'), { binary: true });
+      ws.send('', { binary: false });
+    };
+    if (session.interactive) {
+      // A terminal: both streams on fd 0, with the line discipline's CR LF.
+      send('0', (result.stdout + result.stderr).replace(/\n/g, '\r\n'));
+    } else {
+      send('1', result.stdout);
+      send('2', result.stderr);
+    }
+    session.conns.get('control')?.close(1000);
+    session.op.succeed({ return: result.code });
+    this.sessions.delete(session.op.id);
+    setTimeout(() => {
+      for (const [fd, ws] of session.conns) if (fd !== 'control') ws.close(1000);
+    }, 0).unref();
+  }
+}
+
+function refuse(socket: Duplex, status: number, message: string): void {
+  const body = renderBody({ kind: 'error', status, message });
+  const reason = status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : 'Internal Server Error';
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}

@@ -1,0 +1,129 @@
+/** What a command run by the built-in shell produced. */
+export interface ShellResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+/**
+ * The simulator's stand-in for a guest's programs: `true`, `false`, `echo` (with `-n`), `exit N`
+ * and `sh -c SCRIPT` (also `bash`, `/bin/sh`…), where a script is a list of those joined by `;`,
+ * `&&` and `||`, with single and double quotes. Anything else is "not found" with exit code 127,
+ * as a shell reports it; executed directly (not through `sh -c`) the daemon cannot start it.
+ */
+export function runCommand(argv: readonly string[]): ShellResult {
+  const out: ShellResult = { stdout: '', stderr: '', code: 0 };
+  const program = basename(argv[0] ?? '');
+  if ((program === 'sh' || program === 'bash' || program === 'ash') && argv[1] === '-c') {
+    runScript(argv[2] ?? '', out, program);
+    return out;
+  }
+  const done = builtin(argv, out);
+  if (done === 'unknown') {
+    out.stderr += `${program}: not found\n`;
+    out.code = 127;
+  }
+  return out;
+}
+
+type Outcome = 'ran' | 'exit' | 'unknown';
+
+function builtin(argv: readonly string[], out: ShellResult): Outcome {
+  const [cmd, ...args] = argv;
+  switch (basename(cmd ?? '')) {
+    case 'true':
+    case ':':
+      out.code = 0;
+      return 'ran';
+    case 'false':
+      out.code = 1;
+      return 'ran';
+    case 'echo': {
+      const noNewline = args[0] === '-n';
+      const words = noNewline ? args.slice(1) : args;
+      out.stdout += words.join(' ') + (noNewline ? '' : '\n');
+      out.code = 0;
+      return 'ran';
+    }
+    case 'exit':
+      out.code = args[0] === undefined ? out.code : Number.parseInt(args[0], 10) & 0xff;
+      return 'exit';
+    default:
+      return 'unknown';
+  }
+}
+
+function runScript(script: string, out: ShellResult, shell: string): void {
+  const tokens = tokenize(script);
+  if (tokens === undefined) {
+    out.stderr += `${shell}: syntax error: unterminated quoted string\n`;
+    out.code = 2;
+    return;
+  }
+  let words: string[] = [];
+  let skip = false;
+  const runPending = (): 'exit' | undefined => {
+    if (words.length === 0) return undefined;
+    const argv = words;
+    words = [];
+    if (skip) return undefined;
+    const outcome = builtin(argv, out);
+    if (outcome === 'unknown') {
+      out.stderr += `${shell}: ${argv[0]}: not found\n`;
+      out.code = 127;
+    }
+    return outcome === 'exit' ? 'exit' : undefined;
+  };
+  for (const t of tokens) {
+    if (t.op === undefined) {
+      words.push(t.word);
+      continue;
+    }
+    if (runPending() === 'exit') return;
+    // `a && b` runs b only after success, `a || b` only after failure; `;` always.
+    skip = t.op === '&&' ? out.code !== 0 : t.op === '||' ? out.code === 0 : false;
+  }
+  runPending();
+}
+
+type Token = { op: undefined; word: string } | { op: ';' | '&&' | '||'; word: '' };
+
+/** Splits a script into words and operators; undefined when a quote is not closed. */
+function tokenize(script: string): Token[] | undefined {
+  const tokens: Token[] = [];
+  let word = '';
+  let inWord = false;
+  const flush = (): void => {
+    if (inWord) tokens.push({ op: undefined, word });
+    word = '';
+    inWord = false;
+  };
+  for (let i = 0; i < script.length; i++) {
+    const c = script[i]!;
+    if (c === "'" || c === '"') {
+      const end = script.indexOf(c, i + 1);
+      if (end < 0) return undefined;
+      word += script.slice(i + 1, end);
+      inWord = true;
+      i = end;
+    } else if (c === ';' || c === '\n') {
+      flush();
+      tokens.push({ op: ';', word: '' });
+    } else if ((c === '&' || c === '|') && script[i + 1] === c) {
+      flush();
+      tokens.push({ op: c === '&' ? '&&' : '||', word: '' });
+      i++;
+    } else if (c === ' ' || c === '\t') {
+      flush();
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  flush();
+  return tokens;
+}
+
+function basename(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}

@@ -1,0 +1,63 @@
+import WebSocket from 'ws';
+import { describe, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import type { SimulatorOptions } from '../../src/simulator/options.js';
+import { requireLxd } from '../support/lxd-bed.js';
+import { LxcCli, lxcInstalled } from '../support/lxc-cli.js';
+import { fastTimings } from '../simulator/sim-client.js';
+
+/** A simulator on a unix socket and HTTPS, and a private `lxc` client that can add it as a remote. */
+export interface SimRemote {
+  sim: RunningSimulator;
+  lxc: LxcCli;
+  /** Every request the simulator handled since the last `clearRequests()`, as "METHOD /path?query". */
+  requests(): string[];
+  clearRequests(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the simulator (fast timings unless given) listening on a temporary unix socket and
+ * https://127.0.0.1:0, with a private lxc config directory. Requests are recorded from the
+ * simulator's own logging events ("Handling API request"), as a real daemon reports them.
+ */
+export async function startSimRemote(opts: SimulatorOptions = {}): Promise<SimRemote> {
+  const lxc = new LxcCli();
+  const sim = await startSimulator({
+    listen: [`unix:${lxc.confDir}/sim.socket`, 'https://127.0.0.1:0'],
+    ...opts,
+    timings: { ...fastTimings, operationRetentionMs: 5000, ...opts.timings },
+  });
+  const seen: string[] = [];
+  const ws = new WebSocket(`ws+unix://${sim.socketPath}:/1.0/events?type=logging`);
+  ws.on('message', (data) => {
+    const frame = JSON.parse(String(data)) as { metadata: { message: string; context: { method: string; url: string; protocol: string } } };
+    // Only the lxc client's requests (HTTPS), not this tap's own.
+    if (frame.metadata.message === 'Handling API request' && frame.metadata.context.protocol === 'tls') seen.push(`${frame.metadata.context.method} ${frame.metadata.context.url}`);
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  return {
+    sim,
+    lxc,
+    requests: () => [...seen],
+    clearRequests: () => void seen.splice(0),
+    async close() {
+      ws.close();
+      await sim.stop();
+      lxc.close();
+    },
+  };
+}
+
+/**
+ * A describe that needs the `lxc` client binary: skipped without it, failing instead under
+ * REFLEX_REQUIRE_LXD=1 (CI installs the Debian lxd package, which brings the client).
+ */
+export function describeLxcClient(name: string, body: () => void): void {
+  if (lxcInstalled()) return void describe(name, body);
+  if (requireLxd()) return void describe(name, () => it('needs the lxc client', () => { throw new Error('lxc client not on PATH (REFLEX_REQUIRE_LXD=1)'); }));
+  describe.skip(name, body);
+}

@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { lxdSocketPath } from './lxd-bed.js';
+
+/** What one `lxc` run printed and how it exited. */
+export interface LxcResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+/**
+ * The real `lxc` client with a private configuration directory (LXD_CONF), so remotes and the
+ * client certificate it generates never touch the user's own config. The `local` remote is the
+ * real daemon's socket when there is one.
+ */
+export class LxcCli {
+  readonly confDir = mkdtempSync(join(tmpdir(), 'reflex-lxc-conf-'));
+
+  /** Runs `lxc args…` with an empty stdin (lxc reads YAML from a non-terminal stdin). */
+  run(args: string[], opts: { timeoutMs?: number; input?: string } = {}): Promise<LxcResult> {
+    const socket = lxdSocketPath();
+    const env: NodeJS.ProcessEnv = { ...process.env, LXD_CONF: this.confDir, LC_ALL: 'C' };
+    if (socket) env.LXD_SOCKET = socket;
+    else delete env.LXD_SOCKET;
+    return new Promise((resolve, reject) => {
+      const child = spawn('lxc', args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+      const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+      child.on('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        resolve({ stdout, stderr, code: code ?? (signal ? 128 : -1) });
+      });
+      child.stdin.end(opts.input ?? '');
+    });
+  }
+
+  /** Like run, but throws with stderr unless the exit code is 0; returns stdout. */
+  async ok(args: string[], opts: { timeoutMs?: number; input?: string } = {}): Promise<string> {
+    const res = await this.run(args, opts);
+    if (res.code !== 0) throw new Error(`lxc ${args.join(' ')} exited ${res.code}: ${res.stderr.trim()}`);
+    return res.stdout;
+  }
+
+  /** Removes the configuration directory. */
+  close(): void {
+    rmSync(this.confDir, { recursive: true, force: true });
+  }
+}
+
+/** Whether the `lxc` client is on PATH (looked up without running it: a first run writes a config dir). */
+export function lxcInstalled(): boolean {
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, 'lxc')));
+}
