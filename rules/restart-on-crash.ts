@@ -9,15 +9,17 @@ import { StatusCode, configFlag, defineRule } from 'reflex';
  * 10 minutes, with one alert. On Incus with `boot.autorestart`, the daemon restarts the instance
  * itself: the start is queued after a stand-back (autorestartStandBackMs) and does nothing if the
  * daemon brought it back, so Reflex takes over only once the daemon gives up (docs/rules.md).
- * A stop that happened while the event stream was down is seen only by the resync, with intent
- * `unknown` (no requestor to tell a crash from a stop; a stop operation still listed makes it
- * `requested`): an opted-in instance asked to stay up, so it is treated as a crash (docs/events.md).
+ * A stop that happened while every replica was cut off from the event stream is seen only by the
+ * resync, with intent `unknown`: nothing tells an operator's stop from a crash then, so this rule
+ * does not act on it; Reflex raises one alert ("found Stopped after a gap, cause unknown") and the
+ * audit says how to start it by hand (`reflex heal NAME`). A rule that adds `unknown` to its
+ * intents opts in to starting such instances, at the risk of undoing an operator's stop (docs/rules.md).
  */
 export default defineRule({
   name: 'restart-on-crash',
   description: 'Start again opted-in instances that crashed or report Error',
   on: [
-    { kind: 'instance.status', to: [StatusCode.Stopped], intent: ['unrequested', 'unknown'] },
+    { kind: 'instance.status', to: [StatusCode.Stopped], intent: ['unrequested'] },
     { kind: 'instance.status', to: [StatusCode.Error] },
   ],
   when: ({ instance }) => configFlag(instance, 'user.reflex.autorestart'),

@@ -1,10 +1,6 @@
-import { DelayedError, Queue, Worker } from 'bullmq';
+import { Queue, type Worker } from 'bullmq';
 import type { Logger } from 'pino';
-import { ActionExecutor, instanceBusy } from '../src/remediation/action-executor.js';
-import { ActionGate } from '../src/remediation/action-gate.js';
-import { InstanceLock } from '../src/redis/token-lock.js';
 import { Silences } from '../src/rules/silences.js';
-import { SelfActions } from '../src/events/self-marks.js';
 import { AuditLog } from '../src/audit/audit-log.js';
 import { InstanceClient } from '../src/client/client.js';
 import { targetsOf, type ConfiguredTarget } from '../src/config/config-target.js';
@@ -12,25 +8,27 @@ import { connectRedis } from '../src/redis/connect.js';
 import type { Config } from '../src/config/config.js';
 import { EventArchive } from '../src/events/event-archive.js';
 import { EventIngestor } from '../src/events/event-ingestor.js';
-import { EventProcessor } from '../src/remediation/event-processor.js';
 import { EventSubscriber } from '../src/events/event-subscriber.js';
 import { SubscriberLease } from '../src/events/subscriber-lease.js';
 import { startHttpServer, type RunningHttpServer } from '../src/http/http-server.js';
 import { readinessChecks, type TargetReader } from '../src/http/readiness.js';
 import { Metrics } from '../src/metrics/metrics.js';
 import { keySpace } from '../src/redis/key-space.js';
-import { actionJobSchema, eventJobSchema } from '../src/events/event-job.js';
 import { RuleEngine } from '../src/rules/engine.js';
 import { loadRules } from '../src/rules/rule-loader.js';
 import { Notifier } from '../src/notify/notifier.js';
 import { notifyConfigFromEnv, type NotifyConfig } from '../src/notify/notify-config.js';
-import { useNotifier } from '../src/actions/notify-action.js';
 import { InstanceAlerts } from '../src/notify/instance-alerts.js';
 import type { AlertInput } from '../src/notify/alert.js';
+import type { CanonicalEvent } from '../src/events/canonical-event.js';
 import { startScheduler } from '../src/remediation/scheduler.js';
 import { resyncEvents } from '../src/events/resync.js';
 import { StateTracker } from '../src/events/state-tracker.js';
 import { ReflexError } from '../src/errors/reflex-error.js';
+import { installProcessGuards } from '../src/log/process-guards.js';
+import { startRemediation } from '../src/remediation/remediation.js';
+import { actionJobOptions } from '../src/remediation/action-job.js';
+import { retryPolicy } from '../src/remediation/retry-policy.js';
 
 /** The subscriber of one target: its lease, its event stream, its resync. */
 export interface TargetReaderHandle extends TargetReader {
@@ -63,6 +61,7 @@ export interface ReflexHandle {
 
 /** Wires the parts for the configured role and starts them. */
 export async function startReflex(config: Config, logger: Logger): Promise<ReflexHandle> {
+  installProcessGuards(logger);
   const keys = keySpace(config.prefix);
   const configured = targetsOf(config);
   const redis = await connectRedis(config.redisUrl);
@@ -79,18 +78,17 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     ...queueOpts,
     // A job is a batch of up to 500 raw frames, and every event is kept in the archive anyway: the
     // queue keeps only the last hour's finished jobs, at most 10 000, for the dashboard.
-    defaultJobOptions: { removeOnComplete: { age: 3600, count: 10_000 }, removeOnFail: { age: 7 * 24 * 3600 }, attempts: 3 },
+    defaultJobOptions: { removeOnComplete: { age: 3600, count: 10_000 }, removeOnFail: { age: 7 * 24 * 3600 }, attempts: retryPolicy.eventAttempts, backoff: { type: 'custom' } },
   });
   const actionsQueue = new Queue(keys.actionsQueue, {
     ...queueOpts,
-    defaultJobOptions: { removeOnComplete: { age: 24 * 3600 }, removeOnFail: false, backoff: { type: 'exponential', delay: 300, jitter: 0.5 } },
+    defaultJobOptions: { removeOnComplete: { age: 24 * 3600 }, removeOnFail: false, backoff: actionJobOptions({ jobId: '' }).backoff },
   });
   // A queue with no error listener prints each Redis connection error with its stack; the
   // connection's trouble is already reported once (connectRedis), so the queues' copies go to debug.
-  for (const q of [eventsQueue, actionsQueue]) q.on('error', (err) => logger.debug({ err: err.message, queue: q.name }, 'queue error'));
+  for (const q of [eventsQueue, actionsQueue]) q.on('error', (err) => logger.debug({ err, queue: q.name }, 'queue error'));
   const tracker = new StateTracker(redis, keys);
   const audit = new AuditLog(redis, keys.audit);
-  const selfActions = new SelfActions(redis, keys);
   const metrics = new Metrics();
   metrics.watchDeadLetters(actionsQueue);
   metrics.watchQueue(eventsQueue);
@@ -103,9 +101,11 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   const startReader = (t: ConfiguredTarget): TargetReaderHandle => {
     const log = configured.length > 1 ? logger.child({ target: t.name }) : logger;
     const client = clientFor(t.id);
-    const held = new SubscriberLease({ redis, key: keys.lease(t.id), logger: log, ttlMs: config.leaseTtlMs });
-    const ingestor = new EventIngestor({ queue: eventsQueue, target: t.id, logger: log, onOverflow: () => void resync('gap'), mayWrite: () => held.isCurrent() });
+    const held = new SubscriberLease({ redis, key: keys.lease(t.id), fenceKey: keys.leaseFence(t.id), vacantKey: keys.leaseVacant(t.id), logger: log, ttlMs: config.leaseTtlMs });
+    // Every replica reads the stream; only the lease holder writes it, followers keep a window to replay on a takeover.
+    const ingestor = new EventIngestor({ queue: eventsQueue, target: t.id, logger: log, active: false, onOverflow: () => void resync('gap'), mayWrite: () => held.isCurrent() });
     const resync = async (reason: 'gap' | 'periodic' | 'manual' = 'manual') => {
+      if (!held.isHeld) return;
       const events = await resyncEvents(client, tracker, t.id, { graceMs: config.resyncGraceMs, project: t.project });
       for (const e of events) ingestor.pushSynthetic(e);
       metrics.resyncs.inc({ reason });
@@ -121,20 +121,26 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       logger: log,
       metrics,
     });
-    // Only the lease holder reads the stream; the others wait to take over.
-    held.on('acquired', () => sub.start());
-    held.on('lost', () => void sub.stop());
+    held.on('acquired', () => {
+      ingestor.activate();
+      if (sub.connected) resync('gap').catch((err) => log.warn({ err }, 'resync after taking over failed'));
+    });
+    held.on('lost', () => ingestor.standBy());
     metrics.leaseHolder.set({ target: t.id }, 0);
     held.on('acquired', () => metrics.leaseHolder.set({ target: t.id }, 1));
     held.on('lost', () => metrics.leaseHolder.set({ target: t.id }, 0));
     sub.on('connected', () => metrics.streamConnected.set({ target: t.id }, 1));
     sub.on('disconnected', () => metrics.streamConnected.set({ target: t.id }, 0));
+    const gauge = setInterval(() => metrics.ingestBuffered.set({ target: t.id, role: held.isHeld ? 'holder' : 'follower' }, ingestor.buffered), 1_000);
+    gauge.unref();
+    sub.start();
     held.start();
     const timer = config.resyncIntervalMs > 0 ? setInterval(() => {
-      if (sub.connected) resync('periodic').catch((err) => log.warn({ err: (err as Error).message }, 'periodic resync failed'));
+      if (sub.connected && held.isHeld) resync('periodic').catch((err) => log.warn({ err }, 'periodic resync failed'));
     }, config.resyncIntervalMs) : undefined;
     stops.push(async () => {
       clearInterval(timer);
+      clearInterval(gauge);
       await sub.stop();
       await ingestor.drain();
       await held.stop();
@@ -150,50 +156,42 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     // Receivers come from a defineNotifications file beside the rules, or from REFLEX_NOTIFY.
     const notifyConfig = (others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined) ?? notifyConfigFromEnv();
     const notifier = notifyConfig ? new Notifier({ ...notifyConfig, redis, audit, prefix: config.prefix, logger }) : undefined;
-    useNotifier(notifier);
     const raiseAlert = notifier ? (a: Omit<AlertInput, 'labels'>) => notifier.notify({ ...a, labels: {} }) : undefined;
-    const gate = new ActionGate(redis, keys, new Silences(redis, keys.silences), metrics, { storm: config.stormThreshold > 0 ? { threshold: config.stormThreshold, windowMs: config.stormWindowMs } : false, autorestartStandBackMs: config.autorestartStandBackMs });
-    const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, logger, inStorm: (e) => gate.inStorm(e) }) : undefined;
+    const silences = new Silences(redis, keys.silences);
+    let inStorm: (e: CanonicalEvent) => Promise<boolean> = async () => false;
+    const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, logger, inStorm: (e) => inStorm(e) }) : undefined;
     if (notifier) {
       logger.info({ receivers: notifyConfig!.receivers.length }, 'notifications configured');
       stops.push(() => notifier.close());
     }
-    const processor = new EventProcessor({ redis, keys, client: clientFor, tracker, selfActions, audit, engine: new RuleEngine(rules), gate, actions: actionsQueue, logger, actionAttempts: config.actionAttempts, archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }), metrics, raiseAlert, instanceAlerts });
-    const executor = new ActionExecutor({ client: clientFor, audit, selfActions, lock: new InstanceLock(redis, 10_000), keys, redis, logger, metrics, events: eventsQueue, raiseAlert });
-    // One job (a batch) at a time; within it each instance's events in arrival order, instances side by side. Actions run in parallel.
-    // A job whose worker died is handed to another (its events are skipped if done, its action resumed), up to 5 times.
-    const eventWorker = new Worker(keys.eventsQueue, async (job) => processor.process(eventJobSchema.parse(job.data)), { ...queueOpts, concurrency: 1, lockDuration: 10_000, stalledInterval: 5_000, maxStalledCount: 5 });
-    const actionWorker = new Worker(
-      keys.actionsQueue,
-      async (job, token) => {
-        const outcome = await executor.execute(actionJobSchema.parse(job.data), job.id ?? '', job.attemptsMade + 1, job.opts.attempts ?? 1);
-        if (outcome === instanceBusy) {
-          // Another action holds the instance: come back shortly without spending an attempt.
-          await job.moveToDelayed(Date.now() + 200 + Math.round(Math.random() * 300), token);
-          throw new DelayedError();
-        }
-        return outcome;
-      },
-      { ...queueOpts, concurrency: config.actionConcurrency, lockDuration: 10_000, stalledInterval: 5_000, maxStalledCount: 5 },
-    );
-    actionWorker.on('failed', (job, err) => {
-      if (!job) return;
-      const final = err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1) || /stalled more than allowable limit/.test(err.message);
-      if (!final) return;
-      const data = actionJobSchema.safeParse(job.data);
-      if (data.success) void executor.gaveUp(data.data, job.id ?? '', err.message, job.attemptsMade).catch((e: Error) => logger.error({ err: e.message, job: job.id }, 'give-up not recorded'));
+    const remediation = startRemediation({
+      redis,
+      connection,
+      keys,
+      client: clientFor,
+      tracker,
+      audit,
+      silences,
+      engine: new RuleEngine(rules, { conditionTimeoutMs: config.ruleTimeoutMs }),
+      eventsQueue,
+      actionsQueue,
+      logger,
+      metrics,
+      archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }),
+      notifier,
+      instanceAlerts,
+      raiseAlert,
+      gate: { storm: config.stormThreshold > 0 ? { threshold: config.stormThreshold, windowMs: config.stormWindowMs } : false, autorestartStandBackMs: config.autorestartStandBackMs },
+      actionAttempts: config.actionAttempts,
+      actionConcurrency: config.actionConcurrency,
     });
-    workers.push(eventWorker, actionWorker);
-    instanceAlerts?.follow(actionWorker);
-    for (const w of [eventWorker, actionWorker]) w.on('error', (err) => logger.error({ err: err.message }, 'queue worker error'));
-    eventWorker.on('failed', (job, err) => logger.error({ job: job?.id, err: err.message }, 'event job failed'));
-    stops.push(async () => {
-      await Promise.all([eventWorker.close(), actionWorker.close()]);
-    });
+    inStorm = (e) => remediation.gate.inStorm(e);
+    workers.push(...remediation.workers);
+    stops.push(() => remediation.stop());
   }
 
   if (config.role === 'all' || config.role === 'scheduler') {
-    const scheduler = await startScheduler({ prefix: config.prefix, target: configured[0]!.id, redis, client: clientFor(configured[0]!.id), targets: configured.map((t) => ({ target: t.id, client: clientFor(t.id) })), audit, keys, logger, rulesDir: config.rulesDir, selfActions });
+    const scheduler = await startScheduler({ prefix: config.prefix, target: configured[0]!.id, redis, client: clientFor(configured[0]!.id), targets: configured.map((t) => ({ target: t.id, client: clientFor(t.id) })), audit, keys, logger, rulesDir: config.rulesDir, actions: actionsQueue });
     stops.push(() => scheduler.stop());
   }
 

@@ -2,6 +2,18 @@ import type { InstanceClient } from '../client/client.js';
 import type { AuditInput } from '../audit/audit-log.js';
 import type { Operation } from '../client/operation.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
+import type { Notifier } from '../notify/notifier.js';
+
+/** A mutating call as an action describes it to {@link ActionContext.call}. */
+export interface CallDescription {
+  method: string;
+  /** The path without query: the project is added as the client sends it. */
+  path: string;
+  /** The action name the call is recorded under (start, snapshot, delete-snapshot, …). */
+  action: string;
+  /** Extra fields for the call's audit record (a housekeeping step and its plan). */
+  record?: Record<string, unknown>;
+}
 
 /** What an action sees: the client, the instance it acts on, and how to record its calls. */
 export interface ActionContext {
@@ -14,7 +26,7 @@ export interface ActionContext {
    * Sends a mutating request through the audit and self-marking path and waits for its operation;
    * returns it once finished (undefined in dry-run). Throws when the call or the operation fails.
    */
-  call(description: { method: string; path: string; action: string }, send: () => Promise<Operation | void>): Promise<Operation | undefined>;
+  call(description: CallDescription, send: () => Promise<Operation | void>): Promise<Operation | undefined>;
   audit(record: Omit<AuditInput, 'correlationId' | 'instance' | 'target'>): Promise<void>;
   /** The job being run: its rule, incident and, after a follow-up event, the chain that led to it. */
   job?: { rule: string; correlationId: string; target: string; project: string; location: string; chain: string[] };
@@ -23,6 +35,8 @@ export interface ActionContext {
    * same id is a no-op). Absent when this process has no events queue.
    */
   publish?(event: CanonicalEvent, jobId: string): Promise<void>;
+  /** The process's notifier (the `notify` action); absent when no receivers are configured. */
+  notifier?: Pick<Notifier, 'notify'>;
 }
 
 /** The result of an action that did not throw. */
@@ -36,5 +50,13 @@ export interface ActionOutcome {
 export interface Action {
   name: string;
   describe: string;
+  /** Brings an instance back up: counts against the rule's crash-loop budget. Default false. */
+  restarts?: boolean;
+  /**
+   * Acts on the instance, so it runs under the instance's lock and re-checks the rule before its
+   * call. False for actions that only tell (notify) or publish (emit): they never wait on a lock.
+   * Default true.
+   */
+  touchesInstance?: boolean;
   run(ctx: ActionContext): Promise<ActionOutcome>;
 }

@@ -28,6 +28,7 @@ export function emittedEventId(rule: string, name: string, incident: string): st
  */
 export const emitAction: Action = {
   name: 'emit',
+  touchesInstance: false,
   describe: 'publish a follow-up event other rules can trigger on (params: name, payload?)',
   async run(ctx): Promise<ActionOutcome> {
     const parsed = emitParamsSchema.safeParse(ctx.params);

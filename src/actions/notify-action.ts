@@ -19,19 +19,13 @@ export const notifyParamsSchema = z.object({
   labels: z.record(z.string(), z.string()).default({}),
 });
 
-let notifier: Notifier | undefined;
-
-/** Binds the process's notifier to the notify action (worker wiring); undefined unbinds it. */
-export function useNotifier(n: Notifier | undefined): void {
-  notifier = n;
-}
-
 /**
  * Raises an alert about the instance through the configured receivers. Params:
  * `{ receiver?, severity? = 'warning', summary?, kind? = 'rule.notify', correlationId?, labels? }`.
  */
 export const notifyAction: Action = {
   name: 'notify',
+  touchesInstance: false,
   describe: 'send an alert about the instance to the notification receivers (params: receiver?, severity?, summary?)',
   async run(ctx): Promise<ActionOutcome> {
     const parsed = notifyParamsSchema.safeParse(ctx.params);
@@ -40,8 +34,8 @@ export const notifyAction: Action = {
     const summary = p.summary ?? `rule notification for ${ctx.instance}`;
     const to = p.receiver ?? 'the routed receivers';
     if (ctx.dryRun) return { result: 'dry-run', summary: `would notify ${to} (${p.severity}): ${summary}` };
-    if (!notifier) throw new ReflexError('CONFIG_INVALID', 'the notify action needs notifications configured (no notifier in this process)');
-    const alert = await notifier.notify(
+    if (!ctx.notifier) throw new ReflexError('CONFIG_INVALID', 'the notify action needs notifications configured (no notifier in this process)');
+    const alert = await ctx.notifier.notify(
       {
         kind: p.kind,
         severity: p.severity,

@@ -20,11 +20,12 @@ function str(ctx: ActionContext, key: string): string | undefined {
 /** Takes a snapshot (params: name pattern, default `reflex-%Y%m%d-%H%M%S`; expiry, e.g. `7d`). */
 export const snapshotAction: Action = {
   name: 'snapshot',
-  describe: 'take a snapshot (params: name pattern with %Y%m%d%H%M%S, expiry e.g. 7d)',
+  describe: 'take a snapshot (params: name pattern with %Y%m%d%H%M%S, expiry e.g. 7d or expiresAt as ISO 8601)',
   async run(ctx): Promise<ActionOutcome> {
     const name = snapshotName(str(ctx, 'name') ?? 'reflex-%Y%m%d-%H%M%S');
     const expiry = str(ctx, 'expiry');
-    const expiresAt = expiry ? new Date(Date.now() + parseDuration(expiry)) : undefined;
+    const at = str(ctx, 'expiresAt');
+    const expiresAt = at ? new Date(at) : expiry ? new Date(Date.now() + parseDuration(expiry)) : undefined;
     if (ctx.dryRun) return { result: 'dry-run', summary: `would snapshot as ${name}${expiresAt ? ` expiring ${expiresAt.toISOString()}` : ''}` };
     const op = await ctx.call({ method: 'POST', path: `/1.0/instances/${ctx.instance}/snapshots`, action: 'snapshot' }, () => ctx.client.createSnapshot(ctx.instance, { name, ...(expiresAt ? { expiresAt } : {}) }));
     return { result: 'done', summary: `snapshot ${name} taken`, operationId: op?.id };

@@ -13,6 +13,7 @@ async function changeState(ctx: ActionContext, action: 'start' | 'stop' | 'unfre
  */
 export const startAction: Action = {
   name: 'start',
+  restarts: true,
   describe: 'ensure the instance is Running (start it, unfreeze it, or force-stop then start it from Error)',
   async run(ctx): Promise<ActionOutcome> {
     const state = await ctx.client.getInstanceState(ctx.instance);
@@ -33,6 +34,7 @@ export const startAction: Action = {
 /** Restarts an instance (forced when `params.force`). */
 export const restartAction: Action = {
   name: 'restart',
+  restarts: true,
   describe: 'restart the instance',
   async run(ctx): Promise<ActionOutcome> {
     if (ctx.dryRun) return { result: 'dry-run', summary: 'would restart' };

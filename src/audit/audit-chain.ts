@@ -31,6 +31,8 @@ export function chainKey(streamKey: string): string {
 const appendLua = `
 local stream, chain = KEYS[1], KEYS[2]
 local json, maxRecords, maxAgeMs = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+-- KEYS[3] (optional): a once-key; the record is appended only if that key was not set yet (ARGV[4] its TTL).
+if KEYS[3] and not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[4]) then return false end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local lastMs, lastSeq = -1, 0
@@ -65,6 +67,8 @@ const appendScript = new LuaScript(appendLua);
  * server that has not seen the script), trimming by count (approximate, whole stream nodes) and by
  * age (exact). Returns the new stream id.
  */
-export async function appendChained(redis: Redis, streamKey: string, json: string, retention: { maxRecords: number; maxAgeMs: number }): Promise<string> {
-  return (await appendScript.run(redis, [streamKey, chainKey(streamKey)], [json, retention.maxRecords, retention.maxAgeMs])) as string;
+export async function appendChained(redis: Redis, streamKey: string, json: string, retention: { maxRecords: number; maxAgeMs: number }, once?: { key: string; ttlMs: number }): Promise<string | undefined> {
+  const keys = once ? [streamKey, chainKey(streamKey), once.key] : [streamKey, chainKey(streamKey)];
+  const args = once ? [json, retention.maxRecords, retention.maxAgeMs, once.ttlMs] : [json, retention.maxRecords, retention.maxAgeMs];
+  return ((await appendScript.run(redis, keys, args)) as string | null) ?? undefined;
 }

@@ -9,6 +9,9 @@ import { redact } from './redact.js';
 export { auditRecordSchema } from './audit-record.js';
 export type { AuditInput, AuditRecord, StoredAuditRecord } from './audit-record.js';
 
+/** How long a once-key of {@link AuditLog.append} is remembered. */
+const ONCE_TTL_MS = 24 * 3600_000;
+
 /** Options of {@link AuditLog}: retention, applied on every append. */
 export interface AuditLogOptions {
   /** Records kept at least (trimming drops whole stream nodes, so a few more may stay). Default 1 000 000; 0 keeps all. */
@@ -45,13 +48,18 @@ export class AuditLog {
     if (!(this.retention.maxRecords >= 0) || !(this.retention.maxAgeMs >= 0)) throw new RangeError('audit retention limits must be >= 0');
   }
 
-  /** Stamps `at`, redacts secrets, and appends the record to the chain. Returns its stream id. */
-  async append(input: AuditInput): Promise<string> {
+  /**
+   * Stamps `at`, redacts secrets, and appends the record to the chain. Returns its stream id.
+   * With `once`, the record is appended only the first time that key is given (within a day): a
+   * step retried after a crash is recorded once. Answers '' when it was already recorded.
+   */
+  async append(input: AuditInput, opts: { once?: string } = {}): Promise<string> {
     for (const f of reservedAuditFields) {
       if (f in input) throw new TypeError(`audit record field "${f}" is reserved for the log`);
     }
     const record = redact({ ...input, at: new Date().toISOString() });
-    return appendChained(this.redis, this.key, canonicalJson(record), this.retention);
+    const once = opts.once ? { key: `${this.key}:once:${opts.once}`, ttlMs: ONCE_TTL_MS } : undefined;
+    return (await appendChained(this.redis, this.key, canonicalJson(record), this.retention, once)) ?? '';
   }
 
   /** Matching records, oldest first. */

@@ -66,6 +66,11 @@ export class InstanceClient {
     return this.scope.project;
   }
 
+  /** The path and query as this client sends a request for `path` (with its `project=`): what the audit records. */
+  pathOf(path: string): string {
+    return this.scope.path(path);
+  }
+
   /** A client for another project, sharing this one's connections. */
   withProject(project: string): InstanceClient {
     return new InstanceClient(this.transport, { project, operationEvents: this.ownsFeed ? Boolean(this.scope.feed) : this.scope.feed });

@@ -73,6 +73,8 @@ export const configSchema = z.strictObject({
   archiveMaxAgeMs: z.number().int().min(1_000).default(7 * 24 * 3600_000),
   /** Attempts per action job, first included. Default 5. */
   actionAttempts: z.number().int().min(1).max(50).default(5),
+  /** How long a rule's `when` may take before the decision is recorded as "condition timed out". Default 5000 ms. */
+  ruleTimeoutMs: z.number().int().min(10).max(300_000).default(5_000),
   /** Concurrent action jobs per process. Default 8. */
   actionConcurrency: z.number().int().min(1).max(256).default(8),
   /** Storm control: this many distinct instances failing on one member within `stormWindowMs` inhibit per-instance remediation, with one grouped alert. Default 10; 0 turns it off. */

@@ -34,6 +34,8 @@ export const errorCodes = {
   NOTIFY_SERVER_ERROR: { retryable: true, doc: 'A notification receiver answered 5xx.' },
   NOTIFY_RATE_LIMITED: { retryable: true, doc: 'A notification receiver answered 429; the retry waits for its Retry-After.' },
   NOTIFY_REJECTED: { retryable: false, doc: 'A notification receiver answered 4xx (bad URL, bad payload, revoked token); retrying cannot help.' },
+  LOCK_LOST: { retryable: true, doc: 'A lock (an instance lock, the subscriber lease, a tick lock) was taken by someone else or could not be confirmed within its TTL; the guarded call was not sent.' },
+  RULE_TIMEOUT: { retryable: false, doc: 'A rule\'s `when` predicate did not answer within the rule timeout (default 5 s); the decision is recorded as "condition timed out".' },
   REDIS_UNAVAILABLE: { retryable: true, doc: 'Redis cannot be reached.' },
   AUDIT_CHAIN_BROKEN: { retryable: false, doc: '`reflex audit verify` found a record that was altered, deleted or inserted behind the audit log; the message names the first bad record and what differs.' },
 } as const satisfies Record<string, { retryable: boolean; doc: string }>;

@@ -14,21 +14,39 @@ export interface EventIngestorOptions {
   /** Called when frames had to be dropped: the caller must resync to cover the gap. */
   onOverflow?: () => void;
   /**
-   * Fencing: checked before each batch is written. When it answers false (this replica lost its
-   * subscriber lease) the batch is dropped; the new holder's resync covers it.
+   * Fencing: checked before each batch is written (it may wait while Redis is unreachable). When it
+   * answers false (another replica holds the lease) the ingestor stands by: its frames go back to
+   * its window, which the new holder's own window covers anyway.
    */
   mayWrite?: () => Promise<boolean>;
   /**
-   * Frames are held this long after receipt and written in the order of their daemon timestamps,
-   * which undoes LXD's per-event goroutine reordering (inversions of a few ms, notes §1). Inversions
-   * wider than this are left to the state tracker (compare-and-set by timestamp, then a read).
-   * Default 20 ms: the goroutine inversions seen on LXD 5.0.2 are a few ms apart, and every ms
-   * here is added to the time to heal. 0 writes at once.
+   * How long a frame is held to undo LXD's per-event goroutine reordering (notes §1) before frames
+   * are written in daemon-time order. Adaptive by default: a lone frame (a crash's
+   * `instance-shutdown`) goes out at once, since nothing emitted with it can overtake it; a frame of
+   * an instance with other frames in the last second (an action in progress, whose events the
+   * daemon emits concurrently) is held this long, and so is every frame for a while after an
+   * inversion got through. Wider inversions are left to the state tracker (compare-and-set on
+   * daemon time, then a read). Default 20 ms.
    */
   reorderWindowMs?: number;
+  /** False holds every frame for the whole `reorderWindowMs` (a fixed window). Default true. */
+  adaptiveReorder?: boolean;
   /** Most events per queue job. Default 500. */
   maxBatch?: number;
+  /** A follower keeps the frames of this many last milliseconds, to replay them if it takes over. Default 60 000. */
+  followWindowMs?: number;
+  /** A follower keeps at most this many frames. Default 50 000. */
+  followMaxFrames?: number;
+  /** Starts as the writer (true) or as a follower keeping a window (false). Default true. */
+  active?: boolean;
 }
+
+/** How long after an inversion every frame is held. */
+const REORDER_QUIET_MS = 2_000;
+/** An instance with a frame this recently has an action in progress: its next frames are held. */
+const ACTIVE_INSTANCE_MS = 1_000;
+/** The instance a frame is about, cut out of its text (`source` or an operation's resources). */
+const instancePattern = /\/1\.0\/(?:instances|containers|virtual-machines)\/([^/?"\\]+)/;
 
 /**
  * Moves frames from the socket reader into the events queue: pushes are synchronous and cheap;
@@ -37,58 +55,120 @@ export interface EventIngestorOptions {
  */
 export class EventIngestor {
   private buffer: EventItem[] = [];
+  /** A follower's window of recent frames, oldest first. */
+  private ring: EventItem[] = [];
+  private active: boolean;
+  private readonly adaptive: boolean;
+  /** Frames are not written before this time (ms): the reorder hold of the frames buffered. */
+  private holdUntil = 0;
+  private lastInversionAt = -Infinity;
+  /** When each instance last had a frame (adaptive hold). */
+  private readonly lastSeen = new Map<string, number>();
+  /** Daemon-time key of the newest frame written, to see inversions. */
+  private newestWritten = '';
   /** Bumped when the buffer is thrown away (overflow, lost lease): positions taken before no longer hold. */
   private generation = 0;
   private flushing: Promise<void> | undefined;
   private readonly maxBuffered: number;
   private readonly reorderWindowMs: number;
   private readonly maxBatch: number;
+  private readonly followWindowMs: number;
+  private readonly followMaxFrames: number;
 
   constructor(private readonly opts: EventIngestorOptions) {
     this.maxBuffered = opts.maxBuffered ?? 100_000;
     this.reorderWindowMs = opts.reorderWindowMs ?? 20;
     this.maxBatch = opts.maxBatch ?? 500;
+    this.followWindowMs = opts.followWindowMs ?? 60_000;
+    this.followMaxFrames = opts.followMaxFrames ?? 50_000;
+    this.active = opts.active ?? true;
+    this.adaptive = opts.adaptiveReorder ?? true;
   }
 
-  /** Queues a raw frame; never blocks. */
+  /** Frames held: waiting to be written (writer) or kept in the window (follower). */
+  get buffered(): number {
+    return this.active ? this.buffer.length : this.ring.length;
+  }
+
+  /** The hold a lone frame gets now (ms): 0 unless an inversion got through lately. */
+  get reorderWindow(): number {
+    return !this.adaptive || Date.now() - this.lastInversionAt < REORDER_QUIET_MS ? this.reorderWindowMs : 0;
+  }
+
+  /** Becomes the writer: the window of recent frames is written first, then live frames. */
+  activate(): void {
+    if (this.active) return;
+    this.active = true;
+    const replay = this.ring;
+    this.ring = [];
+    this.buffer = [...replay, ...this.buffer];
+    if (this.buffer.length && !this.flushing) this.flushing = this.flush();
+  }
+
+  /** Becomes a follower: frames not written yet go back to the window (another replica writes now). */
+  standBy(): void {
+    if (!this.active) return;
+    this.active = false;
+    this.ring.push(...this.buffer.filter((i) => i.kind === 'frame'));
+    this.buffer = [];
+    this.generation++;
+    this.trimRing(Date.now());
+  }
+
+  /** Queues a raw frame (a follower keeps it in its window); never blocks. */
   pushFrame(raw: string, receivedAt: number): void {
-    this.push({ kind: 'frame', target: this.opts.target, raw, receivedAt });
+    const item: EventItem = { kind: 'frame', target: this.opts.target, raw, receivedAt };
+    if (!this.active) {
+      this.ring.push(item);
+      this.trimRing(receivedAt);
+      return;
+    }
+    const key = timestampKey(raw);
+    // An inversion the hold did not absorb: hold every frame for a while.
+    if (key !== undefined && key < this.newestWritten) this.lastInversionAt = receivedAt;
+    let hold = this.reorderWindow;
+    if (!hold) {
+      const instance = instancePattern.exec(raw)?.[1];
+      if (instance !== undefined) {
+        const last = this.lastSeen.get(instance);
+        if (last !== undefined && receivedAt - last < ACTIVE_INSTANCE_MS) hold = this.reorderWindowMs;
+        this.lastSeen.set(instance, receivedAt);
+        if (this.lastSeen.size > 10_000) for (const [k, at] of this.lastSeen) if (receivedAt - at >= ACTIVE_INSTANCE_MS) this.lastSeen.delete(k);
+      }
+    }
+    this.holdUntil = Math.max(this.holdUntil, receivedAt + hold);
+    this.push(item);
   }
 
-  /** Queues an event made up by a resync. */
+  private trimRing(now: number): void {
+    let drop = 0;
+    while (drop < this.ring.length && (this.ring.length - drop > this.followMaxFrames || this.ring[drop]!.receivedAt < now - this.followWindowMs)) drop++;
+    if (drop) this.ring.splice(0, drop);
+  }
+
+  /** Queues an event made up by a resync (a follower does not resync: dropped). */
   pushSynthetic(event: CanonicalEvent): void {
+    if (!this.active) return;
     this.push({ kind: 'synthetic', target: this.opts.target, event, receivedAt: Date.now() });
   }
 
   /** Resolves once everything pushed so far is in Redis. */
   async drain(): Promise<void> {
-    while (this.flushing || this.buffer.length) await (this.flushing ?? this.flush());
+    while (this.active && (this.flushing || this.buffer.length)) await (this.flushing ?? this.flush());
   }
 
   /**
-   * What goes out now: the frames whose reorder window has passed (a synthetic event never waits),
-   * plus any frame that arrived after them but is older in daemon time than the newest of them —
-   * it must be written first, not in a later job. Frames do not cross a synthetic event.
-   * Answers the positions taken in the buffer, oldest arrival first.
+   * What goes out now, once the hold has passed: the buffer from its start, up to `max` frames,
+   * not across a synthetic event (frames do not cross it). Answers the positions taken.
    */
   private released(max: number): number[] {
-    const cutoff = Date.now() - this.reorderWindowMs;
-    let n = 0;
-    while (n < this.buffer.length && n < max && (this.buffer[n]!.kind === 'synthetic' || this.buffer[n]!.receivedAt <= cutoff)) n++;
-    n = Math.max(n, 1);
-    const taken = Array.from({ length: n }, (_, i) => i);
-    let newest = '';
-    for (const i of taken) {
-      const item = this.buffer[i]!;
-      if (item.kind === 'synthetic') return taken;
-      newest = maxKey(newest, timestampKey(item.raw));
-    }
-    // Inversions are a few ms wide: looking a batch's length further is plenty, and keeps a storm's flushes linear.
-    for (let i = n; i < this.buffer.length && i < n + max && taken.length < max; i++) {
-      const item = this.buffer[i]!;
-      if (item.kind === 'synthetic') break;
-      const key = timestampKey(item.raw);
-      if (key !== undefined && key <= newest) taken.push(i);
+    const taken: number[] = [];
+    for (let i = 0; i < this.buffer.length && taken.length < max; i++) {
+      if (this.buffer[i]!.kind === 'synthetic') {
+        if (i === 0) taken.push(0);
+        break;
+      }
+      taken.push(i);
     }
     return taken;
   }
@@ -106,21 +186,25 @@ export class EventIngestor {
 
   private async flush(): Promise<void> {
     try {
-      while (this.buffer.length) {
-        const wait = this.buffer[0]!.receivedAt + this.reorderWindowMs - Date.now();
-        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      while (this.active && this.buffer.length) {
+        const wait = this.buffer[0]!.kind === 'synthetic' ? 0 : this.holdUntil - Date.now();
+        if (wait > 0) {
+          await new Promise((r) => setTimeout(r, wait));
+          continue; // frames that came meanwhile may have extended the hold
+        }
         const generation = this.generation;
         const taken = this.released(this.maxBatch);
         const batch = inDaemonOrder(taken.map((i) => this.buffer[i]!));
         try {
           if (this.opts.mayWrite && !(await this.opts.mayWrite())) {
-            this.opts.logger.warn({ dropped: this.buffer.length }, 'not the lease holder any more: dropping buffered events (the new holder resyncs)');
-            this.buffer = [];
-            this.generation++;
+            this.opts.logger.warn({ held: this.buffer.length }, 'not the lease holder: following (the holder writes; these frames stay in the window)');
+            this.standBy();
             break;
           }
+          if (generation !== this.generation) continue;
           // The job id is a hash of the batch's content: a write retried after a lost reply is stored once.
           await this.opts.queue.add('batch', { kind: 'batch', target: this.opts.target, items: batch }, { jobId: batchId(batch) });
+          for (const item of batch) if (item.kind === 'frame') this.newestWritten = maxKey(this.newestWritten, timestampKey(item.raw));
           // Frames pushed meanwhile were appended, so the positions taken still hold (unless the buffer was thrown away).
           if (generation === this.generation) {
             const gone = new Set(taken);

@@ -23,27 +23,3 @@ export const eventJobSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('batch'), target: z.string(), items: z.array(eventItemSchema).min(1) }),
 ]);
 export type EventJob = z.infer<typeof eventJobSchema>;
-
-/**
- * Job on the actions queue: one action a rule decided on for one incident. The job id is
- * `rule:incident:action-index`, so a duplicate event or a redelivered job never acts twice.
- */
-export const actionJobSchema = z.object({
-  rule: z.string(),
-  action: z.string(),
-  params: z.record(z.string(), z.unknown()).default({}),
-  target: z.string(),
-  project: z.string(),
-  instance: z.string(),
-  /** The incident: id of the event that triggered the rule; also the audit correlation id. */
-  correlationId: z.string(),
-  dryRun: z.boolean().default(false),
-  /** Cluster member of the triggering event ("none" standalone); none given: "none". */
-  location: z.string().optional(),
-  /**
-   * When the triggering event was a follow-up event (`rule.event`): the rules that emitted along
-   * its chain, so `emit` can cut loops. Absent for events from the daemon.
-   */
-  chain: z.array(z.string()).optional(),
-});
-export type ActionJob = z.infer<typeof actionJobSchema>;

@@ -1,47 +1,144 @@
 import type { Redis } from 'ioredis';
-import type { KeySpace } from '../redis/key-space.js';
-
-/** What Reflex is doing or just did to an instance, so events it causes are recognised as `self`. */
-export interface SelfAction {
-  action: string;
-  state: 'in-flight' | 'done' | 'failed';
-  at: number;
-  operationId?: string;
-}
-
-/** How long after an action its echoes (events, a spurious shutdown after a failed start) count as ours. */
-const echoWindowMs = 5_000;
+import type { InstanceClient } from '../client/client.js';
+import type { OperationObject } from '../client/envelope.js';
+import { StatusCode } from '../client/status-code.js';
+import type { InstanceRef, KeySpace } from '../redis/key-space.js';
+import type { Intent } from './canonical-event.js';
+import { parseSource } from './source.js';
 
 /**
- * Marks instances Reflex is acting on. Shared in Redis, so a replica that did not issue the call
- * still recognises its events.
+ * Why an instance changed state, decided here and nowhere else:
+ * - `requested`: through the API by someone other than Reflex (the lifecycle event names a requestor);
+ * - `self`: by an operation Reflex itself started (matched by its operation, never by timing alone);
+ * - `unrequested`: by nobody (a crash, a guest poweroff: LXD 5.0 sends no requestor);
+ * - `unknown`: seen only by a resync after a gap, with nothing left to tell who did it.
  */
-export class SelfActions {
+
+/** Actions that, without a requestor, mean the guest or the host did it (crash, poweroff, reboot). */
+const unrequestedWithoutRequestor = new Set(['instance-shutdown', 'instance-stopped', 'instance-restarted']);
+
+/** The intent of a lifecycle event as the daemon sent it, before Reflex's own operations are matched. */
+export function lifecycleIntent(action: string, requestor: unknown): Intent {
+  if (requestor) return 'requested';
+  if (unrequestedWithoutRequestor.has(action)) return 'unrequested';
+  return 'unknown';
+}
+
+/**
+ * Intent of a change only a resync saw. LXD 5.0 keeps no trace that tells a crash from a stop
+ * (`volatile.last_state.power` reads STOPPED after both, checked on 5.0.2), except that a stop
+ * requested through the API leaves its operation listed for 5 s after it ends: such a stop is
+ * `requested`; any other stop stays `unknown`.
+ */
+export function resyncIntent(to: number, stopOperationSeen: boolean): Intent {
+  if (to === StatusCode.Stopped && stopOperationSeen) return 'requested';
+  return 'unknown';
+}
+
+/** `project/name` of instances with a stop or restart operation still listed (running or ended < 5 s ago). */
+export async function recentStops(client: InstanceClient, allProjects: boolean): Promise<Set<string>> {
+  let ops: OperationObject[];
+  try {
+    ops = await client.listOperations({ allProjects });
+  } catch {
+    return new Set();
+  }
+  const out = new Set<string>();
+  for (const op of ops) {
+    if (!/^(stopping|restarting)/i.test(op.description)) continue;
+    for (const url of [...(op.resources?.instances ?? []), ...(op.resources?.containers ?? [])]) {
+      const { instance, project } = parseSource(url);
+      if (instance) out.add(`${project ?? 'default'}/${instance}`);
+    }
+  }
+  return out;
+}
+
+/** One operation Reflex started (or is about to start) on an instance. */
+export interface OwnOperation {
+  /** The action as the executor names it (start, stop, restart, freeze, unfreeze, snapshot, …). */
+  action: string;
+  state: 'sending' | 'running' | 'done' | 'failed';
+  /** Local time the request was sent (ms); bounds an operation whose id is not known yet. */
+  sentAt: number;
+  /** The operation's `created_at` and, once it ended, `updated_at`: daemon time, like event timestamps (ms). */
+  createdAt?: number;
+  endedAt?: number;
+}
+
+/** Lifecycle actions each of Reflex's own actions makes the daemon send with a requestor. */
+const echoes: Record<string, string[]> = {
+  start: ['instance-started', 'instance-resumed'],
+  stop: ['instance-stopped', 'instance-shutdown'],
+  restart: ['instance-restarted'],
+  freeze: ['instance-paused'],
+  unfreeze: ['instance-resumed'],
+  snapshot: ['instance-paused', 'instance-resumed'],
+  restore: ['instance-started', 'instance-shutdown', 'instance-stopped'],
+};
+
+/** Slack around an operation's daemon-time window: lifecycle events are stamped by other goroutines. */
+const WINDOW_SLACK_MS = 500;
+/** LXD sends a spurious `instance-shutdown` about 0.5 s after a failed start (notes §2). */
+const FAILED_START_ECHO_MS = 5_000;
+/**
+ * The longest Reflex waits for one of its own operations; an operation it did not see end is taken
+ * as its own for no longer than this. The executor's operation wait uses the same bound.
+ */
+export const OWN_OPERATION_MAX_MS = 120_000;
+/** How long Reflex remembers its operations on an instance. */
+const OWN_OPERATIONS_TTL_MS = 600_000;
+
+/**
+ * Reflex's own operations per instance, shared in Redis so a replica that did not send the call
+ * still recognises the events it causes. Keyed by target, project and instance.
+ */
+export class OwnOperations {
   constructor(
     private readonly redis: Redis,
     private readonly keys: KeySpace,
   ) {}
 
-  async mark(target: string, instance: string, value: SelfAction): Promise<void> {
-    const ttl = value.state === 'in-flight' ? 120_000 : echoWindowMs;
-    await this.redis.set(this.keys.selfAction(target, instance), JSON.stringify(value), 'PX', ttl);
+  /** Records the state of one of Reflex's calls; `id` is the operation id, or a local id before the reply. */
+  async record(ref: InstanceRef, id: string, op: OwnOperation, replaces?: string): Promise<void> {
+    const key = this.keys.ownOperations(ref);
+    const tx = this.redis.multi().hset(key, id, JSON.stringify(op));
+    if (replaces && replaces !== id) tx.hdel(key, replaces);
+    await tx.pexpire(key, OWN_OPERATIONS_TTL_MS).exec();
   }
 
-  async get(target: string, instance: string): Promise<SelfAction | undefined> {
-    const raw = await this.redis.get(this.keys.selfAction(target, instance));
-    return raw ? (JSON.parse(raw) as SelfAction) : undefined;
+  async list(ref: InstanceRef): Promise<OwnOperation[]> {
+    const raw = await this.redis.hvals(this.keys.ownOperations(ref));
+    return raw.map((r) => JSON.parse(r) as OwnOperation);
+  }
+
+  /**
+   * Refines the daemon's intent of an event with Reflex's own operations: a requested transition
+   * that one of them caused is `self`; so is the spurious shutdown after a failed start of ours.
+   * An operator acting seconds after Reflex stays `requested`: the event falls outside the window
+   * of every operation Reflex ran.
+   */
+  async classify(ref: InstanceRef, event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean }): Promise<Intent> {
+    if (event.synthetic || (event.intent !== 'requested' && !(event.intent === 'unrequested' && event.action === 'instance-shutdown'))) return event.intent;
+    const ops = await this.list(ref);
+    return ops.some((op) => causedBy(op, event)) ? 'self' : event.intent;
   }
 }
 
-/**
- * Whether an instance.status event is the echo of our own action: an API-requested transition
- * while our call is in flight or just done, or the spurious `instance-shutdown` LXD sends after a
- * start of ours failed (notes §2). A crash right after our successful start is *not* ours.
- */
-export function isOwnEcho(mark: SelfAction | undefined, event: { requestor?: unknown; action?: string; timestamp: string }): boolean {
-  if (!mark) return false;
-  const eventAt = Date.parse(event.timestamp);
-  if (eventAt < mark.at - 1000) return false;
-  if (event.requestor) return mark.state !== 'failed' || eventAt - mark.at < echoWindowMs;
-  return mark.state === 'failed' && mark.action === 'start' && event.action === 'instance-shutdown';
+/** Whether one of Reflex's operations explains the event. */
+export function causedBy(op: OwnOperation, event: { intent: Intent; action?: string; timestamp: string }): boolean {
+  const at = Date.parse(event.timestamp);
+  if (event.intent === 'unrequested') {
+    // Only the spurious shutdown that follows a start of ours that failed.
+    const end = op.endedAt ?? op.sentAt;
+    return op.action === 'start' && op.state === 'failed' && event.action === 'instance-shutdown' && at >= end - WINDOW_SLACK_MS && at - end < FAILED_START_ECHO_MS;
+  }
+  const kinds = echoes[op.action];
+  if (kinds && event.action && !kinds.includes(event.action)) return false;
+  if (op.createdAt === undefined) {
+    // The reply with the operation's id is not in yet: a window of the local send time.
+    return op.state === 'sending' && at >= op.sentAt - 2_000 && at <= op.sentAt + 30_000;
+  }
+  if (at < op.createdAt - WINDOW_SLACK_MS) return false;
+  return at <= (op.endedAt ?? op.createdAt + OWN_OPERATION_MAX_MS) + WINDOW_SLACK_MS;
 }

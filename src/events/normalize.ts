@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent, Intent } from './canonical-event.js';
 import type { Frame, LifecycleFrame, OperationFrame } from './frame.js';
+import { lifecycleIntent } from './intent.js';
+import { parseSource } from './source.js';
 
 /**
  * Instance status each lifecycle action announces. Restart on LXD emits only
@@ -16,17 +18,6 @@ const statusByAction: Record<string, number> = {
   'instance-stopped': StatusCode.Stopped,
   'instance-paused': StatusCode.Frozen,
 };
-
-/** Actions that, without a requestor, mean the guest or the host did it (crash, poweroff, reboot). */
-const unrequestedWithoutRequestor = new Set(['instance-shutdown', 'instance-stopped', 'instance-restarted']);
-
-/** Splits `/1.0/instances/NAME[/...][?project=X]` into instance name and project. */
-export function parseSource(source: string): { instance?: string; project?: string } {
-  const [path = '', query = ''] = source.split('?');
-  const m = /^\/1\.0\/(?:instances|containers|virtual-machines)\/([^/]+)/.exec(path);
-  const project = new URLSearchParams(query).get('project') ?? undefined;
-  return { instance: m?.[1] ? decodeURIComponent(m[1]) : undefined, project };
-}
 
 /** Stable id of a daemon event: the same frame received twice gets the same id. */
 export function frameId(target: string, frame: Frame): string {
@@ -46,9 +37,7 @@ function lifecycle(frame: LifecycleFrame, target: string, id: string): Canonical
   const to = statusByAction[md.action];
   const isSnapshot = md.source.includes('/snapshots/');
   if (to !== undefined && instance && !isSnapshot) {
-    let intent: Intent = 'unknown';
-    if (requestor) intent = 'requested';
-    else if (unrequestedWithoutRequestor.has(md.action)) intent = 'unrequested';
+    const intent: Intent = lifecycleIntent(md.action, requestor);
     return { kind: 'instance.status', ...common, instance, to, intent, action: md.action, ...(requestor ? { requestor } : {}) };
   }
   return {

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { InstanceClient } from '../client/client.js';
-import type { CanonicalEvent, Intent } from './canonical-event.js';
-import type { OperationObject } from '../client/envelope.js';
-import { parseSource } from './normalize.js';
+import type { CanonicalEvent } from './canonical-event.js';
+import { recentStops, resyncIntent } from './intent.js';
 import { StatusCode } from '../client/status-code.js';
 import type { StateTracker } from './state-tracker.js';
 
@@ -55,38 +54,8 @@ export async function resyncEvents(client: InstanceClient, tracker: StateTracker
       instance: inst.name,
       ...(known ? { from: known.status } : {}),
       to: inst.status_code,
-      intent: intentOf(inst.status_code, requested.has(`${project}/${inst.name}`)),
+      intent: resyncIntent(inst.status_code, requested.has(`${project}/${inst.name}`)),
     });
-  }
-  return out;
-}
-
-/**
- * Intent of a change only a resync saw. LXD 5.0 keeps no trace that tells a crash from a stop
- * (`volatile.last_state.power` reads STOPPED after both, checked on 5.0.2), except that a stop
- * requested through the API leaves its operation listed for 5 s after it ends: such a stop is
- * `requested`; any other stop stays `unknown` (docs/events.md says how rules treat it).
- */
-function intentOf(to: number, stopOperationSeen: boolean): Intent {
-  if (to === StatusCode.Stopped && stopOperationSeen) return 'requested';
-  return 'unknown';
-}
-
-/** `project/name` of instances with a stop or restart operation still listed (running or ended < 5 s ago). */
-async function recentStops(client: InstanceClient, allProjects: boolean): Promise<Set<string>> {
-  let ops: OperationObject[];
-  try {
-    ops = await client.listOperations({ allProjects });
-  } catch {
-    return new Set();
-  }
-  const out = new Set<string>();
-  for (const op of ops) {
-    if (!/^(stopping|restarting)/i.test(op.description)) continue;
-    for (const url of [...(op.resources?.instances ?? []), ...(op.resources?.containers ?? [])]) {
-      const { instance, project } = parseSource(url);
-      if (instance) out.add(`${project ?? 'default'}/${instance}`);
-    }
   }
   return out;
 }

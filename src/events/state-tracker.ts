@@ -1,14 +1,35 @@
 import type { Redis } from 'ioredis';
-import type { KeySpace } from '../redis/key-space.js';
+import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import { LuaScript } from '../redis/script.js';
 
+// KEYS[1] state hash; ARGV[1] field, ARGV[2] the new entry (JSON). Applied only when not older than
+// the entry stored. The entry keeps the one it replaced (`prev`), so an event whose processing was
+// cut short can be resumed with what it saw; an operator's last request is carried along.
+// Answers {1, previous} applied, {0, current} older than known, {2, current} this event already applied.
 const compareAndSet = new LuaScript(`local cur = redis.call('HGET', KEYS[1], ARGV[1])
+local new = cjson.decode(ARGV[2])
 if cur then
-  local at = tonumber(cjson.decode(cur)['at'])
-  if at > tonumber(ARGV[3]) then return {0, cur} end
+  local c = cjson.decode(cur)
+  if c['eventId'] and c['eventId'] == new['eventId'] then return {2, cur} end
+  if tonumber(c['at']) > tonumber(new['at']) then return {0, cur} end
+  new['prev'] = { status = c['status'], at = c['at'], source = c['source'], eventId = c['eventId'], intent = c['intent'] }
+  if not new['requestedAt'] then
+    new['requestedAt'] = c['requestedAt']
+    new['requestedTo'] = c['requestedTo']
+  end
 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(new))
 return {1, cur or false}`);
+
+// KEYS[1] state hash; ARGV[1] field, ARGV[2] id of the read to explain, ARGV[3] the explaining event's id, ARGV[4] its intent.
+const explainScript = new LuaScript(`local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if not cur then return 0 end
+local c = cjson.decode(cur)
+if c['eventId'] ~= ARGV[2] then return 0 end
+c['eventId'] = ARGV[3]
+c['intent'] = ARGV[4]
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(c))
+return 1`);
 
 /** What the tracker knows of one instance. */
 export interface TrackedStatus {
@@ -18,9 +39,24 @@ export interface TrackedStatus {
   project: string;
   /** Where it came from: an event of the stream, or a read of the instance (resync, confirmation). */
   source?: 'event' | 'read';
-  /** Id of the event that set it, so a redelivered event is recognised. */
+  /** Id of the event that set it, so a redelivered event is recognised and resumed. */
   eventId?: string;
+  /** Why it changed, as far as known when it was recorded (a resync's read of a stop: `unknown`). */
+  intent?: string;
+  /** What this entry replaced. */
+  prev?: { status: number; at: number; source?: 'event' | 'read'; eventId?: string; intent?: string };
+  /** Daemon time (ms) of the newest transition an operator requested (a stop or start through the API). */
+  requestedAt?: number;
+  /** The status that request moved the instance to. */
+  requestedTo?: number;
 }
+
+/** What {@link StateTracker.update} found. */
+export type TrackerUpdate =
+  | { applied: true; previous?: TrackedStatus; resumed: false }
+  /** This very event was applied before (a redelivery): `previous` is what it replaced. */
+  | { applied: true; previous?: TrackedStatus; resumed: true }
+  | { applied: false; current: TrackedStatus };
 
 /**
  * Last known status of every instance of a target, in Redis so replicas and restarts share it.
@@ -33,33 +69,37 @@ export class StateTracker {
     private readonly keys: KeySpace,
   ) {}
 
-  private field(project: string, instance: string): string {
-    return `${project}/${instance}`;
+  private field(ref: Pick<InstanceRef, 'project' | 'instance'>): string {
+    return `${ref.project}/${ref.instance}`;
   }
 
-  async get(target: string, project: string, instance: string): Promise<TrackedStatus | undefined> {
-    const raw = await this.redis.hget(this.keys.state(target), this.field(project, instance));
+  async get(ref: InstanceRef): Promise<TrackedStatus | undefined> {
+    const raw = await this.redis.hget(this.keys.state(ref.target), this.field(ref));
     return raw ? (JSON.parse(raw) as TrackedStatus) : undefined;
   }
 
   /**
-   * Records a status if it is newer than what is stored. Returns the previous status and whether
-   * the update was applied (false: the news was older than what is known).
+   * Records a status if it is not older than what is stored. `requested` marks a transition an
+   * operator asked for, which the re-check before every action honours.
    */
-  async update(
-    target: string,
-    project: string,
-    instance: string,
-    status: number,
-    at: number,
-    origin: { source?: 'event' | 'read'; eventId?: string } = {},
-  ): Promise<{ applied: boolean; previous?: TrackedStatus }> {
-    const key = this.keys.state(target);
-    const field = this.field(project, instance);
+  async update(ref: InstanceRef, status: number, at: number, origin: { source?: 'event' | 'read'; eventId?: string; intent?: string; requested?: boolean } = {}): Promise<TrackerUpdate> {
+    const entry: TrackedStatus = { status, at, project: ref.project, ...(origin.source ? { source: origin.source } : {}), ...(origin.eventId ? { eventId: origin.eventId } : {}), ...(origin.intent ? { intent: origin.intent } : {}), ...(origin.requested ? { requestedAt: at, requestedTo: status } : {}) };
     // Compare-and-set in one Lua call so two workers racing on the same instance stay ordered.
-    const res = (await compareAndSet.run(this.redis, [key], [field, JSON.stringify({ status, at, project, ...origin }), String(at)])) as [number, string | null | false];
-    const previous = res[1] ? (JSON.parse(res[1]) as TrackedStatus) : undefined;
-    return { applied: res[0] === 1, previous };
+    const [code, raw] = (await compareAndSet.run(this.redis, [this.keys.state(ref.target)], [this.field(ref), JSON.stringify(entry)])) as [number, string | null | false];
+    const stored = raw ? (JSON.parse(raw) as TrackedStatus) : undefined;
+    if (code === 0) return { applied: false, current: stored! };
+    if (code === 2) return { applied: true, resumed: true, previous: stored?.prev ? { ...stored.prev, project: ref.project } : undefined };
+    // The entry replaced, with what it had replaced in turn (`prev`): a stream event explaining a resync's read needs both.
+    return { applied: true, resumed: false, previous: stored };
+  }
+
+  /**
+   * A resync read a change it could not explain (intent unknown); the stream's own event for it
+   * came later and says why. Records the event against the read, once: answers false when the
+   * entry is not that read any more (something newer happened, or the event explained it already).
+   */
+  async explain(ref: InstanceRef, readEventId: string, event: { id: string; intent: string }): Promise<boolean> {
+    return Number(await explainScript.run(this.redis, [this.keys.state(ref.target)], [this.field(ref), readEventId, event.id, event.intent])) === 1;
   }
 
   /** Every tracked instance of a target, keyed `project/name`. */
@@ -68,7 +108,7 @@ export class StateTracker {
     return new Map(Object.entries(raw).map(([k, v]) => [k, JSON.parse(v) as TrackedStatus]));
   }
 
-  async forget(target: string, project: string, instance: string): Promise<void> {
-    await this.redis.hdel(this.keys.state(target), this.field(project, instance));
+  async forget(ref: InstanceRef): Promise<void> {
+    await this.redis.hdel(this.keys.state(ref.target), this.field(ref));
   }
 }

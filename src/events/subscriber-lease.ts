@@ -2,74 +2,91 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { LuaScript } from '../redis/script.js';
+import { TokenLock, type HeldLock } from '../redis/token-lock.js';
 
 /** Options of {@link SubscriberLease}. */
 export interface SubscriberLeaseOptions {
   redis: Redis;
   /** Redis key of the lease (one per target). */
   key: string;
+  /** Its fencing counter. */
+  fenceKey: string;
+  /** Set while the lease is vacant (see the class comment). */
+  vacantKey: string;
   logger: Logger;
-  /** How long a lease lives without renewal; a dead holder is replaced after at most this. Default 3000 ms. */
+  /** How long a lease lives without renewal; a dead holder is replaced after about this. Default 3000 ms. */
   ttlMs?: number;
-  /** How often the holder renews and the others try to take over. Default ttl/3. */
+  /** How often the holder renews and the others look for a vacancy. Default ttl/3. */
   renewEveryMs?: number;
-  /** Name of this replica in logs and in the lease value. Default hostname:pid. */
+  /** Name of this replica in logs and in the lease value. Default the pid. */
   holder?: string;
 }
 
-// The second branch lets a replica that stepped down (renewal stuck) take its own lease back.
-const acquireScript = `
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  return redis.call('INCR', KEYS[2])
+// A lease that lapsed (its holder stopped renewing) may be taken only once it has been seen vacant
+// for a while: the previous holder, cut off from Redis for longer than the TTL, gets the first
+// chance to take it back under its own fencing token with its buffered frames. A lease never held
+// (no fence yet) or released cleanly ('0') is free at once. Answers 1 when the caller may try.
+// KEYS: lease, vacant marker, fence. ARGV: marker TTL, grace (ms).
+const vacancyScript = new LuaScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('DEL', KEYS[2])
+  return 0
 end
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return redis.call('INCR', KEYS[2])
+if redis.call('EXISTS', KEYS[3]) == 0 then return 1 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local since = redis.call('GET', KEYS[2])
+if since == '0' then return 1 end
+if not since then
+  redis.call('SET', KEYS[2], now, 'PX', ARGV[1])
+  return 0
 end
-return 0`;
-
-const renewScript = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-return 0`;
-
-const releaseScript = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
-end
-return 0`;
+if now - tonumber(since) < tonumber(ARGV[2]) then return 0 end
+return 1`);
 
 /**
- * A lease in Redis that makes exactly one replica the active subscriber of a target. Each
- * acquisition gets a fencing token (a counter that only grows): writers check `isCurrent()` before
- * writing, so a holder that stalled past its lease cannot write after a successor took over.
- * Emits 'acquired' (token) and 'lost'.
+ * A lease in Redis that makes exactly one replica the writer of a target's event stream, built on
+ * the token lock with a fencing token (a counter that only grows). Every replica reads the stream
+ * (followers keep a window of recent frames); only the holder writes, and it checks the lease
+ * before each write.
+ *
+ * When the holder cannot reach Redis it does not step down: it is in doubt, keeps reading and
+ * buffering, and once Redis answers it either still holds the lease (or takes it back under the
+ * same fencing token, if nobody took it meanwhile) and writes its buffer, or learns that a
+ * successor holds it (whose window covers the gap) and becomes a follower.
+ *
+ * Emits 'acquired' (fencing token), 'doubt', 'confirmed' and 'lost'.
  */
 export class SubscriberLease extends EventEmitter {
   private readonly value: string;
   private readonly ttlMs: number;
   private readonly everyMs: number;
+  private readonly locks: TokenLock;
   private timer: NodeJS.Timeout | undefined;
-  private held = false;
-  private token = 0;
+  private lock: HeldLock | undefined;
   private ticking = false;
-  private confirmedAt = 0;
 
   constructor(private readonly opts: SubscriberLeaseOptions) {
     super();
     this.ttlMs = opts.ttlMs ?? 3_000;
     this.everyMs = opts.renewEveryMs ?? Math.max(100, Math.floor(this.ttlMs / 3));
     this.value = `${opts.holder ?? `${process.pid}`}:${randomUUID()}`;
+    this.locks = new TokenLock(opts.redis, { ttlMs: this.ttlMs, renewEveryMs: this.everyMs });
   }
 
+  /** Whether this replica holds the lease (possibly in doubt). */
   get isHeld(): boolean {
-    return this.held;
+    return this.lock !== undefined;
+  }
+
+  /** Whether the holder could not confirm the lease lately (Redis unreachable). */
+  get inDoubt(): boolean {
+    return this.lock?.inDoubt ?? false;
   }
 
   get fencingToken(): number {
-    return this.token;
+    return this.lock?.fence ?? 0;
   }
 
   /** Starts competing for the lease. */
@@ -81,66 +98,55 @@ export class SubscriberLease extends EventEmitter {
   /** Stops competing and gives the lease up at once so a successor need not wait for expiry. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    if (this.held) {
-      this.held = false;
-      await this.opts.redis.eval(releaseScript, 1, this.opts.key, this.value).catch(() => undefined);
-      this.emit('lost');
-    }
+    const lock = this.lock;
+    if (!lock) return;
+    this.lock = undefined;
+    await lock.release();
+    // Released, not lapsed: a follower may take it at once.
+    await this.opts.redis.set(this.opts.vacantKey, '0', 'PX', this.ttlMs * 4).catch(() => undefined);
+    this.emit('lost');
   }
 
-  /** Whether this replica still holds the lease right now (one round trip). */
+  /**
+   * Whether this replica may write now: asks Redis (one round trip), taking the lease back under
+   * the same fencing token when it lapsed while nobody else claimed it. While Redis is unreachable
+   * this waits for it, so the caller keeps its frames.
+   */
   async isCurrent(): Promise<boolean> {
-    if (!this.held) return false;
-    return (await this.opts.redis.get(this.opts.key)) === this.value;
+    const lock = this.lock;
+    if (!lock) return false;
+    return lock.confirm();
   }
 
   private async tick(): Promise<void> {
-    const { redis, key, logger } = this.opts;
-    // Redis commands queue while it is unreachable: a holder whose renewal is stuck past the TTL
-    // can no longer prove it holds the lease and must stop reading, as a successor may have it.
-    if (this.held && Date.now() - this.confirmedAt > this.ttlMs) {
-      this.held = false;
-      logger.warn({ key }, 'subscriber lease not renewed within its TTL (Redis unreachable?); stepping down');
-      this.emit('lost');
-    }
-    if (this.ticking) return;
+    if (this.ticking || this.lock) return;
     this.ticking = true;
     try {
-      await this.tickOnce();
+      const { redis, key, vacantKey, fenceKey, logger } = this.opts;
+      if (Number(await vacancyScript.run(redis, [key, vacantKey, fenceKey], [String(this.ttlMs * 4), String(this.everyMs)])) !== 1) return;
+      const lock = await this.locks.tryAcquire(key, { fenceKey, token: this.value });
+      if (!lock) return;
+      this.lock = lock;
+      lock.on('doubt', () => {
+        logger.warn({ key }, 'subscriber lease cannot be confirmed (Redis unreachable?): in doubt, still reading and buffering');
+        this.emit('doubt');
+      });
+      lock.on('confirmed', (how: string) => {
+        logger.info({ key, how }, 'subscriber lease confirmed again');
+        this.emit('confirmed');
+      });
+      lock.on('lost', () => {
+        if (this.lock !== lock) return;
+        this.lock = undefined;
+        logger.warn({ key }, 'subscriber lease held by another replica: following');
+        this.emit('lost');
+      });
+      logger.info({ key, token: lock.fence }, 'subscriber lease acquired: this replica writes the event stream');
+      this.emit('acquired', lock.fence);
+    } catch (err) {
+      this.opts.logger.warn({ err: (err as Error).message }, 'subscriber lease check failed');
     } finally {
       this.ticking = false;
-    }
-  }
-
-  private async tickOnce(): Promise<void> {
-    const { redis, key, logger } = this.opts;
-    const startedAt = Date.now();
-    try {
-      if (this.held) {
-        const ok = (await redis.eval(renewScript, 1, key, this.value, String(this.ttlMs))) === 1;
-        if (ok && this.held) this.confirmedAt = startedAt;
-        if (!ok && this.held) {
-          this.held = false;
-          logger.warn({ key }, 'subscriber lease lost to another replica');
-          this.emit('lost');
-        }
-        return;
-      }
-      const token = Number(await redis.eval(acquireScript, 2, key, `${key}:fence`, this.value, String(this.ttlMs)));
-      if (token > 0) {
-        this.held = true;
-        this.confirmedAt = startedAt;
-        this.token = token;
-        logger.info({ key, token }, 'subscriber lease acquired: this replica reads the event stream');
-        this.emit('acquired', token);
-      }
-    } catch (err) {
-      // Redis unreachable: a holder cannot prove it still holds the lease, so it stops reading.
-      if (this.held) {
-        this.held = false;
-        this.emit('lost');
-      }
-      logger.warn({ err: (err as Error).message }, 'subscriber lease check failed');
     }
   }
 }

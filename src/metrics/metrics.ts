@@ -32,6 +32,8 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Frames the subscriber holds in memory: waiting for Redis (lease holder) or kept to replay on a takeover (follower). */
+  readonly ingestBuffered = new Gauge({ name: 'reflex_ingest_buffered_frames', help: 'Frames held in memory by the subscriber: not yet written (lease holder, e.g. while Redis is unreachable) or kept in the takeover window (follower)', labelNames: ['target', 'role'] as const, registers: [this.registry] });
   readonly streamReconnects = new Counter({ name: 'reflex_stream_reconnects_total', help: 'Times the events WebSocket closed unasked and a reconnect was scheduled', registers: [this.registry] });
 
   readonly resyncs = new Counter({ name: 'reflex_resyncs_total', help: 'Resyncs by state diff that completed, by reason (gap: after a (re)connect or a dropped buffer; periodic)', labelNames: ['reason'] as const, registers: [this.registry] });

@@ -1,9 +1,7 @@
-import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
-import { actionJobSchema, type ActionJob } from '../events/event-job.js';
 import { alertFingerprint, type AlertAction, type AlertInput } from './alert.js';
 import type { AlertChange, Notifier } from './notifier.js';
 
@@ -65,21 +63,6 @@ export class InstanceAlerts {
     }
   }
 
-  /**
-   * Amends the incident's alert with the result of each action job this worker finishes or fails
-   * (BullMQ reports both only in the process that ran the job, so each result is reported once).
-   */
-  follow(actions: Worker): void {
-    actions.on('completed', (job: Job, outcome: { result?: string; summary?: string; operationId?: string } | undefined) => {
-      if (outcome?.result) void this.settled(job, { result: outcome.result, summary: outcome.summary, operationId: outcome.operationId }, false);
-    });
-    actions.on('failed', (job: Job | undefined, err: Error) => {
-      if (!job) return;
-      const final = err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
-      void this.settled(job, { result: final ? 'failed' : 'retrying', summary: err.message }, final);
-    });
-  }
-
   private async raise(event: StatusEvent, kind: string, responses: RuleResponse[]): Promise<void> {
     if (await this.deps.inStorm?.(event)) {
       this.deps.logger?.info({ instance: event.instance, location: event.location }, 'crash alert held back: the member is in a failure storm (one grouped alert)');
@@ -111,7 +94,7 @@ export class InstanceAlerts {
 
   /**
    * Resolves the instance's incident alerts. When Reflex's own action brought it back and that
-   * action has not reported yet, the resolution waits for the report (see {@link settled}), so the
+   * action has not reported yet, the resolution waits for the report (see {@link actionSettled}), so the
    * resolved message carries the action's result and operation id.
    */
   private async recover(event: StatusEvent): Promise<void> {
@@ -141,14 +124,12 @@ export class InstanceAlerts {
   }
 
   /**
-   * Replaces the action's `queued` (or `retrying`) line with its result, when the alert is about
+   * Amends the incident's alert with the result of an action job (the worker that ran it reports
+   * each result once): replaces the action's `queued` (or `retrying`) line with its result, when the alert is about
    * this job's incident; resolves the alert if the recovery was seen and this was the last action
    * still running.
    */
-  private async settled(job: Job, result: Omit<AlertAction, 'action'>, final: boolean): Promise<void> {
-    const parsed = actionJobSchema.safeParse(job.data);
-    if (!parsed.success) return;
-    const data: ActionJob = parsed.data;
+  async actionSettled(data: SettledAction, result: Omit<AlertAction, 'action'>, final: boolean): Promise<void> {
     const entry: AlertAction = { ...result, action: data.action };
     if (entry.summary === undefined) delete entry.summary;
     if (entry.operationId === undefined) delete entry.operationId;
@@ -176,6 +157,15 @@ export class InstanceAlerts {
       this.deps.logger?.warn({ err: (err as Error).message, instance: data.instance, action: data.action }, 'instance alert not amended with the action result');
     }
   }
+}
+
+/** An action job as {@link InstanceAlerts.actionSettled} needs it. */
+export interface SettledAction {
+  action: string;
+  target: string;
+  project: string;
+  instance: string;
+  correlationId: string;
 }
 
 /** A recovery as {@link InstanceAlerts} resolves with it, kept while Reflex's action finishes. */
@@ -206,8 +196,8 @@ export function incidentKind(event: StatusEvent): string | undefined {
 
 function incidentSummary(event: StatusEvent): string {
   if (event.to === StatusCode.Error) return `${event.instance} reports Error (112)`;
-  const why = event.intent === 'unknown' ? 'while the event stream was down (seen by a resync; taken for a crash)' : 'without a request (a crash or a guest poweroff)';
-  return `${event.instance} stopped ${why}`;
+  if (event.intent === 'unknown') return `${event.instance} found Stopped after a gap, cause unknown (seen by a resync); Reflex does not start it on a guess: reflex heal ${event.instance}${event.project !== 'default' ? ` --project ${event.project}` : ''}, or lxc start ${event.instance}`;
+  return `${event.instance} stopped without a request (a crash or a guest poweroff)`;
 }
 
 /** The daemon's timestamp as ISO 8601 (it may carry nanoseconds and an offset); now when unreadable. */

@@ -11,7 +11,7 @@ import { notifyKeys, type NotifyKeys } from './notify-keys.js';
 import { RateLimiter } from './rate-limiter.js';
 import { createReceiver, type Receiver } from './receiver.js';
 import { Router, type MatchedRoute } from './router.js';
-import { InstanceLock } from '../redis/token-lock.js';
+import { TokenLock } from '../redis/token-lock.js';
 
 /** Options of {@link Notifier}. */
 export interface NotifierOptions extends NotifyConfig {
@@ -55,12 +55,12 @@ export class Notifier {
   private readonly workers: Worker[] = [];
   private readonly connections: Redis[] = [];
   /** Serialises raising, amending and resolving one alert across replicas (the same token lock as instances'). */
-  private readonly alertLock: InstanceLock;
+  private readonly alertLock: TokenLock;
 
   /** Validates receivers and routes and reads their secrets; throws CONFIG_INVALID. */
   constructor(private readonly opts: NotifierOptions) {
     this.keys = notifyKeys(opts.prefix);
-    this.alertLock = new InstanceLock(opts.redis, alertLockMs);
+    this.alertLock = new TokenLock(opts.redis, { ttlMs: alertLockMs });
     const receivers = new Map<string, Receiver>();
     for (const cfg of opts.receivers) {
       const r = createReceiver(cfg, opts.env);

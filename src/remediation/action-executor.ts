@@ -1,20 +1,26 @@
 import { UnrecoverableError, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { AuditLog } from '../audit/audit-log.js';
-import type { InstanceClient } from '../client/client.js';
-import { ApiError, isApiStatus } from '../client/api-error.js';
-import { isRetryable } from '../errors/reflex-error.js';
-import type { ActionJob, EventJob } from '../events/event-job.js';
-import type { ActionContext, ActionOutcome } from '../actions/action.js';
+import type { ActionContext, ActionOutcome, CallDescription } from '../actions/action.js';
+import type { Operation } from '../client/operation.js';
 import { getAction } from '../actions/registry.js';
-import type { SelfActions } from '../events/self-marks.js';
-import type { InstanceLock } from '../redis/token-lock.js';
-import type { KeySpace } from '../redis/key-space.js';
-import type { Metrics } from '../metrics/metrics.js';
-import { isFinalOperationCode } from '../client/status-code.js';
-import { parseSource } from '../events/normalize.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { ApiError, isApiStatus } from '../client/api-error.js';
+import type { InstanceClient } from '../client/client.js';
 import type { OperationObject } from '../client/envelope.js';
+import { isFinalOperationCode } from '../client/status-code.js';
+import { ReflexError } from '../errors/reflex-error.js';
+import type { EventJob } from '../events/event-job.js';
+import { OWN_OPERATION_MAX_MS, type OwnOperations } from '../events/intent.js';
+import { parseSource } from '../events/source.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { Notifier } from '../notify/notifier.js';
+import type { InstanceRef, KeySpace } from '../redis/key-space.js';
+import type { HeldLock, TokenLock } from '../redis/token-lock.js';
+import type { ActionJob } from './action-job.js';
+import type { PendingActions } from './pending-actions.js';
+import type { Recheck } from './recheck.js';
+import { worthRetrying } from './retry-policy.js';
 
 /** How old a listing of the server's operations may be when an action checks for others' work on its instance. */
 const OPERATIONS_MAX_AGE_MS = 250;
@@ -22,28 +28,38 @@ const OPERATIONS_MAX_AGE_MS = 250;
 /** Returned instead of an outcome when another action holds the instance: the caller re-queues the job shortly. */
 export const instanceBusy = Symbol('instance-busy');
 
+/** What the executor needs. */
+export interface ActionExecutorDeps {
+  client: (target: string) => InstanceClient;
+  audit: AuditLog;
+  ownOperations: OwnOperations;
+  /** The instance lock (short-lived: a dead holder's lock lapses within seconds). */
+  locks: TokenLock;
+  /** Decides again, just before the call, whether the job may still act. */
+  recheck: Recheck;
+  pending: PendingActions;
+  keys: KeySpace;
+  redis: Redis;
+  logger: Logger;
+  /** Counts outcomes and retries; none: not counted. */
+  metrics?: Metrics;
+  /** Where the `emit` action publishes follow-up events; none: `emit` fails. */
+  events?: Queue;
+  /** The `notify` action's notifier; none: `notify` fails. */
+  notifier?: Pick<Notifier, 'notify'>;
+  /** Forwards the alert of an action that gave up to the notification receivers; none: audited only. */
+  raiseAlert?: (alert: { kind: string; severity: 'critical'; summary: string; target: string; project: string; instance: string; correlationId: string }) => Promise<unknown>;
+}
+
 /**
- * Runs one action job: marks the instance as being acted on by us, audits each API call and the
- * outcome, and decides whether a failure is worth a retry. The retry policy lives here, not in actions.
+ * The one way Reflex acts on an instance, for rules, schedules and operators alike: take the
+ * instance's lock (not for actions that only tell or publish), resume an operation a killed worker
+ * left behind, re-check that the job may still act, then send each call marked as Reflex's own,
+ * audited with the path really sent, and wait for its operation within one bound. Whether a
+ * failure is worth a retry is the retry policy's call, on error codes.
  */
 export class ActionExecutor {
-  constructor(
-    private readonly deps: {
-      client: (target: string) => InstanceClient;
-      audit: AuditLog;
-      selfActions: SelfActions;
-      lock: InstanceLock;
-      keys: KeySpace;
-      redis: Redis;
-      logger: Logger;
-      /** Counts outcomes and retries; none: not counted. */
-      metrics?: Metrics;
-      /** Where the `emit` action publishes follow-up events; none: `emit` fails. */
-      events?: Queue;
-      /** Forwards the alert of an action that gave up to the notification receivers; none: audited only. */
-      raiseAlert?: (alert: { kind: string; severity: 'critical'; summary: string; target: string; project: string; instance: string; correlationId: string }) => Promise<unknown>;
-    },
-  ) {}
+  constructor(private readonly deps: ActionExecutorDeps) {}
 
   /**
    * An action job failed for good (a 4xx, retries exhausted, or its worker killed more often than
@@ -54,21 +70,29 @@ export class ActionExecutor {
     const { audit } = this.deps;
     const base = { correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule };
     const summary = `${job.action} on ${job.instance} gave up after ${attempts} attempt(s): ${reason}; job ${jobId} is in the dead-letter queue (reflex dlq list, reflex dlq retry)`;
-    await audit.append({ ...base, type: 'give-up', summary, jobId, attempts });
+    await this.deps.pending.remove(refOf(job), jobId);
+    const fresh = await audit.append({ ...base, type: 'give-up', summary, jobId, attempts }, { once: `give-up:${jobId}:${attempts}` });
+    if (!fresh) return;
     await audit.append({ ...base, type: 'alert', summary, severity: 'critical' });
     await this.deps.raiseAlert?.({ kind: 'action-failed', severity: 'critical', summary, target: job.target, project: job.project, instance: job.instance, correlationId: job.correlationId });
   }
 
   /**
-   * Executes the job under the instance's lock; throws to let BullMQ retry, or UnrecoverableError
-   * when a retry cannot help. Returns {@link instanceBusy} when another action holds the instance.
+   * Executes the job; throws to let BullMQ retry, or UnrecoverableError when a retry cannot help.
+   * Returns {@link instanceBusy} when another action holds the instance.
    */
   async execute(job: ActionJob, jobId: string, attempt: number, maxAttempts: number): Promise<ActionOutcome | typeof instanceBusy> {
-    const { keys } = this.deps;
-    const held = await this.deps.lock.tryAcquire(keys.instanceLock(job.target, job.project, job.instance));
-    if (!held) return instanceBusy;
+    let action;
     try {
-      const outcome = await this.executeLocked(job, jobId, attempt, maxAttempts);
+      action = getAction(job.action);
+    } catch (err) {
+      throw new UnrecoverableError(`${(err as ReflexError).code}: ${(err as Error).message}`);
+    }
+    const touches = action.touchesInstance !== false;
+    const held = touches ? await this.deps.locks.tryAcquire(this.deps.keys.instanceLock(refOf(job))) : undefined;
+    if (touches && !held) return instanceBusy;
+    try {
+      const outcome = await this.executeLocked(job, jobId, attempt, maxAttempts, held);
       this.deps.metrics?.actions.inc({ action: job.action, outcome: outcome.result });
       return outcome;
     } catch (err) {
@@ -77,18 +101,28 @@ export class ActionExecutor {
       if (retrying) this.deps.metrics?.actionRetries.inc({ action: job.action });
       throw err;
     } finally {
-      await held.release();
+      await held?.release();
     }
   }
 
-  private async executeLocked(job: ActionJob, jobId: string, attempt: number, maxAttempts: number): Promise<ActionOutcome> {
-    const { audit, selfActions, logger, redis, keys, events } = this.deps;
+  private async executeLocked(job: ActionJob, jobId: string, attempt: number, maxAttempts: number, held: HeldLock | undefined): Promise<ActionOutcome> {
+    const { audit, logger, redis, keys, events } = this.deps;
+    const ref = refOf(job);
     const client = this.deps.client(job.target).withProject(job.project);
     const base = { correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule };
-    const resumed = await this.resume(job, jobId, client, base);
-    if (resumed) return resumed;
-    await this.waitForOthersOperations(client, job.instance, job.target, job.project);
     const action = getAction(job.action);
+    const resumed = await this.resume(job, jobId, client, base);
+    if (resumed) return this.finish(ref, jobId, resumed);
+    if (held) {
+      const verdict = await this.deps.recheck.check(job);
+      if (!verdict.proceed) {
+        const outcome: ActionOutcome = { result: 'skipped', summary: verdict.summary };
+        await audit.append({ ...base, type: 'outcome', summary: `${job.action} skipped at the moment of acting: ${verdict.summary}`, result: 'skipped', recheck: verdict.check, jobId }, { once: `recheck:${jobId}` });
+        logger.info({ instance: job.instance, project: job.project, rule: job.rule, action: job.action, check: verdict.check }, `${job.action} skipped: ${verdict.summary}`);
+        return this.finish(ref, jobId, outcome);
+      }
+      await this.waitForOthersOperations(client, job.instance, job.target, job.project);
+    }
     const ctx: ActionContext = {
       client,
       instance: job.instance,
@@ -97,48 +131,25 @@ export class ActionExecutor {
       audit: (r) => audit.append({ ...base, ...r }).then(() => undefined),
       job: { rule: job.rule, correlationId: job.correlationId, target: job.target, project: job.project, location: job.location ?? 'none', chain: job.chain ?? [] },
       ...(events ? { publish: async (event, id) => void (await events.add(event.kind, { kind: 'synthetic', target: event.target, event, receivedAt: Date.now() } satisfies EventJob, { jobId: id })) } : {}),
-      call: async (d, send) => {
-        if (job.dryRun) {
-          await audit.append({ ...base, type: 'call', summary: `dry-run: would ${d.method} ${d.path} (${d.action})`, method: d.method, path: d.path, dryRun: true });
-          return undefined;
-        }
-        await selfActions.mark(job.target, job.instance, { action: d.action, state: 'in-flight', at: Date.now() });
-        try {
-          const op = await send();
-          if (!op) {
-            // A synchronous call (e.g. PATCH): done when it answered.
-            await selfActions.mark(job.target, job.instance, { action: d.action, state: 'done', at: Date.now() });
-            await audit.append({ ...base, type: 'call', summary: `${d.method} ${d.path} (${d.action}) → done`, method: d.method, path: d.path, attempt });
-            return undefined;
-          }
-          // Persisted before waiting: a worker killed now resumes waiting on this operation instead of acting again.
-          await redis.set(keys.inflight(jobId), op.id, 'PX', 3_600_000);
-          await audit.append({ ...base, type: 'call', summary: `${d.method} ${d.path} (${d.action}) → operation ${op.id}`, method: d.method, path: d.path, operationId: op.id, attempt });
-          try {
-            await op.wait({ timeoutMs: 120_000 });
-          } finally {
-            const failed = op.value.status_code !== 200;
-            await selfActions.mark(job.target, job.instance, { action: d.action, state: failed ? 'failed' : 'done', at: Date.now(), operationId: op.id });
-          }
-          return op;
-        } catch (err) {
-          await selfActions.mark(job.target, job.instance, { action: d.action, state: 'failed', at: Date.now() });
-          if (err instanceof ApiError && err.path === d.path) {
-            await audit.append({ ...base, type: 'call', summary: `${d.method} ${d.path} (${d.action}) refused: ${err.message}`, method: d.method, path: d.path, status: err.status, attempt });
-          }
-          throw err;
-        }
-      },
+      ...(this.deps.notifier ? { notifier: this.deps.notifier } : {}),
+      call: (d, send) => this.call(job, jobId, attempt, client, held, d, send),
     };
     try {
       const outcome = await action.run(ctx);
       await redis.del(keys.inflight(jobId));
       await audit.append({ ...base, type: 'outcome', summary: `${job.action}: ${outcome.summary}`, result: outcome.result, operationId: outcome.operationId, attempt });
       logger.info({ instance: job.instance, rule: job.rule, action: job.action, result: outcome.result }, outcome.summary);
-      return outcome;
+      return this.finish(ref, jobId, outcome);
     } catch (err) {
-      const retry = isRetryable(err) && attempt < maxAttempts;
+      await redis.del(keys.inflight(jobId));
       const code = (err as { code?: string }).code ?? 'UNKNOWN';
+      // Deleted or renamed while the job waited: nothing left to act on, and nobody to page.
+      if (isApiStatus(err, 404)) {
+        const outcome: ActionOutcome = { result: 'skipped', summary: `${job.instance} is gone (deleted or renamed): ${(err as Error).message}` };
+        await audit.append({ ...base, type: 'outcome', summary: `${job.action} skipped: ${outcome.summary}`, result: 'skipped', code, attempt });
+        return this.finish(ref, jobId, outcome);
+      }
+      const retry = worthRetrying(err) && attempt < maxAttempts;
       await audit.append({
         ...base,
         type: 'outcome',
@@ -147,38 +158,92 @@ export class ActionExecutor {
         code,
         attempt,
       });
-      logger.warn({ instance: job.instance, action: job.action, err: (err as Error).message, retry }, 'action failed');
-      await redis.del(keys.inflight(jobId));
+      logger.warn({ instance: job.instance, action: job.action, err, retry }, 'action failed');
       if (!retry) throw new UnrecoverableError(`${code}: ${(err as Error).message}`);
       throw err;
     }
   }
 
+  private async finish(ref: InstanceRef, jobId: string, outcome: ActionOutcome): Promise<ActionOutcome> {
+    await this.deps.pending.remove(ref, jobId);
+    return outcome;
+  }
+
+  /**
+   * Sends one mutating call: checks the lock just before (a lost renewal sends nothing), marks it
+   * as Reflex's own before and after (by operation, so its events are `self`), records the path
+   * the client really sent, persists the operation id before waiting (a killed worker resumes it),
+   * and waits within {@link OWN_OPERATION_MAX_MS}.
+   */
+  private async call(job: ActionJob, jobId: string, attempt: number, client: InstanceClient, held: HeldLock | undefined, d: CallDescription, send: () => Promise<Operation | void>): Promise<Operation | undefined> {
+    const { audit, ownOperations, redis, keys } = this.deps;
+    const ref = refOf(job);
+    const base = { correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule, ...d.record };
+    const path = client.pathOf(d.path);
+    if (job.dryRun) {
+      await audit.append({ ...base, type: 'call', summary: `dry-run: would ${d.method} ${path} (${d.action})`, method: d.method, path, dryRun: true });
+      return undefined;
+    }
+    held?.check();
+    const localId = `local:${jobId}:${attempt}:${d.action}`;
+    const sentAt = Date.now();
+    await ownOperations.record(ref, localId, { action: d.action, state: 'sending', sentAt });
+    let op;
+    try {
+      op = await send();
+    } catch (err) {
+      await ownOperations.record(ref, localId, { action: d.action, state: 'failed', sentAt, endedAt: Date.now() });
+      if (err instanceof ApiError) await audit.append({ ...base, type: 'call', summary: `${d.method} ${path} (${d.action}) refused: ${err.message}`, method: d.method, path, status: err.status, attempt });
+      throw err;
+    }
+    if (!op) {
+      // A synchronous call (e.g. PATCH): done when it answered.
+      await ownOperations.record(ref, localId, { action: d.action, state: 'done', sentAt, endedAt: Date.now() });
+      await audit.append({ ...base, type: 'call', summary: `${d.method} ${path} (${d.action}) → done`, method: d.method, path, attempt });
+      return undefined;
+    }
+    const createdAt = daemonTime(op.value.created_at) ?? sentAt;
+    await ownOperations.record(ref, op.id, { action: d.action, state: 'running', sentAt, createdAt }, localId);
+    // Persisted before waiting: a worker killed now resumes waiting on this operation instead of acting again.
+    await redis.set(keys.inflight(jobId), JSON.stringify({ operationId: op.id, action: d.action, sentAt, createdAt }), 'PX', 3_600_000);
+    await audit.append({ ...base, type: 'call', summary: `${d.method} ${path} (${d.action}) → operation ${op.id}`, method: d.method, path, operationId: op.id, attempt });
+    let final: OperationObject | undefined;
+    try {
+      final = await op.wait({ timeoutMs: OWN_OPERATION_MAX_MS });
+    } finally {
+      const ended = final ?? op.value;
+      const failed = ended.status_code !== 200;
+      await ownOperations.record(ref, op.id, { action: d.action, state: failed ? 'failed' : 'done', sentAt, createdAt, endedAt: daemonTime(ended.updated_at) ?? Date.now() });
+    }
+    return op;
+  }
+
   /**
    * A previous run of this job (killed mid-action) left the id of the operation it was waiting on:
    * wait on that one and record its outcome instead of acting again. When the operation is already
-   * gone, fall through: the action re-reads the instance and does nothing if the goal holds.
+   * gone, fall through: the re-check and the action's own read of the instance decide again.
    */
   private async resume(job: ActionJob, jobId: string, client: InstanceClient, base: Record<string, string>): Promise<ActionOutcome | undefined> {
-    const { redis, keys, audit } = this.deps;
-    const opId = await redis.get(keys.inflight(jobId));
-    if (!opId) return undefined;
-    let summary: string;
+    const { redis, keys, audit, ownOperations } = this.deps;
+    const raw = await redis.get(keys.inflight(jobId));
+    if (!raw) return undefined;
+    const left = parseInflight(raw);
+    let final: OperationObject;
     try {
-      const op = await client.getOperation(opId);
-      const final = await op.wait({ timeoutMs: 120_000 });
-      summary = `resumed after a restart of the worker: operation ${opId} ended ${final.status}`;
+      final = await (await client.getOperation(left.operationId)).wait({ timeoutMs: OWN_OPERATION_MAX_MS });
     } catch (err) {
       if (isApiStatus(err, 404) || (err as { code?: string }).code === 'OPERATION_VANISHED') {
         await redis.del(keys.inflight(jobId));
-        await audit.append({ ...base, type: 'call', summary: `operation ${opId} of an earlier attempt is gone; re-checking the instance` });
+        await audit.append({ ...base, type: 'call', summary: `operation ${left.operationId} of an earlier attempt is gone; re-checking the instance` });
         return undefined;
       }
       throw err;
     }
+    if (left.action) await ownOperations.record(refOf(job), left.operationId, { action: left.action, state: final.status_code === 200 ? 'done' : 'failed', sentAt: left.sentAt ?? Date.now(), createdAt: left.createdAt, endedAt: daemonTime(final.updated_at) ?? Date.now() });
     await redis.del(keys.inflight(jobId));
-    const outcome: ActionOutcome = { result: 'done', summary, operationId: opId };
-    await audit.append({ ...base, type: 'outcome', summary: `${job.action}: ${summary}`, result: 'done', operationId: opId, resumed: true });
+    const summary = `resumed after a restart of the worker: operation ${left.operationId} ended ${final.status}`;
+    const outcome: ActionOutcome = { result: 'done', summary, operationId: left.operationId };
+    await audit.append({ ...base, type: 'outcome', summary: `${job.action}: ${summary}`, result: 'done', operationId: left.operationId, resumed: true });
     return outcome;
   }
 
@@ -218,4 +283,24 @@ export class ActionExecutor {
       }
     }
   }
+}
+
+export function refOf(job: Pick<ActionJob, 'target' | 'project' | 'instance'>): InstanceRef {
+  return { target: job.target, project: job.project, instance: job.instance };
+}
+
+function daemonTime(s: string | undefined): number | undefined {
+  const ms = s ? Date.parse(s) : Number.NaN;
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** The in-flight record of a job: JSON now, a bare operation id in records written before. */
+function parseInflight(raw: string): { operationId: string; action?: string; sentAt?: number; createdAt?: number } {
+  try {
+    const v = JSON.parse(raw) as { operationId?: unknown };
+    if (v && typeof v.operationId === 'string') return v as { operationId: string };
+  } catch {
+    // A bare id.
+  }
+  return { operationId: raw };
 }

@@ -3,7 +3,8 @@ import type { Instance } from '../client/instance.js';
 import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { KeySpace } from '../redis/key-space.js';
+import type { InstanceRef, KeySpace } from '../redis/key-space.js';
+import { getAction } from '../actions/registry.js';
 import { configFlag } from '../rules/config-flag.js';
 import type { Rule } from '../rules/rule.js';
 import type { Silences } from '../rules/silences.js';
@@ -37,9 +38,6 @@ export interface GateOptions {
   autorestartStandBackMs?: number;
 }
 
-/** Actions that restart an instance and so count against its crash-loop budget. */
-const restartingActions = new Set(['start', 'restart']);
-
 /**
  * The checks between "a rule matched" and "an action is queued": silences, storm control, the
  * rule's cooldown, standing back for the daemon's `boot.autorestart`, and the crash-loop budget.
@@ -72,7 +70,8 @@ export class ActionGate {
     return (await this.storms?.inStorm(event)) ?? false;
   }
 
-  async admit(rule: Rule, event: CanonicalEvent, instanceName: string, instance: Instance | undefined): Promise<GateVerdict> {
+  async admit(rule: Rule, event: CanonicalEvent, ref: InstanceRef, instance: Instance | undefined): Promise<GateVerdict> {
+    const instanceName = ref.instance;
     const silence = await this.silences.matching({ target: event.target, project: event.project, location: event.location, instance: instanceName, object: instance });
     if (silence) return { admitted: false, summary: `suppressed by silence ${silence.id} until ${silence.until}: ${silence.reason}` };
 
@@ -97,17 +96,17 @@ export class ActionGate {
     }
 
     if (rule.cooldownMs) {
-      const key = this.keys.cooldown(rule.name, event.target, event.project, instanceName);
+      const key = this.keys.cooldown(rule.name, ref);
       const fresh = await this.redis.set(key, event.id, 'PX', rule.cooldownMs, 'NX');
       if (fresh !== 'OK' && (await this.redis.get(key)) !== event.id) {
         return { admitted: false, summary: `skipped: cooldown of ${rule.cooldownMs} ms since the last action of this rule on ${instanceName}` };
       }
     }
 
-    const restarting = rule.actions.some((a) => restartingActions.has(a.action));
+    const restarting = rule.actions.some((a) => getAction(a.action).restarts === true);
     let standBack: string | undefined;
     if (restarting && this.daemonRetries(event, instance)) {
-      const key = this.keys.standBack(rule.name, event.target, event.project, instanceName);
+      const key = this.keys.standBack(rule.name, ref);
       const fresh = await this.redis.set(key, event.id, 'PX', this.standBackMs, 'NX');
       const holder = fresh === 'OK' ? event.id : await this.redis.get(key);
       if (holder !== null && holder !== event.id) {
@@ -117,7 +116,7 @@ export class ActionGate {
     }
 
     if (rule.crashLoop && restarting) {
-      const keys = { restarts: this.keys.restarts(event.target, event.project, instanceName), quarantine: this.keys.quarantine(event.target, event.project, instanceName) };
+      const keys = { restarts: this.keys.restarts(ref), quarantine: this.keys.quarantine(ref) };
       const v = await this.budget.reserve(keys, event.id, rule.crashLoop);
       if (!v.allowed) {
         if (v.newlyQuarantined) this.metrics?.quarantines.inc();

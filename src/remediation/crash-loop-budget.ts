@@ -1,26 +1,8 @@
 import type { Redis } from 'ioredis';
 import { LuaScript } from '../redis/script.js';
+import type { CrashLoopPolicy } from '../rules/rule.js';
 
-/**
- * Crash-loop policy of a rule, after Kubernetes' CrashLoopBackOff: the first restart is
- * immediate, later ones wait `initialBackoffMs` doubling up to `maxBackoffMs`; a stable run of
- * `resetAfterMs` forgets the history; more than `maxRestarts` within `windowMs` quarantines the
- * instance (no more restarts, one alert) for `quarantineMs`.
- */
-export interface CrashLoopPolicy {
-  /** Default 5. */
-  maxRestarts?: number;
-  /** Default 600 000 ms (10 min). */
-  windowMs?: number;
-  /** Default 10 000 ms. */
-  initialBackoffMs?: number;
-  /** Default 300 000 ms. */
-  maxBackoffMs?: number;
-  /** Default 600 000 ms. */
-  resetAfterMs?: number;
-  /** Default 3 600 000 ms; the operator can lift it earlier with `reflex quarantine release`. */
-  quarantineMs?: number;
-}
+export type { CrashLoopPolicy };
 
 /** What the budget allows for one more restart. */
 export type BudgetVerdict =
@@ -40,7 +22,9 @@ local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 if last[2] and now - tonumber(last[2]) > resetAfter then redis.call('DEL', KEYS[1]) end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
 local n = redis.call('ZCARD', KEYS[1])
-if redis.call('ZSCORE', KEYS[1], ARGV[8]) then return {n, 0} end
+if redis.call('ZSCORE', KEYS[1], ARGV[8]) then
+  return {redis.call('ZRANK', KEYS[1], ARGV[8]) + 1, tonumber(redis.call('HGET', KEYS[3], ARGV[8]) or '0')}
+end
 if n >= maxRestarts then
   redis.call('SET', KEYS[2], now, 'PX', quarantineMs)
   return {-2, n}
@@ -49,6 +33,8 @@ redis.call('ZADD', KEYS[1], now, ARGV[8])
 redis.call('PEXPIRE', KEYS[1], math.max(windowMs, resetAfter))
 local delay = 0
 if n > 0 then delay = math.min(maxBackoff, initial * math.pow(2, n - 1)) end
+redis.call('HSET', KEYS[3], ARGV[8], delay)
+redis.call('PEXPIRE', KEYS[3], math.max(windowMs, resetAfter))
 return {n + 1, delay}`);
 
 /** Restart budgets per instance, shared by all replicas through Redis. */
@@ -57,11 +43,11 @@ export class CrashLoopBudget {
 
   /**
    * Reserves one restart for an incident. The same incident id reserves only once (a duplicate
-   * event counts once).
+   * or resumed event counts once, and gets the back-off it got the first time).
    */
   async reserve(keys: { restarts: string; quarantine: string }, incident: string, policy: CrashLoopPolicy, now = Date.now()): Promise<BudgetVerdict> {
     const p = withDefaults(policy);
-    const [a, b] = (await reserveScript.run(this.redis, [keys.restarts, keys.quarantine], [String(now), String(p.windowMs), String(p.maxRestarts), String(p.initialBackoffMs), String(p.maxBackoffMs), String(p.resetAfterMs), String(p.quarantineMs), incident])) as [number, number];
+    const [a, b] = (await reserveScript.run(this.redis, [keys.restarts, keys.quarantine, `${keys.restarts}:delays`], [String(now), String(p.windowMs), String(p.maxRestarts), String(p.initialBackoffMs), String(p.maxBackoffMs), String(p.resetAfterMs), String(p.quarantineMs), incident])) as [number, number];
     if (a === -1) return { allowed: false, restarts: b, newlyQuarantined: false };
     if (a === -2) return { allowed: false, restarts: b, newlyQuarantined: true };
     return { allowed: true, restartNumber: a, delayMs: b };
@@ -69,7 +55,7 @@ export class CrashLoopBudget {
 
   /** Lifts a quarantine and forgets the restart history. */
   async release(keys: { restarts: string; quarantine: string }): Promise<boolean> {
-    const n = await this.redis.del(keys.quarantine, keys.restarts);
+    const n = await this.redis.del(keys.quarantine, keys.restarts, `${keys.restarts}:delays`);
     return n > 0;
   }
 }

@@ -5,34 +5,39 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import { isApiStatus } from '../client/api-error.js';
 import type { Instance } from '../client/instance.js';
-import { isOwnEcho, type SelfActions } from '../events/self-marks.js';
-import type { Metrics } from '../metrics/metrics.js';
-import type { KeySpace } from '../redis/key-space.js';
-import type { ActionJob, EventItem, EventJob } from '../events/event-job.js';
-import type { ActionGate } from './action-gate.js';
-import type { Decision, RuleEngine } from '../rules/engine.js';
-import type { StateTracker } from '../events/state-tracker.js';
 import { StatusCode } from '../client/status-code.js';
-import type { InstanceAlerts, RuleResponse } from '../notify/instance-alerts.js';
-import type { CanonicalEvent } from '../events/canonical-event.js';
+import type { CanonicalEvent, InstanceStatusEvent } from '../events/canonical-event.js';
 import type { EventArchive } from '../events/event-archive.js';
-import { decodeFrame } from '../events/frame.js';
-import { normalizeFrame } from '../events/normalize.js';
 import { eventItemHash } from '../events/event-ingestor.js';
+import { eventItemSchema, type EventItem } from '../events/event-job.js';
+import { decodeFrame } from '../events/frame.js';
+import type { OwnOperations } from '../events/intent.js';
+import { normalizeFrame } from '../events/normalize.js';
+import type { StateTracker } from '../events/state-tracker.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { InstanceAlerts, RuleResponse } from '../notify/instance-alerts.js';
+import type { InstanceRef, KeySpace } from '../redis/key-space.js';
+import type { Decision, RuleEngine } from '../rules/engine.js';
+import type { ActionGate } from './action-gate.js';
+import { actionJobOptions, type ActionJob } from './action-job.js';
+import type { PendingActions } from './pending-actions.js';
 
-/** Everything the processor needs, wired by the worker. */
+/** What the event processor needs. */
 export interface EventProcessorDeps {
   redis: Redis;
   keys: KeySpace;
+  /** The client of the target a job's event came from. */
   client: (target: string) => InstanceClient;
   tracker: StateTracker;
-  selfActions: SelfActions;
+  ownOperations: OwnOperations;
   audit: AuditLog;
   engine: RuleEngine;
   gate: ActionGate;
   actions: Queue;
+  /** Delayed action jobs per instance: an operator's transition cancels them. */
+  pending: PendingActions;
   logger: Logger;
-  /** Forwards an alert to the notification receivers, when notifications are configured. */
+  /** Forwards an alert the gate raised (crash-loop quarantine, storm) to the receivers; none: audited only. */
   raiseAlert?: (alert: { kind: string; severity: 'critical' | 'warning' | 'info'; summary: string; target: string; project: string; instance: string; correlationId: string }) => Promise<unknown>;
   /** Raises an alert per crash or Error and resolves it when the instance runs again; none: no such alerts. */
   instanceAlerts?: Pick<InstanceAlerts, 'observe'>;
@@ -47,43 +52,43 @@ export interface EventProcessorDeps {
 }
 
 /** How long an event stays known as processed, so a duplicate or a redelivered batch skips it. */
-const SEEN_TTL_MS = 10 * 60_000;
+const DONE_TTL_MS = 10 * 60_000;
 
-/** What became of one event job (returned for tests and metrics). */
+/** What became of one event (returned for tests and metrics). */
 export type ProcessResult = 'rejected' | 'ignored' | 'stale' | 'unchanged' | 'duplicate' | 'processed';
-type Settled = 'stale' | 'unchanged' | 'duplicate' | 'processed' | 'corrected';
+type Settled = 'stale' | 'unchanged' | 'processed' | 'corrected';
 
 /** An event of a batch, decoded, waiting for its turn. */
-type Prepared = { item: EventItem; hash: string; event?: CanonicalEvent; rejected?: string };
+type Prepared = { item?: EventItem; raw: unknown; hash: string; event?: CanonicalEvent; rejected?: string };
 
 /**
- * Takes each event of a job of the events queue through the pipeline: validate the frame (a
- * malformed one is kept in the rejected stream with the reason), type it, settle its intent and
- * its place in the instance's history, audit it, let the rules decide, and queue their actions.
+ * Takes each event of a job of the events queue through the pipeline: validate and type it (a
+ * malformed frame is kept in the rejected stream with the reason), settle its intent and its place
+ * in the instance's history, audit it, let the rules decide, and queue their actions.
+ *
+ * Exactly-once bookkeeping: every step is idempotent (the tracker's compare-and-set knows the event,
+ * audit records carry once-keys, action jobs have deterministic ids, the crash-loop budget reserves
+ * per incident) and the "done" mark is written last. A redelivered event whose work was cut short
+ * resumes the remaining steps; only the done mark makes it a duplicate.
  *
  * A batch is split by instance: one instance's events are handled strictly in order, different
- * instances side by side, so a storm's Redis round trips overlap instead of adding up. An event
- * already processed (a duplicated frame, a batch redelivered after a crash) is skipped by its hash.
+ * instances side by side.
  */
 export class EventProcessor {
   constructor(private readonly deps: EventProcessorDeps) {}
 
-  /** Processes one job; answers what became of each of its events, in the job's order. */
-  async process(job: EventJob): Promise<ProcessResult[]> {
-    const items = job.kind === 'batch' ? job.items : [job];
+  /** Processes one job (a batch, or a single item); answers what became of each event, in order. */
+  async process(data: unknown): Promise<ProcessResult[]> {
+    const items: unknown[] = isBatch(data) ? data.items : [data];
     const { redis, keys } = this.deps;
     const results: ProcessResult[] = new Array(items.length);
-    const hashes = items.map(eventItemHash);
-    const seen = await redis.mget(hashes.map((h) => keys.seenEvent(h)));
+    const prepared = items.map((raw) => this.prepare(raw));
+    const done = await redis.mget(prepared.map((p) => keys.eventDone(p.hash)));
     const groups = new Map<string, number[]>();
-    const prepared: Prepared[] = [];
     const inBatch = new Set<string>();
-    items.forEach((item, i) => {
-      const hash = hashes[i]!;
-      if (seen[i] !== null || inBatch.has(hash)) return void (results[i] = 'duplicate');
-      inBatch.add(hash);
-      const p = this.prepare(item, hash);
-      prepared[i] = p;
+    prepared.forEach((p, i) => {
+      if (done[i] !== null || inBatch.has(p.hash)) return void (results[i] = 'duplicate');
+      inBatch.add(p.hash);
       const key = groupKey(p);
       const group = groups.get(key);
       if (group) group.push(i);
@@ -91,15 +96,14 @@ export class EventProcessor {
     });
     const pending = [...groups.values()];
     const failures: unknown[] = [];
-    // The "processed" marks are not waited for one by one: a mark lost with a dying worker only
-    // means the event is processed again, which every step tolerates.
     const marks: Promise<unknown>[] = [];
     const lane = async () => {
       for (let group = pending.shift(); group; group = pending.shift()) {
         for (const i of group) {
           try {
             results[i] = await this.processOne(prepared[i]!);
-            marks.push(redis.set(keys.seenEvent(prepared[i]!.hash), '1', 'PX', SEEN_TTL_MS));
+            // Last: only now is every step of this event durable.
+            marks.push(redis.set(keys.eventDone(prepared[i]!.hash), '1', 'PX', DONE_TTL_MS));
           } catch (err) {
             // The rest of this instance's events wait for the job's retry, in order.
             failures.push(err);
@@ -114,25 +118,38 @@ export class EventProcessor {
     return results;
   }
 
-  private prepare(item: EventItem, hash: string): Prepared {
-    if (item.kind !== 'frame') return { item, hash, event: item.event };
-    const decoded = decodeFrame(item.raw);
-    if (!decoded.ok) return { item, hash, rejected: decoded.reason };
-    return { item, hash, event: normalizeFrame(decoded.frame, item.target) };
+  /** Validates and types one item on its own: whatever is wrong with it rejects it alone. */
+  private prepare(raw: unknown): Prepared {
+    const parsed = eventItemSchema.safeParse(raw);
+    if (!parsed.success) {
+      const why = parsed.error.issues.map((i) => `${i.path.join('.') || '(item)'}: ${i.message}`).join('; ');
+      return { raw, hash: rawHash(raw), rejected: `invalid event item: ${why}` };
+    }
+    const item = parsed.data;
+    const hash = eventItemHash(item);
+    if (item.kind !== 'frame') return { item, raw, hash, event: item.event };
+    try {
+      const decoded = decodeFrame(item.raw);
+      if (!decoded.ok) return { item, raw, hash, rejected: decoded.reason };
+      return { item, raw, hash, event: normalizeFrame(decoded.frame, item.target) };
+    } catch (err) {
+      // A bad %-escape in a source, an object too deep to walk: this frame only.
+      return { item, raw, hash, rejected: `frame could not be typed: ${(err as Error).name}: ${(err as Error).message}` };
+    }
   }
 
   private async processOne(p: Prepared): Promise<ProcessResult> {
     const result = await this.processEvent(p);
     const { metrics } = this.deps;
     // Lag from the daemon's time, for frames only (a resync's event is a read, not news arriving late).
-    if (metrics && p.item.kind === 'frame' && p.event && result !== 'rejected' && result !== 'ignored') metrics.observeIngestLag(p.event.timestamp);
+    if (metrics && p.item?.kind === 'frame' && p.event && result !== 'rejected' && result !== 'ignored') metrics.observeIngestLag(p.event.timestamp);
     return result;
   }
 
   private async processEvent(p: Prepared): Promise<ProcessResult> {
     const { audit, metrics } = this.deps;
-    if (p.rejected !== undefined && p.item.kind === 'frame') {
-      await this.reject(p.item, p.rejected);
+    if (p.rejected !== undefined) {
+      await this.reject(p, p.rejected);
       metrics?.events.inc({ kind: 'rejected' });
       return 'rejected';
     }
@@ -153,89 +170,124 @@ export class EventProcessor {
     }
     // An operation names its instances in resources; rules act on the first (state changes touch one).
     const instanceName = 'instance' in event ? event.instance : event.kind === 'operation.status' ? event.instances[0] : undefined;
-    // The archive and the audit trail are independent writes: side by side, one round trip of waiting.
+    const ref: InstanceRef | undefined = instanceName !== undefined ? { target: event.target, project: event.project, instance: instanceName } : undefined;
     await Promise.all([
       this.deps.archive?.append(event, settled),
       event.kind === 'operation.status'
         ? undefined
-        : audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: instanceName, summary: describe(event), event }),
+        : audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: instanceName, summary: describe(event), event }, { once: `event:${event.id}` }),
       this.deps.gate.observe(event),
     ]);
-    const responses: RuleResponse[] = [];
-    if (!this.deps.engine.isRelevant(event)) return this.alert(event, responses);
-    const instance = instanceName ? await this.readInstance(event.target, event.project, instanceName) : undefined;
-    const decisions = await this.deps.engine.decide(event, instance);
-    for (const d of decisions) {
-      if (!d.matched || !instanceName) {
-        metrics?.ruleDecisions.inc({ rule: d.rule, decision: d.matched ? 'matched' : 'skipped' });
-        await audit.append({ type: 'decision', correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule, summary: d.summary, matched: d.matched });
-        responses.push({ rule: d.rule, result: 'skipped', summary: d.summary, actions: [] });
-        continue;
-      }
-      responses.push(await this.dispatch(d, event, instanceName, instance));
-    }
-    return this.alert(event, responses);
-  }
+    if (event.kind === 'instance.status' && event.intent === 'requested' && ref) await this.cancelPending(ref, event);
 
-  /** Lets the instance alerts see the event and what the rules did about it (after the rules, so the alert can say). */
-  private async alert(event: CanonicalEvent, responses: RuleResponse[]): Promise<'processed'> {
+    const responses: RuleResponse[] = [];
+    if (this.deps.engine.isRelevant(event)) {
+      const instance = ref ? await this.readInstance(ref) : undefined;
+      const decisions = await this.deps.engine.decide(event, instance);
+      for (const d of decisions) {
+        const once = `decision:${event.id}:${d.rule}`;
+        if (!d.matched || !ref) {
+          metrics?.ruleDecisions.inc({ rule: d.rule, decision: d.matched ? 'matched' : 'skipped' });
+          await audit.append({ type: 'decision', correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule, summary: d.summary, matched: d.matched }, { once });
+          responses.push({ rule: d.rule, result: 'skipped', summary: d.summary, actions: [] });
+          continue;
+        }
+        responses.push(await this.dispatch(d, event, ref, instance));
+      }
+    }
+    if (event.kind === 'instance.status' && ref) await this.unknownCause(event, ref, responses);
     await this.deps.instanceAlerts?.observe(event, responses);
     return 'processed';
   }
 
+  /**
+   * A stop found only after a gap, with no trace of who made it: Reflex does not guess it into an
+   * action (unless a rule opted in to `unknown`); the audit says so and how to heal it by hand.
+   */
+  private async unknownCause(event: InstanceStatusEvent, ref: InstanceRef, responses: RuleResponse[]): Promise<void> {
+    if (event.intent !== 'unknown' || event.to !== StatusCode.Stopped) return;
+    if (responses.some((r) => r.result === 'queued' || r.result === 'dry-run')) return;
+    const summary = `${ref.instance} found Stopped after a gap, cause unknown: Reflex does not start it; to start it: reflex heal ${ref.instance}${ref.project !== 'default' ? ` --project ${ref.project}` : ''} (or lxc start ${ref.instance})`;
+    await this.deps.audit.append({ type: 'alert', correlationId: event.id, target: ref.target, instance: ref.instance, summary, severity: 'warning' }, { once: `unknown:${event.id}` });
+  }
+
+  /** An operator's transition supersedes every delayed action of Reflex on that instance. */
+  private async cancelPending(ref: InstanceRef, event: InstanceStatusEvent): Promise<void> {
+    const cancelled = await this.deps.pending.cancel(ref);
+    for (const job of cancelled) {
+      const summary = `${job.action} skipped: superseded by a requested transition (${event.action ?? 'status'} → ${event.to} at ${event.timestamp}); the delayed job ${job.jobId} was removed`;
+      await this.deps.audit.append({ type: 'outcome', correlationId: job.correlationId, target: ref.target, instance: ref.instance, rule: job.rule, summary, result: 'skipped', jobId: job.jobId }, { once: `superseded:${job.jobId}` });
+    }
+  }
+
   /** Runs a matched decision through the gate (silences, cooldown, crash-loop budget) and queues its actions. */
-  private async dispatch(d: Extract<Decision, { matched: true }>, event: CanonicalEvent, instanceName: string, instance: Instance | undefined): Promise<RuleResponse> {
+  private async dispatch(d: Extract<Decision, { matched: true }>, event: CanonicalEvent, ref: InstanceRef, instance: Instance | undefined): Promise<RuleResponse> {
     const { audit } = this.deps;
-    const base = { correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule };
-    const verdict = d.dryRun ? ({ admitted: true, delayMs: 0 } as const) : await this.deps.gate.admit(d.definition, event, instanceName, instance);
+    const base = { correlationId: event.id, target: event.target, instance: ref.instance, rule: d.rule };
+    const once = `decision:${event.id}:${d.rule}`;
+    const verdict = d.dryRun ? ({ admitted: true, delayMs: 0 } as const) : await this.deps.gate.admit(d.definition, event, ref, instance);
     this.deps.metrics?.ruleDecisions.inc({ rule: d.rule, decision: verdict.admitted ? 'matched' : 'suppressed' });
     if (!verdict.admitted) {
-      await audit.append({ ...base, type: 'decision', summary: verdict.summary, matched: true, suppressed: true });
+      await audit.append({ ...base, type: 'decision', summary: verdict.summary, matched: true, suppressed: true }, { once });
       if (verdict.alert) {
-        await audit.append({ ...base, type: 'alert', summary: verdict.alert, severity: 'critical' });
-        await this.deps.raiseAlert?.({ kind: verdict.alertKind ?? 'crash-loop', severity: 'critical', summary: verdict.alert, target: event.target, project: event.project, instance: verdict.alertSubject ?? instanceName, correlationId: event.id });
+        const fresh = await audit.append({ ...base, type: 'alert', summary: verdict.alert, severity: 'critical' }, { once: `gate-alert:${event.id}:${d.rule}` });
+        if (fresh) await this.deps.raiseAlert?.({ kind: verdict.alertKind ?? 'crash-loop', severity: 'critical', summary: verdict.alert, target: event.target, project: event.project, instance: verdict.alertSubject ?? ref.instance, correlationId: event.id });
       }
       return { rule: d.rule, result: 'suppressed', summary: verdict.summary, actions: [] };
     }
-    await audit.append({ ...base, type: 'decision', summary: `${d.summary}${'note' in verdict && verdict.note ? `; ${verdict.note}` : ''}`, matched: true });
+    await audit.append({ ...base, type: 'decision', summary: `${d.summary}${'note' in verdict && verdict.note ? `; ${verdict.note}` : ''}`, matched: true }, { once });
+    const incidentAt = Date.parse(event.timestamp);
     const jobs = d.actions.map((a, i) => {
-      const data: ActionJob = { rule: d.rule, action: a.action, params: a.params ?? {}, target: event.target, project: event.project, instance: instanceName, correlationId: event.id, dryRun: d.dryRun, location: event.location, ...(event.kind === 'rule.event' ? { chain: event.chain } : {}) };
-      const opts = { jobId: `${d.rule}:${event.id}:${i}`, attempts: this.deps.actionAttempts ?? 5, delay: verdict.delayMs, ...(d.definition.priority ? { priority: d.definition.priority } : {}) };
+      const data: ActionJob = { rule: d.rule, action: a.action, params: a.params ?? {}, target: ref.target, project: ref.project, instance: ref.instance, correlationId: event.id, incidentAt: Number.isNaN(incidentAt) ? Date.now() : incidentAt, event, origin: 'rule', dryRun: d.dryRun, location: event.location, ...(event.kind === 'rule.event' ? { chain: event.chain } : {}) };
+      const opts = actionJobOptions({ jobId: `${d.rule}:${event.id}:${i}`, attempts: this.deps.actionAttempts, delayMs: verdict.delayMs, priority: d.definition.priority });
       return { name: a.action, data, opts };
     });
+    // Indexed before they are queued: an operator's transition in between still finds them.
+    for (const j of jobs) if (j.opts.delay) await this.deps.pending.add(ref, { jobId: j.opts.jobId, action: j.data.action, rule: d.rule, correlationId: event.id });
     await this.deps.actions.addBulk(jobs);
     for (const j of jobs) {
-      await audit.append({ ...base, type: 'action', summary: `queued ${j.data.action}${d.dryRun ? ' (dry-run)' : ''}${j.opts.delay ? ` to run in ${j.opts.delay} ms` : ''}`, jobId: j.opts.jobId });
+      await audit.append({ ...base, type: 'action', summary: `queued ${j.data.action}${d.dryRun ? ' (dry-run)' : ''}${j.opts.delay ? ` to run in ${j.opts.delay} ms` : ''}`, jobId: j.opts.jobId }, { once: `queued:${j.opts.jobId}` });
     }
-    return { rule: d.rule, result: d.dryRun ? 'dry-run' : 'queued', summary: d.summary, actions: jobs.map((j) => ({ action: j.data.action, delayMs: j.opts.delay })) };
+    return { rule: d.rule, result: d.dryRun ? 'dry-run' : 'queued', summary: d.summary, actions: jobs.map((j) => ({ action: j.data.action, delayMs: j.opts.delay ?? 0 })) };
   }
 
   /**
-   * Fills in `from`, recognises our own echoes, and drops news older than what is known (events
-   * arrive out of order), redeliveries, and synthetic events that change nothing. An event older
-   * than the known state that disagrees with it is checked against a read of the instance: if the
-   * read agrees with the event, the tracker was wrong and the event is published, corrected.
+   * Matches Reflex's own operations (intent `self`), fills in `from`, and drops news older than
+   * what is known (events arrive out of order), redeliveries of finished events, and synthetic
+   * events that change nothing. An event older than the known state that disagrees with it is
+   * checked against a read of the instance: if the read agrees with the event, the tracker was
+   * wrong and the event is published, corrected.
    */
-  private async settleStatus(event: Extract<CanonicalEvent, { kind: 'instance.status' }>): Promise<Settled> {
-    const { tracker, selfActions, audit } = this.deps;
-    if (!event.synthetic && event.intent !== 'unknown') {
-      const mark = await selfActions.get(event.target, event.instance);
-      if (isOwnEcho(mark, event)) event.intent = 'self';
-    }
-    const origin = { source: event.synthetic ? ('read' as const) : ('event' as const), eventId: event.id };
-    const { applied, previous } = await tracker.update(event.target, event.project, event.instance, event.to, Date.parse(event.timestamp), origin);
-    if (!applied) {
-      if (previous && previous.status !== event.to && !event.synthetic) return this.confirmStale(event, previous.status);
+  private async settleStatus(event: InstanceStatusEvent): Promise<Settled> {
+    const { tracker, audit } = this.deps;
+    const ref = { target: event.target, project: event.project, instance: event.instance };
+    event.intent = await this.deps.ownOperations.classify(ref, event);
+    const origin = { source: event.synthetic ? ('read' as const) : ('event' as const), eventId: event.id, intent: event.intent, requested: event.intent === 'requested' };
+    const update = await tracker.update(ref, event.to, Date.parse(event.timestamp), origin);
+    if (!update.applied) {
+      const current = update.current;
+      // The stream's own event for a stop a resync saw without a cause: now the cause is known.
+      if (!event.synthetic && current.source === 'read' && current.intent === 'unknown' && current.status === event.to && event.intent !== 'unknown' && current.eventId) {
+        if (await tracker.explain(ref, current.eventId, event)) {
+          if (current.prev) event.from = current.prev.status;
+          return 'processed';
+        }
+      }
+      if (current.status !== event.to && !event.synthetic) return this.confirmStale(event, current.status);
       // A resync's read that the stream has already overtaken is routine, not news: archived as stale, not audited.
       if (event.synthetic) return 'stale';
-      await audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: event.instance, summary: `stale: ${event.action ?? 'status'} at ${event.timestamp} is older than the known state; ignored`, event });
+      await audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: event.instance, summary: `stale: ${event.action ?? 'status'} at ${event.timestamp} is older than the known state; ignored`, event }, { once: `event:${event.id}` });
       return 'stale';
     }
-    if (previous?.eventId === event.id) return 'duplicate';
+    const previous = update.previous;
     if (previous) event.from = previous.status;
     if (event.synthetic && previous?.status === event.to) return 'unchanged';
     // The stream's own report of a change a resync already published (it came after the grace period).
-    if (!event.synthetic && previous?.source === 'read' && previous.status === event.to && event.action !== 'instance-restarted') return 'unchanged';
+    if (!event.synthetic && previous?.source === 'read' && previous.status === event.to && event.action !== 'instance-restarted') {
+      // The resync could not tell why it stopped; the stream now says: the change is published again, explained.
+      if (previous.intent !== 'unknown' || event.intent === 'unknown') return 'unchanged';
+      if (previous.prev) event.from = previous.prev.status;
+    }
     // First sight of an instance (start-up resync): a baseline, not a transition, unless it is in Error.
     if (event.synthetic && !previous && event.to !== StatusCode.Error) return 'unchanged';
     return 'processed';
@@ -246,37 +298,57 @@ export class EventProcessor {
    * really is in the event's status (the tracker missed the change) is the event published, with
    * the read's time; otherwise it is old news.
    */
-  private async confirmStale(event: Extract<CanonicalEvent, { kind: 'instance.status' }>, tracked: number): Promise<Settled> {
+  private async confirmStale(event: InstanceStatusEvent, tracked: number): Promise<Settled> {
     const { tracker, audit } = this.deps;
-    const inst = await this.readInstance(event.target, event.project, event.instance);
+    const ref = { target: event.target, project: event.project, instance: event.instance };
+    const inst = await this.readInstance(ref);
     if (!inst || inst.status_code !== event.to) {
-      await audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: event.instance, summary: `stale: ${event.action ?? 'status'} at ${event.timestamp} is older than the known state (confirmed by a read); ignored`, event });
+      await audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: event.instance, summary: `stale: ${event.action ?? 'status'} at ${event.timestamp} is older than the known state (confirmed by a read); ignored`, event }, { once: `event:${event.id}` });
       return 'stale';
     }
-    const { applied } = await tracker.update(event.target, event.project, event.instance, inst.status_code, Date.now(), { source: 'read', eventId: event.id });
-    if (!applied) return 'stale';
+    const update = await tracker.update(ref, inst.status_code, Date.now(), { source: 'read', eventId: event.id, requested: event.intent === 'requested' });
+    if (!update.applied) return 'stale';
     event.from = tracked;
     return 'corrected';
   }
 
-  private async readInstance(target: string, project: string, name: string): Promise<Instance | undefined> {
+  private async readInstance(ref: InstanceRef): Promise<Instance | undefined> {
     try {
-      return (await this.deps.client(target).withProject(project).getInstance(name)).value;
+      return (await this.deps.client(ref.target).withProject(ref.project).getInstance(ref.instance)).value;
     } catch (err) {
       if (isApiStatus(err, 404)) return undefined;
       throw err;
     }
   }
 
-  private async reject(job: Extract<EventItem, { kind: 'frame' }>, reason: string): Promise<void> {
+  private async reject(p: Prepared, reason: string): Promise<void> {
     const { redis, keys, audit, logger } = this.deps;
-    await redis.xadd(keys.rejected, 'MAXLEN', '~', '100000', '*', 'target', job.target, 'reason', reason, 'raw', job.raw);
-    await audit.append({ type: 'rejected', correlationId: `rejected:${job.receivedAt}`, target: job.target, summary: `malformed event frame rejected: ${reason}` });
-    logger.warn({ reason }, 'malformed event frame rejected and kept for inspection');
+    const target = p.item?.target ?? (typeof (p.raw as { target?: unknown })?.target === 'string' ? (p.raw as { target: string }).target : 'unknown');
+    const raw = p.item?.kind === 'frame' ? p.item.raw : safeJson(p.raw);
+    const receivedAt = p.item?.receivedAt ?? Date.now();
+    await redis.xadd(keys.rejected, 'MAXLEN', '~', '100000', '*', 'target', target, 'reason', reason, 'raw', raw);
+    await audit.append({ type: 'rejected', correlationId: `rejected:${p.hash}`, target, summary: `malformed event rejected: ${reason}`, receivedAt }, { once: `rejected:${p.hash}` });
+    logger.warn({ reason }, 'malformed event rejected and kept for inspection');
   }
 }
 
-/** Events of one instance share a lane (kept in order); malformed frames share one too. */
+function isBatch(data: unknown): data is { kind: 'batch'; items: unknown[] } {
+  return typeof data === 'object' && data !== null && (data as { kind?: unknown }).kind === 'batch' && Array.isArray((data as { items?: unknown }).items);
+}
+
+function safeJson(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch (err) {
+    return `(not serialisable: ${(err as Error).message})`;
+  }
+}
+
+function rawHash(v: unknown): string {
+  return eventItemHash({ kind: 'frame', target: 'invalid', raw: safeJson(v), receivedAt: 0 });
+}
+
+/** Events of one instance share a lane (kept in order); malformed items share one too. */
 function groupKey(p: Prepared): string {
   const e = p.event;
   if (!e) return p.rejected !== undefined ? 'rejected' : 'ignored';

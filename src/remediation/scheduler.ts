@@ -1,16 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { InstanceLock } from '../redis/token-lock.js';
-import type { SelfActions } from '../events/self-marks.js';
+import { TokenLock } from '../redis/token-lock.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import type { KeySpace } from '../redis/key-space.js';
 import type { Schedule } from '../schedules/schedule.js';
 import { scheduleKeys, type ScheduleKeys } from '../schedules/schedule-keys.js';
 import { loadSchedules } from '../schedules/schedule-loader.js';
+import { workerLockOptions } from './retry-policy.js';
 import { runTick, type TickReport } from './tick-runner.js';
 
 /**
@@ -40,8 +39,8 @@ export interface SchedulerOptions {
   schedules?: Schedule[];
   /** Ticks run at once by this replica (of different schedules; one schedule never overlaps itself). Default 2. */
   concurrency?: number;
-  /** Marks instances being snapshotted (their freeze/thaw events are then typed as Reflex's own). */
-  selfActions?: SelfActions;
+  /** The actions queue: each instance's steps of a tick run there, through the action executor. */
+  actions: Queue;
 }
 
 /** A running scheduler. */
@@ -85,8 +84,8 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
   queue.on('error', (err) => logger.debug({ err: err.message }, 'scheduler queue error'));
   await reconcile(queue, active, redis, skeys, logger);
 
-  const running = new InstanceLock(redis, 60_000);
-  const instanceLock = new InstanceLock(redis, 30_000);
+  // One tick of a schedule at a time; the lock lapses within seconds of its holder's death, so the next tick is not held up.
+  const running = new TokenLock(redis);
   const processTick = async (job: Job): Promise<string> => {
     const data = tickJobSchema.parse(job.data);
     const schedule = byName.get(data.schedule);
@@ -105,7 +104,8 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
       return 'skipped: late';
     }
     if (await redis.exists(skeys.done(schedule.name, dueAt))) return 'skipped: already ran';
-    const held = await running.tryAcquire(skeys.running(schedule.name));
+    // A tick taken over from a replica that died may find the dead one's lock for a few seconds more.
+    const held = await running.acquire(skeys.running(schedule.name), 10_000, 200);
     if (!held) {
       logger.warn({ schedule: schedule.name }, 'tick skipped: the previous tick is still running');
       await audit.append({ ...rec, type: 'decision', summary: `${schedule.name}: tick due ${rec.dueAt} skipped: the previous tick is still running` });
@@ -113,26 +113,24 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
     }
     try {
       if (lateMs > schedule.catchUpGraceMs) logger.info({ schedule: schedule.name, lateMs }, 'running a missed tick (catchUp: one)');
-      const report: TickReport = { plans: [], done: 0, failed: 0, planned: 0, busy: [] };
+      const report: TickReport = { plans: [], queued: 0, failed: 0 };
       for (const t of opts.targets ?? [{ target: opts.target, client: opts.client }]) {
-        const r = await runTick(schedule, { client: t.client, audit, logger, target: t.target, lock: { instanceLock, keys }, selfActions: opts.selfActions }, { tickAt: dueAt, correlationId });
+        const r = await runTick(schedule, { client: t.client, audit, logger, target: t.target, actions: opts.actions }, { tickAt: dueAt, correlationId });
         report.plans.push(...r.plans);
-        report.done += r.done;
+        report.queued += r.queued;
         report.failed += r.failed;
-        report.planned += r.planned;
-        report.busy.push(...r.busy);
       }
       const interval = schedule.everyMs ?? 3_600_000;
       await redis.set(skeys.done(schedule.name, dueAt), '1', 'PX', Math.min(86_400_000, Math.max(60_000, 3 * interval)));
-      const summary = `${report.plans.length} instance(s), ${report.done} change(s), ${report.failed} failed, ${report.planned} dry-run${report.busy.length ? `, ${report.busy.length} busy` : ''}`;
-      logger[report.done || report.failed || report.planned ? 'info' : 'debug']({ schedule: schedule.name, dueAt: rec.dueAt }, `tick: ${summary}`);
+      const summary = `${report.plans.length} instance(s) planned, ${report.queued} queued, ${report.failed} failed`;
+      logger[report.queued || report.failed ? 'info' : 'debug']({ schedule: schedule.name, dueAt: rec.dueAt }, `tick: ${summary}`);
       return summary;
     } finally {
       await held.release();
     }
   };
 
-  const worker = new Worker(skeys.queue, processTick, { connection: workerConnection, prefix: keys.bullPrefix, concurrency: opts.concurrency ?? 2, lockDuration: 30_000, stalledInterval: 15_000 });
+  const worker = new Worker(skeys.queue, processTick, { connection: workerConnection, prefix: keys.bullPrefix, concurrency: opts.concurrency ?? 2, ...workerLockOptions });
   worker.on('error', (err) => logger.error({ err: err.message }, 'scheduler worker error'));
   worker.on('failed', (job, err) => logger.error({ schedule: (job?.data as TickJob | undefined)?.schedule, err: err.message }, 'schedule tick failed'));
 
@@ -162,17 +160,10 @@ export function repeatOptions(s: Schedule): { every: number } | { pattern: strin
   return s.everyMs !== undefined ? { every: s.everyMs } : { pattern: s.cron!, tz: s.tz };
 }
 
-const releaseScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
-
 /** Makes the queue's job schedulers match `schedules`; one replica at a time. */
 async function reconcile(queue: Queue, schedules: Schedule[], redis: Redis, skeys: ScheduleKeys, logger: Logger): Promise<void> {
-  const token = randomUUID();
-  const deadline = Date.now() + 20_000;
-  while ((await redis.set(skeys.syncLock, token, 'PX', 15_000, 'NX')) !== 'OK') {
-    // Whoever holds it does the same work; once it is done, our pass finds nothing to change.
-    if (Date.now() > deadline) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  // Whoever holds it does the same work; once it is done, our pass finds nothing to change.
+  const held = await new TokenLock(redis).acquire(skeys.syncLock, 20_000);
   try {
     for (const s of schedules) {
       const existing = await queue.getJobScheduler(s.name);
@@ -191,6 +182,6 @@ async function reconcile(queue: Queue, schedules: Schedule[], redis: Redis, skey
       logger.info({ schedule: js.key }, 'job scheduler removed: no schedule declares it any more');
     }
   } finally {
-    await redis.eval(releaseScript, 1, skeys.syncLock, token);
+    await held?.release();
   }
 }

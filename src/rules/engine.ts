@@ -1,6 +1,7 @@
 import type { Instance } from '../client/instance.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import { evaluateFilter } from '../filter/evaluator.js';
+import { ReflexError } from '../errors/reflex-error.js';
 import type { ActionSpec, Rule, Trigger } from './rule.js';
 
 /** The outcome of one rule for one event. */
@@ -29,7 +30,23 @@ function triggerMismatch(t: Trigger, e: CanonicalEvent): string | undefined {
  * so the audit log explains every near miss without a record per rule per event.
  */
 export class RuleEngine {
-  constructor(private readonly rules: Rule[]) {}
+  private readonly byName: Map<string, Rule>;
+  private readonly conditionTimeoutMs: number;
+
+  /** @param opts.conditionTimeoutMs how long a rule's `when` may take before it counts as not met (default 5000 ms). */
+  constructor(
+    private readonly rules: Rule[],
+    opts: { conditionTimeoutMs?: number } = {},
+  ) {
+    this.byName = new Map(rules.map((r) => [r.name, r]));
+    this.conditionTimeoutMs = opts.conditionTimeoutMs ?? 5_000;
+  }
+
+  /** The enabled rule of that name, if loaded. */
+  rule(name: string): Rule | undefined {
+    const r = this.byName.get(name);
+    return r && r.enabled !== false ? r : undefined;
+  }
 
   get size(): number {
     return this.rules.length;
@@ -49,7 +66,7 @@ export class RuleEngine {
       if (rule.enabled === false) continue;
       const reasons = rule.triggers.map((t) => triggerMismatch(t, event));
       if (reasons.includes(undefined)) {
-        out.push(await this.evaluateCondition(rule, event, instance));
+        out.push(await this.evaluate(rule, event, instance));
         continue;
       }
       const nearMiss = reasons.find((r) => r !== undefined && !notNearMisses.has(r));
@@ -58,15 +75,27 @@ export class RuleEngine {
     return out;
   }
 
-  private async evaluateCondition(rule: Rule, event: CanonicalEvent, instance: Instance | undefined): Promise<Decision> {
+  /**
+   * A rule's scope and `when` on an event and the instance as read (also the re-check before an
+   * action runs). A `when` that throws or does not answer within the condition timeout is a
+   * recorded "not met", never a crash of the worker.
+   */
+  async evaluate(rule: Rule, event: CanonicalEvent, instance: Instance | undefined): Promise<Decision> {
     const outOfScope = scopeMismatch(rule, event, instance);
     if (outOfScope) return { rule: rule.name, matched: false, summary: `skipped: out of scope (${outOfScope})` };
     if (rule.when) {
       let ok: boolean;
+      let timer: NodeJS.Timeout | undefined;
       try {
-        ok = await rule.when({ event, instance });
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new ReflexError('RULE_TIMEOUT', `condition timed out after ${this.conditionTimeoutMs} ms`)), this.conditionTimeoutMs);
+        });
+        ok = await Promise.race([Promise.resolve().then(() => rule.when!({ event, instance })), timeout]);
       } catch (err) {
+        if ((err as ReflexError).code === 'RULE_TIMEOUT') return { rule: rule.name, matched: false, summary: `skipped: ${(err as Error).message}` };
         return { rule: rule.name, matched: false, summary: `skipped: condition threw: ${(err as Error).message}` };
+      } finally {
+        clearTimeout(timer);
       }
       if (!ok) return { rule: rule.name, matched: false, summary: `skipped: ${rule.whenNot ?? 'condition not met'}` };
     }

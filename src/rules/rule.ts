@@ -2,9 +2,29 @@ import { z } from 'zod';
 import type { CanonicalEvent, EventKind, Intent } from '../events/canonical-event.js';
 import { intentSchema } from '../events/canonical-event.js';
 import type { Instance } from '../client/instance.js';
-import type { CrashLoopPolicy } from '../remediation/crash-loop-budget.js';
 import type { FilterExpr } from '../filter/ast.js';
 import { parseFilter } from '../filter/parser.js';
+
+/**
+ * Crash-loop policy of a rule, after Kubernetes' CrashLoopBackOff: the first restart is
+ * immediate, later ones wait `initialBackoffMs` doubling up to `maxBackoffMs`; a stable run of
+ * `resetAfterMs` forgets the history; more than `maxRestarts` within `windowMs` quarantines the
+ * instance (no more restarts, one alert) for `quarantineMs`.
+ */
+export interface CrashLoopPolicy {
+  /** Default 5. */
+  maxRestarts?: number;
+  /** Default 600 000 ms (10 min). */
+  windowMs?: number;
+  /** Default 10 000 ms. */
+  initialBackoffMs?: number;
+  /** Default 300 000 ms. */
+  maxBackoffMs?: number;
+  /** Default 600 000 ms. */
+  resetAfterMs?: number;
+  /** Default 3 600 000 ms; the operator can lift it earlier with `reflex quarantine release`. */
+  quarantineMs?: number;
+}
 
 /**
  * What a rule listens to. Status codes are numbers (112, 102), never texts; an omitted field

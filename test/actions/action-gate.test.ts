@@ -7,6 +7,8 @@ import { defineRule } from '../../src/rules/rule.js';
 import { Silences } from '../../src/rules/silences.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 
+const ref = (instance: string) => ({ target: 't', project: 'default', instance });
+
 const crash = (id: string): InstanceStatusEvent => ({
   kind: 'instance.status', id, target: 't', location: 'node1', project: 'default', timestamp: new Date().toISOString(),
   synthetic: false, instance: 'c1', to: 102, intent: 'unrequested',
@@ -67,8 +69,8 @@ describe('gating a matched rule', () => {
     const gate = new ActionGate(redis, ks, silences);
     const rule = defineRule({ name: 'r', on: { kind: 'instance.status' }, actions: [{ action: 'start' }] });
     const s = await silences.add({ scope: { instance: 'c1' }, reason: 'kernel upgrade', durationMs: 60_000 });
-    expect(await gate.admit(rule, crash('e1'), 'c1', undefined)).toMatchObject({ admitted: false, summary: expect.stringContaining(`suppressed by silence ${s.id}`) });
-    expect(await gate.admit(rule, crash('e2'), 'c2', undefined)).toMatchObject({ admitted: true });
+    expect(await gate.admit(rule, crash('e1'), ref('c1'), undefined)).toMatchObject({ admitted: false, summary: expect.stringContaining(`suppressed by silence ${s.id}`) });
+    expect(await gate.admit(rule, crash('e2'), ref('c2'), undefined)).toMatchObject({ admitted: true });
   });
 
   it('matches silences by cluster member and by filter on the instance, and forgets expired ones', async () => {
@@ -93,9 +95,9 @@ describe('gating a matched rule', () => {
     const ks = keySpace(uniquePrefix());
     const gate = new ActionGate(redis, ks, new Silences(redis, ks.silences));
     const rule = defineRule({ name: 'r', on: { kind: 'instance.status' }, actions: [{ action: 'snapshot' }], cooldownMs: 60_000 });
-    expect(await gate.admit(rule, crash('e1'), 'c1', undefined)).toMatchObject({ admitted: true });
-    expect(await gate.admit(rule, crash('e1'), 'c1', undefined)).toMatchObject({ admitted: true });
-    expect(await gate.admit(rule, crash('e2'), 'c1', undefined)).toMatchObject({ admitted: false, summary: expect.stringContaining('cooldown') });
+    expect(await gate.admit(rule, crash('e1'), ref('c1'), undefined)).toMatchObject({ admitted: true });
+    expect(await gate.admit(rule, crash('e1'), ref('c1'), undefined)).toMatchObject({ admitted: true });
+    expect(await gate.admit(rule, crash('e2'), ref('c1'), undefined)).toMatchObject({ admitted: false, summary: expect.stringContaining('cooldown') });
   });
 
   it('stands back for boot.autorestart with one take-over check that covers the stops during it', async () => {
@@ -103,13 +105,13 @@ describe('gating a matched rule', () => {
     const gate = new ActionGate(redis, ks, new Silences(redis, ks.silences), undefined, { autorestartStandBackMs: 75_000 });
     const rule = defineRule({ name: 'r', on: { kind: 'instance.status' }, actions: [{ action: 'start' }], crashLoop: { initialBackoffMs: 0 } });
     const retrying = { name: 'c1', status: 'Stopped', status_code: 102, config: {}, expanded_config: { 'boot.autorestart': 'true' } };
-    expect(await gate.admit(rule, crash('e1'), 'c1', retrying)).toMatchObject({ admitted: true, delayMs: 75_000, note: expect.stringMatching(/^boot\.autorestart is on: standing back 75000 ms/) });
-    expect(await gate.admit(rule, crash('e1'), 'c1', retrying)).toMatchObject({ admitted: true, delayMs: 75_000 });
-    expect(await gate.admit(rule, crash('e2'), 'c1', retrying)).toMatchObject({ admitted: false, summary: expect.stringContaining('take-over check queued for incident e1 covers this stop') });
+    expect(await gate.admit(rule, crash('e1'), ref('c1'), retrying)).toMatchObject({ admitted: true, delayMs: 75_000, note: expect.stringMatching(/^boot\.autorestart is on: standing back 75000 ms/) });
+    expect(await gate.admit(rule, crash('e1'), ref('c1'), retrying)).toMatchObject({ admitted: true, delayMs: 75_000 });
+    expect(await gate.admit(rule, crash('e2'), ref('c1'), retrying)).toMatchObject({ admitted: false, summary: expect.stringContaining('take-over check queued for incident e1 covers this stop') });
     // A stop asked for through the API, an Error, or an instance without the key: no standing back.
-    expect(await gate.admit(rule, { ...crash('e3'), intent: 'requested' }, 'c1', retrying)).toMatchObject({ admitted: true, delayMs: 0 });
-    expect(await gate.admit(rule, { ...crash('e4'), to: 112 }, 'c1', retrying)).toMatchObject({ admitted: true, delayMs: 0 });
-    expect(await gate.admit(rule, crash('e5'), 'c2', { ...retrying, expanded_config: {} })).toMatchObject({ admitted: true, delayMs: 0 });
+    expect(await gate.admit(rule, { ...crash('e3'), intent: 'requested' }, ref('c1'), retrying)).toMatchObject({ admitted: true, delayMs: 0 });
+    expect(await gate.admit(rule, { ...crash('e4'), to: 112 }, ref('c1'), retrying)).toMatchObject({ admitted: true, delayMs: 0 });
+    expect(await gate.admit(rule, crash('e5'), ref('c2'), { ...retrying, expanded_config: {} })).toMatchObject({ admitted: true, delayMs: 0 });
   });
 
   it('raises one alert when the crash-loop budget runs out', async () => {
@@ -117,7 +119,7 @@ describe('gating a matched rule', () => {
     const gate = new ActionGate(redis, ks, new Silences(redis, ks.silences));
     const rule = defineRule({ name: 'r', on: { kind: 'instance.status' }, actions: [{ action: 'start' }], crashLoop: { maxRestarts: 2, initialBackoffMs: 0 } });
     const verdicts = [];
-    for (let i = 0; i < 5; i++) verdicts.push(await gate.admit(rule, crash(`e${i}`), 'c1', undefined));
+    for (let i = 0; i < 5; i++) verdicts.push(await gate.admit(rule, crash(`e${i}`), ref('c1'), undefined));
     expect(verdicts.map((v) => v.admitted)).toEqual([true, true, false, false, false]);
     expect(verdicts.filter((v) => !v.admitted && v.alert)).toHaveLength(1);
   });

@@ -4,7 +4,8 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ActionGate } from '../../src/remediation/action-gate.js';
 import { Metrics } from '../../src/metrics/metrics.js';
-import { SelfActions } from '../../src/events/self-marks.js';
+import { OwnOperations } from '../../src/events/intent.js';
+import { PendingActions } from '../../src/remediation/pending-actions.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
@@ -44,7 +45,7 @@ describe('storm control', () => {
     const alerts: { kind: string; summary: string; instance: string }[] = [];
     const { rules } = await loadRules(resolve('rules'));
     const processor = new EventProcessor({
-      redis, keys: ks, client: () => client, tracker: new StateTracker(redis, ks), selfActions: new SelfActions(redis, ks), audit,
+      redis, keys: ks, client: () => client, tracker: new StateTracker(redis, ks), ownOperations: new OwnOperations(redis, ks), pending: new PendingActions(redis, ks, actions), audit,
       engine: new RuleEngine(rules), gate: new ActionGate(redis, ks, new Silences(redis, ks.silences)), actions, logger: pino({ level: 'silent' }),
       raiseAlert: async (a) => void alerts.push(a),
     });
@@ -79,7 +80,7 @@ describe('storm control', () => {
     const gate = new ActionGate(redis, ks, new Silences(redis, ks.silences), metrics, { storm: { threshold: 3, windowMs: 400 } });
     const rule = defineRule({ name: 'r', on: { kind: 'instance.status' }, actions: [{ action: 'start' }] });
     const storms = async () => (await metrics.storms.get()).values[0]?.value ?? 0;
-    const admit = (name: string) => gate.admit(rule, crash(name, 'm1'), name, undefined);
+    const admit = (name: string) => gate.admit(rule, crash(name, 'm1'), { target: 'unix:///sim', project: 'default', instance: name }, undefined);
     const first = [await admit('a'), await admit('b'), await admit('c'), await admit('d')];
     expect(first.map((v) => v.admitted)).toEqual([true, true, false, false]);
     expect(first.filter((v) => !v.admitted && v.alert)).toHaveLength(1);
@@ -96,8 +97,8 @@ describe('storm control', () => {
     const ks = keySpace(uniquePrefix('storm'));
     const gate = new ActionGate(redis, ks, new Silences(redis, ks.silences), undefined, { storm: { threshold: 2, windowMs: 60_000 } });
     const rule = defineRule({ name: 'r', on: { kind: 'instance.status' }, actions: [{ action: 'start' }] });
-    for (const n of ['a', 'b', 'c']) expect(await gate.admit(rule, crash(n, 'm1', { intent: 'requested' }), n, undefined)).toMatchObject({ admitted: true });
+    for (const n of ['a', 'b', 'c']) expect(await gate.admit(rule, crash(n, 'm1', { intent: 'requested' }), { target: 'unix:///sim', project: 'default', instance: n }, undefined)).toMatchObject({ admitted: true });
     const off = new ActionGate(redis, ks, new Silences(redis, ks.silences), undefined, { storm: false });
-    for (const n of ['d', 'e', 'f']) expect(await off.admit(rule, crash(n, 'm1'), n, undefined)).toMatchObject({ admitted: true });
+    for (const n of ['d', 'e', 'f']) expect(await off.admit(rule, crash(n, 'm1'), { target: 'unix:///sim', project: 'default', instance: n }, undefined)).toMatchObject({ admitted: true });
   });
 });

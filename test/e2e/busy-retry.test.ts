@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
 import { keySpace } from '../../src/redis/key-space.js';
-import type { ActionJob } from '../../src/events/event-job.js';
+import type { ActionJobInput } from '../../src/remediation/action-job.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED, crashInstance, deleteTestInstance, describeLxd, launchTestInstance, lxdSocketPath, waitForStatus } from '../support/lxd-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
@@ -30,7 +30,7 @@ await describeLxd('a start the daemon refuses while its stop hook runs', () => {
       await crashInstance(name);
       // /state reads Stopped ~60 ms after the kill, LXD's stop hook finishes ~600 ms later: start inside that window.
       await waitForStatus(name, STATUS_STOPPED, 2_000);
-      const job: ActionJob = { rule: 'test', action: 'start', params: {}, target, project: 'default', instance: name, correlationId: 'busy-1', dryRun: false };
+      const job: ActionJobInput = { rule: 'test', action: 'start', params: {}, target, project: 'default', instance: name, correlationId: 'busy-1', dryRun: false };
       await actions.add('start', job, { jobId: 'busy-1', attempts: 8, backoff: { type: 'exponential', delay: 200 } });
       await waitForStatus(name, STATUS_RUNNING, 10_000);
     } finally {

@@ -46,7 +46,7 @@ await describeLxd('a crashed container on real LXD comes back by itself', () => 
     expect(incident.map((r) => r.type)).toEqual(['event', 'decision', 'action', 'call', 'outcome']);
     expect(incident[1]).toMatchObject({ rule: 'restart-on-crash', matched: true });
     expect(incident[1]!.summary).toMatch(/^matched/);
-    expect(incident[3]!.summary).toMatch(new RegExp(`PUT /1.0/instances/${name}/state \\(start\\) → operation [0-9a-f-]{36}`));
+    expect(incident[3]!.summary).toMatch(new RegExp(`PUT /1.0/instances/${name}/state(\\?project=default)? \\(start\\) → operation [0-9a-f-]{36}`));
     expect(incident[4]).toMatchObject({ result: 'done', instance: name });
   }, 60_000);
 

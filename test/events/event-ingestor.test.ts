@@ -15,11 +15,11 @@ describe('the event ingestor', () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
-  async function setUp(reorderWindowMs: number) {
+  async function setUp(reorderWindowMs: number, adaptiveReorder = false) {
     const keys = keySpace(uniquePrefix('ingest'));
     const connection = new Redis(redisUrl(), { maxRetriesPerRequest: null });
     const queue = new Queue(keys.eventsQueue, { connection, prefix: keys.bullPrefix });
-    const ingestor = new EventIngestor({ queue, target: 'unix:///x', logger: pino({ level: 'silent' }), reorderWindowMs });
+    const ingestor = new EventIngestor({ queue, target: 'unix:///x', logger: pino({ level: 'silent' }), reorderWindowMs, adaptiveReorder });
     cleanups.push(async () => {
       await queue.obliterate({ force: true });
       await queue.close();
@@ -52,6 +52,24 @@ describe('the event ingestor', () => {
     await ingestor.drain();
     const items = (await jobs()).flatMap((j) => (j.kind === 'batch' ? j.items : [j]));
     expect(items.map((i) => (i.kind === 'frame' ? JSON.parse(i.raw).metadata.action : i.kind))).toEqual(['instance-paused', 'instance-resumed']);
+  });
+
+  it('writes at once while frames come in order, and holds frames back for a while once an inversion was seen', async () => {
+    const { ingestor, jobs } = await setUp(20, true);
+    const now = Date.now();
+    ingestor.pushFrame(frame('2026-11-22T10:00:00.300000000Z', 'instance-resumed'), now);
+    await ingestor.drain();
+    expect(ingestor.reorderWindow).toBe(0);
+    // An older frame after a newer one was written: too late for this pair (the state tracker orders it), but the window opens.
+    ingestor.pushFrame(frame('2026-11-22T10:00:00.100000000Z', 'instance-paused'), Date.now());
+    await ingestor.drain();
+    expect(ingestor.reorderWindow).toBeGreaterThan(0);
+    const later = Date.now();
+    ingestor.pushFrame(frame('2026-11-22T10:00:00.500000000Z', 'instance-started'), later);
+    ingestor.pushFrame(frame('2026-11-22T10:00:00.400000000Z', 'instance-shutdown'), later + 1);
+    await ingestor.drain();
+    const items = (await jobs()).flatMap((j) => (j.kind === 'batch' ? j.items : [j])).map((i) => (i.kind === 'frame' ? JSON.parse(i.raw).metadata.action : i.kind));
+    expect(items.slice(-2)).toEqual(['instance-shutdown', 'instance-started']);
   });
 
   it('stores a batch written twice (a retried write) once', async () => {

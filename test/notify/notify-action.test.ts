@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ActionContext } from '../../src/actions/action.js';
 import { getAction } from '../../src/actions/registry.js';
 import { InstanceClient } from '../../src/client/client.js';
-import { useNotifier } from '../../src/actions/notify-action.js';
+import type { Notifier } from '../../src/notify/notifier.js';
 import { fastTimings, NotifierFixture } from './notifier-fixture.js';
 import { eventually, startRecordingServer } from './recording-server.js';
 
@@ -10,7 +10,9 @@ describe('the notify action', () => {
   const fx = new NotifierFixture();
   const client = new InstanceClient({ kind: 'unix', socketPath: '/nonexistent.sock', url: 'unix:///nonexistent.sock' }, { project: 'prod' });
   const records: unknown[] = [];
+  let notifier: Notifier | undefined;
   const ctx = (params: Record<string, unknown>, dryRun = false): ActionContext => ({
+    ...(notifier ? { notifier } : {}),
     client,
     instance: 'web-1',
     params,
@@ -19,7 +21,6 @@ describe('the notify action', () => {
     audit: async (r) => void records.push(r),
   });
   afterAll(async () => {
-    useNotifier(undefined);
     await fx.close();
   });
 
@@ -30,16 +31,14 @@ describe('the notify action', () => {
   it('sends an alert about the instance to the named receiver, with severity and summary', async () => {
     const routed = await startRecordingServer();
     const named = await startRecordingServer();
-    useNotifier(
-      fx.replica({
+    notifier = fx.replica({
         receivers: [
           { kind: 'webhook', name: 'routed', url: routed.url, secretEnv: 'S' },
           { kind: 'webhook', name: 'oncall', url: named.url, secretEnv: 'S' },
         ],
         env: { S: 'k' },
         route: { receiver: 'routed', ...fastTimings },
-      }),
-    );
+      });
     const outcome = await getAction('notify').run(ctx({ receiver: 'oncall', severity: 'critical', summary: 'disk almost full', correlationId: 'evt-42' }));
     expect(outcome.result).toBe('done');
     await eventually(() => named.requests.length === 1, 'the named receiver');

@@ -4,8 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ActionExecutor } from '../../src/remediation/action-executor.js';
 import { ActionGate } from '../../src/remediation/action-gate.js';
 import { getAction } from '../../src/actions/registry.js';
-import { InstanceLock } from '../../src/redis/token-lock.js';
-import { SelfActions } from '../../src/events/self-marks.js';
+import { testExecutor } from '../support/executor.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import type { Instance } from '../../src/client/instance.js';
@@ -62,7 +61,7 @@ describe('the example rule catalogue, replayed against recorded events', async (
     const admitted = [];
     for (const e of updates) {
       const [d] = await engine.decide(e, inst({ 'user.reflex.snapshot-on-update': 'true' }));
-      if (d?.matched) admitted.push((await gate.admit(d.definition, e, 'research-b', undefined)).admitted);
+      if (d?.matched) admitted.push((await gate.admit(d.definition, e, { target: 't', project: 'default', instance: 'research-b' }, undefined)).admitted);
     }
     expect(admitted.filter(Boolean)).toHaveLength(1);
 
@@ -70,9 +69,10 @@ describe('the example rule catalogue, replayed against recorded events', async (
     try {
       sim.controls.addInstance({ name: 'research-b', config: { 'user.reflex.snapshot-on-update': 'true' } });
       const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
-      const executor = new ActionExecutor({ client: () => client, audit: new AuditLog(redis, ks.audit), selfActions: new SelfActions(redis, ks), lock: new InstanceLock(redis), keys: ks, redis, logger: pino({ level: 'silent' }) });
       const rule = rules.find((r) => r.name === 'example-snapshot-on-config-update')!;
-      const outcome = await executor.execute({ rule: rule.name, action: 'snapshot', params: rule.actions[0]!.params ?? {}, target: 't', project: 'default', instance: 'research-b', correlationId: 'c', dryRun: false }, 'job-1', 1, 1);
+      const { executor, close } = testExecutor(redis, ks, client, [rule]);
+      const outcome = await executor.execute({ rule: rule.name, action: 'snapshot', params: rule.actions[0]!.params ?? {}, target: 't', project: 'default', instance: 'research-b', correlationId: 'c', origin: 'rule', dryRun: false }, 'job-1', 1, 1);
+      await close();
       expect(outcome).toMatchObject({ result: 'done' });
       const snaps = await client.listSnapshots('research-b');
       expect(snaps).toHaveLength(1);
@@ -93,7 +93,7 @@ describe('the example rule catalogue, replayed against recorded events', async (
     for (const id of ['e1', 'e2', 'e3']) {
       const [d] = await engine.decide(error(id), inst({ 'user.reflex.on-error': 'restart-once' }));
       expect(d?.matched).toBe(true);
-      if (d?.matched) verdicts.push(await gate.admit(d.definition, error(id), 'research-a', undefined));
+      if (d?.matched) verdicts.push(await gate.admit(d.definition, error(id), { target: 't', project: 'default', instance: 'research-a' }, undefined));
     }
     expect(verdicts.map((v) => v.admitted)).toEqual([true, false, false]);
     expect(verdicts.filter((v) => !v.admitted && v.alert)).toHaveLength(1);
@@ -121,7 +121,7 @@ describe('the example rule catalogue, replayed against recorded events', async (
     const verdicts = [];
     for (const e of crashes.slice(0, 5)) {
       const [d] = await engine.decide(e, inst({ 'user.reflex.crash-loop-guard': 'true' }));
-      if (d?.matched) verdicts.push(await gate.admit(d.definition, e, 'c1', undefined));
+      if (d?.matched) verdicts.push(await gate.admit(d.definition, e, { target: 't', project: 'default', instance: 'c1' }, undefined));
     }
     expect(verdicts.map((v) => v.admitted)).toEqual([true, true, true, false, false]);
     expect(verdicts.map((v) => (v.admitted ? v.delayMs : -1))).toEqual([0, 10_000, 20_000, -1, -1]);

@@ -9,6 +9,7 @@ import { defineSchedule, type ScheduleDefinition } from '../../src/schedules/sch
 import { startScheduler } from '../../src/remediation/scheduler.js';
 import { deleteTestInstance, describeLxd, launchTestInstance, lxc, lxdSocketPath } from '../support/lxd-bed.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
+import { startActionRunner } from '../support/action-runner.js';
 
 const logger = pino({ level: 'silent' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -44,7 +45,8 @@ await describeLxd('scheduled housekeeping on the real daemon', () => {
     const reader = redisClient();
     cleanups.push(async () => reader.disconnect());
     const target = `unix://${lxdSocketPath()}`;
-    const scheduler = await startScheduler({ prefix, target, redis, client, audit: new AuditLog(redis, keys.audit), keys, logger, schedules: [defineSchedule(def)] });
+    const runner = startActionRunner(redis, keys, () => client);
+    const scheduler = await startScheduler({ prefix, target, redis, client, audit: new AuditLog(redis, keys.audit), keys, logger, schedules: [defineSchedule(def)], actions: runner.actions });
     const log = new AuditLog(reader, keys.audit);
     try {
       const end = Date.now() + 40_000;
@@ -54,6 +56,7 @@ await describeLxd('scheduled housekeeping on the real daemon', () => {
       }
     } finally {
       await scheduler.stop();
+      await runner.stop();
       redis.disconnect();
     }
     return log;

@@ -9,6 +9,7 @@ import { defineSchedule, type ScheduleDefinition } from '../../src/schedules/sch
 import { startScheduler, type RunningScheduler } from '../../src/remediation/scheduler.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
+import { startActionRunner } from '../support/action-runner.js';
 
 const logger = pino({ level: 'silent' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -44,12 +45,14 @@ describe('scheduler on the simulator', () => {
     const target = `unix://${sim.socketPath}`;
     const client = new InstanceClient(parseTarget(target));
     const audit = new AuditLog(redis, keys.audit);
-    const scheduler = await startScheduler({ prefix, target, redis, client, audit, keys, logger, schedules: [defineSchedule(def)] });
+    const runner = startActionRunner(redis, keys, () => client);
+    const scheduler = await startScheduler({ prefix, target, redis, client, audit, keys, logger, schedules: [defineSchedule(def)], actions: runner.actions });
     let stopped = false;
     const stop = async () => {
       if (stopped) return;
       stopped = true;
       await scheduler.stop();
+      await runner.stop();
       await client.close();
       redis.disconnect();
     };
@@ -103,9 +106,11 @@ describe('scheduler on the simulator', () => {
     const redis = redisClient();
     const keys = keySpace(prefix);
     const targets = sims.map((sim) => ({ target: `unix://${sim.socketPath}`, client: new InstanceClient(parseTarget(`unix://${sim.socketPath}`)) }));
-    const scheduler = await startScheduler({ prefix, target: targets[0]!.target, client: targets[0]!.client, targets, redis, audit: new AuditLog(redis, keys.audit), keys, logger, schedules: [defineSchedule(snapshotEverySecond)] });
+    const runner = startActionRunner(redis, keys, (t) => targets.find((x) => x.target === t)!.client);
+    const scheduler = await startScheduler({ prefix, target: targets[0]!.target, client: targets[0]!.client, targets, redis, audit: new AuditLog(redis, keys.audit), keys, logger, schedules: [defineSchedule(snapshotEverySecond)], actions: runner.actions });
     cleanups.push(async () => {
       await scheduler.stop();
+      await runner.stop();
       for (const t of targets) await t.client.close();
       redis.disconnect();
     });

@@ -37,7 +37,7 @@ export function registerQuarantine(program: Command): void {
         // With several targets, the instance is released on whichever holds it.
         let released = false;
         for (const target of targets) {
-          if (await new CrashLoopBudget(redis).release({ restarts: keys.restarts(target, opts.project, instance), quarantine: keys.quarantine(target, opts.project, instance) })) released = true;
+          if (await new CrashLoopBudget(redis).release({ restarts: keys.restarts({ target, project: opts.project, instance }), quarantine: keys.quarantine({ target, project: opts.project, instance }) })) released = true;
         }
         process.stdout.write(released ? `released ${opts.project}/${instance}\n` : `${opts.project}/${instance} was not quarantined\n`);
       } finally {

@@ -1,0 +1,51 @@
+import type { JobsOptions } from 'bullmq';
+import { z } from 'zod';
+import { canonicalEventSchema } from '../events/canonical-event.js';
+import { retryPolicy } from './retry-policy.js';
+
+/**
+ * Job on the actions queue: one action a rule (or a schedule) decided on for one incident. The job
+ * id is `rule:incident:action-index`, so a duplicate event or a redelivered job never acts twice.
+ * Before its call the executor re-checks everything that could have changed since it was queued.
+ */
+export const actionJobSchema = z.object({
+  rule: z.string(),
+  action: z.string(),
+  params: z.record(z.string(), z.unknown()).default({}),
+  target: z.string(),
+  project: z.string(),
+  instance: z.string(),
+  /** The incident: id of the event that triggered the rule; also the audit correlation id. */
+  correlationId: z.string(),
+  /**
+   * When the incident happened, daemon time (ms). A transition an operator requested after it
+   * supersedes the job. Absent in jobs queued before this field existed: nothing supersedes them
+   * but the other checks.
+   */
+  incidentAt: z.number().optional(),
+  /** The event that triggered the rule: the re-check runs the rule's `when` on it again, with the instance read at that moment. */
+  event: canonicalEventSchema.optional(),
+  /** Who decided it: a rule (default), a schedule's tick, or an operator (`reflex heal`). */
+  origin: z.enum(['rule', 'schedule', 'operator']).default('rule'),
+  dryRun: z.boolean().default(false),
+  /** Cluster member of the triggering event ("none" standalone); none given: "none". */
+  location: z.string().optional(),
+  /**
+   * When the triggering event was a follow-up event (`rule.event`): the rules that emitted along
+   * its chain, so `emit` can cut loops. Absent for events from the daemon.
+   */
+  chain: z.array(z.string()).optional(),
+});
+export type ActionJob = z.infer<typeof actionJobSchema>;
+export type ActionJobInput = z.input<typeof actionJobSchema>;
+
+/** BullMQ options of an action job, from the one retry policy. */
+export function actionJobOptions(o: { jobId: string; attempts?: number; delayMs?: number; priority?: number }): JobsOptions & { jobId: string } {
+  return {
+    jobId: o.jobId,
+    attempts: o.attempts ?? retryPolicy.actionAttempts,
+    backoff: retryPolicy.actionBackoff,
+    ...(o.delayMs ? { delay: o.delayMs } : {}),
+    ...(o.priority ? { priority: o.priority } : {}),
+  };
+}

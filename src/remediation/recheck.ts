@@ -1,0 +1,75 @@
+import type { Redis } from 'ioredis';
+import { getAction } from '../actions/registry.js';
+import { isApiStatus } from '../client/api-error.js';
+import type { InstanceClient } from '../client/client.js';
+import type { Instance } from '../client/instance.js';
+import type { StateTracker } from '../events/state-tracker.js';
+import type { KeySpace } from '../redis/key-space.js';
+import type { RuleEngine } from '../rules/engine.js';
+import type { Silences } from '../rules/silences.js';
+import type { ActionJob } from './action-job.js';
+
+/** What the re-check found: go ahead (with the instance as just read), or skip and why. */
+export type RecheckVerdict =
+  | { proceed: true; instance: Instance }
+  | { proceed: false; check: 'gone' | 'rule-unloaded' | 'superseded' | 'silenced' | 'quarantined' | 'condition'; summary: string };
+
+/** What the re-check reads. */
+export interface RecheckDeps {
+  client: (target: string) => InstanceClient;
+  tracker: StateTracker;
+  silences: Silences;
+  /** The rules loaded now: a job of a rule that is gone or changed is judged by what is loaded. */
+  engine: () => RuleEngine;
+  redis: Redis;
+  keys: KeySpace;
+}
+
+/**
+ * Decide twice, act once: the decision made when a job was queued is an optimisation; this is the
+ * authority, run under the instance's lock just before the call, level-triggered like a
+ * controller's reconcile. It reads the instance again and asks, in order: is it still there; did
+ * an operator request a transition since the incident (a stop or start through the API wins over
+ * any pending remediation); is it silenced or quarantined now; do the rule's scope and `when`
+ * still hold on what was just read. A job an operator queued (`reflex heal`) is the operator's
+ * decision: only the first question applies. A schedule's job skips only the rule questions.
+ */
+export class Recheck {
+  constructor(private readonly deps: RecheckDeps) {}
+
+  async check(job: ActionJob): Promise<RecheckVerdict> {
+    const ref = { target: job.target, project: job.project, instance: job.instance };
+    let instance: Instance;
+    try {
+      instance = (await this.deps.client(job.target).withProject(job.project).getInstance(job.instance)).value;
+    } catch (err) {
+      if (isApiStatus(err, 404)) return { proceed: false, check: 'gone', summary: `${job.instance} is gone (deleted or renamed since the incident)` };
+      throw err;
+    }
+    if (job.origin === 'operator') return { proceed: true, instance };
+
+    if (job.incidentAt !== undefined) {
+      const tracked = await this.deps.tracker.get(ref);
+      if (tracked?.requestedAt !== undefined && tracked.requestedAt > job.incidentAt) {
+        return { proceed: false, check: 'superseded', summary: `superseded: a transition to ${tracked.requestedTo} was requested through the API at ${new Date(tracked.requestedAt).toISOString()}, after the incident (${new Date(job.incidentAt).toISOString()}); an operator's decision is never undone` };
+      }
+    }
+    if (job.origin === 'schedule') return { proceed: true, instance };
+
+    const silence = await this.deps.silences.matching({ target: job.target, project: job.project, location: job.location ?? 'none', instance: job.instance, object: instance });
+    if (silence) return { proceed: false, check: 'silenced', summary: `silenced since it was queued: silence ${silence.id} until ${silence.until}: ${silence.reason}` };
+
+    if (getAction(job.action).restarts && (await this.deps.redis.exists(this.deps.keys.quarantine(ref)))) {
+      return { proceed: false, check: 'quarantined', summary: `${job.instance} is quarantined (crash loop); no restarts until released (reflex quarantine release)` };
+    }
+
+    const engine = this.deps.engine();
+    const rule = engine.rule(job.rule);
+    if (!rule) return { proceed: false, check: 'rule-unloaded', summary: `rule ${job.rule} is not loaded any more` };
+    if (job.event) {
+      const decision = await engine.evaluate(rule, job.event, instance);
+      if (!decision.matched) return { proceed: false, check: 'condition', summary: `the rule no longer holds on the instance as read now: ${decision.summary}` };
+    }
+    return { proceed: true, instance };
+  }
+}

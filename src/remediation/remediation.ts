@@ -1,0 +1,130 @@
+import { DelayedError, Job, Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { InstanceClient } from '../client/client.js';
+import type { EventArchive } from '../events/event-archive.js';
+import { OwnOperations } from '../events/intent.js';
+import type { StateTracker } from '../events/state-tracker.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { InstanceAlerts } from '../notify/instance-alerts.js';
+import type { Notifier } from '../notify/notifier.js';
+import type { KeySpace } from '../redis/key-space.js';
+import { TokenLock } from '../redis/token-lock.js';
+import type { RuleEngine } from '../rules/engine.js';
+import type { Silences } from '../rules/silences.js';
+import { ActionExecutor, instanceBusy } from './action-executor.js';
+import { ActionGate, type GateOptions } from './action-gate.js';
+import { actionJobSchema } from './action-job.js';
+import { EventProcessor } from './event-processor.js';
+import { PendingActions } from './pending-actions.js';
+import { Recheck } from './recheck.js';
+import { isFinalFailure, retryPolicy, workerLockOptions } from './retry-policy.js';
+
+/** What the remediation core of one process needs. */
+export interface RemediationOptions {
+  redis: Redis;
+  /** A connection BullMQ may block on (workers). */
+  connection: Redis;
+  keys: KeySpace;
+  client: (target: string) => InstanceClient;
+  tracker: StateTracker;
+  audit: AuditLog;
+  silences: Silences;
+  engine: RuleEngine;
+  eventsQueue: Queue;
+  actionsQueue: Queue;
+  logger: Logger;
+  metrics?: Metrics;
+  archive?: EventArchive;
+  notifier?: Notifier;
+  instanceAlerts?: InstanceAlerts;
+  /** Forwards an alert (crash loop, storm, give-up) to the receivers; none: audited only. */
+  raiseAlert?: (alert: { kind: string; severity: 'critical' | 'warning' | 'info'; summary: string; target: string; project: string; instance: string; correlationId: string }) => Promise<unknown>;
+  gate?: GateOptions;
+  /** Attempts per action job. Default from the retry policy. */
+  actionAttempts?: number;
+  /** Action jobs run at once by this process. Default 8. */
+  actionConcurrency?: number;
+}
+
+/** The remediation core as a process runs it: the event and action workers, and the parts they share. */
+export interface Remediation {
+  gate: ActionGate;
+  executor: ActionExecutor;
+  processor: EventProcessor;
+  workers: Worker[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the remediation core: the event worker (incident → decision → admission → action jobs)
+ * and the action worker (re-check → instance call → outcome), with the one retry policy, the busy
+ * re-delay that spends no attempt, and the give-up path (dead-letter queue + one alert) for jobs
+ * that fail for good, including jobs whose workers died too often.
+ */
+export function startRemediation(o: RemediationOptions): Remediation {
+  const { redis, keys, logger } = o;
+  const ownOperations = new OwnOperations(redis, keys);
+  const pending = new PendingActions(redis, keys, o.actionsQueue);
+  const gate = new ActionGate(redis, keys, o.silences, o.metrics, o.gate);
+  const processor = new EventProcessor({ redis, keys, client: o.client, tracker: o.tracker, ownOperations, audit: o.audit, engine: o.engine, gate, actions: o.actionsQueue, pending, logger, actionAttempts: o.actionAttempts, archive: o.archive, metrics: o.metrics, raiseAlert: o.raiseAlert, instanceAlerts: o.instanceAlerts });
+  const recheck = new Recheck({ client: o.client, tracker: o.tracker, silences: o.silences, engine: () => o.engine, redis, keys });
+  const executor = new ActionExecutor({ client: o.client, audit: o.audit, ownOperations, locks: new TokenLock(redis), recheck, pending, keys, redis, logger, metrics: o.metrics, events: o.eventsQueue, notifier: o.notifier, raiseAlert: o.raiseAlert });
+  const queueOpts = { connection: o.connection, prefix: keys.bullPrefix };
+
+  // One job (a batch) at a time; within it each instance's events in order, instances side by side.
+  const eventWorker = new Worker(keys.eventsQueue, async (job) => processor.process(job.data), {
+    ...queueOpts,
+    concurrency: 1,
+    ...workerLockOptions,
+    settings: { backoffStrategy: (attemptsMade: number) => retryPolicy.eventBackoffMs(attemptsMade) },
+  });
+  const actionWorker = new Worker(
+    keys.actionsQueue,
+    async (job, token) => {
+      const outcome = await executor.execute(actionJobSchema.parse(job.data), job.id ?? '', job.attemptsMade + 1, job.opts.attempts ?? 1);
+      if (outcome === instanceBusy) {
+        // Another action holds the instance: come back shortly without spending an attempt.
+        await job.moveToDelayed(Date.now() + retryPolicy.busyDelayMs(), token);
+        throw new DelayedError();
+      }
+      return outcome;
+    },
+    { ...queueOpts, concurrency: o.actionConcurrency ?? 8, ...workerLockOptions },
+  );
+  const gaveUp = (job: Job, reason: string) => {
+    const data = actionJobSchema.safeParse(job.data);
+    if (data.success) void executor.gaveUp(data.data, job.id ?? '', reason, job.attemptsMade).catch((err: Error) => logger.error({ err, job: job.id }, 'give-up not recorded'));
+  };
+  actionWorker.on('failed', (job, err) => {
+    if (!job) return;
+    const final = isFinalFailure(job, err);
+    const data = actionJobSchema.safeParse(job.data);
+    if (data.success) void o.instanceAlerts?.actionSettled(data.data, { result: final ? 'failed' : 'retrying', summary: err.message }, final);
+    if (final) gaveUp(job, err.message);
+  });
+  actionWorker.on('completed', (job, outcome: { result?: string; summary?: string; operationId?: string } | undefined) => {
+    const data = actionJobSchema.safeParse(job.data);
+    if (data.success && outcome?.result) void o.instanceAlerts?.actionSettled(data.data, { result: outcome.result, summary: outcome.summary, operationId: outcome.operationId }, false);
+  });
+  // A job whose worker died too often is failed by BullMQ's stall check, which no 'failed' event reports.
+  actionWorker.on('stalled', (jobId) => {
+    void (async () => {
+      const job = await Job.fromId(o.actionsQueue, jobId);
+      if (job && (await job.isFailed())) gaveUp(job, `its worker died ${job.stalledCounter} times while running it`);
+    })().catch((err: Error) => logger.error({ err, job: jobId }, 'stalled job not checked'));
+  });
+  for (const w of [eventWorker, actionWorker]) w.on('error', (err) => logger.error({ err }, 'queue worker error'));
+  eventWorker.on('failed', (job, err) => logger.error({ job: job?.id, attempt: job?.attemptsMade, err }, 'event job failed; it is retried with back-off'));
+
+  return {
+    gate,
+    executor,
+    processor,
+    workers: [eventWorker, actionWorker],
+    async stop() {
+      await Promise.all([eventWorker.close(), actionWorker.close()]);
+    },
+  };
+}

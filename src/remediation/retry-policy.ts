@@ -1,0 +1,54 @@
+import { isRetryable } from '../errors/reflex-error.js';
+
+/**
+ * The one retry policy of Reflex: how jobs are retried, how long a busy instance is waited for,
+ * and whether a failure is final. Finality is decided on error codes and names, never on message
+ * text (BullMQ decides the same way, on `UnrecoverableError`'s name, in `Job.shouldRetryJob`).
+ */
+export const retryPolicy = {
+  /** Attempts of an action job, the first included. */
+  actionAttempts: 5,
+  /** Exponential back-off of action retries, with jitter. */
+  actionBackoff: { type: 'exponential', delay: 300, jitter: 0.5 } as const,
+  /**
+   * Attempts of an event job. An event is never given up lightly: a job fails only when Redis or
+   * the daemon failed it this many times in a row (about 10 minutes with the back-off below).
+   */
+  eventAttempts: 25,
+  /** Back-off of event job retries (ms): exponential from 500 ms, capped at 30 s. */
+  eventBackoffMs(attemptsMade: number): number {
+    return Math.min(30_000, 500 * 2 ** Math.max(0, attemptsMade - 1));
+  },
+  /** How long an action waits before trying again an instance another action holds (ms, jittered, spends no attempt). */
+  busyDelayMs(): number {
+    return 200 + Math.round(Math.random() * 300);
+  },
+  /** A job whose worker died is handed to another replica this often before it fails. */
+  maxStalledCount: 5,
+  /**
+   * How long a job's worker lock lives without renewal: a killed worker's job is taken over after
+   * about this long (BullMQ's stalled check runs every half of it).
+   */
+  jobLockMs: 5_000,
+} as const;
+
+/** BullMQ worker options every queue worker of Reflex shares (stall detection, lock renewal). */
+export const workerLockOptions = { lockDuration: retryPolicy.jobLockMs, stalledInterval: retryPolicy.jobLockMs / 2, maxStalledCount: retryPolicy.maxStalledCount } as const;
+
+/** The name BullMQ gives an error that must not be retried. */
+const unrecoverable = 'UnrecoverableError';
+
+/** Whether an error of one attempt is worth another attempt (its code says so, and it is not marked unrecoverable). */
+export function worthRetrying(err: unknown): boolean {
+  return (err as { name?: string } | undefined)?.name !== unrecoverable && isRetryable(err);
+}
+
+/**
+ * Whether a failed job is done failing: its error was unrecoverable, its attempts are spent, or
+ * BullMQ failed it for stalling too often (then it carries no attempt of ours; `stalledFailure`).
+ */
+export function isFinalFailure(job: { attemptsMade: number; opts: { attempts?: number }; stalledCounter?: number }, err: { name?: string }): boolean {
+  if (err.name === unrecoverable) return true;
+  if ((job.stalledCounter ?? 0) > retryPolicy.maxStalledCount) return true;
+  return job.attemptsMade >= (job.opts.attempts ?? 1);
+}

@@ -1,0 +1,33 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import type { InstanceClient } from '../../src/client/client.js';
+import { StateTracker } from '../../src/events/state-tracker.js';
+import type { KeySpace } from '../../src/redis/key-space.js';
+import { startRemediation } from '../../src/remediation/remediation.js';
+import { RuleEngine } from '../../src/rules/engine.js';
+import { Silences } from '../../src/rules/silences.js';
+
+/**
+ * The remediation core of one replica with no rules, as the scheduler tests need it: an actions
+ * queue to hand tick jobs to, and the workers that run them through the executor.
+ */
+export function startActionRunner(redis: Redis, keys: KeySpace, client: (target: string) => InstanceClient, opts: { actionConcurrency?: number } = {}): { actions: Queue; stop: () => Promise<void> } {
+  const connection = redis.duplicate();
+  const queueOpts = { connection, prefix: keys.bullPrefix };
+  const actions = new Queue(keys.actionsQueue, queueOpts);
+  const events = new Queue(keys.eventsQueue, queueOpts);
+  const remediation = startRemediation({
+    redis, connection, keys, client, tracker: new StateTracker(redis, keys), audit: new AuditLog(redis, keys.audit), silences: new Silences(redis, keys.silences),
+    engine: new RuleEngine([]), eventsQueue: events, actionsQueue: actions, logger: pino({ level: 'silent' }), actionConcurrency: opts.actionConcurrency,
+  });
+  return {
+    actions,
+    async stop() {
+      await remediation.stop();
+      await Promise.all([actions.close(), events.close()]);
+      connection.disconnect();
+    },
+  };
+}

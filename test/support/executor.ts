@@ -1,0 +1,25 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import type { InstanceClient } from '../../src/client/client.js';
+import { OwnOperations } from '../../src/events/intent.js';
+import { StateTracker } from '../../src/events/state-tracker.js';
+import type { KeySpace } from '../../src/redis/key-space.js';
+import { TokenLock } from '../../src/redis/token-lock.js';
+import { ActionExecutor } from '../../src/remediation/action-executor.js';
+import { PendingActions } from '../../src/remediation/pending-actions.js';
+import { Recheck } from '../../src/remediation/recheck.js';
+import { RuleEngine } from '../../src/rules/engine.js';
+import type { Rule } from '../../src/rules/rule.js';
+import { Silences } from '../../src/rules/silences.js';
+
+/** An action executor wired on real Redis for tests that run jobs by hand; `close` releases its queue. */
+export function testExecutor(redis: Redis, keys: KeySpace, client: InstanceClient, rules: Rule[] = []): { executor: ActionExecutor; close: () => Promise<void> } {
+  const queue = new Queue(keys.actionsQueue, { connection: redis.duplicate(), prefix: keys.bullPrefix });
+  const tracker = new StateTracker(redis, keys);
+  const engine = new RuleEngine(rules);
+  const recheck = new Recheck({ client: () => client, tracker, silences: new Silences(redis, keys.silences), engine: () => engine, redis, keys });
+  const executor = new ActionExecutor({ client: () => client, audit: new AuditLog(redis, keys.audit), ownOperations: new OwnOperations(redis, keys), locks: new TokenLock(redis), recheck, pending: new PendingActions(redis, keys, queue), keys, redis, logger: pino({ level: 'silent' }) });
+  return { executor, close: async () => void (await queue.close()) };
+}
