@@ -48,19 +48,17 @@ export class InstanceActions {
         : spec.onCancel,
     });
     op.running();
-    if (fault?.kind === 'fail') {
-      op.fail(fault.err);
-      return op;
-    }
-    if (lockAction && inst.lock) {
-      op.fail(`Failed to create instance ${lockAction} operation: Instance is busy running a "${inst.lock}" operation`);
-      return op;
-    }
-    if (hang) {
-      if (lockAction) inst.lock = lockAction;
-      return op;
-    }
-    body(op);
+    // The daemon answers 202 with the operation Running and only then finds out whether the work
+    // can be done: refusals (busy, already running, …) show in the operation, never in the 202.
+    setImmediate(() => {
+      if (fault?.kind === 'fail') return op.fail(fault.err);
+      if (lockAction && inst.lock) return op.fail(`Failed to create instance ${lockAction} operation: Instance is busy running a "${inst.lock}" operation`);
+      if (hang) {
+        if (lockAction) inst.lock = lockAction;
+        return;
+      }
+      body(op);
+    });
     return op;
   }
 
@@ -161,6 +159,8 @@ export class InstanceActions {
   /** Marks a started guest: new pid, power state RUNNING, last use now. */
   markRunning(inst: SimInstance, newPid: boolean): void {
     if (newPid || inst.pid === 0) inst.pid = 1000 + Math.floor(this.ctx.ids.float() * 4_000_000);
+    // The first start applies the idmap (volatile.idmap.current), as LXD does.
+    inst.config['volatile.idmap.current'] ??= inst.config['volatile.idmap.next'] ?? '[]';
     inst.config['volatile.last_state.power'] = 'RUNNING';
     inst.lastUsedAt = this.ctx.ops.now();
     inst.touch();

@@ -118,24 +118,32 @@ export class SimInstance {
   /** GET …/state: status, pid (0 when stopped), processes, cpu, memory, network, disk. */
   renderState(revision: ApiRevision): Record<string, unknown> {
     const up = this.isActive;
-    const hwaddr = this.config['volatile.eth0.hwaddr'] ?? '00:16:3e:00:00:00';
     return {
       status: statusText(this.statusCode, revision),
       status_code: this.statusCode,
-      disk: { root: { usage: 1_835_008, total: 0 } },
-      memory: up
-        ? { usage: 2_400_256, usage_peak: 3_100_672, total: 0, swap_usage: 0, swap_usage_peak: 0 }
-        : { usage: 0, usage_peak: 0, total: 0, swap_usage: 0, swap_usage_peak: 0 },
-      network: up
-        ? {
-            eth0: nic(hwaddr, 'broadcast', 'eth0'),
-            lo: nic('', 'loopback', 'lo'),
-          }
-        : null,
+      // A `dir` pool has no quota, so no disk usage; no memory limit, so no total (observed on 5.0.2).
+      disk: {},
+      memory: up ? { usage: 2_400_256, usage_peak: 3_100_672, swap_usage: 0, swap_usage_peak: 0 } : { usage: 0, usage_peak: 0, swap_usage: 0, swap_usage_peak: 0 },
+      network: up ? this.renderNetwork() : null,
       pid: up ? this.pid : 0,
       processes: up ? 2 : 0,
       cpu: { usage: up ? 41_000_000 : 0 },
     };
+  }
+
+  /**
+   * One entry per NIC of the expanded devices (up, with the MAC LXD assigned) plus `lo`, which the
+   * test bed's busybox guest (no init system) never brings up.
+   */
+  private renderNetwork(): Record<string, unknown> {
+    const devices = { ...this.expandProfiles(this.profiles).devices, ...this.devices };
+    const net: Record<string, unknown> = {};
+    for (const [dev, d] of Object.entries(devices)) {
+      if (d.type !== 'nic') continue;
+      net[d.name ?? dev] = nic(this.config[`volatile.${dev}.hwaddr`] ?? '00:16:3e:00:00:00', 'broadcast', dev);
+    }
+    net.lo = { ...nic('', 'loopback', 'lo'), state: 'down' };
+    return Object.fromEntries(Object.entries(net).sort(([a], [b]) => a.localeCompare(b)));
   }
 
   /** A snapshot object. */

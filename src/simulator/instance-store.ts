@@ -82,17 +82,16 @@ export class InstanceStore {
     if (!map) this.byProject.set(project, (map = new Map()));
     if (map.has(spec.name)) throw new SimHttpError(409, `Instance "${spec.name}" already exists`);
     const idmap = '[{"Isuid":true,"Isgid":false,"Hostid":1000000,"Nsid":0,"Maprange":1000000000},{"Isuid":false,"Isgid":true,"Hostid":1000000,"Nsid":0,"Maprange":1000000000}]';
-    const image: Record<string, string> = spec.config && Object.keys(spec.config).some((k) => k.startsWith('image.')) ? {} : { 'image.architecture': 'x86_64', 'image.description': 'busybox', 'image.os': 'busybox' };
+    const image: Record<string, string> = spec.config && Object.keys(spec.config).some((k) => k.startsWith('image.')) ? {} : { 'image.architecture': 'x86_64', 'image.description': 'Reflex test bed (busybox, /sbin/testinit)', 'image.os': 'busybox', 'image.release': 'v1.35.0', 'image.reflex.revision': '1' };
     const config: Record<string, string> = {
       ...image,
       ...spec.config,
       'volatile.apply_template': 'create',
       'volatile.base_image': spec.baseImage ?? 'c5c2a8b7a0f1d6e0b3e2f1a9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9',
+      'volatile.cloud-init.instance-id': this.ids.uuid(),
       'volatile.idmap.base': '0',
-      'volatile.idmap.current': idmap,
       'volatile.idmap.next': idmap,
       'volatile.last_state.idmap': '[]',
-      'volatile.last_state.power': 'STOPPED',
       'volatile.uuid': this.ids.uuid(),
     };
     const inst = new SimInstance(spec.name, project, spec.type ?? 'container', spec.createdAt, config);

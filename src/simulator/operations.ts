@@ -83,8 +83,9 @@ export class SimOperation {
     this.finish(StatusCode.Success, '');
   }
 
-  /** Ends in Failure 400 with `err`. */
-  fail(err: string): void {
+  /** Ends in Failure 400 with `err` (and extra metadata, e.g. an exec's return code). */
+  fail(err: string, metadata?: Record<string, unknown>): void {
+    if (metadata) this.metadata = { ...(this.metadata ?? {}), ...metadata };
     this.finish(StatusCode.Failure, err);
   }
 

@@ -25,8 +25,8 @@ describeLxcClient('lxc exec against reflex sim', () => {
     expect(await t.lxc.run(['exec', 'sim:c1', '--', 'sh', '-c', 'false || echo fallback && exit 7'])).toEqual({ stdout: 'fallback\n', stderr: '', code: 7 });
   });
 
-  it('answers an unknown command with 127 and a message on stderr, like a shell', async () => {
-    expect(await t.lxc.run(['exec', 'sim:c1', '--', 'sh', '-c', 'nosuchcmd'])).toEqual({ stdout: '', stderr: 'sh: nosuchcmd: not found\n', code: 127 });
+  it('answers an unknown command with 127 like a shell, and the operation fails with "Command not found" as in LXD', async () => {
+    expect(await t.lxc.run(['exec', 'sim:c1', '--', 'sh', '-c', 'nosuchcmd'])).toEqual({ stdout: '', stderr: 'sh: nosuchcmd: not found\nError: Command not found\n', code: 127 });
     expect((await t.lxc.run(['exec', 'sim:c1', '--', 'nosuchcmd'])).code).toBe(127);
   });
 

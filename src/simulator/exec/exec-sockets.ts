@@ -91,12 +91,22 @@ export class ExecSockets {
       send('2', result.stderr);
     }
     session.conns.get('control')?.close(1000);
-    session.op.succeed({ return: result.code });
+    finishExec(session.op, result.code);
     this.sessions.delete(session.op.id);
     setTimeout(() => {
       for (const [fd, ws] of session.conns) if (fd !== 'control') ws.close(1000);
     }, 0).unref();
   }
+}
+
+/**
+ * Ends an exec operation with `{"return": code}`: Success, except that 127 and 126 fail it with
+ * "Command not found" / "Command not executable", as LXD 5.0.2 reports a shell's verdicts.
+ */
+export function finishExec(op: SimOperation, code: number): void {
+  const err = code === 127 ? 'Command not found' : code === 126 ? 'Command not executable' : undefined;
+  if (err) op.fail(err, { return: code });
+  else op.succeed({ return: code });
 }
 
 function refuse(socket: Duplex, status: number, message: string): void {

@@ -8,8 +8,9 @@ export interface ShellResult {
 /**
  * The simulator's stand-in for a guest's programs: `true`, `false`, `echo` (with `-n`), `exit N`
  * and `sh -c SCRIPT` (also `bash`, `/bin/sh`…), where a script is a list of those joined by `;`,
- * `&&` and `||`, with single and double quotes. Anything else is "not found" with exit code 127,
- * as a shell reports it; executed directly (not through `sh -c`) the daemon cannot start it.
+ * `&&` and `||`, with single and double quotes and `>&2` (output to stderr). Anything else is
+ * "not found" with exit code 127, as a shell reports it; executed directly (not through `sh -c`)
+ * the daemon cannot start it.
  */
 export function runCommand(argv: readonly string[]): ShellResult {
   const out: ShellResult = { stdout: '', stderr: '', code: 0 };
@@ -18,11 +19,9 @@ export function runCommand(argv: readonly string[]): ShellResult {
     runScript(argv[2] ?? '', out, program);
     return out;
   }
-  const done = builtin(argv, out);
-  if (done === 'unknown') {
-    out.stderr += `${program}: not found\n`;
-    out.code = 127;
-  }
+  // Executed directly, an unknown program cannot be started: 127 with nothing on stderr (the
+  // daemon then fails the operation with "Command not found").
+  if (builtin(argv, out) === 'unknown') out.code = 127;
   return out;
 }
 
@@ -64,10 +63,16 @@ function runScript(script: string, out: ShellResult, shell: string): void {
   let skip = false;
   const runPending = (): 'exit' | undefined => {
     if (words.length === 0) return undefined;
-    const argv = words;
+    const toStderr = words.some((w) => w === '>&2' || w === '1>&2');
+    const argv = words.filter((w) => w !== '>&2' && w !== '1>&2');
     words = [];
     if (skip) return undefined;
+    const before = out.stdout.length;
     const outcome = builtin(argv, out);
+    if (toStderr) {
+      out.stderr += out.stdout.slice(before);
+      out.stdout = out.stdout.slice(0, before);
+    }
     if (outcome === 'unknown') {
       out.stderr += `${shell}: ${argv[0]}: not found\n`;
       out.code = 127;

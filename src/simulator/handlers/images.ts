@@ -11,7 +11,7 @@ const created = '2026-11-22T06:30:00Z';
  * a remote-cached one.
  */
 export const simImages: Record<string, unknown>[] = [
-  image('c5c2a8b7a0f1d6e0b3e2f1a9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9', ['busybox', 'reflex-busybox'], { architecture: 'x86_64', description: 'busybox', os: 'busybox', release: '1.35' }, undefined),
+  image('c5c2a8b7a0f1d6e0b3e2f1a9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9', ['busybox', 'reflex-busybox'], { architecture: 'x86_64', description: 'Reflex test bed (busybox, /sbin/testinit)', os: 'busybox', release: 'v1.35.0', 'reflex.revision': '1' }, undefined),
   image('0d3b2c4a5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f809', ['debian/12'], { architecture: 'x86_64', description: 'Debian bookworm amd64', os: 'Debian', release: 'bookworm' }, {
     alias: 'debian/12',
     certificate: '',

@@ -2,6 +2,7 @@ import { asyncOp, sync, syncRaw, SimHttpError, type SimResponse } from '../envel
 import type { InstanceType, SimInstance } from '../instance-model.js';
 import type { Router, SimRequest } from '../router.js';
 import { StatusCode } from '../../client/status-code.js';
+import { finishExec } from '../exec/exec-sockets.js';
 import { runCommand } from '../exec/shell.js';
 import { findImage } from './images.js';
 import { restoreSnapshot } from './snapshots.js';
@@ -271,7 +272,7 @@ function exec(req: SimRequest, family: InstanceFamily): SimResponse {
   const op = ctx.actions.runOperation(inst, { description: 'Executing command', class: waitForWs ? 'websocket' : 'task', resources: instanceResources(req, inst, '', 'exec'), metadata }, undefined, (op) => {
     ctx.lifecycle.emit(inst, 'instance-exec', { context: { command } });
     if (waitForWs) ctx.execSockets.open(op, secrets, interactive, () => runCommand(command));
-    else setTimeout(() => op.succeed({ return: runCommand(command).code }), ctx.opts.timings.taskMs).unref();
+    else setTimeout(() => finishExec(op, runCommand(command).code), ctx.opts.timings.taskMs).unref();
   });
   return asyncOp(op.url, ctx.ops.render(op));
 }

@@ -52,7 +52,7 @@ function create(req: SimRequest, family: InstanceFamily): SimResponse {
   const expiresAt = typeof body.expires_at === 'string' ? body.expires_at : zeroTime;
   countCall(req, inst, 'snapshot');
   const op = ctx.actions.runOperation(inst, { description: 'Snapshotting instance', resources: instanceResources(req, inst) }, undefined, (op) => {
-    if (inst.snapshots.has(name)) return op.fail(`Failed creating instance snapshot record "${name}": Add snapshot info to the database`);
+    if (inst.snapshots.has(name)) return op.fail(`Failed creating instance snapshot record "${name}": Add snapshot info to the database: This "instances_snapshots" entry already exists`);
     if (body.stateful === true) return op.fail("Unable to create a stateful snapshot. CRIU isn't installed");
     setTimeout(() => {
       inst.snapshots.set(name, {

@@ -1,0 +1,97 @@
+/**
+ * The `lxc` commands the differential suite runs, in order, against the real daemon and against
+ * the simulator. `R:` stands for the remote; `{n}` for the test's instance name (an `rt-` name, so
+ * the test bed's cleanup knows it), `{copy}` and `{launched}` for the two others it makes. The
+ * daemon side must have the test bed's `reflex-busybox` image; the simulator has the same alias.
+ */
+export interface ScenarioStep {
+  /** lxc arguments with placeholders. */
+  args: string[];
+  /** Drops lines that depend on what else lives on the host (other instances, warnings). */
+  keepLines?: (line: string, names: Names) => boolean;
+  /** Further normalisation of this step's output, for what depends on the rest of the host. */
+  transform?: (text: string) => string;
+}
+
+/** The instance names of one run. */
+export interface Names {
+  n: string;
+  copy: string;
+  launched: string;
+}
+
+const init = ['-c', 'raw.lxc=lxc.init.cmd=/sbin/testinit'];
+
+/** The "used by" count of a CSV row counts everything on the host, other suites' instances included. */
+const usedByCount = (text: string): string => text.replace(/,\d+$/gm, ',<count>');
+
+/** Lines naming instances other than this run's (leftovers of other suites on the shared daemon). */
+const onlyOurInstances = (line: string, names: Names): boolean => {
+  const m = /(?:\/1\.0\/instances\/|^\s*- )(rt-[a-z0-9-]+)/.exec(line);
+  return !m || Object.values(names).includes(m[1]!);
+};
+
+export const scenario: ScenarioStep[] = [
+  { args: ['init', 'R:reflex-busybox', 'R:{n}', ...init] },
+  { args: ['list', 'R:{n}'] },
+  { args: ['list', 'R:{n}', '--format', 'csv'] },
+  { args: ['config', 'get', 'R:{n}', 'raw.lxc'] },
+  { args: ['config', 'set', 'R:{n}', 'user.purpose', 'differential'] },
+  { args: ['config', 'get', 'R:{n}', 'user.purpose'] },
+  { args: ['config', 'unset', 'R:{n}', 'user.purpose'] },
+  { args: ['config', 'get', 'R:{n}', 'user.purpose'] },
+  { args: ['config', 'show', 'R:{n}'] },
+  { args: ['exec', 'R:{n}', '--', 'true'] },
+  { args: ['start', 'R:{n}'] },
+  { args: ['start', 'R:{n}'] },
+  { args: ['list', 'R:{n}', '--format', 'csv', '-c', 'nstS'] },
+  { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'echo hi; exit 3'] },
+  { args: ['exec', 'R:{n}', '--', 'echo', 'hello', 'world'] },
+  { args: ['exec', 'R:{n}', '--', 'false'] },
+  { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'nosuchcmd'] },
+  { args: ['exec', 'R:{n}', '--', 'nosuchcmd'] },
+  { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'echo out; echo err >&2; exit 0'] },
+  { args: ['info', 'R:{n}'] },
+  { args: ['query', 'R:/1.0/instances/{n}/state'] },
+  { args: ['snapshot', 'R:{n}', 's1'] },
+  { args: ['snapshot', 'R:{n}', 's1'] },
+  { args: ['list', 'R:{n}', '--format', 'csv', '-c', 'nsS'] },
+  { args: ['restore', 'R:{n}', 's1'] },
+  { args: ['copy', 'R:{n}/s1', 'R:{copy}'] },
+  { args: ['list', 'R:{copy}', '--format', 'csv', '-c', 'nstS'] },
+  { args: ['config', 'get', 'R:{copy}', 'raw.lxc'] },
+  { args: ['delete', 'R:{n}'] },
+  { args: ['pause', 'R:{n}'] },
+  { args: ['list', 'R:{n}', '--format', 'csv', '-c', 'ns'] },
+  { args: ['start', 'R:{n}'] },
+  { args: ['restart', 'R:{n}'] },
+  { args: ['list', 'R:{n}', '--format', 'csv', '-c', 'ns'] },
+  { args: ['stop', 'R:{n}'] },
+  { args: ['stop', 'R:{n}'] },
+  { args: ['exec', 'R:{n}', '--', 'true'] },
+  { args: ['launch', 'R:reflex-busybox', 'R:{launched}', ...init] },
+  { args: ['list', 'R:rt-dx', '--format', 'csv', '-c', 'ns'], keepLines: (l, names) => onlyOurInstances(`- ${l.split(',')[0]}`, names) },
+  { args: ['list', 'R:rt-dx', '--all-projects', '--format', 'csv', '-c', 'ns'], keepLines: (l, names) => onlyOurInstances(`- ${l.split(',')[1]}`, names) },
+  { args: ['image', 'alias', 'list', 'R:', 'reflex-busybox'] },
+  { args: ['project', 'list', 'R:', '--format', 'csv'], transform: usedByCount },
+  { args: ['profile', 'list', 'R:', '--format', 'csv'], transform: usedByCount },
+  { args: ['profile', 'show', 'R:default'], keepLines: onlyOurInstances },
+  { args: ['cluster', 'list', 'R:'] },
+  { args: ['query', 'R:/1.0/instances/{n}/state'] },
+  { args: ['delete', 'R:{launched}', '--force'] },
+  { args: ['delete', 'R:{copy}'] },
+  { args: ['delete', 'R:{n}'] },
+  { args: ['list', 'R:rt-dx', '--format', 'csv'], keepLines: (l, names) => onlyOurInstances(`- ${l.split(',')[0]}`, names) },
+  { args: ['info', 'R:{n}'] },
+  { args: ['config', 'show', 'R:{n}'] },
+];
+
+/** The arguments of a step for one remote and run. */
+export function argsFor(step: ScenarioStep, remote: string, names: Names): string[] {
+  return step.args.map((a) => a.replaceAll('R:', `${remote}:`).replaceAll('{n}', names.n).replaceAll('{copy}', names.copy).replaceAll('{launched}', names.launched));
+}
+
+/** Display form of a step, for test names. */
+export function titleOf(step: ScenarioStep): string {
+  return `lxc ${step.args.join(' ')}`;
+}
