@@ -48,6 +48,8 @@ await describeLxd('an lxc stop during a gap in Reflex is never undone, on real L
 
       const trailA = await auditTrail(redis.url, prefix, a);
       expect(startCallsSince(trailA), `no start call for ${a}\n${show(trailA)}`).toEqual([]);
+      // The subscriber kept its frames while the lease was in doubt: the stop keeps its requestor.
+      expect(trailA.some((r) => r.type === 'event' && /→ 102 \(requested, instance-shutdown\)/.test(r.summary)), `the stop is recorded as requested, not as an unknown stop found after the gap\n${show(trailA)}`).toBe(true);
       expectOneDecisionPerRule(trailA);
       expectOneDecisionPerRule(await auditTrail(redis.url, prefix, b));
     } finally {
