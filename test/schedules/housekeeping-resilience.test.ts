@@ -1,0 +1,108 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
+import { InstanceClient } from '../../src/client/client.js';
+import { parseTarget } from '../../src/client/target.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import { startScheduler } from '../../src/remediation/scheduler.js';
+import { defineSchedule } from '../../src/schedules/schedule.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { startActionRunner } from '../support/action-runner.js';
+import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms: number): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** Due time of a tick from its correlation id `schedule:<name>:<due ms>`. */
+const dueOf = (r: StoredAuditRecord) => Number(r.correlationId.split(':').pop());
+
+describe('housekeeping that one instance or one replica cannot hold up', () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  });
+
+  it('an instance whose snapshot operation hangs delays no other instance of the schedule', async () => {
+    const sim: RunningSimulator = await startSimulator({ instances: 0, timings: { taskMs: 20 } });
+    cleanups.push(() => sim.stop());
+    for (const name of ['h1', 'h2', 'h3', 'h4']) sim.controls.addInstance({ name, config: { 'user.backup': 'true' } });
+    sim.controls.hangNext('h1', 5);
+    const redis = redisClient();
+    cleanups.push(async () => redis.disconnect());
+    const prefix = uniquePrefix('hk-hang');
+    const keys = keySpace(prefix);
+    const target = `unix://${sim.socketPath}`;
+    const client = new InstanceClient(parseTarget(target));
+    cleanups.push(() => client.close());
+    const runner = startActionRunner(redis, keys, () => client);
+    cleanups.push(() => runner.stop());
+    const schedule = defineSchedule({ name: 'hang', every: '3s', scope: { filter: 'config.user.backup eq true' }, tasks: [{ task: 'snapshot', namePattern: 'hk-%Y%m%d-%H%M%S' }] });
+    const scheduler = await startScheduler({ prefix, target, redis, client, audit: new AuditLog(redis, keys.audit), keys, logger: pino({ level: 'silent' }), schedules: [schedule], actions: runner.actions });
+    cleanups.push(() => scheduler.stop());
+    const audit = new AuditLog(redis, keys.audit);
+
+    const firstPlan = await until('the first tick', async () => (await audit.read({})).find((r) => r.type === 'decision' && r.instance === 'h2'), 10_000);
+    const tick = firstPlan.correlationId;
+    // The others' snapshots of that tick are done within seconds, while h1's operation still hangs.
+    await until('h2, h3 and h4 snapshotted', async () => {
+      const done = (await audit.read({})).filter((r) => r.type === 'outcome' && r.correlationId === tick && r.result === 'done').map((r) => r.instance);
+      return ['h2', 'h3', 'h4'].every((n) => done.includes(n));
+    }, 3_000);
+    expect((await client.listSnapshots('h1')).length, 'h1 still waits on its hung operation').toBe(0);
+    // The next tick is on time for the others too.
+    const nextDue = dueOf(firstPlan) + 3_000;
+    await until('the next tick on h2', async () => (await audit.read({})).some((r) => r.type === 'outcome' && r.instance === 'h2' && dueOf(r) === nextDue && r.result === 'done'), nextDue - Date.now() + 3_000);
+    // Cancel the hung operations, so the worker holding h1's job can stop.
+    sim.controls.clearFaults('h1');
+    for (const op of await client.listOperations()) if (op.status_code === 103 && op.may_cancel) await client.cancelOperation(op.id).catch(() => undefined);
+  }, 30_000);
+
+  it('a replica killed with SIGKILL in the middle of a tick: the tick completes on another replica within seconds, and the next tick runs on time', async () => {
+    // Snapshots take 2.5 s: the kill lands while the tick's operation is in flight.
+    const sim = await startSimulator({ instances: 0, timings: { taskMs: 2_500 } });
+    cleanups.push(() => sim.stop());
+    sim.controls.addInstance({ name: 'k1', config: { 'user.backup': 'true' } });
+    mkdirSync(resolve('.tmp'), { recursive: true });
+    const rulesDir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
+    writeFileSync(join(rulesDir, 'schedules.ts'), `import { defineSchedule } from 'reflex';
+export default defineSchedule({ name: 'kill-tick', every: '8s', scope: { filter: 'config.user.backup eq true' }, tasks: [{ task: 'snapshot', namePattern: 'kt-%Y%m%d-%H%M%S' }] });
+`);
+    const prefix = uniquePrefix('hk-kill');
+    const run = (): ReflexProcess => startReflexProcess(['run', '--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', rulesDir, '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
+    const first = run();
+    cleanups.push(() => first.stop());
+    await first.waitForLog('reflex running');
+    const redis = redisClient();
+    cleanups.push(async () => redis.disconnect());
+    const audit = new AuditLog(redis, keySpace(prefix).audit);
+
+    // The first replica sends the tick's snapshot call; a second replica starts; the first is killed.
+    const call = await until('the tick\'s snapshot call', async () => (await audit.read({ instance: 'k1' })).find((r) => r.type === 'call'), 20_000);
+    const second = run();
+    cleanups.push(() => second.stop());
+    await second.waitForLog('reflex running');
+    await first.kill();
+    const killedAt = Date.now();
+
+    const done = await until('the tick done', async () => (await audit.read({ instance: 'k1' })).find((r) => r.type === 'outcome' && r.correlationId === call.correlationId && r.result === 'done'), 20_000);
+    expect(Date.now() - killedAt, 'the tick completed on the other replica within seconds').toBeLessThan(12_000);
+    expect(done.summary).toMatch(/resumed after a restart of the worker|change\(s\) made/);
+    expect(sim.controls.calls('k1', 'snapshot'), 'the snapshot was not taken twice').toBe(1);
+
+    const nextDue = dueOf(call) + 8_000;
+    const next = await until('the next tick', async () => (await audit.read({ instance: 'k1' })).find((r) => r.type === 'decision' && dueOf(r) === nextDue), Math.max(0, nextDue - Date.now()) + 10_000);
+    expect(Date.parse(String(next.at)) - nextDue, 'the next tick ran on time').toBeLessThan(3_000);
+  }, 90_000);
+});
