@@ -2,6 +2,7 @@ import { asyncOp, sync, syncRaw, SimHttpError, type SimResponse } from '../envel
 import type { InstanceType, SimInstance } from '../instance-model.js';
 import type { Router, SimRequest } from '../router.js';
 import { StatusCode } from '../../client/status-code.js';
+import { configError, devicesError } from '../config-validation.js';
 import { finishExec } from '../exec/exec-sockets.js';
 import { runCommand } from '../exec/shell.js';
 import { findImage } from './images.js';
@@ -79,6 +80,9 @@ function create(req: SimRequest, family: InstanceFamily): SimResponse {
   if (!['image', 'none', 'copy', 'migration'].includes(String(sourceType))) throw new SimHttpError(400, `Unknown source type ${String(sourceType)}`);
   const origin = sourceType === 'copy' ? copySource(req, source) : sourceType === 'image' ? imageSource(req, source) : undefined;
   const name = typeof body.name === 'string' && body.name !== '' ? body.name : `sim-${ctx.ids.secret(3)}`;
+  // The daemon fails the creation for invalid config or devices; the simulator refuses it at once.
+  const invalid = updateError(req, { type } as SimInstance, stringMap(body.config, 'config') ?? {}, deviceMap(body.devices) ?? {});
+  if (invalid) throw new SimHttpError(400, invalid);
   const profiles = Array.isArray(body.profiles) ? body.profiles.map(String) : origin?.profiles;
   for (const p of profiles ?? []) ctx.store.profiles.profile(info.project, p);
   const inst = ctx.store.add({
@@ -154,6 +158,8 @@ function put(req: SimRequest, family: InstanceFamily): SimResponse {
   const config = stringMap(body.config, 'config') ?? {};
   const devices = deviceMap(body.devices) ?? {};
   const op = ctx.actions.runOperation(inst, { description: 'Updating instance', resources: instanceResources(req, inst) }, 'update', (op) => {
+    const invalid = updateError(req, inst, config, devices);
+    if (invalid) return op.fail(invalid);
     const dropsIdmap = Object.keys(inst.config).some((k) => k.startsWith('volatile.idmap.') && config[k] !== inst.config[k]);
     if (dropsIdmap) return op.fail("Volatile idmap keys can't be deleted by the user");
     inst.lock = 'update';
@@ -169,6 +175,18 @@ function put(req: SimRequest, family: InstanceFamily): SimResponse {
     }, ctx.opts.timings.taskMs).unref();
   });
   return asyncOp(op.url, ctx.ops.render(op));
+}
+
+/**
+ * The daemon's refusal of new config or devices ("Invalid config: …", "Invalid devices: …"), if
+ * any. Only the earlier revision checks, against LXD 5.0.2's key table; Incus's is not modelled.
+ */
+function updateError(req: SimRequest, inst: SimInstance, config: Record<string, string>, devices: Record<string, Record<string, string>>): string | undefined {
+  if (req.ctx.opts.revision !== 'earlier') return undefined;
+  const configErr = configError(config, inst.type);
+  if (configErr) return `Invalid config: ${configErr}`;
+  const devicesErr = devicesError(devices);
+  return devicesErr ? `Invalid devices: ${devicesErr}` : undefined;
 }
 
 /** The fields PUT and PATCH set the same way: profiles, description, ephemeral, architecture (an empty one is kept). */
@@ -188,13 +206,15 @@ function patch(req: SimRequest, family: InstanceFamily): SimResponse {
   if (inst.lock) throw new SimHttpError(409, `Instance is busy running a "${inst.lock}" operation`);
   countCall(req, inst, 'update');
   const config = stringMap(body.config, 'config');
+  const devices = deviceMap(body.devices);
+  const invalid = updateError(req, inst, Object.fromEntries(Object.entries(config ?? {}).filter(([, v]) => v !== '')), devices ?? {});
+  if (invalid) throw new SimHttpError(400, invalid);
   if (config) {
     for (const [k, v] of Object.entries(config)) {
       if (v === '') delete inst.config[k];
       else inst.config[k] = v;
     }
   }
-  const devices = deviceMap(body.devices);
   if (devices) inst.devices = { ...inst.devices, ...devices };
   applyPlainFields(inst, body);
   inst.touch();
