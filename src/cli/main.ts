@@ -3,6 +3,7 @@ import { registerAudit } from './commands/audit.js';
 import { registerDemo } from './commands/demo.js';
 import { registerDlq } from './commands/dlq.js';
 import { registerDoctor } from './commands/doctor.js';
+import { registerHeal } from './commands/heal.js';
 import { registerReplay } from './commands/replay.js';
 import { registerRules } from './commands/rules.js';
 import { registerQuarantine } from './commands/quarantine.js';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerSilence(program);
   registerQuarantine(program);
   registerDlq(program);
+  registerHeal(program);
   registerDoctor(program);
   return program;
 }

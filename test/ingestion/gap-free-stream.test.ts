@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
+import { runReflex } from '../support/reflex-process.js';
+import { redisUrl } from '../support/redis.js';
 import { optIn, sleep, startIngestionBed, until, type IngestionBed } from './support/ingestion-bed.js';
 
 /**
@@ -100,6 +102,12 @@ describe('a gap-free event stream', () => {
     b.proxy!.refuse(false);
     await leftAloneAsUnknown(b, 'c2');
     expect(await b.trail('quiet')).toEqual([]);
+    // The operator decides: `reflex heal` starts it through Reflex, audited.
+    const healed = await runReflex(['heal', 'c2', '--target', `unix://${b.proxy!.socketPath}`, '--redis', redisUrl(), '--prefix', b.prefix, '--wait', '20s']);
+    expect(healed, healed.stderr).toMatchObject({ code: 0, stdout: expect.stringContaining('default/c2: done: started (was Stopped)') });
+    expect(b.sim.controls.statusCode('c2')).toBe(103);
+    const trail = await new AuditLog(b.redis, b.keys.audit).read({ instance: 'c2' });
+    expect(trail.some((r) => r.rule === 'heal' && r.type === 'decision' && /asked Reflex to start default\/c2 \(reflex heal\)/.test(r.summary))).toBe(true);
   });
 
   it('leaves an instance stopped through the API during a gap alone when its stop operation is still listed', async () => {

@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import { userInfo } from 'node:os';
+import { Queue, QueueEvents } from 'bullmq';
+import type { Command } from 'commander';
+import { AuditLog } from '../../audit/audit-log.js';
+import { targetsOf } from '../../config/config-target.js';
+import { parseDuration } from '../../config/duration.js';
+import { ReflexError } from '../../errors/reflex-error.js';
+import { connectRedis } from '../../redis/connect.js';
+import { keySpace } from '../../redis/key-space.js';
+import { actionJobOptions, type ActionJobInput } from '../../remediation/action-job.js';
+import { resolveConfig, withConnectionOptions } from '../config-options.js';
+
+/**
+ * `reflex heal NAME`: an operator's decision to bring an instance back (after an unknown-cause stop
+ * Reflex would not guess about, or a quarantine). Queued as a `start` through the same executor as
+ * every action (instance lock, fresh read, audit); as the operator's own decision, no rule, silence
+ * or quarantine holds it back. Waits for the outcome.
+ */
+export function registerHeal(program: Command): void {
+  withConnectionOptions(program.command('heal').description('start an instance now through Reflex (an operator\'s decision, audited)').argument('<instance>', 'instance name'))
+    .option('--project <name>', 'project of the instance', 'default')
+    .option('--target-name <name>', 'which configured target (with a targets list)')
+    .option('--wait <duration>', 'how long to wait for the outcome (0: do not wait)', '60s')
+    .action(async (instance: string, opts) => {
+      const config = resolveConfig(opts);
+      const targets = targetsOf(config);
+      const t = opts.targetName ? targets.find((x) => x.name === opts.targetName) : targets[0];
+      if (!t) throw new ReflexError('CONFIG_INVALID', `no configured target named ${opts.targetName} (have ${targets.map((x) => x.name).join(', ')})`);
+      const keys = keySpace(config.prefix);
+      const redis = await connectRedis(config.redisUrl);
+      const queue = new Queue(keys.actionsQueue, { connection: redis, prefix: keys.bullPrefix });
+      const blocking = redis.duplicate();
+      const events = new QueueEvents(keys.actionsQueue, { connection: blocking, prefix: keys.bullPrefix });
+      try {
+        const correlationId = `heal:${randomUUID()}`;
+        const by = safeUser();
+        await new AuditLog(redis, keys.audit).append({ type: 'decision', correlationId, target: t.id, instance, rule: 'heal', summary: `operator ${by} asked Reflex to start ${opts.project}/${instance} (reflex heal)`, matched: true });
+        const data: ActionJobInput = { rule: 'heal', action: 'start', params: {}, target: t.id, project: opts.project, instance, correlationId, incidentAt: Date.now(), origin: 'operator', dryRun: false };
+        await events.waitUntilReady();
+        const job = await queue.add('start', data, actionJobOptions({ jobId: correlationId.replace(':', '-') }));
+        const waitMs = parseDuration(opts.wait);
+        if (waitMs === 0) return void process.stdout.write(`queued ${job.id}\n`);
+        try {
+          const outcome = (await job.waitUntilFinished(events, waitMs)) as { result?: string; summary?: string };
+          process.stdout.write(`${opts.project}/${instance}: ${outcome?.result ?? 'done'}: ${outcome?.summary ?? ''}\n`);
+        } catch (err) {
+          process.stderr.write(`${opts.project}/${instance}: ${(err as Error).message} (reflex audit --instance ${instance})\n`);
+          process.exitCode = 1;
+        }
+      } finally {
+        await events.close();
+        await queue.close();
+        blocking.disconnect();
+        redis.disconnect();
+      }
+    });
+}
+
+function safeUser(): string {
+  try {
+    return process.env.USER ?? userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
