@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { startReflex, type ReflexHandle } from '../workers/reflex.js';
+import { startReflex, type ReflexHandle } from '../src/app/start-reflex.js';
 import { parseConfig } from '../src/config/config.js';
 import { keySpace, type KeySpace } from '../src/redis/key-space.js';
 import { startPrivateRedis, type PrivateRedis } from '../src/redis/private-redis.js';

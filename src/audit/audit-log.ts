@@ -6,7 +6,6 @@ import { verifyAuditLog, type VerifyResult } from './audit-verifier.js';
 import { canonicalJson } from './canonical-json.js';
 import { redact } from './redact.js';
 
-export { auditRecordSchema } from './audit-record.js';
 export type { AuditInput, AuditRecord, StoredAuditRecord } from './audit-record.js';
 
 /** How long a once-key of {@link AuditLog.append} is remembered. */

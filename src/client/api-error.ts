@@ -58,9 +58,4 @@ export function isPreconditionFailed(err: unknown): err is ApiError {
   return err instanceof ApiError && err.code === 'API_PRECONDITION_FAILED';
 }
 
-/** Whether the daemon refused because the instance is busy with another operation (retry helps). */
-export function isBusy(err: unknown): boolean {
-  return err instanceof ReflexError && err.code === 'API_BUSY';
-}
-
 export { busyPattern };

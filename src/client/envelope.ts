@@ -57,11 +57,6 @@ export const errorEnvelopeSchema = z.looseObject({
 export const envelopeSchema = z.discriminatedUnion('type', [syncEnvelopeSchema, asyncEnvelopeSchema, errorEnvelopeSchema]);
 export type SyncEnvelope = z.infer<typeof syncEnvelopeSchema>;
 export type AsyncEnvelope = z.infer<typeof asyncEnvelopeSchema>;
-export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
-export type Envelope = z.infer<typeof envelopeSchema>;
-
-/** The classes of operation the API defines (seed §2.3); the schema keeps unknown ones as strings. */
-export type OperationClass = 'task' | 'websocket' | 'token';
 
 /**
  * URLs of the instances an operation touches, whichever key the daemon used: `instances` (later

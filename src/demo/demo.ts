@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { startReflex } from '../../workers/reflex.js';
+import { startReflex } from '../app/start-reflex.js';
 import { InstanceClient } from '../client/client.js';
 import { parseTarget } from '../client/target.js';
 import { parseConfig } from '../config/config.js';

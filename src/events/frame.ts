@@ -16,7 +16,6 @@ export const lifecycleMetadataSchema = z.looseObject({
   name: z.string().optional(),
   project: z.string().optional(),
 });
-export type LifecycleMetadata = z.infer<typeof lifecycleMetadataSchema>;
 
 const base = {
   timestamp: z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'not an RFC 3339 timestamp'),

@@ -33,11 +33,6 @@ export function or(first: FilterExpr, ...rest: FilterExpr[]): FilterExpr {
   return rest.reduce<FilterExpr>((left, right) => ({ kind: 'or', left, right }), first);
 }
 
-/** The query-string form of an expression (alias of printFilter, for call sites that build URLs). */
-export function toFilterString(expr: FilterExpr): string {
-  return printFilter(expr);
-}
-
 function compare(field: string, op: 'eq' | 'ne', value: string): FilterComparison {
   assertPrintableField(field);
   assertPrintableValue(value);

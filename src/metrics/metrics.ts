@@ -1,12 +1,6 @@
 import type { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** What a rule's decision on an event came to. */
-export type DecisionLabel = 'matched' | 'skipped' | 'suppressed';
-
-/** What became of one run of an action job. */
-export type ActionOutcomeLabel = 'done' | 'skipped' | 'failed' | 'retrying' | 'dry-run';
-
 /** Options of {@link Metrics}. */
 export interface MetricsOptions {
   /** Also export Node's process metrics (CPU, memory, event-loop lag, GC) as `reflex_process_*` / `reflex_nodejs_*`. Default true. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 /** How bad an alert is; routes match on it and receivers colour by it. */
 export const severitySchema = z.enum(['info', 'warning', 'critical']);
-export type Severity = z.infer<typeof severitySchema>;
+type Severity = z.infer<typeof severitySchema>;
 
 /** One thing Reflex did about the condition: the action, how it ended and the operation it ran. */
 export const alertActionSchema = z.object({

@@ -41,18 +41,6 @@ export function auditReference(a: Alert): string {
   return a.auditUrl ? `${a.auditUrl} (correlation id ${a.correlationId})` : `correlation id ${a.correlationId}`;
 }
 
-/** One alert as plain lines (no markup): status, place, summary, actions, audit. */
-export function alertLines(a: Alert): string[] {
-  const head = a.status === 'resolved' ? `RESOLVED ${alertPlace(a)}: ${a.summary}` : `${a.severity.toUpperCase()} ${alertPlace(a)}: ${a.summary}`;
-  return [head, ...reflexLines(a).map((l) => `  ${l}`), `  audit: ${auditReference(a)}`];
-}
-
-/** The whole notification as plain text, firing alerts before resolved ones. */
-export function notificationText(n: Notification): string {
-  const ordered = [...firingAlerts(n), ...resolvedAlerts(n)];
-  return [notificationTitle(n), ...ordered.flatMap(alertLines)].join('\n');
-}
-
 /** Cuts `text` to `max` characters, marking the cut, so a service's field limit never rejects a message. */
 export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;

@@ -59,6 +59,5 @@ export type ReceiverKind = ReceiverConfig['kind'];
 export type SlackConfig = z.output<typeof slackConfigSchema>;
 export type MattermostConfig = z.output<typeof mattermostConfigSchema>;
 export type DiscordConfig = z.output<typeof discordConfigSchema>;
-export type TeamsConfig = z.output<typeof teamsConfigSchema>;
 export type WebhookConfig = z.output<typeof webhookConfigSchema>;
 export type CloudEventsConfig = z.output<typeof cloudEventsConfigSchema>;

@@ -5,7 +5,7 @@ import type { Secret } from './secret.js';
 import { signatureHeader, signWebhook, timestampHeader } from './webhook-signature.js';
 
 /** Header naming the notification, the same on every retry, so a receiver can drop duplicates. */
-export const deliveryHeader = 'X-Reflex-Delivery';
+const deliveryHeader = 'X-Reflex-Delivery';
 
 /**
  * The default generic webhook body: version `1`, the notification id, receiver, status, group

@@ -14,13 +14,6 @@ export async function instancesInScope(schedule: Schedule, client: InstanceClien
   return schedule.scopeFilter ? all.filter((i) => evaluateFilter(schedule.scopeFilter!, i)) : all;
 }
 
-/** Plans a tick on every instance in scope, changing nothing and auditing nothing. */
-export async function planTick(schedule: Schedule, client: InstanceClient, opts: { tickAt: number; now?: () => number }): Promise<InstancePlan[]> {
-  const instances = await instancesInScope(schedule, client);
-  const pools = new Map<string, Promise<number | undefined>>();
-  return Promise.all(instances.map((i) => planFor(schedule, client, i, pools, opts.tickAt, opts.now ?? Date.now)));
-}
-
 /** Plans one instance: reads its snapshots (and its pool's free space when retention may prune first). */
 export async function planFor(schedule: Schedule, client: InstanceClient, inst: Instance & { project: string }, pools: Map<string, Promise<number | undefined>>, tickAt: number, now: () => number): Promise<InstancePlan> {
   const scoped = client.withProject(inst.project);

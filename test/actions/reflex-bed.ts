@@ -5,7 +5,7 @@ import { parseConfig, type ConfigInput } from '../../src/config/config.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { startReflex, type ReflexHandle } from '../../workers/reflex.js';
+import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 
 /** The simulator and an in-process Reflex (all roles) on it, with rule files written for the test. */

@@ -5,7 +5,7 @@ import { parseConfig, type ConfigInput } from '../../src/config/config.js';
 import { EventArchive } from '../../src/events/event-archive.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { startReflex, type ReflexHandle } from '../../workers/reflex.js';
+import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { freePort, scrape, valueOf } from '../metrics/observability-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { optIn, sleep, until } from './support/ingestion-bed.js';

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { parseConfig, type ConfigInput } from '../../src/config/config.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { startReflex, type ReflexHandle } from '../../workers/reflex.js';
+import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 
 /** A free TCP port on 127.0.0.1 (bound once and released, so another listener may take it). */

@@ -10,7 +10,7 @@ import { InstanceAlerts } from '../../src/notify/instance-alerts.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { Silences } from '../../src/rules/silences.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { startReflex, type ReflexHandle } from '../../workers/reflex.js';
+import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { fastTimings, NotifierFixture } from './notifier-fixture.js';
 import { eventually, sleep, startRecordingServer, type RecordingServer } from './recording-server.js';

@@ -281,16 +281,6 @@ export async function acquireLxdLock(): Promise<() => Promise<void>> {
   };
 }
 
-/** Runs `fn` while holding the real-LXD lock (see {@link acquireLxdLock}). */
-export async function withLxdLock<T>(fn: () => Promise<T>): Promise<T> {
-  const release = await acquireLxdLock();
-  try {
-    return await fn();
-  } finally {
-    await release();
-  }
-}
-
 async function takeOverIfStale(): Promise<void> {
   let content: string;
   let mtimeMs: number;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 import { createLogger } from '../../log/logger.js';
-import { startReflex } from '../../../workers/reflex.js';
+import { runUntilSignal } from '../../app/run-until-signal.js';
 import { redact } from '../../audit/redact.js';
 
 /** `reflex run`: the long-running worker. Flags override environment variables. */
@@ -25,19 +25,6 @@ export function registerRun(program: Command): void {
         process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
         return;
       }
-      const logger = createLogger(config.logLevel);
-      const handle = await startReflex(config, logger);
-      logger.info({ ...(handle.targets.length > 1 ? { targets: handle.targets } : { target: handle.target }), role: config.role }, 'reflex running');
-      await new Promise<void>((resolve) => {
-        const shutdown = (signal: string) => {
-          logger.info({ signal }, 'stopping');
-          handle.stop().then(resolve, (err) => {
-            logger.error({ err: (err as Error).message }, 'error while stopping');
-            resolve();
-          });
-        };
-        process.once('SIGTERM', () => shutdown('SIGTERM'));
-        process.once('SIGINT', () => shutdown('SIGINT'));
-      });
+      await runUntilSignal(config, createLogger(config.logLevel));
     });
 }

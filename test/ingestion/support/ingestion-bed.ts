@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { startReflex, type ReflexHandle } from '../../../workers/reflex.js';
+import { startReflex, type ReflexHandle } from '../../../src/app/start-reflex.js';
 import { InstanceClient } from '../../../src/client/client.js';
 import { parseTarget } from '../../../src/client/target.js';
 import { parseConfig, type ConfigInput } from '../../../src/config/config.js';

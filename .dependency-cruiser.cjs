@@ -1,0 +1,53 @@
+/**
+ * The layout is the pipeline: a folder of src/ imports only folders below it in this list, so no
+ * pair of folders imports each other and a lower part never depends on a higher one (`npm run
+ * check:deps`, run in CI). workers/ are process entry points: nothing in src/ imports them.
+ */
+const layers = [
+  'errors', 'log', 'filter',
+  'client', 'redis', 'metrics', 'config', 'audit', 'housekeeping',
+  'events', // leaf of the pipeline: frames → canonical events → intent; subscriber, ingestor, archive, state tracker, resync
+  'notify', 'actions', 'rules', 'schedules',
+  'remediation', // incident → decide → admit → job → re-check → instance call → outcome
+  'http', 'simulator', 'app', 'doctor', 'demo', 'cli',
+];
+
+const folder = (names) => `^src/(${names.join('|')})/`;
+
+module.exports = {
+  forbidden: [
+    ...layers.slice(0, -1).map((name, i) => ({
+      name: `${name}-imports-upward`,
+      comment: `src/${name}/ may import only folders below it in the layer order (.dependency-cruiser.cjs)`,
+      severity: 'error',
+      from: { path: folder([name]) },
+      to: { path: folder(layers.slice(i + 1)) },
+    })),
+    {
+      name: 'src-imports-workers',
+      comment: 'workers/ only wire; nothing in src/ imports them',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^workers/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'no module cycles at run time (a type-only import closing a loop is harmless)',
+      severity: 'error',
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'], exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};

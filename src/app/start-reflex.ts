@@ -1,0 +1,233 @@
+import { Queue, type Worker } from 'bullmq';
+import type { Logger } from 'pino';
+import { Silences } from '../rules/silences.js';
+import { AuditLog } from '../audit/audit-log.js';
+import { InstanceClient } from '../client/client.js';
+import { targetsOf, type ConfiguredTarget } from '../config/config-target.js';
+import { connectRedis } from '../redis/connect.js';
+import type { Config } from '../config/config.js';
+import { EventArchive } from '../events/event-archive.js';
+import { EventIngestor } from '../events/event-ingestor.js';
+import { EventSubscriber } from '../events/event-subscriber.js';
+import { SubscriberLease } from '../events/subscriber-lease.js';
+import { startHttpServer, type RunningHttpServer } from '../http/http-server.js';
+import { readinessChecks, type TargetReader } from '../http/readiness.js';
+import { Metrics } from '../metrics/metrics.js';
+import { keySpace } from '../redis/key-space.js';
+import { RuleEngine } from '../rules/engine.js';
+import { loadRules } from '../rules/rule-loader.js';
+import { Notifier } from '../notify/notifier.js';
+import { notifyConfigFromEnv, type NotifyConfig } from '../notify/notify-config.js';
+import { InstanceAlerts } from '../notify/instance-alerts.js';
+import type { AlertInput } from '../notify/alert.js';
+import type { CanonicalEvent } from '../events/canonical-event.js';
+import { startScheduler } from '../remediation/scheduler.js';
+import { resyncEvents } from '../events/resync.js';
+import { StateTracker } from '../events/state-tracker.js';
+import { ReflexError } from '../errors/reflex-error.js';
+import { installProcessGuards } from '../log/process-guards.js';
+import { startRemediation } from '../remediation/remediation.js';
+import { actionJobOptions } from '../remediation/action-job.js';
+import { retryPolicy } from '../remediation/retry-policy.js';
+
+/** The subscriber of one target: its lease, its event stream, its resync. */
+export interface TargetReaderHandle extends TargetReader {
+  /** The target's identity (keys, job payloads, metric labels): its URL. */
+  id: string;
+  /** Runs a resync of this target now. */
+  resync(): Promise<void>;
+}
+
+/** A running Reflex process (all roles or some), as started by `reflex run`, the demo or a test. */
+export interface ReflexHandle {
+  /** Stops taking new work, lets jobs in progress finish, closes connections. */
+  stop(): Promise<void>;
+  /** Runs a resync of every target now (subscriber role only). */
+  resync(): Promise<void>;
+  /** The first target's subscriber and lease (subscriber role); `readers` has every target's. */
+  subscriber?: EventSubscriber;
+  lease?: SubscriberLease;
+  /** The first target's id; `targets` lists every one. */
+  target: string;
+  /** The id (URL) of every configured target. */
+  targets: string[];
+  /** One reader per target (subscriber role only). */
+  readers: TargetReaderHandle[];
+  /** This process's metrics (served on /metrics). */
+  metrics: Metrics;
+  /** The HTTP server (/metrics, /healthz, /readyz, /dashboard); none when `httpPort` is 0 or the port could not be bound. */
+  http?: RunningHttpServer;
+}
+
+/** Wires the parts for the configured role and starts them. */
+export async function startReflex(config: Config, logger: Logger): Promise<ReflexHandle> {
+  installProcessGuards(logger);
+  const keys = keySpace(config.prefix);
+  const configured = targetsOf(config);
+  const redis = await connectRedis(config.redisUrl);
+  const clients = new Map(configured.map((t) => [t.id, new InstanceClient(t.target)]));
+  // Jobs carry their target: every process of a deployment must be given the same targets.
+  const clientFor = (id: string): InstanceClient => {
+    const c = clients.get(id);
+    if (!c) throw new ReflexError('TARGET_INVALID', `a job for target ${id}, which this process is not configured for (it has ${[...clients.keys()].join(', ')})`);
+    return c;
+  };
+  const connection = redis.duplicate();
+  const queueOpts = { connection, prefix: keys.bullPrefix };
+  const eventsQueue = new Queue(keys.eventsQueue, {
+    ...queueOpts,
+    // A job is a batch of up to 500 raw frames, and every event is kept in the archive anyway: the
+    // queue keeps only the last hour's finished jobs, at most 10 000, for the dashboard.
+    defaultJobOptions: { removeOnComplete: { age: 3600, count: 10_000 }, removeOnFail: { age: 7 * 24 * 3600 }, attempts: retryPolicy.eventAttempts, backoff: { type: 'custom' } },
+  });
+  const actionsQueue = new Queue(keys.actionsQueue, {
+    ...queueOpts,
+    defaultJobOptions: { removeOnComplete: { age: 24 * 3600 }, removeOnFail: false, backoff: actionJobOptions({ jobId: '' }).backoff },
+  });
+  // A queue with no error listener prints each Redis connection error with its stack; the
+  // connection's trouble is already reported once (connectRedis), so the queues' copies go to debug.
+  for (const q of [eventsQueue, actionsQueue]) q.on('error', (err) => logger.debug({ err, queue: q.name }, 'queue error'));
+  const tracker = new StateTracker(redis, keys);
+  const audit = new AuditLog(redis, keys.audit);
+  const metrics = new Metrics();
+  metrics.watchDeadLetters(actionsQueue);
+  metrics.watchQueue(eventsQueue);
+  metrics.watchQueue(actionsQueue);
+  const workers: Worker[] = [];
+  const stops: (() => Promise<void>)[] = [];
+  const readers: TargetReaderHandle[] = [];
+
+  // Each target has its own lease, stream, ingestor and resync; they share the queues and the state tracker.
+  const startReader = (t: ConfiguredTarget): TargetReaderHandle => {
+    const log = configured.length > 1 ? logger.child({ target: t.name }) : logger;
+    const client = clientFor(t.id);
+    const held = new SubscriberLease({ redis, key: keys.lease(t.id), fenceKey: keys.leaseFence(t.id), vacantKey: keys.leaseVacant(t.id), logger: log, ttlMs: config.leaseTtlMs });
+    // Every replica reads the stream; only the lease holder writes it, followers keep a window to replay on a takeover.
+    const ingestor = new EventIngestor({ queue: eventsQueue, target: t.id, logger: log, active: false, onOverflow: () => void resync('gap'), mayWrite: () => held.isCurrent() });
+    const resync = async (reason: 'gap' | 'periodic' | 'manual' = 'manual') => {
+      if (!held.isHeld) return;
+      const events = await resyncEvents(client, tracker, t.id, { graceMs: config.resyncGraceMs, project: t.project });
+      for (const e of events) ingestor.pushSynthetic(e);
+      metrics.resyncs.inc({ reason });
+      if (reason === 'gap') metrics.gapsResynced.inc();
+      // An instance seen for the first time is a baseline, not a change the stream missed.
+      metrics.resyncChanges.inc(events.filter((e) => e.kind === 'instance.status' && e.from !== undefined).length);
+      if (events.length) log.info({ changes: events.length }, 'resync found changes');
+    };
+    const sub = new EventSubscriber({
+      endpoint: () => client.eventsEndpoint(['operation', 'lifecycle'], { allProjects: !t.project }),
+      onFrame: (raw, at) => ingestor.pushFrame(raw, at),
+      onConnected: () => resync('gap'),
+      logger: log,
+      metrics,
+    });
+    held.on('acquired', () => {
+      ingestor.activate();
+      if (sub.connected) resync('gap').catch((err) => log.warn({ err }, 'resync after taking over failed'));
+    });
+    held.on('lost', () => ingestor.standBy());
+    metrics.leaseHolder.set({ target: t.id }, 0);
+    held.on('acquired', () => metrics.leaseHolder.set({ target: t.id }, 1));
+    held.on('lost', () => metrics.leaseHolder.set({ target: t.id }, 0));
+    sub.on('connected', () => metrics.streamConnected.set({ target: t.id }, 1));
+    sub.on('disconnected', () => metrics.streamConnected.set({ target: t.id }, 0));
+    const gauge = setInterval(() => metrics.ingestBuffered.set({ target: t.id, role: held.isHeld ? 'holder' : 'follower' }, ingestor.buffered), 1_000);
+    gauge.unref();
+    sub.start();
+    held.start();
+    const timer = config.resyncIntervalMs > 0 ? setInterval(() => {
+      if (sub.connected && held.isHeld) resync('periodic').catch((err) => log.warn({ err }, 'periodic resync failed'));
+    }, config.resyncIntervalMs) : undefined;
+    stops.push(async () => {
+      clearInterval(timer);
+      clearInterval(gauge);
+      await sub.stop();
+      await ingestor.drain();
+      await held.stop();
+    });
+    return { name: t.name, id: t.id, lease: held, subscriber: sub, resync: () => resync() };
+  };
+  if (config.role === 'all' || config.role === 'subscriber') readers.push(...configured.map(startReader));
+
+  if (config.role === 'all' || config.role === 'worker') {
+    const { rules, errors, others } = await loadRules(config.rulesDir);
+    for (const e of errors) logger.error({ file: e.file }, `rule file skipped: ${e.message}`);
+    logger.info({ rules: rules.map((r) => r.name) }, `loaded ${rules.length} rule(s) from ${config.rulesDir}`);
+    // Receivers come from a defineNotifications file beside the rules, or from REFLEX_NOTIFY.
+    const notifyConfig = (others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined) ?? notifyConfigFromEnv();
+    const notifier = notifyConfig ? new Notifier({ ...notifyConfig, redis, audit, prefix: config.prefix, logger }) : undefined;
+    const raiseAlert = notifier ? (a: Omit<AlertInput, 'labels'>) => notifier.notify({ ...a, labels: {} }) : undefined;
+    const silences = new Silences(redis, keys.silences);
+    let inStorm: (e: CanonicalEvent) => Promise<boolean> = async () => false;
+    const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, logger, inStorm: (e) => inStorm(e) }) : undefined;
+    if (notifier) {
+      logger.info({ receivers: notifyConfig!.receivers.length }, 'notifications configured');
+      stops.push(() => notifier.close());
+    }
+    const remediation = startRemediation({
+      redis,
+      connection,
+      keys,
+      client: clientFor,
+      tracker,
+      audit,
+      silences,
+      engine: new RuleEngine(rules, { conditionTimeoutMs: config.ruleTimeoutMs }),
+      eventsQueue,
+      actionsQueue,
+      logger,
+      metrics,
+      archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }),
+      notifier,
+      instanceAlerts,
+      raiseAlert,
+      gate: { storm: config.stormThreshold > 0 ? { threshold: config.stormThreshold, windowMs: config.stormWindowMs } : false, autorestartStandBackMs: config.autorestartStandBackMs },
+      actionAttempts: config.actionAttempts,
+      actionConcurrency: config.actionConcurrency,
+    });
+    inStorm = (e) => remediation.gate.inStorm(e);
+    workers.push(...remediation.workers);
+    stops.push(() => remediation.stop());
+  }
+
+  if (config.role === 'all' || config.role === 'scheduler') {
+    const scheduler = await startScheduler({ prefix: config.prefix, target: configured[0]!.id, redis, client: clientFor(configured[0]!.id), targets: configured.map((t) => ({ target: t.id, client: clientFor(t.id) })), audit, keys, logger, rulesDir: config.rulesDir, actions: actionsQueue });
+    stops.push(() => scheduler.stop());
+  }
+
+  const http = config.httpPort > 0
+    ? await startHttpServer({
+        host: config.httpHost,
+        port: config.httpPort,
+        metrics,
+        logger,
+        readiness: readinessChecks({ redis, readers, workers }),
+        dashboard: config.dashboardToken ? { token: config.dashboardToken, queues: [eventsQueue, actionsQueue], audit, silences: new Silences(redis, keys.silences), target: configured.map((t) => t.id).join(', ') } : undefined,
+      }).catch((err: Error) => {
+        // Metrics and health are for watching the automation, which keeps running without them.
+        logger.error({ err: err.message, host: config.httpHost, port: config.httpPort }, 'http server not started: /metrics, /healthz, /readyz and the dashboard are unavailable');
+        return undefined;
+      })
+    : undefined;
+
+  return {
+    subscriber: readers[0]?.subscriber,
+    lease: readers[0]?.lease,
+    target: configured[0]!.id,
+    targets: configured.map((t) => t.id),
+    readers,
+    metrics,
+    http,
+    resync: async () => {
+      await Promise.all(readers.map((r) => r.resync()));
+    },
+    async stop() {
+      await http?.close();
+      for (const s of stops) await s();
+      await Promise.all([eventsQueue.close(), actionsQueue.close()]);
+      for (const c of clients.values()) await c.close();
+      redis.disconnect();
+      connection.disconnect();
+    },
+  };
+}
