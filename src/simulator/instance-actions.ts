@@ -84,6 +84,7 @@ export class InstanceActions {
       }
       inst.lock = plan.lock;
       const previous = inst.statusCode;
+      if (plan.before) this.ctx.lifecycle.emit(inst, plan.before, { requestor });
       inst.statusCode = plan.during;
       inst.touch();
       if (plan.lifecycle === 'instance-started' && faults.failNextStart) {
@@ -159,8 +160,10 @@ export class InstanceActions {
   /** Marks a started guest: new pid, power state RUNNING, last use now. */
   markRunning(inst: SimInstance, newPid: boolean): void {
     if (newPid || inst.pid === 0) inst.pid = 1000 + Math.floor(this.ctx.ids.float() * 4_000_000);
-    // The first start applies the idmap (volatile.idmap.current), as LXD does.
+    // The first start applies the idmap and the create template, as LXD does.
     inst.config['volatile.idmap.current'] ??= inst.config['volatile.idmap.next'] ?? '[]';
+    inst.config['volatile.last_state.idmap'] = inst.config['volatile.idmap.current'];
+    delete inst.config['volatile.apply_template'];
     inst.config['volatile.last_state.power'] = 'RUNNING';
     inst.lastUsedAt = this.ctx.ops.now();
     inst.touch();

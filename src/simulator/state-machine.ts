@@ -17,6 +17,8 @@ export interface TransitionPlan {
   after: StatusCode;
   /** Lifecycle event emitted on completion (with the requestor of the API call). */
   lifecycle: StateLifecycle;
+  /** Lifecycle event emitted as the change begins (a graceful stop of a frozen instance resumes it first). */
+  before?: StateLifecycle;
   /** Which timing applies. */
   timing: 'startMs' | 'stopMs' | 'forceStopMs' | 'restartMs' | 'freezeMs';
   /** The operation-lock action LXD would hold (start on a frozen instance is an unfreeze). */
@@ -45,8 +47,8 @@ const shutdownFailure = (status: string): string => `Failed shutting down instan
  * |---|---|---|---|---|---|---|
  * | Stopped 102 | Starting 106 → Running 103, instance-started | fail "already stopped" | fail "already stopped" | fail "already stopped" | fail "isn't running" | fail "isn't running" |
  * | Running 103 / Ready 113 | fail "already running" | Stopping 107 → Stopped, instance-stopped | Stopping 107 → Stopped, instance-shutdown | Stopping → Running, instance-restarted | Freezing 109 → Frozen 110, instance-paused | fail "already running" |
- * | Frozen 110 | Thawed 111 → Running, instance-resumed | → Stopped, instance-stopped | fail "status is Frozen" | force only, instance-restarted | fail "already frozen" | Thawed 111 → Running, instance-resumed |
- * | Error 112 | fail "already running" | → Stopped, instance-stopped | fail "status is Error" | force only, instance-restarted | fail "isn't running" | fail "isn't running" |
+ * | Frozen 110 | Thawed 111 → Running, instance-resumed | → Stopped, instance-stopped | instance-resumed, then Stopping → Stopped, instance-shutdown | force only, instance-restarted | fail "already frozen" | Thawed 111 → Running, instance-resumed |
+ * | Error 112 | fail "already running" | → Stopped, instance-stopped | fail "cannot be cleanly shutdown as in Error status" | force only, instance-restarted | fail "isn't running" | fail "isn't running" |
  */
 export function planTransition(status: number, req: StateRequest): TransitionResult {
   const kill = req.force || req.timeout === 0;
@@ -62,6 +64,9 @@ export function planTransition(status: number, req: StateRequest): TransitionRes
       return fail('The instance is already running');
     case 'stop':
       if (kill) return plan(StatusCode.Stopping, StatusCode.Stopped, 'instance-stopped', 'forceStopMs', 'stop');
+      // LXD's Shutdown unfreezes a frozen instance so the guest can handle the signal (driver_lxc.go).
+      if (status === StatusCode.Frozen) return { ok: true, plan: { during: StatusCode.Stopping, after: StatusCode.Stopped, lifecycle: 'instance-shutdown', timing: 'stopMs', lock: 'stop', before: 'instance-resumed' } };
+      if (status === StatusCode.Error) return fail('The instance cannot be cleanly shutdown as in Error status');
       if (!running.has(status)) return fail(shutdownFailure(label));
       return plan(StatusCode.Stopping, StatusCode.Stopped, 'instance-shutdown', 'stopMs', 'stop');
     case 'restart':

@@ -73,6 +73,10 @@ export const scenario: ScenarioStep[] = [
   { args: ['pause', 'R:{n}'] },
   { args: ['list', 'R:{n}', '--format', 'csv', '-c', 'ns'] },
   { args: ['start', 'R:{n}'] },
+  { args: ['pause', 'R:{n}'] },
+  { args: ['stop', 'R:{n}'] },
+  { args: ['list', 'R:{n}', '--format', 'csv', '-c', 'ns'] },
+  { args: ['start', 'R:{n}'] },
   { args: ['restart', 'R:{n}'] },
   { args: ['list', 'R:{n}', '--format', 'csv', '-c', 'ns'] },
   { args: ['stop', 'R:{n}'] },
@@ -82,6 +86,22 @@ export const scenario: ScenarioStep[] = [
   { args: ['list', 'R:rt-dx', '--format', 'csv', '-c', 'ns'], keepLines: (l, names) => onlyOurInstances(`- ${l.split(',')[0]}`, names) },
   { args: ['list', 'R:rt-dx', '--all-projects', '--format', 'csv', '-c', 'ns'], keepLines: (l, names) => onlyOurInstances(`- ${l.split(',')[1]}`, names) },
   { args: ['image', 'alias', 'list', 'R:', 'reflex-busybox'] },
+  { args: ['profile', 'create', 'R:{n}-prof'] },
+  { args: ['profile', 'set', 'R:{n}-prof', 'user.from-profile', 'yes'] },
+  { args: ['profile', 'set', 'R:{n}-prof', 'bogus.key', 'yes'] },
+  { args: ['profile', 'add', 'R:{launched}', '{n}-prof'] },
+  { args: ['profile', 'show', 'R:{n}-prof'] },
+  { args: ['config', 'show', 'R:{launched}', '--expanded'] },
+  { args: ['profile', 'delete', 'R:{n}-prof'] },
+  { args: ['profile', 'remove', 'R:{launched}', '{n}-prof'] },
+  { args: ['profile', 'delete', 'R:{n}-prof'] },
+  { args: ['profile', 'show', 'R:{n}-prof'] },
+  { args: ['project', 'create', 'R:{n}-proj'] },
+  { args: ['project', 'show', 'R:{n}-proj'] },
+  { args: ['list', 'R:', '--project', '{n}-proj', '--format', 'csv'] },
+  { args: ['profile', 'list', 'R:', '--project', '{n}-proj', '--format', 'csv'] },
+  { args: ['project', 'delete', 'R:{n}-proj'] },
+  { args: ['project', 'show', 'R:{n}-proj'] },
   { args: ['project', 'list', 'R:', '--format', 'csv'], transform: usedByCount },
   { args: ['profile', 'list', 'R:', '--format', 'csv'], transform: usedByCount },
   { args: ['profile', 'show', 'R:default'], keepLines: onlyOurInstances },
@@ -97,7 +117,7 @@ export const scenario: ScenarioStep[] = [
 
 /** The arguments of a step for one remote and run. */
 export function argsFor(step: ScenarioStep, remote: string, names: Names): string[] {
-  return step.args.map((a) => a.replaceAll('R:', `${remote}:`).replaceAll('{n}', names.n).replaceAll('{copy}', names.copy).replaceAll('{launched}', names.launched));
+  return step.args.map((a) => a.replaceAll('R:', `${remote}:`).replaceAll('{copy}', names.copy).replaceAll('{launched}', names.launched).replaceAll('{n}', names.n));
 }
 
 /** Display form of a step, for test names. */

@@ -47,6 +47,8 @@ await describeLxd('lxc commands give the same output against the simulator as ag
 
   afterAll(async () => {
     for (const name of Object.values(names)) await t?.lxc.run(['delete', '--force', `local:${name}`]);
+    await t?.lxc.run(['profile', 'delete', `local:${names.n}-prof`]);
+    await t?.lxc.run(['project', 'delete', `local:${names.n}-proj`]);
     await t?.close();
   });
 

@@ -103,6 +103,24 @@ describe('state machine and lifecycle events', () => {
     expect(tap.lifecycle().map((f) => f.metadata.action)).toEqual(['instance-paused', 'instance-resumed', 'instance-paused', 'instance-resumed']);
   });
 
+  it('stops a frozen instance gracefully by resuming it first (resumed, then shutdown), as LXD does', async () => {
+    await act('c1', 'start');
+    await act('c1', 'freeze');
+    const tap = await t.events('?type=lifecycle');
+    const op = await act('c1', 'stop');
+    expect(op.status_code).toBe(200);
+    await tap.until((f) => f.metadata.action === 'instance-shutdown');
+    expect(tap.lifecycle().map((f) => f.metadata.action)).toEqual(['instance-resumed', 'instance-shutdown']);
+    expect((await t.api('GET', '/1.0/instances/c1')).body.metadata.status_code).toBe(102);
+  });
+
+  it('answers a refused action with 202 and a Running operation; the refusal comes in the operation', async () => {
+    const res = await t.api('PUT', '/1.0/instances/c1/state', { action: 'stop' });
+    expect(res.status).toBe(202);
+    expect(res.body.metadata).toMatchObject({ status_code: 103, err: '' });
+    expect(await t.waitOp(res)).toMatchObject({ status_code: 400, err: 'The instance is already stopped' });
+  });
+
   it('reports late refusals as failed operations, not HTTP errors', async () => {
     expect((await act('c1', 'stop')).err).toBe('The instance is already stopped');
     expect((await act('c1', 'freeze')).err).toBe("The container isn't running");

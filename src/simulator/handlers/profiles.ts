@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sync, SimHttpError, type SimResponse } from '../envelope.js';
+import { configError, devicesError } from '../config-validation.js';
 import type { SimProfile } from '../profile-store.js';
 import type { Router, SimRequest } from '../router.js';
 import { bodyObject, deviceMap, recursionOf, stringMap } from './common.js';
@@ -9,7 +10,9 @@ export function registerProfiles(router: Router): void {
   router.on('GET', '/1.0/profiles', list);
   router.on('POST', '/1.0/profiles', create);
   router.on('GET', '/1.0/profiles/:profile', (req) => {
-    const profile = req.ctx.store.profiles.profile(projectOf(req), req.params.profile!);
+    const project = projectOf(req);
+    if (!req.ctx.store.profiles.listProfiles(project).some((p) => p.name === req.params.profile)) throw new SimHttpError(404, 'Fetch profile: Profile not found');
+    const profile = req.ctx.store.profiles.profile(project, req.params.profile!);
     return sync(render(req, profile), `"${createHash('sha256').update(JSON.stringify([profile.config, profile.devices, profile.description])).digest('hex')}"`);
   });
   router.on('PUT', '/1.0/profiles/:profile', (req) => update(req, false));
@@ -60,8 +63,18 @@ function list(req: SimRequest): SimResponse {
 function create(req: SimRequest): SimResponse {
   const body = bodyObject(req);
   const description = typeof body.description === 'string' ? body.description : '';
-  req.ctx.store.profiles.createProfile(projectOf(req), body.name, description, stringMap(body.config, 'config') ?? {}, deviceMap(body.devices) ?? {});
+  const config = stringMap(body.config, 'config');
+  const devices = deviceMap(body.devices);
+  checkProfile(req, config, devices);
+  req.ctx.store.profiles.createProfile(projectOf(req), body.name, description, config ?? {}, devices ?? {});
   return sync({});
+}
+
+/** Profile config is checked like an instance's (any type), without the "Invalid config" prefix. */
+function checkProfile(req: SimRequest, config: Record<string, string> | undefined, devices: Record<string, Record<string, string>> | undefined): void {
+  if (req.ctx.opts.revision !== 'earlier') return;
+  const err = configError(config ?? {}, 'profile') ?? devicesError(devices ?? {});
+  if (err) throw new SimHttpError(400, err);
 }
 
 function update(req: SimRequest, merge: boolean): SimResponse {
@@ -70,6 +83,7 @@ function update(req: SimRequest, merge: boolean): SimResponse {
   if (typeof body.description === 'string') change.description = body.description;
   const config = stringMap(body.config, 'config');
   const devices = deviceMap(body.devices);
+  checkProfile(req, config, devices);
   if (config) change.config = config;
   if (devices) change.devices = devices;
   req.ctx.store.profiles.updateProfile(projectOf(req), req.params.profile!, change, merge);
