@@ -1,0 +1,194 @@
+import { Queue } from 'bullmq';
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import { InstanceClient } from '../../src/client/client.js';
+import { parseTarget } from '../../src/client/target.js';
+import type { InstanceStatusEvent } from '../../src/events/canonical-event.js';
+import type { EventItem } from '../../src/events/event-job.js';
+import { OwnOperations } from '../../src/events/intent.js';
+import { StateTracker } from '../../src/events/state-tracker.js';
+import { keySpace, type KeySpace } from '../../src/redis/key-space.js';
+import { ActionGate } from '../../src/remediation/action-gate.js';
+import type { ActionJob } from '../../src/remediation/action-job.js';
+import { EventProcessor } from '../../src/remediation/event-processor.js';
+import { PendingActions } from '../../src/remediation/pending-actions.js';
+import { RuleEngine } from '../../src/rules/engine.js';
+import { defineRule, type Rule } from '../../src/rules/rule.js';
+import { Silences } from '../../src/rules/silences.js';
+import { configFlag } from '../../src/rules/config-flag.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { testExecutor } from '../support/executor.js';
+import { redisClient, uniquePrefix } from '../support/redis.js';
+
+const restartOnCrash = defineRule({
+  name: 'restart-on-crash',
+  on: { kind: 'instance.status', to: [102], intent: ['unrequested'] },
+  when: ({ instance }) => configFlag(instance, 'user.reflex.autorestart'),
+  whenNot: 'instance has not opted in',
+  actions: [{ action: 'start' }],
+  crashLoop: { maxRestarts: 5, initialBackoffMs: 60_000 },
+});
+
+describe('decide twice, act once: the remediation core on the simulator', () => {
+  const redis = redisClient();
+  let sim: RunningSimulator;
+  let client: InstanceClient;
+  let target: string;
+  const cleanups: (() => Promise<unknown>)[] = [];
+  beforeAll(async () => {
+    sim = await startSimulator({ instances: 0, timings: { startMs: 20, stopMs: 20, stopHookMs: 20, taskMs: 10 } });
+    target = `unix://${sim.socketPath}`;
+    client = new InstanceClient(parseTarget(target));
+  });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  afterAll(async () => {
+    await client.close();
+    await sim.stop();
+    redis.disconnect();
+  });
+
+  let seq = 0;
+  const crash = (instance: string, project = 'default', at = new Date()): InstanceStatusEvent => ({
+    kind: 'instance.status', id: `crash-${++seq}-${instance}`, target, location: 'none', project, timestamp: at.toISOString(), synthetic: false, instance, to: 102, intent: 'unrequested', action: 'instance-shutdown',
+  });
+  const item = (event: InstanceStatusEvent): EventItem => ({ kind: 'synthetic', target, event, receivedAt: Date.now() });
+
+  function pipeline(rules: Rule[], opts: { conditionTimeoutMs?: number } = {}): { keys: KeySpace; processor: EventProcessor; actions: Queue; audit: AuditLog; tracker: StateTracker } {
+    const keys = keySpace(uniquePrefix('dtao'));
+    const connection = redisClient();
+    const actions = new Queue(keys.actionsQueue, { connection, prefix: keys.bullPrefix });
+    cleanups.push(async () => {
+      await actions.close();
+      connection.disconnect();
+    });
+    const tracker = new StateTracker(redis, keys);
+    const audit = new AuditLog(redis, keys.audit);
+    const processor = new EventProcessor({
+      redis, keys, client: () => client, tracker, ownOperations: new OwnOperations(redis, keys), audit, engine: new RuleEngine(rules, opts), gate: new ActionGate(redis, keys, new Silences(redis, keys.silences), undefined, { storm: false }), actions, pending: new PendingActions(redis, keys, actions), logger: pino({ level: 'silent' }),
+    });
+    return { keys, processor, actions, audit, tracker };
+  }
+
+  it('resumes an event whose worker died after recording its state: the rule still decides and the restart is queued, once', async () => {
+    sim.controls.addInstance({ name: 'resume-1', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
+    const { processor, actions, audit, tracker } = pipeline([restartOnCrash]);
+    const ref = { target, project: 'default', instance: 'resume-1' };
+    await tracker.update(ref, 103, Date.now() - 60_000, { source: 'event', eventId: 'start-0' });
+    const event = crash('resume-1');
+    // The dead worker's first step: the state tracker already knows this event.
+    await tracker.update(ref, 102, Date.parse(event.timestamp), { source: 'event', eventId: event.id, intent: 'unrequested' });
+
+    expect(await processor.process(item(event))).toEqual(['processed']);
+    expect((await actions.getJobs(['waiting', 'delayed'])).map((j) => (j.data as ActionJob).instance)).toEqual(['resume-1']);
+    const records = await audit.read({ instance: 'resume-1' });
+    expect(records.find((r) => r.type === 'event')?.summary).toBe('resume-1: 103 → 102 (unrequested, instance-shutdown)');
+    // A second redelivery after the done mark is a duplicate; the steps are not repeated either way.
+    expect(await processor.process(item(event))).toEqual(['duplicate']);
+    expect((await audit.read({ instance: 'resume-1' })).map((r) => r.type)).toEqual(['event', 'decision', 'action']);
+  });
+
+  it('records each step of an event once when the same event is processed twice before its done mark', async () => {
+    sim.controls.addInstance({ name: 'twice-1', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
+    const { processor, actions, audit } = pipeline([restartOnCrash]);
+    const event = crash('twice-1');
+    // Two replicas handed the same batch (a stalled job): both run it side by side.
+    await Promise.all([processor.process(item(event)), processor.process(item({ ...event }))]);
+    expect((await audit.read({ instance: 'twice-1' })).map((r) => r.type).sort()).toEqual(['action', 'decision', 'event']);
+    expect(await actions.getJobCounts('waiting', 'delayed')).toMatchObject({ waiting: 1 });
+  });
+
+  it('rejects a bad frame of a batch alone, with its reason, and processes the others', async () => {
+    sim.controls.addInstance({ name: 'batch-ok', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
+    const { processor, keys } = pipeline([restartOnCrash]);
+    const frame = (source: string, extra = '') => JSON.stringify({ type: 'lifecycle', timestamp: new Date().toISOString(), metadata: { action: 'instance-shutdown', source, context: {} }, location: 'none', project: 'default' }).replace('"context":{}', `"context":{${extra}}`);
+    let deep = '"d":1';
+    for (let i = 0; i < 20_000; i++) deep = `"d":{${deep}}`;
+    const batch = {
+      kind: 'batch',
+      target,
+      items: [
+        { kind: 'frame', target, raw: frame('/1.0/instances/%E0%A4%A'), receivedAt: Date.now() },
+        { kind: 'frame', target, raw: frame('/1.0/instances/deep', deep), receivedAt: Date.now() },
+        { kind: 'frame', target: 42, raw: 'not even an item' },
+        { kind: 'frame', target, raw: frame('/1.0/instances/batch-ok'), receivedAt: Date.now() },
+      ],
+    };
+    expect(await processor.process(batch)).toEqual(['rejected', 'rejected', 'rejected', 'processed']);
+    const reasons = (await redis.xrange(keys.rejected, '-', '+')).map(([, f]) => f[f.indexOf('reason') + 1]);
+    expect(reasons).toHaveLength(3);
+    expect(reasons[0]).toMatch(/URIError/);
+    expect(reasons[1]).toMatch(/RangeError|too deep|Maximum call stack/);
+    expect(reasons[2]).toMatch(/invalid event item/);
+  });
+
+  it('records a rule condition that does not answer as "condition timed out", and the worker goes on', async () => {
+    sim.controls.addInstance({ name: 'slow-when', status: 'Stopped' });
+    const hanging = defineRule({ name: 'hangs', on: { kind: 'instance.status', to: [102] }, when: () => new Promise<boolean>(() => undefined), actions: [{ action: 'start' }] });
+    const { processor, audit } = pipeline([hanging], { conditionTimeoutMs: 200 });
+    expect(await processor.process(item(crash('slow-when')))).toEqual(['processed']);
+    expect((await audit.read({ instance: 'slow-when' })).find((r) => r.type === 'decision')?.summary).toBe('skipped: condition timed out after 200 ms');
+  });
+
+  describe('at the moment of acting', () => {
+    const job = (instance: string, over: Partial<ActionJob> = {}): ActionJob => ({
+      rule: 'restart-on-crash', action: 'start', params: {}, target, project: 'default', instance, correlationId: `inc-${++seq}`, incidentAt: Date.now() - 1_000, event: crash(instance, 'default', new Date(Date.now() - 1_000)), origin: 'rule', dryRun: false, ...over,
+    });
+    async function run(j: ActionJob, prefix = uniquePrefix('act')) {
+      const keys = keySpace(prefix);
+      const { executor, close } = testExecutor(redis, keys, client, [restartOnCrash]);
+      cleanups.push(close);
+      const outcome = await executor.execute(j, `job-${seq}`, 1, 1);
+      return { outcome, keys, audit: new AuditLog(redis, keys.audit) };
+    }
+
+    it('skips a start queued before the operator opted the instance out, and records why', async () => {
+      sim.controls.addInstance({ name: 'opted-out', status: 'Stopped', config: { 'user.reflex.autorestart': 'false' } });
+      const { outcome, audit } = await run(job('opted-out'));
+      expect(outcome).toMatchObject({ result: 'skipped', summary: expect.stringContaining('the rule no longer holds on the instance as read now: skipped: instance has not opted in') });
+      expect((await audit.read({ instance: 'opted-out' })).map((r) => [r.type, r.result])).toEqual([['outcome', 'skipped']]);
+      expect(sim.controls.calls('opted-out', 'start')).toBe(0);
+    });
+
+    it('skips a start superseded by a transition the operator requested after the incident', async () => {
+      sim.controls.addInstance({ name: 'operator-stopped', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
+      const prefix = uniquePrefix('act');
+      await new StateTracker(redis, keySpace(prefix)).update({ target, project: 'default', instance: 'operator-stopped' }, 102, Date.now(), { eventId: 'lxc-stop', requested: true });
+      const { outcome } = await run(job('operator-stopped'), prefix);
+      expect(outcome).toMatchObject({ result: 'skipped', summary: expect.stringMatching(/^superseded: a transition to 102 was requested through the API/) });
+      expect(sim.controls.calls('operator-stopped', 'start')).toBe(0);
+    });
+
+    it('skips a start the operator silenced after it was queued', async () => {
+      sim.controls.addInstance({ name: 'silenced', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
+      const prefix = uniquePrefix('act');
+      await new Silences(redis, keySpace(prefix).silences).add({ scope: { instance: 'silenced' }, reason: 'maintenance', durationMs: 60_000 });
+      const { outcome } = await run(job('silenced'), prefix);
+      expect(outcome).toMatchObject({ result: 'skipped', summary: expect.stringContaining('silenced since it was queued') });
+      expect(sim.controls.calls('silenced', 'start')).toBe(0);
+    });
+
+    it('skips a restart of an instance quarantined since', async () => {
+      sim.controls.addInstance({ name: 'quarantined', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
+      const prefix = uniquePrefix('act');
+      await redis.set(keySpace(prefix).quarantine({ target, project: 'default', instance: 'quarantined' }), '1', 'PX', 60_000);
+      const { outcome } = await run(job('quarantined'), prefix);
+      expect(outcome).toMatchObject({ result: 'skipped', summary: expect.stringContaining('is quarantined') });
+    });
+
+    it('records an instance deleted or renamed during the back-off as a skip, not a failure', async () => {
+      const { outcome, audit } = await run(job('never-existed'));
+      expect(outcome).toMatchObject({ result: 'skipped', summary: expect.stringContaining('is gone (deleted or renamed') });
+      expect((await audit.read({ instance: 'never-existed' })).filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
+    });
+
+    it('acts when everything still holds, and an operator\'s heal ignores the rule', async () => {
+      sim.controls.addInstance({ name: 'still-down', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
+      expect((await run(job('still-down'))).outcome).toMatchObject({ result: 'done' });
+      sim.controls.addInstance({ name: 'healed', status: 'Stopped' });
+      expect((await run(job('healed', { rule: 'heal', origin: 'operator', event: undefined }))).outcome).toMatchObject({ result: 'done' });
+    });
+  });
+});
