@@ -191,7 +191,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   }
 
   if (config.role === 'all' || config.role === 'scheduler') {
-    const scheduler = await startScheduler({ prefix: config.prefix, target: configured[0]!.id, redis, client: clientFor(configured[0]!.id), targets: configured.map((t) => ({ target: t.id, client: clientFor(t.id) })), audit, keys, logger, rulesDir: config.rulesDir, actions: actionsQueue });
+    const scheduler = await startScheduler({ target: configured[0]!.id, redis, client: clientFor(configured[0]!.id), targets: configured.map((t) => ({ target: t.id, client: clientFor(t.id) })), audit, keys, logger, rulesDir: config.rulesDir, actions: actionsQueue });
     stops.push(() => scheduler.stop());
   }
 

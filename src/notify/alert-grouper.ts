@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { alertSchema, alertValue, type Alert } from './alert.js';
 import type { Notification } from './notification.js';
-import type { NotifyKeys } from './notify-keys.js';
+import type { NotifyKeys } from '../redis/key-space.js';
 import type { MatchedRoute } from './router.js';
 
 /** Job on the flush queue: decide what to send for one group. */

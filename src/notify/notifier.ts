@@ -7,7 +7,7 @@ import { alertSchema, toAlert, type Alert, type AlertAction, type AlertInput } f
 import { AlertGrouper, flushJobSchema, groupOf } from './alert-grouper.js';
 import { deliveryBackoff, DeliveryProcessor, enqueueDelivery } from './delivery-worker.js';
 import { auditLink, type NotifyConfig } from './notify-config.js';
-import { notifyKeys, type NotifyKeys } from './notify-keys.js';
+import { keySpace, type NotifyKeys } from '../redis/key-space.js';
 import { RateLimiter } from './rate-limiter.js';
 import { createReceiver, type Receiver } from './receiver.js';
 import { Router, type MatchedRoute } from './router.js';
@@ -59,7 +59,7 @@ export class Notifier {
 
   /** Validates receivers and routes and reads their secrets; throws CONFIG_INVALID. */
   constructor(private readonly opts: NotifierOptions) {
-    this.keys = notifyKeys(opts.prefix);
+    this.keys = keySpace(opts.prefix).notify;
     this.alertLock = new TokenLock(opts.redis, { ttlMs: alertLockMs });
     const receivers = new Map<string, Receiver>();
     for (const cfg of opts.receivers) {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { NotifyKeys } from './notify-keys.js';
+import type { NotifyKeys } from '../redis/key-space.js';
 
 /**
  * Fixed-window limit on messages per receiver, shared by all replicas through one Redis counter

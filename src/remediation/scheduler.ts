@@ -5,9 +5,8 @@ import { z } from 'zod';
 import { TokenLock } from '../redis/token-lock.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
-import type { KeySpace } from '../redis/key-space.js';
+import type { KeySpace, ScheduleKeys } from '../redis/key-space.js';
 import type { Schedule } from '../schedules/schedule.js';
-import { scheduleKeys, type ScheduleKeys } from '../schedules/schedule-keys.js';
 import { loadSchedules } from '../schedules/schedule-loader.js';
 import { workerLockOptions } from './retry-policy.js';
 import { runTick, type TickReport } from './tick-runner.js';
@@ -22,8 +21,6 @@ export type TickJob = z.infer<typeof tickJobSchema>;
 
 /** Options of {@link startScheduler}. */
 export interface SchedulerOptions {
-  /** The deployment's key prefix (config.prefix); replicas sharing it share the schedules. */
-  prefix: string;
   /** The target as configured (audit records and lock keys). */
   target: string;
   redis: Redis;
@@ -67,7 +64,7 @@ export interface RunningScheduler {
  */
 export async function startScheduler(opts: SchedulerOptions): Promise<RunningScheduler> {
   const { logger, redis, keys, audit } = opts;
-  const skeys = scheduleKeys(opts.prefix);
+  const skeys = keys.schedules;
   let schedules = opts.schedules;
   if (!schedules) {
     const loaded = await loadSchedules(opts.rulesDir ?? './rules');

@@ -49,7 +49,7 @@ describe('housekeeping that one instance or one replica cannot hold up', () => {
     const runner = startActionRunner(redis, keys, () => client);
     cleanups.push(() => runner.stop());
     const schedule = defineSchedule({ name: 'hang', every: '3s', scope: { filter: 'config.user.backup eq true' }, tasks: [{ task: 'snapshot', namePattern: 'hk-%Y%m%d-%H%M%S' }] });
-    const scheduler = await startScheduler({ prefix, target, redis, client, audit: new AuditLog(redis, keys.audit), keys, logger: pino({ level: 'silent' }), schedules: [schedule], actions: runner.actions });
+    const scheduler = await startScheduler({ target, redis, client, audit: new AuditLog(redis, keys.audit), keys, logger: pino({ level: 'silent' }), schedules: [schedule], actions: runner.actions });
     cleanups.push(() => scheduler.stop());
     const audit = new AuditLog(redis, keys.audit);
 

@@ -46,7 +46,7 @@ await describeLxd('scheduled housekeeping on the real daemon', () => {
     cleanups.push(async () => reader.disconnect());
     const target = `unix://${lxdSocketPath()}`;
     const runner = startActionRunner(redis, keys, () => client);
-    const scheduler = await startScheduler({ prefix, target, redis, client, audit: new AuditLog(redis, keys.audit), keys, logger, schedules: [defineSchedule(def)], actions: runner.actions });
+    const scheduler = await startScheduler({ target, redis, client, audit: new AuditLog(redis, keys.audit), keys, logger, schedules: [defineSchedule(def)], actions: runner.actions });
     const log = new AuditLog(reader, keys.audit);
     try {
       const end = Date.now() + 40_000;

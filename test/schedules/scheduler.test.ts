@@ -46,7 +46,7 @@ describe('scheduler on the simulator', () => {
     const client = new InstanceClient(parseTarget(target));
     const audit = new AuditLog(redis, keys.audit);
     const runner = startActionRunner(redis, keys, () => client);
-    const scheduler = await startScheduler({ prefix, target, redis, client, audit, keys, logger, schedules: [defineSchedule(def)], actions: runner.actions });
+    const scheduler = await startScheduler({ target, redis, client, audit, keys, logger, schedules: [defineSchedule(def)], actions: runner.actions });
     let stopped = false;
     const stop = async () => {
       if (stopped) return;
@@ -107,7 +107,7 @@ describe('scheduler on the simulator', () => {
     const keys = keySpace(prefix);
     const targets = sims.map((sim) => ({ target: `unix://${sim.socketPath}`, client: new InstanceClient(parseTarget(`unix://${sim.socketPath}`)) }));
     const runner = startActionRunner(redis, keys, (t) => targets.find((x) => x.target === t)!.client);
-    const scheduler = await startScheduler({ prefix, target: targets[0]!.target, client: targets[0]!.client, targets, redis, audit: new AuditLog(redis, keys.audit), keys, logger, schedules: [defineSchedule(snapshotEverySecond)], actions: runner.actions });
+    const scheduler = await startScheduler({ target: targets[0]!.target, client: targets[0]!.client, targets, redis, audit: new AuditLog(redis, keys.audit), keys, logger, schedules: [defineSchedule(snapshotEverySecond)], actions: runner.actions });
     cleanups.push(async () => {
       await scheduler.stop();
       await runner.stop();
