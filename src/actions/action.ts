@@ -1,7 +1,9 @@
 import type { InstanceClient } from '../client/client.js';
 import type { AuditInput } from '../audit/audit-log.js';
 import type { Operation } from '../client/operation.js';
+import type { z } from 'zod';
 import type { CanonicalEvent } from '../events/canonical-event.js';
+import { ReflexError } from '../errors/reflex-error.js';
 import type { Notifier } from '../notify/notifier.js';
 
 /** A mutating call as an action describes it to {@link ActionContext.call}. */
@@ -59,4 +61,11 @@ export interface Action {
    */
   touchesInstance?: boolean;
   run(ctx: ActionContext): Promise<ActionOutcome>;
+}
+
+/** An action's params checked against its schema: CONFIG_INVALID naming each field at fault otherwise. */
+export function actionParams<S extends z.ZodType>(action: string, schema: S, params: unknown): z.infer<S> {
+  const parsed = schema.safeParse(params);
+  if (parsed.success) return parsed.data;
+  throw new ReflexError('CONFIG_INVALID', `${action} params: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(params)'}: ${i.message}`).join('; ')}`);
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { RuleEvent } from '../events/canonical-event.js';
-import type { Action, ActionOutcome } from './action.js';
+import { actionParams, type Action, type ActionOutcome } from './action.js';
 
 /** Params a rule may give the emit action. */
 export const emitParamsSchema = z.strictObject({
@@ -31,9 +31,8 @@ export const emitAction: Action = {
   touchesInstance: false,
   describe: 'publish a follow-up event other rules can trigger on (params: name, payload?)',
   async run(ctx): Promise<ActionOutcome> {
-    const parsed = emitParamsSchema.safeParse(ctx.params);
-    if (!parsed.success) throw new ReflexError('CONFIG_INVALID', `emit params: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(params)'}: ${i.message}`).join('; ')}`);
-    const { name, payload } = parsed.data;
+    const parsed = actionParams('emit', emitParamsSchema, ctx.params);
+    const { name, payload } = parsed;
     const job = ctx.job;
     if (!job) throw new ReflexError('CONFIG_INVALID', 'the emit action needs the job it runs for (no job context)');
     const chain = [...job.chain, job.rule];

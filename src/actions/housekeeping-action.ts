@@ -3,7 +3,7 @@ import { isApiStatus } from '../client/api-error.js';
 import { StatusCode } from '../client/status-code.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { Operation } from '../client/operation.js';
-import type { Action, ActionContext, ActionOutcome } from './action.js';
+import { actionParams, type Action, type ActionContext, type ActionOutcome } from './action.js';
 
 const stepSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('create-snapshot'), name: z.string().min(1), expiresAt: z.string().optional(), dryRun: z.boolean(), describe: z.string() }),
@@ -47,9 +47,8 @@ export const housekeepingAction: Action = {
   name: 'housekeeping',
   describe: 'run the steps a schedule planned for the instance (internal: queued by schedule ticks)',
   async run(ctx): Promise<ActionOutcome> {
-    const parsed = housekeepingParamsSchema.safeParse(ctx.params);
-    if (!parsed.success) throw new ReflexError('CONFIG_INVALID', `housekeeping params: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-    const { steps, plan, schedule } = parsed.data;
+    const parsed = actionParams('housekeeping', housekeepingParamsSchema, ctx.params);
+    const { steps, plan, schedule } = parsed;
     let done = 0;
     let dry = 0;
     for (const step of steps) {

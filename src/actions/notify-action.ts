@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Action, ActionOutcome } from './action.js';
+import { actionParams, type Action, type ActionOutcome } from './action.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import { severitySchema } from '../notify/alert.js';
 import type { Notifier } from '../notify/notifier.js';
@@ -28,9 +28,8 @@ export const notifyAction: Action = {
   touchesInstance: false,
   describe: 'send an alert about the instance to the notification receivers (params: receiver?, severity?, summary?)',
   async run(ctx): Promise<ActionOutcome> {
-    const parsed = notifyParamsSchema.safeParse(ctx.params);
-    if (!parsed.success) throw new ReflexError('CONFIG_INVALID', `notify params: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-    const p = parsed.data;
+    const parsed = actionParams('notify', notifyParamsSchema, ctx.params);
+    const p = parsed;
     const summary = p.summary ?? `rule notification for ${ctx.instance}`;
     const to = p.receiver ?? 'the routed receivers';
     if (ctx.dryRun) return { result: 'dry-run', summary: `would notify ${to} (${p.severity}): ${summary}` };
