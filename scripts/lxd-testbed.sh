@@ -20,6 +20,8 @@ readonly PACKAGES=(lxd busybox-static jq redis-server)
 
 https_address=""
 work=""
+# shellcheck source=scripts/testbed-image.sh
+source "$(dirname "${BASH_SOURCE[0]}")/testbed-image.sh"
 trap '[[ -z $work ]] || rm -rf "$work"' EXIT
 
 die() { echo "lxd-testbed: error: $*" >&2; exit 1; }
@@ -109,41 +111,7 @@ image_revision() {
 
 build_image() {
   work=$(mktemp -d /tmp/lxd-testbed-image.XXXXXX)
-  local rootfs="$work/rootfs"
-  mkdir -p "$rootfs"/{bin,sbin,usr/bin,usr/sbin,etc,dev,proc,sys,tmp,run,root,var/log}
-  chmod 1777 "$rootfs/tmp"
-  install -m 0755 /bin/busybox "$rootfs/bin/busybox"
-  # Every applet at its usual path (bin/sh, bin/sleep, sbin/poweroff, usr/bin/…).
-  local applet
-  while read -r applet; do
-    [[ -n $applet && $applet != bin/busybox && ! -e $rootfs/$applet ]] || continue
-    ln -s /bin/busybox "$rootfs/$applet"
-  done < <(/bin/busybox --list-full)
-
-  # An init that shuts down cleanly: LXD's graceful stop sends SIGPWR, and a bare `sleep` as PID 1
-  # ignores it, leaving `lxc stop` hanging and the instance busy (notes §10).
-  cat >"$rootfs/sbin/testinit" <<'EOF'
-#!/bin/sh
-# Reflex test bed init: exit cleanly on SIGPWR (lxc stop) or SIGTERM, otherwise idle.
-trap 'exit 0' PWR TERM
-while :; do sleep 1; done
-EOF
-  chmod 0755 "$rootfs/sbin/testinit"
-  echo "root:x:0:0:root:/root:/bin/sh" >"$rootfs/etc/passwd"
-  echo "root:x:0:" >"$rootfs/etc/group"
-
-  cat >"$work/metadata.yaml" <<EOF
-architecture: $(uname -m)
-creation_date: $(date +%s)
-properties:
-  architecture: $(uname -m)
-  os: busybox
-  release: "$(/bin/busybox | head -n1 | awk '{print $2}')"
-  description: Reflex test bed (busybox, /sbin/testinit)
-  reflex.revision: "$IMAGE_REVISION"
-EOF
-  tar -C "$work" -czf "$work/meta.tar.gz" metadata.yaml
-  tar -C "$rootfs" --numeric-owner -czf "$work/rootfs.tar.gz" .
+  build_testbed_image "$work" "$IMAGE_REVISION"
   lxc image import "$work/meta.tar.gz" "$work/rootfs.tar.gz" --alias "$IMAGE_ALIAS" >/dev/null
   rm -rf "$work"
 }
