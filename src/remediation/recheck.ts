@@ -6,7 +6,7 @@ import type { Instance } from '../client/instance.js';
 import type { StateTracker } from '../events/state-tracker.js';
 import type { KeySpace } from '../redis/key-space.js';
 import type { RuleEngine } from '../rules/engine.js';
-import type { Silences } from '../rules/silences.js';
+import { matchingSilence, type Silences } from '../rules/silences.js';
 import type { ActionJob } from './action-job.js';
 
 /** What the re-check found: go ahead (with the instance as just read), or skip and why. */
@@ -39,29 +39,30 @@ export class Recheck {
 
   async check(job: ActionJob): Promise<RecheckVerdict> {
     const ref = { target: job.target, project: job.project, instance: job.instance };
-    let instance: Instance;
-    try {
-      instance = (await this.deps.client(job.target).withProject(job.project).getInstance(job.instance)).value;
-    } catch (err) {
-      if (isApiStatus(err, 404)) return { proceed: false, check: 'gone', summary: `${job.instance} is gone (deleted or renamed since the incident)` };
-      throw err;
-    }
+    const byRule = job.origin === 'rule';
+    // Every read at once: this runs between an event and its first call.
+    const [read, tracked, silenceList, quarantined] = await Promise.all([
+      this.deps.client(job.target).withProject(job.project).getInstance(job.instance).then((r) => r.value, (err: unknown) => {
+        if (isApiStatus(err, 404)) return undefined;
+        throw err;
+      }),
+      job.origin !== 'operator' && job.incidentAt !== undefined ? this.deps.tracker.get(ref) : undefined,
+      byRule ? this.deps.silences.list() : undefined,
+      byRule && getAction(job.action).restarts ? this.deps.redis.exists(this.deps.keys.quarantine(ref)) : 0,
+    ]);
+    if (!read) return { proceed: false, check: 'gone', summary: `${job.instance} is gone (deleted or renamed since the incident)` };
+    const instance: Instance = read;
     if (job.origin === 'operator') return { proceed: true, instance };
 
-    if (job.incidentAt !== undefined) {
-      const tracked = await this.deps.tracker.get(ref);
-      if (tracked?.requestedAt !== undefined && tracked.requestedAt > job.incidentAt) {
-        return { proceed: false, check: 'superseded', summary: `superseded: a transition to ${tracked.requestedTo} was requested through the API at ${new Date(tracked.requestedAt).toISOString()}, after the incident (${new Date(job.incidentAt).toISOString()}); an operator's decision is never undone` };
-      }
+    if (job.incidentAt !== undefined && tracked?.requestedAt !== undefined && tracked.requestedAt > job.incidentAt) {
+      return { proceed: false, check: 'superseded', summary: `superseded: a transition to ${tracked.requestedTo} was requested through the API at ${new Date(tracked.requestedAt).toISOString()}, after the incident (${new Date(job.incidentAt).toISOString()}); an operator's decision is never undone` };
     }
-    if (job.origin === 'schedule') return { proceed: true, instance };
+    if (!byRule) return { proceed: true, instance };
 
-    const silence = await this.deps.silences.matching({ target: job.target, project: job.project, location: job.location ?? 'none', instance: job.instance, object: instance });
+    const silence = matchingSilence(silenceList ?? [], { target: job.target, project: job.project, location: job.location ?? 'none', instance: job.instance, object: instance });
     if (silence) return { proceed: false, check: 'silenced', summary: `silenced since it was queued: silence ${silence.id} until ${silence.until}: ${silence.reason}` };
 
-    if (getAction(job.action).restarts && (await this.deps.redis.exists(this.deps.keys.quarantine(ref)))) {
-      return { proceed: false, check: 'quarantined', summary: `${job.instance} is quarantined (crash loop); no restarts until released (reflex quarantine release)` };
-    }
+    if (quarantined) return { proceed: false, check: 'quarantined', summary: `${job.instance} is quarantined (crash loop); no restarts until released (reflex quarantine release)` };
 
     const engine = this.deps.engine();
     const rule = engine.rule(job.rule);

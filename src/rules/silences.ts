@@ -73,15 +73,20 @@ export class Silences {
 
   /** The first active silence covering the subject, if any. */
   async matching(subject: SilenceSubject): Promise<Silence | undefined> {
-    for (const s of await this.list()) {
-      const sc = s.scope;
-      if (sc.instance && sc.instance !== subject.instance) continue;
-      if (sc.project && sc.project !== subject.project) continue;
-      if (sc.location && sc.location !== subject.location) continue;
-      if (sc.target && sc.target !== subject.target) continue;
-      if (sc.filter && !(subject.object && evaluateFilter(parseFilter(sc.filter), subject.object))) continue;
-      return s;
-    }
-    return undefined;
+    return matchingSilence(await this.list(), subject);
   }
+}
+
+/** The first of `silences` covering the subject, if any. */
+export function matchingSilence(silences: Silence[], subject: SilenceSubject): Silence | undefined {
+  for (const s of silences) {
+    const sc = s.scope;
+    if (sc.instance && sc.instance !== subject.instance) continue;
+    if (sc.project && sc.project !== subject.project) continue;
+    if (sc.location && sc.location !== subject.location) continue;
+    if (sc.target && sc.target !== subject.target) continue;
+    if (sc.filter && !(subject.object && evaluateFilter(parseFilter(sc.filter), subject.object))) continue;
+    return s;
+  }
+  return undefined;
 }
