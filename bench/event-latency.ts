@@ -46,7 +46,7 @@ await runBench(bench, async () => {
           atMost(`event → first API call, p99 (${events} events)`, 'ms', p99, 'BullMQ one hop add → worker, p99', oneHop.p99, 3),
         ].map((f) => (Number.isFinite(Number(f.goal.split(' ')[1])) ? f : { ...f, goal: 'reported', met: true })),
         notes: [
-          `Paced at one event every ${paceMs} ms for both. Reflex's path holds the ingestor's 20 ms reorder window (it puts LXD's out-of-order frames back in daemon order; most of the p50), two queue hops (events, actions), about eight Redis round trips and one GET of the instance before the PUT.`,
+          `Paced at one event every ${paceMs} ms for both. A crash's instance-shutdown is a lone frame, so the ingestor's adaptive hold writes it at once (frames of an instance in the middle of an action are held 20 ms to be put back in daemon order). Reflex's path: two queue hops (events, actions), about a dozen Redis round trips, a GET of the instance for the rules, the re-check at the moment of acting (a fresh GET, the tracker, silences and quarantine, read at once) and the start action's own read of the state before the PUT.`,
           `Reflex: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms; BullMQ one hop: p50 ${oneHop.p50.toFixed(2)} ms, p99 ${oneHop.p99.toFixed(2)} ms.`,
         ],
       };
