@@ -145,7 +145,7 @@ await runBench(bench, async () => {
         `Real LXD at ${socket}; busybox container ${name}; times from the SIGKILL of its init to \`instance-started\` seen by a separate \`lxc monitor\`. The first round after each process start is a warm-up and not counted.`,
         `Floor parts (medians of ${floor.length}): kill → instance-shutdown ${median(shutdownMs).toFixed(0)} ms; lxc start ${median(startMs).toFixed(0)} ms.`,
         `Samples, shell loop: ${shell.map((v) => v.toFixed(0)).join(', ')} ms; Reflex: ${reflex.map((v) => v.toFixed(0)).join(', ')} ms; rounds not remediated within 15 s: shell ${failures.shell}, Reflex ${failures.reflex}.`,
-        'Where the time goes: almost all of it is the daemon\'s — its stop hook runs before it reports `instance-shutdown`, and a start sent earlier is refused as busy — so the shell loop already sits at the floor, and so does Reflex (its own share: two queue hops, the re-check and the start action's reads of the instance; a crash's lone frame is not held for ordering). Beating the shell loop by 5 % would mean beating the daemon\'s floor.',
+        'Where the time goes: almost all of it is the daemon\'s — its stop hook runs before it reports `instance-shutdown`, and a start sent earlier is refused as busy — so the shell loop already sits at the floor, and so does Reflex (its own share: two queue hops, the re-check and the start action\'s reads of the instance; a crash\'s lone frame is not held for ordering). Beating the shell loop by 5 % would mean beating the daemon\'s floor.',
       ],
     };
   } finally {

@@ -158,16 +158,15 @@ export class EventIngestor {
   }
 
   /**
-   * What goes out now, once the hold has passed: the buffer from its start, up to `max` frames,
-   * not across a synthetic event (frames do not cross it). Answers the positions taken.
+   * What goes out now: the buffer from its start, up to `max` items — all of it once the hold has
+   * passed, else only the leading resync events (they never wait). Frames keep their place relative
+   * to resync events (see {@link inDaemonOrder}). Answers the positions taken.
    */
   private released(max: number): number[] {
+    const held = Date.now() < this.holdUntil;
     const taken: number[] = [];
     for (let i = 0; i < this.buffer.length && taken.length < max; i++) {
-      if (this.buffer[i]!.kind === 'synthetic') {
-        if (i === 0) taken.push(0);
-        break;
-      }
+      if (held && this.buffer[i]!.kind !== 'synthetic') break;
       taken.push(i);
     }
     return taken;
