@@ -5,7 +5,8 @@ import type { LockAction, SimInstance } from './instance-model.js';
 import type { Requestor } from './lifecycle.js';
 import type { OperationSpec, SimOperation } from './operations.js';
 import { operationResources } from './handlers/common.js';
-import { planTransition, type StateRequest } from './state-machine.js';
+import { busyDecision } from './busy-policy.js';
+import { planTransition, type StateLifecycle, type StateRequest } from './state-machine.js';
 
 const descriptions: Record<string, string> = {
   start: 'Starting instance',
@@ -34,7 +35,13 @@ export class InstanceActions {
    * Starts an operation on an instance: consumes an armed fail/hang fault, refuses when the
    * instance is busy, otherwise runs `body` with the started operation.
    */
-  runOperation(inst: SimInstance, spec: OperationSpec, lockAction: LockAction | undefined, body: (op: SimOperation) => void): SimOperation {
+  runOperation(
+    inst: SimInstance,
+    spec: OperationSpec,
+    lockAction: LockAction | undefined,
+    body: (op: SimOperation) => void,
+    onBusy?: (op: SimOperation) => boolean,
+  ): SimOperation {
     const fault: OperationFault = this.ctx.faults.takeOperationFault(instanceKey(inst.project, inst.name));
     const hang = fault?.kind === 'hang';
     const op = this.ctx.ops.create({
@@ -52,7 +59,10 @@ export class InstanceActions {
     // can be done: refusals (busy, already running, …) show in the operation, never in the 202.
     setImmediate(() => {
       if (fault?.kind === 'fail') return op.fail(fault.err);
-      if (lockAction && inst.lock) return op.fail(`Failed to create instance ${lockAction} operation: Instance is busy running a "${inst.lock}" operation`);
+      if (lockAction && inst.lock) {
+        if (onBusy?.(op)) return;
+        return op.fail(`Failed to create instance ${lockAction} operation: Instance is busy running a "${inst.lock}" operation`);
+      }
       if (hang) {
         if (lockAction) inst.lock = lockAction;
         return;
@@ -65,52 +75,86 @@ export class InstanceActions {
   /** PUT …/state: one of start, stop, restart, freeze, unfreeze. */
   changeState(inst: SimInstance, req: StateRequest, requestor: Requestor): SimOperation {
     const spec: OperationSpec = { description: descriptions[req.action]!, resources: operationResources(this.ctx.opts.revision, inst) };
-    return this.runOperation(inst, spec, req.action, (op) => {
-      const result = planTransition(inst.statusCode, req);
-      if (!result.ok) return op.fail(result.err);
-      const plan = result.plan;
-      const key = instanceKey(inst.project, inst.name);
-      const faults = this.ctx.faults.of(key);
-      const t = this.ctx.opts.timings;
-      if (plan.lifecycle === 'instance-shutdown' && faults.ignoreShutdown) {
-        inst.lock = 'stop';
-        if (req.timeout > 0) {
-          this.later(req.timeout * 1000, () => {
-            inst.lock = undefined;
-            op.fail(`Failed shutting down instance, status is "Running": shutting down the container`);
-          });
-        }
+    const statusAtRequest = inst.statusCode;
+    const run = (op: SimOperation): void => {
+      if (inst.lock) {
+        if (!this.whenBusy(inst, req, requestor, op, statusAtRequest, run)) op.fail(`Failed to create instance ${req.action} operation: Instance is busy running a "${inst.lock}" operation`);
         return;
       }
-      inst.lock = plan.lock;
-      const previous = inst.statusCode;
-      if (plan.before) this.ctx.lifecycle.emit(inst, plan.before, { requestor });
-      inst.statusCode = plan.during;
-      inst.touch();
-      if (plan.lifecycle === 'instance-started' && faults.failNextStart) {
-        delete faults.failNextStart;
-        this.later(t.failedStartMs, () => this.failStart(inst, op, previous));
-        return;
+      this.transition(inst, req, requestor, op);
+    };
+    return this.runOperation(inst, spec, req.action, run, (op) => this.whenBusy(inst, req, requestor, op, statusAtRequest, run));
+  }
+
+  /** Applies {@link busyDecision}; false when the request is simply refused. */
+  private whenBusy(inst: SimInstance, req: StateRequest, requestor: Requestor, op: SimOperation, statusAtRequest: StatusCode, run: (op: SimOperation) => void): boolean {
+    const decision = busyDecision(inst.lockHolder, req, statusAtRequest);
+    if (!decision) return false;
+    inst.whenUnlocked(() => {
+      switch (decision.kind) {
+        case 'join':
+          if (decision.emit) this.ctx.lifecycle.emit(inst, decision.emit, { requestor });
+          return op.succeed();
+        case 'wait-then-fail':
+          return op.fail(decision.err);
+        case 'wait-then-run':
+          return run(op);
+        case 'wait-then-restart':
+          this.ctx.lifecycle.emit(inst, 'instance-shutdown', { requestor });
+          return this.transition(inst, { ...req, action: 'start' }, requestor, op, 'instance-restarted');
       }
-      if (plan.lifecycle === 'instance-restarted') {
-        this.later(t.restartMs / 2, () => {
-          if (inst.statusCode === StatusCode.Stopping) {
-            inst.statusCode = StatusCode.Starting;
-            inst.touch();
-          }
+    });
+    return true;
+  }
+
+  /** Runs an accepted state change; `announce` replaces the lifecycle action it emits. */
+  private transition(inst: SimInstance, req: StateRequest, requestor: Requestor, op: SimOperation, announce?: StateLifecycle): void {
+    const result = planTransition(inst.statusCode, req);
+    if (!result.ok) return op.fail(result.err);
+    const plan = result.plan;
+    const key = instanceKey(inst.project, inst.name);
+    const faults = this.ctx.faults.of(key);
+    const t = this.ctx.opts.timings;
+    if (plan.lifecycle === 'instance-shutdown' && faults.ignoreShutdown) {
+      inst.lock = 'stop';
+      inst.lockHolder = { action: 'stop', force: false };
+      if (req.timeout > 0) {
+        this.later(req.timeout * 1000, () => {
+          inst.lock = undefined;
+          op.fail(`Failed shutting down instance, status is "Running": shutting down the container`);
         });
       }
-      this.later(t[plan.timing], () => {
-        inst.lock = undefined;
-        if (plan.after === StatusCode.Stopped) this.markStopped(inst);
-        else this.markRunning(inst, plan.lifecycle !== 'instance-paused' && plan.lifecycle !== 'instance-resumed');
-        inst.statusCode = plan.after;
-        inst.touch();
-        this.ctx.lifecycle.emit(inst, plan.lifecycle, { requestor });
-        op.succeed();
-        if (plan.after === StatusCode.Stopped) this.afterStop(inst);
-        if (plan.lifecycle === 'instance-started' || plan.lifecycle === 'instance-restarted') this.armCrashLoop(inst);
+      return;
+    }
+    inst.lock = plan.lock;
+    inst.lockHolder = { action: plan.lock, force: req.force || req.timeout === 0 };
+    const previous = inst.statusCode;
+    if (plan.before) this.ctx.lifecycle.emit(inst, plan.before, { requestor });
+    inst.statusCode = plan.during;
+    inst.touch();
+    if (plan.lifecycle === 'instance-started' && faults.failNextStart) {
+      delete faults.failNextStart;
+      this.later(t.failedStartMs, () => this.failStart(inst, op, previous));
+      return;
+    }
+    if (plan.lifecycle === 'instance-restarted') {
+      this.later(t.restartMs / 2, () => {
+        if (inst.statusCode === StatusCode.Stopping) {
+          inst.statusCode = StatusCode.Starting;
+          inst.touch();
+        }
       });
+    }
+    this.later(t[plan.timing], () => {
+      inst.lock = undefined;
+      if (plan.after === StatusCode.Stopped) this.markStopped(inst);
+      else this.markRunning(inst, plan.lifecycle !== 'instance-paused' && plan.lifecycle !== 'instance-resumed');
+      inst.statusCode = plan.after;
+      inst.touch();
+      this.ctx.lifecycle.emit(inst, announce ?? plan.lifecycle, { requestor });
+      op.succeed();
+      if (plan.after === StatusCode.Stopped) this.afterStop(inst);
+      if (plan.lifecycle === 'instance-started' || plan.lifecycle === 'instance-restarted') this.armCrashLoop(inst);
     });
   }
 

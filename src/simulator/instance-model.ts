@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { StatusCode, statusText, type ApiRevision } from '../client/status-code.js';
+import type { LockHolder } from './busy-policy.js';
 import { zeroTime } from './time.js';
 
 /** Instance types. */
@@ -38,8 +39,10 @@ export class SimInstance {
   statusCode: StatusCode = StatusCode.Stopped;
   pid = 0;
   readonly snapshots = new Map<string, SimSnapshot>();
-  /** The action currently holding the operation lock, if any. */
-  lock: LockAction | undefined;
+  /** The API state change holding the lock, when one does (a crash's stop hook or an update holds it without). */
+  lockHolder: LockHolder | undefined;
+  private held: LockAction | undefined;
+  private unlockWaiters: (() => void)[] = [];
   /** Config and devices of a list of profiles (set by the store; none when absent). */
   expandProfiles: (names: readonly string[]) => { config: Record<string, string>; devices: Devices } = () => ({ config: {}, devices: {} });
   private cache = new Map<string, string>();
@@ -52,6 +55,25 @@ export class SimInstance {
     config: Record<string, string>,
   ) {
     this.config = config;
+  }
+
+  /** The action currently holding the operation lock, if any. */
+  get lock(): LockAction | undefined {
+    return this.held;
+  }
+
+  /** Taking or releasing the lock; a release wakes, on the next turn, whoever waits for it. */
+  set lock(action: LockAction | undefined) {
+    this.held = action;
+    if (action !== undefined) return;
+    this.lockHolder = undefined;
+    const waiters = this.unlockWaiters.splice(0);
+    if (waiters.length > 0) setImmediate(() => waiters.forEach((w) => w()));
+  }
+
+  /** Calls `fn` once the lock is next released. */
+  whenUnlocked(fn: () => void): void {
+    this.unlockWaiters.push(fn);
   }
 
   /** Invalidates cached renderings after any change. */

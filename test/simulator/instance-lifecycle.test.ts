@@ -133,10 +133,10 @@ describe('state machine and lifecycle events', () => {
     expect((await act('c1', 'unfreeze')).err).toBe('The container is already running');
   });
 
-  it('refuses a second action while one holds the instance lock', async () => {
+  it('refuses an action that neither joins nor waits while another holds the instance lock (freeze during a start)', async () => {
     const first = t.api('PUT', '/1.0/instances/c1/state', { action: 'start' });
-    const second = await act('c1', 'stop', { force: true });
-    expect(second.err).toBe('Failed to create instance stop operation: Instance is busy running a "start" operation');
+    const second = await act('c1', 'freeze');
+    expect(second.err).toBe('Failed to create instance freeze operation: Instance is busy running a "start" operation');
     await t.waitOp(await first);
   });
 });

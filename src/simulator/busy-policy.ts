@@ -1,0 +1,56 @@
+import type { StateLifecycle, StateRequest } from './state-machine.js';
+import { StatusCode } from '../client/status-code.js';
+
+/** The API state change holding an instance's operation lock. */
+export interface LockHolder {
+  action: StateRequest['action'];
+  /** A forced stop (or timeout 0) rather than a graceful one. */
+  force: boolean;
+}
+
+/** What a state change does when it finds the instance busy with another one. */
+export type BusyDecision =
+  /** Shares the running change's outcome: succeeds when it ends, emitting `emit` (with its requestor) if given. */
+  | { kind: 'join'; emit?: StateLifecycle }
+  /** Waits for the running change to end, then fails with `err`. */
+  | { kind: 'wait-then-fail'; err: string }
+  /** Waits for the running change to end, then runs as if it had just arrived. */
+  | { kind: 'wait-then-run' }
+  /** Waits for the stop to end, then shuts down (again) and restarts: `instance-shutdown`, `instance-restarted`. */
+  | { kind: 'wait-then-restart' };
+
+/**
+ * LXD 5.0.2's answer to a state change on an instance whose lock is held by another API state
+ * change (lxd/instance/operationlock: stop and start inherit or reuse a restart's or a stop's lock,
+ * others wait), as measured on the daemon with a graceful stop or restart in flight and the second
+ * request 300 ms later:
+ *
+ * | held \ request | stop (graceful) | stop (force) | start | restart |
+ * |---|---|---|---|---|
+ * | restart | joins: both succeed, still Running, only `instance-restarted` | – | waits, fails "already running" | – |
+ * | stop (graceful) | joins: both succeed, a second `instance-shutdown` | joins, then `instance-stopped` | waits, fails "already running" (it read Running), stays Stopped | waits, then `instance-shutdown`, `instance-restarted`, Running |
+ * | start | waits, then stops (`instance-shutdown`) | waits, then stops | – | – |
+ *
+ * Anything else (and any lock held by a crash's stop hook, an update, a delete…) is refused:
+ * "Instance is busy running a … operation". Freeze during a graceful stop, which the daemon lets
+ * through (the stop then hangs until the guest thaws), is refused too.
+ */
+export function busyDecision(held: LockHolder | undefined, req: StateRequest, statusAtRequest: StatusCode): BusyDecision | undefined {
+  if (!held) return undefined;
+  const graceful = req.action === 'stop' && !req.force && req.timeout !== 0;
+  const forced = req.action === 'stop' && !graceful;
+  if (held.action === 'restart') {
+    if (graceful) return { kind: 'join' };
+    if (req.action === 'start') return { kind: 'wait-then-fail', err: 'The instance is already running' };
+    return undefined;
+  }
+  if (held.action === 'stop' && !held.force) {
+    if (graceful) return { kind: 'join', emit: 'instance-shutdown' };
+    if (forced) return { kind: 'join', emit: 'instance-stopped' };
+    if (req.action === 'start' && statusAtRequest !== StatusCode.Stopped) return { kind: 'wait-then-fail', err: 'The instance is already running' };
+    if (req.action === 'restart') return { kind: 'wait-then-restart' };
+    return undefined;
+  }
+  if (held.action === 'start' && req.action === 'stop') return { kind: 'wait-then-run' };
+  return undefined;
+}
