@@ -3,6 +3,7 @@ import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { CanonicalEvent } from './canonical-event.js';
 import type { EventItem } from './event-job.js';
+import { ReorderHold } from './reorder-hold.js';
 
 /** Options of {@link EventIngestor}. */
 export interface EventIngestorOptions {
@@ -41,13 +42,6 @@ export interface EventIngestorOptions {
   active?: boolean;
 }
 
-/** How long after an inversion every frame is held. */
-const REORDER_QUIET_MS = 2_000;
-/** An instance with a frame this recently has an action in progress: its next frames are held. */
-const ACTIVE_INSTANCE_MS = 1_000;
-/** The instance a frame is about, cut out of its text (`source` or an operation's resources). */
-const instancePattern = /\/1\.0\/(?:instances|containers|virtual-machines)\/([^/?"\\]+)/;
-
 /**
  * Moves frames from the socket reader into the events queue: pushes are synchronous and cheap;
  * what accumulated while the previous write was in flight goes out as one job (one round trip per
@@ -58,14 +52,9 @@ export class EventIngestor {
   /** A follower's window of recent frames, oldest first. */
   private ring: EventItem[] = [];
   private active: boolean;
-  private readonly adaptive: boolean;
-  /** Frames are not written before this time (ms): the reorder hold of the frames buffered. */
-  private holdUntil = 0;
-  private lastInversionAt = -Infinity;
-  /** When each instance last had a frame (adaptive hold). */
-  private readonly lastSeen = new Map<string, number>();
-  /** Daemon-time key of the newest frame written, to see inversions. */
-  private newestWritten = '';
+  private readonly hold: ReorderHold;
+  /** The instance each buffered frame is about ('' when none), for its hold. */
+  private readonly instanceOf = new WeakMap<EventItem, string>();
   /** Bumped when the buffer is thrown away (overflow, lost lease): positions taken before no longer hold. */
   private generation = 0;
   private flushing: Promise<void> | undefined;
@@ -82,17 +71,12 @@ export class EventIngestor {
     this.followWindowMs = opts.followWindowMs ?? 60_000;
     this.followMaxFrames = opts.followMaxFrames ?? 50_000;
     this.active = opts.active ?? true;
-    this.adaptive = opts.adaptiveReorder ?? true;
+    this.hold = new ReorderHold(this.reorderWindowMs, opts.adaptiveReorder ?? true);
   }
 
   /** Frames held: waiting to be written (writer) or kept in the window (follower). */
   get buffered(): number {
     return this.active ? this.buffer.length : this.ring.length;
-  }
-
-  /** The hold a lone frame gets now (ms): 0 unless an inversion got through lately. */
-  get reorderWindow(): number {
-    return !this.adaptive || Date.now() - this.lastInversionAt < REORDER_QUIET_MS ? this.reorderWindowMs : 0;
   }
 
   /** Becomes the writer: the window of recent frames is written first, then live frames. */
@@ -123,20 +107,7 @@ export class EventIngestor {
       this.trimRing(receivedAt);
       return;
     }
-    const key = timestampKey(raw);
-    // An inversion the hold did not absorb: hold every frame for a while.
-    if (key !== undefined && key < this.newestWritten) this.lastInversionAt = receivedAt;
-    let hold = this.reorderWindow;
-    if (!hold) {
-      const instance = instancePattern.exec(raw)?.[1];
-      if (instance !== undefined) {
-        const last = this.lastSeen.get(instance);
-        if (last !== undefined && receivedAt - last < ACTIVE_INSTANCE_MS) hold = this.reorderWindowMs;
-        this.lastSeen.set(instance, receivedAt);
-        if (this.lastSeen.size > 10_000) for (const [k, at] of this.lastSeen) if (receivedAt - at >= ACTIVE_INSTANCE_MS) this.lastSeen.delete(k);
-      }
-    }
-    this.holdUntil = Math.max(this.holdUntil, receivedAt + hold);
+    this.instanceOf.set(item, this.hold.arrived(raw, timestampKey(raw), receivedAt));
     this.push(item);
   }
 
@@ -158,18 +129,24 @@ export class EventIngestor {
   }
 
   /**
-   * What goes out now: the buffer from its start, up to `max` items — all of it once the hold has
-   * passed, else only the leading resync events (they never wait). Frames keep their place relative
-   * to resync events (see {@link inDaemonOrder}). Answers the positions taken.
+   * What goes out now: up to `max` items of the buffer, in buffer order, whose instance's hold has
+   * passed; a resync event goes only while no held frame is ahead of it. Answers the positions
+   * taken, and when the next held frame is due (Infinity: none is held).
    */
-  private released(max: number): number[] {
-    const held = Date.now() < this.holdUntil;
+  private released(max: number, now: number): { taken: number[]; nextAt: number } {
     const taken: number[] = [];
+    let nextAt = Number.POSITIVE_INFINITY;
     for (let i = 0; i < this.buffer.length && taken.length < max; i++) {
-      if (held && this.buffer[i]!.kind !== 'synthetic') break;
-      taken.push(i);
+      const item = this.buffer[i]!;
+      if (item.kind === 'synthetic') {
+        if (nextAt === Number.POSITIVE_INFINITY) taken.push(i);
+        continue;
+      }
+      const at = this.hold.releaseAt(this.instanceOf.get(item) ?? '');
+      if (at <= now) taken.push(i);
+      else nextAt = Math.min(nextAt, at);
     }
-    return taken;
+    return { taken, nextAt };
   }
 
   private push(job: EventItem): void {
@@ -186,13 +163,12 @@ export class EventIngestor {
   private async flush(): Promise<void> {
     try {
       while (this.active && this.buffer.length) {
-        const wait = this.buffer[0]!.kind === 'synthetic' ? 0 : this.holdUntil - Date.now();
-        if (wait > 0) {
-          await new Promise((r) => setTimeout(r, wait));
-          continue; // frames that came meanwhile may have extended the hold
+        const { taken, nextAt } = this.released(this.maxBatch, Date.now());
+        if (taken.length === 0) {
+          await new Promise((r) => setTimeout(r, Math.max(1, nextAt - Date.now())));
+          continue; // frames that came meanwhile may have changed the holds
         }
         const generation = this.generation;
-        const taken = this.released(this.maxBatch);
         const batch = inDaemonOrder(taken.map((i) => this.buffer[i]!));
         try {
           if (this.opts.mayWrite && !(await this.opts.mayWrite())) {
@@ -203,7 +179,7 @@ export class EventIngestor {
           if (generation !== this.generation) continue;
           // The job id is a hash of the batch's content: a write retried after a lost reply is stored once.
           await this.opts.queue.add('batch', { kind: 'batch', target: this.opts.target, items: batch }, { jobId: batchId(batch) });
-          for (const item of batch) if (item.kind === 'frame') this.newestWritten = maxKey(this.newestWritten, timestampKey(item.raw));
+          for (const item of batch) if (item.kind === 'frame') this.hold.written(this.instanceOf.get(item) ?? '', timestampKey(item.raw));
           // Frames pushed meanwhile were appended, so the positions taken still hold (unless the buffer was thrown away).
           if (generation === this.generation) {
             const gone = new Set(taken);
@@ -248,10 +224,6 @@ export function inDaemonOrder(jobs: EventItem[]): EventItem[] {
 }
 
 const timestampPattern = /"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)"/;
-
-function maxKey(a: string, b: string | undefined): string {
-  return b !== undefined && b > a ? b : a;
-}
 
 /** A sortable key (UTC, nanoseconds) for an RFC 3339 timestamp inside a frame. */
 function timestampKey(raw: string): string | undefined {
