@@ -40,7 +40,7 @@ export async function incus(args: string[], timeoutMs = 30_000): Promise<string>
 let reachable: Promise<boolean> | undefined;
 
 /** Whether Incus answers `incus query /1.0` (three tries of 10 s: a busy daemon is not a missing one). */
-function incusReachable(): Promise<boolean> {
+export function incusReachable(): Promise<boolean> {
   reachable ??= (async () => {
     try {
       if (!statSync(INCUS_SOCKET).isSocket()) return false;
@@ -58,6 +58,11 @@ function incusReachable(): Promise<boolean> {
     return false;
   })();
   return reachable;
+}
+
+/** True when REFLEX_REQUIRE_INCUS=1: a missing Incus then fails the real-Incus suites instead of skipping them. */
+function requireIncus(): boolean {
+  return process.env.REFLEX_REQUIRE_INCUS === '1';
 }
 
 /**
@@ -79,7 +84,7 @@ export async function describeIncus(name: string, body: () => void): Promise<voi
     });
     return;
   }
-  if (process.env.REFLEX_REQUIRE_INCUS === '1') {
+  if (requireIncus()) {
     describe(name, () => {
       it('needs a real Incus daemon', () => {
         throw new Error(`real Incus required (REFLEX_REQUIRE_INCUS=1) but no Incus daemon answers at ${INCUS_SOCKET}; run scripts/incus-testbed.sh as root`);
