@@ -5,6 +5,7 @@ import type { Target } from '../client/target.js';
 import type { Config } from '../config/config.js';
 import { connectRedis } from '../redis/connect.js';
 import { checkRules, formatProblem } from '../rules/rule-checker.js';
+import { daemonProfile, type ServerInfo } from './daemon-profile.js';
 
 /** One check of `reflex doctor`: what was checked, whether it passed, and what to do if not. */
 export interface DoctorCheck {
@@ -12,6 +13,8 @@ export interface DoctorCheck {
   ok: boolean;
   detail: string;
   fix?: string;
+  /** Passed, but with something to know (a daemon difference that matters to rules). */
+  warning?: boolean;
 }
 
 /** Runs every check; never throws. */
@@ -57,7 +60,7 @@ async function checkTarget(configured: () => Target, label: string | undefined):
   try {
     const target = configured();
     client = new InstanceClient(target, { timeoutMs: 5_000 });
-    const server = (await client.server()) as { auth?: string; api_extensions?: string[]; environment?: { server?: string; server_version?: string } };
+    const server = (await client.server()) as ServerInfo & { auth?: string };
     const trusted = server.auth === 'trusted';
     out.push({
       name: named('target'),
@@ -65,6 +68,9 @@ async function checkTarget(configured: () => Target, label: string | undefined):
       detail: `${target.url}: ${server.environment?.server ?? 'server'} ${server.environment?.server_version ?? ''}, ${server.api_extensions?.length ?? 0} API extensions, client ${server.auth ?? 'unknown'}`,
       ...(trusted ? {} : { fix: 'add this client certificate to the server trust store: lxc config trust add client.crt (or use a trust token)' }),
     });
+    const daemon = daemonProfile(server);
+    out.push({ name: named('daemon'), ok: true, detail: `${daemon.product} ${daemon.version}` });
+    for (const w of daemon.warnings) out.push({ name: named('daemon'), ok: true, warning: true, detail: w });
     const ws = await new Promise<string | undefined>((resolve) => {
       const ep = client!.eventsEndpoint(['operation', 'lifecycle']);
       const socket = new WebSocket(ep.url, { ...ep.options, handshakeTimeout: 5_000 } as WebSocket.ClientOptions);

@@ -7,7 +7,7 @@ export function registerDoctor(program: Command): void {
     const { runDoctor } = await import('../../doctor/doctor.js'); // pulls in the TypeScript compiler
     const checks = await runDoctor(resolveConfig(opts));
     for (const c of checks) {
-      process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(7)} ${c.detail}\n`);
+      process.stdout.write(`${!c.ok ? 'FAIL' : c.warning ? 'warn' : 'ok  '} ${c.name.padEnd(7)} ${c.detail}\n`);
       if (c.fix) process.stdout.write(`     fix: ${c.fix}\n`);
     }
     if (checks.some((c) => !c.ok)) process.exitCode = 1;
