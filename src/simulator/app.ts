@@ -6,6 +6,7 @@ import { registerCertificates } from './handlers/certificates.js';
 import { registerControl } from './handlers/control.js';
 import { registerHost } from './handlers/host.js';
 import { registerImages } from './handlers/images.js';
+import { registerInstanceLogs } from './handlers/instance-logs.js';
 import { registerInstanceState } from './handlers/instance-state.js';
 import { registerInstances } from './handlers/instances.js';
 import { registerOperations } from './handlers/operations.js';
@@ -26,6 +27,7 @@ export function buildRouter(ctx: SimContext, controls: SimulatorControls): Route
   registerServer(router);
   registerInstances(router, revision);
   registerInstanceState(router, revision);
+  registerInstanceLogs(router, revision);
   registerSnapshots(router, revision);
   registerOperations(router);
   registerImages(router);
@@ -67,7 +69,7 @@ export function handleRequest(ctx: SimContext, router: Router, req: IncomingMess
       response =
         err instanceof SimHttpError ? { kind: 'error', status: err.status, message: err.message } : { kind: 'error', status: 500, message: (err as Error).message ?? String(err) };
     }
-    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    const headers: Record<string, string> = { 'Content-Type': response.kind === 'file' ? response.contentType : 'application/json' };
     if (etag) headers.ETag = etag;
     if (response.kind === 'async') headers.Location = response.operationUrl;
     if (res.destroyed) return;

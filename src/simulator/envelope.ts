@@ -18,7 +18,9 @@ export class SimHttpError extends Error {
 export type SimResponse =
   | { kind: 'sync'; metadata: unknown; raw?: string; etag?: string }
   | { kind: 'async'; operationUrl: string; operation: unknown }
-  | { kind: 'error'; status: number; message: string };
+  | { kind: 'error'; status: number; message: string }
+  /** A file's content, not an envelope (instance log files). */
+  | { kind: 'file'; contentType: string; body: string };
 
 /** 200 sync response. */
 export function sync(metadata: unknown, etag?: string): SimResponse {
@@ -52,6 +54,8 @@ export function renderBody(res: SimResponse): string {
         error: '',
         metadata: res.operation,
       })}\n`;
+    case 'file':
+      return res.body;
     case 'error':
       return `${JSON.stringify({ type: 'error', status: '', status_code: 0, operation: '', error_code: res.status, error: res.message, metadata: null })}\n`;
   }
@@ -59,5 +63,5 @@ export function renderBody(res: SimResponse): string {
 
 /** HTTP status of a response. */
 export function httpStatusOf(res: SimResponse): number {
-  return res.kind === 'sync' ? 200 : res.kind === 'async' ? 202 : res.status;
+  return res.kind === 'sync' || res.kind === 'file' ? 200 : res.kind === 'async' ? 202 : res.status;
 }

@@ -21,8 +21,10 @@ export function registerStorage(router: Router): void {
 /** The `dir` pool; used by every instance and by the profiles whose root disk is on it. */
 function pool(req: SimRequest): Record<string, unknown> {
   const { store } = req.ctx;
+  // Instances, then their snapshots (which `lxc storage info` lists under the instance's name again).
   const usedBy = [
     ...store.list(null).map((i) => i.url()),
+    ...store.list(null).flatMap((i) => [...i.snapshots.keys()].map((s) => `/1.0/instances/${i.name}/snapshots/${s}${i.project === 'default' ? '' : `?project=${i.project}`}`)),
     ...store.projects.flatMap((project) =>
       store.profiles.profileProject(project) !== project
         ? []
