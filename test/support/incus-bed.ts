@@ -92,8 +92,14 @@ export async function describeIncus(name: string, body: () => void): Promise<voi
     });
     return;
   }
+  if (!skipNoticePrinted) {
+    skipNoticePrinted = true;
+    process.stderr.write('real-Incus suite skipped: no Incus daemon reachable (run scripts/incus-testbed.sh as root to enable)\n');
+  }
   describe.skip(name, body);
 }
+
+let skipNoticePrinted = false;
 
 /** Options for {@link launchIncusInstance}. */
 export interface IncusLaunchOptions {
