@@ -30,7 +30,7 @@ await describeLxd('a start the daemon refuses while its stop hook runs', () => {
       await crashInstance(name);
       // /state reads Stopped ~60 ms after the kill, LXD's stop hook finishes ~600 ms later: start inside that window.
       await waitForStatus(name, STATUS_STOPPED, 2_000);
-      const job: ActionJobInput = { rule: 'test', action: 'start', params: {}, target, project: 'default', instance: name, correlationId: 'busy-1', dryRun: false };
+      const job: ActionJobInput = { rule: 'heal', action: 'start', params: {}, target, project: 'default', instance: name, correlationId: 'busy-1', origin: 'operator', dryRun: false };
       await actions.add('start', job, { jobId: 'busy-1', attempts: 8, backoff: { type: 'exponential', delay: 200 } });
       await waitForStatus(name, STATUS_RUNNING, 10_000);
     } finally {
