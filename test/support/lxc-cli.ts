@@ -12,21 +12,29 @@ export interface LxcResult {
 }
 
 /**
- * The real `lxc` client with a private configuration directory (LXD_CONF), so remotes and the
- * client certificate it generates never touch the user's own config. The `local` remote is the
- * real daemon's socket when there is one.
+ * The real `lxc` client (or `incus`, with `client: 'incus'`) with a private configuration
+ * directory (LXD_CONF / INCUS_CONF), so remotes and the client certificate it generates never
+ * touch the user's own config. For `lxc`, the `local` remote is the real daemon's socket when
+ * there is one.
  */
 export class LxcCli {
   readonly confDir = mkdtempSync(join(tmpdir(), 'reflex-lxc-conf-'));
 
+  constructor(private readonly opts: { client?: 'lxc' | 'incus' } = {}) {}
+
   /** Runs `lxc args…` with an empty stdin (lxc reads YAML from a non-terminal stdin). */
   run(args: string[], opts: { timeoutMs?: number; input?: string } = {}): Promise<LxcResult> {
-    const socket = lxdSocketPath();
-    const env: NodeJS.ProcessEnv = { ...process.env, LXD_CONF: this.confDir, LC_ALL: 'C' };
-    if (socket) env.LXD_SOCKET = socket;
-    else delete env.LXD_SOCKET;
+    const client = this.opts.client ?? 'lxc';
+    const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: 'C' };
+    if (client === 'incus') env.INCUS_CONF = this.confDir;
+    else {
+      env.LXD_CONF = this.confDir;
+      const socket = lxdSocketPath();
+      if (socket) env.LXD_SOCKET = socket;
+      else delete env.LXD_SOCKET;
+    }
     return new Promise((resolve, reject) => {
-      const child = spawn('lxc', args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(client, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
@@ -47,7 +55,7 @@ export class LxcCli {
   /** Like run, but throws with stderr unless the exit code is 0; returns stdout. */
   async ok(args: string[], opts: { timeoutMs?: number; input?: string } = {}): Promise<string> {
     const res = await this.run(args, opts);
-    if (res.code !== 0) throw new Error(`lxc ${args.join(' ')} exited ${res.code}: ${res.stderr.trim()}`);
+    if (res.code !== 0) throw new Error(`${this.opts.client ?? 'lxc'} ${args.join(' ')} exited ${res.code}: ${res.stderr.trim()}`);
     return res.stdout;
   }
 
@@ -57,7 +65,7 @@ export class LxcCli {
   }
 }
 
-/** Whether the `lxc` client is on PATH (looked up without running it: a first run writes a config dir). */
-export function lxcInstalled(): boolean {
-  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, 'lxc')));
+/** Whether a client (`lxc` by default) is on PATH (looked up without running it: a first run writes a config dir). */
+export function lxcInstalled(client: 'lxc' | 'incus' = 'lxc'): boolean {
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, client)));
 }

@@ -38,8 +38,9 @@ function add(req: SimRequest): SimResponse {
   const name = typeof body.name === 'string' ? body.name : 'client';
   if (!info.trusted) {
     // An untrusted client may redeem a token (or its secret), or give the trust password,
-    // presenting its own certificate.
-    const password = typeof body.password === 'string' ? body.password : '';
+    // presenting its own certificate. The incus client sends its token as `trust_token`; LXD 5.0.2
+    // knows only `password`, but both revisions take either, so both clients can join both.
+    const password = typeof body.trust_token === 'string' && body.trust_token !== '' ? body.trust_token : typeof body.password === 'string' ? body.password : '';
     if (!info.clientCertPem || password === '') throw new SimHttpError(403, 'not authorized');
     const trustPassword = ctx.opts.revision === 'earlier' ? ctx.opts.trustPassword : undefined;
     if (trustPassword !== undefined && password === trustPassword) {

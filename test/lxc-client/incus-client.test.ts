@@ -1,0 +1,32 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { LxcCli, lxcInstalled } from '../support/lxc-cli.js';
+import { fastTimings } from '../simulator/sim-client.js';
+
+let sim: RunningSimulator;
+let incus: LxcCli;
+
+/** Runs with the `incus` client (CI installs it with the Incus test bed); skipped without it unless REFLEX_REQUIRE_INCUS=1. */
+const suite = lxcInstalled('incus') || process.env.REFLEX_REQUIRE_INCUS === '1' ? describe : describe.skip;
+
+suite('the real incus client against reflex sim', () => {
+  beforeEach(() => {
+    incus = new LxcCli({ client: 'incus' });
+  });
+  afterEach(async () => {
+    await sim?.stop();
+    incus.close();
+  });
+
+  for (const revision of ['later', 'earlier'] as const) {
+    it(`incus remote add with a trust token works against the ${revision} revision, then list and exec`, async () => {
+      sim = await startSimulator({ listen: ['https://127.0.0.1:0'], revision, timings: fastTimings });
+      sim.controls.addInstance({ name: 'c1' });
+      const add = await incus.run(['remote', 'add', 'sim', sim.controls.issueToken('ci')]);
+      expect(add.stderr).not.toMatch(/Error/);
+      expect(add.code).toBe(0);
+      expect(await incus.ok(['list', 'sim:', '--format', 'csv', '-c', 'ns'])).toBe('c1,RUNNING\n');
+      expect(await incus.run(['exec', 'sim:c1', '--', 'sh', '-c', 'echo hi; exit 3'])).toMatchObject({ stdout: 'hi\n', code: 3 });
+    });
+  }
+});
