@@ -147,6 +147,15 @@ start_daemon() {
 }
 
 # No `incus admin init --auto`: it would add a bridge; the tests need no network.
+# Trust tokens need an HTTPS listener (Incus refuses to issue one without core.https_address); loopback
+# only, on a port beside LXD's 8443.
+ensure_https() {
+  if [[ -z $(incus config get core.https_address 2>/dev/null) ]]; then
+    say "listening on 127.0.0.1:8444 (core.https_address, for trust tokens)"
+    incus config set core.https_address 127.0.0.1:8444 >/dev/null
+  fi
+}
+
 ensure_storage() {
   if ! incus storage show default >/dev/null 2>&1; then
     say "creating storage pool default (dir)"
@@ -206,6 +215,7 @@ delete_stale_instances() {
 install_packages
 start_daemon
 ensure_storage
+ensure_https
 ensure_image
 delete_stale_instances
 

@@ -10,11 +10,13 @@ export class ApiError extends ReflexError {
   readonly errorCode: number | undefined;
   readonly method: string;
   readonly path: string;
+  /** The server's own error text (the envelope's `error`), without the request prefixed to the message. */
+  readonly serverError: string | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    opts: { status?: number; errorCode?: number; method: string; path: string; cause?: unknown; retryable?: boolean },
+    opts: { status?: number; errorCode?: number; method: string; path: string; cause?: unknown; retryable?: boolean; serverError?: string },
   ) {
     super(code, message, opts);
     this.name = 'ApiError';
@@ -22,6 +24,7 @@ export class ApiError extends ReflexError {
     this.errorCode = opts.errorCode;
     this.method = opts.method;
     this.path = opts.path;
+    this.serverError = opts.serverError;
   }
 }
 
@@ -40,7 +43,7 @@ export function apiErrorFromEnvelope(status: number, message: string, errorCode:
   else if (effective === 409) code = 'API_CONFLICT';
   else if (effective === 412) code = 'API_PRECONDITION_FAILED';
   else if (effective >= 500) code = 'API_SERVER_ERROR';
-  return new ApiError(code, `${method} ${path}: ${status} ${message}`, { status, errorCode, method, path });
+  return new ApiError(code, `${method} ${path}: ${status} ${message}`, { status, errorCode, method, path, serverError: message });
 }
 
 /** Whether an error is an ApiError with the given HTTP status. */

@@ -55,7 +55,11 @@ export async function waitOperationObject(transport: Transport, id: string, seco
     if (res.kind !== 'sync') throw new ApiError('API_BAD_RESPONSE', `GET ${path}: expected a sync answer`, { method: 'GET', path, status: res.status });
     return parseMetadata(operationSchema, res.envelope.metadata, 'GET', path, res.status);
   } catch (err) {
-    if (err instanceof ApiError && err.status !== undefined && err.status < 400 && /deadline|timed? ?out/i.test(err.message)) return undefined;
+    // The server's text only: the request's own path holds `timeout=` and must not count as one.
+    if (err instanceof ApiError && err.status !== undefined && err.status < 400 && /deadline|timed? ?out/i.test(err.serverError ?? '')) {
+      // Incus answers a long-poll that ran out with "context deadline exceeded", not the operation: read it.
+      return getOperationObject(transport, id, { project: opts.project, signal: opts.signal });
+    }
     throw err;
   }
 }

@@ -4,7 +4,7 @@ import type { ApiRevision } from '../../src/client/status-code.js';
 import { ensureLxdHttps, lxdServerCertificate, makeIdentity } from './lxd-https.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
 import { acquireLxdLock, deleteTestInstance, launchTestInstance, lxc, lxdReachable, lxdSocketPath, requireLxd } from '../support/lxd-bed.js';
-import { INCUS_SOCKET, deleteIncusInstance, incusReachable, launchIncusInstance } from '../support/incus-bed.js';
+import { INCUS_SOCKET, deleteIncusInstance, incusReachable, launchIncusInstance, requireIncus } from '../support/incus-bed.js';
 
 /**
  * The targets the conformance suite runs against. Every assertion is written once, against a
@@ -89,13 +89,9 @@ const lxdHttpsFactory: TargetFactory = {
 };
 
 /**
- * Real Incus 6.0 LTS beside LXD (scripts/incus-testbed.sh), over its unix socket. Only when named
- * (REFLEX_CONFORMANCE_TARGETS=incus), not by default: on 6.0.4, 41 of 46 assertions hold and 5 show
- * real differences not yet handled (issue 13): `/wait` answers HTTP 200 with an *error envelope* for
- * a failed operation ("The instance is already running", error_code 500) and for a timeout ("context
- * deadline exceeded"), which the client reports as OPERATION_VANISHED / no operation object; a
- * failed create under a taken name likewise; a malformed filter is 400, not 500; and trust tokens
- * need core.https_address.
+ * Real Incus 6.0 LTS beside LXD (scripts/incus-testbed.sh), over its unix socket. The differences
+ * that are real are asserted per revision (a malformed filter is 400, not 500; a taken name fails
+ * on the database's unique constraint); trust tokens need the test bed's core.https_address.
  */
 const incusFactory: TargetFactory = {
   name: 'incus',
@@ -155,7 +151,7 @@ const factories: TargetFactory[] = [lxdFactory, lxdHttpsFactory, incusFactory, s
 
 function selected(): { factory: TargetFactory; explicit: boolean }[] {
   const wanted = process.env.REFLEX_CONFORMANCE_TARGETS?.split(',').map((s) => s.trim()).filter(Boolean);
-  if (!wanted?.length) return factories.filter((f) => f !== incusFactory).map((factory) => ({ factory, explicit: factory.name.startsWith('lxd') && requireLxd() }));
+  if (!wanted?.length) return factories.map((factory) => ({ factory, explicit: (factory.name.startsWith('lxd') && requireLxd()) || (factory === incusFactory && requireIncus()) }));
   return wanted.map((name) => {
     const factory = factories.find((f) => f.name === name);
     if (!factory) {

@@ -61,7 +61,7 @@ export function incusReachable(): Promise<boolean> {
 }
 
 /** True when REFLEX_REQUIRE_INCUS=1: a missing Incus then fails the real-Incus suites instead of skipping them. */
-function requireIncus(): boolean {
+export function requireIncus(): boolean {
   return process.env.REFLEX_REQUIRE_INCUS === '1';
 }
 

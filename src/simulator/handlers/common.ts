@@ -30,7 +30,7 @@ export function recursionOf(req: SimRequest): 0 | 1 | 2 {
 /**
  * The `filter` parameter as a predicate with LXD 5.0.2's semantics (anchored case-insensitive
  * regex, non-string fields never match, unknown operators act as eq, quoted values need a space).
- * A malformed filter is a 500 "Invalid filter: …", as observed.
+ * A malformed filter is "Invalid filter: …": a 500 on LXD 5.0.2, a 400 on Incus 6.0, as observed.
  */
 export function filterOf(req: SimRequest): ((obj: unknown) => boolean) | undefined {
   const text = req.info.query.get('filter');
@@ -38,7 +38,7 @@ export function filterOf(req: SimRequest): ((obj: unknown) => boolean) | undefin
   try {
     return compileFilter(parseFilter(text, { unknownOperators: 'as-eq', rejectQuotedWithoutSpace: true }), { semantics: 'lxd' });
   } catch (err) {
-    if (err instanceof FilterSyntaxError) throw new SimHttpError(500, `Invalid filter: ${err.message}`);
+    if (err instanceof FilterSyntaxError) throw new SimHttpError(req.ctx.opts.revision === 'later' ? 400 : 500, `Invalid filter: ${err.message}`);
     throw err;
   }
 }
