@@ -107,6 +107,11 @@ export class OwnOperations {
     await tx.pexpire(key, OWN_OPERATIONS_TTL_MS).exec();
   }
 
+  /** Ids of the operations Reflex started on the instance lately. */
+  async ids(ref: InstanceRef): Promise<string[]> {
+    return this.redis.hkeys(this.keys.ownOperations(ref));
+  }
+
   async list(ref: InstanceRef): Promise<OwnOperation[]> {
     const raw = await this.redis.hvals(this.keys.ownOperations(ref));
     return raw.map((r) => JSON.parse(r) as OwnOperation);

@@ -121,7 +121,12 @@ export class ActionExecutor {
         logger.info({ instance: job.instance, project: job.project, rule: job.rule, action: job.action, check: verdict.check }, `${job.action} skipped: ${verdict.summary}`);
         return this.finish(ref, jobId, outcome);
       }
-      await this.waitForOthersOperations(client, job.instance, job.target, job.project);
+      const operators = await this.waitForOthersOperations(client, job);
+      if (operators) {
+        const outcome: ActionOutcome = { result: 'skipped', summary: operators };
+        await audit.append({ ...base, type: 'outcome', summary: `${job.action} skipped at the moment of acting: ${operators}`, result: 'skipped', recheck: 'superseded', jobId }, { once: `recheck:${jobId}` });
+        return this.finish(ref, jobId, outcome);
+      }
     }
     const ctx: ActionContext = {
       client,
@@ -260,28 +265,36 @@ export class ActionExecutor {
 
   /**
    * Waits (bounded) for operations someone else is running on the instance, so we act on the
-   * settled state. The server lists every operation of the last seconds, whatever its instance; in
-   * a storm of actions each listing would grow with the others, so concurrent actions on one
-   * target share a listing up to {@link OPERATIONS_MAX_AGE_MS} old. An operation started since is
-   * caught by the daemon's own instance lock: the call is refused as busy, and retried.
+   * settled state, and answers why the job is superseded when one of them is an operator's stop or
+   * freeze made after the incident — whose event may not have been processed yet. The server lists
+   * every operation of the last seconds, whatever its instance; in a storm of actions each listing
+   * would grow with the others, so concurrent actions on one target share a listing up to
+   * {@link OPERATIONS_MAX_AGE_MS} old. An operation started since is caught by the daemon's own
+   * instance lock: the call is refused as busy, and retried.
    */
-  private async waitForOthersOperations(client: InstanceClient, instance: string, target: string, project: string): Promise<void> {
+  private async waitForOthersOperations(client: InstanceClient, job: ActionJob): Promise<string | undefined> {
     let ops;
     try {
-      ops = await this.recentOperations(client, `${target}\u0000${project}`);
+      ops = await this.recentOperations(client, `${job.target}\u0000${job.project}`);
     } catch {
-      return; // listing is an optimisation: the action re-reads state anyway
+      return undefined; // listing is an optimisation: the action re-reads state anyway
     }
-    for (const op of ops) {
-      if (isFinalOperationCode(op.status_code) || op.class !== 'task') continue;
-      const paths = Object.values(op.resources ?? {}).flat();
-      if (!paths.some((p) => parseSource(p).instance === instance)) continue;
+    const mine = ops.filter((op) => op.class === 'task' && Object.values(op.resources ?? {}).flat().some((p) => parseSource(p).instance === job.instance));
+    if (!mine.length) return undefined;
+    if (job.origin !== 'operator' && job.incidentAt !== undefined) {
+      const own = new Set(await this.deps.ownOperations.ids(refOf(job)));
+      const operator = mine.find((op) => !own.has(op.id) && /^(stopping|freezing)/i.test(op.description) && Date.parse(op.created_at) > job.incidentAt!);
+      if (operator) return `superseded: "${operator.description}" (operation ${operator.id}, not Reflex's) was requested at ${operator.created_at}, after the incident; an operator's decision is never undone`;
+    }
+    for (const op of mine) {
+      if (isFinalOperationCode(op.status_code)) continue;
       try {
         await (await client.getOperation(op.id)).wait({ timeoutMs: 30_000 });
       } catch {
         // Its failure is its own business; the action re-reads the state next.
       }
     }
+    return undefined;
   }
 }
 

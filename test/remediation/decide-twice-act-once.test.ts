@@ -161,6 +161,15 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
       expect(sim.controls.calls('operator-stopped', 'start')).toBe(0);
     });
 
+    it('skips a start when an operator stopped the instance after the incident, before that stop\'s event was processed', async () => {
+      sim.controls.addInstance({ name: 'stop-in-flight', config: { 'user.reflex.autorestart': 'true' } });
+      const queued = job('stop-in-flight');
+      await (await client.changeState('stop-in-flight', { action: 'stop', force: true })).wait({ timeoutMs: 5_000 });
+      const { outcome } = await run(queued);
+      expect(outcome).toMatchObject({ result: 'skipped', summary: expect.stringMatching(/^superseded: "Stopping instance" \(operation .*, not Reflex's\)/) });
+      expect(sim.controls.calls('stop-in-flight', 'start')).toBe(0);
+    });
+
     it('skips a start the operator silenced after it was queued', async () => {
       sim.controls.addInstance({ name: 'silenced', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
       const prefix = uniquePrefix('act');
