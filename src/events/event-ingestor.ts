@@ -58,6 +58,8 @@ export class EventIngestor {
   /** Bumped when the buffer is thrown away (overflow, lost lease): positions taken before no longer hold. */
   private generation = 0;
   private flushing: Promise<void> | undefined;
+  /** Ends the flush loop's wait for a held frame early: a frame that needs no hold arrived. */
+  private wake: (() => void) | undefined;
   private readonly maxBuffered: number;
   private readonly reorderWindowMs: number;
   private readonly maxBatch: number;
@@ -158,6 +160,7 @@ export class EventIngestor {
     }
     this.buffer.push(job);
     if (!this.flushing) this.flushing = this.flush();
+    else this.wake?.();
   }
 
   private async flush(): Promise<void> {
@@ -165,7 +168,15 @@ export class EventIngestor {
       while (this.active && this.buffer.length) {
         const { taken, nextAt } = this.released(this.maxBatch, Date.now());
         if (taken.length === 0) {
-          await new Promise((r) => setTimeout(r, Math.max(1, nextAt - Date.now())));
+          // Another instance's frame that arrives meanwhile need not wait for this one's hold.
+          await new Promise<void>((r) => {
+            const t = setTimeout(r, Math.max(1, nextAt - Date.now()));
+            this.wake = () => {
+              clearTimeout(t);
+              r();
+            };
+          });
+          this.wake = undefined;
           continue; // frames that came meanwhile may have changed the holds
         }
         const generation = this.generation;

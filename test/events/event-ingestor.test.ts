@@ -68,6 +68,25 @@ describe('the event ingestor', () => {
     expect(await actions()).toEqual(['instance-shutdown', 'instance-resumed', 'instance-started']);
   });
 
+  it('writes another instance\'s lone frame at once while one instance\'s frames are held', async () => {
+    const { ingestor, jobs } = await setUp(3_000, true);
+    const other = (ts: string) => JSON.stringify({ type: 'lifecycle', timestamp: ts, metadata: { action: 'instance-shutdown', source: '/1.0/instances/r2' } });
+    const written = async () => (await jobs()).flatMap((j) => (j.kind === 'batch' ? j.items : [j])).map((i) => (i.kind === 'frame' ? JSON.parse(i.raw).metadata.source : i.kind));
+    const until = async (n: number, ms: number) => {
+      const end = Date.now() + ms;
+      while ((await written()).length < n && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    };
+    ingestor.pushFrame(frame('2026-11-22T10:00:00.100000000Z', 'instance-started'), Date.now());
+    await until(1, 1_000);
+    ingestor.pushFrame(frame('2026-11-22T10:00:00.200000000Z', 'instance-updated'), Date.now()); // r1 busy: held 3 s
+    await new Promise((r) => setTimeout(r, 100)); // the writer now waits for that hold
+    ingestor.pushFrame(other('2026-11-22T10:00:00.300000000Z'), Date.now());
+    await until(2, 1_000);
+    expect(await written()).toEqual(['/1.0/instances/r1', '/1.0/instances/r2']);
+    await ingestor.drain();
+    expect(await written()).toEqual(['/1.0/instances/r1', '/1.0/instances/r2', '/1.0/instances/r1']);
+  });
+
   it('stores a batch written twice (a retried write) once', async () => {
     const { ingestor, jobs } = await setUp(0);
     const raw = frame('2026-11-22T10:00:00.100000000Z', 'instance-updated');
