@@ -64,13 +64,6 @@ export class ReorderHold {
     if (h && key !== undefined && key > h.newestWritten) h.newestWritten = key;
   }
 
-  /** The hold a lone frame of `instance` gets now (ms). */
-  windowFor(instance: string, now = Date.now()): number {
-    if (!this.adaptive) return this.windowMs;
-    const h = this.byInstance.get(instance);
-    return h && (now < h.invertedUntil || now - h.lastSeen < ACTIVE_MS) ? this.windowMs : 0;
-  }
-
   private entry(instance: string, now: number): InstanceHold {
     let h = this.byInstance.get(instance);
     if (!h) {

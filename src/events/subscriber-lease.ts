@@ -80,11 +80,6 @@ export class SubscriberLease extends EventEmitter {
     return this.lock !== undefined;
   }
 
-  /** Whether the holder could not confirm the lease lately (Redis unreachable). */
-  get inDoubt(): boolean {
-    return this.lock?.inDoubt ?? false;
-  }
-
   get fencingToken(): number {
     return this.lock?.fence ?? 0;
   }

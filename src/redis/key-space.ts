@@ -100,8 +100,6 @@ export interface KeySpace {
   pendingActions(ref: InstanceRef): string;
   /** Marker that an event (by content hash) is fully processed: only then is a redelivery a duplicate. */
   eventDone(hash: string): string;
-  /** Marker of one step of an event's processing (audit record, decision), so a resumed event does it once. */
-  stepDone(step: string): string;
   /** Notifications: their queues and keys, under `<prefix>:notify:`. */
   notify: NotifyKeys;
   /** Schedules: their queue and keys. */
@@ -134,7 +132,6 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     ownOperations: (r) => `${prefix}:own-ops:${ref(r)}`,
     pendingActions: (r) => `${prefix}:pending:${ref(r)}`,
     eventDone: (hash) => `${prefix}:done:${hash}`,
-    stepDone: (step) => `${prefix}:step:${step}`,
     notify: notifyKeys(prefix),
     schedules: {
       queue: 'schedules',

@@ -79,11 +79,6 @@ export class HeldLock extends EventEmitter {
     return this.controller.signal;
   }
 
-  /** Whether the last renewal could not reach Redis (the lock may or may not still be ours). */
-  get inDoubt(): boolean {
-    return this.doubt;
-  }
-
   /** Throws LOCK_LOST when the lock can no longer be trusted: call it just before acting. */
   check(): void {
     if (Date.now() - this.confirmedAt > this.ttlMs) this.expire();
@@ -109,12 +104,6 @@ export class HeldLock extends EventEmitter {
     this.released = true;
     clearInterval(this.timer);
     await releaseScript.run(this.redis, [this.key], [this.token]).catch(() => undefined);
-  }
-
-  /** Stops renewing without deleting the lock (it expires by itself). */
-  abandon(): void {
-    this.released = true;
-    clearInterval(this.timer);
   }
 
   private abort(why: string): void {
