@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ReflexError } from '../errors/reflex-error.js';
+import { durationMs } from './duration.js';
 
 export const roleSchema = z.enum(['all', 'subscriber', 'worker', 'scheduler']);
 export type Role = z.infer<typeof roleSchema>;
@@ -59,30 +60,30 @@ export const configSchema = z.strictObject({
   /** Prefix of every Redis key; lets several deployments share a Redis. Default "reflex". */
   prefix: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('reflex'),
   /** Periodic full resync (catches Error 112, which no event announces). Default 30 000 ms; 0 disables. */
-  resyncIntervalMs: z.number().int().min(0).default(30_000),
+  resyncIntervalMs: durationMs(z.number().int().min(0)).default(30_000),
   /**
    * Lifetime of the subscriber lease: when the replica reading the event stream dies, another
    * takes over within about this long. Default 3000 ms.
    */
-  leaseTtlMs: z.number().int().min(300).max(60_000).default(3_000),
+  leaseTtlMs: durationMs(z.number().int().min(300).max(60_000)).default(3_000),
   /** How long a resync lets the event stream catch up before reporting a difference. Default 1500 ms. */
-  resyncGraceMs: z.number().int().min(0).max(60_000).default(1_500),
+  resyncGraceMs: durationMs(z.number().int().min(0).max(60_000)).default(1_500),
   /** Entries the event archive (`<prefix>:archive`) keeps at most. Default 1 000 000. */
   archiveMaxLength: z.number().int().min(1).default(1_000_000),
   /** Age after which archived events are trimmed. Default 7 days. */
-  archiveMaxAgeMs: z.number().int().min(1_000).default(7 * 24 * 3600_000),
+  archiveMaxAgeMs: durationMs(z.number().int().min(1_000)).default(7 * 24 * 3600_000),
   /** Attempts per action job, first included. Default 5. */
   actionAttempts: z.number().int().min(1).max(50).default(5),
   /** How long a rule's `when` may take before the decision is recorded as "condition timed out". Default 5000 ms. */
-  ruleTimeoutMs: z.number().int().min(10).max(300_000).default(5_000),
+  ruleTimeoutMs: durationMs(z.number().int().min(10).max(300_000)).default(5_000),
   /** Concurrent action jobs per process. Default 8. */
   actionConcurrency: z.number().int().min(1).max(256).default(8),
   /** Storm control: this many distinct instances failing on one member within `stormWindowMs` inhibit per-instance remediation, with one grouped alert. Default 10; 0 turns it off. */
   stormThreshold: z.number().int().min(0).default(10),
   /** Storm control's sliding window; a storm ends one window after it last had `stormThreshold` failures. Default 60 000 ms. */
-  stormWindowMs: z.number().int().min(1_000).default(60_000),
+  stormWindowMs: durationMs(z.number().int().min(1_000)).default(60_000),
   /** How long restarting rules stand back after an unrequested stop of an instance with `boot.autorestart=true`, while the daemon retries (Incus: 10 restarts a minute). Default 75 000 ms. */
-  autorestartStandBackMs: z.number().int().min(0).default(75_000),
+  autorestartStandBackMs: durationMs(z.number().int().min(0)).default(75_000),
   /** pino level. Default info. */
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Address the HTTP server (/metrics, /healthz, /readyz, /dashboard) binds. Default 127.0.0.1. */
@@ -130,7 +131,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ConfigInput
     rulesDir: env.REFLEX_RULES || undefined,
     role: (env.REFLEX_ROLE || undefined) as Role | undefined,
     prefix: env.REFLEX_PREFIX || undefined,
-    resyncIntervalMs: num(env.REFLEX_RESYNC_INTERVAL_MS),
+    resyncIntervalMs: env.REFLEX_RESYNC_INTERVAL_MS || undefined, // a number of ms or a duration (30s)
     logLevel: (env.REFLEX_LOG_LEVEL || undefined) as Config['logLevel'] | undefined,
     httpHost: env.REFLEX_HTTP_HOST || undefined,
     httpPort: num(env.REFLEX_HTTP_PORT),
