@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ReflexError } from '../errors/reflex-error.js';
+import { isSensitiveName, redactText, redactUrl } from '../log/redaction.js';
 import { durationMs } from './duration.js';
 
 export const roleSchema = z.enum(['all', 'subscriber', 'worker', 'scheduler']);
@@ -90,9 +91,23 @@ export const configSchema = z.strictObject({
   httpHost: z.string().min(1).default('127.0.0.1'),
   /** Port of the HTTP server. Default 9464; 0 disables it. */
   httpPort: z.number().int().min(0).max(65_535).default(9464),
-  /** Bearer token of /dashboard (header or ?token=); none: the dashboard is disabled. */
+  /** Bearer token of /dashboard (header or ?token=); none: the dashboard is disabled. It only reads: bull-board is read-only without `dashboardWriteToken`. */
   dashboardToken: z.string().min(16, 'at least 16 characters').optional(),
+  /**
+   * Second token that lets bull-board change the queues (add, retry, clean, pause, obliterate jobs),
+   * accepted only as `Authorization: Bearer` on a same-origin request, never as a cookie or ?token=.
+   * None (the default): the dashboard is read-only. Must differ from `dashboardToken`.
+   */
+  dashboardWriteToken: z.string().min(16, 'at least 16 characters').optional(),
+  /**
+   * Host names the HTTP server answers to besides IP addresses, `localhost` and `httpHost`
+   * (`*.example.org` matches its subdomains); any other Host header gets 421, which stops DNS
+   * rebinding. Default none.
+   */
+  httpAllowedHosts: z.array(z.string().regex(/^(\*\.)?[A-Za-z0-9_.-]+$/, 'a host name, or *.domain')).default([]),
 }).superRefine((c, ctx) => {
+  if (c.dashboardWriteToken !== undefined && c.dashboardToken === undefined) ctx.addIssue({ code: 'custom', path: ['dashboardWriteToken'], message: 'needs dashboardToken too (the write token only adds writes to a dashboard that is enabled)' });
+  if (c.dashboardWriteToken !== undefined && c.dashboardWriteToken === c.dashboardToken) ctx.addIssue({ code: 'custom', path: ['dashboardWriteToken'], message: 'must differ from dashboardToken' });
   if (!c.targets) return;
   for (const f of singleTargetFields) {
     if (c[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: `not allowed with a targets list (set by the config file, the environment or a flag): move it into a targets entry, or drop targets` });
@@ -105,16 +120,33 @@ export const configSchema = z.strictObject({
 export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 
-/** Validates a configuration; the error names each field, the value given and what was expected. */
+/** Fields that hold a path to a key file, not a key: shown, though their name sounds secret. */
+const keyPathFields = new Set(['clientKey']);
+
+/** What an error says was given: never a secret field's value, URLs without credentials, no whole objects. */
+function describeGiven(path: PropertyKey[], value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const secret = path.some((k) => typeof k === 'string' && isSensitiveName(k) && !keyPathFields.has(k));
+  if (secret) return 'a value, not shown: secret';
+  if (typeof value === 'string') return JSON.stringify(redactText(redactUrl(value)));
+  if (Array.isArray(value)) return `a list of ${value.length}`;
+  if (value && typeof value === 'object') return 'a mapping';
+  return JSON.stringify(value) ?? String(value);
+}
+
+/**
+ * Validates a configuration; the error names each field, what was expected and what was given,
+ * except the value of a secret field (tokens), a URL's credentials and whole mappings.
+ */
 export function parseConfig(input: ConfigInput): Config {
   const res = configSchema.safeParse(input);
   if (res.success) return res.data;
   const lines = res.error.issues.map((i) => {
     const field = i.path.join('.') || '(config)';
     const value = i.path.reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string | number, unknown>)[k as string] : undefined), input);
-    return `${field}: ${i.message} (got ${JSON.stringify(value)})`;
+    return `${field}: ${i.message} (got ${describeGiven(i.path, value)})`;
   });
-  throw new ReflexError('CONFIG_INVALID', `invalid configuration:\n  ${lines.join('\n  ')}`);
+  throw new ReflexError('CONFIG_INVALID', redactText(`invalid configuration:\n  ${lines.join('\n  ')}`));
 }
 
 /** Reads the `REFLEX_*` / `REDIS_URL` environment variables that map to config fields. */
@@ -137,6 +169,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ConfigInput
     httpPort: num(env.REFLEX_HTTP_PORT),
     stormThreshold: num(env.REFLEX_STORM_THRESHOLD),
     dashboardToken: env.REFLEX_DASHBOARD_TOKEN || undefined,
+    dashboardWriteToken: env.REFLEX_DASHBOARD_WRITE_TOKEN || undefined,
+    httpAllowedHosts: env.REFLEX_HTTP_ALLOWED_HOSTS ? env.REFLEX_HTTP_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean) : undefined,
   };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as ConfigInput;
 }

@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { REDACTED } from '../audit/redact.js';
+import { REDACTED } from '../log/redaction.js';
 import { ReflexError } from '../errors/reflex-error.js';
 
 /**

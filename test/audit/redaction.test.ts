@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
-import { isSensitiveName, redact, redactText, REDACTED } from '../../src/audit/redact.js';
+import { redact } from '../../src/audit/redact.js';
+import { isSensitiveName, redactText, REDACTED } from '../../src/log/redaction.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 
 const redis = redisClient();
