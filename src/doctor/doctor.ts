@@ -3,9 +3,9 @@ import { InstanceClient } from '../client/client.js';
 import { targetsOf } from '../config/config-target.js';
 import type { Target } from '../client/target.js';
 import type { Config } from '../config/config.js';
-import { connectRedis } from '../redis/connect.js';
 import { checkRules, formatProblem } from '../rules/rule-checker.js';
 import { daemonProfile, type ServerInfo } from './daemon-profile.js';
+import { checkRedis } from './redis-checks.js';
 
 /** One check of `reflex doctor`: what was checked, whether it passed, and what to do if not. */
 export interface DoctorCheck {
@@ -17,18 +17,18 @@ export interface DoctorCheck {
   warning?: boolean;
 }
 
+/** What the doctor reports beside the configuration itself. */
+export interface DoctorOptions {
+  /** The configuration file that was read, if any (shown as the first check). */
+  configFile?: string;
+}
+
 /** Runs every check; never throws. */
-export async function runDoctor(config: Config): Promise<DoctorCheck[]> {
-  const checks: DoctorCheck[] = [];
-  try {
-    const redis = await connectRedis(config.redisUrl, { timeoutMs: 3_000 });
-    const info = await redis.info('persistence');
-    redis.disconnect();
-    const aof = /aof_enabled:1/.test(info);
-    checks.push({ name: 'redis', ok: true, detail: `reachable at ${config.redisUrl.replace(/\/\/[^@/]*@/, '//***@')}${aof ? ', AOF on' : ', AOF off (events since the last snapshot are lost if Redis dies; turn on appendonly)'}` });
-  } catch (err) {
-    checks.push({ name: 'redis', ok: false, detail: (err as Error).message, fix: 'start redis-server, or point --redis / REDIS_URL at a reachable Redis' });
-  }
+export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [
+    { name: 'config', ok: true, detail: opts.configFile ? `read ${opts.configFile}` : 'no config file (defaults, environment and flags only)' },
+  ];
+  checks.push(...(await checkRedis(config.redisUrl)));
   let targets: { name?: string; target: () => Target }[];
   try {
     const all = targetsOf(config);
@@ -83,6 +83,7 @@ async function checkTarget(configured: () => Target, label: string | undefined):
     const fix =
       e.code === 'TLS_PIN_MISMATCH' ? 'the server certificate changed or the pin is wrong: fetch the right one (lxc remote add) or fix --server-cert'
       : e.code === 'TLS_CLIENT_UNTRUSTED' || e.code === 'TLS_CLIENT_CERT_MISSING' ? 'trust this client: lxc config trust add client.crt'
+      : /\bEACCES\b/.test(e.message) ? 'this user may not open the socket: give it the socket\'s group (stat -c %G SOCKET): usermod -aG GROUP USER, SupplementaryGroups= in deploy/reflex.service, or in a container group_add with the numeric gid (stat -c %g SOCKET)'
       : 'check --target / REFLEX_TARGET and that the daemon runs (lxc info)';
     out.push({ name: named('target'), ok: false, detail: `${e.code ?? 'ERROR'}: ${e.message}`, fix });
   } finally {
