@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { readConfigFile } from '../config/config-file.js';
+import { DEFAULT_CONFIG_FILE, configFileToRead, readConfigFile } from '../config/config-file.js';
 import { configFromEnv, parseConfig, type Config, type ConfigInput } from '../config/config.js';
 
 /** Adds the options every command that talks to Redis or the target shares. */
 export function withConnectionOptions(cmd: Command): Command {
   return cmd
-    .option('--config <file>', 'configuration file, YAML or JSON (env REFLEX_CONFIG)')
+    .option('--config <file>', `configuration file, YAML or JSON (env REFLEX_CONFIG; default ${DEFAULT_CONFIG_FILE} when it exists)`)
     .option('--target <url>', 'unix:///path/to/unix.socket or https://host:8443 (env REFLEX_TARGET; default: first local LXD/Incus socket)')
     .option('--remote <name>', 'a remote from your lxc/incus client config, instead of --target (env REFLEX_REMOTE)')
     .option('--client-cert <file>', 'client certificate for an HTTPS target (env REFLEX_CLIENT_CERT)')
@@ -18,11 +18,21 @@ export function withConnectionOptions(cmd: Command): Command {
 }
 
 /**
- * The effective configuration: defaults < config file < environment < flags. Every error names
- * the field, the value and what was expected.
+ * The configuration file a command reads: `--config`, else `REFLEX_CONFIG`, else
+ * /etc/reflex/config.yaml when it exists, else none.
+ * @param defaultFile the file read when none is named (default /etc/reflex/config.yaml).
  */
-export function resolveConfig(opts: Record<string, unknown>, extra: ConfigInput = {}): Config {
-  const file = (opts.config as string | undefined) ?? process.env.REFLEX_CONFIG;
+export function configFileOf(opts: Record<string, unknown>, defaultFile: string = DEFAULT_CONFIG_FILE): string | undefined {
+  return configFileToRead((opts.config as string | undefined) || process.env.REFLEX_CONFIG || undefined, defaultFile);
+}
+
+/**
+ * The effective configuration: defaults < config file ({@link configFileOf}) < environment <
+ * flags. Every error names the field, the value and what was expected.
+ * @param defaultFile the file read when none is named (default /etc/reflex/config.yaml).
+ */
+export function resolveConfig(opts: Record<string, unknown>, extra: ConfigInput = {}, defaultFile: string = DEFAULT_CONFIG_FILE): Config {
+  const file = configFileOf(opts, defaultFile);
   const flags: ConfigInput = {
     target: opts.target as string | undefined,
     remote: opts.remote as string | undefined,

@@ -1,7 +1,20 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { ConfigInput } from './config.js';
+
+/** The configuration file read when none is named and it exists (the system-wide install, docs/install-debian.md). */
+export const DEFAULT_CONFIG_FILE = '/etc/reflex/config.yaml';
+
+/**
+ * Which configuration file to read: the one named (`--config`, then `REFLEX_CONFIG`), else
+ * `defaultFile` when it exists, else none. A named file that does not exist is still returned, so
+ * that reading it fails loudly instead of silently falling back to defaults.
+ */
+export function configFileToRead(named: string | undefined, defaultFile: string = DEFAULT_CONFIG_FILE): string | undefined {
+  if (named) return named;
+  return existsSync(defaultFile) ? defaultFile : undefined;
+}
 
 /**
  * Reads a configuration file (YAML or JSON; same field names as the config schema). Secrets

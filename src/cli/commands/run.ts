@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import { resolveConfig, withConnectionOptions } from '../config-options.js';
+import { configFileOf, resolveConfig, withConnectionOptions } from '../config-options.js';
 import { createLogger } from '../../log/logger.js';
+import { durationValue, wholeNumber } from '../option-values.js';
 import { runUntilSignal } from '../../app/run-until-signal.js';
 import { redact } from '../../audit/redact.js';
 
@@ -8,14 +9,15 @@ import { redact } from '../../audit/redact.js';
 export function registerRun(program: Command): void {
   withConnectionOptions(program.command('run').description('subscribe to the instance server, run the rules and their actions'))
     .option('--role <role>', 'all | subscriber | worker | scheduler (env REFLEX_ROLE; default all)')
-    .option('--resync-interval <ms>', 'periodic full resync, 0 disables (default 30000)', Number)
+    .option('--resync-interval <duration>', 'periodic full resync, e.g. 30s; 0 disables (default 30s)', durationValue)
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (env REFLEX_LOG_LEVEL)')
     .option('--http-host <address>', 'address of /metrics, /healthz, /readyz and /dashboard (env REFLEX_HTTP_HOST; default 127.0.0.1)')
-    .option('--http-port <port>', 'port of that HTTP server, 0 disables it (env REFLEX_HTTP_PORT; default 9464)', Number)
+    .option('--http-port <port>', 'port of that HTTP server, 0 disables it (env REFLEX_HTTP_PORT; default 9464)', wholeNumber(0))
+    .option('--wait-for-target', 'start even if the target does not answer yet, and wait for it (env REFLEX_WAIT_FOR_TARGET=1); default: exit with an error')
     .option('--print-config', 'print the effective configuration and exit')
     .action(async (opts) => {
       // The dashboard token is not a flag (a command line is visible to every local user): env REFLEX_DASHBOARD_TOKEN or the config file.
-      const config = resolveConfig(opts, { role: opts.role, resyncIntervalMs: opts.resyncInterval, logLevel: opts.logLevel, httpHost: opts.httpHost, httpPort: opts.httpPort });
+      const config = resolveConfig(opts, { role: opts.role, resyncIntervalMs: opts.resyncInterval, logLevel: opts.logLevel, httpHost: opts.httpHost, httpPort: opts.httpPort, waitForTarget: opts.waitForTarget });
       if (opts.printConfig) {
         // Secrets (the dashboard token, a password in the Redis URL) are redacted; the client key
         // setting is a file path, not the key, so it is shown as is.
@@ -25,6 +27,9 @@ export function registerRun(program: Command): void {
         process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
         return;
       }
-      await runUntilSignal(config, createLogger(config.logLevel));
+      const logger = createLogger(config.logLevel);
+      const configFile = configFileOf(opts);
+      logger.info({ configFile: configFile ?? null }, configFile ? `configuration read from ${configFile}` : 'no configuration file: defaults, environment and flags');
+      await runUntilSignal(config, logger);
     });
 }
