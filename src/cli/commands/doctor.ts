@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { useColour } from '../../log/colour.js';
-import { resolveConfig, withConnectionOptions } from '../config-options.js';
+import { configFileOf, resolveConfig, withConnectionOptions } from '../config-options.js';
 import { printJson } from '../option-values.js';
 
 /** `reflex doctor`: checks Redis, the target (reachability, TLS pin, trust), events and rules; says what to fix. */
@@ -9,7 +9,7 @@ export function registerDoctor(program: Command): void {
     .option('--json', 'print one JSON object {ok, checks: [{name, ok, warning, detail, fix}]}')
     .action(async (opts) => {
       const { runDoctor } = await import('../../doctor/doctor.js'); // pulls in the TypeScript compiler
-      const checks = await runDoctor(resolveConfig(opts));
+      const checks = await runDoctor(resolveConfig(opts), { configFile: configFileOf(opts) });
       const ok = checks.every((c) => c.ok);
       if (!ok) process.exitCode = 1;
       if (opts.json) return printJson({ ok, checks: checks.map((c) => ({ name: c.name, ok: c.ok, warning: Boolean(c.warning), detail: c.detail, fix: c.fix ?? null })) });
