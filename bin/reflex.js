@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI without a build step: tsx registers its loader, then the CLI is imported.
-import { register } from 'tsx/esm/api';
+// The `reflex` command: runs the compiled CLI (dist/, made by `npm run build`; `npm ci` and
+// `npm pack` build it through the prepare/prepack scripts).
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../src/cli/entry.ts');
+const entry = new URL('../dist/cli/entry.js', import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write(`reflex: ${entry.pathname} is missing: this checkout is not built; run \`npm run build\`\n`);
+  process.exit(1);
+}
+const { main } = await import(entry.href);
 await main(process.argv);

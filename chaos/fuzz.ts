@@ -134,13 +134,13 @@ const ruleFileArb = fc.oneof(
   fc.constantFrom(
     "export default 42;",
     "throw new Error('boom at import');",
-    "import { defineRule } from 'reflex'; export default defineRule({ name: '', on: [], actions: [] });",
-    "import { defineRule } from 'reflex'; export default defineRule({ name: 'x', on: [{ kind: 'nope' }], actions: [{ action: 'start' }] });",
-    "import { defineRule } from 'reflex'; export default defineRule({ name: 'y', on: [{ kind: 'instance.status' }], actions: [{ action: 'no-such-action' }] });",
+    "import { defineRule } from 'reflex-lxd'; export default defineRule({ name: '', on: [], actions: [] });",
+    "import { defineRule } from 'reflex-lxd'; export default defineRule({ name: 'x', on: [{ kind: 'nope' }], actions: [{ action: 'start' }] });",
+    "import { defineRule } from 'reflex-lxd'; export default defineRule({ name: 'y', on: [{ kind: 'instance.status' }], actions: [{ action: 'no-such-action' }] });",
     'export default {',
     "import missing from './does-not-exist.js'; export default missing;",
   ),
-  fc.jsonValue().map((v) => `import { defineRule } from 'reflex'; export default defineRule(${JSON.stringify(v)} as never);`),
+  fc.jsonValue().map((v) => `import { defineRule } from 'reflex-lxd'; export default defineRule(${JSON.stringify(v)} as never);`),
 );
 
 /** A server answering each GET with a fuzzed status and body; the client must resolve or throw an explained ApiError. */

@@ -1,4 +1,4 @@
-import { StatusCode, configFlag, defineRule } from 'reflex';
+import { StatusCode, configFlag, defineRule } from 'reflex-lxd';
 
 /**
  * Starts again an instance that stopped without being asked to (a crash, a guest poweroff: on LXD 5.0

@@ -1,5 +1,5 @@
 /**
- * The public entry for rule authors: everything a file in rules/ may import from 'reflex'.
+ * The public entry for rule authors: everything a file in rules/ may import from 'reflex-lxd'.
  */
 export { defineRule } from './rules/rule.js';
 export type { RuleDefinition, Rule, Trigger, ActionSpec, RuleContext } from './rules/rule.js';

@@ -1,4 +1,4 @@
-import { StatusCode, defineRule } from 'reflex';
+import { StatusCode, defineRule } from 'reflex-lxd';
 
 /**
  * 01 — Restart on crash. Starts again any instance of the `web` tier that stopped without being

@@ -1,4 +1,4 @@
-import { defineRule } from 'reflex';
+import { defineRule } from 'reflex-lxd';
 
 /**
  * 02 — A restore point for every configuration change. Each `instance-updated` takes a snapshot

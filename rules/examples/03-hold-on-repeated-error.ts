@@ -1,4 +1,4 @@
-import { StatusCode, defineRule } from 'reflex';
+import { StatusCode, defineRule } from 'reflex-lxd';
 
 /**
  * 03 — Hold on repeated Error. The first Error (112) within an hour gets a forced restart (the

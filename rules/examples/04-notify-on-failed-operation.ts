@@ -1,4 +1,4 @@
-import { StatusCode, defineRule } from 'reflex';
+import { StatusCode, defineRule } from 'reflex-lxd';
 
 /**
  * 04 — Notify on failed operations. Any background operation on an instance that ends in Failure

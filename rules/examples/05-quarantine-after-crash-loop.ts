@@ -1,4 +1,4 @@
-import { StatusCode, configFlag, defineRule } from 'reflex';
+import { StatusCode, configFlag, defineRule } from 'reflex-lxd';
 
 /**
  * 05 — Quarantine after a crash loop, tightly: restart at once, then after 10 s, 20 s; a fourth

@@ -1,4 +1,4 @@
-import { StatusCode, defineRule } from 'reflex';
+import { StatusCode, defineRule } from 'reflex-lxd';
 
 /**
  * 06 — Two rules handing over with a follow-up event. The first only says what happened

@@ -1,5 +1,5 @@
 // Until src/index.ts exports them, notification settings import from the notify module directly.
-import { defineNotifications } from 'reflex';
+import { defineNotifications } from 'reflex-lxd';
 import { notificationTitle } from '../../src/notify/message-text.js';
 
 /**

@@ -1,4 +1,4 @@
-import { defineSchedule } from 'reflex';
+import { defineSchedule } from 'reflex-lxd';
 
 /**
  * Example schedules. Copy one into rules/ (files directly in rules/ are loaded; examples/ is not)

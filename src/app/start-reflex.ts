@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Queue, type Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import { Silences } from '../rules/silences.js';
@@ -15,9 +16,9 @@ import { readinessChecks, type TargetReader } from '../http/readiness.js';
 import { Metrics } from '../metrics/metrics.js';
 import { keySpace } from '../redis/key-space.js';
 import { RuleEngine } from '../rules/engine.js';
-import { loadRules } from '../rules/rule-loader.js';
+import { loadRules, ruleFiles, type LoadedRules } from '../rules/rule-loader.js';
 import { Notifier } from '../notify/notifier.js';
-import { notifyConfigFromEnv, type NotifyConfig } from '../notify/notify-config.js';
+import { chooseNotifyConfig, type NotifyConfig } from '../notify/notify-config.js';
 import { InstanceAlerts } from '../notify/instance-alerts.js';
 import type { AlertInput } from '../notify/alert.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
@@ -59,12 +60,52 @@ export interface ReflexHandle {
   http?: RunningHttpServer;
 }
 
+/**
+ * The rules of `dir`, each broken file reported (and skipped, as at any load). None loaded —
+ * no rule and no schedule — is RULES_MISSING: such a worker would heal nothing.
+ */
+async function loadRulesOrFail(dir: string, logger: Logger): Promise<LoadedRules> {
+  const loaded = await loadRules(dir);
+  for (const e of loaded.errors) logger.error({ file: e.file, line: e.line, column: e.column }, `rule file skipped: ${e.message}`);
+  const schedules = loaded.others.filter((o) => (o as { kind?: unknown }).kind === 'schedule').length;
+  if (loaded.rules.length === 0 && schedules === 0) {
+    const why = loaded.errors.length ? `${loaded.errors.length} file(s) failed to load: ${loaded.errors.map((e) => `${e.file}${e.line ? `:${e.line}` : ''}`).join(', ')}` : 'it holds no rule file (*.ts with export default defineRule(...))';
+    throw new ReflexError('RULES_MISSING', `no rule loaded from ${resolve(dir)}: ${why}`);
+  }
+  logger.info({ rules: loaded.rules.map((r) => r.name), schedules }, `loaded ${loaded.rules.length} rule(s) from ${dir}`);
+  return loaded;
+}
+
+/**
+ * Asks each target for `GET /1.0` once. One that does not answer is TARGET_UNREACHABLE, unless
+ * `wait` is set: then it is an error in the log and the subscriber keeps trying.
+ */
+async function reachTargets(configured: ConfiguredTarget[], wait: boolean, logger: Logger): Promise<void> {
+  await Promise.all(configured.map(async (t) => {
+    const client = new InstanceClient(t.target);
+    try {
+      await client.server({ signal: AbortSignal.timeout(10_000) });
+    } catch (err) {
+      const reason = err instanceof ReflexError || err instanceof Error ? err.message : String(err);
+      if (!wait) throw new ReflexError('TARGET_UNREACHABLE', `target ${t.name === t.id ? t.id : `${t.name} (${t.id})`} does not answer: ${reason} (check --target, or give --wait-for-target to start anyway and wait for it)`, { cause: err });
+      logger.error({ target: t.id, err }, 'target does not answer at start-up; waiting for it (--wait-for-target)');
+    } finally {
+      await client.close();
+    }
+  }));
+}
+
 /** Wires the parts for the configured role and starts them. */
 export async function startReflex(config: Config, logger: Logger): Promise<ReflexHandle> {
   installProcessGuards(logger);
   const keys = keySpace(config.prefix);
   const configured = targetsOf(config);
-  const redis = await connectRedis(config.redisUrl);
+  // Fail fast, before anything holds a lease or queues an event: a worker with no rule, or a
+  // target that does not answer, is an error at start-up, not a process that says it is running.
+  const loaded = config.role === 'all' || config.role === 'worker' ? await loadRulesOrFail(config.rulesDir, logger) : undefined;
+  if (config.role === 'scheduler') ruleFiles(config.rulesDir);
+  await reachTargets(configured, config.waitForTarget, logger);
+  const redis = await connectRedis(config.redisUrl, { logger });
   const clients = new Map(configured.map((t) => [t.id, new InstanceClient(t.target)]));
   // Jobs carry their target: every process of a deployment must be given the same targets.
   const clientFor = (id: string): InstanceClient => {
@@ -150,18 +191,16 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   if (config.role === 'all' || config.role === 'subscriber') readers.push(...configured.map(startReader));
 
   if (config.role === 'all' || config.role === 'worker') {
-    const { rules, errors, others } = await loadRules(config.rulesDir);
-    for (const e of errors) logger.error({ file: e.file }, `rule file skipped: ${e.message}`);
-    logger.info({ rules: rules.map((r) => r.name) }, `loaded ${rules.length} rule(s) from ${config.rulesDir}`);
-    // Receivers come from a defineNotifications file beside the rules, or from REFLEX_NOTIFY.
-    const notifyConfig = (others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined) ?? notifyConfigFromEnv();
-    const notifier = notifyConfig ? new Notifier({ ...notifyConfig, redis, audit, prefix: config.prefix, logger }) : undefined;
+    const { rules, others } = loaded!;
+    // Receivers come from one place: the config file, REFLEX_NOTIFY, or a defineNotifications file beside the rules.
+    const notifyConfig = chooseNotifyConfig({ config: config.notifications, rulesFolder: others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined });
+    const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger }) : undefined;
     const raiseAlert = notifier ? (a: Omit<AlertInput, 'labels'>) => notifier.notify({ ...a, labels: {} }) : undefined;
     const silences = new Silences(redis, keys.silences);
     let inStorm: (e: CanonicalEvent) => Promise<boolean> = async () => false;
     const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, logger, inStorm: (e) => inStorm(e) }) : undefined;
     if (notifier) {
-      logger.info({ receivers: notifyConfig!.receivers.length }, 'notifications configured');
+      logger.info({ receivers: notifyConfig!.settings.receivers.length, from: notifyConfig!.from }, 'notifications configured');
       stops.push(() => notifier.close());
     }
     const remediation = startRemediation({
@@ -202,10 +241,11 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
         metrics,
         logger,
         readiness: readinessChecks({ redis, readers, workers }),
-        dashboard: config.dashboardToken ? { token: config.dashboardToken, queues: [eventsQueue, actionsQueue], audit, silences: new Silences(redis, keys.silences), target: configured.map((t) => t.id).join(', ') } : undefined,
+        allowedHosts: config.httpAllowedHosts,
+        dashboard: config.dashboardToken ? { token: config.dashboardToken, writeToken: config.dashboardWriteToken, queues: [eventsQueue, actionsQueue], audit, silences: new Silences(redis, keys.silences), target: configured.map((t) => t.id).join(', ') } : undefined,
       }).catch((err: Error) => {
         // Metrics and health are for watching the automation, which keeps running without them.
-        logger.error({ err: err.message, host: config.httpHost, port: config.httpPort }, 'http server not started: /metrics, /healthz, /readyz and the dashboard are unavailable');
+        logger.error({ err, host: config.httpHost, port: config.httpPort }, 'http server not started: /metrics, /healthz, /readyz and the dashboard are unavailable');
         return undefined;
       })
     : undefined;

@@ -16,7 +16,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     if (err instanceof ReflexError) {
       process.stderr.write(`reflex: ${err.message}\n`);
-      process.exitCode = err.code === 'CONFIG_INVALID' || err.code === 'TARGET_INVALID' ? exitCodes.config : err.code === 'REDIS_UNAVAILABLE' ? exitCodes.unavailable : exitCodes.failure;
+      process.exitCode = ['CONFIG_INVALID', 'TARGET_INVALID', 'RULES_MISSING'].includes(err.code) ? exitCodes.config : ['REDIS_UNAVAILABLE', 'TARGET_UNREACHABLE'].includes(err.code) ? exitCodes.unavailable : exitCodes.failure;
       return;
     }
     process.stderr.write(`reflex: ${(err as Error).stack ?? String(err)}\n`);

@@ -57,6 +57,11 @@ export const configSchema = z.strictObject({
   /** Folder of rule files. Default ./rules. */
   rulesDir: z.string().default('./rules'),
   /** Which parts this process runs. Default all. */
+  /**
+   * Start even when a target does not answer at start-up, and wait for it (the subscriber keeps
+   * trying; /readyz says not ready). Default false: an unreachable target fails `reflex run` at once.
+   */
+  waitForTarget: z.boolean().default(false),
   role: roleSchema.default('all'),
   /** Prefix of every Redis key; lets several deployments share a Redis. Default "reflex". */
   prefix: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('reflex'),
@@ -169,6 +174,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ConfigInput
     httpPort: num(env.REFLEX_HTTP_PORT),
     stormThreshold: num(env.REFLEX_STORM_THRESHOLD),
     dashboardToken: env.REFLEX_DASHBOARD_TOKEN || undefined,
+    waitForTarget: env.REFLEX_WAIT_FOR_TARGET ? ['1', 'true', 'yes'].includes(env.REFLEX_WAIT_FOR_TARGET.toLowerCase()) : undefined,
     dashboardWriteToken: env.REFLEX_DASHBOARD_WRITE_TOKEN || undefined,
     httpAllowedHosts: env.REFLEX_HTTP_ALLOWED_HOSTS ? env.REFLEX_HTTP_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean) : undefined,
   };

@@ -28,6 +28,8 @@ export const errorCodes = {
   TARGET_INVALID: { retryable: false, doc: 'The target URL is not unix://… or https://…, or no local socket was found.' },
   CONFIG_INVALID: { retryable: false, doc: 'The configuration is invalid; the message names the field, the value and what was expected.' },
   EVENT_MALFORMED: { retryable: false, doc: 'An event frame is not valid JSON or does not match the event schema; it is archived as rejected.' },
+  RULES_MISSING: { retryable: false, doc: 'The rules folder does not exist or is not a folder, or no rule loaded from it while rules were expected: a worker that would heal nothing refuses to start.' },
+  TARGET_UNREACHABLE: { retryable: true, doc: 'The target did not answer at start-up (`reflex run` exits unless `--wait-for-target` is given).' },
   RULE_INVALID: { retryable: false, doc: 'A rule file failed to load or validate; it is skipped and reported with file and line.' },
   ACTION_UNKNOWN: { retryable: false, doc: 'A rule named an action that is not in the registry.' },
   DRY_RUN_REFUSED: { retryable: false, doc: 'A dry-run or replay tried a mutating request; it was recorded and not sent.' },

@@ -37,6 +37,9 @@ export class EventSubscriber extends EventEmitter {
   private attempt = 0;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private lastHeard = 0;
+  /** Since when the stream has been down (start included), and when that was last said at error level. */
+  private downSince: number | undefined;
+  private downReportedAt = 0;
   private readonly opts: Required<Omit<EventSubscriberOptions, 'onConnected' | 'metrics'>> & Pick<EventSubscriberOptions, 'onConnected' | 'metrics'>;
 
   constructor(opts: EventSubscriberOptions) {
@@ -50,6 +53,8 @@ export class EventSubscriber extends EventEmitter {
 
   start(): void {
     this.stopped = false;
+    this.downSince = Date.now();
+    this.downReportedAt = Date.now();
     this.connect();
   }
 
@@ -81,10 +86,12 @@ export class EventSubscriber extends EventEmitter {
         }
       }, Math.min(1000, this.opts.silenceTimeoutMs / 2));
       this.emit('connected');
-      this.opts.logger.info({ url }, 'event stream connected');
+      const downMs = this.downSince === undefined ? 0 : Date.now() - this.downSince;
+      this.downSince = undefined;
+      this.opts.logger.info({ url, downMs }, 'event stream connected');
       // The socket is open before the resync reads, so nothing between the read and the stream is lost.
       this.opts.onConnected?.().catch((err) => {
-        this.opts.logger.error({ err: (err as Error).message }, 'resync after connect failed; reconnecting to retry');
+        this.opts.logger.error({ err }, 'resync after connect failed; reconnecting to retry');
         socket.terminate();
       });
     });
@@ -99,7 +106,7 @@ export class EventSubscriber extends EventEmitter {
       for (const line of text.split('\n')) if (line.trim()) this.opts.onFrame(line, receivedAt);
     });
     socket.on('error', (err) => {
-      this.opts.logger.warn({ err: err.message }, 'event socket error');
+      this.opts.logger.warn({ err }, 'event socket error');
     });
     socket.on('close', (code) => {
       clearInterval(watchdog);
@@ -111,7 +118,19 @@ export class EventSubscriber extends EventEmitter {
       this.opts.metrics?.streamReconnects.inc();
       const ceiling = Math.min(this.opts.maxBackoffMs, this.opts.initialBackoffMs * 2 ** this.attempt++);
       const delay = Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
-      this.opts.logger.warn({ code, retryInMs: delay }, 'event stream closed; reconnecting');
+      // Losing the target is an error, said once when it happens and again each minute it lasts;
+      // the attempts in between are warnings. /readyz shows it too (the subscriber check).
+      const now = Date.now();
+      if (this.downSince === undefined) {
+        this.downSince = now;
+        this.downReportedAt = now;
+        this.opts.logger.error({ code, retryInMs: delay }, 'lost the event stream of the target: no event is seen until it is back; reconnecting');
+      } else if (now - this.downReportedAt >= 60_000) {
+        this.downReportedAt = now;
+        this.opts.logger.error({ code, downMs: now - this.downSince, retryInMs: delay }, 'the target is still unreachable: no event is seen; reconnecting');
+      } else {
+        this.opts.logger.warn({ code, retryInMs: delay }, 'event stream closed; reconnecting');
+      }
       this.reconnectTimer = setTimeout(() => this.connect(), delay);
     });
   }

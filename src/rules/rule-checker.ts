@@ -1,5 +1,6 @@
-import { dirname, relative } from 'node:path';
+import { relative } from 'node:path';
 import ts from 'typescript';
+import { nodeTypesRoot, packageName, packageTypes } from './package-entry.js';
 import { loadRules, ruleFiles } from './rule-loader.js';
 
 /** One problem in a rule file, located precisely. */
@@ -11,8 +12,9 @@ export interface RuleProblem {
 }
 
 /**
- * Type-checks the rule files of a folder against the rule contract (strict TypeScript), then loads
- * them to run the contract's validation. Problems come back as file:line:column messages.
+ * Type-checks the rule files of a folder against the rule contract (strict TypeScript; `reflex-lxd`
+ * is the running installation's declarations, wherever the folder is), then loads them to run
+ * the contract's validation. Problems come back as file:line:column messages.
  */
 export async function checkRules(dir: string): Promise<{ rules: string[]; problems: RuleProblem[] }> {
   const files = ruleFiles(dir);
@@ -24,7 +26,8 @@ export async function checkRules(dir: string): Promise<{ rules: string[]; proble
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     skipLibCheck: true,
     types: ['node'],
-    typeRoots: [`${dirname(dirname(dirname(new URL(import.meta.url).pathname)))}/node_modules/@types`],
+    typeRoots: [nodeTypesRoot()].filter((r): r is string => r !== undefined),
+    paths: { [packageName]: [packageTypes] },
   });
   const problems: RuleProblem[] = [];
   const wanted = new Set(files);
@@ -39,7 +42,7 @@ export async function checkRules(dir: string): Promise<{ rules: string[]; proble
     }
   }
   const { rules, errors } = await loadRules(dir);
-  for (const e of errors) if (!problems.some((p) => p.file === e.file)) problems.push({ file: e.file, message: e.message });
+  for (const e of errors) if (!problems.some((p) => p.file === e.file)) problems.push({ file: e.file, line: e.line, column: e.column, message: e.message });
   return { rules: rules.map((r) => r.name), problems };
 }
 

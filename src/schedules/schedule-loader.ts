@@ -7,8 +7,8 @@ export interface LoadedSchedules {
 }
 
 /**
- * Loads the schedules of a rules folder: the same files the rule loader reads (tsx, no build
- * step), keeping every schedule a file exports, by default (alone or in an array with rules) or
+ * Loads the schedules of a rules folder: the same files the rule loader reads (compiled at load
+ * time), keeping every schedule a file exports, by default (alone or in an array with rules) or
  * under any other name. Rules in those files are the rule loader's business and are ignored
  * here. A file that fails to load is reported and skipped; a file that exports no schedule is
  * not an error (it is a rule file).
@@ -36,7 +36,7 @@ export async function loadSchedules(dir: string): Promise<LoadedSchedules> {
   return { schedules, errors };
 }
 
-/** Every schedule among a module's exports (one level of arrays; tsx may wrap `default` once more). */
+/** Every schedule among a module's exports (one level of arrays; `default` may be wrapped once more). */
 export function exportedSchedules(mod: Record<string, unknown>): Schedule[] {
   const out = new Set<Schedule>();
   const visit = (value: unknown, depth: number) => {

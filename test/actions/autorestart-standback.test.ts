@@ -4,7 +4,7 @@ import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
 import { startReflexBed, until, type ReflexBed } from './reflex-bed.js';
 
-const restartOnCrash = `import { StatusCode, configFlag, defineRule } from 'reflex';
+const restartOnCrash = `import { StatusCode, configFlag, defineRule } from 'reflex-lxd';
 export default defineRule({
   name: 'restart-on-crash',
   on: { kind: 'instance.status', to: [StatusCode.Stopped], intent: ['unrequested'] },

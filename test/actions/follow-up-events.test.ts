@@ -15,13 +15,13 @@ import { startReflexBed, type ReflexBed } from './reflex-bed.js';
 
 const onCrash = `{ kind: 'instance.status', to: [StatusCode.Stopped], intent: ['unrequested'] }`;
 const rules = {
-  'announce.ts': `import { StatusCode, defineRule } from 'reflex';
+  'announce.ts': `import { StatusCode, defineRule } from 'reflex-lxd';
 export default [
   defineRule({ name: 'announce-crash', on: ${onCrash}, scope: { filter: 'name eq web1' }, actions: [{ action: 'emit', params: { name: 'instance.crashed', payload: { why: 'crash' } } }] }),
   defineRule({ name: 'snapshot-after-crash', on: { kind: 'rule.event', name: ['instance.crashed'] }, when: ({ event }) => event.kind === 'rule.event' && event.payload.why === 'crash', actions: [{ action: 'snapshot', params: { name: 'after-crash' } }] }),
 ];
 `,
-  'loop.ts': `import { StatusCode, defineRule } from 'reflex';
+  'loop.ts': `import { StatusCode, defineRule } from 'reflex-lxd';
 export default [
   defineRule({ name: 'loop-a', on: ${onCrash}, scope: { filter: 'name eq loopy' }, actions: [{ action: 'emit', params: { name: 'ping' } }] }),
   defineRule({ name: 'loop-b', on: { kind: 'rule.event', name: ['ping'] }, actions: [{ action: 'emit', params: { name: 'pong' } }] }),

@@ -4,7 +4,7 @@ import { redisUrl } from '../support/redis.js';
 import { startReflexBed, type ReflexBed } from './reflex-bed.js';
 
 const rules = {
-  'restart.ts': `import { StatusCode, defineRule } from 'reflex';
+  'restart.ts': `import { StatusCode, defineRule } from 'reflex-lxd';
 export default defineRule({ name: 'restart', on: { kind: 'instance.status', to: [StatusCode.Stopped], intent: ['unrequested'] }, actions: [{ action: 'start' }] });
 `,
 };

@@ -20,7 +20,7 @@ export interface ReflexBed {
 
 /**
  * Writes `rules` (file name → source) into a fresh folder inside the package (where
- * `import … from 'reflex'` resolves) and starts the simulator and Reflex on them.
+ * `import … from 'reflex-lxd'` resolves) and starts the simulator and Reflex on them.
  */
 export async function startReflexBed(rules: Record<string, string>, config: Partial<ConfigInput> = {}): Promise<ReflexBed> {
   mkdirSync(resolve('.tmp'), { recursive: true });

@@ -16,7 +16,7 @@ describe('reflex rules', () => {
   it('check passes the bundled rules and reports a type error with file:line:column', async () => {
     expect((await runReflex(['rules', 'check', 'rules'])).stdout).toMatch(/1 rule\(s\) valid: restart-on-crash; 0 problem/);
     const dir = scratch();
-    writeFileSync(join(dir, 'typo.ts'), `import { defineRule } from 'reflex';\nexport default defineRule({\n  name: 'typo',\n  on: { kind: 'instance.status', to: ['Stopped'] },\n  actions: [{ action: 'start' }],\n});\n`);
+    writeFileSync(join(dir, 'typo.ts'), `import { defineRule } from 'reflex-lxd';\nexport default defineRule({\n  name: 'typo',\n  on: { kind: 'instance.status', to: ['Stopped'] },\n  actions: [{ action: 'start' }],\n});\n`);
     const res = await runReflex(['rules', 'check', dir]);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/typo\.ts:4:\d+: Type 'string' is not assignable to type 'number'/);

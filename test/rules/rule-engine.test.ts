@@ -55,13 +55,13 @@ describe('the bundled restart-on-crash rule', async () => {
 
 describe('loading rule files', () => {
   it('reports a broken rule file with its path and keeps the good ones', async () => {
-    // Inside the package, where `import ... from 'reflex'` resolves (the package references itself).
+    // Inside the package, where `import ... from 'reflex-lxd'` resolves (the package references itself).
     mkdirSync(resolve('.tmp'), { recursive: true });
     const dir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
-    writeFileSync(join(dir, 'good.ts'), `import { defineRule } from 'reflex';\nexport default defineRule({ name: 'good', on: { kind: 'lifecycle' }, actions: [{ action: 'start' }] });\n`);
+    writeFileSync(join(dir, 'good.ts'), `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'good', on: { kind: 'lifecycle' }, actions: [{ action: 'start' }] });\n`);
     writeFileSync(join(dir, 'syntax.ts'), `export default {{{;\n`);
     writeFileSync(join(dir, 'throws.ts'), `throw new Error('boom at load');\n`);
-    writeFileSync(join(dir, 'invalid.ts'), `import { defineRule } from 'reflex';\nexport default defineRule({ name: 'Bad Name', on: { kind: 'nope' }, actions: [] } as never);\n`);
+    writeFileSync(join(dir, 'invalid.ts'), `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'Bad Name', on: { kind: 'nope' }, actions: [] } as never);\n`);
     writeFileSync(join(dir, 'other.ts'), `export default 42;\n`);
     const { rules, errors } = await loadRules(dir);
     expect(rules.map((r) => r.name)).toEqual(['good']);

@@ -76,7 +76,7 @@ describe('housekeeping that one instance or one replica cannot hold up', () => {
     sim.controls.addInstance({ name: 'k1', config: { 'user.backup': 'true' } });
     mkdirSync(resolve('.tmp'), { recursive: true });
     const rulesDir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
-    writeFileSync(join(rulesDir, 'schedules.ts'), `import { defineSchedule } from 'reflex';
+    writeFileSync(join(rulesDir, 'schedules.ts'), `import { defineSchedule } from 'reflex-lxd';
 export default defineSchedule({ name: 'kill-tick', every: '8s', scope: { filter: 'config.user.backup eq true' }, tasks: [{ task: 'snapshot', namePattern: 'kt-%Y%m%d-%H%M%S' }] });
 `);
     const prefix = uniquePrefix('hk-kill');

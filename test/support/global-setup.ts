@@ -1,3 +1,6 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { TestProject } from 'vitest/node';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-redis.js';
 
@@ -9,8 +12,21 @@ declare module 'vitest' {
 
 let redis: PrivateRedis | undefined;
 
-/** One private redis-server for the whole test run, unless REDIS_URL points at one. */
+/**
+ * Tests that start `reflex` as a user would run bin/reflex.js, which runs the compiled dist/:
+ * compile the current source first (incremental, a few seconds), so no test runs stale code.
+ */
+function buildDist(): void {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  // Type errors are `npm run typecheck`'s to report; tsc emits in spite of them.
+  const run = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { encoding: 'utf8' });
+  if (run.status !== 0) process.stderr.write(`global-setup: tsc -p tsconfig.build.json exited ${run.status}; dist/ was emitted anyway:\n${run.stdout.slice(0, 2000)}${run.stderr}`);
+  if (!existsSync('dist/cli/entry.js')) throw new Error('global-setup: npm run build did not produce dist/cli/entry.js');
+}
+
+/** Builds dist/, then one private redis-server for the whole test run, unless REDIS_URL points at one. */
 export async function setup(project: TestProject): Promise<void> {
+  buildDist();
   const fromEnv = process.env.REDIS_URL;
   if (fromEnv) {
     project.provide('redisUrl', fromEnv);

@@ -9,8 +9,10 @@ import { canonicalEventSchema, type CanonicalEvent } from '../../events/canonica
 import { decodeFrame } from '../../events/frame.js';
 import { normalizeFrame } from '../../events/normalize.js';
 import { RuleEngine } from '../../rules/engine.js';
+import { initRulesFolder } from '../../rules/rules-folder.js';
 import { loadRules } from '../../rules/rule-loader.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
+import { printJson } from '../option-values.js';
 
 /** A test event file holds a canonical event, or a raw frame as the daemon sends it. */
 function readEvent(path: string, target: string): CanonicalEvent {
@@ -30,27 +32,44 @@ export function registerRules(program: Command): void {
   rules
     .command('check')
     .description('type-check and validate the rule files; file:line:column for every problem')
-    .argument('[dir]', 'rules folder (default: --rules, REFLEX_RULES or ./rules)')
-    .action(async (dir: string | undefined) => {
+    .argument('[dir]', 'rules folder (default: --rules, REFLEX_RULES or the config file\'s rulesDir)')
+    .option('--json', 'one JSON document: { rules, problems }')
+    .action(async (dir: string | undefined, opts: { json?: boolean }) => {
       const folder = dir ?? resolveConfig({}).rulesDir;
       // The TypeScript compiler is big: load it only for the commands that type-check.
       const { checkRules, formatProblem } = await import('../../rules/rule-checker.js');
       const { rules: ok, problems } = await checkRules(folder);
-      for (const p of problems) process.stderr.write(`${formatProblem(p)}\n`);
-      process.stdout.write(`${ok.length} rule(s) valid${ok.length ? `: ${ok.join(', ')}` : ''}; ${problems.length} problem(s)\n`);
+      if (opts.json) printJson({ rules: ok, problems });
+      else {
+        for (const p of problems) process.stderr.write(`${formatProblem(p)}\n`);
+        process.stdout.write(`${ok.length} rule(s) valid${ok.length ? `: ${ok.join(', ')}` : ''}; ${problems.length} problem(s)\n`);
+      }
       if (problems.length) process.exitCode = 1;
     });
   rules
     .command('list')
     .description('list the rules that load, with their triggers and actions')
-    .argument('[dir]', 'rules folder')
-    .action(async (dir: string | undefined) => {
+    .argument('[dir]', 'rules folder (default: --rules, REFLEX_RULES or the config file\'s rulesDir)')
+    .option('--json', 'one JSON document: { rules: [{ name, enabled, dryRun, triggers, actions }], skipped }')
+    .action(async (dir: string | undefined, opts: { json?: boolean }) => {
       const { rules: loaded, errors } = await loadRules(dir ?? resolveConfig({}).rulesDir);
+      if (opts.json) {
+        const list = loaded.map((r) => ({ name: r.name, description: r.description, enabled: r.enabled !== false, dryRun: Boolean(r.dryRun), triggers: r.triggers, actions: r.actions.map((a) => a.action) }));
+        printJson({ rules: list, skipped: errors });
+        return;
+      }
       for (const r of loaded) {
         const on = r.triggers.map((t) => [t.kind, t.to && `to ${t.to.join('|')}`, t.intent && `intent ${t.intent.join('|')}`, t.action && t.action.join('|'), t.name && `name ${t.name.join('|')}`].filter(Boolean).join(' ')).join('; ');
         process.stdout.write(`${r.name}${r.enabled === false ? ' (disabled)' : ''}${r.dryRun ? ' (dry-run)' : ''}\n  on: ${on}\n  do: ${r.actions.map((a) => a.action).join(', ')}\n`);
       }
       for (const e of errors) process.stderr.write(`skipped ${e.file}: ${e.message}\n`);
+    });
+  rules
+    .command('init')
+    .description('start a rules folder anywhere: a tsconfig.json that resolves reflex-lxd to this installation, and an example rule')
+    .argument('<dir>', 'the folder to create or complete (existing files are left alone)')
+    .action((dir: string) => {
+      for (const line of initRulesFolder(dir)) process.stdout.write(`${line}\n`);
     });
   withConnectionOptions(rules.command('test').description('show what a rule decides for an event, without acting').argument('<rule>'))
     .requiredOption('--event <file>', 'a canonical event or a raw daemon frame (JSON)')
