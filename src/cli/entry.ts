@@ -2,7 +2,7 @@ import { CommanderError } from 'commander';
 import { ReflexError } from '../errors/reflex-error.js';
 import { buildProgram } from './main.js';
 
-/** Exit codes of the `reflex` command, documented in docs/cli.md. */
+/** Exit codes of the `reflex` command, documented in docs/reference.md. */
 export const exitCodes = { ok: 0, failure: 1, usage: 2, config: 3, unavailable: 4 } as const;
 
 /** Runs the CLI; prints a clear message instead of a stack trace for errors Reflex knows. */
@@ -11,6 +11,9 @@ export async function main(argv: string[]): Promise<void> {
     await buildProgram().parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
+      // Commander has printed the message (or the help, or the version) already. Every error it
+      // raises is a usage error: unknown command or option, missing or invalid value, conflict;
+      // `reflex` alone prints the help and counts as one too.
       process.exitCode = err.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
       return;
     }

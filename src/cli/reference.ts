@@ -1,9 +1,15 @@
-import type { Command } from 'commander';
+import type { Command, Option } from 'commander';
 import { z } from 'zod';
-import { configSchema } from '../config/config.js';
+import { configFromEnv, configSchema } from '../config/config.js';
+import { durationExamples } from '../config/duration.js';
 import { errorCodes } from '../errors/codes.js';
 import { exitCodes } from './entry.js';
 import { buildProgram } from './main.js';
+
+function defaultOf(o: Option): string {
+  const shown = o.defaultValueDescription ?? (o.defaultValue === undefined || o.defaultValue === '' ? undefined : String(o.defaultValue));
+  return shown === undefined ? '' : ` (default: \`${shown}\`)`;
+}
 
 function commandRows(cmd: Command, prefix: string[]): string[] {
   const out: string[] = [];
@@ -14,7 +20,7 @@ function commandRows(cmd: Command, prefix: string[]): string[] {
     const opts = sub.options.filter((o) => o.long !== '--help');
     if (opts.length) {
       out.push('| option | meaning |\n| --- | --- |');
-      for (const o of opts) out.push(`| \`${o.flags}\` | ${o.description.replaceAll('|', '\\|')}${o.defaultValue !== undefined && o.defaultValue !== '' ? ` (default: \`${String(o.defaultValue)}\`)` : ''} |`);
+      for (const o of opts) out.push(`| \`${o.flags}\` | ${o.description.replaceAll('|', '\\|')}${defaultOf(o)} |`);
       out.push('');
     }
     out.push(...commandRows(sub, path));
@@ -22,22 +28,36 @@ function commandRows(cmd: Command, prefix: string[]): string[] {
   return out;
 }
 
-const envOf: Record<string, string> = {
-  target: 'REFLEX_TARGET', remote: 'REFLEX_REMOTE', clientCert: 'REFLEX_CLIENT_CERT', clientKey: 'REFLEX_CLIENT_KEY',
-  serverCert: 'REFLEX_SERVER_CERT', serverFingerprint: 'REFLEX_SERVER_FINGERPRINT', redisUrl: 'REDIS_URL', rulesDir: 'REFLEX_RULES',
-  role: 'REFLEX_ROLE', prefix: 'REFLEX_PREFIX', resyncIntervalMs: 'REFLEX_RESYNC_INTERVAL_MS', logLevel: 'REFLEX_LOG_LEVEL',
-  httpHost: 'REFLEX_HTTP_HOST', httpPort: 'REFLEX_HTTP_PORT', dashboardToken: 'REFLEX_DASHBOARD_TOKEN', stormThreshold: 'REFLEX_STORM_THRESHOLD',
-};
+/** Which environment variable sets which field, as configFromEnv reads them (the one place that knows). */
+function envOfFields(): Record<string, string> {
+  const read = new Set<string>();
+  configFromEnv(new Proxy({}, { get: (_, key) => (typeof key === 'string' && read.add(key), undefined) }));
+  const out: Record<string, string> = {};
+  for (const name of read) for (const field of Object.keys(configFromEnv({ [name]: '1' }))) out[field] = name;
+  return out;
+}
 
 function configRows(): string[] {
-  const json = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, { type?: string; enum?: unknown[]; default?: unknown }> };
+  const json = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, { type?: string; format?: string; enum?: unknown[]; default?: unknown }> };
+  // A default behind a preprocess (duration fields) is not in the JSON schema; parsing nothing gives every default.
+  const defaults = (configSchema.safeParse({}).data ?? {}) as Record<string, unknown>;
+  const envOf = envOfFields();
   const out = ['| field | type | default | environment |', '| --- | --- | --- | --- |'];
   for (const [name, p] of Object.entries(json.properties)) {
-    const type = p.enum ? p.enum.map((e) => `\`${String(e)}\``).join(' \\| ') : (p.type ?? 'any');
-    out.push(`| \`${name}\` | ${type} | ${p.default === undefined ? '' : `\`${JSON.stringify(p.default)}\``} | ${envOf[name] ? `\`${envOf[name]}\`` : ''} |`);
+    const type = p.enum ? p.enum.map((e) => `\`${String(e)}\``).join(' \\| ') : p.format === 'duration' ? `${p.type ?? 'number'} (ms) or duration` : (p.type ?? 'any');
+    const def = p.default ?? defaults[name];
+    out.push(`| \`${name}\` | ${type} | ${def === undefined ? '' : `\`${JSON.stringify(def)}\``} | ${envOf[name] ? `\`${envOf[name]}\`` : ''} |`);
   }
   return out;
 }
+
+const exitMeanings: Record<keyof typeof exitCodes, string> = {
+  ok: 'success',
+  failure: 'the command ran and failed (a doctor check, a heal that did not succeed, an unknown id, an unexpected error)',
+  usage: 'usage error: unknown command or option, missing argument, invalid option value (a duration, a number, a choice), conflicting options',
+  config: 'invalid configuration (config file, environment or flags): the message names the field',
+  unavailable: 'Redis cannot be reached',
+};
 
 /**
  * The reference of the `reflex` command, its configuration and its error codes, generated from the
@@ -60,14 +80,21 @@ function render(): string {
     '',
     'Generated from the code by `npm run docs`; a test fails when this file and the code disagree.',
     '',
+    '## Conventions',
+    '',
+    `- Durations (\`--duration\`, \`--wait\`, \`--since\`, the config file's \`*Ms\` fields): ${durationExamples}; units ms, s, m, h, d, w, combinable (\`1h30m\`). On the command line a bare number is refused (except 0); in the config file it is milliseconds.`,
+    '- `--json` on a listing command prints one JSON document on stdout (an array, or an object for `doctor`), nothing else; `audit --json` and `replay --json` print JSON Lines, one object per line, as they stream.',
+    '- Colours only on a terminal; never when `NO_COLOR` is set (non-empty); `FORCE_COLOR` (not `0`) turns them on elsewhere.',
+    '- `reflex --version` (`-V`) prints the version; `--help` (`-h`) works on every command.',
+    '',
     '## Commands',
     '',
     ...commandRows(buildProgram(), ['reflex']),
     '## Exit codes',
     '',
-    '| code | meaning |',
-    '| --- | --- |',
-    ...Object.entries(exitCodes).map(([k, v]) => `| ${v} | ${k} |`),
+    '| code | name | meaning |',
+    '| --- | --- | --- |',
+    ...Object.entries(exitCodes).map(([k, v]) => `| ${v} | ${k} | ${exitMeanings[k as keyof typeof exitCodes]} |`),
     '',
     '## Configuration',
     '',

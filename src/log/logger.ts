@@ -1,5 +1,6 @@
 import { pino, stdSerializers, type Logger } from 'pino';
 import { isSensitiveName, REDACTED, redactText } from './redaction.js';
+import { useColour } from './colour.js';
 
 // The second line of defence: call sites never log a secret on purpose, and these paths catch one
 // that slips in anyway (a config object, a request's headers). Deeper fields than one level under
@@ -44,6 +45,6 @@ export function createLogger(level: string, opts: { name?: string; pretty?: bool
         method.apply(this, clean);
       },
     },
-    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
+    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: useColour(process.stdout), translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
   });
 }

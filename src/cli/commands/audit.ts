@@ -3,12 +3,13 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { InvalidArgumentError, type Command } from 'commander';
 import { AuditLog, type StoredAuditRecord } from '../../audit/audit-log.js';
-import { parseTimeArg, type AuditQuery } from '../../audit/audit-query.js';
+import type { AuditQuery } from '../../audit/audit-query.js';
 import { auditTypes, type AuditType } from '../../audit/audit-record.js';
 import { verifyExport, type VerifyResult } from '../../audit/audit-verifier.js';
 import { ReflexError } from '../../errors/reflex-error.js';
 import { keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
+import { timeValue, wholeNumber } from '../option-values.js';
 
 interface AuditOpts {
   redis: string;
@@ -30,23 +31,11 @@ function line(r: StoredAuditRecord): string {
   return `${r.at}  ${r.type.padEnd(8)} ${who.padEnd(30)} ${r.summary}`;
 }
 
-function timeArg(text: string): Date {
-  const at = parseTimeArg(text);
-  if (!at) throw new InvalidArgumentError('expected a duration back from now (15m, 24h, 7d) or an ISO timestamp');
-  return at;
-}
-
 function typesArg(text: string): AuditType[] {
   const types = text.split(',').map((t) => t.trim());
   const bad = types.find((t) => !(auditTypes as readonly string[]).includes(t));
   if (bad !== undefined) throw new InvalidArgumentError(`unknown type "${bad}"; one of ${auditTypes.join(', ')}`);
   return types as AuditType[];
-}
-
-function countArg(text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number above 0');
-  return n;
 }
 
 function queryOf(o: AuditOpts): AuditQuery {
@@ -132,10 +121,10 @@ export function registerAudit(program: Command): void {
     .option('--instance <name>', 'only records about this instance')
     .option('--rule <name>', 'only records about this rule')
     .option('--type <types>', `only records of these types (comma-separated: ${auditTypes.join(', ')})`, typesArg)
-    .option('--since <when>', 'only records since a duration ago (15m, 24h, 7d) or an ISO timestamp', timeArg)
-    .option('--until <when>', 'only records up to a duration ago or an ISO timestamp', timeArg)
-    .option('--last <n>', 'only the newest n matching records', countArg)
-    .option('--json', 'one JSON object per line')
+    .option('--since <when>', 'only records since a duration ago (15m, 1h30m, 7d) or an ISO timestamp', timeValue)
+    .option('--until <when>', 'only records up to a duration ago or an ISO timestamp', timeValue)
+    .option('--last <n>', 'only the newest n matching records', wholeNumber(1))
+    .option('--json', 'JSON Lines: one record object per line (a stream, also with --follow)')
     .option('-f, --follow', 'keep printing new records until interrupted')
     .action((_opts, cmd: Command) => print(cmd.optsWithGlobals<AuditOpts>()));
   audit

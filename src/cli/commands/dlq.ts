@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
 import type { Command } from 'commander';
-import { ReflexError } from '../../errors/reflex-error.js';
 import { keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
+import { printJson, usageError } from '../option-values.js';
 
 async function withActionsQueue<T>(opts: Record<string, unknown>, fn: (q: Queue) => Promise<T>): Promise<T> {
   const config = resolveConfig(opts);
@@ -25,19 +25,19 @@ async function withActionsQueue<T>(opts: Record<string, unknown>, fn: (q: Queue)
 export function registerDlq(program: Command): void {
   const dlq = program.command('dlq').description('dead-letter queue: actions that gave up');
   withConnectionOptions(dlq.command('list').description('list failed action jobs, newest first'))
-    .option('--json', 'one JSON object per line')
+    .option('--json', 'print one JSON array of {id, action, target, project, instance, rule, attempts, failedAt, reason}')
     .action(async (opts) => {
-      await withActionsQueue(opts, async (q) => {
-        for (const job of await q.getFailed(0, 999)) {
-          const row = { id: job.id, action: job.data.action, instance: job.data.instance, rule: job.data.rule, attempts: job.attemptsMade, failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : undefined, reason: job.failedReason };
-          process.stdout.write(opts.json ? `${JSON.stringify(row)}\n` : `${row.id}  ${row.failedAt}  ${row.instance}  ${row.rule}/${row.action}  after ${row.attempts} attempt(s): ${row.reason}\n`);
-        }
-      });
+      const rows = await withActionsQueue(opts, async (q) =>
+        (await q.getFailed(0, 999)).map((job) => ({ id: job.id, action: job.data.action, target: job.data.target, project: job.data.project, instance: job.data.instance, rule: job.data.rule, attempts: job.attemptsMade, failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : null, reason: job.failedReason })),
+      );
+      if (opts.json) return printJson(rows);
+      for (const row of rows) process.stdout.write(`${row.id}  ${row.failedAt}  ${row.instance}  ${row.rule}/${row.action}  after ${row.attempts} attempt(s): ${row.reason}\n`);
     });
   withConnectionOptions(dlq.command('retry').description('run failed action jobs again').argument('[id]', 'one job id (default: all, with --all)'))
     .option('--all', 'retry every failed job')
-    .action(async (id: string | undefined, opts) => {
-      if (!id && !opts.all) throw new ReflexError('CONFIG_INVALID', 'give a job id, or --all');
+    .action(async (id: string | undefined, opts, cmd: Command) => {
+      if (!id && !opts.all) usageError(cmd, 'give a job id, or --all');
+      if (id && opts.all) usageError(cmd, 'give a job id or --all, not both');
       const n = await withActionsQueue(opts, async (q) => {
         const jobs = id ? [await q.getJob(id)].filter((j) => j) : await q.getFailed(0, 9999);
         for (const job of jobs) await job!.retry('failed');

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { Queue, QueueEvents } from 'bullmq';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { AuditLog } from '../../audit/audit-log.js';
 import { targetsOf } from '../../config/config-target.js';
-import { parseDuration } from '../../config/duration.js';
-import { ReflexError } from '../../errors/reflex-error.js';
 import { connectRedis } from '../../redis/connect.js';
 import { keySpace } from '../../redis/key-space.js';
 import { actionJobOptions, type ActionJobInput } from '../../remediation/action-job.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
+import { durationValue, usageError } from '../option-values.js';
 
 /**
  * `reflex heal NAME`: an operator's decision to bring an instance back (after an unknown-cause stop
@@ -21,12 +20,12 @@ export function registerHeal(program: Command): void {
   withConnectionOptions(program.command('heal').description('start an instance now through Reflex (an operator\'s decision, audited)').argument('<instance>', 'instance name'))
     .option('--project <name>', 'project of the instance', 'default')
     .option('--target-name <name>', 'which configured target (with a targets list)')
-    .option('--wait <duration>', 'how long to wait for the outcome (0: do not wait)', '60s')
-    .action(async (instance: string, opts) => {
+    .addOption(new Option('--wait <duration>', 'how long to wait for the outcome, e.g. 90s, 5m (0: do not wait)').argParser(durationValue).default(60_000, '60s'))
+    .action(async (instance: string, opts, cmd: Command) => {
       const config = resolveConfig(opts);
       const targets = targetsOf(config);
       const t = opts.targetName ? targets.find((x) => x.name === opts.targetName) : targets[0];
-      if (!t) throw new ReflexError('CONFIG_INVALID', `no configured target named ${opts.targetName} (have ${targets.map((x) => x.name).join(', ')})`);
+      if (!t) usageError(cmd, `--target-name: no configured target named ${opts.targetName} (have ${targets.map((x) => x.name).join(', ')})`);
       const keys = keySpace(config.prefix);
       const redis = await connectRedis(config.redisUrl);
       const queue = new Queue(keys.actionsQueue, { connection: redis, prefix: keys.bullPrefix });
@@ -39,7 +38,7 @@ export function registerHeal(program: Command): void {
         const data: ActionJobInput = { rule: 'heal', action: 'start', params: {}, target: t.id, project: opts.project, instance, correlationId, incidentAt: Date.now(), origin: 'operator', dryRun: false };
         await events.waitUntilReady();
         const job = await queue.add('start', data, actionJobOptions({ jobId: correlationId.replace(':', '-') }));
-        const waitMs = parseDuration(opts.wait);
+        const waitMs = opts.wait as number;
         if (waitMs === 0) return void process.stdout.write(`queued ${job.id}\n`);
         try {
           const outcome = (await job.waitUntilFinished(events, waitMs)) as { result?: string; summary?: string };

@@ -4,28 +4,40 @@ import { targetsOf } from '../../config/config-target.js';
 import { keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
+import { printJson } from '../option-values.js';
 
 /** `reflex quarantine list|release`: instances taken out of remediation after a crash loop. */
 export function registerQuarantine(program: Command): void {
   const q = program.command('quarantine').description('instances Reflex stopped restarting after a crash loop');
-  withConnectionOptions(q.command('list').description('list quarantined instances')).action(async (opts) => {
-    const config = resolveConfig(opts);
-    const redis = await connectRedis(config.redisUrl);
-    try {
-      const pattern = `${config.prefix}:quarantine:*`;
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-        cursor = next;
-        for (const k of keys) {
-          const since = Number(await redis.get(k));
-          process.stdout.write(`${k.slice(pattern.length - 1)}  since ${new Date(since).toISOString()}\n`);
-        }
-      } while (cursor !== '0');
-    } finally {
-      redis.disconnect();
-    }
-  });
+  withConnectionOptions(q.command('list').description('list quarantined instances'))
+    .option('--json', 'print one JSON array of {target, project, instance, since, until}')
+    .action(async (opts) => {
+      const config = resolveConfig(opts);
+      const redis = await connectRedis(config.redisUrl);
+      const rows: { target: string; project: string; instance: string; since: string; until: string | null }[] = [];
+      try {
+        const head = `${config.prefix}:quarantine:`;
+        let cursor = '0';
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', `${head}*`, 'COUNT', 500);
+          cursor = next;
+          for (const k of keys) {
+            const [since, ttl] = await Promise.all([redis.get(k), redis.pttl(k)]);
+            if (since === null) continue; // expired between SCAN and GET
+            // The key ends in target:project/instance; a target id may hold colons, a project or instance name not.
+            const ref = k.slice(head.length);
+            const slash = ref.lastIndexOf('/');
+            const colon = ref.lastIndexOf(':', slash);
+            rows.push({ target: ref.slice(0, colon), project: ref.slice(colon + 1, slash), instance: ref.slice(slash + 1), since: new Date(Number(since)).toISOString(), until: ttl > 0 ? new Date(Date.now() + ttl).toISOString() : null });
+          }
+        } while (cursor !== '0');
+      } finally {
+        redis.disconnect();
+      }
+      rows.sort((a, b) => a.since.localeCompare(b.since));
+      if (opts.json) return printJson(rows);
+      for (const r of rows) process.stdout.write(`${r.project}/${r.instance}  since ${r.since}${r.until ? `  until ${r.until}` : ''}  (${r.target})\n`);
+    });
   withConnectionOptions(q.command('release').description('lift the quarantine of an instance and forget its restart history').argument('<instance>'))
     .option('--project <name>', 'project of the instance', 'default')
     .action(async (instance: string, opts) => {

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { AuditLog } from '../../audit/audit-log.js';
 import { InstanceClient } from '../../client/client.js';
 import { RecordingTransport } from '../../client/recording-transport.js';
@@ -8,13 +8,13 @@ import { connectRedis } from '../../redis/connect.js';
 import { replayAudit } from '../../rules/replay.js';
 import { loadRules } from '../../rules/rule-loader.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
-import { parseDuration } from '../../config/duration.js';
+import { timeValue } from '../option-values.js';
 
 /** `reflex replay`: recorded events through (new or changed) rules, in dry-run. */
 export function registerReplay(program: Command): void {
   withConnectionOptions(program.command('replay').description('run recorded events through rules in dry-run; compare with what was done'))
-    .option('--since <time>', 'how far back, e.g. 24h', '24h')
-    .option('--json', 'one JSON object per rule')
+    .addOption(new Option('--since <when>', 'how far back: a duration (24h, 1h30m, 2w) or an ISO timestamp').argParser(timeValue).default(new Date(Date.now() - 86_400_000), '24h'))
+    .option('--json', 'JSON Lines: one {rule, wouldDo, didDo} object per rule, no header line')
     .action(async (opts) => {
       const config = resolveConfig(opts);
       const { rules, errors } = await loadRules(config.rulesDir);
@@ -27,7 +27,7 @@ export function registerReplay(program: Command): void {
       const only = readers.size === 1 ? [...readers.values()][0]!.client : undefined;
       const client = (target: string) => only ?? readers.get(target)?.client;
       try {
-        const records = await new AuditLog(redis, keySpace(config.prefix).audit).read({ since: new Date(Date.now() - parseDuration(opts.since)) });
+        const records = await new AuditLog(redis, keySpace(config.prefix).audit).read({ since: opts.since as Date });
         const { events, rows } = await replayAudit(records, rules, client);
         const refused = [...readers.values()].reduce((n, r) => n + r.transport.recorded.length, 0);
         process.stdout.write(opts.json ? '' : `replayed ${events} event(s) through ${rules.length} rule(s), dry-run\n`);

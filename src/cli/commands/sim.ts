@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { wholeNumber, usageError } from '../option-values.js';
 
 interface SimFlags {
   listen: string[];
-  revision: string;
-  instances: string;
-  seed?: string;
+  revision: 'earlier' | 'later';
+  instances: number;
+  seed?: number;
   trustPassword?: string;
   trustCertificate: string[];
   token?: string | boolean;
@@ -21,24 +22,23 @@ export function registerSim(program: Command): void {
     .command('sim')
     .description('Run the embedded LXD/Incus API simulator (docs/simulator.md)')
     .option('--listen <address>', 'unix:/path/to.sock or https://127.0.0.1:PORT (repeatable)', repeatable, [] as string[])
-    .option('--revision <revision>', 'API revision: earlier (LXD 5.0-like) or later (Incus-like)', 'earlier')
-    .option('--instances <n>', 'number of running containers to seed', '0')
-    .option('--seed <n>', 'seed for deterministic ids')
+    .addOption(new Option('--revision <revision>', 'API revision: earlier (LXD 5.0-like) or later (Incus-like)').choices(['earlier', 'later']).default('earlier'))
+    .option('--instances <n>', 'number of running containers to seed', wholeNumber(0), 0)
+    .option('--seed <n>', 'seed for deterministic ids', wholeNumber(0))
     .option('--trust-password <password>', 'trust password for `lxc remote add … --password` (earlier revision)')
     .option('--trust-certificate <file>', 'PEM client certificate to trust on HTTPS (repeatable)', repeatable, [] as string[])
     .option('--token [client-name]', 'print a trust token for `lxc remote add NAME <token>` (needs HTTPS)')
     .option('--tls-cert <file>', 'server certificate (PEM) for HTTPS; a self-signed one is made when absent')
     .option('--tls-key <file>', 'server key (PEM) for --tls-cert')
-    .action(async (flags: SimFlags) => {
-      if (flags.revision !== 'earlier' && flags.revision !== 'later') throw new Error(`--revision must be earlier or later, not ${flags.revision}`);
-      if (Boolean(flags.tlsCert) !== Boolean(flags.tlsKey)) throw new Error('--tls-cert and --tls-key go together');
+    .action(async (flags: SimFlags, cmd: Command) => {
+      if (Boolean(flags.tlsCert) !== Boolean(flags.tlsKey)) usageError(cmd, '--tls-cert and --tls-key go together');
       // Loaded on use: the simulator (and its TLS certificate generator) stays out of `reflex run`.
       const { startSimulator } = await import('../../simulator/simulator.js');
       const sim = await startSimulator({
         listen: flags.listen,
         revision: flags.revision,
-        instances: Number(flags.instances),
-        seed: flags.seed === undefined ? undefined : Number(flags.seed),
+        instances: flags.instances,
+        seed: flags.seed,
         trustPassword: flags.trustPassword,
         trustedCertificates: flags.trustCertificate.map((f) => readFileSync(f, 'utf8')),
         tls: flags.tlsCert && flags.tlsKey ? { cert: readFileSync(flags.tlsCert, 'utf8'), key: readFileSync(flags.tlsKey, 'utf8') } : undefined,
