@@ -1,37 +1,133 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 
 const cookieName = 'reflex_dashboard';
+
+/** The dashboard's tokens: `read` shows everything; `write` (optional) may also change the queues. */
+export interface DashboardTokens {
+  read: string;
+  /** None: every request that is not GET or HEAD is refused (405), whatever it carries. */
+  write?: string;
+}
+
+/** Options of {@link dashboardAuth}. */
+export interface DashboardAuthOptions {
+  /** How long the cookie is valid, in seconds (browser Max-Age and server-side check). Default 12 h. */
+  cookieMaxAgeS?: number;
+  /** The clock (tests). */
+  now?: () => number;
+}
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(`reflex-dashboard:${text}`).digest();
 }
 
+const equal = (a: Buffer, b: Buffer) => a.length === b.length && timingSafeEqual(a, b);
+
+function bearerOf(c: Context): string | undefined {
+  const header = c.req.header('authorization');
+  return header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : undefined;
+}
+
 /**
- * Guards the dashboard with a bearer token: `Authorization: Bearer TOKEN`, or `?token=TOKEN` once,
- * which sets an HttpOnly cookie and redirects to the same address without the token (so it stays
- * out of history and Referer headers, and the bull-board UI's own API calls carry the cookie).
- * The cookie holds a digest of the token, not the token. Everything else answers 401.
+ * Whether the request reached us over HTTPS: a TLS socket, or a reverse proxy saying so
+ * (X-Forwarded-Proto / Forwarded proto=https). Trusting the proxy's header is harmless here: it
+ * only makes the cookie Secure and the expected Origin https, which a forger gains nothing from.
  */
-export function dashboardAuth(token: string, basePath: string): MiddlewareHandler {
-  const expected = digest(token);
-  const matches = (given: string | undefined) => given !== undefined && timingSafeEqual(digest(given), expected);
-  const cookieValue = expected.toString('hex');
-  return async (c, next) => {
-    const header = c.req.header('authorization');
-    const bearer = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : undefined;
-    if (matches(bearer)) return next();
-    const cookie = getCookie(c, cookieName);
-    if (cookie && cookie.length === cookieValue.length && timingSafeEqual(Buffer.from(cookie), Buffer.from(cookieValue))) return next();
-    const query = c.req.query('token');
-    if (matches(query)) {
-      setCookie(c, cookieName, cookieValue, { httpOnly: true, sameSite: 'Strict', path: basePath });
-      const url = new URL(c.req.url);
-      url.searchParams.delete('token');
-      return c.redirect(`${url.pathname}${url.search}`, 303);
-    }
+function isHttps(c: Context): boolean {
+  if (new URL(c.req.url).protocol === 'https:') return true;
+  const forwarded = c.req.header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  return forwarded === 'https' || /(^|[;,\s])proto=https\b/i.test(c.req.header('forwarded') ?? '');
+}
+
+/** Why a write is not same-origin, or undefined when it is: Origin must name this server as the Host header does. */
+function crossOrigin(c: Context): string | undefined {
+  const origin = c.req.header('origin');
+  const host = c.req.header('host');
+  if (!origin || origin === 'null') return 'a change needs an Origin header naming this server (browsers send it; a script adds -H "Origin: http://HOST:PORT")';
+  if (!host) return 'a change needs a Host header';
+  const scheme = isHttps(c) ? 'https:' : 'http:';
+  let same = false;
+  try {
+    const o = new URL(origin);
+    same = o.protocol === scheme && o.host === new URL(`${scheme}//${host}`).host;
+  } catch {
+    same = false;
+  }
+  if (!same) return 'cross-origin change refused: Origin does not match this server';
+  const site = c.req.header('sec-fetch-site');
+  if (site && site !== 'same-origin') return `cross-site change refused (Sec-Fetch-Site: ${site.slice(0, 20)})`;
+  return undefined;
+}
+
+/** A body other than JSON (a form, text/plain) is what a cross-site form can send; changes take JSON only. */
+function hasNonJsonBody(c: Context): boolean {
+  const length = Number(c.req.header('content-length') ?? 0);
+  if (!(length > 0) && !c.req.header('transfer-encoding')) return false;
+  const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
+  return type !== 'application/json';
+}
+
+/**
+ * Guards the dashboard. Reading (GET, HEAD) takes the read or the write token as
+ * `Authorization: Bearer TOKEN`, the cookie, or `?token=READ_TOKEN` once, which sets the cookie and
+ * redirects to the same address without the token (so it stays out of history and Referer
+ * headers, and the bull-board UI's own calls carry the cookie). The cookie is HttpOnly,
+ * SameSite=Strict, Secure over HTTPS, and holds an HMAC of its issue time keyed by the read
+ * token, so it expires on the server too (and when the token changes).
+ *
+ * Every other method changes something. Without a write token it is refused (405: read-only).
+ * With one, it needs the write token in the Authorization header (a cookie or the read token is
+ * never enough: 403), an Origin naming this server and no other Sec-Fetch-Site than same-origin
+ * (403), and a JSON body if any (415). Nothing else answers 401.
+ */
+export function dashboardAuth(tokens: DashboardTokens, basePath: string, opts: DashboardAuthOptions = {}): MiddlewareHandler {
+  const maxAgeS = opts.cookieMaxAgeS ?? 12 * 3600;
+  const now = opts.now ?? Date.now;
+  const read = digest(tokens.read);
+  const write = tokens.write === undefined ? undefined : digest(tokens.write);
+  const isRead = (given: string | undefined) => given !== undefined && equal(digest(given), read);
+  const isWrite = (given: string | undefined) => given !== undefined && write !== undefined && equal(digest(given), write);
+  const cookieKey = createHash('sha256').update(`reflex-dashboard-cookie:${tokens.read}`).digest();
+  const sign = (issued: string) => createHmac('sha256', cookieKey).update(issued).digest();
+  const issueCookie = () => {
+    const issued = String(now());
+    return `v1.${issued}.${sign(issued).toString('hex')}`;
+  };
+  const validCookie = (value: string | undefined) => {
+    const m = value === undefined ? null : /^v1\.(\d{1,15})\.([0-9a-f]{64})$/.exec(value);
+    if (!m) return false;
+    const age = now() - Number(m[1]);
+    return age >= -60_000 && age <= maxAgeS * 1000 && equal(Buffer.from(m[2]!, 'hex'), sign(m[1]!));
+  };
+  const unauthorized = (c: Context) => {
     c.header('WWW-Authenticate', 'Bearer realm="reflex dashboard"');
     return c.text('401 Unauthorized: the dashboard needs its token (Authorization: Bearer TOKEN, or ?token=TOKEN)\n', 401);
+  };
+
+  return async (c, next) => {
+    const bearer = bearerOf(c);
+    const canRead = isRead(bearer) || isWrite(bearer) || validCookie(getCookie(c, cookieName));
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') {
+      if (canRead) return next();
+      if (isRead(c.req.query('token'))) {
+        setCookie(c, cookieName, issueCookie(), { httpOnly: true, sameSite: 'Strict', secure: isHttps(c), maxAge: maxAgeS, path: basePath });
+        const url = new URL(c.req.url);
+        url.searchParams.delete('token');
+        return c.redirect(`${url.pathname}${url.search}`, 303);
+      }
+      return unauthorized(c);
+    }
+    if (!canRead) return unauthorized(c);
+    if (!write) {
+      c.header('Allow', 'GET, HEAD');
+      return c.text('405 Method Not Allowed: the dashboard is read-only (configure dashboardWriteToken / REFLEX_DASHBOARD_WRITE_TOKEN to let it change the queues)\n', 405);
+    }
+    if (!isWrite(bearer)) return c.text('403 Forbidden: changing the queues needs the write token as Authorization: Bearer TOKEN (the read token and the cookie only read)\n', 403);
+    const why = crossOrigin(c);
+    if (why) return c.text(`403 Forbidden: ${why}\n`, 403);
+    if (hasNonJsonBody(c)) return c.text('415 Unsupported Media Type: a change takes a JSON body (Content-Type: application/json)\n', 415);
+    return next();
   };
 }

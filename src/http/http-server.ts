@@ -11,13 +11,16 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Silences } from '../rules/silences.js';
 import { dashboardAuth } from './dashboard-auth.js';
+import { hostCheck } from './host-check.js';
 import { renderDashboard } from './dashboard-page.js';
 import { runChecks, type ReadinessChecks } from './readiness.js';
 
 /** What the dashboard reads. */
 export interface DashboardSources {
-  /** Bearer token; see dashboard-auth.ts. */
+  /** Bearer token that reads; see dashboard-auth.ts. */
   token: string;
+  /** Bearer token that may also change the queues; none: bull-board is read-only (UI and server). */
+  writeToken?: string;
   /** Shown in bull-board (the events and actions queues). */
   queues: Queue[];
   audit: AuditLog;
@@ -37,6 +40,8 @@ export interface HttpServerOptions {
   readiness: ReadinessChecks;
   /** None: /dashboard answers 404 and says how to enable it. */
   dashboard?: DashboardSources;
+  /** Host names answered besides IP addresses, localhost and `host` (see host-check.ts). Default none. */
+  allowedHosts?: readonly string[];
   logger: Logger;
 }
 
@@ -51,9 +56,13 @@ export interface RunningHttpServer {
 const dashboardPath = '/dashboard';
 const queuesPath = `${dashboardPath}/queues`;
 
-/** The routes: /metrics, /healthz, /readyz and, with a token, /dashboard (page) and /dashboard/queues (bull-board). */
-export function buildHttpApp(opts: Omit<HttpServerOptions, 'host' | 'port'>): Hono {
+/**
+ * The routes: /metrics, /healthz, /readyz and, with a token, /dashboard (page) and
+ * /dashboard/queues (bull-board). Every route first checks the Host header (DNS rebinding).
+ */
+export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
   const app = new Hono();
+  app.use('*', hostCheck({ bindHost: opts.host ?? '127.0.0.1', names: opts.allowedHosts }));
   app.get('/metrics', async (c) => {
     const { contentType, body } = await opts.metrics.scrape();
     return c.body(body, 200, { 'Content-Type': contentType });
@@ -71,11 +80,15 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'host' | 'port'>): Ho
     app.all(`${dashboardPath}/*`, disabled);
     return app;
   }
-  app.use(dashboardPath, dashboardAuth(board.token, dashboardPath));
-  app.use(`${dashboardPath}/*`, dashboardAuth(board.token, dashboardPath));
+  const auth = dashboardAuth({ read: board.token, write: board.writeToken }, dashboardPath);
+  app.use(dashboardPath, auth);
+  app.use(`${dashboardPath}/*`, auth);
 
+  // Read-only twice over: bull-board hides its buttons and refuses (405) per queue, and
+  // dashboardAuth refuses every non-GET before it reaches bull-board.
+  const readOnlyMode = board.writeToken === undefined;
   const adapter = new HonoAdapter(serveStatic);
-  createBullBoard({ queues: board.queues.map((q) => new BullMQAdapter(q)), serverAdapter: adapter, options: { uiConfig: { boardTitle: 'Reflex queues' } } });
+  createBullBoard({ queues: board.queues.map((q) => new BullMQAdapter(q, { readOnlyMode })), serverAdapter: adapter, options: { uiConfig: { boardTitle: readOnlyMode ? 'Reflex queues (read-only)' : 'Reflex queues' } } });
   adapter.setBasePath(queuesPath);
   app.route(queuesPath, adapter.registerPlugin());
 
@@ -99,7 +112,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  opts.logger.info({ url, dashboard: opts.dashboard ? `${url}${dashboardPath}` : 'disabled (no token)' }, 'http server listening (/metrics, /healthz, /readyz)');
+  const dashboard = !opts.dashboard ? 'disabled (no token)' : `${url}${dashboardPath}${opts.dashboard.writeToken === undefined ? ' (read-only)' : ' (writes with the write token)'}`;
+  opts.logger.info({ url, dashboard }, 'http server listening (/metrics, /healthz, /readyz)');
   return {
     url,
     port,
