@@ -197,7 +197,7 @@ export class EventIngestor {
             this.buffer = this.buffer.filter((_, i) => !gone.has(i));
           }
         } catch (err) {
-          this.opts.logger.warn({ err: (err as Error).message, buffered: this.buffer.length }, 'could not write events to Redis; holding them and retrying');
+          this.opts.logger.warn({ err, buffered: this.buffer.length }, 'could not write events to Redis; holding them and retrying');
           await new Promise((r) => setTimeout(r, 500));
         }
       }

@@ -139,7 +139,7 @@ export class SubscriberLease extends EventEmitter {
       logger.info({ key, token: lock.fence }, 'subscriber lease acquired: this replica writes the event stream');
       this.emit('acquired', lock.fence);
     } catch (err) {
-      this.opts.logger.warn({ err: (err as Error).message }, 'subscriber lease check failed');
+      this.opts.logger.warn({ err }, 'subscriber lease check failed');
     } finally {
       this.ticking = false;
     }

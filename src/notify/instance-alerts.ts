@@ -59,7 +59,7 @@ export class InstanceAlerts {
       if (kind) await this.raise(event, kind, responses);
       else if (event.to === StatusCode.Running) await this.recover(event);
     } catch (err) {
-      this.deps.logger?.warn({ err: (err as Error).message, instance: event.instance, event: event.id }, 'instance alert not raised or resolved');
+      this.deps.logger?.warn({ err, instance: event.instance, event: event.id }, 'instance alert not raised or resolved');
     }
   }
 
@@ -154,7 +154,7 @@ export class InstanceAlerts {
         });
       }
     } catch (err) {
-      this.deps.logger?.warn({ err: (err as Error).message, instance: data.instance, action: data.action }, 'instance alert not amended with the action result');
+      this.deps.logger?.warn({ err, instance: data.instance, action: data.action }, 'instance alert not amended with the action result');
     }
   }
 }

@@ -77,7 +77,7 @@ export class Notifier {
     const queueOpts = { connection, prefix: this.keys.bullPrefix };
     this.flushQueue = new Queue(this.keys.flushQueue, queueOpts);
     this.deliveryQueue = new Queue(this.keys.deliveryQueue, queueOpts);
-    for (const q of [this.flushQueue, this.deliveryQueue]) q.on('error', (err) => opts.logger?.debug({ err: err.message, queue: q.name }, 'queue error'));
+    for (const q of [this.flushQueue, this.deliveryQueue]) q.on('error', (err) => opts.logger?.debug({ err, queue: q.name }, 'queue error'));
     this.grouper = new AlertGrouper(opts.redis, this.keys, this.flushQueue, (n) => enqueueDelivery(this.deliveryQueue, receivers.get(n.receiver)!, { notification: n, receiver: n.receiver }));
     if (opts.workers ?? true) this.startWorkers();
   }
@@ -167,7 +167,7 @@ export class Notifier {
       settings: { backoffStrategy: deliveryBackoff(this.receivers) },
     });
     for (const w of [flusher, deliverer]) {
-      w.on('error', (err) => logger?.error({ err: err.message }, 'notification worker error'));
+      w.on('error', (err) => logger?.error({ err }, 'notification worker error'));
       this.workers.push(w);
     }
   }

@@ -78,7 +78,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
   const queueConnection = redis.duplicate();
   const workerConnection = redis.duplicate();
   const queue = new Queue(skeys.queue, { connection: queueConnection, prefix: keys.bullPrefix });
-  queue.on('error', (err) => logger.debug({ err: err.message }, 'scheduler queue error'));
+  queue.on('error', (err) => logger.debug({ err }, 'scheduler queue error'));
   await reconcile(queue, active, redis, skeys, logger);
 
   // One tick of a schedule at a time; the lock lapses within seconds of its holder's death, so the next tick is not held up.
@@ -128,8 +128,8 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
   };
 
   const worker = new Worker(skeys.queue, processTick, { connection: workerConnection, prefix: keys.bullPrefix, concurrency: opts.concurrency ?? 2, ...workerLockOptions });
-  worker.on('error', (err) => logger.error({ err: err.message }, 'scheduler worker error'));
-  worker.on('failed', (job, err) => logger.error({ schedule: (job?.data as TickJob | undefined)?.schedule, err: err.message }, 'schedule tick failed'));
+  worker.on('error', (err) => logger.error({ err }, 'scheduler worker error'));
+  worker.on('failed', (job, err) => logger.error({ schedule: (job?.data as TickJob | undefined)?.schedule, err }, 'schedule tick failed'));
 
   return {
     schedules: active,
