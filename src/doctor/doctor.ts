@@ -6,6 +6,7 @@ import type { Config } from '../config/config.js';
 import { checkRules, formatProblem } from '../rules/rule-checker.js';
 import { daemonProfile, type ServerInfo } from './daemon-profile.js';
 import { checkRedis } from './redis-checks.js';
+import { redactText } from '../log/redaction.js';
 
 /** One check of `reflex doctor`: what was checked, whether it passed, and what to do if not. */
 export interface DoctorCheck {
@@ -49,7 +50,8 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
   } catch (err) {
     checks.push({ name: 'rules', ok: false, detail: (err as Error).message, fix: `check --rules / REFLEX_RULES (now ${config.rulesDir})` });
   }
-  return checks;
+  // Error texts quote URLs and replies; whatever a check says, no credential leaves the doctor.
+  return checks.map((c) => ({ ...c, detail: redactText(c.detail), ...(c.fix === undefined ? {} : { fix: redactText(c.fix) }) }));
 }
 
 /** Reachability, trust and TLS pin of one target, and its events WebSocket. */

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { redactUrl } from '../log/redaction.js';
 import { connectRedis } from '../redis/connect.js';
 import type { DoctorCheck } from './doctor.js';
 
@@ -11,7 +12,7 @@ const MIN_REDIS_VERSION = [6, 2, 0] as const;
  * memory pressure, so any policy but `noeviction` fails the check.
  */
 export async function checkRedis(url: string): Promise<DoctorCheck[]> {
-  const shown = url.replace(/\/\/[^@/]*@/, '//***@');
+  const shown = redactUrl(url);
   let redis: Redis;
   try {
     redis = await connectRedis(url, { timeoutMs: 3_000 });
