@@ -1,4 +1,5 @@
 import { ReflexError } from '../errors/reflex-error.js';
+import { redactUrl } from '../log/redaction.js';
 import { cloudEventData, cloudEventRequest } from './cloudevents-receiver.js';
 import { discordPayload } from './discord-receiver.js';
 import { mattermostPayload } from './mattermost-receiver.js';
@@ -70,7 +71,7 @@ export function createReceiver(input: ReceiverConfigInput, env: NodeJS.ProcessEn
     toJSON: () => {
       const { template, url: plainUrl, ...rest } = config;
       // A plain url may still carry a token in its query or userinfo; print the origin only.
-      return { ...rest, ...(plainUrl ? { url: `${new URL(plainUrl).origin}/[redacted]` } : {}), template: template ? 'custom' : 'default' };
+      return { ...rest, ...(plainUrl ? { url: redactUrl(plainUrl, { hidePath: true }) } : {}), template: template ? 'custom' : 'default' };
     },
   };
 }
