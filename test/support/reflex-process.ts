@@ -14,9 +14,16 @@ export interface ReflexProcess {
   kill(): Promise<void>;
 }
 
-/** Starts `node bin/reflex.js <args>` exactly as a user would run it. */
-export function startReflexProcess(args: string[], env: Record<string, string> = {}): ReflexProcess {
-  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Where to find `reflex` and where to run it: default the checkout's bin/reflex.js, from the current directory. */
+export interface ReflexCommand {
+  /** An installed `reflex` (e.g. PREFIX/bin/reflex). */
+  bin?: string;
+  cwd?: string;
+}
+
+/** Starts `node bin/reflex.js <args>` (or an installed `reflex`) exactly as a user would run it. */
+export function startReflexProcess(args: string[], env: Record<string, string> = {}, command: ReflexCommand = {}): ReflexProcess {
+  const child = spawn(process.execPath, [command.bin ?? bin, ...args], { env: { ...process.env, ...env }, cwd: command.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: Record<string, unknown>[] = [];
   const waiters: { text: string; resolve: (l: Record<string, unknown>) => void }[] = [];
   let buf = '';
@@ -78,8 +85,8 @@ export function startReflexProcess(args: string[], env: Record<string, string> =
 }
 
 /** Runs `reflex <args>` to completion and returns its output. */
-export async function runReflex(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function runReflex(args: string[], env: Record<string, string> = {}, command: ReflexCommand = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [command.bin ?? bin, ...args], { env: { ...process.env, ...env }, cwd: command.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
