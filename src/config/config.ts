@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ReflexError } from '../errors/reflex-error.js';
 import { isSensitiveName, redactText, redactUrl } from '../log/redaction.js';
 import { durationMs } from './duration.js';
+import { notificationSettingsSchema } from './notification-settings.js';
 
 export const roleSchema = z.enum(['all', 'subscriber', 'worker', 'scheduler']);
 export type Role = z.infer<typeof roleSchema>;
@@ -110,6 +111,12 @@ export const configSchema = z.strictObject({
    * rebinding. Default none.
    */
   httpAllowedHosts: z.array(z.string().regex(/^(\*\.)?[A-Za-z0-9_.-]+$/, 'a host name, or *.domain')).default([]),
+  /**
+   * Notification receivers and routes (docs/notifications.md), instead of `REFLEX_NOTIFY` or a
+   * defineNotifications file in the rules folder (only one of the three). Secrets are named, never
+   * written: `urlEnv`/`urlFile`, `secretEnv`/`secretFile`. Default: no notifications.
+   */
+  notifications: notificationSettingsSchema.optional(),
 }).superRefine((c, ctx) => {
   if (c.dashboardWriteToken !== undefined && c.dashboardToken === undefined) ctx.addIssue({ code: 'custom', path: ['dashboardWriteToken'], message: 'needs dashboardToken too (the write token only adds writes to a dashboard that is enabled)' });
   if (c.dashboardWriteToken !== undefined && c.dashboardWriteToken === c.dashboardToken) ctx.addIssue({ code: 'custom', path: ['dashboardWriteToken'], message: 'must differ from dashboardToken' });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NotifyConfig } from '../notify/notify-config.js';
-import { signatureHeader, timestampHeader, verifyWebhookSignature } from '../notify/webhook-signature.js';
+import { verifyWebhookSignature } from '../notify/webhook-signature.js';
 
 interface ReceivedAlert {
   kind: string;
@@ -16,10 +16,10 @@ interface ReceivedAlert {
 
 /**
  * The demo's notification receiver: a signed-webhook endpoint on 127.0.0.1 that checks each
- * message's HMAC signature and prints it, as a chat channel would show it.
+ * message's Standard Webhooks signature and prints it, as a chat channel would show it.
  */
 export class TerminalReceiver {
-  private readonly secret = randomBytes(16).toString('hex');
+  private readonly secret = `whsec_${randomBytes(32).toString('base64')}`;
   private server: Server | undefined;
 
   constructor(private readonly say: (line: string) => void) {}
@@ -31,7 +31,7 @@ export class TerminalReceiver {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
-        const check = verifyWebhookSignature({ secret: this.secret, rawBody: raw, timestamp: header(req.headers[timestampHeader.toLowerCase()]), signature: header(req.headers[signatureHeader.toLowerCase()]) });
+        const check = verifyWebhookSignature({ secret: this.secret, rawBody: raw, headers: req.headers });
         res.writeHead(check.ok ? 204 : 401).end();
         if (!check.ok) return this.say(`${clock()}  RECEIVED     (refused: signature ${check.reason})`);
         const body = JSON.parse(raw) as { alerts?: ReceivedAlert[] };
@@ -59,10 +59,6 @@ export class TerminalReceiver {
     server.closeAllConnections();
     await closed;
   }
-}
-
-function header(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
 }
 
 function clock(): string {

@@ -1,10 +1,12 @@
+import { notificationSettingsSchema } from '../config/notification-settings.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { ReceiverConfigInput } from './receiver-config.js';
 import type { RouteConfig } from './router.js';
 
 /**
- * Notification settings as a user writes them (rules/examples/receivers.ts): receivers, the
- * routing tree, and where audit trail links point.
+ * Notification settings as a TypeScript file in the rules folder gives them
+ * (rules/examples/receivers.ts): receivers, the routing tree, and where audit trail links point.
+ * The config file's `notifications` section has the same fields, except templates and filters.
  */
 export interface NotifyConfig {
   receivers: ReceiverConfigInput[];
@@ -23,23 +25,39 @@ export function defineNotifications(config: NotifyConfig): NotifyConfig {
 }
 
 /**
- * Reads notification settings from the environment: `REFLEX_NOTIFY` holds the JSON of a
- * {@link NotifyConfig} (templates and filters need TypeScript). Secrets stay in their own
- * variables, named by `urlEnv` and `secretEnv`. Returns undefined when unset.
+ * Reads notification settings from the environment: `REFLEX_NOTIFY` holds the JSON of the config
+ * file's `notifications` section (templates and filters need TypeScript). Secrets stay in their own
+ * variables or files, named by `urlEnv`/`urlFile` and `secretEnv`/`secretFile`. Undefined when unset.
  */
-export function notifyConfigFromEnv(env: NodeJS.ProcessEnv = process.env): NotifyConfig | undefined {
+function notifyConfigFromEnv(env: NodeJS.ProcessEnv): NotifyConfig | undefined {
   const raw = env.REFLEX_NOTIFY;
   if (!raw) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(raw);
   } catch (err) {
-    throw new ReflexError('CONFIG_INVALID', `REFLEX_NOTIFY is not JSON: ${(err as Error).message}`);
+    // JSON.parse's message quotes the text around the error, which may hold a receiver's URL.
+    throw new ReflexError('CONFIG_INVALID', `REFLEX_NOTIFY is not JSON (${/position \d+/.exec((err as Error).message)?.[0] ?? 'syntax error'})`);
   }
-  if (!value || typeof value !== 'object' || !Array.isArray((value as NotifyConfig).receivers) || typeof (value as NotifyConfig).route !== 'object') {
-    throw new ReflexError('CONFIG_INVALID', 'REFLEX_NOTIFY must be {"receivers": [...], "route": {...}}');
-  }
-  return value as NotifyConfig;
+  const parsed = notificationSettingsSchema.safeParse(value);
+  if (!parsed.success) throw new ReflexError('CONFIG_INVALID', `REFLEX_NOTIFY: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(settings)'}: ${i.message}`).join('; ')}`);
+  return parsed.data;
+}
+
+/**
+ * The notification settings of a worker, from the one place that defines them: the configuration's
+ * `notifications` section (the config file), `REFLEX_NOTIFY`, or a `defineNotifications` file in the
+ * rules folder. Receivers are one list: two of these places is CONFIG_INVALID naming both, rather
+ * than one silently hiding the other. Undefined when none defines any.
+ */
+export function chooseNotifyConfig(sources: { config?: NotifyConfig; rulesFolder?: NotifyConfig; env?: NodeJS.ProcessEnv }): { settings: NotifyConfig; from: string } | undefined {
+  const found = [
+    { from: 'the config file (notifications)', settings: sources.config },
+    { from: 'the environment (REFLEX_NOTIFY)', settings: notifyConfigFromEnv(sources.env ?? process.env) },
+    { from: 'the rules folder (a defineNotifications file)', settings: sources.rulesFolder },
+  ].filter((s): s is { from: string; settings: NotifyConfig } => s.settings !== undefined);
+  if (found.length > 1) throw new ReflexError('CONFIG_INVALID', `notification receivers are defined in ${found.map((f) => f.from).join(' and ')}; keep them in one place`);
+  return found[0];
 }
 
 /**

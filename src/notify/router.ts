@@ -1,31 +1,15 @@
 import { z } from 'zod';
+import { routeFields, type RouteSettings } from '../config/notification-settings.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import { alertValue, type Alert } from './alert.js';
 
 /**
- * A node of the routing tree, as in Alertmanager: an alert enters at the root, descends into the
- * first child whose matchers all hold (and on into further children whenever a matching child has
- * `continue: true`), and is sent by the deepest matching routes. Unset fields inherit from the parent.
+ * A node of the routing tree (see {@link RouteSettings}), with what only TypeScript can give: a
+ * `filter` function.
  */
-export interface RouteConfig {
-  /** Receiver name. Required on the root. */
-  receiver?: string;
-  /** Field or label → value (or any of several values) the alert must have; e.g. `{ severity: ['warning', 'critical'] }`. */
-  match?: Record<string, string | string[]>;
-  /** Field or label → regular expression (anchored) its value must match; e.g. `{ instance: 'web-.*' }`. */
-  matchRe?: Record<string, string>;
+export interface RouteConfig extends Omit<RouteSettings, 'routes'> {
   /** Any other test, in TypeScript configuration. */
   filter?: (alert: Alert) => boolean;
-  /** Keys whose values split alerts into groups (one message per group). Root default `['kind', 'project']`. */
-  groupBy?: string[];
-  /** How long a new group waits for more alerts before its first message. Root default 30 s. */
-  groupWaitMs?: number;
-  /** How long after a group's message its changes (new or resolved alerts) are sent. Root default 5 min. */
-  groupIntervalMs?: number;
-  /** How long before an unchanged, still-firing group is sent again. Root default 4 h. */
-  repeatIntervalMs?: number;
-  /** Keep looking at the following siblings after this route matched. Default false. */
-  continue?: boolean;
   routes?: RouteConfig[];
 }
 
@@ -39,18 +23,10 @@ export interface MatchedRoute {
   repeatIntervalMs: number;
 }
 
-const ms = z.number().int().min(0);
 const routeSchema: z.ZodType<RouteConfig> = z.lazy(() =>
   z.strictObject({
-    receiver: z.string().optional(),
-    match: z.record(z.string(), z.union([z.string(), z.array(z.string())])).optional(),
-    matchRe: z.record(z.string(), z.string()).optional(),
+    ...routeFields,
     filter: z.custom<(alert: Alert) => boolean>((v) => typeof v === 'function').optional(),
-    groupBy: z.array(z.string()).optional(),
-    groupWaitMs: ms.optional(),
-    groupIntervalMs: z.number().int().positive().optional(),
-    repeatIntervalMs: z.number().int().positive().optional(),
-    continue: z.boolean().optional(),
     routes: z.array(routeSchema).optional(),
   }),
 );

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { REDACTED } from '../log/redaction.js';
 import { ReflexError } from '../errors/reflex-error.js';
@@ -12,7 +13,7 @@ export class Secret {
 
   constructor(
     value: string,
-    /** Where it came from (an env variable name), shown instead of the value. */
+    /** Where it came from (`env:NAME`, `file:PATH`), shown instead of the value. */
     readonly source: string,
   ) {
     this.#value = value;
@@ -23,6 +24,21 @@ export class Secret {
     const value = env[name];
     if (!value) throw new ReflexError('CONFIG_INVALID', `environment variable ${name} is not set (a notification receiver needs it)`);
     return new Secret(value, `env:${name}`);
+  }
+
+  /**
+   * Reads the file at `path` (a systemd credential, a mounted Kubernetes secret), without its
+   * trailing newline; throws CONFIG_INVALID naming the file (never a value) when it cannot be read or is empty.
+   */
+  static fromFile(path: string): Secret {
+    let value: string;
+    try {
+      value = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
+    } catch (err) {
+      throw new ReflexError('CONFIG_INVALID', `cannot read secret file ${path} (a notification receiver needs it): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    }
+    if (!value) throw new ReflexError('CONFIG_INVALID', `secret file ${path} is empty (a notification receiver needs it)`);
+    return new Secret(value, `file:${path}`);
   }
 
   reveal(): string {

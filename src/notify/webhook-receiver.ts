@@ -1,11 +1,7 @@
 import type { Notification } from './notification.js';
 import type { OutgoingRequest } from './outgoing-request.js';
 import type { WebhookConfig } from './receiver-config.js';
-import type { Secret } from './secret.js';
-import { signatureHeader, signWebhook, timestampHeader } from './webhook-signature.js';
-
-/** Header naming the notification, the same on every retry, so a receiver can drop duplicates. */
-const deliveryHeader = 'X-Reflex-Delivery';
+import { signWebhook, webhookHeaders } from './webhook-signature.js';
 
 /**
  * The default generic webhook body: version `1`, the notification id, receiver, status, group
@@ -15,17 +11,22 @@ export function webhookPayload(n: Notification): Record<string, unknown> {
   return { version: '1', id: n.id, receiver: n.receiver, status: n.status, groupKey: n.groupKey, groupLabels: n.groupLabels, repeat: n.repeat, alerts: n.alerts };
 }
 
-/** The signed request: the body is signed as sent, with the time of this attempt. */
-export function webhookRequest(cfg: WebhookConfig, secret: Secret, payload: unknown, n: Notification, now: Date): OutgoingRequest {
+/**
+ * The signed request (Standard Webhooks): `webhook-id` is the notification id, the same on every
+ * retry and replica, so a receiver drops duplicates by it; the body is the same bytes on every
+ * attempt; each attempt is signed anew with its own `webhook-timestamp`, so a retry hours later is
+ * still within a receiver's replay window.
+ */
+export function webhookRequest(cfg: WebhookConfig, keys: readonly Buffer[], payload: unknown, n: Notification, now: Date): OutgoingRequest {
   const body = JSON.stringify(payload);
   const ts = Math.floor(now.getTime() / 1000);
   return {
     headers: {
       ...cfg.headers,
       'content-type': 'application/json',
-      [deliveryHeader]: n.id,
-      [timestampHeader]: String(ts),
-      [signatureHeader]: signWebhook(secret.reveal(), ts, body),
+      [webhookHeaders.id]: n.id,
+      [webhookHeaders.timestamp]: String(ts),
+      [webhookHeaders.signature]: signWebhook(keys, n.id, ts, body),
     },
     body,
   };

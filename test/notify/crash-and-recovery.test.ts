@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { alertFingerprint } from '../../src/notify/alert.js';
 import type { Notifier } from '../../src/notify/notifier.js';
-import { crashAlert, fastTimings, NotifierFixture } from './notifier-fixture.js';
+import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
 import { eventually, sleep, startRecordingServer, type RecordingServer } from './recording-server.js';
 
 interface Body {
@@ -21,7 +21,7 @@ describe('a crash followed by recovery', () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
     return Array.from({ length: count }, () =>
-      fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: 'k' }, route: { receiver: 'hook', ...fastTimings } }),
+      fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings } }),
     );
   }
   const bodies = () => server.requests.map((r) => r.json as Body);
@@ -62,7 +62,7 @@ describe('a crash followed by recovery', () => {
     await eventually(() => server.requests.length === 2, 'the resolved message');
     await sleep(3 * fastTimings.groupIntervalMs);
     expect(bodies().map((x) => x.status)).toEqual(['firing', 'resolved']);
-    const ids = server.requests.map((r) => r.headers['x-reflex-delivery']);
+    const ids = server.requests.map((r) => r.headers['webhook-id']);
     expect(new Set(ids).size).toBe(2);
   });
 

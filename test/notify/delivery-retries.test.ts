@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { retryAfterMs } from '../../src/notify/http-delivery.js';
-import { crashAlert, fastTimings, NotifierFixture } from './notifier-fixture.js';
+import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
 import { eventually, sleep, startRecordingServer, type RecordingServer } from './recording-server.js';
 
 describe('delivery retries and fallback', () => {
@@ -25,7 +25,7 @@ describe('delivery retries and fallback', () => {
         { kind: 'slack', name: 'primary', url: primary.url, maxAttempts: 3, backoffMs: 100, fallback: 'pager' },
         { kind: 'webhook', name: 'pager', url: fallback.url, secretEnv: 'S' },
       ],
-      env: { S: 'secret-of-pager' },
+      env: { S: testWebhookSecret },
       route: { receiver: 'primary', ...fastTimings },
     });
     await notifier.notify(crashAlert('web-1'));

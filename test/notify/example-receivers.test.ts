@@ -3,12 +3,13 @@ import examples from '../../rules/examples/receivers.js';
 import { toAlert } from '../../src/notify/alert.js';
 import { createReceiver } from '../../src/notify/receiver.js';
 import { Router } from '../../src/notify/router.js';
-import { crashAlert } from './notifier-fixture.js';
+import { crashAlert, testWebhookSecret } from './notifier-fixture.js';
 
 describe('the example receivers', () => {
-  const env = Object.fromEntries(
-    examples.receivers.flatMap((r) => [r.urlEnv, (r as { secretEnv?: string }).secretEnv]).filter((v): v is string => !!v).map((v) => [v, `https://hooks.example/${v}`]),
-  );
+  const env = Object.fromEntries([
+    ...examples.receivers.flatMap((r) => (r.urlEnv ? [[r.urlEnv, `https://hooks.example/${r.urlEnv}`]] : [])),
+    ...examples.receivers.flatMap((r) => (r.kind === 'webhook' ? [r.secretEnv ?? []].flat() : [])).map((v) => [v, testWebhookSecret]),
+  ]);
 
   it('are valid and their routes name configured receivers', () => {
     const receivers = examples.receivers.map((r) => createReceiver(r, env));

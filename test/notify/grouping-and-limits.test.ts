@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReceiverConfigInput } from '../../src/notify/receiver-config.js';
-import { crashAlert, fastTimings, NotifierFixture } from './notifier-fixture.js';
+import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
 import { eventually, sleep, startRecordingServer, type RecordingServer } from './recording-server.js';
 
 interface Body {
@@ -22,7 +22,7 @@ describe('grouping and rate limits', () => {
   it('alerts of one group raised within group wait go out as one message listing every instance', async () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
-    const notifier = fx.replica({ receivers: [hook()], env: { S: 'k' }, route: { receiver: 'hook', ...fastTimings, groupWaitMs: 300 } });
+    const notifier = fx.replica({ receivers: [hook()], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings, groupWaitMs: 300 } });
     for (const i of ['web-1', 'web-2', 'web-3']) await notifier.notify(crashAlert(i));
     await notifier.notify(crashAlert('db-1', { project: 'billing' }));
     await eventually(() => server.requests.length === 2, 'one message per group');
@@ -35,7 +35,7 @@ describe('grouping and rate limits', () => {
   it('an alert joining a group already notified is sent at the next group interval with the group', async () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
-    const notifier = fx.replica({ receivers: [hook()], env: { S: 'k' }, route: { receiver: 'hook', ...fastTimings } });
+    const notifier = fx.replica({ receivers: [hook()], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings } });
     await notifier.notify(crashAlert('web-1'));
     await eventually(() => server.requests.length === 1, 'the first message');
     const first = server.requests[0]!.at;
@@ -48,7 +48,7 @@ describe('grouping and rate limits', () => {
   it('an unchanged firing group is sent again after the repeat interval', async () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
-    const notifier = fx.replica({ receivers: [hook()], env: { S: 'k' }, route: { receiver: 'hook', ...fastTimings, groupIntervalMs: 200, repeatIntervalMs: 600 } });
+    const notifier = fx.replica({ receivers: [hook()], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings, groupIntervalMs: 200, repeatIntervalMs: 600 } });
     await notifier.notify(crashAlert('web-1'));
     await eventually(() => server.requests.length === 2, 'a repeat', 5000);
     expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(550);
@@ -60,7 +60,7 @@ describe('grouping and rate limits', () => {
     server = await startRecordingServer();
     const notifier = fx.replica({
       receivers: [hook({ rateLimit: { count: 1, windowMs: 400 } })],
-      env: { S: 'k' },
+      env: { S: testWebhookSecret },
       route: { receiver: 'hook', ...fastTimings, groupBy: ['instance'] },
     });
     for (const i of ['a', 'b', 'c']) await notifier.notify(crashAlert(i));
@@ -74,7 +74,7 @@ describe('grouping and rate limits', () => {
   it('two replicas share the rate limit', async () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
-    const opts = { receivers: [hook({ rateLimit: { count: 2, windowMs: 1000 } })], env: { S: 'k' }, route: { receiver: 'hook', ...fastTimings, groupBy: ['instance'] } };
+    const opts = { receivers: [hook({ rateLimit: { count: 2, windowMs: 1000 } })], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings, groupBy: ['instance'] } };
     const [a, b] = [fx.replica(opts), fx.replica(opts)];
     for (const i of ['a', 'b', 'c', 'd', 'e', 'f']) await (i < 'd' ? a : b).notify(crashAlert(i));
     await eventually(() => server.requests.length === 6, 'all six messages', 8000);

@@ -12,7 +12,7 @@ import { Silences } from '../../src/rules/silences.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
-import { fastTimings, NotifierFixture } from './notifier-fixture.js';
+import { fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
 import { eventually, sleep, startRecordingServer, type RecordingServer } from './recording-server.js';
 
 interface SentAlert {
@@ -45,7 +45,7 @@ describe('instance alerts from the pipeline', () => {
   beforeEach(async () => {
     server = await startRecordingServer();
     process.env.REFLEX_TEST_HOOK_URL = server.url;
-    process.env.REFLEX_TEST_HOOK_KEY = 'test-key';
+    process.env.REFLEX_TEST_HOOK_KEY = testWebhookSecret;
     // A start slower than the group wait, so the firing message goes out before the recovery.
     sim = await startSimulator({ instances: 0, timings: { startMs: 1_500, stopHookMs: 100 } });
     sim.controls.addInstance({ name: 'web-1', config: optIn });
@@ -90,7 +90,7 @@ describe('instance alerts from the pipeline', () => {
     expect(trail.filter((r) => r.correlationId === firing!.correlationId).map((r) => r.type)).toEqual(expect.arrayContaining(['event', 'decision', 'action', 'call', 'outcome', 'notification']));
     const outcome = trail.find((r) => r.type === 'outcome') as { operationId?: string } | undefined;
     expect(resolved!.actions[0]!.operationId).toBe(outcome?.operationId);
-    expect(new Set(server.requests.map((r) => r.headers['x-reflex-delivery'])).size).toBe(2);
+    expect(new Set(server.requests.map((r) => r.headers['webhook-id'])).size).toBe(2);
   });
 
   it('a crash no rule remediates is a critical alert saying so, resolved when someone starts the instance', async () => {
@@ -155,7 +155,7 @@ describe('instance alerts on redelivery', () => {
   it('the same crash and recovery seen again (a retried job, another replica) send nothing more, and a crash older than the recovery reopens nothing', async () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
-    const replica = () => new InstanceAlerts({ redis: fx.redis, notifier: fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: 'k' }, route: { receiver: 'hook', ...fastTimings } }) });
+    const replica = () => new InstanceAlerts({ redis: fx.redis, notifier: fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings } }) });
     const [a, b] = [replica(), replica()];
     await Promise.all([a.observe(event({}), queued), b.observe(event({}), queued)]);
     await eventually(() => server.requests.length === 1, 'the firing message');
@@ -172,7 +172,7 @@ describe('instance alerts on redelivery', () => {
   it('holds back per-instance crash alerts while their member is in a failure storm (storm control sends one grouped alert), not on other members', async () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
-    const notifier = fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: 'k' }, route: { receiver: 'hook', ...fastTimings } });
+    const notifier = fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings } });
     // Real storm control on the same Redis: two failures on member node1 make a storm there.
     const ks = keySpace(fx.prefix);
     const gate = new ActionGate(fx.redis, ks, new Silences(fx.redis, ks.silences), undefined, { storm: { threshold: 2, windowMs: 60_000 } });

@@ -4,6 +4,9 @@ import type { AlertInput } from '../../src/notify/alert.js';
 import { Notifier, type NotifierOptions } from '../../src/notify/notifier.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 
+/** A Standard Webhooks signing secret for tests: whsec_ and the base64 of 32 bytes. */
+export const testWebhookSecret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+
 /** Fast timings for tests: group wait 100 ms, group interval 300 ms, no repeats. */
 export const fastTimings = { groupWaitMs: 100, groupIntervalMs: 300, repeatIntervalMs: 3_600_000 } as const;
 

@@ -3,7 +3,7 @@ import type { ActionContext } from '../../src/actions/action.js';
 import { getAction } from '../../src/actions/registry.js';
 import { InstanceClient } from '../../src/client/client.js';
 import type { Notifier } from '../../src/notify/notifier.js';
-import { fastTimings, NotifierFixture } from './notifier-fixture.js';
+import { fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
 import { eventually, startRecordingServer } from './recording-server.js';
 
 describe('the notify action', () => {
@@ -36,7 +36,7 @@ describe('the notify action', () => {
           { kind: 'webhook', name: 'routed', url: routed.url, secretEnv: 'S' },
           { kind: 'webhook', name: 'oncall', url: named.url, secretEnv: 'S' },
         ],
-        env: { S: 'k' },
+        env: { S: testWebhookSecret },
         route: { receiver: 'routed', ...fastTimings },
       });
     const outcome = await getAction('notify').run(ctx({ receiver: 'oncall', severity: 'critical', summary: 'disk almost full', correlationId: 'evt-42' }));

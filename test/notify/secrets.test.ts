@@ -5,7 +5,7 @@ import { crashAlert, fastTimings, NotifierFixture } from './notifier-fixture.js'
 import { eventually, startRecordingServer } from './recording-server.js';
 
 const token = 'T0KEN-b1c2d3e4f5';
-const hmacKey = 'hmac-key-z9y8x7';
+const hmacKey = `whsec_${Buffer.from('hmac-key-z9y8x7-0123456789abcdef').toString('base64')}`;
 
 describe('receiver secrets are redacted everywhere', () => {
   const fx = new NotifierFixture();
@@ -28,7 +28,7 @@ describe('receiver secrets are redacted everywhere', () => {
 
   it('a missing environment variable is named, and no value is quoted', () => {
     expect(() => createReceiver({ kind: 'slack', name: 's', urlEnv: 'NOPE_URL' }, {})).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining('NOPE_URL') }));
-    expect(() => createReceiver({ kind: 'slack', name: 's', url: 'https://x.example', urlEnv: 'A' } as never, { A: 'https://y' })).toThrow(/exactly one of url and urlEnv/);
+    expect(() => createReceiver({ kind: 'slack', name: 's', url: 'https://x.example', urlEnv: 'A' } as never, { A: 'https://y' })).toThrow(/give exactly one of url, urlEnv, urlFile/);
   });
 
   it('failed deliveries are audited without the endpoint', async () => {
