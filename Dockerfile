@@ -26,6 +26,8 @@ RUN --mount=type=cache,target=/root/.npm bash scripts/image-install.sh /src /app
 FROM node:24-bookworm-slim
 # REFLEX_HTTP_HOST: inside a container the port is reachable from outside only when published
 # (docker run -p / compose ports), so /metrics, /healthz and /readyz listen on every address here.
+# They answer a Host header that is an IP address or localhost; a name a scraper uses (the compose
+# service name, a DNS name) goes in REFLEX_HTTP_ALLOWED_HOSTS (comma-separated; DNS rebinding guard).
 ENV NODE_ENV=production REFLEX_RULES=/app/rules REFLEX_HTTP_HOST=0.0.0.0 REFLEX_HTTP_PORT=9464
 RUN groupadd --system --gid 10001 reflex \
  && useradd --system --uid 10001 --gid reflex --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin reflex
