@@ -31,7 +31,10 @@ export function readConfigFile(path: string): ConfigInput {
   try {
     value = parseYaml(text, { logLevel: 'error' });
   } catch (err) {
-    throw new ReflexError('CONFIG_INVALID', `config file ${path} is not valid YAML/JSON: ${(err as Error).message}`, { cause: err });
+    // The parser's message quotes the offending line, which may hold a secret: say where, not what.
+    const e = err as { code?: string; linePos?: { line: number; col: number }[] };
+    const where = e.linePos?.[0] ? ` at line ${e.linePos[0].line}, column ${e.linePos[0].col}` : '';
+    throw new ReflexError('CONFIG_INVALID', `config file ${path} is not valid YAML/JSON: ${e.code ?? 'syntax error'}${where}`);
   }
   if (value === null || value === undefined) return {};
   if (typeof value !== 'object' || Array.isArray(value)) throw new ReflexError('CONFIG_INVALID', `config file ${path}: expected a mapping of settings, got ${Array.isArray(value) ? 'a list' : typeof value}`);

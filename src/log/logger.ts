@@ -1,4 +1,4 @@
-import { pino, stdSerializers, type Logger } from 'pino';
+import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { isSensitiveName, REDACTED, redactText } from './redaction.js';
 import { useColour } from './colour.js';
 
@@ -32,9 +32,9 @@ function errSerializer(err: unknown): unknown {
  * (type, message, stack); secret-named fields are redacted and URLs, messages and error texts
  * lose their credentials ({@link redactText}).
  */
-export function createLogger(level: string, opts: { name?: string; pretty?: boolean } = {}): Logger {
-  const pretty = opts.pretty ?? Boolean(process.stdout.isTTY);
-  return pino({
+export function createLogger(level: string, opts: { name?: string; pretty?: boolean; /** Where JSON lines go; default stdout. */ destination?: DestinationStream } = {}): Logger {
+  const pretty = opts.destination === undefined && (opts.pretty ?? Boolean(process.stdout.isTTY));
+  const options: LoggerOptions = {
     name: opts.name ?? 'reflex',
     level,
     redact: { paths: redactPaths, censor },
@@ -46,5 +46,6 @@ export function createLogger(level: string, opts: { name?: string; pretty?: bool
       },
     },
     ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: useColour(process.stdout), translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
-  });
+  };
+  return opts.destination ? pino(options, opts.destination) : pino(options);
 }
