@@ -6,7 +6,8 @@ import { runReflex } from '../support/reflex-process.js';
 
 describe('the reflex command', () => {
   it('says what to fix, without a stack trace, when Redis cannot be reached', async () => {
-    const res = await runReflex(['run', '--target', 'unix:///nonexistent.sock', '--redis', 'redis://127.0.0.1:1']);
+    // --wait-for-target: an unreachable target alone does not stop the start, so Redis is what fails.
+    const res = await runReflex(['run', '--wait-for-target', '--target', 'unix:///nonexistent.sock', '--redis', 'redis://127.0.0.1:1', '--rules', 'rules']);
     expect(res.code).toBe(4);
     expect(res.stderr).toContain('cannot reach Redis at redis://127.0.0.1:1');
     expect(res.stderr).toContain('REDIS_URL');
