@@ -92,3 +92,11 @@ describe('reflex --version', () => {
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
+
+describe('reflex failures that are not usage errors', () => {
+  it('an export file that cannot be opened: exit 1, one line, before anything is read', async () => {
+    const res = await reflexInProcess(['audit', 'export', '--out', '/nonexistent/dir/audit.jsonl', ...offline]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe("reflex: Error: ENOENT: no such file or directory, open '/nonexistent/dir/audit.jsonl'\n");
+  });
+});

@@ -77,6 +77,8 @@ async function print(o: AuditOpts): Promise<void> {
 
 async function exportJsonl(o: AuditOpts): Promise<void> {
   const out = o.out ? createWriteStream(o.out) : process.stdout;
+  // A file that cannot be opened fails here, once, instead of as an unhandled stream error.
+  if (o.out) await once(out, 'open');
   let n = 0;
   await withLog(o, async (log) => {
     for await (const r of log.records(queryOf(o))) {
