@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keySpace } from '../../src/redis/key-space.js';
@@ -90,6 +91,35 @@ describe('dashboard (headless Chromium against a running Reflex)', () => {
     // The UI's own API calls carry the cookie, so the queue list renders.
     await page.getByText('actions', { exact: true }).first().waitFor({ timeout: 15_000 });
     await page.getByText('events', { exact: true }).first().waitFor({ timeout: 15_000 });
+    await context.close();
+  });
+
+  it('refuses the add-job POST a page sends with the dashboard cookie as text/plain (no write token: read-only), while the views still load', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${bed.url}/dashboard/queues?token=${token}`);
+    await page.getByText('actions', { exact: true }).first().waitFor({ timeout: 15_000 });
+    const actionsQueue = keySpace(bed.prefix).actionsQueue;
+    // What a same-site page could send: a "simple" request (no preflight) that carries the cookie.
+    const attempt = await page.evaluate(async (queue) => {
+      const add = await fetch(`/dashboard/queues/api/queues/${encodeURIComponent(queue)}/add`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ name: 'api-call', data: { method: 'DELETE', path: '/1.0/instances/web-1' } }) });
+      const list = await fetch('/dashboard/queues/api/queues');
+      return { add: add.status, list: list.status, queues: ((await list.json()) as { queues: { name: string; readOnlyMode: boolean }[] }).queues.map((q) => [q.name, q.readOnlyMode]) };
+    }, actionsQueue);
+    expect(attempt.add).toBe(405);
+    expect(attempt.list).toBe(200);
+    expect(attempt.queues).toContainEqual([actionsQueue, true]);
+    const keys = keySpace(bed.prefix);
+    const connection = redisClient();
+    const queue = new Queue(actionsQueue, { connection, prefix: keys.bullPrefix });
+    try {
+      const jobs = await queue.getJobs(['waiting', 'delayed', 'prioritized', 'paused', 'active', 'completed', 'failed']);
+      expect(jobs.length).toBeGreaterThan(0); // the restart of web-1 went through this queue
+      expect(jobs.map((j) => j.name)).not.toContain('api-call');
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
     await context.close();
   });
 
