@@ -27,6 +27,7 @@ import { resyncEvents } from '../events/resync.js';
 import { StateTracker } from '../events/state-tracker.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import { installProcessGuards } from '../log/process-guards.js';
+import { startHeapTrim } from './heap-trim.js';
 import { startRemediation } from '../remediation/remediation.js';
 import { actionJobOptions } from '../remediation/action-job.js';
 import { retryPolicy } from '../remediation/retry-policy.js';
@@ -136,138 +137,150 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   metrics.watchQueue(actionsQueue);
   const workers: Worker[] = [];
   const stops: (() => Promise<void>)[] = [];
+  const stopHeapTrim = startHeapTrim({ logger });
+  stops.push(async () => stopHeapTrim());
   const readers: TargetReaderHandle[] = [];
 
-  // Each target has its own lease, stream, ingestor and resync; they share the queues and the state tracker.
-  const startReader = (t: ConfiguredTarget): TargetReaderHandle => {
-    const log = configured.length > 1 ? logger.child({ target: t.name }) : logger;
-    const client = clientFor(t.id);
-    const held = new SubscriberLease({ redis, key: keys.lease(t.id), fenceKey: keys.leaseFence(t.id), vacantKey: keys.leaseVacant(t.id), logger: log, ttlMs: config.leaseTtlMs });
-    // Every replica reads the stream; only the lease holder writes it, followers keep a window to replay on a takeover.
-    const ingestor = new EventIngestor({ queue: eventsQueue, target: t.id, logger: log, active: false, onOverflow: () => void resync('gap'), mayWrite: () => held.isCurrent() });
-    const resync = async (reason: 'gap' | 'periodic' | 'manual' = 'manual') => {
-      if (!held.isHeld) return;
-      const events = await resyncEvents(client, tracker, t.id, { graceMs: config.resyncGraceMs, project: t.project });
-      for (const e of events) ingestor.pushSynthetic(e);
-      metrics.resyncs.inc({ reason });
-      if (reason === 'gap') metrics.gapsResynced.inc();
-      // An instance seen for the first time is a baseline, not a change the stream missed.
-      metrics.resyncChanges.inc(events.filter((e) => e.kind === 'instance.status' && e.from !== undefined).length);
-      if (events.length) log.info({ changes: events.length }, 'resync found changes');
-    };
-    const sub = new EventSubscriber({
-      endpoint: () => client.eventsEndpoint(['operation', 'lifecycle'], { allProjects: !t.project }),
-      onFrame: (raw, at) => ingestor.pushFrame(raw, at),
-      onConnected: () => resync('gap'),
-      logger: log,
-      metrics,
-    });
-    held.on('acquired', () => {
-      ingestor.activate();
-      if (sub.connected) resync('gap').catch((err) => log.warn({ err }, 'resync after taking over failed'));
-    });
-    held.on('lost', () => ingestor.standBy());
-    metrics.leaseHolder.set({ target: t.id }, 0);
-    held.on('acquired', () => metrics.leaseHolder.set({ target: t.id }, 1));
-    held.on('lost', () => metrics.leaseHolder.set({ target: t.id }, 0));
-    sub.on('connected', () => metrics.streamConnected.set({ target: t.id }, 1));
-    sub.on('disconnected', () => metrics.streamConnected.set({ target: t.id }, 0));
-    const gauge = setInterval(() => metrics.ingestBuffered.set({ target: t.id, role: held.isHeld ? 'holder' : 'follower' }, ingestor.buffered), 1_000);
-    gauge.unref();
-    sub.start();
-    held.start();
-    const timer = config.resyncIntervalMs > 0 ? setInterval(() => {
-      if (sub.connected && held.isHeld) resync('periodic').catch((err) => log.warn({ err }, 'periodic resync failed'));
-    }, config.resyncIntervalMs) : undefined;
-    stops.push(async () => {
-      clearInterval(timer);
-      clearInterval(gauge);
-      await sub.stop();
-      await ingestor.drain();
-      await held.stop();
-    });
-    return { name: t.name, id: t.id, lease: held, subscriber: sub, resync: () => resync() };
+  // What stop() undoes; also undone when start-up fails half-way (a process whose start failed
+  // must exit, not keep a lease or a socket open).
+  const teardown = async () => {
+    for (const s of stops) await s().catch((err: unknown) => logger.warn({ err }, 'error while stopping a part'));
+    await Promise.all([eventsQueue.close(), actionsQueue.close()]);
+    for (const c of clients.values()) await c.close();
+    redis.disconnect();
+    connection.disconnect();
   };
-  if (config.role === 'all' || config.role === 'subscriber') readers.push(...configured.map(startReader));
-
-  if (config.role === 'all' || config.role === 'worker') {
-    const { rules, others } = loaded!;
-    // Receivers come from one place: the config file, REFLEX_NOTIFY, or a defineNotifications file beside the rules.
-    const notifyConfig = chooseNotifyConfig({ config: config.notifications, rulesFolder: others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined });
-    const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger }) : undefined;
-    const raiseAlert = notifier ? (a: Omit<AlertInput, 'labels'>) => notifier.notify({ ...a, labels: {} }) : undefined;
-    const silences = new Silences(redis, keys.silences);
-    let inStorm: (e: CanonicalEvent) => Promise<boolean> = async () => false;
-    const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, logger, inStorm: (e) => inStorm(e) }) : undefined;
-    if (notifier) {
-      logger.info({ receivers: notifyConfig!.settings.receivers.length, from: notifyConfig!.from }, 'notifications configured');
-      stops.push(() => notifier.close());
-    }
-    const remediation = startRemediation({
-      redis,
-      connection,
-      keys,
-      client: clientFor,
-      tracker,
-      audit,
-      silences,
-      engine: new RuleEngine(rules, { conditionTimeoutMs: config.ruleTimeoutMs }),
-      eventsQueue,
-      actionsQueue,
-      logger,
-      metrics,
-      archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }),
-      notifier,
-      instanceAlerts,
-      raiseAlert,
-      gate: { storm: config.stormThreshold > 0 ? { threshold: config.stormThreshold, windowMs: config.stormWindowMs } : false, autorestartStandBackMs: config.autorestartStandBackMs },
-      actionAttempts: config.actionAttempts,
-      actionConcurrency: config.actionConcurrency,
-    });
-    inStorm = (e) => remediation.gate.inStorm(e);
-    workers.push(...remediation.workers);
-    stops.push(() => remediation.stop());
-  }
-
-  if (config.role === 'all' || config.role === 'scheduler') {
-    const scheduler = await startScheduler({ target: configured[0]!.id, redis, client: clientFor(configured[0]!.id), targets: configured.map((t) => ({ target: t.id, client: clientFor(t.id) })), audit, keys, logger, rulesDir: config.rulesDir, actions: actionsQueue });
-    stops.push(() => scheduler.stop());
-  }
-
-  const http = config.httpPort > 0
-    ? await startHttpServer({
-        host: config.httpHost,
-        port: config.httpPort,
+  try {
+    // Each target has its own lease, stream, ingestor and resync; they share the queues and the state tracker.
+    const startReader = (t: ConfiguredTarget): TargetReaderHandle => {
+      const log = configured.length > 1 ? logger.child({ target: t.name }) : logger;
+      const client = clientFor(t.id);
+      const held = new SubscriberLease({ redis, key: keys.lease(t.id), fenceKey: keys.leaseFence(t.id), vacantKey: keys.leaseVacant(t.id), logger: log, ttlMs: config.leaseTtlMs });
+      // Every replica reads the stream; only the lease holder writes it, followers keep a window to replay on a takeover.
+      const ingestor = new EventIngestor({ queue: eventsQueue, target: t.id, logger: log, active: false, onOverflow: () => void resync('gap'), mayWrite: () => held.isCurrent() });
+      const resync = async (reason: 'gap' | 'periodic' | 'manual' = 'manual') => {
+        if (!held.isHeld) return;
+        const events = await resyncEvents(client, tracker, t.id, { graceMs: config.resyncGraceMs, project: t.project });
+        for (const e of events) ingestor.pushSynthetic(e);
+        metrics.resyncs.inc({ reason });
+        if (reason === 'gap') metrics.gapsResynced.inc();
+        // An instance seen for the first time is a baseline, not a change the stream missed.
+        metrics.resyncChanges.inc(events.filter((e) => e.kind === 'instance.status' && e.from !== undefined).length);
+        if (events.length) log.info({ changes: events.length }, 'resync found changes');
+      };
+      const sub = new EventSubscriber({
+        endpoint: () => client.eventsEndpoint(['operation', 'lifecycle'], { allProjects: !t.project }),
+        onFrame: (raw, at) => ingestor.pushFrame(raw, at),
+        onConnected: () => resync('gap'),
+        logger: log,
         metrics,
-        logger,
-        readiness: readinessChecks({ redis, readers, workers }),
-        allowedHosts: config.httpAllowedHosts,
-        dashboard: config.dashboardToken ? { token: config.dashboardToken, writeToken: config.dashboardWriteToken, queues: [eventsQueue, actionsQueue], audit, silences: new Silences(redis, keys.silences), target: configured.map((t) => t.id).join(', ') } : undefined,
-      }).catch((err: Error) => {
-        // Metrics and health are for watching the automation, which keeps running without them.
-        logger.error({ err, host: config.httpHost, port: config.httpPort }, 'http server not started: /metrics, /healthz, /readyz and the dashboard are unavailable');
-        return undefined;
-      })
-    : undefined;
+      });
+      held.on('acquired', () => {
+        ingestor.activate();
+        if (sub.connected) resync('gap').catch((err) => log.warn({ err }, 'resync after taking over failed'));
+      });
+      held.on('lost', () => ingestor.standBy());
+      metrics.leaseHolder.set({ target: t.id }, 0);
+      held.on('acquired', () => metrics.leaseHolder.set({ target: t.id }, 1));
+      held.on('lost', () => metrics.leaseHolder.set({ target: t.id }, 0));
+      sub.on('connected', () => metrics.streamConnected.set({ target: t.id }, 1));
+      sub.on('disconnected', () => metrics.streamConnected.set({ target: t.id }, 0));
+      const gauge = setInterval(() => metrics.ingestBuffered.set({ target: t.id, role: held.isHeld ? 'holder' : 'follower' }, ingestor.buffered), 1_000);
+      gauge.unref();
+      sub.start();
+      held.start();
+      const timer = config.resyncIntervalMs > 0 ? setInterval(() => {
+        if (sub.connected && held.isHeld) resync('periodic').catch((err) => log.warn({ err }, 'periodic resync failed'));
+      }, config.resyncIntervalMs) : undefined;
+      stops.push(async () => {
+        clearInterval(timer);
+        clearInterval(gauge);
+        await sub.stop();
+        await ingestor.drain();
+        await held.stop();
+      });
+      return { name: t.name, id: t.id, lease: held, subscriber: sub, resync: () => resync() };
+    };
+    if (config.role === 'all' || config.role === 'subscriber') readers.push(...configured.map(startReader));
 
-  return {
-    subscriber: readers[0]?.subscriber,
-    lease: readers[0]?.lease,
-    target: configured[0]!.id,
-    targets: configured.map((t) => t.id),
-    readers,
-    metrics,
-    http,
-    resync: async () => {
-      await Promise.all(readers.map((r) => r.resync()));
-    },
-    async stop() {
-      await http?.close();
-      for (const s of stops) await s();
-      await Promise.all([eventsQueue.close(), actionsQueue.close()]);
-      for (const c of clients.values()) await c.close();
-      redis.disconnect();
-      connection.disconnect();
-    },
-  };
+    if (config.role === 'all' || config.role === 'worker') {
+      const { rules, others } = loaded!;
+      // Receivers come from one place: the config file, REFLEX_NOTIFY, or a defineNotifications file beside the rules.
+      const notifyConfig = chooseNotifyConfig({ config: config.notifications, rulesFolder: others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined });
+      const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger }) : undefined;
+      const raiseAlert = notifier ? (a: Omit<AlertInput, 'labels'>) => notifier.notify({ ...a, labels: {} }) : undefined;
+      const silences = new Silences(redis, keys.silences);
+      let inStorm: (e: CanonicalEvent) => Promise<boolean> = async () => false;
+      const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, logger, inStorm: (e) => inStorm(e) }) : undefined;
+      if (notifier) {
+        logger.info({ receivers: notifyConfig!.settings.receivers.length, from: notifyConfig!.from }, 'notifications configured');
+        stops.push(() => notifier.close());
+      }
+      const remediation = startRemediation({
+        redis,
+        connection,
+        keys,
+        client: clientFor,
+        tracker,
+        audit,
+        silences,
+        engine: new RuleEngine(rules, { conditionTimeoutMs: config.ruleTimeoutMs }),
+        eventsQueue,
+        actionsQueue,
+        logger,
+        metrics,
+        archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }),
+        notifier,
+        instanceAlerts,
+        raiseAlert,
+        gate: { storm: config.stormThreshold > 0 ? { threshold: config.stormThreshold, windowMs: config.stormWindowMs } : false, autorestartStandBackMs: config.autorestartStandBackMs },
+        actionAttempts: config.actionAttempts,
+        actionConcurrency: config.actionConcurrency,
+      });
+      inStorm = (e) => remediation.gate.inStorm(e);
+      workers.push(...remediation.workers);
+      stops.push(() => remediation.stop());
+    }
+
+    if (config.role === 'all' || config.role === 'scheduler') {
+      const scheduler = await startScheduler({ target: configured[0]!.id, redis, client: clientFor(configured[0]!.id), targets: configured.map((t) => ({ target: t.id, client: clientFor(t.id) })), audit, keys, logger, rulesDir: config.rulesDir, actions: actionsQueue });
+      stops.push(() => scheduler.stop());
+    }
+
+    const http = config.httpPort > 0
+      ? await startHttpServer({
+          host: config.httpHost,
+          port: config.httpPort,
+          metrics,
+          logger,
+          readiness: readinessChecks({ redis, readers, workers }),
+          allowedHosts: config.httpAllowedHosts,
+          dashboard: config.dashboardToken ? { token: config.dashboardToken, writeToken: config.dashboardWriteToken, queues: [eventsQueue, actionsQueue], audit, silences: new Silences(redis, keys.silences), target: configured.map((t) => t.id).join(', ') } : undefined,
+        }).catch((err: Error) => {
+          // Metrics and health are for watching the automation, which keeps running without them.
+          logger.error({ err, host: config.httpHost, port: config.httpPort }, 'http server not started: /metrics, /healthz, /readyz and the dashboard are unavailable');
+          return undefined;
+        })
+      : undefined;
+
+    return {
+      subscriber: readers[0]?.subscriber,
+      lease: readers[0]?.lease,
+      target: configured[0]!.id,
+      targets: configured.map((t) => t.id),
+      readers,
+      metrics,
+      http,
+      resync: async () => {
+        await Promise.all(readers.map((r) => r.resync()));
+      },
+      async stop() {
+        await http?.close();
+        await teardown();
+      },
+    };
+  } catch (err) {
+    await teardown();
+    throw err;
+  }
 }

@@ -57,12 +57,12 @@ export const configSchema = z.strictObject({
   redisUrl: z.string().url().default('redis://127.0.0.1:6379'),
   /** Folder of rule files. Default ./rules. */
   rulesDir: z.string().default('./rules'),
-  /** Which parts this process runs. Default all. */
   /**
    * Start even when a target does not answer at start-up, and wait for it (the subscriber keeps
    * trying; /readyz says not ready). Default false: an unreachable target fails `reflex run` at once.
    */
   waitForTarget: z.boolean().default(false),
+  /** Which parts this process runs. Default all. */
   role: roleSchema.default('all'),
   /** Prefix of every Redis key; lets several deployments share a Redis. Default "reflex". */
   prefix: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('reflex'),
@@ -177,6 +177,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ConfigInput
     redisUrl: env.REDIS_URL || undefined,
     rulesDir: env.REFLEX_RULES || undefined,
     role: (env.REFLEX_ROLE || undefined) as Role | undefined,
+    waitForTarget: env.REFLEX_WAIT_FOR_TARGET ? ['1', 'true', 'yes'].includes(env.REFLEX_WAIT_FOR_TARGET.toLowerCase()) : undefined,
     prefix: env.REFLEX_PREFIX || undefined,
     resyncIntervalMs: env.REFLEX_RESYNC_INTERVAL_MS || undefined, // a number of ms or a duration (30s)
     logLevel: (env.REFLEX_LOG_LEVEL || undefined) as Config['logLevel'] | undefined,
@@ -184,7 +185,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ConfigInput
     httpPort: num(env.REFLEX_HTTP_PORT),
     stormThreshold: num(env.REFLEX_STORM_THRESHOLD),
     dashboardToken: env.REFLEX_DASHBOARD_TOKEN || undefined,
-    waitForTarget: env.REFLEX_WAIT_FOR_TARGET ? ['1', 'true', 'yes'].includes(env.REFLEX_WAIT_FOR_TARGET.toLowerCase()) : undefined,
     dashboardWriteToken: env.REFLEX_DASHBOARD_WRITE_TOKEN || undefined,
     httpAllowedHosts: env.REFLEX_HTTP_ALLOWED_HOSTS ? env.REFLEX_HTTP_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean) : undefined,
   };

@@ -59,8 +59,10 @@ export function readinessChecks(parts: ReadinessParts): ReadinessChecks {
   const { readers = [], workers } = parts;
   for (const { name, lease, subscriber } of readers) {
     checks[readers.length === 1 ? 'subscriber' : `subscriber:${name}`] = async () => {
-      if (!lease.isHeld) return { ok: true, detail: 'standby: another replica holds the lease' };
-      return subscriber.connected ? { ok: true, detail: 'lease holder, event stream connected' } : { ok: false, detail: 'lease holder, event stream not connected' };
+      // A replica that cannot reach its target is not ready, holder or standby: a standby that
+      // cannot read the stream cannot take over either.
+      const role = lease.isHeld ? 'lease holder' : 'standby (another replica holds the lease)';
+      return subscriber.connected ? { ok: true, detail: `${role}, event stream connected` } : { ok: false, detail: `${role}, event stream not connected: the target is unreachable` };
     };
   }
   if (workers?.length) {

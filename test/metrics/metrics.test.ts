@@ -128,7 +128,7 @@ describe('Prometheus metrics of a running Reflex (simulator, real Redis, scraped
     expect(valueOf(await scrape(bed.url), 'reflex_lease_holder', { target })).toBe(1);
     expect(valueOf(await scrape(standbyUrl), 'reflex_lease_holder', { target })).toBe(0);
     const ready = (await (await fetch(`${standbyUrl}/readyz`)).json()) as { checks: Record<string, { ok: boolean; detail: string }> };
-    expect(ready.checks.subscriber).toEqual({ ok: true, detail: 'standby: another replica holds the lease' });
+    expect(ready.checks.subscriber).toEqual({ ok: true, detail: 'standby (another replica holds the lease), event stream connected' });
 
     await bed.reflex.lease!.stop();
     await waitForMetric(bed.url, 'reflex_lease_holder', { target }, (v) => v === 0);
