@@ -142,8 +142,9 @@ function describeGiven(path: PropertyKey[], value: unknown): string {
   if (secret) return 'a value, not shown: secret';
   const last = path.at(-1);
   if (typeof value === 'string' && typeof last === 'string' && /url$/i.test(last) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return 'a value that is not a URL, not shown: it may hold a secret';
-  // A URL's path can be its secret (a webhook's token), so only its origin is shown.
-  if (typeof value === 'string') return JSON.stringify(redactText(redactUrl(value, { hidePath: true })));
+  // A unix socket's path is no secret, and names the mistake; a web URL's path can be its secret
+  // (a webhook's token), so only its origin is shown.
+  if (typeof value === 'string') return JSON.stringify(redactText(/^unix:/i.test(value) ? value : redactUrl(value, { hidePath: true })));
   if (Array.isArray(value)) return `a list of ${value.length}`;
   if (value && typeof value === 'object') return 'a mapping';
   return JSON.stringify(value) ?? String(value);
