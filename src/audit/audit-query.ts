@@ -1,3 +1,4 @@
+import { readDuration } from '../config/duration.js';
 import type { AuditType, StoredAuditRecord } from './audit-record.js';
 
 /** Which records to read. Time bounds become a stream id range, so older records are never scanned. */
@@ -38,7 +39,6 @@ export function matchesQuery(r: StoredAuditRecord, q: AuditQuery): boolean {
   return true;
 }
 
-const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
 /**
  * Reads a `--since`/`--until` value: a duration back from `now` (`15m`, `24h`, `7d`, `1h30m`;
@@ -47,11 +47,9 @@ const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000
  */
 export function parseTimeArg(text: string, now = Date.now()): Date | undefined {
   const t = text.trim();
-  if (/^(\d+(\.\d+)?(ms|s|m|h|d|w))+$/.test(t)) {
-    let ms = 0;
-    for (const [, n, unit] of t.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/g)) ms += Number(n) * units[unit!]!;
-    return new Date(now - ms);
-  }
+  // A bare number is neither a duration back from now nor a timestamp here.
+  const ms = /^\d+(\.\d+)?$/.test(t) ? undefined : readDuration(t);
+  if (ms !== undefined) return new Date(now - ms);
   if (!/^\d{4}-\d{2}-\d{2}/.test(t)) return undefined;
   const at = Date.parse(t);
   return Number.isNaN(at) ? undefined : new Date(at);

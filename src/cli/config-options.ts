@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { DEFAULT_CONFIG_FILE, configFileToRead, readConfigFile } from '../config/config-file.js';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { DEFAULT_CONFIG_FILE, SERVICE_RULES_DIR, configFileToRead, defaultRulesDir, readConfigFile } from '../config/config-file.js';
 import { configFromEnv, parseConfig, type Config, type ConfigInput } from '../config/config.js';
 
 /** Adds the options every command that talks to Redis or the target shares. */
@@ -13,7 +14,7 @@ export function withConnectionOptions(cmd: Command): Command {
     .option('--server-cert <file>', 'pin this server certificate (env REFLEX_SERVER_CERT)')
     .option('--server-fingerprint <sha256>', 'pin this server certificate fingerprint (env REFLEX_SERVER_FINGERPRINT)')
     .option('--redis <url>', 'Redis URL (env REDIS_URL; default redis://127.0.0.1:6379)')
-    .option('--rules <dir>', 'folder of rule files (env REFLEX_RULES; default ./rules)')
+    .option('--rules <dir>', `folder of rule files (env REFLEX_RULES; default ./rules, or ${SERVICE_RULES_DIR} when there is no ./rules)`)
     .option('--prefix <prefix>', 'Redis key prefix (env REFLEX_PREFIX; default reflex)');
 }
 
@@ -46,5 +47,8 @@ export function resolveConfig(opts: Record<string, unknown>, extra: ConfigInput 
     ...extra,
   };
   const defined = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
-  return parseConfig({ ...(file ? readConfigFile(file) : {}), ...configFromEnv(), ...defined(flags) } as ConfigInput);
+  const fromFile = file ? readConfigFile(file) : {};
+  // A relative rulesDir in a config file is relative to that file's folder, wherever reflex runs from.
+  if (file && typeof fromFile.rulesDir === 'string' && !isAbsolute(fromFile.rulesDir)) fromFile.rulesDir = resolve(dirname(file), fromFile.rulesDir);
+  return parseConfig({ rulesDir: defaultRulesDir(), ...fromFile, ...configFromEnv(), ...defined(flags) } as ConfigInput);
 }

@@ -5,6 +5,17 @@ import type { ConfigInput } from './config.js';
 
 /** The configuration file read when none is named and it exists (the system-wide install, docs/install-debian.md). */
 export const DEFAULT_CONFIG_FILE = '/etc/reflex/config.yaml';
+/** The rules folder of an installed service (docs/install-debian.md). */
+export const SERVICE_RULES_DIR = '/etc/reflex/rules';
+
+/**
+ * The rules folder when nothing names one (`--rules`, REFLEX_RULES, `rulesDir`): ./rules when the
+ * working directory has one (a checkout, a project), else /etc/reflex/rules (a service). Whichever
+ * it is, a folder that does not exist fails `reflex run` at start-up, naming it.
+ */
+export function defaultRulesDir(serviceDir: string = SERVICE_RULES_DIR): string {
+  return !existsSync('rules') && existsSync(serviceDir) ? serviceDir : './rules';
+}
 
 /**
  * Which configuration file to read: the one named (`--config`, then `REFLEX_CONFIG`), else

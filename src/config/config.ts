@@ -55,7 +55,7 @@ export const configSchema = z.strictObject({
   serverFingerprint: fingerprintSchema.optional(),
   /** Redis URL. Default redis://127.0.0.1:6379. */
   redisUrl: z.string().url().default('redis://127.0.0.1:6379'),
-  /** Folder of rule files. Default ./rules. */
+  /** Folder of rule files; relative to the config file's folder when given there. Default ./rules, or /etc/reflex/rules when there is no ./rules. */
   rulesDir: z.string().default('./rules'),
   /**
    * Start even when a target does not answer at start-up, and wait for it (the subscriber keeps

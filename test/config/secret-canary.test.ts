@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -196,7 +196,7 @@ describe('secrets never appear in what reflex run and reflex doctor print, nor i
     const config = file('valid.json', JSON.stringify({
       target: `unix://${sim.socketPath}`,
       redisUrl: withPassword(redisUrl(), secret),
-      rulesDir: 'rules',
+      rulesDir: resolve('rules'),
       prefix,
       resyncIntervalMs: 0,
       httpPort: port,

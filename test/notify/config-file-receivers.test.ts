@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,7 +48,7 @@ describe('receivers in the config file', () => {
       file,
       `target: unix://${sim.socketPath}
 redisUrl: ${redisUrl()}
-rulesDir: rules
+rulesDir: ${resolve('rules')}
 prefix: ${prefix}
 resyncIntervalMs: 0
 httpPort: 0

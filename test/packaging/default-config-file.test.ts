@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { configFileOf, resolveConfig } from '../../src/cli/config-options.js';
+import { defaultRulesDir } from '../../src/config/config-file.js';
 
 /**
  * A system-wide install keeps its settings in /etc/reflex/config.yaml: commands read it when no
@@ -49,5 +50,30 @@ describe('the default configuration file', () => {
     delete process.env.REFLEX_CONFIG;
     const missing = join(dir, 'typo.yaml');
     expect(() => resolveConfig({ config: missing }, {}, systemFile)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining(`cannot read config file ${missing}`) }));
+  });
+});
+
+describe('the rules folder', () => {
+  it('given as a relative path in a config file is relative to that file, wherever reflex runs from', () => {
+    delete process.env.REFLEX_CONFIG;
+    const file = join(dir, 'with-rules.yaml');
+    writeFileSync(file, 'rulesDir: my-rules\n');
+    expect(resolveConfig({ config: file }).rulesDir).toBe(join(dir, 'my-rules'));
+    // A flag or the environment is relative to the working directory, as paths on a command line are.
+    expect(resolveConfig({ config: file, rules: 'here' }).rulesDir).toBe('here');
+  });
+
+  it('defaults to ./rules where there is one, else to the service folder when it exists', () => {
+    expect(defaultRulesDir(join(dir, 'absent-service-rules'))).toBe('./rules'); // this checkout has ./rules
+    const elsewhere = mkdtempSync(join(tmpdir(), 'reflex-cwd-'));
+    const cwd = process.cwd();
+    try {
+      process.chdir(elsewhere);
+      expect(defaultRulesDir(join(dir, 'absent-service-rules'))).toBe('./rules');
+      expect(defaultRulesDir(dir)).toBe(dir);
+    } finally {
+      process.chdir(cwd);
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 });

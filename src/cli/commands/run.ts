@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { configSchema, roleSchema } from '../../config/config.js';
 import { configFileOf, resolveConfig, withConnectionOptions } from '../config-options.js';
 import { createLogger } from '../../log/logger.js';
 import { durationValue, wholeNumber } from '../option-values.js';
@@ -8,9 +9,9 @@ import { redact } from '../../audit/redact.js';
 /** `reflex run`: the long-running worker. Flags override environment variables. */
 export function registerRun(program: Command): void {
   withConnectionOptions(program.command('run').description('subscribe to the instance server, run the rules and their actions'))
-    .option('--role <role>', 'all | subscriber | worker | scheduler (env REFLEX_ROLE; default all)')
+    .addOption(new Option('--role <role>', 'which parts this process runs (env REFLEX_ROLE; default all)').choices(roleSchema.options))
     .option('--resync-interval <duration>', 'periodic full resync, e.g. 30s; 0 disables (default 30s)', durationValue)
-    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (env REFLEX_LOG_LEVEL)')
+    .addOption(new Option('--log-level <level>', 'pino level (env REFLEX_LOG_LEVEL; default info)').choices(configSchema.shape.logLevel.unwrap().options))
     .option('--http-host <address>', 'address of /metrics, /healthz, /readyz and /dashboard (env REFLEX_HTTP_HOST; default 127.0.0.1)')
     .option('--http-port <port>', 'port of that HTTP server, 0 disables it (env REFLEX_HTTP_PORT; default 9464)', wholeNumber(0))
     .option('--wait-for-target', 'start even if the target does not answer yet, and wait for it (env REFLEX_WAIT_FOR_TARGET=1); default: exit with an error')
