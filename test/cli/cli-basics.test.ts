@@ -32,9 +32,13 @@ describe('the reflex command', () => {
   });
 
   it('names the field, the value and what was expected for an invalid setting', async () => {
-    const res = await runReflex(['run', '--print-config', '--role', 'boss']);
+    const res = await runReflex(['run', '--print-config'], { REFLEX_ROLE: 'boss' });
     expect(res.code).toBe(3);
     expect(res.stderr).toMatch(/role: .*"all".*"subscriber".*"worker".*\(got "boss"\)/);
+    // The same mistake as a flag is a usage error, named by the command line parser.
+    const flag = await runReflex(['run', '--print-config', '--role', 'boss']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain("argument 'boss' is invalid. Allowed choices are all, subscriber, worker, scheduler.");
   });
 
   it('refuses a target that is neither a unix socket nor https', async () => {

@@ -1,0 +1,35 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { startHeapTrim } from '../../src/app/heap-trim.js';
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'debug' }, { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) });
+  return { lines, logger };
+}
+
+describe('the heap trim', () => {
+  it('gives back heap a burst left committed: one full collection shrinks the committed heap', async () => {
+    const { lines, logger } = capture();
+    // A burst: tens of MB allocated and dropped, as the first sync of a large fleet does.
+    let burst: { i: number; s: string }[] | undefined = Array.from({ length: 300_000 }, (_, i) => ({ i, s: `instance-${i}`.padEnd(64, '.') }));
+    expect(burst.length).toBe(300_000);
+    burst = undefined;
+    const stop = startHeapTrim({ logger, intervalMs: 50, slackBytes: 1 });
+    try {
+      await expect.poll(() => lines.some((l) => l.msg === 'heap trimmed'), { timeout: 5_000, interval: 20 }).toBe(true);
+    } finally {
+      stop();
+    }
+    const [before, after] = lines.find((l) => l.msg === 'heap trimmed')!.heapTotalMb as [number, number];
+    expect(after).toBeLessThan(before);
+  });
+
+  it('does nothing while the unused part of the heap is under the slack', async () => {
+    const { lines, logger } = capture();
+    const stop = startHeapTrim({ logger, intervalMs: 20, slackBytes: 2 ** 40 });
+    await new Promise((r) => setTimeout(r, 200));
+    stop();
+    expect(lines).toEqual([]);
+  });
+});
