@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +16,7 @@ import { frameId } from '../src/events/normalize.js';
 import { keySpace, type KeySpace } from '../src/redis/key-space.js';
 import type { RunningSimulator } from '../src/simulator/simulator.js';
 import { startReflexProcess, type ReflexProcess } from '../test/support/reflex-process.js';
+import { freePort } from '../test/support/free-port.js';
 
 /** What a scenario did and what it found; `ok` false fails the chaos run. */
 export interface ScenarioResult {
@@ -98,16 +98,6 @@ export class RestartableRedis {
   }
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
 
 /**
  * `reflex run` as a process against the simulator, with the bundled rules and no periodic resync.

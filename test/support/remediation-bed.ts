@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { STATUS_RUNNING, TEST_IMAGE, TEST_INSTANCE_PREFIX, lxc, lxdSocketPath, type InstanceStatus } from './lxd-bed.js';
 import { startReflexProcess, type ReflexProcess } from './reflex-process.js';
+import { freePort } from './free-port.js';
 
 /**
  * Helpers for the remediation acceptance tests (test/remediation): a redis-server the test owns
@@ -25,16 +25,6 @@ export interface PausableRedis {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
 
 /** Starts `redis-server --save '' --appendonly no` on a free loopback port and waits until it answers PING. */
 export async function startPausableRedis(): Promise<PausableRedis> {
