@@ -30,7 +30,32 @@ const common = {
   rateLimit: z.strictObject({ count: z.number().int().positive(), windowMs: z.number().int().positive() }).optional(),
   /** Receiver that gets the message when this one has failed `maxAttempts` times. */
   fallback: z.string().optional(),
+  /**
+   * The message's title (chat heading, email subject) instead of the default `[FIRING:2] kind:
+   * instances`, with placeholders: {status} {firing} {resolved} {count} {kinds} {instances}
+   * {projects} {targets} {receiver} and {group.KEY}. Plain text, no code. Default: the built-in title.
+   */
+  titleTemplate: z.string().min(1).optional(),
 };
+
+/** The common fields without an endpoint (email has a mail server instead). */
+const { url: _url, urlEnv: _urlEnv, urlFile: _urlFile, ...commonNoEndpoint } = common;
+
+/** An environment variable or a file holding one secret value. */
+const secretSource = z.union([z.strictObject({ env: z.string().min(1) }), z.strictObject({ file: z.string().min(1) })]);
+
+/** Request headers of the HTTP receivers that can carry auth: literal ones hold no secret. */
+const requestHeaders = {
+  /** Extra request headers whose values are not secret (no Authorization, Cookie or token here: see `headersFrom`). */
+  headers: z.record(z.string(), z.string()).default({}),
+  /** Headers whose values are secret, each read from `{ env: NAME }` or `{ file: PATH }`. */
+  headersFrom: z.record(z.string(), secretSource).default({}),
+  /** Environment variable holding a token sent as `Authorization: Bearer <token>`. */
+  bearerTokenEnv: z.string().min(1).optional(),
+  /** File holding that token, instead of `bearerTokenEnv`. */
+  bearerTokenFile: z.string().min(1).optional(),
+};
+
 
 const kinds = {
   slack: z.strictObject({ kind: z.literal('slack'), ...common, channel: z.string().optional(), username: z.string().optional(), iconEmoji: z.string().optional() }),
@@ -48,8 +73,7 @@ const kinds = {
     secretEnv: oneOrMore.optional(),
     /** File(s) holding the signing secret, instead of `secretEnv`. */
     secretFile: oneOrMore.optional(),
-    /** Extra request headers (not secret). */
-    headers: z.record(z.string(), z.string()).default({}),
+    ...requestHeaders,
   }),
   cloudevents: z.strictObject({
     kind: z.literal('cloudevents'),
@@ -58,22 +82,102 @@ const kinds = {
     source: z.string().default('/reflex'),
     /** Prefix of the `type` attribute; `.firing` or `.resolved` is appended. Default `dev.reflex.alert`. */
     typePrefix: z.string().default('dev.reflex.alert'),
+    ...requestHeaders,
+  }),
+  email: z.strictObject({
+    kind: z.literal('email'),
+    ...commonNoEndpoint,
+    /** Timeout of each SMTP step (connect, greeting, each command) in ms. Default 10000. */
+    timeoutMs: z.number().int().positive().default(10_000),
+    /** The mail server's host name. */
+    host: z.string().min(1),
+    /** Its port. Default 587 (submission with STARTTLS), or 465 when `tls` is true. */
+    port: z.number().int().min(1).max(65_535).optional(),
+    /** Implicit TLS from the first byte (port 465). Default false. */
+    tls: z.boolean().default(false),
+    /** Refuse to send unless the server upgrades the connection with STARTTLS. Default true when `tls` is false. */
+    requireStartTls: z.boolean().optional(),
+    /** Check the server's certificate. Default true; false only for a test server. */
+    verifyCertificate: z.boolean().default(true),
+    /** SMTP auth user, when it is not secret (else `userEnv`). */
+    user: z.string().min(1).optional(),
+    /** Environment variable holding the SMTP auth user. */
+    userEnv: z.string().min(1).optional(),
+    /** Environment variable holding the SMTP auth password. */
+    passwordEnv: z.string().min(1).optional(),
+    /** File holding the SMTP auth password, instead of `passwordEnv`. */
+    passwordFile: z.string().min(1).optional(),
+    /** The From address, e.g. `Reflex <reflex@example.org>`. */
+    from: z.string().min(3),
+    /** Recipients. */
+    to: z.union([z.string().min(3), z.array(z.string().min(3)).min(1)]),
+    /** Copy recipients. */
+    cc: z.union([z.string().min(3), z.array(z.string().min(3)).min(1)]).optional(),
+  }),
+  pagerduty: z.strictObject({
+    kind: z.literal('pagerduty'),
+    ...common,
+    /** Environment variable holding the Events API v2 routing (integration) key. Exactly one of `routingKeyEnv` and `routingKeyFile`. */
+    routingKeyEnv: z.string().min(1).optional(),
+    /** File holding the routing key, instead of `routingKeyEnv`. */
+    routingKeyFile: z.string().min(1).optional(),
+    /** `client` shown on the PagerDuty alert. Default `Reflex`. */
+    client: z.string().default('Reflex'),
+  }),
+  alertmanager: z.strictObject({
+    kind: z.literal('alertmanager'),
+    ...common,
+    /**
+     * How long a firing alert stays firing in Alertmanager without news from Reflex (its `endsAt`);
+     * keep the repeat interval of routes to this receiver below it. Default 24 h.
+     */
+    firingTtlMs: z.number().int().positive().default(86_400_000),
+    ...requestHeaders,
   }),
 };
+
+/** Header names that carry credentials: their values come from `headersFrom` or `bearerToken*`, never the file. */
+const secretHeaderName = /^(authorization|proxy-authorization|cookie)$|token|secret|api-?key|password|signature/i;
 
 function exactlyOne(c: Record<string, unknown>, fields: string[], ctx: z.RefinementCtx): void {
   const given = fields.filter((f) => c[f] !== undefined);
   if (given.length !== 1) ctx.addIssue({ code: 'custom', path: [given[1] ?? fields[0]!], message: `give exactly one of ${fields.join(', ')}` });
 }
 
+function atMostOne(c: Record<string, unknown>, fields: string[], ctx: z.RefinementCtx): void {
+  const given = fields.filter((f) => c[f] !== undefined);
+  if (given.length > 1) ctx.addIssue({ code: 'custom', path: [given[1]!], message: `give at most one of ${fields.join(', ')}` });
+}
+
 /** The receiver schema with `extra` fields on every kind (src/notify/ adds `template`). */
 export function receiverSchemaWith<const X extends z.core.$ZodLooseShape>(extra: X) {
   return z
-    .discriminatedUnion('kind', [kinds.slack.extend(extra), kinds.mattermost.extend(extra), kinds.discord.extend(extra), kinds.teams.extend(extra), kinds.webhook.extend(extra), kinds.cloudevents.extend(extra)])
+    .discriminatedUnion('kind', [
+      kinds.slack.extend(extra),
+      kinds.mattermost.extend(extra),
+      kinds.discord.extend(extra),
+      kinds.teams.extend(extra),
+      kinds.webhook.extend(extra),
+      kinds.cloudevents.extend(extra),
+      kinds.email.extend(extra),
+      kinds.pagerduty.extend(extra),
+      kinds.alertmanager.extend(extra),
+    ])
     .superRefine((c, ctx) => {
       const fields = c as Record<string, unknown>;
-      exactlyOne(fields, ['url', 'urlEnv', 'urlFile'], ctx);
+      // PagerDuty has a default endpoint (the US one); email has a mail server instead.
+      if (fields.kind === 'pagerduty') atMostOne(fields, ['url', 'urlEnv', 'urlFile'], ctx);
+      else if (fields.kind !== 'email') exactlyOne(fields, ['url', 'urlEnv', 'urlFile'], ctx);
       if (fields.kind === 'webhook') exactlyOne(fields, ['secretEnv', 'secretFile'], ctx);
+      if (fields.kind === 'pagerduty') exactlyOne(fields, ['routingKeyEnv', 'routingKeyFile'], ctx);
+      if (fields.kind === 'email') {
+        atMostOne(fields, ['user', 'userEnv'], ctx);
+        atMostOne(fields, ['passwordEnv', 'passwordFile'], ctx);
+      }
+      atMostOne(fields, ['bearerTokenEnv', 'bearerTokenFile'], ctx);
+      for (const name of Object.keys((fields.headers as Record<string, string> | undefined) ?? {})) {
+        if (secretHeaderName.test(name)) ctx.addIssue({ code: 'custom', path: ['headers', name], message: 'a header that carries a credential takes its value from headersFrom (env or file) or bearerTokenEnv/bearerTokenFile, never from the file itself' });
+      }
     });
 }
 

@@ -5,6 +5,7 @@ export const deliveryErrorCodes = {
   NOTIFY_SERVER_ERROR: errorCodes.NOTIFY_SERVER_ERROR,
   NOTIFY_RATE_LIMITED: errorCodes.NOTIFY_RATE_LIMITED,
   NOTIFY_REJECTED: errorCodes.NOTIFY_REJECTED,
+  NOTIFY_DEFERRED: errorCodes.NOTIFY_DEFERRED,
   NETWORK: errorCodes.NETWORK,
   TIMEOUT: errorCodes.TIMEOUT,
 } as const;

@@ -29,11 +29,11 @@ function alertEmbed(a: Alert): Record<string, unknown> {
  * The default Discord payload (execute webhook): `content` is the title, one embed per alert
  * (up to 10), and `allowed_mentions.parse: []` so an instance named `@everyone` pings nobody.
  */
-export function discordPayload(n: Notification, cfg?: Pick<DiscordConfig, 'username' | 'avatarUrl'>): Record<string, unknown> {
+export function discordPayload(n: Notification, cfg?: Pick<DiscordConfig, 'username' | 'avatarUrl' | 'titleTemplate'>): Record<string, unknown> {
   const alerts = [...firingAlerts(n), ...resolvedAlerts(n)];
   const hidden = alerts.length - maxEmbeds;
   return {
-    content: truncate(hidden > 0 ? `${notificationTitle(n)} (${hidden} more not shown)` : notificationTitle(n), 2000),
+    content: truncate(hidden > 0 ? `${notificationTitle(n, cfg?.titleTemplate)} (${hidden} more not shown)` : notificationTitle(n, cfg?.titleTemplate), 2000),
     embeds: alerts.slice(0, maxEmbeds).map(alertEmbed),
     allowed_mentions: { parse: [] },
     ...(cfg?.username ? { username: cfg.username } : {}),

@@ -14,15 +14,23 @@ export function retryAfterMs(value: string | string[] | undefined, now = Date.no
   return Number.isFinite(ms) ? Math.min(Math.max(0, ms), maxRetryAfterMs) : undefined;
 }
 
+/** 4xx answers that ask for a later try (Request Timeout, Conflict, Too Early); 429 has its own code. Every other 4xx is final. */
+const deferredStatuses = new Set([408, 409, 425]);
+
+/** What {@link postMessage} needs of a receiver. */
+type HttpTarget = Pick<Receiver, 'name' | 'url' | 'scrub'> & { config: { timeoutMs: number } };
+
 /**
  * Posts one rendered message. Resolves with the HTTP status on 2xx; throws {@link DeliveryError}:
- * retryable for 5xx, 429 (with its Retry-After), timeouts and network errors, not for other 4xx.
+ * retryable for 5xx, 429 and 408/409/425 (with their Retry-After), timeouts and network errors;
+ * final for every other answer (400, 401, 403, 404, 410, 413, 422…), which sends the message to
+ * the fallback receiver.
  */
-export async function postMessage(receiver: Receiver, req: OutgoingRequest): Promise<number> {
+export async function postMessage(receiver: HttpTarget, req: OutgoingRequest): Promise<number> {
   const timeoutMs = receiver.config.timeoutMs;
   let res;
   try {
-    res = await request(receiver.url.reveal(), {
+    res = await request(req.url ?? receiver.url.reveal(), {
       method: 'POST',
       headers: { 'user-agent': 'reflex-notify/1', ...req.headers },
       body: req.body,
@@ -42,6 +50,7 @@ export async function postMessage(receiver: Receiver, req: OutgoingRequest): Pro
   if (status >= 200 && status < 300) return status;
   const detail = receiver.scrub(`${receiver.name} answered ${status}${text ? `: ${text}` : ''}`);
   if (status === 429) throw new DeliveryError('NOTIFY_RATE_LIMITED', detail, { status, retryAfterMs: retryAfterMs(res.headers['retry-after']) });
+  if (deferredStatuses.has(status)) throw new DeliveryError('NOTIFY_DEFERRED', detail, { status, retryAfterMs: retryAfterMs(res.headers['retry-after']) });
   if (status >= 500) throw new DeliveryError('NOTIFY_SERVER_ERROR', detail, { status });
   throw new DeliveryError('NOTIFY_REJECTED', detail, { status });
 }

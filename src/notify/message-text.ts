@@ -7,13 +7,36 @@ import { firingAlerts, resolvedAlerts, type Notification } from './notification.
  * where its audit trail is.
  */
 
-/** `[FIRING:2] instance.crashed: web-1, web-2` or `[RESOLVED] instance.crashed: web-1`. */
-export function notificationTitle(n: Notification): string {
-  const firing = firingAlerts(n).length;
-  const head = n.status === 'firing' ? `[FIRING:${firing}]` : '[RESOLVED]';
-  const kinds = [...new Set(n.alerts.map((a) => a.kind))].join(', ');
-  const instances = [...new Set(n.alerts.map((a) => a.instance))].join(', ');
-  return `${head} ${kinds}: ${instances}`;
+const distinct = (values: string[]): string => [...new Set(values)].join(', ');
+
+/** The values a receiver's `titleTemplate` may name (and `group.KEY` for each group label). */
+const titleFields = {
+  status: (n: Notification) => n.status.toUpperCase(),
+  firing: (n: Notification) => String(firingAlerts(n).length),
+  resolved: (n: Notification) => String(resolvedAlerts(n).length),
+  count: (n: Notification) => String(n.alerts.length),
+  kinds: (n: Notification) => distinct(n.alerts.map((a) => a.kind)),
+  instances: (n: Notification) => distinct(n.alerts.map((a) => a.instance)),
+  projects: (n: Notification) => distinct(n.alerts.map((a) => a.project)),
+  targets: (n: Notification) => distinct(n.alerts.map((a) => a.target)),
+  receiver: (n: Notification) => n.receiver,
+} as const;
+
+const placeholder = /\{([A-Za-z]+)(?:\.([^{}\s]+))?\}/g;
+
+/** The placeholders of a title template that do not exist (empty when it is valid). */
+export function unknownTitlePlaceholders(template: string): string[] {
+  return [...template.matchAll(placeholder)].filter(([, name, key]) => (key === undefined ? !(name! in titleFields) : name !== 'group')).map(([whole]) => whole);
+}
+
+/**
+ * `[FIRING:2] instance.crashed: web-1, web-2` or `[RESOLVED] instance.crashed: web-1`; with a
+ * receiver's `titleTemplate`, that text with its placeholders filled in (plain text, no code).
+ */
+export function notificationTitle(n: Notification, template?: string): string {
+  if (template !== undefined) return template.replace(placeholder, (whole, name: string, key?: string) => (key !== undefined ? (name === 'group' ? (n.groupLabels[key] ?? '') : whole) : name in titleFields ? titleFields[name as keyof typeof titleFields](n) : whole));
+  const head = n.status === 'firing' ? `[FIRING:${firingAlerts(n).length}]` : '[RESOLVED]';
+  return `${head} ${titleFields.kinds(n)}: ${titleFields.instances(n)}`;
 }
 
 /** Where the instance is: `web-1 (project default on local)`. */

@@ -156,6 +156,8 @@ export class Notifier {
       queue: this.deliveryQueue,
       rateLimiter: new RateLimiter(this.opts.redis, this.keys),
       audit: this.opts.audit,
+      redis: this.opts.redis,
+      missedFiringKey: (r) => this.keys.missedFiring(r),
       logger,
     });
     const base = { prefix: this.keys.bullPrefix, lockDuration: 30_000, stalledInterval: 15_000 };

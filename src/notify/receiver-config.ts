@@ -24,3 +24,6 @@ export type MattermostConfig = Extract<ReceiverConfig, { kind: 'mattermost' }>;
 export type DiscordConfig = Extract<ReceiverConfig, { kind: 'discord' }>;
 export type WebhookConfig = Extract<ReceiverConfig, { kind: 'webhook' }>;
 export type CloudEventsConfig = Extract<ReceiverConfig, { kind: 'cloudevents' }>;
+export type EmailConfig = Extract<ReceiverConfig, { kind: 'email' }>;
+export type PagerDutyConfig = Extract<ReceiverConfig, { kind: 'pagerduty' }>;
+export type AlertmanagerConfig = Extract<ReceiverConfig, { kind: 'alertmanager' }>;

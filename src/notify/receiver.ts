@@ -1,11 +1,16 @@
 import { ReflexError } from '../errors/reflex-error.js';
 import { redactUrl } from '../log/redaction.js';
+import { alertmanagerRequest } from './alertmanager-receiver.js';
 import { cloudEventData, cloudEventRequest } from './cloudevents-receiver.js';
 import { discordPayload } from './discord-receiver.js';
+import { EmailSender } from './email-receiver.js';
+import { postMessage } from './http-delivery.js';
 import { mattermostPayload } from './mattermost-receiver.js';
+import { unknownTitlePlaceholders } from './message-text.js';
 import type { Notification } from './notification.js';
 import type { OutgoingRequest } from './outgoing-request.js';
-import { receiverConfigSchema, type ReceiverConfig, type ReceiverConfigInput, type ReceiverKind, type WebhookConfig } from './receiver-config.js';
+import { pagerDutyEventsUrl, pagerDutyRequests } from './pagerduty-receiver.js';
+import { receiverConfigSchema, type EmailConfig, type ReceiverConfig, type ReceiverConfigInput, type ReceiverKind, type WebhookConfig } from './receiver-config.js';
 import { Secret } from './secret.js';
 import { slackPayload } from './slack-receiver.js';
 import { teamsPayload } from './teams-receiver.js';
@@ -13,17 +18,22 @@ import { webhookPayload, webhookRequest } from './webhook-receiver.js';
 import { webhookKey } from './webhook-signature.js';
 
 /**
- * A configured destination: renders a notification into the request its service documents. The
- * endpoint and signing key are {@link Secret}s, so printing or serialising a receiver shows
- * `[redacted]` in their place.
+ * A configured destination: sends a notification the way its service documents. The endpoint and
+ * every credential are {@link Secret}s, so printing or serialising a receiver shows `[redacted]`
+ * in their place.
  */
 export interface Receiver {
   readonly name: string;
   readonly kind: ReceiverKind;
   readonly config: ReceiverConfig;
+  /** The endpoint (for email, `smtp://host:port`). */
   readonly url: Secret;
-  /** Renders the request for this attempt (`now` stamps signatures and CloudEvents `time`). */
-  render(n: Notification, now?: Date): OutgoingRequest;
+  /**
+   * Sends one message. `createdAt` is when it was queued, the same on every retry, so a retry
+   * sends the same bytes (CloudEvents `time`, the mail's Date). Resolves with the status the
+   * service answered (HTTP status, SMTP reply code); throws DeliveryError.
+   */
+  send(n: Notification, createdAt: Date): Promise<number>;
   /** Removes every secret of this receiver from a text (error messages). */
   scrub(text: string): string;
   toJSON(): Record<string, unknown>;
@@ -61,14 +71,53 @@ function signingKeys(config: WebhookConfig, env: NodeJS.ProcessEnv): { secrets: 
   return { secrets, keys };
 }
 
+/** Literal headers plus those read from the environment or files (`headersFrom`, `bearerToken*`). */
+function requestHeaders(config: ReceiverConfig, env: NodeJS.ProcessEnv): { headers: Record<string, string>; secrets: Secret[] } {
+  if (!('headersFrom' in config)) return { headers: {}, secrets: [] };
+  const secrets: Secret[] = [];
+  const headers: Record<string, string> = { ...config.headers };
+  for (const [name, from] of Object.entries(config.headersFrom)) {
+    const s = readSecret(from as { env?: string; file?: string }, env);
+    secrets.push(s);
+    headers[name.toLowerCase()] = s.reveal();
+  }
+  if (config.bearerTokenEnv !== undefined || config.bearerTokenFile !== undefined) {
+    const s = readSecret({ env: config.bearerTokenEnv, file: config.bearerTokenFile }, env);
+    secrets.push(s);
+    headers.authorization = `Bearer ${s.reveal()}`;
+  }
+  return { headers, secrets };
+}
+
+function emailAuth(config: EmailConfig, env: NodeJS.ProcessEnv): { user: Secret | string; password: Secret } | undefined {
+  if (config.passwordEnv === undefined && config.passwordFile === undefined) return undefined;
+  const user = config.userEnv !== undefined ? Secret.fromEnv(config.userEnv, env) : config.user;
+  if (user === undefined) throw new ReflexError('CONFIG_INVALID', `notification receiver ${config.name}: a password needs a user (user or userEnv)`);
+  return { user, password: readSecret({ env: config.passwordEnv, file: config.passwordFile }, env) };
+}
+
+function endpoint(config: ReceiverConfig, env: NodeJS.ProcessEnv): Secret {
+  if (config.kind === 'email') return new Secret(`smtp://${config.host}:${config.port ?? (config.tls ? 465 : 587)}`, 'config');
+  if (config.url !== undefined) return new Secret(config.url, 'config');
+  if (config.urlEnv === undefined && config.urlFile === undefined && config.kind === 'pagerduty') return new Secret(pagerDutyEventsUrl, 'default');
+  return readSecret({ env: config.urlEnv, file: config.urlFile }, env);
+}
+
 /** Validates a receiver's configuration and reads its secrets from `env` or files; throws CONFIG_INVALID. */
 export function createReceiver(input: ReceiverConfigInput, env: NodeJS.ProcessEnv = process.env): Receiver {
   const config = parseConfig(input);
-  const url = config.url !== undefined ? new Secret(config.url, 'config') : readSecret({ env: config.urlEnv, file: config.urlFile }, env);
+  const badPlaceholders = config.titleTemplate === undefined ? [] : unknownTitlePlaceholders(config.titleTemplate);
+  if (badPlaceholders.length) throw new ReflexError('CONFIG_INVALID', `notification receiver ${config.name}: titleTemplate has unknown placeholder(s) ${badPlaceholders.join(', ')}; known: {status} {firing} {resolved} {count} {kinds} {instances} {projects} {targets} {receiver} {group.KEY}`);
+  const url = endpoint(config, env);
   const signing = config.kind === 'webhook' ? signingKeys(config, env) : undefined;
-  const json = (payload: unknown): OutgoingRequest => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+  const routingKey = config.kind === 'pagerduty' ? readSecret({ env: config.routingKeyEnv, file: config.routingKeyFile }, env) : undefined;
+  const auth = config.kind === 'email' ? emailAuth(config, env) : undefined;
+  const extra = requestHeaders(config, env);
+  const secrets = [url, ...(signing?.secrets ?? []), ...extra.secrets, ...(routingKey ? [routingKey] : []), ...(auth ? [auth.password, ...(typeof auth.user === 'string' ? [] : [auth.user])] : [])];
+  const scrub = (text: string) => secrets.reduce((t, s) => s.scrub(t), text);
+  const json = (payload: unknown): OutgoingRequest[] => [{ headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }];
 
-  const render = (n: Notification, now = new Date()): OutgoingRequest => {
+  const render = (n: Notification, createdAt: Date, now: Date): OutgoingRequest[] => {
     const custom = config.template?.(n);
     switch (config.kind) {
       case 'slack':
@@ -78,25 +127,42 @@ export function createReceiver(input: ReceiverConfigInput, env: NodeJS.ProcessEn
       case 'discord':
         return json(custom ?? discordPayload(n, config));
       case 'teams':
-        return json(custom ?? teamsPayload(n));
+        return json(custom ?? teamsPayload(n, config));
       case 'webhook':
-        return webhookRequest(config, signing!.keys, custom ?? webhookPayload(n), n, now);
+        return [webhookRequest(extra.headers, signing!.keys, custom ?? webhookPayload(n), n, now)];
       case 'cloudevents':
-        return cloudEventRequest(config, custom ?? cloudEventData(n), n, now);
+        return [cloudEventRequest(config, extra.headers, custom ?? cloudEventData(n), n, createdAt)];
+      case 'pagerduty':
+        return pagerDutyRequests(config, routingKey!.reveal(), n);
+      case 'alertmanager':
+        return [alertmanagerRequest(config, url.reveal(), extra.headers, n, createdAt)];
+      case 'email':
+        throw new Error('email is not sent over HTTP');
     }
   };
 
-  return {
+  const receiver: Receiver = {
     name: config.name,
     kind: config.kind,
     config,
     url,
-    render,
-    scrub: (text) => [url, ...(signing?.secrets ?? [])].reduce((t, s) => s.scrub(t), text),
+    send: async (n, createdAt) => {
+      let status = 0;
+      // Several requests (PagerDuty: one event per alert) are sent in order; a retry resends all of them, which each service de-duplicates.
+      for (const req of render(n, createdAt, new Date())) status = await postMessage(receiver, req);
+      return status;
+    },
+    scrub,
     toJSON: () => {
-      const { template, url: plainUrl, ...rest } = config;
+      const { template, ...rest } = config;
+      const plainUrl = 'url' in rest ? rest.url : undefined;
       // A plain url may still carry a token in its query or userinfo; print the origin only.
       return { ...rest, ...(plainUrl ? { url: redactUrl(plainUrl, { hidePath: true }) } : {}), template: template ? 'custom' : 'default' };
     },
   };
+  if (config.kind === 'email') {
+    const sender = new EmailSender(config, auth, scrub);
+    return { ...receiver, send: (n, createdAt) => sender.send(n, createdAt) };
+  }
+  return receiver;
 }

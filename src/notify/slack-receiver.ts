@@ -26,13 +26,13 @@ function alertSection(a: Alert): object[] {
  * fallback; `blocks` are a header, then per alert a section (what happened, what Reflex did) and
  * a context line linking the audit trail.
  */
-export function slackPayload(n: Notification, cfg?: Pick<SlackConfig, 'channel' | 'username' | 'iconEmoji'>): Record<string, unknown> {
+export function slackPayload(n: Notification, cfg?: Pick<SlackConfig, 'channel' | 'username' | 'iconEmoji' | 'titleTemplate'>): Record<string, unknown> {
   const alerts = [...firingAlerts(n), ...resolvedAlerts(n)];
   const shown = alerts.slice(0, maxAlertBlocks);
-  const blocks: object[] = [{ type: 'header', text: { type: 'plain_text', text: truncate(notificationTitle(n), 150) } }, ...shown.flatMap(alertSection)];
+  const blocks: object[] = [{ type: 'header', text: { type: 'plain_text', text: truncate(notificationTitle(n, cfg?.titleTemplate), 150) } }, ...shown.flatMap(alertSection)];
   if (alerts.length > shown.length) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `and ${alerts.length - shown.length} more` }] });
   return {
-    text: notificationTitle(n),
+    text: notificationTitle(n, cfg?.titleTemplate),
     blocks,
     ...(cfg?.channel ? { channel: cfg.channel } : {}),
     ...(cfg?.username ? { username: cfg.username } : {}),

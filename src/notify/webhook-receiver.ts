@@ -1,6 +1,6 @@
 import type { Notification } from './notification.js';
 import type { OutgoingRequest } from './outgoing-request.js';
-import type { WebhookConfig } from './receiver-config.js';
+import { idempotencyKeyHeader } from './idempotency.js';
 import { signWebhook, webhookHeaders } from './webhook-signature.js';
 
 /**
@@ -12,18 +12,20 @@ export function webhookPayload(n: Notification): Record<string, unknown> {
 }
 
 /**
- * The signed request (Standard Webhooks): `webhook-id` is the notification id, the same on every
- * retry and replica, so a receiver drops duplicates by it; the body is the same bytes on every
- * attempt; each attempt is signed anew with its own `webhook-timestamp`, so a retry hours later is
- * still within a receiver's replay window.
+ * The signed request (Standard Webhooks): `webhook-id` (and `Idempotency-Key`) is the notification
+ * id, the same on every retry and replica, so a receiver drops duplicates by it; the body is the
+ * same bytes on every attempt; each attempt is signed anew with its own `webhook-timestamp`, so a
+ * retry hours later is still within a receiver's replay window. `headers` are the receiver's extra
+ * and auth headers.
  */
-export function webhookRequest(cfg: WebhookConfig, keys: readonly Buffer[], payload: unknown, n: Notification, now: Date): OutgoingRequest {
+export function webhookRequest(headers: Record<string, string>, keys: readonly Buffer[], payload: unknown, n: Notification, now: Date): OutgoingRequest {
   const body = JSON.stringify(payload);
   const ts = Math.floor(now.getTime() / 1000);
   return {
     headers: {
-      ...cfg.headers,
+      ...headers,
       'content-type': 'application/json',
+      ...idempotencyKeyHeader(n.id),
       [webhookHeaders.id]: n.id,
       [webhookHeaders.timestamp]: String(ts),
       [webhookHeaders.signature]: signWebhook(keys, n.id, ts, body),

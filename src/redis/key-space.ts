@@ -38,6 +38,8 @@ export interface NotifyKeys {
   sent(notificationId: string): string;
   /** Counter of a receiver's messages in one rate-limit window. */
   rate(receiver: string, window: number): string;
+  /** Set of the alert fingerprints whose firing message a receiver never got (it failed for good). */
+  missedFiring(receiver: string): string;
 }
 
 /**
@@ -157,5 +159,6 @@ function notifyKeys(prefix: string): NotifyKeys {
     recovered: (fp) => `${p}:recovered:${fp}`,
     sent: (id) => `${p}:sent:${id}`,
     rate: (r, w) => `${p}:rate:${r}:${w}`,
+    missedFiring: (r) => `${p}:missed-firing:${r}`,
   };
 }

@@ -7,7 +7,7 @@ import { crashAlert, testWebhookSecret } from './notifier-fixture.js';
 
 describe('the example receivers', () => {
   const env = Object.fromEntries([
-    ...examples.receivers.flatMap((r) => (r.urlEnv ? [[r.urlEnv, `https://hooks.example/${r.urlEnv}`]] : [])),
+    ...examples.receivers.flatMap((r) => ('urlEnv' in r && r.urlEnv ? [[r.urlEnv, `https://hooks.example/${r.urlEnv}`]] : [])),
     ...examples.receivers.flatMap((r) => (r.kind === 'webhook' ? [r.secretEnv ?? []].flat() : [])).map((v) => [v, testWebhookSecret]),
   ]);
 
