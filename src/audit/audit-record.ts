@@ -11,9 +11,10 @@ import { z } from 'zod';
  * - `alert`: a rule raised an alert (with its severity);
  * - `notification`: a notification was sent (or failed to be);
  * - `give-up`: an action failed for good;
- * - `rejected`: a malformed event frame was archived.
+ * - `rejected`: a malformed event frame was archived;
+ * - `silence`: an operator added or removed a silence (`origin`: cli, dashboard).
  */
-export const auditTypes = ['event', 'decision', 'action', 'call', 'retry', 'outcome', 'alert', 'notification', 'give-up', 'rejected'] as const;
+export const auditTypes = ['event', 'decision', 'action', 'call', 'retry', 'outcome', 'alert', 'notification', 'give-up', 'rejected', 'silence'] as const;
 export type AuditType = (typeof auditTypes)[number];
 
 /**

@@ -30,6 +30,8 @@ const common = {
   rateLimit: z.strictObject({ count: z.number().int().positive(), windowMs: z.number().int().positive() }).optional(),
   /** Receiver that gets the message when this one has failed `maxAttempts` times. */
   fallback: z.string().optional(),
+  /** Whether messages list resolved alerts, and a group whose alerts all cleared gets a resolved message (Alertmanager's send_resolved). Default true. */
+  sendResolved: z.boolean().default(true),
   /**
    * The message's title (chat heading, email subject) instead of the default `[FIRING:2] kind:
    * instances`, with placeholders: {status} {firing} {resolved} {count} {kinds} {instances}
@@ -55,7 +57,6 @@ const requestHeaders = {
   /** File holding that token, instead of `bearerTokenEnv`. */
   bearerTokenFile: z.string().min(1).optional(),
 };
-
 
 const kinds = {
   slack: z.strictObject({ kind: z.literal('slack'), ...common, channel: z.string().optional(), username: z.string().optional(), iconEmoji: z.string().optional() }),
@@ -222,8 +223,34 @@ export interface RouteSettings {
 
 const routeSettingsSchema: z.ZodType<RouteSettings> = z.lazy(() => z.strictObject({ ...routeFields, routes: z.array(routeSettingsSchema).optional() }));
 
+const matchers = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+
+/**
+ * An inhibition rule, as Alertmanager's `inhibit_rules`: while an alert matching the source
+ * matchers fires, alerts matching the target matchers that have the same values of the `equal`
+ * keys (a key absent from both counts as equal) are left out of messages. Keys are those of routes.
+ */
+export const inhibitRuleSchema = z.strictObject({
+  /** Field or label → value(s) the inhibiting (source) alert must have, e.g. `{ kind: 'storm' }`. */
+  sourceMatch: matchers.optional(),
+  /** Field or label → anchored regular expression the source alert's value must match. */
+  sourceMatchRe: z.record(z.string(), z.string()).optional(),
+  /** Field or label → value(s) the inhibited (target) alert must have. */
+  targetMatch: matchers.optional(),
+  /** Field or label → anchored regular expression the target alert's value must match. */
+  targetMatchRe: z.record(z.string(), z.string()).optional(),
+  /** Keys whose values source and target must share, e.g. `[target, member]`. Default none. */
+  equal: z.array(z.string()).default([]),
+});
+export type InhibitRuleSettings = z.input<typeof inhibitRuleSchema>;
+
 /** The `notifications` section of the configuration (config file or `REFLEX_NOTIFY`). */
 export const notificationSettingsSchema = z.strictObject({
+  /**
+   * Inhibition rules. Default: a `storm` alert inhibits the `instance.crashed` and `instance.error`
+   * alerts of its target and member; `[]` turns inhibition off.
+   */
+  inhibitRules: z.array(inhibitRuleSchema).optional(),
   receivers: z.array(receiverSchemaWith({})).min(1, 'at least one receiver'),
   route: routeSettingsSchema,
   /**

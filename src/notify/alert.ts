@@ -27,6 +27,12 @@ export const alertSchema = z.object({
   target: z.string(),
   project: z.string(),
   instance: z.string(),
+  /**
+   * The cluster member (`location`) the condition is on, when known: instance alerts carry it, and
+   * an alert about a member itself (`instance: 'member:NAME'`, e.g. a storm) gets it from there.
+   * Not part of the fingerprint. Inhibition rules and silences (`--member`) match on it.
+   */
+  member: z.string().optional(),
   /** What happened, one line. */
   summary: z.string(),
   /** What Reflex did about it, in order. */
@@ -64,8 +70,10 @@ export function alertFingerprint(a: Pick<Alert, 'kind' | 'target' | 'project' | 
 /** Validates an alert input and fills in fingerprint, status and start time. */
 export function toAlert(input: AlertInput, now = new Date()): Alert {
   const labels = input.labels ?? {};
+  const member = input.member ?? (input.instance.startsWith('member:') ? input.instance.slice('member:'.length) : undefined);
   return alertSchema.parse({
     ...input,
+    ...(member !== undefined ? { member } : {}),
     labels,
     status: input.status ?? 'firing',
     startsAt: input.startsAt ?? now.toISOString(),
@@ -75,7 +83,7 @@ export function toAlert(input: AlertInput, now = new Date()): Alert {
 
 /**
  * The value of a grouping or routing key on an alert: one of its fields (`kind`, `severity`,
- * `instance`, `project`, `target`, `status`) or, failing that, a label.
+ * `instance`, `project`, `target`, `member`, `status`) or, failing that, a label.
  */
 export function alertValue(alert: Alert, key: string): string | undefined {
   switch (key) {
@@ -84,6 +92,7 @@ export function alertValue(alert: Alert, key: string): string | undefined {
     case 'instance':
     case 'project':
     case 'target':
+    case 'member':
     case 'status':
       return alert[key];
     default:

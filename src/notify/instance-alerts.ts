@@ -82,6 +82,7 @@ export class InstanceAlerts {
       target: event.target,
       project: event.project,
       instance: event.instance,
+      member: event.location,
       summary: incidentSummary(event),
       actions,
       outcome: acting.length ? undefined : `not remediated: ${idle.length ? idle.join('; ') : 'no rule handles it'}`,

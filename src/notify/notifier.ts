@@ -4,11 +4,13 @@ import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import { alertSchema, toAlert, type Alert, type AlertAction, type AlertInput } from './alert.js';
-import { AlertGrouper, flushJobSchema, groupOf } from './alert-grouper.js';
+import { AlertBoard, alertMute } from './alert-board.js';
+import { AlertGrouper, flushJobSchema, groupOf, type AlertMute } from './alert-grouper.js';
 import { deliveryBackoff, DeliveryProcessor, enqueueDelivery } from './delivery-worker.js';
 import { auditLink, type NotifyConfig } from './notify-config.js';
 import { keySpace, type NotifyKeys } from '../redis/key-space.js';
 import { RateLimiter } from './rate-limiter.js';
+import { Inhibitor } from './inhibition.js';
 import { createReceiver, type Receiver } from './receiver.js';
 import { Router, type MatchedRoute } from './router.js';
 import { TokenLock } from '../redis/token-lock.js';
@@ -27,6 +29,8 @@ export interface NotifierOptions extends NotifyConfig {
   workers?: boolean;
   /** Deliveries sent in parallel by this process. Default 4. */
   concurrency?: number;
+  /** The silences that mute notifications, checked when a group is flushed (the rules layer's silences). Default none. */
+  silenced?: AlertMute;
 }
 
 /** What {@link Notifier.amend} may change in a known alert. */
@@ -48,6 +52,10 @@ const alertLockMs = 5_000;
 export class Notifier {
   readonly keys: NotifyKeys;
   readonly receivers: ReadonlyMap<string, Receiver>;
+  /** Firing alerts and pending groups, as `reflex alerts` shows them. */
+  readonly board: AlertBoard;
+  /** What flushes leave out of messages: inhibition, then silences. */
+  readonly mute: AlertMute;
   private readonly router: Router;
   private readonly grouper: AlertGrouper;
   private readonly flushQueue: Queue;
@@ -78,7 +86,9 @@ export class Notifier {
     this.flushQueue = new Queue(this.keys.flushQueue, queueOpts);
     this.deliveryQueue = new Queue(this.keys.deliveryQueue, queueOpts);
     for (const q of [this.flushQueue, this.deliveryQueue]) q.on('error', (err) => opts.logger?.debug({ err, queue: q.name }, 'queue error'));
-    this.grouper = new AlertGrouper(opts.redis, this.keys, this.flushQueue, (n) => enqueueDelivery(this.deliveryQueue, receivers.get(n.receiver)!, { notification: n, receiver: n.receiver }));
+    this.board = new AlertBoard(opts.redis, this.keys);
+    this.mute = alertMute(this.board, new Inhibitor(opts.inhibitRules), opts.silenced);
+    this.grouper = new AlertGrouper(opts.redis, this.keys, this.flushQueue, (n) => enqueueDelivery(this.deliveryQueue, receivers.get(n.receiver)!, { notification: n, receiver: n.receiver }), this.mute);
     if (opts.workers ?? true) this.startWorkers();
   }
 
@@ -181,8 +191,11 @@ export class Notifier {
   }
 
   private async store(alert: Alert, direct?: MatchedRoute): Promise<Alert> {
-    await this.opts.redis.set(this.keys.alert(alert.fingerprint), JSON.stringify(alert), 'PX', alertTtlMs);
-    for (const route of direct ? [direct] : this.router.match(alert)) await this.grouper.add(alert, groupOf(alert, route));
+    const m = this.opts.redis.multi().set(this.keys.alert(alert.fingerprint), JSON.stringify(alert), 'PX', alertTtlMs);
+    if (alert.status === 'firing') m.zadd(this.keys.active, Date.parse(alert.startsAt) || Date.now(), alert.fingerprint);
+    else m.zrem(this.keys.active, alert.fingerprint);
+    await m.exec();
+    for (const route of direct ? [direct] : this.router.match(alert)) await this.grouper.add(alert, groupOf(alert, route, this.receivers.get(route.receiver)?.config.sendResolved ?? true));
     return alert;
   }
 

@@ -1,4 +1,4 @@
-import { notificationSettingsSchema } from '../config/notification-settings.js';
+import { notificationSettingsSchema, type InhibitRuleSettings } from '../config/notification-settings.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { ReceiverConfigInput } from './receiver-config.js';
 import type { RouteConfig } from './router.js';
@@ -11,6 +11,11 @@ import type { RouteConfig } from './router.js';
 export interface NotifyConfig {
   receivers: ReceiverConfigInput[];
   route: RouteConfig;
+  /**
+   * Inhibition rules (Alertmanager's inhibit_rules). Default: a `storm` alert inhibits the
+   * `instance.crashed` and `instance.error` alerts of its target and member; `[]`: none.
+   */
+  inhibitRules?: InhibitRuleSettings[];
   /**
    * Link to an incident's audit trail; `{correlationId}`, `{instance}`, `{project}` and `{target}`
    * are replaced (URL-encoded), e.g. `http://reflex-host:9464/dashboard?instance={instance}`.

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { routeFields, type RouteSettings } from '../config/notification-settings.js';
 import { ReflexError } from '../errors/reflex-error.js';
-import { alertValue, type Alert } from './alert.js';
+import type { Alert } from './alert.js';
+import { alertMatcher } from './alert-matcher.js';
 
 /**
  * A node of the routing tree (see {@link RouteSettings}), with what only TypeScript can give: a
@@ -77,20 +78,8 @@ function compile(cfg: RouteConfig, parent: MatchedRoute, receivers: ReadonlySet<
     repeatIntervalMs: cfg.repeatIntervalMs ?? parent.repeatIntervalMs,
   };
   if (!receivers.has(settings.receiver)) throw new ReflexError('CONFIG_INVALID', `notification route ${settings.id}: unknown receiver "${settings.receiver}"`);
-  const res = Object.entries(cfg.matchRe ?? {}).map(([k, re]) => {
-    try {
-      return [k, new RegExp(`^(?:${re})$`)] as const;
-    } catch (err) {
-      throw new ReflexError('CONFIG_INVALID', `notification route ${settings.id}: matchRe.${k} is not a regular expression: ${(err as Error).message}`);
-    }
-  });
-  const matches = (a: Alert): boolean =>
-    Object.entries(cfg.match ?? {}).every(([k, want]) => {
-      const v = alertValue(a, k);
-      return v !== undefined && (Array.isArray(want) ? want.includes(v) : want === v);
-    }) &&
-    res.every(([k, re]) => re.test(alertValue(a, k) ?? '')) &&
-    (cfg.filter?.(a) ?? true);
+  const matchers = alertMatcher(cfg.match, cfg.matchRe, `notification route ${settings.id}`);
+  const matches = (a: Alert): boolean => matchers(a) && (cfg.filter?.(a) ?? true);
   const children = (cfg.routes ?? []).map((c, i) => compile(c, { ...settings, id: `${settings.id}.${i}` }, receivers));
   return { settings, matches, continue: cfg.continue ?? false, children };
 }

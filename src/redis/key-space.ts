@@ -28,6 +28,12 @@ export interface NotifyKeys {
   scheduled(groupKey: string): string;
   /** Time (ms) of the group's last message, for repeat_interval. */
   lastSent(groupKey: string): string;
+  /** Lock held while one flush of the group reads, sends and settles it (one replica flushes a group at a time). */
+  groupLock(groupKey: string): string;
+  /** Hash group key → the group's route, labels and receiver settings: the pending groups (`reflex alerts`). */
+  groups: string;
+  /** Sorted set of the fingerprints of firing alerts, scored by start time: inhibition sources and `reflex alerts`. */
+  active: string;
   /** JSON of an alert's latest version and the groups it is in, for `resolve(fingerprint)`. */
   alert(fingerprint: string): string;
   /** Lock held while one alert is read and changed (raise, amend, resolve). */
@@ -54,6 +60,12 @@ export interface ScheduleKeys {
   running(schedule: string): string;
   /** Set once the tick due at `dueAt` has run, so a duplicated job cannot run it twice. */
   done(schedule: string, dueAt: number): string;
+  /** Hash snapshot name → JSON: the snapshots of an instance Reflex made (or is making), by schedule: the only ones retention may delete. */
+  ledger(ref: InstanceRef): string;
+  /** When a schedule first saw an instance in its scope (freshness of an instance with no snapshot yet). */
+  firstSeen(schedule: string, ref: InstanceRef): string;
+  /** Set while a housekeeping alert of this kind is raised for the schedule and instance, so it is raised once. */
+  alerted(kind: string, schedule: string, ref: InstanceRef): string;
 }
 
 /** Every queue and Redis key family Reflex uses, declared once. `prefix` isolates deployments and tests. */
@@ -140,6 +152,9 @@ export function keySpace(prefix = 'reflex'): KeySpace {
       syncLock: `${prefix}:schedule-sync`,
       running: (schedule) => `${prefix}:schedule-running:${schedule}`,
       done: (schedule, dueAt) => `${prefix}:schedule-done:${schedule}:${dueAt}`,
+      ledger: (r) => `${prefix}:snapshot-ledger:${ref(r)}`,
+      firstSeen: (schedule, r) => `${prefix}:schedule-seen:${schedule}:${ref(r)}`,
+      alerted: (kind, schedule, r) => `${prefix}:schedule-alerted:${kind}:${schedule}:${ref(r)}`,
     },
   };
 }
@@ -154,6 +169,9 @@ function notifyKeys(prefix: string): NotifyKeys {
     notified: (g) => `${p}:notified:${g}`,
     scheduled: (g) => `${p}:scheduled:${g}`,
     lastSent: (g) => `${p}:last-sent:${g}`,
+    groupLock: (g) => `${p}:group-lock:${g}`,
+    groups: `${p}:groups`,
+    active: `${p}:active`,
     alert: (fp) => `${p}:alert:${fp}`,
     alertLock: (fp) => `${p}:alert-lock:${fp}`,
     recovered: (fp) => `${p}:recovered:${fp}`,

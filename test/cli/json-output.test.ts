@@ -24,7 +24,7 @@ describe('--json on listing commands', () => {
     expect(added.code, added.stderr).toBe(0);
     const { code, doc } = await jsonOf(['silence', 'list', ...common]);
     expect(code).toBe(0);
-    expect(doc).toEqual([{ id: expect.any(String), scope: { project: 'web' }, reason: 'migration', createdBy: expect.any(String), createdAt: expect.any(String), until: expect.any(String) }]);
+    expect(doc).toEqual([{ id: expect.any(String), scope: { project: 'web' }, mutes: ['actions', 'notifications'], reason: 'migration', origin: 'cli', createdBy: expect.any(String), createdAt: expect.any(String), until: expect.any(String) }]);
   });
 
   it('quarantine list: an array of {target, project, instance, since, until}', async () => {
