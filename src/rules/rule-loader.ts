@@ -115,6 +115,7 @@ export async function* importRuleFiles(dir: string): AsyncGenerator<{ file: stri
   if (files.length === 0) return;
   const out = await mkdtemp(join(tmpdir(), 'reflex-rules-'));
   process.setSourceMapsEnabled(true);
+  compiling++;
   try {
     for (const file of files) {
       // A fresh folder per load, so a reload imports new modules.
@@ -137,10 +138,15 @@ export async function* importRuleFiles(dir: string): AsyncGenerator<{ file: stri
       }
     }
   } finally {
-    await stopCompiler();
+    // esbuild's service process serves every load of this process: the last load to finish stops
+    // it (several processes' worth of Reflex can load at once in one process, e.g. replicas in a test).
+    if (--compiling === 0) await stopCompiler();
     await rm(out, { recursive: true, force: true });
   }
 }
+
+/** Loads in progress in this process (see the finally above). */
+let compiling = 0;
 
 /**
  * Loads TypeScript rule files (compiled at load time, see {@link importRuleFiles}). A file's default export is a rule made

@@ -1,0 +1,68 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadRules } from '../../src/rules/rule-loader.js';
+
+/** Rules folders outside the checkout, as an operator keeps them (e.g. /etc/reflex/rules). */
+const root = mkdtempSync(join(tmpdir(), 'reflex-rule-compile-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function folder(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(root, 'rules-'));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, '..'), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+
+const rule = (name: string) => `import { defineRule, StatusCode } from 'reflex-lxd';
+export default defineRule({ name: '${name}', on: { kind: 'instance.status', to: [StatusCode.Error] }, actions: [{ action: 'start' }] });
+`;
+
+describe('rule files compiled at load time', () => {
+  it('load from a folder outside the checkout, with reflex-lxd resolved to the running code', async () => {
+    const { rules, errors } = await loadRules(folder({ 'a.ts': rule('a') }));
+    expect(errors).toEqual([]);
+    expect(rules.map((r) => r.name)).toEqual(['a']);
+  });
+
+  it('bundle their relative imports and the libraries they import', async () => {
+    const dir = folder({
+      'lib/opt-in.ts': `export const optedIn = (c: Record<string, string> | undefined): boolean => c?.['user.team'] === 'web';\n`,
+      'uses-lib.ts': `import { defineRule } from 'reflex-lxd';
+import { z } from 'zod';
+import { optedIn } from './lib/opt-in.js';
+const team = z.literal('web');
+export default defineRule({ name: 'uses-lib', on: { kind: 'instance.status' }, when: ({ instance }) => optedIn(instance?.config) && team.safeParse('web').success, actions: [{ action: 'start' }] });
+`,
+    });
+    const { rules, errors } = await loadRules(dir);
+    expect(errors).toEqual([]);
+    expect(await rules[0]!.when!({ instance: { config: { 'user.team': 'web' } } } as never)).toBe(true);
+  });
+
+  it('report a syntax error with file:line:column and load the other files', async () => {
+    const dir = folder({ 'good.ts': rule('good'), 'syntax.ts': `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'x' ;\n` });
+    const { rules, errors } = await loadRules(dir);
+    expect(rules.map((r) => r.name)).toEqual(['good']);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ file: join(dir, 'syntax.ts'), line: 2 });
+    expect(errors[0]!.message).toMatch(new RegExp(`^${join(dir, 'syntax.ts')}:2:\\d+: Expected`));
+  });
+
+  it('load side by side: several loads at once in one process each get every rule', async () => {
+    const dirs = [folder({ 'a.ts': rule('a') }), folder({ 'b.ts': rule('b'), 'c.ts': rule('c') }), folder({ 'd.ts': rule('d') })];
+    const loads = await Promise.all([...dirs, ...dirs].map((d) => loadRules(d)));
+    expect(loads.map((l) => l.errors)).toEqual(loads.map(() => []));
+    expect(loads.map((l) => l.rules.map((r) => r.name).join(','))).toEqual(['a', 'b,c', 'd', 'a', 'b,c', 'd']);
+  });
+
+  it('import fresh modules on every load, so a changed file is seen by the next load', async () => {
+    const dir = folder({ 'r.ts': rule('first') });
+    expect((await loadRules(dir)).rules.map((r) => r.name)).toEqual(['first']);
+    writeFileSync(join(dir, 'r.ts'), rule('second'));
+    expect((await loadRules(dir)).rules.map((r) => r.name)).toEqual(['second']);
+  });
+});
