@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { Queue, type Worker } from 'bullmq';
 import type { Logger } from 'pino';
+import type { AlertsView } from '../notify/alert-board.js';
 import { Silences } from '../rules/silences.js';
 import { AuditLog } from '../audit/audit-log.js';
 import { InstanceClient } from '../client/client.js';
@@ -203,13 +204,15 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     };
     if (config.role === 'all' || config.role === 'subscriber') readers.push(...configured.map(startReader));
 
+    let alertsView: (() => Promise<AlertsView>) | undefined;
     if (config.role === 'all' || config.role === 'worker') {
       const { rules, others } = loaded!;
       // Receivers come from one place: the config file, REFLEX_NOTIFY, or a defineNotifications file beside the rules.
       const notifyConfig = chooseNotifyConfig({ config: config.notifications, rulesFolder: others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined });
-      const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger }) : undefined;
-      const raiseAlert = notifier ? (a: Omit<AlertInput, 'labels'>) => notifier.notify({ ...a, labels: {} }) : undefined;
       const silences = new Silences(redis, keys.silences);
+      const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger, silenced: (alerts) => silences.mutingNotifications(alerts) }) : undefined;
+      alertsView = notifier ? () => notifier.board.view(notifier.mute) : undefined;
+      const raiseAlert = notifier ? (a: Omit<AlertInput, 'labels'>) => notifier.notify({ ...a, labels: {} }) : undefined;
       let inStorm: (e: CanonicalEvent) => Promise<boolean> = async () => false;
       const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, logger, inStorm: (e) => inStorm(e) }) : undefined;
       if (notifier) {
@@ -255,7 +258,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
           logger,
           readiness: readinessChecks({ redis, readers, workers }),
           allowedHosts: config.httpAllowedHosts,
-          dashboard: config.dashboardToken ? { token: config.dashboardToken, writeToken: config.dashboardWriteToken, queues: [eventsQueue, actionsQueue], audit, silences: new Silences(redis, keys.silences), target: configured.map((t) => t.id).join(', ') } : undefined,
+          dashboard: config.dashboardToken ? { token: config.dashboardToken, writeToken: config.dashboardWriteToken, queues: [eventsQueue, actionsQueue], audit, silences: new Silences(redis, keys.silences, audit), alerts: alertsView, target: configured.map((t) => t.id).join(', ') } : undefined,
         }).catch((err: Error) => {
           // Metrics and health are for watching the automation, which keeps running without them.
           logger.error({ err, host: config.httpHost, port: config.httpPort }, 'http server not started: /metrics, /healthz, /readyz and the dashboard are unavailable');

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { registerAlerts } from './commands/alerts.js';
 import { registerAudit } from './commands/audit.js';
 import { registerDemo } from './commands/demo.js';
 import { registerDlq } from './commands/dlq.js';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerRules(program);
   registerReplay(program);
   registerSilence(program);
+  registerAlerts(program);
   registerQuarantine(program);
   registerDlq(program);
   registerHeal(program);

@@ -1,5 +1,6 @@
 import type { StoredAuditRecord } from '../audit/audit-log.js';
-import type { Silence } from '../rules/silences.js';
+import type { AlertsView } from '../notify/alert-board.js';
+import { scopeText, type Silence } from '../rules/silences.js';
 
 /** What the dashboard page shows. */
 export interface DashboardView {
@@ -8,6 +9,12 @@ export interface DashboardView {
   /** Where the bull-board queues UI lives. */
   queuesPath: string;
   silences: Silence[];
+  /** Firing alerts and pending notification groups; undefined when notifications are not configured. */
+  alerts?: AlertsView;
+  /** Where the silence form posts. */
+  silencesPath: string;
+  /** Whether the dashboard takes changes (a write token is configured): the silence form is shown. */
+  writable: boolean;
   /** Audit records, oldest first (the page groups them per instance and shows the newest first). */
   records: StoredAuditRecord[];
   /** Set when the page shows one instance's trail only. */
@@ -32,15 +39,54 @@ function recordRow(r: StoredAuditRecord): string {
   return `<tr class="${cls}"><td class="at">${esc(r.at)}</td><td>${esc(r.type)}</td><td>${esc(r.rule ?? '')}</td><td>${esc(result ?? '')}</td><td>${esc(r.summary)}</td></tr>`;
 }
 
-function silencesSection(silences: Silence[]): string {
-  if (!silences.length) return '<section id="silences"><h2>Silences</h2><p class="empty">No active silence.</p></section>';
-  const scope = (s: Silence) =>
-    Object.entries(s.scope)
-      .filter(([, v]) => v)
-      .map(([k, v]) => `${k}=${v}`)
-      .join(', ') || 'everything';
-  const rows = silences.map((s) => `<tr><td><code>${esc(s.id)}</code></td><td>${esc(scope(s))}</td><td>${esc(s.reason)}</td><td>${esc(s.createdBy)}</td><td>${esc(s.until)}</td></tr>`);
-  return `<section id="silences"><h2>Silences (${silences.length})</h2><table><thead><tr><th>id</th><th>scope</th><th>reason</th><th>by</th><th>until</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+function silencesSection(v: DashboardView): string {
+  const { silences } = v;
+  const form = v.writable ? silenceForm(v.silencesPath) : '<p class="note">Read-only dashboard: add silences with <code>reflex silence add</code> (or configure a write token).</p>';
+  if (!silences.length) return `<section id="silences"><h2>Silences</h2><p class="empty">No active silence.</p>${form}</section>`;
+  const rows = silences.map((s) => `<tr><td><code>${esc(s.id)}</code></td><td>${esc(scopeText(s.scope))}</td><td>${esc(s.mutes.join(', '))}</td><td>${esc(s.reason)}</td><td>${esc(s.createdBy)}</td><td>${esc(s.until)}</td></tr>`);
+  return `<section id="silences"><h2>Silences (${silences.length})</h2><table><thead><tr><th>id</th><th>scope</th><th>mutes</th><th>reason</th><th>by</th><th>until</th></tr></thead><tbody>${rows.join('')}</tbody></table>${form}</section>`;
+}
+
+/**
+ * The silence form. A write needs the write token as Authorization: Bearer, an Origin and a JSON
+ * body, which a plain HTML form cannot send: a small script posts it with fetch. The operator types
+ * the write token into the page; it lives in that variable only (never a cookie, never storage),
+ * so it is gone when the page reloads.
+ */
+function silenceForm(path: string): string {
+  return `<form id="silence-form" autocomplete="off"><h3>Add a silence</h3>
+<label>instance <input name="instance"></label> <label>project <input name="project"></label> <label>member <input name="location"></label>
+<label>duration <input name="duration" required placeholder="2h"></label> <label>reason <input name="reason" required></label> <label>by <input name="createdBy"></label>
+<label><input type="checkbox" name="actions" checked> mutes actions</label> <label><input type="checkbox" name="notifications" checked> mutes notifications</label> <label><input type="checkbox" name="all"> everything</label>
+<label>write token <input type="password" name="token" required></label> <button type="submit">Add silence</button> <output id="silence-result"></output></form>
+<script>
+document.getElementById('silence-form').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const f = ev.target.elements;
+  const out = document.getElementById('silence-result');
+  const token = f.token.value;
+  const body = { scope: { instance: f.instance.value || undefined, project: f.project.value || undefined, location: f.location.value || undefined }, all: f.all.checked || undefined,
+    duration: f.duration.value, reason: f.reason.value, createdBy: f.createdBy.value || undefined, mutes: ['actions', 'notifications'].filter((m) => f[m].checked) };
+  const res = await fetch(${JSON.stringify(path)}, { method: 'POST', headers: { 'Authorization': 'Bearer ' + token, 'Content-Type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' });
+  const text = await res.text();
+  let answer; try { answer = JSON.parse(text); } catch { answer = { error: text }; }
+  out.textContent = res.ok ? 'silence ' + answer.id + ' until ' + answer.until : 'refused (' + res.status + '): ' + (answer.error || text);
+  if (res.ok) setTimeout(() => location.reload(), 800);
+});
+</script>`;
+}
+
+function alertsSection(view: AlertsView | undefined): string {
+  if (!view) return '<section id="alerts"><h2>Alerts</h2><p class="empty">Notifications are not configured (or this replica runs no worker).</p></section>';
+  const firing = view.firing.map((a) => `<tr class="bad"><td class="at">${esc(a.startsAt)}</td><td>${esc(a.severity)}</td><td>${esc(a.kind)}</td><td>${esc(a.instance)}</td><td>${esc(a.project)}</td><td>${esc(a.summary)}</td></tr>`);
+  const firingTable = firing.length ? `<table><thead><tr><th>since</th><th>severity</th><th>kind</th><th>instance</th><th>project</th><th>summary</th></tr></thead><tbody>${firing.join('')}</tbody></table>` : '<p class="empty">No firing alert.</p>';
+  const groups = view.groups.map((g) => {
+    const next = g.next ? `[${g.next.status.toUpperCase()}${g.next.repeat ? ', repeat' : ''}] ${g.next.alerts.map((a) => `${a.instance} (${a.status})`).join(', ')}` : 'nothing';
+    const alerts = g.alerts.map((a) => esc(`${a.alert.instance} ${a.alert.status}${a.muted ? `, muted: ${a.muted}` : ''}`)).join('<br>');
+    return `<tr><td>${esc(g.receiver)}</td><td>${esc(Object.entries(g.groupLabels).map(([k, x]) => `${k}=${x}`).join(' '))}</td><td class="at">${esc(g.nextFlushAt ?? '')}</td><td>${esc(next)}</td><td>${alerts}</td></tr>`;
+  });
+  const groupTable = groups.length ? `<table><thead><tr><th>receiver</th><th>group</th><th>next flush</th><th>next message</th><th>alerts in the group</th></tr></thead><tbody>${groups.join('')}</tbody></table>` : '<p class="empty">No pending group.</p>';
+  return `<section id="alerts"><h2>Firing alerts (${view.firing.length})</h2>${firingTable}<h2 id="groups">Pending notification groups (${view.groups.length})</h2>${groupTable}</section>`;
 }
 
 function trailSection(v: DashboardView): string {
@@ -73,14 +119,15 @@ th{background:#eef1f5} td.at{white-space:nowrap;font-family:monospace;font-size:
 tr.remediation{background:#e3f6e5} tr.bad{background:#fde8e8} .empty,.note{color:#667}
 `;
 
-/** The dashboard page: links to the queues, the current silences, and the audit trail per instance. */
+/** The dashboard page: links to the queues, firing alerts and pending groups, the silences (and a form to add one), and the audit trail per instance. */
 export function renderDashboard(v: DashboardView): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Reflex dashboard</title><style>${style}</style></head>
 <body>
 <header><h1>Reflex</h1><p>Target <code>${esc(v.target)}</code></p>
-<nav><a href="${esc(v.queuesPath)}">Queues (events, actions)</a><a href="#silences">Silences</a><a href="#audit">Audit trail</a></nav></header>
-${silencesSection(v.silences)}
+<nav><a href="${esc(v.queuesPath)}">Queues (events, actions)</a><a href="#alerts">Alerts</a><a href="#silences">Silences</a><a href="#audit">Audit trail</a></nav></header>
+${alertsSection(v.alerts)}
+${silencesSection(v)}
 ${trailSection(v)}
 </body></html>`;
 }

@@ -9,7 +9,10 @@ import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { Silences } from '../rules/silences.js';
+import { z } from 'zod';
+import { readDuration } from '../config/duration.js';
+import type { AlertsView } from '../notify/alert-board.js';
+import { silenceMutes, type Silences } from '../rules/silences.js';
 import { dashboardAuth } from './dashboard-auth.js';
 import { hostCheck } from './host-check.js';
 import { renderDashboard } from './dashboard-page.js';
@@ -24,7 +27,10 @@ export interface DashboardSources {
   /** Shown in bull-board (the events and actions queues). */
   queues: Queue[];
   audit: AuditLog;
+  /** Read, and written by the page's silence form (with the write token; audited with origin `dashboard`). */
   silences: Silences;
+  /** The firing alerts and pending notification groups; none: the page says notifications are not configured. */
+  alerts?: () => Promise<AlertsView>;
   target: string;
   /** Newest audit records the page reads at most. Default 2000. */
   recordLimit?: number;
@@ -55,6 +61,19 @@ export interface RunningHttpServer {
 
 const dashboardPath = '/dashboard';
 const queuesPath = `${dashboardPath}/queues`;
+const silencesPath = `${dashboardPath}/silences`;
+
+/** The body of the dashboard's silence form (POST /dashboard/silences). */
+const silenceRequestSchema = z.strictObject({
+  scope: z.strictObject({ instance: z.string().max(200).optional(), project: z.string().max(200).optional(), location: z.string().max(200).optional(), target: z.string().max(500).optional() }).default({}),
+  /** Everything (a global maintenance window), instead of a scope. */
+  all: z.boolean().optional(),
+  duration: z.string().min(1).max(40),
+  reason: z.string().min(1).max(500),
+  mutes: z.array(z.enum(silenceMutes)).min(1).optional(),
+  /** Who, as the operator typed it. Default `dashboard`. */
+  createdBy: z.string().max(100).optional(),
+});
 
 /**
  * The routes: /metrics, /healthz, /readyz and, with a token, /dashboard (page) and
@@ -95,9 +114,30 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
   const limit = board.recordLimit ?? 2_000;
   app.get(dashboardPath, async (c) => {
     const instance = c.req.query('instance') || undefined;
-    const [records, silences] = await Promise.all([board.audit.read({ instance, count: limit }), board.silences.list()]);
+    const [records, silences, alerts] = await Promise.all([board.audit.read({ instance, count: limit }), board.silences.list(), board.alerts?.()]);
     c.header('Cache-Control', 'no-store');
-    return c.html(renderDashboard({ target: board.target, queuesPath, silences, records, instance, limit }));
+    return c.html(renderDashboard({ target: board.target, queuesPath, silences, alerts, records, instance, limit, silencesPath, writable: !readOnlyMode }));
+  });
+  // dashboardAuth has already required the write token as Bearer, a same-origin Origin and a JSON body.
+  app.post(silencesPath, async (c) => {
+    const parsed = silenceRequestSchema.safeParse(await c.req.json().catch(() => undefined));
+    if (!parsed.success) return c.json({ error: parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ') }, 400);
+    const { scope, duration, reason, mutes, createdBy } = parsed.data;
+    // A bare number would be milliseconds: on a form more likely a slip, as on the command line.
+    const durationMs = /^\s*\d+(\.\d+)?\s*$/.test(duration) ? undefined : readDuration(duration);
+    if (!durationMs) return c.json({ error: `duration: expected a duration such as 30m, 2h, 1h30m, 1w` }, 400);
+    const clean = Object.fromEntries(Object.entries(scope).filter(([, v]) => v)) as typeof scope;
+    if (!Object.keys(clean).length && !parsed.data.all) return c.json({ error: 'scope: give an instance, project, member (location) or target, or all: true' }, 400);
+    try {
+      const silence = await board.silences.add({ scope: clean, durationMs, reason, mutes, createdBy: createdBy || 'dashboard', origin: 'dashboard' });
+      return c.json(silence, 201);
+    } catch (err) {
+      return c.json({ error: (err as Error).message }, 400);
+    }
+  });
+  app.delete(`${silencesPath}/:id`, async (c) => {
+    const removed = await board.silences.remove(c.req.param('id'), { origin: 'dashboard', createdBy: 'dashboard' });
+    return removed ? c.body(null, 204) : c.json({ error: `no silence ${c.req.param('id')}` }, 404);
   });
   return app;
 }

@@ -28,6 +28,12 @@ export interface PendingGroup {
   next?: FlushDecision;
 }
 
+/** What `reflex alerts` and the dashboard show. */
+export interface AlertsView {
+  firing: Alert[];
+  groups: PendingGroup[];
+}
+
 /**
  * Reads what the notifier holds, for `reflex alerts` and the dashboard: the firing alerts (the
  * `active` index, pruned of alerts that expired) and the pending groups.
@@ -52,6 +58,12 @@ export class AlertBoard {
     });
     if (gone.length) await this.redis.zrem(this.keys.active, ...gone);
     return out;
+  }
+
+  /** The firing alerts and the pending groups. */
+  async view(mute: AlertMute, now = Date.now()): Promise<AlertsView> {
+    const [firing, groups] = await Promise.all([this.firing(), this.pendingGroups(mute, now)]);
+    return { firing, groups };
   }
 
   /** Every group holding alerts, with the message its next flush would send, next flush first. */
