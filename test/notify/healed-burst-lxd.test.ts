@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { crashInstance, deleteTestInstance, describeLxd, launchTestInstance, lxdSocketPath, STATUS_RUNNING, waitForStatus } from '../support/lxd-bed.js';
+import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+import { testWebhookSecret } from './notifier-fixture.js';
+import { eventually, sleep, startRecordingServer, type RecordingServer } from './recording-server.js';
+
+const groupIntervalMs = 3_000;
+
+interface Body {
+  status: string;
+  alerts: { instance: string; status: string }[];
+}
+
+await describeLxd('a healed burst of crashes on real LXD, two replicas', () => {
+  const instances: string[] = [];
+  const replicas: ReflexProcess[] = [];
+  let server: RecordingServer | undefined;
+  let dir: string | undefined;
+  const prefix = uniquePrefix('burst');
+
+  afterAll(async () => {
+    for (const r of replicas) await r.stop();
+    for (const name of instances) await deleteTestInstance(name).catch(() => undefined);
+    await server?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    const redis = redisClient();
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+  }, 120_000);
+
+  it('five opted-in containers killed 0.25 s apart and healed: the receiver hears of all five within one group interval of the last crash, and of each recovery once', async () => {
+    server = await startRecordingServer();
+    dir = mkdtempSync(join(tmpdir(), 'reflex-burst-'));
+    writeFileSync(join(dir, 'hook.secret'), `${testWebhookSecret}\n`, { mode: 0o600 });
+    const file = join(dir, 'config.yaml');
+    writeFileSync(
+      file,
+      `target: unix://${lxdSocketPath()}
+redisUrl: ${redisUrl()}
+rulesDir: ${resolve('rules')}
+prefix: ${prefix}
+resyncIntervalMs: 0
+httpPort: 0
+notifications:
+  receivers:
+    - kind: webhook
+      name: ops-hook
+      url: ${server.url}
+      secretFile: ${join(dir, 'hook.secret')}
+      backoffMs: 100
+  route:
+    receiver: ops-hook
+    groupWaitMs: 0
+    groupIntervalMs: ${groupIntervalMs}
+`,
+    );
+    for (let i = 0; i < 5; i++) instances.push(await launchTestInstance({ config: { 'user.reflex.autorestart': 'true' } }));
+    for (let i = 0; i < 2; i++) replicas.push(startReflexProcess(['run', '--config', file], { REFLEX_LOG_LEVEL: 'info' }));
+    await Promise.all(replicas.map((r) => r.waitForLog('reflex running')));
+    await eventually(() => replicas.some((r) => r.logs.some((l) => String(l.msg).includes('event stream connected'))), 'one replica reading the event stream', 30_000);
+
+    let lastCrash = 0;
+    for (const [i, name] of instances.entries()) {
+      if (i > 0) await sleep(250);
+      await crashInstance(name);
+      lastCrash = Date.now();
+    }
+    for (const name of instances) await waitForStatus(name, STATUS_RUNNING, 30_000);
+
+    const bodies = () => server!.requests.map((r) => ({ at: r.at, body: r.json as Body }));
+    const seen = (status?: string) => (name: string) => bodies().find((b) => b.body.alerts.some((a) => a.instance === name && (!status || a.status === status)));
+    await eventually(() => instances.every((n) => seen()(n)), 'every instance in a message', 4 * groupIntervalMs);
+    const delays = instances.map((n) => seen()(n)!.at - lastCrash);
+    // Each instance is in a message sent no later than one group interval after the last crash.
+    expect(Math.max(...delays), `delays after the last crash: ${delays.join(', ')} ms`).toBeLessThanOrEqual(groupIntervalMs);
+    await eventually(() => instances.every((n) => seen('resolved')(n)), 'every recovery in a message', 4 * groupIntervalMs);
+    await sleep(2 * groupIntervalMs);
+    for (const name of instances) {
+      const statuses = bodies().flatMap((b) => b.body.alerts.filter((a) => a.instance === name).map((a) => a.status));
+      expect(statuses.filter((s) => s === 'resolved'), `${name}: ${statuses.join(', ')}`).toEqual(['resolved']);
+      expect(statuses.filter((s) => s === 'firing').length).toBeLessThanOrEqual(1);
+    }
+    // Alerts listed in the order they happened: the crash order.
+    const last = bodies().at(-1)!.body;
+    const order = last.alerts.map((a) => a.instance).filter((n) => instances.includes(n));
+    expect(order).toEqual(instances.filter((n) => order.includes(n)));
+  }, 180_000);
+});
