@@ -3,7 +3,9 @@ import { isApiStatus } from '../client/api-error.js';
 import { StatusCode } from '../client/status-code.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { Operation } from '../client/operation.js';
+import type { RuleEvent } from '../events/canonical-event.js';
 import { actionParams, type Action, type ActionContext, type ActionOutcome } from './action.js';
+import { emittedEventId } from './emit-action.js';
 
 const stepSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('create-snapshot'), name: z.string().min(1), expiresAt: z.string().optional(), dryRun: z.boolean(), describe: z.string() }),
@@ -19,6 +21,8 @@ export const housekeepingParamsSchema = z.object({
   schedule: z.string(),
   steps: z.array(stepSchema).min(1),
   plan: z.object({ order: z.string(), steps: z.array(z.string()), keep: z.array(z.string()) }),
+  /** Follow-up events (`rule.event`) to publish before the first change and after the last. */
+  events: z.object({ before: z.string().optional(), after: z.string().optional() }).optional(),
 });
 export type HousekeepingParams = z.infer<typeof housekeepingParamsSchema>;
 type Step = z.infer<typeof stepSchema>;
@@ -39,9 +43,11 @@ function callOf(step: Step, instance: string): { method: string; path: string; a
 /**
  * Runs the steps a schedule's tick planned for one instance, in order, each through the same call
  * path as every action (self-marked, audited with its plan). A snapshot that cannot be taken stops
- * the steps after it (retention counted on it); the job is then retried by the retry policy. A
- * retried job is idempotent: a snapshot this job already took is not taken again, a deletion whose
- * target is gone is done.
+ * the steps after it (retention counted on it); the job is then retried by the retry policy, and
+ * alerted when it gives up. A deletion that fails after this job made its snapshot is audited and
+ * left to the next tick (the job ends done, so the ledger confirms the snapshot). A retried job is
+ * idempotent: a snapshot this job already took is not taken again, a deletion whose target is gone
+ * is done.
  */
 export const housekeepingAction: Action = {
   name: 'housekeeping',
@@ -51,6 +57,9 @@ export const housekeepingAction: Action = {
     const { steps, plan, schedule } = parsed;
     let done = 0;
     let dry = 0;
+    let created = false;
+    const failed: string[] = [];
+    let announced = false;
     for (const step of steps) {
       const d = callOf(step, ctx.instance);
       const record = { step: step.describe, plan, schedule };
@@ -59,8 +68,13 @@ export const housekeepingAction: Action = {
         dry++;
         continue;
       }
+      if (!announced) {
+        announced = true;
+        await hook(ctx, parsed, 'before', {});
+      }
       if (await alreadyDone(ctx, step)) {
         await ctx.audit({ type: 'call', summary: `${d.method} ${ctx.client.pathOf(d.path)} (${step.describe}): already done`, method: d.method, path: ctx.client.pathOf(d.path), ...record });
+        if (step.kind === 'create-snapshot') created = true;
         done++;
         continue;
       }
@@ -72,14 +86,73 @@ export const housekeepingAction: Action = {
           done++;
           continue;
         }
+        if (step.kind === 'create-snapshot') throw await createFailure(ctx, step.name, err);
+        // The snapshot is made, so this job must end done: the ledger takes the snapshot as Reflex's only
+        // from a job that ended done. The deletion is planned again by the next tick and counted failed.
+        if (created) {
+          failed.push(step.describe);
+          await ctx.audit({ type: 'call', summary: `${step.describe} failed (${(err as { code?: string }).code ?? 'UNKNOWN'}): ${(err as Error).message}; the next tick plans it again`, ...record });
+          continue;
+        }
         throw err;
       }
+      if (step.kind === 'create-snapshot') created = true;
       done++;
     }
-    if (done === 0) return { result: 'dry-run', summary: `${schedule}: ${dry} dry-run step(s)` };
-    return { result: 'done', summary: `${schedule}: ${done} change(s) made${dry ? `, ${dry} dry-run` : ''}` };
+    const result = done === 0 && failed.length === 0 ? 'dry-run' : 'done';
+    if (announced) await hook(ctx, parsed, 'after', { result, done, failed });
+    if (result === 'dry-run') return { result, summary: `${schedule}: ${dry} dry-run step(s)` };
+    return { result, summary: `${schedule}: ${done} change(s) made${failed.length ? `, ${failed.length} failed (${failed.join('; ')})` : ''}${dry ? `, ${dry} dry-run` : ''}` };
   },
 };
+
+/**
+ * The error of a snapshot that was not made. Whether the snapshot now exists decides: if it does,
+ * someone else made one of that name since the tick listed them; it is theirs, so no retry (a retry
+ * would find it and take it for Reflex's). If not, the failure is worth a retry even when the
+ * operation itself failed (a busy or briefly full pool): the retry policy's attempts, then its alert.
+ */
+async function createFailure(ctx: ActionContext, name: string, err: unknown): Promise<unknown> {
+  const code = (err as { code?: string }).code;
+  // A timeout or a cut connection may hide a snapshot our own operation made: the retry's check finds it.
+  const refused = code === 'OPERATION_FAILED' || code === 'API_CONFLICT' || code === 'API_ERROR';
+  if (!refused) return err;
+  const exists = await ctx.client.getSnapshot(ctx.instance, name).then(
+    () => true,
+    () => false,
+  );
+  if (exists) return new ReflexError('API_CONFLICT', `snapshot ${name} of ${ctx.instance} was made by someone else meanwhile; not taken for Reflex's (the next tick picks another name)`, { cause: err, retryable: false });
+  if (code === 'OPERATION_FAILED') return new ReflexError('OPERATION_FAILED', (err as Error).message, { cause: err, retryable: true });
+  return err;
+}
+
+/** Publishes the schedule's before/after event for this instance (once per tick and instance: the id says so). */
+async function hook(ctx: ActionContext, params: HousekeepingParams, when: 'before' | 'after', extra: Record<string, unknown>): Promise<void> {
+  const name = params.events?.[when];
+  const job = ctx.job;
+  if (!name || !job) return;
+  if (!ctx.publish) {
+    await ctx.audit({ type: 'call', summary: `${params.schedule}: ${when} event ${name} not published: no events queue in this process` });
+    return;
+  }
+  const id = emittedEventId(job.rule, name, `${job.correlationId}|${job.project}/${ctx.instance}`);
+  const event: RuleEvent = {
+    kind: 'rule.event',
+    id,
+    target: job.target,
+    location: job.location,
+    project: job.project,
+    timestamp: new Date().toISOString(),
+    synthetic: false,
+    name,
+    instance: ctx.instance,
+    payload: { schedule: params.schedule, steps: params.plan.steps, ...extra },
+    rule: job.rule,
+    causedBy: job.correlationId,
+    chain: [job.rule],
+  };
+  await ctx.publish(event, `emit-${id}`);
+}
 
 function send(ctx: ActionContext, step: Step): Promise<Operation> {
   switch (step.kind) {

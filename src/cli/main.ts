@@ -6,6 +6,7 @@ import { registerDemo } from './commands/demo.js';
 import { registerDlq } from './commands/dlq.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerHeal } from './commands/heal.js';
+import { registerHousekeeping } from './commands/housekeeping.js';
 import { registerReplay } from './commands/replay.js';
 import { registerRules } from './commands/rules.js';
 import { registerQuarantine } from './commands/quarantine.js';
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   registerQuarantine(program);
   registerDlq(program);
   registerHeal(program);
+  registerHousekeeping(program);
   registerDoctor(program);
   return program;
 }

@@ -1,8 +1,9 @@
 import type { Instance, Snapshot } from '../client/instance.js';
 import { StatusCode } from '../client/status-code.js';
 import { evaluateFilter } from '../filter/evaluator.js';
+import { formatDuration as duration } from './duration-text.js';
 import { planRetention, type SnapshotInfo } from './retention-plan.js';
-import { formatSnapshotName, snapshotNameMatcher } from './snapshot-name.js';
+import { formatSnapshotName, snapshotNameMatcher, uniqueSnapshotName } from './snapshot-name.js';
 import type { Task } from './tasks.js';
 
 /** One change a tick makes to an instance, in the order it runs. */
@@ -24,6 +25,8 @@ export interface InstancePlan {
   orderReason: string;
   /** Tasks that did nothing here, and why. */
   notes: string[];
+  /** Snapshots whose names look like the schedule's but that the ledger does not prove Reflex made: kept. */
+  unproven: string[];
 }
 
 /** What the planner knows about an instance. */
@@ -33,7 +36,25 @@ export interface InstanceFacts {
   snapshots: SnapshotInfo[];
   /** The instance's storage pool and its free fraction, when it could be read. */
   pool?: { name: string; freeRatio: number };
+  /** What the ledger proves (snapshot-ledger.ts). Absent: nothing is proven, so retention deletes nothing. */
+  ownership?: Ownership;
 }
+
+/** What the snapshot ledger says about an instance, after settling. */
+export interface Ownership {
+  /** Snapshots this schedule proved it made. */
+  mine: Set<string>;
+  /** Snapshots any schedule proved Reflex made (what a retention `owned` pattern narrows). */
+  reflex: Set<string>;
+  /** Names the ledger holds: never given to a new snapshot. */
+  reserved: Set<string>;
+  /** This tick (its due time) already claimed its snapshot: it is not taken twice. */
+  tickClaimed: boolean;
+  /** Entries this schedule holds for the instance (proven or still being made). */
+  recorded: number;
+}
+
+const noOwnership: Ownership = { mine: new Set(), reflex: new Set(), reserved: new Set(), tickClaimed: false, recorded: 0 };
 
 /** When the planner runs: `now` is the wall clock, `tickAt` the scheduled time that names snapshots. */
 export interface PlanContext {
@@ -56,6 +77,12 @@ export function snapshotInfos(snapshots: Snapshot[]): SnapshotInfo[] {
   return snapshots.map((s) => ({ name: s.name, createdAt: apiTime(s.created_at) ?? 0, expiresAt: apiTime(s.expires_at) }));
 }
 
+/** Whether a snapshot task takes snapshots of this instance (its filter matches; running, or includeStopped). */
+export function snapshotApplies(task: Task & { task: 'snapshot' }, instance: Instance): boolean {
+  if (task.filter && !evaluateFilter(task.filter, instance)) return false;
+  return task.includeStopped || instance.status_code === StatusCode.Running || instance.status_code === StatusCode.Ready;
+}
+
 /** When the instance last ran (`last_used_at`), else when it was created; undefined if neither is known. */
 export function lastActiveAt(instance: Instance): number | undefined {
   const rec = instance as Record<string, unknown>;
@@ -69,22 +96,15 @@ export function rootPool(instance: Instance): string | undefined {
   return undefined;
 }
 
-const day = 86_400_000;
-
-function duration(ms: number): string {
-  if (ms % day === 0) return `${ms / day}d`;
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
-  if (ms % 1000 === 0) return `${ms / 1000}s`;
-  return `${ms}ms`;
-}
 
 /**
  * Plans one tick on one instance. Pure: the same facts, tasks and times give the same plan.
  *
  * - delete-stopped wins: an instance it deletes gets no other step (its snapshots go with it).
- * - snapshot: skipped on an instance that is not running unless `includeStopped`, and when a
- *   snapshot of that name already exists (the tick ran before).
+ * - snapshot: skipped on an instance that is not running unless `includeStopped`, and when the
+ *   ledger shows this tick already claimed its snapshot. A name already used (by any snapshot, or
+ *   reserved in the ledger) gets a suffix: `-2`, `-3`…
+ * - retention deletes only snapshots the ledger proves the schedule made (see `ownedBy`).
  * - retention plans over the existing snapshots plus the new one, so after the tick exactly the
  *   kept set remains; prune-expired adds expired snapshots it is allowed to touch.
  * - Deletions run first when the pool's free fraction is below the retention task's
@@ -92,7 +112,8 @@ function duration(ms: number): string {
  */
 export function planInstance(facts: InstanceFacts, tasks: Task[], ctx: PlanContext): InstancePlan {
   const { instance } = facts;
-  const plan: InstancePlan = { instance: instance.name, project: facts.project, steps: [], keep: [], order: 'create-first', orderReason: 'no retention task', notes: [] };
+  const plan: InstancePlan = { instance: instance.name, project: facts.project, steps: [], keep: [], order: 'create-first', orderReason: 'no retention task', notes: [], unproven: [] };
+  const own = facts.ownership ?? noOwnership;
   const applicable: Task[] = [];
   for (const t of tasks) {
     if (t.filter && !evaluateFilter(t.filter, instance)) plan.notes.push(`${t.task}: instance not matched by the task's filter`);
@@ -117,11 +138,13 @@ export function planInstance(facts: InstanceFacts, tasks: Task[], ctx: PlanConte
   const creates: PlanStep[] = [];
   const snap = applicable.find((t) => t.task === 'snapshot');
   if (snap) {
-    const name = formatSnapshotName(snap.namePattern, ctx.tickAt, ctx.tz);
+    const base = formatSnapshotName(snap.namePattern, ctx.tickAt, ctx.tz);
+    const name = uniqueSnapshotName(base, (n) => existing.has(n) || own.reserved.has(n));
     const running = instance.status_code === StatusCode.Running || instance.status_code === StatusCode.Ready;
     if (!running && !snap.includeStopped) plan.notes.push(`snapshot: instance is ${instance.status} (includeStopped is false)`);
-    else if (existing.has(name)) plan.notes.push(`snapshot: ${name} already exists (this tick ran before)`);
+    else if (own.tickClaimed) plan.notes.push(`snapshot: this tick's snapshot is already taken (the tick ran before)`);
     else {
+      if (name !== base) plan.notes.push(`snapshot: ${base} is taken (by a snapshot Reflex did not make, or in an hour the clock repeats); taking ${name}`);
       const expiresAt = snap.expiryMs === undefined ? undefined : ctx.now + snap.expiryMs;
       created = { name, createdAt: ctx.now, expiresAt, planned: true };
       creates.push({ kind: 'create-snapshot', task: 'snapshot', name, ...(expiresAt === undefined ? {} : { expiresAt: new Date(expiresAt).toISOString() }), dryRun: snap.dryRun });
@@ -131,8 +154,8 @@ export function planInstance(facts: InstanceFacts, tasks: Task[], ctx: PlanConte
   const deletes = new Map<string, PlanStep & { kind: 'delete-snapshot' }>();
   const retention = applicable.find((t) => t.task === 'retention');
   if (retention) {
-    const isOwned = retention.owned === 'any' ? () => true : snapshotNameMatcher(retention.owned);
-    const verdict = planRetention(created ? [...facts.snapshots, created] : facts.snapshots, { keepLast: retention.keepLast, gfs: retention.gfs, tz: ctx.tz }, isOwned, ctx.now);
+    const isOwned = ownedBy(retention.owned, own, created?.name);
+    const verdict = planRetention(created ? [...facts.snapshots, created] : facts.snapshots, { keepLast: retention.keepLast, keepWithinMs: retention.keepWithinMs, gfs: retention.gfs, tz: ctx.tz }, isOwned, ctx.now);
     plan.keep = verdict.keep;
     for (const d of verdict.delete) deletes.set(d.name, { kind: 'delete-snapshot', task: 'retention', name: d.name, reason: d.reason, dryRun: retention.dryRun });
     if (created && facts.pool && facts.pool.freeRatio < retention.pruneFirstBelow) {
@@ -152,9 +175,27 @@ export function planInstance(facts: InstanceFacts, tasks: Task[], ctx: PlanConte
     }
   }
 
+  if (snap) {
+    const looksLike = snapshotNameMatcher(snap.namePattern);
+    plan.unproven = facts.snapshots.filter((s) => looksLike(s.name) && !own.reflex.has(s.name) && !own.mine.has(s.name)).map((s) => s.name);
+    if (plan.unproven.length) plan.notes.push(`ownership: ${plan.unproven.length} snapshot(s) look like this schedule's but the ledger does not prove Reflex made them; kept: ${plan.unproven.join(', ')}`);
+  }
+
   const deleteSteps = [...deletes.values()];
   plan.steps = plan.order === 'prune-first' ? [...deleteSteps, ...creates] : [...creates, ...deleteSteps];
   return plan;
+}
+
+/**
+ * Which snapshots retention may delete: by default those this schedule proved it made; a pattern
+ * narrows what any schedule proved Reflex made; `'any'` is every snapshot (manual ones included,
+ * the author's explicit choice). The snapshot this tick is about to take is the schedule's.
+ */
+function ownedBy(owned: string | undefined, own: Ownership, planned: string | undefined): (name: string) => boolean {
+  if (owned === 'any') return () => true;
+  if (owned === undefined) return (n) => n === planned || own.mine.has(n);
+  const matches = snapshotNameMatcher(owned);
+  return (n) => n === planned || (own.reflex.has(n) && matches(n));
 }
 
 function pct(ratio: number): string {

@@ -1,3 +1,4 @@
+import { formatDuration } from './duration-text.js';
 import { selectGfs, type GfsCounts } from './gfs.js';
 
 /** What retention needs to know about one snapshot. */
@@ -17,6 +18,8 @@ export interface RetentionPolicy {
   keepLast?: number;
   /** Keep the newest snapshot of each of the most recent N hours, days, weeks, months, years. */
   gfs?: GfsCounts;
+  /** Keep every good snapshot taken within this many ms before now (restic's `--keep-within`). */
+  keepWithinMs?: number;
   /** Time zone the GFS periods follow. Default UTC. */
   tz?: string;
 }
@@ -47,8 +50,8 @@ export function isGood(s: SnapshotInfo, now: number): boolean {
  * Decides which of an instance's snapshots to keep and which to delete. Pure.
  *
  * - Only snapshots `isOwned` accepts are considered; the others are listed as unowned and never deleted.
- * - Among owned good snapshots (not expired), a snapshot is kept when `keepLast` or a GFS period
- *   selects it; the newest good one is always kept, whatever the policy says.
+ * - Among owned good snapshots (not expired), a snapshot is kept when `keepLast`, `keepWithinMs`
+ *   or a GFS period selects it; the newest good one is always kept, whatever the policy says.
  * - Owned snapshots that already expired are deleted (reason "expired").
  */
 export function planRetention(snapshots: SnapshotInfo[], policy: RetentionPolicy, isOwned: (name: string) => boolean, now: number): RetentionPlan {
@@ -59,6 +62,11 @@ export function planRetention(snapshots: SnapshotInfo[], policy: RetentionPolicy
   if (good.length > 0) reasons[0]!.push(good[0]!.planned ? 'new' : 'newest');
   const keepLast = policy.keepLast ?? 0;
   for (let i = 0; i < Math.min(keepLast, good.length); i++) reasons[i]!.push(`last ${keepLast}`);
+  if (policy.keepWithinMs !== undefined) {
+    good.forEach((s, i) => {
+      if (s.planned || s.createdAt >= now - policy.keepWithinMs!) reasons[i]!.push(`within ${formatDuration(policy.keepWithinMs!)}`);
+    });
+  }
   if (policy.gfs) {
     for (const [i, r] of selectGfs(good.map((s) => s.createdAt), policy.gfs, policy.tz)) reasons[i]!.push(...r);
   }

@@ -5,8 +5,10 @@ import { civilTime } from './civil-time.js';
  * Tokens: `%Y` year, `%m` month, `%d` day, `%H` hour, `%M` minute, `%S` second, `%L`
  * milliseconds, `%s` epoch seconds, `%%` a percent sign. Everything else is literal.
  *
- * The name comes from the tick's scheduled time, not the wall clock, so a retried or repeated
- * tick asks for the same name and finds it taken instead of making a second snapshot.
+ * The name comes from the tick's scheduled time, not the wall clock. A wall-clock name repeats
+ * itself when clocks go back (Europe/Paris: 02:00 twice on the last Sunday of October), and the
+ * daemon refuses `+` in snapshot names, so no offset can be written the ISO way:
+ * {@link uniqueSnapshotName} adds a suffix instead, so no tick is lost to a name.
  */
 
 const tokenPattern = /%([YmdHMSLs%])/g;
@@ -62,7 +64,21 @@ export function formatSnapshotName(pattern: string, at: number, tz = 'UTC'): str
   });
 }
 
-/** A predicate that is true for exactly the names `pattern` can produce (anchored). */
+/**
+ * `base` when no snapshot (and no name Reflex has reserved) is called that, else `base-2`,
+ * `base-3`…: a manual snapshot that happens to have the name of the next tick is never taken for
+ * Reflex's, and a wall-clock hour that repeats still gets its own snapshot.
+ */
+export function uniqueSnapshotName(base: string, taken: (name: string) => boolean): string {
+  if (!taken(base)) return base;
+  for (let n = 2; ; n++) if (!taken(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+/**
+ * A predicate that is true for exactly the names `pattern` can produce (anchored), with or
+ * without the suffix {@link uniqueSnapshotName} adds. It tells which snapshots *look* like a
+ * schedule's; whose they are is the ledger's to say (snapshot-ledger.ts).
+ */
 export function snapshotNameMatcher(pattern: string): (name: string) => boolean {
   let source = '';
   let last = 0;
@@ -71,7 +87,7 @@ export function snapshotNameMatcher(pattern: string): (name: string) => boolean 
     last = m.index + m[0].length;
   }
   source += escapeRegex(pattern.slice(last));
-  const re = new RegExp(`^${source}$`);
+  const re = new RegExp(`^${source}(?:-\\d+)?$`);
   return (name) => re.test(name);
 }
 

@@ -18,7 +18,7 @@ interface TaskCommon {
 /** Take a snapshot of each instance in scope. */
 export interface SnapshotTaskDefinition extends TaskCommon {
   task: 'snapshot';
-  /** Name pattern (tokens %Y %m %d %H %M %S %L %s). Default `<schedule name>-%Y%m%d-%H%M%S`. */
+  /** Name pattern (tokens %Y %m %d %H %M %S %L %s). Default `<schedule name>-%Y%m%d-%H%M%S`. A name already taken gets a suffix (`-2`). */
   namePattern?: string;
   /** The daemon deletes the snapshot after this long (`7d`). Default: never. */
   expiry?: string | number;
@@ -31,11 +31,14 @@ export interface RetentionTaskDefinition extends TaskCommon {
   task: 'retention';
   /** Keep the newest N. */
   keepLast?: number;
+  /** Keep every snapshot taken within this long (`2d`), like restic's `--keep-within`. */
+  keepWithin?: string | number;
   /** Keep the newest of each of the last N hours/days/weeks/months/years. */
   gfs?: GfsCounts;
   /**
-   * Which snapshots are the schedule's: a name pattern, or `'any'` to manage every snapshot
-   * (manual ones included). Default: the snapshot task's name pattern.
+   * Which snapshots retention may delete. Default: those the schedule's own snapshot task made
+   * (as the ledger records them; never inferred from names). A name pattern: the snapshots any
+   * schedule of Reflex made whose names match. `'any'`: every snapshot, manual ones included.
    */
   owned?: string;
   /**
@@ -78,9 +81,10 @@ export interface SnapshotTask extends ResolvedCommon {
 export interface RetentionTask extends ResolvedCommon {
   task: 'retention';
   keepLast?: number;
+  keepWithinMs?: number;
   gfs?: GfsCounts;
-  /** A name pattern, or 'any'. */
-  owned: string;
+  /** A name pattern, 'any', or undefined: the schedule's own (ledger). */
+  owned?: string;
   pruneFirstBelow: number;
 }
 

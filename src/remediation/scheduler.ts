@@ -1,4 +1,4 @@
-import { Queue, Worker, type Job } from 'bullmq';
+import { getNextMillis, Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -9,7 +9,8 @@ import type { KeySpace, ScheduleKeys } from '../redis/key-space.js';
 import type { Schedule } from '../schedules/schedule.js';
 import { loadSchedules } from '../schedules/schedule-loader.js';
 import { workerLockOptions } from './retry-policy.js';
-import { runTick, type TickReport } from './tick-runner.js';
+import { runTick, type HousekeepingAlert, type TickReport } from './tick-runner.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 /**
  * Payload of a tick job, as BullMQ's job scheduler stamps it out: which schedule, and the
@@ -38,6 +39,10 @@ export interface SchedulerOptions {
   concurrency?: number;
   /** The actions queue: each instance's steps of a tick run there, through the action executor. */
   actions: Queue;
+  /** Counts ticks and snapshots and tracks each instance's newest snapshot; none: not counted. */
+  metrics?: Metrics;
+  /** Forwards housekeeping alerts (stale snapshots, lost ownership records) to the receivers; none: audited only. */
+  raiseAlert?: (alert: HousekeepingAlert) => Promise<unknown>;
 }
 
 /** A running scheduler. */
@@ -98,27 +103,33 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
     if (lateMs > schedule.catchUpGraceMs && schedule.catchUp === 'skip') {
       logger.info({ schedule: schedule.name, lateMs }, 'missed tick skipped (catchUp: skip)');
       await audit.append({ ...rec, type: 'decision', summary: `${schedule.name}: tick due ${rec.dueAt} skipped: ${Math.round(lateMs / 1000)} s late (catchUp: skip)`, lateMs });
+      opts.metrics?.housekeepingTicks.inc({ schedule: schedule.name, result: 'skipped' });
       return 'skipped: late';
     }
-    if (await redis.exists(skeys.done(schedule.name, dueAt))) return 'skipped: already ran';
+    if (await redis.exists(skeys.done(schedule.name, dueAt))) {
+      opts.metrics?.housekeepingTicks.inc({ schedule: schedule.name, result: 'skipped' });
+      return 'skipped: already ran';
+    }
     // A tick taken over from a replica that died may find the dead one's lock for a few seconds more.
     const held = await running.acquire(skeys.running(schedule.name), 10_000, 200);
     if (!held) {
       logger.warn({ schedule: schedule.name }, 'tick skipped: the previous tick is still running');
       await audit.append({ ...rec, type: 'decision', summary: `${schedule.name}: tick due ${rec.dueAt} skipped: the previous tick is still running` });
+      opts.metrics?.housekeepingTicks.inc({ schedule: schedule.name, result: 'skipped' });
       return 'skipped: overlap';
     }
     try {
       if (lateMs > schedule.catchUpGraceMs) logger.info({ schedule: schedule.name, lateMs }, 'running a missed tick (catchUp: one)');
       const report: TickReport = { plans: [], queued: 0, failed: 0 };
       for (const t of opts.targets ?? [{ target: opts.target, client: opts.client }]) {
-        const r = await runTick(schedule, { client: t.client, audit, logger, target: t.target, actions: opts.actions }, { tickAt: dueAt, correlationId });
+        const r = await runTick(schedule, { client: t.client, audit, logger, target: t.target, actions: opts.actions, redis, keys, metrics: opts.metrics, raiseAlert: opts.raiseAlert }, { tickAt: dueAt, correlationId });
         report.plans.push(...r.plans);
         report.queued += r.queued;
         report.failed += r.failed;
       }
       const interval = schedule.everyMs ?? 3_600_000;
       await redis.set(skeys.done(schedule.name, dueAt), '1', 'PX', Math.min(86_400_000, Math.max(60_000, 3 * interval)));
+      opts.metrics?.housekeepingTicks.inc({ schedule: schedule.name, result: 'ran' });
       const summary = `${report.plans.length} instance(s) planned, ${report.queued} queued, ${report.failed} failed`;
       logger[report.queued || report.failed ? 'info' : 'debug']({ schedule: schedule.name, dueAt: rec.dueAt }, `tick: ${summary}`);
       return summary;
@@ -150,6 +161,22 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
 export function dueTime(job: Pick<Job, 'id' | 'timestamp'>): number {
   const m = /:(\d+)$/.exec(job.id ?? '');
   return m ? Number(m[1]) : job.timestamp;
+}
+
+/**
+ * When the schedule's next tick is due: the job scheduler's own figure when it exists in Redis
+ * (`from: 'scheduler'`), else the next cron time or interval boundary after `now` (`'computed'`).
+ */
+export async function nextDue(redis: Redis, keys: KeySpace, schedule: Schedule, now = Date.now()): Promise<{ at: number; from: 'scheduler' | 'computed' }> {
+  const queue = new Queue(keys.schedules.queue, { connection: redis, prefix: keys.bullPrefix });
+  try {
+    const js = await queue.getJobScheduler(schedule.name);
+    if (js?.next !== undefined && (js.template?.data as TickJob | undefined)?.fingerprint === schedule.fingerprint) return { at: js.next, from: 'scheduler' };
+  } finally {
+    await queue.close();
+  }
+  if (schedule.everyMs !== undefined) return { at: (Math.floor(now / schedule.everyMs) + 1) * schedule.everyMs, from: 'computed' };
+  return { at: getNextMillis(now, { pattern: schedule.cron!, tz: schedule.tz }) ?? now, from: 'computed' };
 }
 
 /** The BullMQ repeat options of a schedule. */

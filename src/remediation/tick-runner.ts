@@ -1,24 +1,49 @@
 import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { HousekeepingParams } from '../actions/housekeeping-action.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
-import type { InstancePlan, PlanStep } from '../housekeeping/instance-plan.js';
+import type { Instance } from '../client/instance.js';
+import { formatDuration } from '../housekeeping/duration-text.js';
+import { snapshotApplies, type InstancePlan, type PlanStep } from '../housekeeping/instance-plan.js';
 import { describeStep, formatPlan, planSummary } from '../housekeeping/plan-format.js';
+import { SnapshotLedger, type LedgerEntry } from '../housekeeping/snapshot-ledger.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { KeySpace } from '../redis/key-space.js';
 import type { Schedule } from '../schedules/schedule.js';
-import { instancesInScope, planFor } from '../schedules/schedule-plan.js';
+import { housekeepingJobId, instancesInScope, jobStateOf, planFor, type PlannedInstance } from '../schedules/schedule-plan.js';
 import { actionJobOptions, type ActionJobInput } from './action-job.js';
+
+/** An alert a tick raises (a stale snapshot, lost ownership records); `status: 'resolved'` clears it. */
+export interface HousekeepingAlert {
+  kind: string;
+  severity: 'critical' | 'warning' | 'info';
+  summary: string;
+  target: string;
+  project: string;
+  instance: string;
+  correlationId: string;
+  status?: 'firing' | 'resolved';
+}
 
 /** What a tick needs. */
 export interface TickDeps {
   client: InstanceClient;
   audit: AuditLog;
   logger: Logger;
-  /** The target as configured (audit records, job payloads). */
+  /** The target as configured (audit records, job payloads, ledger keys). */
   target: string;
   /** The actions queue: each instance's steps run there, through the executor, side by side. */
   actions: Queue;
+  /** The snapshot ledger lives here (keys.schedules). */
+  redis: Redis;
+  keys: KeySpace;
+  /** Snapshots made / pruned / failed and the age of each instance's newest snapshot; none: not counted. */
+  metrics?: Metrics;
+  /** Forwards the tick's alerts to the notification receivers; none: audited only. */
+  raiseAlert?: (alert: HousekeepingAlert) => Promise<unknown>;
 }
 
 /** Options of one tick. */
@@ -41,32 +66,40 @@ export interface TickReport {
 }
 
 /**
- * Runs one tick: lists the instances in scope, plans each (see planInstance), audits each plan, and
- * queues one `housekeeping` job per instance with changes to make. The jobs run through the action
- * executor like every remediation (instance lock, re-check, self-marking, retries, dead-letter
- * queue), side by side: an instance whose operation hangs delays no other. Job ids come from the
- * schedule, the due time and the instance, so a tick taken over from a replica that died midway
- * queues nothing twice. Throws only when the scope cannot be listed.
+ * Runs one tick: lists the instances in scope, settles the snapshot ledger and plans each (see
+ * planInstance), audits each plan, claims in the ledger the snapshot each job will make, and
+ * queues one `housekeeping` job per instance with changes to make. The jobs run through the
+ * action executor like every remediation (instance lock, re-check, self-marking, retries,
+ * dead-letter queue and its alert), side by side: an instance whose operation hangs delays no
+ * other. Job ids come from the schedule, the due time and the instance, so a tick taken over from
+ * a replica that died midway queues nothing twice. Throws only when the scope cannot be listed.
  */
 export async function runTick(schedule: Schedule, deps: TickDeps, opts: TickOptions): Promise<TickReport> {
   const now = opts.now ?? Date.now;
   const instances = await instancesInScope(schedule, deps.client);
   const report: TickReport = { plans: [], queued: 0, failed: 0 };
   const pools = new Map<string, Promise<number | undefined>>();
+  const ledger = new SnapshotLedger(deps.redis, deps.keys.schedules);
+  const source = { ledger, target: deps.target, jobState: jobStateOf(deps.actions) };
+  const targetDigest = createHash('sha1').update(deps.target).digest('hex').slice(0, 10);
   const jobs: { name: string; data: ActionJobInput; opts: ReturnType<typeof actionJobOptions> }[] = [];
   await Promise.all(
     instances.map(async (inst) => {
       const rec = { correlationId: opts.correlationId, target: deps.target, instance: inst.name, project: inst.project, rule: schedule.name, schedule: schedule.name };
-      let plan: InstancePlan;
+      let planned: PlannedInstance;
       try {
-        plan = await planFor(schedule, deps.client, inst, pools, opts.tickAt, now);
+        planned = await planFor(schedule, deps.client, inst, pools, opts.tickAt, now, source);
       } catch (err) {
         report.failed++;
         deps.logger.warn({ schedule: schedule.name, instance: inst.name, err }, 'schedule tick could not plan an instance');
         await deps.audit.append({ ...rec, type: 'outcome', summary: `${schedule.name}: failed before any change: ${(err as Error).message}`, result: 'failed' }, { once: `plan-failed:${opts.correlationId}:${deps.target}:${inst.project}/${inst.name}` });
         return;
       }
+      const { plan, ref } = planned;
       report.plans.push(plan);
+      const jobId = housekeepingJobId(schedule.name, opts.tickAt, targetDigest, ref);
+      await settle(schedule, deps, ledger, planned, jobId, opts.tickAt, now());
+      await watch(schedule, deps, planned, inst, opts.correlationId, now());
       if (plan.steps.length === 0) {
         deps.logger.debug({ schedule: schedule.name, instance: inst.name, notes: plan.notes }, 'nothing to do');
         return;
@@ -75,19 +108,91 @@ export async function runTick(schedule: Schedule, deps: TickDeps, opts: TickOpti
       const allDry = plan.steps.every((s) => s.dryRun);
       deps.logger.info({ schedule: schedule.name, instance: inst.name, dryRun: allDry }, `${allDry ? 'dry-run plan' : 'plan'}:\n${formatPlan(plan)}`);
       await deps.audit.append({ ...rec, type: 'decision', summary: `${schedule.name}: ${allDry ? 'dry-run ' : ''}plan: ${summary.steps.join('; ')}`, plan: summary, notes: plan.notes, dryRun: allDry }, { once: `plan:${opts.correlationId}:${deps.target}:${inst.project}/${inst.name}` });
-      const params: HousekeepingParams = { schedule: schedule.name, steps: plan.steps.map(stepParams), plan: summary };
-      // BullMQ allows no ':' in custom ids beyond its own form; the target (a URL) goes in as a digest.
-      const jobId = `hk|${schedule.name}|${opts.tickAt}|${createHash('sha1').update(deps.target).digest('hex').slice(0, 10)}|${inst.project}/${inst.name}`;
+      const params: HousekeepingParams = { schedule: schedule.name, steps: plan.steps.map(stepParams), plan: summary, ...(schedule.events ? { events: schedule.events } : {}) };
       jobs.push({
         name: 'housekeeping',
         data: { rule: schedule.name, action: 'housekeeping', params, target: deps.target, project: inst.project, instance: inst.name, correlationId: opts.correlationId, incidentAt: opts.tickAt, origin: 'schedule', dryRun: false, location: inst.location ?? 'none' },
-        opts: actionJobOptions({ jobId }),
+        opts: actionJobOptions({ jobId, attempts: schedule.attempts }),
       });
     }),
   );
   if (jobs.length) await deps.actions.addBulk(jobs);
   report.queued = jobs.length;
   return report;
+}
+
+/**
+ * Writes what the ledger settled, counts it, and records this tick's intent before its job is
+ * queued: the snapshot it claims (a name no snapshot had when listed) and the snapshots it deletes.
+ * Written first so that the job's work is always on record; a claim whose job never ran is
+ * forgotten by the next tick.
+ */
+async function settle(schedule: Schedule, deps: TickDeps, ledger: SnapshotLedger, planned: PlannedInstance, jobId: string, tickAt: number, at: number): Promise<void> {
+  const s = planned.settlement;
+  if (!s) return;
+  const write = new Map(s.write);
+  for (const step of planned.plan.steps) {
+    if (step.dryRun) continue;
+    if (step.kind === 'create-snapshot') write.set(step.name, { schedule: schedule.name, tickAt, claimedAt: at, jobId });
+    if (step.kind === 'delete-snapshot') {
+      const entry: LedgerEntry | undefined = write.get(step.name) ?? s.owned.get(step.name);
+      if (entry) write.set(step.name, { ...entry, deleting: { tickAt, jobId } });
+    }
+  }
+  await ledger.apply(planned.ref, write, s.forget);
+  const m = deps.metrics?.housekeepingSnapshots;
+  if (m) {
+    if (s.made.length) m.inc({ schedule: schedule.name, result: 'made' }, s.made.length);
+    if (s.pruned.length) m.inc({ schedule: schedule.name, result: 'pruned' }, s.pruned.length);
+    if (s.failed.length) m.inc({ schedule: schedule.name, result: 'failed' }, s.failed.length);
+  }
+  if (s.failed.length) deps.logger.warn({ schedule: schedule.name, instance: planned.ref.instance, failed: s.failed }, 'housekeeping steps of an earlier tick failed');
+}
+
+/**
+ * Freshness and ownership checks: the age of the instance's newest snapshot from this schedule
+ * (a gauge, and one `snapshot-stale` alert past `staleAfter`, resolved once a new one is made),
+ * and one `snapshot-ownership-unknown` alert when snapshots look like the schedule's while the
+ * ledger holds nothing for the instance (its records were lost, e.g. Redis was flushed): those
+ * are kept, never deleted on a guess.
+ */
+async function watch(schedule: Schedule, deps: TickDeps, planned: PlannedInstance, inst: Instance, correlationId: string, at: number): Promise<void> {
+  const task = schedule.tasks.find((t) => t.task === 'snapshot');
+  const s = planned.settlement;
+  if (!task || task.dryRun || !s) return;
+  const { ref } = planned;
+  const labels = { schedule: schedule.name, project: ref.project, instance: ref.instance };
+  const base = { target: deps.target, project: ref.project, instance: ref.instance, correlationId };
+  const keys = deps.keys.schedules;
+  if (planned.plan.unproven.length && s.owned.size === 0 && s.pending.length === 0) {
+    const summary = `${schedule.name}: ${planned.plan.unproven.length} snapshot(s) of ${ref.project}/${ref.instance} look like the schedule's, but no record proves Reflex made them (records lost, e.g. Redis flushed, or made by hand); retention keeps them: ${planned.plan.unproven.join(', ')}`;
+    await raiseOnce(deps, keys.alerted('ownership', schedule.name, ref), { ...base, kind: 'snapshot-ownership-unknown', severity: 'warning', summary }, schedule);
+  }
+  if (!snapshotApplies(task, inst)) return;
+  const newest = Math.max(0, ...[...s.owned.values()].map((e) => e.createdAt ?? 0));
+  let since = newest;
+  if (newest === 0) {
+    await deps.redis.set(keys.firstSeen(schedule.name, ref), String(at), 'NX');
+    since = Number(await deps.redis.get(keys.firstSeen(schedule.name, ref))) || at;
+  }
+  if (newest > 0) deps.metrics?.housekeepingNewestAge.set(labels, Math.max(0, (at - newest) / 1000));
+  const staleKey = keys.alerted('stale', schedule.name, ref);
+  if (at - since > schedule.staleAfterMs) {
+    const what = newest > 0 ? `its newest snapshot from ${schedule.name} was made ${new Date(newest).toISOString()}` : `${schedule.name} has made no snapshot of it since ${new Date(since).toISOString()}`;
+    await raiseOnce(deps, staleKey, { ...base, kind: 'snapshot-stale', severity: 'critical', summary: `${ref.project}/${ref.instance}: ${what}, more than ${formatDuration(schedule.staleAfterMs)} ago (staleAfter)` }, schedule);
+  } else if (await deps.redis.del(staleKey)) {
+    const summary = `${ref.project}/${ref.instance}: snapshots from ${schedule.name} are fresh again (newest ${new Date(newest).toISOString()})`;
+    await deps.audit.append({ ...base, rule: schedule.name, type: 'alert', summary, severity: 'info', resolved: true });
+    await deps.raiseAlert?.({ ...base, kind: 'snapshot-stale', severity: 'critical', summary, status: 'resolved' });
+  }
+}
+
+/** Raises an alert once while `key` is set (across ticks and replicas), audited. */
+async function raiseOnce(deps: TickDeps, key: string, alert: HousekeepingAlert, schedule: Schedule): Promise<void> {
+  if ((await deps.redis.set(key, String(Date.now()), 'NX')) !== 'OK') return;
+  deps.logger.warn({ schedule: schedule.name, instance: alert.instance, kind: alert.kind }, alert.summary);
+  await deps.audit.append({ correlationId: alert.correlationId, target: alert.target, instance: alert.instance, project: alert.project, rule: schedule.name, type: 'alert', summary: alert.summary, severity: alert.severity, kind: alert.kind });
+  await deps.raiseAlert?.(alert);
 }
 
 function stepParams(step: PlanStep): HousekeepingParams['steps'][number] {

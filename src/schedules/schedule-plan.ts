@@ -1,8 +1,12 @@
+import { Job, type Queue } from 'bullmq';
 import type { InstanceClient } from '../client/client.js';
 import type { Instance } from '../client/instance.js';
 import { evaluateFilter } from '../filter/evaluator.js';
-import { planInstance, rootPool, snapshotInfos, type InstancePlan } from '../housekeeping/instance-plan.js';
+import { planInstance, rootPool, snapshotInfos, type InstancePlan, type Ownership } from '../housekeeping/instance-plan.js';
 import { poolFreeRatio } from '../housekeeping/pool-space.js';
+import type { SnapshotInfo } from '../housekeeping/retention-plan.js';
+import { provenNames, settleLedger, type JobState, type Settlement, type SnapshotLedger } from '../housekeeping/snapshot-ledger.js';
+import type { InstanceRef } from '../redis/key-space.js';
 import type { Schedule } from './schedule.js';
 
 /** The instances in the schedule's scope, each with its project. */
@@ -14,9 +18,32 @@ export async function instancesInScope(schedule: Schedule, client: InstanceClien
   return schedule.scopeFilter ? all.filter((i) => evaluateFilter(schedule.scopeFilter!, i)) : all;
 }
 
-/** Plans one instance: reads its snapshots (and its pool's free space when retention may prune first). */
-export async function planFor(schedule: Schedule, client: InstanceClient, inst: Instance & { project: string }, pools: Map<string, Promise<number | undefined>>, tickAt: number, now: () => number): Promise<InstancePlan> {
+/** Where ownership is read from: the ledger, and how the jobs that made or deleted snapshots ended. */
+export interface LedgerSource {
+  ledger: SnapshotLedger;
+  /** The target as configured (the ledger's instance key). */
+  target: string;
+  jobState(jobId: string): Promise<JobState>;
+}
+
+/** One instance's plan, with what it was made from. */
+export interface PlannedInstance {
+  plan: InstancePlan;
+  ref: InstanceRef;
+  /** The instance's snapshots as listed. */
+  snapshots: SnapshotInfo[];
+  /** The ledger settled against the listing (the tick writes it; a read-only plan does not). Absent without a ledger. */
+  settlement?: Settlement;
+}
+
+/**
+ * Plans one instance: reads its snapshots (and its pool's free space when retention may prune
+ * first), settles the schedule's ledger entries against them, and plans. Reads only: the tick and
+ * `reflex housekeeping plan` share it, so the plan printed is the plan the tick makes.
+ */
+export async function planFor(schedule: Schedule, client: InstanceClient, inst: Instance & { project: string }, pools: Map<string, Promise<number | undefined>>, tickAt: number, now: () => number, source?: LedgerSource): Promise<PlannedInstance> {
   const scoped = client.withProject(inst.project);
+  const ref: InstanceRef = { target: source?.target ?? '', project: inst.project, instance: inst.name };
   const touchesSnapshots = schedule.tasks.some((t) => t.task !== 'delete-stopped');
   const snapshots = touchesSnapshots ? snapshotInfos(await scoped.listSnapshots(inst.name)) : [];
   let pool: { name: string; freeRatio: number } | undefined;
@@ -26,5 +53,57 @@ export async function planFor(schedule: Schedule, client: InstanceClient, inst: 
     const free = await pools.get(poolName)!;
     if (free !== undefined) pool = { name: poolName, freeRatio: free };
   }
-  return planInstance({ instance: inst, project: inst.project, snapshots, pool }, schedule.tasks, { now: now(), tickAt, tz: schedule.tz });
+  let settlement: Settlement | undefined;
+  let ownership: Ownership | undefined;
+  if (source && touchesSnapshots) {
+    const entries = await source.ledger.read(ref);
+    const ids = new Set<string>();
+    for (const e of entries.values()) {
+      if (e.schedule !== schedule.name) continue;
+      if (e.createdAt === undefined) ids.add(e.jobId);
+      if (e.deleting) ids.add(e.deleting.jobId);
+    }
+    const states = new Map(await Promise.all([...ids].map(async (id) => [id, await source.jobState(id)] as const)));
+    settlement = settleLedger(schedule.name, entries, snapshots, (id) => states.get(id) ?? 'unknown');
+    const reflex = provenNames(entries, snapshots);
+    for (const n of settlement.owned.keys()) reflex.add(n);
+    ownership = {
+      mine: new Set(settlement.owned.keys()),
+      reflex,
+      reserved: settlement.reserved,
+      tickClaimed: settlement.claimedTicks.has(tickAt),
+      recorded: settlement.owned.size + settlement.pending.length,
+    };
+  }
+  const plan = planInstance({ instance: inst, project: inst.project, snapshots, pool, ownership }, schedule.tasks, { now: now(), tickAt, tz: schedule.tz });
+  return { plan, ref, snapshots, settlement };
+}
+
+/**
+ * What the tick due at `tickAt` would do on each instance in scope (or the one named), without
+ * changing anything: the ledger is settled in memory only. `reflex housekeeping plan` prints it.
+ */
+export async function planTick(schedule: Schedule, client: InstanceClient, tickAt: number, source: LedgerSource, opts: { instance?: string; now?: () => number } = {}): Promise<InstancePlan[]> {
+  const instances = (await instancesInScope(schedule, client)).filter((i) => opts.instance === undefined || i.name === opts.instance);
+  const pools = new Map<string, Promise<number | undefined>>();
+  const plans = await Promise.all(instances.map(async (i) => (await planFor(schedule, client, i, pools, tickAt, opts.now ?? Date.now, source)).plan));
+  return plans.sort((a, b) => (a.project === b.project ? a.instance.localeCompare(b.instance) : a.project.localeCompare(b.project)));
+}
+
+/** How a housekeeping job ended, read from the actions queue. */
+export function jobStateOf(actions: Queue): (jobId: string) => Promise<JobState> {
+  return async (jobId) => {
+    const job = await Job.fromId(actions, jobId);
+    if (!job) return 'unknown';
+    const state = await job.getState();
+    if (state === 'completed') return (job.returnvalue as { result?: string } | null)?.result === 'done' ? 'done' : 'skipped';
+    if (state === 'failed') return 'failed';
+    if (state === 'unknown') return 'unknown';
+    return 'pending';
+  };
+}
+
+/** The BullMQ job id of an instance's housekeeping job for one tick ('|' separated: BullMQ allows no ':' in custom ids). */
+export function housekeepingJobId(schedule: string, tickAt: number, targetDigest: string, ref: Pick<InstanceRef, 'project' | 'instance'>): string {
+  return `hk|${schedule}|${tickAt}|${targetDigest}|${ref.project}/${ref.instance}`;
 }

@@ -50,6 +50,19 @@ export interface ScheduleDefinition {
   dryRun?: boolean;
   /** Default true. A disabled schedule's job scheduler is removed. */
   enabled?: boolean;
+  /**
+   * An instance whose newest snapshot from this schedule is older than this raises one alert
+   * (`snapshot-stale`), like `sanoid --monitor-snapshots`. Default: twice the interval.
+   */
+  staleAfter?: string | number;
+  /** Attempts of each instance's housekeeping job before it gives up and alerts. Default: the action retry policy's (5). */
+  attempts?: number;
+  /**
+   * Follow-up events around each instance's steps, for rules to act on (`{ kind: 'rule.event',
+   * name: [...] }`): `before` is published before the first change, `after` once the steps ended
+   * (payload: schedule, steps, result). Not a gate: the steps do not wait for the rules.
+   */
+  events?: { before?: string; after?: string };
 }
 
 /** A validated schedule, as the scheduler uses it. */
@@ -69,6 +82,11 @@ export interface Schedule {
   tasks: Task[];
   dryRun: boolean;
   enabled: boolean;
+  /** Age (ms) of an instance's newest snapshot beyond which the schedule alerts. */
+  staleAfterMs: number;
+  /** Attempts of each housekeeping job; undefined: the retry policy's. */
+  attempts?: number;
+  events?: { before?: string; after?: string };
   /** Hash of the definition: replicas recognise an unchanged job scheduler by it. */
   fingerprint: string;
   /** The definition as written. */
@@ -78,12 +96,14 @@ export interface Schedule {
 const duration = z.union([z.string(), z.number().int().min(0)]);
 const common = { filter: z.string().optional(), dryRun: z.boolean().optional() };
 const count = z.number().int().min(0).max(10_000);
+const eventName = z.string().regex(/^[a-z0-9][a-z0-9.-]*$/, 'use lowercase letters, digits, dots and dashes');
 
 const taskSchema = z.discriminatedUnion('task', [
   z.strictObject({ task: z.literal('snapshot'), namePattern: z.string().optional(), expiry: duration.optional(), includeStopped: z.boolean().optional(), ...common }),
   z.strictObject({
     task: z.literal('retention'),
     keepLast: z.number().int().min(1).max(10_000).optional(),
+    keepWithin: duration.optional(),
     gfs: z.strictObject(Object.fromEntries(gfsPeriods.map((p) => [p, count.optional()])) as Record<(typeof gfsPeriods)[number], z.ZodOptional<typeof count>>).optional(),
     owned: z.string().optional(),
     pruneFirstBelow: z.number().min(0).max(1).optional(),
@@ -110,6 +130,9 @@ const scheduleSchema = z.strictObject({
   tasks: z.array(taskSchema).min(1),
   dryRun: z.boolean().optional(),
   enabled: z.boolean().optional(),
+  staleAfter: duration.optional(),
+  attempts: z.number().int().min(1).max(25).optional(),
+  events: z.strictObject({ before: eventName.optional(), after: eventName.optional() }).optional(),
 });
 
 /** Validates a schedule definition; throws a readable error naming the field at fault. */
@@ -180,10 +203,11 @@ export function defineSchedule(def: ScheduleDefinition): Schedule {
         break;
       case 'retention': {
         const hasGfs = Object.values(t.gfs ?? {}).some((n) => (n ?? 0) > 0);
-        if (t.keepLast === undefined && !hasGfs) fail(`${at}: give keepLast and/or gfs counts`);
-        const owned = t.owned ?? snapshotDef?.namePattern ?? (snapshotDef ? defaultPattern : undefined);
-        if (owned === undefined) fail(`${at}.owned: no snapshot task to take the name pattern from; say which snapshots are the schedule's (a name pattern, or 'any')`);
-        tasks.push({ task: 'retention', keepLast: t.keepLast, gfs: t.gfs, owned: owned === 'any' ? 'any' : pattern('owned', owned!), pruneFirstBelow: t.pruneFirstBelow ?? 0.1, ...base });
+        if (t.keepLast === undefined && t.keepWithin === undefined && !hasGfs) fail(`${at}: give keepLast, keepWithin and/or gfs counts`);
+        if (t.owned === undefined && !snapshotDef) fail(`${at}.owned: the schedule takes no snapshots of its own; say which snapshots retention manages (a name pattern of Reflex's snapshots, or 'any')`);
+        const owned = t.owned === undefined || t.owned === 'any' ? t.owned : pattern('owned', t.owned);
+        const keepWithinMs = t.keepWithin === undefined ? undefined : ms(`${at}.keepWithin`, t.keepWithin);
+        tasks.push({ task: 'retention', keepLast: t.keepLast, keepWithinMs, gfs: t.gfs, owned, pruneFirstBelow: t.pruneFirstBelow ?? 0.1, ...base });
         break;
       }
       case 'prune-expired':
@@ -213,6 +237,9 @@ export function defineSchedule(def: ScheduleDefinition): Schedule {
     tasks,
     dryRun: def.dryRun ?? false,
     enabled: def.enabled ?? true,
+    staleAfterMs: def.staleAfter === undefined ? 2 * intervalMs : ms('staleAfter', def.staleAfter),
+    attempts: def.attempts,
+    events: def.events,
     fingerprint,
     definition: def,
   };

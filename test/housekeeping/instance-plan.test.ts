@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Instance } from '../../src/client/instance.js';
-import { planInstance } from '../../src/housekeeping/instance-plan.js';
+import { planInstance, type Ownership } from '../../src/housekeeping/instance-plan.js';
 import type { SnapshotInfo } from '../../src/housekeeping/retention-plan.js';
 import { defineSchedule } from '../../src/schedules/schedule.js';
 
@@ -19,6 +19,12 @@ const snaps: SnapshotInfo[] = [
   { name: 'before-upgrade', createdAt: now - 30 * hour },
 ];
 
+/** The ledger proves the three auto-* snapshots are the schedule's; before-upgrade was made by hand. */
+const ownership = (over: Partial<Ownership> = {}): Ownership => {
+  const mine = new Set(snaps.filter((s) => s.name.startsWith('auto-')).map((s) => s.name));
+  return { mine, reflex: mine, reserved: mine, tickClaimed: false, recorded: mine.size, ...over };
+};
+
 const backup = defineSchedule({
   name: 'backup',
   every: '1h',
@@ -28,7 +34,7 @@ const backup = defineSchedule({
 
 describe('instance plan', () => {
   it('creates first, then deletes what retention drops, counting the new snapshot; manual snapshots stay', () => {
-    const plan = planInstance({ instance: instance(), project: 'default', snapshots: snaps, pool: { name: 'default', freeRatio: 0.5 } }, backup.tasks, { now, tickAt, tz: 'UTC' });
+    const plan = planInstance({ instance: instance(), project: 'default', snapshots: snaps, pool: { name: 'default', freeRatio: 0.5 }, ownership: ownership() }, backup.tasks, { now, tickAt, tz: 'UTC' });
     expect(plan.order).toBe('create-first');
     expect(plan.steps.map((s) => [s.kind, 'name' in s ? s.name : ''])).toEqual([
       ['create-snapshot', 'auto-20240615-115959'],
@@ -40,22 +46,51 @@ describe('instance plan', () => {
   });
 
   it('prunes before creating when the pool is low on space', () => {
-    const plan = planInstance({ instance: instance(), project: 'default', snapshots: snaps, pool: { name: 'default', freeRatio: 0.05 } }, backup.tasks, { now, tickAt, tz: 'UTC' });
+    const plan = planInstance({ instance: instance(), project: 'default', snapshots: snaps, pool: { name: 'default', freeRatio: 0.05 }, ownership: ownership() }, backup.tasks, { now, tickAt, tz: 'UTC' });
     expect(plan.order).toBe('prune-first');
     expect(plan.orderReason).toMatch(/5% free \(below 10%\)/);
     expect(plan.steps.map((s) => s.kind)).toEqual(['delete-snapshot', 'delete-snapshot', 'create-snapshot']);
   });
 
   it('skips stopped instances for snapshots unless asked, but still applies retention', () => {
-    const plan = planInstance({ instance: instance({ status: 'Stopped', status_code: 102 }), project: 'default', snapshots: snaps }, backup.tasks, { now, tickAt, tz: 'UTC' });
+    const plan = planInstance({ instance: instance({ status: 'Stopped', status_code: 102 }), project: 'default', snapshots: snaps, ownership: ownership() }, backup.tasks, { now, tickAt, tz: 'UTC' });
     expect(plan.notes).toContain('snapshot: instance is Stopped (includeStopped is false)');
     expect(plan.steps.map((s) => ('name' in s ? s.name : ''))).toEqual(['auto-20240615-090000']);
   });
 
-  it('does not take the same tick twice', () => {
-    const plan = planInstance({ instance: instance(), project: 'default', snapshots: [...snaps, { name: 'auto-20240615-115959', createdAt: now - 100 }] }, backup.tasks, { now, tickAt, tz: 'UTC' });
+  it('does not take the same tick twice: the ledger says this tick already claimed its snapshot', () => {
+    const plan = planInstance({ instance: instance(), project: 'default', snapshots: snaps, ownership: ownership({ tickClaimed: true }) }, backup.tasks, { now, tickAt, tz: 'UTC' });
     expect(plan.steps.find((s) => s.kind === 'create-snapshot')).toBeUndefined();
-    expect(plan.notes.join()).toMatch(/already exists/);
+    expect(plan.notes.join()).toMatch(/already taken/);
+  });
+
+  it('a manual snapshot with the name of this tick: takes its own under another name, and never deletes the manual one', () => {
+    const manual = { name: 'auto-20240615-115959', createdAt: now - 100 };
+    const plan = planInstance({ instance: instance(), project: 'default', snapshots: [...snaps, manual], ownership: ownership() }, backup.tasks, { now, tickAt, tz: 'UTC' });
+    expect(plan.steps[0]).toMatchObject({ kind: 'create-snapshot', name: 'auto-20240615-115959-2' });
+    expect(plan.steps.map((s) => ('name' in s ? s.name : ''))).not.toContain('auto-20240615-115959');
+    expect(plan.keep.map((k) => k.name)).toEqual(['auto-20240615-115959-2', 'auto-20240615-110000']);
+    expect(plan.unproven).toEqual(['auto-20240615-115959']);
+    expect(plan.notes.join()).toMatch(/auto-20240615-115959 is taken/);
+  });
+
+  it('a name reserved in the ledger (its job still running) is not given to another snapshot', () => {
+    const plan = planInstance({ instance: instance(), project: 'default', snapshots: snaps, ownership: ownership({ reserved: new Set(['auto-20240615-115959']) }) }, backup.tasks, { now, tickAt, tz: 'UTC' });
+    expect(plan.steps[0]).toMatchObject({ kind: 'create-snapshot', name: 'auto-20240615-115959-2' });
+  });
+
+  it('without ledger records (lost, or never made by Reflex) retention deletes nothing and says why', () => {
+    const plan = planInstance({ instance: instance(), project: 'default', snapshots: snaps, ownership: ownership({ mine: new Set(), reflex: new Set(), reserved: new Set(), recorded: 0 }) }, backup.tasks, { now, tickAt, tz: 'UTC' });
+    expect(plan.steps.map((s) => s.kind)).toEqual(['create-snapshot']);
+    expect(plan.unproven).toEqual(['auto-20240615-090000', 'auto-20240615-100000', 'auto-20240615-110000']);
+    expect(plan.notes.join()).toMatch(/does not prove Reflex made them; kept/);
+  });
+
+  it('keepWithin keeps every snapshot of the last period, with the reason', () => {
+    const s = defineSchedule({ name: 'backup', every: '1h', tasks: [{ task: 'snapshot', namePattern: 'auto-%Y%m%d-%H%M%S' }, { task: 'retention', keepWithin: '150m' }] });
+    const plan = planInstance({ instance: instance(), project: 'default', snapshots: snaps, ownership: ownership() }, s.tasks, { now, tickAt, tz: 'UTC' });
+    expect(plan.steps.filter((x) => x.kind === 'delete-snapshot').map((x) => ('name' in x ? x.name : ''))).toEqual(['auto-20240615-090000']);
+    expect(plan.keep.find((k) => k.name === 'auto-20240615-100000')!.reasons).toEqual(['within 150m']);
   });
 
   it('prune-expired deletes expired snapshots, manual ones included, but never one not yet expired', () => {
@@ -90,6 +125,7 @@ describe('defineSchedule', () => {
     expect(() => defineSchedule({ ...base, cron: '0 3 * *' })).toThrow(/4 fields/);
     expect(() => defineSchedule({ ...base, cron: '0 3 * * *', tz: 'Mars/Olympus' })).toThrow(/unknown time zone/);
     expect(() => defineSchedule({ name: 's', every: '1h', tasks: [{ task: 'retention', keepLast: 3 }] })).toThrow(/owned/);
+    expect(() => defineSchedule({ name: 's', every: '1h', tasks: [{ task: 'snapshot' }, { task: 'retention' }] })).toThrow(/keepLast, keepWithin/);
     expect(() => defineSchedule({ name: 's', every: '1h', scope: { filter: 'name eq ci-.*' }, tasks: [{ task: 'delete-stopped', olderThan: '1d', confirm: false as true }] })).toThrow(/confirm: true/);
     expect(() => defineSchedule({ name: 's', every: '1h', tasks: [{ task: 'delete-stopped', olderThan: '1d', confirm: true }] })).toThrow(/needs a filter/);
     expect(() => defineSchedule({ ...base, every: '1h', scope: { filter: 'name eq' } })).toThrow(/scope.filter/);
@@ -97,5 +133,7 @@ describe('defineSchedule', () => {
     expect(s).toMatchObject({ kind: 'schedule', cron: '0 3 * * *', tz: 'Europe/Paris', catchUp: 'skip', catchUpGraceMs: 300_000 });
     expect(s.tasks[0]).toMatchObject({ namePattern: 's-%Y%m%d-%H%M%S', includeStopped: false });
     expect(defineSchedule({ ...base, every: '4s' }).catchUpGraceMs).toBe(2000);
+    expect(defineSchedule({ ...base, every: '1h' }).staleAfterMs).toBe(2 * hour);
+    expect(defineSchedule({ ...base, every: '1h', staleAfter: '3h' }).staleAfterMs).toBe(3 * hour);
   });
 });

@@ -8,9 +8,11 @@ import { ReflexError } from '../../errors/reflex-error.js';
 import { canonicalEventSchema, type CanonicalEvent } from '../../events/canonical-event.js';
 import { decodeFrame } from '../../events/frame.js';
 import { normalizeFrame } from '../../events/normalize.js';
+import { chooseNotifyConfig, type NotifyConfig } from '../../notify/notify-config.js';
 import { RuleEngine } from '../../rules/engine.js';
 import { initRulesFolder } from '../../rules/rules-folder.js';
 import { loadRules } from '../../rules/rule-loader.js';
+import { loadSchedules } from '../../schedules/schedule-loader.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 import { printJson } from '../option-values.js';
 
@@ -48,20 +50,31 @@ export function registerRules(program: Command): void {
     });
   rules
     .command('list')
-    .description('list the rules that load, with their triggers and actions')
+    .description('list the rules that load (triggers and actions), the schedules (timing and tasks) and the notification receivers (names and kinds)')
     .argument('[dir]', 'rules folder (default: --rules, REFLEX_RULES or the config file\'s rulesDir)')
-    .option('--json', 'one JSON document: { rules: [{ name, enabled, dryRun, triggers, actions }], skipped }')
+    .option('--json', 'one JSON document: { rules: [{ name, enabled, dryRun, triggers, actions }], schedules: [{ name, enabled, dryRun, every, cron, tz, tasks }], receivers: [{ name, kind }], skipped }')
     .action(async (dir: string | undefined, opts: { json?: boolean }) => {
-      const { rules: loaded, errors } = await loadRules(dir ?? resolveConfig({}).rulesDir);
+      const config = resolveConfig({});
+      const folder = dir ?? config.rulesDir;
+      const { rules: loaded, errors, others } = await loadRules(folder);
+      const { schedules } = await loadSchedules(folder);
+      const notify = chooseNotifyConfig({ config: config.notifications, rulesFolder: others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined });
+      const receivers = (notify?.settings.receivers ?? []).map((r) => ({ name: r.name, kind: r.kind }));
+      const scheduleRows = schedules.map((s) => ({ name: s.name, description: s.description, enabled: s.enabled, dryRun: s.dryRun, every: s.definition.every, cron: s.cron, tz: s.tz, tasks: s.tasks.map((t) => t.task) }));
       if (opts.json) {
         const list = loaded.map((r) => ({ name: r.name, description: r.description, enabled: r.enabled !== false, dryRun: Boolean(r.dryRun), triggers: r.triggers, actions: r.actions.map((a) => a.action) }));
-        printJson({ rules: list, skipped: errors });
+        printJson({ rules: list, schedules: scheduleRows, receivers, skipped: errors });
         return;
       }
       for (const r of loaded) {
         const on = r.triggers.map((t) => [t.kind, t.to && `to ${t.to.join('|')}`, t.intent && `intent ${t.intent.join('|')}`, t.action && t.action.join('|'), t.name && `name ${t.name.join('|')}`].filter(Boolean).join(' ')).join('; ');
         process.stdout.write(`${r.name}${r.enabled === false ? ' (disabled)' : ''}${r.dryRun ? ' (dry-run)' : ''}\n  on: ${on}\n  do: ${r.actions.map((a) => a.action).join(', ')}\n`);
       }
+      for (const s of scheduleRows) {
+        const when = s.cron ? `cron ${s.cron} (${s.tz})` : `every ${s.every}`;
+        process.stdout.write(`schedule ${s.name}${s.enabled ? '' : ' (disabled)'}${s.dryRun ? ' (dry-run)' : ''}\n  when: ${when}\n  tasks: ${s.tasks.join(', ')}\n`);
+      }
+      for (const r of receivers) process.stdout.write(`receiver ${r.name} (${r.kind})\n`);
       for (const e of errors) process.stderr.write(`skipped ${e.file}: ${e.message}\n`);
     });
   rules

@@ -1,0 +1,156 @@
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import type { InstanceRef, ScheduleKeys } from '../redis/key-space.js';
+import type { SnapshotInfo } from './retention-plan.js';
+
+/**
+ * The record of the snapshots Reflex made, per instance: the only proof of ownership. LXD 5.0
+ * gives a snapshot no field of its own to mark it (`PATCH` changes only `expires_at`; its config is
+ * the instance's), and a name proves nothing: anyone can make a snapshot called `auto-…`.
+ *
+ * A tick *claims* a name before it queues the job that makes it, only for a name no snapshot had
+ * when the tick listed them. The next tick *settles* the claim: the job made it (the snapshot is
+ * there and the job ended `done`) → confirmed, with the daemon's `created_at`; the job failed or
+ * never ran → forgotten. A confirmed snapshot stays Reflex's only while the snapshot of that name
+ * has that creation time: deleted and made again by someone else, it is theirs.
+ */
+export const ledgerEntrySchema = z.object({
+  /** The schedule that made it. */
+  schedule: z.string(),
+  /** Due time of the tick that claimed it (ms). */
+  tickAt: z.number(),
+  /** When the claim was written (ms, Reflex's clock). */
+  claimedAt: z.number(),
+  /** The housekeeping job that makes it. */
+  jobId: z.string(),
+  /** The daemon's creation time, once a later tick saw the snapshot made by that job. */
+  createdAt: z.number().optional(),
+  /** A tick planned to delete it, in this job. */
+  deleting: z.object({ tickAt: z.number(), jobId: z.string() }).optional(),
+});
+export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
+
+/** How a housekeeping job ended, as far as the ledger cares. `unknown`: no such job (never queued, or removed). */
+export type JobState = 'pending' | 'done' | 'skipped' | 'failed' | 'unknown';
+
+/** The ledger of one deployment. */
+export class SnapshotLedger {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: ScheduleKeys,
+  ) {}
+
+  /** Every entry of an instance, by snapshot name; unreadable entries are left out (they prove nothing). */
+  async read(ref: InstanceRef): Promise<Map<string, LedgerEntry>> {
+    const raw = await this.redis.hgetall(this.keys.ledger(ref));
+    const out = new Map<string, LedgerEntry>();
+    for (const [name, json] of Object.entries(raw)) {
+      try {
+        const parsed = ledgerEntrySchema.safeParse(JSON.parse(json));
+        if (parsed.success) out.set(name, parsed.data);
+      } catch {
+        // Not JSON: not a record of ours.
+      }
+    }
+    return out;
+  }
+
+  /** Writes and removes entries of one instance in one round trip. */
+  async apply(ref: InstanceRef, write: Map<string, LedgerEntry>, forget: string[]): Promise<void> {
+    if (write.size === 0 && forget.length === 0) return;
+    const key = this.keys.ledger(ref);
+    const tx = this.redis.multi();
+    if (forget.length) tx.hdel(key, ...forget);
+    for (const [name, entry] of write) tx.hset(key, name, JSON.stringify(entry));
+    await tx.exec();
+  }
+}
+
+/** What settling a schedule's entries of one instance decided. Pure data. */
+export interface Settlement {
+  /** Snapshots on the server this schedule proved to have made, by name. */
+  owned: Map<string, LedgerEntry>;
+  /** Entries to write back (confirmed, or a deletion that did not happen cleared). */
+  write: Map<string, LedgerEntry>;
+  /** Entries to remove (the snapshot is gone, or it was never ours). */
+  forget: string[];
+  /** Every name the ledger holds for the instance, any schedule: reserved, never reused for a new snapshot. */
+  reserved: Set<string>;
+  /** Due times of this schedule's ticks that already claimed a snapshot (a tick run again makes none). */
+  claimedTicks: Set<number>;
+  /** Outcomes found since the last tick, for the metrics. */
+  made: string[];
+  pruned: string[];
+  failed: { name: string; step: 'create' | 'delete' }[];
+  /** Entries whose job is still running: checked again next tick. */
+  pending: string[];
+}
+
+/**
+ * Settles `schedule`'s entries of one instance against its snapshots as listed and the state of
+ * the jobs that made or deleted them. Pure; the tick writes the result, `reflex housekeeping plan`
+ * only reads it. Entries of other schedules are left to their own ticks (counted once).
+ */
+export function settleLedger(schedule: string, entries: Map<string, LedgerEntry>, snapshots: SnapshotInfo[], jobState: (jobId: string) => JobState): Settlement {
+  const present = new Map(snapshots.map((s) => [s.name, s]));
+  const out: Settlement = { owned: new Map(), write: new Map(), forget: [], reserved: new Set(entries.keys()), claimedTicks: new Set(), made: [], pruned: [], failed: [], pending: [] };
+  for (const [name, entry] of entries) {
+    if (entry.schedule !== schedule) continue;
+    const snap = present.get(name);
+    if (entry.createdAt === undefined) {
+      // A claim: the job that makes it may have run.
+      const state = jobState(entry.jobId);
+      if (state === 'pending') {
+        out.pending.push(name);
+        out.claimedTicks.add(entry.tickAt);
+        continue;
+      }
+      if (snap && state === 'done') {
+        const confirmed = { ...entry, createdAt: snap.createdAt };
+        out.write.set(name, confirmed);
+        out.owned.set(name, confirmed);
+        out.claimedTicks.add(entry.tickAt);
+        out.made.push(name);
+        continue;
+      }
+      // Failed, skipped, or no such job: if a snapshot of that name exists, someone else made it.
+      out.forget.push(name);
+      if (state === 'failed' || state === 'unknown') out.failed.push({ name, step: 'create' });
+      continue;
+    }
+    if (!snap) {
+      out.forget.push(name);
+      if (entry.deleting) out.pruned.push(name);
+      continue;
+    }
+    if (snap.createdAt !== entry.createdAt) {
+      // Deleted and made again under the same name, not by this schedule.
+      out.forget.push(name);
+      continue;
+    }
+    out.claimedTicks.add(entry.tickAt);
+    let kept = entry;
+    if (entry.deleting) {
+      const state = jobState(entry.deleting.jobId);
+      if (state === 'pending') out.pending.push(name);
+      else {
+        if (state !== 'skipped') out.failed.push({ name, step: 'delete' });
+        const { deleting: _, ...rest } = entry;
+        kept = rest;
+        out.write.set(name, kept);
+      }
+    }
+    out.owned.set(name, kept);
+  }
+  return out;
+}
+
+/** Names of the snapshots any schedule proved Reflex made (confirmed, same creation time as listed). */
+export function provenNames(entries: Map<string, LedgerEntry>, snapshots: SnapshotInfo[]): Set<string> {
+  const out = new Set<string>();
+  for (const s of snapshots) {
+    const e = entries.get(s.name);
+    if (e?.createdAt !== undefined && e.createdAt === s.createdAt) out.add(s.name);
+  }
+  return out;
+}
