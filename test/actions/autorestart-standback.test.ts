@@ -38,8 +38,10 @@ describe('Incus boot.autorestart', () => {
     // The instance comes back while Reflex stands back (here started through the API, so the delayed
     // start is superseded at once; a start by the daemon itself would find it Running): nothing more is done.
     sim.controls.crash('ar1');
-    let trail = await waitForAudit(redisUrl(), prefix, 'ar1', has(/boot\.autorestart is on: standing back 1500 ms/));
-    expect(trail.some((r) => r.type === 'action' && r.summary === `queued start to run in ${standBackMs} ms`)).toBe(true);
+    // The decision and the queued action are two records, appended one after the other: wait for both.
+    const queued = (rs: StoredAuditRecord[]) => rs.some((r) => r.type === 'action' && r.summary === `queued start to run in ${standBackMs} ms`);
+    let trail = await waitForAudit(redisUrl(), prefix, 'ar1', (rs) => has(/boot\.autorestart is on: standing back 1500 ms/)(rs) && queued(rs));
+    expect(queued(trail)).toBe(true);
     await (await client.changeState('ar1', { action: 'start' })).wait({ timeoutMs: 10_000 });
     trail = await waitForAudit(redisUrl(), prefix, 'ar1', has(/^start skipped: superseded by a requested transition/), 15_000);
     await new Promise((r) => setTimeout(r, standBackMs + 500));
