@@ -1,0 +1,159 @@
+import { Queue } from 'bullmq';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import { InstanceClient } from '../../src/client/client.js';
+import { parseTarget } from '../../src/client/target.js';
+import { StateTracker } from '../../src/events/state-tracker.js';
+import { Metrics } from '../../src/metrics/metrics.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import { startRemediation } from '../../src/remediation/remediation.js';
+import { runTick, type HousekeepingAlert } from '../../src/remediation/tick-runner.js';
+import { RuleEngine } from '../../src/rules/engine.js';
+import { Silences } from '../../src/rules/silences.js';
+import { defineSchedule, type Schedule } from '../../src/schedules/schedule.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { redisClient, uniquePrefix } from '../support/redis.js';
+
+const logger = pino({ level: 'silent' });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const hour = 3_600_000;
+
+/**
+ * Ticks driven by hand with a fake clock (the due time names the snapshot; `now` ages them), their
+ * jobs run by a real action executor against the simulator, one tick after the other.
+ */
+async function bed(cleanups: (() => Promise<unknown>)[], instances: string[]) {
+  const sim: RunningSimulator = await startSimulator({ instances: 0, timings: { taskMs: 5 } });
+  cleanups.push(() => sim.stop());
+  for (const name of instances) sim.controls.addInstance({ name, config: { 'user.backup': 'true' } });
+  const redis = redisClient();
+  cleanups.push(async () => redis.disconnect());
+  const keys = keySpace(uniquePrefix('hk-own'));
+  const target = `unix://${sim.socketPath}`;
+  const client = new InstanceClient(parseTarget(target));
+  cleanups.push(() => client.close());
+  const connection = redis.duplicate();
+  const actions = new Queue(keys.actionsQueue, { connection, prefix: keys.bullPrefix });
+  const events = new Queue(keys.eventsQueue, { connection, prefix: keys.bullPrefix });
+  const audit = new AuditLog(redis, keys.audit);
+  const metrics = new Metrics({ processMetrics: false });
+  const gaveUp: { kind: string; instance: string; summary: string }[] = [];
+  const remediation = startRemediation({
+    redis, connection, keys, client: () => client, tracker: new StateTracker(redis, keys), audit, silences: new Silences(redis, keys.silences),
+    engine: new RuleEngine([]), eventsQueue: events, actionsQueue: actions, logger, metrics, raiseAlert: async (a) => void gaveUp.push(a),
+  });
+  cleanups.push(async () => {
+    await remediation.stop();
+    await Promise.all([actions.close(), events.close()]);
+    connection.disconnect();
+  });
+  const tickAlerts: HousekeepingAlert[] = [];
+  const idle = async () => {
+    for (let i = 0; i < 400; i++) {
+      const c = await actions.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+      if (Object.values(c).every((n) => n === 0)) return;
+      await sleep(25);
+    }
+    throw new Error('housekeeping jobs did not finish within 10 s');
+  };
+  /** Runs the tick due at `tickAt` and waits for its jobs to end. */
+  const tick = async (schedule: Schedule, tickAt: number, now = tickAt) => {
+    const report = await runTick(schedule, { client, audit, logger, target, actions, redis, keys, metrics, raiseAlert: async (a) => void tickAlerts.push(a) }, { tickAt, correlationId: `schedule:${schedule.name}:${tickAt}`, now: () => now });
+    await idle();
+    return report;
+  };
+  const snapshots = async (name: string) => (await client.listSnapshots(name)).map((s) => s.name).sort();
+  const counted = async (result: string) => (await metrics.housekeepingSnapshots.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
+  return { sim, redis, keys, target, client, tick, snapshots, counted, gaveUp, tickAlerts, metrics };
+}
+
+describe('snapshots Reflex owns, and failures that are loud', () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  });
+
+  it('the hourly Europe/Paris example across the 2026-10-25 change: 25 distinct snapshots for that day', async () => {
+    const b = await bed(cleanups, ['paris']);
+    const schedule = defineSchedule({ name: 'hourly-backup', cron: '0 * * * *', tz: 'Europe/Paris', tasks: [{ task: 'snapshot', namePattern: 'auto-%Y%m%d-%H%M' }, { task: 'retention', keepLast: 100 }] });
+    const midnight = Date.UTC(2026, 9, 24, 22); // 00:00 in Paris (CEST), 2026-10-25
+    for (let i = 0; i < 25; i++) await b.tick(schedule, midnight + i * hour);
+    const names = await b.snapshots('paris');
+    expect(names).toHaveLength(25);
+    expect(names.every((n) => n.startsWith('auto-20261025-'))).toBe(true);
+    // 00:00Z and 01:00Z are both 02:00 in Paris: the second one gets a suffix instead of being skipped.
+    expect(names).toContain('auto-20261025-0200');
+    expect(names).toContain('auto-20261025-0200-2');
+    expect(b.sim.controls.calls('paris', 'snapshot')).toBe(25);
+  }, 60_000);
+
+  it('a snapshot that fails twice raises one alert and moves the failure metric; the next tick makes it', async () => {
+    const b = await bed(cleanups, ['f1', 'ok1']);
+    const schedule = defineSchedule({ name: 'twice', every: '1h', attempts: 2, tasks: [{ task: 'snapshot', namePattern: 'tw-%Y%m%d-%H%M' }, { task: 'retention', keepLast: 3 }] });
+    const t0 = Date.UTC(2026, 0, 10, 10);
+    b.sim.controls.failNext('f1', 2, 'pool busy');
+    await b.tick(schedule, t0);
+    expect(b.sim.controls.calls('f1', 'snapshot'), 'retried by the retry policy').toBe(2);
+    expect(b.gaveUp.filter((a) => a.instance === 'f1')).toHaveLength(1);
+    expect(b.gaveUp[0]!.summary).toMatch(/housekeeping on f1 gave up after 2 attempt\(s\)/);
+    expect(await b.snapshots('f1')).toEqual([]);
+    await b.tick(schedule, t0 + hour);
+    expect(await b.counted('failed')).toBe(1);
+    expect(await b.counted('made')).toBe(1);
+    expect(await b.snapshots('f1')).toEqual(['tw-20260110-1100']);
+    await b.tick(schedule, t0 + 2 * hour);
+    expect(await b.counted('made')).toBe(3);
+    expect(b.gaveUp, 'one alert for the one failure').toHaveLength(1);
+  }, 60_000);
+
+  it('retention deletes only what the ledger proves; with the ledger lost it deletes nothing and alerts once', async () => {
+    const b = await bed(cleanups, ['r1']);
+    const schedule = defineSchedule({ name: 'keep2', every: '1h', scope: { filter: 'config.user.backup eq true' }, tasks: [{ task: 'snapshot', namePattern: 'k-%Y%m%d-%H%M' }, { task: 'retention', keepLast: 2 }] });
+    const t0 = Date.UTC(2026, 0, 10, 10);
+    b.sim.controls.addInstance({ name: 'unused' });
+    // A snapshot made by hand with a name the schedule could have made: never Reflex's.
+    await b.client.createSnapshot('r1', { name: 'k-20260101-0000' }).then((op) => op.wait());
+    for (let i = 0; i < 4; i++) await b.tick(schedule, t0 + i * hour);
+    expect(await b.snapshots('r1')).toEqual(['k-20260101-0000', 'k-20260110-1200', 'k-20260110-1300']);
+    expect(await b.counted('pruned')).toBe(1);
+    await b.tick(schedule, t0 + 4 * hour);
+    expect(await b.counted('pruned')).toBe(2);
+
+    await b.redis.del(b.keys.schedules.ledger({ target: b.target, project: 'default', instance: 'r1' }));
+    await b.tick(schedule, t0 + 5 * hour);
+    expect(await b.snapshots('r1')).toEqual(['k-20260101-0000', 'k-20260110-1300', 'k-20260110-1400', 'k-20260110-1500']);
+    const lost = b.tickAlerts.filter((a) => a.kind === 'snapshot-ownership-unknown');
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.summary).toMatch(/no record proves Reflex made them/);
+    // The next tick proves its own snapshot again and prunes only that one's elders it made since.
+    await b.tick(schedule, t0 + 6 * hour);
+    await b.tick(schedule, t0 + 7 * hour);
+    expect(await b.snapshots('r1')).toEqual(['k-20260101-0000', 'k-20260110-1300', 'k-20260110-1400', 'k-20260110-1600', 'k-20260110-1700']);
+    expect(b.tickAlerts.filter((a) => a.kind === 'snapshot-ownership-unknown')).toHaveLength(1);
+  }, 60_000);
+
+  it('an instance whose newest snapshot is older than staleAfter raises one alert, resolved once a snapshot is made', async () => {
+    const b = await bed(cleanups, ['s1']);
+    expect(defineSchedule({ name: 'x', every: '1h', tasks: [{ task: 'snapshot' }] }).staleAfterMs, 'default: twice the interval').toBe(2 * hour);
+    // The daemon stamps snapshots with its own clock: this test ages them in real time.
+    const schedule = defineSchedule({ name: 'fresh', every: '1h', attempts: 1, staleAfter: 1500, tasks: [{ task: 'snapshot', namePattern: 'f-%Y%m%d-%H%M%S%L' }] });
+    const tick = () => b.tick(schedule, Date.now(), Date.now());
+    await tick();
+    await tick();
+    const age = (await b.metrics.housekeepingNewestAge.get()).values.find((v) => v.labels.instance === 's1');
+    expect(age?.value).toBeGreaterThanOrEqual(0);
+    expect(age?.value).toBeLessThan(1.5);
+    b.sim.controls.failNext('s1', 100, 'disk full');
+    await sleep(1600);
+    await tick();
+    await tick();
+    const stale = b.tickAlerts.filter((a) => a.kind === 'snapshot-stale');
+    expect(stale.map((a) => a.status ?? 'firing')).toEqual(['firing']);
+    expect(stale[0]!.summary).toMatch(/s1: its newest snapshot from fresh was made .*, more than 1500ms ago \(staleAfter\)/);
+    b.sim.controls.clearFaults('s1');
+    await tick();
+    await tick();
+    expect(b.tickAlerts.filter((a) => a.kind === 'snapshot-stale').map((a) => a.status ?? 'firing')).toEqual(['firing', 'resolved']);
+  }, 60_000);
+});
