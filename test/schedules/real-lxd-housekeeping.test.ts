@@ -7,6 +7,8 @@ import { parseTarget } from '../../src/client/target.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { defineSchedule, type ScheduleDefinition } from '../../src/schedules/schedule.js';
 import { startScheduler } from '../../src/remediation/scheduler.js';
+import { runTick } from '../../src/remediation/tick-runner.js';
+import { formatSnapshotName } from '../../src/housekeeping/snapshot-name.js';
 import { deleteTestInstance, describeLxd, launchTestInstance, lxc, lxdSocketPath } from '../support/lxd-bed.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { startActionRunner } from '../support/action-runner.js';
@@ -108,4 +110,41 @@ await describeLxd('scheduled housekeeping on the real daemon', () => {
     expect(records.filter((r) => r.type === 'call').every((r) => r.dryRun === true)).toBe(true);
     expect(records.some((r) => r.type === 'call' && r.instance === names[0] && /would DELETE .*manual-keep/.test(r.summary))).toBe(true);
   }, 90_000);
+
+  it('a manual snapshot with the next tick\'s name: Reflex makes its own under another name and never deletes the manual one', async () => {
+    const inst = names[1]!;
+    const prefix = uniquePrefix('hk-collide');
+    const keys = keySpace(prefix);
+    const redis = redisClient();
+    const target = `unix://${lxdSocketPath()}`;
+    const runner = startActionRunner(redis, keys, () => client);
+    cleanups.push(async () => {
+      await runner.stop();
+      redis.disconnect();
+    });
+    const schedule = defineSchedule({ name: 'collide', every: '1h', scope: { filter: `config.user.reflex.hk eq ${tag}` }, tasks: [{ task: 'snapshot', namePattern: 'mc-%Y%m%d-%H%M' }, { task: 'retention', keepLast: 1 }] });
+    const hour = 3_600_000;
+    const t0 = Math.floor(Date.now() / hour) * hour + hour;
+    const manual = formatSnapshotName('mc-%Y%m%d-%H%M', t0);
+    await lxc(['snapshot', inst, manual]);
+    const audit = new AuditLog(redis, keys.audit);
+    const tick = async (tickAt: number) => {
+      await runTick(schedule, { client, audit, logger, target, actions: runner.actions, redis, keys }, { tickAt, correlationId: `schedule:collide:${tickAt}` });
+      for (let i = 0; i < 300; i++) {
+        const c = await runner.actions.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+        if (Object.values(c).every((n) => n === 0)) return;
+        await sleep(100);
+      }
+      throw new Error('housekeeping jobs did not finish');
+    };
+    const mine = async () => (await snapshotNames(inst)).filter((n) => n.startsWith('mc-'));
+    await tick(t0);
+    expect(await mine()).toEqual([manual, `${manual}-2`]);
+    for (let i = 1; i <= 3; i++) await tick(t0 + i * hour);
+    // keepLast 1 over what Reflex made: the manual snapshot, whatever its name, is never a candidate.
+    expect(await mine()).toEqual([manual, formatSnapshotName('mc-%Y%m%d-%H%M', t0 + 3 * hour)].sort());
+    const deleted = (await audit.read({})).filter((r) => r.type === 'call' && r.method === 'DELETE' && r.instance === inst).map((r) => String(r.step));
+    expect(deleted).toHaveLength(3);
+    expect(deleted.some((d) => d.includes(`${manual} `))).toBe(false);
+  }, 120_000);
 });
