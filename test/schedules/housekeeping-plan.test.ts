@@ -1,0 +1,89 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import { InstanceClient } from '../../src/client/client.js';
+import { parseTarget } from '../../src/client/target.js';
+import type { InstancePlan } from '../../src/housekeeping/instance-plan.js';
+import { describeStep } from '../../src/housekeeping/plan-format.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import { startScheduler } from '../../src/remediation/scheduler.js';
+import { defineSchedule, type ScheduleDefinition } from '../../src/schedules/schedule.js';
+import { startSimulator } from '../../src/simulator/simulator.js';
+import { startActionRunner } from '../support/action-runner.js';
+import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { runReflex } from '../support/reflex-process.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms: number): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+describe('reflex housekeeping plan', () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  });
+
+  it('prints what the next tick then does: the same creations, deletions and kept snapshots, changing nothing', async () => {
+    const sim = await startSimulator({ instances: 0, timings: { taskMs: 5 } });
+    cleanups.push(() => sim.stop());
+    for (const name of ['p1', 'p2']) sim.controls.addInstance({ name, config: { 'user.backup': 'true' } });
+    sim.controls.addInstance({ name: 'p3' });
+    const def: ScheduleDefinition = { name: 'plan-me', every: '8s', scope: { filter: 'config.user.backup eq true' }, tasks: [{ task: 'snapshot', namePattern: 'pm-%Y%m%d-%H%M%S' }, { task: 'retention', keepLast: 2 }] };
+    mkdirSync(resolve('.tmp'), { recursive: true });
+    const rulesDir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
+    writeFileSync(join(rulesDir, 'schedules.ts'), `import { defineSchedule } from 'reflex-lxd';\nexport default defineSchedule(${JSON.stringify(def)});\n`);
+    const redis = redisClient();
+    cleanups.push(async () => redis.disconnect());
+    const prefix = uniquePrefix('hk-plan');
+    const keys = keySpace(prefix);
+    const target = `unix://${sim.socketPath}`;
+    const client = new InstanceClient(parseTarget(target));
+    cleanups.push(() => client.close());
+    const runner = startActionRunner(redis, keys, () => client);
+    cleanups.push(() => runner.stop());
+    const audit = new AuditLog(redis, keys.audit);
+    const scheduler = await startScheduler({ target, redis, client, audit, keys, logger: pino({ level: 'silent' }), schedules: [defineSchedule(def)], actions: runner.actions });
+    cleanups.push(() => scheduler.stop());
+
+    // Three ticks made and settled: the next one both creates and deletes.
+    const done = async () => new Set((await audit.read({})).filter((r) => r.type === 'outcome' && r.result === 'done').map((r) => r.correlationId));
+    const before = await until('three ticks done', async () => {
+      const s = await done();
+      return s.size >= 3 && s;
+    }, 40_000);
+    await until('the jobs idle', async () => Object.values(await runner.actions.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0), 5_000);
+    const callsBefore = sim.controls.callCounts();
+
+    const res = await runReflex(['housekeeping', 'plan', '--json', '--target', target, '--redis', redisUrl(), '--prefix', prefix, '--rules', rulesDir]);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    const printed = JSON.parse(res.stdout) as { schedules: { name: string; tickAt: string; tickFrom: string; plans: InstancePlan[] }[] };
+    const [plan] = printed.schedules;
+    expect(plan).toMatchObject({ name: 'plan-me', tickFrom: 'scheduler' });
+    expect(plan!.plans.map((p) => p.instance)).toEqual(['p1', 'p2']);
+    expect(sim.controls.callCounts(), 'the plan changed nothing').toEqual(callsBefore);
+    expect((await done()).size).toBe(before.size);
+
+    const tickAt = Date.parse(plan!.tickAt);
+    const decisions = await until('the planned tick', async () => {
+      const d = (await audit.read({})).filter((r) => r.type === 'decision' && r.correlationId === `schedule:plan-me:${tickAt}`);
+      return d.length === 2 && d;
+    }, 20_000);
+    for (const p of plan!.plans) {
+      const ran = decisions.find((d) => d.instance === p.instance)!.plan as { steps: string[]; keep: string[] };
+      expect(p.steps.map((s) => s.kind)).toEqual(['create-snapshot', 'delete-snapshot']);
+      expect(ran.steps).toEqual(p.steps.map(describeStep));
+      expect(ran.keep).toEqual(p.keep.map((k) => k.name));
+    }
+  }, 90_000);
+});
