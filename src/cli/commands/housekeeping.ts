@@ -19,7 +19,7 @@ export function registerHousekeeping(program: Command): void {
   const hk = program.command('housekeeping').description('scheduled snapshots, retention and cleanup');
   withConnectionOptions(hk.command('plan').description('print what the next tick would create, keep (and why) and delete; reads only').argument('[schedule]', 'one schedule (default: every enabled schedule)'))
     .option('--instance <name>', 'only this instance')
-    .option('--json', 'one JSON document: { schedules: [{ name, tickAt, tickFrom, target, plans }] , skipped }')
+    .option('--json', 'one JSON document: { schedules: [{ name, tickAt, tickFrom, target, plans }], skipped }')
     .action(async (name: string | undefined, opts: { instance?: string; json?: boolean } & Record<string, unknown>) => {
       const config = resolveConfig(opts);
       const loaded = await loadSchedules(config.rulesDir);
