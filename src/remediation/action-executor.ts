@@ -48,7 +48,7 @@ export interface ActionExecutorDeps {
   /** The `notify` action's notifier; none: `notify` fails. */
   notifier?: Pick<Notifier, 'notify'>;
   /** Forwards the alert of an action that gave up to the notification receivers; none: audited only. */
-  raiseAlert?: (alert: { kind: string; severity: 'critical'; summary: string; target: string; project: string; instance: string; correlationId: string }) => Promise<unknown>;
+  raiseAlert?: (alert: { kind: string; severity: 'critical'; summary: string; target: string; project: string; instance: string; member?: string; correlationId: string }) => Promise<unknown>;
 }
 
 /**
@@ -74,7 +74,7 @@ export class ActionExecutor {
     const fresh = await audit.append({ ...base, type: 'give-up', summary, jobId, attempts }, { once: `give-up:${jobId}:${attempts}` });
     if (!fresh) return;
     await audit.append({ ...base, type: 'alert', summary, severity: 'critical' });
-    await this.deps.raiseAlert?.({ kind: 'action-failed', severity: 'critical', summary, target: job.target, project: job.project, instance: job.instance, correlationId: job.correlationId });
+    await this.deps.raiseAlert?.({ kind: 'action-failed', severity: 'critical', summary, target: job.target, project: job.project, instance: job.instance, ...(job.event?.location ? { member: job.event.location } : {}), correlationId: job.correlationId });
   }
 
   /**

@@ -38,7 +38,7 @@ export interface EventProcessorDeps {
   pending: PendingActions;
   logger: Logger;
   /** Forwards an alert the gate raised (crash-loop quarantine, storm) to the receivers; none: audited only. */
-  raiseAlert?: (alert: { kind: string; severity: 'critical' | 'warning' | 'info'; summary: string; target: string; project: string; instance: string; correlationId: string }) => Promise<unknown>;
+  raiseAlert?: (alert: { kind: string; severity: 'critical' | 'warning' | 'info'; summary: string; target: string; project: string; instance: string; member?: string; correlationId: string }) => Promise<unknown>;
   /** Raises an alert per crash or Error and resolves it when the instance runs again; none: no such alerts. */
   instanceAlerts?: Pick<InstanceAlerts, 'observe'>;
   /** Attempts per action job (first try included). Default 5. */
@@ -231,7 +231,7 @@ export class EventProcessor {
       await audit.append({ ...base, type: 'decision', summary: verdict.summary, matched: true, suppressed: true }, { once });
       if (verdict.alert) {
         const fresh = await audit.append({ ...base, type: 'alert', summary: verdict.alert, severity: 'critical' }, { once: `gate-alert:${event.id}:${d.rule}` });
-        if (fresh) await this.deps.raiseAlert?.({ kind: verdict.alertKind ?? 'crash-loop', severity: 'critical', summary: verdict.alert, target: event.target, project: event.project, instance: verdict.alertSubject ?? ref.instance, correlationId: event.id });
+        if (fresh) await this.deps.raiseAlert?.({ kind: verdict.alertKind ?? 'crash-loop', severity: 'critical', summary: verdict.alert, target: event.target, project: event.project, instance: verdict.alertSubject ?? ref.instance, ...(event.location ? { member: event.location } : {}), correlationId: event.id });
       }
       return { rule: d.rule, result: 'suppressed', summary: verdict.summary, actions: [] };
     }

@@ -40,7 +40,7 @@ export interface RemediationOptions {
   notifier?: Notifier;
   instanceAlerts?: InstanceAlerts;
   /** Forwards an alert (crash loop, storm, give-up) to the receivers; none: audited only. */
-  raiseAlert?: (alert: { kind: string; severity: 'critical' | 'warning' | 'info'; summary: string; target: string; project: string; instance: string; correlationId: string }) => Promise<unknown>;
+  raiseAlert?: (alert: { kind: string; severity: 'critical' | 'warning' | 'info'; summary: string; target: string; project: string; instance: string; member?: string; correlationId: string }) => Promise<unknown>;
   gate?: GateOptions;
   /** Attempts per action job. Default from the retry policy. */
   actionAttempts?: number;
