@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { AlertBoard, alertMute, type AlertsView } from '../../notify/alert-board.js';
 import { Inhibitor } from '../../notify/inhibition.js';
-import { chooseNotifyConfig } from '../../notify/notify-config.js';
+import { existsSync } from 'node:fs';
+import { chooseNotifyConfig, type NotifyConfig } from '../../notify/notify-config.js';
+import { loadRules } from '../../rules/rule-loader.js';
 import { keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
 import { Silences } from '../../rules/silences.js';
@@ -27,8 +29,10 @@ export function registerAlerts(program: Command): void {
     .option('--json', 'print one JSON document {firing: [alert], groups: [{groupKey, receiver, route, groupLabels, nextFlushAt?, lastSentAt?, alerts: [{alert, muted?, notified?}], next?: {status, alerts, repeat}}]}')
     .action(async (opts) => {
       const config = resolveConfig(opts);
-      // Inhibition rules from the config file or REFLEX_NOTIFY; a rules folder's are seen by the worker only.
-      const notify = chooseNotifyConfig({ config: config.notifications });
+      // Inhibition rules from where the worker takes them: the config file, REFLEX_NOTIFY, or a
+      // defineNotifications file in the rules folder (loaded only when the folder exists).
+      const rulesFolder = existsSync(config.rulesDir) ? (await loadRules(config.rulesDir)).others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined : undefined;
+      const notify = chooseNotifyConfig({ config: config.notifications, rulesFolder });
       const redis = await connectRedis(config.redisUrl);
       try {
         const keys = keySpace(config.prefix);
