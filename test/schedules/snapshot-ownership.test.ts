@@ -1,4 +1,5 @@
-import { Queue } from 'bullmq';
+import { Job, Queue } from 'bullmq';
+import { emittedEventId } from '../../src/actions/emit-action.js';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
@@ -65,7 +66,7 @@ async function bed(cleanups: (() => Promise<unknown>)[], instances: string[]) {
   };
   const snapshots = async (name: string) => (await client.listSnapshots(name)).map((s) => s.name).sort();
   const counted = async (result: string) => (await metrics.housekeepingSnapshots.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
-  return { sim, redis, keys, target, client, tick, snapshots, counted, gaveUp, tickAlerts, metrics };
+  return { sim, redis, keys, target, client, tick, snapshots, counted, gaveUp, tickAlerts, metrics, events };
 }
 
 describe('snapshots Reflex owns, and failures that are loud', () => {
@@ -156,4 +157,16 @@ describe('snapshots Reflex owns, and failures that are loud', () => {
     await tick();
     expect(b.tickAlerts.filter((a) => a.kind === 'snapshot-stale').map((a) => a.status ?? 'firing')).toEqual(['firing', 'resolved']);
   }, 60_000);
+
+  it('publishes the schedule\'s before and after events around each instance\'s steps, once per tick', async () => {
+    const b = await bed(cleanups, ['e1']);
+    const schedule = defineSchedule({ name: 'hooked', every: '1h', events: { before: 'backup.before', after: 'backup.after' }, tasks: [{ task: 'snapshot', namePattern: 'e-%Y%m%d-%H%M' }] });
+    const t0 = Date.UTC(2026, 0, 10, 10);
+    await b.tick(schedule, t0);
+    const published = async (name: string) => (await Job.fromId(b.events, `emit-${emittedEventId('hooked', name, `schedule:hooked:${t0}|default/e1`)}`))?.data as { event: { kind: string; name: string; instance: string; payload: Record<string, unknown> } } | undefined;
+    const before = await published('backup.before');
+    const after = await published('backup.after');
+    expect(before?.event).toMatchObject({ kind: 'rule.event', name: 'backup.before', instance: 'e1', payload: { schedule: 'hooked', steps: ['create snapshot e-20260110-1000'] } });
+    expect(after?.event).toMatchObject({ kind: 'rule.event', name: 'backup.after', instance: 'e1', payload: { schedule: 'hooked', result: 'done', done: 1, failed: [] } });
+  }, 30_000);
 });
