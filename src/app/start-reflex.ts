@@ -138,6 +138,8 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   metrics.watchQueue(actionsQueue);
   const workers: Worker[] = [];
   const stops: (() => Promise<void>)[] = [];
+  // Alerts go through the worker role's notifier; a scheduler-only process audits its alerts only.
+  let raiseAlert: ((a: Omit<AlertInput, 'labels'>) => Promise<unknown>) | undefined;
   const stopHeapTrim = startHeapTrim({ logger });
   stops.push(async () => stopHeapTrim());
   const readers: TargetReaderHandle[] = [];
@@ -212,7 +214,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       const silences = new Silences(redis, keys.silences);
       const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger, silenced: (alerts) => silences.mutingNotifications(alerts) }) : undefined;
       alertsView = notifier ? () => notifier.board.view(notifier.mute) : undefined;
-      const raiseAlert = notifier ? (a: Omit<AlertInput, 'labels'>) => notifier.notify({ ...a, labels: {} }) : undefined;
+      raiseAlert = notifier ? (a: Omit<AlertInput, 'labels'>) => notifier.notify({ ...a, labels: {} }) : undefined;
       let inStorm: (e: CanonicalEvent) => Promise<boolean> = async () => false;
       const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, logger, inStorm: (e) => inStorm(e) }) : undefined;
       if (notifier) {
@@ -246,7 +248,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     }
 
     if (config.role === 'all' || config.role === 'scheduler') {
-      const scheduler = await startScheduler({ target: configured[0]!.id, redis, client: clientFor(configured[0]!.id), targets: configured.map((t) => ({ target: t.id, client: clientFor(t.id) })), audit, keys, logger, rulesDir: config.rulesDir, actions: actionsQueue });
+      const scheduler = await startScheduler({ target: configured[0]!.id, redis, client: clientFor(configured[0]!.id), targets: configured.map((t) => ({ target: t.id, client: clientFor(t.id) })), audit, keys, logger, rulesDir: config.rulesDir, actions: actionsQueue, metrics, raiseAlert: (a) => raiseAlert?.(a) ?? Promise.resolve() });
       stops.push(() => scheduler.stop());
     }
 
