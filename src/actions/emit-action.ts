@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { RuleEvent } from '../events/canonical-event.js';
-import { actionParams, type Action, type ActionOutcome } from './action.js';
+import { actionParams, type Action, type ActionContext, type ActionOutcome } from './action.js';
 
 /** Params a rule may give the emit action. */
 export const emitParamsSchema = z.strictObject({
@@ -26,6 +26,29 @@ export function emittedEventId(rule: string, name: string, incident: string): st
  * retried action publishes once. Loops are cut: a rule that already emitted earlier in the same
  * chain, or a chain longer than {@link maxHops}, emits nothing and says so in the audit log.
  */
+/**
+ * Publishes a rule event of `job`'s incident on the events queue (idempotent: its job id is the
+ * event id), as the `emit` action and a schedule's before/after events do.
+ */
+export async function publishRuleEvent(ctx: ActionContext, job: NonNullable<ActionContext['job']>, e: { id: string; name: string; payload: Record<string, unknown>; chain: string[] }): Promise<void> {
+  const event: RuleEvent = {
+    kind: 'rule.event',
+    id: e.id,
+    target: job.target,
+    location: job.location,
+    project: job.project,
+    timestamp: new Date().toISOString(),
+    synthetic: false,
+    name: e.name,
+    instance: ctx.instance,
+    payload: e.payload,
+    rule: job.rule,
+    causedBy: job.correlationId,
+    chain: e.chain,
+  };
+  await ctx.publish!(event, `emit-${e.id}`);
+}
+
 export const emitAction: Action = {
   name: 'emit',
   touchesInstance: false,
@@ -46,22 +69,7 @@ export const emitAction: Action = {
     const id = emittedEventId(job.rule, name, job.correlationId);
     if (ctx.dryRun) return { result: 'dry-run', summary: `would emit ${name} (event ${id}, hop ${chain.length})` };
     if (!ctx.publish) throw new ReflexError('CONFIG_INVALID', 'the emit action needs the events queue (none in this process)');
-    const event: RuleEvent = {
-      kind: 'rule.event',
-      id,
-      target: job.target,
-      location: job.location,
-      project: job.project,
-      timestamp: new Date().toISOString(),
-      synthetic: false,
-      name,
-      instance: ctx.instance,
-      payload,
-      rule: job.rule,
-      causedBy: job.correlationId,
-      chain,
-    };
-    await ctx.publish(event, `emit-${id}`);
+    await publishRuleEvent(ctx, job, { id, name, payload, chain });
     return { result: 'done', summary: `emitted ${name} (event ${id}, hop ${chain.length})` };
   },
 };

@@ -3,9 +3,8 @@ import { isApiStatus } from '../client/api-error.js';
 import { StatusCode } from '../client/status-code.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { Operation } from '../client/operation.js';
-import type { RuleEvent } from '../events/canonical-event.js';
 import { actionParams, type Action, type ActionContext, type ActionOutcome } from './action.js';
-import { emittedEventId } from './emit-action.js';
+import { emittedEventId, publishRuleEvent } from './emit-action.js';
 
 const stepSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('create-snapshot'), name: z.string().min(1), expiresAt: z.string().optional(), dryRun: z.boolean(), describe: z.string() }),
@@ -136,22 +135,7 @@ async function hook(ctx: ActionContext, params: HousekeepingParams, when: 'befor
     return;
   }
   const id = emittedEventId(job.rule, name, `${job.correlationId}|${job.project}/${ctx.instance}`);
-  const event: RuleEvent = {
-    kind: 'rule.event',
-    id,
-    target: job.target,
-    location: job.location,
-    project: job.project,
-    timestamp: new Date().toISOString(),
-    synthetic: false,
-    name,
-    instance: ctx.instance,
-    payload: { schedule: params.schedule, steps: params.plan.steps, ...extra },
-    rule: job.rule,
-    causedBy: job.correlationId,
-    chain: [job.rule],
-  };
-  await ctx.publish(event, `emit-${id}`);
+  await publishRuleEvent(ctx, job, { id, name, payload: { schedule: params.schedule, steps: params.plan.steps, ...extra }, chain: [job.rule] });
 }
 
 function send(ctx: ActionContext, step: Step): Promise<Operation> {
