@@ -3,6 +3,7 @@ import type { SimContext } from './context.js';
 import type { SimulatorControls } from './controls.js';
 import { httpStatusOf, renderBody, SimHttpError, type SimResponse } from './envelope.js';
 import { registerCertificates } from './handlers/certificates.js';
+import { registerCluster } from './handlers/cluster.js';
 import { registerControl } from './handlers/control.js';
 import { registerHost } from './handlers/host.js';
 import { registerImages } from './handlers/images.js';
@@ -35,6 +36,8 @@ export function buildRouter(ctx: SimContext, controls: SimulatorControls): Route
   registerCertificates(router);
   registerProjects(router);
   registerProfiles(router);
+  // First match wins: in cluster mode these answer before host.ts's standalone cluster routes.
+  if (ctx.cluster) registerCluster(router, ctx.cluster);
   registerHost(router);
   registerControl(router, controls);
   return router;

@@ -1,3 +1,4 @@
+import type { ClusterMembers } from './cluster.js';
 import type { EventHub } from './event-hub.js';
 import type { FaultBook } from './faults.js';
 import type { ExecSockets } from './exec/exec-sockets.js';
@@ -55,6 +56,8 @@ export interface SimContext {
   execSockets: ExecSockets;
   /** The HTTPS server certificate, when HTTPS is on. */
   serverTls: { cert: string; fingerprint: string; addresses: string[] } | undefined;
+  /** The members, in cluster mode. */
+  cluster: ClusterMembers | undefined;
   /** Whether the server is between a simulated daemon stop and start. */
   restarting: boolean;
 }

@@ -1,4 +1,5 @@
 import { StatusCode } from '../client/status-code.js';
+import { ClusterActions } from './cluster-actions.js';
 import { instanceKey, type SimContext } from './context.js';
 import { SimHttpError } from './envelope.js';
 import { createTrustToken, tokenString } from './handlers/certificates.js';
@@ -16,6 +17,8 @@ export interface SeedInstance {
   type?: InstanceType;
   /** 'Running' (default), 'Stopped', 'Frozen' or 'Error'. */
   status?: 'Running' | 'Stopped' | 'Frozen' | 'Error';
+  /** Cluster member (cluster mode); the next Online one when absent. */
+  location?: string;
   config?: Record<string, string>;
   ephemeral?: boolean;
 }
@@ -25,14 +28,19 @@ export interface SeedInstance {
  * these methods (handlers/control.ts).
  */
 export class SimulatorControls {
+  private readonly cluster: ClusterActions;
+
   constructor(
     private readonly ctx: SimContext,
     private readonly restartServer: (downtimeMs: number) => Promise<void>,
-  ) {}
+  ) {
+    this.cluster = new ClusterActions(ctx);
+  }
 
   /** The guest dies (kill -9): Stopped at once, `instance-shutdown` without requestor after the stop hook. */
   crash(name: string, ref: InstanceRef = {}): void {
     const inst = this.instance(name, ref);
+    if (inst.memberOffline) throw new SimHttpError(400, `Cluster member "${inst.location}" is offline`);
     if (!inst.isActive) throw new SimHttpError(400, 'The instance is not running');
     this.ctx.actions.crash(inst);
   }
@@ -142,9 +150,39 @@ export class SimulatorControls {
     return tokenString(op.metadata ?? {}, clientName);
   }
 
+  /** Cluster mode: the member stops answering (Offline; its instances list as Error and refuse calls). */
+  memberDown(member: string): void {
+    this.cluster.memberDown(member);
+  }
+
+  /** Cluster mode: the member answers again (Online). */
+  memberUp(member: string): void {
+    this.cluster.memberUp(member);
+  }
+
+  /** Cluster mode: evacuates a member at once (its instances move to the other Online members). */
+  evacuate(member: string): void {
+    this.cluster.evacuate(member);
+  }
+
+  /** Cluster mode: brings an evacuated member back, with the instances evacuated from it. */
+  restore(member: string): void {
+    this.cluster.restore(member);
+  }
+
+  /** Cluster mode: moves an instance to another member at once (a running one is stopped and started there). */
+  move(name: string, member: string, ref: InstanceRef = {}): void {
+    this.cluster.move(this.instance(name, ref), member);
+  }
+
+  /** Cluster mode: the member holding an instance. */
+  locationOf(name: string, ref: InstanceRef = {}): string {
+    return this.instance(name, ref).location;
+  }
+
   /** Adds an instance in a given state without API calls or events. */
   addInstance(spec: SeedInstance): void {
-    const inst = this.ctx.store.add({ name: spec.name, project: spec.project, type: spec.type, config: spec.config, ephemeral: spec.ephemeral, createdAt: this.ctx.ops.now() });
+    const inst = this.ctx.store.add({ name: spec.name, project: spec.project, type: spec.type, config: spec.config, ephemeral: spec.ephemeral, createdAt: this.ctx.ops.now(), target: spec.location });
     const status = spec.status ?? 'Running';
     if (status !== 'Stopped') this.ctx.actions.markRunning(inst, true);
     inst.statusCode = { Running: StatusCode.Running, Stopped: StatusCode.Stopped, Frozen: StatusCode.Frozen, Error: StatusCode.Error }[status];

@@ -51,6 +51,8 @@ export class EventHub {
   constructor(
     private readonly opts: SimEventOptions,
     private readonly utcSuffix: UtcSuffix,
+    /** `location` of events not tied to an instance: "none" standalone, the answering member in a cluster. */
+    private readonly location = 'none',
   ) {
     this.pingTimer = setInterval(() => this.pingAll(), opts.pingIntervalMs).unref();
     this.deadlineTimer = setInterval(() => this.enforceDeadline(), Math.max(20, Math.min(1000, opts.writeDeadlineMs / 5))).unref();
@@ -81,15 +83,17 @@ export class EventHub {
   }
 
   /**
-   * Publishes an event. `project` is omitted for logging events, which reach every listener.
-   * Field order is LXD's: type, timestamp, metadata, location, project.
+   * Publishes an event. `project` is omitted for logging events, which reach every listener;
+   * `location` is the member the event comes from (cluster mode). Field order is LXD's: type,
+   * timestamp, metadata, location, project.
    */
-  publish(type: SimEventType, metadata: unknown, project?: string): void {
+  publish(type: SimEventType, metadata: unknown, project?: string, location = this.location): void {
     const timestamp = formatTimestamp(nowNs(), this.utcSuffix);
+    const loc = JSON.stringify(location);
     const text =
       project === undefined
-        ? `{"type":"${type}","timestamp":"${timestamp}","metadata":${JSON.stringify(metadata)},"location":"none"}\n`
-        : `{"type":"${type}","timestamp":"${timestamp}","metadata":${JSON.stringify(metadata)},"location":"none","project":${JSON.stringify(project)}}\n`;
+        ? `{"type":"${type}","timestamp":"${timestamp}","metadata":${JSON.stringify(metadata)},"location":${loc}}\n`
+        : `{"type":"${type}","timestamp":"${timestamp}","metadata":${JSON.stringify(metadata)},"location":${loc},"project":${JSON.stringify(project)}}\n`;
     this.published++;
     const frame: Frame = { type, project, text };
     if (this.paused) {

@@ -46,6 +46,7 @@ export class InstanceActions {
     const hang = fault?.kind === 'hang';
     const op = this.ctx.ops.create({
       project: inst.project,
+      location: inst.location,
       ...spec,
       mayCancel: hang || spec.mayCancel === true,
       onCancel: hang

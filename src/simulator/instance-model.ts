@@ -38,6 +38,10 @@ export class SimInstance {
   lastUsedAt: string = zeroTime;
   statusCode: StatusCode = StatusCode.Stopped;
   pid = 0;
+  /** Cluster member holding the instance; "none" on a standalone server. */
+  location = 'none';
+  /** Its member is Offline: listed with status Error 112, as LXD shows instances it cannot reach. */
+  memberOffline = false;
   readonly snapshots = new Map<string, SimSnapshot>();
   /** The API state change holding the lock, when one does (a crash's stop hook or an update holds it without). */
   lockHolder: LockHolder | undefined;
@@ -116,6 +120,7 @@ export class SimInstance {
   /** The instance object in LXD 5.0.2's field order. */
   render(revision: ApiRevision): Record<string, unknown> {
     const expanded = this.expandProfiles(this.profiles);
+    const statusCode = this.memberOffline ? StatusCode.Error : this.statusCode;
     return {
       architecture: this.architecture,
       config: this.config,
@@ -128,10 +133,10 @@ export class SimInstance {
       expanded_config: { ...expanded.config, ...this.config },
       expanded_devices: { ...expanded.devices, ...this.devices },
       name: this.name,
-      status: statusText(this.statusCode, revision),
-      status_code: this.statusCode,
+      status: statusText(statusCode, revision),
+      status_code: statusCode,
       last_used_at: this.lastUsedAt,
-      location: 'none',
+      location: this.location,
       type: this.type,
       project: this.project,
     };

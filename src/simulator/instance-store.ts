@@ -1,3 +1,4 @@
+import type { ClusterMembers } from './cluster.js';
 import { SimHttpError } from './envelope.js';
 import type { IdSource } from './ids.js';
 import { SimInstance, type InstanceType } from './instance-model.js';
@@ -16,6 +17,8 @@ export interface NewInstance {
   createdAt: string;
   /** Fingerprint of the image it was made from (volatile.base_image); the busybox image when absent. */
   baseImage?: string;
+  /** Cluster member to place it on (`?target=`); the next Online one when absent. Ignored outside cluster mode. */
+  target?: string;
 }
 
 /** Names LXD accepts: a hostname label (letters, digits, dashes; not starting with a digit or dash). */
@@ -30,10 +33,11 @@ export class InstanceStore {
   /** Projects and profiles; a profile change re-renders every instance. */
   readonly profiles = new ProfileStore(() => this.touchAll());
 
-  /** `projects`: extra projects besides `default` (they use the profiles of `default`). */
+  /** `projects`: extra projects besides `default` (they use the profiles of `default`); `cluster` places new instances. */
   constructor(
     projects: readonly string[],
     private readonly ids: IdSource,
+    private readonly cluster?: ClusterMembers,
   ) {
     for (const p of projects) if (p !== 'default') this.profiles.createProject(p, '', { 'features.profiles': 'false' });
   }
@@ -81,6 +85,7 @@ export class InstanceStore {
     let map = this.byProject.get(project);
     if (!map) this.byProject.set(project, (map = new Map()));
     if (map.has(spec.name)) throw new SimHttpError(409, `Instance "${spec.name}" already exists`);
+    const location = this.cluster?.place(spec.target) ?? 'none';
     const idmap = '[{"Isuid":true,"Isgid":false,"Hostid":1000000,"Nsid":0,"Maprange":1000000000},{"Isuid":false,"Isgid":true,"Hostid":1000000,"Nsid":0,"Maprange":1000000000}]';
     const image: Record<string, string> = spec.config && Object.keys(spec.config).some((k) => k.startsWith('image.')) ? {} : { 'image.architecture': 'x86_64', 'image.description': 'Reflex test bed (busybox, /sbin/testinit)', 'image.os': 'busybox', 'image.release': 'v1.35.0', 'image.reflex.revision': '1' };
     const config: Record<string, string> = {
@@ -96,6 +101,7 @@ export class InstanceStore {
     };
     const inst = new SimInstance(spec.name, project, spec.type ?? 'container', spec.createdAt, config);
     inst.expandProfiles = (names) => this.profiles.expand(project, names);
+    inst.location = location;
     // Every NIC (own or from a profile) gets a MAC address at creation, as LXD assigns one.
     const nics = { ...inst.expandProfiles(spec.profiles ?? ['default']).devices, ...spec.devices };
     for (const [dev, d] of Object.entries(nics)) if (d.type === 'nic') config[`volatile.${dev}.hwaddr`] = this.ids.hwaddr();

@@ -40,6 +40,6 @@ export class LifecycleEmitter {
       metadata.name = inst.name;
       metadata.project = inst.project;
     }
-    this.hub.publish('lifecycle', metadata, inst.project);
+    this.hub.publish('lifecycle', metadata, inst.project, inst.location);
   }
 }

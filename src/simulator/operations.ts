@@ -12,6 +12,8 @@ export interface OperationSpec {
   description: string;
   class?: OperationClass;
   project?: string;
+  /** Cluster member running it (cluster mode); the answering server when absent. */
+  location?: string;
   /** Resource-type name → URL paths (seed §2.3). */
   resources?: Record<string, string[]>;
   metadata?: Record<string, unknown> | null;
@@ -26,6 +28,7 @@ export class SimOperation {
   readonly class: OperationClass;
   readonly description: string;
   readonly project: string;
+  readonly location: string | undefined;
   readonly createdAt: string;
   updatedAt: string;
   statusCode: StatusCode = StatusCode.Pending;
@@ -45,6 +48,7 @@ export class SimOperation {
     this.class = spec.class ?? 'task';
     this.description = spec.description;
     this.project = spec.project ?? 'default';
+    this.location = spec.location;
     this.resources = spec.resources ?? {};
     this.metadata = spec.metadata ?? null;
     this.mayCancel = spec.mayCancel ?? false;
@@ -124,7 +128,7 @@ export class SimOperation {
       metadata: this.metadata,
       may_cancel: this.mayCancel,
       err: this.err,
-      location: 'none',
+      location: this.location ?? this.registry.serverName,
     };
   }
 
@@ -160,6 +164,8 @@ export class OperationRegistry {
     private readonly revision: ApiRevision,
     private readonly utcSuffix: UtcSuffix,
     private readonly retentionMs: number,
+    /** @internal `location` of operations not tied to a member: "none", or the answering cluster member. */
+    readonly serverName = 'none',
   ) {}
 
   /** Creates an operation in Pending 105 and announces it. */
@@ -206,7 +212,7 @@ export class OperationRegistry {
 
   /** @internal Publishes the current state of an operation. */
   emit(op: SimOperation): void {
-    this.hub.publish('operation', op.render(this.revision), op.project);
+    this.hub.publish('operation', op.render(this.revision), op.project, op.location);
   }
 
   /** @internal Schedules removal of a finished operation. */

@@ -38,6 +38,12 @@ export interface SimEventOptions {
   writeDeadlineMs: number;
 }
 
+/** Cluster mode: instances live on members (docs/simulator.md, "Cluster mode"). */
+export interface SimClusterOptions {
+  /** Member names, e.g. ['m1', 'm2', 'm3']; the first answers requests. */
+  members: string[];
+}
+
 /** Options of startSimulator. */
 export interface SimulatorOptions {
   /**
@@ -69,6 +75,8 @@ export interface SimulatorOptions {
   trustPassword?: string;
   /** Server certificate and key for HTTPS; a self-signed pair is generated when absent. */
   tls?: { cert: string; key: string };
+  /** Simulate a cluster of these members; a standalone server when absent. */
+  cluster?: SimClusterOptions;
 }
 
 /** Options with every default filled in. */
@@ -84,6 +92,7 @@ export interface ResolvedSimOptions {
   trustedCertificates: string[];
   trustPassword: string | undefined;
   tls: { cert: string; key: string } | undefined;
+  cluster: SimClusterOptions | undefined;
 }
 
 /** Default timings (see SimTimings). */
@@ -117,5 +126,6 @@ export function resolveOptions(opts: SimulatorOptions, defaultSocket: string): R
     trustedCertificates: opts.trustedCertificates ?? [],
     trustPassword: opts.trustPassword === '' ? undefined : opts.trustPassword,
     tls: opts.tls,
+    cluster: opts.cluster && opts.cluster.members.length > 0 ? { members: [...opts.cluster.members] } : undefined,
   };
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { generate } from 'selfsigned';
 import { buildRouter, handleRequest, logRequest } from './app.js';
+import { ClusterMembers } from './cluster.js';
 import { CallCounter, type SimContext } from './context.js';
 import { SimulatorControls } from './controls.js';
 import { EventHub } from './event-hub.js';
@@ -54,7 +55,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const tls = wantsHttps ? (opts.tls ?? (await selfSignedPair())) : undefined;
 
   const ids = new IdSource(opts.seed);
-  const hub = new EventHub(opts.events, opts.utcSuffix);
+  const cluster = opts.cluster ? new ClusterMembers(opts.cluster.members) : undefined;
+  const hub = new EventHub(opts.events, opts.utcSuffix, cluster?.serverName);
   const trust = new TrustStore();
   for (const pem of opts.trustedCertificates) trust.add(pem);
   const ctx: SimContext = {
@@ -64,13 +66,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     trust,
     aliases: new ImageAliases(simImages),
     execSockets: new ExecSockets(),
-    store: new InstanceStore(opts.projects, ids),
-    ops: new OperationRegistry(hub, ids, opts.revision, opts.utcSuffix, opts.timings.operationRetentionMs),
+    store: new InstanceStore(opts.projects, ids, cluster),
+    ops: new OperationRegistry(hub, ids, opts.revision, opts.utcSuffix, opts.timings.operationRetentionMs, cluster?.serverName),
     lifecycle: new LifecycleEmitter(hub, opts.revision),
     faults: new FaultBook(),
     calls: new CallCounter(),
     actions: undefined as unknown as InstanceActions,
     serverTls: undefined,
+    cluster,
     restarting: false,
   };
   ctx.actions = new InstanceActions(ctx);

@@ -12,6 +12,7 @@ interface SimFlags {
   token?: string | boolean;
   tlsCert?: string;
   tlsKey?: string;
+  members?: string[];
 }
 
 const repeatable = (v: string, acc: string[]): string[] => [...acc, v];
@@ -30,6 +31,7 @@ export function registerSim(program: Command): void {
     .option('--token [client-name]', 'print a trust token for `lxc remote add NAME <token>` (needs HTTPS)')
     .option('--tls-cert <file>', 'server certificate (PEM) for HTTPS; a self-signed one is made when absent')
     .option('--tls-key <file>', 'server key (PEM) for --tls-cert')
+    .option('--members <names>', 'simulate a cluster of these members (comma-separated, e.g. m1,m2,m3)', (v: string) => v.split(',').map((m) => m.trim()).filter(Boolean))
     .action(async (flags: SimFlags, cmd: Command) => {
       if (Boolean(flags.tlsCert) !== Boolean(flags.tlsKey)) usageError(cmd, '--tls-cert and --tls-key go together');
       // Loaded on use: the simulator (and its TLS certificate generator) stays out of `reflex run`.
@@ -42,6 +44,7 @@ export function registerSim(program: Command): void {
         trustPassword: flags.trustPassword,
         trustedCertificates: flags.trustCertificate.map((f) => readFileSync(f, 'utf8')),
         tls: flags.tlsCert && flags.tlsKey ? { cert: readFileSync(flags.tlsCert, 'utf8'), key: readFileSync(flags.tlsKey, 'utf8') } : undefined,
+        cluster: flags.members?.length ? { members: flags.members } : undefined,
       });
       if (sim.socketPath) process.stdout.write(`reflex sim listening on unix:${sim.socketPath}\n`);
       if (sim.httpsUrl) process.stdout.write(`reflex sim listening on ${sim.httpsUrl}\n`);

@@ -47,6 +47,8 @@ export function filterOf(req: SimRequest): ((obj: unknown) => boolean) | undefin
 export function instanceOf(req: SimRequest, family: InstanceFamily): SimInstance {
   const inst = req.ctx.store.get(req.info.project, req.params.name!);
   if (family.type && inst.type !== family.type) throw new SimHttpError(404, 'Instance not found');
+  // The request would be forwarded to the member holding the instance, which does not answer.
+  if (inst.memberOffline) throw new SimHttpError(500, `Cluster member "${inst.location}" is offline`);
   return inst;
 }
 

@@ -24,6 +24,9 @@ import type { Router, SimRequest } from '../router.js';
  * | POST /sim/restart | {downtime_ms} | daemon restart |
  * | GET /sim/calls, DELETE /sim/calls | – | mutating call counts |
  * | POST /sim/trust | {certificate} | trust a client certificate |
+ * | POST /sim/members/<m>/down, /sim/members/<m>/up | – | member Offline / Online (cluster mode) |
+ * | POST /sim/members/<m>/evacuate, /sim/members/<m>/restore | – | evacuate / restore at once (cluster mode) |
+ * | POST /sim/instances/<n>/move | {target} | move to another member at once (cluster mode) |
  */
 export function registerControl(router: Router, controls: SimulatorControls): void {
   const ref = (req: SimRequest): { project: string } => ({ project: req.info.project });
@@ -70,6 +73,17 @@ export function registerControl(router: Router, controls: SimulatorControls): vo
   router.on('POST', '/sim/restart', (req) => {
     // Answer first: the restart closes this very connection.
     setTimeout(() => void controls.restart(num(body(req).downtime_ms, 100)), 10).unref();
+    return sync({});
+  });
+  const member = (req: SimRequest): string => req.params.member!;
+  router.on('POST', '/sim/members/:member/down', (req) => (controls.memberDown(member(req)), sync({})));
+  router.on('POST', '/sim/members/:member/up', (req) => (controls.memberUp(member(req)), sync({})));
+  router.on('POST', '/sim/members/:member/evacuate', (req) => (controls.evacuate(member(req)), sync({})));
+  router.on('POST', '/sim/members/:member/restore', (req) => (controls.restore(member(req)), sync({})));
+  router.on('POST', '/sim/instances/:name/move', (req) => {
+    const target = body(req).target;
+    if (typeof target !== 'string') throw new SimHttpError(400, 'target is required');
+    controls.move(name(req), target, ref(req));
     return sync({});
   });
   router.on('GET', '/sim/calls', () => sync(controls.callCounts()));

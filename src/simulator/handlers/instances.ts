@@ -2,6 +2,7 @@ import { asyncOp, sync, syncRaw, SimHttpError, type SimResponse } from '../envel
 import type { InstanceType, SimInstance } from '../instance-model.js';
 import type { Router, SimRequest } from '../router.js';
 import { StatusCode } from '../../client/status-code.js';
+import { ClusterActions } from '../cluster-actions.js';
 import { configError, devicesError } from '../config-validation.js';
 import { finishExec } from '../exec/exec-sockets.js';
 import { runCommand } from '../exec/shell.js';
@@ -96,9 +97,10 @@ function create(req: SimRequest, family: InstanceFamily): SimResponse {
     description: typeof body.description === 'string' ? body.description : (origin?.description ?? ''),
     createdAt: ctx.ops.now(),
     baseImage: origin?.baseImage,
+    target: req.info.query.get('target') ?? undefined,
   });
   countCall(req, inst, 'create');
-  const op = ctx.ops.create({ description: 'Creating instance', project: inst.project, resources: instanceResources(req, inst) });
+  const op = ctx.ops.create({ description: 'Creating instance', project: inst.project, location: inst.location, resources: instanceResources(req, inst) });
   op.running();
   ctx.lifecycle.emit(inst, 'instance-created', { context: { 'storage-pool': 'default', type } });
   setTimeout(() => {
@@ -244,6 +246,8 @@ function rename(req: SimRequest, family: InstanceFamily): SimResponse {
   const { ctx } = req;
   const inst = instanceOf(req, family);
   const body = bodyObject(req);
+  const target = req.info.query.get('target');
+  if (target && ctx.cluster) return migrate(req, inst, target);
   if (typeof body.name !== 'string' || body.name === '') throw new SimHttpError(400, 'Instance name cannot be empty');
   const newName = body.name;
   if (ctx.store.find(inst.project, newName)) throw new SimHttpError(409, `Name "${newName}" already in use`);
@@ -259,6 +263,30 @@ function rename(req: SimRequest, family: InstanceFamily): SimResponse {
       }
       ctx.faults.rename(`${inst.project}/${oldName}`, `${inst.project}/${newName}`);
       ctx.lifecycle.emit(inst, 'instance-renamed', { context: { old_name: oldName } });
+      op.succeed();
+    }, ctx.opts.timings.taskMs).unref();
+  });
+  return asyncOp(op.url, ctx.ops.render(op));
+}
+
+/**
+ * POST …?target=MEMBER (`lxc move NAME --target MEMBER`, cluster mode): the instance keeps its name
+ * and moves to the member; a running one is refused (no live migration of containers).
+ */
+function migrate(req: SimRequest, inst: SimInstance, target: string): SimResponse {
+  const { ctx } = req;
+  ctx.cluster!.get(target);
+  if (inst.isActive) throw new SimHttpError(400, 'Instance must be stopped to be moved to another cluster member');
+  countCall(req, inst, 'migrate');
+  const op = ctx.actions.runOperation(inst, { description: 'Migrating instance', resources: instanceResources(req, inst) }, 'rename', (op) => {
+    inst.lock = 'rename';
+    setTimeout(() => {
+      inst.lock = undefined;
+      try {
+        new ClusterActions(ctx).move(inst, target, req.info.requestor);
+      } catch (err) {
+        return op.fail((err as Error).message);
+      }
       op.succeed();
     }, ctx.opts.timings.taskMs).unref();
   });
