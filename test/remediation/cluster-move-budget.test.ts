@@ -1,0 +1,92 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
+import { parseConfig } from '../../src/config/config.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { until } from '../actions/reflex-bed.js';
+import { auditTrail, waitForAudit } from '../support/audit-trail.js';
+import { redisUrl, uniquePrefix } from '../support/redis.js';
+
+/**
+ * Issue 16: the crash-loop budget belongs to the instance (target + project + name), not to the
+ * cluster member it runs on. An instance that moves between members after using up its budget is
+ * quarantined at its next crash instead of starting over with a fresh budget.
+ */
+
+const rules = {
+  'restart.ts': `import { StatusCode, defineRule } from 'reflex-lxd';
+export default defineRule({
+  name: 'restart',
+  on: { kind: 'instance.status', to: [StatusCode.Stopped], intent: ['unrequested'] },
+  cooldownMs: 0,
+  crashLoop: { maxRestarts: 2, windowMs: 600000, initialBackoffMs: 0, maxBackoffMs: 0, resetAfterMs: 600000 },
+  actions: [{ action: 'start' }],
+});
+`,
+};
+
+interface ClusterBed {
+  sim: RunningSimulator;
+  reflex: ReflexHandle;
+  prefix: string;
+}
+
+/** The simulator in cluster mode (m1, m2, m3) and an in-process Reflex on it, as test/actions/reflex-bed.ts does for one server. */
+async function startClusterBed(): Promise<ClusterBed> {
+  mkdirSync(resolve('.tmp'), { recursive: true });
+  const rulesDir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
+  for (const [file, source] of Object.entries(rules)) writeFileSync(join(rulesDir, file), source);
+  const sim = await startSimulator({ cluster: { members: ['m1', 'm2', 'm3'] }, timings: { startMs: 50, stopMs: 100, stopHookMs: 100, taskMs: 20 } });
+  const prefix = uniquePrefix('cluster-move');
+  const reflex = await startReflex(
+    parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl(), rulesDir, prefix, resyncIntervalMs: 0, resyncGraceMs: 100, leaseTtlMs: 600, actionAttempts: 3, logLevel: 'silent', httpPort: 0 }),
+    pino({ level: 'silent' }),
+  );
+  await until('the event stream', () => reflex.subscriber?.connected === true, 15_000);
+  return { sim, reflex, prefix };
+}
+
+const decisions = async (prefix: string, name: string): Promise<string[]> =>
+  (await auditTrail(redisUrl(), prefix, name)).filter((r) => r.type === 'decision').map((r) => r.summary);
+
+describe('an instance moved between cluster members', () => {
+  let bed: ClusterBed | undefined;
+  afterEach(async () => {
+    await bed?.reflex.stop();
+    await bed?.sim.stop();
+    bed = undefined;
+  });
+
+  it('keeps its crash-loop budget: at the edge on m1, moved to m2, the next crash is quarantined', async () => {
+    bed = await startClusterBed();
+    const { sim, prefix } = bed;
+    sim.controls.addInstance({ name: 'web1', location: 'm1' });
+
+    for (let n = 1; n <= 2; n++) {
+      sim.controls.crash('web1');
+      await until(`restart ${n} on m1`, async () => (await decisions(prefix, 'web1')).length === n && sim.controls.statusCode('web1') === 103, 15_000);
+    }
+    expect(await decisions(prefix, 'web1')).toEqual([expect.stringMatching(/restart 1 of the budget/), expect.stringMatching(/restart 2 of the budget/)]);
+    expect(sim.controls.calls('web1', 'start')).toBe(2);
+
+    sim.controls.move('web1', 'm2');
+    expect(sim.controls.locationOf('web1')).toBe('m2');
+    await until('web1 running on m2', () => sim.controls.statusCode('web1') === 103, 5_000);
+    sim.controls.crash('web1');
+
+    const trail = await waitForAudit(redisUrl(), prefix, 'web1', (rs) => rs.some((r) => r.type === 'decision' && /quarantined|restart 3 of the budget/.test(r.summary)), 15_000);
+    const summaries = trail.filter((r) => r.type === 'decision').map((r) => r.summary);
+    // The move's own shutdown carries a requestor: no crash, skipped, nothing taken from the budget.
+    expect(summaries).toEqual([
+      expect.stringMatching(/restart 1 of the budget/),
+      expect.stringMatching(/restart 2 of the budget/),
+      expect.stringMatching(/^skipped: intent is requested/),
+      expect.stringMatching(/^quarantined: crash loop \(2 restarts/),
+    ]);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(sim.controls.calls('web1', 'start'), 'no start after the quarantine').toBe(2);
+    expect(sim.controls.statusCode('web1')).toBe(102);
+  }, 60_000);
+});
