@@ -5,6 +5,7 @@ import { parseConfig, type ConfigInput } from '../../src/config/config.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import type { SimulatorOptions } from '../../src/simulator/options.js';
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 
@@ -19,14 +20,14 @@ export interface ReflexBed {
 }
 
 /**
- * Writes `rules` (file name → source) into a fresh folder inside the package (where
- * `import … from 'reflex-lxd'` resolves) and starts the simulator and Reflex on them.
+ * Writes `rules` (file name → source) into a fresh folder and starts the simulator (with
+ * `simulator` options, e.g. a cluster mode) and Reflex on them.
  */
-export async function startReflexBed(rules: Record<string, string>, config: Partial<ConfigInput> = {}): Promise<ReflexBed> {
+export async function startReflexBed(rules: Record<string, string>, config: Partial<ConfigInput> = {}, simulator: Partial<SimulatorOptions> = {}): Promise<ReflexBed> {
   mkdirSync(resolve('.tmp'), { recursive: true });
   const rulesDir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
   for (const [file, source] of Object.entries(rules)) writeFileSync(join(rulesDir, file), source);
-  const sim = await startSimulator({ instances: 0, timings: { startMs: 50, stopMs: 100, stopHookMs: 100, taskMs: 20 } });
+  const sim = await startSimulator({ instances: 0, timings: { startMs: 50, stopMs: 100, stopHookMs: 100, taskMs: 20 }, ...simulator });
   const prefix = uniquePrefix('bed');
   const reflex = await startReflex(
     parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl(), rulesDir, prefix, resyncIntervalMs: 0, resyncGraceMs: 100, leaseTtlMs: 600, actionAttempts: 3, logLevel: 'silent', httpPort: 0, ...config }),

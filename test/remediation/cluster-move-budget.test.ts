@@ -1,13 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
-import { parseConfig } from '../../src/config/config.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { until } from '../actions/reflex-bed.js';
+import { startReflexBed, until, type ReflexBed } from '../actions/reflex-bed.js';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
-import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { redisUrl } from '../support/redis.js';
 
 /**
  * Issue 16: the crash-loop budget belongs to the instance (target + project + name), not to the
@@ -27,40 +21,18 @@ export default defineRule({
 `,
 };
 
-interface ClusterBed {
-  sim: RunningSimulator;
-  reflex: ReflexHandle;
-  prefix: string;
-}
-
-/** The simulator in cluster mode (m1, m2, m3) and an in-process Reflex on it, as test/actions/reflex-bed.ts does for one server. */
-async function startClusterBed(): Promise<ClusterBed> {
-  mkdirSync(resolve('.tmp'), { recursive: true });
-  const rulesDir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
-  for (const [file, source] of Object.entries(rules)) writeFileSync(join(rulesDir, file), source);
-  const sim = await startSimulator({ cluster: { members: ['m1', 'm2', 'm3'] }, timings: { startMs: 50, stopMs: 100, stopHookMs: 100, taskMs: 20 } });
-  const prefix = uniquePrefix('cluster-move');
-  const reflex = await startReflex(
-    parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl(), rulesDir, prefix, resyncIntervalMs: 0, resyncGraceMs: 100, leaseTtlMs: 600, actionAttempts: 3, logLevel: 'silent', httpPort: 0 }),
-    pino({ level: 'silent' }),
-  );
-  await until('the event stream', () => reflex.subscriber?.connected === true, 15_000);
-  return { sim, reflex, prefix };
-}
-
 const decisions = async (prefix: string, name: string): Promise<string[]> =>
   (await auditTrail(redisUrl(), prefix, name)).filter((r) => r.type === 'decision').map((r) => r.summary);
 
 describe('an instance moved between cluster members', () => {
-  let bed: ClusterBed | undefined;
+  let bed: ReflexBed | undefined;
   afterEach(async () => {
-    await bed?.reflex.stop();
-    await bed?.sim.stop();
+    await bed?.stop();
     bed = undefined;
   });
 
   it('keeps its crash-loop budget: at the edge on m1, moved to m2, the next crash is quarantined', async () => {
-    bed = await startClusterBed();
+    bed = await startReflexBed(rules, {}, { cluster: { members: ['m1', 'm2', 'm3'] } });
     const { sim, prefix } = bed;
     sim.controls.addInstance({ name: 'web1', location: 'm1' });
 
