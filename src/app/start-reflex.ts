@@ -29,6 +29,7 @@ import { StateTracker } from '../events/state-tracker.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import { installProcessGuards } from '../log/process-guards.js';
 import { startHeapTrim } from './heap-trim.js';
+import { startMemberWatch } from '../remediation/member-watch.js';
 import { startRemediation } from '../remediation/remediation.js';
 import { actionJobOptions } from '../remediation/action-job.js';
 import { retryPolicy } from '../remediation/retry-policy.js';
@@ -215,6 +216,8 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger, silenced: (alerts) => silences.mutingNotifications(alerts) }) : undefined;
       alertsView = notifier ? () => notifier.board.view(notifier.mute) : undefined;
       raiseAlert = notifier ? (a: Omit<AlertInput, 'labels'>) => notifier.notify({ ...a, labels: {} }) : undefined;
+      // A cluster member going offline is an alert of its own (nothing for a server that is not clustered).
+      stops.push(startMemberWatch({ targets: configured.map((t) => ({ id: t.id, client: clientFor(t.id) })), redis, keys, raiseAlert, logger }));
       let inStorm: (e: CanonicalEvent) => Promise<boolean> = async () => false;
       const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, logger, inStorm: (e) => inStorm(e) }) : undefined;
       if (notifier) {

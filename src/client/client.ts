@@ -7,6 +7,7 @@ import { OperationFeed } from './operation-feed.js';
 import { Operation } from './operation.js';
 import * as operations from './operations.js';
 import { Scope } from './scope.js';
+import { listClusterMembers, type ClusterMember } from './cluster.js';
 import { getApiVersions, getServer, type ServerInfo } from './server.js';
 import * as snapshots from './snapshots.js';
 import type { SnapshotCreate } from './snapshots.js';
@@ -84,6 +85,11 @@ export class InstanceClient {
   /** `GET /1.0`: server environment, api_extensions (`has(ext)`), auth. */
   server(opts: { signal?: AbortSignal } = {}): Promise<ServerInfo> {
     return getServer(this.scope, opts);
+  }
+
+  /** `GET /1.0/cluster/members?recursion=1`: the members of a clustered server, with their status. */
+  clusterMembers(opts: { signal?: AbortSignal } = {}): Promise<ClusterMember[]> {
+    return listClusterMembers(this.scope, opts);
   }
 
   /** `GET /`: supported API versions (`["/1.0"]`). */

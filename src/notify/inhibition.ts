@@ -4,11 +4,16 @@ import { alertValue, type Alert } from './alert.js';
 import { alertMatcher } from './alert-matcher.js';
 
 /**
- * The inhibition rules used when the settings give none: a failure storm on a member says it all,
- * so the crash and Error alerts of that member's instances (those raised before the storm was
- * recognised) are left out while the storm alert fires.
+ * The inhibition rules used when the settings give none: a failure storm on a member, or the
+ * member being offline, says it all, so the crash and Error alerts of that member's instances
+ * (those raised before the storm was recognised) are left out while that alert fires; an offline
+ * member's storm too.
  */
-export const defaultInhibitRules: InhibitRuleSettings[] = [{ sourceMatch: { kind: 'storm' }, targetMatch: { kind: ['instance.crashed', 'instance.error'] }, equal: ['target', 'member'] }];
+export const defaultInhibitRules: InhibitRuleSettings[] = [
+  { sourceMatch: { kind: 'storm' }, targetMatch: { kind: ['instance.crashed', 'instance.error'] }, equal: ['target', 'member'] },
+  // A member that is offline explains its instances' failures the same way.
+  { sourceMatch: { kind: 'member.offline' }, targetMatch: { kind: ['instance.crashed', 'instance.error', 'storm'] }, equal: ['target', 'member'] },
+];
 
 interface CompiledRule {
   source: (a: Alert) => boolean;

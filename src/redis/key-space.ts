@@ -84,6 +84,8 @@ export interface KeySpace {
   archive: string;
   /** Hash of the last known status of each instance of a target. */
   state(target: string): string;
+  /** Hash of the last seen status of each member of a clustered target (member → Online, Offline…). */
+  members(target: string): string;
   /** Lease naming the one replica that writes a target's event stream into Redis. */
   lease(target: string): string;
   /** The lease's fencing counter: grows with each acquisition. */
@@ -131,6 +133,7 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     rejected: `${prefix}:rejected`,
     archive: `${prefix}:archive`,
     state: (target) => `${prefix}:state:${target}`,
+    members: (target) => `${prefix}:members:${target}`,
     lease: (target) => `${prefix}:lease:${target}`,
     leaseFence: (target) => `${prefix}:lease:${target}:fence`,
     leaseVacant: (target) => `${prefix}:lease:${target}:vacant`,

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { parseMetadata } from './envelope.js';
+import type { Scope } from './scope.js';
+
+/** A member of an LXD/Incus cluster (`GET /1.0/cluster/members?recursion=1`). */
+export const clusterMemberSchema = z.looseObject({
+  server_name: z.string(),
+  url: z.string().optional(),
+  /** `Online`, `Offline`, `Evacuated` (and on Incus, `Blocked`). */
+  status: z.string(),
+  message: z.string().optional(),
+});
+export type ClusterMember = z.infer<typeof clusterMemberSchema>;
+
+/** `GET /1.0/cluster/members?recursion=1`: every member with its status. */
+export async function listClusterMembers(scope: Scope, opts: { signal?: AbortSignal } = {}): Promise<ClusterMember[]> {
+  const path = '/1.0/cluster/members?recursion=1';
+  const res = await scope.sync('GET', path, opts);
+  return parseMetadata(z.array(clusterMemberSchema), res.envelope.metadata, 'GET', path, res.status);
+}

@@ -1,0 +1,75 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { InstanceClient } from '../client/client.js';
+import type { KeySpace } from '../redis/key-space.js';
+
+/** An alert about a cluster member, in the shape the notifier takes. */
+export interface MemberAlert {
+  kind: 'member.offline';
+  severity: 'critical';
+  summary: string;
+  target: string;
+  project: string;
+  instance: string;
+  member: string;
+  correlationId: string;
+  status: 'firing' | 'resolved';
+}
+
+/** Options of {@link startMemberWatch}. */
+export interface MemberWatchOptions {
+  targets: { id: string; client: InstanceClient }[];
+  redis: Redis;
+  keys: KeySpace;
+  raiseAlert?: (alert: MemberAlert) => Promise<unknown>;
+  logger: Logger;
+  /** How often each target's members are read. Default 15 s. */
+  intervalMs?: number;
+}
+
+// Sets a member's status and returns the one it replaces, atomically: of several replicas that
+// see the same change, exactly one sees the old status, and only that one alerts.
+const swapStatus = `local old = redis.call('HGET', KEYS[1], ARGV[1]); redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]); return old`;
+
+/**
+ * A member of a clustered target that goes Offline is an alert of its own (`member.offline`, on
+ * `member:NAME`), resolved when it is Online again; by default it inhibits the crash and Error
+ * alerts of that member's instances (src/notify/inhibition.ts). A member found Offline when Reflex
+ * starts alerts too; Evacuated is an operator's decision and does not. Every replica reads the
+ * members; the status kept in Redis makes each change alert once. A server that is not
+ * clustered is asked nothing more than `GET /1.0`. Returns a stop function.
+ */
+export function startMemberWatch(opts: MemberWatchOptions): () => Promise<void> {
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  const check = async (t: { id: string; client: InstanceClient }) => {
+    const server = await t.client.server();
+    if (!server.environment?.server_clustered) return;
+    for (const m of await t.client.clusterMembers()) {
+      const down = m.status === 'Offline';
+      const status = down ? 'Offline' : m.status;
+      const old = (await opts.redis.eval(swapStatus, 1, opts.keys.members(t.id), m.server_name, status)) as string | null;
+      const wasDown = old === 'Offline';
+      if (down === wasDown || (!down && old === null)) continue;
+      const summary = down ? `cluster member ${m.server_name} is offline${m.message ? `: ${m.message}` : ''}; its instances cannot be reached or remediated` : `cluster member ${m.server_name} is ${m.status} again`;
+      opts.logger[down ? 'error' : 'info']({ target: t.id, member: m.server_name, status: m.status }, summary);
+      await opts.raiseAlert?.({ kind: 'member.offline', severity: 'critical', summary, target: t.id, project: '', instance: `member:${m.server_name}`, member: m.server_name, correlationId: `member:${t.id}:${m.server_name}:${Date.now()}`, status: down ? 'firing' : 'resolved' });
+    }
+  };
+  const round = async () => {
+    for (const t of opts.targets) {
+      if (stopped) return;
+      await check(t).catch((err: unknown) => opts.logger.debug({ err, target: t.id }, 'cluster members not read'));
+    }
+  };
+  running = round();
+  const timer = setInterval(() => {
+    running = running.then(round);
+  }, opts.intervalMs ?? 15_000);
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+  };
+}

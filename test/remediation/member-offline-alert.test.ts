@@ -1,0 +1,57 @@
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { InstanceClient } from '../../src/client/client.js';
+import { parseTarget } from '../../src/client/target.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import { startMemberWatch, type MemberAlert } from '../../src/remediation/member-watch.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { redisClient, uniquePrefix } from '../support/redis.js';
+
+describe('a cluster member going offline', () => {
+  let sim: RunningSimulator | undefined;
+  const stops: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const s of stops.splice(0)) await s();
+    await sim?.stop();
+    sim = undefined;
+  });
+
+  /** Two replicas' watches on one target, sharing Redis, as two `reflex run` would. */
+  async function replicas(members: string[] | undefined): Promise<{ alerts: MemberAlert[]; target: string }> {
+    sim = await startSimulator({ instances: 3, ...(members ? { cluster: { members } } : {}) });
+    const target = `unix://${sim.socketPath}`;
+    const keys = keySpace(uniquePrefix('members'));
+    const alerts: MemberAlert[] = [];
+    for (let i = 0; i < 2; i++) {
+      const redis = redisClient();
+      const client = new InstanceClient(parseTarget(target));
+      const stop = startMemberWatch({ targets: [{ id: target, client }], redis, keys, raiseAlert: async (a) => void alerts.push(a), logger: pino({ level: 'silent' }), intervalMs: 100 });
+      stops.push(async () => (await stop(), await client.close(), redis.disconnect()));
+    }
+    return { alerts, target };
+  }
+
+  it('raises one alert of its own across two replicas, and resolves it once when the member is back', async () => {
+    const { alerts, target } = await replicas(['m1', 'm2', 'm3']);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(alerts).toEqual([]); // every member Online: nothing to say
+
+    sim!.controls.memberDown('m2');
+    await expect.poll(() => alerts.length, { timeout: 5_000, interval: 50 }).toBe(1);
+    expect(alerts[0]).toMatchObject({ kind: 'member.offline', status: 'firing', target, instance: 'member:m2', member: 'm2' });
+    await new Promise((r) => setTimeout(r, 500)); // more rounds of both replicas: still one
+    expect(alerts).toHaveLength(1);
+
+    sim!.controls.memberUp('m2');
+    await expect.poll(() => alerts.length, { timeout: 5_000, interval: 50 }).toBe(2);
+    expect(alerts[1]).toMatchObject({ kind: 'member.offline', status: 'resolved', instance: 'member:m2' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(alerts).toHaveLength(2);
+  });
+
+  it('says nothing of a server that is not clustered', async () => {
+    const { alerts } = await replicas(undefined);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(alerts).toEqual([]);
+  });
+});
