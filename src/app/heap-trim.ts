@@ -17,8 +17,7 @@ export interface HeapTrimOptions {
  * it, and V8 keeps them committed long after the garbage is gone: a worker tracking 10k
  * instances idled at ~165 MB RSS with 35 MB of live heap. When more than `slackBytes` of the
  * heap is committed but unused, one full collection (tens of ms on a heap this size) shrinks it
- * back; at most one per interval, never during a burst's steady allocation only because the
- * slack is measured after the fact. Returns a stop function.
+ * back; at most one per interval. Returns a stop function.
  */
 export function startHeapTrim(opts: HeapTrimOptions): () => void {
   const collect = fullGc();

@@ -30,6 +30,7 @@ import { ReflexError } from '../errors/reflex-error.js';
 import { installProcessGuards } from '../log/process-guards.js';
 import { startHeapTrim } from './heap-trim.js';
 import { startMemberWatch } from '../remediation/member-watch.js';
+import { isSchedule } from '../schedules/schedule.js';
 import { startRemediation } from '../remediation/remediation.js';
 import { actionJobOptions } from '../remediation/action-job.js';
 import { retryPolicy } from '../remediation/retry-policy.js';
@@ -70,7 +71,7 @@ export interface ReflexHandle {
 async function loadRulesOrFail(dir: string, logger: Logger): Promise<LoadedRules> {
   const loaded = await loadRules(dir);
   for (const e of loaded.errors) logger.error({ file: e.file, line: e.line, column: e.column }, `rule file skipped: ${e.message}`);
-  const schedules = loaded.others.filter((o) => (o as { kind?: unknown }).kind === 'schedule').length;
+  const schedules = loaded.others.filter(isSchedule).length;
   if (loaded.rules.length === 0 && schedules === 0) {
     const why = loaded.errors.length ? `${loaded.errors.length} file(s) failed to load: ${loaded.errors.map((e) => `${e.file}${e.line ? `:${e.line}` : ''}`).join(', ')}` : 'it holds no rule file (*.ts with export default defineRule(...))';
     throw new ReflexError('RULES_MISSING', `no rule loaded from ${resolve(dir)}: ${why}`);

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { InstanceClient } from '../client/client.js';
 import type { KeySpace } from '../redis/key-space.js';
+import { LuaScript } from '../redis/script.js';
 
 /** An alert about a cluster member, in the shape the notifier takes. */
 export interface MemberAlert {
@@ -29,7 +30,7 @@ export interface MemberWatchOptions {
 
 // Sets a member's status and returns the one it replaces, atomically: of several replicas that
 // see the same change, exactly one sees the old status, and only that one alerts.
-const swapStatus = `local old = redis.call('HGET', KEYS[1], ARGV[1]); redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]); return old`;
+const swapStatus = new LuaScript(`local old = redis.call('HGET', KEYS[1], ARGV[1]); redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]); return old`);
 
 /**
  * A member of a clustered target that goes Offline is an alert of its own (`member.offline`, on
@@ -47,10 +48,9 @@ export function startMemberWatch(opts: MemberWatchOptions): () => Promise<void> 
     if (!server.environment?.server_clustered) return;
     for (const m of await t.client.clusterMembers()) {
       const down = m.status === 'Offline';
-      const status = down ? 'Offline' : m.status;
-      const old = (await opts.redis.eval(swapStatus, 1, opts.keys.members(t.id), m.server_name, status)) as string | null;
-      const wasDown = old === 'Offline';
-      if (down === wasDown || (!down && old === null)) continue;
+      const old = (await swapStatus.run(opts.redis, [opts.keys.members(t.id)], [m.server_name, m.status])) as string | null;
+      // Alerts on a change into or out of Offline; a member first seen Online is no news.
+      if (down === (old === 'Offline')) continue;
       const summary = down ? `cluster member ${m.server_name} is offline${m.message ? `: ${m.message}` : ''}; its instances cannot be reached or remediated` : `cluster member ${m.server_name} is ${m.status} again`;
       opts.logger[down ? 'error' : 'info']({ target: t.id, member: m.server_name, status: m.status }, summary);
       await opts.raiseAlert?.({ kind: 'member.offline', severity: 'critical', summary, target: t.id, project: '', instance: `member:${m.server_name}`, member: m.server_name, correlationId: `member:${t.id}:${m.server_name}:${Date.now()}`, status: down ? 'firing' : 'resolved' });

@@ -9,6 +9,7 @@ import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-re
 import { describeLxd, lxdReachable, lxdSocketPath, requireLxd } from '../support/lxd-bed.js';
 import { uniquePrefix } from '../support/redis.js';
 import { freePort } from '../support/free-port.js';
+import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 
 /**
  * The container image, without a Docker engine: the tracked files are copied to a clean folder (as
@@ -66,44 +67,6 @@ async function exec(cmd: string, args: string[], opts: { cwd?: string; env?: Rec
   });
 }
 
-/** `reflex <args>` of the installation, as the image's ENTRYPOINT runs it (from /app), with its JSON log lines. */
-function spawnInstalled(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [join(app, 'bin/reflex.js'), ...args], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const logs: Record<string, unknown>[] = [];
-  let out = '';
-  let pending = '';
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-    pending += d.toString();
-    for (let i; (i = pending.indexOf('\n')) >= 0; pending = pending.slice(i + 1)) {
-      try {
-        logs.push(JSON.parse(pending.slice(0, i)) as Record<string, unknown>);
-      } catch {
-        // Not a log line.
-      }
-    }
-  });
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return {
-    async waitForLog(text: string, timeoutMs: number): Promise<Record<string, unknown>> {
-      for (const until = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 100))) {
-        const found = logs.find((l) => String(l.msg ?? '').includes(text));
-        if (found) return found;
-        if (child.exitCode !== null || Date.now() > until) throw new Error(`no log line "${text}" (exit ${child.exitCode}); output:\n${out.slice(-3000)}`);
-      }
-    },
-    async stop(): Promise<number | null> {
-      if (child.exitCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
-    },
-  };
-}
-
 let installed: { code: number; out: string; seconds: number } | undefined;
 let redis: PrivateRedis | undefined;
 
@@ -152,7 +115,7 @@ afterAll(async () => {
 });
 
 await describeLxd('the image\'s installation against the real LXD', () => {
-  let worker: ReturnType<typeof spawnInstalled> | undefined;
+  let worker: ReflexProcess | undefined;
 
   beforeAll(async () => {
     redis = await startPrivateRedis({ appendonly: true });
@@ -188,7 +151,8 @@ await describeLxd('the image\'s installation against the real LXD', () => {
     const health = () => exec(process.execPath, args, { env, timeoutMs: 10_000 });
 
     expect((await health()).code, 'healthy before anything listens').toBe(1);
-    worker = spawnInstalled(['run'], env);
+    // As the image's ENTRYPOINT runs it: from /app, with the image's environment only.
+    worker = startReflexProcess(['run'], env, { bin: join(app, 'bin/reflex.js'), cwd: app, cleanEnv: true });
     expect((await worker.waitForLog(`configuration read from ${configFile}`, 30_000)).configFile).toBe(configFile);
     await worker.waitForLog('reflex running', 30_000);
     let last = await health();

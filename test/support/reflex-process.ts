@@ -19,11 +19,13 @@ export interface ReflexCommand {
   /** An installed `reflex` (e.g. PREFIX/bin/reflex). */
   bin?: string;
   cwd?: string;
+  /** Run with exactly the given environment instead of this process's plus it (an image's ENV). */
+  cleanEnv?: boolean;
 }
 
 /** Starts `node bin/reflex.js <args>` (or an installed `reflex`) exactly as a user would run it. */
 export function startReflexProcess(args: string[], env: Record<string, string> = {}, command: ReflexCommand = {}): ReflexProcess {
-  const child = spawn(process.execPath, [command.bin ?? bin, ...args], { env: { ...process.env, ...env }, cwd: command.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [command.bin ?? bin, ...args], { env: command.cleanEnv ? env : { ...process.env, ...env }, cwd: command.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: Record<string, unknown>[] = [];
   const waiters: { text: string; resolve: (l: Record<string, unknown>) => void }[] = [];
   let buf = '';
