@@ -3,11 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { startReflexProcess } from '../test/support/reflex-process.js';
 import {
-  acquireLxdLock, deleteTestInstance, instanceStatus, launchTestInstance, lxdReachable, lxdSocketPath,
+  acquireLxdLock, deleteTestInstance, launchTestInstance, lxdReachable, lxdSocketPath,
   startInstance, STATUS_RUNNING, TEST_INSTANCE_PREFIX, waitForStatus,
 } from '../test/support/lxd-bed.js';
 import { benchRedis, optIn, rulesDir } from './stack.js';
-import { atMost, median, progress, redisClient, runBench, sleep } from './support.js';
+import { atMost, kill, killGroup, LifecycleMonitor, median, progress, redisClient, runBench, sleep } from './support.js';
 
 /**
  * Crash → Running on the real LXD test bed. An opted-in container's init is killed with SIGKILL
@@ -21,55 +21,6 @@ import { atMost, median, progress, redisClient, runBench, sleep } from './suppor
 const bench = 'crash-to-running';
 const perHalf = Number(process.env.BENCH_LXD_ROUNDS_PER_HALF) || 3;
 const run = promisify(execFile);
-
-/** Our own observer: `lxc monitor` in a child process, lifecycle events timestamped on arrival. */
-class LifecycleMonitor {
-  private readonly child: ChildProcess;
-  private readonly seen: { key: string; at: number }[] = [];
-  private buf = '';
-
-  constructor(env: NodeJS.ProcessEnv) {
-    this.child = spawn('lxc', ['monitor', '--type=lifecycle', '--format=json'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
-    this.child.stdout!.on('data', (d: Buffer) => {
-      const at = performance.now();
-      this.buf += d.toString();
-      let i;
-      while ((i = this.buf.indexOf('\n')) >= 0) {
-        const line = this.buf.slice(0, i).trim();
-        this.buf = this.buf.slice(i + 1);
-        if (!line) continue;
-        try {
-          const e = JSON.parse(line) as { metadata?: { action?: string; source?: string } };
-          const src = e.metadata?.source ?? '';
-          this.seen.push({ key: `${e.metadata?.action} ${src.slice(src.lastIndexOf('/') + 1)}`, at });
-        } catch {
-          // lxc monitor prints one JSON object per line; anything else is not an event.
-        }
-      }
-    });
-  }
-
-  async ready(): Promise<void> {
-    await sleep(1_000);
-    if (this.child.exitCode !== null) throw new Error('lxc monitor exited at once');
-  }
-
-  /** Arrival time of the first `action` for `name` after `after`. */
-  async next(name: string, action: string, after: number, timeoutMs = 15_000): Promise<number> {
-    const key = `${action} ${name}`;
-    const end = performance.now() + timeoutMs;
-    while (performance.now() < end) {
-      const hit = this.seen.find((s) => s.key === key && s.at > after);
-      if (hit) return hit.at;
-      await sleep(5);
-    }
-    throw new Error(`no ${action} for ${name} within ${timeoutMs} ms`);
-  }
-
-  stop(): void {
-    this.child.kill('SIGTERM');
-  }
-}
 
 await runBench(bench, async () => {
   if (!(await lxdReachable())) {
@@ -121,7 +72,7 @@ await runBench(bench, async () => {
         const r = redisClient(redis.url);
         const resetBudget = async () => {
           // Each round is a fresh crash, not a crash loop: forget the restart budget between rounds.
-          const keys = await r.keys(`${prefix}:restarts:*`);
+          const keys = await r.keys(`{${prefix}:*}:restarts`);
           if (keys.length) await r.del(...keys);
         };
         await rounds(name, monitor, perHalf, reflex, () => failures.reflex++, true, resetBudget);
@@ -156,15 +107,6 @@ await runBench(bench, async () => {
   }
 });
 
-/** SIGKILLs the container's init; returns the moment of the kill. */
-async function kill(name: string): Promise<number> {
-  const { pid } = await instanceStatus(name);
-  if (pid <= 0) throw new Error(`${name} has no init process to kill`);
-  const t0 = performance.now();
-  process.kill(pid, 'SIGKILL');
-  return t0;
-}
-
 /** `count` measured rounds after one warm-up: kill, wait for instance-started, settle. */
 async function rounds(name: string, monitor: LifecycleMonitor, count: number, out: number[], failed: () => void, warmUp: boolean, before?: () => Promise<void>): Promise<void> {
   for (let i = warmUp ? -1 : 0; i < count; i++) {
@@ -186,12 +128,4 @@ function startShellLoop(name: string, env: NodeJS.ProcessEnv): ChildProcess {
   // The operator's loop, verbatim, with the jq filter restricted to this instance.
   const script = `lxc monitor --type=lifecycle --format=json | jq --unbuffered -r 'select(.metadata.action=="instance-shutdown" and (.metadata.source|endswith("/${name}"))) | .metadata.source' | while read src; do lxc start "\${src##*/}"; done`;
   return spawn('bash', ['-c', script], { env, detached: true, stdio: 'ignore' });
-}
-
-function killGroup(child: ChildProcess): void {
-  try {
-    process.kill(-child.pid!, 'SIGTERM');
-  } catch {
-    // Already gone.
-  }
 }

@@ -1,5 +1,7 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
+import { instanceStatus } from '../test/support/lxd-bed.js';
 
 /**
  * Helpers shared by the benchmark files. Each bench file is a program: it measures one thing and
@@ -97,5 +99,72 @@ export async function runBench(bench: string, body: () => Promise<BenchResult>):
   } catch (err) {
     progress(bench, `broken run: ${(err as Error).stack ?? String(err)}`);
     process.exit(2);
+  }
+}
+
+/** Our own observer of a real daemon: `lxc monitor` in a child process, lifecycle events timestamped on arrival. */
+export class LifecycleMonitor {
+  private readonly child: ChildProcess;
+  private readonly seen: { key: string; at: number }[] = [];
+  private buf = '';
+
+  constructor(env: NodeJS.ProcessEnv) {
+    this.child = spawn('lxc', ['monitor', '--type=lifecycle', '--format=json'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+    this.child.stdout!.on('data', (d: Buffer) => {
+      const at = performance.now();
+      this.buf += d.toString();
+      let i;
+      while ((i = this.buf.indexOf('\n')) >= 0) {
+        const line = this.buf.slice(0, i).trim();
+        this.buf = this.buf.slice(i + 1);
+        if (!line) continue;
+        try {
+          const e = JSON.parse(line) as { metadata?: { action?: string; source?: string } };
+          const src = e.metadata?.source ?? '';
+          this.seen.push({ key: `${e.metadata?.action} ${src.slice(src.lastIndexOf('/') + 1)}`, at });
+        } catch {
+          // lxc monitor prints one JSON object per line; anything else is not an event.
+        }
+      }
+    });
+  }
+
+  async ready(): Promise<void> {
+    await sleep(1_000);
+    if (this.child.exitCode !== null) throw new Error('lxc monitor exited at once');
+  }
+
+  /** Arrival time of the first `action` for `name` after `after`. */
+  async next(name: string, action: string, after: number, timeoutMs = 15_000): Promise<number> {
+    const key = `${action} ${name}`;
+    const end = performance.now() + timeoutMs;
+    while (performance.now() < end) {
+      const hit = this.seen.find((s) => s.key === key && s.at > after);
+      if (hit) return hit.at;
+      await sleep(5);
+    }
+    throw new Error(`no ${action} for ${name} within ${timeoutMs} ms`);
+  }
+
+  stop(): void {
+    this.child.kill('SIGTERM');
+  }
+}
+
+/** SIGKILLs a real container's init, as a crash would; returns the moment of the kill. */
+export async function kill(name: string): Promise<number> {
+  const { pid } = await instanceStatus(name);
+  if (pid <= 0) throw new Error(`${name} has no init process to kill`);
+  const t0 = performance.now();
+  process.kill(pid, 'SIGKILL');
+  return t0;
+}
+
+/** Ends a detached child's whole process group (a shell pipeline). */
+export function killGroup(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, 'SIGTERM');
+  } catch {
+    // Already gone.
   }
 }
