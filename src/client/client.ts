@@ -53,7 +53,7 @@ export class InstanceClient {
       opts.operationEvents instanceof OperationFeed
         ? opts.operationEvents
         : opts.operationEvents
-          ? new OperationFeed(() => eventsEndpoint(this.transport.target, ['operation'], { project }))
+          ? new OperationFeed(() => this.endpointAt(['operation'], { project }))
           : undefined;
     this.ownsFeed = !(opts.operationEvents instanceof OperationFeed);
     this.scope = new Scope(this.transport, project, feed);
@@ -197,7 +197,13 @@ export class InstanceClient {
 
   /** The events WebSocket for the given types, scoped like this client (or all projects). */
   eventsEndpoint(types: EventType[], opts: { allProjects?: boolean } = {}): EventsEndpoint {
-    return eventsEndpoint(this.target, types, { project: this.project, allProjects: opts.allProjects });
+    return this.endpointAt(types, { project: this.project, allProjects: opts.allProjects });
+  }
+
+  /** At the address calls use now (a cluster target fails over between its members' addresses). */
+  private endpointAt(types: EventType[], scope: { project?: string; allProjects?: boolean }): EventsEndpoint {
+    const origin = this.transport.activeOrigin;
+    return { ...eventsEndpoint(this.transport.activeTarget, types, scope), unreachable: () => this.transport.failover(origin) };
   }
 
   /**

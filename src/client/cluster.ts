@@ -12,9 +12,15 @@ export const clusterMemberSchema = z.looseObject({
 });
 export type ClusterMember = z.infer<typeof clusterMemberSchema>;
 
-/** `GET /1.0/cluster/members?recursion=1`: every member with its status. */
+/**
+ * `GET /1.0/cluster/members?recursion=1`: every member with its status. The members' `url`s join
+ * an HTTPS target's failover addresses (after the configured ones), so one configured address of
+ * a cluster is enough.
+ */
 export async function listClusterMembers(scope: Scope, opts: { signal?: AbortSignal } = {}): Promise<ClusterMember[]> {
   const path = '/1.0/cluster/members?recursion=1';
   const res = await scope.sync('GET', path, opts);
-  return parseMetadata(z.array(clusterMemberSchema), res.envelope.metadata, 'GET', path, res.status);
+  const members = parseMetadata(z.array(clusterMemberSchema), res.envelope.metadata, 'GET', path, res.status);
+  scope.transport.learnAddresses(members.flatMap((m) => (m.url ? [m.url] : [])));
+  return members;
 }

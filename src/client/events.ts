@@ -18,6 +18,8 @@ export interface EventsEndpoint {
     rejectUnauthorized?: boolean;
     createConnection?: ClientOptions['createConnection'];
   };
+  /** Called by the subscriber when this address is unreachable: a cluster target moves to its next address. */
+  unreachable?: () => void;
 }
 
 /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ReflexError } from '../errors/reflex-error.js';
-import { findLocalSocket, type Target } from './target.js';
+import { findLocalSocket, httpsAddresses, type Target } from './target.js';
 
 /**
  * Zero-setup remotes: the `lxc` and `incus` client configuration (notes §7) turned into a
@@ -101,8 +101,8 @@ export function resolveRemote(name?: string, env: Env = process.env): Target {
   if (authType !== 'tls') {
     throw new ReflexError('REMOTE_UNSUPPORTED', `${where} uses auth_type ${authType}; Reflex supports only tls (client certificates): re-add the remote with \`${found.tool} remote add ${wanted} ${remote.addr} --auth-type=tls\``);
   }
-  const addr = remote.addr.split(',')[0]!.trim();
-  if (!addr.startsWith('https://')) throw new ReflexError('REMOTE_UNSUPPORTED', `${where} has address ${remote.addr}; expected https://… or unix://…`);
+  const addrs = remote.addr.split(',').map((a) => a.trim()).filter(Boolean);
+  if (addrs.length === 0 || !addrs.every((a) => a.startsWith('https://'))) throw new ReflexError('REMOTE_UNSUPPORTED', `${where} has address ${remote.addr}; expected https://… or unix://…`);
   const file = (f: string) => (existsSync(f) ? readFileSync(f, 'utf8') : undefined);
   const cert = file(join(found.dir, 'client.crt'));
   const key = file(join(found.dir, 'client.key'));
@@ -110,8 +110,9 @@ export function resolveRemote(name?: string, env: Env = process.env): Target {
   // Like lxc: no servercerts/<name>.crt means the server has a CA-signed certificate, verified
   // against the system CAs; otherwise that certificate is the pin.
   const serverCert = file(join(found.dir, 'servercerts', `${wanted}.crt`));
-  const origin = new URL(addr).origin;
-  return { kind: 'https', origin, url: origin, cert, key, serverCert, project: remote.project };
+  // A clustered remote may list several members' addresses: the first is its identity, the others failover.
+  const { origin, addresses } = httpsAddresses(addrs, where);
+  return { kind: 'https', origin, url: origin, cert, key, serverCert, project: remote.project, ...(addresses ? { addresses } : {}) };
 }
 
 /**

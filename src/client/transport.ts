@@ -3,7 +3,7 @@ import { Agent, buildConnector, request as undiciRequest, errors as undiciErrors
 import { ReflexError } from '../errors/reflex-error.js';
 import { ApiError, apiErrorFromEnvelope } from './api-error.js';
 import { envelopeSchema, type AsyncEnvelope, type SyncEnvelope } from './envelope.js';
-import type { Target } from './target.js';
+import { targetAddresses, type Target } from './target.js';
 import { certificateFingerprint, checkPin, normalizeFingerprint } from './tls-pin.js';
 
 /** Options of one request. */
@@ -38,14 +38,55 @@ export function targetPin(target: Target): string | undefined {
   return undefined;
 }
 
+/** Error codes of the system calls and TLS layer that mean no connection was made: nothing was sent. */
+const notConnectedCodes = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'ENOENT', 'UND_ERR_CONNECT_TIMEOUT', 'TLS_PIN_MISMATCH']);
+/** Codes of a connection cut or gone bad after it was made: the request may have reached the server. */
+const connectionLostCodes = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+function errorCodes(err: unknown): string[] {
+  const codes: string[] = [];
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+  }
+  return codes;
+}
+
+/** Whether a failure happened before any byte of the request could reach the server (refused, unreachable, TLS handshake). */
+function neverConnected(err: unknown): boolean {
+  return errorCodes(err).some((c) => notConnectedCodes.has(c) || c.startsWith('ERR_TLS_') || c.startsWith('ERR_SSL_'));
+}
+
+/**
+ * Whether a failure says the address is unreachable or the connection to it broke (refused,
+ * timeout, TLS or socket error), as opposed to an answer of the server (HTTP 4xx/5xx) or the
+ * caller's abort: the failures that make a cluster target move to its next address.
+ */
+export function isConnectionFailure(err: unknown): boolean {
+  if (neverConnected(err)) return true;
+  if (errorCodes(err).some((c) => connectionLostCodes.has(c))) return true;
+  // ws says so in its message only: a handshake that never finished.
+  return /Opening handshake has timed out|socket hang up/.test((err as Error)?.message ?? '');
+}
+
+/** Methods the server treats as reads: safe to send again to another member after a cut connection. */
+const idempotentMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /**
  * HTTP to the instance API: envelopes, errors and ETags, nothing about instances. One pooled
  * keep-alive undici Agent per transport; every call has a timeout and honours an abort signal.
+ *
+ * A cluster target (several addresses) uses one address at a time. A connection failure moves it
+ * to the next one; the call is sent again there only when it cannot have reached the first (no
+ * connection was made) or is a read. A write cut after it was sent fails with NETWORK/TIMEOUT as
+ * with one address: it may have been carried out, so whoever retries it re-reads state first.
  */
 export class Transport {
   readonly target: Target;
   private readonly agent: Agent;
-  private readonly origin: string;
+  /** Addresses in failover order: configured ones, then those learnt from the cluster's members. */
+  private readonly origins: string[];
+  private current = 0;
   private readonly timeoutMs: number;
 
   constructor(target: Target, opts: TransportOptions = {}) {
@@ -54,10 +95,10 @@ export class Transport {
     const keepAliveTimeout = opts.keepAliveMs ?? 10_000;
     if (target.kind === 'unix') {
       this.agent = new Agent({ connect: { socketPath: target.socketPath }, keepAliveTimeout });
-      this.origin = 'http://lxd';
+      this.origins = ['http://lxd'];
       return;
     }
-    this.origin = target.origin;
+    this.origins = [...targetAddresses(target)];
     const pin = targetPin(target);
     if (!pin) {
       this.agent = new Agent({ connect: { cert: target.cert, key: target.key }, keepAliveTimeout });
@@ -78,6 +119,43 @@ export class Transport {
     });
   }
 
+  /** The address calls go to now (`https://host:port`; `http://lxd` over a unix socket). */
+  get activeOrigin(): string {
+    return this.origins[this.current]!;
+  }
+
+  /** The target as seen at the address in use: what the event stream connects to. */
+  get activeTarget(): Target {
+    const t = this.target;
+    return t.kind === 'https' && this.activeOrigin !== t.origin ? { ...t, origin: this.activeOrigin } : t;
+  }
+
+  /**
+   * Says that `origin` did not answer: the next call goes to the next address. A no-op when
+   * another failure already moved on, so concurrent failures skip one address, not several.
+   */
+  failover(origin: string): void {
+    if (this.origins.length > 1 && this.activeOrigin === origin) this.current = (this.current + 1) % this.origins.length;
+  }
+
+  /**
+   * Adds addresses of a cluster target learnt from its members (`url` of `/1.0/cluster/members`),
+   * after the configured ones, so one configured address is enough to fail over. Ignored for a
+   * unix socket, whose client has no certificate to present elsewhere.
+   */
+  learnAddresses(urls: readonly string[]): void {
+    if (this.target.kind !== 'https') return;
+    for (const url of urls) {
+      let origin: string;
+      try {
+        origin = new URL(url).origin;
+      } catch {
+        continue;
+      }
+      if (origin.startsWith('https://') && !this.origins.includes(origin)) this.origins.push(origin);
+    }
+  }
+
   /** Sends a request and decodes the envelope; error envelopes and transport failures throw ApiError. */
   async request(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
     const timeout = AbortSignal.timeout(opts.timeoutMs ?? this.timeoutMs);
@@ -89,17 +167,23 @@ export class Transport {
       body = JSON.stringify(opts.body);
       headers['content-type'] = 'application/json';
     }
+    const tried = new Set<string>();
     let res;
-    try {
-      res = await undiciRequest(this.origin + path, { method: method as 'GET', headers, body, signal, dispatcher: this.agent });
-    } catch (err) {
-      throw this.networkError(err, timeout.aborted, method, path, opts.signal);
-    }
     let text: string;
-    try {
-      text = await res.body.text();
-    } catch (err) {
-      throw this.networkError(err, timeout.aborted, method, path, opts.signal);
+    for (;;) {
+      const origin = this.activeOrigin;
+      tried.add(origin);
+      try {
+        res = await undiciRequest(origin + path, { method: method as 'GET', headers, body, signal, dispatcher: this.agent });
+        text = await res.body.text();
+        break;
+      } catch (err) {
+        const failure = this.networkError(err, timeout.aborted, method, path, opts.signal);
+        if (failure.code === 'ABORTED' || !isConnectionFailure(err)) throw failure;
+        this.failover(origin);
+        const resend = neverConnected(err) || idempotentMethods.has(method);
+        if (!resend || signal.aborted || tried.has(this.activeOrigin)) throw failure;
+      }
     }
     let parsed;
     try {

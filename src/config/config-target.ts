@@ -1,5 +1,5 @@
 import { resolveRemote } from '../client/remote.js';
-import { parseTarget, type Target } from '../client/target.js';
+import { parseTarget, targetAddresses, type Target } from '../client/target.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { Config, TargetEntry } from './config.js';
 
@@ -10,6 +10,7 @@ export interface ConfiguredTarget {
   /**
    * Its identity in Redis keys (lease, state, locks), job payloads, audit records and metric
    * labels: the server's URL, as with one target, so moving to a `targets` list keeps the keys.
+   * For a cluster with several addresses, the first configured one, whichever member answers.
    */
   id: string;
   target: Target;
@@ -31,10 +32,11 @@ function singleTarget(c: Pick<Config, 'target' | 'remote' | 'clientCert' | 'clie
 function entryTarget(entry: TargetEntry, index: number): ConfiguredTarget {
   let target: Target;
   try {
-    target = singleTarget(entry);
+    // A cluster's addresses are the comma-separated form of `target`: one parser for both.
+    target = singleTarget(entry.addresses ? { ...entry, target: entry.addresses.join(',') } : entry);
   } catch (err) {
     const e = err as ReflexError;
-    throw new ReflexError(e.code ?? 'CONFIG_INVALID', `targets.${index}.${entry.remote ? 'remote' : 'target'} (${entry.name}): ${e.message}`, { cause: err });
+    throw new ReflexError(e.code ?? 'CONFIG_INVALID', `targets.${index}.${entry.remote ? 'remote' : entry.addresses ? 'addresses' : 'target'} (${entry.name}): ${e.message}`, { cause: err });
   }
   // Scoping returns a new target rather than changing the one a remote resolved to.
   const scoped = entry.project ? { ...target, project: entry.project } : target;
@@ -52,9 +54,11 @@ export function targetsOf(config: Config): ConfiguredTarget[] {
   }
   const out = config.targets.map(entryTarget);
   out.forEach((t, i) => {
-    const first = out.findIndex((o) => o.id === t.id);
+    // Two entries sharing any address are the same cluster, even when listed in another order.
+    const mine = targetAddresses(t.target);
+    const first = out.findIndex((o) => targetAddresses(o.target).some((a) => mine.includes(a)));
     if (first < i) {
-      throw new ReflexError('CONFIG_INVALID', `targets.${i}.target (${t.name}): the same server as targets.${first} (${t.id}); give one entry per server or cluster (without project, an entry watches every project)`);
+      throw new ReflexError('CONFIG_INVALID', `targets.${i}.target (${t.name}): the same server as targets.${first} (${out[first]!.id}); give one entry per server or cluster (without project, an entry watches every project)`);
     }
   });
   return out;

@@ -14,8 +14,16 @@ export const targetEntrySchema = z
   .strictObject({
     /** What logs and /readyz call this target. Letters, digits and `_.-`. */
     name: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
-    /** `unix:///path/to/unix.socket` or `https://host:8443` (one member of a cluster is enough). */
+    /**
+     * `unix:///path/to/unix.socket` or `https://host:8443` (one member of a cluster is enough; several,
+     * comma-separated, fail over between them).
+     */
     target: z.string().min(1).optional(),
+    /**
+     * A cluster's member addresses (`https://…`), tried in this order, instead of `target`: calls and
+     * the event stream fail over between them. The first is the target's identity (Redis keys).
+     */
+    addresses: z.array(z.string().startsWith('https://', 'an https://host:port address')).min(1).optional(),
     /** A remote of the lxc/incus client configuration, instead of `target`. */
     remote: z.string().min(1).optional(),
     clientCert: z.string().optional(),
@@ -26,8 +34,9 @@ export const targetEntrySchema = z
     project: z.string().min(1).optional(),
   })
   .superRefine((t, ctx) => {
-    if (!t.target && !t.remote) ctx.addIssue({ code: 'custom', path: ['target'], message: 'give target (unix:///… or https://…) or remote' });
-    if (t.target && t.remote) ctx.addIssue({ code: 'custom', path: ['remote'], message: 'give target or remote, not both' });
+    const given = [t.target && 'target', t.addresses && 'addresses', t.remote && 'remote'].filter(Boolean);
+    if (given.length === 0) ctx.addIssue({ code: 'custom', path: ['target'], message: 'give target (unix:///… or https://…), addresses or remote' });
+    if (given.length > 1) ctx.addIssue({ code: 'custom', path: [given[1] as string], message: `give one of target, addresses or remote, not ${given.join(' and ')}` });
   });
 export type TargetEntry = z.infer<typeof targetEntrySchema>;
 

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import type { EventsEndpoint } from '../client/client.js';
+import { isConnectionFailure } from '../client/transport.js';
 import type { Metrics } from '../metrics/metrics.js';
 
 /** Options of {@link EventSubscriber}. */
@@ -28,7 +29,9 @@ export interface EventSubscriberOptions {
 /**
  * Holds a WebSocket to `/1.0/events` open: answers keepalive pings (ws replies with a pong by
  * itself), replaces a silent socket, reconnects with exponential backoff and jitter, and calls
- * `onConnected` after each connect so the caller can resync what the gap may have hidden.
+ * `onConnected` after each connect so the caller can resync what the gap may have hidden. The
+ * endpoint is asked again on each connect: a cluster target's moves to the next member's address
+ * after a connection failure (the endpoint's `unreachable`).
  * Emits 'connected', 'disconnected' (with the reason).
  */
 export class EventSubscriber extends EventEmitter {
@@ -72,7 +75,8 @@ export class EventSubscriber extends EventEmitter {
   }
 
   private connect(): void {
-    const { url, options } = this.opts.endpoint();
+    const endpoint = this.opts.endpoint();
+    const { url, options } = endpoint;
     const socket = new WebSocket(url, { ...options, handshakeTimeout: 10_000 });
     this.socket = socket;
     let watchdog: NodeJS.Timeout | undefined;
@@ -106,7 +110,9 @@ export class EventSubscriber extends EventEmitter {
       for (const line of text.split('\n')) if (line.trim()) this.opts.onFrame(line, receivedAt);
     });
     socket.on('error', (err) => {
-      this.opts.logger.warn({ err }, 'event socket error');
+      this.opts.logger.warn({ err, url }, 'event socket error');
+      // A cluster target reconnects to its next member; the resync on connect covers the gap.
+      if (isConnectionFailure(err)) endpoint.unreachable?.();
     });
     socket.on('close', (code) => {
       clearInterval(watchdog);

@@ -42,6 +42,12 @@ export interface SimEventOptions {
 export interface SimClusterOptions {
   /** Member names, e.g. ['m1', 'm2', 'm3']; the first answers requests. */
   members: string[];
+  /**
+   * Each member also answers on its own `https://127.0.0.1:<free port>` (its `url`), sharing the
+   * one store and certificate; `RunningSimulator.memberListeners` takes them away and back.
+   * Default false: the members' `url`s are `https://10.0.0.N:8443`, not listened on.
+   */
+  memberListeners?: boolean;
 }
 
 /** Options of startSimulator. */
@@ -126,6 +132,6 @@ export function resolveOptions(opts: SimulatorOptions, defaultSocket: string): R
     trustedCertificates: opts.trustedCertificates ?? [],
     trustPassword: opts.trustPassword === '' ? undefined : opts.trustPassword,
     tls: opts.tls,
-    cluster: opts.cluster && opts.cluster.members.length > 0 ? { members: [...opts.cluster.members] } : undefined,
+    cluster: opts.cluster && opts.cluster.members.length > 0 ? { members: [...opts.cluster.members], memberListeners: opts.cluster.memberListeners ?? false } : undefined,
   };
 }

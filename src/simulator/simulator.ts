@@ -18,6 +18,7 @@ import { simImages } from './handlers/images.js';
 import { InstanceActions } from './instance-actions.js';
 import { InstanceStore } from './instance-store.js';
 import { LifecycleEmitter } from './lifecycle.js';
+import { MemberListeners } from './member-listeners.js';
 import { OperationRegistry } from './operations.js';
 import { resolveOptions, type SimulatorOptions } from './options.js';
 import { seedPopulation } from './population.js';
@@ -34,6 +35,8 @@ export interface RunningSimulator {
   serverCertificate: string | undefined;
   /** Fault injection and inspection. */
   controls: SimulatorControls;
+  /** Cluster mode with `memberListeners`: each member's own address, to take away and give back. */
+  memberListeners: MemberListeners | undefined;
   /** Stops listening, cuts event sockets and removes the temporary socket directory. */
   stop(): Promise<void>;
 }
@@ -51,7 +54,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const tempDir = options.listen?.length ? undefined : mkdtempSync(join(tmpdir(), 'reflex-sim-'));
   const opts = resolveOptions(options, join(tempDir ?? tmpdir(), 'unix.socket'));
   const specs = opts.listen.map(parseListen);
-  const wantsHttps = specs.some((s) => s.kind === 'https');
+  const wantsHttps = specs.some((s) => s.kind === 'https') || Boolean(opts.cluster?.memberListeners);
   const tls = wantsHttps ? (opts.tls ?? (await selfSignedPair())) : undefined;
 
   const ids = new IdSource(opts.seed);
@@ -101,6 +104,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const router = buildRouter(ctx, controls);
   transport = new Transport(specs, { request: (req, res, id) => handleRequest(ctx, router, req, res, id), upgrade: (req, socket, head, id) => upgrade(req, socket, head, id) }, tls);
   await transport.listen();
+  const memberListeners = cluster && opts.cluster?.memberListeners ? new MemberListeners(cluster, { request: (req, res, id) => handleRequest(ctx, router, req, res, id), upgrade }, tls!) : undefined;
+  await memberListeners?.listen();
   if (tls) ctx.serverTls = { cert: tls.cert, fingerprint: certificateFingerprint(tls.cert), addresses: transport.httpsUrl ? [transport.httpsUrl.slice('https://'.length)] : [] };
 
   return {
@@ -108,10 +113,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     httpsUrl: transport.httpsUrl,
     serverCertificate: tls?.cert,
     controls,
+    memberListeners,
     async stop() {
       hub.close();
       events.close();
       ctx.execSockets.close();
+      await memberListeners?.close();
       await transport.close();
       if (tempDir) rmSync(tempDir, { recursive: true, force: true });
     },
