@@ -1,0 +1,139 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { describe, it } from 'vitest';
+import { STATUS_RUNNING, TEST_IMAGE, type InstanceStatus } from './lxd-bed.js';
+
+/**
+ * Helpers for the suite that drives the real two-member LXD cluster of
+ * scripts/lxd-cluster-testbed.sh. Like lxd-bed.ts they go through `lxc`, here pointed at one
+ * member's socket; the cluster is its own set of daemons, so it needs no lock shared with the
+ * main daemon's suites.
+ */
+
+const run = promisify(execFile);
+
+/** Where scripts/lxd-cluster-testbed.sh keeps member N (its LXD_DIR). */
+export function memberDir(member: string): string {
+  return `/var/lib/lxd-cluster/${member}`;
+}
+
+export function memberSocket(member: string): string {
+  return `${memberDir(member)}/unix.socket`;
+}
+
+/** The bed's members, in order; the tests connect to the first. */
+export const MEMBERS = ['m1', 'm2'] as const;
+/** Names of instances the cluster tests create start with this; the bed script deletes leftovers. */
+export const CLUSTER_INSTANCE_PREFIX = 'rc-';
+
+/** `lxc` against one member's unix socket; errors carry lxc's stderr. */
+export async function memberLxc(member: string, args: string[], timeoutMs = 30_000): Promise<string> {
+  try {
+    const pending = run('lxc', args, { timeout: timeoutMs, env: { ...process.env, LXD_DIR: memberDir(member), LXD_SOCKET: memberSocket(member) } });
+    pending.child.stdin?.end();
+    return (await pending).stdout;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { stderr?: string; killed?: boolean };
+    const detail = e.killed ? `timed out after ${timeoutMs} ms` : (e.stderr?.trim() || e.message);
+    throw new Error(`lxc (${member}) ${args.join(' ')}: ${detail}`, { cause: err });
+  }
+}
+
+async function clusterReachable(): Promise<boolean> {
+  try {
+    if (!statSync(memberSocket('m1')).isSocket()) return false;
+    const server = JSON.parse(await memberLxc('m1', ['query', '/1.0'], 10_000)) as { environment?: { server_clustered?: boolean } };
+    return server.environment?.server_clustered === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Declares a suite that needs the cluster bed. Without it the suite is skipped with a notice,
+ * unless REFLEX_REQUIRE_LXD_CLUSTER=1, which turns the absence into a failing test.
+ */
+export async function describeLxdCluster(name: string, body: () => void): Promise<void> {
+  if (await clusterReachable()) {
+    describe(name, body);
+    return;
+  }
+  const why = `no clustered LXD answers on ${memberSocket('m1')}; run scripts/lxd-cluster-testbed.sh start as root (after scripts/lxd-testbed.sh)`;
+  if (process.env.REFLEX_REQUIRE_LXD_CLUSTER === '1') {
+    describe(name, () => {
+      it('needs the real LXD cluster bed', () => {
+        throw new Error(`real LXD cluster required (REFLEX_REQUIRE_LXD_CLUSTER=1) but ${why}`);
+      });
+    });
+    return;
+  }
+  process.stderr.write(`real-LXD-cluster suite skipped: ${why}\n`);
+  describe.skip(name, body);
+}
+
+/** Creates an instance of the test image on `member` (through member 1), starts it, waits for Running. */
+export async function launchOnMember(member: string, config: Record<string, string> = {}): Promise<string> {
+  const name = `${CLUSTER_INSTANCE_PREFIX}${randomBytes(4).toString('hex')}`;
+  const all = { 'raw.lxc': 'lxc.init.cmd=/sbin/testinit', ...config };
+  await memberLxc('m1', ['init', TEST_IMAGE, name, '--target', member, ...Object.entries(all).flatMap(([k, v]) => ['-c', `${k}=${v}`])]);
+  try {
+    await memberLxc('m1', ['start', name]);
+    await waitForClusterStatus(name, STATUS_RUNNING, 10_000);
+  } catch (err) {
+    await deleteClusterInstance(name).catch(() => undefined);
+    throw err;
+  }
+  return name;
+}
+
+/** `GET /1.0/instances/NAME` and its state, through member 1 (which forwards to the instance's member). */
+export async function clusterInstanceStatus(name: string): Promise<InstanceStatus & { location: string }> {
+  const [instance, state] = await Promise.all([
+    memberLxc('m1', ['query', `/1.0/instances/${name}`], 10_000),
+    memberLxc('m1', ['query', `/1.0/instances/${name}/state`], 10_000),
+  ]);
+  const s = JSON.parse(state) as InstanceStatus;
+  return { status: s.status, status_code: s.status_code, pid: s.pid, location: (JSON.parse(instance) as { location: string }).location };
+}
+
+/** SIGKILL of the instance's init from the host: every member's containers are this host's processes. */
+export async function crashClusterInstance(name: string): Promise<void> {
+  const { pid, status } = await clusterInstanceStatus(name);
+  if (pid <= 0) throw new Error(`cannot crash ${name}: it has no init process (status ${status})`);
+  process.kill(pid, 'SIGKILL');
+}
+
+/** Polls every 50 ms until the status code is `code`; throws naming the last status seen. */
+export async function waitForClusterStatus(name: string, code: number, timeoutMs: number): Promise<void> {
+  const start = Date.now();
+  let last = 'none yet';
+  for (;;) {
+    try {
+      const s = await clusterInstanceStatus(name);
+      if (s.status_code === code) return;
+      last = `${s.status} (${s.status_code})`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    if (Date.now() - start >= timeoutMs) throw new Error(`${name} did not reach status ${code} within ${timeoutMs} ms; last seen: ${last}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Force-deletes the instance, waiting out a busy stop hook; a missing one is not an error. */
+export async function deleteClusterInstance(name: string): Promise<void> {
+  const until = Date.now() + 5_000;
+  for (;;) {
+    try {
+      await memberLxc('m1', ['delete', '-f', name]);
+      return;
+    } catch (err) {
+      const message = (err as Error).message;
+      if (/not found/i.test(message)) return;
+      if (!/busy running/i.test(message) || Date.now() > until) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
