@@ -92,11 +92,11 @@ export const configSchema = z.strictObject({
   actionAttempts: z.number().int().min(1).max(50).default(5),
   /** How long a rule's `when` may take before the decision is recorded as "condition timed out". Default 5000 ms. */
   ruleTimeoutMs: durationMs(z.number().int().min(10).max(300_000)).default(5_000),
-  /** Concurrent action jobs per process. Default 8. */
-  actionConcurrency: z.number().int().min(1).max(256).default(8),
-  /** Storm control: this many distinct instances failing on one member within `stormWindowMs` inhibit per-instance remediation, with one grouped alert. Default 10; 0 turns it off. */
+  /** Concurrent action jobs per process: the bound on actions in flight (a mass failure is remediated this many at a time per replica). Default 32. */
+  actionConcurrency: z.number().int().min(1).max(256).default(32),
+  /** Storm control: this many distinct instances on one member whose remediation by one rule failed (the action gave up, or the instance failed again) within `stormWindowMs` hold that rule's actions there, with one grouped alert. Crashes alone never trip it. Default 10; 0 turns it off. */
   stormThreshold: z.number().int().min(0).default(10),
-  /** Storm control's sliding window; a storm ends one window after it last had `stormThreshold` failures. Default 60 000 ms. */
+  /** Storm control's sliding window; a storm ends one window after it last had `stormThreshold` failing remediations. Default 60 000 ms. */
   stormWindowMs: durationMs(z.number().int().min(1_000)).default(60_000),
   /** How long restarting rules stand back after an unrequested stop of an instance with `boot.autorestart=true`, while the daemon retries (Incus: 10 restarts a minute). Default 75 000 ms. */
   autorestartStandBackMs: durationMs(z.number().int().min(0)).default(75_000),

@@ -102,10 +102,14 @@ export interface KeySpace {
   quarantine(ref: InstanceRef): string;
   /** Cooldown marker of a rule on an instance. */
   cooldown(rule: string, ref: InstanceRef): string;
-  /** Instances that failed recently on one member (storm control), scored by time. */
-  stormFailures(target: string, location: string): string;
-  /** Set while a member is in a failure storm: when it began and who raised its alert. */
-  storm(target: string, location: string): string;
+  /** Instances on one member whose remediation by a rule failed recently (storm control), scored by time. */
+  stormFailures(target: string, location: string, rule: string): string;
+  /** Instances on one member a rule remediated recently (storm control: failing again counts against it), scored by time. */
+  stormRemediated(target: string, location: string, rule: string): string;
+  /** Set while a rule is in a failure storm on a member: when it began and who raised its alert. */
+  storm(target: string, location: string, rule: string): string;
+  /** Rules in a failure storm on a member, scored by when the storm ends at the earliest. */
+  storms(target: string, location: string): string;
   /** Set while a rule's take-over check of an instance with boot.autorestart is queued. */
   standBack(rule: string, ref: InstanceRef): string;
   /** Hash of silences by id. */
@@ -142,8 +146,10 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     restarts: (r) => `${prefix}:restarts:${ref(r)}`,
     quarantine: (r) => `${prefix}:quarantine:${ref(r)}`,
     cooldown: (rule, r) => `${prefix}:cooldown:${rule}:${ref(r)}`,
-    stormFailures: (target, location) => `${prefix}:storm-failures:${target}:${location}`,
-    storm: (target, location) => `${prefix}:storm:${target}:${location}`,
+    stormFailures: (target, location, rule) => `${prefix}:storm-failures:${target}:${location}:${rule}`,
+    stormRemediated: (target, location, rule) => `${prefix}:storm-remediated:${target}:${location}:${rule}`,
+    storm: (target, location, rule) => `${prefix}:storm:${target}:${location}:${rule}`,
+    storms: (target, location) => `${prefix}:storms:${target}:${location}`,
     standBack: (rule, r) => `${prefix}:standback:${rule}:${ref(r)}`,
     silences: `${prefix}:silences`,
     ownOperations: (r) => `${prefix}:own-ops:${ref(r)}`,

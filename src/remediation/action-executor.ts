@@ -21,6 +21,7 @@ import type { ActionJob } from './action-job.js';
 import type { PendingActions } from './pending-actions.js';
 import type { Recheck } from './recheck.js';
 import { worthRetrying } from './retry-policy.js';
+import { describeStorm, isFailure, type StormControl, type StormScope } from './storm-control.js';
 
 /** How old a listing of the server's operations may be when an action checks for others' work on its instance. */
 const OPERATIONS_MAX_AGE_MS = 250;
@@ -47,7 +48,9 @@ export interface ActionExecutorDeps {
   events?: Queue;
   /** The `notify` action's notifier; none: `notify` fails. */
   notifier?: Pick<Notifier, 'notify'>;
-  /** Forwards the alert of an action that gave up to the notification receivers; none: audited only. */
+  /** Storm control: holds a rule's actions on a member in a storm, and counts its remediations; none: off. */
+  storms?: StormControl;
+  /** Forwards the alert of an action that gave up (or of the storm it tripped) to the notification receivers; none: audited only. */
   raiseAlert?: (alert: { kind: string; severity: 'critical'; summary: string; target: string; project: string; instance: string; member?: string; correlationId: string }) => Promise<unknown>;
 }
 
@@ -75,6 +78,20 @@ export class ActionExecutor {
     if (!fresh) return;
     await audit.append({ ...base, type: 'alert', summary, severity: 'critical' });
     await this.deps.raiseAlert?.({ kind: 'action-failed', severity: 'critical', summary, target: job.target, project: job.project, instance: job.instance, ...(job.event?.location ? { member: job.event.location } : {}), correlationId: job.correlationId });
+    await this.remediationFailed(job, jobId);
+  }
+
+  /** A remediation that gave up counts towards its rule's storm on the member; the one that trips it raises the storm's alert. */
+  private async remediationFailed(job: ActionJob, jobId: string): Promise<void> {
+    const scope = stormScope(job);
+    const storms = this.deps.storms;
+    if (!storms || !scope) return;
+    const s = await storms.failed(scope, `${job.rule}|give-up:${jobId}`);
+    if (!s.storm || !s.alert) return;
+    this.deps.metrics?.storms.inc();
+    const { alert } = describeStorm(s, scope, storms);
+    const fresh = await this.deps.audit.append({ correlationId: job.correlationId, target: job.target, instance: `member:${scope.location}`, rule: job.rule, type: 'alert', summary: alert, severity: 'critical' }, { once: `storm-alert:${jobId}` });
+    if (fresh) await this.deps.raiseAlert?.({ kind: 'storm', severity: 'critical', summary: alert, target: job.target, project: job.project, instance: `member:${scope.location}`, member: scope.location, correlationId: job.correlationId });
   }
 
   /**
@@ -114,14 +131,22 @@ export class ActionExecutor {
     const resumed = await this.resume(job, jobId, client, base);
     if (resumed) return this.finish(ref, jobId, resumed);
     if (held) {
-      const verdict = await this.deps.recheck.check(job);
+      // The re-check's reads, storm control and the listing of the server's operations are
+      // independent: read them at once, so a mass failure pays one round of reads per action.
+      const listing = this.recentOperations(client, `${job.target}\u0000${job.project}`).catch(() => undefined);
+      const [verdict, storm] = await Promise.all([this.deps.recheck.check(job), this.heldByStorm(job)]);
       if (!verdict.proceed) {
         const outcome: ActionOutcome = { result: 'skipped', summary: verdict.summary };
         await audit.append({ ...base, type: 'outcome', summary: `${job.action} skipped at the moment of acting: ${verdict.summary}`, result: 'skipped', recheck: verdict.check, jobId }, { once: `recheck:${jobId}` });
         logger.info({ instance: job.instance, project: job.project, rule: job.rule, action: job.action, check: verdict.check }, `${job.action} skipped: ${verdict.summary}`);
         return this.finish(ref, jobId, outcome);
       }
-      const operators = await this.waitForOthersOperations(client, job);
+      if (storm) {
+        const outcome: ActionOutcome = { result: 'skipped', summary: storm };
+        await audit.append({ ...base, type: 'outcome', summary: `${job.action} held at the moment of acting: ${storm}`, result: 'skipped', recheck: 'storm', jobId }, { once: `recheck:${jobId}` });
+        return this.finish(ref, jobId, outcome);
+      }
+      const operators = await this.waitForOthersOperations(client, job, await listing);
       if (operators) {
         const outcome: ActionOutcome = { result: 'skipped', summary: operators };
         await audit.append({ ...base, type: 'outcome', summary: `${job.action} skipped at the moment of acting: ${operators}`, result: 'skipped', recheck: 'superseded', jobId }, { once: `recheck:${jobId}` });
@@ -142,6 +167,8 @@ export class ActionExecutor {
     try {
       const outcome = await action.run(ctx);
       await redis.del(keys.inflight(jobId));
+      const scope = stormScope(job);
+      if (scope && outcome.result === 'done' && !job.dryRun) await this.deps.storms?.remediated(scope);
       await audit.append({ ...base, type: 'outcome', summary: `${job.action}: ${outcome.summary}`, result: outcome.result, operationId: outcome.operationId, attempt });
       logger.info({ instance: job.instance, rule: job.rule, action: job.action, result: outcome.result }, outcome.summary);
       return this.finish(ref, jobId, outcome);
@@ -167,6 +194,14 @@ export class ActionExecutor {
       if (!retry) throw new UnrecoverableError(`${code}: ${(err as Error).message}`);
       throw err;
     }
+  }
+
+  /** Why the job is held: its rule is in a storm on the instance's member (declared after the job was queued). */
+  private async heldByStorm(job: ActionJob): Promise<string | undefined> {
+    const scope = stormScope(job);
+    if (!scope || !this.deps.storms || !(await this.deps.storms.holds(scope))) return undefined;
+    const where = scope.location === 'none' ? `server ${scope.target}` : `member ${scope.location}`;
+    return `storm: remediation by rule ${scope.rule} keeps failing on ${where}; its actions there are held until the storm ends (one grouped alert)`;
   }
 
   private async finish(ref: InstanceRef, jobId: string, outcome: ActionOutcome): Promise<ActionOutcome> {
@@ -272,13 +307,8 @@ export class ActionExecutor {
    * {@link OPERATIONS_MAX_AGE_MS} old. An operation started since is caught by the daemon's own
    * instance lock: the call is refused as busy, and retried.
    */
-  private async waitForOthersOperations(client: InstanceClient, job: ActionJob): Promise<string | undefined> {
-    let ops;
-    try {
-      ops = await this.recentOperations(client, `${job.target}\u0000${job.project}`);
-    } catch {
-      return undefined; // listing is an optimisation: the action re-reads state anyway
-    }
+  private async waitForOthersOperations(client: InstanceClient, job: ActionJob, ops: OperationObject[] | undefined): Promise<string | undefined> {
+    if (!ops) return undefined; // listing is an optimisation: the action re-reads state anyway
     const mine = ops.filter((op) => op.class === 'task' && Object.values(op.resources ?? {}).flat().some((p) => parseSource(p).instance === job.instance));
     if (!mine.length) return undefined;
     if (job.origin !== 'operator' && job.incidentAt !== undefined) {
@@ -300,6 +330,12 @@ export class ActionExecutor {
 
 export function refOf(job: Pick<ActionJob, 'target' | 'project' | 'instance'>): InstanceRef {
   return { target: job.target, project: job.project, instance: job.instance };
+}
+
+/** The storm scope of a rule's job that answers an instance failing; none for schedules, operators and other events. */
+function stormScope(job: ActionJob): StormScope | undefined {
+  if (job.origin !== 'rule' || !job.event || !isFailure(job.event)) return undefined;
+  return { target: job.target, location: job.location ?? job.event.location, project: job.project, instance: job.instance, rule: job.rule };
 }
 
 function daemonTime(s: string | undefined): number | undefined {

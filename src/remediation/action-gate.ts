@@ -9,7 +9,7 @@ import { configFlag } from '../rules/config-flag.js';
 import type { Rule } from '../rules/rule.js';
 import type { Silences } from '../rules/silences.js';
 import { CrashLoopBudget } from './crash-loop-budget.js';
-import { isFailure, StormControl, type StormPolicy } from './storm-control.js';
+import { describeStorm, isFailure, StormControl, type StormPolicy } from './storm-control.js';
 
 /** Whether a matched rule may act now, later, or not at all (and why). */
 export type GateVerdict =
@@ -27,7 +27,7 @@ export type GateVerdict =
 
 /** Options of the gate. */
 export interface GateOptions {
-  /** Storm control; false turns it off. Default: 10 instances within 60 000 ms. */
+  /** Storm control; false turns it off. Default: failing remediations of 10 instances by one rule on one member within 60 000 ms. */
   storm?: StormPolicy | false;
   /**
    * How long a rule that starts or restarts an instance with `boot.autorestart=true` waits after an
@@ -39,13 +39,14 @@ export interface GateOptions {
 }
 
 /**
- * The checks between "a rule matched" and "an action is queued": silences, storm control, the
- * rule's cooldown, standing back for the daemon's `boot.autorestart`, and the crash-loop budget.
+ * The checks between "a rule matched" and "an action is queued": silences, storm control (the
+ * rule's failing remediations on the member), the rule's cooldown, standing back for the daemon's `boot.autorestart`, and the crash-loop budget.
  * All state is in Redis, so replicas agree.
  */
 export class ActionGate {
   private readonly budget: CrashLoopBudget;
-  private readonly storms: StormControl | undefined;
+  /** Storm control (undefined when off); the executor holds and counts remediations with it too. */
+  readonly storms: StormControl | undefined;
   private readonly standBackMs: number;
 
   constructor(
@@ -56,14 +57,15 @@ export class ActionGate {
     options: GateOptions = {},
   ) {
     this.budget = new CrashLoopBudget(redis);
-    this.storms = options.storm === false ? undefined : new StormControl(redis, { failures: keys.stormFailures, storm: keys.storm }, options.storm);
+    this.storms = options.storm === false ? undefined : new StormControl(redis, keys, options.storm);
     this.standBackMs = options.autorestartStandBackMs ?? 75_000;
   }
 
-  /** Counts a failing instance towards storm control, whether or not a rule acts on it. */
-  async observe(event: CanonicalEvent): Promise<void> {
-    await this.storms?.observe(event);
-  }
+  /**
+   * Kept for the event processor's call: storm control no longer counts crashes (a storm is failing
+   * remediations, counted where a rule acts), so a failure no rule acts on changes nothing.
+   */
+  async observe(_event: CanonicalEvent): Promise<void> {}
 
   /** Whether the event's cluster member is in a failure storm (never, with storm control off). */
   async inStorm(event: CanonicalEvent): Promise<boolean> {
@@ -76,22 +78,13 @@ export class ActionGate {
     if (silence) return { admitted: false, summary: `suppressed by silence ${silence.id} until ${silence.until}: ${silence.reason}` };
 
     if (this.storms && isFailure(event)) {
-      const s = await this.storms.check(event, instanceName, `${rule.name}|${event.id}`);
+      const scope = { target: event.target, location: event.location, project: event.project, instance: instanceName, rule: rule.name };
+      const s = await this.storms.check(scope, `${rule.name}|${event.id}`);
       if (s.storm) {
-        const where = event.location === 'none' ? `server ${event.target}` : `member ${event.location}`;
-        const within = `within ${Math.round(this.storms.windowMs / 1000)} s`;
-        const summary = `suppressed: storm: ${s.failures} instances failed on ${where} ${within}; per-instance remediation inhibited since ${new Date(s.since).toISOString()} (one grouped alert)`;
-        if (!s.alert) return { admitted: false, summary };
+        const text = describeStorm(s, scope, this.storms);
+        if (!s.alert) return { admitted: false, summary: text.summary };
         this.metrics?.storms.inc();
-        const names = s.instances.map((m) => m.slice(m.indexOf('/') + 1));
-        const listed = names.length > 10 ? `${names.slice(0, 10).join(', ')} and ${names.length - 10} more` : names.join(', ');
-        return {
-          admitted: false,
-          summary,
-          alert: `storm: ${s.failures} instances failed on ${where} ${within} (${listed}); Reflex stopped remediating them one by one until the failures drop below ${this.storms.threshold} per window`,
-          alertKind: 'storm',
-          alertSubject: `member:${event.location}`,
-        };
+        return { admitted: false, summary: text.summary, alert: text.alert, alertKind: 'storm', alertSubject: `member:${event.location}` };
       }
     }
 

@@ -44,7 +44,7 @@ export interface RemediationOptions {
   gate?: GateOptions;
   /** Attempts per action job. Default from the retry policy. */
   actionAttempts?: number;
-  /** Action jobs run at once by this process. Default 8. */
+  /** Action jobs run at once by this process. Default 32. */
   actionConcurrency?: number;
 }
 
@@ -70,7 +70,7 @@ export function startRemediation(o: RemediationOptions): Remediation {
   const gate = new ActionGate(redis, keys, o.silences, o.metrics, o.gate);
   const processor = new EventProcessor({ redis, keys, client: o.client, tracker: o.tracker, ownOperations, audit: o.audit, engine: o.engine, gate, actions: o.actionsQueue, pending, logger, actionAttempts: o.actionAttempts, archive: o.archive, metrics: o.metrics, raiseAlert: o.raiseAlert, instanceAlerts: o.instanceAlerts });
   const recheck = new Recheck({ client: o.client, tracker: o.tracker, silences: o.silences, engine: () => o.engine, redis, keys });
-  const executor = new ActionExecutor({ client: o.client, audit: o.audit, ownOperations, locks: new TokenLock(redis), recheck, pending, keys, redis, logger, metrics: o.metrics, events: o.eventsQueue, notifier: o.notifier, raiseAlert: o.raiseAlert });
+  const executor = new ActionExecutor({ client: o.client, audit: o.audit, ownOperations, locks: new TokenLock(redis), recheck, pending, keys, redis, logger, metrics: o.metrics, events: o.eventsQueue, notifier: o.notifier, raiseAlert: o.raiseAlert, ...(gate.storms ? { storms: gate.storms } : {}) });
   const queueOpts = { connection: o.connection, prefix: keys.bullPrefix };
 
   // One job (a batch) at a time; within it each instance's events in order, instances side by side.
@@ -91,7 +91,7 @@ export function startRemediation(o: RemediationOptions): Remediation {
       }
       return outcome;
     },
-    { ...queueOpts, concurrency: o.actionConcurrency ?? 8, ...workerLockOptions },
+    { ...queueOpts, concurrency: o.actionConcurrency ?? 32, ...workerLockOptions },
   );
   const gaveUp = (job: Job, reason: string) => {
     const data = actionJobSchema.safeParse(job.data);

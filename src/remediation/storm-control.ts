@@ -3,9 +3,14 @@ import type { CanonicalEvent } from '../events/canonical-event.js';
 import { StatusCode } from '../client/status-code.js';
 import { LuaScript } from '../redis/script.js';
 
-/** When many instances on one member fail together, Reflex stops remediating them one by one. */
+/**
+ * When a rule's remediations keep failing on one member, Reflex stops hammering it. A storm is not
+ * a count of crashes (many instances crashing together are all remediated, whatever order their
+ * events arrive in) but of *failing remediations* per target, member and rule: an action of the
+ * rule that gave up, or an instance the rule brought back that fails again within the window.
+ */
 export interface StormPolicy {
-  /** Distinct failing instances on one member within `windowMs` that make a storm. Default 10. */
+  /** Distinct instances on one member whose remediation by one rule failed within `windowMs` that make a storm. Default 10. */
   threshold?: number;
   /** The sliding window. Default 60 000 ms. */
   windowMs?: number;
@@ -17,27 +22,66 @@ export type StormVerdict =
   /** `alert` is true for exactly one caller per storm: the one that raises the grouped alert. */
   | { storm: true; failures: number; alert: boolean; since: number; instances: string[] };
 
+/** Where a remediation happened: the instance, its member ("none" standalone) and the rule. */
+export interface StormScope {
+  target: string;
+  location: string;
+  project: string;
+  instance: string;
+  rule: string;
+}
+
+/** The keys of storm control; each per (target, member, rule) but `storms`, per (target, member). All share the target's hash tag. */
+export interface StormKeys {
+  /** Instances whose remediation failed, scored by time. */
+  stormFailures(target: string, location: string, rule: string): string;
+  /** Instances the rule remediated, scored by time (a failure within the window is a failing remediation). */
+  stormRemediated(target: string, location: string, rule: string): string;
+  /** Set while the rule is in a storm on the member: when it began and who raised its alert. */
+  storm(target: string, location: string, rule: string): string;
+  /** Rules in a storm on the member, scored by when it ends at the earliest. */
+  storms(target: string, location: string): string;
+}
+
 /**
- * KEYS: failures (zset member → time), storm (hash). ARGV: now, windowMs, threshold, member, who.
- * The storm hash is refreshed for another window each time the threshold is met, so a storm ends
- * one window after the last moment it had `threshold` distinct failures in a window.
+ * KEYS: failures (zset), remediated (zset), storm (hash), storms (zset).
+ * ARGV: now, windowMs, threshold, instance, rule, who, failed.
+ * `failed` '1': the instance's remediation failed outright; '0': the instance failed, which is a
+ * failing remediation only when the rule remediated it within the window. `who` non-empty: the
+ * caller raises the storm's alert if nobody has yet. The storm hash is refreshed for another window
+ * each time the threshold is met, so a storm ends one window after the last moment it had
+ * `threshold` failing remediations in a window.
  * Returns {state, failures, since, alerter}: state 0 no storm, 1 storm.
  */
 const recordScript = new LuaScript(`
 local now, windowMs, threshold = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-if ARGV[4] ~= '' then redis.call('ZADD', KEYS[1], now, ARGV[4]) end
+local instance, rule, who = ARGV[4], ARGV[5], ARGV[6]
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
-redis.call('PEXPIRE', KEYS[1], windowMs)
-local n = redis.call('ZCARD', KEYS[1])
-if ARGV[5] == '' then return {0, n, 0, ''} end
-if n >= threshold then
-  redis.call('HSETNX', KEYS[2], 'since', now)
-  redis.call('HSETNX', KEYS[2], 'alerter', ARGV[5])
-  redis.call('PEXPIRE', KEYS[2], windowMs)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - windowMs)
+local failing = ARGV[7] == '1'
+if not failing and redis.call('ZREM', KEYS[2], instance) == 1 then failing = true end
+if failing then
+  redis.call('ZADD', KEYS[1], now, instance)
+  redis.call('PEXPIRE', KEYS[1], windowMs)
 end
-if redis.call('EXISTS', KEYS[2]) == 0 then return {0, n, 0, ''} end
-local h = redis.call('HMGET', KEYS[2], 'since', 'alerter')
-return {1, n, tonumber(h[1]), h[2]}`);
+local n = redis.call('ZCARD', KEYS[1])
+if n >= threshold then
+  redis.call('HSETNX', KEYS[3], 'since', now)
+  redis.call('PEXPIRE', KEYS[3], windowMs)
+  redis.call('ZADD', KEYS[4], now + windowMs, rule)
+  redis.call('PEXPIRE', KEYS[4], windowMs)
+end
+if redis.call('EXISTS', KEYS[3]) == 0 then return {0, n, 0, ''} end
+if who ~= '' then redis.call('HSETNX', KEYS[3], 'alerter', who) end
+local h = redis.call('HMGET', KEYS[3], 'since', 'alerter')
+return {1, n, tonumber(h[1]), h[2] or ''}`);
+
+/** KEYS: remediated (zset). ARGV: now, windowMs, instance. */
+const remediatedScript = new LuaScript(`
+redis.call('ZADD', KEYS[1], tonumber(ARGV[1]), ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+return 1`);
 
 /** Whether an event is an instance failing: a stop nobody asked for (or seen only by a resync), or Error. */
 export function isFailure(event: CanonicalEvent): boolean {
@@ -47,8 +91,11 @@ export function isFailure(event: CanonicalEvent): boolean {
 }
 
 /**
- * Counts distinct failing instances per (target, cluster member) in a sliding window, in Redis so
- * replicas share it. A standalone server is one member, "none".
+ * Counts failing remediations per (target, cluster member, rule) in a sliding window, in Redis so
+ * replicas share it. A standalone server is one member, "none". The outcome depends on which
+ * remediations failed, never on the order in which crashes arrive: crashes alone trip nothing, and
+ * once a storm is declared every action of that rule on that member still waiting is held at the
+ * moment it would act ({@link StormControl.holds}).
  */
 export class StormControl {
   readonly threshold: number;
@@ -56,41 +103,68 @@ export class StormControl {
 
   constructor(
     private readonly redis: Redis,
-    private readonly keys: { failures: (target: string, location: string) => string; storm: (target: string, location: string) => string },
+    private readonly keys: StormKeys,
     policy: StormPolicy = {},
   ) {
     this.threshold = policy.threshold ?? 10;
     this.windowMs = policy.windowMs ?? 60_000;
   }
 
-  /** Counts a failure without deciding anything (events no rule acts on still make a storm). */
-  async observe(event: CanonicalEvent, now = Date.now()): Promise<void> {
-    if (!isFailure(event) || event.kind !== 'instance.status') return;
-    await this.run(event, `${event.project}/${event.instance}`, '', now);
+  /** Whether any rule is in a storm on the event's member (crash alerts are then grouped into the storm's). */
+  async inStorm(event: CanonicalEvent, now = Date.now()): Promise<boolean> {
+    return (await this.redis.zcount(this.keys.storms(event.target, event.location), String(now), '+inf')) > 0;
   }
 
-  /** Whether the event's member is in a storm now (declared, or at the threshold of failures). */
-  async inStorm(event: CanonicalEvent): Promise<boolean> {
-    const [declared, failures] = await Promise.all([
-      this.redis.exists(this.keys.storm(event.target, event.location)),
-      this.redis.zcard(this.keys.failures(event.target, event.location)),
-    ]);
-    return declared === 1 || failures >= this.threshold;
+  /** Whether the rule is in a storm on the member: its actions there are held. */
+  async holds(scope: Omit<StormScope, 'project' | 'instance'>): Promise<boolean> {
+    return (await this.redis.exists(this.keys.storm(scope.target, scope.location, scope.rule))) === 1;
   }
 
   /**
-   * Counts the failure and says whether the member is in a storm. `who` (rule and incident) names
-   * the caller; the first caller of a storm is told to raise its alert, and so is the same caller
-   * again (a redelivered event), never another.
+   * An instance failed and the rule would act on it: a failing remediation if the rule brought it
+   * back within the window. Says whether the rule is in a storm on the member. `who` (rule and
+   * incident) names the caller; the first caller of a storm is told to raise its alert, and so is
+   * the same caller again (a redelivered event), never another.
    */
-  async check(event: CanonicalEvent, instance: string, who: string, now = Date.now()): Promise<StormVerdict> {
-    const [state, n, since, alerter] = await this.run(event, `${event.project}/${instance}`, who, now);
-    if (state === 0) return { storm: false, failures: n };
-    const instances = await this.redis.zrange(this.keys.failures(event.target, event.location), '0', '-1');
-    return { storm: true, failures: n, alert: alerter === who, since, instances };
+  async check(scope: StormScope, who: string, now = Date.now()): Promise<StormVerdict> {
+    return this.verdict(scope, who, false, now);
   }
 
-  private async run(event: CanonicalEvent, member: string, who: string, now: number): Promise<[number, number, number, string]> {
-    return (await recordScript.run(this.redis, [this.keys.failures(event.target, event.location), this.keys.storm(event.target, event.location)], [String(now), String(this.windowMs), String(this.threshold), member, who])) as [number, number, number, string];
+  /** The rule's action on the instance failed for good: a failing remediation. */
+  async failed(scope: StormScope, who: string, now = Date.now()): Promise<StormVerdict> {
+    return this.verdict(scope, who, true, now);
   }
+
+  /** The rule's action on the instance succeeded: a failure of the instance within the window counts against the rule. */
+  async remediated(scope: StormScope, now = Date.now()): Promise<void> {
+    await remediatedScript.run(this.redis, [this.keys.stormRemediated(scope.target, scope.location, scope.rule)], [String(now), String(this.windowMs), member(scope)]);
+  }
+
+  private async verdict(scope: StormScope, who: string, failed: boolean, now: number): Promise<StormVerdict> {
+    const { target, location, rule } = scope;
+    const keys = [this.keys.stormFailures(target, location, rule), this.keys.stormRemediated(target, location, rule), this.keys.storm(target, location, rule), this.keys.storms(target, location)];
+    const [state, n, since, alerter] = (await recordScript.run(this.redis, keys, [String(now), String(this.windowMs), String(this.threshold), member(scope), rule, who, failed ? '1' : '0'])) as [number, number, number, string];
+    if (state === 0) return { storm: false, failures: n };
+    const instances = await this.redis.zrange(keys[0]!, '0', '-1');
+    return { storm: true, failures: n, alert: who !== '' && alerter === who, since, instances };
+  }
+}
+
+/**
+ * The texts of a storm: the summary of a held action and the one grouped alert. One place, for the
+ * gate (a failure while the rule is in a storm) and the executor (an action held or given up).
+ */
+export function describeStorm(s: Extract<StormVerdict, { storm: true }>, scope: Pick<StormScope, 'target' | 'location' | 'rule'>, policy: { threshold: number; windowMs: number }): { summary: string; alert: string } {
+  const where = scope.location === 'none' ? `server ${scope.target}` : `member ${scope.location}`;
+  const within = `within ${Math.round(policy.windowMs / 1000)} s`;
+  const names = s.instances.map((m) => m.slice(m.indexOf('/') + 1));
+  const listed = names.length > 10 ? `${names.slice(0, 10).join(', ')} and ${names.length - 10} more` : names.join(', ');
+  return {
+    summary: `suppressed: storm: remediation by rule ${scope.rule} failed for ${s.failures} instances on ${where} ${within}; its actions there are held since ${new Date(s.since).toISOString()} (one grouped alert)`,
+    alert: `storm: remediation by rule ${scope.rule} failed for ${s.failures} instances on ${where} ${within} (${listed}); Reflex stopped acting there for this rule until fewer than ${policy.threshold} remediations fail per window`,
+  };
+}
+
+function member(scope: Pick<StormScope, 'project' | 'instance'>): string {
+  return `${scope.project}/${scope.instance}`;
 }
