@@ -205,7 +205,7 @@ start() {
 # Containers whose member daemon is gone (killed, or a shutdown that timed out): their
 # `[lxc monitor] LXD_DIR/containers NAME` process and everything in their payload cgroup.
 kill_orphaned_containers() {
-  local dir="$1" line pid name procs
+  local dir="$1" pid name procs
   while read -r pid name; do
     [[ -n $pid ]] || continue
     say "killing orphaned container $name (monitor pid $pid)"

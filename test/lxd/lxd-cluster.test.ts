@@ -1,0 +1,110 @@
+import { once } from 'node:events';
+import { pino } from 'pino';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { InstanceClient } from '../../src/client/client.js';
+import { parseTarget } from '../../src/client/target.js';
+import { EventSubscriber } from '../../src/events/event-subscriber.js';
+import { decodeFrame, type LifecycleFrame } from '../../src/events/frame.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import { startMemberWatch, type MemberAlert } from '../../src/remediation/member-watch.js';
+import { auditTrail } from '../support/audit-trail.js';
+import { STATUS_RUNNING, STATUS_STOPPED } from '../support/lxd-bed.js';
+import {
+  MEMBERS,
+  clusterInstanceStatus,
+  crashClusterInstance,
+  deleteClusterInstance,
+  describeLxdCluster,
+  launchOnMember,
+  memberSocket,
+  waitForClusterStatus,
+} from '../support/lxd-cluster-bed.js';
+import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { startReflexProcess } from '../support/reflex-process.js';
+
+/** Reflex connects to member 1 only; member 2's instances must reach it through the cluster. */
+const target = `unix://${memberSocket('m1')}`;
+const silent = pino({ level: 'silent' });
+
+await describeLxdCluster('a real two-member LXD cluster, seen through member 1', () => {
+  let client: InstanceClient;
+  const created: string[] = [];
+  beforeAll(() => {
+    client = new InstanceClient(parseTarget(target));
+  });
+  afterAll(async () => {
+    for (const name of created) await deleteClusterInstance(name);
+    await client.close();
+  });
+
+  it('delivers lifecycle events of instances on both members to one subscriber on member 1, each located on its member', async () => {
+    const frames: LifecycleFrame[] = [];
+    const subscriber = new EventSubscriber({
+      endpoint: () => client.eventsEndpoint(['lifecycle']),
+      onFrame: (raw) => {
+        const decoded = decodeFrame(raw);
+        if (decoded.ok && decoded.frame.type === 'lifecycle') frames.push(decoded.frame);
+      },
+      logger: silent,
+    });
+    const connected = once(subscriber, 'connected');
+    subscriber.start();
+    try {
+      await connected;
+      const onM1 = await launchOnMember('m1');
+      created.push(onM1);
+      const onM2 = await launchOnMember('m2');
+      created.push(onM2);
+      const started = (name: string) => frames.find((f) => f.metadata.action === 'instance-started' && f.metadata.source === `/1.0/instances/${name}`);
+      await expect.poll(() => started(onM1) && started(onM2), { timeout: 5_000, interval: 50 }).toBeTruthy();
+      expect(started(onM1)!.location).toBe('m1');
+      expect(started(onM2)!.location).toBe('m2');
+    } finally {
+      await subscriber.stop();
+    }
+  });
+
+  it('restarts an instance crashed on member 2 from a reflex run connected to member 1, where it was', async () => {
+    const prefix = uniquePrefix('cluster');
+    const reflex = startReflexProcess(
+      ['run', '--target', target, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--http-port', '0'],
+      { REFLEX_LOG_LEVEL: 'info' },
+    );
+    try {
+      await reflex.waitForLog('reflex running');
+      const name = await launchOnMember('m2', { 'user.reflex.autorestart': 'true' });
+      created.push(name);
+      await new Promise((r) => setTimeout(r, 2_500)); // the stream reports the launch's start: Running is tracked
+      await crashClusterInstance(name);
+      await waitForClusterStatus(name, STATUS_STOPPED, 5_000);
+      await waitForClusterStatus(name, STATUS_RUNNING, 15_000).catch(async (err: Error) => {
+        // Say what Reflex saw and did: the trail and its last log lines.
+        const trail = await auditTrail(redisUrl(), prefix, name).catch(() => []);
+        const logs = reflex.logs.slice(-10).map((l) => JSON.stringify(l));
+        throw new Error([err.message, 'trail:', ...trail.map((r) => `${r.type}: ${r.summary}`), 'reflex logs:', ...logs].join('\n'));
+      });
+      expect((await clusterInstanceStatus(name)).location).toBe('m2');
+      const trail = await auditTrail(redisUrl(), prefix, name);
+      const summaries = trail.map((r) => `${r.type}: ${r.summary}`);
+      expect(summaries.some((s) => s.startsWith('event:') && s.includes('103 → 102 (unrequested, instance-shutdown)')), summaries.join('\n')).toBe(true);
+      expect(trail.some((r) => r.type === 'call' && /\bstart\b/.test(r.summary)), summaries.join('\n')).toBe(true);
+    } finally {
+      await reflex.stop();
+    }
+  }, 45_000);
+
+  it('reads every member Online, and the member watch raises no alert for them', async () => {
+    const members = await client.clusterMembers();
+    expect(members.map((m) => [m.server_name, m.status]).sort()).toEqual(MEMBERS.map((m) => [m, 'Online']));
+    const alerts: MemberAlert[] = [];
+    const redis = redisClient();
+    const stop = startMemberWatch({ targets: [{ id: target, client }], redis, keys: keySpace(uniquePrefix('members')), raiseAlert: async (a) => void alerts.push(a), logger: silent, intervalMs: 100 });
+    try {
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(alerts).toEqual([]);
+    } finally {
+      await stop();
+      redis.disconnect();
+    }
+  });
+});
