@@ -100,6 +100,8 @@ export interface KeySpace {
   restarts(ref: InstanceRef): string;
   /** Set while an instance is quarantined after a crash loop. */
   quarantine(ref: InstanceRef): string;
+  /** SCAN pattern matching every quarantine key (read the instance back with {@link instanceOfKey}). */
+  quarantinePattern: string;
   /** Cooldown marker of a rule on an instance. */
   cooldown(rule: string, ref: InstanceRef): string;
   /** Instances on one member whose remediation by a rule failed recently (storm control), scored by time. */
@@ -126,34 +128,53 @@ export interface KeySpace {
   schedules: ScheduleKeys;
 }
 
-const ref = (r: InstanceRef) => `${r.target}:${r.project}/${r.instance}`;
+/**
+ * Redis Cluster hash tags. Redis Cluster runs a script, MULTI or pipeline only when all its keys
+ * hash to one slot, and only the part of a key name between `{` and `}` is hashed. So the keys
+ * that are used together share a tag, and the rest spread over the cluster:
+ * - one tag per instance, `{<prefix>:<target>:<project>/<instance>}`: lock, crash-loop budget and
+ *   quarantine, cooldowns, stand-back, own operations, pending actions, snapshot ledger;
+ * - one tag per target, `{<prefix>:<target>}`: state, cluster members, subscriber lease (lock,
+ *   fence, vacancy), storm control;
+ * - one tag each for the BullMQ queues (`{<prefix>:bull}`: a BullMQ script touches one queue's
+ *   keys), the audit trail (stream, chain head, once-keys), the archive (stream, seen-keys), the
+ *   rejected frames and the notifier (its scripts cross groups, alerts and the active set);
+ * - keys only ever used alone (in-flight operation ids, event done-markers, silences, schedule
+ *   ticks) carry no tag.
+ * The same names are used on a single Redis and on Sentinel, so nothing changes between them.
+ * A new key family goes here, with the tag of the keys it is used with.
+ */
+const tag = (...parts: string[]) => `{${parts.join(':')}}`;
 
 export function keySpace(prefix = 'reflex'): KeySpace {
+  const instance = (r: InstanceRef) => tag(prefix, r.target, `${r.project}/${r.instance}`);
+  const target = (t: string) => tag(prefix, t);
   return {
-    bullPrefix: `${prefix}:bull`,
+    bullPrefix: tag(prefix, 'bull'),
     eventsQueue: 'events',
     actionsQueue: 'actions',
-    audit: `${prefix}:audit`,
-    rejected: `${prefix}:rejected`,
-    archive: `${prefix}:archive`,
-    state: (target) => `${prefix}:state:${target}`,
-    members: (target) => `${prefix}:members:${target}`,
-    lease: (target) => `${prefix}:lease:${target}`,
-    leaseFence: (target) => `${prefix}:lease:${target}:fence`,
-    leaseVacant: (target) => `${prefix}:lease:${target}:vacant`,
-    instanceLock: (r) => `${prefix}:lock:${ref(r)}`,
+    audit: tag(prefix, 'audit'),
+    rejected: tag(prefix, 'rejected'),
+    archive: tag(prefix, 'archive'),
+    state: (t) => `${target(t)}:state`,
+    members: (t) => `${target(t)}:members`,
+    lease: (t) => `${target(t)}:lease`,
+    leaseFence: (t) => `${target(t)}:lease:fence`,
+    leaseVacant: (t) => `${target(t)}:lease:vacant`,
+    instanceLock: (r) => `${instance(r)}:lock`,
     inflight: (jobId) => `${prefix}:inflight:${jobId}`,
-    restarts: (r) => `${prefix}:restarts:${ref(r)}`,
-    quarantine: (r) => `${prefix}:quarantine:${ref(r)}`,
-    cooldown: (rule, r) => `${prefix}:cooldown:${rule}:${ref(r)}`,
-    stormFailures: (target, location, rule) => `${prefix}:storm-failures:${target}:${location}:${rule}`,
-    stormRemediated: (target, location, rule) => `${prefix}:storm-remediated:${target}:${location}:${rule}`,
-    storm: (target, location, rule) => `${prefix}:storm:${target}:${location}:${rule}`,
-    storms: (target, location) => `${prefix}:storms:${target}:${location}`,
-    standBack: (rule, r) => `${prefix}:standback:${rule}:${ref(r)}`,
+    restarts: (r) => `${instance(r)}:restarts`,
+    quarantine: (r) => `${instance(r)}:quarantine`,
+    quarantinePattern: `${tag(prefix, '*')}:quarantine`,
+    cooldown: (rule, r) => `${instance(r)}:cooldown:${rule}`,
+    stormFailures: (t, location, rule) => `${target(t)}:storm-failures:${location}:${rule}`,
+    stormRemediated: (t, location, rule) => `${target(t)}:storm-remediated:${location}:${rule}`,
+    storm: (t, location, rule) => `${target(t)}:storm:${location}:${rule}`,
+    storms: (t, location) => `${target(t)}:storms:${location}`,
+    standBack: (rule, r) => `${instance(r)}:standback:${rule}`,
     silences: `${prefix}:silences`,
-    ownOperations: (r) => `${prefix}:own-ops:${ref(r)}`,
-    pendingActions: (r) => `${prefix}:pending:${ref(r)}`,
+    ownOperations: (r) => `${instance(r)}:own-ops`,
+    pendingActions: (r) => `${instance(r)}:pending`,
     eventDone: (hash) => `${prefix}:done:${hash}`,
     notify: notifyKeys(prefix),
     schedules: {
@@ -161,15 +182,32 @@ export function keySpace(prefix = 'reflex'): KeySpace {
       syncLock: `${prefix}:schedule-sync`,
       running: (schedule) => `${prefix}:schedule-running:${schedule}`,
       done: (schedule, dueAt) => `${prefix}:schedule-done:${schedule}:${dueAt}`,
-      ledger: (r) => `${prefix}:snapshot-ledger:${ref(r)}`,
-      firstSeen: (schedule, r) => `${prefix}:schedule-seen:${schedule}:${ref(r)}`,
-      alerted: (kind, schedule, r) => `${prefix}:schedule-alerted:${kind}:${schedule}:${ref(r)}`,
+      ledger: (r) => `${instance(r)}:snapshot-ledger`,
+      firstSeen: (schedule, r) => `${instance(r)}:schedule-seen:${schedule}`,
+      alerted: (kind, schedule, r) => `${instance(r)}:schedule-alerted:${kind}:${schedule}`,
     },
   };
 }
 
+/**
+ * The instance a per-instance key belongs to, from its hash tag (`quarantinePattern` matches).
+ * A target may hold colons; a project or instance name holds neither a colon nor a slash.
+ */
+export function instanceOfKey(prefix: string, key: string): InstanceRef | undefined {
+  const open = key.indexOf('{');
+  const close = key.indexOf('}', open);
+  if (open !== 0 || close < 0) return undefined;
+  const inner = key.slice(1, close);
+  if (!inner.startsWith(`${prefix}:`)) return undefined;
+  const ref = inner.slice(prefix.length + 1);
+  const slash = ref.lastIndexOf('/');
+  const colon = ref.lastIndexOf(':', slash);
+  if (slash < 0 || colon < 0) return undefined;
+  return { target: ref.slice(0, colon), project: ref.slice(colon + 1, slash), instance: ref.slice(slash + 1) };
+}
+
 function notifyKeys(prefix: string): NotifyKeys {
-  const p = `${prefix}:notify`;
+  const p = tag(prefix, 'notify');
   return {
     bullPrefix: `${p}:bull`,
     flushQueue: 'flush',

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { chainHash, chainKey, GENESIS } from '../../src/audit/audit-chain.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
+import { keySpace } from '../../src/redis/key-space.js';
 
 const clients: Redis[] = [];
 function client(): Redis {
@@ -14,7 +15,7 @@ afterAll(() => clients.forEach((c) => c.disconnect()));
 
 async function filledLog(n: number, opts = {}, gapMs = 0): Promise<{ redis: Redis; key: string; log: AuditLog; ids: string[] }> {
   const redis = client();
-  const key = `${uniquePrefix('audit')}:audit`;
+  const key = keySpace(uniquePrefix('audit')).audit;
   const log = new AuditLog(redis, key, opts);
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
@@ -45,7 +46,7 @@ function rewriteEntry(redis: Redis, key: string, id: string, change: (fields: Re
 
 describe('the audit hash chain', () => {
   it('verifies after many concurrent appends from several connections', async () => {
-    const key = `${uniquePrefix('audit')}:audit`;
+    const key = keySpace(uniquePrefix('audit')).audit;
     const logs = Array.from({ length: 5 }, () => new AuditLog(client(), key));
     await Promise.all(logs.flatMap((log, w) => Array.from({ length: 80 }, (_, i) => log.append({ type: 'call', correlationId: `w${w}`, summary: `call ${i}`, attempt: i }))));
     const result = await logs[0]!.verify();

@@ -3,6 +3,7 @@ import { AuditLog } from '../../src/audit/audit-log.js';
 import { redact } from '../../src/audit/redact.js';
 import { isSensitiveName, redactText, REDACTED } from '../../src/log/redaction.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
+import { keySpace } from '../../src/redis/key-space.js';
 
 const redis = redisClient();
 afterAll(() => redis.disconnect());
@@ -52,7 +53,7 @@ describe('redaction of audit records', () => {
   });
 
   it('stores records redacted, and the chain still verifies', async () => {
-    const log = new AuditLog(redis, `${uniquePrefix('audit')}:audit`);
+    const log = new AuditLog(redis, keySpace(uniquePrefix('audit')).audit);
     await log.append({ type: 'call', correlationId: 'c', summary: 'POST https://me:pw@host/1.0/instances', token: 'abc', headers: { authorization: 'Basic dXNlcjpwYXNz' } });
     const [r] = await log.read();
     expect(r).toMatchObject({ summary: 'POST https://[redacted]@host/1.0/instances', token: REDACTED, headers: { authorization: REDACTED } });
@@ -61,7 +62,7 @@ describe('redaction of audit records', () => {
   });
 
   it('refuses records carrying the fields the log adds itself', async () => {
-    const log = new AuditLog(redis, `${uniquePrefix('audit')}:audit`);
+    const log = new AuditLog(redis, keySpace(uniquePrefix('audit')).audit);
     await expect(log.append({ type: 'event', correlationId: 'c', summary: 's', ...({ hash: 'x' } as object) })).rejects.toThrow(/reserved/);
   });
 });

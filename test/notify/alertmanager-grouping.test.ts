@@ -106,7 +106,7 @@ describe('grouping as Alertmanager does it', () => {
   it('a silence muting notifications only leaves its alerts out of messages (checked when the group flushes) but lets actions run; one muting actions only does the reverse', async () => {
     fx = new NotifierFixture();
     const s = await server();
-    const audit = new AuditLog(fx.redis, `${fx.prefix}:audit`);
+    const audit = new AuditLog(fx.redis, keySpace(fx.prefix).audit);
     const silences = new Silences(fx.redis, keySpace(fx.prefix).silences, audit);
     const n = replica({ receivers: [hook('hook', s.url)], route: { receiver: 'hook', ...fastTimings, groupWaitMs: 400 }, silenced: (alerts) => silences.mutingNotifications(alerts) });
     await n.notify(crashAlert('web-1', { startsAt: at(0) }));

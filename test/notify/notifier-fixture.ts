@@ -3,6 +3,7 @@ import { AuditLog } from '../../src/audit/audit-log.js';
 import type { AlertInput } from '../../src/notify/alert.js';
 import { Notifier, type NotifierOptions } from '../../src/notify/notifier.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
+import { keySpace } from '../../src/redis/key-space.js';
 
 /** A Standard Webhooks signing secret for tests: whsec_ and the base64 of 32 bytes. */
 export const testWebhookSecret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
@@ -14,7 +15,7 @@ export const fastTimings = { groupWaitMs: 100, groupIntervalMs: 300, repeatInter
 export class NotifierFixture {
   readonly prefix = uniquePrefix('notify');
   readonly redis: Redis = redisClient();
-  readonly audit = new AuditLog(this.redis, `${this.prefix}:audit`);
+  readonly audit = new AuditLog(this.redis, keySpace(this.prefix).audit);
   private readonly notifiers: Notifier[] = [];
 
   replica(opts: Omit<NotifierOptions, 'redis' | 'audit' | 'prefix'>): Notifier {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { CrashLoopBudget } from '../../remediation/crash-loop-budget.js';
 import { targetsOf } from '../../config/config-target.js';
-import { keySpace } from '../../redis/key-space.js';
+import { instanceOfKey, keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 import { printJson } from '../option-values.js';
@@ -16,19 +16,17 @@ export function registerQuarantine(program: Command): void {
       const redis = await connectRedis(config.redisUrl);
       const rows: { target: string; project: string; instance: string; since: string; until: string | null }[] = [];
       try {
-        const head = `${config.prefix}:quarantine:`;
+        const keys = keySpace(config.prefix);
         let cursor = '0';
         do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `${head}*`, 'COUNT', 500);
+          const [next, found] = await redis.scan(cursor, 'MATCH', keys.quarantinePattern, 'COUNT', 500);
           cursor = next;
-          for (const k of keys) {
+          for (const k of found) {
+            const ref = instanceOfKey(config.prefix, k);
+            if (!ref) continue;
             const [since, ttl] = await Promise.all([redis.get(k), redis.pttl(k)]);
             if (since === null) continue; // expired between SCAN and GET
-            // The key ends in target:project/instance; a target id may hold colons, a project or instance name not.
-            const ref = k.slice(head.length);
-            const slash = ref.lastIndexOf('/');
-            const colon = ref.lastIndexOf(':', slash);
-            rows.push({ target: ref.slice(0, colon), project: ref.slice(colon + 1, slash), instance: ref.slice(slash + 1), since: new Date(Number(since)).toISOString(), until: ttl > 0 ? new Date(Date.now() + ttl).toISOString() : null });
+            rows.push({ ...ref, since: new Date(Number(since)).toISOString(), until: ttl > 0 ? new Date(Date.now() + ttl).toISOString() : null });
           }
         } while (cursor !== '0');
       } finally {
