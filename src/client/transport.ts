@@ -233,7 +233,7 @@ export class Transport {
     const t = this.target;
     if (t.kind !== 'https') return apiErrorFromEnvelope(status, message, status, method, path);
     if (!t.cert || !t.key) {
-      return new ApiError('TLS_CLIENT_CERT_MISSING', `${method} ${path}: ${status} ${message}: no client certificate is configured for ${t.origin}; the server only serves trusted clients (configure client.crt/client.key and add it with \`lxc config trust add\`)`, { status, errorCode: status, method, path });
+      return new ApiError('TLS_CLIENT_CERT_MISSING', `${method} ${path}: ${status} ${message}: no client certificate is configured for ${this.activeOrigin}; the server only serves trusted clients (configure client.crt/client.key and add it with \`lxc config trust add\`)`, { status, errorCode: status, method, path });
     }
     return new ApiError('TLS_CLIENT_UNTRUSTED', `${method} ${path}: ${status} ${message}: the server does not trust the client certificate ${certificateFingerprint(t.cert)} (add it with \`lxc config trust add\`)`, { status, errorCode: status, method, path });
   }
