@@ -61,12 +61,6 @@ export class ActionGate {
     this.standBackMs = options.autorestartStandBackMs ?? 75_000;
   }
 
-  /**
-   * Kept for the event processor's call: storm control no longer counts crashes (a storm is failing
-   * remediations, counted where a rule acts), so a failure no rule acts on changes nothing.
-   */
-  async observe(_event: CanonicalEvent): Promise<void> {}
-
   /** Whether the event's cluster member is in a failure storm (never, with storm control off). */
   async inStorm(event: CanonicalEvent): Promise<boolean> {
     return (await this.storms?.inStorm(event)) ?? false;

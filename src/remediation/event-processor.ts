@@ -176,7 +176,6 @@ export class EventProcessor {
       event.kind === 'operation.status'
         ? undefined
         : audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: instanceName, summary: describe(event), event }, { once: `event:${event.id}` }),
-      this.deps.gate.observe(event),
     ]);
     if (event.kind === 'instance.status' && event.intent === 'requested' && ref) await this.cancelPending(ref, event);
 

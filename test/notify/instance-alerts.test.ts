@@ -173,12 +173,12 @@ describe('instance alerts on redelivery', () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
     const notifier = fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings } });
-    // Real storm control on the same Redis: two failures on member node1 make a storm there.
+    // Real storm control on the same Redis: two failing remediations on member node1 make a storm there.
     const ks = keySpace(fx.prefix);
     const gate = new ActionGate(fx.redis, ks, new Silences(fx.redis, ks.silences), undefined, { storm: { threshold: 2, windowMs: 60_000 } });
     const alerts = new InstanceAlerts({ redis: fx.redis, notifier, inStorm: (e) => gate.inStorm(e) });
     const onNode1 = [event({ location: 'node1' }), event({ id: 'evt-crash-2', instance: 'web-2', location: 'node1' })];
-    for (const e of onNode1) await gate.observe(e);
+    for (const e of onNode1) await gate.storms!.failed({ target: e.target, location: 'node1', project: e.project, instance: 'instance' in e ? e.instance : '', rule: 'heal' }, 'test');
     for (const e of onNode1) await alerts.observe(e, []);
     await sleep(4 * fastTimings.groupIntervalMs);
     expect(server.requests).toHaveLength(0);
