@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, type Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import type { AlertsView } from '../notify/alert-board.js';
@@ -12,6 +13,7 @@ import { EventArchive } from '../events/event-archive.js';
 import { EventIngestor } from '../events/event-ingestor.js';
 import { EventSubscriber } from '../events/event-subscriber.js';
 import { SubscriberLease } from '../events/subscriber-lease.js';
+import { LeaseSpread } from '../events/lease-spread.js';
 import { startHttpServer, type RunningHttpServer } from '../http/http-server.js';
 import { readinessChecks, type TargetReader } from '../http/readiness.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -156,11 +158,13 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     connection.disconnect();
   };
   try {
+    // Replicas reading streams count each other and split the targets' leases evenly between them.
+    const spread = config.role === 'all' || config.role === 'subscriber' ? new LeaseSpread({ redis, key: keys.replicas, logger, ttlMs: config.leaseTtlMs }) : undefined;
     // Each target has its own lease, stream, ingestor and resync; they share the queues and the state tracker.
     const startReader = (t: ConfiguredTarget): TargetReaderHandle => {
       const log = configured.length > 1 ? logger.child({ target: t.name }) : logger;
       const client = clientFor(t.id);
-      const held = new SubscriberLease({ redis, key: keys.lease(t.id), fenceKey: keys.leaseFence(t.id), vacantKey: keys.leaseVacant(t.id), logger: log, ttlMs: config.leaseTtlMs });
+      const held = new SubscriberLease({ redis, key: keys.lease(t.id), fenceKey: keys.leaseFence(t.id), vacantKey: keys.leaseVacant(t.id), logger: log, ttlMs: config.leaseTtlMs, mayTake: spread && ((ms) => spread.mayTake(ms)) });
       // Every replica reads the stream; only the lease holder writes it, followers keep a window to replay on a takeover.
       const ingestor = new EventIngestor({ queue: eventsQueue, target: t.id, logger: log, active: false, onOverflow: () => void resync('gap'), mayWrite: () => held.isCurrent() });
       const resync = async (reason: 'gap' | 'periodic' | 'manual' = 'manual') => {
@@ -193,6 +197,11 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       const gauge = setInterval(() => metrics.ingestBuffered.set({ target: t.id, role: held.isHeld ? 'holder' : 'follower' }, ingestor.buffered), 1_000);
       gauge.unref();
       sub.start();
+      // A surplus lease is handed over once what was read is written (bounded: the successor's window covers the rest).
+      spread?.register(held, async () => {
+        await Promise.race([ingestor.drain(), sleep(config.leaseTtlMs, undefined, { ref: false })]);
+        await held.handOver();
+      });
       held.start();
       const timer = config.resyncIntervalMs > 0 ? setInterval(() => {
         if (sub.connected && held.isHeld) resync('periodic').catch((err) => log.warn({ err }, 'periodic resync failed'));
@@ -206,7 +215,11 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       });
       return { name: t.name, id: t.id, lease: held, subscriber: sub, resync: () => resync() };
     };
-    if (config.role === 'all' || config.role === 'subscriber') readers.push(...configured.map(startReader));
+    if (spread) {
+      await spread.start();
+      stops.push(() => spread.stop());
+      readers.push(...configured.map(startReader));
+    }
 
     let alertsView: (() => Promise<AlertsView>) | undefined;
     if (config.role === 'all' || config.role === 'worker') {

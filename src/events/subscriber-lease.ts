@@ -21,6 +21,11 @@ export interface SubscriberLeaseOptions {
   renewEveryMs?: number;
   /** Name of this replica in logs and in the lease value. Default the pid. */
   holder?: string;
+  /**
+   * Asked before taking a free lease, with how long this replica has seen it free: the replicas'
+   * fair shares (LeaseSpread). Default: always take it.
+   */
+  mayTake?: (vacantForMs: number) => boolean;
 }
 
 // A lease that lapsed (its holder stopped renewing) may be taken only once it has been seen vacant
@@ -66,6 +71,8 @@ export class SubscriberLease extends EventEmitter {
   private timer: NodeJS.Timeout | undefined;
   private lock: HeldLock | undefined;
   private ticking = false;
+  /** When this replica first saw the lease free and left it to others (mayTake); 0: not seen free. */
+  private freeSince = 0;
 
   constructor(private readonly opts: SubscriberLeaseOptions) {
     super();
@@ -93,6 +100,15 @@ export class SubscriberLease extends EventEmitter {
   /** Stops competing and gives the lease up at once so a successor need not wait for expiry. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    await this.handOver();
+  }
+
+  /**
+   * Gives the lease up at once (free for another replica without waiting for expiry) and follows;
+   * keeps competing. The caller writes what it buffered first: frames read after are in the
+   * successor's window.
+   */
+  async handOver(): Promise<void> {
     const lock = this.lock;
     if (!lock) return;
     this.lock = undefined;
@@ -118,7 +134,16 @@ export class SubscriberLease extends EventEmitter {
     this.ticking = true;
     try {
       const { redis, key, vacantKey, fenceKey, logger } = this.opts;
-      if (Number(await vacancyScript.run(redis, [key, vacantKey, fenceKey], [String(this.ttlMs * 4), String(this.everyMs)])) !== 1) return;
+      if (Number(await vacancyScript.run(redis, [key, vacantKey, fenceKey], [String(this.ttlMs * 4), String(this.everyMs)])) !== 1) {
+        this.freeSince = 0;
+        return;
+      }
+      const now = Date.now();
+      if (this.opts.mayTake && !this.opts.mayTake(this.freeSince ? now - this.freeSince : 0)) {
+        this.freeSince ||= now;
+        return;
+      }
+      this.freeSince = 0;
       const lock = await this.locks.tryAcquire(key, { fenceKey, token: this.value });
       if (!lock) return;
       this.lock = lock;

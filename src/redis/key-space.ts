@@ -92,6 +92,8 @@ export interface KeySpace {
   leaseFence(target: string): string;
   /** Set while the lease is vacant, so a follower leaves the previous holder the first chance to take it back. */
   leaseVacant(target: string): string;
+  /** Sorted set of the replicas reading event streams, scored by when each one's heartbeat runs out: how many share the subscriber leases. */
+  replicas: string;
   /** Per-instance lock held while an action runs, across rules, schedules and replicas. */
   instanceLock(ref: InstanceRef): string;
   /** Operation id an action job is waiting on, so a restarted worker resumes instead of acting again. */
@@ -140,7 +142,7 @@ export interface KeySpace {
  *   keys), the audit trail (stream, chain head, once-keys), the archive (stream, seen-keys), the
  *   rejected frames and the notifier (its scripts cross groups, alerts and the active set);
  * - keys only ever used alone (in-flight operation ids, event done-markers, silences, schedule
- *   ticks) carry no tag.
+ *   ticks, the replica roster) carry no tag.
  * The same names are used on a single Redis and on Sentinel, so nothing changes between them.
  * A new key family goes here, with the tag of the keys it is used with.
  */
@@ -161,6 +163,7 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     lease: (t) => `${target(t)}:lease`,
     leaseFence: (t) => `${target(t)}:lease:fence`,
     leaseVacant: (t) => `${target(t)}:lease:vacant`,
+    replicas: `${prefix}:replicas`,
     instanceLock: (r) => `${instance(r)}:lock`,
     inflight: (jobId) => `${prefix}:inflight:${jobId}`,
     restarts: (r) => `${instance(r)}:restarts`,

@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, expect, it } from 'vitest';
+import { EventArchive } from '../../src/events/event-archive.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+import { optIn, sleep, until } from './support/ingestion-bed.js';
+
+/**
+ * Six servers, three `reflex run` processes: the subscriber leases spread two per replica, with no
+ * setting naming the replicas. A replica that starts alone holds all six and hands the surplus over
+ * as the others join; a SIGKILLed replica's two leases go one to each survivor (three each). Crashes
+ * made while leases move (a clean hand-over, a takeover) are each archived with their real intent
+ * and healed once: no frame is lost between holders.
+ */
+const leaseTtlMs = 1_000;
+const names = ['t1', 't2', 't3', 't4', 't5', 't6'];
+const instances = ['a', 'b', 'c', 'd', 'e'];
+const sims: RunningSimulator[] = await Promise.all(names.map(() => startSimulator({ instances: 0, timings: { stopHookMs: 100, startMs: 30 } })));
+const targets = sims.map((s) => `unix://${s.socketPath}`);
+const prefix = uniquePrefix('spread');
+const keys = keySpace(prefix);
+const redis = new Redis(redisUrl(), { maxRetriesPerRequest: null });
+const archive = new EventArchive({ redis, key: keys.archive });
+const dir = mkdtempSync(join(tmpdir(), 'reflex-spread-'));
+const configFile = join(dir, 'reflex.json');
+writeFileSync(configFile, JSON.stringify({ leaseTtlMs, resyncGraceMs: 300, resyncIntervalMs: 0, targets: names.map((name, i) => ({ name, target: targets[i] })) }));
+const replicas: ReflexProcess[] = [];
+
+afterAll(async () => {
+  await Promise.all(replicas.map((r) => r.stop()));
+  await Promise.all(sims.map((s) => s.stop()));
+  redis.disconnect();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function start(): ReflexProcess {
+  const r = startReflexProcess(['run', '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--config', configFile], { REFLEX_LOG_LEVEL: 'info' });
+  replicas.push(r);
+  return r;
+}
+
+/** How many leases each live replica holds, by pid (a replica holding none shows 0). */
+async function leasesByPid(live: ReflexProcess[]): Promise<number[]> {
+  const values = await Promise.all(targets.map((t) => redis.get(keys.lease(t))));
+  return live.map((r) => values.filter((v) => v !== null && Number(v.split(':')[0]) === r.child.pid).length);
+}
+
+/** Published instance.status events of one instance of one target, as "from→to intent[ synthetic]". */
+async function trail(target: string, name: string): Promise<string[]> {
+  return (await archive.read({ kind: 'instance.status' }))
+    .filter((a) => (a.outcome === 'processed' || a.outcome === 'corrected') && a.event.target === target && 'instance' in a.event && a.event.instance === name)
+    .map(({ event: e }) => (e.kind === 'instance.status' ? `${e.from ?? '?'}→${e.to} ${e.intent}${e.synthetic ? ' synthetic' : ''}` : ''));
+}
+
+/** Crashes `name` on every server, `gapMs` apart. */
+async function crashEverywhere(name: string, gapMs: number): Promise<void> {
+  for (const sim of sims) {
+    sim.controls.crash(name);
+    await sleep(gapMs);
+  }
+}
+
+/** Each server's `name` was restarted once, and its crash archived once with its real intent. */
+async function expectHealedOnce(name: string): Promise<void> {
+  await until(() => sims.every((s) => s.controls.statusCode(name) === 103 && s.controls.calls(name, 'start') > 0), 20_000, `${name} restarted everywhere`);
+  await sleep(1_500); // room for any duplicate to show up
+  for (const [i, sim] of sims.entries()) {
+    expect(await trail(targets[i]!, name), `${name} on ${names[i]}`).toEqual(['103→102 unrequested', '102→103 self']);
+    expect(sim.controls.calls(name, 'start'), `${name} on ${names[i]} started once`).toBe(1);
+  }
+}
+
+it('spreads six targets\' leases two per replica over three replicas, three per replica over two after a SIGKILL, and loses no event as they move', async () => {
+  for (const sim of sims) for (const name of instances) sim.controls.addInstance({ name, config: optIn });
+  const first = start();
+  await first.waitForLog('reflex running');
+  await until(async () => (await leasesByPid([first]))[0] === 6, 10_000, 'one replica alone holding every lease');
+  await sleep(1_000); // the start-up resyncs have set the baselines
+
+  const joining = [start(), start()];
+  await Promise.all(joining.map((r) => r.waitForLog('reflex running')));
+  // Crashes while the first replica hands four leases over to the two that joined.
+  await crashEverywhere('a', 60);
+  await until(async () => (await leasesByPid(replicas)).every((n) => n === 2), 10_000, 'two leases per replica');
+  await until(() => sims.every((s) => s.controls.eventListeners === 3), 5_000, 'every replica reading every stream');
+  await expectHealedOnce('a');
+
+  await crashEverywhere('b', 0);
+  await expectHealedOnce('b');
+
+  const victim = replicas[1]!;
+  await victim.kill();
+  const survivors = replicas.filter((r) => r !== victim);
+  // Crashes during the takeover: nobody writes the victim's two streams, the survivors' windows keep them.
+  await crashEverywhere('c', 100);
+  await until(async () => (await leasesByPid(survivors)).every((n) => n === 3), 10 * leaseTtlMs, 'three leases per survivor');
+  await expectHealedOnce('c');
+
+  await crashEverywhere('d', 0);
+  await expectHealedOnce('d');
+  expect(await leasesByPid(survivors), 'the split holds').toEqual([3, 3]);
+  expect(await trail(targets[0]!, 'a'), 'nothing replayed twice across the moves').toHaveLength(2);
+}, 120_000);
