@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import { LuaScript } from '../redis/script.js';
 
 /** The `prev` of the very first record of a log that was never trimmed. */
@@ -67,7 +67,7 @@ const appendScript = new LuaScript(appendLua);
  * server that has not seen the script), trimming by count (approximate, whole stream nodes) and by
  * age (exact). Returns the new stream id.
  */
-export async function appendChained(redis: Redis, streamKey: string, json: string, retention: { maxRecords: number; maxAgeMs: number }, once?: { key: string; ttlMs: number }): Promise<string | undefined> {
+export async function appendChained(redis: RedisConnection, streamKey: string, json: string, retention: { maxRecords: number; maxAgeMs: number }, once?: { key: string; ttlMs: number }): Promise<string | undefined> {
   const keys = once ? [streamKey, chainKey(streamKey), once.key] : [streamKey, chainKey(streamKey)];
   const args = once ? [json, retention.maxRecords, retention.maxAgeMs, once.ttlMs] : [json, retention.maxRecords, retention.maxAgeMs];
   return ((await appendScript.run(redis, keys, args)) as string | null) ?? undefined;

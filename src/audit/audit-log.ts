@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { duplicateConnection, type RedisConnection } from '../redis/connect.js';
 import { appendChained } from './audit-chain.js';
 import { auditRecordSchema, reservedAuditFields, type AuditInput, type ChainedAuditRecord, type StoredAuditRecord } from './audit-record.js';
 import { matchesQuery, streamRange, type AuditQuery } from './audit-query.js';
@@ -39,7 +39,7 @@ export class AuditLog {
   private readonly retention: { maxRecords: number; maxAgeMs: number };
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly key: string,
     opts: AuditLogOptions = {},
   ) {
@@ -96,7 +96,7 @@ export class AuditLog {
    */
   async *follow(query: AuditQuery = {}, opts: FollowOptions = {}): AsyncGenerator<StoredAuditRecord> {
     let after = opts.afterId ?? (await this.lastId());
-    const conn = this.redis.duplicate();
+    const conn = duplicateConnection(this.redis);
     const stop = () => conn.disconnect();
     opts.signal?.addEventListener('abort', stop, { once: true });
     try {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import { canonicalJson } from './canonical-json.js';
 import { chainHash, chainKey, GENESIS } from './audit-chain.js';
 
@@ -76,7 +76,7 @@ function toEntry(id: string, fields: string[]): ChainEntry {
  * trim kept (its `prev` is the anchor, since the record it names is gone). Records appended while
  * it runs are left for the next run. Reads in batches of `batch` (default 1000).
  */
-export async function verifyAuditLog(redis: Redis, key: string, opts: { batch?: number } = {}): Promise<VerifyResult> {
+export async function verifyAuditLog(redis: RedisConnection, key: string, opts: { batch?: number } = {}): Promise<VerifyResult> {
   // A retention trim running concurrently can remove records between two batches; start over then.
   for (let attempt = 0; ; attempt++) {
     const { anchorAtStart, ...result } = await verifyOnce(redis, key, opts.batch ?? 1000);
@@ -86,7 +86,7 @@ export async function verifyAuditLog(redis: Redis, key: string, opts: { batch?: 
   }
 }
 
-async function verifyOnce(redis: Redis, key: string, batch: number): Promise<VerifyResult & { anchorAtStart?: string }> {
+async function verifyOnce(redis: RedisConnection, key: string, batch: number): Promise<VerifyResult & { anchorAtStart?: string }> {
   const snap = await redis.multi().hgetall(chainKey(key)).xrevrange(key, '+', '-', 'COUNT', 1).exec();
   const meta = (snap?.[0]?.[1] ?? {}) as Record<string, string>;
   const newest = (snap?.[1]?.[1] ?? []) as [string, string[]][];

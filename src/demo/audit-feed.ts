@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import type { AuditRecord } from '../audit/audit-log.js';
 
 /** Follows an audit stream from its start and hands each record over as it is appended. */
@@ -7,7 +7,7 @@ export class AuditFeed {
   private lastId = '0';
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly key: string,
     private readonly onRecord: (record: AuditRecord & { id: string }) => void,
   ) {}

@@ -1,6 +1,5 @@
-import type { Redis } from 'ioredis';
 import { redactUrl } from '../log/redaction.js';
-import { connectRedis } from '../redis/connect.js';
+import { connectRedis, type RedisConnection } from '../redis/connect.js';
 import type { DoctorCheck } from './doctor.js';
 
 /** The oldest Redis BullMQ supports (it relies on commands and Lua behaviour of 6.2). */
@@ -13,7 +12,7 @@ const MIN_REDIS_VERSION = [6, 2, 0] as const;
  */
 export async function checkRedis(url: string): Promise<DoctorCheck[]> {
   const shown = redactUrl(url);
-  let redis: Redis;
+  let redis: RedisConnection;
   try {
     redis = await connectRedis(url, { timeoutMs: 3_000 });
   } catch (err) {
@@ -38,7 +37,7 @@ export async function checkRedis(url: string): Promise<DoctorCheck[]> {
   }
 }
 
-async function evictionCheck(redis: Redis, memoryInfo: string): Promise<DoctorCheck> {
+async function evictionCheck(redis: RedisConnection, memoryInfo: string): Promise<DoctorCheck> {
   let policy: string | undefined;
   try {
     const reply = (await redis.call('CONFIG', 'GET', 'maxmemory-policy')) as string[];

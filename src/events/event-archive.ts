@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import type { CanonicalEvent } from './canonical-event.js';
 import { LuaScript } from '../redis/script.js';
 
@@ -7,7 +7,7 @@ export type ArchiveOutcome = 'processed' | 'stale' | 'unchanged' | 'duplicate' |
 
 /** Options of {@link EventArchive}. */
 export interface EventArchiveOptions {
-  redis: Redis;
+  redis: RedisConnection;
   /** Stream key (`KeySpace.archive`). */
   key: string;
   /** Entries kept at most (approximate trim). Default 1 000 000. */

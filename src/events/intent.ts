@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import type { InstanceClient } from '../client/client.js';
 import type { OperationObject } from '../client/envelope.js';
 import { StatusCode } from '../client/status-code.js';
@@ -95,7 +95,7 @@ const OWN_OPERATIONS_TTL_MS = 600_000;
  */
 export class OwnOperations {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly keys: KeySpace,
   ) {}
 

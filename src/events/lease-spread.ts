@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import { LuaScript } from '../redis/script.js';
 
 /** Options of {@link LeaseSpread}. */
 export interface LeaseSpreadOptions {
-  redis: Redis;
+  redis: RedisConnection;
   /** Sorted set of the live replicas (`keys.replicas`). */
   key: string;
   logger: Logger;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import { LuaScript } from '../redis/script.js';
 
@@ -65,7 +65,7 @@ export type TrackerUpdate =
  */
 export class StateTracker {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly keys: KeySpace,
   ) {}
 

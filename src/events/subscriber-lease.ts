@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import { LuaScript } from '../redis/script.js';
 import { TokenLock, type HeldLock } from '../redis/token-lock.js';
 
 /** Options of {@link SubscriberLease}. */
 export interface SubscriberLeaseOptions {
-  redis: Redis;
+  redis: RedisConnection;
   /** Redis key of the lease (one per target). */
   key: string;
   /** Its fencing counter. */

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import { z } from 'zod';
 import type { InstanceRef, ScheduleKeys } from '../redis/key-space.js';
 import type { SnapshotInfo } from './retention-plan.js';
@@ -36,7 +36,7 @@ export type JobState = 'pending' | 'done' | 'skipped' | 'failed' | 'unknown';
 /** The ledger of one deployment. */
 export class SnapshotLedger {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly keys: ScheduleKeys,
   ) {}
 

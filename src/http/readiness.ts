@@ -1,5 +1,5 @@
 import type { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import type { EventSubscriber } from '../events/event-subscriber.js';
 import type { SubscriberLease } from '../events/subscriber-lease.js';
 
@@ -22,7 +22,7 @@ export interface TargetReader {
 
 /** What the process runs, for {@link readinessChecks}. */
 export interface ReadinessParts {
-  redis: Redis;
+  redis: RedisConnection;
   /** Subscriber role: one reader per target. */
   readers?: TargetReader[];
   /** Worker role: the queue workers. */

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import { alertSchema, type Alert } from './alert.js';
 import { decideFlush, flushJobSchema, readGroupState, type AlertMute, type FlushDecision } from './alert-grouper.js';
 import type { Inhibitor } from './inhibition.js';
@@ -40,7 +40,7 @@ export interface AlertsView {
  */
 export class AlertBoard {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly keys: NotifyKeys,
   ) {}
 

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import { z } from 'zod';
 import { ReflexError } from '../errors/reflex-error.js';
 import { alertSchema, alertValue, type Alert } from './alert.js';
@@ -87,7 +87,7 @@ export function inOrderOfHappening(alerts: Alert[]): Alert[] {
 }
 
 /** Reads a group's alerts (dropping unreadable entries), notification log, last message time and scheduled flush. */
-export async function readGroupState(redis: Redis, keys: NotifyKeys, groupKey: string): Promise<GroupState> {
+export async function readGroupState(redis: RedisConnection, keys: NotifyKeys, groupKey: string): Promise<GroupState> {
   const [raw, notified, lastSent, scheduled] = await Promise.all([redis.hgetall(keys.group(groupKey)), redis.hgetall(keys.notified(groupKey)), redis.get(keys.lastSent(groupKey)), redis.get(keys.scheduled(groupKey))]);
   const parsed: { alert: Alert; raw: string }[] = [];
   for (const [fp, json] of Object.entries(raw)) {
@@ -130,7 +130,7 @@ export class AlertGrouper {
   private readonly locks: TokenLock;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly keys: NotifyKeys,
     private readonly flushes: Queue,
     /** Enqueues a message for delivery (called at most once per notification id). */

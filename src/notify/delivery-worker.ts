@@ -1,5 +1,5 @@
 import { DelayedError, UnrecoverableError, type Job, type Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { AuditLog } from '../audit/audit-log.js';
@@ -78,7 +78,7 @@ export class DeliveryProcessor {
       queue: Queue;
       rateLimiter: RateLimiter;
       audit: AuditLog;
-      redis: Redis;
+      redis: RedisConnection;
       /** Redis set of the fingerprints whose firing message a receiver never got. */
       missedFiringKey: (receiver: string) => string;
       logger?: Logger;

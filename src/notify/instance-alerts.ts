@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
@@ -37,7 +37,7 @@ export class InstanceAlerts {
   constructor(
     private readonly deps: {
       notifier: Notifier;
-      redis: Redis;
+      redis: RedisConnection;
       logger?: Logger;
       /**
        * Whether the instance's cluster member is in a failure storm: storm control then raises one

@@ -1,5 +1,5 @@
 import { Queue, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { duplicateConnection, type RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import { ReflexError } from '../errors/reflex-error.js';
@@ -18,7 +18,7 @@ import { TokenLock } from '../redis/token-lock.js';
 /** Options of {@link Notifier}. */
 export interface NotifierOptions extends NotifyConfig {
   /** Connection for state; queues and workers use duplicates of it. */
-  redis: Redis;
+  redis: RedisConnection;
   audit: AuditLog;
   /** Key prefix shared by the replicas of one deployment. Default `reflex`. */
   prefix?: string;
@@ -61,7 +61,7 @@ export class Notifier {
   private readonly flushQueue: Queue;
   private readonly deliveryQueue: Queue;
   private readonly workers: Worker[] = [];
-  private readonly connections: Redis[] = [];
+  private readonly connections: RedisConnection[] = [];
   /** Serialises raising, amending and resolving one alert across replicas (the same token lock as instances'). */
   private readonly alertLock: TokenLock;
 
@@ -220,8 +220,8 @@ export class Notifier {
   }
 
 
-  private connection(): Redis {
-    const c = this.opts.redis.duplicate({ maxRetriesPerRequest: null });
+  private connection(): RedisConnection {
+    const c = duplicateConnection(this.opts.redis);
     this.connections.push(c);
     return c;
   }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import type { NotifyKeys } from '../redis/key-space.js';
 
 /**
@@ -7,7 +7,7 @@ import type { NotifyKeys } from '../redis/key-space.js';
  */
 export class RateLimiter {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly keys: NotifyKeys,
   ) {}
 

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './connect.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import { LuaScript } from './script.js';
 
-// KEYS[1] lock, KEYS[2] fence counter (may be absent: ''); ARGV[1] token, ARGV[2] ttl ms.
+// KEYS[1] lock, KEYS[2] fence counter (optional: only real keys are passed, since an empty
+// name would hash to another slot on a Redis Cluster); ARGV[1] token, ARGV[2] ttl ms.
 // Returns the fencing token (the counter after INCR), or 0 when someone else holds the lock.
 const acquireScript = new LuaScript(`
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  if KEYS[2] ~= '' then return redis.call('INCR', KEYS[2]) end
+  if #KEYS > 1 then return redis.call('INCR', KEYS[2]) end
   return 1
 end
 return 0`);
@@ -22,11 +23,13 @@ if v == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
 end
-if (not v) and KEYS[2] ~= '' and tonumber(redis.call('GET', KEYS[2]) or '0') == tonumber(ARGV[3]) then
+if (not v) and #KEYS > 1 and tonumber(redis.call('GET', KEYS[2]) or '0') == tonumber(ARGV[3]) then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return 2
 end
 return 0`);
+
+const lockKeys = (key: string, fenceKey: string) => (fenceKey === '' ? [key] : [key, fenceKey]);
 
 const releaseScript = new LuaScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
 
@@ -58,7 +61,7 @@ export class HeldLock extends EventEmitter {
   private doubt = false;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     readonly key: string,
     readonly fenceKey: string,
     /** The random value stored in the lock. */
@@ -89,7 +92,7 @@ export class HeldLock extends EventEmitter {
   async confirm(): Promise<boolean> {
     if (this.released) return false;
     const startedAt = Date.now();
-    const res = Number(await renewScript.run(this.redis, [this.key, this.fenceKey], [this.token, String(this.ttlMs), String(this.fence)]));
+    const res = Number(await renewScript.run(this.redis, lockKeys(this.key, this.fenceKey), [this.token, String(this.ttlMs), String(this.fence)]));
     if (res === 0) {
       this.lose();
       return false;
@@ -141,7 +144,7 @@ export class HeldLock extends EventEmitter {
     this.renewing = true;
     const startedAt = Date.now();
     try {
-      const res = Number(await renewScript.run(this.redis, [this.key, this.fenceKey], [this.token, String(this.ttlMs), String(this.fence)]));
+      const res = Number(await renewScript.run(this.redis, lockKeys(this.key, this.fenceKey), [this.token, String(this.ttlMs), String(this.fence)]));
       if (this.released) return;
       if (res === 0) return this.lose();
       this.confirmed(startedAt, res);
@@ -165,7 +168,7 @@ export class TokenLock {
   private readonly everyMs: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     opts: TokenLockOptions = {},
   ) {
     this.ttlMs = opts.ttlMs ?? 5_000;
@@ -178,7 +181,7 @@ export class TokenLock {
    */
   async tryAcquire(key: string, opts: { fenceKey?: string; token?: string } = {}): Promise<HeldLock | undefined> {
     const token = opts.token ?? randomUUID();
-    const fence = Number(await acquireScript.run(this.redis, [key, opts.fenceKey ?? ''], [token, String(this.ttlMs)]));
+    const fence = Number(await acquireScript.run(this.redis, lockKeys(key, opts.fenceKey ?? ''), [token, String(this.ttlMs)]));
     if (fence === 0) return undefined;
     return new HeldLock(this.redis, key, opts.fenceKey ?? '', token, fence, this.ttlMs, this.everyMs);
   }

@@ -1,5 +1,5 @@
 import { UnrecoverableError, type Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import type { ActionContext, ActionOutcome, CallDescription } from '../actions/action.js';
 import type { Operation } from '../client/operation.js';
@@ -40,7 +40,7 @@ export interface ActionExecutorDeps {
   recheck: Recheck;
   pending: PendingActions;
   keys: KeySpace;
-  redis: Redis;
+  redis: RedisConnection;
   logger: Logger;
   /** Counts outcomes and retries; none: not counted. */
   metrics?: Metrics;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import type { Instance } from '../client/instance.js';
 import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
@@ -50,7 +50,7 @@ export class ActionGate {
   private readonly standBackMs: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly keys: KeySpace,
     private readonly silences: Silences,
     private readonly metrics?: Metrics,

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import { LuaScript } from '../redis/script.js';
 import type { CrashLoopPolicy } from '../rules/rule.js';
 
@@ -39,7 +39,7 @@ return {n + 1, delay}`);
 
 /** Restart budgets per instance, shared by all replicas through Redis. */
 export class CrashLoopBudget {
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly redis: RedisConnection) {}
 
   /**
    * Reserves one restart for an incident. The same incident id reserves only once (a duplicate

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
@@ -24,7 +24,7 @@ import type { PendingActions } from './pending-actions.js';
 
 /** What the event processor needs. */
 export interface EventProcessorDeps {
-  redis: Redis;
+  redis: RedisConnection;
   keys: KeySpace;
   /** The client of the target a job's event came from. */
   client: (target: string) => InstanceClient;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import type { InstanceClient } from '../client/client.js';
 import type { KeySpace } from '../redis/key-space.js';
@@ -20,7 +20,7 @@ export interface MemberAlert {
 /** Options of {@link startMemberWatch}. */
 export interface MemberWatchOptions {
   targets: { id: string; client: InstanceClient }[];
-  redis: Redis;
+  redis: RedisConnection;
   keys: KeySpace;
   raiseAlert?: (alert: MemberAlert) => Promise<unknown>;
   logger: Logger;

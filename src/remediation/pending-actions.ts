@@ -1,5 +1,5 @@
 import { Job, type Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 
 /** A delayed action job as the index keeps it. */
@@ -20,7 +20,7 @@ const PENDING_TTL_MS = 24 * 3600_000;
  */
 export class PendingActions {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly keys: KeySpace,
     private readonly queue: Queue,
   ) {}

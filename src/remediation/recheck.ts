@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import { getAction } from '../actions/registry.js';
 import { isApiStatus } from '../client/api-error.js';
 import type { InstanceClient } from '../client/client.js';
@@ -21,7 +21,7 @@ export interface RecheckDeps {
   silences: Silences;
   /** The rules loaded now: a job of a rule that is gone or changed is judged by what is loaded. */
   engine: () => RuleEngine;
-  redis: Redis;
+  redis: RedisConnection;
   keys: KeySpace;
 }
 

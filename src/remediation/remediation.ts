@@ -1,5 +1,5 @@
 import { DelayedError, Job, Queue, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
@@ -23,9 +23,9 @@ import { isFinalFailure, retryPolicy, workerLockOptions } from './retry-policy.j
 
 /** What the remediation core of one process needs. */
 export interface RemediationOptions {
-  redis: Redis;
+  redis: RedisConnection;
   /** A connection BullMQ may block on (workers). */
-  connection: Redis;
+  connection: RedisConnection;
   keys: KeySpace;
   client: (target: string) => InstanceClient;
   tracker: StateTracker;

@@ -1,5 +1,5 @@
 import { getNextMillis, Queue, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { duplicateConnection, type RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { TokenLock } from '../redis/token-lock.js';
@@ -24,7 +24,7 @@ export type TickJob = z.infer<typeof tickJobSchema>;
 export interface SchedulerOptions {
   /** The target as configured (audit records and lock keys). */
   target: string;
-  redis: Redis;
+  redis: RedisConnection;
   client: InstanceClient;
   /** Every target a tick runs on, one after the other (a deployment with several). Default: `target` with `client`. */
   targets?: { target: string; client: InstanceClient }[];
@@ -80,8 +80,8 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
   logger.info({ schedules: active.map((s) => s.name) }, `loaded ${active.length} schedule(s)`);
   const byName = new Map(active.map((s) => [s.name, s]));
 
-  const queueConnection = redis.duplicate();
-  const workerConnection = redis.duplicate();
+  const queueConnection = duplicateConnection(redis);
+  const workerConnection = duplicateConnection(redis);
   const queue = new Queue(skeys.queue, { connection: queueConnection, prefix: keys.bullPrefix });
   queue.on('error', (err) => logger.debug({ err }, 'scheduler queue error'));
   await reconcile(queue, active, redis, skeys, logger);
@@ -167,7 +167,7 @@ export function dueTime(job: Pick<Job, 'id' | 'timestamp'>): number {
  * When the schedule's next tick is due: the job scheduler's own figure when it exists in Redis
  * (`from: 'scheduler'`), else the next cron time or interval boundary after `now` (`'computed'`).
  */
-export async function nextDue(redis: Redis, keys: KeySpace, schedule: Schedule, now = Date.now()): Promise<{ at: number; from: 'scheduler' | 'computed' }> {
+export async function nextDue(redis: RedisConnection, keys: KeySpace, schedule: Schedule, now = Date.now()): Promise<{ at: number; from: 'scheduler' | 'computed' }> {
   const queue = new Queue(keys.schedules.queue, { connection: redis, prefix: keys.bullPrefix });
   try {
     const js = await queue.getJobScheduler(schedule.name);
@@ -185,7 +185,7 @@ export function repeatOptions(s: Schedule): { every: number } | { pattern: strin
 }
 
 /** Makes the queue's job schedulers match `schedules`; one replica at a time. */
-async function reconcile(queue: Queue, schedules: Schedule[], redis: Redis, skeys: ScheduleKeys, logger: Logger): Promise<void> {
+async function reconcile(queue: Queue, schedules: Schedule[], redis: RedisConnection, skeys: ScheduleKeys, logger: Logger): Promise<void> {
   // Whoever holds it does the same work; once it is done, our pass finds nothing to change.
   const held = await new TokenLock(redis).acquire(skeys.syncLock, 20_000);
   try {

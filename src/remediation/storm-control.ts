@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import { StatusCode } from '../client/status-code.js';
 import { LuaScript } from '../redis/script.js';
@@ -102,7 +102,7 @@ export class StormControl {
   readonly windowMs: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly keys: StormKeys,
     policy: StormPolicy = {},
   ) {

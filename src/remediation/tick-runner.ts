@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import type { HousekeepingParams } from '../actions/housekeeping-action.js';
 import type { AuditLog } from '../audit/audit-log.js';
@@ -38,7 +38,7 @@ export interface TickDeps {
   /** The actions queue: each instance's steps run there, through the executor, side by side. */
   actions: Queue;
   /** The snapshot ledger lives here (keys.schedules). */
-  redis: Redis;
+  redis: RedisConnection;
   keys: KeySpace;
   /** Snapshots made / pruned / failed and the age of each instance's newest snapshot; none: not counted. */
   metrics?: Metrics;

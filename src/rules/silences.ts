@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/connect.js';
 import { z } from 'zod';
 import type { Instance } from '../client/instance.js';
 import { evaluateFilter } from '../filter/evaluator.js';
@@ -51,7 +51,7 @@ export interface SilenceSubject {
 /** Silences in Redis (one hash), shared by all replicas; expired ones are ignored and pruned. */
 export class Silences {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly key: string,
     /** Where adding and removing a silence is recorded (type `silence`). Default: not recorded. */
     private readonly audit?: AuditLog,

@@ -4,7 +4,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import { Option, type Command } from 'commander';
 import { AuditLog } from '../../audit/audit-log.js';
 import { targetsOf } from '../../config/config-target.js';
-import { connectRedis } from '../../redis/connect.js';
+import { connectRedis, duplicateConnection } from '../../redis/connect.js';
 import { keySpace } from '../../redis/key-space.js';
 import { actionJobOptions, type ActionJobInput } from '../../remediation/action-job.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
@@ -29,7 +29,7 @@ export function registerHeal(program: Command): void {
       const keys = keySpace(config.prefix);
       const redis = await connectRedis(config.redisUrl);
       const queue = new Queue(keys.actionsQueue, { connection: redis, prefix: keys.bullPrefix });
-      const blocking = redis.duplicate();
+      const blocking = duplicateConnection(redis);
       const events = new QueueEvents(keys.actionsQueue, { connection: blocking, prefix: keys.bullPrefix });
       try {
         const correlationId = `heal:${randomUUID()}`;
