@@ -7,7 +7,7 @@ import { Silences } from '../rules/silences.js';
 import { AuditLog } from '../audit/audit-log.js';
 import { InstanceClient } from '../client/client.js';
 import { targetsOf, type ConfiguredTarget } from '../config/config-target.js';
-import { connectRedis } from '../redis/connect.js';
+import { connectRedis, duplicateConnection } from '../redis/connect.js';
 import type { Config } from '../config/config.js';
 import { EventArchive } from '../events/event-archive.js';
 import { EventIngestor } from '../events/event-ingestor.js';
@@ -119,7 +119,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     if (!c) throw new ReflexError('TARGET_INVALID', `a job for target ${id}, which this process is not configured for (it has ${[...clients.keys()].join(', ')})`);
     return c;
   };
-  const connection = redis.duplicate();
+  const connection = duplicateConnection(redis);
   const queueOpts = { connection, prefix: keys.bullPrefix };
   const eventsQueue = new Queue(keys.eventsQueue, {
     ...queueOpts,
