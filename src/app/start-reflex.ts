@@ -193,6 +193,8 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       held.on('acquired', () => metrics.leaseHolder.set({ target: t.id }, 1));
       held.on('lost', () => metrics.leaseHolder.set({ target: t.id }, 0));
       sub.on('connected', () => metrics.streamConnected.set({ target: t.id }, 1));
+      // A cluster's other members join an HTTPS target's failover addresses (client/cluster.ts), in every role.
+      if (t.target.kind === 'https') sub.once('connected', () => void client.server().then((s) => (s.environment?.server_clustered ? client.clusterMembers() : undefined)).catch((err: unknown) => log.debug({ err }, 'could not list the cluster members')));
       sub.on('disconnected', () => metrics.streamConnected.set({ target: t.id }, 0));
       const gauge = setInterval(() => metrics.ingestBuffered.set({ target: t.id, role: held.isHeld ? 'holder' : 'follower' }, ingestor.buffered), 1_000);
       gauge.unref();

@@ -1,17 +1,19 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { generate } from 'selfsigned';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
+import { InstanceClient } from '../../src/client/client.js';
 import { parseConfig } from '../../src/config/config.js';
 import { EventArchive } from '../../src/events/event-archive.js';
+import { EventSubscriber } from '../../src/events/event-subscriber.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { optIn, sleep, until } from './support/ingestion-bed.js';
+import { redisFromUrl, type RedisConnection } from '../../src/redis/connect.js';
 
 const pair = async (cn: string) => {
   const p = await generate([{ name: 'commonName', value: cn }], { keySize: 2048 } as Parameters<typeof generate>[1]);
@@ -27,9 +29,12 @@ const pair = async (cn: string) => {
 describe('a cluster target whose member in use goes away', () => {
   let reflex: ReflexHandle | undefined;
   let sim: RunningSimulator | undefined;
-  let redis: Redis | undefined;
+  let redis: RedisConnection | undefined;
+
+  const stops: (() => Promise<void>)[] = [];
 
   afterEach(async () => {
+    for (const stop of stops.splice(0)) await stop();
     await reflex?.stop();
     await sim?.stop();
     redis?.disconnect();
@@ -53,7 +58,7 @@ describe('a cluster target whose member in use goes away', () => {
     const file = (n: string, text: string) => (writeFileSync(join(dir, n), text), join(dir, n));
     const prefix = uniquePrefix('clfail');
     const keys = keySpace(prefix);
-    redis = new Redis(redisUrl(), { maxRetriesPerRequest: null });
+    redis = redisFromUrl(redisUrl());
     reflex = await startReflex(
       parseConfig({
         target: urls.join(','),
@@ -114,5 +119,51 @@ describe('a cluster target whose member in use goes away', () => {
       expect(await redis.hlen(keys.state(other)), `no state under ${other}`).toBe(0);
       expect(await redis.get(keys.lease(other)), `no lease under ${other}`).toBeNull();
     }
+  }, 60_000);
+  it('a subscriber given one member\'s address learns the others and moves to one when it goes away', async () => {
+    const [server, client] = await Promise.all([pair('reflex-cluster'), pair('reflex-client')]);
+    sim = await startSimulator({ instances: 2, cluster: { members: ['m1', 'm2', 'm3'], memberListeners: true }, tls: server, trustedCertificates: [client.cert] });
+    const urls = ['m1', 'm2', 'm3'].map((m) => sim!.memberListeners!.url(m));
+    const dir = mkdtempSync(join(tmpdir(), 'reflex-cluster-'));
+    const file = (n: string, text: string) => (writeFileSync(join(dir, n), text), join(dir, n));
+    // The daemon's request log (logging events, as \`lxc monitor --type=logging\`) tells when Reflex listed the members.
+    const watcher = new InstanceClient({ kind: 'https', origin: urls[0]!, url: urls[0]!, ...client, serverCert: server.cert });
+    const listed: string[] = [];
+    const log = new EventSubscriber({
+      endpoint: () => watcher.eventsEndpoint(['logging']),
+      onFrame: (raw) => {
+        const url = (JSON.parse(raw) as { metadata?: { context?: { url?: string } } }).metadata?.context?.url;
+        if (url?.startsWith('/1.0/cluster/members')) listed.push(url);
+      },
+      logger: pino({ level: 'silent' }),
+    });
+    log.start();
+    stops.push(async () => {
+      await log.stop();
+      await watcher.close();
+    });
+    await until(() => log.connected, 5_000, 'request log connected');
+    reflex = await startReflex(
+      parseConfig({
+        role: 'subscriber',
+        target: urls[1],
+        clientCert: file('client.crt', client.cert),
+        clientKey: file('client.key', client.key),
+        serverCert: file('server.crt', server.cert),
+        redisUrl: redisUrl(),
+        rulesDir: 'rules',
+        prefix: uniquePrefix('cllearn'),
+        resyncIntervalMs: 0,
+        leaseTtlMs: 1_000,
+        logLevel: 'silent',
+      }),
+      pino({ level: process.env.REFLEX_TEST_LOG ?? 'silent' }),
+    );
+    const reader = reflex.readers[0]!;
+    await until(() => reader.subscriber.connected && listed.length > 0, 10_000, 'stream connected through m2 and the members listed');
+    await sim.memberListeners!.down('m2');
+    await until(() => !reader.subscriber.connected, 5_000, 'stream cut');
+    await until(() => reader.subscriber.connected, 10_000, 'stream reconnected through a learnt member');
+    expect(reflex.targets, 'the identity is the configured address').toEqual([urls[1]]);
   }, 60_000);
 });
