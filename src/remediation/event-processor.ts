@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { RedisConnection } from '../redis/connect.js';
+import { getMany } from '../redis/get-many.js';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
@@ -83,7 +84,7 @@ export class EventProcessor {
     const { redis, keys } = this.deps;
     const results: ProcessResult[] = new Array(items.length);
     const prepared = items.map((raw) => this.prepare(raw));
-    const done = await redis.mget(prepared.map((p) => keys.eventDone(p.hash)));
+    const done = await getMany(redis, prepared.map((p) => keys.eventDone(p.hash)));
     const groups = new Map<string, number[]>();
     const inBatch = new Set<string>();
     prepared.forEach((p, i) => {

@@ -3,6 +3,7 @@ import { CrashLoopBudget } from '../../remediation/crash-loop-budget.js';
 import { targetsOf } from '../../config/config-target.js';
 import { instanceOfKey, keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
+import { scanKeys } from '../../redis/scan-keys.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 import { printJson } from '../option-values.js';
 
@@ -17,18 +18,13 @@ export function registerQuarantine(program: Command): void {
       const rows: { target: string; project: string; instance: string; since: string; until: string | null }[] = [];
       try {
         const keys = keySpace(config.prefix);
-        let cursor = '0';
-        do {
-          const [next, found] = await redis.scan(cursor, 'MATCH', keys.quarantinePattern, 'COUNT', 500);
-          cursor = next;
-          for (const k of found) {
-            const ref = instanceOfKey(config.prefix, k);
-            if (!ref) continue;
-            const [since, ttl] = await Promise.all([redis.get(k), redis.pttl(k)]);
-            if (since === null) continue; // expired between SCAN and GET
-            rows.push({ ...ref, since: new Date(Number(since)).toISOString(), until: ttl > 0 ? new Date(Date.now() + ttl).toISOString() : null });
-          }
-        } while (cursor !== '0');
+        for await (const k of scanKeys(redis, keys.quarantinePattern)) {
+          const ref = instanceOfKey(config.prefix, k);
+          if (!ref) continue;
+          const [since, ttl] = await Promise.all([redis.get(k), redis.pttl(k)]);
+          if (since === null) continue; // expired between SCAN and GET
+          rows.push({ ...ref, since: new Date(Number(since)).toISOString(), until: ttl > 0 ? new Date(Date.now() + ttl).toISOString() : null });
+        }
       } finally {
         redis.disconnect();
       }
