@@ -25,20 +25,26 @@ export interface Stack {
   probe: SimProbe;
   reflex: ReflexHandle;
   keys: KeySpace;
+  /** The key prefix of this stack's Reflex (for worker processes joining it). */
+  prefix: string;
   redis: Redis;
   eventsQueue: Queue;
   target: string;
   stop(): Promise<void>;
 }
 
-export async function startStack(redisUrl: string, opts: { seeded?: number; optedIn?: number; timings?: Partial<SimTimings> } = {}): Promise<Stack> {
+/**
+ * `role: 'subscriber'` leaves the events and actions to worker processes the bench starts itself
+ * (`reflex run --role worker`); default all roles in this process.
+ */
+export async function startStack(redisUrl: string, opts: { seeded?: number; optedIn?: number; timings?: Partial<SimTimings>; role?: 'all' | 'subscriber' } = {}): Promise<Stack> {
   const sim = await startSimulator({ instances: opts.seeded ?? 0, timings: { startMs: 20, stopHookMs: 5, ...opts.timings } });
   for (let i = 1; i <= (opts.optedIn ?? 0); i++) sim.controls.addInstance({ name: optedInName(i), config: optIn });
   const probe = new SimProbe(sim);
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
   const target = `unix://${sim.socketPath}`;
   // The benches crash hundreds of instances on one server on purpose: storm control would hold them back.
-  const config = parseConfig({ target, redisUrl, rulesDir, prefix, resyncIntervalMs: 0, logLevel: 'silent', stormThreshold: 0 });
+  const config = parseConfig({ target, redisUrl, rulesDir, prefix, resyncIntervalMs: 0, logLevel: 'silent', stormThreshold: 0, role: opts.role ?? 'all' });
   const reflex = await startReflex(config, silentLogger);
   const keys = keySpace(prefix);
   const redis = redisClient(redisUrl);
@@ -49,6 +55,7 @@ export async function startStack(redisUrl: string, opts: { seeded?: number; opte
     probe,
     reflex,
     keys,
+    prefix,
     redis,
     eventsQueue,
     target,
