@@ -1,6 +1,6 @@
 import { Cluster, Redis } from 'ioredis';
 import { redactText, redactUrl } from '../log/redaction.js';
-import { connectRedis, type RedisConnection } from '../redis/connect.js';
+import { clusterReady, connectRedis, type RedisConnection } from '../redis/connect.js';
 import type { DoctorCheck } from './doctor.js';
 import { judgeCluster, judgeSentinel, parseClusterInfo, parseClusterNodes, parseSentinelMaster } from './redis-topology.js';
 
@@ -33,10 +33,12 @@ export async function checkRedis(url: string): Promise<DoctorCheck[]> {
 }
 
 async function clusterChecks(cluster: Cluster, shown: string): Promise<DoctorCheck[]> {
-  const masters = cluster.nodes('master');
   let info: string;
   let nodes: string;
+  let masters: Redis[];
   try {
+    await clusterReady(cluster);
+    masters = cluster.nodes('master');
     [info, nodes] = (await Promise.all([masters[0]!.call('CLUSTER', 'INFO'), masters[0]!.call('CLUSTER', 'NODES')])) as [string, string];
   } catch (err) {
     return [{ name: 'redis', ok: false, detail: `reachable at ${shown}, but CLUSTER INFO failed: ${(err as Error).message}`, fix: 'give this Redis user the CLUSTER command (ACL +cluster)' }];

@@ -150,6 +150,11 @@ function parseRedisUrl(url: string): RedisTarget {
   return { kind: 'sentinel', sentinels: addresses, masterName, username, password, sentinelPassword, db, tls: form.tls };
 }
 
+/** Which kind of deployment a Redis URL names: `single`, `cluster` or `sentinel` (CONFIG_INVALID when malformed). */
+export function redisKind(url: string): RedisTarget['kind'] {
+  return parseRedisUrl(url).kind;
+}
+
 /**
  * Opens a Redis connection (any form {@link redisFromUrl} reads) for BullMQ and Reflex's own keys,
  * failing fast with a clear message when Redis cannot be reached at start-up (later outages are
@@ -210,6 +215,14 @@ async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Waits until a Cluster client knows the cluster's slots and masters (at once for a single Redis):
+ * `nodes()` lists only the nodes it has learnt, so walking the masters must wait for this.
+ */
+export async function clusterReady(redis: RedisConnection): Promise<void> {
+  if (redis instanceof Cluster && redis.status !== 'ready') await redis.ping();
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Cluster, type Redis } from 'ioredis';
-import type { RedisConnection } from './connect.js';
+import { clusterReady, type RedisConnection } from './connect.js';
 
 /**
  * Every key matching a SCAN pattern, on a single Redis, a Sentinel master or a Redis Cluster.
@@ -7,6 +7,7 @@ import type { RedisConnection } from './connect.js';
  * copies). Keys created or deleted during the walk may or may not be seen, as with SCAN itself.
  */
 export async function* scanKeys(redis: RedisConnection, pattern: string, count = 500): AsyncGenerator<string> {
+  await clusterReady(redis);
   const nodes: Redis[] = redis instanceof Cluster ? redis.nodes('master') : [redis];
   for (const node of nodes) {
     let cursor = '0';
