@@ -54,7 +54,8 @@ function errorCodes(err: unknown): string[] {
 
 /** Whether a failure happened before any byte of the request could reach the server (refused, unreachable, TLS handshake). */
 function neverConnected(err: unknown): boolean {
-  return errorCodes(err).some((c) => notConnectedCodes.has(c) || c.startsWith('ERR_TLS_') || c.startsWith('ERR_SSL_'));
+  // TLS handshake failures: Node's (ERR_TLS_*, ERR_SSL_*, EPROTO) and OpenSSL's certificate checks.
+  return errorCodes(err).some((c) => notConnectedCodes.has(c) || c === 'EPROTO' || /^(ERR_TLS_|ERR_SSL_|UNABLE_TO_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)/.test(c));
 }
 
 /**

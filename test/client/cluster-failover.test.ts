@@ -109,6 +109,20 @@ describe('a target naming several addresses of a cluster', () => {
     expect(received).toBe(2);
   });
 
+  it('skips a member whose certificate does not match the pin, before anything is sent to it', async () => {
+    const { sim, urls } = await cluster();
+    sim.controls.addInstance({ name: 'web', status: 'Stopped' });
+    let received = 0;
+    const impostor = createTlsServer(client, (socket) => socket.on('data', () => received++));
+    servers.push(impostor);
+    await new Promise<void>((r) => impostor.listen(0, '127.0.0.1', () => r()));
+    const c = connect([`https://127.0.0.1:${(impostor.address() as { port: number }).port}`, urls[1]!]);
+    await (await c.changeState('web', { action: 'start' })).wait();
+    expect(sim.controls.calls('web', 'start')).toBe(1);
+    expect(c.transport.activeOrigin).toBe(urls[1]);
+    expect(received, 'no request reached the impostor').toBe(0);
+  });
+
   it('learns the other members from /1.0/cluster/members, so one configured address is enough', async () => {
     const { sim, urls } = await cluster();
     const c = connect([urls[1]!]);
