@@ -13,6 +13,7 @@ import { parseTarget } from '../src/client/target.js';
 import { decodeFrame } from '../src/events/frame.js';
 import { EventSubscriber } from '../src/events/event-subscriber.js';
 import { frameId } from '../src/events/normalize.js';
+import { redisFromUrl } from '../src/redis/connect.js';
 import { keySpace, type KeySpace } from '../src/redis/key-space.js';
 import type { RunningSimulator } from '../src/simulator/simulator.js';
 import { startReflexProcess, type ReflexProcess } from '../test/support/reflex-process.js';
@@ -142,7 +143,7 @@ export class FrameWitness {
 
 /** Reads a prefix's whole audit trail. */
 export async function auditOf(redisUrl: string, keys: KeySpace): Promise<StoredAuditRecord[]> {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const redis = redisFromUrl(redisUrl);
   try {
     return await new AuditLog(redis, keys.audit).read();
   } finally {
@@ -152,7 +153,7 @@ export async function auditOf(redisUrl: string, keys: KeySpace): Promise<StoredA
 
 /** Counts of the events queue, or of the actions queue (waiting, active, delayed, completed, failed). */
 export async function eventQueueCounts(redisUrl: string, keys: KeySpace, queue: 'events' | 'actions' = 'events'): Promise<Record<string, number>> {
-  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const connection = redisFromUrl(redisUrl);
   const q = new Queue(queue === 'events' ? keys.eventsQueue : keys.actionsQueue, { connection, prefix: keys.bullPrefix });
   try {
     return (await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed')) as Record<string, number>;

@@ -1,8 +1,18 @@
 import { z } from 'zod';
 import { ReflexError } from '../errors/reflex-error.js';
 import { isSensitiveName, redactText, redactUrl } from '../log/redaction.js';
+import { redisKind } from '../redis/connect.js';
 import { durationMs } from './duration.js';
 import { notificationSettingsSchema } from './notification-settings.js';
+
+/** A URL `redisFromUrl` reads (a single Redis, a Cluster or a Sentinel set-up), ports in range. */
+function isRedisUrl(url: string): boolean {
+  try {
+    return redisKind(url) !== 'single' || URL.canParse(url);
+  } catch {
+    return false;
+  }
+}
 
 export const roleSchema = z.enum(['all', 'subscriber', 'worker', 'scheduler']);
 export type Role = z.infer<typeof roleSchema>;
@@ -62,8 +72,8 @@ export const configSchema = z.strictObject({
   serverCert: z.string().optional(),
   /** SHA-256 fingerprint (hex) of the server certificate to pin, instead of `serverCert`. */
   serverFingerprint: fingerprintSchema.optional(),
-  /** Redis URL. Default redis://127.0.0.1:6379. */
-  redisUrl: z.string().url().default('redis://127.0.0.1:6379'),
+  /** Redis URL: redis://host:port, redis-cluster://host:port[,host:port…] or redis-sentinel://host:port[,host:port…]/MASTER_NAME (rediss… for TLS). Default redis://127.0.0.1:6379. */
+  redisUrl: z.string().refine(isRedisUrl, 'Invalid URL: expected redis://host:port, redis-cluster://host:port[,…] or redis-sentinel://host:port[,…]/MASTER_NAME').default('redis://127.0.0.1:6379'),
   /** Folder of rule files; relative to the config file's folder when given there. Default ./rules, or /etc/reflex/rules when there is no ./rules. */
   rulesDir: z.string().default('./rules'),
   /**

@@ -1,19 +1,19 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../src/redis/connect.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chainHash, chainKey, GENESIS } from '../../src/audit/audit-chain.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { keySpace } from '../../src/redis/key-space.js';
 
-const clients: Redis[] = [];
-function client(): Redis {
+const clients: RedisConnection[] = [];
+function client(): RedisConnection {
   const c = redisClient();
   clients.push(c);
   return c;
 }
 afterAll(() => clients.forEach((c) => c.disconnect()));
 
-async function filledLog(n: number, opts = {}, gapMs = 0): Promise<{ redis: Redis; key: string; log: AuditLog; ids: string[] }> {
+async function filledLog(n: number, opts = {}, gapMs = 0): Promise<{ redis: RedisConnection; key: string; log: AuditLog; ids: string[] }> {
   const redis = client();
   const key = keySpace(uniquePrefix('audit')).audit;
   const log = new AuditLog(redis, key, opts);
@@ -28,7 +28,7 @@ async function filledLog(n: number, opts = {}, gapMs = 0): Promise<{ redis: Redi
 type Entry = [id: string, fields: Record<string, string>];
 
 /** Rewrites the stream the way someone with Redis access could: copy the entries, edited, to a new key and rename it over the log. */
-async function rewriteStream(redis: Redis, key: string, edit: (entries: Entry[]) => Entry[]): Promise<void> {
+async function rewriteStream(redis: RedisConnection, key: string, edit: (entries: Entry[]) => Entry[]): Promise<void> {
   const entries: Entry[] = (await redis.xrange(key, '-', '+')).map(([id, flat]) => {
     const fields: Record<string, string> = {};
     for (let i = 0; i < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
@@ -40,7 +40,7 @@ async function rewriteStream(redis: Redis, key: string, edit: (entries: Entry[])
 }
 
 /** Changes the fields of one entry in place (same id). */
-function rewriteEntry(redis: Redis, key: string, id: string, change: (fields: Record<string, string>) => void): Promise<void> {
+function rewriteEntry(redis: RedisConnection, key: string, id: string, change: (fields: Record<string, string>) => void): Promise<void> {
   return rewriteStream(redis, key, (entries) => entries.map(([eid, f]) => (eid === id && change(f), [eid, f])));
 }
 

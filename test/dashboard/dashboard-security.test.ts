@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { Queue } from 'bullmq';
 import { Hono } from 'hono';
-import type { Redis } from 'ioredis';
+import { duplicateConnection, type RedisConnection } from '../../src/redis/connect.js';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
@@ -48,9 +48,9 @@ interface Board {
   stop(): Promise<void>;
 }
 
-async function startBoard(redis: Redis, opts: { write?: string; allowedHosts?: string[] } = {}): Promise<Board> {
+async function startBoard(redis: RedisConnection, opts: { write?: string; allowedHosts?: string[] } = {}): Promise<Board> {
   const keys = keySpace(uniquePrefix('dash-sec'));
-  const connection = redis.duplicate();
+  const connection = duplicateConnection(redis);
   const actions = new Queue(keys.actionsQueue, { connection, prefix: keys.bullPrefix });
   const server = await startHttpServer({
     port: 0,
@@ -81,7 +81,7 @@ async function startBoard(redis: Redis, opts: { write?: string; allowedHosts?: s
 const jobCount = async (q: Queue) => Object.values(await q.getJobCounts()).reduce((a, b) => a + b, 0);
 
 describe('dashboard without a write token (read-only)', () => {
-  let redis: Redis;
+  let redis: RedisConnection;
   let board: Board;
   beforeAll(async () => {
     redis = redisClient();
@@ -123,7 +123,7 @@ describe('dashboard without a write token (read-only)', () => {
 });
 
 describe('dashboard with a write token', () => {
-  let redis: Redis;
+  let redis: RedisConnection;
   let board: Board;
   beforeAll(async () => {
     redis = redisClient();
@@ -188,7 +188,7 @@ describe('dashboard with a write token', () => {
 });
 
 describe('dashboard cookie', () => {
-  let redis: Redis;
+  let redis: RedisConnection;
   let board: Board;
   beforeAll(async () => {
     redis = redisClient();
@@ -233,7 +233,7 @@ describe('dashboard cookie', () => {
 });
 
 describe('Host header check (DNS rebinding)', () => {
-  let redis: Redis;
+  let redis: RedisConnection;
   let board: Board;
   beforeAll(async () => {
     redis = redisClient();

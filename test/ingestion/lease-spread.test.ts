@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
 import { EventArchive } from '../../src/events/event-archive.js';
 import { keySpace } from '../../src/redis/key-space.js';
@@ -9,6 +8,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/simul
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 import { optIn, sleep, until } from './support/ingestion-bed.js';
+import { redisFromUrl } from '../../src/redis/connect.js';
 
 /**
  * Six servers, three `reflex run` processes: the subscriber leases spread two per replica, with no
@@ -24,7 +24,7 @@ const sims: RunningSimulator[] = await Promise.all(names.map(() => startSimulato
 const targets = sims.map((s) => `unix://${s.socketPath}`);
 const prefix = uniquePrefix('spread');
 const keys = keySpace(prefix);
-const redis = new Redis(redisUrl(), { maxRetriesPerRequest: null });
+const redis = redisFromUrl(redisUrl());
 const archive = new EventArchive({ redis, key: keys.archive });
 const dir = mkdtempSync(join(tmpdir(), 'reflex-spread-'));
 const configFile = join(dir, 'reflex.json');

@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig, type ConfigInput } from '../../src/config/config.js';
@@ -9,6 +8,7 @@ import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { freePort, scrape, valueOf } from '../metrics/observability-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { optIn, sleep, until } from './support/ingestion-bed.js';
+import { redisFromUrl, type RedisConnection } from '../../src/redis/connect.js';
 
 /**
  * One deployment, two servers (two simulators, each with an opted-in instance of the same name):
@@ -20,7 +20,7 @@ describe('a deployment with several targets', () => {
   const logger = pino({ level: process.env.REFLEX_TEST_LOG ?? 'silent' });
   let sims: RunningSimulator[] = [];
   let replicas: ReflexHandle[] = [];
-  let redis: Redis | undefined;
+  let redis: RedisConnection | undefined;
 
   afterEach(async () => {
     for (const r of replicas) await r.stop();
@@ -35,7 +35,7 @@ describe('a deployment with several targets', () => {
     for (const sim of sims) sim.controls.addInstance({ name: 'web', config: optIn });
     const [east, west] = sims.map((s) => `unix://${s.socketPath}`) as [string, string];
     const prefix = uniquePrefix('multi');
-    redis = new Redis(redisUrl(), { maxRetriesPerRequest: null });
+    redis = redisFromUrl(redisUrl());
     const archive = new EventArchive({ redis, key: keySpace(prefix).archive });
     const base: ConfigInput = {
       targets: [

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
 import { EventArchive } from '../../src/events/event-archive.js';
 import { keySpace } from '../../src/redis/key-space.js';
@@ -9,6 +8,7 @@ import { startSimulator } from '../../src/simulator/simulator.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 import { optIn, sleep, until } from './support/ingestion-bed.js';
+import { redisFromUrl } from '../../src/redis/connect.js';
 
 /**
  * Three `reflex run` processes against one target: one reads the stream, each event is archived
@@ -19,7 +19,7 @@ const leaseTtlMs = 2_000;
 const sim = await startSimulator({ instances: 0, timings: { stopHookMs: 100, startMs: 30 } });
 const prefix = uniquePrefix('replicas');
 const keys = keySpace(prefix);
-const redis = new Redis(redisUrl(), { maxRetriesPerRequest: null });
+const redis = redisFromUrl(redisUrl());
 const archive = new EventArchive({ redis, key: keys.archive });
 const dir = mkdtempSync(join(tmpdir(), 'reflex-replicas-'));
 const configFile = join(dir, 'reflex.json');

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../src/redis/connect.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { AlertInput } from '../../src/notify/alert.js';
 import { Notifier, type NotifierOptions } from '../../src/notify/notifier.js';
@@ -14,7 +14,7 @@ export const fastTimings = { groupWaitMs: 100, groupIntervalMs: 300, repeatInter
 /** Notifiers sharing one Redis prefix (replicas), closed together. */
 export class NotifierFixture {
   readonly prefix = uniquePrefix('notify');
-  readonly redis: Redis = redisClient();
+  readonly redis: RedisConnection = redisClient();
   readonly audit = new AuditLog(this.redis, keySpace(this.prefix).audit);
   private readonly notifiers: Notifier[] = [];
 

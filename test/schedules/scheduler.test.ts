@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../src/redis/connect.js';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
@@ -39,7 +39,7 @@ describe('scheduler on the simulator', () => {
   }
 
   /** One replica: its own Redis connection and API client, the shared prefix. */
-  async function replica(sim: RunningSimulator, prefix: string, def: ScheduleDefinition): Promise<{ scheduler: RunningScheduler; redis: Redis; audit: AuditLog; client: InstanceClient; stop: () => Promise<void> }> {
+  async function replica(sim: RunningSimulator, prefix: string, def: ScheduleDefinition): Promise<{ scheduler: RunningScheduler; redis: RedisConnection; audit: AuditLog; client: InstanceClient; stop: () => Promise<void> }> {
     const redis = redisClient();
     const keys = keySpace(prefix);
     const target = `unix://${sim.socketPath}`;

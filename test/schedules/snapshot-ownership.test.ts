@@ -7,6 +7,7 @@ import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import { StateTracker } from '../../src/events/state-tracker.js';
 import { Metrics } from '../../src/metrics/metrics.js';
+import { duplicateConnection } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startRemediation } from '../../src/remediation/remediation.js';
 import { runTick, type HousekeepingAlert } from '../../src/remediation/tick-runner.js';
@@ -34,7 +35,7 @@ async function bed(cleanups: (() => Promise<unknown>)[], instances: string[]) {
   const target = `unix://${sim.socketPath}`;
   const client = new InstanceClient(parseTarget(target));
   cleanups.push(() => client.close());
-  const connection = redis.duplicate();
+  const connection = duplicateConnection(redis);
   const actions = new Queue(keys.actionsQueue, { connection, prefix: keys.bullPrefix });
   const events = new Queue(keys.eventsQueue, { connection, prefix: keys.bullPrefix });
   const audit = new AuditLog(redis, keys.audit);

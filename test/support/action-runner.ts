@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { duplicateConnection, type RedisConnection } from '../../src/redis/connect.js';
 import { pino } from 'pino';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { InstanceClient } from '../../src/client/client.js';
@@ -13,8 +13,8 @@ import { Silences } from '../../src/rules/silences.js';
  * The remediation core of one replica with no rules, as the scheduler tests need it: an actions
  * queue to hand tick jobs to, and the workers that run them through the executor.
  */
-export function startActionRunner(redis: Redis, keys: KeySpace, client: (target: string) => InstanceClient, opts: { actionConcurrency?: number } = {}): { actions: Queue; stop: () => Promise<void> } {
-  const connection = redis.duplicate();
+export function startActionRunner(redis: RedisConnection, keys: KeySpace, client: (target: string) => InstanceClient, opts: { actionConcurrency?: number } = {}): { actions: Queue; stop: () => Promise<void> } {
+  const connection = duplicateConnection(redis);
   const queueOpts = { connection, prefix: keys.bullPrefix };
   const actions = new Queue(keys.actionsQueue, queueOpts);
   const events = new Queue(keys.eventsQueue, queueOpts);

@@ -1,7 +1,7 @@
-import { Redis } from 'ioredis';
 import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { runReflex } from './reflex-process.js';
+import { redisFromUrl } from '../../src/redis/connect.js';
 
 /** Reads the audit trail through the CLI, exactly as an operator would: `reflex audit --json --instance NAME`. */
 export async function auditTrail(redisUrl: string, prefix: string, instance: string): Promise<StoredAuditRecord[]> {
@@ -18,7 +18,7 @@ export async function waitForAudit(
   done: (records: StoredAuditRecord[]) => boolean,
   timeoutMs = 30_000,
 ): Promise<StoredAuditRecord[]> {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const redis = redisFromUrl(redisUrl);
   const log = new AuditLog(redis, keySpace(prefix).audit);
   const until = Date.now() + timeoutMs;
   let records: StoredAuditRecord[] = [];

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { duplicateConnection, type RedisConnection } from '../../src/redis/connect.js';
 import { pino } from 'pino';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { InstanceClient } from '../../src/client/client.js';
@@ -15,8 +15,8 @@ import type { Rule } from '../../src/rules/rule.js';
 import { Silences } from '../../src/rules/silences.js';
 
 /** An action executor wired on real Redis for tests that run jobs by hand; `close` releases its queue. */
-export function testExecutor(redis: Redis, keys: KeySpace, client: InstanceClient, rules: Rule[] = []): { executor: ActionExecutor; close: () => Promise<void> } {
-  const queue = new Queue(keys.actionsQueue, { connection: redis.duplicate(), prefix: keys.bullPrefix });
+export function testExecutor(redis: RedisConnection, keys: KeySpace, client: InstanceClient, rules: Rule[] = []): { executor: ActionExecutor; close: () => Promise<void> } {
+  const queue = new Queue(keys.actionsQueue, { connection: duplicateConnection(redis), prefix: keys.bullPrefix });
   const tracker = new StateTracker(redis, keys);
   const engine = new RuleEngine(rules);
   const recheck = new Recheck({ client: () => client, tracker, silences: new Silences(redis, keys.silences), engine: () => engine, redis, keys });

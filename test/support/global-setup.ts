@@ -2,15 +2,17 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { TestProject } from 'vitest/node';
-import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-redis.js';
+import { startRedisTopology, topologyFromEnv, type RedisTopology, type TopologyKind } from './redis-topology.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     redisUrl: string;
+    /** The set-up behind redisUrl: a single Redis (default), a 6-node Redis Cluster or a Sentinel set-up (REFLEX_TEST_REDIS). */
+    redisTopology: TopologyKind;
   }
 }
 
-let redis: PrivateRedis | undefined;
+let redis: RedisTopology | undefined;
 
 /**
  * Tests that start `reflex` as a user would run bin/reflex.js, which runs the compiled dist/:
@@ -24,15 +26,20 @@ function buildDist(): void {
   if (!existsSync('dist/cli/entry.js')) throw new Error('global-setup: npm run build did not produce dist/cli/entry.js');
 }
 
-/** Builds dist/, then one private redis-server for the whole test run, unless REDIS_URL points at one. */
+/**
+ * Builds dist/, then the Redis for the whole test run, unless REDIS_URL points at one: one private
+ * redis-server, or with REFLEX_TEST_REDIS=cluster|sentinel a real Redis Cluster or Sentinel set-up.
+ */
 export async function setup(project: TestProject): Promise<void> {
   buildDist();
+  const kind = topologyFromEnv();
+  project.provide('redisTopology', kind);
   const fromEnv = process.env.REDIS_URL;
   if (fromEnv) {
     project.provide('redisUrl', fromEnv);
     return;
   }
-  redis = await startPrivateRedis({ appendonly: true });
+  redis = await startRedisTopology(kind);
   project.provide('redisUrl', redis.url);
 }
 

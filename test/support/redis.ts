@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { inject } from 'vitest';
+import { redisFromUrl, type RedisConnection } from '../../src/redis/connect.js';
 
 /** The URL of the test run's Redis (private server or REDIS_URL). */
 export function redisUrl(): string {
@@ -12,6 +12,7 @@ export function uniquePrefix(label = 't'): string {
   return `${label}-${randomUUID().slice(0, 8)}`;
 }
 
-export function redisClient(): Redis {
-  return new Redis(redisUrl(), { maxRetriesPerRequest: null });
+/** A connection to the test run's Redis, built as the product builds it (a Cluster client on a cluster). */
+export function redisClient(): RedisConnection {
+  return redisFromUrl(redisUrl());
 }

@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { startReflex, type ReflexHandle } from '../../../src/app/start-reflex.js';
 import { InstanceClient } from '../../../src/client/client.js';
@@ -10,6 +9,7 @@ import { startSimulator } from '../../../src/simulator/simulator.js';
 import type { SimulatorOptions } from '../../../src/simulator/options.js';
 import { redisUrl, uniquePrefix } from '../../support/redis.js';
 import { startEventProxy, type EventProxy } from './event-proxy.js';
+import { redisFromUrl, type RedisConnection } from '../../../src/redis/connect.js';
 
 type Sim = Awaited<ReturnType<typeof startSimulator>>;
 
@@ -18,7 +18,7 @@ export interface IngestionBed {
   sim: Sim;
   proxy?: EventProxy;
   reflex: ReflexHandle;
-  redis: Redis;
+  redis: RedisConnection;
   keys: KeySpace;
   prefix: string;
   /** A client straight to the simulator (the "user"). */
@@ -50,7 +50,7 @@ export async function startIngestionBed(opts: { sim?: Partial<SimulatorOptions>;
     ...opts.config,
   });
   const reflex = await startReflex(config, pino({ level: process.env.REFLEX_TEST_LOG ?? 'silent' }));
-  const redis = new Redis(url, { maxRetriesPerRequest: null });
+  const redis = redisFromUrl(url);
   redis.on('error', () => {}); // outages are part of some tests
   const archive = new EventArchive({ redis, key: keys.archive });
   const trail = async (name: string) =>
