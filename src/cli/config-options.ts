@@ -7,7 +7,7 @@ import { configFromEnv, parseConfig, type Config, type ConfigInput } from '../co
 export function withConnectionOptions(cmd: Command): Command {
   return cmd
     .option('--config <file>', `configuration file, YAML or JSON (env REFLEX_CONFIG; default ${DEFAULT_CONFIG_FILE} when it exists)`)
-    .option('--target <url>', 'unix:///path/to/unix.socket or https://host:8443 (env REFLEX_TARGET; default: first local LXD/Incus socket)')
+    .option('--target <url>', 'unix:///path/to/unix.socket or https://host:8443; a cluster as several comma-separated https addresses, tried in order (env REFLEX_TARGET; default: first local LXD/Incus socket)')
     .option('--remote <name>', 'a remote from your lxc/incus client config, instead of --target (env REFLEX_REMOTE)')
     .option('--client-cert <file>', 'client certificate for an HTTPS target (env REFLEX_CLIENT_CERT)')
     .option('--client-key <file>', 'client key for an HTTPS target (env REFLEX_CLIENT_KEY)')
