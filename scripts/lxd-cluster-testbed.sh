@@ -14,7 +14,9 @@
 # `stop` kills the members (and their containers) and removes namespaces, bridge and state.
 # The main daemon (/var/lib/lxd) and Incus are never touched.
 #
-# Usage: bash scripts/lxd-cluster-testbed.sh [start|stop|status]
+# Usage: bash scripts/lxd-cluster-testbed.sh [start|stop|status|start-member mN]
+#   start-member: brings back one member of a cluster already set up (a test killed its daemon),
+#   touching nothing else: unlike `start`, it deletes no instance a running test may own.
 #   Member 1's socket: /var/lib/lxd-cluster/m1/unix.socket (LXD_DIR=/var/lib/lxd-cluster/m1 lxc …)
 set -euo pipefail
 
@@ -239,6 +241,15 @@ stop() {
   say "stopped"
 }
 
+start_member() {
+  local m="${1:-}"
+  [[ " ${MEMBERS[*]} " == *" $m "* ]] || die "start-member: unknown member '$m' (one of ${MEMBERS[*]})"
+  [[ -e $BASE/m1/cluster.crt ]] || die "start-member: the cluster is not set up (run start first)"
+  ensure_bridge
+  ensure_netns "$m"
+  ensure_daemon "$m"
+}
+
 status() {
   mlxc m1 cluster list --format csv 2>/dev/null || { echo "lxd cluster test bed: not running"; exit 1; }
 }
@@ -247,5 +258,6 @@ case "${1:-start}" in
   start) start ;;
   stop) stop ;;
   status) status ;;
-  *) echo "usage: bash scripts/lxd-cluster-testbed.sh [start|stop|status]" >&2; exit 2 ;;
+  start-member) start_member "${2:-}" ;;
+  *) echo "usage: bash scripts/lxd-cluster-testbed.sh [start|stop|status|start-member mN]" >&2; exit 2 ;;
 esac

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, it } from 'vitest';
 import { STATUS_RUNNING, TEST_IMAGE, type InstanceStatus } from './lxd-bed.js';
@@ -135,5 +135,76 @@ export async function deleteClusterInstance(name: string): Promise<void> {
       if (!/busy running/i.test(message) || Date.now() > until) throw err;
       await new Promise((r) => setTimeout(r, 100));
     }
+  }
+}
+
+/** `lxc move NAME --target MEMBER` (through member 1); a cluster moves a stopped instance only. */
+export async function moveToMember(name: string, member: string): Promise<void> {
+  await memberLxc('m1', ['move', name, '--target', member], 60_000);
+}
+
+/** PID of a member's daemon, from the bed's pid file; undefined when it is not running. */
+export function memberPid(member: string): number | undefined {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(`/var/lib/lxd-cluster/${member}.pid`, 'utf8').trim());
+  } catch {
+    return undefined;
+  }
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return undefined;
+  }
+}
+
+/** SIGKILL of a member's daemon (its containers keep running, as after a daemon crash); waits until it is gone. */
+export async function killMember(member: string): Promise<void> {
+  const pid = memberPid(member);
+  if (pid === undefined) throw new Error(`member ${member} is not running`);
+  process.kill(pid, 'SIGKILL');
+  while (memberPid(member) !== undefined) await new Promise((r) => setTimeout(r, 20));
+}
+
+/**
+ * Brings a killed member back (`scripts/lxd-cluster-testbed.sh start-member`, which deletes no
+ * instance, unlike `start`) and waits until the cluster reads every member Online.
+ */
+export async function restoreMembers(timeoutMs = 60_000): Promise<void> {
+  for (const m of MEMBERS) {
+    if (memberPid(m) !== undefined) continue;
+    await run('bash', ['scripts/lxd-cluster-testbed.sh', 'start-member', m], { timeout: timeoutMs });
+  }
+  for (const m of MEMBERS) await waitForMember(m, 'Online', timeoutMs);
+}
+
+/** The cluster's view of a member's status (`Online`, `Offline`, …), asked of any member that answers. */
+export async function memberStatus(member: string): Promise<string> {
+  let last: unknown;
+  for (const via of MEMBERS) {
+    if (memberPid(via) === undefined) continue;
+    try {
+      return (JSON.parse(await memberLxc(via, ['query', `/1.0/cluster/members/${member}`], 10_000)) as { status: string }).status;
+    } catch (err) {
+      last = err;
+    }
+  }
+  throw new Error(`no member answers for ${member}'s status`, { cause: last });
+}
+
+/** Polls every 250 ms until the cluster reads `member` with `status`; returns when it did (ms epoch). */
+export async function waitForMember(member: string, status: string, timeoutMs: number): Promise<number> {
+  const until = Date.now() + timeoutMs;
+  let last = 'none yet';
+  for (;;) {
+    try {
+      last = await memberStatus(member);
+      if (last === status) return Date.now();
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    if (Date.now() > until) throw new Error(`member ${member} not ${status} within ${timeoutMs} ms; last seen: ${last}`);
+    await new Promise((r) => setTimeout(r, 250));
   }
 }

@@ -1,0 +1,228 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, expect, it } from 'vitest';
+import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
+import type { Alert } from '../../src/notify/alert.js';
+import type { AlertsView } from '../../src/notify/alert-board.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import { makeIdentity, type TestIdentity } from '../conformance/lxd-https.js';
+import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
+import { testWebhookSecret } from '../notify/notifier-fixture.js';
+import { waitForAudit } from '../support/audit-trail.js';
+import { STATUS_RUNNING, STATUS_STOPPED } from '../support/lxd-bed.js';
+import {
+  clusterInstanceStatus,
+  crashClusterInstance,
+  deleteClusterInstance,
+  describeLxdCluster,
+  killMember,
+  launchOnMember,
+  memberDir,
+  memberLxc,
+  memberSocket,
+  moveToMember,
+  restoreMembers,
+  waitForClusterStatus,
+  waitForMember,
+} from '../support/lxd-cluster-bed.js';
+import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+
+/**
+ * Issue 16 on the real two-member cluster of scripts/lxd-cluster-testbed.sh: an instance moved
+ * between members, a member whose daemon dies, failover of the event stream between members'
+ * addresses. Members are killed with SIGKILL (their containers keep running, as after a daemon
+ * crash) and brought back by `start-member`, also when a test fails.
+ */
+
+const viaM1 = `unix://${memberSocket('m1')}`;
+
+// A crash-loop budget of two restarts, no back-off: the budget is used up in two crashes.
+const budgetRule = `import { StatusCode, configFlag, defineRule } from 'reflex-lxd';
+export default defineRule({
+  name: 'restart',
+  on: { kind: 'instance.status', to: [StatusCode.Stopped], intent: ['unrequested'] },
+  when: ({ instance }) => configFlag(instance, 'user.reflex.autorestart'),
+  cooldownMs: 0,
+  crashLoop: { maxRestarts: 2, windowMs: 600000, initialBackoffMs: 0, maxBackoffMs: 0, resetAfterMs: 600000 },
+  actions: [{ action: 'start' }],
+});
+`;
+
+function rulesFolder(files: Record<string, string>): string {
+  mkdirSync(resolve('.tmp'), { recursive: true });
+  const dir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
+  for (const [file, source] of Object.entries(files)) writeFileSync(join(dir, file), source);
+  return dir;
+}
+
+async function fullTrail(prefix: string): Promise<StoredAuditRecord[]> {
+  const redis = new Redis(redisUrl(), { maxRetriesPerRequest: null });
+  try {
+    return await new AuditLog(redis, keySpace(prefix).audit).read({});
+  } finally {
+    redis.disconnect();
+  }
+}
+
+const eventOf = (r: StoredAuditRecord) => (r as { event?: { action?: string; location?: string } }).event;
+const lines = (rs: StoredAuditRecord[]) => rs.map((r) => `${r.type} ${r.instance ?? ''} ${eventOf(r)?.location ?? ''}: ${r.summary}`).join('\n');
+
+await describeLxdCluster('a real two-member LXD cluster: moves, a member going down, failover between members', () => {
+  const created: string[] = [];
+  let reflex: ReflexProcess | undefined;
+  afterEach(async () => {
+    await reflex?.stop();
+    reflex = undefined;
+    // A test that killed a member and failed leaves the bed whole for the next one.
+    await restoreMembers();
+  });
+  afterAll(async () => {
+    for (const name of created) await deleteClusterInstance(name);
+  });
+
+  it('keeps an instance\'s crash-loop budget across `lxc move` to another member; the move\'s created/deleted/renamed events act on nothing', async () => {
+    const prefix = uniquePrefix('cmove');
+    reflex = startReflexProcess(['run', '--target', viaM1, '--redis', redisUrl(), '--prefix', prefix, '--rules', rulesFolder({ 'restart.ts': budgetRule }), '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
+    await reflex.waitForLog('reflex running');
+    const name = await launchOnMember('m2', { 'user.reflex.autorestart': 'true' });
+    created.push(name);
+    const started = (rs: StoredAuditRecord[]) => rs.filter((r) => r.type === 'event' && eventOf(r)?.action === 'instance-started').length;
+    const decisions = (rs: StoredAuditRecord[]) => rs.filter((r) => r.type === 'decision').map((r) => r.summary);
+    await waitForAudit(redisUrl(), prefix, name, (rs) => started(rs) === 1, 10_000);
+
+    for (let n = 1; n <= 2; n++) {
+      await crashClusterInstance(name);
+      // Restarted, and the restart's own start seen, so the next crash is a crash of a Running instance.
+      await waitForAudit(redisUrl(), prefix, name, (rs) => decisions(rs).length === n && started(rs) === n + 1, 15_000);
+    }
+
+    await memberLxc('m1', ['stop', name]);
+    await waitForAudit(redisUrl(), prefix, name, (rs) => decisions(rs).length === 3, 10_000);
+    await moveToMember(name, 'm1');
+    expect((await clusterInstanceStatus(name)).location).toBe('m1');
+    await memberLxc('m1', ['start', name]);
+    await waitForClusterStatus(name, STATUS_RUNNING, 10_000);
+    await waitForAudit(redisUrl(), prefix, name, (rs) => started(rs) === 4, 10_000);
+
+    await crashClusterInstance(name);
+    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => decisions(rs).some((d) => /quarantined|restart 3 of the budget/.test(d)), 15_000);
+    expect(decisions(trail), lines(trail)).toEqual([
+      expect.stringMatching(/restart 1 of the budget/),
+      expect.stringMatching(/restart 2 of the budget/),
+      expect.stringMatching(/^skipped: intent is requested/),
+      expect.stringMatching(/^quarantined: crash loop \(2 restarts/),
+    ]);
+    // The crashes before the move were on m2, the one after it on m1: what Reflex records follows the instance.
+    const crashes = trail.filter((r) => r.type === 'event' && eventOf(r)?.action === 'instance-shutdown' && r.summary.includes('unrequested')).map((r) => eventOf(r)?.location);
+    expect(crashes, lines(trail)).toEqual(['m2', 'm2', 'm1']);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect((await clusterInstanceStatus(name)).status_code, 'no start after the quarantine').toBe(STATUS_STOPPED);
+
+    const all = await fullTrail(prefix);
+    // The move shows as instance-created of a temporary `lxd-move-of-<uuid>`, instance-deleted of
+    // the name and instance-renamed; none of them is a decision, an action, a call or an alert.
+    const moveEvents = all.filter((r) => r.type === 'event' && ['instance-created', 'instance-deleted', 'instance-renamed'].includes(eventOf(r)?.action ?? ''));
+    expect(moveEvents.map((r) => eventOf(r)?.action).sort(), lines(all)).toEqual(expect.arrayContaining(['instance-created', 'instance-deleted', 'instance-renamed']));
+    const moveIds = new Set(moveEvents.map((r) => r.correlationId));
+    expect(all.filter((r) => r.type !== 'event' && moveIds.has(r.correlationId)), lines(all)).toEqual([]);
+    expect(all.filter((r) => r.instance?.startsWith('lxd-move-of-') && r.type !== 'event'), lines(all)).toEqual([]);
+    const calls = trail.filter((r) => r.type === 'call' && /\bstart\b/.test(r.summary));
+    expect(calls, lines(trail)).toHaveLength(2);
+  }, 90_000);
+
+  it('raises one member.offline alert when m2\'s daemon dies, inhibits the crash alert of an instance on m2, and resolves it when m2 is back', async () => {
+    const prefix = uniquePrefix('cmember');
+    const hook: RecordingServer = await startRecordingServer();
+    const notify = JSON.stringify({
+      receivers: [{ kind: 'webhook', name: 'hook', url: hook.url, secretEnv: 'HOOK_SECRET' }],
+      // Member alerts go out at once; other groups wait long enough to be still pending when checked.
+      route: { receiver: 'hook', groupWaitMs: 600_000, routes: [{ match: { kind: 'member.offline' }, receiver: 'hook', groupWaitMs: 0, groupIntervalMs: 500 }] },
+    });
+    const env = { REFLEX_NOTIFY: notify, HOOK_SECRET: testWebhookSecret };
+    try {
+      const name = await launchOnMember('m2'); // not opted in: its crash alerts and nothing heals it
+      created.push(name);
+      reflex = startReflexProcess(['run', '--target', viaM1, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info', ...env });
+      await reflex.waitForLog('reflex running');
+      const alerts = async (): Promise<AlertsView> => {
+        const res = await runReflex(['alerts', '--json', '--redis', redisUrl(), '--prefix', prefix], env);
+        if (res.code !== 0) throw new Error(`reflex alerts failed (${res.code}): ${res.stderr}`);
+        return JSON.parse(res.stdout) as AlertsView;
+      };
+      const crashAlert = (v: AlertsView) => v.groups.flatMap((g) => g.alerts).find((a) => a.alert.instance === name && a.alert.kind === 'instance.crashed');
+      await new Promise((r) => setTimeout(r, 1_500)); // the resync has read the instance Running
+      await crashClusterInstance(name);
+      await expect.poll(async () => crashAlert(await alerts())?.alert.status, { timeout: 10_000, interval: 250 }).toBe('firing');
+      expect(crashAlert(await alerts())?.muted).toBeUndefined();
+
+      await killMember('m2');
+      const offlineAt = await waitForMember('m2', 'Offline', 45_000);
+      const memberMessages = () => hook.requests.map((r) => r.json as { status: string; alerts: Alert[] }).filter((m) => m.alerts.some((a) => a.kind === 'member.offline'));
+      // The member watch reads the members every 15 s: the alert follows the cluster's verdict within one interval.
+      await expect.poll(() => memberMessages().some((m) => m.status === 'firing'), { timeout: 18_000, interval: 100 }).toBe(true);
+      expect(Date.now() - offlineAt).toBeLessThan(18_000);
+      const offline = memberMessages()[0]!.alerts.find((a) => a.kind === 'member.offline')!;
+      expect(offline).toMatchObject({ instance: 'member:m2', member: 'm2', status: 'firing' });
+      const whileDown = crashAlert(await alerts());
+      expect(whileDown?.muted, JSON.stringify(whileDown)).toMatch(/inhibit/i);
+
+      await restoreMembers();
+      const onlineAt = Date.now();
+      await expect.poll(() => memberMessages().some((m) => m.status === 'resolved'), { timeout: 18_000, interval: 100 }).toBe(true);
+      expect(Date.now() - onlineAt).toBeLessThan(18_000);
+      const sent = memberMessages().flatMap((m) => m.alerts.filter((a) => a.kind === 'member.offline').map((a) => `${a.instance} ${a.status}`));
+      expect(sent).toEqual(['member:m2 firing', 'member:m2 resolved']);
+    } finally {
+      await hook.close();
+    }
+  }, 120_000);
+
+  // KNOWN PRODUCT BUG (it.fails until fixed; see the report of this change): while a member is
+  // unreachable, LXD lists each of its instances as a stub (`GET /1.0/instances?recursion=1`:
+  // status Error, status_code 112, location, project, and `config: null`, `devices: null`).
+  // src/client/instance.ts's schema refuses `config: null` (API_BAD_RESPONSE), so the resync after
+  // the stream's reconnect to the next member fails, the subscriber drops the stream and
+  // reconnects, again and again: no event of any member is processed while the member is down.
+  // Fix: accept null maps in the instance schema (config → {}, devices/expanded_* optional or null).
+  it.fails('moves its event stream to the next member\'s address when the member it reads dies, and heals a crash after that once', async () => {
+    // m1 holds the cluster database (m2 is a standby: two members have one voter), so with m1
+    // down m2 answers nothing that needs it ("no available dqlite leader server found"). The
+    // stream therefore starts on m2, which is taken away, and moves to m1. m2 holds an instance,
+    // as a member usually does.
+    const identity: TestIdentity = await makeIdentity('rc-reflex');
+    await memberLxc('m1', ['config', 'trust', 'add', identity.certFile]);
+    try {
+      const name = await launchOnMember('m1', { 'user.reflex.autorestart': 'true' });
+      created.push(name);
+      created.push(await launchOnMember('m2'));
+      const prefix = uniquePrefix('cfailover');
+      reflex = startReflexProcess([
+        'run', '--target', 'https://10.77.0.2:8443,https://10.77.0.1:8443',
+        '--client-cert', identity.certFile, '--client-key', identity.keyFile, '--server-cert', join(memberDir('m1'), 'cluster.crt'),
+        '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--http-port', '0',
+      ], { REFLEX_LOG_LEVEL: 'info' });
+      const connectedTo = (addr: string) => reflex!.logs.some((l) => l.msg === 'event stream connected' && String(l.url).includes(addr));
+      await reflex.waitForLog('reflex running');
+      await expect.poll(() => connectedTo('10.77.0.2'), { timeout: 10_000 }).toBe(true);
+
+      await killMember('m2');
+      await expect.poll(() => connectedTo('10.77.0.1'), { timeout: 20_000, interval: 100 }).toBe(true);
+      await new Promise((r) => setTimeout(r, 1_500)); // the reconnect's resync has read the instance Running
+      await crashClusterInstance(name);
+      await waitForClusterStatus(name, STATUS_STOPPED, 5_000);
+      await waitForClusterStatus(name, STATUS_RUNNING, 15_000).catch(async (err: Error) => {
+        const trail = await fullTrail(prefix).catch(() => []);
+        const logs = reflex!.logs.slice(-25).map((l) => JSON.stringify(l));
+        throw new Error([err.message, 'trail:', lines(trail), 'reflex logs:', ...logs].join('\n'));
+      });
+      await new Promise((r) => setTimeout(r, 1_500));
+      const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome'), 5_000);
+      expect(trail.filter((r) => r.type === 'call' && /\bstart\b/.test(r.summary)), lines(trail)).toHaveLength(1);
+      expect(trail.filter((r) => r.type === 'event' && eventOf(r)?.action === 'instance-shutdown').map((r) => eventOf(r)?.location), lines(trail)).toEqual(['m1']);
+    } finally {
+      await memberLxc('m1', ['config', 'trust', 'remove', identity.fingerprint]).catch(() => undefined);
+    }
+  }, 90_000);
+});
