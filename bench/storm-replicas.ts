@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Redis } from 'ioredis';
 import { startReflexProcess, type ReflexProcess } from '../test/support/reflex-process.js';
 import { bullmqAddProcess } from './baseline-bullmq.js';
 import { benchRedis, rulesDir, settled, startStack } from './stack.js';
@@ -31,7 +32,8 @@ await runBench(bench, async () => {
       const run = await stormWith(redis.url, workers);
       progress(bench, `${workers} worker replica(s): ${total} events in ${run.seconds.toFixed(2)} s (${Math.round(run.rate)} events/s); lost: ${run.lost.summary}`);
       figures.push(atLeast(`storm with ${workers} worker replica${workers > 1 ? 's' : ''}: ${total} mixed events, ${matching} matching — ingest+evaluate+audit`, 'events/s', run.rate, `raw BullMQ add+process of ${total} empty jobs`, baseline, 2));
-      notes.push(`${workers} worker replica(s): zero lost: ${run.lost.summary}.`);
+      progress(bench, run.cpu);
+      notes.push(`${workers} worker replica(s): ${run.cpu}; zero lost: ${run.lost.summary}.`);
       lost += run.lost.count;
     }
     return {
@@ -48,7 +50,7 @@ await runBench(bench, async () => {
   }
 });
 
-async function stormWith(url: string, workers: number): Promise<{ seconds: number; rate: number; lost: { count: number; summary: string } }> {
+async function stormWith(url: string, workers: number): Promise<{ seconds: number; rate: number; lost: { count: number; summary: string }; cpu: string }> {
   const stack = await startStack(url, { optedIn: matching, role: 'subscriber' });
   const dir = mkdtempSync(join(tmpdir(), 'reflex-bench-'));
   const configFile = join(dir, 'reflex.json');
@@ -60,12 +62,23 @@ async function stormWith(url: string, workers: number): Promise<{ seconds: numbe
     }
     // The workers are up once they have processed the start-up resync's events.
     await settled(stack, matching);
+    const redisCpuBefore = await redisCpuSeconds(stack.redis);
+    const ownCpuBefore = process.cpuUsage();
     const { seconds } = await timeStorm(stack, total, matching);
+    const ownCpu = process.cpuUsage(ownCpuBefore);
+    const cpu = `CPU during the storm (${seconds.toFixed(2)} s): Redis ${(await redisCpuSeconds(stack.redis) - redisCpuBefore).toFixed(2)} s, simulator + subscriber + bench ${((ownCpu.user + ownCpu.system) / 1e6).toFixed(2)} s`;
     const lost = await lostEvents(stack, total, matching);
-    return { seconds, rate: total / seconds, lost };
+    return { seconds, rate: total / seconds, lost, cpu };
   } finally {
     await Promise.all(procs.map((p) => p.stop()));
     await stack.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** CPU seconds the Redis server has used so far (INFO cpu). */
+async function redisCpuSeconds(redis: Pick<Redis, 'info'>): Promise<number> {
+  const info = await redis.info('cpu');
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return field('used_cpu_user') + field('used_cpu_sys');
 }
