@@ -1,4 +1,5 @@
 import { Queue, Worker } from 'bullmq';
+import { duplicateConnection } from '../src/redis/connect.js';
 import { redisClient, until } from './support.js';
 
 /**
@@ -12,7 +13,7 @@ export async function bullmqAddProcess(url: string, count: number): Promise<numb
   const name = `storm-${process.pid}-${Date.now()}`;
   const queue = new Queue(name, { connection, prefix: 'bench-baseline', defaultJobOptions: { removeOnComplete: { count: 100_000 } } });
   let done = 0;
-  const worker = new Worker(name, async () => void done++, { connection: connection.duplicate(), prefix: 'bench-baseline' });
+  const worker = new Worker(name, async () => void done++, { connection: duplicateConnection(connection), prefix: 'bench-baseline' });
   await worker.waitUntilReady();
   const started = performance.now();
   await Promise.all(Array.from({ length: count }, () => queue.add('e', {})));

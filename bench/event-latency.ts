@@ -1,4 +1,5 @@
 import { Queue, Worker } from 'bullmq';
+import { duplicateConnection } from '../src/redis/connect.js';
 import { benchRedis, optedInName, settled, startStack } from './stack.js';
 import { atMost, progress, quantile, redisClient, runBench, sleep, until } from './support.js';
 
@@ -64,7 +65,7 @@ async function bullmqOneHop(url: string): Promise<{ p50: number; p99: number }> 
   const queue = new Queue(name, { connection, prefix: 'bench-baseline', defaultJobOptions: { removeOnComplete: true } });
   const sentAt = new Map<string, number>();
   const latencies: number[] = [];
-  const worker = new Worker(name, async (job) => void latencies.push(performance.now() - sentAt.get(job.id!)!), { connection: connection.duplicate(), prefix: 'bench-baseline' });
+  const worker = new Worker(name, async (job) => void latencies.push(performance.now() - sentAt.get(job.id!)!), { connection: duplicateConnection(connection), prefix: 'bench-baseline' });
   await worker.waitUntilReady();
   for (let i = 0; i < events; i++) {
     const id = `j${i}`;

@@ -9,7 +9,7 @@ import type { BenchResult, Figure } from './support.js';
  * disturb each other), and writes every figure with its same-run baseline to BENCHMARKS.md.
  * Goals are reported, never asserted: the exit status is non-zero only when a run broke.
  */
-const files = ['crash-to-running.ts', 'mass-failure.ts', 'event-latency.ts', 'storm.ts', 'storm-replicas.ts', 'ten-thousand-instances.ts'];
+const files = ['crash-to-running.ts', 'mass-failure.ts', 'event-latency.ts', 'storm.ts', 'storm-replicas.ts', 'redis-cluster.ts', 'ten-thousand-instances.ts'];
 const only = process.argv.slice(2);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const started = new Date();
@@ -91,6 +91,6 @@ function report(rs: BenchResult[], bad: string[], secs: number): string {
     if (!r.notes.length) continue;
     lines.push(`**${r.bench}**`, '', ...r.notes.map((n) => `- ${n}`), '');
   }
-  lines.push('Run one measurement alone with `npm run bench -- <name>` (e.g. `npm run bench -- storm`); environment knobs: BENCH_LATENCY_EVENTS, BENCH_LATENCY_PACE_MS, BENCH_STORM_EVENTS, BENCH_STORM_REPLICAS, BENCH_INSTANCES, BENCH_LXD_ROUNDS_PER_HALF, BENCH_MASS_INSTANCES.', '');
+  lines.push('Run one measurement alone with `npm run bench -- <name>` (e.g. `npm run bench -- storm`); environment knobs: BENCH_LATENCY_EVENTS, BENCH_LATENCY_PACE_MS, BENCH_STORM_EVENTS, BENCH_CLUSTER_EVENTS, BENCH_STORM_REPLICAS, BENCH_INSTANCES, BENCH_LXD_ROUNDS_PER_HALF, BENCH_MASS_INSTANCES.', '');
   return lines.join('\n');
 }

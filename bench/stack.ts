@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { startReflex, type ReflexHandle } from '../src/app/start-reflex.js';
 import { parseConfig } from '../src/config/config.js';
+import { duplicateConnection, type RedisConnection } from '../src/redis/connect.js';
 import { keySpace, type KeySpace } from '../src/redis/key-space.js';
 import { startPrivateRedis, type PrivateRedis } from '../src/redis/private-redis.js';
 import { startSimulator, type RunningSimulator } from '../src/simulator/simulator.js';
@@ -27,7 +27,7 @@ export interface Stack {
   keys: KeySpace;
   /** The key prefix of this stack's Reflex (for worker processes joining it). */
   prefix: string;
-  redis: Redis;
+  redis: RedisConnection;
   eventsQueue: Queue;
   target: string;
   stop(): Promise<void>;
@@ -48,7 +48,7 @@ export async function startStack(redisUrl: string, opts: { seeded?: number; opte
   const reflex = await startReflex(config, silentLogger);
   const keys = keySpace(prefix);
   const redis = redisClient(redisUrl);
-  const eventsQueue = new Queue(keys.eventsQueue, { connection: redis.duplicate(), prefix: keys.bullPrefix });
+  const eventsQueue = new Queue(keys.eventsQueue, { connection: duplicateConnection(redis), prefix: keys.bullPrefix });
   await until('the event stream', () => reflex.subscriber?.connected === true, 15_000);
   return {
     sim,

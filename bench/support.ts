@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
+import { redisFromUrl, type RedisConnection } from '../src/redis/connect.js';
 import { instanceStatus } from '../test/support/lxd-bed.js';
 
 /**
@@ -82,8 +82,9 @@ export async function until(what: string, cond: () => boolean | Promise<boolean>
   throw new Error(`timed out after ${ms} ms waiting for ${what}`);
 }
 
-export function redisClient(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null });
+/** A connection as the product builds it from a URL (a Cluster client for redis-cluster://). */
+export function redisClient(url: string): RedisConnection {
+  return redisFromUrl(url);
 }
 
 /** Runs a bench body, prints its result, and exits non-zero only when the run itself broke. */

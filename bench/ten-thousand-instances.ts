@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Queue } from 'bullmq';
 import { InstanceClient } from '../src/client/client.js';
 import { parseTarget } from '../src/client/target.js';
+import { duplicateConnection } from '../src/redis/connect.js';
 import { keySpace } from '../src/redis/key-space.js';
 import { resyncEvents } from '../src/events/resync.js';
 import { StateTracker } from '../src/events/state-tracker.js';
@@ -101,7 +102,7 @@ async function trackedProcess(redisUrl: string, count: number, cleanups: (() => 
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
   const keys = keySpace(prefix);
   const redis = redisClient(redisUrl);
-  const queue = new Queue(keys.eventsQueue, { connection: redis.duplicate(), prefix: keys.bullPrefix });
+  const queue = new Queue(keys.eventsQueue, { connection: duplicateConnection(redis), prefix: keys.bullPrefix });
   cleanups.push(async () => (await queue.close(), redis.disconnect()));
   const started = performance.now();
   const proc = startReflexProcess(['run', '--target', target, '--redis', redisUrl, '--prefix', prefix, '--rules', rulesDir, '--resync-interval', '0'], { REFLEX_LOG_LEVEL: 'warn' });

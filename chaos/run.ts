@@ -1,3 +1,4 @@
+import { clusterMasterKill } from './cluster-master-kill.js';
 import { crashLoop } from './crash-loop.js';
 import { fuzz } from './fuzz.js';
 import { redisRestart } from './redis-restart.js';
@@ -20,6 +21,7 @@ const scenarios: [string, (o: ChaosOptions) => Promise<ScenarioResult>][] = [
   ['redis-restart', redisRestart],
   ['socket-cut', socketCut],
   ['crash-loop', crashLoop],
+  ['cluster-master-kill', clusterMasterKill],
 ];
 const limitMs = short ? 150_000 : 400_000;
 

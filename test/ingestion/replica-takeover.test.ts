@@ -40,8 +40,7 @@ async function trail(name: string): Promise<string[]> {
 }
 
 async function holderPid(): Promise<number | undefined> {
-  const [key] = (await redis.keys(`{${prefix}:*}:lease`));
-  const value = key ? await redis.get(key) : null;
+  const value = await redis.get(keys.lease(`unix://${sim.socketPath}`));
   return value ? Number(value.split(':')[0]) : undefined;
 }
 
