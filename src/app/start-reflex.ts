@@ -8,6 +8,7 @@ import { AuditLog } from '../audit/audit-log.js';
 import { InstanceClient } from '../client/client.js';
 import { targetsOf, type ConfiguredTarget } from '../config/config-target.js';
 import { connectRedis, duplicateConnection } from '../redis/connect.js';
+import { assertCurrentKeyLayout } from '../redis/key-layout-migration.js';
 import type { Config } from '../config/config.js';
 import { EventArchive } from '../events/event-archive.js';
 import { EventIngestor } from '../events/event-ingestor.js';
@@ -112,6 +113,11 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   if (config.role === 'scheduler') ruleFiles(config.rulesDir);
   await reachTargets(configured, config.waitForTarget, logger);
   const redis = await connectRedis(config.redisUrl, { logger });
+  // Keys of the layout before hash tags would be left behind, with their queued events and audit chain.
+  await assertCurrentKeyLayout(redis, config.prefix).catch((err: unknown) => {
+    redis.disconnect();
+    throw err;
+  });
   const clients = new Map(configured.map((t) => [t.id, new InstanceClient(t.target)]));
   // Jobs carry their target: every process of a deployment must be given the same targets.
   const clientFor = (id: string): InstanceClient => {

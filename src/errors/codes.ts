@@ -40,6 +40,7 @@ export const errorCodes = {
   LOCK_LOST: { retryable: true, doc: 'A lock (an instance lock, the subscriber lease, a tick lock) was taken by someone else or could not be confirmed within its TTL; the guarded call was not sent.' },
   RULE_TIMEOUT: { retryable: false, doc: 'A rule\'s `when` predicate did not answer within the rule timeout (default 5 s); the decision is recorded as "condition timed out".' },
   REDIS_UNAVAILABLE: { retryable: true, doc: 'Redis cannot be reached.' },
+  KEY_LAYOUT_OUTDATED: { retryable: false, doc: 'Redis holds keys of the layout before Redis Cluster hash tags (`P:audit`, `P:bull:events:*`…): `reflex run` refuses to start on empty keys beside them; stop every process and run `reflex migrate-keys`.' },
   AUDIT_CHAIN_BROKEN: { retryable: false, doc: '`reflex audit verify` found a record that was altered, deleted or inserted behind the audit log; the message names the first bad record and what differs.' },
 } as const satisfies Record<string, { retryable: boolean; doc: string }>;
 
