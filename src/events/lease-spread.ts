@@ -98,7 +98,8 @@ export class LeaseSpread {
   /** Joins the roster (one heartbeat, so the first lease checks know the count) and keeps beating. */
   async start(): Promise<void> {
     await this.beat();
-    this.timer = setInterval(() => void this.beat().then(() => this.rebalance()), this.everyMs);
+    // Hands over only on a fresh count: a replica that cannot reach Redis keeps what it holds.
+    this.timer = setInterval(() => void this.beat().then((counted) => (counted ? this.rebalance() : undefined)), this.everyMs);
     this.timer.unref();
   }
 
@@ -108,12 +109,14 @@ export class LeaseSpread {
     await this.opts.redis.zrem(this.opts.key, this.member).catch(() => undefined);
   }
 
-  private async beat(): Promise<void> {
+  private async beat(): Promise<boolean> {
     try {
       this.replicas = Number(await beatScript.run(this.opts.redis, [this.opts.key], [this.member, String(this.ttlMs)]));
+      return true;
     } catch (err) {
       // The last count stands; leases left free too long are taken anyway (patience).
       this.opts.logger.debug({ err }, 'replica heartbeat failed');
+      return false;
     }
   }
 
