@@ -13,7 +13,7 @@ export function withConnectionOptions(cmd: Command): Command {
     .option('--client-key <file>', 'client key for an HTTPS target (env REFLEX_CLIENT_KEY)')
     .option('--server-cert <file>', 'pin this server certificate (env REFLEX_SERVER_CERT)')
     .option('--server-fingerprint <sha256>', 'pin this server certificate fingerprint (env REFLEX_SERVER_FINGERPRINT)')
-    .option('--redis <url>', 'Redis URL (env REDIS_URL; default redis://127.0.0.1:6379)')
+    .option('--redis <url>', 'redis://host:port, redis-sentinel://host:port[,host:port…]/MASTER or redis-cluster://host:port[,host:port…] (rediss… for TLS; env REDIS_URL; default redis://127.0.0.1:6379)')
     .option('--rules <dir>', `folder of rule files (env REFLEX_RULES; default ./rules, or ${SERVICE_RULES_DIR} when there is no ./rules)`)
     .option('--prefix <prefix>', 'Redis key prefix (env REFLEX_PREFIX; default reflex)');
 }
