@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
@@ -64,9 +64,11 @@ async function stormWith(url: string, workers: number): Promise<{ seconds: numbe
     await settled(stack, matching);
     const redisCpuBefore = await redisCpuSeconds(stack.redis);
     const ownCpuBefore = process.cpuUsage();
+    const workersCpuBefore = procs.reduce((sum, p) => sum + processCpuSeconds(p.child.pid), 0);
     const { seconds } = await timeStorm(stack, total, matching);
     const ownCpu = process.cpuUsage(ownCpuBefore);
-    const cpu = `CPU during the storm (${seconds.toFixed(2)} s): Redis ${(await redisCpuSeconds(stack.redis) - redisCpuBefore).toFixed(2)} s, simulator + subscriber + bench ${((ownCpu.user + ownCpu.system) / 1e6).toFixed(2)} s`;
+    const workersCpu = procs.reduce((sum, p) => sum + processCpuSeconds(p.child.pid), 0) - workersCpuBefore;
+    const cpu = `CPU during the storm (${seconds.toFixed(2)} s): Redis ${(await redisCpuSeconds(stack.redis) - redisCpuBefore).toFixed(2)} s, simulator + subscriber + bench ${((ownCpu.user + ownCpu.system) / 1e6).toFixed(2)} s, worker process${workers > 1 ? 'es' : ''} ${workersCpu.toFixed(2)} s`;
     const lost = await lostEvents(stack, total, matching);
     return { seconds, rate: total / seconds, lost, cpu };
   } finally {
@@ -81,4 +83,16 @@ async function redisCpuSeconds(redis: Pick<Redis, 'info'>): Promise<number> {
   const info = await redis.info('cpu');
   const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
   return field('used_cpu_user') + field('used_cpu_sys');
+}
+
+/** CPU seconds a child process has used so far (Linux /proc; 0 elsewhere). */
+function processCpuSeconds(pid: number | undefined): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
