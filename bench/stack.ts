@@ -48,7 +48,9 @@ export async function startStack(redisUrl: string, opts: { seeded?: number; opte
   const reflex = await startReflex(config, silentLogger);
   const keys = keySpace(prefix);
   const redis = redisClient(redisUrl);
-  const eventsQueue = new Queue(keys.eventsQueue, { connection: duplicateConnection(redis), prefix: keys.bullPrefix });
+  // BullMQ does not close a connection it was given: stop() does.
+  const queueConnection = duplicateConnection(redis);
+  const eventsQueue = new Queue(keys.eventsQueue, { connection: queueConnection, prefix: keys.bullPrefix });
   await until('the event stream', () => reflex.subscriber?.connected === true, 15_000);
   return {
     sim,
@@ -62,6 +64,7 @@ export async function startStack(redisUrl: string, opts: { seeded?: number; opte
     async stop() {
       await reflex.stop();
       await eventsQueue.close();
+      queueConnection.disconnect();
       redis.disconnect();
       await sim.stop();
     },
