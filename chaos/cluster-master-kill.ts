@@ -54,9 +54,16 @@ export async function clusterMasterKill(opts: ChaosOptions): Promise<ScenarioRes
     await sleep(1_000);
     const report = await lossReport(sim, cluster.url, keys, witness, names);
     const exited = procs.filter((p) => p.child.exitCode !== null).length;
+    const warnings = new Map<string, number>();
+    for (const line of procs.flatMap((p) => p.logs)) {
+      const why = (line.err as { message?: string } | undefined)?.message;
+      const key = `${String(line.msg)}${why ? `: ${why.slice(0, 60)}` : ''}`;
+      if (Number(line.level) >= 40) warnings.set(key, (warnings.get(key) ?? 0) + 1);
+    }
+    const logged = [...warnings].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([msg, n]) => `${n}× "${msg.slice(0, 140)}"`).join(', ');
     return {
       did: `${total} events (${crashes} crashes of opted-in instances) through 1 subscriber + 2 worker processes on a 6-node Redis Cluster; the master holding ${queuesTag} (port ${victim}) SIGKILLed after tick 9 of ${ticks}, its replica (port ${promoted.port}) serving the slot ${promoted.ms} ms later`,
-      found: [...report.found, `${exited} reflex process(es) exited during the run`],
+      found: [...report.found, `${exited} reflex process(es) exited during the run; warnings and errors they logged: ${logged || 'none'}`],
       ok: report.ok && exited === 0,
     };
   } finally {
