@@ -1,15 +1,19 @@
 import { z } from 'zod';
 
-/** The fields of an instance object Reflex relies on; everything else passes through untouched. */
+/**
+ * The fields of an instance object Reflex relies on; everything else passes through untouched.
+ * While a cluster member is unreachable, the listing still names its instances, as stubs with
+ * `status: Error`, `config: null` and `devices: null` (LXD 5.0.2): they parse, with an empty config.
+ */
 export const instanceSchema = z.looseObject({
   name: z.string(),
   type: z.string().optional(),
   status: z.string(),
   status_code: z.number().int(),
-  config: z.record(z.string(), z.string()).default({}),
-  expanded_config: z.record(z.string(), z.string()).optional(),
-  devices: z.record(z.string(), z.record(z.string(), z.string())).optional(),
-  profiles: z.array(z.string()).optional(),
+  config: z.record(z.string(), z.string()).nullish().transform((v) => v ?? {}),
+  expanded_config: z.record(z.string(), z.string()).nullable().optional(),
+  devices: z.record(z.string(), z.record(z.string(), z.string())).nullable().optional(),
+  profiles: z.array(z.string()).nullable().optional(),
   project: z.string().optional(),
   location: z.string().optional(),
   ephemeral: z.boolean().optional(),

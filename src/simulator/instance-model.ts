@@ -119,8 +119,9 @@ export class SimInstance {
 
   /** The instance object in LXD 5.0.2's field order. */
   render(revision: ApiRevision): Record<string, unknown> {
+    if (this.memberOffline) return this.renderUnreachable(revision);
     const expanded = this.expandProfiles(this.profiles);
-    const statusCode = this.memberOffline ? StatusCode.Error : this.statusCode;
+    const statusCode = this.statusCode;
     return {
       architecture: this.architecture,
       config: this.config,
@@ -136,6 +137,32 @@ export class SimInstance {
       status: statusText(statusCode, revision),
       status_code: statusCode,
       last_used_at: this.lastUsedAt,
+      location: this.location,
+      type: this.type,
+      project: this.project,
+    };
+  }
+
+  /**
+   * What LXD 5.0.2 lists for an instance whose cluster member does not answer: a stub in Error
+   * (112) with its name, member, type and project, and null maps (seen on the real two-member bed).
+   */
+  private renderUnreachable(revision: ApiRevision): Record<string, unknown> {
+    return {
+      architecture: '',
+      config: null,
+      devices: null,
+      ephemeral: false,
+      profiles: null,
+      stateful: false,
+      description: '',
+      created_at: '0001-01-01T00:00:00Z',
+      expanded_config: null,
+      expanded_devices: null,
+      name: this.name,
+      status: statusText(StatusCode.Error, revision),
+      status_code: StatusCode.Error,
+      last_used_at: '0001-01-01T00:00:00Z',
       location: this.location,
       type: this.type,
       project: this.project,

@@ -178,7 +178,7 @@ describe('instance alerts on redelivery', () => {
     const gate = new ActionGate(fx.redis, ks, new Silences(fx.redis, ks.silences), undefined, { storm: { threshold: 2, windowMs: 60_000 } });
     const alerts = new InstanceAlerts({ redis: fx.redis, notifier, inStorm: (e) => gate.inStorm(e) });
     const onNode1 = [event({ location: 'node1' }), event({ id: 'evt-crash-2', instance: 'web-2', location: 'node1' })];
-    for (const e of onNode1) await gate.storms!.failed({ target: e.target, location: 'node1', project: e.project, instance: 'instance' in e ? e.instance : '', rule: 'heal' }, 'test');
+    for (const e of onNode1) await gate.storms!.failed({ target: e.target, location: 'node1', project: e.project, instance: ('instance' in e ? e.instance : undefined) ?? '', rule: 'heal' }, 'test');
     for (const e of onNode1) await alerts.observe(e, []);
     await sleep(4 * fastTimings.groupIntervalMs);
     expect(server.requests).toHaveLength(0);

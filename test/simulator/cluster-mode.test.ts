@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { InstanceClient } from '../../src/client/client.js';
+import { parseTarget } from '../../src/client/target.js';
 import { startTestSim, type TestSim } from './sim-client.js';
 
 let t: TestSim | undefined;
@@ -85,6 +87,18 @@ describe('simulator cluster mode', () => {
       ['c1', 'Error', 112],
       ['c2', 'Error', 112],
     ]);
+    // As LXD 5.0.2 lists them (seen on the real two-member bed): stubs with null maps, which the client reads.
+    expect(listed[0]).toMatchObject({ location: 'm2', config: null, devices: null, expanded_config: null });
+    const client = new InstanceClient(parseTarget(`unix://${t.sim.socketPath}`));
+    try {
+      const read = await client.listInstances();
+      expect(read.map((i) => [i.name, i.status_code, i.config])).toEqual([
+        ['c1', 112, {}],
+        ['c2', 112, {}],
+      ]);
+    } finally {
+      await client.close();
+    }
     expect((await t.api('PUT', '/1.0/instances/c1/state', { action: 'stop', force: true })).status).toBe(500);
     expect(() => t!.sim.controls.crash('c1')).toThrow(/offline/);
     await t.api('POST', '/sim/members/m2/up');
