@@ -307,9 +307,30 @@ export class ActionExecutor {
    * {@link OPERATIONS_MAX_AGE_MS} old. An operation started since is caught by the daemon's own
    * instance lock: the call is refused as busy, and retried.
    */
+  private readonly listingIndex = new WeakMap<OperationObject[], Map<string, OperationObject[]>>();
+
+  /**
+   * The task operations of a listing that name the instance. A listing is shared by the actions of
+   * a storm (hundreds of operations, hundreds of actions): it is indexed by instance once, on first
+   * use, instead of scanned by each action.
+   */
+  private operationsOf(ops: OperationObject[], instance: string): OperationObject[] {
+    let index = this.listingIndex.get(ops);
+    if (!index) {
+      index = new Map();
+      for (const op of ops) {
+        if (op.class !== 'task') continue;
+        const names = new Set(Object.values(op.resources ?? {}).flat().map((p) => parseSource(p).instance));
+        for (const name of names) if (name !== undefined) index.set(name, [...(index.get(name) ?? []), op]);
+      }
+      this.listingIndex.set(ops, index);
+    }
+    return index.get(instance) ?? [];
+  }
+
   private async waitForOthersOperations(client: InstanceClient, job: ActionJob, ops: OperationObject[] | undefined): Promise<string | undefined> {
     if (!ops) return undefined; // listing is an optimisation: the action re-reads state anyway
-    const mine = ops.filter((op) => op.class === 'task' && Object.values(op.resources ?? {}).flat().some((p) => parseSource(p).instance === job.instance));
+    const mine = this.operationsOf(ops, job.instance);
     if (!mine.length) return undefined;
     if (job.origin !== 'operator' && job.incidentAt !== undefined) {
       const own = new Set(await this.deps.ownOperations.ids(refOf(job)));
