@@ -106,6 +106,10 @@ ensure_daemon() {
   nspid=$(pid_of "$m.ns.pid")
   mkdir -p "$dir"
   chmod 0711 "$dir"
+  # A member killed with SIGKILL leaves its socket file, and a process forked from it may still
+  # answer on it for a while: lxd would refuse to start ("LXD is already running"). Its daemon is
+  # dead (checked above), so the file is stale; the new daemon creates its own.
+  rm -f "$dir/unix.socket"
   say "starting member $m (LXD_DIR=$dir, log $dir/lxd.log)"
   # argv[0] is lxd-cluster-mN: scripts/lxd-testbed.sh looks for the main daemon by a command
   # line starting with `lxd`, and must not take a member for it.
