@@ -129,13 +129,22 @@ export async function startRedisCluster(opts: { nodeTimeoutMs?: number } = {}): 
     rmSync(dir, { recursive: true, force: true });
   };
   try {
+    const taken = new Set<number>();
+    const unusedPort = async (): Promise<number> => {
+      for (;;) {
+        const p = await freePort(); // the OS may hand out a port it just handed out: skip those
+        if (!taken.has(p)) return taken.add(p), p;
+      }
+    };
     for (let i = 0; i < 6; i++) {
-      const port = await freePort();
+      const port = await unusedPort();
+      // The bus port defaults to port + 10 000, which may be taken or above 65 535: pick a free one too.
+      const busPort = await unusedPort();
       const nodeDir = join(dir, String(port));
       mkdirSync(nodeDir);
       nodes.push(new Node(port, [
         '--port', String(port), '--bind', '127.0.0.1', '--dir', nodeDir, '--daemonize', 'no', '--save', '', '--appendonly', 'yes',
-        '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(opts.nodeTimeoutMs ?? 2_000),
+        '--cluster-enabled', 'yes', '--cluster-port', String(busPort), '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(opts.nodeTimeoutMs ?? 2_000),
         // A replica may take over however long it was cut off: the bed has no operator to decide.
         '--cluster-replica-validity-factor', '0',
       ]));
