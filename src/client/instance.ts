@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { StatusCode } from './status-code.js';
 
 /**
  * The fields of an instance object Reflex relies on; everything else passes through untouched.
  * While a cluster member is unreachable, the listing still names its instances, as stubs with
- * `status: Error`, `config: null` and `devices: null` (LXD 5.0.2): they parse, with an empty config.
+ * `status: Error`, `config: null`, `devices: null`, `profiles: null` and no expanded config (LXD
+ * 5.0.2): they parse, with an empty config ({@link isUnreachableStub}).
  */
 export const instanceSchema = z.looseObject({
   name: z.string(),
@@ -19,6 +21,15 @@ export const instanceSchema = z.looseObject({
   ephemeral: z.boolean().optional(),
 });
 export type Instance = z.infer<typeof instanceSchema>;
+
+/**
+ * Whether a listed instance is the stub of an unreachable cluster member (Error, `devices: null`,
+ * no expanded config): its status is the member's, not the instance's. A real instance always
+ * has a devices map, empty or not.
+ */
+export function isUnreachableStub(instance: Instance): boolean {
+  return instance.status_code === StatusCode.Error && instance.devices === null;
+}
 
 export const instanceStateSchema = z.looseObject({
   status: z.string(),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { InstanceClient } from '../client/client.js';
+import { isUnreachableStub } from '../client/instance.js';
 import type { CanonicalEvent } from './canonical-event.js';
 import { recentStops, resyncIntent } from './intent.js';
 import { StatusCode } from '../client/status-code.js';
@@ -28,7 +29,10 @@ export async function resyncEvents(client: InstanceClient, tracker: StateTracker
   const scope = opts.project ? client.withProject(opts.project) : client;
   const allProjects = !opts.project;
   const [listed, trackedBefore] = await Promise.all([scope.listInstances({ allProjects }), tracker.all(target)]);
-  const instances = listed.map((i) => (i.project === undefined && opts.project ? { ...i, project: opts.project } : i));
+  // An unreachable member's instances are listed as stubs whose status says nothing of the
+  // instance: leave their tracked state as it was (the member.offline alert covers them), and
+  // compare again once the member answers.
+  const instances = listed.filter((i) => !isUnreachableStub(i)).map((i) => (i.project === undefined && opts.project ? { ...i, project: opts.project } : i));
   const differs = (t: Map<string, { status: number }>, key: string, status: number) => t.get(key)?.status !== status;
   let candidates = instances.filter((i) => differs(trackedBefore, `${i.project ?? 'default'}/${i.name}`, i.status_code));
   let tracked = trackedBefore;

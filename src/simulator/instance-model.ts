@@ -145,7 +145,8 @@ export class SimInstance {
 
   /**
    * What LXD 5.0.2 lists for an instance whose cluster member does not answer: a stub in Error
-   * (112) with its name, member, type and project, and null maps (seen on the real two-member bed).
+   * (112) with its name, member and project, null maps, an empty type and no expanded config or
+   * devices (as the real two-member bed answers, field for field).
    */
   private renderUnreachable(revision: ApiRevision): Record<string, unknown> {
     return {
@@ -157,14 +158,12 @@ export class SimInstance {
       stateful: false,
       description: '',
       created_at: '0001-01-01T00:00:00Z',
-      expanded_config: null,
-      expanded_devices: null,
       name: this.name,
       status: statusText(StatusCode.Error, revision),
       status_code: StatusCode.Error,
       last_used_at: '0001-01-01T00:00:00Z',
       location: this.location,
-      type: this.type,
+      type: '',
       project: this.project,
     };
   }

@@ -218,15 +218,12 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
     expect(stormAlerts[0]!.summary).toMatch(/^storm: remediation by rule restart-on-crash failed for 2 instances on member m2/);
   }, 90_000);
 
-  // KNOWN GAP (it.fails until fixed; named in the closing note of #16). While a member is
-  // unreachable, LXD lists each of its instances as a stub (status Error 112, `config: null`,
-  // `devices: null`). The client now reads them (it refused them before, so the resync after the
-  // stream's move failed and the stream reconnected for ever): the stream moves to m1 and its
-  // resync reports the stubs. What still fails: the crash of the instance on m1 made after that is
-  // not seen by Reflex's HTTPS stream (no event record), while `lxc monitor` on m1's unix socket
-  // does see it; m1 meanwhile answers requests that touch m2 with "Missing event connection with
-  // target cluster member" for minutes. Not understood yet.
-  it.fails('moves its event stream to the next member\'s address when the member it reads dies, and heals a crash after that once', async () => {
+  // While a member is unreachable, LXD lists each of its instances as a stub (status Error 112,
+  // `config: null`, `devices: null`), and reading one takes LXD ~10 s to fail ("Missing event
+  // connection with target cluster member"). The client reads stubs, and the resync leaves them
+  // out: before, the resync failed on them (the stream reconnected for ever), then reported them
+  // as Error and the event job reading one held up every event behind it for those 10 s.
+  it('moves its event stream to the next member\'s address when the member it reads dies, and heals a crash after that once', async () => {
     // m1 holds the cluster database (m2 is a standby: two members have one voter), so with m1
     // down m2 answers nothing that needs it ("no available dqlite leader server found"). The
     // stream therefore starts on m2, which is taken away, and moves to m1. m2 holds an instance,

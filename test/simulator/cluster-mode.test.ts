@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
+import { resyncEvents } from '../../src/events/resync.js';
+import { StateTracker } from '../../src/events/state-tracker.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import { redisClient, uniquePrefix } from '../support/redis.js';
 import { startTestSim, type TestSim } from './sim-client.js';
 
 let t: TestSim | undefined;
@@ -88,7 +92,8 @@ describe('simulator cluster mode', () => {
       ['c2', 'Error', 112],
     ]);
     // As LXD 5.0.2 lists them (seen on the real two-member bed): stubs with null maps, which the client reads.
-    expect(listed[0]).toMatchObject({ location: 'm2', config: null, devices: null, expanded_config: null });
+    expect(Object.keys(listed[0]).sort()).toEqual(['architecture', 'config', 'created_at', 'description', 'devices', 'ephemeral', 'last_used_at', 'location', 'name', 'profiles', 'project', 'stateful', 'status', 'status_code', 'type']);
+    expect(listed[0]).toMatchObject({ location: 'm2', config: null, devices: null, profiles: null, type: '' });
     const client = new InstanceClient(parseTarget(`unix://${t.sim.socketPath}`));
     try {
       const read = await client.listInstances();
@@ -104,6 +109,29 @@ describe('simulator cluster mode', () => {
     await t.api('POST', '/sim/members/m2/up');
     expect((await t.api('GET', '/1.0/cluster/members/m2')).body.metadata.status).toBe('Online');
     expect((await t.api('GET', '/1.0/instances/c1')).body.metadata).toMatchObject({ status: 'Running', location: 'm2' });
+  });
+
+  it('a resync while a member is down reports nothing of its instances (stubs), and the crash found once it is back', async () => {
+    t = await startTestSim({ cluster: { members } });
+    t.sim.controls.addInstance({ name: 'c1', location: 'm2' });
+    t.sim.controls.addInstance({ name: 'c2', location: 'm1' });
+    const redis = redisClient();
+    const client = new InstanceClient(parseTarget(`unix://${t.sim.socketPath}`));
+    try {
+      const tracker = new StateTracker(redis, keySpace(uniquePrefix('stub-resync')));
+      const target = 'unix://sim';
+      const first = await resyncEvents(client, tracker, target);
+      for (const e of first) if (e.kind === 'instance.status') await tracker.update({ target, project: e.project, instance: e.instance }, e.to, Date.now());
+      t.sim.controls.memberDown('m2');
+      expect(await resyncEvents(client, tracker, target), 'no change reported for the stub of c1').toEqual([]);
+      t.sim.controls.memberUp('m2');
+      t.sim.controls.crash('c1');
+      const after = await resyncEvents(client, tracker, target);
+      expect(after.map((e) => (e.kind === 'instance.status' ? [e.instance, e.from, e.to] : e.kind))).toEqual([['c1', 103, 102]]);
+    } finally {
+      await client.close();
+      redis.disconnect();
+    }
   });
 
   it('moves a stopped instance with POST ?target=: same name, new location, instance-migrated from the target', async () => {
