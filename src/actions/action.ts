@@ -1,4 +1,5 @@
 import type { InstanceClient } from '../client/client.js';
+import type { Instance } from '../client/instance.js';
 import type { AuditInput } from '../audit/audit-log.js';
 import type { Operation } from '../client/operation.js';
 import type { z } from 'zod';
@@ -24,6 +25,12 @@ export interface ActionContext {
   params: Record<string, unknown>;
   /** When true the action must not send a mutating request; it records what it would do. */
   dryRun: boolean;
+  /**
+   * The instance as the re-check read it under the instance's lock just before the action, when
+   * no other operation touched it since the listing: an action may decide on its status instead
+   * of reading it again. Absent when the action must read for itself.
+   */
+  observed?: Pick<Instance, 'status' | 'status_code'>;
   /**
    * Sends a mutating request through the audit and self-marking path and waits for its operation;
    * returns it once finished (undefined in dry-run). Throws when the call or the operation fails.

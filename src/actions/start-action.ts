@@ -16,7 +16,7 @@ export const startAction: Action = {
   restarts: true,
   describe: 'ensure the instance is Running (start it, unfreeze it, or force-stop then start it from Error)',
   async run(ctx): Promise<ActionOutcome> {
-    const state = await ctx.client.getInstanceState(ctx.instance);
+    const state = ctx.observed ?? (await ctx.client.getInstanceState(ctx.instance));
     if (state.status_code === StatusCode.Running || state.status_code === StatusCode.Ready) {
       return { result: 'skipped', summary: `already ${state.status}; nothing to do` };
     }

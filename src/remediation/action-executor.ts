@@ -130,6 +130,7 @@ export class ActionExecutor {
     const action = getAction(job.action);
     const resumed = await this.resume(job, jobId, client, base);
     if (resumed) return this.finish(ref, jobId, resumed);
+    let observed: ActionContext['observed'];
     if (held) {
       // The re-check's reads, storm control and the listing of the server's operations are
       // independent: read them at once, so a mass failure pays one round of reads per action.
@@ -146,7 +147,11 @@ export class ActionExecutor {
         await audit.append({ ...base, type: 'outcome', summary: `${job.action} held at the moment of acting: ${storm}`, result: 'skipped', recheck: 'storm', jobId }, { once: `recheck:${jobId}` });
         return this.finish(ref, jobId, outcome);
       }
-      const operators = await this.waitForOthersOperations(client, job, await listing);
+      const others = await this.waitForOthersOperations(client, job, await listing);
+      const operators = others.superseded;
+      // Read under the lock a moment ago, and nobody else's operation on it since: the action may
+      // act on that reading instead of reading the instance once more.
+      if (!others.waited) observed = verdict.instance;
       if (operators) {
         const outcome: ActionOutcome = { result: 'skipped', summary: operators };
         await audit.append({ ...base, type: 'outcome', summary: `${job.action} skipped at the moment of acting: ${operators}`, result: 'skipped', recheck: 'superseded', jobId }, { once: `recheck:${jobId}` });
@@ -158,6 +163,7 @@ export class ActionExecutor {
       instance: job.instance,
       params: job.params,
       dryRun: job.dryRun,
+      ...(observed ? { observed } : {}),
       audit: (r) => audit.append({ ...base, ...r }).then(() => undefined),
       job: { rule: job.rule, correlationId: job.correlationId, target: job.target, project: job.project, location: job.location ?? 'none', chain: job.chain ?? [] },
       ...(events ? { publish: async (event, id) => void (await events.add(event.kind, { kind: 'synthetic', target: event.target, event, receivedAt: Date.now() } satisfies EventJob, { jobId: id })) } : {}),
@@ -328,14 +334,14 @@ export class ActionExecutor {
     return index.get(instance) ?? [];
   }
 
-  private async waitForOthersOperations(client: InstanceClient, job: ActionJob, ops: OperationObject[] | undefined): Promise<string | undefined> {
-    if (!ops) return undefined; // listing is an optimisation: the action re-reads state anyway
+  private async waitForOthersOperations(client: InstanceClient, job: ActionJob, ops: OperationObject[] | undefined): Promise<{ superseded?: string; waited: boolean }> {
+    if (!ops) return { waited: true }; // listing is an optimisation: the action re-reads state then
     const mine = this.operationsOf(ops, job.instance);
-    if (!mine.length) return undefined;
+    if (!mine.length) return { waited: false };
     if (job.origin !== 'operator' && job.incidentAt !== undefined) {
       const own = new Set(await this.deps.ownOperations.ids(refOf(job)));
       const operator = mine.find((op) => !own.has(op.id) && /^(stopping|freezing)/i.test(op.description) && Date.parse(op.created_at) > job.incidentAt!);
-      if (operator) return `superseded: "${operator.description}" (operation ${operator.id}, not Reflex's) was requested at ${operator.created_at}, after the incident; an operator's decision is never undone`;
+      if (operator) return { superseded: `superseded: "${operator.description}" (operation ${operator.id}, not Reflex's) was requested at ${operator.created_at}, after the incident; an operator's decision is never undone`, waited: true };
     }
     for (const op of mine) {
       if (isFinalOperationCode(op.status_code)) continue;
@@ -345,7 +351,8 @@ export class ActionExecutor {
         // Its failure is its own business; the action re-reads the state next.
       }
     }
-    return undefined;
+    // Operations on the instance (running or lately ended): the action reads its state again.
+    return { waited: true };
   }
 }
 
