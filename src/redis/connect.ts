@@ -50,7 +50,10 @@ export function redisFromUrl(url: string, options: RedisFromUrlOptions = {}): Re
     const clusterOptions: ClusterOptions = {
       lazyConnect,
       redisOptions: { username: target.username, password: target.password, maxRetriesPerRequest, ...timeout, ...(target.tls ? { tls: {} } : {}) },
-      ...(options.failFast ? { clusterRetryStrategy: () => null, maxRedirections: 0 } : {}),
+      // A master's failover takes its replica a few seconds (cluster-node-timeout, then the
+      // election): commands wait it out (16 redirections 500 ms apart, ~8 s) instead of failing
+      // after ioredis' default ~1.6 s and logging "Too many Cluster redirections".
+      ...(options.failFast ? { clusterRetryStrategy: () => null, maxRedirections: 0 } : { retryDelayOnFailover: 500, retryDelayOnClusterDown: 500, retryDelayOnTryAgain: 500 }),
     };
     return new Cluster(target.nodes, clusterOptions);
   }
