@@ -63,7 +63,7 @@ describe('the reflex command', () => {
       const bad = file('bad.json', { targets: [{ name: 'east', target: 'unix:///east.sock' }, { name: 'east' }] });
       const refused = await runReflex(['run', '--print-config', '--config', bad]);
       expect(refused.code).toBe(3);
-      expect(refused.stderr).toContain('targets.1.target: give target (unix:///… or https://…) or remote');
+      expect(refused.stderr).toContain('targets.1.target: give target (unix:///… or https://…), addresses or remote (got nothing)');
       expect(refused.stderr).toContain('targets.1.name: "east" already names targets.0');
 
       const same = file('same.json', { targets: [{ name: 'a', target: 'unix:///one.sock' }, { name: 'b', target: 'unix:one.sock' }] });
