@@ -124,7 +124,9 @@ export async function waitForClusterStatus(name: string, code: number, timeoutMs
 
 /** Force-deletes the instance, waiting out a busy stop hook; a missing one is not an error. */
 export async function deleteClusterInstance(name: string): Promise<void> {
-  const until = Date.now() + 5_000;
+  // A member restarted a moment ago: member 1 answers "Missing event connection" until its event
+  // connection to it is back (seconds to tens of seconds).
+  const until = Date.now() + 60_000;
   for (;;) {
     try {
       await memberLxc('m1', ['delete', '-f', name]);
@@ -132,7 +134,7 @@ export async function deleteClusterInstance(name: string): Promise<void> {
     } catch (err) {
       const message = (err as Error).message;
       if (/not found/i.test(message)) return;
-      if (!/busy running/i.test(message) || Date.now() > until) throw err;
+      if (!/busy running|Missing event connection/i.test(message) || Date.now() > until) throw err;
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -177,6 +179,30 @@ export async function restoreMembers(timeoutMs = 60_000): Promise<void> {
     await run('bash', ['scripts/lxd-cluster-testbed.sh', 'start-member', m], { timeout: timeoutMs });
   }
   for (const m of MEMBERS) await waitForMember(m, 'Online', timeoutMs);
+  await waitForEventConnections(timeoutMs);
+}
+
+/**
+ * Waits until member 1 reaches every instance again. After a member restarts, the cluster reads it
+ * Online before member 1's event connection to it is back, and until then member 1 answers requests
+ * about that member's instances with "Missing event connection with target cluster member".
+ */
+async function waitForEventConnections(timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    try {
+      const listed = JSON.parse(await memberLxc('m1', ['query', '/1.0/instances?recursion=1'])) as { name: string; devices: unknown }[];
+      const stub = listed.find((i) => i.devices === null);
+      if (stub) throw new Error(`${stub.name} is still listed as a stub`);
+      for (const i of listed) await memberLxc('m1', ['query', `/1.0/instances/${i.name}`]);
+      return;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    if (Date.now() > until) throw new Error(`member 1 does not reach every instance after ${timeoutMs} ms: ${last}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 /** The cluster's view of a member's status (`Online`, `Offline`, …), asked of any member that answers. */
