@@ -78,7 +78,11 @@ it('archives and acts on each event once with three replicas, and survives SIGKI
     return pid !== undefined && pid !== victimPid;
   }, 10_000, 'takeover');
   const takeoverMs = Date.now() - killedAt;
-  expect(takeoverMs).toBeLessThan(leaseTtlMs + 1_000);
+  // The designed bound, not a speed target: the lease outlives its last renewal by at most one TTL;
+  // a follower that looks every TTL/3 first marks it vacant, then takes it once it has stayed vacant
+  // for TTL/3 (the previous holder's chance to take it back), so up to about 2 TTL; plus slack for
+  // a loaded machine. (TTL + 1 s was tighter than the design, and failed at 3003 and 3092 ms.)
+  expect(takeoverMs).toBeLessThan(2 * leaseTtlMs + 1_000);
   await until(() => sim.controls.eventListeners === 2, 5_000, 'the victim\'s stream closed');
 
   // The new holder replays its window: the crash keeps its real intent (not an unknown stop found by a resync).
