@@ -35,6 +35,34 @@ export function resyncIntent(to: number, stopOperationSeen: boolean): Intent {
   return 'unknown';
 }
 
+/**
+ * The intent of an unrequested stop on a cluster member, read against the member: LXD 5.0 stops
+ * the instances of a member being evacuated (`lxc cluster evacuate`) with an `instance-shutdown`
+ * that names no requestor, exactly as after a crash. The member reads `Evacuated` from the start of
+ * the evacuation, before its first stop, and the evacuation's operation ("Evacuating cluster
+ * member", on that member) stays listed for 5 s after it ends (observed on 5.0.2): either means a
+ * stop before the evacuation ended is the operator's, `requested`, even when the member was
+ * restored since. When neither can
+ * be read the intent stays as it is; the action's re-check reads the member again before acting.
+ */
+export async function evacuationIntent(client: InstanceClient, event: { intent: Intent; location?: string; timestamp: string }): Promise<Intent> {
+  if (event.intent !== 'unrequested' || !event.location || event.location === 'none') return event.intent;
+  const [evacuated, ops] = await Promise.all([evacuatedMembers(client), client.listOperations().catch(() => [] as OperationObject[])]);
+  // Only a stop before the evacuation ended: a crash on the member after it is a crash.
+  const at = Date.parse(event.timestamp);
+  const evacuating = ops.some((op) => op.location === event.location && /^evacuating cluster member/i.test(op.description) && (op.status_code === StatusCode.Running || at <= Date.parse(op.updated_at)));
+  return evacuated.has(event.location) || evacuating ? 'requested' : event.intent;
+}
+
+/** Names of the cluster's members that read `Evacuated` now; empty when they cannot be read. */
+export async function evacuatedMembers(client: InstanceClient): Promise<Set<string>> {
+  try {
+    return new Set((await client.clusterMembers()).filter((m) => m.status === 'Evacuated').map((m) => m.server_name));
+  } catch {
+    return new Set();
+  }
+}
+
 /** `project/name` of instances with a stop or restart operation still listed (running or ended < 5 s ago). */
 export async function recentStops(client: InstanceClient, allProjects: boolean): Promise<Set<string>> {
   let ops: OperationObject[];

@@ -12,7 +12,7 @@ import type { EventArchive } from '../events/event-archive.js';
 import { eventItemHash } from '../events/event-ingestor.js';
 import { eventItemSchema, type EventItem } from '../events/event-job.js';
 import { decodeFrame } from '../events/frame.js';
-import type { OwnOperations } from '../events/intent.js';
+import { evacuationIntent, type OwnOperations } from '../events/intent.js';
 import { normalizeFrame } from '../events/normalize.js';
 import type { StateTracker } from '../events/state-tracker.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -261,7 +261,7 @@ export class EventProcessor {
   private async settleStatus(event: InstanceStatusEvent): Promise<Settled> {
     const { tracker, audit } = this.deps;
     const ref = { target: event.target, project: event.project, instance: event.instance };
-    event.intent = await this.deps.ownOperations.classify(ref, event);
+    event.intent = await evacuationIntent(this.deps.client(event.target), { intent: await this.deps.ownOperations.classify(ref, event), location: event.location, timestamp: event.timestamp });
     const origin = { source: event.synthetic ? ('read' as const) : ('event' as const), eventId: event.id, intent: event.intent, requested: event.intent === 'requested' };
     const update = await tracker.update(ref, event.to, Date.parse(event.timestamp), origin);
     if (!update.applied) {

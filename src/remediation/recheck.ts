@@ -8,11 +8,12 @@ import type { KeySpace } from '../redis/key-space.js';
 import type { RuleEngine } from '../rules/engine.js';
 import { matchingSilence, type Silences } from '../rules/silences.js';
 import type { ActionJob } from './action-job.js';
+import { evacuatedMembers } from '../events/intent.js';
 
 /** What the re-check found: go ahead (with the instance as just read), or skip and why. */
 export type RecheckVerdict =
   | { proceed: true; instance: Instance }
-  | { proceed: false; check: 'gone' | 'rule-unloaded' | 'superseded' | 'silenced' | 'quarantined' | 'condition'; summary: string };
+  | { proceed: false; check: 'gone' | 'rule-unloaded' | 'superseded' | 'silenced' | 'quarantined' | 'evacuated' | 'condition'; summary: string };
 
 /** What the re-check reads. */
 export interface RecheckDeps {
@@ -31,8 +32,9 @@ export interface RecheckDeps {
  * controller's reconcile. It reads the instance again and asks, in order: is it still there; did
  * an operator request a transition since the incident (a stop or start through the API wins over
  * any pending remediation); is it silenced or quarantined now; do the rule's scope and `when`
- * still hold on what was just read. A job an operator queued (`reflex heal`) is the operator's
- * decision: only the first question applies. A schedule's job skips only the rule questions.
+ * still hold on what was just read; on a cluster, is the instance's member being evacuated (the
+ * operator's decision: LXD itself refuses a start there). A job an operator queued (`reflex heal`)
+ * is the operator's decision: only the first question applies. A schedule's job skips only the rule questions.
  */
 export class Recheck {
   constructor(private readonly deps: RecheckDeps) {}
@@ -41,14 +43,16 @@ export class Recheck {
     const ref = { target: job.target, project: job.project, instance: job.instance };
     const byRule = job.origin === 'rule';
     // Every read at once: this runs between an event and its first call.
-    const [read, tracked, silenceList, quarantined] = await Promise.all([
-      this.deps.client(job.target).withProject(job.project).getInstance(job.instance).then((r) => r.value, (err: unknown) => {
+    const client = this.deps.client(job.target);
+    const [read, tracked, silenceList, quarantined, evacuated] = await Promise.all([
+      client.withProject(job.project).getInstance(job.instance).then((r) => r.value, (err: unknown) => {
         if (isApiStatus(err, 404)) return undefined;
         throw err;
       }),
       job.origin !== 'operator' && job.incidentAt !== undefined ? this.deps.tracker.get(ref) : undefined,
       byRule ? this.deps.silences.list() : undefined,
       byRule && getAction(job.action).restarts ? this.deps.redis.exists(this.deps.keys.quarantine(ref)) : 0,
+      byRule && job.location && job.location !== 'none' ? evacuatedMembers(client) : undefined,
     ]);
     if (!read) return { proceed: false, check: 'gone', summary: `${job.instance} is gone (deleted or renamed since the incident)` };
     const instance: Instance = read;
@@ -63,6 +67,10 @@ export class Recheck {
     if (silence) return { proceed: false, check: 'silenced', summary: `silenced since it was queued: silence ${silence.id} until ${silence.until}: ${silence.reason}` };
 
     if (quarantined) return { proceed: false, check: 'quarantined', summary: `${job.instance} is quarantined (crash loop); no restarts until released (reflex quarantine release)` };
+
+    if (instance.location && evacuated?.has(instance.location)) {
+      return { proceed: false, check: 'evacuated', summary: `cluster member ${instance.location} is evacuated (lxc cluster evacuate: an operator's decision); no rule acts on its instances until it is restored` };
+    }
 
     const engine = this.deps.engine();
     const rule = engine.rule(job.rule);

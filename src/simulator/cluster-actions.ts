@@ -5,6 +5,9 @@ import type { SimMember } from './cluster.js';
 import type { SimInstance } from './instance-model.js';
 import { unixRequestor, type Requestor } from './lifecycle.js';
 
+/** The cluster certificate's fingerprint, as member-to-member calls name it in `requestor.username`. */
+const clusterFingerprint = '195dc299b1e69342b63710cb681f9113b9b87bc7e644bf89475825fbb385e420';
+
 /**
  * What happens to members and to the instances on them in cluster mode: a member going down and
  * coming back, evacuation and restore, and moving an instance to another member. Used by the
@@ -31,37 +34,43 @@ export class ClusterActions {
   }
 
   /**
-   * Evacuates a member: each of its instances moves to the next Online member (a running one is
-   * stopped, moved and started there) and remembers its origin in `volatile.evacuate.origin`;
-   * then the member is Evacuated.
+   * Evacuates a member: it reads Evacuated at once, then each of its instances moves to the next
+   * Online member (a running one is stopped, moved and started there) and remembers its origin in
+   * `volatile.evacuate.origin`. As on LXD 5.0.2, the stop names no requestor (like a crash) and the
+   * start names the cluster.
    */
-  evacuate(name: string, requestor: Requestor = unixRequestor): void {
+  evacuate(name: string): void {
     const member = this.member(name);
     if (member.status !== 'Online') throw new SimHttpError(400, `Cluster member "${name}" is ${member.status.toLowerCase()}`);
+    // Evacuated from the start, before the first stop (as LXD 5.0.2 reads it).
     member.status = 'Evacuated';
     for (const inst of this.instancesOn(name)) {
       const target = this.cluster.place();
-      this.relocate(inst, target, requestor);
+      this.relocate(inst, target, { stop: undefined, start: this.clusterRequestor(target) });
       inst.config['volatile.evacuate.origin'] = name;
       inst.touch();
     }
   }
 
-  /** Brings an evacuated member back: Online, and the instances evacuated from it move home. */
-  restore(name: string, requestor: Requestor = unixRequestor): void {
+  /**
+   * Brings an evacuated member back: Online, and the instances evacuated from it move home. As on
+   * LXD 5.0.2, the stop names the cluster as requestor and the start on the home member none.
+   */
+  restore(name: string): void {
     const member = this.member(name);
     if (member.status !== 'Evacuated') throw new SimHttpError(400, `Cluster member "${name}" is not evacuated`);
     member.status = 'Online';
     for (const inst of this.ctx.store.list(null)) {
       if (inst.config['volatile.evacuate.origin'] !== name) continue;
       delete inst.config['volatile.evacuate.origin'];
-      this.relocate(inst, name, requestor);
+      this.relocate(inst, name, { stop: this.clusterRequestor(inst.location), start: undefined });
     }
   }
 
   /**
    * Moves an instance to `target` (same name, same project): a running one is shut down on its
-   * member, moved, and started on the target; `instance-migrated` comes from the target.
+   * member, moved, and started on the target, both by `requestor` (the API refuses to move a
+   * running container; the control does it, as `lxc move --stateless` would).
    */
   move(inst: SimInstance, target: string, requestor: Requestor = unixRequestor): void {
     if (inst.memberOffline) throw new SimHttpError(500, `Cluster member "${inst.location}" is offline`);
@@ -69,28 +78,44 @@ export class ClusterActions {
     const member = this.member(target);
     if (member.status !== 'Online') throw new SimHttpError(400, `Target cluster member "${target}" is ${member.status.toLowerCase()}`);
     if (target === inst.location) throw new SimHttpError(400, `Instance is already on cluster member "${target}"`);
-    this.relocate(inst, target, requestor);
+    this.relocate(inst, target, { stop: requestor, start: requestor });
   }
 
-  private relocate(inst: SimInstance, target: string, requestor: Requestor): void {
+  /**
+   * The move as LXD 5.0.2 sends it between members without shared storage: a running instance
+   * shut down, then a copy created on the target as `lxd-move-of-<volatile.uuid>`, the instance
+   * deleted on its member, the copy renamed to its name (none of the three names a requestor),
+   * and the instance started again on the target.
+   */
+  private relocate(inst: SimInstance, target: string, by: { stop: Requestor | undefined; start: Requestor | undefined }): void {
     const wasActive = inst.isActive;
+    const source = inst.location;
     if (wasActive) {
       this.ctx.actions.forget(inst);
       inst.statusCode = StatusCode.Stopped;
       inst.pid = 0;
       inst.config['volatile.last_state.power'] = 'STOPPED';
       inst.touch();
-      this.ctx.lifecycle.emit(inst, 'instance-shutdown', { requestor });
+      this.ctx.lifecycle.emit(inst, 'instance-shutdown', { requestor: by.stop });
     }
+    const copy = `lxd-move-of-${inst.config['volatile.uuid'] ?? this.ctx.ids.uuid()}`;
+    this.ctx.lifecycle.emit(inst, 'instance-created', { name: copy, location: target, context: { 'storage-pool': 'default', type: inst.type } });
+    this.ctx.lifecycle.emit(inst, 'instance-deleted', { location: source });
     inst.location = target;
     inst.touch();
-    this.ctx.lifecycle.emit(inst, 'instance-migrated', { requestor });
+    this.ctx.lifecycle.emit(inst, 'instance-renamed', { context: { old_name: copy } });
     if (wasActive) {
       this.ctx.actions.markRunning(inst, true);
       inst.statusCode = StatusCode.Running;
       inst.touch();
-      this.ctx.lifecycle.emit(inst, 'instance-started', { requestor });
+      this.ctx.lifecycle.emit(inst, 'instance-started', { requestor: by.start });
     }
+  }
+
+  /** The requestor of a call a member makes on the cluster's behalf: the cluster certificate, from the member's address (an ephemeral port). */
+  private clusterRequestor(member: string): Requestor {
+    const host = new URL(this.member(member).url).hostname;
+    return { username: clusterFingerprint, protocol: 'cluster', address: `${host}:55896` };
   }
 
   private setOffline(inst: SimInstance, offline: boolean): void {

@@ -5,7 +5,8 @@ import type { SimInstance } from './instance-model.js';
 /** Who asked: `{username, protocol, address}` in LXD's order (notes §2). */
 export interface Requestor {
   username: string;
-  protocol: 'unix' | 'tls';
+  /** `cluster`: one member asking another on the cluster's behalf (evacuation, restore). */
+  protocol: 'unix' | 'tls' | 'cluster';
   address: string;
 }
 
@@ -19,6 +20,10 @@ export interface LifecycleExtra {
   context?: Record<string, unknown>;
   /** Present only for API-initiated actions; absent for crashes and other guest/host-initiated events. */
   requestor?: Requestor | undefined;
+  /** Sends the event as another instance name (a move's temporary copy). */
+  name?: string;
+  /** Sends the event from another member than the instance's (a move's source). */
+  location?: string;
 }
 
 /**
@@ -33,13 +38,14 @@ export class LifecycleEmitter {
 
   /** Emits `action` for an instance. */
   emit(inst: SimInstance, action: string, extra: LifecycleExtra = {}): void {
-    const metadata: Record<string, unknown> = { action, source: extra.source ?? inst.url() };
+    const name = extra.name ?? inst.name;
+    const metadata: Record<string, unknown> = { action, source: extra.source ?? inst.url().replace(`/${inst.name}`, `/${name}`) };
     if (extra.context) metadata.context = extra.context;
     if (extra.requestor) metadata.requestor = extra.requestor;
     if (this.revision === 'later') {
-      metadata.name = inst.name;
+      metadata.name = name;
       metadata.project = inst.project;
     }
-    this.hub.publish('lifecycle', metadata, inst.project, inst.location);
+    this.hub.publish('lifecycle', metadata, inst.project, extra.location ?? inst.location);
   }
 }

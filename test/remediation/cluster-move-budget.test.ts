@@ -4,6 +4,9 @@ import { auditTrail, waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
 
 /**
+ * Moves and evacuations on a cluster, on the simulator (the same on the real cluster in
+ * test/lxd/lxd-cluster-*.test.ts).
+ *
  * Issue 16: the crash-loop budget belongs to the instance (target + project + name), not to the
  * cluster member it runs on. An instance that moves between members after using up its budget is
  * quarantined at its next crash instead of starting over with a fresh budget.
@@ -60,5 +63,28 @@ describe('an instance moved between cluster members', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(sim.controls.calls('web1', 'start'), 'no start after the quarantine').toBe(2);
     expect(sim.controls.statusCode('web1')).toBe(102);
+  }, 60_000);
+
+  it('takes the stops of an evacuation and a restore for the operator\'s, though the evacuation\'s names no requestor: no restart, and a crash afterwards is healed', async () => {
+    bed = await startReflexBed(rules, {}, { cluster: { members: ['m1', 'm2', 'm3'] } });
+    const { sim, prefix, client } = bed;
+    sim.controls.addInstance({ name: 'web1', location: 'm1' });
+    await new Promise((r) => setTimeout(r, 500)); // the start-up resync has read web1 Running
+    const memberState = (action: string) => client.transport.request('POST', '/1.0/cluster/members/m1/state', { body: { action } });
+
+    // Restored right after: the evacuation's stop is judged by its operation, still listed, when the member reads Online again.
+    await memberState('evacuate');
+    await until('web1 running on another member', () => sim.controls.locationOf('web1') !== 'm1' && sim.controls.statusCode('web1') === 103, 5_000);
+    await memberState('restore');
+    await until('web1 running on m1 again', () => sim.controls.locationOf('web1') === 'm1' && sim.controls.statusCode('web1') === 103, 5_000);
+    await waitForAudit(redisUrl(), prefix, 'web1', (rs) => rs.filter((r) => r.type === 'decision').length === 2, 10_000);
+    await new Promise((r) => setTimeout(r, 500));
+    const trail = await auditTrail(redisUrl(), prefix, 'web1');
+    expect(trail.filter((r) => r.type === 'decision').map((r) => r.summary)).toEqual([expect.stringMatching(/^skipped: intent is requested/), expect.stringMatching(/^skipped: intent is requested/)]);
+    expect(trail.filter((r) => ['action', 'call', 'alert'].includes(r.type))).toEqual([]);
+    expect(sim.controls.calls('web1', 'start')).toBe(0);
+
+    sim.controls.crash('web1');
+    await until('web1 healed', () => sim.controls.calls('web1', 'start') === 1 && sim.controls.statusCode('web1') === 103, 10_000);
   }, 60_000);
 });

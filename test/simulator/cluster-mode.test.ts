@@ -134,7 +134,7 @@ describe('simulator cluster mode', () => {
     }
   });
 
-  it('moves a stopped instance with POST ?target=: same name, new location, instance-migrated from the target', async () => {
+  it('moves a stopped instance with POST ?target=: same name, new location; a copy created on the target, the instance deleted on its member, the copy renamed, as LXD 5.0.2 sends it', async () => {
     t = await startTestSim({ cluster: { members } });
     t.sim.controls.addInstance({ name: 'c1', location: 'm1', status: 'Stopped' });
     const tap = await t.events('?type=lifecycle');
@@ -142,8 +142,13 @@ describe('simulator cluster mode', () => {
     expect(moved.status).toBe(202);
     expect((await t.waitOp(moved)).status).toBe('Success');
     expect((await t.api('GET', '/1.0/instances/c1')).body.metadata).toMatchObject({ name: 'c1', location: 'm2', status: 'Stopped' });
-    const event = await tap.until((f) => f.metadata.action === 'instance-migrated');
-    expect(event).toMatchObject({ location: 'm2', metadata: { source: '/1.0/instances/c1', requestor: { username: 'root', protocol: 'unix' } } });
+    await tap.until((f) => f.metadata.action === 'instance-renamed');
+    const copy = `lxd-move-of-${(await t.api('GET', '/1.0/instances/c1')).body.metadata.config['volatile.uuid']}`;
+    expect(tap.frames.map((f) => [f.metadata.action, f.location, f.metadata.source, f.metadata.context ?? null, f.metadata.requestor ?? null])).toEqual([
+      ['instance-created', 'm2', `/1.0/instances/${copy}`, { 'storage-pool': 'default', type: 'container' }, null],
+      ['instance-deleted', 'm1', '/1.0/instances/c1', null, null],
+      ['instance-renamed', 'm2', '/1.0/instances/c1', { old_name: copy }, null],
+    ]);
     const running = await t.api('POST', '/1.0/instances/c1?target=m3', { name: 'c1', migration: true });
     expect(running.status).toBe(202);
     await t.waitOp(running);
@@ -161,7 +166,9 @@ describe('simulator cluster mode', () => {
     await tap.until((f) => f.metadata.action === 'instance-started');
     expect(tap.frames.map((f) => [f.metadata.action, f.location])).toEqual([
       ['instance-shutdown', 'm1'],
-      ['instance-migrated', 'm3'],
+      ['instance-created', 'm3'],
+      ['instance-deleted', 'm1'],
+      ['instance-renamed', 'm3'],
       ['instance-started', 'm3'],
     ]);
     expect(tap.frames[0].metadata.requestor).toBeDefined();
@@ -173,6 +180,7 @@ describe('simulator cluster mode', () => {
     t = await startTestSim({ cluster: { members } });
     t.sim.controls.addInstance({ name: 'c1', location: 'm1' });
     t.sim.controls.addInstance({ name: 'c2', location: 'm1', status: 'Stopped' });
+    const tap = await t.events('?type=lifecycle');
     const evac = await t.api('POST', '/1.0/cluster/members/m1/state', { action: 'evacuate' });
     expect(evac.status).toBe(202);
     await t.waitOp(evac);
@@ -187,6 +195,16 @@ describe('simulator cluster mode', () => {
       ['c2', 'm1', 'Stopped'],
     ]);
     expect((await t.api('GET', '/1.0/cluster/members/m1')).body.metadata.status).toBe('Online');
+    // As LXD 5.0.2 sends them: the evacuation's stop names no requestor (like a crash: Reflex reads
+    // the member's status to tell them apart) and its start names the cluster; the restore's stop
+    // names the cluster and its start nobody.
+    const c1 = tap.frames.filter((f) => /\/c1$/.test(f.metadata.source) && /shutdown|started/.test(f.metadata.action));
+    expect(c1.map((f) => [f.metadata.action, f.location, f.metadata.requestor?.protocol ?? null])).toEqual([
+      ['instance-shutdown', 'm1', null],
+      ['instance-started', 'm2', 'cluster'],
+      ['instance-shutdown', 'm2', 'cluster'],
+      ['instance-started', 'm1', null],
+    ]);
   });
 
   it('keeps a standalone server unclustered: location "none" and 500 on the member list', async () => {

@@ -35,8 +35,8 @@ function memberState(req: SimRequest): SimResponse {
   setTimeout(() => {
     const cluster = new ClusterActions(ctx);
     try {
-      if (action === 'evacuate') cluster.evacuate(name, req.info.requestor);
-      else cluster.restore(name, req.info.requestor);
+      if (action === 'evacuate') cluster.evacuate(name);
+      else cluster.restore(name);
     } catch (err) {
       return op.fail((err as Error).message);
     }

@@ -1,0 +1,75 @@
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, expect, it } from 'vitest';
+import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import { waitForAudit } from '../support/audit-trail.js';
+import { STATUS_RUNNING } from '../support/lxd-bed.js';
+import { clusterInstanceStatus, crashClusterInstance, deleteClusterInstance, describeLxdCluster, launchOnMember, memberLxc, memberSocket, restoreMembers, waitForClusterStatus } from '../support/lxd-cluster-bed.js';
+import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+
+/**
+ * `lxc cluster evacuate` and `lxc cluster restore` are an operator's decision. On LXD 5.0.2 the
+ * evacuation stops each instance with an `instance-shutdown` that names no requestor — the same
+ * event as a crash — then moves it (created/deleted/renamed) and starts it on another member;
+ * the restore does the same on the way back. Reflex must not take that stop for a crash.
+ */
+
+const viaM1 = `unix://${memberSocket('m1')}`;
+
+const fullTrail = async (prefix: string): Promise<StoredAuditRecord[]> => {
+  const redis = new Redis(redisUrl(), { maxRetriesPerRequest: null });
+  try {
+    return await new AuditLog(redis, keySpace(prefix).audit).read({});
+  } finally {
+    redis.disconnect();
+  }
+};
+const eventOf = (r: StoredAuditRecord) => (r as { event?: { action?: string; location?: string; intent?: string } }).event;
+const lines = (rs: StoredAuditRecord[]) => rs.map((r) => `${r.type} ${r.instance ?? ''} ${eventOf(r)?.location ?? ''}: ${r.summary}`).join('\n');
+
+await describeLxdCluster('a real two-member LXD cluster: evacuating and restoring a member', () => {
+  const created: string[] = [];
+  let reflex: ReflexProcess | undefined;
+  afterEach(async () => {
+    await reflex?.stop();
+    reflex = undefined;
+    await memberLxc('m1', ['cluster', 'restore', 'm2', '--force']).catch(() => undefined);
+    await restoreMembers();
+  });
+  afterAll(async () => {
+    for (const name of created) await deleteClusterInstance(name);
+  });
+
+  it('takes the stops of `lxc cluster evacuate` and `restore` for the operator\'s, not for crashes: no restart, no crash alert, and a crash afterwards is healed', async () => {
+    const prefix = uniquePrefix('cevac');
+    reflex = startReflexProcess(['run', '--target', viaM1, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
+    await reflex.waitForLog('reflex running');
+    const name = await launchOnMember('m2', { 'user.reflex.autorestart': 'true' });
+    created.push(name);
+    const started = (rs: StoredAuditRecord[]) => rs.filter((r) => r.type === 'event' && eventOf(r)?.action === 'instance-started').length;
+    await waitForAudit(redisUrl(), prefix, name, (rs) => started(rs) === 1, 10_000);
+
+    await memberLxc('m1', ['cluster', 'evacuate', 'm2', '--force'], 60_000);
+    expect((await clusterInstanceStatus(name)).location).toBe('m1');
+    await waitForClusterStatus(name, STATUS_RUNNING, 10_000);
+    await waitForAudit(redisUrl(), prefix, name, (rs) => started(rs) === 2, 10_000);
+    await memberLxc('m1', ['cluster', 'restore', 'm2', '--force'], 60_000);
+    expect((await clusterInstanceStatus(name)).location).toBe('m2');
+    await waitForClusterStatus(name, STATUS_RUNNING, 10_000);
+    await waitForAudit(redisUrl(), prefix, name, (rs) => started(rs) === 3, 10_000);
+    await new Promise((r) => setTimeout(r, 2_000));
+
+    const trail = await fullTrail(prefix);
+    const mine = trail.filter((r) => r.instance === name);
+    expect(mine.filter((r) => ['action', 'call', 'alert'].includes(r.type) || (r.type === 'decision' && (r as { matched?: boolean }).matched !== false)), lines(mine)).toEqual([]);
+    const stops = mine.filter((r) => r.type === 'event' && eventOf(r)?.action === 'instance-shutdown');
+    expect(stops.length, lines(mine)).toBe(2);
+    expect(stops.map((r) => eventOf(r)?.intent), lines(mine)).toEqual(['requested', 'requested']);
+
+    // Back on a member that is Online again, a crash is a crash.
+    await crashClusterInstance(name);
+    const healed = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome') && started(rs) === 4, 15_000);
+    expect(healed.filter((r) => r.type === 'call' && /\bstart\b/.test(r.summary)), lines(healed)).toHaveLength(1);
+  }, 120_000);
+});
