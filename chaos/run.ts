@@ -2,6 +2,7 @@ import { clusterMasterKill } from './cluster-master-kill.js';
 import { crashLoop } from './crash-loop.js';
 import { fuzz } from './fuzz.js';
 import { redisRestart } from './redis-restart.js';
+import { sentinelFailover } from './sentinel-failover.js';
 import { socketCut } from './socket-cut.js';
 import type { ChaosOptions, ScenarioResult } from './support.js';
 import { workerKills } from './worker-kills.js';
@@ -22,6 +23,7 @@ const scenarios: [string, (o: ChaosOptions) => Promise<ScenarioResult>][] = [
   ['socket-cut', socketCut],
   ['crash-loop', crashLoop],
   ['cluster-master-kill', clusterMasterKill],
+  ['sentinel-failover', sentinelFailover],
 ];
 const limitMs = short ? 150_000 : 400_000;
 

@@ -38,6 +38,10 @@ export interface RedisSentinelBed extends RedisTopology {
   masterPort: number;
   replicaPort: number;
   sentinelPorts: number[];
+  /** SIGKILLs the redis-server the sentinels name as master now; returns its port. */
+  killMaster(): Promise<number>;
+  /** Waits until the sentinels name another master than `deadPort` and it answers as master; returns its port. */
+  waitForFailover(deadPort: number, timeoutMs?: number): Promise<number>;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -267,6 +271,7 @@ export async function startRedisSentinel(masterName = 'reflex'): Promise<RedisSe
   }
   const [masterPort, replicaPort] = servers.map(portOf) as [number, number];
   const sentinelPorts = sentinels.map((s) => s.port);
+  const currentMaster = async (): Promise<number> => Number(((await ask(sentinelPorts[0]!, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName)) as string[])[1]);
   return {
     kind: 'sentinel',
     url: `redis-sentinel://${sentinelPorts.map((p) => `127.0.0.1:${p}`).join(',')}/${masterName}`,
@@ -275,6 +280,19 @@ export async function startRedisSentinel(masterName = 'reflex'): Promise<RedisSe
     replicaPort,
     sentinelPorts,
     stop,
+    async killMaster() {
+      const port = await currentMaster();
+      const pid = Number(infoField(await ask(port, 'INFO', 'server'), 'process_id'));
+      process.kill(pid, 'SIGKILL');
+      return port;
+    },
+    async waitForFailover(deadPort, timeoutMs = 30_000) {
+      return until('the sentinels to promote the replica', async () => {
+        const port = await currentMaster();
+        if (port === deadPort) return undefined;
+        return infoField(await ask(port, 'INFO', 'replication'), 'role') === 'master' ? port : undefined;
+      }, timeoutMs, 100);
+    },
   };
 }
 
