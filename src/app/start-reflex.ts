@@ -118,7 +118,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     redis.disconnect();
     throw err;
   });
-  const clients = new Map(configured.map((t) => [t.id, new InstanceClient(t.target)]));
+  const clients = new Map(configured.map((t) => [t.id, new InstanceClient(t.target, { onFailover: (m) => logger.warn({ target: t.id, from: m.from, to: m.to, why: m.why }, 'a cluster member did not answer; calls and the event stream move to the next address') })]));
   // Jobs carry their target: every process of a deployment must be given the same targets.
   const clientFor = (id: string): InstanceClient => {
     const c = clients.get(id);

@@ -12,7 +12,7 @@ import { getApiVersions, getServer, type ServerInfo } from './server.js';
 import * as snapshots from './snapshots.js';
 import type { SnapshotCreate } from './snapshots.js';
 import type { Target } from './target.js';
-import { Transport, type RequestOptions } from './transport.js';
+import { Transport, type RequestOptions, type TransportOptions } from './transport.js';
 
 export type { EventsEndpoint } from './events.js';
 export { OperationFeed } from './operation-feed.js';
@@ -23,6 +23,8 @@ export interface ClientOptions {
   project?: string;
   /** Per-call timeout in milliseconds. Default 30 000. */
   timeoutMs?: number;
+  /** Told when a cluster target moves to its next address (see {@link TransportOptions.onFailover}). */
+  onFailover?: TransportOptions['onFailover'];
   /**
    * Wait for operations through operation events subscribed before each request, instead of
    * long-polling: `true` opens the client's own `/1.0/events?type=operation` socket; an
@@ -47,7 +49,7 @@ export class InstanceClient {
 
   constructor(target: Target | Transport, opts: ClientOptions = {}) {
     this.ownsTransport = !(target instanceof Transport);
-    this.transport = target instanceof Transport ? target : new Transport(target, { timeoutMs: opts.timeoutMs });
+    this.transport = target instanceof Transport ? target : new Transport(target, { timeoutMs: opts.timeoutMs, onFailover: opts.onFailover });
     const project = opts.project ?? this.transport.target.project;
     const feed =
       opts.operationEvents instanceof OperationFeed
@@ -203,7 +205,7 @@ export class InstanceClient {
   /** At the address calls use now (a cluster target fails over between its members' addresses). */
   private endpointAt(types: EventType[], scope: { project?: string; allProjects?: boolean }): EventsEndpoint {
     const origin = this.transport.activeOrigin;
-    return { ...eventsEndpoint(this.transport.activeTarget, types, scope), unreachable: () => this.transport.failover(origin) };
+    return { ...eventsEndpoint(this.transport.activeTarget, types, scope), unreachable: () => this.transport.failover(origin, 'the event stream could not connect') };
   }
 
   /**

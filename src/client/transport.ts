@@ -28,6 +28,11 @@ export interface TransportOptions {
   timeoutMs?: number;
   /** How long an idle pooled connection is kept open. Default 10 000 ms. */
   keepAliveMs?: number;
+  /**
+   * Told when a cluster target moves to its next address because `from` did not answer (a call or
+   * the event stream): the process logs it, so an operator sees which member Reflex talks to.
+   */
+  onFailover?: (move: { from: string; to: string; why: string }) => void;
 }
 
 /** The SHA-256 pin of an HTTPS target: from its server certificate file or fingerprint. */
@@ -89,10 +94,12 @@ export class Transport {
   private readonly origins: string[];
   private current = 0;
   private readonly timeoutMs: number;
+  private readonly onFailover: TransportOptions['onFailover'];
 
   constructor(target: Target, opts: TransportOptions = {}) {
     this.target = target;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.onFailover = opts.onFailover;
     const keepAliveTimeout = opts.keepAliveMs ?? 10_000;
     if (target.kind === 'unix') {
       this.agent = new Agent({ connect: { socketPath: target.socketPath }, keepAliveTimeout });
@@ -135,8 +142,10 @@ export class Transport {
    * Says that `origin` did not answer: the next call goes to the next address. A no-op when
    * another failure already moved on, so concurrent failures skip one address, not several.
    */
-  failover(origin: string): void {
-    if (this.origins.length > 1 && this.activeOrigin === origin) this.current = (this.current + 1) % this.origins.length;
+  failover(origin: string, why = 'did not answer'): void {
+    if (this.origins.length <= 1 || this.activeOrigin !== origin) return;
+    this.current = (this.current + 1) % this.origins.length;
+    this.onFailover?.({ from: origin, to: this.activeOrigin, why });
   }
 
   /**
@@ -181,7 +190,7 @@ export class Transport {
       } catch (err) {
         const failure = this.networkError(err, timeout.aborted, method, path, opts.signal);
         if (failure.code === 'ABORTED' || !isConnectionFailure(err)) throw failure;
-        this.failover(origin);
+        this.failover(origin, `${method} ${path}: ${failure.message}`);
         const resend = neverConnected(err) || idempotentMethods.has(method);
         if (!resend || signal.aborted || tried.has(this.activeOrigin)) throw failure;
       }

@@ -246,6 +246,8 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
 
       await killMember('m2');
       await expect.poll(() => connectedTo('10.77.0.1'), { timeout: 20_000, interval: 100 }).toBe(true);
+      const moved = reflex.logs.find((l) => l.msg === 'a cluster member did not answer; calls and the event stream move to the next address');
+      expect(moved, 'the move is logged').toMatchObject({ level: 40, from: 'https://10.77.0.2:8443', to: 'https://10.77.0.1:8443' });
       await new Promise((r) => setTimeout(r, 1_500)); // the reconnect's resync has read the instance Running
       await crashClusterInstance(name);
       await waitForClusterStatus(name, STATUS_STOPPED, 5_000);
