@@ -18,11 +18,14 @@ export interface CallDescription {
   record?: Record<string, unknown>;
 }
 
-/** What an action sees: the client, the instance it acts on, and how to record its calls. */
-export interface ActionContext {
+/**
+ * What an action sees: the client, the instance it acts on, its params (as its schema parsed them,
+ * defaults applied), and how to record its calls.
+ */
+export interface ActionContext<P = Record<string, unknown>> {
   client: InstanceClient;
   instance: string;
-  params: Record<string, unknown>;
+  params: P;
   /** When true the action must not send a mutating request; it records what it would do. */
   dryRun: boolean;
   /**
@@ -38,7 +41,7 @@ export interface ActionContext {
   call(description: CallDescription, send: () => Promise<Operation | void>): Promise<Operation | undefined>;
   audit(record: Omit<AuditInput, 'correlationId' | 'instance' | 'target'>): Promise<void>;
   /** The job being run: its rule, incident and, after a follow-up event, the chain that led to it. */
-  job?: { rule: string; correlationId: string; target: string; project: string; location: string; chain: string[] };
+  job?: { rule: string; correlationId: string; target: string; project: string; location: string; chain: string[]; event?: CanonicalEvent };
   /**
    * Publishes a canonical event into the events queue under `jobId` (a second publish with the
    * same id is a no-op). Absent when this process has no events queue.
@@ -55,10 +58,19 @@ export interface ActionOutcome {
   operationId?: string;
 }
 
-/** An action in the registry. Throws ReflexError on failure; the retry policy lives in the executor. */
-export interface Action {
+/**
+ * An action in the registry (built-in, or user-defined with `defineAction`). Throws ReflexError on
+ * failure; the retry policy lives in the executor. `P` is the type its params schema parses to.
+ */
+export interface Action<P = any> {
   name: string;
   describe: string;
+  /**
+   * The schema of its params: rules are checked against it when they load (a bad param is a load
+   * error with file:line), and the executor parses a job's params with it again before running
+   * (a job queued before a change of rules), so `run` sees them parsed, defaults applied.
+   */
+  params: z.ZodType<P, any>;
   /** Brings an instance back up: counts against the rule's crash-loop budget. Default false. */
   restarts?: boolean;
   /**
@@ -67,12 +79,19 @@ export interface Action {
    * Default true.
    */
   touchesInstance?: boolean;
-  run(ctx: ActionContext): Promise<ActionOutcome>;
+  run(ctx: ActionContext<P>): Promise<ActionOutcome>;
+}
+
+/** Why params do not fit a schema, each field at fault named (`force: expected boolean, received string`); undefined when they fit. */
+export function paramsProblem(schema: z.ZodType, params: unknown): string | undefined {
+  const parsed = schema.safeParse(params);
+  if (parsed.success) return undefined;
+  return parsed.error.issues.map((i) => `${i.path.join('.') || '(params)'}: ${i.message}`).join('; ');
 }
 
 /** An action's params checked against its schema: CONFIG_INVALID naming each field at fault otherwise. */
 export function actionParams<S extends z.ZodType>(action: string, schema: S, params: unknown): z.infer<S> {
   const parsed = schema.safeParse(params);
   if (parsed.success) return parsed.data;
-  throw new ReflexError('CONFIG_INVALID', `${action} params: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(params)'}: ${i.message}`).join('; ')}`);
+  throw new ReflexError('CONFIG_INVALID', `${action} params: ${paramsProblem(schema, params)}`);
 }

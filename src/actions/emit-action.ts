@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { RuleEvent } from '../events/canonical-event.js';
-import { actionParams, type Action, type ActionContext, type ActionOutcome } from './action.js';
+import type { ActionContext, ActionOutcome } from './action.js';
+import { builtinAction } from './define-action.js';
 
 /** Params a rule may give the emit action. */
 export const emitParamsSchema = z.strictObject({
@@ -30,7 +31,7 @@ export function emittedEventId(rule: string, name: string, incident: string): st
  * Publishes a rule event of `job`'s incident on the events queue (idempotent: its job id is the
  * event id), as the `emit` action and a schedule's before/after events do.
  */
-export async function publishRuleEvent(ctx: ActionContext, job: NonNullable<ActionContext['job']>, e: { id: string; name: string; payload: Record<string, unknown>; chain: string[] }): Promise<void> {
+export async function publishRuleEvent(ctx: ActionContext<unknown>, job: NonNullable<ActionContext['job']>, e: { id: string; name: string; payload: Record<string, unknown>; chain: string[] }): Promise<void> {
   const event: RuleEvent = {
     kind: 'rule.event',
     id: e.id,
@@ -49,13 +50,13 @@ export async function publishRuleEvent(ctx: ActionContext, job: NonNullable<Acti
   await ctx.publish!(event, `emit-${e.id}`);
 }
 
-export const emitAction: Action = {
+export const emitAction = builtinAction({
   name: 'emit',
   touchesInstance: false,
   describe: 'publish a follow-up event other rules can trigger on (params: name, payload?)',
+  params: emitParamsSchema,
   async run(ctx): Promise<ActionOutcome> {
-    const parsed = actionParams('emit', emitParamsSchema, ctx.params);
-    const { name, payload } = parsed;
+    const { name, payload } = ctx.params;
     const job = ctx.job;
     if (!job) throw new ReflexError('CONFIG_INVALID', 'the emit action needs the job it runs for (no job context)');
     const chain = [...job.chain, job.rule];
@@ -72,4 +73,4 @@ export const emitAction: Action = {
     await publishRuleEvent(ctx, job, { id, name, payload, chain });
     return { result: 'done', summary: `emitted ${name} (event ${id}, hop ${chain.length})` };
   },
-};
+});

@@ -3,7 +3,8 @@ import { isApiStatus } from '../client/api-error.js';
 import { StatusCode } from '../client/status-code.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { Operation } from '../client/operation.js';
-import { actionParams, type Action, type ActionContext, type ActionOutcome } from './action.js';
+import type { ActionContext, ActionOutcome } from './action.js';
+import { builtinAction } from './define-action.js';
 import { emittedEventId, publishRuleEvent } from './emit-action.js';
 
 const stepSchema = z.discriminatedUnion('kind', [
@@ -16,7 +17,7 @@ const stepSchema = z.discriminatedUnion('kind', [
  * Params of the `housekeeping` action: the steps a schedule's tick planned for one instance, in
  * order, and the plan they came from (recorded with every call).
  */
-export const housekeepingParamsSchema = z.object({
+export const housekeepingParamsSchema = z.strictObject({
   schedule: z.string(),
   steps: z.array(stepSchema).min(1),
   plan: z.object({ order: z.string(), steps: z.array(z.string()), keep: z.array(z.string()) }),
@@ -48,11 +49,12 @@ function callOf(step: Step, instance: string): { method: string; path: string; a
  * idempotent: a snapshot this job already took is not taken again, a deletion whose target is gone
  * is done.
  */
-export const housekeepingAction: Action = {
+export const housekeepingAction = builtinAction({
   name: 'housekeeping',
   describe: 'run the steps a schedule planned for the instance (internal: queued by schedule ticks)',
+  params: housekeepingParamsSchema,
   async run(ctx): Promise<ActionOutcome> {
-    const parsed = actionParams('housekeeping', housekeepingParamsSchema, ctx.params);
+    const parsed = ctx.params;
     const { steps, plan, schedule } = parsed;
     let done = 0;
     let dry = 0;
@@ -103,7 +105,7 @@ export const housekeepingAction: Action = {
     if (result === 'dry-run') return { result, summary: `${schedule}: ${dry} dry-run step(s)` };
     return { result, summary: `${schedule}: ${done} change(s) made${failed.length ? `, ${failed.length} failed (${failed.join('; ')})` : ''}${dry ? `, ${dry} dry-run` : ''}` };
   },
-};
+});
 
 /**
  * The error of a snapshot that was not made. Whether the snapshot now exists decides: if it does,
@@ -111,7 +113,7 @@ export const housekeepingAction: Action = {
  * would find it and take it for Reflex's). If not, the failure is worth a retry even when the
  * operation itself failed (a busy or briefly full pool): the retry policy's attempts, then its alert.
  */
-async function createFailure(ctx: ActionContext, name: string, err: unknown): Promise<unknown> {
+async function createFailure(ctx: ActionContext<unknown>, name: string, err: unknown): Promise<unknown> {
   const code = (err as { code?: string }).code;
   // A timeout or a cut connection may hide a snapshot our own operation made: the retry's check finds it.
   const refused = code === 'OPERATION_FAILED' || code === 'API_CONFLICT' || code === 'API_ERROR';
@@ -126,7 +128,7 @@ async function createFailure(ctx: ActionContext, name: string, err: unknown): Pr
 }
 
 /** Publishes the schedule's before/after event for this instance (once per tick and instance: the id says so). */
-async function hook(ctx: ActionContext, params: HousekeepingParams, when: 'before' | 'after', extra: Record<string, unknown>): Promise<void> {
+async function hook(ctx: ActionContext<unknown>, params: HousekeepingParams, when: 'before' | 'after', extra: Record<string, unknown>): Promise<void> {
   const name = params.events?.[when];
   const job = ctx.job;
   if (!name || !job) return;
@@ -138,7 +140,7 @@ async function hook(ctx: ActionContext, params: HousekeepingParams, when: 'befor
   await publishRuleEvent(ctx, job, { id, name, payload: { schedule: params.schedule, steps: params.plan.steps, ...extra }, chain: [job.rule] });
 }
 
-function send(ctx: ActionContext, step: Step): Promise<Operation> {
+function send(ctx: ActionContext<unknown>, step: Step): Promise<Operation> {
   switch (step.kind) {
     case 'create-snapshot':
       return ctx.client.createSnapshot(ctx.instance, { name: step.name, ...(step.expiresAt ? { expiresAt: new Date(step.expiresAt) } : {}) });
@@ -150,7 +152,7 @@ function send(ctx: ActionContext, step: Step): Promise<Operation> {
 }
 
 /** Whether an earlier attempt of this job already made the step's change. */
-async function alreadyDone(ctx: ActionContext, step: Step): Promise<boolean> {
+async function alreadyDone(ctx: ActionContext<unknown>, step: Step): Promise<boolean> {
   try {
     if (step.kind === 'create-snapshot') {
       await ctx.client.getSnapshot(ctx.instance, step.name);

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { actionParams, type Action, type ActionOutcome } from './action.js';
+import type { ActionOutcome } from './action.js';
+import { builtinAction } from './define-action.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import { severitySchema } from '../notify/alert.js';
 import type { Notifier } from '../notify/notifier.js';
 
 /** Params a rule may give the notify action. */
-export const notifyParamsSchema = z.object({
+export const notifyParamsSchema = z.strictObject({
   /** Send to this receiver instead of routing. Default: routed. */
   receiver: z.string().optional(),
   /** Default `warning`. */
@@ -23,13 +24,13 @@ export const notifyParamsSchema = z.object({
  * Raises an alert about the instance through the configured receivers. Params:
  * `{ receiver?, severity? = 'warning', summary?, kind? = 'rule.notify', correlationId?, labels? }`.
  */
-export const notifyAction: Action = {
+export const notifyAction = builtinAction({
   name: 'notify',
   touchesInstance: false,
   describe: 'send an alert about the instance to the notification receivers (params: receiver?, severity?, summary?)',
+  params: notifyParamsSchema,
   async run(ctx): Promise<ActionOutcome> {
-    const parsed = actionParams('notify', notifyParamsSchema, ctx.params);
-    const p = parsed;
+    const p = ctx.params;
     const summary = p.summary ?? `rule notification for ${ctx.instance}`;
     const to = p.receiver ?? 'the routed receivers';
     if (ctx.dryRun) return { result: 'dry-run', summary: `would notify ${to} (${p.severity}): ${summary}` };
@@ -50,4 +51,4 @@ export const notifyAction: Action = {
     await ctx.audit({ type: 'alert', summary: `alert ${alert.kind} (${alert.severity}) raised for ${to}: ${summary}`, severity: alert.severity, fingerprint: alert.fingerprint });
     return { result: 'done', summary: `alert ${alert.fingerprint} queued for ${to}` };
   },
-};
+});

@@ -1,6 +1,8 @@
+import { z } from 'zod';
 import { isApiStatus } from '../client/api-error.js';
-import { parseDuration } from '../config/duration.js';
-import type { Action, ActionContext, ActionOutcome } from './action.js';
+import { durationExamples, parseDuration, readDuration } from '../config/duration.js';
+import type { ActionOutcome } from './action.js';
+import { builtinAction } from './define-action.js';
 
 /** Expands `%Y %m %d %H %M %S` (UTC) in a snapshot name pattern. */
 export function snapshotName(pattern: string, now = new Date()): string {
@@ -12,33 +14,42 @@ export function snapshotName(pattern: string, now = new Date()): string {
   return pattern.replace(/%([YmdHMS])/g, (_, k: string) => parts[k]!);
 }
 
-function str(ctx: ActionContext, key: string): string | undefined {
-  const v = ctx.params[key];
-  return typeof v === 'string' ? v : undefined;
-}
+const snapshotNameSchema = z.string().min(1).refine((n) => !n.includes('/'), 'a snapshot name cannot hold "/"');
 
-/** Takes a snapshot (params: name pattern, default `reflex-%Y%m%d-%H%M%S`; expiry, e.g. `7d`). */
-export const snapshotAction: Action = {
+/** Params of the snapshot action. */
+export const snapshotParamsSchema = z
+  .strictObject({
+    /** Name pattern with `%Y%m%d%H%M%S` (UTC). Default `reflex-%Y%m%d-%H%M%S`. */
+    name: snapshotNameSchema.default('reflex-%Y%m%d-%H%M%S'),
+    /** Expires this long after it is taken (`7d`). */
+    expiry: z.string().refine((v) => readDuration(v) !== undefined, `not a duration (e.g. ${durationExamples})`).optional(),
+    /** Expires at this time (ISO 8601). */
+    expiresAt: z.string().refine((v) => !Number.isNaN(Date.parse(v)), 'not a date (ISO 8601, e.g. 2026-01-31T00:00:00Z)').optional(),
+  })
+  .refine((p) => p.expiry === undefined || p.expiresAt === undefined, 'give expiry or expiresAt, not both');
+
+/** Takes a snapshot (params: name pattern, default `reflex-%Y%m%d-%H%M%S`; expiry, e.g. `7d`, or expiresAt). */
+export const snapshotAction = builtinAction({
   name: 'snapshot',
   describe: 'take a snapshot (params: name pattern with %Y%m%d%H%M%S, expiry e.g. 7d or expiresAt as ISO 8601)',
+  params: snapshotParamsSchema,
   async run(ctx): Promise<ActionOutcome> {
-    const name = snapshotName(str(ctx, 'name') ?? 'reflex-%Y%m%d-%H%M%S');
-    const expiry = str(ctx, 'expiry');
-    const at = str(ctx, 'expiresAt');
+    const name = snapshotName(ctx.params.name);
+    const { expiry, expiresAt: at } = ctx.params;
     const expiresAt = at ? new Date(at) : expiry ? new Date(Date.now() + parseDuration(expiry)) : undefined;
     if (ctx.dryRun) return { result: 'dry-run', summary: `would snapshot as ${name}${expiresAt ? ` expiring ${expiresAt.toISOString()}` : ''}` };
     const op = await ctx.call({ method: 'POST', path: `/1.0/instances/${ctx.instance}/snapshots`, action: 'snapshot' }, () => ctx.client.createSnapshot(ctx.instance, { name, ...(expiresAt ? { expiresAt } : {}) }));
     return { result: 'done', summary: `snapshot ${name} taken`, operationId: op?.id };
   },
-};
+});
 
 /** Deletes a snapshot (params: name); nothing to do when it is already gone. */
-export const deleteSnapshotAction: Action = {
+export const deleteSnapshotAction = builtinAction({
   name: 'delete-snapshot',
   describe: 'delete a snapshot (params: name)',
+  params: z.strictObject({ name: snapshotNameSchema }),
   async run(ctx): Promise<ActionOutcome> {
-    const name = str(ctx, 'name');
-    if (!name) throw new Error('delete-snapshot needs params.name');
+    const { name } = ctx.params;
     try {
       await ctx.client.getSnapshot(ctx.instance, name);
     } catch (err) {
@@ -49,14 +60,15 @@ export const deleteSnapshotAction: Action = {
     const op = await ctx.call({ method: 'DELETE', path: `/1.0/instances/${ctx.instance}/snapshots/${name}`, action: 'delete-snapshot' }, () => ctx.client.deleteSnapshot(ctx.instance, name));
     return { result: 'done', summary: `snapshot ${name} deleted`, operationId: op?.id };
   },
-};
+});
 
 /** Restores a snapshot (params: name, default the newest). */
-export const restoreAction: Action = {
+export const restoreAction = builtinAction({
   name: 'restore',
   describe: 'restore a snapshot (params: name; default the newest)',
+  params: z.strictObject({ name: snapshotNameSchema.optional() }),
   async run(ctx): Promise<ActionOutcome> {
-    let name = str(ctx, 'name');
+    let name = ctx.params.name;
     if (!name) {
       const snaps = await ctx.client.listSnapshots(ctx.instance);
       name = [...snaps].sort((a, b) => String(a.created_at).localeCompare(String(b.created_at))).at(-1)?.name;
@@ -67,4 +79,4 @@ export const restoreAction: Action = {
     const op = await ctx.call({ method: 'PUT', path: `/1.0/instances/${ctx.instance}`, action: 'restore' }, () => ctx.client.restoreSnapshot(ctx.instance, snapshot));
     return { result: 'done', summary: `restored ${snapshot}`, operationId: op?.id };
   },
-};
+});

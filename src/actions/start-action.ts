@@ -1,7 +1,9 @@
+import { z } from 'zod';
 import { StatusCode } from '../client/status-code.js';
-import type { Action, ActionContext, ActionOutcome } from './action.js';
+import type { ActionContext, ActionOutcome } from './action.js';
+import { builtinAction } from './define-action.js';
 
-async function changeState(ctx: ActionContext, action: 'start' | 'stop' | 'unfreeze', body: Record<string, unknown> = {}): Promise<string | undefined> {
+async function changeState(ctx: ActionContext<unknown>, action: 'start' | 'stop' | 'unfreeze', body: Record<string, unknown> = {}): Promise<string | undefined> {
   const path = `/1.0/instances/${ctx.instance}/state`;
   const op = await ctx.call({ method: 'PUT', path, action }, () => ctx.client.changeState(ctx.instance, { action, ...body }));
   return op?.id;
@@ -10,11 +12,13 @@ async function changeState(ctx: ActionContext, action: 'start' | 'stop' | 'unfre
 /**
  * Brings an instance to Running. Level-triggered: re-reads the state first and does nothing when
  * it is already Running; unfreezes a Frozen one; force-stops an Error (112) one before starting.
+ * No params.
  */
-export const startAction: Action = {
+export const startAction = builtinAction({
   name: 'start',
   restarts: true,
   describe: 'ensure the instance is Running (start it, unfreeze it, or force-stop then start it from Error)',
+  params: z.strictObject({}),
   async run(ctx): Promise<ActionOutcome> {
     const state = ctx.observed ?? (await ctx.client.getInstanceState(ctx.instance));
     if (state.status_code === StatusCode.Running || state.status_code === StatusCode.Ready) {
@@ -29,18 +33,25 @@ export const startAction: Action = {
     const id = await changeState(ctx, 'start');
     return { result: 'done', summary: `started (was ${state.status})`, operationId: id };
   },
-};
+});
+
+/** Params of the restart action. */
+export const restartParamsSchema = z.strictObject({
+  /** Kill the instance instead of asking it to shut down. Default false. */
+  force: z.boolean().default(false),
+});
 
 /** Restarts an instance (forced when `params.force`). */
-export const restartAction: Action = {
+export const restartAction = builtinAction({
   name: 'restart',
   restarts: true,
-  describe: 'restart the instance',
+  describe: 'restart the instance (params: force?)',
+  params: restartParamsSchema,
   async run(ctx): Promise<ActionOutcome> {
-    if (ctx.dryRun) return { result: 'dry-run', summary: 'would restart' };
+    if (ctx.dryRun) return { result: 'dry-run', summary: `would restart${ctx.params.force ? ' (forced)' : ''}` };
     const path = `/1.0/instances/${ctx.instance}/state`;
-    const force = ctx.params.force === true;
+    const force = ctx.params.force;
     const op = await ctx.call({ method: 'PUT', path, action: 'restart' }, () => ctx.client.changeState(ctx.instance, { action: 'restart', force }));
     return { result: 'done', summary: 'restarted', operationId: op?.id };
   },
-};
+});

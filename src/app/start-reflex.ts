@@ -255,6 +255,8 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
         audit,
         silences,
         engine: new RuleEngine(rules, { conditionTimeoutMs: config.ruleTimeoutMs }),
+        // The built-ins and the folder's defineAction actions, swapped with the rules.
+        actions: loaded!.actions,
         eventsQueue,
         actionsQueue,
         logger,

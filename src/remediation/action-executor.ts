@@ -3,7 +3,8 @@ import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import type { ActionContext, ActionOutcome, CallDescription } from '../actions/action.js';
 import type { Operation } from '../client/operation.js';
-import { getAction } from '../actions/registry.js';
+import { runAction } from '../actions/define-action.js';
+import { builtinActions, type ActionRegistry } from '../actions/registry.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { ApiError, isApiStatus } from '../client/api-error.js';
 import type { InstanceClient } from '../client/client.js';
@@ -50,6 +51,8 @@ export interface ActionExecutorDeps {
   notifier?: Pick<Notifier, 'notify'>;
   /** Storm control: holds a rule's actions on a member in a storm, and counts its remediations; none: off. */
   storms?: StormControl;
+  /** The actions of the rules loaded now (built-ins and the rules folder's own; swapped by a reload). Default: the built-ins. */
+  actions?: () => ActionRegistry;
   /** Forwards the alert of an action that gave up (or of the storm it tripped) to the notification receivers; none: audited only. */
   raiseAlert?: (alert: { kind: string; severity: 'critical'; summary: string; target: string; project: string; instance: string; member?: string; correlationId: string }) => Promise<unknown>;
 }
@@ -63,6 +66,10 @@ export interface ActionExecutorDeps {
  */
 export class ActionExecutor {
   constructor(private readonly deps: ActionExecutorDeps) {}
+
+  private actions(): ActionRegistry {
+    return this.deps.actions?.() ?? builtinActions;
+  }
 
   /**
    * An action job failed for good (a 4xx, retries exhausted, or its worker killed more often than
@@ -101,7 +108,7 @@ export class ActionExecutor {
   async execute(job: ActionJob, jobId: string, attempt: number, maxAttempts: number): Promise<ActionOutcome | typeof instanceBusy> {
     let action;
     try {
-      action = getAction(job.action);
+      action = this.actions().get(job.action);
     } catch (err) {
       throw new UnrecoverableError(`${(err as ReflexError).code}: ${(err as Error).message}`);
     }
@@ -127,7 +134,7 @@ export class ActionExecutor {
     const ref = refOf(job);
     const client = this.deps.client(job.target).withProject(job.project);
     const base = { correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule };
-    const action = getAction(job.action);
+    const action = this.actions().get(job.action);
     const resumed = await this.resume(job, jobId, client, base);
     if (resumed) return this.finish(ref, jobId, resumed);
     let observed: ActionContext['observed'];
@@ -158,20 +165,21 @@ export class ActionExecutor {
         return this.finish(ref, jobId, outcome);
       }
     }
-    const ctx: ActionContext = {
+    const ctx: ActionContext<unknown> = {
       client,
       instance: job.instance,
       params: job.params,
       dryRun: job.dryRun,
       ...(observed ? { observed } : {}),
       audit: (r) => audit.append({ ...base, ...r }).then(() => undefined),
-      job: { rule: job.rule, correlationId: job.correlationId, target: job.target, project: job.project, location: job.location ?? 'none', chain: job.chain ?? [] },
+      job: { rule: job.rule, correlationId: job.correlationId, target: job.target, project: job.project, location: job.location ?? 'none', chain: job.chain ?? [], ...(job.event ? { event: job.event } : {}) },
       ...(events ? { publish: async (event, id) => void (await events.add(event.kind, { kind: 'synthetic', target: event.target, event, receivedAt: Date.now() } satisfies EventJob, { jobId: id })) } : {}),
       ...(this.deps.notifier ? { notifier: this.deps.notifier } : {}),
       call: (d, send) => this.call(job, jobId, attempt, client, held, d, send),
     };
     try {
-      const outcome = await action.run(ctx);
+      // Params were checked when the rules loaded; runAction checks them again, for a job queued before the rules changed.
+      const outcome = await runAction(action, ctx);
       await redis.del(keys.inflight(jobId));
       const scope = stormScope(job);
       if (scope && outcome.result === 'done' && !job.dryRun) await this.deps.storms?.remediated(scope);

@@ -4,7 +4,7 @@ import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
-import { getAction } from '../actions/registry.js';
+import { builtinActions, type ActionRegistry } from '../actions/registry.js';
 import { configFlag } from '../rules/config-flag.js';
 import type { Rule } from '../rules/rule.js';
 import type { Silences } from '../rules/silences.js';
@@ -36,6 +36,8 @@ export interface GateOptions {
    * minute and gives up on the 11th exit, so the default, 75 000 ms, outlasts that minute.
    */
   autorestartStandBackMs?: number;
+  /** The actions of the rules loaded now (which of a rule's actions restart). Default: the built-ins. */
+  actions?: () => ActionRegistry;
 }
 
 /**
@@ -48,6 +50,7 @@ export class ActionGate {
   /** Storm control (undefined when off); the executor holds and counts remediations with it too. */
   readonly storms: StormControl | undefined;
   private readonly standBackMs: number;
+  private readonly actions: (() => ActionRegistry) | undefined;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -59,6 +62,7 @@ export class ActionGate {
     this.budget = new CrashLoopBudget(redis);
     this.storms = options.storm === false ? undefined : new StormControl(redis, keys, options.storm);
     this.standBackMs = options.autorestartStandBackMs ?? 75_000;
+    this.actions = options.actions;
   }
 
   /** Whether the event's cluster member is in a failure storm (never, with storm control off). */
@@ -90,7 +94,8 @@ export class ActionGate {
       }
     }
 
-    const restarting = rule.actions.some((a) => getAction(a.action).restarts === true);
+    const registry = this.actions?.() ?? builtinActions;
+    const restarting = rule.actions.some((a) => registry.has(a.action) && registry.get(a.action).restarts === true);
     let standBack: string | undefined;
     if (restarting && this.daemonRetries(event, instance)) {
       const key = this.keys.standBack(rule.name, ref);

@@ -1,5 +1,5 @@
 import type { RedisConnection } from '../redis/connect.js';
-import { getAction } from '../actions/registry.js';
+import { builtinActions, type ActionRegistry } from '../actions/registry.js';
 import { isApiStatus } from '../client/api-error.js';
 import type { InstanceClient } from '../client/client.js';
 import type { Instance } from '../client/instance.js';
@@ -24,6 +24,8 @@ export interface RecheckDeps {
   engine: () => RuleEngine;
   redis: RedisConnection;
   keys: KeySpace;
+  /** The actions of the rules loaded now (whether the job's action restarts). Default: the built-ins. */
+  actions?: () => ActionRegistry;
 }
 
 /**
@@ -39,6 +41,11 @@ export interface RecheckDeps {
 export class Recheck {
   constructor(private readonly deps: RecheckDeps) {}
 
+  private restarts(action: string): boolean {
+    const registry = this.deps.actions?.() ?? builtinActions;
+    return registry.has(action) && registry.get(action).restarts === true;
+  }
+
   async check(job: ActionJob): Promise<RecheckVerdict> {
     const ref = { target: job.target, project: job.project, instance: job.instance };
     const byRule = job.origin === 'rule';
@@ -51,7 +58,7 @@ export class Recheck {
       }),
       job.origin !== 'operator' && job.incidentAt !== undefined ? this.deps.tracker.get(ref) : undefined,
       byRule ? this.deps.silences.list() : undefined,
-      byRule && getAction(job.action).restarts ? this.deps.redis.exists(this.deps.keys.quarantine(ref)) : 0,
+      byRule && this.restarts(job.action) ? this.deps.redis.exists(this.deps.keys.quarantine(ref)) : 0,
       byRule && job.location && job.location !== 'none' ? evacuatedMembers(client) : undefined,
     ]);
     if (!read) return { proceed: false, check: 'gone', summary: `${job.instance} is gone (deleted or renamed since the incident)` };

@@ -13,6 +13,7 @@ import type { KeySpace } from '../redis/key-space.js';
 import { TokenLock } from '../redis/token-lock.js';
 import type { RuleEngine } from '../rules/engine.js';
 import type { Silences } from '../rules/silences.js';
+import { builtinActions, type ActionRegistry } from '../actions/registry.js';
 import { ActionExecutor, instanceBusy } from './action-executor.js';
 import { ActionGate, type GateOptions } from './action-gate.js';
 import { actionJobSchema } from './action-job.js';
@@ -42,6 +43,8 @@ export interface RemediationOptions {
   /** Forwards an alert (crash loop, storm, give-up) to the receivers; none: audited only. */
   raiseAlert?: (alert: { kind: string; severity: 'critical' | 'warning' | 'info'; summary: string; target: string; project: string; instance: string; member?: string; correlationId: string }) => Promise<unknown>;
   gate?: GateOptions;
+  /** The actions of the rules loaded now: `LoadedRules.actions` (a function: swapped with the rules on a reload). Default: the built-ins. */
+  actions?: ActionRegistry | (() => ActionRegistry);
   /** Attempts per action job. Default from the retry policy. */
   actionAttempts?: number;
   /** Action jobs run at once by this process. Default 32. */
@@ -67,10 +70,11 @@ export function startRemediation(o: RemediationOptions): Remediation {
   const { redis, keys, logger } = o;
   const ownOperations = new OwnOperations(redis, keys);
   const pending = new PendingActions(redis, keys, o.actionsQueue);
-  const gate = new ActionGate(redis, keys, o.silences, o.metrics, o.gate);
+  const actions = (): ActionRegistry => (typeof o.actions === 'function' ? o.actions() : (o.actions ?? builtinActions));
+  const gate = new ActionGate(redis, keys, o.silences, o.metrics, { ...o.gate, actions });
   const processor = new EventProcessor({ redis, keys, client: o.client, tracker: o.tracker, ownOperations, audit: o.audit, engine: o.engine, gate, actions: o.actionsQueue, pending, logger, actionAttempts: o.actionAttempts, archive: o.archive, metrics: o.metrics, raiseAlert: o.raiseAlert, instanceAlerts: o.instanceAlerts });
-  const recheck = new Recheck({ client: o.client, tracker: o.tracker, silences: o.silences, engine: () => o.engine, redis, keys });
-  const executor = new ActionExecutor({ client: o.client, audit: o.audit, ownOperations, locks: new TokenLock(redis), recheck, pending, keys, redis, logger, metrics: o.metrics, events: o.eventsQueue, notifier: o.notifier, raiseAlert: o.raiseAlert, ...(gate.storms ? { storms: gate.storms } : {}) });
+  const recheck = new Recheck({ client: o.client, tracker: o.tracker, silences: o.silences, engine: () => o.engine, redis, keys, actions });
+  const executor = new ActionExecutor({ actions, client: o.client, audit: o.audit, ownOperations, locks: new TokenLock(redis), recheck, pending, keys, redis, logger, metrics: o.metrics, events: o.eventsQueue, notifier: o.notifier, raiseAlert: o.raiseAlert, ...(gate.storms ? { storms: gate.storms } : {}) });
   const queueOpts = { connection: o.connection, prefix: keys.bullPrefix };
 
   // One job (a batch) at a time; within it each instance's events in order, instances side by side.

@@ -5,9 +5,12 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, stop as stopCompiler, type Message } from 'esbuild';
 import { ReflexError } from '../errors/reflex-error.js';
-import { actionNames } from '../actions/registry.js';
+import { paramsProblem } from '../actions/action.js';
+import { isDefinedAction, type DefinedAction } from '../actions/define-action.js';
+import { createActionRegistry, nameClash, type ActionRegistry } from '../actions/registry.js';
 import { packageEntry, packageName } from './package-entry.js';
 import type { Rule } from './rule.js';
+import { placeOfActionParam } from './rule-location.js';
 
 /** A rule file that could not be loaded: reported, skipped, never fatal. */
 export interface RuleLoadError {
@@ -23,6 +26,12 @@ export interface LoadedRules {
   errors: RuleLoadError[];
   /** Other definitions found beside the rules (schedules, notification settings), for their loaders. */
   others: unknown[];
+  /**
+   * The actions these rules may name: the built-ins and the folder's own (`defineAction`). One
+   * registry per load, swapped with the rules on a reload; the executor, the gate and the
+   * re-check look actions up in it.
+   */
+  actions: ActionRegistry;
 }
 
 function isRule(value: unknown): value is Rule {
@@ -149,48 +158,111 @@ export async function* importRuleFiles(dir: string): AsyncGenerator<{ file: stri
 let compiling = 0;
 
 /**
- * Loads TypeScript rule files (compiled at load time, see {@link importRuleFiles}). A file's default export is a rule made
- * with `defineRule`, or an array of them. A file that fails to compile, throws, or exports
- * something else is reported in `errors` and skipped.
+ * Loads TypeScript rule files (compiled at load time, see {@link importRuleFiles}). A file's
+ * default export is a rule made with `defineRule`, or an array of rules (and schedules, actions,
+ * notification settings). Actions made with `defineAction` are collected from every export of
+ * every file, default or named, and join the built-ins in the registry of this load
+ * ({@link LoadedRules.actions}). Then each rule's actions are checked against that registry: an
+ * unknown name, or params their action's schema refuses, is an error with the file and line of
+ * the offending param. A file that fails to compile, throws, or exports something else is
+ * reported in `errors` and skipped; so is a rule that fails its checks.
  */
 export async function loadRules(dir: string): Promise<LoadedRules> {
   const rules: Rule[] = [];
   const errors: RuleLoadError[] = [];
   const others: unknown[] = [];
-  const seen = new Map<string, string>();
+  const candidates: { file: string; rule: Rule }[] = [];
+  const userActions = new Map<string, DefinedAction>();
   for await (const loaded of importRuleFiles(dir)) {
     if ('error' in loaded) {
       errors.push(loaded.error);
       continue;
     }
     const { file, mod } = loaded;
+    for (const action of exportedActions(mod)) {
+      const same = userActions.get(action.name);
+      // The same definition seen again: a file that imports another's action and exports it too.
+      if (same && sameDefinition(same, action)) continue;
+      const clash = nameClash(action, userActions);
+      if (clash) {
+        errors.push({ file: action.definedAt?.file ?? file, line: action.definedAt?.line, message: clash });
+        continue;
+      }
+      userActions.set(action.name, action);
+    }
     // A CommonJS-looking module may wrap its default once more: unwrap one level.
     let exported = mod.default;
     if (exported && typeof exported === 'object' && 'default' in exported && !isRule(exported)) exported = (exported as { default: unknown }).default;
-    // A file may also hold schedules (defineSchedule) or notification settings (defineNotifications):
-    // those belong to the scheduler and the notifier, and are not errors here.
+    // A file of actions alone (named exports) has nothing else to load.
+    if (exported === undefined && Object.values(mod).some((v) => isDefinedAction(v) || (Array.isArray(v) && v.some(isDefinedAction)))) continue;
+    // A file may also hold schedules (defineSchedule), notification settings (defineNotifications)
+    // and actions (defineAction): those belong to the scheduler, the notifier and the registry.
     const all = Array.isArray(exported) ? exported : [exported];
-    const list = all.filter((v) => !isOtherDefinition(v));
+    const list = all.filter((v) => !isOtherDefinition(v) && !isDefinedAction(v));
     others.push(...all.filter(isOtherDefinition));
     if (list.length === 0 && all.length > 0) continue;
     if (list.length === 0 || !list.every(isRule)) {
-      errors.push({ file, message: 'default export is not a rule: export default defineRule({...}) (or an array of rules and schedules)' });
+      errors.push({ file, message: 'default export is not a rule: export default defineRule({...}) (or an array of rules, schedules and actions)' });
       continue;
     }
-    for (const rule of list) {
-      const unknown = rule.actions.map((a) => a.action).filter((a) => !actionNames().includes(a));
-      if (unknown.length) {
-        errors.push({ file, message: `rule "${rule.name}": unknown action ${unknown.map((a) => `"${a}"`).join(', ')}; known: ${actionNames().join(', ')}` });
-        continue;
-      }
-      const other = seen.get(rule.name);
-      if (other) {
-        errors.push({ file, message: `rule name "${rule.name}" is already used by ${other}` });
-        continue;
-      }
-      seen.set(rule.name, file);
-      rules.push(rule);
-    }
+    candidates.push(...list.map((rule) => ({ file, rule })));
   }
-  return { rules, errors, others };
+  const actions = createActionRegistry([...userActions.values()]);
+  const seen = new Map<string, string>();
+  for (const { file, rule } of candidates) {
+    const problem = await actionProblem(file, rule, actions);
+    if (problem) {
+      errors.push(problem);
+      continue;
+    }
+    const other = seen.get(rule.name);
+    if (other) {
+      errors.push({ file, message: `rule name "${rule.name}" is already used by ${other}` });
+      continue;
+    }
+    seen.set(rule.name, file);
+    rules.push(rule);
+  }
+  return { rules, errors, others, actions };
+}
+
+/** Every action made with defineAction among a module's exports (one level of arrays; `default` may be wrapped once more). */
+function exportedActions(mod: Record<string, unknown>): DefinedAction[] {
+  const out = new Set<DefinedAction>();
+  const visit = (value: unknown, depth: number) => {
+    if (isDefinedAction(value)) {
+      out.add(value);
+    } else if (Array.isArray(value)) {
+      for (const v of value) if (isDefinedAction(v)) out.add(v);
+    } else if (depth === 0 && value && typeof value === 'object' && 'default' in value) {
+      visit((value as { default: unknown }).default, 1);
+    }
+  };
+  for (const value of Object.values(mod)) visit(value, 0);
+  return [...out].filter((a) => !a.builtin);
+}
+
+/** Each rule file is bundled on its own, so an action imported by two files is two objects: where it was defined tells them apart. */
+function sameDefinition(a: DefinedAction, b: DefinedAction): boolean {
+  return a === b || (a.definedAt !== undefined && a.definedAt.file === b.definedAt?.file && a.definedAt.line === b.definedAt?.line);
+}
+
+/**
+ * The first of a rule's actions that is unknown or whose params its schema refuses, as a load
+ * error at the offending param's line (see {@link placeOfActionParam}); undefined when all pass.
+ */
+async function actionProblem(file: string, rule: Rule, actions: ActionRegistry): Promise<RuleLoadError | undefined> {
+  for (const [index, spec] of rule.actions.entries()) {
+    if (!actions.has(spec.action)) {
+      const at = await placeOfActionParam(file, rule.name, index, []);
+      return { file, ...at, message: `rule "${rule.name}": unknown action "${spec.action}"; known: ${actions.names().join(', ')}` };
+    }
+    const schema = actions.get(spec.action).params;
+    const parsed = schema.safeParse(spec.params ?? {});
+    if (parsed.success) continue;
+    const keys = parsed.error.issues.flatMap((i) => [...('keys' in i && Array.isArray(i.keys) ? i.keys.map(String) : []), ...(typeof i.path[0] === 'string' ? [i.path[0]] : [])]);
+    const at = await placeOfActionParam(file, rule.name, index, keys);
+    return { file, ...at, message: `rule "${rule.name}": ${spec.action} params: ${paramsProblem(schema, spec.params ?? {})}` };
+  }
+  return undefined;
 }

@@ -2,7 +2,8 @@ import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ActionContext } from '../../src/actions/action.js';
 import { emittedEventId } from '../../src/actions/emit-action.js';
-import { getAction } from '../../src/actions/registry.js';
+import { runAction } from '../../src/actions/define-action.js';
+import { builtinActions } from '../../src/actions/registry.js';
 import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import type { CanonicalEvent } from '../../src/events/canonical-event.js';
@@ -75,7 +76,7 @@ describe('follow-up events (the emit action)', () => {
       publish: async (event, jobId) => void (await events.add(event.kind, { kind: 'synthetic', target: event.target, event, receivedAt: Date.now() }, { jobId })),
     });
     try {
-      const emit = getAction('emit');
+      const emit = { run: (c: Parameters<typeof runAction>[1]) => runAction(builtinActions.get('emit'), c) };
       expect(await emit.run(ctx([]))).toMatchObject({ result: 'done' });
       expect(await emit.run(ctx([]))).toMatchObject({ result: 'done' }); // a retried action
       const jobs = await events.getJobs(['waiting']);

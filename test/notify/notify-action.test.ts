@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ActionContext } from '../../src/actions/action.js';
-import { getAction } from '../../src/actions/registry.js';
+import { runAction } from '../../src/actions/define-action.js';
+import { builtinActions } from '../../src/actions/registry.js';
 import { InstanceClient } from '../../src/client/client.js';
 import type { Notifier } from '../../src/notify/notifier.js';
 import { fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
@@ -25,7 +26,7 @@ describe('the notify action', () => {
   });
 
   it('is in the registry', () => {
-    expect(getAction('notify').name).toBe('notify');
+    expect(builtinActions.get('notify').name).toBe('notify');
   });
 
   it('sends an alert about the instance to the named receiver, with severity and summary', async () => {
@@ -39,7 +40,7 @@ describe('the notify action', () => {
         env: { S: testWebhookSecret },
         route: { receiver: 'routed', ...fastTimings },
       });
-    const outcome = await getAction('notify').run(ctx({ receiver: 'oncall', severity: 'critical', summary: 'disk almost full', correlationId: 'evt-42' }));
+    const outcome = await runAction(builtinActions.get('notify'), ctx({ receiver: 'oncall', severity: 'critical', summary: 'disk almost full', correlationId: 'evt-42' }));
     expect(outcome.result).toBe('done');
     await eventually(() => named.requests.length === 1, 'the named receiver');
     const alert = (named.requests[0]!.json as { alerts: Record<string, unknown>[] }).alerts[0];
@@ -50,11 +51,11 @@ describe('the notify action', () => {
   });
 
   it('in dry-run only says what it would send', async () => {
-    expect(await getAction('notify').run(ctx({ summary: 'x' }, true))).toEqual({ result: 'dry-run', summary: 'would notify the routed receivers (warning): x' });
+    expect(await runAction(builtinActions.get('notify'), ctx({ summary: 'x' }, true))).toEqual({ result: 'dry-run', summary: 'would notify the routed receivers (warning): x' });
   });
 
   it('rejects bad params and unknown receivers', async () => {
-    await expect(getAction('notify').run(ctx({ severity: 'loud' }))).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
-    await expect(getAction('notify').run(ctx({ receiver: 'nobody' }))).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('nobody') });
+    await expect(runAction(builtinActions.get('notify'), ctx({ severity: 'loud' }))).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    await expect(runAction(builtinActions.get('notify'), ctx({ receiver: 'nobody' }))).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('nobody') });
   });
 });

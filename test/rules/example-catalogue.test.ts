@@ -3,7 +3,8 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ActionExecutor } from '../../src/remediation/action-executor.js';
 import { ActionGate } from '../../src/remediation/action-gate.js';
-import { getAction } from '../../src/actions/registry.js';
+import { runAction } from '../../src/actions/define-action.js';
+import { builtinActions } from '../../src/actions/registry.js';
 import { testExecutor } from '../support/executor.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
@@ -135,7 +136,7 @@ describe('the example rule catalogue, replayed against recorded events', async (
     const published: CanonicalEvent[] = [];
     const ctx = { client: undefined as never, instance: 'research-a', params: { name: 'instance.crashed' }, dryRun: false, call: async () => undefined, audit: async () => undefined,
       job: { rule: 'example-announce-crash', correlationId: crash.id, target: 't', project: 'default', location: 'none', chain: [] }, publish: async (e: CanonicalEvent) => void published.push(e) };
-    expect(await getAction('emit').run(ctx)).toMatchObject({ result: 'done' });
+    expect(await runAction(builtinActions.get('emit'), ctx)).toMatchObject({ result: 'done' });
     const [snapshot] = await byName('example-snapshot-after-crash').decide(published[0]!, inst({}));
     expect(snapshot).toMatchObject({ matched: true, actions: [{ action: 'snapshot' }] });
     expect(await byName('example-announce-crash').decide(crash, inst({}))).toMatchObject([{ matched: false }]);
