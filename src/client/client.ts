@@ -1,5 +1,6 @@
 import type { OperationObject } from './envelope.js';
 import { eventsEndpoint, type EventType, type EventsEndpoint } from './events.js';
+import { startExec, type ExecOptions, type ExecRequest, type ExecSession } from './exec.js';
 import type { Instance, InstanceFull, InstanceState, Snapshot, StateChange, Versioned } from './instance.js';
 import * as instances from './instances.js';
 import type { InstanceCreate, ListOptions, UpdateOptions } from './instances.js';
@@ -180,6 +181,15 @@ export class InstanceClient {
   /** `PUT /1.0/instances/<name>` `{"restore": snapshot}`. */
   restoreSnapshot(instance: string, snapshot: string, opts: RequestOptions = {}): Promise<Operation> {
     return instances.restoreSnapshot(this.scope, instance, snapshot, opts);
+  }
+
+  /**
+   * `POST /1.0/instances/<name>/exec`, non-interactive: connects the command's streams (stdin
+   * closed, stdout/stderr kept up to a bound), kills it with SIGKILL when `timeoutMs` passes.
+   * Wait on the session for the exit code; see {@link ExecSession}.
+   */
+  exec(name: string, req: ExecRequest, opts: ExecOptions = {}): Promise<ExecSession> {
+    return startExec(this.scope, name, req, opts);
   }
 
   /** A handle on an operation known by id (e.g. persisted before a restart). */

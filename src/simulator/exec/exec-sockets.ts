@@ -18,6 +18,8 @@ interface ExecSession {
   run: () => ShellResult;
   timer: NodeJS.Timeout;
   started: boolean;
+  /** Ends a command that is still sleeping, killed by `signal` (from the control socket, or its close). */
+  kill?: (signal: number) => void;
 }
 
 /**
@@ -27,7 +29,9 @@ interface ExecSession {
  * required socket is connected (control is optional for non-interactive sessions, a historical
  * allowance of the daemon); each output stream is binary messages ended by an empty text message,
  * then the control socket is closed, the operation gets `{"return": code}` and succeeds, and every
- * socket is closed. A wrong secret is 403, an unknown operation 404.
+ * socket is closed. A command that sleeps ends early on a signal sent through the control socket
+ * (`{"command":"signal","signal":9}`) or when the control socket closes (the daemon kills it
+ * then), with code 128 + signal. A wrong secret is 403, an unknown operation 404.
  */
 export class ExecSockets {
   private readonly sessions = new Map<string, ExecSession>();
@@ -55,8 +59,14 @@ export class ExecSockets {
     if (session.conns.has(fd)) return refuse(socket, 500, 'Websocket number already connected');
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       session.conns.set(fd, ws);
-      // Clients send stdin data and control messages (resize, signals); the built-in commands read none.
-      ws.on('message', () => undefined);
+      // The built-in commands read no stdin; of the control messages only signals matter (no terminal to resize).
+      ws.on('message', (data, isBinary) => {
+        if (fd !== 'control' || isBinary) return;
+        const msg = parseControl(String(data));
+        if (msg?.command === 'signal' && typeof msg.signal === 'number') session.kill?.(msg.signal);
+      });
+      // As LXD: the control socket closed while the command runs kills it.
+      if (fd === 'control') ws.once('close', () => session.kill?.(9));
       ws.on('error', () => undefined);
       const required = Object.keys(session.secrets).filter((k) => k !== 'control' || session.interactive);
       if (!session.started && required.every((k) => session.conns.has(k))) this.start(session);
@@ -77,9 +87,27 @@ export class ExecSockets {
     session.started = true;
     clearTimeout(session.timer);
     const result = session.run();
+    if (result.sleepMs <= 0) return this.finish(session, result);
+    // A sleeping command: it ends when its time is up, or earlier on a signal that kills it
+    // (the default action of every signal a client sends: 128 + n, as the daemon reports it).
+    const timer = setTimeout(() => {
+      session.kill = undefined;
+      this.finish(session, result);
+    }, result.sleepMs).unref();
+    session.kill = (signal) => {
+      if (signal <= 0 || signal === 17 || signal === 18 || signal === 28) return; // ignored: SIGCHLD, SIGCONT, SIGWINCH
+      clearTimeout(timer);
+      session.kill = undefined;
+      const before = result.beforeSleep ?? { stdout: '', stderr: '' };
+      this.finish(session, { ...before, code: 128 + signal, sleepMs: 0 });
+    };
+  }
+
+  private finish(session: ExecSession, result: ShellResult): void {
+    if (!this.sessions.has(session.op.id)) return;
     const send = (fd: string, text: string): void => {
       const ws = session.conns.get(fd);
-      if (!ws) return;
+      if (!ws || ws.readyState !== ws.OPEN) return;
       if (text !== '') ws.send(Buffer.from(text, 'utf8'), { binary: true });
       ws.send('', { binary: false });
     };
@@ -96,6 +124,15 @@ export class ExecSockets {
     setTimeout(() => {
       for (const [fd, ws] of session.conns) if (fd !== 'control') ws.close(1000);
     }, 0).unref();
+  }
+}
+
+function parseControl(text: string): { command?: unknown; signal?: unknown } | undefined {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v && typeof v === 'object' ? (v as { command?: unknown; signal?: unknown }) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

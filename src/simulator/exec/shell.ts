@@ -3,33 +3,70 @@ export interface ShellResult {
   stdout: string;
   stderr: string;
   code: number;
+  /** How long the command runs (its `sleep`s added up); 0 when it ends at once. */
+  sleepMs: number;
+  /** The output written before its first `sleep`: what a command killed while it sleeps leaves. */
+  beforeSleep?: { stdout: string; stderr: string };
+}
+
+/** Where and as whom the command runs (the exec request's `cwd`, `user`, `group`, `environment`). */
+export interface ShellContext {
+  cwd?: string;
+  user?: number;
+  group?: number;
+  environment?: Record<string, string>;
 }
 
 /**
- * The simulator's stand-in for a guest's programs: `true`, `false`, `echo` (with `-n`), `exit N`
- * and `sh -c SCRIPT` (also `bash`, `/bin/sh`…), where a script is a list of those joined by `;`,
+ * The simulator's stand-in for a guest's programs: `true`, `false`, `echo` (with `-n`), `exit N`,
+ * `sleep N` (seconds; it only adds to how long the command runs), `pwd`, `id -u`/`id -g`,
+ * `env` and `sh -c SCRIPT` (also `bash`, `/bin/sh`…), where a script is a list of those joined by `;`,
  * `&&` and `||`, with single and double quotes and `>&2` (output to stderr). Anything else is
  * "not found" with exit code 127, as a shell reports it; executed directly (not through `sh -c`)
  * the daemon cannot start it.
  */
-export function runCommand(argv: readonly string[]): ShellResult {
-  const out: ShellResult = { stdout: '', stderr: '', code: 0 };
+export function runCommand(argv: readonly string[], context: ShellContext = {}): ShellResult {
+  const out: ShellResult = { stdout: '', stderr: '', code: 0, sleepMs: 0 };
   const program = basename(argv[0] ?? '');
   if ((program === 'sh' || program === 'bash' || program === 'ash') && argv[1] === '-c') {
-    runScript(argv[2] ?? '', out, program);
+    runScript(argv[2] ?? '', out, program, context);
     return out;
   }
   // Executed directly, an unknown program cannot be started: 127 with nothing on stderr (the
   // daemon then fails the operation with "Command not found").
-  if (builtin(argv, out) === 'unknown') out.code = 127;
+  if (builtin(argv, out, context) === 'unknown') out.code = 127;
   return out;
 }
 
 type Outcome = 'ran' | 'exit' | 'unknown';
 
-function builtin(argv: readonly string[], out: ShellResult): Outcome {
+function builtin(argv: readonly string[], out: ShellResult, context: ShellContext): Outcome {
   const [cmd, ...args] = argv;
   switch (basename(cmd ?? '')) {
+    case 'sleep': {
+      const seconds = Number(args[0]);
+      if (!Number.isFinite(seconds) || seconds < 0) {
+        out.stderr += `sleep: invalid number '${args[0] ?? ''}'\n`;
+        out.code = 1;
+        return 'ran';
+      }
+      out.beforeSleep ??= { stdout: out.stdout, stderr: out.stderr };
+      out.sleepMs += Math.round(seconds * 1000);
+      out.code = 0;
+      return 'ran';
+    }
+    case 'pwd':
+      out.stdout += `${context.cwd ?? (context.user ? '/' : '/root')}\n`;
+      out.code = 0;
+      return 'ran';
+    case 'id':
+      out.stdout += `${args[0] === '-g' ? (context.group ?? 0) : (context.user ?? 0)}\n`;
+      out.code = 0;
+      return 'ran';
+    case 'env':
+      for (const [k, v] of Object.entries(context.environment ?? {})) out.stdout += `${k}=${v}\n`;
+      out.code = 0;
+      return 'ran';
     case 'true':
     case ':':
       out.code = 0;
@@ -52,7 +89,7 @@ function builtin(argv: readonly string[], out: ShellResult): Outcome {
   }
 }
 
-function runScript(script: string, out: ShellResult, shell: string): void {
+function runScript(script: string, out: ShellResult, shell: string, context: ShellContext): void {
   const tokens = tokenize(script);
   if (tokens === undefined) {
     out.stderr += `${shell}: syntax error: unterminated quoted string\n`;
@@ -68,7 +105,7 @@ function runScript(script: string, out: ShellResult, shell: string): void {
     words = [];
     if (skip) return undefined;
     const before = out.stdout.length;
-    const outcome = builtin(argv, out);
+    const outcome = builtin(argv, out, context);
     if (toStderr) {
       out.stderr += out.stdout.slice(before);
       out.stdout = out.stdout.slice(0, before);

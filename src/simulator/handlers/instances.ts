@@ -297,7 +297,8 @@ function migrate(req: SimRequest, inst: SimInstance, target: string): SimRespons
  * POST …/exec. The command runs in the built-in shell (exec/shell.ts). With
  * `wait-for-websocket` the operation is of class websocket and carries the secrets of its sockets
  * (fds 0, 1, 2 and control; 0 and control when interactive); it runs once the client has connected
- * them and ends with `{"return": code}`. Without, it runs at once (class task).
+ * them and ends with `{"return": code}`. Without, it runs at once (class task). `cwd`, `user` and
+ * `group` (extension container_exec_user_group_cwd) are what `pwd` and `id` print.
  */
 function exec(req: SimRequest, family: InstanceFamily): SimResponse {
   const { ctx } = req;
@@ -319,8 +320,12 @@ function exec(req: SimRequest, family: InstanceFamily): SimResponse {
   }
   const op = ctx.actions.runOperation(inst, { description: 'Executing command', class: waitForWs ? 'websocket' : 'task', resources: instanceResources(req, inst, '', 'exec'), metadata }, undefined, (op) => {
     ctx.lifecycle.emit(inst, 'instance-exec', { context: { command } });
-    if (waitForWs) ctx.execSockets.open(op, secrets, interactive, () => runCommand(command));
-    else setTimeout(() => finishExec(op, runCommand(command).code), ctx.opts.timings.taskMs).unref();
+    const shell = { environment, ...(typeof body.cwd === 'string' && body.cwd ? { cwd: body.cwd } : {}), ...(typeof body.user === 'number' ? { user: body.user } : {}), ...(typeof body.group === 'number' ? { group: body.group } : {}) };
+    if (waitForWs) ctx.execSockets.open(op, secrets, interactive, () => runCommand(command, shell));
+    else {
+      const result = runCommand(command, shell);
+      setTimeout(() => finishExec(op, result.code), ctx.opts.timings.taskMs + result.sleepMs).unref();
+    }
   });
   return asyncOp(op.url, ctx.ops.render(op));
 }
