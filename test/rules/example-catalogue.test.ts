@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -6,6 +8,7 @@ import { ActionGate } from '../../src/remediation/action-gate.js';
 import { runAction } from '../../src/actions/define-action.js';
 import { builtinActions } from '../../src/actions/registry.js';
 import { testExecutor } from '../support/executor.js';
+import { startActionBed } from '../actions/action-bed.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import type { Instance } from '../../src/client/instance.js';
@@ -32,14 +35,14 @@ function recorded(instance: string, pick: (e: CanonicalEvent) => boolean): Canon
 const inst = (config: Record<string, string>): Instance => ({ name: 'research-a', status: 'Stopped', status_code: 102, config });
 
 describe('the example rule catalogue, replayed against recorded events', async () => {
-  const { rules, errors } = await loadRules(resolve('rules/examples'));
+  const { rules, errors, actions } = await loadRules(resolve('rules/examples'));
   const redis = redisClient();
   afterAll(() => redis.disconnect());
   const byName = (n: string) => new RuleEngine(rules.filter((r) => r.name === n));
 
   it('loads every example', () => {
     expect(errors).toEqual([]);
-    expect(rules.map((r) => r.name).sort()).toEqual(['example-announce-crash', 'example-hold-on-repeated-error', 'example-notify-on-failed-operation', 'example-quarantine-after-crash-loop', 'example-restart-on-crash', 'example-snapshot-after-crash', 'example-snapshot-on-config-update']);
+    expect(rules.map((r) => r.name).sort()).toEqual(['example-announce-crash', 'example-hold-on-repeated-error', 'example-http-runbook', 'example-notify-on-failed-operation', 'example-quarantine-after-crash-loop', 'example-restart-on-crash', 'example-snapshot-after-crash', 'example-snapshot-on-config-update', 'example-stamp-crash']);
   });
 
   it('01 restarts a web-tier instance after the recorded kill -9 and guest poweroff, never after the recorded lxc stop', async () => {
@@ -140,5 +143,57 @@ describe('the example rule catalogue, replayed against recorded events', async (
     const [snapshot] = await byName('example-snapshot-after-crash').decide(published[0]!, inst({}));
     expect(snapshot).toMatchObject({ matched: true, actions: [{ action: 'snapshot' }] });
     expect(await byName('example-announce-crash').decide(crash, inst({}))).toMatchObject([{ matched: false }]);
+  });
+
+  it('08 starts the crashed instance and posts the runbook call, its URL and token read from the environment', async () => {
+    const crash = recorded('research-a', (e) => e.kind === 'instance.status' && e.intent === 'unrequested')[0]!;
+    const [d] = await byName('example-http-runbook').decide(crash, inst({ 'user.reflex.runbook': 'true', 'user.tier': 'web' }));
+    expect(d).toMatchObject({ matched: true, actions: [{ action: 'start' }, { action: 'http' }] });
+    const got: { headers: Record<string, unknown>; body: string }[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        got.push({ headers: req.headers, body });
+        res.end('{"accepted":true}');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    process.env.RUNBOOK_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/runbooks`;
+    process.env.RUNBOOK_TOKEN = 'Bearer example-token-0123';
+    const bed = await startActionBed({ rules, actions, instances: [] });
+    try {
+      bed.sim.controls.addInstance({ name: 'research-a', status: 'Running', config: { 'user.reflex.runbook': 'true', 'user.tier': 'web' } });
+      const http = d!.matched ? d!.actions[1]! : undefined;
+      const id = await bed.queue({ rule: 'example-http-runbook', action: 'http', params: http!.params ?? {}, instance: 'research-a', origin: 'rule', event: crash, correlationId: crash.id });
+      const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'));
+      expect(records.find((r) => r.type === 'outcome')).toMatchObject({ result: 'done' });
+      expect(got).toHaveLength(1);
+      expect(got[0]!.headers.authorization).toBe('Bearer example-token-0123');
+      expect(JSON.parse(got[0]!.body)).toEqual({ runbook: 'instance-crashed', instance: 'research-a', project: 'default', status: 'Running', tier: 'web', crashedAt: crash.timestamp, incident: crash.id });
+      expect(JSON.stringify(records)).not.toContain('example-token-0123');
+    } finally {
+      delete process.env.RUNBOOK_URL;
+      delete process.env.RUNBOOK_TOKEN;
+      await bed.stop();
+      server.close();
+    }
+  });
+
+  it('09 runs the user-defined action on the recorded kill -9: the crash time is stamped into the config, under the lock, audited', async () => {
+    const crash = recorded('research-a', (e) => e.kind === 'instance.status' && e.intent === 'unrequested')[0]!;
+    expect(actions.userDefined().map((a) => a.name)).toEqual(['example-stamp-crash']);
+    const [d] = await byName('example-stamp-crash').decide(crash, inst({ 'user.reflex.stamp-crashes': 'true' }));
+    expect(d).toMatchObject({ matched: true, actions: [{ action: 'example-stamp-crash', params: { key: 'user.reflex.last-crash' } }] });
+    const bed = await startActionBed({ rules, actions, instances: [] });
+    try {
+      bed.sim.controls.addInstance({ name: 'research-a', status: 'Stopped', config: { 'user.reflex.stamp-crashes': 'true' } });
+      const id = await bed.queue({ rule: 'example-stamp-crash', action: 'example-stamp-crash', params: { key: 'user.reflex.last-crash' }, instance: 'research-a', origin: 'rule', event: crash, correlationId: crash.id });
+      const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'));
+      expect(records.filter((r) => r.type !== 'action').map((r) => [r.type, r.method ?? r.result])).toEqual([['call', 'PATCH'], ['outcome', 'done']]);
+      expect((await bed.client.getInstance('research-a')).value.config['user.reflex.last-crash']).toBe(crash.timestamp);
+    } finally {
+      await bed.stop();
+    }
   });
 });
