@@ -1,8 +1,6 @@
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
-import { keySpace } from '../../src/redis/key-space.js';
-import { waitForAudit } from '../support/audit-trail.js';
+import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
+import { eventOf, fullTrail, trailLines, waitForAudit } from '../support/audit-trail.js';
 import { STATUS_RUNNING } from '../support/lxd-bed.js';
 import { clusterInstanceStatus, crashClusterInstance, deleteClusterInstance, describeLxdCluster, launchOnMember, memberLxc, memberSocket, restoreMembers, waitForClusterStatus } from '../support/lxd-cluster-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
@@ -17,16 +15,6 @@ import { startReflexProcess, type ReflexProcess } from '../support/reflex-proces
 
 const viaM1 = `unix://${memberSocket('m1')}`;
 
-const fullTrail = async (prefix: string): Promise<StoredAuditRecord[]> => {
-  const redis = new Redis(redisUrl(), { maxRetriesPerRequest: null });
-  try {
-    return await new AuditLog(redis, keySpace(prefix).audit).read({});
-  } finally {
-    redis.disconnect();
-  }
-};
-const eventOf = (r: StoredAuditRecord) => (r as { event?: { action?: string; location?: string; intent?: string } }).event;
-const lines = (rs: StoredAuditRecord[]) => rs.map((r) => `${r.type} ${r.instance ?? ''} ${eventOf(r)?.location ?? ''}: ${r.summary}`).join('\n');
 
 await describeLxdCluster('a real two-member LXD cluster: evacuating and restoring a member', () => {
   const created: string[] = [];
@@ -60,16 +48,16 @@ await describeLxdCluster('a real two-member LXD cluster: evacuating and restorin
     await waitForAudit(redisUrl(), prefix, name, (rs) => started(rs) === 3, 10_000);
     await new Promise((r) => setTimeout(r, 2_000));
 
-    const trail = await fullTrail(prefix);
+    const trail = await fullTrail(redisUrl(), prefix);
     const mine = trail.filter((r) => r.instance === name);
-    expect(mine.filter((r) => ['action', 'call', 'alert'].includes(r.type) || (r.type === 'decision' && (r as { matched?: boolean }).matched !== false)), lines(mine)).toEqual([]);
+    expect(mine.filter((r) => ['action', 'call', 'alert'].includes(r.type) || (r.type === 'decision' && (r as { matched?: boolean }).matched !== false)), trailLines(mine)).toEqual([]);
     const stops = mine.filter((r) => r.type === 'event' && eventOf(r)?.action === 'instance-shutdown');
-    expect(stops.length, lines(mine)).toBe(2);
-    expect(stops.map((r) => eventOf(r)?.intent), lines(mine)).toEqual(['requested', 'requested']);
+    expect(stops.length, trailLines(mine)).toBe(2);
+    expect(stops.map((r) => eventOf(r)?.intent), trailLines(mine)).toEqual(['requested', 'requested']);
 
     // Back on a member that is Online again, a crash is a crash.
     await crashClusterInstance(name);
     const healed = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome') && started(rs) === 4, 15_000);
-    expect(healed.filter((r) => r.type === 'call' && /\bstart\b/.test(r.summary)), lines(healed)).toHaveLength(1);
+    expect(healed.filter((r) => r.type === 'call' && /\bstart\b/.test(r.summary)), trailLines(healed)).toHaveLength(1);
   }, 120_000);
 });

@@ -1,15 +1,13 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
+import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
 import type { Alert } from '../../src/notify/alert.js';
 import type { AlertsView } from '../../src/notify/alert-board.js';
-import { keySpace } from '../../src/redis/key-space.js';
 import { makeIdentity, type TestIdentity } from '../conformance/lxd-https.js';
 import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
 import { testWebhookSecret } from '../notify/notifier-fixture.js';
-import { waitForAudit } from '../support/audit-trail.js';
+import { eventOf, fullTrail, trailLines, waitForAudit } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED } from '../support/lxd-bed.js';
 import {
   clusterInstanceStatus,
@@ -57,17 +55,7 @@ function rulesFolder(files: Record<string, string>): string {
   return dir;
 }
 
-async function fullTrail(prefix: string): Promise<StoredAuditRecord[]> {
-  const redis = new Redis(redisUrl(), { maxRetriesPerRequest: null });
-  try {
-    return await new AuditLog(redis, keySpace(prefix).audit).read({});
-  } finally {
-    redis.disconnect();
-  }
-}
 
-const eventOf = (r: StoredAuditRecord) => (r as { event?: { action?: string; location?: string } }).event;
-const lines = (rs: StoredAuditRecord[]) => rs.map((r) => `${r.type} ${r.instance ?? ''} ${eventOf(r)?.location ?? ''}: ${r.summary}`).join('\n');
 
 await describeLxdCluster('a real two-member LXD cluster: moves, a member going down, failover between members', () => {
   const created: string[] = [];
@@ -108,7 +96,7 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
 
     await crashClusterInstance(name);
     const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => decisions(rs).some((d) => /quarantined|restart 3 of the budget/.test(d)), 15_000);
-    expect(decisions(trail), lines(trail)).toEqual([
+    expect(decisions(trail), trailLines(trail)).toEqual([
       expect.stringMatching(/restart 1 of the budget/),
       expect.stringMatching(/restart 2 of the budget/),
       expect.stringMatching(/^skipped: intent is requested/),
@@ -116,20 +104,20 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
     ]);
     // The crashes before the move were on m2, the one after it on m1: what Reflex records follows the instance.
     const crashes = trail.filter((r) => r.type === 'event' && eventOf(r)?.action === 'instance-shutdown' && r.summary.includes('unrequested')).map((r) => eventOf(r)?.location);
-    expect(crashes, lines(trail)).toEqual(['m2', 'm2', 'm1']);
+    expect(crashes, trailLines(trail)).toEqual(['m2', 'm2', 'm1']);
     await new Promise((r) => setTimeout(r, 1_000));
     expect((await clusterInstanceStatus(name)).status_code, 'no start after the quarantine').toBe(STATUS_STOPPED);
 
-    const all = await fullTrail(prefix);
+    const all = await fullTrail(redisUrl(), prefix);
     // The move shows as instance-created of a temporary `lxd-move-of-<uuid>`, instance-deleted of
     // the name and instance-renamed; none of them is a decision, an action, a call or an alert.
     const moveEvents = all.filter((r) => r.type === 'event' && ['instance-created', 'instance-deleted', 'instance-renamed'].includes(eventOf(r)?.action ?? ''));
-    expect(moveEvents.map((r) => eventOf(r)?.action).sort(), lines(all)).toEqual(expect.arrayContaining(['instance-created', 'instance-deleted', 'instance-renamed']));
+    expect(moveEvents.map((r) => eventOf(r)?.action).sort(), trailLines(all)).toEqual(expect.arrayContaining(['instance-created', 'instance-deleted', 'instance-renamed']));
     const moveIds = new Set(moveEvents.map((r) => r.correlationId));
-    expect(all.filter((r) => r.type !== 'event' && moveIds.has(r.correlationId)), lines(all)).toEqual([]);
-    expect(all.filter((r) => r.instance?.startsWith('lxd-move-of-') && r.type !== 'event'), lines(all)).toEqual([]);
+    expect(all.filter((r) => r.type !== 'event' && moveIds.has(r.correlationId)), trailLines(all)).toEqual([]);
+    expect(all.filter((r) => r.instance?.startsWith('lxd-move-of-') && r.type !== 'event'), trailLines(all)).toEqual([]);
     const calls = trail.filter((r) => r.type === 'call' && /\bstart\b/.test(r.summary));
-    expect(calls, lines(trail)).toHaveLength(2);
+    expect(calls, trailLines(trail)).toHaveLength(2);
   }, 90_000);
 
   it('raises one member.offline alert when m2\'s daemon dies, inhibits the crash alert of an instance on m2, and resolves it when m2 is back', async () => {
@@ -201,20 +189,20 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
 
     await crashClusterInstance(a3!);
     const held = await waitForAudit(redisUrl(), prefix, a3!, (rs) => decisions(rs).length === 1, 15_000);
-    expect(decisions(held)[0], lines(held)).toMatch(/^suppressed: storm: remediation by rule restart-on-crash failed for 2 instances on member m2/);
+    expect(decisions(held)[0], trailLines(held)).toMatch(/^suppressed: storm: remediation by rule restart-on-crash failed for 2 instances on member m2/);
 
     await crashClusterInstance(b1!);
     await waitForClusterStatus(b1!, STATUS_STOPPED, 5_000).catch(() => undefined);
     await waitForClusterStatus(b1!, STATUS_RUNNING, 15_000);
     const healed = await waitForAudit(redisUrl(), prefix, b1!, (rs) => rs.some((r) => r.type === 'outcome'), 10_000);
-    expect(decisions(healed), lines(healed)).toEqual([expect.stringMatching(/restart 1 of the budget/)]);
-    expect(healed.filter((r) => r.type === 'call' && /\bstart\b/.test(r.summary)), lines(healed)).toHaveLength(1);
+    expect(decisions(healed), trailLines(healed)).toEqual([expect.stringMatching(/restart 1 of the budget/)]);
+    expect(healed.filter((r) => r.type === 'call' && /\bstart\b/.test(r.summary)), trailLines(healed)).toHaveLength(1);
 
     await new Promise((r) => setTimeout(r, 1_000));
     expect((await clusterInstanceStatus(a3!)).status_code, 'held by the storm on m2').toBe(STATUS_STOPPED);
-    const all = await fullTrail(prefix);
+    const all = await fullTrail(redisUrl(), prefix);
     const stormAlerts = all.filter((r) => r.type === 'alert' && /^storm:/.test(r.summary));
-    expect(stormAlerts, lines(all)).toHaveLength(1);
+    expect(stormAlerts, trailLines(all)).toHaveLength(1);
     expect(stormAlerts[0]!.summary).toMatch(/^storm: remediation by rule restart-on-crash failed for 2 instances on member m2/);
   }, 90_000);
 
@@ -252,14 +240,14 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
       await crashClusterInstance(name);
       await waitForClusterStatus(name, STATUS_STOPPED, 5_000);
       await waitForClusterStatus(name, STATUS_RUNNING, 10_000).catch(async (err: Error) => {
-        const trail = await fullTrail(prefix).catch(() => []);
+        const trail = await fullTrail(redisUrl(), prefix).catch(() => []);
         const logs = reflex!.logs.slice(-25).map((l) => JSON.stringify(l));
-        throw new Error([err.message, 'trail:', lines(trail), 'reflex logs:', ...logs].join('\n'));
+        throw new Error([err.message, 'trail:', trailLines(trail), 'reflex logs:', ...logs].join('\n'));
       });
       await new Promise((r) => setTimeout(r, 1_500));
       const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome'), 5_000);
-      expect(trail.filter((r) => r.type === 'call' && /\bstart\b/.test(r.summary)), lines(trail)).toHaveLength(1);
-      expect(trail.filter((r) => r.type === 'event' && eventOf(r)?.action === 'instance-shutdown').map((r) => eventOf(r)?.location), lines(trail)).toEqual(['m1']);
+      expect(trail.filter((r) => r.type === 'call' && /\bstart\b/.test(r.summary)), trailLines(trail)).toHaveLength(1);
+      expect(trail.filter((r) => r.type === 'event' && eventOf(r)?.action === 'instance-shutdown').map((r) => eventOf(r)?.location), trailLines(trail)).toEqual(['m1']);
     } finally {
       await memberLxc('m1', ['config', 'trust', 'remove', identity.fingerprint]).catch(() => undefined);
     }

@@ -33,3 +33,19 @@ export async function waitForAudit(
   }
   throw new Error(`audit trail of ${instance} incomplete after ${timeoutMs} ms: ${records.map((r) => `${r.type}: ${r.summary}`).join(' | ')}`);
 }
+
+/** A prefix's whole audit trail, every instance, straight from Redis. */
+export async function fullTrail(redisUrl: string, prefix: string): Promise<StoredAuditRecord[]> {
+  const redis = redisFromUrl(redisUrl);
+  try {
+    return await new AuditLog(redis, keySpace(prefix).audit).read({});
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** The event an `event` record carries (its lifecycle action, member and intent), if any. */
+export const eventOf = (r: StoredAuditRecord) => (r as { event?: { action?: string; location?: string; intent?: string } }).event;
+
+/** Records one per line (`type instance member: summary`), for an assertion's message. */
+export const trailLines = (rs: StoredAuditRecord[]) => rs.map((r) => `${r.type} ${r.instance ?? ''} ${eventOf(r)?.location ?? ''}: ${r.summary}`).join('\n');

@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { describe, it } from 'vitest';
-import { STATUS_RUNNING, TEST_IMAGE, type InstanceStatus } from './lxd-bed.js';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { acquireLxdLock, STATUS_RUNNING, TEST_IMAGE, type InstanceStatus } from './lxd-bed.js';
 
 /**
  * Helpers for the suite that drives the real two-member LXD cluster of
@@ -52,12 +52,24 @@ async function clusterReachable(): Promise<boolean> {
 }
 
 /**
- * Declares a suite that needs the cluster bed. Without it the suite is skipped with a notice,
+ * Declares a suite that needs the cluster bed, holding the cross-process LXD lock (lxd-bed.ts)
+ * for its whole duration. Without it the suite is skipped with a notice,
  * unless REFLEX_REQUIRE_LXD_CLUSTER=1, which turns the absence into a failing test.
  */
 export async function describeLxdCluster(name: string, body: () => void): Promise<void> {
   if (await clusterReachable()) {
-    describe(name, body);
+    // The cluster suites kill, evacuate and restore members: one suite at a time, and none beside
+    // a suite on the main daemon (the same host, the same CPUs), so each holds the LXD lock.
+    describe(name, () => {
+      let release: (() => Promise<void>) | undefined;
+      beforeAll(async () => {
+        release = await acquireLxdLock();
+      }, 15 * 60_000);
+      afterAll(async () => {
+        await release?.();
+      });
+      body();
+    });
     return;
   }
   const why = `no clustered LXD answers on ${memberSocket('m1')}; run scripts/lxd-cluster-testbed.sh start as root (after scripts/lxd-testbed.sh)`;
