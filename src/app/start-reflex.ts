@@ -19,10 +19,11 @@ import { startHttpServer, type RunningHttpServer } from '../http/http-server.js'
 import { readinessChecks, type TargetReader } from '../http/readiness.js';
 import { Metrics } from '../metrics/metrics.js';
 import { keySpace } from '../redis/key-space.js';
-import { RuleEngine } from '../rules/engine.js';
-import { loadRules, ruleFiles, type LoadedRules } from '../rules/rule-loader.js';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Notifier } from '../notify/notifier.js';
-import { chooseNotifyConfig, type NotifyConfig } from '../notify/notify-config.js';
+import { errorText, loadRuleSet, notifierPart, RuleSet, schedulerPart, type ReloadOutcome, type ReloadRequest, type RuleSetValue } from '../remediation/rule-set.js';
+import { ReloadListener } from '../remediation/reload-channel.js';
 import { InstanceAlerts } from '../notify/instance-alerts.js';
 import type { AlertInput } from '../notify/alert.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
@@ -33,7 +34,6 @@ import { ReflexError } from '../errors/reflex-error.js';
 import { installProcessGuards } from '../log/process-guards.js';
 import { startHeapTrim } from './heap-trim.js';
 import { startMemberWatch } from '../remediation/member-watch.js';
-import { isSchedule } from '../schedules/schedule.js';
 import { startRemediation } from '../remediation/remediation.js';
 import { actionJobOptions } from '../remediation/action-job.js';
 import { retryPolicy } from '../remediation/retry-policy.js';
@@ -65,21 +65,30 @@ export interface ReflexHandle {
   metrics: Metrics;
   /** The HTTP server (/metrics, /healthz, /readyz, /dashboard); none when `httpPort` is 0 or the port could not be bound. */
   http?: RunningHttpServer;
+  /** The rules, schedules and receivers in force (worker and scheduler roles). */
+  ruleSet?: RuleSet;
+  /**
+   * Reloads the rule set (SIGHUP, `reflex rules reload`): taken whole or refused whole, the running
+   * set kept (see {@link RuleSet.reload}). Undefined for a role that holds no rules (subscriber).
+   */
+  reload?: (request: ReloadRequest) => Promise<ReloadOutcome>;
 }
 
 /**
- * The rules of `dir`, each broken file reported (and skipped, as at any load). None loaded —
- * no rule and no schedule — is RULES_MISSING: such a worker would heal nothing.
+ * The rule set of `dir` (rules, schedules, receivers), each broken file reported and skipped (at
+ * start there is no running set to keep instead). For a worker, none loaded — no rule and no
+ * schedule — is RULES_MISSING: such a worker would heal nothing.
  */
-async function loadRulesOrFail(dir: string, logger: Logger): Promise<LoadedRules> {
-  const loaded = await loadRules(dir);
-  for (const e of loaded.errors) logger.error({ file: e.file, line: e.line, column: e.column }, `rule file skipped: ${e.message}`);
-  const schedules = loaded.others.filter(isSchedule).length;
-  if (loaded.rules.length === 0 && schedules === 0) {
+async function loadRulesOrFail(config: Config, logger: Logger): Promise<RuleSetValue> {
+  const dir = config.rulesDir;
+  const loaded = await loadRuleSet({ dir, notifications: config.notifications, conditionTimeoutMs: config.ruleTimeoutMs });
+  for (const e of loaded.errors) logger.error({ file: e.file, line: e.line, column: e.column }, `rule file skipped: ${errorText(e)}`);
+  const schedules = loaded.schedules.length;
+  if (config.role !== 'scheduler' && loaded.loaded.rules.length === 0 && schedules === 0) {
     const why = loaded.errors.length ? `${loaded.errors.length} file(s) failed to load: ${loaded.errors.map((e) => `${e.file}${e.line ? `:${e.line}` : ''}`).join(', ')}` : 'it holds no rule file (*.ts with export default defineRule(...))';
     throw new ReflexError('RULES_MISSING', `no rule loaded from ${resolve(dir)}: ${why}`);
   }
-  logger.info({ rules: loaded.rules.map((r) => r.name), schedules }, `loaded ${loaded.rules.length} rule(s) from ${dir}`);
+  if (config.role !== 'scheduler') logger.info({ rules: loaded.loaded.rules.map((r) => r.name), schedules }, `loaded ${loaded.loaded.rules.length} rule(s) from ${dir}`);
   return loaded;
 }
 
@@ -109,8 +118,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   const configured = targetsOf(config);
   // Fail fast, before anything holds a lease or queues an event: a worker with no rule, or a
   // target that does not answer, is an error at start-up, not a process that says it is running.
-  const loaded = config.role === 'all' || config.role === 'worker' ? await loadRulesOrFail(config.rulesDir, logger) : undefined;
-  if (config.role === 'scheduler') ruleFiles(config.rulesDir);
+  const loaded = config.role !== 'subscriber' ? await loadRulesOrFail(config, logger) : undefined;
   await reachTargets(configured, config.waitForTarget, logger);
   const redis = await connectRedis(config.redisUrl, { logger });
   // Keys of the layout before hash tags would be left behind, with their queued events and audit chain.
@@ -153,6 +161,9 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   const stopHeapTrim = startHeapTrim({ logger });
   stops.push(async () => stopHeapTrim());
   const readers: TargetReaderHandle[] = [];
+  // Several replicas may share a host and even a process (tests): the random part keeps names apart.
+  const replica = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const ruleSet = loaded && new RuleSet(loaded, { dir: config.rulesDir, notifications: config.notifications, conditionTimeoutMs: config.ruleTimeoutMs, audit, logger, replica });
 
   // What stop() undoes; also undone when start-up fails half-way (a process whose start failed
   // must exit, not keep a lease or a socket open).
@@ -231,9 +242,8 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
 
     let alertsView: (() => Promise<AlertsView>) | undefined;
     if (config.role === 'all' || config.role === 'worker') {
-      const { rules, others } = loaded!;
       // Receivers come from one place: the config file, REFLEX_NOTIFY, or a defineNotifications file beside the rules.
-      const notifyConfig = chooseNotifyConfig({ config: config.notifications, rulesFolder: others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined });
+      const notifyConfig = ruleSet!.current.notify;
       const silences = new Silences(redis, keys.silences);
       const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger, silenced: (alerts) => silences.mutingNotifications(alerts) }) : undefined;
       alertsView = notifier ? () => notifier.board.view(notifier.mute) : undefined;
@@ -246,6 +256,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
         logger.info({ receivers: notifyConfig!.settings.receivers.length, from: notifyConfig!.from }, 'notifications configured');
         stops.push(() => notifier.close());
       }
+      ruleSet!.attach(notifierPart(notifier));
       const remediation = startRemediation({
         redis,
         connection,
@@ -254,9 +265,10 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
         tracker,
         audit,
         silences,
-        engine: new RuleEngine(rules, { conditionTimeoutMs: config.ruleTimeoutMs }),
+        // Read at the moment of use (once per event, again at each re-check): a reload takes effect on the next.
+        engine: () => ruleSet!.current.engine,
         // The built-ins and the folder's defineAction actions, swapped with the rules.
-        actions: loaded!.actions,
+        actions: () => ruleSet!.current.loaded.actions,
         eventsQueue,
         actionsQueue,
         logger,
@@ -275,8 +287,17 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     }
 
     if (config.role === 'all' || config.role === 'scheduler') {
-      const scheduler = await startScheduler({ target: configured[0]!.id, redis, client: clientFor(configured[0]!.id), targets: configured.map((t) => ({ target: t.id, client: clientFor(t.id) })), audit, keys, logger, rulesDir: config.rulesDir, actions: actionsQueue, metrics, raiseAlert: (a) => raiseAlert?.(a) ?? Promise.resolve() });
+      const scheduler = await startScheduler({ target: configured[0]!.id, redis, client: clientFor(configured[0]!.id), targets: configured.map((t) => ({ target: t.id, client: clientFor(t.id) })), audit, keys, logger, schedules: ruleSet!.current.schedules, actions: actionsQueue, metrics, raiseAlert: (a) => raiseAlert?.(a) ?? Promise.resolve() });
       stops.push(() => scheduler.stop());
+      ruleSet!.attach(schedulerPart(scheduler));
+    }
+
+    const reload = ruleSet && ((request: ReloadRequest) => ruleSet.reload(request));
+    if (reload) {
+      // Every replica holding rules answers `reflex rules reload`.
+      const listener = new ReloadListener({ redis, keys: keys.reload, logger, replica, role: config.role, reload });
+      await listener.start();
+      stops.unshift(() => listener.stop());
     }
 
     const http = config.httpPort > 0
@@ -303,6 +324,8 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       readers,
       metrics,
       http,
+      ruleSet,
+      reload,
       resync: async () => {
         await Promise.all(readers.map((r) => r.resync()));
       },

@@ -42,6 +42,7 @@ export const errorCodes = {
   NOTIFY_REJECTED: { retryable: false, doc: 'A notification receiver answered a 4xx that retrying cannot help (400, 401, 403, 404, 410, 413, 422…: bad URL, bad payload, revoked token) or a mail server a 5xx reply; the message goes to the fallback receiver.' },
   NOTIFY_DEFERRED: { retryable: true, doc: 'A notification receiver asked to try again (HTTP 408, 409, 425; an SMTP 4xx reply); the retry waits for its Retry-After when it sent one.' },
   LOCK_LOST: { retryable: true, doc: 'A lock (an instance lock, the subscriber lease, a tick lock) was taken by someone else or could not be confirmed within its TTL; the guarded call was not sent.' },
+  RELOAD_REFUSED: { retryable: false, doc: '`reflex rules reload` (or SIGHUP) did not reload everywhere: a replica refused the new rule set (a file that fails to load, with file:line; an empty folder; receivers it cannot build) and keeps its previous one, a replica did not answer in time, or no replica holding rules runs.' },
   RULE_TIMEOUT: { retryable: false, doc: 'A rule\'s `when` predicate did not answer within the rule timeout (default 5 s); the decision is recorded as "condition timed out".' },
   REDIS_UNAVAILABLE: { retryable: true, doc: 'Redis cannot be reached.' },
   KEY_LAYOUT_OUTDATED: { retryable: false, doc: 'Redis holds keys of the layout before Redis Cluster hash tags (`P:audit`, `P:bull:events:*`…): `reflex run` refuses to start on empty keys beside them; stop every process and run `reflex migrate-keys`.' },

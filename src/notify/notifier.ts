@@ -54,9 +54,10 @@ export class Notifier {
   readonly receivers: ReadonlyMap<string, Receiver>;
   /** Firing alerts and pending groups, as `reflex alerts` shows them. */
   readonly board: AlertBoard;
-  /** What flushes leave out of messages: inhibition, then silences. */
+  /** What flushes leave out of messages: inhibition, then silences (the inhibition rules as last configured). */
   readonly mute: AlertMute;
-  private readonly router: Router;
+  private router: Router;
+  private currentMute: AlertMute;
   private readonly grouper: AlertGrouper;
   private readonly flushQueue: Queue;
   private readonly deliveryQueue: Queue;
@@ -69,16 +70,7 @@ export class Notifier {
   constructor(private readonly opts: NotifierOptions) {
     this.keys = keySpace(opts.prefix).notify;
     this.alertLock = new TokenLock(opts.redis, { ttlMs: alertLockMs });
-    const receivers = new Map<string, Receiver>();
-    for (const cfg of opts.receivers) {
-      const r = createReceiver(cfg, opts.env);
-      if (receivers.has(r.name)) throw new ReflexError('CONFIG_INVALID', `notification receiver "${r.name}" is defined twice`);
-      receivers.set(r.name, r);
-    }
-    for (const r of receivers.values()) {
-      const fb = r.config.fallback;
-      if (fb !== undefined && (!receivers.has(fb) || fb === r.name)) throw new ReflexError('CONFIG_INVALID', `notification receiver "${r.name}": fallback "${fb}" is not another configured receiver`);
-    }
+    const receivers = buildReceivers(opts.receivers, opts.env);
     this.receivers = receivers;
     this.router = new Router(opts.route, new Set(receivers.keys()));
     const connection = this.connection();
@@ -87,8 +79,14 @@ export class Notifier {
     this.deliveryQueue = new Queue(this.keys.deliveryQueue, queueOpts);
     for (const q of [this.flushQueue, this.deliveryQueue]) q.on('error', (err) => opts.logger?.debug({ err, queue: q.name }, 'queue error'));
     this.board = new AlertBoard(opts.redis, this.keys);
-    this.mute = alertMute(this.board, new Inhibitor(opts.inhibitRules), opts.silenced);
-    this.grouper = new AlertGrouper(opts.redis, this.keys, this.flushQueue, (n) => enqueueDelivery(this.deliveryQueue, receivers.get(n.receiver)!, { notification: n, receiver: n.receiver }), this.mute);
+    this.currentMute = alertMute(this.board, new Inhibitor(opts.inhibitRules), opts.silenced);
+    this.mute = (alerts) => this.currentMute(alerts);
+    this.grouper = new AlertGrouper(opts.redis, this.keys, this.flushQueue, (n) => {
+      const receiver = receivers.get(n.receiver);
+      // A group routed to a receiver a reload has since removed: its message has nowhere to go.
+      if (!receiver) return Promise.resolve(void opts.logger?.warn({ receiver: n.receiver, notification: n.id }, 'notification dropped: its receiver is no longer configured (removed by a reload)'));
+      return enqueueDelivery(this.deliveryQueue, receiver, { notification: n, receiver: n.receiver });
+    }, this.mute);
     if (opts.workers ?? true) this.startWorkers();
   }
 
@@ -150,6 +148,30 @@ export class Notifier {
       if (!known || !fields) return undefined;
       return this.store(toAlert({ ...known, ...fields }));
     });
+  }
+
+  /**
+   * Builds receivers, routes and inhibition rules from new settings (re-reading every secret from
+   * its variable or file: a rotated token is taken) without touching the running ones; throws
+   * CONFIG_INVALID as the constructor does. `commit` then puts them in place in one step: the
+   * workers' map of receivers is updated in place, so queued messages go to the new definition of
+   * their receiver (one whose receiver is gone fails as unknown, audited). Groups keep their state.
+   */
+  prepareReconfigure(settings: NotifyConfig): { receivers: string[]; commit(): void } {
+    const receivers = buildReceivers(settings.receivers, this.opts.env);
+    const router = new Router(settings.route, new Set(receivers.keys()));
+    const mute = alertMute(this.board, new Inhibitor(settings.inhibitRules), this.opts.silenced);
+    return {
+      receivers: [...receivers.keys()],
+      commit: () => {
+        const live = this.receivers as Map<string, Receiver>;
+        live.clear();
+        for (const [name, r] of receivers) live.set(name, r);
+        this.router = router;
+        this.currentMute = mute;
+        Object.assign(this.opts, { receivers: settings.receivers, route: settings.route, inhibitRules: settings.inhibitRules, auditUrl: settings.auditUrl });
+      },
+    };
   }
 
   /** Stops the workers (letting running jobs finish) and closes the queues. */
@@ -225,4 +247,19 @@ export class Notifier {
     this.connections.push(c);
     return c;
   }
+}
+
+/** The receivers of a configuration by name, their secrets read; throws CONFIG_INVALID on a duplicate name or a bad fallback. */
+function buildReceivers(configs: NotifyConfig['receivers'], env: NodeJS.ProcessEnv | undefined): Map<string, Receiver> {
+  const receivers = new Map<string, Receiver>();
+  for (const cfg of configs) {
+    const r = createReceiver(cfg, env);
+    if (receivers.has(r.name)) throw new ReflexError('CONFIG_INVALID', `notification receiver "${r.name}" is defined twice`);
+    receivers.set(r.name, r);
+  }
+  for (const r of receivers.values()) {
+    const fb = r.config.fallback;
+    if (fb !== undefined && (!receivers.has(fb) || fb === r.name)) throw new ReflexError('CONFIG_INVALID', `notification receiver "${r.name}": fallback "${fb}" is not another configured receiver`);
+  }
+  return receivers;
 }

@@ -128,6 +128,18 @@ export interface KeySpace {
   notify: NotifyKeys;
   /** Schedules: their queue and keys. */
   schedules: ScheduleKeys;
+  /** Rules reload (`reflex rules reload`): the request channel, the roster of replicas holding rules, each request's answers. */
+  reload: ReloadKeys;
+}
+
+/** The keys and channels of a rules reload across replicas. */
+export interface ReloadKeys {
+  /** Pub/sub channel every replica that holds rules listens on for reload requests. */
+  channel: string;
+  /** Sorted set of the replicas holding rules (worker, scheduler roles), scored by when each one's heartbeat runs out. */
+  roster: string;
+  /** Pub/sub channel the replicas answer one request on. */
+  answers(requestId: string): string;
 }
 
 /**
@@ -188,6 +200,11 @@ export function keySpace(prefix = 'reflex'): KeySpace {
       ledger: (r) => `${instance(r)}:snapshot-ledger`,
       firstSeen: (schedule, r) => `${instance(r)}:schedule-seen:${schedule}`,
       alerted: (kind, schedule, r) => `${instance(r)}:schedule-alerted:${kind}:${schedule}`,
+    },
+    reload: {
+      channel: `${prefix}:reload`,
+      roster: `${prefix}:rule-replicas`,
+      answers: (id) => `${prefix}:reload:answers:${id}`,
     },
   };
 }

@@ -32,7 +32,8 @@ export interface EventProcessorDeps {
   tracker: StateTracker;
   ownOperations: OwnOperations;
   audit: AuditLog;
-  engine: RuleEngine;
+  /** The rules; a function gives the current ones of a reloadable rule set, read once per event. */
+  engine: RuleEngine | (() => RuleEngine);
   gate: ActionGate;
   actions: Queue;
   /** Delayed action jobs per instance: an operator's transition cancels them. */
@@ -181,9 +182,11 @@ export class EventProcessor {
     if (event.kind === 'instance.status' && event.intent === 'requested' && ref) await this.cancelPending(ref, event);
 
     const responses: RuleResponse[] = [];
-    if (this.deps.engine.isRelevant(event)) {
+    // Read once: a reload during this event's awaits must not give it half the old rules, half the new.
+    const engine = typeof this.deps.engine === 'function' ? this.deps.engine() : this.deps.engine;
+    if (engine.isRelevant(event)) {
       const instance = ref ? await this.readInstance(ref) : undefined;
-      const decisions = await this.deps.engine.decide(event, instance);
+      const decisions = await engine.decide(event, instance);
       for (const d of decisions) {
         const once = `decision:${event.id}:${d.rule}`;
         if (!d.matched || !ref) {

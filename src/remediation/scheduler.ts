@@ -47,8 +47,14 @@ export interface SchedulerOptions {
 
 /** A running scheduler. */
 export interface RunningScheduler {
-  /** The schedules this replica runs ticks for. */
+  /** The schedules this replica runs ticks for (as of the last reload). */
   schedules: Schedule[];
+  /**
+   * Runs these schedules from now on (a rules reload): the ticks taken from now on use them at
+   * once (a tick of a schedule no longer declared is skipped), then the job schedulers in Redis
+   * are reconciled with them as at start: added, replaced when changed, removed when gone.
+   */
+  reload(schedules: Schedule[]): Promise<void>;
   /** Stops taking ticks and lets the current ones finish. The job schedulers stay in Redis. */
   stop(): Promise<void>;
 }
@@ -76,9 +82,9 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
     for (const e of loaded.errors) logger.error({ file: e.file }, `schedule file skipped: ${e.message}`);
     schedules = loaded.schedules;
   }
-  const active = schedules.filter((s) => s.enabled);
+  let active = schedules.filter((s) => s.enabled);
   logger.info({ schedules: active.map((s) => s.name) }, `loaded ${active.length} schedule(s)`);
-  const byName = new Map(active.map((s) => [s.name, s]));
+  let byName = new Map(active.map((s) => [s.name, s]));
 
   const queueConnection = duplicateConnection(redis);
   const workerConnection = duplicateConnection(redis);
@@ -143,7 +149,14 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
   worker.on('failed', (job, err) => logger.error({ schedule: (job?.data as TickJob | undefined)?.schedule, err }, 'schedule tick failed'));
 
   return {
-    schedules: active,
+    get schedules() {
+      return active;
+    },
+    async reload(next) {
+      active = next.filter((s) => s.enabled);
+      byName = new Map(active.map((s) => [s.name, s]));
+      await reconcile(queue, active, redis, skeys, logger);
+    },
     async stop() {
       await worker.close();
       await queue.close();

@@ -14,7 +14,10 @@ import { initRulesFolder } from '../../rules/rules-folder.js';
 import { loadRules } from '../../rules/rule-loader.js';
 import { loadSchedules } from '../../schedules/schedule-loader.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
-import { printJson } from '../option-values.js';
+import { durationValue, printJson } from '../option-values.js';
+import { connectRedis } from '../../redis/connect.js';
+import { keySpace } from '../../redis/key-space.js';
+import { requestReload } from '../../remediation/reload-channel.js';
 
 /** A test event file holds a canonical event, or a raw frame as the daemon sends it. */
 function readEvent(path: string, target: string): CanonicalEvent {
@@ -28,7 +31,7 @@ function readEvent(path: string, target: string): CanonicalEvent {
   return event;
 }
 
-/** `reflex rules check|list|test`. */
+/** `reflex rules check|list|init|test|reload`. */
 export function registerRules(program: Command): void {
   const rules = program.command('rules').description('check, list and try out rules');
   rules
@@ -83,6 +86,32 @@ export function registerRules(program: Command): void {
     .argument('<dir>', 'the folder to create or complete (existing files are left alone)')
     .action((dir: string) => {
       for (const line of initRulesFolder(dir)) process.stdout.write(`${line}\n`);
+    });
+  withConnectionOptions(rules.command('reload').description('reload the rules, schedules and receivers of every running replica (worker, scheduler): each takes the new set whole or refuses it and keeps its own'))
+    .option('--timeout <duration>', 'how long to wait for every replica\'s answer (default 30s)', durationValue)
+    .option('--json', 'one JSON document: { answers: [{ replica, role, result, summary, rules, schedules, receivers, errors }], missing }')
+    .action(async (opts) => {
+      const config = resolveConfig(opts);
+      const timeoutMs = (opts.timeout as number | undefined) ?? 30_000;
+      const redis = await connectRedis(config.redisUrl);
+      let report;
+      try {
+        report = await requestReload(redis, keySpace(config.prefix).reload, { timeoutMs });
+      } finally {
+        redis.disconnect();
+      }
+      if (opts.json) printJson({ answers: report.answers, missing: report.missing });
+      else {
+        for (const a of report.answers) {
+          const what = a.result === 'reloaded' ? `reloaded: ${a.rules} rule(s), ${a.schedules} schedule(s), ${a.receivers} receiver(s)` : `refused, keeps its previous rules: ${a.errors?.length ? `${a.errors.length} problem(s)` : a.summary.replace(/^.*?keeps running: /, '')}`;
+          process.stdout.write(`${a.replica} (${a.role}): ${what}\n`);
+          for (const e of a.errors ?? []) process.stdout.write(`  ${e}\n`);
+        }
+        for (const m of report.missing) process.stdout.write(`${m}: no answer within ${timeoutMs} ms\n`);
+      }
+      const refused = report.answers.filter((a) => a.result === 'refused').length;
+      if (report.answers.length === 0 && report.missing.length === 0) throw new ReflexError('RELOAD_REFUSED', `no running replica holds rules under prefix ${config.prefix} (worker, scheduler or all roles): nothing reloaded`);
+      if (refused || report.missing.length) throw new ReflexError('RELOAD_REFUSED', `${refused} replica(s) refused the new rules and ${report.missing.length} did not answer; ${report.answers.length - refused} reloaded`);
     });
   withConnectionOptions(rules.command('test').description('show what a rule decides for an event, without acting').argument('<rule>'))
     .requiredOption('--event <file>', 'a canonical event or a raw daemon frame (JSON)')
