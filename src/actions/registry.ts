@@ -3,6 +3,7 @@ import type { Action } from './action.js';
 import { apiCallAction, patchConfigAction } from './config-actions.js';
 import type { DefinedAction } from './define-action.js';
 import { emitAction } from './emit-action.js';
+import { execAction } from './exec-action.js';
 import { httpAction } from './http-action.js';
 import { deleteSnapshotAction, restoreAction, snapshotAction } from './snapshot-actions.js';
 import { restartAction, startAction } from './start-action.js';
@@ -11,7 +12,7 @@ import { notifyAction } from './notify-action.js';
 import { freezeAction, stopAction, unfreezeAction } from './state-actions.js';
 
 /** Every built-in action, in the order `reflex rules list` and errors name them. */
-const builtins: readonly Action[] = [startAction, restartAction, stopAction, freezeAction, unfreezeAction, snapshotAction, deleteSnapshotAction, restoreAction, patchConfigAction, apiCallAction, httpAction, notifyAction, emitAction, housekeepingAction];
+const builtins: readonly Action[] = [startAction, restartAction, stopAction, freezeAction, unfreezeAction, snapshotAction, deleteSnapshotAction, restoreAction, patchConfigAction, apiCallAction, httpAction, execAction, notifyAction, emitAction, housekeepingAction];
 
 /**
  * The actions a rule set may name, looked up here and nowhere else: the built-ins and the actions

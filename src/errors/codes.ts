@@ -36,6 +36,8 @@ export const errorCodes = {
   HTTP_SERVER_ERROR: { retryable: true, doc: 'The `http` action\'s URL answered 5xx (not listed in its `expect`); retried by the retry policy.' },
   HTTP_RATE_LIMITED: { retryable: true, doc: 'The `http` action\'s URL answered 429 (not listed in its `expect`); retried by the retry policy (its Retry-After is not read: the policy\'s back-off applies).' },
   HTTP_REJECTED: { retryable: false, doc: 'The `http` action\'s URL answered a status outside its `expect` that a retry cannot help (a 4xx other than 429, a 3xx: redirects are not followed); the action gives up.' },
+  EXEC_FAILED: { retryable: false, doc: 'The `exec` action\'s command ended with an exit code outside its `expect` (default [0]), or could not be started (126, 127): not retried (a command that failed is not run again blindly); the audit holds the code, the output and the duration, and a rule\'s `onFailure` branch runs if it has one.' },
+  EXEC_TIMEOUT: { retryable: false, doc: 'The `exec` action\'s command outlived its `timeout`: it was sent SIGKILL through the exec\'s control socket; recorded as timed out, not retried.' },
   DRY_RUN_REFUSED: { retryable: false, doc: 'A dry-run or replay tried a mutating request; it was recorded and not sent.' },
   NOTIFY_SERVER_ERROR: { retryable: true, doc: 'A notification receiver answered 5xx.' },
   NOTIFY_RATE_LIMITED: { retryable: true, doc: 'A notification receiver answered 429; the retry waits for its Retry-After.' },

@@ -18,7 +18,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { HeldLock, TokenLock } from '../redis/token-lock.js';
-import type { ActionJob } from './action-job.js';
+import { actionJobOptions, type ActionJob } from './action-job.js';
 import type { PendingActions } from './pending-actions.js';
 import type { Recheck } from './recheck.js';
 import { worthRetrying } from './retry-policy.js';
@@ -26,6 +26,17 @@ import { describeStorm, isFailure, type StormControl, type StormScope } from './
 
 /** How old a listing of the server's operations may be when an action checks for others' work on its instance. */
 const OPERATIONS_MAX_AGE_MS = 250;
+
+/** An action that failed for good and whose rule's `onFailure` branch was queued instead of a give-up. */
+export interface BranchedOutcome {
+  result: 'failed';
+  summary: string;
+  /** Job ids of the branch's actions. */
+  branched: string[];
+}
+
+/** What running a job came to: an action's outcome, or its failure handed to its `onFailure` branch. */
+export type ExecutedOutcome = ActionOutcome | BranchedOutcome;
 
 /** Returned instead of an outcome when another action holds the instance: the caller re-queues the job shortly. */
 export const instanceBusy = Symbol('instance-busy');
@@ -53,6 +64,8 @@ export interface ActionExecutorDeps {
   storms?: StormControl;
   /** The actions of the rules loaded now (built-ins and the rules folder's own; swapped by a reload). Default: the built-ins. */
   actions?: () => ActionRegistry;
+  /** Where the jobs of an `onFailure` branch are queued; none: an action with a branch gives up like any other. */
+  actionsQueue?: Queue;
   /** Forwards the alert of an action that gave up (or of the storm it tripped) to the notification receivers; none: audited only. */
   raiseAlert?: (alert: { kind: string; severity: 'critical'; summary: string; target: string; project: string; instance: string; member?: string; correlationId: string }) => Promise<unknown>;
 }
@@ -78,6 +91,12 @@ export class ActionExecutor {
    */
   async gaveUp(job: ActionJob, jobId: string, reason: string, attempts: number): Promise<void> {
     const { audit } = this.deps;
+    // A worker that died too often while running it: its branch runs all the same.
+    if (job.onFailure?.length && this.deps.actionsQueue) {
+      await this.deps.pending.remove(refOf(job), jobId);
+      await this.branch(job, jobId, reason);
+      return;
+    }
     const base = { correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule };
     const summary = `${job.action} on ${job.instance} gave up after ${attempts} attempt(s): ${reason}; job ${jobId} is in the dead-letter queue (reflex dlq list, reflex dlq retry)`;
     await this.deps.pending.remove(refOf(job), jobId);
@@ -105,7 +124,7 @@ export class ActionExecutor {
    * Executes the job; throws to let BullMQ retry, or UnrecoverableError when a retry cannot help.
    * Returns {@link instanceBusy} when another action holds the instance.
    */
-  async execute(job: ActionJob, jobId: string, attempt: number, maxAttempts: number): Promise<ActionOutcome | typeof instanceBusy> {
+  async execute(job: ActionJob, jobId: string, attempt: number, maxAttempts: number): Promise<ExecutedOutcome | typeof instanceBusy> {
     let action;
     try {
       action = this.actions().get(job.action);
@@ -129,7 +148,7 @@ export class ActionExecutor {
     }
   }
 
-  private async executeLocked(job: ActionJob, jobId: string, attempt: number, maxAttempts: number, held: HeldLock | undefined): Promise<ActionOutcome> {
+  private async executeLocked(job: ActionJob, jobId: string, attempt: number, maxAttempts: number, held: HeldLock | undefined): Promise<ExecutedOutcome> {
     const { audit, logger, redis, keys, events } = this.deps;
     const ref = refOf(job);
     const client = this.deps.client(job.target).withProject(job.project);
@@ -196,15 +215,17 @@ export class ActionExecutor {
         return this.finish(ref, jobId, outcome);
       }
       const retry = worthRetrying(err) && attempt < maxAttempts;
+      const branch = !retry && job.onFailure?.length && this.deps.actionsQueue ? job.onFailure : undefined;
       await audit.append({
         ...base,
         type: 'outcome',
-        summary: `${job.action} failed (${code}): ${(err as Error).message}${retry ? `; retrying (attempt ${attempt} of ${maxAttempts})` : '; giving up'}`,
+        summary: `${job.action} failed (${code}): ${(err as Error).message}${retry ? `; retrying (attempt ${attempt} of ${maxAttempts})` : branch ? `; running its onFailure branch (${branch.map((b) => b.action).join(', ')})` : '; giving up'}`,
         result: retry ? 'retrying' : 'failed',
         code,
         attempt,
       });
       logger.warn({ instance: job.instance, action: job.action, err, retry }, 'action failed');
+      if (branch) return this.finish(ref, jobId, await this.branch(job, jobId, `${code}: ${(err as Error).message}`, maxAttempts));
       if (!retry) throw new UnrecoverableError(`${code}: ${(err as Error).message}`);
       throw err;
     }
@@ -218,7 +239,29 @@ export class ActionExecutor {
     return `storm: remediation by rule ${scope.rule} keeps failing on ${where}; its actions there are held until the storm ends (one grouped alert)`;
   }
 
-  private async finish(ref: InstanceRef, jobId: string, outcome: ActionOutcome): Promise<ActionOutcome> {
+  /**
+   * The job failed for good and its rule says what to do then: queue the branch's actions as jobs
+   * of the same incident instead of giving up. Their ids derive from this job's (`<id>-f<j>`; BullMQ
+   * refuses a fourth `:`), so a redelivered failure queues nothing twice; they run like any action.
+   */
+  private async branch(job: ActionJob, jobId: string, reason: string, attempts?: number): Promise<BranchedOutcome> {
+    const { audit } = this.deps;
+    const base = { correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule };
+    const { onFailure: _branch, ...rest } = job;
+    const jobs = (job.onFailure ?? []).map((b, j) => ({
+      name: b.action,
+      data: { ...rest, action: b.action, params: b.params, branchOf: jobId } satisfies ActionJob,
+      opts: actionJobOptions({ jobId: `${jobId}-f${j}`, attempts }),
+    }));
+    await this.deps.actionsQueue!.addBulk(jobs);
+    for (const j of jobs) {
+      await audit.append({ ...base, type: 'action', summary: `queued ${j.data.action} (onFailure of ${job.action}, which failed: ${reason})${job.dryRun ? ' (dry-run)' : ''}`, jobId: j.opts.jobId, branchOf: jobId }, { once: `queued:${j.opts.jobId}` });
+    }
+    this.deps.logger.info({ instance: job.instance, rule: job.rule, action: job.action, branch: jobs.map((j) => j.data.action) }, `${job.action} failed; onFailure branch queued`);
+    return { result: 'failed', summary: `${job.action} failed (${reason}); onFailure branch queued: ${jobs.map((j) => j.data.action).join(', ')}`, branched: jobs.map((j) => j.opts.jobId) };
+  }
+
+  private async finish<T extends ExecutedOutcome>(ref: InstanceRef, jobId: string, outcome: T): Promise<T> {
     await this.deps.pending.remove(ref, jobId);
     return outcome;
   }

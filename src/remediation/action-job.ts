@@ -35,6 +35,14 @@ export const actionJobSchema = z.object({
    * its chain, so `emit` can cut loops. Absent for events from the daemon.
    */
   chain: z.array(z.string()).optional(),
+  /**
+   * The rule's `onFailure` branch of this action: queued, as jobs of the same incident, when the
+   * action fails for good, instead of a give-up (dead-letter entry and critical alert). Absent: the
+   * action gives up. A branch's own jobs carry none (one level deep).
+   */
+  onFailure: z.array(z.object({ action: z.string(), params: z.record(z.string(), z.unknown()).default({}) })).optional(),
+  /** For a job of an `onFailure` branch: the id of the job whose failure queued it. */
+  branchOf: z.string().optional(),
 });
 export type ActionJob = z.infer<typeof actionJobSchema>;
 export type ActionJobInput = z.input<typeof actionJobSchema>;

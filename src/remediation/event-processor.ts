@@ -12,7 +12,7 @@ import type { EventArchive } from '../events/event-archive.js';
 import { eventItemHash } from '../events/event-ingestor.js';
 import { eventItemSchema, type EventItem } from '../events/event-job.js';
 import { decodeFrame } from '../events/frame.js';
-import { evacuationIntent, type OwnOperations } from '../events/intent.js';
+import { causedBy, evacuationIntent, type OwnOperations } from '../events/intent.js';
 import { normalizeFrame } from '../events/normalize.js';
 import type { StateTracker } from '../events/state-tracker.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -184,7 +184,7 @@ export class EventProcessor {
     const responses: RuleResponse[] = [];
     // Read once: a reload during this event's awaits must not give it half the old rules, half the new.
     const engine = typeof this.deps.engine === 'function' ? this.deps.engine() : this.deps.engine;
-    if (engine.isRelevant(event)) {
+    if (engine.isRelevant(event) && !(await this.ownExec(event, ref))) {
       const instance = ref ? await this.readInstance(ref) : undefined;
       const decisions = await engine.decide(event, instance);
       for (const d of decisions) {
@@ -214,6 +214,17 @@ export class EventProcessor {
     await this.deps.audit.append({ type: 'alert', correlationId: event.id, target: ref.target, instance: ref.instance, summary, severity: 'warning' }, { once: `unknown:${event.id}` });
   }
 
+  /**
+   * The `instance-exec` event of Reflex's own `exec` action (LXD 5.0.2 sends it with no
+   * requestor): matched by the exec's operation window, like the echoes of its state changes, so
+   * Reflex's own command never triggers a rule.
+   */
+  private async ownExec(event: CanonicalEvent, ref: InstanceRef | undefined): Promise<boolean> {
+    if (event.kind !== 'lifecycle' || event.action !== 'instance-exec' || !ref) return false;
+    const own = await this.deps.ownOperations.list(ref);
+    return own.some((op) => op.action === 'exec' && causedBy(op, { intent: 'requested', action: event.action, timestamp: event.timestamp }));
+  }
+
   /** An operator's transition supersedes every delayed action of Reflex on that instance. */
   private async cancelPending(ref: InstanceRef, event: InstanceStatusEvent): Promise<void> {
     const cancelled = await this.deps.pending.cancel(ref);
@@ -241,7 +252,7 @@ export class EventProcessor {
     await audit.append({ ...base, type: 'decision', summary: `${d.summary}${'note' in verdict && verdict.note ? `; ${verdict.note}` : ''}`, matched: true }, { once });
     const incidentAt = Date.parse(event.timestamp);
     const jobs = d.actions.map((a, i) => {
-      const data: ActionJob = { rule: d.rule, action: a.action, params: a.params ?? {}, target: ref.target, project: ref.project, instance: ref.instance, correlationId: event.id, incidentAt: Number.isNaN(incidentAt) ? Date.now() : incidentAt, event, origin: 'rule', dryRun: d.dryRun, location: event.location, ...(event.kind === 'rule.event' ? { chain: event.chain } : {}) };
+      const data: ActionJob = { rule: d.rule, action: a.action, params: a.params ?? {}, target: ref.target, project: ref.project, instance: ref.instance, correlationId: event.id, incidentAt: Number.isNaN(incidentAt) ? Date.now() : incidentAt, event, origin: 'rule', dryRun: d.dryRun, location: event.location, ...(event.kind === 'rule.event' ? { chain: event.chain } : {}), ...(a.onFailure?.length ? { onFailure: a.onFailure.map((b) => ({ action: b.action, params: b.params ?? {} })) } : {}) };
       const opts = actionJobOptions({ jobId: `${d.rule}:${event.id}:${i}`, attempts: this.deps.actionAttempts, delayMs: verdict.delayMs, priority: d.definition.priority });
       return { name: a.action, data, opts };
     });

@@ -257,6 +257,13 @@ async function actionProblem(file: string, rule: Rule, actions: ActionRegistry):
       const at = await placeOfActionParam(file, rule.name, index, []);
       return { file, ...at, message: `rule "${rule.name}": unknown action "${spec.action}"; known: ${actions.names().join(', ')}` };
     }
+    // An onFailure branch's actions are checked like the rule's own, at the line of the action they follow.
+    for (const branch of spec.onFailure ?? []) {
+      const problem = !actions.has(branch.action)
+        ? `unknown action "${branch.action}" in onFailure of ${spec.action}; known: ${actions.names().join(', ')}`
+        : paramsProblem(actions.get(branch.action).params, branch.params ?? {}) && `onFailure of ${spec.action}: ${branch.action} params: ${paramsProblem(actions.get(branch.action).params, branch.params ?? {})}`;
+      if (problem) return { file, ...(await placeOfActionParam(file, rule.name, index, [])), message: `rule "${rule.name}": ${problem}` };
+    }
     const schema = actions.get(spec.action).params;
     const parsed = schema.safeParse(spec.params ?? {});
     if (parsed.success) continue;

@@ -46,6 +46,14 @@ export interface Trigger {
 export interface ActionSpec {
   action: string;
   params?: Record<string, unknown>;
+  /**
+   * What to do instead of giving up when this action fails for good (an `exec` whose exit code is
+   * not expected or that timed out, retries spent, an error no retry can help): these actions are
+   * queued for the same incident and run like any other (lock, re-check, retries, audit); no
+   * dead-letter entry, no critical alert. One level deep: they may not have `onFailure` themselves.
+   * Default: none (the action gives up).
+   */
+  onFailure?: Omit<ActionSpec, 'onFailure'>[];
 }
 
 /** Which instances a rule is for. Every field given must match; an omitted one matches anything. */
@@ -147,7 +155,15 @@ const ruleSchema = z.strictObject({
   priority: z.number().int().min(0).max(1000).optional(),
   when: z.function().optional(),
   whenNot: z.string().optional(),
-  actions: z.array(z.strictObject({ action: z.string(), params: z.record(z.string(), z.unknown()).optional() })).min(1),
+  actions: z
+    .array(
+      z.strictObject({
+        action: z.string(),
+        params: z.record(z.string(), z.unknown()).optional(),
+        onFailure: z.array(z.strictObject({ action: z.string(), params: z.record(z.string(), z.unknown()).optional() })).min(1).optional(),
+      }),
+    )
+    .min(1),
   enabled: z.boolean().optional(),
   dryRun: z.boolean().optional(),
 });
