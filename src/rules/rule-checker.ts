@@ -42,7 +42,9 @@ export async function checkRules(dir: string): Promise<{ rules: string[]; proble
     }
   }
   const { rules, errors } = await loadRules(dir);
-  for (const e of errors) if (!problems.some((p) => p.file === e.file)) problems.push({ file: e.file, line: e.line, column: e.column, message: e.message });
+  // A file the type-checker already faulted fails to load for the same reason: reported once.
+  const typed = new Set(problems.map((p) => p.file));
+  for (const e of errors) if (!typed.has(e.file)) problems.push({ file: e.file, line: e.line, column: e.column, message: e.message });
   return { rules: rules.map((r) => r.name), problems };
 }
 

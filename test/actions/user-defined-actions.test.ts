@@ -173,6 +173,23 @@ export default [
     }
   });
 
+  it('are reported by reflex rules check, each with its file:line (two in one file too)', async () => {
+    const dir = rulesFolder({ 'bad.ts': bad });
+    try {
+      const { checkRules, formatProblem } = await import('../../src/rules/rule-checker.js');
+      const { rules, problems } = await checkRules(dir);
+      expect(rules).toEqual(['fine']);
+      const file = join(dir, 'bad.ts');
+      expect(problems.map(formatProblem)).toEqual([
+        expect.stringMatching(new RegExp(`bad\\.ts:${lineOf(bad, "nam: 'ops'")}:11: rule "page-on-crash": page-owner params: `)),
+        expect.stringMatching(new RegExp(`bad\\.ts:${lineOf(bad, "force: 'yes'")}:\\d+: rule "restart-on-crash": restart params: force: `)),
+      ]);
+      expect(problems.every((p) => p.file === file)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuse an unknown action with the line of its entry', async () => {
     const text = `import { defineRule } from 'reflex-lxd';\nexport default defineRule({\n  name: 'r',\n  on: { kind: 'lifecycle' },\n  actions: [\n    { action: 'restrat' },\n  ],\n});\n`;
     const dir = rulesFolder({ 'typo.ts': text });
