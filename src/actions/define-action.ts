@@ -62,7 +62,10 @@ export function isDefinedAction(v: unknown): v is DefinedAction {
  * ```
  */
 export function defineAction<S extends z.ZodType>(def: ActionDefinition<S>): DefinedAction<z.output<S>> {
-  return makeAction(def, false);
+  // The stack from the caller of defineAction on, whatever this module's own frames map to.
+  const trace: { stack?: string } = {};
+  Error.captureStackTrace(trace, defineAction);
+  return { ...makeAction(def, false), ...definedAt(trace.stack) };
 }
 
 /** The built-ins are made the same way as user actions, so both have one shape. */
@@ -93,7 +96,6 @@ function makeAction<S extends z.ZodType>(def: ActionDefinition<S>, builtin: bool
         throw new ReflexError('ACTION_FAILED', `action ${def.name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
       }
     },
-    ...(builtin ? {} : { definedAt: callerOf() }),
   };
 }
 
@@ -108,22 +110,18 @@ function strict(schema: z.ZodType): z.ZodType {
   return def?.type === 'object' && def.catchall === undefined && typeof s.strict === 'function' ? s.strict() : schema;
 }
 
-const here = fileURLToPath(import.meta.url);
-
 /**
- * The file and line that called defineAction, from the stack (rule files are compiled with inline
- * source maps and source maps are on while they load, so this is the .ts file as written).
+ * The file and line of the first frame of a stack: where defineAction was called (rule files are
+ * compiled with inline source maps, and source maps are on while they load, so this is the .ts
+ * file as written).
  */
-function callerOf(): { file: string; line: number } | undefined {
-  const frames = (new Error().stack ?? '').split('\n').slice(1);
-  for (const f of frames) {
+function definedAt(stack: string | undefined): { definedAt?: { file: string; line: number } } {
+  for (const f of (stack ?? '').split('\n').slice(1)) {
     const m = /\(?((?:file:\/\/)?\/[^()]*?):(\d+):\d+\)?\s*$/.exec(f.trim());
     if (!m) continue;
-    const file = m[1]!.startsWith('file://') ? fileURLToPath(m[1]!) : m[1]!;
-    if (file === here) continue;
-    return { file, line: Number(m[2]) };
+    return { definedAt: { file: m[1]!.startsWith('file://') ? fileURLToPath(m[1]!) : m[1]!, line: Number(m[2]) } };
   }
-  return undefined;
+  return {};
 }
 
 /**
