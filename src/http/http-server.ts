@@ -9,13 +9,14 @@ import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { z } from 'zod';
-import { readDuration } from '../config/duration.js';
 import type { AlertsView } from '../notify/alert-board.js';
-import { silenceMutes, type Silences } from '../rules/silences.js';
+import type { Silences } from '../rules/silences.js';
+import { addSilenceFromRequest } from './silence-request.js';
 import { dashboardAuth } from './dashboard-auth.js';
 import { hostCheck } from './host-check.js';
+import { inboundWebhooks, type InboundSources } from './inbound-webhooks.js';
 import { renderDashboard } from './dashboard-page.js';
+import { registerConsole, type ConsoleSources } from './console/console-routes.js';
 import { runChecks, type ReadinessChecks } from './readiness.js';
 
 /** What the dashboard reads. */
@@ -34,6 +35,8 @@ export interface DashboardSources {
   target: string;
   /** Newest audit records the page reads at most. Default 2000. */
   recordLimit?: number;
+  /** The operator's console at /dashboard (the audit table moves to /dashboard/audit); none: /dashboard is the audit table. */
+  console?: ConsoleSources;
 }
 
 /** Options of {@link startHttpServer}. */
@@ -46,6 +49,8 @@ export interface HttpServerOptions {
   readiness: ReadinessChecks;
   /** None: /dashboard answers 404 and says how to enable it. */
   dashboard?: DashboardSources;
+  /** `POST /hooks/alertmanager` and `/hooks/webhook` (inbound-webhooks.ts); none: both answer 404. */
+  inbound?: InboundSources;
   /** Host names answered besides IP addresses, localhost and `host` (see host-check.ts). Default none. */
   allowedHosts?: readonly string[];
   logger: Logger;
@@ -62,18 +67,7 @@ export interface RunningHttpServer {
 const dashboardPath = '/dashboard';
 const queuesPath = `${dashboardPath}/queues`;
 const silencesPath = `${dashboardPath}/silences`;
-
-/** The body of the dashboard's silence form (POST /dashboard/silences). */
-const silenceRequestSchema = z.strictObject({
-  scope: z.strictObject({ instance: z.string().max(200).optional(), project: z.string().max(200).optional(), location: z.string().max(200).optional(), target: z.string().max(500).optional() }).default({}),
-  /** Everything (a global maintenance window), instead of a scope. */
-  all: z.boolean().optional(),
-  duration: z.string().min(1).max(40),
-  reason: z.string().min(1).max(500),
-  mutes: z.array(z.enum(silenceMutes)).min(1).optional(),
-  /** Who, as the operator typed it. Default `dashboard`. */
-  createdBy: z.string().max(100).optional(),
-});
+const auditPath = `${dashboardPath}/audit`;
 
 /**
  * The routes: /metrics, /healthz, /readyz and, with a token, /dashboard (page) and
@@ -87,6 +81,8 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
     return c.body(body, 200, { 'Content-Type': contentType });
   });
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  if (opts.inbound) app.route('/hooks', inboundWebhooks(opts.inbound));
+  else app.all('/hooks/*', (c) => c.text('inbound alerts disabled: no inbound secret configured (inbound in the config file)\n', 404));
   app.get('/readyz', async (c) => {
     const report = await runChecks(opts.readiness);
     return c.json({ status: report.ready ? 'ready' : 'not ready', checks: report.checks }, report.ready ? 200 : 503);
@@ -112,7 +108,9 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
   app.route(queuesPath, adapter.registerPlugin());
 
   const limit = board.recordLimit ?? 2_000;
-  app.get(dashboardPath, async (c) => {
+  const auditPagePath = board.console ? auditPath : dashboardPath;
+  if (board.console) registerConsole(app, dashboardPath, { ...board.console, audit: board.audit, silences: board.silences, alerts: board.alerts, metrics: opts.metrics, readiness: opts.readiness, writable: !readOnlyMode, queuesPath, auditPath });
+  app.get(auditPagePath, async (c) => {
     const instance = c.req.query('instance') || undefined;
     const [records, silences, alerts] = await Promise.all([board.audit.read({ instance, count: limit }), board.silences.list(), board.alerts?.()]);
     c.header('Cache-Control', 'no-store');
@@ -120,20 +118,8 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
   });
   // dashboardAuth has already required the write token as Bearer, a same-origin Origin and a JSON body.
   app.post(silencesPath, async (c) => {
-    const parsed = silenceRequestSchema.safeParse(await c.req.json().catch(() => undefined));
-    if (!parsed.success) return c.json({ error: parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ') }, 400);
-    const { scope, duration, reason, mutes, createdBy } = parsed.data;
-    // A bare number would be milliseconds: on a form more likely a slip, as on the command line.
-    const durationMs = /^\s*\d+(\.\d+)?\s*$/.test(duration) ? undefined : readDuration(duration);
-    if (!durationMs) return c.json({ error: `duration: expected a duration such as 30m, 2h, 1h30m, 1w` }, 400);
-    const clean = Object.fromEntries(Object.entries(scope).filter(([, v]) => v)) as typeof scope;
-    if (!Object.keys(clean).length && !parsed.data.all) return c.json({ error: 'scope: give an instance, project, member (location) or target, or all: true' }, 400);
-    try {
-      const silence = await board.silences.add({ scope: clean, durationMs, reason, mutes, createdBy: createdBy || 'dashboard', origin: 'dashboard' });
-      return c.json(silence, 201);
-    } catch (err) {
-      return c.json({ error: (err as Error).message }, 400);
-    }
+    const added = await addSilenceFromRequest(board.silences, await c.req.json().catch(() => undefined), 'dashboard');
+    return 'silence' in added ? c.json(added.silence, 201) : c.json({ error: added.error }, 400);
   });
   app.delete(`${silencesPath}/:id`, async (c) => {
     const removed = await board.silences.remove(c.req.param('id'), { origin: 'dashboard', createdBy: 'dashboard' });

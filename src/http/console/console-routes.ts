@@ -1,0 +1,188 @@
+import type { Queue } from 'bullmq';
+import type { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { z } from 'zod';
+import type { AuditLog, StoredAuditRecord } from '../../audit/audit-log.js';
+import { parseTimeArg } from '../../audit/audit-query.js';
+import type { StateTracker } from '../../events/state-tracker.js';
+import { FilterSyntaxError } from '../../filter/filter-syntax-error.js';
+import type { Metrics } from '../../metrics/metrics.js';
+import type { AlertsView } from '../../notify/alert-board.js';
+import type { RedisConnection } from '../../redis/connect.js';
+import type { KeySpace } from '../../redis/key-space.js';
+import { queueHeal, releaseQuarantine, retryDeadLetter, type OperatorOrigin } from '../../remediation/operator-actions.js';
+import type { Silences } from '../../rules/silences.js';
+import type { ReadinessChecks } from '../readiness.js';
+import { addSilenceFromRequest } from '../silence-request.js';
+import { consoleHealth } from './console-health.js';
+import { ConsoleFeed } from './console-feed.js';
+import { renderConsole } from './console-page.js';
+import { FleetView, type ConsoleTarget } from './fleet-view.js';
+import { incidentsOf, plotsOf } from './incident-story.js';
+
+/** What the console reads and acts through, besides what the dashboard already has. */
+export interface ConsoleSources {
+  redis: RedisConnection;
+  keys: KeySpace;
+  /** The key prefix (per-instance keys are read back with it). */
+  prefix: string;
+  tracker: StateTracker;
+  targets: ConsoleTarget[];
+  /** The actions queue: back-offs (delayed jobs), dead letters (failed jobs), heals. */
+  actionsQueue: Queue;
+}
+
+/** Everything {@link registerConsole} needs. */
+export interface ConsoleOptions extends ConsoleSources {
+  audit: AuditLog;
+  silences: Silences;
+  alerts?: () => Promise<AlertsView>;
+  metrics: Metrics;
+  readiness: ReadinessChecks;
+  /** Whether a write token is configured (the actions are offered). */
+  writable: boolean;
+  /** Where bull-board lives (linked). */
+  queuesPath: string;
+  /** Where the audit table per instance lives (linked). */
+  auditPath: string;
+}
+
+const instanceBody = z.strictObject({ target: z.string().min(1).max(500), project: z.string().min(1).max(200), instance: z.string().min(1).max(200), actor: z.string().max(100).optional() });
+const retryBody = z.strictObject({ id: z.string().min(1).max(300), actor: z.string().max(100).optional() });
+const endSilenceBody = z.strictObject({ actor: z.string().max(100).optional() });
+/** The console's own records are read over this range at most. */
+const maxRecords = 50_000;
+
+const by = (actor: string | undefined): OperatorOrigin => ({ origin: 'console', actor: actor?.trim() || 'console' });
+const issues = (e: z.ZodError) => e.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
+
+/**
+ * The operator's console under `base` (the dashboard's path, behind its auth): the page, its data
+ * (fleet, incidents and plots, health, dead letters), a server-sent event stream that says when to
+ * read again, and the safe actions, each through the same functions as the CLI and audited with
+ * origin `console`. Answers a function that stops the change feed.
+ */
+export function registerConsole(app: Hono, base: string, o: ConsoleOptions): () => void {
+  const api = `${base}/console`;
+  const fleet = new FleetView({ redis: o.redis, keys: o.keys, prefix: o.prefix, tracker: o.tracker, silences: o.silences, actionsQueue: o.actionsQueue, targets: o.targets });
+  const feed = new ConsoleFeed({ redis: o.redis, auditKey: o.keys.audit, archiveKey: o.keys.archive });
+  const ops = { queue: o.actionsQueue, audit: o.audit, redis: o.redis, keys: o.keys };
+
+  app.get(base, (c) => {
+    c.header('Cache-Control', 'no-store');
+    return c.html(renderConsole({ api, writable: o.writable, queuesPath: o.queuesPath, auditPath: o.auditPath, targets: o.targets.map((t) => t.name === t.id ? t.id : `${t.name} (${t.id})`) }));
+  });
+
+  app.get(`${api}/fleet`, async (c) => {
+    const q = c.req.query();
+    try {
+      return c.json(await fleet.page({ target: q.target || undefined, project: q.project || undefined, member: q.member || undefined, status: q.status || undefined, flag: q.flag || undefined, filter: q.filter || undefined, offset: Number(q.offset) || 0, limit: Number(q.limit) || undefined }));
+    } catch (err) {
+      if (err instanceof FilterSyntaxError) return c.json({ error: `filter: ${err.message}` }, 400);
+      throw err;
+    }
+  });
+
+  app.get(`${api}/incidents`, async (c) => {
+    const now = Date.now();
+    const since = parseTimeArg(c.req.query('since') || '24h', now);
+    if (!since) return c.json({ error: 'since: a duration back from now (24h, 7d) or an ISO time' }, 400);
+    const instance = c.req.query('instance') || undefined;
+    const records = await o.audit.read({ since, count: maxRecords });
+    const all = incidentsOf(records);
+    const incidents = instance ? all.filter((i) => i.instance === instance) : all;
+    const ofInstance = instance ? records.filter((r) => r.instance === instance) : records;
+    const [alerts, silences, snap] = await Promise.all([o.alerts?.().catch(() => undefined), o.silences.list(), fleet.snapshot()]);
+    const restarts = snap.rows.filter((r) => r.restarts > 0 && (!instance || r.name === instance)).sort((a, b) => b.restarts - a.restarts).slice(0, 20).map((r) => ({ name: r.name, project: r.project, restarts: r.restarts }));
+    return c.json({ incidents: incidents.slice(0, 200), total: incidents.length, plots: plotsOf(ofInstance, incidents, since.getTime(), now), restarts, alerts, silences, truncated: records.length >= maxRecords });
+  });
+
+  app.get(`${api}/trail`, async (c) => {
+    const id = c.req.query('id');
+    const since = parseTimeArg(c.req.query('since') || '7d');
+    if (!id || !since) return c.json({ error: 'give id (a correlation id) and since' }, 400);
+    const records: StoredAuditRecord[] = [];
+    for await (const r of o.audit.records({ since })) if (r.correlationId === id) records.push({ ...r, prev: undefined, hash: undefined } as StoredAuditRecord);
+    return c.json({ id, records });
+  });
+
+  app.get(`${api}/health`, async (c) => c.json(await consoleHealth(o.readiness, o.metrics)));
+
+  app.get(`${api}/dlq`, async (c) => {
+    const jobs = await o.actionsQueue.getFailed(0, 99);
+    return c.json({ total: await o.actionsQueue.getFailedCount(), jobs: jobs.map((j) => ({ id: j.id, action: j.data.action, target: j.data.target, project: j.data.project, instance: j.data.instance, rule: j.data.rule, attempts: j.attemptsMade, failedAt: j.finishedOn ? new Date(j.finishedOn).toISOString() : null, reason: j.failedReason })) });
+  });
+
+  app.get(`${api}/events`, (c) =>
+    streamSSE(c, async (stream) => {
+      let wake: () => void = () => {};
+      const pending = { audit: false, fleet: false };
+      const unsubscribe = feed.subscribe((change) => {
+        pending.audit ||= change.audit;
+        pending.fleet ||= change.fleet;
+        if (change.fleet) fleet.invalidate();
+        wake();
+      });
+      stream.onAbort(() => {
+        unsubscribe();
+        wake();
+      });
+      await stream.writeSSE({ event: 'hello', data: '{}', retry: 2_000 });
+      while (!stream.aborted) {
+        if (!pending.audit && !pending.fleet) {
+          // Wait for a change, or 15 s: a comment line keeps proxies from closing an idle stream.
+          let timer: NodeJS.Timeout | undefined;
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            timer = setTimeout(resolve, 15_000);
+          });
+          clearTimeout(timer);
+          if (stream.aborted) break;
+          if (!pending.audit && !pending.fleet) {
+            await stream.write(': keep-alive\n\n');
+            continue;
+          }
+        }
+        // Taken before the write: a change arriving meanwhile is sent next round.
+        const sending = { ...pending, at: Date.now() };
+        pending.audit = pending.fleet = false;
+        await stream.writeSSE({ event: 'change', data: JSON.stringify(sending) });
+      }
+      unsubscribe();
+    }),
+  );
+
+  // Writes: dashboardAuth has already required the write token as Bearer, a same-origin Origin and a JSON body.
+  app.post(`${api}/heal`, async (c) => {
+    const parsed = instanceBody.safeParse(await c.req.json().catch(() => undefined));
+    if (!parsed.success) return c.json({ error: issues(parsed.error) }, 400);
+    const { actor, ...ref } = parsed.data;
+    return c.json(await queueHeal(ops, ref, by(actor)), 202);
+  });
+  app.post(`${api}/quarantine/release`, async (c) => {
+    const parsed = instanceBody.safeParse(await c.req.json().catch(() => undefined));
+    if (!parsed.success) return c.json({ error: issues(parsed.error) }, 400);
+    const { actor, ...ref } = parsed.data;
+    const released = await releaseQuarantine(ops, ref, by(actor));
+    fleet.invalidate();
+    return released ? c.json({ released: true }) : c.json({ error: `${ref.project}/${ref.instance} is not quarantined` }, 404);
+  });
+  app.post(`${api}/dlq/retry`, async (c) => {
+    const parsed = retryBody.safeParse(await c.req.json().catch(() => undefined));
+    if (!parsed.success) return c.json({ error: issues(parsed.error) }, 400);
+    return (await retryDeadLetter(ops, parsed.data.id, by(parsed.data.actor))) ? c.json({ retried: parsed.data.id }) : c.json({ error: `no failed job ${parsed.data.id}` }, 404);
+  });
+  app.post(`${api}/silences`, async (c) => {
+    const added = await addSilenceFromRequest(o.silences, await c.req.json().catch(() => undefined), 'console');
+    fleet.invalidate();
+    return 'silence' in added ? c.json(added.silence, 201) : c.json({ error: added.error }, 400);
+  });
+  app.post(`${api}/silences/:id/end`, async (c) => {
+    const parsed = endSilenceBody.safeParse(await c.req.json().catch(() => ({})));
+    if (!parsed.success) return c.json({ error: issues(parsed.error) }, 400);
+    const removed = await o.silences.remove(c.req.param('id'), { origin: 'console', createdBy: by(parsed.data.actor).actor });
+    fleet.invalidate();
+    return removed ? c.json({ ended: c.req.param('id') }) : c.json({ error: `no silence ${c.req.param('id')}` }, 404);
+  });
+  return () => feed.stop();
+}

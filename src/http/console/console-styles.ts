@@ -1,0 +1,52 @@
+/**
+ * The console's styles. Status is always text and an icon; colour only repeats it. Below 760 px
+ * the tables become one card per row (each cell labelled), so a phone reads them without scrolling
+ * sideways.
+ */
+export const consoleStyles = `
+:root{--fg:#17202e;--muted:#5b6576;--bg:#f6f7f9;--card:#fff;--line:#d5dae2;--bad:#b3261e;--badbg:#fde8e7;--warn:#8a5a00;--warnbg:#fff3d6;--ok:#1e6b34;--okbg:#e4f4e8;--info:#1d4f91;--infobg:#e5eefb}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,sans-serif;margin:0;color:var(--fg);background:var(--bg)}
+a{color:var(--info)} :focus-visible{outline:3px solid #2962ff;outline-offset:2px}
+.skip{position:absolute;left:-999px} .skip:focus{left:.5rem;top:.5rem;background:#fff;padding:.3rem;z-index:9}
+header{display:flex;flex-wrap:wrap;align-items:center;gap:.4rem 1.2rem;padding:.6rem 1rem;background:#1d2738;color:#fff}
+header h1{font-size:1.15rem;margin:0} header a{color:#cfe0ff} header nav{display:flex;flex-wrap:wrap;gap:.2rem .9rem}
+main{padding:.8rem 1rem;display:grid;gap:1rem;grid-template-columns:minmax(0,1fr)}
+@media(min-width:1200px){main{grid-template-columns:minmax(0,2.2fr) minmax(0,1fr)} #fleet,#incidents,#plots{grid-column:1} #side{grid-column:2;grid-row:1/span 3}}
+section,.card{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:.6rem .8rem;min-width:0}
+h2{font-size:1.05rem;margin:.1rem 0 .5rem} h3{font-size:.95rem;margin:.7rem 0 .3rem}
+.muted,small{color:var(--muted)}
+.counts{display:flex;flex-wrap:wrap;gap:.4rem;margin:0 0 .5rem;padding:0;list-style:none}
+.counts button{border:1px solid var(--line);background:#fff;border-radius:4px;padding:.25rem .55rem;cursor:pointer;font:inherit}
+.counts button[aria-pressed=true]{background:var(--infobg);border-color:var(--info);font-weight:600}
+.counts b{font-size:1.05rem;margin-right:.25rem}
+form.filters{display:flex;flex-wrap:wrap;gap:.4rem .8rem;align-items:end;margin-bottom:.5rem}
+label{display:inline-flex;flex-direction:column;font-size:12px;color:var(--muted);gap:.1rem}
+input,select,button{font:inherit} input,select{padding:.2rem .3rem;border:1px solid #aab3c0;border-radius:3px;color:var(--fg);background:#fff}
+input.wide{min-width:16rem}
+button{padding:.2rem .55rem;border:1px solid #7d8796;border-radius:3px;background:#f2f4f7;cursor:pointer}
+button.act{border-color:var(--info);color:var(--info);background:#fff} button:disabled{opacity:.5;cursor:default}
+table{border-collapse:collapse;width:100%} th,td{border-bottom:1px solid var(--line);padding:.3rem .45rem;text-align:left;vertical-align:top}
+th{font-size:12px;color:var(--muted);font-weight:600} td.at,.mono{font-family:ui-monospace,monospace;font-size:12px;white-space:nowrap}
+.st{white-space:nowrap;font-weight:600;padding:0 .3rem;border-radius:3px}
+.st-Running{color:var(--ok)} .st-Error{color:var(--bad);background:var(--badbg)} .st-Stopped{color:var(--warn);background:var(--warnbg)}
+.flag{display:inline-block;margin:0 .3rem .15rem 0;padding:0 .35rem;border-radius:3px;border:1px solid var(--line);font-size:12px;white-space:nowrap}
+.flag.quarantined,.flag.bad{background:var(--badbg);color:var(--bad);border-color:#f2b8b5} .flag.backoff{background:var(--warnbg);color:var(--warn)} .flag.acting{background:var(--infobg);color:var(--info)} .flag.silenced{background:#eee;color:#333}
+.pager{display:flex;gap:.6rem;align-items:center;margin-top:.4rem}
+.health{display:flex;flex-wrap:wrap;gap:.35rem;list-style:none;margin:0;padding:0}
+.health li{border:1px solid var(--line);border-radius:4px;padding:.15rem .45rem;background:#fff}
+.health li.ok{border-color:#9fd3ae} .health li.bad{border-color:#f2b8b5;background:var(--badbg)}
+ol.incidents{list-style:none;margin:0;padding:0} ol.incidents li{border-bottom:1px solid var(--line);padding:.35rem 0}
+.story{margin:.1rem 0;overflow-wrap:anywhere}
+.kind{font-weight:600;white-space:nowrap}
+.plots{display:grid;gap:.8rem;grid-template-columns:repeat(auto-fit,minmax(280px,1fr))} .plots figure{margin:0} .plots figure:first-child{grid-column:1/-1}
+td{overflow-wrap:anywhere} td[data-label=opt-in],td[data-label=actions]{white-space:nowrap}
+svg{width:100%;height:auto;font:11px system-ui,sans-serif} svg .i{fill:#c0392b} svg .r{fill:#2e7d4f} svg .h{fill:#1d4f91} svg text{fill:#333} svg line{stroke:#aab}
+output{display:block;min-height:1.2em;margin-top:.3rem}
+@media(max-width:760px){
+ main{padding:.5rem} table.cards thead{position:absolute;left:-9999px}
+ table.cards tr{display:block;border:1px solid var(--line);border-radius:5px;margin-bottom:.5rem;padding:.2rem .4rem}
+ table.cards td{display:flex;gap:.6rem;border:0;padding:.15rem 0} table.cards td::before{content:attr(data-label);min-width:5.5rem;color:var(--muted);font-size:12px}
+ input.wide{min-width:0;width:100%} form.filters label{flex:1 1 40%}
+}
+`;

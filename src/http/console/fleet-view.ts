@@ -1,0 +1,278 @@
+import type { Queue } from 'bullmq';
+import type { InstanceClient } from '../../client/client.js';
+import type { Instance } from '../../client/instance.js';
+import { isKnownStatusCode, statusText } from '../../client/status-code.js';
+import type { StateTracker, TrackedStatus } from '../../events/state-tracker.js';
+import { compileFilter } from '../../filter/evaluator.js';
+import { parseFilter } from '../../filter/parser.js';
+import type { RedisConnection } from '../../redis/connect.js';
+import { getMany } from '../../redis/get-many.js';
+import { instanceOfKey, type InstanceRef, type KeySpace } from '../../redis/key-space.js';
+import { scanKeys } from '../../redis/scan-keys.js';
+import { matchingSilence, type Silences } from '../../rules/silences.js';
+
+/** One target the console shows, with its client when this process has one (it lists the daemon's instances). */
+export interface ConsoleTarget {
+  id: string;
+  name: string;
+  client?: InstanceClient;
+}
+
+/** One instance as the fleet view shows it. */
+export interface FleetRow {
+  /** `target|project/name`: unique across targets. */
+  key: string;
+  target: string;
+  project: string;
+  name: string;
+  /** Cluster member, from the daemon's list ("none" standalone); undefined until the list was read. */
+  location?: string;
+  statusCode: number;
+  status: string;
+  /** When the status was recorded (ms), by the tracker. */
+  since?: number;
+  /** Why it last changed (requested, unrequested, self, unknown), by the tracker. */
+  intent?: string;
+  /** `user.reflex.autorestart=true` in its (expanded) config; undefined until the daemon's list was read. */
+  optIn?: boolean;
+  /** Until when a delayed action job (crash-loop back-off, stand-back) waits, ISO. */
+  backoffUntil?: string;
+  quarantined?: { since: string; until?: string };
+  silenced?: { id: string; reason: string; until: string };
+  /** An action holds the instance lock right now. */
+  acting: boolean;
+  /** Restarts counted in the crash-loop budget's window. */
+  restarts: number;
+}
+
+/** The whole fleet at one moment. */
+export interface FleetSnapshot {
+  at: number;
+  rows: FleetRow[];
+  /** Whether a daemon's list was read (members and opt-in are known). */
+  listed: boolean;
+}
+
+/** What the fleet view is asked for. */
+export interface FleetQuery {
+  target?: string;
+  project?: string;
+  member?: string;
+  /** Status text (Running, Stopped, Error…) or `down` (anything but Running). */
+  status?: string;
+  /** `quarantined`, `backoff`, `silenced`, `acting`. */
+  flag?: string;
+  /** The filter language (`src/filter/`), evaluated on the instance object with the console's fields. */
+  filter?: string;
+  offset?: number;
+  /** Default 50, at most 500. */
+  limit?: number;
+}
+
+/** A page of the fleet with the counts of the whole fleet and of the match. */
+export interface FleetPage {
+  at: number;
+  total: number;
+  matched: number;
+  offset: number;
+  rows: FleetRow[];
+  counts: Record<string, number>;
+  byStatus: Record<string, number>;
+  targets: string[];
+  projects: string[];
+  members: string[];
+  listed: boolean;
+}
+
+/** Options of {@link FleetView}. */
+export interface FleetViewOptions {
+  redis: RedisConnection;
+  keys: KeySpace;
+  prefix: string;
+  tracker: StateTracker;
+  silences: Silences;
+  actionsQueue?: Queue;
+  targets: ConsoleTarget[];
+  /** How long the daemon's instance list is reused, ms. Default 15 000. */
+  listMaxAgeMs?: number;
+  /** How long an assembled snapshot is reused, ms. Default 400. */
+  snapshotMaxAgeMs?: number;
+}
+
+const optedIn = (i: Instance) => (i.expanded_config ?? i.config)?.['user.reflex.autorestart'] === 'true';
+const textOf = (code: number) => (isKnownStatusCode(code) ? statusText(code) : `status ${code}`);
+const numeric = new Intl.Collator('en', { numeric: true });
+/** Problems first, then by name: what an operator looks for is at the top. */
+const rank = (r: FleetRow) => (r.quarantined ? 0 : r.statusCode === 112 ? 1 : r.acting ? 2 : r.backoffUntil ? 3 : r.statusCode !== 103 ? 4 : 5);
+
+/**
+ * The fleet: every instance the state tracker has seen (every replica writes it, so it is complete
+ * in any role), joined with the daemon's own list where this process has the target's client (the
+ * cluster member, the opt-in, and instances no event has announced yet) and with what Reflex holds
+ * per instance in Redis (quarantine, back-off, instance lock, crash-loop budget, silences).
+ */
+export class FleetView {
+  private listed = new Map<string, { at: number; instances: Instance[] }>();
+  private listing = new Map<string, Promise<void>>();
+  private snapshotCache?: { at: number; value: Promise<FleetSnapshot> };
+
+  constructor(private readonly opts: FleetViewOptions) {}
+
+  /** The fleet now (reused for a moment, so several viewers cost one read). */
+  snapshot(): Promise<FleetSnapshot> {
+    const now = Date.now();
+    if (this.snapshotCache && now - this.snapshotCache.at < (this.opts.snapshotMaxAgeMs ?? 400)) return this.snapshotCache.value;
+    const value = this.assemble();
+    this.snapshotCache = { at: now, value };
+    value.catch(() => (this.snapshotCache = undefined));
+    return value;
+  }
+
+  /** Forgets the reused snapshot: the next read assembles a fresh one (something changed). */
+  invalidate(): void {
+    this.snapshotCache = undefined;
+  }
+
+  /** One page of the fleet matching the query, with counts. */
+  async page(q: FleetQuery): Promise<FleetPage> {
+    const snap = await this.snapshot();
+    return pageOf(snap, q);
+  }
+
+  private async daemonList(t: ConsoleTarget): Promise<Instance[] | undefined> {
+    if (!t.client) return undefined;
+    const cached = this.listed.get(t.id);
+    const stale = !cached || Date.now() - cached.at > (this.opts.listMaxAgeMs ?? 15_000);
+    if (stale && !this.listing.has(t.id)) {
+      const p = t.client
+        .listInstances({ recursion: 1, allProjects: true, signal: AbortSignal.timeout(30_000) })
+        .then((instances) => void this.listed.set(t.id, { at: Date.now(), instances }))
+        .catch(() => undefined) // an unreachable daemon: the tracker's view stands alone
+        .finally(() => this.listing.delete(t.id));
+      this.listing.set(t.id, p);
+    }
+    // The first list is waited for (members and opt-in from the first render); later ones refresh behind.
+    if (!cached) await this.listing.get(t.id);
+    return this.listed.get(t.id)?.instances;
+  }
+
+  private async assemble(): Promise<FleetSnapshot> {
+    const at = Date.now();
+    const { redis, keys } = this.opts;
+    const any: InstanceRef = { target: '*', project: '*', instance: '*' };
+    const [perTarget, quarantines, locks, restarts, delayed, silences] = await Promise.all([
+      Promise.all(this.opts.targets.map(async (t) => ({ t, tracked: await this.opts.tracker.all(t.id), listed: await this.daemonList(t) }))),
+      this.keysOf(keys.quarantinePattern),
+      this.keysOf(keys.instanceLock(any)),
+      this.keysOf(keys.restarts(any)),
+      this.opts.actionsQueue?.getDelayed(0, 9_999) ?? [],
+      this.opts.silences.list(at),
+    ]);
+    const byKey = new Map<string, FleetRow>();
+    const refKey = (r: InstanceRef) => `${r.target}|${r.project}/${r.instance}`;
+    let listedAny = false;
+    for (const { t, tracked, listed } of perTarget) {
+      const objects = new Map<string, Instance>();
+      if (listed) {
+        listedAny = true;
+        for (const i of listed) objects.set(`${i.project ?? 'default'}/${i.name}`, i);
+      }
+      const fields = new Set([...tracked.keys(), ...objects.keys()]);
+      for (const field of fields) {
+        const slash = field.indexOf('/');
+        const ref = { target: t.id, project: field.slice(0, slash), instance: field.slice(slash + 1) };
+        byKey.set(refKey(ref), rowOf(ref, tracked.get(field), objects.get(field)));
+      }
+    }
+    const values = await getMany(redis, quarantines);
+    const ttls = await Promise.all(quarantines.map((k) => redis.pttl(k)));
+    quarantines.forEach((k, i) => {
+      const row = this.rowOfKey(byKey, k);
+      if (row && values[i] !== null) row.quarantined = { since: new Date(Number(values[i])).toISOString(), ...(ttls[i]! > 0 ? { until: new Date(at + ttls[i]!).toISOString() } : {}) };
+    });
+    for (const k of locks) {
+      const row = this.rowOfKey(byKey, k);
+      if (row) row.acting = true;
+    }
+    const counts = await Promise.all(restarts.map((k) => redis.zcard(k)));
+    restarts.forEach((k, i) => {
+      const row = this.rowOfKey(byKey, k);
+      if (row) row.restarts = counts[i]!;
+    });
+    for (const job of delayed) {
+      const d = job.data as Partial<InstanceRef>;
+      const row = d.target && d.project && d.instance ? byKey.get(refKey(d as InstanceRef)) : undefined;
+      if (!row) continue;
+      const until = new Date(job.timestamp + (job.opts.delay ?? 0)).toISOString();
+      if (!row.backoffUntil || until > row.backoffUntil) row.backoffUntil = until;
+    }
+    if (silences.length) {
+      for (const row of byKey.values()) {
+        const s = matchingSilence(silences, { target: row.target, project: row.project, location: row.location ?? 'none', instance: row.name });
+        if (s) row.silenced = { id: s.id, reason: s.reason, until: s.until };
+      }
+    }
+    const rows = [...byKey.values()].sort((a, b) => rank(a) - rank(b) || numeric.compare(a.name, b.name) || a.project.localeCompare(b.project) || a.target.localeCompare(b.target));
+    return { at, rows, listed: listedAny };
+  }
+
+  private rowOfKey(rows: Map<string, FleetRow>, key: string): FleetRow | undefined {
+    const ref = instanceOfKey(this.opts.prefix, key);
+    return ref && rows.get(`${ref.target}|${ref.project}/${ref.instance}`);
+  }
+
+  private async keysOf(pattern: string): Promise<string[]> {
+    const out: string[] = [];
+    for await (const k of scanKeys(this.opts.redis, pattern, 2_000)) out.push(k);
+    return out;
+  }
+}
+
+function rowOf(ref: InstanceRef, tracked: TrackedStatus | undefined, object: Instance | undefined): FleetRow {
+  const statusCode = tracked?.status ?? object?.status_code ?? 0;
+  return {
+    key: `${ref.target}|${ref.project}/${ref.instance}`,
+    target: ref.target,
+    project: ref.project,
+    name: ref.instance,
+    ...(object ? { location: object.location || 'none', optIn: optedIn(object) } : {}),
+    statusCode,
+    status: textOf(statusCode),
+    ...(tracked ? { since: tracked.at, ...(tracked.intent ? { intent: tracked.intent } : {}) } : {}),
+    acting: false,
+    restarts: 0,
+  };
+}
+
+const flags: Record<string, (r: FleetRow) => boolean> = {
+  down: (r) => r.statusCode !== 103,
+  error: (r) => r.statusCode === 112,
+  quarantined: (r) => !!r.quarantined,
+  backoff: (r) => !!r.backoffUntil,
+  silenced: (r) => !!r.silenced,
+  acting: (r) => r.acting,
+};
+
+/** What the filter language sees of a row: its fields as strings, plus `status`, `location` and `config` as the daemon names them. */
+function filterObject(r: FleetRow): Record<string, unknown> {
+  return { name: r.name, project: r.project, target: r.target, location: r.location ?? '', status: r.status, status_code: String(r.statusCode), opt_in: String(!!r.optIn), quarantined: String(!!r.quarantined), backoff: String(!!r.backoffUntil), silenced: String(!!r.silenced), acting: String(r.acting), restarts: String(r.restarts) };
+}
+
+/**
+ * Applies a query to a snapshot. A filter that does not parse throws the parser's
+ * FilterSyntaxError (the route answers 400 with its message).
+ */
+export function pageOf(snap: FleetSnapshot, q: FleetQuery): FleetPage {
+  const match = q.filter?.trim() ? compileFilter(parseFilter(q.filter)) : undefined;
+  const flag = q.flag ? flags[q.flag] : undefined;
+  const status = q.status === 'down' ? flags.down : q.status ? (r: FleetRow) => r.status === q.status : undefined;
+  const rows = snap.rows.filter((r) => (!q.target || r.target === q.target) && (!q.project || r.project === q.project) && (!q.member || r.location === q.member) && (!status || status(r)) && (!flag || flag(r)) && (!match || match(filterObject(r))));
+  const counts: Record<string, number> = { total: snap.rows.length };
+  for (const [name, f] of Object.entries(flags)) counts[name] = snap.rows.filter(f).length;
+  const byStatus: Record<string, number> = {};
+  for (const r of snap.rows) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+  const limit = Math.min(500, Math.max(1, q.limit ?? 50));
+  const offset = Math.max(0, Math.min(q.offset ?? 0, Math.max(0, rows.length - 1)));
+  const distinct = (f: (r: FleetRow) => string | undefined) => [...new Set(snap.rows.map(f).filter((x): x is string => !!x))].sort(numeric.compare);
+  return { at: snap.at, total: snap.rows.length, matched: rows.length, offset, rows: rows.slice(offset, offset + limit), counts, byStatus, targets: distinct((r) => r.target), projects: distinct((r) => r.project), members: distinct((r) => r.location), listed: snap.listed };
+}
