@@ -16,6 +16,7 @@ import { EventSubscriber } from '../events/event-subscriber.js';
 import { SubscriberLease } from '../events/subscriber-lease.js';
 import { LeaseSpread } from '../events/lease-spread.js';
 import { startHttpServer, type RunningHttpServer } from '../http/http-server.js';
+import { inboundSecrets } from '../http/inbound-webhooks.js';
 import { readinessChecks, type TargetReader } from '../http/readiness.js';
 import { Metrics } from '../metrics/metrics.js';
 import { keySpace } from '../redis/key-space.js';
@@ -119,6 +120,8 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   // Fail fast, before anything holds a lease or queues an event: a worker with no rule, or a
   // target that does not answer, is an error at start-up, not a process that says it is running.
   const loaded = config.role !== 'subscriber' ? await loadRulesOrFail(config, logger) : undefined;
+  // Read now: a missing inbound secret fails the start, not the first webhook.
+  const inbound = inboundSecrets(config.inbound);
   await reachTargets(configured, config.waitForTarget, logger);
   const redis = await connectRedis(config.redisUrl, { logger });
   // Keys of the layout before hash tags would be left behind, with their queued events and audit chain.
@@ -308,6 +311,10 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
           logger,
           readiness: readinessChecks({ redis, readers, workers }),
           allowedHosts: config.httpAllowedHosts,
+          // Every role serves it: any replica behind the address Alertmanager posts to queues the alerts.
+          inbound: inbound.alertmanagerToken || inbound.webhookSecrets
+            ? { ...inbound, queue: eventsQueue, redis, rejectedKey: keys.rejected, audit, logger, maxBodyBytes: config.inbound?.maxBodyBytes, toleranceSec: config.inbound?.toleranceSec, mapping: { defaultTarget: configured[0]!.id, targets: new Map(configured.flatMap((t) => [[t.name, t.id], [t.id, t.id]] as [string, string][])), instanceLabels: config.inbound?.instanceLabels, projectLabel: config.inbound?.projectLabel, targetLabel: config.inbound?.targetLabel } }
+            : undefined,
           dashboard: config.dashboardToken ? { token: config.dashboardToken, writeToken: config.dashboardWriteToken, queues: [eventsQueue, actionsQueue], audit, silences: new Silences(redis, keys.silences, audit), alerts: alertsView, target: configured.map((t) => t.id).join(', '), console: { redis, keys, prefix: config.prefix, tracker, targets: configured.map((t) => ({ id: t.id, name: t.name, client: clientFor(t.id) })), actionsQueue } } : undefined,
         }).catch((err: Error) => {
           // Metrics and health are for watching the automation, which keeps running without them.

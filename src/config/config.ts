@@ -53,6 +53,36 @@ export type TargetEntry = z.infer<typeof targetEntrySchema>;
 /** The single-target fields, which `targets` replaces. */
 export const singleTargetFields = ['target', 'remote', 'clientCert', 'clientKey', 'serverCert', 'serverFingerprint'] as const;
 
+/** A secret named, never written: an environment variable or a file holding it. */
+const secretRef = { env: z.string().min(1).optional(), file: z.string().min(1).optional() };
+
+/**
+ * Inbound alerts (docs/events.md, Inbound alerts): `POST /hooks/alertmanager` and `POST /hooks/webhook`
+ * on the HTTP server. An endpoint is enabled only with its secret.
+ */
+export const inboundSchema = z
+  .strictObject({
+    /** Alertmanager's token, sent as `Authorization: Bearer <token>` (http_config.authorization) or as the basic-auth password: `tokenEnv` or `tokenFile`. */
+    alertmanager: z.strictObject({ tokenEnv: secretRef.env, tokenFile: secretRef.file }).optional(),
+    /** The generic webhook's Standard Webhooks secret(s) (`whsec_<base64>`), by `secretEnv` or `secretFile`; several while rotating. */
+    webhook: z.strictObject({ secretEnv: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(), secretFile: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional() }).optional(),
+    /** Labels tried in order for the instance an alert names. Default lxd_instance, instance, name. */
+    instanceLabels: z.array(z.string().min(1)).min(1).optional(),
+    /** Label naming the project. Default project (absent: default). */
+    projectLabel: z.string().min(1).optional(),
+    /** Label naming the target (a configured target's name). Default lxd_target (absent: the first target). */
+    targetLabel: z.string().min(1).optional(),
+    /** Largest body accepted, in bytes (413 above). Default 1 048 576. */
+    maxBodyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
+    /** How far a signed webhook's timestamp may be from the clock, in seconds (replays). Default 300. */
+    toleranceSec: z.number().int().min(1).max(3600).optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (c.alertmanager && (c.alertmanager.tokenEnv === undefined) === (c.alertmanager.tokenFile === undefined)) ctx.addIssue({ code: 'custom', path: ['alertmanager'], message: 'give exactly one of tokenEnv and tokenFile' });
+    if (c.webhook && (c.webhook.secretEnv === undefined) === (c.webhook.secretFile === undefined)) ctx.addIssue({ code: 'custom', path: ['webhook'], message: 'give exactly one of secretEnv and secretFile' });
+  });
+export type InboundConfig = z.infer<typeof inboundSchema>;
+
 /** The effective configuration of `reflex run`. Each field documents its default. */
 export const configSchema = z.strictObject({
   /**
@@ -136,6 +166,12 @@ export const configSchema = z.strictObject({
    * written: `urlEnv`/`urlFile`, `secretEnv`/`secretFile`. Default: no notifications.
    */
   notifications: notificationSettingsSchema.optional(),
+  /**
+   * Inbound alerts: Alertmanager (`POST /hooks/alertmanager`) and a generic signed webhook
+   * (`POST /hooks/webhook`) become `alert` events for the rules (docs/events.md). Secrets are named,
+   * never written: `alertmanager.tokenEnv`/`tokenFile`, `webhook.secretEnv`/`secretFile`. Default: both endpoints off.
+   */
+  inbound: inboundSchema.optional(),
 }).superRefine((c, ctx) => {
   if (c.dashboardWriteToken !== undefined && c.dashboardToken === undefined) ctx.addIssue({ code: 'custom', path: ['dashboardWriteToken'], message: 'needs dashboardToken too (the write token only adds writes to a dashboard that is enabled)' });
   if (c.dashboardWriteToken !== undefined && c.dashboardWriteToken === c.dashboardToken) ctx.addIssue({ code: 'custom', path: ['dashboardWriteToken'], message: 'must differ from dashboardToken' });

@@ -79,10 +79,39 @@ export const ruleEventSchema = z.object({
   chain: z.array(z.string()).min(1),
 });
 
-export const canonicalEventSchema = z.discriminatedUnion('kind', [instanceStatusEventSchema, operationStatusEventSchema, lifecycleEventSchema, ruleEventSchema]);
+/**
+ * An alert received from outside (an Alertmanager webhook, or a generic signed webhook): one alert
+ * of the payload, firing or resolved. Not a state transition: it goes through the rules (and the
+ * archive and audit) like any event, with the instance it names read fresh. Its id is a hash of
+ * source, target, fingerprint, status and startsAt, so a redelivered webhook is one event.
+ */
+export const alertEventSchema = z.object({
+  kind: z.literal('alert'),
+  ...common,
+  /** Which endpoint received it. */
+  source: z.enum(['alertmanager', 'webhook']),
+  /** The `alertname` label. */
+  alertname: z.string(),
+  status: z.enum(['firing', 'resolved']),
+  labels: z.record(z.string(), z.string()),
+  annotations: z.record(z.string(), z.string()),
+  /** When the alert started (ISO 8601, as the sender gave it). */
+  startsAt: z.string(),
+  /** When it ended (resolved), or will be considered ended (firing); absent when the sender gave none. */
+  endsAt: z.string().optional(),
+  /** The sender's identity of the alert (Alertmanager: a hash of its labels). */
+  fingerprint: z.string(),
+  /** The instance a label names (see docs/events.md, Inbound alerts); absent when none does. */
+  instance: z.string().optional(),
+  /** Link back to the source of the alert (Prometheus' expression browser), when given. */
+  generatorURL: z.string().optional(),
+});
+
+export const canonicalEventSchema = z.discriminatedUnion('kind', [instanceStatusEventSchema, operationStatusEventSchema, lifecycleEventSchema, ruleEventSchema, alertEventSchema]);
 export type CanonicalEvent = z.infer<typeof canonicalEventSchema>;
 export type InstanceStatusEvent = z.infer<typeof instanceStatusEventSchema>;
 export type OperationStatusEvent = z.infer<typeof operationStatusEventSchema>;
 export type LifecycleEvent = z.infer<typeof lifecycleEventSchema>;
 export type RuleEvent = z.infer<typeof ruleEventSchema>;
+export type AlertEvent = z.infer<typeof alertEventSchema>;
 export type EventKind = CanonicalEvent['kind'];

@@ -14,6 +14,7 @@ import { eventItemSchema, type EventItem } from '../events/event-job.js';
 import { decodeFrame } from '../events/frame.js';
 import { causedBy, evacuationIntent, type OwnOperations } from '../events/intent.js';
 import { normalizeFrame } from '../events/normalize.js';
+import { keepRejected } from '../events/rejected-events.js';
 import type { StateTracker } from '../events/state-tracker.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { InstanceAlerts, RuleResponse } from '../notify/instance-alerts.js';
@@ -340,8 +341,7 @@ export class EventProcessor {
     const target = p.item?.target ?? (typeof (p.raw as { target?: unknown })?.target === 'string' ? (p.raw as { target: string }).target : 'unknown');
     const raw = p.item?.kind === 'frame' ? p.item.raw : safeJson(p.raw);
     const receivedAt = p.item?.receivedAt ?? Date.now();
-    await redis.xadd(keys.rejected, 'MAXLEN', '~', '100000', '*', 'target', target, 'reason', reason, 'raw', raw);
-    await audit.append({ type: 'rejected', correlationId: `rejected:${p.hash}`, target, summary: `malformed event rejected: ${reason}`, receivedAt }, { once: `rejected:${p.hash}` });
+    await keepRejected(redis, keys.rejected, audit, { target, reason, raw, hash: p.hash, receivedAt });
     logger.warn({ reason }, 'malformed event rejected and kept for inspection');
   }
 }
@@ -377,5 +377,6 @@ function describe(e: CanonicalEvent): string {
   }
   if (e.kind === 'lifecycle') return `${e.action} ${e.source}`;
   if (e.kind === 'rule.event') return `${e.instance}: follow-up event ${e.name} from rule ${e.rule} (hop ${e.chain.length}, after incident ${e.causedBy})`;
+  if (e.kind === 'alert') return `${e.instance ?? '(no instance)'}: alert ${e.alertname} ${e.status} (from ${e.source}, fingerprint ${e.fingerprint}, since ${e.startsAt})`;
   return `operation ${e.operationId} → ${e.to}`;
 }

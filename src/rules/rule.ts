@@ -40,6 +40,12 @@ export interface Trigger {
   action?: string[];
   /** Names of follow-up events accepted (rule.event), as given to the `emit` action. */
   name?: string[];
+  /** Alert names accepted (alert: the `alertname` label), e.g. `['HighMemory']`. */
+  alertname?: string[];
+  /** Alert statuses accepted (alert). Default both: a resolved alert is an event too. */
+  status?: ('firing' | 'resolved')[];
+  /** Labels the alert must carry, each with exactly this value (alert); for patterns use `when`. */
+  labels?: Record<string, string>;
 }
 
 /** One action a rule takes, looked up by name in the actions registry. */
@@ -119,11 +125,14 @@ export interface Rule extends RuleDefinition {
 }
 
 const triggerSchema = z.strictObject({
-  kind: z.enum(['instance.status', 'operation.status', 'lifecycle', 'rule.event']),
+  kind: z.enum(['instance.status', 'operation.status', 'lifecycle', 'rule.event', 'alert']),
   to: z.array(z.number().int().min(100).max(599)).optional(),
   intent: z.array(intentSchema).optional(),
   action: z.array(z.string()).optional(),
   name: z.array(z.string()).optional(),
+  alertname: z.array(z.string()).optional(),
+  status: z.array(z.enum(['firing', 'resolved'])).optional(),
+  labels: z.record(z.string(), z.string()).optional(),
 });
 
 const ruleSchema = z.strictObject({
