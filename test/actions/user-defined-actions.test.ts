@@ -70,6 +70,13 @@ describe('user-defined actions', () => {
     expect(loaded.actions.userDefined().map((a) => a.name)).toEqual(['label-instance']);
   });
 
+  it('are listed by reflex rules list', async () => {
+    const { reflexInProcess } = await import('../cli/in-process.js');
+    const json = await reflexInProcess(['rules', 'list', '--json', dir]);
+    expect(JSON.parse(json.stdout).actions).toEqual([{ name: 'label-instance', describe: 'label the instance', touchesInstance: true, restarts: false }]);
+    expect((await reflexInProcess(['rules', 'list', dir])).stdout).toContain('action label-instance: label the instance\n');
+  });
+
   it('run under the instance lock with their params parsed, and are audited', async () => {
     const seen: { params: unknown; locked: number }[] = [];
     hooks.reflexTestHook = async (ctx) => {

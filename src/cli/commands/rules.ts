@@ -55,18 +55,19 @@ export function registerRules(program: Command): void {
     .command('list')
     .description('list the rules that load (triggers and actions), the schedules (timing and tasks) and the notification receivers (names and kinds)')
     .argument('[dir]', 'rules folder (default: --rules, REFLEX_RULES or the config file\'s rulesDir)')
-    .option('--json', 'one JSON document: { rules: [{ name, enabled, dryRun, triggers, actions }], schedules: [{ name, enabled, dryRun, every, cron, tz, tasks }], receivers: [{ name, kind }], skipped }')
+    .option('--json', 'one JSON document: { rules: [{ name, enabled, dryRun, triggers, actions }], schedules: [{ name, enabled, dryRun, every, cron, tz, tasks }], receivers: [{ name, kind }], actions: [{ name, describe, touchesInstance, restarts }] (the folder\'s own, defineAction), skipped }')
     .action(async (dir: string | undefined, opts: { json?: boolean }) => {
       const config = resolveConfig({});
       const folder = dir ?? config.rulesDir;
-      const { rules: loaded, errors, others } = await loadRules(folder);
+      const { rules: loaded, errors, others, actions } = await loadRules(folder);
+      const ownActions = actions.userDefined().map((a) => ({ name: a.name, describe: a.describe, touchesInstance: a.touchesInstance !== false, restarts: a.restarts === true }));
       const { schedules } = await loadSchedules(folder);
       const notify = chooseNotifyConfig({ config: config.notifications, rulesFolder: others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined });
       const receivers = (notify?.settings.receivers ?? []).map((r) => ({ name: r.name, kind: r.kind }));
       const scheduleRows = schedules.map((s) => ({ name: s.name, description: s.description, enabled: s.enabled, dryRun: s.dryRun, every: s.definition.every, cron: s.cron, tz: s.tz, tasks: s.tasks.map((t) => t.task) }));
       if (opts.json) {
         const list = loaded.map((r) => ({ name: r.name, description: r.description, enabled: r.enabled !== false, dryRun: Boolean(r.dryRun), triggers: r.triggers, actions: r.actions.map((a) => a.action) }));
-        printJson({ rules: list, schedules: scheduleRows, receivers, skipped: errors });
+        printJson({ rules: list, schedules: scheduleRows, receivers, actions: ownActions, skipped: errors });
         return;
       }
       for (const r of loaded) {
@@ -78,6 +79,7 @@ export function registerRules(program: Command): void {
         process.stdout.write(`schedule ${s.name}${s.enabled ? '' : ' (disabled)'}${s.dryRun ? ' (dry-run)' : ''}\n  when: ${when}\n  tasks: ${s.tasks.join(', ')}\n`);
       }
       for (const r of receivers) process.stdout.write(`receiver ${r.name} (${r.kind})\n`);
+      for (const a of ownActions) process.stdout.write(`action ${a.name}${a.touchesInstance ? '' : ' (does not touch the instance)'}: ${a.describe}\n`);
       for (const e of errors) process.stderr.write(`skipped ${e.file}: ${e.message}\n`);
     });
   rules
