@@ -310,7 +310,11 @@ export class ActionExecutor {
     } finally {
       const ended = final ?? op.value;
       const failed = ended.status_code !== 200;
-      await ownOperations.record(ref, op.id, { action: d.action, state: failed ? 'failed' : 'done', sentAt, createdAt, endedAt: daemonTime(ended.updated_at) ?? Date.now() });
+      // LXD 5.0.2 leaves updated_at at the creation time when an operation ends (a forced restart:
+      // Success 0.7 s after its updated_at, and its instance-restarted event with it): the end is at
+      // least the time waited, counted on the daemon's clock from its created_at.
+      const waited = createdAt + (Date.now() - sentAt);
+      await ownOperations.record(ref, op.id, { action: d.action, state: failed ? 'failed' : 'done', sentAt, createdAt, endedAt: Math.max(daemonTime(ended.updated_at) ?? waited, waited) });
     }
     return op;
   }

@@ -1,0 +1,100 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
+import { parseConfig } from '../../src/config/config.js';
+import { waitForAudit } from '../support/audit-trail.js';
+import { deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, lxdSocketPath } from '../support/lxd-bed.js';
+import { redisUrl, uniquePrefix } from '../support/redis.js';
+
+/**
+ * The exec action on the real daemon: a health check run when an operator starts an instance
+ * (busybox: `sh -c 'echo out; echo err >&2; exit 3'`) fails, and the rule's onFailure branch
+ * force-restarts the instance; a command that outlives its timeout is killed on the daemon.
+ */
+const rules = {
+  'check.ts': `import { StatusCode, defineRule } from 'reflex-lxd';
+export default [
+  defineRule({
+    name: 'check-after-start',
+    on: { kind: 'instance.status', to: [StatusCode.Running], intent: ['requested'] },
+    scope: { filter: 'config.user.reflex.exec-test eq fail' },
+    actions: [{ action: 'exec', params: { command: ['sh', '-c', 'echo out; echo err >&2; exit 3'], timeout: '10s' }, onFailure: [{ action: 'restart', params: { force: true } }] }],
+  }),
+  defineRule({
+    name: 'slow-check',
+    on: { kind: 'instance.status', to: [StatusCode.Running], intent: ['requested'] },
+    scope: { filter: 'config.user.reflex.exec-test eq slow' },
+    actions: [{ action: 'exec', params: { command: ['sleep', '30'], timeout: '1s' } }],
+  }),
+  defineRule({
+    name: 'on-exec',
+    on: { kind: 'lifecycle', action: ['instance-exec'] },
+    scope: { filter: 'config.user.reflex.exec-test eq fail' },
+    actions: [{ action: 'exec', params: { command: ['true'] } }],
+  }),
+];
+`,
+};
+
+await describeLxd('the exec action on real LXD', () => {
+  const prefix = uniquePrefix('exec-lxd');
+  const instances: string[] = [];
+  let reflex: ReflexHandle;
+
+  beforeAll(async () => {
+    mkdirSync(resolve('.tmp'), { recursive: true });
+    const rulesDir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
+    for (const [file, source] of Object.entries(rules)) writeFileSync(join(rulesDir, file), source);
+    reflex = await startReflex(parseConfig({ target: `unix://${lxdSocketPath()}`, redisUrl: redisUrl(), rulesDir, prefix, resyncIntervalMs: 0, actionAttempts: 3, logLevel: 'silent', httpPort: 0 }), pino({ level: 'silent' }));
+    const until = Date.now() + 15_000;
+    while (reflex.subscriber?.connected !== true && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  }, 30_000);
+
+  afterAll(async () => {
+    await reflex?.stop();
+    for (const name of instances) await deleteTestInstance(name);
+  });
+
+  it('a failing check records exit code 3, "out", "err" and the duration, then its onFailure branch restarts the instance; its own exec triggers no rule', async () => {
+    const name = await launchTestInstance({ config: { 'user.reflex.exec-test': 'fail' } });
+    instances.push(name);
+    const pidBefore = (await instanceStatus(name)).pid;
+    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome' && String(r.summary).startsWith('restart')), 45_000);
+    const exec = trail.find((r) => r.type === 'call' && r.action === 'exec' && r.exitCode !== undefined)!;
+    expect(exec).toMatchObject({ command: ['sh', '-c', 'echo out; echo err >&2; exit 3'], exitCode: 3, stdout: 'out\n', stderr: 'err\n', timedOut: false });
+    expect(exec.durationMs).toBeGreaterThan(0);
+    expect(trail.find((r) => r.type === 'outcome' && r.code === 'EXEC_FAILED')!.summary).toMatch(/exited with 3 \(expected 0\); running its onFailure branch \(restart\)$/);
+    expect(trail.find((r) => r.type === 'outcome' && String(r.summary).startsWith('restart'))).toMatchObject({ result: 'done' });
+    expect(trail.filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
+    const after = await instanceStatus(name);
+    expect(after.status).toBe('Running');
+    expect(after.pid).not.toBe(pidBefore);
+    // Reflex's exec sent an instance-exec event; no rule answered it (the restart, Reflex's own, neither).
+    await new Promise((r) => setTimeout(r, 2_000));
+    const final = await waitForAudit(redisUrl(), prefix, name, () => true);
+    expect(final.some((r) => r.type === 'event' && String(r.summary).startsWith('instance-exec'))).toBe(true);
+    expect(final.filter((r) => r.type === 'decision' && r.rule === 'on-exec')).toEqual([]);
+    expect(final.filter((r) => r.type === 'call' && r.action === 'exec' && r.exitCode !== undefined)).toHaveLength(1);
+  }, 90_000);
+
+  it('an operator\'s exec does trigger the lifecycle rule', async () => {
+    const name = instances[0]!;
+    await lxc(['exec', name, '--', 'true']);
+    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'decision' && r.rule === 'on-exec'), 20_000);
+    expect(trail.find((r) => r.type === 'decision' && r.rule === 'on-exec')).toMatchObject({ matched: true });
+  }, 30_000);
+
+  it('a command that outlives its timeout is killed on the daemon and recorded as timed out', async () => {
+    const name = await launchTestInstance({ config: { 'user.reflex.exec-test': 'slow' } });
+    instances.push(name);
+    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'give-up'), 45_000);
+    const exec = trail.find((r) => r.type === 'call' && r.action === 'exec' && r.timedOut !== undefined)!;
+    expect(exec).toMatchObject({ command: ['sleep', '30'], timedOut: true, exitCode: 137 });
+    expect(exec.durationMs).toBeLessThan(10_000);
+    expect(trail.find((r) => r.type === 'outcome' && r.result === 'failed')).toMatchObject({ code: 'EXEC_TIMEOUT' });
+    const ps = await lxc(['exec', name, '--', 'ps']);
+    expect(ps).not.toMatch(/sleep 30/);
+  }, 90_000);
+});
