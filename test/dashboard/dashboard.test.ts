@@ -59,9 +59,9 @@ describe('dashboard (headless Chromium against a running Reflex)', () => {
     expect((await fetch(`${bed.url}/metrics`)).status).toBe(200);
   });
 
-  it('shows the remediation in the audit trail of the crashed instance, and the current silences', async () => {
+  it('shows the remediation in the audit trail of the crashed instance, and the current silences (the audit table, /dashboard/audit)', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const res = await page.goto(`${bed.url}/dashboard?token=${token}`);
+    const res = await page.goto(`${bed.url}/dashboard/audit?token=${token}`);
     expect(res?.status()).toBe(200);
     // The token leaves the address bar: it was traded for a cookie.
     expect(new URL(page.url()).search).toBe('');

@@ -40,7 +40,7 @@ ol.incidents{list-style:none;margin:0;padding:0} ol.incidents li{border-bottom:1
 .story{margin:.1rem 0;overflow-wrap:anywhere}
 .kind{font-weight:600;white-space:nowrap}
 .plots{display:grid;gap:.8rem;grid-template-columns:repeat(auto-fit,minmax(280px,1fr))} .plots figure{margin:0} .plots figure:first-child{grid-column:1/-1}
-td{overflow-wrap:anywhere} td[data-label=opt-in],td[data-label=actions]{white-space:nowrap}
+td{overflow-wrap:anywhere} td[data-label=opt-in],td[data-label=actions],td[data-label=type]{white-space:nowrap;overflow-wrap:normal}
 svg{width:100%;height:auto;font:11px system-ui,sans-serif} svg .i{fill:#c0392b} svg .r{fill:#2e7d4f} svg .h{fill:#1d4f91} svg text{fill:#333} svg line{stroke:#aab}
 output{display:block;min-height:1.2em;margin-top:.3rem}
 @media(max-width:760px){

@@ -1,0 +1,213 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
+import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
+import { parseConfig } from '../../src/config/config.js';
+import { durationText } from '../../src/http/console/incident-story.js';
+import type { RedisConnection } from '../../src/redis/connect.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { freePort, optIn, waitForMetric } from '../metrics/observability-bed.js';
+import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+
+const chromiumPath = process.env.REFLEX_CHROMIUM ?? '/usr/bin/chromium';
+const readToken = `console-read-${Math.random().toString(36).slice(2)}`;
+const writeToken = `console-write-${Math.random().toString(36).slice(2)}`;
+const shots = 'docs/screenshots';
+
+/** Polls `read` until `done` holds; the timeout is the test's, not a design figure. */
+async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let v = await read();
+  while (!done(v)) {
+    if (Date.now() > end) throw new Error(`${what}: not reached after ${timeoutMs} ms (last: ${JSON.stringify(v)?.slice(0, 500)})`);
+    await new Promise((r) => setTimeout(r, 50));
+    v = await read();
+  }
+  return v;
+}
+
+describe('operator console (headless Chromium against a running Reflex on the simulator)', () => {
+  let sim: RunningSimulator;
+  let reflex: ReflexHandle;
+  let url: string;
+  let browser: Browser;
+  let page: Page;
+  let redis: RedisConnection;
+  let audit: AuditLog;
+  let prefix: string;
+  const records = async (instance?: string): Promise<StoredAuditRecord[]> => audit.read(instance ? { instance } : {});
+
+  beforeAll(async () => {
+    if (!existsSync(chromiumPath)) throw new Error(`no Chromium at ${chromiumPath}: apt-get install chromium (CI does), or set REFLEX_CHROMIUM`);
+    // A start that takes 1.5 s, as a real one takes seconds: the crash is on screen long enough to be seen.
+    sim = await startSimulator({ instances: 0, timings: { startMs: 1_500, stopMs: 200, stopHookMs: 200, crashLoopUptimeMs: 300 } });
+    for (const name of ['web-1', 'web-2', 'web-3', 'db-1']) sim.controls.addInstance({ name, config: optIn });
+    sim.controls.addInstance({ name: 'batch-1', config: {} });
+    prefix = uniquePrefix('console');
+    reflex = await startReflex(parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl(), rulesDir: 'rules', prefix, resyncIntervalMs: 0, resyncGraceMs: 100, leaseTtlMs: 600, logLevel: 'silent', httpPort: await freePort(), dashboardToken: readToken, dashboardWriteToken: writeToken }), pino({ level: 'silent' }));
+    url = reflex.http!.url;
+    redis = redisClient();
+    audit = new AuditLog(redis, keySpace(prefix).audit);
+    await waitForMetric(url, 'reflex_stream_connected', { target: reflex.target }, (v) => v === 1);
+    await waitForMetric(url, 'reflex_gaps_resynced_total', {}, (v) => v >= 1);
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${url}/dashboard?token=${readToken}`);
+    await page.waitForSelector('body[data-rendered=fleet]');
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    mkdirSync(shots, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await reflex?.stop();
+    await sim?.stop();
+    redis?.disconnect();
+  });
+
+  const rowStatus = (name: string) => page.locator(`#fleet-table tr[data-key$="/${name}"]`).getAttribute('data-status', { timeout: 5_000 });
+
+  it('lists every instance with its status as text and the counts, and keeps bull-board and the audit table one link away', async () => {
+    await until(() => page.locator('#fleet-table tbody tr').count(), (n) => n === 5, 'five rows');
+    expect(await page.locator('#counts').innerText()).toMatch(/5\s*instances/);
+    expect(await rowStatus('batch-1')).toBe('Running');
+    expect(await page.locator('#fleet-table tr[data-key$="/batch-1"]').innerText()).toMatch(/▶ Running[\s\S]*✘ no/);
+    expect(await page.locator('header nav a[href="/dashboard/queues"]').count()).toBe(1);
+    expect((await page.request.get(`${url}/dashboard/audit`)).status()).toBe(200);
+  });
+
+  it('shows a crash within 2 s of the event and the instance back to Running once Reflex heals it, without a reload', async () => {
+    await page.evaluate(() => {
+      const w = window as unknown as { __seen: { status: string; t: number }[]; __sameDocument: boolean };
+      w.__sameDocument = true;
+      w.__seen = [];
+      setInterval(() => {
+        const s = document.querySelector('#fleet-table tr[data-key$="/web-1"]')?.getAttribute('data-status');
+        if (s && s !== w.__seen.at(-1)?.status) w.__seen.push({ status: s, t: Date.now() });
+      }, 20);
+    });
+    const crashedAt = Date.now();
+    sim.controls.crash('web-1');
+    const seen = await until(() => page.evaluate(() => (window as unknown as { __seen: { status: string; t: number }[] }).__seen), (s) => s.some((x) => x.status === 'Stopped') && s.at(-1)?.status === 'Running', 'web-1 crashed and healed on screen');
+    const stopped = seen.find((x) => x.status === 'Stopped')!;
+    expect(stopped.t - crashedAt).toBeLessThan(2_000);
+    expect(seen.findIndex((x) => x.status === 'Running' && x.t > stopped.t)).toBeGreaterThan(seen.indexOf(stopped));
+    expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+    await page.screenshot({ path: `${shots}/console-fleet.png`, fullPage: true });
+  });
+
+  it("tells an incident's story on one line, matching the audit records of its correlation id shown on click", async () => {
+    const item = page.locator('li.incident[data-instance="web-1"]').filter({ hasText: 'healed' }).first();
+    await item.waitFor({ timeout: 15_000 });
+    const correlationId = (await item.getAttribute('data-correlation'))!;
+    const story = await item.locator('.story').innerText();
+    const trail = (await records('web-1')).filter((r) => r.correlationId === correlationId);
+    const event = trail.find((r) => r.type === 'event') as StoredAuditRecord & { event: { timestamp: string } };
+    const decision = trail.find((r) => r.type === 'decision' && (r as { matched?: boolean }).matched)!;
+    const call = trail.find((r) => r.type === 'call')!;
+    const outcome = trail.filter((r) => r.type === 'outcome').at(-1)!;
+    const t0 = Date.parse(event.event.timestamp);
+    const after = (r: StoredAuditRecord) => `+${durationText(Date.parse(r.at) - t0)}`;
+    expect(story).toBe(`default/web-1 crashed → detected ${after(event)} → decided ${decision.rule}: ${decision.summary} ${after(decision)} → acted: ${call.summary} ${after(call)} → done: ${outcome.summary} ${after(outcome)}`);
+
+    await item.getByRole('button', { name: 'Audit trail' }).click();
+    await item.locator('.trail tbody tr').first().waitFor();
+    expect(await item.getByRole('button', { name: 'Audit trail' }).getAttribute('aria-expanded')).toBe('true');
+    const shown = await item.locator('.trail tbody tr td[data-label=summary]').allInnerTexts();
+    expect(shown).toEqual(trail.map((r) => r.summary));
+    await page.locator('#incidents').screenshot({ path: `${shots}/console-incident.png` });
+    await page.locator('#plots').scrollIntoViewIfNeeded();
+    expect(await page.locator('#plot-area svg').count()).toBe(3);
+    expect(await page.locator('#plot-area').innerText()).toMatch(/1 incident\(s\), 1 remediation\(s\)/);
+    await page.locator('#plots').screenshot({ path: `${shots}/console-plots.png` });
+  });
+
+  it("refuses a write without the write token (and the console's own form says so), and records nothing", async () => {
+    const before = (await records()).length;
+    const statuses = await page.evaluate(async () => {
+      const body = JSON.stringify({ target: 'x', project: 'default', instance: 'web-3' });
+      const plain = await fetch('/dashboard/console/heal', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+      return plain.status;
+    });
+    expect(statuses).toBe(403);
+    const withRead = await page.evaluate(async (t) => (await fetch('/dashboard/console/silences', { method: 'POST', headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ scope: { instance: 'web-3' }, duration: '1h', reason: 'r' }) })).status, readToken);
+    expect(withRead).toBe(403);
+    const crossSite = await fetch(`${url}/dashboard/console/quarantine/release`, { method: 'POST', headers: { authorization: `Bearer ${writeToken}`, origin: 'http://evil.example', 'content-type': 'application/json' }, body: JSON.stringify({ target: reflex.target, project: 'default', instance: 'web-3' }) });
+    expect(crossSite.status).toBe(403);
+    await page.fill('#write-token', 'not-the-write-token-at-all');
+    await page.locator('#fleet-table tr[data-key$="/web-3"] button[data-act=silence]').click();
+    await page.fill('#silence-form [name=duration]', '10m');
+    await page.fill('#silence-form [name=reason]', 'should be refused');
+    await page.locator('#silence-form button[type=submit]').click();
+    await page.locator('#action-result', { hasText: 'refused (403)' }).waitFor();
+    expect((await records()).length).toBe(before);
+  });
+
+  it('adds a silence from the console that suppresses the next crash’s remediation, audited with the console as origin and who did it', async () => {
+    await page.fill('#write-token', writeToken);
+    await page.fill('#actor', 'alice');
+    await page.locator('#fleet-table tr[data-key$="/web-2"] button[data-act=silence]').click();
+    await page.fill('#silence-form [name=duration]', '30m');
+    await page.fill('#silence-form [name=reason]', 'disk replacement on web-2');
+    await page.locator('#silence-form button[type=submit]').click();
+    await page.locator('#action-result', { hasText: 'done' }).waitFor();
+    const added = (await records()).find((r) => r.type === 'silence' && r.summary.includes('disk replacement'))!;
+    expect(added).toMatchObject({ origin: 'console' });
+    expect(added.summary).toMatch(/added from the console by alice/);
+    await page.locator('#fleet-table tr[data-key$="/web-2"] .flag.silenced').waitFor();
+
+    sim.controls.crash('web-2');
+    const trail = await until(() => records('web-2'), (rs) => rs.some((r) => r.type === 'decision' && r.summary.startsWith('suppressed by silence')), 'the suppressed decision');
+    const incident = trail.find((r) => r.type === 'decision' && r.summary.startsWith('suppressed by silence'))!.correlationId;
+    expect(trail.filter((r) => r.correlationId === incident).map((r) => r.type)).not.toContain('action');
+    await until(() => rowStatus('web-2'), (s) => s === 'Stopped', 'web-2 shown Stopped');
+    expect(await page.locator('#silence-list').innerText()).toMatch(/disk replacement on web-2[\s\S]*by alice \(console\)/);
+  });
+
+  it('heals an instance and releases a quarantine from the console, through the same executor and audit as the CLI', async () => {
+    await page.locator('#fleet-table tr[data-key$="/web-2"] button[data-act=heal]').click();
+    await until(() => rowStatus('web-2'), (s) => s === 'Running', 'web-2 healed from the console');
+    const heal = (await records('web-2')).find((r) => r.rule === 'heal' && r.type === 'decision')!;
+    expect(heal).toMatchObject({ origin: 'console', actor: 'alice' });
+    const healed = (await records('web-2')).filter((r) => r.correlationId === heal.correlationId);
+    expect(healed.find((r) => r.type === 'outcome')).toMatchObject({ result: 'done' });
+
+    const keys = keySpace(prefix);
+    const ref = { target: reflex.target, project: 'default', instance: 'web-3' };
+    await redis.set(keys.quarantine(ref), String(Date.now()), 'PX', 600_000);
+    const row = page.locator('#fleet-table tr[data-key$="/web-3"]');
+    await row.locator('.flag.quarantined').waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: `${shots}/console-fleet-quarantine.png` });
+    await row.locator('button[data-act=release]').click();
+    await page.locator('#action-result', { hasText: 'released' }).waitFor();
+    expect(await redis.exists(keys.quarantine(ref))).toBe(0);
+    expect((await records('web-3')).find((r) => r.rule === 'quarantine-release')).toMatchObject({ origin: 'console', actor: 'alice' });
+    await until(() => row.locator('.flag.quarantined').count(), (n) => n === 0, 'quarantine flag gone');
+  });
+
+  it('filters the fleet with the filter language and reads at a phone’s width', async () => {
+    await page.fill('#filters [name=filter]', 'name eq web-.* and opt_in eq true');
+    await page.locator('#filters button[type=submit]').click();
+    await until(() => page.locator('#fleet-table tbody tr').count(), (n) => n === 3, 'three web rows');
+    await page.fill('#filters [name=filter]', 'name eq');
+    await page.locator('#filters button[type=submit]').click();
+    await page.locator('#fleet-table', { hasText: 'filter:' }).waitFor();
+    await page.fill('#filters [name=filter]', '');
+    await page.locator('#filters button[type=submit]').click();
+    await until(() => page.locator('#fleet-table tbody tr').count(), (n) => n === 5, 'all rows again');
+
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true });
+    await phone.goto(`${url}/dashboard?token=${readToken}`);
+    await phone.waitForSelector('body[data-rendered=fleet]');
+    // No sideways scrolling: the tables became cards.
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await phone.screenshot({ path: `${shots}/console-phone.png` });
+    await phone.close();
+  });
+});
