@@ -9,7 +9,7 @@ import type { BenchResult, Figure } from './support.js';
  * disturb each other), and writes every figure with its same-run baseline to BENCHMARKS.md.
  * Goals are reported, never asserted: the exit status is non-zero only when a run broke.
  */
-const files = ['crash-to-running.ts', 'mass-failure.ts', 'event-latency.ts', 'storm.ts', 'storm-replicas.ts', 'redis-cluster.ts', 'ten-thousand-instances.ts'];
+const files = ['crash-to-running.ts', 'mass-failure.ts', 'event-latency.ts', 'storm.ts', 'storm-replicas.ts', 'redis-cluster.ts', 'ten-thousand-instances.ts', 'console.ts'];
 const only = process.argv.slice(2);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const started = new Date();

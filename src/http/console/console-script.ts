@@ -13,7 +13,6 @@ const utc = (t) => t ? new Date(t).toISOString().replace('T', ' ').slice(5, 19) 
 const icons = { Running: '▶', Stopped: '■', Error: '✖', Frozen: '❄', Starting: '◔', Stopping: '◔' };
 const kinds = { crash: '⚠ crash', error: '✖ Error', 'failed-operation': '✖ failed operation', 'unknown-stop': '? unknown stop' };
 const state = { q: {}, flag: '', offset: 0, limit: 50, since: '24h', instance: '', page: null, targets: 1 };
-window.__consoleStart = performance.now();
 
 async function get(path) {
   const r = await fetch(api + path, { credentials: 'same-origin' });
@@ -81,7 +80,7 @@ async function loadFleet() {
   renderCounts(d);
   fillSelect('target', d.targets); fillSelect('project', d.projects); fillSelect('member', d.members);
   renderRows(d);
-  if (!window.__firstRender) { window.__firstRender = performance.now() - window.__consoleStart; document.body.dataset.rendered = 'fleet'; }
+  if (!window.__firstRender) { window.__firstRender = performance.now(); document.body.dataset.rendered = 'fleet'; }
 }
 
 function renderTrail(records) {

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { Queue } from 'bullmq';
+import { chromium, type Browser } from 'playwright-core';
+import { startReflex, type ReflexHandle } from '../src/app/start-reflex.js';
+import { parseConfig } from '../src/config/config.js';
+import { duplicateConnection } from '../src/redis/connect.js';
+import { keySpace } from '../src/redis/key-space.js';
+import { startSimulator, type RunningSimulator } from '../src/simulator/simulator.js';
+import { benchRedis, eventsIdle, rulesDir } from './stack.js';
+import { absoluteAtMost, median, progress, redisClient, runBench, silentLogger, until } from './support.js';
+
+/**
+ * The operator's console (/dashboard):
+ * - page weight (HTML with its inline JS and CSS), against the audit-table page it replaced as the
+ *   dashboard's home (/dashboard/audit), on the same Reflex;
+ * - time to first render of the fleet view in headless Chromium (navigation start to the first
+ *   page of rows drawn, data read from the console API) for a 10k-instance fleet on the simulator,
+ *   against the same for 10 instances.
+ */
+const bench = 'console';
+const instances = Number(process.env.BENCH_INSTANCES) || 10_000;
+const chromiumPath = process.env.REFLEX_CHROMIUM ?? '/usr/bin/chromium';
+const loads = 5;
+const token = `bench-console-${randomUUID()}`;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+interface Fleet {
+  sim: RunningSimulator;
+  reflex: ReflexHandle;
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function fleetOf(redisUrl: string, count: number): Promise<Fleet> {
+  const sim = await startSimulator({ instances: count });
+  const prefix = `bench-${randomUUID().slice(0, 8)}`;
+  const target = `unix://${sim.socketPath}`;
+  const reflex = await startReflex(parseConfig({ target, redisUrl, rulesDir, prefix, resyncIntervalMs: 0, logLevel: 'silent', httpPort: await freePort(), dashboardToken: token }), silentLogger);
+  const keys = keySpace(prefix);
+  const redis = redisClient(redisUrl);
+  const queue = new Queue(keys.eventsQueue, { connection: duplicateConnection(redis), prefix: keys.bullPrefix });
+  await until(`${count} instances tracked`, async () => (await redis.hlen(keys.state(target))) >= count, 180_000, 50);
+  await eventsIdle(queue, 120_000);
+  return {
+    sim,
+    reflex,
+    url: reflex.http!.url,
+    async stop() {
+      await queue.close();
+      redis.disconnect();
+      await reflex.stop();
+      await sim.stop();
+    },
+  };
+}
+
+/** Median over `loads` fresh loads of the time from navigation start to the fleet's first rows; and the rows drawn. */
+async function firstRender(browser: Browser, url: string): Promise<{ ms: number; rows: number }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const login = await context.newPage();
+  await login.goto(`${url}/dashboard/audit?token=${token}`);
+  await login.close();
+  const times: number[] = [];
+  let rows = 0;
+  for (let i = 0; i < loads; i++) {
+    const page = await context.newPage();
+    await page.goto(`${url}/dashboard`);
+    await page.waitForSelector('body[data-rendered=fleet]', { timeout: 60_000 });
+    times.push(await page.evaluate(() => (window as unknown as { __firstRender: number }).__firstRender));
+    rows = await page.locator('#fleet-table tbody tr').count();
+    await page.close();
+  }
+  await context.close();
+  return { ms: median(times), rows };
+}
+
+await runBench(bench, async () => {
+  const redis = await benchRedis();
+  const browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const fleets: Fleet[] = [];
+  try {
+    const small = await fleetOf(redis.url, 10);
+    fleets.push(small);
+    const auth = { authorization: `Bearer ${token}` };
+    const consoleHtml = await (await fetch(`${small.url}/dashboard`, { headers: auth })).text();
+    const auditHtml = await (await fetch(`${small.url}/dashboard/audit`, { headers: auth })).text();
+    const kb = (s: string) => Buffer.byteLength(s) / 1024;
+    progress(bench, `console page ${kb(consoleHtml).toFixed(1)} KB (${(gzipSync(consoleHtml).length / 1024).toFixed(1)} KB gzipped), audit-table page ${kb(auditHtml).toFixed(1)} KB`);
+    const smallRender = await firstRender(browser, small.url);
+    progress(bench, `first render, 10 instances: ${smallRender.ms.toFixed(0)} ms (${smallRender.rows} rows drawn)`);
+
+    const t = performance.now();
+    const big = await fleetOf(redis.url, instances);
+    fleets.push(big);
+    progress(bench, `${instances} instances tracked in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    const pageJson = await (await fetch(`${big.url}/dashboard/console/fleet`, { headers: auth })).text();
+    const bigRender = await firstRender(browser, big.url);
+    progress(bench, `first render, ${instances} instances: ${bigRender.ms.toFixed(0)} ms (${bigRender.rows} rows drawn); first fleet page ${kb(pageJson).toFixed(1)} KB of JSON`);
+
+    return {
+      bench,
+      figures: [
+        absoluteAtMost('console page weight (HTML + inline JS + CSS)', 'KB', kb(consoleHtml), 64, 'the audit-table page it replaced as the home (10 instances, no incident yet)', kb(auditHtml)),
+        absoluteAtMost(`console first render of a ${instances}-instance fleet, median of ${loads} loads`, 'ms', bigRender.ms, 2_000, 'the same for 10 instances', smallRender.ms),
+      ],
+      notes: [
+        `Page weight is the one HTML response of /dashboard (the script and styles are inline, no other asset; ${(gzipSync(consoleHtml).length / 1024).toFixed(1)} KB gzipped, though the server sends it uncompressed). The data come after: the first fleet page of ${instances} instances is ${kb(pageJson).toFixed(1)} KB of JSON (50 rows and the counts); incidents, health and dead letters are read beside it.`,
+        `First render: headless Chromium, navigation start to the first page of rows drawn (performance.now() when the fleet table is filled), a fresh page each load with the dashboard cookie; ${bigRender.rows} rows drawn for ${instances} instances (the console paginates: the DOM never holds the whole fleet). The server assembles the fleet from the state tracker, the simulator's instance list (recursion=1, all projects) and SCANs of the per-instance keys, reused for 400 ms between viewers; the daemon's list is reused for 15 s, so the first of the loads waits for it and the others do not.`,
+      ],
+    };
+  } finally {
+    await browser.close();
+    for (const f of fleets.reverse()) await f.stop().catch(() => undefined);
+    await redis.stop();
+  }
+});
