@@ -42,7 +42,7 @@ describe('the example rule catalogue, replayed against recorded events', async (
 
   it('loads every example', () => {
     expect(errors).toEqual([]);
-    expect(rules.map((r) => r.name).sort()).toEqual(['example-announce-crash', 'example-hold-on-repeated-error', 'example-http-runbook', 'example-notify-on-failed-operation', 'example-quarantine-after-crash-loop', 'example-restart-on-crash', 'example-snapshot-after-crash', 'example-snapshot-on-config-update', 'example-stamp-crash']);
+    expect(rules.map((r) => r.name).sort()).toEqual(['example-announce-crash', 'example-hold-on-repeated-error', 'example-http-runbook', 'example-notify-on-failed-operation', 'example-quarantine-after-crash-loop', 'example-restart-on-crash', 'example-snapshot-after-crash', 'example-snapshot-on-config-update', 'example-stamp-crash', 'example-alert-high-memory'].sort());
   });
 
   it('01 restarts a web-tier instance after the recorded kill -9 and guest poweroff, never after the recorded lxc stop', async () => {
@@ -182,7 +182,7 @@ describe('the example rule catalogue, replayed against recorded events', async (
 
   it('09 runs the user-defined action on the recorded kill -9: the crash time is stamped into the config, under the lock, audited', async () => {
     const crash = recorded('research-a', (e) => e.kind === 'instance.status' && e.intent === 'unrequested')[0]!;
-    expect(actions.userDefined().map((a) => a.name)).toEqual(['example-stamp-crash']);
+    expect(actions.userDefined().map((a) => a.name)).toContain('example-stamp-crash');
     const [d] = await byName('example-stamp-crash').decide(crash, inst({ 'user.reflex.stamp-crashes': 'true' }));
     expect(d).toMatchObject({ matched: true, actions: [{ action: 'example-stamp-crash', params: { key: 'user.reflex.last-crash' } }] });
     const bed = await startActionBed({ rules, actions, instances: [] });
@@ -194,6 +194,48 @@ describe('the example rule catalogue, replayed against recorded events', async (
       expect((await bed.client.getInstance('research-a')).value.config['user.reflex.last-crash']).toBe(crash.timestamp);
     } finally {
       await bed.stop();
+    }
+  });
+
+  it('10 answers a HighMemory alert for an opted-in instance: snapshot, then restart, then a word to the receivers, each once', async () => {
+    const engine = byName('example-alert-high-memory');
+    const alert = (status: 'firing' | 'resolved', alertname = 'HighMemory'): CanonicalEvent => ({ kind: 'alert', id: `a-${status}-${alertname}`, target: 't', location: 'none', project: 'default', timestamp: new Date().toISOString(), synthetic: false, source: 'alertmanager', alertname, status, labels: { alertname, instance: 'web-1' }, annotations: { summary: 'web-1 uses 97% of its memory' }, startsAt: new Date().toISOString(), fingerprint: 'f1', instance: 'web-1' });
+    const optedIn = { ...inst({ 'user.reflex.on-high-memory': 'restart' }), name: 'web-1' };
+    expect(await engine.decide(alert('firing'), optedIn)).toMatchObject([{ matched: true, actions: [{ action: 'example-snapshot-restart-tell' }] }]);
+    expect(await engine.decide(alert('resolved'), optedIn)).toEqual([]);
+    expect(await engine.decide(alert('firing', 'HighLoad'), optedIn)).toEqual([]);
+    expect((await engine.decide(alert('firing'), inst({})))[0]?.summary).toContain('out of scope');
+
+    const sim = await startSimulator({ instances: 0, timings: { taskMs: 10, startMs: 20, stopMs: 20 } });
+    const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
+    try {
+      sim.controls.addInstance({ name: 'web-1', status: 'Running', config: { 'user.reflex.on-high-memory': 'restart' } });
+      const steps: string[] = [];
+      const told: string[] = [];
+      const event = alert('firing');
+      const ctx = {
+        client, instance: 'web-1', params: {}, dryRun: false, audit: async () => undefined,
+        call: async (d: { action: string }, send: () => Promise<{ wait: () => Promise<unknown> } | void>) => {
+          steps.push(d.action);
+          const op = await send();
+          if (op) await op.wait();
+          return undefined;
+        },
+        job: { rule: 'example-alert-high-memory', correlationId: event.id, target: 't', project: 'default', location: 'none', chain: [], event },
+        notifier: { notify: async (a: { summary: string }) => (steps.push('notify'), told.push(a.summary), { kind: 'k', severity: 'warning', fingerprint: 'f' }) },
+      };
+      const action = actions.get('example-snapshot-restart-tell');
+      expect(await runAction(action, ctx as never)).toMatchObject({ result: 'done', summary: expect.stringContaining('restarted, told') });
+      expect(steps).toEqual(['snapshot', 'restart', 'notify']);
+      expect(told[0]).toMatch(/^web-1 restarted after web-1 uses 97% of its memory; memory evidence kept in snapshot high-memory-/);
+      expect((await client.listSnapshots('web-1')).map((s) => s.name)).toEqual([`high-memory-${event.id.slice(0, 12)}`]);
+      // A retry of the job (the notification failed, say): neither the snapshot nor the restart again.
+      steps.length = 0;
+      expect(await runAction(action, ctx as never)).toMatchObject({ result: 'done', summary: expect.stringContaining('(taken before), restarted before') });
+      expect(steps).toEqual(['notify']);
+    } finally {
+      await client.close();
+      await sim.stop();
     }
   });
 });
