@@ -42,7 +42,7 @@ describe('the example rule catalogue, replayed against recorded events', async (
 
   it('loads every example', () => {
     expect(errors).toEqual([]);
-    expect(rules.map((r) => r.name).sort()).toEqual(['example-announce-crash', 'example-hold-on-repeated-error', 'example-http-runbook', 'example-notify-on-failed-operation', 'example-quarantine-after-crash-loop', 'example-restart-on-crash', 'example-snapshot-after-crash', 'example-snapshot-on-config-update', 'example-stamp-crash', 'example-alert-high-memory'].sort());
+    expect(rules.map((r) => r.name).sort()).toEqual(['example-announce-crash', 'example-hold-on-repeated-error', 'example-exec-then-restart', 'example-http-runbook', 'example-notify-on-failed-operation', 'example-quarantine-after-crash-loop', 'example-restart-on-crash', 'example-snapshot-after-crash', 'example-snapshot-on-config-update', 'example-stamp-crash', 'example-alert-high-memory'].sort());
   });
 
   it('01 restarts a web-tier instance after the recorded kill -9 and guest poweroff, never after the recorded lxc stop', async () => {
@@ -143,6 +143,29 @@ describe('the example rule catalogue, replayed against recorded events', async (
     const [snapshot] = await byName('example-snapshot-after-crash').decide(published[0]!, inst({}));
     expect(snapshot).toMatchObject({ matched: true, actions: [{ action: 'snapshot' }] });
     expect(await byName('example-announce-crash').decide(crash, inst({}))).toMatchObject([{ matched: false }]);
+  });
+
+  it('07 on the recorded guest reboot runs the service restart in the guest; it fails, and the onFailure branch restarts the instance once', async () => {
+    const engine = byName('example-exec-then-restart');
+    const restarts = recorded('research-a', (e) => e.kind === 'instance.status' && e.action === 'instance-restarted');
+    const decisions = await Promise.all(restarts.map(async (e) => (await engine.decide(e, inst({ 'user.reflex.service-check': 'true' })))[0]));
+    // The guest's own reboot, not the recorded `lxc restart -f` (requested).
+    expect(restarts.filter((_, i) => decisions[i]?.matched).map((e) => e.kind === 'instance.status' && e.intent)).toEqual(['unrequested']);
+    const reboot = restarts.find((_, i) => decisions[i]?.matched)!;
+    const spec = engine.rule('example-exec-then-restart')!.actions[0]!;
+    const bed = await startActionBed({ rules, actions, instances: [] });
+    try {
+      bed.sim.controls.addInstance({ name: 'research-a', status: 'Running', config: { 'user.reflex.service-check': 'true' } });
+      const id = await bed.queue({ rule: 'example-exec-then-restart', action: 'exec', params: spec.params ?? {}, onFailure: spec.onFailure?.map((b) => ({ action: b.action, params: b.params ?? {} })), instance: 'research-a', origin: 'rule', event: reboot, correlationId: reboot.id });
+      const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome' && String(r.summary).startsWith('restart')));
+      // busybox (and the simulator) have no systemctl: the shell's 127, its complaint on stderr.
+      expect(records.find((r) => r.type === 'call' && r.exitCode !== undefined)).toMatchObject({ exitCode: 127, stderr: 'sh: systemctl: not found\n', timedOut: false });
+      expect(records.find((r) => r.type === 'outcome' && r.code === 'EXEC_FAILED')).toBeDefined();
+      expect(records.find((r) => r.type === 'outcome' && String(r.summary).startsWith('restart'))).toMatchObject({ result: 'done' });
+      expect(records.filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
+    } finally {
+      await bed.stop();
+    }
   });
 
   it('08 starts the crashed instance and posts the runbook call, its URL and token read from the environment', async () => {
