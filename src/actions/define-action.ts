@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
+import { redact } from '../audit/redact.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import { actionParams, type Action, type ActionContext, type ActionOutcome } from './action.js';
 
@@ -131,6 +132,7 @@ function definedAt(stack: string | undefined): { definedAt?: { file: string; lin
  */
 export async function runAction(action: Action, ctx: ActionContext<unknown>): Promise<ActionOutcome> {
   const params = actionParams(action.name, action.params, ctx.params);
-  if (ctx.dryRun && isDefinedAction(action) && !action.builtin) return { result: 'dry-run', summary: `would run ${action.name} with params ${JSON.stringify(params)}` };
+  // Params named like secrets (token, password…) are masked as the audit masks fields.
+  if (ctx.dryRun && isDefinedAction(action) && !action.builtin) return { result: 'dry-run', summary: `would run ${action.name} with params ${JSON.stringify(redact(params))}` };
   return action.run({ ...ctx, params });
 }

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { ActionContext } from '../../src/actions/action.js';
+import { runAction } from '../../src/actions/define-action.js';
 import { loadRules, type LoadedRules } from '../../src/rules/rule-loader.js';
 import { startActionBed, type ActionBed } from './action-bed.js';
 
@@ -95,6 +97,12 @@ describe('user-defined actions', () => {
     const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'));
     expect(ran).toBe(0);
     expect(records.filter((r) => r.type === 'outcome')).toMatchObject([{ result: 'dry-run', summary: 'label-instance: would run label-instance with params {"label":"stopped"}' }]);
+  });
+
+  it('in dry-run, say what would run without a param named like a secret', async () => {
+    const secretive = { ...loaded.actions.get('label-instance'), params: z.strictObject({ label: z.string(), apiToken: z.string() }) };
+    const outcome = await runAction(secretive, { params: { label: 'x', apiToken: 's3cr3t-value' }, dryRun: true } as ActionContext<unknown>);
+    expect(outcome).toEqual({ result: 'dry-run', summary: 'would run label-instance with params {"label":"x","apiToken":"[redacted]"}' });
   });
 
   it('are retried by the retry policy when they throw a retryable ReflexError', async () => {
