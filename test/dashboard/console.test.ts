@@ -47,7 +47,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
     for (const name of ['web-1', 'web-2', 'web-3', 'db-1']) sim.controls.addInstance({ name, config: optIn });
     sim.controls.addInstance({ name: 'batch-1', config: {} });
     prefix = uniquePrefix('console');
-    reflex = await startReflex(parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl(), rulesDir: 'rules', prefix, resyncIntervalMs: 0, resyncGraceMs: 100, leaseTtlMs: 600, logLevel: 'silent', httpPort: await freePort(), dashboardToken: readToken, dashboardWriteToken: writeToken }), pino({ level: 'silent' }));
+    reflex = await startReflex(parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl(), rulesDir: 'rules', prefix, resyncIntervalMs: 0, resyncGraceMs: 100, leaseTtlMs: 600, logLevel: 'silent', actionAttempts: 2, httpPort: await freePort(), dashboardToken: readToken, dashboardWriteToken: writeToken }), pino({ level: 'silent' }));
     url = reflex.http!.url;
     redis = redisClient();
     audit = new AuditLog(redis, keySpace(prefix).audit);
@@ -190,6 +190,25 @@ describe('operator console (headless Chromium against a running Reflex on the si
     expect((await records('web-3')).find((r) => r.rule === 'quarantine-release')).toMatchObject({ origin: 'console', actor: 'alice' });
     await until(() => row.locator('.flag.quarantined').count(), (n) => n === 0, 'quarantine flag gone');
   });
+
+  it('shows an action that gave up in its incident and among the dead letters, and retries it from the console', async () => {
+    sim.controls.failNext('db-1', 10, 'Injected failure');
+    sim.controls.crash('db-1');
+    const retry = page.locator('#dlq-body button[data-retry]');
+    await retry.waitFor({ timeout: 30_000 });
+    expect(await page.locator('#dlq-body').innerText()).toMatch(/db-1[\s\S]*Injected failure/);
+    expect(await page.locator('#health-list').innerText()).toMatch(/✖ 1 dead letter/);
+    const incident = page.locator('li.incident[data-instance="db-1"]').first();
+    await incident.locator('.story', { hasText: 'gave up' }).waitFor();
+    expect(await incident.innerText()).toMatch(/✘ gave up/);
+
+    sim.controls.clearFaults('db-1');
+    const jobId = (await retry.getAttribute('data-retry'))!;
+    await retry.click();
+    await until(() => rowStatus('db-1'), (s) => s === 'Running', 'db-1 started by the retried job');
+    expect((await records('db-1')).find((r) => r.type === 'action' && (r as { origin?: string }).origin === 'console')).toMatchObject({ jobId, actor: 'alice' });
+    await page.locator('#dlq-body', { hasText: 'None.' }).waitFor();
+  }, 60_000);
 
   it('filters the fleet with the filter language and reads at a phone’s width', async () => {
     await page.fill('#filters [name=filter]', 'name eq web-.* and opt_in eq true');

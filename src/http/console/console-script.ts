@@ -160,7 +160,7 @@ async function post(path, body) {
   const text = await r.text();
   let a; try { a = JSON.parse(text); } catch (e) { a = { error: text.trim() }; }
   out.textContent = r.ok ? '✔ done: ' + JSON.stringify(a) : '✖ refused (' + r.status + '): ' + (a.error || text);
-  schedule('fleet', loadFleet); schedule('incidents', loadIncidents); schedule('dlq', loadDlq);
+  schedule('fleet', loadFleet); schedule('incidents', loadIncidents); schedule('dlq', loadDlq); schedule('health', loadHealth);
   return r.ok;
 }
 const rowOf = (key) => state.page && state.page.rows.find((r) => r.key === key);
@@ -225,7 +225,7 @@ source.addEventListener('hello', () => live('● live'));
 source.addEventListener('change', (ev) => {
   const c = JSON.parse(ev.data);
   if (c.fleet) schedule('fleet', loadFleet);
-  if (c.audit) { schedule('incidents', loadIncidents); schedule('dlq', loadDlq); }
+  if (c.audit) { schedule('incidents', loadIncidents); schedule('dlq', loadDlq); schedule('health', loadHealth); }
 });
 source.onerror = () => live('○ reconnecting…');
 schedule('fleet', loadFleet);
