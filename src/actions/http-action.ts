@@ -105,8 +105,9 @@ export const httpAction = builtinAction({
       await ctx.audit({ type: 'call', summary: `dry-run: would ${said}`, method: p.method, url: shownUrl, dryRun: true, ...(body !== undefined ? { request: body.slice(0, auditedBodyBytes) } : {}) });
       return { result: 'dry-run', summary: `would ${said}` };
     }
-    const secrets: Secret[] = [];
-    const url = typeof p.url === 'string' ? fillText(p.url, values, encodeURIComponent) : (secrets[secrets.push(readSecret(p.url, 'url')) - 1]!).reveal();
+    const secretUrl = typeof p.url === 'string' ? undefined : readSecret(p.url, 'url');
+    const secrets: Secret[] = secretUrl ? [secretUrl] : [];
+    const url = secretUrl ? secretUrl.reveal() : fillText(p.url as string, values, encodeURIComponent);
     const headers: Record<string, string> = { 'user-agent': 'reflex-http/1', ...(body !== undefined ? { 'content-type': json ? 'application/json' : 'text/plain; charset=utf-8' } : {}) };
     for (const [name, v] of Object.entries(p.headers)) {
       if (typeof v === 'string') headers[name.toLowerCase()] = v;
