@@ -192,7 +192,9 @@ export class EventProcessor {
         const once = `decision:${event.id}:${d.rule}`;
         if (!d.matched || !ref) {
           metrics?.ruleDecisions.inc({ rule: d.rule, decision: d.matched ? 'matched' : 'skipped' });
-          await audit.append({ type: 'decision', correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule, summary: d.summary, matched: d.matched }, { once });
+          // Actions act on an instance: an event naming none (an alert without an instance label) is decided, not acted on.
+          const summary = d.matched ? `${d.summary}; no action: the event names no instance` : d.summary;
+          await audit.append({ type: 'decision', correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule, summary, matched: d.matched }, { once });
           responses.push({ rule: d.rule, result: 'skipped', summary: d.summary, actions: [] });
           continue;
         }

@@ -183,6 +183,18 @@ describe('inbound alerts: Alertmanager webhook and generic signed webhook', () =
     expect(await snapshots('app-1')).toHaveLength(1);
   });
 
+  it('decides an alert that names no instance (an address in its instance label) and audits why nothing acts', async () => {
+    const body = JSON.stringify({ ...JSON.parse(alertmanagerBody), alerts: [{ status: 'firing', labels: { alertname: 'HighMemory', instance: '10.0.0.9:9100' }, annotations: {}, startsAt: '2026-11-24T08:50:00Z', endsAt: '0001-01-01T00:00:00Z', fingerprint: 'no-instance-1' }] });
+    const res = await postAlertmanager(body);
+    expect(res.status).toBe(200);
+    const [event] = ((await res.json()) as { events: { id: string; instance: string | null }[] }).events;
+    expect(event!.instance).toBeNull();
+    const audit = new AuditLog(redis, keys.audit);
+    await until('the decision audited', async () => (await audit.read({})).some((r) => r.correlationId === event!.id && r.type === 'decision'), 10_000);
+    const records = (await audit.read({})).filter((r) => r.correlationId === event!.id);
+    expect(records.map((r) => [r.type, r.rule ?? '', r.summary])).toEqual([['event', '', expect.stringContaining('(no instance): alert HighMemory firing')], ['decision', 'snapshot-on-high-memory', 'matched; no action: the event names no instance']]);
+  });
+
   // Last: the server answers before reading the body and closes that connection.
   it('refuses a body larger than the bound (413)', async () => {
     const res = await postAlertmanager(JSON.stringify({ padding: 'x'.repeat(1_100_000) }));
