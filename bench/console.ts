@@ -78,7 +78,7 @@ async function firstRender(browser: Browser, url: string): Promise<{ ms: number;
     const page = await context.newPage();
     await page.goto(`${url}/dashboard`);
     await page.waitForSelector('body[data-rendered=fleet]', { timeout: 60_000 });
-    times.push(await page.evaluate(() => (window as unknown as { __firstRender: number }).__firstRender));
+    times.push(await page.evaluate(() => (globalThis as unknown as { __firstRender: number }).__firstRender));
     rows = await page.locator('#fleet-table tbody tr').count();
     await page.close();
   }

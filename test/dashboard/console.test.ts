@@ -17,6 +17,13 @@ const readToken = `console-read-${Math.random().toString(36).slice(2)}`;
 const writeToken = `console-write-${Math.random().toString(36).slice(2)}`;
 const shots = 'docs/screenshots';
 
+/** The page's globals as the evaluated functions use them (the tests compile without the DOM typings). */
+interface PageGlobals {
+  __seen: { status: string; t: number }[];
+  __sameDocument?: boolean;
+  document: { querySelector(s: string): { getAttribute(name: string): string | null } | null; documentElement: { scrollWidth: number } };
+}
+
 /** Polls `read` until `done` holds; the timeout is the test's, not a design figure. */
 async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -84,21 +91,21 @@ describe('operator console (headless Chromium against a running Reflex on the si
 
   it('shows a crash within 2 s of the event and the instance back to Running once Reflex heals it, without a reload', async () => {
     await page.evaluate(() => {
-      const w = window as unknown as { __seen: { status: string; t: number }[]; __sameDocument: boolean };
+      const w = globalThis as unknown as PageGlobals;
       w.__sameDocument = true;
       w.__seen = [];
       setInterval(() => {
-        const s = document.querySelector('#fleet-table tr[data-key$="/web-1"]')?.getAttribute('data-status');
+        const s = w.document.querySelector('#fleet-table tr[data-key$="/web-1"]')?.getAttribute('data-status');
         if (s && s !== w.__seen.at(-1)?.status) w.__seen.push({ status: s, t: Date.now() });
       }, 20);
     });
     const crashedAt = Date.now();
     sim.controls.crash('web-1');
-    const seen = await until(() => page.evaluate(() => (window as unknown as { __seen: { status: string; t: number }[] }).__seen), (s) => s.some((x) => x.status === 'Stopped') && s.at(-1)?.status === 'Running', 'web-1 crashed and healed on screen');
+    const seen = await until(() => page.evaluate(() => (globalThis as unknown as PageGlobals).__seen), (s) => s.some((x) => x.status === 'Stopped') && s.at(-1)?.status === 'Running', 'web-1 crashed and healed on screen');
     const stopped = seen.find((x) => x.status === 'Stopped')!;
     expect(stopped.t - crashedAt).toBeLessThan(2_000);
     expect(seen.findIndex((x) => x.status === 'Running' && x.t > stopped.t)).toBeGreaterThan(seen.indexOf(stopped));
-    expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).__sameDocument)).toBe(true);
     await page.screenshot({ path: `${shots}/console-fleet.png`, fullPage: true });
   });
 
@@ -225,7 +232,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
     await phone.goto(`${url}/dashboard?token=${readToken}`);
     await phone.waitForSelector('body[data-rendered=fleet]');
     // No sideways scrolling: the tables became cards.
-    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await phone.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await phone.screenshot({ path: `${shots}/console-phone.png` });
     await phone.close();
   });

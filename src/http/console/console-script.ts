@@ -30,6 +30,15 @@ function schedule(name, fn) {
   Promise.resolve().then(fn).catch((e) => console.warn(name, e)).finally(() => { l.running = false; if (l.again) { l.again = false; schedule(name, fn); } });
 }
 
+/** Like schedule, but at most once per gapMs (the audit stream can grow many times a second in a storm). */
+const lastRun = {}, timers = {};
+function throttle(name, fn, gapMs) {
+  const wait = (lastRun[name] || 0) + gapMs - Date.now();
+  if (wait > 0) { if (!timers[name]) timers[name] = setTimeout(() => { timers[name] = 0; throttle(name, fn, gapMs); }, wait); return; }
+  lastRun[name] = Date.now();
+  schedule(name, fn);
+}
+
 const countLabels = [['total', 'instances'], ['down', 'down'], ['error', 'in Error'], ['quarantined', 'quarantined'], ['backoff', 'in back-off'], ['silenced', 'silenced'], ['acting', 'being acted on']];
 function renderCounts(d) {
   $('#counts').innerHTML = countLabels.map(([k, label]) => '<li><button type="button" data-flag="' + (k === 'total' ? '' : k) + '" aria-pressed="' + (state.flag === (k === 'total' ? '' : k)) + '"><b>' + (d.counts[k] || 0) + '</b>' + label + '</button></li>').join('');
@@ -225,7 +234,7 @@ source.addEventListener('hello', () => live('● live'));
 source.addEventListener('change', (ev) => {
   const c = JSON.parse(ev.data);
   if (c.fleet) schedule('fleet', loadFleet);
-  if (c.audit) { schedule('incidents', loadIncidents); schedule('dlq', loadDlq); schedule('health', loadHealth); }
+  if (c.audit) { throttle('incidents', loadIncidents, 1000); throttle('dlq', loadDlq, 1000); throttle('health', loadHealth, 1000); }
 });
 source.onerror = () => live('○ reconnecting…');
 schedule('fleet', loadFleet);

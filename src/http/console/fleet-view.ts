@@ -161,7 +161,10 @@ export class FleetView {
     const { redis, keys } = this.opts;
     const any: InstanceRef = { target: '*', project: '*', instance: '*' };
     const [perTarget, quarantines, locks, restarts, delayed, silences] = await Promise.all([
-      Promise.all(this.opts.targets.map(async (t) => ({ t, tracked: await this.opts.tracker.all(t.id), listed: await this.daemonList(t) }))),
+      Promise.all(this.opts.targets.map(async (t) => {
+        const [tracked, listed] = await Promise.all([this.opts.tracker.all(t.id), this.daemonList(t)]);
+        return { t, tracked, listed };
+      })),
       this.keysOf(keys.quarantinePattern),
       this.keysOf(keys.instanceLock(any)),
       this.keysOf(keys.restarts(any)),
