@@ -33,7 +33,7 @@ export interface ActionBed {
   stop(): Promise<void>;
 }
 
-export async function startActionBed(o: { rules?: Rule[]; actions?: ActionRegistry; instances?: string[] } = {}): Promise<ActionBed> {
+export async function startActionBed(o: { rules?: Rule[] | (() => RuleEngine); actions?: ActionRegistry | (() => ActionRegistry); instances?: string[] } = {}): Promise<ActionBed> {
   const redis = redisClient();
   const keys = keySpace(uniquePrefix('act'));
   const sim = await startSimulator({ instances: 0, timings: { taskMs: 10 } });
@@ -46,7 +46,7 @@ export async function startActionBed(o: { rules?: Rule[]; actions?: ActionRegist
   const audit = new AuditLog(redis, keys.audit);
   const remediation = startRemediation({
     redis, connection, keys, client: () => client, tracker: new StateTracker(redis, keys), audit, silences: new Silences(redis, keys.silences),
-    engine: new RuleEngine(o.rules ?? []), eventsQueue, actionsQueue, logger: pino({ level: 'silent' }), ...(o.actions ? { actions: () => o.actions! } : {}),
+    engine: typeof o.rules === 'function' ? o.rules : new RuleEngine(o.rules ?? []), eventsQueue, actionsQueue, logger: pino({ level: 'silent' }), ...(o.actions ? { actions: o.actions } : {}),
   });
   let n = 0;
   return {

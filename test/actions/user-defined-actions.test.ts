@@ -5,7 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ActionContext } from '../../src/actions/action.js';
 import { runAction } from '../../src/actions/define-action.js';
+import { pino } from 'pino';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import { loadRuleSet, RuleSet } from '../../src/remediation/rule-set.js';
 import { loadRules, type LoadedRules } from '../../src/rules/rule-loader.js';
+import { redisClient, uniquePrefix } from '../support/redis.js';
 import { startActionBed, type ActionBed } from './action-bed.js';
 
 /** A rules folder in a temporary directory, one file per entry. */
@@ -248,6 +253,41 @@ describe('user-defined action names', () => {
       const { builtinActions } = await import('../../src/actions/registry.js');
       expect(builtinActions.has('only-here')).toBe(false);
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('user-defined actions and a rules reload', () => {
+  const version = (v: string, param = "{ label: 'x' }") => `import { defineAction, defineRule, z } from 'reflex-lxd';
+export default [
+  defineAction({ name: 'versioned', params: z.object({ label: z.string() }), run: async () => ({ result: 'done', summary: '${v}' }) }),
+  defineRule({ name: 'uses-versioned', on: { kind: 'lifecycle' }, actions: [{ action: 'versioned', params: ${param} }] }),
+];
+`;
+
+  it('swap with the rules: a job after the reload runs the new definition; a reload with bad params is refused and the old one keeps running', async () => {
+    const dir = rulesFolder({ 'versioned.ts': version('v1') });
+    const redis = redisClient();
+    const audit = new AuditLog(redis, keySpace(uniquePrefix('ua-reload')).audit);
+    const ruleSet = new RuleSet(await loadRuleSet({ dir }), { dir, audit, logger: pino({ level: 'silent' }), replica: 'test' });
+    const bed = await startActionBed({ rules: () => ruleSet.current.engine, actions: () => ruleSet.current.loaded.actions, instances: ['web-1'] });
+    const run = async () => {
+      const id = await bed.queue({ rule: 'uses-versioned', action: 'versioned', params: { label: 'x' }, instance: 'web-1', origin: 'rule' });
+      return (await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'))).find((r) => r.type === 'outcome')!.summary;
+    };
+    try {
+      expect(await run()).toBe('versioned: v1');
+      writeFileSync(join(dir, 'versioned.ts'), version('v2'));
+      expect(await ruleSet.reload({ by: 'cli' })).toMatchObject({ result: 'reloaded' });
+      expect(await run()).toBe('versioned: v2');
+      writeFileSync(join(dir, 'versioned.ts'), version('v3', "{ lable: 'x' }"));
+      const refused = await ruleSet.reload({ by: 'cli' });
+      expect(refused).toMatchObject({ result: 'refused', summary: expect.stringContaining(`versioned.ts:4:`) });
+      expect(await run()).toBe('versioned: v2');
+    } finally {
+      await bed.stop();
+      redis.disconnect();
       rmSync(dir, { recursive: true, force: true });
     }
   });
