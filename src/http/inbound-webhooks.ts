@@ -161,12 +161,21 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
 export function inboundSecrets(config: InboundConfig | undefined): Pick<InboundSources, 'alertmanagerToken' | 'webhookSecrets'> {
   const list = (v: string | string[] | undefined) => (v === undefined ? [] : typeof v === 'string' ? [v] : v);
   const am = config?.alertmanager;
-  const alertmanagerToken = am ? (am.tokenEnv !== undefined ? Secret.fromEnv(am.tokenEnv) : Secret.fromFile(am.tokenFile!)) : undefined;
+  const alertmanagerToken = am ? (am.tokenEnv !== undefined ? read('alertmanager.tokenEnv', () => Secret.fromEnv(am.tokenEnv!)) : read('alertmanager.tokenFile', () => Secret.fromFile(am.tokenFile!))) : undefined;
   const wh = config?.webhook;
-  const webhookSecrets = wh ? [...list(wh.secretEnv).map((e) => Secret.fromEnv(e)), ...list(wh.secretFile).map((f) => Secret.fromFile(f))] : undefined;
+  const webhookSecrets = wh ? [...list(wh.secretEnv).map((e) => read('webhook.secretEnv', () => Secret.fromEnv(e))), ...list(wh.secretFile).map((f) => read('webhook.secretFile', () => Secret.fromFile(f)))] : undefined;
   for (const s of webhookSecrets ?? []) {
     const key = webhookKey(s.reveal());
     if ('problem' in key) throw new ReflexError('CONFIG_INVALID', `inbound.webhook: the secret of ${s.source} ${key.problem}`);
   }
   return { ...(alertmanagerToken ? { alertmanagerToken } : {}), ...(webhookSecrets?.length ? { webhookSecrets } : {}) };
+}
+
+/** Reads one secret, its error naming the config field (Secret's own messages speak of receivers). */
+function read(field: string, fn: () => Secret): Secret {
+  try {
+    return fn();
+  } catch (err) {
+    throw new ReflexError('CONFIG_INVALID', `inbound.${field}: ${(err as Error).message.replace(' (a notification receiver needs it)', '')}`, { cause: err });
+  }
 }

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { instanceOf } from '../../src/events/alert-event.js';
-import { inboundWebhooks } from '../../src/http/inbound-webhooks.js';
+import { inboundSecrets, inboundWebhooks } from '../../src/http/inbound-webhooks.js';
+import { parseConfig } from '../../src/config/config.js';
 import { Secret } from '../../src/notify/secret.js';
 import { redisFromUrl } from '../../src/redis/connect.js';
 import { EventArchive } from '../../src/events/event-archive.js';
@@ -220,6 +221,17 @@ describe('inbound alerts: edges', () => {
       await queue.close().catch(() => undefined);
       dead.disconnect();
     }
+  });
+
+  it('enables no endpoint without its secret, and fails the start on a secret it cannot read or use', () => {
+    expect(inboundSecrets(undefined)).toEqual({});
+    expect(() => inboundSecrets({ alertmanager: { tokenEnv: 'REFLEX_TEST_UNSET_TOKEN_VARIABLE' } })).toThrow('inbound.alertmanager.tokenEnv: environment variable REFLEX_TEST_UNSET_TOKEN_VARIABLE is not set');
+    expect(() => inboundSecrets({ webhook: { secretFile: '/nonexistent/whsec' } })).toThrow(/^inbound\.webhook\.secretFile: cannot read secret file \/nonexistent\/whsec: ENOENT$/);
+    mkdirSync(resolve('.tmp'), { recursive: true });
+    const dir = mkdtempSync(join(resolve('.tmp'), 'inbound-bad-'));
+    writeFileSync(join(dir, 'plain'), 'not-a-whsec-secret');
+    expect(() => inboundSecrets({ webhook: { secretFile: join(dir, 'plain') } })).toThrow('does not start with whsec_');
+    expect(() => parseConfig({ inbound: { alertmanager: {} } })).toThrow('inbound.alertmanager: give exactly one of tokenEnv and tokenFile');
   });
 
   it('takes the instance from the first label that names one: an exporter port is dropped, an address names none', () => {
