@@ -50,10 +50,10 @@ function fillSelect(name, values) {
 }
 function flagsOf(r) {
   const f = [];
-  if (r.quarantined) f.push('<span class="flag quarantined">⛔ quarantined' + (r.quarantined.until ? ' until ' + utc(r.quarantined.until) : '') + '</span>');
-  if (r.backoffUntil) f.push('<span class="flag backoff">⏳ back-off until ' + utc(r.backoffUntil) + '</span>');
+  if (r.quarantined) f.push('<span class="flag quarantined">⊘ quarantined' + (r.quarantined.until ? ' until ' + utc(r.quarantined.until) : '') + '</span>');
+  if (r.backoffUntil) f.push('<span class="flag backoff">↻ back-off until ' + utc(r.backoffUntil) + '</span>');
   if (r.acting) f.push('<span class="flag acting">⚙ being acted on</span>');
-  if (r.silenced) f.push('<span class="flag silenced" title="' + esc(r.silenced.reason) + '">🔕 silenced until ' + utc(r.silenced.until) + '</span>');
+  if (r.silenced) f.push('<span class="flag silenced" title="' + esc(r.silenced.reason) + '">◌ silenced until ' + utc(r.silenced.until) + '</span>');
   return f.join('') || '<span class="muted">—</span>';
 }
 function actionsOf(r) {
@@ -61,7 +61,7 @@ function actionsOf(r) {
   const k = esc(r.key), out = [];
   if (r.statusCode !== 103) out.push('<button type="button" class="act" data-act="heal" data-key="' + k + '">Heal</button>');
   if (r.quarantined) out.push('<button type="button" class="act" data-act="release" data-key="' + k + '">Release</button>');
-  out.push('<button type="button" class="act" data-act="silence" data-key="' + k + '">Silence…</button>');
+  out.push('<button type="button" class="act" data-act="silence" data-key="' + k + '">Silence</button>');
   return out.join(' ');
 }
 function renderRows(d) {
@@ -107,7 +107,7 @@ function renderAlerts(d) {
   let html = !a ? '<p class="muted">Notifications are not configured (or this replica runs no worker).</p>' :
     '<h3>Firing alerts (' + a.firing.length + ')</h3>' + (a.firing.length ? '<ul>' + a.firing.map((x) => '<li>⚠ <b>' + esc(x.severity) + '</b> ' + esc(x.instance) + ': ' + esc(x.summary) + ' <small>since ' + utc(x.startsAt) + '</small></li>').join('') + '</ul>' : '<p class="muted">None.</p>') +
     '<h3>Pending notification groups (' + a.groups.length + ')</h3>' + (a.groups.length ? '<ul>' + a.groups.map((g) => '<li>' + esc(g.receiver) + ': ' + g.alerts.length + ' alert(s), next flush ' + utc(g.nextFlushAt) + '</li>').join('') + '</ul>' : '<p class="muted">None.</p>');
-  html += '<h3>Silences (' + d.silences.length + ')</h3>' + (d.silences.length ? '<ul id="silence-list">' + d.silences.map((s) => '<li data-silence="' + esc(s.id) + '">🔕 ' + esc(Object.entries(s.scope).map((e) => e[0] + '=' + e[1]).join(' ') || 'everything') + ' — ' + esc(s.reason) + ' <small>by ' + esc(s.createdBy) + (s.origin ? ' (' + esc(s.origin) + ')' : '') + ', until ' + utc(s.until) + '</small>' + (C.writable ? ' <button type="button" class="act" data-end-silence="' + esc(s.id) + '">End</button>' : '') + '</li>').join('') + '</ul>' : '<p class="muted">No active silence.</p>');
+  html += '<h3>Silences (' + d.silences.length + ')</h3>' + (d.silences.length ? '<ul id="silence-list">' + d.silences.map((s) => '<li data-silence="' + esc(s.id) + '">◌ ' + esc(Object.entries(s.scope).map((e) => e[0] + '=' + e[1]).join(' ') || 'everything') + ' — ' + esc(s.reason) + ' <small>by ' + esc(s.createdBy) + (s.origin ? ' (' + esc(s.origin) + ')' : '') + ', until ' + utc(s.until) + '</small>' + (C.writable ? ' <button type="button" class="act" data-end-silence="' + esc(s.id) + '">End</button>' : '') + '</li>').join('') + '</ul>' : '<p class="muted">No active silence.</p>');
   $('#alerts-body').innerHTML = html;
 }
 
@@ -168,7 +168,7 @@ async function post(path, body) {
   const r = await fetch(api + path, { method: 'POST', headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' }, body: JSON.stringify(Object.assign(body, actor ? (path === '/silences' ? { createdBy: actor } : { actor }) : {})), credentials: 'same-origin' });
   const text = await r.text();
   let a; try { a = JSON.parse(text); } catch (e) { a = { error: text.trim() }; }
-  out.textContent = r.ok ? '✔ done: ' + JSON.stringify(a) : '✖ refused (' + r.status + '): ' + (a.error || text);
+  out.textContent = r.ok ? '✔ done: ' + (a.released ? 'released' : a.jobId ? 'heal queued as job ' + a.jobId : a.retried ? 'retried ' + a.retried : a.ended ? 'ended silence ' + a.ended : a.id ? 'silence ' + a.id + ' until ' + utc(a.until) + ' UTC' : JSON.stringify(a)) : '✖ refused (' + r.status + '): ' + (a.error || text);
   schedule('fleet', loadFleet); schedule('incidents', loadIncidents); schedule('dlq', loadDlq); schedule('health', loadHealth);
   return r.ok;
 }

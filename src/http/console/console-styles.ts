@@ -12,7 +12,7 @@ a{color:var(--info)} :focus-visible{outline:3px solid #2962ff;outline-offset:2px
 header{display:flex;flex-wrap:wrap;align-items:center;gap:.4rem 1.2rem;padding:.6rem 1rem;background:#1d2738;color:#fff}
 header h1{font-size:1.15rem;margin:0} header a{color:#cfe0ff} header nav{display:flex;flex-wrap:wrap;gap:.2rem .9rem}
 main{padding:.8rem 1rem;display:grid;gap:1rem;grid-template-columns:minmax(0,1fr)}
-@media(min-width:1200px){main{grid-template-columns:minmax(0,2.2fr) minmax(0,1fr)} #fleet,#incidents,#plots{grid-column:1} #side{grid-column:2;grid-row:1/span 3}}
+@media(min-width:1200px){main{grid-template-columns:minmax(0,2.7fr) minmax(300px,1fr)} #fleet,#incidents,#plots{grid-column:1} #side{grid-column:2;grid-row:1/span 3}}
 section,.card{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:.6rem .8rem;min-width:0}
 h2{font-size:1.05rem;margin:.1rem 0 .5rem} h3{font-size:.95rem;margin:.7rem 0 .3rem}
 .muted,small{color:var(--muted)}
@@ -26,7 +26,7 @@ input,select,button{font:inherit} input,select{padding:.2rem .3rem;border:1px so
 input.wide{min-width:16rem}
 button{padding:.2rem .55rem;border:1px solid #7d8796;border-radius:3px;background:#f2f4f7;cursor:pointer}
 button.act{border-color:var(--info);color:var(--info);background:#fff} button:disabled{opacity:.5;cursor:default}
-table{border-collapse:collapse;width:100%} th,td{border-bottom:1px solid var(--line);padding:.3rem .45rem;text-align:left;vertical-align:top}
+table{border-collapse:collapse;width:100%} th,td{border-bottom:1px solid var(--line);padding:.3rem .35rem;text-align:left;vertical-align:top}
 th{font-size:12px;color:var(--muted);font-weight:600} td.at,.mono{font-family:ui-monospace,monospace;font-size:12px;white-space:nowrap}
 .st{white-space:nowrap;font-weight:600;padding:0 .3rem;border-radius:3px}
 .st-Running{color:var(--ok)} .st-Error{color:var(--bad);background:var(--badbg)} .st-Stopped{color:var(--warn);background:var(--warnbg)}
@@ -40,7 +40,7 @@ ol.incidents{list-style:none;margin:0;padding:0} ol.incidents li{border-bottom:1
 .story{margin:.1rem 0;overflow-wrap:anywhere}
 .kind{font-weight:600;white-space:nowrap}
 .plots{display:grid;gap:.8rem;grid-template-columns:repeat(auto-fit,minmax(280px,1fr))} .plots figure{margin:0} .plots figure:first-child{grid-column:1/-1}
-td{overflow-wrap:anywhere} td[data-label=opt-in],td[data-label=actions],td[data-label=type]{white-space:nowrap;overflow-wrap:normal}
+td{overflow-wrap:break-word} #fleet-table,#dlq-body,.trail{overflow-x:auto} td[data-label=opt-in],td[data-label=actions],td[data-label=type]{white-space:nowrap;overflow-wrap:normal}
 svg{width:100%;height:auto;font:11px system-ui,sans-serif} svg .i{fill:#c0392b} svg .r{fill:#2e7d4f} svg .h{fill:#1d4f91} svg text{fill:#333} svg line{stroke:#aab}
 output{display:block;min-height:1.2em;margin-top:.3rem}
 @media(max-width:760px){
@@ -48,6 +48,6 @@ output{display:block;min-height:1.2em;margin-top:.3rem}
  table.cards tr{display:block;border:1px solid var(--line);border-radius:5px;margin-bottom:.5rem;padding:.2rem .4rem}
  table.cards td{display:flex;gap:.6rem;border:0;padding:.15rem 0} table.cards td::before{content:attr(data-label);min-width:5.5rem;color:var(--muted);font-size:12px}
  input.wide{min-width:0;width:100%} form.filters label{flex:1 1 40%}
- td.at,.mono{white-space:normal} code{overflow-wrap:anywhere}
+ td.at,.mono{white-space:normal} code,table.cards td{overflow-wrap:anywhere}
 }
 `;
