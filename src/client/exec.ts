@@ -74,7 +74,11 @@ export class ExecSession {
   private readonly total: Record<'1' | '2', number> = { '1': 0, '2': 0 };
   private timedOutFlag = false;
   private endedAt: number | undefined;
-  private readonly timers: NodeJS.Timeout[] = [];
+  private timeoutTimer: NodeJS.Timeout | undefined;
+  private graceTimer: NodeJS.Timeout | undefined;
+  private readonly sockets = new Map<string, WebSocket>();
+  private readonly open = new Set<string>(['1', '2']);
+  private endStreams: () => void = () => undefined;
   private readonly ended: Promise<void>;
 
   constructor(
@@ -85,10 +89,6 @@ export class ExecSession {
   ) {
     this.ended = new Promise((resolve) => (this.endStreams = resolve));
   }
-
-  private readonly sockets = new Map<string, WebSocket>();
-  private readonly open = new Set<string>(['1', '2']);
-  private endStreams: () => void = () => undefined;
 
   /**
    * Takes one stream's socket as soon as it is made, before it opens: output that follows the
@@ -118,7 +118,7 @@ export class ExecSession {
 
   /** Starts the timeout clock and closes stdin, once every socket is open. */
   begin(): void {
-    if (this.opts.timeoutMs !== undefined) this.timers.push(setTimeout(() => this.timeOut(), this.opts.timeoutMs));
+    if (this.opts.timeoutMs !== undefined) this.timeoutTimer = setTimeout(() => this.timeOut(), this.opts.timeoutMs);
     this.opts.signal?.addEventListener('abort', () => this.close(), { once: true });
     // An empty text message ends stdin: the command reads end-of-file.
     this.sockets.get('0')?.send('', { binary: false });
@@ -138,13 +138,18 @@ export class ExecSession {
   /** Closes every socket now; the daemon then kills the command if it still runs. */
   close(): void {
     for (const ws of this.sockets.values()) if (ws.readyState !== WebSocket.CLOSED) ws.terminate();
+    clearTimeout(this.timeoutTimer);
     this.finishStreams();
   }
 
+  /**
+   * The streams ended (or were cut). The timeout stays armed until the session is closed: a
+   * command may close its output and keep running.
+   */
   private finishStreams(): void {
     this.open.clear();
     this.endedAt ??= Date.now();
-    this.clearTimers();
+    clearTimeout(this.graceTimer);
     this.endStreams();
   }
 
@@ -191,15 +196,12 @@ export class ExecSession {
   }
 
   private timeOut(): void {
+    // Ended at the deadline, its result not read yet: not a timeout.
+    if (this.operation.done) return;
     this.timedOutFlag = true;
     this.signal(SIGKILL);
     // A child that outlived the command may still hold its output open: do not wait on it for ever.
-    this.timers.push(setTimeout(() => this.close(), this.opts.killGraceMs ?? 5_000));
-  }
-
-  private clearTimers(): void {
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.length = 0;
+    this.graceTimer = setTimeout(() => this.close(), this.opts.killGraceMs ?? 5_000);
   }
 }
 
