@@ -342,7 +342,9 @@ export class ActionExecutor {
     }
     if (left.action) await ownOperations.record(refOf(job), left.operationId, { action: left.action, state: final.status_code === 200 ? 'done' : 'failed', sentAt: left.sentAt ?? Date.now(), createdAt: left.createdAt, endedAt: daemonTime(final.updated_at) ?? Date.now() });
     await redis.del(keys.inflight(jobId));
-    const summary = `resumed after a restart of the worker: operation ${left.operationId} ended ${final.status}`;
+    // An exec's exit code is in the operation; its output went with the dead worker's sockets.
+    const ret = (final.metadata as { return?: unknown } | null | undefined)?.return;
+    const summary = `resumed after a restart of the worker: operation ${left.operationId} ended ${final.status}${typeof ret === 'number' ? ` (exit code ${ret}; its output is lost)` : ''}`;
     const outcome: ActionOutcome = { result: 'done', summary, operationId: left.operationId };
     await audit.append({ ...base, type: 'outcome', summary: `${job.action}: ${summary}`, result: 'done', operationId: left.operationId, resumed: true });
     return outcome;
