@@ -187,6 +187,9 @@ export class EventProcessor {
     const engine = typeof this.deps.engine === 'function' ? this.deps.engine() : this.deps.engine;
     if (engine.isRelevant(event) && !(await this.ownExec(event, ref))) {
       const instance = ref ? await this.readInstance(ref) : undefined;
+      // An alert does not say which cluster member runs the instance; the read does, and storm
+      // control, scope.locations and the re-check's evacuation check key on it.
+      if (event.kind === 'alert' && instance?.location) event.location = instance.location;
       const decisions = await engine.decide(event, instance);
       for (const d of decisions) {
         const once = `decision:${event.id}:${d.rule}`;

@@ -243,3 +243,26 @@ describe('inbound alerts: edges', () => {
     expect(instanceOf({ host: 'web-1' }, ['host'])).toBe('web-1');
   });
 });
+
+describe('inbound alerts on a cluster', () => {
+  it('gives the alert the member the instance runs on, so a rule scoped to that member acts', async () => {
+    const dir = mkdtempSync(join(resolve('.tmp'), 'inbound-cluster-'));
+    writeFileSync(join(dir, 'am-token'), token);
+    const scoped = { 'alerts.ts': `import { defineRule } from 'reflex-lxd';
+export default defineRule({ name: 'snapshot-on-m2', on: { kind: 'alert', alertname: ['HighMemory'] }, scope: { locations: ['m2'] }, actions: [{ action: 'snapshot', params: { name: 'on-m2' } }] });
+` };
+    const bed = await startReflexBed(scoped, { httpPort: await freePort(), inbound: { alertmanager: { tokenFile: join(dir, 'am-token') } } }, { cluster: { members: ['m1', 'm2'] } });
+    const redis = redisClient();
+    try {
+      bed.sim.controls.addInstance({ name: 'web-1', location: 'm2' });
+      const res = await fetch(`${bed.reflex.http!.url}/hooks/alertmanager`, { method: 'POST', body: alertmanagerBody, headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(200);
+      await until('the snapshot of web-1 on m2', async () => (await bed.client.listSnapshots('web-1')).length === 1, 15_000);
+      const decisions = (await new AuditLog(redis, keySpace(bed.prefix).audit).read({ instance: 'web-1' })).filter((r) => r.type === 'decision');
+      expect(decisions.map((r) => r.summary)).toEqual(['matched']);
+    } finally {
+      redis.disconnect();
+      await bed.stop();
+    }
+  });
+});
