@@ -44,6 +44,24 @@ describe('the exec action (simulator)', () => {
     expect(trail.filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
   }, 60_000);
 
+  it('runs the onFailure branch of any action whose retries are spent (a start the daemon keeps calling busy), not a give-up', async () => {
+    bed = await startReflexBed({
+      'restart.ts': `import { StatusCode, defineRule } from 'reflex-lxd';
+export default defineRule({ name: 'restart', on: { kind: 'instance.status', to: [StatusCode.Stopped], intent: ['unrequested'] }, actions: [{ action: 'start', onFailure: [{ action: 'snapshot', params: { name: 'evidence' } }] }] });
+`,
+    });
+    bed.sim.controls.addInstance({ name: 'web5' });
+    bed.sim.controls.failNext('web5', 3, 'Instance is busy running a "stop" operation');
+    bed.sim.controls.crash('web5');
+    const trail = await waitForAudit(redisUrl(), bed.prefix, 'web5', (rs) => rs.some((r) => r.type === 'outcome' && String(r.summary).startsWith('snapshot')));
+    expect(trail.filter((r) => r.type === 'outcome' && r.result === 'retrying')).toHaveLength(2);
+    expect(trail.find((r) => r.type === 'outcome' && r.result === 'failed')).toMatchObject({ code: 'API_BUSY', attempt: 3 });
+    expect(trail.find((r) => r.type === 'outcome' && r.result === 'failed')!.summary).toMatch(/; running its onFailure branch \(snapshot\)$/);
+    expect(trail.find((r) => r.type === 'outcome' && String(r.summary).startsWith('snapshot'))).toMatchObject({ result: 'done' });
+    expect(trail.filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
+    expect((await bed.client.listSnapshots('web5')).map((sn) => sn.name)).toEqual(['evidence']);
+  }, 60_000);
+
   it('kills a command that outlives its timeout and records it as timed out (no onFailure: the usual give-up)', async () => {
     bed = await startReflexBed(execOnStart(`{ command: ['sleep', '30'], timeout: '1s' }`));
     const started = Date.now();
