@@ -71,7 +71,7 @@ function renderRows(d) {
     '<td data-label="instance"><a href="#incidents" data-instance="' + esc(r.name) + '">' + esc(r.name) + '</a></td>' +
     '<td data-label="project">' + esc(r.project) + '</td>' + (multi ? '<td data-label="target" class="mono">' + esc(r.target) + '</td>' : '') +
     '<td data-label="member">' + esc(r.location == null ? '?' : r.location) + '</td>' +
-    '<td data-label="status"><span class="st st-' + esc(r.status) + '">' + (icons[r.status] || '•') + ' ' + esc(r.status) + '</span>' + (r.intent && r.statusCode !== 103 ? ' <small>(' + esc(r.intent) + ')</small>' : '') + '</td>' +
+    '<td data-label="status"><span class="st st-' + esc(r.status) + '">' + (icons[r.status] || '•') + ' ' + esc(r.status) + '</span>' + (r.statusFrom === 'list' ? ' <small>(daemon list; not seen by Reflex yet)</small>' : r.intent && r.statusCode !== 103 ? ' <small>(' + esc(r.intent) + ')</small>' : '') + '</td>' +
     '<td data-label="since" class="at">' + utc(r.since) + '</td>' +
     '<td data-label="opt-in">' + (r.optIn == null ? '?' : r.optIn ? '✔ yes' : '✘ no') + '</td>' +
     '<td data-label="state">' + flagsOf(r) + '</td><td data-label="restarts">' + r.restarts + '</td>' +

@@ -33,6 +33,12 @@ export interface FleetRow {
   since?: number;
   /** Why it last changed (requested, unrequested, self, unknown), by the tracker. */
   intent?: string;
+  /**
+   * `list` when the status is the daemon's list's, read after the tracker's last change and
+   * different from it: a change no event announced (the daemon emits none for Error) that Reflex
+   * has not seen yet (the next resync will).
+   */
+  statusFrom?: 'list';
   /** `user.reflex.autorestart=true` in its (expanded) config; undefined until the daemon's list was read. */
   optIn?: boolean;
   /** Until when a delayed action job (crash-loop back-off, stand-back) waits, ISO. */
@@ -139,21 +145,23 @@ export class FleetView {
     return pageOf(snap, q);
   }
 
-  private async daemonList(t: ConsoleTarget): Promise<Instance[] | undefined> {
+  private async daemonList(t: ConsoleTarget): Promise<{ at: number; instances: Instance[] } | undefined> {
     if (!t.client) return undefined;
     const cached = this.listed.get(t.id);
     const stale = !cached || Date.now() - cached.at > (this.opts.listMaxAgeMs ?? 15_000);
     if (stale && !this.listing.has(t.id)) {
+      // Stamped when asked, not when answered: a change during the read may be missing from it.
+      const askedAt = Date.now();
       const p = t.client
         .listInstances({ recursion: 1, allProjects: true, signal: AbortSignal.timeout(30_000) })
-        .then((instances) => void this.listed.set(t.id, { at: Date.now(), instances }))
+        .then((instances) => void this.listed.set(t.id, { at: askedAt, instances }))
         .catch(() => undefined) // an unreachable daemon: the tracker's view stands alone
         .finally(() => this.listing.delete(t.id));
       this.listing.set(t.id, p);
     }
     // The first list is waited for (members and opt-in from the first render); later ones refresh behind.
     if (!cached) await this.listing.get(t.id);
-    return this.listed.get(t.id)?.instances;
+    return this.listed.get(t.id);
   }
 
   private async assemble(): Promise<FleetSnapshot> {
@@ -178,13 +186,13 @@ export class FleetView {
       const objects = new Map<string, Instance>();
       if (listed) {
         listedAny = true;
-        for (const i of listed) objects.set(`${i.project ?? 'default'}/${i.name}`, i);
+        for (const i of listed.instances) objects.set(`${i.project ?? 'default'}/${i.name}`, i);
       }
       const fields = new Set([...tracked.keys(), ...objects.keys()]);
       for (const field of fields) {
         const slash = field.indexOf('/');
         const ref = { target: t.id, project: field.slice(0, slash), instance: field.slice(slash + 1) };
-        byKey.set(refKey(ref), rowOf(ref, tracked.get(field), objects.get(field)));
+        byKey.set(refKey(ref), rowOf(ref, tracked.get(field), objects.get(field), listed?.at ?? 0));
       }
     }
     const values = await getMany(redis, quarantines);
@@ -231,8 +239,10 @@ export class FleetView {
   }
 }
 
-function rowOf(ref: InstanceRef, tracked: TrackedStatus | undefined, object: Instance | undefined): FleetRow {
-  const statusCode = tracked?.status ?? object?.status_code ?? 0;
+function rowOf(ref: InstanceRef, tracked: TrackedStatus | undefined, object: Instance | undefined, listedAt: number): FleetRow {
+  // The tracker is live, the list up to a few seconds old: the list wins only when read after the tracker's last change.
+  const fromList = object !== undefined && tracked !== undefined && listedAt > tracked.at && object.status_code !== tracked.status;
+  const statusCode = fromList ? object.status_code : (tracked?.status ?? object?.status_code ?? 0);
   return {
     key: `${ref.target}|${ref.project}/${ref.instance}`,
     target: ref.target,
@@ -241,7 +251,8 @@ function rowOf(ref: InstanceRef, tracked: TrackedStatus | undefined, object: Ins
     ...(object ? { location: object.location || 'none', optIn: optedIn(object) } : {}),
     statusCode,
     status: textOf(statusCode),
-    ...(tracked ? { since: tracked.at, ...(tracked.intent ? { intent: tracked.intent } : {}) } : {}),
+    ...(tracked && !fromList ? { since: tracked.at, ...(tracked.intent ? { intent: tracked.intent } : {}) } : {}),
+    ...(fromList ? { statusFrom: 'list' as const } : {}),
     acting: false,
     restarts: 0,
   };
