@@ -156,6 +156,17 @@ export class OwnOperations {
     const ops = await this.list(ref);
     return ops.some((op) => causedBy(op, event)) ? 'self' : event.intent;
   }
+
+  /**
+   * Whether an `instance-exec` event is the echo of a command Reflex ran (the `exec` action; the
+   * event names no requestor on LXD 5.0.2): matched by the exec's operation window, like the
+   * echoes of its state changes, so Reflex's own command never triggers a rule.
+   */
+  async ownExec(ref: InstanceRef, event: { action?: string; timestamp: string }): Promise<boolean> {
+    if (event.action !== 'instance-exec') return false;
+    const ops = await this.list(ref);
+    return ops.some((op) => op.action === 'exec' && causedBy(op, { intent: 'requested', action: event.action, timestamp: event.timestamp }));
+  }
 }
 
 /** Whether one of Reflex's operations explains the event. */

@@ -12,7 +12,7 @@ import type { EventArchive } from '../events/event-archive.js';
 import { eventItemHash } from '../events/event-ingestor.js';
 import { eventItemSchema, type EventItem } from '../events/event-job.js';
 import { decodeFrame } from '../events/frame.js';
-import { causedBy, evacuationIntent, type OwnOperations } from '../events/intent.js';
+import { evacuationIntent, type OwnOperations } from '../events/intent.js';
 import { normalizeFrame } from '../events/normalize.js';
 import { keepRejected } from '../events/rejected-events.js';
 import type { StateTracker } from '../events/state-tracker.js';
@@ -185,7 +185,7 @@ export class EventProcessor {
     const responses: RuleResponse[] = [];
     // Read once: a reload during this event's awaits must not give it half the old rules, half the new.
     const engine = typeof this.deps.engine === 'function' ? this.deps.engine() : this.deps.engine;
-    if (engine.isRelevant(event) && !(await this.ownExec(event, ref))) {
+    if (engine.isRelevant(event) && !(event.kind === 'lifecycle' && ref && (await this.deps.ownOperations.ownExec(ref, event)))) {
       const instance = ref ? await this.readInstance(ref) : undefined;
       // An alert does not say which cluster member runs the instance; the read does, and storm
       // control, scope.locations and the re-check's evacuation check key on it.
@@ -218,17 +218,6 @@ export class EventProcessor {
     if (responses.some((r) => r.result === 'queued' || r.result === 'dry-run')) return;
     const summary = `${ref.instance} found Stopped after a gap, cause unknown: Reflex does not start it; to start it: reflex heal ${ref.instance}${ref.project !== 'default' ? ` --project ${ref.project}` : ''} (or lxc start ${ref.instance})`;
     await this.deps.audit.append({ type: 'alert', correlationId: event.id, target: ref.target, instance: ref.instance, summary, severity: 'warning' }, { once: `unknown:${event.id}` });
-  }
-
-  /**
-   * The `instance-exec` event of Reflex's own `exec` action (LXD 5.0.2 sends it with no
-   * requestor): matched by the exec's operation window, like the echoes of its state changes, so
-   * Reflex's own command never triggers a rule.
-   */
-  private async ownExec(event: CanonicalEvent, ref: InstanceRef | undefined): Promise<boolean> {
-    if (event.kind !== 'lifecycle' || event.action !== 'instance-exec' || !ref) return false;
-    const own = await this.deps.ownOperations.list(ref);
-    return own.some((op) => op.action === 'exec' && causedBy(op, { intent: 'requested', action: event.action, timestamp: event.timestamp }));
   }
 
   /** An operator's transition supersedes every delayed action of Reflex on that instance. */
