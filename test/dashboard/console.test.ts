@@ -217,6 +217,22 @@ describe('operator console (headless Chromium against a running Reflex on the si
     await page.locator('#dlq-body', { hasText: 'None.' }).waitFor();
   }, 60_000);
 
+  it('shows a second crash in back-off until its delayed restart, then Running again, without a reload', async () => {
+    const row = page.locator('#fleet-table tr[data-key$="/web-1"]');
+    sim.controls.crash('web-1');
+    const flag = await row.locator('.flag.backoff').innerText({ timeout: 5_000 });
+    // restart-on-crash waits 10 s before the second restart in its window.
+    const listed = await page.evaluate(async () => ((await (await fetch('/dashboard/console/fleet?flag=backoff')).json()) as { rows: { name: string; backoffUntil: string }[] }).rows);
+    const until = Date.parse(listed.find((r) => r.name === 'web-1')!.backoffUntil);
+    expect(until - Date.now()).toBeGreaterThan(5_000);
+    expect(flag).toContain(new Date(until).toISOString().replace('T', ' ').slice(5, 19));
+    expect(await row.getAttribute('data-status')).toBe('Stopped');
+    expect(await page.locator('#counts').innerText()).toMatch(/1\s*in back-off/);
+    await row.locator('td[data-label=restarts]', { hasText: '2' }).waitFor({ timeout: 5_000 });
+    await page.locator('#fleet-table tr[data-key$="/web-1"][data-status=Running]').waitFor({ timeout: 20_000 });
+    expect(await row.locator('.flag.backoff').count()).toBe(0);
+  }, 40_000);
+
   it('filters the fleet with the filter language and reads at a phone’s width', async () => {
     await page.fill('#filters [name=filter]', 'name eq web-.* and opt_in eq true');
     await page.locator('#filters button[type=submit]').click();
