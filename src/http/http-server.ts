@@ -70,8 +70,10 @@ const silencesPath = `${dashboardPath}/silences`;
 const auditPath = `${dashboardPath}/audit`;
 
 /**
- * The routes: /metrics, /healthz, /readyz and, with a token, /dashboard (page) and
- * /dashboard/queues (bull-board). Every route first checks the Host header (DNS rebinding).
+ * The routes: /metrics, /healthz, /readyz and, with a token, /dashboard (the operator's console,
+ * with its API under /dashboard/console; or the audit table when no console sources are given),
+ * /dashboard/audit (the audit table) and /dashboard/queues (bull-board). Every route first checks
+ * the Host header (DNS rebinding).
  */
 export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
   const app = new Hono();

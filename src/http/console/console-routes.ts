@@ -60,9 +60,9 @@ const issues = (e: z.ZodError) => e.issues.map((i) => `${i.path.join('.') || '(b
  * The operator's console under `base` (the dashboard's path, behind its auth): the page, its data
  * (fleet, incidents and plots, health, dead letters), a server-sent event stream that says when to
  * read again, and the safe actions, each through the same functions as the CLI and audited with
- * origin `console`. Answers a function that stops the change feed.
+ * origin `console`. The change feed polls only while a page listens.
  */
-export function registerConsole(app: Hono, base: string, o: ConsoleOptions): () => void {
+export function registerConsole(app: Hono, base: string, o: ConsoleOptions): void {
   const api = `${base}/console`;
   const fleet = new FleetView({ redis: o.redis, keys: o.keys, prefix: o.prefix, tracker: o.tracker, silences: o.silences, actionsQueue: o.actionsQueue, targets: o.targets });
   const feed = new ConsoleFeed({ redis: o.redis, auditKey: o.keys.audit, archiveKey: o.keys.archive });
@@ -184,5 +184,4 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): () 
     fleet.invalidate();
     return removed ? c.json({ ended: c.req.param('id') }) : c.json({ error: `no silence ${c.req.param('id')}` }, 404);
   });
-  return () => feed.stop();
 }

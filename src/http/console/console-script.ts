@@ -101,6 +101,7 @@ function renderIncidents(d) {
     '<span class="kind">' + esc(kinds[i.kind] || i.kind) + '</span> <span class="at">' + utc(i.at) + '</span> ' + (i.healMs != null ? '<span class="flag">✔ healed</span>' : i.outcome ? '<span class="flag bad">✘ ' + esc(i.outcome.result) + '</span>' : '<span class="flag backoff">… open</span>') +
     '<p class="story">' + esc(i.story) + '</p><button type="button" aria-expanded="false" data-trail="' + esc(i.correlationId) + '" data-since="' + esc(new Date(Date.parse(i.at) - 60000).toISOString()) + '">Audit trail</button><div class="trail" hidden></div></li>').join('') +
     (d.total > d.incidents.length ? '<li class="muted">' + (d.total - d.incidents.length) + ' older incident(s) not shown</li>' : '') : '<li class="muted">No incident in this range.</li>';
+  if (d.truncated) $('#incident-list').insertAdjacentHTML('afterbegin', '<li class="muted">Only the newest 50 000 audit records of the range were read: older incidents and plot points are missing (reflex audit reads them all).</li>');
 }
 function renderAlerts(d) {
   const a = d.alerts;
