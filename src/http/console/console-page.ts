@@ -52,8 +52,8 @@ export function renderConsole(v: ConsolePageView): string {
 <label>filter <input class="wide" name="filter" placeholder="name eq web-.* and opt_in eq true" aria-describedby="filter-help"></label>
 <button type="submit">Apply</button></form>
 <p id="filter-help" class="muted">Filter language as in rules: <code>field eq|ne value</code>, <code>and</code>, <code>or</code>, <code>not</code>; fields name, project, location, status, opt_in, quarantined, backoff, silenced, acting, restarts.</p>
-<div id="fleet-table" aria-live="polite"></div>
-<div class="pager"><button type="button" id="prev">← previous</button><span id="page-info"></span><button type="button" id="next">next →</button></div>
+<div id="fleet-table"></div>
+<div class="pager"><button type="button" id="prev">← previous</button><span id="page-info" role="status"></span><button type="button" id="next">next →</button></div>
 </section>
 <div id="side">
 <section id="health" aria-labelledby="health-h"><h2 id="health-h">Health</h2><ul class="health" id="health-list"><li>reading…</li></ul></section>
