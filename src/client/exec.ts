@@ -172,14 +172,17 @@ export class ExecSession {
   /**
    * The result once the operation was waited on (by {@link wait}, or by whoever holds
    * `operation`): the exit code is the operation's `return`, also when it failed (LXD fails an
-   * exec whose code is 126 or 127 with "Command not executable" / "Command not found").
+   * exec whose code is 126 or 127 with "Command not executable" / "Command not found"). Incus 6.0
+   * fails it the same way but, with websockets, leaves `return` out of the metadata: the error
+   * text then gives the code.
    */
   async result(): Promise<ExecResult> {
     const out = await this.output();
     this.close();
     const op = this.operation.value;
     const ret = (op.metadata as { return?: unknown } | null | undefined)?.return;
-    return { ...out, exitCode: typeof ret === 'number' ? ret : undefined, operation: op };
+    const verdict = /Command not found/.test(op.err) ? 127 : /Command not executable/.test(op.err) ? 126 : undefined;
+    return { ...out, exitCode: typeof ret === 'number' ? ret : op.status_code === 400 ? verdict : undefined, operation: op };
   }
 
   /** Waits for the operation (its failure with an exit code is a result, not an error) and the output. */
