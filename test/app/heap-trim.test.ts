@@ -11,18 +11,23 @@ function capture() {
 describe('the heap trim', () => {
   it('gives back heap a burst left committed: one full collection shrinks the committed heap', async () => {
     const { lines, logger } = capture();
-    // A burst: tens of MB allocated and dropped, as the first sync of a large fleet does.
-    let burst: { i: number; s: string }[] | undefined = Array.from({ length: 300_000 }, (_, i) => ({ i, s: `instance-${i}`.padEnd(64, '.') }));
-    expect(burst.length).toBe(300_000);
-    burst = undefined;
+    const shrank = () => lines.some((l) => l.msg === 'heap trimmed' && (l.heapTotalMb as number[])[1]! < (l.heapTotalMb as number[])[0]!);
     const stop = startHeapTrim({ logger, intervalMs: 50, slackBytes: 1 });
     try {
-      await expect.poll(() => lines.some((l) => l.msg === 'heap trimmed'), { timeout: 5_000, interval: 20 }).toBe(true);
+      // A burst: tens of MB allocated and dropped, as the first sync of a large fleet does. V8 may
+      // collect it on its own before the trim looks (then that trim has nothing to give back):
+      // another burst then, up to five.
+      for (let round = 0; round < 5 && !shrank(); round++) {
+        let burst: { i: number; s: string }[] | undefined = Array.from({ length: 300_000 }, (_, i) => ({ i, s: `instance-${i}`.padEnd(64, '.') }));
+        expect(burst.length).toBe(300_000);
+        burst = undefined;
+        const seen = lines.length;
+        await expect.poll(() => lines.length > seen, { timeout: 5_000, interval: 20 }).toBe(true);
+      }
     } finally {
       stop();
     }
-    const [before, after] = lines.find((l) => l.msg === 'heap trimmed')!.heapTotalMb as [number, number];
-    expect(after).toBeLessThan(before);
+    expect(shrank(), JSON.stringify(lines)).toBe(true);
   });
 
   it('does nothing while the unused part of the heap is under the slack', async () => {
