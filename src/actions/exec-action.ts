@@ -33,7 +33,6 @@ export const execParamsSchema = z.strictObject({
   /** Bytes of stdout and of stderr kept in the audit, each (the first ones). Default 8192, at most 65536. */
   maxOutputBytes: z.number().int().min(0).max(65_536).default(8192),
 });
-export type ExecParams = z.output<typeof execParamsSchema>;
 
 /**
  * Runs a command inside the instance through the exec API, non-interactive (stdin closed), under
