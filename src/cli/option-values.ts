@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseTimeArg } from '../audit/audit-query.js';
 import { durationExamples, readDuration } from '../config/duration.js';
@@ -42,4 +43,13 @@ export function printJson(value: unknown): void {
 
 function isBareNumber(text: string): boolean {
   return /^\s*\d+(\.\d+)?\s*$/.test(text);
+}
+
+/** Who runs the command, as audit records name an operator: $USER, else the account's name. */
+export function operatorName(): string {
+  try {
+    return process.env.USER ?? userInfo().username;
+  } catch {
+    return 'unknown';
+  }
 }

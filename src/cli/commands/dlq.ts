@@ -1,17 +1,19 @@
 import { Queue } from 'bullmq';
 import type { Command } from 'commander';
+import { AuditLog } from '../../audit/audit-log.js';
 import { keySpace } from '../../redis/key-space.js';
+import { retryDeadLetter } from '../../remediation/operator-actions.js';
 import { connectRedis } from '../../redis/connect.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
-import { printJson, usageError } from '../option-values.js';
+import { operatorName, printJson, usageError } from '../option-values.js';
 
-async function withActionsQueue<T>(opts: Record<string, unknown>, fn: (q: Queue) => Promise<T>): Promise<T> {
+async function withActionsQueue<T>(opts: Record<string, unknown>, fn: (q: Queue, audit: AuditLog) => Promise<T>): Promise<T> {
   const config = resolveConfig(opts);
   const keys = keySpace(config.prefix);
   const redis = await connectRedis(config.redisUrl);
   const queue = new Queue(keys.actionsQueue, { connection: redis, prefix: keys.bullPrefix });
   try {
-    return await fn(queue);
+    return await fn(queue, new AuditLog(redis, keys.audit));
   } finally {
     await queue.close();
     redis.disconnect();
@@ -38,10 +40,11 @@ export function registerDlq(program: Command): void {
     .action(async (id: string | undefined, opts, cmd: Command) => {
       if (!id && !opts.all) usageError(cmd, 'give a job id, or --all');
       if (id && opts.all) usageError(cmd, 'give a job id or --all, not both');
-      const n = await withActionsQueue(opts, async (q) => {
-        const jobs = id ? [await q.getJob(id)].filter((j) => j) : await q.getFailed(0, 9999);
-        for (const job of jobs) await job!.retry('failed');
-        return jobs.length;
+      const n = await withActionsQueue(opts, async (queue, audit) => {
+        const ids = id ? [id] : (await queue.getFailed(0, 9999)).map((j) => j.id!);
+        let retried = 0;
+        for (const jobId of ids) if (await retryDeadLetter({ queue, audit }, jobId, { origin: 'cli', actor: operatorName() })) retried++;
+        return retried;
       });
       process.stdout.write(`retried ${n} job(s)\n`);
       if (id && n === 0) process.exitCode = 1;

@@ -1,14 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import { userInfo } from 'node:os';
 import { Queue, QueueEvents } from 'bullmq';
 import { Option, type Command } from 'commander';
 import { AuditLog } from '../../audit/audit-log.js';
 import { targetsOf } from '../../config/config-target.js';
 import { connectRedis, duplicateConnection } from '../../redis/connect.js';
 import { keySpace } from '../../redis/key-space.js';
-import { actionJobOptions, type ActionJobInput } from '../../remediation/action-job.js';
+import { queueHeal } from '../../remediation/operator-actions.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
-import { durationValue, usageError } from '../option-values.js';
+import { durationValue, operatorName, usageError } from '../option-values.js';
 
 /**
  * `reflex heal NAME`: an operator's decision to bring an instance back (after an unknown-cause stop
@@ -32,12 +30,9 @@ export function registerHeal(program: Command): void {
       const blocking = duplicateConnection(redis);
       const events = new QueueEvents(keys.actionsQueue, { connection: blocking, prefix: keys.bullPrefix });
       try {
-        const correlationId = `heal:${randomUUID()}`;
-        const by = safeUser();
-        await new AuditLog(redis, keys.audit).append({ type: 'decision', correlationId, target: t.id, instance, rule: 'heal', summary: `operator ${by} asked Reflex to start ${opts.project}/${instance} (reflex heal)`, matched: true });
-        const data: ActionJobInput = { rule: 'heal', action: 'start', params: {}, target: t.id, project: opts.project, instance, correlationId, incidentAt: Date.now(), origin: 'operator', dryRun: false };
         await events.waitUntilReady();
-        const job = await queue.add('start', data, actionJobOptions({ jobId: correlationId.replace(':', '-') }));
+        const { jobId } = await queueHeal({ queue, audit: new AuditLog(redis, keys.audit) }, { target: t.id, project: opts.project, instance }, { origin: 'cli', actor: operatorName() });
+        const job = (await queue.getJob(jobId))!;
         const waitMs = opts.wait as number;
         if (waitMs === 0) return void process.stdout.write(`queued ${job.id}\n`);
         try {
@@ -54,12 +49,4 @@ export function registerHeal(program: Command): void {
         redis.disconnect();
       }
     });
-}
-
-function safeUser(): string {
-  try {
-    return process.env.USER ?? userInfo().username;
-  } catch {
-    return 'unknown';
-  }
 }

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
-import { CrashLoopBudget } from '../../remediation/crash-loop-budget.js';
+import { AuditLog } from '../../audit/audit-log.js';
+import { releaseQuarantine } from '../../remediation/operator-actions.js';
 import { targetsOf } from '../../config/config-target.js';
 import { instanceOfKey, keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
 import { scanKeys } from '../../redis/scan-keys.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
-import { printJson } from '../option-values.js';
+import { operatorName, printJson } from '../option-values.js';
 
 /** `reflex quarantine list|release`: instances taken out of remediation after a crash loop. */
 export function registerQuarantine(program: Command): void {
@@ -41,9 +42,10 @@ export function registerQuarantine(program: Command): void {
       const redis = await connectRedis(config.redisUrl);
       try {
         // With several targets, the instance is released on whichever holds it.
+        const audit = new AuditLog(redis, keys.audit);
         let released = false;
         for (const target of targets) {
-          if (await new CrashLoopBudget(redis).release({ restarts: keys.restarts({ target, project: opts.project, instance }), quarantine: keys.quarantine({ target, project: opts.project, instance }) })) released = true;
+          if (await releaseQuarantine({ redis, keys, audit }, { target, project: opts.project, instance }, { origin: 'cli', actor: operatorName() })) released = true;
         }
         process.stdout.write(released ? `released ${opts.project}/${instance}\n` : `${opts.project}/${instance} was not quarantined\n`);
       } finally {
