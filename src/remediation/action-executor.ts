@@ -9,23 +9,19 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { ApiError, isApiStatus } from '../client/api-error.js';
 import type { InstanceClient } from '../client/client.js';
 import type { OperationObject } from '../client/envelope.js';
-import { isFinalOperationCode } from '../client/status-code.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { EventJob } from '../events/event-job.js';
 import { OWN_OPERATION_MAX_MS, type OwnOperations } from '../events/intent.js';
-import { parseSource } from '../events/source.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { HeldLock, TokenLock } from '../redis/token-lock.js';
 import { actionJobOptions, type ActionJob } from './action-job.js';
 import type { PendingActions } from './pending-actions.js';
+import { OthersOperations } from './others-operations.js';
 import type { Recheck } from './recheck.js';
 import { worthRetrying } from './retry-policy.js';
 import { describeStorm, isFailure, type StormControl, type StormScope } from './storm-control.js';
-
-/** How old a listing of the server's operations may be when an action checks for others' work on its instance. */
-const OPERATIONS_MAX_AGE_MS = 250;
 
 /** An action that failed for good and whose rule's `onFailure` branch was queued instead of a give-up. */
 export interface BranchedOutcome {
@@ -78,7 +74,11 @@ export interface ActionExecutorDeps {
  * failure is worth a retry is the retry policy's call, on error codes.
  */
 export class ActionExecutor {
-  constructor(private readonly deps: ActionExecutorDeps) {}
+  private readonly others: OthersOperations;
+
+  constructor(private readonly deps: ActionExecutorDeps) {
+    this.others = new OthersOperations(deps.ownOperations);
+  }
 
   private actions(): ActionRegistry {
     return this.deps.actions?.() ?? builtinActions;
@@ -160,7 +160,7 @@ export class ActionExecutor {
     if (held) {
       // The re-check's reads, storm control and the listing of the server's operations are
       // independent: read them at once, so a mass failure pays one round of reads per action.
-      const listing = this.recentOperations(client, `${job.target}\u0000${job.project}`).catch(() => undefined);
+      const listing = this.others.recent(client, `${job.target}\u0000${job.project}`).catch(() => undefined);
       const [verdict, storm] = await Promise.all([this.deps.recheck.check(job), this.heldByStorm(job)]);
       if (!verdict.proceed) {
         const outcome: ActionOutcome = { result: 'skipped', summary: verdict.summary };
@@ -173,7 +173,7 @@ export class ActionExecutor {
         await audit.append({ ...base, type: 'outcome', summary: `${job.action} held at the moment of acting: ${storm}`, result: 'skipped', recheck: 'storm', jobId }, { once: `recheck:${jobId}` });
         return this.finish(ref, jobId, outcome);
       }
-      const others = await this.waitForOthersOperations(client, job, await listing);
+      const others = await this.others.settle(client, job, await listing);
       const operators = others.superseded;
       // Read under the lock a moment ago, and nobody else's operation on it since: the action may
       // act on that reading instead of reading the instance once more.
@@ -350,67 +350,6 @@ export class ActionExecutor {
     return outcome;
   }
 
-  private readonly operationListings = new Map<string, { at: number; list: Promise<OperationObject[]> }>();
-
-  private recentOperations(client: InstanceClient, key: string): Promise<OperationObject[]> {
-    const cached = this.operationListings.get(key);
-    if (cached && Date.now() - cached.at < OPERATIONS_MAX_AGE_MS) return cached.list;
-    const list = client.listOperations();
-    this.operationListings.set(key, { at: Date.now(), list });
-    list.catch(() => this.operationListings.delete(key));
-    return list;
-  }
-
-  /**
-   * Waits (bounded) for operations someone else is running on the instance, so we act on the
-   * settled state, and answers why the job is superseded when one of them is an operator's stop or
-   * freeze made after the incident — whose event may not have been processed yet. The server lists
-   * every operation of the last seconds, whatever its instance; in a storm of actions each listing
-   * would grow with the others, so concurrent actions on one target share a listing up to
-   * {@link OPERATIONS_MAX_AGE_MS} old. An operation started since is caught by the daemon's own
-   * instance lock: the call is refused as busy, and retried.
-   */
-  private readonly listingIndex = new WeakMap<OperationObject[], Map<string, OperationObject[]>>();
-
-  /**
-   * The task operations of a listing that name the instance. A listing is shared by the actions of
-   * a storm (hundreds of operations, hundreds of actions): it is indexed by instance once, on first
-   * use, instead of scanned by each action.
-   */
-  private operationsOf(ops: OperationObject[], instance: string): OperationObject[] {
-    let index = this.listingIndex.get(ops);
-    if (!index) {
-      index = new Map();
-      for (const op of ops) {
-        if (op.class !== 'task') continue;
-        const names = new Set(Object.values(op.resources ?? {}).flat().map((p) => parseSource(p).instance));
-        for (const name of names) if (name !== undefined) index.set(name, [...(index.get(name) ?? []), op]);
-      }
-      this.listingIndex.set(ops, index);
-    }
-    return index.get(instance) ?? [];
-  }
-
-  private async waitForOthersOperations(client: InstanceClient, job: ActionJob, ops: OperationObject[] | undefined): Promise<{ superseded?: string; waited: boolean }> {
-    if (!ops) return { waited: true }; // listing is an optimisation: the action re-reads state then
-    const mine = this.operationsOf(ops, job.instance);
-    if (!mine.length) return { waited: false };
-    if (job.origin !== 'operator' && job.incidentAt !== undefined) {
-      const own = new Set(await this.deps.ownOperations.ids(refOf(job)));
-      const operator = mine.find((op) => !own.has(op.id) && /^(stopping|freezing)/i.test(op.description) && Date.parse(op.created_at) > job.incidentAt!);
-      if (operator) return { superseded: `superseded: "${operator.description}" (operation ${operator.id}, not Reflex's) was requested at ${operator.created_at}, after the incident; an operator's decision is never undone`, waited: true };
-    }
-    for (const op of mine) {
-      if (isFinalOperationCode(op.status_code)) continue;
-      try {
-        await (await client.getOperation(op.id)).wait({ timeoutMs: 30_000 });
-      } catch {
-        // Its failure is its own business; the action re-reads the state next.
-      }
-    }
-    // Operations on the instance (running or lately ended): the action reads its state again.
-    return { waited: true };
-  }
 }
 
 export function refOf(job: Pick<ActionJob, 'target' | 'project' | 'instance'>): InstanceRef {

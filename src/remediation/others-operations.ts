@@ -1,0 +1,77 @@
+import type { InstanceClient } from '../client/client.js';
+import type { OperationObject } from '../client/envelope.js';
+import { isFinalOperationCode } from '../client/status-code.js';
+import type { OwnOperations } from '../events/intent.js';
+import { parseSource } from '../events/source.js';
+import type { ActionJob } from './action-job.js';
+
+/** How old a listing of the server's operations may be when an action checks for others' work on its instance. */
+const OPERATIONS_MAX_AGE_MS = 250;
+
+/**
+ * Other people's operations on an instance, as an action sees them just before its call: it waits
+ * (bounded) for them, so it acts on the settled state, and learns that it is superseded when one
+ * of them is an operator's stop or freeze made after the incident — whose event may not have been
+ * processed yet. The server lists every operation of the last seconds, whatever its instance; in a
+ * storm of actions each listing would grow with the others, so concurrent actions on one target
+ * share a listing up to {@link OPERATIONS_MAX_AGE_MS} old, indexed by instance once. An operation
+ * started since is caught by the daemon's own instance lock: the call is refused as busy, and
+ * retried.
+ */
+export class OthersOperations {
+  private readonly listings = new Map<string, { at: number; list: Promise<OperationObject[]> }>();
+  private readonly index = new WeakMap<OperationObject[], Map<string, OperationObject[]>>();
+
+  constructor(private readonly ownOperations: OwnOperations) {}
+
+  /** The server's operations, read at most {@link OPERATIONS_MAX_AGE_MS} ago for the same `key` (target and project). */
+  recent(client: InstanceClient, key: string): Promise<OperationObject[]> {
+    const cached = this.listings.get(key);
+    if (cached && Date.now() - cached.at < OPERATIONS_MAX_AGE_MS) return cached.list;
+    const list = client.listOperations();
+    this.listings.set(key, { at: Date.now(), list });
+    list.catch(() => this.listings.delete(key));
+    return list;
+  }
+
+  /**
+   * Waits for the operations of `ops` on the job's instance that are still running; answers why
+   * the job is superseded, if an operator's stop or freeze came after the incident, and whether
+   * there were any (then the action reads the instance's state again). Without a listing it
+   * answers `waited`: the listing is an optimisation, and the action re-reads state then.
+   */
+  async settle(client: InstanceClient, job: ActionJob, ops: OperationObject[] | undefined): Promise<{ superseded?: string; waited: boolean }> {
+    if (!ops) return { waited: true };
+    const mine = this.on(ops, job.instance);
+    if (!mine.length) return { waited: false };
+    if (job.origin !== 'operator' && job.incidentAt !== undefined) {
+      const own = new Set(await this.ownOperations.ids({ target: job.target, project: job.project, instance: job.instance }));
+      const operator = mine.find((op) => !own.has(op.id) && /^(stopping|freezing)/i.test(op.description) && Date.parse(op.created_at) > job.incidentAt!);
+      if (operator) return { superseded: `superseded: "${operator.description}" (operation ${operator.id}, not Reflex's) was requested at ${operator.created_at}, after the incident; an operator's decision is never undone`, waited: true };
+    }
+    for (const op of mine) {
+      if (isFinalOperationCode(op.status_code)) continue;
+      try {
+        await (await client.getOperation(op.id)).wait({ timeoutMs: 30_000 });
+      } catch {
+        // Its failure is its own business; the action re-reads the state next.
+      }
+    }
+    return { waited: true };
+  }
+
+  /** The task operations of a listing that name the instance (the listing indexed on first use). */
+  private on(ops: OperationObject[], instance: string): OperationObject[] {
+    let index = this.index.get(ops);
+    if (!index) {
+      index = new Map();
+      for (const op of ops) {
+        if (op.class !== 'task') continue;
+        const names = new Set(Object.values(op.resources ?? {}).flat().map((p) => parseSource(p).instance));
+        for (const name of names) if (name !== undefined) index.set(name, [...(index.get(name) ?? []), op]);
+      }
+      this.index.set(ops, index);
+    }
+    return index.get(instance) ?? [];
+  }
+}
