@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RedisConnection } from '../redis/connect.js';
-import { LuaScript } from '../redis/script.js';
+import { ReplicaRoster } from '../redis/replica-roster.js';
 
 /** Options of {@link LeaseSpread}. */
 export interface LeaseSpreadOptions {
@@ -22,17 +22,6 @@ export interface LeaseSpreadOptions {
   member?: string;
 }
 
-// Adds or refreshes this replica (scored by when its heartbeat runs out, on Redis' clock, so
-// replicas' clocks need not agree), drops the replicas whose heartbeat ran out, counts the rest.
-// KEYS: roster. ARGV: member, ttl (ms).
-const beatScript = new LuaScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 4)
-return redis.call('ZCARD', KEYS[1])`);
-
 /** A lease of this process, and how to give it up without losing frames. */
 interface Registered {
   lease: { readonly isHeld: boolean };
@@ -52,6 +41,7 @@ interface Registered {
  */
 export class LeaseSpread {
   private readonly member: string;
+  private readonly roster: ReplicaRoster;
   private readonly ttlMs: number;
   private readonly everyMs: number;
   private readonly patienceMs: number;
@@ -65,6 +55,7 @@ export class LeaseSpread {
     this.everyMs = opts.everyMs ?? Math.max(100, Math.floor(this.ttlMs / 3));
     this.patienceMs = opts.patienceMs ?? 2 * this.ttlMs;
     this.member = opts.member ?? `${process.pid}:${randomUUID()}`;
+    this.roster = new ReplicaRoster(opts.redis, opts.key);
   }
 
   /** Live replicas reading event streams as last counted (this one included); undefined before the first count. */
@@ -106,12 +97,12 @@ export class LeaseSpread {
   /** Leaves the roster at once, so the others' shares grow without waiting for the heartbeat to run out. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await this.opts.redis.zrem(this.opts.key, this.member).catch(() => undefined);
+    await this.roster.leave(this.member).catch(() => undefined);
   }
 
   private async beat(): Promise<boolean> {
     try {
-      this.replicas = Number(await beatScript.run(this.opts.redis, [this.opts.key], [this.member, String(this.ttlMs)]));
+      this.replicas = await this.roster.beat(this.member, this.ttlMs);
       return true;
     } catch (err) {
       // The last count stands; leases left free too long are taken anyway (patience).

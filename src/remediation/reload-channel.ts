@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { duplicateConnection, type RedisConnection } from '../redis/connect.js';
 import type { ReloadKeys } from '../redis/key-space.js';
-import { LuaScript } from '../redis/script.js';
+import { ReplicaRoster } from '../redis/replica-roster.js';
 import type { ReloadOutcome, ReloadRequest } from './rule-set.js';
 
 /** A reload request as published on the reload channel: its id (answers come back on the id's channel). */
@@ -22,22 +22,6 @@ export const reloadAnswerSchema = z.strictObject({
   errors: z.array(z.string()).optional(),
 });
 export type ReloadAnswer = z.infer<typeof reloadAnswerSchema>;
-
-// Adds or refreshes a replica (scored by when its heartbeat runs out, on Redis' clock) and drops
-// the ones whose heartbeat ran out. KEYS: roster. ARGV: member, ttl (ms).
-const beatScript = new LuaScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 4)
-return 1`);
-
-// The replicas whose heartbeat has not run out. KEYS: roster.
-const liveScript = new LuaScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-return redis.call('ZRANGEBYSCORE', KEYS[1], now, '+inf')`);
 
 /** Options of {@link ReloadListener}. */
 export interface ReloadListenerOptions {
@@ -90,12 +74,12 @@ export class ReloadListener {
   /** Leaves the roster at once (a CLI started now does not wait for this replica) and stops listening. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await this.opts.redis.zrem(this.opts.keys.roster, this.opts.replica).catch(() => undefined);
+    await new ReplicaRoster(this.opts.redis, this.opts.keys.roster).leave(this.opts.replica).catch(() => undefined);
     this.subscriber.disconnect();
   }
 
   private async beat(): Promise<void> {
-    await beatScript.run(this.opts.redis, [this.opts.keys.roster], [this.opts.replica, this.ttlMs]);
+    await new ReplicaRoster(this.opts.redis, this.opts.keys.roster).beat(this.opts.replica, this.ttlMs);
   }
 
   private async answer(id: string): Promise<void> {
@@ -129,7 +113,7 @@ export async function requestReload(redis: RedisConnection, keys: ReloadKeys, op
   const listener = duplicateConnection(redis);
   const answers: ReloadAnswer[] = [];
   try {
-    const live = (await liveScript.run(redis, [keys.roster], [])) as string[];
+    const live = await new ReplicaRoster(redis, keys.roster).live();
     let settle: () => void = () => undefined;
     const done = new Promise<void>((resolve) => (settle = resolve));
     const complete = () => live.every((r) => answers.some((a) => a.replica === r));
