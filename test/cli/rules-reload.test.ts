@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
-import { rulesFolder, startReloadBed, startRule, until, type ReloadBed } from '../rules/support/reload-bed.js';
+import { until } from '../actions/reflex-bed.js';
+import { rulesFolder, startReloadBed, startRule, type ReloadBed } from '../rules/support/reload-bed.js';
 
 const broken = `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'x', on: [ });\n`;
 

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
-import { rulesFolder, startReloadBed, startRule, tickSchedule, until, type ReloadBed } from './support/reload-bed.js';
+import { until } from '../actions/reflex-bed.js';
+import { rulesFolder, startReloadBed, startRule, tickSchedule, type ReloadBed } from './support/reload-bed.js';
 
 /** The rules whose actions were queued for an instance (audit `action` records). */
 async function actingRules(bed: ReloadBed, instance: string, crashes: number): Promise<string[]> {

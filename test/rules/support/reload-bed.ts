@@ -93,12 +93,3 @@ export async function startReloadBed(): Promise<ReloadBed> {
     },
   };
 }
-
-export async function until(what: string, cond: () => boolean | Promise<boolean>, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-}
