@@ -46,6 +46,11 @@ export class Recheck {
     return registry.has(action) && registry.get(action).restarts === true;
   }
 
+  /** Whether rule `name` is loaded now (a reload may have removed it since its jobs were queued). */
+  ruleLoaded(name: string): boolean {
+    return this.deps.engine().rule(name) !== undefined;
+  }
+
   async check(job: ActionJob): Promise<RecheckVerdict> {
     const ref = { target: job.target, project: job.project, instance: job.instance };
     const byRule = job.origin === 'rule';
