@@ -21,7 +21,7 @@ import type { PendingActions } from './pending-actions.js';
 import { OthersOperations } from './others-operations.js';
 import type { Recheck } from './recheck.js';
 import { worthRetrying } from './retry-policy.js';
-import { describeStorm, isFailure, type StormControl, type StormScope } from './storm-control.js';
+import { describeStorm, heldByStormSummary, isFailure, type StormControl, type StormScope } from './storm-control.js';
 
 /** An action that failed for good and whose rule's `onFailure` branch was queued instead of a give-up. */
 export interface BranchedOutcome {
@@ -242,8 +242,7 @@ export class ActionExecutor {
   private async heldByStorm(job: ActionJob): Promise<string | undefined> {
     const scope = stormScope(job);
     if (!scope || !this.deps.storms || !(await this.deps.storms.holds(scope))) return undefined;
-    const where = scope.location === 'none' ? `server ${scope.target}` : `member ${scope.location}`;
-    return `storm: remediation by rule ${scope.rule} keeps failing on ${where}; its actions there are held until the storm ends (one grouped alert)`;
+    return heldByStormSummary(scope);
   }
 
   /**

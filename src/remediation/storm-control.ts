@@ -155,7 +155,7 @@ export class StormControl {
  * gate (a failure while the rule is in a storm) and the executor (an action held or given up).
  */
 export function describeStorm(s: Extract<StormVerdict, { storm: true }>, scope: Pick<StormScope, 'target' | 'location' | 'rule'>, policy: { threshold: number; windowMs: number }): { summary: string; alert: string } {
-  const where = scope.location === 'none' ? `server ${scope.target}` : `member ${scope.location}`;
+  const where = stormPlace(scope);
   const within = `within ${Math.round(policy.windowMs / 1000)} s`;
   const names = s.instances.map((m) => m.slice(m.indexOf('/') + 1));
   const listed = names.length > 10 ? `${names.slice(0, 10).join(', ')} and ${names.length - 10} more` : names.join(', ');
@@ -163,6 +163,16 @@ export function describeStorm(s: Extract<StormVerdict, { storm: true }>, scope: 
     summary: `suppressed: storm: remediation by rule ${scope.rule} failed for ${s.failures} instances on ${where} ${within}; its actions there are held since ${new Date(s.since).toISOString()} (one grouped alert)`,
     alert: `storm: remediation by rule ${scope.rule} failed for ${s.failures} instances on ${where} ${within} (${listed}); Reflex stopped acting there for this rule until fewer than ${policy.threshold} remediations fail per window`,
   };
+}
+
+/** Where a storm is: the server of a standalone target, else the cluster member. */
+function stormPlace(scope: Pick<StormScope, 'target' | 'location'>): string {
+  return scope.location === 'none' ? `server ${scope.target}` : `member ${scope.location}`;
+}
+
+/** What an action held at the moment of acting by a storm declared after it was queued says. */
+export function heldByStormSummary(scope: Pick<StormScope, 'target' | 'location' | 'rule'>): string {
+  return `storm: remediation by rule ${scope.rule} keeps failing on ${stormPlace(scope)}; its actions there are held until the storm ends (one grouped alert)`;
 }
 
 function member(scope: Pick<StormScope, 'project' | 'instance'>): string {
