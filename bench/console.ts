@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { Queue } from 'bullmq';
 import { chromium, type Browser } from 'playwright-core';
@@ -8,6 +7,7 @@ import { parseConfig } from '../src/config/config.js';
 import { duplicateConnection } from '../src/redis/connect.js';
 import { keySpace } from '../src/redis/key-space.js';
 import { startSimulator, type RunningSimulator } from '../src/simulator/simulator.js';
+import { freePort } from '../test/support/free-port.js';
 import { benchRedis, eventsIdle, rulesDir } from './stack.js';
 import { absoluteAtMost, median, progress, redisClient, runBench, silentLogger, until } from './support.js';
 
@@ -25,16 +25,6 @@ const chromiumPath = process.env.REFLEX_CHROMIUM ?? '/usr/bin/chromium';
 const loads = 5;
 const token = `bench-console-${randomUUID()}`;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface Fleet {
   sim: RunningSimulator;

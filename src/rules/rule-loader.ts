@@ -179,7 +179,7 @@ export async function loadRules(dir: string): Promise<LoadedRules> {
       continue;
     }
     const { file, mod } = loaded;
-    for (const action of exportedActions(mod)) {
+    for (const action of exportedOf(mod, isDefinedAction).filter((a) => !a.builtin)) {
       const same = userActions.get(action.name);
       // The same definition seen again: a file that imports another's action and exports it too.
       if (same && sameDefinition(same, action)) continue;
@@ -226,20 +226,23 @@ export async function loadRules(dir: string): Promise<LoadedRules> {
   return { rules, errors, others, actions };
 }
 
-/** Every action made with defineAction among a module's exports (one level of arrays; `default` may be wrapped once more). */
-function exportedActions(mod: Record<string, unknown>): DefinedAction[] {
-  const out = new Set<DefinedAction>();
+/**
+ * Every value among a module's exports that `is` accepts (one level of arrays; `default` may be
+ * wrapped once more), each once: the actions here, the schedules in schedules/schedule-loader.ts.
+ */
+export function exportedOf<T>(mod: Record<string, unknown>, is: (value: unknown) => value is T): T[] {
+  const out = new Set<T>();
   const visit = (value: unknown, depth: number) => {
-    if (isDefinedAction(value)) {
+    if (is(value)) {
       out.add(value);
     } else if (Array.isArray(value)) {
-      for (const v of value) if (isDefinedAction(v)) out.add(v);
+      for (const v of value) if (is(v)) out.add(v);
     } else if (depth === 0 && value && typeof value === 'object' && 'default' in value) {
       visit((value as { default: unknown }).default, 1);
     }
   };
   for (const value of Object.values(mod)) visit(value, 0);
-  return [...out].filter((a) => !a.builtin);
+  return [...out];
 }
 
 /** Each rule file is bundled on its own, so an action imported by two files is two objects: where it was defined tells them apart. */

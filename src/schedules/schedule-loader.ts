@@ -1,4 +1,4 @@
-import { importRuleFiles, type RuleLoadError } from '../rules/rule-loader.js';
+import { exportedOf, importRuleFiles, type RuleLoadError } from '../rules/rule-loader.js';
 import { isSchedule, type Schedule } from './schedule.js';
 
 export interface LoadedSchedules {
@@ -23,7 +23,7 @@ export async function loadSchedules(dir: string): Promise<LoadedSchedules> {
       continue;
     }
     const { file, mod } = loaded;
-    for (const s of exportedSchedules(mod)) {
+    for (const s of exportedOf(mod, isSchedule)) {
       const other = seen.get(s.name);
       if (other) {
         errors.push({ file, message: `schedule name "${s.name}" is already used by ${other}` });
@@ -34,20 +34,4 @@ export async function loadSchedules(dir: string): Promise<LoadedSchedules> {
     }
   }
   return { schedules, errors };
-}
-
-/** Every schedule among a module's exports (one level of arrays; `default` may be wrapped once more). */
-export function exportedSchedules(mod: Record<string, unknown>): Schedule[] {
-  const out = new Set<Schedule>();
-  const visit = (value: unknown, depth: number) => {
-    if (isSchedule(value)) {
-      out.add(value);
-    } else if (Array.isArray(value)) {
-      for (const v of value) if (isSchedule(v)) out.add(v);
-    } else if (depth === 0 && value && typeof value === 'object' && 'default' in value) {
-      visit((value as { default: unknown }).default, 1);
-    }
-  };
-  for (const value of Object.values(mod)) visit(value, 0);
-  return [...out];
 }

@@ -1,21 +1,11 @@
-import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { parseConfig, type ConfigInput } from '../../src/config/config.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
+import { freePort } from '../support/free-port.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 
-/** A free TCP port on 127.0.0.1 (bound once and released, so another listener may take it). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** The simulator and Reflex on it, in-process, with the HTTP server on a free port. */
 export interface ObservabilityBed {
