@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RedisConnection } from '../redis/connect.js';
+import { groupCommitFor, GroupCommit } from '../redis/group-commit.js';
 import { LuaScript } from '../redis/script.js';
 
 /** The `prev` of the very first record of a log that was never trimmed. */
@@ -26,13 +27,14 @@ export function chainKey(streamKey: string): string {
   return `${streamKey}:chain`;
 }
 
-// KEYS[1] stream, KEYS[2] chain hash; ARGV[1] record JSON, ARGV[2] max records (0: none), ARGV[3] max age in ms (0: none).
-// The id is chosen here rather than with XADD '*' because the record's own hash covers its id.
+// KEYS[1] stream, KEYS[2] chain hash, KEYS[3..] once-keys; ARGV[1] max records (0: none), ARGV[2]
+// max age in ms (0: none), then per record: its JSON, the index in KEYS of its once-key (0: none)
+// and that key's TTL in ms. Appends the records in order, each chained to the one before; a record
+// whose once-key was already set is skipped (false in the answer). Answers the stream ids.
+// The ids are chosen here rather than with XADD '*' because a record's own hash covers its id.
 const appendLua = `
 local stream, chain = KEYS[1], KEYS[2]
-local json, maxRecords, maxAgeMs = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
--- KEYS[3] (optional): a once-key; the record is appended only if that key was not set yet (ARGV[4] its TTL).
-if KEYS[3] and not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[4]) then return false end
+local maxRecords, maxAgeMs = tonumber(ARGV[1]), tonumber(ARGV[2])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local lastMs, lastSeq = -1, 0
@@ -45,12 +47,23 @@ if redis.call('EXISTS', stream) == 1 then
     end
   end
 end
-local id
-if now > lastMs then id = string.format('%.0f-0', now) else id = string.format('%.0f-%.0f', lastMs, lastSeq + 1) end
 local prev = redis.call('HGET', chain, 'head-hash') or '${GENESIS}'
-local hash = redis.sha1hex(prev .. '\\n' .. id .. '\\n' .. json)
-redis.call('XADD', stream, id, 'json', json, 'prev', prev, 'hash', hash)
-redis.call('HSET', chain, 'head-id', id, 'head-hash', hash)
+local ids, appended, headId = {}, 0, nil
+for r = 3, #ARGV, 3 do
+  local json, onceIndex = ARGV[r], tonumber(ARGV[r + 1])
+  if onceIndex > 0 and not redis.call('SET', KEYS[onceIndex], '1', 'NX', 'PX', ARGV[r + 2]) then
+    ids[#ids + 1] = false
+  else
+    if now > lastMs then lastMs, lastSeq = now, 0 else lastSeq = lastSeq + 1 end
+    local id = string.format('%.0f-%.0f', lastMs, lastSeq)
+    local hash = redis.sha1hex(prev .. '\\n' .. id .. '\\n' .. json)
+    redis.call('XADD', stream, id, 'json', json, 'prev', prev, 'hash', hash)
+    prev, headId, appended = hash, id, appended + 1
+    ids[#ids + 1] = id
+  end
+end
+if appended == 0 then return ids end
+redis.call('HSET', chain, 'head-id', headId, 'head-hash', prev)
 local trimmed = 0
 if maxRecords > 0 then trimmed = trimmed + redis.call('XTRIM', stream, 'MAXLEN', '~', maxRecords) end
 if maxAgeMs > 0 then trimmed = trimmed + redis.call('XTRIM', stream, 'MINID', string.format('%.0f', now - maxAgeMs)) end
@@ -58,17 +71,40 @@ if trimmed > 0 then
   local first = redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)[1]
   redis.call('HSET', chain, 'anchor-id', first[1])
 end
-return id
+return ids
 `;
 const appendScript = new LuaScript(appendLua);
 
+/** One record for {@link appendChained}. */
+interface PendingRecord {
+  json: string;
+  once?: { key: string; ttlMs: number };
+}
+
+type Retention = { maxRecords: number; maxAgeMs: number };
+
+const groups = new WeakMap<object, Map<string, GroupCommit<PendingRecord, string | undefined>>>();
+
 /**
- * Appends one record JSON to the chain in one round trip (EVALSHA, falling back to EVAL once per
- * server that has not seen the script), trimming by count (approximate, whole stream nodes) and by
- * age (exact). Returns the new stream id.
+ * Appends one record JSON to the chain, trimming by count (approximate, whole stream nodes) and by
+ * age (exact). Returns the new stream id, or undefined when `once` was already set. Records
+ * appended at the same moment by this process share one script call (a group commit, in call
+ * order); each call is one atomic round trip (EVALSHA, falling back to EVAL once per server that
+ * has not seen the script), so appends from several replicas interleave without breaking the chain.
  */
-export async function appendChained(redis: RedisConnection, streamKey: string, json: string, retention: { maxRecords: number; maxAgeMs: number }, once?: { key: string; ttlMs: number }): Promise<string | undefined> {
-  const keys = once ? [streamKey, chainKey(streamKey), once.key] : [streamKey, chainKey(streamKey)];
-  const args = once ? [json, retention.maxRecords, retention.maxAgeMs, once.ttlMs] : [json, retention.maxRecords, retention.maxAgeMs];
-  return ((await appendScript.run(redis, keys, args)) as string | null) ?? undefined;
+export function appendChained(redis: RedisConnection, streamKey: string, json: string, retention: Retention, once?: { key: string; ttlMs: number }): Promise<string | undefined> {
+  const name = `${streamKey}\u0000${retention.maxRecords}\u0000${retention.maxAgeMs}`;
+  const group = groupCommitFor(groups, redis, name, () => new GroupCommit((records) => appendRecords(redis, streamKey, records, retention)));
+  return group.submit(once ? { json, once } : { json });
+}
+
+async function appendRecords(redis: RedisConnection, streamKey: string, records: PendingRecord[], retention: Retention): Promise<(string | undefined)[]> {
+  const keys = [streamKey, chainKey(streamKey)];
+  const args: (string | number)[] = [retention.maxRecords, retention.maxAgeMs];
+  for (const r of records) {
+    if (r.once) keys.push(r.once.key);
+    args.push(r.json, r.once ? keys.length : 0, r.once?.ttlMs ?? 0);
+  }
+  const ids = (await appendScript.run(redis, keys, args)) as (string | null)[];
+  return ids.map((id) => id ?? undefined);
 }

@@ -1,5 +1,6 @@
 import type { RedisConnection } from '../redis/connect.js';
 import type { CanonicalEvent } from './canonical-event.js';
+import { groupCommitFor, GroupCommit } from '../redis/group-commit.js';
 import { LuaScript } from '../redis/script.js';
 
 /** What the processor made of an archived event. */
@@ -25,15 +26,26 @@ export interface ArchivedEvent {
   event: CanonicalEvent;
 }
 
-// A job retried after a partial run must not archive its event twice: the id is claimed first.
-// Both trims run in the same call because XADD takes MAXLEN or MINID, not both.
+// A job retried after a partial run must not archive its event twice: each id is claimed first.
+// KEYS[1] the stream, KEYS[2..] the seen-keys; ARGV[1] dedupe window ms, ARGV[2] max length, ARGV[3]
+// min id, then 6 fields per entry (id, kind, target, instance, outcome, event JSON), in KEYS order.
+// The age trim runs once per call because XADD takes MAXLEN or MINID, not both.
 const appendScript = new LuaScript(`
-if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1]) then
-  local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'id', ARGV[3], 'kind', ARGV[4], 'target', ARGV[5], 'instance', ARGV[6], 'outcome', ARGV[7], 'event', ARGV[8])
-  redis.call('XTRIM', KEYS[1], 'MINID', '~', ARGV[9])
-  return id
+local added = {}
+for k = 2, #KEYS do
+  local a = 4 + (k - 2) * 6
+  if redis.call('SET', KEYS[k], '1', 'NX', 'PX', ARGV[1]) then
+    added[#added + 1] = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'id', ARGV[a], 'kind', ARGV[a + 1], 'target', ARGV[a + 2], 'instance', ARGV[a + 3], 'outcome', ARGV[a + 4], 'event', ARGV[a + 5])
+  else
+    added[#added + 1] = false
+  end
 end
-return false`);
+redis.call('XTRIM', KEYS[1], 'MINID', '~', ARGV[3])
+return added`);
+
+type PendingEntry = { event: CanonicalEvent; outcome: ArchiveOutcome };
+
+const groups = new WeakMap<object, Map<string, GroupCommit<PendingEntry, boolean>>>();
 
 /**
  * The archive: every canonical event Reflex saw, once, with what became of it, in a Redis stream
@@ -51,11 +63,26 @@ export class EventArchive {
     this.dedupeWindowMs = opts.dedupeWindowMs ?? 24 * 3600_000;
   }
 
-  /** Appends an event unless an event with the same id was archived within the retention age. */
-  async append(event: CanonicalEvent, outcome: ArchiveOutcome): Promise<boolean> {
-    const minId = `${Math.max(0, Date.now() - this.maxAgeMs)}-0`;
-    const res = await appendScript.run(this.opts.redis, [this.opts.key, `${this.opts.key}:seen:${event.target}:${event.id}`], [String(this.dedupeWindowMs), String(this.maxLength), event.id, event.kind, event.target, 'instance' in event && event.instance ? event.instance : '', outcome, JSON.stringify(event), minId]);
-    return res !== null;
+  /**
+   * Appends an event unless an event with the same id was archived within the retention age.
+   * Events archived at the same moment by this process share one script call (group commit).
+   */
+  append(event: CanonicalEvent, outcome: ArchiveOutcome): Promise<boolean> {
+    const { redis, key } = this.opts;
+    const group = groupCommitFor(groups, redis, `${key}\u0000${this.maxLength}\u0000${this.maxAgeMs}\u0000${this.dedupeWindowMs}`, () => new GroupCommit((entries) => this.write(entries)));
+    return group.submit({ event, outcome });
+  }
+
+  private async write(entries: PendingEntry[]): Promise<boolean[]> {
+    const { redis, key } = this.opts;
+    const keys = [key];
+    const args = [String(this.dedupeWindowMs), String(this.maxLength), `${Math.max(0, Date.now() - this.maxAgeMs)}-0`];
+    for (const { event, outcome } of entries) {
+      keys.push(`${key}:seen:${event.target}:${event.id}`);
+      args.push(event.id, event.kind, event.target, 'instance' in event && event.instance ? event.instance : '', outcome, JSON.stringify(event));
+    }
+    const added = (await appendScript.run(redis, keys, args)) as (string | null)[];
+    return added.map((id) => id !== null);
   }
 
   /** Reads archived events, oldest first (tests, `reflex` tooling). */

@@ -17,6 +17,18 @@ const sensitiveWords = new Set(['key', 'keys', 'pwd', 'pass', 'auth']);
  * `keySpace`, `keyId` and `monkey` are not).
  */
 export function isSensitiveName(name: string): boolean {
+  let known = namesSeen.get(name);
+  if (known === undefined) {
+    // Field names repeat (every audit record has the same few dozen): each is worked out once.
+    if (namesSeen.size >= 10_000) namesSeen.clear();
+    namesSeen.set(name, (known = sensitiveName(name)));
+  }
+  return known;
+}
+
+const namesSeen = new Map<string, boolean>();
+
+function sensitiveName(name: string): boolean {
   const squashed = name.toLowerCase().replace(/[^a-z0-9]/g, '');
   if (sensitiveInName.test(squashed)) return true;
   const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/);
@@ -58,12 +70,16 @@ const valuePatterns: [RegExp, string][] = [
   [/\b(password|passwd|secret|token|api[_-]?key)(\s*[=:]\s*)("?)[^\s"',;&]+/gi, `$1$2$3${REDACTED}`],
 ];
 
+/** What every pattern above needs to match: a text without any of these is returned as it is, unscanned. */
+const mayHoldSecret = /:\/\/|-----BEGIN|bearer|basic|eyJ|passw|secret|token|api[_-]?key/i;
+
 /**
  * Removes secrets from a string: bearer/basic credentials, JWTs, PEM private keys, credentials and
  * secret query parameters in URLs ({@link redactUrl}) and `password=…`-style pairs. Only the
  * secret part is replaced, so messages stay readable.
  */
 export function redactText(text: string): string {
+  if (!mayHoldSecret.test(text)) return text;
   let out = text.replace(urlInText, (url) => redactUrl(url));
   for (const [pattern, replacement] of valuePatterns) out = out.replace(pattern, replacement);
   return out;

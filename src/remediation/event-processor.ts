@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { RedisConnection } from '../redis/connect.js';
-import { getMany } from '../redis/get-many.js';
+import { getMany, setMany } from '../redis/get-many.js';
+import { GroupCommit } from '../redis/group-commit.js';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
@@ -78,7 +79,15 @@ type Prepared = { item?: EventItem; raw: unknown; hash: string; event?: Canonica
  * instances side by side.
  */
 export class EventProcessor {
-  constructor(private readonly deps: EventProcessorDeps) {}
+  /** Done marks of events finished at the same moment go to Redis together. */
+  private readonly doneMarks: GroupCommit<string, void>;
+
+  constructor(private readonly deps: EventProcessorDeps) {
+    this.doneMarks = new GroupCommit<string, void>(async (keys) => {
+      await setMany(deps.redis, keys, '1', DONE_TTL_MS);
+      return [];
+    });
+  }
 
   /** Processes one job (a batch, or a single item); answers what became of each event, in order. */
   async process(data: unknown): Promise<ProcessResult[]> {
@@ -106,7 +115,7 @@ export class EventProcessor {
           try {
             results[i] = await this.processOne(prepared[i]!);
             // Last: only now is every step of this event durable.
-            marks.push(redis.set(keys.eventDone(prepared[i]!.hash), '1', 'PX', DONE_TTL_MS));
+            marks.push(this.doneMarks.submit(keys.eventDone(prepared[i]!.hash)));
           } catch (err) {
             // The rest of this instance's events wait for the job's retry, in order.
             failures.push(err);

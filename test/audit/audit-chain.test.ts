@@ -1,5 +1,5 @@
 import type { RedisConnection } from '../../src/redis/connect.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { chainHash, chainKey, GENESIS } from '../../src/audit/audit-chain.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
@@ -60,6 +60,21 @@ describe('the audit hash chain', () => {
       prev = chainHash(prev, id, f[f.indexOf('json') + 1]!);
       expect(f[f.indexOf('hash') + 1]).toBe(prev);
     }
+  });
+
+  it('appends records made at the same moment in call order, each once, in fewer script calls than records', async () => {
+    const redis = client();
+    const key = keySpace(uniquePrefix('audit')).audit;
+    const log = new AuditLog(redis, key);
+    // Observed, not replaced: the calls still reach Redis.
+    const scriptCalls = vi.spyOn(redis, 'evalsha');
+    const ids = await Promise.all(Array.from({ length: 60 }, (_, i) => log.append({ type: 'call', correlationId: `c${i % 50}`, summary: `call ${i}` }, { once: `call:${i % 50}` })));
+    // The last ten repeat once-keys of the first fifty: recorded once, answered ''.
+    expect(ids.slice(50)).toEqual(Array(10).fill(''));
+    expect(ids.slice(0, 50).every((id) => /^\d+-\d+$/.test(id))).toBe(true);
+    expect((await log.read()).map((r) => r.summary)).toEqual(Array.from({ length: 50 }, (_, i) => `call ${i}`));
+    expect(await log.verify()).toMatchObject({ ok: true, records: 50 });
+    expect(scriptCalls.mock.calls.length).toBeLessThan(10);
   });
 
   it('names a record whose JSON was altered in Redis', async () => {
