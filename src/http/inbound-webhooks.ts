@@ -9,7 +9,7 @@ import { AlertMappingError, alertmanagerEvents, alertmanagerPayloadSchema, paylo
 import type { AlertEvent } from '../events/canonical-event.js';
 import type { EventJob } from '../events/event-job.js';
 import { keepRejected } from '../events/rejected-events.js';
-import type { RedisConnection } from '../redis/connect.js';
+import { withDeadline, type RedisConnection } from '../redis/connect.js';
 import type { InboundConfig } from '../config/config.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import { Secret } from '../notify/secret.js';
@@ -144,14 +144,6 @@ export function inboundWebhooks(src: InboundSources): Hono {
   }
 
   return app;
-}
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Worker } from 'bullmq';
-import type { RedisConnection } from '../redis/connect.js';
+import { withDeadline, type RedisConnection } from '../redis/connect.js';
 import type { EventSubscriber } from '../events/event-subscriber.js';
 import type { SubscriberLease } from '../events/subscriber-lease.js';
 
@@ -41,18 +41,11 @@ export function readinessChecks(parts: ReadinessParts): ReadinessChecks {
   const checks: ReadinessChecks = {
     redis: async () => {
       const timeoutMs = parts.redisTimeoutMs ?? 1_000;
-      let timer: NodeJS.Timeout | undefined;
-      // Commands queue while Redis is unreachable rather than fail, so the ping needs a deadline.
-      const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      });
       try {
-        await Promise.race([parts.redis.ping(), deadline]);
+        await withDeadline(parts.redis.ping(), timeoutMs);
         return { ok: true, detail: 'PING answered' };
       } catch (err) {
         return { ok: false, detail: `Redis unreachable: ${(err as Error).message}` };
-      } finally {
-        clearTimeout(timer);
       }
     },
   };

@@ -176,6 +176,7 @@ export async function connectRedis(url: string, opts: { timeoutMs?: number; logg
     lastError = err;
   });
   try {
+    // A cluster or sentinel probe tries several nodes in turn: bound the whole, not only each attempt.
     await withDeadline(probe.connect().then(() => probe.ping()), timeoutMs * 2);
   } catch (err) {
     const safeUrl = redactUrl(url);
@@ -207,11 +208,15 @@ export async function connectRedis(url: string, opts: { timeoutMs?: number; logg
   return redis;
 }
 
-// A cluster or sentinel probe tries several nodes in turn; bound the whole, not only each attempt.
-async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+/**
+ * `work`, or an error when it has not settled within `ms`. Commands queue while Redis is
+ * unreachable rather than fail, so a caller that must answer (a probe, /readyz, an inbound hook's
+ * 503) bounds the wait with this; the work itself is not cancelled.
+ */
+export async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
   });
   try {
     return await Promise.race([work, deadline]);
