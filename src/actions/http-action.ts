@@ -46,8 +46,7 @@ function readSecret(ref: SecretRef, what: string): Secret {
   try {
     return 'env' in ref ? Secret.fromEnv(ref.env) : Secret.fromFile(ref.file);
   } catch (err) {
-    const why = 'env' in ref ? `environment variable ${ref.env} is not set or empty` : (err as Error).message.replace(/ \(a notification receiver needs it\)/, '');
-    throw new ReflexError('CONFIG_INVALID', `http action ${what}: ${why}`, { cause: err });
+    throw new ReflexError('CONFIG_INVALID', `http action ${what}: ${(err as Error).message}`, { cause: err });
   }
 }
 

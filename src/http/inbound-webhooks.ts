@@ -163,11 +163,11 @@ export function inboundSecrets(config: InboundConfig | undefined): Pick<InboundS
   return { ...(alertmanagerToken ? { alertmanagerToken } : {}), ...(webhookSecrets?.length ? { webhookSecrets } : {}) };
 }
 
-/** Reads one secret, its error naming the config field (Secret's own messages speak of receivers). */
+/** Reads one secret, its error naming the config field. */
 function read(field: string, fn: () => Secret): Secret {
   try {
     return fn();
   } catch (err) {
-    throw new ReflexError('CONFIG_INVALID', `inbound.${field}: ${(err as Error).message.replace(' (a notification receiver needs it)', '')}`, { cause: err });
+    throw new ReflexError('CONFIG_INVALID', `inbound.${field}: ${(err as Error).message}`, { cause: err });
   }
 }

@@ -51,9 +51,10 @@ function names(v: string | string[] | undefined): string[] {
   return v === undefined ? [] : typeof v === 'string' ? [v] : v;
 }
 
-/** The secret a receiver names, from the environment or a file. */
-function readSecret(from: { env?: string; file?: string }, env: NodeJS.ProcessEnv): Secret {
-  return from.env !== undefined ? Secret.fromEnv(from.env, env) : Secret.fromFile(from.file!);
+/** The secret a receiver names, from the environment or a file; an error names the receiver. */
+function readSecret(receiver: string, from: { env?: string; file?: string }, env: NodeJS.ProcessEnv): Secret {
+  const neededBy = `notification receiver ${receiver}`;
+  return from.env !== undefined ? Secret.fromEnv(from.env, env, neededBy) : Secret.fromFile(from.file!, neededBy);
 }
 
 /**
@@ -62,7 +63,7 @@ function readSecret(from: { env?: string; file?: string }, env: NodeJS.ProcessEn
  */
 function signingKeys(config: WebhookConfig, env: NodeJS.ProcessEnv): { secrets: Secret[]; keys: Buffer[] } {
   const field = config.secretEnv !== undefined ? 'secretEnv' : 'secretFile';
-  const secrets = [...names(config.secretEnv).map((e) => readSecret({ env: e }, env)), ...names(config.secretFile).map((f) => readSecret({ file: f }, env))];
+  const secrets = [...names(config.secretEnv).map((e) => readSecret(config.name, { env: e }, env)), ...names(config.secretFile).map((f) => readSecret(config.name, { file: f }, env))];
   const keys = secrets.map((s) => {
     const parsed = webhookKey(s.reveal());
     if ('problem' in parsed) throw new ReflexError('CONFIG_INVALID', `notification receiver ${config.name}: ${field} ${s.source.replace(/^\w+:/, '')} ${parsed.problem}; a Standard Webhooks secret is whsec_ and the base64 of 24 to 64 random bytes (e.g. whsec_$(openssl rand -base64 32))`);
@@ -77,12 +78,12 @@ function requestHeaders(config: ReceiverConfig, env: NodeJS.ProcessEnv): { heade
   const secrets: Secret[] = [];
   const headers: Record<string, string> = { ...config.headers };
   for (const [name, from] of Object.entries(config.headersFrom)) {
-    const s = readSecret(from as { env?: string; file?: string }, env);
+    const s = readSecret(config.name, from as { env?: string; file?: string }, env);
     secrets.push(s);
     headers[name.toLowerCase()] = s.reveal();
   }
   if (config.bearerTokenEnv !== undefined || config.bearerTokenFile !== undefined) {
-    const s = readSecret({ env: config.bearerTokenEnv, file: config.bearerTokenFile }, env);
+    const s = readSecret(config.name, { env: config.bearerTokenEnv, file: config.bearerTokenFile }, env);
     secrets.push(s);
     headers.authorization = `Bearer ${s.reveal()}`;
   }
@@ -91,16 +92,16 @@ function requestHeaders(config: ReceiverConfig, env: NodeJS.ProcessEnv): { heade
 
 function emailAuth(config: EmailConfig, env: NodeJS.ProcessEnv): { user: Secret | string; password: Secret } | undefined {
   if (config.passwordEnv === undefined && config.passwordFile === undefined) return undefined;
-  const user = config.userEnv !== undefined ? Secret.fromEnv(config.userEnv, env) : config.user;
+  const user = config.userEnv !== undefined ? Secret.fromEnv(config.userEnv, env, `notification receiver ${config.name}`) : config.user;
   if (user === undefined) throw new ReflexError('CONFIG_INVALID', `notification receiver ${config.name}: a password needs a user (user or userEnv)`);
-  return { user, password: readSecret({ env: config.passwordEnv, file: config.passwordFile }, env) };
+  return { user, password: readSecret(config.name, { env: config.passwordEnv, file: config.passwordFile }, env) };
 }
 
 function endpoint(config: ReceiverConfig, env: NodeJS.ProcessEnv): Secret {
   if (config.kind === 'email') return new Secret(`smtp://${config.host}:${config.port ?? (config.tls ? 465 : 587)}`, 'config');
   if (config.url !== undefined) return new Secret(config.url, 'config');
   if (config.urlEnv === undefined && config.urlFile === undefined && config.kind === 'pagerduty') return new Secret(pagerDutyEventsUrl, 'default');
-  return readSecret({ env: config.urlEnv, file: config.urlFile }, env);
+  return readSecret(config.name, { env: config.urlEnv, file: config.urlFile }, env);
 }
 
 /** Validates a receiver's configuration and reads its secrets from `env` or files; throws CONFIG_INVALID. */
@@ -110,7 +111,7 @@ export function createReceiver(input: ReceiverConfigInput, env: NodeJS.ProcessEn
   if (badPlaceholders.length) throw new ReflexError('CONFIG_INVALID', `notification receiver ${config.name}: titleTemplate has unknown placeholder(s) ${badPlaceholders.join(', ')}; known: {status} {firing} {resolved} {count} {kinds} {instances} {projects} {targets} {receiver} {group.KEY}`);
   const url = endpoint(config, env);
   const signing = config.kind === 'webhook' ? signingKeys(config, env) : undefined;
-  const routingKey = config.kind === 'pagerduty' ? readSecret({ env: config.routingKeyEnv, file: config.routingKeyFile }, env) : undefined;
+  const routingKey = config.kind === 'pagerduty' ? readSecret(config.name, { env: config.routingKeyEnv, file: config.routingKeyFile }, env) : undefined;
   const auth = config.kind === 'email' ? emailAuth(config, env) : undefined;
   const extra = requestHeaders(config, env);
   const secrets = [url, ...(signing?.secrets ?? []), ...extra.secrets, ...(routingKey ? [routingKey] : []), ...(auth ? [auth.password, ...(typeof auth.user === 'string' ? [] : [auth.user])] : [])];

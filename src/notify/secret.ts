@@ -19,10 +19,14 @@ export class Secret {
     this.#value = value;
   }
 
-  /** Reads `env[name]`; throws CONFIG_INVALID naming the variable (never a value) when it is unset or empty. */
-  static fromEnv(name: string, env: NodeJS.ProcessEnv = process.env): Secret {
+  /**
+   * Reads `env[name]`; throws CONFIG_INVALID naming the variable (never a value) when it is unset
+   * or empty, and `neededBy` (`notification receiver chat`) when given. Callers that speak of a
+   * config field instead prefix the message themselves.
+   */
+  static fromEnv(name: string, env: NodeJS.ProcessEnv = process.env, neededBy?: string): Secret {
     const value = env[name];
-    if (!value) throw new ReflexError('CONFIG_INVALID', `environment variable ${name} is not set (a notification receiver needs it)`);
+    if (!value) throw new ReflexError('CONFIG_INVALID', `environment variable ${name} is not set${needs(neededBy)}`);
     return new Secret(value, `env:${name}`);
   }
 
@@ -30,14 +34,14 @@ export class Secret {
    * Reads the file at `path` (a systemd credential, a mounted Kubernetes secret), without its
    * trailing newline; throws CONFIG_INVALID naming the file (never a value) when it cannot be read or is empty.
    */
-  static fromFile(path: string): Secret {
+  static fromFile(path: string, neededBy?: string): Secret {
     let value: string;
     try {
       value = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
     } catch (err) {
-      throw new ReflexError('CONFIG_INVALID', `cannot read secret file ${path} (a notification receiver needs it): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+      throw new ReflexError('CONFIG_INVALID', `cannot read secret file ${path}${needs(neededBy)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
     }
-    if (!value) throw new ReflexError('CONFIG_INVALID', `secret file ${path} is empty (a notification receiver needs it)`);
+    if (!value) throw new ReflexError('CONFIG_INVALID', `secret file ${path} is empty${needs(neededBy)}`);
     return new Secret(value, `file:${path}`);
   }
 
@@ -61,4 +65,8 @@ export class Secret {
   [inspect.custom](): string {
     return `Secret(${this.source}) ${REDACTED}`;
   }
+}
+
+function needs(neededBy: string | undefined): string {
+  return neededBy ? ` (${neededBy} needs it)` : '';
 }

@@ -27,7 +27,8 @@ describe('receiver secrets are redacted everywhere', () => {
   });
 
   it('a missing environment variable is named, and no value is quoted', () => {
-    expect(() => createReceiver({ kind: 'slack', name: 's', urlEnv: 'NOPE_URL' }, {})).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining('NOPE_URL') }));
+    expect(() => createReceiver({ kind: 'slack', name: 's', urlEnv: 'NOPE_URL' }, {})).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: 'environment variable NOPE_URL is not set (notification receiver s needs it)' }));
+    expect(() => createReceiver({ kind: 'slack', name: 'chat', urlFile: '/nonexistent/hook' }, {})).toThrow('cannot read secret file /nonexistent/hook (notification receiver chat needs it): ENOENT');
     expect(() => createReceiver({ kind: 'slack', name: 's', url: 'https://x.example', urlEnv: 'A' } as never, { A: 'https://y' })).toThrow(/give exactly one of url, urlEnv, urlFile/);
   });
 
