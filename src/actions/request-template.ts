@@ -1,3 +1,5 @@
+import { fillPlaceholders, placeholders } from '../notify/placeholders.js';
+
 /**
  * Placeholders in the `http` action's URL and body, in the `{name.path}` form receivers' title
  * templates and audit links use: `{event.kind}`, `{instance.status}`,
@@ -12,8 +14,6 @@ export type TemplateRoot = (typeof templateRoots)[number];
 /** What the placeholders are filled from. `instance` is read only when a placeholder names it. */
 export type TemplateValues = Record<TemplateRoot, unknown>;
 
-const placeholder = /\{([A-Za-z]+)((?:\.[^{}\s]+)?)\}/g;
-const whole = /^\{([A-Za-z]+)((?:\.[^{}\s]+)?)\}$/;
 
 /** Every string in a value (an object body's strings, recursively). */
 function strings(value: unknown): string[] {
@@ -25,12 +25,12 @@ function strings(value: unknown): string[] {
 
 /** The placeholders of a template whose root is not one of {@link templateRoots} (empty when it is valid). */
 export function unknownPlaceholders(template: unknown): string[] {
-  return strings(template).flatMap((s) => [...s.matchAll(placeholder)].filter(([, root]) => !(templateRoots as readonly string[]).includes(root!)).map(([p]) => p));
+  return strings(template).flatMap((s) => placeholders(s).filter((p) => !isRoot(p.name)).map((p) => p.text));
 }
 
 /** Whether a template names a root (so the instance is read only when a placeholder needs it). */
 export function namesRoot(template: unknown, root: TemplateRoot): boolean {
-  return strings(template).some((s) => [...s.matchAll(placeholder)].some(([, r]) => r === root));
+  return strings(template).some((s) => placeholders(s).some((p) => p.name === root));
 }
 
 /**
@@ -51,8 +51,12 @@ function lookup(value: unknown, parts: string[]): unknown {
   return at;
 }
 
-function valueOf(values: TemplateValues, root: string, path: string): unknown {
-  return lookup(values[root as TemplateRoot], path ? path.slice(1).split('.') : []);
+function isRoot(name: string): name is TemplateRoot {
+  return (templateRoots as readonly string[]).includes(name);
+}
+
+function valueOf(values: TemplateValues, root: TemplateRoot, path: string | undefined): unknown {
+  return lookup(values[root], path ? path.split('.') : []);
 }
 
 function text(v: unknown): string {
@@ -62,7 +66,7 @@ function text(v: unknown): string {
 
 /** A text with its placeholders filled in (objects as JSON, nothing for a missing value); `encode` applies to each value (URLs). */
 export function fillText(template: string, values: TemplateValues, encode: (s: string) => string = (s) => s): string {
-  return template.replace(placeholder, (p, root: string, path: string) => ((templateRoots as readonly string[]).includes(root) ? encode(text(valueOf(values, root, path))) : p));
+  return fillPlaceholders(template, ({ name, path }) => (isRoot(name) ? encode(text(valueOf(values, name, path))) : undefined));
 }
 
 /**
@@ -72,8 +76,8 @@ export function fillText(template: string, values: TemplateValues, encode: (s: s
  */
 export function fillJson(template: unknown, values: TemplateValues): unknown {
   if (typeof template === 'string') {
-    const m = whole.exec(template);
-    if (m && (templateRoots as readonly string[]).includes(m[1]!)) return valueOf(values, m[1]!, m[2]!) ?? null;
+    const [only] = placeholders(template);
+    if (only && only.text === template && isRoot(only.name)) return valueOf(values, only.name, only.path) ?? null;
     return fillText(template, values);
   }
   if (Array.isArray(template)) return template.map((v) => fillJson(v, values));

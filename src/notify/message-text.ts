@@ -1,5 +1,6 @@
 import type { Alert } from './alert.js';
 import { firingAlerts, resolvedAlerts, type Notification } from './notification.js';
+import { fillPlaceholders, placeholders } from './placeholders.js';
 
 /**
  * The words every chat receiver uses, so Slack, Mattermost, Discord and Teams say the same thing:
@@ -22,11 +23,9 @@ const titleFields = {
   receiver: (n: Notification) => n.receiver,
 } as const;
 
-const placeholder = /\{([A-Za-z]+)(?:\.([^{}\s]+))?\}/g;
-
 /** The placeholders of a title template that do not exist (empty when it is valid). */
 export function unknownTitlePlaceholders(template: string): string[] {
-  return [...template.matchAll(placeholder)].filter(([, name, key]) => (key === undefined ? !(name! in titleFields) : name !== 'group')).map(([whole]) => whole);
+  return placeholders(template).filter((p) => (p.path === undefined ? !(p.name in titleFields) : p.name !== 'group')).map((p) => p.text);
 }
 
 /**
@@ -34,7 +33,7 @@ export function unknownTitlePlaceholders(template: string): string[] {
  * receiver's `titleTemplate`, that text with its placeholders filled in (plain text, no code).
  */
 export function notificationTitle(n: Notification, template?: string): string {
-  if (template !== undefined) return template.replace(placeholder, (whole, name: string, key?: string) => (key !== undefined ? (name === 'group' ? (n.groupLabels[key] ?? '') : whole) : name in titleFields ? titleFields[name as keyof typeof titleFields](n) : whole));
+  if (template !== undefined) return fillPlaceholders(template, ({ name, path }) => (path !== undefined ? (name === 'group' ? (n.groupLabels[path] ?? '') : undefined) : name in titleFields ? titleFields[name as keyof typeof titleFields](n) : undefined));
   const head = n.status === 'firing' ? `[FIRING:${firingAlerts(n).length}]` : '[RESOLVED]';
   return `${head} ${titleFields.kinds(n)}: ${titleFields.instances(n)}`;
 }

@@ -2,6 +2,7 @@ import { notificationSettingsSchema, type InhibitRuleSettings } from '../config/
 import { ReflexError } from '../errors/reflex-error.js';
 import type { ReceiverConfigInput } from './receiver-config.js';
 import type { RouteConfig } from './router.js';
+import { fillPlaceholders } from './placeholders.js';
 
 /**
  * Notification settings as a TypeScript file in the rules folder gives them
@@ -70,5 +71,6 @@ export function chooseNotifyConfig(sources: { config?: NotifyConfig; rulesFolder
  * `{instance}`, `{project}` and `{target}` are replaced, URL-encoded.
  */
 export function auditLink(template: string | undefined, where: { correlationId: string; instance: string; project: string; target: string }): string | undefined {
-  return template?.replace(/\{(correlationId|instance|project|target)\}/g, (_, key: keyof typeof where) => encodeURIComponent(where[key]));
+  if (template === undefined) return undefined;
+  return fillPlaceholders(template, ({ name, path }) => (path === undefined && Object.hasOwn(where, name) ? encodeURIComponent(where[name as keyof typeof where]) : undefined));
 }
