@@ -33,7 +33,8 @@ export interface FollowOptions {
  * The audit trail: an append-only Redis stream in which each record carries the hash of the one
  * before it (see audit-chain.ts), so `verify()` exposes any record edited, deleted or inserted
  * behind the log's back. Records are redacted before they are hashed and stored. Safe to share
- * between replicas: appends are serialised by Redis, one round trip each.
+ * between replicas: appends are serialised by Redis; a process's appends made at the same moment
+ * share one round trip (audit-chain.ts).
  */
 export class AuditLog {
   private readonly retention: { maxRecords: number; maxAgeMs: number };

@@ -237,6 +237,22 @@ describe('operator console (headless Chromium against a running Reflex on the si
     await page.fill('#filters [name=filter]', 'name eq web-.* and opt_in eq true');
     await page.locator('#filters button[type=submit]').click();
     await until(() => page.locator('#fleet-table tbody tr').count(), (n) => n === 3, 'three web rows');
+    // The view is in the address (the read token is not: the server moved it to a cookie): a
+    // reload or a link opened elsewhere (a new browser context, with its own token) shows it again.
+    await page.selectOption('#range [name=since]', '7d');
+    await page.locator('#range button[type=submit]').click();
+    await until(async () => new URL(page.url()).searchParams.get('since'), (v) => v === '7d', 'the range in the address');
+    const address = new URL(page.url());
+    expect(Object.fromEntries(address.searchParams)).toEqual({ filter: 'name eq web-.* and opt_in eq true', since: '7d' });
+    const shared = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await shared.goto(`${address.href}&token=${readToken}`);
+    await shared.waitForSelector('body[data-rendered=fleet]');
+    await until(() => shared.locator('#fleet-table tbody tr').count(), (n) => n === 3, 'the same three web rows from the address');
+    expect(await shared.inputValue('#filters [name=filter]')).toBe('name eq web-.* and opt_in eq true');
+    expect(await shared.inputValue('#range [name=since]')).toBe('7d');
+    await shared.close();
+    await page.selectOption('#range [name=since]', '24h');
+    await page.locator('#range button[type=submit]').click();
     await page.fill('#filters [name=filter]', 'name eq');
     await page.locator('#filters button[type=submit]').click();
     await page.locator('#fleet-table', { hasText: 'filter:' }).waitFor();

@@ -45,7 +45,7 @@ function renderCounts(d) {
 }
 function fillSelect(name, values) {
   const sel = document.querySelector('#filters [name=' + name + ']');
-  const cur = sel.value;
+  const cur = sel.value || state.q[name] || '';
   sel.innerHTML = '<option value="">all</option>' + values.map((v) => '<option' + (v === cur ? ' selected' : '') + '>' + esc(v) + '</option>').join('');
 }
 function flagsOf(r) {
@@ -81,7 +81,41 @@ function renderRows(d) {
   $('#prev').disabled = d.offset === 0;
   $('#next').disabled = d.offset + d.rows.length >= d.matched;
 }
+/**
+ * The view (fleet filters, count pressed, page, incident range) lives in the page's address, so a
+ * reload, a bookmark or a link sent to a colleague opens the same view. Other parameters of the
+ * address (the read token) are kept as they are.
+ */
+const fleetKeys = ['target', 'project', 'member', 'status', 'filter'];
+function saveView() {
+  const p = new URLSearchParams(location.search);
+  for (const k of fleetKeys.concat(['flag', 'offset', 'since', 'instance'])) p.delete(k);
+  for (const k of fleetKeys) if (state.q[k]) p.set(k, state.q[k]);
+  if (state.flag) p.set('flag', state.flag);
+  if (state.offset) p.set('offset', String(state.offset));
+  if (state.since !== '24h') p.set('since', state.since);
+  if (state.instance) p.set('instance', state.instance);
+  const q = p.toString();
+  history.replaceState(null, '', location.pathname + (q ? '?' + q : '') + location.hash);
+}
+function restoreView() {
+  const p = new URLSearchParams(location.search), f = $('#filters').elements, r = $('#range').elements;
+  for (const k of fleetKeys) {
+    const v = p.get(k);
+    if (!v) continue;
+    state.q[k] = v;
+    if (f[k].tagName === 'SELECT' && ![...f[k].options].some((o) => o.value === v)) f[k].insertAdjacentHTML('beforeend', '<option>' + esc(v) + '</option>');
+    f[k].value = v;
+  }
+  state.flag = p.get('flag') || '';
+  state.offset = Math.max(0, Number(p.get('offset')) || 0);
+  const since = p.get('since');
+  if (since && [...r.since.options].some((o) => o.value === since)) { state.since = since; r.since.value = since; }
+  state.instance = p.get('instance') || '';
+  r.instance.value = state.instance;
+}
 async function loadFleet() {
+  saveView();
   const p = new URLSearchParams(Object.assign({}, state.q, state.flag ? { flag: state.flag } : {}, { offset: state.offset, limit: state.limit }));
   let d;
   try { d = await get('/fleet?' + p); } catch (e) { $('#fleet-table').textContent = 'Could not read the fleet: ' + e.message; return; }
@@ -139,6 +173,7 @@ function renderPlots(d) {
     bars('Restarts per instance in the budget window', d.restarts.length ? d.restarts.map((r) => ({ label: r.name, value: r.restarts })) : [{ label: 'none', value: 0 }], 'i');
 }
 async function loadIncidents() {
+  saveView();
   const p = new URLSearchParams({ since: state.since });
   if (state.instance) p.set('instance', state.instance);
   const d = await get('/incidents?' + p);
@@ -238,6 +273,7 @@ source.addEventListener('change', (ev) => {
   if (c.audit) { throttle('incidents', loadIncidents, 1000); throttle('dlq', loadDlq, 1000); throttle('health', loadHealth, 1000); }
 });
 source.onerror = () => live('○ reconnecting…');
+restoreView();
 schedule('fleet', loadFleet);
 schedule('incidents', loadIncidents);
 schedule('health', loadHealth);
