@@ -33,7 +33,7 @@ await runBench(bench, async () => {
         notes: [
           `Storm: ${total - matching} instance-updated + ${matching} crashes of opted-in instances, emitted at once. Reflex's time runs from the emission to the last storm event processed (archived, audited, decided, its start queued), read from the archive's stream ids; the ${matching} restarts run on in the action worker (${jobs - total} follow-on events) and are counted below, not timed. Storm control is off here: with it, ${matching} crashes on one server would be one grouped alert and no restarts.`,
           `Zero lost: ${lost.summary}.`,
-          'How: the ingestor writes what accumulated during the previous write as one job (up to 500 events), and the event worker handles the instances of a batch side by side (each instance in order), so the Redis round trips of an event (dedupe mark, state compare-and-set, self-action mark, audit appends) overlap. The bare queue costs one add and one completion round trip per job.',
+          'How: the ingestor writes what accumulated during the previous write as one job (up to 500 events), and the event worker handles the instances of a batch side by side (each instance in order), so the Redis round trips of an event (dedupe mark, state compare-and-set, self-action mark, audit appends) overlap, and what the lanes write at the same moment (audit records, archive entries, done marks) goes in one script call or pipeline (group commit). The bare queue costs one add and one completion round trip per job.',
         ],
         ...(lost.count ? { lost: lost.count } : {}),
       };
