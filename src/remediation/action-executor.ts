@@ -129,11 +129,13 @@ export class ActionExecutor {
     try {
       action = this.actions().get(job.action);
     } catch (err) {
-      // A reload removed the rule together with its own action: the operator stopped this
-      // remediation, as when only the rule goes (the re-check's verdict), so skip it, not give up.
-      if (job.origin === 'rule' && !this.deps.recheck.ruleLoaded(job.rule)) {
-        const summary = `rule ${job.rule} is not loaded any more (nor its action ${job.action})`;
-        await this.deps.audit.append({ correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule, type: 'outcome', summary: `${job.action} skipped at the moment of acting: ${summary}`, result: 'skipped', recheck: 'rule-unloaded', jobId }, { once: `recheck:${jobId}` });
+      // A reload removed the action a rule's job was queued with (the rule with it, or the rule now
+      // does without it): the operator changed this remediation, as when only the rule goes (the
+      // re-check's verdict), so skip it, not give up.
+      if (job.origin === 'rule') {
+        const ruleStays = this.deps.recheck.ruleLoaded(job.rule);
+        const summary = ruleStays ? `action ${job.action} is not defined any more (a reload removed it; rule ${job.rule} stays)` : `rule ${job.rule} is not loaded any more (nor its action ${job.action})`;
+        await this.deps.audit.append({ correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule, type: 'outcome', summary: `${job.action} skipped at the moment of acting: ${summary}`, result: 'skipped', recheck: ruleStays ? 'action-unloaded' : 'rule-unloaded', jobId }, { once: `recheck:${jobId}` });
         return this.finish(refOf(job), jobId, { result: 'skipped', summary });
       }
       throw new UnrecoverableError(`${(err as ReflexError).code}: ${(err as Error).message}`);

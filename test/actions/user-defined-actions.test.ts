@@ -292,6 +292,28 @@ export default [
     }
   });
 
+  it('skip a job whose action a reload removed while its rule stays (now with other actions): no give-up, no alert', async () => {
+    const dir = rulesFolder({ 'versioned.ts': version('v1') });
+    const redis = redisClient();
+    const audit = new AuditLog(redis, keySpace(uniquePrefix('ua-remove-action')).audit);
+    const ruleSet = new RuleSet(await loadRuleSet({ dir }), { dir, audit, logger: pino({ level: 'silent' }), replica: 'test' });
+    const bed = await startActionBed({ rules: () => ruleSet.current.engine, actions: () => ruleSet.current.loaded.actions, instances: ['web-1'] });
+    try {
+      rmSync(join(dir, 'versioned.ts'));
+      writeFileSync(join(dir, 'uses.ts'), `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'uses-versioned', on: { kind: 'lifecycle' }, actions: [{ action: 'snapshot' }] });\n`);
+      expect(await ruleSet.reload({ by: 'cli' })).toMatchObject({ result: 'reloaded' });
+      const id = await bed.queue({ rule: 'uses-versioned', action: 'versioned', params: { label: 'x' }, instance: 'web-1', origin: 'rule' });
+      const trail = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'));
+      expect(trail.find((r) => r.type === 'outcome')).toMatchObject({ result: 'skipped', recheck: 'action-unloaded', summary: expect.stringContaining('action versioned is not defined any more (a reload removed it; rule uses-versioned stays)') });
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await bed.waitFor(id, () => true)).filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
+    } finally {
+      await bed.stop();
+      redis.disconnect();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('skip a job whose rule and action a reload removed together, as a removed rule\'s jobs are skipped: no give-up, no alert', async () => {
     const dir = rulesFolder({ 'versioned.ts': version('v1') });
     const redis = redisClient();
