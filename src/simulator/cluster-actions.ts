@@ -1,6 +1,8 @@
 import { StatusCode } from '../client/status-code.js';
 import type { SimContext } from './context.js';
 import { SimHttpError } from './envelope.js';
+import { operationResources } from './handlers/common.js';
+import type { OperationClass } from './operations.js';
 import type { SimMember } from './cluster.js';
 import type { SimInstance } from './instance-model.js';
 import { unixRequestor, type Requestor } from './lifecycle.js';
@@ -78,16 +80,20 @@ export class ClusterActions {
     const member = this.member(target);
     if (member.status !== 'Online') throw new SimHttpError(400, `Target cluster member "${target}" is ${member.status.toLowerCase()}`);
     if (target === inst.location) throw new SimHttpError(400, `Instance is already on cluster member "${target}"`);
-    this.relocate(inst, target, { stop: requestor, start: requestor });
+    this.relocate(inst, target, { stop: requestor, start: requestor }, true);
   }
 
   /**
    * The move as LXD 5.0.2 sends it between members without shared storage: a running instance
    * shut down, then a copy created on the target as `lxd-move-of-<volatile.uuid>`, the instance
    * deleted on its member, the copy renamed to its name (none of the three names a requestor),
-   * and the instance started again on the target.
+   * and the instance started again on the target. With `operations` (a move asked for, beside the
+   * caller's own "Migrating instance" task), the operations LXD runs for it too, as recorded on the
+   * real two-member cluster: the migration source's websocket "Migrating instance" on the old
+   * member, "Creating instance" of the copy on the target, "Deleting instance" on the old member,
+   * "Renaming instance" of the copy on the target, each around its event.
    */
-  private relocate(inst: SimInstance, target: string, by: { stop: Requestor | undefined; start: Requestor | undefined }): void {
+  private relocate(inst: SimInstance, target: string, by: { stop: Requestor | undefined; start: Requestor | undefined }, operations = false): void {
     const wasActive = inst.isActive;
     const source = inst.location;
     if (wasActive) {
@@ -99,11 +105,21 @@ export class ClusterActions {
       this.ctx.lifecycle.emit(inst, 'instance-shutdown', { requestor: by.stop });
     }
     const copy = `lxd-move-of-${inst.config['volatile.uuid'] ?? this.ctx.ids.uuid()}`;
+    const step = (description: string, location: string, name: string, kind: OperationClass = 'task') =>
+      operations ? this.ctx.ops.create({ description, class: kind, project: inst.project, location, resources: operationResources(this.ctx.opts.revision, { name, type: inst.type, project: inst.project }), mayCancel: kind === 'websocket' }).running() : undefined;
+    const migration = step('Migrating instance', source, inst.name, 'websocket');
+    const creating = step('Creating instance', target, copy);
     this.ctx.lifecycle.emit(inst, 'instance-created', { name: copy, location: target, context: { 'storage-pool': 'default', type: inst.type } });
+    creating?.succeed();
+    const deleting = step('Deleting instance', source, inst.name);
     this.ctx.lifecycle.emit(inst, 'instance-deleted', { location: source });
+    migration?.succeed();
+    deleting?.succeed();
     inst.location = target;
     inst.touch();
+    const renaming = step('Renaming instance', target, copy);
     this.ctx.lifecycle.emit(inst, 'instance-renamed', { context: { old_name: copy } });
+    renaming?.succeed();
     if (wasActive) {
       this.ctx.actions.markRunning(inst, true);
       inst.statusCode = StatusCode.Running;

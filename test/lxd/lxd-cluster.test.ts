@@ -7,6 +7,7 @@ import { EventSubscriber } from '../../src/events/event-subscriber.js';
 import { decodeFrame, type LifecycleFrame } from '../../src/events/frame.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startMemberWatch, type MemberAlert } from '../../src/remediation/member-watch.js';
+import { endedOperations, expectMoveOperations, type OperationFrame } from '../conformance/move-operations.js';
 import { auditTrail } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED } from '../support/lxd-bed.js';
 import {
@@ -16,7 +17,9 @@ import {
   deleteClusterInstance,
   describeLxdCluster,
   launchOnMember,
+  memberLxc,
   memberSocket,
+  moveToMember,
   waitForClusterStatus,
 } from '../support/lxd-cluster-bed.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
@@ -92,6 +95,31 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
       await reflex.stop();
     }
   }, 45_000);
+
+  it('runs a move as the operations the simulator reproduces: the copy created on the target, the instance deleted, the copy renamed', async () => {
+    const frames: OperationFrame[] = [];
+    const subscriber = new EventSubscriber({
+      endpoint: () => client.eventsEndpoint(['operation']),
+      onFrame: (raw) => void frames.push(JSON.parse(raw) as OperationFrame),
+      logger: silent,
+    });
+    const connected = once(subscriber, 'connected');
+    subscriber.start();
+    try {
+      await connected;
+      const name = await launchOnMember('m1');
+      created.push(name);
+      await memberLxc('m1', ['stop', name, '--force']);
+      const uuid = (await client.getInstance(name)).value.config['volatile.uuid'];
+      frames.length = 0;
+      await moveToMember(name, 'm2');
+      // The move's own task ends last.
+      await expect.poll(() => endedOperations(frames).some(([d, kind, , url]) => d === 'Migrating instance' && kind === 'task' && url === `/1.0/instances/${name}`), { timeout: 10_000, interval: 50 }).toBe(true);
+      expectMoveOperations(frames, { name, copy: `lxd-move-of-${uuid}`, from: 'm1', to: 'm2' });
+    } finally {
+      await subscriber.stop();
+    }
+  });
 
   it('reads every member Online, and the member watch raises no alert for them', async () => {
     const members = await client.clusterMembers();

@@ -6,6 +6,7 @@ import { StateTracker } from '../../src/events/state-tracker.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { startTestSim, type TestSim } from './sim-client.js';
+import { expectMoveOperations } from '../conformance/move-operations.js';
 
 let t: TestSim | undefined;
 afterEach(async () => {
@@ -138,6 +139,7 @@ describe('simulator cluster mode', () => {
     t = await startTestSim({ cluster: { members } });
     t.sim.controls.addInstance({ name: 'c1', location: 'm1', status: 'Stopped' });
     const tap = await t.events('?type=lifecycle');
+    const opsTap = await t.events('?type=operation');
     const moved = await t.api('POST', '/1.0/instances/c1?target=m2', { name: 'c1', migration: true });
     expect(moved.status).toBe(202);
     expect((await t.waitOp(moved)).status).toBe('Success');
@@ -149,6 +151,9 @@ describe('simulator cluster mode', () => {
       ['instance-deleted', 'm1', '/1.0/instances/c1', null, null],
       ['instance-renamed', 'm2', '/1.0/instances/c1', { old_name: copy }, null],
     ]);
+    // The operations LXD 5.0.2 runs for the move, as on the real cluster (test/lxd/lxd-cluster.test.ts).
+    await opsTap.until((f) => f.metadata.id === moved.body.metadata.id && f.metadata.status === 'Success');
+    expectMoveOperations(opsTap.frames, { name: 'c1', copy, from: 'm1', to: 'm2' });
     const running = await t.api('POST', '/1.0/instances/c1?target=m3', { name: 'c1', migration: true });
     expect(running.status).toBe(202);
     await t.waitOp(running);
