@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { ActionContext } from '../../src/actions/action.js';
 import { runAction } from '../../src/actions/define-action.js';
 import { pino } from 'pino';
-import { AuditLog } from '../../src/audit/audit-log.js';
+import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { loadRuleSet, RuleSet } from '../../src/remediation/rule-set.js';
 import { loadRules, type LoadedRules } from '../../src/rules/rule-loader.js';
@@ -292,29 +292,11 @@ export default [
     }
   });
 
-  it('skip a job whose action a reload removed while its rule stays (now with other actions): no give-up, no alert', async () => {
-    const dir = rulesFolder({ 'versioned.ts': version('v1') });
-    const redis = redisClient();
-    const audit = new AuditLog(redis, keySpace(uniquePrefix('ua-remove-action')).audit);
-    const ruleSet = new RuleSet(await loadRuleSet({ dir }), { dir, audit, logger: pino({ level: 'silent' }), replica: 'test' });
-    const bed = await startActionBed({ rules: () => ruleSet.current.engine, actions: () => ruleSet.current.loaded.actions, instances: ['web-1'] });
-    try {
-      rmSync(join(dir, 'versioned.ts'));
-      writeFileSync(join(dir, 'uses.ts'), `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'uses-versioned', on: { kind: 'lifecycle' }, actions: [{ action: 'snapshot' }] });\n`);
-      expect(await ruleSet.reload({ by: 'cli' })).toMatchObject({ result: 'reloaded' });
-      const id = await bed.queue({ rule: 'uses-versioned', action: 'versioned', params: { label: 'x' }, instance: 'web-1', origin: 'rule' });
-      const trail = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'));
-      expect(trail.find((r) => r.type === 'outcome')).toMatchObject({ result: 'skipped', recheck: 'action-unloaded', summary: expect.stringContaining('action versioned is not defined any more (a reload removed it; rule uses-versioned stays)') });
-      await new Promise((r) => setTimeout(r, 300));
-      expect((await bed.waitFor(id, () => true)).filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
-    } finally {
-      await bed.stop();
-      redis.disconnect();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  it('skip a job whose rule and action a reload removed together, as a removed rule\'s jobs are skipped: no give-up, no alert', async () => {
+  /**
+   * Replaces versioned.ts (rule uses-versioned and its action versioned) by `file` and reloads;
+   * then runs a job of the old rule with the removed action, queued before the reload: its trail.
+   */
+  async function jobOfRemovedAction(file: { name: string; rule: string }): Promise<StoredAuditRecord[]> {
     const dir = rulesFolder({ 'versioned.ts': version('v1') });
     const redis = redisClient();
     const audit = new AuditLog(redis, keySpace(uniquePrefix('ua-remove')).audit);
@@ -322,17 +304,28 @@ export default [
     const bed = await startActionBed({ rules: () => ruleSet.current.engine, actions: () => ruleSet.current.loaded.actions, instances: ['web-1'] });
     try {
       rmSync(join(dir, 'versioned.ts'));
-      writeFileSync(join(dir, 'other.ts'), `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'other', on: { kind: 'lifecycle' }, actions: [{ action: 'snapshot' }] });\n`);
+      writeFileSync(join(dir, file.name), `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: '${file.rule}', on: { kind: 'lifecycle' }, actions: [{ action: 'snapshot' }] });\n`);
       expect(await ruleSet.reload({ by: 'cli' })).toMatchObject({ result: 'reloaded' });
       const id = await bed.queue({ rule: 'uses-versioned', action: 'versioned', params: { label: 'x' }, instance: 'web-1', origin: 'rule' });
-      const trail = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'));
-      expect(trail.find((r) => r.type === 'outcome')).toMatchObject({ result: 'skipped', summary: expect.stringContaining('rule uses-versioned is not loaded any more') });
+      await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'));
       await new Promise((r) => setTimeout(r, 300));
-      expect((await bed.waitFor(id, () => true)).filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
+      return await bed.waitFor(id, () => true);
     } finally {
       await bed.stop();
       redis.disconnect();
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  it('skip a job whose action a reload removed while its rule stays (now with other actions): no give-up, no alert', async () => {
+    const trail = await jobOfRemovedAction({ name: 'uses.ts', rule: 'uses-versioned' });
+    expect(trail.find((r) => r.type === 'outcome')).toMatchObject({ result: 'skipped', recheck: 'action-unloaded', summary: expect.stringContaining('action versioned is not defined any more (a reload removed it; rule uses-versioned stays)') });
+    expect(trail.filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
+  });
+
+  it('skip a job whose rule and action a reload removed together, as a removed rule\'s jobs are skipped: no give-up, no alert', async () => {
+    const trail = await jobOfRemovedAction({ name: 'other.ts', rule: 'other' });
+    expect(trail.find((r) => r.type === 'outcome')).toMatchObject({ result: 'skipped', recheck: 'rule-unloaded', summary: expect.stringContaining('rule uses-versioned is not loaded any more') });
+    expect(trail.filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
   });
 });

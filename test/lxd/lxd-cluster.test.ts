@@ -40,20 +40,25 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
     await client.close();
   });
 
-  it('delivers lifecycle events of instances on both members to one subscriber on member 1, each located on its member', async () => {
-    const frames: LifecycleFrame[] = [];
-    const subscriber = new EventSubscriber({
-      endpoint: () => client.eventsEndpoint(['lifecycle']),
-      onFrame: (raw) => {
-        const decoded = decodeFrame(raw);
-        if (decoded.ok && decoded.frame.type === 'lifecycle') frames.push(decoded.frame);
-      },
-      logger: silent,
-    });
+  /** Runs `body` while an event subscriber on member 1 passes each frame of `type` to `onFrame`. */
+  async function listening(type: 'lifecycle' | 'operation', onFrame: (raw: string) => void, body: () => Promise<void>): Promise<void> {
+    const subscriber = new EventSubscriber({ endpoint: () => client.eventsEndpoint([type]), onFrame, logger: silent });
     const connected = once(subscriber, 'connected');
     subscriber.start();
     try {
       await connected;
+      await body();
+    } finally {
+      await subscriber.stop();
+    }
+  }
+
+  it('delivers lifecycle events of instances on both members to one subscriber on member 1, each located on its member', async () => {
+    const frames: LifecycleFrame[] = [];
+    await listening('lifecycle', (raw) => {
+      const decoded = decodeFrame(raw);
+      if (decoded.ok && decoded.frame.type === 'lifecycle') frames.push(decoded.frame);
+    }, async () => {
       const onM1 = await launchOnMember('m1');
       created.push(onM1);
       const onM2 = await launchOnMember('m2');
@@ -62,9 +67,7 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
       await expect.poll(() => started(onM1) && started(onM2), { timeout: 5_000, interval: 50 }).toBeTruthy();
       expect(started(onM1)!.location).toBe('m1');
       expect(started(onM2)!.location).toBe('m2');
-    } finally {
-      await subscriber.stop();
-    }
+    });
   });
 
   it('restarts an instance crashed on member 2 from a reflex run connected to member 1, where it was', async () => {
@@ -98,15 +101,7 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
 
   it('runs a move as the operations the simulator reproduces: the copy created on the target, the instance deleted, the copy renamed', async () => {
     const frames: OperationFrame[] = [];
-    const subscriber = new EventSubscriber({
-      endpoint: () => client.eventsEndpoint(['operation']),
-      onFrame: (raw) => void frames.push(JSON.parse(raw) as OperationFrame),
-      logger: silent,
-    });
-    const connected = once(subscriber, 'connected');
-    subscriber.start();
-    try {
-      await connected;
+    await listening('operation', (raw) => void frames.push(JSON.parse(raw) as OperationFrame), async () => {
       const name = await launchOnMember('m1');
       created.push(name);
       await memberLxc('m1', ['stop', name, '--force']);
@@ -116,9 +111,7 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
       // The move's own task ends last.
       await expect.poll(() => endedOperations(frames).some(([d, kind, , url]) => d === 'Migrating instance' && kind === 'task' && url === `/1.0/instances/${name}`), { timeout: 10_000, interval: 50 }).toBe(true);
       expectMoveOperations(frames, { name, copy: `lxd-move-of-${uuid}`, from: 'm1', to: 'm2' });
-    } finally {
-      await subscriber.stop();
-    }
+    });
   });
 
   it('reads every member Online, and the member watch raises no alert for them', async () => {
