@@ -19,6 +19,8 @@ export const instanceSchema = z.looseObject({
   project: z.string().optional(),
   location: z.string().optional(),
   ephemeral: z.boolean().optional(),
+  /** When the instance was last started (daemon time; the zero time when never). */
+  last_used_at: z.string().optional(),
 });
 export type Instance = z.infer<typeof instanceSchema>;
 

@@ -8,7 +8,7 @@ import type { KeySpace } from '../redis/key-space.js';
 import type { RuleEngine } from '../rules/engine.js';
 import { matchingSilence, type Silences } from '../rules/silences.js';
 import type { ActionJob } from './action-job.js';
-import { evacuatedMembers } from '../events/intent.js';
+import { causedBy, evacuatedMembers, type OwnOperations } from '../events/intent.js';
 
 /** What the re-check found: go ahead (with the instance as just read), or skip and why. */
 export type RecheckVerdict =
@@ -26,6 +26,8 @@ export interface RecheckDeps {
   keys: KeySpace;
   /** The actions of the rules loaded now (whether the job's action restarts). Default: the built-ins. */
   actions?: () => ActionRegistry;
+  /** Reflex's own operations: a start after the incident that was not one of them was someone else's. */
+  ownOperations: OwnOperations;
 }
 
 /**
@@ -33,7 +35,9 @@ export interface RecheckDeps {
  * authority, run under the instance's lock just before the call, level-triggered like a
  * controller's reconcile. It reads the instance again and asks, in order: is it still there; did
  * an operator request a transition since the incident (a stop or start through the API wins over
- * any pending remediation); is it silenced or quarantined now; do the rule's scope and `when`
+ * any pending remediation: known from the processed events, and from the daemon's `last_used_at`
+ * when the instance was started since by anyone but Reflex, whose events may still be held back
+ * by a Redis outage); is it silenced or quarantined now; do the rule's scope and `when`
  * still hold on what was just read; on a cluster, is the instance's member being evacuated (the
  * operator's decision: LXD itself refuses a start there). A job an operator queued (`reflex heal`)
  * is the operator's decision: only the first question applies. A schedule's job skips only the rule questions.
@@ -73,6 +77,11 @@ export class Recheck {
     if (job.incidentAt !== undefined && tracked?.requestedAt !== undefined && tracked.requestedAt > job.incidentAt) {
       return { proceed: false, check: 'superseded', summary: `superseded: a transition to ${tracked.requestedTo} was requested through the API at ${new Date(tracked.requestedAt).toISOString()}, after the incident (${new Date(job.incidentAt).toISOString()}); an operator's decision is never undone` };
     }
+    // A rule's remediation of an incident only: a schedule's tick is not undone by a start since.
+    const startedBySomeone = byRule && job.incidentAt !== undefined ? await this.startedSince(ref, instance, job.incidentAt) : undefined;
+    if (startedBySomeone) {
+      return { proceed: false, check: 'superseded', summary: `superseded: the instance was started at ${startedBySomeone} (the daemon's last_used_at), after the incident (${new Date(job.incidentAt!).toISOString()}), and not by Reflex; whatever was decided since (it is ${instance.status} now) is an operator's decision, never undone` };
+    }
     if (!byRule) return { proceed: true, instance };
 
     const silence = matchingSilence(silenceList ?? [], { target: job.target, project: job.project, location: job.location ?? 'none', instance: job.instance, object: instance });
@@ -92,5 +101,20 @@ export class Recheck {
       if (!decision.matched) return { proceed: false, check: 'condition', summary: `the rule no longer holds on the instance as read now: ${decision.summary}` };
     }
     return { proceed: true, instance };
+  }
+
+  /**
+   * When the daemon says the instance was started after the incident by someone other than Reflex
+   * (its `last_used_at`, daemon time like the incident's). The tracker knows of an operator's
+   * start and stop only once their events are processed; this knows at once, also when the events
+   * are still held (a Redis outage: a delayed action due during it runs as Redis comes back, before
+   * the stream's backlog) or were lost, and long after the daemon forgot the operations.
+   */
+  private async startedSince(ref: { target: string; project: string; instance: string }, instance: Instance, incidentAt: number): Promise<string | undefined> {
+    const at = instance.last_used_at;
+    const lastStart = at ? Date.parse(at) : Number.NaN;
+    if (!(lastStart > incidentAt)) return undefined;
+    const own = await this.deps.ownOperations.list(ref);
+    return own.some((op) => causedBy(op, { intent: 'requested', timestamp: at! })) ? undefined : at;
   }
 }

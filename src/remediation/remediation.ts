@@ -74,7 +74,7 @@ export function startRemediation(o: RemediationOptions): Remediation {
   const actions = (): ActionRegistry => (typeof o.actions === 'function' ? o.actions() : (o.actions ?? builtinActions));
   const gate = new ActionGate(redis, keys, o.silences, o.metrics, { ...o.gate, actions });
   const processor = new EventProcessor({ redis, keys, client: o.client, tracker: o.tracker, ownOperations, audit: o.audit, engine: o.engine, gate, actions: o.actionsQueue, pending, logger, actionAttempts: o.actionAttempts, archive: o.archive, metrics: o.metrics, raiseAlert: o.raiseAlert, instanceAlerts: o.instanceAlerts });
-  const recheck = new Recheck({ client: o.client, tracker: o.tracker, silences: o.silences, engine: () => (typeof o.engine === 'function' ? o.engine() : o.engine), redis, keys, actions });
+  const recheck = new Recheck({ client: o.client, tracker: o.tracker, silences: o.silences, engine: () => (typeof o.engine === 'function' ? o.engine() : o.engine), redis, keys, actions, ownOperations });
   const executor = new ActionExecutor({ actions, client: o.client, audit: o.audit, ownOperations, locks: new TokenLock(redis), recheck, pending, keys, redis, logger, metrics: o.metrics, events: o.eventsQueue, actionsQueue: o.actionsQueue, notifier: o.notifier, raiseAlert: o.raiseAlert, ...(gate.storms ? { storms: gate.storms } : {}) });
   const queueOpts = { connection: o.connection, prefix: keys.bullPrefix };
 

@@ -1,41 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
+import { ownRedis, type OwnRedis } from '../support/own-redis.js';
 import { optIn, sleep, startIngestionBed, until, type IngestionBed } from './support/ingestion-bed.js';
 
-/** A redis-server of this test's own that can be stopped and started again on the same port and data. */
-async function ownRedis() {
-  const dir = mkdtempSync(join(tmpdir(), 'reflex-redis-'));
-  const port = await new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-  const url = `redis://127.0.0.1:${port}`;
-  let child: ChildProcess | undefined;
-  const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', ''], { stdio: 'ignore' });
-    const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
-    probe.on('error', () => {});
-    await until(async () => (await probe.ping().catch(() => '')) === 'PONG', 10_000, 'redis up');
-    probe.disconnect();
-  };
-  const stop = async () => {
-    const c = child!;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill('SIGTERM');
-    await exited;
-  };
-  await start();
-  return { url, start, stop, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-let redis: Awaited<ReturnType<typeof ownRedis>> | undefined;
+let redis: OwnRedis | undefined;
 let bed: IngestionBed | undefined;
 afterAll(async () => {
   await bed?.stop().catch(() => undefined);

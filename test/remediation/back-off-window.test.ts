@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED, crashInstance, deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, startInstance, waitForStatus } from '../support/lxd-bed.js';
+import { ownRedis } from '../support/own-redis.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexRun } from '../support/remediation-bed.js';
 import type { ReflexProcess } from '../support/reflex-process.js';
@@ -17,8 +18,8 @@ const BACKOFF_MS = 8_000;
 const MARGIN_MS = 5_000;
 const optIn = { 'user.reflex.autorestart': 'true' };
 
-function startReflex(prefix: string): ReflexProcess {
-  return startReflexRun(redisUrl(), prefix, { REFLEX_CRASHLOOP_BACKOFF_MS: String(BACKOFF_MS) });
+function startReflex(prefix: string, url = redisUrl()): ReflexProcess {
+  return startReflexRun(url, prefix, { REFLEX_CRASHLOOP_BACKOFF_MS: String(BACKOFF_MS) });
 }
 
 /**
@@ -26,14 +27,14 @@ function startReflex(prefix: string): ReflexProcess {
  * back by the back-off. Returns the second incident's correlation id and when it was decided,
  * once the instance is Stopped and the delayed start is pending.
  */
-async function crashIntoBackOff(prefix: string, name: string): Promise<{ correlationId: string; decidedAt: number }> {
+async function crashIntoBackOff(prefix: string, name: string, url = redisUrl()): Promise<{ correlationId: string; decidedAt: number }> {
   await crashInstance(name);
   await waitForStatus(name, STATUS_RUNNING, 10_000);
-  await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome'), 10_000);
+  await waitForAudit(url, prefix, name, (rs) => rs.some((r) => r.type === 'outcome'), 10_000);
 
   await crashInstance(name);
   const trail = await waitForAudit(
-    redisUrl(),
+    url,
     prefix,
     name,
     (rs) => {
@@ -106,6 +107,42 @@ await describeLxd('the crash-loop back-off re-checks the instance before it acts
     } finally {
       await reflex.stop();
       if (name) await deleteTestInstance(name);
+    }
+  }, 90_000);
+  it("leaves a container stopped when the operator starts and stops it during a Redis outage in the back-off: the delayed start, due during the outage, runs as Redis comes back, before the operator's events", async () => {
+    // Redis of this test's own, stopped and started again; the restart keeps the delayed job (AOF).
+    const redis = await ownRedis();
+    const prefix = uniquePrefix('rem-outage');
+    const reflex = startReflex(prefix, redis.url);
+    let name: string | undefined;
+    try {
+      await reflex.waitForLog('event stream connected');
+      await reflex.waitForLog('reflex running');
+      name = await launchTestInstance({ config: optIn });
+      const incident = await crashIntoBackOff(prefix, name, redis.url);
+
+      await redis.stop();
+      await startInstance(name);
+      await waitForStatus(name, STATUS_RUNNING, 5_000);
+      await lxc(['stop', name], 20_000);
+      expect(Date.now(), 'premise: the operator stopped it before the back-off ended').toBeLessThan(incident.decidedAt + BACKOFF_MS);
+      // Past the back-off, and past the 5 s for which the daemon lists a finished operation.
+      await sleep(incident.decidedAt + BACKOFF_MS + 6_000 - Date.now());
+      await redis.start();
+
+      const trail = await waitForAudit(redis.url, prefix, name, (rs) => aboutIncident(rs, incident.correlationId).some((r) => r.type === 'outcome'), 20_000);
+      await sleep(2_000);
+      const final = await auditTrail(redis.url, prefix, name);
+      expect((await instanceStatus(name)).status, `the delayed start undid the operator's lxc stop\n${show(final)}`).toBe('Stopped');
+      // Skipped at the moment of acting (the daemon's last_used_at), or removed before it ran if the
+      // operator's events, written as Redis came back, were processed first: either way superseded.
+      expect(aboutIncident(trail, incident.correlationId).find((r) => r.type === 'outcome'), show(final)).toMatchObject({ result: 'skipped', summary: expect.stringMatching(/superseded/) });
+      expectOneDecisionPerRule(final);
+    } finally {
+      await reflex.stop();
+      if (name) await deleteTestInstance(name);
+      await redis.stop();
+      redis.remove();
     }
   }, 90_000);
 });

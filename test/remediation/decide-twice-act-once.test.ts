@@ -163,11 +163,38 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
 
     it('skips a start when an operator stopped the instance after the incident, before that stop\'s event was processed', async () => {
       sim.controls.addInstance({ name: 'stop-in-flight', config: { 'user.reflex.autorestart': 'true' } });
-      const queued = job('stop-in-flight');
+      // The incident comes after the instance was started (its last_used_at), as a crash does.
+      await new Promise((r) => setTimeout(r, 10));
+      const queued = job('stop-in-flight', { incidentAt: Date.now() });
+      await new Promise((r) => setTimeout(r, 10)); // and the operator's stop comes after the incident
       await (await client.changeState('stop-in-flight', { action: 'stop', force: true })).wait({ timeoutMs: 5_000 });
       const { outcome } = await run(queued);
       expect(outcome).toMatchObject({ result: 'skipped', summary: expect.stringMatching(/^superseded: "Stopping instance" \(operation .*, not Reflex's\)/) });
       expect(sim.controls.calls('stop-in-flight', 'start')).toBe(0);
+    });
+
+    it('skips a start when the daemon says the instance was started after the incident, not by Reflex, though no event or operation of it is known (a Redis outage held them)', async () => {
+      sim.controls.addInstance({ name: 'started-unseen', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
+      const queued = job('started-unseen');
+      await (await client.changeState('started-unseen', { action: 'start' })).wait({ timeoutMs: 5_000 });
+      await (await client.changeState('started-unseen', { action: 'stop', force: true })).wait({ timeoutMs: 5_000 });
+      const { outcome, audit } = await run(queued);
+      expect(outcome).toMatchObject({ result: 'skipped', summary: expect.stringMatching(/^superseded: the instance was started at \S+ \(the daemon's last_used_at\), after the incident .*, and not by Reflex/) });
+      expect((await audit.read({ instance: 'started-unseen' })).find((r) => r.type === 'outcome')).toMatchObject({ result: 'skipped', recheck: 'superseded' });
+      expect(sim.controls.calls('started-unseen', 'start')).toBe(1);
+    });
+
+    it("acts again after a crash that followed its own start: Reflex's start after the incident is not an operator's", async () => {
+      sim.controls.addInstance({ name: 'own-start', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
+      const prefix = uniquePrefix('act');
+      const incidentAt = Date.now() - 1_000;
+      expect((await run(job('own-start', { incidentAt }), prefix)).outcome).toMatchObject({ result: 'done' });
+      sim.controls.crash('own-start');
+      while (sim.controls.statusCode('own-start') !== 102) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 100)); // the crash's stop hook lets go of the instance
+      // A redelivery of the same incident's job (its start came after the incident): still Reflex's own.
+      expect((await run(job('own-start', { incidentAt }), prefix)).outcome).toMatchObject({ result: 'done' });
+      expect(sim.controls.calls('own-start', 'start')).toBe(2);
     });
 
     it('skips a start the operator silenced after it was queued', async () => {

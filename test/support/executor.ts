@@ -19,7 +19,8 @@ export function testExecutor(redis: RedisConnection, keys: KeySpace, client: Ins
   const queue = new Queue(keys.actionsQueue, { connection: duplicateConnection(redis), prefix: keys.bullPrefix });
   const tracker = new StateTracker(redis, keys);
   const engine = new RuleEngine(rules);
-  const recheck = new Recheck({ client: () => client, tracker, silences: new Silences(redis, keys.silences), engine: () => engine, redis, keys });
-  const executor = new ActionExecutor({ client: () => client, audit: new AuditLog(redis, keys.audit), ownOperations: new OwnOperations(redis, keys), locks: new TokenLock(redis), recheck, pending: new PendingActions(redis, keys, queue), keys, redis, logger: pino({ level: 'silent' }) });
+  const ownOperations = new OwnOperations(redis, keys);
+  const recheck = new Recheck({ client: () => client, tracker, silences: new Silences(redis, keys.silences), engine: () => engine, redis, keys, ownOperations });
+  const executor = new ActionExecutor({ client: () => client, audit: new AuditLog(redis, keys.audit), ownOperations, locks: new TokenLock(redis), recheck, pending: new PendingActions(redis, keys, queue), keys, redis, logger: pino({ level: 'silent' }) });
   return { executor, close: async () => void (await queue.close()) };
 }
