@@ -161,7 +161,7 @@ export class ActionExecutor {
     const { audit, logger, redis, keys, events } = this.deps;
     const ref = refOf(job);
     const client = this.deps.client(job.target).withProject(job.project);
-    const base = { correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule };
+    const base = { correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule, ...(job.identity?.uuid ? { uuid: job.identity.uuid } : {}) };
     const action = this.actions().get(job.action);
     const resumed = await this.resume(job, jobId, client, base);
     if (resumed) return this.finish(ref, jobId, resumed);

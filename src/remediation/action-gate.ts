@@ -9,6 +9,7 @@ import { configFlag } from '../rules/config-flag.js';
 import type { Rule } from '../rules/rule.js';
 import type { Silences } from '../rules/silences.js';
 import { CrashLoopBudget } from './crash-loop-budget.js';
+import { identityOf, identityToken } from './instance-identity.js';
 import { describeStorm, isFailure, StormControl, type StormPolicy } from './storm-control.js';
 
 /** Whether a matched rule may act now, later, or not at all (and why). */
@@ -109,7 +110,7 @@ export class ActionGate {
 
     if (rule.crashLoop && restarting) {
       const keys = { restarts: this.keys.restarts(ref), quarantine: this.keys.quarantine(ref) };
-      const v = await this.budget.reserve(keys, event.id, rule.crashLoop);
+      const v = await this.budget.reserve(keys, event.id, rule.crashLoop, Date.now(), identityToken(identityOf(instance)));
       if (!v.allowed) {
         if (v.newlyQuarantined) this.metrics?.quarantines.inc();
         const summary = `quarantined: crash loop (${v.restarts} restarts within the budget window); no more restarts until released (reflex quarantine release)`;

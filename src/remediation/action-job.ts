@@ -23,6 +23,13 @@ export const actionJobSchema = z.object({
    * but the other checks.
    */
   incidentAt: z.number().optional(),
+  /**
+   * The instance that had the incident, as read when the job was queued (`volatile.uuid`, and
+   * `created_at` where a daemon gives no uuid). The re-check skips the job as superseded when the
+   * instance of that name is another one by then (deleted and re-created, or renamed and a new one
+   * made under the name). Absent in older jobs and operators' jobs: they act on whatever is there.
+   */
+  identity: z.object({ uuid: z.string().optional(), createdAt: z.string().optional() }).optional(),
   /** The event that triggered the rule: the re-check runs the rule's `when` on it again, with the instance read at that moment. */
   event: canonicalEventSchema.optional(),
   /** Who decided it: a rule (default), a schedule's tick, or an operator (`reflex heal`). */

@@ -15,6 +15,11 @@ local now = tonumber(ARGV[1])
 local windowMs, maxRestarts = tonumber(ARGV[2]), tonumber(ARGV[3])
 local initial, maxBackoff = tonumber(ARGV[4]), tonumber(ARGV[5])
 local resetAfter, quarantineMs = tonumber(ARGV[6]), tonumber(ARGV[7])
+if ARGV[9] ~= '' then
+  local held = redis.call('GET', KEYS[4])
+  if held and held ~= ARGV[9] then redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) end
+  redis.call('SET', KEYS[4], ARGV[9], 'PX', math.max(windowMs, resetAfter, quarantineMs))
+end
 if redis.call('EXISTS', KEYS[2]) == 1 then
   return {-1, redis.call('ZCARD', KEYS[1])}
 end
@@ -37,27 +42,70 @@ redis.call('HSET', KEYS[3], ARGV[8], delay)
 redis.call('PEXPIRE', KEYS[3], math.max(windowMs, resetAfter))
 return {n + 1, delay}`);
 
-/** Restart budgets per instance, shared by all replicas through Redis. */
+/** The keys of one instance's budget (the key space's `restarts` and `quarantine`). */
+export interface BudgetKeys {
+  restarts: string;
+  quarantine: string;
+}
+
+/** Beside the restarts: the back-off each incident got, and the identity the history belongs to. */
+const delaysKey = (k: BudgetKeys) => `${k.restarts}:delays`;
+const identityKey = (k: BudgetKeys) => `${k.restarts}:identity`;
+
+/**
+ * Restart budgets per instance, shared by all replicas through Redis. Kept under the instance's
+ * name (so `reflex quarantine release NAME` finds them) together with the identity of the instance
+ * they belong to: a reservation for another instance under that name (deleted and re-created, or
+ * renamed away and a new one made) drops the predecessor's restarts and quarantine first, in the
+ * same script, so a new instance never inherits them.
+ */
 export class CrashLoopBudget {
   constructor(private readonly redis: RedisConnection) {}
 
   /**
    * Reserves one restart for an incident. The same incident id reserves only once (a duplicate
-   * or resumed event counts once, and gets the back-off it got the first time).
+   * or resumed event counts once, and gets the back-off it got the first time). `identity` is the
+   * instance's {@link identityToken}; empty (unknown) keeps whatever history the name has.
    */
-  async reserve(keys: { restarts: string; quarantine: string }, incident: string, policy: CrashLoopPolicy, now = Date.now()): Promise<BudgetVerdict> {
+  async reserve(keys: BudgetKeys, incident: string, policy: CrashLoopPolicy, now = Date.now(), identity = ''): Promise<BudgetVerdict> {
     const p = withDefaults(policy);
-    const [a, b] = (await reserveScript.run(this.redis, [keys.restarts, keys.quarantine, `${keys.restarts}:delays`], [String(now), String(p.windowMs), String(p.maxRestarts), String(p.initialBackoffMs), String(p.maxBackoffMs), String(p.resetAfterMs), String(p.quarantineMs), incident])) as [number, number];
+    const [a, b] = (await reserveScript.run(this.redis, [keys.restarts, keys.quarantine, delaysKey(keys), identityKey(keys)], [String(now), String(p.windowMs), String(p.maxRestarts), String(p.initialBackoffMs), String(p.maxBackoffMs), String(p.resetAfterMs), String(p.quarantineMs), incident, identity])) as [number, number];
     if (a === -1) return { allowed: false, restarts: b, newlyQuarantined: false };
     if (a === -2) return { allowed: false, restarts: b, newlyQuarantined: true };
     return { allowed: true, restartNumber: a, delayMs: b };
   }
 
+  /**
+   * The quarantine under the name, if any: since when (ms), and the identity token of the instance
+   * it was imposed on (null when unknown: kept before identities were, or never read).
+   */
+  async quarantine(keys: BudgetKeys): Promise<Quarantine | undefined> {
+    const [since, holder] = await Promise.all([this.redis.get(keys.quarantine), this.redis.get(identityKey(keys))]);
+    return since === null ? undefined : { since: Number(since), holder };
+  }
+
   /** Lifts a quarantine and forgets the restart history. */
-  async release(keys: { restarts: string; quarantine: string }): Promise<boolean> {
-    const n = await this.redis.del(keys.quarantine, keys.restarts, `${keys.restarts}:delays`);
+  async release(keys: BudgetKeys): Promise<boolean> {
+    const n = await this.redis.del(keys.quarantine, keys.restarts, delaysKey(keys));
+    await this.redis.del(identityKey(keys));
     return n > 0;
   }
+}
+
+/** A quarantine kept under an instance's name. */
+export interface Quarantine {
+  /** When it was imposed (ms). */
+  since: number;
+  /** The identity token of the instance it holds; null when unknown. */
+  holder: string | null;
+}
+
+/**
+ * Whether a quarantine under the name holds the instance whose identity token is `identity`: not
+ * when it was imposed on another instance of that name. Unknown on either side counts as the same.
+ */
+export function quarantineHolds(q: Quarantine | undefined, identity: string): boolean {
+  return q !== undefined && (identity === '' || q.holder === null || q.holder === identity);
 }
 
 export function withDefaults(p: CrashLoopPolicy): Required<CrashLoopPolicy> {

@@ -23,6 +23,7 @@ import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { Decision, RuleEngine } from '../rules/engine.js';
 import type { ActionGate } from './action-gate.js';
 import { actionJobOptions, type ActionJob } from './action-job.js';
+import { identityOf } from './instance-identity.js';
 import type { PendingActions } from './pending-actions.js';
 
 /** What the event processor needs. */
@@ -200,13 +201,14 @@ export class EventProcessor {
       // control, scope.locations and the re-check's evacuation check key on it.
       if (event.kind === 'alert' && instance?.location) event.location = instance.location;
       const decisions = await engine.decide(event, instance);
+      const uuid = identityOf(instance).uuid;
       for (const d of decisions) {
         const once = `decision:${event.id}:${d.rule}`;
         if (!d.matched || !ref) {
           metrics?.ruleDecisions.inc({ rule: d.rule, decision: d.matched ? 'matched' : 'skipped' });
           // Actions act on an instance: an event naming none (an alert without an instance label) is decided, not acted on.
           const summary = d.matched ? `${d.summary}; no action: the event names no instance` : d.summary;
-          await audit.append({ type: 'decision', correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule, summary, matched: d.matched }, { once });
+          await audit.append({ type: 'decision', correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule, summary, matched: d.matched, ...(uuid ? { uuid } : {}) }, { once });
           responses.push({ rule: d.rule, result: 'skipped', summary: d.summary, actions: [] });
           continue;
         }
@@ -241,7 +243,9 @@ export class EventProcessor {
   /** Runs a matched decision through the gate (silences, cooldown, crash-loop budget) and queues its actions. */
   private async dispatch(d: Extract<Decision, { matched: true }>, event: CanonicalEvent, ref: InstanceRef, instance: Instance | undefined): Promise<RuleResponse> {
     const { audit } = this.deps;
-    const base = { correlationId: event.id, target: event.target, instance: ref.instance, rule: d.rule };
+    // The instance that had the incident: its jobs, budget and audit records are about it, not its name.
+    const identity = identityOf(instance);
+    const base = { correlationId: event.id, target: event.target, instance: ref.instance, rule: d.rule, ...(identity.uuid ? { uuid: identity.uuid } : {}) };
     const once = `decision:${event.id}:${d.rule}`;
     const verdict = d.dryRun ? ({ admitted: true, delayMs: 0 } as const) : await this.deps.gate.admit(d.definition, event, ref, instance);
     this.deps.metrics?.ruleDecisions.inc({ rule: d.rule, decision: verdict.admitted ? 'matched' : 'suppressed' });
@@ -256,7 +260,7 @@ export class EventProcessor {
     await audit.append({ ...base, type: 'decision', summary: `${d.summary}${'note' in verdict && verdict.note ? `; ${verdict.note}` : ''}`, matched: true }, { once });
     const incidentAt = Date.parse(event.timestamp);
     const jobs = d.actions.map((a, i) => {
-      const data: ActionJob = { rule: d.rule, action: a.action, params: a.params ?? {}, target: ref.target, project: ref.project, instance: ref.instance, correlationId: event.id, incidentAt: Number.isNaN(incidentAt) ? Date.now() : incidentAt, event, origin: 'rule', dryRun: d.dryRun, location: event.location, ...(event.kind === 'rule.event' ? { chain: event.chain } : {}), ...(a.onFailure?.length ? { onFailure: a.onFailure.map((b) => ({ action: b.action, params: b.params ?? {} })) } : {}) };
+      const data: ActionJob = { rule: d.rule, action: a.action, params: a.params ?? {}, target: ref.target, project: ref.project, instance: ref.instance, correlationId: event.id, incidentAt: Number.isNaN(incidentAt) ? Date.now() : incidentAt, ...(identity.uuid || identity.createdAt ? { identity } : {}), event, origin: 'rule', dryRun: d.dryRun, location: event.location, ...(event.kind === 'rule.event' ? { chain: event.chain } : {}), ...(a.onFailure?.length ? { onFailure: a.onFailure.map((b) => ({ action: b.action, params: b.params ?? {} })) } : {}) };
       const opts = actionJobOptions({ jobId: `${d.rule}:${event.id}:${i}`, attempts: this.deps.actionAttempts, delayMs: verdict.delayMs, priority: d.definition.priority });
       return { name: a.action, data, opts };
     });

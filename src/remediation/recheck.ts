@@ -8,6 +8,8 @@ import type { KeySpace } from '../redis/key-space.js';
 import type { RuleEngine } from '../rules/engine.js';
 import { matchingSilence, type Silences } from '../rules/silences.js';
 import type { ActionJob } from './action-job.js';
+import { CrashLoopBudget, quarantineHolds } from './crash-loop-budget.js';
+import { describeIdentity, identityOf, identityToken, isAnotherInstance } from './instance-identity.js';
 import { causedBy, evacuatedMembers, type OwnOperations } from '../events/intent.js';
 
 /** What the re-check found: go ahead (with the instance as just read), or skip and why. */
@@ -33,7 +35,9 @@ export interface RecheckDeps {
 /**
  * Decide twice, act once: the decision made when a job was queued is an optimisation; this is the
  * authority, run under the instance's lock just before the call, level-triggered like a
- * controller's reconcile. It reads the instance again and asks, in order: is it still there; did
+ * controller's reconcile. It reads the instance again and asks, in order: is it still there; is it
+ * still the instance that had the incident (its `volatile.uuid`, or `created_at`: a name deleted and
+ * re-created, or renamed away and made anew, names another instance, which had no incident); did
  * an operator request a transition since the incident (a stop or start through the API wins over
  * any pending remediation: known from the processed events, and from the daemon's `last_used_at`
  * when the instance was started since by anyone but Reflex, whose events may still be held back
@@ -43,7 +47,11 @@ export interface RecheckDeps {
  * is the operator's decision: only the first question applies. A schedule's job skips only the rule questions.
  */
 export class Recheck {
-  constructor(private readonly deps: RecheckDeps) {}
+  private readonly budget: CrashLoopBudget;
+
+  constructor(private readonly deps: RecheckDeps) {
+    this.budget = new CrashLoopBudget(deps.redis);
+  }
 
   private restarts(action: string): boolean {
     const registry = this.deps.actions?.() ?? builtinActions;
@@ -67,12 +75,16 @@ export class Recheck {
       }),
       job.origin !== 'operator' && job.incidentAt !== undefined ? this.deps.tracker.get(ref) : undefined,
       byRule ? this.deps.silences.list() : undefined,
-      byRule && this.restarts(job.action) ? this.deps.redis.exists(this.deps.keys.quarantine(ref)) : 0,
+      byRule && this.restarts(job.action) ? this.budget.quarantine({ restarts: this.deps.keys.restarts(ref), quarantine: this.deps.keys.quarantine(ref) }) : undefined,
       byRule && job.location && job.location !== 'none' ? evacuatedMembers(client) : undefined,
     ]);
     if (!read) return { proceed: false, check: 'gone', summary: `${job.instance} is gone (deleted or renamed since the incident)` };
     const instance: Instance = read;
     if (job.origin === 'operator') return { proceed: true, instance };
+    const now = identityOf(instance);
+    if (isAnotherInstance(job.identity, now)) {
+      return { proceed: false, check: 'superseded', summary: `superseded: ${job.instance} is another instance now (re-created / renamed): ${describeIdentity(now)}, the instance that had the incident had ${describeIdentity(job.identity)}; nothing is done to an instance that had no incident` };
+    }
 
     if (job.incidentAt !== undefined && tracked?.requestedAt !== undefined && tracked.requestedAt > job.incidentAt) {
       return { proceed: false, check: 'superseded', summary: `superseded: a transition to ${tracked.requestedTo} was requested through the API at ${new Date(tracked.requestedAt).toISOString()}, after the incident (${new Date(job.incidentAt).toISOString()}); an operator's decision is never undone` };
@@ -87,7 +99,8 @@ export class Recheck {
     const silence = matchingSilence(silenceList ?? [], { target: job.target, project: job.project, location: job.location ?? 'none', instance: job.instance, object: instance });
     if (silence) return { proceed: false, check: 'silenced', summary: `silenced since it was queued: silence ${silence.id} until ${silence.until}: ${silence.reason}` };
 
-    if (quarantined) return { proceed: false, check: 'quarantined', summary: `${job.instance} is quarantined (crash loop); no restarts until released (reflex quarantine release)` };
+    // Another instance's quarantine under the name does not hold this one (a new instance starts afresh).
+    if (quarantineHolds(quarantined, identityToken(now))) return { proceed: false, check: 'quarantined', summary: `${job.instance} is quarantined (crash loop); no restarts until released (reflex quarantine release)` };
 
     if (instance.location && evacuated?.has(instance.location)) {
       return { proceed: false, check: 'evacuated', summary: `cluster member ${instance.location} is evacuated (lxc cluster evacuate: an operator's decision); no rule acts on its instances until it is restored` };

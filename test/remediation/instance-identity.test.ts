@@ -1,0 +1,183 @@
+import { Queue } from 'bullmq';
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import { InstanceClient } from '../../src/client/client.js';
+import { parseTarget } from '../../src/client/target.js';
+import type { InstanceStatusEvent } from '../../src/events/canonical-event.js';
+import { OwnOperations } from '../../src/events/intent.js';
+import { StateTracker } from '../../src/events/state-tracker.js';
+import { keySpace, type KeySpace } from '../../src/redis/key-space.js';
+import { ActionGate } from '../../src/remediation/action-gate.js';
+import type { ActionJob } from '../../src/remediation/action-job.js';
+import { EventProcessor } from '../../src/remediation/event-processor.js';
+import { PendingActions } from '../../src/remediation/pending-actions.js';
+import { RuleEngine } from '../../src/rules/engine.js';
+import { defineRule, type CrashLoopPolicy } from '../../src/rules/rule.js';
+import { Silences } from '../../src/rules/silences.js';
+import { configFlag } from '../../src/rules/config-flag.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { testExecutor } from '../support/executor.js';
+import { redisClient, uniquePrefix } from '../support/redis.js';
+
+/**
+ * Issue 25, on the simulator: a remediation acts on the instance that had the incident, never on
+ * whatever bears its name by then; the crash-loop budget and the quarantine belong to an instance,
+ * so a new one under a reused name starts afresh. The same scenarios run on real LXD and Incus in
+ * test/lxd/instance-identity.test.ts and test/incus/instance-identity.test.ts.
+ */
+
+const restartOnCrash = (crashLoop: CrashLoopPolicy = { maxRestarts: 5, initialBackoffMs: 60_000 }) =>
+  defineRule({
+    name: 'restart-on-crash',
+    on: { kind: 'instance.status', to: [102], intent: ['unrequested'] },
+    when: ({ instance }) => configFlag(instance, 'user.reflex.autorestart'),
+    whenNot: 'instance has not opted in',
+    actions: [{ action: 'start' }],
+    crashLoop,
+  });
+const optIn = { 'user.reflex.autorestart': 'true' };
+
+describe('the instance that had the incident, not its name: remediation on the simulator', () => {
+  const redis = redisClient();
+  let sim: RunningSimulator;
+  let client: InstanceClient;
+  let target: string;
+  const cleanups: (() => Promise<unknown>)[] = [];
+  beforeAll(async () => {
+    sim = await startSimulator({ instances: 0, timings: { startMs: 20, stopMs: 20, stopHookMs: 20, taskMs: 10 } });
+    target = `unix://${sim.socketPath}`;
+    client = new InstanceClient(parseTarget(target));
+  });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  afterAll(async () => {
+    await client.close();
+    await sim.stop();
+    redis.disconnect();
+  });
+
+  let seq = 0;
+  const crash = (instance: string): InstanceStatusEvent => ({
+    kind: 'instance.status', id: `crash-${++seq}-${instance}`, target, location: 'none', project: 'default', timestamp: new Date().toISOString(), synthetic: false, instance, from: 103, to: 102, intent: 'unrequested', action: 'instance-shutdown',
+  });
+
+  /** Event processor and executor of one test, on its own key space. */
+  function pipeline(crashLoop?: CrashLoopPolicy): { keys: KeySpace; audit: AuditLog; crashed: (name: string) => Promise<ActionJob | undefined>; act: (job: ActionJob) => Promise<unknown> } {
+    const keys = keySpace(uniquePrefix('ident'));
+    const connection = redisClient();
+    const actions = new Queue(keys.actionsQueue, { connection, prefix: keys.bullPrefix });
+    const rule = restartOnCrash(crashLoop);
+    const { executor, close } = testExecutor(redis, keys, client, [rule]);
+    cleanups.push(async () => {
+      await close();
+      await actions.close();
+      connection.disconnect();
+    });
+    const audit = new AuditLog(redis, keys.audit);
+    const processor = new EventProcessor({
+      redis, keys, client: () => client, tracker: new StateTracker(redis, keys), ownOperations: new OwnOperations(redis, keys), audit, engine: new RuleEngine([rule]), gate: new ActionGate(redis, keys, new Silences(redis, keys.silences), undefined, { storm: false }), actions, pending: new PendingActions(redis, keys, actions), logger: pino({ level: 'silent' }),
+    });
+    let acted = 0;
+    return {
+      keys,
+      audit,
+      /** Processes a crash of the instance; answers the job it queued, if any. */
+      async crashed(name) {
+        const event = crash(name);
+        expect(await processor.process({ kind: 'synthetic', target, event, receivedAt: Date.now() })).toEqual(['processed']);
+        const jobs = (await actions.getJobs(['waiting', 'delayed'])).filter((j) => (j.data as ActionJob).correlationId === event.id);
+        return jobs[0]?.data as ActionJob | undefined;
+      },
+      act: (job) => executor.execute(job, `job-${++acted}`, 1, 1),
+    };
+  }
+
+  const uuidOf = async (name: string) => (await client.getInstance(name)).value.config['volatile.uuid'];
+  async function remove(name: string) {
+    await (await client.deleteInstance(name)).wait({ timeoutMs: 5_000 });
+  }
+  async function rename(from: string, to: string) {
+    await client.transport.request('POST', `/1.0/instances/${from}`, { body: { name: to } });
+    while (!(await client.listInstances({ recursion: 0 })).some((n) => n.endsWith(`/${to}`))) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  it('skips a delayed restart as superseded when the instance was deleted and a new one created under its name, and leaves the new one stopped', async () => {
+    sim.controls.addInstance({ name: 'recreated', status: 'Stopped', config: optIn });
+    const { crashed, act, audit } = pipeline();
+    const first = (await crashed('recreated'))!;
+    expect(first.identity?.uuid, 'the job carries the identity of the instance that crashed').toBe(await uuidOf('recreated'));
+    await act(first);
+    sim.controls.crash('recreated');
+    while (sim.controls.statusCode('recreated') !== 102) await new Promise((r) => setTimeout(r, 10));
+    const delayed = (await crashed('recreated'))!;
+    await new Promise((r) => setTimeout(r, 100)); // the crash's stop hook lets go of the instance
+
+    await remove('recreated');
+    sim.controls.addInstance({ name: 'recreated', status: 'Stopped', config: optIn });
+    const starts = sim.controls.calls('recreated', 'start');
+    expect(await act(delayed)).toMatchObject({ result: 'skipped', summary: expect.stringMatching(/^superseded: recreated is another instance now \(re-created \/ renamed\)/) });
+    expect(sim.controls.calls('recreated', 'start'), 'no start of the new instance').toBe(starts);
+    expect(sim.controls.statusCode('recreated')).toBe(102);
+    const outcome = (await audit.read({ instance: 'recreated' })).filter((r) => r.type === 'outcome').at(-1);
+    expect(outcome).toMatchObject({ result: 'skipped', recheck: 'superseded', uuid: delayed.identity?.uuid, summary: expect.stringContaining('another instance') });
+  });
+
+  it('skips a delayed restart as superseded when the instance was renamed and a new one created under its old name', async () => {
+    sim.controls.addInstance({ name: 'renamed', status: 'Stopped', config: optIn });
+    const { crashed, act } = pipeline({ maxRestarts: 5, initialBackoffMs: 60_000 });
+    const job = (await crashed('renamed'))!;
+    const uuid = await uuidOf('renamed');
+    await rename('renamed', 'renamed-old');
+    expect(await uuidOf('renamed-old'), 'a rename keeps the uuid').toBe(uuid);
+    sim.controls.addInstance({ name: 'renamed', status: 'Stopped', config: optIn });
+    expect(await uuidOf('renamed'), 'a new instance under the name has a new uuid').not.toBe(uuid);
+
+    expect(await act(job)).toMatchObject({ result: 'skipped', summary: expect.stringContaining('renamed is another instance now') });
+    expect(sim.controls.calls('renamed', 'start')).toBe(0);
+    expect(sim.controls.calls('renamed-old', 'start')).toBe(0);
+  });
+
+  it("gives a new instance under a reused name a clean budget: its first crash gets restart 1 with no back-off, though its predecessor's history was at restart 2", async () => {
+    sim.controls.addInstance({ name: 'reused', status: 'Stopped', config: optIn });
+    const { crashed, audit } = pipeline();
+    expect((await crashed('reused'))?.identity).toBeDefined();
+    await crashed('reused');
+    const before = (await audit.read({ instance: 'reused', type: 'decision' })).map((r) => r.summary);
+    expect(before.at(-1), 'premise: the predecessor is in its back-off').toMatch(/restart 2 of the budget, after a back-off of 60000 ms/);
+
+    await remove('reused');
+    sim.controls.addInstance({ name: 'reused', status: 'Stopped', config: optIn });
+    const job = (await crashed('reused'))!;
+    const decision = (await audit.read({ instance: 'reused', type: 'decision' })).at(-1)!;
+    expect(decision.summary).toMatch(/restart 1 of the budget$/);
+    expect(decision).toMatchObject({ uuid: job.identity?.uuid });
+  });
+
+  it("does not hold a new instance under a reused name in its predecessor's quarantine", async () => {
+    sim.controls.addInstance({ name: 'inherits', status: 'Stopped', config: optIn });
+    const { crashed, act, audit, keys } = pipeline({ maxRestarts: 1, initialBackoffMs: 60_000 });
+    await crashed('inherits');
+    const tail = async () => (await audit.read({ instance: 'inherits', type: 'decision' })).at(-1)!.summary;
+    expect(await crashed('inherits'), 'premise: the second crash is refused').toBeUndefined();
+    expect(await tail()).toMatch(/quarantined: crash loop/);
+    expect(await redis.exists(keys.quarantine({ target, project: 'default', instance: 'inherits' })), 'premise: the name is quarantined').toBe(1);
+
+    await remove('inherits');
+    sim.controls.addInstance({ name: 'inherits', status: 'Stopped', config: optIn });
+    const job = (await crashed('inherits'))!;
+    expect(await tail()).toMatch(/restart 1 of the budget$/);
+    expect(await act(job)).toMatchObject({ result: 'done' });
+    expect(sim.controls.statusCode('inherits')).toBe(103);
+  });
+
+  it("lets an operator's heal act on whatever instance bears the name now", async () => {
+    sim.controls.addInstance({ name: 'healed-anew', status: 'Stopped', config: optIn });
+    const { crashed, act } = pipeline();
+    const job = (await crashed('healed-anew'))!;
+    await remove('healed-anew');
+    sim.controls.addInstance({ name: 'healed-anew', status: 'Stopped' });
+    expect(await act({ ...job, rule: 'heal', origin: 'operator', event: undefined, correlationId: 'heal:1' })).toMatchObject({ result: 'done' });
+  });
+});
