@@ -2,9 +2,22 @@ import { z } from 'zod';
 
 /**
  * Why an instance changed state: `requested` by a user or tool through the API, `unrequested`
- * (crash, guest shutdown), `self` (Reflex's own action), `unknown` (e.g. seen only by a resync).
+ * (crash, guest shutdown), `self` (Reflex's own action), `unknown` (e.g. seen only by a resync),
+ * `failed-start` (the stop the daemon reports after someone's start or launch failed: the instance
+ * never ran, so it is not a crash).
  */
-export const intentSchema = z.enum(['requested', 'unrequested', 'self', 'unknown']);
+export const intentSchema = z.enum(['requested', 'unrequested', 'self', 'unknown', 'failed-start']);
+
+/** The start (or launch: a create that starts) whose failure a `failed-start` stop follows. */
+export const startFailureSchema = z.object({
+  /** The daemon's operation that failed. */
+  operationId: z.string(),
+  /** Its `err`, as the daemon gave it (LXD: `Failed to run: … forkstart …: exit status 1`). */
+  err: z.string(),
+  /** When it failed: the time of the operation event that reported the failure (ISO 8601). */
+  at: z.string(),
+});
+export type StartFailure = z.infer<typeof startFailureSchema>;
 export type Intent = z.infer<typeof intentSchema>;
 
 const common = {
@@ -33,6 +46,8 @@ export const instanceStatusEventSchema = z.object({
   /** The lifecycle action that announced it (instance-shutdown, …), absent for synthetic events. */
   action: z.string().optional(),
   requestor: z.record(z.string(), z.unknown()).optional(),
+  /** With intent `failed-start`: the failed start this stop follows. */
+  startFailure: startFailureSchema.optional(),
 });
 
 export const operationStatusEventSchema = z.object({

@@ -3,15 +3,18 @@ import type { InstanceClient } from '../client/client.js';
 import type { OperationObject } from '../client/envelope.js';
 import { StatusCode } from '../client/status-code.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
-import type { Intent } from './canonical-event.js';
+import type { Intent, OperationStatusEvent, StartFailure } from './canonical-event.js';
 import { parseSource } from './source.js';
+import type { StateTracker } from './state-tracker.js';
 
 /**
  * Why an instance changed state, decided here and nowhere else:
  * - `requested`: through the API by someone other than Reflex (the lifecycle event names a requestor);
  * - `self`: by an operation Reflex itself started (matched by its operation, never by timing alone);
  * - `unrequested`: by nobody (a crash, a guest poweroff: LXD 5.0 sends no requestor);
- * - `unknown`: seen only by a resync after a gap, with nothing left to tell who did it.
+ * - `unknown`: seen only by a resync after a gap, with nothing left to tell who did it;
+ * - `failed-start`: the stop the daemon reports after someone's start (or launch) failed, on an
+ *   instance not seen Running since: it never ran, so it did not crash ({@link StartFailures}).
  */
 
 /** Actions that, without a requestor, mean the guest or the host did it (crash, poweroff, reboot). */
@@ -185,4 +188,88 @@ export function causedBy(op: OwnOperation, event: { intent: Intent; action?: str
   }
   if (at < op.createdAt - WINDOW_SLACK_MS) return false;
   return at <= (op.endedAt ?? op.createdAt + OWN_OPERATION_MAX_MS) + WINDOW_SLACK_MS;
+}
+
+/**
+ * Operations whose failure leaves an instance that never ran: a start (LXD's `lxc launch` creates,
+ * then starts), and a create that starts (Incus' `incus launch` sends `start: true`: one operation).
+ */
+const startingOperation = /^(starting|creating) instance$/i;
+
+/** How long a failed start is remembered; its spurious stop follows within a second (LXD 0.7 s, Incus 0.9 s). */
+const START_FAILURE_TTL_MS = 600_000;
+
+/** Whether an operation event reports a start (or a launch) that failed. */
+export function isFailedStart(event: OperationStatusEvent): boolean {
+  return event.to === StatusCode.Failure && startingOperation.test(event.description);
+}
+
+/**
+ * Starts that failed, per instance, so the stop the daemon reports next is not taken for a crash.
+ * When a start fails once the guest's setup began (a bad `lxc.init.cmd`, an image without init),
+ * LXD 5.0.2 and Incus 6.0 fail the operation and then run the stop hook, which sends an
+ * `instance-shutdown` without requestor exactly as after a crash (observed: 0.7 s after the
+ * failure on LXD, 0.9 s on Incus; no `instance-started` before it). A failure found before that
+ * (a `raw.lxc` LXD cannot load) sends no stop at all. Reflex's own failed starts are told apart by
+ * {@link OwnOperations} (`self`); this is for everyone else's.
+ */
+export class StartFailures {
+  constructor(
+    private readonly redis: RedisConnection,
+    private readonly keys: KeySpace,
+  ) {}
+
+  /** Records a failed start from the event stream, unless it was one of Reflex's own operations. */
+  async observe(ref: InstanceRef, event: OperationStatusEvent, own: OwnOperations): Promise<void> {
+    if (!isFailedStart(event) || (await own.ids(ref)).includes(event.operationId)) return;
+    const failure: StartFailure = { operationId: event.operationId, err: event.err, at: event.timestamp };
+    await this.redis.set(this.keys.startFailures(ref), JSON.stringify(failure), 'PX', START_FAILURE_TTL_MS);
+  }
+
+  /**
+   * The intent of a stop, refined: an unrequested `instance-shutdown` that follows someone's failed
+   * start is `failed-start`, with that start's failure; any other stop keeps its intent.
+   */
+  async classify(ref: InstanceRef, event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean }, deps: { tracker: StateTracker; client: InstanceClient; own: OwnOperations }): Promise<{ intent: Intent; startFailure?: StartFailure }> {
+    const startFailure = await this.explain(ref, event, deps);
+    return startFailure ? { intent: 'failed-start', startFailure } : { intent: event.intent };
+  }
+
+  /**
+   * The failed start an unrequested `instance-shutdown` follows, if it does: a failure recorded
+   * from the stream within {@link FAILED_START_ECHO_MS} before it, or else (its event not
+   * processed yet) a failed start the daemon still lists (it keeps a finished operation for 5 s).
+   * Never when the tracker saw the instance Running last: a start refused with "already running"
+   * followed by a crash is a crash.
+   */
+  private async explain(ref: InstanceRef, event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean }, deps: { tracker: StateTracker; client: InstanceClient; own: OwnOperations }): Promise<StartFailure | undefined> {
+    if (event.synthetic || event.intent !== 'unrequested' || event.action !== 'instance-shutdown') return undefined;
+    if ((await deps.tracker.get(ref))?.status === StatusCode.Running) return undefined;
+    const raw = await this.redis.get(this.keys.startFailures(ref));
+    const recorded = raw ? (JSON.parse(raw) as StartFailure) : undefined;
+    const at = Date.parse(event.timestamp);
+    if (recorded) {
+      const failedAt = Date.parse(recorded.at);
+      if (at >= failedAt - WINDOW_SLACK_MS && at - failedAt < FAILED_START_ECHO_MS) return recorded;
+    }
+    return listedStartFailure(deps.client.withProject(ref.project), ref.instance, await deps.own.ids(ref));
+  }
+}
+
+/** A failed start of the instance the daemon still lists, not one of Reflex's own. */
+async function listedStartFailure(client: InstanceClient, instance: string, ownIds: string[]): Promise<StartFailure | undefined> {
+  let ops: OperationObject[];
+  try {
+    ops = await client.listOperations();
+  } catch {
+    return undefined;
+  }
+  const op = ops.find(
+    (o) =>
+      o.status_code === StatusCode.Failure &&
+      startingOperation.test(o.description) &&
+      !ownIds.includes(o.id) &&
+      [...(o.resources?.instances ?? []), ...(o.resources?.containers ?? [])].some((url) => parseSource(url).instance === instance),
+  );
+  return op ? { operationId: op.id, err: op.err, at: op.updated_at } : undefined;
 }

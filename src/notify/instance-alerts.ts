@@ -2,6 +2,7 @@ import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
+import { describeStartFailure } from '../events/start-failure-text.js';
 import { alertFingerprint, type AlertAction, type AlertInput } from './alert.js';
 import type { AlertChange, Notifier } from './notifier.js';
 
@@ -21,8 +22,8 @@ export interface RuleResponse {
   actions: { action: string; delayMs: number }[];
 }
 
-/** The alert kinds of instance incidents. A recovery (Running again) resolves both. */
-export const instanceAlertKinds = { crashed: 'instance.crashed', error: 'instance.error' } as const;
+/** The alert kinds of instance incidents. A recovery (Running again) resolves each. */
+export const instanceAlertKinds = { crashed: 'instance.crashed', error: 'instance.error', startFailed: 'instance.start-failed' } as const;
 const kinds = Object.values(instanceAlertKinds);
 
 /**
@@ -75,17 +76,19 @@ export class InstanceAlerts {
     const idle = responses.filter((r) => r.result !== 'queued').map((r) => `rule ${r.rule} ${r.summary}`);
     // A new incident: a recovery still waiting for an earlier incident's action is moot.
     await this.deps.redis.del(this.deps.notifier.keys.recovered(alertFingerprint({ kind, target: event.target, project: event.project, instance: event.instance })));
+    // A failed start is the starter's to fix (their client got the error), not a page.
+    const failedStart = kind === instanceAlertKinds.startFailed;
     const alert: AlertInput = {
       kind,
       // Nobody is fixing it: that is the page-worthy case.
-      severity: acting.length ? 'warning' : 'critical',
+      severity: acting.length || failedStart ? 'warning' : 'critical',
       target: event.target,
       project: event.project,
       instance: event.instance,
       member: event.location,
       summary: incidentSummary(event),
       actions,
-      outcome: acting.length ? undefined : `not remediated: ${idle.length ? idle.join('; ') : 'no rule handles it'}`,
+      outcome: acting.length ? undefined : failedStart ? 'not restarted: the instance never ran, a failed start is not a crash' : `not remediated: ${idle.length ? idle.join('; ') : 'no rule handles it'}`,
       correlationId: event.id,
       startsAt: isoTime(event.timestamp),
       labels: {},
@@ -192,11 +195,13 @@ function resolution(r: Recovery): AlertChange {
 export function incidentKind(event: StatusEvent): string | undefined {
   if (event.to === StatusCode.Error) return instanceAlertKinds.error;
   if (event.to === StatusCode.Stopped && (event.intent === 'unrequested' || event.intent === 'unknown')) return instanceAlertKinds.crashed;
+  if (event.to === StatusCode.Stopped && event.intent === 'failed-start') return instanceAlertKinds.startFailed;
   return undefined;
 }
 
 function incidentSummary(event: StatusEvent): string {
   if (event.to === StatusCode.Error) return `${event.instance} reports Error (112)`;
+  if (event.intent === 'failed-start' && event.startFailure) return describeStartFailure(event, event.startFailure);
   if (event.intent === 'unknown') return `${event.instance} found Stopped after a gap, cause unknown (seen by a resync); Reflex does not start it on a guess: reflex heal ${event.instance}${event.project !== 'default' ? ` --project ${event.project}` : ''}, or lxc start ${event.instance}`;
   return `${event.instance} stopped without a request (a crash or a guest poweroff)`;
 }

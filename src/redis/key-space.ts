@@ -120,6 +120,8 @@ export interface KeySpace {
   silences: string;
   /** The operations Reflex itself started on an instance (intent `self`), by operation id. */
   ownOperations(ref: InstanceRef): string;
+  /** The last failed start of an instance by someone other than Reflex: the stop that follows is not a crash. */
+  startFailures(ref: InstanceRef): string;
   /** Ids of action jobs queued with a delay for an instance: an operator's stop or start cancels them. */
   pendingActions(ref: InstanceRef): string;
   /** Marker that an event (by content hash) is fully processed: only then is a redelivery a duplicate. */
@@ -189,6 +191,7 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     standBack: (rule, r) => `${instance(r)}:standback:${rule}`,
     silences: `${prefix}:silences`,
     ownOperations: (r) => `${instance(r)}:own-ops`,
+    startFailures: (r) => `${instance(r)}:start-failed`,
     pendingActions: (r) => `${instance(r)}:pending`,
     eventDone: (hash) => `${prefix}:done:${hash}`,
     notify: notifyKeys(prefix),

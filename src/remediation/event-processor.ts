@@ -13,8 +13,9 @@ import type { EventArchive } from '../events/event-archive.js';
 import { eventItemHash } from '../events/event-ingestor.js';
 import { eventItemSchema, type EventItem } from '../events/event-job.js';
 import { decodeFrame } from '../events/frame.js';
-import { evacuationIntent, type OwnOperations } from '../events/intent.js';
+import { StartFailures, evacuationIntent, type OwnOperations } from '../events/intent.js';
 import { normalizeFrame } from '../events/normalize.js';
+import { describeStartFailure } from '../events/start-failure-text.js';
 import { keepRejected } from '../events/rejected-events.js';
 import type { StateTracker } from '../events/state-tracker.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -82,8 +83,10 @@ type Prepared = { item?: EventItem; raw: unknown; hash: string; event?: Canonica
 export class EventProcessor {
   /** Done marks of events finished at the same moment go to Redis together. */
   private readonly doneMarks: GroupCommit<string, void>;
+  private readonly startFailures: StartFailures;
 
   constructor(private readonly deps: EventProcessorDeps) {
+    this.startFailures = new StartFailures(deps.redis, deps.keys);
     this.doneMarks = new GroupCommit<string, void>(async (keys) => {
       await setMany(deps.redis, keys, '1', DONE_TTL_MS);
       return [];
@@ -191,6 +194,7 @@ export class EventProcessor {
         : audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: instanceName, summary: describe(event), event }, { once: `event:${event.id}` }),
     ]);
     if (event.kind === 'instance.status' && event.intent === 'requested' && ref) await this.cancelPending(ref, event);
+    if (event.kind === 'operation.status' && ref) await this.startFailures.observe(ref, event, this.deps.ownOperations);
 
     const responses: RuleResponse[] = [];
     // Read once: a reload during this event's awaits must not give it half the old rules, half the new.
@@ -216,6 +220,7 @@ export class EventProcessor {
       }
     }
     if (event.kind === 'instance.status' && ref) await this.unknownCause(event, ref, responses);
+    if (event.kind === 'instance.status' && ref) await this.failedStart(event, ref);
     await this.deps.instanceAlerts?.observe(event, responses);
     return 'processed';
   }
@@ -229,6 +234,17 @@ export class EventProcessor {
     if (responses.some((r) => r.result === 'queued' || r.result === 'dry-run')) return;
     const summary = `${ref.instance} found Stopped after a gap, cause unknown: Reflex does not start it; to start it: reflex heal ${ref.instance}${ref.project !== 'default' ? ` --project ${ref.project}` : ''} (or lxc start ${ref.instance})`;
     await this.deps.audit.append({ type: 'alert', correlationId: event.id, target: ref.target, instance: ref.instance, summary, severity: 'warning' }, { once: `unknown:${event.id}` });
+  }
+
+  /**
+   * A start that failed is not a crash: the instance never ran. The bundled rule does not act on it
+   * (its intent is `failed-start`, not `unrequested`), so no restart and no restart budget; the
+   * audit records the daemon's error and where its log is.
+   */
+  private async failedStart(event: InstanceStatusEvent, ref: InstanceRef): Promise<void> {
+    if (event.intent !== 'failed-start' || !event.startFailure) return;
+    const summary = `${describeStartFailure(ref, event.startFailure)}; not a crash: Reflex does not restart it and counts no restart`;
+    await this.deps.audit.append({ type: 'alert', correlationId: event.id, target: ref.target, instance: ref.instance, summary, severity: 'warning' }, { once: `failed-start:${event.id}` });
   }
 
   /** An operator's transition supersedes every delayed action of Reflex on that instance. */
@@ -283,7 +299,11 @@ export class EventProcessor {
   private async settleStatus(event: InstanceStatusEvent): Promise<Settled> {
     const { tracker, audit } = this.deps;
     const ref = { target: event.target, project: event.project, instance: event.instance };
-    event.intent = await evacuationIntent(this.deps.client(event.target), { intent: await this.deps.ownOperations.classify(ref, event), location: event.location, timestamp: event.timestamp });
+    const client = this.deps.client(event.target);
+    event.intent = await evacuationIntent(client, { intent: await this.deps.ownOperations.classify(ref, event), location: event.location, timestamp: event.timestamp });
+    const refined = await this.startFailures.classify(ref, event, { tracker, client, own: this.deps.ownOperations });
+    event.intent = refined.intent;
+    if (refined.startFailure) event.startFailure = refined.startFailure;
     const origin = { source: event.synthetic ? ('read' as const) : ('event' as const), eventId: event.id, intent: event.intent, requested: event.intent === 'requested' };
     const update = await tracker.update(ref, event.to, Date.parse(event.timestamp), origin);
     if (!update.applied) {

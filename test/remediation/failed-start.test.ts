@@ -1,0 +1,134 @@
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
+import { InstanceClient } from '../../src/client/client.js';
+import { StatusCode } from '../../src/client/status-code.js';
+import { parseConfig } from '../../src/config/config.js';
+import { targetsOf } from '../../src/config/config-target.js';
+import { OwnOperations, StartFailures } from '../../src/events/intent.js';
+import { StateTracker } from '../../src/events/state-tracker.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
+import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { testWebhookSecret } from '../notify/notifier-fixture.js';
+import { eventually, startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
+
+interface SentAlert {
+  kind: string;
+  status: string;
+  severity: string;
+  instance: string;
+  summary: string;
+  outcome?: string;
+  actions: unknown[];
+}
+
+const optIn = { 'user.reflex.autorestart': 'true' };
+
+/**
+ * A start that fails (LXD: the operation fails, then the stop hook sends an `instance-shutdown`
+ * without requestor, as after a crash) is not a crash: the bundled rule does not restart the
+ * instance, no restart is counted, and one warning alert carries the daemon's error and log hint.
+ * The simulator's `failNextStart` fault reproduces what LXD 5.0.2 sends (docs/events.md).
+ */
+describe('a failed start is not a crash (simulator, bundled rules)', () => {
+  let sim: RunningSimulator;
+  let server: RecordingServer;
+  let prefix: string;
+  let reflex: ReflexHandle | undefined;
+  let client: InstanceClient;
+  const redis = redisClient();
+  const alerts = () => server.requests.flatMap((r) => (r.json as { alerts: SentAlert[] }).alerts);
+  const trail = (instance: string): Promise<StoredAuditRecord[]> => new AuditLog(redis, keySpace(prefix).audit).read({ instance });
+
+  beforeEach(async () => {
+    server = await startRecordingServer();
+    process.env.REFLEX_TEST_HOOK_URL = server.url;
+    process.env.REFLEX_TEST_HOOK_KEY = testWebhookSecret;
+    sim = await startSimulator({ instances: 0, timings: { stopHookMs: 100 } });
+    sim.controls.addInstance({ name: 'web-1', status: 'Stopped', config: optIn });
+    prefix = uniquePrefix('failstart');
+    client = new InstanceClient(targetsOf(parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl() }))[0]!.target);
+  });
+  afterEach(async () => {
+    await reflex?.stop();
+    reflex = undefined;
+    await client.close();
+    await sim.stop();
+    await server.close();
+    const keys = await redis.keys(`*${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+  });
+
+  async function startReflexOnSim(): Promise<void> {
+    const config = parseConfig({
+      target: `unix://${sim.socketPath}`,
+      redisUrl: redisUrl(),
+      rulesDir: 'rules',
+      prefix,
+      resyncIntervalMs: 0,
+      httpPort: 0,
+      logLevel: 'silent',
+      notifications: {
+        receivers: [{ kind: 'webhook', name: 'hook', urlEnv: 'REFLEX_TEST_HOOK_URL', secretEnv: 'REFLEX_TEST_HOOK_KEY', backoffMs: 100 }],
+        route: { receiver: 'hook', groupBy: ['kind', 'project'], groupWaitMs: 100, groupIntervalMs: 300, repeatIntervalMs: 3_600_000 },
+      },
+    });
+    reflex = await startReflex(config, pino({ level: 'silent' }));
+    await eventually(() => Boolean(reflex?.subscriber?.connected), 'Reflex reading the event stream');
+  }
+
+  /** The operator's `lxc start`, answered by the daemon's failure. */
+  async function operatorStartFails(name: string): Promise<void> {
+    sim.controls.failNextStart(name);
+    const op = await client.changeState(name, { action: 'start', timeout: 30 });
+    await expect(op.wait({ timeoutMs: 10_000 })).rejects.toThrow(/forkstart/);
+  }
+
+  it('an opted-in instance whose start fails is neither restarted nor counted; one warning alert names the error and the log, resolved once it runs', async () => {
+    await startReflexOnSim();
+    await operatorStartFails('web-1');
+
+    // Written after the rules decided and queued whatever they queue: from here on, nothing more comes from this event.
+    await eventually(async () => (await trail('web-1')).some((r) => r.type === 'alert'), 'the failed start in the audit');
+    const records = await trail('web-1');
+    const stop = records.find((r) => r.type === 'event' && (r as { event?: { action?: string } }).event?.action === 'instance-shutdown');
+    expect((stop as { event?: { intent?: string } }).event?.intent).toBe('failed-start');
+    expect(records.filter((r) => r.type === 'action' || r.type === 'call'), 'nothing queued or called').toEqual([]);
+    expect(records.find((r) => r.type === 'alert')!.summary).toMatch(/^web-1 failed to start and never ran: Failed to run: .*forkstart web-1 .*; not a crash/);
+    const keys = keySpace(prefix);
+    expect(await redis.exists(keys.restarts({ target: 'local', project: 'default', instance: 'web-1' })), 'no restart reserved').toBe(0);
+    expect(sim.controls.calls('web-1', 'start'), 'only the operator started it').toBe(1);
+
+    await eventually(() => alerts().length === 1, 'the failed-start alert');
+    expect(alerts()[0]).toMatchObject({ kind: 'instance.start-failed', status: 'firing', severity: 'warning', instance: 'web-1', actions: [], outcome: 'not restarted: the instance never ran, a failed start is not a crash' });
+    expect(alerts()[0]!.summary).toContain('Try `lxc info --show-log web-1` for more info');
+
+    // Fixed and started by the operator: the alert resolves.
+    await (await client.changeState('web-1', { action: 'start', timeout: 30 })).wait({ timeoutMs: 10_000 });
+    await eventually(() => alerts().some((a) => a.status === 'resolved'), 'the resolved message');
+    expect(alerts().filter((a) => a.status === 'firing'), 'alerted once').toHaveLength(1);
+    expect(alerts().at(-1)).toMatchObject({ kind: 'instance.start-failed', status: 'resolved', summary: 'web-1 is Running (103) again, started through the API' });
+
+    // It ran: its next unrequested stop is a crash again, and the bundled rule heals it.
+    sim.controls.crash('web-1');
+    await eventually(async () => (await trail('web-1')).some((r) => r.type === 'outcome'), 'the crash healed', 15_000);
+    expect(sim.controls.statusCode('web-1')).toBe(StatusCode.Running);
+  });
+
+  it('knows the failed start from the daemon\'s operation list when its event has not been processed yet', async () => {
+    await operatorStartFails('web-1');
+    await eventually(() => sim.controls.statusCode('web-1') === StatusCode.Stopped, 'web-1 Stopped');
+    const keys = keySpace(prefix);
+    const ref = { target: 'local', project: 'default', instance: 'web-1' };
+    const deps = { tracker: new StateTracker(redis, keys), client, own: new OwnOperations(redis, keys) };
+    const stop = { intent: 'unrequested' as const, action: 'instance-shutdown', timestamp: new Date().toISOString() };
+    const refined = await new StartFailures(redis, keys).classify(ref, stop, deps);
+    expect(refined.intent).toBe('failed-start');
+    expect(refined.startFailure?.err).toMatch(/forkstart web-1/);
+    // A stop of an instance last seen Running is a crash, whatever failed before.
+    await deps.tracker.update(ref, StatusCode.Running, Date.now() - 1_000, { source: 'event' });
+    expect((await new StartFailures(redis, keys).classify(ref, stop, deps)).intent).toBe('unrequested');
+  });
+});
