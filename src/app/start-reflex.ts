@@ -17,7 +17,7 @@ import { SubscriberLease } from '../events/subscriber-lease.js';
 import { LeaseSpread } from '../events/lease-spread.js';
 import { startHttpServer, type RunningHttpServer } from '../http/http-server.js';
 import { inboundSecrets } from '../http/inbound-webhooks.js';
-import { readinessChecks, type TargetReader } from '../http/readiness.js';
+import { readiness, type TargetReader } from '../http/readiness.js';
 import { Metrics } from '../metrics/metrics.js';
 import { keySpace } from '../redis/key-space.js';
 import { randomUUID } from 'node:crypto';
@@ -303,13 +303,27 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       stops.unshift(() => listener.stop());
     }
 
+    // /readyz checks every queue this role's work goes through, fed or consumed: a pause, or no
+    // worker consuming it anywhere, leaves crashes unhealed. Handles of their own, closed at stop.
+    const feeds = (...roles: Config['role'][]) => config.role === 'all' || roles.includes(config.role);
+    const healthQueues = [
+      ...(feeds('subscriber', 'worker') ? [eventsQueue] : []),
+      ...(feeds('worker', 'scheduler') ? [actionsQueue] : []),
+      ...(feeds('worker') && ruleSet?.current.notify ? [keys.notify.flushQueue, keys.notify.deliveryQueue].map((name) => new Queue(name, { connection, prefix: keys.notify.bullPrefix })) : []),
+      ...(feeds('scheduler') ? [new Queue(keys.schedules.queue, queueOpts)] : []),
+    ];
+    const ownQueues = healthQueues.filter((q) => q !== eventsQueue && q !== actionsQueue);
+    stops.push(async () => void (await Promise.all(ownQueues.map((q) => q.close()))));
+    const ready = readiness({ redis, readers, workers, queues: healthQueues, streamLossGraceMs: config.streamLossGraceMs });
+    metrics.watchHealth(() => ready.reading());
+
     const http = config.httpPort > 0
       ? await startHttpServer({
           host: config.httpHost,
           port: config.httpPort,
           metrics,
           logger,
-          readiness: readinessChecks({ redis, readers, workers }),
+          readiness: ready.checks,
           allowedHosts: config.httpAllowedHosts,
           // Every role serves it: any replica behind the address Alertmanager posts to queues the alerts.
           inbound: inbound.alertmanagerToken || inbound.webhookSecrets

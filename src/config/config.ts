@@ -124,6 +124,11 @@ export const configSchema = z.strictObject({
   leaseTtlMs: durationMs(z.number().int().min(300).max(60_000)).default(3_000),
   /** How long a resync lets the event stream catch up before reporting a difference. Default 1500 ms. */
   resyncGraceMs: durationMs(z.number().int().min(0).max(60_000)).default(1_500),
+  /**
+   * How long an event stream that was open may stay lost before /readyz says not ready (a daemon
+   * restart reconnects within it). Default 30 000 ms; a stream never open since the start is not ready at once.
+   */
+  streamLossGraceMs: durationMs(z.number().int().min(0).max(3_600_000)).default(30_000),
   /** Entries the event archive (`<prefix>:archive`) keeps at most. Default 1 000 000. */
   archiveMaxLength: z.number().int().min(1).default(1_000_000),
   /** Age after which archived events are trimmed. Default 7 days. */
@@ -236,6 +241,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ConfigInput
     waitForTarget: env.REFLEX_WAIT_FOR_TARGET ? ['1', 'true', 'yes'].includes(env.REFLEX_WAIT_FOR_TARGET.toLowerCase()) : undefined,
     prefix: env.REFLEX_PREFIX || undefined,
     resyncIntervalMs: env.REFLEX_RESYNC_INTERVAL_MS || undefined, // a number of ms or a duration (30s)
+    streamLossGraceMs: env.REFLEX_STREAM_LOSS_GRACE_MS || undefined, // a number of ms or a duration (30s)
     logLevel: (env.REFLEX_LOG_LEVEL || undefined) as Config['logLevel'] | undefined,
     httpHost: env.REFLEX_HTTP_HOST || undefined,
     httpPort: num(env.REFLEX_HTTP_PORT),

@@ -43,6 +43,7 @@ export class EventSubscriber extends EventEmitter {
   /** Since when the stream has been down (start included), and when that was last said at error level. */
   private downSince: number | undefined;
   private downReportedAt = 0;
+  private openedOnce = false;
   private readonly opts: Required<Omit<EventSubscriberOptions, 'onConnected' | 'metrics'>> & Pick<EventSubscriberOptions, 'onConnected' | 'metrics'>;
 
   constructor(opts: EventSubscriberOptions) {
@@ -52,6 +53,19 @@ export class EventSubscriber extends EventEmitter {
 
   get connected(): boolean {
     return this.socket?.readyState === WebSocket.OPEN;
+  }
+
+  /**
+   * Since when (epoch ms) the stream has been down after it was once open; undefined while it is
+   * open, and before the first connect (see {@link everConnected}).
+   */
+  get lostSince(): number | undefined {
+    return this.everConnected ? this.downSince : undefined;
+  }
+
+  /** Whether the stream has been open at least once. */
+  get everConnected(): boolean {
+    return this.openedOnce;
   }
 
   start(): void {
@@ -82,6 +96,7 @@ export class EventSubscriber extends EventEmitter {
     let watchdog: NodeJS.Timeout | undefined;
     socket.on('open', () => {
       this.attempt = 0;
+      this.openedOnce = true;
       this.lastHeard = Date.now();
       watchdog = setInterval(() => {
         if (Date.now() - this.lastHeard > this.opts.silenceTimeoutMs) {

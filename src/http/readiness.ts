@@ -1,7 +1,8 @@
-import type { Worker } from 'bullmq';
+import type { Queue, Worker } from 'bullmq';
 import { withDeadline, type RedisConnection } from '../redis/connect.js';
 import type { EventSubscriber } from '../events/event-subscriber.js';
 import type { SubscriberLease } from '../events/subscriber-lease.js';
+import type { HealthReading, QueueReading } from '../metrics/metrics.js';
 
 /** One readiness check's verdict. */
 export interface CheckResult {
@@ -20,27 +21,55 @@ export interface TargetReader {
   subscriber: EventSubscriber;
 }
 
-/** What the process runs, for {@link readinessChecks}. */
+/** What the process runs, for {@link readiness}. */
 export interface ReadinessParts {
   redis: RedisConnection;
   /** Subscriber role: one reader per target. */
   readers?: TargetReader[];
-  /** Worker role: the queue workers. */
+  /** Worker role: the queue workers this process runs. */
   workers?: Worker[];
-  /** How long the Redis ping may take. Default 1000 ms. */
+  /**
+   * The queues this process's work goes through (those it feeds and those it consumes): each one
+   * is checked for a pause and for at least one worker consuming it, in any replica.
+   */
+  queues?: Queue[];
+  /**
+   * How long an event stream that was open may stay lost before the process is not ready: a
+   * daemon restart or a network blip reconnects within it. Default 30 000 ms. A stream never open
+   * since the start is not ready at once.
+   */
+  streamLossGraceMs?: number;
+  /** How long the Redis ping, and each read of a queue, may take. Default 1000 ms. */
   redisTimeoutMs?: number;
+  /** How long a verdict is reused: /readyz is polled, and /metrics reads the same verdicts. Default 1000 ms. */
+  cacheMs?: number;
+  /** The clock (tests). Default Date.now. */
+  now?: () => number;
+}
+
+/** The checks behind /readyz and the gauges that show them. */
+export interface Readiness {
+  /** The checks of /readyz, each cached for `cacheMs`. */
+  checks: ReadinessChecks;
+  /** The same verdicts for the `reflex_ready`, `reflex_queue_paused` and `reflex_queue_workers` gauges. */
+  reading(): Promise<HealthReading>;
 }
 
 /**
  * The checks behind /readyz: Redis answers a PING; for each target, the subscriber either holds
  * the lease with the event stream open or stands by (a standby replica is ready: it is there to
- * take over); the queue workers run. With one target its check is `subscriber`, with several
+ * take over), and a stream lost for longer than the grace is not ready; this process's workers
+ * run and are not paused; every queue the process's work goes through (`queue:<name>`) is not
+ * paused and has a worker consuming it. With one target its check is `subscriber`, with several
  * `subscriber:<name>` each.
  */
-export function readinessChecks(parts: ReadinessParts): ReadinessChecks {
+export function readiness(parts: ReadinessParts): Readiness {
+  const now = parts.now ?? Date.now;
+  const cacheMs = parts.cacheMs ?? 1_000;
+  const timeoutMs = parts.redisTimeoutMs ?? 1_000;
+  const graceMs = parts.streamLossGraceMs ?? 30_000;
   const checks: ReadinessChecks = {
     redis: async () => {
-      const timeoutMs = parts.redisTimeoutMs ?? 1_000;
       try {
         await withDeadline(parts.redis.ping(), timeoutMs);
         return { ok: true, detail: 'PING answered' };
@@ -49,22 +78,77 @@ export function readinessChecks(parts: ReadinessParts): ReadinessChecks {
       }
     },
   };
-  const { readers = [], workers } = parts;
+  const { readers = [], workers, queues = [] } = parts;
   for (const { name, lease, subscriber } of readers) {
-    checks[readers.length === 1 ? 'subscriber' : `subscriber:${name}`] = async () => {
-      // A replica that cannot reach its target is not ready, holder or standby: a standby that
-      // cannot read the stream cannot take over either.
-      const role = lease.isHeld ? 'lease holder' : 'standby (another replica holds the lease)';
-      return subscriber.connected ? { ok: true, detail: `${role}, event stream connected` } : { ok: false, detail: `${role}, event stream not connected: the target is unreachable` };
-    };
+    checks[readers.length === 1 ? 'subscriber' : `subscriber:${name}`] = async () => streamVerdict(lease, subscriber, graceMs, now());
   }
   if (workers?.length) {
     checks.workers = async () => {
       const stopped = workers.filter((w) => !w.isRunning()).map((w) => w.name);
-      return stopped.length ? { ok: false, detail: `not running: ${stopped.join(', ')}` } : { ok: true, detail: `running: ${workers.map((w) => w.name).join(', ')}` };
+      const paused = workers.filter((w) => w.isRunning() && w.isPaused()).map((w) => w.name);
+      if (stopped.length || paused.length) return { ok: false, detail: [stopped.length ? `not running: ${stopped.join(', ')}` : '', paused.length ? `paused in this process: ${paused.join(', ')}` : ''].filter(Boolean).join('; ') };
+      return { ok: true, detail: `running: ${workers.map((w) => w.name).join(', ')}` };
     };
   }
-  return checks;
+  const probes = new Map(queues.map((q) => [q.name, cached(cacheMs, now, () => probeQueue(q, timeoutMs))]));
+  for (const [name, probe] of probes) checks[`queue:${name}`] = async () => queueVerdict(await probe());
+
+  const cachedChecks: ReadinessChecks = Object.fromEntries(Object.entries(checks).map(([name, check]) => [name, cached(cacheMs, now, check)]));
+  return {
+    checks: cachedChecks,
+    async reading() {
+      const [report, read] = await Promise.all([runChecks(cachedChecks), Promise.all([...probes.values()].map((p) => p().catch(() => undefined)))]);
+      return { checks: Object.fromEntries(Object.entries(report.checks).map(([n, r]) => [n, r.ok])), queues: read.filter((q): q is QueueReading => q !== undefined) };
+    },
+  };
+}
+
+function streamVerdict(lease: SubscriberLease, subscriber: EventSubscriber, graceMs: number, at: number): CheckResult {
+  // A replica that cannot reach its target is not ready, holder or standby: a standby that
+  // cannot read the stream cannot take over either.
+  const role = lease.isHeld ? 'lease holder' : 'standby (another replica holds the lease)';
+  if (subscriber.connected) return { ok: true, detail: `${role}, event stream connected` };
+  const since = subscriber.lostSince;
+  if (since === undefined) return { ok: false, detail: `${role}, event stream not connected: the target is unreachable` };
+  const lostMs = Math.max(0, at - since);
+  if (lostMs < graceMs) return { ok: true, detail: `${role}, event stream lost ${seconds(lostMs)} ago, reconnecting (not ready after ${seconds(graceMs)})` };
+  return { ok: false, detail: `${role}, event stream lost for ${seconds(lostMs)} (longer than the grace of ${seconds(graceMs)}): the target is unreachable, no event is seen` };
+}
+
+async function probeQueue(queue: Queue, timeoutMs: number): Promise<QueueReading> {
+  const paused = await withDeadline(queue.isPaused(), timeoutMs);
+  try {
+    return { queue: queue.name, paused, workers: await withDeadline(queue.getWorkersCount(), timeoutMs) };
+  } catch (err) {
+    // A Redis user without CLIENT (a managed Redis may refuse it) cannot count workers: not a failure of Reflex.
+    return { queue: queue.name, paused, unknownWorkers: (err as Error).message };
+  }
+}
+
+function queueVerdict(q: QueueReading): CheckResult {
+  const consumers = q.workers === undefined ? `worker count unknown (${q.unknownWorkers})` : `${q.workers} worker(s) consuming`;
+  if (q.paused) return { ok: false, detail: `paused: none of its jobs runs until it is resumed (queues page of the dashboard, or BullMQ Queue.resume()); ${consumers}` };
+  if (q.workers === 0) return { ok: false, detail: 'no worker consumes it: its jobs wait (no reflex run with a role that consumes it is running, or its workers lost Redis)' };
+  return { ok: true, detail: `not paused, ${consumers}` };
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1_000)} s`;
+}
+
+/** `read`, reused for `ttlMs` after each call that ran it (concurrent callers share one run). */
+function cached<T>(ttlMs: number, now: () => number, read: () => Promise<T>): () => Promise<T> {
+  let at = -Infinity;
+  let last: Promise<T> | undefined;
+  return () => {
+    if (!last || now() - at >= ttlMs) {
+      at = now();
+      last = read();
+      // Each caller awaits its copy; this one only keeps a rejection from being reported as unhandled.
+      last.catch(() => undefined);
+    }
+    return last;
+  };
 }
 
 /** Runs every check (concurrently) and reports whether all passed. */

@@ -1,5 +1,28 @@
 import type { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { withDeadline } from '../redis/connect.js';
+
+/**
+ * How long a scrape waits for each read from Redis: while Redis is unreachable /metrics still
+ * answers (with the last values read, and `reflex_ready{check="redis"} 0`) instead of hanging.
+ */
+const redisReadMs = 2_000;
+
+/** One queue as the health gauges see it. */
+export interface QueueReading {
+  queue: string;
+  paused: boolean;
+  /** Workers connected to it across all replicas; undefined when Redis would not say (`unknownWorkers` says why). */
+  workers?: number;
+  unknownWorkers?: string;
+}
+
+/** The readiness verdicts at one moment (http/readiness.ts), for the health gauges. */
+export interface HealthReading {
+  /** Check name → passed. */
+  checks: Record<string, boolean>;
+  queues: QueueReading[];
+}
 
 /** Options of {@link Metrics}. */
 export interface MetricsOptions {
@@ -65,8 +88,8 @@ export class Metrics {
     help: 'Action jobs that failed for good and wait in the dead-letter list (reflex dlq list / retry)',
     registers: [this.registry],
     collect: async () => {
-      const counts = await Promise.all(this.dlqQueues.map((q) => q.getFailedCount()));
-      this.dlqSize.set(counts.reduce((a, b) => a + b, 0));
+      const counts = await withDeadline(Promise.all(this.dlqQueues.map((q) => q.getFailedCount())), redisReadMs).catch(() => undefined);
+      if (counts) this.dlqSize.set(counts.reduce((a, b) => a + b, 0));
     },
   });
 
@@ -78,9 +101,47 @@ export class Metrics {
     registers: [this.registry],
     collect: async () => {
       for (const q of this.watchedQueues) {
-        const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed');
-        for (const [state, n] of Object.entries(counts)) this.queueJobs.set({ queue: q.name, state }, n);
+        const counts = await withDeadline(q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed'), redisReadMs).catch(() => undefined);
+        for (const [state, n] of Object.entries(counts ?? {})) this.queueJobs.set({ queue: q.name, state }, n);
       }
+    },
+  });
+
+  private healthSource: (() => Promise<HealthReading>) | undefined;
+
+  /** The /readyz checks, at each scrape (cached by the readiness checks themselves). */
+  readonly ready = new Gauge({
+    name: 'reflex_ready',
+    help: '1 while a readiness check of /readyz passes, 0 while it fails, by check (redis, subscriber[:target], workers, queue:<name>)',
+    labelNames: ['check'] as const,
+    registers: [this.registry],
+    collect: async () => {
+      const reading = await this.readHealth();
+      if (!reading) return;
+      this.ready.reset();
+      for (const [check, ok] of Object.entries(reading.checks)) this.ready.set({ check }, ok ? 1 : 0);
+    },
+  });
+
+  readonly queuePaused = new Gauge({
+    name: 'reflex_queue_paused',
+    help: '1 while the queue is paused (none of its jobs runs until it is resumed), by queue',
+    labelNames: ['queue'] as const,
+    registers: [this.registry],
+    collect: async () => {
+      const reading = await this.readHealth();
+      for (const q of reading?.queues ?? []) this.queuePaused.set({ queue: q.queue }, q.paused ? 1 : 0);
+    },
+  });
+
+  readonly queueWorkers = new Gauge({
+    name: 'reflex_queue_workers',
+    help: 'Workers consuming the queue across all replicas (worker connections Redis lists), by queue; absent when Redis refuses CLIENT LIST',
+    labelNames: ['queue'] as const,
+    registers: [this.registry],
+    collect: async () => {
+      const reading = await this.readHealth();
+      for (const q of reading?.queues ?? []) if (q.workers !== undefined) this.queueWorkers.set({ queue: q.queue }, q.workers);
     },
   });
 
@@ -96,6 +157,15 @@ export class Metrics {
   /** Reports this queue's job counts at each scrape. */
   watchQueue(queue: Queue): void {
     this.watchedQueues.push(queue);
+  }
+
+  /** Reads the readiness verdicts at each scrape (`reflex_ready`, `reflex_queue_paused`, `reflex_queue_workers`). */
+  watchHealth(read: () => Promise<HealthReading>): void {
+    this.healthSource = read;
+  }
+
+  private async readHealth(): Promise<HealthReading | undefined> {
+    return this.healthSource?.().catch(() => undefined);
   }
 
   /** Observes the lag of an event that came from the stream (resync events carry a read time, not a daemon time). */

@@ -23,11 +23,11 @@ describe('a worker whose target goes away', () => {
     reflex = sim = undefined;
   });
 
-  it('says so at error level and /readyz turns 503 naming the unreachable target; it comes back by itself', async () => {
+  it('says so at error level and /readyz turns 503 naming the unreachable target once the grace is over; it comes back by itself', async () => {
     sim = await startSimulator({ instances: 2 });
     const port = await freePort();
     const args = ['run', '--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--prefix', uniquePrefix('lost'), '--rules', 'rules', '--http-port', String(port)];
-    reflex = startReflexProcess(args, { REFLEX_LOG_LEVEL: 'info' });
+    reflex = startReflexProcess(args, { REFLEX_LOG_LEVEL: 'info', REFLEX_STREAM_LOSS_GRACE_MS: '1s' });
     await reflex.waitForLog('event stream connected');
     await reflex.waitForLog('reflex running');
     expect((await readyz(port)).status).toBe(200);
@@ -36,9 +36,9 @@ describe('a worker whose target goes away', () => {
     await sim.stop();
     const lost = await reflex.waitForLog('lost the event stream of the target', 15_000);
     expect(lost.level).toBe(50); // pino's error
+    await expect.poll(async () => (await readyz(port)).status, { timeout: 10_000, interval: 200 }).toBe(503);
     const down = await readyz(port);
-    expect(down.status).toBe(503);
-    expect(down.body.checks.subscriber).toEqual({ ok: false, detail: 'lease holder, event stream not connected: the target is unreachable' });
+    expect(down.body.checks.subscriber).toEqual({ ok: false, detail: expect.stringMatching(/^lease holder, event stream lost for \d+ s \(longer than the grace of 1 s\): the target is unreachable, no event is seen$/) });
 
     // The daemon back on the same socket: the stream reconnects and /readyz is ready again.
     sim = await startSimulator({ instances: 2, listen: [`unix:${socketPath}`] });

@@ -18,6 +18,9 @@ const exported = [
   'reflex_lease_holder',
   'reflex_stream_connected',
   'reflex_queue_jobs',
+  'reflex_ready',
+  'reflex_queue_paused',
+  'reflex_queue_workers',
 ];
 
 describe('Prometheus metrics of a running Reflex (simulator, real Redis, scraped over HTTP)', () => {
