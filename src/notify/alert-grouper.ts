@@ -115,6 +115,13 @@ if n == 0 then
 end
 return n`;
 
+// Replaces the scheduled flush only if no replica or flush changed it since it was read; the
+// replaced flush job then finds another id in the marker and does nothing.
+const rescheduleScript = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1`;
+
 /** Lifetime of a group's flush lock: renewed while the flush runs, so only a dead flusher's lapses. */
 const flushLockMs = 10_000;
 
@@ -153,8 +160,27 @@ export class AlertGrouper {
     const { flushId: _, ...record } = group;
     await this.redis.hset(this.keys.groups, groupKey, JSON.stringify(record));
     const flushId = randomUUID();
-    const first = await this.redis.set(this.keys.scheduled(groupKey), JSON.stringify({ id: flushId, at: now + route.groupWaitMs }), 'PX', markerTtl(route), 'NX');
+    const marker = JSON.stringify({ id: flushId, at: now + route.groupWaitMs });
+    const first = await this.redis.set(this.keys.scheduled(groupKey), marker, 'PX', markerTtl(route), 'NX');
     if (first) await this.enqueue({ ...group, flushId }, route.groupWaitMs);
+    else if (alert.status === 'firing') await this.openForReceiver(group, marker, flushId, now);
+  }
+
+  /**
+   * A group whose receiver was shown nothing firing (its alerts muted, or fired and cleared
+   * unseen) is a new group to that receiver: a firing alert brings its flush forward to
+   * group_wait, as the first alert of a new group would. Otherwise a silenced alert that keeps
+   * the group alive would hold every other alert back to group_interval, long enough for a
+   * healed crash to go unsent.
+   */
+  private async openForReceiver(group: FlushJob, marker: string, flushId: string, now: number): Promise<void> {
+    const { groupKey, route } = group;
+    const [notified, scheduled] = await Promise.all([this.redis.hvals(this.keys.notified(groupKey)), this.redis.get(this.keys.scheduled(groupKey))]);
+    if (notified.includes('firing') || scheduled === null) return;
+    const at = z.object({ at: z.number() }).safeParse(safeJson(scheduled));
+    if (at.success && at.data.at <= now + route.groupWaitMs) return;
+    const moved = (await this.redis.eval(rescheduleScript, 1, this.keys.scheduled(groupKey), scheduled, marker, markerTtl(route))) === 1;
+    if (moved) await this.enqueue({ ...group, flushId }, route.groupWaitMs);
   }
 
   /**
@@ -198,6 +224,11 @@ export class AlertGrouper {
         m.pexpire(this.keys.notified(groupKey), logTtl);
         m.set(this.keys.lastSent(groupKey), String(now), 'PX', logTtl);
         await m.exec();
+      } else {
+        // A muted alert is out of the receiver's view of the group, as a message would have left it
+        // (see openForReceiver); it is sent as new if it still fires when its silence ends.
+        const gone = Object.keys(state.notified).filter((fp) => muted.has(fp));
+        if (gone.length) await this.redis.hdel(this.keys.notified(groupKey), ...gone);
       }
       const handled = state.alerts.filter((a) => a.alert.status === 'resolved').flatMap((a) => [a.alert.fingerprint, a.raw]);
       const left = (await this.redis.eval(settleScript, 3, this.keys.group(groupKey), this.keys.scheduled(groupKey), this.keys.groups, groupKey, ...handled)) as number;
