@@ -23,6 +23,7 @@ import { keySpace } from '../redis/key-space.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Notifier } from '../notify/notifier.js';
+import { plainSecretUrlWarnings } from '../notify/receiver-config.js';
 import { errorText, loadRuleSet, notifierPart, RuleSet, schedulerPart, type ReloadOutcome, type ReloadRequest, type RuleSetValue } from '../remediation/rule-set.js';
 import { ReloadListener } from '../remediation/reload-channel.js';
 import { InstanceAlerts } from '../notify/instance-alerts.js';
@@ -257,6 +258,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, logger, inStorm: (e) => inStorm(e) }) : undefined;
       if (notifier) {
         logger.info({ receivers: notifyConfig!.settings.receivers.length, from: notifyConfig!.from }, 'notifications configured');
+        for (const w of plainSecretUrlWarnings(notifyConfig!.settings.receivers)) logger.warn(w);
         stops.push(() => notifier.close());
       }
       ruleSet!.attach(notifierPart(notifier));
