@@ -318,10 +318,6 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
             ? { ...inbound, queue: eventsQueue, redis, rejectedKey: keys.rejected, audit, logger, maxBodyBytes: config.inbound?.maxBodyBytes, toleranceSec: config.inbound?.toleranceSec, mapping: { defaultTarget: configured[0]!.id, targets: new Map(configured.flatMap((t) => [[t.name, t.id], [t.id, t.id]] as [string, string][])), instanceLabels: config.inbound?.instanceLabels, projectLabel: config.inbound?.projectLabel, targetLabel: config.inbound?.targetLabel } }
             : undefined,
           dashboard: config.dashboardToken ? { token: config.dashboardToken, writeToken: config.dashboardWriteToken, queues: [eventsQueue, actionsQueue], audit, silences: new Silences(redis, keys.silences, audit), alerts: alertsView, target: configured.map((t) => t.id).join(', '), console: { redis, keys, prefix: config.prefix, tracker, targets: configured.map((t) => ({ id: t.id, name: t.name, client: clientFor(t.id) })), actionsQueue } } : undefined,
-        }).catch((err: Error) => {
-          // Metrics and health are for watching the automation, which keeps running without them.
-          logger.error({ err, host: config.httpHost, port: config.httpPort }, 'http server not started: /metrics, /healthz, /readyz and the dashboard are unavailable');
-          return undefined;
         })
       : undefined;
 
