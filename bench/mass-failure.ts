@@ -47,7 +47,7 @@ await runBench(bench, async () => {
       progress(bench, `shell loop, half ${half + 1}: ${shell.map((v) => v.toFixed(0)).join(', ')} ms`);
 
       const prefix = `bench-${randomUUID().slice(0, 8)}`;
-      const proc = startReflexProcess(['run', '--target', `unix://${socket}`, '--redis', redis.url, '--prefix', prefix, '--rules', rulesDir, '--resync-interval', '0'], { REFLEX_LOG_LEVEL: process.env.BENCH_REFLEX_LOG_LEVEL ?? 'info' });
+      const proc = startReflexProcess(['run', '--target', `unix://${socket}`, '--redis', redis.url, '--prefix', prefix, '--rules', rulesDir, '--resync-interval', '0', '--http-port', '0'], { REFLEX_LOG_LEVEL: process.env.BENCH_REFLEX_LOG_LEVEL ?? 'info' });
       const r = redisClient(redis.url);
       try {
         await proc.waitForLog('event stream connected', 30_000);

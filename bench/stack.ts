@@ -44,7 +44,7 @@ export async function startStack(redisUrl: string, opts: { seeded?: number; opte
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
   const target = `unix://${sim.socketPath}`;
   // The benches crash hundreds of instances on one server on purpose: storm control would hold them back.
-  const config = parseConfig({ target, redisUrl, rulesDir, prefix, resyncIntervalMs: 0, logLevel: 'silent', stormThreshold: 0, role: opts.role ?? 'all' });
+  const config = parseConfig({ target, redisUrl, rulesDir, prefix, resyncIntervalMs: 0, logLevel: 'silent', stormThreshold: 0, role: opts.role ?? 'all', httpPort: 0 });
   const reflex = await startReflex(config, silentLogger);
   const keys = keySpace(prefix);
   const redis = redisClient(redisUrl);

@@ -105,7 +105,7 @@ async function trackedProcess(redisUrl: string, count: number, cleanups: (() => 
   const queue = new Queue(keys.eventsQueue, { connection: duplicateConnection(redis), prefix: keys.bullPrefix });
   cleanups.push(async () => (await queue.close(), redis.disconnect()));
   const started = performance.now();
-  const proc = startReflexProcess(['run', '--target', target, '--redis', redisUrl, '--prefix', prefix, '--rules', rulesDir, '--resync-interval', '0'], { REFLEX_LOG_LEVEL: 'warn' });
+  const proc = startReflexProcess(['run', '--target', target, '--redis', redisUrl, '--prefix', prefix, '--rules', rulesDir, '--resync-interval', '0', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'warn' });
   cleanups.push(() => proc.stop());
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(proc))), 100);

@@ -105,7 +105,7 @@ export class RestartableRedis {
  * Storm control is off: the scenarios crash dozens of instances on one server and expect each back.
  */
 export function reflexRun(sim: RunningSimulator, redisUrl: string, prefix: string, role: 'all' | 'subscriber' | 'worker', env: Record<string, string> = {}): ReflexProcess {
-  return startReflexProcess(['run', '--role', role, '--target', `unix://${sim.socketPath}`, '--redis', redisUrl, '--prefix', prefix, '--rules', rulesDir, '--resync-interval', '0'], { REFLEX_LOG_LEVEL: 'info', REFLEX_STORM_THRESHOLD: '0', ...env });
+  return startReflexProcess(['run', '--role', role, '--target', `unix://${sim.socketPath}`, '--redis', redisUrl, '--prefix', prefix, '--rules', rulesDir, '--resync-interval', '0', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info', REFLEX_STORM_THRESHOLD: '0', ...env });
 }
 
 /**

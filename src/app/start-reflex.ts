@@ -23,6 +23,7 @@ import { keySpace } from '../redis/key-space.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Notifier } from '../notify/notifier.js';
+import { plainSecretUrlWarnings } from '../notify/receiver-config.js';
 import { errorText, loadRuleSet, notifierPart, RuleSet, schedulerPart, type ReloadOutcome, type ReloadRequest, type RuleSetValue } from '../remediation/rule-set.js';
 import { ReloadListener } from '../remediation/reload-channel.js';
 import { InstanceAlerts } from '../notify/instance-alerts.js';
@@ -257,6 +258,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, logger, inStorm: (e) => inStorm(e) }) : undefined;
       if (notifier) {
         logger.info({ receivers: notifyConfig!.settings.receivers.length, from: notifyConfig!.from }, 'notifications configured');
+        for (const w of plainSecretUrlWarnings(notifyConfig!.settings.receivers)) logger.warn(w);
         stops.push(() => notifier.close());
       }
       ruleSet!.attach(notifierPart(notifier));
@@ -330,10 +332,6 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
             ? { ...inbound, queue: eventsQueue, redis, rejectedKey: keys.rejected, audit, logger, maxBodyBytes: config.inbound?.maxBodyBytes, toleranceSec: config.inbound?.toleranceSec, mapping: { defaultTarget: configured[0]!.id, targets: new Map(configured.flatMap((t) => [[t.name, t.id], [t.id, t.id]] as [string, string][])), instanceLabels: config.inbound?.instanceLabels, projectLabel: config.inbound?.projectLabel, targetLabel: config.inbound?.targetLabel } }
             : undefined,
           dashboard: config.dashboardToken ? { token: config.dashboardToken, writeToken: config.dashboardWriteToken, queues: [eventsQueue, actionsQueue], audit, silences: new Silences(redis, keys.silences, audit), alerts: alertsView, target: configured.map((t) => t.id).join(', '), console: { redis, keys, prefix: config.prefix, tracker, targets: configured.map((t) => ({ id: t.id, name: t.name, client: clientFor(t.id) })), actionsQueue } } : undefined,
-        }).catch((err: Error) => {
-          // Metrics and health are for watching the automation, which keeps running without them.
-          logger.error({ err, host: config.httpHost, port: config.httpPort }, 'http server not started: /metrics, /healthz, /readyz and the dashboard are unavailable');
-          return undefined;
         })
       : undefined;
 

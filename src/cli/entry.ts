@@ -1,9 +1,21 @@
 import { CommanderError } from 'commander';
+import type { ErrorCode } from '../errors/codes.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import { buildProgram } from './main.js';
 
 /** Exit codes of the `reflex` command, documented in docs/reference.md. */
 export const exitCodes = { ok: 0, failure: 1, usage: 2, config: 3, unavailable: 4 } as const;
+
+/** The exit code of each error code that is not a plain failure (1). */
+const exitOfCode: Partial<Record<ErrorCode, keyof typeof exitCodes>> = {
+  CONFIG_INVALID: 'config',
+  TARGET_INVALID: 'config',
+  RULES_MISSING: 'config',
+  KEY_LAYOUT_OUTDATED: 'config',
+  HTTP_BIND_FAILED: 'config',
+  REDIS_UNAVAILABLE: 'unavailable',
+  TARGET_UNREACHABLE: 'unavailable',
+};
 
 /** Runs the CLI; prints a clear message instead of a stack trace for errors Reflex knows. */
 export async function main(argv: string[]): Promise<void> {
@@ -19,7 +31,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     if (err instanceof ReflexError) {
       process.stderr.write(`reflex: ${err.message}\n`);
-      process.exitCode = ['CONFIG_INVALID', 'TARGET_INVALID', 'RULES_MISSING', 'KEY_LAYOUT_OUTDATED'].includes(err.code) ? exitCodes.config : ['REDIS_UNAVAILABLE', 'TARGET_UNREACHABLE'].includes(err.code) ? exitCodes.unavailable : exitCodes.failure;
+      process.exitCode = exitCodes[exitOfCode[err.code] ?? 'failure'];
       return;
     }
     process.stderr.write(`reflex: ${(err as Error).stack ?? String(err)}\n`);

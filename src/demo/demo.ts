@@ -7,6 +7,7 @@ import { parseTarget } from '../client/target.js';
 import { parseConfig } from '../config/config.js';
 import { keySpace } from '../redis/key-space.js';
 import { connectRedis } from '../redis/connect.js';
+import { freePort } from '../redis/free-port.js';
 import { startPrivateRedis, type PrivateRedis } from '../redis/private-redis.js';
 import { startSimulator } from '../simulator/simulator.js';
 import type { AuditRecord } from '../audit/audit-log.js';
@@ -52,70 +53,83 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
   const durationMs = opts.durationMs ?? 40_000;
   // The bundled rule reads its crash-loop back-off from here, so a loop reaches quarantine within the demo.
   process.env.REFLEX_CRASHLOOP_BACKOFF_MS ??= '1000';
-  let privateRedis: PrivateRedis | undefined;
-  const redisUrl = opts.redisUrl ?? (privateRedis = await startPrivateRedis()).url;
-  const sim = await startSimulator({
-    instances: 0,
-    timings: { startMs: 150, stopMs: 400, stopHookMs: 300, crashLoopUptimeMs: 1500 },
-  });
-  const c = sim.controls;
-  for (const name of ['web-1', 'web-2', 'web-3', 'db-1']) c.addInstance({ name, config: optIn });
-  c.addInstance({ name: 'batch-1', config: {} });
+  // Whatever started is stopped, newest first, also when a later part fails to start (no Redis).
+  const stops: (() => Promise<void> | void)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+  };
+  try {
+    let privateRedis: PrivateRedis | undefined;
+    if (!opts.redisUrl) stops.push(() => privateRedis?.stop());
+    const redisUrl = opts.redisUrl ?? (privateRedis = await startPrivateRedis()).url;
+    const sim = await startSimulator({
+      instances: 0,
+      timings: { startMs: 150, stopMs: 400, stopHookMs: 300, crashLoopUptimeMs: 1500 },
+    });
+    stops.push(() => sim.stop());
+    const c = sim.controls;
+    for (const name of ['web-1', 'web-2', 'web-3', 'db-1']) c.addInstance({ name, config: optIn });
+    c.addInstance({ name: 'batch-1', config: {} });
 
-  const prefix = `demo-${randomUUID().slice(0, 8)}`;
-  const target = `unix://${sim.socketPath}`;
-  const config = parseConfig({ target, redisUrl, rulesDir: bundledRulesDir, prefix, resyncIntervalMs: 2_000, logLevel: 'warn' });
-  const summary: DemoSummary = { remediations: [], leftAlone: [], quarantined: [], alerts: [], records: 0 };
-  // The example receiver: a signed webhook on 127.0.0.1 that prints what a chat channel would get.
-  const receiver = new TerminalReceiver(say);
-  const notify = await receiver.start();
-  const reflex = await withEnv({ ...notify.env, REFLEX_NOTIFY: JSON.stringify(notify.config) }, () => startReflex(config, opts.logger));
-  const feedRedis = await connectRedis(redisUrl);
-  const feed = new AuditFeed(feedRedis, keySpace(prefix).audit, (r) => {
-    summary.records++;
-    collect(summary, r);
-    say(formatAuditLine(r, opts.colour ?? false));
-  });
-  const feeding = feed.run();
-  const client = new InstanceClient(parseTarget(target));
+    const prefix = `demo-${randomUUID().slice(0, 8)}`;
+    const target = `unix://${sim.socketPath}`;
+    // A port of its own: a `reflex run` (or another demo) on this host may hold the default 9464.
+    const httpPort = await freePort();
+    const config = parseConfig({ target, redisUrl, rulesDir: bundledRulesDir, prefix, resyncIntervalMs: 2_000, logLevel: 'warn', httpPort });
+    const summary: DemoSummary = { remediations: [], leftAlone: [], quarantined: [], alerts: [], records: 0 };
+    // The example receiver: a signed webhook on 127.0.0.1 that prints what a chat channel would get.
+    const receiver = new TerminalReceiver(say);
+    const notify = await receiver.start();
+    stops.push(() => receiver.stop());
+    const reflex = await withEnv({ ...notify.env, REFLEX_NOTIFY: JSON.stringify(notify.config) }, () => startReflex(config, opts.logger));
+    stops.push(() => reflex.stop());
+    const feedRedis = await connectRedis(redisUrl);
+    stops.push(() => feedRedis.disconnect());
+    const feed = new AuditFeed(feedRedis, keySpace(prefix).audit, (r) => {
+      summary.records++;
+      collect(summary, r);
+      say(formatAuditLine(r, opts.colour ?? false));
+    });
+    const feeding = feed.run();
+    stops.push(async () => {
+      feed.stop();
+      await feeding;
+    });
+    const client = new InstanceClient(parseTarget(target));
+    stops.push(() => client.close());
 
-  say(`Reflex demo: simulator at ${sim.socketPath}, Redis ${privateRedis ? `private at ${redisUrl}` : redisUrl}, rules ${bundledRulesDir}`);
-  say('Instances web-1, web-2, web-3, db-1 opted in (user.reflex.autorestart=true); batch-1 did not.\n');
-  const steps: [number, string, () => Promise<void> | void][] = [
-    [1_500, 'crash web-1 (kill -9 of its init)', () => c.crash('web-1')],
-    [3_000, 'web-2 starts crash-looping (its init dies 1.5 s after each start)', () => (c.crashLoop('web-2', 1_500), c.crash('web-2'))],
-    [6_000, 'db-1 goes into Error (112); no event announces it, the periodic resync finds it', () => c.setError('db-1')],
-    [10_000, 'a user stops web-3 through the API (lxc stop)', async () => void (await (await client.changeState('web-3', { action: 'stop' })).wait())],
-    [13_000, 'crash batch-1, which did not opt in', () => c.crash('batch-1')],
-  ];
-  const started = Date.now();
-  const timers = steps.map(([at, what, act]) =>
-    setTimeout(() => {
-      say(`\n>>> ${what}`);
-      Promise.resolve(act()).catch((err) => say(`!!! ${(err as Error).message}`));
-    }, at),
-  );
-  await new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, durationMs);
-    opts.signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-  });
-  timers.forEach(clearTimeout);
+    say(`Reflex demo: simulator at ${sim.socketPath}, Redis ${privateRedis ? `private at ${redisUrl}` : redisUrl}, rules ${bundledRulesDir}, metrics at ${reflex.http?.url ?? ''}/metrics`);
+    say('Instances web-1, web-2, web-3, db-1 opted in (user.reflex.autorestart=true); batch-1 did not.\n');
+    const steps: [number, string, () => Promise<void> | void][] = [
+      [1_500, 'crash web-1 (kill -9 of its init)', () => c.crash('web-1')],
+      [3_000, 'web-2 starts crash-looping (its init dies 1.5 s after each start)', () => (c.crashLoop('web-2', 1_500), c.crash('web-2'))],
+      [6_000, 'db-1 goes into Error (112); no event announces it, the periodic resync finds it', () => c.setError('db-1')],
+      [10_000, 'a user stops web-3 through the API (lxc stop)', async () => void (await (await client.changeState('web-3', { action: 'stop' })).wait())],
+      [13_000, 'crash batch-1, which did not opt in', () => c.crash('batch-1')],
+    ];
+    const started = Date.now();
+    const timers = steps.map(([at, what, act]) =>
+      setTimeout(() => {
+        say(`\n>>> ${what}`);
+        Promise.resolve(act()).catch((err) => say(`!!! ${(err as Error).message}`));
+      }, at),
+    );
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, durationMs);
+      opts.signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    });
+    timers.forEach(clearTimeout);
+    await stopAll();
 
-  feed.stop();
-  await feeding;
-  await reflex.stop();
-  await receiver.stop();
-  await client.close();
-  feedRedis.disconnect();
-  await sim.stop();
-  await privateRedis?.stop();
-
-  say(`\nSummary after ${Math.round((Date.now() - started) / 1000)} s (${summary.records} audit records, prefix ${prefix}):`);
-  say(`  remediated:  ${countedList(summary.remediations) || 'none'}`);
-  say(`  left alone:  ${[...new Set(summary.leftAlone)].join(', ') || 'none'}`);
-  say(`  quarantined: ${summary.quarantined.join(', ') || 'none'}`);
-  for (const a of summary.alerts) say(`  alert:       ${a}`);
-  return summary;
+    say(`\nSummary after ${Math.round((Date.now() - started) / 1000)} s (${summary.records} audit records, prefix ${prefix}):`);
+    say(`  remediated:  ${countedList(summary.remediations) || 'none'}`);
+    say(`  left alone:  ${[...new Set(summary.leftAlone)].join(', ') || 'none'}`);
+    say(`  quarantined: ${summary.quarantined.join(', ') || 'none'}`);
+    for (const a of summary.alerts) say(`  alert:       ${a}`);
+    return summary;
+  } finally {
+    await stopAll();
+  }
 }
 
 /** Runs `fn` with these environment variables set, then puts the environment back as it was. */

@@ -9,7 +9,7 @@ const MIN_REDIS_VERSION = [6, 2, 0] as const;
 
 /**
  * Reachability, kind (single Redis, Sentinel, Redis Cluster), version (≥ 6.2), eviction policy
- * (`noeviction`) and persistence of the Redis at `url`; on a Cluster every master is checked, with
+ * (`noeviction`) and persistence (AOF off warns) of the Redis at `url`; on a Cluster every master is checked, with
  * Sentinel the master it names. BullMQ keeps jobs and locks in Redis: a policy that evicts keys
  * loses them silently under memory pressure, so any policy but `noeviction` fails the check.
  */
@@ -79,10 +79,13 @@ async function nodeChecks(redis: Redis, where: string, label = ''): Promise<Doct
     const checks: DoctorCheck[] = [];
     checks.push(
       version === undefined || versionAtLeast(version, MIN_REDIS_VERSION)
-        ? { name: 'redis', ok: true, detail: `${where}, Redis ${version ?? '(version not reported)'}${aof ? ', AOF on' : ', AOF off (events since the last snapshot are lost if Redis dies; turn on appendonly)'}` }
+        ? { name: 'redis', ok: true, detail: `${where}, Redis ${version ?? '(version not reported)'}, AOF ${aof ? 'on' : 'off'}` }
         : { name: 'redis', ok: false, detail: `Redis ${version} (${where}) is older than ${MIN_REDIS_VERSION.join('.')}, the oldest BullMQ supports`, fix: 'upgrade Redis to 6.2 or newer (Debian 12 ships 7.0: apt-get install redis-server)' },
     );
     checks.push(await evictionCheck(redis, memory, label));
+    // Without AOF, queued events, delayed restarts and locks written since the last RDB snapshot
+    // are lost when Redis dies: Reflex works, but a crash can go unhealed after a Redis restart.
+    if (!aof) checks.push({ name: 'redis', ok: true, warning: true, detail: `${label}AOF off: events, jobs and locks written since the last snapshot are lost if Redis dies`, fix: 'redis-cli CONFIG SET appendonly yes, and in redis.conf: appendonly yes' });
     return checks;
   } catch (err) {
     return [{ name: 'redis', ok: false, detail: `${where}, but INFO failed: ${(err as Error).message}`, fix: 'give this Redis user the INFO command (ACL +info)' }];

@@ -46,6 +46,7 @@ export const errorCodes = {
   LOCK_LOST: { retryable: true, doc: 'A lock (an instance lock, the subscriber lease, a tick lock) was taken by someone else or could not be confirmed within its TTL; the guarded call was not sent.' },
   RELOAD_REFUSED: { retryable: false, doc: '`reflex rules reload` (or SIGHUP) did not reload everywhere: a replica refused the new rule set (a file that fails to load, with file:line; an empty folder; receivers it cannot build) and keeps its previous one, a replica did not answer in time, or no replica holding rules runs.' },
   RULE_TIMEOUT: { retryable: false, doc: 'A rule\'s `when` predicate did not answer within the rule timeout (default 5 s); the decision is recorded as "condition timed out".' },
+  HTTP_BIND_FAILED: { retryable: false, doc: 'The HTTP server (/metrics, /healthz, /readyz, the dashboard) cannot listen on `httpHost`:`httpPort` (the port is taken, the address is not on this host): `reflex run` does not start (exit 3); choose a free `--http-port`, or 0 to run without it.' },
   REDIS_UNAVAILABLE: { retryable: true, doc: 'Redis cannot be reached.' },
   KEY_LAYOUT_OUTDATED: { retryable: false, doc: 'Redis holds keys of the layout before Redis Cluster hash tags (`P:audit`, `P:bull:events:*`…): `reflex run` refuses to start on empty keys beside them; stop every process and run `reflex migrate-keys`.' },
   AUDIT_CHAIN_BROKEN: { retryable: false, doc: '`reflex audit verify` found a record that was altered, deleted or inserted behind the audit log; the message names the first bad record and what differs.' },

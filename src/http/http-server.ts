@@ -8,6 +8,7 @@ import type { Queue } from 'bullmq';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
+import { ReflexError } from '../errors/reflex-error.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { AlertsView } from '../notify/alert-board.js';
 import type { Silences } from '../rules/silences.js';
@@ -130,13 +131,16 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
   return app;
 }
 
-/** Starts the HTTP server; rejects when the address cannot be bound (e.g. the port is in use). */
+/**
+ * Starts the HTTP server; rejects with HTTP_BIND_FAILED, naming the address and the system's
+ * reason, when the address cannot be bound (the port is taken, the host is not this machine's).
+ */
 export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
   const app = buildHttpApp(opts);
   const host = opts.host ?? '127.0.0.1';
   const server = await new Promise<ServerType>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname: host, port: opts.port }, () => resolve(s));
-    s.once('error', reject);
+    s.once('error', (err: NodeJS.ErrnoException) => reject(bindError(err, host, opts.port)));
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -152,4 +156,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         server.close(() => resolve());
       }),
   };
+}
+
+function bindError(err: NodeJS.ErrnoException, host: string, port: number): ReflexError {
+  const why = err.code === 'EADDRINUSE' ? 'the port is taken (another reflex run, or another service)' : err.code === 'EADDRNOTAVAIL' ? 'the address is not on this host' : err.code === 'EACCES' ? 'a port below 1024 needs privileges' : (err.code ?? err.message);
+  return new ReflexError('HTTP_BIND_FAILED', `cannot serve /metrics, /healthz and /readyz on ${host}:${port}: ${why}; set --http-port (REFLEX_HTTP_PORT, httpPort) to a free port, or 0 to run without the HTTP server`, { cause: err });
 }

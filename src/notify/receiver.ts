@@ -1,5 +1,4 @@
 import { ReflexError } from '../errors/reflex-error.js';
-import { redactUrl } from '../log/redaction.js';
 import { alertmanagerRequest } from './alertmanager-receiver.js';
 import { cloudEventData, cloudEventRequest } from './cloudevents-receiver.js';
 import { discordPayload } from './discord-receiver.js';
@@ -10,7 +9,7 @@ import { unknownTitlePlaceholders } from './message-text.js';
 import type { Notification } from './notification.js';
 import type { OutgoingRequest } from './outgoing-request.js';
 import { pagerDutyEventsUrl, pagerDutyRequests } from './pagerduty-receiver.js';
-import { receiverConfigSchema, type EmailConfig, type ReceiverConfig, type ReceiverConfigInput, type ReceiverKind, type WebhookConfig } from './receiver-config.js';
+import { receiverConfigSchema, shownReceiverUrl, type EmailConfig, type ReceiverConfig, type ReceiverConfigInput, type ReceiverKind, type WebhookConfig } from './receiver-config.js';
 import { Secret } from './secret.js';
 import { slackPayload } from './slack-receiver.js';
 import { teamsPayload } from './teams-receiver.js';
@@ -157,8 +156,7 @@ export function createReceiver(input: ReceiverConfigInput, env: NodeJS.ProcessEn
     toJSON: () => {
       const { template, ...rest } = config;
       const plainUrl = 'url' in rest ? rest.url : undefined;
-      // A plain url may still carry a token in its query or userinfo; print the origin only.
-      return { ...rest, ...(plainUrl ? { url: redactUrl(plainUrl, { hidePath: true }) } : {}), template: template ? 'custom' : 'default' };
+      return { ...rest, ...(plainUrl ? { url: shownReceiverUrl(plainUrl) } : {}), template: template ? 'custom' : 'default' };
     },
   };
   if (config.kind === 'email') {

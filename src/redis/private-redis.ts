@@ -1,9 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { ReflexError } from '../errors/reflex-error.js';
+import { freePort } from './free-port.js';
 
 /** A redis-server process owned by the caller (a test run, the demo, a benchmark). */
 export interface PrivateRedis {
@@ -11,28 +12,12 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
-/** Thrown when neither `REDIS_URL` nor a `redis-server` binary is available. */
-export class RedisUnavailableError extends Error {
-  readonly code = 'REDIS_UNAVAILABLE';
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
 
 async function waitForPing(url: string, child: ChildProcess, deadlineMs: number): Promise<void> {
   const until = Date.now() + deadlineMs;
   let lastError: unknown;
   while (Date.now() < until) {
-    if (child.exitCode !== null) throw new RedisUnavailableError(`redis-server exited with code ${child.exitCode} before answering`);
+    if (child.exitCode !== null) throw new ReflexError('REDIS_UNAVAILABLE', `redis-server exited with code ${child.exitCode} before answering`);
     const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     redis.on('error', () => {}); // refused until the server listens: expected while polling
     try {
@@ -46,19 +31,18 @@ async function waitForPing(url: string, child: ChildProcess, deadlineMs: number)
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new RedisUnavailableError(`redis-server did not answer within ${deadlineMs} ms: ${String(lastError)}`);
+  throw new ReflexError('REDIS_UNAVAILABLE', `redis-server did not answer within ${deadlineMs} ms: ${String(lastError)}`);
 }
 
 /**
- * Starts a private `redis-server` on a free loopback port with its data in a temp dir.
- * AOF is on so that restart scenarios behave like production.
+ * Starts a private `redis-server` on a free loopback port with its data in a temp dir (AOF only
+ * when asked: restart scenarios). Throws REDIS_UNAVAILABLE when there is no `redis-server` to
+ * start or it does not answer.
  */
 export async function startPrivateRedis(opts: { appendonly?: boolean } = {}): Promise<PrivateRedis> {
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   if (probe.error) {
-    throw new RedisUnavailableError(
-      'No Redis available: set REDIS_URL=redis://host:port, or install redis-server (Debian: apt-get install redis-server) so a private one can be started.',
-    );
+    throw new ReflexError('REDIS_UNAVAILABLE', 'No Redis available: set REDIS_URL=redis://host:port, or install redis-server (Debian: apt-get install redis-server) so a private one can be started.');
   }
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'reflex-redis-'));

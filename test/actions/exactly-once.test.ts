@@ -32,7 +32,7 @@ describe('actions happen exactly once', () => {
   });
 
   function reflex(sim: RunningSimulator, prefix: string, role = 'all'): ReflexProcess {
-    const p = startReflexProcess(['run', '--role', role, '--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--resync-interval', '0'], { REFLEX_LOG_LEVEL: 'info' });
+    const p = startReflexProcess(['run', '--role', role, '--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--resync-interval', '0', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
     cleanups.push(() => p.stop());
     return p;
   }

@@ -26,12 +26,25 @@ afterAll(async () => {
 const withUser = (url: string, user: string, password: string) => url.replace('redis://', `redis://${user}:${password}@`);
 
 describe('reflex doctor checks Redis for BullMQ', () => {
-  it('passes a Redis ≥ 6.2 with maxmemory-policy noeviction and names its version', async () => {
+  it('passes a Redis ≥ 6.2 with maxmemory-policy noeviction and AOF on, and names its version', async () => {
     await admin.config('SET', 'maxmemory-policy', 'noeviction');
+    await admin.config('SET', 'appendonly', 'yes');
     const checks = await checkRedis(server.url);
     expect(checks.every((c) => c.ok && !c.warning), JSON.stringify(checks)).toBe(true);
-    expect(checks[0]!.detail).toMatch(/^reachable at redis:\/\/127\.0\.0\.1:\d+, Redis \d+\.\d+\.\d+, AOF off/);
+    expect(checks[0]!.detail).toMatch(/^reachable at redis:\/\/127\.0\.0\.1:\d+, Redis \d+\.\d+\.\d+, AOF on$/);
     expect(checks[1]!.detail).toBe('maxmemory-policy noeviction');
+    expect(checks).toHaveLength(2);
+  });
+
+  it('warns when AOF is off, saying what is lost and how to turn it on', async () => {
+    await admin.config('SET', 'maxmemory-policy', 'noeviction');
+    await admin.config('SET', 'appendonly', 'no');
+    const checks = await checkRedis(server.url);
+    expect(checks.every((c) => c.ok), JSON.stringify(checks)).toBe(true);
+    expect(checks[0]!.detail).toMatch(/, AOF off$/);
+    expect(checks.filter((c) => c.warning)).toEqual([
+      expect.objectContaining({ detail: expect.stringMatching(/^AOF off: .*lost if Redis dies/), fix: expect.stringMatching(/CONFIG SET appendonly yes.*redis\.conf/) }),
+    ]);
   });
 
   it('fails allkeys-lru, saying what is lost and how to fix it', async () => {
@@ -52,7 +65,7 @@ describe('reflex doctor checks Redis for BullMQ', () => {
 
     await admin.config('SET', 'maxmemory-policy', 'noeviction');
     const after = await checkRedis(withUser(server.url, 'app', 'app-password-1'));
-    expect(after.map((c) => c.ok)).toEqual([true, true]);
+    expect(after.every((c) => c.ok)).toBe(true);
     expect(after[1]!.detail).toBe('maxmemory-policy noeviction');
   });
 

@@ -21,7 +21,7 @@ await describeLxd('a start the daemon refuses while its stop hook runs', () => {
   it('is retried with backoff until the instance runs, and every attempt is audited', async () => {
     name = await launchTestInstance();
     const target = `unix://${lxdSocketPath()}`;
-    worker = startReflexProcess(['run', '--role', 'worker', '--target', target, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules'], { REFLEX_LOG_LEVEL: 'info' });
+    worker = startReflexProcess(['run', '--role', 'worker', '--target', target, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
     await worker.waitForLog('reflex running');
     const keys = keySpace(prefix);
     const connection = new Redis(redisUrl(), { maxRetriesPerRequest: null });

@@ -11,7 +11,7 @@ await describeLxd('crash loops and silences on real LXD', () => {
   let reflex: ReflexProcess;
 
   beforeAll(async () => {
-    reflex = startReflexProcess(['run', '--target', `unix://${lxdSocketPath()}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'test/fixtures/rules-crash-loop', '--resync-interval', '0'], { REFLEX_LOG_LEVEL: 'info' });
+    reflex = startReflexProcess(['run', '--target', `unix://${lxdSocketPath()}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'test/fixtures/rules-crash-loop', '--resync-interval', '0', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
     await reflex.waitForLog('event stream connected');
     await reflex.waitForLog('reflex running');
   });

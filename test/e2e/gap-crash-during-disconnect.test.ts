@@ -21,7 +21,7 @@ await describeLxd('a crash while the event stream is down, on real LXD', () => {
 
   beforeAll(async () => {
     proxy = await startEventProxy(lxdSocketPath()!);
-    reflex = startReflexProcess(['run', '--target', `unix://${proxy.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--resync-interval', '0'], { REFLEX_LOG_LEVEL: 'info' });
+    reflex = startReflexProcess(['run', '--target', `unix://${proxy.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--resync-interval', '0', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
     await reflex.waitForLog('reflex running');
     await reflex.waitForLog('event stream connected');
   });

@@ -10,7 +10,7 @@ import { startReflexProcess, type ReflexProcess } from '../support/reflex-proces
 const optIn = { 'user.reflex.autorestart': 'true' };
 
 function reflexRun(prefix: string, extra: string[] = []): ReflexProcess {
-  return startReflexProcess(['run', '--target', `unix://${lxdSocketPath()}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', ...extra], { REFLEX_LOG_LEVEL: 'info' });
+  return startReflexProcess(['run', '--target', `unix://${lxdSocketPath()}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--http-port', '0', ...extra], { REFLEX_LOG_LEVEL: 'info' });
 }
 
 await describeLxd('a crashed container on real LXD comes back by itself', () => {

@@ -72,6 +72,7 @@ describe('a cluster target whose member in use goes away', () => {
         resyncGraceMs: 300,
         leaseTtlMs: 1_000,
         logLevel: 'silent',
+        httpPort: 0,
       }),
       pino({ level: process.env.REFLEX_TEST_LOG ?? 'silent' }),
     );
@@ -156,6 +157,7 @@ describe('a cluster target whose member in use goes away', () => {
         resyncIntervalMs: 0,
         leaseTtlMs: 1_000,
         logLevel: 'silent',
+        httpPort: 0,
       }),
       pino({ level: process.env.REFLEX_TEST_LOG ?? 'silent' }),
     );

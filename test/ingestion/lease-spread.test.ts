@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 function start(): ReflexProcess {
-  const r = startReflexProcess(['run', '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--config', configFile], { REFLEX_LOG_LEVEL: 'info' });
+  const r = startReflexProcess(['run', '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--config', configFile, '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
   replicas.push(r);
   return r;
 }

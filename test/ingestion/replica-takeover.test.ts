@@ -54,7 +54,7 @@ async function crashAndHeal(name: string, crash = true): Promise<string[]> {
 it('archives and acts on each event once with three replicas, and survives SIGKILL of the reader', async () => {
   for (const name of ['c1', 'c2', 'c3']) sim.controls.addInstance({ name, config: optIn });
   for (let i = 0; i < 3; i++) {
-    replicas.push(startReflexProcess(['run', '--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--config', configFile], { REFLEX_LOG_LEVEL: 'info' }));
+    replicas.push(startReflexProcess(['run', '--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--config', configFile, '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' }));
   }
   await Promise.all(replicas.map((r) => r.waitForLog('reflex running')));
   await until(async () => (await holderPid()) !== undefined, 10_000, 'a lease holder');

@@ -9,7 +9,7 @@ describe('dry-run', () => {
     const sim = await startSimulator({ instances: 0, timings: { startMs: 30, stopHookMs: 50 } });
     sim.controls.addInstance({ name: 'd1' });
     const prefix = uniquePrefix('dry');
-    const reflex = startReflexProcess(['run', '--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'test/fixtures/rules-dry-run', '--resync-interval', '0'], { REFLEX_LOG_LEVEL: 'info' });
+    const reflex = startReflexProcess(['run', '--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'test/fixtures/rules-dry-run', '--resync-interval', '0', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
     try {
       await reflex.waitForLog('event stream connected');
       sim.controls.crash('d1');
@@ -38,7 +38,7 @@ describe('reflex replay', () => {
     sim.controls.addInstance({ name: 'b1', config: {} });
     const prefix = uniquePrefix('replay');
     const common = ['--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules'];
-    const reflex = startReflexProcess(['run', ...common, '--resync-interval', '0'], { REFLEX_LOG_LEVEL: 'info' });
+    const reflex = startReflexProcess(['run', ...common, '--resync-interval', '0', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
     stops.push(() => reflex.stop());
     await reflex.waitForLog('event stream connected');
     for (const name of ['a1', 'a2', 'b1']) sim.controls.crash(name);

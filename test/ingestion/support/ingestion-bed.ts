@@ -47,6 +47,7 @@ export async function startIngestionBed(opts: { sim?: Partial<SimulatorOptions>;
     resyncGraceMs: 300,
     leaseTtlMs: 1_000,
     logLevel: 'silent',
+    httpPort: 0,
     ...opts.config,
   });
   const reflex = await startReflex(config, pino({ level: process.env.REFLEX_TEST_LOG ?? 'silent' }));
