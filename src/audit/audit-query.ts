@@ -17,6 +17,12 @@ export interface AuditQuery {
   endId?: string;
   /** Only the newest `count` matching records (still returned oldest first). */
   count?: number;
+  /**
+   * With `instance`: the records of the instances that ever bore that name, under any name (a
+   * rename keeps the `volatile.uuid`): the records carrying one of these uuids, and every record of
+   * their incidents. Filled by {@link withFormerNames}.
+   */
+  identities?: { uuids: ReadonlySet<string>; incidents: ReadonlySet<string> };
 }
 
 /** The XRANGE bounds for a query: `ms-0` to `ms-max` (or the end id, whichever is lower), `-`/`+` when open. */
@@ -33,12 +39,39 @@ function idMs(id: string): bigint {
 
 /** Whether a record passes the query's field filters (time bounds are applied by the range). */
 export function matchesQuery(r: StoredAuditRecord, q: AuditQuery): boolean {
-  if (q.instance !== undefined && r.instance !== q.instance) return false;
+  if (q.instance !== undefined && r.instance !== q.instance && !ofIdentities(r, q.identities)) return false;
   if (q.rule !== undefined && r.rule !== q.rule) return false;
   if (q.type !== undefined && !(Array.isArray(q.type) ? q.type.includes(r.type) : r.type === q.type)) return false;
   return true;
 }
 
+function ofIdentities(r: StoredAuditRecord, ids: AuditQuery['identities']): boolean {
+  if (!ids) return false;
+  const uuid = (r as { uuid?: unknown }).uuid;
+  return (typeof uuid === 'string' && ids.uuids.has(uuid)) || ids.incidents.has(r.correlationId);
+}
+
+/**
+ * History follows the instance, not the name: widens a query by `instance` to the instances that
+ * ever bore that name, found by the `uuid` their incidents' records carry, so `reflex audit
+ * --instance a` shows a renamed instance's records under its new name too, and `--instance a-old`
+ * its records from before the rename. One pass over the query's time range first.
+ */
+export async function withFormerNames(records: (q: AuditQuery) => AsyncIterable<StoredAuditRecord>, q: AuditQuery): Promise<AuditQuery> {
+  if (q.instance === undefined) return q;
+  const uuids = new Set<string>();
+  const incidentsOf = new Map<string, Set<string>>();
+  for await (const r of records({ since: q.since, until: q.until, endId: q.endId })) {
+    const uuid = (r as { uuid?: unknown }).uuid;
+    if (typeof uuid !== 'string') continue;
+    if (r.instance === q.instance) uuids.add(uuid);
+    let incidents = incidentsOf.get(uuid);
+    if (!incidents) incidentsOf.set(uuid, (incidents = new Set()));
+    incidents.add(r.correlationId);
+  }
+  const incidents = new Set([...uuids].flatMap((u) => [...(incidentsOf.get(u) ?? [])]));
+  return uuids.size ? { ...q, identities: { uuids, incidents } } : q;
+}
 
 /**
  * Reads a `--since`/`--until` value: a duration back from `now` (`15m`, `24h`, `7d`, `1h30m`;

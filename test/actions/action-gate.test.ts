@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ActionGate } from '../../src/remediation/action-gate.js';
-import { CrashLoopBudget } from '../../src/remediation/crash-loop-budget.js';
+import { CrashLoopBudget, quarantineHolds } from '../../src/remediation/crash-loop-budget.js';
 import type { InstanceStatusEvent } from '../../src/events/canonical-event.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { defineRule } from '../../src/rules/rule.js';
@@ -56,6 +56,39 @@ describe('the crash-loop budget', () => {
     await b.reserve(k, 'a', policy, 1_000_000);
     await b.reserve(k, 'b', policy, 1_000_100);
     expect(await b.reserve(k, 'c', policy, 1_000_100 + 600_001)).toMatchObject({ allowed: true, restartNumber: 1, delayMs: 0 });
+  });
+
+  it("belongs to one instance: another instance under the name starts afresh, out of its predecessor's quarantine", async () => {
+    const b = new CrashLoopBudget(redis);
+    const k = keys();
+    for (let i = 0; i < 4; i++) await b.reserve(k, `old-${i}`, policy, 1_000_000 + i, 'uuid-old');
+    expect(await b.reserve(k, 'old-4', policy, 1_000_010, 'uuid-old')).toMatchObject({ allowed: false, newlyQuarantined: true });
+    expect(await b.quarantine(k)).toEqual({ since: 1_000_010, holder: 'uuid-old' });
+    // The same instance stays quarantined; one whose identity is unknown is taken for it.
+    expect(await b.reserve(k, 'old-5', policy, 1_000_020, 'uuid-old')).toMatchObject({ allowed: false, newlyQuarantined: false });
+    expect(await b.reserve(k, 'unknown', policy, 1_000_030)).toMatchObject({ allowed: false });
+
+    expect(await b.reserve(k, 'new-0', policy, 1_000_040, 'uuid-new')).toEqual({ allowed: true, restartNumber: 1, delayMs: 0 });
+    expect(await b.quarantine(k)).toBeUndefined();
+    expect(await b.reserve(k, 'new-1', policy, 1_000_050, 'uuid-new')).toEqual({ allowed: true, restartNumber: 2, delayMs: 10_000 });
+  });
+
+  it('adopts a history kept before identities were: the same instance keeps its count', async () => {
+    const b = new CrashLoopBudget(redis);
+    const k = keys();
+    await b.reserve(k, 'legacy', policy, 1_000_000);
+    expect(await b.reserve(k, 'next', policy, 1_000_010, 'uuid-a')).toMatchObject({ allowed: true, restartNumber: 2 });
+    expect(await b.reserve(k, 'other', policy, 1_000_020, 'uuid-b')).toMatchObject({ allowed: true, restartNumber: 1 });
+  });
+});
+
+describe('whether a quarantine holds an instance', () => {
+  it('holds the instance it was imposed on, or any when either identity is unknown; never another', () => {
+    expect(quarantineHolds({ since: 1, holder: 'u1' }, 'u1')).toBe(true);
+    expect(quarantineHolds({ since: 1, holder: 'u1' }, 'u2')).toBe(false);
+    expect(quarantineHolds({ since: 1, holder: null }, 'u2')).toBe(true);
+    expect(quarantineHolds({ since: 1, holder: 'u1' }, '')).toBe(true);
+    expect(quarantineHolds(undefined, 'u1')).toBe(false);
   });
 });
 

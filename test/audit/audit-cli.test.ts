@@ -122,4 +122,21 @@ describe('reflex audit', { timeout: 60_000 }, () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain(`record ${exported[1]!.id}`);
   });
+
+  it('shows an instance\'s records under its former and its new name: history follows the uuid, not the name', async () => {
+    const { log, reflex, lines } = setup();
+    const U1 = '6a1e3f0e-0000-4000-8000-000000000001';
+    const U2 = '6a1e3f0e-0000-4000-8000-000000000002';
+    // web1 crashes; the operator renames it web1-old, where it crashes again; a new web1 is made.
+    await log.append({ type: 'event', correlationId: 'c1', target: 't', instance: 'web1', summary: 'web1: 103 → 102 (unrequested)' });
+    await log.append({ type: 'decision', correlationId: 'c1', target: 't', instance: 'web1', rule: 'r', summary: 'matched', matched: true, uuid: U1 });
+    await log.append({ type: 'event', correlationId: 'c2', target: 't', instance: 'web1-old', summary: 'web1-old: 103 → 102 (unrequested)' });
+    await log.append({ type: 'decision', correlationId: 'c2', target: 't', instance: 'web1-old', rule: 'r', summary: 'matched', matched: true, uuid: U1 });
+    await log.append({ type: 'decision', correlationId: 'c3', target: 't', instance: 'web1', rule: 'r', summary: 'matched', matched: true, uuid: U2 });
+    await log.append({ type: 'decision', correlationId: 'c4', target: 't', instance: 'db1', rule: 'r', summary: 'matched', matched: true, uuid: '6a1e3f0e-0000-4000-8000-000000000003' });
+    const of = async (name: string) => lines((await reflex('--json', '--instance', name)).stdout).map((r) => `${r.correlationId as string} ${r.instance as string}`);
+    expect(await of('web1')).toEqual(['c1 web1', 'c1 web1', 'c2 web1-old', 'c2 web1-old', 'c3 web1']);
+    expect(await of('web1-old')).toEqual(['c1 web1', 'c1 web1', 'c2 web1-old', 'c2 web1-old']);
+    expect(await of('db1')).toEqual(['c4 db1']);
+  });
 });

@@ -1,6 +1,7 @@
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
+import { CrashLoopBudget } from '../../src/remediation/crash-loop-budget.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { reflexInProcess } from './in-process.js';
@@ -27,13 +28,20 @@ describe('--json on listing commands', () => {
     expect(doc).toEqual([{ id: expect.any(String), scope: { project: 'web' }, mutes: ['actions', 'notifications'], reason: 'migration', origin: 'cli', createdBy: expect.any(String), createdAt: expect.any(String), until: expect.any(String) }]);
   });
 
-  it('quarantine list: an array of {target, project, instance, since, until}', async () => {
+  it('quarantine list: an array of {target, project, instance, identity, since, until}', async () => {
     const prefix = uniquePrefix('json-q');
     const since = Date.parse('2026-01-02T03:04:05.000Z');
     await redis.set(keySpace(prefix).quarantine({ target: 'unix:///var/lib/lxd/unix.socket', project: 'web', instance: 'api-1' }), String(since), 'PX', 3_600_000);
+    // A crash loop of the instance whose volatile.uuid is U quarantines it under its name, for U.
+    const ref = { target: 'unix:///var/lib/lxd/unix.socket', project: 'web', instance: 'api-2' };
+    const U = '0b5a7c1e-0000-4000-8000-00000000000a';
+    await new CrashLoopBudget(redis).reserve({ restarts: keySpace(prefix).restarts(ref), quarantine: keySpace(prefix).quarantine(ref) }, 'crash-1', { maxRestarts: 0 }, since + 1000, U);
     const { code, doc } = await jsonOf(['quarantine', 'list', '--redis', redisUrl(), '--prefix', prefix]);
     expect(code).toBe(0);
-    expect(doc).toEqual([{ target: 'unix:///var/lib/lxd/unix.socket', project: 'web', instance: 'api-1', since: '2026-01-02T03:04:05.000Z', until: expect.any(String) }]);
+    expect(doc).toEqual([
+      { target: 'unix:///var/lib/lxd/unix.socket', project: 'web', instance: 'api-1', identity: null, since: '2026-01-02T03:04:05.000Z', until: expect.any(String) },
+      { ...ref, identity: U, since: '2026-01-02T03:04:06.000Z', until: expect.any(String) },
+    ]);
     const until = Date.parse((doc as { until: string }[])[0]!.until);
     expect(until - Date.now()).toBeGreaterThan(3_500_000);
   });

@@ -9,6 +9,7 @@ import { OwnOperations } from '../../src/events/intent.js';
 import { StateTracker } from '../../src/events/state-tracker.js';
 import { keySpace, type KeySpace } from '../../src/redis/key-space.js';
 import { ActionGate } from '../../src/remediation/action-gate.js';
+import { CrashLoopBudget } from '../../src/remediation/crash-loop-budget.js';
 import type { ActionJob } from '../../src/remediation/action-job.js';
 import { EventProcessor } from '../../src/remediation/event-processor.js';
 import { PendingActions } from '../../src/remediation/pending-actions.js';
@@ -170,6 +171,25 @@ describe('the instance that had the incident, not its name: remediation on the s
     expect(await tail()).toMatch(/restart 1 of the budget$/);
     expect(await act(job)).toMatchObject({ result: 'done' });
     expect(sim.controls.statusCode('inherits')).toBe(103);
+  });
+
+  it("skips a restart at the moment of acting only for the instance a quarantine was imposed on, not for another under its name", async () => {
+    sim.controls.addInstance({ name: 'held', status: 'Stopped', config: optIn });
+    const { crashed, act, keys } = pipeline();
+    const job = (await crashed('held'))!;
+    const ref = { target, project: 'default', instance: 'held' };
+    const budget = new CrashLoopBudget(redis);
+    const budgetKeys = { restarts: keys.restarts(ref), quarantine: keys.quarantine(ref) };
+    // Quarantined, as a crash loop leaves it, for another instance that bore the name.
+    await budget.reserve(budgetKeys, 'predecessor', { maxRestarts: 0 }, Date.now(), 'an-earlier-instance');
+    expect(await act(job)).toMatchObject({ result: 'done' });
+
+    sim.controls.crash('held');
+    while (sim.controls.statusCode('held') !== 102) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 100));
+    await budget.release(budgetKeys);
+    await budget.reserve(budgetKeys, 'itself', { maxRestarts: 0 }, Date.now(), job.identity!.uuid!);
+    expect(await act({ ...job, correlationId: 'again', incidentAt: Date.now() })).toMatchObject({ result: 'skipped', summary: expect.stringContaining('is quarantined') });
   });
 
   it("lets an operator's heal act on whatever instance bears the name now", async () => {

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { InvalidArgumentError, type Command } from 'commander';
 import { AuditLog, type StoredAuditRecord } from '../../audit/audit-log.js';
-import type { AuditQuery } from '../../audit/audit-query.js';
+import { withFormerNames, type AuditQuery } from '../../audit/audit-query.js';
 import { auditTypes, type AuditType } from '../../audit/audit-record.js';
 import { verifyExport, type VerifyResult } from '../../audit/audit-verifier.js';
 import { ReflexError } from '../../errors/reflex-error.js';
@@ -60,14 +60,15 @@ async function print(o: AuditOpts): Promise<void> {
     const show = (r: StoredAuditRecord) => write(process.stdout, `${o.json ? JSON.stringify(r) : line(r)}\n`);
     // The snapshot id splits history from following, so no record is printed twice or missed.
     const endId = o.follow ? await log.lastId() : undefined;
-    for (const r of await log.read({ ...queryOf(o), endId, count: o.last })) await show(r);
+    const query = await withFormerNames((q) => log.records(q), queryOf(o));
+    for (const r of await log.read({ ...query, endId, count: o.last })) await show(r);
     if (!o.follow) return;
     const stop = new AbortController();
     const onSignal = () => stop.abort();
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     try {
-      for await (const r of log.follow(queryOf(o), { afterId: endId, signal: stop.signal })) await show(r);
+      for await (const r of log.follow(query, { afterId: endId, signal: stop.signal })) await show(r);
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -81,7 +82,7 @@ async function exportJsonl(o: AuditOpts): Promise<void> {
   if (o.out) await once(out, 'open');
   let n = 0;
   await withLog(o, async (log) => {
-    for await (const r of log.records(queryOf(o))) {
+    for await (const r of log.records(await withFormerNames((q) => log.records(q), queryOf(o)))) {
       await write(out, `${JSON.stringify(r)}\n`);
       n++;
     }
@@ -120,7 +121,7 @@ export function registerAudit(program: Command): void {
     .description('print the audit log, oldest first; see also `audit verify` and `audit export`')
     .option('--redis <url>', 'Redis URL (env REDIS_URL)', process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
     .option('--prefix <prefix>', 'Redis key prefix (env REFLEX_PREFIX)', process.env.REFLEX_PREFIX ?? 'reflex')
-    .option('--instance <name>', 'only records about this instance')
+    .option('--instance <name>', 'only records about this instance, and about the instances that bore this name, under every name they had (renames keep volatile.uuid)')
     .option('--rule <name>', 'only records about this rule')
     .option('--type <types>', `only records of these types (comma-separated: ${auditTypes.join(', ')})`, typesArg)
     .option('--since <when>', 'only records since a duration ago (15m, 1h30m, 7d) or an ISO timestamp', timeValue)

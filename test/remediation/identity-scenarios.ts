@@ -1,0 +1,129 @@
+import { expect, it } from 'vitest';
+import { auditTrail, waitForAudit } from '../support/audit-trail.js';
+import { STATUS_RUNNING, TEST_IMAGE, TEST_INSTANCE_PREFIX } from '../support/lxd-bed.js';
+import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { startReflexProcess } from '../support/reflex-process.js';
+import { aboutIncident, appendedAt, crashEvents, show, sleep, startCallsSince } from './trail.js';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Issue 25 on a real daemon (LXD 5.0.2, Incus 6.0): during a crash-loop back-off the operator
+ * replaces the instance under its name (delete and re-create, or rename and create); the delayed
+ * restart must leave the new instance alone, audited as superseded, and the new instance's first
+ * crash starts a clean budget. Written once, run by test/lxd and test/incus.
+ */
+
+/** What the scenarios need of a daemon: its CLI (`lxc`, `incus`), its socket, and a crash. */
+export interface DaemonBed {
+  /** Runs the daemon's CLI; rejects with its stderr. */
+  cli(args: string[], timeoutMs?: number): Promise<string>;
+  socket: string;
+  /** SIGKILL of the instance's init from the host. */
+  crash(name: string): Promise<void>;
+}
+
+/** The bundled rule reads its initial back-off from REFLEX_CRASHLOOP_BACKOFF_MS: short, to keep the test quick. */
+const BACKOFF_MS = 6_000;
+/** After the back-off, time for the delayed job to have run (or been skipped) and recorded it. */
+const MARGIN_MS = 4_000;
+
+export function identityScenarios(bed: DaemonBed): void {
+  const status = async (name: string) => JSON.parse(await bed.cli(['query', `/1.0/instances/${name}/state`], 10_000)) as { status: string; status_code: number };
+  const uuidOf = async (name: string) => (JSON.parse(await bed.cli(['query', `/1.0/instances/${name}`], 10_000)) as { config: Record<string, string> }).config['volatile.uuid'];
+  async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+    const end = Date.now() + timeoutMs;
+    let last: unknown;
+    for (;;) {
+      try {
+        const v = await probe();
+        if (v !== undefined) return v;
+      } catch (err) {
+        last = err;
+      }
+      if (Date.now() > end) throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (${String(last)})` : ''}`);
+      await sleep(50);
+    }
+  }
+  const waitStatus = (name: string, code: number, timeoutMs = 10_000) => until(`${name} reaches ${code}`, async () => ((await status(name)).status_code === code ? true : undefined), timeoutMs);
+  /** Runs a CLI call, waiting out the daemon's stop hook after a crash ("busy running"). */
+  const whenFree = (args: string[]) => until(args.join(' '), () => bed.cli(args).then(() => true, (err: Error) => (/busy running/i.test(err.message) ? undefined : Promise.reject(err))), 10_000);
+  /** Creates an opted-in instance of the test image under `name`; started unless told. */
+  async function create(name: string, start = true): Promise<void> {
+    await bed.cli(['init', TEST_IMAGE, name, '-c', 'raw.lxc=lxc.init.cmd=/sbin/testinit', '-c', 'user.reflex.autorestart=true']);
+    if (!start) return;
+    await whenFree(['start', name]);
+    await waitStatus(name, STATUS_RUNNING);
+  }
+  async function remove(name: string): Promise<void> {
+    await bed.cli(['delete', '-f', name]).catch((err: Error) => {
+      if (!/not found/i.test(err.message)) throw err;
+    });
+  }
+
+  /** `reflex run` on the daemon's socket with the bundled rules and a short back-off. */
+  const reflex = (prefix: string) =>
+    startReflexProcess(['run', '--target', `unix://${bed.socket}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info', REFLEX_CRASHLOOP_BACKOFF_MS: String(BACKOFF_MS) });
+
+  /** Crashes the instance twice: restart 1 at once, restart 2 held back by the back-off. Answers the second incident. */
+  async function crashIntoBackOff(prefix: string, name: string): Promise<{ correlationId: string; decidedAt: number }> {
+    await bed.crash(name);
+    await waitStatus(name, STATUS_RUNNING);
+    await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome'), 10_000);
+    await bed.crash(name);
+    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => {
+      const second = crashEvents(rs)[1];
+      return second !== undefined && rs.some((r) => r.type === 'decision' && r.correlationId === second.correlationId);
+    });
+    const second = crashEvents(trail)[1]!;
+    const decision = trail.find((r) => r.type === 'decision' && r.correlationId === second.correlationId)!;
+    expect(decision.summary, `premise: the second restart is held back by the back-off\n${show(trail)}`).toMatch(/back-off/);
+    return { correlationId: second.correlationId, decidedAt: appendedAt(decision) };
+  }
+
+  async function replacedDuringBackOff(how: 'recreate' | 'rename'): Promise<void> {
+    const prefix = uniquePrefix(`ident-${how}`);
+    const name = `${TEST_INSTANCE_PREFIX}${randomBytes(4).toString('hex')}`;
+    const old = `${name}-old`;
+    const run = reflex(prefix);
+    try {
+      await run.waitForLog('event stream connected');
+      await run.waitForLog('reflex running');
+      await create(name);
+      const crashedUuid = await uuidOf(name);
+      const incident = await crashIntoBackOff(prefix, name);
+
+      const replacedAt = Date.now();
+      if (how === 'recreate') await whenFree(['delete', name]);
+      else await whenFree(['move', name, old]);
+      await create(name, false);
+      expect(await uuidOf(name), 'premise: the new instance has another uuid').not.toBe(crashedUuid);
+      if (how === 'rename') expect(await uuidOf(old), 'premise: the renamed instance keeps its uuid').toBe(crashedUuid);
+      expect(Date.now(), 'premise: replaced before the back-off ended').toBeLessThan(incident.decidedAt + BACKOFF_MS);
+
+      const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => aboutIncident(rs, incident.correlationId).some((r) => r.type === 'outcome'), BACKOFF_MS + MARGIN_MS + 10_000);
+      expect((await status(name)).status, `the delayed restart started the new instance\n${show(trail)}`).toBe('Stopped');
+      if (how === 'rename') expect((await status(old)).status, 'the renamed instance is left as the operator left it').toBe('Stopped');
+      const outcome = aboutIncident(trail, incident.correlationId).find((r) => r.type === 'outcome');
+      expect(outcome, show(trail)).toMatchObject({ result: 'skipped', recheck: 'superseded', summary: expect.stringMatching(/superseded: .* is another instance now/) });
+      expect(startCallsSince(trail, replacedAt), 'no start call after the replacement').toEqual([]);
+
+      // The new instance's first crash starts a clean budget: restart 1, at once.
+      await whenFree(['start', name]);
+      await waitStatus(name, STATUS_RUNNING);
+      await bed.crash(name);
+      const after = await waitForAudit(redisUrl(), prefix, name, (rs) => crashEvents(rs).some((r) => appendedAt(r) > replacedAt && rs.some((d) => d.type === 'decision' && d.correlationId === r.correlationId)));
+      const fresh = crashEvents(after).find((r) => appendedAt(r) > replacedAt)!;
+      const decision = after.find((r) => r.type === 'decision' && r.correlationId === fresh.correlationId)!;
+      expect(decision.summary, `the new instance's first crash\n${show(after)}`).toMatch(/restart 1 of the budget$/);
+      await waitStatus(name, STATUS_RUNNING, 15_000);
+      expect((await auditTrail(redisUrl(), prefix, name)).length).toBeGreaterThan(0);
+    } finally {
+      await run.stop();
+      await remove(name);
+      await remove(old);
+    }
+  }
+
+  it('leaves a new instance created under the name of a deleted one stopped when the delayed restart falls due, audited as superseded; its first crash gets restart 1 with no back-off', () => replacedDuringBackOff('recreate'), 90_000);
+  it('leaves a new instance created under the name of a renamed one stopped when the delayed restart falls due, audited as superseded; its first crash gets restart 1 with no back-off', () => replacedDuringBackOff('rename'), 90_000);
+}
