@@ -97,8 +97,8 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     expect((stop as { event?: { intent?: string } }).event?.intent).toBe('failed-start');
     expect(records.filter((r) => r.type === 'action' || r.type === 'call'), 'nothing queued or called').toEqual([]);
     expect(records.find((r) => r.type === 'alert')!.summary).toMatch(/^web-1 failed to start and never ran: Failed to run: .*forkstart web-1 .*; not a crash/);
-    const keys = keySpace(prefix);
-    expect(await redis.exists(keys.restarts({ target: 'local', project: 'default', instance: 'web-1' })), 'no restart reserved').toBe(0);
+    const restarts = keySpace(prefix).restarts({ target: stop!.target!, project: 'default', instance: 'web-1' });
+    expect(await redis.zcard(restarts), 'no restart reserved').toBe(0);
     expect(sim.controls.calls('web-1', 'start'), 'only the operator started it').toBe(1);
 
     await eventually(() => alerts().length === 1, 'the failed-start alert');
@@ -115,6 +115,7 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     sim.controls.crash('web-1');
     await eventually(async () => (await trail('web-1')).some((r) => r.type === 'outcome'), 'the crash healed', 15_000);
     expect(sim.controls.statusCode('web-1')).toBe(StatusCode.Running);
+    expect(await redis.zcard(restarts), 'the crash is restart 1 of the budget').toBe(1);
   });
 
   it('knows the failed start from the daemon\'s operation list when its event has not been processed yet', async () => {
