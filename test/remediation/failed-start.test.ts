@@ -1,3 +1,4 @@
+import { Queue } from 'bullmq';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
@@ -116,6 +117,28 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     await eventually(async () => (await trail('web-1')).some((r) => r.type === 'outcome'), 'the crash healed', 15_000);
     expect(sim.controls.statusCode('web-1')).toBe(StatusCode.Running);
     expect(await redis.zcard(restarts), 'the crash is restart 1 of the budget').toBe(1);
+  });
+
+  it('an operator\'s start that fails during a crash-loop back-off supersedes the delayed restart, audited', async () => {
+    sim.controls.addInstance({ name: 'db-1', config: optIn });
+    await startReflexOnSim();
+    sim.controls.crash('db-1');
+    await eventually(async () => (await trail('db-1')).some((r) => r.type === 'outcome'), 'the first crash healed', 15_000);
+    await eventually(() => sim.controls.statusCode('db-1') === StatusCode.Running, 'db-1 Running again');
+    sim.controls.crash('db-1');
+    // The bundled rule's second restart waits out a back-off (10 s).
+    await eventually(async () => (await trail('db-1')).some((r) => r.type === 'action' && /to run in \d+ ms/.test(r.summary)), 'the delayed restart queued', 15_000);
+    const delayed = (await trail('db-1')).find((r) => r.type === 'action' && /to run in/.test(r.summary)) as StoredAuditRecord & { jobId: string };
+
+    await operatorStartFails('db-1');
+    await eventually(async () => (await trail('db-1')).some((r) => r.type === 'outcome' && r.summary.includes('superseded')), 'the delayed restart superseded');
+    const superseded = (await trail('db-1')).find((r) => r.type === 'outcome' && r.summary.includes('superseded'))!;
+    expect(superseded).toMatchObject({ result: 'skipped', jobId: delayed.jobId });
+    expect(superseded.summary).toMatch(/^start skipped: superseded by a start through the API that failed/);
+    const keys = keySpace(prefix);
+    const actions = new Queue(keys.actionsQueue, { connection: redis, prefix: keys.bullPrefix });
+    expect(await actions.getJob(delayed.jobId), 'the delayed job is gone').toBeUndefined();
+    await actions.close();
   });
 
   it('knows the failed start from the daemon\'s operation list when its event has not been processed yet', async () => {
