@@ -14,6 +14,10 @@ import { StatusCode, configFlag, defineRule } from 'reflex-lxd';
  * does not act on it; Reflex raises one alert ("found Stopped after a gap, cause unknown") and the
  * audit says how to start it by hand (`reflex heal NAME`). A rule that adds `unknown` to its
  * intents opts in to starting such instances, at the risk of undoing an operator's stop (docs/rules.md).
+ * A start or launch that failed (a missing init, a broken raw.lxc) is followed by the same stop
+ * without requestor, but the instance never ran: Reflex types that stop `failed-start`, which this
+ * rule does not act on, so it is not restarted and spends no restart; Reflex audits it and alerts
+ * once with the daemon's error and log hint (docs/events.md).
  */
 export default defineRule({
   name: 'restart-on-crash',

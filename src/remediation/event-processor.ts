@@ -193,7 +193,8 @@ export class EventProcessor {
         ? undefined
         : audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: instanceName, summary: describe(event), event }, { once: `event:${event.id}` }),
     ]);
-    if (event.kind === 'instance.status' && event.intent === 'requested' && ref) await this.cancelPending(ref, event);
+    // A start through the API that failed is an operator's start too.
+    if (event.kind === 'instance.status' && (event.intent === 'requested' || event.intent === 'failed-start') && ref) await this.cancelPending(ref, event);
     if (event.kind === 'operation.status' && ref) await this.startFailures.observe(ref, event, this.deps.ownOperations);
 
     const responses: RuleResponse[] = [];
@@ -247,11 +248,12 @@ export class EventProcessor {
     await this.deps.audit.append({ type: 'alert', correlationId: event.id, target: ref.target, instance: ref.instance, summary, severity: 'warning' }, { once: `failed-start:${event.id}` });
   }
 
-  /** An operator's transition supersedes every delayed action of Reflex on that instance. */
+  /** An operator's transition (or failed start) supersedes every delayed action of Reflex on that instance. */
   private async cancelPending(ref: InstanceRef, event: InstanceStatusEvent): Promise<void> {
     const cancelled = await this.deps.pending.cancel(ref);
     for (const job of cancelled) {
-      const summary = `${job.action} skipped: superseded by a requested transition (${event.action ?? 'status'} → ${event.to} at ${event.timestamp}); the delayed job ${job.jobId} was removed`;
+      const by = event.intent === 'failed-start' ? `a start through the API that failed (${event.startFailure?.operationId ?? 'operation'} at ${event.startFailure?.at ?? event.timestamp})` : `a requested transition (${event.action ?? 'status'} → ${event.to} at ${event.timestamp})`;
+      const summary = `${job.action} skipped: superseded by ${by}; the delayed job ${job.jobId} was removed`;
       await this.deps.audit.append({ type: 'outcome', correlationId: job.correlationId, target: ref.target, instance: ref.instance, rule: job.rule, summary, result: 'skipped', jobId: job.jobId }, { once: `superseded:${job.jobId}` });
     }
   }

@@ -1,3 +1,4 @@
+import { Queue } from 'bullmq';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
@@ -97,8 +98,8 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     expect((stop as { event?: { intent?: string } }).event?.intent).toBe('failed-start');
     expect(records.filter((r) => r.type === 'action' || r.type === 'call'), 'nothing queued or called').toEqual([]);
     expect(records.find((r) => r.type === 'alert')!.summary).toMatch(/^web-1 failed to start and never ran: Failed to run: .*forkstart web-1 .*; not a crash/);
-    const keys = keySpace(prefix);
-    expect(await redis.exists(keys.restarts({ target: 'local', project: 'default', instance: 'web-1' })), 'no restart reserved').toBe(0);
+    const restarts = keySpace(prefix).restarts({ target: stop!.target!, project: 'default', instance: 'web-1' });
+    expect(await redis.zcard(restarts), 'no restart reserved').toBe(0);
     expect(sim.controls.calls('web-1', 'start'), 'only the operator started it').toBe(1);
 
     await eventually(() => alerts().length === 1, 'the failed-start alert');
@@ -115,6 +116,29 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     sim.controls.crash('web-1');
     await eventually(async () => (await trail('web-1')).some((r) => r.type === 'outcome'), 'the crash healed', 15_000);
     expect(sim.controls.statusCode('web-1')).toBe(StatusCode.Running);
+    expect(await redis.zcard(restarts), 'the crash is restart 1 of the budget').toBe(1);
+  });
+
+  it('an operator\'s start that fails during a crash-loop back-off supersedes the delayed restart, audited', async () => {
+    sim.controls.addInstance({ name: 'db-1', config: optIn });
+    await startReflexOnSim();
+    sim.controls.crash('db-1');
+    await eventually(async () => (await trail('db-1')).some((r) => r.type === 'outcome'), 'the first crash healed', 15_000);
+    await eventually(() => sim.controls.statusCode('db-1') === StatusCode.Running, 'db-1 Running again');
+    sim.controls.crash('db-1');
+    // The bundled rule's second restart waits out a back-off (10 s).
+    await eventually(async () => (await trail('db-1')).some((r) => r.type === 'action' && /to run in \d+ ms/.test(r.summary)), 'the delayed restart queued', 15_000);
+    const delayed = (await trail('db-1')).find((r) => r.type === 'action' && /to run in/.test(r.summary)) as StoredAuditRecord & { jobId: string };
+
+    await operatorStartFails('db-1');
+    await eventually(async () => (await trail('db-1')).some((r) => r.type === 'outcome' && r.summary.includes('superseded')), 'the delayed restart superseded');
+    const superseded = (await trail('db-1')).find((r) => r.type === 'outcome' && r.summary.includes('superseded'))!;
+    expect(superseded).toMatchObject({ result: 'skipped', jobId: delayed.jobId });
+    expect(superseded.summary).toMatch(/^start skipped: superseded by a start through the API that failed/);
+    const keys = keySpace(prefix);
+    const actions = new Queue(keys.actionsQueue, { connection: redis, prefix: keys.bullPrefix });
+    expect(await actions.getJob(delayed.jobId), 'the delayed job is gone').toBeUndefined();
+    await actions.close();
   });
 
   it('knows the failed start from the daemon\'s operation list when its event has not been processed yet', async () => {

@@ -11,7 +11,7 @@ const $ = (s) => document.querySelector(s);
 const esc = (s) => String(s == null ? '' : s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 const utc = (t) => t ? new Date(t).toISOString().replace('T', ' ').slice(5, 19) : '';
 const icons = { Running: '▶', Stopped: '■', Error: '✖', Frozen: '❄', Starting: '◔', Stopping: '◔' };
-const kinds = { crash: '⚠ crash', error: '✖ Error', 'failed-operation': '✖ failed operation', 'unknown-stop': '? unknown stop' };
+const kinds = { crash: '⚠ crash', error: '✖ Error', 'failed-operation': '✖ failed operation', 'unknown-stop': '? unknown stop', 'failed-start': '✖ failed start' };
 const state = { q: {}, flag: '', offset: 0, limit: 50, since: '24h', instance: '', page: null, targets: 1 };
 
 async function get(path) {

@@ -2,7 +2,7 @@ import type { StoredAuditRecord } from '../../audit/audit-log.js';
 import type { CanonicalEvent } from '../../events/canonical-event.js';
 
 /** What kind of trouble opened an incident. */
-export type IncidentKind = 'crash' | 'error' | 'failed-operation' | 'unknown-stop';
+export type IncidentKind = 'crash' | 'error' | 'failed-operation' | 'unknown-stop' | 'failed-start';
 
 /** One step of an incident's story: when, and what the audit record says. */
 export interface StoryStep {
@@ -41,6 +41,7 @@ export function incidentKind(event: CanonicalEvent | undefined): IncidentKind | 
     if (event.to === 112) return 'error';
     if (event.to === 102 && event.intent === 'unrequested') return 'crash';
     if (event.to === 102 && event.intent === 'unknown') return 'unknown-stop';
+    if (event.to === 102 && event.intent === 'failed-start') return 'failed-start';
     return undefined;
   }
   if (event.kind === 'operation.status' && event.to === 400) return 'failed-operation';
@@ -61,7 +62,7 @@ export function durationText(ms: number): string {
   return `${Math.floor(ms / 3_600_000)} h ${Math.round((ms % 3_600_000) / 60_000)} min`;
 }
 
-const kindText: Record<IncidentKind, string> = { crash: 'crashed', error: 'went to Error', 'failed-operation': 'operation failed', 'unknown-stop': 'stopped (cause unknown)' };
+const kindText: Record<IncidentKind, string> = { crash: 'crashed', error: 'went to Error', 'failed-operation': 'operation failed', 'unknown-stop': 'stopped (cause unknown)', 'failed-start': 'failed to start (never ran)' };
 
 /**
  * The story of one correlation id's records (oldest first), or undefined when its first event is
