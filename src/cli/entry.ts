@@ -19,7 +19,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     if (err instanceof ReflexError) {
       process.stderr.write(`reflex: ${err.message}\n`);
-      process.exitCode = ['CONFIG_INVALID', 'TARGET_INVALID', 'RULES_MISSING', 'KEY_LAYOUT_OUTDATED'].includes(err.code) ? exitCodes.config : ['REDIS_UNAVAILABLE', 'TARGET_UNREACHABLE'].includes(err.code) ? exitCodes.unavailable : exitCodes.failure;
+      process.exitCode = ['CONFIG_INVALID', 'TARGET_INVALID', 'RULES_MISSING', 'RULE_INVALID', 'KEY_LAYOUT_OUTDATED'].includes(err.code) ? exitCodes.config : ['REDIS_UNAVAILABLE', 'TARGET_UNREACHABLE'].includes(err.code) ? exitCodes.unavailable : exitCodes.failure;
       return;
     }
     process.stderr.write(`reflex: ${(err as Error).stack ?? String(err)}\n`);
