@@ -93,7 +93,7 @@ export default defineRule({ name: 'snapshot-on-error', on: { kind: 'instance.sta
     writeFileSync(join(dir, 'broken.ts'), `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'broken', on: { kind: 'instance.status' }, actions: [{ action: 'start' }] ;\n`);
     const r = await runReflex(['run', '--rules', dir, '--redis', redisUrl(), '--http-port', '0'], env, outside);
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain(`no rule loaded from ${dir}: 1 file(s) failed to load: ${join(dir, 'broken.ts')}:2`);
+    expect(r.stderr).toContain(`1 problem(s) in the rules of ${dir}; not starting:\n${join(dir, 'broken.ts')}:2:`);
   });
 });
 
