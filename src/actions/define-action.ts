@@ -1,7 +1,7 @@
-import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
 import { redact } from '../audit/redact.js';
 import { ReflexError } from '../errors/reflex-error.js';
+import { stackPlaces } from '../errors/stack-place.js';
 import { actionParams, type Action, type ActionContext, type ActionOutcome } from './action.js';
 
 /**
@@ -117,12 +117,8 @@ function strict(schema: z.ZodType): z.ZodType {
  * file as written).
  */
 function definedAt(stack: string | undefined): { definedAt?: { file: string; line: number } } {
-  for (const f of (stack ?? '').split('\n').slice(1)) {
-    const m = /\(?((?:file:\/\/)?\/[^()]*?):(\d+):\d+\)?\s*$/.exec(f.trim());
-    if (!m) continue;
-    return { definedAt: { file: m[1]!.startsWith('file://') ? fileURLToPath(m[1]!) : m[1]!, line: Number(m[2]) } };
-  }
-  return {};
+  const first = stackPlaces(stack)[0];
+  return first ? { definedAt: { file: first.file, line: first.line } } : {};
 }
 
 /**

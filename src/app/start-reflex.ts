@@ -4,6 +4,7 @@ import { Queue, type Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import type { AlertsView } from '../notify/alert-board.js';
 import { Silences } from '../rules/silences.js';
+import { RuleErrors, type RuleAlertSink } from '../rules/rule-errors.js';
 import { AuditLog } from '../audit/audit-log.js';
 import { InstanceClient } from '../client/client.js';
 import { targetsOf, type ConfiguredTarget } from '../config/config-target.js';
@@ -24,7 +25,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Notifier } from '../notify/notifier.js';
 import { plainSecretUrlWarnings } from '../notify/receiver-config.js';
-import { errorText, loadRuleSet, notifierPart, RuleSet, schedulerPart, type ReloadOutcome, type ReloadRequest, type RuleSetValue } from '../remediation/rule-set.js';
+import { errorText, loadRuleSet, notifierPart, ruleErrorsPart, RuleSet, schedulerPart, type ReloadOutcome, type ReloadRequest, type RuleSetValue } from '../remediation/rule-set.js';
 import { ReloadListener } from '../remediation/reload-channel.js';
 import { InstanceAlerts } from '../notify/instance-alerts.js';
 import type { AlertInput } from '../notify/alert.js';
@@ -77,19 +78,23 @@ export interface ReflexHandle {
 }
 
 /**
- * The rule set of `dir` (rules, schedules, receivers), each broken file reported and skipped (at
- * start there is no running set to keep instead). For a worker, none loaded — no rule and no
- * schedule — is RULES_MISSING: such a worker would heal nothing.
+ * The rule set of `dir` (rules, schedules, receivers), type-checked unless `typecheckRules` is
+ * off. Any problem — a type error, a file that fails to load, a rule that fails validation — is
+ * RULE_INVALID, one line per problem with file:line:column: a worker that silently skipped a rule
+ * would not do what its operator wrote (a reload refuses such a folder the same way). For a
+ * worker, none loaded — no rule and no schedule — is RULES_MISSING: such a worker would heal nothing.
  */
-async function loadRulesOrFail(config: Config, logger: Logger): Promise<RuleSetValue> {
+async function loadRulesOrFail(config: Config, logger: Logger, ruleErrors: RuleErrors): Promise<RuleSetValue> {
   const dir = config.rulesDir;
-  const loaded = await loadRuleSet({ dir, notifications: config.notifications, conditionTimeoutMs: config.ruleTimeoutMs });
-  for (const e of loaded.errors) logger.error({ file: e.file, line: e.line, column: e.column }, `rule file skipped: ${errorText(e)}`);
+  const started = Date.now();
+  const loaded = await loadRuleSet({ dir, notifications: config.notifications, conditionTimeoutMs: config.ruleTimeoutMs, typecheck: config.typecheckRules, ruleErrors });
+  for (const e of loaded.errors) logger.error({ file: e.file, line: e.line, column: e.column }, `rule problem: ${errorText(e)}`);
+  if (loaded.errors.length) throw new ReflexError('RULE_INVALID', `${loaded.errors.length} problem(s) in the rules of ${resolve(dir)}; not starting:\n${loaded.errors.map(errorText).join('\n')}`);
   const schedules = loaded.schedules.length;
   if (config.role !== 'scheduler' && loaded.loaded.rules.length === 0 && schedules === 0) {
-    const why = loaded.errors.length ? `${loaded.errors.length} file(s) failed to load: ${loaded.errors.map((e) => `${e.file}${e.line ? `:${e.line}` : ''}`).join(', ')}` : 'it holds no rule file (*.ts with export default defineRule(...))';
-    throw new ReflexError('RULES_MISSING', `no rule loaded from ${resolve(dir)}: ${why}`);
+    throw new ReflexError('RULES_MISSING', `no rule loaded from ${resolve(dir)}: it holds no rule file (*.ts with export default defineRule(...))`);
   }
+  logger.debug({ ms: Date.now() - started, typecheck: config.typecheckRules }, 'rules loaded');
   if (config.role !== 'scheduler') logger.info({ rules: loaded.loaded.rules.map((r) => r.name), schedules }, `loaded ${loaded.loaded.rules.length} rule(s) from ${dir}`);
   return loaded;
 }
@@ -120,7 +125,11 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   const configured = targetsOf(config);
   // Fail fast, before anything holds a lease or queues an event: a worker with no rule, or a
   // target that does not answer, is an error at start-up, not a process that says it is running.
-  const loaded = config.role !== 'subscriber' ? await loadRulesOrFail(config, logger) : undefined;
+  const metrics = new Metrics();
+  // Built before the rules load (their engine reports to it); alerts go through the notifier once the worker has one.
+  let ruleAlerts: RuleAlertSink | undefined;
+  const ruleErrors = new RuleErrors({ logger, counter: metrics.ruleErrors, alerts: () => ruleAlerts });
+  const loaded = config.role !== 'subscriber' ? await loadRulesOrFail(config, logger, ruleErrors) : undefined;
   // Read now: a missing inbound secret fails the start, not the first webhook.
   const inbound = inboundSecrets(config.inbound);
   await reachTargets(configured, config.waitForTarget, logger);
@@ -154,7 +163,6 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   for (const q of [eventsQueue, actionsQueue]) q.on('error', (err) => logger.debug({ err, queue: q.name }, 'queue error'));
   const tracker = new StateTracker(redis, keys);
   const audit = new AuditLog(redis, keys.audit);
-  const metrics = new Metrics();
   metrics.watchDeadLetters(actionsQueue);
   metrics.watchQueue(eventsQueue);
   metrics.watchQueue(actionsQueue);
@@ -167,7 +175,8 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   const readers: TargetReaderHandle[] = [];
   // Several replicas may share a host and even a process (tests): the random part keeps names apart.
   const replica = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const ruleSet = loaded && new RuleSet(loaded, { dir: config.rulesDir, notifications: config.notifications, conditionTimeoutMs: config.ruleTimeoutMs, audit, logger, replica });
+  const ruleSet = loaded && new RuleSet(loaded, { dir: config.rulesDir, notifications: config.notifications, conditionTimeoutMs: config.ruleTimeoutMs, typecheck: config.typecheckRules, ruleErrors, audit, logger, replica });
+  ruleSet?.attach(ruleErrorsPart(ruleErrors));
 
   // What stop() undoes; also undone when start-up fails half-way (a process whose start failed
   // must exit, not keep a lease or a socket open).
@@ -252,6 +261,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger, silenced: (alerts) => silences.mutingNotifications(alerts) }) : undefined;
       alertsView = notifier ? () => notifier.board.view(notifier.mute) : undefined;
       raiseAlert = notifier ? (a: Omit<AlertInput, 'labels'>) => notifier.notify({ ...a, labels: {} }) : undefined;
+      ruleAlerts = notifier;
       // A cluster member going offline is an alert of its own (nothing for a server that is not clustered).
       stops.push(startMemberWatch({ targets: configured.map((t) => ({ id: t.id, client: clientFor(t.id) })), redis, keys, raiseAlert, logger }));
       let inStorm: (e: CanonicalEvent) => Promise<boolean> = async () => false;

@@ -11,6 +11,7 @@ const exitOfCode: Partial<Record<ErrorCode, keyof typeof exitCodes>> = {
   CONFIG_INVALID: 'config',
   TARGET_INVALID: 'config',
   RULES_MISSING: 'config',
+  RULE_INVALID: 'config',
   KEY_LAYOUT_OUTDATED: 'config',
   HTTP_BIND_FAILED: 'config',
   REDIS_UNAVAILABLE: 'unavailable',

@@ -135,6 +135,12 @@ export const configSchema = z.strictObject({
   archiveMaxAgeMs: durationMs(z.number().int().min(1_000)).default(7 * 24 * 3600_000),
   /** Attempts per action job, first included. Default 5. */
   actionAttempts: z.number().int().min(1).max(50).default(5),
+  /**
+   * Type-check the rule files (strict TypeScript, as `reflex rules check`) at start and at each
+   * reload: a type error refuses the start (exit 3) or the reload. Default true; false (`reflex run
+   * --no-typecheck`) for operators who check rules in CI.
+   */
+  typecheckRules: z.boolean().default(true),
   /** How long a rule's `when` may take before the decision is recorded as "condition timed out". Default 5000 ms. */
   ruleTimeoutMs: durationMs(z.number().int().min(10).max(300_000)).default(5_000),
   /** Concurrent action jobs per process: the bound on actions in flight (a mass failure is remediated this many at a time per replica). Default 32. */

@@ -30,7 +30,7 @@ export const errorCodes = {
   EVENT_MALFORMED: { retryable: false, doc: 'An event frame is not valid JSON or does not match the event schema; it is archived as rejected.' },
   RULES_MISSING: { retryable: false, doc: 'The rules folder does not exist or is not a folder, or no rule loaded from it while rules were expected: a worker that would heal nothing refuses to start.' },
   TARGET_UNREACHABLE: { retryable: true, doc: 'The target did not answer at start-up (`reflex run` exits unless `--wait-for-target` is given).' },
-  RULE_INVALID: { retryable: false, doc: 'A rule file failed to load or validate; it is skipped and reported with file and line.' },
+  RULE_INVALID: { retryable: false, doc: 'A rule file fails its type-check, or fails to load or validate (the message names file:line:column and the field at fault): `reflex run` refuses to start (exit 3) and a reload is refused, the running rules staying.' },
   ACTION_UNKNOWN: { retryable: false, doc: 'A rule named an action that is not in the registry.' },
   ACTION_FAILED: { retryable: false, doc: 'A user-defined action threw an error that is not a ReflexError (a bug, most likely): not retried. To have a failure retried, throw `new ReflexError(code, message, { retryable: true })`.' },
   HTTP_SERVER_ERROR: { retryable: true, doc: 'The `http` action\'s URL answered 5xx (not listed in its `expect`); retried by the retry policy.' },

@@ -68,6 +68,8 @@ export class Metrics {
   readonly quarantines = new Counter({ name: 'reflex_quarantines_total', help: 'Instances put in quarantine for crash-looping (each one raises one alert)', registers: [this.registry] });
   /** Failure storms declared by storm control (each raises one grouped alert; counted by the replica that raised it). */
   readonly storms = new Counter({ name: 'reflex_storms_total', help: 'Failure storms on a server or cluster member: per-instance remediation held back, one grouped alert', registers: [this.registry] });
+  /** A rule's `when` that threw or timed out: the decision counts as not met (src/rules/rule-errors.ts). */
+  readonly ruleErrors = new Counter({ name: 'reflex_rule_errors_total', help: 'Evaluations of a rule\'s when that threw or timed out (the decision counts as not met), by rule', labelNames: ['rule'] as const, registers: [this.registry] });
 
   /** Schedule ticks by result (ran, skipped: late, overlapping or already run). */
   readonly housekeepingTicks = new Counter({ name: 'reflex_housekeeping_ticks_total', help: 'Schedule ticks taken by this replica, by schedule and result (ran, skipped)', labelNames: ['schedule', 'result'] as const, registers: [this.registry] });

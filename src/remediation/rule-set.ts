@@ -4,7 +4,8 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { Notifier } from '../notify/notifier.js';
 import { chooseNotifyConfig, type NotifyConfig } from '../notify/notify-config.js';
-import { RuleEngine } from '../rules/engine.js';
+import { RuleEngine, type RuleErrorSink } from '../rules/engine.js';
+import type { RuleErrors } from '../rules/rule-errors.js';
 import { loadRules, type LoadedRules, type RuleLoadError } from '../rules/rule-loader.js';
 import type { Schedule } from '../schedules/schedule.js';
 import { loadSchedules } from '../schedules/schedule-loader.js';
@@ -22,7 +23,7 @@ export interface RuleSetValue {
   schedules: Schedule[];
   /** The receivers and routes in force (config file, REFLEX_NOTIFY or the folder); none: no notifications. */
   notify?: { settings: NotifyConfig; from: string };
-  /** Every file that failed to load (at start they are skipped; a reload with any is refused). */
+  /** Every problem found: type errors (when type-checked) and files that failed to load. Any refuses the start and a reload. */
   errors: RuleLoadError[];
   /** 1 for the set loaded at start, +1 per reload taken. */
   generation: number;
@@ -35,22 +36,35 @@ export interface RuleSetSource {
   notifications?: NotifyConfig;
   /** How long a rule's `when` may take (the engine's option). */
   conditionTimeoutMs?: number;
+  /**
+   * Type-check the rule files (strict TypeScript, as `reflex rules check`) before loading them: a
+   * type error is a load error with file:line:column. Default false here; `reflex run` sets it
+   * from `typecheckRules` (default true).
+   */
+  typecheck?: boolean;
+  /** Told of each rule callback (`when`) that throws or times out, and of each that answers (the engine's option). */
+  ruleErrors?: RuleErrorSink;
   env?: NodeJS.ProcessEnv;
 }
 
 /**
- * Loads a rules folder into a {@link RuleSetValue}: the rule loader's result and the schedule
- * loader's (the same files; schedules may be exported under any name), their errors merged. A
+ * Loads a rules folder into a {@link RuleSetValue}: the type-checker's problems (when asked), the
+ * rule loader's result and the schedule loader's (the same files; schedules may be exported under
+ * any name), their errors merged, a file reported once. A
  * folder that does not exist, or receivers defined in two places, throws (RULES_MISSING, CONFIG_INVALID).
  */
 export async function loadRuleSet(source: RuleSetSource, generation = 1): Promise<RuleSetValue> {
+  // Loaded only when asked for: the compiler is large, and a process that does not check never needs it.
+  const checker = source.typecheck ? await import('../rules/rule-checker.js') : undefined;
+  const typed = checker?.typeCheckRules(source.dir) ?? [];
   const loaded = await loadRules(source.dir);
   const schedules = await loadSchedules(source.dir);
   const seen = new Set(loaded.errors.map(errorText));
-  const errors = [...loaded.errors, ...schedules.errors.filter((e) => !seen.has(errorText(e)))];
+  const loadErrors = [...loaded.errors, ...schedules.errors.filter((e) => !seen.has(errorText(e)))];
+  const errors = checker ? checker.withLoadErrors(typed, loadErrors) : loadErrors;
   const rulesFolder = loaded.others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined;
   const notify = chooseNotifyConfig({ config: source.notifications, rulesFolder, env: source.env });
-  return { loaded, engine: new RuleEngine(loaded.rules, { conditionTimeoutMs: source.conditionTimeoutMs }), schedules: schedules.schedules, notify, errors, generation };
+  return { loaded, engine: new RuleEngine(loaded.rules, { conditionTimeoutMs: source.conditionTimeoutMs, errors: source.ruleErrors }), schedules: schedules.schedules, notify, errors, generation };
 }
 
 /** A load error as one line: `file:line:column: message`. */
@@ -218,6 +232,14 @@ export function schedulerPart(scheduler: Pick<RunningScheduler, 'reload'>): Rule
       return { changes: { schedules: { ...delta([...was.keys()], names(now)), changed } }, apply: () => scheduler.reload(next.schedules) };
     },
   };
+}
+
+/**
+ * The count of failing rule callbacks as a part of the rule set: new rules start with a clean
+ * count, and the alert of a rule that kept failing resolves (the rule may be fixed now).
+ */
+export function ruleErrorsPart(ruleErrors: Pick<RuleErrors, 'reset'>): RuleSetPart {
+  return { name: 'rule errors', prepare: () => ({ apply: () => ruleErrors.reset() }) };
 }
 
 /**

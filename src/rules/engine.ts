@@ -28,6 +28,16 @@ function triggerMismatch(t: Trigger, e: CanonicalEvent): string | undefined {
 }
 
 /**
+ * Told how a rule's code fared on an event: {@link RuleErrorSink.failed} when its `when` threw or
+ * timed out (the decision is then "not met"), {@link RuleErrorSink.answered} when it returned.
+ * Called for every evaluation, the first decision and each re-check alike. Must not throw.
+ */
+export interface RuleErrorSink {
+  failed(rule: Rule, event: CanonicalEvent, error: Error, why: 'threw' | 'timed out'): void;
+  answered(rule: Rule, event: CanonicalEvent): void;
+}
+
+/**
  * Evaluates rules against one event. A rule is *relevant* when some trigger matches the event's
  * kind and status/action; only relevant rules yield a decision (matched, or skipped with a reason),
  * so the audit log explains every near miss without a record per rule per event.
@@ -35,14 +45,19 @@ function triggerMismatch(t: Trigger, e: CanonicalEvent): string | undefined {
 export class RuleEngine {
   private readonly byName: Map<string, Rule>;
   private readonly conditionTimeoutMs: number;
+  private readonly errors: RuleErrorSink | undefined;
 
-  /** @param opts.conditionTimeoutMs how long a rule's `when` may take before it counts as not met (default 5000 ms). */
+  /**
+   * @param opts.conditionTimeoutMs how long a rule's `when` may take before it counts as not met (default 5000 ms).
+   * @param opts.errors told of each `when` that throws or times out, and of each that answers (default: none).
+   */
   constructor(
     private readonly rules: Rule[],
-    opts: { conditionTimeoutMs?: number } = {},
+    opts: { conditionTimeoutMs?: number; errors?: RuleErrorSink } = {},
   ) {
     this.byName = new Map(rules.map((r) => [r.name, r]));
     this.conditionTimeoutMs = opts.conditionTimeoutMs ?? 5_000;
+    this.errors = opts.errors;
   }
 
   /** The enabled rule of that name, if loaded. */
@@ -81,7 +96,7 @@ export class RuleEngine {
   /**
    * A rule's scope and `when` on an event and the instance as read (also the re-check before an
    * action runs). A `when` that throws or does not answer within the condition timeout is a
-   * recorded "not met", never a crash of the worker.
+   * recorded "not met", never a crash of the worker; the error sink hears of it.
    */
   async evaluate(rule: Rule, event: CanonicalEvent, instance: Instance | undefined): Promise<Decision> {
     const outOfScope = scopeMismatch(rule, event, instance);
@@ -94,12 +109,15 @@ export class RuleEngine {
           timer = setTimeout(() => reject(new ReflexError('RULE_TIMEOUT', `condition timed out after ${this.conditionTimeoutMs} ms`)), this.conditionTimeoutMs);
         });
         ok = await Promise.race([Promise.resolve().then(() => rule.when!({ event, instance })), timeout]);
-      } catch (err) {
-        if ((err as ReflexError).code === 'RULE_TIMEOUT') return { rule: rule.name, matched: false, summary: `skipped: ${(err as Error).message}` };
-        return { rule: rule.name, matched: false, summary: `skipped: condition threw: ${(err as Error).message}` };
+      } catch (thrown) {
+        const err = thrown instanceof Error ? thrown : new Error(String(thrown));
+        const timedOut = (err as ReflexError).code === 'RULE_TIMEOUT';
+        this.errors?.failed(rule, event, err, timedOut ? 'timed out' : 'threw');
+        return { rule: rule.name, matched: false, summary: timedOut ? `skipped: ${err.message}` : `skipped: condition threw: ${err.message}` };
       } finally {
         clearTimeout(timer);
       }
+      this.errors?.answered(rule, event);
       if (!ok) return { rule: rule.name, matched: false, summary: `skipped: ${rule.whenNot ?? 'condition not met'}` };
     }
     return { rule: rule.name, matched: true, actions: rule.actions, dryRun: rule.dryRun ?? false, summary: `matched${rule.dryRun ? ' (dry-run)' : ''}`, definition: rule };

@@ -12,12 +12,15 @@ export interface RuleProblem {
 }
 
 /**
- * Type-checks the rule files of a folder against the rule contract (strict TypeScript; `reflex-lxd`
- * is the running installation's declarations, wherever the folder is), then loads them to run
- * the contract's validation. Problems come back as file:line:column messages.
+ * Type-checks the rule files of a folder against the rule contract: strict TypeScript, `reflex-lxd`
+ * being the running installation's declarations, wherever the folder is. Only the rule files are
+ * checked (what they import is read for its types, not checked itself: checking Reflex's own
+ * sources from a checkout took 8 s, the rule files alone 2 s). Problems come back with file, line
+ * and column; a folder that does not exist throws RULES_MISSING.
  */
-export async function checkRules(dir: string): Promise<{ rules: string[]; problems: RuleProblem[] }> {
+export function typeCheckRules(dir: string): RuleProblem[] {
   const files = ruleFiles(dir);
+  if (files.length === 0) return [];
   const program = ts.createProgram(files, {
     strict: true,
     noEmit: true,
@@ -31,21 +34,41 @@ export async function checkRules(dir: string): Promise<{ rules: string[]; proble
   });
   const problems: RuleProblem[] = [];
   const wanted = new Set(files);
-  for (const d of ts.getPreEmitDiagnostics(program)) {
-    const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');
+  // Of a file with a syntax error, only the first is reported: the parser's later complaints, and type errors in what it recovered, follow from it.
+  const perFile = files.map((f) => program.getSourceFile(f)).flatMap((sf) => {
+    const syntax = program.getSyntacticDiagnostics(sf);
+    return syntax.length ? syntax.slice(0, 1) : program.getSemanticDiagnostics(sf);
+  });
+  for (const d of [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics(), ...perFile]) {
     if (d.file && !wanted.has(d.file.fileName)) continue; // only report the rule files themselves
+    const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');
     if (d.file && d.start !== undefined) {
       const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
       problems.push({ file: d.file.fileName, line: line + 1, column: character + 1, message });
     } else {
-      problems.push({ file: dir, message });
+      problems.push({ file: d.file?.fileName ?? dir, message });
     }
   }
+  return problems;
+}
+
+/**
+ * Merges a folder's type problems and its load errors: a file the type-checker already faulted
+ * fails to load for the same reason, so its load errors are left out (reported once).
+ */
+export function withLoadErrors(typed: RuleProblem[], loadErrors: RuleProblem[]): RuleProblem[] {
+  const faulted = new Set(typed.map((p) => p.file));
+  return [...typed, ...loadErrors.filter((e) => !faulted.has(e.file))];
+}
+
+/**
+ * Type-checks the rule files of a folder ({@link typeCheckRules}), then loads them to run the
+ * contract's validation. Problems come back as file:line:column messages.
+ */
+export async function checkRules(dir: string): Promise<{ rules: string[]; problems: RuleProblem[] }> {
+  const typed = typeCheckRules(dir);
   const { rules, errors } = await loadRules(dir);
-  // A file the type-checker already faulted fails to load for the same reason: reported once.
-  const typed = new Set(problems.map((p) => p.file));
-  for (const e of errors) if (!typed.has(e.file)) problems.push({ file: e.file, line: e.line, column: e.column, message: e.message });
-  return { rules: rules.map((r) => r.name), problems };
+  return { rules: rules.map((r) => r.name), problems: withLoadErrors(typed, errors) };
 }
 
 /** `rules/x.ts:12:5 message`, relative to the working directory. */

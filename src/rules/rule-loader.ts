@@ -5,12 +5,13 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, stop as stopCompiler, type Message } from 'esbuild';
 import { ReflexError } from '../errors/reflex-error.js';
+import { stackPlaces } from '../errors/stack-place.js';
 import { paramsProblem } from '../actions/action.js';
 import { isDefinedAction, type DefinedAction } from '../actions/define-action.js';
 import { createActionRegistry, nameClash, type ActionRegistry } from '../actions/registry.js';
 import { packageEntry, packageName } from './package-entry.js';
-import type { Rule } from './rule.js';
-import { placeOfActionParam } from './rule-location.js';
+import { isRuleDefinitionError, type Rule } from './rule.js';
+import { placeOfActionParam, placeOfRuleField } from './rule-location.js';
 
 /** A rule file that could not be loaded: reported, skipped, never fatal. */
 export interface RuleLoadError {
@@ -143,7 +144,7 @@ export async function* importRuleFiles(dir: string): AsyncGenerator<{ file: stri
       try {
         yield { file, mod: (await import(pathToFileURL(compiled).href)) as Record<string, unknown> };
       } catch (err) {
-        yield { file, error: { file, message: (err as Error).message.split('\n').slice(0, 6).join('\n') } };
+        yield { file, error: await importFailure(err, file) };
       }
     }
   } finally {
@@ -152,6 +153,19 @@ export async function* importRuleFiles(dir: string): AsyncGenerator<{ file: stri
     if (--compiling === 0) await stopCompiler();
     await rm(out, { recursive: true, force: true });
   }
+}
+
+/**
+ * A rule file that threw while it was imported, located: an invalid rule definition at the line of
+ * the first field at fault (found by its path in the definition), anything else at the deepest
+ * line of the file in the error's stack (source maps are on while rules load, so that is the
+ * line as written).
+ */
+async function importFailure(err: unknown, file: string): Promise<RuleLoadError> {
+  const message = (err as Error).message.split('\n').slice(0, 6).join('\n');
+  const first = isRuleDefinitionError(err) ? err.ruleIssues[0] : undefined;
+  const place = (isRuleDefinitionError(err) && err.rule && first && (await placeOfRuleField(file, err.rule, first.path))) || stackPlaces((err as Error)?.stack).find((p) => p.file === file);
+  return { file, ...place, message };
 }
 
 /** Loads in progress in this process (see the finally above). */

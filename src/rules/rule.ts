@@ -4,6 +4,8 @@ import { intentSchema } from '../events/canonical-event.js';
 import type { Instance } from '../client/instance.js';
 import type { FilterExpr } from '../filter/ast.js';
 import { parseFilter } from '../filter/parser.js';
+import { ReflexError } from '../errors/reflex-error.js';
+import { stackPlaces } from '../errors/stack-place.js';
 
 /**
  * Crash-loop policy of a rule, after Kubernetes' CrashLoopBackOff: the first restart is
@@ -122,6 +124,8 @@ export interface Rule extends RuleDefinition {
   triggers: Trigger[];
   /** `scope.filter`, parsed once. */
   scopeFilter?: FilterExpr;
+  /** Where `defineRule` was called (the rule file as written), for logs about the rule. */
+  definedAt?: { file: string; line: number };
 }
 
 const triggerSchema = z.strictObject({
@@ -177,20 +181,69 @@ const ruleSchema = z.strictObject({
   dryRun: z.boolean().optional(),
 });
 
-/** Validates a rule definition; throws a readable error naming the field at fault. */
+/** One field a rule definition got wrong: its path in the definition (`crashLoop.maxRestarts`) and what is wrong. */
+export interface RuleIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+/**
+ * What {@link defineRule} throws: a RULE_INVALID error carrying the rule's name and each field at
+ * fault, so the loader can point at the field's line in the file. Recognised by its `ruleIssues`,
+ * not by class: the rule file's copy of Reflex may be another module instance.
+ */
+export interface RuleDefinitionError extends ReflexError {
+  rule?: string;
+  ruleIssues: RuleIssue[];
+}
+
+/** Whether an error is a {@link RuleDefinitionError} (by shape). */
+export function isRuleDefinitionError(err: unknown): err is RuleDefinitionError {
+  return err instanceof Error && Array.isArray((err as Partial<RuleDefinitionError>).ruleIssues);
+}
+
+/** A zod message without its "Invalid input: " preamble (the field path says where already). */
+const plain = (message: string) => message.replace(/^Invalid input: /, '');
+
+/**
+ * A zod issue as the fields at fault. A union (`crashLoop: false | {...}`, `on: trigger | trigger[]`)
+ * fails as a whole with "Invalid input"; the branch that got deepest into the value is the one
+ * the author meant, so its issues are reported, under the union's path. When no branch got past
+ * the value itself, the alternatives are named.
+ */
+function issuesOf(issue: z.core.$ZodIssue, prefix: (string | number)[] = []): RuleIssue[] {
+  const path = [...prefix, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
+  // Each unknown key is a field of its own, so its line can be found.
+  if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => ({ path: [...path, k], message: 'unknown field' }));
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [{ path, message: plain(issue.message) }];
+  const depth = (branch: z.core.$ZodIssue[]) => Math.max(...branch.map((i) => i.path.length + (i.code === 'invalid_union' ? 1 : 0)));
+  const deepest = Math.max(...issue.errors.map(depth));
+  if (deepest === 0) return [{ path, message: [...new Set(issue.errors.flat().map((i) => plain(i.message)))].join(', or ') }];
+  const branch = issue.errors.find((b) => depth(b) === deepest)!;
+  return branch.flatMap((i) => issuesOf(i, path));
+}
+
+function ruleInvalid(name: unknown, issues: RuleIssue[]): RuleDefinitionError {
+  const rule = typeof name === 'string' ? name : undefined;
+  const text = issues.map((i) => `${i.path.join('.') || '(rule)'}: ${i.message}`).join('; ');
+  return Object.assign(new ReflexError('RULE_INVALID', `invalid rule${rule ? ` "${rule}"` : ''}: ${text}`), { ruleIssues: issues, ...(rule ? { rule } : {}) });
+}
+
+/** Validates a rule definition; throws a {@link RuleDefinitionError} naming each field at fault. */
 export function defineRule(def: RuleDefinition): Rule {
+  // The stack from the caller of defineRule on, whatever this module's own frames map to.
+  const trace: { stack?: string } = {};
+  Error.captureStackTrace(trace, defineRule);
+  const at = stackPlaces(trace.stack)[0];
   const parsed = ruleSchema.safeParse(def);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(rule)'}: ${i.message}`).join('; ');
-    throw new Error(`invalid rule${def && typeof def.name === 'string' ? ` "${def.name}"` : ''}: ${issues}`);
-  }
+  if (!parsed.success) throw ruleInvalid(def?.name, parsed.error.issues.flatMap((i) => issuesOf(i)));
   let scopeFilter: FilterExpr | undefined;
   if (def.scope?.filter) {
     try {
       scopeFilter = parseFilter(def.scope.filter);
     } catch (err) {
-      throw new Error(`invalid rule "${def.name}": scope.filter: ${(err as Error).message}`);
+      throw ruleInvalid(def.name, [{ path: ['scope', 'filter'], message: (err as Error).message }]);
     }
   }
-  return { ...def, triggers: Array.isArray(def.on) ? def.on : [def.on], ...(scopeFilter ? { scopeFilter } : {}) };
+  return { ...def, triggers: Array.isArray(def.on) ? def.on : [def.on], ...(scopeFilter ? { scopeFilter } : {}), ...(at ? { definedAt: { file: at.file, line: at.line } } : {}) };
 }

@@ -16,10 +16,11 @@ export function registerRun(program: Command): void {
     .option('--http-host <address>', 'address of /metrics, /healthz, /readyz and /dashboard (env REFLEX_HTTP_HOST; default 127.0.0.1)')
     .option('--http-port <port>', 'port of that HTTP server, 0 disables it (env REFLEX_HTTP_PORT; default 9464)', wholeNumber(0))
     .option('--wait-for-target', 'start even if the target does not answer yet, and wait for it (env REFLEX_WAIT_FOR_TARGET=1); default: exit with an error')
+    .option('--no-typecheck', 'do not type-check the rule files at start and at reloads (config typecheckRules: false), for rules checked in CI with reflex rules check; default: a type error refuses the start (exit 3) or the reload')
     .option('--print-config', 'print the effective configuration and exit')
     .action(async (opts) => {
       // The dashboard token is not a flag (a command line is visible to every local user): env REFLEX_DASHBOARD_TOKEN or the config file.
-      const config = resolveConfig(opts, { role: opts.role, resyncIntervalMs: opts.resyncInterval, logLevel: opts.logLevel, httpHost: opts.httpHost, httpPort: opts.httpPort, waitForTarget: opts.waitForTarget });
+      const config = resolveConfig(opts, { role: opts.role, resyncIntervalMs: opts.resyncInterval, logLevel: opts.logLevel, httpHost: opts.httpHost, httpPort: opts.httpPort, waitForTarget: opts.waitForTarget, typecheckRules: opts.typecheck === false ? false : undefined });
       if (opts.printConfig) {
         // Secrets (the dashboard token, a password in the Redis URL, a receiver's webhook path) are redacted; the client key
         // setting is a file path, not the key, so it is shown as is.
