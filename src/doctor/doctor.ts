@@ -6,6 +6,7 @@ import type { Config } from '../config/config.js';
 import { checkRules, formatProblem } from '../rules/rule-checker.js';
 import { daemonProfile, type ServerInfo } from './daemon-profile.js';
 import { checkRedis } from './redis-checks.js';
+import { checkQueues, checkReadiness } from './health-checks.js';
 import { redactText } from '../log/redaction.js';
 
 /** One check of `reflex doctor`: what was checked, whether it passed, and what to do if not. */
@@ -30,6 +31,7 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
     { name: 'config', ok: true, detail: opts.configFile ? `read ${opts.configFile}` : 'no config file (defaults, environment and flags only)' },
   ];
   checks.push(...(await checkRedis(config.redisUrl)));
+  checks.push(...(await checkQueues(config)));
   let targets: { name?: string; target: () => Target }[];
   try {
     const all = targetsOf(config);
@@ -39,6 +41,7 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
     targets = [{ target: () => { throw err; } }];
   }
   for (const t of targets) checks.push(...(await checkTarget(t.target, t.name)));
+  checks.push(...(await checkReadiness(config)));
   try {
     const { rules, problems } = await checkRules(config.rulesDir);
     checks.push({

@@ -61,10 +61,11 @@ describe.skipIf(!installed)('the shipped Prometheus alerts', () => {
     let promUrl: string;
     let dir: string;
     let events: Queue;
+    let connection: ReturnType<typeof redisClient> | undefined;
 
     beforeAll(async () => {
       bed = await startObservabilityBed({ rulesDir: 'test/fixtures/rules-crash-loop', instances: [{ name: 'web-1' }] });
-      events = new Queue('events', { connection: redisClient(), prefix: keySpace(bed.prefix).bullPrefix });
+      events = new Queue('events', { connection: (connection = redisClient()), prefix: keySpace(bed.prefix).bullPrefix });
       mkdirSync(resolve('.tmp'), { recursive: true });
       dir = mkdtempSync(join(resolve('.tmp'), 'prometheus-'));
       // The shipped expressions as they are; only `for:` shortened, which a rule file cannot template.
@@ -96,7 +97,7 @@ describe.skipIf(!installed)('the shipped Prometheus alerts', () => {
         await exited;
       }
       await events?.close();
-      (await events?.client)?.disconnect();
+      connection?.disconnect();
       await bed?.stop();
       if (dir) rmSync(dir, { recursive: true, force: true });
     });

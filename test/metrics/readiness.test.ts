@@ -25,16 +25,17 @@ const rulesDir = 'test/fixtures/rules-crash-loop';
 describe('readiness of a running Reflex (simulator, real Redis)', () => {
   let bed: ObservabilityBed;
   let events: Queue;
+  let connection: ReturnType<typeof redisClient> | undefined;
 
   beforeAll(async () => {
     bed = await startObservabilityBed({ rulesDir, instances: [{ name: 'web-1' }] });
-    events = new Queue('events', { connection: redisClient(), prefix: keySpace(bed.prefix).bullPrefix });
+    events = new Queue('events', { connection: (connection = redisClient()), prefix: keySpace(bed.prefix).bullPrefix });
     await until('ready', async () => (await readyz(bed.url)).status === 200, 10_000);
   });
 
   afterAll(async () => {
     await events?.close();
-    (await events?.client)?.disconnect();
+    connection?.disconnect();
     await bed?.stop();
   });
 
