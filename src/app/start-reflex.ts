@@ -265,7 +265,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       // A cluster member going offline is an alert of its own (nothing for a server that is not clustered).
       stops.push(startMemberWatch({ targets: configured.map((t) => ({ id: t.id, client: clientFor(t.id) })), redis, keys, raiseAlert, logger }));
       let inStorm: (e: CanonicalEvent) => Promise<boolean> = async () => false;
-      const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, logger, inStorm: (e) => inStorm(e) }) : undefined;
+      const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, audit, logger, inStorm: (e) => inStorm(e) }) : undefined;
       if (notifier) {
         logger.info({ receivers: notifyConfig!.settings.receivers.length, from: notifyConfig!.from }, 'notifications configured');
         for (const w of plainSecretUrlWarnings(notifyConfig!.settings.receivers)) logger.warn(w);

@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import { describeStartFailure } from '../events/start-failure-text.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { resolveActionFailed } from './action-failed-alert.js';
 import { alertFingerprint, type AlertAction, type AlertInput } from './alert.js';
 import type { AlertChange, Notifier } from './notifier.js';
 
@@ -22,7 +24,7 @@ export interface RuleResponse {
   actions: { action: string; delayMs: number }[];
 }
 
-/** The alert kinds of instance incidents. A recovery (Running again) resolves each. */
+/** The alert kinds of instance incidents. A recovery (Running again) resolves each, and the instance's `action-failed` alert. */
 export const instanceAlertKinds = { crashed: 'instance.crashed', error: 'instance.error', startFailed: 'instance.start-failed' } as const;
 const kinds = Object.values(instanceAlertKinds);
 
@@ -40,6 +42,8 @@ export class InstanceAlerts {
       notifier: Notifier;
       redis: RedisConnection;
       logger?: Logger;
+      /** Where the resolution of an `action-failed` alert is recorded; none: not audited. */
+      audit?: AuditLog;
       /**
        * Whether the instance's cluster member is in a failure storm: storm control then raises one
        * grouped alert for the member, and the per-instance crash alerts are held back.
@@ -125,6 +129,8 @@ export class InstanceAlerts {
         return resolution(recovery);
       });
     }
+    // Healthy again: an action that gave up on it earlier is moot, whoever brought it back.
+    await resolveActionFailed({ notifier, audit: this.deps.audit }, event, { summary: recovery.summary, outcome: 'recovered', endsAt: recovery.endsAt });
   }
 
   /**

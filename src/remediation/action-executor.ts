@@ -13,6 +13,7 @@ import { ReflexError } from '../errors/reflex-error.js';
 import type { EventJob } from '../events/event-job.js';
 import { OWN_OPERATION_MAX_MS, type OwnOperations } from '../events/intent.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { actionFailedKind, resolveActionFailed } from '../notify/action-failed-alert.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { HeldLock, TokenLock } from '../redis/token-lock.js';
@@ -54,8 +55,8 @@ export interface ActionExecutorDeps {
   metrics?: Metrics;
   /** Where the `emit` action publishes follow-up events; none: `emit` fails. */
   events?: Queue;
-  /** The `notify` action's notifier; none: `notify` fails. */
-  notifier?: Pick<Notifier, 'notify'>;
+  /** The `notify` action's notifier, which also resolves an `action-failed` alert when a later action on its instance succeeds; none: `notify` fails. */
+  notifier?: Pick<Notifier, 'notify' | 'resolve'>;
   /** Storm control: holds a rule's actions on a member in a storm, and counts its remediations; none: off. */
   storms?: StormControl;
   /** The actions of the rules loaded now (built-ins and the rules folder's own; swapped by a reload). Default: the built-ins. */
@@ -103,7 +104,7 @@ export class ActionExecutor {
     const fresh = await audit.append({ ...base, type: 'give-up', summary, jobId, attempts }, { once: `give-up:${jobId}:${attempts}` });
     if (!fresh) return;
     await audit.append({ ...base, type: 'alert', summary, severity: 'critical' });
-    await this.deps.raiseAlert?.({ kind: 'action-failed', severity: 'critical', summary, target: job.target, project: job.project, instance: job.instance, ...(job.event?.location ? { member: job.event.location } : {}), correlationId: job.correlationId });
+    await this.deps.raiseAlert?.({ kind: actionFailedKind, severity: 'critical', summary, target: job.target, project: job.project, instance: job.instance, ...(job.event?.location ? { member: job.event.location } : {}), correlationId: job.correlationId });
     await this.remediationFailed(job, jobId);
   }
 
@@ -213,6 +214,7 @@ export class ActionExecutor {
       if (scope && outcome.result === 'done' && !job.dryRun) await this.deps.storms?.remediated(scope);
       await audit.append({ ...base, type: 'outcome', summary: `${job.action}: ${outcome.summary}`, result: outcome.result, operationId: outcome.operationId, attempt });
       logger.info({ instance: job.instance, rule: job.rule, action: job.action, result: outcome.result }, outcome.summary);
+      if (held && outcome.result === 'done' && !job.dryRun) await this.actionSucceeded(job, outcome);
       return this.finish(ref, jobId, outcome);
     } catch (err) {
       await redis.del(keys.inflight(jobId));
@@ -238,6 +240,17 @@ export class ActionExecutor {
       if (!retry) throw new UnrecoverableError(`${code}: ${(err as Error).message}`);
       throw err;
     }
+  }
+
+  /**
+   * An action on the instance succeeded: an earlier give-up's `action-failed` alert is over. Its
+   * failure to resolve is logged, not thrown: the action did succeed.
+   */
+  private async actionSucceeded(job: ActionJob, outcome: ActionOutcome): Promise<void> {
+    const { notifier, audit, logger } = this.deps;
+    if (!notifier) return;
+    const summary = `a later ${job.action} on ${job.instance} succeeded: ${outcome.summary}`;
+    await resolveActionFailed({ notifier, audit }, refOf(job), { summary, outcome: 'remediated' }).catch((err: Error) => logger.warn({ err, instance: job.instance }, 'action-failed alert not resolved'));
   }
 
   /** Why the job is held: its rule is in a storm on the instance's member (declared after the job was queued). */
