@@ -4,6 +4,9 @@ import { AuditLog } from '../../audit/audit-log.js';
 import { targetsOf } from '../../config/config-target.js';
 import { connectRedis, duplicateConnection } from '../../redis/connect.js';
 import { keySpace } from '../../redis/key-space.js';
+import { InstanceClient } from '../../client/client.js';
+import { ReflexError } from '../../errors/reflex-error.js';
+import { checkHealRequest } from '../../remediation/heal-request.js';
 import { queueHeal } from '../../remediation/operator-actions.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 import { durationValue, operatorName, usageError } from '../option-values.js';
@@ -24,6 +27,12 @@ export function registerHeal(program: Command): void {
       const targets = targetsOf(config);
       const t = opts.targetName ? targets.find((x) => x.name === opts.targetName) : targets[0];
       if (!t) usageError(cmd, `--target-name: no configured target named ${opts.targetName} (have ${targets.map((x) => x.name).join(', ')})`);
+      const client = new InstanceClient(t.target);
+      const checked = await checkHealRequest([{ id: t.id, name: t.name, client }], { target: t.id, project: opts.project, instance }, { signal: AbortSignal.timeout(10_000) }).finally(() => client.close());
+      if ('problem' in checked) {
+        if (checked.problem === 'invalid') usageError(cmd, checked.error);
+        throw new ReflexError(checked.problem === 'missing' ? 'API_NOT_FOUND' : 'TARGET_UNREACHABLE', `${checked.error}; nothing queued`);
+      }
       const keys = keySpace(config.prefix);
       const redis = await connectRedis(config.redisUrl);
       const queue = new Queue(keys.actionsQueue, { connection: redis, prefix: keys.bullPrefix });
@@ -31,15 +40,16 @@ export function registerHeal(program: Command): void {
       const events = new QueueEvents(keys.actionsQueue, { connection: blocking, prefix: keys.bullPrefix });
       try {
         await events.waitUntilReady();
-        const { jobId } = await queueHeal({ queue, audit: new AuditLog(redis, keys.audit) }, { target: t.id, project: opts.project, instance }, { origin: 'cli', actor: operatorName() });
+        const { jobId } = await queueHeal({ queue, audit: new AuditLog(redis, keys.audit) }, checked.ref, { origin: 'cli', actor: operatorName() });
         const job = (await queue.getJob(jobId))!;
         const waitMs = opts.wait as number;
         if (waitMs === 0) return void process.stdout.write(`queued ${job.id}\n`);
+        const named = `${opts.project}/${instance}`;
         try {
           const outcome = (await job.waitUntilFinished(events, waitMs)) as { result?: string; summary?: string };
-          process.stdout.write(`${opts.project}/${instance}: ${outcome?.result ?? 'done'}: ${outcome?.summary ?? ''}\n`);
+          process.stdout.write(`${named}: ${outcome?.result ?? 'done'}: ${outcome?.summary ?? ''}\n`);
         } catch (err) {
-          process.stderr.write(`${opts.project}/${instance}: ${(err as Error).message} (reflex audit --instance ${instance})\n`);
+          process.stderr.write(`${named}: ${(err as Error).message} (reflex audit --instance ${instance})\n`);
           process.exitCode = 1;
         }
       } finally {
