@@ -1,6 +1,9 @@
+import type { Queue } from 'bullmq';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { InstanceRef } from '../redis/key-space.js';
+import type { OperatorOrigin } from './operator-actions.js';
 
 /** An instance as an operator names it (the console's JSON body, `reflex heal`'s arguments). */
 export interface InstanceRequest {
@@ -59,3 +62,21 @@ export async function checkHealRequest(targets: readonly RequestTarget[], req: I
   return { ref };
 }
 
+/**
+ * Withdraws a queued heal that no worker has taken (waiting, never processed): removes its job and
+ * audits why, so it does not start the instance hours later when a worker comes, long after the
+ * operator was told it failed. Answers false when a worker has it (running, in a retry's back-off,
+ * finished): then it runs its course.
+ */
+export async function withdrawUnclaimedHeal(deps: { queue: Queue; audit: AuditLog }, heal: { jobId: string; correlationId: string; ref: InstanceRef; by: OperatorOrigin }, reason: string): Promise<boolean> {
+  const job = await deps.queue.getJob(heal.jobId);
+  if (!job || job.processedOn !== undefined || !['waiting', 'prioritized'].includes(await job.getState())) return false;
+  try {
+    await job.remove();
+  } catch {
+    return false; // locked: a worker took it in between
+  }
+  const { ref, by } = heal;
+  await deps.audit.append({ type: 'decision', correlationId: heal.correlationId, target: ref.target, instance: ref.instance, rule: 'heal', summary: `withdrawn: the heal of ${ref.project}/${ref.instance} asked by ${by.actor} was not started, ${reason}`, matched: false, origin: by.origin, actor: by.actor });
+  return true;
+}

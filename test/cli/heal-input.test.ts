@@ -64,4 +64,13 @@ describe('reflex heal checks its input and says when no worker runs', () => {
     expect(res.stderr).toMatch(/^reflex: cannot read default\/web-1 on unix:\/\/\/nonexistent\/lxd\.sock: [^\n]*; nothing queued\n$/);
   });
 
+  it('with no worker running, withdraws the heal after the wait and says so in one line (exit 1), audited', async () => {
+    const res = await reflexInProcess(['heal', 'web-1', '--wait', '2s', ...common]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(`reflex: default/web-1: no worker took the heal within 2s (is a reflex run with role worker or all running on prefix ${prefix}?); withdrawn, nothing started\n`);
+    expect(Object.values(await queued()).every((n) => n === 0)).toBe(true);
+    const trail = await records();
+    expect(trail.map((r) => r.summary)).toEqual([expect.stringMatching(/^operator \S+ asked Reflex to start default\/web-1 \(reflex heal\)$/), expect.stringMatching(/^withdrawn: the heal of default\/web-1 asked by \S+ was not started, no worker took it within 2s$/)]);
+    expect(new Set(trail.map((r) => r.correlationId)).size).toBe(1);
+  });
 });

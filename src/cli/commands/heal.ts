@@ -5,8 +5,9 @@ import { targetsOf } from '../../config/config-target.js';
 import { connectRedis, duplicateConnection } from '../../redis/connect.js';
 import { keySpace } from '../../redis/key-space.js';
 import { InstanceClient } from '../../client/client.js';
+import { formatDuration } from '../../housekeeping/duration-text.js';
 import { ReflexError } from '../../errors/reflex-error.js';
-import { checkHealRequest } from '../../remediation/heal-request.js';
+import { checkHealRequest, withdrawUnclaimedHeal } from '../../remediation/heal-request.js';
 import { queueHeal } from '../../remediation/operator-actions.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 import { durationValue, operatorName, usageError } from '../option-values.js';
@@ -40,7 +41,9 @@ export function registerHeal(program: Command): void {
       const events = new QueueEvents(keys.actionsQueue, { connection: blocking, prefix: keys.bullPrefix });
       try {
         await events.waitUntilReady();
-        const { jobId } = await queueHeal({ queue, audit: new AuditLog(redis, keys.audit) }, checked.ref, { origin: 'cli', actor: operatorName() });
+        const audit = new AuditLog(redis, keys.audit);
+        const by = { origin: 'cli', actor: operatorName() };
+        const { jobId, correlationId } = await queueHeal({ queue, audit }, checked.ref, by);
         const job = (await queue.getJob(jobId))!;
         const waitMs = opts.wait as number;
         if (waitMs === 0) return void process.stdout.write(`queued ${job.id}\n`);
@@ -49,8 +52,13 @@ export function registerHeal(program: Command): void {
           const outcome = (await job.waitUntilFinished(events, waitMs)) as { result?: string; summary?: string };
           process.stdout.write(`${named}: ${outcome?.result ?? 'done'}: ${outcome?.summary ?? ''}\n`);
         } catch (err) {
-          process.stderr.write(`${named}: ${(err as Error).message} (reflex audit --instance ${instance})\n`);
           process.exitCode = 1;
+          if ((await job.getState()) === 'failed') return void process.stderr.write(`${named}: ${(err as Error).message} (reflex audit --instance ${instance})\n`);
+          const within = formatDuration(waitMs);
+          if (await withdrawUnclaimedHeal({ queue, audit }, { jobId, correlationId, ref: checked.ref, by }, `no worker took it within ${within}`)) {
+            return void process.stderr.write(`reflex: ${named}: no worker took the heal within ${within} (is a reflex run with role worker or all running on prefix ${config.prefix}?); withdrawn, nothing started\n`);
+          }
+          process.stderr.write(`reflex: ${named}: a worker has the heal, with no outcome within ${within}; it goes on (reflex audit --instance ${instance})\n`);
         }
       } finally {
         await events.close();
