@@ -5,7 +5,7 @@ import { HonoAdapter } from '@bull-board/hono';
 import { serve, type ServerType } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Queue } from 'bullmq';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import { ReflexError } from '../errors/reflex-error.js';
@@ -108,6 +108,13 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
   const adapter = new HonoAdapter(serveStatic);
   createBullBoard({ queues: board.queues.map((q) => new BullMQAdapter(q, { readOnlyMode })), serverAdapter: adapter, options: { uiConfig: { boardTitle: readOnlyMode ? 'Reflex queues (read-only)' : 'Reflex queues' } } });
   adapter.setBasePath(queuesPath);
+  // Jobs come only from Reflex's own code paths (a rule, a schedule, an operator's heal), each
+  // validated and audited with who decided it. A job added or edited here would run any payload
+  // (an `api-call` is any API call, as root on a unix socket) audited as rule `heal` with no actor;
+  // bull-board has no option to turn these two off, so they are refused before it, even with the write token.
+  const noNewJobs = (c: Context) => c.text('reflex: jobs are added only by Reflex (rules, schedules, reflex heal and the console\'s Heal): the queues page does not add or edit jobs\n', 405);
+  app.post(`${queuesPath}/api/queues/:queue/add`, noNewJobs);
+  app.patch(`${queuesPath}/api/queues/:queue/:job/update-data`, noNewJobs);
   app.route(queuesPath, adapter.registerPlugin());
 
   const limit = board.recordLimit ?? 2_000;

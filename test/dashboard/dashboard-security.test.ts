@@ -171,11 +171,18 @@ describe('dashboard with a write token', () => {
     expect(await jobCount(board.actions)).toBe(0);
   });
 
-  it('lets a same-origin change with the write token through: the job is added and the queue can be paused', async () => {
+  it('lets a same-origin change with the write token through (the queue can be paused), but never adds or edits a job', async () => {
     const headers = { authorization: `Bearer ${writeToken}`, 'content-type': 'application/json', origin: board.origin, 'sec-fetch-site': 'same-origin' };
     const res = await send(board.server, 'POST', board.addPath, headers, addJobBody);
-    expect(res.status, res.body).toBe(200);
-    expect(await board.actions.getWaitingCount()).toBe(1);
+    expect(res.status, res.body).toBe(405);
+    expect(res.body).toContain('jobs are added only by Reflex');
+    expect(await jobCount(board.actions)).toBe(0);
+    // A job Reflex queued keeps the payload Reflex gave it.
+    const queued = await board.actions.add('start', { rule: 'restart-on-crash', action: 'start', target: 'unix:///test', project: 'default', instance: 'web-1', correlationId: 'c1' });
+    const edit = await send(board.server, 'PATCH', `/dashboard/queues/api/queues/${encodeURIComponent(board.actions.name)}/${queued.id}/update-data`, headers, JSON.stringify({ data: { method: 'DELETE', path: '/1.0/instances/web-1' } }));
+    expect(edit.status, edit.body).toBe(405);
+    expect((await board.actions.getJob(queued.id!))!.data).toMatchObject({ rule: 'restart-on-crash', instance: 'web-1' });
+    await queued.remove();
     const pause = await send(board.server, 'PUT', `/dashboard/queues/api/queues/${encodeURIComponent(board.actions.name)}/pause`, { authorization: `Bearer ${writeToken}`, origin: board.origin });
     expect(pause.status, pause.body).toBe(200);
     expect(await board.actions.isPaused()).toBe(true);

@@ -4,6 +4,10 @@ import { AuditLog } from '../../audit/audit-log.js';
 import { targetsOf } from '../../config/config-target.js';
 import { connectRedis, duplicateConnection } from '../../redis/connect.js';
 import { keySpace } from '../../redis/key-space.js';
+import { InstanceClient } from '../../client/client.js';
+import { formatDuration } from '../../housekeeping/duration-text.js';
+import { ReflexError } from '../../errors/reflex-error.js';
+import { checkHealRequest, withdrawUnclaimedHeal } from '../../remediation/heal-request.js';
 import { queueHeal } from '../../remediation/operator-actions.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 import { durationValue, operatorName, usageError } from '../option-values.js';
@@ -24,6 +28,12 @@ export function registerHeal(program: Command): void {
       const targets = targetsOf(config);
       const t = opts.targetName ? targets.find((x) => x.name === opts.targetName) : targets[0];
       if (!t) usageError(cmd, `--target-name: no configured target named ${opts.targetName} (have ${targets.map((x) => x.name).join(', ')})`);
+      const client = new InstanceClient(t.target);
+      const checked = await checkHealRequest([{ id: t.id, name: t.name, client }], { target: t.id, project: opts.project, instance }, { signal: AbortSignal.timeout(10_000) }).finally(() => client.close());
+      if ('problem' in checked) {
+        if (checked.problem === 'invalid') usageError(cmd, checked.error);
+        throw new ReflexError(checked.problem === 'missing' ? 'API_NOT_FOUND' : 'TARGET_UNREACHABLE', `${checked.error}; nothing queued`);
+      }
       const keys = keySpace(config.prefix);
       const redis = await connectRedis(config.redisUrl);
       const queue = new Queue(keys.actionsQueue, { connection: redis, prefix: keys.bullPrefix });
@@ -31,16 +41,24 @@ export function registerHeal(program: Command): void {
       const events = new QueueEvents(keys.actionsQueue, { connection: blocking, prefix: keys.bullPrefix });
       try {
         await events.waitUntilReady();
-        const { jobId } = await queueHeal({ queue, audit: new AuditLog(redis, keys.audit) }, { target: t.id, project: opts.project, instance }, { origin: 'cli', actor: operatorName() });
+        const audit = new AuditLog(redis, keys.audit);
+        const by = { origin: 'cli', actor: operatorName() };
+        const { jobId, correlationId } = await queueHeal({ queue, audit }, checked.ref, by);
         const job = (await queue.getJob(jobId))!;
         const waitMs = opts.wait as number;
         if (waitMs === 0) return void process.stdout.write(`queued ${job.id}\n`);
+        const named = `${opts.project}/${instance}`;
         try {
           const outcome = (await job.waitUntilFinished(events, waitMs)) as { result?: string; summary?: string };
-          process.stdout.write(`${opts.project}/${instance}: ${outcome?.result ?? 'done'}: ${outcome?.summary ?? ''}\n`);
+          process.stdout.write(`${named}: ${outcome?.result ?? 'done'}: ${outcome?.summary ?? ''}\n`);
         } catch (err) {
-          process.stderr.write(`${opts.project}/${instance}: ${(err as Error).message} (reflex audit --instance ${instance})\n`);
           process.exitCode = 1;
+          if ((await job.getState()) === 'failed') return void process.stderr.write(`${named}: ${(err as Error).message} (reflex audit --instance ${instance})\n`);
+          const within = formatDuration(waitMs);
+          if (await withdrawUnclaimedHeal({ queue, audit }, { jobId, correlationId, ref: checked.ref, by }, `no worker took it within ${within}`)) {
+            return void process.stderr.write(`reflex: ${named}: no worker took the heal within ${within} (is a reflex run with role worker or all running on prefix ${config.prefix}?); withdrawn, nothing started\n`);
+          }
+          process.stderr.write(`reflex: ${named}: a worker has the heal, with no outcome within ${within}; it goes on (reflex audit --instance ${instance})\n`);
         }
       } finally {
         await events.close();

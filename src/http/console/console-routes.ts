@@ -10,6 +10,7 @@ import type { Metrics } from '../../metrics/metrics.js';
 import type { AlertsView } from '../../notify/alert-board.js';
 import type { RedisConnection } from '../../redis/connect.js';
 import type { KeySpace } from '../../redis/key-space.js';
+import { checkHealRequest, checkInstanceRequest } from '../../remediation/heal-request.js';
 import { queueHeal, releaseQuarantine, retryDeadLetter, type OperatorOrigin } from '../../remediation/operator-actions.js';
 import type { Silences } from '../../rules/silences.js';
 import type { ReadinessChecks } from '../readiness.js';
@@ -52,6 +53,9 @@ const retryBody = z.strictObject({ id: z.string().min(1).max(300), actor: z.stri
 const endSilenceBody = z.strictObject({ actor: z.string().max(100).optional() });
 /** The console's own records are read over this range at most. */
 const maxRecords = 50_000;
+
+/** The HTTP status of each reason a request is refused before anything is queued. */
+const problemStatus = { invalid: 400, missing: 404, unreachable: 503 } as const;
 
 const by = (actor: string | undefined): OperatorOrigin => ({ origin: 'console', actor: actor?.trim() || 'console' });
 const issues = (e: z.ZodError) => e.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
@@ -153,16 +157,24 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
   );
 
   // Writes: dashboardAuth has already required the write token as Bearer, a same-origin Origin and a JSON body.
+  // Every input is checked before anything is queued or audited: a heal of an instance that does
+  // not exist would be retried, dead-lettered and alerted on as a failure of a healthy fleet.
   app.post(`${api}/heal`, async (c) => {
     const parsed = instanceBody.safeParse(await c.req.json().catch(() => undefined));
     if (!parsed.success) return c.json({ error: issues(parsed.error) }, 400);
-    const { actor, ...ref } = parsed.data;
-    return c.json(await queueHeal(ops, ref, by(actor)), 202);
+    const { actor, ...request } = parsed.data;
+    const checked = await checkHealRequest(o.targets, request, { signal: AbortSignal.timeout(10_000) });
+    if ('problem' in checked) return c.json({ error: checked.error }, problemStatus[checked.problem]);
+    return c.json(await queueHeal(ops, checked.ref, by(actor)), 202);
   });
   app.post(`${api}/quarantine/release`, async (c) => {
     const parsed = instanceBody.safeParse(await c.req.json().catch(() => undefined));
     if (!parsed.success) return c.json({ error: issues(parsed.error) }, 400);
-    const { actor, ...ref } = parsed.data;
+    const { actor, ...request } = parsed.data;
+    // A quarantine may outlive its instance (deleted since): only the names are checked.
+    const checked = checkInstanceRequest(o.targets, request);
+    if ('problem' in checked) return c.json({ error: checked.error }, problemStatus[checked.problem]);
+    const { ref } = checked;
     const released = await releaseQuarantine(ops, ref, by(actor));
     fleet.invalidate();
     return released ? c.json({ released: true }) : c.json({ error: `${ref.project}/${ref.instance} is not quarantined` }, 404);
