@@ -4,7 +4,7 @@ import type { ApiRevision } from '../../src/client/status-code.js';
 import { ensureLxdHttps, lxdServerCertificate, makeIdentity } from './lxd-https.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
 import { acquireLxdLock, deleteTestInstance, launchTestInstance, lxc, lxdReachable, lxdSocketPath, requireLxd } from '../support/lxd-bed.js';
-import { INCUS_SOCKET, deleteIncusInstance, incusReachable, launchIncusInstance, requireIncus } from '../support/incus-bed.js';
+import { INCUS_SOCKET, deleteIncusInstance, incus, incusReachable, launchIncusInstance, requireIncus } from '../support/incus-bed.js';
 
 /**
  * The targets the conformance suite runs against. Every assertion is written once, against a
@@ -28,6 +28,8 @@ export interface ConformanceTarget {
   launch(opts?: LaunchOptions): Promise<string>;
   /** Force-deletes an instance; a missing one is not an error. */
   remove(name: string): Promise<void>;
+  /** Makes the next start of a stopped instance fail once its guest's setup began (its init is missing). */
+  breakNextStart(name: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -59,6 +61,7 @@ const lxdFactory: TargetFactory = {
       client,
       launch: (opts = {}) => launchTestInstance(opts.ignoresStop ? { init: '/bin/sleep 100000' } : {}),
       remove: deleteTestInstance,
+      breakNextStart: async (name) => void (await lxc(['config', 'set', name, 'raw.lxc', 'lxc.init.cmd=/nonexistent'])),
       close: () => client.close(),
     };
   },
@@ -80,6 +83,7 @@ const lxdHttpsFactory: TargetFactory = {
       client,
       launch: (opts = {}) => launchTestInstance(opts.ignoresStop ? { init: '/bin/sleep 100000' } : {}),
       remove: deleteTestInstance,
+      breakNextStart: async (name) => void (await lxc(['config', 'set', name, 'raw.lxc', 'lxc.init.cmd=/nonexistent'])),
       async close() {
         await client.close();
         await lxc(['config', 'trust', 'remove', identity.fingerprint]).catch(() => undefined);
@@ -108,6 +112,7 @@ const incusFactory: TargetFactory = {
       client,
       launch: (opts = {}) => launchIncusInstance(opts.ignoresStop ? { init: '/bin/sleep 100000' } : {}),
       remove: deleteIncusInstance,
+      breakNextStart: async (name) => void (await incus(['config', 'set', name, 'raw.lxc', 'lxc.init.cmd=/nonexistent'])),
       close: () => client.close(),
     };
   },
@@ -137,6 +142,9 @@ function simFactory(revision: ApiRevision): TargetFactory {
           await stop?.wait({ timeoutMs: 10_000 }).catch(() => undefined);
           const del = await client.deleteInstance(name).catch(() => undefined);
           await del?.wait({ timeoutMs: 10_000 }).catch(() => undefined);
+        },
+        async breakNextStart(name) {
+          sim.controls.failNextStart(name);
         },
         async close() {
           await client.close();

@@ -7,6 +7,7 @@ import { StatusCode } from '../../src/client/status-code.js';
 import { parseConfig } from '../../src/config/config.js';
 import { targetsOf } from '../../src/config/config-target.js';
 import { OwnOperations, StartFailures } from '../../src/events/intent.js';
+import { incidentOf } from '../../src/http/console/incident-story.js';
 import { StateTracker } from '../../src/events/state-tracker.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
@@ -98,6 +99,8 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     expect((stop as { event?: { intent?: string } }).event?.intent).toBe('failed-start');
     expect(records.filter((r) => r.type === 'action' || r.type === 'call'), 'nothing queued or called').toEqual([]);
     expect(records.find((r) => r.type === 'alert')!.summary).toMatch(/^web-1 failed to start and never ran: Failed to run: .*forkstart web-1 .*; not a crash/);
+    // The console tells it as what it is.
+    expect(incidentOf(records.filter((r) => r.correlationId === stop!.correlationId))?.story).toMatch(/^default\/web-1 failed to start \(never ran\)/);
     const restarts = keySpace(prefix).restarts({ target: stop!.target!, project: 'default', instance: 'web-1' });
     expect(await redis.zcard(restarts), 'no restart reserved').toBe(0);
     expect(sim.controls.calls('web-1', 'start'), 'only the operator started it').toBe(1);
