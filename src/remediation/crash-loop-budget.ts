@@ -84,6 +84,35 @@ export class CrashLoopBudget {
     return since === null ? undefined : { since: Number(since), holder };
   }
 
+  /**
+   * Carries an instance's history (restarts, back-offs, quarantine and identity) from its old name
+   * to its new one after a rename, unless the new name already holds another instance's. The two
+   * names hash to different Redis Cluster slots, so this is a copy then a delete, not one script:
+   * the rename's event is processed in the new name's order, before any crash under it.
+   * Answers what moved: nothing (undefined), the history, or the history with a quarantine.
+   */
+  async move(from: BudgetKeys, to: BudgetKeys): Promise<'history' | 'quarantined' | undefined> {
+    const r = this.redis;
+    const [restarts, restartsTtl, delays, identity, quarantine, quarantineTtl, held] = await Promise.all([
+      r.zrange(from.restarts, '0', '-1', 'WITHSCORES'), r.pttl(from.restarts), r.hgetall(delaysKey(from)), r.get(identityKey(from)), r.get(from.quarantine), r.pttl(from.quarantine), r.get(identityKey(to)),
+    ]);
+    if (!restarts.length && quarantine === null) return undefined;
+    if (held !== null && identity !== null && held !== identity) return undefined;
+    const ttl = (ms: number) => (ms > 0 ? ms : 3_600_000);
+    const writes: Promise<unknown>[] = [];
+    if (restarts.length) {
+      const pairs: string[] = [];
+      for (let i = 0; i + 1 < restarts.length; i += 2) pairs.push(restarts[i + 1]!, restarts[i]!);
+      writes.push(r.zadd(to.restarts, ...pairs).then(() => r.pexpire(to.restarts, ttl(restartsTtl))));
+      if (Object.keys(delays).length) writes.push(r.hset(delaysKey(to), delays).then(() => r.pexpire(delaysKey(to), ttl(restartsTtl))));
+    }
+    if (quarantine !== null) writes.push(r.set(to.quarantine, quarantine, 'PX', ttl(quarantineTtl)));
+    if (identity !== null) writes.push(r.set(identityKey(to), identity, 'PX', ttl(Math.max(restartsTtl, quarantineTtl))));
+    await Promise.all(writes);
+    await r.del(from.restarts, delaysKey(from), identityKey(from), from.quarantine);
+    return quarantine !== null ? 'quarantined' : 'history';
+  }
+
   /** Lifts a quarantine and forgets the restart history. */
   async release(keys: BudgetKeys): Promise<boolean> {
     const n = await this.redis.del(keys.quarantine, keys.restarts, delaysKey(keys));

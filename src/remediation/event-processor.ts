@@ -24,6 +24,7 @@ import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { Decision, RuleEngine } from '../rules/engine.js';
 import type { ActionGate } from './action-gate.js';
 import { actionJobOptions, type ActionJob } from './action-job.js';
+import { CrashLoopBudget } from './crash-loop-budget.js';
 import { identityOf } from './instance-identity.js';
 import type { PendingActions } from './pending-actions.js';
 
@@ -196,6 +197,7 @@ export class EventProcessor {
     // A start through the API that failed is an operator's start too.
     if (event.kind === 'instance.status' && (event.intent === 'requested' || event.intent === 'failed-start') && ref) await this.cancelPending(ref, event);
     if (event.kind === 'operation.status' && ref) await this.startFailures.observe(ref, event, this.deps.ownOperations);
+    if (event.kind === 'lifecycle' && event.action === 'instance-renamed' && ref && typeof event.context?.old_name === 'string') await this.renamed({ ...ref, instance: event.context.old_name }, ref, event.id);
 
     const responses: RuleResponse[] = [];
     // Read once: a reload during this event's awaits must not give it half the old rules, half the new.
@@ -256,6 +258,22 @@ export class EventProcessor {
       const summary = `${job.action} skipped: superseded by ${by}; the delayed job ${job.jobId} was removed`;
       await this.deps.audit.append({ type: 'outcome', correlationId: job.correlationId, target: ref.target, instance: ref.instance, rule: job.rule, summary, result: 'skipped', jobId: job.jobId }, { once: `superseded:${job.jobId}` });
     }
+  }
+
+  /**
+   * A rename is an operator's decision: the delayed actions queued under the old name are removed
+   * (superseded, audited), and the crash-loop budget and quarantine go with the instance to its
+   * new name.
+   */
+  private async renamed(from: InstanceRef, to: InstanceRef, eventId: string): Promise<void> {
+    const cancelled = await this.deps.pending.cancel(from);
+    for (const job of cancelled) {
+      const summary = `${job.action} skipped: superseded: ${from.instance} was renamed to ${to.instance} (an operator's decision); the delayed job ${job.jobId} was removed`;
+      await this.deps.audit.append({ type: 'outcome', correlationId: job.correlationId, target: from.target, instance: from.instance, rule: job.rule, summary, result: 'skipped', recheck: 'superseded', jobId: job.jobId }, { once: `superseded:${job.jobId}` });
+    }
+    const { keys } = this.deps;
+    const moved = await new CrashLoopBudget(this.deps.redis).move({ restarts: keys.restarts(from), quarantine: keys.quarantine(from) }, { restarts: keys.restarts(to), quarantine: keys.quarantine(to) });
+    if (moved) await this.deps.audit.append({ type: 'decision', correlationId: eventId, target: to.target, instance: to.instance, rule: 'crash-loop-budget', summary: `the crash-loop history${moved === 'quarantined' ? ' and quarantine' : ''} of ${from.instance} moved with it to ${to.instance} (renamed)`, matched: true }, { once: `renamed-budget:${eventId}` });
   }
 
   /** Runs a matched decision through the gate (silences, cooldown, crash-loop budget) and queues its actions. */

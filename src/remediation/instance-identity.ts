@@ -2,8 +2,11 @@ import type { Instance } from '../client/instance.js';
 
 /**
  * Which instance a name meant at one moment. LXD and Incus give every instance a `volatile.uuid`
- * that a rename (`lxc move a b`) keeps and a delete ends: a new instance under the same name gets
- * a new one. `created_at` stands in where a daemon gives no uuid. A name alone is not an instance.
+ * that a rename (`lxc move a b`) and a move between cluster members keep, and a delete ends: a new
+ * instance under the same name gets a new one. `created_at` stands in where a daemon gives no uuid;
+ * it is the weaker of the two: LXD 5.0.2 gives the copy a cluster move makes a new `created_at`
+ * (seen on the two-member cluster), so it is compared only when either side lacks the uuid.
+ * A name alone is not an instance.
  */
 export interface InstanceIdentity {
   /** `volatile.uuid` of the instance, when the daemon sets one. */

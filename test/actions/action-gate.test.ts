@@ -82,6 +82,29 @@ describe('the crash-loop budget', () => {
   });
 });
 
+describe('a rename', () => {
+  const redis = redisClient();
+  afterAll(() => redis.disconnect());
+  const keys = () => ({ restarts: uniquePrefix('r'), quarantine: uniquePrefix('q') });
+  const policy = { maxRestarts: 1, initialBackoffMs: 10_000 };
+
+  it("carries the instance's history and quarantine to its new name, and never onto another instance's", async () => {
+    const b = new CrashLoopBudget(redis);
+    const [from, to, taken] = [keys(), keys(), keys()];
+    await b.reserve(from, 'a', policy, 1_000_000, 'u1');
+    await b.reserve(from, 'b', policy, 1_000_010, 'u1');
+    expect(await b.move(from, to)).toBe('quarantined');
+    expect(await b.quarantine(from)).toBeUndefined();
+    expect(await b.quarantine(to)).toEqual({ since: 1_000_010, holder: 'u1' });
+    expect(await b.reserve(to, 'c', policy, 1_000_020, 'u1')).toMatchObject({ allowed: false, restarts: 1 });
+
+    await b.reserve(taken, 'x', policy, 1_000_000, 'u2');
+    expect(await b.move(to, taken)).toBeUndefined();
+    expect(await b.quarantine(taken)).toBeUndefined();
+    expect(await b.move(keys(), keys()), 'nothing to carry').toBeUndefined();
+  });
+});
+
 describe('whether a quarantine holds an instance', () => {
   it('holds the instance it was imposed on, or any when either identity is unknown; never another', () => {
     expect(quarantineHolds({ since: 1, holder: 'u1' }, 'u1')).toBe(true);

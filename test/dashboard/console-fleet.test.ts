@@ -7,7 +7,11 @@ import { parseConfig } from '../../src/config/config.js';
 import type { FleetPage } from '../../src/http/console/fleet-view.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { freePort, optIn, waitForMetric } from '../metrics/observability-bed.js';
-import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { InstanceClient } from '../../src/client/client.js';
+import { parseTarget } from '../../src/client/target.js';
+import { CrashLoopBudget } from '../../src/remediation/crash-loop-budget.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 
 const chromiumPath = process.env.REFLEX_CHROMIUM ?? '/usr/bin/chromium';
 const token = `console-fleet-${Math.random().toString(36).slice(2)}`;
@@ -19,6 +23,8 @@ describe('console fleet across two targets, one of them a cluster', () => {
   let reflex: ReflexHandle;
   let url: string;
   let browser: Browser | undefined;
+  const prefix = uniquePrefix('console-fleet');
+  const redis = redisClient();
   const fleet = async (query = ''): Promise<FleetPage> => {
     const res = await fetch(`${url}/dashboard/console/fleet${query}`, { headers: { authorization: `Bearer ${token}` } });
     if (res.status !== 200) throw new Error(`fleet answered ${res.status}: ${await res.text()}`);
@@ -31,7 +37,7 @@ describe('console fleet across two targets, one of them a cluster', () => {
     single = await startSimulator({ instances: 0 });
     for (let i = 1; i <= 30; i++) single.controls.addInstance({ name: `s-${i}`, config: i % 2 ? optIn : {} });
     reflex = await startReflex(
-      parseConfig({ targets: [{ name: 'lab', target: `unix://${cluster.socketPath}` }, { name: 'edge', target: `unix://${single.socketPath}` }], redisUrl: redisUrl(), rulesDir: 'rules', prefix: uniquePrefix('console-fleet'), resyncIntervalMs: 0, resyncGraceMs: 100, leaseTtlMs: 600, logLevel: 'silent', httpPort: await freePort(), dashboardToken: token }),
+      parseConfig({ targets: [{ name: 'lab', target: `unix://${cluster.socketPath}` }, { name: 'edge', target: `unix://${single.socketPath}` }], redisUrl: redisUrl(), rulesDir: 'rules', prefix, resyncIntervalMs: 0, resyncGraceMs: 100, leaseTtlMs: 600, logLevel: 'silent', httpPort: await freePort(), dashboardToken: token }),
       pino({ level: 'silent' }),
     );
     url = reflex.http!.url;
@@ -44,6 +50,7 @@ describe('console fleet across two targets, one of them a cluster', () => {
     await reflex?.stop();
     await cluster?.stop();
     await single?.stop();
+    redis.disconnect();
   });
 
   it('lists every instance of both targets a page at a time, with the counts of the whole fleet', async () => {
@@ -99,5 +106,25 @@ describe('console fleet across two targets, one of them a cluster', () => {
     await page.locator('#page-info', { hasText: 'rows 51–100' }).waitFor();
     // With two targets the rows say which one.
     expect(await page.locator('#fleet-table th', { hasText: 'target' }).count()).toBe(1);
+  });
+
+  it("shows a quarantine on the instance it was imposed on, not on a new instance under that name", async () => {
+    const edge = reflex.targets[1]!;
+    const keys = keySpace(prefix);
+    const budget = new CrashLoopBudget(redis);
+    const client = new InstanceClient(parseTarget(`unix://${single.socketPath}`));
+    const uuid = (await client.getInstance('s-3')).value.config['volatile.uuid']!;
+    await client.close();
+    for (const [name, holder] of [['s-3', uuid], ['s-5', 'the-instance-s-5-was-before-it-was-re-created']] as const) {
+      const ref = { target: edge, project: 'default', instance: name };
+      await budget.reserve({ restarts: keys.restarts(ref), quarantine: keys.quarantine(ref) }, `loop-${name}`, { maxRestarts: 0 }, Date.now(), holder);
+    }
+    const deadline = Date.now() + 30_000;
+    let held = await fleet('?flag=quarantined');
+    while (held.matched === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      held = await fleet('?flag=quarantined');
+    }
+    expect(held.rows.map((r) => r.name)).toEqual(['s-3']);
   });
 });

@@ -65,7 +65,7 @@ describe('the instance that had the incident, not its name: remediation on the s
   });
 
   /** Event processor and executor of one test, on its own key space. */
-  function pipeline(crashLoop?: CrashLoopPolicy): { keys: KeySpace; audit: AuditLog; crashed: (name: string) => Promise<ActionJob | undefined>; act: (job: ActionJob) => Promise<unknown> } {
+  function pipeline(crashLoop?: CrashLoopPolicy): { keys: KeySpace; audit: AuditLog; actions: Queue; crashed: (name: string) => Promise<ActionJob | undefined>; renamedEvent: (from: string, to: string) => Promise<void>; act: (job: ActionJob) => Promise<unknown> } {
     const keys = keySpace(uniquePrefix('ident'));
     const connection = redisClient();
     const actions = new Queue(keys.actionsQueue, { connection, prefix: keys.bullPrefix });
@@ -84,6 +84,12 @@ describe('the instance that had the incident, not its name: remediation on the s
     return {
       keys,
       audit,
+      actions,
+      /** Processes the daemon's `instance-renamed` lifecycle event (the new name in source, the old in context). */
+      async renamedEvent(from, to) {
+        const event = { kind: 'lifecycle' as const, id: `renamed-${++seq}`, target, location: 'none', project: 'default', timestamp: new Date().toISOString(), synthetic: false, action: 'instance-renamed', source: `/1.0/instances/${to}`, instance: to, context: { old_name: from } };
+        expect(await processor.process({ kind: 'synthetic', target, event, receivedAt: Date.now() })).toEqual(['processed']);
+      },
       /** Processes a crash of the instance; answers the job it queued, if any. */
       async crashed(name) {
         const event = crash(name);
@@ -190,6 +196,21 @@ describe('the instance that had the incident, not its name: remediation on the s
     await budget.release(budgetKeys);
     await budget.reserve(budgetKeys, 'itself', { maxRestarts: 0 }, Date.now(), job.identity!.uuid!);
     expect(await act({ ...job, correlationId: 'again', incidentAt: Date.now() })).toMatchObject({ result: 'skipped', summary: expect.stringContaining('is quarantined') });
+  });
+
+  it('takes a rename as the operator\'s decision: the delayed restart under the old name is removed, audited as superseded, and the budget goes with the instance to its new name', async () => {
+    sim.controls.addInstance({ name: 'moving', status: 'Stopped', config: optIn });
+    const { crashed, renamedEvent, audit, actions } = pipeline();
+    await crashed('moving');
+    const delayed = (await crashed('moving'))!;
+    expect((await actions.getJobs(['delayed'])).map((j) => j.id), 'premise: the second restart waits').toHaveLength(1);
+    await rename('moving', 'moved');
+    await renamedEvent('moving', 'moved');
+
+    expect(await actions.getJobs(['delayed']), 'the delayed restart is removed').toEqual([]);
+    expect((await audit.read({ instance: 'moving', type: 'outcome' })).at(-1)).toMatchObject({ correlationId: delayed.correlationId, result: 'skipped', recheck: 'superseded', summary: expect.stringContaining('moving was renamed to moved') });
+    await crashed('moved');
+    expect((await audit.read({ instance: 'moved', type: 'decision' })).at(-1)!.summary, 'the renamed instance keeps its history').toMatch(/restart 3 of the budget, after a back-off of 120000 ms/);
   });
 
   it("lets an operator's heal act on whatever instance bears the name now", async () => {

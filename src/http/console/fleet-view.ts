@@ -6,9 +6,10 @@ import type { StateTracker, TrackedStatus } from '../../events/state-tracker.js'
 import { compileFilter } from '../../filter/evaluator.js';
 import { parseFilter } from '../../filter/parser.js';
 import type { RedisConnection } from '../../redis/connect.js';
-import { getMany } from '../../redis/get-many.js';
 import { instanceOfKey, type InstanceRef, type KeySpace } from '../../redis/key-space.js';
 import { scanKeys } from '../../redis/scan-keys.js';
+import { CrashLoopBudget, quarantineHolds } from '../../remediation/crash-loop-budget.js';
+import { identityOf, identityToken, isAnotherInstance, type InstanceIdentity } from '../../remediation/instance-identity.js';
 import { matchingSilence, type Silences } from '../../rules/silences.js';
 
 /** One target the console shows, with its client when this process has one (it lists the daemon's instances). */
@@ -180,6 +181,8 @@ export class FleetView {
       this.opts.silences.list(at),
     ]);
     const byKey = new Map<string, FleetRow>();
+    // Which instance bears each name now: a predecessor's quarantine or back-off is not this one's.
+    const identities = new Map<string, InstanceIdentity>();
     const refKey = (r: InstanceRef) => `${r.target}|${r.project}/${r.instance}`;
     let listedAny = false;
     for (const { t, tracked, listed } of perTarget) {
@@ -193,14 +196,19 @@ export class FleetView {
         const slash = field.indexOf('/');
         const ref = { target: t.id, project: field.slice(0, slash), instance: field.slice(slash + 1) };
         byKey.set(refKey(ref), rowOf(ref, tracked.get(field), objects.get(field), listed?.at ?? 0));
+        if (objects.has(field)) identities.set(refKey(ref), identityOf(objects.get(field)));
       }
     }
-    const values = await getMany(redis, quarantines);
-    const ttls = await Promise.all(quarantines.map((k) => redis.pttl(k)));
-    quarantines.forEach((k, i) => {
-      const row = this.rowOfKey(byKey, k);
-      if (row && values[i] !== null) row.quarantined = { since: new Date(Number(values[i])).toISOString(), ...(ttls[i]! > 0 ? { until: new Date(at + ttls[i]!).toISOString() } : {}) };
-    });
+    const budget = new CrashLoopBudget(redis);
+    const held = await Promise.all(quarantines.map(async (k) => {
+      const ref = instanceOfKey(this.opts.prefix, k);
+      return ref ? { ref, q: await budget.quarantine({ restarts: keys.restarts(ref), quarantine: k }), ttl: await redis.pttl(k) } : undefined;
+    }));
+    for (const h of held) {
+      const row = h && byKey.get(refKey(h.ref));
+      if (!row || !h.q || !quarantineHolds(h.q, identityToken(identities.get(row.key)))) continue;
+      row.quarantined = { since: new Date(h.q.since).toISOString(), ...(h.ttl > 0 ? { until: new Date(at + h.ttl).toISOString() } : {}) };
+    }
     for (const k of locks) {
       const row = this.rowOfKey(byKey, k);
       if (row) row.acting = true;
@@ -211,9 +219,9 @@ export class FleetView {
       if (row) row.restarts = counts[i]!;
     });
     for (const job of delayed) {
-      const d = job.data as Partial<InstanceRef>;
+      const d = job.data as Partial<InstanceRef> & { identity?: InstanceIdentity };
       const row = d.target && d.project && d.instance ? byKey.get(refKey(d as InstanceRef)) : undefined;
-      if (!row) continue;
+      if (!row || isAnotherInstance(d.identity, identities.get(row.key) ?? {})) continue;
       const until = new Date(job.timestamp + (job.opts.delay ?? 0)).toISOString();
       if (!row.backoffUntil || until > row.backoffUntil) row.backoffUntil = until;
     }
