@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { relative } from 'node:path';
 import ts from 'typescript';
 import { nodeTypesRoot, packageName, packageTypes } from './package-entry.js';
@@ -21,17 +22,20 @@ export interface RuleProblem {
 export function typeCheckRules(dir: string): RuleProblem[] {
   const files = ruleFiles(dir);
   if (files.length === 0) return [];
-  const program = ts.createProgram(files, {
+  const options: ts.CompilerOptions = {
     strict: true,
     noEmit: true,
     target: ts.ScriptTarget.ES2022,
+    // Rules run in Node: its globals come from @types/node, and the DOM's would type-check code that fails at run time.
+    lib: ['lib.es2022.d.ts'],
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     skipLibCheck: true,
     types: ['node'],
     typeRoots: [nodeTypesRoot()].filter((r): r is string => r !== undefined),
     paths: { [packageName]: [packageTypes] },
-  });
+  };
+  const program = ts.createProgram(files, options, cachingHost(options, new Set(files)));
   const problems: RuleProblem[] = [];
   const wanted = new Set(files);
   // Of a file with a syntax error, only the first is reported: the parser's later complaints, and type errors in what it recovered, follow from it.
@@ -50,6 +54,34 @@ export function typeCheckRules(dir: string): RuleProblem[] {
     }
   }
   return problems;
+}
+
+/** Declarations parsed by earlier checks of this process, by file, with the file's mtime and size when parsed. */
+const parsed = new Map<string, { mtimeMs: number; size: number; source: ts.SourceFile }>();
+let forget: NodeJS.Timeout | undefined;
+
+/**
+ * A compiler host that keeps what it parsed of the files a rule imports (the standard library,
+ * @types/node, Reflex's declarations: 400 files, most of a check's time) for the next check in
+ * the next minute, as an editor's language service does; a file changed since is parsed again. The
+ * rule files are always read afresh. Kept a minute only: a worker checks at start and at reloads,
+ * and need not hold the compiler's trees in between.
+ */
+function cachingHost(options: ts.CompilerOptions, rules: Set<string>): ts.CompilerHost {
+  const host = ts.createCompilerHost(options);
+  const read = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, language, onError, create) => {
+    const stat = rules.has(fileName) ? undefined : statSync(fileName, { throwIfNoEntry: false });
+    if (!stat) return read(fileName, language, onError, create);
+    const known = parsed.get(fileName);
+    if (known && known.mtimeMs === stat.mtimeMs && known.size === stat.size) return known.source;
+    const source = read(fileName, language, onError, create);
+    if (source) parsed.set(fileName, { mtimeMs: stat.mtimeMs, size: stat.size, source });
+    return source;
+  };
+  clearTimeout(forget);
+  forget = setTimeout(() => parsed.clear(), 60_000).unref();
+  return host;
 }
 
 /**

@@ -22,6 +22,7 @@ export function initRulesFolder(dir: string): string[] {
   const tsconfig = {
     compilerOptions: {
       target: 'ES2022',
+      lib: ['ES2022'],
       module: 'NodeNext',
       moduleResolution: 'NodeNext',
       strict: true,
