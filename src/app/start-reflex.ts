@@ -325,6 +325,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       ...(feeds('scheduler') ? [new Queue(keys.schedules.queue, queueOpts)] : []),
     ];
     const ownQueues = healthQueues.filter((q) => q !== eventsQueue && q !== actionsQueue);
+    for (const q of ownQueues) q.on('error', (err) => logger.debug({ err, queue: q.name }, 'queue error'));
     stops.push(async () => void (await Promise.all(ownQueues.map((q) => q.close()))));
     const ready = readiness({ redis, readers, workers, queues: healthQueues, streamLossGraceMs: config.streamLossGraceMs });
     metrics.watchHealth(() => ready.reading());

@@ -148,7 +148,8 @@ describe('readiness when Redis is unreachable', () => {
 describe('the readiness verdicts are cached (/readyz is polled)', () => {
   it('reuses a verdict for cacheMs, then reads Redis again', async () => {
     const connection = redisClient();
-    const queue = new Queue('q', { connection, prefix: uniquePrefix('ready-cache') });
+    // A hash tag keeps the queue's keys in one slot on a Redis Cluster, as the product's prefixes do.
+    const queue = new Queue('q', { connection, prefix: `{${uniquePrefix('ready-cache')}}` });
     let now = 1_000_000;
     try {
       const ready = readiness({ redis: connection, queues: [queue], cacheMs: 1_000, now: () => now });
