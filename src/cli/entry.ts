@@ -35,6 +35,15 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = exitCodes[exitOfCode[err.code] ?? 'failure'];
       return;
     }
+    const sys = err as NodeJS.ErrnoException;
+    if (typeof sys.code === 'string' && typeof sys.path === 'string') {
+      // A file a command was told to read or write (`audit export --out`, `rules test --event`):
+      // Node's message names the call, the file and the reason in one line.
+      process.stderr.write(`reflex: ${sys.message}\n`);
+      process.exitCode = exitCodes.failure;
+      return;
+    }
+    // Anything else is a bug: its stack is what a report needs.
     process.stderr.write(`reflex: ${(err as Error).stack ?? String(err)}\n`);
     process.exitCode = exitCodes.failure;
   }

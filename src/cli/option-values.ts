@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseTimeArg } from '../audit/audit-query.js';
@@ -34,6 +35,20 @@ export function wholeNumber(min: number): (text: string) => number {
 /** Ends the command with a usage error (exit 2) that commander prints like its own. */
 export function usageError(cmd: Command, message: string): never {
   return cmd.error(message, { exitCode: 2, code: 'reflex.usage' });
+}
+
+/**
+ * The JSON in a file an option names (`--instance FILE`): text that is not JSON is a usage error
+ * (exit 2) naming the option and the file. A file that cannot be read fails as every file does
+ * (one line, exit 1: entry.ts).
+ */
+export function readOptionJson(cmd: Command, option: string, path: string): unknown {
+  const text = readFileSync(path, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    return usageError(cmd, `${option} ${path}: not JSON (${(err as Error).message})`);
+  }
 }
 
 /** The `--json` output of a command: one JSON document on stdout. */

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runReflex } from '../support/reflex-process.js';
 import { reflexInProcess } from './in-process.js';
@@ -93,10 +95,48 @@ describe('reflex --version', () => {
   });
 });
 
+/** A user error that is not a usage error: its documented exit code and one line, no stack trace. */
+async function expectOneLine(args: string[], code: number, message: RegExp): Promise<void> {
+  const res = await reflexInProcess(args);
+  expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(code);
+  expect(res.stderr, args.join(' ')).toMatch(/^reflex: [^\n]+\n$/);
+  expect(res.stderr, args.join(' ')).toMatch(message);
+}
+
 describe('reflex failures that are not usage errors', () => {
   it('an export file that cannot be opened: exit 1, one line, before anything is read', async () => {
     const res = await reflexInProcess(['audit', 'export', '--out', '/nonexistent/dir/audit.jsonl', ...offline]);
     expect(res.code).toBe(1);
-    expect(res.stderr).toBe("reflex: Error: ENOENT: no such file or directory, open '/nonexistent/dir/audit.jsonl'\n");
+    expect(res.stderr).toBe("reflex: ENOENT: no such file or directory, open '/nonexistent/dir/audit.jsonl'\n");
   });
+
+  it('a file an option names that cannot be read: exit 1, one line naming it; one that is not JSON: a usage error', async () => {
+    await expectOneLine(['audit', 'verify', '--file', '/nonexistent/audit.jsonl'], 1, /ENOENT: no such file or directory, open '\/nonexistent\/audit\.jsonl'/);
+    await expectOneLine(['rules', 'test', 'restart-on-crash', '--rules', 'rules', '--event', '/nonexistent/event.json', ...offline], 1, /ENOENT: .*'\/nonexistent\/event\.json'/);
+    await expectOneLine(['sim', '--tls-cert', '/nonexistent/c.pem', '--tls-key', '/nonexistent/k.pem'], 1, /ENOENT: .*'\/nonexistent\/c\.pem'/);
+    const frame = readFileSync('test/fixtures/lxd-5.0.2-events.jsonl', 'utf8').split('\n').find((l) => l.includes('"lifecycle"'))!;
+    const dir = mkdtempSync(join(tmpdir(), 'reflex-usage-'));
+    try {
+      writeFileSync(join(dir, 'event.json'), frame);
+      await expectUsageError(['rules', 'test', 'restart-on-crash', '--rules', 'rules', '--event', join(dir, 'event.json'), '--instance', 'README.md', ...offline], /--instance README\.md: not JSON/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await expectOneLine(['rules', 'test', 'restart-on-crash', '--rules', 'rules', '--event', 'README.md', ...offline], 1, /^reflex: README\.md: neither a canonical event nor a valid frame/);
+  });
+
+  it('a configuration file that cannot be read or parsed: exit 3, one line, in every command that reads one', async () => {
+    for (const cmd of [['run'], ['doctor'], ['heal', 'web-1'], ['silence', 'list'], ['dlq', 'list'], ['rules', 'reload']]) {
+      await expectOneLine([...cmd, '--config', '/nonexistent/reflex.yaml', ...offline], 3, /cannot read config file \/nonexistent\/reflex\.yaml: ENOENT/);
+      await expectOneLine([...cmd, '--config', 'rules', ...offline], 3, /cannot read config file rules: EISDIR/);
+      await expectOneLine([...cmd, '--config', 'README.md', ...offline], 3, /config file README\.md is not valid YAML\/JSON|README\.md/);
+    }
+  });
+
+  it('Redis that cannot be reached: exit 4, one line saying how to fix it, in every command that needs it', async () => {
+    const target = ['--target', 'unix:///nonexistent/lxd.sock'];
+    for (const cmd of [['audit'], ['audit', 'verify'], ['audit', 'export'], ['silence', 'list'], ['silence', 'remove', 'abc'], ['alerts'], ['quarantine', 'list'], ['quarantine', 'release', 'web-1', ...target], ['dlq', 'list'], ['dlq', 'retry', '7'], ['migrate-keys'], ['rules', 'reload'], ['replay', '--since', '1h', '--rules', 'rules'], ['housekeeping', 'plan', ...target]]) {
+      await expectOneLine([...cmd, ...offline], 4, /^reflex: cannot reach Redis at redis:\/\/127\.0\.0\.1:1 \(connect ECONNREFUSED[^)]*\); start one/);
+    }
+  }, 120_000);
 });

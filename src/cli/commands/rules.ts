@@ -14,18 +14,27 @@ import { initRulesFolder } from '../../rules/rules-folder.js';
 import { loadRules } from '../../rules/rule-loader.js';
 import { loadSchedules } from '../../schedules/schedule-loader.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
-import { durationValue, printJson } from '../option-values.js';
+import { durationValue, printJson, readOptionJson, usageError } from '../option-values.js';
 import { connectRedis } from '../../redis/connect.js';
 import { keySpace } from '../../redis/key-space.js';
 import { requestReload } from '../../remediation/reload-channel.js';
 
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A test event file holds a canonical event, or a raw frame as the daemon sends it. */
 function readEvent(path: string, target: string): CanonicalEvent {
   const text = readFileSync(path, 'utf8');
-  const canonical = canonicalEventSchema.safeParse(JSON.parse(text));
+  // Text that is not JSON is not a canonical event; decodeFrame below says what is wrong with it.
+  const canonical = canonicalEventSchema.safeParse(jsonOrUndefined(text));
   if (canonical.success) return canonical.data;
   const decoded = decodeFrame(text);
-  if (!decoded.ok) throw new ReflexError('EVENT_MALFORMED', `${path}: neither a canonical event nor a valid frame: ${decoded.reason}`);
+  if (!decoded.ok) throw new ReflexError('EVENT_MALFORMED', `${path}: neither a canonical event nor a valid frame: ${decoded.reason.replace(/\s+/g, ' ')}`);
   const event = normalizeFrame(decoded.frame, target);
   if (!event) throw new ReflexError('EVENT_MALFORMED', `${path}: a logging frame; rules never see those`);
   return event;
@@ -118,7 +127,7 @@ export function registerRules(program: Command): void {
   withConnectionOptions(rules.command('test').description('show what a rule decides for an event, without acting').argument('<rule>'))
     .requiredOption('--event <file>', 'a canonical event or a raw daemon frame (JSON)')
     .option('--instance <file>', 'the instance object (JSON) the rule sees; default: read it from --target')
-    .action(async (ruleName: string, opts) => {
+    .action(async (ruleName: string, opts, cmd: Command) => {
       const config = resolveConfig(opts);
       const { rules: loaded } = await loadRules(config.rulesDir);
       const rule = loaded.find((r) => r.name === ruleName);
@@ -126,7 +135,11 @@ export function registerRules(program: Command): void {
       const target = config.target ?? 'unix:///var/lib/lxd/unix.socket';
       const event = readEvent(opts.event, target);
       let instance: Instance | undefined;
-      if (opts.instance) instance = instanceSchema.parse(JSON.parse(readFileSync(opts.instance, 'utf8')));
+      if (opts.instance) {
+        const given = instanceSchema.safeParse(readOptionJson(cmd, '--instance', opts.instance));
+        if (!given.success) usageError(cmd, `--instance ${opts.instance}: not an instance object (${given.error.issues.map((i) => `${i.path.join('.') || '(object)'}: ${i.message}`).join('; ')})`);
+        instance = given.data;
+      }
       else if ('instance' in event && event.instance) {
         // With a targets list, the server the event names (else the first); reads only, a mutating call is refused unsent.
         const targets = targetsOf(config);
