@@ -89,8 +89,15 @@ export class ActionGate {
 
     if (rule.cooldownMs) {
       const key = this.keys.cooldown(rule.name, ref);
-      const fresh = await this.redis.set(key, event.id, 'PX', rule.cooldownMs, 'NX');
-      if (fresh !== 'OK' && (await this.redis.get(key)) !== event.id) {
+      // Held as `identity NEWLINE incident`: another instance's cooldown under the name is not this one's.
+      const identity = identityToken(identityOf(instance));
+      const mine = `${identity}\n${event.id}`;
+      const fresh = await this.redis.set(key, mine, 'PX', rule.cooldownMs, 'NX');
+      const held = fresh === 'OK' ? mine : await this.redis.get(key);
+      const heldIdentity = held?.includes('\n') ? held.slice(0, held.indexOf('\n')) : '';
+      if (held !== null && held !== mine && identity !== '' && heldIdentity !== '' && heldIdentity !== identity) {
+        await this.redis.set(key, mine, 'PX', rule.cooldownMs);
+      } else if (held !== null && held !== mine) {
         return { admitted: false, summary: `skipped: cooldown of ${rule.cooldownMs} ms since the last action of this rule on ${instanceName}` };
       }
     }

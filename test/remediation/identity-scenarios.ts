@@ -127,6 +127,6 @@ export function identityScenarios(bed: DaemonBed): void {
     }
   }
 
-  it('leaves a new instance created under the name of a deleted one stopped when the delayed restart falls due, audited as superseded; its first crash gets restart 1 with no back-off', () => replacedDuringBackOff('recreate'), 90_000);
-  it('leaves a new instance created under the name of a renamed one stopped when the delayed restart falls due, audited as superseded; its first crash gets restart 1 with no back-off', () => replacedDuringBackOff('rename'), 90_000);
+  it('leaves a new instance created under the name of a deleted one stopped when the delayed restart falls due, audited as superseded; its first crash gets restart 1 with no back-off', () => replacedDuringBackOff('recreate'), 120_000);
+  it('leaves a new instance created under the name of a renamed one stopped when the delayed restart falls due, audited as superseded; its first crash gets restart 1 with no back-off', () => replacedDuringBackOff('rename'), 120_000);
 }

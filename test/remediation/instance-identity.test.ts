@@ -65,11 +65,11 @@ describe('the instance that had the incident, not its name: remediation on the s
   });
 
   /** Event processor and executor of one test, on its own key space. */
-  function pipeline(crashLoop?: CrashLoopPolicy): { keys: KeySpace; audit: AuditLog; actions: Queue; crashed: (name: string) => Promise<ActionJob | undefined>; renamedEvent: (from: string, to: string) => Promise<void>; act: (job: ActionJob) => Promise<unknown> } {
+  function pipeline(crashLoop?: CrashLoopPolicy, cooldownMs?: number): { keys: KeySpace; audit: AuditLog; actions: Queue; crashed: (name: string) => Promise<ActionJob | undefined>; renamedEvent: (from: string, to: string) => Promise<void>; act: (job: ActionJob) => Promise<unknown> } {
     const keys = keySpace(uniquePrefix('ident'));
     const connection = redisClient();
     const actions = new Queue(keys.actionsQueue, { connection, prefix: keys.bullPrefix });
-    const rule = restartOnCrash(crashLoop);
+    const rule = { ...restartOnCrash(crashLoop), ...(cooldownMs ? { cooldownMs } : {}) };
     const { executor, close } = testExecutor(redis, keys, client, [rule]);
     cleanups.push(async () => {
       await close();
@@ -211,6 +211,16 @@ describe('the instance that had the incident, not its name: remediation on the s
     expect((await audit.read({ instance: 'moving', type: 'outcome' })).at(-1)).toMatchObject({ correlationId: delayed.correlationId, result: 'skipped', recheck: 'superseded', summary: expect.stringContaining('moving was renamed to moved') });
     await crashed('moved');
     expect((await audit.read({ instance: 'moved', type: 'decision' })).at(-1)!.summary, 'the renamed instance keeps its history').toMatch(/restart 3 of the budget, after a back-off of 120000 ms/);
+  });
+
+  it("does not hold a new instance under a reused name in its predecessor's cooldown", async () => {
+    sim.controls.addInstance({ name: 'cooled', status: 'Stopped', config: optIn });
+    const { crashed, audit } = pipeline(undefined, 600_000);
+    expect(await crashed('cooled')).toBeDefined();
+    expect(await crashed('cooled'), 'premise: the same instance is in the cooldown').toBeUndefined();
+    await remove('cooled');
+    sim.controls.addInstance({ name: 'cooled', status: 'Stopped', config: optIn });
+    expect(await crashed('cooled'), (await audit.read({ instance: 'cooled', type: 'decision' })).map((r) => r.summary).join('\n')).toBeDefined();
   });
 
   it("lets an operator's heal act on whatever instance bears the name now", async () => {
