@@ -64,7 +64,8 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
 
   const prefix = `demo-${randomUUID().slice(0, 8)}`;
   const target = `unix://${sim.socketPath}`;
-  const config = parseConfig({ target, redisUrl, rulesDir: bundledRulesDir, prefix, resyncIntervalMs: 2_000, logLevel: 'warn' });
+  // The bundled rules are type-checked by Reflex's own CI: checking them again only delays the demo.
+  const config = parseConfig({ target, redisUrl, rulesDir: bundledRulesDir, prefix, resyncIntervalMs: 2_000, logLevel: 'warn', typecheckRules: false });
   const summary: DemoSummary = { remediations: [], leftAlone: [], quarantined: [], alerts: [], records: 0 };
   // The example receiver: a signed webhook on 127.0.0.1 that prints what a chat channel would get.
   const receiver = new TerminalReceiver(say);
