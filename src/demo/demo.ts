@@ -75,7 +75,8 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
     const target = `unix://${sim.socketPath}`;
     // A port of its own: a `reflex run` (or another demo) on this host may hold the default 9464.
     const httpPort = await freePort();
-    const config = parseConfig({ target, redisUrl, rulesDir: bundledRulesDir, prefix, resyncIntervalMs: 2_000, logLevel: 'warn', httpPort });
+    // The bundled rules are type-checked by Reflex's own CI: checking them again only delays the demo.
+    const config = parseConfig({ target, redisUrl, rulesDir: bundledRulesDir, prefix, resyncIntervalMs: 2_000, logLevel: 'warn', httpPort, typecheckRules: false });
     const summary: DemoSummary = { remediations: [], leftAlone: [], quarantined: [], alerts: [], records: 0 };
     // The example receiver: a signed webhook on 127.0.0.1 that prints what a chat channel would get.
     const receiver = new TerminalReceiver(say);
