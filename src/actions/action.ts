@@ -56,6 +56,8 @@ export interface ActionOutcome {
   result: 'done' | 'skipped' | 'dry-run';
   summary: string;
   operationId?: string;
+  /** The snapshot a housekeeping job made under a name it chose when it ran (it ran late), for the snapshot ledger. */
+  snapshot?: string;
 }
 
 /**

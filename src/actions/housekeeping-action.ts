@@ -6,9 +6,18 @@ import type { Operation } from '../client/operation.js';
 import type { ActionContext, ActionOutcome } from './action.js';
 import { builtinAction } from './define-action.js';
 import { emittedEventId, publishRuleEvent } from './emit-action.js';
+import { formatSnapshotName, uniqueSnapshotName } from '../housekeeping/snapshot-name.js';
 
 const stepSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('create-snapshot'), name: z.string().min(1), expiresAt: z.string().optional(), dryRun: z.boolean(), describe: z.string() }),
+  z.object({
+    kind: z.literal('create-snapshot'),
+    name: z.string().min(1),
+    expiresAt: z.string().optional(),
+    dryRun: z.boolean(),
+    describe: z.string(),
+    /** A job that runs more than `afterMs` after its tick queued it (wall clock) names the snapshot by the time it is taken, with this pattern. */
+    late: z.object({ pattern: z.string().min(1), tz: z.string(), queuedAt: z.number(), afterMs: z.number() }).optional(),
+  }),
   z.object({ kind: z.literal('delete-snapshot'), name: z.string().min(1), dryRun: z.boolean(), describe: z.string() }),
   z.object({ kind: z.literal('delete-instance'), dryRun: z.boolean(), describe: z.string() }),
 ]);
@@ -61,7 +70,10 @@ export const housekeepingAction = builtinAction({
     let created = false;
     const failed: string[] = [];
     let announced = false;
-    for (const step of steps) {
+    let renamed: string | undefined;
+    for (const planned of steps) {
+      const step = planned.kind === 'create-snapshot' && !planned.dryRun && !ctx.dryRun ? await namedWhenTaken(ctx, planned, parsed.schedule) : planned;
+      if (step.kind === 'create-snapshot' && planned.kind === 'create-snapshot' && step.name !== planned.name) renamed = step.name;
       const d = callOf(step, ctx.instance);
       const record = { step: step.describe, plan, schedule };
       if (step.dryRun || ctx.dryRun) {
@@ -103,9 +115,27 @@ export const housekeepingAction = builtinAction({
     const result = done === 0 && failed.length === 0 ? 'dry-run' : 'done';
     if (announced) await hook(ctx, parsed, 'after', { result, done, failed });
     if (result === 'dry-run') return { result, summary: `${schedule}: ${dry} dry-run step(s)` };
-    return { result, summary: `${schedule}: ${done} change(s) made${failed.length ? `, ${failed.length} failed (${failed.join('; ')})` : ''}${dry ? `, ${dry} dry-run` : ''}` };
+    return { result, summary: `${schedule}: ${done} change(s) made${failed.length ? `, ${failed.length} failed (${failed.join('; ')})` : ''}${dry ? `, ${dry} dry-run` : ''}`, ...(renamed ? { snapshot: renamed } : {}) };
   },
 });
+
+/**
+ * A snapshot step of a job that runs late (held behind a hung operation, say; lateness counted from
+ * when the tick queued it, so a tick BullMQ itself took late keeps its due-time name) is named by the time
+ * it is taken, as sanoid names its snapshots, not by the tick it was planned for: the ticks missed
+ * meanwhile take none (the tick runner records them missed), so this one snapshot stands for them.
+ * The ledger learns the name from the job's outcome.
+ */
+async function namedWhenTaken(ctx: ActionContext<unknown>, step: Extract<Step, { kind: 'create-snapshot' }>, schedule: string): Promise<Step> {
+  const now = Date.now();
+  if (!step.late || now - step.late.queuedAt <= step.late.afterMs) return step;
+  const taken = new Set((await ctx.client.listSnapshots(ctx.instance)).map((s) => s.name));
+  // An earlier attempt made it under the planned name (its answer lost): the retry's check finds it.
+  if (taken.has(step.name)) return step;
+  const name = uniqueSnapshotName(formatSnapshotName(step.late.pattern, now, step.late.tz), (n) => taken.has(n));
+  await ctx.audit({ type: 'call', summary: `${schedule}: the snapshot planned as ${step.name} is taken ${Math.round((now - step.late.queuedAt) / 1000)} s after its tick queued it, so it is named by the time it is taken: ${name}`, schedule, snapshot: name, plannedName: step.name });
+  return { ...step, name, describe: step.describe.split(step.name).join(name) };
+}
 
 /**
  * The error of a snapshot that was not made. Whether the snapshot now exists decides: if it does,

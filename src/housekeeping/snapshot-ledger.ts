@@ -33,6 +33,12 @@ export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
 /** How a housekeeping job ended, as far as the ledger cares. `unknown`: no such job (never queued, or removed). */
 export type JobState = 'pending' | 'done' | 'skipped' | 'failed' | 'unknown';
 
+/** How a housekeeping job ended, and the snapshot it made when it named it when it ran (it ran late) instead of as claimed. */
+export interface JobReport {
+  state: JobState;
+  snapshot?: string;
+}
+
 /** The ledger of one deployment. */
 export class SnapshotLedger {
   constructor(
@@ -84,6 +90,8 @@ export interface Settlement {
   failed: { name: string; step: 'create' | 'delete' }[];
   /** Entries whose job is still running: checked again next tick. */
   pending: string[];
+  /** This schedule's jobs that have not ended yet, with the due time of the tick that queued each. */
+  waiting: { jobId: string; tickAt: number }[];
 }
 
 /**
@@ -91,18 +99,37 @@ export interface Settlement {
  * the jobs that made or deleted them. Pure; the tick writes the result, `reflex housekeeping plan`
  * only reads it. Entries of other schedules are left to their own ticks (counted once).
  */
-export function settleLedger(schedule: string, entries: Map<string, LedgerEntry>, snapshots: SnapshotInfo[], jobState: (jobId: string) => JobState): Settlement {
+export function settleLedger(schedule: string, entries: Map<string, LedgerEntry>, snapshots: SnapshotInfo[], jobState: (jobId: string) => JobState | JobReport): Settlement {
   const present = new Map(snapshots.map((s) => [s.name, s]));
-  const out: Settlement = { owned: new Map(), write: new Map(), forget: [], reserved: new Set(entries.keys()), claimedTicks: new Set(), made: [], pruned: [], failed: [], pending: [] };
-  for (const [name, entry] of entries) {
-    if (entry.schedule !== schedule) continue;
-    const snap = present.get(name);
+  const out: Settlement = { owned: new Map(), write: new Map(), forget: [], reserved: new Set(entries.keys()), claimedTicks: new Set(), made: [], pruned: [], failed: [], pending: [], waiting: [] };
+  const wait = (jobId: string, tickAt: number) => {
+    if (!out.waiting.some((w) => w.jobId === jobId)) out.waiting.push({ jobId, tickAt });
+  };
+  for (const [name, claimed] of entries) {
+    if (claimed.schedule !== schedule) continue;
+    let entry = claimed;
+    let snap = present.get(name);
     if (entry.createdAt === undefined) {
       // A claim: the job that makes it may have run.
-      const state = jobState(entry.jobId);
+      const report = reportOf(jobState(entry.jobId));
+      const state = report.state;
       if (state === 'pending') {
         out.pending.push(name);
         out.claimedTicks.add(entry.tickAt);
+        wait(entry.jobId, entry.tickAt);
+        continue;
+      }
+      // The job ran late and named its snapshot when it took it: the claim moves to that name, on the job's word.
+      const made = report.snapshot;
+      if (state === 'done' && made !== undefined && made !== name && present.has(made)) {
+        out.forget.push(name);
+        out.reserved.add(made);
+        snap = present.get(made);
+        entry = { ...entry, createdAt: snap!.createdAt };
+        out.write.set(made, entry);
+        out.owned.set(made, entry);
+        out.claimedTicks.add(entry.tickAt);
+        out.made.push(made);
         continue;
       }
       if (snap && state === 'done') {
@@ -131,8 +158,11 @@ export function settleLedger(schedule: string, entries: Map<string, LedgerEntry>
     out.claimedTicks.add(entry.tickAt);
     let kept = entry;
     if (entry.deleting) {
-      const state = jobState(entry.deleting.jobId);
-      if (state === 'pending') out.pending.push(name);
+      const state = reportOf(jobState(entry.deleting.jobId)).state;
+      if (state === 'pending') {
+        out.pending.push(name);
+        wait(entry.deleting.jobId, entry.deleting.tickAt);
+      }
       else {
         if (state !== 'skipped') out.failed.push({ name, step: 'delete' });
         const { deleting: _, ...rest } = entry;
@@ -143,6 +173,10 @@ export function settleLedger(schedule: string, entries: Map<string, LedgerEntry>
     out.owned.set(name, kept);
   }
   return out;
+}
+
+function reportOf(r: JobState | JobReport): JobReport {
+  return typeof r === 'string' ? { state: r } : r;
 }
 
 /** Names of the snapshots any schedule proved Reflex made (confirmed, same creation time as listed). */

@@ -74,7 +74,7 @@ export class Metrics {
   /** Schedule ticks by result (ran, skipped: late, overlapping or already run). */
   readonly housekeepingTicks = new Counter({ name: 'reflex_housekeeping_ticks_total', help: 'Schedule ticks taken by this replica, by schedule and result (ran, skipped)', labelNames: ['schedule', 'result'] as const, registers: [this.registry] });
   /** Counted by the tick after the one that queued the work, when the snapshot ledger is settled. */
-  readonly housekeepingSnapshots = new Counter({ name: 'reflex_housekeeping_snapshots_total', help: 'Snapshot steps of schedules by result (made, pruned, failed: a snapshot not made or a deletion not done after its retries), counted when the next tick settles the ledger', labelNames: ['schedule', 'result'] as const, registers: [this.registry] });
+  readonly housekeepingSnapshots = new Counter({ name: 'reflex_housekeeping_snapshots_total', help: 'Snapshot steps of schedules by result (made, pruned, failed: a snapshot not made or a deletion not done after its retries), counted when the next tick settles the ledger; missed: a tick coalesced into the still held job of an earlier tick', labelNames: ['schedule', 'result'] as const, registers: [this.registry] });
   readonly housekeepingNewestAge = new Gauge({ name: 'reflex_housekeeping_newest_snapshot_age_seconds', help: 'Age of the newest snapshot a schedule made of an instance, as of the schedule\'s last tick', labelNames: ['schedule', 'project', 'instance'] as const, registers: [this.registry] });
 
   readonly leaseHolder = new Gauge({ name: 'reflex_lease_holder', help: '1 while this process holds the subscriber lease of the target (reads its event stream), 0 on standby', labelNames: ['target'] as const, registers: [this.registry] });

@@ -4,7 +4,7 @@ import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import { describeStartFailure } from '../events/start-failure-text.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import { resolveActionFailed } from './action-failed-alert.js';
+import { actionFailedKind, resolveAlert } from './alert-resolution.js';
 import { alertFingerprint, type AlertAction, type AlertInput } from './alert.js';
 import type { AlertChange, Notifier } from './notifier.js';
 
@@ -27,6 +27,8 @@ export interface RuleResponse {
 /** The alert kinds of instance incidents. A recovery (Running again) resolves each, and the instance's `action-failed` alert. */
 export const instanceAlertKinds = { crashed: 'instance.crashed', error: 'instance.error', startFailed: 'instance.start-failed' } as const;
 const kinds = Object.values(instanceAlertKinds);
+/** Alerts about an instance that its recovery (Running again) ends besides the incident's own. */
+const healedKinds = [actionFailedKind, 'crash-loop'];
 
 /**
  * Turns instance incidents into alerts: a crash (Stopped without a request, or a stop seen only
@@ -129,8 +131,23 @@ export class InstanceAlerts {
         return resolution(recovery);
       });
     }
-    // Healthy again: an action that gave up on it earlier is moot, whoever brought it back.
-    await resolveActionFailed({ notifier, audit: this.deps.audit }, event, { summary: recovery.summary, outcome: 'recovered', endsAt: recovery.endsAt });
+    // Healthy again, whoever brought it back: an action that gave up on it, or a crash loop Reflex
+    // stopped restarting, is over (a quarantine stays until it lapses or is released).
+    const healed = { notifier, audit: this.deps.audit };
+    for (const kind of healedKinds) await resolveAlert(healed, kind, event, { summary: recovery.summary, outcome: 'recovered', endsAt: recovery.endsAt });
+    await this.stormOver(event, recovery);
+  }
+
+  /**
+   * A storm alert of the instance's member resolves with the first recovery there (in the project
+   * the storm alert names) once the member is out of the storm: its windows of failing
+   * remediations have lapsed, and an instance on it is Running again.
+   */
+  private async stormOver(event: StatusEvent, recovery: Recovery): Promise<void> {
+    const { notifier, audit, inStorm } = this.deps;
+    if (!event.location || !inStorm || (await inStorm(event))) return;
+    const summary = `the failure storm on ${event.location} is over: no rule is held there any more, and ${recovery.summary}`;
+    await resolveAlert({ notifier, audit }, 'storm', { target: event.target, project: event.project, instance: `member:${event.location}` }, { summary, outcome: 'recovered', endsAt: recovery.endsAt });
   }
 
   /**

@@ -13,7 +13,7 @@ import { ReflexError } from '../errors/reflex-error.js';
 import type { EventJob } from '../events/event-job.js';
 import { OWN_OPERATION_MAX_MS, type OwnOperations } from '../events/intent.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { actionFailedKind, resolveActionFailed } from '../notify/action-failed-alert.js';
+import { actionFailedKind, resolveAlert } from '../notify/alert-resolution.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { HeldLock, TokenLock } from '../redis/token-lock.js';
@@ -56,7 +56,7 @@ export interface ActionExecutorDeps {
   /** Where the `emit` action publishes follow-up events; none: `emit` fails. */
   events?: Queue;
   /** The `notify` action's notifier, which also resolves an `action-failed` alert when a later action on its instance succeeds; none: `notify` fails. */
-  notifier?: Pick<Notifier, 'notify' | 'resolve'>;
+  notifier?: Pick<Notifier, 'notify' | 'amend'>;
   /** Storm control: holds a rule's actions on a member in a storm, and counts its remediations; none: off. */
   storms?: StormControl;
   /** The actions of the rules loaded now (built-ins and the rules folder's own; swapped by a reload). Default: the built-ins. */
@@ -250,7 +250,7 @@ export class ActionExecutor {
     const { notifier, audit, logger } = this.deps;
     if (!notifier) return;
     const summary = `a later ${job.action} on ${job.instance} succeeded: ${outcome.summary}`;
-    await resolveActionFailed({ notifier, audit }, refOf(job), { summary, outcome: 'remediated' }).catch((err: Error) => logger.warn({ err, instance: job.instance }, 'action-failed alert not resolved'));
+    await resolveAlert({ notifier, audit }, actionFailedKind, refOf(job), { summary, outcome: 'remediated' }).catch((err: Error) => logger.warn({ err, instance: job.instance }, 'action-failed alert not resolved'));
   }
 
   /** Why the job is held: its rule is in a storm on the instance's member (declared after the job was queued). */

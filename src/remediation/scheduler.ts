@@ -126,18 +126,19 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
     }
     try {
       if (lateMs > schedule.catchUpGraceMs) logger.info({ schedule: schedule.name, lateMs }, 'running a missed tick (catchUp: one)');
-      const report: TickReport = { plans: [], queued: 0, failed: 0 };
+      const report: TickReport = { plans: [], queued: 0, failed: 0, missed: 0 };
       for (const t of opts.targets ?? [{ target: opts.target, client: opts.client }]) {
         const r = await runTick(schedule, { client: t.client, audit, logger, target: t.target, actions: opts.actions, redis, keys, metrics: opts.metrics, raiseAlert: opts.raiseAlert }, { tickAt: dueAt, correlationId });
         report.plans.push(...r.plans);
         report.queued += r.queued;
         report.failed += r.failed;
+        report.missed += r.missed;
       }
       const interval = schedule.everyMs ?? 3_600_000;
       await redis.set(skeys.done(schedule.name, dueAt), '1', 'PX', Math.min(86_400_000, Math.max(60_000, 3 * interval)));
       opts.metrics?.housekeepingTicks.inc({ schedule: schedule.name, result: 'ran' });
-      const summary = `${report.plans.length} instance(s) planned, ${report.queued} queued, ${report.failed} failed`;
-      logger[report.queued || report.failed ? 'info' : 'debug']({ schedule: schedule.name, dueAt: rec.dueAt }, `tick: ${summary}`);
+      const summary = `${report.plans.length} instance(s) planned, ${report.queued} queued, ${report.failed} failed${report.missed ? `, ${report.missed} missed (an earlier tick's job has not run yet)` : ''}`;
+      logger[report.queued || report.failed || report.missed ? 'info' : 'debug']({ schedule: schedule.name, dueAt: rec.dueAt }, `tick: ${summary}`);
       return summary;
     } finally {
       await held.release();

@@ -63,6 +63,8 @@ export interface TickReport {
   queued: number;
   /** Instances that could not be planned (their snapshots could not be read). */
   failed: number;
+  /** Instances whose earlier tick's job had not run yet: this tick was recorded missed there, nothing queued. */
+  missed: number;
 }
 
 /**
@@ -77,7 +79,7 @@ export interface TickReport {
 export async function runTick(schedule: Schedule, deps: TickDeps, opts: TickOptions): Promise<TickReport> {
   const now = opts.now ?? Date.now;
   const instances = await instancesInScope(schedule, deps.client);
-  const report: TickReport = { plans: [], queued: 0, failed: 0 };
+  const report: TickReport = { plans: [], queued: 0, failed: 0, missed: 0 };
   const pools = new Map<string, Promise<number | undefined>>();
   const ledger = new SnapshotLedger(deps.redis, deps.keys.schedules);
   const source = { ledger, target: deps.target, jobState: jobStateOf(deps.actions) };
@@ -98,6 +100,15 @@ export async function runTick(schedule: Schedule, deps: TickDeps, opts: TickOpti
       const { plan, ref } = planned;
       report.plans.push(plan);
       const jobId = housekeepingJobId(schedule.name, opts.tickAt, targetDigest, ref);
+      const held = planned.settlement?.waiting.find((w) => w.tickAt < opts.tickAt && plan.steps.length > 0);
+      if (held) {
+        // Coalesced as sanoid does: the earlier job's one snapshot, named when it is taken, stands for this tick.
+        await settle(schedule, deps, ledger, { ...planned, plan: { ...plan, steps: [] } }, jobId, opts.tickAt, now());
+        await watch(schedule, deps, planned, inst, opts.correlationId, now());
+        await missed(schedule, deps, rec, held, opts.tickAt);
+        report.missed++;
+        return;
+      }
       await settle(schedule, deps, ledger, planned, jobId, opts.tickAt, now());
       await watch(schedule, deps, planned, inst, opts.correlationId, now());
       if (plan.steps.length === 0) {
@@ -108,7 +119,7 @@ export async function runTick(schedule: Schedule, deps: TickDeps, opts: TickOpti
       const allDry = plan.steps.every((s) => s.dryRun);
       deps.logger.info({ schedule: schedule.name, instance: inst.name, dryRun: allDry }, `${allDry ? 'dry-run plan' : 'plan'}:\n${formatPlan(plan)}`);
       await deps.audit.append({ ...rec, type: 'decision', summary: `${schedule.name}: ${allDry ? 'dry-run ' : ''}plan: ${summary.steps.join('; ')}`, plan: summary, notes: plan.notes, dryRun: allDry }, { once: `plan:${opts.correlationId}:${deps.target}:${inst.project}/${inst.name}` });
-      const params: HousekeepingParams = { schedule: schedule.name, steps: plan.steps.map(stepParams), plan: summary, ...(schedule.events ? { events: schedule.events } : {}) };
+      const params: HousekeepingParams = { schedule: schedule.name, steps: plan.steps.map((s) => stepParams(s, schedule)), plan: summary, ...(schedule.events ? { events: schedule.events } : {}) };
       jobs.push({
         name: 'housekeeping',
         data: { rule: schedule.name, action: 'housekeeping', params, target: deps.target, project: inst.project, instance: inst.name, correlationId: opts.correlationId, incidentAt: opts.tickAt, origin: 'schedule', dryRun: false, location: inst.location ?? 'none' },
@@ -164,9 +175,13 @@ async function watch(schedule: Schedule, deps: TickDeps, planned: PlannedInstanc
   const labels = { schedule: schedule.name, project: ref.project, instance: ref.instance };
   const base = { target: deps.target, project: ref.project, instance: ref.instance, correlationId };
   const keys = deps.keys.schedules;
+  const ownershipKey = keys.alerted('ownership', schedule.name, ref);
   if (planned.plan.unproven.length && s.owned.size === 0 && s.pending.length === 0) {
     const summary = `${schedule.name}: ${planned.plan.unproven.length} snapshot(s) of ${ref.project}/${ref.instance} look like the schedule's, but no record proves Reflex made them (records lost, e.g. Redis flushed, or made by hand); retention keeps them: ${planned.plan.unproven.join(', ')}`;
-    await raiseOnce(deps, keys.alerted('ownership', schedule.name, ref), { ...base, kind: 'snapshot-ownership-unknown', severity: 'warning', summary }, schedule);
+    await raiseOnce(deps, ownershipKey, { ...base, kind: 'snapshot-ownership-unknown', severity: 'warning', summary }, schedule);
+  } else if (!planned.plan.unproven.length || s.owned.size > 0) {
+    const why = planned.plan.unproven.length ? `the ledger proves ${s.owned.size + s.pending.length} snapshot(s) of it are the schedule's again` : 'no snapshot of unknown ownership is left';
+    await resolveOnce(deps, ownershipKey, { ...base, kind: 'snapshot-ownership-unknown', severity: 'warning', summary: `${ref.project}/${ref.instance}: ${why} (${schedule.name})` }, schedule);
   }
   if (!snapshotApplies(task, inst)) return;
   const newest = Math.max(0, ...[...s.owned.values()].map((e) => e.createdAt ?? 0));
@@ -180,11 +195,17 @@ async function watch(schedule: Schedule, deps: TickDeps, planned: PlannedInstanc
   if (at - since > schedule.staleAfterMs) {
     const what = newest > 0 ? `its newest snapshot from ${schedule.name} was made ${new Date(newest).toISOString()}` : `${schedule.name} has made no snapshot of it since ${new Date(since).toISOString()}`;
     await raiseOnce(deps, staleKey, { ...base, kind: 'snapshot-stale', severity: 'critical', summary: `${ref.project}/${ref.instance}: ${what}, more than ${formatDuration(schedule.staleAfterMs)} ago (staleAfter)` }, schedule);
-  } else if (await deps.redis.del(staleKey)) {
+  } else {
     const summary = `${ref.project}/${ref.instance}: snapshots from ${schedule.name} are fresh again (newest ${new Date(newest).toISOString()})`;
-    await deps.audit.append({ ...base, rule: schedule.name, type: 'alert', summary, severity: 'info', resolved: true });
-    await deps.raiseAlert?.({ ...base, kind: 'snapshot-stale', severity: 'critical', summary, status: 'resolved' });
+    await resolveOnce(deps, staleKey, { ...base, kind: 'snapshot-stale', severity: 'critical', summary }, schedule);
   }
+}
+
+/** Resolves the alert raised by {@link raiseOnce} under `key`, if it was raised, audited. */
+async function resolveOnce(deps: TickDeps, key: string, alert: HousekeepingAlert, schedule: Schedule): Promise<void> {
+  if (!(await deps.redis.del(key))) return;
+  await deps.audit.append({ correlationId: alert.correlationId, target: alert.target, instance: alert.instance, project: alert.project, rule: schedule.name, type: 'alert', summary: alert.summary, severity: 'info', resolved: true, kind: alert.kind });
+  await deps.raiseAlert?.({ ...alert, status: 'resolved' });
 }
 
 /** Raises an alert once while `key` is set (across ticks and replicas), audited. */
@@ -195,11 +216,28 @@ async function raiseOnce(deps: TickDeps, key: string, alert: HousekeepingAlert, 
   await deps.raiseAlert?.(alert);
 }
 
-function stepParams(step: PlanStep): HousekeepingParams['steps'][number] {
+/**
+ * Records a tick missed on an instance: the job of an earlier tick of the schedule has not ended
+ * (held behind a hung operation, say), so this tick queues nothing there. When that job runs, it
+ * takes one snapshot, named by the time it is taken; the ticks missed meanwhile take none, rather
+ * than a burst of snapshots named after their due times once the instance frees.
+ */
+async function missed(schedule: Schedule, deps: TickDeps, rec: Record<string, string>, held: { jobId: string; tickAt: number }, tickAt: number): Promise<void> {
+  const summary = `${schedule.name}: tick due ${new Date(tickAt).toISOString()} missed on ${rec.project}/${rec.instance}: the job of the tick due ${new Date(held.tickAt).toISOString()} has not run yet (the instance is busy); it takes one snapshot, named when it is taken, for both`;
+  deps.logger.info({ schedule: schedule.name, instance: rec.instance, heldBy: held.jobId }, 'tick missed: an earlier tick\'s job has not run yet');
+  await deps.audit.append({ ...rec, type: 'decision', summary, result: 'missed', heldBy: held.jobId, heldTickAt: new Date(held.tickAt).toISOString() }, { once: `missed:${rec.correlationId}:${deps.target}:${rec.project}/${rec.instance}` });
+  deps.metrics?.housekeepingSnapshots.inc({ schedule: schedule.name, result: 'missed' });
+}
+
+function stepParams(step: PlanStep, schedule: Schedule): HousekeepingParams['steps'][number] {
   const describe = describeStep(step);
   switch (step.kind) {
-    case 'create-snapshot':
-      return { kind: step.kind, name: step.name, ...(step.expiresAt ? { expiresAt: step.expiresAt } : {}), dryRun: step.dryRun, describe };
+    case 'create-snapshot': {
+      const task = schedule.tasks.find((t) => t.task === 'snapshot');
+      // The wall clock, as the job's check is: a tick's injectable clock does not reach the job.
+      const late = task ? { late: { pattern: task.namePattern, tz: schedule.tz, queuedAt: Date.now(), afterMs: schedule.catchUpGraceMs } } : {};
+      return { kind: step.kind, name: step.name, ...(step.expiresAt ? { expiresAt: step.expiresAt } : {}), dryRun: step.dryRun, describe, ...late };
+    }
     case 'delete-snapshot':
       return { kind: step.kind, name: step.name, dryRun: step.dryRun, describe };
     case 'delete-instance':

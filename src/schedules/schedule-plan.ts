@@ -5,7 +5,7 @@ import { evaluateFilter } from '../filter/evaluator.js';
 import { planInstance, rootPool, snapshotInfos, type InstancePlan, type Ownership } from '../housekeeping/instance-plan.js';
 import { poolFreeRatio } from '../housekeeping/pool-space.js';
 import type { SnapshotInfo } from '../housekeeping/retention-plan.js';
-import { provenNames, settleLedger, type JobState, type Settlement, type SnapshotLedger } from '../housekeeping/snapshot-ledger.js';
+import { provenNames, settleLedger, type JobReport, type Settlement, type SnapshotLedger } from '../housekeeping/snapshot-ledger.js';
 import type { InstanceRef } from '../redis/key-space.js';
 import type { Schedule } from './schedule.js';
 
@@ -23,7 +23,7 @@ export interface LedgerSource {
   ledger: SnapshotLedger;
   /** The target as configured (the ledger's instance key). */
   target: string;
-  jobState(jobId: string): Promise<JobState>;
+  jobState(jobId: string): Promise<JobReport>;
 }
 
 /** One instance's plan, with what it was made from. */
@@ -64,7 +64,7 @@ export async function planFor(schedule: Schedule, client: InstanceClient, inst: 
       if (e.deleting) ids.add(e.deleting.jobId);
     }
     const states = new Map(await Promise.all([...ids].map(async (id) => [id, await source.jobState(id)] as const)));
-    settlement = settleLedger(schedule.name, entries, snapshots, (id) => states.get(id) ?? 'unknown');
+    settlement = settleLedger(schedule.name, entries, snapshots, (id) => states.get(id) ?? { state: 'unknown' });
     const reflex = provenNames(entries, snapshots);
     for (const n of settlement.owned.keys()) reflex.add(n);
     ownership = {
@@ -90,16 +90,20 @@ export async function planTick(schedule: Schedule, client: InstanceClient, tickA
   return plans.sort((a, b) => (a.project === b.project ? a.instance.localeCompare(b.instance) : a.project.localeCompare(b.project)));
 }
 
-/** How a housekeeping job ended, read from the actions queue. */
-export function jobStateOf(actions: Queue): (jobId: string) => Promise<JobState> {
+/** How a housekeeping job ended, read from the actions queue, with the snapshot it named when it ran (if it did). */
+export function jobStateOf(actions: Queue): (jobId: string) => Promise<JobReport> {
   return async (jobId) => {
     const job = await Job.fromId(actions, jobId);
-    if (!job) return 'unknown';
+    if (!job) return { state: 'unknown' };
     const state = await job.getState();
-    if (state === 'completed') return (job.returnvalue as { result?: string } | null)?.result === 'done' ? 'done' : 'skipped';
-    if (state === 'failed') return 'failed';
-    if (state === 'unknown') return 'unknown';
-    return 'pending';
+    if (state === 'completed') {
+      const value = job.returnvalue as { result?: string; snapshot?: unknown } | null;
+      if (value?.result !== 'done') return { state: 'skipped' };
+      return typeof value.snapshot === 'string' ? { state: 'done', snapshot: value.snapshot } : { state: 'done' };
+    }
+    if (state === 'failed') return { state: 'failed' };
+    if (state === 'unknown') return { state: 'unknown' };
+    return { state: 'pending' };
   };
 }
 

@@ -86,18 +86,21 @@ describe('scheduler on the simulator', () => {
     cleanups.push(() => client.close());
     const names = (await client.listSnapshots('a1')).map((s) => s.name);
     expect(new Set(names).size).toBe(names.length);
+    let made = 0;
     for (const n of ['a1', 'a2', 'a3']) {
       // Every snapshot call made a snapshot: no replica asked for a tick another one had taken.
+      // (A tick whose earlier job on an instance still ran is missed there: counts may differ by instance.)
       expect(sim.controls.calls(n, 'snapshot')).toBe((await client.listSnapshots(n)).length);
-      expect(sim.controls.calls(n, 'snapshot')).toBe(names.length);
+      made += (await client.listSnapshots(n)).length;
     }
     expect(sim.controls.calls('other')).toBe(0);
     // One plan per tick and instance, whichever replica ran it.
-    const decisions = (await auditOf(prefix).read({})).filter((r) => r.type === 'decision' && r.rule === 'snap' && r.instance !== undefined); // a tick skipped because the previous one still runs (slow machine) has no instance
+    // A tick skipped because the previous one still runs (slow machine) has no instance; one missed on an instance whose previous job still runs made no plan there.
+    const decisions = (await auditOf(prefix).read({})).filter((r) => r.type === 'decision' && r.rule === 'snap' && r.instance !== undefined && r.result !== 'missed');
     const perTick = new Map<string, number>();
     for (const d of decisions) perTick.set(`${d.correlationId} ${d.instance}`, (perTick.get(`${d.correlationId} ${d.instance}`) ?? 0) + 1);
     expect([...perTick.values()].every((c) => c === 1)).toBe(true);
-    expect(perTick.size).toBe(3 * names.length);
+    expect(perTick.size).toBe(made);
   }, 40_000);
 
   it('with several targets, each tick runs on every target and audits each under its own', async () => {

@@ -1,0 +1,56 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import type { CanonicalEvent } from '../../src/events/canonical-event.js';
+import { InstanceAlerts } from '../../src/notify/instance-alerts.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import { fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
+import { eventually, startRecordingServer, type RecordingServer } from './recording-server.js';
+
+interface Body {
+  alerts: { kind: string; status: string; instance: string; summary: string }[];
+}
+
+/** The alerts about an instance or its member that its recovery ends, besides its crash alert. */
+describe('a recovery resolves the alerts it ends', () => {
+  let fx: NotifierFixture;
+  let server: RecordingServer;
+  afterEach(async () => {
+    await fx.close();
+    await server.close();
+  });
+
+  const running: CanonicalEvent = { kind: 'instance.status', id: 'evt-run', target: 'local', location: 'node1', project: 'default', timestamp: new Date(Date.now() + 1000).toISOString(), synthetic: false, instance: 'web-1', from: 102, to: 103, intent: 'requested', action: 'instance-started' };
+  const raised = (kind: string, instance: string) => ({ kind, severity: 'critical' as const, target: 'local', project: 'default', instance, member: 'node1', summary: `${kind} on ${instance}`, correlationId: `evt-${kind}`, labels: {} });
+
+  async function setup(inStorm: boolean) {
+    fx = new NotifierFixture();
+    server = await startRecordingServer();
+    const notifier = fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings, groupBy: ['kind'] } });
+    const audit = new AuditLog(fx.redis, keySpace(fx.prefix).audit);
+    return { notifier, audit, alerts: new InstanceAlerts({ notifier, redis: fx.redis, audit, inStorm: async () => inStorm }) };
+  }
+  const sent = () => server.requests.flatMap((r) => (r.json as Body).alerts.map((a) => `${a.kind} ${a.instance}:${a.status}`)).sort();
+
+  it('crash-loop of the instance and the storm of its member, once the member is out of the storm; each resolution audited', async () => {
+    const { notifier, audit, alerts } = await setup(false);
+    await notifier.notify(raised('crash-loop', 'web-1'));
+    await notifier.notify(raised('storm', 'member:node1'));
+    await eventually(() => server.requests.length === 2, 'both firing messages');
+    await alerts.observe(running, []);
+    await eventually(() => server.requests.length === 4, 'both resolved messages');
+    expect(sent()).toEqual(['crash-loop web-1:firing', 'crash-loop web-1:resolved', 'storm member:node1:firing', 'storm member:node1:resolved']);
+    const trail = (await audit.read({ count: 20 })).filter((r) => r.type === 'alert').map((r) => r.summary).sort();
+    expect(trail).toEqual([
+      'crash-loop resolved: web-1 is Running (103) again, started through the API',
+      'storm resolved: the failure storm on node1 is over: no rule is held there any more, and web-1 is Running (103) again, started through the API',
+    ]);
+  });
+
+  it('a storm still held on the member stays firing', async () => {
+    const { notifier, alerts } = await setup(true);
+    await notifier.notify(raised('storm', 'member:node1'));
+    await eventually(() => server.requests.length === 1, 'the firing message');
+    await alerts.observe(running, []);
+    expect((await notifier.board.firing()).map((a) => a.kind)).toEqual(['storm']);
+  });
+});
