@@ -116,8 +116,8 @@ function delta(before: string[], after: string[]): { added: string[]; removed: s
  * moment they use it and keep that value for the whole of one piece of work (an event, a
  * re-check), so a reload never shows them half the old set and half the new. {@link reload}
  * loads the folder fully into a new value and swaps it in with one assignment, or refuses and
- * keeps the running set: when any file fails to load (not only when nothing loads: a running set
- * exists to fall back on, unlike at start), when the new set would hold no rule and no schedule
+ * keeps the running set: when any file fails its type-check (when asked) or fails to load, as
+ * the start refuses such a folder (see {@link errorText} for the lines), when the new set would hold no rule and no schedule
  * while the running one holds some (an emptied folder is more likely a mistake, a checkout half
  * done, than a wish to stop; stop the process for that), or when a part refuses it (receivers
  * whose secret cannot be read). Reloads run one at a time. Each is logged and audited.
