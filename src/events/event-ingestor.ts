@@ -3,6 +3,7 @@ import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { CanonicalEvent } from './canonical-event.js';
 import type { EventItem } from './event-job.js';
+import { DEFAULT_MAX_EVENT_BYTES, limitFrameSize } from './frame-size.js';
 import { ReorderHold } from './reorder-hold.js';
 
 /** Options of {@link EventIngestor}. */
@@ -40,6 +41,11 @@ export interface EventIngestorOptions {
   followMaxFrames?: number;
   /** Starts as the writer (true) or as a follower keeping a window (false). Default true. */
   active?: boolean;
+  /**
+   * A frame larger than this has its largest fields replaced by `{"truncated": true, "bytes": N}`
+   * before it is queued (so before it is audited or archived). Default 65 536.
+   */
+  maxEventBytes?: number;
 }
 
 /**
@@ -65,6 +71,7 @@ export class EventIngestor {
   private readonly maxBatch: number;
   private readonly followWindowMs: number;
   private readonly followMaxFrames: number;
+  private readonly maxEventBytes: number;
 
   constructor(private readonly opts: EventIngestorOptions) {
     this.maxBuffered = opts.maxBuffered ?? 100_000;
@@ -73,6 +80,7 @@ export class EventIngestor {
     this.followWindowMs = opts.followWindowMs ?? 60_000;
     this.followMaxFrames = opts.followMaxFrames ?? 50_000;
     this.active = opts.active ?? true;
+    this.maxEventBytes = opts.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.hold = new ReorderHold(this.reorderWindowMs, opts.adaptiveReorder ?? true);
   }
 
@@ -102,7 +110,9 @@ export class EventIngestor {
   }
 
   /** Queues a raw frame (a follower keeps it in its window); never blocks. */
-  pushFrame(raw: string, receivedAt: number): void {
+  pushFrame(received: string, receivedAt: number): void {
+    const { raw, truncatedBytes } = limitFrameSize(received, this.maxEventBytes);
+    if (truncatedBytes !== undefined) this.opts.logger.warn({ bytes: truncatedBytes, maxEventBytes: this.maxEventBytes }, 'event frame larger than maxEventBytes: its largest fields were replaced by truncation markers');
     const item: EventItem = { kind: 'frame', target: this.opts.target, raw, receivedAt };
     if (!this.active) {
       this.ring.push(item);
