@@ -134,17 +134,21 @@ export class EventSubscriber extends EventEmitter {
       for (const line of text.split('\n')) if (line.trim()) this.opts.onFrame(line, receivedAt);
     });
     socket.on('error', (err) => {
+      // ws refusing a frame over maxPayload (close code 1009): the frame is gone and the daemon does not
+      // send it again. Cut at once rather than wait out the close handshake behind the frame's bytes.
+      if ((err as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+        this.opts.logger.error({ maxFrameBytes: this.opts.maxFrameBytes }, 'event frame larger than maxFrameBytes refused and lost; reconnecting and resyncing');
+        this.opts.onOversized?.(Date.now());
+        socket.terminate();
+        return;
+      }
       this.opts.logger.warn({ err, url }, 'event socket error');
       // A cluster target reconnects to its next member; the resync on connect covers the gap.
       if (isConnectionFailure(err)) endpoint.unreachable?.();
     });
     socket.on('close', (code) => {
       clearInterval(watchdog);
-      // 1009 (message too big) is ws refusing a frame over maxPayload: the daemon does not send it again.
-      if (code === 1009) {
-        this.opts.logger.error({ maxFrameBytes: this.opts.maxFrameBytes }, 'event frame larger than maxFrameBytes refused and lost; reconnecting and resyncing');
-        this.opts.onOversized?.(Date.now());
-      }
+
       // A socket replaced meanwhile (stop then start, as on a lease hand-back) must not reconnect too.
       const current = this.socket === socket;
       if (current) this.socket = undefined;
