@@ -197,7 +197,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       const client = clientFor(t.id);
       const held = new SubscriberLease({ redis, key: keys.lease(t.id), fenceKey: keys.leaseFence(t.id), vacantKey: keys.leaseVacant(t.id), logger: log, ttlMs: config.leaseTtlMs, mayTake: spread && ((ms) => spread.mayTake(ms)) });
       // Every replica reads the stream; only the lease holder writes it, followers keep a window to replay on a takeover.
-      const ingestor = new EventIngestor({ queue: eventsQueue, target: t.id, logger: log, active: false, onOverflow: () => void resync('gap'), mayWrite: () => held.isCurrent(), maxEventBytes: config.maxEventBytes });
+      const ingestor = new EventIngestor({ queue: eventsQueue, target: t.id, logger: log, active: false, onOverflow: () => void resync('gap'), mayWrite: () => held.isCurrent(), maxEventBytes: config.maxEventBytes, clockToleranceMs: config.clockToleranceMs });
       const resync = async (reason: 'gap' | 'periodic' | 'manual' = 'manual') => {
         if (!held.isHeld) return;
         const events = await resyncEvents(client, tracker, t.id, { graceMs: config.resyncGraceMs, project: t.project });

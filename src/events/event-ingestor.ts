@@ -3,6 +3,7 @@ import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { CanonicalEvent } from './canonical-event.js';
 import type { EventItem } from './event-job.js';
+import { DEFAULT_CLOCK_TOLERANCE_MS } from './event-time.js';
 import { DEFAULT_MAX_EVENT_BYTES, limitFrameSize } from './frame-size.js';
 import { ReorderHold } from './reorder-hold.js';
 
@@ -46,6 +47,11 @@ export interface EventIngestorOptions {
    * before it is queued (so before it is audited or archived). Default 65 536.
    */
   maxEventBytes?: number;
+  /**
+   * A frame dated further ahead of its receipt than this is ordered (and held) by its receipt
+   * time: one wrong timestamp must not put the instance's later frames behind it. Default 5 minutes.
+   */
+  clockToleranceMs?: number;
 }
 
 /**
@@ -119,8 +125,12 @@ export class EventIngestor {
       this.trimRing(receivedAt);
       return;
     }
-    this.instanceOf.set(item, this.hold.arrived(raw, timestampKey(raw), receivedAt));
+    this.instanceOf.set(item, this.hold.arrived(raw, this.orderKey(item), receivedAt));
     this.push(item);
+  }
+
+  private orderKey(item: EventItem & { kind: 'frame' }): string | undefined {
+    return timestampKey(item.raw, item.receivedAt, this.opts.clockToleranceMs);
   }
 
   private trimRing(now: number): void {
@@ -190,7 +200,7 @@ export class EventIngestor {
           continue; // frames that came meanwhile may have changed the holds
         }
         const generation = this.generation;
-        const batch = inDaemonOrder(taken.map((i) => this.buffer[i]!));
+        const batch = inDaemonOrder(taken.map((i) => this.buffer[i]!), this.opts.clockToleranceMs);
         try {
           if (this.opts.mayWrite && !(await this.opts.mayWrite())) {
             this.opts.logger.warn({ held: this.buffer.length }, 'not the lease holder: following (the holder writes; these frames stay in the window)');
@@ -200,7 +210,7 @@ export class EventIngestor {
           if (generation !== this.generation) continue;
           // The job id is a hash of the batch's content: a write retried after a lost reply is stored once.
           await this.opts.queue.add('batch', { kind: 'batch', target: this.opts.target, items: batch }, { jobId: batchId(batch) });
-          for (const item of batch) if (item.kind === 'frame') this.hold.written(this.instanceOf.get(item) ?? '', timestampKey(item.raw));
+          for (const item of batch) if (item.kind === 'frame') this.hold.written(this.instanceOf.get(item) ?? '', this.orderKey(item));
           // Frames pushed meanwhile were appended, so the positions taken still hold (unless the buffer was thrown away).
           if (generation === this.generation) {
             const gone = new Set(taken);
@@ -222,7 +232,7 @@ export class EventIngestor {
  * do not cross it). The timestamp is cut out of the text, not parsed as JSON: this runs for every
  * frame of a storm. A frame without a readable timestamp keeps its place relative to its neighbours.
  */
-export function inDaemonOrder(jobs: EventItem[]): EventItem[] {
+export function inDaemonOrder(jobs: EventItem[], clockToleranceMs = DEFAULT_CLOCK_TOLERANCE_MS): EventItem[] {
   const out: EventItem[] = [];
   let run: { job: EventItem; key: string; i: number }[] = [];
   const flushRun = () => {
@@ -237,7 +247,7 @@ export function inDaemonOrder(jobs: EventItem[]): EventItem[] {
       out.push(job);
       return;
     }
-    lastKey = timestampKey(job.raw) ?? lastKey;
+    lastKey = timestampKey(job.raw, job.receivedAt, clockToleranceMs) ?? lastKey;
     run.push({ job, key: lastKey, i });
   });
   flushRun();
@@ -246,12 +256,17 @@ export function inDaemonOrder(jobs: EventItem[]): EventItem[] {
 
 const timestampPattern = /"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)"/;
 
-/** A sortable key (UTC, nanoseconds) for an RFC 3339 timestamp inside a frame. */
-function timestampKey(raw: string): string | undefined {
+/**
+ * A sortable key (UTC, nanoseconds) for an RFC 3339 timestamp inside a frame; its receipt time
+ * when the timestamp is further ahead of it than the tolerance (as the processor clamps it).
+ */
+function timestampKey(raw: string, receivedAt: number, toleranceMs = DEFAULT_CLOCK_TOLERANCE_MS): string | undefined {
   const m = timestampPattern.exec(raw);
   if (!m) return undefined;
   const ms = Date.parse(`${m[1]}${m[3]}`);
   if (Number.isNaN(ms)) return undefined;
+  // Whole seconds, then the fraction in nanoseconds, as the timestamp's own key is built.
+  if (ms > receivedAt + toleranceMs) return `${String(receivedAt - (receivedAt % 1000)).padStart(15, '0')}${String(receivedAt % 1000).padStart(3, '0').padEnd(9, '0')}`;
   return `${String(ms).padStart(15, '0')}${(m[2] ?? '').padEnd(9, '0')}`;
 }
 
