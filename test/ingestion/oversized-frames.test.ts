@@ -5,6 +5,7 @@ import { StatusCode } from '../../src/client/status-code.js';
 import { parseConfig } from '../../src/config/config.js';
 import { EventArchive } from '../../src/events/event-archive.js';
 import { limitFrameSize } from '../../src/events/frame-size.js';
+import { keepRejected } from '../../src/events/rejected-events.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
@@ -36,6 +37,26 @@ describe('a frame too large to keep whole', () => {
     const { raw } = limitFrameSize(`{"type":"lifecycle",${'y'.repeat(MB)}`, 64 * 1024);
     expect(raw.length).toBeLessThan(64 * 1024 + 100);
     expect(raw).toMatch(/…\[truncated: \d+ bytes\]$/);
+  });
+});
+
+describe('the rejected stream', () => {
+  const redis = redisClient();
+
+  it('keeps each rejected input cut to maxEventBytes, with its size, and audits it once', async () => {
+    const prefix = uniquePrefix('rejected');
+    const keys = keySpace(prefix);
+    const audit = new AuditLog(redis, keys.audit);
+    const input = { target: 't', reason: 'not JSON', raw: `{${'z'.repeat(5 * MB)}`, hash: 'h1', receivedAt: Date.now() };
+    expect(await keepRejected(redis, keys.rejected, audit, input, 64 * 1024)).toBe(true);
+    expect(await keepRejected(redis, keys.rejected, audit, input, 64 * 1024), 'the same input again: kept, not audited again').toBe(false);
+    const rows = (await redis.xrange(keys.rejected, '-', '+')) as [string, string[]][];
+    expect(rows).toHaveLength(2);
+    const raw = rows[0]![1][rows[0]![1].indexOf('raw') + 1]!;
+    expect(raw.length).toBeLessThan(64 * 1024 + 100);
+    expect(raw).toMatch(new RegExp(`…\\[truncated: ${5 * MB + 1} bytes\\]$`));
+    const left = await redis.keys(`*${prefix}*`);
+    if (left.length) await redis.del(...left);
   });
 });
 
