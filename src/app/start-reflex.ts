@@ -38,6 +38,7 @@ import { installProcessGuards } from '../log/process-guards.js';
 import { startHeapTrim } from './heap-trim.js';
 import { startMemberWatch } from '../remediation/member-watch.js';
 import { startRemediation } from '../remediation/remediation.js';
+import { oversizedFrameNote } from '../events/frame-size.js';
 import { actionJobOptions } from '../remediation/action-job.js';
 import { retryPolicy } from '../remediation/retry-policy.js';
 
@@ -161,7 +162,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   // A queue with no error listener prints each Redis connection error with its stack; the
   // connection's trouble is already reported once (connectRedis), so the queues' copies go to debug.
   for (const q of [eventsQueue, actionsQueue]) q.on('error', (err) => logger.debug({ err, queue: q.name }, 'queue error'));
-  const tracker = new StateTracker(redis, keys);
+  const tracker = new StateTracker(redis, keys, config.clockToleranceMs);
   const audit = new AuditLog(redis, keys.audit);
   metrics.watchDeadLetters(actionsQueue);
   metrics.watchQueue(eventsQueue);
@@ -196,7 +197,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       const client = clientFor(t.id);
       const held = new SubscriberLease({ redis, key: keys.lease(t.id), fenceKey: keys.leaseFence(t.id), vacantKey: keys.leaseVacant(t.id), logger: log, ttlMs: config.leaseTtlMs, mayTake: spread && ((ms) => spread.mayTake(ms)) });
       // Every replica reads the stream; only the lease holder writes it, followers keep a window to replay on a takeover.
-      const ingestor = new EventIngestor({ queue: eventsQueue, target: t.id, logger: log, active: false, onOverflow: () => void resync('gap'), mayWrite: () => held.isCurrent() });
+      const ingestor = new EventIngestor({ queue: eventsQueue, target: t.id, logger: log, active: false, onOverflow: () => void resync('gap'), mayWrite: () => held.isCurrent(), maxEventBytes: config.maxEventBytes, clockToleranceMs: config.clockToleranceMs });
       const resync = async (reason: 'gap' | 'periodic' | 'manual' = 'manual') => {
         if (!held.isHeld) return;
         const events = await resyncEvents(client, tracker, t.id, { graceMs: config.resyncGraceMs, project: t.project });
@@ -213,6 +214,9 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
         onConnected: () => resync('gap'),
         logger: log,
         metrics,
+        maxFrameBytes: config.maxFrameBytes,
+        // Queued as a note the processor rejects: kept, audited and alerted on the one rejected-input path.
+        onOversized: (at) => ingestor.pushFrame(oversizedFrameNote(config.maxFrameBytes, at), at),
       });
       held.on('acquired', () => {
         ingestor.activate();
@@ -294,6 +298,8 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
         raiseAlert,
         gate: { storm: config.stormThreshold > 0 ? { threshold: config.stormThreshold, windowMs: config.stormWindowMs } : false, autorestartStandBackMs: config.autorestartStandBackMs },
         actionAttempts: config.actionAttempts,
+        clockToleranceMs: config.clockToleranceMs,
+        maxEventBytes: config.maxEventBytes,
         actionConcurrency: config.actionConcurrency,
       });
       inStorm = (e) => remediation.gate.inStorm(e);

@@ -129,6 +129,24 @@ export const configSchema = z.strictObject({
    * restart reconnects within it). Default 30 000 ms; a stream never open since the start is not ready at once.
    */
   streamLossGraceMs: durationMs(z.number().int().min(0).max(3_600_000)).default(30_000),
+  /**
+   * Largest frame the events WebSocket accepts (`ws` maxPayload). A larger frame closes the socket
+   * (1009): it is lost, kept as rejected, audited and alerted, and the stream reconnects and
+   * resyncs. Default 4 MiB (4 194 304).
+   */
+  maxFrameBytes: z.number().int().min(64 * 1024).max(100 * 1024 * 1024).default(4 * 1024 * 1024),
+  /**
+   * Largest event kept whole: a larger frame has its largest fields replaced by
+   * `{"truncated": true, "bytes": N}` before it is queued, audited or archived, and a rejected input
+   * is kept cut to this size. Default 64 KiB (65 536).
+   */
+  maxEventBytes: z.number().int().min(4 * 1024).max(16 * 1024 * 1024).default(64 * 1024),
+  /**
+   * How far an event's time may be ahead of Reflex's clock: a frame dated further ahead is
+   * processed at its receipt time, audited and alerted, and a tracked status dated further ahead
+   * no longer hides newer news. Default 5 minutes.
+   */
+  clockToleranceMs: durationMs(z.number().int().min(1_000)).default(5 * 60_000),
   /** Entries the event archive (`<prefix>:archive`) keeps at most. Default 1 000 000. */
   archiveMaxLength: z.number().int().min(1).default(1_000_000),
   /** Age after which archived events are trimmed. Default 7 days. */

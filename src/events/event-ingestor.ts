@@ -3,6 +3,8 @@ import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { CanonicalEvent } from './canonical-event.js';
 import type { EventItem } from './event-job.js';
+import { DEFAULT_CLOCK_TOLERANCE_MS } from './event-time.js';
+import { DEFAULT_MAX_EVENT_BYTES, limitFrameSize } from './frame-size.js';
 import { ReorderHold } from './reorder-hold.js';
 
 /** Options of {@link EventIngestor}. */
@@ -40,6 +42,16 @@ export interface EventIngestorOptions {
   followMaxFrames?: number;
   /** Starts as the writer (true) or as a follower keeping a window (false). Default true. */
   active?: boolean;
+  /**
+   * A frame larger than this has its largest fields replaced by `{"truncated": true, "bytes": N}`
+   * before it is queued (so before it is audited or archived). Default 65 536.
+   */
+  maxEventBytes?: number;
+  /**
+   * A frame dated further ahead of its receipt than this is ordered (and held) by its receipt
+   * time: one wrong timestamp must not put the instance's later frames behind it. Default 5 minutes.
+   */
+  clockToleranceMs?: number;
 }
 
 /**
@@ -65,6 +77,7 @@ export class EventIngestor {
   private readonly maxBatch: number;
   private readonly followWindowMs: number;
   private readonly followMaxFrames: number;
+  private readonly maxEventBytes: number;
 
   constructor(private readonly opts: EventIngestorOptions) {
     this.maxBuffered = opts.maxBuffered ?? 100_000;
@@ -73,6 +86,7 @@ export class EventIngestor {
     this.followWindowMs = opts.followWindowMs ?? 60_000;
     this.followMaxFrames = opts.followMaxFrames ?? 50_000;
     this.active = opts.active ?? true;
+    this.maxEventBytes = opts.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.hold = new ReorderHold(this.reorderWindowMs, opts.adaptiveReorder ?? true);
   }
 
@@ -102,15 +116,21 @@ export class EventIngestor {
   }
 
   /** Queues a raw frame (a follower keeps it in its window); never blocks. */
-  pushFrame(raw: string, receivedAt: number): void {
+  pushFrame(received: string, receivedAt: number): void {
+    const { raw, truncatedBytes } = limitFrameSize(received, this.maxEventBytes);
+    if (truncatedBytes !== undefined) this.opts.logger.warn({ bytes: truncatedBytes, maxEventBytes: this.maxEventBytes }, 'event frame larger than maxEventBytes: its largest fields were replaced by truncation markers');
     const item: EventItem = { kind: 'frame', target: this.opts.target, raw, receivedAt };
     if (!this.active) {
       this.ring.push(item);
       this.trimRing(receivedAt);
       return;
     }
-    this.instanceOf.set(item, this.hold.arrived(raw, timestampKey(raw), receivedAt));
+    this.instanceOf.set(item, this.hold.arrived(raw, this.orderKey(item), receivedAt));
     this.push(item);
+  }
+
+  private orderKey(item: EventItem & { kind: 'frame' }): string | undefined {
+    return timestampKey(item.raw, item.receivedAt, this.opts.clockToleranceMs);
   }
 
   private trimRing(now: number): void {
@@ -180,7 +200,7 @@ export class EventIngestor {
           continue; // frames that came meanwhile may have changed the holds
         }
         const generation = this.generation;
-        const batch = inDaemonOrder(taken.map((i) => this.buffer[i]!));
+        const batch = inDaemonOrder(taken.map((i) => this.buffer[i]!), this.opts.clockToleranceMs);
         try {
           if (this.opts.mayWrite && !(await this.opts.mayWrite())) {
             this.opts.logger.warn({ held: this.buffer.length }, 'not the lease holder: following (the holder writes; these frames stay in the window)');
@@ -190,7 +210,7 @@ export class EventIngestor {
           if (generation !== this.generation) continue;
           // The job id is a hash of the batch's content: a write retried after a lost reply is stored once.
           await this.opts.queue.add('batch', { kind: 'batch', target: this.opts.target, items: batch }, { jobId: batchId(batch) });
-          for (const item of batch) if (item.kind === 'frame') this.hold.written(this.instanceOf.get(item) ?? '', timestampKey(item.raw));
+          for (const item of batch) if (item.kind === 'frame') this.hold.written(this.instanceOf.get(item) ?? '', this.orderKey(item));
           // Frames pushed meanwhile were appended, so the positions taken still hold (unless the buffer was thrown away).
           if (generation === this.generation) {
             const gone = new Set(taken);
@@ -212,7 +232,7 @@ export class EventIngestor {
  * do not cross it). The timestamp is cut out of the text, not parsed as JSON: this runs for every
  * frame of a storm. A frame without a readable timestamp keeps its place relative to its neighbours.
  */
-export function inDaemonOrder(jobs: EventItem[]): EventItem[] {
+export function inDaemonOrder(jobs: EventItem[], clockToleranceMs = DEFAULT_CLOCK_TOLERANCE_MS): EventItem[] {
   const out: EventItem[] = [];
   let run: { job: EventItem; key: string; i: number }[] = [];
   const flushRun = () => {
@@ -227,7 +247,7 @@ export function inDaemonOrder(jobs: EventItem[]): EventItem[] {
       out.push(job);
       return;
     }
-    lastKey = timestampKey(job.raw) ?? lastKey;
+    lastKey = timestampKey(job.raw, job.receivedAt, clockToleranceMs) ?? lastKey;
     run.push({ job, key: lastKey, i });
   });
   flushRun();
@@ -236,12 +256,17 @@ export function inDaemonOrder(jobs: EventItem[]): EventItem[] {
 
 const timestampPattern = /"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)"/;
 
-/** A sortable key (UTC, nanoseconds) for an RFC 3339 timestamp inside a frame. */
-function timestampKey(raw: string): string | undefined {
+/**
+ * A sortable key (UTC, nanoseconds) for an RFC 3339 timestamp inside a frame; its receipt time
+ * when the timestamp is further ahead of it than the tolerance (as the processor clamps it).
+ */
+function timestampKey(raw: string, receivedAt: number, toleranceMs = DEFAULT_CLOCK_TOLERANCE_MS): string | undefined {
   const m = timestampPattern.exec(raw);
   if (!m) return undefined;
   const ms = Date.parse(`${m[1]}${m[3]}`);
   if (Number.isNaN(ms)) return undefined;
+  // Whole seconds, then the fraction in nanoseconds, as the timestamp's own key is built.
+  if (ms > receivedAt + toleranceMs) return `${String(receivedAt - (receivedAt % 1000)).padStart(15, '0')}${String(receivedAt % 1000).padStart(3, '0').padEnd(9, '0')}`;
   return `${String(ms).padStart(15, '0')}${(m[2] ?? '').padEnd(9, '0')}`;
 }
 

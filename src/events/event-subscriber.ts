@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import type { EventsEndpoint } from '../client/client.js';
 import { isConnectionFailure } from '../client/transport.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { DEFAULT_MAX_FRAME_BYTES } from './frame-size.js';
 
 /** Options of {@link EventSubscriber}. */
 export interface EventSubscriberOptions {
@@ -24,6 +25,14 @@ export interface EventSubscriberOptions {
   maxBackoffMs?: number;
   /** Counts reconnects; none: not counted. */
   metrics?: Metrics;
+  /**
+   * Largest frame accepted (`ws` maxPayload). A larger one makes `ws` close the socket with 1009:
+   * the frame is lost, `onOversized` is told, and the subscriber reconnects (and so resyncs).
+   * Default 4 MiB.
+   */
+  maxFrameBytes?: number;
+  /** Called when a frame larger than `maxFrameBytes` was refused; none: only logged. */
+  onOversized?: (receivedAt: number) => void;
 }
 
 /**
@@ -44,11 +53,11 @@ export class EventSubscriber extends EventEmitter {
   private downSince: number | undefined;
   private downReportedAt = 0;
   private openedOnce = false;
-  private readonly opts: Required<Omit<EventSubscriberOptions, 'onConnected' | 'metrics'>> & Pick<EventSubscriberOptions, 'onConnected' | 'metrics'>;
+  private readonly opts: Required<Omit<EventSubscriberOptions, 'onConnected' | 'metrics' | 'onOversized'>> & Pick<EventSubscriberOptions, 'onConnected' | 'metrics' | 'onOversized'>;
 
   constructor(opts: EventSubscriberOptions) {
     super();
-    this.opts = { silenceTimeoutMs: 25_000, initialBackoffMs: 100, maxBackoffMs: 10_000, ...opts };
+    this.opts = { silenceTimeoutMs: 25_000, initialBackoffMs: 100, maxBackoffMs: 10_000, maxFrameBytes: DEFAULT_MAX_FRAME_BYTES, ...opts };
   }
 
   get connected(): boolean {
@@ -91,7 +100,7 @@ export class EventSubscriber extends EventEmitter {
   private connect(): void {
     const endpoint = this.opts.endpoint();
     const { url, options } = endpoint;
-    const socket = new WebSocket(url, { ...options, handshakeTimeout: 10_000 });
+    const socket = new WebSocket(url, { ...options, handshakeTimeout: 10_000, maxPayload: this.opts.maxFrameBytes });
     this.socket = socket;
     let watchdog: NodeJS.Timeout | undefined;
     socket.on('open', () => {
@@ -125,12 +134,21 @@ export class EventSubscriber extends EventEmitter {
       for (const line of text.split('\n')) if (line.trim()) this.opts.onFrame(line, receivedAt);
     });
     socket.on('error', (err) => {
+      // ws refusing a frame over maxPayload (close code 1009): the frame is gone and the daemon does not
+      // send it again. Cut at once rather than wait out the close handshake behind the frame's bytes.
+      if ((err as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+        this.opts.logger.error({ maxFrameBytes: this.opts.maxFrameBytes }, 'event frame larger than maxFrameBytes refused and lost; reconnecting and resyncing');
+        this.opts.onOversized?.(Date.now());
+        socket.terminate();
+        return;
+      }
       this.opts.logger.warn({ err, url }, 'event socket error');
       // A cluster target reconnects to its next member; the resync on connect covers the gap.
       if (isConnectionFailure(err)) endpoint.unreachable?.();
     });
     socket.on('close', (code) => {
       clearInterval(watchdog);
+
       // A socket replaced meanwhile (stop then start, as on a lease hand-back) must not reconnect too.
       const current = this.socket === socket;
       if (current) this.socket = undefined;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { operationSchema } from '../client/envelope.js';
+import { oversizedReason } from './frame-size.js';
 
 /**
  * One frame of `/1.0/events` as the daemon sends it (notes §1): type, timestamp (RFC 3339 with
@@ -32,8 +33,8 @@ export type Frame = z.infer<typeof frameSchema>;
 export type LifecycleFrame = z.infer<typeof lifecycleFrameSchema>;
 export type OperationFrame = z.infer<typeof operationFrameSchema>;
 
-/** Result of decoding a raw frame: the frame, or why it was rejected. */
-export type DecodedFrame = { ok: true; frame: Frame } | { ok: false; reason: string };
+/** Result of decoding a raw frame: the frame, or why it was rejected (`lost`: a frame the socket refused, which operators hear of). */
+export type DecodedFrame = { ok: true; frame: Frame } | { ok: false; reason: string; lost?: true };
 
 /** Parses and validates one raw text frame. Never throws. */
 export function decodeFrame(raw: string): DecodedFrame {
@@ -43,6 +44,8 @@ export function decodeFrame(raw: string): DecodedFrame {
   } catch (err) {
     return { ok: false, reason: `not JSON: ${(err as Error).message}` };
   }
+  const lost = oversizedReason(json);
+  if (lost) return { ok: false, reason: lost, lost: true };
   const parsed = frameSchema.safeParse(json);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);

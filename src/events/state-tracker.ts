@@ -2,8 +2,9 @@ import type { RedisConnection } from '../redis/connect.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import { LuaScript } from '../redis/script.js';
 
-// KEYS[1] state hash; ARGV[1] field, ARGV[2] the new entry (JSON). Applied only when not older than
-// the entry stored. The entry keeps the one it replaced (`prev`), so an event whose processing was
+// KEYS[1] state hash; ARGV[1] field, ARGV[2] the new entry (JSON), ARGV[3] the latest plausible time
+// (now plus the clock tolerance). Applied only when not older than the entry stored, unless the stored
+// time is past that bound: one implausible timestamp must not hide every later real transition. The entry keeps the one it replaced (`prev`), so an event whose processing was
 // cut short can be resumed with what it saw; an operator's last request is carried along.
 // Answers {1, previous} applied, {0, current} older than known, {2, current} this event already applied.
 const compareAndSet = new LuaScript(`local cur = redis.call('HGET', KEYS[1], ARGV[1])
@@ -11,7 +12,7 @@ local new = cjson.decode(ARGV[2])
 if cur then
   local c = cjson.decode(cur)
   if c['eventId'] and c['eventId'] == new['eventId'] then return {2, cur} end
-  if tonumber(c['at']) > tonumber(new['at']) then return {0, cur} end
+  if tonumber(c['at']) > tonumber(new['at']) and tonumber(c['at']) <= tonumber(ARGV[3]) then return {0, cur} end
   new['prev'] = { status = c['status'], at = c['at'], source = c['source'], eventId = c['eventId'], intent = c['intent'] }
   if not new['requestedAt'] then
     new['requestedAt'] = c['requestedAt']
@@ -61,12 +62,14 @@ export type TrackerUpdate =
 /**
  * Last known status of every instance of a target, in Redis so replicas and restarts share it.
  * Updates carry a timestamp and are applied only if newer, so a reordered pair of events never
- * rolls the state back.
+ * rolls the state back. A stored time further ahead of the clock than `clockToleranceMs` (default
+ * 5 minutes) is not trusted: any update replaces it.
  */
 export class StateTracker {
   constructor(
     private readonly redis: RedisConnection,
     private readonly keys: KeySpace,
+    private readonly clockToleranceMs = 5 * 60_000,
   ) {}
 
   private field(ref: Pick<InstanceRef, 'project' | 'instance'>): string {
@@ -85,7 +88,7 @@ export class StateTracker {
   async update(ref: InstanceRef, status: number, at: number, origin: { source?: 'event' | 'read'; eventId?: string; intent?: string; requested?: boolean } = {}): Promise<TrackerUpdate> {
     const entry: TrackedStatus = { status, at, project: ref.project, ...(origin.source ? { source: origin.source } : {}), ...(origin.eventId ? { eventId: origin.eventId } : {}), ...(origin.intent ? { intent: origin.intent } : {}), ...(origin.requested ? { requestedAt: at, requestedTo: status } : {}) };
     // Compare-and-set in one Lua call so two workers racing on the same instance stay ordered.
-    const [code, raw] = (await compareAndSet.run(this.redis, [this.keys.state(ref.target)], [this.field(ref), JSON.stringify(entry)])) as [number, string | null | false];
+    const [code, raw] = (await compareAndSet.run(this.redis, [this.keys.state(ref.target)], [this.field(ref), JSON.stringify(entry), String(Date.now() + this.clockToleranceMs)])) as [number, string | null | false];
     const stored = raw ? (JSON.parse(raw) as TrackedStatus) : undefined;
     if (code === 0) return { applied: false, current: stored! };
     if (code === 2) return { applied: true, resumed: true, previous: stored?.prev ? { ...stored.prev, project: ref.project } : undefined };

@@ -12,6 +12,7 @@ import type { CanonicalEvent, InstanceStatusEvent } from '../events/canonical-ev
 import type { EventArchive } from '../events/event-archive.js';
 import { eventItemHash } from '../events/event-ingestor.js';
 import { eventItemSchema, type EventItem } from '../events/event-job.js';
+import { clampedTimestamp } from '../events/event-time.js';
 import { decodeFrame } from '../events/frame.js';
 import { StartFailures, evacuationIntent, type OwnOperations } from '../events/intent.js';
 import { normalizeFrame } from '../events/normalize.js';
@@ -56,6 +57,10 @@ export interface EventProcessorDeps {
   metrics?: Metrics;
   /** Instances whose events of one batch are processed side by side (each instance's in order). Default 32. */
   parallelInstances?: number;
+  /** How far a frame's time may be ahead of its receipt before it is clamped to the receipt, audited and alerted. Default 5 minutes. */
+  clockToleranceMs?: number;
+  /** Bytes of a rejected input kept in the rejected stream. Default 65 536. */
+  maxEventBytes?: number;
 }
 
 /** How long an event stays known as processed, so a duplicate or a redelivered batch skips it. */
@@ -66,7 +71,7 @@ export type ProcessResult = 'rejected' | 'ignored' | 'stale' | 'unchanged' | 'du
 type Settled = 'stale' | 'unchanged' | 'processed' | 'corrected';
 
 /** An event of a batch, decoded, waiting for its turn. */
-type Prepared = { item?: EventItem; raw: unknown; hash: string; event?: CanonicalEvent; rejected?: string };
+type Prepared = { item?: EventItem; raw: unknown; hash: string; event?: CanonicalEvent; rejected?: string; lost?: true; futureTimestamp?: string };
 
 /**
  * Takes each event of a job of the events queue through the pipeline: validate and type it (a
@@ -147,8 +152,14 @@ export class EventProcessor {
     if (item.kind !== 'frame') return { item, raw, hash, event: item.event };
     try {
       const decoded = decodeFrame(item.raw);
-      if (!decoded.ok) return { item, raw, hash, rejected: decoded.reason };
-      return { item, raw, hash, event: normalizeFrame(decoded.frame, item.target) };
+      if (!decoded.ok) return { item, raw, hash, rejected: decoded.reason, ...(decoded.lost ? { lost: true as const } : {}) };
+      const event = normalizeFrame(decoded.frame, item.target);
+      // Clamped from the receipt time recorded at ingest: a redelivered frame is clamped the same way.
+      const clamped = event && clampedTimestamp(event.timestamp, item.receivedAt, this.deps.clockToleranceMs);
+      if (!event || !clamped) return { item, raw, hash, event };
+      const futureTimestamp = event.timestamp;
+      event.timestamp = clamped;
+      return { item, raw, hash, event, futureTimestamp };
     } catch (err) {
       // A bad %-escape in a source, an object too deep to walk: this frame only.
       return { item, raw, hash, rejected: `frame could not be typed: ${(err as Error).name}: ${(err as Error).message}` };
@@ -176,6 +187,7 @@ export class EventProcessor {
       return 'ignored';
     }
     metrics?.events.inc({ kind: event.kind });
+    if (p.futureTimestamp !== undefined) await this.futureTimestamp(event, p.futureTimestamp);
 
     let settled: Settled = 'processed';
     if (event.kind === 'instance.status') {
@@ -226,6 +238,17 @@ export class EventProcessor {
     if (event.kind === 'instance.status' && ref) await this.failedStart(event, ref);
     await this.deps.instanceAlerts?.observe(event, responses);
     return 'processed';
+  }
+
+  /**
+   * A frame dated far ahead of its receipt was given its receipt time (so it cannot hide the real
+   * transitions after it); the audit and a warning alert keep the time the daemon gave it.
+   */
+  private async futureTimestamp(event: CanonicalEvent, original: string): Promise<void> {
+    const instance = 'instance' in event ? event.instance : undefined;
+    const summary = `${instance ?? event.kind}: event dated ${original}, ahead of its receipt (${event.timestamp}) by more than the clock tolerance; processed at its receipt time (is the daemon's clock stepped forward?)`;
+    const fresh = await this.deps.audit.append({ type: 'alert', correlationId: event.id, target: event.target, instance, summary, severity: 'warning' }, { once: `future-time:${event.id}` });
+    if (fresh) await this.deps.raiseAlert?.({ kind: 'event.future-timestamp', severity: 'warning', summary, target: event.target, project: event.project, instance: instance ?? `target:${event.target}`, ...(event.location && event.location !== 'none' ? { member: event.location } : {}), correlationId: event.id });
   }
 
   /**
@@ -388,8 +411,9 @@ export class EventProcessor {
     const target = p.item?.target ?? (typeof (p.raw as { target?: unknown })?.target === 'string' ? (p.raw as { target: string }).target : 'unknown');
     const raw = p.item?.kind === 'frame' ? p.item.raw : safeJson(p.raw);
     const receivedAt = p.item?.receivedAt ?? Date.now();
-    await keepRejected(redis, keys.rejected, audit, { target, reason, raw, hash: p.hash, receivedAt });
+    const fresh = await keepRejected(redis, keys.rejected, audit, { target, reason, raw, hash: p.hash, receivedAt }, this.deps.maxEventBytes);
     logger.warn({ reason }, 'malformed event rejected and kept for inspection');
+    if (p.lost && fresh) await this.deps.raiseAlert?.({ kind: 'event.frame-too-large', severity: 'warning', summary: reason, target, project: '', instance: `target:${target}`, correlationId: `rejected:${p.hash}` });
   }
 }
 

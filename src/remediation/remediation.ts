@@ -48,6 +48,10 @@ export interface RemediationOptions {
   actions?: ActionRegistry | (() => ActionRegistry);
   /** Attempts per action job. Default from the retry policy. */
   actionAttempts?: number;
+  /** A frame's time further ahead of its receipt than this is clamped, audited and alerted. Default 5 minutes. */
+  clockToleranceMs?: number;
+  /** Bytes of a rejected input kept in the rejected stream. Default 65 536. */
+  maxEventBytes?: number;
   /** Action jobs run at once by this process. Default 32. */
   actionConcurrency?: number;
 }
@@ -73,7 +77,7 @@ export function startRemediation(o: RemediationOptions): Remediation {
   const pending = new PendingActions(redis, keys, o.actionsQueue);
   const actions = (): ActionRegistry => (typeof o.actions === 'function' ? o.actions() : (o.actions ?? builtinActions));
   const gate = new ActionGate(redis, keys, o.silences, o.metrics, { ...o.gate, actions });
-  const processor = new EventProcessor({ redis, keys, client: o.client, tracker: o.tracker, ownOperations, audit: o.audit, engine: o.engine, gate, actions: o.actionsQueue, pending, logger, actionAttempts: o.actionAttempts, archive: o.archive, metrics: o.metrics, raiseAlert: o.raiseAlert, instanceAlerts: o.instanceAlerts });
+  const processor = new EventProcessor({ redis, keys, client: o.client, tracker: o.tracker, ownOperations, audit: o.audit, engine: o.engine, gate, actions: o.actionsQueue, pending, logger, actionAttempts: o.actionAttempts, archive: o.archive, metrics: o.metrics, raiseAlert: o.raiseAlert, instanceAlerts: o.instanceAlerts, clockToleranceMs: o.clockToleranceMs, maxEventBytes: o.maxEventBytes });
   const recheck = new Recheck({ client: o.client, tracker: o.tracker, silences: o.silences, engine: () => (typeof o.engine === 'function' ? o.engine() : o.engine), redis, keys, actions, ownOperations });
   const executor = new ActionExecutor({ actions, client: o.client, audit: o.audit, ownOperations, locks: new TokenLock(redis), recheck, pending, keys, redis, logger, metrics: o.metrics, events: o.eventsQueue, actionsQueue: o.actionsQueue, notifier: o.notifier, raiseAlert: o.raiseAlert, ...(gate.storms ? { storms: gate.storms } : {}) });
   const queueOpts = { connection: o.connection, prefix: keys.bullPrefix };

@@ -95,6 +95,16 @@ export class SimulatorControls {
     this.ctx.hub.dropAll();
   }
 
+  /**
+   * Sends a frame of the caller's making to the event listeners as it is (a lifecycle frame dated
+   * ahead of the clock, a frame of 50 MB): what a daemon with a wrong clock or a huge payload sends.
+   * `timestamp` defaults to now, `location` to "none".
+   */
+  injectFrame(frame: { type: 'operation' | 'lifecycle' | 'logging'; metadata: unknown; timestamp?: string; project?: string; location?: string }): void {
+    const full = { timestamp: new Date().toISOString(), location: 'none', ...frame };
+    this.ctx.hub.publishText(frame.type, JSON.stringify(full), frame.project);
+  }
+
   /** Holds event delivery; nothing is lost. */
   pauseEvents(): void {
     this.ctx.hub.pause();

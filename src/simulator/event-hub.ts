@@ -94,8 +94,19 @@ export class EventHub {
       project === undefined
         ? `{"type":"${type}","timestamp":"${timestamp}","metadata":${JSON.stringify(metadata)},"location":${loc}}\n`
         : `{"type":"${type}","timestamp":"${timestamp}","metadata":${JSON.stringify(metadata)},"location":${loc},"project":${JSON.stringify(project)}}\n`;
+    this.enqueue({ type, project, text });
+  }
+
+  /**
+   * Sends a frame the caller wrote (fault injection: a frame dated ahead, one of any size) to the
+   * listeners of its type and project, as it is.
+   */
+  publishText(type: SimEventType, text: string, project?: string): void {
+    this.enqueue({ type, project, text: text.endsWith('\n') ? text : `${text}\n` });
+  }
+
+  private enqueue(frame: Frame): void {
     this.published++;
-    const frame: Frame = { type, project, text };
     if (this.paused) {
       this.held.push(frame);
       return;

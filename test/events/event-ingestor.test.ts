@@ -43,6 +43,16 @@ describe('the event ingestor', () => {
     expect(actions).toEqual(['instance-paused', 'instance-updated', 'instance-resumed']);
   });
 
+  it('orders a frame dated far ahead of its receipt by its receipt time, so the frames after it are not put behind it', async () => {
+    const { ingestor, jobs } = await setUp(20);
+    const now = Date.now();
+    ingestor.pushFrame(frame(new Date(now + 24 * 3600_000).toISOString(), 'instance-started'), now);
+    ingestor.pushFrame(frame(new Date(now + 5).toISOString(), 'instance-shutdown'), now + 5);
+    await ingestor.drain();
+    const items = (await jobs()).flatMap((j) => (j.kind === 'batch' ? j.items : [j]));
+    expect(items.map((i) => (i.kind === 'frame' ? JSON.parse(i.raw).metadata.action : i.kind))).toEqual(['instance-started', 'instance-shutdown']);
+  });
+
   it('holds back a newer frame for an older one that arrives after its window has passed for the newer', async () => {
     const { ingestor, jobs } = await setUp(20);
     // When the newer frame's window ends, the older one (received 15 ms later) is still inside its own.

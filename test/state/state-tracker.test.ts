@@ -48,4 +48,20 @@ describe('tracked instance status in Redis', () => {
     await t.update(ref('c1'), 102, 3000, { eventId: 'crash-2' });
     expect(await t.get(ref('c1'))).toMatchObject({ status: 102, requestedAt: 2000, requestedTo: 103 });
   });
+
+  it('does not let a stored time further ahead of the clock than the tolerance hide newer news', async () => {
+    const t = new StateTracker(redis, keySpace(uniquePrefix()), 60_000);
+    const now = Date.now();
+    await t.update(ref('c1'), 103, now + 24 * 3600_000, { source: 'event', eventId: 'forged' }); // stored before clamping existed
+    const crash = await t.update(ref('c1'), 102, now, { source: 'event', eventId: 'crash' });
+    expect(crash).toMatchObject({ applied: true, previous: { status: 103 } });
+    expect(await t.get(ref('c1'))).toMatchObject({ status: 102, at: now });
+  });
+
+  it('still keeps a time within the tolerance ahead of the clock (a daemon a little ahead) against older news', async () => {
+    const t = new StateTracker(redis, keySpace(uniquePrefix()), 60_000);
+    const now = Date.now();
+    await t.update(ref('c1'), 103, now + 30_000);
+    expect((await t.update(ref('c1'), 102, now)).applied).toBe(false);
+  });
 });

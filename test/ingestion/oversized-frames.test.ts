@@ -1,0 +1,154 @@
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
+import { StatusCode } from '../../src/client/status-code.js';
+import { parseConfig } from '../../src/config/config.js';
+import { EventArchive } from '../../src/events/event-archive.js';
+import { limitFrameSize } from '../../src/events/frame-size.js';
+import { keepRejected } from '../../src/events/rejected-events.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
+import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { testWebhookSecret } from '../notify/notifier-fixture.js';
+import { eventually, startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
+
+const MB = 1024 * 1024;
+
+/** A valid lifecycle frame of web-1 whose context carries `bytes` of data. */
+const hugeFrame = (bytes: number) => ({ type: 'lifecycle' as const, project: 'default', metadata: { action: 'instance-updated', source: '/1.0/instances/web-1', name: 'web-1', project: 'default', context: { blob: 'x'.repeat(bytes), note: 'kept' } } });
+
+describe('a frame too large to keep whole', () => {
+  it('keeps what says what happened and replaces the large fields by a marker with their size', () => {
+    const raw = JSON.stringify({ timestamp: new Date().toISOString(), ...hugeFrame(50 * MB) });
+    const { raw: kept, truncatedBytes } = limitFrameSize(raw, 64 * 1024);
+    expect(truncatedBytes).toBe(Buffer.byteLength(raw));
+    expect(Buffer.byteLength(kept)).toBeLessThan(64 * 1024);
+    const frame = JSON.parse(kept) as { type: string; metadata: Record<string, unknown> };
+    expect(frame).toMatchObject({ type: 'lifecycle', metadata: { action: 'instance-updated', source: '/1.0/instances/web-1', name: 'web-1', project: 'default', context: { blob: { truncated: true, bytes: 50 * MB + 2 }, note: 'kept' } } });
+  });
+
+  it('leaves a frame within the limit as it is, byte for byte', () => {
+    const raw = JSON.stringify({ timestamp: new Date().toISOString(), ...hugeFrame(1000) });
+    expect(limitFrameSize(raw, 64 * 1024)).toEqual({ raw });
+  });
+
+  it('cuts text that is not JSON, so its rejected copy is bounded', () => {
+    const { raw } = limitFrameSize(`{"type":"lifecycle",${'y'.repeat(MB)}`, 64 * 1024);
+    expect(raw.length).toBeLessThan(64 * 1024 + 100);
+    expect(raw).toMatch(/…\[truncated: \d+ bytes\]$/);
+  });
+});
+
+describe('the rejected stream', () => {
+  const redis = redisClient();
+
+  it('keeps each rejected input cut to maxEventBytes, with its size, and audits it once', async () => {
+    const prefix = uniquePrefix('rejected');
+    const keys = keySpace(prefix);
+    const audit = new AuditLog(redis, keys.audit);
+    const input = { target: 't', reason: 'not JSON', raw: `{${'z'.repeat(5 * MB)}`, hash: 'h1', receivedAt: Date.now() };
+    expect(await keepRejected(redis, keys.rejected, audit, input, 64 * 1024)).toBe(true);
+    expect(await keepRejected(redis, keys.rejected, audit, input, 64 * 1024), 'the same input again: kept, not audited again').toBe(false);
+    const rows = (await redis.xrange(keys.rejected, '-', '+')) as [string, string[]][];
+    expect(rows).toHaveLength(2);
+    const raw = rows[0]![1][rows[0]![1].indexOf('raw') + 1]!;
+    expect(raw.length).toBeLessThan(64 * 1024 + 100);
+    expect(raw).toMatch(new RegExp(`…\\[truncated: ${5 * MB + 1} bytes\\]$`));
+    const left = await redis.keys(`*${prefix}*`);
+    if (left.length) await redis.del(...left);
+  });
+});
+
+/**
+ * The simulator sends the frames as they are; Reflex runs whole (subscriber, ingestor, processor,
+ * audit, archive) against the test run's Redis.
+ */
+describe('size limits on the event stream (simulator, bundled rules)', () => {
+  let sim: RunningSimulator;
+  let server: RecordingServer;
+  let prefix: string;
+  let reflex: ReflexHandle | undefined;
+  const redis = redisClient();
+  const trail = (instance?: string): Promise<StoredAuditRecord[]> => new AuditLog(redis, keySpace(prefix).audit).read(instance ? { instance } : {});
+  const alerts = () => server.requests.flatMap((r) => (r.json as { alerts: { kind: string; severity: string; summary: string }[] }).alerts);
+  const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
+
+  beforeEach(async () => {
+    server = await startRecordingServer();
+    process.env.REFLEX_TEST_HOOK_URL = server.url;
+    process.env.REFLEX_TEST_HOOK_KEY = testWebhookSecret;
+    sim = await startSimulator({ instances: 0, timings: { stopHookMs: 100 } });
+    sim.controls.addInstance({ name: 'web-1', status: 'Running', config: { 'user.reflex.autorestart': 'true' } });
+    prefix = uniquePrefix('size');
+  });
+  afterEach(async () => {
+    await reflex?.stop();
+    reflex = undefined;
+    await sim.stop();
+    await server.close();
+    const keys = await redis.keys(`*${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+  });
+
+  async function startReflexOnSim(maxFrameBytes: number): Promise<void> {
+    const config = parseConfig({
+      target: `unix://${sim.socketPath}`,
+      redisUrl: redisUrl(),
+      rulesDir: 'rules',
+      prefix,
+      resyncIntervalMs: 0,
+      httpPort: 0,
+      logLevel: 'silent',
+      typecheckRules: false,
+      maxFrameBytes,
+      notifications: {
+        receivers: [{ kind: 'webhook', name: 'hook', urlEnv: 'REFLEX_TEST_HOOK_URL', secretEnv: 'REFLEX_TEST_HOOK_KEY', backoffMs: 100 }],
+        route: { receiver: 'hook', groupBy: ['kind', 'project'], groupWaitMs: 100, groupIntervalMs: 300, repeatIntervalMs: 3_600_000 },
+      },
+    });
+    reflex = await startReflex(config, pino({ level: 'silent' }));
+    await eventually(() => Boolean(reflex?.subscriber?.connected), 'Reflex reading the event stream');
+  }
+
+  async function crashIsHealed(): Promise<void> {
+    sim.controls.crash('web-1');
+    await eventually(async () => (await trail('web-1')).some((r) => r.type === 'outcome'), 'the crash healed', 15_000);
+    await eventually(() => sim.controls.statusCode('web-1') === StatusCode.Running, 'web-1 Running again');
+  }
+
+  it('a 50 MB frame within maxFrameBytes is stored once, truncated, Redis grows by less than 1 MB, and the crash after it is healed', async () => {
+    await startReflexOnSim(64 * MB);
+    // Settled first: the start-up resync's writes are not the frame's.
+    await eventually(async () => (await new EventArchive({ redis, key: keySpace(prefix).archive }).read()).length > 0, 'the start-up resync archived');
+    const before = await usedMemory();
+    sim.controls.injectFrame(hugeFrame(50 * MB));
+    const updated = async () => (await trail('web-1')).find((r) => r.type === 'event' && r.summary.includes('instance-updated'));
+    await eventually(async () => Boolean(await updated()), 'the 50 MB frame audited', 30_000);
+    const grew = (await usedMemory()) - before;
+    expect(grew, `Redis grew by ${grew} bytes`).toBeLessThan(MB);
+
+    const audited = (await updated()) as StoredAuditRecord & { event: { context: Record<string, unknown> } };
+    expect(audited.event.context).toEqual({ blob: { truncated: true, bytes: 50 * MB + 2 }, note: 'kept' });
+    const archived = (await new EventArchive({ redis, key: keySpace(prefix).archive }).read()).filter((a) => a.event.kind === 'lifecycle' && a.event.action === 'instance-updated');
+    expect(archived, 'archived once').toHaveLength(1);
+    expect(JSON.stringify(archived[0]!.event).length).toBeLessThan(64 * 1024);
+
+    await crashIsHealed();
+  });
+
+  it('a frame over maxFrameBytes is refused by the socket, kept as rejected and alerted once; the stream reconnects and the crash after it is healed', async () => {
+    await startReflexOnSim(256 * 1024);
+    const keys = keySpace(prefix);
+    sim.controls.injectFrame(hugeFrame(MB));
+    await eventually(async () => (await redis.xlen(keys.rejected)) === 1, 'the refused frame kept as rejected', 15_000);
+    const fields = ((await redis.xrange(keys.rejected, '-', '+')) as [string, string[]][])[0]![1];
+    expect(fields[fields.indexOf('reason') + 1]).toMatch(/larger than maxFrameBytes \(262144 bytes\) was refused by the events socket \(closed with 1009\)/);
+    await eventually(() => alerts().some((a) => a.kind === 'event.frame-too-large'), 'the frame-too-large alert sent');
+    expect(alerts().filter((a) => a.kind === 'event.frame-too-large'), 'alerted once').toHaveLength(1);
+    await eventually(() => Boolean(reflex?.subscriber?.connected), 'the stream reconnected', 15_000);
+    expect(await redis.xlen(keys.rejected), 'the refused frame is not sent again: one entry').toBe(1);
+
+    await crashIsHealed();
+  });
+});
