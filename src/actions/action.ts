@@ -48,7 +48,7 @@ export interface ActionContext<P = Record<string, unknown>> {
    */
   publish?(event: CanonicalEvent, jobId: string): Promise<void>;
   /** The process's notifier (the `notify` action); absent when no receivers are configured. */
-  notifier?: Pick<Notifier, 'notify'>;
+  notifier?: Pick<Notifier, 'notify' | 'amend'>;
 }
 
 /** The result of an action that did not throw. */

@@ -3,6 +3,7 @@ import type { ActionOutcome } from './action.js';
 import { builtinAction } from './define-action.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import { severitySchema } from '../notify/alert.js';
+import { resolveAlert } from '../notify/alert-resolution.js';
 import type { Notifier } from '../notify/notifier.js';
 
 /** Params a rule may give the notify action. */
@@ -18,11 +19,17 @@ export const notifyParamsSchema = z.strictObject({
   /** Audit correlation id of the incident, so the message links its trail. Default: a new one. */
   correlationId: z.string().optional(),
   labels: z.record(z.string(), z.string()).default({}),
+  /**
+   * Resolve the alert of this `kind` about the instance instead of raising one: the rule's own
+   * condition ends the episode it started (e.g. a rule on the instance Running again). Default false.
+   */
+  resolve: z.boolean().default(false),
 });
 
 /**
  * Raises an alert about the instance through the configured receivers. Params:
- * `{ receiver?, severity? = 'warning', summary?, kind? = 'rule.notify', correlationId?, labels? }`.
+ * `{ receiver?, severity? = 'warning', summary?, kind? = 'rule.notify', correlationId?, labels?, resolve? = false }`;
+ * with `resolve: true` it resolves the firing alert of that kind about the instance instead.
  */
 export const notifyAction = builtinAction({
   name: 'notify',
@@ -33,16 +40,21 @@ export const notifyAction = builtinAction({
     const p = ctx.params;
     const summary = p.summary ?? `rule notification for ${ctx.instance}`;
     const to = p.receiver ?? 'the routed receivers';
-    if (ctx.dryRun) return { result: 'dry-run', summary: `would notify ${to} (${p.severity}): ${summary}` };
+    if (ctx.dryRun) return { result: 'dry-run', summary: p.resolve ? `would resolve the ${p.kind} alert of ${ctx.instance}` : `would notify ${to} (${p.severity}): ${summary}` };
     if (!ctx.notifier) throw new ReflexError('CONFIG_INVALID', 'the notify action needs notifications configured (no notifier in this process)');
+    const subject = { target: ctx.client.target.url, project: ctx.client.project ?? 'default', instance: ctx.instance };
+    if (p.resolve) {
+      const resolved = await resolveAlert({ notifier: ctx.notifier }, p.kind, subject, { summary: p.summary ?? `resolved by a rule for ${ctx.instance}`, outcome: 'recovered' });
+      if (!resolved) return { result: 'skipped', summary: `no ${p.kind} alert of ${ctx.instance} was firing` };
+      await ctx.audit({ type: 'alert', summary: `alert ${p.kind} resolved: ${resolved.summary}`, severity: 'info', fingerprint: resolved.fingerprint, resolved: true });
+      return { result: 'done', summary: `alert ${resolved.fingerprint} resolved` };
+    }
     const alert = await ctx.notifier.notify(
       {
         kind: p.kind,
         severity: p.severity,
         summary,
-        target: ctx.client.target.url,
-        project: ctx.client.project ?? 'default',
-        instance: ctx.instance,
+        ...subject,
         correlationId: p.correlationId ?? `notify:${ctx.instance}:${Date.now()}`,
         labels: p.labels,
       },

@@ -50,6 +50,23 @@ describe('the notify action', () => {
     await Promise.all([routed.close(), named.close()]);
   });
 
+  it('with resolve: true resolves the alert it raised, so the receiver gets the resolved message; with none firing it is skipped', async () => {
+    const rec = await startRecordingServer();
+    notifier = fx.replica({
+      receivers: [{ kind: 'webhook', name: 'oncall', url: rec.url, secretEnv: 'S' }],
+      env: { S: testWebhookSecret },
+      route: { receiver: 'oncall', ...fastTimings },
+    });
+    const statuses = () => rec.requests.flatMap((r) => (r.json as { alerts: { kind: string; status: string }[] }).alerts.filter((a) => a.kind === 'disk.full').map((a) => a.status));
+    expect(await runAction(builtinActions.get('notify'), ctx({ kind: 'disk.full', summary: 'disk almost full' }))).toMatchObject({ result: 'done' });
+    await eventually(() => statuses().includes('firing'), 'the firing message');
+    expect(await runAction(builtinActions.get('notify'), ctx({ kind: 'disk.full', resolve: true, summary: 'disk has room again' }))).toMatchObject({ result: 'done' });
+    await eventually(() => statuses().includes('resolved'), 'the resolved message');
+    expect(records.at(-1)).toMatchObject({ type: 'alert', resolved: true });
+    expect(await runAction(builtinActions.get('notify'), ctx({ kind: 'disk.full', resolve: true }))).toMatchObject({ result: 'skipped' });
+    await rec.close();
+  });
+
   it('in dry-run only says what it would send', async () => {
     expect(await runAction(builtinActions.get('notify'), ctx({ summary: 'x' }, true))).toEqual({ result: 'dry-run', summary: 'would notify the routed receivers (warning): x' });
   });
