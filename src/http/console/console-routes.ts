@@ -3,7 +3,7 @@ import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { AuditLog, StoredAuditRecord } from '../../audit/audit-log.js';
-import { parseTimeArg } from '../../audit/audit-query.js';
+import { matchesQuery, parseTimeArg, withFormerNames } from '../../audit/audit-query.js';
 import type { StateTracker } from '../../events/state-tracker.js';
 import { FilterSyntaxError } from '../../filter/filter-syntax-error.js';
 import type { Metrics } from '../../metrics/metrics.js';
@@ -94,8 +94,10 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     const instance = c.req.query('instance') || undefined;
     const records = await o.audit.read({ since, count: maxRecords });
     const all = incidentsOf(records);
-    const incidents = instance ? all.filter((i) => i.instance === instance) : all;
-    const ofInstance = instance ? records.filter((r) => r.instance === instance) : records;
+    // History follows the instance: its records under every name it had (a rename keeps its uuid).
+    const query = instance ? await withFormerNames(async function* () { yield* records; }, { instance }) : undefined;
+    const incidents = query ? all.filter((i) => i.instance === instance || query.identities?.incidents.has(i.correlationId)) : all;
+    const ofInstance = query ? records.filter((r) => matchesQuery(r, query)) : records;
     const [alerts, silences, snap] = await Promise.all([o.alerts?.().catch(() => undefined), o.silences.list(), fleet.snapshot()]);
     const restarts = snap.rows.filter((r) => r.restarts > 0 && (!instance || r.name === instance)).sort((a, b) => b.restarts - a.restarts).slice(0, 20).map((r) => ({ name: r.name, project: r.project, restarts: r.restarts }));
     return c.json({ incidents: incidents.slice(0, 200), total: incidents.length, plots: plotsOf(ofInstance, incidents, since.getTime(), now), restarts, alerts, silences, truncated: records.length >= maxRecords });
