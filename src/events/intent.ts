@@ -180,6 +180,9 @@ export function causedBy(op: OwnOperation, event: { intent: Intent; action?: str
     const end = op.endedAt ?? op.sentAt;
     return op.action === 'start' && op.state === 'failed' && event.action === 'instance-shutdown' && at >= end - WINDOW_SLACK_MS && at - end < FAILED_START_ECHO_MS;
   }
+  // A start of ours that failed started nothing: an operator's start right after it is the
+  // operator's, even inside the slack of our operation's window.
+  if (op.action === 'start' && op.state === 'failed' && op.endedAt !== undefined && event.action === 'instance-started') return false;
   const kinds = echoes[op.action];
   if (kinds && event.action && !kinds.includes(event.action)) return false;
   if (op.createdAt === undefined) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { causedBy } from '../../src/events/intent.js';
 import { decodeFrame } from '../../src/events/frame.js';
 import { normalizeFrame } from '../../src/events/normalize.js';
 import type { CanonicalEvent } from '../../src/events/canonical-event.js';
@@ -59,5 +60,19 @@ describe('typing the real LXD 5.0.2 event stream', () => {
     expect(decodeFrame('{not json')).toMatchObject({ ok: false, reason: expect.stringContaining('not JSON') });
     expect(decodeFrame('{"type":"lifecycle","timestamp":"x","metadata":{}}')).toMatchObject({ ok: false, reason: expect.stringContaining('timestamp') });
     expect(decodeFrame('{"type":"lifecycle","timestamp":"2026-11-22T06:36:43Z","metadata":{"source":"/1.0/instances/a"}}')).toMatchObject({ ok: false, reason: expect.stringContaining('metadata.action') });
+  });
+});
+
+describe("telling Reflex's own operations from an operator's", () => {
+  const failedStart = { action: 'start', state: 'failed' as const, sentAt: 1_000, createdAt: 1_000, endedAt: 1_050 };
+  const at = (ms: number) => new Date(ms).toISOString();
+
+  it("takes an operator's start right after a start of Reflex's that failed for the operator's, not for Reflex's echo", () => {
+    expect(causedBy(failedStart, { intent: 'requested', action: 'instance-started', timestamp: at(1_300) })).toBe(false);
+  });
+
+  it("still takes the shutdown that follows Reflex's failed start for its echo, and a successful start's instance-started for Reflex's", () => {
+    expect(causedBy(failedStart, { intent: 'unrequested', action: 'instance-shutdown', timestamp: at(1_600) })).toBe(true);
+    expect(causedBy({ ...failedStart, state: 'done' }, { intent: 'requested', action: 'instance-started', timestamp: at(1_300) })).toBe(true);
   });
 });
