@@ -33,8 +33,10 @@ describe('answers that will never succeed, and resolved messages for a receiver 
     await notifier.notify(crashAlert('web-2'));
     await eventually(() => flaky.requests.length === 4 && backup.requests.length === 1, 'the retries and the fallback');
     expect(gone.requests).toHaveLength(1);
-    const codes = (await fx.audit.read({ type: 'notification' })).filter((r) => r.receiver === 'flaky').map((r) => r.code ?? r.result);
-    expect(codes).toEqual(['NOTIFY_DEFERRED', 'NOTIFY_DEFERRED', 'NOTIFY_DEFERRED', 'sent']);
+    // The delivery is audited after its answer arrives: wait for the fourth record, not the fourth request.
+    const codes = async () => (await fx.audit.read({ type: 'notification' })).filter((r) => r.receiver === 'flaky').map((r) => r.code ?? r.result);
+    await eventually(async () => (await codes()).length === 4, 'the four deliveries audited');
+    expect(await codes()).toEqual(['NOTIFY_DEFERRED', 'NOTIFY_DEFERRED', 'NOTIFY_DEFERRED', 'sent']);
   });
 
   it('a Discord 400 on the firing message: the fallback gets firing and resolved, Discord never a lone RESOLVED', async () => {
