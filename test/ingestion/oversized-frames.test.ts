@@ -56,7 +56,8 @@ describe('the rejected stream', () => {
     expect(raw.length).toBeLessThan(64 * 1024 + 100);
     expect(raw).toMatch(new RegExp(`…\\[truncated: ${5 * MB + 1} bytes\\]$`));
     const left = await redis.keys(`*${prefix}*`);
-    if (left.length) await redis.del(...left);
+    // One key a call: on a Redis Cluster the keys lie in different slots.
+    await Promise.all(left.map((k) => redis.del(k)));
   });
 });
 
@@ -88,7 +89,8 @@ describe('size limits on the event stream (simulator, bundled rules)', () => {
     await sim.stop();
     await server.close();
     const keys = await redis.keys(`*${prefix}*`);
-    if (keys.length) await redis.del(...keys);
+    // One key a call: on a Redis Cluster the keys lie in different slots.
+    await Promise.all(keys.map((k) => redis.del(k)));
   });
 
   async function startReflexOnSim(maxFrameBytes: number): Promise<void> {
@@ -126,7 +128,10 @@ describe('size limits on the event stream (simulator, bundled rules)', () => {
     const updated = async () => (await trail('web-1')).find((r) => r.type === 'event' && r.summary.includes('instance-updated'));
     await eventually(async () => Boolean(await updated()), 'the 50 MB frame audited', 30_000);
     const grew = (await usedMemory()) - before;
-    expect(grew, `Redis grew by ${grew} bytes`).toBeLessThan(MB);
+    // Measured on a single Redis only: with replicas (Cluster, Sentinel) one node's used_memory also
+    // counts its replication buffers, which the frame's writes fill for a while; what is stored is
+    // checked below on every set-up.
+    if ((process.env.REFLEX_TEST_REDIS ?? 'single') === 'single') expect(grew, `Redis grew by ${grew} bytes`).toBeLessThan(MB);
 
     const audited = (await updated()) as StoredAuditRecord & { event: { context: Record<string, unknown> } };
     expect(audited.event.context).toEqual({ blob: { truncated: true, bytes: 50 * MB + 2 }, note: 'kept' });
