@@ -128,10 +128,9 @@ describe('size limits on the event stream (simulator, bundled rules)', () => {
     const updated = async () => (await trail('web-1')).find((r) => r.type === 'event' && r.summary.includes('instance-updated'));
     await eventually(async () => Boolean(await updated()), 'the 50 MB frame audited', 30_000);
     const grew = (await usedMemory()) - before;
-    // Measured on a single Redis only: with replicas (Cluster, Sentinel) one node's used_memory also
-    // counts its replication buffers, which the frame's writes fill for a while; what is stored is
-    // checked below on every set-up.
-    if ((process.env.REFLEX_TEST_REDIS ?? 'single') === 'single') expect(grew, `Redis grew by ${grew} bytes`).toBeLessThan(MB);
+    // Not on a Redis Cluster: the node read there is one of six, whose used_memory also counts its
+    // replication buffers (5.4 MB seen); what is stored is checked below on every set-up.
+    if (process.env.REFLEX_TEST_REDIS !== 'cluster') expect(grew, `Redis grew by ${grew} bytes`).toBeLessThan(MB);
 
     const audited = (await updated()) as StoredAuditRecord & { event: { context: Record<string, unknown> } };
     expect(audited.event.context).toEqual({ blob: { truncated: true, bytes: 50 * MB + 2 }, note: 'kept' });
