@@ -1,8 +1,9 @@
 import { statSync } from 'node:fs';
 import { relative } from 'node:path';
-import ts from 'typescript';
+import type ts from 'typescript';
 import { nodeTypesRoot, packageName, packageTypes } from './package-entry.js';
 import { loadRules, ruleFiles } from './rule-loader.js';
+import { typecheckCache } from './typecheck-cache.js';
 
 /** One problem in a rule file, located precisely. */
 export interface RuleProblem {
@@ -17,11 +18,17 @@ export interface RuleProblem {
  * being the running installation's declarations, wherever the folder is. Only the rule files are
  * checked (what they import is read for its types, not checked itself: checking Reflex's own
  * sources from a checkout took 8 s, the rule files alone 2 s). Problems come back with file, line
- * and column; a folder that does not exist throws RULES_MISSING.
+ * and column; a folder that does not exist throws RULES_MISSING. A clean check of unchanged files
+ * is remembered across processes (typecheck-cache.ts).
  */
-export function typeCheckRules(dir: string): RuleProblem[] {
+export async function typeCheckRules(dir: string): Promise<RuleProblem[]> {
   const files = ruleFiles(dir);
   if (files.length === 0) return [];
+  const typeRoots = [nodeTypesRoot()].filter((r): r is string => r !== undefined);
+  const cache = typecheckCache(dir, files, { strict: true, target: 'ES2022', lib: ['lib.es2022.d.ts'], module: 'NodeNext', skipLibCheck: true, types: ['node'], typeRoots, packageTypes });
+  if (cache.isClean()) return [];
+  // The compiler takes seconds to load: only a check that is not remembered loads it.
+  const { default: ts } = await import('typescript');
   const options: ts.CompilerOptions = {
     strict: true,
     noEmit: true,
@@ -32,10 +39,10 @@ export function typeCheckRules(dir: string): RuleProblem[] {
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     skipLibCheck: true,
     types: ['node'],
-    typeRoots: [nodeTypesRoot()].filter((r): r is string => r !== undefined),
+    typeRoots,
     paths: { [packageName]: [packageTypes] },
   };
-  const program = ts.createProgram(files, options, cachingHost(options, new Set(files)));
+  const program = ts.createProgram(files, options, cachingHost(ts, options, new Set(files)));
   const problems: RuleProblem[] = [];
   const wanted = new Set(files);
   // Of a file with a syntax error, only the first is reported: the parser's later complaints, and type errors in what it recovered, follow from it.
@@ -53,6 +60,7 @@ export function typeCheckRules(dir: string): RuleProblem[] {
       problems.push({ file: d.file?.fileName ?? dir, message });
     }
   }
+  if (problems.length === 0) cache.rememberClean(program.getSourceFiles().map((sf) => sf.fileName));
   return problems;
 }
 
@@ -67,7 +75,7 @@ let forget: NodeJS.Timeout | undefined;
  * rule files are always read afresh. Kept a minute only: a worker checks at start and at reloads,
  * and need not hold the compiler's trees in between.
  */
-function cachingHost(options: ts.CompilerOptions, rules: Set<string>): ts.CompilerHost {
+function cachingHost(ts: typeof import('typescript'), options: ts.CompilerOptions, rules: Set<string>): ts.CompilerHost {
   const host = ts.createCompilerHost(options);
   const read = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, language, onError, create) => {
@@ -98,7 +106,7 @@ export function withLoadErrors(typed: RuleProblem[], loadErrors: RuleProblem[]):
  * contract's validation. Problems come back as file:line:column messages.
  */
 export async function checkRules(dir: string): Promise<{ rules: string[]; problems: RuleProblem[] }> {
-  const typed = typeCheckRules(dir);
+  const typed = await typeCheckRules(dir);
   const { rules, errors } = await loadRules(dir);
   return { rules: rules.map((r) => r.name), problems: withLoadErrors(typed, errors) };
 }
