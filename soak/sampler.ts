@@ -77,7 +77,8 @@ export function keyFamily(prefix: string, key: string): string {
       return `${tag === 'notify' ? 'notify:bull' : 'bull'}:${r[0] ?? ''}${what ? `:${what}` : ''}`;
     }
     if (['audit', 'archive', 'rejected'].includes(tag)) return rest[0] ? `${tag}:${rest[0]}` : tag;
-    return `${tag.includes('/') ? 'instance' : 'target'}:${rest[0] ?? ''}`;
+    // An instance's tag ends in `project/instance` (neither holds a colon or a slash); a target's (a URL) does not.
+    return `${/:[^:/]+\/[^:/]+$/.test(tag) ? 'instance' : 'target'}:${rest[0] ?? ''}`;
   }
   const parts = key.split(':');
   return parts[0] === prefix ? parts[1] ?? prefix : 'other';
