@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { soakSectionOf } from '../soak/report.js';
 import type { BenchResult, Figure } from './support.js';
 
 /**
@@ -34,7 +35,9 @@ for (const file of files.filter((f) => only.length === 0 || only.some((o) => f.i
 }
 
 const seconds = (Date.now() - started.getTime()) / 1000;
-writeFileSync(`${root}/BENCHMARKS.md`, report(results, broken, seconds));
+// The soak's section is written by `npm run soak -- --write-benchmarks`, from a run of its own: kept as it is.
+const previous = existsSync(`${root}/BENCHMARKS.md`) ? soakSectionOf(readFileSync(`${root}/BENCHMARKS.md`, 'utf8')) : '';
+writeFileSync(`${root}/BENCHMARKS.md`, `${report(results, broken, seconds)}${previous ? `\n${previous}\n` : ''}`);
 process.stdout.write(`bench: wrote BENCHMARKS.md (${results.reduce((n, r) => n + r.figures.length, 0)} figures, ${seconds.toFixed(0)} s)\n`);
 if (broken.length) {
   process.stderr.write(`bench: broken run(s): ${broken.join(', ')}\n`);

@@ -105,9 +105,21 @@ export class RestartableRedis {
  * Storm control is off: the scenarios crash dozens of instances on one server and expect each back.
  * The start-time type-check of the rules is off too: a restart after a SIGKILL should take the time
  * a restart takes, not 2-6 s of CPU re-checking files `npm run typecheck` checks (docs/rules.md).
+ * Nothing of a Reflex installed on this host reaches it: no HTTP server (the default port 9464 is
+ * a real Reflex's), no /etc/reflex/config.yaml (`--config /dev/null`) and no REFLEX_* or REDIS_URL
+ * from the environment (its receivers would get the scenarios' alerts).
  */
 export function reflexRun(sim: RunningSimulator, redisUrl: string, prefix: string, role: 'all' | 'subscriber' | 'worker', env: Record<string, string> = {}): ReflexProcess {
-  return startReflexProcess(['run', '--role', role, '--target', `unix://${sim.socketPath}`, '--redis', redisUrl, '--prefix', prefix, '--rules', rulesDir, '--resync-interval', '0', '--http-port', '0', '--no-typecheck'], { REFLEX_LOG_LEVEL: 'info', REFLEX_STORM_THRESHOLD: '0', ...env });
+  return startReflexProcess(
+    ['run', '--config', '/dev/null', '--role', role, '--target', `unix://${sim.socketPath}`, '--redis', redisUrl, '--prefix', prefix, '--rules', rulesDir, '--resync-interval', '0', '--http-port', '0', '--no-typecheck'],
+    { ...hostEnv(), REFLEX_LOG_LEVEL: 'info', REFLEX_STORM_THRESHOLD: '0', ...env },
+    { cleanEnv: true },
+  );
+}
+
+/** This process's environment without what would configure a Reflex (REFLEX_*, REDIS_URL). */
+export function hostEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith('REFLEX_') && e[0] !== 'REDIS_URL'));
 }
 
 /**
