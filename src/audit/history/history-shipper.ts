@@ -56,6 +56,7 @@ export class HistoryShipper {
   private held: HeldLock | undefined;
   private failing = false;
   private stopped = true;
+  private opened = false;
 
   constructor(private readonly opts: HistoryShipperOptions) {
     this.intervalMs = opts.intervalMs ?? 5_000;
@@ -65,9 +66,9 @@ export class HistoryShipper {
   }
 
   /**
-   * Opens the store and marks the stream as shipped from (`shipped-id`, `0-0` while nothing is), so
+   * Marks the stream as shipped from (`shipped-id`, `0-0` while nothing is), so
    * trimming waits for the store from now on even before this replica holds the lock; then ships
-   * each interval.
+   * each interval (the first round opens the store: one that is down at start is a failing round).
    */
   async start(): Promise<void> {
     await this.opts.redis.hsetnx(chainKey(this.opts.streamKey), 'shipped-id', '0-0');
@@ -95,6 +96,10 @@ export class HistoryShipper {
         await this.held?.release();
         this.held = await this.locks.tryAcquire(this.lockKey);
         if (!this.held) return;
+      }
+      if (!this.opened) {
+        await this.opts.store.open();
+        this.opened = true;
       }
       await this.shipAll(this.held);
       if (this.failing) {
