@@ -83,6 +83,24 @@ export const inboundSchema = z
   });
 export type InboundConfig = z.infer<typeof inboundSchema>;
 
+/** Where audit records live on after Redis (`history` in the config). */
+export const historySchema = z.strictObject({
+  /**
+   * `files` (gzip NDJSON segments in `dir`, nothing to install), `postgres` (a table in the
+   * database at `postgresUrlEnv`), or `none`: the audit trail lives only in Redis. Default
+   * `none` in the configuration; the packaged service (deploy/reflex.service) sets `files`.
+   */
+  store: z.enum(['files', 'postgres', 'none']).default('none'),
+  /** Folder of the `files` store (one sub-folder per prefix); relative to the working directory. Default `history`. */
+  dir: z.string().min(1).default('history'),
+  /** Environment variable holding the PostgreSQL URL (`postgres://user:password@host/db`) of the `postgres` store; the URL is a secret, named, never written. Default `REFLEX_HISTORY_POSTGRES_URL`. */
+  postgresUrlEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').default('REFLEX_HISTORY_POSTGRES_URL'),
+  /** A `files` segment is closed at this many compressed bytes. Default 16 MiB. */
+  segmentMaxBytes: z.number().int().min(4096).default(16 * 1024 * 1024),
+  /** How often the worker ships new records (and retries a failing store). Default 5000 ms. */
+  shipIntervalMs: durationMs(z.number().int().min(100).max(3_600_000)).default(5_000),
+});
+
 /** The effective configuration of `reflex run`. Each field documents its default. */
 export const configSchema = z.strictObject({
   /**
@@ -156,24 +174,7 @@ export const configSchema = z.strictObject({
    * worker ships them, in order and with their chain fields, before retention may drop them, and
    * `reflex audit` and the console read across the store and Redis.
    */
-  history: z
-    .strictObject({
-      /**
-       * `files` (gzip NDJSON segments in `dir`, nothing to install), `postgres` (a table in the
-       * database at `postgresUrlEnv`), or `none`: the audit trail lives only in Redis. Default
-       * `none` in the configuration; the packaged service (deploy/reflex.service) sets `files`.
-       */
-      store: z.enum(['files', 'postgres', 'none']).default('none'),
-      /** Folder of the `files` store (one sub-folder per prefix); relative to the working directory. Default `history`. */
-      dir: z.string().min(1).default('history'),
-      /** Environment variable holding the PostgreSQL URL (`postgres://user:password@host/db`) of the `postgres` store; the URL is a secret, named, never written. Default `REFLEX_HISTORY_POSTGRES_URL`. */
-      postgresUrlEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').default('REFLEX_HISTORY_POSTGRES_URL'),
-      /** A `files` segment is closed at this many compressed bytes. Default 16 MiB. */
-      segmentMaxBytes: z.number().int().min(4096).default(16 * 1024 * 1024),
-      /** How often the worker ships new records (and retries a failing store). Default 5000 ms. */
-      shipIntervalMs: durationMs(z.number().int().min(100).max(3_600_000)).default(5_000),
-    })
-    .prefault({}),
+  history: historySchema.prefault({}),
   /** Attempts per action job, first included. Default 5. */
   actionAttempts: z.number().int().min(1).max(50).default(5),
   /**

@@ -14,7 +14,8 @@ import { PostgresHistoryStore } from '../../src/audit/history/postgres-history-s
 import type { RedisConnection } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { postgresAvailable, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
-import { redisClient, uniquePrefix } from '../support/redis.js';
+import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { runReflex } from '../support/reflex-process.js';
 
 /**
  * Audit history that outlives Redis: records shipped to a store (gzip NDJSON segments on disk, and a
@@ -57,8 +58,7 @@ interface Bed {
   remove(id: string): Promise<void>;
 }
 
-function fileBed(segmentMaxBytes = 600): Bed {
-  const dir = mkdtempSync(join(tmpdir(), 'reflex-history-'));
+function fileBed(segmentMaxBytes = 600, dir = mkdtempSync(join(tmpdir(), 'reflex-history-'))): Bed {
   dirs.push(dir);
   const store = new FileHistoryStore(dir, { segmentMaxBytes });
   // Rewrites the segment holding the record, with its manifest entry's byte count, so only the chain can tell.
@@ -83,8 +83,7 @@ function fileBed(segmentMaxBytes = 600): Bed {
   };
 }
 
-function postgresBed(): Bed {
-  const log = `${uniquePrefix('history')}:audit`;
+function postgresBed(log = `${uniquePrefix('history')}:audit`): Bed {
   const store = new PostgresHistoryStore(postgres!.url, log, { batch: 7 });
   const sql = async (text: string, params: unknown[]) => {
     const c = new pg.Client({ connectionString: postgres!.url });
@@ -145,10 +144,9 @@ class FlakyStore implements HistoryStore {
   }
 }
 
-async function setup(bed: Bed, maxRecords = 10) {
+async function setup(bed: Bed, maxRecords = 10, key = keySpace(uniquePrefix('history')).audit) {
   stores.push(bed.store);
   await bed.store.open();
-  const key = keySpace(uniquePrefix('history')).audit;
   const flaky = new FlakyStore(bed.store);
   const alerts: HistoryAlert[] = [];
   const lags: number[] = [];
@@ -173,6 +171,51 @@ const beds: [string, () => Bed][] = [
   ['gzip NDJSON segments on disk', () => fileBed()],
   ['a real PostgreSQL', () => postgresBed()],
 ];
+
+/** A store where `reflex audit` finds it for a prefix, and the flags and environment that name it. */
+const cliBeds: [string, (prefix: string) => { bed: Bed; args: string[]; env: Record<string, string> }][] = [
+  [
+    'gzip NDJSON segments on disk',
+    (prefix) => {
+      const dir = mkdtempSync(join(tmpdir(), 'reflex-history-'));
+      return { bed: fileBed(600, join(dir, prefix)), args: ['--history-dir', dir], env: {} };
+    },
+  ],
+  ['a real PostgreSQL', (prefix) => ({ bed: postgresBed(keySpace(prefix).audit), args: ['--history', 'postgres'], env: { REFLEX_HISTORY_POSTGRES_URL: postgres!.url } })],
+];
+
+describe.each(cliBeds)('reflex audit with a history store in %s', { timeout: 60_000 }, (name, makeBed) => {
+  it.skipIf(name.includes('PostgreSQL') && !postgresAvailable)('finds records older than the Redis window with --since, and verifies across the store and Redis', async () => {
+    const prefix = uniquePrefix('history');
+    const { bed, args, env } = makeBed(prefix);
+    const h = await setup(bed, 10, keySpace(prefix).audit);
+    const early = await h.append(25);
+    await h.shipper.shipAll();
+    const late = await h.append(30);
+    expect(await h.inRedis()).not.toContain(early[0]);
+    const reflex = (...a: string[]) => runReflex(['audit', ...a, '--redis', redisUrl(), '--prefix', prefix, ...args], env);
+    const since = new Date(Number(early[2]!.split('-')[0])).toISOString();
+    const listed = await reflex('--json', '--since', since);
+    expect(listed.code, listed.stderr).toBe(0);
+    const ids = listed.stdout.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id);
+    const ms = (id: string) => Number(id.split('-')[0]);
+    expect(ids).toEqual([...early, ...late].filter((id) => ms(id) >= ms(early[2]!)));
+    expect(ids).toContain(early[2]);
+    const web = await reflex('--json', '--instance', 'web-1');
+    const webIds = web.stdout.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string; instance: string }).instance);
+    expect(webIds.length).toBe(27);
+    expect(new Set(webIds)).toEqual(new Set(['web-1']));
+
+    const verified = await reflex('verify');
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(new RegExp(`^verified 55 records \\(${early[0]} to ${late.at(-1)}; head hash [0-9a-f]{40}.*history store`));
+
+    await bed.alter(early[1]!, (r) => (r.summary = 'rewritten'));
+    const broken = await reflex('verify');
+    expect(broken.code).not.toBe(0);
+    expect(broken.stderr).toContain(`audit chain broken at record ${early[1]}`);
+  });
+});
 
 describe.each(beds)('audit history in %s', (name, makeBed) => {
   const skip = name.includes('PostgreSQL') && !postgresAvailable;
