@@ -60,7 +60,8 @@ export class PostgresHistoryStore implements HistoryStore {
     private readonly log: string,
     opts: PostgresHistoryStoreOptions = {},
   ) {
-    this.pool = new pg.Pool({ connectionString: url, max: 4 });
+    // A database that does not answer fails a round (or the doctor's check) instead of hanging it.
+    this.pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 10_000 });
     // An idle client whose server went away emits 'error' on the pool; the next query reports it.
     this.pool.on('error', () => undefined);
     this.batch = opts.batch ?? 1000;
