@@ -16,6 +16,8 @@ import { keySpace } from '../../src/redis/key-space.js';
 import { postgresAvailable, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { runReflex } from '../support/reflex-process.js';
+import { parseConfig } from '../../src/config/config.js';
+import { checkHistory } from '../../src/doctor/history-check.js';
 
 /**
  * Audit history that outlives Redis: records shipped to a store (gzip NDJSON segments on disk, and a
@@ -323,5 +325,40 @@ describe('the audit stream while a history store takes it', () => {
     expect(await redis.xlen(key)).toBe(5);
     expect(await redis.hget(chainKey(key), 'anchor-id')).toBe((await redis.xrange(key, '-', '+', 'COUNT', 1))[0]![0]);
     expect((await new AuditLog(redis, key).verify()).ok).toBe(true);
+  });
+});
+
+describe('the history shipper across replicas', () => {
+  it('ships from one replica at a time: a second stands by while the first holds the lock', async () => {
+    const bed = fileBed(1 << 20);
+    const h = await setup(bed);
+    const other = new HistoryShipper({ redis, streamKey: h.key, store: bed.store, logger, batch: 7, intervalMs: 3_600_000 });
+    await h.append(5);
+    await h.shipper.round();
+    await h.append(5);
+    await other.round();
+    const stored: string[] = [];
+    for await (const e of bed.store.entries({ start: '-', end: '+' })) stored.push(e.id);
+    expect(stored).toHaveLength(5);
+    await h.shipper.stop();
+    await other.round();
+    stored.length = 0;
+    for await (const e of bed.store.entries({ start: '-', end: '+' })) stored.push(e.id);
+    expect(stored).toHaveLength(10);
+    await other.stop();
+  });
+});
+
+describe('reflex doctor on the history store', () => {
+  it('warns while the audit trail lives only in Redis, and says how far a store holds records', async () => {
+    const none = await checkHistory(parseConfig({ prefix: uniquePrefix('doctor') }));
+    expect(none).toMatchObject({ name: 'history', ok: true, warning: true, detail: expect.stringContaining('only in Redis') });
+    const dir = mkdtempSync(join(tmpdir(), 'reflex-history-'));
+    dirs.push(dir);
+    const files = await checkHistory(parseConfig({ prefix: uniquePrefix('doctor'), history: { store: 'files', dir } }));
+    expect(files).toMatchObject({ name: 'history', ok: true, detail: 'files store opens; holds no record yet' });
+    writeFileSync(join(dir, 'blocked'), '');
+    const blocked = await checkHistory(parseConfig({ prefix: uniquePrefix('doctor'), history: { store: 'files', dir: join(dir, 'blocked') } }));
+    expect(blocked).toMatchObject({ name: 'history', ok: false });
   });
 });
