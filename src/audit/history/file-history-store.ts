@@ -1,6 +1,8 @@
+import { createReadStream } from 'node:fs';
 import { mkdir, open, readFile, rename, stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { createGunzip, gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { ReflexError } from '../../errors/reflex-error.js';
 import { ChainWalker, compareIds, type VerifyResult } from '../audit-verifier.js';
@@ -93,7 +95,7 @@ export class FileHistoryStore implements HistoryStore {
     for (const s of (await this.manifest()).segments) {
       if (range.end !== '+' && compareIds(s.firstId, range.end) > 0) return;
       if (range.start !== '-' && compareIds(s.lastId, range.start) < 0) continue;
-      for (const e of await this.segmentEntries(s)) {
+      for await (const e of this.segmentEntries(s)) {
         if (range.start !== '-' && compareIds(e.id, range.start) < 0) continue;
         if (range.end !== '+' && compareIds(e.id, range.end) > 0) return;
         yield e;
@@ -106,21 +108,23 @@ export class FileHistoryStore implements HistoryStore {
     const manifest = await this.manifest();
     for (const s of manifest.segments) {
       const where = `segment ${s.file}`;
-      let entries: HistoryEntry[];
+      const before = walker.last;
+      let first: HistoryEntry | undefined;
+      let count = 0;
       try {
-        entries = await this.segmentEntries(s);
+        for await (const e of this.segmentEntries(s)) {
+          first ??= e;
+          count++;
+          const why = walker.check(e);
+          if (why) return { ok: false, records: walker.records, badId: e.id, reason: `${why} (${where})` };
+        }
       } catch (err) {
         return { ok: false, records: walker.records, badId: s.firstId, reason: `${where} cannot be read (${(err as Error).message}): it was deleted, cut or corrupted` };
       }
-      const before = walker.last;
-      for (const e of entries) {
-        const why = walker.check(e);
-        if (why) return { ok: false, records: walker.records, badId: e.id, reason: `${why} (${where})` };
-      }
-      const firstBad = entries[0]?.id !== s.firstId || entries[0]?.prev !== s.firstPrev;
+      const firstBad = first?.id !== s.firstId || first?.prev !== s.firstPrev;
       const lastBad = walker.last?.id !== s.lastId || walker.last?.hash !== s.lastHash;
-      if (firstBad || lastBad || entries.length !== s.count) {
-        return { ok: false, records: walker.records, badId: firstBad ? s.firstId : s.lastId, reason: `${where} holds ${entries.length} records from ${entries[0]?.id} to ${walker.last?.id}, but its checkpoint says ${s.count} from ${s.firstId} (prev ${s.firstPrev}) to ${s.lastId} (hash ${s.lastHash}): records were deleted, inserted or rewritten` };
+      if (firstBad || lastBad || count !== s.count) {
+        return { ok: false, records: walker.records, badId: firstBad ? s.firstId : s.lastId, reason: `${where} holds ${count} records from ${first?.id} to ${walker.last?.id}, but its checkpoint says ${s.count} from ${s.firstId} (prev ${s.firstPrev}) to ${s.lastId} (hash ${s.lastHash}): records were deleted, inserted or rewritten` };
       }
       if (before && s.firstPrev !== before.hash) {
         return { ok: false, records: walker.records, badId: s.firstId, reason: `${where} does not follow the segment before it: a segment was deleted` };
@@ -132,23 +136,26 @@ export class FileHistoryStore implements HistoryStore {
 
   async close(): Promise<void> {}
 
-  private async segmentEntries(s: Segment): Promise<HistoryEntry[]> {
-    const handle = await open(join(this.dir, s.file), 'r');
-    let bytes: Buffer;
+  /** A segment's records, streamed (a segment decompresses to about ten times its size): its committed bytes only. */
+  private async *segmentEntries(s: Segment): AsyncGenerator<HistoryEntry> {
+    const path = join(this.dir, s.file);
+    const size = (await stat(path)).size;
+    if (size < s.bytes) throw new Error(`${size} bytes of the ${s.bytes} committed`);
+    const file = createReadStream(path, { start: 0, end: s.bytes - 1 });
+    const gunzip = file.pipe(createGunzip());
+    file.on('error', (err) => gunzip.destroy(err));
+    const lines = createInterface({ input: gunzip, crlfDelay: Infinity });
     try {
-      bytes = Buffer.alloc(s.bytes);
-      const { bytesRead } = await handle.read(bytes, 0, s.bytes, 0);
-      if (bytesRead < s.bytes) throw new Error(`${bytesRead} bytes of the ${s.bytes} committed`);
+      for await (const line of lines) {
+        if (!line) continue;
+        const { id, prev, hash, ...record } = JSON.parse(line) as Record<string, unknown>;
+        yield { id: String(id), prev: typeof prev === 'string' ? prev : '', hash: typeof hash === 'string' ? hash : '', json: canonicalJson(record) };
+      }
     } finally {
-      await handle.close();
+      lines.close();
+      gunzip.destroy();
+      file.destroy();
     }
-    const out: HistoryEntry[] = [];
-    for (const line of gunzipSync(bytes).toString('utf8').split('\n')) {
-      if (!line) continue;
-      const { id, prev, hash, ...record } = JSON.parse(line) as Record<string, unknown>;
-      out.push({ id: String(id), prev: typeof prev === 'string' ? prev : '', hash: typeof hash === 'string' ? hash : '', json: canonicalJson(record) });
-    }
-    return out;
   }
 
   private async write(file: string, at: number, data: Buffer): Promise<void> {
