@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { ReflexError } from '../../errors/reflex-error.js';
 import type { RedisConnection } from '../../redis/connect.js';
 import { TokenLock, type HeldLock } from '../../redis/token-lock.js';
 import { chainKey } from '../audit-chain.js';
@@ -109,6 +110,12 @@ export class HistoryShipper {
         await this.alert('resolved', summary);
       }
     } catch (err) {
+      // Another replica took the lock (this one stalled past its TTL): it ships now; nothing failed.
+      if (err instanceof ReflexError && err.code === 'LOCK_LOST') {
+        this.opts.logger.warn({ err }, 'history shipping lock lost: another replica ships the audit records');
+        this.held = undefined;
+        return;
+      }
       this.opts.onError?.();
       const lag = await this.unshipped().catch(() => undefined);
       if (lag !== undefined) this.opts.onLag?.(lag);
