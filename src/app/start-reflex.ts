@@ -6,6 +6,8 @@ import type { AlertsView } from '../notify/alert-board.js';
 import { Silences } from '../rules/silences.js';
 import { RuleErrors, type RuleAlertSink } from '../rules/rule-errors.js';
 import { AuditLog } from '../audit/audit-log.js';
+import { historyStoreFor } from '../audit/history/history-store-for.js';
+import { startHistoryShipping } from '../audit/history/history-wiring.js';
 import { InstanceClient } from '../client/client.js';
 import { targetsOf, type ConfiguredTarget } from '../config/config-target.js';
 import { connectRedis, duplicateConnection } from '../redis/connect.js';
@@ -133,6 +135,9 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   const loaded = config.role !== 'subscriber' ? await loadRulesOrFail(config, logger, ruleErrors) : undefined;
   // Read now: a missing inbound secret fails the start, not the first webhook.
   const inbound = inboundSecrets(config.inbound);
+  // Read now too (a postgres store without its URL fails the start); reads of the audit trail
+  // (console, dashboard) go across it and Redis.
+  const history = historyStoreFor(config.history, config.prefix, keys.audit);
   await reachTargets(configured, config.waitForTarget, logger);
   const redis = await connectRedis(config.redisUrl, { logger });
   // Keys of the layout before hash tags would be left behind, with their queued events and audit chain.
@@ -163,7 +168,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   // connection's trouble is already reported once (connectRedis), so the queues' copies go to debug.
   for (const q of [eventsQueue, actionsQueue]) q.on('error', (err) => logger.debug({ err, queue: q.name }, 'queue error'));
   const tracker = new StateTracker(redis, keys, config.clockToleranceMs);
-  const audit = new AuditLog(redis, keys.audit);
+  const audit = new AuditLog(redis, keys.audit, { history });
   metrics.watchDeadLetters(actionsQueue);
   metrics.watchQueue(eventsQueue);
   metrics.watchQueue(actionsQueue);
@@ -184,6 +189,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   const teardown = async () => {
     for (const s of stops) await s().catch((err: unknown) => logger.warn({ err }, 'error while stopping a part'));
     await Promise.all([eventsQueue.close(), actionsQueue.close()]);
+    await history?.close().catch((err: unknown) => logger.warn({ err }, 'error while closing the history store'));
     for (const c of clients.values()) await c.close();
     redis.disconnect();
     connection.disconnect();
@@ -266,6 +272,8 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       alertsView = notifier ? () => notifier.board.view(notifier.mute) : undefined;
       raiseAlert = notifier ? (a: Omit<AlertInput, 'labels'>) => notifier.notify({ ...a, labels: {} }) : undefined;
       ruleAlerts = notifier;
+      // Audit records leave Redis for the history store before retention trims them (one replica ships).
+      stops.push(await startHistoryShipping({ redis, streamKey: keys.audit, store: history, shipIntervalMs: config.history.shipIntervalMs, logger, metrics, raiseAlert }));
       // A cluster member going offline is an alert of its own (nothing for a server that is not clustered).
       stops.push(startMemberWatch({ targets: configured.map((t) => ({ id: t.id, client: clientFor(t.id) })), redis, keys, raiseAlert, logger }));
       let inStorm: (e: CanonicalEvent) => Promise<boolean> = async () => false;

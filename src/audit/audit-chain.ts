@@ -22,7 +22,11 @@ export function chainHash(prev: string, id: string, json: string): string {
   return createHash('sha1').update(`${prev}\n${id}\n${json}`, 'utf8').digest('hex');
 }
 
-/** The hash key beside the stream holding `head-id`, `head-hash` and `anchor-id` (oldest record kept by the last trim). */
+/**
+ * The hash key beside the stream holding `head-id`, `head-hash`, `anchor-id` (oldest record kept by
+ * the last trim) and, while a history store takes the records, `shipped-id`: the newest record the
+ * store holds, past which no trim goes (`0-0`: none yet).
+ */
 export function chainKey(streamKey: string): string {
   return `${streamKey}:chain`;
 }
@@ -65,8 +69,30 @@ end
 if appended == 0 then return ids end
 redis.call('HSET', chain, 'head-id', headId, 'head-hash', prev)
 local trimmed = 0
-if maxRecords > 0 then trimmed = trimmed + redis.call('XTRIM', stream, 'MAXLEN', '~', maxRecords) end
-if maxAgeMs > 0 then trimmed = trimmed + redis.call('XTRIM', stream, 'MINID', string.format('%.0f', now - maxAgeMs)) end
+local shipped = redis.call('HGET', chain, 'shipped-id')
+if not shipped then
+  if maxRecords > 0 then trimmed = trimmed + redis.call('XTRIM', stream, 'MAXLEN', '~', maxRecords) end
+  if maxAgeMs > 0 then trimmed = trimmed + redis.call('XTRIM', stream, 'MINID', string.format('%.0f', now - maxAgeMs)) end
+else
+  -- A history store takes the records: none is dropped before it holds it. MAXLEN cannot be
+  -- capped by an id, so the count limit becomes an id too: the successor of the last record past
+  -- the limit (at most 1000 a call, so an append never walks a long backlog), and the trim is one
+  -- MINID at the lower of that, the age cut and the successor of the shipped watermark.
+  local sms, sseq = string.match(shipped, '^(%d+)-(%d+)$')
+  local capMs, capSeq = tonumber(sms), tonumber(sseq) + 1
+  local cutMs, cutSeq = 0, 0
+  if maxRecords > 0 then
+    local excess = redis.call('XLEN', stream) - maxRecords
+    if excess > 0 then
+      local rows = redis.call('XRANGE', stream, '-', '+', 'COUNT', math.min(excess, 1000))
+      local ms, seq = string.match(rows[#rows][1], '^(%d+)-(%d+)$')
+      cutMs, cutSeq = tonumber(ms), tonumber(seq) + 1
+    end
+  end
+  if maxAgeMs > 0 and now - maxAgeMs > cutMs then cutMs, cutSeq = now - maxAgeMs, 0 end
+  if cutMs > capMs or (cutMs == capMs and cutSeq > capSeq) then cutMs, cutSeq = capMs, capSeq end
+  if cutMs > 0 or cutSeq > 0 then trimmed = redis.call('XTRIM', stream, 'MINID', string.format('%.0f-%.0f', cutMs, cutSeq)) end
+end
 if trimmed > 0 then
   local first = redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)[1]
   redis.call('HSET', chain, 'anchor-id', first[1])
@@ -87,7 +113,8 @@ const groups = new WeakMap<object, Map<string, GroupCommit<PendingRecord, string
 
 /**
  * Appends one record JSON to the chain, trimming by count (approximate, whole stream nodes) and by
- * age (exact). Returns the new stream id, or undefined when `once` was already set. Records
+ * age (exact), never past `shipped-id` while a history store takes the records. Returns the new
+ * stream id, or undefined when `once` was already set. Records
  * appended at the same moment by this process share one script call (a group commit, in call
  * order); each call is one atomic round trip (EVALSHA, falling back to EVAL once per server that
  * has not seen the script), so appends from several replicas interleave without breaking the chain.

@@ -3,6 +3,8 @@ import { appendChained } from './audit-chain.js';
 import { auditRecordSchema, reservedAuditFields, type AuditInput, type ChainedAuditRecord, type StoredAuditRecord } from './audit-record.js';
 import { matchesQuery, streamRange, type AuditQuery } from './audit-query.js';
 import { verifyAuditLog, type VerifyResult } from './audit-verifier.js';
+import { recordsAcross, verifyAcross, type AcrossResult } from './history/history-reading.js';
+import type { HistoryStore } from './history/history-store.js';
 import { canonicalJson } from './canonical-json.js';
 import { redact } from './redact.js';
 
@@ -17,6 +19,11 @@ export interface AuditLogOptions {
   maxRecords?: number;
   /** Records older than this (by stream id, i.e. Redis time) are dropped on the next append. Default 0: no age limit. */
   maxAgeMs?: number;
+  /**
+   * Where records live on after Redis (src/audit/history/): reads and `verify()` go across it and
+   * Redis. Appending does not need it: the append script never trims past the shipped watermark.
+   */
+  history?: HistoryStore;
 }
 
 /** Options of {@link AuditLog.follow}. */
@@ -38,6 +45,7 @@ export interface FollowOptions {
  */
 export class AuditLog {
   private readonly retention: { maxRecords: number; maxAgeMs: number };
+  private readonly history: HistoryStore | undefined;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -46,6 +54,7 @@ export class AuditLog {
   ) {
     this.retention = { maxRecords: opts.maxRecords ?? 1_000_000, maxAgeMs: opts.maxAgeMs ?? 0 };
     if (!(this.retention.maxRecords >= 0) || !(this.retention.maxAgeMs >= 0)) throw new RangeError('audit retention limits must be >= 0');
+    this.history = opts.history;
   }
 
   /**
@@ -70,8 +79,12 @@ export class AuditLog {
     return out;
   }
 
-  /** Matching records with their chain fields, oldest first, read in batches. */
-  async *records(query: AuditQuery = {}, batch = 1000): AsyncGenerator<ChainedAuditRecord> {
+  /** Matching records with their chain fields, oldest first, read in batches: from the history store, then Redis. */
+  records(query: AuditQuery = {}): AsyncGenerator<ChainedAuditRecord> {
+    return this.history ? recordsAcross(this.redis, this.key, this.history, query, (q) => this.redisRecords(q)) : this.redisRecords(query);
+  }
+
+  private async *redisRecords(query: AuditQuery, batch = 1000): AsyncGenerator<ChainedAuditRecord> {
     const { start, end } = streamRange(query);
     let from = start;
     for (;;) {
@@ -121,12 +134,24 @@ export class AuditLog {
     }
   }
 
-  /** Checks the whole chain; see {@link verifyAuditLog}. */
-  verify(): Promise<VerifyResult> {
-    return verifyAuditLog(this.redis, this.key);
+  /** Checks the whole chain, across the history store when there is one; see {@link verifyAuditLog} and {@link verifyAcross}. */
+  verify(): Promise<VerifyResult | AcrossResult> {
+    return this.history ? verifyAcross(this.redis, this.key, this.history) : verifyAuditLog(this.redis, this.key);
   }
 
   private async readNewest(query: AuditQuery, count: number): Promise<StoredAuditRecord[]> {
+    const newest = await this.readNewestInRedis(query, count);
+    if (!this.history || newest.length >= count) return newest;
+    // Redis holds fewer: the newest `count` of the whole history, kept as the read goes.
+    const kept: StoredAuditRecord[] = [];
+    for await (const r of this.records(query)) {
+      kept.push(stored(r));
+      if (kept.length > count) kept.shift();
+    }
+    return kept;
+  }
+
+  private async readNewestInRedis(query: AuditQuery, count: number): Promise<StoredAuditRecord[]> {
     const { start, end } = streamRange(query);
     const out: StoredAuditRecord[] = [];
     let to = end;

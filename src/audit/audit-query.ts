@@ -1,5 +1,6 @@
 import { readDuration } from '../config/duration.js';
 import type { AuditType, StoredAuditRecord } from './audit-record.js';
+import { compareIds } from './audit-verifier.js';
 
 /** Which records to read. Time bounds become a stream id range, so older records are never scanned. */
 export interface AuditQuery {
@@ -13,6 +14,8 @@ export interface AuditQuery {
   since?: Date;
   /** Only records appended at or before this time. */
   until?: Date;
+  /** Only records from this stream id on, inclusive (where the history store's part of a read ends). */
+  startId?: string;
   /** Only records up to this stream id, inclusive (a snapshot point, e.g. before following). */
   endId?: string;
   /** Only the newest `count` matching records (still returned oldest first). */
@@ -25,9 +28,10 @@ export interface AuditQuery {
   identities?: { uuids: ReadonlySet<string>; incidents: ReadonlySet<string> };
 }
 
-/** The XRANGE bounds for a query: `ms-0` to `ms-max` (or the end id, whichever is lower), `-`/`+` when open. */
+/** The XRANGE bounds for a query: `ms-0` (or the start id, whichever is higher) to `ms-max` (or the end id, whichever is lower), `-`/`+` when open. */
 export function streamRange(q: AuditQuery): { start: string; end: string } {
-  const start = q.since ? `${Math.max(0, q.since.getTime())}-0` : '-';
+  let start = q.since ? `${Math.max(0, q.since.getTime())}-0` : '-';
+  if (q.startId && (start === '-' || compareIds(q.startId, start) > 0)) start = q.startId;
   let end = q.until ? `${Math.max(0, q.until.getTime())}-18446744073709551615` : '+';
   if (q.endId && (end === '+' || idMs(q.endId) <= idMs(end))) end = q.endId;
   return { start, end };

@@ -21,7 +21,7 @@ export type VerifyResult =
  * accepted as given, since the record it points to is gone). Not set and `genesis`: the first
  * entry must start the chain. Neither: any first `prev` is accepted (an export of a range).
  */
-class ChainWalker {
+export class ChainWalker {
   records = 0;
   last: { id: string; hash: string } | undefined;
 

@@ -50,5 +50,8 @@ export function resolveConfig(opts: Record<string, unknown>, extra: ConfigInput 
   const fromFile = file ? readConfigFile(file) : {};
   // A relative rulesDir in a config file is relative to that file's folder, wherever reflex runs from.
   if (file && typeof fromFile.rulesDir === 'string' && !isAbsolute(fromFile.rulesDir)) fromFile.rulesDir = resolve(dirname(file), fromFile.rulesDir);
-  return parseConfig({ rulesDir: defaultRulesDir(), ...fromFile, ...configFromEnv(), ...defined(flags) } as ConfigInput);
+  const env = configFromEnv();
+  // REFLEX_HISTORY_STORE / _DIR set fields of the file's history section, not the whole section.
+  if (env.history && fromFile.history && typeof fromFile.history === 'object') env.history = { ...(fromFile.history as object), ...env.history };
+  return parseConfig({ rulesDir: defaultRulesDir(), ...fromFile, ...env, ...defined(flags) } as ConfigInput);
 }

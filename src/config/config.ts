@@ -83,6 +83,24 @@ export const inboundSchema = z
   });
 export type InboundConfig = z.infer<typeof inboundSchema>;
 
+/** Where audit records live on after Redis (`history` in the config). */
+export const historySchema = z.strictObject({
+  /**
+   * `files` (gzip NDJSON segments in `dir`, nothing to install), `postgres` (a table in the
+   * database at `postgresUrlEnv`), or `none`: the audit trail lives only in Redis. Default
+   * `none` in the configuration; the packaged service (deploy/reflex.service) sets `files`.
+   */
+  store: z.enum(['files', 'postgres', 'none']).default('none'),
+  /** Folder of the `files` store (one sub-folder per prefix); relative to the working directory. Default `history`. */
+  dir: z.string().min(1).default('history'),
+  /** Environment variable holding the PostgreSQL URL (`postgres://user:password@host/db`) of the `postgres` store; the URL is a secret, named, never written. Default `REFLEX_HISTORY_POSTGRES_URL`. */
+  postgresUrlEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').default('REFLEX_HISTORY_POSTGRES_URL'),
+  /** A `files` segment is closed at this many compressed bytes. Default 16 MiB. */
+  segmentMaxBytes: z.number().int().min(4096).default(16 * 1024 * 1024),
+  /** How often the worker ships new records (and retries a failing store). Default 5000 ms. */
+  shipIntervalMs: durationMs(z.number().int().min(100).max(3_600_000)).default(5_000),
+});
+
 /** The effective configuration of `reflex run`. Each field documents its default. */
 export const configSchema = z.strictObject({
   /**
@@ -151,6 +169,12 @@ export const configSchema = z.strictObject({
   archiveMaxLength: z.number().int().min(1).default(1_000_000),
   /** Age after which archived events are trimmed. Default 7 days. */
   archiveMaxAgeMs: durationMs(z.number().int().min(1_000)).default(7 * 24 * 3600_000),
+  /**
+   * Where audit records live on after Redis trims them (docs/operations.md, Audit history): a
+   * worker ships them, in order and with their chain fields, before retention may drop them, and
+   * `reflex audit` and the console read across the store and Redis.
+   */
+  history: historySchema.prefault({}),
   /** Attempts per action job, first included. Default 5. */
   actionAttempts: z.number().int().min(1).max(50).default(5),
   /**
@@ -272,6 +296,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ConfigInput
     stormThreshold: num(env.REFLEX_STORM_THRESHOLD),
     dashboardToken: env.REFLEX_DASHBOARD_TOKEN || undefined,
     dashboardWriteToken: env.REFLEX_DASHBOARD_WRITE_TOKEN || undefined,
+    history: env.REFLEX_HISTORY_STORE || env.REFLEX_HISTORY_DIR ? ({ ...(env.REFLEX_HISTORY_STORE ? { store: env.REFLEX_HISTORY_STORE } : {}), ...(env.REFLEX_HISTORY_DIR ? { dir: env.REFLEX_HISTORY_DIR } : {}) } as ConfigInput['history']) : undefined,
     httpAllowedHosts: env.REFLEX_HTTP_ALLOWED_HOSTS ? env.REFLEX_HTTP_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean) : undefined,
   };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as ConfigInput;

@@ -7,6 +7,7 @@ import { checkRules, formatProblem } from '../rules/rule-checker.js';
 import { daemonProfile, type ServerInfo } from './daemon-profile.js';
 import { checkRedis } from './redis-checks.js';
 import { checkQueues, checkReadiness } from './health-checks.js';
+import { checkHistory } from './history-check.js';
 import { redactText } from '../log/redaction.js';
 
 /** One check of `reflex doctor`: what was checked, whether it passed, and what to do if not. */
@@ -32,6 +33,7 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
   ];
   checks.push(...(await checkRedis(config.redisUrl)));
   checks.push(...(await checkQueues(config)));
+  checks.push(await checkHistory(config));
   let targets: { name?: string; target: () => Target }[];
   try {
     const all = targetsOf(config);

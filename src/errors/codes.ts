@@ -50,6 +50,7 @@ export const errorCodes = {
   REDIS_UNAVAILABLE: { retryable: true, doc: 'Redis cannot be reached.' },
   KEY_LAYOUT_OUTDATED: { retryable: false, doc: 'Redis holds keys of the layout before Redis Cluster hash tags (`P:audit`, `P:bull:events:*`…): `reflex run` refuses to start on empty keys beside them; stop every process and run `reflex migrate-keys`.' },
   AUDIT_CHAIN_BROKEN: { retryable: false, doc: '`reflex audit verify` found a record that was altered, deleted or inserted behind the audit log; the message names the first bad record and what differs.' },
+  HISTORY_STORE_FAILED: { retryable: true, doc: 'The audit history store (files or PostgreSQL) could not take or give records: a write, a read or its schema failed, or a batch did not follow its newest record. The shipper retries each interval; Redis keeps every record not yet shipped meanwhile (its audit stream grows), and the alert `history.store-failing` fires.' },
 } as const satisfies Record<string, { retryable: boolean; doc: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

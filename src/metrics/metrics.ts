@@ -77,6 +77,10 @@ export class Metrics {
   readonly housekeepingSnapshots = new Counter({ name: 'reflex_housekeeping_snapshots_total', help: 'Snapshot steps of schedules by result (made, pruned, failed: a snapshot not made or a deletion not done after its retries), counted when the next tick settles the ledger; missed: a tick coalesced into the still held job of an earlier tick', labelNames: ['schedule', 'result'] as const, registers: [this.registry] });
   readonly housekeepingNewestAge = new Gauge({ name: 'reflex_housekeeping_newest_snapshot_age_seconds', help: 'Age of the newest snapshot a schedule made of an instance, as of the schedule\'s last tick', labelNames: ['schedule', 'project', 'instance'] as const, registers: [this.registry] });
 
+  /** Audit records in Redis not yet in the history store (0 after each round that shipped all; set by the replica that ships). */
+  readonly historyShipLag = new Gauge({ name: 'reflex_history_ship_lag_records', help: 'Audit records in Redis not yet shipped to the history store, as of the shipping replica\'s last round (Redis keeps them until shipped)', registers: [this.registry] });
+  readonly historyShipErrors = new Counter({ name: 'reflex_history_ship_errors_total', help: 'Shipping rounds of audit records to the history store that failed (the store did not take them; retried each interval)', registers: [this.registry] });
+
   readonly leaseHolder = new Gauge({ name: 'reflex_lease_holder', help: '1 while this process holds the subscriber lease of the target (reads its event stream), 0 on standby', labelNames: ['target'] as const, registers: [this.registry] });
 
   readonly streamConnected = new Gauge({ name: 'reflex_stream_connected', help: '1 while this process has the events WebSocket of the target open', labelNames: ['target'] as const, registers: [this.registry] });

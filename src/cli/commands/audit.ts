@@ -1,11 +1,17 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { AuditLog, type StoredAuditRecord } from '../../audit/audit-log.js';
 import { withFormerNames, type AuditQuery } from '../../audit/audit-query.js';
 import { auditTypes, type AuditType } from '../../audit/audit-record.js';
 import { verifyExport, type VerifyResult } from '../../audit/audit-verifier.js';
+import type { AcrossResult } from '../../audit/history/history-reading.js';
+import { historyStoreFor } from '../../audit/history/history-store-for.js';
+import type { HistoryStore } from '../../audit/history/history-store.js';
+import { readConfigFile } from '../../config/config-file.js';
+import { configFromEnv, historySchema } from '../../config/config.js';
+import { configFileOf } from '../config-options.js';
 import { ReflexError } from '../../errors/reflex-error.js';
 import { keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
@@ -24,6 +30,9 @@ interface AuditOpts {
   follow?: boolean;
   out?: string;
   file?: string;
+  config?: string;
+  history?: string;
+  historyDir?: string;
 }
 
 function line(r: StoredAuditRecord): string {
@@ -42,12 +51,27 @@ function queryOf(o: AuditOpts): AuditQuery {
   return { instance: o.instance, rule: o.rule, type: o.type, since: o.since, until: o.until };
 }
 
+/** The history store of the configuration (file, then environment), as `--history` and `--history-dir` change it. */
+function historyOf(o: AuditOpts): HistoryStore | undefined {
+  const file = configFileOf({ config: o.config });
+  const fromFile = file ? (readConfigFile(file).history ?? {}) : {};
+  const history = historySchema.parse({
+    ...fromFile,
+    ...configFromEnv().history,
+    ...(o.historyDir !== undefined ? { store: 'files', dir: o.historyDir } : {}),
+    ...(o.history !== undefined ? { store: o.history } : {}),
+  });
+  return historyStoreFor(history, o.prefix, keySpace(o.prefix).audit);
+}
+
 async function withLog<T>(o: AuditOpts, run: (log: AuditLog) => Promise<T>): Promise<T> {
+  const history = historyOf(o);
   const redis = await connectRedis(o.redis);
   try {
-    return await run(new AuditLog(redis, keySpace(o.prefix).audit));
+    return await run(new AuditLog(redis, keySpace(o.prefix).audit, { history }));
   } finally {
     redis.disconnect();
+    await history?.close();
   }
 }
 
@@ -95,7 +119,7 @@ async function exportJsonl(o: AuditOpts): Promise<void> {
 }
 
 async function verify(o: AuditOpts): Promise<void> {
-  const result: VerifyResult = o.file
+  const result: VerifyResult | AcrossResult = o.file
     ? await verifyExport(createInterface({ input: createReadStream(o.file), crlfDelay: Infinity }))
     : await withLog(o, (log) => log.verify());
   if (o.json) {
@@ -107,7 +131,8 @@ async function verify(o: AuditOpts): Promise<void> {
     throw new ReflexError('AUDIT_CHAIN_BROKEN', `audit chain broken at record ${result.badId}: ${result.reason} (${result.records} records before it verified)`);
   }
   const span = result.records ? ` (${result.firstId} to ${result.headId}; head hash ${result.headHash}${result.anchorId ? `; trimmed by retention, anchored at ${result.anchorId}` : ''})` : '';
-  process.stdout.write(`verified ${result.records} records${span}\n`);
+  const store = 'store' in result && result.store ? `; ${result.store.records} of them in the ${result.store.kind} history store${result.store.headId ? ` (up to ${result.store.headId})` : ''}, the rest in Redis` : '';
+  process.stdout.write(`verified ${result.records} records${span}${store}\n`);
 }
 
 /**
@@ -121,6 +146,9 @@ export function registerAudit(program: Command): void {
     .description('print the audit log, oldest first; see also `audit verify` and `audit export`')
     .option('--redis <url>', 'Redis URL (env REDIS_URL)', process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
     .option('--prefix <prefix>', 'Redis key prefix (env REFLEX_PREFIX)', process.env.REFLEX_PREFIX ?? 'reflex')
+    .option('--config <file>', 'configuration file whose history section names the history store read with Redis (env REFLEX_CONFIG; default /etc/reflex/config.yaml when it exists)')
+    .addOption(new Option('--history <store>', 'the history store read with Redis, instead of the configuration\'s (env REFLEX_HISTORY_STORE)').choices(['files', 'postgres', 'none']))
+    .option('--history-dir <dir>', 'folder of the files history store (env REFLEX_HISTORY_DIR; implies --history files)')
     .option('--instance <name>', 'only records about this instance, and about the instances that bore this name, under every name they had (renames keep volatile.uuid)')
     .option('--rule <name>', 'only records about this rule')
     .option('--type <types>', `only records of these types (comma-separated: ${auditTypes.join(', ')})`, typesArg)
@@ -132,7 +160,7 @@ export function registerAudit(program: Command): void {
     .action((_opts, cmd: Command) => print(cmd.optsWithGlobals<AuditOpts>()));
   audit
     .command('verify')
-    .description('check the hash chain; exit 1 naming the first record altered, deleted or inserted')
+    .description('check the hash chain, across the history store and Redis; exit 1 naming the first record altered, deleted or inserted')
     .option('--file <file.jsonl>', 'verify an export instead of the live log')
     .action((_opts, cmd: Command) => verify(cmd.optsWithGlobals<AuditOpts>()));
   audit
