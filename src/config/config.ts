@@ -160,9 +160,9 @@ export const configSchema = z.strictObject({
   archiveMaxAgeMs: durationMs(z.number().int().min(1_000)).default(7 * 24 * 3600_000),
   /**
    * Bytes of Redis memory the event archive may use: measured every `retentionCheckMs` (`MEMORY
-   * USAGE`, sampled) and trimmed by count, oldest first, to 90 % of it when over. Default 256 MiB.
+   * USAGE`, sampled) and trimmed by count, oldest first, to 90 % of it when over. Default 128 MiB.
    */
-  archiveMaxBytes: z.number().int().min(64 * 1024).default(256 * 1024 * 1024),
+  archiveMaxBytes: z.number().int().min(64 * 1024).default(128 * 1024 * 1024),
   /** Entries the rejected-input stream (`<prefix>:rejected`) keeps at most. Default 10 000. */
   rejectedMaxLength: z.number().int().min(1).default(10_000),
   /** Age after which rejected inputs are trimmed. Default 7 days. */

@@ -56,7 +56,7 @@ describe('Redis retention the operator sets', () => {
 
     it('has defaults that fit the documented budget', () => {
       const c = parseConfig(base);
-      expect(c).toMatchObject({ auditMaxRecords: 200_000, auditMaxAgeMs: 7 * 86_400_000, archiveMaxLength: 200_000, archiveMaxBytes: 256 * 1024 * 1024, rejectedMaxLength: 10_000, rejectedMaxBytes: 64 * 1024 * 1024, jobsKeepCompleted: 10_000, jobsKeepCompletedMs: 3_600_000, jobsKeepFailed: 10_000, jobsKeepFailedMs: 7 * 86_400_000, redisMemoryAlertRatio: 0.85 });
+      expect(c).toMatchObject({ auditMaxRecords: 200_000, auditMaxAgeMs: 7 * 86_400_000, archiveMaxLength: 200_000, archiveMaxBytes: 128 * 1024 * 1024, rejectedMaxLength: 10_000, rejectedMaxBytes: 64 * 1024 * 1024, jobsKeepCompleted: 10_000, jobsKeepCompletedMs: 3_600_000, jobsKeepFailed: 10_000, jobsKeepFailedMs: 7 * 86_400_000, redisMemoryAlertRatio: 0.85 });
     });
 
     it.each([
@@ -224,7 +224,7 @@ describe('Redis retention the operator sets', () => {
         const text = (await metrics.scrape()).body;
         expect(text).toMatch(/^reflex_redis_memory_max_bytes [1-9]\d*$/m);
         expect(text).toMatch(/^reflex_redis_memory_used_bytes [1-9]\d*$/m);
-        expect(text).toMatch(/^reflex_redis_structure_budget_bytes\{structure="archive"\} 268435456$/m);
+        expect(text).toMatch(/^reflex_redis_structure_budget_bytes\{structure="archive"\} 134217728$/m);
         expect(text).toMatch(/^reflex_redis_structure_entries\{structure="queue:events"\} 0$/m);
 
         await setMax(0.97);
