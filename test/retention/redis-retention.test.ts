@@ -114,7 +114,7 @@ describe('Redis retention the operator sets', () => {
       expect(n).toBeGreaterThanOrEqual(8);
 
       await until('the first entries are older than 200 ms', async () => {
-        const [[id]] = (await redis.xrange(keys.rejected, '-', '+', 'COUNT', 1)) as [[string]];
+        const id = (await redis.xrange(keys.rejected, '-', '+', 'COUNT', 1))[0]![0];
         return Date.now() - Number(id.split('-')[0]) > 250;
       }, 5_000);
       await reject(100, { maxLength: 1_000, maxAgeMs: 200 });
@@ -146,12 +146,16 @@ describe('Redis retention the operator sets', () => {
       const prefix = keySpace(uniquePrefix('ret-jobs')).bullPrefix;
       const history = queueHistory(parseConfig({ ...base, jobsKeepCompleted: 3, jobsKeepFailed: 2 }));
       const q = new Queue('events', { connection: redis, prefix, defaultJobOptions: history });
+      const workerConnection = new Redis(server.url, { maxRetriesPerRequest: null });
       const w = new Worker('events', async (job) => {
         if (job.data.fail) throw new Error('no');
-      }, { connection: new Redis(server.url, { maxRetriesPerRequest: null }), prefix });
+      }, { connection: workerConnection, prefix });
       try {
         for (let i = 0; i < 10; i++) await q.add('e', { fail: i % 2 === 0 });
-        await until('all ten settled', async () => (await q.getJobCounts('waiting', 'active')).waiting + (await q.getJobCounts('waiting', 'active')).active === 0, 10_000);
+        await until('all ten settled', async () => {
+          const c = await q.getJobCounts('waiting', 'active');
+          return (c.waiting ?? 0) + (c.active ?? 0) === 0;
+        }, 10_000);
         await until('trimmed', async () => {
           const c = await q.getJobCounts('completed', 'failed');
           return c.completed === 3 && c.failed === 2;
@@ -159,6 +163,7 @@ describe('Redis retention the operator sets', () => {
       } finally {
         await w.close();
         await q.close();
+        workerConnection.disconnect();
       }
     });
   });
