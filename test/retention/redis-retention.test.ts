@@ -16,7 +16,8 @@ import { startRedisWatch, type RedisMemoryAlert } from '../../src/retention/redi
 import { readStructures, retentionPlan } from '../../src/retention/structures.js';
 import { until } from '../actions/reflex-bed.js';
 import { ownRedis, type OwnRedis } from '../support/own-redis.js';
-import { uniquePrefix } from '../support/redis.js';
+import { redisClient, uniquePrefix } from '../support/redis.js';
+import { startObservabilityBed, type ObservabilityBed } from '../metrics/observability-bed.js';
 
 const silent = pino({ level: 'silent' });
 const base: ConfigInput = { target: 'unix:///nonexistent.sock' };
@@ -262,6 +263,45 @@ describe('Redis retention the operator sets', () => {
       expect(memoryCheck({ usedBytes: 100, maxBytes: 1000 }, 0.85)).toEqual({ name: 'redis-memory', ok: true, detail: 'used 100 B of maxmemory 1000 B (10.0 %; alert from 85 %)' });
       expect(memoryCheck({ usedBytes: 900, maxBytes: 1000 }, 0.85)).toMatchObject({ ok: true, warning: true });
       expect(memoryCheck({ usedBytes: 990, maxBytes: 1000 }, 0.85)).toMatchObject({ ok: false });
+    });
+  });
+
+  describe('reflex run applies them (in-process Reflex on the simulator, the test run\'s Redis)', () => {
+    let bed: ObservabilityBed;
+    const shared = redisClient();
+
+    beforeAll(async () => {
+      bed = await startObservabilityBed({ rulesDir: 'test/fixtures/rules-crash-loop', instances: [{ name: 'web-1' }], config: { jobsKeepCompletedMs: '20m' as unknown as number, jobsKeepCompleted: 500, archiveMaxLength: 2, retentionCheckMs: 200 } });
+    });
+    afterAll(async () => {
+      await bed?.stop();
+      shared.disconnect();
+    });
+
+    it('keys dedupe for the queue history\'s window, keeps jobs as configured, trims the archive and reports each structure', async () => {
+      const keys = keySpace(bed.prefix);
+      bed.sim.controls.crash('web-1');
+      const audit = new AuditLog(shared, keys.audit);
+      await until('the crash healed', async () => (await audit.read()).some((r) => r.type === 'outcome'), 20_000);
+      const [seen] = await shared.keys(`${keys.archive}:seen:*`);
+      const [once] = await shared.keys(`${keys.audit}:once:*`);
+      for (const key of [seen!, once!]) {
+        const ttl = await shared.pttl(key);
+        expect(ttl, key).toBeGreaterThan(19 * 60_000);
+        expect(ttl, key).toBeLessThanOrEqual(20 * 60_000);
+      }
+      const events = new Queue(keys.eventsQueue, { connection: shared, prefix: keys.bullPrefix });
+      try {
+        const [job] = await events.getJobs(['completed'], 0, 0);
+        expect(job!.opts).toMatchObject({ removeOnComplete: { count: 500, age: 1200 }, removeOnFail: { count: 10_000, age: 7 * 86_400 } });
+      } finally {
+        await events.close();
+      }
+      await until('the archive trimmed to 2 by the retention round', async () => (await shared.xlen(keys.archive)) <= 2, 10_000);
+      await until('each structure on /metrics', async () => {
+        const text = await (await fetch(`${bed.url}/metrics`)).text();
+        return ['audit', 'archive', 'rejected', 'queue:events', 'queue:actions'].every((st) => text.includes(`reflex_redis_structure_entries{structure="${st}"}`)) && /^reflex_redis_structure_budget_entries\{structure="archive"\} 2$/m.test(text) && /^reflex_redis_memory_used_bytes [1-9]/m.test(text);
+      }, 10_000);
     });
   });
 });
