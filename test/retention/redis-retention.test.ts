@@ -283,9 +283,10 @@ describe('Redis retention the operator sets', () => {
       bed.sim.controls.crash('web-1');
       const audit = new AuditLog(shared, keys.audit);
       await until('the crash healed', async () => (await audit.read()).some((r) => r.type === 'outcome'), 20_000);
-      const [seen] = await shared.keys(`${keys.archive}:seen:*`);
-      const [once] = await shared.keys(`${keys.audit}:once:*`);
-      for (const key of [seen!, once!]) {
+      // Named from an audited event (no KEYS: on a Redis Cluster it reads one node).
+      const audited = (await audit.read()).find((r) => r.type === 'event')!;
+      const [id, target] = [audited.correlationId, audited.target];
+      for (const key of [`${keys.archive}:seen:${target}:${id}`, `${keys.audit}:once:event:${id}`]) {
         const ttl = await shared.pttl(key);
         expect(ttl, key).toBeGreaterThan(19 * 60_000);
         expect(ttl, key).toBeLessThanOrEqual(20 * 60_000);
