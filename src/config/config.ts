@@ -172,19 +172,19 @@ export const configSchema = z.strictObject({
   /** How often the streams' byte budgets are checked and Redis memory is sampled (metrics, `redis.memory-high`). Default 30 000 ms. */
   retentionCheckMs: durationMs(z.number().int().min(100).max(3_600_000)).default(30_000),
   /**
-   * Finished jobs every Reflex queue (events, actions, schedules, notifications) keeps at most, for
+   * Finished jobs the events, actions and notification-delivery queues keep at most, for
    * the dashboard and to refuse a job re-added with the same id. Default 10 000.
    */
   jobsKeepCompleted: z.number().int().min(0).default(10_000),
   /**
-   * How long every Reflex queue keeps a finished job. Also the window of the dedupe keys that pair
+   * How long those queues keep a finished job. Also the window of the dedupe keys that pair
    * with it (archive seen-keys, audit once-keys): never shorter than the events' retry span
    * (about 10 minutes). Default 1 hour.
    */
   jobsKeepCompletedMs: durationMs(z.number().int().min(1_000)).default(3600_000),
-  /** Failed jobs every Reflex queue keeps at most (the actions queue's are the dead-letter list, `reflex dlq`). Default 10 000. */
+  /** Failed jobs those queues keep at most (the actions queue's are the dead-letter list, `reflex dlq`). Default 10 000. */
   jobsKeepFailed: z.number().int().min(0).default(10_000),
-  /** How long every Reflex queue keeps a failed job (to inspect and retry). Default 7 days. */
+  /** How long those queues keep a failed job (to inspect and retry). Default 7 days. */
   jobsKeepFailedMs: durationMs(z.number().int().min(1_000)).default(7 * 24 * 3600_000),
   /**
    * Share of Redis `maxmemory` in use from which `redis.memory-high` fires (warning; critical from
