@@ -5,7 +5,9 @@
  */
 const layers = [
   'errors', 'log', 'filter',
-  'client', 'redis', 'metrics', 'config', 'audit', 'housekeeping',
+  'client', 'redis', 'metrics', 'config', 'audit',
+  'retention', // bounds of what Reflex keeps in Redis: trimming, sizes against budgets, memory level
+  'housekeeping',
   'events', // leaf of the pipeline: frames → canonical events → intent; subscriber, ingestor, archive, state tracker, resync
   'notify', 'actions', 'rules', 'schedules',
   'remediation', // incident → decide → admit → job → re-check → instance call → outcome

@@ -42,7 +42,10 @@ import { startMemberWatch } from '../remediation/member-watch.js';
 import { startRemediation } from '../remediation/remediation.js';
 import { oversizedFrameNote } from '../events/frame-size.js';
 import { actionJobOptions } from '../remediation/action-job.js';
-import { retryPolicy } from '../remediation/retry-policy.js';
+import { dedupeWindowMs, retryPolicy } from '../remediation/retry-policy.js';
+import { queueHistory } from '../config/queue-history.js';
+import { retentionPlan } from '../retention/structures.js';
+import { startRedisWatch } from '../retention/redis-watch.js';
 
 /** The subscriber of one target: its lease, its event stream, its resync. */
 export interface TargetReaderHandle extends TargetReader {
@@ -154,21 +157,25 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   };
   const connection = duplicateConnection(redis);
   const queueOpts = { connection, prefix: keys.bullPrefix };
+  // Every queue keeps its finished jobs as configured (jobsKeep*): a batch of up to 500 raw frames
+  // or an action, for the dashboard, and so that a job re-added with the same id is refused.
+  const jobHistory = queueHistory(config);
+  // The dedupe keys last as long as the job they guard can come back (retry-policy.ts).
+  const dedupeMs = dedupeWindowMs(config.jobsKeepCompletedMs);
   const eventsQueue = new Queue(keys.eventsQueue, {
     ...queueOpts,
-    // A job is a batch of up to 500 raw frames, and every event is kept in the archive anyway: the
-    // queue keeps only the last hour's finished jobs, at most 10 000, for the dashboard.
-    defaultJobOptions: { removeOnComplete: { age: 3600, count: 10_000 }, removeOnFail: { age: 7 * 24 * 3600 }, attempts: retryPolicy.eventAttempts, backoff: { type: 'custom' } },
+    defaultJobOptions: { ...jobHistory, attempts: retryPolicy.eventAttempts, backoff: { type: 'custom' } },
   });
   const actionsQueue = new Queue(keys.actionsQueue, {
     ...queueOpts,
-    defaultJobOptions: { removeOnComplete: { age: 24 * 3600 }, removeOnFail: false, backoff: actionJobOptions({ jobId: '' }).backoff },
+    defaultJobOptions: { ...jobHistory, backoff: actionJobOptions({ jobId: '' }).backoff },
   });
   // A queue with no error listener prints each Redis connection error with its stack; the
   // connection's trouble is already reported once (connectRedis), so the queues' copies go to debug.
   for (const q of [eventsQueue, actionsQueue]) q.on('error', (err) => logger.debug({ err, queue: q.name }, 'queue error'));
   const tracker = new StateTracker(redis, keys, config.clockToleranceMs);
-  const audit = new AuditLog(redis, keys.audit, { history });
+  const audit = new AuditLog(redis, keys.audit, { history, maxRecords: config.auditMaxRecords, maxAgeMs: config.auditMaxAgeMs, onceTtlMs: dedupeMs });
+  const rejectedLimits = { maxLength: config.rejectedMaxLength, maxAgeMs: config.rejectedMaxAgeMs, maxRawBytes: config.maxEventBytes };
   metrics.watchDeadLetters(actionsQueue);
   metrics.watchQueue(eventsQueue);
   metrics.watchQueue(actionsQueue);
@@ -268,7 +275,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       // Receivers come from one place: the config file, REFLEX_NOTIFY, or a defineNotifications file beside the rules.
       const notifyConfig = ruleSet!.current.notify;
       const silences = new Silences(redis, keys.silences);
-      const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger, silenced: (alerts) => silences.mutingNotifications(alerts) }) : undefined;
+      const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger, silenced: (alerts) => silences.mutingNotifications(alerts), jobHistory }) : undefined;
       alertsView = notifier ? () => notifier.board.view(notifier.mute) : undefined;
       raiseAlert = notifier ? (a: Omit<AlertInput, 'labels'>) => notifier.notify({ ...a, labels: {} }) : undefined;
       ruleAlerts = notifier;
@@ -300,7 +307,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
         actionsQueue,
         logger,
         metrics,
-        archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs }),
+        archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs, dedupeWindowMs: dedupeMs }),
         notifier,
         instanceAlerts,
         raiseAlert,
@@ -309,6 +316,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
         clockToleranceMs: config.clockToleranceMs,
         maxEventBytes: config.maxEventBytes,
         actionConcurrency: config.actionConcurrency,
+        rejected: rejectedLimits,
       });
       inStorm = (e) => remediation.gate.inStorm(e);
       workers.push(...remediation.workers);
@@ -320,6 +328,10 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       stops.push(() => scheduler.stop());
       ruleSet!.attach(schedulerPart(scheduler));
     }
+
+    // Every role samples Redis (metrics) and keeps the streams to their bounds; one replica alerts on each change of level.
+    const watch = startRedisWatch({ redis, plan: retentionPlan(config, keys), levelKey: keys.redisMemoryLevel, alertRatio: config.redisMemoryAlertRatio, intervalMs: config.retentionCheckMs, metrics, logger, raiseAlert: (a) => raiseAlert?.(a) ?? Promise.resolve() });
+    stops.push(() => watch.stop());
 
     const reload = ruleSet && ((request: ReloadRequest) => ruleSet.reload(request));
     if (reload) {
@@ -354,7 +366,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
           allowedHosts: config.httpAllowedHosts,
           // Every role serves it: any replica behind the address Alertmanager posts to queues the alerts.
           inbound: inbound.alertmanagerToken || inbound.webhookSecrets
-            ? { ...inbound, queue: eventsQueue, redis, rejectedKey: keys.rejected, audit, logger, maxBodyBytes: config.inbound?.maxBodyBytes, toleranceSec: config.inbound?.toleranceSec, mapping: { defaultTarget: configured[0]!.id, targets: new Map(configured.flatMap((t) => [[t.name, t.id], [t.id, t.id]] as [string, string][])), instanceLabels: config.inbound?.instanceLabels, projectLabel: config.inbound?.projectLabel, targetLabel: config.inbound?.targetLabel } }
+            ? { ...inbound, queue: eventsQueue, redis, rejectedKey: keys.rejected, rejectedLimits, audit, logger, maxBodyBytes: config.inbound?.maxBodyBytes, toleranceSec: config.inbound?.toleranceSec, mapping: { defaultTarget: configured[0]!.id, targets: new Map(configured.flatMap((t) => [[t.name, t.id], [t.id, t.id]] as [string, string][])), instanceLabels: config.inbound?.instanceLabels, projectLabel: config.inbound?.projectLabel, targetLabel: config.inbound?.targetLabel } }
             : undefined,
           dashboard: config.dashboardToken ? { token: config.dashboardToken, writeToken: config.dashboardWriteToken, queues: [eventsQueue, actionsQueue], audit, silences: new Silences(redis, keys.silences, audit), alerts: alertsView, target: configured.map((t) => t.id).join(', '), console: { redis, keys, prefix: config.prefix, tracker, targets: configured.map((t) => ({ id: t.id, name: t.name, client: clientFor(t.id) })), actionsQueue } } : undefined,
         })

@@ -10,7 +10,7 @@ import { redact } from './redact.js';
 
 export type { AuditInput, AuditRecord, StoredAuditRecord } from './audit-record.js';
 
-/** How long a once-key of {@link AuditLog.append} is remembered. */
+/** How long a once-key of {@link AuditLog.append} is remembered by default. */
 const ONCE_TTL_MS = 24 * 3600_000;
 
 /** Options of {@link AuditLog}: retention, applied on every append. */
@@ -24,6 +24,11 @@ export interface AuditLogOptions {
    * Redis. Appending does not need it: the append script never trims past the shipped watermark.
    */
   history?: HistoryStore;
+  /**
+   * How long a once-key of {@link AuditLog.append} is remembered: as long as the step it guards can
+   * be run again (`dedupeWindowMs` of the retry policy). Default 24 h.
+   */
+  onceTtlMs?: number;
 }
 
 /** Options of {@link AuditLog.follow}. */
@@ -46,6 +51,7 @@ export interface FollowOptions {
 export class AuditLog {
   private readonly retention: { maxRecords: number; maxAgeMs: number };
   private readonly history: HistoryStore | undefined;
+  private readonly onceTtlMs: number;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -53,21 +59,23 @@ export class AuditLog {
     opts: AuditLogOptions = {},
   ) {
     this.retention = { maxRecords: opts.maxRecords ?? 1_000_000, maxAgeMs: opts.maxAgeMs ?? 0 };
+    this.onceTtlMs = opts.onceTtlMs ?? ONCE_TTL_MS;
     if (!(this.retention.maxRecords >= 0) || !(this.retention.maxAgeMs >= 0)) throw new RangeError('audit retention limits must be >= 0');
     this.history = opts.history;
+    if (!(this.onceTtlMs >= 1)) throw new RangeError('audit once-key TTL must be >= 1 ms');
   }
 
   /**
    * Stamps `at`, redacts secrets, and appends the record to the chain. Returns its stream id.
-   * With `once`, the record is appended only the first time that key is given (within a day): a
-   * step retried after a crash is recorded once. Answers '' when it was already recorded.
+   * With `once`, the record is appended only the first time that key is given (within
+   * `onceTtlMs`): a step retried after a crash is recorded once. Answers '' when it was already recorded.
    */
   async append(input: AuditInput, opts: { once?: string } = {}): Promise<string> {
     for (const f of reservedAuditFields) {
       if (f in input) throw new TypeError(`audit record field "${f}" is reserved for the log`);
     }
     const record = redact({ ...input, at: new Date().toISOString() });
-    const once = opts.once ? { key: `${this.key}:once:${opts.once}`, ttlMs: ONCE_TTL_MS } : undefined;
+    const once = opts.once ? { key: `${this.key}:once:${opts.once}`, ttlMs: this.onceTtlMs } : undefined;
     return (await appendChained(this.redis, this.key, canonicalJson(record), this.retention, once)) ?? '';
   }
 

@@ -165,8 +165,15 @@ export const configSchema = z.strictObject({
    * no longer hides newer news. Default 5 minutes.
    */
   clockToleranceMs: durationMs(z.number().int().min(1_000)).default(5 * 60_000),
-  /** Entries the event archive (`<prefix>:archive`) keeps at most. Default 1 000 000. */
-  archiveMaxLength: z.number().int().min(1).default(1_000_000),
+  /**
+   * Audit records the Redis audit stream keeps at most (trimmed on append, whole stream nodes: a
+   * few more may stay). About 760 bytes a record: the default holds about 150 MB. Default 200 000; 0: no count limit.
+   */
+  auditMaxRecords: z.number().int().min(0).default(200_000),
+  /** Age after which audit records leave the Redis audit stream (exact, on append). Default 7 days; 0: no age limit. */
+  auditMaxAgeMs: durationMs(z.number().int().min(0)).default(7 * 24 * 3600_000),
+  /** Entries the event archive (`<prefix>:archive`) keeps at most (about 1.6 KB each). Default 200 000. */
+  archiveMaxLength: z.number().int().min(1).default(200_000),
   /** Age after which archived events are trimmed. Default 7 days. */
   archiveMaxAgeMs: durationMs(z.number().int().min(1_000)).default(7 * 24 * 3600_000),
   /**
@@ -175,6 +182,39 @@ export const configSchema = z.strictObject({
    * `reflex audit` and the console read across the store and Redis.
    */
   history: historySchema.prefault({}),
+  /**
+   * Bytes of Redis memory the event archive may use: measured every `retentionCheckMs` (`MEMORY
+   * USAGE`, sampled) and trimmed by count, oldest first, to 90 % of it when over. Default 128 MiB.
+   */
+  archiveMaxBytes: z.number().int().min(64 * 1024).default(128 * 1024 * 1024),
+  /** Entries the rejected-input stream (`<prefix>:rejected`) keeps at most. Default 10 000. */
+  rejectedMaxLength: z.number().int().min(1).default(10_000),
+  /** Age after which rejected inputs are trimmed. Default 7 days. */
+  rejectedMaxAgeMs: durationMs(z.number().int().min(1_000)).default(7 * 24 * 3600_000),
+  /** Bytes of Redis memory the rejected-input stream may use (measured and trimmed as `archiveMaxBytes`). Default 64 MiB. */
+  rejectedMaxBytes: z.number().int().min(64 * 1024).default(64 * 1024 * 1024),
+  /** How often the streams' byte budgets are checked and Redis memory is sampled (metrics, `redis.memory-high`). Default 30 000 ms. */
+  retentionCheckMs: durationMs(z.number().int().min(100).max(3_600_000)).default(30_000),
+  /**
+   * Finished jobs the events, actions and notification-delivery queues keep at most, for
+   * the dashboard and to refuse a job re-added with the same id. Default 10 000.
+   */
+  jobsKeepCompleted: z.number().int().min(0).default(10_000),
+  /**
+   * How long those queues keep a finished job. Also the window of the dedupe keys that pair
+   * with it (archive seen-keys, audit once-keys): never shorter than the events' retry span
+   * (about 10 minutes). Default 1 hour.
+   */
+  jobsKeepCompletedMs: durationMs(z.number().int().min(1_000)).default(3600_000),
+  /** Failed jobs those queues keep at most (the actions queue's are the dead-letter list, `reflex dlq`). Default 10 000. */
+  jobsKeepFailed: z.number().int().min(0).default(10_000),
+  /** How long those queues keep a failed job (to inspect and retry). Default 7 days. */
+  jobsKeepFailedMs: durationMs(z.number().int().min(1_000)).default(7 * 24 * 3600_000),
+  /**
+   * Share of Redis `maxmemory` in use from which `redis.memory-high` fires (warning; critical from
+   * 0.95, or this when higher), resolved when it drops below again. Default 0.85.
+   */
+  redisMemoryAlertRatio: z.number().gt(0).max(1).default(0.85),
   /** Attempts per action job, first included. Default 5. */
   actionAttempts: z.number().int().min(1).max(50).default(5),
   /**

@@ -6,6 +6,7 @@ import type { Config } from '../config/config.js';
 import { checkRules, formatProblem } from '../rules/rule-checker.js';
 import { daemonProfile, type ServerInfo } from './daemon-profile.js';
 import { checkRedis } from './redis-checks.js';
+import { checkRetention } from './retention-checks.js';
 import { checkQueues, checkReadiness } from './health-checks.js';
 import { checkHistory } from './history-check.js';
 import { redactText } from '../log/redaction.js';
@@ -34,6 +35,7 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
   checks.push(...(await checkRedis(config.redisUrl)));
   checks.push(...(await checkQueues(config)));
   checks.push(await checkHistory(config));
+  checks.push(...(await checkRetention(config)));
   let targets: { name?: string; target: () => Target }[];
   try {
     const all = targetsOf(config);

@@ -8,7 +8,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { AlertMappingError, alertmanagerEvents, alertmanagerPayloadSchema, payloadProblem, webhookEvents, webhookPayloadSchema, type AlertMapping } from '../events/alert-event.js';
 import type { AlertEvent } from '../events/canonical-event.js';
 import type { EventJob } from '../events/event-job.js';
-import { keepRejected } from '../events/rejected-events.js';
+import { keepRejected, type RejectedLimits } from '../events/rejected-events.js';
 import { withDeadline, type RedisConnection } from '../redis/connect.js';
 import type { InboundConfig } from '../config/config.js';
 import { ReflexError } from '../errors/reflex-error.js';
@@ -22,6 +22,8 @@ export interface InboundSources {
   /** Where a malformed body is kept (`KeySpace.rejected`), with an audit record. */
   redis: RedisConnection;
   rejectedKey: string;
+  /** Bounds of the rejected stream on append. Default: {@link keepRejected}'s. */
+  rejectedLimits?: RejectedLimits;
   audit: AuditLog;
   mapping: AlertMapping;
   /** `POST /hooks/alertmanager`: Bearer token, or the basic-auth password. None: endpoint off. */
@@ -135,7 +137,7 @@ export function inboundWebhooks(src: InboundSources): Hono {
     const reason = `POST /hooks/${source}: ${problem}`;
     const hash = createHash('sha256').update(`${source}|${body}`).digest('hex').slice(0, 32);
     try {
-      await withDeadline(keepRejected(src.redis, src.rejectedKey, src.audit, { target: src.mapping.defaultTarget, reason, raw: body, hash, receivedAt: Date.now() }), src.enqueueTimeoutMs ?? 5_000);
+      await withDeadline(keepRejected(src.redis, src.rejectedKey, src.audit, { target: src.mapping.defaultTarget, reason, raw: body, hash, receivedAt: Date.now() }, src.rejectedLimits), src.enqueueTimeoutMs ?? 5_000);
     } catch (err) {
       src.logger.warn({ err, reason }, 'malformed inbound body not kept (Redis unreachable?)');
     }

@@ -85,6 +85,15 @@ export class Metrics {
 
   readonly streamConnected = new Gauge({ name: 'reflex_stream_connected', help: '1 while this process has the events WebSocket of the target open', labelNames: ['target'] as const, registers: [this.registry] });
 
+  /** Sampled by the retention watch (src/retention/redis-watch.ts) every `retentionCheckMs`, not at each scrape. */
+  readonly structureEntries = new Gauge({ name: 'reflex_redis_structure_entries', help: 'Entries of each Reflex structure in Redis (audit, archive, rejected streams; queue:<name> finished jobs; ttl-keys: every key with a TTL), as last sampled', labelNames: ['structure'] as const, registers: [this.registry] });
+  readonly structureBytes = new Gauge({ name: 'reflex_redis_structure_bytes', help: 'Redis memory of each Reflex structure, estimated by sampling (MEMORY USAGE … SAMPLES), as last sampled', labelNames: ['structure'] as const, registers: [this.registry] });
+  readonly structureBudgetEntries = new Gauge({ name: 'reflex_redis_structure_budget_entries', help: 'Configured count bound of each Reflex structure in Redis', labelNames: ['structure'] as const, registers: [this.registry] });
+  readonly structureBudgetBytes = new Gauge({ name: 'reflex_redis_structure_budget_bytes', help: 'Configured byte bound of each Reflex structure in Redis (archive, rejected)', labelNames: ['structure'] as const, registers: [this.registry] });
+  readonly structureTrimmed = new Counter({ name: 'reflex_redis_structure_trimmed_total', help: 'Entries the retention watch trimmed from a stream to hold its count, age or byte bound', labelNames: ['structure'] as const, registers: [this.registry] });
+  readonly redisMemoryUsed = new Gauge({ name: 'reflex_redis_memory_used_bytes', help: 'Redis used_memory (INFO memory), as last sampled', registers: [this.registry] });
+  readonly redisMemoryMax = new Gauge({ name: 'reflex_redis_memory_max_bytes', help: 'Redis maxmemory (INFO memory); 0: no limit', registers: [this.registry] });
+
   private readonly dlqQueues: Queue[] = [];
   private readonly watchedQueues: Queue[] = [];
 

@@ -40,8 +40,6 @@ export async function enqueueDelivery(queue: Queue, receiver: Receiver, job: Del
     jobId: jobId(job),
     attempts: receiver.config.maxAttempts,
     backoff: { type: 'notify' },
-    removeOnComplete: { age: 86_400 },
-    removeOnFail: { age: 7 * 86_400 },
   });
 }
 

@@ -1,4 +1,4 @@
-import { Queue, Worker } from 'bullmq';
+import { Queue, Worker, type KeepJobs } from 'bullmq';
 import { duplicateConnection, type RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
@@ -31,6 +31,8 @@ export interface NotifierOptions extends NotifyConfig {
   concurrency?: number;
   /** The silences that mute notifications, checked when a group is flushed (the rules layer's silences). Default none. */
   silenced?: AlertMute;
+  /** Finished delivery jobs kept (`jobsKeepCompleted[Ms]`, `jobsKeepFailed[Ms]`). Default: completed a day, failed 7 days. */
+  jobHistory?: { removeOnComplete: KeepJobs; removeOnFail: KeepJobs };
 }
 
 /** What {@link Notifier.amend} may change in a known alert. */
@@ -76,7 +78,7 @@ export class Notifier {
     const connection = this.connection();
     const queueOpts = { connection, prefix: this.keys.bullPrefix };
     this.flushQueue = new Queue(this.keys.flushQueue, queueOpts);
-    this.deliveryQueue = new Queue(this.keys.deliveryQueue, queueOpts);
+    this.deliveryQueue = new Queue(this.keys.deliveryQueue, { ...queueOpts, defaultJobOptions: opts.jobHistory ?? { removeOnComplete: { age: 86_400 }, removeOnFail: { age: 7 * 86_400 } } });
     for (const q of [this.flushQueue, this.deliveryQueue]) q.on('error', (err) => opts.logger?.debug({ err, queue: q.name }, 'queue error'));
     this.board = new AlertBoard(opts.redis, this.keys);
     this.currentMute = alertMute(this.board, new Inhibitor(opts.inhibitRules), opts.silenced);

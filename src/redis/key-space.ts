@@ -126,6 +126,8 @@ export interface KeySpace {
   pendingActions(ref: InstanceRef): string;
   /** Marker that an event (by content hash) is fully processed: only then is a redelivery a duplicate. */
   eventDone(hash: string): string;
+  /** The last Redis memory level a replica saw (ok, warning, critical): each change alerts once across replicas. */
+  redisMemoryLevel: string;
   /** Notifications: their queues and keys, under `<prefix>:notify:`. */
   notify: NotifyKeys;
   /** Schedules: their queue and keys. */
@@ -194,6 +196,7 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     startFailures: (r) => `${instance(r)}:start-failed`,
     pendingActions: (r) => `${instance(r)}:pending`,
     eventDone: (hash) => `${prefix}:done:${hash}`,
+    redisMemoryLevel: `${prefix}:redis-memory-level`,
     notify: notifyKeys(prefix),
     schedules: {
       queue: 'schedules',

@@ -17,7 +17,7 @@ import { decodeFrame } from '../events/frame.js';
 import { StartFailures, evacuationIntent, type OwnOperations } from '../events/intent.js';
 import { normalizeFrame } from '../events/normalize.js';
 import { describeStartFailure } from '../events/start-failure-text.js';
-import { keepRejected } from '../events/rejected-events.js';
+import { keepRejected, type RejectedLimits } from '../events/rejected-events.js';
 import type { StateTracker } from '../events/state-tracker.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { InstanceAlerts, RuleResponse } from '../notify/instance-alerts.js';
@@ -61,6 +61,8 @@ export interface EventProcessorDeps {
   clockToleranceMs?: number;
   /** Bytes of a rejected input kept in the rejected stream. Default 65 536. */
   maxEventBytes?: number;
+  /** Count and age bounds of the rejected stream. Default 10 000 entries, 7 days. */
+  rejected?: Pick<RejectedLimits, 'maxLength' | 'maxAgeMs'>;
 }
 
 /** How long an event stays known as processed, so a duplicate or a redelivered batch skips it. */
@@ -411,7 +413,7 @@ export class EventProcessor {
     const target = p.item?.target ?? (typeof (p.raw as { target?: unknown })?.target === 'string' ? (p.raw as { target: string }).target : 'unknown');
     const raw = p.item?.kind === 'frame' ? p.item.raw : safeJson(p.raw);
     const receivedAt = p.item?.receivedAt ?? Date.now();
-    const fresh = await keepRejected(redis, keys.rejected, audit, { target, reason, raw, hash: p.hash, receivedAt }, this.deps.maxEventBytes);
+    const fresh = await keepRejected(redis, keys.rejected, audit, { target, reason, raw, hash: p.hash, receivedAt }, { ...this.deps.rejected, maxRawBytes: this.deps.maxEventBytes });
     logger.warn({ reason }, 'malformed event rejected and kept for inspection');
     if (p.lost && fresh) await this.deps.raiseAlert?.({ kind: 'event.frame-too-large', severity: 'warning', summary: reason, target, project: '', instance: `target:${target}`, correlationId: `rejected:${p.hash}` });
   }

@@ -54,6 +54,8 @@ export interface RemediationOptions {
   maxEventBytes?: number;
   /** Action jobs run at once by this process. Default 32. */
   actionConcurrency?: number;
+  /** Count and age bounds of the rejected stream. Default 10 000 entries, 7 days. */
+  rejected?: { maxLength?: number; maxAgeMs?: number };
 }
 
 /** The remediation core as a process runs it: the event and action workers, and the parts they share. */
@@ -77,7 +79,7 @@ export function startRemediation(o: RemediationOptions): Remediation {
   const pending = new PendingActions(redis, keys, o.actionsQueue);
   const actions = (): ActionRegistry => (typeof o.actions === 'function' ? o.actions() : (o.actions ?? builtinActions));
   const gate = new ActionGate(redis, keys, o.silences, o.metrics, { ...o.gate, actions });
-  const processor = new EventProcessor({ redis, keys, client: o.client, tracker: o.tracker, ownOperations, audit: o.audit, engine: o.engine, gate, actions: o.actionsQueue, pending, logger, actionAttempts: o.actionAttempts, archive: o.archive, metrics: o.metrics, raiseAlert: o.raiseAlert, instanceAlerts: o.instanceAlerts, clockToleranceMs: o.clockToleranceMs, maxEventBytes: o.maxEventBytes });
+  const processor = new EventProcessor({ redis, keys, client: o.client, tracker: o.tracker, ownOperations, audit: o.audit, engine: o.engine, gate, actions: o.actionsQueue, pending, logger, actionAttempts: o.actionAttempts, archive: o.archive, metrics: o.metrics, raiseAlert: o.raiseAlert, instanceAlerts: o.instanceAlerts, clockToleranceMs: o.clockToleranceMs, maxEventBytes: o.maxEventBytes, rejected: o.rejected });
   const recheck = new Recheck({ client: o.client, tracker: o.tracker, silences: o.silences, engine: () => (typeof o.engine === 'function' ? o.engine() : o.engine), redis, keys, actions, ownOperations });
   const executor = new ActionExecutor({ actions, client: o.client, audit: o.audit, ownOperations, locks: new TokenLock(redis), recheck, pending, keys, redis, logger, metrics: o.metrics, events: o.eventsQueue, actionsQueue: o.actionsQueue, notifier: o.notifier, raiseAlert: o.raiseAlert, ...(gate.storms ? { storms: gate.storms } : {}) });
   const queueOpts = { connection: o.connection, prefix: keys.bullPrefix };

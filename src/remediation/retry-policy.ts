@@ -32,6 +32,28 @@ export const retryPolicy = {
   jobLockMs: 5_000,
 } as const;
 
+/**
+ * How long after its first run an event job may still run again by itself: every back-off of its
+ * attempts, plus a lock period per stall it may survive (its worker died and another replica takes
+ * it over). About 10 minutes.
+ */
+export function eventRedeliverySpanMs(): number {
+  let total = 0;
+  for (let made = 1; made < retryPolicy.eventAttempts; made++) total += retryPolicy.eventBackoffMs(made);
+  return total + retryPolicy.maxStalledCount * retryPolicy.jobLockMs;
+}
+
+/**
+ * The window of the dedupe keys that stop a step of an event or a job from being done twice (the
+ * archive's seen-keys, the audit's once-keys): as long as the same job can come back. A job comes
+ * back by its own retries and stalls ({@link eventRedeliverySpanMs}); re-added with the same id it
+ * is refused while its queue keeps it finished (`jobsKeepCompletedMs`). Past both, nothing brings
+ * the same job back by itself (an operator's retry of a failed job is a new decision).
+ */
+export function dedupeWindowMs(jobsKeepCompletedMs: number): number {
+  return Math.max(jobsKeepCompletedMs, eventRedeliverySpanMs());
+}
+
 /** BullMQ worker options every queue worker of Reflex shares (stall detection, lock renewal). */
 export const workerLockOptions = { lockDuration: retryPolicy.jobLockMs, stalledInterval: retryPolicy.jobLockMs / 2, maxStalledCount: retryPolicy.maxStalledCount } as const;
 

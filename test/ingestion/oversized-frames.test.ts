@@ -48,8 +48,8 @@ describe('the rejected stream', () => {
     const keys = keySpace(prefix);
     const audit = new AuditLog(redis, keys.audit);
     const input = { target: 't', reason: 'not JSON', raw: `{${'z'.repeat(5 * MB)}`, hash: 'h1', receivedAt: Date.now() };
-    expect(await keepRejected(redis, keys.rejected, audit, input, 64 * 1024)).toBe(true);
-    expect(await keepRejected(redis, keys.rejected, audit, input, 64 * 1024), 'the same input again: kept, not audited again').toBe(false);
+    expect(await keepRejected(redis, keys.rejected, audit, input, { maxRawBytes: 64 * 1024 })).toBe(true);
+    expect(await keepRejected(redis, keys.rejected, audit, input, { maxRawBytes: 64 * 1024 }), 'the same input again: kept, not audited again').toBe(false);
     const rows = (await redis.xrange(keys.rejected, '-', '+')) as [string, string[]][];
     expect(rows).toHaveLength(2);
     const raw = rows[0]![1][rows[0]![1].indexOf('raw') + 1]!;

@@ -46,7 +46,7 @@ describe.skipIf(!installed)('the shipped Prometheus alerts', () => {
       expect(['critical', 'warning'], r.alert).toContain(r.labels?.severity);
       expect(r.annotations?.summary, r.alert).toBeTruthy();
     }
-    expect(rules.map((r) => r.alert)).toEqual(expect.arrayContaining(['ReflexDown', 'ReflexEventStreamLost', 'ReflexQueuePaused', 'ReflexEventsQueueStuck', 'ReflexDeadLetters', 'ReflexDeadLettersGrowing', 'ReflexRuleThrowing', 'ReflexActionsFailing', 'ReflexHistoryStoreFailing']));
+    expect(rules.map((r) => r.alert)).toEqual(expect.arrayContaining(['ReflexDown', 'ReflexEventStreamLost', 'ReflexQueuePaused', 'ReflexEventsQueueStuck', 'ReflexDeadLetters', 'ReflexDeadLettersGrowing', 'ReflexRuleThrowing', 'ReflexActionsFailing', 'ReflexHistoryStoreFailing', 'ReflexRedisMemoryHigh', 'ReflexRedisMemoryCritical']));
   });
 
   it('fire as their unit tests say (promtool test rules, synthetic series)', () => {

@@ -2,6 +2,8 @@ import { Queue, QueueEvents } from 'bullmq';
 import { Option, type Command } from 'commander';
 import { AuditLog } from '../../audit/audit-log.js';
 import { targetsOf } from '../../config/config-target.js';
+import { queueHistory } from '../../config/queue-history.js';
+import { dedupeWindowMs } from '../../remediation/retry-policy.js';
 import { connectRedis, duplicateConnection } from '../../redis/connect.js';
 import { keySpace } from '../../redis/key-space.js';
 import { InstanceClient } from '../../client/client.js';
@@ -36,12 +38,13 @@ export function registerHeal(program: Command): void {
       }
       const keys = keySpace(config.prefix);
       const redis = await connectRedis(config.redisUrl);
-      const queue = new Queue(keys.actionsQueue, { connection: redis, prefix: keys.bullPrefix });
+      // Kept as the running Reflex keeps its jobs: the job options are fixed when it is added.
+      const queue = new Queue(keys.actionsQueue, { connection: redis, prefix: keys.bullPrefix, defaultJobOptions: queueHistory(config) });
+      const audit = new AuditLog(redis, keys.audit, { maxRecords: config.auditMaxRecords, maxAgeMs: config.auditMaxAgeMs, onceTtlMs: dedupeWindowMs(config.jobsKeepCompletedMs) });
       const blocking = duplicateConnection(redis);
       const events = new QueueEvents(keys.actionsQueue, { connection: blocking, prefix: keys.bullPrefix });
       try {
         await events.waitUntilReady();
-        const audit = new AuditLog(redis, keys.audit);
         const by = { origin: 'cli', actor: operatorName() };
         const { jobId, correlationId } = await queueHeal({ queue, audit }, checked.ref, by);
         const job = (await queue.getJob(jobId))!;
