@@ -19,8 +19,6 @@ error, a job fails or Reflex exits (and, with --assert-flat, when memory is not 
   --retention DURATION   the retention windows Reflex is given (audit, archive, rejected frames,
                          finished jobs), e.g. 10m; the steady state is the part after it.
                          Default a quarter of the run, between 1m and 15m
-  --only-archive-retention
-                         give Reflex only archiveMaxAgeMs (for a build without the other keys)
   --out FILE             write the series and the verdicts as JSON
   --write-benchmarks     replace the soak section of BENCHMARKS.md with this run
   --assert-flat          fail when Reflex's RSS or Redis used_memory is not flat (±10 %) in the steady state
@@ -40,7 +38,6 @@ function parseCli() {
       minutes: { type: 'string', default: '60' },
       rate: { type: 'string', default: '50' },
       retention: { type: 'string' },
-      'only-archive-retention': { type: 'boolean' },
       out: { type: 'string' },
       'write-benchmarks': { type: 'boolean' },
       'assert-flat': { type: 'boolean' },
@@ -72,7 +69,6 @@ const ok = await runSoak({
   minutes,
   rate,
   retentionMs,
-  onlyArchiveRetention: o['only-archive-retention'] === true,
   out: o.out,
   writeBenchmarks: o['write-benchmarks'] === true,
   assertFlat: o['assert-flat'] === true,

@@ -25,8 +25,6 @@ export interface SoakOptions {
   rate: number;
   /** The retention windows Reflex is given; the steady state is the part of the run after it. */
   retentionMs: number;
-  /** Give Reflex only archiveMaxAgeMs (a build without the other retention keys). */
-  onlyArchiveRetention: boolean;
   /** Write the series and verdicts as JSON there. */
   out: string | undefined;
   /** Replace the soak section of BENCHMARKS.md. */
@@ -57,9 +55,7 @@ export async function runSoak(o: SoakOptions): Promise<boolean> {
   }, minutes * 60_000 + 10 * 60_000).unref();
 
   /** The retention Reflex is given, as config keys (docs/operations.md). */
-  const retentionConfig: Record<string, number> = o.onlyArchiveRetention
-    ? { archiveMaxAgeMs: retentionMs }
-    : { auditMaxAgeMs: retentionMs, archiveMaxAgeMs: retentionMs, rejectedMaxAgeMs: retentionMs, jobsKeepCompletedMs: retentionMs, jobsKeepFailedMs: retentionMs };
+  const retentionConfig: Record<string, number> = { auditMaxAgeMs: retentionMs, archiveMaxAgeMs: retentionMs, rejectedMaxAgeMs: retentionMs, jobsKeepCompletedMs: retentionMs, jobsKeepFailedMs: retentionMs };
 
   const startedAt = new Date();
   const loadBefore = loadavg();
