@@ -11,7 +11,6 @@ import { startHistoryShipping } from '../audit/history/history-wiring.js';
 import { InstanceClient } from '../client/client.js';
 import { targetsOf, type ConfiguredTarget } from '../config/config-target.js';
 import { connectRedis, duplicateConnection } from '../redis/connect.js';
-import { assertCurrentKeyLayout } from '../redis/key-layout-migration.js';
 import type { Config } from '../config/config.js';
 import { EventArchive } from '../events/event-archive.js';
 import { EventIngestor } from '../events/event-ingestor.js';
@@ -143,11 +142,6 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   const history = historyStoreFor(config.history, config.prefix, keys.audit);
   await reachTargets(configured, config.waitForTarget, logger);
   const redis = await connectRedis(config.redisUrl, { logger });
-  // Keys of the layout before hash tags would be left behind, with their queued events and audit chain.
-  await assertCurrentKeyLayout(redis, config.prefix).catch((err: unknown) => {
-    redis.disconnect();
-    throw err;
-  });
   const clients = new Map(configured.map((t) => [t.id, new InstanceClient(t.target, { onFailover: (m) => logger.warn({ target: t.id, from: m.from, to: m.to, why: m.why }, 'a cluster member did not answer; calls and the event stream move to the next address') })]));
   // Jobs carry their target: every process of a deployment must be given the same targets.
   const clientFor = (id: string): InstanceClient => {

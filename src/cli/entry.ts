@@ -12,7 +12,6 @@ const exitOfCode: Partial<Record<ErrorCode, keyof typeof exitCodes>> = {
   TARGET_INVALID: 'config',
   RULES_MISSING: 'config',
   RULE_INVALID: 'config',
-  KEY_LAYOUT_OUTDATED: 'config',
   HTTP_BIND_FAILED: 'config',
   REDIS_UNAVAILABLE: 'unavailable',
   TARGET_UNREACHABLE: 'unavailable',

@@ -7,7 +7,6 @@ import { registerDlq } from './commands/dlq.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerHeal } from './commands/heal.js';
 import { registerHousekeeping } from './commands/housekeeping.js';
-import { registerMigrateKeys } from './commands/migrate-keys.js';
 import { registerReplay } from './commands/replay.js';
 import { registerRules } from './commands/rules.js';
 import { registerQuarantine } from './commands/quarantine.js';
@@ -48,6 +47,5 @@ export function buildProgram(): Command {
   registerHeal(program);
   registerHousekeeping(program);
   registerDoctor(program);
-  registerMigrateKeys(program);
   return program;
 }

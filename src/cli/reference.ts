@@ -55,7 +55,7 @@ const exitMeanings: Record<keyof typeof exitCodes, string> = {
   ok: 'success',
   failure: 'the command ran and failed (a doctor check, a heal that did not succeed, an unknown id or instance, a file it was told to read or write that it cannot open; an unexpected error, the only case with a stack trace)',
   usage: 'usage error: unknown command or option, missing argument, invalid option value (a duration, a number, a choice, an instance name, a file that is not JSON), conflicting options',
-  config: 'invalid configuration (config file, environment or flags; the message names the field), no rules to run, a rule with a problem (`reflex run`: a type error, a file that fails to load, a field a rule gets wrong; one `file:line:column: message` line each), Redis keys of an older layout (`reflex migrate-keys`), or an HTTP port that is taken',
+  config: 'invalid configuration (config file, environment or flags; the message names the field), no rules to run, a rule with a problem (`reflex run`: a type error, a file that fails to load, a field a rule gets wrong; one `file:line:column: message` line each), or an HTTP port that is taken',
   unavailable: 'Redis or the target cannot be reached (`reflex run` without `--wait-for-target`)',
 };
 

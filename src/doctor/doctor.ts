@@ -5,21 +5,12 @@ import type { Target } from '../client/target.js';
 import type { Config } from '../config/config.js';
 import { checkRules, formatProblem } from '../rules/rule-checker.js';
 import { daemonProfile, type ServerInfo } from './daemon-profile.js';
+import type { DoctorCheck } from './doctor-check.js';
 import { checkRedis } from './redis-checks.js';
 import { checkRetention } from './retention-checks.js';
 import { checkQueues, checkReadiness } from './health-checks.js';
 import { checkHistory } from './history-check.js';
 import { redactText } from '../log/redaction.js';
-
-/** One check of `reflex doctor`: what was checked, whether it passed, and what to do if not. */
-export interface DoctorCheck {
-  name: string;
-  ok: boolean;
-  detail: string;
-  fix?: string;
-  /** Passed, but with something to know (a daemon difference that matters to rules). */
-  warning?: boolean;
-}
 
 /** What the doctor reports beside the configuration itself. */
 export interface DoctorOptions {

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import type { Config } from '../config/config.js';
 import { connectRedis, withDeadline } from '../redis/connect.js';
 import { keySpace } from '../redis/key-space.js';
-import type { DoctorCheck } from './doctor.js';
+import type { DoctorCheck } from './doctor-check.js';
 
 /** How long each read (a queue's state, /readyz) may take. */
 const timeoutMs = 3_000;

@@ -1,7 +1,7 @@
 import { keySpace } from '../redis/key-space.js';
 import type { Config } from '../config/config.js';
 import { historyStoreFor } from '../audit/history/history-store-for.js';
-import type { DoctorCheck } from './doctor.js';
+import type { DoctorCheck } from './doctor-check.js';
 
 /**
  * The audit history store: a warning when there is none (the trail lives only in Redis, bounded by

@@ -1,7 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
 import { redactText, redactUrl } from '../log/redaction.js';
 import { clusterReady, connectRedis, type RedisConnection } from '../redis/connect.js';
-import type { DoctorCheck } from './doctor.js';
+import type { DoctorCheck } from './doctor-check.js';
 import { judgeCluster, judgeSentinel, parseClusterInfo, parseClusterNodes, parseSentinelMaster } from './redis-topology.js';
 
 /** The oldest Redis BullMQ supports (it relies on commands and Lua behaviour of 6.2). */

@@ -1,4 +1,4 @@
-import type { DoctorCheck } from './doctor.js';
+import type { DoctorCheck } from './doctor-check.js';
 
 /**
  * What `reflex doctor` reads from a Redis Cluster or a Sentinel, and how it judges it: pure

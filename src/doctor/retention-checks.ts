@@ -4,7 +4,7 @@ import { keySpace } from '../redis/key-space.js';
 import type { StructureReading } from '../redis/stream-retention.js';
 import { formatBytes, memoryLevel, readRedisMemory, type RedisMemory } from '../retention/redis-memory.js';
 import { readStructures, retentionPlan } from '../retention/structures.js';
-import type { DoctorCheck } from './doctor.js';
+import type { DoctorCheck } from './doctor-check.js';
 
 const count = (n: number) => n.toLocaleString('en-US');
 

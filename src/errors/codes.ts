@@ -48,7 +48,6 @@ export const errorCodes = {
   RULE_TIMEOUT: { retryable: false, doc: 'A rule\'s `when` predicate did not answer within the rule timeout (default 5 s); the decision is recorded as "condition timed out".' },
   HTTP_BIND_FAILED: { retryable: false, doc: 'The HTTP server (/metrics, /healthz, /readyz, the dashboard) cannot listen on `httpHost`:`httpPort` (the port is taken, the address is not on this host): `reflex run` does not start (exit 3); choose a free `--http-port`, or 0 to run without it.' },
   REDIS_UNAVAILABLE: { retryable: true, doc: 'Redis cannot be reached.' },
-  KEY_LAYOUT_OUTDATED: { retryable: false, doc: 'Redis holds keys of the layout before Redis Cluster hash tags (`P:audit`, `P:bull:events:*`…): `reflex run` refuses to start on empty keys beside them; stop every process and run `reflex migrate-keys`.' },
   AUDIT_CHAIN_BROKEN: { retryable: false, doc: '`reflex audit verify` found a record that was altered, deleted or inserted behind the audit log; the message names the first bad record and what differs.' },
   HISTORY_STORE_FAILED: { retryable: true, doc: 'The audit history store (files or PostgreSQL) could not take or give records: a write, a read or its schema failed, or a batch did not follow its newest record. The shipper retries each interval; Redis keeps every record not yet shipped meanwhile (its audit stream grows), and the alert `history.store-failing` fires.' },
 } as const satisfies Record<string, { retryable: boolean; doc: string }>;

@@ -2,7 +2,7 @@ import { request } from 'undici';
 import { ReflexError } from '../errors/reflex-error.js';
 import { DeliveryError } from './delivery-error.js';
 import type { OutgoingRequest } from './outgoing-request.js';
-import type { Receiver } from './receiver.js';
+import type { Secret } from './secret.js';
 
 /** Longest Retry-After honoured; a receiver asking for more gets the normal backoff cap instead. */
 const maxRetryAfterMs = 10 * 60_000;
@@ -79,8 +79,15 @@ export async function exchange(url: string, req: { method: string; headers: Reco
   }
 }
 
-/** What {@link postMessage} needs of a receiver. */
-type HttpTarget = Pick<Receiver, 'name' | 'url' | 'scrub'> & { config: { timeoutMs: number } };
+/** What {@link postMessage} needs of a receiver; declared here so this module stays below `receiver.ts`. */
+interface HttpTarget {
+  readonly name: string;
+  /** Where to post unless the request names its own URL. */
+  readonly url: Secret;
+  /** Removes the receiver's secrets from a text (error messages). */
+  scrub(text: string): string;
+  readonly config: { timeoutMs: number };
+}
 
 /**
  * Posts one rendered message. Resolves with the HTTP status on 2xx; throws {@link DeliveryError}:

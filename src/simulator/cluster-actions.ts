@@ -1,7 +1,7 @@
 import { StatusCode } from '../client/status-code.js';
 import type { SimContext } from './context.js';
 import { SimHttpError } from './envelope.js';
-import { operationResources } from './handlers/common.js';
+import { operationResources } from './operation-resources.js';
 import type { OperationClass } from './operations.js';
 import type { SimMember } from './cluster.js';
 import type { SimInstance } from './instance-model.js';

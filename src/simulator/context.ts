@@ -74,8 +74,3 @@ export interface RequestInfo {
   /** PEM of the client certificate presented over HTTPS. */
   clientCertPem: string | undefined;
 }
-
-/** The fault key of an instance. */
-export function instanceKey(project: string, name: string): string {
-  return `${project}/${name}`;
-}

@@ -1,9 +1,9 @@
 import { StatusCode } from '../client/status-code.js';
 import { ClusterActions } from './cluster-actions.js';
-import { instanceKey, type SimContext } from './context.js';
+import type { SimContext } from './context.js';
 import { SimHttpError } from './envelope.js';
 import { createTrustToken, tokenString } from './handlers/certificates.js';
-import type { InstanceType, SimInstance } from './instance-model.js';
+import { instanceKey, type InstanceType, type SimInstance } from './instance-model.js';
 
 /** Where a control call applies: an instance name, in `default` unless a project is given. */
 export interface InstanceRef {

@@ -1,10 +1,12 @@
 import { StatusCode } from '../client/status-code.js';
-import { instanceKey, type SimContext } from './context.js';
-import type { OperationFault } from './faults.js';
-import type { LockAction, SimInstance } from './instance-model.js';
-import type { Requestor } from './lifecycle.js';
-import type { OperationSpec, SimOperation } from './operations.js';
-import { operationResources } from './handlers/common.js';
+import type { FaultBook, OperationFault } from './faults.js';
+import type { IdSource } from './ids.js';
+import { instanceKey, type LockAction, type SimInstance } from './instance-model.js';
+import type { InstanceStore } from './instance-store.js';
+import type { LifecycleEmitter, Requestor } from './lifecycle.js';
+import type { OperationRegistry, OperationSpec, SimOperation } from './operations.js';
+import { operationResources } from './operation-resources.js';
+import type { ResolvedSimOptions } from './options.js';
 import { busyDecision } from './busy-policy.js';
 import { planTransition, type StateLifecycle, type StateRequest } from './state-machine.js';
 
@@ -21,6 +23,19 @@ export const failedStartError = (name: string): string =>
   `Failed to run: /usr/bin/lxd forkstart ${name} /var/lib/lxd/containers /var/log/lxd/${name}/lxc.conf: exit status 1`;
 
 /**
+ * The parts of the simulator that {@link InstanceActions} reads and drives; the simulator's
+ * SimContext, which holds the actions in turn, is passed as it is.
+ */
+interface ActionScope {
+  opts: ResolvedSimOptions;
+  ids: IdSource;
+  store: InstanceStore;
+  ops: OperationRegistry;
+  lifecycle: LifecycleEmitter;
+  faults: FaultBook;
+}
+
+/**
  * Drives state changes of instances over time: the operation's status sequence
  * (Pending 105 → Running 103 → Success 200 / Failure 400), the instance's transitional and final
  * status, the lifecycle event with or without requestor, the operation lock ("busy running a …
@@ -29,7 +44,7 @@ export const failedStartError = (name: string): string =>
 export class InstanceActions {
   private readonly crashTimers = new Map<SimInstance, NodeJS.Timeout>();
 
-  constructor(private readonly ctx: SimContext) {}
+  constructor(private readonly ctx: ActionScope) {}
 
   /**
    * Starts an operation on an instance: consumes an armed fail/hang fault, refuses when the

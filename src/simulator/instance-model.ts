@@ -23,6 +23,11 @@ export interface SimSnapshot {
 /** An action that holds the instance's operation lock (LXD `operationlock`). */
 export type LockAction = 'start' | 'stop' | 'restart' | 'freeze' | 'unfreeze' | 'update' | 'delete' | 'rename' | 'snapshot' | 'restore';
 
+/** The key of an instance in the simulator's per-instance books (faults, call counts). */
+export function instanceKey(project: string, name: string): string {
+  return `${project}/${name}`;
+}
+
 /**
  * One simulated instance. Handlers mutate it through the action driver; `touch()` must follow every
  * change so cached renderings are rebuilt.

@@ -135,7 +135,7 @@ describe('reflex failures that are not usage errors', () => {
 
   it('Redis that cannot be reached: exit 4, one line saying how to fix it, in every command that needs it', async () => {
     const target = ['--target', 'unix:///nonexistent/lxd.sock'];
-    for (const cmd of [['audit'], ['audit', 'verify'], ['audit', 'export'], ['silence', 'list'], ['silence', 'remove', 'abc'], ['alerts'], ['quarantine', 'list'], ['quarantine', 'release', 'web-1', ...target], ['dlq', 'list'], ['dlq', 'retry', '7'], ['migrate-keys'], ['rules', 'reload'], ['replay', '--since', '1h', '--rules', 'rules'], ['housekeeping', 'plan', ...target]]) {
+    for (const cmd of [['audit'], ['audit', 'verify'], ['audit', 'export'], ['silence', 'list'], ['silence', 'remove', 'abc'], ['alerts'], ['quarantine', 'list'], ['quarantine', 'release', 'web-1', ...target], ['dlq', 'list'], ['dlq', 'retry', '7'], ['rules', 'reload'], ['replay', '--since', '1h', '--rules', 'rules'], ['housekeeping', 'plan', ...target]]) {
       await expectOneLine([...cmd, ...offline], 4, /^reflex: cannot reach Redis at redis:\/\/127\.0\.0\.1:1 \(connect ECONNREFUSED[^)]*\); start one/);
     }
   }, 120_000);

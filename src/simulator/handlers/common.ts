@@ -4,6 +4,7 @@ import { FilterSyntaxError } from '../../filter/filter-syntax-error.js';
 import { parseFilter } from '../../filter/parser.js';
 import { SimHttpError } from '../envelope.js';
 import type { InstanceType, SimInstance } from '../instance-model.js';
+import { operationResources } from '../operation-resources.js';
 import type { SimRequest } from '../router.js';
 
 /** The collection an instance route was reached through. */
@@ -52,24 +53,9 @@ export function instanceOf(req: SimRequest, family: InstanceFamily): SimInstance
   return inst;
 }
 
-/**
- * `resources` of an instance operation. The earlier revision names containers under the legacy
- * `containers` key as well, as the seed says (LXD 5.0.2 does so for create, update, snapshot,
- * delete, exec and rename, and lists state changes under `instances` only); the later revision
- * (Incus) uses `instances`, adding `containers` for exec only.
- */
+/** {@link operationResources} in the revision the request is served in. */
 export function instanceResources(req: SimRequest, inst: SimInstance, suffix = '', kind: 'exec' | 'other' = 'other'): Record<string, string[]> {
   return operationResources(req.ctx.opts.revision, inst, suffix, kind);
-}
-
-/** {@link instanceResources} without a request. */
-export function operationResources(revision: ApiRevision, inst: Pick<SimInstance, 'name' | 'type' | 'project'>, suffix = '', kind: 'exec' | 'other' = 'other'): Record<string, string[]> {
-  const res: Record<string, string[]> = {};
-  const project = inst.project === 'default' ? '' : `?project=${inst.project}`;
-  const legacy = inst.type === 'container' && (revision === 'earlier' || kind === 'exec');
-  if (legacy) res.containers = [`/1.0/containers/${inst.name}${suffix}${project}`];
-  res.instances = [`/1.0/instances/${inst.name}${suffix}${project}`];
-  return res;
 }
 
 /** The JSON body as an object, or 400. */
