@@ -55,13 +55,14 @@ describe('reflex audit', { timeout: 60_000 }, () => {
     expect(bad.stderr).toContain('duration');
   });
 
-  it('follows the log, printing a record appended after it started, until interrupted', async () => {
+  // The waits bound how long a failure takes to show: a CLI process starting on a loaded CI machine took over 10 s.
+  it('follows the log, printing a record appended after it started, until interrupted', { timeout: 180_000 }, async () => {
     const { prefix, log } = setup();
     await log.append({ type: 'event', correlationId: 'c', instance: 'web1', summary: 'before' });
     const p = startReflexProcess(['audit', '--follow', '--json', '--instance', 'web1', '--redis', redisUrl(), '--prefix', prefix]);
     try {
       const seen = async (summary: string) => {
-        for (let i = 0; i < 100 && !p.logs.some((l) => l.summary === summary); i++) await sleep(100);
+        for (let i = 0; i < 600 && !p.logs.some((l) => l.summary === summary); i++) await sleep(100);
         return p.logs.some((l) => l.summary === summary);
       };
       expect(await seen('before')).toBe(true);
