@@ -1,7 +1,7 @@
 import type { InstanceClient } from '../client/client.js';
 import type { OperationObject } from '../client/envelope.js';
 import { isFinalOperationCode } from '../client/status-code.js';
-import type { OwnOperations } from '../events/intent.js';
+import type { OwnOperations } from './own-operations.js';
 import { parseSource } from '../events/source.js';
 import type { ActionJob } from './action-job.js';
 

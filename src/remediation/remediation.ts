@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import type { EventArchive } from '../events/event-archive.js';
-import { OwnOperations } from '../events/intent.js';
+import { OwnOperations } from './own-operations.js';
 import type { StateTracker } from '../events/state-tracker.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { InstanceAlerts } from '../notify/instance-alerts.js';
