@@ -26,7 +26,7 @@ import type { InstanceAlerts, RuleResponse } from '../notify/instance-alerts.js'
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { Decision, RuleEngine } from '../rules/engine.js';
 import type { ActionGate } from './action-gate.js';
-import { actionJobOptions, type ActionJob } from './action-job.js';
+import { actionJobOptions, type ActionJob } from '../actions/action-job.js';
 import { CrashLoopBudget } from './crash-loop-budget.js';
 import { identityOf } from './instance-identity.js';
 import type { PendingActions } from './pending-actions.js';

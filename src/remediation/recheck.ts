@@ -7,7 +7,7 @@ import type { StateTracker } from '../events/state-tracker.js';
 import type { KeySpace } from '../redis/key-space.js';
 import type { RuleEngine } from '../rules/engine.js';
 import { matchingSilence, type Silences } from '../rules/silences.js';
-import type { ActionJob } from './action-job.js';
+import type { ActionJob } from '../actions/action-job.js';
 import { CrashLoopBudget, quarantineHolds } from './crash-loop-budget.js';
 import { describeIdentity, identityOf, identityToken, isAnotherInstance } from './instance-identity.js';
 import { causedBy, evacuatedMembers } from '../events/intent.js';

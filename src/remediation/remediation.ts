@@ -16,11 +16,11 @@ import type { Silences } from '../rules/silences.js';
 import { builtinActions, type ActionRegistry } from '../actions/registry.js';
 import { ActionExecutor, instanceBusy } from './action-executor.js';
 import { ActionGate, type GateOptions } from './action-gate.js';
-import { actionJobSchema } from './action-job.js';
+import { actionJobSchema } from '../actions/action-job.js';
 import { EventProcessor } from './event-processor.js';
 import { PendingActions } from './pending-actions.js';
 import { Recheck } from './recheck.js';
-import { isFinalFailure, retryPolicy, workerLockOptions } from './retry-policy.js';
+import { isFinalFailure, retryPolicy, workerLockOptions } from '../errors/retry-policy.js';
 
 /** What the remediation core of one process needs. */
 export interface RemediationOptions {

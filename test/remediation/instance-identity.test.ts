@@ -10,7 +10,7 @@ import { StateTracker } from '../../src/events/state-tracker.js';
 import { keySpace, type KeySpace } from '../../src/redis/key-space.js';
 import { ActionGate } from '../../src/remediation/action-gate.js';
 import { CrashLoopBudget } from '../../src/remediation/crash-loop-budget.js';
-import type { ActionJob } from '../../src/remediation/action-job.js';
+import type { ActionJob } from '../../src/actions/action-job.js';
 import { EventProcessor } from '../../src/remediation/event-processor.js';
 import { PendingActions } from '../../src/remediation/pending-actions.js';
 import { RuleEngine } from '../../src/rules/engine.js';

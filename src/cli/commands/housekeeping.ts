@@ -8,7 +8,7 @@ import { formatPlan } from '../../housekeeping/plan-format.js';
 import { SnapshotLedger } from '../../housekeeping/snapshot-ledger.js';
 import { connectRedis } from '../../redis/connect.js';
 import { keySpace } from '../../redis/key-space.js';
-import { nextDue } from '../../remediation/scheduler.js';
+import { nextDue } from '../../schedules/scheduler.js';
 import { jobStateOf, planTick } from '../../schedules/schedule-plan.js';
 import { loadSchedules } from '../../schedules/schedule-loader.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
