@@ -9,7 +9,7 @@ import type { Instance } from '../client/instance.js';
 import { formatDuration } from '../housekeeping/duration-text.js';
 import { snapshotApplies, type InstancePlan, type PlanStep } from '../housekeeping/instance-plan.js';
 import { describeStep, formatPlan, planSummary } from '../housekeeping/plan-format.js';
-import { SnapshotLedger, type LedgerEntry } from '../housekeeping/snapshot-ledger.js';
+import { SnapshotLedger, type LedgerEntry } from './snapshot-ledger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { KeySpace } from '../redis/key-space.js';
 import type { Schedule } from './schedule.js';

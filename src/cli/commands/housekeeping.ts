@@ -5,7 +5,7 @@ import { RecordingTransport } from '../../client/recording-transport.js';
 import { targetsOf } from '../../config/config-target.js';
 import { ReflexError } from '../../errors/reflex-error.js';
 import { formatPlan } from '../../housekeeping/plan-format.js';
-import { SnapshotLedger } from '../../housekeeping/snapshot-ledger.js';
+import { SnapshotLedger } from '../../schedules/snapshot-ledger.js';
 import { connectRedis } from '../../redis/connect.js';
 import { keySpace } from '../../redis/key-space.js';
 import { nextDue } from '../../schedules/scheduler.js';
