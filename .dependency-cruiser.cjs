@@ -8,7 +8,7 @@ const layers = [
   'client', 'redis', 'metrics', 'config', 'audit',
   'retention', // bounds of what Reflex keeps in Redis: trimming, sizes against budgets, memory level
   'housekeeping',
-  'events', // leaf of the pipeline: frames → canonical events → intent; subscriber, ingestor, archive, state tracker, resync
+  'events', // leaf of the pipeline: frames → canonical events → intent → settled status; subscriber, ingestor, archive, state tracker, resync
   'notify', 'actions', 'rules', 'schedules',
   'remediation', // incident → decide → admit → job → re-check → instance call → outcome
   'http', 'simulator', 'app', 'doctor', 'demo', 'cli',

@@ -117,59 +117,15 @@ const FAILED_START_ECHO_MS = 5_000;
  * as its own for no longer than this. The executor's operation wait uses the same bound.
  */
 export const OWN_OPERATION_MAX_MS = 120_000;
-/** How long Reflex remembers its operations on an instance. */
-const OWN_OPERATIONS_TTL_MS = 600_000;
-
 /**
- * Reflex's own operations per instance, shared in Redis so a replica that did not send the call
- * still recognises the events it causes. Keyed by target, project and instance.
+ * What settling an event reads of Reflex's own operations. The act step records them
+ * (remediation/own-operations.ts); intent only reads, through this.
  */
-export class OwnOperations {
-  constructor(
-    private readonly redis: RedisConnection,
-    private readonly keys: KeySpace,
-  ) {}
-
-  /** Records the state of one of Reflex's calls; `id` is the operation id, or a local id before the reply. */
-  async record(ref: InstanceRef, id: string, op: OwnOperation, replaces?: string): Promise<void> {
-    const key = this.keys.ownOperations(ref);
-    const tx = this.redis.multi().hset(key, id, JSON.stringify(op));
-    if (replaces && replaces !== id) tx.hdel(key, replaces);
-    await tx.pexpire(key, OWN_OPERATIONS_TTL_MS).exec();
-  }
-
+export interface OwnOperationsReader {
   /** Ids of the operations Reflex started on the instance lately. */
-  async ids(ref: InstanceRef): Promise<string[]> {
-    return this.redis.hkeys(this.keys.ownOperations(ref));
-  }
-
-  async list(ref: InstanceRef): Promise<OwnOperation[]> {
-    const raw = await this.redis.hvals(this.keys.ownOperations(ref));
-    return raw.map((r) => JSON.parse(r) as OwnOperation);
-  }
-
-  /**
-   * Refines the daemon's intent of an event with Reflex's own operations: a requested transition
-   * that one of them caused is `self`; so is the spurious shutdown after a failed start of ours.
-   * An operator acting seconds after Reflex stays `requested`: the event falls outside the window
-   * of every operation Reflex ran.
-   */
-  async classify(ref: InstanceRef, event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean }): Promise<Intent> {
-    if (event.synthetic || (event.intent !== 'requested' && !(event.intent === 'unrequested' && event.action === 'instance-shutdown'))) return event.intent;
-    const ops = await this.list(ref);
-    return ops.some((op) => causedBy(op, event)) ? 'self' : event.intent;
-  }
-
-  /**
-   * Whether an `instance-exec` event is the echo of a command Reflex ran (the `exec` action; the
-   * event names no requestor on LXD 5.0.2): matched by the exec's operation window, like the
-   * echoes of its state changes, so Reflex's own command never triggers a rule.
-   */
-  async ownExec(ref: InstanceRef, event: { action?: string; timestamp: string }): Promise<boolean> {
-    if (event.action !== 'instance-exec') return false;
-    const ops = await this.list(ref);
-    return ops.some((op) => op.action === 'exec' && causedBy(op, { intent: 'requested', action: event.action, timestamp: event.timestamp }));
-  }
+  ids(ref: InstanceRef): Promise<string[]>;
+  /** The event's intent refined with Reflex's own operations (`self` when one of them caused it). */
+  classify(ref: InstanceRef, event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean }): Promise<Intent>;
 }
 
 /** Whether one of Reflex's operations explains the event. */
@@ -214,7 +170,7 @@ export function isFailedStart(event: OperationStatusEvent): boolean {
  * `instance-shutdown` without requestor exactly as after a crash (observed: 0.7 s after the
  * failure on LXD, 0.9 s on Incus; no `instance-started` before it). A failure found before that
  * (a `raw.lxc` LXD cannot load) sends no stop at all. Reflex's own failed starts are told apart by
- * {@link OwnOperations} (`self`); this is for everyone else's.
+ * Reflex's own operations (`self`, remediation/own-operations.ts); this is for everyone else's.
  */
 export class StartFailures {
   constructor(
@@ -223,7 +179,7 @@ export class StartFailures {
   ) {}
 
   /** Records a failed start from the event stream, unless it was one of Reflex's own operations. */
-  async observe(ref: InstanceRef, event: OperationStatusEvent, own: OwnOperations): Promise<void> {
+  async observe(ref: InstanceRef, event: OperationStatusEvent, own: OwnOperationsReader): Promise<void> {
     if (!isFailedStart(event) || (await own.ids(ref)).includes(event.operationId)) return;
     const failure: StartFailure = { operationId: event.operationId, err: event.err, at: event.timestamp };
     await this.redis.set(this.keys.startFailures(ref), JSON.stringify(failure), 'PX', START_FAILURE_TTL_MS);
@@ -233,7 +189,7 @@ export class StartFailures {
    * The intent of a stop, refined: an unrequested `instance-shutdown` that follows someone's failed
    * start is `failed-start`, with that start's failure; any other stop keeps its intent.
    */
-  async classify(ref: InstanceRef, event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean }, deps: { tracker: StateTracker; client: InstanceClient; own: OwnOperations }): Promise<{ intent: Intent; startFailure?: StartFailure }> {
+  async classify(ref: InstanceRef, event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean }, deps: { tracker: StateTracker; client: InstanceClient; own: OwnOperationsReader }): Promise<{ intent: Intent; startFailure?: StartFailure }> {
     const startFailure = await this.explain(ref, event, deps);
     return startFailure ? { intent: 'failed-start', startFailure } : { intent: event.intent };
   }
@@ -245,7 +201,7 @@ export class StartFailures {
    * Never when the tracker saw the instance Running last: a start refused with "already running"
    * followed by a crash is a crash.
    */
-  private async explain(ref: InstanceRef, event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean }, deps: { tracker: StateTracker; client: InstanceClient; own: OwnOperations }): Promise<StartFailure | undefined> {
+  private async explain(ref: InstanceRef, event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean }, deps: { tracker: StateTracker; client: InstanceClient; own: OwnOperationsReader }): Promise<StartFailure | undefined> {
     if (event.synthetic || event.intent !== 'unrequested' || event.action !== 'instance-shutdown') return undefined;
     if ((await deps.tracker.get(ref))?.status === StatusCode.Running) return undefined;
     const raw = await this.redis.get(this.keys.startFailures(ref));

@@ -36,7 +36,7 @@ export interface InstanceFacts {
   snapshots: SnapshotInfo[];
   /** The instance's storage pool and its free fraction, when it could be read. */
   pool?: { name: string; freeRatio: number };
-  /** What the ledger proves (snapshot-ledger.ts). Absent: nothing is proven, so retention deletes nothing. */
+  /** What the ledger proves (schedules/snapshot-ledger.ts). Absent: nothing is proven, so retention deletes nothing. */
   ownership?: Ownership;
 }
 

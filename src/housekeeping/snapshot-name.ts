@@ -77,7 +77,7 @@ export function uniqueSnapshotName(base: string, taken: (name: string) => boolea
 /**
  * A predicate that is true for exactly the names `pattern` can produce (anchored), with or
  * without the suffix {@link uniqueSnapshotName} adds. It tells which snapshots *look* like a
- * schedule's; whose they are is the ledger's to say (snapshot-ledger.ts).
+ * schedule's; whose they are is the ledger's to say (schedules/snapshot-ledger.ts).
  */
 export function snapshotNameMatcher(pattern: string): (name: string) => boolean {
   let source = '';

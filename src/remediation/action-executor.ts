@@ -11,17 +11,18 @@ import type { InstanceClient } from '../client/client.js';
 import type { OperationObject } from '../client/envelope.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { EventJob } from '../events/event-job.js';
-import { OWN_OPERATION_MAX_MS, type OwnOperations } from '../events/intent.js';
+import { OWN_OPERATION_MAX_MS } from '../events/intent.js';
+import type { OwnOperations } from './own-operations.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { actionFailedKind, resolveAlert } from '../notify/alert-resolution.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { HeldLock, TokenLock } from '../redis/token-lock.js';
-import { actionJobOptions, type ActionJob } from './action-job.js';
+import { actionJobOptions, type ActionJob } from '../actions/action-job.js';
 import type { PendingActions } from './pending-actions.js';
 import { OthersOperations } from './others-operations.js';
 import type { Recheck } from './recheck.js';
-import { worthRetrying } from './retry-policy.js';
+import { worthRetrying } from '../errors/retry-policy.js';
 import { describeStorm, heldByStormSummary, isFailure, type StormControl, type StormScope } from './storm-control.js';
 
 /** An action that failed for good and whose rule's `onFailure` branch was queued instead of a give-up. */

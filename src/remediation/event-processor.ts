@@ -14,17 +14,19 @@ import { eventItemHash } from '../events/event-ingestor.js';
 import { eventItemSchema, type EventItem } from '../events/event-job.js';
 import { clampedTimestamp } from '../events/event-time.js';
 import { decodeFrame } from '../events/frame.js';
-import { StartFailures, evacuationIntent, type OwnOperations } from '../events/intent.js';
+import { StartFailures } from '../events/intent.js';
+import type { OwnOperations } from './own-operations.js';
 import { normalizeFrame } from '../events/normalize.js';
 import { describeStartFailure } from '../events/start-failure-text.js';
 import { keepRejected, type RejectedLimits } from '../events/rejected-events.js';
 import type { StateTracker } from '../events/state-tracker.js';
+import { StatusSettler, type Settled } from '../events/status-settler.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { InstanceAlerts, RuleResponse } from '../notify/instance-alerts.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { Decision, RuleEngine } from '../rules/engine.js';
 import type { ActionGate } from './action-gate.js';
-import { actionJobOptions, type ActionJob } from './action-job.js';
+import { actionJobOptions, type ActionJob } from '../actions/action-job.js';
 import { CrashLoopBudget } from './crash-loop-budget.js';
 import { identityOf } from './instance-identity.js';
 import type { PendingActions } from './pending-actions.js';
@@ -70,7 +72,6 @@ const DONE_TTL_MS = 10 * 60_000;
 
 /** What became of one event (returned for tests and metrics). */
 export type ProcessResult = 'rejected' | 'ignored' | 'stale' | 'unchanged' | 'duplicate' | 'processed';
-type Settled = 'stale' | 'unchanged' | 'processed' | 'corrected';
 
 /** An event of a batch, decoded, waiting for its turn. */
 type Prepared = { item?: EventItem; raw: unknown; hash: string; event?: CanonicalEvent; rejected?: string; lost?: true; futureTimestamp?: string };
@@ -92,9 +93,11 @@ export class EventProcessor {
   /** Done marks of events finished at the same moment go to Redis together. */
   private readonly doneMarks: GroupCommit<string, void>;
   private readonly startFailures: StartFailures;
+  private readonly settler: StatusSettler;
 
   constructor(private readonly deps: EventProcessorDeps) {
     this.startFailures = new StartFailures(deps.redis, deps.keys);
+    this.settler = new StatusSettler({ ...deps, startFailures: this.startFailures, readInstance: (ref) => this.readInstance(ref) });
     this.doneMarks = new GroupCommit<string, void>(async (keys) => {
       await setMany(deps.redis, keys, '1', DONE_TTL_MS);
       return [];
@@ -193,7 +196,7 @@ export class EventProcessor {
 
     let settled: Settled = 'processed';
     if (event.kind === 'instance.status') {
-      settled = await this.settleStatus(event);
+      settled = await this.settler.settle(event);
       if (settled !== 'processed' && settled !== 'corrected') {
         await this.deps.archive?.append(event, settled);
         return settled;
@@ -332,71 +335,6 @@ export class EventProcessor {
       await audit.append({ ...base, type: 'action', summary: `queued ${j.data.action}${d.dryRun ? ' (dry-run)' : ''}${j.opts.delay ? ` to run in ${j.opts.delay} ms` : ''}`, jobId: j.opts.jobId }, { once: `queued:${j.opts.jobId}` });
     }
     return { rule: d.rule, result: d.dryRun ? 'dry-run' : 'queued', summary: d.summary, actions: jobs.map((j) => ({ action: j.data.action, delayMs: j.opts.delay ?? 0 })) };
-  }
-
-  /**
-   * Matches Reflex's own operations (intent `self`), fills in `from`, and drops news older than
-   * what is known (events arrive out of order), redeliveries of finished events, and synthetic
-   * events that change nothing. An event older than the known state that disagrees with it is
-   * checked against a read of the instance: if the read agrees with the event, the tracker was
-   * wrong and the event is published, corrected.
-   */
-  private async settleStatus(event: InstanceStatusEvent): Promise<Settled> {
-    const { tracker, audit } = this.deps;
-    const ref = { target: event.target, project: event.project, instance: event.instance };
-    const client = this.deps.client(event.target);
-    event.intent = await evacuationIntent(client, { intent: await this.deps.ownOperations.classify(ref, event), location: event.location, timestamp: event.timestamp });
-    const refined = await this.startFailures.classify(ref, event, { tracker, client, own: this.deps.ownOperations });
-    event.intent = refined.intent;
-    if (refined.startFailure) event.startFailure = refined.startFailure;
-    const origin = { source: event.synthetic ? ('read' as const) : ('event' as const), eventId: event.id, intent: event.intent, requested: event.intent === 'requested' };
-    const update = await tracker.update(ref, event.to, Date.parse(event.timestamp), origin);
-    if (!update.applied) {
-      const current = update.current;
-      // The stream's own event for a stop a resync saw without a cause: now the cause is known.
-      if (!event.synthetic && current.source === 'read' && current.intent === 'unknown' && current.status === event.to && event.intent !== 'unknown' && current.eventId) {
-        if (await tracker.explain(ref, current.eventId, event)) {
-          if (current.prev) event.from = current.prev.status;
-          return 'processed';
-        }
-      }
-      if (current.status !== event.to && !event.synthetic) return this.confirmStale(event, current.status);
-      // A resync's read that the stream has already overtaken is routine, not news: archived as stale, not audited.
-      if (event.synthetic) return 'stale';
-      await audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: event.instance, summary: `stale: ${event.action ?? 'status'} at ${event.timestamp} is older than the known state; ignored`, event }, { once: `event:${event.id}` });
-      return 'stale';
-    }
-    const previous = update.previous;
-    if (previous) event.from = previous.status;
-    if (event.synthetic && previous?.status === event.to) return 'unchanged';
-    // The stream's own report of a change a resync already published (it came after the grace period).
-    if (!event.synthetic && previous?.source === 'read' && previous.status === event.to && event.action !== 'instance-restarted') {
-      // The resync could not tell why it stopped; the stream now says: the change is published again, explained.
-      if (previous.intent !== 'unknown' || event.intent === 'unknown') return 'unchanged';
-      if (previous.prev) event.from = previous.prev.status;
-    }
-    // First sight of an instance (start-up resync): a baseline, not a transition, unless it is in Error.
-    if (event.synthetic && !previous && event.to !== StatusCode.Error) return 'unchanged';
-    return 'processed';
-  }
-
-  /**
-   * A late event that contradicts the tracked status: the read decides. Only when the instance
-   * really is in the event's status (the tracker missed the change) is the event published, with
-   * the read's time; otherwise it is old news.
-   */
-  private async confirmStale(event: InstanceStatusEvent, tracked: number): Promise<Settled> {
-    const { tracker, audit } = this.deps;
-    const ref = { target: event.target, project: event.project, instance: event.instance };
-    const inst = await this.readInstance(ref);
-    if (!inst || inst.status_code !== event.to) {
-      await audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: event.instance, summary: `stale: ${event.action ?? 'status'} at ${event.timestamp} is older than the known state (confirmed by a read); ignored`, event }, { once: `event:${event.id}` });
-      return 'stale';
-    }
-    const update = await tracker.update(ref, inst.status_code, Date.now(), { source: 'read', eventId: event.id, requested: event.intent === 'requested' });
-    if (!update.applied) return 'stale';
-    event.from = tracked;
-    return 'corrected';
   }
 
   private async readInstance(ref: InstanceRef): Promise<Instance | undefined> {

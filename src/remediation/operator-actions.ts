@@ -3,7 +3,7 @@ import type { Queue } from 'bullmq';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { RedisConnection } from '../redis/connect.js';
-import { actionJobOptions, type ActionJobInput } from './action-job.js';
+import { actionJobOptions, type ActionJobInput } from '../actions/action-job.js';
 import { CrashLoopBudget } from './crash-loop-budget.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { InstanceClient } from '../client/client.js';
 import type { OperationObject } from '../client/envelope.js';
 import { isFinalOperationCode } from '../client/status-code.js';
-import type { OwnOperations } from '../events/intent.js';
+import type { OwnOperations } from './own-operations.js';
 import { parseSource } from '../events/source.js';
-import type { ActionJob } from './action-job.js';
+import type { ActionJob } from '../actions/action-job.js';
 
 /** How old a listing of the server's operations may be when an action checks for others' work on its instance. */
 const OPERATIONS_MAX_AGE_MS = 250;

@@ -7,10 +7,11 @@ import type { StateTracker } from '../events/state-tracker.js';
 import type { KeySpace } from '../redis/key-space.js';
 import type { RuleEngine } from '../rules/engine.js';
 import { matchingSilence, type Silences } from '../rules/silences.js';
-import type { ActionJob } from './action-job.js';
+import type { ActionJob } from '../actions/action-job.js';
 import { CrashLoopBudget, quarantineHolds } from './crash-loop-budget.js';
 import { describeIdentity, identityOf, identityToken, isAnotherInstance } from './instance-identity.js';
-import { causedBy, evacuatedMembers, type OwnOperations } from '../events/intent.js';
+import { causedBy, evacuatedMembers } from '../events/intent.js';
+import type { OwnOperations } from './own-operations.js';
 
 /** What the re-check found: go ahead (with the instance as just read), or skip and why. */
 export type RecheckVerdict =

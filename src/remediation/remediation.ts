@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import type { EventArchive } from '../events/event-archive.js';
-import { OwnOperations } from '../events/intent.js';
+import { OwnOperations } from './own-operations.js';
 import type { StateTracker } from '../events/state-tracker.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { InstanceAlerts } from '../notify/instance-alerts.js';
@@ -16,11 +16,11 @@ import type { Silences } from '../rules/silences.js';
 import { builtinActions, type ActionRegistry } from '../actions/registry.js';
 import { ActionExecutor, instanceBusy } from './action-executor.js';
 import { ActionGate, type GateOptions } from './action-gate.js';
-import { actionJobSchema } from './action-job.js';
+import { actionJobSchema } from '../actions/action-job.js';
 import { EventProcessor } from './event-processor.js';
 import { PendingActions } from './pending-actions.js';
 import { Recheck } from './recheck.js';
-import { isFinalFailure, retryPolicy, workerLockOptions } from './retry-policy.js';
+import { isFinalFailure, retryPolicy, workerLockOptions } from '../errors/retry-policy.js';
 
 /** What the remediation core of one process needs. */
 export interface RemediationOptions {

@@ -9,7 +9,7 @@ import type { RuleErrors } from '../rules/rule-errors.js';
 import { loadRules, type LoadedRules, type RuleLoadError } from '../rules/rule-loader.js';
 import type { Schedule } from '../schedules/schedule.js';
 import { loadSchedules } from '../schedules/schedule-loader.js';
-import type { RunningScheduler } from './scheduler.js';
+import type { RunningScheduler } from '../schedules/scheduler.js';
 
 /**
  * One load of a rules folder, used as one value: everything {@link loadRules} returned (rules,

@@ -3,9 +3,9 @@ import type { InstanceClient } from '../client/client.js';
 import type { Instance } from '../client/instance.js';
 import { evaluateFilter } from '../filter/evaluator.js';
 import { planInstance, rootPool, snapshotInfos, type InstancePlan, type Ownership } from '../housekeeping/instance-plan.js';
-import { poolFreeRatio } from '../housekeeping/pool-space.js';
+import { poolFreeRatio } from './pool-space.js';
 import type { SnapshotInfo } from '../housekeeping/retention-plan.js';
-import { provenNames, settleLedger, type JobReport, type Settlement, type SnapshotLedger } from '../housekeeping/snapshot-ledger.js';
+import { provenNames, settleLedger, type JobReport, type Settlement, type SnapshotLedger } from './snapshot-ledger.js';
 import type { InstanceRef } from '../redis/key-space.js';
 import type { Schedule } from './schedule.js';
 

@@ -7,7 +7,7 @@ import { parseTarget } from '../../src/client/target.js';
 import { StateTracker } from '../../src/events/state-tracker.js';
 import { duplicateConnection, type RedisConnection } from '../../src/redis/connect.js';
 import { keySpace, type KeySpace } from '../../src/redis/key-space.js';
-import { actionJobOptions, type ActionJobInput } from '../../src/remediation/action-job.js';
+import { actionJobOptions, type ActionJobInput } from '../../src/actions/action-job.js';
 import { startRemediation } from '../../src/remediation/remediation.js';
 import { RuleEngine } from '../../src/rules/engine.js';
 import type { Rule } from '../../src/rules/rule.js';

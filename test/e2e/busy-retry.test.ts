@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
 import { keySpace } from '../../src/redis/key-space.js';
-import type { ActionJobInput } from '../../src/remediation/action-job.js';
+import type { ActionJobInput } from '../../src/actions/action-job.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED, crashInstance, deleteTestInstance, describeLxd, launchTestInstance, lxdSocketPath, waitForStatus } from '../support/lxd-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';

@@ -6,7 +6,7 @@ import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { defineSchedule } from '../../src/schedules/schedule.js';
-import { startScheduler } from '../../src/remediation/scheduler.js';
+import { startScheduler } from '../../src/schedules/scheduler.js';
 import { startActionRunner } from '../support/action-runner.js';
 import { INCUS_SOCKET, deleteIncusInstance, describeIncus, incus, launchIncusInstance, sleep } from '../support/incus-bed.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';

@@ -7,7 +7,7 @@ import { parseConfig } from '../../src/config/config.js';
 import { targetsOf } from '../../src/config/config-target.js';
 import { duplicateConnection } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import type { ActionJobInput } from '../../src/remediation/action-job.js';
+import type { ActionJobInput } from '../../src/actions/action-job.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';

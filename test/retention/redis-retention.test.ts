@@ -11,7 +11,7 @@ import { EventArchive } from '../../src/events/event-archive.js';
 import { keepRejected } from '../../src/events/rejected-events.js';
 import { Metrics } from '../../src/metrics/metrics.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { dedupeWindowMs, eventRedeliverySpanMs } from '../../src/remediation/retry-policy.js';
+import { dedupeWindowMs, eventRedeliverySpanMs } from '../../src/errors/retry-policy.js';
 import { startRedisWatch, type RedisMemoryAlert } from '../../src/retention/redis-watch.js';
 import { readStructures, retentionPlan } from '../../src/retention/structures.js';
 import { until } from '../actions/reflex-bed.js';

@@ -8,7 +8,7 @@ import { parseTarget } from '../../src/client/target.js';
 import type { InstancePlan } from '../../src/housekeeping/instance-plan.js';
 import { describeStep } from '../../src/housekeeping/plan-format.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { startScheduler } from '../../src/remediation/scheduler.js';
+import { startScheduler } from '../../src/schedules/scheduler.js';
 import { defineSchedule, type ScheduleDefinition } from '../../src/schedules/schedule.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
 import { startActionRunner } from '../support/action-runner.js';

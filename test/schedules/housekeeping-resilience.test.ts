@@ -6,7 +6,7 @@ import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { startScheduler } from '../../src/remediation/scheduler.js';
+import { startScheduler } from '../../src/schedules/scheduler.js';
 import { defineSchedule } from '../../src/schedules/schedule.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { startActionRunner } from '../support/action-runner.js';

@@ -6,7 +6,7 @@ import { parseTarget } from '../../src/client/target.js';
 import { formatSnapshotName } from '../../src/housekeeping/snapshot-name.js';
 import { Metrics } from '../../src/metrics/metrics.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { startScheduler, type RunningScheduler } from '../../src/remediation/scheduler.js';
+import { startScheduler, type RunningScheduler } from '../../src/schedules/scheduler.js';
 import { defineSchedule } from '../../src/schedules/schedule.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
 import { startActionRunner } from '../support/action-runner.js';

@@ -6,7 +6,7 @@ import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { defineSchedule, type ScheduleDefinition } from '../../src/schedules/schedule.js';
-import { startScheduler, type RunningScheduler } from '../../src/remediation/scheduler.js';
+import { startScheduler, type RunningScheduler } from '../../src/schedules/scheduler.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { startActionRunner } from '../support/action-runner.js';

@@ -10,7 +10,7 @@ import { Metrics } from '../../src/metrics/metrics.js';
 import { duplicateConnection } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startRemediation } from '../../src/remediation/remediation.js';
-import { runTick, type HousekeepingAlert } from '../../src/remediation/tick-runner.js';
+import { runTick, type HousekeepingAlert } from '../../src/schedules/tick-runner.js';
 import { RuleEngine } from '../../src/rules/engine.js';
 import { Silences } from '../../src/rules/silences.js';
 import { defineSchedule, type Schedule } from '../../src/schedules/schedule.js';

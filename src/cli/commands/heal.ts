@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import { AuditLog } from '../../audit/audit-log.js';
 import { targetsOf } from '../../config/config-target.js';
 import { queueHistory } from '../../config/queue-history.js';
-import { dedupeWindowMs } from '../../remediation/retry-policy.js';
+import { dedupeWindowMs } from '../../errors/retry-policy.js';
 import { connectRedis, duplicateConnection } from '../../redis/connect.js';
 import { keySpace } from '../../redis/key-space.js';
 import { InstanceClient } from '../../client/client.js';

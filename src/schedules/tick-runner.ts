@@ -9,12 +9,12 @@ import type { Instance } from '../client/instance.js';
 import { formatDuration } from '../housekeeping/duration-text.js';
 import { snapshotApplies, type InstancePlan, type PlanStep } from '../housekeeping/instance-plan.js';
 import { describeStep, formatPlan, planSummary } from '../housekeeping/plan-format.js';
-import { SnapshotLedger, type LedgerEntry } from '../housekeeping/snapshot-ledger.js';
+import { SnapshotLedger, type LedgerEntry } from './snapshot-ledger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { KeySpace } from '../redis/key-space.js';
-import type { Schedule } from '../schedules/schedule.js';
-import { housekeepingJobId, instancesInScope, jobStateOf, planFor, type PlannedInstance } from '../schedules/schedule-plan.js';
-import { actionJobOptions, type ActionJobInput } from './action-job.js';
+import type { Schedule } from './schedule.js';
+import { housekeepingJobId, instancesInScope, jobStateOf, planFor, type PlannedInstance } from './schedule-plan.js';
+import { actionJobOptions, type ActionJobInput } from '../actions/action-job.js';
 
 /** An alert a tick raises (a stale snapshot, lost ownership records); `status: 'resolved'` clears it. */
 export interface HousekeepingAlert {

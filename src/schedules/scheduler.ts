@@ -6,9 +6,9 @@ import { TokenLock } from '../redis/token-lock.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import type { KeySpace, ScheduleKeys } from '../redis/key-space.js';
-import type { Schedule } from '../schedules/schedule.js';
-import { loadSchedules } from '../schedules/schedule-loader.js';
-import { workerLockOptions } from './retry-policy.js';
+import type { Schedule } from './schedule.js';
+import { loadSchedules } from './schedule-loader.js';
+import { workerLockOptions } from '../errors/retry-policy.js';
 import { runTick, type HousekeepingAlert, type TickReport } from './tick-runner.js';
 import type { Metrics } from '../metrics/metrics.js';
 

@@ -1,7 +1,7 @@
 import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { canonicalEventSchema } from '../events/canonical-event.js';
-import { retryPolicy } from './retry-policy.js';
+import { retryPolicy } from '../errors/retry-policy.js';
 
 /**
  * Job on the actions queue: one action a rule (or a schedule) decided on for one incident. The job

@@ -1,4 +1,4 @@
-import { isRetryable } from '../errors/reflex-error.js';
+import { isRetryable } from './reflex-error.js';
 
 /**
  * The one retry policy of Reflex: how jobs are retried, how long a busy instance is waited for,

@@ -1,0 +1,59 @@
+import type { RedisConnection } from '../redis/connect.js';
+import type { InstanceRef, KeySpace } from '../redis/key-space.js';
+import type { Intent } from '../events/canonical-event.js';
+import { causedBy, type OwnOperation, type OwnOperationsReader } from '../events/intent.js';
+
+/** How long Reflex remembers its operations on an instance. */
+const OWN_OPERATIONS_TTL_MS = 600_000;
+
+/**
+ * Reflex's own operations per instance, shared in Redis so a replica that did not send the call
+ * still recognises the events it causes. Keyed by target, project and instance.
+ */
+export class OwnOperations implements OwnOperationsReader {
+  constructor(
+    private readonly redis: RedisConnection,
+    private readonly keys: KeySpace,
+  ) {}
+
+  /** Records the state of one of Reflex's calls; `id` is the operation id, or a local id before the reply. */
+  async record(ref: InstanceRef, id: string, op: OwnOperation, replaces?: string): Promise<void> {
+    const key = this.keys.ownOperations(ref);
+    const tx = this.redis.multi().hset(key, id, JSON.stringify(op));
+    if (replaces && replaces !== id) tx.hdel(key, replaces);
+    await tx.pexpire(key, OWN_OPERATIONS_TTL_MS).exec();
+  }
+
+  /** Ids of the operations Reflex started on the instance lately. */
+  async ids(ref: InstanceRef): Promise<string[]> {
+    return this.redis.hkeys(this.keys.ownOperations(ref));
+  }
+
+  async list(ref: InstanceRef): Promise<OwnOperation[]> {
+    const raw = await this.redis.hvals(this.keys.ownOperations(ref));
+    return raw.map((r) => JSON.parse(r) as OwnOperation);
+  }
+
+  /**
+   * Refines the daemon's intent of an event with Reflex's own operations: a requested transition
+   * that one of them caused is `self`; so is the spurious shutdown after a failed start of ours.
+   * An operator acting seconds after Reflex stays `requested`: the event falls outside the window
+   * of every operation Reflex ran.
+   */
+  async classify(ref: InstanceRef, event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean }): Promise<Intent> {
+    if (event.synthetic || (event.intent !== 'requested' && !(event.intent === 'unrequested' && event.action === 'instance-shutdown'))) return event.intent;
+    const ops = await this.list(ref);
+    return ops.some((op) => causedBy(op, event)) ? 'self' : event.intent;
+  }
+
+  /**
+   * Whether an `instance-exec` event is the echo of a command Reflex ran (the `exec` action; the
+   * event names no requestor on LXD 5.0.2): matched by the exec's operation window, like the
+   * echoes of its state changes, so Reflex's own command never triggers a rule.
+   */
+  async ownExec(ref: InstanceRef, event: { action?: string; timestamp: string }): Promise<boolean> {
+    if (event.action !== 'instance-exec') return false;
+    const ops = await this.list(ref);
+    return ops.some((op) => op.action === 'exec' && causedBy(op, { intent: 'requested', action: event.action, timestamp: event.timestamp }));
+  }
+}
