@@ -137,8 +137,10 @@ start_daemon() {
   incusd=$(incusd_path)
   say "starting $incusd (log: $DAEMON_LOG)"
   mkdir -p /var/log/incus
+  cd /  # not the caller's folder: a removed CI clone would leave the daemon without one (lxd-testbed.sh)
   setsid nohup "$incusd" --group root --logfile /var/log/incus/incusd.log </dev/null >>"$DAEMON_LOG" 2>&1 &
   local pid=$!
+  cd "$OLDPWD"
   if ! incus admin waitready --timeout=60; then
     kill -0 "$pid" 2>/dev/null && echo "incus-testbed: incusd (pid $pid) is still running" >&2
     tail -n 20 "$DAEMON_LOG" >&2 || true

@@ -78,11 +78,15 @@ start_daemon() {
   fi
 
   # No systemd here (and the sysvinit script wants the lxd group and lxcfs), so run the daemon
-  # directly. setsid detaches it from this script's process group, so it outlives a CI job.
+  # directly. setsid detaches it from this script's process group, so it outlives a CI job; it
+  # runs from / so it does not hold the caller's folder (a CI clone removed later leaves the daemon
+  # without a working directory, and the rsync it runs for snapshots and copies then fails).
   say "starting lxd (log: $DAEMON_LOG)"
   mkdir -p /var/log/lxd
+  cd /
   setsid nohup lxd --group root --logfile /var/log/lxd/lxd.log </dev/null >>"$DAEMON_LOG" 2>&1 &
   local pid=$!
+  cd "$OLDPWD"
   if ! lxd waitready --timeout=60; then
     kill -0 "$pid" 2>/dev/null && echo "lxd-testbed: lxd (pid $pid) is still running" >&2
     tail -n 20 "$DAEMON_LOG" >&2 || true
