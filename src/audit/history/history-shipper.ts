@@ -122,8 +122,11 @@ export class HistoryShipper {
       const summary = `the ${this.opts.store.kind} history store fails (${(err as Error).message}); Redis keeps the ${lag ?? 'unknown number of'} audit records not shipped, and its audit stream grows until the store takes them`;
       this.opts.logger.error({ err, store: this.opts.store.kind, unshipped: lag }, 'history store failing');
       if (!this.failing) {
-        this.failing = true;
-        await this.alert('firing', summary).catch(() => undefined);
+        // Marked failing only once the alert went out: an alert path that fails too is tried again next round, and said.
+        await this.alert('firing', summary).then(
+          () => (this.failing = true),
+          (alertErr: unknown) => this.opts.logger.error({ err: alertErr }, 'could not raise history.store-failing; trying again at the next round'),
+        );
       }
     }
   }
