@@ -1,0 +1,34 @@
+/**
+ * The test house's one way to wait: on a condition, never on the clock. `until` polls a probe until
+ * it gives a value (anything but `undefined` or `false`) and returns it; past `timeoutMs` it throws
+ * with what it waited for and the probe's last error, if it threw. `sleep` is for the few waits that
+ * are the point of a test (a quiet period in which nothing must happen); each use says why.
+ */
+export async function until<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+  everyMs = 25,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+      last = undefined;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() >= end) {
+      const why = last instanceof Error ? `: ${last.message}` : last !== undefined ? `: ${String(last)}` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
+    }
+    await sleep(everyMs);
+  }
+}
+
+/** Resolves after `ms`. Not a way to wait for something to happen: use {@link until}. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
