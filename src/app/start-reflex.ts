@@ -3,8 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, type Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import type { AlertsView } from '../notify/alert-board.js';
-import { Silences } from '../rules/silences.js';
-import { RuleErrors, type RuleAlertSink } from '../rules/rule-errors.js';
+import { Silences } from '../silences/silences.js';
+import { RuleErrors } from '../rules/rule-errors.js';
 import { AuditLog } from '../audit/audit-log.js';
 import { historyStoreFor } from '../audit/history/history-store-for.js';
 import { startHistoryShipping } from '../audit/history/history-wiring.js';
@@ -28,9 +28,7 @@ import { Notifier } from '../notify/notifier.js';
 import { plainSecretUrlWarnings } from '../notify/receiver-config.js';
 import { errorText, loadRuleSet, notifierPart, ruleErrorsPart, RuleSet, schedulerPart, type ReloadOutcome, type ReloadRequest, type RuleSetValue } from '../remediation/rule-set.js';
 import { ReloadListener } from '../remediation/reload-channel.js';
-import { InstanceAlerts } from '../notify/instance-alerts.js';
-import type { AlertInput } from '../notify/alert.js';
-import type { CanonicalEvent } from '../events/canonical-event.js';
+import { Alerts } from '../alerts/alerts.js';
 import { startScheduler } from '../schedules/scheduler.js';
 import { resyncEvents } from '../events/resync.js';
 import { StateTracker } from '../events/state-tracker.js';
@@ -131,9 +129,8 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   // Fail fast, before anything holds a lease or queues an event: a worker with no rule, or a
   // target that does not answer, is an error at start-up, not a process that says it is running.
   const metrics = new Metrics();
-  // Built before the rules load (their engine reports to it); alerts go through the notifier once the worker has one.
-  let ruleAlerts: RuleAlertSink | undefined;
-  const ruleErrors = new RuleErrors({ logger, counter: metrics.ruleErrors, alerts: () => ruleAlerts });
+  // Built before the rules load (their engine reports to it); it raises its alerts once they exist (below).
+  const ruleErrors = new RuleErrors({ logger, counter: metrics.ruleErrors });
   const loaded = config.role !== 'subscriber' ? await loadRulesOrFail(config, logger, ruleErrors) : undefined;
   // Read now: a missing inbound secret fails the start, not the first webhook.
   const inbound = inboundSecrets(config.inbound);
@@ -175,8 +172,6 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   metrics.watchQueue(actionsQueue);
   const workers: Worker[] = [];
   const stops: (() => Promise<void>)[] = [];
-  // Alerts go through the worker role's notifier; a scheduler-only process audits its alerts only.
-  let raiseAlert: ((a: Omit<AlertInput, 'labels'>) => Promise<unknown>) | undefined;
   const stopHeapTrim = startHeapTrim({ logger });
   stops.push(async () => stopHeapTrim());
   const readers: TargetReaderHandle[] = [];
@@ -264,21 +259,21 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       readers.push(...configured.map(startReader));
     }
 
+    // Receivers come from one place: the config file, REFLEX_NOTIFY, or a defineNotifications file beside the rules; the worker role sends.
+    const notifyConfig = config.role === 'all' || config.role === 'worker' ? ruleSet!.current.notify : undefined;
+    const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger, jobHistory }) : undefined;
+    // Every alert of this process: audited, and sent through the notifier; a process without one (scheduler-only) audits them only.
+    const alerts = new Alerts({ audit, notifier });
+    ruleErrors.alertThrough(alerts);
+
     let alertsView: (() => Promise<AlertsView>) | undefined;
     if (config.role === 'all' || config.role === 'worker') {
-      // Receivers come from one place: the config file, REFLEX_NOTIFY, or a defineNotifications file beside the rules.
-      const notifyConfig = ruleSet!.current.notify;
       const silences = new Silences(redis, keys.silences);
-      const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger, silenced: (alerts) => silences.mutingNotifications(alerts), jobHistory }) : undefined;
       alertsView = notifier ? () => notifier.board.view(notifier.mute) : undefined;
-      raiseAlert = notifier ? (a: Omit<AlertInput, 'labels'>) => notifier.notify({ ...a, labels: {} }) : undefined;
-      ruleAlerts = notifier;
       // Audit records leave Redis for the history store before retention trims them (one replica ships).
-      stops.push(await startHistoryShipping({ redis, streamKey: keys.audit, store: history, shipIntervalMs: config.history.shipIntervalMs, logger, metrics, raiseAlert }));
+      stops.push(await startHistoryShipping({ redis, streamKey: keys.audit, store: history, shipIntervalMs: config.history.shipIntervalMs, logger, metrics, alerts }));
       // A cluster member going offline is an alert of its own (nothing for a server that is not clustered).
-      stops.push(startMemberWatch({ targets: configured.map((t) => ({ id: t.id, client: clientFor(t.id) })), redis, keys, raiseAlert, logger }));
-      let inStorm: (e: CanonicalEvent) => Promise<boolean> = async () => false;
-      const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, audit, logger, inStorm: (e) => inStorm(e) }) : undefined;
+      stops.push(startMemberWatch({ targets: configured.map((t) => ({ id: t.id, client: clientFor(t.id) })), redis, keys, alerts, logger }));
       if (notifier) {
         logger.info({ receivers: notifyConfig!.settings.receivers.length, from: notifyConfig!.from }, 'notifications configured');
         for (const w of plainSecretUrlWarnings(notifyConfig!.settings.receivers)) logger.warn(w);
@@ -303,8 +298,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
         metrics,
         archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs, dedupeWindowMs: dedupeMs }),
         notifier,
-        instanceAlerts,
-        raiseAlert,
+        alerts,
         gate: { storm: config.stormThreshold > 0 ? { threshold: config.stormThreshold, windowMs: config.stormWindowMs } : false, autorestartStandBackMs: config.autorestartStandBackMs },
         actionAttempts: config.actionAttempts,
         clockToleranceMs: config.clockToleranceMs,
@@ -312,19 +306,18 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
         actionConcurrency: config.actionConcurrency,
         rejected: rejectedLimits,
       });
-      inStorm = (e) => remediation.gate.inStorm(e);
       workers.push(...remediation.workers);
       stops.push(() => remediation.stop());
     }
 
     if (config.role === 'all' || config.role === 'scheduler') {
-      const scheduler = await startScheduler({ target: configured[0]!.id, redis, client: clientFor(configured[0]!.id), targets: configured.map((t) => ({ target: t.id, client: clientFor(t.id) })), audit, keys, logger, schedules: ruleSet!.current.schedules, actions: actionsQueue, metrics, raiseAlert: (a) => raiseAlert?.(a) ?? Promise.resolve() });
+      const scheduler = await startScheduler({ target: configured[0]!.id, redis, client: clientFor(configured[0]!.id), targets: configured.map((t) => ({ target: t.id, client: clientFor(t.id) })), audit, keys, logger, schedules: ruleSet!.current.schedules, actions: actionsQueue, metrics, alerts });
       stops.push(() => scheduler.stop());
       ruleSet!.attach(schedulerPart(scheduler));
     }
 
     // Every role samples Redis (metrics) and keeps the streams to their bounds; one replica alerts on each change of level.
-    const watch = startRedisWatch({ redis, plan: retentionPlan(config, keys), levelKey: keys.redisMemoryLevel, alertRatio: config.redisMemoryAlertRatio, intervalMs: config.retentionCheckMs, metrics, logger, raiseAlert: (a) => raiseAlert?.(a) ?? Promise.resolve() });
+    const watch = startRedisWatch({ redis, plan: retentionPlan(config, keys), levelKey: keys.redisMemoryLevel, alertRatio: config.redisMemoryAlertRatio, intervalMs: config.retentionCheckMs, metrics, logger, alerts });
     stops.push(() => watch.stop());
 
     const reload = ruleSet && ((request: ReloadRequest) => ruleSet.reload(request));
