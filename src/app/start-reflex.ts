@@ -262,7 +262,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     // Receivers come from one place: the config file, REFLEX_NOTIFY, or a defineNotifications file beside the rules; the worker role sends.
     const notifyConfig = config.role === 'all' || config.role === 'worker' ? ruleSet!.current.notify : undefined;
     const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger, jobHistory }) : undefined;
-    // Every alert of this process: audited, and sent through the notifier; a process without one (scheduler-only) audits them only.
+    // Every alert of this process: audited, then sent through the notifier; a process without one (no receivers, a scheduler or subscriber role) audits them only.
     const alerts = new Alerts({ audit, notifier });
     ruleErrors.alertThrough(alerts);
 

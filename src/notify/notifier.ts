@@ -68,7 +68,8 @@ export class Notifier {
 
   /** Validates receivers and routes and reads their secrets; throws CONFIG_INVALID. */
   constructor(private readonly opts: NotifierOptions) {
-    this.keys = keySpace(opts.prefix).notify;
+    const keys = keySpace(opts.prefix);
+    this.keys = keys.notify;
     this.alertLock = new TokenLock(opts.redis, { ttlMs: alertLockMs });
     const receivers = buildReceivers(opts.receivers, opts.env);
     this.receivers = receivers;
@@ -79,7 +80,7 @@ export class Notifier {
     this.deliveryQueue = new Queue(this.keys.deliveryQueue, { ...queueOpts, defaultJobOptions: opts.jobHistory ?? { removeOnComplete: { age: 86_400 }, removeOnFail: { age: 7 * 86_400 } } });
     for (const q of [this.flushQueue, this.deliveryQueue]) q.on('error', (err) => opts.logger?.debug({ err, queue: q.name }, 'queue error'));
     this.board = new AlertBoard(opts.redis, this.keys);
-    this.silences = new Silences(opts.redis, keySpace(opts.prefix).silences);
+    this.silences = new Silences(opts.redis, keys.silences);
     this.currentMute = alertMute(this.board, new Inhibitor(opts.inhibitRules), this.silences);
     this.mute = (alerts) => this.currentMute(alerts);
     this.grouper = new AlertGrouper(opts.redis, this.keys, this.flushQueue, (n) => {
