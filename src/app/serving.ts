@@ -61,7 +61,7 @@ export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<S
       inbound: s.inbound.alertmanagerToken || s.inbound.webhookSecrets
         ? { ...s.inbound, queue: s.eventsQueue, redis, rejectedKey: keys.rejected, rejectedLimits: s.rejectedLimits, audit: s.audit, logger, maxBodyBytes: config.inbound?.maxBodyBytes, toleranceSec: config.inbound?.toleranceSec, mapping: { defaultTarget: s.targets[0]!.id, targets: new Map(s.targets.flatMap((t) => [[t.name, t.id], [t.id, t.id]] as [string, string][])), instanceLabels: config.inbound?.instanceLabels, projectLabel: config.inbound?.projectLabel, targetLabel: config.inbound?.targetLabel } }
         : undefined,
-      dashboard: config.dashboardToken ? { token: config.dashboardToken, writeToken: config.dashboardWriteToken, queues: [s.eventsQueue, s.actionsQueue], audit: s.audit, silences: new Silences(redis, keys.silences, s.audit), alerts: s.alerts.view, target: s.targets.map((t) => t.id).join(', '), console: { redis, keys, prefix: config.prefix, tracker: s.tracker, targets: s.targets.map((t) => ({ id: t.id, name: t.name, client: s.clientFor(t.id) })), actionsQueue: s.actionsQueue } } : undefined,
+      dashboard: config.dashboardToken ? { token: config.dashboardToken, writeToken: config.dashboardWriteToken, queues: [s.eventsQueue, s.actionsQueue], audit: s.audit, silences: new Silences(redis, keys.silences, s.audit), alerts: s.alerts.view, target: s.targets.map((t) => t.id).join(', '), console: { redis, keys, prefix: config.prefix, tracker: s.tracker, targets: s.targets.map((t) => ({ id: t.id, name: t.name, client: s.clients.for(t.id) })), actionsQueue: s.actionsQueue } } : undefined,
     }) : undefined;
     return {
       http,

@@ -7,6 +7,7 @@ import { AuditLog } from '../audit/audit-log.js';
 import type { HistoryStore } from '../audit/history/history-store.js';
 import { historyStoreFor } from '../audit/history/history-store-for.js';
 import { InstanceClient } from '../client/client.js';
+import { TargetClients } from '../client/target-clients.js';
 import { targetsOf, type ConfiguredTarget } from '../config/config-target.js';
 import type { Config } from '../config/config.js';
 import { queueHistory, type QueueHistory } from '../config/queue-history.js';
@@ -31,8 +32,8 @@ export interface SharedParts {
   keys: KeySpace;
   /** Every configured target, in the order given. */
   targets: ConfiguredTarget[];
-  /** The client of a target; TARGET_INVALID for one this process is not configured for. */
-  clientFor(id: string): InstanceClient;
+  /** The client of each target. */
+  clients: TargetClients;
   metrics: Metrics;
   redis: RedisConnection;
   /** A connection BullMQ may block on (queues, workers). */
@@ -110,13 +111,7 @@ export async function openSharedParts(config: Config, logger: Logger): Promise<S
   const history = historyStoreFor(config.history, config.prefix, keys.audit);
   await reachTargets(targets, config.waitForTarget, logger);
   const redis = await connectRedis(config.redisUrl, { logger });
-  const clients = new Map(targets.map((t) => [t.id, new InstanceClient(t.target, { onFailover: (m) => logger.warn({ target: t.id, from: m.from, to: m.to, why: m.why }, 'a cluster member did not answer; calls and the event stream move to the next address') })]));
-  // Jobs carry their target: every process of a deployment must be given the same targets.
-  const clientFor = (id: string): InstanceClient => {
-    const c = clients.get(id);
-    if (!c) throw new ReflexError('TARGET_INVALID', `a job for target ${id}, which this process is not configured for (it has ${[...clients.keys()].join(', ')})`);
-    return c;
-  };
+  const clients = new TargetClients(targets, { onFailover: (id, m) => logger.warn({ target: id, from: m.from, to: m.to, why: m.why }, 'a cluster member did not answer; calls and the event stream move to the next address') });
   const connection = duplicateConnection(redis);
   const jobHistory = queueHistory(config);
   const dedupeMs = dedupeWindowMs(config.jobsKeepCompletedMs);
@@ -132,13 +127,13 @@ export async function openSharedParts(config: Config, logger: Logger): Promise<S
   const ruleSet = loaded && new RuleSet(loaded, { dir: config.rulesDir, notifications: config.notifications, conditionTimeoutMs: config.ruleTimeoutMs, typecheck: config.typecheckRules, ruleErrors, audit, logger, replica });
   ruleSet?.attach(ruleErrorsPart(ruleErrors));
   return {
-    config, logger, keys, targets, clientFor, metrics, redis, connection, eventsQueue, actionsQueue, jobHistory, dedupeMs, tracker, audit, history, inbound, ruleSet, alerts, replica,
+    config, logger, keys, targets, clients, metrics, redis, connection, eventsQueue, actionsQueue, jobHistory, dedupeMs, tracker, audit, history, inbound, ruleSet, alerts, replica,
     rejectedLimits: { maxLength: config.rejectedMaxLength, maxAgeMs: config.rejectedMaxAgeMs, maxRawBytes: config.maxEventBytes },
     async close() {
       stopHeapTrim();
       await Promise.all([eventsQueue.close(), actionsQueue.close()]);
       await history?.close().catch((err: unknown) => logger.warn({ err }, 'error while closing the history store'));
-      for (const c of clients.values()) await c.close();
+      await clients.close();
       redis.disconnect();
       connection.disconnect();
     },

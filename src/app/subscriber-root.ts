@@ -22,7 +22,7 @@ export async function startSubscriberRoot(s: SharedParts): Promise<SubscriberRoo
   const readers = s.targets.map((t) => {
     const reader = startTargetReader({
       target: t,
-      client: s.clientFor(t.id),
+      client: s.clients.for(t.id),
       redis: s.redis,
       keys: s.keys,
       eventsQueue: s.eventsQueue,

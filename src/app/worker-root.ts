@@ -31,7 +31,7 @@ export async function startWorkerRoot(s: SharedParts): Promise<RoleRoot> {
     // Audit records leave Redis for the history store before retention trims them (one replica ships).
     stops.add(await startHistoryShipping({ redis, streamKey: keys.audit, store: s.history, shipIntervalMs: config.history.shipIntervalMs, logger, metrics, raiseAlert }));
     // A cluster member going offline is an alert of its own (nothing for a server that is not clustered).
-    stops.add(startMemberWatch({ targets: s.targets.map((t) => ({ id: t.id, client: s.clientFor(t.id) })), redis, keys, raiseAlert, logger }));
+    stops.add(startMemberWatch({ targets: s.targets.map((t) => ({ id: t.id, client: s.clients.for(t.id) })), redis, keys, raiseAlert, logger }));
     let inStorm: (e: CanonicalEvent) => Promise<boolean> = async () => false;
     const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, audit, logger, inStorm: (e) => inStorm(e) }) : undefined;
     if (notifier) {
@@ -44,14 +44,13 @@ export async function startWorkerRoot(s: SharedParts): Promise<RoleRoot> {
       redis,
       connection: s.connection,
       keys,
-      client: s.clientFor,
+      client: s.clients.for,
       tracker: s.tracker,
       audit,
       silences,
       // Read at the moment of use (once per event, again at each re-check): a reload takes effect on the next.
-      engine: () => ruleSet.current.engine,
-      // The built-ins and the folder's defineAction actions, swapped with the rules.
-      actions: () => ruleSet.current.loaded.actions,
+      engine: ruleSet.engine,
+      actions: ruleSet.actions,
       eventsQueue: s.eventsQueue,
       actionsQueue: s.actionsQueue,
       logger,
