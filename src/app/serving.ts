@@ -4,7 +4,7 @@ import { ReloadListener } from '../remediation/reload-channel.js';
 import type { ReloadOutcome, ReloadRequest } from '../remediation/rule-set.js';
 import { retentionPlan } from '../retention/structures.js';
 import { startRedisWatch } from '../retention/redis-watch.js';
-import { Silences } from '../rules/silences.js';
+import { Silences } from '../silences/silences.js';
 import { StopList, type RoleRoot } from './role-root.js';
 import type { SharedParts } from './shared-parts.js';
 
@@ -34,10 +34,10 @@ function readinessOf(roots: RoleRoot[]) {
  * what the roots run, and the HTTP server.
  */
 export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<Serving> {
-  const { config, keys, redis, logger } = s;
+  const { config, keys, redis, logger, notifier } = s;
   const stops = new StopList(logger);
   try {
-    const watch = startRedisWatch({ redis, plan: retentionPlan(config, keys), levelKey: keys.redisMemoryLevel, alertRatio: config.redisMemoryAlertRatio, intervalMs: config.retentionCheckMs, metrics: s.metrics, logger, raiseAlert: s.alerts.raise });
+    const watch = startRedisWatch({ redis, plan: retentionPlan(config, keys), levelKey: keys.redisMemoryLevel, alertRatio: config.redisMemoryAlertRatio, intervalMs: config.retentionCheckMs, metrics: s.metrics, logger, alerts: s.alerts });
     stops.add(() => watch.stop());
     const ruleSet = s.ruleSet;
     const reload = ruleSet && ((request: ReloadRequest) => ruleSet.reload(request));
@@ -61,7 +61,7 @@ export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<S
       inbound: s.inbound.alertmanagerToken || s.inbound.webhookSecrets
         ? { ...s.inbound, queue: s.eventsQueue, redis, rejectedKey: keys.rejected, rejectedLimits: s.rejectedLimits, audit: s.audit, logger, maxBodyBytes: config.inbound?.maxBodyBytes, toleranceSec: config.inbound?.toleranceSec, mapping: { defaultTarget: s.targets[0]!.id, targets: new Map(s.targets.flatMap((t) => [[t.name, t.id], [t.id, t.id]] as [string, string][])), instanceLabels: config.inbound?.instanceLabels, projectLabel: config.inbound?.projectLabel, targetLabel: config.inbound?.targetLabel } }
         : undefined,
-      dashboard: config.dashboardToken ? { token: config.dashboardToken, writeToken: config.dashboardWriteToken, queues: [s.eventsQueue, s.actionsQueue], audit: s.audit, silences: new Silences(redis, keys.silences, s.audit), alerts: s.alerts.view, target: s.targets.map((t) => t.id).join(', '), console: { redis, keys, prefix: config.prefix, tracker: s.tracker, targets: s.targets.map((t) => ({ id: t.id, name: t.name, client: s.clients.for(t.id) })), actionsQueue: s.actionsQueue } } : undefined,
+      dashboard: config.dashboardToken ? { token: config.dashboardToken, writeToken: config.dashboardWriteToken, queues: [s.eventsQueue, s.actionsQueue], audit: s.audit, silences: new Silences(redis, keys.silences, s.audit), alerts: notifier && (() => notifier.board.view(notifier.mute)), target: s.targets.map((t) => t.id).join(', '), console: { redis, keys, prefix: config.prefix, tracker: s.tracker, targets: s.targets.map((t) => ({ id: t.id, name: t.name, client: s.clients.for(t.id) })), actionsQueue: s.actionsQueue } } : undefined,
     }) : undefined;
     return {
       http,

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { actionsQueueFor } from '../actions/action-job.js';
+import { Alerts } from '../alerts/alerts.js';
 import { AuditLog } from '../audit/audit-log.js';
 import type { HistoryStore } from '../audit/history/history-store.js';
 import { historyStoreFor } from '../audit/history/history-store-for.js';
@@ -17,11 +18,11 @@ import { eventsQueueFor } from '../events/event-job.js';
 import { StateTracker } from '../events/state-tracker.js';
 import { inboundSecrets } from '../http/inbound-webhooks.js';
 import { Metrics } from '../metrics/metrics.js';
+import { Notifier } from '../notify/notifier.js';
 import { connectRedis, duplicateConnection, type RedisConnection } from '../redis/connect.js';
 import { keySpace, type KeySpace } from '../redis/key-space.js';
 import { RuleSet, ruleErrorsPart } from '../remediation/rule-set.js';
 import { RuleErrors } from '../rules/rule-errors.js';
-import { AlertRoute } from './alert-route.js';
 import { startHeapTrim } from './heap-trim.js';
 import { loadRulesOrFail } from './rules-at-start.js';
 
@@ -54,8 +55,10 @@ export interface SharedParts {
   inbound: ReturnType<typeof inboundSecrets>;
   /** The rules, schedules and receivers (roles that hold rules: worker, scheduler). */
   ruleSet?: RuleSet;
-  /** Where alerts go: the worker root's notifier, if any. */
-  alerts: AlertRoute;
+  /** The notifier, from the rule set's receivers (worker role, when receivers are configured). */
+  notifier?: Notifier;
+  /** Every alert of this process: audited, and sent through the notifier; audited only without one. */
+  alerts: Alerts;
   /** This replica's name (host, pid and a random part: several replicas may share a host or a process). */
   replica: string;
   /** Closes what was opened here, once every role has stopped. */
@@ -92,7 +95,8 @@ export function quietQueue(queue: Queue, logger: Logger): Queue {
 
 /**
  * Opens what every role shares: the rules (roles that hold them), the targets' clients, Redis,
- * the events and actions queues, the state tracker, the audit log, the metrics, the heap trim.
+ * the events and actions queues, the state tracker, the audit log, the metrics, the heap trim,
+ * the notifier (worker role) and the alerts.
  * Fails fast, before anything holds a lease or queues an event: a worker with no rule, or a target
  * that does not answer, is an error at start-up, not a process that says it is running.
  */
@@ -100,9 +104,8 @@ export async function openSharedParts(config: Config, logger: Logger): Promise<S
   const keys = keySpace(config.prefix);
   const targets = targetsOf(config);
   const metrics = new Metrics();
-  const alerts = new AlertRoute();
-  // Built before the rules load (their engine reports to it); alerts go through the notifier once the worker has one.
-  const ruleErrors = new RuleErrors({ logger, counter: metrics.ruleErrors, alerts: () => alerts.sink });
+  // Built before the rules load (their engine reports to it); it raises its alerts once they exist (below).
+  const ruleErrors = new RuleErrors({ logger, counter: metrics.ruleErrors });
   const loaded = config.role !== 'subscriber' ? await loadRulesOrFail(config, logger, ruleErrors) : undefined;
   // Read now: a missing inbound secret fails the start, not the first webhook.
   const inbound = inboundSecrets(config.inbound);
@@ -126,8 +129,13 @@ export async function openSharedParts(config: Config, logger: Logger): Promise<S
   const replica = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const ruleSet = loaded && new RuleSet(loaded, { dir: config.rulesDir, notifications: config.notifications, conditionTimeoutMs: config.ruleTimeoutMs, typecheck: config.typecheckRules, ruleErrors, audit, logger, replica });
   ruleSet?.attach(ruleErrorsPart(ruleErrors));
+  // Receivers come from one place: the config file, REFLEX_NOTIFY, or a defineNotifications file beside the rules; the worker role sends.
+  const notifyConfig = config.role === 'all' || config.role === 'worker' ? ruleSet!.current.notify : undefined;
+  const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger, jobHistory }) : undefined;
+  const alerts = new Alerts({ audit, notifier });
+  ruleErrors.alertThrough(alerts);
   return {
-    config, logger, keys, targets, clients, metrics, redis, connection, eventsQueue, actionsQueue, jobHistory, dedupeMs, tracker, audit, history, inbound, ruleSet, alerts, replica,
+    config, logger, keys, targets, clients, metrics, redis, connection, eventsQueue, actionsQueue, jobHistory, dedupeMs, tracker, audit, history, inbound, ruleSet, notifier, alerts, replica,
     rejectedLimits: { maxLength: config.rejectedMaxLength, maxAgeMs: config.rejectedMaxAgeMs, maxRawBytes: config.maxEventBytes },
     async close() {
       stopHeapTrim();

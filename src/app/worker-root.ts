@@ -1,39 +1,30 @@
 import { Queue } from 'bullmq';
 import { startHistoryShipping } from '../audit/history/history-wiring.js';
-import type { CanonicalEvent } from '../events/canonical-event.js';
 import { EventArchive } from '../events/event-archive.js';
-import { InstanceAlerts } from '../notify/instance-alerts.js';
-import { Notifier } from '../notify/notifier.js';
 import { plainSecretUrlWarnings } from '../notify/receiver-config.js';
 import { startMemberWatch } from '../remediation/member-watch.js';
 import { startRemediation } from '../remediation/remediation.js';
 import { notifierPart } from '../remediation/rule-set.js';
-import { Silences } from '../rules/silences.js';
+import { Silences } from '../silences/silences.js';
 import { StopList, type RoleRoot } from './role-root.js';
 import { quietQueue, type SharedParts } from './shared-parts.js';
 
 /**
- * The worker role: the notifier (from the rule set's receivers), history shipping, the cluster
- * member watch, and the remediation core (the event and action workers). Its notifier is where
- * the whole process's alerts go ({@link SharedParts.alerts}).
+ * The worker role: the notifier's sending (built with the shared parts, closed here), history
+ * shipping, the cluster member watch, and the remediation core (the event and action workers).
  */
 export async function startWorkerRoot(s: SharedParts): Promise<RoleRoot> {
   const { config, logger, redis, keys, audit, metrics } = s;
   const ruleSet = s.ruleSet!;
   const stops = new StopList(logger);
   try {
-    // Receivers come from one place: the config file, REFLEX_NOTIFY, or a defineNotifications file beside the rules.
     const notifyConfig = ruleSet.current.notify;
+    const { notifier, alerts } = s;
     const silences = new Silences(redis, keys.silences);
-    const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger, silenced: (alerts) => silences.mutingNotifications(alerts), jobHistory: s.jobHistory }) : undefined;
-    s.alerts.use(notifier);
-    const raiseAlert = s.alerts.raiseAlert;
     // Audit records leave Redis for the history store before retention trims them (one replica ships).
-    stops.add(await startHistoryShipping({ redis, streamKey: keys.audit, store: s.history, shipIntervalMs: config.history.shipIntervalMs, logger, metrics, raiseAlert }));
+    stops.add(await startHistoryShipping({ redis, streamKey: keys.audit, store: s.history, shipIntervalMs: config.history.shipIntervalMs, logger, metrics, alerts }));
     // A cluster member going offline is an alert of its own (nothing for a server that is not clustered).
-    stops.add(startMemberWatch({ targets: s.targets.map((t) => ({ id: t.id, client: s.clients.for(t.id) })), redis, keys, raiseAlert, logger }));
-    let inStorm: (e: CanonicalEvent) => Promise<boolean> = async () => false;
-    const instanceAlerts = notifier ? new InstanceAlerts({ notifier, redis, audit, logger, inStorm: (e) => inStorm(e) }) : undefined;
+    stops.add(startMemberWatch({ targets: s.targets.map((t) => ({ id: t.id, client: s.clients.for(t.id) })), redis, keys, alerts, logger }));
     if (notifier) {
       logger.info({ receivers: notifyConfig!.settings.receivers.length, from: notifyConfig!.from }, 'notifications configured');
       for (const w of plainSecretUrlWarnings(notifyConfig!.settings.receivers)) logger.warn(w);
@@ -57,8 +48,7 @@ export async function startWorkerRoot(s: SharedParts): Promise<RoleRoot> {
       metrics,
       archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs, dedupeWindowMs: s.dedupeMs }),
       notifier,
-      instanceAlerts,
-      raiseAlert,
+      alerts,
       gate: { storm: config.stormThreshold > 0 ? { threshold: config.stormThreshold, windowMs: config.stormWindowMs } : false, autorestartStandBackMs: config.autorestartStandBackMs },
       actionAttempts: config.actionAttempts,
       clockToleranceMs: config.clockToleranceMs,
@@ -66,7 +56,6 @@ export async function startWorkerRoot(s: SharedParts): Promise<RoleRoot> {
       actionConcurrency: config.actionConcurrency,
       rejected: s.rejectedLimits,
     });
-    inStorm = (e) => remediation.gate.inStorm(e);
     stops.add(() => remediation.stop());
     // The notifier's own queues, checked by /readyz: handles of their own, closed at stop.
     const notifyQueues = notifier ? [keys.notify.flushQueue, keys.notify.deliveryQueue].map((name) => quietQueue(new Queue(name, { connection: s.connection, prefix: keys.notify.bullPrefix }), logger)) : [];

@@ -1,6 +1,6 @@
 import type { RedisConnection } from '../../src/redis/connect.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
-import type { AlertInput } from '../../src/notify/alert.js';
+import type { AlertInput } from '../../src/alerts/alert.js';
 import { Notifier, type NotifierOptions } from '../../src/notify/notifier.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { keySpace } from '../../src/redis/key-space.js';
