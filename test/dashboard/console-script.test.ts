@@ -6,7 +6,9 @@ import { consoleScript } from '../../src/http/console/console-script.js';
 describe("the console's browser script", () => {
   it('is checked in as the bundle of its typed sources (after editing src/http/console/browser/, run npm run build:console)', async () => {
     const bundled = await bundleConsoleScript();
-    expect(readFileSync(consoleScriptModulePath, 'utf8'), `${consoleScriptModulePath} is stale: npm run build:console`).toBe(consoleScriptModule(bundled));
+    expect(readFileSync(consoleScriptModulePath, 'utf8'), `${consoleScriptModulePath} is stale: npm run build:console`).toBe(
+      consoleScriptModule(bundled),
+    );
     expect(consoleScript).toBe(bundled);
   });
 

@@ -128,7 +128,9 @@ export const consoleScript = `"use strict";
     let html = "";
     if (!a) html = '<p class="muted">Notifications are not configured (or this replica runs no worker).</p>';
     else {
-      const firing = a.firing.map((x) => \`<li>⚠ <b>\${esc(x.severity)}</b> \${esc(x.instance)}: \${esc(x.summary)} <small>since \${utc(x.startsAt)}</small></li>\`);
+      const firing = a.firing.map(
+        (x) => \`<li>⚠ <b>\${esc(x.severity)}</b> \${esc(x.instance)}: \${esc(x.summary)} <small>since \${utc(x.startsAt)}</small></li>\`
+      );
       const groups = a.groups.map((g) => \`<li>\${esc(g.receiver)}: \${g.alerts.length} alert(s), next flush \${utc(g.nextFlushAt)}</li>\`);
       html += \`<h3>Firing alerts (\${a.firing.length})</h3>\` + (firing.length ? \`<ul>\${firing.join("")}</ul>\` : none);
       html += \`<h3>Pending notification groups (\${a.groups.length})</h3>\` + (groups.length ? \`<ul>\${groups.join("")}</ul>\` : none);
@@ -254,7 +256,8 @@ export const consoleScript = `"use strict";
       if (!v) continue;
       state.q[k] = v;
       const input = field(filters, k);
-      if (input instanceof HTMLSelectElement && ![...input.options].some((o) => o.value === v)) input.insertAdjacentHTML("beforeend", \`<option>\${esc(v)}</option>\`);
+      if (input instanceof HTMLSelectElement && ![...input.options].some((o) => o.value === v))
+        input.insertAdjacentHTML("beforeend", \`<option>\${esc(v)}</option>\`);
       input.value = v;
     }
     state.flag = p.get("flag") || "";
@@ -269,7 +272,12 @@ export const consoleScript = `"use strict";
   }
   async function loadFleet() {
     saveView();
-    const p = new URLSearchParams({ ...state.q, ...state.flag ? { flag: state.flag } : {}, offset: String(state.offset), limit: String(state.limit) });
+    const p = new URLSearchParams({
+      ...state.q,
+      ...state.flag ? { flag: state.flag } : {},
+      offset: String(state.offset),
+      limit: String(state.limit)
+    });
     let d;
     try {
       d = await get(\`/fleet?\${p}\`);
@@ -300,7 +308,11 @@ export const consoleScript = `"use strict";
     $("#alerts-body").innerHTML = alertsView(d, C.writable);
     const plots = d.plots;
     const restarts = d.restarts.length ? d.restarts.map((r) => ({ label: r.name, value: r.restarts })) : [{ label: "none", value: 0 }];
-    $("#plot-area").innerHTML = timeline(plots) + bars(\`Time to heal\${plots.unhealed ? \` (\${plots.unhealed} not healed)\` : ""}\`, plots.heal.map((b) => ({ label: b.label, value: b.count })), "h") + bars("Restarts per instance in the budget window", restarts, "i");
+    $("#plot-area").innerHTML = timeline(plots) + bars(
+      \`Time to heal\${plots.unhealed ? \` (\${plots.unhealed} not healed)\` : ""}\`,
+      plots.heal.map((b) => ({ label: b.label, value: b.count })),
+      "h"
+    ) + bars("Restarts per instance in the budget window", restarts, "i");
     $("#plots-h").textContent = \`Plots\${state.instance ? \` of \${state.instance}\` : " of the fleet"}\`;
   }
   async function loadHealth() {

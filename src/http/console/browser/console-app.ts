@@ -129,7 +129,8 @@ function restoreView(): void {
     if (!v) continue;
     state.q[k] = v;
     const input = field<HTMLInputElement | HTMLSelectElement>(filters, k);
-    if (input instanceof HTMLSelectElement && ![...input.options].some((o) => o.value === v)) input.insertAdjacentHTML('beforeend', `<option>${esc(v)}</option>`);
+    if (input instanceof HTMLSelectElement && ![...input.options].some((o) => o.value === v))
+      input.insertAdjacentHTML('beforeend', `<option>${esc(v)}</option>`);
     input.value = v;
   }
   state.flag = p.get('flag') || '';
@@ -145,7 +146,12 @@ function restoreView(): void {
 
 async function loadFleet(): Promise<void> {
   saveView();
-  const p = new URLSearchParams({ ...state.q, ...(state.flag ? { flag: state.flag } : {}), offset: String(state.offset), limit: String(state.limit) });
+  const p = new URLSearchParams({
+    ...state.q,
+    ...(state.flag ? { flag: state.flag } : {}),
+    offset: String(state.offset),
+    limit: String(state.limit),
+  });
   let d: FleetPage;
   try {
     d = await get<FleetPage>(`/fleet?${p}`);
@@ -179,7 +185,11 @@ async function loadIncidents(): Promise<void> {
   const restarts = d.restarts.length ? d.restarts.map((r) => ({ label: r.name, value: r.restarts })) : [{ label: 'none', value: 0 }];
   $('#plot-area').innerHTML =
     timeline(plots) +
-    bars(`Time to heal${plots.unhealed ? ` (${plots.unhealed} not healed)` : ''}`, plots.heal.map((b) => ({ label: b.label, value: b.count })), 'h') +
+    bars(
+      `Time to heal${plots.unhealed ? ` (${plots.unhealed} not healed)` : ''}`,
+      plots.heal.map((b) => ({ label: b.label, value: b.count })),
+      'h',
+    ) +
     bars('Restarts per instance in the budget window', restarts, 'i');
   $('#plots-h').textContent = `Plots${state.instance ? ` of ${state.instance}` : ' of the fleet'}`;
 }

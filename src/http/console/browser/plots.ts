@@ -35,7 +35,9 @@ export function timeline(p: Plots): string {
   const max = Math.max(1, ...p.timeline.map((b) => Math.max(b.incidents, b.remediations)));
   const y = (v: number) => (v / max) * (base - 10);
   const bar = (cls: string, x: number, v: number) =>
-    v ? `<rect class="${cls}" x="${x.toFixed(1)}" y="${(base - y(v)).toFixed(1)}" width="${(bw / 2 - 0.5).toFixed(1)}" height="${y(v).toFixed(1)}"></rect>` : '';
+    v
+      ? `<rect class="${cls}" x="${x.toFixed(1)}" y="${(base - y(v)).toFixed(1)}" width="${(bw / 2 - 0.5).toFixed(1)}" height="${y(v).toFixed(1)}"></rect>`
+      : '';
   const pairs = p.timeline.map((b, k) => {
     const x = 30 + k * bw;
     const title = esc(`${utc(b.start)}: ${b.incidents} incident(s), ${b.remediations} remediation(s)`);

@@ -142,7 +142,9 @@ export function alertsView(d: IncidentsAnswer, writable: boolean): string {
   let html = '';
   if (!a) html = '<p class="muted">Notifications are not configured (or this replica runs no worker).</p>';
   else {
-    const firing = a.firing.map((x) => `<li>⚠ <b>${esc(x.severity)}</b> ${esc(x.instance)}: ${esc(x.summary)} <small>since ${utc(x.startsAt)}</small></li>`);
+    const firing = a.firing.map(
+      (x) => `<li>⚠ <b>${esc(x.severity)}</b> ${esc(x.instance)}: ${esc(x.summary)} <small>since ${utc(x.startsAt)}</small></li>`,
+    );
     const groups = a.groups.map((g) => `<li>${esc(g.receiver)}: ${g.alerts.length} alert(s), next flush ${utc(g.nextFlushAt)}</li>`);
     html += `<h3>Firing alerts (${a.firing.length})</h3>` + (firing.length ? `<ul>${firing.join('')}</ul>` : none);
     html += `<h3>Pending notification groups (${a.groups.length})</h3>` + (groups.length ? `<ul>${groups.join('')}</ul>` : none);
@@ -157,7 +159,9 @@ export function alertsView(d: IncidentsAnswer, writable: boolean): string {
       `<small>by ${esc(s.createdBy)}${s.origin ? ` (${esc(s.origin)})` : ''}, until ${utc(s.until)}</small>${end}</li>`
     );
   });
-  html += `<h3>Silences (${d.silences.length})</h3>` + (silences.length ? `<ul id="silence-list">${silences.join('')}</ul>` : '<p class="muted">No active silence.</p>');
+  html +=
+    `<h3>Silences (${d.silences.length})</h3>` +
+    (silences.length ? `<ul id="silence-list">${silences.join('')}</ul>` : '<p class="muted">No active silence.</p>');
   return html;
 }
 
