@@ -90,7 +90,7 @@ export interface IncidentsAnswer {
   plots: Plots;
   restarts: { name: string; restarts: number }[];
   /** Absent when notifications are not configured (or this replica runs no worker). */
-  alerts?: { firing: FiringAlert[]; groups: { receiver: string; alerts: unknown[]; nextFlushAt: string }[] };
+  alerts?: { firing: FiringAlert[]; groups: { receiver: string; alerts: unknown[]; nextFlushAt?: string }[] };
   silences: Silence[];
   truncated: boolean;
 }
