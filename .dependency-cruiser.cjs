@@ -3,6 +3,7 @@
  * pair of folders imports each other and a lower part never depends on a higher one (`npm run
  * check:deps`, run in CI). workers/ are process entry points: nothing in src/ imports them.
  */
+// prettier-ignore
 const layers = [
   'errors', 'log', 'filter',
   'client', 'redis', 'metrics', 'config',

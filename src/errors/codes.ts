@@ -2,6 +2,7 @@
  * Every error code Reflex raises, declared once, with whether a retry can help by default and
  * what it means. docs/errors.md is checked against this table by a test.
  */
+// prettier-ignore
 export const errorCodes = {
   API_ERROR: { retryable: false, doc: 'The instance API answered with an error envelope (see status and error_code).' },
   API_BUSY: { retryable: true, doc: 'The instance is busy with another operation; retrying shortly helps.' },

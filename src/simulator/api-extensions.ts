@@ -12,6 +12,7 @@
  */
 
 /** LXD 5.0.2: 318 extensions. */
+// prettier-ignore
 export const lxd502Extensions: readonly string[] = [
   'storage_zfs_remove_snapshots', 'container_host_shutdown_timeout', 'container_stop_priority',
   'container_syscall_filtering', 'auth_pki', 'container_last_used_at', 'etag', 'patch', 'usb_devices',
@@ -90,6 +91,7 @@ export const lxd502Extensions: readonly string[] = [
 ];
 
 /** Incus 6.0.4: 450 extensions. */
+// prettier-ignore
 export const incus604Extensions: readonly string[] = [
   'storage_zfs_remove_snapshots', 'container_host_shutdown_timeout', 'container_stop_priority',
   'container_syscall_filtering', 'auth_pki', 'container_last_used_at', 'etag', 'patch', 'usb_devices',

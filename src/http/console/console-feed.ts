@@ -65,7 +65,10 @@ export class ConsoleFeed {
     try {
       const [audit, archive] = await Promise.all([headOf(this.opts.redis, this.opts.auditKey), headOf(this.opts.redis, this.opts.archiveKey)]);
       const first = this.heads.audit === '';
-      const change: FeedChange = { audit: !first && audit !== this.heads.audit, fleet: !first && (archive !== this.heads.archive || audit !== this.heads.audit) };
+      const change: FeedChange = {
+        audit: !first && audit !== this.heads.audit,
+        fleet: !first && (archive !== this.heads.archive || audit !== this.heads.audit),
+      };
       this.heads = { audit, archive };
       if (Date.now() - this.lastFleet >= (this.opts.refreshMs ?? 3_000)) change.fleet = true;
       if (change.fleet) this.lastFleet = Date.now();

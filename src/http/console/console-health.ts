@@ -51,10 +51,22 @@ export async function consoleHealth(readiness: ReadinessChecks, metrics: Metrics
   ]);
   const targets = new Set([...connected, ...holder].map((s) => String(s.labels.target)));
   const valueFor = (list: Sample[], target: string) => list.filter((s) => String(s.labels.target) === target).reduce((a, s) => a + s.value, 0);
-  const streams = [...targets].sort().map((target) => ({ target, connected: valueFor(connected, target) === 1, leaseHolder: valueFor(holder, target) === 1, buffered: valueFor(buffered, target) }));
+  const streams = [...targets].sort().map((target) => ({
+    target,
+    connected: valueFor(connected, target) === 1,
+    leaseHolder: valueFor(holder, target) === 1,
+    buffered: valueFor(buffered, target),
+  }));
   const sum = lag.find((s) => s.metricName?.endsWith('_sum'))?.value ?? 0;
   const count = lag.find((s) => s.metricName?.endsWith('_count'))?.value ?? 0;
   const queues: Record<string, Record<string, number>> = {};
   for (const s of queueJobs) (queues[String(s.labels.queue)] ??= {})[String(s.labels.state)] = s.value;
-  return { ready: report.ready, checks: report.checks, streams, lag: { ...(count ? { meanMs: Math.round((sum / count) * 1_000) } : {}), count }, queues, deadLetters: dlq[0]?.value ?? 0 };
+  return {
+    ready: report.ready,
+    checks: report.checks,
+    streams,
+    lag: { ...(count ? { meanMs: Math.round((sum / count) * 1_000) } : {}), count },
+    queues,
+    deadLetters: dlq[0]?.value ?? 0,
+  };
 }

@@ -48,7 +48,12 @@ export interface ConsoleOptions extends ConsoleSources {
   auditPath: string;
 }
 
-const instanceBody = z.strictObject({ target: z.string().min(1).max(500), project: z.string().min(1).max(200), instance: z.string().min(1).max(200), actor: z.string().max(100).optional() });
+const instanceBody = z.strictObject({
+  target: z.string().min(1).max(500),
+  project: z.string().min(1).max(200),
+  instance: z.string().min(1).max(200),
+  actor: z.string().max(100).optional(),
+});
 const retryBody = z.strictObject({ id: z.string().min(1).max(300), actor: z.string().max(100).optional() });
 const endSilenceBody = z.strictObject({ actor: z.string().max(100).optional() });
 /** The console's own records are read over this range at most. */
@@ -68,19 +73,46 @@ const issues = (e: z.ZodError) => e.issues.map((i) => `${i.path.join('.') || '(b
  */
 export function registerConsole(app: Hono, base: string, o: ConsoleOptions): void {
   const api = `${base}/console`;
-  const fleet = new FleetView({ redis: o.redis, keys: o.keys, prefix: o.prefix, tracker: o.tracker, silences: o.silences, actionsQueue: o.actionsQueue, targets: o.targets });
+  const fleet = new FleetView({
+    redis: o.redis,
+    keys: o.keys,
+    prefix: o.prefix,
+    tracker: o.tracker,
+    silences: o.silences,
+    actionsQueue: o.actionsQueue,
+    targets: o.targets,
+  });
   const feed = new ConsoleFeed({ redis: o.redis, auditKey: o.keys.audit, archiveKey: o.keys.archive });
   const ops = { queue: o.actionsQueue, audit: o.audit, redis: o.redis, keys: o.keys };
 
   app.get(base, (c) => {
     c.header('Cache-Control', 'no-store');
-    return c.html(renderConsole({ api, writable: o.writable, queuesPath: o.queuesPath, auditPath: o.auditPath, targets: o.targets.map((t) => t.name === t.id ? t.id : `${t.name} (${t.id})`) }));
+    return c.html(
+      renderConsole({
+        api,
+        writable: o.writable,
+        queuesPath: o.queuesPath,
+        auditPath: o.auditPath,
+        targets: o.targets.map((t) => (t.name === t.id ? t.id : `${t.name} (${t.id})`)),
+      }),
+    );
   });
 
   app.get(`${api}/fleet`, async (c) => {
     const q = c.req.query();
     try {
-      return c.json(await fleet.page({ target: q.target || undefined, project: q.project || undefined, member: q.member || undefined, status: q.status || undefined, flag: q.flag || undefined, filter: q.filter || undefined, offset: Number(q.offset) || 0, limit: Number(q.limit) || undefined }));
+      return c.json(
+        await fleet.page({
+          target: q.target || undefined,
+          project: q.project || undefined,
+          member: q.member || undefined,
+          status: q.status || undefined,
+          flag: q.flag || undefined,
+          filter: q.filter || undefined,
+          offset: Number(q.offset) || 0,
+          limit: Number(q.limit) || undefined,
+        }),
+      );
     } catch (err) {
       if (err instanceof FilterSyntaxError) return c.json({ error: `filter: ${err.message}` }, 400);
       throw err;
@@ -95,12 +127,31 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     const records = await o.audit.read({ since, count: maxRecords });
     const all = incidentsOf(records);
     // History follows the instance: its records under every name it had (a rename keeps its uuid).
-    const query = instance ? await withFormerNames(async function* () { yield* records; }, { instance }) : undefined;
+    const query = instance
+      ? await withFormerNames(
+          async function* () {
+            yield* records;
+          },
+          { instance },
+        )
+      : undefined;
     const incidents = query ? all.filter((i) => i.instance === instance || query.identities?.incidents.has(i.correlationId)) : all;
     const ofInstance = query ? records.filter((r) => matchesQuery(r, query)) : records;
     const [alerts, silences, snap] = await Promise.all([o.alerts?.().catch(() => undefined), o.silences.list(), fleet.snapshot()]);
-    const restarts = snap.rows.filter((r) => r.restarts > 0 && (!instance || r.name === instance)).sort((a, b) => b.restarts - a.restarts).slice(0, 20).map((r) => ({ name: r.name, project: r.project, restarts: r.restarts }));
-    return c.json({ incidents: incidents.slice(0, 200), total: incidents.length, plots: plotsOf(ofInstance, incidents, since.getTime(), now), restarts, alerts, silences, truncated: records.length >= maxRecords });
+    const restarts = snap.rows
+      .filter((r) => r.restarts > 0 && (!instance || r.name === instance))
+      .sort((a, b) => b.restarts - a.restarts)
+      .slice(0, 20)
+      .map((r) => ({ name: r.name, project: r.project, restarts: r.restarts }));
+    return c.json({
+      incidents: incidents.slice(0, 200),
+      total: incidents.length,
+      plots: plotsOf(ofInstance, incidents, since.getTime(), now),
+      restarts,
+      alerts,
+      silences,
+      truncated: records.length >= maxRecords,
+    });
   });
 
   app.get(`${api}/trail`, async (c) => {
@@ -108,7 +159,8 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     const since = parseTimeArg(c.req.query('since') || '7d');
     if (!id || !since) return c.json({ error: 'give id (a correlation id) and since' }, 400);
     const records: StoredAuditRecord[] = [];
-    for await (const r of o.audit.records({ since })) if (r.correlationId === id) records.push({ ...r, prev: undefined, hash: undefined } as StoredAuditRecord);
+    for await (const r of o.audit.records({ since }))
+      if (r.correlationId === id) records.push({ ...r, prev: undefined, hash: undefined } as StoredAuditRecord);
     return c.json({ id, records });
   });
 
@@ -116,7 +168,20 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
 
   app.get(`${api}/dlq`, async (c) => {
     const jobs = await o.actionsQueue.getFailed(0, 99);
-    return c.json({ total: await o.actionsQueue.getFailedCount(), jobs: jobs.map((j) => ({ id: j.id, action: j.data.action, target: j.data.target, project: j.data.project, instance: j.data.instance, rule: j.data.rule, attempts: j.attemptsMade, failedAt: j.finishedOn ? new Date(j.finishedOn).toISOString() : null, reason: j.failedReason })) });
+    return c.json({
+      total: await o.actionsQueue.getFailedCount(),
+      jobs: jobs.map((j) => ({
+        id: j.id,
+        action: j.data.action,
+        target: j.data.target,
+        project: j.data.project,
+        instance: j.data.instance,
+        rule: j.data.rule,
+        attempts: j.attemptsMade,
+        failedAt: j.finishedOn ? new Date(j.finishedOn).toISOString() : null,
+        reason: j.failedReason,
+      })),
+    });
   });
 
   app.get(`${api}/events`, (c) =>
@@ -184,7 +249,9 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
   app.post(`${api}/dlq/retry`, async (c) => {
     const parsed = retryBody.safeParse(await c.req.json().catch(() => undefined));
     if (!parsed.success) return c.json({ error: issues(parsed.error) }, 400);
-    return (await retryDeadLetter(ops, parsed.data.id, by(parsed.data.actor))) ? c.json({ retried: parsed.data.id }) : c.json({ error: `no failed job ${parsed.data.id}` }, 404);
+    return (await retryDeadLetter(ops, parsed.data.id, by(parsed.data.actor)))
+      ? c.json({ retried: parsed.data.id })
+      : c.json({ error: `no failed job ${parsed.data.id}` }, 404);
   });
   app.post(`${api}/silences`, async (c) => {
     const added = await addSilenceFromRequest(o.silences, await c.req.json().catch(() => undefined), 'console');

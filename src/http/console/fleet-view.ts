@@ -170,10 +170,12 @@ export class FleetView {
     const { redis, keys } = this.opts;
     const any: InstanceRef = { target: '*', project: '*', instance: '*' };
     const [perTarget, quarantines, locks, restarts, delayed, silences] = await Promise.all([
-      Promise.all(this.opts.targets.map(async (t) => {
-        const [tracked, listed] = await Promise.all([this.opts.tracker.all(t.id), this.daemonList(t)]);
-        return { t, tracked, listed };
-      })),
+      Promise.all(
+        this.opts.targets.map(async (t) => {
+          const [tracked, listed] = await Promise.all([this.opts.tracker.all(t.id), this.daemonList(t)]);
+          return { t, tracked, listed };
+        }),
+      ),
       this.keysOf(keys.quarantinePattern),
       this.keysOf(keys.instanceLock(any)),
       this.keysOf(keys.restarts(any)),
@@ -200,10 +202,12 @@ export class FleetView {
       }
     }
     const budget = new CrashLoopBudget(redis);
-    const held = await Promise.all(quarantines.map(async (k) => {
-      const ref = instanceOfKey(this.opts.prefix, k);
-      return ref ? { ref, q: await budget.quarantine({ restarts: keys.restarts(ref), quarantine: k }), ttl: await redis.pttl(k) } : undefined;
-    }));
+    const held = await Promise.all(
+      quarantines.map(async (k) => {
+        const ref = instanceOfKey(this.opts.prefix, k);
+        return ref ? { ref, q: await budget.quarantine({ restarts: keys.restarts(ref), quarantine: k }), ttl: await redis.pttl(k) } : undefined;
+      }),
+    );
     for (const h of held) {
       const row = h && byKey.get(refKey(h.ref));
       if (!row || !h.q || !quarantineHolds(h.q, identityToken(identities.get(row.key)))) continue;
@@ -231,7 +235,9 @@ export class FleetView {
         if (s) row.silenced = { id: s.id, reason: s.reason, until: s.until };
       }
     }
-    const rows = [...byKey.values()].sort((a, b) => rank(a) - rank(b) || numeric.compare(a.name, b.name) || a.project.localeCompare(b.project) || a.target.localeCompare(b.target));
+    const rows = [...byKey.values()].sort(
+      (a, b) => rank(a) - rank(b) || numeric.compare(a.name, b.name) || a.project.localeCompare(b.project) || a.target.localeCompare(b.target),
+    );
     return { at, rows, listed: listedAny };
   }
 
@@ -277,7 +283,20 @@ const flags: Record<string, (r: FleetRow) => boolean> = {
 
 /** What the filter language sees of a row: its fields as strings, plus `status`, `location` and `config` as the daemon names them. */
 function filterObject(r: FleetRow): Record<string, unknown> {
-  return { name: r.name, project: r.project, target: r.target, location: r.location ?? '', status: r.status, status_code: String(r.statusCode), opt_in: String(!!r.optIn), quarantined: String(!!r.quarantined), backoff: String(!!r.backoffUntil), silenced: String(!!r.silenced), acting: String(r.acting), restarts: String(r.restarts) };
+  return {
+    name: r.name,
+    project: r.project,
+    target: r.target,
+    location: r.location ?? '',
+    status: r.status,
+    status_code: String(r.statusCode),
+    opt_in: String(!!r.optIn),
+    quarantined: String(!!r.quarantined),
+    backoff: String(!!r.backoffUntil),
+    silenced: String(!!r.silenced),
+    acting: String(r.acting),
+    restarts: String(r.restarts),
+  };
 }
 
 /**
@@ -288,7 +307,15 @@ export function pageOf(snap: FleetSnapshot, q: FleetQuery): FleetPage {
   const match = q.filter?.trim() ? compileFilter(parseFilter(q.filter)) : undefined;
   const flag = q.flag ? flags[q.flag] : undefined;
   const status = q.status === 'down' ? flags.down : q.status ? (r: FleetRow) => r.status === q.status : undefined;
-  const rows = snap.rows.filter((r) => (!q.target || r.target === q.target) && (!q.project || r.project === q.project) && (!q.member || r.location === q.member) && (!status || status(r)) && (!flag || flag(r)) && (!match || match(filterObject(r))));
+  const rows = snap.rows.filter(
+    (r) =>
+      (!q.target || r.target === q.target) &&
+      (!q.project || r.project === q.project) &&
+      (!q.member || r.location === q.member) &&
+      (!status || status(r)) &&
+      (!flag || flag(r)) &&
+      (!match || match(filterObject(r))),
+  );
   const counts: Record<string, number> = { total: snap.rows.length };
   for (const [name, f] of Object.entries(flags)) counts[name] = snap.rows.filter(f).length;
   const byStatus: Record<string, number> = {};
@@ -296,5 +323,17 @@ export function pageOf(snap: FleetSnapshot, q: FleetQuery): FleetPage {
   const limit = Math.min(500, Math.max(1, q.limit ?? 50));
   const offset = Math.max(0, Math.min(q.offset ?? 0, Math.max(0, rows.length - 1)));
   const distinct = (f: (r: FleetRow) => string | undefined) => [...new Set(snap.rows.map(f).filter((x): x is string => !!x))].sort(numeric.compare);
-  return { at: snap.at, total: snap.rows.length, matched: rows.length, offset, rows: rows.slice(offset, offset + limit), counts, byStatus, targets: distinct((r) => r.target), projects: distinct((r) => r.project), members: distinct((r) => r.location), listed: snap.listed };
+  return {
+    at: snap.at,
+    total: snap.rows.length,
+    matched: rows.length,
+    offset,
+    rows: rows.slice(offset, offset + limit),
+    counts,
+    byStatus,
+    targets: distinct((r) => r.target),
+    projects: distinct((r) => r.project),
+    members: distinct((r) => r.location),
+    listed: snap.listed,
+  };
 }

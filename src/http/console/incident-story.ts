@@ -62,7 +62,13 @@ export function durationText(ms: number): string {
   return `${Math.floor(ms / 3_600_000)} h ${Math.round((ms % 3_600_000) / 60_000)} min`;
 }
 
-const kindText: Record<IncidentKind, string> = { crash: 'crashed', error: 'went to Error', 'failed-operation': 'operation failed', 'unknown-stop': 'stopped (cause unknown)', 'failed-start': 'failed to start (never ran)' };
+const kindText: Record<IncidentKind, string> = {
+  crash: 'crashed',
+  error: 'went to Error',
+  'failed-operation': 'operation failed',
+  'unknown-stop': 'stopped (cause unknown)',
+  'failed-start': 'failed to start (never ran)',
+};
 
 /**
  * The story of one correlation id's records (oldest first), or undefined when its first event is
@@ -76,11 +82,15 @@ export function incidentOf(records: StoredAuditRecord[]): Incident | undefined {
   const t0 = Date.parse(event.timestamp);
   const step = (r: StoredAuditRecord): StoryStep => ({ at: r.at, afterMs: Date.parse(r.at) - t0, summary: r.summary, id: r.id });
   const decisions = records.filter((r) => r.type === 'decision');
-  const decision = decisions.find((r) => (r as { matched?: boolean }).matched) ?? decisions.find((r) => !r.summary.startsWith('skipped')) ?? decisions[0];
+  const decision =
+    decisions.find((r) => (r as { matched?: boolean }).matched) ?? decisions.find((r) => !r.summary.startsWith('skipped')) ?? decisions[0];
   const call = records.find((r) => r.type === 'call') ?? records.find((r) => r.type === 'action');
   const ends = records.filter((r) => r.type === 'outcome' || r.type === 'give-up');
   const end = ends.at(-1);
-  const instance = 'instance' in event && typeof event.instance === 'string' ? event.instance : (opening.instance ?? (event.kind === 'operation.status' ? event.instances[0] : undefined) ?? '');
+  const instance =
+    'instance' in event && typeof event.instance === 'string'
+      ? event.instance
+      : (opening.instance ?? (event.kind === 'operation.status' ? event.instances[0] : undefined) ?? '');
   const incident: Incident = {
     correlationId: opening.correlationId,
     kind,
@@ -103,7 +113,10 @@ export function incidentOf(records: StoredAuditRecord[]): Incident | undefined {
 
 function storyLine(i: Incident, decisions: number): string {
   const parts = [`${i.project}/${i.instance} ${kindText[i.kind]}`, `detected +${durationText(i.detected.afterMs)}`];
-  if (i.decided) parts.push(`decided${i.decided.rule ? ` ${i.decided.rule}` : ''}: ${i.decided.summary} +${durationText(i.decided.afterMs)}${decisions > 1 ? ` (${decisions} rules)` : ''}`);
+  if (i.decided)
+    parts.push(
+      `decided${i.decided.rule ? ` ${i.decided.rule}` : ''}: ${i.decided.summary} +${durationText(i.decided.afterMs)}${decisions > 1 ? ` (${decisions} rules)` : ''}`,
+    );
   else parts.push('no rule decided');
   if (i.acted) parts.push(`acted: ${i.acted.summary} +${durationText(i.acted.afterMs)}`);
   if (i.outcome) parts.push(`${i.outcome.result}: ${i.outcome.summary} +${durationText(i.outcome.afterMs)}`);

@@ -1,0 +1,130 @@
+/**
+ * The console API's answers as the browser reads them (JSON: times are ISO strings or epoch ms as
+ * the server sends them). Only what the page uses is declared; the server's own types are in
+ * ../fleet-view.ts, ../incident-story.ts and ../console-health.ts.
+ */
+
+/** The page's settings, written into the page by the server before the script runs. */
+export interface ConsoleSettings {
+  /** The console's API path (`/dashboard/console`). */
+  api: string;
+  /** A write token is configured: the actions are offered. */
+  writable: boolean;
+}
+
+/** One instance of `GET /fleet`. */
+export interface FleetRow {
+  key: string;
+  target: string;
+  project: string;
+  name: string;
+  location?: string;
+  statusCode: number;
+  status: string;
+  since?: number;
+  intent?: string;
+  statusFrom?: 'list';
+  optIn?: boolean;
+  backoffUntil?: string;
+  quarantined?: { since: string; until?: string };
+  silenced?: { id: string; reason: string; until: string };
+  acting: boolean;
+  restarts: number;
+}
+
+/** `GET /fleet`: one page of the fleet and the counts. */
+export interface FleetPage {
+  total: number;
+  matched: number;
+  offset: number;
+  rows: FleetRow[];
+  counts: Record<string, number>;
+  targets: string[];
+  projects: string[];
+  members: string[];
+}
+
+/** One incident of `GET /incidents`. */
+export interface Incident {
+  correlationId: string;
+  kind: string;
+  instance: string;
+  at: string;
+  outcome?: { result: string };
+  healMs?: number;
+  story: string;
+}
+
+/** The plots of `GET /incidents`. */
+export interface Plots {
+  from: string;
+  to: string;
+  bucketMs: number;
+  timeline: { start: string; incidents: number; remediations: number }[];
+  heal: { label: string; count: number }[];
+  unhealed: number;
+}
+
+/** A firing alert, as the notifier holds it. */
+export interface FiringAlert {
+  severity: string;
+  instance: string;
+  summary: string;
+  startsAt: string;
+}
+
+/** An active silence. */
+export interface Silence {
+  id: string;
+  scope: Record<string, string>;
+  reason: string;
+  createdBy: string;
+  origin?: string;
+  until: string;
+}
+
+/** `GET /incidents`: the incidents of the range, their plots, the alerts and the silences. */
+export interface IncidentsAnswer {
+  incidents: Incident[];
+  total: number;
+  plots: Plots;
+  restarts: { name: string; restarts: number }[];
+  /** Absent when notifications are not configured (or this replica runs no worker). */
+  alerts?: { firing: FiringAlert[]; groups: { receiver: string; alerts: unknown[]; nextFlushAt?: string }[] };
+  silences: Silence[];
+  truncated: boolean;
+}
+
+/** One audit record of `GET /trail`. */
+export interface TrailRecord {
+  at: string;
+  type: string;
+  rule?: string;
+  result?: string;
+  summary?: string;
+}
+
+/** `GET /health`: /readyz's checks and the first metrics. */
+export interface Health {
+  checks: Record<string, { ok: boolean; detail: string }>;
+  streams: { target: string; connected: boolean; leaseHolder: boolean; buffered: number }[];
+  lag: { meanMs?: number; count: number };
+  queues: Record<string, Record<string, number>>;
+  deadLetters: number;
+}
+
+/** `GET /dlq`: the dead letters. */
+export interface DeadLetters {
+  jobs: { id: string; instance: string; rule: string; action: string; failedAt: string | null; reason: string }[];
+}
+
+/** What a write answers (one of these, by the action), or `error`. */
+export interface WriteAnswer {
+  error?: string;
+  released?: boolean;
+  jobId?: string;
+  retried?: string;
+  ended?: string;
+  id?: string;
+  until?: string;
+}

@@ -1,0 +1,198 @@
+import type { DeadLetters, FleetPage, FleetRow, Health, IncidentsAnswer, TrailRecord } from './console-wire.js';
+import { esc, mark, utc } from './markup.js';
+
+/** The markup of each part of the page, from the API's answers: pure functions, no DOM. */
+
+const icons: Record<string, string> = { Running: '▶', Stopped: '■', Error: '✖', Frozen: '❄', Starting: '◔', Stopping: '◔' };
+const kinds: Record<string, string> = {
+  crash: '⚠ crash',
+  error: '✖ Error',
+  'failed-operation': '✖ failed operation',
+  'unknown-stop': '? unknown stop',
+  'failed-start': '✖ failed start',
+};
+/** Each count's key in `FleetPage.counts` and its label; every count but the total is a flag that filters the fleet. */
+const countLabels = [
+  ['total', 'instances'],
+  ['down', 'down'],
+  ['error', 'in Error'],
+  ['quarantined', 'quarantined'],
+  ['backoff', 'in back-off'],
+  ['silenced', 'silenced'],
+  ['acting', 'being acted on'],
+] as const;
+
+/** The counts, as buttons; the one of the current `flag` is pressed. */
+export function countsView(d: FleetPage, flag: string): string {
+  return countLabels
+    .map(([k, label]) => {
+      const f = k === 'total' ? '' : k;
+      return `<li><button type="button" data-flag="${f}" aria-pressed="${flag === f}"><b>${d.counts[k] || 0}</b>${label}</button></li>`;
+    })
+    .join('');
+}
+
+/** A select's options: "all", then `values`; `current` stays selected. */
+export function optionsView(values: string[], current: string): string {
+  return '<option value="">all</option>' + values.map((v) => `<option${v === current ? ' selected' : ''}>${esc(v)}</option>`).join('');
+}
+
+function flagsOf(r: FleetRow): string {
+  const f: string[] = [];
+  if (r.quarantined) f.push(`<span class="flag quarantined">⊘ quarantined${r.quarantined.until ? ` until ${utc(r.quarantined.until)}` : ''}</span>`);
+  if (r.backoffUntil) f.push(`<span class="flag backoff">↻ back-off until ${utc(r.backoffUntil)}</span>`);
+  if (r.acting) f.push('<span class="flag acting">⚙ being acted on</span>');
+  if (r.silenced) f.push(`<span class="flag silenced" title="${esc(r.silenced.reason)}">◌ silenced until ${utc(r.silenced.until)}</span>`);
+  return f.join('') || '<span class="muted">—</span>';
+}
+
+function actionsOf(r: FleetRow): string {
+  const k = esc(r.key);
+  const out: string[] = [];
+  if (r.statusCode !== 103) out.push(`<button type="button" class="act" data-act="heal" data-key="${k}">Heal</button>`);
+  if (r.quarantined) out.push(`<button type="button" class="act" data-act="release" data-key="${k}">Release</button>`);
+  out.push(`<button type="button" class="act" data-act="silence" data-key="${k}">Silence</button>`);
+  return out.join(' ');
+}
+
+function statusOf(r: FleetRow): string {
+  const why =
+    r.statusFrom === 'list'
+      ? ' <small>(daemon list; not seen by Reflex yet)</small>'
+      : r.intent && r.statusCode !== 103
+        ? ` <small>(${esc(r.intent)})</small>`
+        : '';
+  return `<span class="st st-${esc(r.status)}">${icons[r.status] || '•'} ${esc(r.status)}</span>${why}`;
+}
+
+/** The fleet's page as a table (cards on a narrow screen); the actions column only when `writable`. */
+export function fleetTableView(d: FleetPage, writable: boolean): string {
+  if (!d.rows.length) return '<p class="muted">No instance matches.</p>';
+  const multi = d.targets.length > 1;
+  const head =
+    '<tr><th>instance</th><th>project</th>' +
+    (multi ? '<th>target</th>' : '') +
+    '<th>member</th><th>status</th><th>since (UTC)</th><th>opt-in</th><th>state</th><th>restarts</th>' +
+    (writable ? '<th>actions</th>' : '') +
+    '</tr>';
+  const rows = d.rows.map(
+    (r) =>
+      `<tr data-key="${esc(r.key)}" data-status="${esc(r.status)}">` +
+      `<td data-label="instance"><a href="#incidents" data-instance="${esc(r.name)}">${esc(r.name)}</a></td>` +
+      `<td data-label="project">${esc(r.project)}</td>` +
+      (multi ? `<td data-label="target" class="mono">${esc(r.target)}</td>` : '') +
+      `<td data-label="member">${esc(r.location == null ? '?' : r.location)}</td>` +
+      `<td data-label="status">${statusOf(r)}</td>` +
+      `<td data-label="since" class="at">${utc(r.since)}</td>` +
+      `<td data-label="opt-in">${r.optIn == null ? '?' : r.optIn ? '✔ yes' : '✘ no'}</td>` +
+      `<td data-label="state">${flagsOf(r)}</td><td data-label="restarts">${r.restarts}</td>` +
+      (writable ? `<td data-label="actions">${actionsOf(r)}</td>` : '') +
+      '</tr>',
+  );
+  return `<table class="cards" aria-label="Fleet"><thead>${head}</thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** Which rows of the match the page shows. */
+export function pageInfoText(d: FleetPage): string {
+  return d.matched
+    ? `rows ${d.offset + 1}–${d.offset + d.rows.length} of ${d.matched} matching (${d.total} in the fleet)`
+    : `0 matching (${d.total} in the fleet)`;
+}
+
+/** An incident's audit trail, as a table. */
+export function trailView(records: TrailRecord[]): string {
+  const rows = records.map(
+    (r) =>
+      `<tr data-type="${esc(r.type)}"><td data-label="at" class="at">${utc(r.at)}</td><td data-label="type">${esc(r.type)}</td>` +
+      `<td data-label="rule">${esc(r.rule)}</td><td data-label="result">${esc(r.result)}</td><td data-label="summary">${esc(r.summary)}</td></tr>`,
+  );
+  return `<table class="cards"><thead><tr><th>at (UTC)</th><th>type</th><th>rule</th><th>result</th><th>summary</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** The incidents of the range, newest first, each with its story and a button that opens its audit trail. */
+export function incidentsView(d: IncidentsAnswer): string {
+  let html = '';
+  if (d.truncated) {
+    html +=
+      '<li class="muted">Only the newest 50 000 audit records of the range were read: older incidents and plot points are missing (reflex audit reads them all).</li>';
+  }
+  if (!d.incidents.length) return html + '<li class="muted">No incident in this range.</li>';
+  for (const i of d.incidents) {
+    const state =
+      i.healMs != null
+        ? '<span class="flag">✔ healed</span>'
+        : i.outcome
+          ? `<span class="flag bad">✘ ${esc(i.outcome.result)}</span>`
+          : '<span class="flag backoff">… open</span>';
+    const since = new Date(Date.parse(i.at) - 60000).toISOString();
+    html +=
+      `<li class="incident" data-correlation="${esc(i.correlationId)}" data-instance="${esc(i.instance)}">` +
+      `<span class="kind">${esc(kinds[i.kind] || i.kind)}</span> <span class="at">${utc(i.at)}</span> ${state}` +
+      `<p class="story">${esc(i.story)}</p>` +
+      `<button type="button" aria-expanded="false" data-trail="${esc(i.correlationId)}" data-since="${esc(since)}">Audit trail</button><div class="trail" hidden></div></li>`;
+  }
+  if (d.total > d.incidents.length) html += `<li class="muted">${d.total - d.incidents.length} older incident(s) not shown</li>`;
+  return html;
+}
+
+/** Firing alerts, pending notification groups and active silences (each with an End button when `writable`). */
+export function alertsView(d: IncidentsAnswer, writable: boolean): string {
+  const a = d.alerts;
+  const none = '<p class="muted">None.</p>';
+  let html = '';
+  if (!a) html = '<p class="muted">Notifications are not configured (or this replica runs no worker).</p>';
+  else {
+    const firing = a.firing.map(
+      (x) => `<li>⚠ <b>${esc(x.severity)}</b> ${esc(x.instance)}: ${esc(x.summary)} <small>since ${utc(x.startsAt)}</small></li>`,
+    );
+    const groups = a.groups.map((g) => `<li>${esc(g.receiver)}: ${g.alerts.length} alert(s), next flush ${utc(g.nextFlushAt)}</li>`);
+    html += `<h3>Firing alerts (${a.firing.length})</h3>` + (firing.length ? `<ul>${firing.join('')}</ul>` : none);
+    html += `<h3>Pending notification groups (${a.groups.length})</h3>` + (groups.length ? `<ul>${groups.join('')}</ul>` : none);
+  }
+  const silences = d.silences.map((s) => {
+    const scope = Object.entries(s.scope)
+      .map((e) => `${e[0]}=${e[1]}`)
+      .join(' ');
+    const end = writable ? ` <button type="button" class="act" data-end-silence="${esc(s.id)}">End</button>` : '';
+    return (
+      `<li data-silence="${esc(s.id)}">◌ ${esc(scope || 'everything')} — ${esc(s.reason)} ` +
+      `<small>by ${esc(s.createdBy)}${s.origin ? ` (${esc(s.origin)})` : ''}, until ${utc(s.until)}</small>${end}</li>`
+    );
+  });
+  html +=
+    `<h3>Silences (${d.silences.length})</h3>` +
+    (silences.length ? `<ul id="silence-list">${silences.join('')}</ul>` : '<p class="muted">No active silence.</p>');
+  return html;
+}
+
+/** The health panel's items: checks, event streams, lag, queues, dead letters. */
+export function healthView(h: Health): string {
+  const items = Object.entries(h.checks).map(([name, c]) => `<li class="${c.ok ? 'ok' : 'bad'}">${mark(c.ok)} ${esc(name)}: ${esc(c.detail)}</li>`);
+  for (const s of h.streams) {
+    const state = `${s.connected ? 'connected' : 'not connected'}, ${s.leaseHolder ? 'lease holder' : 'standby'}${s.buffered ? `, ${s.buffered} frame(s) buffered` : ''}`;
+    items.push(`<li class="${s.connected ? 'ok' : 'bad'}">${mark(s.connected)} stream ${esc(s.target)}: ${state}</li>`);
+  }
+  items.push(`<li>event lag: ${h.lag.meanMs == null ? 'no event yet' : `mean ${h.lag.meanMs} ms over ${h.lag.count} event(s)`}</li>`);
+  for (const [q, states] of Object.entries(h.queues)) {
+    items.push(
+      `<li>queue ${esc(q)}: ${Object.entries(states)
+        .map((e) => `${e[1]} ${e[0]}`)
+        .join(', ')}</li>`,
+    );
+  }
+  items.push(`<li class="${h.deadLetters ? 'bad' : 'ok'}">${h.deadLetters ? '✖ ' : '✔ '}${h.deadLetters} dead letter(s)</li>`);
+  return items.join('');
+}
+
+/** The dead letters, each with a Retry button when `writable`. */
+export function deadLettersView(d: DeadLetters, writable: boolean): string {
+  if (!d.jobs.length) return '<p class="muted">None.</p>';
+  const rows = d.jobs.map(
+    (j) =>
+      `<tr><td data-label="job" class="mono">${esc(j.id)}</td><td data-label="instance">${esc(j.instance)} <small>${esc(`${j.rule}/${j.action}`)}</small></td>` +
+      `<td data-label="failed" class="at">${utc(j.failedAt)}</td><td data-label="reason">${esc(j.reason)}</td>` +
+      (writable ? `<td><button type="button" class="act" data-retry="${esc(j.id)}">Retry</button></td>` : '') +
+      '</tr>',
+  );
+  return `<table class="cards"><thead><tr><th>job</th><th>instance</th><th>failed (UTC)</th><th>reason</th>${writable ? '<th></th>' : ''}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
