@@ -8,7 +8,7 @@ import { consoleScript } from '../../src/http/console/console-script.js';
 import type { FleetPage } from '../../src/http/console/fleet-view.js';
 import type { Incident, Plots } from '../../src/http/console/incident-story.js';
 import type { AlertsView } from '../../src/notify/alert-board.js';
-import type { Silence } from '../../src/rules/silences.js';
+import type { Silence } from '../../src/silences/silences.js';
 
 describe("the console's browser script", () => {
   it('is checked in as the bundle of its typed sources (after editing src/http/console/browser/, run npm run build:console)', async () => {
