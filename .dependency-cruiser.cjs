@@ -4,6 +4,7 @@
  * check:deps`, run in CI). workers/ are process entry points: nothing in src/ imports them.
  */
 const layers = [
+  'clock', // the time interval decisions read (injectable: tests run on virtual time)
   'errors', 'log', 'filter',
   'client', 'redis', 'metrics', 'config', 'audit',
   'retention', // bounds of what Reflex keeps in Redis: trimming, sizes against budgets, memory level
