@@ -13,7 +13,8 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/simul
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
-import { eventually, sleep, startRecordingServer, type RecordingServer } from './recording-server.js';
+import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { sleep, until } from '../support/wait.js';
 
 interface SentAlert {
   kind: string;
@@ -65,13 +66,13 @@ describe('instance alerts from the pipeline', () => {
   async function startReplicas(count: number): Promise<void> {
     const config = parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl(), rulesDir: 'test/fixtures/rules-notify', prefix, resyncIntervalMs: 0, resyncGraceMs: 100, leaseTtlMs: 600, actionAttempts: 3, httpPort: 0, logLevel: 'silent' });
     for (let i = 0; i < count; i++) replicas.push(await startReflex(config, pino({ level: 'silent' })));
-    await eventually(() => replicas.some((r) => r.subscriber?.connected), 'a replica reading the event stream');
+    await until('a replica reading the event stream', () => replicas.some((r) => r.subscriber?.connected));
   }
 
   it('a crash followed by recovery yields one alert and one resolved message, with two replicas running', async () => {
     await startReplicas(2);
     sim.controls.crash('web-1');
-    await eventually(() => server.requests.length >= 2, 'the firing and the resolved message', 15_000);
+    await until('the firing and the resolved message', () => server.requests.length >= 2, 15_000);
     await sleep(1_500);
     expect(bodies().map((b) => [b.status, b.alerts.map((a) => `${a.kind} ${a.instance}:${a.status}`)])).toEqual([
       ['firing', ['instance.crashed web-1:firing']],
@@ -96,7 +97,7 @@ describe('instance alerts from the pipeline', () => {
   it('a crash no rule remediates is a critical alert saying so, resolved when someone starts the instance', async () => {
     await startReplicas(1);
     sim.controls.crash('batch-1');
-    await eventually(() => server.requests.length === 1, 'the firing message');
+    await until('the firing message', () => server.requests.length === 1);
     expect(bodies()[0]!.alerts[0]).toMatchObject({
       kind: 'instance.crashed',
       severity: 'critical',
@@ -107,7 +108,7 @@ describe('instance alerts from the pipeline', () => {
     const client = new InstanceClient(targetsOf(parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl() }))[0]!.target);
     await (await client.changeState('batch-1', { action: 'start', timeout: 30 })).wait({ timeoutMs: 10_000 });
     await client.close();
-    await eventually(() => server.requests.length === 2, 'the resolved message');
+    await until('the resolved message', () => server.requests.length === 2);
     expect(bodies()[1]!.alerts[0]).toMatchObject({ status: 'resolved', summary: 'batch-1 is Running (103) again, started through the API', outcome: 'recovered' });
   });
 
@@ -116,7 +117,7 @@ describe('instance alerts from the pipeline', () => {
     // The daemon sends no event for Error (112): only a resync sees it.
     sim.controls.setError('web-1');
     await replicas[0]!.resync();
-    await eventually(() => server.requests.length >= 2, 'the firing and the resolved message', 15_000);
+    await until('the firing and the resolved message', () => server.requests.length >= 2, 15_000);
     await sleep(1_000);
     expect(bodies().map((b) => [b.status, b.alerts.map((a) => `${a.kind}:${a.status}`)])).toEqual([
       ['firing', ['instance.error:firing']],
@@ -158,11 +159,11 @@ describe('instance alerts on redelivery', () => {
     const replica = () => new InstanceAlerts({ redis: fx.redis, notifier: fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings } }) });
     const [a, b] = [replica(), replica()];
     await Promise.all([a.observe(event({}), queued), b.observe(event({}), queued)]);
-    await eventually(() => server.requests.length === 1, 'the firing message');
+    await until('the firing message', () => server.requests.length === 1);
     await a.observe(event({}), queued);
     const running = event({ id: 'evt-run-1', timestamp: '2025-01-02T03:04:09.000000000+00:00', from: 102, to: 103, intent: 'requested', action: 'instance-started' });
     await Promise.all([a.observe(running, []), b.observe(running, [])]);
-    await eventually(() => server.requests.length === 2, 'the resolved message');
+    await until('the resolved message', () => server.requests.length === 2);
     await b.observe(running, []);
     await a.observe(event({}), queued);
     await sleep(4 * fastTimings.groupIntervalMs);
@@ -184,6 +185,6 @@ describe('instance alerts on redelivery', () => {
     expect(server.requests).toHaveLength(0);
     // Another member is not in the storm: its crash alerts as usual.
     await alerts.observe(event({ id: 'evt-crash-3', instance: 'web-3', location: 'node2' }), []);
-    await eventually(() => server.requests.length === 1, 'the firing message of the crash on another member');
+    await until('the firing message of the crash on another member', () => server.requests.length === 1);
   });
 });
