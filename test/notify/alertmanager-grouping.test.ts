@@ -6,7 +6,7 @@ import { keySpace } from '../../src/redis/key-space.js';
 import { matchingSilence, Silences } from '../../src/rules/silences.js';
 import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
-import { sleep, until } from '../support/wait.js';
+import { until } from '../support/wait.js';
 
 interface Body {
   status: string;
@@ -45,7 +45,7 @@ describe('grouping as Alertmanager does it', () => {
     expect(listed(bodies(s)[0]!)).toEqual(['c1:firing']);
     expect(bodies(s)[1]!.status).toBe('resolved');
     expect(listed(bodies(s)[1]!)).toEqual(['c1:resolved', 'c2:resolved', 'c3:resolved', 'c4:resolved', 'c5:resolved']);
-    await sleep(1200);
+    await fx.quietFor(2);
     expect(s.requests).toHaveLength(2);
   });
 
@@ -76,7 +76,7 @@ describe('grouping as Alertmanager does it', () => {
     await until('web-2 resolved to the first receiver', () => all.requests.length === 2);
     await n.resolve(a.fingerprint, { endsAt: at(3) });
     await until('all resolved to the first receiver', () => all.requests.length === 3);
-    await sleep(3 * fastTimings.groupIntervalMs);
+    await fx.quietFor(3);
     expect(bodies(all).map(listed)).toEqual([['web-1:firing'], ['web-1:firing', 'web-2:resolved'], ['web-1:resolved']]);
     expect(bodies(firingOnly).map(listed)).toEqual([['web-1:firing']]);
   });
@@ -117,7 +117,7 @@ describe('grouping as Alertmanager does it', () => {
     const quiet = await silences.add({ scope: { instance: 'web-1' }, mutes: ['notifications'], reason: 'noisy', durationMs: 60_000 });
     const handsOff = await silences.add({ scope: { instance: 'web-2' }, mutes: ['actions'], reason: 'manual work', durationMs: 60_000 });
     await until('the message', () => s.requests.length === 1);
-    await sleep(2 * fastTimings.groupIntervalMs);
+    await fx.quietFor(2);
     expect(s.requests).toHaveLength(1);
     expect(listed(bodies(s)[0]!)).toEqual(['web-2:firing', 'web-3:firing']);
 

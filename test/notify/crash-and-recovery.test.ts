@@ -3,7 +3,7 @@ import { alertFingerprint } from '../../src/notify/alert.js';
 import type { Notifier } from '../../src/notify/notifier.js';
 import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
-import { sleep, until } from '../support/wait.js';
+import { until } from '../support/wait.js';
 
 interface Body {
   status: string;
@@ -32,13 +32,13 @@ describe('a crash followed by recovery', () => {
     const [notifier] = await replicas(1);
     await notifier!.notify(crashAlert('web-1'));
     await until('the firing message', () => server.requests.length === 1);
-    await sleep(3 * fastTimings.groupIntervalMs);
+    await fx.quietFor(3);
     expect(server.requests).toHaveLength(1);
 
     const resolved = await notifier!.resolve(fingerprint, { summary: 'web-1 is Running again' });
     expect(resolved?.status).toBe('resolved');
     await until('the resolved message', () => server.requests.length === 2);
-    await sleep(3 * fastTimings.groupIntervalMs);
+    await fx.quietFor(3);
     expect(bodies().map((b) => [b.status, b.alerts.map((a) => `${a.instance}:${a.status}`)])).toEqual([
       ['firing', ['web-1:firing']],
       ['resolved', ['web-1:resolved']],
@@ -53,15 +53,15 @@ describe('a crash followed by recovery', () => {
     const [a, b] = await replicas(2);
     await Promise.all([a!.notify(crashAlert('web-1')), b!.notify(crashAlert('web-1', { startsAt: '2025-01-02T03:04:05.010Z' }))]);
     await until('the firing message', () => server.requests.length === 1);
-    await sleep(3 * fastTimings.groupIntervalMs);
+    await fx.quietFor(3);
     // A replica that handles the event late raises the same alert again: no new message.
     await b!.notify(crashAlert('web-1'));
-    await sleep(2 * fastTimings.groupIntervalMs);
+    await fx.quietFor(2);
     expect(server.requests).toHaveLength(1);
 
     await Promise.all([a!.resolve(fingerprint), b!.resolve(fingerprint)]);
     await until('the resolved message', () => server.requests.length === 2);
-    await sleep(3 * fastTimings.groupIntervalMs);
+    await fx.quietFor(3);
     expect(bodies().map((x) => x.status)).toEqual(['firing', 'resolved']);
     const ids = server.requests.map((r) => r.headers['webhook-id']);
     expect(new Set(ids).size).toBe(2);
@@ -71,7 +71,7 @@ describe('a crash followed by recovery', () => {
     const [notifier] = await replicas(1);
     await notifier!.notify(crashAlert('web-1'));
     await notifier!.resolve(fingerprint);
-    await sleep(fastTimings.groupWaitMs + 3 * fastTimings.groupIntervalMs);
+    await fx.quietFor(3);
     expect(server.requests).toHaveLength(0);
     expect(await notifier!.resolve(fingerprint)).toBeUndefined();
   });

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { retryAfterMs } from '../../src/notify/http-delivery.js';
 import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
-import { sleep, until } from '../support/wait.js';
+import { until } from '../support/wait.js';
 
 describe('delivery retries and fallback', () => {
   let fx: NotifierFixture;
@@ -38,7 +38,7 @@ describe('delivery retries and fallback', () => {
     const body = fallback.requests[0]!.json as { receiver: string; alerts: { instance: string }[] };
     expect(body.receiver).toBe('pager');
     expect(body.alerts.map((a) => a.instance)).toEqual(['web-1']);
-    await sleep(300);
+    await fx.quietFor(1);
     expect(primary.requests).toHaveLength(3);
 
     const trail = await fx.audit.read({ type: 'notification' });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { crashAlert, fastTimings, NotifierFixture } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
-import { sleep, until } from '../support/wait.js';
+import { until } from '../support/wait.js';
 
 describe('answers that will never succeed, and resolved messages for a receiver that missed the firing one', () => {
   let fx: NotifierFixture;
@@ -55,7 +55,7 @@ describe('answers that will never succeed, and resolved messages for a receiver 
     await until('the firing message at the fallback', () => backup.requests.length === 1);
     await notifier.resolve(alert.fingerprint);
     await until('the resolved message at the fallback', () => backup.requests.length === 2);
-    await sleep(400);
+    await fx.quietFor(2);
     expect(discord.requests).toHaveLength(1);
     const texts = backup.requests.map((r) => (r.json as { text: string }).text.split('\n')[0]);
     expect(texts).toEqual(['#### [FIRING:1] instance.crashed: web-3', '#### [RESOLVED] instance.crashed: web-3']);

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ReceiverConfigInput } from '../../src/notify/receiver-config.js';
 import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
-import { sleep, until } from '../support/wait.js';
+import { until } from '../support/wait.js';
+import { VirtualClock } from '../support/virtual-clock.js';
 
 interface Body {
   status: string;
@@ -27,7 +28,8 @@ describe('grouping and rate limits', () => {
     for (const i of ['web-1', 'web-2', 'web-3']) await notifier.notify(crashAlert(i));
     await notifier.notify(crashAlert('db-1', { project: 'billing' }));
     await until('one message per group', () => server.requests.length === 2);
-    await sleep(2 * fastTimings.groupIntervalMs);
+    await fx.quietFor(2);
+    expect(server.requests).toHaveLength(2);
     const byProject = Object.fromEntries(bodies().map((b) => [b.groupLabels.project, b.alerts.map((a) => a.instance).sort()]));
     expect(byProject).toEqual({ default: ['web-1', 'web-2', 'web-3'], billing: ['db-1'] });
     expect(bodies()[0]!.groupLabels).toEqual({ kind: 'instance.crashed', project: expect.any(String) });
@@ -46,14 +48,19 @@ describe('grouping and rate limits', () => {
     expect(bodies()[1]!.alerts.map((a) => a.instance).sort()).toEqual(['web-1', 'web-2']);
   });
 
-  it('an unchanged firing group is sent again after the repeat interval', async () => {
+  it('an unchanged firing group is sent again once the repeat interval has passed, not a millisecond before (virtual time)', async () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
-    const notifier = fx.replica({ receivers: [hook()], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings, groupIntervalMs: 200, repeatIntervalMs: 600 } });
+    const clock = new VirtualClock();
+    const notifier = fx.replica({ receivers: [hook()], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings, repeatIntervalMs: 3_600_000 }, clock });
     await notifier.notify(crashAlert('web-1'));
-    await until('a repeat', () => server.requests.length === 2, 5000);
-    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(550);
-    expect((server.requests[1]!.json as { repeat: boolean }).repeat).toBe(true);
+    await until('the first message', () => server.requests.length === 1);
+    clock.advance(3_600_000 - 1);
+    await fx.quietFor(2);
+    expect(server.requests).toHaveLength(1);
+    clock.advance(1);
+    await until('the repeat', () => server.requests.length === 2);
+    expect(server.requests.map((r) => (r.json as { repeat: boolean }).repeat)).toEqual([false, true]);
   });
 
   it('a receiver’s rate limit spreads messages over windows without dropping any', async () => {

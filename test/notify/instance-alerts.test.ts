@@ -12,9 +12,9 @@ import { Silences } from '../../src/rules/silences.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
-import { fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
+import { fastTimings, NotifierFixture, notificationsSettled, testWebhookSecret } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
-import { sleep, until } from '../support/wait.js';
+import { until } from '../support/wait.js';
 
 interface SentAlert {
   kind: string;
@@ -42,6 +42,15 @@ describe('instance alerts from the pipeline', () => {
   let prefix: string;
   const replicas: ReflexHandle[] = [];
   const bodies = () => server.requests.map((r) => r.json as Body);
+  /** Waits until nothing more can be sent: every group settled, every delivery done. */
+  const settled = async () => {
+    const redis = redisClient();
+    try {
+      await until('every group settled and every delivery done', () => notificationsSettled(redis, prefix));
+    } finally {
+      redis.disconnect();
+    }
+  };
 
   beforeEach(async () => {
     server = await startRecordingServer();
@@ -73,7 +82,7 @@ describe('instance alerts from the pipeline', () => {
     await startReplicas(2);
     sim.controls.crash('web-1');
     await until('the firing and the resolved message', () => server.requests.length >= 2, 15_000);
-    await sleep(1_500);
+    await settled();
     expect(bodies().map((b) => [b.status, b.alerts.map((a) => `${a.kind} ${a.instance}:${a.status}`)])).toEqual([
       ['firing', ['instance.crashed web-1:firing']],
       ['resolved', ['instance.crashed web-1:resolved']],
@@ -118,7 +127,7 @@ describe('instance alerts from the pipeline', () => {
     sim.controls.setError('web-1');
     await replicas[0]!.resync();
     await until('the firing and the resolved message', () => server.requests.length >= 2, 15_000);
-    await sleep(1_000);
+    await settled();
     expect(bodies().map((b) => [b.status, b.alerts.map((a) => `${a.kind}:${a.status}`)])).toEqual([
       ['firing', ['instance.error:firing']],
       ['resolved', ['instance.error:resolved']],
@@ -166,7 +175,7 @@ describe('instance alerts on redelivery', () => {
     await until('the resolved message', () => server.requests.length === 2);
     await b.observe(running, []);
     await a.observe(event({}), queued);
-    await sleep(4 * fastTimings.groupIntervalMs);
+    await fx.quietFor(4);
     expect(server.requests.map((r) => (r.json as Body).status)).toEqual(['firing', 'resolved']);
   });
 
@@ -181,7 +190,7 @@ describe('instance alerts on redelivery', () => {
     const onNode1 = [event({ location: 'node1' }), event({ id: 'evt-crash-2', instance: 'web-2', location: 'node1' })];
     for (const e of onNode1) await gate.storms!.failed({ target: e.target, location: 'node1', project: e.project, instance: ('instance' in e ? e.instance : undefined) ?? '', rule: 'heal' }, 'test');
     for (const e of onNode1) await alerts.observe(e, []);
-    await sleep(4 * fastTimings.groupIntervalMs);
+    await fx.quietFor(4);
     expect(server.requests).toHaveLength(0);
     // Another member is not in the storm: its crash alerts as usual.
     await alerts.observe(event({ id: 'evt-crash-3', instance: 'web-3', location: 'node2' }), []);
