@@ -6,10 +6,13 @@
 const layers = [
   'clock', // the time interval decisions read (injectable: tests run on virtual time)
   'errors', 'log', 'filter',
-  'client', 'redis', 'metrics', 'config', 'audit',
+  'client', 'redis', 'metrics', 'config',
+  'alerts', // the alert, raised in one place (audit, then notifier: both by the narrow interfaces it declares), inhibition
+  'audit',
   'retention', // bounds of what Reflex keeps in Redis: trimming, sizes against budgets, memory level
   'housekeeping',
   'events', // leaf of the pipeline: frames → canonical events → intent → settled status; subscriber, ingestor, archive, state tracker, resync
+  'silences', // maintenance windows muting actions and notifications: the gate, the re-check and the notifier read them
   'notify', 'actions', 'rules', 'schedules',
   'remediation', // incident → decide → admit → job → re-check → instance call → outcome
   'http', 'simulator', 'app', 'doctor', 'demo', 'cli',

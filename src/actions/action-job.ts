@@ -1,7 +1,10 @@
-import type { JobsOptions } from 'bullmq';
+import { Queue, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
+import type { QueueHistory } from '../config/queue-history.js';
 import { canonicalEventSchema } from '../events/canonical-event.js';
 import { retryPolicy } from '../errors/retry-policy.js';
+import type { RedisConnection } from '../redis/connect.js';
+import type { KeySpace } from '../redis/key-space.js';
 
 /**
  * Job on the actions queue: one action a rule (or a schedule) decided on for one incident. The job
@@ -63,4 +66,18 @@ export function actionJobOptions(o: { jobId: string; attempts?: number; delayMs?
     ...(o.delayMs ? { delay: o.delayMs } : {}),
     ...(o.priority ? { priority: o.priority } : {}),
   };
+}
+
+/**
+ * A handle on the actions queue of `keys`: what the processor, the scheduler and operators queue
+ * and the executor's worker runs. Finished jobs are kept as configured (`history`: the dashboard
+ * shows them, and a job added again under the same id is refused); the back-off is the one retry
+ * policy's, as in {@link actionJobOptions}, which sets the attempts of each job.
+ */
+export function actionsQueueFor(o: { connection: RedisConnection; keys: KeySpace; history: QueueHistory }): Queue {
+  return new Queue(o.keys.actionsQueue, {
+    connection: o.connection,
+    prefix: o.keys.bullPrefix,
+    defaultJobOptions: { ...o.history, backoff: retryPolicy.actionBackoff },
+  });
 }

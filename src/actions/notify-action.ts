@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { ActionOutcome } from './action.js';
 import { builtinAction } from './define-action.js';
 import { ReflexError } from '../errors/reflex-error.js';
-import { severitySchema } from '../notify/alert.js';
-import { resolveAlert } from '../notify/alert-resolution.js';
+import { severitySchema } from '../alerts/alert.js';
+import { Alerts, type AlertRecord } from '../alerts/alerts.js';
 import type { Notifier } from '../notify/notifier.js';
 
 /** Params a rule may give the notify action. */
@@ -43,24 +43,24 @@ export const notifyAction = builtinAction({
     if (ctx.dryRun) return { result: 'dry-run', summary: p.resolve ? `would resolve the ${p.kind} alert of ${ctx.instance}` : `would notify ${to} (${p.severity}): ${summary}` };
     if (!ctx.notifier) throw new ReflexError('CONFIG_INVALID', 'the notify action needs notifications configured (no notifier in this process)');
     const subject = { target: ctx.client.target.url, project: ctx.client.project ?? 'default', instance: ctx.instance };
+    // The record goes in the job's trail (the action's audit adds its correlation id, target and instance).
+    const audit = {
+      append: async ({ correlationId: _c, target: _t, instance: _i, ...record }: AlertRecord) => {
+        await ctx.audit(record);
+        return 'appended';
+      },
+    };
+    const alerts = new Alerts({ notifier: ctx.notifier, audit });
     if (p.resolve) {
-      const resolved = await resolveAlert({ notifier: ctx.notifier }, p.kind, subject, { summary: p.summary ?? `resolved by a rule for ${ctx.instance}`, outcome: 'recovered' });
+      const why = p.summary ?? `resolved by a rule for ${ctx.instance}`;
+      const resolved = await alerts.resolveFiring(p.kind, subject, { summary: why, outcome: 'recovered' }, { record: { summary: `alert ${p.kind} resolved: ${why}` } });
       if (!resolved) return { result: 'skipped', summary: `no ${p.kind} alert of ${ctx.instance} was firing` };
-      await ctx.audit({ type: 'alert', summary: `alert ${p.kind} resolved: ${resolved.summary}`, severity: 'info', fingerprint: resolved.fingerprint, resolved: true });
       return { result: 'done', summary: `alert ${resolved.fingerprint} resolved` };
     }
-    const alert = await ctx.notifier.notify(
-      {
-        kind: p.kind,
-        severity: p.severity,
-        summary,
-        ...subject,
-        correlationId: p.correlationId ?? `notify:${ctx.instance}:${Date.now()}`,
-        labels: p.labels,
-      },
-      { receiver: p.receiver },
+    const alert = await alerts.raise(
+      { kind: p.kind, severity: p.severity, summary, ...subject, correlationId: p.correlationId ?? `notify:${ctx.instance}:${Date.now()}`, labels: p.labels },
+      { receiver: p.receiver, record: { summary: `alert ${p.kind} (${p.severity}) raised for ${to}: ${summary}` } },
     );
-    await ctx.audit({ type: 'alert', summary: `alert ${alert.kind} (${alert.severity}) raised for ${to}: ${summary}`, severity: alert.severity, fingerprint: alert.fingerprint });
-    return { result: 'done', summary: `alert ${alert.fingerprint} queued for ${to}` };
+    return { result: 'done', summary: `alert ${alert!.fingerprint} queued for ${to}` };
   },
 });

@@ -1,4 +1,9 @@
+import { Queue } from 'bullmq';
 import { z } from 'zod';
+import type { QueueHistory } from '../config/queue-history.js';
+import { retryPolicy } from '../errors/retry-policy.js';
+import type { RedisConnection } from '../redis/connect.js';
+import type { KeySpace } from '../redis/key-space.js';
 import { canonicalEventSchema } from './canonical-event.js';
 
 /**
@@ -23,3 +28,17 @@ export const eventJobSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('batch'), target: z.string(), items: z.array(eventItemSchema).min(1) }),
 ]);
 export type EventJob = z.infer<typeof eventJobSchema>;
+
+/**
+ * A handle on the events queue of `keys`: what the ingestor writes and the processor's worker
+ * reads. Finished jobs are kept as configured (`history`: a batch of up to 500 raw frames for the
+ * dashboard, and so that a batch written again under the same id is refused); a failed job is
+ * retried with the one retry policy's event back-off, computed by the worker (`type: 'custom'`).
+ */
+export function eventsQueueFor(o: { connection: RedisConnection; keys: KeySpace; history: QueueHistory }): Queue {
+  return new Queue(o.keys.eventsQueue, {
+    connection: o.connection,
+    prefix: o.keys.bullPrefix,
+    defaultJobOptions: { ...o.history, attempts: retryPolicy.eventAttempts, backoff: { type: 'custom' } },
+  });
+}

@@ -1,6 +1,6 @@
 import type { StoredAuditRecord } from '../audit/audit-log.js';
 import type { AlertsView } from '../notify/alert-board.js';
-import { scopeText, type Silence } from '../rules/silences.js';
+import { scopeText, type Silence } from '../silences/silences.js';
 
 /** What the dashboard page shows. */
 export interface DashboardView {

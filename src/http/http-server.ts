@@ -11,7 +11,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { AlertsView } from '../notify/alert-board.js';
-import type { Silences } from '../rules/silences.js';
+import type { Silences } from '../silences/silences.js';
 import { addSilenceFromRequest } from './silence-request.js';
 import { dashboardAuth } from './dashboard-auth.js';
 import { hostCheck } from './host-check.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { readDuration } from '../config/duration.js';
-import { silenceMutes, type Silence, type Silences } from '../rules/silences.js';
+import { silenceMutes, type Silence, type Silences } from '../silences/silences.js';
 
 /** The body of a silence added from the dashboard or the console (POST, JSON, write token). */
 export const silenceRequestSchema = z.strictObject({

@@ -1,8 +1,9 @@
 import type { RedisConnection } from '../redis/connect.js';
-import { alertSchema, type Alert } from './alert.js';
+import { alertSchema, type Alert } from '../alerts/alert.js';
 import { decideFlush, flushJobSchema, readGroupState, type AlertMute, type FlushDecision } from './alert-grouper.js';
-import type { Inhibitor } from './inhibition.js';
+import type { Inhibitor } from '../alerts/inhibition.js';
 import type { NotifyKeys } from '../redis/key-space.js';
+import type { Silences } from '../silences/silences.js';
 
 /** An alert of a pending group, and why it is left out of messages when it is. */
 export interface GroupedAlert {
@@ -99,13 +100,13 @@ export class AlertBoard {
 }
 
 /**
- * The mute decision of flushes: inhibition by the alerts firing now, then silences that mute
- * notifications (`silenced`, given by the rules layer). First reason wins.
+ * The mute decision of flushes: inhibition by the alerts firing now, then the silences that mute
+ * notifications. First reason wins.
  */
-export function alertMute(board: AlertBoard, inhibitor: Inhibitor, silenced?: AlertMute): AlertMute {
+export function alertMute(board: AlertBoard, inhibitor: Inhibitor, silences: Pick<Silences, 'mutingNotifications'>): AlertMute {
   return async (alerts) => {
     const out = inhibitor.inhibited(alerts, await board.firing());
-    if (silenced) for (const [fp, why] of await silenced(alerts.filter((a) => !out.has(a.fingerprint)))) out.set(fp, why);
+    for (const [fp, why] of await silences.mutingNotifications(alerts.filter((a) => !out.has(a.fingerprint)))) out.set(fp, why);
     return out;
   };
 }

@@ -4,7 +4,7 @@ import type { RedisConnection } from '../redis/connect.js';
 import { systemClock, type Clock } from '../clock/clock.js';
 import { z } from 'zod';
 import { ReflexError } from '../errors/reflex-error.js';
-import { alertSchema, alertValue, type Alert } from './alert.js';
+import { alertSchema, alertValue, type Alert } from '../alerts/alert.js';
 import type { Notification } from './notification.js';
 import type { NotifyKeys } from '../redis/key-space.js';
 import { TokenLock } from '../redis/token-lock.js';

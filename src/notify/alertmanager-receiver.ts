@@ -1,4 +1,4 @@
-import type { Alert } from './alert.js';
+import type { Alert } from '../alerts/alert.js';
 import { reflexLines } from './message-text.js';
 import type { Notification } from './notification.js';
 import type { OutgoingRequest } from './outgoing-request.js';

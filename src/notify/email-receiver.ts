@@ -1,6 +1,6 @@
 import { createTransport, type Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
-import type { Alert } from './alert.js';
+import type { Alert } from '../alerts/alert.js';
 import { DeliveryError } from './delivery-error.js';
 import { alertPlace, auditReference, notificationTitle, reflexLines, truncate } from './message-text.js';
 import { firingAlerts, resolvedAlerts, type Notification } from './notification.js';

@@ -3,10 +3,9 @@ import type { Logger } from 'pino';
 import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import { describeStartFailure } from '../events/start-failure-text.js';
-import type { AuditLog } from '../audit/audit-log.js';
-import { actionFailedKind, resolveAlert } from './alert-resolution.js';
-import { alertFingerprint, type AlertAction, type AlertInput } from './alert.js';
-import type { AlertChange, Notifier } from './notifier.js';
+import { alertFingerprint, type AlertAction, type AlertChange, type AlertInput } from '../alerts/alert.js';
+import { actionFailedKind, type Alerts } from '../alerts/alerts.js';
+import type { Notifier } from './notifier.js';
 
 type StatusEvent = Extract<CanonicalEvent, { kind: 'instance.status' }>;
 
@@ -44,8 +43,8 @@ export class InstanceAlerts {
       notifier: Notifier;
       redis: RedisConnection;
       logger?: Logger;
-      /** Where the resolution of an `action-failed` alert is recorded; none: not audited. */
-      audit?: AuditLog;
+      /** Resolves (and audits the end of) the alerts a recovery ends besides the incident's own: action-failed, crash-loop, storm. */
+      alerts: Pick<Alerts, 'resolveFiring'>;
       /**
        * Whether the instance's cluster member is in a failure storm: storm control then raises one
        * grouped alert for the member, and the per-instance crash alerts are held back.
@@ -99,6 +98,7 @@ export class InstanceAlerts {
       startsAt: isoTime(event.timestamp),
       labels: {},
     };
+    // The notifier's own, not Alerts.raise: the incident is audited already, as its event and the rules' decisions.
     await this.deps.notifier.notify(alert);
   }
 
@@ -133,8 +133,7 @@ export class InstanceAlerts {
     }
     // Healthy again, whoever brought it back: an action that gave up on it, or a crash loop Reflex
     // stopped restarting, is over (a quarantine stays until it lapses or is released).
-    const healed = { notifier, audit: this.deps.audit };
-    for (const kind of healedKinds) await resolveAlert(healed, kind, event, { summary: recovery.summary, outcome: 'recovered', endsAt: recovery.endsAt });
+    for (const kind of healedKinds) await this.deps.alerts.resolveFiring(kind, event, { summary: recovery.summary, outcome: 'recovered', endsAt: recovery.endsAt });
     await this.stormOver(event, recovery);
   }
 
@@ -144,10 +143,10 @@ export class InstanceAlerts {
    * remediations have lapsed, and an instance on it is Running again.
    */
   private async stormOver(event: StatusEvent, recovery: Recovery): Promise<void> {
-    const { notifier, audit, inStorm } = this.deps;
+    const { alerts, inStorm } = this.deps;
     if (!event.location || !inStorm || (await inStorm(event))) return;
     const summary = `the failure storm on ${event.location} is over: no rule is held there any more, and ${recovery.summary}`;
-    await resolveAlert({ notifier, audit }, 'storm', { target: event.target, project: event.project, instance: `member:${event.location}` }, { summary, outcome: 'recovered', endsAt: recovery.endsAt });
+    await alerts.resolveFiring('storm', { target: event.target, project: event.project, instance: `member:${event.location}` }, { summary, outcome: 'recovered', endsAt: recovery.endsAt });
   }
 
   /**

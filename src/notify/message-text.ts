@@ -1,4 +1,4 @@
-import type { Alert } from './alert.js';
+import type { Alert } from '../alerts/alert.js';
 import { firingAlerts, resolvedAlerts, type Notification } from './notification.js';
 import { fillPlaceholders, placeholders } from './placeholders.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { alertSchema, type Alert } from './alert.js';
+import { alertSchema, type Alert } from '../alerts/alert.js';
 
 /**
  * One message to one receiver, as carried by a delivery job: the alerts of a group that changed

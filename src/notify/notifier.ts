@@ -4,17 +4,18 @@ import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Clock } from '../clock/clock.js';
 import { ReflexError } from '../errors/reflex-error.js';
-import { alertSchema, toAlert, type Alert, type AlertAction, type AlertInput } from './alert.js';
+import { alertSchema, toAlert, type Alert, type AlertAction, type AlertChange, type AlertInput } from '../alerts/alert.js';
 import { AlertBoard, alertMute } from './alert-board.js';
 import { AlertGrouper, flushJobSchema, groupOf, type AlertMute } from './alert-grouper.js';
 import { deliveryBackoff, DeliveryProcessor, enqueueDelivery } from './delivery-worker.js';
 import { auditLink, type NotifyConfig } from './notify-config.js';
 import { keySpace, type NotifyKeys } from '../redis/key-space.js';
 import { RateLimiter } from './rate-limiter.js';
-import { Inhibitor } from './inhibition.js';
+import { Inhibitor } from '../alerts/inhibition.js';
 import { createReceiver, type Receiver } from './receiver.js';
 import { Router, type MatchedRoute } from './router.js';
 import { TokenLock } from '../redis/token-lock.js';
+import { Silences } from '../silences/silences.js';
 
 /** Options of {@link Notifier}. */
 export interface NotifierOptions extends NotifyConfig {
@@ -30,16 +31,11 @@ export interface NotifierOptions extends NotifyConfig {
   workers?: boolean;
   /** Deliveries sent in parallel by this process. Default 4. */
   concurrency?: number;
-  /** The silences that mute notifications, checked when a group is flushed (the rules layer's silences). Default none. */
-  silenced?: AlertMute;
   /** Finished delivery jobs kept (`jobsKeepCompleted[Ms]`, `jobsKeepFailed[Ms]`). Default: completed a day, failed 7 days. */
   jobHistory?: { removeOnComplete: KeepJobs; removeOnFail: KeepJobs };
   /** The time groups read when they decide whether a repeat is due (the flushes themselves are BullMQ delayed jobs). Default: the wall clock. */
   clock?: Clock;
 }
-
-/** What {@link Notifier.amend} may change in a known alert. */
-export type AlertChange = Partial<Pick<Alert, 'summary' | 'actions' | 'outcome' | 'severity' | 'status' | 'endsAt'>>;
 
 /** How long an alert is remembered for `resolve(fingerprint)`. */
 const alertTtlMs = 30 * 86_400_000;
@@ -59,7 +55,7 @@ export class Notifier {
   readonly receivers: ReadonlyMap<string, Receiver>;
   /** Firing alerts and pending groups, as `reflex alerts` shows them. */
   readonly board: AlertBoard;
-  /** What flushes leave out of messages: inhibition, then silences (the inhibition rules as last configured). */
+  /** What flushes leave out of messages: inhibition, then the silences muting notifications (the inhibition rules as last configured). */
   readonly mute: AlertMute;
   private router: Router;
   private currentMute: AlertMute;
@@ -70,10 +66,13 @@ export class Notifier {
   private readonly connections: RedisConnection[] = [];
   /** Serialises raising, amending and resolving one alert across replicas (the same token lock as instances'). */
   private readonly alertLock: TokenLock;
+  /** The deployment's silences (`reflex silence`, the dashboard), read when a group is flushed. */
+  private readonly silences: Silences;
 
   /** Validates receivers and routes and reads their secrets; throws CONFIG_INVALID. */
   constructor(private readonly opts: NotifierOptions) {
-    this.keys = keySpace(opts.prefix).notify;
+    const keys = keySpace(opts.prefix);
+    this.keys = keys.notify;
     this.alertLock = new TokenLock(opts.redis, { ttlMs: alertLockMs });
     const receivers = buildReceivers(opts.receivers, opts.env);
     this.receivers = receivers;
@@ -84,7 +83,8 @@ export class Notifier {
     this.deliveryQueue = new Queue(this.keys.deliveryQueue, { ...queueOpts, defaultJobOptions: opts.jobHistory ?? { removeOnComplete: { age: 86_400 }, removeOnFail: { age: 7 * 86_400 } } });
     for (const q of [this.flushQueue, this.deliveryQueue]) q.on('error', (err) => opts.logger?.debug({ err, queue: q.name }, 'queue error'));
     this.board = new AlertBoard(opts.redis, this.keys);
-    this.currentMute = alertMute(this.board, new Inhibitor(opts.inhibitRules), opts.silenced);
+    this.silences = new Silences(opts.redis, keys.silences);
+    this.currentMute = alertMute(this.board, new Inhibitor(opts.inhibitRules), this.silences);
     this.mute = (alerts) => this.currentMute(alerts);
     this.grouper = new AlertGrouper(opts.redis, this.keys, this.flushQueue, (n) => {
       const receiver = receivers.get(n.receiver);
@@ -165,7 +165,7 @@ export class Notifier {
   prepareReconfigure(settings: NotifyConfig): { receivers: string[]; commit(): void } {
     const receivers = buildReceivers(settings.receivers, this.opts.env);
     const router = new Router(settings.route, new Set(receivers.keys()));
-    const mute = alertMute(this.board, new Inhibitor(settings.inhibitRules), this.opts.silenced);
+    const mute = alertMute(this.board, new Inhibitor(settings.inhibitRules), this.silences);
     return {
       receivers: [...receivers.keys()],
       commit: () => {

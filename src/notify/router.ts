@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { routeFields, type RouteSettings } from '../config/notification-settings.js';
 import { ReflexError } from '../errors/reflex-error.js';
-import type { Alert } from './alert.js';
-import { alertMatcher } from './alert-matcher.js';
+import type { Alert } from '../alerts/alert.js';
+import { alertMatcher } from '../alerts/alert-matcher.js';
 
 /**
  * A node of the routing tree (see {@link RouteSettings}), with what only TypeScript can give: a

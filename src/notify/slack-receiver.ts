@@ -1,4 +1,4 @@
-import type { Alert } from './alert.js';
+import type { Alert } from '../alerts/alert.js';
 import { reflexLines, alertPlace, notificationTitle, truncate } from './message-text.js';
 import { firingAlerts, resolvedAlerts, type Notification } from './notification.js';
 import type { SlackConfig } from './receiver-config.js';

@@ -1,4 +1,4 @@
-import type { Alert } from './alert.js';
+import type { Alert } from '../alerts/alert.js';
 import { reflexLines, auditReference, notificationTitle } from './message-text.js';
 import { firingAlerts, resolvedAlerts, type Notification } from './notification.js';
 import type { ReceiverConfig } from './receiver-config.js';

@@ -5,6 +5,7 @@ import type { ActionContext, ActionOutcome, CallDescription } from '../actions/a
 import type { Operation } from '../client/operation.js';
 import { runAction } from '../actions/define-action.js';
 import { builtinActions, type ActionRegistry } from '../actions/registry.js';
+import { actionFailedKind, Alerts } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { ApiError, isApiStatus } from '../client/api-error.js';
 import type { InstanceClient } from '../client/client.js';
@@ -14,7 +15,6 @@ import type { EventJob } from '../events/event-job.js';
 import { OWN_OPERATION_MAX_MS } from '../events/intent.js';
 import type { OwnOperations } from './own-operations.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { actionFailedKind, resolveAlert } from '../notify/alert-resolution.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { HeldLock, TokenLock } from '../redis/token-lock.js';
@@ -56,7 +56,7 @@ export interface ActionExecutorDeps {
   metrics?: Metrics;
   /** Where the `emit` action publishes follow-up events; none: `emit` fails. */
   events?: Queue;
-  /** The `notify` action's notifier, which also resolves an `action-failed` alert when a later action on its instance succeeds; none: `notify` fails. */
+  /** The `notify` action's notifier; none: `notify` fails. */
   notifier?: Pick<Notifier, 'notify' | 'amend'>;
   /** Storm control: holds a rule's actions on a member in a storm, and counts its remediations; none: off. */
   storms?: StormControl;
@@ -64,8 +64,11 @@ export interface ActionExecutorDeps {
   actions?: () => ActionRegistry;
   /** Where the jobs of an `onFailure` branch are queued; none: an action with a branch gives up like any other. */
   actionsQueue?: Queue;
-  /** Forwards the alert of an action that gave up (or of the storm it tripped) to the notification receivers; none: audited only. */
-  raiseAlert?: (alert: { kind: string; severity: 'critical'; summary: string; target: string; project: string; instance: string; member?: string; correlationId: string }) => Promise<unknown>;
+  /**
+   * Raises the alert of an action that gave up (or of the storm it tripped), and resolves an
+   * `action-failed` alert when a later action on its instance succeeds. Default: audited only.
+   */
+  alerts?: Pick<Alerts, 'raise' | 'resolveFiring'>;
 }
 
 /**
@@ -77,9 +80,11 @@ export interface ActionExecutorDeps {
  */
 export class ActionExecutor {
   private readonly others: OthersOperations;
+  private readonly alerts: Pick<Alerts, 'raise' | 'resolveFiring'>;
 
   constructor(private readonly deps: ActionExecutorDeps) {
     this.others = new OthersOperations(deps.ownOperations);
+    this.alerts = deps.alerts ?? new Alerts({ audit: deps.audit });
   }
 
   private actions(): ActionRegistry {
@@ -104,8 +109,7 @@ export class ActionExecutor {
     await this.deps.pending.remove(refOf(job), jobId);
     const fresh = await audit.append({ ...base, type: 'give-up', summary, jobId, attempts }, { once: `give-up:${jobId}:${attempts}` });
     if (!fresh) return;
-    await audit.append({ ...base, type: 'alert', summary, severity: 'critical' });
-    await this.deps.raiseAlert?.({ kind: actionFailedKind, severity: 'critical', summary, target: job.target, project: job.project, instance: job.instance, ...(job.event?.location ? { member: job.event.location } : {}), correlationId: job.correlationId });
+    await this.alerts.raise({ kind: actionFailedKind, severity: 'critical', summary, target: job.target, project: job.project, instance: job.instance, ...(job.event?.location ? { member: job.event.location } : {}), correlationId: job.correlationId }, { record: { rule: job.rule } });
     await this.remediationFailed(job, jobId);
   }
 
@@ -118,8 +122,7 @@ export class ActionExecutor {
     if (!s.storm || !s.alert) return;
     this.deps.metrics?.storms.inc();
     const { alert } = describeStorm(s, scope, storms);
-    const fresh = await this.deps.audit.append({ correlationId: job.correlationId, target: job.target, instance: `member:${scope.location}`, rule: job.rule, type: 'alert', summary: alert, severity: 'critical' }, { once: `storm-alert:${jobId}` });
-    if (fresh) await this.deps.raiseAlert?.({ kind: 'storm', severity: 'critical', summary: alert, target: job.target, project: job.project, instance: `member:${scope.location}`, member: scope.location, correlationId: job.correlationId });
+    await this.alerts.raise({ kind: 'storm', severity: 'critical', summary: alert, target: job.target, project: job.project, instance: `member:${scope.location}`, member: scope.location, correlationId: job.correlationId }, { once: `storm-alert:${jobId}`, record: { rule: job.rule } });
   }
 
   /**
@@ -248,10 +251,8 @@ export class ActionExecutor {
    * failure to resolve is logged, not thrown: the action did succeed.
    */
   private async actionSucceeded(job: ActionJob, outcome: ActionOutcome): Promise<void> {
-    const { notifier, audit, logger } = this.deps;
-    if (!notifier) return;
     const summary = `a later ${job.action} on ${job.instance} succeeded: ${outcome.summary}`;
-    await resolveAlert({ notifier, audit }, actionFailedKind, refOf(job), { summary, outcome: 'remediated' }).catch((err: Error) => logger.warn({ err, instance: job.instance }, 'action-failed alert not resolved'));
+    await this.alerts.resolveFiring(actionFailedKind, refOf(job), { summary, outcome: 'remediated' }).catch((err: Error) => this.deps.logger.warn({ err, instance: job.instance }, 'action-failed alert not resolved'));
   }
 
   /** Why the job is held: its rule is in a storm on the instance's member (declared after the job was queued). */

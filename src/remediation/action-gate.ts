@@ -8,7 +8,7 @@ import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import { builtinActions, type ActionRegistry } from '../actions/registry.js';
 import { configFlag } from '../rules/config-flag.js';
 import type { Rule } from '../rules/rule.js';
-import type { Silences } from '../rules/silences.js';
+import type { Silences } from '../silences/silences.js';
 import { CrashLoopBudget } from './crash-loop-budget.js';
 import { identityOf, identityToken } from './instance-identity.js';
 import { describeStorm, isFailure, StormControl, type StormPolicy } from './storm-control.js';

@@ -3,6 +3,7 @@ import type { RedisConnection } from '../redis/connect.js';
 import { getMany, setMany } from '../redis/get-many.js';
 import { GroupCommit } from '../redis/group-commit.js';
 import type { Logger } from 'pino';
+import { Alerts } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import { isApiStatus } from '../client/api-error.js';
@@ -47,8 +48,8 @@ export interface EventProcessorDeps {
   /** Delayed action jobs per instance: an operator's transition cancels them. */
   pending: PendingActions;
   logger: Logger;
-  /** Forwards an alert the gate raised (crash-loop quarantine, storm) to the receivers; none: audited only. */
-  raiseAlert?: (alert: { kind: string; severity: 'critical' | 'warning' | 'info'; summary: string; target: string; project: string; instance: string; member?: string; correlationId: string }) => Promise<unknown>;
+  /** Raises the alerts of events (crash-loop quarantine, storm, a future-dated or oversized frame). Default: audited only. */
+  alerts?: Pick<Alerts, 'raise'>;
   /** Raises an alert per crash or Error and resolves it when the instance runs again; none: no such alerts. */
   instanceAlerts?: Pick<InstanceAlerts, 'observe'>;
   /** Attempts per action job (first try included). Default 5. */
@@ -95,7 +96,10 @@ export class EventProcessor {
   private readonly startFailures: StartFailures;
   private readonly settler: StatusSettler;
 
+  private readonly alerts: Pick<Alerts, 'raise'>;
+
   constructor(private readonly deps: EventProcessorDeps) {
+    this.alerts = deps.alerts ?? new Alerts({ audit: deps.audit });
     this.startFailures = new StartFailures(deps.redis, deps.keys);
     this.settler = new StatusSettler({ ...deps, startFailures: this.startFailures, readInstance: (ref) => this.readInstance(ref) });
     this.doneMarks = new GroupCommit<string, void>(async (keys) => {
@@ -252,8 +256,8 @@ export class EventProcessor {
   private async futureTimestamp(event: CanonicalEvent, original: string): Promise<void> {
     const instance = 'instance' in event ? event.instance : undefined;
     const summary = `${instance ?? event.kind}: event dated ${original}, ahead of its receipt (${event.timestamp}) by more than the clock tolerance; processed at its receipt time (is the daemon's clock stepped forward?)`;
-    const fresh = await this.deps.audit.append({ type: 'alert', correlationId: event.id, target: event.target, instance, summary, severity: 'warning' }, { once: `future-time:${event.id}` });
-    if (fresh) await this.deps.raiseAlert?.({ kind: 'event.future-timestamp', severity: 'warning', summary, target: event.target, project: event.project, instance: instance ?? `target:${event.target}`, ...(event.location && event.location !== 'none' ? { member: event.location } : {}), correlationId: event.id });
+    const alert = { kind: 'event.future-timestamp', severity: 'warning', summary, target: event.target, project: event.project, instance: instance ?? `target:${event.target}`, ...(event.location && event.location !== 'none' ? { member: event.location } : {}), correlationId: event.id } as const;
+    await this.alerts.raise(alert, { once: `future-time:${event.id}`, record: { instance } });
   }
 
   /**
@@ -316,8 +320,9 @@ export class EventProcessor {
     if (!verdict.admitted) {
       await audit.append({ ...base, type: 'decision', summary: verdict.summary, matched: true, suppressed: true }, { once });
       if (verdict.alert) {
-        const fresh = await audit.append({ ...base, type: 'alert', summary: verdict.alert, severity: 'critical' }, { once: `gate-alert:${event.id}:${d.rule}` });
-        if (fresh) await this.deps.raiseAlert?.({ kind: verdict.alertKind ?? 'crash-loop', severity: 'critical', summary: verdict.alert, target: event.target, project: event.project, instance: verdict.alertSubject ?? ref.instance, ...(event.location ? { member: event.location } : {}), correlationId: event.id });
+        // Audited in the trail of the instance whose event it was, also when the alert is about its member (a storm).
+        const alert = { kind: verdict.alertKind ?? 'crash-loop', severity: 'critical', summary: verdict.alert, target: event.target, project: event.project, instance: verdict.alertSubject ?? ref.instance, ...(event.location ? { member: event.location } : {}), correlationId: event.id } as const;
+        await this.alerts.raise(alert, { once: `gate-alert:${event.id}:${d.rule}`, record: base });
       }
       return { rule: d.rule, result: 'suppressed', summary: verdict.summary, actions: [] };
     }
@@ -353,7 +358,7 @@ export class EventProcessor {
     const receivedAt = p.item?.receivedAt ?? Date.now();
     const fresh = await keepRejected(redis, keys.rejected, audit, { target, reason, raw, hash: p.hash, receivedAt }, { ...this.deps.rejected, maxRawBytes: this.deps.maxEventBytes });
     logger.warn({ reason }, 'malformed event rejected and kept for inspection');
-    if (p.lost && fresh) await this.deps.raiseAlert?.({ kind: 'event.frame-too-large', severity: 'warning', summary: reason, target, project: '', instance: `target:${target}`, correlationId: `rejected:${p.hash}` });
+    if (p.lost && fresh) await this.alerts.raise({ kind: 'event.frame-too-large', severity: 'warning', summary: reason, target, project: '', instance: `target:${target}`, correlationId: `rejected:${p.hash}` });
   }
 }
 

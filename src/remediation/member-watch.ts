@@ -1,28 +1,17 @@
+import type { Alerts } from '../alerts/alerts.js';
 import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import type { InstanceClient } from '../client/client.js';
 import type { KeySpace } from '../redis/key-space.js';
 import { LuaScript } from '../redis/script.js';
 
-/** An alert about a cluster member, in the shape the notifier takes. */
-export interface MemberAlert {
-  kind: 'member.offline';
-  severity: 'critical';
-  summary: string;
-  target: string;
-  project: string;
-  instance: string;
-  member: string;
-  correlationId: string;
-  status: 'firing' | 'resolved';
-}
-
 /** Options of {@link startMemberWatch}. */
 export interface MemberWatchOptions {
   targets: { id: string; client: InstanceClient }[];
   redis: RedisConnection;
   keys: KeySpace;
-  raiseAlert?: (alert: MemberAlert) => Promise<unknown>;
+  /** Raises `member.offline` and resolves it. */
+  alerts: Pick<Alerts, 'raise' | 'resolve'>;
   logger: Logger;
   /** How often each target's members are read. Default 15 s. */
   intervalMs?: number;
@@ -35,7 +24,7 @@ const swapStatus = new LuaScript(`local old = redis.call('HGET', KEYS[1], ARGV[1
 /**
  * A member of a clustered target that goes Offline is an alert of its own (`member.offline`, on
  * `member:NAME`), resolved when it is Online again; by default it inhibits the crash and Error
- * alerts of that member's instances (src/notify/inhibition.ts). A member found Offline when Reflex
+ * alerts of that member's instances (src/alerts/inhibition.ts). A member found Offline when Reflex
  * starts alerts too; Evacuated is an operator's decision and does not. Every replica reads the
  * members; the status kept in Redis makes each change alert once. A server that is not
  * clustered is asked nothing more than `GET /1.0`. Returns a stop function.
@@ -53,7 +42,8 @@ export function startMemberWatch(opts: MemberWatchOptions): () => Promise<void> 
       if (down === (old === 'Offline')) continue;
       const summary = down ? `cluster member ${m.server_name} is offline${m.message ? `: ${m.message}` : ''}; its instances cannot be reached or remediated` : `cluster member ${m.server_name} is ${m.status} again`;
       opts.logger[down ? 'error' : 'info']({ target: t.id, member: m.server_name, status: m.status }, summary);
-      await opts.raiseAlert?.({ kind: 'member.offline', severity: 'critical', summary, target: t.id, project: '', instance: `member:${m.server_name}`, member: m.server_name, correlationId: `member:${t.id}:${m.server_name}:${Date.now()}`, status: down ? 'firing' : 'resolved' });
+      const alert = { kind: 'member.offline', severity: 'critical', summary, target: t.id, project: '', instance: `member:${m.server_name}`, member: m.server_name, correlationId: `member:${t.id}:${m.server_name}:${Date.now()}` } as const;
+      await (down ? opts.alerts.raise(alert) : opts.alerts.resolve(alert));
     }
   };
   const round = async () => {

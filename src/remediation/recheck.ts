@@ -6,7 +6,7 @@ import type { Instance } from '../client/instance.js';
 import type { StateTracker } from '../events/state-tracker.js';
 import type { KeySpace } from '../redis/key-space.js';
 import type { RuleEngine } from '../rules/engine.js';
-import { matchingSilence, type Silences } from '../rules/silences.js';
+import { matchingSilence, type Silences } from '../silences/silences.js';
 import type { ActionJob } from '../actions/action-job.js';
 import { CrashLoopBudget, quarantineHolds } from './crash-loop-budget.js';
 import { describeIdentity, identityOf, identityToken, isAnotherInstance } from './instance-identity.js';

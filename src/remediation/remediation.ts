@@ -1,18 +1,19 @@
 import { DelayedError, Job, Queue, Worker } from 'bullmq';
 import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
+import { Alerts } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import type { EventArchive } from '../events/event-archive.js';
 import { OwnOperations } from './own-operations.js';
 import type { StateTracker } from '../events/state-tracker.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { InstanceAlerts } from '../notify/instance-alerts.js';
+import { InstanceAlerts } from '../notify/instance-alerts.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { KeySpace } from '../redis/key-space.js';
 import { TokenLock } from '../redis/token-lock.js';
 import type { RuleEngine } from '../rules/engine.js';
-import type { Silences } from '../rules/silences.js';
+import type { Silences } from '../silences/silences.js';
 import { builtinActions, type ActionRegistry } from '../actions/registry.js';
 import { ActionExecutor, instanceBusy } from './action-executor.js';
 import { ActionGate, type GateOptions } from './action-gate.js';
@@ -39,10 +40,10 @@ export interface RemediationOptions {
   logger: Logger;
   metrics?: Metrics;
   archive?: EventArchive;
+  /** The receivers: the `notify` action's, and each crash or Error alerts through it ({@link InstanceAlerts}); none: no such alerts. */
   notifier?: Notifier;
-  instanceAlerts?: InstanceAlerts;
-  /** Forwards an alert (crash loop, storm, give-up) to the receivers; none: audited only. */
-  raiseAlert?: (alert: { kind: string; severity: 'critical' | 'warning' | 'info'; summary: string; target: string; project: string; instance: string; member?: string; correlationId: string }) => Promise<unknown>;
+  /** Raises and resolves the alerts of remediation (crash loop, storm, give-up). Default: audited only. */
+  alerts?: Alerts;
   gate?: GateOptions;
   /** The actions of the rules loaded now: `LoadedRules.actions` (a function: swapped with the rules on a reload). Default: the built-ins. */
   actions?: ActionRegistry | (() => ActionRegistry);
@@ -79,9 +80,11 @@ export function startRemediation(o: RemediationOptions): Remediation {
   const pending = new PendingActions(redis, keys, o.actionsQueue);
   const actions = (): ActionRegistry => (typeof o.actions === 'function' ? o.actions() : (o.actions ?? builtinActions));
   const gate = new ActionGate(redis, keys, o.silences, o.metrics, { ...o.gate, actions });
-  const processor = new EventProcessor({ redis, keys, client: o.client, tracker: o.tracker, ownOperations, audit: o.audit, engine: o.engine, gate, actions: o.actionsQueue, pending, logger, actionAttempts: o.actionAttempts, archive: o.archive, metrics: o.metrics, raiseAlert: o.raiseAlert, instanceAlerts: o.instanceAlerts, clockToleranceMs: o.clockToleranceMs, maxEventBytes: o.maxEventBytes, rejected: o.rejected });
+  const alerts = o.alerts ?? new Alerts({ audit: o.audit });
+  const instanceAlerts = o.notifier && new InstanceAlerts({ notifier: o.notifier, redis, logger, alerts, inStorm: (e) => gate.inStorm(e) });
+  const processor = new EventProcessor({ redis, keys, client: o.client, tracker: o.tracker, ownOperations, audit: o.audit, engine: o.engine, gate, actions: o.actionsQueue, pending, logger, actionAttempts: o.actionAttempts, archive: o.archive, metrics: o.metrics, alerts, instanceAlerts, clockToleranceMs: o.clockToleranceMs, maxEventBytes: o.maxEventBytes, rejected: o.rejected });
   const recheck = new Recheck({ client: o.client, tracker: o.tracker, silences: o.silences, engine: () => (typeof o.engine === 'function' ? o.engine() : o.engine), redis, keys, actions, ownOperations });
-  const executor = new ActionExecutor({ actions, client: o.client, audit: o.audit, ownOperations, locks: new TokenLock(redis), recheck, pending, keys, redis, logger, metrics: o.metrics, events: o.eventsQueue, actionsQueue: o.actionsQueue, notifier: o.notifier, raiseAlert: o.raiseAlert, ...(gate.storms ? { storms: gate.storms } : {}) });
+  const executor = new ActionExecutor({ actions, client: o.client, audit: o.audit, ownOperations, locks: new TokenLock(redis), recheck, pending, keys, redis, logger, metrics: o.metrics, events: o.eventsQueue, actionsQueue: o.actionsQueue, notifier: o.notifier, alerts, ...(gate.storms ? { storms: gate.storms } : {}) });
   const queueOpts = { connection: o.connection, prefix: keys.bullPrefix };
 
   // One job (a batch) at a time; within it each instance's events in order, instances side by side.
@@ -112,12 +115,12 @@ export function startRemediation(o: RemediationOptions): Remediation {
     if (!job) return;
     const final = isFinalFailure(job, err);
     const data = actionJobSchema.safeParse(job.data);
-    if (data.success) void o.instanceAlerts?.actionSettled(data.data, { result: final ? 'failed' : 'retrying', summary: err.message }, final);
+    if (data.success) void instanceAlerts?.actionSettled(data.data, { result: final ? 'failed' : 'retrying', summary: err.message }, final);
     if (final) gaveUp(job, err.message);
   });
   actionWorker.on('completed', (job, outcome: { result?: string; summary?: string; operationId?: string } | undefined) => {
     const data = actionJobSchema.safeParse(job.data);
-    if (data.success && outcome?.result) void o.instanceAlerts?.actionSettled(data.data, { result: outcome.result, summary: outcome.summary, operationId: outcome.operationId }, false);
+    if (data.success && outcome?.result) void instanceAlerts?.actionSettled(data.data, { result: outcome.result, summary: outcome.summary, operationId: outcome.operationId }, false);
   });
   // A job whose worker died too often is failed by BullMQ's stall check, which no 'failed' event reports.
   actionWorker.on('stalled', (jobId) => {

@@ -139,6 +139,12 @@ export class RuleSet {
     return this.value;
   }
 
+  /** The rule engine in force now: read at the moment of use, a reload takes effect on the next. */
+  readonly engine = (): RuleEngine => this.value.engine;
+
+  /** The actions in force now: the built-ins and the folder's defineAction actions, swapped with the rules. */
+  readonly actions = (): LoadedRules['actions'] => this.value.loaded.actions;
+
   /** Adds a part to prepare and apply at each reload. */
   attach(part: RuleSetPart): void {
     this.parts.push(part);

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Alerts } from '../alerts/alerts.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { RedisConnection } from '../redis/connect.js';
 import { formatBytes, memoryLevel, readRedisMemory, type MemoryLevel, type RedisMemory } from './redis-memory.js';
@@ -6,18 +7,6 @@ import { readStructures, type RetentionPlan } from './structures.js';
 
 /** The kind of the alert raised while Redis is close to `maxmemory`. */
 export const redisMemoryHighKind = 'redis.memory-high';
-
-/** The alert of {@link redisMemoryHighKind}, in the shape the notifier takes. */
-export interface RedisMemoryAlert {
-  kind: typeof redisMemoryHighKind;
-  severity: 'warning' | 'critical';
-  status: 'firing' | 'resolved';
-  summary: string;
-  target: string;
-  project: string;
-  instance: string;
-  correlationId: string;
-}
 
 /** Options of {@link startRedisWatch}. */
 export interface RedisWatchOptions {
@@ -32,7 +21,8 @@ export interface RedisWatchOptions {
   /** Trim the streams to their bounds at each round. Default true. */
   enforce?: boolean;
   metrics?: Metrics;
-  raiseAlert?: (alert: RedisMemoryAlert) => Promise<unknown>;
+  /** Raises `redis.memory-high` and resolves it. */
+  alerts: Pick<Alerts, 'raise' | 'resolve'>;
   logger: Logger;
 }
 
@@ -77,12 +67,12 @@ export function startRedisWatch(opts: RedisWatchOptions): RedisWatch {
     if (level === 'ok') {
       const summary = `Redis memory back under ${Math.round(opts.alertRatio * 100)} % of maxmemory: ${formatBytes(memory.usedBytes)} of ${formatBytes(memory.maxBytes)}`;
       logger.info({ usedBytes: memory.usedBytes, maxBytes: memory.maxBytes }, summary);
-      await opts.raiseAlert?.({ ...base, severity: old === 'critical' ? 'critical' : 'warning', status: 'resolved', summary });
+      await opts.alerts.resolve({ ...base, severity: old === 'critical' ? 'critical' : 'warning', summary });
       return;
     }
     const summary = `Redis uses ${share} of maxmemory (${formatBytes(memory.usedBytes)} of ${formatBytes(memory.maxBytes)}): with noeviction, writes (events, jobs, audit) fail when it is full; lower the retention bounds or raise maxmemory`;
     logger[level === 'critical' ? 'error' : 'warn']({ usedBytes: memory.usedBytes, maxBytes: memory.maxBytes }, summary);
-    await opts.raiseAlert?.({ ...base, severity: level, status: 'firing', summary });
+    await opts.alerts.raise({ ...base, severity: level, summary });
   };
 
   const check = async () => {

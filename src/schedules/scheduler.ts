@@ -3,6 +3,7 @@ import { duplicateConnection, type RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { TokenLock } from '../redis/token-lock.js';
+import type { Alerts } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { systemClock, type Clock } from '../clock/clock.js';
 import type { InstanceClient } from '../client/client.js';
@@ -10,7 +11,7 @@ import type { KeySpace, ScheduleKeys } from '../redis/key-space.js';
 import type { Schedule } from './schedule.js';
 import { loadSchedules } from './schedule-loader.js';
 import { workerLockOptions } from '../errors/retry-policy.js';
-import { runTick, type HousekeepingAlert, type TickReport } from './tick-runner.js';
+import { runTick, type TickReport } from './tick-runner.js';
 import type { Metrics } from '../metrics/metrics.js';
 
 /**
@@ -42,8 +43,8 @@ export interface SchedulerOptions {
   actions: Queue;
   /** Counts ticks and snapshots and tracks each instance's newest snapshot; none: not counted. */
   metrics?: Metrics;
-  /** Forwards housekeeping alerts (stale snapshots, lost ownership records) to the receivers; none: audited only. */
-  raiseAlert?: (alert: HousekeepingAlert) => Promise<unknown>;
+  /** Raises and resolves housekeeping alerts (stale snapshots, lost ownership records). Default: audited only. */
+  alerts?: Pick<Alerts, 'raise' | 'resolve'>;
   /**
    * The time a tick's lateness (catch-up) and its plans (snapshot freshness, expiry) are read
    * against; the ticks come due on BullMQ's job schedulers, in Redis. Default: the wall clock.
@@ -135,7 +136,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
       if (lateMs > schedule.catchUpGraceMs) logger.info({ schedule: schedule.name, lateMs }, 'running a missed tick (catchUp: one)');
       const report: TickReport = { plans: [], queued: 0, failed: 0, missed: 0 };
       for (const t of opts.targets ?? [{ target: opts.target, client: opts.client }]) {
-        const r = await runTick(schedule, { client: t.client, audit, logger, target: t.target, actions: opts.actions, redis, keys, metrics: opts.metrics, raiseAlert: opts.raiseAlert }, { tickAt: dueAt, correlationId, now: () => clock.now() });
+        const r = await runTick(schedule, { client: t.client, audit, logger, target: t.target, actions: opts.actions, redis, keys, metrics: opts.metrics, alerts: opts.alerts }, { tickAt: dueAt, correlationId, now: () => clock.now() });
         report.plans.push(...r.plans);
         report.queued += r.queued;
         report.failed += r.failed;

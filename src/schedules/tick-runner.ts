@@ -3,6 +3,8 @@ import type { Queue } from 'bullmq';
 import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import type { HousekeepingParams } from '../actions/housekeeping-action.js';
+import type { AlertInput } from '../alerts/alert.js';
+import { Alerts } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import type { Instance } from '../client/instance.js';
@@ -15,18 +17,6 @@ import type { KeySpace } from '../redis/key-space.js';
 import type { Schedule } from './schedule.js';
 import { housekeepingJobId, instancesInScope, jobStateOf, planFor, type PlannedInstance } from './schedule-plan.js';
 import { actionJobOptions, type ActionJobInput } from '../actions/action-job.js';
-
-/** An alert a tick raises (a stale snapshot, lost ownership records); `status: 'resolved'` clears it. */
-export interface HousekeepingAlert {
-  kind: string;
-  severity: 'critical' | 'warning' | 'info';
-  summary: string;
-  target: string;
-  project: string;
-  instance: string;
-  correlationId: string;
-  status?: 'firing' | 'resolved';
-}
 
 /** What a tick needs. */
 export interface TickDeps {
@@ -42,8 +32,8 @@ export interface TickDeps {
   keys: KeySpace;
   /** Snapshots made / pruned / failed and the age of each instance's newest snapshot; none: not counted. */
   metrics?: Metrics;
-  /** Forwards the tick's alerts to the notification receivers; none: audited only. */
-  raiseAlert?: (alert: HousekeepingAlert) => Promise<unknown>;
+  /** Raises and resolves the tick's alerts (a stale snapshot, lost ownership records). Default: audited only. */
+  alerts?: Pick<Alerts, 'raise' | 'resolve'>;
 }
 
 /** Options of one tick. */
@@ -201,19 +191,21 @@ async function watch(schedule: Schedule, deps: TickDeps, planned: PlannedInstanc
   }
 }
 
-/** Resolves the alert raised by {@link raiseOnce} under `key`, if it was raised, audited. */
-async function resolveOnce(deps: TickDeps, key: string, alert: HousekeepingAlert, schedule: Schedule): Promise<void> {
+/** Resolves the alert raised by {@link raiseOnce} under `key`, if it was raised. */
+async function resolveOnce(deps: TickDeps, key: string, alert: AlertInput, schedule: Schedule): Promise<void> {
   if (!(await deps.redis.del(key))) return;
-  await deps.audit.append({ correlationId: alert.correlationId, target: alert.target, instance: alert.instance, project: alert.project, rule: schedule.name, type: 'alert', summary: alert.summary, severity: 'info', resolved: true, kind: alert.kind });
-  await deps.raiseAlert?.({ ...alert, status: 'resolved' });
+  await alertsOf(deps).resolve(alert, { record: { rule: schedule.name } });
 }
 
-/** Raises an alert once while `key` is set (across ticks and replicas), audited. */
-async function raiseOnce(deps: TickDeps, key: string, alert: HousekeepingAlert, schedule: Schedule): Promise<void> {
+/** Raises an alert once while `key` is set (across ticks and replicas). */
+async function raiseOnce(deps: TickDeps, key: string, alert: AlertInput, schedule: Schedule): Promise<void> {
   if ((await deps.redis.set(key, String(Date.now()), 'NX')) !== 'OK') return;
   deps.logger.warn({ schedule: schedule.name, instance: alert.instance, kind: alert.kind }, alert.summary);
-  await deps.audit.append({ correlationId: alert.correlationId, target: alert.target, instance: alert.instance, project: alert.project, rule: schedule.name, type: 'alert', summary: alert.summary, severity: alert.severity, kind: alert.kind });
-  await deps.raiseAlert?.(alert);
+  await alertsOf(deps).raise(alert, { record: { rule: schedule.name } });
+}
+
+function alertsOf(deps: TickDeps): Pick<Alerts, 'raise' | 'resolve'> {
+  return deps.alerts ?? new Alerts({ audit: deps.audit });
 }
 
 /**

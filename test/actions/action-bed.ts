@@ -11,7 +11,7 @@ import { actionJobOptions, type ActionJobInput } from '../../src/actions/action-
 import { startRemediation } from '../../src/remediation/remediation.js';
 import { RuleEngine } from '../../src/rules/engine.js';
 import type { Rule } from '../../src/rules/rule.js';
-import { Silences } from '../../src/rules/silences.js';
+import { Silences } from '../../src/silences/silences.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 

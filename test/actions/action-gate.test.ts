@@ -4,7 +4,7 @@ import { CrashLoopBudget, quarantineHolds } from '../../src/remediation/crash-lo
 import type { InstanceStatusEvent } from '../../src/events/canonical-event.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { defineRule } from '../../src/rules/rule.js';
-import { Silences } from '../../src/rules/silences.js';
+import { Silences } from '../../src/silences/silences.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 
 const ref = (instance: string) => ({ target: 't', project: 'default', instance });

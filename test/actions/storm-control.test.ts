@@ -15,10 +15,11 @@ import { keySpace } from '../../src/redis/key-space.js';
 import { RuleEngine } from '../../src/rules/engine.js';
 import { loadRules } from '../../src/rules/rule-loader.js';
 import { defineRule, type Rule } from '../../src/rules/rule.js';
-import { Silences } from '../../src/rules/silences.js';
+import { Silences } from '../../src/silences/silences.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
 import { StateTracker } from '../../src/events/state-tracker.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
+import { recordingAlerts } from '../alerts/recording-alerts.js';
 
 let seq = 0;
 const crash = (instance: string, location: string, over: Partial<InstanceStatusEvent> = {}): InstanceStatusEvent => ({
@@ -45,11 +46,11 @@ describe('storm control', () => {
       const ks = keySpace(uniquePrefix('storm'));
       const actions = new Queue(ks.actionsQueue, { connection, prefix: ks.bullPrefix });
       const audit = new AuditLog(redis, ks.audit);
-      const alerts: string[] = [];
+      const recording = recordingAlerts(audit);
       const processor = new EventProcessor({
         redis, keys: ks, client: () => client, tracker: new StateTracker(redis, ks), ownOperations: new OwnOperations(redis, ks), pending: new PendingActions(redis, ks, actions), audit,
         engine: new RuleEngine(rules), gate: new ActionGate(redis, ks, new Silences(redis, ks.silences)), actions, logger: pino({ level: 'silent' }),
-        raiseAlert: async (a) => void alerts.push(a.kind),
+        alerts: recording.alerts,
       });
       for (const n of order) {
         const e = crash(n, 'node1');
@@ -59,7 +60,7 @@ describe('storm control', () => {
       const held = (await audit.read()).filter((r) => r.type === 'decision' && (r as { suppressed?: boolean }).suppressed).map((r) => r.instance);
       await actions.obliterate({ force: true });
       await actions.close();
-      return { queued, held, alerts };
+      return { queued, held, alerts: recording.raised.map((a) => a.kind) };
     };
     try {
       const forward = await outcome(names);

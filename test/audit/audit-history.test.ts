@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainKey } from '../../src/audit/audit-chain.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { FileHistoryStore } from '../../src/audit/history/file-history-store.js';
-import { HistoryShipper, type HistoryAlert } from '../../src/audit/history/history-shipper.js';
+import { HistoryShipper } from '../../src/audit/history/history-shipper.js';
 import type { HistoryEntry, HistoryHead, HistoryRange, HistoryStore } from '../../src/audit/history/history-store.js';
 import { PostgresHistoryStore } from '../../src/audit/history/postgres-history-store.js';
 import type { RedisConnection } from '../../src/redis/connect.js';
@@ -18,6 +18,7 @@ import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { runReflex } from '../support/reflex-process.js';
 import { parseConfig } from '../../src/config/config.js';
 import { checkHistory } from '../../src/doctor/history-check.js';
+import { recordingAlerts } from '../alerts/recording-alerts.js';
 
 /**
  * Audit history that outlives Redis: records shipped to a store (gzip NDJSON segments on disk, and a
@@ -150,10 +151,11 @@ async function setup(bed: Bed, maxRecords = 10, key = keySpace(uniquePrefix('his
   stores.push(bed.store);
   await bed.store.open();
   const flaky = new FlakyStore(bed.store);
-  const alerts: HistoryAlert[] = [];
+  // Audited apart from the shipped stream, whose records the tests count.
+  const { alerts: raising, raised: alerts } = recordingAlerts(new AuditLog(redis, keySpace(uniquePrefix('history-alerts')).audit));
   const lags: number[] = [];
   let errors = 0;
-  const shipper = new HistoryShipper({ redis, streamKey: key, store: flaky, logger, batch: 7, intervalMs: 3_600_000, onLag: (n) => lags.push(n), onError: () => errors++, raiseAlert: async (a) => alerts.push(a) });
+  const shipper = new HistoryShipper({ redis, streamKey: key, store: flaky, logger, batch: 7, intervalMs: 3_600_000, onLag: (n) => lags.push(n), onError: () => errors++, alerts: raising });
   await shipper.start();
   await shipper.stop();
   // Appends as a replica does, trimming to `maxRecords`; reads as `reflex audit` does, across the store.
@@ -332,7 +334,7 @@ describe('the history shipper across replicas', () => {
   it('ships from one replica at a time: a second stands by while the first holds the lock', async () => {
     const bed = fileBed(1 << 20);
     const h = await setup(bed);
-    const other = new HistoryShipper({ redis, streamKey: h.key, store: bed.store, logger, batch: 7, intervalMs: 3_600_000 });
+    const other = new HistoryShipper({ redis, streamKey: h.key, store: bed.store, logger, batch: 7, intervalMs: 3_600_000, alerts: recordingAlerts(new AuditLog(redis, keySpace(uniquePrefix('history-alerts')).audit)).alerts });
     await h.append(5);
     await h.shipper.round();
     await h.append(5);

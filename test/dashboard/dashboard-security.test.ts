@@ -9,7 +9,7 @@ import { dashboardAuth } from '../../src/http/dashboard-auth.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/http/http-server.js';
 import { Metrics } from '../../src/metrics/metrics.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { Silences } from '../../src/rules/silences.js';
+import { Silences } from '../../src/silences/silences.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 
 const readToken = `read-token-${Math.random().toString(36).slice(2)}`;

@@ -4,7 +4,7 @@ import { Queue } from 'bullmq';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keySpace } from '../../src/redis/key-space.js';
-import { Silences } from '../../src/rules/silences.js';
+import { Silences } from '../../src/silences/silences.js';
 import { startObservabilityBed, waitForMetric, type ObservabilityBed } from '../metrics/observability-bed.js';
 import { redisClient } from '../support/redis.js';
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
-import type { Alert } from '../../src/notify/alert.js';
+import type { Alert } from '../../src/alerts/alert.js';
 import type { AlertsView } from '../../src/notify/alert-board.js';
 import { makeIdentity, type TestIdentity } from '../conformance/lxd-https.js';
 import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';

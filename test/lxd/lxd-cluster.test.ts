@@ -6,7 +6,9 @@ import { parseTarget } from '../../src/client/target.js';
 import { EventSubscriber } from '../../src/events/event-subscriber.js';
 import { decodeFrame, type LifecycleFrame } from '../../src/events/frame.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { startMemberWatch, type MemberAlert } from '../../src/remediation/member-watch.js';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import { startMemberWatch } from '../../src/remediation/member-watch.js';
+import { recordingAlerts } from '../alerts/recording-alerts.js';
 import { endedOperations, expectMoveOperations, type OperationFrame } from '../conformance/move-operations.js';
 import { auditTrail } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED } from '../support/lxd-bed.js';
@@ -117,9 +119,10 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
   it('reads every member Online, and the member watch raises no alert for them', async () => {
     const members = await client.clusterMembers();
     expect(members.map((m) => [m.server_name, m.status]).sort()).toEqual(MEMBERS.map((m) => [m, 'Online']));
-    const alerts: MemberAlert[] = [];
     const redis = redisClient();
-    const stop = startMemberWatch({ targets: [{ id: target, client }], redis, keys: keySpace(uniquePrefix('members')), raiseAlert: async (a) => void alerts.push(a), logger: silent, intervalMs: 100 });
+    const keys = keySpace(uniquePrefix('members'));
+    const { alerts: raising, raised: alerts } = recordingAlerts(new AuditLog(redis, keys.audit));
+    const stop = startMemberWatch({ targets: [{ id: target, client }], redis, keys, alerts: raising, logger: silent, intervalMs: 100 });
     try {
       await new Promise((r) => setTimeout(r, 1_000));
       expect(alerts).toEqual([]);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { CanonicalEvent } from '../../src/events/canonical-event.js';
+import { Alerts } from '../../src/alerts/alerts.js';
 import { InstanceAlerts } from '../../src/notify/instance-alerts.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
@@ -28,7 +29,7 @@ describe('a recovery resolves the alerts it ends', () => {
     server = await startRecordingServer();
     const notifier = fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings, groupBy: ['kind'] } });
     const audit = new AuditLog(fx.redis, keySpace(fx.prefix).audit);
-    return { notifier, audit, alerts: new InstanceAlerts({ notifier, redis: fx.redis, audit, inStorm: async () => inStorm }) };
+    return { notifier, audit, alerts: new InstanceAlerts({ notifier, redis: fx.redis, alerts: new Alerts({ audit, notifier }), inStorm: async () => inStorm }) };
   }
   const sent = () => server.requests.flatMap((r) => (r.json as Body).alerts.map((a) => `${a.kind} ${a.instance}:${a.status}`)).sort();
 

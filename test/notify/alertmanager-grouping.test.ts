@@ -3,7 +3,7 @@ import { AuditLog } from '../../src/audit/audit-log.js';
 import type { ReceiverConfigInput } from '../../src/notify/receiver-config.js';
 import type { NotifierOptions } from '../../src/notify/notifier.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { matchingSilence, Silences } from '../../src/rules/silences.js';
+import { matchingSilence, Silences } from '../../src/silences/silences.js';
 import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
 import { until } from '../support/wait.js';
@@ -109,7 +109,7 @@ describe('grouping as Alertmanager does it', () => {
     const s = await server();
     const audit = new AuditLog(fx.redis, keySpace(fx.prefix).audit);
     const silences = new Silences(fx.redis, keySpace(fx.prefix).silences, audit);
-    const n = replica({ receivers: [hook('hook', s.url)], route: { receiver: 'hook', ...fastTimings, groupWaitMs: 400 }, silenced: (alerts) => silences.mutingNotifications(alerts) });
+    const n = replica({ receivers: [hook('hook', s.url)], route: { receiver: 'hook', ...fastTimings, groupWaitMs: 400 } });
     await n.notify(crashAlert('web-1', { startsAt: at(0) }));
     await n.notify(crashAlert('web-2', { startsAt: at(1) }));
     await n.notify(crashAlert('web-3', { startsAt: at(2) }));

@@ -4,7 +4,7 @@ import { startHttpServer, type RunningHttpServer } from '../../src/http/http-ser
 import { Metrics } from '../../src/metrics/metrics.js';
 import type { Notifier } from '../../src/notify/notifier.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { Silences } from '../../src/rules/silences.js';
+import { Silences } from '../../src/silences/silences.js';
 import { reflexInProcess } from '../cli/in-process.js';
 import { redisUrl } from '../support/redis.js';
 import { crashAlert, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
@@ -24,7 +24,7 @@ describe('what is pending: reflex alerts and the dashboard', () => {
   async function pending(): Promise<{ notifier: Notifier; silences: Silences }> {
     fx = new NotifierFixture();
     const silences = new Silences(fx.redis, keySpace(fx.prefix).silences, fx.audit);
-    const notifier = fx.replica({ receivers: [hook], env: { S: testWebhookSecret }, route: { receiver: 'hook', groupWaitMs: 60_000 }, silenced: (a) => silences.mutingNotifications(a) });
+    const notifier = fx.replica({ receivers: [hook], env: { S: testWebhookSecret }, route: { receiver: 'hook', groupWaitMs: 60_000 } });
     await notifier.notify(crashAlert('web-2', { startsAt: '2026-03-01T10:00:02.000Z' }));
     await notifier.notify(crashAlert('web-1', { startsAt: '2026-03-01T10:00:01.000Z' }));
     await silences.add({ scope: { instance: 'web-1' }, mutes: ['notifications'], reason: 'noisy', durationMs: 60_000 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { alertFingerprint } from '../../src/notify/alert.js';
+import { alertFingerprint } from '../../src/alerts/alert.js';
 import type { Notifier } from '../../src/notify/notifier.js';
 import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import examples from '../../rules/examples/receivers.js';
-import { toAlert } from '../../src/notify/alert.js';
+import { toAlert } from '../../src/alerts/alert.js';
 import { createReceiver } from '../../src/notify/receiver.js';
 import { Router } from '../../src/notify/router.js';
 import { crashAlert, testWebhookSecret } from './notifier-fixture.js';

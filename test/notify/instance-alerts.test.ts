@@ -6,9 +6,10 @@ import { InstanceClient } from '../../src/client/client.js';
 import { parseConfig } from '../../src/config/config.js';
 import { targetsOf } from '../../src/config/config-target.js';
 import type { CanonicalEvent } from '../../src/events/canonical-event.js';
+import { Alerts } from '../../src/alerts/alerts.js';
 import { InstanceAlerts } from '../../src/notify/instance-alerts.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { Silences } from '../../src/rules/silences.js';
+import { Silences } from '../../src/silences/silences.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
@@ -165,7 +166,10 @@ describe('instance alerts on redelivery', () => {
   it('the same crash and recovery seen again (a retried job, another replica) send nothing more, and a crash older than the recovery reopens nothing', async () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
-    const replica = () => new InstanceAlerts({ redis: fx.redis, notifier: fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings } }) });
+    const replica = () => {
+      const notifier = fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings } });
+      return new InstanceAlerts({ redis: fx.redis, notifier, alerts: new Alerts({ audit: fx.audit, notifier }) });
+    };
     const [a, b] = [replica(), replica()];
     await Promise.all([a.observe(event({}), queued), b.observe(event({}), queued)]);
     await until('the firing message', () => server.requests.length === 1);
@@ -186,7 +190,7 @@ describe('instance alerts on redelivery', () => {
     // Real storm control on the same Redis: two failing remediations on member node1 make a storm there.
     const ks = keySpace(fx.prefix);
     const gate = new ActionGate(fx.redis, ks, new Silences(fx.redis, ks.silences), undefined, { storm: { threshold: 2, windowMs: 60_000 } });
-    const alerts = new InstanceAlerts({ redis: fx.redis, notifier, inStorm: (e) => gate.inStorm(e) });
+    const alerts = new InstanceAlerts({ redis: fx.redis, notifier, alerts: new Alerts({ audit: fx.audit, notifier }), inStorm: (e) => gate.inStorm(e) });
     const onNode1 = [event({ location: 'node1' }), event({ id: 'evt-crash-2', instance: 'web-2', location: 'node1' })];
     for (const e of onNode1) await gate.storms!.failed({ target: e.target, location: 'node1', project: e.project, instance: ('instance' in e ? e.instance : undefined) ?? '', rule: 'heal' }, 'test');
     for (const e of onNode1) await alerts.observe(e, []);

@@ -1,7 +1,7 @@
 import { Queue, QueueEvents } from 'bullmq';
 import { duplicateConnection, type RedisConnection } from '../../src/redis/connect.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
-import type { AlertInput } from '../../src/notify/alert.js';
+import type { AlertInput } from '../../src/alerts/alert.js';
 import { Notifier, type NotifierOptions } from '../../src/notify/notifier.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { keySpace } from '../../src/redis/key-space.js';

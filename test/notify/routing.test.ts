@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toAlert, type AlertInput } from '../../src/notify/alert.js';
+import { toAlert, type AlertInput } from '../../src/alerts/alert.js';
 import { Router, type RouteConfig } from '../../src/notify/router.js';
 import { crashAlert } from './notifier-fixture.js';
 

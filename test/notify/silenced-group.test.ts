@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Notifier } from '../../src/notify/notifier.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { Silences } from '../../src/rules/silences.js';
+import { Silences } from '../../src/silences/silences.js';
 import { crashAlert, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
 import { until } from '../support/wait.js';
@@ -31,7 +31,6 @@ describe('a silenced alert in a notification group', () => {
       receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }],
       env: { S: testWebhookSecret },
       route: { receiver: 'hook', ...timings },
-      silenced: (alerts) => silences.mutingNotifications(alerts),
     });
     return { n, silences };
   }

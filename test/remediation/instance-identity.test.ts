@@ -15,7 +15,7 @@ import { EventProcessor } from '../../src/remediation/event-processor.js';
 import { PendingActions } from '../../src/remediation/pending-actions.js';
 import { RuleEngine } from '../../src/rules/engine.js';
 import { defineRule, type CrashLoopPolicy } from '../../src/rules/rule.js';
-import { Silences } from '../../src/rules/silences.js';
+import { Silences } from '../../src/silences/silences.js';
 import { configFlag } from '../../src/rules/config-flag.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { testExecutor } from '../support/executor.js';

@@ -3,9 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { startMemberWatch, type MemberAlert } from '../../src/remediation/member-watch.js';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import { startMemberWatch } from '../../src/remediation/member-watch.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
+import { recordingAlerts, type RecordedAlert } from '../alerts/recording-alerts.js';
 
 describe('a cluster member going offline', () => {
   let sim: RunningSimulator | undefined;
@@ -17,15 +19,16 @@ describe('a cluster member going offline', () => {
   });
 
   /** Two replicas' watches on one target, sharing Redis, as two `reflex run` would. */
-  async function replicas(members: string[] | undefined): Promise<{ alerts: MemberAlert[]; target: string }> {
+  async function replicas(members: string[] | undefined): Promise<{ alerts: RecordedAlert[]; target: string }> {
     sim = await startSimulator({ instances: 3, ...(members ? { cluster: { members } } : {}) });
     const target = `unix://${sim.socketPath}`;
     const keys = keySpace(uniquePrefix('members'));
-    const alerts: MemberAlert[] = [];
+    const alerts: RecordedAlert[] = [];
     for (let i = 0; i < 2; i++) {
       const redis = redisClient();
+      const { alerts: raising } = recordingAlerts(new AuditLog(redis, keys.audit), alerts);
       const client = new InstanceClient(parseTarget(target));
-      const stop = startMemberWatch({ targets: [{ id: target, client }], redis, keys, raiseAlert: async (a) => void alerts.push(a), logger: pino({ level: 'silent' }), intervalMs: 100 });
+      const stop = startMemberWatch({ targets: [{ id: target, client }], redis, keys, alerts: raising, logger: pino({ level: 'silent' }), intervalMs: 100 });
       stops.push(async () => (await stop(), await client.close(), redis.disconnect()));
     }
     return { alerts, target };

@@ -12,12 +12,13 @@ import { keepRejected } from '../../src/events/rejected-events.js';
 import { Metrics } from '../../src/metrics/metrics.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { dedupeWindowMs, eventRedeliverySpanMs } from '../../src/errors/retry-policy.js';
-import { startRedisWatch, type RedisMemoryAlert } from '../../src/retention/redis-watch.js';
+import { startRedisWatch } from '../../src/retention/redis-watch.js';
 import { readStructures, retentionPlan } from '../../src/retention/structures.js';
 import { until } from '../actions/reflex-bed.js';
 import { ownRedis, type OwnRedis } from '../support/own-redis.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { startObservabilityBed, type ObservabilityBed } from '../metrics/observability-bed.js';
+import { recordingAlerts } from '../alerts/recording-alerts.js';
 
 const silent = pino({ level: 'silent' });
 const base: ConfigInput = { target: 'unix:///nonexistent.sock' };
@@ -207,10 +208,10 @@ describe('Redis retention the operator sets', () => {
   describe('Redis memory', () => {
     it('alerts redis.memory-high once across replicas when used_memory nears maxmemory, critical closer, resolved when it drops', async () => {
       const keys = keySpace(uniquePrefix('ret-memory'));
-      const alerts: RedisMemoryAlert[] = [];
+      const { alerts: raising, raised: alerts } = recordingAlerts(new AuditLog(redis, keys.audit));
       const metrics = new Metrics({ processMetrics: false });
       const plan = retentionPlan(parseConfig(base), keys);
-      const watch = (m?: Metrics) => startRedisWatch({ redis, plan, levelKey: keys.redisMemoryLevel, alertRatio: 0.85, intervalMs: 3_600_000, metrics: m, logger: silent, raiseAlert: async (a) => void alerts.push(a) });
+      const watch = (m?: Metrics) => startRedisWatch({ redis, plan, levelKey: keys.redisMemoryLevel, alertRatio: 0.85, intervalMs: 3_600_000, metrics: m, logger: silent, alerts: raising });
       const [a, b] = [watch(metrics), watch()];
       const setMax = async (share: number) => {
         const used = Number(/^used_memory:(\d+)/m.exec(await redis.info('memory'))![1]);

@@ -19,7 +19,7 @@ import { normalizeFrame } from '../../src/events/normalize.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { RuleEngine } from '../../src/rules/engine.js';
 import { loadRules } from '../../src/rules/rule-loader.js';
-import { Silences } from '../../src/rules/silences.js';
+import { Silences } from '../../src/silences/silences.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
 import { capturedFrames } from '../support/fixture-events.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';

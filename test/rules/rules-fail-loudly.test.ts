@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Alert } from '../../src/notify/alert.js';
+import type { Alert } from '../../src/alerts/alert.js';
 import { until } from '../actions/reflex-bed.js';
 import { testWebhookSecret } from '../notify/notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';

@@ -10,9 +10,10 @@ import { Metrics } from '../../src/metrics/metrics.js';
 import { duplicateConnection } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startRemediation } from '../../src/remediation/remediation.js';
-import { runTick, type HousekeepingAlert } from '../../src/schedules/tick-runner.js';
+import { runTick } from '../../src/schedules/tick-runner.js';
+import { recordingAlerts } from '../alerts/recording-alerts.js';
 import { RuleEngine } from '../../src/rules/engine.js';
-import { Silences } from '../../src/rules/silences.js';
+import { Silences } from '../../src/silences/silences.js';
 import { defineSchedule, type Schedule } from '../../src/schedules/schedule.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
@@ -40,21 +41,21 @@ async function bed(cleanups: (() => Promise<unknown>)[], instances: string[]) {
   const events = new Queue(keys.eventsQueue, { connection, prefix: keys.bullPrefix });
   const audit = new AuditLog(redis, keys.audit);
   const metrics = new Metrics({ processMetrics: false });
-  const gaveUp: { kind: string; instance: string; summary: string }[] = [];
+  const { alerts, raised: gaveUp } = recordingAlerts(audit);
   const remediation = startRemediation({
     redis, connection, keys, client: () => client, tracker: new StateTracker(redis, keys), audit, silences: new Silences(redis, keys.silences),
-    engine: new RuleEngine([]), eventsQueue: events, actionsQueue: actions, logger, metrics, raiseAlert: async (a) => void gaveUp.push(a),
+    engine: new RuleEngine([]), eventsQueue: events, actionsQueue: actions, logger, metrics, alerts,
   });
   cleanups.push(async () => {
     await remediation.stop();
     await Promise.all([actions.close(), events.close()]);
     connection.disconnect();
   });
-  const tickAlerts: HousekeepingAlert[] = [];
+  const { alerts: tickAlerting, raised: tickAlerts } = recordingAlerts(audit);
   const idle = () => until('the housekeeping jobs finished', async () => Object.values(await actions.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0));
   /** Runs the tick due at `tickAt` and waits for its jobs to end. */
   const tick = async (schedule: Schedule, tickAt: number, now = tickAt) => {
-    const report = await runTick(schedule, { client, audit, logger, target, actions, redis, keys, metrics, raiseAlert: async (a) => void tickAlerts.push(a) }, { tickAt, correlationId: `schedule:${schedule.name}:${tickAt}`, now: () => now });
+    const report = await runTick(schedule, { client, audit, logger, target, actions, redis, keys, metrics, alerts: tickAlerting }, { tickAt, correlationId: `schedule:${schedule.name}:${tickAt}`, now: () => now });
     await idle();
     return report;
   };

@@ -7,7 +7,7 @@ import { StateTracker } from '../../src/events/state-tracker.js';
 import type { KeySpace } from '../../src/redis/key-space.js';
 import { startRemediation } from '../../src/remediation/remediation.js';
 import { RuleEngine } from '../../src/rules/engine.js';
-import { Silences } from '../../src/rules/silences.js';
+import { Silences } from '../../src/silences/silences.js';
 
 /**
  * The remediation core of one replica with no rules, as the scheduler tests need it: an actions

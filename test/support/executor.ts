@@ -12,7 +12,7 @@ import { PendingActions } from '../../src/remediation/pending-actions.js';
 import { Recheck } from '../../src/remediation/recheck.js';
 import { RuleEngine } from '../../src/rules/engine.js';
 import type { Rule } from '../../src/rules/rule.js';
-import { Silences } from '../../src/rules/silences.js';
+import { Silences } from '../../src/silences/silences.js';
 
 /** An action executor wired on real Redis for tests that run jobs by hand; `close` releases its queue. */
 export function testExecutor(redis: RedisConnection, keys: KeySpace, client: InstanceClient, rules: Rule[] = []): { executor: ActionExecutor; close: () => Promise<void> } {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Alerts } from '../../alerts/alerts.js';
 import { ReflexError } from '../../errors/reflex-error.js';
 import type { RedisConnection } from '../../redis/connect.js';
 import { TokenLock, type HeldLock } from '../../redis/token-lock.js';
@@ -7,18 +8,6 @@ import type { HistoryEntry, HistoryStore } from './history-store.js';
 
 /** The alert kind of a history store that does not take records. */
 export const historyStoreFailingKind = 'history.store-failing';
-
-/** The alert the shipper raises and resolves, in the shape the notifier takes. */
-export interface HistoryAlert {
-  kind: typeof historyStoreFailingKind;
-  severity: 'critical';
-  summary: string;
-  target: string;
-  project: string;
-  instance: string;
-  correlationId: string;
-  status: 'firing' | 'resolved';
-}
 
 /** Options of {@link HistoryShipper}. */
 export interface HistoryShipperOptions {
@@ -36,7 +25,8 @@ export interface HistoryShipperOptions {
   /** Called with the records not yet shipped after each round, and once per failed round. */
   onLag?: (records: number) => void;
   onError?: () => void;
-  raiseAlert?: (alert: HistoryAlert) => Promise<unknown>;
+  /** Raises `history.store-failing` and resolves it. */
+  alerts: Pick<Alerts, 'raise' | 'resolve'>;
 }
 
 /**
@@ -171,7 +161,8 @@ export class HistoryShipper {
   }
 
   private async alert(status: 'firing' | 'resolved', summary: string): Promise<void> {
-    await this.opts.raiseAlert?.({ kind: historyStoreFailingKind, severity: 'critical', summary, target: '', project: '', instance: `history:${this.opts.store.kind}`, correlationId: `history:${this.opts.streamKey}`, status });
+    const alert = { kind: historyStoreFailingKind, severity: 'critical', summary, target: '', project: '', instance: `history:${this.opts.store.kind}`, correlationId: `history:${this.opts.streamKey}` } as const;
+    await (status === 'firing' ? this.opts.alerts.raise(alert) : this.opts.alerts.resolve(alert));
   }
 }
 

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
+import type { Alerts } from '../../alerts/alerts.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { RedisConnection } from '../../redis/connect.js';
-import { HistoryShipper, stopShippingWatermark, type HistoryAlert } from './history-shipper.js';
+import { HistoryShipper, stopShippingWatermark } from './history-shipper.js';
 import type { HistoryStore } from './history-store.js';
 
 /** Options of {@link startHistoryShipping}. */
@@ -13,7 +14,8 @@ export interface HistoryShippingOptions {
   shipIntervalMs: number;
   logger: Logger;
   metrics: Metrics;
-  raiseAlert?: (alert: HistoryAlert) => Promise<unknown>;
+  /** Raises `history.store-failing` and resolves it. */
+  alerts: Pick<Alerts, 'raise' | 'resolve'>;
 }
 
 /**
@@ -35,7 +37,7 @@ export async function startHistoryShipping(opts: HistoryShippingOptions): Promis
     intervalMs: opts.shipIntervalMs,
     onLag: (n) => opts.metrics.historyShipLag.set(n),
     onError: () => opts.metrics.historyShipErrors.inc(),
-    raiseAlert: opts.raiseAlert,
+    alerts: opts.alerts,
   });
   await shipper.start();
   logger.info({ store: store.kind }, 'audit history: records are shipped to the store before retention trims them');

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { AlertBoard, alertMute, type AlertsView } from '../../notify/alert-board.js';
-import { Inhibitor } from '../../notify/inhibition.js';
+import { Inhibitor } from '../../alerts/inhibition.js';
 import { existsSync } from 'node:fs';
 import { chooseNotifyConfig, type NotifyConfig } from '../../notify/notify-config.js';
 import { loadRules } from '../../rules/rule-loader.js';
 import { keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
-import { Silences } from '../../rules/silences.js';
+import { Silences } from '../../silences/silences.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 import { printJson } from '../option-values.js';
 
@@ -38,7 +38,7 @@ export function registerAlerts(program: Command): void {
         const keys = keySpace(config.prefix);
         const board = new AlertBoard(redis, keys.notify);
         const silences = new Silences(redis, keys.silences);
-        const view = await board.view(alertMute(board, new Inhibitor(notify?.settings.inhibitRules), (a) => silences.mutingNotifications(a)));
+        const view = await board.view(alertMute(board, new Inhibitor(notify?.settings.inhibitRules), silences));
         if (opts.json) return printJson(view);
         printView(view);
       } finally {

@@ -3,7 +3,7 @@ import { parseFilter } from '../../filter/parser.js';
 import { keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
 import { AuditLog } from '../../audit/audit-log.js';
-import { scopeText, silenceMutes, Silences, type SilenceMute } from '../../rules/silences.js';
+import { scopeText, silenceMutes, Silences, type SilenceMute } from '../../silences/silences.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 import { durationValue, printJson, usageError } from '../option-values.js';
 

@@ -12,7 +12,7 @@ import type { RedisConnection } from '../../redis/connect.js';
 import type { KeySpace } from '../../redis/key-space.js';
 import { checkHealRequest, checkInstanceRequest } from '../../remediation/heal-request.js';
 import { queueHeal, releaseQuarantine, retryDeadLetter, type OperatorOrigin } from '../../remediation/operator-actions.js';
-import type { Silences } from '../../rules/silences.js';
+import type { Silences } from '../../silences/silences.js';
 import type { ReadinessChecks } from '../readiness.js';
 import { addSilenceFromRequest } from '../silence-request.js';
 import { consoleHealth } from './console-health.js';

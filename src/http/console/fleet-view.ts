@@ -10,7 +10,7 @@ import { instanceOfKey, type InstanceRef, type KeySpace } from '../../redis/key-
 import { scanKeys } from '../../redis/scan-keys.js';
 import { CrashLoopBudget, quarantineHolds } from '../../remediation/crash-loop-budget.js';
 import { identityOf, identityToken, isAnotherInstance, type InstanceIdentity } from '../../remediation/instance-identity.js';
-import { matchingSilence, type Silences } from '../../rules/silences.js';
+import { matchingSilence, type Silences } from '../../silences/silences.js';
 
 /** One target the console shows, with its client when this process has one (it lists the daemon's instances). */
 export interface ConsoleTarget {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 /** How bad an alert is; routes match on it and receivers colour by it. */
 export const severitySchema = z.enum(['info', 'warning', 'critical']);
-type Severity = z.infer<typeof severitySchema>;
+export type Severity = z.infer<typeof severitySchema>;
 
 /** One thing Reflex did about the condition: the action, how it ended and the operation it ran. */
 export const alertActionSchema = z.object({
@@ -56,6 +56,9 @@ export type AlertInput = Omit<z.input<typeof alertSchema>, 'fingerprint' | 'stat
   status?: 'firing' | 'resolved';
   startsAt?: string;
 };
+
+/** What a known alert's amendment may change: what Reflex did, the outcome, severity; `status: 'resolved'` with `endsAt` resolves it. */
+export type AlertChange = Partial<Pick<Alert, 'summary' | 'actions' | 'outcome' | 'severity' | 'status' | 'endsAt'>>;
 
 /**
  * The stable identity of a condition: kind, target, project, instance and labels. Severity,

@@ -5,7 +5,7 @@ import type { Instance } from '../client/instance.js';
 import { evaluateFilter } from '../filter/evaluator.js';
 import { parseFilter } from '../filter/parser.js';
 import { ReflexError } from '../errors/reflex-error.js';
-import type { Alert } from '../notify/alert.js';
+import type { Alert } from '../alerts/alert.js';
 import type { AuditLog } from '../audit/audit-log.js';
 
 /** What a silence mutes: rule actions (suppressed and recorded as such), notifications (left out of messages), or both. */

@@ -1,0 +1,124 @@
+import { alertFingerprint, toAlert, type Alert, type AlertChange, type AlertInput, type Severity } from './alert.js';
+
+/** The kind of the alert raised when an action gives up (dead-lettered) on an instance. */
+export const actionFailedKind = 'action-failed';
+
+/**
+ * The audit record of an alert raised or resolved (type `alert`): the alert's place, kind,
+ * severity and fingerprint, in the trail of its correlation id.
+ */
+export type AlertRecord = {
+  type: 'alert';
+  correlationId: string;
+  target?: string;
+  project?: string;
+  instance?: string;
+  summary: string;
+  severity: Severity;
+  kind: string;
+  fingerprint: string;
+  resolved?: true;
+} & Record<string, unknown>;
+
+/**
+ * The audit log as alerts use it (the process's `AuditLog`; `alerts/` sits below `audit/`, so it
+ * names only what it calls). With `once`, a record is appended only the first time that key is
+ * given; a repeat answers ''.
+ */
+export interface AlertAudit {
+  append(record: AlertRecord, opts?: { once?: string }): Promise<string>;
+}
+
+/** The notifier as alerts use it (the process's `Notifier`, which imports this folder). */
+export interface AlertNotifier {
+  notify(input: AlertInput, opts?: { receiver?: string }): Promise<Alert>;
+  amend(fingerprint: string, change: (known: Alert) => AlertChange | undefined): Promise<Alert | undefined>;
+}
+
+/** How {@link Alerts.raise} and {@link Alerts.resolve} record an alert. */
+export interface RaiseOptions {
+  /**
+   * Raised only the first time this key is given (the audit's once-key): a retried job or another
+   * replica raising the same alert is neither audited nor sent again. Default: every call.
+   */
+  once?: string;
+  /** Fields of the audit record besides the alert's own, or in their place (the rule; the instance whose trail holds it). */
+  record?: Record<string, unknown>;
+  /** Send to this receiver instead of routing. Default: routed. */
+  receiver?: string;
+}
+
+/** What an alert is about, for {@link Alerts.resolveFiring}. */
+export interface AlertSubject {
+  target: string;
+  project: string;
+  instance: string;
+}
+
+/** Why an alert clears: one line, how it ended (`recovered`, `remediated`), and when (default now). */
+export interface Resolution {
+  summary: string;
+  outcome: string;
+  endsAt?: string;
+}
+
+/**
+ * Every alert Reflex raises goes through here, built once per process: {@link raise} audits it
+ * (an `alert` record in its incident's trail) and then hands it to the notifier, which routes,
+ * groups and sends it; {@link resolve} and {@link resolveFiring} end it the same way. Without a
+ * notifier (no receivers configured, or a scheduler-only process) alerts are audited only.
+ */
+export class Alerts {
+  constructor(private readonly deps: { audit: AlertAudit; notifier?: AlertNotifier | undefined }) {}
+
+  /** Whether alerts reach receivers (a notifier is configured), not only the audit. */
+  get notifying(): boolean {
+    return this.deps.notifier !== undefined;
+  }
+
+  /**
+   * Raises an alert: audits it, then notifies. Returns the alert as stored (as built, when there is
+   * no notifier), or undefined when `once` had been given before (nothing audited or sent).
+   */
+  async raise(input: AlertInput, opts: RaiseOptions = {}): Promise<Alert | undefined> {
+    const alert = toAlert(input);
+    const fresh = await this.deps.audit.append(recordOf(alert, alert.severity, opts.record), opts.once ? { once: opts.once } : {});
+    if (!fresh) return undefined;
+    if (!this.deps.notifier) return alert;
+    return this.deps.notifier.notify(input, opts.receiver === undefined ? {} : { receiver: opts.receiver });
+  }
+
+  /**
+   * Resolves an alert whose raiser keeps track of it itself (its own key, flag or stored level says
+   * it was raised): audits the resolution (`resolved: true`), then sends the alert's resolved state,
+   * which clears it at the receivers that got the firing one. `input` is the alert as raised, with
+   * the summary of its end.
+   */
+  async resolve(input: AlertInput, opts: Omit<RaiseOptions, 'receiver'> = {}): Promise<void> {
+    const resolved: AlertInput = { ...input, status: 'resolved' };
+    const fresh = await this.deps.audit.append(recordOf(toAlert(resolved), 'info', { resolved: true, ...opts.record }), opts.once ? { once: opts.once } : {});
+    if (fresh) await this.deps.notifier?.notify(resolved);
+  }
+
+  /**
+   * Resolves the alert of `kind` about the subject if one fires, for conditions whose end Reflex
+   * sees without having tracked their start (Running again ends a crash loop), and audits that.
+   * The episode is over: the next time the condition arises, a new alert fires, and so a new
+   * message. Returns the resolved alert, or undefined when none was firing (most recoveries have
+   * none; another replica or path may have resolved it first) or there is no notifier.
+   */
+  async resolveFiring(kind: string, subject: AlertSubject, why: Resolution, opts: Pick<RaiseOptions, 'record'> = {}): Promise<Alert | undefined> {
+    const { notifier, audit } = this.deps;
+    if (!notifier) return undefined;
+    const fingerprint = alertFingerprint({ kind, target: subject.target, project: subject.project, instance: subject.instance });
+    // amend answers an unknown fingerprint without taking the alert's lock: most recoveries have no such alert.
+    const resolved = await notifier.amend(fingerprint, (known) => (known.status === 'firing' ? { status: 'resolved', endsAt: why.endsAt ?? new Date().toISOString(), summary: why.summary, outcome: why.outcome } : undefined));
+    if (!resolved) return undefined;
+    await audit.append(recordOf(resolved, 'info', { summary: `${kind} resolved: ${why.summary}`, resolved: true, ...opts.record }));
+    return resolved;
+  }
+}
+
+function recordOf(alert: Alert, severity: Severity, extra: Record<string, unknown> = {}): AlertRecord {
+  return { type: 'alert', correlationId: alert.correlationId, target: alert.target, project: alert.project, instance: alert.instance, summary: alert.summary, severity, kind: alert.kind, fingerprint: alert.fingerprint, ...extra };
+}

@@ -1,0 +1,36 @@
+import type { Logger } from 'pino';
+import type { ReadinessParts } from '../http/readiness.js';
+
+/** One role's composition root as it runs (subscriber, worker or scheduler). */
+export interface RoleRoot {
+  /** Stops the role's parts, letting work in progress finish; the shared parts are closed after. */
+  stop(): Promise<void>;
+  /** What /readyz checks for the role: its readers, its workers, the queues it feeds or consumes. */
+  readiness: Pick<ReadinessParts, 'readers' | 'workers' | 'queues'>;
+}
+
+/**
+ * What a root undoes at stop, and when its start fails half-way (a process whose start failed
+ * must exit, not keep a lease or a socket open): run in the order added, each failure logged
+ * while the rest still run.
+ */
+export class StopList {
+  private readonly stops: (() => Promise<void>)[] = [];
+
+  constructor(private readonly logger: Logger) {}
+
+  /** Adds a stop, run after those added before it. */
+  add(stop: () => Promise<void>): void {
+    this.stops.push(stop);
+  }
+
+  /** Adds a stop, run before all the others. */
+  addFirst(stop: () => Promise<void>): void {
+    this.stops.unshift(stop);
+  }
+
+  /** Runs every stop once. */
+  async run(): Promise<void> {
+    for (const stop of this.stops.splice(0)) await stop().catch((err: unknown) => this.logger.warn({ err }, 'error while stopping a part'));
+  }
+}

@@ -1,0 +1,23 @@
+import { Queue } from 'bullmq';
+import { schedulerPart } from '../remediation/rule-set.js';
+import { startScheduler } from '../schedules/scheduler.js';
+import { StopList, type RoleRoot } from './role-root.js';
+import { quietQueue, type SharedParts } from './shared-parts.js';
+
+/**
+ * The scheduler role: the schedules of the rule set, each tick queued as action jobs on the
+ * actions queue (one replica ticks each schedule). A reload swaps its schedules.
+ */
+export async function startSchedulerRoot(s: SharedParts): Promise<RoleRoot> {
+  const { keys, logger } = s;
+  const ruleSet = s.ruleSet!;
+  const first = s.targets[0]!.id;
+  const scheduler = await startScheduler({ target: first, redis: s.redis, client: s.clients.for(first), targets: s.targets.map((t) => ({ target: t.id, client: s.clients.for(t.id) })), audit: s.audit, keys, logger, schedules: ruleSet.current.schedules, actions: s.actionsQueue, metrics: s.metrics, alerts: s.alerts });
+  ruleSet.attach(schedulerPart(scheduler));
+  // The scheduler's own queue, checked by /readyz: a handle of its own, closed at stop.
+  const schedulesQueue = quietQueue(new Queue(keys.schedules.queue, { connection: s.connection, prefix: keys.bullPrefix }), logger);
+  const stops = new StopList(logger);
+  stops.add(() => scheduler.stop());
+  stops.add(() => schedulesQueue.close());
+  return { readiness: { queues: [s.actionsQueue, schedulesQueue] }, stop: () => stops.run() };
+}

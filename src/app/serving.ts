@@ -1,0 +1,78 @@
+import { startHttpServer, type RunningHttpServer } from '../http/http-server.js';
+import { readiness } from '../http/readiness.js';
+import { ReloadListener } from '../remediation/reload-channel.js';
+import type { ReloadOutcome, ReloadRequest } from '../remediation/rule-set.js';
+import { retentionPlan } from '../retention/structures.js';
+import { startRedisWatch } from '../retention/redis-watch.js';
+import { Silences } from '../silences/silences.js';
+import { StopList, type RoleRoot } from './role-root.js';
+import type { SharedParts } from './shared-parts.js';
+
+/** What every role serves once its roots run: the Redis watch, the reload listener, /readyz and the HTTP server. */
+export interface Serving {
+  http?: RunningHttpServer;
+  /** Reloads the rule set; undefined for a process that holds no rules. */
+  reload?: (request: ReloadRequest) => Promise<ReloadOutcome>;
+  /** Stops serving: the HTTP server first, then the reload listener and the Redis watch. */
+  stop(): Promise<void>;
+}
+
+/** The readiness of every root together: each queue checked once, however many roots go through it. */
+function readinessOf(roots: RoleRoot[]) {
+  const parts = roots.map((r) => r.readiness);
+  return {
+    readers: parts.flatMap((p) => p.readers ?? []),
+    workers: parts.flatMap((p) => p.workers ?? []),
+    queues: [...new Set(parts.flatMap((p) => p.queues ?? []))],
+  };
+}
+
+/**
+ * Starts what every role serves, after its roots: the Redis watch (every role samples Redis and
+ * keeps the streams to their bounds; one replica alerts on each change of level), the reload
+ * listener (every replica holding rules answers `reflex rules reload`), the /readyz checks over
+ * what the roots run, and the HTTP server.
+ */
+export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<Serving> {
+  const { config, keys, redis, logger, notifier } = s;
+  const stops = new StopList(logger);
+  try {
+    const watch = startRedisWatch({ redis, plan: retentionPlan(config, keys), levelKey: keys.redisMemoryLevel, alertRatio: config.redisMemoryAlertRatio, intervalMs: config.retentionCheckMs, metrics: s.metrics, logger, alerts: s.alerts });
+    stops.add(() => watch.stop());
+    const ruleSet = s.ruleSet;
+    const reload = ruleSet && ((request: ReloadRequest) => ruleSet.reload(request));
+    if (reload) {
+      const listener = new ReloadListener({ redis, keys: keys.reload, logger, replica: s.replica, role: config.role, reload });
+      await listener.start();
+      stops.addFirst(() => listener.stop());
+    }
+    // /readyz checks every queue the roots' work goes through, fed or consumed: a pause, or no
+    // worker consuming it anywhere, leaves crashes unhealed.
+    const ready = readiness({ redis, ...readinessOf(roots), streamLossGraceMs: config.streamLossGraceMs });
+    s.metrics.watchHealth(() => ready.reading());
+    const http = config.httpPort > 0 ? await startHttpServer({
+      host: config.httpHost,
+      port: config.httpPort,
+      metrics: s.metrics,
+      logger,
+      readiness: ready.checks,
+      allowedHosts: config.httpAllowedHosts,
+      // Every role serves it: any replica behind the address Alertmanager posts to queues the alerts.
+      inbound: s.inbound.alertmanagerToken || s.inbound.webhookSecrets
+        ? { ...s.inbound, queue: s.eventsQueue, redis, rejectedKey: keys.rejected, rejectedLimits: s.rejectedLimits, audit: s.audit, logger, maxBodyBytes: config.inbound?.maxBodyBytes, toleranceSec: config.inbound?.toleranceSec, mapping: { defaultTarget: s.targets[0]!.id, targets: new Map(s.targets.flatMap((t) => [[t.name, t.id], [t.id, t.id]] as [string, string][])), instanceLabels: config.inbound?.instanceLabels, projectLabel: config.inbound?.projectLabel, targetLabel: config.inbound?.targetLabel } }
+        : undefined,
+      dashboard: config.dashboardToken ? { token: config.dashboardToken, writeToken: config.dashboardWriteToken, queues: [s.eventsQueue, s.actionsQueue], audit: s.audit, silences: new Silences(redis, keys.silences, s.audit), alerts: notifier && (() => notifier.board.view(notifier.mute)), target: s.targets.map((t) => t.id).join(', '), console: { redis, keys, prefix: config.prefix, tracker: s.tracker, targets: s.targets.map((t) => ({ id: t.id, name: t.name, client: s.clients.for(t.id) })), actionsQueue: s.actionsQueue } } : undefined,
+    }) : undefined;
+    return {
+      http,
+      reload,
+      async stop() {
+        await http?.close();
+        await stops.run();
+      },
+    };
+  } catch (err) {
+    await stops.run();
+    throw err;
+  }
+}

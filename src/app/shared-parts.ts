@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Queue } from 'bullmq';
+import type { Logger } from 'pino';
+import { actionsQueueFor } from '../actions/action-job.js';
+import { Alerts } from '../alerts/alerts.js';
+import { AuditLog } from '../audit/audit-log.js';
+import type { HistoryStore } from '../audit/history/history-store.js';
+import { historyStoreFor } from '../audit/history/history-store-for.js';
+import { InstanceClient } from '../client/client.js';
+import { TargetClients } from '../client/target-clients.js';
+import { targetsOf, type ConfiguredTarget } from '../config/config-target.js';
+import type { Config } from '../config/config.js';
+import { queueHistory, type QueueHistory } from '../config/queue-history.js';
+import { ReflexError } from '../errors/reflex-error.js';
+import { dedupeWindowMs } from '../errors/retry-policy.js';
+import { eventsQueueFor } from '../events/event-job.js';
+import { StateTracker } from '../events/state-tracker.js';
+import { inboundSecrets } from '../http/inbound-webhooks.js';
+import { Metrics } from '../metrics/metrics.js';
+import { Notifier } from '../notify/notifier.js';
+import { connectRedis, duplicateConnection, type RedisConnection } from '../redis/connect.js';
+import { keySpace, type KeySpace } from '../redis/key-space.js';
+import { RuleSet, ruleErrorsPart } from '../remediation/rule-set.js';
+import { RuleErrors } from '../rules/rule-errors.js';
+import { startHeapTrim } from './heap-trim.js';
+import { loadRulesOrFail } from './rules-at-start.js';
+
+/** What every role of a process shares, built once by {@link openSharedParts}. */
+export interface SharedParts {
+  config: Config;
+  logger: Logger;
+  keys: KeySpace;
+  /** Every configured target, in the order given. */
+  targets: ConfiguredTarget[];
+  /** The client of each target. */
+  clients: TargetClients;
+  metrics: Metrics;
+  redis: RedisConnection;
+  /** A connection BullMQ may block on (queues, workers). */
+  connection: RedisConnection;
+  eventsQueue: Queue;
+  actionsQueue: Queue;
+  /** What every queue keeps of its finished jobs (`jobsKeep*`). */
+  jobHistory: QueueHistory;
+  /** How long a dedupe key lasts: as long as the job it guards can come back (retry-policy.ts). */
+  dedupeMs: number;
+  /** Bounds of the rejected-input stream. */
+  rejectedLimits: { maxLength: number; maxAgeMs: number; maxRawBytes: number };
+  tracker: StateTracker;
+  audit: AuditLog;
+  /** Where audit records go once shipped out of Redis; none when `history.store` is `none`. */
+  history?: HistoryStore;
+  /** The inbound webhooks' secrets, read at start-up. */
+  inbound: ReturnType<typeof inboundSecrets>;
+  /** The rules, schedules and receivers (roles that hold rules: worker, scheduler). */
+  ruleSet?: RuleSet;
+  /** The notifier, from the rule set's receivers (worker role, when receivers are configured). */
+  notifier?: Notifier;
+  /** Every alert of this process: audited, then sent through the notifier; a process without one (no receivers, a scheduler or subscriber role) audits them only. */
+  alerts: Alerts;
+  /** This replica's name (host, pid and a random part: several replicas may share a host or a process). */
+  replica: string;
+  /** Closes what was opened here, once every role has stopped. */
+  close(): Promise<void>;
+}
+
+/**
+ * Asks each target for `GET /1.0` once. One that does not answer is TARGET_UNREACHABLE, unless
+ * `wait` is set: then it is an error in the log and the subscriber keeps trying.
+ */
+async function reachTargets(configured: ConfiguredTarget[], wait: boolean, logger: Logger): Promise<void> {
+  await Promise.all(configured.map(async (t) => {
+    const client = new InstanceClient(t.target);
+    try {
+      await client.server({ signal: AbortSignal.timeout(10_000) });
+    } catch (err) {
+      const reason = err instanceof ReflexError || err instanceof Error ? err.message : String(err);
+      if (!wait) throw new ReflexError('TARGET_UNREACHABLE', `target ${t.name === t.id ? t.id : `${t.name} (${t.id})`} does not answer: ${reason} (check --target, or give --wait-for-target to start anyway and wait for it)`, { cause: err });
+      logger.error({ target: t.id, err }, 'target does not answer at start-up; waiting for it (--wait-for-target)');
+    } finally {
+      await client.close();
+    }
+  }));
+}
+
+/**
+ * A queue with no error listener prints each Redis connection error with its stack; the
+ * connection's trouble is already reported once (connectRedis), so a queue's copies go to debug.
+ */
+export function quietQueue(queue: Queue, logger: Logger): Queue {
+  queue.on('error', (err) => logger.debug({ err, queue: queue.name }, 'queue error'));
+  return queue;
+}
+
+/**
+ * Opens what every role shares: the rules (roles that hold them), the targets' clients, Redis,
+ * the events and actions queues, the state tracker, the audit log, the metrics, the heap trim,
+ * the notifier (worker role) and the alerts.
+ * Fails fast, before anything holds a lease or queues an event: a worker with no rule, or a target
+ * that does not answer, is an error at start-up, not a process that says it is running.
+ */
+export async function openSharedParts(config: Config, logger: Logger): Promise<SharedParts> {
+  const keys = keySpace(config.prefix);
+  const targets = targetsOf(config);
+  const metrics = new Metrics();
+  // Built before the rules load (their engine reports to it); it raises its alerts once they exist (below).
+  const ruleErrors = new RuleErrors({ logger, counter: metrics.ruleErrors });
+  const loaded = config.role !== 'subscriber' ? await loadRulesOrFail(config, logger, ruleErrors) : undefined;
+  // Read now: a missing inbound secret fails the start, not the first webhook.
+  const inbound = inboundSecrets(config.inbound);
+  // Read now too (a postgres store without its URL fails the start); reads of the audit trail
+  // (console, dashboard) go across it and Redis.
+  const history = historyStoreFor(config.history, config.prefix, keys.audit);
+  await reachTargets(targets, config.waitForTarget, logger);
+  const redis = await connectRedis(config.redisUrl, { logger });
+  const clients = new TargetClients(targets, { onFailover: (id, m) => logger.warn({ target: id, from: m.from, to: m.to, why: m.why }, 'a cluster member did not answer; calls and the event stream move to the next address') });
+  const connection = duplicateConnection(redis);
+  const jobHistory = queueHistory(config);
+  const dedupeMs = dedupeWindowMs(config.jobsKeepCompletedMs);
+  const eventsQueue = quietQueue(eventsQueueFor({ connection, keys, history: jobHistory }), logger);
+  const actionsQueue = quietQueue(actionsQueueFor({ connection, keys, history: jobHistory }), logger);
+  const tracker = new StateTracker(redis, keys, config.clockToleranceMs);
+  const audit = new AuditLog(redis, keys.audit, { history, maxRecords: config.auditMaxRecords, maxAgeMs: config.auditMaxAgeMs, onceTtlMs: dedupeMs });
+  metrics.watchDeadLetters(actionsQueue);
+  metrics.watchQueue(eventsQueue);
+  metrics.watchQueue(actionsQueue);
+  const stopHeapTrim = startHeapTrim({ logger });
+  const replica = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const ruleSet = loaded && new RuleSet(loaded, { dir: config.rulesDir, notifications: config.notifications, conditionTimeoutMs: config.ruleTimeoutMs, typecheck: config.typecheckRules, ruleErrors, audit, logger, replica });
+  ruleSet?.attach(ruleErrorsPart(ruleErrors));
+  // Receivers come from one place: the config file, REFLEX_NOTIFY, or a defineNotifications file beside the rules; the worker role sends.
+  const notifyConfig = config.role === 'all' || config.role === 'worker' ? ruleSet!.current.notify : undefined;
+  const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger, jobHistory }) : undefined;
+  const alerts = new Alerts({ audit, notifier });
+  ruleErrors.alertThrough(alerts);
+  return {
+    config, logger, keys, targets, clients, metrics, redis, connection, eventsQueue, actionsQueue, jobHistory, dedupeMs, tracker, audit, history, inbound, ruleSet, notifier, alerts, replica,
+    rejectedLimits: { maxLength: config.rejectedMaxLength, maxAgeMs: config.rejectedMaxAgeMs, maxRawBytes: config.maxEventBytes },
+    async close() {
+      stopHeapTrim();
+      await Promise.all([eventsQueue.close(), actionsQueue.close()]);
+      await history?.close().catch((err: unknown) => logger.warn({ err }, 'error while closing the history store'));
+      await clients.close();
+      redis.disconnect();
+      connection.disconnect();
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { LeaseSpread } from '../events/lease-spread.js';
+import { startTargetReader, type RunningTargetReader } from '../events/target-reader.js';
+import { StopList, type RoleRoot } from './role-root.js';
+import type { SharedParts } from './shared-parts.js';
+
+/** The subscriber role as it runs: one reader per target. */
+export interface SubscriberRoot extends RoleRoot {
+  readers: RunningTargetReader[];
+}
+
+/**
+ * The subscriber role: a reader per target (its lease, its event stream, its ingestor, its
+ * resync), all writing the one events queue. Replicas reading streams count each other and split
+ * the targets' leases evenly between them.
+ */
+export async function startSubscriberRoot(s: SharedParts): Promise<SubscriberRoot> {
+  const { config, logger } = s;
+  const stops = new StopList(logger);
+  const spread = new LeaseSpread({ redis: s.redis, key: s.keys.replicas, logger, ttlMs: config.leaseTtlMs });
+  await spread.start();
+  stops.add(() => spread.stop());
+  const readers = s.targets.map((t) => {
+    const reader = startTargetReader({
+      target: t,
+      client: s.clients.for(t.id),
+      redis: s.redis,
+      keys: s.keys,
+      eventsQueue: s.eventsQueue,
+      tracker: s.tracker,
+      metrics: s.metrics,
+      logger: s.targets.length > 1 ? logger.child({ target: t.name }) : logger,
+      spread,
+      settings: config,
+    });
+    stops.add(() => reader.stop());
+    return reader;
+  });
+  return { readers, readiness: { readers, queues: [s.eventsQueue] }, stop: () => stops.run() };
+}

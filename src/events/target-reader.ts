@@ -1,0 +1,120 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Queue } from 'bullmq';
+import type { Logger } from 'pino';
+import type { InstanceClient } from '../client/client.js';
+import type { ConfiguredTarget } from '../config/config-target.js';
+import type { Config } from '../config/config.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { RedisConnection } from '../redis/connect.js';
+import type { KeySpace } from '../redis/key-space.js';
+import { EventIngestor } from './event-ingestor.js';
+import { EventSubscriber } from './event-subscriber.js';
+import { oversizedFrameNote } from './frame-size.js';
+import type { LeaseSpread } from './lease-spread.js';
+import { resyncEvents } from './resync.js';
+import type { StateTracker } from './state-tracker.js';
+import { SubscriberLease } from './subscriber-lease.js';
+
+/** What a target's reader needs. */
+export interface TargetReaderOptions {
+  target: ConfiguredTarget;
+  /** The target's client (calls, the events endpoint, the resync's reads). */
+  client: InstanceClient;
+  redis: RedisConnection;
+  keys: KeySpace;
+  /** Where the ingestor writes: the events queue, shared by every target. */
+  eventsQueue: Queue;
+  /** What the resync compares the target's instances with. */
+  tracker: StateTracker;
+  metrics: Metrics;
+  logger: Logger;
+  /** The replicas' share of the leases; none: this reader takes its lease whenever it is vacant. */
+  spread?: LeaseSpread;
+  settings: Pick<Config, 'leaseTtlMs' | 'maxEventBytes' | 'maxFrameBytes' | 'clockToleranceMs' | 'resyncGraceMs' | 'resyncIntervalMs'>;
+}
+
+/** One target's reader as it runs: its lease, its event stream, its resync. */
+export interface RunningTargetReader {
+  /** The target's name (its readiness check is `subscriber:<name>` when there are several). */
+  name: string;
+  /** The target's identity (keys, job payloads, metric labels): its URL. */
+  id: string;
+  lease: SubscriberLease;
+  subscriber: EventSubscriber;
+  /** Runs a resync of this target now (nothing unless this replica holds the lease). */
+  resync(): Promise<void>;
+  /** Stops reading: the stream closes, what was read is written, then the lease is given up. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the reader of one target: its lease, its event stream, the ingestor that writes the
+ * stream into the events queue, and the resync that fills a gap. Every replica reads the stream;
+ * only the lease holder writes it, followers keep a window to replay on a takeover. The reader
+ * also keeps the target's gauges (`reflex_lease_holder`, `reflex_stream_connected`,
+ * `reflex_ingest_buffered`) and counts its resyncs.
+ */
+export function startTargetReader(o: TargetReaderOptions): RunningTargetReader {
+  const { target: t, client, metrics, spread, settings } = o;
+  const log = o.logger;
+  const held = new SubscriberLease({ redis: o.redis, key: o.keys.lease(t.id), fenceKey: o.keys.leaseFence(t.id), vacantKey: o.keys.leaseVacant(t.id), logger: log, ttlMs: settings.leaseTtlMs, mayTake: spread && ((ms) => spread.mayTake(ms)) });
+  const ingestor = new EventIngestor({ queue: o.eventsQueue, target: t.id, logger: log, active: false, onOverflow: () => void resync('gap'), mayWrite: () => held.isCurrent(), maxEventBytes: settings.maxEventBytes, clockToleranceMs: settings.clockToleranceMs });
+  const resync = async (reason: 'gap' | 'periodic' | 'manual' = 'manual') => {
+    if (!held.isHeld) return;
+    const events = await resyncEvents(client, o.tracker, t.id, { graceMs: settings.resyncGraceMs, project: t.project });
+    for (const e of events) ingestor.pushSynthetic(e);
+    metrics.resyncs.inc({ reason });
+    if (reason === 'gap') metrics.gapsResynced.inc();
+    // An instance seen for the first time is a baseline, not a change the stream missed.
+    metrics.resyncChanges.inc(events.filter((e) => e.kind === 'instance.status' && e.from !== undefined).length);
+    if (events.length) log.info({ changes: events.length }, 'resync found changes');
+  };
+  const sub = new EventSubscriber({
+    endpoint: () => client.eventsEndpoint(['operation', 'lifecycle'], { allProjects: !t.project }),
+    onFrame: (raw, at) => ingestor.pushFrame(raw, at),
+    onConnected: () => resync('gap'),
+    logger: log,
+    metrics,
+    maxFrameBytes: settings.maxFrameBytes,
+    // Queued as a note the processor rejects: kept, audited and alerted on the one rejected-input path.
+    onOversized: (at) => ingestor.pushFrame(oversizedFrameNote(settings.maxFrameBytes, at), at),
+  });
+  held.on('acquired', () => {
+    ingestor.activate();
+    if (sub.connected) resync('gap').catch((err) => log.warn({ err }, 'resync after taking over failed'));
+  });
+  held.on('lost', () => ingestor.standBy());
+  metrics.leaseHolder.set({ target: t.id }, 0);
+  held.on('acquired', () => metrics.leaseHolder.set({ target: t.id }, 1));
+  held.on('lost', () => metrics.leaseHolder.set({ target: t.id }, 0));
+  sub.on('connected', () => metrics.streamConnected.set({ target: t.id }, 1));
+  // A cluster's other members join an HTTPS target's failover addresses (client/cluster.ts).
+  if (t.target.kind === 'https') sub.once('connected', () => void client.server().then((s) => (s.environment?.server_clustered ? client.clusterMembers() : undefined)).catch((err: unknown) => log.debug({ err }, 'could not list the cluster members')));
+  sub.on('disconnected', () => metrics.streamConnected.set({ target: t.id }, 0));
+  const gauge = setInterval(() => metrics.ingestBuffered.set({ target: t.id, role: held.isHeld ? 'holder' : 'follower' }, ingestor.buffered), 1_000);
+  gauge.unref();
+  sub.start();
+  // A surplus lease is handed over once what was read is written (bounded: the successor's window covers the rest).
+  spread?.register(held, async () => {
+    await Promise.race([ingestor.drain(), sleep(settings.leaseTtlMs, undefined, { ref: false })]);
+    await held.handOver();
+  });
+  held.start();
+  const timer = settings.resyncIntervalMs > 0 ? setInterval(() => {
+    if (sub.connected && held.isHeld) resync('periodic').catch((err) => log.warn({ err }, 'periodic resync failed'));
+  }, settings.resyncIntervalMs) : undefined;
+  return {
+    name: t.name,
+    id: t.id,
+    lease: held,
+    subscriber: sub,
+    resync: () => resync(),
+    async stop() {
+      clearInterval(timer);
+      clearInterval(gauge);
+      await sub.stop();
+      await ingestor.drain();
+      await held.stop();
+    },
+  };
+}
