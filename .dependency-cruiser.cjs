@@ -5,6 +5,7 @@
  */
 // prettier-ignore
 const layers = [
+  'clock', // the time interval decisions read (injectable: tests run on virtual time)
   'errors', 'log', 'filter',
   'client', 'redis', 'metrics', 'config',
   'alerts', // the alert, raised in one place (audit, then notifier: both by the narrow interfaces it declares), inhibition

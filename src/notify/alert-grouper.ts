@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { RedisConnection } from '../redis/connect.js';
+import { systemClock, type Clock } from '../clock/clock.js';
 import { z } from 'zod';
 import { ReflexError } from '../errors/reflex-error.js';
 import { alertSchema, alertValue, type Alert } from '../alerts/alert.js';
@@ -144,12 +145,14 @@ export class AlertGrouper {
     private readonly send: (n: Notification) => Promise<void>,
     /** Leaves alerts out of messages (silences, inhibition). Default: none. */
     private readonly mute: AlertMute = async () => new Map(),
+    /** Reads the group wait, group interval and repeat interval against this time. Default: the wall clock. */
+    private readonly clock: Clock = systemClock,
   ) {
     this.locks = new TokenLock(redis, { ttlMs: flushLockMs });
   }
 
   /** Puts the alert in its group and schedules the group's first flush if none is scheduled. */
-  async add(alert: Alert, group: FlushJob, now = Date.now()): Promise<void> {
+  async add(alert: Alert, group: FlushJob, now = this.clock.now()): Promise<void> {
     const { groupKey, route } = group;
     const key = this.keys.group(groupKey);
     const prev = await this.redis.hget(key, alert.fingerprint);
@@ -189,7 +192,7 @@ export class AlertGrouper {
    * lost its scheduled marker (every replica down for longer than it lives) takes the group over.
    * Throws LOCK_LOST (retryable) while another replica flushes the group.
    */
-  async flush(job: FlushJob, now = Date.now()): Promise<Notification | undefined> {
+  async flush(job: FlushJob, now = this.clock.now()): Promise<Notification | undefined> {
     const { groupKey } = job;
     const held = await this.locks.acquire(this.keys.groupLock(groupKey), 2 * flushLockMs, 50);
     if (!held) throw new ReflexError('LOCK_LOST', `group ${groupKey} is being flushed by another replica`);

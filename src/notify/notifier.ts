@@ -2,6 +2,7 @@ import { Queue, Worker, type KeepJobs } from 'bullmq';
 import { duplicateConnection, type RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
+import type { Clock } from '../clock/clock.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import { alertSchema, toAlert, type Alert, type AlertAction, type AlertChange, type AlertInput } from '../alerts/alert.js';
 import { AlertBoard, alertMute } from './alert-board.js';
@@ -32,6 +33,8 @@ export interface NotifierOptions extends NotifyConfig {
   concurrency?: number;
   /** Finished delivery jobs kept (`jobsKeepCompleted[Ms]`, `jobsKeepFailed[Ms]`). Default: completed a day, failed 7 days. */
   jobHistory?: { removeOnComplete: KeepJobs; removeOnFail: KeepJobs };
+  /** The time groups read when they decide whether a repeat is due (the flushes themselves are BullMQ delayed jobs). Default: the wall clock. */
+  clock?: Clock;
 }
 
 /** How long an alert is remembered for `resolve(fingerprint)`. */
@@ -88,7 +91,7 @@ export class Notifier {
       // A group routed to a receiver a reload has since removed: its message has nowhere to go.
       if (!receiver) return Promise.resolve(void opts.logger?.warn({ receiver: n.receiver, notification: n.id }, 'notification dropped: its receiver is no longer configured (removed by a reload)'));
       return enqueueDelivery(this.deliveryQueue, receiver, { notification: n, receiver: n.receiver });
-    }, this.mute);
+    }, this.mute, opts.clock);
     if (opts.workers ?? true) this.startWorkers();
   }
 

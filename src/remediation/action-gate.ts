@@ -1,4 +1,5 @@
 import type { RedisConnection } from '../redis/connect.js';
+import { systemClock, type Clock } from '../clock/clock.js';
 import type { Instance } from '../client/instance.js';
 import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
@@ -39,6 +40,8 @@ export interface GateOptions {
   autorestartStandBackMs?: number;
   /** The actions of the rules loaded now (which of a rule's actions restart). Default: the built-ins. */
   actions?: () => ActionRegistry;
+  /** The time the crash-loop budget's window, reset and back-off are read against (the back-off itself is a BullMQ delay). Default: the wall clock. */
+  clock?: Clock;
 }
 
 /**
@@ -52,6 +55,7 @@ export class ActionGate {
   readonly storms: StormControl | undefined;
   private readonly standBackMs: number;
   private readonly actions: (() => ActionRegistry) | undefined;
+  private readonly clock: Clock;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -64,6 +68,7 @@ export class ActionGate {
     this.storms = options.storm === false ? undefined : new StormControl(redis, keys, options.storm);
     this.standBackMs = options.autorestartStandBackMs ?? 75_000;
     this.actions = options.actions;
+    this.clock = options.clock ?? systemClock;
   }
 
   /** Whether the event's cluster member is in a failure storm (never, with storm control off). */
@@ -117,7 +122,7 @@ export class ActionGate {
 
     if (rule.crashLoop && restarting) {
       const keys = { restarts: this.keys.restarts(ref), quarantine: this.keys.quarantine(ref) };
-      const v = await this.budget.reserve(keys, event.id, rule.crashLoop, Date.now(), identityToken(identityOf(instance)));
+      const v = await this.budget.reserve(keys, event.id, rule.crashLoop, this.clock.now(), identityToken(identityOf(instance)));
       if (!v.allowed) {
         if (v.newlyQuarantined) this.metrics?.quarantines.inc();
         const summary = `quarantined: crash loop (${v.restarts} restarts within the budget window); no more restarts until released (reflex quarantine release)`;

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { TokenLock } from '../redis/token-lock.js';
 import type { Alerts } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import { systemClock, type Clock } from '../clock/clock.js';
 import type { InstanceClient } from '../client/client.js';
 import type { KeySpace, ScheduleKeys } from '../redis/key-space.js';
 import type { Schedule } from './schedule.js';
@@ -44,6 +45,11 @@ export interface SchedulerOptions {
   metrics?: Metrics;
   /** Raises and resolves housekeeping alerts (stale snapshots, lost ownership records). Default: audited only. */
   alerts?: Pick<Alerts, 'raise' | 'resolve'>;
+  /**
+   * The time a tick's lateness (catch-up) and its plans (snapshot freshness, expiry) are read
+   * against; the ticks come due on BullMQ's job schedulers, in Redis. Default: the wall clock.
+   */
+  clock?: Clock;
 }
 
 /** A running scheduler. */
@@ -76,6 +82,7 @@ export interface RunningScheduler {
  */
 export async function startScheduler(opts: SchedulerOptions): Promise<RunningScheduler> {
   const { logger, redis, keys, audit } = opts;
+  const clock = opts.clock ?? systemClock;
   const skeys = keys.schedules;
   let schedules = opts.schedules;
   if (!schedules) {
@@ -103,7 +110,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
       return 'unknown schedule';
     }
     const dueAt = dueTime(job);
-    const lateMs = Date.now() - dueAt;
+    const lateMs = clock.now() - dueAt;
     const correlationId = `schedule:${schedule.name}:${dueAt}`;
     const rec = { correlationId, target: opts.target, rule: schedule.name, schedule: schedule.name, dueAt: new Date(dueAt).toISOString() };
     if (data.fingerprint !== schedule.fingerprint) logger.warn({ schedule: schedule.name }, 'tick created from another version of this schedule; running this replica\'s');
@@ -129,7 +136,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
       if (lateMs > schedule.catchUpGraceMs) logger.info({ schedule: schedule.name, lateMs }, 'running a missed tick (catchUp: one)');
       const report: TickReport = { plans: [], queued: 0, failed: 0, missed: 0 };
       for (const t of opts.targets ?? [{ target: opts.target, client: opts.client }]) {
-        const r = await runTick(schedule, { client: t.client, audit, logger, target: t.target, actions: opts.actions, redis, keys, metrics: opts.metrics, alerts: opts.alerts }, { tickAt: dueAt, correlationId });
+        const r = await runTick(schedule, { client: t.client, audit, logger, target: t.target, actions: opts.actions, redis, keys, metrics: opts.metrics, alerts: opts.alerts }, { tickAt: dueAt, correlationId, now: () => clock.now() });
         report.plans.push(...r.plans);
         report.queued += r.queued;
         report.failed += r.failed;

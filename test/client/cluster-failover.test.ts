@@ -6,14 +6,7 @@ import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget, type Target } from '../../src/client/target.js';
 import { EventSubscriber } from '../../src/events/event-subscriber.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-
-const until = async (cond: () => boolean, timeoutMs: number, what: string) => {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+import { until } from '../support/wait.js';
 
 describe('a target naming several addresses of a cluster', () => {
   let client: { cert: string; key: string };
@@ -149,13 +142,13 @@ describe('a target naming several addresses of a cluster', () => {
     });
     sub.start();
     try {
-      await until(() => sub.connected && connects === 1, 5_000, 'first connect');
+      await until('first connect', () => sub.connected && connects === 1, 5_000);
       expect(sim.controls.eventListeners).toBe(1);
       await sim.memberListeners!.down('m1');
-      await until(() => connects === 2 && sub.connected, 5_000, 'reconnected to another member');
+      await until('reconnected to another member', () => connects === 2 && sub.connected, 5_000);
       expect(c.transport.activeOrigin).toBe(urls[1]);
       sim.controls.crash('web');
-      await until(() => frames.some((f) => f.includes('instance-shutdown')), 5_000, 'the crash seen through m2');
+      await until('the crash seen through m2', () => frames.some((f) => f.includes('instance-shutdown')), 5_000);
     } finally {
       await sub.stop();
     }

@@ -1,6 +1,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { isApiStatus } from '../../src/client/api-error.js';
 import { conformance, type ConformanceTarget } from './targets.js';
+import { until } from '../support/wait.js';
 
 /**
  * What an instance's identity is (issue 25: Reflex acts on the instance that had the incident,
@@ -14,17 +15,12 @@ await conformance('volatile.uuid is the instance: kept by a rename, new on creat
   });
 
   const read = async (t: ConformanceTarget, name: string) => (await t.client.getInstance(name)).value;
+  /** Waits until the instance is found (404 until then); another answer is named when the wait times out. */
   async function appears(t: ConformanceTarget, name: string): Promise<void> {
-    const end = Date.now() + 20_000;
-    for (;;) {
-      try {
-        await t.client.getInstance(name);
-        return;
-      } catch (err) {
-        if (!isApiStatus(err, 404) || Date.now() > end) throw err;
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(`${name} to be found`, () => t.client.getInstance(name).then(() => true, (err: unknown) => {
+      if (isApiStatus(err, 404)) return false;
+      throw err;
+    }), 20_000, 50);
   }
 
   it('a rename keeps volatile.uuid and created_at; a copy, and a new instance under the old name, get new uuids', async () => {

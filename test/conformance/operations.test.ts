@@ -6,6 +6,7 @@ import { operationSecrets } from '../../src/client/envelope.js';
 import { waitOperationObject } from '../../src/client/operations.js';
 import { StatusCode } from '../../src/client/status-code.js';
 import { conformance, type ConformanceTarget } from './targets.js';
+import { until } from '../support/wait.js';
 
 await conformance('background operations can be waited for, cancelled and lost', (target) => {
   const launched: string[] = [];
@@ -72,7 +73,8 @@ await conformance('background operations can be waited for, cancelled and lost',
     const t = target();
     const name = await launch(t);
     const op = await t.client.changeState(name, { action: 'freeze' });
-    await new Promise((r) => setTimeout(r, 7_000));
+    // The daemon forgets a finished operation a few seconds after it ends (LXD: 5 s).
+    await until('the finished operation forgotten', () => t.client.getOperation(op.id).then(() => false, (e: unknown) => e instanceof ApiError && e.status === 404), 20_000, 200);
     const err = await op.wait({ timeoutMs: 10_000 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'OPERATION_VANISHED', status: 404 });
     expect((err as Error).message).toContain(op.id);

@@ -9,7 +9,8 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/simul
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { testWebhookSecret } from '../notify/notifier-fixture.js';
-import { eventually, startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
+import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
+import { until } from '../support/wait.js';
 
 interface SentAlert {
   kind: string;
@@ -72,7 +73,7 @@ describe('an event dated in the future does not disable healing (simulator, bund
       },
     });
     reflex = await startReflex(config, pino({ level: 'silent' }));
-    await eventually(() => Boolean(reflex?.subscriber?.connected), 'Reflex reading the event stream');
+    await until('Reflex reading the event stream', () => Boolean(reflex?.subscriber?.connected));
   }
 
   const futureStart = (at: number) => ({ type: 'lifecycle' as const, timestamp: new Date(at).toISOString(), project: 'default', metadata: { action: 'instance-started', source: '/1.0/instances/web-1', name: 'web-1', project: 'default' } });
@@ -81,17 +82,17 @@ describe('an event dated in the future does not disable healing (simulator, bund
     await startReflexOnSim();
     const dated = Date.now() + DAY_MS;
     sim.controls.injectFrame(futureStart(dated));
-    await eventually(async () => (await trail('web-1')).some((r) => r.type === 'alert'), 'the future-dated frame audited');
+    await until('the future-dated frame audited', async () => (await trail('web-1')).some((r) => r.type === 'alert'));
     const alert = (await trail('web-1')).find((r) => r.type === 'alert')!;
     expect(alert.summary).toContain(`event dated ${new Date(dated).toISOString()}, ahead of its receipt`);
     expect(alert).toMatchObject({ severity: 'warning' });
 
     sim.controls.crash('web-1');
-    await eventually(async () => (await trail('web-1')).some((r) => r.type === 'outcome'), 'the crash healed', 15_000);
-    await eventually(() => sim.controls.statusCode('web-1') === StatusCode.Running, 'web-1 Running again');
+    await until('the crash healed', async () => (await trail('web-1')).some((r) => r.type === 'outcome'), 15_000);
+    await until('web-1 Running again', () => sim.controls.statusCode('web-1') === StatusCode.Running);
     expect(sim.controls.calls('web-1', 'start'), 'one start, by the bundled rule').toBe(1);
 
-    await eventually(() => alerts().some((a) => a.kind === 'event.future-timestamp'), 'the future-timestamp alert sent');
+    await until('the future-timestamp alert sent', () => alerts().some((a) => a.kind === 'event.future-timestamp'));
     const sent = alerts().filter((a) => a.kind === 'event.future-timestamp');
     expect(sent, 'alerted once').toHaveLength(1);
     expect(sent[0]).toMatchObject({ severity: 'warning', instance: 'web-1', status: 'firing' });
@@ -100,11 +101,11 @@ describe('an event dated in the future does not disable healing (simulator, bund
   it('with a tolerance wider than the frame\'s lead, the frame is trusted and the crash after it is dropped as stale (what the tolerance prevents)', async () => {
     await startReflexOnSim(2 * DAY_MS);
     sim.controls.injectFrame(futureStart(Date.now() + DAY_MS));
-    await eventually(async () => (await trail('web-1')).some((r) => r.type === 'event'), 'the future-dated frame processed');
+    await until('the future-dated frame processed', async () => (await trail('web-1')).some((r) => r.type === 'event'));
     sim.controls.crash('web-1');
     const archive = new EventArchive({ redis, key: keySpace(prefix).archive });
     const staleShutdown = async () => (await archive.read({ outcome: 'stale' })).some((a) => a.event.kind === 'instance.status' && a.event.action === 'instance-shutdown');
-    await eventually(staleShutdown, 'the crash archived as stale', 15_000);
+    await until('the crash archived as stale', staleShutdown, 15_000);
     expect(sim.controls.statusCode('web-1')).toBe(StatusCode.Stopped);
     expect((await trail('web-1')).filter((r) => r.type === 'alert' || r.type === 'outcome')).toEqual([]);
   });

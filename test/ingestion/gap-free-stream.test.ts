@@ -25,7 +25,7 @@ describe('a gap-free event stream', () => {
   };
   const running = (b: IngestionBed, name: string) => until(() => b.sim.controls.statusCode(name) === 103, 10_000, `${name} running`);
   /** A stop found by a resync alone: recorded with intent unknown, an alert saying how to heal it, and no start. */
-  const leftAloneAsUnknown = async (b: IngestionBed, name: string) => {
+  const expectLeftAloneAsUnknown = async (b: IngestionBed, name: string) => {
     expect(await b.waitTrail(name, 1)).toEqual(['103→102 unknown synthetic']);
     const audit = new AuditLog(b.redis, b.keys.audit);
     await until(async () => (await audit.read({ instance: name })).some((r) => r.type === 'alert'), 5_000, `${name} alert`);
@@ -100,7 +100,7 @@ describe('a gap-free event stream', () => {
     await stopped(b, 'c2');
     await sleep(800); // the shutdown event went out to nobody
     b.proxy!.refuse(false);
-    await leftAloneAsUnknown(b, 'c2');
+    await expectLeftAloneAsUnknown(b, 'c2');
     expect(await b.trail('quiet')).toEqual([]);
     // The operator decides: `reflex heal` starts it through Reflex, audited.
     const healed = await runReflex(['heal', 'c2', '--target', `unix://${b.proxy!.socketPath}`, '--redis', redisUrl(), '--prefix', b.prefix, '--wait', '20s']);
@@ -136,7 +136,7 @@ describe('a gap-free event stream', () => {
     await sleep(100);
     b.sim.controls.crash('c3');
     await restarting;
-    await leftAloneAsUnknown(b, 'c3');
+    await expectLeftAloneAsUnknown(b, 'c3');
   });
 
   it('reconnects and resyncs after the server drops it as a slow consumer, through a storm', async () => {
@@ -153,7 +153,8 @@ describe('a gap-free event stream', () => {
     await sleep(1_500); // three write deadlines: the server has given up on this listener
     b.proxy!.unstall();
     await disconnected;
-    await leftAloneAsUnknown(b, 'c4');
+    await expectLeftAloneAsUnknown(b, 'c4');
+    expect(b.reflex.subscriber?.connected, 'reconnected after the drop').toBe(true);
   }, 60_000);
 
   it('takes a storm of 3 000 events without losing the connection or a crash that follows it', async () => {

@@ -11,7 +11,8 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/simul
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { testWebhookSecret } from '../notify/notifier-fixture.js';
-import { eventually, startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
+import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
+import { until } from '../support/wait.js';
 
 const MB = 1024 * 1024;
 
@@ -112,13 +113,13 @@ describe('size limits on the event stream (simulator, bundled rules)', () => {
       },
     });
     reflex = await startReflex(config, pino({ level: 'silent' }));
-    await eventually(() => Boolean(reflex?.subscriber?.connected), 'Reflex reading the event stream');
+    await until('Reflex reading the event stream', () => Boolean(reflex?.subscriber?.connected));
   }
 
   async function crashIsHealed(): Promise<void> {
     sim.controls.crash('web-1');
-    await eventually(async () => (await trail('web-1')).some((r) => r.type === 'outcome'), 'the crash healed', 60_000);
-    await eventually(() => sim.controls.statusCode('web-1') === StatusCode.Running, 'web-1 Running again');
+    await until('the crash healed', async () => (await trail('web-1')).some((r) => r.type === 'outcome'), 60_000);
+    await until('web-1 Running again', () => sim.controls.statusCode('web-1') === StatusCode.Running);
   }
 
   // 50 MB go through the simulator's socket, Reflex's parse and the truncation: about 7 s on an idle
@@ -127,11 +128,11 @@ describe('size limits on the event stream (simulator, bundled rules)', () => {
   it('a 50 MB frame within maxFrameBytes is stored once, truncated, Redis grows by less than 1 MB, and the crash after it is healed', { timeout: 180_000 }, async () => {
     await startReflexOnSim(64 * MB);
     // Settled first: the start-up resync's writes are not the frame's.
-    await eventually(async () => (await new EventArchive({ redis, key: keySpace(prefix).archive }).read()).length > 0, 'the start-up resync archived');
+    await until('the start-up resync archived', async () => (await new EventArchive({ redis, key: keySpace(prefix).archive }).read()).length > 0);
     const before = await usedMemory();
     sim.controls.injectFrame(hugeFrame(50 * MB));
     const updated = async () => (await trail('web-1')).find((r) => r.type === 'event' && r.summary.includes('instance-updated'));
-    await eventually(async () => Boolean(await updated()), 'the 50 MB frame audited', 120_000);
+    await until('the 50 MB frame audited', async () => Boolean(await updated()), 120_000);
     const grew = (await usedMemory()) - before;
     // Not on a Redis Cluster: the node read there is one of six and holds only its slots' keys; what
     // is stored is checked below on every set-up.
@@ -150,12 +151,12 @@ describe('size limits on the event stream (simulator, bundled rules)', () => {
     await startReflexOnSim(256 * 1024);
     const keys = keySpace(prefix);
     sim.controls.injectFrame(hugeFrame(MB));
-    await eventually(async () => (await redis.xlen(keys.rejected)) === 1, 'the refused frame kept as rejected', 15_000);
+    await until('the refused frame kept as rejected', async () => (await redis.xlen(keys.rejected)) === 1, 15_000);
     const fields = ((await redis.xrange(keys.rejected, '-', '+')) as [string, string[]][])[0]![1];
     expect(fields[fields.indexOf('reason') + 1]).toMatch(/larger than maxFrameBytes \(262144 bytes\) was refused by the events socket \(closed with 1009\)/);
-    await eventually(() => alerts().some((a) => a.kind === 'event.frame-too-large'), 'the frame-too-large alert sent');
+    await until('the frame-too-large alert sent', () => alerts().some((a) => a.kind === 'event.frame-too-large'));
     expect(alerts().filter((a) => a.kind === 'event.frame-too-large'), 'alerted once').toHaveLength(1);
-    await eventually(() => Boolean(reflex?.subscriber?.connected), 'the stream reconnected', 15_000);
+    await until('the stream reconnected', () => Boolean(reflex?.subscriber?.connected), 15_000);
     expect(await redis.xlen(keys.rejected), 'the refused frame is not sent again: one entry').toBe(1);
 
     await crashIsHealed();

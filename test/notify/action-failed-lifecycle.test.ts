@@ -12,7 +12,8 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/simul
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { testWebhookSecret } from './notifier-fixture.js';
-import { eventually, startRecordingServer, type RecordingServer } from './recording-server.js';
+import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { until } from '../support/wait.js';
 
 interface Body {
   status: string;
@@ -37,7 +38,7 @@ describe('the action-failed alert has a lifecycle', () => {
     // One attempt: an injected failure is the give-up at once.
     const config = parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl(), rulesDir: 'test/fixtures/rules-notify', prefix, resyncIntervalMs: 0, resyncGraceMs: 100, leaseTtlMs: 600, actionAttempts: 1, httpPort: 0, logLevel: 'silent' });
     reflex = await startReflex(config, pino({ level: 'silent' }));
-    await eventually(() => !!reflex?.subscriber?.connected, 'Reflex reading the event stream');
+    await until('Reflex reading the event stream', () => !!reflex?.subscriber?.connected);
   });
   afterEach(async () => {
     await reflex?.stop();
@@ -64,21 +65,21 @@ describe('the action-failed alert has a lifecycle', () => {
   it('fires when the restart of a crash gives up, resolves when the instance is Running again, and a later give-up fires a new message', async () => {
     sim.controls.failNext('web-1', 1, 'Injected failure: start refused');
     sim.controls.crash('web-1');
-    await eventually(() => statuses().includes('firing'), 'the action-failed firing message', 15_000);
+    await until('the action-failed firing message', () => statuses().includes('firing'), 15_000);
     expect(actionFailed()[0]).toMatchObject({ instance: 'web-1', summary: expect.stringMatching(/^start on web-1 gave up after 1 attempt\(s\)/) });
 
     // The operator starts it: healthy again.
     const client = new InstanceClient(targetsOf(parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl() }))[0]!.target);
     await (await client.changeState('web-1', { action: 'start', timeout: 30 })).wait({ timeoutMs: 10_000 });
     await client.close();
-    await eventually(() => statuses().includes('resolved'), 'the action-failed resolved message', 15_000);
+    await until('the action-failed resolved message', () => statuses().includes('resolved'), 15_000);
     expect(actionFailed().find((a) => a.status === 'resolved')).toMatchObject({ summary: 'web-1 is Running (103) again, started through the API', outcome: 'recovered' });
 
     // A new failure episode on the same instance is news again. (Not a second crash: one within 5 s
     // of Reflex's failed start is taken for that start's echo, by design.)
     sim.controls.failNext('web-1', 1, 'Injected failure: snapshot refused');
     await operatorSnapshot(1);
-    await eventually(() => statuses().length === 3, 'a new action-failed firing message', 15_000);
+    await until('a new action-failed firing message', () => statuses().length === 3, 15_000);
     expect(statuses()).toEqual(['firing', 'resolved', 'firing']);
     expect(actionFailed()[2]!.summary).toMatch(/^snapshot on web-1 gave up/);
     const trail = await audited();
@@ -89,9 +90,9 @@ describe('the action-failed alert has a lifecycle', () => {
   it('resolves when a later action on the instance succeeds, with the instance Running throughout', async () => {
     sim.controls.failNext('web-1', 1, 'Injected failure: snapshot refused');
     await operatorSnapshot(1);
-    await eventually(() => statuses().includes('firing'), 'the action-failed firing message', 15_000);
+    await until('the action-failed firing message', () => statuses().includes('firing'), 15_000);
     await operatorSnapshot(2);
-    await eventually(() => statuses().includes('resolved'), 'the action-failed resolved message', 15_000);
+    await until('the action-failed resolved message', () => statuses().includes('resolved'), 15_000);
     expect(actionFailed().find((a) => a.status === 'resolved')).toMatchObject({ summary: expect.stringMatching(/^a later snapshot on web-1 succeeded/), outcome: 'remediated', correlationId: 'snap-1' });
     expect(await audited()).toContainEqual(expect.stringMatching(/^action-failed resolved: a later snapshot on web-1 succeeded/));
   });

@@ -5,7 +5,8 @@ import { Alerts } from '../../src/alerts/alerts.js';
 import { InstanceAlerts } from '../../src/notify/instance-alerts.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
-import { eventually, startRecordingServer, type RecordingServer } from './recording-server.js';
+import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { until } from '../support/wait.js';
 
 interface Body {
   alerts: { kind: string; status: string; instance: string; summary: string }[];
@@ -36,9 +37,9 @@ describe('a recovery resolves the alerts it ends', () => {
     const { notifier, audit, alerts } = await setup(false);
     await notifier.notify(raised('crash-loop', 'web-1'));
     await notifier.notify(raised('storm', 'member:node1'));
-    await eventually(() => server.requests.length === 2, 'both firing messages');
+    await until('both firing messages', () => server.requests.length === 2);
     await alerts.observe(running, []);
-    await eventually(() => server.requests.length === 4, 'both resolved messages');
+    await until('both resolved messages', () => server.requests.length === 4);
     expect(sent()).toEqual(['crash-loop web-1:firing', 'crash-loop web-1:resolved', 'storm member:node1:firing', 'storm member:node1:resolved']);
     const trail = (await audit.read({ count: 20 })).filter((r) => r.type === 'alert').map((r) => r.summary).sort();
     expect(trail).toEqual([
@@ -50,7 +51,7 @@ describe('a recovery resolves the alerts it ends', () => {
   it('a storm still held on the member stays firing', async () => {
     const { notifier, alerts } = await setup(true);
     await notifier.notify(raised('storm', 'member:node1'));
-    await eventually(() => server.requests.length === 1, 'the firing message');
+    await until('the firing message', () => server.requests.length === 1);
     await alerts.observe(running, []);
     expect((await notifier.board.firing()).map((a) => a.kind)).toEqual(['storm']);
   });

@@ -5,7 +5,8 @@ import type { NotifierOptions } from '../../src/notify/notifier.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { matchingSilence, Silences } from '../../src/silences/silences.js';
 import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
-import { eventually, sleep, startRecordingServer, type RecordingServer } from './recording-server.js';
+import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { until } from '../support/wait.js';
 
 interface Body {
   status: string;
@@ -36,15 +37,15 @@ describe('grouping as Alertmanager does it', () => {
     const s = await server();
     const n = replica({ receivers: [hook('hook', s.url)], route: { receiver: 'hook', ...fastTimings, groupWaitMs: 0, groupIntervalMs: 800 } });
     await n.notify(crashAlert('c1', { startsAt: at(0) }));
-    await eventually(() => s.requests.length === 1, 'the first message');
+    await until('the first message', () => s.requests.length === 1);
     // Raised out of order (a slow replica): the message still lists them as they happened.
     for (const [i, name] of [[4, 'c5'], [2, 'c3'], [1, 'c2'], [3, 'c4']] as const) await n.notify(crashAlert(name, { startsAt: at(i) }));
     for (const name of ['c1', 'c2', 'c3', 'c4', 'c5']) await n.resolve((await n.notify(crashAlert(name, { startsAt: at(Number(name[1]) - 1) }))).fingerprint, { endsAt: at(10) });
-    await eventually(() => s.requests.length === 2, 'the next message', 5000);
+    await until('the next message', () => s.requests.length === 2, 5000);
     expect(listed(bodies(s)[0]!)).toEqual(['c1:firing']);
     expect(bodies(s)[1]!.status).toBe('resolved');
     expect(listed(bodies(s)[1]!)).toEqual(['c1:resolved', 'c2:resolved', 'c3:resolved', 'c4:resolved', 'c5:resolved']);
-    await sleep(1200);
+    await fx.quietFor(2);
     expect(s.requests).toHaveLength(2);
   });
 
@@ -53,10 +54,10 @@ describe('grouping as Alertmanager does it', () => {
     const s = await server();
     const n = replica({ receivers: [hook('hook', s.url)], route: { receiver: 'hook', ...fastTimings, groupWaitMs: 0, groupIntervalMs: 600 } });
     await n.notify(crashAlert('web-1', { startsAt: at(0) }));
-    await eventually(() => s.requests.length === 1, 'the first message');
+    await until('the first message', () => s.requests.length === 1);
     const brief = await n.notify(crashAlert('web-2', { startsAt: at(1) }));
     await n.resolve(brief.fingerprint, { endsAt: at(2) });
-    await eventually(() => s.requests.length === 2, 'the next message');
+    await until('the next message', () => s.requests.length === 2);
     expect(bodies(s)[1]!.status).toBe('firing');
     expect(listed(bodies(s)[1]!)).toEqual(['web-1:firing', 'web-2:resolved']);
   });
@@ -69,13 +70,13 @@ describe('grouping as Alertmanager does it', () => {
       route: { receiver: 'all', ...fastTimings, groupWaitMs: 0, routes: [{ receiver: 'all', continue: true }, { receiver: 'pager' }] },
     });
     const a = await n.notify(crashAlert('web-1', { startsAt: at(0) }));
-    await eventually(() => all.requests.length === 1 && firingOnly.requests.length === 1, 'the firing messages');
+    await until('the firing messages', () => all.requests.length === 1 && firingOnly.requests.length === 1);
     const b = await n.notify(crashAlert('web-2', { startsAt: at(1) }));
     await n.resolve(b.fingerprint, { endsAt: at(2) });
-    await eventually(() => all.requests.length === 2, 'web-2 resolved to the first receiver');
+    await until('web-2 resolved to the first receiver', () => all.requests.length === 2);
     await n.resolve(a.fingerprint, { endsAt: at(3) });
-    await eventually(() => all.requests.length === 3, 'all resolved to the first receiver');
-    await sleep(3 * fastTimings.groupIntervalMs);
+    await until('all resolved to the first receiver', () => all.requests.length === 3);
+    await fx.quietFor(3);
     expect(bodies(all).map(listed)).toEqual([['web-1:firing'], ['web-1:firing', 'web-2:resolved'], ['web-1:resolved']]);
     expect(bodies(firingOnly).map(listed)).toEqual([['web-1:firing']]);
   });
@@ -89,7 +90,7 @@ describe('grouping as Alertmanager does it', () => {
     const crashes = [crashAlert('a-1', { member: 'node1', startsAt: at(0) }), crashAlert('b-1', { member: 'node2', startsAt: at(1) }), crashAlert('a-2', { member: 'node1', startsAt: at(2) })];
     await n.notify(storm);
     for (const c of crashes) await n.notify(c);
-    await eventually(() => s.requests.length === 2, 'the storm and the crash messages');
+    await until('the storm and the crash messages', () => s.requests.length === 2);
     const byKind = Object.fromEntries(bodies(s).map((b) => [b.alerts[0]!.kind, listed(b)]));
     expect(byKind).toEqual({ storm: ['member:node1:firing'], 'instance.crashed': ['b-1:firing'] });
     await fx.close();
@@ -99,7 +100,7 @@ describe('grouping as Alertmanager does it', () => {
     const m = replica({ receivers: [hook('hook', plain.url)], route, inhibitRules: [] });
     await m.notify(storm);
     for (const c of crashes) await m.notify(c);
-    await eventually(() => plain.requests.length === 2, 'both messages');
+    await until('both messages', () => plain.requests.length === 2);
     expect(bodies(plain).find((b) => b.alerts[0]!.kind === 'instance.crashed')!.alerts.map((a) => a.instance)).toEqual(['a-1', 'b-1', 'a-2']);
   });
 
@@ -115,8 +116,8 @@ describe('grouping as Alertmanager does it', () => {
     // Added after the alerts fired, before their group's first flush.
     const quiet = await silences.add({ scope: { instance: 'web-1' }, mutes: ['notifications'], reason: 'noisy', durationMs: 60_000 });
     const handsOff = await silences.add({ scope: { instance: 'web-2' }, mutes: ['actions'], reason: 'manual work', durationMs: 60_000 });
-    await eventually(() => s.requests.length === 1, 'the message');
-    await sleep(2 * fastTimings.groupIntervalMs);
+    await until('the message', () => s.requests.length === 1);
+    await fx.quietFor(2);
     expect(s.requests).toHaveLength(1);
     expect(listed(bodies(s)[0]!)).toEqual(['web-2:firing', 'web-3:firing']);
 

@@ -11,7 +11,8 @@ import { chooseNotifyConfig, type NotifyConfig } from '../../src/notify/notify-c
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { testWebhookSecret } from './notifier-fixture.js';
-import { eventually, startRecordingServer, type RecordingServer } from './recording-server.js';
+import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { until } from '../support/wait.js';
 
 const hook = { kind: 'webhook', name: 'hook', url: 'http://127.0.0.1:1/hook', secretEnv: 'HOOK_SECRET' } as const;
 const settings: NotifyConfig = { receivers: [hook], route: { receiver: 'hook' } };
@@ -69,9 +70,9 @@ notifications:
 `,
     );
     reflex = await startReflex(parseConfig(readConfigFile(file)), pino({ level: 'silent' }));
-    await eventually(() => reflex!.subscriber?.connected === true, 'the event stream');
+    await until('the event stream', () => reflex!.subscriber?.connected === true);
     sim.controls.crash('batch-1');
-    await eventually(() => server.requests.length === 1, 'the alert', 15_000);
+    await until('the alert', () => server.requests.length === 1, 15_000);
     const req = server.requests[0]!;
     const body = new Webhook(testWebhookSecret).verify(req.raw, req.headers as Record<string, string>) as { status: string; alerts: Record<string, unknown>[] };
     expect(body.status).toBe('firing');

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { alertFingerprint } from '../../src/alerts/alert.js';
 import type { Notifier } from '../../src/notify/notifier.js';
 import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
-import { eventually, sleep, startRecordingServer, type RecordingServer } from './recording-server.js';
+import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { until } from '../support/wait.js';
 
 interface Body {
   status: string;
@@ -30,14 +31,14 @@ describe('a crash followed by recovery', () => {
   it('yields one alert and one resolved message', async () => {
     const [notifier] = await replicas(1);
     await notifier!.notify(crashAlert('web-1'));
-    await eventually(() => server.requests.length === 1, 'the firing message');
-    await sleep(3 * fastTimings.groupIntervalMs);
+    await until('the firing message', () => server.requests.length === 1);
+    await fx.quietFor(3);
     expect(server.requests).toHaveLength(1);
 
     const resolved = await notifier!.resolve(fingerprint, { summary: 'web-1 is Running again' });
     expect(resolved?.status).toBe('resolved');
-    await eventually(() => server.requests.length === 2, 'the resolved message');
-    await sleep(3 * fastTimings.groupIntervalMs);
+    await until('the resolved message', () => server.requests.length === 2);
+    await fx.quietFor(3);
     expect(bodies().map((b) => [b.status, b.alerts.map((a) => `${a.instance}:${a.status}`)])).toEqual([
       ['firing', ['web-1:firing']],
       ['resolved', ['web-1:resolved']],
@@ -51,16 +52,16 @@ describe('a crash followed by recovery', () => {
   it('with two replicas both seeing the crash and the recovery, still one of each', async () => {
     const [a, b] = await replicas(2);
     await Promise.all([a!.notify(crashAlert('web-1')), b!.notify(crashAlert('web-1', { startsAt: '2025-01-02T03:04:05.010Z' }))]);
-    await eventually(() => server.requests.length === 1, 'the firing message');
-    await sleep(3 * fastTimings.groupIntervalMs);
+    await until('the firing message', () => server.requests.length === 1);
+    await fx.quietFor(3);
     // A replica that handles the event late raises the same alert again: no new message.
     await b!.notify(crashAlert('web-1'));
-    await sleep(2 * fastTimings.groupIntervalMs);
+    await fx.quietFor(2);
     expect(server.requests).toHaveLength(1);
 
     await Promise.all([a!.resolve(fingerprint), b!.resolve(fingerprint)]);
-    await eventually(() => server.requests.length === 2, 'the resolved message');
-    await sleep(3 * fastTimings.groupIntervalMs);
+    await until('the resolved message', () => server.requests.length === 2);
+    await fx.quietFor(3);
     expect(bodies().map((x) => x.status)).toEqual(['firing', 'resolved']);
     const ids = server.requests.map((r) => r.headers['webhook-id']);
     expect(new Set(ids).size).toBe(2);
@@ -70,7 +71,7 @@ describe('a crash followed by recovery', () => {
     const [notifier] = await replicas(1);
     await notifier!.notify(crashAlert('web-1'));
     await notifier!.resolve(fingerprint);
-    await sleep(fastTimings.groupWaitMs + 3 * fastTimings.groupIntervalMs);
+    await fx.quietFor(3);
     expect(server.requests).toHaveLength(0);
     expect(await notifier!.resolve(fingerprint)).toBeUndefined();
   });
@@ -78,11 +79,11 @@ describe('a crash followed by recovery', () => {
   it('a second crash after recovery is a new alert', async () => {
     const [notifier] = await replicas(1);
     await notifier!.notify(crashAlert('web-1', { startsAt: undefined }));
-    await eventually(() => server.requests.length === 1, 'the first firing message');
+    await until('the first firing message', () => server.requests.length === 1);
     await notifier!.resolve(fingerprint);
-    await eventually(() => server.requests.length === 2, 'the resolved message');
+    await until('the resolved message', () => server.requests.length === 2);
     await notifier!.notify(crashAlert('web-1', { startsAt: undefined, correlationId: 'evt-web-1-again' }));
-    await eventually(() => server.requests.length === 3, 'the second firing message');
+    await until('the second firing message', () => server.requests.length === 3);
     expect(bodies().map((x) => x.status)).toEqual(['firing', 'resolved', 'firing']);
   });
 });

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { retryAfterMs } from '../../src/notify/http-delivery.js';
 import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
-import { eventually, sleep, startRecordingServer, type RecordingServer } from './recording-server.js';
+import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { until } from '../support/wait.js';
 
 describe('delivery retries and fallback', () => {
   let fx: NotifierFixture;
@@ -29,7 +30,7 @@ describe('delivery retries and fallback', () => {
       route: { receiver: 'primary', ...fastTimings },
     });
     await notifier.notify(crashAlert('web-1'));
-    await eventually(() => fallback.requests.length === 1, 'the fallback delivery');
+    await until('the fallback delivery', () => fallback.requests.length === 1);
     expect(primary.requests).toHaveLength(3);
     const gaps = primary.requests.slice(1).map((r, i) => r.at - primary.requests[i]!.at);
     expect(gaps[0]).toBeGreaterThanOrEqual(70); // 100 ms ±25 %
@@ -37,7 +38,7 @@ describe('delivery retries and fallback', () => {
     const body = fallback.requests[0]!.json as { receiver: string; alerts: { instance: string }[] };
     expect(body.receiver).toBe('pager');
     expect(body.alerts.map((a) => a.instance)).toEqual(['web-1']);
-    await sleep(300);
+    await fx.quietFor(1);
     expect(primary.requests).toHaveLength(3);
 
     const trail = await fx.audit.read({ type: 'notification' });
@@ -58,7 +59,7 @@ describe('delivery retries and fallback', () => {
       route: { receiver: 'primary', ...fastTimings },
     });
     await notifier.notify(crashAlert('web-2'));
-    await eventually(() => fallback.requests.length === 1, 'the fallback delivery');
+    await until('the fallback delivery', () => fallback.requests.length === 1);
     expect(primary.requests).toHaveLength(1);
   });
 
@@ -67,7 +68,7 @@ describe('delivery retries and fallback', () => {
     const primary = await server((n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
     const notifier = fx.replica({ receivers: [{ kind: 'teams', name: 'teams', url: primary.url, backoffMs: 10 }], route: { receiver: 'teams', ...fastTimings } });
     await notifier.notify(crashAlert('web-3'));
-    await eventually(() => primary.requests.length === 2, 'the retry after 429');
+    await until('the retry after 429', () => primary.requests.length === 2);
     expect(primary.requests[1]!.at - primary.requests[0]!.at).toBeGreaterThanOrEqual(950);
   });
 
@@ -82,7 +83,7 @@ describe('delivery retries and fallback', () => {
       route: { receiver: 'gone', ...fastTimings },
     });
     await notifier.notify(crashAlert('web-4'));
-    await eventually(() => fallback.requests.length === 1, 'the fallback delivery');
+    await until('the fallback delivery', () => fallback.requests.length === 1);
     const failed = (await fx.audit.read()).filter((r) => r.type === 'notification' && r.receiver === 'gone');
     expect(failed.map((r) => [r.result, r.code])).toEqual([
       ['retrying', 'NETWORK'],

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/notify/webhook-signature.js';
 import type { ReceiverConfigInput } from '../../src/notify/receiver-config.js';
 import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
-import { eventually } from './recording-server.js';
+import { until } from '../support/wait.js';
 
 /** The delivery timeout of these tests, and how long the stalling receiver takes over its first request. */
 const timeoutMs = 300;
@@ -82,7 +82,7 @@ describe('a receiver that answers after the timeout, then 200', () => {
       route: { receiver: 'r', ...fastTimings },
     });
     await notifier.notify(crashAlert('web-1'));
-    await eventually(receiver.settled, 'the stalled attempt and its retry', 10_000);
+    await until('the stalled attempt and its retry', receiver.settled, 10_000);
     const trail = await fx.audit.read({ type: 'notification' });
     expect(trail.map((r) => `${r.result} ${r.code ?? ''}`.trim())).toEqual(['retrying TIMEOUT', 'sent']);
     expect(receiver.attempts).toHaveLength(2);

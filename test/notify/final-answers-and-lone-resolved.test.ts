@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { crashAlert, fastTimings, NotifierFixture } from './notifier-fixture.js';
-import { eventually, sleep, startRecordingServer, type RecordingServer } from './recording-server.js';
+import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { until } from '../support/wait.js';
 
 describe('answers that will never succeed, and resolved messages for a receiver that missed the firing one', () => {
   let fx: NotifierFixture;
@@ -31,11 +32,11 @@ describe('answers that will never succeed, and resolved messages for a receiver 
     });
     await notifier.notify(crashAlert('web-1'));
     await notifier.notify(crashAlert('web-2'));
-    await eventually(() => flaky.requests.length === 4 && backup.requests.length === 1, 'the retries and the fallback');
+    await until('the retries and the fallback', () => flaky.requests.length === 4 && backup.requests.length === 1);
     expect(gone.requests).toHaveLength(1);
     // The delivery is audited after its answer arrives: wait for the fourth record, not the fourth request.
     const codes = async () => (await fx.audit.read({ type: 'notification' })).filter((r) => r.receiver === 'flaky').map((r) => r.code ?? r.result);
-    await eventually(async () => (await codes()).length === 4, 'the four deliveries audited');
+    await until('the four deliveries audited', async () => (await codes()).length === 4);
     expect(await codes()).toEqual(['NOTIFY_DEFERRED', 'NOTIFY_DEFERRED', 'NOTIFY_DEFERRED', 'sent']);
   });
 
@@ -51,10 +52,10 @@ describe('answers that will never succeed, and resolved messages for a receiver 
       route: { receiver: 'discord', ...fastTimings },
     });
     const alert = await notifier.notify(crashAlert('web-3'));
-    await eventually(() => backup.requests.length === 1, 'the firing message at the fallback');
+    await until('the firing message at the fallback', () => backup.requests.length === 1);
     await notifier.resolve(alert.fingerprint);
-    await eventually(() => backup.requests.length === 2, 'the resolved message at the fallback');
-    await sleep(400);
+    await until('the resolved message at the fallback', () => backup.requests.length === 2);
+    await fx.quietFor(2);
     expect(discord.requests).toHaveLength(1);
     const texts = backup.requests.map((r) => (r.json as { text: string }).text.split('\n')[0]);
     expect(texts).toEqual(['#### [FIRING:1] instance.crashed: web-3', '#### [RESOLVED] instance.crashed: web-3']);
@@ -67,9 +68,9 @@ describe('answers that will never succeed, and resolved messages for a receiver 
     const discord = await server((n) => (n === 1 ? { status: 400 } : { status: 204 }));
     const notifier = fx.replica({ receivers: [{ kind: 'discord', name: 'discord', url: discord.url }], route: { receiver: 'discord', ...fastTimings } });
     const alert = await notifier.notify(crashAlert('web-4'));
-    await eventually(async () => (await fx.audit.read({ type: 'notification' })).some((r) => r.result === 'failed'), 'the failed firing message');
+    await until('the failed firing message', async () => (await fx.audit.read({ type: 'notification' })).some((r) => r.result === 'failed'));
     await notifier.resolve(alert.fingerprint);
-    await eventually(async () => (await fx.audit.read({ type: 'notification' })).some((r) => r.result === 'skipped'), 'the skipped resolved message');
+    await until('the skipped resolved message', async () => (await fx.audit.read({ type: 'notification' })).some((r) => r.result === 'skipped'));
     expect(discord.requests).toHaveLength(1);
   });
 
@@ -78,9 +79,9 @@ describe('answers that will never succeed, and resolved messages for a receiver 
     const discord = await server(() => ({ status: 204 }));
     const notifier = fx.replica({ receivers: [{ kind: 'discord', name: 'discord', url: discord.url }], route: { receiver: 'discord', ...fastTimings } });
     const alert = await notifier.notify(crashAlert('web-5'));
-    await eventually(() => discord.requests.length === 1, 'the firing message');
+    await until('the firing message', () => discord.requests.length === 1);
     await notifier.resolve(alert.fingerprint);
-    await eventually(() => discord.requests.length === 2, 'the resolved message');
+    await until('the resolved message', () => discord.requests.length === 2);
     expect((discord.requests[1]!.json as { content: string }).content).toBe('[RESOLVED] instance.crashed: web-5');
   });
 });

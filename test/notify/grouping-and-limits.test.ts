@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReceiverConfigInput } from '../../src/notify/receiver-config.js';
 import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
-import { eventually, sleep, startRecordingServer, type RecordingServer } from './recording-server.js';
+import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { until } from '../support/wait.js';
+import { VirtualClock } from '../support/virtual-clock.js';
 
 interface Body {
   status: string;
@@ -25,8 +27,9 @@ describe('grouping and rate limits', () => {
     const notifier = fx.replica({ receivers: [hook()], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings, groupWaitMs: 300 } });
     for (const i of ['web-1', 'web-2', 'web-3']) await notifier.notify(crashAlert(i));
     await notifier.notify(crashAlert('db-1', { project: 'billing' }));
-    await eventually(() => server.requests.length === 2, 'one message per group');
-    await sleep(2 * fastTimings.groupIntervalMs);
+    await until('one message per group', () => server.requests.length === 2);
+    await fx.quietFor(2);
+    expect(server.requests).toHaveLength(2);
     const byProject = Object.fromEntries(bodies().map((b) => [b.groupLabels.project, b.alerts.map((a) => a.instance).sort()]));
     expect(byProject).toEqual({ default: ['web-1', 'web-2', 'web-3'], billing: ['db-1'] });
     expect(bodies()[0]!.groupLabels).toEqual({ kind: 'instance.crashed', project: expect.any(String) });
@@ -37,22 +40,27 @@ describe('grouping and rate limits', () => {
     server = await startRecordingServer();
     const notifier = fx.replica({ receivers: [hook()], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings } });
     await notifier.notify(crashAlert('web-1'));
-    await eventually(() => server.requests.length === 1, 'the first message');
+    await until('the first message', () => server.requests.length === 1);
     const first = server.requests[0]!.at;
     await notifier.notify(crashAlert('web-2'));
-    await eventually(() => server.requests.length === 2, 'the second message');
+    await until('the second message', () => server.requests.length === 2);
     expect(server.requests[1]!.at - first).toBeGreaterThanOrEqual(fastTimings.groupIntervalMs - 50);
     expect(bodies()[1]!.alerts.map((a) => a.instance).sort()).toEqual(['web-1', 'web-2']);
   });
 
-  it('an unchanged firing group is sent again after the repeat interval', async () => {
+  it('an unchanged firing group is sent again once the repeat interval has passed, not a millisecond before (virtual time)', async () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
-    const notifier = fx.replica({ receivers: [hook()], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings, groupIntervalMs: 200, repeatIntervalMs: 600 } });
+    const clock = new VirtualClock();
+    const notifier = fx.replica({ receivers: [hook()], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings, repeatIntervalMs: 3_600_000 }, clock });
     await notifier.notify(crashAlert('web-1'));
-    await eventually(() => server.requests.length === 2, 'a repeat', 5000);
-    expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(550);
-    expect((server.requests[1]!.json as { repeat: boolean }).repeat).toBe(true);
+    await until('the first message', () => server.requests.length === 1);
+    clock.advance(3_600_000 - 1);
+    await fx.quietFor(2);
+    expect(server.requests).toHaveLength(1);
+    clock.advance(1);
+    await until('the repeat', () => server.requests.length === 2);
+    expect(server.requests.map((r) => (r.json as { repeat: boolean }).repeat)).toEqual([false, true]);
   });
 
   it('a receiver’s rate limit spreads messages over windows without dropping any', async () => {
@@ -64,7 +72,7 @@ describe('grouping and rate limits', () => {
       route: { receiver: 'hook', ...fastTimings, groupBy: ['instance'] },
     });
     for (const i of ['a', 'b', 'c']) await notifier.notify(crashAlert(i));
-    await eventually(() => server.requests.length === 3, 'all three messages', 6000);
+    await until('all three messages', () => server.requests.length === 3, 6000);
     const at = server.requests.map((r) => r.at).sort((x, y) => x - y);
     // One message per 400 ms window: three messages span at least two window boundaries.
     expect(at[2]! - at[0]!).toBeGreaterThan(400);
@@ -77,7 +85,7 @@ describe('grouping and rate limits', () => {
     const opts = { receivers: [hook({ rateLimit: { count: 2, windowMs: 1000 } })], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings, groupBy: ['instance'] } };
     const [a, b] = [fx.replica(opts), fx.replica(opts)];
     for (const i of ['a', 'b', 'c', 'd', 'e', 'f']) await (i < 'd' ? a : b).notify(crashAlert(i));
-    await eventually(() => server.requests.length === 6, 'all six messages', 8000);
+    await until('all six messages', () => server.requests.length === 6, 8000);
     const perWindow = new Map<number, number>();
     for (const r of server.requests) perWindow.set(Math.floor(r.at / 1000), (perWindow.get(Math.floor(r.at / 1000)) ?? 0) + 1);
     expect(Math.max(...perWindow.values())).toBeLessThanOrEqual(3); // 2 per window, plus clock skew of a few ms at an edge

@@ -8,7 +8,8 @@ import { keySpace } from '../../src/redis/key-space.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 import { testWebhookSecret } from './notifier-fixture.js';
-import { eventually, sleep, startRecordingServer, type RecordingServer } from './recording-server.js';
+import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { sleep, until } from '../support/wait.js';
 
 const groupIntervalMs = 3_000;
 
@@ -64,7 +65,7 @@ notifications:
     for (let i = 0; i < 5; i++) instances.push(await launchTestInstance({ config: { 'user.reflex.autorestart': 'true' } }));
     for (let i = 0; i < 2; i++) replicas.push(startReflexProcess(['run', '--config', file], { REFLEX_LOG_LEVEL: 'info' }));
     await Promise.all(replicas.map((r) => r.waitForLog('reflex running')));
-    await eventually(() => replicas.some((r) => r.logs.some((l) => String(l.msg).includes('event stream connected'))), 'one replica reading the event stream', 30_000);
+    await until('one replica reading the event stream', () => replicas.some((r) => r.logs.some((l) => String(l.msg).includes('event stream connected'))), 30_000);
 
     let lastCrash = 0;
     for (const [i, name] of instances.entries()) {
@@ -76,7 +77,7 @@ notifications:
 
     const bodies = () => server!.requests.map((r) => ({ at: r.at, body: r.json as Body }));
     const seen = (status?: string) => (name: string) => bodies().find((b) => b.body.alerts.some((a) => a.instance === name && (!status || a.status === status)));
-    await eventually(() => instances.every((n) => seen()(n)), 'every instance in a message', 4 * groupIntervalMs);
+    await until('every instance in a message', () => instances.every((n) => seen()(n)), 4 * groupIntervalMs);
     // The grouping's promise: an alert raised between two flushes goes out with the next one. So
     // each instance is in the first message sent after Reflex learned of its crash (its rule's
     // decision, audited as the alert is raised; the second of slack covers raising it after the
@@ -94,7 +95,7 @@ notifications:
     // And the flushes keep their interval: a message at most one interval (and the second of slack) after the decision, or the next one.
     const delays = instances.map((n) => seen()(n)!.at - learned(n));
     expect(Math.max(...delays), `delays after each crash's decision: ${delays.join(', ')} ms (after the last crash: ${instances.map((n) => seen()(n)!.at - lastCrash).join(', ')} ms)`).toBeLessThanOrEqual(2 * groupIntervalMs);
-    await eventually(() => instances.every((n) => seen('resolved')(n)), 'every recovery in a message', 4 * groupIntervalMs);
+    await until('every recovery in a message', () => instances.every((n) => seen('resolved')(n)), 4 * groupIntervalMs);
     await sleep(2 * groupIntervalMs);
     for (const name of instances) {
       const statuses = bodies().flatMap((b) => b.body.alerts.filter((a) => a.instance === name).map((a) => a.status));

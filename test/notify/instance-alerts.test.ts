@@ -13,8 +13,9 @@ import { Silences } from '../../src/silences/silences.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
-import { fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
-import { eventually, sleep, startRecordingServer, type RecordingServer } from './recording-server.js';
+import { fastTimings, NotifierFixture, notificationsSettled, testWebhookSecret } from './notifier-fixture.js';
+import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { until } from '../support/wait.js';
 
 interface SentAlert {
   kind: string;
@@ -42,6 +43,15 @@ describe('instance alerts from the pipeline', () => {
   let prefix: string;
   const replicas: ReflexHandle[] = [];
   const bodies = () => server.requests.map((r) => r.json as Body);
+  /** Waits until nothing more can be sent: every group settled, every delivery done. */
+  const settled = async () => {
+    const redis = redisClient();
+    try {
+      await until('every group settled and every delivery done', () => notificationsSettled(redis, prefix));
+    } finally {
+      redis.disconnect();
+    }
+  };
 
   beforeEach(async () => {
     server = await startRecordingServer();
@@ -66,14 +76,14 @@ describe('instance alerts from the pipeline', () => {
   async function startReplicas(count: number): Promise<void> {
     const config = parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl(), rulesDir: 'test/fixtures/rules-notify', prefix, resyncIntervalMs: 0, resyncGraceMs: 100, leaseTtlMs: 600, actionAttempts: 3, httpPort: 0, logLevel: 'silent' });
     for (let i = 0; i < count; i++) replicas.push(await startReflex(config, pino({ level: 'silent' })));
-    await eventually(() => replicas.some((r) => r.subscriber?.connected), 'a replica reading the event stream');
+    await until('a replica reading the event stream', () => replicas.some((r) => r.subscriber?.connected));
   }
 
   it('a crash followed by recovery yields one alert and one resolved message, with two replicas running', async () => {
     await startReplicas(2);
     sim.controls.crash('web-1');
-    await eventually(() => server.requests.length >= 2, 'the firing and the resolved message', 15_000);
-    await sleep(1_500);
+    await until('the firing and the resolved message', () => server.requests.length >= 2, 15_000);
+    await settled();
     expect(bodies().map((b) => [b.status, b.alerts.map((a) => `${a.kind} ${a.instance}:${a.status}`)])).toEqual([
       ['firing', ['instance.crashed web-1:firing']],
       ['resolved', ['instance.crashed web-1:resolved']],
@@ -97,7 +107,7 @@ describe('instance alerts from the pipeline', () => {
   it('a crash no rule remediates is a critical alert saying so, resolved when someone starts the instance', async () => {
     await startReplicas(1);
     sim.controls.crash('batch-1');
-    await eventually(() => server.requests.length === 1, 'the firing message');
+    await until('the firing message', () => server.requests.length === 1);
     expect(bodies()[0]!.alerts[0]).toMatchObject({
       kind: 'instance.crashed',
       severity: 'critical',
@@ -108,7 +118,7 @@ describe('instance alerts from the pipeline', () => {
     const client = new InstanceClient(targetsOf(parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl() }))[0]!.target);
     await (await client.changeState('batch-1', { action: 'start', timeout: 30 })).wait({ timeoutMs: 10_000 });
     await client.close();
-    await eventually(() => server.requests.length === 2, 'the resolved message');
+    await until('the resolved message', () => server.requests.length === 2);
     expect(bodies()[1]!.alerts[0]).toMatchObject({ status: 'resolved', summary: 'batch-1 is Running (103) again, started through the API', outcome: 'recovered' });
   });
 
@@ -117,8 +127,8 @@ describe('instance alerts from the pipeline', () => {
     // The daemon sends no event for Error (112): only a resync sees it.
     sim.controls.setError('web-1');
     await replicas[0]!.resync();
-    await eventually(() => server.requests.length >= 2, 'the firing and the resolved message', 15_000);
-    await sleep(1_000);
+    await until('the firing and the resolved message', () => server.requests.length >= 2, 15_000);
+    await settled();
     expect(bodies().map((b) => [b.status, b.alerts.map((a) => `${a.kind}:${a.status}`)])).toEqual([
       ['firing', ['instance.error:firing']],
       ['resolved', ['instance.error:resolved']],
@@ -162,14 +172,14 @@ describe('instance alerts on redelivery', () => {
     };
     const [a, b] = [replica(), replica()];
     await Promise.all([a.observe(event({}), queued), b.observe(event({}), queued)]);
-    await eventually(() => server.requests.length === 1, 'the firing message');
+    await until('the firing message', () => server.requests.length === 1);
     await a.observe(event({}), queued);
     const running = event({ id: 'evt-run-1', timestamp: '2025-01-02T03:04:09.000000000+00:00', from: 102, to: 103, intent: 'requested', action: 'instance-started' });
     await Promise.all([a.observe(running, []), b.observe(running, [])]);
-    await eventually(() => server.requests.length === 2, 'the resolved message');
+    await until('the resolved message', () => server.requests.length === 2);
     await b.observe(running, []);
     await a.observe(event({}), queued);
-    await sleep(4 * fastTimings.groupIntervalMs);
+    await fx.quietFor(4);
     expect(server.requests.map((r) => (r.json as Body).status)).toEqual(['firing', 'resolved']);
   });
 
@@ -184,10 +194,10 @@ describe('instance alerts on redelivery', () => {
     const onNode1 = [event({ location: 'node1' }), event({ id: 'evt-crash-2', instance: 'web-2', location: 'node1' })];
     for (const e of onNode1) await gate.storms!.failed({ target: e.target, location: 'node1', project: e.project, instance: ('instance' in e ? e.instance : undefined) ?? '', rule: 'heal' }, 'test');
     for (const e of onNode1) await alerts.observe(e, []);
-    await sleep(4 * fastTimings.groupIntervalMs);
+    await fx.quietFor(4);
     expect(server.requests).toHaveLength(0);
     // Another member is not in the storm: its crash alerts as usual.
     await alerts.observe(event({ id: 'evt-crash-3', instance: 'web-3', location: 'node2' }), []);
-    await eventually(() => server.requests.length === 1, 'the firing message of the crash on another member');
+    await until('the firing message of the crash on another member', () => server.requests.length === 1);
   });
 });

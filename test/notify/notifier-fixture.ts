@@ -1,9 +1,11 @@
-import type { RedisConnection } from '../../src/redis/connect.js';
+import { Queue, QueueEvents } from 'bullmq';
+import { duplicateConnection, type RedisConnection } from '../../src/redis/connect.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { AlertInput } from '../../src/alerts/alert.js';
 import { Notifier, type NotifierOptions } from '../../src/notify/notifier.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { keySpace } from '../../src/redis/key-space.js';
+import { until } from '../support/wait.js';
 
 /** A Standard Webhooks signing secret for tests: whsec_ and the base64 of 32 bytes. */
 export const testWebhookSecret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
@@ -17,6 +19,7 @@ export class NotifierFixture {
   readonly redis: RedisConnection = redisClient();
   readonly audit = new AuditLog(this.redis, keySpace(this.prefix).audit);
   private readonly notifiers: Notifier[] = [];
+  private flushes?: FlushCounter;
 
   replica(opts: Omit<NotifierOptions, 'redis' | 'audit' | 'prefix'>): Notifier {
     const n = new Notifier({ ...opts, redis: this.redis, audit: this.audit, prefix: this.prefix });
@@ -24,7 +27,20 @@ export class NotifierFixture {
     return n;
   }
 
+  /**
+   * A quiet period counted in flushes, not milliseconds: returns once `flushes` more group flushes
+   * have run (or none is left to run: every group settled) and every delivery they queued is done.
+   * Whatever the notifiers would send by then has been sent.
+   */
+  async quietFor(flushes: number): Promise<void> {
+    this.flushes ??= await countFlushes(this.redis, this.prefix);
+    const from = this.flushes.count;
+    await until(`${flushes} more flushes, or no flush left to run`, async () => this.flushes!.count >= from + flushes || (await notificationsSettled(this.redis, this.prefix, 'flushes')));
+    await until('every queued delivery done', () => notificationsSettled(this.redis, this.prefix, 'deliveries'));
+  }
+
   async close(): Promise<void> {
+    await this.flushes?.close();
     await Promise.all(this.notifiers.map((n) => n.close()));
     const keys = await this.redis.keys(`${this.prefix}:*`);
     if (keys.length) await this.redis.del(...keys);
@@ -47,4 +63,47 @@ export function crashAlert(instance: string, extra: Partial<AlertInput> = {}): A
     startsAt: '2025-01-02T03:04:05.000Z',
     ...extra,
   };
+}
+
+/** Finished group flushes under a prefix, counted from BullMQ's event stream of the flush queue. */
+interface FlushCounter {
+  readonly count: number;
+  close(): Promise<void>;
+}
+
+async function countFlushes(redis: RedisConnection, prefix: string): Promise<FlushCounter> {
+  const keys = keySpace(prefix).notify;
+  const connection = duplicateConnection(redis);
+  const events = new QueueEvents(keys.flushQueue, { connection, prefix: keys.bullPrefix });
+  let count = 0;
+  events.on('completed', () => void count++);
+  await events.waitUntilReady();
+  return {
+    get count() {
+      return count;
+    },
+    async close() {
+      await events.close();
+      connection.disconnect();
+    },
+  };
+}
+
+/**
+ * Whether nothing more can go out under the prefix without a new alert: no group flush (or, with
+ * `which`, only that queue: no delivery) is waiting, running or delayed.
+ */
+export async function notificationsSettled(redis: RedisConnection, prefix: string, which: 'flushes' | 'deliveries' | 'both' = 'both'): Promise<boolean> {
+  const keys = keySpace(prefix).notify;
+  const names = which === 'both' ? [keys.flushQueue, keys.deliveryQueue] : [which === 'flushes' ? keys.flushQueue : keys.deliveryQueue];
+  for (const name of names) {
+    const queue = new Queue(name, { connection: redis, prefix: keys.bullPrefix });
+    try {
+      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+      if (Object.values(counts).some((n) => n > 0)) return false;
+    } finally {
+      await queue.close();
+    }
+  }
+  return true;
 }

@@ -5,7 +5,8 @@ import { builtinActions } from '../../src/actions/registry.js';
 import { InstanceClient } from '../../src/client/client.js';
 import type { Notifier } from '../../src/notify/notifier.js';
 import { fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
-import { eventually, startRecordingServer } from './recording-server.js';
+import { startRecordingServer } from './recording-server.js';
+import { until } from '../support/wait.js';
 
 describe('the notify action', () => {
   const fx = new NotifierFixture();
@@ -42,7 +43,7 @@ describe('the notify action', () => {
       });
     const outcome = await runAction(builtinActions.get('notify'), ctx({ receiver: 'oncall', severity: 'critical', summary: 'disk almost full', correlationId: 'evt-42' }));
     expect(outcome.result).toBe('done');
-    await eventually(() => named.requests.length === 1, 'the named receiver');
+    await until('the named receiver', () => named.requests.length === 1);
     const alert = (named.requests[0]!.json as { alerts: Record<string, unknown>[] }).alerts[0];
     expect(alert).toMatchObject({ kind: 'rule.notify', severity: 'critical', summary: 'disk almost full', instance: 'web-1', project: 'prod', target: 'unix:///nonexistent.sock', correlationId: 'evt-42' });
     expect(routed.requests).toHaveLength(0);
@@ -59,9 +60,9 @@ describe('the notify action', () => {
     });
     const statuses = () => rec.requests.flatMap((r) => (r.json as { alerts: { kind: string; status: string }[] }).alerts.filter((a) => a.kind === 'disk.full').map((a) => a.status));
     expect(await runAction(builtinActions.get('notify'), ctx({ kind: 'disk.full', summary: 'disk almost full' }))).toMatchObject({ result: 'done' });
-    await eventually(() => statuses().includes('firing'), 'the firing message');
+    await until('the firing message', () => statuses().includes('firing'));
     expect(await runAction(builtinActions.get('notify'), ctx({ kind: 'disk.full', resolve: true, summary: 'disk has room again' }))).toMatchObject({ result: 'done' });
-    await eventually(() => statuses().includes('resolved'), 'the resolved message');
+    await until('the resolved message', () => statuses().includes('resolved'));
     expect(records.at(-1)).toMatchObject({ type: 'alert', resolved: true });
     expect(await runAction(builtinActions.get('notify'), ctx({ kind: 'disk.full', resolve: true }))).toMatchObject({ result: 'skipped' });
     await rec.close();

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createReceiver } from '../../src/notify/receiver.js';
 import { freePort } from '../support/free-port.js';
 import { crashAlert, fastTimings, NotifierFixture } from './notifier-fixture.js';
-import { eventually, startRecordingServer, type RecordedRequest, type RecordingServer } from './recording-server.js';
+import { startRecordingServer, type RecordedRequest, type RecordingServer } from './recording-server.js';
+import { until } from '../support/wait.js';
 
 interface Mail {
   from: string | undefined;
@@ -84,7 +85,7 @@ describe('receivers people page with', () => {
       route: { receiver: 'mail', ...fastTimings },
     });
     const alert = await notifier.notify(crashAlert('web-1'));
-    await eventually(() => smtp.mails.length === 1, 'the mail');
+    await until('the mail', () => smtp.mails.length === 1);
     expect(smtp.datas()).toBe(2);
     const mail = smtp.mails[0]!;
     expect(mail.secure).toBe(true); // upgraded with STARTTLS
@@ -103,11 +104,11 @@ describe('receivers people page with', () => {
     expect(mail.raw).toContain('Reflex ran start: done, started (was Stopped) [operation op-web-1]');
     // The server holds the mail before its 250 reaches the sender, which audits the send after it.
     const trail = async () => (await fx.audit.read({ type: 'notification' })).map((r) => `${r.result} ${r.code ?? r.httpStatus}`);
-    await eventually(async () => (await trail()).length >= 2, 'the send audited');
+    await until('the send audited', async () => (await trail()).length >= 2);
     expect(await trail()).toEqual(['retrying NOTIFY_DEFERRED', 'sent 250']);
 
     await notifier.resolve(alert.fingerprint);
-    await eventually(() => smtp.mails.length === 2, 'the resolved mail');
+    await until('the resolved mail', () => smtp.mails.length === 2);
     expect(headerOf(smtp.mails[1]!.raw, 'Subject')).toBe('[RESOLVED] instance.crashed: web-1');
     expect(headerOf(smtp.mails[1]!.raw, 'Message-ID')).not.toBe(messageId);
   });
@@ -128,7 +129,7 @@ describe('receivers people page with', () => {
     });
     await notifier.notify(crashAlert('web-1'));
     await notifier.notify(crashAlert('web-2'));
-    await eventually(async () => (await fx.audit.read({ type: 'notification' })).filter((r) => r.result === 'failed').length === 2, 'both failures');
+    await until('both failures', async () => (await fx.audit.read({ type: 'notification' })).filter((r) => r.result === 'failed').length === 2);
     const failed = (await fx.audit.read({ type: 'notification' })).map((r) => `${r.result} ${r.receiver} ${r.code} ${r.attempt}`).sort();
     expect(failed).toEqual(['failed auth NOTIFY_REJECTED 1', 'failed plain NOTIFY_REJECTED 1']);
     expect(JSON.stringify(await fx.audit.read())).not.toContain('wrong');
@@ -144,9 +145,9 @@ describe('receivers people page with', () => {
       route: { receiver: 'pd', ...fastTimings },
     });
     const alert = await notifier.notify(crashAlert('web-1', { auditUrl: 'https://reflex.example/audit/evt-web-1' }));
-    await eventually(() => pd.requests.length === 1, 'the trigger');
+    await until('the trigger', () => pd.requests.length === 1);
     await notifier.resolve(alert.fingerprint);
-    await eventually(() => pd.requests.length === 2, 'the resolve');
+    await until('the resolve', () => pd.requests.length === 2);
     const [trigger, resolve] = pd.requests.map((r) => r.json as Record<string, unknown>) as [Record<string, unknown>, Record<string, unknown>];
     expect(trigger).toMatchObject({
       routing_key: 'R0UT1NGKEY0000000000000000000000',
@@ -188,9 +189,9 @@ describe('receivers people page with', () => {
       route: { receiver: 'am', ...fastTimings },
     });
     const alert = await notifier.notify(crashAlert('web-1', { labels: { 'team.name': 'db' }, auditUrl: 'https://reflex.example/audit/evt-web-1' }));
-    await eventually(() => am.requests.length === 1, 'the firing alert');
+    await until('the firing alert', () => am.requests.length === 1);
     await notifier.resolve(alert.fingerprint, { endsAt: '2025-01-02T03:05:00.000Z' });
-    await eventually(() => am.requests.length === 2, 'the resolved alert');
+    await until('the resolved alert', () => am.requests.length === 2);
     expect(problems).toEqual([]);
     expect(am.requests[0]!.headers.authorization).toBe('Bearer am-token-123');
     const [firing, resolved] = am.requests.map((r) => (r.json as Record<string, unknown>[])[0]!) as [Record<string, unknown>, Record<string, unknown>];
@@ -212,7 +213,7 @@ describe('receivers people page with', () => {
       route: { receiver: 'bus', ...fastTimings },
     });
     await notifier.notify(crashAlert('web-1'));
-    await eventually(() => ce.requests.length === 1, 'the event');
+    await until('the event', () => ce.requests.length === 1);
     expect(ce.requests[0]!.headers).toMatchObject({ authorization: 'Bearer bus-token-456', 'x-api-key': 'key-from-file', 'x-team': 'ops' });
     expect(JSON.stringify(notifier.receivers.get('bus'))).not.toContain('bus-token-456');
     for (const name of ['Authorization', 'X-Auth-Token', 'Cookie']) {
@@ -228,7 +229,7 @@ describe('receivers people page with', () => {
       route: { receiver: 'slack', ...fastTimings },
     });
     await notifier.notify(crashAlert('web-1'));
-    await eventually(() => slack.requests.length === 1, 'the message');
+    await until('the message', () => slack.requests.length === 1);
     expect((slack.requests[0]!.json as { text: string }).text).toBe('FIRING (1 firing) instance.crashed in default: web-1');
     expect(() => createReceiver({ kind: 'slack', name: 's', url: 'http://127.0.0.1:1/', titleTemplate: '{status} {alertname}' })).toThrow(/unknown placeholder\(s\) \{alertname\}/);
   });

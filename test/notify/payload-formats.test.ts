@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReceiverConfigInput } from '../../src/notify/receiver-config.js';
 import { Webhook } from 'standardwebhooks';
 import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
-import { eventually, startRecordingServer, type RecordingServer } from './recording-server.js';
+import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { until } from '../support/wait.js';
 
 const kinds = ['slack', 'mattermost', 'discord', 'teams', 'webhook', 'cloudevents'] as const;
 const title = '[FIRING:1] instance.crashed: web-1';
@@ -33,7 +34,7 @@ describe('each receiver gets its service’s documented payload', () => {
       route: { receiver: 'slack', ...fastTimings, routes: [...kinds.slice(1), 'custom'].map((r) => ({ receiver: r, continue: true })).concat([{ receiver: 'slack', continue: true }]) },
     });
     await notifier.notify(crashAlert('web-1'));
-    await eventually(() => Object.values(servers).every((s) => s.requests.length === 1), 'one request per receiver');
+    await until('one request per receiver', () => Object.values(servers).every((s) => s.requests.length === 1));
   });
 
   afterAll(async () => {

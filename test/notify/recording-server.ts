@@ -49,15 +49,3 @@ export async function startRecordingServer(respond: Responder = () => ({ status:
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
-
-/** Polls `check` until it holds or `timeoutMs` passes (then throws with `what`). */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 8000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

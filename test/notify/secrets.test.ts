@@ -2,7 +2,8 @@ import { inspect } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createReceiver } from '../../src/notify/receiver.js';
 import { crashAlert, fastTimings, NotifierFixture } from './notifier-fixture.js';
-import { eventually, startRecordingServer } from './recording-server.js';
+import { startRecordingServer } from './recording-server.js';
+import { until } from '../support/wait.js';
 
 const token = 'T0KEN-b1c2d3e4f5';
 const hmacKey = `whsec_${Buffer.from('hmac-key-z9y8x7-0123456789abcdef').toString('base64')}`;
@@ -43,7 +44,7 @@ describe('receiver secrets are redacted everywhere', () => {
       route: { receiver: 'broken', ...fastTimings },
     });
     await notifier.notify(crashAlert('web-1'));
-    await eventually(() => fallback.requests.length === 1, 'the fallback delivery');
+    await until('the fallback delivery', () => fallback.requests.length === 1);
     await fallback.close();
     const trail = JSON.stringify(await fx.audit.read());
     expect(trail).toContain('broken');

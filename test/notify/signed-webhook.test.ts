@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReceiver } from '../../src/notify/receiver.js';
 import { verifyWebhookSignature } from '../../src/notify/webhook-signature.js';
 import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
-import { eventually, startRecordingServer, type RecordedRequest, type RecordingServer } from './recording-server.js';
+import { startRecordingServer, type RecordedRequest, type RecordingServer } from './recording-server.js';
+import { until } from '../support/wait.js';
 
 const secret = testWebhookSecret;
 const newSecret = `whsec_${Buffer.alloc(32, 42).toString('base64')}`;
@@ -33,7 +34,7 @@ describe('signed webhook (Standard Webhooks)', () => {
     const s = await server();
     const notifier = deployment().replica({ receivers: [{ kind: 'webhook', name: 'hook', url: s.url, secretEnv: 'HOOK_SECRET' }], env: { HOOK_SECRET: secret }, route: { receiver: 'hook', ...fastTimings } });
     await notifier.notify(crashAlert('db-1'));
-    await eventually(() => s.requests.length === 1, 'the webhook request');
+    await until('the webhook request', () => s.requests.length === 1);
     req = s.requests[0]!;
   });
 
@@ -79,7 +80,7 @@ describe('signed webhook (Standard Webhooks)', () => {
     const s = await server();
     const notifier = deployment().replica({ receivers: [{ kind: 'webhook', name: 'rotating', url: s.url, secretEnv: ['OLD_KEY', 'NEW_KEY'] }], env: { OLD_KEY: secret, NEW_KEY: newSecret }, route: { receiver: 'rotating', ...fastTimings } });
     await notifier.notify(crashAlert('web-7'));
-    await eventually(() => s.requests.length === 1, 'the webhook request');
+    await until('the webhook request', () => s.requests.length === 1);
     const r = s.requests[0]!;
     expect((r.headers['webhook-signature'] as string).split(' ')).toHaveLength(2);
     expect(new Webhook(secret).verify(r.raw, headersOf(r))).toEqual(r.json);
@@ -91,7 +92,7 @@ describe('signed webhook (Standard Webhooks)', () => {
     const s = await server((n) => (n === 1 ? { status: 503, body: 'busy' } : { status: 200 }));
     const notifier = deployment().replica({ receivers: [{ kind: 'webhook', name: 'flaky', url: s.url, secretEnv: 'HOOK_SECRET', backoffMs: 1_400 }], env: { HOOK_SECRET: secret }, route: { receiver: 'flaky', ...fastTimings } });
     await notifier.notify(crashAlert('web-8'));
-    await eventually(() => s.requests.length === 2, 'the first attempt and its retry');
+    await until('the first attempt and its retry', () => s.requests.length === 2);
     const [first, retry] = s.requests as [RecordedRequest, RecordedRequest];
     expect(retry.headers['webhook-id']).toBe(first.headers['webhook-id']);
     expect(retry.raw).toBe(first.raw);
@@ -107,7 +108,7 @@ describe('signed webhook (Standard Webhooks)', () => {
       const s = await server();
       const notifier = deployment().replica({ receivers: [{ kind: 'webhook', name: 'from-file', url: s.url, secretFile: join(dir, 'hook') }], env: {}, route: { receiver: 'from-file', ...fastTimings } });
       await notifier.notify(crashAlert('web-9'));
-      await eventually(() => s.requests.length === 1, 'the webhook request');
+      await until('the webhook request', () => s.requests.length === 1);
       expect(new Webhook(secret).verify(s.requests[0]!.raw, headersOf(s.requests[0]!))).toEqual(s.requests[0]!.json);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -3,7 +3,8 @@ import type { Notifier } from '../../src/notify/notifier.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { Silences } from '../../src/silences/silences.js';
 import { crashAlert, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
-import { eventually, startRecordingServer, type RecordingServer } from './recording-server.js';
+import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { until } from '../support/wait.js';
 
 interface Body {
   status: string;
@@ -36,15 +37,15 @@ describe('a silenced alert in a notification group', () => {
   const messages = () => server.requests.map((r) => (r.json as Body).alerts.map((a) => `${a.instance}:${a.status}`));
   /** Waits for a flush of the group after `since` (it schedules the next one a group interval on), so the next alert lands mid-interval. */
   async function flushedAfter(n: Notifier, since: number): Promise<void> {
-    await eventually(async () => (await n.board.pendingGroups(n.mute)).some((g) => g.nextFlushAt !== undefined && Date.parse(g.nextFlushAt) >= since + timings.groupIntervalMs), 'a flush of the group');
+    await until('a flush of the group', async () => (await n.board.pendingGroups(n.mute)).some((g) => g.nextFlushAt !== undefined && Date.parse(g.nextFlushAt) >= since + timings.groupIntervalMs));
   }
 
   /** Another instance crashes in the group, the receiver hears of it within group_wait, and of its recovery after. */
   async function crashAndHeal(n: Notifier, before: number): Promise<void> {
     const crash = await n.notify(crashAlert('web-2', { startsAt: at(10) }));
-    await eventually(() => server.requests.length === before + 1, 'web-2 firing within the group wait, not the group interval', timings.groupIntervalMs / 2);
+    await until('web-2 firing within the group wait, not the group interval', () => server.requests.length === before + 1, timings.groupIntervalMs / 2);
     await n.resolve(crash.fingerprint, { endsAt: at(11) });
-    await eventually(() => server.requests.length === before + 2, 'web-2 resolved', 2 * timings.groupIntervalMs);
+    await until('web-2 resolved', () => server.requests.length === before + 2, 2 * timings.groupIntervalMs);
   }
 
   it('silenced before it fired: another instance of the group that crashes and heals is sent firing and resolved, the silenced one never', async () => {
@@ -60,7 +61,7 @@ describe('a silenced alert in a notification group', () => {
   it('silenced after its firing message: it leaves the group as the receiver sees it, and another crash and recovery are sent', async () => {
     const { n, silences } = await setup();
     await n.notify(crashAlert('web-1', { startsAt: at(0) }));
-    await eventually(() => server.requests.length === 1, 'web-1 firing');
+    await until('web-1 firing', () => server.requests.length === 1);
     await silences.add({ scope: { instance: 'web-1' }, reason: 'kernel upgrade', durationMs: 60_000 });
     const t1 = Date.now();
     await flushedAfter(n, t1);

@@ -15,7 +15,8 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/simul
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { testWebhookSecret } from '../notify/notifier-fixture.js';
-import { eventually, startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
+import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
+import { until } from '../support/wait.js';
 
 interface SentAlert {
   kind: string;
@@ -80,7 +81,7 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
       },
     });
     reflex = await startReflex(config, pino({ level: 'silent' }));
-    await eventually(() => Boolean(reflex?.subscriber?.connected), 'Reflex reading the event stream');
+    await until('Reflex reading the event stream', () => Boolean(reflex?.subscriber?.connected));
   }
 
   /** The operator's `lxc start`, answered by the daemon's failure. */
@@ -95,7 +96,7 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     await operatorStartFails('web-1');
 
     // Written after the rules decided and queued whatever they queue: from here on, nothing more comes from this event.
-    await eventually(async () => (await trail('web-1')).some((r) => r.type === 'alert'), 'the failed start in the audit');
+    await until('the failed start in the audit', async () => (await trail('web-1')).some((r) => r.type === 'alert'));
     const records = await trail('web-1');
     const stop = records.find((r) => r.type === 'event' && (r as { event?: { action?: string } }).event?.action === 'instance-shutdown');
     expect((stop as { event?: { intent?: string } }).event?.intent).toBe('failed-start');
@@ -107,19 +108,19 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     expect(await redis.zcard(restarts), 'no restart reserved').toBe(0);
     expect(sim.controls.calls('web-1', 'start'), 'only the operator started it').toBe(1);
 
-    await eventually(() => alerts().length === 1, 'the failed-start alert');
+    await until('the failed-start alert', () => alerts().length === 1);
     expect(alerts()[0]).toMatchObject({ kind: 'instance.start-failed', status: 'firing', severity: 'warning', instance: 'web-1', actions: [], outcome: 'not restarted: the instance never ran, a failed start is not a crash' });
     expect(alerts()[0]!.summary).toContain('Try `lxc info --show-log web-1` for more info');
 
     // Fixed and started by the operator: the alert resolves.
     await (await client.changeState('web-1', { action: 'start', timeout: 30 })).wait({ timeoutMs: 10_000 });
-    await eventually(() => alerts().some((a) => a.status === 'resolved'), 'the resolved message');
+    await until('the resolved message', () => alerts().some((a) => a.status === 'resolved'));
     expect(alerts().filter((a) => a.status === 'firing'), 'alerted once').toHaveLength(1);
     expect(alerts().at(-1)).toMatchObject({ kind: 'instance.start-failed', status: 'resolved', summary: 'web-1 is Running (103) again, started through the API' });
 
     // It ran: its next unrequested stop is a crash again, and the bundled rule heals it.
     sim.controls.crash('web-1');
-    await eventually(async () => (await trail('web-1')).some((r) => r.type === 'outcome'), 'the crash healed', 15_000);
+    await until('the crash healed', async () => (await trail('web-1')).some((r) => r.type === 'outcome'), 15_000);
     expect(sim.controls.statusCode('web-1')).toBe(StatusCode.Running);
     expect(await redis.zcard(restarts), 'the crash is restart 1 of the budget').toBe(1);
   });
@@ -128,15 +129,15 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     sim.controls.addInstance({ name: 'db-1', config: optIn });
     await startReflexOnSim();
     sim.controls.crash('db-1');
-    await eventually(async () => (await trail('db-1')).some((r) => r.type === 'outcome'), 'the first crash healed', 15_000);
-    await eventually(() => sim.controls.statusCode('db-1') === StatusCode.Running, 'db-1 Running again');
+    await until('the first crash healed', async () => (await trail('db-1')).some((r) => r.type === 'outcome'), 15_000);
+    await until('db-1 Running again', () => sim.controls.statusCode('db-1') === StatusCode.Running);
     sim.controls.crash('db-1');
     // The bundled rule's second restart waits out a back-off (10 s).
-    await eventually(async () => (await trail('db-1')).some((r) => r.type === 'action' && /to run in \d+ ms/.test(r.summary)), 'the delayed restart queued', 15_000);
+    await until('the delayed restart queued', async () => (await trail('db-1')).some((r) => r.type === 'action' && /to run in \d+ ms/.test(r.summary)), 15_000);
     const delayed = (await trail('db-1')).find((r) => r.type === 'action' && /to run in/.test(r.summary)) as StoredAuditRecord & { jobId: string };
 
     await operatorStartFails('db-1');
-    await eventually(async () => (await trail('db-1')).some((r) => r.type === 'outcome' && r.summary.includes('superseded')), 'the delayed restart superseded');
+    await until('the delayed restart superseded', async () => (await trail('db-1')).some((r) => r.type === 'outcome' && r.summary.includes('superseded')));
     const superseded = (await trail('db-1')).find((r) => r.type === 'outcome' && r.summary.includes('superseded'))!;
     expect(superseded).toMatchObject({ result: 'skipped', jobId: delayed.jobId });
     expect(superseded.summary).toMatch(/^start skipped: superseded by a start through the API that failed/);
@@ -148,7 +149,7 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
 
   it('knows the failed start from the daemon\'s operation list when its event has not been processed yet', async () => {
     await operatorStartFails('web-1');
-    await eventually(() => sim.controls.statusCode('web-1') === StatusCode.Stopped, 'web-1 Stopped');
+    await until('web-1 Stopped', () => sim.controls.statusCode('web-1') === StatusCode.Stopped);
     const keys = keySpace(prefix);
     const ref = { target: 'local', project: 'default', instance: 'web-1' };
     const deps = { tracker: new StateTracker(redis, keys), client, own: new OwnOperations(redis, keys) };

@@ -14,18 +14,7 @@ import { startSimulator } from '../../src/simulator/simulator.js';
 import { startActionRunner } from '../support/action-runner.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { runReflex } from '../support/reflex-process.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
+import { until } from '../support/wait.js';
 
 describe('reflex housekeeping plan', () => {
   const cleanups: (() => Promise<unknown>)[] = [];

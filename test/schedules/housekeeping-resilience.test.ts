@@ -12,18 +12,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/simul
 import { startActionRunner } from '../support/action-runner.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
+import { until } from '../support/wait.js';
 
 /** Due time of a tick from its correlation id `schedule:<name>:<due ms>`. */
 const dueOf = (r: StoredAuditRecord) => Number(r.correlationId.split(':').pop());

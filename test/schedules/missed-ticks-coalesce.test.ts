@@ -11,18 +11,7 @@ import { defineSchedule } from '../../src/schedules/schedule.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
 import { startActionRunner } from '../support/action-runner.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
+import { until } from '../support/wait.js';
 
 /** The time a `co-YYYYmmdd-HHMMSS` name stands for (UTC). */
 function timeOfName(name: string): number {

@@ -6,22 +6,14 @@ import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { defineSchedule, type ScheduleDefinition } from '../../src/schedules/schedule.js';
-import { startScheduler, type RunningScheduler } from '../../src/schedules/scheduler.js';
+import { nextDue, startScheduler, type RunningScheduler } from '../../src/schedules/scheduler.js';
+import type { Clock } from '../../src/clock/clock.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { startActionRunner } from '../support/action-runner.js';
+import { until } from '../support/wait.js';
 
 const logger = pino({ level: 'silent' });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await sleep(50);
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-}
 
 describe('scheduler on the simulator', () => {
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -39,14 +31,14 @@ describe('scheduler on the simulator', () => {
   }
 
   /** One replica: its own Redis connection and API client, the shared prefix. */
-  async function replica(sim: RunningSimulator, prefix: string, def: ScheduleDefinition): Promise<{ scheduler: RunningScheduler; redis: RedisConnection; audit: AuditLog; client: InstanceClient; stop: () => Promise<void> }> {
+  async function replica(sim: RunningSimulator, prefix: string, def: ScheduleDefinition, clock?: Clock): Promise<{ scheduler: RunningScheduler; redis: RedisConnection; audit: AuditLog; client: InstanceClient; stop: () => Promise<void> }> {
     const redis = redisClient();
     const keys = keySpace(prefix);
     const target = `unix://${sim.socketPath}`;
     const client = new InstanceClient(parseTarget(target));
     const audit = new AuditLog(redis, keys.audit);
     const runner = startActionRunner(redis, keys, () => client);
-    const scheduler = await startScheduler({ target, redis, client, audit, keys, logger, schedules: [defineSchedule(def)], actions: runner.actions });
+    const scheduler = await startScheduler({ target, redis, client, audit, keys, logger, schedules: [defineSchedule(def)], actions: runner.actions, clock });
     let stopped = false;
     const stop = async () => {
       if (stopped) return;
@@ -80,10 +72,12 @@ describe('scheduler on the simulator', () => {
     const replicas = await Promise.all([1, 2, 3].map(() => replica(sim, prefix, snapshotEverySecond)));
     await until('four ticks', () => sim.controls.calls('a1', 'snapshot') >= 4, 15_000);
     await Promise.all(replicas.map((r) => r.stop()));
-    await sleep(200);
 
     const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
     cleanups.push(() => client.close());
+    // A snapshot call answered just before its replica stopped may still be making its snapshot.
+    const snapshotsMade = async () => (await Promise.all(['a1', 'a2', 'a3'].map(async (n) => (await client.listSnapshots(n)).length === sim.controls.calls(n, 'snapshot')))).every(Boolean);
+    await until('every snapshot call has made its snapshot', snapshotsMade);
     const names = (await client.listSnapshots('a1')).map((s) => s.name);
     expect(new Set(names).size).toBe(names.length);
     let made = 0;
@@ -150,35 +144,37 @@ describe('scheduler on the simulator', () => {
     expect(records.some((x) => x.type === 'call' && x.dryRun === true && String(x.summary).startsWith('dry-run: would DELETE /1.0/instances/a1/snapshots/'))).toBe(true);
   }, 30_000);
 
-  it('catch-up: a tick missed while every replica was down runs once on return, or is skipped', async () => {
+  it('catch-up: ticks missed while every replica was down for an hour run once on return, or are skipped (lateness on virtual time)', async () => {
     const sim = await simulator();
     for (const catchUp of ['one', 'skip'] as const) {
-      const def: ScheduleDefinition = { ...snapshotEverySecond, name: `late-${catchUp}`, every: '2s', catchUp, catchUpGrace: '500ms' };
+      const def: ScheduleDefinition = { ...snapshotEverySecond, name: `late-${catchUp}`, every: '2s', catchUp, catchUpGrace: '10m' };
       const prefix = uniquePrefix(`late-${catchUp}`);
       const first = await replica(sim, prefix, def);
       const log = auditOf(prefix);
       await until('the first tick', async () => (await log.read({})).some((x) => x.type === 'outcome' && x.rule === def.name), 10_000);
       await first.stop();
-      const downAt = Date.now();
-      await sleep(6_500); // three ticks come due with nobody running
+      // The timeline is BullMQ's, in Redis: from the pending tick on, two ticks come due with nobody running, and it keeps one job for them.
+      const redis = redisClient();
+      cleanups.push(async () => redis.disconnect());
+      const pending = await nextDue(redis, keySpace(prefix), defineSchedule(def));
+      expect(pending.from).toBe('scheduler');
+      await until('two ticks due with nobody running', () => Date.now() > pending.at + 2_000, 15_000);
       const backAt = Date.now();
-      const second = await replica(sim, prefix, def);
-      const dueWhileDown = async (type: string) =>
-        new Set(
-          (await log.read({}))
-            .filter((x) => x.type === type && x.rule === def.name)
-            .map((x) => Number(x.correlationId.split(':').pop()))
-            .filter((due) => due > downAt && due < backAt),
-        );
+      // The replicas come back an hour later as far as lateness goes: far past the ten-minute grace.
+      const anHourLater: Clock = { now: () => Date.now() + 3_600_000 };
+      const second = await replica(sim, prefix, def, anHourLater);
+      const dueAt = (x: { correlationId: string }) => Number(x.correlationId.split(':').pop());
+      const records = async (type: string) => (await log.read({})).filter((x) => x.type === type && x.rule === def.name);
+      const dueWhileDown = async (type: string) => new Set((await records(type)).map(dueAt).filter((due) => due >= pending.at && due < backAt));
+      // A tick due after the return has been handled too: the scheduler went on past the missed ones.
+      const wentOn = async (type: string) => (await records(type)).some((x) => dueAt(x) > backAt);
       if (catchUp === 'one') {
-        await until('the missed tick', async () => (await dueWhileDown('outcome')).size > 0, 10_000);
-        await sleep(2_500);
+        await until('the missed ticks run, and a later one', async () => (await dueWhileDown('outcome')).size > 0 && (await wentOn('outcome')), 10_000);
         expect((await dueWhileDown('outcome')).size).toBe(1); // one run for all the missed ticks
       } else {
-        await until('the skip decision', async () => (await dueWhileDown('decision')).size > 0, 10_000);
-        await sleep(500);
+        await until('the missed ticks skipped, and a later one', async () => (await dueWhileDown('decision')).size > 0 && (await wentOn('decision')), 10_000);
         expect((await dueWhileDown('outcome')).size).toBe(0);
-        expect((await log.read({})).some((x) => x.type === 'decision' && /skipped: \d+ s late \(catchUp: skip\)/.test(String(x.summary)))).toBe(true);
+        expect((await records('decision')).filter((x) => dueAt(x) >= pending.at && dueAt(x) < backAt).map((x) => x.summary)).toEqual([expect.stringMatching(/skipped: 36\d\d s late \(catchUp: skip\)$/)]);
       }
       await second.stop();
     }

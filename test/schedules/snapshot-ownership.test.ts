@@ -17,9 +17,9 @@ import { Silences } from '../../src/silences/silences.js';
 import { defineSchedule, type Schedule } from '../../src/schedules/schedule.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
+import { until } from '../support/wait.js';
 
 const logger = pino({ level: 'silent' });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const hour = 3_600_000;
 
 /**
@@ -52,14 +52,7 @@ async function bed(cleanups: (() => Promise<unknown>)[], instances: string[]) {
     connection.disconnect();
   });
   const { alerts: tickAlerting, raised: tickAlerts } = recordingAlerts(audit);
-  const idle = async () => {
-    for (let i = 0; i < 400; i++) {
-      const c = await actions.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-      if (Object.values(c).every((n) => n === 0)) return;
-      await sleep(25);
-    }
-    throw new Error('housekeeping jobs did not finish within 10 s');
-  };
+  const idle = () => until('the housekeeping jobs finished', async () => Object.values(await actions.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0));
   /** Runs the tick due at `tickAt` and waits for its jobs to end. */
   const tick = async (schedule: Schedule, tickAt: number, now = tickAt) => {
     const report = await runTick(schedule, { client, audit, logger, target, actions, redis, keys, metrics, alerts: tickAlerting }, { tickAt, correlationId: `schedule:${schedule.name}:${tickAt}`, now: () => now });
@@ -99,7 +92,7 @@ describe('snapshots Reflex owns, and failures that are loud', () => {
     await b.tick(schedule, t0);
     expect(b.sim.controls.calls('f1', 'snapshot'), 'retried by the retry policy').toBe(2);
     // The give-up is recorded by the worker's 'failed' listener, after the job left the queue.
-    for (let i = 0; i < 200 && !b.gaveUp.some((a) => a.instance === 'f1'); i++) await sleep(25);
+    await until('the give-up of f1', () => b.gaveUp.some((a) => a.instance === 'f1'), 5_000);
     expect(b.gaveUp.filter((a) => a.instance === 'f1')).toHaveLength(1);
     expect(b.gaveUp[0]!.summary).toMatch(/housekeeping on f1 gave up after 2 attempt\(s\)/);
     expect(await b.snapshots('f1')).toEqual([]);
@@ -142,18 +135,17 @@ describe('snapshots Reflex owns, and failures that are loud', () => {
   it('an instance whose newest snapshot is older than staleAfter raises one alert, resolved once a snapshot is made', async () => {
     const b = await bed(cleanups, ['s1']);
     expect(defineSchedule({ name: 'x', every: '1h', tasks: [{ task: 'snapshot' }] }).staleAfterMs, 'default: twice the interval').toBe(2 * hour);
-    // The daemon stamps snapshots with its own clock: this test ages them in real time.
+    // The daemon stamps snapshots with the real clock; a tick reads their age on its own (`now`), moved ahead here.
     const schedule = defineSchedule({ name: 'fresh', every: '1h', attempts: 1, staleAfter: 1500, tasks: [{ task: 'snapshot', namePattern: 'f-%Y%m%d-%H%M%S%L' }] });
-    const tick = () => b.tick(schedule, Date.now(), Date.now());
+    const tick = (aheadMs = 0) => b.tick(schedule, Date.now(), Date.now() + aheadMs);
     await tick();
     await tick();
     const age = (await b.metrics.housekeepingNewestAge.get()).values.find((v) => v.labels.instance === 's1');
     expect(age?.value).toBeGreaterThanOrEqual(0);
     expect(age?.value).toBeLessThan(1.5);
     b.sim.controls.failNext('s1', 100, 'disk full');
-    await sleep(1600);
-    await tick();
-    await tick();
+    await tick(1600);
+    await tick(1600);
     const stale = b.tickAlerts.filter((a) => a.kind === 'snapshot-stale');
     expect(stale.map((a) => a.status ?? 'firing')).toEqual(['firing']);
     expect(stale[0]!.summary).toMatch(/s1: its newest snapshot from fresh was made .*, more than 1500ms ago \(staleAfter\)/);

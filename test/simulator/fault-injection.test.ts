@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sleep, startTestSim, type TestSim } from './sim-client.js';
+import { drained, startTestSim, type TestSim } from './sim-client.js';
+import { sleep, until } from '../support/wait.js';
 
 let t: TestSim;
 beforeEach(async () => {
@@ -46,7 +47,7 @@ describe.each(paths)('fault injection (%s)', (_label, inject) => {
     const tap = await t.events();
     await inject('c1', 'error');
     expect((await t.api('GET', '/1.0/instances/c1')).body.metadata).toMatchObject({ status: 'Error', status_code: 112 });
-    await sleep(30);
+    await drained(t.sim, tap, 'c1');
     expect(tap.frames.filter((f) => f.type !== 'logging')).toEqual([]);
     expect((await act('stop', { force: true })).status_code).toBe(200);
     expect((await state()).status_code).toBe(102);
@@ -76,7 +77,7 @@ describe.each(paths)('fault injection (%s)', (_label, inject) => {
     for (let i = 0; i < 2; i++) {
       expect((await act('start')).status_code).toBe(200);
       await tap.until((f, n = tap.lifecycle().filter((x) => x.metadata.action === 'instance-shutdown').length) => n > i, 2000);
-      await sleep(5);
+      await until('c1 stopped by its crash', async () => (await state()).status_code === 102);
     }
     expect(tap.lifecycle().map((f) => [f.metadata.action, f.metadata.requestor === undefined])).toEqual([
       ['instance-started', false],
@@ -114,6 +115,7 @@ describe('server-wide faults', () => {
     const tap = await t.events('?type=lifecycle');
     await t.api('POST', '/sim/events/pause');
     await act('freeze');
+    // A quiet period is the point here: delivery is paused, so no marker event could get through either.
     await sleep(20);
     expect(tap.frames).toEqual([]);
     t.sim.controls.resumeEvents();
@@ -144,8 +146,8 @@ describe('server-wide faults', () => {
     const closed = new Promise<void>((r) => tap.ws.on('close', () => r()));
     expect((await t.api('POST', '/sim/restart', { downtime_ms: 20 })).status).toBe(200);
     await closed;
-    await sleep(100);
-    expect((await t.api('GET', '/1.0/instances')).body.metadata).toEqual(['/1.0/instances/c1']);
+    const listing = await until('the server answering again', async () => (await t.api('GET', '/1.0/instances')).status === 200 && (await t.api('GET', '/1.0/instances')));
+    expect(listing.body.metadata).toEqual(['/1.0/instances/c1']);
   });
 
   it('counts mutating calls per instance and action', async () => {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep, startTestSim, type EventTap, type TestSim } from './sim-client.js';
+import { drained, startTestSim, type EventTap, type TestSim } from './sim-client.js';
+import { until } from '../support/wait.js';
 
 /**
  * Differential test against the real daemon: for each action captured from LXD 5.0.2
@@ -87,10 +88,12 @@ afterAll(async () => t.close());
 async function simulate(instance: string, setup: 'Running' | 'Stopped' | 'Frozen', action: () => Promise<void>, snapshots: string[] = []): Promise<{ lifecycle: string[]; ops: string[] }> {
   t.sim.controls.addInstance({ name: instance, status: setup });
   for (const s of snapshots) await t.waitOp(await t.api('POST', `/1.0/instances/${instance}/snapshots`, { name: s }));
-  await sleep(10);
   tap = await t.events();
+  // The setup's own events, if any reach the tap, are not the scenario's.
+  await drained(t.sim, tap, instance);
+  tap.frames.length = 0;
   await action();
-  await sleep(60);
+  await drained(t.sim, tap, instance);
   tap.close();
   const fs = tap.frames.filter((f) => f.type !== 'logging');
   return { lifecycle: lifecycleOf(fs, instance), ops: opSequences(fs) };
@@ -155,7 +158,7 @@ describe('replay of the LXD 5.0.2 capture against the simulator', () => {
       expect(real.lifecycle.length + real.ops.length).toBeGreaterThan(0);
       const sim = await simulate(s.instance, s.setup, s.run(s.instance), s.snapshots);
       await t.api('PUT', `/1.0/instances/${s.instance}/state`, { action: 'stop', force: true }).then((r) => t.waitOp(r));
-      await sleep(10);
+      await until(`${s.instance} stopped`, async () => (await t.api('GET', `/1.0/instances/${s.instance}`)).body.metadata.status_code === 102);
       await t.waitOp(await t.api('DELETE', `/1.0/instances/${s.instance}`));
       expect(sim).toEqual(real);
     });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sleep, startTestSim, type TestSim } from './sim-client.js';
+import { drained, startTestSim, type TestSim } from './sim-client.js';
 
 const unix = { username: 'root', protocol: 'unix', address: '@' };
 let t: TestSim;
@@ -86,8 +86,7 @@ describe('state machine and lifecycle events', () => {
     const tap = await t.events('?type=lifecycle');
     const op = await act('c1', 'restart');
     expect(op.status_code).toBe(200);
-    await tap.until((f) => f.metadata.action === 'instance-restarted');
-    await sleep(30);
+    await drained(t.sim, tap, 'c1');
     expect(tap.lifecycle().map((f) => f.metadata.action)).toEqual(['instance-restarted']);
   });
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { openTap, sleep, startTestSim, type TestSim } from './sim-client.js';
+import { drained, openTap, startTestSim, type TestSim } from './sim-client.js';
+import { until } from '../support/wait.js';
 
 let t: TestSim | undefined;
 afterEach(async () => {
@@ -45,8 +46,7 @@ describe('operations', () => {
     const res = await t.api('PUT', '/1.0/instances/c1/state', { action: 'start' });
     await t.waitOp(res);
     expect((await t.api('GET', '/1.0/operations')).body.metadata).toEqual({ failure: [res.body.operation] });
-    await sleep(150);
-    expect((await t.api('GET', res.body.operation)).status).toBe(404);
+    await until('the operation forgotten after its retention', async () => (await t!.api('GET', res.body.operation)).status === 404);
   });
 
   it('spells Canceled and lists only the instances resource key on the later revision', async () => {
@@ -103,13 +103,14 @@ describe('events socket', () => {
   it('scopes events to the project unless all-projects is asked for', async () => {
     t = await startTestSim({ projects: ['web'] });
     t.sim.controls.addInstance({ name: 'w1', project: 'web' });
+    t.sim.controls.addInstance({ name: 'd1' });
     const def = await t.events('?type=lifecycle');
     const all = await t.events('?type=lifecycle&all-projects=true');
     await t.api('PUT', '/1.0/instances/w1/state?project=web', { action: 'freeze' });
     const f = await all.until((x) => x.metadata.action === 'instance-paused');
     expect(f.project).toBe('web');
     expect(f.metadata.source).toBe('/1.0/instances/w1?project=web');
-    await sleep(30);
+    await drained(t.sim, def, 'd1');
     expect(def.frames).toEqual([]);
   });
 
@@ -124,7 +125,9 @@ describe('events socket', () => {
     expect(payloads.length).toBeGreaterThanOrEqual(2);
     expect(payloads.every((p) => p === 'keepalive')).toBe(true);
     const polite = await t.events();
-    await sleep(200);
+    let answered = 0;
+    polite.ws.on('ping', () => void answered++);
+    await until('three pings answered', () => answered >= 3);
     expect(polite.ws.readyState).toBe(WebSocket.OPEN);
   });
 
@@ -137,8 +140,7 @@ describe('events socket', () => {
     t.sim.controls.storm(20_000, { name: 'c1' });
     const started = Date.now();
     // The paused client cannot see the EOF, so watch the server side.
-    while (t.sim.controls.eventListeners > 0 && Date.now() - started < 3000) await sleep(20);
-    expect(t.sim.controls.eventListeners).toBe(0);
+    await until('the server dropped the listener', () => t!.sim.controls.eventListeners === 0, 3000);
     expect(Date.now() - started).toBeGreaterThanOrEqual(90);
   });
 

@@ -132,5 +132,16 @@ export function openTap(url: string, wsOpts: WebSocket.ClientOptions = {}): Prom
   });
 }
 
-/** Sleeps. */
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+let markers = 0;
+
+/**
+ * Waits until every event emitted so far has reached the tap, instead of sleeping a while: emits
+ * one marker lifecycle event about `instance` and waits for it (a socket delivers in order), then
+ * drops the marker from the tap's frames. What the tap holds then is all it will get until now.
+ */
+export async function drained(sim: RunningSimulator, tap: EventTap, instance: string, project?: string): Promise<void> {
+  const action = `test-marker-${++markers}`;
+  sim.controls.storm(1, { name: instance, action, ...(project ? { project } : {}) });
+  await tap.until((f) => f.metadata?.action === action);
+  tap.frames.splice(tap.frames.findIndex((f) => f.metadata?.action === action), 1);
+}
