@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
-import { startReflexBed, until, type ReflexBed } from './reflex-bed.js';
+import { startReflexBed, type ReflexBed } from './reflex-bed.js';
+import { until } from '../support/wait.js';
 
 const restartOnCrash = `import { StatusCode, configFlag, defineRule } from 'reflex-lxd';
 export default defineRule({

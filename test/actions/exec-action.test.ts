@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadRules } from '../../src/rules/rule-loader.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
-import { startReflexBed, until, type ReflexBed } from './reflex-bed.js';
+import { startReflexBed, type ReflexBed } from './reflex-bed.js';
+import { until } from '../support/wait.js';
 
 /** A rule that runs a command when an operator starts an instance, with `params` and `extra` spliced in. */
 function execOnStart(params: string, extra = ''): Record<string, string> {

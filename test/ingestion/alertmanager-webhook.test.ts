@@ -12,7 +12,8 @@ import { Secret } from '../../src/notify/secret.js';
 import { redisFromUrl } from '../../src/redis/connect.js';
 import { EventArchive } from '../../src/events/event-archive.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { startReflexBed, until, type ReflexBed } from '../actions/reflex-bed.js';
+import { startReflexBed, type ReflexBed } from '../actions/reflex-bed.js';
+import { until } from '../support/wait.js';
 import { freePort } from '../metrics/observability-bed.js';
 import { redisClient } from '../support/redis.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
-import { until } from '../actions/reflex-bed.js';
+import { until } from '../support/wait.js';
 import { rulesFolder, startReloadBed, startRule, tickSchedule, type ReloadBed } from './support/reload-bed.js';
 
 /** The rules whose actions were queued for an instance (audit `action` records). */
