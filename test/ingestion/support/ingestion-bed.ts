@@ -1,12 +1,12 @@
 import type { ConfigInput } from '../../../src/config/config.js';
 import { EventArchive } from '../../../src/events/event-archive.js';
 import type { SimulatorOptions } from '../../../src/simulator/options.js';
-import { redisUrl } from '../../support/redis.js';
-import { startStack, type Stack } from '../../support/stack.js';
+import { redisClient, redisUrl } from '../../support/redis.js';
+import { optIn, startStack, type Stack } from '../../support/stack.js';
 import { sleep, until } from '../../support/wait.js';
 import { startEventProxy, type EventProxy } from './event-proxy.js';
 
-export { optIn } from '../../support/stack.js';
+export { optIn };
 
 /** The simulator, optionally the tampering proxy, and Reflex (all roles, bundled rules) in-process. */
 export interface IngestionBed extends Stack {
@@ -46,6 +46,35 @@ export async function startIngestionBed(opts: { sim?: Partial<SimulatorOptions>;
       // one) would show up in it, and the tests compare the whole trail.
       await sleep(1_000);
       return trail(name);
+    },
+  };
+}
+
+/**
+ * Reflex's own timings and the bundled rules (not type-checked) on the simulator, one opted-in
+ * instance `web-1` Running, and every alert sent to a recording webhook receiver (`stack.webhook`);
+ * its keys are deleted when it stops.
+ */
+export async function startWebOneStack(label: string, config: Partial<ConfigInput> = {}): Promise<Stack> {
+  const stack = await startStack({
+    redisUrl: redisUrl(),
+    label,
+    simulator: { timings: { stopHookMs: 100 } },
+    instances: [{ name: 'web-1', status: 'Running', config: optIn }],
+    reflexTimings: 'product',
+    config: { typecheckRules: false, ...config },
+    webhook: true,
+  });
+  return {
+    ...stack,
+    async stop() {
+      await stack.stop();
+      // Its keys go too: the size tests read how much Redis holds.
+      const redis = redisClient();
+      const keys = await redis.keys(`*${stack.prefix}*`);
+      // One key a call: on a Redis Cluster the keys lie in different slots.
+      await Promise.all(keys.map((k) => redis.del(k)));
+      redis.disconnect();
     },
   };
 }
