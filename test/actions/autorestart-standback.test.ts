@@ -3,7 +3,7 @@ import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
 import { startReflexBed, type ReflexBed } from './reflex-bed.js';
-import { until } from '../support/wait.js';
+import { sleep, until } from '../support/wait.js';
 
 const restartOnCrash = `import { StatusCode, configFlag, defineRule } from 'reflex-lxd';
 export default defineRule({
@@ -45,7 +45,7 @@ describe('Incus boot.autorestart', () => {
     expect(queued(trail)).toBe(true);
     await (await client.changeState('ar1', { action: 'start' })).wait({ timeoutMs: 10_000 });
     trail = await waitForAudit(redisUrl(), prefix, 'ar1', has(/^start skipped: superseded by a requested transition/), 15_000);
-    await new Promise((r) => setTimeout(r, standBackMs + 500));
+    await sleep(standBackMs + 500); // a quiet period past the stand-back: a start it wrongly kept would show
     expect(sim.controls.calls('ar1', 'start')).toBe(1);
 
     // The daemon gives up (the instance stays down): once the stand-back is over, Reflex starts it.

@@ -5,7 +5,7 @@ import { loadRules } from '../../src/rules/rule-loader.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
 import { startReflexBed, type ReflexBed } from './reflex-bed.js';
-import { until } from '../support/wait.js';
+import { sleep, until } from '../support/wait.js';
 
 /** A rule that runs a command when an operator starts an instance, with `params` and `extra` spliced in. */
 function execOnStart(params: string, extra = ''): Record<string, string> {
@@ -83,7 +83,7 @@ export default defineRule({ name: 'on-exec', on: { kind: 'lifecycle', action: ['
     await operatorStart(bed, 'web3');
     const trail = await waitForAudit(redisUrl(), bed.prefix, 'web3', (rs) => rs.some((r) => r.type === 'outcome'));
     expect(trail.find((r) => r.type === 'outcome')).toMatchObject({ result: 'done' });
-    await new Promise((r) => setTimeout(r, 1_000));
+    await sleep(1_000); // a quiet period: a decision on Reflex's own exec would show in it
     const after = await waitForAudit(redisUrl(), bed.prefix, 'web3', () => true);
     expect(after.filter((r) => r.type === 'decision' && r.rule === 'on-exec')).toEqual([]);
 
@@ -93,7 +93,7 @@ export default defineRule({ name: 'on-exec', on: { kind: 'lifecycle', action: ['
     expect(operator.find((r) => r.type === 'decision' && r.rule === 'on-exec')).toMatchObject({ matched: true });
     // Its own exec, in turn, triggers nothing: one matched decision, one outcome of on-exec.
     await until('the on-exec outcome', async () => (await waitForAudit(redisUrl(), bed!.prefix, 'web3', () => true)).some((r) => r.type === 'outcome' && r.rule === 'on-exec'), 10_000);
-    await new Promise((r) => setTimeout(r, 1_000));
+    await sleep(1_000); // a quiet period: a second decision of on-exec would show in it
     const final = await waitForAudit(redisUrl(), bed.prefix, 'web3', () => true);
     expect(final.filter((r) => r.type === 'decision' && r.rule === 'on-exec')).toHaveLength(1);
   }, 60_000);

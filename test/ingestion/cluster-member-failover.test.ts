@@ -106,7 +106,7 @@ describe('a cluster target whose member in use goes away', () => {
     for (const name of ['b', 'c', 'd', 'e']) sim.controls.crash(name);
     await until('every crash healed', () => ['a', 'b', 'c', 'd', 'e'].every(healed), 20_000);
     await until('f\'s stop recorded', async () => (await stops('f')).length > 0, 10_000);
-    await sleep(1_500); // room for a second start to show up
+    await sleep(1_500); // a quiet period: room for a second start to show up
 
     expect(['a', 'b', 'c', 'd', 'e'].map((n) => sim!.controls.calls(n, 'start')), 'each crash healed once').toEqual([1, 1, 1, 1, 1]);
     // Nothing lost: f's crash was either seen by the stream (and healed once) or found by the

@@ -32,7 +32,7 @@ describe('a gap-free event stream', () => {
     await until(`${name} alert`, async () => (await audit.read({ instance: name })).some((r) => r.type === 'alert'), 5_000);
     const alert = (await audit.read({ instance: name })).find((r) => r.type === 'alert')!;
     expect(alert.summary).toContain(`${name} found Stopped after a gap, cause unknown: Reflex does not start it; to start it: reflex heal ${name}`);
-    await sleep(500);
+    await sleep(500); // a quiet period: a start Reflex should not make would show in it
     expect(b.sim.controls.statusCode(name)).toBe(102);
     expect(b.sim.controls.calls(name, 'start')).toBe(0);
   };
@@ -122,7 +122,7 @@ describe('a gap-free event stream', () => {
     await act(b, 'u1', 'stop', { force: true });
     b.proxy!.refuse(false);
     expect(await b.waitTrail('u1', 1)).toEqual(['103→102 requested synthetic']);
-    await sleep(500);
+    await sleep(500); // a quiet period: a start Reflex should not make would show in it
     expect(b.sim.controls.statusCode('u1')).toBe(102);
     expect(b.sim.controls.calls('u1', 'start')).toBe(0);
   });

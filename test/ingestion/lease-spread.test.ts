@@ -69,7 +69,7 @@ async function crashEverywhere(name: string, gapMs: number): Promise<void> {
 /** Each server's `name` was restarted once, and its crash archived once with its real intent. */
 async function expectHealedOnce(name: string): Promise<void> {
   await until(`${name} restarted everywhere`, () => sims.every((s) => s.controls.statusCode(name) === 103 && s.controls.calls(name, 'start') > 0), 20_000);
-  await sleep(1_500); // room for any duplicate to show up
+  await sleep(1_500); // a quiet period: room for any duplicate to show up
   for (const [i, sim] of sims.entries()) {
     expect(await trail(targets[i]!, name), `${name} on ${names[i]}`).toEqual(['103→102 unrequested', '102→103 self']);
     expect(sim.controls.calls(name, 'start'), `${name} on ${names[i]} started once`).toBe(1);

@@ -67,7 +67,7 @@ describe('a deployment with several targets', () => {
       const startsBefore = sim.controls.calls('web', 'start');
       sim.controls.crash('web');
       await until(`web restarted on ${url}`, () => sim.controls.calls('web', 'start') > startsBefore && sim.controls.statusCode('web') === 103, 15_000);
-      await sleep(1_000); // room for a duplicate or a stray action to show up
+      await sleep(1_000); // a quiet period: room for a duplicate or a stray action to show up
     };
     const connected = (r: ReflexHandle) => until('lease holders connected', () => r.readers.every((x) => !x.lease.isHeld || x.subscriber.connected), 10_000);
     return { east, west, prefix, start, trail, crashAndHeal, connected };

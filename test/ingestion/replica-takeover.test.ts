@@ -48,7 +48,7 @@ async function holderPid(): Promise<number | undefined> {
 async function crashAndHeal(name: string, crash = true): Promise<string[]> {
   if (crash) sim.controls.crash(name);
   await until(`${name} restarted`, () => sim.controls.statusCode(name) === 103 && sim.controls.calls(name, 'start') > 0, 20_000);
-  await sleep(1_500); // room for any duplicate to show up
+  await sleep(1_500); // a quiet period: room for any duplicate to show up
   return trail(name);
 }
 
@@ -59,7 +59,7 @@ it('archives and acts on each event once with three replicas, and survives SIGKI
   }
   await Promise.all(replicas.map((r) => r.waitForLog('reflex running')));
   await until('a lease holder', async () => (await holderPid()) !== undefined, 10_000);
-  await sleep(1_000); // the holder's start-up resync has set the baseline
+  await until('the holder\'s start-up resync has set the baseline', async () => (await redis.hlen(keys.state(`unix://${sim.socketPath}`))) >= 3, 10_000);
   // Every replica keeps the stream open; only the lease holder writes it, the others keep a window of it.
   expect(sim.controls.eventListeners).toBe(3);
 

@@ -49,10 +49,10 @@ it('three worker replicas share the events and the actions, heal each crash once
 
   for (let i = 0; i < count; i++) {
     sim.controls.crash(name(i));
-    await sleep(10);
+    await sleep(10); // crashes spread over time, so the three workers share them
   }
   await until('every instance restarted', () => Array.from({ length: count }, (_, i) => name(i)).every((n) => sim.controls.statusCode(n) === 103 && sim.controls.calls(n, 'start') > 0), 30_000);
-  await sleep(1_000); // room for a duplicate to show up
+  await sleep(1_000); // a quiet period: room for a duplicate to show up
 
   const events = (await Promise.all(workers.map((w) => total(w.metrics.events)))).map((n, i) => n - before[i]!);
   const actions = await Promise.all(workers.map((w) => total(w.metrics.actions)));

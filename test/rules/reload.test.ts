@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
-import { until } from '../support/wait.js';
+import { sleep, until } from '../support/wait.js';
 import { rulesFolder, startReloadBed, startRule, tickSchedule, type ReloadBed } from './support/reload-bed.js';
 
 /** The rules whose actions were queued for an instance (audit `action` records). */
@@ -97,7 +97,7 @@ describe('reloading rules without a restart', () => {
     await until('tick-b ticks', async () => (await ticks('tick-b')) >= 2, 20_000);
     // A tick of tick-a already taken when the reload came may still finish: count from here.
     const a = await ticks('tick-a');
-    await new Promise((r) => setTimeout(r, 2_500));
+    await sleep(2_500); // a quiet period of two ticks and more: a tick of the removed schedule would show
     expect(await ticks('tick-a')).toBe(a);
     expect(await ticks('tick-b')).toBeGreaterThanOrEqual(3);
   }, 90_000);
