@@ -1,9 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
 import { startReflexBed, type ReflexBed } from './reflex-bed.js';
 import { sleep, until } from '../support/wait.js';
+import { stoppedAfterEach } from '../support/stopped-after-each.js';
 
 const restartOnCrash = `import { StatusCode, configFlag, defineRule } from 'reflex-lxd';
 export default defineRule({
@@ -18,14 +19,10 @@ const has = (re: RegExp) => (rs: StoredAuditRecord[]) => rs.some((r) => re.test(
 const count = (rs: StoredAuditRecord[], re: RegExp) => rs.filter((r) => re.test(r.summary)).length;
 
 describe('Incus boot.autorestart', () => {
-  let bed: ReflexBed | undefined;
-  afterEach(async () => {
-    await bed?.stop();
-    bed = undefined;
-  });
+  const stopped = stoppedAfterEach();
 
   it('stands back while boot.autorestart retries, then takes over', async () => {
-    bed = await startReflexBed({ 'restart-on-crash.ts': restartOnCrash }, { autorestartStandBackMs: standBackMs });
+    const bed = stopped(await startReflexBed({ 'restart-on-crash.ts': restartOnCrash }, { autorestartStandBackMs: standBackMs }));
     const { sim, client, prefix } = bed;
     sim.controls.addInstance({ name: 'ar1', config: { 'user.reflex.autorestart': 'true', 'boot.autorestart': 'true' } });
     sim.controls.addInstance({ name: 'plain', config: { 'user.reflex.autorestart': 'true' } });

@@ -93,7 +93,7 @@ class Node {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise((r) => this.child.once('exit', r));
     this.child.kill('SIGTERM');
-    await Promise.race([exited, sleep(5_000)]);
+    await Promise.race([exited, sleep(5_000)]); // a bound on the wait for a clean exit, then SIGKILL
     this.kill();
   }
 }
