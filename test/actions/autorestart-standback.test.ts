@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
-import { startReflexBed, type ReflexBed } from './reflex-bed.js';
+import { startReflexBed } from './reflex-bed.js';
 import { sleep, until } from '../support/wait.js';
 import { stoppedAfterEach } from '../support/stopped-after-each.js';
 

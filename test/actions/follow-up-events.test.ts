@@ -12,7 +12,7 @@ import { RuleEngine } from '../../src/rules/engine.js';
 import { defineRule } from '../../src/rules/rule.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
-import { startReflexBed, type ReflexBed } from './reflex-bed.js';
+import { startReflexBed } from './reflex-bed.js';
 import { sleep } from '../support/wait.js';
 import { stoppedAfterEach } from '../support/stopped-after-each.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
-import { startReflexBed, type ReflexBed } from './reflex-bed.js';
+import { startReflexBed } from './reflex-bed.js';
 import { stoppedAfterEach } from '../support/stopped-after-each.js';
 
 const rules = {
