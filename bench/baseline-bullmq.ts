@@ -1,6 +1,7 @@
 import { Queue, Worker } from 'bullmq';
 import { duplicateConnection } from '../src/redis/connect.js';
-import { redisClient, until } from './support.js';
+import { redisClient } from './support.js';
+import { until } from '../test/support/wait.js';
 
 /**
  * The bare-queue baseline of the storm benchmarks: `count` empty jobs added one `add` each (the

@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { Queue } from 'bullmq';
 import { chromium, type Browser } from 'playwright-core';
-import { startReflex, type ReflexHandle } from '../src/app/start-reflex.js';
-import { parseConfig } from '../src/config/config.js';
-import { duplicateConnection } from '../src/redis/connect.js';
-import { keySpace } from '../src/redis/key-space.js';
-import { startSimulator, type RunningSimulator } from '../src/simulator/simulator.js';
+import type { ReflexHandle } from '../src/app/start-reflex.js';
+import type { RunningSimulator } from '../src/simulator/simulator.js';
 import { freePort } from '../test/support/free-port.js';
-import { benchRedis, eventsIdle, rulesDir } from './stack.js';
-import { absoluteAtMost, median, progress, redisClient, runBench, silentLogger, until } from './support.js';
+import { benchRedis, settled, startBenchStack } from './stack.js';
+import { absoluteAtMost, median, progress, runBench } from './support.js';
 
 /**
  * The operator's console (/dashboard):
@@ -34,26 +30,9 @@ interface Fleet {
 }
 
 async function fleetOf(redisUrl: string, count: number): Promise<Fleet> {
-  const sim = await startSimulator({ instances: count });
-  const prefix = `bench-${randomUUID().slice(0, 8)}`;
-  const target = `unix://${sim.socketPath}`;
-  const reflex = await startReflex(parseConfig({ target, redisUrl, rulesDir, prefix, resyncIntervalMs: 0, logLevel: 'silent', httpPort: await freePort(), dashboardToken: token }), silentLogger);
-  const keys = keySpace(prefix);
-  const redis = redisClient(redisUrl);
-  const queue = new Queue(keys.eventsQueue, { connection: duplicateConnection(redis), prefix: keys.bullPrefix });
-  await until(`${count} instances tracked`, async () => (await redis.hlen(keys.state(target))) >= count, 180_000, 50);
-  await eventsIdle(queue, 120_000);
-  return {
-    sim,
-    reflex,
-    url: reflex.http!.url,
-    async stop() {
-      await queue.close();
-      redis.disconnect();
-      await reflex.stop();
-      await sim.stop();
-    },
-  };
+  const stack = await startBenchStack(redisUrl, { seeded: count, timings: {}, config: { stormThreshold: undefined /* Reflex's default: nothing crashes here */, httpPort: await freePort(), dashboardToken: token } });
+  await settled(stack, count, 180_000);
+  return { sim: stack.sim, reflex: stack.reflex, url: stack.reflex.http!.url, stop: stack.stop };
 }
 
 /** Median over `loads` fresh loads of the time from navigation start to the fleet's first rows; and the rows drawn. */

@@ -7,7 +7,8 @@ import {
   startInstance, STATUS_RUNNING, TEST_INSTANCE_PREFIX, waitForStatus,
 } from '../test/support/lxd-bed.js';
 import { benchRedis, optIn, rulesDir } from './stack.js';
-import { atMost, kill, killGroup, LifecycleMonitor, median, progress, redisClient, runBench, sleep } from './support.js';
+import { atMost, kill, killGroup, LifecycleMonitor, median, progress, redisClient, runBench } from './support.js';
+import { sleep } from '../test/support/wait.js';
 
 /**
  * Crash → Running on the real LXD test bed. An opted-in container's init is killed with SIGKILL

@@ -1,7 +1,8 @@
 import { Queue, Worker } from 'bullmq';
 import { duplicateConnection } from '../src/redis/connect.js';
-import { benchRedis, optedInName, settled, startStack } from './stack.js';
-import { atMost, progress, quantile, redisClient, runBench, sleep, until } from './support.js';
+import { benchRedis, optedInName, settled, startBenchStack } from './stack.js';
+import { atMost, progress, quantile, redisClient, runBench } from './support.js';
+import { sleep, until } from '../test/support/wait.js';
 
 /**
  * Event → first API call through the full durable pipeline, on the simulator: an opted-in instance
@@ -20,7 +21,7 @@ await runBench(bench, async () => {
     const oneHop = await bullmqOneHop(redis.url);
     progress(bench, `BullMQ one hop: p50 ${oneHop.p50.toFixed(2)} ms, p99 ${oneHop.p99.toFixed(2)} ms`);
 
-    const stack = await startStack(redis.url, { optedIn: events });
+    const stack = await startBenchStack(redis.url, { optedIn: events });
     try {
       await settled(stack, events);
       progress(bench, `Reflex tracking ${events} instances; crashing one every ${paceMs} ms`);
@@ -73,7 +74,7 @@ async function bullmqOneHop(url: string): Promise<{ p50: number; p99: number }> 
     await queue.add('e', {}, { jobId: id });
     await sleep(paceMs);
   }
-  await until('every one-hop job processed', () => latencies.length >= events, 30_000);
+  await until('every one-hop job processed', () => latencies.length >= events, 30_000, 20);
   await worker.close();
   await queue.obliterate({ force: true });
   await queue.close();

@@ -7,7 +7,8 @@ import {
   startInstance, STATUS_RUNNING, TEST_INSTANCE_PREFIX, waitForStatus,
 } from '../test/support/lxd-bed.js';
 import { benchRedis, optIn, rulesDir } from './stack.js';
-import { atMost, killGroup, LifecycleMonitor, median, progress, redisClient, runBench, sleep } from './support.js';
+import { atMost, killGroup, LifecycleMonitor, median, progress, redisClient, runBench } from './support.js';
+import { sleep } from '../test/support/wait.js';
 
 /**
  * Mass failure on the real LXD test bed: 12 opted-in containers have their init SIGKILLed at once,

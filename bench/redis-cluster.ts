@@ -1,5 +1,5 @@
 import { startRedisCluster } from '../test/support/redis-topology.js';
-import { benchRedis, settled, startStack } from './stack.js';
+import { benchRedis, settled, startBenchStack } from './stack.js';
 import { lostEvents, timeStorm } from './storm-measure.js';
 import { progress, runBench, type Figure } from './support.js';
 
@@ -15,7 +15,7 @@ const total = Number(process.env.BENCH_CLUSTER_EVENTS) || 5_000;
 const matching = total / 10;
 
 async function eventsPerSecond(label: string, url: string): Promise<{ rate: number; lost: string; lostCount: number }> {
-  const stack = await startStack(url, { optedIn: matching });
+  const stack = await startBenchStack(url, { optedIn: matching });
   try {
     await settled(stack, matching);
     const { seconds } = await timeStorm(stack, total, matching);

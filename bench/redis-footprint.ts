@@ -1,6 +1,7 @@
 import type { RedisConnection } from '../src/redis/connect.js';
-import { benchRedis, optedInName, settled, startStack } from './stack.js';
-import { progress, sleep, until } from './support.js';
+import { benchRedis, optedInName, settled, startBenchStack } from './stack.js';
+import { progress } from './support.js';
+import { sleep, until } from '../test/support/wait.js';
 
 /**
  * Redis memory per event of each structure Reflex keeps, on the simulator: opted-in instances
@@ -41,7 +42,7 @@ async function measure(redis: RedisConnection, prefix: string): Promise<Map<stri
 
 const redis = await benchRedis();
 try {
-  const stack = await startStack(redis.url, { optedIn: crashes });
+  const stack = await startBenchStack(redis.url, { optedIn: crashes });
   try {
     await settled(stack, crashes);
     const before = await measure(stack.redis, stack.prefix);

@@ -1,6 +1,6 @@
 import { AuditLog } from '../src/audit/audit-log.js';
-import { eventsIdle, optedInName, type Stack } from './stack.js';
-import { sleep, until } from './support.js';
+import { eventsIdle, optedInName, type BenchStack } from './stack.js';
+import { sleep, until } from '../test/support/wait.js';
 
 /**
  * The storm of the storm benches (bench/storm.ts, bench/storm-replicas.ts): `matching` crashes of
@@ -14,7 +14,7 @@ import { sleep, until } from './support.js';
  * whose stream ids are Redis' clock at the append. The 1k restarts the storm triggers run on in
  * the action worker and are checked by lostEvents(), but their execution is not part of the figure.
  */
-export async function timeStorm(stack: Stack, total: number, matching: number): Promise<{ seconds: number; jobs: number }> {
+export async function timeStorm(stack: BenchStack, total: number, matching: number): Promise<{ seconds: number; jobs: number }> {
   const archivedBefore = await stack.redis.xlen(stack.keys.archive);
   const startedAt = Date.now();
   for (let i = 1; i <= matching; i++) stack.sim.controls.crash(optedInName(i));
@@ -34,7 +34,7 @@ export async function timeStorm(stack: Stack, total: number, matching: number): 
 }
 
 /** The storm's events in the archive (instance-updated lifecycle events, crashes to Stopped) and the time the last one was appended. */
-async function lastStormEvent(stack: Stack, since: number): Promise<{ last: number; count: number }> {
+async function lastStormEvent(stack: BenchStack, since: number): Promise<{ last: number; count: number }> {
   let last = 0;
   let count = 0;
   for (const [id, fields] of await stack.redis.xrange(stack.keys.archive, String(since), '+')) {
@@ -48,7 +48,7 @@ async function lastStormEvent(stack: Stack, since: number): Promise<{ last: numb
 }
 
 /** What the storm lost: updates not audited, crashes not decided, instances not started (and started twice). */
-export async function lostEvents(stack: Stack, total: number, matching: number): Promise<{ count: number; summary: string }> {
+export async function lostEvents(stack: BenchStack, total: number, matching: number): Promise<{ count: number; summary: string }> {
   await until('a start for every crash', () => stack.probe.calls.size >= matching, 60_000, 100);
   await sleep(500);
   const audit = new AuditLog(stack.redis, stack.keys.audit);

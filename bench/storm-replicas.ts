@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { startReflexProcess, type ReflexProcess } from '../test/support/reflex-process.js';
 import { bullmqAddProcess } from './baseline-bullmq.js';
-import { benchRedis, rulesDir, settled, startStack } from './stack.js';
+import { benchRedis, rulesDir, settled, startBenchStack } from './stack.js';
 import { lostEvents, timeStorm } from './storm-measure.js';
 import { atLeast, progress, runBench, type Figure } from './support.js';
 
@@ -51,7 +51,7 @@ await runBench(bench, async () => {
 });
 
 async function stormWith(url: string, workers: number): Promise<{ seconds: number; rate: number; lost: { count: number; summary: string }; cpu: string }> {
-  const stack = await startStack(url, { optedIn: matching, role: 'subscriber' });
+  const stack = await startBenchStack(url, { optedIn: matching, role: 'subscriber' });
   const dir = mkdtempSync(join(tmpdir(), 'reflex-bench-'));
   const configFile = join(dir, 'reflex.json');
   writeFileSync(configFile, JSON.stringify({ stormThreshold: 0, httpPort: 0, resyncIntervalMs: 0 }));

@@ -1,5 +1,5 @@
 import { bullmqAddProcess } from './baseline-bullmq.js';
-import { benchRedis, settled, startStack } from './stack.js';
+import { benchRedis, settled, startBenchStack } from './stack.js';
 import { lostEvents, timeStorm } from './storm-measure.js';
 import { atLeast, progress, runBench } from './support.js';
 
@@ -19,7 +19,7 @@ await runBench(bench, async () => {
   try {
     const baseline = await bullmqAddProcess(redis.url, total);
     progress(bench, `raw BullMQ add+process: ${Math.round(baseline)} jobs/s`);
-    const stack = await startStack(redis.url, { optedIn: matching });
+    const stack = await startBenchStack(redis.url, { optedIn: matching });
     try {
       await settled(stack, matching);
       const { seconds, jobs } = await timeStorm(stack, total, matching);

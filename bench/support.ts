@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { pino } from 'pino';
 import { redisFromUrl, type RedisConnection } from '../src/redis/connect.js';
 import { instanceStatus } from '../test/support/lxd-bed.js';
+import { sleep, until } from '../test/support/wait.js';
 
 /**
  * Helpers shared by the benchmark files. Each bench file is a program: it measures one thing and
@@ -70,18 +71,6 @@ export function quantile(samples: number[], q: number): number {
 
 export const median = (samples: number[]) => quantile(samples, 0.5);
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Polls `cond` every `everyMs` until it holds; throws naming `what` after `ms`. */
-export async function until(what: string, cond: () => boolean | Promise<boolean>, ms: number, everyMs = 20): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await sleep(everyMs);
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-}
-
 /** A connection as the product builds it from a URL (a Cluster client for redis-cluster://). */
 export function redisClient(url: string): RedisConnection {
   return redisFromUrl(url);
@@ -131,6 +120,7 @@ export class LifecycleMonitor {
   }
 
   async ready(): Promise<void> {
+    // lxc monitor says nothing when it has subscribed: a second is what it takes on a loaded host.
     await sleep(1_000);
     if (this.child.exitCode !== null) throw new Error('lxc monitor exited at once');
   }
@@ -138,13 +128,8 @@ export class LifecycleMonitor {
   /** Arrival time of the first `action` for `name` after `after`. */
   async next(name: string, action: string, after: number, timeoutMs = 15_000): Promise<number> {
     const key = `${action} ${name}`;
-    const end = performance.now() + timeoutMs;
-    while (performance.now() < end) {
-      const hit = this.seen.find((s) => s.key === key && s.at > after);
-      if (hit) return hit.at;
-      await sleep(5);
-    }
-    throw new Error(`no ${action} for ${name} within ${timeoutMs} ms`);
+    const hit = await until(`${action} for ${name}`, () => this.seen.find((s) => s.key === key && s.at > after), timeoutMs, 5);
+    return hit.at;
   }
 
   stop(): void {

@@ -11,7 +11,8 @@ import { startSimulator, type RunningSimulator } from '../src/simulator/simulato
 import { startReflexProcess, type ReflexProcess } from '../test/support/reflex-process.js';
 import { bullmqAddProcess } from './baseline-bullmq.js';
 import { benchRedis, eventsIdle, rulesDir } from './stack.js';
-import { absoluteAtMost, atLeast, median, progress, redisClient, runBench, until } from './support.js';
+import { absoluteAtMost, atLeast, median, progress, redisClient, runBench } from './support.js';
+import { until } from '../test/support/wait.js';
 
 /**
  * 10k instances tracked by one `reflex run` process (a real process, so its RSS is its own):

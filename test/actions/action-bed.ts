@@ -14,6 +14,7 @@ import type { Rule } from '../../src/rules/rule.js';
 import { Silences } from '../../src/silences/silences.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
+import { until } from '../support/wait.js';
 
 /**
  * The remediation core of one replica on real Redis and the simulator, with a given rule set and
@@ -57,15 +58,12 @@ export async function startActionBed(o: { rules?: Rule[] | (() => RuleEngine); a
       await actionsQueue.add(job.action, { ...job, target: 't', project: 'default', correlationId } satisfies ActionJobInput, actionJobOptions({ jobId, attempts: opts.attempts }));
       return correlationId;
     },
-    async waitFor(correlationId, done, timeoutMs = 20_000) {
-      const until = Date.now() + timeoutMs;
-      let records: StoredAuditRecord[] = [];
-      while (Date.now() < until) {
-        records = (await audit.read({})).filter((r) => r.correlationId === correlationId);
+    waitFor(correlationId, done, timeoutMs = 20_000) {
+      return until(`the audit of ${correlationId}`, async () => {
+        const records = (await audit.read({})).filter((r) => r.correlationId === correlationId);
         if (done(records)) return records;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error(`audit of ${correlationId} incomplete after ${timeoutMs} ms: ${records.map((r) => `${r.type}: ${r.summary}`).join(' | ')}`);
+        throw new Error(`incomplete: ${records.map((r) => `${r.type}: ${r.summary}`).join(' | ')}`);
+      }, timeoutMs, 50);
     },
     async stop() {
       await remediation.stop();

@@ -1,8 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
-import { startReflexBed, until, type ReflexBed } from './reflex-bed.js';
+import { startReflexBed } from './reflex-bed.js';
+import { sleep, until } from '../support/wait.js';
+import { stoppedAfterEach } from '../support/stopped-after-each.js';
 
 const restartOnCrash = `import { StatusCode, configFlag, defineRule } from 'reflex-lxd';
 export default defineRule({
@@ -17,14 +19,10 @@ const has = (re: RegExp) => (rs: StoredAuditRecord[]) => rs.some((r) => re.test(
 const count = (rs: StoredAuditRecord[], re: RegExp) => rs.filter((r) => re.test(r.summary)).length;
 
 describe('Incus boot.autorestart', () => {
-  let bed: ReflexBed | undefined;
-  afterEach(async () => {
-    await bed?.stop();
-    bed = undefined;
-  });
+  const stopped = stoppedAfterEach();
 
   it('stands back while boot.autorestart retries, then takes over', async () => {
-    bed = await startReflexBed({ 'restart-on-crash.ts': restartOnCrash }, { autorestartStandBackMs: standBackMs });
+    const bed = stopped(await startReflexBed({ 'restart-on-crash.ts': restartOnCrash }, { autorestartStandBackMs: standBackMs }));
     const { sim, client, prefix } = bed;
     sim.controls.addInstance({ name: 'ar1', config: { 'user.reflex.autorestart': 'true', 'boot.autorestart': 'true' } });
     sim.controls.addInstance({ name: 'plain', config: { 'user.reflex.autorestart': 'true' } });
@@ -44,7 +42,7 @@ describe('Incus boot.autorestart', () => {
     expect(queued(trail)).toBe(true);
     await (await client.changeState('ar1', { action: 'start' })).wait({ timeoutMs: 10_000 });
     trail = await waitForAudit(redisUrl(), prefix, 'ar1', has(/^start skipped: superseded by a requested transition/), 15_000);
-    await new Promise((r) => setTimeout(r, standBackMs + 500));
+    await sleep(standBackMs + 500); // a quiet period past the stand-back: a start it wrongly kept would show
     expect(sim.controls.calls('ar1', 'start')).toBe(1);
 
     // The daemon gives up (the instance stays down): once the stand-back is over, Reflex starts it.

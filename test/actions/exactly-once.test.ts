@@ -11,18 +11,10 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/simul
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+import { sleep, until } from '../support/wait.js';
 
 const optIn = { 'user.reflex.autorestart': 'true' };
 const logger = pino({ level: 'silent' });
-
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-}
 
 describe('actions happen exactly once', () => {
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -66,7 +58,7 @@ describe('actions happen exactly once', () => {
 
     for (const name of names) sim.controls.crash(name);
     await until('every instance Running again', () => names.every((n) => sim.controls.statusCode(n) === 103), 30_000);
-    await new Promise((r) => setTimeout(r, 1_500)); // room for a second, wrong restart
+    await sleep(1_500); // a quiet period: room for a second, wrong restart
     expect(Object.fromEntries(names.map((n) => [n, sim.controls.calls(n, 'start')]))).toEqual(Object.fromEntries(names.map((n) => [n, 1])));
   }, 90_000);
 

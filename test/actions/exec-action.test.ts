@@ -1,10 +1,12 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadRules } from '../../src/rules/rule-loader.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
-import { startReflexBed, until, type ReflexBed } from './reflex-bed.js';
+import { startReflexBed, type ReflexBed } from './reflex-bed.js';
+import { sleep, until } from '../support/wait.js';
+import { stoppedAfterEach } from '../support/stopped-after-each.js';
 
 /** A rule that runs a command when an operator starts an instance, with `params` and `extra` spliced in. */
 function execOnStart(params: string, extra = ''): Record<string, string> {
@@ -22,14 +24,10 @@ async function operatorStart(bed: ReflexBed, name: string): Promise<void> {
 }
 
 describe('the exec action (simulator)', () => {
-  let bed: ReflexBed | undefined;
-  afterEach(async () => {
-    await bed?.stop();
-    bed = undefined;
-  });
+  const stopped = stoppedAfterEach();
 
   it('records exit code, stdout, stderr and duration of a failing command, and runs its onFailure branch instead of giving up', async () => {
-    bed = await startReflexBed(execOnStart(`{ command: ['sh', '-c', 'echo out; echo err >&2; exit 3'], timeout: '5s' }`, `, onFailure: [{ action: 'restart', params: { force: true } }]`));
+    const bed = stopped(await startReflexBed(execOnStart(`{ command: ['sh', '-c', 'echo out; echo err >&2; exit 3'], timeout: '5s' }`, `, onFailure: [{ action: 'restart', params: { force: true } }]`)));
     await operatorStart(bed, 'web1');
     const trail = await waitForAudit(redisUrl(), bed.prefix, 'web1', (rs) => rs.some((r) => r.type === 'outcome' && String(r.summary).startsWith('restart')));
     const exec = trail.find((r) => r.type === 'call' && r.exitCode !== undefined)!;
@@ -45,11 +43,11 @@ describe('the exec action (simulator)', () => {
   }, 60_000);
 
   it('runs the onFailure branch of any action whose retries are spent (a start the daemon keeps calling busy), not a give-up', async () => {
-    bed = await startReflexBed({
+    const bed = stopped(await startReflexBed({
       'restart.ts': `import { StatusCode, defineRule } from 'reflex-lxd';
 export default defineRule({ name: 'restart', on: { kind: 'instance.status', to: [StatusCode.Stopped], intent: ['unrequested'] }, actions: [{ action: 'start', onFailure: [{ action: 'snapshot', params: { name: 'evidence' } }] }] });
 `,
-    });
+    }));
     bed.sim.controls.addInstance({ name: 'web5' });
     bed.sim.controls.failNext('web5', 3, 'Instance is busy running a "stop" operation');
     bed.sim.controls.crash('web5');
@@ -63,7 +61,7 @@ export default defineRule({ name: 'restart', on: { kind: 'instance.status', to: 
   }, 60_000);
 
   it('kills a command that outlives its timeout and records it as timed out (no onFailure: the usual give-up)', async () => {
-    bed = await startReflexBed(execOnStart(`{ command: ['sleep', '30'], timeout: '1s' }`));
+    const bed = stopped(await startReflexBed(execOnStart(`{ command: ['sleep', '30'], timeout: '1s' }`)));
     const started = Date.now();
     await operatorStart(bed, 'web2');
     const trail = await waitForAudit(redisUrl(), bed.prefix, 'web2', (rs) => rs.some((r) => r.type === 'give-up'));
@@ -73,16 +71,16 @@ export default defineRule({ name: 'restart', on: { kind: 'instance.status', to: 
   }, 60_000);
 
   it("succeeds on an expected exit code; Reflex's own exec triggers no rule, an operator's does", async () => {
-    bed = await startReflexBed({
+    const bed = stopped(await startReflexBed({
       ...execOnStart(`{ command: ['sh', '-c', 'exit 1'], expect: [0, 1] }`),
       'on-exec.ts': `import { defineRule } from 'reflex-lxd';
 export default defineRule({ name: 'on-exec', on: { kind: 'lifecycle', action: ['instance-exec'] }, actions: [{ action: 'exec', params: { command: ['true'] } }] });
 `,
-    });
+    }));
     await operatorStart(bed, 'web3');
     const trail = await waitForAudit(redisUrl(), bed.prefix, 'web3', (rs) => rs.some((r) => r.type === 'outcome'));
     expect(trail.find((r) => r.type === 'outcome')).toMatchObject({ result: 'done' });
-    await new Promise((r) => setTimeout(r, 1_000));
+    await sleep(1_000); // a quiet period: a decision on Reflex's own exec would show in it
     const after = await waitForAudit(redisUrl(), bed.prefix, 'web3', () => true);
     expect(after.filter((r) => r.type === 'decision' && r.rule === 'on-exec')).toEqual([]);
 
@@ -91,18 +89,18 @@ export default defineRule({ name: 'on-exec', on: { kind: 'lifecycle', action: ['
     const operator = await waitForAudit(redisUrl(), bed.prefix, 'web3', (rs) => rs.some((r) => r.type === 'decision' && r.rule === 'on-exec'));
     expect(operator.find((r) => r.type === 'decision' && r.rule === 'on-exec')).toMatchObject({ matched: true });
     // Its own exec, in turn, triggers nothing: one matched decision, one outcome of on-exec.
-    await until('the on-exec outcome', async () => (await waitForAudit(redisUrl(), bed!.prefix, 'web3', () => true)).some((r) => r.type === 'outcome' && r.rule === 'on-exec'), 10_000);
-    await new Promise((r) => setTimeout(r, 1_000));
+    await until('the on-exec outcome', async () => (await waitForAudit(redisUrl(), bed.prefix, 'web3', () => true)).some((r) => r.type === 'outcome' && r.rule === 'on-exec'), 10_000);
+    await sleep(1_000); // a quiet period: a second decision of on-exec would show in it
     const final = await waitForAudit(redisUrl(), bed.prefix, 'web3', () => true);
     expect(final.filter((r) => r.type === 'decision' && r.rule === 'on-exec')).toHaveLength(1);
   }, 60_000);
 
   it('in dry-run records what it would run and sends no exec', async () => {
-    bed = await startReflexBed({
+    const bed = stopped(await startReflexBed({
       'check.ts': `import { StatusCode, defineRule } from 'reflex-lxd';
 export default defineRule({ name: 'check-dry', dryRun: true, on: { kind: 'instance.status', to: [StatusCode.Running], intent: ['requested'] }, actions: [{ action: 'exec', params: { command: ['sh', '-c', 'exit 3'] } }] });
 `,
-    });
+    }));
     await operatorStart(bed, 'web4');
     const trail = await waitForAudit(redisUrl(), bed.prefix, 'web4', (rs) => rs.some((r) => r.type === 'outcome'));
     expect(trail.find((r) => r.type === 'outcome')).toMatchObject({ result: 'dry-run', summary: "exec: would run sh -c 'exit 3' (timeout 30000 ms, expecting exit 0)" });

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ActionContext } from '../../src/actions/action.js';
 import { emittedEventId } from '../../src/actions/emit-action.js';
 import { runAction } from '../../src/actions/define-action.js';
@@ -12,7 +12,9 @@ import { RuleEngine } from '../../src/rules/engine.js';
 import { defineRule } from '../../src/rules/rule.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
-import { startReflexBed, type ReflexBed } from './reflex-bed.js';
+import { startReflexBed } from './reflex-bed.js';
+import { sleep } from '../support/wait.js';
+import { stoppedAfterEach } from '../support/stopped-after-each.js';
 
 const onCrash = `{ kind: 'instance.status', to: [StatusCode.Stopped], intent: ['unrequested'] }`;
 const rules = {
@@ -33,14 +35,10 @@ export default [
 const outcomes = (rs: StoredAuditRecord[], rule: string) => rs.filter((r) => r.type === 'outcome' && r.rule === rule).map((r) => r.summary);
 
 describe('follow-up events (the emit action)', () => {
-  let bed: ReflexBed | undefined;
-  afterEach(async () => {
-    await bed?.stop();
-    bed = undefined;
-  });
+  const stopped = stoppedAfterEach();
 
   it('an emitted follow-up event triggers another rule once, and a loop is cut', async () => {
-    bed = await startReflexBed(rules);
+    const bed = stopped(await startReflexBed(rules));
     const { sim, client, prefix } = bed;
     sim.controls.addInstance({ name: 'web1' });
     sim.controls.addInstance({ name: 'loopy' });
@@ -59,7 +57,7 @@ describe('follow-up events (the emit action)', () => {
       'emit: dropped pong: loop cut, rule loop-b already emitted earlier in this chain (loop-a → loop-b → loop-c → loop-b)',
     ]);
     expect(outcomes(loop, 'loop-c')).toEqual([expect.stringMatching(/^emit: emitted ping .*hop 3\)$/)]);
-    await new Promise((r) => setTimeout(r, 500)); // room for a wrong extra round
+    await sleep(500); // a quiet period: room for a wrong extra round
     const after = await waitForAudit(redisUrl(), prefix, 'loopy', () => true);
     expect(after.filter((r) => r.type === 'outcome')).toHaveLength(4);
   }, 60_000);

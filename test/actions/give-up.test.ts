@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
-import { startReflexBed, type ReflexBed } from './reflex-bed.js';
+import { startReflexBed } from './reflex-bed.js';
+import { stoppedAfterEach } from '../support/stopped-after-each.js';
 
 const rules = {
   'restart.ts': `import { StatusCode, defineRule } from 'reflex-lxd';
@@ -10,14 +11,10 @@ export default defineRule({ name: 'restart', on: { kind: 'instance.status', to: 
 };
 
 describe('an action that fails for good', () => {
-  let bed: ReflexBed | undefined;
-  afterEach(async () => {
-    await bed?.stop();
-    bed = undefined;
-  });
+  const stopped = stoppedAfterEach();
 
   it('is recorded as a give-up with one alert naming the dead-letter queue', async () => {
-    bed = await startReflexBed(rules);
+    const bed = stopped(await startReflexBed(rules));
     bed.sim.controls.addInstance({ name: 'web1' });
     bed.sim.controls.failNext('web1', 10, 'Injected failure');
     bed.sim.controls.crash('web1');

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { startHeapTrim } from '../../src/app/heap-trim.js';
+import { sleep } from '../support/wait.js';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -33,7 +34,7 @@ describe('the heap trim', () => {
   it('does nothing while the unused part of the heap is under the slack', async () => {
     const { lines, logger } = capture();
     const stop = startHeapTrim({ logger, intervalMs: 20, slackBytes: 2 ** 40 });
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200); // a quiet period of ten intervals: a trim would log in it
     stop();
     expect(lines).toEqual([]);
   });

@@ -4,6 +4,7 @@ import { chainHash, chainKey, GENESIS } from '../../src/audit/audit-chain.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { keySpace } from '../../src/redis/key-space.js';
+import { sleep } from '../support/wait.js';
 
 const clients: RedisConnection[] = [];
 function client(): RedisConnection {
@@ -20,7 +21,7 @@ async function filledLog(n: number, opts = {}, gapMs = 0): Promise<{ redis: Redi
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     ids.push(await log.append({ type: 'event', correlationId: `c${i}`, instance: `i${i % 3}`, summary: `record ${i}` }));
-    if (gapMs) await new Promise((r) => setTimeout(r, gapMs));
+    if (gapMs) await sleep(gapMs); // records apart in time, as the test asks
   }
   return { redis, key, log, ids };
 }
@@ -153,7 +154,7 @@ describe('the audit hash chain', () => {
 
   it('drops records older than the maximum age on the next append', async () => {
     const { redis, key, ids } = await filledLog(3);
-    await new Promise((r) => setTimeout(r, 60));
+    await sleep(60); // the records grow older than the 40 ms age limit: only time does that
     const log = new AuditLog(redis, key, { maxAgeMs: 40 });
     const id = await log.append({ type: 'event', correlationId: 'late', summary: 'after the age limit' });
     expect((await redis.xrange(key, '-', '+')).map(([i]) => i)).toEqual([id]);

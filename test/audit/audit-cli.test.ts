@@ -6,11 +6,10 @@ import { AuditLog } from '../../src/audit/audit-log.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess } from '../support/reflex-process.js';
+import { sleep, until } from '../support/wait.js';
 
 const redis = redisClient();
 afterAll(() => redis.disconnect());
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function setup() {
   const prefix = uniquePrefix('audit');
@@ -37,6 +36,7 @@ describe('reflex audit', { timeout: 60_000 }, () => {
   it('filters by rule, type and time, reading only the time range asked for', async () => {
     const { log, reflex, lines } = setup();
     await log.append({ type: 'decision', correlationId: 'c', instance: 'web1', rule: 'a', summary: 'old a' });
+    // Records either side of the cut must differ in time (their ids are Redis's clock, in ms): only time passing does that.
     await sleep(30);
     const cut = new Date().toISOString();
     await sleep(30);
@@ -61,10 +61,7 @@ describe('reflex audit', { timeout: 60_000 }, () => {
     await log.append({ type: 'event', correlationId: 'c', instance: 'web1', summary: 'before' });
     const p = startReflexProcess(['audit', '--follow', '--json', '--instance', 'web1', '--redis', redisUrl(), '--prefix', prefix]);
     try {
-      const seen = async (summary: string) => {
-        for (let i = 0; i < 600 && !p.logs.some((l) => l.summary === summary); i++) await sleep(100);
-        return p.logs.some((l) => l.summary === summary);
-      };
+      const seen = (summary: string) => until(`${summary} printed`, () => p.logs.some((l) => l.summary === summary), 60_000, 100);
       expect(await seen('before')).toBe(true);
       await log.append({ type: 'event', correlationId: 'c', instance: 'db1', summary: 'other instance' });
       await log.append({ type: 'call', correlationId: 'c', instance: 'web1', summary: 'after' });

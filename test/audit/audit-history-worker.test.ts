@@ -7,7 +7,8 @@ import { AuditLog } from '../../src/audit/audit-log.js';
 import { compareIds } from '../../src/audit/audit-verifier.js';
 import { FileHistoryStore } from '../../src/audit/history/file-history-store.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { startReflexBed, until } from '../actions/reflex-bed.js';
+import { startReflexBed } from '../actions/reflex-bed.js';
+import { until } from '../support/wait.js';
 import { redisClient } from '../support/redis.js';
 
 const restart = `import { StatusCode, defineRule } from 'reflex-lxd';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
-import { until } from '../actions/reflex-bed.js';
+import { until } from '../support/wait.js';
 import { rulesFolder, startReloadBed, startRule, type ReloadBed } from '../rules/support/reload-bed.js';
 
 const broken = `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'x', on: [ });\n`;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig, type Config } from '../../src/config/config.js';
 import { checkQueues, checkReadiness } from '../../src/doctor/health-checks.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { until } from '../actions/reflex-bed.js';
+import { until } from '../support/wait.js';
 import { startObservabilityBed, type ObservabilityBed } from '../metrics/observability-bed.js';
 import { freePort } from '../support/free-port.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';

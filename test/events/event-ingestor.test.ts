@@ -6,6 +6,7 @@ import { EventIngestor } from '../../src/events/event-ingestor.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import type { EventJob } from '../../src/events/event-job.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { sleep, until } from '../support/wait.js';
 
 const frame = (ts: string, action: string) => JSON.stringify({ type: 'lifecycle', timestamp: ts, metadata: { action, source: '/1.0/instances/r1' } });
 
@@ -82,16 +83,13 @@ describe('the event ingestor', () => {
     const { ingestor, jobs } = await setUp(3_000, true);
     const other = (ts: string) => JSON.stringify({ type: 'lifecycle', timestamp: ts, metadata: { action: 'instance-shutdown', source: '/1.0/instances/r2' } });
     const written = async () => (await jobs()).flatMap((j) => (j.kind === 'batch' ? j.items : [j])).map((i) => (i.kind === 'frame' ? JSON.parse(i.raw).metadata.source : i.kind));
-    const until = async (n: number, ms: number) => {
-      const end = Date.now() + ms;
-      while ((await written()).length < n && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-    };
+    const writtenCount = (n: number) => until(`${n} written`, async () => (await written()).length >= n, 1_000, 20);
     ingestor.pushFrame(frame('2026-11-22T10:00:00.100000000Z', 'instance-started'), Date.now());
-    await until(1, 1_000);
+    await writtenCount(1);
     ingestor.pushFrame(frame('2026-11-22T10:00:00.200000000Z', 'instance-updated'), Date.now()); // r1 busy: held 3 s
-    await new Promise((r) => setTimeout(r, 100)); // the writer now waits for that hold
+    await sleep(100); // the writer now waits for that hold: nothing says so but time
     ingestor.pushFrame(other('2026-11-22T10:00:00.300000000Z'), Date.now());
-    await until(2, 1_000);
+    await writtenCount(2);
     expect(await written()).toEqual(['/1.0/instances/r1', '/1.0/instances/r2']);
     await ingestor.drain();
     expect(await written()).toEqual(['/1.0/instances/r1', '/1.0/instances/r2', '/1.0/instances/r1']);

@@ -2,13 +2,9 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SubscriberLease } from '../../src/events/subscriber-lease.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
+import { sleep, until } from '../support/wait.js';
 
 const logger = pino({ level: 'silent' });
-const until = async (cond: () => boolean, ms: number) => {
-  const end = Date.now() + ms;
-  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-  return cond();
-};
 
 describe('one active subscriber per target across replicas', () => {
   const redis = redisClient();
@@ -18,7 +14,8 @@ describe('one active subscriber per target across replicas', () => {
     const key = uniquePrefix('lease');
     const leases = [1, 2, 3].map((i) => new SubscriberLease({ redis, key, fenceKey: `${key}:fence`, vacantKey: `${key}:vacant`, logger, ttlMs: 600, holder: `r${i}` }));
     leases.forEach((l) => l.start());
-    await new Promise((r) => setTimeout(r, 700));
+    // A quiet period longer than the lease time (600 ms): a second holder would show in it.
+    await sleep(700);
     expect(leases.filter((l) => l.isHeld)).toHaveLength(1);
     await Promise.all(leases.map((l) => l.stop()));
   });
@@ -28,14 +25,14 @@ describe('one active subscriber per target across replicas', () => {
     const aConnection = redisClient();
     const a = new SubscriberLease({ redis: aConnection, key, fenceKey: `${key}:fence`, vacantKey: `${key}:vacant`, logger, ttlMs: 600, holder: 'a' });
     a.start();
-    expect(await until(() => a.isHeld, 1000)).toBe(true);
+    await until('a holding the lease', () => a.isHeld, 1000, 20);
     const first = a.fencingToken;
     const b = new SubscriberLease({ redis, key, fenceKey: `${key}:fence`, vacantKey: `${key}:vacant`, logger, ttlMs: 600, holder: 'b' });
     b.start();
     // "Dies" as after SIGKILL: its connection goes away without releasing the lease.
     aConnection.disconnect();
     const diedAt = Date.now();
-    expect(await until(() => b.isHeld, 3000)).toBe(true);
+    await until('b holding the lease', () => b.isHeld, 3000, 20);
     // The lease lapses (600 ms), then a follower sees it vacant twice, a renewal period apart (200 ms each).
     expect(Date.now() - diedAt).toBeLessThan(1_200);
     expect(b.fencingToken).toBeGreaterThan(first);
@@ -49,11 +46,11 @@ describe('one active subscriber per target across replicas', () => {
     const key = uniquePrefix('lease');
     const a = new SubscriberLease({ redis, key, fenceKey: `${key}:fence`, vacantKey: `${key}:vacant`, logger, ttlMs: 5_000, holder: 'a' });
     a.start();
-    expect(await until(() => a.isHeld, 1000)).toBe(true);
+    await until('a holding the lease', () => a.isHeld, 1000, 20);
     const b = new SubscriberLease({ redis, key, fenceKey: `${key}:fence`, vacantKey: `${key}:vacant`, logger, ttlMs: 5_000, renewEveryMs: 100, holder: 'b' });
     b.start();
     await a.stop();
-    expect(await until(() => b.isHeld, 1000)).toBe(true);
+    await until('b holding the lease', () => b.isHeld, 1000, 20);
     await b.stop();
   });
 
@@ -63,9 +60,9 @@ describe('one active subscriber per target across replicas', () => {
     let lost = false;
     a.on('lost', () => (lost = true));
     a.start();
-    expect(await until(() => a.isHeld, 1000)).toBe(true);
+    await until('a holding the lease', () => a.isHeld, 1000, 20);
     await redis.set(key, 'someone-else');
-    expect(await until(() => lost, 1000)).toBe(true);
+    await until('the lease lost', () => lost, 1000, 20);
     expect(a.isHeld).toBe(false);
     await a.stop();
   });

@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventArchive } from '../../src/events/event-archive.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { startReflexBed, until, type ReflexBed } from '../actions/reflex-bed.js';
+import { startReflexBed, type ReflexBed } from '../actions/reflex-bed.js';
+import { sleep, until } from '../support/wait.js';
 import { freePort } from '../metrics/observability-bed.js';
 import { redisClient } from '../support/redis.js';
 
@@ -94,7 +95,7 @@ describe.skipIf(!binary)('a real Alertmanager posting to Reflex', () => {
     const events = (await archive.read({ kind: 'alert' })).map((a) => a.event);
     expect(events.map((e) => e.kind === 'alert' && e.status)).toEqual(['firing', 'resolved']);
     // Nothing more comes of it (Alertmanager may post the group again): still one snapshot each.
-    await new Promise((r) => setTimeout(r, 2_500));
+    await sleep(2_500); // a quiet period: Alertmanager posting the group again would show in it
     expect((await snapshots()).length).toBe(2);
   });
 });

@@ -12,7 +12,8 @@ import { Secret } from '../../src/notify/secret.js';
 import { redisFromUrl } from '../../src/redis/connect.js';
 import { EventArchive } from '../../src/events/event-archive.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { startReflexBed, until, type ReflexBed } from '../actions/reflex-bed.js';
+import { startReflexBed, type ReflexBed } from '../actions/reflex-bed.js';
+import { sleep, until } from '../support/wait.js';
 import { freePort } from '../metrics/observability-bed.js';
 import { redisClient } from '../support/redis.js';
 
@@ -138,7 +139,7 @@ describe('inbound alerts: Alertmanager webhook and generic signed webhook', () =
       const counts = await queue.getJobCounts('waiting', 'active');
       return (counts.waiting ?? 0) + (counts.active ?? 0) === 0 && (await queued()) === 2;
     }, 10_000);
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500); // a quiet period: a second snapshot would show in it
     expect(await snapshots('web-1')).toHaveLength(1);
     expect(await snapshots('db-1')).toHaveLength(1);
     expect(await new EventArchive({ redis, key: keys.archive }).read({ kind: 'alert' })).toHaveLength(2);
@@ -180,7 +181,7 @@ describe('inbound alerts: Alertmanager webhook and generic signed webhook', () =
     // The sender's retry: the same message id, signed again later: one event.
     expect((await post('/hooks/webhook', body, signed('msg-1', new Date(Date.now() + 1000)))).status).toBe(200);
     await until('the DiskFull snapshot of app-1', async () => (await snapshots('app-1')).length === 1, 15_000);
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500); // a quiet period: a second snapshot would show in it
     expect(await snapshots('app-1')).toHaveLength(1);
   });
 

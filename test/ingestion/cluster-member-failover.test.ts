@@ -12,7 +12,8 @@ import { EventSubscriber } from '../../src/events/event-subscriber.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
-import { optIn, sleep, until } from './support/ingestion-bed.js';
+import { optIn } from './support/ingestion-bed.js';
+import { sleep, until } from '../support/wait.js';
 import { redisFromUrl, type RedisConnection } from '../../src/redis/connect.js';
 
 const pair = async (cn: string) => {
@@ -78,10 +79,10 @@ describe('a cluster target whose member in use goes away', () => {
     );
     expect(reflex.targets).toEqual([urls[0]]);
     const reader = reflex.readers[0]!;
-    await until(() => reader.lease.isHeld && reader.subscriber.connected, 10_000, 'stream connected through m1');
+    await until('stream connected through m1', () => reader.lease.isHeld && reader.subscriber.connected, 10_000);
     await reflex.resync();
     // The baseline is written by the events worker, after the resync queued it.
-    await until(async () => (await redis!.hlen(keys.state(urls[0]!))) === names.length, 10_000, 'every instance tracked');
+    await until('every instance tracked', async () => (await redis!.hlen(keys.state(urls[0]!))) === names.length, 10_000);
     const stateBefore = await redis.hkeys(keys.state(urls[0]!));
 
     const healed = (name: string) => sim!.controls.calls(name, 'start') >= 1 && sim!.controls.statusCode(name) === 103;
@@ -91,21 +92,21 @@ describe('a cluster target whose member in use goes away', () => {
         .filter((a) => (a.outcome === 'processed' || a.outcome === 'corrected') && 'instance' in a.event && a.event.instance === name && a.event.kind === 'instance.status' && a.event.to === 102)
         .map(({ event: e }) => (e.kind === 'instance.status' ? `${e.intent}${e.synthetic ? ' synthetic' : ''}` : ''));
     sim.controls.crash('a');
-    await until(() => healed('a'), 15_000, 'a healed through m1');
+    await until('a healed through m1', () => healed('a'), 15_000);
 
     // m1's address goes away just as f crashes: f's event may fall in the stream's gap.
     const gapResyncs = async () => (await reflex!.metrics.resyncs.get()).values.filter((v) => v.labels.reason === 'gap').reduce((n, v) => n + v.value, 0);
     const resyncsBefore = await gapResyncs();
     sim.controls.crash('f');
     await sim.memberListeners!.down('m1');
-    await until(() => reader.subscriber.connected, 10_000, 'stream reconnected through another member');
+    await until('stream reconnected through another member', () => reader.subscriber.connected, 10_000);
     // The resync after the gap done: a crash during its grace would be its to report, as unknown.
-    await until(async () => (await gapResyncs()) > resyncsBefore, 10_000, 'resync after the gap');
+    await until('resync after the gap', async () => (await gapResyncs()) > resyncsBefore, 10_000);
     // Crashes after the move are seen through the new member and healed through it.
     for (const name of ['b', 'c', 'd', 'e']) sim.controls.crash(name);
-    await until(() => ['a', 'b', 'c', 'd', 'e'].every(healed), 20_000, 'every crash healed');
-    await until(async () => (await stops('f')).length > 0, 10_000, 'f\'s stop recorded');
-    await sleep(1_500); // room for a second start to show up
+    await until('every crash healed', () => ['a', 'b', 'c', 'd', 'e'].every(healed), 20_000);
+    await until('f\'s stop recorded', async () => (await stops('f')).length > 0, 10_000);
+    await sleep(1_500); // a quiet period: room for a second start to show up
 
     expect(['a', 'b', 'c', 'd', 'e'].map((n) => sim!.controls.calls(n, 'start')), 'each crash healed once').toEqual([1, 1, 1, 1, 1]);
     // Nothing lost: f's crash was either seen by the stream (and healed once) or found by the
@@ -143,7 +144,7 @@ describe('a cluster target whose member in use goes away', () => {
       await log.stop();
       await watcher.close();
     });
-    await until(() => log.connected, 5_000, 'request log connected');
+    await until('request log connected', () => log.connected, 5_000);
     reflex = await startReflex(
       parseConfig({
         role: 'subscriber',
@@ -162,10 +163,10 @@ describe('a cluster target whose member in use goes away', () => {
       pino({ level: process.env.REFLEX_TEST_LOG ?? 'silent' }),
     );
     const reader = reflex.readers[0]!;
-    await until(() => reader.subscriber.connected && listed.length > 0, 10_000, 'stream connected through m2 and the members listed');
+    await until('stream connected through m2 and the members listed', () => reader.subscriber.connected && listed.length > 0, 10_000);
     await sim.memberListeners!.down('m2');
-    await until(() => !reader.subscriber.connected, 5_000, 'stream cut');
-    await until(() => reader.subscriber.connected, 10_000, 'stream reconnected through a learnt member');
+    await until('stream cut', () => !reader.subscriber.connected, 5_000);
+    await until('stream reconnected through a learnt member', () => reader.subscriber.connected, 10_000);
     expect(reflex.targets, 'the identity is the configured address').toEqual([urls[1]]);
   }, 60_000);
 });

@@ -1,16 +1,10 @@
-import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { StatusCode } from '../../src/client/status-code.js';
 import { EventArchive } from '../../src/events/event-archive.js';
-import { parseConfig } from '../../src/config/config.js';
-import { keySpace } from '../../src/redis/key-space.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
-import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
-import { testWebhookSecret } from '../notify/notifier-fixture.js';
-import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
+import type { Stack } from '../support/stack.js';
 import { until } from '../support/wait.js';
+import { startWebOneStack } from './support/ingestion-bed.js';
 
 interface SentAlert {
   kind: string;
@@ -30,56 +24,24 @@ const DAY_MS = 24 * 3600_000;
  * without stepping its host's clock, so this runs on the simulator only.
  */
 describe('an event dated in the future does not disable healing (simulator, bundled rules)', () => {
-  let sim: RunningSimulator;
-  let server: RecordingServer;
-  let prefix: string;
-  let reflex: ReflexHandle | undefined;
-  const redis = redisClient();
-  const alerts = () => server.requests.flatMap((r) => (r.json as { alerts: SentAlert[] }).alerts);
-  const trail = (instance: string): Promise<StoredAuditRecord[]> => new AuditLog(redis, keySpace(prefix).audit).read({ instance });
+  let stack: Stack | undefined;
+  const alerts = () => stack!.webhook!.requests.flatMap((r) => (r.json as { alerts: SentAlert[] }).alerts);
+  const trail = (instance: string): Promise<StoredAuditRecord[]> => new AuditLog(stack!.redis, stack!.keys.audit).read({ instance });
 
-  beforeEach(async () => {
-    server = await startRecordingServer();
-    process.env.REFLEX_TEST_HOOK_URL = server.url;
-    process.env.REFLEX_TEST_HOOK_KEY = testWebhookSecret;
-    sim = await startSimulator({ instances: 0, timings: { stopHookMs: 100 } });
-    sim.controls.addInstance({ name: 'web-1', status: 'Running', config: { 'user.reflex.autorestart': 'true' } });
-    prefix = uniquePrefix('future');
-  });
   afterEach(async () => {
-    await reflex?.stop();
-    reflex = undefined;
-    await sim.stop();
-    await server.close();
-    const keys = await redis.keys(`*${prefix}*`);
-    // One key a call: on a Redis Cluster the keys lie in different slots.
-    await Promise.all(keys.map((k) => redis.del(k)));
+    await stack?.stop();
+    stack = undefined;
   });
 
-  async function startReflexOnSim(clockToleranceMs?: number): Promise<void> {
-    const config = parseConfig({
-      target: `unix://${sim.socketPath}`,
-      redisUrl: redisUrl(),
-      rulesDir: 'rules',
-      prefix,
-      resyncIntervalMs: 0,
-      httpPort: 0,
-      logLevel: 'silent',
-      typecheckRules: false,
-      ...(clockToleranceMs !== undefined ? { clockToleranceMs } : {}),
-      notifications: {
-        receivers: [{ kind: 'webhook', name: 'hook', urlEnv: 'REFLEX_TEST_HOOK_URL', secretEnv: 'REFLEX_TEST_HOOK_KEY', backoffMs: 100 }],
-        route: { receiver: 'hook', groupBy: ['kind', 'project'], groupWaitMs: 100, groupIntervalMs: 300, repeatIntervalMs: 3_600_000 },
-      },
-    });
-    reflex = await startReflex(config, pino({ level: 'silent' }));
-    await until('Reflex reading the event stream', () => Boolean(reflex?.subscriber?.connected));
+  async function startReflexOnSim(clockToleranceMs?: number): Promise<Stack> {
+    stack = await startWebOneStack('future', clockToleranceMs !== undefined ? { clockToleranceMs } : {});
+    return stack;
   }
 
   const futureStart = (at: number) => ({ type: 'lifecycle' as const, timestamp: new Date(at).toISOString(), project: 'default', metadata: { action: 'instance-started', source: '/1.0/instances/web-1', name: 'web-1', project: 'default' } });
 
   it('a frame dated a day ahead is audited and alerted with its time, and the real crash after it is healed', async () => {
-    await startReflexOnSim();
+    const { sim } = await startReflexOnSim();
     const dated = Date.now() + DAY_MS;
     sim.controls.injectFrame(futureStart(dated));
     await until('the future-dated frame audited', async () => (await trail('web-1')).some((r) => r.type === 'alert'));
@@ -99,11 +61,11 @@ describe('an event dated in the future does not disable healing (simulator, bund
   });
 
   it('with a tolerance wider than the frame\'s lead, the frame is trusted and the crash after it is dropped as stale (what the tolerance prevents)', async () => {
-    await startReflexOnSim(2 * DAY_MS);
+    const { sim, redis, keys } = await startReflexOnSim(2 * DAY_MS);
     sim.controls.injectFrame(futureStart(Date.now() + DAY_MS));
     await until('the future-dated frame processed', async () => (await trail('web-1')).some((r) => r.type === 'event'));
     sim.controls.crash('web-1');
-    const archive = new EventArchive({ redis, key: keySpace(prefix).archive });
+    const archive = new EventArchive({ redis, key: keys.archive });
     const staleShutdown = async () => (await archive.read({ outcome: 'stale' })).some((a) => a.event.kind === 'instance.status' && a.event.action === 'instance-shutdown');
     await until('the crash archived as stale', staleShutdown, 15_000);
     expect(sim.controls.statusCode('web-1')).toBe(StatusCode.Stopped);

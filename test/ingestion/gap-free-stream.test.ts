@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { runReflex } from '../support/reflex-process.js';
 import { redisUrl } from '../support/redis.js';
-import { optIn, sleep, startIngestionBed, until, type IngestionBed } from './support/ingestion-bed.js';
+import { optIn, startIngestionBed, type IngestionBed } from './support/ingestion-bed.js';
+import { sleep, until } from '../support/wait.js';
 
 /**
  * Fault injection on the simulator: whatever happens to the event stream, every real state change
@@ -18,20 +19,20 @@ describe('a gap-free event stream', () => {
     bed = undefined;
   });
 
-  const connected = (b: IngestionBed) => until(() => b.reflex.subscriber?.connected === true, 10_000, 'event stream connected');
-  const stopped = (b: IngestionBed, name: string) => until(() => b.sim.controls.statusCode(name) === 102, 5_000, `${name} stopped`);
+  const connected = (b: IngestionBed) => until('event stream connected', () => b.reflex.subscriber?.connected === true, 10_000);
+  const stopped = (b: IngestionBed, name: string) => until(`${name} stopped`, () => b.sim.controls.statusCode(name) === 102, 5_000);
   const act = async (b: IngestionBed, name: string, action: 'start' | 'stop' | 'freeze' | 'unfreeze', extra: { force?: boolean } = {}) => {
-    await (await b.user.changeState(name, { action, ...extra })).wait();
+    await (await b.client.changeState(name, { action, ...extra })).wait();
   };
-  const running = (b: IngestionBed, name: string) => until(() => b.sim.controls.statusCode(name) === 103, 10_000, `${name} running`);
+  const running = (b: IngestionBed, name: string) => until(`${name} running`, () => b.sim.controls.statusCode(name) === 103, 10_000);
   /** A stop found by a resync alone: recorded with intent unknown, an alert saying how to heal it, and no start. */
   const expectLeftAloneAsUnknown = async (b: IngestionBed, name: string) => {
     expect(await b.waitTrail(name, 1)).toEqual(['103→102 unknown synthetic']);
     const audit = new AuditLog(b.redis, b.keys.audit);
-    await until(async () => (await audit.read({ instance: name })).some((r) => r.type === 'alert'), 5_000, `${name} alert`);
+    await until(`${name} alert`, async () => (await audit.read({ instance: name })).some((r) => r.type === 'alert'), 5_000);
     const alert = (await audit.read({ instance: name })).find((r) => r.type === 'alert')!;
     expect(alert.summary).toContain(`${name} found Stopped after a gap, cause unknown: Reflex does not start it; to start it: reflex heal ${name}`);
-    await sleep(500);
+    await sleep(500); // a quiet period: a start Reflex should not make would show in it
     expect(b.sim.controls.statusCode(name)).toBe(102);
     expect(b.sim.controls.calls(name, 'start')).toBe(0);
   };
@@ -80,7 +81,7 @@ describe('a gap-free event stream', () => {
     expect(await b.waitTrail('r1', 4)).toEqual(['103→102 requested', '102→103 requested', '103→110 requested', '110→103 requested']);
     expect(await b.waitTrail('c1', 3)).toEqual(['103→102 unknown synthetic', '103→102 unrequested', '102→103 self']);
     expect(b.sim.controls.calls('c1', 'start')).toBe(1);
-    await until(async () => (await b.redis.xlen(b.keys.rejected)) === 4, 5_000, 'four rejected frames');
+    await until('four rejected frames', async () => (await b.redis.xlen(b.keys.rejected)) === 4, 5_000);
     const reasons = (await b.redis.xrange(b.keys.rejected, '-', '+')).map(([, f]) => f[f.indexOf('reason') + 1]);
     expect(reasons.join('\n')).toMatch(/not JSON/);
     expect(reasons.join('\n')).toMatch(/timestamp/);
@@ -121,7 +122,7 @@ describe('a gap-free event stream', () => {
     await act(b, 'u1', 'stop', { force: true });
     b.proxy!.refuse(false);
     expect(await b.waitTrail('u1', 1)).toEqual(['103→102 requested synthetic']);
-    await sleep(500);
+    await sleep(500); // a quiet period: a start Reflex should not make would show in it
     expect(b.sim.controls.statusCode('u1')).toBe(102);
     expect(b.sim.controls.calls('u1', 'start')).toBe(0);
   });
@@ -166,7 +167,7 @@ describe('a gap-free event stream', () => {
     const before = await b.redis.xlen(b.keys.archive);
     b.sim.controls.storm(3_000, { name: 'c5' });
     b.sim.controls.crash('c5');
-    await until(async () => (await b.redis.xlen(b.keys.archive)) - before >= 3_000, 45_000, 'storm archived');
+    await until('storm archived', async () => (await b.redis.xlen(b.keys.archive)) - before >= 3_000, 45_000);
     await running(b, 'c5');
     expect(await b.waitTrail('c5', 2)).toEqual(['103→102 unrequested', '102→103 self']);
     expect(b.reflex.subscriber?.connected).toBe(true);

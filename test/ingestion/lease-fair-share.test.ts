@@ -4,7 +4,7 @@ import { LeaseSpread } from '../../src/events/lease-spread.js';
 import { SubscriberLease } from '../../src/events/subscriber-lease.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
-import { until } from './support/ingestion-bed.js';
+import { until } from '../support/wait.js';
 
 /**
  * The fair-share rules of the lease spread on their own (real Redis, no stream): replicas here are
@@ -43,7 +43,7 @@ describe('subscriber leases in fair shares', () => {
   it('one replica alone holds every lease, and counts itself', async () => {
     const prefix = uniquePrefix('share');
     const one = await replica(prefix, ['a', 'b', 'c']);
-    await until(() => one.held() === 3, 3_000, 'all three held');
+    await until('all three held', () => one.held() === 3, 3_000);
     expect(one.spread.replicaCount).toBe(1);
     expect(one.spread.fairShare).toBe(3);
   });
@@ -51,12 +51,12 @@ describe('subscriber leases in fair shares', () => {
   it('a replica at its share takes a lease nobody else takes once the patience is over', async () => {
     const prefix = uniquePrefix('share');
     const a = await replica(prefix, ['t1', 't2'], 1_500);
-    await until(() => a.held() === 2, 3_000, 'a holds both');
+    await until('a holds both', () => a.held() === 2, 3_000);
     // A second replica joins but never competes for t2: it only beats (a stand-in for one that cannot take more).
     const idle = new LeaseSpread({ redis, key: keySpace(prefix).replicas, logger, ttlMs });
     await idle.start();
     stops.push(() => idle.stop());
-    await until(() => a.held() === 1, 3_000, 'a hands its surplus over');
+    await until('a hands its surplus over', () => a.held() === 1, 3_000);
     const freedAt = Date.now();
     const freed = a.leases.find((l) => !l.isHeld)!;
     // Nobody takes it: a, at its share, waits for the patience, then takes it back.
@@ -69,10 +69,10 @@ describe('subscriber leases in fair shares', () => {
     const targets = ['t1', 't2', 't3', 't4'];
     const a = await replica(prefix, targets);
     const b = await replica(prefix, targets);
-    await until(() => a.held() === 2 && b.held() === 2, 5_000, 'two each');
+    await until('two each', () => a.held() === 2 && b.held() === 2, 5_000);
     await b.stop();
     expect(await redis.zcard(keySpace(prefix).replicas), 'b is out of the roster as soon as it stopped').toBe(1);
-    await until(() => a.held() === 4, 3_000, 'a holds all four');
+    await until('a holds all four', () => a.held() === 4, 3_000);
     expect(a.spread.replicaCount).toBe(1);
   });
 });

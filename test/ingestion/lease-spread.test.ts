@@ -7,7 +7,8 @@ import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
-import { optIn, sleep, until } from './support/ingestion-bed.js';
+import { optIn } from './support/ingestion-bed.js';
+import { sleep, until } from '../support/wait.js';
 import { redisFromUrl } from '../../src/redis/connect.js';
 
 /**
@@ -67,8 +68,8 @@ async function crashEverywhere(name: string, gapMs: number): Promise<void> {
 
 /** Each server's `name` was restarted once, and its crash archived once with its real intent. */
 async function expectHealedOnce(name: string): Promise<void> {
-  await until(() => sims.every((s) => s.controls.statusCode(name) === 103 && s.controls.calls(name, 'start') > 0), 20_000, `${name} restarted everywhere`);
-  await sleep(1_500); // room for any duplicate to show up
+  await until(`${name} restarted everywhere`, () => sims.every((s) => s.controls.statusCode(name) === 103 && s.controls.calls(name, 'start') > 0), 20_000);
+  await sleep(1_500); // a quiet period: room for any duplicate to show up
   for (const [i, sim] of sims.entries()) {
     expect(await trail(targets[i]!, name), `${name} on ${names[i]}`).toEqual(['103→102 unrequested', '102→103 self']);
     expect(sim.controls.calls(name, 'start'), `${name} on ${names[i]} started once`).toBe(1);
@@ -79,15 +80,15 @@ it('spreads six targets\' leases two per replica over three replicas, three per 
   for (const sim of sims) for (const name of instances) sim.controls.addInstance({ name, config: optIn });
   const first = start();
   await first.waitForLog('reflex running');
-  await until(async () => (await leasesByPid([first]))[0] === 6, 10_000, 'one replica alone holding every lease');
+  await until('one replica alone holding every lease', async () => (await leasesByPid([first]))[0] === 6, 10_000);
   await sleep(1_000); // the start-up resyncs have set the baselines
 
   const joining = [start(), start()];
   await Promise.all(joining.map((r) => r.waitForLog('reflex running')));
   // Crashes while the first replica hands four leases over to the two that joined.
   await crashEverywhere('a', 60);
-  await until(async () => (await leasesByPid(replicas)).every((n) => n === 2), 10_000, 'two leases per replica');
-  await until(() => sims.every((s) => s.controls.eventListeners === 3), 5_000, 'every replica reading every stream');
+  await until('two leases per replica', async () => (await leasesByPid(replicas)).every((n) => n === 2), 10_000);
+  await until('every replica reading every stream', () => sims.every((s) => s.controls.eventListeners === 3), 5_000);
   await expectHealedOnce('a');
 
   await crashEverywhere('b', 0);
@@ -98,7 +99,7 @@ it('spreads six targets\' leases two per replica over three replicas, three per 
   const survivors = replicas.filter((r) => r !== victim);
   // Crashes during the takeover: nobody writes the victim's two streams, the survivors' windows keep them.
   await crashEverywhere('c', 100);
-  await until(async () => (await leasesByPid(survivors)).every((n) => n === 3), 10 * leaseTtlMs, 'three leases per survivor');
+  await until('three leases per survivor', async () => (await leasesByPid(survivors)).every((n) => n === 3), 10 * leaseTtlMs);
   await expectHealedOnce('c');
 
   await crashEverywhere('d', 0);

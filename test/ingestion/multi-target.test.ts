@@ -7,7 +7,8 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/simul
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { freePort, scrape, valueOf } from '../metrics/observability-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
-import { optIn, sleep, until } from './support/ingestion-bed.js';
+import { optIn } from './support/ingestion-bed.js';
+import { sleep, until } from '../support/wait.js';
 import { redisFromUrl, type RedisConnection } from '../../src/redis/connect.js';
 
 /**
@@ -65,10 +66,10 @@ describe('a deployment with several targets', () => {
       const sim = sims[i]!;
       const startsBefore = sim.controls.calls('web', 'start');
       sim.controls.crash('web');
-      await until(() => sim.controls.calls('web', 'start') > startsBefore && sim.controls.statusCode('web') === 103, 15_000, `web restarted on ${url}`);
-      await sleep(1_000); // room for a duplicate or a stray action to show up
+      await until(`web restarted on ${url}`, () => sim.controls.calls('web', 'start') > startsBefore && sim.controls.statusCode('web') === 103, 15_000);
+      await sleep(1_000); // a quiet period: room for a duplicate or a stray action to show up
     };
-    const connected = (r: ReflexHandle) => until(() => r.readers.every((x) => !x.lease.isHeld || x.subscriber.connected), 10_000, 'lease holders connected');
+    const connected = (r: ReflexHandle) => until('lease holders connected', () => r.readers.every((x) => !x.lease.isHeld || x.subscriber.connected), 10_000);
     return { east, west, prefix, start, trail, crashAndHeal, connected };
   }
 
@@ -76,7 +77,7 @@ describe('a deployment with several targets', () => {
     const bed = await twoServers();
     const reflex = await bed.start({ httpPort: await freePort() });
     expect(reflex.targets).toEqual([bed.east, bed.west]);
-    await until(() => reflex.readers.every((r) => r.subscriber.connected), 10_000, 'both event streams connected');
+    await until('both event streams connected', () => reflex.readers.every((r) => r.subscriber.connected), 10_000);
     await reflex.resync(); // baseline: web Running on both
     expect(sims.map((s) => s.controls.eventListeners)).toEqual([1, 1]);
 
@@ -110,14 +111,14 @@ describe('a deployment with several targets', () => {
   it('each target has its own lease: two replicas split the two leases, one each, and nothing twice', async () => {
     const bed = await twoServers();
     const first = await bed.start();
-    await until(() => first.readers.every((r) => r.lease.isHeld && r.subscriber.connected), 10_000, 'the first replica reads both');
+    await until('the first replica reads both', () => first.readers.every((r) => r.lease.isHeld && r.subscriber.connected), 10_000);
     const second = await bed.start();
     await bed.connected(second);
     await first.resync();
 
     // The leases spread: the first hands one over (cleanly) and the second takes it at once.
     const held = (r: ReflexHandle) => r.readers.filter((x) => x.lease.isHeld).length;
-    await until(() => held(first) === 1 && held(second) === 1, 5_000, 'one lease each');
+    await until('one lease each', () => held(first) === 1 && held(second) === 1, 5_000);
     await bed.connected(second);
     await sleep(500); // its takeover resync: nothing changed
     expect(second.readers.map((r) => r.lease.isHeld), 'each lease held once').toEqual(first.readers.map((r) => !r.lease.isHeld));

@@ -1,18 +1,14 @@
-import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { StatusCode } from '../../src/client/status-code.js';
-import { parseConfig } from '../../src/config/config.js';
 import { EventArchive } from '../../src/events/event-archive.js';
 import { limitFrameSize } from '../../src/events/frame-size.js';
 import { keepRejected } from '../../src/events/rejected-events.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
-import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
-import { testWebhookSecret } from '../notify/notifier-fixture.js';
-import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
+import { redisClient, uniquePrefix } from '../support/redis.js';
+import type { Stack } from '../support/stack.js';
 import { until } from '../support/wait.js';
+import { startWebOneStack } from './support/ingestion-bed.js';
 
 const MB = 1024 * 1024;
 
@@ -67,56 +63,26 @@ describe('the rejected stream', () => {
  * audit, archive) against the test run's Redis.
  */
 describe('size limits on the event stream (simulator, bundled rules)', () => {
-  let sim: RunningSimulator;
-  let server: RecordingServer;
-  let prefix: string;
-  let reflex: ReflexHandle | undefined;
+  let stack: Stack | undefined;
   const redis = redisClient();
-  const trail = (instance?: string): Promise<StoredAuditRecord[]> => new AuditLog(redis, keySpace(prefix).audit).read(instance ? { instance } : {});
-  const alerts = () => server.requests.flatMap((r) => (r.json as { alerts: { kind: string; severity: string; summary: string }[] }).alerts);
+  const trail = (instance?: string): Promise<StoredAuditRecord[]> => new AuditLog(redis, stack!.keys.audit).read(instance ? { instance } : {});
+  const alerts = () => stack!.webhook!.requests.flatMap((r) => (r.json as { alerts: { kind: string; severity: string; summary: string }[] }).alerts);
   // What is stored: used_memory less the overhead, which counts clients' and replicas' output
   // buffers (a replica's is the writes not yet sent to it, under Sentinel about 1 MB for a moment).
   const usedMemory = async () => Number(/used_memory_dataset:(\d+)/.exec(await redis.info('memory'))![1]);
 
-  beforeEach(async () => {
-    server = await startRecordingServer();
-    process.env.REFLEX_TEST_HOOK_URL = server.url;
-    process.env.REFLEX_TEST_HOOK_KEY = testWebhookSecret;
-    sim = await startSimulator({ instances: 0, timings: { stopHookMs: 100 } });
-    sim.controls.addInstance({ name: 'web-1', status: 'Running', config: { 'user.reflex.autorestart': 'true' } });
-    prefix = uniquePrefix('size');
-  });
   afterEach(async () => {
-    await reflex?.stop();
-    reflex = undefined;
-    await sim.stop();
-    await server.close();
-    const keys = await redis.keys(`*${prefix}*`);
-    // One key a call: on a Redis Cluster the keys lie in different slots.
-    await Promise.all(keys.map((k) => redis.del(k)));
+    await stack?.stop();
+    stack = undefined;
   });
 
-  async function startReflexOnSim(maxFrameBytes: number): Promise<void> {
-    const config = parseConfig({
-      target: `unix://${sim.socketPath}`,
-      redisUrl: redisUrl(),
-      rulesDir: 'rules',
-      prefix,
-      resyncIntervalMs: 0,
-      httpPort: 0,
-      logLevel: 'silent',
-      typecheckRules: false,
-      maxFrameBytes,
-      notifications: {
-        receivers: [{ kind: 'webhook', name: 'hook', urlEnv: 'REFLEX_TEST_HOOK_URL', secretEnv: 'REFLEX_TEST_HOOK_KEY', backoffMs: 100 }],
-        route: { receiver: 'hook', groupBy: ['kind', 'project'], groupWaitMs: 100, groupIntervalMs: 300, repeatIntervalMs: 3_600_000 },
-      },
-    });
-    reflex = await startReflex(config, pino({ level: 'silent' }));
-    await until('Reflex reading the event stream', () => Boolean(reflex?.subscriber?.connected));
+  async function startReflexOnSim(maxFrameBytes: number): Promise<Stack> {
+    stack = await startWebOneStack('size', { maxFrameBytes });
+    return stack;
   }
 
   async function crashIsHealed(): Promise<void> {
+    const { sim } = stack!;
     sim.controls.crash('web-1');
     await until('the crash healed', async () => (await trail('web-1')).some((r) => r.type === 'outcome'), 60_000);
     await until('web-1 Running again', () => sim.controls.statusCode('web-1') === StatusCode.Running);
@@ -126,9 +92,9 @@ describe('size limits on the event stream (simulator, bundled rules)', () => {
   // 2-core machine, many times that when CI's other suites share the cores; the bounds below only
   // limit how long a failure takes to show.
   it('a 50 MB frame within maxFrameBytes is stored once, truncated, Redis grows by less than 1 MB, and the crash after it is healed', { timeout: 180_000 }, async () => {
-    await startReflexOnSim(64 * MB);
+    const { sim, keys } = await startReflexOnSim(64 * MB);
     // Settled first: the start-up resync's writes are not the frame's.
-    await until('the start-up resync archived', async () => (await new EventArchive({ redis, key: keySpace(prefix).archive }).read()).length > 0);
+    await until('the start-up resync archived', async () => (await new EventArchive({ redis, key: keys.archive }).read()).length > 0);
     const before = await usedMemory();
     sim.controls.injectFrame(hugeFrame(50 * MB));
     const updated = async () => (await trail('web-1')).find((r) => r.type === 'event' && r.summary.includes('instance-updated'));
@@ -140,7 +106,7 @@ describe('size limits on the event stream (simulator, bundled rules)', () => {
 
     const audited = (await updated()) as StoredAuditRecord & { event: { context: Record<string, unknown> } };
     expect(audited.event.context).toEqual({ blob: { truncated: true, bytes: 50 * MB + 2 }, note: 'kept' });
-    const archived = (await new EventArchive({ redis, key: keySpace(prefix).archive }).read()).filter((a) => a.event.kind === 'lifecycle' && a.event.action === 'instance-updated');
+    const archived = (await new EventArchive({ redis, key: keys.archive }).read()).filter((a) => a.event.kind === 'lifecycle' && a.event.action === 'instance-updated');
     expect(archived, 'archived once').toHaveLength(1);
     expect(JSON.stringify(archived[0]!.event).length).toBeLessThan(64 * 1024);
 
@@ -148,15 +114,14 @@ describe('size limits on the event stream (simulator, bundled rules)', () => {
   });
 
   it('a frame over maxFrameBytes is refused by the socket, kept as rejected and alerted once; the stream reconnects and the crash after it is healed', async () => {
-    await startReflexOnSim(256 * 1024);
-    const keys = keySpace(prefix);
+    const { sim, reflex, keys } = await startReflexOnSim(256 * 1024);
     sim.controls.injectFrame(hugeFrame(MB));
     await until('the refused frame kept as rejected', async () => (await redis.xlen(keys.rejected)) === 1, 15_000);
     const fields = ((await redis.xrange(keys.rejected, '-', '+')) as [string, string[]][])[0]![1];
     expect(fields[fields.indexOf('reason') + 1]).toMatch(/larger than maxFrameBytes \(262144 bytes\) was refused by the events socket \(closed with 1009\)/);
     await until('the frame-too-large alert sent', () => alerts().some((a) => a.kind === 'event.frame-too-large'));
     expect(alerts().filter((a) => a.kind === 'event.frame-too-large'), 'alerted once').toHaveLength(1);
-    await until('the stream reconnected', () => Boolean(reflex?.subscriber?.connected), 15_000);
+    await until('the stream reconnected', () => reflex.subscriber?.connected === true, 15_000);
     expect(await redis.xlen(keys.rejected), 'the refused frame is not sent again: one entry').toBe(1);
 
     await crashIsHealed();

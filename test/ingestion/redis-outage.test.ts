@@ -1,6 +1,7 @@
 import { afterAll, expect, it } from 'vitest';
 import { ownRedis, type OwnRedis } from '../support/own-redis.js';
-import { optIn, sleep, startIngestionBed, until, type IngestionBed } from './support/ingestion-bed.js';
+import { optIn, startIngestionBed, type IngestionBed } from './support/ingestion-bed.js';
+import { sleep, until } from '../support/wait.js';
 
 let redis: OwnRedis | undefined;
 let bed: IngestionBed | undefined;
@@ -15,17 +16,17 @@ it('holds events while Redis is down and resyncs after: a crash during the outag
   bed = await startIngestionBed({ url: redis.url });
   const b = bed;
   b.sim.controls.addInstance({ name: 'c1', config: optIn });
-  await until(() => b.reflex.subscriber?.connected === true, 10_000, 'connected');
+  await until('connected', () => b.reflex.subscriber?.connected === true, 10_000);
   await b.reflex.resync();
   await sleep(500);
 
   await redis.stop();
   b.sim.controls.crash('c1'); // its event reaches Reflex while Redis is down
-  await sleep(4_000); // longer than the lease TTL: the holder steps down
+  await sleep(4_000); // a quiet period longer than the lease TTL: the holder steps down, and nothing is started without Redis
   expect(b.sim.controls.statusCode('c1')).toBe(102);
   await redis.start();
 
-  await until(() => b.sim.controls.statusCode('c1') === 103, 20_000, 'c1 restarted');
+  await until('c1 restarted', () => b.sim.controls.statusCode('c1') === 103, 20_000);
   const trail = await b.waitTrail('c1', 2, 10_000);
   expect(trail).toHaveLength(2);
   expect(trail[0]).toMatch(/^103→102 (unrequested|unknown)/);

@@ -8,7 +8,8 @@ import { redisFromUrl } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
-import { optIn, sleep, until } from './support/ingestion-bed.js';
+import { optIn } from './support/ingestion-bed.js';
+import { sleep, until } from '../support/wait.js';
 
 /**
  * Workers scale by adding replicas: one subscriber and three `role: worker` replicas, nothing
@@ -42,16 +43,16 @@ it('three worker replicas share the events and the actions, heal each crash once
   replicas.push(subscriber);
   const workers = await Promise.all([0, 1, 2].map(() => startReflex(parseConfig({ ...base, role: 'worker' }), logger)));
   replicas.push(...workers);
-  await until(() => subscriber.subscriber?.connected === true, 10_000, 'the event stream');
-  await until(async () => (await redis.hlen(keySpace(prefix).state(subscriber.target))) >= count, 15_000, 'the baseline of every instance');
+  await until('the event stream', () => subscriber.subscriber?.connected === true, 10_000);
+  await until('the baseline of every instance', async () => (await redis.hlen(keySpace(prefix).state(subscriber.target))) >= count, 15_000);
   const before = await Promise.all(workers.map((w) => total(w.metrics.events)));
 
   for (let i = 0; i < count; i++) {
     sim.controls.crash(name(i));
-    await sleep(10);
+    await sleep(10); // crashes spread over time, so the three workers share them
   }
-  await until(() => Array.from({ length: count }, (_, i) => name(i)).every((n) => sim.controls.statusCode(n) === 103 && sim.controls.calls(n, 'start') > 0), 30_000, 'every instance restarted');
-  await sleep(1_000); // room for a duplicate to show up
+  await until('every instance restarted', () => Array.from({ length: count }, (_, i) => name(i)).every((n) => sim.controls.statusCode(n) === 103 && sim.controls.calls(n, 'start') > 0), 30_000);
+  await sleep(1_000); // a quiet period: room for a duplicate to show up
 
   const events = (await Promise.all(workers.map((w) => total(w.metrics.events)))).map((n, i) => n - before[i]!);
   const actions = await Promise.all(workers.map((w) => total(w.metrics.actions)));

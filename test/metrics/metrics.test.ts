@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scrape, startObservabilityBed, valueOf, waitForMetric, type ObservabilityBed } from './observability-bed.js';
+import { until } from '../support/wait.js';
 
 const rule = 'restart-small-budget';
 const exported = [
@@ -129,7 +130,7 @@ describe('Prometheus metrics of a running Reflex (simulator, real Redis, scraped
   it('reports the lease holder as 1 on the reading replica and 0 on a standby, and follows a takeover', async () => {
     const standby = await bed.replica({ role: 'subscriber' });
     const standbyUrl = standby.http!.url;
-    await new Promise((r) => setTimeout(r, 800));
+    await until('the standby reading the stream', async () => ((await (await fetch(`${standbyUrl}/readyz`)).json()) as { checks: Record<string, { detail: string }> }).checks.subscriber?.detail.includes('event stream connected') === true, 10_000);
     expect(valueOf(await scrape(bed.url), 'reflex_lease_holder', { target })).toBe(1);
     expect(valueOf(await scrape(standbyUrl), 'reflex_lease_holder', { target })).toBe(0);
     const ready = (await (await fetch(`${standbyUrl}/readyz`)).json()) as { checks: Record<string, { ok: boolean; detail: string }> };

@@ -1,59 +1,37 @@
-import { pino } from 'pino';
-import { parseConfig, type ConfigInput } from '../../src/config/config.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
+import type { ConfigInput } from '../../src/config/config.js';
 import { freePort } from '../support/free-port.js';
-import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { redisUrl } from '../support/redis.js';
+import { optIn, startStack, type Stack } from '../support/stack.js';
+import { until } from '../support/wait.js';
 
-export { freePort };
+export { freePort, optIn };
 
 /** The simulator and Reflex on it, in-process, with the HTTP server on a free port. */
-export interface ObservabilityBed {
-  sim: RunningSimulator;
-  reflex: ReflexHandle;
+export interface ObservabilityBed extends Stack {
   /** `http://127.0.0.1:PORT` of Reflex's HTTP server. */
   url: string;
-  prefix: string;
-  /** Another Reflex on the same simulator, Redis and prefix (a replica). */
-  replica(overrides?: Partial<ConfigInput>): Promise<ReflexHandle>;
-  stop(): Promise<void>;
 }
-
-export const optIn = { 'user.reflex.autorestart': 'true' };
 
 /** Starts the simulator (with `instances`, opted in unless said) and `startReflex` with the given rules. */
 export async function startObservabilityBed(opts: { rulesDir: string; instances: { name: string; optIn?: boolean }[]; config?: Partial<ConfigInput> }): Promise<ObservabilityBed> {
-  const sim = await startSimulator({ instances: 0, timings: { startMs: 100, stopMs: 200, stopHookMs: 200, crashLoopUptimeMs: 300 } });
-  for (const i of opts.instances) sim.controls.addInstance({ name: i.name, config: i.optIn === false ? {} : optIn });
-  const prefix = uniquePrefix('obs');
-  const base: ConfigInput = {
-    target: `unix://${sim.socketPath}`,
+  const stack = await startStack({
     redisUrl: redisUrl(),
-    rulesDir: opts.rulesDir,
-    prefix,
-    resyncIntervalMs: 0,
-    resyncGraceMs: 100,
-    leaseTtlMs: 600,
-    actionAttempts: 3,
-    logLevel: 'silent',
-  };
-  const logger = pino({ level: 'silent' });
-  const reflex = await startReflex(parseConfig({ ...base, httpPort: await freePort(), ...opts.config }), logger);
-  if (!reflex.http) throw new Error('the HTTP server did not start');
-  const replicas: ReflexHandle[] = [];
+    label: 'obs',
+    rules: opts.rulesDir,
+    simulator: { timings: { startMs: 100, stopMs: 200, stopHookMs: 200, crashLoopUptimeMs: 300 } },
+    instances: opts.instances.map((i) => ({ name: i.name, config: i.optIn === false ? {} : optIn })),
+    config: { httpPort: await freePort(), ...opts.config },
+    connected: false,
+  });
+  if (!stack.reflex.http) {
+    await stack.stop();
+    throw new Error('the HTTP server did not start');
+  }
   return {
-    sim,
-    reflex,
-    url: reflex.http.url,
-    prefix,
-    async replica(overrides = {}) {
-      const r = await startReflex(parseConfig({ ...base, httpPort: await freePort(), ...overrides }), logger);
-      replicas.push(r);
-      return r;
-    },
-    async stop() {
-      for (const r of [...replicas, reflex]) await r.stop();
-      await sim.stop();
+    ...stack,
+    url: stack.reflex.http.url,
+    async replica(overrides = {}, logger) {
+      return stack.replica({ httpPort: await freePort(), ...overrides }, logger);
     },
   };
 }
@@ -93,13 +71,10 @@ export function valueOf(samples: Sample[], name: string, labels: Record<string, 
 }
 
 /** Scrapes until `done` holds for the value of a metric, and returns that value. */
-export async function waitForMetric(url: string, name: string, labels: Record<string, string>, done: (v: number) => boolean, timeoutMs = 15_000): Promise<number> {
-  const until = Date.now() + timeoutMs;
-  let v = NaN;
-  while (Date.now() < until) {
-    v = valueOf(await scrape(url), name, labels);
-    if (done(v)) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${name}${JSON.stringify(labels)} is ${v} after ${timeoutMs} ms`);
+export function waitForMetric(url: string, name: string, labels: Record<string, string>, done: (v: number) => boolean, timeoutMs = 15_000): Promise<number> {
+  return until(`${name}${JSON.stringify(labels)}`, async () => {
+    const v = valueOf(await scrape(url), name, labels);
+    if (!done(v)) throw new Error(`it is ${v}`);
+    return v;
+  }, timeoutMs, 100);
 }

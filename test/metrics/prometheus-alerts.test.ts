@@ -5,7 +5,7 @@ import { Queue } from 'bullmq';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keySpace } from '../../src/redis/key-space.js';
-import { until } from '../actions/reflex-bed.js';
+import { until } from '../support/wait.js';
 import { redisClient } from '../support/redis.js';
 import { freePort, startObservabilityBed, type ObservabilityBed } from './observability-bed.js';
 

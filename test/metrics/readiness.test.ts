@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readiness } from '../../src/http/readiness.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
-import { until } from '../actions/reflex-bed.js';
+import { until } from '../support/wait.js';
 import { ownRedis, type OwnRedis } from '../support/own-redis.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { scrape, startObservabilityBed, valueOf, type ObservabilityBed } from './observability-bed.js';

@@ -14,7 +14,7 @@ import { keySpace } from '../../src/redis/key-space.js';
 import { dedupeWindowMs, eventRedeliverySpanMs } from '../../src/errors/retry-policy.js';
 import { startRedisWatch } from '../../src/retention/redis-watch.js';
 import { readStructures, retentionPlan } from '../../src/retention/structures.js';
-import { until } from '../actions/reflex-bed.js';
+import { until } from '../support/wait.js';
 import { ownRedis, type OwnRedis } from '../support/own-redis.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { startObservabilityBed, type ObservabilityBed } from '../metrics/observability-bed.js';

@@ -1,8 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
-import { until } from '../actions/reflex-bed.js';
+import { sleep, until } from '../support/wait.js';
 import { rulesFolder, startReloadBed, startRule, tickSchedule, type ReloadBed } from './support/reload-bed.js';
+import { stoppedAfterEach } from '../support/stopped-after-each.js';
 
 /** The rules whose actions were queued for an instance (audit `action` records). */
 async function actingRules(bed: ReloadBed, instance: string, crashes: number): Promise<string[]> {
@@ -16,14 +17,10 @@ async function crashAndHeal(bed: ReloadBed, name: string): Promise<void> {
 }
 
 describe('reloading rules without a restart', () => {
-  let bed: ReloadBed | undefined;
-  afterEach(async () => {
-    await bed?.stop();
-    bed = undefined;
-  });
+  const stopped = stoppedAfterEach();
 
   it('a changed rule acts on the next crash after a reload and the old one does not; the reload is audited and logged', async () => {
-    bed = await startReloadBed();
+    const bed = stopped(await startReloadBed());
     const folder = rulesFolder({ 'heal.ts': startRule('heal-v1') });
     const { reflex, logs } = await bed.start(folder.dir);
     bed.sim.controls.addInstance({ name: 'web1' });
@@ -46,7 +43,7 @@ describe('reloading rules without a restart', () => {
   }, 90_000);
 
   it('a folder with a syntax error in one file is refused whole: the old rules keep acting, and the audit and log say why with file:line', async () => {
-    bed = await startReloadBed();
+    const bed = stopped(await startReloadBed());
     const folder = rulesFolder({ 'heal.ts': startRule('heal-v1') });
     const { reflex, logs } = await bed.start(folder.dir);
     bed.sim.controls.addInstance({ name: 'web1' });
@@ -74,7 +71,7 @@ describe('reloading rules without a restart', () => {
   }, 90_000);
 
   it('an emptied folder is refused while rules are running', async () => {
-    bed = await startReloadBed();
+    const bed = stopped(await startReloadBed());
     const folder = rulesFolder({ 'heal.ts': startRule('heal-v1') });
     const { reflex } = await bed.start(folder.dir);
     folder.write({ 'heal.ts': undefined });
@@ -85,7 +82,7 @@ describe('reloading rules without a restart', () => {
   }, 60_000);
 
   it('a removed schedule stops ticking and an added one ticks', async () => {
-    bed = await startReloadBed();
+    const bed = stopped(await startReloadBed());
     const folder = rulesFolder({ 'heal.ts': startRule('heal-v1'), 'tick.ts': tickSchedule('tick-a') });
     const { reflex } = await bed.start(folder.dir);
     const ticks = async (schedule: string) => Number(new RegExp(`^reflex_housekeeping_ticks_total\\{schedule="${schedule}",result="ran"\\} (\\d+)`, 'm').exec((await reflex.metrics.scrape()).body)?.[1] ?? 0);
@@ -97,13 +94,13 @@ describe('reloading rules without a restart', () => {
     await until('tick-b ticks', async () => (await ticks('tick-b')) >= 2, 20_000);
     // A tick of tick-a already taken when the reload came may still finish: count from here.
     const a = await ticks('tick-a');
-    await new Promise((r) => setTimeout(r, 2_500));
+    await sleep(2_500); // a quiet period of two ticks and more: a tick of the removed schedule would show
     expect(await ticks('tick-a')).toBe(a);
     expect(await ticks('tick-b')).toBeGreaterThanOrEqual(3);
   }, 90_000);
 
   it('an event processed while a reload swaps the rules sees one set: all of its decisions come from the old rules', async () => {
-    bed = await startReloadBed();
+    const bed = stopped(await startReloadBed());
     const g = globalThis as { reloadGate?: Promise<void> };
     let open: () => void = () => undefined;
     g.reloadGate = new Promise<void>((r) => (open = r));
@@ -116,7 +113,7 @@ describe('reloading rules without a restart', () => {
     await until('the stream', () => reflex.subscriber?.connected === true, 15_000);
 
     bed.sim.controls.crash('web1');
-    await until('the crash is being decided', async () => (await bed!.audit.read({ instance: 'web1' })).some((r) => r.type === 'event' && / → 102 /.test(r.summary)), 20_000);
+    await until('the crash is being decided', async () => (await bed.audit.read({ instance: 'web1' })).some((r) => r.type === 'event' && / → 102 /.test(r.summary)), 20_000);
     folder.write({ 'a.ts': startRule('a-v2'), 'b.ts': startRule('b-v2', never) });
     expect((await reflex.reload!({ by: 'signal' })).result).toBe('reloaded');
     open();

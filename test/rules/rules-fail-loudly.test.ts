@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Alert } from '../../src/alerts/alert.js';
-import { until } from '../actions/reflex-bed.js';
+import { until } from '../support/wait.js';
 import { testWebhookSecret } from '../notify/notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
 import { redisUrl } from '../support/redis.js';

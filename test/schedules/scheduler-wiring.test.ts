@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startReflexBed, until, type ReflexBed } from '../actions/reflex-bed.js';
+import { startReflexBed, type ReflexBed } from '../actions/reflex-bed.js';
+import { until } from '../support/wait.js';
 
 const schedule = `import { defineSchedule } from 'reflex-lxd';
 export default defineSchedule({

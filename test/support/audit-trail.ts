@@ -2,6 +2,7 @@ import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { runReflex } from './reflex-process.js';
 import { redisFromUrl } from '../../src/redis/connect.js';
+import { until } from './wait.js';
 
 /** Reads the audit trail through the CLI, exactly as an operator would: `reflex audit --json --instance NAME`. */
 export async function auditTrail(redisUrl: string, prefix: string, instance: string): Promise<StoredAuditRecord[]> {
@@ -20,18 +21,15 @@ export async function waitForAudit(
 ): Promise<StoredAuditRecord[]> {
   const redis = redisFromUrl(redisUrl);
   const log = new AuditLog(redis, keySpace(prefix).audit);
-  const until = Date.now() + timeoutMs;
-  let records: StoredAuditRecord[] = [];
   try {
-    while (Date.now() < until) {
-      records = await log.read({ instance });
+    return await until(`the audit trail of ${instance}`, async () => {
+      const records = await log.read({ instance });
       if (done(records)) return records;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      throw new Error(`incomplete: ${records.map((r) => `${r.type}: ${r.summary}`).join(' | ')}`);
+    }, timeoutMs, 100);
   } finally {
     redis.disconnect();
   }
-  throw new Error(`audit trail of ${instance} incomplete after ${timeoutMs} ms: ${records.map((r) => `${r.type}: ${r.summary}`).join(' | ')}`);
 }
 
 /** A prefix's whole audit trail, every instance, straight from Redis. */

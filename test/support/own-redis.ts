@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from './free-port.js';
+import { until } from './wait.js';
 
 /** A redis-server of a test's own (AOF on) that can be stopped and started again on the same port and data: a Redis outage. */
 export interface OwnRedis {
@@ -24,11 +25,7 @@ export async function ownRedis(): Promise<OwnRedis> {
     const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
     probe.on('error', () => {});
     try {
-      const deadline = Date.now() + 10_000;
-      while ((await probe.ping().catch(() => '')) !== 'PONG') {
-        if (Date.now() > deadline) throw new Error(`own redis-server on port ${port} did not answer within 10 s`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await until(`own redis-server on port ${port} answering`, async () => (await probe.ping()) === 'PONG', 10_000, 50);
     } finally {
       probe.disconnect();
     }

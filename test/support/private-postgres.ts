@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './free-port.js';
+import { until } from './wait.js';
 
 /** The folder of Debian's PostgreSQL server binaries (`/usr/lib/postgresql/<major>/bin`), newest major first; undefined when none is installed. */
 function serverBin(): string | undefined {
@@ -68,21 +69,21 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
 }
 
 async function waitUntilAccepting(url: string, server: ChildProcess, stderr: () => string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`postgres exited (${server.exitCode}): ${stderr()}`);
+  const accepting = async () => {
+    if (server.exitCode !== null) return 'exited';
     const client = new pg.Client({ connectionString: url });
     try {
       await client.connect();
       await client.query('SELECT 1');
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`postgres did not accept connections within 60 s: ${(err as Error).message}; ${stderr()}`);
-      await new Promise((r) => setTimeout(r, 100));
+      return 'accepting';
     } finally {
       await client.end().catch(() => undefined);
     }
-  }
+  };
+  const state = await until('postgres accepting connections', accepting, 60_000, 100).catch((err: Error) => {
+    throw new Error(`${err.message}; ${stderr()}`);
+  });
+  if (state === 'exited') throw new Error(`postgres exited (${server.exitCode}): ${stderr()}`);
 }
 
 async function databaseIn(adminUrl: string, dbName: string, after: () => Promise<void>): Promise<PrivatePostgres> {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-redis.js';
 import { freePort } from './free-port.js';
+import { sleep, until } from './wait.js';
 
 /**
  * Real multi-node Redis set-ups for the test run, the chaos scenario and the bench, on free
@@ -42,23 +43,6 @@ export interface RedisSentinelBed extends RedisTopology {
   killMaster(): Promise<number>;
   /** Waits until the sentinels name another master than `deadPort` and it answers as master; returns its port. */
   waitForFailover(deadPort: number, timeoutMs?: number): Promise<number>;
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms: number, everyMs = 100): Promise<T> {
-  const end = Date.now() + ms;
-  let lastError: unknown;
-  while (Date.now() < end) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      lastError = err;
-    }
-    await sleep(everyMs);
-  }
-  throw new Error(`redis-topology: timed out after ${ms} ms waiting for ${what}${lastError ? ` (${String(lastError)})` : ''}`);
 }
 
 /** Runs one command on one node with a throw-away connection that never retries. */
@@ -109,7 +93,7 @@ class Node {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise((r) => this.child.once('exit', r));
     this.child.kill('SIGTERM');
-    await Promise.race([exited, sleep(5_000)]);
+    await Promise.race([exited, sleep(5_000)]); // a bound on the wait for a clean exit, then SIGKILL
     this.kill();
   }
 }

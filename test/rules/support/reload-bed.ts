@@ -1,14 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { AuditLog, type StoredAuditRecord } from '../../../src/audit/audit-log.js';
-import { startReflex, type ReflexHandle } from '../../../src/app/start-reflex.js';
-import { parseConfig, type ConfigInput } from '../../../src/config/config.js';
-import { keySpace } from '../../../src/redis/key-space.js';
-import type { RedisConnection } from '../../../src/redis/connect.js';
-import { startSimulator, type RunningSimulator } from '../../../src/simulator/simulator.js';
-import { redisClient, redisUrl, uniquePrefix } from '../../support/redis.js';
+import type { ReflexHandle } from '../../../src/app/start-reflex.js';
+import type { ConfigInput } from '../../../src/config/config.js';
+import { redisUrl } from '../../support/redis.js';
+import { startStack, writeRules, type StackParts } from '../../support/stack.js';
 
 /** A rules folder written for a test; `write` replaces its files (a file mapped to undefined is deleted). */
 export interface RulesFolder {
@@ -17,8 +15,7 @@ export interface RulesFolder {
 }
 
 export function rulesFolder(files: Record<string, string>): RulesFolder {
-  mkdirSync(resolve('.tmp'), { recursive: true });
-  const dir = mkdtempSync(join(resolve('.tmp'), 'reload-rules-'));
+  const dir = writeRules({});
   const folder = {
     dir,
     write(next: Record<string, string | undefined>) {
@@ -43,28 +40,21 @@ export default defineSchedule({ name: '${name}', every: '1s', catchUp: 'skip', s
 `;
 
 /** The simulator, and in-process Reflex replicas on one prefix, each with its log lines collected. */
-export interface ReloadBed {
-  sim: RunningSimulator;
-  prefix: string;
-  redis: RedisConnection;
+export interface ReloadBed extends StackParts {
   audit: AuditLog;
   replicas: { reflex: ReflexHandle; logs: Record<string, unknown>[] }[];
+  /** Starts a replica on the rules in `dir`, logging at info into its `logs`. */
   start(dir: string, config?: Partial<ConfigInput>): Promise<{ reflex: ReflexHandle; logs: Record<string, unknown>[] }>;
   /** The reload records of the audit log. */
   reloads(): Promise<StoredAuditRecord[]>;
-  stop(): Promise<void>;
 }
 
 export async function startReloadBed(): Promise<ReloadBed> {
-  const sim = await startSimulator({ instances: 0, timings: { startMs: 50, stopMs: 100, stopHookMs: 100, taskMs: 20 } });
-  const prefix = uniquePrefix('reload');
-  const redis = redisClient();
-  const audit = new AuditLog(redis, keySpace(prefix).audit);
+  const stack = await startStack({ redisUrl: redisUrl(), label: 'reload', reflex: false });
+  const audit = new AuditLog(stack.redis, stack.keys.audit);
   const replicas: ReloadBed['replicas'] = [];
   return {
-    sim,
-    prefix,
-    redis,
+    ...stack,
     audit,
     replicas,
     async start(dir, config = {}) {
@@ -75,21 +65,13 @@ export async function startReloadBed(): Promise<ReloadBed> {
           done();
         },
       });
-      const reflex = await startReflex(
-        parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl(), rulesDir: dir, prefix, resyncIntervalMs: 0, resyncGraceMs: 100, leaseTtlMs: 600, actionAttempts: 3, logLevel: 'info', httpPort: 0, ...config }),
-        pino({ level: 'info' }, sink),
-      );
+      const reflex = await stack.replica({ rulesDir: dir, logLevel: 'info', ...config }, pino({ level: 'info' }, sink));
       const replica = { reflex, logs };
       replicas.push(replica);
       return replica;
     },
     async reloads() {
       return (await audit.read({})).filter((r) => r.type === 'reload');
-    },
-    async stop() {
-      for (const r of replicas) await r.reflex.stop();
-      redis.disconnect();
-      await sim.stop();
     },
   };
 }

@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino, type Logger } from 'pino';
+import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
+import { InstanceClient } from '../../src/client/client.js';
+import { parseTarget } from '../../src/client/target.js';
+import { parseConfig, type ConfigInput } from '../../src/config/config.js';
+import { redisFromUrl, type RedisConnection } from '../../src/redis/connect.js';
+import { keySpace, type KeySpace } from '../../src/redis/key-space.js';
+import type { SeedInstance } from '../../src/simulator/controls.js';
+import type { SimTimings, SimulatorOptions } from '../../src/simulator/options.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
+import { until } from './wait.js';
+
+// No import of vitest here (nor of ./redis.ts, which injects the test run's Redis URL): the bench
+// starts its stacks with this function outside a test run.
+
+/** The bundled rules folder of the checkout. */
+export const bundledRules = fileURLToPath(new URL('../../rules', import.meta.url));
+
+/** The instance config that opts an instance in to the bundled restart rule. */
+export const optIn = { 'user.reflex.autorestart': 'true' };
+
+/** Simulated work fast enough for tests: start 50 ms, stop and stop hook 100 ms, tasks 20 ms. */
+export const quickSimTimings: Partial<SimTimings> = { startMs: 50, stopMs: 100, stopHookMs: 100, taskMs: 20 };
+
+/**
+ * Reflex timings short enough for tests: the start-up resync's grace 100 ms, a lease that lapses
+ * in 600 ms, three attempts per action. `reflexTimings: 'product'` leaves these at their defaults.
+ */
+const quickReflexTimings = { resyncGraceMs: 100, leaseTtlMs: 600, actionAttempts: 3 } satisfies Partial<ConfigInput>;
+
+/** A relay between Reflex and the simulator's socket (e.g. the frame-tampering proxy). */
+export interface Relay {
+  socketPath: string;
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  /** The Redis Reflex uses (tests: `redisUrl()` of test/support/redis.ts). */
+  redisUrl: string;
+  /** Simulator options; without `timings`, {@link quickSimTimings}. `instances` defaults to 0. */
+  simulator?: Partial<SimulatorOptions>;
+  /** Instances added to the simulator before Reflex starts. */
+  instances?: SeedInstance[];
+  /**
+   * The rules: a folder, or files (name → source) written into a fresh folder under .tmp/.
+   * Default: the bundled rules.
+   */
+  rules?: string | Record<string, string>;
+  /** Config over the stack's defaults; a function gets the simulator (e.g. for its member URLs). */
+  config?: Partial<ConfigInput> | ((sim: RunningSimulator) => Partial<ConfigInput>);
+  /** 'quick' (default): short grace, lease and attempts for tests; 'product': Reflex's defaults. */
+  reflexTimings?: 'quick' | 'product';
+  /** Key prefix; default a fresh one labelled `label`. */
+  prefix?: string;
+  /** Label of the fresh prefix (default 'stack'). */
+  label?: string;
+  /** Reflex's logger. Default silent, or the level in REFLEX_TEST_LOG. */
+  logger?: Logger;
+  /** Starts a relay on the simulator's socket and points Reflex at it. */
+  relay?: (simSocket: string) => Promise<Relay>;
+  /**
+   * Starts a recording HTTP server and routes every alert to it as a webhook receiver (group wait
+   * 100 ms, interval 300 ms, no repeats; `route` overrides those).
+   */
+  webhook?: boolean | { route?: Partial<Route> };
+  /** `false`: starts no Reflex (the test starts its own, by `replica`). */
+  reflex?: false;
+  /** Waits until the first target's event stream is connected (default: yes, when this process subscribes). */
+  connected?: boolean;
+}
+
+/** The simulator and an in-process Reflex on it; {@link startStack}. */
+export interface Stack extends StackParts {
+  reflex: ReflexHandle;
+}
+
+/** What a stack has around Reflex: the stack started with `reflex: false` (Reflex started later, by {@link StackParts.replica}). */
+export interface StackParts {
+  sim: RunningSimulator;
+  /** What Reflex watches: the simulator's socket (or the relay's), as a target URL. */
+  target: string;
+  prefix: string;
+  keys: KeySpace;
+  /** The rules folder Reflex loaded. */
+  rulesDir: string;
+  /** A connection to the stack's Redis (errors ignored: some tests take Redis away). */
+  redis: RedisConnection;
+  /** A client straight to the simulator, as an operator (or the daemon's own restart) would use it. */
+  client: InstanceClient;
+  /** The recording server alerts go to (with `webhook`). */
+  webhook?: RecordingServer;
+  relay?: Relay;
+  /** The config the stack started Reflex with, before parsing (for a replica or a restart). */
+  config: ConfigInput;
+  /** Another Reflex on the same simulator, Redis and prefix (a replica), stopped with the stack. */
+  replica(overrides?: Partial<ConfigInput>, logger?: Logger): Promise<ReflexHandle>;
+  /** Stops every replica, Reflex, the relay, the webhook server and the simulator. */
+  stop(): Promise<void>;
+}
+
+type Route = NonNullable<ConfigInput['notifications']>['route'];
+
+let webhooks = 0;
+
+/**
+ * The one way tests and benches start Reflex in-process on the simulator: the simulator (its
+ * options and timings), a fresh key prefix on the given Redis, and `startReflex` with a config
+ * built from the stack's defaults (no periodic resync, HTTP server on a free port, test timings)
+ * and `config` over them.
+ */
+export async function startStack(options: StackOptions & { reflex: false }): Promise<StackParts>;
+export async function startStack(options: StackOptions): Promise<Stack>;
+export async function startStack(options: StackOptions): Promise<Stack | StackParts> {
+  const sim = await startSimulator({ instances: 0, ...options.simulator, timings: options.simulator?.timings ?? quickSimTimings });
+  for (const instance of options.instances ?? []) sim.controls.addInstance(instance);
+  const relay = options.relay ? await options.relay(sim.socketPath!) : undefined;
+  const target = `unix://${relay?.socketPath ?? sim.socketPath}`;
+  const prefix = options.prefix ?? `${options.label ?? 'stack'}-${randomUUID().slice(0, 8)}`;
+  const rulesDir = typeof options.rules === 'object' ? writeRules(options.rules) : (options.rules ?? bundledRules);
+  const webhook = options.webhook ? await startRecordingServer() : undefined;
+  const logger = options.logger ?? pino({ level: process.env.REFLEX_TEST_LOG ?? 'silent' });
+  const config: ConfigInput = {
+    target,
+    redisUrl: options.redisUrl,
+    rulesDir,
+    prefix,
+    resyncIntervalMs: 0,
+    logLevel: 'silent',
+    httpPort: 0,
+    ...(options.reflexTimings === 'product' ? {} : quickReflexTimings),
+    ...(webhook ? webhookConfig(webhook.url, typeof options.webhook === 'object' ? options.webhook.route : undefined) : {}),
+    ...(typeof options.config === 'function' ? options.config(sim) : options.config),
+  };
+  const replicas: ReflexHandle[] = [];
+  const redis = redisFromUrl(options.redisUrl);
+  redis.on('error', () => {});
+  const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
+  const stop = async () => {
+    for (const r of replicas.splice(0).reverse()) await r.stop();
+    await client.close();
+    await relay?.close();
+    await webhook?.close();
+    await sim.stop();
+    redis.disconnect();
+  };
+  const stack: StackParts = {
+    sim,
+    target,
+    prefix,
+    keys: keySpace(prefix),
+    rulesDir,
+    redis,
+    client,
+    webhook,
+    relay,
+    config,
+    async replica(overrides = {}, replicaLogger = logger) {
+      const r = await startReflex(parseConfig({ ...config, ...overrides }), replicaLogger);
+      replicas.push(r);
+      return r;
+    },
+    stop,
+  };
+  if (options.reflex === false) return stack;
+  try {
+    const reflex = await stack.replica();
+    if ((options.connected ?? true) && reflex.readers.length > 0) await until('the event stream', () => reflex.subscriber?.connected === true, 15_000);
+    return { ...stack, reflex };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Writes rule files (name → source) into a fresh folder under .tmp/ and returns it. */
+export function writeRules(files: Record<string, string>): string {
+  mkdirSync(resolve('.tmp'), { recursive: true });
+  const dir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
+  for (const [file, source] of Object.entries(files)) writeFileSync(join(dir, file), source);
+  return dir;
+}
+
+/** Every alert to one webhook receiver at `url` (through per-stack env variables, as an operator would configure it). */
+function webhookConfig(url: string, route: Partial<Route> = {}): Partial<ConfigInput> {
+  const n = ++webhooks;
+  process.env[`REFLEX_TEST_HOOK_URL_${n}`] = url;
+  // A Standard Webhooks secret: whsec_ and the base64 of 32 bytes.
+  process.env[`REFLEX_TEST_HOOK_KEY_${n}`] = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+  return {
+    notifications: {
+      receivers: [{ kind: 'webhook', name: 'hook', urlEnv: `REFLEX_TEST_HOOK_URL_${n}`, secretEnv: `REFLEX_TEST_HOOK_KEY_${n}`, backoffMs: 100 }],
+      route: { receiver: 'hook', groupBy: ['kind', 'project'], groupWaitMs: 100, groupIntervalMs: 300, repeatIntervalMs: 3_600_000, ...route },
+    },
+  };
+}
