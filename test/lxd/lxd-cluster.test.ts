@@ -10,18 +10,7 @@ import { startMemberWatch, type MemberAlert } from '../../src/remediation/member
 import { endedOperations, expectMoveOperations, type OperationFrame } from '../conformance/move-operations.js';
 import { auditTrail } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED } from '../support/lxd-bed.js';
-import {
-  MEMBERS,
-  clusterInstanceStatus,
-  crashClusterInstance,
-  deleteClusterInstance,
-  describeLxdCluster,
-  launchOnMember,
-  memberLxc,
-  memberSocket,
-  moveToMember,
-  waitForClusterStatus,
-} from '../support/lxd-cluster-bed.js';
+import { clusterBed, clusterInstanceStatus, describeLxdCluster, launchOnMember, memberLxc, MEMBERS, memberSocket, moveToMember } from '../support/lxd-cluster-bed.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess } from '../support/reflex-process.js';
 
@@ -36,7 +25,7 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
     client = new InstanceClient(parseTarget(target));
   });
   afterAll(async () => {
-    for (const name of created) await deleteClusterInstance(name);
+    for (const name of created) await clusterBed.remove(name);
     await client.close();
   });
 
@@ -81,9 +70,9 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
       const name = await launchOnMember('m2', { 'user.reflex.autorestart': 'true' });
       created.push(name);
       await new Promise((r) => setTimeout(r, 2_500)); // the stream reports the launch's start: Running is tracked
-      await crashClusterInstance(name);
-      await waitForClusterStatus(name, STATUS_STOPPED, 5_000);
-      await waitForClusterStatus(name, STATUS_RUNNING, 15_000).catch(async (err: Error) => {
+      await clusterBed.crash(name);
+      await clusterBed.waitForStatus(name, STATUS_STOPPED, 5_000);
+      await clusterBed.waitForStatus(name, STATUS_RUNNING, 15_000).catch(async (err: Error) => {
         // Say what Reflex saw and did: the trail and its last log lines.
         const trail = await auditTrail(redisUrl(), prefix, name).catch(() => []);
         const logs = reflex.logs.slice(-10).map((l) => JSON.stringify(l));

@@ -25,7 +25,7 @@ import { redisClient, uniquePrefix } from '../support/redis.js';
  * Issue 25, on the simulator: a remediation acts on the instance that had the incident, never on
  * whatever bears its name by then; the crash-loop budget and the quarantine belong to an instance,
  * so a new one under a reused name starts afresh. The same scenarios run on real LXD and Incus in
- * test/lxd/instance-identity.test.ts and test/incus/instance-identity.test.ts.
+ * real-instance-identity.test.ts.
  */
 
 const restartOnCrash = (crashLoop: CrashLoopPolicy = { maxRestarts: 5, initialBackoffMs: 60_000 }) =>

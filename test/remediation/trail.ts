@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { auditTrail } from '../support/audit-trail.js';
+import { eventOf, waitForAudit, type auditTrail } from '../support/audit-trail.js';
 
 /**
  * Readings of an instance's audit trail shared by the remediation acceptance tests. The trail is
@@ -51,6 +51,10 @@ export function show(trail: StoredAuditRecord[]): string {
   return trail.map((r) => `${r.at} ${r.correlationId.slice(0, 12)} ${r.type}${r.rule ? `[${r.rule}]` : ''}: ${r.summary}`).join('\n');
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+/**
+ * Waits until Reflex has recorded the instance's last start (an event record of a transition to
+ * Running, 103): from then on Reflex tracks it Running, and a stop is a transition it reads as one.
+ */
+export function runningTracked(redisUrl: string, prefix: string, name: string, timeoutMs = 15_000): Promise<StoredAuditRecord[]> {
+  return waitForAudit(redisUrl, prefix, name, (rs) => rs.some((r) => r.type === 'event' && (eventOf(r) as { to?: number } | undefined)?.to === 103), timeoutMs);
 }
