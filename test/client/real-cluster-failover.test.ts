@@ -15,6 +15,7 @@ import { STATUS_RUNNING, STATUS_STOPPED } from '../support/lxd-bed.js';
 import { clusterBed, describeLxdCluster, launchOnMember, memberLxc } from '../support/lxd-cluster-bed.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess } from '../support/reflex-process.js';
+import { runningTracked } from '../remediation/trail.js';
 
 /** The members' HTTPS addresses of scripts/lxd-cluster-testbed.sh. */
 const M1 = 'https://10.77.0.1:8443';
@@ -106,7 +107,7 @@ await describeLxdCluster('a cluster target over HTTPS on the real LXD cluster fa
       await reflex.waitForLog('reflex running', 30_000);
       const name = await launchOnMember('m2', { 'user.reflex.autorestart': 'true' });
       created.push(name);
-      await new Promise((r) => setTimeout(r, 2_500)); // the stream reports the launch's start: Running is tracked
+      await runningTracked(redisUrl(), prefix, name);
       await clusterBed.crash(name);
       await clusterBed.waitForStatus(name, STATUS_STOPPED, 5_000);
       await clusterBed.waitForStatus(name, STATUS_RUNNING, 20_000);

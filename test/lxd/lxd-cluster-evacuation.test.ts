@@ -4,6 +4,7 @@ import { eventOf, fullTrail, trailLines, waitForAudit } from '../support/audit-t
 import { STATUS_RUNNING } from '../support/lxd-bed.js';
 import { clusterBed, clusterInstanceStatus, describeLxdCluster, launchOnMember, memberLxc, memberSocket, restoreMembers } from '../support/lxd-cluster-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { noActionPending } from '../remediation/trail.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 
 /**
@@ -46,7 +47,7 @@ await describeLxdCluster('a real two-member LXD cluster: evacuating and restorin
     expect((await clusterInstanceStatus(name)).location).toBe('m2');
     await clusterBed.waitForStatus(name, STATUS_RUNNING, 10_000);
     await waitForAudit(redisUrl(), prefix, name, (rs) => started(rs) === 3, 10_000);
-    await new Promise((r) => setTimeout(r, 2_000));
+    await noActionPending(redisUrl(), prefix);
 
     const trail = await fullTrail(redisUrl(), prefix);
     const mine = trail.filter((r) => r.instance === name);

@@ -12,6 +12,8 @@ import { auditTrail } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED } from '../support/lxd-bed.js';
 import { clusterBed, clusterInstanceStatus, describeLxdCluster, launchOnMember, memberLxc, MEMBERS, memberSocket, moveToMember } from '../support/lxd-cluster-bed.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { sleep } from '../support/wait.js';
+import { runningTracked } from '../remediation/trail.js';
 import { startReflexProcess } from '../support/reflex-process.js';
 
 /** Reflex connects to member 1 only; member 2's instances must reach it through the cluster. */
@@ -69,7 +71,7 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
       await reflex.waitForLog('reflex running');
       const name = await launchOnMember('m2', { 'user.reflex.autorestart': 'true' });
       created.push(name);
-      await new Promise((r) => setTimeout(r, 2_500)); // the stream reports the launch's start: Running is tracked
+      await runningTracked(redisUrl(), prefix, name);
       await clusterBed.crash(name);
       await clusterBed.waitForStatus(name, STATUS_STOPPED, 5_000);
       await clusterBed.waitForStatus(name, STATUS_RUNNING, 15_000).catch(async (err: Error) => {
@@ -110,7 +112,7 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
     const redis = redisClient();
     const stop = startMemberWatch({ targets: [{ id: target, client }], redis, keys: keySpace(uniquePrefix('members')), raiseAlert: async (a) => void alerts.push(a), logger: silent, intervalMs: 100 });
     try {
-      await new Promise((r) => setTimeout(r, 1_000));
+      await sleep(1_000); // the point: ten rounds of the member watch with every member Online, in which no alert may come
       expect(alerts).toEqual([]);
     } finally {
       await stop();

@@ -1,15 +1,12 @@
-import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
-import { keySpace } from '../../src/redis/key-space.js';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED, lxdBed, startReflexOn } from '../support/daemon-bed.js';
 import { crashInstance, deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, startInstance, waitForStatus } from '../support/lxd-bed.js';
 import { ownRedis } from '../support/own-redis.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import type { ReflexProcess } from '../support/reflex-process.js';
-import { sleep, until } from '../support/wait.js';
-import { aboutIncident, appendedAt, crashEvents, expectOneDecisionPerRule, show, startCallsSince, type StoredAuditRecord } from './trail.js';
+import { sleep } from '../support/wait.js';
+import { aboutIncident, appendedAt, crashEvents, expectOneDecisionPerRule, noActionPending, show, startCallsSince, type StoredAuditRecord } from './trail.js';
 
 /**
  * Real LXD, issue 12: an action held back by the crash-loop back-off must re-check the instance at
@@ -32,15 +29,7 @@ function startReflex(prefix: string, url = redisUrl()): ReflexProcess {
  */
 async function settled(prefix: string, name: string, skipped: (trail: StoredAuditRecord[]) => boolean, timeoutMs: number, url = redisUrl()): Promise<StoredAuditRecord[]> {
   await waitForAudit(url, prefix, name, skipped, timeoutMs);
-  const keys = keySpace(prefix);
-  const connection = new Redis(url, { maxRetriesPerRequest: null });
-  const actions = new Queue(keys.actionsQueue, { connection, prefix: keys.bullPrefix });
-  try {
-    await until('no action left in the queue', async () => Object.values(await actions.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0), 10_000, 100);
-  } finally {
-    await actions.close();
-    connection.disconnect();
-  }
+  await noActionPending(url, prefix);
   return auditTrail(url, prefix, name);
 }
 

@@ -1,5 +1,9 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { expect } from 'vitest';
+import { keySpace } from '../../src/redis/key-space.js';
 import { eventOf, waitForAudit, type auditTrail } from '../support/audit-trail.js';
+import { until } from '../support/wait.js';
 
 /**
  * Readings of an instance's audit trail shared by the remediation acceptance tests. The trail is
@@ -57,4 +61,20 @@ export function show(trail: StoredAuditRecord[]): string {
  */
 export function runningTracked(redisUrl: string, prefix: string, name: string, timeoutMs = 15_000): Promise<StoredAuditRecord[]> {
   return waitForAudit(redisUrl, prefix, name, (rs) => rs.some((r) => r.type === 'event' && (eventOf(r) as { to?: number } | undefined)?.to === 103), timeoutMs);
+}
+
+/**
+ * Waits until no action is waiting, delayed or running in the prefix's queue: once the rules have
+ * decided, nothing is left that could act on an instance (the condition a quiet period stood for).
+ */
+export async function noActionPending(redisUrl: string, prefix: string, timeoutMs = 10_000): Promise<void> {
+  const keys = keySpace(prefix);
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const actions = new Queue(keys.actionsQueue, { connection, prefix: keys.bullPrefix });
+  try {
+    await until('no action left in the queue', async () => Object.values(await actions.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0), timeoutMs, 100);
+  } finally {
+    await actions.close();
+    connection.disconnect();
+  }
 }
