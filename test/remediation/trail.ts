@@ -64,17 +64,20 @@ export function runningTracked(redisUrl: string, prefix: string, name: string, t
 }
 
 /**
- * Waits until no action is waiting, delayed or running in the prefix's queue: once the rules have
- * decided, nothing is left that could act on an instance (the condition a quiet period stood for).
+ * Waits until no job is waiting, delayed or running in one of the prefix's queues: no action left
+ * means nothing can act on an instance any more; no event left, that every event heard is decided on.
  */
-export async function noActionPending(redisUrl: string, prefix: string, timeoutMs = 10_000): Promise<void> {
+export async function queueIdle(redisUrl: string, prefix: string, queue: 'actionsQueue' | 'eventsQueue', timeoutMs = 10_000): Promise<void> {
   const keys = keySpace(prefix);
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  const actions = new Queue(keys.actionsQueue, { connection, prefix: keys.bullPrefix });
+  const jobs = new Queue(keys[queue], { connection, prefix: keys.bullPrefix });
   try {
-    await until('no action left in the queue', async () => Object.values(await actions.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0), timeoutMs, 100);
+    await until(`no job left in ${keys[queue]}`, async () => Object.values(await jobs.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0), timeoutMs, 100);
   } finally {
-    await actions.close();
+    await jobs.close();
     connection.disconnect();
   }
 }
+
+/** Once the rules have decided, nothing is left that could act on an instance: the condition a quiet period stood for. */
+export const noActionPending = (redisUrl: string, prefix: string, timeoutMs?: number): Promise<void> => queueIdle(redisUrl, prefix, 'actionsQueue', timeoutMs);
