@@ -395,7 +395,7 @@ export async function describeEachBed(name: string, body: (bed: DaemonBed) => vo
     else skipOrFail(bed, `${name}, on ${bed.name}`, () => body(bed));
   }
   if (answering.length === 0) return;
-  describe.each(answering)(`${name}, on $name`, (bed) => {
+  describe.each(answering.map((bed) => [bed.name, bed] as const))(`${name}, on %s`, (_, bed) => {
     holdTheLock();
     body(bed);
   });

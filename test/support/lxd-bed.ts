@@ -5,7 +5,7 @@ import { describeBed, lxdBed } from './daemon-bed.js';
  * `lxc(…)` reads better than `lxdBed.cli(…)` where the daemon is LXD and nothing else.
  */
 
-export { STATUS_RUNNING, STATUS_STOPPED, TEST_IMAGE, TEST_INSTANCE_PREFIX, acquireDaemonLock as acquireLxdLock, lxdSocketPath, type InstanceStatus } from './daemon-bed.js';
+export { STATUS_RUNNING, STATUS_STOPPED, TEST_INSTANCE_PREFIX, acquireDaemonLock as acquireLxdLock, lxdSocketPath } from './daemon-bed.js';
 
 /** Runs `lxc` against the LXD socket; returns stdout, rejects with lxc's stderr. */
 export const lxc = lxdBed.cli;
