@@ -13,8 +13,8 @@ import { aboutIncident, appendedAt, crashEvents, show, startCallsSince } from '.
  * crash starts a clean budget. The same scenarios on the simulator: instance-identity.test.ts.
  */
 
-/** The bundled rule reads its initial back-off from REFLEX_CRASHLOOP_BACKOFF_MS: short, to keep the test quick. */
-const BACKOFF_MS = 6_000;
+/** The bundled rule reads its initial back-off from REFLEX_CRASHLOOP_BACKOFF_MS: short, to keep the test quick, and long enough for a loaded daemon to replace the instance in it. */
+const BACKOFF_MS = 10_000;
 /** After the back-off, time for the delayed job to have run (or been skipped) and recorded it. */
 const MARGIN_MS = 4_000;
 

@@ -73,8 +73,12 @@ await describeEachBed('scheduled housekeeping', (bed) => {
         scope: { filter: `config.user.reflex.hk eq ${tag}` },
         tasks: [{ task: 'snapshot', namePattern: 'hk-%Y%m%d-%H%M%S', expiry: '1d' }, { task: 'retention', keepLast: 2 }],
       },
-      'four rounds of the schedule done',
-      async (l) => new Set((await l.read({})).filter((r) => r.type === 'outcome' && r.result === 'done').map((r) => r.correlationId)).size >= 4,
+      'four rounds of the schedule done on each instance',
+      // Per instance: a round can be done on one instance and still under way on the other.
+      async (l) => {
+        const done = (await l.read({})).filter((r) => r.type === 'outcome' && r.result === 'done');
+        return names.every((name) => new Set(done.filter((r) => r.instance === name).map((r) => r.correlationId)).size >= 4);
+      },
     );
     const records = await log.read({});
     for (const name of names) {
