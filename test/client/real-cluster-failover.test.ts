@@ -12,9 +12,10 @@ import { keySpace } from '../../src/redis/key-space.js';
 import { makeIdentity, type TestIdentity } from '../conformance/lxd-https.js';
 import { freePort } from '../support/free-port.js';
 import { STATUS_RUNNING, STATUS_STOPPED } from '../support/lxd-bed.js';
-import { crashClusterInstance, deleteClusterInstance, describeLxdCluster, launchOnMember, memberLxc, waitForClusterStatus } from '../support/lxd-cluster-bed.js';
+import { clusterBed, describeLxdCluster, launchOnMember, memberLxc } from '../support/lxd-cluster-bed.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess } from '../support/reflex-process.js';
+import { runningTracked } from '../remediation/trail.js';
 
 /** The members' HTTPS addresses of scripts/lxd-cluster-testbed.sh. */
 const M1 = 'https://10.77.0.1:8443';
@@ -48,7 +49,7 @@ await describeLxdCluster('a cluster target over HTTPS on the real LXD cluster fa
 
   afterAll(async () => {
     for (const c of clients) await c.close();
-    for (const name of created) await deleteClusterInstance(name);
+    for (const name of created) await clusterBed.remove(name);
     await memberLxc('m1', ['config', 'trust', 'remove', identity.fingerprint]).catch(() => undefined);
   });
 
@@ -77,8 +78,8 @@ await describeLxdCluster('a cluster target over HTTPS on the real LXD cluster fa
       expect(s.transport.activeOrigin).toBe(M1);
       const name = await launchOnMember('m2');
       created.push(name);
-      await crashClusterInstance(name);
-      await waitForClusterStatus(name, STATUS_STOPPED, 10_000);
+      await clusterBed.crash(name);
+      await clusterBed.waitForStatus(name, STATUS_STOPPED, 10_000);
       await expect.poll(() => frames.find((f) => f.metadata.action === 'instance-shutdown' && f.metadata.source === `/1.0/instances/${name}`)?.location, { timeout: 10_000, interval: 50 }).toBe('m2');
       // The start is sent once, to member 1, which forwards it; its operation is awaited there too.
       await (await c.changeState(name, { action: 'start' })).wait({ timeoutMs: 30_000 });
@@ -106,10 +107,10 @@ await describeLxdCluster('a cluster target over HTTPS on the real LXD cluster fa
       await reflex.waitForLog('reflex running', 30_000);
       const name = await launchOnMember('m2', { 'user.reflex.autorestart': 'true' });
       created.push(name);
-      await new Promise((r) => setTimeout(r, 2_500)); // the stream reports the launch's start: Running is tracked
-      await crashClusterInstance(name);
-      await waitForClusterStatus(name, STATUS_STOPPED, 5_000);
-      await waitForClusterStatus(name, STATUS_RUNNING, 20_000);
+      await runningTracked(redisUrl(), prefix, name);
+      await clusterBed.crash(name);
+      await clusterBed.waitForStatus(name, STATUS_STOPPED, 5_000);
+      await clusterBed.waitForStatus(name, STATUS_RUNNING, 20_000);
       const keys = keySpace(prefix);
       expect(await redis.get(keys.lease(dead)), 'the lease is under the first address').not.toBeNull();
       expect(await redis.hexists(keys.state(dead), `default/${name}`)).toBe(1);

@@ -3,8 +3,7 @@ import { InstanceClient } from '../../src/client/client.js';
 import type { ApiRevision } from '../../src/client/status-code.js';
 import { ensureLxdHttps, lxdServerCertificate, makeIdentity } from './lxd-https.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
-import { acquireLxdLock, deleteTestInstance, launchTestInstance, lxc, lxdReachable, lxdSocketPath, requireLxd } from '../support/lxd-bed.js';
-import { INCUS_SOCKET, deleteIncusInstance, incus, incusReachable, launchIncusInstance, requireIncus } from '../support/incus-bed.js';
+import { acquireDaemonLock, incusBed, lxdBed, type DaemonBed } from '../support/daemon-bed.js';
 
 /**
  * The targets the conformance suite runs against. Every assertion is written once, against a
@@ -43,50 +42,50 @@ export interface TargetFactory {
   create(): Promise<ConformanceTarget>;
 }
 
-const lxdFactory: TargetFactory = {
-  name: 'lxd',
-  async unavailable() {
-    return (await lxdReachable()) ? undefined : `no LXD daemon reachable at ${lxdSocketPath() ?? 'any known socket'}; run scripts/lxd-testbed.sh as root`;
-  },
-  lock: acquireLxdLock,
-  async create() {
-    // Trust tokens (a class of operation the suite covers) need the HTTPS listener.
-    await ensureLxdHttps();
-    const socketPath = lxdSocketPath()!;
-    const client = new InstanceClient({ kind: 'unix', socketPath, url: `unix://${socketPath}` });
-    return {
-      name: 'lxd',
-      // LXD 5.0: "Cancelling"/"Cancelled", no Ready (113), /1.0/containers aliases.
-      revision: 'earlier',
-      client,
-      launch: (opts = {}) => launchTestInstance(opts.ignoresStop ? { init: '/bin/sleep 100000' } : {}),
-      remove: deleteTestInstance,
-      breakNextStart: async (name) => void (await lxc(['config', 'set', name, 'raw.lxc', 'lxc.init.cmd=/nonexistent'])),
-      close: () => client.close(),
-    };
-  },
-};
+/** How the suite sets up test instances on a real daemon, through its bed. */
+function bedInstances(bed: DaemonBed): Pick<ConformanceTarget, 'launch' | 'remove' | 'breakNextStart'> {
+  return {
+    launch: (opts = {}) => bed.launch(opts.ignoresStop ? { init: '/bin/sleep 100000' } : {}),
+    remove: bed.remove,
+    breakNextStart: async (name) => void (await bed.cli(['config', 'set', name, 'raw.lxc', 'lxc.init.cmd=/nonexistent'])),
+  };
+}
+
+/** A real daemon over its unix socket. */
+function bedFactory(bed: DaemonBed, name: string, revision: ApiRevision, prepare?: () => Promise<unknown>): TargetFactory {
+  return {
+    name,
+    unavailable: async () => ((await bed.reachable()) ? undefined : bed.missing),
+    lock: acquireDaemonLock,
+    async create() {
+      await prepare?.();
+      const client = new InstanceClient({ kind: 'unix', socketPath: bed.socket, url: bed.target });
+      return { name, revision, client, ...bedInstances(bed), close: () => client.close() };
+    },
+  };
+}
+
+/** LXD 5.0: "Cancelling"/"Cancelled", no Ready (113), /1.0/containers aliases. Trust tokens (a class of operation the suite covers) need the HTTPS listener. */
+const lxdFactory = bedFactory(lxdBed, 'lxd', 'earlier', ensureLxdHttps);
 
 /** The same daemon over HTTPS with a trusted client certificate and a pinned server certificate. */
 const lxdHttpsFactory: TargetFactory = {
   name: 'lxd-https',
   unavailable: lxdFactory.unavailable,
-  lock: acquireLxdLock,
+  lock: acquireDaemonLock,
   async create() {
     const origin = await ensureLxdHttps();
     const identity = await makeIdentity(`rt-conformance-${process.pid}`);
-    await lxc(['config', 'trust', 'add', identity.certFile]);
+    await lxdBed.cli(['config', 'trust', 'add', identity.certFile]);
     const client = new InstanceClient({ kind: 'https', origin, url: origin, cert: identity.cert, key: identity.key, serverCert: await lxdServerCertificate() });
     return {
       name: 'lxd-https',
       revision: 'earlier',
       client,
-      launch: (opts = {}) => launchTestInstance(opts.ignoresStop ? { init: '/bin/sleep 100000' } : {}),
-      remove: deleteTestInstance,
-      breakNextStart: async (name) => void (await lxc(['config', 'set', name, 'raw.lxc', 'lxc.init.cmd=/nonexistent'])),
+      ...bedInstances(lxdBed),
       async close() {
         await client.close();
-        await lxc(['config', 'trust', 'remove', identity.fingerprint]).catch(() => undefined);
+        await lxdBed.cli(['config', 'trust', 'remove', identity.fingerprint]).catch(() => undefined);
       },
     };
   },
@@ -96,27 +95,9 @@ const lxdHttpsFactory: TargetFactory = {
  * Real Incus 6.0 LTS beside LXD (scripts/incus-testbed.sh), over its unix socket. The differences
  * that are real are asserted per revision (a malformed filter is 400, not 500; a taken name fails
  * on the database's unique constraint); trust tokens need the test bed's core.https_address.
+ * Incus: "Canceling"/"Canceled", Ready (113), no /1.0/containers aliases.
  */
-const incusFactory: TargetFactory = {
-  name: 'incus',
-  async unavailable() {
-    return (await incusReachable()) ? undefined : `no Incus daemon reachable at ${INCUS_SOCKET}; run scripts/incus-testbed.sh as root`;
-  },
-  lock: acquireLxdLock,
-  async create() {
-    const client = new InstanceClient({ kind: 'unix', socketPath: INCUS_SOCKET, url: `unix://${INCUS_SOCKET}` });
-    return {
-      name: 'incus',
-      // Incus: "Canceling"/"Canceled", Ready (113), no /1.0/containers aliases.
-      revision: 'later',
-      client,
-      launch: (opts = {}) => launchIncusInstance(opts.ignoresStop ? { init: '/bin/sleep 100000' } : {}),
-      remove: deleteIncusInstance,
-      breakNextStart: async (name) => void (await incus(['config', 'set', name, 'raw.lxc', 'lxc.init.cmd=/nonexistent'])),
-      close: () => client.close(),
-    };
-  },
-};
+const incusFactory = bedFactory(incusBed, 'incus', 'later');
 
 function simFactory(revision: ApiRevision): TargetFactory {
   return {
@@ -159,7 +140,7 @@ const factories: TargetFactory[] = [lxdFactory, lxdHttpsFactory, incusFactory, s
 
 function selected(): { factory: TargetFactory; explicit: boolean }[] {
   const wanted = process.env.REFLEX_CONFORMANCE_TARGETS?.split(',').map((s) => s.trim()).filter(Boolean);
-  if (!wanted?.length) return factories.map((factory) => ({ factory, explicit: (factory.name.startsWith('lxd') && requireLxd()) || (factory === incusFactory && requireIncus()) }));
+  if (!wanted?.length) return factories.map((factory) => ({ factory, explicit: (factory.name.startsWith('lxd') && lxdBed.required()) || (factory === incusFactory && incusBed.required()) }));
   return wanted.map((name) => {
     const factory = factories.find((f) => f.name === name);
     if (!factory) {

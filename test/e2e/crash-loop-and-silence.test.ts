@@ -4,6 +4,7 @@ import { waitForAudit } from '../support/audit-trail.js';
 import { STATUS_STOPPED, crashInstance, deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, lxdSocketPath } from '../support/lxd-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+import { noActionPending } from '../remediation/trail.js';
 
 await describeLxd('crash loops and silences on real LXD', () => {
   const prefix = uniquePrefix('loop');
@@ -29,7 +30,7 @@ await describeLxd('crash loops and silences on real LXD', () => {
     await lxc(['start', name]);
 
     const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'alert'), 60_000);
-    await new Promise((r) => setTimeout(r, 5_000)); // no restart may follow the quarantine
+    await noActionPending(redisUrl(), prefix); // no restart may follow the quarantine
     const after = await waitForAudit(redisUrl(), prefix, name, () => true);
     const calls = after.filter((r) => r.type === 'call');
     expect(calls).toHaveLength(3);
@@ -52,7 +53,7 @@ await describeLxd('crash loops and silences on real LXD', () => {
     await crashInstance(name);
     const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'decision'), 30_000);
     expect(trail.find((r) => r.type === 'decision')!.summary).toMatch(/^suppressed by silence \w+ until .*: maintenance test$/);
-    await new Promise((r) => setTimeout(r, 3_000));
+    await noActionPending(redisUrl(), prefix);
     expect((await instanceStatus(name)).status_code).toBe(STATUS_STOPPED);
     expect(trail.filter((r) => r.type === 'call')).toEqual([]);
   }, 60_000);

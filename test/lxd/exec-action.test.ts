@@ -7,6 +7,8 @@ import { parseConfig } from '../../src/config/config.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, lxdSocketPath } from '../support/lxd-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { until } from '../support/wait.js';
+import { queueIdle } from '../remediation/trail.js';
 
 /**
  * The exec action on the real daemon: a health check run when an operator starts an instance
@@ -48,8 +50,7 @@ await describeLxd('the exec action on real LXD', () => {
     const rulesDir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
     for (const [file, source] of Object.entries(rules)) writeFileSync(join(rulesDir, file), source);
     reflex = await startReflex(parseConfig({ target: `unix://${lxdSocketPath()}`, redisUrl: redisUrl(), rulesDir, prefix, resyncIntervalMs: 0, actionAttempts: 3, logLevel: 'silent', httpPort: 0 }), pino({ level: 'silent' }));
-    const until = Date.now() + 15_000;
-    while (reflex.subscriber?.connected !== true && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await until('the event stream connected', () => reflex.subscriber?.connected === true, 15_000, 50);
   }, 30_000);
 
   afterAll(async () => {
@@ -72,7 +73,8 @@ await describeLxd('the exec action on real LXD', () => {
     expect(after.status).toBe('Running');
     expect(after.pid).not.toBe(pidBefore);
     // Reflex's exec sent an instance-exec event; no rule answered it (the restart, Reflex's own, neither).
-    await new Promise((r) => setTimeout(r, 2_000));
+    await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'event' && String(r.summary).startsWith('instance-exec')));
+    await queueIdle(redisUrl(), prefix, 'eventsQueue'); // every event heard so far is decided on
     const final = await waitForAudit(redisUrl(), prefix, name, () => true);
     expect(final.some((r) => r.type === 'event' && String(r.summary).startsWith('instance-exec'))).toBe(true);
     expect(final.filter((r) => r.type === 'decision' && r.rule === 'on-exec')).toEqual([]);

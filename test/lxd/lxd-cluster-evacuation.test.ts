@@ -2,8 +2,9 @@ import { afterAll, afterEach, expect, it } from 'vitest';
 import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { eventOf, fullTrail, trailLines, waitForAudit } from '../support/audit-trail.js';
 import { STATUS_RUNNING } from '../support/lxd-bed.js';
-import { clusterInstanceStatus, crashClusterInstance, deleteClusterInstance, describeLxdCluster, launchOnMember, memberLxc, memberSocket, restoreMembers, waitForClusterStatus } from '../support/lxd-cluster-bed.js';
+import { clusterBed, clusterInstanceStatus, describeLxdCluster, launchOnMember, memberLxc, memberSocket, restoreMembers } from '../support/lxd-cluster-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { noActionPending } from '../remediation/trail.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 
 /**
@@ -26,7 +27,7 @@ await describeLxdCluster('a real two-member LXD cluster: evacuating and restorin
     await restoreMembers();
   });
   afterAll(async () => {
-    for (const name of created) await deleteClusterInstance(name);
+    for (const name of created) await clusterBed.remove(name);
   });
 
   it('takes the stops of `lxc cluster evacuate` and `restore` for the operator\'s, not for crashes: no restart, no crash alert, and a crash afterwards is healed', async () => {
@@ -40,13 +41,13 @@ await describeLxdCluster('a real two-member LXD cluster: evacuating and restorin
 
     await memberLxc('m1', ['cluster', 'evacuate', 'm2', '--force'], 60_000);
     expect((await clusterInstanceStatus(name)).location).toBe('m1');
-    await waitForClusterStatus(name, STATUS_RUNNING, 10_000);
+    await clusterBed.waitForStatus(name, STATUS_RUNNING, 10_000);
     await waitForAudit(redisUrl(), prefix, name, (rs) => started(rs) === 2, 10_000);
     await memberLxc('m1', ['cluster', 'restore', 'm2', '--force'], 60_000);
     expect((await clusterInstanceStatus(name)).location).toBe('m2');
-    await waitForClusterStatus(name, STATUS_RUNNING, 10_000);
+    await clusterBed.waitForStatus(name, STATUS_RUNNING, 10_000);
     await waitForAudit(redisUrl(), prefix, name, (rs) => started(rs) === 3, 10_000);
-    await new Promise((r) => setTimeout(r, 2_000));
+    await noActionPending(redisUrl(), prefix);
 
     const trail = await fullTrail(redisUrl(), prefix);
     const mine = trail.filter((r) => r.instance === name);
@@ -56,7 +57,7 @@ await describeLxdCluster('a real two-member LXD cluster: evacuating and restorin
     expect(stops.map((r) => eventOf(r)?.intent), trailLines(mine)).toEqual(['requested', 'requested']);
 
     // Back on a member that is Online again, a crash is a crash.
-    await crashClusterInstance(name);
+    await clusterBed.crash(name);
     const healed = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome') && started(rs) === 4, 15_000);
     expect(healed.filter((r) => r.type === 'call' && /\bstart\b/.test(r.summary)), trailLines(healed)).toHaveLength(1);
   }, 120_000);

@@ -9,22 +9,10 @@ import { startRecordingServer, type RecordingServer } from '../notify/recording-
 import { testWebhookSecret } from '../notify/notifier-fixture.js';
 import { eventOf, fullTrail, trailLines, waitForAudit } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED } from '../support/lxd-bed.js';
-import {
-  clusterInstanceStatus,
-  crashClusterInstance,
-  deleteClusterInstance,
-  describeLxdCluster,
-  killMember,
-  launchOnMember,
-  memberDir,
-  memberLxc,
-  memberSocket,
-  moveToMember,
-  restoreMembers,
-  waitForClusterStatus,
-  waitForMember,
-} from '../support/lxd-cluster-bed.js';
+import { clusterBed, clusterInstanceStatus, describeLxdCluster, killMember, launchOnMember, memberDir, memberLxc, memberSocket, moveToMember, restoreMembers, waitForMember } from '../support/lxd-cluster-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { sleep } from '../support/wait.js';
+import { noActionPending, runningTracked } from '../remediation/trail.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 
 /**
@@ -67,7 +55,7 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
     await restoreMembers();
   });
   afterAll(async () => {
-    for (const name of created) await deleteClusterInstance(name);
+    for (const name of created) await clusterBed.remove(name);
   });
 
   it('keeps an instance\'s crash-loop budget across `lxc move` to another member; the move\'s created/deleted/renamed events act on nothing', async () => {
@@ -81,7 +69,7 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
     await waitForAudit(redisUrl(), prefix, name, (rs) => started(rs) === 1, 10_000);
 
     for (let n = 1; n <= 2; n++) {
-      await crashClusterInstance(name);
+      await clusterBed.crash(name);
       // Restarted, and the restart's own start seen, so the next crash is a crash of a Running instance.
       await waitForAudit(redisUrl(), prefix, name, (rs) => decisions(rs).length === n && started(rs) === n + 1, 15_000);
     }
@@ -91,10 +79,10 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
     await moveToMember(name, 'm1');
     expect((await clusterInstanceStatus(name)).location).toBe('m1');
     await memberLxc('m1', ['start', name]);
-    await waitForClusterStatus(name, STATUS_RUNNING, 10_000);
+    await clusterBed.waitForStatus(name, STATUS_RUNNING, 10_000);
     await waitForAudit(redisUrl(), prefix, name, (rs) => started(rs) === 4, 10_000);
 
-    await crashClusterInstance(name);
+    await clusterBed.crash(name);
     const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => decisions(rs).some((d) => /quarantined|restart 3 of the budget/.test(d)), 15_000);
     expect(decisions(trail), trailLines(trail)).toEqual([
       expect.stringMatching(/restart 1 of the budget/),
@@ -105,7 +93,7 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
     // The crashes before the move were on m2, the one after it on m1: what Reflex records follows the instance.
     const crashes = trail.filter((r) => r.type === 'event' && eventOf(r)?.action === 'instance-shutdown' && r.summary.includes('unrequested')).map((r) => eventOf(r)?.location);
     expect(crashes, trailLines(trail)).toEqual(['m2', 'm2', 'm1']);
-    await new Promise((r) => setTimeout(r, 1_000));
+    await noActionPending(redisUrl(), prefix);
     expect((await clusterInstanceStatus(name)).status_code, 'no start after the quarantine').toBe(STATUS_STOPPED);
 
     const all = await fullTrail(redisUrl(), prefix);
@@ -140,8 +128,8 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
         return JSON.parse(res.stdout) as AlertsView;
       };
       const crashAlert = (v: AlertsView) => v.groups.flatMap((g) => g.alerts).find((a) => a.alert.instance === name && a.alert.kind === 'instance.crashed');
-      await new Promise((r) => setTimeout(r, 1_500)); // the resync has read the instance Running
-      await crashClusterInstance(name);
+      await runningTracked(redisUrl(), prefix, name); // the resync has read the instance Running
+      await clusterBed.crash(name);
       await expect.poll(async () => crashAlert(await alerts())?.alert.status, { timeout: 10_000, interval: 250 }).toBe('firing');
       expect(crashAlert(await alerts())?.muted).toBeUndefined();
 
@@ -181,24 +169,24 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
     for (const name of [a1!, a2!, a3!, b1!]) await waitForAudit(redisUrl(), prefix, name, (rs) => started(rs) === 1, 10_000);
 
     for (const name of [a1!, a2!]) {
-      await crashClusterInstance(name);
+      await clusterBed.crash(name);
       await waitForAudit(redisUrl(), prefix, name, (rs) => decisions(rs).length === 1 && started(rs) === 2, 15_000);
-      await crashClusterInstance(name); // fails again right after the rule brought it back
+      await clusterBed.crash(name); // fails again right after the rule brought it back
       await waitForAudit(redisUrl(), prefix, name, (rs) => decisions(rs).length === 2, 15_000);
     }
 
-    await crashClusterInstance(a3!);
+    await clusterBed.crash(a3!);
     const held = await waitForAudit(redisUrl(), prefix, a3!, (rs) => decisions(rs).length === 1, 15_000);
     expect(decisions(held)[0], trailLines(held)).toMatch(/^suppressed: storm: remediation by rule restart-on-crash failed for 2 instances on member m2/);
 
-    await crashClusterInstance(b1!);
-    await waitForClusterStatus(b1!, STATUS_STOPPED, 5_000).catch(() => undefined);
-    await waitForClusterStatus(b1!, STATUS_RUNNING, 15_000);
+    await clusterBed.crash(b1!);
+    await clusterBed.waitForStatus(b1!, STATUS_STOPPED, 5_000).catch(() => undefined);
+    await clusterBed.waitForStatus(b1!, STATUS_RUNNING, 15_000);
     const healed = await waitForAudit(redisUrl(), prefix, b1!, (rs) => rs.some((r) => r.type === 'outcome'), 10_000);
     expect(decisions(healed), trailLines(healed)).toEqual([expect.stringMatching(/restart 1 of the budget/)]);
     expect(healed.filter((r) => r.type === 'call' && /\bstart\b/.test(r.summary)), trailLines(healed)).toHaveLength(1);
 
-    await new Promise((r) => setTimeout(r, 1_000));
+    await sleep(1_000); // a storm holds a3 back without queuing anything: a quiet period is all that shows it stays held
     expect((await clusterInstanceStatus(a3!)).status_code, 'held by the storm on m2').toBe(STATUS_STOPPED);
     const all = await fullTrail(redisUrl(), prefix);
     const stormAlerts = all.filter((r) => r.type === 'alert' && /^storm:/.test(r.summary));
@@ -236,16 +224,17 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
       await expect.poll(() => connectedTo('10.77.0.1'), { timeout: 20_000, interval: 100 }).toBe(true);
       const moved = reflex.logs.find((l) => l.msg === 'a cluster member did not answer; calls and the event stream move to the next address');
       expect(moved, 'the move is logged').toMatchObject({ level: 40, from: 'https://10.77.0.2:8443', to: 'https://10.77.0.1:8443' });
-      await new Promise((r) => setTimeout(r, 1_500)); // the reconnect's resync has read the instance Running
-      await crashClusterInstance(name);
-      await waitForClusterStatus(name, STATUS_STOPPED, 5_000);
-      await waitForClusterStatus(name, STATUS_RUNNING, 10_000).catch(async (err: Error) => {
+      // The reconnect's resync reads the instance Running, as already tracked: it records nothing to wait on.
+      await sleep(1_500);
+      await clusterBed.crash(name);
+      await clusterBed.waitForStatus(name, STATUS_STOPPED, 5_000);
+      await clusterBed.waitForStatus(name, STATUS_RUNNING, 10_000).catch(async (err: Error) => {
         const trail = await fullTrail(redisUrl(), prefix).catch(() => []);
         const logs = reflex!.logs.slice(-25).map((l) => JSON.stringify(l));
         throw new Error([err.message, 'trail:', trailLines(trail), 'reflex logs:', ...logs].join('\n'));
       });
-      await new Promise((r) => setTimeout(r, 1_500));
       const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome'), 5_000);
+      await noActionPending(redisUrl(), prefix); // no second start can follow
       expect(trail.filter((r) => r.type === 'call' && /\bstart\b/.test(r.summary)), trailLines(trail)).toHaveLength(1);
       expect(trail.filter((r) => r.type === 'event' && eventOf(r)?.action === 'instance-shutdown').map((r) => eventOf(r)?.location), trailLines(trail)).toEqual(['m1']);
     } finally {

@@ -12,19 +12,10 @@ import { recordingAlerts } from '../alerts/recording-alerts.js';
 import { endedOperations, expectMoveOperations, type OperationFrame } from '../conformance/move-operations.js';
 import { auditTrail } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED } from '../support/lxd-bed.js';
-import {
-  MEMBERS,
-  clusterInstanceStatus,
-  crashClusterInstance,
-  deleteClusterInstance,
-  describeLxdCluster,
-  launchOnMember,
-  memberLxc,
-  memberSocket,
-  moveToMember,
-  waitForClusterStatus,
-} from '../support/lxd-cluster-bed.js';
+import { clusterBed, clusterInstanceStatus, describeLxdCluster, launchOnMember, memberLxc, MEMBERS, memberSocket, moveToMember } from '../support/lxd-cluster-bed.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { sleep } from '../support/wait.js';
+import { runningTracked } from '../remediation/trail.js';
 import { startReflexProcess } from '../support/reflex-process.js';
 
 /** Reflex connects to member 1 only; member 2's instances must reach it through the cluster. */
@@ -38,7 +29,7 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
     client = new InstanceClient(parseTarget(target));
   });
   afterAll(async () => {
-    for (const name of created) await deleteClusterInstance(name);
+    for (const name of created) await clusterBed.remove(name);
     await client.close();
   });
 
@@ -82,10 +73,10 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
       await reflex.waitForLog('reflex running');
       const name = await launchOnMember('m2', { 'user.reflex.autorestart': 'true' });
       created.push(name);
-      await new Promise((r) => setTimeout(r, 2_500)); // the stream reports the launch's start: Running is tracked
-      await crashClusterInstance(name);
-      await waitForClusterStatus(name, STATUS_STOPPED, 5_000);
-      await waitForClusterStatus(name, STATUS_RUNNING, 15_000).catch(async (err: Error) => {
+      await runningTracked(redisUrl(), prefix, name);
+      await clusterBed.crash(name);
+      await clusterBed.waitForStatus(name, STATUS_STOPPED, 5_000);
+      await clusterBed.waitForStatus(name, STATUS_RUNNING, 15_000).catch(async (err: Error) => {
         // Say what Reflex saw and did: the trail and its last log lines.
         const trail = await auditTrail(redisUrl(), prefix, name).catch(() => []);
         const logs = reflex.logs.slice(-10).map((l) => JSON.stringify(l));
@@ -124,7 +115,7 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
     const { alerts: raising, raised: alerts } = recordingAlerts(new AuditLog(redis, keys.audit));
     const stop = startMemberWatch({ targets: [{ id: target, client }], redis, keys, alerts: raising, logger: silent, intervalMs: 100 });
     try {
-      await new Promise((r) => setTimeout(r, 1_000));
+      await sleep(1_000); // the point: ten rounds of the member watch with every member Online, in which no alert may come
       expect(alerts).toEqual([]);
     } finally {
       await stop();

@@ -69,7 +69,7 @@ notifications:
 
     let lastCrash = 0;
     for (const [i, name] of instances.entries()) {
-      if (i > 0) await sleep(250);
+      if (i > 0) await sleep(250); // the point: a burst spread over the group interval, not one instant
       await crashInstance(name);
       lastCrash = Date.now();
     }
@@ -96,7 +96,7 @@ notifications:
     const delays = instances.map((n) => seen()(n)!.at - learned(n));
     expect(Math.max(...delays), `delays after each crash's decision: ${delays.join(', ')} ms (after the last crash: ${instances.map((n) => seen()(n)!.at - lastCrash).join(', ')} ms)`).toBeLessThanOrEqual(2 * groupIntervalMs);
     await until('every recovery in a message', () => instances.every((n) => seen('resolved')(n)), 4 * groupIntervalMs);
-    await sleep(2 * groupIntervalMs);
+    await sleep(2 * groupIntervalMs); // two more flushes, in which no instance may be sent again
     for (const name of instances) {
       const statuses = bodies().flatMap((b) => b.body.alerts.filter((a) => a.instance === name).map((a) => a.status));
       expect(statuses.filter((s) => s === 'resolved'), `${name}: ${statuses.join(', ')}`).toEqual(['resolved']);

@@ -10,6 +10,7 @@ import { describeLxd, lxdReachable, lxdSocketPath, requireLxd } from '../support
 import { uniquePrefix } from '../support/redis.js';
 import { freePort } from '../support/free-port.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+import { until } from '../support/wait.js';
 
 /**
  * The container image, without a Docker engine: the tracked files are copied to a clean folder (as
@@ -158,7 +159,7 @@ await describeLxd('the image\'s installation against the real LXD', () => {
     expect((await worker.waitForLog(`configuration read from ${configFile}`, 30_000)).configFile).toBe(configFile);
     await worker.waitForLog('reflex running', 30_000);
     let last = await health();
-    for (const until = Date.now() + 30_000; last.code !== 0 && Date.now() < until; last = await health()) await new Promise((r) => setTimeout(r, 500));
+    await until('the healthcheck to pass', async () => (last = await health()).code === 0, 30_000, 500).catch(() => undefined);
     expect(last.code, last.out).toBe(0);
     expect(await worker.stop()).toBe(0);
     worker = undefined;

@@ -1,28 +1,30 @@
 import { expect, it } from 'vitest';
-import { auditTrail } from '../support/audit-trail.js';
-import { STATUS_RUNNING, STATUS_STOPPED, crashInstance, deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, waitForStatus } from '../support/lxd-bed.js';
+import { auditTrail, waitForAudit } from '../support/audit-trail.js';
+import { STATUS_RUNNING, STATUS_STOPPED, describeEachBed, startReflexOn } from '../support/daemon-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
-import { startReflexRun } from '../support/remediation-bed.js';
-import { appendedAt, show, sleep, startCallsSince } from './trail.js';
+import { appendedAt, runningTracked, show, startCallsSince } from './trail.js';
 
-await describeLxd('who made a transition, on real LXD', () => {
-  it('records Reflex\'s own start after a crash as self, and an operator\'s lxc stop 2 s later as requested, which stays stopped', async () => {
+/** Issue 13: the same unix socket, the same requestor, Reflex's own start and an operator's stop told apart by operation ids. */
+await describeEachBed('who made a transition', (bed) => {
+  it("records Reflex's own start after a crash as self, and an operator's stop right after it as requested, which stays stopped", async () => {
     const prefix = uniquePrefix('attr');
-    const reflex = startReflexRun(redisUrl(), prefix);
+    const reflex = startReflexOn(bed, redisUrl(), prefix);
     let name: string | undefined;
     try {
       await reflex.waitForLog('reflex running');
-      name = await launchTestInstance({ config: { 'user.reflex.autorestart': 'true' } });
-      await sleep(2_500); // the stream reports the launch's start: Running is tracked
-      await crashInstance(name);
-      await waitForStatus(name, STATUS_STOPPED, 5_000);
-      await waitForStatus(name, STATUS_RUNNING, 10_000);
-      await sleep(2_000);
+      name = await bed.launch({ config: { 'user.reflex.autorestart': 'true' } });
+      await runningTracked(redisUrl(), prefix, name);
+      await bed.crash(name);
+      await bed.waitForStatus(name, STATUS_STOPPED, 5_000);
+      await bed.waitForStatus(name, STATUS_RUNNING, 10_000);
+      const selfStart = `${name}: 102 → 103 (self, instance-started)`;
+      await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'event' && r.summary === selfStart));
       const stoppedAt = Date.now();
-      await lxc(['stop', name], 20_000);
-      await sleep(8_000);
+      await bed.cli(['stop', name], 20_000);
+      // Once the rules have decided on the stop, nothing is left that could start it again.
+      await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'decision' && appendedAt(r) >= stoppedAt && r.summary.includes('intent is requested')));
       const trail = await auditTrail(redisUrl(), prefix, name);
-      expect((await instanceStatus(name)).status_code, `stays stopped\n${show(trail)}`).toBe(STATUS_STOPPED);
+      expect((await bed.status(name)).status_code, `stays stopped\n${show(trail)}`).toBe(STATUS_STOPPED);
       const events = trail.filter((r) => r.type === 'event').map((r) => r.summary.replace(`${name}: `, ''));
       expect(events, show(trail)).toContain('103 → 102 (unrequested, instance-shutdown)');
       expect(events, show(trail)).toContain('102 → 103 (self, instance-started)');
@@ -30,7 +32,7 @@ await describeLxd('who made a transition, on real LXD', () => {
       expect(startCallsSince(trail, stoppedAt)).toEqual([]);
     } finally {
       await reflex.stop();
-      if (name) await deleteTestInstance(name);
+      if (name) await bed.remove(name);
     }
   }, 90_000);
 });

@@ -1,11 +1,12 @@
 import { expect, it } from 'vitest';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
-import { STATUS_RUNNING, STATUS_STOPPED, crashInstance, deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, startInstance, waitForStatus } from '../support/lxd-bed.js';
+import { STATUS_RUNNING, STATUS_STOPPED, lxdBed, startReflexOn } from '../support/daemon-bed.js';
+import { crashInstance, deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, startInstance, waitForStatus } from '../support/lxd-bed.js';
 import { ownRedis } from '../support/own-redis.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
-import { startReflexRun } from '../support/remediation-bed.js';
 import type { ReflexProcess } from '../support/reflex-process.js';
-import { aboutIncident, appendedAt, crashEvents, expectOneDecisionPerRule, show, sleep, startCallsSince } from './trail.js';
+import { sleep } from '../support/wait.js';
+import { aboutIncident, appendedAt, crashEvents, expectOneDecisionPerRule, noActionPending, show, startCallsSince, type StoredAuditRecord } from './trail.js';
 
 /**
  * Real LXD, issue 12: an action held back by the crash-loop back-off must re-check the instance at
@@ -19,7 +20,17 @@ const MARGIN_MS = 5_000;
 const optIn = { 'user.reflex.autorestart': 'true' };
 
 function startReflex(prefix: string, url = redisUrl()): ReflexProcess {
-  return startReflexRun(url, prefix, { REFLEX_CRASHLOOP_BACKOFF_MS: String(BACKOFF_MS) });
+  return startReflexOn(lxdBed, url, prefix, { env: { REFLEX_CRASHLOOP_BACKOFF_MS: String(BACKOFF_MS) } });
+}
+
+/**
+ * Waits until the incident's delayed start is settled: `skipped` finds in the trail the record saying what became
+ * of it, and no action is left in the queue, so nothing can start the instance any more.
+ */
+async function settled(prefix: string, name: string, skipped: (trail: StoredAuditRecord[]) => boolean, timeoutMs: number, url = redisUrl()): Promise<StoredAuditRecord[]> {
+  await waitForAudit(url, prefix, name, skipped, timeoutMs);
+  await noActionPending(url, prefix);
+  return auditTrail(url, prefix, name);
 }
 
 /**
@@ -65,10 +76,10 @@ await describeLxd('the crash-loop back-off re-checks the instance before it acts
       const optedOutAt = Date.now();
       expect(optedOutAt, 'premise: the opt-out happened before the back-off ended').toBeLessThan(incident.decidedAt + BACKOFF_MS);
 
-      await sleep(incident.decidedAt + BACKOFF_MS + MARGIN_MS - Date.now());
-      const trail = await auditTrail(redisUrl(), prefix, name);
+      const isSkip = (r: StoredAuditRecord) => (r.type === 'decision' || r.type === 'outcome') && /skip/i.test(r.summary) && /opt|condition|autorestart/i.test(r.summary);
+      const trail = await settled(prefix, name, (rs) => aboutIncident(rs, incident.correlationId).some(isSkip), incident.decidedAt + BACKOFF_MS + MARGIN_MS - Date.now());
       expect((await instanceStatus(name)).status, `the delayed start undid the opt-out\n${show(trail)}`).toBe('Stopped');
-      const skip = aboutIncident(trail, incident.correlationId).filter((r) => (r.type === 'decision' || r.type === 'outcome') && /skip/i.test(r.summary) && /opt|condition|autorestart/i.test(r.summary));
+      const skip = aboutIncident(trail, incident.correlationId).filter(isSkip);
       expect(skip, `a record says the delayed start was skipped because of the opt-out\n${show(trail)}`).not.toEqual([]);
       expect(startCallsSince(trail, optedOutAt), 'no start call after the opt-out').toEqual([]);
       expectOneDecisionPerRule(trail);
@@ -94,10 +105,10 @@ await describeLxd('the crash-loop back-off re-checks the instance before it acts
       await lxc(['stop', name], 20_000);
       expect(Date.now(), 'premise: the operator stopped it before the back-off ended').toBeLessThan(incident.decidedAt + BACKOFF_MS);
 
-      await sleep(incident.decidedAt + BACKOFF_MS + MARGIN_MS - Date.now());
-      const trail = await auditTrail(redisUrl(), prefix, name);
+      const isSkip = (r: StoredAuditRecord) => r.type !== 'event' && r.type !== 'call' && /skip|supersed/i.test(r.summary);
+      const trail = await settled(prefix, name, (rs) => aboutIncident(rs, incident.correlationId).some(isSkip), incident.decidedAt + BACKOFF_MS + MARGIN_MS - Date.now());
       expect((await instanceStatus(name)).status, `the delayed start undid the operator's lxc stop\n${show(trail)}`).toBe('Stopped');
-      const skip = aboutIncident(trail, incident.correlationId).filter((r) => r.type !== 'event' && r.type !== 'call' && /skip|supersed/i.test(r.summary));
+      const skip = aboutIncident(trail, incident.correlationId).filter(isSkip);
       expect(skip, `a record says the delayed start was skipped or superseded\n${show(trail)}`).not.toEqual([]);
       expect(startCallsSince(trail, stopIssuedAt), "no start call after the operator's stop").toEqual([]);
       // `\brequested` does not match "unrequested".
@@ -126,13 +137,12 @@ await describeLxd('the crash-loop back-off re-checks the instance before it acts
       await waitForStatus(name, STATUS_RUNNING, 5_000);
       await lxc(['stop', name], 20_000);
       expect(Date.now(), 'premise: the operator stopped it before the back-off ended').toBeLessThan(incident.decidedAt + BACKOFF_MS);
-      // Past the back-off, and past the 5 s for which the daemon lists a finished operation.
+      // The point of the test: Redis stays down past the back-off, and past the 5 s for which the daemon lists a finished operation.
       await sleep(incident.decidedAt + BACKOFF_MS + 6_000 - Date.now());
       await redis.start();
 
       const trail = await waitForAudit(redis.url, prefix, name, (rs) => aboutIncident(rs, incident.correlationId).some((r) => r.type === 'outcome'), 20_000);
-      await sleep(2_000);
-      const final = await auditTrail(redis.url, prefix, name);
+      const final = await settled(prefix, name, (rs) => aboutIncident(rs, incident.correlationId).some((r) => r.type === 'outcome'), 10_000, redis.url);
       expect((await instanceStatus(name)).status, `the delayed start undid the operator's lxc stop\n${show(final)}`).toBe('Stopped');
       // Skipped at the moment of acting (the daemon's last_used_at), or removed before it ran if the
       // operator's events, written as Redis came back, were processed first: either way superseded.

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReflexBed, type ReflexBed } from '../actions/reflex-bed.js';
-import { until } from '../support/wait.js';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
+import { sleep, until } from '../support/wait.js';
+import { noActionPending } from './trail.js';
 
 /**
  * Moves and evacuations on a cluster, on the simulator (the same on the real cluster in
@@ -61,7 +62,7 @@ describe('an instance moved between cluster members', () => {
       expect.stringMatching(/^skipped: intent is requested/),
       expect.stringMatching(/^quarantined: crash loop \(2 restarts/),
     ]);
-    await new Promise((r) => setTimeout(r, 500));
+    await noActionPending(redisUrl(), prefix);
     expect(sim.controls.calls('web1', 'start'), 'no start after the quarantine').toBe(2);
     expect(sim.controls.statusCode('web1')).toBe(102);
   }, 60_000);
@@ -70,7 +71,8 @@ describe('an instance moved between cluster members', () => {
     bed = await startReflexBed(rules, {}, { cluster: { members: ['m1', 'm2', 'm3'] } });
     const { sim, prefix, client } = bed;
     sim.controls.addInstance({ name: 'web1', location: 'm1' });
-    await new Promise((r) => setTimeout(r, 500)); // the start-up resync has read web1 Running
+    // The resync has read web1 Running: the simulator's seeded instance sends no event, and that read records nothing to wait on.
+    await sleep(500);
     const memberState = (action: string) => client.transport.request('POST', '/1.0/cluster/members/m1/state', { body: { action } });
 
     // Restored right after: the evacuation's stop is judged by its operation, still listed, when the member reads Online again.
@@ -79,7 +81,7 @@ describe('an instance moved between cluster members', () => {
     await memberState('restore');
     await until('web1 running on m1 again', () => sim.controls.locationOf('web1') === 'm1' && sim.controls.statusCode('web1') === 103, 5_000);
     await waitForAudit(redisUrl(), prefix, 'web1', (rs) => rs.filter((r) => r.type === 'decision').length === 2, 10_000);
-    await new Promise((r) => setTimeout(r, 500));
+    await noActionPending(redisUrl(), prefix);
     const trail = await auditTrail(redisUrl(), prefix, 'web1');
     expect(trail.filter((r) => r.type === 'decision').map((r) => r.summary)).toEqual([expect.stringMatching(/^skipped: intent is requested/), expect.stringMatching(/^skipped: intent is requested/)]);
     expect(trail.filter((r) => ['action', 'call', 'alert'].includes(r.type))).toEqual([]);

@@ -20,6 +20,7 @@ import { configFlag } from '../../src/rules/config-flag.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { testExecutor } from '../support/executor.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
+import { sleep, until } from '../support/wait.js';
 
 const restartOnCrash = defineRule({
   name: 'restart-on-crash',
@@ -164,9 +165,9 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
     it('skips a start when an operator stopped the instance after the incident, before that stop\'s event was processed', async () => {
       sim.controls.addInstance({ name: 'stop-in-flight', config: { 'user.reflex.autorestart': 'true' } });
       // The incident comes after the instance was started (its last_used_at), as a crash does.
-      await new Promise((r) => setTimeout(r, 10));
+      await sleep(10); // a millisecond clock: the incident's time must differ from the start's
       const queued = job('stop-in-flight', { incidentAt: Date.now() });
-      await new Promise((r) => setTimeout(r, 10)); // and the operator's stop comes after the incident
+      await sleep(10); // and the operator's stop comes after the incident
       await (await client.changeState('stop-in-flight', { action: 'stop', force: true })).wait({ timeoutMs: 5_000 });
       const { outcome } = await run(queued);
       expect(outcome).toMatchObject({ result: 'skipped', summary: expect.stringMatching(/^superseded: "Stopping instance" \(operation .*, not Reflex's\)/) });
@@ -190,8 +191,8 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
       const incidentAt = Date.now() - 1_000;
       expect((await run(job('own-start', { incidentAt }), prefix)).outcome).toMatchObject({ result: 'done' });
       sim.controls.crash('own-start');
-      while (sim.controls.statusCode('own-start') !== 102) await new Promise((r) => setTimeout(r, 10));
-      await new Promise((r) => setTimeout(r, 100)); // the crash's stop hook lets go of the instance
+      await until('own-start Stopped', () => sim.controls.statusCode('own-start') === 102, 5_000, 10);
+      await sleep(100); // the crash's stop hook (20 ms here) lets go of the instance; the simulator does not show it
       // A redelivery of the same incident's job (its start came after the incident): still Reflex's own.
       expect((await run(job('own-start', { incidentAt }), prefix)).outcome).toMatchObject({ result: 'done' });
       expect(sim.controls.calls('own-start', 'start')).toBe(2);

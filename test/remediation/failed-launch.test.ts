@@ -2,29 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { keySpace } from '../../src/redis/key-space.js';
 import { eventOf, trailLines, waitForAudit } from '../support/audit-trail.js';
-import { crashIncusInstance, deleteIncusInstance, describeIncus, incus, startReflexOnIncus, waitForIncusStatus } from '../support/incus-bed.js';
-import { STATUS_RUNNING, STATUS_STOPPED, TEST_IMAGE, TEST_INSTANCE_PREFIX, crashInstance, deleteTestInstance, describeLxd, lxc, waitForStatus } from '../support/lxd-bed.js';
+import { STATUS_RUNNING, STATUS_STOPPED, TEST_IMAGE, TEST_INSTANCE_PREFIX, describeEachBed, startReflexOn } from '../support/daemon-bed.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
-import { startReflexRun } from '../support/remediation-bed.js';
 import type { ReflexProcess } from '../support/reflex-process.js';
-
-/** One real daemon as this suite drives it. */
-interface DaemonBed {
-  name: string;
-  describe: (name: string, body: () => void) => Promise<void>;
-  cli: (args: string[], timeoutMs?: number) => Promise<string>;
-  /** What `NAME info --show-log` the hint names. */
-  cliName: string;
-  reflex: (prefix: string) => ReflexProcess;
-  waitForStatus: (name: string, code: number, timeoutMs: number) => Promise<number>;
-  crash: (name: string) => Promise<void>;
-  remove: (name: string) => Promise<void>;
-}
-
-const beds: DaemonBed[] = [
-  { name: 'LXD 5.0.2', describe: describeLxd, cli: lxc, cliName: 'lxc', reflex: (prefix) => startReflexRun(redisUrl(), prefix), waitForStatus, crash: crashInstance, remove: deleteTestInstance },
-  { name: 'Incus 6.0', describe: describeIncus, cli: incus, cliName: 'incus', reflex: (prefix) => startReflexOnIncus(redisUrl(), prefix), waitForStatus: waitForIncusStatus, crash: crashIncusInstance, remove: deleteIncusInstance },
-];
 
 /**
  * A launch whose start fails once the guest's setup began (here a missing init,
@@ -33,52 +13,50 @@ const beds: DaemonBed[] = [
  * operation, stop 0.7 s later; Incus 6.0: the create-and-start operation, stop 0.9 s later). The
  * instance never ran: the bundled rule must neither restart it nor spend its restart budget.
  */
-for (const bed of beds) {
-  await bed.describe(`a failed launch on real ${bed.name}`, () => {
-    const prefix = uniquePrefix('failed-launch');
-    const name = `${TEST_INSTANCE_PREFIX}${randomBytes(4).toString('hex')}`;
-    let reflex: ReflexProcess;
+await describeEachBed('a failed launch', (bed) => {
+  const prefix = uniquePrefix('failed-launch');
+  const name = `${TEST_INSTANCE_PREFIX}${randomBytes(4).toString('hex')}`;
+  let reflex: ReflexProcess;
 
-    beforeAll(async () => {
-      reflex = bed.reflex(prefix);
-      await reflex.waitForLog('event stream connected');
-      await reflex.waitForLog('reflex running');
-    });
-    afterAll(async () => {
-      await reflex?.stop();
-      await bed.remove(name);
-    });
-
-    it('is neither restarted nor counted; the audit names the daemon\'s error and log; once fixed and started, a crash is healed', async () => {
-      await expect(bed.cli(['launch', TEST_IMAGE, name, '-c', 'raw.lxc=lxc.init.cmd=/nonexistent', '-c', 'user.reflex.autorestart=true'], 60_000)).rejects.toThrow(/Failed to run: .*forkstart/);
-
-      // The alert record comes after the rules decided and queued whatever they would queue.
-      const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'alert'));
-      const stop = trail.find((r) => r.type === 'event' && eventOf(r)?.action === 'instance-shutdown');
-      expect(eventOf(stop!)?.intent, trailLines(trail)).toBe('failed-start');
-      expect(trail.filter((r) => r.type === 'action' || r.type === 'call'), trailLines(trail)).toEqual([]);
-      expect(trail.find((r) => r.type === 'alert')!.summary).toMatch(new RegExp(`^${name} failed to start and never ran: Failed to run: \\S+ forkstart ${name} .*Try \`${bed.cliName} info --show-log ${name}\` for more info; not a crash`));
-      const restarts = keySpace(prefix).restarts({ target: stop!.target!, project: 'default', instance: name });
-      const reserved = async () => {
-        const redis = redisClient();
-        try {
-          return await redis.zcard(restarts);
-        } finally {
-          redis.disconnect();
-        }
-      };
-      expect(await reserved(), 'no restart reserved').toBe(0);
-      await bed.waitForStatus(name, STATUS_STOPPED, 1_000);
-
-      await bed.cli(['config', 'set', name, 'raw.lxc', 'lxc.init.cmd=/sbin/testinit']);
-      await bed.cli(['start', name]);
-      await bed.waitForStatus(name, STATUS_RUNNING, 10_000);
-      await bed.crash(name);
-      await bed.waitForStatus(name, STATUS_STOPPED, 5_000);
-      await bed.waitForStatus(name, STATUS_RUNNING, 15_000);
-      const healed = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome'));
-      expect(healed.find((r) => r.type === 'outcome'), trailLines(healed)).toMatchObject({ result: 'done', rule: 'restart-on-crash' });
-      expect(await reserved(), 'the crash is restart 1 of the budget').toBe(1);
-    }, 90_000);
+  beforeAll(async () => {
+    reflex = startReflexOn(bed, redisUrl(), prefix);
+    await reflex.waitForLog('event stream connected');
+    await reflex.waitForLog('reflex running');
   });
-}
+  afterAll(async () => {
+    await reflex?.stop();
+    await bed.remove(name);
+  });
+
+  it('is neither restarted nor counted; the audit names the daemon\'s error and log; once fixed and started, a crash is healed', async () => {
+    await expect(bed.cli(['launch', TEST_IMAGE, name, '-c', 'raw.lxc=lxc.init.cmd=/nonexistent', '-c', 'user.reflex.autorestart=true'], 60_000)).rejects.toThrow(/Failed to run: .*forkstart/);
+
+    // The alert record comes after the rules decided and queued whatever they would queue.
+    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'alert'));
+    const stop = trail.find((r) => r.type === 'event' && eventOf(r)?.action === 'instance-shutdown');
+    expect(eventOf(stop!)?.intent, trailLines(trail)).toBe('failed-start');
+    expect(trail.filter((r) => r.type === 'action' || r.type === 'call'), trailLines(trail)).toEqual([]);
+    expect(trail.find((r) => r.type === 'alert')!.summary).toMatch(new RegExp(`^${name} failed to start and never ran: Failed to run: \\S+ forkstart ${name} .*Try \`${bed.cliName} info --show-log ${name}\` for more info; not a crash`));
+    const restarts = keySpace(prefix).restarts({ target: stop!.target!, project: 'default', instance: name });
+    const reserved = async () => {
+      const redis = redisClient();
+      try {
+        return await redis.zcard(restarts);
+      } finally {
+        redis.disconnect();
+      }
+    };
+    expect(await reserved(), 'no restart reserved').toBe(0);
+    await bed.waitForStatus(name, STATUS_STOPPED, 1_000);
+
+    await bed.cli(['config', 'set', name, 'raw.lxc', 'lxc.init.cmd=/sbin/testinit']);
+    await bed.cli(['start', name]);
+    await bed.waitForStatus(name, STATUS_RUNNING, 10_000);
+    await bed.crash(name);
+    await bed.waitForStatus(name, STATUS_STOPPED, 5_000);
+    await bed.waitForStatus(name, STATUS_RUNNING, 15_000);
+    const healed = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome'));
+    expect(healed.find((r) => r.type === 'outcome'), trailLines(healed)).toMatchObject({ result: 'done', rule: 'restart-on-crash' });
+    expect(await reserved(), 'the crash is restart 1 of the budget').toBe(1);
+  }, 90_000);
+});

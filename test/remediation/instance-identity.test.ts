@@ -20,12 +20,13 @@ import { configFlag } from '../../src/rules/config-flag.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { testExecutor } from '../support/executor.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
+import { sleep, until } from '../support/wait.js';
 
 /**
  * Issue 25, on the simulator: a remediation acts on the instance that had the incident, never on
  * whatever bears its name by then; the crash-loop budget and the quarantine belong to an instance,
  * so a new one under a reused name starts afresh. The same scenarios run on real LXD and Incus in
- * test/lxd/instance-identity.test.ts and test/incus/instance-identity.test.ts.
+ * real-instance-identity.test.ts.
  */
 
 const restartOnCrash = (crashLoop: CrashLoopPolicy = { maxRestarts: 5, initialBackoffMs: 60_000 }) =>
@@ -107,7 +108,7 @@ describe('the instance that had the incident, not its name: remediation on the s
   }
   async function rename(from: string, to: string) {
     await client.transport.request('POST', `/1.0/instances/${from}`, { body: { name: to } });
-    while (!(await client.listInstances({ recursion: 0 })).some((n) => n.endsWith(`/${to}`))) await new Promise((r) => setTimeout(r, 10));
+    await until(`${to} listed`, async () => (await client.listInstances({ recursion: 0 })).some((n) => n.endsWith(`/${to}`)), 5_000, 10);
   }
 
   it('skips a delayed restart as superseded when the instance was deleted and a new one created under its name, and leaves the new one stopped', async () => {
@@ -117,9 +118,9 @@ describe('the instance that had the incident, not its name: remediation on the s
     expect(first.identity?.uuid, 'the job carries the identity of the instance that crashed').toBe(await uuidOf('recreated'));
     await act(first);
     sim.controls.crash('recreated');
-    while (sim.controls.statusCode('recreated') !== 102) await new Promise((r) => setTimeout(r, 10));
+    await until('recreated Stopped', () => sim.controls.statusCode('recreated') === 102, 5_000, 10);
     const delayed = (await crashed('recreated'))!;
-    await new Promise((r) => setTimeout(r, 100)); // the crash's stop hook lets go of the instance
+    await sleep(100); // the crash's stop hook (20 ms here) lets go of the instance; the simulator does not show it
 
     await remove('recreated');
     sim.controls.addInstance({ name: 'recreated', status: 'Stopped', config: optIn });
@@ -191,8 +192,8 @@ describe('the instance that had the incident, not its name: remediation on the s
     expect(await act(job)).toMatchObject({ result: 'done' });
 
     sim.controls.crash('held');
-    while (sim.controls.statusCode('held') !== 102) await new Promise((r) => setTimeout(r, 10));
-    await new Promise((r) => setTimeout(r, 100));
+    await until('held Stopped', () => sim.controls.statusCode('held') === 102, 5_000, 10);
+    await sleep(100); // the crash's stop hook lets go of the instance
     await budget.release(budgetKeys);
     await budget.reserve(budgetKeys, 'itself', { maxRestarts: 0 }, Date.now(), job.identity!.uuid!);
     expect(await act({ ...job, correlationId: 'again', incidentAt: Date.now() })).toMatchObject({ result: 'skipped', summary: expect.stringContaining('is quarantined') });

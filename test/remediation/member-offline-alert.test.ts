@@ -8,6 +8,7 @@ import { startMemberWatch } from '../../src/remediation/member-watch.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { recordingAlerts, type RecordedAlert } from '../alerts/recording-alerts.js';
+import { sleep } from '../support/wait.js';
 
 describe('a cluster member going offline', () => {
   let sim: RunningSimulator | undefined;
@@ -36,25 +37,25 @@ describe('a cluster member going offline', () => {
 
   it('raises one alert of its own across two replicas, and resolves it once when the member is back', async () => {
     const { alerts, target } = await replicas(['m1', 'm2', 'm3']);
-    await new Promise((r) => setTimeout(r, 400));
-    expect(alerts).toEqual([]); // every member Online: nothing to say
+    await sleep(400); // the point: four rounds of both replicas with every member Online, in which no alert may come
+    expect(alerts).toEqual([]);
 
     sim!.controls.memberDown('m2');
     await expect.poll(() => alerts.length, { timeout: 5_000, interval: 50 }).toBe(1);
     expect(alerts[0]).toMatchObject({ kind: 'member.offline', status: 'firing', target, instance: 'member:m2', member: 'm2' });
-    await new Promise((r) => setTimeout(r, 500)); // more rounds of both replicas: still one
+    await sleep(500); // the point: five more rounds of both replicas, which must not raise it again
     expect(alerts).toHaveLength(1);
 
     sim!.controls.memberUp('m2');
     await expect.poll(() => alerts.length, { timeout: 5_000, interval: 50 }).toBe(2);
     expect(alerts[1]).toMatchObject({ kind: 'member.offline', status: 'resolved', instance: 'member:m2' });
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500); // nor resolve it again
     expect(alerts).toHaveLength(2);
   });
 
   it('says nothing of a server that is not clustered', async () => {
     const { alerts } = await replicas(undefined);
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500); // the point: five rounds of both replicas, in which nothing may be said
     expect(alerts).toEqual([]);
   });
 });

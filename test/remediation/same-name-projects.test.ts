@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { auditTrail, waitForAudit } from '../support/audit-trail.js';
-import { STATUS_RUNNING, TEST_INSTANCE_PREFIX, crashInstance, deleteTestInstance, describeLxd, launchTestInstance, lxc } from '../support/lxd-bed.js';
+import { auditTrail, eventOf, waitForAudit } from '../support/audit-trail.js';
+import { STATUS_RUNNING, TEST_INSTANCE_PREFIX, createTestProject, deleteTestProject, lxdBed, startReflexOn, type DaemonBed } from '../support/daemon-bed.js';
+import { crashInstance, deleteTestInstance, describeLxd, launchTestInstance, lxc } from '../support/lxd-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import type { ReflexProcess } from '../support/reflex-process.js';
-import { crashInProject, createTestProject, deleteInProject, deleteTestProject, launchInProject, startReflexRun, waitForStatusIn } from '../support/remediation-bed.js';
-import { appendedAt, expectOneDecisionPerRule, show, sleep, type StoredAuditRecord } from './trail.js';
+import { appendedAt, expectOneDecisionPerRule, show, type StoredAuditRecord } from './trail.js';
 
 /**
  * Real LXD, issue 12: two projects hold an instance of the same name. A start of Reflex's that
@@ -14,7 +14,6 @@ import { appendedAt, expectOneDecisionPerRule, show, sleep, type StoredAuditReco
  */
 
 const optIn = { 'user.reflex.autorestart': 'true' };
-const SETTLE_MS = 2_500;
 
 /**
  * The project an audit record is about. `reflex audit --instance NAME` filters by name only, so
@@ -37,38 +36,41 @@ await describeLxd('instances of the same name in two projects, on real LXD', () 
     const prefix = uniquePrefix('rem-projects');
     const name = `${TEST_INSTANCE_PREFIX}${randomBytes(4).toString('hex')}`;
     let project: string | undefined;
+    let projectBed: DaemonBed | undefined;
     let reflex: ReflexProcess | undefined;
     try {
-      project = await createTestProject();
-      reflex = startReflexRun(redisUrl(), prefix);
+      project = await createTestProject(lxdBed);
+      projectBed = lxdBed.inProject(project);
+      reflex = startReflexOn(lxdBed, redisUrl(), prefix);
       await reflex.waitForLog('event stream connected');
       await reflex.waitForLog('reflex running');
       await launchTestInstance({ name, config: optIn });
-      await launchInProject(project, name, optIn);
-      await sleep(SETTLE_MS);
+      await projectBed.launch({ name, config: optIn });
+      // Both starts recorded: Reflex tracks both instances Running.
+      await waitForAudit(redisUrl(), prefix, name, (rs) => new Set(rs.filter((r) => r.type === 'event' && (eventOf(r) as { to?: number } | undefined)?.to === 103).map(projectOf)).size === 2, 15_000);
 
       // Applies at the next start only: Reflex's start of the crashed default/NAME fails (in ~5 s).
       await lxc(['config', 'set', name, 'raw.lxc', 'lxc.init.cmd=/nonexistent']);
       const defaultCrashedAt = Date.now();
       await crashInstance(name);
       const failed = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some(isFailedStart), 30_000);
-      const inProject = failed.filter((r) => r.type === 'event' && projectOf(r) === project && appendedAt(r) >= defaultCrashedAt);
-      expect(inProject, `premise: nothing happened in ${project} since the crash in default\n${show(failed)}`).toEqual([]);
+      const since = failed.filter((r) => r.type === 'event' && projectOf(r) === project && appendedAt(r) >= defaultCrashedAt);
+      expect(since, `premise: nothing happened in ${project} since the crash in default\n${show(failed)}`).toEqual([]);
 
       const crashedAt = Date.now();
-      await crashInProject(project, name);
+      await projectBed.crash(name);
       const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'event' && projectOf(r) === project && appendedAt(r) >= crashedAt), 15_000);
       const crash = trail.find((r) => r.type === 'event' && projectOf(r) === project && appendedAt(r) >= crashedAt)!;
       expect(crash.summary, `the crash in ${project} is not taken for an echo of the failed start in default\n${show(trail)}`).toMatch(/\bunrequested\b/);
 
-      await waitForStatusIn(project, name, STATUS_RUNNING, 15_000);
+      await projectBed.waitForStatus(name, STATUS_RUNNING, 15_000);
       expectOneDecisionPerRule(await auditTrail(redisUrl(), prefix, name));
     } finally {
       await reflex?.stop();
       await deleteTestInstance(name);
       if (project) {
-        await deleteInProject(project, name);
-        await deleteTestProject(project);
+        await projectBed?.remove(name);
+        await deleteTestProject(lxdBed, project);
       }
     }
   }, 90_000);

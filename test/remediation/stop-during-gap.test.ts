@@ -1,10 +1,12 @@
 import { expect, it } from 'vitest';
-import { auditTrail } from '../support/audit-trail.js';
-import { STATUS_RUNNING, crashInstance, deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, waitForStatus } from '../support/lxd-bed.js';
+import { auditTrail, waitForAudit } from '../support/audit-trail.js';
+import { STATUS_RUNNING, lxdBed, startReflexOn } from '../support/daemon-bed.js';
+import { crashInstance, deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, waitForStatus } from '../support/lxd-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import type { ReflexProcess } from '../support/reflex-process.js';
-import { startPausableRedis, startReflexRun, type PausableRedis } from '../support/remediation-bed.js';
-import { appendedAt, expectOneDecisionPerRule, show, sleep, startCallsSince } from './trail.js';
+import { startPausableRedis, type PausableRedis } from '../support/remediation-bed.js';
+import { sleep } from '../support/wait.js';
+import { appendedAt, expectOneDecisionPerRule, runningTracked, show, startCallsSince, type StoredAuditRecord } from './trail.js';
 
 /**
  * Real LXD, issue 12: an operator's `lxc stop` made while Reflex cannot see it cleanly (Redis
@@ -13,8 +15,12 @@ import { appendedAt, expectOneDecisionPerRule, show, sleep, startCallsSince } fr
  */
 
 const optIn = { 'user.reflex.autorestart': 'true' };
-/** Long enough for the event stream to report a fresh instance's start, so Running is tracked. */
-const SETTLE_MS = 2_500;
+
+/** The operator's stop since `sinceMs`, once the rules have decided on it. `\brequested` does not match "unrequested". */
+function decidedStop(trail: StoredAuditRecord[], sinceMs: number): StoredAuditRecord | undefined {
+  const stop = trail.find((r) => r.type === 'event' && appendedAt(r) >= sinceMs && /\brequested\b/.test(r.summary) && !/→ ?(Running\b|103\b)/.test(r.summary));
+  return stop && trail.some((r) => r.type === 'decision' && r.correlationId === stop.correlationId) ? stop : undefined;
+}
 
 await describeLxd('an lxc stop during a gap in Reflex is never undone, on real LXD', () => {
   it('leaves stopped a container stopped while Redis was paused for 10 s, and still heals a crash afterwards', async () => {
@@ -24,27 +30,28 @@ await describeLxd('an lxc stop during a gap in Reflex is never undone, on real L
     try {
       redis = await startPausableRedis();
       const prefix = uniquePrefix('rem-blip');
-      reflex = startReflexRun(redis.url, prefix);
+      reflex = startReflexOn(lxdBed, redis.url, prefix);
       await reflex.waitForLog('event stream connected');
       await reflex.waitForLog('reflex running');
       const a = await launchTestInstance({ config: optIn });
       names.push(a);
       const b = await launchTestInstance({ config: optIn });
       names.push(b);
-      await sleep(SETTLE_MS);
+      for (const name of names) await runningTracked(redis.url, prefix, name);
 
       redis.pause();
       const pausedAt = Date.now();
       await lxc(['stop', a], 20_000);
-      await sleep(pausedAt + 10_000 - Date.now());
+      await sleep(pausedAt + 10_000 - Date.now()); // the point of the test: Redis frozen for 10 s
       redis.resume();
 
-      await sleep(15_000);
-      expect((await instanceStatus(a)).status, `${a} was started again after Redis came back\n${show(await auditTrail(redis.url, prefix, a))}`).toBe('Stopped');
-      expect(reflex.child.exitCode, 'reflex run is still running').toBeNull();
-
+      await waitForAudit(redis.url, prefix, a, (rs) => rs.some((r) => r.type === 'event' && appendedAt(r) >= pausedAt && /→ 102 \(requested, instance-shutdown\)/.test(r.summary)), 30_000);
+      // A crash of the other instance healed: Reflex has worked past the gap, and whatever it would do about the stop is done.
       await crashInstance(b);
       await waitForStatus(b, STATUS_RUNNING, 15_000);
+      await waitForAudit(redis.url, prefix, b, (rs) => rs.some((r) => r.type === 'outcome'));
+      expect((await instanceStatus(a)).status, `${a} was started again after Redis came back\n${show(await auditTrail(redis.url, prefix, a))}`).toBe('Stopped');
+      expect(reflex.child.exitCode, 'reflex run is still running').toBeNull();
 
       const trailA = await auditTrail(redis.url, prefix, a);
       expect(startCallsSince(trailA), `no start call for ${a}\n${show(trailA)}`).toEqual([]);
@@ -57,11 +64,11 @@ await describeLxd('an lxc stop during a gap in Reflex is never undone, on real L
       await redis?.stop();
       for (const name of names) await deleteTestInstance(name);
     }
-  }, 90_000);
+  }, 150_000);
 
   it('classifies as requested an lxc stop made just after the lease holder was killed, and the surviving replica leaves it stopped', async () => {
     const prefix = uniquePrefix('rem-takeover');
-    const replicas = [startReflexRun(redisUrl(), prefix), startReflexRun(redisUrl(), prefix)];
+    const replicas = [startReflexOn(lxdBed, redisUrl(), prefix), startReflexOn(lxdBed, redisUrl(), prefix)];
     let name: string | undefined;
     try {
       for (const r of replicas) await r.waitForLog('reflex running');
@@ -69,20 +76,22 @@ await describeLxd('an lxc stop during a gap in Reflex is never undone, on real L
       const survivor = replicas.find((r) => r !== holder)!;
       await holder.waitForLog('event stream connected');
       name = await launchTestInstance({ config: optIn });
-      await sleep(SETTLE_MS);
+      await runningTracked(redisUrl(), prefix, name);
       expect(survivor.logs.some((l) => String(l.msg).includes('subscriber lease acquired')), 'premise: only one replica holds the lease').toBe(false);
 
       await holder.kill();
       const killedAt = Date.now();
       await lxc(['stop', name], 20_000);
 
-      await sleep(15_000);
-      const trail = await auditTrail(redisUrl(), prefix, name);
+      await survivor.waitForLog('subscriber lease acquired', 30_000);
+      const n = name;
+      const trail = await waitForAudit(redisUrl(), prefix, n, (rs) => decidedStop(rs, killedAt) !== undefined, 30_000).catch(async (err: Error) => {
+        throw new Error(`${err.message}\n${show(await auditTrail(redisUrl(), prefix, n))}`);
+      });
       expect((await instanceStatus(name)).status, `${name} was started again after the takeover\n${show(trail)}`).toBe('Stopped');
       expect(survivor.logs.some((l) => String(l.msg).includes('subscriber lease acquired')), 'the surviving replica took over the event stream').toBe(true);
-      // Since the kill, the stop is the instance's only transition. `\brequested` does not match "unrequested".
-      const stop = trail.filter((r) => r.type === 'event' && appendedAt(r) >= killedAt && /\brequested\b/.test(r.summary) && !/→ ?(Running\b|103\b)/.test(r.summary));
-      expect(stop, `the stop is recorded as requested\n${show(trail)}`).not.toEqual([]);
+      // Since the kill, the stop is the instance's only transition.
+      expect(decidedStop(trail, killedAt), `the stop is recorded as requested\n${show(trail)}`).toBeDefined();
       expect(startCallsSince(trail), `no start call for ${name}\n${show(trail)}`).toEqual([]);
       expectOneDecisionPerRule(trail);
     } finally {

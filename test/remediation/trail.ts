@@ -1,5 +1,9 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { expect } from 'vitest';
-import type { auditTrail } from '../support/audit-trail.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import { eventOf, waitForAudit, type auditTrail } from '../support/audit-trail.js';
+import { until } from '../support/wait.js';
 
 /**
  * Readings of an instance's audit trail shared by the remediation acceptance tests. The trail is
@@ -51,6 +55,29 @@ export function show(trail: StoredAuditRecord[]): string {
   return trail.map((r) => `${r.at} ${r.correlationId.slice(0, 12)} ${r.type}${r.rule ? `[${r.rule}]` : ''}: ${r.summary}`).join('\n');
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+/**
+ * Waits until Reflex has recorded the instance's last start (an event record of a transition to
+ * Running, 103): from then on Reflex tracks it Running, and a stop is a transition it reads as one.
+ */
+export function runningTracked(redisUrl: string, prefix: string, name: string, timeoutMs = 15_000): Promise<StoredAuditRecord[]> {
+  return waitForAudit(redisUrl, prefix, name, (rs) => rs.some((r) => r.type === 'event' && (eventOf(r) as { to?: number } | undefined)?.to === 103), timeoutMs);
 }
+
+/**
+ * Waits until no job is waiting, delayed or running in one of the prefix's queues: no action left
+ * means nothing can act on an instance any more; no event left, that every event heard is decided on.
+ */
+export async function queueIdle(redisUrl: string, prefix: string, queue: 'actionsQueue' | 'eventsQueue', timeoutMs = 10_000): Promise<void> {
+  const keys = keySpace(prefix);
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const jobs = new Queue(keys[queue], { connection, prefix: keys.bullPrefix });
+  try {
+    await until(`no job left in ${keys[queue]}`, async () => Object.values(await jobs.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0), timeoutMs, 100);
+  } finally {
+    await jobs.close();
+    connection.disconnect();
+  }
+}
+
+/** Once the rules have decided, nothing is left that could act on an instance: the condition a quiet period stood for. */
+export const noActionPending = (redisUrl: string, prefix: string, timeoutMs?: number): Promise<void> => queueIdle(redisUrl, prefix, 'actionsQueue', timeoutMs);

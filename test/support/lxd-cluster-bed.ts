@@ -1,15 +1,13 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { acquireLxdLock, STATUS_RUNNING, TEST_IMAGE, type InstanceStatus } from './lxd-bed.js';
+import { daemonBed, describeBed, type DaemonBed, type InstanceStatus } from './daemon-bed.js';
+import { until } from './wait.js';
 
 /**
- * Helpers for the suite that drives the real two-member LXD cluster of
- * scripts/lxd-cluster-testbed.sh. Like lxd-bed.ts they go through `lxc`, here pointed at one
- * member's socket; the cluster is its own set of daemons, so it needs no lock shared with the
- * main daemon's suites.
+ * The two-member LXD cluster of scripts/lxd-cluster-testbed.sh as beds (test/support/daemon-bed.ts):
+ * one per member, through `lxc` pointed at that member's socket. The tests drive the cluster
+ * through member 1 ({@link clusterBed}); the other members' beds are for asking them directly.
  */
 
 const run = promisify(execFile);
@@ -25,136 +23,58 @@ export function memberSocket(member: string): string {
 
 /** The bed's members, in order; the tests connect to the first. */
 export const MEMBERS = ['m1', 'm2'] as const;
-/** Names of instances the cluster tests create start with this; the bed script deletes leftovers. */
-export const CLUSTER_INSTANCE_PREFIX = 'rc-';
 
-/** `lxc` against one member's unix socket; errors carry lxc's stderr. */
-export async function memberLxc(member: string, args: string[], timeoutMs = 30_000): Promise<string> {
-  try {
-    const pending = run('lxc', args, { timeout: timeoutMs, env: { ...process.env, LXD_DIR: memberDir(member), LXD_SOCKET: memberSocket(member) } });
-    pending.child.stdin?.end();
-    return (await pending).stdout;
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException & { stderr?: string; killed?: boolean };
-    const detail = e.killed ? `timed out after ${timeoutMs} ms` : (e.stderr?.trim() || e.message);
-    throw new Error(`lxc (${member}) ${args.join(' ')}: ${detail}`, { cause: err });
-  }
+function memberBed(member: string): DaemonBed {
+  return daemonBed({
+    name: `LXD cluster member ${member}`,
+    kind: 'lxd',
+    cliName: 'lxc',
+    socket: () => memberSocket(member),
+    env: () => ({ LXD_DIR: memberDir(member), LXD_SOCKET: memberSocket(member) }),
+    isWanted: (server) => server.environment?.server_clustered === true,
+    requiredBy: 'REFLEX_REQUIRE_LXD_CLUSTER',
+    setup: 'run scripts/lxd-cluster-testbed.sh start as root (after scripts/lxd-testbed.sh)',
+    // Names of instances the cluster tests create start with this; the bed script deletes leftovers.
+    prefix: 'rc-',
+    // A member restarted a moment ago: member 1 answers "Missing event connection" until its event
+    // connection to it is back (seconds to tens of seconds).
+    busy: /busy running|Missing event connection/i,
+    removeWithinMs: 60_000,
+  });
 }
 
-async function clusterReachable(): Promise<boolean> {
-  try {
-    if (!statSync(memberSocket('m1')).isSocket()) return false;
-    const server = JSON.parse(await memberLxc('m1', ['query', '/1.0'], 10_000)) as { environment?: { server_clustered?: boolean } };
-    return server.environment?.server_clustered === true;
-  } catch {
-    return false;
-  }
+const memberBeds = new Map(MEMBERS.map((m) => [m as string, memberBed(m)]));
+
+/** The cluster, reached through member 1 (which forwards to the instance's member). */
+export const clusterBed = memberBeds.get('m1')!;
+
+/** `lxc` against one member's unix socket; errors carry lxc's stderr. */
+export function memberLxc(member: string, args: string[], timeoutMs?: number): Promise<string> {
+  const bed = memberBeds.get(member);
+  if (!bed) throw new Error(`no cluster member ${member}`);
+  return bed.cli(args, timeoutMs);
 }
 
 /**
- * Declares a suite that needs the cluster bed, holding the cross-process LXD lock (lxd-bed.ts)
- * for its whole duration. Without it the suite is skipped with a notice,
- * unless REFLEX_REQUIRE_LXD_CLUSTER=1, which turns the absence into a failing test.
+ * Declares a suite that needs the cluster bed, holding the cross-process lock for its whole
+ * duration: the cluster suites kill, evacuate and restore members, so one suite at a time, and none
+ * beside a suite on the main daemon (the same host, the same CPUs). Without the cluster the suite is
+ * skipped with a notice, unless REFLEX_REQUIRE_LXD_CLUSTER=1, which turns the absence into a failing test.
  */
-export async function describeLxdCluster(name: string, body: () => void): Promise<void> {
-  if (await clusterReachable()) {
-    // The cluster suites kill, evacuate and restore members: one suite at a time, and none beside
-    // a suite on the main daemon (the same host, the same CPUs), so each holds the LXD lock.
-    describe(name, () => {
-      let release: (() => Promise<void>) | undefined;
-      beforeAll(async () => {
-        release = await acquireLxdLock();
-      }, 15 * 60_000);
-      afterAll(async () => {
-        await release?.();
-      });
-      body();
-    });
-    return;
-  }
-  const why = `no clustered LXD answers on ${memberSocket('m1')}; run scripts/lxd-cluster-testbed.sh start as root (after scripts/lxd-testbed.sh)`;
-  if (process.env.REFLEX_REQUIRE_LXD_CLUSTER === '1') {
-    describe(name, () => {
-      it('needs the real LXD cluster bed', () => {
-        throw new Error(`real LXD cluster required (REFLEX_REQUIRE_LXD_CLUSTER=1) but ${why}`);
-      });
-    });
-    return;
-  }
-  process.stderr.write(`real-LXD-cluster suite skipped: ${why}\n`);
-  describe.skip(name, body);
-}
+export const describeLxdCluster = (name: string, body: () => void): Promise<void> => describeBed(clusterBed, name, body);
 
 /** Creates an instance of the test image on `member` (through member 1), starts it, waits for Running. */
-export async function launchOnMember(member: string, config: Record<string, string> = {}): Promise<string> {
-  const name = `${CLUSTER_INSTANCE_PREFIX}${randomBytes(4).toString('hex')}`;
-  const all = { 'raw.lxc': 'lxc.init.cmd=/sbin/testinit', ...config };
-  await memberLxc('m1', ['init', TEST_IMAGE, name, '--target', member, ...Object.entries(all).flatMap(([k, v]) => ['-c', `${k}=${v}`])]);
-  try {
-    await memberLxc('m1', ['start', name]);
-    await waitForClusterStatus(name, STATUS_RUNNING, 10_000);
-  } catch (err) {
-    await deleteClusterInstance(name).catch(() => undefined);
-    throw err;
-  }
-  return name;
-}
+export const launchOnMember = (member: string, config: Record<string, string> = {}): Promise<string> => clusterBed.launch({ member, config });
 
 /** `GET /1.0/instances/NAME` and its state, through member 1 (which forwards to the instance's member). */
 export async function clusterInstanceStatus(name: string): Promise<InstanceStatus & { location: string }> {
-  const [instance, state] = await Promise.all([
-    memberLxc('m1', ['query', `/1.0/instances/${name}`], 10_000),
-    memberLxc('m1', ['query', `/1.0/instances/${name}/state`], 10_000),
-  ]);
-  const s = JSON.parse(state) as InstanceStatus;
-  return { status: s.status, status_code: s.status_code, pid: s.pid, location: (JSON.parse(instance) as { location: string }).location };
-}
-
-/** SIGKILL of the instance's init from the host: every member's containers are this host's processes. */
-export async function crashClusterInstance(name: string): Promise<void> {
-  const { pid, status } = await clusterInstanceStatus(name);
-  if (pid <= 0) throw new Error(`cannot crash ${name}: it has no init process (status ${status})`);
-  process.kill(pid, 'SIGKILL');
-}
-
-/** Polls every 50 ms until the status code is `code`; throws naming the last status seen. */
-export async function waitForClusterStatus(name: string, code: number, timeoutMs: number): Promise<void> {
-  const start = Date.now();
-  let last = 'none yet';
-  for (;;) {
-    try {
-      const s = await clusterInstanceStatus(name);
-      if (s.status_code === code) return;
-      last = `${s.status} (${s.status_code})`;
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    if (Date.now() - start >= timeoutMs) throw new Error(`${name} did not reach status ${code} within ${timeoutMs} ms; last seen: ${last}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** Force-deletes the instance, waiting out a busy stop hook; a missing one is not an error. */
-export async function deleteClusterInstance(name: string): Promise<void> {
-  // A member restarted a moment ago: member 1 answers "Missing event connection" until its event
-  // connection to it is back (seconds to tens of seconds).
-  const until = Date.now() + 60_000;
-  for (;;) {
-    try {
-      await memberLxc('m1', ['delete', '-f', name]);
-      return;
-    } catch (err) {
-      const message = (err as Error).message;
-      if (/not found/i.test(message)) return;
-      if (!/busy running|Missing event connection/i.test(message) || Date.now() > until) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const [instance, state] = await Promise.all([clusterBed.cli(['query', `/1.0/instances/${name}`], 10_000), clusterBed.status(name)]);
+  return { ...state, location: (JSON.parse(instance) as { location: string }).location };
 }
 
 /** `lxc move NAME --target MEMBER` (through member 1); a cluster moves a stopped instance only. */
 export async function moveToMember(name: string, member: string): Promise<void> {
-  await memberLxc('m1', ['move', name, '--target', member], 60_000);
+  await clusterBed.cli(['move', name, '--target', member], 60_000);
 }
 
 /** PID of a member's daemon, from the bed's pid file; undefined when it is not running. */
@@ -178,7 +98,7 @@ export async function killMember(member: string): Promise<void> {
   const pid = memberPid(member);
   if (pid === undefined) throw new Error(`member ${member} is not running`);
   process.kill(pid, 'SIGKILL');
-  while (memberPid(member) !== undefined) await new Promise((r) => setTimeout(r, 20));
+  await until(`member ${member}'s daemon gone`, () => memberPid(member) === undefined, 10_000, 20);
 }
 
 /**
@@ -200,21 +120,18 @@ export async function restoreMembers(timeoutMs = 60_000): Promise<void> {
  * about that member's instances with "Missing event connection with target cluster member".
  */
 async function waitForEventConnections(timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  let last = '';
-  for (;;) {
-    try {
-      const listed = JSON.parse(await memberLxc('m1', ['query', '/1.0/instances?recursion=1'])) as { name: string; devices: unknown }[];
+  await until(
+    'member 1 to reach every instance',
+    async () => {
+      const listed = JSON.parse(await clusterBed.cli(['query', '/1.0/instances?recursion=1'])) as { name: string; devices: unknown }[];
       const stub = listed.find((i) => i.devices === null);
       if (stub) throw new Error(`${stub.name} is still listed as a stub`);
-      for (const i of listed) await memberLxc('m1', ['query', `/1.0/instances/${i.name}`]);
-      return;
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    if (Date.now() > until) throw new Error(`member 1 does not reach every instance after ${timeoutMs} ms: ${last}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+      for (const i of listed) await clusterBed.cli(['query', `/1.0/instances/${i.name}`]);
+      return true;
+    },
+    timeoutMs,
+    500,
+  );
 }
 
 /** The cluster's view of a member's status (`Online`, `Offline`, …), asked of any member that answers. */
@@ -233,16 +150,14 @@ export async function memberStatus(member: string): Promise<string> {
 
 /** Polls every 250 ms until the cluster reads `member` with `status`; returns when it did (ms epoch). */
 export async function waitForMember(member: string, status: string, timeoutMs: number): Promise<number> {
-  const until = Date.now() + timeoutMs;
-  let last = 'none yet';
-  for (;;) {
-    try {
-      last = await memberStatus(member);
-      if (last === status) return Date.now();
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    if (Date.now() > until) throw new Error(`member ${member} not ${status} within ${timeoutMs} ms; last seen: ${last}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  return until(
+    `member ${member} ${status}`,
+    async () => {
+      const now = await memberStatus(member);
+      if (now === status) return Date.now();
+      throw new Error(`last seen ${now}`);
+    },
+    timeoutMs,
+    250,
+  );
 }

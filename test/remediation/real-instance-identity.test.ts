@@ -1,68 +1,37 @@
+import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
-import { STATUS_RUNNING, TEST_IMAGE, TEST_INSTANCE_PREFIX } from '../support/lxd-bed.js';
+import { STATUS_RUNNING, TEST_INSTANCE_PREFIX, describeEachBed, startReflexOn } from '../support/daemon-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
-import { startReflexProcess } from '../support/reflex-process.js';
-import { aboutIncident, appendedAt, crashEvents, show, sleep, startCallsSince } from './trail.js';
-import { randomBytes } from 'node:crypto';
+import { until } from '../support/wait.js';
+import { aboutIncident, appendedAt, crashEvents, show, startCallsSince } from './trail.js';
 
 /**
  * Issue 25 on a real daemon (LXD 5.0.2, Incus 6.0): during a crash-loop back-off the operator
  * replaces the instance under its name (delete and re-create, or rename and create); the delayed
  * restart must leave the new instance alone, audited as superseded, and the new instance's first
- * crash starts a clean budget. Written once, run by test/lxd and test/incus.
+ * crash starts a clean budget. The same scenarios on the simulator: instance-identity.test.ts.
  */
 
-/** What the scenarios need of a daemon: its CLI (`lxc`, `incus`), its socket, and a crash. */
-export interface DaemonBed {
-  /** Runs the daemon's CLI; rejects with its stderr. */
-  cli(args: string[], timeoutMs?: number): Promise<string>;
-  socket: string;
-  /** SIGKILL of the instance's init from the host. */
-  crash(name: string): Promise<void>;
-}
-
-/** The bundled rule reads its initial back-off from REFLEX_CRASHLOOP_BACKOFF_MS: short, to keep the test quick. */
-const BACKOFF_MS = 6_000;
+/** The bundled rule reads its initial back-off from REFLEX_CRASHLOOP_BACKOFF_MS: short, to keep the test quick, and long enough for a loaded daemon to replace the instance in it. */
+const BACKOFF_MS = 10_000;
 /** After the back-off, time for the delayed job to have run (or been skipped) and recorded it. */
 const MARGIN_MS = 4_000;
 
-export function identityScenarios(bed: DaemonBed): void {
-  const status = async (name: string) => JSON.parse(await bed.cli(['query', `/1.0/instances/${name}/state`], 10_000)) as { status: string; status_code: number };
+await describeEachBed('the instance that had the incident, not its name', (bed) => {
+  const status = (name: string) => bed.status(name);
   const uuidOf = async (name: string) => (JSON.parse(await bed.cli(['query', `/1.0/instances/${name}`], 10_000)) as { config: Record<string, string> }).config['volatile.uuid'];
-  async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-    const end = Date.now() + timeoutMs;
-    let last: unknown;
-    for (;;) {
-      try {
-        const v = await probe();
-        if (v !== undefined) return v;
-      } catch (err) {
-        last = err;
-      }
-      if (Date.now() > end) throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (${String(last)})` : ''}`);
-      await sleep(50);
-    }
-  }
-  const waitStatus = (name: string, code: number, timeoutMs = 10_000) => until(`${name} reaches ${code}`, async () => ((await status(name)).status_code === code ? true : undefined), timeoutMs);
+  const waitStatus = (name: string, code: number, timeoutMs = 10_000) => bed.waitForStatus(name, code, timeoutMs);
   /** Runs a CLI call, waiting out the daemon's stop hook after a crash ("busy running"). */
   const whenFree = (args: string[]) => until(args.join(' '), () => bed.cli(args).then(() => true, (err: Error) => (/busy running/i.test(err.message) ? undefined : Promise.reject(err))), 10_000);
   /** Creates an opted-in instance of the test image under `name`; started unless told. */
-  async function create(name: string, start = true): Promise<void> {
-    await bed.cli(['init', TEST_IMAGE, name, '-c', 'raw.lxc=lxc.init.cmd=/sbin/testinit', '-c', 'user.reflex.autorestart=true']);
-    if (!start) return;
-    await whenFree(['start', name]);
-    await waitStatus(name, STATUS_RUNNING);
-  }
+  const create = (name: string, start = true) => bed.launch({ name, config: { 'user.reflex.autorestart': 'true' }, start });
   async function remove(name: string): Promise<void> {
-    await bed.cli(['delete', '-f', name]).catch((err: Error) => {
-      if (!/not found/i.test(err.message)) throw err;
-    });
+    await bed.remove(name);
   }
 
   /** `reflex run` on the daemon's socket with the bundled rules and a short back-off. */
-  const reflex = (prefix: string) =>
-    startReflexProcess(['run', '--target', `unix://${bed.socket}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info', REFLEX_CRASHLOOP_BACKOFF_MS: String(BACKOFF_MS) });
+  const reflex = (prefix: string) => startReflexOn(bed, redisUrl(), prefix, { env: { REFLEX_CRASHLOOP_BACKOFF_MS: String(BACKOFF_MS) } });
 
   /** Crashes the instance twice: restart 1 at once, restart 2 held back by the back-off. Answers the second incident. */
   async function crashIntoBackOff(prefix: string, name: string): Promise<{ correlationId: string; decidedAt: number }> {
@@ -111,7 +80,7 @@ export function identityScenarios(bed: DaemonBed): void {
       expect(startCallsSince(trail, replacedAt), 'no start call after the replacement').toEqual([]);
 
       // The new instance's first crash starts a clean budget: restart 1, at once.
-      await whenFree(['start', name]);
+      await bed.start(name);
       await waitStatus(name, STATUS_RUNNING);
       await bed.crash(name);
       const after = await waitForAudit(redisUrl(), prefix, name, (rs) => crashEvents(rs).some((r) => appendedAt(r) > replacedAt && rs.some((d) => d.type === 'decision' && d.correlationId === r.correlationId)));
@@ -129,4 +98,4 @@ export function identityScenarios(bed: DaemonBed): void {
 
   it('leaves a new instance created under the name of a deleted one stopped when the delayed restart falls due, audited as superseded; its first crash gets restart 1 with no back-off', () => replacedDuringBackOff('recreate'), 120_000);
   it('leaves a new instance created under the name of a renamed one stopped when the delayed restart falls due, audited as superseded; its first crash gets restart 1 with no back-off', () => replacedDuringBackOff('rename'), 120_000);
-}
+});
