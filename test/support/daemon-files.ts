@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /** The modules that hold a real daemon for a suite: whoever imports one (directly or not) takes the daemon lock. */
-const BEDS = ['test/support/lxd-bed.ts', 'test/support/incus-bed.ts', 'test/support/lxd-cluster-bed.ts', 'test/support/daemon-bed.ts'];
+const BEDS = ['test/support/daemon-bed.ts', 'test/support/lxd-bed.ts', 'test/support/lxd-cluster-bed.ts'];
 
 /**
  * The test files that run on a real daemon (LXD, Incus, the LXD cluster): those importing a daemon
