@@ -21,7 +21,6 @@ const chromiumPath = process.env.REFLEX_CHROMIUM ?? '/usr/bin/chromium';
 const loads = 5;
 const token = `bench-console-${randomUUID()}`;
 
-
 interface Fleet {
   sim: RunningSimulator;
   reflex: ReflexHandle;
@@ -30,7 +29,11 @@ interface Fleet {
 }
 
 async function fleetOf(redisUrl: string, count: number): Promise<Fleet> {
-  const stack = await startBenchStack(redisUrl, { seeded: count, timings: {}, config: { stormThreshold: undefined /* Reflex's default: nothing crashes here */, httpPort: await freePort(), dashboardToken: token } });
+  const stack = await startBenchStack(redisUrl, {
+    seeded: count,
+    timings: {},
+    config: { stormThreshold: undefined /* Reflex's default: nothing crashes here */, httpPort: await freePort(), dashboardToken: token },
+  });
   await settled(stack, count, 180_000);
   return { sim: stack.sim, reflex: stack.reflex, url: stack.reflex.http!.url, stop: stack.stop };
 }
@@ -59,7 +62,16 @@ await runBench(bench, async () => {
   const redis = await benchRedis();
   const browser = await chromium.launch({
     executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const fleets: Fleet[] = [];
   try {
@@ -69,7 +81,10 @@ await runBench(bench, async () => {
     const consoleHtml = await (await fetch(`${small.url}/dashboard`, { headers: auth })).text();
     const auditHtml = await (await fetch(`${small.url}/dashboard/audit`, { headers: auth })).text();
     const kb = (s: string) => Buffer.byteLength(s) / 1024;
-    progress(bench, `console page ${kb(consoleHtml).toFixed(1)} KB (${(gzipSync(consoleHtml).length / 1024).toFixed(1)} KB gzipped), audit-table page ${kb(auditHtml).toFixed(1)} KB`);
+    progress(
+      bench,
+      `console page ${kb(consoleHtml).toFixed(1)} KB (${(gzipSync(consoleHtml).length / 1024).toFixed(1)} KB gzipped), audit-table page ${kb(auditHtml).toFixed(1)} KB`,
+    );
     const smallRender = await firstRender(browser, small.url);
     progress(bench, `first render, 10 instances: ${smallRender.ms.toFixed(0)} ms (${smallRender.rows} rows drawn)`);
 
@@ -79,13 +94,30 @@ await runBench(bench, async () => {
     progress(bench, `${instances} instances tracked in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     const pageJson = await (await fetch(`${big.url}/dashboard/console/fleet`, { headers: auth })).text();
     const bigRender = await firstRender(browser, big.url);
-    progress(bench, `first render, ${instances} instances: ${bigRender.ms.toFixed(0)} ms (${bigRender.rows} rows drawn); first fleet page ${kb(pageJson).toFixed(1)} KB of JSON`);
+    progress(
+      bench,
+      `first render, ${instances} instances: ${bigRender.ms.toFixed(0)} ms (${bigRender.rows} rows drawn); first fleet page ${kb(pageJson).toFixed(1)} KB of JSON`,
+    );
 
     return {
       bench,
       figures: [
-        absoluteAtMost('console page weight (HTML + inline JS + CSS)', 'KB', kb(consoleHtml), 64, 'the audit-table page it replaced as the home (10 instances, no incident yet)', kb(auditHtml)),
-        absoluteAtMost(`console first render of a ${instances}-instance fleet, median of ${loads} loads`, 'ms', bigRender.ms, 2_000, 'the same for 10 instances', smallRender.ms),
+        absoluteAtMost(
+          'console page weight (HTML + inline JS + CSS)',
+          'KB',
+          kb(consoleHtml),
+          64,
+          'the audit-table page it replaced as the home (10 instances, no incident yet)',
+          kb(auditHtml),
+        ),
+        absoluteAtMost(
+          `console first render of a ${instances}-instance fleet, median of ${loads} loads`,
+          'ms',
+          bigRender.ms,
+          2_000,
+          'the same for 10 instances',
+          smallRender.ms,
+        ),
       ],
       notes: [
         `Page weight is the one HTML response of /dashboard (the script and styles are inline, no other asset; ${(gzipSync(consoleHtml).length / 1024).toFixed(1)} KB gzipped, though the server sends it uncompressed). The data come after: the first fleet page of ${instances} instances is ${kb(pageJson).toFixed(1)} KB of JSON (50 rows and the counts); incidents, health and dead letters are read beside it.`,

@@ -3,8 +3,15 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { startReflexProcess } from '../test/support/reflex-process.js';
 import {
-  acquireLxdLock, deleteTestInstance, launchTestInstance, lxdReachable, lxdSocketPath,
-  startInstance, STATUS_RUNNING, TEST_INSTANCE_PREFIX, waitForStatus,
+  acquireLxdLock,
+  deleteTestInstance,
+  launchTestInstance,
+  lxdReachable,
+  lxdSocketPath,
+  startInstance,
+  STATUS_RUNNING,
+  TEST_INSTANCE_PREFIX,
+  waitForStatus,
 } from '../test/support/lxd-bed.js';
 import { benchRedis, optIn, rulesDir } from './stack.js';
 import { atMost, kill, killGroup, LifecycleMonitor, median, progress, redisClient, runBench } from './support.js';
@@ -25,7 +32,12 @@ const run = promisify(execFile);
 
 await runBench(bench, async () => {
   if (!(await lxdReachable())) {
-    return { bench, figures: [], skipped: `no LXD daemon reachable at ${lxdSocketPath() ?? '/var/lib/lxd/unix.socket'}; run scripts/lxd-testbed.sh as root to measure crash → Running`, notes: [] };
+    return {
+      bench,
+      figures: [],
+      skipped: `no LXD daemon reachable at ${lxdSocketPath() ?? '/var/lib/lxd/unix.socket'}; run scripts/lxd-testbed.sh as root to measure crash → Running`,
+      notes: [],
+    };
   }
   const release = await acquireLxdLock();
   const socket = lxdSocketPath()!;
@@ -66,7 +78,24 @@ await runBench(bench, async () => {
       progress(bench, `shell loop, half ${half + 1}: ${shell.map((v) => v.toFixed(0)).join(', ')} ms`);
 
       const prefix = `bench-${randomUUID().slice(0, 8)}`;
-      const proc = startReflexProcess(['run', '--target', `unix://${socket}`, '--redis', redis.url, '--prefix', prefix, '--rules', rulesDir, '--resync-interval', '0', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
+      const proc = startReflexProcess(
+        [
+          'run',
+          '--target',
+          `unix://${socket}`,
+          '--redis',
+          redis.url,
+          '--prefix',
+          prefix,
+          '--rules',
+          rulesDir,
+          '--resync-interval',
+          '0',
+          '--http-port',
+          '0',
+        ],
+        { REFLEX_LOG_LEVEL: 'info' },
+      );
       try {
         await proc.waitForLog('event stream connected', 30_000);
         await sleep(2_000); // the start-up resync's grace period
@@ -89,15 +118,26 @@ await runBench(bench, async () => {
     return {
       bench,
       figures: [
-        atMost(`crash → Running, Reflex (median of ${reflex.length})`, 'ms', rx, `shell loop lxc monitor | jq | lxc start (median of ${shell.length})`, sh, 0.95),
-        { ...atMost('crash → Running, daemon floor (kill → instance-shutdown + lxc start)', 'ms', f, 'shell loop', sh, 1), goal: 'reported', met: true },
+        atMost(
+          `crash → Running, Reflex (median of ${reflex.length})`,
+          'ms',
+          rx,
+          `shell loop lxc monitor | jq | lxc start (median of ${shell.length})`,
+          sh,
+          0.95,
+        ),
+        {
+          ...atMost('crash → Running, daemon floor (kill → instance-shutdown + lxc start)', 'ms', f, 'shell loop', sh, 1),
+          goal: 'reported',
+          met: true,
+        },
         { ...atMost('crash → Running, Reflex vs the floor', 'ms', rx, 'floor', f, 1), goal: 'reported', met: true },
       ],
       notes: [
         `Real LXD at ${socket}; busybox container ${name}; times from the SIGKILL of its init to \`instance-started\` seen by a separate \`lxc monitor\`. The first round after each process start is a warm-up and not counted.`,
         `Floor parts (medians of ${floor.length}): kill → instance-shutdown ${median(shutdownMs).toFixed(0)} ms; lxc start ${median(startMs).toFixed(0)} ms.`,
         `Samples, shell loop: ${shell.map((v) => v.toFixed(0)).join(', ')} ms; Reflex: ${reflex.map((v) => v.toFixed(0)).join(', ')} ms; rounds not remediated within 15 s: shell ${failures.shell}, Reflex ${failures.reflex}.`,
-        'Where the time goes: almost all of it is the daemon\'s — its stop hook runs before it reports `instance-shutdown`, and a start sent earlier is refused as busy — so the shell loop already sits at the floor, and so does Reflex (its own share: two queue hops, the re-check and the start action\'s reads of the instance; a crash\'s lone frame is not held for ordering). Beating the shell loop by 5 % would mean beating the daemon\'s floor.',
+        "Where the time goes: almost all of it is the daemon's — its stop hook runs before it reports `instance-shutdown`, and a start sent earlier is refused as busy — so the shell loop already sits at the floor, and so does Reflex (its own share: two queue hops, the re-check and the start action's reads of the instance; a crash's lone frame is not held for ordering). Beating the shell loop by 5 % would mean beating the daemon's floor.",
       ],
     };
   } finally {
@@ -109,7 +149,15 @@ await runBench(bench, async () => {
 });
 
 /** `count` measured rounds after one warm-up: kill, wait for instance-started, settle. */
-async function rounds(name: string, monitor: LifecycleMonitor, count: number, out: number[], failed: () => void, warmUp: boolean, before?: () => Promise<void>): Promise<void> {
+async function rounds(
+  name: string,
+  monitor: LifecycleMonitor,
+  count: number,
+  out: number[],
+  failed: () => void,
+  warmUp: boolean,
+  before?: () => Promise<void>,
+): Promise<void> {
   for (let i = warmUp ? -1 : 0; i < count; i++) {
     await before?.();
     const t0 = await kill(name);

@@ -3,8 +3,16 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { startReflexProcess } from '../test/support/reflex-process.js';
 import {
-  acquireLxdLock, deleteTestInstance, instanceStatus, launchTestInstance, lxdReachable, lxdSocketPath,
-  startInstance, STATUS_RUNNING, TEST_INSTANCE_PREFIX, waitForStatus,
+  acquireLxdLock,
+  deleteTestInstance,
+  instanceStatus,
+  launchTestInstance,
+  lxdReachable,
+  lxdSocketPath,
+  startInstance,
+  STATUS_RUNNING,
+  TEST_INSTANCE_PREFIX,
+  waitForStatus,
 } from '../test/support/lxd-bed.js';
 import { benchRedis, optIn, rulesDir } from './stack.js';
 import { atMost, killGroup, LifecycleMonitor, median, progress, redisClient, runBench } from './support.js';
@@ -24,7 +32,12 @@ const perHalf = Number(process.env.BENCH_LXD_ROUNDS_PER_HALF) || 3;
 
 await runBench(bench, async () => {
   if (!(await lxdReachable())) {
-    return { bench, figures: [], skipped: `no LXD daemon reachable at ${lxdSocketPath() ?? '/var/lib/lxd/unix.socket'}; run scripts/lxd-testbed.sh as root to measure a mass failure`, notes: [] };
+    return {
+      bench,
+      figures: [],
+      skipped: `no LXD daemon reachable at ${lxdSocketPath() ?? '/var/lib/lxd/unix.socket'}; run scripts/lxd-testbed.sh as root to measure a mass failure`,
+      notes: [],
+    };
   }
   const release = await acquireLxdLock();
   const socket = lxdSocketPath()!;
@@ -48,7 +61,24 @@ await runBench(bench, async () => {
       progress(bench, `shell loop, half ${half + 1}: ${shell.map((v) => v.toFixed(0)).join(', ')} ms`);
 
       const prefix = `bench-${randomUUID().slice(0, 8)}`;
-      const proc = startReflexProcess(['run', '--target', `unix://${socket}`, '--redis', redis.url, '--prefix', prefix, '--rules', rulesDir, '--resync-interval', '0', '--http-port', '0'], { REFLEX_LOG_LEVEL: process.env.BENCH_REFLEX_LOG_LEVEL ?? 'info' });
+      const proc = startReflexProcess(
+        [
+          'run',
+          '--target',
+          `unix://${socket}`,
+          '--redis',
+          redis.url,
+          '--prefix',
+          prefix,
+          '--rules',
+          rulesDir,
+          '--resync-interval',
+          '0',
+          '--http-port',
+          '0',
+        ],
+        { REFLEX_LOG_LEVEL: process.env.BENCH_REFLEX_LOG_LEVEL ?? 'info' },
+      );
       const r = redisClient(redis.url);
       try {
         await proc.waitForLog('event stream connected', 30_000);
@@ -72,7 +102,16 @@ await runBench(bench, async () => {
     const rx = median(reflex);
     return {
       bench,
-      figures: [atMost(`${count} containers killed at once → all Running, Reflex (median of ${reflex.length})`, 'ms', rx, `parallel shell loop lxc monitor | jq | lxc start & (median of ${shell.length})`, sh, 1.0)],
+      figures: [
+        atMost(
+          `${count} containers killed at once → all Running, Reflex (median of ${reflex.length})`,
+          'ms',
+          rx,
+          `parallel shell loop lxc monitor | jq | lxc start & (median of ${shell.length})`,
+          sh,
+          1.0,
+        ),
+      ],
       notes: [
         `Real LXD at ${socket}; ${count} busybox containers ${group}01…; times from the SIGKILL of the last init to \`instance-started\` of the last container, seen by a separate \`lxc monitor\`. The first round after each process start is a warm-up and not counted. Reflex runs with storm control at its defaults.`,
         `Samples, shell loop: ${shell.map((v) => v.toFixed(0)).join(', ')} ms; Reflex: ${reflex.map((v) => v.toFixed(0)).join(', ')} ms; containers not Running within 20 s (started by the bench instead): shell ${held.shell}, Reflex ${held.reflex}.`,
@@ -95,7 +134,14 @@ async function killAll(names: string[]): Promise<number> {
 }
 
 /** `count` measured rounds after one warm-up: kill all, wait until each is started, settle. */
-async function rounds(names: string[], monitor: LifecycleMonitor, n: number, out: number[], notStarted: (k: number) => void, before?: () => Promise<void>): Promise<void> {
+async function rounds(
+  names: string[],
+  monitor: LifecycleMonitor,
+  n: number,
+  out: number[],
+  notStarted: (k: number) => void,
+  before?: () => Promise<void>,
+): Promise<void> {
   for (let i = -1; i < n; i++) {
     await before?.();
     const t0 = await killAll(names);

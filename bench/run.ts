@@ -10,7 +10,16 @@ import type { BenchResult, Figure } from './support.js';
  * disturb each other), and writes every figure with its same-run baseline to BENCHMARKS.md.
  * Goals are reported, never asserted: the exit status is non-zero only when a run broke.
  */
-const files = ['crash-to-running.ts', 'mass-failure.ts', 'event-latency.ts', 'storm.ts', 'storm-replicas.ts', 'redis-cluster.ts', 'ten-thousand-instances.ts', 'console.ts'];
+const files = [
+  'crash-to-running.ts',
+  'mass-failure.ts',
+  'event-latency.ts',
+  'storm.ts',
+  'storm-replicas.ts',
+  'redis-cluster.ts',
+  'ten-thousand-instances.ts',
+  'console.ts',
+];
 const only = process.argv.slice(2);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const started = new Date();
@@ -76,7 +85,9 @@ function report(rs: BenchResult[], bad: string[], secs: number): string {
     '',
     `- date: ${started.toISOString()}`,
     `- machine: ${cpus().length} CPU(s) (\`nproc\`), ${cpu}; ${(totalmem() / 2 ** 30).toFixed(1)} GiB memory; Node ${process.version}; ${process.platform} ${process.arch}`,
-    `- load average (1/5/15 min) before: ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}; after: ${loadavg().map((l) => l.toFixed(2)).join(' / ')}`,
+    `- load average (1/5/15 min) before: ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}; after: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' / ')}`,
     `- duration: ${secs.toFixed(0)} s`,
     '',
     '| measurement | Reflex | baseline (same run) | ratio | goal | met |',
@@ -85,7 +96,9 @@ function report(rs: BenchResult[], bad: string[], secs: number): string {
   for (const r of rs) {
     if (r.skipped) lines.push(`| ${r.bench} | skipped: ${r.skipped} | | | | |`);
     for (const f of r.figures) {
-      lines.push(`| ${cell(f.name)} | ${num(f.value)} ${f.unit} | ${num(f.baseline)} ${f.unit} (${cell(f.baselineName)}) | ${f.ratio.toFixed(2)}× | ${f.goal} | ${f.goal === 'reported' ? '—' : f.met ? 'yes' : '**no**'} |`);
+      lines.push(
+        `| ${cell(f.name)} | ${num(f.value)} ${f.unit} | ${num(f.baseline)} ${f.unit} (${cell(f.baselineName)}) | ${f.ratio.toFixed(2)}× | ${f.goal} | ${f.goal === 'reported' ? '—' : f.met ? 'yes' : '**no**'} |`,
+      );
     }
   }
   for (const b of bad) lines.push(`| ${b} | broken run: no figures | | | | |`);
@@ -94,6 +107,9 @@ function report(rs: BenchResult[], bad: string[], secs: number): string {
     if (!r.notes.length) continue;
     lines.push(`**${r.bench}**`, '', ...r.notes.map((n) => `- ${n}`), '');
   }
-  lines.push('Run one measurement alone with `npm run bench -- <name>` (e.g. `npm run bench -- storm`); environment knobs: BENCH_LATENCY_EVENTS, BENCH_LATENCY_PACE_MS, BENCH_STORM_EVENTS, BENCH_CLUSTER_EVENTS, BENCH_STORM_REPLICAS, BENCH_INSTANCES, BENCH_LXD_ROUNDS_PER_HALF, BENCH_MASS_INSTANCES.', '');
+  lines.push(
+    'Run one measurement alone with `npm run bench -- <name>` (e.g. `npm run bench -- storm`); environment knobs: BENCH_LATENCY_EVENTS, BENCH_LATENCY_PACE_MS, BENCH_STORM_EVENTS, BENCH_CLUSTER_EVENTS, BENCH_STORM_REPLICAS, BENCH_INSTANCES, BENCH_LXD_ROUNDS_PER_HALF, BENCH_MASS_INSTANCES.',
+    '',
+  );
   return lines.join('\n');
 }

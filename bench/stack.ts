@@ -27,7 +27,10 @@ export interface BenchStack extends Stack {
  * (`reflex run --role worker`); default all roles in this process. `timings` replaces the bench's
  * simulated work (start 20 ms, stop hook 5 ms); `{}` is the simulator's defaults.
  */
-export async function startBenchStack(redisUrl: string, opts: { seeded?: number; optedIn?: number; timings?: Partial<SimTimings>; role?: 'all' | 'subscriber'; config?: Partial<ConfigInput> } = {}): Promise<BenchStack> {
+export async function startBenchStack(
+  redisUrl: string,
+  opts: { seeded?: number; optedIn?: number; timings?: Partial<SimTimings>; role?: 'all' | 'subscriber'; config?: Partial<ConfigInput> } = {},
+): Promise<BenchStack> {
   const stack = await startStack({
     redisUrl,
     label: 'bench',
@@ -61,13 +64,18 @@ export function optedInName(i: number): string {
 /** Resolves once the events queue has nothing waiting or active, twice in a row `quietMs` apart. */
 export async function eventsIdle(queue: Queue, timeoutMs: number, quietMs = 200): Promise<void> {
   let quietSince = 0;
-  await until('the events queue to drain', async () => {
-    const c = await queue.getJobCounts('waiting', 'active', 'prioritized', 'delayed');
-    const busy = (c.waiting ?? 0) + (c.active ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0);
-    if (busy > 0) return (quietSince = 0), false;
-    quietSince ||= Date.now();
-    return Date.now() - quietSince >= quietMs;
-  }, timeoutMs, 50);
+  await until(
+    'the events queue to drain',
+    async () => {
+      const c = await queue.getJobCounts('waiting', 'active', 'prioritized', 'delayed');
+      const busy = (c.waiting ?? 0) + (c.active ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0);
+      if (busy > 0) return ((quietSince = 0), false);
+      quietSince ||= Date.now();
+      return Date.now() - quietSince >= quietMs;
+    },
+    timeoutMs,
+    50,
+  );
 }
 
 /** Waits until the start-up resync has tracked `count` instances and its events are processed. */

@@ -22,12 +22,17 @@ export async function timeStorm(stack: BenchStack, total: number, matching: numb
   let last = 0;
   let stormEvents = 0;
   let archived = 0;
-  await until('the storm to be processed', async () => {
-    archived = (await stack.redis.xlen(stack.keys.archive)) - archivedBefore;
-    if (archived < total) return false;
-    ({ last, count: stormEvents } = await lastStormEvent(stack, startedAt));
-    return stormEvents >= total;
-  }, 180_000, 50);
+  await until(
+    'the storm to be processed',
+    async () => {
+      archived = (await stack.redis.xlen(stack.keys.archive)) - archivedBefore;
+      if (archived < total) return false;
+      ({ last, count: stormEvents } = await lastStormEvent(stack, startedAt));
+      return stormEvents >= total;
+    },
+    180_000,
+    50,
+  );
   await eventsIdle(stack.eventsQueue, 60_000);
   archived = (await stack.redis.xlen(stack.keys.archive)) - archivedBefore;
   return { seconds: (last - startedAt) / 1000, jobs: archived };
@@ -65,6 +70,9 @@ export async function lostEvents(stack: BenchStack, total: number, matching: num
     starts += Math.min(n, 1);
     if (n > 1) doubles++;
   }
-  const count = (total - matching - updates) + (matching - decided.size) + (matching - starts);
-  return { count, summary: `${updates}/${total - matching} updates audited, ${decided.size}/${matching} crashes matched, ${starts}/${matching} instances started (${doubles} started twice)` };
+  const count = total - matching - updates + (matching - decided.size) + (matching - starts);
+  return {
+    count,
+    summary: `${updates}/${total - matching} updates audited, ${decided.size}/${matching} crashes matched, ${starts}/${matching} instances started (${doubles} started twice)`,
+  };
 }

@@ -30,8 +30,20 @@ await runBench(bench, async () => {
     let lost = 0;
     for (const workers of replicaCounts) {
       const run = await stormWith(redis.url, workers);
-      progress(bench, `${workers} worker replica(s): ${total} events in ${run.seconds.toFixed(2)} s (${Math.round(run.rate)} events/s); lost: ${run.lost.summary}`);
-      figures.push(atLeast(`storm with ${workers} worker replica${workers > 1 ? 's' : ''}: ${total} mixed events, ${matching} matching — ingest+evaluate+audit`, 'events/s', run.rate, `raw BullMQ add+process of ${total} empty jobs`, baseline, 2));
+      progress(
+        bench,
+        `${workers} worker replica(s): ${total} events in ${run.seconds.toFixed(2)} s (${Math.round(run.rate)} events/s); lost: ${run.lost.summary}`,
+      );
+      figures.push(
+        atLeast(
+          `storm with ${workers} worker replica${workers > 1 ? 's' : ''}: ${total} mixed events, ${matching} matching — ingest+evaluate+audit`,
+          'events/s',
+          run.rate,
+          `raw BullMQ add+process of ${total} empty jobs`,
+          baseline,
+          2,
+        ),
+      );
       progress(bench, run.cpu);
       notes.push(`${workers} worker replica(s): ${run.cpu}; zero lost: ${run.lost.summary}.`);
       lost += run.lost.count;
@@ -50,7 +62,10 @@ await runBench(bench, async () => {
   }
 });
 
-async function stormWith(url: string, workers: number): Promise<{ seconds: number; rate: number; lost: { count: number; summary: string }; cpu: string }> {
+async function stormWith(
+  url: string,
+  workers: number,
+): Promise<{ seconds: number; rate: number; lost: { count: number; summary: string }; cpu: string }> {
   const stack = await startBenchStack(url, { optedIn: matching, role: 'subscriber' });
   const dir = mkdtempSync(join(tmpdir(), 'reflex-bench-'));
   const configFile = join(dir, 'reflex.json');
@@ -58,7 +73,26 @@ async function stormWith(url: string, workers: number): Promise<{ seconds: numbe
   const procs: ReflexProcess[] = [];
   try {
     for (let i = 0; i < workers; i++) {
-      procs.push(startReflexProcess(['run', '--role', 'worker', '--target', stack.target, '--redis', url, '--prefix', stack.prefix, '--rules', rulesDir, '--config', configFile], { REFLEX_LOG_LEVEL: 'warn' }));
+      procs.push(
+        startReflexProcess(
+          [
+            'run',
+            '--role',
+            'worker',
+            '--target',
+            stack.target,
+            '--redis',
+            url,
+            '--prefix',
+            stack.prefix,
+            '--rules',
+            rulesDir,
+            '--config',
+            configFile,
+          ],
+          { REFLEX_LOG_LEVEL: 'warn' },
+        ),
+      );
     }
     // The workers are up once they have processed the start-up resync's events.
     await settled(stack, matching);
@@ -68,7 +102,7 @@ async function stormWith(url: string, workers: number): Promise<{ seconds: numbe
     const { seconds } = await timeStorm(stack, total, matching);
     const ownCpu = process.cpuUsage(ownCpuBefore);
     const workersCpu = procs.reduce((sum, p) => sum + processCpuSeconds(p.child.pid), 0) - workersCpuBefore;
-    const cpu = `CPU during the storm (${seconds.toFixed(2)} s): Redis ${(await redisCpuSeconds(stack.redis) - redisCpuBefore).toFixed(2)} s, simulator + subscriber + bench ${((ownCpu.user + ownCpu.system) / 1e6).toFixed(2)} s, worker process${workers > 1 ? 'es' : ''} ${workersCpu.toFixed(2)} s`;
+    const cpu = `CPU during the storm (${seconds.toFixed(2)} s): Redis ${((await redisCpuSeconds(stack.redis)) - redisCpuBefore).toFixed(2)} s, simulator + subscriber + bench ${((ownCpu.user + ownCpu.system) / 1e6).toFixed(2)} s, worker process${workers > 1 ? 'es' : ''} ${workersCpu.toFixed(2)} s`;
     const lost = await lostEvents(stack, total, matching);
     return { seconds, rate: total / seconds, lost, cpu };
   } finally {

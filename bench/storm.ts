@@ -29,7 +29,16 @@ await runBench(bench, async () => {
       progress(bench, `lost: ${lost.summary}`);
       return {
         bench,
-        figures: [atLeast(`storm: ${total} mixed events, ${matching} matching — ingest+evaluate+audit`, 'events/s', rate, `raw BullMQ add+process of ${total} empty jobs`, baseline, 2)],
+        figures: [
+          atLeast(
+            `storm: ${total} mixed events, ${matching} matching — ingest+evaluate+audit`,
+            'events/s',
+            rate,
+            `raw BullMQ add+process of ${total} empty jobs`,
+            baseline,
+            2,
+          ),
+        ],
         notes: [
           `Storm: ${total - matching} instance-updated + ${matching} crashes of opted-in instances, emitted at once. Reflex's time runs from the emission to the last storm event processed (archived, audited, decided, its start queued), read from the archive's stream ids; the ${matching} restarts run on in the action worker (${jobs - total} follow-on events) and are counted below, not timed. Storm control is off here: with it, ${matching} crashes on one server would be one grouped alert and no restarts.`,
           `Zero lost: ${lost.summary}.`,

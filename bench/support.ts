@@ -78,10 +78,13 @@ export function redisClient(url: string): RedisConnection {
 
 /** Runs a bench body, prints its result, and exits non-zero only when the run itself broke. */
 export async function runBench(bench: string, body: () => Promise<BenchResult>): Promise<void> {
-  const hardLimit = setTimeout(() => {
-    progress(bench, 'did not finish within its time limit');
-    process.exit(3);
-  }, Number(process.env.BENCH_FILE_TIMEOUT_MS) || 240_000);
+  const hardLimit = setTimeout(
+    () => {
+      progress(bench, 'did not finish within its time limit');
+      process.exit(3);
+    },
+    Number(process.env.BENCH_FILE_TIMEOUT_MS) || 240_000,
+  );
   hardLimit.unref();
   try {
     emit(await body());

@@ -37,7 +37,10 @@ await runBench(bench, async () => {
     const big = await trackedProcess(redis.url, instances, cleanups);
     const drainedRss = rssMb(big.proc);
     const bigRss = await settledRssMb(big.proc);
-    progress(bench, `reflex run tracking ${instances} instances: RSS ${bigRss.toFixed(1)} MB settled, ${drainedRss.toFixed(1)} MB right after the sync drained (peak ${big.peakMb().toFixed(1)} MB), first sync ${big.syncSeconds.toFixed(2)} s`);
+    progress(
+      bench,
+      `reflex run tracking ${instances} instances: RSS ${bigRss.toFixed(1)} MB settled, ${drainedRss.toFixed(1)} MB right after the sync drained (peak ${big.peakMb().toFixed(1)} MB), first sync ${big.syncSeconds.toFixed(2)} s`,
+    );
 
     const client = new InstanceClient(parseTarget(big.target));
     const tracker = new StateTracker(big.redis, big.keys);
@@ -68,9 +71,30 @@ await runBench(bench, async () => {
     return {
       bench,
       figures: [
-        absoluteAtMost(`RSS of reflex run with ${instances} instances tracked`, 'MB', bigRss, 150, 'the same process tracking 10 instances', smallRss),
-        absoluteAtMost(`resync of ${instances} instances, median of 5`, 'ms', median(resyncMs), 2000, `bare GET /1.0/instances?recursion=1 of ${instances}`, median(listMs)),
-        atLeast(`storm of ${stormSize} events over ${instances} instances — ingest+archive`, 'events/s', rate, `raw BullMQ add+process of ${stormSize} empty jobs`, baseline, 2),
+        absoluteAtMost(
+          `RSS of reflex run with ${instances} instances tracked`,
+          'MB',
+          bigRss,
+          150,
+          'the same process tracking 10 instances',
+          smallRss,
+        ),
+        absoluteAtMost(
+          `resync of ${instances} instances, median of 5`,
+          'ms',
+          median(resyncMs),
+          2000,
+          `bare GET /1.0/instances?recursion=1 of ${instances}`,
+          median(listMs),
+        ),
+        atLeast(
+          `storm of ${stormSize} events over ${instances} instances — ingest+archive`,
+          'events/s',
+          rate,
+          `raw BullMQ add+process of ${stormSize} empty jobs`,
+          baseline,
+          2,
+        ),
       ],
       notes: [
         `RSS read from /proc/PID/status (VmRSS) once the start-up resync had tracked every instance, the queue was drained and the process had idled ${settleMs / 1000} s (one heap-trim interval and more), both for 10k instances and for the 10-instance baseline; right after the sync drained it was ${drainedRss.toFixed(1)} MB; peak seen during the whole run: ${peak.toFixed(1)} MB.`,
@@ -106,7 +130,10 @@ async function trackedProcess(redisUrl: string, count: number, cleanups: (() => 
   const queue = new Queue(keys.eventsQueue, { connection: duplicateConnection(redis), prefix: keys.bullPrefix });
   cleanups.push(async () => (await queue.close(), redis.disconnect()));
   const started = performance.now();
-  const proc = startReflexProcess(['run', '--target', target, '--redis', redisUrl, '--prefix', prefix, '--rules', rulesDir, '--resync-interval', '0', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'warn' });
+  const proc = startReflexProcess(
+    ['run', '--target', target, '--redis', redisUrl, '--prefix', prefix, '--rules', rulesDir, '--resync-interval', '0', '--http-port', '0'],
+    { REFLEX_LOG_LEVEL: 'warn' },
+  );
   cleanups.push(() => proc.stop());
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(proc))), 100);
@@ -130,4 +157,3 @@ function rssMb(proc: ReflexProcess): number {
     return 0;
   }
 }
-

@@ -14,16 +14,25 @@ export async function crashLoop(_opts: ChaosOptions): Promise<ScenarioResult> {
   const procs = [0, 1, 2].map(() => reflexRun(sim, redis.url, prefix, 'all', env));
   try {
     await Promise.all(procs.map((p) => p.waitForLog('reflex running', 90_000)));
-    await until('one replica reading the stream', () => procs.some((p) => p.logs.some((l) => String(l.msg).includes('event stream connected'))), 15_000);
+    await until(
+      'one replica reading the stream',
+      () => procs.some((p) => p.logs.some((l) => String(l.msg).includes('event stream connected'))),
+      15_000,
+    );
     await sleep(2_000);
     sim.controls.crashLoop('looper', 300);
     sim.controls.crash('looper');
     const keys = keySpace(prefix);
     let alerts = 0;
-    await until('the quarantine alert', async () => {
-      alerts = (await auditOf(redis.url, keys)).filter((r) => r.type === 'alert' && r.instance === 'looper').length;
-      return alerts > 0;
-    }, 45_000, 300);
+    await until(
+      'the quarantine alert',
+      async () => {
+        alerts = (await auditOf(redis.url, keys)).filter((r) => r.type === 'alert' && r.instance === 'looper').length;
+        return alerts > 0;
+      },
+      45_000,
+      300,
+    );
     await sleep(3_000); // room for a second alert or an extra restart
     alerts = (await auditOf(redis.url, keys)).filter((r) => r.type === 'alert' && r.instance === 'looper').length;
     const starts = sim.controls.calls('looper', 'start');

@@ -35,15 +35,18 @@ export async function fuzz(opts: ChaosOptions): Promise<ScenarioResult> {
 
   await check('frames', 2000 * n, () => {
     let rejected = 0;
-    fc.assert(fc.property(frameArb, (raw) => {
-      const d = decodeFrame(raw);
-      if (!d.ok) {
-        rejected++;
-        if (!d.reason.trim()) throw new Error(`rejection without a reason: ${raw.slice(0, 100)}`);
-        return;
-      }
-      normalizeFrame(d.frame, 'unix:///fuzz');
-    }), { numRuns: 2000 * n });
+    fc.assert(
+      fc.property(frameArb, (raw) => {
+        const d = decodeFrame(raw);
+        if (!d.ok) {
+          rejected++;
+          if (!d.reason.trim()) throw new Error(`rejection without a reason: ${raw.slice(0, 100)}`);
+          return;
+        }
+        normalizeFrame(d.frame, 'unix:///fuzz');
+      }),
+      { numRuns: 2000 * n },
+    );
     return `${2000 * n} frames, ${rejected} rejected, each with a reason; no throw`;
   });
 
@@ -51,14 +54,18 @@ export async function fuzz(opts: ChaosOptions): Promise<ScenarioResult> {
 
   await check('filters', 2000 * n, () => {
     let rejected = 0;
-    fc.assert(fc.property(filterArb, (s) => {
-      try {
-        parseFilter(s);
-      } catch (err) {
-        if (!(err instanceof FilterSyntaxError) || err.position < 0 || err.position > s.length || !err.message) throw new Error(`unexplained: ${String(err)} for ${JSON.stringify(s)}`);
-        rejected++;
-      }
-    }), { numRuns: 2000 * n });
+    fc.assert(
+      fc.property(filterArb, (s) => {
+        try {
+          parseFilter(s);
+        } catch (err) {
+          if (!(err instanceof FilterSyntaxError) || err.position < 0 || err.position > s.length || !err.message)
+            throw new Error(`unexplained: ${String(err)} for ${JSON.stringify(s)}`);
+          rejected++;
+        }
+      }),
+      { numRuns: 2000 * n },
+    );
     return `${2000 * n} strings, ${rejected} rejected with a FilterSyntaxError and a position`;
   });
 
@@ -66,17 +73,23 @@ export async function fuzz(opts: ChaosOptions): Promise<ScenarioResult> {
     let rejected = 0;
     const dir = mkdtempSync(join(tmpdir(), 'reflex-fuzz-config-'));
     try {
-      fc.assert(fc.property(configArb, fc.string(), (input, text) => {
-        for (const attempt of [() => parseConfig(input as ConfigInput), () => (writeFileSync(join(dir, 'c.yaml'), text), parseConfig(readConfigFile(join(dir, 'c.yaml'))))]) {
-          try {
-            attempt();
-          } catch (err) {
-            const e = err as { code?: string; message?: string };
-            if (e.code !== 'CONFIG_INVALID' || !e.message?.trim()) throw new Error(`unexplained: ${String(err)} for ${JSON.stringify(input)}`);
-            rejected++;
+      fc.assert(
+        fc.property(configArb, fc.string(), (input, text) => {
+          for (const attempt of [
+            () => parseConfig(input as ConfigInput),
+            () => (writeFileSync(join(dir, 'c.yaml'), text), parseConfig(readConfigFile(join(dir, 'c.yaml')))),
+          ]) {
+            try {
+              attempt();
+            } catch (err) {
+              const e = err as { code?: string; message?: string };
+              if (e.code !== 'CONFIG_INVALID' || !e.message?.trim()) throw new Error(`unexplained: ${String(err)} for ${JSON.stringify(input)}`);
+              rejected++;
+            }
           }
-        }
-      }), { numRuns: 1000 * n });
+        }),
+        { numRuns: 1000 * n },
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -90,7 +103,8 @@ export async function fuzz(opts: ChaosOptions): Promise<ScenarioResult> {
       bodies.forEach((b, i) => writeFileSync(join(dir, `r${i}.ts`), b));
       const { rules, errors } = await loadRules(dir);
       const explained = errors.filter((e) => e.message.trim()).length;
-      if (rules.length + errors.length < bodies.length) throw new Error(`${bodies.length - rules.length - errors.length} file(s) neither loaded nor reported`);
+      if (rules.length + errors.length < bodies.length)
+        throw new Error(`${bodies.length - rules.length - errors.length} file(s) neither loaded nor reported`);
       if (explained !== errors.length) throw new Error('a rule file error without a message');
       return `${bodies.length} files: ${rules.length} loaded, ${errors.length} skipped with a reason`;
     } finally {
@@ -113,18 +127,56 @@ const validFrame = {
 const frameArb = fc.oneof(
   fc.string(),
   fc.json(),
-  fc.record({ field: fc.constantFrom('type', 'timestamp', 'metadata', 'location', 'project'), value: fc.jsonValue() }).map(({ field, value }) => JSON.stringify({ ...validFrame, [field]: value })),
-  fc.record({ field: fc.constantFrom('action', 'source', 'requestor', 'context', 'name', 'project'), value: fc.jsonValue() }).map(({ field, value }) => JSON.stringify({ ...validFrame, metadata: { ...validFrame.metadata, [field]: value } })),
-  fc.record({ status: fc.jsonValue(), code: fc.oneof(fc.integer(), fc.jsonValue()) }).map(({ status, code }) => JSON.stringify({ type: 'operation', timestamp: validFrame.timestamp, metadata: { id: 'x', class: 'task', status, status_code: code, resources: null, created_at: validFrame.timestamp, updated_at: validFrame.timestamp } })),
+  fc
+    .record({ field: fc.constantFrom('type', 'timestamp', 'metadata', 'location', 'project'), value: fc.jsonValue() })
+    .map(({ field, value }) => JSON.stringify({ ...validFrame, [field]: value })),
+  fc
+    .record({ field: fc.constantFrom('action', 'source', 'requestor', 'context', 'name', 'project'), value: fc.jsonValue() })
+    .map(({ field, value }) => JSON.stringify({ ...validFrame, metadata: { ...validFrame.metadata, [field]: value } })),
+  fc.record({ status: fc.jsonValue(), code: fc.oneof(fc.integer(), fc.jsonValue()) }).map(({ status, code }) =>
+    JSON.stringify({
+      type: 'operation',
+      timestamp: validFrame.timestamp,
+      metadata: {
+        id: 'x',
+        class: 'task',
+        status,
+        status_code: code,
+        resources: null,
+        created_at: validFrame.timestamp,
+        updated_at: validFrame.timestamp,
+      },
+    }),
+  ),
 );
 
 const filterArb = fc.oneof(
   fc.string(),
-  fc.array(fc.constantFrom('name', 'status', 'eq', 'ne', 'and', 'or', 'not', '(', ')', '"', "'", 'web', 'config.user.x', ' ', '^', '$', '.*', '\\'), { maxLength: 12 }).map((p) => p.join(' ')),
+  fc
+    .array(fc.constantFrom('name', 'status', 'eq', 'ne', 'and', 'or', 'not', '(', ')', '"', "'", 'web', 'config.user.x', ' ', '^', '$', '.*', '\\'), {
+      maxLength: 12,
+    })
+    .map((p) => p.join(' ')),
 );
 
 const configArb = fc.dictionary(
-  fc.oneof(fc.constantFrom('target', 'redisUrl', 'rulesDir', 'role', 'prefix', 'resyncIntervalMs', 'leaseTtlMs', 'resyncGraceMs', 'actionAttempts', 'actionConcurrency', 'logLevel', 'serverFingerprint'), fc.string()),
+  fc.oneof(
+    fc.constantFrom(
+      'target',
+      'redisUrl',
+      'rulesDir',
+      'role',
+      'prefix',
+      'resyncIntervalMs',
+      'leaseTtlMs',
+      'resyncGraceMs',
+      'actionAttempts',
+      'actionConcurrency',
+      'logLevel',
+      'serverFingerprint',
+    ),
+    fc.string(),
+  ),
   fc.jsonValue(),
   { maxKeys: 5 },
 );
@@ -132,7 +184,7 @@ const configArb = fc.dictionary(
 const ruleFileArb = fc.oneof(
   fc.string().map((s) => s),
   fc.constantFrom(
-    "export default 42;",
+    'export default 42;',
     "throw new Error('boom at import');",
     "import { defineRule } from 'reflex-lxd'; export default defineRule({ name: '', on: [], actions: [] });",
     "import { defineRule } from 'reflex-lxd'; export default defineRule({ name: 'x', on: [{ kind: 'nope' }], actions: [{ action: 'start' }] });",
@@ -154,28 +206,41 @@ async function fuzzEnvelopes(runs: number): Promise<string> {
   });
   await new Promise<void>((r) => server.listen(socketPath, r));
   const client = new InstanceClient(parseTarget(`unix://${socketPath}`));
-  const envelope = { type: 'sync', status: 'Success', status_code: 200, operation: '', error_code: 0, error: '', metadata: { name: 'c1', status: 'Running', status_code: 103 } };
+  const envelope = {
+    type: 'sync',
+    status: 'Success',
+    status_code: 200,
+    operation: '',
+    error_code: 0,
+    error: '',
+    metadata: { name: 'c1', status: 'Running', status_code: 103 },
+  };
   const bodyArb = fc.oneof(
     fc.string(),
     fc.json(),
-    fc.record({ field: fc.constantFrom('type', 'status', 'status_code', 'error_code', 'error', 'metadata', 'operation'), value: fc.jsonValue() }).map(({ field, value }) => JSON.stringify({ ...envelope, [field]: value })),
+    fc
+      .record({ field: fc.constantFrom('type', 'status', 'status_code', 'error_code', 'error', 'metadata', 'operation'), value: fc.jsonValue() })
+      .map(({ field, value }) => JSON.stringify({ ...envelope, [field]: value })),
   );
   let rejected = 0;
   const uncoded = new Map<string, number>();
   try {
-    await fc.assert(fc.asyncProperty(fc.constantFrom(200, 202, 400, 403, 404, 500, 502), bodyArb, async (status, body) => {
-      next = { status, body };
-      try {
-        await client.getInstance('c1');
-      } catch (err) {
-        const e = err as { name?: string; code?: string; message?: string };
-        if (!e.message?.trim()) throw new Error(`unexplained: ${String(err)} for HTTP ${status} ${body.slice(0, 100)}`);
-        // Every rejection carries a stable code (API_BAD_RESPONSE when the metadata does not fit
-        // the resource schema); one without is counted and fails the scenario below.
-        if (!e.code) uncoded.set(e.name ?? 'Error', (uncoded.get(e.name ?? 'Error') ?? 0) + 1);
-        rejected++;
-      }
-    }), { numRuns: runs });
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(200, 202, 400, 403, 404, 500, 502), bodyArb, async (status, body) => {
+        next = { status, body };
+        try {
+          await client.getInstance('c1');
+        } catch (err) {
+          const e = err as { name?: string; code?: string; message?: string };
+          if (!e.message?.trim()) throw new Error(`unexplained: ${String(err)} for HTTP ${status} ${body.slice(0, 100)}`);
+          // Every rejection carries a stable code (API_BAD_RESPONSE when the metadata does not fit
+          // the resource schema); one without is counted and fails the scenario below.
+          if (!e.code) uncoded.set(e.name ?? 'Error', (uncoded.get(e.name ?? 'Error') ?? 0) + 1);
+          rejected++;
+        }
+      }),
+      { numRuns: runs },
+    );
   } finally {
     await client.close();
     await new Promise((r) => server.close(r));

@@ -1,5 +1,18 @@
 import { startSimulator } from '../src/simulator/simulator.js';
-import { drained, FrameWitness, keySpace, lossReport, newPrefix, optIn, reflexRun, RestartableRedis, sleep, until, type ChaosOptions, type ScenarioResult } from './support.js';
+import {
+  drained,
+  FrameWitness,
+  keySpace,
+  lossReport,
+  newPrefix,
+  optIn,
+  reflexRun,
+  RestartableRedis,
+  sleep,
+  until,
+  type ChaosOptions,
+  type ScenarioResult,
+} from './support.js';
 
 /**
  * Redis (AOF on) is stopped and started again in the middle of a stream of events and crashes.
@@ -39,7 +52,10 @@ export async function redisRestart(opts: ChaosOptions): Promise<ScenarioResult> 
     await drained(redis.url, keys, 60_000);
     await sleep(1_000);
     const report = await lossReport(sim, redis.url, keys, witness, names);
-    return { did: `${(ticks + 1) * perTick} storm events and ${crashes} crashes; Redis stopped (SIGTERM) and started again on its AOF after tick 6, away ${downFor} ms`, ...report };
+    return {
+      did: `${(ticks + 1) * perTick} storm events and ${crashes} crashes; Redis stopped (SIGTERM) and started again on its AOF after tick 6, away ${downFor} ms`,
+      ...report,
+    };
   } finally {
     await proc.stop();
     await witness.stop();

@@ -12,12 +12,32 @@ import type { ChaosOptions, ScenarioResult } from './support.js';
 type Scenario = { name: string; about: string; load: () => Promise<(o: ChaosOptions) => Promise<ScenarioResult>> };
 const scenarios: Scenario[] = [
   { name: 'fuzz', about: 'fast-check on frames, envelopes, filters, config and rule files', load: async () => (await import('./fuzz.js')).fuzz },
-  { name: 'worker-kills', about: 'a stream of events and crashes while worker processes are SIGKILLed', load: async () => (await import('./worker-kills.js')).workerKills },
-  { name: 'redis-restart', about: 'Redis stopped and started again on its AOF mid-stream', load: async () => (await import('./redis-restart.js')).redisRestart },
-  { name: 'socket-cut', about: 'crashes while the event socket is cut or the server restarts', load: async () => (await import('./socket-cut.js')).socketCut },
+  {
+    name: 'worker-kills',
+    about: 'a stream of events and crashes while worker processes are SIGKILLed',
+    load: async () => (await import('./worker-kills.js')).workerKills,
+  },
+  {
+    name: 'redis-restart',
+    about: 'Redis stopped and started again on its AOF mid-stream',
+    load: async () => (await import('./redis-restart.js')).redisRestart,
+  },
+  {
+    name: 'socket-cut',
+    about: 'crashes while the event socket is cut or the server restarts',
+    load: async () => (await import('./socket-cut.js')).socketCut,
+  },
   { name: 'crash-loop', about: 'an instance dying after every start, three replicas', load: async () => (await import('./crash-loop.js')).crashLoop },
-  { name: 'cluster-master-kill', about: 'the Redis Cluster master of the queues SIGKILLed mid-storm', load: async () => (await import('./cluster-master-kill.js')).clusterMasterKill },
-  { name: 'sentinel-failover', about: 'the Sentinel-managed master SIGKILLed mid-storm', load: async () => (await import('./sentinel-failover.js')).sentinelFailover },
+  {
+    name: 'cluster-master-kill',
+    about: 'the Redis Cluster master of the queues SIGKILLed mid-storm',
+    load: async () => (await import('./cluster-master-kill.js')).clusterMasterKill,
+  },
+  {
+    name: 'sentinel-failover',
+    about: 'the Sentinel-managed master SIGKILLed mid-storm',
+    load: async () => (await import('./sentinel-failover.js')).sentinelFailover,
+  },
 ];
 
 const usage = [
@@ -59,10 +79,13 @@ const opts: ChaosOptions = { short, log };
 const limitMs = short ? 150_000 : 400_000;
 
 // Bounded: whatever happens, the run ends.
-setTimeout(() => {
-  log('chaos: FAIL — the whole run exceeded its time limit');
-  process.exit(1);
-}, short ? 480_000 : 1_800_000).unref();
+setTimeout(
+  () => {
+    log('chaos: FAIL — the whole run exceeded its time limit');
+    process.exit(1);
+  },
+  short ? 480_000 : 1_800_000,
+).unref();
 
 const started = Date.now();
 let failed = 0;
@@ -72,7 +95,9 @@ for (const { name, load } of selected) {
   let result: ScenarioResult;
   try {
     const run = await load();
-    const overrun = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`did not finish within ${limitMs / 1000} s`)), limitMs).unref());
+    const overrun = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`did not finish within ${limitMs / 1000} s`)), limitMs).unref(),
+    );
     result = await Promise.race([run(opts), overrun]);
   } catch (err) {
     result = { did: 'broke before finishing', found: [(err as Error).message], ok: false };
@@ -82,5 +107,7 @@ for (const { name, load } of selected) {
   log(`  did: ${result.did}`);
   for (const f of result.found) log(`  found: ${f}`);
 }
-log(`chaos: ${failed ? `${failed} of ${selected.length} scenario(s) failed` : `all ${selected.length} scenario(s) passed`} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+log(
+  `chaos: ${failed ? `${failed} of ${selected.length} scenario(s) failed` : `all ${selected.length} scenario(s) passed`} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+);
 process.exit(failed ? 1 : 0);

@@ -1,6 +1,18 @@
 import { startSimulator } from '../src/simulator/simulator.js';
 import type { ReflexProcess } from '../test/support/reflex-process.js';
-import { drained, FrameWitness, keySpace, lossReport, newPrefix, optIn, reflexRun, sleep, until, type ChaosOptions, type ScenarioResult } from './support.js';
+import {
+  drained,
+  FrameWitness,
+  keySpace,
+  lossReport,
+  newPrefix,
+  optIn,
+  reflexRun,
+  sleep,
+  until,
+  type ChaosOptions,
+  type ScenarioResult,
+} from './support.js';
 
 /** What a Redis scenario kills mid-storm, and how it knows the set-up recovered. */
 export interface RedisKill {
@@ -69,7 +81,11 @@ export async function stormWithKill(opts: ChaosOptions, target: RedisKill): Prom
       const key = `${String(line.msg)}${why ? `: ${why.slice(0, 60)}` : ''}`;
       if (Number(line.level) >= 40) warnings.set(key, (warnings.get(key) ?? 0) + 1);
     }
-    const logged = [...warnings].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([msg, n]) => `${n}× "${msg.slice(0, 140)}"`).join(', ');
+    const logged = [...warnings]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 4)
+      .map(([msg, n]) => `${n}× "${msg.slice(0, 140)}"`)
+      .join(', ');
     return {
       did: `${total} events (${crashes} crashes of opted-in instances) through 1 subscriber + 2 worker processes; after tick 9 of ${ticks}: ${killed}; ${took}`,
       found: [...report.found, `${exited} reflex process(es) exited during the run; warnings and errors they logged: ${logged || 'none'}`],

@@ -69,19 +69,28 @@ export class RestartableRedis {
   }
 
   async up(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'yes', '--daemonize', 'no'], { stdio: 'ignore' });
-    await until('redis-server to answer', async () => {
-      const c = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      c.on('error', () => {});
-      try {
-        await c.connect();
-        return (await c.ping()) === 'PONG';
-      } catch {
-        return false;
-      } finally {
-        c.disconnect();
-      }
-    }, 10_000, 50);
+    this.child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'yes', '--daemonize', 'no'],
+      { stdio: 'ignore' },
+    );
+    await until(
+      'redis-server to answer',
+      async () => {
+        const c = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+        c.on('error', () => {});
+        try {
+          await c.connect();
+          return (await c.ping()) === 'PONG';
+        } catch {
+          return false;
+        } finally {
+          c.disconnect();
+        }
+      },
+      10_000,
+      50,
+    );
   }
 
   /** SIGTERM (Redis writes its AOF and exits), then waits for the exit. */
@@ -99,7 +108,6 @@ export class RestartableRedis {
   }
 }
 
-
 /**
  * `reflex run` as a process against the simulator, with the bundled rules and no periodic resync.
  * Storm control is off: the scenarios crash dozens of instances on one server and expect each back.
@@ -109,9 +117,34 @@ export class RestartableRedis {
  * a real Reflex's), no /etc/reflex/config.yaml (`--config /dev/null`) and no REFLEX_* or REDIS_URL
  * from the environment (its receivers would get the scenarios' alerts).
  */
-export function reflexRun(sim: RunningSimulator, redisUrl: string, prefix: string, role: 'all' | 'subscriber' | 'worker', env: Record<string, string> = {}): ReflexProcess {
+export function reflexRun(
+  sim: RunningSimulator,
+  redisUrl: string,
+  prefix: string,
+  role: 'all' | 'subscriber' | 'worker',
+  env: Record<string, string> = {},
+): ReflexProcess {
   return startReflexProcess(
-    ['run', '--config', '/dev/null', '--role', role, '--target', `unix://${sim.socketPath}`, '--redis', redisUrl, '--prefix', prefix, '--rules', rulesDir, '--resync-interval', '0', '--http-port', '0', '--no-typecheck'],
+    [
+      'run',
+      '--config',
+      '/dev/null',
+      '--role',
+      role,
+      '--target',
+      `unix://${sim.socketPath}`,
+      '--redis',
+      redisUrl,
+      '--prefix',
+      prefix,
+      '--rules',
+      rulesDir,
+      '--resync-interval',
+      '0',
+      '--http-port',
+      '0',
+      '--no-typecheck',
+    ],
     { ...hostEnv(), REFLEX_LOG_LEVEL: 'info', REFLEX_STORM_THRESHOLD: '0', ...env },
     { cleanEnv: true },
   );
@@ -119,7 +152,9 @@ export function reflexRun(sim: RunningSimulator, redisUrl: string, prefix: strin
 
 /** This process's environment without what would configure a Reflex (REFLEX_*, REDIS_URL). */
 export function hostEnv(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith('REFLEX_') && e[0] !== 'REDIS_URL'));
+  return Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith('REFLEX_') && e[0] !== 'REDIS_URL'),
+  );
 }
 
 /**
@@ -185,13 +220,18 @@ export async function eventQueueCounts(redisUrl: string, keys: KeySpace, queue: 
  */
 export async function drained(redisUrl: string, keys: KeySpace, timeoutMs: number): Promise<void> {
   let quiet = 0;
-  await until('the events and actions queues to drain', async () => {
-    const counts = await Promise.all([eventQueueCounts(redisUrl, keys), eventQueueCounts(redisUrl, keys, 'actions')]);
-    const c = Object.fromEntries(['waiting', 'active', 'delayed', 'prioritized'].map((k) => [k, (counts[0][k] ?? 0) + (counts[1][k] ?? 0)]));
-    const busy = (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0);
-    quiet = busy ? 0 : quiet + 1;
-    return quiet >= 3;
-  }, timeoutMs, 300);
+  await until(
+    'the events and actions queues to drain',
+    async () => {
+      const counts = await Promise.all([eventQueueCounts(redisUrl, keys), eventQueueCounts(redisUrl, keys, 'actions')]);
+      const c = Object.fromEntries(['waiting', 'active', 'delayed', 'prioritized'].map((k) => [k, (counts[0][k] ?? 0) + (counts[1][k] ?? 0)]));
+      const busy = (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0);
+      quiet = busy ? 0 : quiet + 1;
+      return quiet >= 3;
+    },
+    timeoutMs,
+    300,
+  );
 }
 
 /**
@@ -199,7 +239,13 @@ export async function drained(redisUrl: string, keys: KeySpace, timeoutMs: numbe
  * `event` record, every crashed instance ended Running with exactly one start and an `outcome`
  * record, and no event job failed.
  */
-export async function lossReport(sim: RunningSimulator, redisUrl: string, keys: KeySpace, witness: FrameWitness, crashed: string[]): Promise<{ found: string[]; ok: boolean }> {
+export async function lossReport(
+  sim: RunningSimulator,
+  redisUrl: string,
+  keys: KeySpace,
+  witness: FrameWitness,
+  crashed: string[],
+): Promise<{ found: string[]; ok: boolean }> {
   const records = await auditOf(redisUrl, keys);
   const audited = new Set(records.filter((r) => r.type === 'event').map((r) => r.correlationId));
   const missing = [...witness.ids].filter((id) => !audited.has(id));

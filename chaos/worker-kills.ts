@@ -1,6 +1,19 @@
 import type { ReflexProcess } from '../test/support/reflex-process.js';
 import { startSimulator } from '../src/simulator/simulator.js';
-import { drained, FrameWitness, keySpace, lossReport, newPrefix, optIn, reflexRun, RestartableRedis, sleep, until, type ChaosOptions, type ScenarioResult } from './support.js';
+import {
+  drained,
+  FrameWitness,
+  keySpace,
+  lossReport,
+  newPrefix,
+  optIn,
+  reflexRun,
+  RestartableRedis,
+  sleep,
+  until,
+  type ChaosOptions,
+  type ScenarioResult,
+} from './support.js';
 
 /**
  * A storm of events (mostly `instance-updated`, some crashes of opted-in instances) while worker
@@ -57,7 +70,10 @@ export async function workerKills(opts: ChaosOptions): Promise<ScenarioResult> {
     await drained(redis.url, keys, 90_000);
     await sleep(1_000);
     const report = await lossReport(sim, redis.url, keys, witness, names);
-    return { did: `${total} events (${crashes} crashes of opted-in instances) through 1 subscriber + 3 worker processes; ${kills} worker SIGKILLs, each replaced`, ...report };
+    return {
+      did: `${total} events (${crashes} crashes of opted-in instances) through 1 subscriber + 3 worker processes; ${kills} worker SIGKILLs, each replaced`,
+      ...report,
+    };
   } finally {
     await Promise.all(procs.map((p) => p.stop()));
     await witness.stop();

@@ -30,5 +30,10 @@ export default defineRule({
   whenNot: 'instance has not opted in (user.reflex.autorestart is not true)',
   actions: [{ action: 'start' }],
   // Rules are code: the back-off can come from the environment (the demo shortens it to 1 s).
-  crashLoop: { maxRestarts: 5, windowMs: 600_000, initialBackoffMs: Number(process.env.REFLEX_CRASHLOOP_BACKOFF_MS) || 10_000, maxBackoffMs: 300_000 },
+  crashLoop: {
+    maxRestarts: 5,
+    windowMs: 600_000,
+    initialBackoffMs: Number(process.env.REFLEX_CRASHLOOP_BACKOFF_MS) || 10_000,
+    maxBackoffMs: 300_000,
+  },
 });

@@ -31,7 +31,10 @@ for (const topology of topologies) {
   process.stdout.write(`test:scale: ${files.join(' ')} on ${topology}\n`);
   const started = Date.now();
   const report = jsonDir ? ['--reporter=default', '--reporter=json', `--outputFile.json=${jsonDir}/scale-${topology}.json`] : [];
-  const run = spawnSync(process.execPath, [vitest, 'run', ...report, ...files], { stdio: 'inherit', env: { ...process.env, REFLEX_TEST_REDIS: topology, REDIS_URL: '' } });
+  const run = spawnSync(process.execPath, [vitest, 'run', ...report, ...files], {
+    stdio: 'inherit',
+    env: { ...process.env, REFLEX_TEST_REDIS: topology, REDIS_URL: '' },
+  });
   results.push({ topology, ok: run.status === 0, seconds: Math.round((Date.now() - started) / 1000) });
 }
 for (const r of results) process.stdout.write(`test:scale: ${r.topology}: ${r.ok ? 'passed' : 'FAILED'} in ${r.seconds} s\n`);

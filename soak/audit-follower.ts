@@ -19,7 +19,10 @@ export class AuditFollower {
   private done: Promise<void> | undefined;
   private failure: Error | undefined;
 
-  constructor(private readonly redis: RedisConnection, private readonly key: string) {}
+  constructor(
+    private readonly redis: RedisConnection,
+    private readonly key: string,
+  ) {}
 
   start(): void {
     this.done = this.run().catch((err: unknown) => {

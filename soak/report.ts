@@ -70,21 +70,37 @@ export function soakMarkdown(run: {
   samples: Sample[];
 }): string {
   const lines = ['## Soak', '', ...run.header.map((h) => `- ${h}`), '', ...run.verdicts.map((v) => `- ${v}`), ''];
-  lines.push(`Steady state (from ${(run.steadyFromS / 60).toFixed(1)} min, the retention window): least-squares slope, and min/max against the mean (flat: within ±10 %).`, '');
+  lines.push(
+    `Steady state (from ${(run.steadyFromS / 60).toFixed(1)} min, the retention window): least-squares slope, and min/max against the mean (flat: within ±10 %).`,
+    '',
+  );
   lines.push('| series | slope | mean | min | max | spread | flat |', '| --- | --- | --- | --- | --- | --- | --- |');
   for (const [name, t] of Object.entries(run.trends)) {
     if (!t) lines.push(`| ${name} | too few steady samples | | | | | |`);
-    else lines.push(`| ${name} | ${t.slopeMbPerMin >= 0 ? '+' : ''}${t.slopeMbPerMin.toFixed(2)} MB/min | ${f1(t.mean)} MB | ${f1(t.min)} MB | ${f1(t.max)} MB | ±${(t.spread * 100).toFixed(1)} % | ${t.flat ? 'yes' : '**no**'} |`);
+    else
+      lines.push(
+        `| ${name} | ${t.slopeMbPerMin >= 0 ? '+' : ''}${t.slopeMbPerMin.toFixed(2)} MB/min | ${f1(t.mean)} MB | ${f1(t.min)} MB | ${f1(t.max)} MB | ±${(t.spread * 100).toFixed(1)} % | ${t.flat ? 'yes' : '**no**'} |`,
+      );
   }
-  const families = [...new Set(run.samples.flatMap((s) => Object.keys(s.families)))].sort((a, b) => (run.samples.at(-1)!.families[b] ?? 0) - (run.samples.at(-1)!.families[a] ?? 0)).slice(0, 4);
-  lines.push('', `Series, one row a minute (the full series: \`--out FILE\`). Lag: event time → audit record, p50 / p99 of the events audited in the 10 s before the row.`, '');
-  lines.push(`| min | Reflex RSS | heap used | Redis used_memory | keys | ${families.map((f) => `\`${f}\``).join(' | ')} | lag p50 / p99 | events waiting | API calls | events |`);
+  const families = [...new Set(run.samples.flatMap((s) => Object.keys(s.families)))]
+    .sort((a, b) => (run.samples.at(-1)!.families[b] ?? 0) - (run.samples.at(-1)!.families[a] ?? 0))
+    .slice(0, 4);
+  lines.push(
+    '',
+    `Series, one row a minute (the full series: \`--out FILE\`). Lag: event time → audit record, p50 / p99 of the events audited in the 10 s before the row.`,
+    '',
+  );
+  lines.push(
+    `| min | Reflex RSS | heap used | Redis used_memory | keys | ${families.map((f) => `\`${f}\``).join(' | ')} | lag p50 / p99 | events waiting | API calls | events |`,
+  );
   lines.push(`| --- | --- | --- | --- | --- | ${families.map(() => '---').join(' | ')} | --- | --- | --- | --- |`);
   let nextMinute = 0;
   for (const s of run.samples) {
     if (s.t < nextMinute * 60 && s !== run.samples.at(-1)) continue;
     nextMinute = Math.floor(s.t / 60) + 1;
-    lines.push(`| ${(s.t / 60).toFixed(1)} | ${f1(s.rssMb)} MB | ${f1(s.heapUsedMb)} MB | ${f1(s.redisUsedMb)} MB | ${s.keys} | ${families.map((f) => s.families[f] ?? 0).join(' | ')} | ${s.lag.p50} / ${s.lag.p99} ms | ${s.eventsWaiting} | ${s.apiCalls} | ${s.events} |`);
+    lines.push(
+      `| ${(s.t / 60).toFixed(1)} | ${f1(s.rssMb)} MB | ${f1(s.heapUsedMb)} MB | ${f1(s.redisUsedMb)} MB | ${s.keys} | ${families.map((f) => s.families[f] ?? 0).join(' | ')} | ${s.lag.p50} / ${s.lag.p99} ms | ${s.eventsWaiting} | ${s.apiCalls} | ${s.events} |`,
+    );
   }
   return lines.join('\n');
 }

@@ -81,5 +81,5 @@ export function keyFamily(prefix: string, key: string): string {
     return `${/:[^:/]+\/[^:/]+$/.test(tag) ? 'instance' : 'target'}:${rest[0] ?? ''}`;
   }
   const parts = key.split(':');
-  return parts[0] === prefix ? parts[1] ?? prefix : 'other';
+  return parts[0] === prefix ? (parts[1] ?? prefix) : 'other';
 }

@@ -49,13 +49,22 @@ const log = (line: string) => process.stdout.write(`soak: ${line}\n`);
 export async function runSoak(o: SoakOptions): Promise<boolean> {
   const { minutes, rate, retentionMs } = o;
   // Bounded: whatever happens, the run ends.
-  setTimeout(() => {
-    log('FAIL — the run exceeded its time limit');
-    process.exit(1);
-  }, minutes * 60_000 + 10 * 60_000).unref();
+  setTimeout(
+    () => {
+      log('FAIL — the run exceeded its time limit');
+      process.exit(1);
+    },
+    minutes * 60_000 + 10 * 60_000,
+  ).unref();
 
   /** The retention Reflex is given, as config keys (docs/operations.md). */
-  const retentionConfig: Record<string, number> = { auditMaxAgeMs: retentionMs, archiveMaxAgeMs: retentionMs, rejectedMaxAgeMs: retentionMs, jobsKeepCompletedMs: retentionMs, jobsKeepFailedMs: retentionMs };
+  const retentionConfig: Record<string, number> = {
+    auditMaxAgeMs: retentionMs,
+    archiveMaxAgeMs: retentionMs,
+    rejectedMaxAgeMs: retentionMs,
+    jobsKeepCompletedMs: retentionMs,
+    jobsKeepFailedMs: retentionMs,
+  };
 
   const startedAt = new Date();
   const loadBefore = loadavg();
@@ -73,7 +82,22 @@ export async function runSoak(o: SoakOptions): Promise<boolean> {
   const others = all.filter((i) => i.config['user.reflex.autorestart'] !== 'true').map((i) => i.name);
   const httpPort = await freePort();
   const reflex = startReflexProcess(
-    ['run', '--config', configFile, '--target', target, '--redis', redis.url, '--prefix', prefix, '--rules', rulesDir, '--http-port', String(httpPort), ...(o.noTypecheck ? ['--no-typecheck'] : [])],
+    [
+      'run',
+      '--config',
+      configFile,
+      '--target',
+      target,
+      '--redis',
+      redis.url,
+      '--prefix',
+      prefix,
+      '--rules',
+      rulesDir,
+      '--http-port',
+      String(httpPort),
+      ...(o.noTypecheck ? ['--no-typecheck'] : []),
+    ],
     { ...hostEnv(), REFLEX_LOG_LEVEL: 'info' },
     { cleanEnv: true },
   );
@@ -109,7 +133,12 @@ export async function runSoak(o: SoakOptions): Promise<boolean> {
     const t0 = performance.now();
     sim.controls.crash(instance);
     try {
-      await until(`${instance} Running again`, () => sim.controls.statusCode(instance) === 103 && sim.controls.calls(instance, 'start') > startsBefore, HEAL_TIMEOUT_MS, 10);
+      await until(
+        `${instance} Running again`,
+        () => sim.controls.statusCode(instance) === 103 && sim.controls.calls(instance, 'start') > startsBefore,
+        HEAL_TIMEOUT_MS,
+        10,
+      );
       entry.healedMs = Math.round(performance.now() - t0);
       log(`crash of ${instance} at ${entry.atS.toFixed(0)} s healed in ${entry.healedMs} ms`);
     } catch {
@@ -118,7 +147,9 @@ export async function runSoak(o: SoakOptions): Promise<boolean> {
   }
 
   try {
-    log(`${INSTANCES} instances (${optedIn.length} opted in), ${rate} API calls/s for ${minutes} min, retention ${retentionMs / 1000} s (${Object.keys(retentionConfig).join(', ')}), Redis ${redis.url}, Reflex pid ${reflex.child.pid} metrics on port ${httpPort}`);
+    log(
+      `${INSTANCES} instances (${optedIn.length} opted in), ${rate} API calls/s for ${minutes} min, retention ${retentionMs / 1000} s (${Object.keys(retentionConfig).join(', ')}), Redis ${redis.url}, Reflex pid ${reflex.child.pid} metrics on port ${httpPort}`,
+    );
     await witness.start();
     follower.start();
     await reflex.waitForLog('reflex running', 120_000);
@@ -132,7 +163,8 @@ export async function runSoak(o: SoakOptions): Promise<boolean> {
     const end = loadStart + minutes * 60_000;
     // The last sample falls at the end of the load.
     while (Date.now() < end || nextSample <= end) {
-      if (reflex.child.exitCode !== null) throw new Error(`reflex run exited (${reflex.child.exitCode}) at ${((Date.now() - loadStart) / 1000).toFixed(0)} s`);
+      if (reflex.child.exitCode !== null)
+        throw new Error(`reflex run exited (${reflex.child.exitCode}) at ${((Date.now() - loadStart) / 1000).toFixed(0)} s`);
       follower.check();
       if (Date.now() >= nextCrash) {
         heals.push(crashOne(optedIn[crashes.length % optedIn.length]!, loadStart));
@@ -147,13 +179,20 @@ export async function runSoak(o: SoakOptions): Promise<boolean> {
           rssMb: rssMb(reflex.child.pid!),
           heapUsedMb: await heapUsedMb(metricsUrl),
           ...(await redisReading(probe, prefix)),
-          lag: { n: lags.length, p50: Math.round(quantile(lags, 0.5) || 0), p99: Math.round(quantile(lags, 0.99) || 0), max: Math.round(lags.length ? Math.max(...lags) : 0) },
+          lag: {
+            n: lags.length,
+            p50: Math.round(quantile(lags, 0.5) || 0),
+            p99: Math.round(quantile(lags, 0.99) || 0),
+            max: Math.round(lags.length ? Math.max(...lags) : 0),
+          },
           eventsWaiting: (await eventQueueCounts(redis.url, keys)).waiting ?? 0,
           apiCalls: load.counts.calls,
           events: witness.ids.size,
         };
         samples.push(s);
-        log(`${(s.t / 60).toFixed(1)} min: RSS ${s.rssMb.toFixed(1)} MB, heap ${s.heapUsedMb.toFixed(1)} MB, Redis ${s.redisUsedMb.toFixed(1)} MB / ${s.keys} keys (archive:seen ${s.families['archive:seen'] ?? 0}, audit:once ${s.families['audit:once'] ?? 0}), lag p50 ${s.lag.p50} ms p99 ${s.lag.p99} ms, ${s.eventsWaiting} waiting, ${s.apiCalls} calls, ${s.events} events`);
+        log(
+          `${(s.t / 60).toFixed(1)} min: RSS ${s.rssMb.toFixed(1)} MB, heap ${s.heapUsedMb.toFixed(1)} MB, Redis ${s.redisUsedMb.toFixed(1)} MB / ${s.keys} keys (archive:seen ${s.families['archive:seen'] ?? 0}, audit:once ${s.families['audit:once'] ?? 0}), lag p50 ${s.lag.p50} ms p99 ${s.lag.p99} ms, ${s.eventsWaiting} waiting, ${s.apiCalls} calls, ${s.events} events`,
+        );
       }
       await sleep(Math.max(10, Math.min(nextCrash, nextSample, end) - Date.now()));
     }
@@ -161,7 +200,12 @@ export async function runSoak(o: SoakOptions): Promise<boolean> {
     await Promise.all(heals);
     await drained(redis.url, keys, 120_000);
     // What the witness saw last reaches the audit trail through the queue: wait for it, bounded.
-    await until('the audit trail to hold every event the witness saw', () => [...witness.ids].every((id) => follower.eventIds.has(id)), 30_000, 500).catch(() => {});
+    await until(
+      'the audit trail to hold every event the witness saw',
+      () => [...witness.ids].every((id) => follower.eventIds.has(id)),
+      30_000,
+      500,
+    ).catch(() => {});
     readLogs();
 
     const missing = [...witness.ids].filter((id) => !follower.eventIds.has(id));
@@ -173,7 +217,11 @@ export async function runSoak(o: SoakOptions): Promise<boolean> {
     const [events, actions] = await Promise.all([eventQueueCounts(redis.url, keys), eventQueueCounts(redis.url, keys, 'actions')]);
     const failedJobs = (events.failed ?? 0) + (actions.failed ?? 0);
     const healMs = crashes.flatMap((c) => (c.healedMs === undefined ? [] : [c.healedMs]));
-    const trends = { 'Reflex RSS': trend(samples, 'rssMb', retentionMs / 1000), 'Redis used_memory': trend(samples, 'redisUsedMb', retentionMs / 1000), 'Reflex heap used': trend(samples, 'heapUsedMb', retentionMs / 1000) };
+    const trends = {
+      'Reflex RSS': trend(samples, 'rssMb', retentionMs / 1000),
+      'Redis used_memory': trend(samples, 'redisUsedMb', retentionMs / 1000),
+      'Reflex heap used': trend(samples, 'heapUsedMb', retentionMs / 1000),
+    };
     const flat = trends['Reflex RSS']?.flat === true && trends['Redis used_memory']?.flat === true;
     verdicts = [
       `crashes: ${crashes.length}, healed ${crashes.length - unhealed.length}${healMs.length ? ` in ${Math.min(...healMs)}–${Math.max(...healMs)} ms (median ${quantile(healMs, 0.5)} ms)` : ''}; ${notRunning.length} not Running at the end, ${doubleStarts.length} instance(s) with a start count other than their crash count${doubleStarts.length ? ` (${doubleStarts.join(', ')})` : ''}, ${noOutcome.length} without an outcome record per crash`,
@@ -182,20 +230,43 @@ export async function runSoak(o: SoakOptions): Promise<boolean> {
       `load: ${load.counts.calls} API calls (${(load.counts.calls / (minutes * 60)).toFixed(1)}/s), ${load.counts.errors} refused or failed${load.counts.errorSamples.length ? ` (${load.counts.errorSamples.join(' | ')})` : ''}, ${load.counts.unseen} whose outcome the load read too late (its own process slowed down); ${witness.ids.size} lifecycle events (${(witness.ids.size / (minutes * 60)).toFixed(1)}/s)`,
       `memory ${flat ? 'flat' : 'NOT flat'} (±10 %) in the steady state${o.assertFlat ? ' (asserted)' : ' (reported, not asserted)'}`,
     ];
-    ok = unhealed.length === 0 && notRunning.length === 0 && doubleStarts.length === 0 && noOutcome.length === 0 && missing.length === 0 && problems.errorCount === 0 && failedJobs === 0 && (!o.assertFlat || flat);
+    ok =
+      unhealed.length === 0 &&
+      notRunning.length === 0 &&
+      doubleStarts.length === 0 &&
+      noOutcome.length === 0 &&
+      missing.length === 0 &&
+      problems.errorCount === 0 &&
+      failedJobs === 0 &&
+      (!o.assertFlat || flat);
     for (const v of verdicts) log(v);
-    for (const [name, t] of Object.entries(trends)) if (t) log(`${name}: ${t.slopeMbPerMin >= 0 ? '+' : ''}${t.slopeMbPerMin.toFixed(3)} MB/min, mean ${t.mean.toFixed(1)} MB, min ${t.min.toFixed(1)}, max ${t.max.toFixed(1)} (±${(t.spread * 100).toFixed(1)} %)`);
+    for (const [name, t] of Object.entries(trends))
+      if (t)
+        log(
+          `${name}: ${t.slopeMbPerMin >= 0 ? '+' : ''}${t.slopeMbPerMin.toFixed(3)} MB/min, mean ${t.mean.toFixed(1)} MB, min ${t.min.toFixed(1)}, max ${t.max.toFixed(1)} (±${(t.spread * 100).toFixed(1)} %)`,
+        );
 
     const header = [
       `date: ${startedAt.toISOString()}; ${minutes} min of load; verdict: ${ok ? 'PASS' : 'FAIL'}`,
-      `machine: ${cpus().length} CPU(s), ${cpus()[0]?.model ?? 'unknown'}; ${(totalmem() / 2 ** 30).toFixed(1)} GiB memory; Node ${process.version}; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}, after ${loadavg().map((l) => l.toFixed(2)).join(' / ')}`,
+      `machine: ${cpus().length} CPU(s), ${cpus()[0]?.model ?? 'unknown'}; ${(totalmem() / 2 ** 30).toFixed(1)} GiB memory; Node ${process.version}; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}, after ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' / ')}`,
       `set-up: simulator with ${INSTANCES} instances (${optedIn.length} opted in), ${rate} API calls/s on the others (config PATCH, snapshot create/delete, forced stop/start), a crash of an opted-in instance every ${CRASH_EVERY_MS / 1000} s; one \`reflex run\` process (all roles, bundled rules${o.noTypecheck ? ', --no-typecheck' : ''}, default settings otherwise) on a private Redis (AOF on)`,
-      `config: ${Object.entries(retentionConfig).map(([k, v]) => `${k}: ${v}`).join(', ')}`,
+      `config: ${Object.entries(retentionConfig)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ')}`,
     ];
-    if (o.out) writeFileSync(o.out, `${JSON.stringify({ startedAt, minutes, rate, retentionMs, retentionConfig, instances: INSTANCES, optedIn: optedIn.length, ok, verdicts, trends, crashes, samples }, null, 2)}\n`);
+    if (o.out)
+      writeFileSync(
+        o.out,
+        `${JSON.stringify({ startedAt, minutes, rate, retentionMs, retentionConfig, instances: INSTANCES, optedIn: optedIn.length, ok, verdicts, trends, crashes, samples }, null, 2)}\n`,
+      );
     if (o.writeBenchmarks) {
       const file = join(root, 'BENCHMARKS.md');
-      writeFileSync(file, withSoakSection(readFileSync(file, 'utf8'), soakMarkdown({ header, verdicts, trends, steadyFromS: retentionMs / 1000, samples })));
+      writeFileSync(
+        file,
+        withSoakSection(readFileSync(file, 'utf8'), soakMarkdown({ header, verdicts, trends, steadyFromS: retentionMs / 1000, samples })),
+      );
       log('wrote the soak section of BENCHMARKS.md');
     }
   } catch (err) {

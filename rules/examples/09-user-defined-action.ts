@@ -17,7 +17,9 @@ export const stampCrash = defineAction({
   async run(ctx) {
     const at = ctx.job?.event?.timestamp ?? new Date().toISOString();
     const { etag } = await ctx.client.getInstance(ctx.instance);
-    await ctx.call({ method: 'PATCH', path: `/1.0/instances/${ctx.instance}`, action: 'example-stamp-crash' }, () => ctx.client.patchInstance(ctx.instance, { config: { [ctx.params.key]: at } }, etag));
+    await ctx.call({ method: 'PATCH', path: `/1.0/instances/${ctx.instance}`, action: 'example-stamp-crash' }, () =>
+      ctx.client.patchInstance(ctx.instance, { config: { [ctx.params.key]: at } }, etag),
+    );
     return { result: 'done', summary: `${ctx.params.key}=${at}` };
   },
 });

@@ -14,7 +14,14 @@ import { notificationTitle } from '../../src/notify/message-text.js';
 export default defineNotifications({
   auditUrl: 'https://reflex.example.internal/audit?correlation={correlationId}',
   receivers: [
-    { kind: 'slack', name: 'slack-ops', urlEnv: 'REFLEX_SLACK_WEBHOOK_URL', username: 'reflex', iconEmoji: ':robot_face:', rateLimit: { count: 20, windowMs: 60_000 } },
+    {
+      kind: 'slack',
+      name: 'slack-ops',
+      urlEnv: 'REFLEX_SLACK_WEBHOOK_URL',
+      username: 'reflex',
+      iconEmoji: ':robot_face:',
+      rateLimit: { count: 20, windowMs: 60_000 },
+    },
     { kind: 'mattermost', name: 'mattermost-db', urlEnv: 'REFLEX_MATTERMOST_WEBHOOK_URL', channel: 'db-oncall' },
     { kind: 'discord', name: 'discord-lab', urlEnv: 'REFLEX_DISCORD_WEBHOOK_URL', username: 'reflex' },
     { kind: 'teams', name: 'teams-oncall', urlEnv: 'REFLEX_TEAMS_WORKFLOW_URL', maxAttempts: 4, backoffMs: 2000, fallback: 'pager-webhook' },

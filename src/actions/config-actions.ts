@@ -13,7 +13,9 @@ export const patchConfigAction = builtinAction({
     const changes = Object.entries(wanted).filter(([k, v]) => (value.config[k] ?? '') !== v);
     if (!changes.length) return { result: 'skipped', summary: 'config already as wanted' };
     if (ctx.dryRun) return { result: 'dry-run', summary: `would set ${changes.map(([k, v]) => `${k}=${v}`).join(', ')}` };
-    await ctx.call({ method: 'PATCH', path: `/1.0/instances/${ctx.instance}`, action: 'patch-config' }, () => ctx.client.patchInstance(ctx.instance, { config: Object.fromEntries(changes) }, etag));
+    await ctx.call({ method: 'PATCH', path: `/1.0/instances/${ctx.instance}`, action: 'patch-config' }, () =>
+      ctx.client.patchInstance(ctx.instance, { config: Object.fromEntries(changes) }, etag),
+    );
     return { result: 'done', summary: `set ${changes.map(([k, v]) => `${k}=${v}`).join(', ')}` };
   },
 });
@@ -21,7 +23,10 @@ export const patchConfigAction = builtinAction({
 /** Params of the api-call action. */
 export const apiCallParamsSchema = z.strictObject({
   /** Default POST. */
-  method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).or(z.enum(['get', 'post', 'put', 'patch', 'delete'])).default('POST'),
+  method: z
+    .enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
+    .or(z.enum(['get', 'post', 'put', 'patch', 'delete']))
+    .default('POST'),
   /** An API path, `{instance}` replaced by the instance's name. */
   path: z.string().startsWith('/1.0/', 'an API path starting with /1.0/'),
   /** The JSON body. Default none. */

@@ -45,7 +45,13 @@ const actionName = /^[a-z0-9][a-z0-9-]*$/;
 
 /** Whether a value is an action made with {@link defineAction}. */
 export function isDefinedAction(v: unknown): v is DefinedAction {
-  return Boolean(v) && typeof v === 'object' && (v as DefinedAction).kind === 'action' && typeof (v as DefinedAction).name === 'string' && typeof (v as DefinedAction).run === 'function';
+  return (
+    Boolean(v) &&
+    typeof v === 'object' &&
+    (v as DefinedAction).kind === 'action' &&
+    typeof (v as DefinedAction).name === 'string' &&
+    typeof (v as DefinedAction).run === 'function'
+  );
 }
 
 /**
@@ -76,8 +82,10 @@ export function builtinAction<S extends z.ZodType>(def: ActionDefinition<S> & { 
 
 function makeAction<S extends z.ZodType>(def: ActionDefinition<S>, builtin: boolean): DefinedAction<z.output<S>> {
   const where = typeof def?.name === 'string' ? ` "${def.name}"` : '';
-  if (!def || typeof def.name !== 'string' || !actionName.test(def.name)) throw new Error(`invalid action${where}: name: use lowercase letters, digits and dashes`);
-  if (!def.params || typeof (def.params as { safeParse?: unknown }).safeParse !== 'function') throw new Error(`invalid action${where}: params: a zod schema is needed (e.g. z.strictObject({ ... }), or z.strictObject({}) for none)`);
+  if (!def || typeof def.name !== 'string' || !actionName.test(def.name))
+    throw new Error(`invalid action${where}: name: use lowercase letters, digits and dashes`);
+  if (!def.params || typeof (def.params as { safeParse?: unknown }).safeParse !== 'function')
+    throw new Error(`invalid action${where}: params: a zod schema is needed (e.g. z.strictObject({ ... }), or z.strictObject({}) for none)`);
   if (typeof def.run !== 'function') throw new Error(`invalid action${where}: run: a function (ctx) => outcome is needed`);
   const run = def.run;
   return {
@@ -88,15 +96,17 @@ function makeAction<S extends z.ZodType>(def: ActionDefinition<S>, builtin: bool
     params: strict(def.params) as z.ZodType<z.output<S>>,
     ...(def.touchesInstance !== undefined ? { touchesInstance: def.touchesInstance } : {}),
     ...(def.restarts !== undefined ? { restarts: def.restarts } : {}),
-    run: builtin ? async (ctx) => run(ctx) : async (ctx) => {
-      try {
-        return await run(ctx);
-      } catch (err) {
-        // A ReflexError (an ApiError of a client call included) keeps its code and retryability.
-        if (err instanceof ReflexError) throw err;
-        throw new ReflexError('ACTION_FAILED', `action ${def.name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-      }
-    },
+    run: builtin
+      ? async (ctx) => run(ctx)
+      : async (ctx) => {
+          try {
+            return await run(ctx);
+          } catch (err) {
+            // A ReflexError (an ApiError of a client call included) keeps its code and retryability.
+            if (err instanceof ReflexError) throw err;
+            throw new ReflexError('ACTION_FAILED', `action ${def.name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+          }
+        },
   };
 }
 
@@ -129,6 +139,7 @@ function definedAt(stack: string | undefined): { definedAt?: { file: string; lin
 export async function runAction(action: Action, ctx: ActionContext<unknown>): Promise<ActionOutcome> {
   const params = actionParams(action.name, action.params, ctx.params);
   // Params named like secrets (token, password…) are masked as the audit masks fields.
-  if (ctx.dryRun && isDefinedAction(action) && !action.builtin) return { result: 'dry-run', summary: `would run ${action.name} with params ${JSON.stringify(redact(params))}` };
+  if (ctx.dryRun && isDefinedAction(action) && !action.builtin)
+    return { result: 'dry-run', summary: `would run ${action.name} with params ${JSON.stringify(redact(params))}` };
   return action.run({ ...ctx, params });
 }

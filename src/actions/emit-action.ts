@@ -31,7 +31,11 @@ export function emittedEventId(rule: string, name: string, incident: string): st
  * Publishes a rule event of `job`'s incident on the events queue (idempotent: its job id is the
  * event id), as the `emit` action and a schedule's before/after events do.
  */
-export async function publishRuleEvent(ctx: ActionContext<unknown>, job: NonNullable<ActionContext['job']>, e: { id: string; name: string; payload: Record<string, unknown>; chain: string[] }): Promise<void> {
+export async function publishRuleEvent(
+  ctx: ActionContext<unknown>,
+  job: NonNullable<ActionContext['job']>,
+  e: { id: string; name: string; payload: Record<string, unknown>; chain: string[] },
+): Promise<void> {
   const event: RuleEvent = {
     kind: 'rule.event',
     id: e.id,
@@ -65,7 +69,10 @@ export const emitAction = builtinAction({
       return { result: 'skipped', summary: `dropped ${name}: loop cut, rule ${job.rule} already emitted earlier in this chain (${path})` };
     }
     if (chain.length > maxHops) {
-      return { result: 'skipped', summary: `dropped ${name}: loop cut, the chain would be ${chain.length} hops long, more than ${maxHops} (${path})` };
+      return {
+        result: 'skipped',
+        summary: `dropped ${name}: loop cut, the chain would be ${chain.length} hops long, more than ${maxHops} (${path})`,
+      };
     }
     const id = emittedEventId(job.rule, name, job.correlationId);
     if (ctx.dryRun) return { result: 'dry-run', summary: `would emit ${name} (event ${id}, hop ${chain.length})` };

@@ -54,7 +54,11 @@ export const execAction = builtinAction({
     let failure: unknown;
     try {
       await ctx.call({ method: 'POST', path: `/1.0/instances/${ctx.instance}/exec`, action: 'exec', record: { command: p.command } }, async () => {
-        session = await ctx.client.exec(ctx.instance, { command: p.command, environment: p.environment, user: p.user, group: p.group, cwd: p.cwd }, { timeoutMs: p.timeout, maxOutputBytes: p.maxOutputBytes });
+        session = await ctx.client.exec(
+          ctx.instance,
+          { command: p.command, environment: p.environment, user: p.user, group: p.group, cwd: p.cwd },
+          { timeoutMs: p.timeout, maxOutputBytes: p.maxOutputBytes },
+        );
         return session.operation;
       });
     } catch (err) {
@@ -64,11 +68,36 @@ export const execAction = builtinAction({
       if (!(err instanceof ApiError && err.code === 'OPERATION_FAILED') && !session.timedOut) failure = err;
     }
     const res = await session!.result();
-    await ctx.audit({ type: 'call', summary: describe(shown, res), action: 'exec', command: p.command, exitCode: res.exitCode ?? null, durationMs: res.durationMs, timedOut: res.timedOut, stdout: res.stdout, stderr: res.stderr, stdoutTruncated: res.stdoutTruncated, stderrTruncated: res.stderrTruncated, operationId: res.operation.id });
-    if (res.timedOut) throw new ReflexError('EXEC_TIMEOUT', `${shown} timed out after ${p.timeout} ms and was killed (SIGKILL)${res.exitCode !== undefined ? `; exit code ${res.exitCode}` : ''}`);
+    await ctx.audit({
+      type: 'call',
+      summary: describe(shown, res),
+      action: 'exec',
+      command: p.command,
+      exitCode: res.exitCode ?? null,
+      durationMs: res.durationMs,
+      timedOut: res.timedOut,
+      stdout: res.stdout,
+      stderr: res.stderr,
+      stdoutTruncated: res.stdoutTruncated,
+      stderrTruncated: res.stderrTruncated,
+      operationId: res.operation.id,
+    });
+    if (res.timedOut)
+      throw new ReflexError(
+        'EXEC_TIMEOUT',
+        `${shown} timed out after ${p.timeout} ms and was killed (SIGKILL)${res.exitCode !== undefined ? `; exit code ${res.exitCode}` : ''}`,
+      );
     if (failure) throw failure;
-    if (res.exitCode === undefined) throw new ReflexError('EXEC_FAILED', `${shown}: the daemon reported no exit code (operation ${res.operation.status}${res.operation.err ? `: ${res.operation.err}` : ''})`);
-    if (!p.expect.includes(res.exitCode)) throw new ReflexError('EXEC_FAILED', `${shown} exited with ${res.exitCode} (expected ${p.expect.join('|')})${res.operation.err ? `: ${res.operation.err}` : ''}`);
+    if (res.exitCode === undefined)
+      throw new ReflexError(
+        'EXEC_FAILED',
+        `${shown}: the daemon reported no exit code (operation ${res.operation.status}${res.operation.err ? `: ${res.operation.err}` : ''})`,
+      );
+    if (!p.expect.includes(res.exitCode))
+      throw new ReflexError(
+        'EXEC_FAILED',
+        `${shown} exited with ${res.exitCode} (expected ${p.expect.join('|')})${res.operation.err ? `: ${res.operation.err}` : ''}`,
+      );
     return { result: 'done', summary: `${shown} exited with ${res.exitCode} in ${res.durationMs} ms`, operationId: res.operation.id };
   },
 });

@@ -72,12 +72,20 @@ export const housekeepingAction = builtinAction({
     let announced = false;
     let renamed: string | undefined;
     for (const planned of steps) {
-      const step = planned.kind === 'create-snapshot' && !planned.dryRun && !ctx.dryRun ? await namedWhenTaken(ctx, planned, parsed.schedule) : planned;
+      const step =
+        planned.kind === 'create-snapshot' && !planned.dryRun && !ctx.dryRun ? await namedWhenTaken(ctx, planned, parsed.schedule) : planned;
       if (step.kind === 'create-snapshot' && planned.kind === 'create-snapshot' && step.name !== planned.name) renamed = step.name;
       const d = callOf(step, ctx.instance);
       const record = { step: step.describe, plan, schedule };
       if (step.dryRun || ctx.dryRun) {
-        await ctx.audit({ type: 'call', summary: `dry-run: would ${d.method} ${ctx.client.pathOf(d.path)} (${step.describe})`, method: d.method, path: ctx.client.pathOf(d.path), dryRun: true, ...record });
+        await ctx.audit({
+          type: 'call',
+          summary: `dry-run: would ${d.method} ${ctx.client.pathOf(d.path)} (${step.describe})`,
+          method: d.method,
+          path: ctx.client.pathOf(d.path),
+          dryRun: true,
+          ...record,
+        });
         dry++;
         continue;
       }
@@ -86,7 +94,13 @@ export const housekeepingAction = builtinAction({
         await hook(ctx, parsed, 'before', {});
       }
       if (await alreadyDone(ctx, step)) {
-        await ctx.audit({ type: 'call', summary: `${d.method} ${ctx.client.pathOf(d.path)} (${step.describe}): already done`, method: d.method, path: ctx.client.pathOf(d.path), ...record });
+        await ctx.audit({
+          type: 'call',
+          summary: `${d.method} ${ctx.client.pathOf(d.path)} (${step.describe}): already done`,
+          method: d.method,
+          path: ctx.client.pathOf(d.path),
+          ...record,
+        });
         if (step.kind === 'create-snapshot') created = true;
         done++;
         continue;
@@ -104,7 +118,11 @@ export const housekeepingAction = builtinAction({
         // from a job that ended done. The deletion is planned again by the next tick and counted failed.
         if (created) {
           failed.push(step.describe);
-          await ctx.audit({ type: 'call', summary: `${step.describe} failed (${(err as { code?: string }).code ?? 'UNKNOWN'}): ${(err as Error).message}; the next tick plans it again`, ...record });
+          await ctx.audit({
+            type: 'call',
+            summary: `${step.describe} failed (${(err as { code?: string }).code ?? 'UNKNOWN'}): ${(err as Error).message}; the next tick plans it again`,
+            ...record,
+          });
           continue;
         }
         throw err;
@@ -115,7 +133,11 @@ export const housekeepingAction = builtinAction({
     const result = done === 0 && failed.length === 0 ? 'dry-run' : 'done';
     if (announced) await hook(ctx, parsed, 'after', { result, done, failed });
     if (result === 'dry-run') return { result, summary: `${schedule}: ${dry} dry-run step(s)` };
-    return { result, summary: `${schedule}: ${done} change(s) made${failed.length ? `, ${failed.length} failed (${failed.join('; ')})` : ''}${dry ? `, ${dry} dry-run` : ''}`, ...(renamed ? { snapshot: renamed } : {}) };
+    return {
+      result,
+      summary: `${schedule}: ${done} change(s) made${failed.length ? `, ${failed.length} failed (${failed.join('; ')})` : ''}${dry ? `, ${dry} dry-run` : ''}`,
+      ...(renamed ? { snapshot: renamed } : {}),
+    };
   },
 });
 
@@ -133,7 +155,13 @@ async function namedWhenTaken(ctx: ActionContext<unknown>, step: Extract<Step, {
   // An earlier attempt made it under the planned name (its answer lost): the retry's check finds it.
   if (taken.has(step.name)) return step;
   const name = uniqueSnapshotName(formatSnapshotName(step.late.pattern, now, step.late.tz), (n) => taken.has(n));
-  await ctx.audit({ type: 'call', summary: `${schedule}: the snapshot planned as ${step.name} is taken ${Math.round((now - step.late.queuedAt) / 1000)} s after its tick queued it, so it is named by the time it is taken: ${name}`, schedule, snapshot: name, plannedName: step.name });
+  await ctx.audit({
+    type: 'call',
+    summary: `${schedule}: the snapshot planned as ${step.name} is taken ${Math.round((now - step.late.queuedAt) / 1000)} s after its tick queued it, so it is named by the time it is taken: ${name}`,
+    schedule,
+    snapshot: name,
+    plannedName: step.name,
+  });
   return { ...step, name, describe: step.describe.split(step.name).join(name) };
 }
 
@@ -152,13 +180,23 @@ async function createFailure(ctx: ActionContext<unknown>, name: string, err: unk
     () => true,
     () => false,
   );
-  if (exists) return new ReflexError('API_CONFLICT', `snapshot ${name} of ${ctx.instance} was made by someone else meanwhile; not taken for Reflex's (the next tick picks another name)`, { cause: err, retryable: false });
+  if (exists)
+    return new ReflexError(
+      'API_CONFLICT',
+      `snapshot ${name} of ${ctx.instance} was made by someone else meanwhile; not taken for Reflex's (the next tick picks another name)`,
+      { cause: err, retryable: false },
+    );
   if (code === 'OPERATION_FAILED') return new ReflexError('OPERATION_FAILED', (err as Error).message, { cause: err, retryable: true });
   return err;
 }
 
 /** Publishes the schedule's before/after event for this instance (once per tick and instance: the id says so). */
-async function hook(ctx: ActionContext<unknown>, params: HousekeepingParams, when: 'before' | 'after', extra: Record<string, unknown>): Promise<void> {
+async function hook(
+  ctx: ActionContext<unknown>,
+  params: HousekeepingParams,
+  when: 'before' | 'after',
+  extra: Record<string, unknown>,
+): Promise<void> {
   const name = params.events?.[when];
   const job = ctx.job;
   if (!name || !job) return;
@@ -193,7 +231,8 @@ async function alreadyDone(ctx: ActionContext<unknown>, step: Step): Promise<boo
       return false;
     }
     const state = await ctx.client.getInstanceState(ctx.instance);
-    if (state.status_code !== StatusCode.Stopped) throw new ReflexError('API_CONFLICT', `${ctx.instance} is ${state.status} again; not deleting a running instance`, { retryable: false });
+    if (state.status_code !== StatusCode.Stopped)
+      throw new ReflexError('API_CONFLICT', `${ctx.instance} is ${state.status} again; not deleting a running instance`, { retryable: false });
     return false;
   } catch (err) {
     if (isApiStatus(err, 404)) return step.kind !== 'create-snapshot';

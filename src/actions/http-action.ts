@@ -37,7 +37,12 @@ export const httpParamsSchema = z
   })
   .superRefine((p, ctx) => {
     const bad = unknownPlaceholders([p.url, p.body]);
-    if (bad.length) ctx.addIssue({ code: 'custom', path: ['body'], message: `unknown placeholder(s) ${bad.join(', ')}; a placeholder starts with ${templateRoots.join(', ')} (e.g. {event.kind}, {instance.status}, {incident.id})` });
+    if (bad.length)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['body'],
+        message: `unknown placeholder(s) ${bad.join(', ')}; a placeholder starts with ${templateRoots.join(', ')} (e.g. {event.kind}, {instance.status}, {incident.id})`,
+      });
   });
 export type HttpParams = z.output<typeof httpParamsSchema>;
 
@@ -53,7 +58,14 @@ function readSecret(ref: SecretRef, what: string): Secret {
 /** What the placeholders are filled from; the instance is read only when a placeholder names it. */
 async function templateValues(ctx: ActionContext<HttpParams>): Promise<TemplateValues> {
   const job = ctx.job;
-  const incident = { id: job?.correlationId, rule: job?.rule, target: job?.target, project: job?.project, location: job?.location, instance: ctx.instance };
+  const incident = {
+    id: job?.correlationId,
+    rule: job?.rule,
+    target: job?.target,
+    project: job?.project,
+    location: job?.location,
+    instance: ctx.instance,
+  };
   let instance: unknown;
   if (namesRoot([ctx.params.url, ctx.params.body], 'instance')) {
     instance = await ctx.client.getInstance(ctx.instance).then(
@@ -98,16 +110,29 @@ export const httpAction = builtinAction({
     const values = await templateValues(ctx);
     const json = p.body !== undefined && typeof p.body !== 'string';
     const body = p.body === undefined ? undefined : json ? JSON.stringify(fillJson(p.body, values)) : fillText(p.body as string, values);
-    const shownUrl = typeof p.url === 'string' ? redactUrl(fillText(p.url, values, encodeURIComponent)) : `${REDACTED} (${'env' in p.url ? `env:${p.url.env}` : `file:${p.url.file}`})`;
+    const shownUrl =
+      typeof p.url === 'string'
+        ? redactUrl(fillText(p.url, values, encodeURIComponent))
+        : `${REDACTED} (${'env' in p.url ? `env:${p.url.env}` : `file:${p.url.file}`})`;
     const said = `${p.method} ${shownUrl}`;
     if (ctx.dryRun) {
-      await ctx.audit({ type: 'call', summary: `dry-run: would ${said}`, method: p.method, url: shownUrl, dryRun: true, ...(body !== undefined ? { request: body.slice(0, auditedBodyBytes) } : {}) });
+      await ctx.audit({
+        type: 'call',
+        summary: `dry-run: would ${said}`,
+        method: p.method,
+        url: shownUrl,
+        dryRun: true,
+        ...(body !== undefined ? { request: body.slice(0, auditedBodyBytes) } : {}),
+      });
       return { result: 'dry-run', summary: `would ${said}` };
     }
     const secretUrl = typeof p.url === 'string' ? undefined : readSecret(p.url, 'url');
     const secrets: Secret[] = secretUrl ? [secretUrl] : [];
     const url = secretUrl ? secretUrl.reveal() : fillText(p.url as string, values, encodeURIComponent);
-    const headers: Record<string, string> = { 'user-agent': 'reflex-http/1', ...(body !== undefined ? { 'content-type': json ? 'application/json' : 'text/plain; charset=utf-8' } : {}) };
+    const headers: Record<string, string> = {
+      'user-agent': 'reflex-http/1',
+      ...(body !== undefined ? { 'content-type': json ? 'application/json' : 'text/plain; charset=utf-8' } : {}),
+    };
     for (const [name, v] of Object.entries(p.headers)) {
       if (typeof v === 'string') headers[name.toLowerCase()] = v;
       else {
@@ -120,7 +145,14 @@ export const httpAction = builtinAction({
     const record = { method: p.method, url: shownUrl, headers: Object.keys(headers) };
     let answer: HttpAnswer;
     try {
-      answer = await exchange(url, { method: p.method, headers, ...(body !== undefined ? { body } : {}), timeoutMs: p.timeout, maxBodyBytes: auditedBodyBytes, shownUrl });
+      answer = await exchange(url, {
+        method: p.method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        timeoutMs: p.timeout,
+        maxBodyBytes: auditedBodyBytes,
+        shownUrl,
+      });
     } catch (err) {
       const e = err as ReflexError;
       const message = scrub(e.message);
@@ -129,7 +161,15 @@ export const httpAction = builtinAction({
     }
     const response = scrub(answer.body);
     const ok = succeeded(answer.status, p.expect);
-    await ctx.audit({ type: 'call', summary: `${said} → ${answer.status} in ${answer.durationMs} ms`, ...record, status: answer.status, durationMs: answer.durationMs, response, truncated: answer.truncated });
+    await ctx.audit({
+      type: 'call',
+      summary: `${said} → ${answer.status} in ${answer.durationMs} ms`,
+      ...record,
+      status: answer.status,
+      durationMs: answer.durationMs,
+      response,
+      truncated: answer.truncated,
+    });
     if (!ok) throw answerError({ ...answer, body: response }, said);
     return { result: 'done', summary: `${said} answered ${answer.status}` };
   },

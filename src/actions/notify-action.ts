@@ -40,7 +40,11 @@ export const notifyAction = builtinAction({
     const p = ctx.params;
     const summary = p.summary ?? `rule notification for ${ctx.instance}`;
     const to = p.receiver ?? 'the routed receivers';
-    if (ctx.dryRun) return { result: 'dry-run', summary: p.resolve ? `would resolve the ${p.kind} alert of ${ctx.instance}` : `would notify ${to} (${p.severity}): ${summary}` };
+    if (ctx.dryRun)
+      return {
+        result: 'dry-run',
+        summary: p.resolve ? `would resolve the ${p.kind} alert of ${ctx.instance}` : `would notify ${to} (${p.severity}): ${summary}`,
+      };
     if (!ctx.notifier) throw new ReflexError('CONFIG_INVALID', 'the notify action needs notifications configured (no notifier in this process)');
     const subject = { target: ctx.client.target.url, project: ctx.client.project ?? 'default', instance: ctx.instance };
     // The record goes in the job's trail (the action's audit adds its correlation id, target and instance).
@@ -53,12 +57,24 @@ export const notifyAction = builtinAction({
     const alerts = new Alerts({ notifier: ctx.notifier, audit });
     if (p.resolve) {
       const why = p.summary ?? `resolved by a rule for ${ctx.instance}`;
-      const resolved = await alerts.resolveFiring(p.kind, subject, { summary: why, outcome: 'recovered' }, { record: { summary: `alert ${p.kind} resolved: ${why}` } });
+      const resolved = await alerts.resolveFiring(
+        p.kind,
+        subject,
+        { summary: why, outcome: 'recovered' },
+        { record: { summary: `alert ${p.kind} resolved: ${why}` } },
+      );
       if (!resolved) return { result: 'skipped', summary: `no ${p.kind} alert of ${ctx.instance} was firing` };
       return { result: 'done', summary: `alert ${resolved.fingerprint} resolved` };
     }
     const alert = await alerts.raise(
-      { kind: p.kind, severity: p.severity, summary, ...subject, correlationId: p.correlationId ?? `notify:${ctx.instance}:${Date.now()}`, labels: p.labels },
+      {
+        kind: p.kind,
+        severity: p.severity,
+        summary,
+        ...subject,
+        correlationId: p.correlationId ?? `notify:${ctx.instance}:${Date.now()}`,
+        labels: p.labels,
+      },
       { receiver: p.receiver, record: { summary: `alert ${p.kind} (${p.severity}) raised for ${to}: ${summary}` } },
     );
     return { result: 'done', summary: `alert ${alert!.fingerprint} queued for ${to}` };

@@ -12,7 +12,23 @@ import { notifyAction } from './notify-action.js';
 import { freezeAction, stopAction, unfreezeAction } from './state-actions.js';
 
 /** Every built-in action, in the order `reflex rules list` and errors name them. */
-const builtins: readonly Action[] = [startAction, restartAction, stopAction, freezeAction, unfreezeAction, snapshotAction, deleteSnapshotAction, restoreAction, patchConfigAction, apiCallAction, httpAction, execAction, notifyAction, emitAction, housekeepingAction];
+const builtins: readonly Action[] = [
+  startAction,
+  restartAction,
+  stopAction,
+  freezeAction,
+  unfreezeAction,
+  snapshotAction,
+  deleteSnapshotAction,
+  restoreAction,
+  patchConfigAction,
+  apiCallAction,
+  httpAction,
+  execAction,
+  notifyAction,
+  emitAction,
+  housekeepingAction,
+];
 
 /**
  * The actions a rule set may name, looked up here and nowhere else: the built-ins and the actions

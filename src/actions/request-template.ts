@@ -14,7 +14,6 @@ export type TemplateRoot = (typeof templateRoots)[number];
 /** What the placeholders are filled from. `instance` is read only when a placeholder names it. */
 export type TemplateValues = Record<TemplateRoot, unknown>;
 
-
 /** Every string in a value (an object body's strings, recursively). */
 function strings(value: unknown): string[] {
   if (typeof value === 'string') return [value];
@@ -25,7 +24,11 @@ function strings(value: unknown): string[] {
 
 /** The placeholders of a template whose root is not one of {@link templateRoots} (empty when it is valid). */
 export function unknownPlaceholders(template: unknown): string[] {
-  return strings(template).flatMap((s) => placeholders(s).filter((p) => !isRoot(p.name)).map((p) => p.text));
+  return strings(template).flatMap((s) =>
+    placeholders(s)
+      .filter((p) => !isRoot(p.name))
+      .map((p) => p.text),
+  );
 }
 
 /** Whether a template names a root (so the instance is read only when a placeholder needs it). */

@@ -8,13 +8,20 @@ import { builtinAction } from './define-action.js';
 export function snapshotName(pattern: string, now = new Date()): string {
   const two = (n: number) => String(n).padStart(2, '0');
   const parts: Record<string, string> = {
-    Y: String(now.getUTCFullYear()), m: two(now.getUTCMonth() + 1), d: two(now.getUTCDate()),
-    H: two(now.getUTCHours()), M: two(now.getUTCMinutes()), S: two(now.getUTCSeconds()),
+    Y: String(now.getUTCFullYear()),
+    m: two(now.getUTCMonth() + 1),
+    d: two(now.getUTCDate()),
+    H: two(now.getUTCHours()),
+    M: two(now.getUTCMinutes()),
+    S: two(now.getUTCSeconds()),
   };
   return pattern.replace(/%([YmdHMS])/g, (_, k: string) => parts[k]!);
 }
 
-const snapshotNameSchema = z.string().min(1).refine((n) => !n.includes('/'), 'a snapshot name cannot hold "/"');
+const snapshotNameSchema = z
+  .string()
+  .min(1)
+  .refine((n) => !n.includes('/'), 'a snapshot name cannot hold "/"');
 
 /** Params of the snapshot action. */
 export const snapshotParamsSchema = z
@@ -22,9 +29,15 @@ export const snapshotParamsSchema = z
     /** Name pattern with `%Y%m%d%H%M%S` (UTC). Default `reflex-%Y%m%d-%H%M%S`. */
     name: snapshotNameSchema.default('reflex-%Y%m%d-%H%M%S'),
     /** Expires this long after it is taken (`7d`). */
-    expiry: z.string().refine((v) => readDuration(v) !== undefined, `not a duration (e.g. ${durationExamples})`).optional(),
+    expiry: z
+      .string()
+      .refine((v) => readDuration(v) !== undefined, `not a duration (e.g. ${durationExamples})`)
+      .optional(),
     /** Expires at this time (ISO 8601). */
-    expiresAt: z.string().refine((v) => !Number.isNaN(Date.parse(v)), 'not a date (ISO 8601, e.g. 2026-01-31T00:00:00Z)').optional(),
+    expiresAt: z
+      .string()
+      .refine((v) => !Number.isNaN(Date.parse(v)), 'not a date (ISO 8601, e.g. 2026-01-31T00:00:00Z)')
+      .optional(),
   })
   .refine((p) => p.expiry === undefined || p.expiresAt === undefined, 'give expiry or expiresAt, not both');
 
@@ -38,7 +51,9 @@ export const snapshotAction = builtinAction({
     const { expiry, expiresAt: at } = ctx.params;
     const expiresAt = at ? new Date(at) : expiry ? new Date(Date.now() + parseDuration(expiry)) : undefined;
     if (ctx.dryRun) return { result: 'dry-run', summary: `would snapshot as ${name}${expiresAt ? ` expiring ${expiresAt.toISOString()}` : ''}` };
-    const op = await ctx.call({ method: 'POST', path: `/1.0/instances/${ctx.instance}/snapshots`, action: 'snapshot' }, () => ctx.client.createSnapshot(ctx.instance, { name, ...(expiresAt ? { expiresAt } : {}) }));
+    const op = await ctx.call({ method: 'POST', path: `/1.0/instances/${ctx.instance}/snapshots`, action: 'snapshot' }, () =>
+      ctx.client.createSnapshot(ctx.instance, { name, ...(expiresAt ? { expiresAt } : {}) }),
+    );
     return { result: 'done', summary: `snapshot ${name} taken`, operationId: op?.id };
   },
 });
@@ -57,7 +72,9 @@ export const deleteSnapshotAction = builtinAction({
       throw err;
     }
     if (ctx.dryRun) return { result: 'dry-run', summary: `would delete snapshot ${name}` };
-    const op = await ctx.call({ method: 'DELETE', path: `/1.0/instances/${ctx.instance}/snapshots/${name}`, action: 'delete-snapshot' }, () => ctx.client.deleteSnapshot(ctx.instance, name));
+    const op = await ctx.call({ method: 'DELETE', path: `/1.0/instances/${ctx.instance}/snapshots/${name}`, action: 'delete-snapshot' }, () =>
+      ctx.client.deleteSnapshot(ctx.instance, name),
+    );
     return { result: 'done', summary: `snapshot ${name} deleted`, operationId: op?.id };
   },
 });
@@ -76,7 +93,9 @@ export const restoreAction = builtinAction({
     }
     if (ctx.dryRun) return { result: 'dry-run', summary: `would restore ${name}` };
     const snapshot = name;
-    const op = await ctx.call({ method: 'PUT', path: `/1.0/instances/${ctx.instance}`, action: 'restore' }, () => ctx.client.restoreSnapshot(ctx.instance, snapshot));
+    const op = await ctx.call({ method: 'PUT', path: `/1.0/instances/${ctx.instance}`, action: 'restore' }, () =>
+      ctx.client.restoreSnapshot(ctx.instance, snapshot),
+    );
     return { result: 'done', summary: `restored ${snapshot}`, operationId: op?.id };
   },
 });

@@ -3,7 +3,11 @@ import { StatusCode } from '../client/status-code.js';
 import type { ActionContext, ActionOutcome } from './action.js';
 import { builtinAction } from './define-action.js';
 
-async function changeState(ctx: ActionContext<unknown>, action: 'start' | 'stop' | 'unfreeze', body: Record<string, unknown> = {}): Promise<string | undefined> {
+async function changeState(
+  ctx: ActionContext<unknown>,
+  action: 'start' | 'stop' | 'unfreeze',
+  body: Record<string, unknown> = {},
+): Promise<string | undefined> {
   const path = `/1.0/instances/${ctx.instance}/state`;
   const op = await ctx.call({ method: 'PUT', path, action }, () => ctx.client.changeState(ctx.instance, { action, ...body }));
   return op?.id;

@@ -17,11 +17,18 @@ export const stopParamsSchema = z.strictObject({
  * A level-triggered state change: reads the state first and does nothing when the goal already
  * holds, so a repeated event or a retried job never acts twice.
  */
-async function changeState(ctx: ActionContext<unknown>, verb: StateVerb, goal: (code: number) => boolean, body: Record<string, unknown>): Promise<ActionOutcome> {
+async function changeState(
+  ctx: ActionContext<unknown>,
+  verb: StateVerb,
+  goal: (code: number) => boolean,
+  body: Record<string, unknown>,
+): Promise<ActionOutcome> {
   const state = await ctx.client.getInstanceState(ctx.instance);
   if (goal(state.status_code)) return { result: 'skipped', summary: `already ${state.status}; nothing to do` };
   if (ctx.dryRun) return { result: 'dry-run', summary: `would ${verb} (instance is ${state.status})` };
-  const op = await ctx.call({ method: 'PUT', path: `/1.0/instances/${ctx.instance}/state`, action: verb }, () => ctx.client.changeState(ctx.instance, { action: verb, ...body }));
+  const op = await ctx.call({ method: 'PUT', path: `/1.0/instances/${ctx.instance}/state`, action: verb }, () =>
+    ctx.client.changeState(ctx.instance, { action: verb, ...body }),
+  );
   return { result: 'done', summary: `${verb} done (was ${state.status})`, operationId: op?.id };
 }
 
@@ -29,7 +36,11 @@ export const stopAction = builtinAction({
   name: 'stop',
   describe: 'stop the instance (params: force?, timeout? in seconds)',
   params: stopParamsSchema,
-  run: (ctx) => changeState(ctx, 'stop', (c) => c === StatusCode.Stopped, { force: ctx.params.force, ...(ctx.params.timeout !== undefined ? { timeout: ctx.params.timeout } : {}) }),
+  run: (ctx) =>
+    changeState(ctx, 'stop', (c) => c === StatusCode.Stopped, {
+      force: ctx.params.force,
+      ...(ctx.params.timeout !== undefined ? { timeout: ctx.params.timeout } : {}),
+    }),
 });
 
 export const freezeAction = builtinAction({

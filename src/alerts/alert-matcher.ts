@@ -6,7 +6,11 @@ import { alertValue, type Alert } from './alert.js';
  * expression) into one test on alerts, as routes and inhibition rules use them. Keys are alert
  * fields or labels (see {@link alertValue}). `where` names the setting in CONFIG_INVALID errors.
  */
-export function alertMatcher(match: Record<string, string | string[]> | undefined, matchRe: Record<string, string> | undefined, where: string): (a: Alert) => boolean {
+export function alertMatcher(
+  match: Record<string, string | string[]> | undefined,
+  matchRe: Record<string, string> | undefined,
+  where: string,
+): (a: Alert) => boolean {
   const res = Object.entries(matchRe ?? {}).map(([k, re]) => {
     try {
       return [k, new RegExp(`^(?:${re})$`)] as const;

@@ -96,7 +96,10 @@ export class Alerts {
    */
   async resolve(input: AlertInput, opts: Omit<RaiseOptions, 'receiver'> = {}): Promise<void> {
     const resolved: AlertInput = { ...input, status: 'resolved' };
-    const fresh = await this.deps.audit.append(recordOf(toAlert(resolved), 'info', { resolved: true, ...opts.record }), opts.once ? { once: opts.once } : {});
+    const fresh = await this.deps.audit.append(
+      recordOf(toAlert(resolved), 'info', { resolved: true, ...opts.record }),
+      opts.once ? { once: opts.once } : {},
+    );
     if (fresh) await this.deps.notifier?.notify(resolved);
   }
 
@@ -112,7 +115,11 @@ export class Alerts {
     if (!notifier) return undefined;
     const fingerprint = alertFingerprint({ kind, target: subject.target, project: subject.project, instance: subject.instance });
     // amend answers an unknown fingerprint without taking the alert's lock: most recoveries have no such alert.
-    const resolved = await notifier.amend(fingerprint, (known) => (known.status === 'firing' ? { status: 'resolved', endsAt: why.endsAt ?? new Date().toISOString(), summary: why.summary, outcome: why.outcome } : undefined));
+    const resolved = await notifier.amend(fingerprint, (known) =>
+      known.status === 'firing'
+        ? { status: 'resolved', endsAt: why.endsAt ?? new Date().toISOString(), summary: why.summary, outcome: why.outcome }
+        : undefined,
+    );
     if (!resolved) return undefined;
     await audit.append(recordOf(resolved, 'info', { summary: `${kind} resolved: ${why.summary}`, resolved: true, ...opts.record }));
     return resolved;
@@ -120,5 +127,16 @@ export class Alerts {
 }
 
 function recordOf(alert: Alert, severity: Severity, extra: Record<string, unknown> = {}): AlertRecord {
-  return { type: 'alert', correlationId: alert.correlationId, target: alert.target, project: alert.project, instance: alert.instance, summary: alert.summary, severity, kind: alert.kind, fingerprint: alert.fingerprint, ...extra };
+  return {
+    type: 'alert',
+    correlationId: alert.correlationId,
+    target: alert.target,
+    project: alert.project,
+    instance: alert.instance,
+    summary: alert.summary,
+    severity,
+    kind: alert.kind,
+    fingerprint: alert.fingerprint,
+    ...extra,
+  };
 }

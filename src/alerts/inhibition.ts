@@ -34,9 +34,17 @@ export class Inhibitor {
     this.rules = (rules ?? defaultInhibitRules).map((input, i) => {
       const where = `notification inhibitRules.${i}`;
       const parsed = inhibitRuleSchema.safeParse(input);
-      if (!parsed.success) throw new ReflexError('CONFIG_INVALID', `${where}: ${parsed.error.issues.map((x) => `${x.path.join('.') || '(rule)'}: ${x.message}`).join('; ')}`);
+      if (!parsed.success)
+        throw new ReflexError(
+          'CONFIG_INVALID',
+          `${where}: ${parsed.error.issues.map((x) => `${x.path.join('.') || '(rule)'}: ${x.message}`).join('; ')}`,
+        );
       const r = parsed.data;
-      return { source: alertMatcher(r.sourceMatch, r.sourceMatchRe, where), target: alertMatcher(r.targetMatch, r.targetMatchRe, where), equal: r.equal };
+      return {
+        source: alertMatcher(r.sourceMatch, r.sourceMatchRe, where),
+        target: alertMatcher(r.targetMatch, r.targetMatchRe, where),
+        equal: r.equal,
+      };
     });
   }
 
@@ -46,7 +54,13 @@ export class Inhibitor {
     for (const a of alerts) {
       for (const rule of this.rules) {
         if (!rule.target(a)) continue;
-        const by = firing.find((s) => s.status === 'firing' && s.fingerprint !== a.fingerprint && rule.source(s) && rule.equal.every((k) => (alertValue(s, k) ?? '') === (alertValue(a, k) ?? '')));
+        const by = firing.find(
+          (s) =>
+            s.status === 'firing' &&
+            s.fingerprint !== a.fingerprint &&
+            rule.source(s) &&
+            rule.equal.every((k) => (alertValue(s, k) ?? '') === (alertValue(a, k) ?? '')),
+        );
         if (by) {
           out.set(a.fingerprint, `inhibited by ${by.kind} ${by.instance}`);
           break;

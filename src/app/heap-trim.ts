@@ -29,7 +29,14 @@ export function startHeapTrim(opts: HeapTrimOptions): () => void {
     const started = performance.now();
     collect();
     const after = process.memoryUsage();
-    opts.logger.debug({ heapTotalMb: [mb(before.heapTotal), mb(after.heapTotal)], rssMb: [mb(before.rss), mb(after.rss)], ms: Math.round(performance.now() - started) }, 'heap trimmed');
+    opts.logger.debug(
+      {
+        heapTotalMb: [mb(before.heapTotal), mb(after.heapTotal)],
+        rssMb: [mb(before.rss), mb(after.rss)],
+        ms: Math.round(performance.now() - started),
+      },
+      'heap trimmed',
+    );
   }, opts.intervalMs ?? 10_000);
   timer.unref();
   return () => clearInterval(timer);

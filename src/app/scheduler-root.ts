@@ -12,7 +12,19 @@ export async function startSchedulerRoot(s: SharedParts): Promise<RoleRoot> {
   const { keys, logger } = s;
   const ruleSet = s.ruleSet!;
   const first = s.targets[0]!.id;
-  const scheduler = await startScheduler({ target: first, redis: s.redis, client: s.clients.for(first), targets: s.targets.map((t) => ({ target: t.id, client: s.clients.for(t.id) })), audit: s.audit, keys, logger, schedules: ruleSet.current.schedules, actions: s.actionsQueue, metrics: s.metrics, alerts: s.alerts });
+  const scheduler = await startScheduler({
+    target: first,
+    redis: s.redis,
+    client: s.clients.for(first),
+    targets: s.targets.map((t) => ({ target: t.id, client: s.clients.for(t.id) })),
+    audit: s.audit,
+    keys,
+    logger,
+    schedules: ruleSet.current.schedules,
+    actions: s.actionsQueue,
+    metrics: s.metrics,
+    alerts: s.alerts,
+  });
   ruleSet.attach(schedulerPart(scheduler));
   // The scheduler's own queue, checked by /readyz: a handle of its own, closed at stop.
   const schedulesQueue = quietQueue(new Queue(keys.schedules.queue, { connection: s.connection, prefix: keys.bullPrefix }), logger);

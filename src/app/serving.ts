@@ -37,7 +37,16 @@ export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<S
   const { config, keys, redis, logger, notifier } = s;
   const stops = new StopList(logger);
   try {
-    const watch = startRedisWatch({ redis, plan: retentionPlan(config, keys), levelKey: keys.redisMemoryLevel, alertRatio: config.redisMemoryAlertRatio, intervalMs: config.retentionCheckMs, metrics: s.metrics, logger, alerts: s.alerts });
+    const watch = startRedisWatch({
+      redis,
+      plan: retentionPlan(config, keys),
+      levelKey: keys.redisMemoryLevel,
+      alertRatio: config.redisMemoryAlertRatio,
+      intervalMs: config.retentionCheckMs,
+      metrics: s.metrics,
+      logger,
+      alerts: s.alerts,
+    });
     stops.add(() => watch.stop());
     const ruleSet = s.ruleSet;
     const reload = ruleSet && ((request: ReloadRequest) => ruleSet.reload(request));
@@ -50,19 +59,66 @@ export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<S
     // worker consuming it anywhere, leaves crashes unhealed.
     const ready = readiness({ redis, ...readinessOf(roots), streamLossGraceMs: config.streamLossGraceMs });
     s.metrics.watchHealth(() => ready.reading());
-    const http = config.httpPort > 0 ? await startHttpServer({
-      host: config.httpHost,
-      port: config.httpPort,
-      metrics: s.metrics,
-      logger,
-      readiness: ready.checks,
-      allowedHosts: config.httpAllowedHosts,
-      // Every role serves it: any replica behind the address Alertmanager posts to queues the alerts.
-      inbound: s.inbound.alertmanagerToken || s.inbound.webhookSecrets
-        ? { ...s.inbound, queue: s.eventsQueue, redis, rejectedKey: keys.rejected, rejectedLimits: s.rejectedLimits, audit: s.audit, logger, maxBodyBytes: config.inbound?.maxBodyBytes, toleranceSec: config.inbound?.toleranceSec, mapping: { defaultTarget: s.targets[0]!.id, targets: new Map(s.targets.flatMap((t) => [[t.name, t.id], [t.id, t.id]] as [string, string][])), instanceLabels: config.inbound?.instanceLabels, projectLabel: config.inbound?.projectLabel, targetLabel: config.inbound?.targetLabel } }
-        : undefined,
-      dashboard: config.dashboardToken ? { token: config.dashboardToken, writeToken: config.dashboardWriteToken, queues: [s.eventsQueue, s.actionsQueue], audit: s.audit, silences: new Silences(redis, keys.silences, s.audit), alerts: notifier && (() => notifier.board.view(notifier.mute)), target: s.targets.map((t) => t.id).join(', '), console: { redis, keys, prefix: config.prefix, tracker: s.tracker, targets: s.targets.map((t) => ({ id: t.id, name: t.name, client: s.clients.for(t.id) })), actionsQueue: s.actionsQueue } } : undefined,
-    }) : undefined;
+    const http =
+      config.httpPort > 0
+        ? await startHttpServer({
+            host: config.httpHost,
+            port: config.httpPort,
+            metrics: s.metrics,
+            logger,
+            readiness: ready.checks,
+            allowedHosts: config.httpAllowedHosts,
+            // Every role serves it: any replica behind the address Alertmanager posts to queues the alerts.
+            inbound:
+              s.inbound.alertmanagerToken || s.inbound.webhookSecrets
+                ? {
+                    ...s.inbound,
+                    queue: s.eventsQueue,
+                    redis,
+                    rejectedKey: keys.rejected,
+                    rejectedLimits: s.rejectedLimits,
+                    audit: s.audit,
+                    logger,
+                    maxBodyBytes: config.inbound?.maxBodyBytes,
+                    toleranceSec: config.inbound?.toleranceSec,
+                    mapping: {
+                      defaultTarget: s.targets[0]!.id,
+                      targets: new Map(
+                        s.targets.flatMap(
+                          (t) =>
+                            [
+                              [t.name, t.id],
+                              [t.id, t.id],
+                            ] as [string, string][],
+                        ),
+                      ),
+                      instanceLabels: config.inbound?.instanceLabels,
+                      projectLabel: config.inbound?.projectLabel,
+                      targetLabel: config.inbound?.targetLabel,
+                    },
+                  }
+                : undefined,
+            dashboard: config.dashboardToken
+              ? {
+                  token: config.dashboardToken,
+                  writeToken: config.dashboardWriteToken,
+                  queues: [s.eventsQueue, s.actionsQueue],
+                  audit: s.audit,
+                  silences: new Silences(redis, keys.silences, s.audit),
+                  alerts: notifier && (() => notifier.board.view(notifier.mute)),
+                  target: s.targets.map((t) => t.id).join(', '),
+                  console: {
+                    redis,
+                    keys,
+                    prefix: config.prefix,
+                    tracker: s.tracker,
+                    targets: s.targets.map((t) => ({ id: t.id, name: t.name, client: s.clients.for(t.id) })),
+                    actionsQueue: s.actionsQueue,
+                  },
+                }
+              : undefined,
+          })
+        : undefined;
     return {
       http,
       reload,

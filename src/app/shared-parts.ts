@@ -70,18 +70,25 @@ export interface SharedParts {
  * `wait` is set: then it is an error in the log and the subscriber keeps trying.
  */
 async function reachTargets(configured: ConfiguredTarget[], wait: boolean, logger: Logger): Promise<void> {
-  await Promise.all(configured.map(async (t) => {
-    const client = new InstanceClient(t.target);
-    try {
-      await client.server({ signal: AbortSignal.timeout(10_000) });
-    } catch (err) {
-      const reason = err instanceof ReflexError || err instanceof Error ? err.message : String(err);
-      if (!wait) throw new ReflexError('TARGET_UNREACHABLE', `target ${t.name === t.id ? t.id : `${t.name} (${t.id})`} does not answer: ${reason} (check --target, or give --wait-for-target to start anyway and wait for it)`, { cause: err });
-      logger.error({ target: t.id, err }, 'target does not answer at start-up; waiting for it (--wait-for-target)');
-    } finally {
-      await client.close();
-    }
-  }));
+  await Promise.all(
+    configured.map(async (t) => {
+      const client = new InstanceClient(t.target);
+      try {
+        await client.server({ signal: AbortSignal.timeout(10_000) });
+      } catch (err) {
+        const reason = err instanceof ReflexError || err instanceof Error ? err.message : String(err);
+        if (!wait)
+          throw new ReflexError(
+            'TARGET_UNREACHABLE',
+            `target ${t.name === t.id ? t.id : `${t.name} (${t.id})`} does not answer: ${reason} (check --target, or give --wait-for-target to start anyway and wait for it)`,
+            { cause: err },
+          );
+        logger.error({ target: t.id, err }, 'target does not answer at start-up; waiting for it (--wait-for-target)');
+      } finally {
+        await client.close();
+      }
+    }),
+  );
 }
 
 /**
@@ -114,7 +121,13 @@ export async function openSharedParts(config: Config, logger: Logger): Promise<S
   const history = historyStoreFor(config.history, config.prefix, keys.audit);
   await reachTargets(targets, config.waitForTarget, logger);
   const redis = await connectRedis(config.redisUrl, { logger });
-  const clients = new TargetClients(targets, { onFailover: (id, m) => logger.warn({ target: id, from: m.from, to: m.to, why: m.why }, 'a cluster member did not answer; calls and the event stream move to the next address') });
+  const clients = new TargetClients(targets, {
+    onFailover: (id, m) =>
+      logger.warn(
+        { target: id, from: m.from, to: m.to, why: m.why },
+        'a cluster member did not answer; calls and the event stream move to the next address',
+      ),
+  });
   const connection = duplicateConnection(redis);
   const jobHistory = queueHistory(config);
   const dedupeMs = dedupeWindowMs(config.jobsKeepCompletedMs);
@@ -127,7 +140,18 @@ export async function openSharedParts(config: Config, logger: Logger): Promise<S
   metrics.watchQueue(actionsQueue);
   const stopHeapTrim = startHeapTrim({ logger });
   const replica = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const ruleSet = loaded && new RuleSet(loaded, { dir: config.rulesDir, notifications: config.notifications, conditionTimeoutMs: config.ruleTimeoutMs, typecheck: config.typecheckRules, ruleErrors, audit, logger, replica });
+  const ruleSet =
+    loaded &&
+    new RuleSet(loaded, {
+      dir: config.rulesDir,
+      notifications: config.notifications,
+      conditionTimeoutMs: config.ruleTimeoutMs,
+      typecheck: config.typecheckRules,
+      ruleErrors,
+      audit,
+      logger,
+      replica,
+    });
   ruleSet?.attach(ruleErrorsPart(ruleErrors));
   // Receivers come from one place: the config file, REFLEX_NOTIFY, or a defineNotifications file beside the rules; the worker role sends.
   const notifyConfig = config.role === 'all' || config.role === 'worker' ? ruleSet!.current.notify : undefined;
@@ -135,7 +159,26 @@ export async function openSharedParts(config: Config, logger: Logger): Promise<S
   const alerts = new Alerts({ audit, notifier });
   ruleErrors.alertThrough(alerts);
   return {
-    config, logger, keys, targets, clients, metrics, redis, connection, eventsQueue, actionsQueue, jobHistory, dedupeMs, tracker, audit, history, inbound, ruleSet, notifier, alerts, replica,
+    config,
+    logger,
+    keys,
+    targets,
+    clients,
+    metrics,
+    redis,
+    connection,
+    eventsQueue,
+    actionsQueue,
+    jobHistory,
+    dedupeMs,
+    tracker,
+    audit,
+    history,
+    inbound,
+    ruleSet,
+    notifier,
+    alerts,
+    replica,
     rejectedLimits: { maxLength: config.rejectedMaxLength, maxAgeMs: config.rejectedMaxAgeMs, maxRawBytes: config.maxEventBytes },
     async close() {
       stopHeapTrim();

@@ -22,7 +22,17 @@ export async function startWorkerRoot(s: SharedParts): Promise<RoleRoot> {
     const { notifier, alerts } = s;
     const silences = new Silences(redis, keys.silences);
     // Audit records leave Redis for the history store before retention trims them (one replica ships).
-    stops.add(await startHistoryShipping({ redis, streamKey: keys.audit, store: s.history, shipIntervalMs: config.history.shipIntervalMs, logger, metrics, alerts }));
+    stops.add(
+      await startHistoryShipping({
+        redis,
+        streamKey: keys.audit,
+        store: s.history,
+        shipIntervalMs: config.history.shipIntervalMs,
+        logger,
+        metrics,
+        alerts,
+      }),
+    );
     // A cluster member going offline is an alert of its own (nothing for a server that is not clustered).
     stops.add(startMemberWatch({ targets: s.targets.map((t) => ({ id: t.id, client: s.clients.for(t.id) })), redis, keys, alerts, logger }));
     if (notifier) {
@@ -46,10 +56,19 @@ export async function startWorkerRoot(s: SharedParts): Promise<RoleRoot> {
       actionsQueue: s.actionsQueue,
       logger,
       metrics,
-      archive: new EventArchive({ redis, key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs, dedupeWindowMs: s.dedupeMs }),
+      archive: new EventArchive({
+        redis,
+        key: keys.archive,
+        maxLength: config.archiveMaxLength,
+        maxAgeMs: config.archiveMaxAgeMs,
+        dedupeWindowMs: s.dedupeMs,
+      }),
       notifier,
       alerts,
-      gate: { storm: config.stormThreshold > 0 ? { threshold: config.stormThreshold, windowMs: config.stormWindowMs } : false, autorestartStandBackMs: config.autorestartStandBackMs },
+      gate: {
+        storm: config.stormThreshold > 0 ? { threshold: config.stormThreshold, windowMs: config.stormWindowMs } : false,
+        autorestartStandBackMs: config.autorestartStandBackMs,
+      },
       actionAttempts: config.actionAttempts,
       clockToleranceMs: config.clockToleranceMs,
       maxEventBytes: config.maxEventBytes,
@@ -58,7 +77,11 @@ export async function startWorkerRoot(s: SharedParts): Promise<RoleRoot> {
     });
     stops.add(() => remediation.stop());
     // The notifier's own queues, checked by /readyz: handles of their own, closed at stop.
-    const notifyQueues = notifier ? [keys.notify.flushQueue, keys.notify.deliveryQueue].map((name) => quietQueue(new Queue(name, { connection: s.connection, prefix: keys.notify.bullPrefix }), logger)) : [];
+    const notifyQueues = notifier
+      ? [keys.notify.flushQueue, keys.notify.deliveryQueue].map((name) =>
+          quietQueue(new Queue(name, { connection: s.connection, prefix: keys.notify.bullPrefix }), logger),
+        )
+      : [];
     stops.add(async () => void (await Promise.all(notifyQueues.map((q) => q.close()))));
     return {
       readiness: { workers: remediation.workers, queues: [s.eventsQueue, s.actionsQueue, ...notifyQueues] },

@@ -119,13 +119,24 @@ const groups = new WeakMap<object, Map<string, GroupCommit<PendingRecord, string
  * order); each call is one atomic round trip (EVALSHA, falling back to EVAL once per server that
  * has not seen the script), so appends from several replicas interleave without breaking the chain.
  */
-export function appendChained(redis: RedisConnection, streamKey: string, json: string, retention: Retention, once?: { key: string; ttlMs: number }): Promise<string | undefined> {
+export function appendChained(
+  redis: RedisConnection,
+  streamKey: string,
+  json: string,
+  retention: Retention,
+  once?: { key: string; ttlMs: number },
+): Promise<string | undefined> {
   const name = `${streamKey}\u0000${retention.maxRecords}\u0000${retention.maxAgeMs}`;
   const group = groupCommitFor(groups, redis, name, () => new GroupCommit((records) => appendRecords(redis, streamKey, records, retention)));
   return group.submit(once ? { json, once } : { json });
 }
 
-async function appendRecords(redis: RedisConnection, streamKey: string, records: PendingRecord[], retention: Retention): Promise<(string | undefined)[]> {
+async function appendRecords(
+  redis: RedisConnection,
+  streamKey: string,
+  records: PendingRecord[],
+  retention: Retention,
+): Promise<(string | undefined)[]> {
   const keys = [streamKey, chainKey(streamKey)];
   const args: (string | number)[] = [retention.maxRecords, retention.maxAgeMs];
   for (const r of records) {

@@ -15,7 +15,20 @@ import { z } from 'zod';
  * - `silence`: an operator added or removed a silence (`origin`: cli, dashboard);
  * - `reload`: a replica reloaded its rules, schedules and receivers, or refused to (`by`: signal, cli; `result`; what changed or every file:line error).
  */
-export const auditTypes = ['event', 'decision', 'action', 'call', 'retry', 'outcome', 'alert', 'notification', 'give-up', 'rejected', 'silence', 'reload'] as const;
+export const auditTypes = [
+  'event',
+  'decision',
+  'action',
+  'call',
+  'retry',
+  'outcome',
+  'alert',
+  'notification',
+  'give-up',
+  'rejected',
+  'silence',
+  'reload',
+] as const;
 export type AuditType = (typeof auditTypes)[number];
 
 /**

@@ -98,7 +98,12 @@ async function verifyOnce(redis: RedisConnection, key: string, batch: number): P
   if (newestId === undefined) {
     return headId ? fail(0, headId, `the log is empty but its head is ${headId}: all records were deleted`) : { ok: true, records: 0 };
   }
-  if (!headId || !headHash) return fail(0, newestId, `the chain head (${chainKey(key)}) is missing: the log was not written through the audit chain, or its head was deleted`);
+  if (!headId || !headHash)
+    return fail(
+      0,
+      newestId,
+      `the chain head (${chainKey(key)}) is missing: the log was not written through the audit chain, or its head was deleted`,
+    );
   if (newestId !== headId) {
     return compareIds(newestId, headId) > 0
       ? fail(0, newestId, `it is newer than the chain head ${headId}: it was added without the audit chain`)
@@ -118,7 +123,11 @@ async function verifyOnce(redis: RedisConnection, key: string, batch: number): P
     start = `(${rows[rows.length - 1]![0]}`;
   }
   if (walker.last?.hash !== headHash) {
-    return fail(walker.records - 1, headId, `its hash ${walker.last?.hash} is not the recorded head hash ${headHash}: the newest record was rewritten`);
+    return fail(
+      walker.records - 1,
+      headId,
+      `its hash ${walker.last?.hash} is not the recorded head hash ${headHash}: the newest record was rewritten`,
+    );
   }
   return { ok: true, records: walker.records, firstId, headId, headHash, anchorId };
 }
@@ -145,7 +154,12 @@ export async function verifyExport(lines: AsyncIterable<string> | Iterable<strin
     const { id, prev, hash, ...record } = parsed;
     if (typeof id !== 'string') return { ok: false, records: walker.records, badId: `line ${n}`, reason: 'it has no id' };
     firstId ??= id;
-    const why = walker.check({ id, prev: typeof prev === 'string' ? prev : undefined, hash: typeof hash === 'string' ? hash : undefined, json: canonicalJson(record) });
+    const why = walker.check({
+      id,
+      prev: typeof prev === 'string' ? prev : undefined,
+      hash: typeof hash === 'string' ? hash : undefined,
+      json: canonicalJson(record),
+    });
     if (why) return { ok: false, records: walker.records, badId: id, reason: why };
   }
   return { ok: true, records: walker.records, firstId, headId: walker.last?.id, headHash: walker.last?.hash };

@@ -7,13 +7,19 @@ import { configFromEnv, parseConfig, type Config, type ConfigInput } from '../co
 export function withConnectionOptions(cmd: Command): Command {
   return cmd
     .option('--config <file>', `configuration file, YAML or JSON (env REFLEX_CONFIG; default ${DEFAULT_CONFIG_FILE} when it exists)`)
-    .option('--target <url>', 'unix:///path/to/unix.socket or https://host:8443; a cluster as several comma-separated https addresses, tried in order (env REFLEX_TARGET; default: first local LXD/Incus socket)')
+    .option(
+      '--target <url>',
+      'unix:///path/to/unix.socket or https://host:8443; a cluster as several comma-separated https addresses, tried in order (env REFLEX_TARGET; default: first local LXD/Incus socket)',
+    )
     .option('--remote <name>', 'a remote from your lxc/incus client config, instead of --target (env REFLEX_REMOTE)')
     .option('--client-cert <file>', 'client certificate for an HTTPS target (env REFLEX_CLIENT_CERT)')
     .option('--client-key <file>', 'client key for an HTTPS target (env REFLEX_CLIENT_KEY)')
     .option('--server-cert <file>', 'pin this server certificate (env REFLEX_SERVER_CERT)')
     .option('--server-fingerprint <sha256>', 'pin this server certificate fingerprint (env REFLEX_SERVER_FINGERPRINT)')
-    .option('--redis <url>', 'redis://host:port, redis-sentinel://host:port[,host:port…]/MASTER or redis-cluster://host:port[,host:port…] (rediss… for TLS; env REDIS_URL; default redis://127.0.0.1:6379)')
+    .option(
+      '--redis <url>',
+      'redis://host:port, redis-sentinel://host:port[,host:port…]/MASTER or redis-cluster://host:port[,host:port…] (rediss… for TLS; env REDIS_URL; default redis://127.0.0.1:6379)',
+    )
     .option('--rules <dir>', `folder of rule files (env REFLEX_RULES; default ./rules, or ${SERVICE_RULES_DIR} when there is no ./rules)`)
     .option('--prefix <prefix>', 'Redis key prefix (env REFLEX_PREFIX; default reflex)');
 }

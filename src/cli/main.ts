@@ -32,7 +32,15 @@ export function buildProgram(): Command {
   const program = new Command('reflex')
     .description('Event-driven automation worker for LXD and Incus')
     .version(packageVersion(), '-V, --version', 'print the version of Reflex')
-    .configureOutput({ outputError: (text, write) => write(`reflex: ${text.replace(/^error: /, '').trim().replaceAll('\n', ' ')}\n`) })
+    .configureOutput({
+      outputError: (text, write) =>
+        write(
+          `reflex: ${text
+            .replace(/^error: /, '')
+            .trim()
+            .replaceAll('\n', ' ')}\n`,
+        ),
+    })
     .exitOverride();
   registerDemo(program);
   registerRun(program);

@@ -38,13 +38,19 @@ function envOfFields(): Record<string, string> {
 }
 
 function configRows(): string[] {
-  const json = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, { type?: string; format?: string; enum?: unknown[]; default?: unknown }> };
+  const json = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as {
+    properties: Record<string, { type?: string; format?: string; enum?: unknown[]; default?: unknown }>;
+  };
   // A default behind a preprocess (duration fields) is not in the JSON schema; parsing nothing gives every default.
   const defaults = (configSchema.safeParse({}).data ?? {}) as Record<string, unknown>;
   const envOf = envOfFields();
   const out = ['| field | type | default | environment |', '| --- | --- | --- | --- |'];
   for (const [name, p] of Object.entries(json.properties)) {
-    const type = p.enum ? p.enum.map((e) => `\`${String(e)}\``).join(' \\| ') : p.format === 'duration' ? `${p.type ?? 'number'} (ms) or duration` : (p.type ?? 'any');
+    const type = p.enum
+      ? p.enum.map((e) => `\`${String(e)}\``).join(' \\| ')
+      : p.format === 'duration'
+        ? `${p.type ?? 'number'} (ms) or duration`
+        : (p.type ?? 'any');
     const def = p.default ?? defaults[name];
     out.push(`| \`${name}\` | ${type} | ${def === undefined ? '' : `\`${JSON.stringify(def)}\``} | ${envOf[name] ? `\`${envOf[name]}\`` : ''} |`);
   }
@@ -53,9 +59,12 @@ function configRows(): string[] {
 
 const exitMeanings: Record<keyof typeof exitCodes, string> = {
   ok: 'success',
-  failure: 'the command ran and failed (a doctor check, a heal that did not succeed, an unknown id or instance, a file it was told to read or write that it cannot open; an unexpected error, the only case with a stack trace)',
-  usage: 'usage error: unknown command or option, missing argument, invalid option value (a duration, a number, a choice, an instance name, a file that is not JSON), conflicting options',
-  config: 'invalid configuration (config file, environment or flags; the message names the field), no rules to run, a rule with a problem (`reflex run`: a type error, a file that fails to load, a field a rule gets wrong; one `file:line:column: message` line each), or an HTTP port that is taken',
+  failure:
+    'the command ran and failed (a doctor check, a heal that did not succeed, an unknown id or instance, a file it was told to read or write that it cannot open; an unexpected error, the only case with a stack trace)',
+  usage:
+    'usage error: unknown command or option, missing argument, invalid option value (a duration, a number, a choice, an instance name, a file that is not JSON), conflicting options',
+  config:
+    'invalid configuration (config file, environment or flags; the message names the field), no rules to run, a rule with a problem (`reflex run`: a type error, a file that fails to load, a field a rule gets wrong; one `file:line:column: message` line each), or an HTTP port that is taken',
   unavailable: 'Redis or the target cannot be reached (`reflex run` without `--wait-for-target`)',
 };
 

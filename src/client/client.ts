@@ -142,7 +142,11 @@ export class InstanceClient {
   }
 
   /** Read-modify-write with ETag retries; see {@link instances.updateInstance}. */
-  update(name: string, fn: (current: Instance, attempt: number) => Instance | void | Promise<Instance | void>, opts: UpdateOptions = {}): Promise<Instance> {
+  update(
+    name: string,
+    fn: (current: Instance, attempt: number) => Instance | void | Promise<Instance | void>,
+    opts: UpdateOptions = {},
+  ): Promise<Instance> {
     return instances.updateInstance(this.scope, name, fn, opts);
   }
 
@@ -194,7 +198,12 @@ export class InstanceClient {
 
   /** A handle on an operation known by id (e.g. persisted before a restart). */
   async getOperation(id: string, opts: { signal?: AbortSignal } = {}): Promise<Operation> {
-    return new Operation(this.transport, await operations.getOperationObject(this.transport, id, { project: this.project, ...opts }), undefined, this.project);
+    return new Operation(
+      this.transport,
+      await operations.getOperationObject(this.transport, id, { project: this.project, ...opts }),
+      undefined,
+      this.project,
+    );
   }
 
   /** Every operation the server still remembers (finished ones are forgotten after ~5 s). */
@@ -215,7 +224,10 @@ export class InstanceClient {
   /** At the address calls use now (a cluster target fails over between its members' addresses). */
   private endpointAt(types: EventType[], scope: { project?: string; allProjects?: boolean }): EventsEndpoint {
     const origin = this.transport.activeOrigin;
-    return { ...eventsEndpoint(this.transport.activeTarget, types, scope), unreachable: () => this.transport.failover(origin, 'the event stream could not connect') };
+    return {
+      ...eventsEndpoint(this.transport.activeTarget, types, scope),
+      unreachable: () => this.transport.failover(origin, 'the event stream could not connect'),
+    };
   }
 
   /**

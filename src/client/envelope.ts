@@ -9,7 +9,9 @@ import { ApiError } from './api-error.js';
 export const statusCodeSchema = z
   .number()
   .int()
-  .refine((c) => isKnownStatusCode(c, 'later'), { error: (iss) => `status code ${String(iss.input)} is not in the status table (600–999 are reserved)` });
+  .refine((c) => isKnownStatusCode(c, 'later'), {
+    error: (iss) => `status code ${String(iss.input)} is not in the status table (600–999 are reserved)`,
+  });
 
 /**
  * The three response envelopes of the instance API (seed §2). Schemas are loose on purpose:
@@ -86,5 +88,9 @@ export function parseMetadata<S extends z.ZodType>(schema: S, metadata: unknown,
   if (res.success) return res.data;
   const issue = res.error.issues[0];
   const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'metadata';
-  throw new ApiError('API_BAD_RESPONSE', `${method} ${path}: the answer's ${where === 'metadata' ? 'metadata' : `metadata.${where}`} does not fit: ${issue?.message ?? 'invalid'}`, { method, path, status });
+  throw new ApiError(
+    'API_BAD_RESPONSE',
+    `${method} ${path}: the answer's ${where === 'metadata' ? 'metadata' : `metadata.${where}`} does not fit: ${issue?.message ?? 'invalid'}`,
+    { method, path, status },
+  );
 }

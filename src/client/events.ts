@@ -38,6 +38,11 @@ export function eventsEndpoint(target: Target, types: EventType[], scope: { proj
   if (!pin) return { url, options: { cert: target.cert, key: target.key, rejectUnauthorized: true } };
   return {
     url,
-    options: { cert: target.cert, key: target.key, rejectUnauthorized: false, createConnection: pinnedTlsConnect(pin, { cert: target.cert, key: target.key }) as unknown as ClientOptions['createConnection'] },
+    options: {
+      cert: target.cert,
+      key: target.key,
+      rejectUnauthorized: false,
+      createConnection: pinnedTlsConnect(pin, { cert: target.cert, key: target.key }) as unknown as ClientOptions['createConnection'],
+    },
   };
 }

@@ -229,7 +229,10 @@ export async function startExec(scope: Scope, name: string, req: ExecRequest, op
   const path = operationPath(op.id);
   if (!secrets || execFds.some((fd) => !secrets[fd])) {
     op.release();
-    throw new ApiError('API_BAD_RESPONSE', `POST ${instancePath(name, '/exec')}: the operation carries no secrets for fds 0, 1, 2 and control`, { method: 'POST', path });
+    throw new ApiError('API_BAD_RESPONSE', `POST ${instancePath(name, '/exec')}: the operation carries no secrets for fds 0, 1, 2 and control`, {
+      method: 'POST',
+      path,
+    });
   }
   const session = new ExecSession(op, startedAt, opts);
   try {
@@ -260,7 +263,13 @@ function openSocket(scope: Scope, opId: string, secret: string, made: (ws: WebSo
     ws.once('open', () => resolve(ws));
     ws.once('unexpected-response', (_req, res) => {
       ws.terminate();
-      reject(new ApiError(res.statusCode === 403 ? 'API_FORBIDDEN' : 'API_ERROR', `GET ${path}: HTTP ${res.statusCode} instead of a websocket`, { method: 'GET', path, status: res.statusCode }));
+      reject(
+        new ApiError(res.statusCode === 403 ? 'API_FORBIDDEN' : 'API_ERROR', `GET ${path}: HTTP ${res.statusCode} instead of a websocket`, {
+          method: 'GET',
+          path,
+          status: res.statusCode,
+        }),
+      );
     });
     ws.once('error', (err) => reject(new ApiError('NETWORK', `GET ${path}: ${err.message}`, { method: 'GET', path, cause: err })));
   });

@@ -12,7 +12,10 @@ export const instanceSchema = z.looseObject({
   type: z.string().optional(),
   status: z.string(),
   status_code: z.number().int(),
-  config: z.record(z.string(), z.string()).nullish().transform((v) => v ?? {}),
+  config: z
+    .record(z.string(), z.string())
+    .nullish()
+    .transform((v) => v ?? {}),
   expanded_config: z.record(z.string(), z.string()).nullable().optional(),
   devices: z.record(z.string(), z.record(z.string(), z.string())).nullable().optional(),
   profiles: z.array(z.string()).nullable().optional(),

@@ -117,7 +117,12 @@ export interface UpdateOptions {
  * tries again. `volatile.*` keys that `fn` dropped are put back, since the daemon refuses to
  * let a client delete them (notes §11).
  */
-export async function updateInstance(scope: Scope, name: string, fn: (current: Instance, attempt: number) => Instance | void | Promise<Instance | void>, opts: UpdateOptions = {}): Promise<Instance> {
+export async function updateInstance(
+  scope: Scope,
+  name: string,
+  fn: (current: Instance, attempt: number) => Instance | void | Promise<Instance | void>,
+  opts: UpdateOptions = {},
+): Promise<Instance> {
   const attempts = opts.attempts ?? 5;
   let last: unknown;
   for (let attempt = 1; attempt <= attempts; attempt++) {

@@ -100,11 +100,19 @@ export class Operation {
       const pollSeconds = opts.pollSeconds ?? 30;
       while (!this.done) {
         if (opts.signal?.aborted) {
-          throw new ApiError('ABORTED', `waiting for operation ${this.id} aborted by the caller`, { method: 'GET', path: operationPath(this.id), cause: opts.signal.reason });
+          throw new ApiError('ABORTED', `waiting for operation ${this.id} aborted by the caller`, {
+            method: 'GET',
+            path: operationPath(this.id),
+            cause: opts.signal.reason,
+          });
         }
         const left = deadline - Date.now();
         if (left <= 0) {
-          throw new ApiError('OPERATION_TIMEOUT', `operation ${this.id} still ${this.current.status} (${this.current.status_code}) after ${opts.timeoutMs} ms`, { method: 'GET', path: operationPath(this.id) });
+          throw new ApiError(
+            'OPERATION_TIMEOUT',
+            `operation ${this.id} still ${this.current.status} (${this.current.status_code}) after ${opts.timeoutMs} ms`,
+            { method: 'GET', path: operationPath(this.id) },
+          );
         }
         const sub = this.subscription;
         if (sub && !sub.isLost) {
@@ -144,7 +152,11 @@ export class Operation {
   async cancel(signal?: AbortSignal): Promise<void> {
     const path = operationPath(this.id);
     if (!this.current.may_cancel) {
-      throw new ApiError('OPERATION_NOT_CANCELLABLE', `operation ${this.id} (${this.current.description}) cannot be cancelled: the server reports may_cancel false`, { method: 'DELETE', path });
+      throw new ApiError(
+        'OPERATION_NOT_CANCELLABLE',
+        `operation ${this.id} (${this.current.description}) cannot be cancelled: the server reports may_cancel false`,
+        { method: 'DELETE', path },
+      );
     }
     try {
       await cancelOperation(this.transport, this.id, { project: this.project, signal });
@@ -168,7 +180,11 @@ export class Operation {
   private vanishedOr(err: unknown, method: string, path: string): unknown {
     if (!(err instanceof ApiError) || err.status !== 404) return err;
     const how = this.seen ? 'after it was last seen' : 'after it was created';
-    return new ApiError('OPERATION_VANISHED', `operation ${this.id} disappeared (404) ${how} while ${this.current.status} (${this.current.status_code}); its outcome was not seen (the server forgets finished operations after ~5 s)`, { status: 404, errorCode: err.errorCode, method, path, cause: err });
+    return new ApiError(
+      'OPERATION_VANISHED',
+      `operation ${this.id} disappeared (404) ${how} while ${this.current.status} (${this.current.status_code}); its outcome was not seen (the server forgets finished operations after ~5 s)`,
+      { status: 404, errorCode: err.errorCode, method, path, cause: err },
+    );
   }
 }
 
@@ -182,7 +198,8 @@ function isNewer(candidate: OperationObject, current: OperationObject): boolean 
 function settle(op: OperationObject): OperationObject {
   const path = operationPath(op.id);
   if (op.status_code === StatusCode.Success) return op;
-  if (op.status_code === StatusCode.Cancelled) throw new ApiError('OPERATION_CANCELLED', `operation ${op.id} (${op.description}) was cancelled`, { method: 'GET', path });
+  if (op.status_code === StatusCode.Cancelled)
+    throw new ApiError('OPERATION_CANCELLED', `operation ${op.id} (${op.description}) was cancelled`, { method: 'GET', path });
   throw new ApiError(
     /busy running|is busy/i.test(op.err) ? 'API_BUSY' : 'OPERATION_FAILED',
     `operation ${op.id} (${op.description}) failed: ${op.err || op.status}`,

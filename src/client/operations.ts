@@ -21,9 +21,18 @@ function scoped(path: string, project: string | undefined, extra: Record<string,
 }
 
 /** `GET /1.0/operations/<id>`. Throws API_NOT_FOUND for an unknown (or forgotten) id. */
-export async function getOperationObject(transport: Transport, id: string, opts: { project?: string; signal?: AbortSignal } = {}): Promise<OperationObject> {
+export async function getOperationObject(
+  transport: Transport,
+  id: string,
+  opts: { project?: string; signal?: AbortSignal } = {},
+): Promise<OperationObject> {
   const res = await transport.request('GET', scoped(operationPath(id), opts.project), { signal: opts.signal });
-  if (res.kind !== 'sync') throw new ApiError('API_BAD_RESPONSE', `GET ${operationPath(id)}: expected a sync answer`, { method: 'GET', path: operationPath(id), status: res.status });
+  if (res.kind !== 'sync')
+    throw new ApiError('API_BAD_RESPONSE', `GET ${operationPath(id)}: expected a sync answer`, {
+      method: 'GET',
+      path: operationPath(id),
+      status: res.status,
+    });
   return parseMetadata(operationSchema, res.envelope.metadata, 'GET', operationPath(id), res.status);
 }
 
@@ -33,7 +42,10 @@ const groupedSchema = z.record(z.string(), z.array(operationSchema).nullable());
  * `GET /1.0/operations?recursion=1`: every operation, whatever its status. The daemon groups them
  * by lowercase status text (`running`, `success`, …); the grouping is flattened here.
  */
-export async function listOperations(transport: Transport, opts: { project?: string; allProjects?: boolean; signal?: AbortSignal } = {}): Promise<OperationObject[]> {
+export async function listOperations(
+  transport: Transport,
+  opts: { project?: string; allProjects?: boolean; signal?: AbortSignal } = {},
+): Promise<OperationObject[]> {
   const extra: Record<string, string> = { recursion: '1' };
   if (opts.allProjects) extra['all-projects'] = 'true';
   const path = scoped('/1.0/operations', opts.allProjects ? undefined : opts.project, extra);
@@ -48,11 +60,17 @@ export async function listOperations(transport: Transport, opts: { project?: str
  * state on timeout. Newer LXD may send an error envelope under HTTP 200 instead; a deadline error
  * is mapped back to "still running" (undefined), any other error envelope is thrown.
  */
-export async function waitOperationObject(transport: Transport, id: string, seconds: number, opts: { project?: string; signal?: AbortSignal } = {}): Promise<OperationObject | undefined> {
+export async function waitOperationObject(
+  transport: Transport,
+  id: string,
+  seconds: number,
+  opts: { project?: string; signal?: AbortSignal } = {},
+): Promise<OperationObject | undefined> {
   const path = scoped(`${operationPath(id)}/wait`, opts.project, { timeout: String(seconds) });
   try {
     const res = await transport.request('GET', path, { signal: opts.signal, timeoutMs: seconds * 1000 + 10_000 });
-    if (res.kind !== 'sync') throw new ApiError('API_BAD_RESPONSE', `GET ${path}: expected a sync answer`, { method: 'GET', path, status: res.status });
+    if (res.kind !== 'sync')
+      throw new ApiError('API_BAD_RESPONSE', `GET ${path}: expected a sync answer`, { method: 'GET', path, status: res.status });
     return parseMetadata(operationSchema, res.envelope.metadata, 'GET', path, res.status);
   } catch (err) {
     // The server's text only: the request's own path holds `timeout=` and must not count as one.

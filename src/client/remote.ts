@@ -64,7 +64,10 @@ function readConfig(tool: Tool, dir: string): ConfigDir | undefined {
 }
 
 function localSocket(tool: Tool, env: Env): string | undefined {
-  const explicit = tool === 'lxc' ? env.LXD_SOCKET || (env.LXD_DIR && join(env.LXD_DIR, 'unix.socket')) : env.INCUS_SOCKET || (env.INCUS_DIR && join(env.INCUS_DIR, 'unix.socket'));
+  const explicit =
+    tool === 'lxc'
+      ? env.LXD_SOCKET || (env.LXD_DIR && join(env.LXD_DIR, 'unix.socket'))
+      : env.INCUS_SOCKET || (env.INCUS_DIR && join(env.INCUS_DIR, 'unix.socket'));
   if (explicit) return explicit;
   if (tool === 'incus') return existsSync('/var/lib/incus/unix.socket') ? '/var/lib/incus/unix.socket' : undefined;
   return findLocalSocket();
@@ -88,7 +91,12 @@ export function resolveRemote(name?: string, env: Env = process.env): Target {
   if (!found) {
     if (wanted === 'local') return unixTarget('lxc', 'unix://', env, undefined, wanted);
     const known = [...new Set(configs.flatMap((c) => Object.keys(c.remotes)))].sort();
-    throw new ReflexError('REMOTE_UNKNOWN', `no remote "${wanted}" in ${configDirs(env).map((d) => join(d.dir, 'config.yml')).join(', ')}${known.length ? ` (known: ${known.join(', ')})` : ''}`);
+    throw new ReflexError(
+      'REMOTE_UNKNOWN',
+      `no remote "${wanted}" in ${configDirs(env)
+        .map((d) => join(d.dir, 'config.yml'))
+        .join(', ')}${known.length ? ` (known: ${known.join(', ')})` : ''}`,
+    );
   }
   const remote = found.remotes[wanted]!;
   const where = `remote "${wanted}" of ${join(found.dir, 'config.yml')}`;
@@ -99,14 +107,22 @@ export function resolveRemote(name?: string, env: Env = process.env): Target {
   if (remote.addr.startsWith('unix:')) return unixTarget(found.tool, remote.addr, env, remote.project, wanted);
   const authType = remote.auth_type ?? 'tls';
   if (authType !== 'tls') {
-    throw new ReflexError('REMOTE_UNSUPPORTED', `${where} uses auth_type ${authType}; Reflex supports only tls (client certificates): re-add the remote with \`${found.tool} remote add ${wanted} ${remote.addr} --auth-type=tls\``);
+    throw new ReflexError(
+      'REMOTE_UNSUPPORTED',
+      `${where} uses auth_type ${authType}; Reflex supports only tls (client certificates): re-add the remote with \`${found.tool} remote add ${wanted} ${remote.addr} --auth-type=tls\``,
+    );
   }
-  const addrs = remote.addr.split(',').map((a) => a.trim()).filter(Boolean);
-  if (addrs.length === 0 || !addrs.every((a) => a.startsWith('https://'))) throw new ReflexError('REMOTE_UNSUPPORTED', `${where} has address ${remote.addr}; expected https://… or unix://…`);
+  const addrs = remote.addr
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+  if (addrs.length === 0 || !addrs.every((a) => a.startsWith('https://')))
+    throw new ReflexError('REMOTE_UNSUPPORTED', `${where} has address ${remote.addr}; expected https://… or unix://…`);
   const file = (f: string) => (existsSync(f) ? readFileSync(f, 'utf8') : undefined);
   const cert = file(join(found.dir, 'client.crt'));
   const key = file(join(found.dir, 'client.key'));
-  if (key && /ENCRYPTED/.test(key)) throw new ReflexError('REMOTE_UNSUPPORTED', `${join(found.dir, 'client.key')} is encrypted; Reflex cannot prompt for its passphrase`);
+  if (key && /ENCRYPTED/.test(key))
+    throw new ReflexError('REMOTE_UNSUPPORTED', `${join(found.dir, 'client.key')} is encrypted; Reflex cannot prompt for its passphrase`);
   // Like lxc: no servercerts/<name>.crt means the server has a CA-signed certificate, verified
   // against the system CAs; otherwise that certificate is the pin.
   const serverCert = file(join(found.dir, 'servercerts', `${wanted}.crt`));
@@ -134,6 +150,7 @@ export function listRemotes(env: Env = process.env): string[] {
 function unixTarget(tool: Tool, addr: string, env: Env, project: string | undefined, name: string): Target {
   const path = addr.replace(/^unix:(\/\/)?/, '');
   const socketPath = path || localSocket(tool, env);
-  if (!socketPath) throw new ReflexError('TARGET_INVALID', `remote "${name}" is the local ${tool === 'lxc' ? 'LXD' : 'Incus'} socket, but none was found`);
+  if (!socketPath)
+    throw new ReflexError('TARGET_INVALID', `remote "${name}" is the local ${tool === 'lxc' ? 'LXD' : 'Incus'} socket, but none was found`);
   return { kind: 'unix', socketPath, url: `unix://${socketPath}`, project };
 }

@@ -29,7 +29,8 @@ export class Scope {
   /** A call that must answer sync (200). */
   async sync(method: string, path: string, opts?: RequestOptions): Promise<Extract<Response, { kind: 'sync' }>> {
     const res = await this.transport.request(method, path, opts);
-    if (res.kind !== 'sync') throw new ApiError('API_BAD_RESPONSE', `${method} ${path}: expected a sync answer, got async`, { method, path, status: res.status });
+    if (res.kind !== 'sync')
+      throw new ApiError('API_BAD_RESPONSE', `${method} ${path}: expected a sync answer, got async`, { method, path, status: res.status });
     return res;
   }
 

@@ -12,7 +12,14 @@ export const serverInfoSchema = z.looseObject({
   auth: z.string().optional(),
   auth_methods: z.array(z.string()).optional(),
   public: z.boolean().optional(),
-  environment: z.looseObject({ server: z.string().optional(), server_version: z.string().optional(), certificate_fingerprint: z.string().optional(), server_clustered: z.boolean().optional() }).optional(),
+  environment: z
+    .looseObject({
+      server: z.string().optional(),
+      server_version: z.string().optional(),
+      certificate_fingerprint: z.string().optional(),
+      server_clustered: z.boolean().optional(),
+    })
+    .optional(),
   config: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 

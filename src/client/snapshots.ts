@@ -21,14 +21,24 @@ export interface SnapshotCreate {
   expiresAt?: Date | string;
 }
 
-export async function listSnapshots(scope: Scope, instance: string, opts: { recursion?: 0 | 1; signal?: AbortSignal } = {}): Promise<string[] | Snapshot[]> {
+export async function listSnapshots(
+  scope: Scope,
+  instance: string,
+  opts: { recursion?: 0 | 1; signal?: AbortSignal } = {},
+): Promise<string[] | Snapshot[]> {
   const recursion = opts.recursion ?? 1;
   const path = scope.path(snapshotPath(instance), { recursion });
   const res = await scope.sync('GET', path, { signal: opts.signal });
-  return parseMetadata(z.array(recursion === 0 ? z.string() : snapshotSchema), res.envelope.metadata ?? [], 'GET', path, res.status) as string[] | Snapshot[];
+  return parseMetadata(z.array(recursion === 0 ? z.string() : snapshotSchema), res.envelope.metadata ?? [], 'GET', path, res.status) as
+    string[] | Snapshot[];
 }
 
-export async function getSnapshot(scope: Scope, instance: string, snapshot: string, opts: { signal?: AbortSignal } = {}): Promise<Versioned<Snapshot>> {
+export async function getSnapshot(
+  scope: Scope,
+  instance: string,
+  snapshot: string,
+  opts: { signal?: AbortSignal } = {},
+): Promise<Versioned<Snapshot>> {
   const path = scope.path(snapshotPath(instance, snapshot));
   const res = await scope.sync('GET', path, opts);
   return { value: parseMetadata(snapshotSchema, res.envelope.metadata, 'GET', path, res.status), etag: res.etag };
@@ -50,7 +60,13 @@ export function deleteSnapshot(scope: Scope, instance: string, snapshot: string,
 }
 
 /** Changes a snapshot's expiry (the only field PATCH/PUT can change); `null` clears it. */
-export function setSnapshotExpiry(scope: Scope, instance: string, snapshot: string, expiresAt: Date | string | null, opts: RequestOptions = {}): Promise<void> {
+export function setSnapshotExpiry(
+  scope: Scope,
+  instance: string,
+  snapshot: string,
+  expiresAt: Date | string | null,
+  opts: RequestOptions = {},
+): Promise<void> {
   const expires_at = expiresAt === null ? '0001-01-01T00:00:00Z' : new Date(expiresAt).toISOString();
   return scope.syncOrWait('PATCH', scope.path(snapshotPath(instance, snapshot)), { ...opts, body: { expires_at } });
 }

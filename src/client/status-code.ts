@@ -97,7 +97,12 @@ export function statusRange(code: number): StatusRange | undefined {
  */
 export function parseStatusCode(code: number, revision: ApiRevision = 'later'): StatusCode {
   if (isKnownStatusCode(code, revision)) return code;
-  const why = statusRange(code) === undefined ? (code >= 600 && code <= 999 ? 'reserved for future use (600–999)' : 'not a three-digit status code') : `not defined by the ${revision} revision`;
+  const why =
+    statusRange(code) === undefined
+      ? code >= 600 && code <= 999
+        ? 'reserved for future use (600–999)'
+        : 'not a three-digit status code'
+      : `not defined by the ${revision} revision`;
   throw new ReflexError('STATUS_CODE_INVALID', `status code ${code} is ${why}`);
 }
 

@@ -26,11 +26,7 @@ export type Target =
     };
 
 /** Sockets tried in order when no target is given: Debian LXD, snap LXD, Incus. */
-export const localSocketCandidates = [
-  '/var/lib/lxd/unix.socket',
-  '/var/snap/lxd/common/lxd/unix.socket',
-  '/var/lib/incus/unix.socket',
-];
+export const localSocketCandidates = ['/var/lib/lxd/unix.socket', '/var/snap/lxd/common/lxd/unix.socket', '/var/lib/incus/unix.socket'];
 
 function isSocket(path: string): boolean {
   try {
@@ -61,7 +57,8 @@ export interface TlsFiles {
 export function httpsAddresses(values: readonly string[], what: string): { origin: string; addresses?: string[] } {
   const origins: string[] = [];
   for (const raw of values.map((v) => v.trim()).filter(Boolean)) {
-    if (!raw.startsWith('https://')) throw new ReflexError('TARGET_INVALID', `${what}: address "${raw}" is not https://host:port (only HTTPS targets can list several addresses)`);
+    if (!raw.startsWith('https://'))
+      throw new ReflexError('TARGET_INVALID', `${what}: address "${raw}" is not https://host:port (only HTTPS targets can list several addresses)`);
     const origin = new URL(raw).origin;
     if (!origins.includes(origin)) origins.push(origin);
   }
@@ -85,13 +82,17 @@ export function parseTarget(value: string | undefined, tls: TlsFiles = {}): Targ
   if (!value) {
     const found = findLocalSocket();
     if (!found) {
-      throw new ReflexError('TARGET_INVALID', `no target given and no local LXD/Incus socket found (tried ${localSocketCandidates.join(', ')}); pass --target unix:///path/to/unix.socket or https://host:8443`);
+      throw new ReflexError(
+        'TARGET_INVALID',
+        `no target given and no local LXD/Incus socket found (tried ${localSocketCandidates.join(', ')}); pass --target unix:///path/to/unix.socket or https://host:8443`,
+      );
     }
     return { kind: 'unix', socketPath: found, url: `unix://${found}` };
   }
   if (value.startsWith('unix:') || value.startsWith('/')) {
     const socketPath = value.replace(/^unix:(\/\/)?/, '');
-    if (!socketPath.startsWith('/')) throw new ReflexError('TARGET_INVALID', `target "${value}": a unix socket path must be absolute (unix:///path/to/unix.socket)`);
+    if (!socketPath.startsWith('/'))
+      throw new ReflexError('TARGET_INVALID', `target "${value}": a unix socket path must be absolute (unix:///path/to/unix.socket)`);
     return { kind: 'unix', socketPath, url: `unix://${socketPath}` };
   }
   if (value.startsWith('https://')) {

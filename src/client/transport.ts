@@ -44,9 +44,29 @@ export function targetPin(target: Target): string | undefined {
 }
 
 /** Error codes of the system calls and TLS layer that mean no connection was made: nothing was sent. */
-const notConnectedCodes = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'ENOENT', 'UND_ERR_CONNECT_TIMEOUT', 'TLS_PIN_MISMATCH']);
+const notConnectedCodes = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENOENT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'TLS_PIN_MISMATCH',
+]);
 /** Codes of a connection cut or gone bad after it was made: the request may have reached the server. */
-const connectionLostCodes = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const connectionLostCodes = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
 
 function errorCodes(err: unknown): string[] {
   const codes: string[] = [];
@@ -60,7 +80,12 @@ function errorCodes(err: unknown): string[] {
 /** Whether a failure happened before any byte of the request could reach the server (refused, unreachable, TLS handshake). */
 function neverConnected(err: unknown): boolean {
   // TLS handshake failures: Node's (ERR_TLS_*, ERR_SSL_*, EPROTO) and OpenSSL's certificate checks.
-  return errorCodes(err).some((c) => notConnectedCodes.has(c) || c === 'EPROTO' || /^(ERR_TLS_|ERR_SSL_|UNABLE_TO_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)/.test(c));
+  return errorCodes(err).some(
+    (c) =>
+      notConnectedCodes.has(c) ||
+      c === 'EPROTO' ||
+      /^(ERR_TLS_|ERR_SSL_|UNABLE_TO_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)/.test(c),
+  );
 }
 
 /**
@@ -202,10 +227,19 @@ export class Transport {
       if (res.statusCode === 403 || res.statusCode === 401) throw this.authError(res.statusCode, text.trim(), method, path);
       // An error status with a plain body (LXD's text/plain 400 on /1.0/events, a proxy's 502) is still that error.
       if (res.statusCode >= 400) throw apiErrorFromEnvelope(res.statusCode, text.trim().slice(0, 200) || 'no body', res.statusCode, method, path);
-      throw new ApiError('API_BAD_RESPONSE', `${method} ${path}: HTTP ${res.statusCode} with a body that is not JSON: ${text.slice(0, 200)}`, { status: res.statusCode, method, path, cause: err });
+      throw new ApiError('API_BAD_RESPONSE', `${method} ${path}: HTTP ${res.statusCode} with a body that is not JSON: ${text.slice(0, 200)}`, {
+        status: res.statusCode,
+        method,
+        path,
+        cause: err,
+      });
     }
     if (!parsed.success) {
-      throw new ApiError('API_BAD_RESPONSE', `${method} ${path}: HTTP ${res.statusCode} with a body that is not an envelope: ${parsed.error.message}`, { status: res.statusCode, method, path });
+      throw new ApiError(
+        'API_BAD_RESPONSE',
+        `${method} ${path}: HTTP ${res.statusCode} with a body that is not an envelope: ${parsed.error.message}`,
+        { status: res.statusCode, method, path },
+      );
     }
     const env = parsed.data;
     if (env.type === 'error') {
@@ -229,7 +263,8 @@ export class Transport {
   private networkError(err: unknown, timedOutBySelf: boolean, method: string, path: string, callerSignal: AbortSignal | undefined): ApiError {
     const pinned = findReflexCause(err);
     if (pinned) return new ApiError(pinned.code, pinned.message, { method, path, cause: err });
-    if (callerSignal?.aborted && !timedOutBySelf) return new ApiError('ABORTED', `${method} ${path}: aborted by the caller`, { method, path, cause: callerSignal.reason ?? err });
+    if (callerSignal?.aborted && !timedOutBySelf)
+      return new ApiError('ABORTED', `${method} ${path}: aborted by the caller`, { method, path, cause: callerSignal.reason ?? err });
     const timedOut = timedOutBySelf || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError;
     const msg = timedOut ? 'timed out' : (err as Error).message;
     return new ApiError(timedOut ? 'TIMEOUT' : 'NETWORK', `${method} ${path}: ${msg}`, { method, path, cause: err });
@@ -243,9 +278,17 @@ export class Transport {
     const t = this.target;
     if (t.kind !== 'https') return apiErrorFromEnvelope(status, message, status, method, path);
     if (!t.cert || !t.key) {
-      return new ApiError('TLS_CLIENT_CERT_MISSING', `${method} ${path}: ${status} ${message}: no client certificate is configured for ${this.activeOrigin}; the server only serves trusted clients (configure client.crt/client.key and add it with \`lxc config trust add\`)`, { status, errorCode: status, method, path });
+      return new ApiError(
+        'TLS_CLIENT_CERT_MISSING',
+        `${method} ${path}: ${status} ${message}: no client certificate is configured for ${this.activeOrigin}; the server only serves trusted clients (configure client.crt/client.key and add it with \`lxc config trust add\`)`,
+        { status, errorCode: status, method, path },
+      );
     }
-    return new ApiError('TLS_CLIENT_UNTRUSTED', `${method} ${path}: ${status} ${message}: the server does not trust the client certificate ${certificateFingerprint(t.cert)} (add it with \`lxc config trust add\`)`, { status, errorCode: status, method, path });
+    return new ApiError(
+      'TLS_CLIENT_UNTRUSTED',
+      `${method} ${path}: ${status} ${message}: the server does not trust the client certificate ${certificateFingerprint(t.cert)} (add it with \`lxc config trust add\`)`,
+      { status, errorCode: status, method, path },
+    );
   }
 }
 

@@ -48,6 +48,10 @@ export function readConfigFile(path: string): ConfigInput {
     throw new ReflexError('CONFIG_INVALID', `config file ${path} is not valid YAML/JSON: ${e.code ?? 'syntax error'}${where}`);
   }
   if (value === null || value === undefined) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new ReflexError('CONFIG_INVALID', `config file ${path}: expected a mapping of settings, got ${Array.isArray(value) ? 'a list' : typeof value}`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new ReflexError(
+      'CONFIG_INVALID',
+      `config file ${path}: expected a mapping of settings, got ${Array.isArray(value) ? 'a list' : typeof value}`,
+    );
   return value as ConfigInput;
 }

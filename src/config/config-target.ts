@@ -36,7 +36,11 @@ function entryTarget(entry: TargetEntry, index: number): ConfiguredTarget {
     target = singleTarget(entry.addresses ? { ...entry, target: entry.addresses.join(',') } : entry);
   } catch (err) {
     const e = err as ReflexError;
-    throw new ReflexError(e.code ?? 'CONFIG_INVALID', `targets.${index}.${entry.remote ? 'remote' : entry.addresses ? 'addresses' : 'target'} (${entry.name}): ${e.message}`, { cause: err });
+    throw new ReflexError(
+      e.code ?? 'CONFIG_INVALID',
+      `targets.${index}.${entry.remote ? 'remote' : entry.addresses ? 'addresses' : 'target'} (${entry.name}): ${e.message}`,
+      { cause: err },
+    );
   }
   // Scoping returns a new target rather than changing the one a remote resolved to.
   const scoped = entry.project ? { ...target, project: entry.project } : target;
@@ -58,7 +62,10 @@ export function targetsOf(config: Config): ConfiguredTarget[] {
     const mine = targetAddresses(t.target);
     const first = out.findIndex((o) => targetAddresses(o.target).some((a) => mine.includes(a)));
     if (first < i) {
-      throw new ReflexError('CONFIG_INVALID', `targets.${i}.target (${t.name}): the same server as targets.${first} (${out[first]!.id}); give one entry per server or cluster (without project, an entry watches every project)`);
+      throw new ReflexError(
+        'CONFIG_INVALID',
+        `targets.${i}.target (${t.name}): the same server as targets.${first} (${out[first]!.id}); give one entry per server or cluster (without project, an entry watches every project)`,
+      );
     }
   });
   return out;

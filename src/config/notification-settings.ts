@@ -59,8 +59,20 @@ const requestHeaders = {
 };
 
 const kinds = {
-  slack: z.strictObject({ kind: z.literal('slack'), ...common, channel: z.string().optional(), username: z.string().optional(), iconEmoji: z.string().optional() }),
-  mattermost: z.strictObject({ kind: z.literal('mattermost'), ...common, channel: z.string().optional(), username: z.string().optional(), iconUrl: z.string().optional() }),
+  slack: z.strictObject({
+    kind: z.literal('slack'),
+    ...common,
+    channel: z.string().optional(),
+    username: z.string().optional(),
+    iconEmoji: z.string().optional(),
+  }),
+  mattermost: z.strictObject({
+    kind: z.literal('mattermost'),
+    ...common,
+    channel: z.string().optional(),
+    username: z.string().optional(),
+    iconUrl: z.string().optional(),
+  }),
   discord: z.strictObject({ kind: z.literal('discord'), ...common, username: z.string().optional(), avatarUrl: z.string().optional() }),
   teams: z.strictObject({ kind: z.literal('teams'), ...common }),
   webhook: z.strictObject({
@@ -177,7 +189,13 @@ export function receiverSchemaWith<const X extends z.core.$ZodLooseShape>(extra:
       }
       atMostOne(fields, ['bearerTokenEnv', 'bearerTokenFile'], ctx);
       for (const name of Object.keys((fields.headers as Record<string, string> | undefined) ?? {})) {
-        if (secretHeaderName.test(name)) ctx.addIssue({ code: 'custom', path: ['headers', name], message: 'a header that carries a credential takes its value from headersFrom (env or file) or bearerTokenEnv/bearerTokenFile, never from the file itself' });
+        if (secretHeaderName.test(name))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['headers', name],
+            message:
+              'a header that carries a credential takes its value from headersFrom (env or file) or bearerTokenEnv/bearerTokenFile, never from the file itself',
+          });
       }
     });
 }
@@ -221,7 +239,9 @@ export interface RouteSettings {
   routes?: RouteSettings[];
 }
 
-const routeSettingsSchema: z.ZodType<RouteSettings> = z.lazy(() => z.strictObject({ ...routeFields, routes: z.array(routeSettingsSchema).optional() }));
+const routeSettingsSchema: z.ZodType<RouteSettings> = z.lazy(() =>
+  z.strictObject({ ...routeFields, routes: z.array(routeSettingsSchema).optional() }),
+);
 
 const matchers = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
 

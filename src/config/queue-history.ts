@@ -11,7 +11,9 @@ export interface QueueHistory {
  * The finished jobs every Reflex queue keeps, from `jobsKeepCompleted[Ms]` and `jobsKeepFailed[Ms]`
  * (BullMQ counts ages in seconds). Each is bounded by count and by age, whichever comes first.
  */
-export function queueHistory(config: Pick<Config, 'jobsKeepCompleted' | 'jobsKeepCompletedMs' | 'jobsKeepFailed' | 'jobsKeepFailedMs'>): QueueHistory {
+export function queueHistory(
+  config: Pick<Config, 'jobsKeepCompleted' | 'jobsKeepCompletedMs' | 'jobsKeepFailed' | 'jobsKeepFailedMs'>,
+): QueueHistory {
   return {
     removeOnComplete: { count: config.jobsKeepCompleted, age: Math.ceil(config.jobsKeepCompletedMs / 1000) },
     removeOnFail: { count: config.jobsKeepFailed, age: Math.ceil(config.jobsKeepFailedMs / 1000) },

@@ -40,7 +40,7 @@ export function formatAuditLine(r: AuditRecord, colour: boolean): string {
   const who = (r.instance ?? '').padEnd(8);
   const rule = r.rule ? `${r.rule}: ` : '';
   const failed = r.type === 'outcome' && (r as { result?: string }).result === 'failed';
-  const c = failed ? 31 : colours[r.type] ?? 0;
+  const c = failed ? 31 : (colours[r.type] ?? 0);
   const tag = colour ? `\x1b[${c}m${kind}\x1b[0m` : kind;
   return `${time}  ${tag} ${who} ${rule}${r.summary}`;
 }

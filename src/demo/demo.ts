@@ -76,7 +76,16 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
     // A port of its own: a `reflex run` (or another demo) on this host may hold the default 9464.
     const httpPort = await freePort();
     // The bundled rules are type-checked by Reflex's own CI: checking them again only delays the demo.
-    const config = parseConfig({ target, redisUrl, rulesDir: bundledRulesDir, prefix, resyncIntervalMs: 2_000, logLevel: 'warn', httpPort, typecheckRules: false });
+    const config = parseConfig({
+      target,
+      redisUrl,
+      rulesDir: bundledRulesDir,
+      prefix,
+      resyncIntervalMs: 2_000,
+      logLevel: 'warn',
+      httpPort,
+      typecheckRules: false,
+    });
     const summary: DemoSummary = { remediations: [], leftAlone: [], quarantined: [], alerts: [], records: 0 };
     // The example receiver: a signed webhook on 127.0.0.1 that prints what a chat channel would get.
     const receiver = new TerminalReceiver(say);
@@ -99,13 +108,19 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
     const client = new InstanceClient(parseTarget(target));
     stops.push(() => client.close());
 
-    say(`Reflex demo: simulator at ${sim.socketPath}, Redis ${privateRedis ? `private at ${redisUrl}` : redisUrl}, rules ${bundledRulesDir}, metrics at ${reflex.http?.url ?? ''}/metrics`);
+    say(
+      `Reflex demo: simulator at ${sim.socketPath}, Redis ${privateRedis ? `private at ${redisUrl}` : redisUrl}, rules ${bundledRulesDir}, metrics at ${reflex.http?.url ?? ''}/metrics`,
+    );
     say('Instances web-1, web-2, web-3, db-1 opted in (user.reflex.autorestart=true); batch-1 did not.\n');
     const steps: [number, string, () => Promise<void> | void][] = [
       [1_500, 'crash web-1 (kill -9 of its init)', () => c.crash('web-1')],
       [3_000, 'web-2 starts crash-looping (its init dies 1.5 s after each start)', () => (c.crashLoop('web-2', 1_500), c.crash('web-2'))],
       [6_000, 'db-1 goes into Error (112); no event announces it, the periodic resync finds it', () => c.setError('db-1')],
-      [10_000, 'a user stops web-3 through the API (lxc stop)', async () => void (await (await client.changeState('web-3', { action: 'stop' })).wait())],
+      [
+        10_000,
+        'a user stops web-3 through the API (lxc stop)',
+        async () => void (await (await client.changeState('web-3', { action: 'stop' })).wait()),
+      ],
       [13_000, 'crash batch-1, which did not opt in', () => c.crash('batch-1')],
     ];
     const started = Date.now();
@@ -159,7 +174,8 @@ function collect(s: DemoSummary, r: AuditRecord): void {
   const result = (r as { result?: string }).result;
   if (r.type === 'outcome' && result === 'done') s.remediations.push(inst);
   const deliberate = r.summary.includes('intent is requested') || r.summary.includes('not opted in');
-  if (r.type === 'decision' && r.summary.startsWith('skipped:') && deliberate) s.leftAlone.push(`${inst} (${r.summary.includes('requested') ? 'stopped by a user' : 'not opted in'})`);
+  if (r.type === 'decision' && r.summary.startsWith('skipped:') && deliberate)
+    s.leftAlone.push(`${inst} (${r.summary.includes('requested') ? 'stopped by a user' : 'not opted in'})`);
   if ((r.type as string) === 'alert') {
     s.alerts.push(r.summary);
     if (r.summary.includes('quarantine')) s.quarantined.push(inst);

@@ -26,10 +26,14 @@ export function daemonProfile(server: ServerInfo): DaemonProfile {
   const version = env.server_version ?? 'unknown';
   const warnings: string[] = [];
   if (!server.api_extensions?.includes('instance_ready_state')) {
-    warnings.push(`no instance-ready event or Ready (113) status on ${product} ${version} (LXD ≥ 5.6 and Incus have them): a rule on Ready never fires`);
+    warnings.push(
+      `no instance-ready event or Ready (113) status on ${product} ${version} (LXD ≥ 5.6 and Incus have them): a rule on Ready never fires`,
+    );
   }
   if (product === 'Incus') {
-    warnings.push('boot.autorestart=true makes Incus restart a crashed instance itself (up to 10 times a minute, seen only as instance-restarted); Reflex sees the stop when Incus gives up and acts after autorestartStandBackMs');
+    warnings.push(
+      'boot.autorestart=true makes Incus restart a crashed instance itself (up to 10 times a minute, seen only as instance-restarted); Reflex sees the stop when Incus gives up and acts after autorestartStandBackMs',
+    );
     warnings.push('a guest reboot is reported only as instance-restarted (LXD reports instance-shutdown first)');
   }
   if (product === 'LXD') {

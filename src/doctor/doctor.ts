@@ -33,7 +33,13 @@ export async function runDoctor(config: Config, opts: DoctorOptions = {}): Promi
     targets = all.map((t) => ({ name: all.length > 1 ? t.name : undefined, target: () => t.target }));
   } catch (err) {
     // An unusable target is one failed check, like the others, not a crash of the doctor.
-    targets = [{ target: () => { throw err; } }];
+    targets = [
+      {
+        target: () => {
+          throw err;
+        },
+      },
+    ];
   }
   for (const t of targets) checks.push(...(await checkTarget(t.target, t.name)));
   checks.push(...(await checkReadiness(config)));
@@ -77,14 +83,22 @@ async function checkTarget(configured: () => Target, label: string | undefined):
       socket.once('open', () => (socket.terminate(), resolve(undefined)));
       socket.once('error', (err) => resolve(err.message));
     });
-    out.push({ name: named('events'), ok: !ws, detail: ws ?? 'events WebSocket opens', ...(ws ? { fix: 'the events endpoint must be reachable with the same identity as the API' } : {}) });
+    out.push({
+      name: named('events'),
+      ok: !ws,
+      detail: ws ?? 'events WebSocket opens',
+      ...(ws ? { fix: 'the events endpoint must be reachable with the same identity as the API' } : {}),
+    });
   } catch (err) {
     const e = err as { code?: string; message: string };
     const fix =
-      e.code === 'TLS_PIN_MISMATCH' ? 'the server certificate changed or the pin is wrong: fetch the right one (lxc remote add) or fix --server-cert'
-      : e.code === 'TLS_CLIENT_UNTRUSTED' || e.code === 'TLS_CLIENT_CERT_MISSING' ? 'trust this client: lxc config trust add client.crt'
-      : /\bEACCES\b/.test(e.message) ? 'this user may not open the socket: give it the socket\'s group (stat -c %G SOCKET): usermod -aG GROUP USER, SupplementaryGroups= in deploy/reflex.service, or in a container group_add with the numeric gid (stat -c %g SOCKET)'
-      : 'check --target / REFLEX_TARGET and that the daemon runs (lxc info)';
+      e.code === 'TLS_PIN_MISMATCH'
+        ? 'the server certificate changed or the pin is wrong: fetch the right one (lxc remote add) or fix --server-cert'
+        : e.code === 'TLS_CLIENT_UNTRUSTED' || e.code === 'TLS_CLIENT_CERT_MISSING'
+          ? 'trust this client: lxc config trust add client.crt'
+          : /\bEACCES\b/.test(e.message)
+            ? "this user may not open the socket: give it the socket's group (stat -c %G SOCKET): usermod -aG GROUP USER, SupplementaryGroups= in deploy/reflex.service, or in a container group_add with the numeric gid (stat -c %g SOCKET)"
+            : 'check --target / REFLEX_TARGET and that the daemon runs (lxc info)';
     out.push({ name: named('target'), ok: false, detail: `${e.code ?? 'ERROR'}: ${e.message}`, fix });
   } finally {
     await client?.close().catch(() => undefined);

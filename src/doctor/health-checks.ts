@@ -29,22 +29,37 @@ export async function checkQueues(config: Config): Promise<DoctorCheck[]> {
     { name: keys.notify.deliveryQueue, prefix: keys.notify.bullPrefix },
   ];
   try {
-    return await Promise.all(queues.map(async ({ name, prefix, consumer }) => {
-      const queue = new Queue(name, { connection: redis, prefix });
-      try {
-        const check = `queue:${name}`;
-        const paused = await withDeadline(queue.isPaused(), timeoutMs);
-        const workers = consumer ? await withDeadline(queue.getWorkersCount(), timeoutMs).catch(() => undefined) : undefined;
-        const consuming = workers === undefined ? '' : `, ${workers} worker(s) consuming`;
-        if (paused) return { name: check, ok: false, detail: `paused: none of its jobs runs${consuming}`, fix: 'resume it in the queues page of the dashboard (/dashboard/queues, with the write token)' };
-        if (workers === 0) return { name: check, ok: true, warning: true, detail: `not paused, but no worker consumes it: its jobs wait`, fix: `start reflex run with the ${consumer} role (or all)` };
-        return { name: check, ok: true, detail: `not paused${consuming}` };
-      } catch (err) {
-        return { name: `queue:${name}`, ok: false, detail: `could not read the queue: ${(err as Error).message}` };
-      } finally {
-        await queue.close();
-      }
-    }));
+    return await Promise.all(
+      queues.map(async ({ name, prefix, consumer }) => {
+        const queue = new Queue(name, { connection: redis, prefix });
+        try {
+          const check = `queue:${name}`;
+          const paused = await withDeadline(queue.isPaused(), timeoutMs);
+          const workers = consumer ? await withDeadline(queue.getWorkersCount(), timeoutMs).catch(() => undefined) : undefined;
+          const consuming = workers === undefined ? '' : `, ${workers} worker(s) consuming`;
+          if (paused)
+            return {
+              name: check,
+              ok: false,
+              detail: `paused: none of its jobs runs${consuming}`,
+              fix: 'resume it in the queues page of the dashboard (/dashboard/queues, with the write token)',
+            };
+          if (workers === 0)
+            return {
+              name: check,
+              ok: true,
+              warning: true,
+              detail: `not paused, but no worker consumes it: its jobs wait`,
+              fix: `start reflex run with the ${consumer} role (or all)`,
+            };
+          return { name: check, ok: true, detail: `not paused${consuming}` };
+        } catch (err) {
+          return { name: `queue:${name}`, ok: false, detail: `could not read the queue: ${(err as Error).message}` };
+        } finally {
+          await queue.close();
+        }
+      }),
+    );
   } finally {
     redis.disconnect();
   }
@@ -66,10 +81,24 @@ export async function checkReadiness(config: Config): Promise<DoctorCheck[]> {
     status = res.status;
     body = (await res.json()) as typeof body;
   } catch (err) {
-    return [{ name: 'readyz', ok: true, warning: true, detail: `no Reflex answers at ${url} (${(err as Error).message}): its event stream and workers are not checked`, fix: 'run the doctor where reflex run runs, with its httpHost and httpPort' }];
+    return [
+      {
+        name: 'readyz',
+        ok: true,
+        warning: true,
+        detail: `no Reflex answers at ${url} (${(err as Error).message}): its event stream and workers are not checked`,
+        fix: 'run the doctor where reflex run runs, with its httpHost and httpPort',
+      },
+    ];
   }
   const failing = Object.entries(body.checks ?? {}).filter(([, c]) => !c.ok);
-  if (status === 200 && failing.length === 0) return [{ name: 'readyz', ok: true, detail: `${url}: ready (${Object.keys(body.checks ?? {}).join(', ')})` }];
+  if (status === 200 && failing.length === 0)
+    return [{ name: 'readyz', ok: true, detail: `${url}: ready (${Object.keys(body.checks ?? {}).join(', ')})` }];
   if (failing.length === 0) return [{ name: 'readyz', ok: false, detail: `${url} answered ${status}` }];
-  return failing.map(([name, c]) => ({ name: `readyz:${name}`, ok: false, detail: c.detail, fix: `${url} is not ready (docs/operations.md, Readiness)` }));
+  return failing.map(([name, c]) => ({
+    name: `readyz:${name}`,
+    ok: false,
+    detail: c.detail,
+    fix: `${url} is not ready (docs/operations.md, Readiness)`,
+  }));
 }

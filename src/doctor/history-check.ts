@@ -28,6 +28,12 @@ export async function checkHistory(config: Config): Promise<DoctorCheck> {
       await store.close();
     }
   } catch (err) {
-    return { name: 'history', ok: false, detail: `the ${config.history.store} history store does not open: ${(err as Error).message}`, fix: config.history.store === 'files' ? `make ${config.history.dir} writable by Reflex` : `check the database at ${config.history.postgresUrlEnv}` };
+    return {
+      name: 'history',
+      ok: false,
+      detail: `the ${config.history.store} history store does not open: ${(err as Error).message}`,
+      fix:
+        config.history.store === 'files' ? `make ${config.history.dir} writable by Reflex` : `check the database at ${config.history.postgresUrlEnv}`,
+    };
   }
 }

@@ -19,7 +19,9 @@ export async function checkRedis(url: string): Promise<DoctorCheck[]> {
   try {
     redis = await connectRedis(url, { timeoutMs: 3_000 });
   } catch (err) {
-    return [{ name: 'redis', ok: false, detail: (err as Error).message, fix: 'start redis-server, or point --redis / REDIS_URL at a reachable Redis' }];
+    return [
+      { name: 'redis', ok: false, detail: (err as Error).message, fix: 'start redis-server, or point --redis / REDIS_URL at a reachable Redis' },
+    ];
   }
   try {
     if (redis instanceof Cluster) return await clusterChecks(redis, shown);
@@ -41,7 +43,14 @@ async function clusterChecks(cluster: Cluster, shown: string): Promise<DoctorChe
     masters = cluster.nodes('master');
     [info, nodes] = (await Promise.all([masters[0]!.call('CLUSTER', 'INFO'), masters[0]!.call('CLUSTER', 'NODES')])) as [string, string];
   } catch (err) {
-    return [{ name: 'redis', ok: false, detail: `reachable at ${shown}, but CLUSTER INFO failed: ${(err as Error).message}`, fix: 'give this Redis user the CLUSTER command (ACL +cluster)' }];
+    return [
+      {
+        name: 'redis',
+        ok: false,
+        detail: `reachable at ${shown}, but CLUSTER INFO failed: ${(err as Error).message}`,
+        fix: 'give this Redis user the CLUSTER command (ACL +cluster)',
+      },
+    ];
   }
   const checks = judgeCluster(parseClusterInfo(info), parseClusterNodes(nodes));
   for (const node of masters) {
@@ -56,7 +65,17 @@ async function sentinelChecks(redis: Redis): Promise<DoctorCheck[]> {
   const name = o.name ?? '';
   let lastError: unknown;
   for (const s of o.sentinels ?? []) {
-    const sentinel = new Redis({ host: s.host, port: s.port, username: o.sentinelUsername, password: o.sentinelPassword, tls: o.sentinelTLS, lazyConnect: true, connectTimeout: 3_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const sentinel = new Redis({
+      host: s.host,
+      port: s.port,
+      username: o.sentinelUsername,
+      password: o.sentinelPassword,
+      tls: o.sentinelTLS,
+      lazyConnect: true,
+      connectTimeout: 3_000,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     sentinel.on('error', () => {}); // the reason is reported through the failed call below
     try {
       await sentinel.connect();
@@ -67,7 +86,14 @@ async function sentinelChecks(redis: Redis): Promise<DoctorCheck[]> {
       sentinel.disconnect();
     }
   }
-  return [{ name: 'redis', ok: false, detail: `Redis Sentinel: no sentinel answered SENTINEL MASTER ${name} (${redactText(String((lastError as Error | undefined)?.message ?? lastError))})`, fix: 'check the sentinels\' addresses and sentinelPassword in the URL, and that the sentinel user may run SENTINEL' }];
+  return [
+    {
+      name: 'redis',
+      ok: false,
+      detail: `Redis Sentinel: no sentinel answered SENTINEL MASTER ${name} (${redactText(String((lastError as Error | undefined)?.message ?? lastError))})`,
+      fix: "check the sentinels' addresses and sentinelPassword in the URL, and that the sentinel user may run SENTINEL",
+    },
+  ];
 }
 
 /** Version, persistence and eviction policy of one Redis server (`where` and `label` name it in the details). */
@@ -80,19 +106,39 @@ async function nodeChecks(redis: Redis, where: string, label = ''): Promise<Doct
     checks.push(
       version === undefined || versionAtLeast(version, MIN_REDIS_VERSION)
         ? { name: 'redis', ok: true, detail: `${where}, Redis ${version ?? '(version not reported)'}, AOF ${aof ? 'on' : 'off'}` }
-        : { name: 'redis', ok: false, detail: `Redis ${version} (${where}) is older than ${MIN_REDIS_VERSION.join('.')}, the oldest BullMQ supports`, fix: 'upgrade Redis to 6.2 or newer (Debian 12 ships 7.0: apt-get install redis-server)' },
+        : {
+            name: 'redis',
+            ok: false,
+            detail: `Redis ${version} (${where}) is older than ${MIN_REDIS_VERSION.join('.')}, the oldest BullMQ supports`,
+            fix: 'upgrade Redis to 6.2 or newer (Debian 12 ships 7.0: apt-get install redis-server)',
+          },
     );
     checks.push(await evictionCheck(redis, memory, label));
     // Without AOF, queued events, delayed restarts and locks written since the last RDB snapshot
     // are lost when Redis dies: Reflex works, but a crash can go unhealed after a Redis restart.
-    if (!aof) checks.push({ name: 'redis', ok: true, warning: true, detail: `${label}AOF off: events, jobs and locks written since the last snapshot are lost if Redis dies`, fix: 'redis-cli CONFIG SET appendonly yes, and in redis.conf: appendonly yes' });
+    if (!aof)
+      checks.push({
+        name: 'redis',
+        ok: true,
+        warning: true,
+        detail: `${label}AOF off: events, jobs and locks written since the last snapshot are lost if Redis dies`,
+        fix: 'redis-cli CONFIG SET appendonly yes, and in redis.conf: appendonly yes',
+      });
     return checks;
   } catch (err) {
-    return [{ name: 'redis', ok: false, detail: `${where}, but INFO failed: ${(err as Error).message}`, fix: 'give this Redis user the INFO command (ACL +info)' }];
+    return [
+      {
+        name: 'redis',
+        ok: false,
+        detail: `${where}, but INFO failed: ${(err as Error).message}`,
+        fix: 'give this Redis user the INFO command (ACL +info)',
+      },
+    ];
   }
 }
 
-async function evictionCheck(redis: Redis, memoryInfo: string, label: string): Promise<DoctorCheck> {  let policy: string | undefined;
+async function evictionCheck(redis: Redis, memoryInfo: string, label: string): Promise<DoctorCheck> {
+  let policy: string | undefined;
   try {
     const reply = (await redis.call('CONFIG', 'GET', 'maxmemory-policy')) as string[];
     policy = reply[1];
@@ -102,13 +148,18 @@ async function evictionCheck(redis: Redis, memoryInfo: string, label: string): P
   policy ??= infoField(memoryInfo, 'maxmemory_policy');
   if (policy === 'noeviction') return { name: 'redis', ok: true, detail: `${label}maxmemory-policy noeviction` };
   if (policy === undefined) {
-    return { name: 'redis', ok: true, warning: true, detail: `${label}maxmemory-policy unknown (CONFIG GET refused and INFO memory does not show it): it must be noeviction, or Redis may drop queued jobs and locks when memory is full` };
+    return {
+      name: 'redis',
+      ok: true,
+      warning: true,
+      detail: `${label}maxmemory-policy unknown (CONFIG GET refused and INFO memory does not show it): it must be noeviction, or Redis may drop queued jobs and locks when memory is full`,
+    };
   }
   return {
     name: 'redis',
     ok: false,
     detail: `${label}maxmemory-policy is ${policy}: when memory is full Redis evicts keys, and with them queued events, jobs and locks (BullMQ needs noeviction)`,
-    fix: 'redis-cli CONFIG SET maxmemory-policy noeviction, and in redis.conf: maxmemory-policy noeviction (managed Redis: the provider\'s parameter group)',
+    fix: "redis-cli CONFIG SET maxmemory-policy noeviction, and in redis.conf: maxmemory-policy noeviction (managed Redis: the provider's parameter group)",
   };
 }
 

@@ -34,7 +34,12 @@ export interface ClusterNode {
 export function parseClusterInfo(text: string): ClusterInfo {
   const field = (name: string) => new RegExp(`^${name}:(.*?)\\r?$`, 'm').exec(text)?.[1];
   const num = (name: string) => Number(field(name) ?? 0);
-  return { state: field('cluster_state'), slotsAssigned: num('cluster_slots_assigned'), slotsOk: num('cluster_slots_ok'), slotsFail: num('cluster_slots_fail') + num('cluster_slots_pfail') };
+  return {
+    state: field('cluster_state'),
+    slotsAssigned: num('cluster_slots_assigned'),
+    slotsOk: num('cluster_slots_ok'),
+    slotsFail: num('cluster_slots_fail') + num('cluster_slots_pfail'),
+  };
 }
 
 /** Reads `CLUSTER NODES`: `id host:port@cport[,hostname] flags master-id ping pong epoch link slot…`. */
@@ -84,7 +89,12 @@ export function judgeCluster(info: ClusterInfo, nodes: ClusterNode[]): DoctorChe
   }
   const orphans = masters.filter((m) => !replicas.some((r) => r.masterId === m.id && !r.failing));
   if (orphans.length) {
-    checks.push({ name: 'redis', ok: true, warning: true, detail: `master(s) without a working replica: ${orphans.map((m) => m.address).join(', ')}; if one dies, its slots (and Reflex's keys in them) are unavailable until it is back` });
+    checks.push({
+      name: 'redis',
+      ok: true,
+      warning: true,
+      detail: `master(s) without a working replica: ${orphans.map((m) => m.address).join(', ')}; if one dies, its slots (and Reflex's keys in them) are unavailable until it is back`,
+    });
   }
   return checks;
 }
@@ -117,12 +127,27 @@ export function judgeSentinel(name: string, m: SentinelMaster): DoctorCheck[] {
   const shape = `Redis Sentinel: master ${name} at ${m.address}, ${m.replicas} replica(s), ${m.sentinels} sentinel(s), quorum ${m.quorum}`;
   const down = m.flags.filter((f) => f === 's_down' || f === 'o_down');
   if (down.length) {
-    return [{ name: 'redis', ok: false, detail: `${shape}; the master is ${down.join(', ')} (sentinels see it down)`, fix: 'bring the master back, or check why Sentinel did not promote a replica (redis-cli -p 26379 SENTINEL CKQUORUM <name>)' }];
+    return [
+      {
+        name: 'redis',
+        ok: false,
+        detail: `${shape}; the master is ${down.join(', ')} (sentinels see it down)`,
+        fix: 'bring the master back, or check why Sentinel did not promote a replica (redis-cli -p 26379 SENTINEL CKQUORUM <name>)',
+      },
+    ];
   }
   if (m.sentinels < m.quorum) {
-    return [{ name: 'redis', ok: false, detail: `${shape}; fewer sentinels than the quorum: no failover can be authorised`, fix: 'run at least quorum (and better three) sentinels on separate machines' }];
+    return [
+      {
+        name: 'redis',
+        ok: false,
+        detail: `${shape}; fewer sentinels than the quorum: no failover can be authorised`,
+        fix: 'run at least quorum (and better three) sentinels on separate machines',
+      },
+    ];
   }
   const checks: DoctorCheck[] = [{ name: 'redis', ok: true, detail: shape }];
-  if (m.replicas === 0) checks.push({ name: 'redis', ok: true, warning: true, detail: `master ${name} has no replica: Sentinel has nothing to promote if it dies` });
+  if (m.replicas === 0)
+    checks.push({ name: 'redis', ok: true, warning: true, detail: `master ${name} has no replica: Sentinel has nothing to promote if it dies` });
   return checks;
 }

@@ -12,12 +12,18 @@ const count = (n: number) => n.toLocaleString('en-US');
 export function structureCheck(r: StructureReading): DoctorCheck {
   const entries = `${count(r.entries)} entries${r.maxEntries ? ` of ${count(r.maxEntries)}` : ''}`;
   const bytes = r.bytes === undefined ? 'size not reported' : `${formatBytes(r.bytes)}${r.maxBytes ? ` of ${formatBytes(r.maxBytes)}` : ''}`;
-  const over = (r.maxEntries !== undefined && r.entries > r.maxEntries * 1.05) || (r.maxBytes !== undefined && r.bytes !== undefined && r.bytes > r.maxBytes);
+  const over =
+    (r.maxEntries !== undefined && r.entries > r.maxEntries * 1.05) || (r.maxBytes !== undefined && r.bytes !== undefined && r.bytes > r.maxBytes);
   return {
     name: 'retention',
     ok: true,
     detail: `${r.structure}: ${entries}, ${bytes}${over ? ' (over its bound: trimmed by the next retention round of a running Reflex)' : ''}`,
-    ...(over ? { warning: true, fix: 'a running reflex trims it within retentionCheckMs; if it stays over, check that a reflex process runs with this configuration' } : {}),
+    ...(over
+      ? {
+          warning: true,
+          fix: 'a running reflex trims it within retentionCheckMs; if it stays over, check that a reflex process runs with this configuration',
+        }
+      : {}),
   };
 }
 
@@ -35,7 +41,13 @@ export function memoryCheck(m: RedisMemory, alertRatio: number): DoctorCheck {
   const level = memoryLevel(m, alertRatio);
   const detail = `used ${formatBytes(m.usedBytes)} of maxmemory ${formatBytes(m.maxBytes)} (${((m.usedBytes / m.maxBytes) * 100).toFixed(1)} %; alert from ${Math.round(alertRatio * 100)} %)`;
   if (level === 'ok') return { name: 'redis-memory', ok: true, detail };
-  return { name: 'redis-memory', ok: level !== 'critical', warning: true, detail, fix: 'lower the retention bounds (auditMaxRecords, archiveMaxBytes, jobsKeepCompletedMs…) or raise maxmemory' };
+  return {
+    name: 'redis-memory',
+    ok: level !== 'critical',
+    warning: true,
+    detail,
+    fix: 'lower the retention bounds (auditMaxRecords, archiveMaxBytes, jobsKeepCompletedMs…) or raise maxmemory',
+  };
 }
 
 /**
@@ -55,7 +67,15 @@ export async function checkRetention(config: Config): Promise<DoctorCheck[]> {
     const { readings } = await readStructures(redis, retentionPlan(config, keySpace(config.prefix)));
     return [memoryCheck(memory, config.redisMemoryAlertRatio), ...readings.map(structureCheck)];
   } catch (err) {
-    return [{ name: 'retention', ok: true, warning: true, detail: `sizes not read: ${(err as Error).message}`, fix: 'give this Redis user INFO, MEMORY, XLEN and ZCARD' }];
+    return [
+      {
+        name: 'retention',
+        ok: true,
+        warning: true,
+        detail: `sizes not read: ${(err as Error).message}`,
+        fix: 'give this Redis user INFO, MEMORY, XLEN and ZCARD',
+      },
+    ];
   } finally {
     redis.disconnect();
   }

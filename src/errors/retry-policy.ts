@@ -55,7 +55,11 @@ export function dedupeWindowMs(jobsKeepCompletedMs: number): number {
 }
 
 /** BullMQ worker options every queue worker of Reflex shares (stall detection, lock renewal). */
-export const workerLockOptions = { lockDuration: retryPolicy.jobLockMs, stalledInterval: retryPolicy.jobLockMs / 2, maxStalledCount: retryPolicy.maxStalledCount } as const;
+export const workerLockOptions = {
+  lockDuration: retryPolicy.jobLockMs,
+  stalledInterval: retryPolicy.jobLockMs / 2,
+  maxStalledCount: retryPolicy.maxStalledCount,
+} as const;
 
 /** The name BullMQ gives an error that must not be retried. */
 const unrecoverable = 'UnrecoverableError';

@@ -49,16 +49,21 @@ export type AlertmanagerPayload = z.infer<typeof alertmanagerPayloadSchema>;
 export const webhookPayloadSchema = z.looseObject({
   alerts: z
     .array(
-      z.looseObject({
-        alertname: z.string().min(1).optional(),
-        status: z.enum(['firing', 'resolved']).default('firing'),
-        labels: labelSet.default({}),
-        annotations: labelSet.default({}),
-        startsAt: z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'an RFC 3339 time').optional(),
-        endsAt: z.string().optional(),
-        generatorURL: z.string().optional(),
-        fingerprint: z.string().min(1).optional(),
-      }).refine((a) => a.alertname ?? a.labels.alertname, 'needs an alertname (field or label)'),
+      z
+        .looseObject({
+          alertname: z.string().min(1).optional(),
+          status: z.enum(['firing', 'resolved']).default('firing'),
+          labels: labelSet.default({}),
+          annotations: labelSet.default({}),
+          startsAt: z
+            .string()
+            .refine((s) => !Number.isNaN(Date.parse(s)), 'an RFC 3339 time')
+            .optional(),
+          endsAt: z.string().optional(),
+          generatorURL: z.string().optional(),
+          fingerprint: z.string().min(1).optional(),
+        })
+        .refine((a) => a.alertname ?? a.labels.alertname, 'needs an alertname (field or label)'),
     )
     .min(1),
 });
@@ -127,7 +132,10 @@ function toEvent(source: AlertEvent['source'], a: AlertInput, map: AlertMapping,
   const targetLabel = map.targetLabel ?? 'lxd_target';
   const named = a.labels[targetLabel];
   const target = named === undefined ? map.defaultTarget : map.targets.get(named);
-  if (target === undefined) throw new AlertMappingError(`alert ${a.alertname}: label ${targetLabel}="${named}" names no configured target (${[...new Set(map.targets.keys())].join(', ')})`);
+  if (target === undefined)
+    throw new AlertMappingError(
+      `alert ${a.alertname}: label ${targetLabel}="${named}" names no configured target (${[...new Set(map.targets.keys())].join(', ')})`,
+    );
   const fingerprint = a.fingerprint ?? labelsFingerprint(a.labels);
   const instance = instanceOf(a.labels, map.instanceLabels);
   // Alertmanager's "no end" is Go's zero time; it says nothing, so it is left out.
@@ -163,7 +171,12 @@ export function alertmanagerEvents(payload: AlertmanagerPayload, map: AlertMappi
  * The events of a generic webhook, one per alert. An alert without `startsAt` takes the message's
  * time, and its id the message id (`webhook-id`, the same on every retry), so a retry is one event.
  */
-export function webhookEvents(payload: WebhookPayload, map: AlertMapping, message: { id: string; timestamp: number }, receivedAt = new Date()): AlertEvent[] {
+export function webhookEvents(
+  payload: WebhookPayload,
+  map: AlertMapping,
+  message: { id: string; timestamp: number },
+  receivedAt = new Date(),
+): AlertEvent[] {
   return payload.alerts.map((a, i) => {
     const alertname = a.alertname ?? a.labels.alertname!;
     const labels = { ...a.labels, alertname };

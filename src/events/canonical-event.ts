@@ -122,7 +122,13 @@ export const alertEventSchema = z.object({
   generatorURL: z.string().optional(),
 });
 
-export const canonicalEventSchema = z.discriminatedUnion('kind', [instanceStatusEventSchema, operationStatusEventSchema, lifecycleEventSchema, ruleEventSchema, alertEventSchema]);
+export const canonicalEventSchema = z.discriminatedUnion('kind', [
+  instanceStatusEventSchema,
+  operationStatusEventSchema,
+  lifecycleEventSchema,
+  ruleEventSchema,
+  alertEventSchema,
+]);
 export type CanonicalEvent = z.infer<typeof canonicalEventSchema>;
 export type InstanceStatusEvent = z.infer<typeof instanceStatusEventSchema>;
 export type OperationStatusEvent = z.infer<typeof operationStatusEventSchema>;

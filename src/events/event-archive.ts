@@ -69,7 +69,12 @@ export class EventArchive {
    */
   append(event: CanonicalEvent, outcome: ArchiveOutcome): Promise<boolean> {
     const { redis, key } = this.opts;
-    const group = groupCommitFor(groups, redis, `${key}\u0000${this.maxLength}\u0000${this.maxAgeMs}\u0000${this.dedupeWindowMs}`, () => new GroupCommit((entries) => this.write(entries)));
+    const group = groupCommitFor(
+      groups,
+      redis,
+      `${key}\u0000${this.maxLength}\u0000${this.maxAgeMs}\u0000${this.dedupeWindowMs}`,
+      () => new GroupCommit((entries) => this.write(entries)),
+    );
     return group.submit({ event, outcome });
   }
 

@@ -118,7 +118,11 @@ export class EventIngestor {
   /** Queues a raw frame (a follower keeps it in its window); never blocks. */
   pushFrame(received: string, receivedAt: number): void {
     const { raw, truncatedBytes } = limitFrameSize(received, this.maxEventBytes);
-    if (truncatedBytes !== undefined) this.opts.logger.warn({ bytes: truncatedBytes, maxEventBytes: this.maxEventBytes }, 'event frame larger than maxEventBytes: its largest fields were replaced by truncation markers');
+    if (truncatedBytes !== undefined)
+      this.opts.logger.warn(
+        { bytes: truncatedBytes, maxEventBytes: this.maxEventBytes },
+        'event frame larger than maxEventBytes: its largest fields were replaced by truncation markers',
+      );
     const item: EventItem = { kind: 'frame', target: this.opts.target, raw, receivedAt };
     if (!this.active) {
       this.ring.push(item);
@@ -135,7 +139,8 @@ export class EventIngestor {
 
   private trimRing(now: number): void {
     let drop = 0;
-    while (drop < this.ring.length && (this.ring.length - drop > this.followMaxFrames || this.ring[drop]!.receivedAt < now - this.followWindowMs)) drop++;
+    while (drop < this.ring.length && (this.ring.length - drop > this.followMaxFrames || this.ring[drop]!.receivedAt < now - this.followWindowMs))
+      drop++;
     if (drop) this.ring.splice(0, drop);
   }
 
@@ -200,10 +205,16 @@ export class EventIngestor {
           continue; // frames that came meanwhile may have changed the holds
         }
         const generation = this.generation;
-        const batch = inDaemonOrder(taken.map((i) => this.buffer[i]!), this.opts.clockToleranceMs);
+        const batch = inDaemonOrder(
+          taken.map((i) => this.buffer[i]!),
+          this.opts.clockToleranceMs,
+        );
         try {
           if (this.opts.mayWrite && !(await this.opts.mayWrite())) {
-            this.opts.logger.warn({ held: this.buffer.length }, 'not the lease holder: following (the holder writes; these frames stay in the window)');
+            this.opts.logger.warn(
+              { held: this.buffer.length },
+              'not the lease holder: following (the holder writes; these frames stay in the window)',
+            );
             this.standBy();
             break;
           }
@@ -266,7 +277,10 @@ function timestampKey(raw: string, receivedAt: number, toleranceMs = DEFAULT_CLO
   const ms = Date.parse(`${m[1]}${m[3]}`);
   if (Number.isNaN(ms)) return undefined;
   // Whole seconds, then the fraction in nanoseconds, as the timestamp's own key is built.
-  if (ms > receivedAt + toleranceMs) return `${String(receivedAt - (receivedAt % 1000)).padStart(15, '0')}${String(receivedAt % 1000).padStart(3, '0').padEnd(9, '0')}`;
+  if (ms > receivedAt + toleranceMs)
+    return `${String(receivedAt - (receivedAt % 1000)).padStart(15, '0')}${String(receivedAt % 1000)
+      .padStart(3, '0')
+      .padEnd(9, '0')}`;
   return `${String(ms).padStart(15, '0')}${(m[2] ?? '').padEnd(9, '0')}`;
 }
 

@@ -53,7 +53,8 @@ export class EventSubscriber extends EventEmitter {
   private downSince: number | undefined;
   private downReportedAt = 0;
   private openedOnce = false;
-  private readonly opts: Required<Omit<EventSubscriberOptions, 'onConnected' | 'metrics' | 'onOversized'>> & Pick<EventSubscriberOptions, 'onConnected' | 'metrics' | 'onOversized'>;
+  private readonly opts: Required<Omit<EventSubscriberOptions, 'onConnected' | 'metrics' | 'onOversized'>> &
+    Pick<EventSubscriberOptions, 'onConnected' | 'metrics' | 'onOversized'>;
 
   constructor(opts: EventSubscriberOptions) {
     super();
@@ -107,12 +108,15 @@ export class EventSubscriber extends EventEmitter {
       this.attempt = 0;
       this.openedOnce = true;
       this.lastHeard = Date.now();
-      watchdog = setInterval(() => {
-        if (Date.now() - this.lastHeard > this.opts.silenceTimeoutMs) {
-          this.opts.logger.warn({ silentMs: Date.now() - this.lastHeard }, 'event socket silent (no frame, no keepalive); reconnecting');
-          socket.terminate();
-        }
-      }, Math.min(1000, this.opts.silenceTimeoutMs / 2));
+      watchdog = setInterval(
+        () => {
+          if (Date.now() - this.lastHeard > this.opts.silenceTimeoutMs) {
+            this.opts.logger.warn({ silentMs: Date.now() - this.lastHeard }, 'event socket silent (no frame, no keepalive); reconnecting');
+            socket.terminate();
+          }
+        },
+        Math.min(1000, this.opts.silenceTimeoutMs / 2),
+      );
       this.emit('connected');
       const downMs = this.downSince === undefined ? 0 : Date.now() - this.downSince;
       this.downSince = undefined;
@@ -137,7 +141,10 @@ export class EventSubscriber extends EventEmitter {
       // ws refusing a frame over maxPayload (close code 1009): the frame is gone and the daemon does not
       // send it again. Cut at once rather than wait out the close handshake behind the frame's bytes.
       if ((err as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
-        this.opts.logger.error({ maxFrameBytes: this.opts.maxFrameBytes }, 'event frame larger than maxFrameBytes refused and lost; reconnecting and resyncing');
+        this.opts.logger.error(
+          { maxFrameBytes: this.opts.maxFrameBytes },
+          'event frame larger than maxFrameBytes refused and lost; reconnecting and resyncing',
+        );
         this.opts.onOversized?.(Date.now());
         socket.terminate();
         return;
@@ -166,7 +173,10 @@ export class EventSubscriber extends EventEmitter {
         this.opts.logger.error({ code, retryInMs: delay }, 'lost the event stream of the target: no event is seen until it is back; reconnecting');
       } else if (now - this.downReportedAt >= 60_000) {
         this.downReportedAt = now;
-        this.opts.logger.error({ code, downMs: now - this.downSince, retryInMs: delay }, 'the target is still unreachable: no event is seen; reconnecting');
+        this.opts.logger.error(
+          { code, downMs: now - this.downSince, retryInMs: delay },
+          'the target is still unreachable: no event is seen; reconnecting',
+        );
       } else {
         this.opts.logger.warn({ code, retryInMs: delay }, 'event stream closed; reconnecting');
       }

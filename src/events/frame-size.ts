@@ -12,7 +12,27 @@ export interface TruncatedMarker {
 }
 
 // What an event is about and what it says happened: kept while anything else can go.
-const kept = new Set(['type', 'timestamp', 'location', 'project', 'metadata', 'action', 'source', 'name', 'requestor', 'id', 'class', 'status', 'status_code', 'resources', 'err', 'description', 'created_at', 'updated_at', 'may_cancel']);
+const kept = new Set([
+  'type',
+  'timestamp',
+  'location',
+  'project',
+  'metadata',
+  'action',
+  'source',
+  'name',
+  'requestor',
+  'id',
+  'class',
+  'status',
+  'status_code',
+  'resources',
+  'err',
+  'description',
+  'created_at',
+  'updated_at',
+  'may_cancel',
+]);
 
 /** Longest string a kept field keeps when even the kept fields are too large. */
 const KEPT_STRING_CHARS = 1024;
@@ -65,7 +85,10 @@ export function cutText(text: string, maxBytes = DEFAULT_MAX_EVENT_BYTES): strin
   if (text.length * 3 <= maxBytes) return text;
   const bytes = Buffer.byteLength(text);
   if (bytes <= maxBytes) return text;
-  const head = Buffer.from(text).subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '');
+  const head = Buffer.from(text)
+    .subarray(0, maxBytes)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   return `${head}…[truncated: ${bytes} bytes]`;
 }
 

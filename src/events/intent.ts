@@ -53,7 +53,12 @@ export async function evacuationIntent(client: InstanceClient, event: { intent: 
   const [evacuated, ops] = await Promise.all([evacuatedMembers(client), client.listOperations().catch(() => [] as OperationObject[])]);
   // Only a stop before the evacuation ended: a crash on the member after it is a crash.
   const at = Date.parse(event.timestamp);
-  const evacuating = ops.some((op) => op.location === event.location && /^evacuating cluster member/i.test(op.description) && (op.status_code === StatusCode.Running || at <= Date.parse(op.updated_at)));
+  const evacuating = ops.some(
+    (op) =>
+      op.location === event.location &&
+      /^evacuating cluster member/i.test(op.description) &&
+      (op.status_code === StatusCode.Running || at <= Date.parse(op.updated_at)),
+  );
   return evacuated.has(event.location) || evacuating ? 'requested' : event.intent;
 }
 
@@ -134,7 +139,13 @@ export function causedBy(op: OwnOperation, event: { intent: Intent; action?: str
   if (event.intent === 'unrequested') {
     // Only the spurious shutdown that follows a start of ours that failed.
     const end = op.endedAt ?? op.sentAt;
-    return op.action === 'start' && op.state === 'failed' && event.action === 'instance-shutdown' && at >= end - WINDOW_SLACK_MS && at - end < FAILED_START_ECHO_MS;
+    return (
+      op.action === 'start' &&
+      op.state === 'failed' &&
+      event.action === 'instance-shutdown' &&
+      at >= end - WINDOW_SLACK_MS &&
+      at - end < FAILED_START_ECHO_MS
+    );
   }
   // A start of ours that failed started nothing: an operator's start right after it is the
   // operator's, even inside the slack of our operation's window.
@@ -189,7 +200,11 @@ export class StartFailures {
    * The intent of a stop, refined: an unrequested `instance-shutdown` that follows someone's failed
    * start is `failed-start`, with that start's failure; any other stop keeps its intent.
    */
-  async classify(ref: InstanceRef, event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean }, deps: { tracker: StateTracker; client: InstanceClient; own: OwnOperationsReader }): Promise<{ intent: Intent; startFailure?: StartFailure }> {
+  async classify(
+    ref: InstanceRef,
+    event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean },
+    deps: { tracker: StateTracker; client: InstanceClient; own: OwnOperationsReader },
+  ): Promise<{ intent: Intent; startFailure?: StartFailure }> {
     const startFailure = await this.explain(ref, event, deps);
     return startFailure ? { intent: 'failed-start', startFailure } : { intent: event.intent };
   }
@@ -201,7 +216,11 @@ export class StartFailures {
    * Never when the tracker saw the instance Running last: a start refused with "already running"
    * followed by a crash is a crash.
    */
-  private async explain(ref: InstanceRef, event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean }, deps: { tracker: StateTracker; client: InstanceClient; own: OwnOperationsReader }): Promise<StartFailure | undefined> {
+  private async explain(
+    ref: InstanceRef,
+    event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean },
+    deps: { tracker: StateTracker; client: InstanceClient; own: OwnOperationsReader },
+  ): Promise<StartFailure | undefined> {
     if (event.synthetic || event.intent !== 'unrequested' || event.action !== 'instance-shutdown') return undefined;
     if ((await deps.tracker.get(ref))?.status === StatusCode.Running) return undefined;
     const raw = await this.redis.get(this.keys.startFailures(ref));

@@ -118,7 +118,10 @@ export class LeaseSpread {
     this.handingOver = true;
     try {
       const give = this.leases.filter((r) => r.lease.isHeld).slice(-surplus);
-      this.opts.logger.info({ held: this.held, share: this.fairShare, replicas: this.replicas, handing: give.length }, 'more subscriber leases than a fair share: handing the surplus over');
+      this.opts.logger.info(
+        { held: this.held, share: this.fairShare, replicas: this.replicas, handing: give.length },
+        'more subscriber leases than a fair share: handing the surplus over',
+      );
       for (const r of give) await r.handOver();
     } catch (err) {
       this.opts.logger.warn({ err }, 'subscriber lease hand-over failed');

@@ -21,9 +21,10 @@ const statusByAction: Record<string, number> = {
 
 /** Stable id of a daemon event: the same frame received twice gets the same id. */
 export function frameId(target: string, frame: Frame): string {
-  const key = frame.type === 'operation'
-    ? `${frame.metadata.id}|${frame.metadata.status_code}|${frame.metadata.updated_at}|${frame.timestamp}`
-    : `${frame.timestamp}|${JSON.stringify(frame.metadata)}`;
+  const key =
+    frame.type === 'operation'
+      ? `${frame.metadata.id}|${frame.metadata.status_code}|${frame.metadata.updated_at}|${frame.timestamp}`
+      : `${frame.timestamp}|${JSON.stringify(frame.metadata)}`;
   return createHash('sha256').update(`${target}|${frame.type}|${key}`).digest('hex').slice(0, 32);
 }
 

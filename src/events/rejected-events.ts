@@ -29,13 +29,42 @@ export interface RejectedLimits {
  * bytes on a timer) with the reason, and audits it once: the one place rejected inputs go,
  * whichever way they came in. Answers whether this input was new (first audited now).
  */
-export async function keepRejected(redis: RedisConnection, key: string, audit: AuditLog, input: RejectedInput, limits: RejectedLimits = {}): Promise<boolean> {
+export async function keepRejected(
+  redis: RedisConnection,
+  key: string,
+  audit: AuditLog,
+  input: RejectedInput,
+  limits: RejectedLimits = {},
+): Promise<boolean> {
   const maxLength = limits.maxLength ?? 10_000;
   const minId = `${Math.max(0, Date.now() - (limits.maxAgeMs ?? 7 * 24 * 3600_000))}-0`;
   await redis
     .multi()
-    .xadd(key, 'MAXLEN', '~', String(maxLength), '*', 'target', input.target, 'reason', input.reason, 'raw', cutText(input.raw, limits.maxRawBytes ?? DEFAULT_MAX_EVENT_BYTES))
+    .xadd(
+      key,
+      'MAXLEN',
+      '~',
+      String(maxLength),
+      '*',
+      'target',
+      input.target,
+      'reason',
+      input.reason,
+      'raw',
+      cutText(input.raw, limits.maxRawBytes ?? DEFAULT_MAX_EVENT_BYTES),
+    )
     .xtrim(key, 'MINID', '~', minId)
     .exec();
-  return (await audit.append({ type: 'rejected', correlationId: `rejected:${input.hash}`, target: input.target, summary: `malformed event rejected: ${input.reason}`, receivedAt: input.receivedAt }, { once: `rejected:${input.hash}` })) !== '';
+  return (
+    (await audit.append(
+      {
+        type: 'rejected',
+        correlationId: `rejected:${input.hash}`,
+        target: input.target,
+        summary: `malformed event rejected: ${input.reason}`,
+        receivedAt: input.receivedAt,
+      },
+      { once: `rejected:${input.hash}` },
+    )) !== ''
+  );
 }

@@ -24,7 +24,12 @@ export interface ResyncOptions {
  * whose status differs from the tracked one, or that is not tracked yet. The stream never replays
  * what was missed while disconnected; this diff is how a gap is covered.
  */
-export async function resyncEvents(client: InstanceClient, tracker: StateTracker, target: string, opts: ResyncOptions = {}): Promise<CanonicalEvent[]> {
+export async function resyncEvents(
+  client: InstanceClient,
+  tracker: StateTracker,
+  target: string,
+  opts: ResyncOptions = {},
+): Promise<CanonicalEvent[]> {
   const readAt = new Date();
   const scope = opts.project ? client.withProject(opts.project) : client;
   const allProjects = !opts.project;
@@ -32,7 +37,9 @@ export async function resyncEvents(client: InstanceClient, tracker: StateTracker
   // An unreachable member's instances are listed as stubs whose status says nothing of the
   // instance: leave their tracked state as it was (the member.offline alert covers them), and
   // compare again once the member answers.
-  const instances = listed.filter((i) => !isUnreachableStub(i)).map((i) => (i.project === undefined && opts.project ? { ...i, project: opts.project } : i));
+  const instances = listed
+    .filter((i) => !isUnreachableStub(i))
+    .map((i) => (i.project === undefined && opts.project ? { ...i, project: opts.project } : i));
   const differs = (t: Map<string, { status: number }>, key: string, status: number) => t.get(key)?.status !== status;
   let candidates = instances.filter((i) => differs(trackedBefore, `${i.project ?? 'default'}/${i.name}`, i.status_code));
   let tracked = trackedBefore;

@@ -85,10 +85,27 @@ export class StateTracker {
    * Records a status if it is not older than what is stored. `requested` marks a transition an
    * operator asked for, which the re-check before every action honours.
    */
-  async update(ref: InstanceRef, status: number, at: number, origin: { source?: 'event' | 'read'; eventId?: string; intent?: string; requested?: boolean } = {}): Promise<TrackerUpdate> {
-    const entry: TrackedStatus = { status, at, project: ref.project, ...(origin.source ? { source: origin.source } : {}), ...(origin.eventId ? { eventId: origin.eventId } : {}), ...(origin.intent ? { intent: origin.intent } : {}), ...(origin.requested ? { requestedAt: at, requestedTo: status } : {}) };
+  async update(
+    ref: InstanceRef,
+    status: number,
+    at: number,
+    origin: { source?: 'event' | 'read'; eventId?: string; intent?: string; requested?: boolean } = {},
+  ): Promise<TrackerUpdate> {
+    const entry: TrackedStatus = {
+      status,
+      at,
+      project: ref.project,
+      ...(origin.source ? { source: origin.source } : {}),
+      ...(origin.eventId ? { eventId: origin.eventId } : {}),
+      ...(origin.intent ? { intent: origin.intent } : {}),
+      ...(origin.requested ? { requestedAt: at, requestedTo: status } : {}),
+    };
     // Compare-and-set in one Lua call so two workers racing on the same instance stay ordered.
-    const [code, raw] = (await compareAndSet.run(this.redis, [this.keys.state(ref.target)], [this.field(ref), JSON.stringify(entry), String(Date.now() + this.clockToleranceMs)])) as [number, string | null | false];
+    const [code, raw] = (await compareAndSet.run(
+      this.redis,
+      [this.keys.state(ref.target)],
+      [this.field(ref), JSON.stringify(entry), String(Date.now() + this.clockToleranceMs)],
+    )) as [number, string | null | false];
     const stored = raw ? (JSON.parse(raw) as TrackedStatus) : undefined;
     if (code === 0) return { applied: false, current: stored! };
     if (code === 2) return { applied: true, resumed: true, previous: stored?.prev ? { ...stored.prev, project: ref.project } : undefined };

@@ -45,16 +45,32 @@ export class StatusSettler {
     const { tracker, audit } = this.deps;
     const ref = { target: event.target, project: event.project, instance: event.instance };
     const client = this.deps.client(event.target);
-    event.intent = await evacuationIntent(client, { intent: await this.deps.ownOperations.classify(ref, event), location: event.location, timestamp: event.timestamp });
+    event.intent = await evacuationIntent(client, {
+      intent: await this.deps.ownOperations.classify(ref, event),
+      location: event.location,
+      timestamp: event.timestamp,
+    });
     const refined = await this.deps.startFailures.classify(ref, event, { tracker, client, own: this.deps.ownOperations });
     event.intent = refined.intent;
     if (refined.startFailure) event.startFailure = refined.startFailure;
-    const origin = { source: event.synthetic ? ('read' as const) : ('event' as const), eventId: event.id, intent: event.intent, requested: event.intent === 'requested' };
+    const origin = {
+      source: event.synthetic ? ('read' as const) : ('event' as const),
+      eventId: event.id,
+      intent: event.intent,
+      requested: event.intent === 'requested',
+    };
     const update = await tracker.update(ref, event.to, Date.parse(event.timestamp), origin);
     if (!update.applied) {
       const current = update.current;
       // The stream's own event for a stop a resync saw without a cause: now the cause is known.
-      if (!event.synthetic && current.source === 'read' && current.intent === 'unknown' && current.status === event.to && event.intent !== 'unknown' && current.eventId) {
+      if (
+        !event.synthetic &&
+        current.source === 'read' &&
+        current.intent === 'unknown' &&
+        current.status === event.to &&
+        event.intent !== 'unknown' &&
+        current.eventId
+      ) {
         if (await tracker.explain(ref, current.eventId, event)) {
           if (current.prev) event.from = current.prev.status;
           return 'processed';
@@ -63,7 +79,17 @@ export class StatusSettler {
       if (current.status !== event.to && !event.synthetic) return this.confirmStale(event, current.status);
       // A resync's read that the stream has already overtaken is routine, not news: archived as stale, not audited.
       if (event.synthetic) return 'stale';
-      await audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: event.instance, summary: `stale: ${event.action ?? 'status'} at ${event.timestamp} is older than the known state; ignored`, event }, { once: `event:${event.id}` });
+      await audit.append(
+        {
+          type: 'event',
+          correlationId: event.id,
+          target: event.target,
+          instance: event.instance,
+          summary: `stale: ${event.action ?? 'status'} at ${event.timestamp} is older than the known state; ignored`,
+          event,
+        },
+        { once: `event:${event.id}` },
+      );
       return 'stale';
     }
     const previous = update.previous;
@@ -90,10 +116,24 @@ export class StatusSettler {
     const ref = { target: event.target, project: event.project, instance: event.instance };
     const inst = await this.deps.readInstance(ref);
     if (!inst || inst.status_code !== event.to) {
-      await audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: event.instance, summary: `stale: ${event.action ?? 'status'} at ${event.timestamp} is older than the known state (confirmed by a read); ignored`, event }, { once: `event:${event.id}` });
+      await audit.append(
+        {
+          type: 'event',
+          correlationId: event.id,
+          target: event.target,
+          instance: event.instance,
+          summary: `stale: ${event.action ?? 'status'} at ${event.timestamp} is older than the known state (confirmed by a read); ignored`,
+          event,
+        },
+        { once: `event:${event.id}` },
+      );
       return 'stale';
     }
-    const update = await tracker.update(ref, inst.status_code, Date.now(), { source: 'read', eventId: event.id, requested: event.intent === 'requested' });
+    const update = await tracker.update(ref, inst.status_code, Date.now(), {
+      source: 'read',
+      eventId: event.id,
+      requested: event.intent === 'requested',
+    });
     if (!update.applied) return 'stale';
     event.from = tracked;
     return 'corrected';

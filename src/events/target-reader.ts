@@ -57,8 +57,25 @@ export interface RunningTargetReader {
 export function startTargetReader(o: TargetReaderOptions): RunningTargetReader {
   const { target: t, client, metrics, spread, settings } = o;
   const log = o.logger;
-  const held = new SubscriberLease({ redis: o.redis, key: o.keys.lease(t.id), fenceKey: o.keys.leaseFence(t.id), vacantKey: o.keys.leaseVacant(t.id), logger: log, ttlMs: settings.leaseTtlMs, mayTake: spread && ((ms) => spread.mayTake(ms)) });
-  const ingestor = new EventIngestor({ queue: o.eventsQueue, target: t.id, logger: log, active: false, onOverflow: () => void resync('gap'), mayWrite: () => held.isCurrent(), maxEventBytes: settings.maxEventBytes, clockToleranceMs: settings.clockToleranceMs });
+  const held = new SubscriberLease({
+    redis: o.redis,
+    key: o.keys.lease(t.id),
+    fenceKey: o.keys.leaseFence(t.id),
+    vacantKey: o.keys.leaseVacant(t.id),
+    logger: log,
+    ttlMs: settings.leaseTtlMs,
+    mayTake: spread && ((ms) => spread.mayTake(ms)),
+  });
+  const ingestor = new EventIngestor({
+    queue: o.eventsQueue,
+    target: t.id,
+    logger: log,
+    active: false,
+    onOverflow: () => void resync('gap'),
+    mayWrite: () => held.isCurrent(),
+    maxEventBytes: settings.maxEventBytes,
+    clockToleranceMs: settings.clockToleranceMs,
+  });
   const resync = async (reason: 'gap' | 'periodic' | 'manual' = 'manual') => {
     if (!held.isHeld) return;
     const events = await resyncEvents(client, o.tracker, t.id, { graceMs: settings.resyncGraceMs, project: t.project });
@@ -89,7 +106,15 @@ export function startTargetReader(o: TargetReaderOptions): RunningTargetReader {
   held.on('lost', () => metrics.leaseHolder.set({ target: t.id }, 0));
   sub.on('connected', () => metrics.streamConnected.set({ target: t.id }, 1));
   // A cluster's other members join an HTTPS target's failover addresses (client/cluster.ts).
-  if (t.target.kind === 'https') sub.once('connected', () => void client.server().then((s) => (s.environment?.server_clustered ? client.clusterMembers() : undefined)).catch((err: unknown) => log.debug({ err }, 'could not list the cluster members')));
+  if (t.target.kind === 'https')
+    sub.once(
+      'connected',
+      () =>
+        void client
+          .server()
+          .then((s) => (s.environment?.server_clustered ? client.clusterMembers() : undefined))
+          .catch((err: unknown) => log.debug({ err }, 'could not list the cluster members')),
+    );
   sub.on('disconnected', () => metrics.streamConnected.set({ target: t.id }, 0));
   const gauge = setInterval(() => metrics.ingestBuffered.set({ target: t.id, role: held.isHeld ? 'holder' : 'follower' }, ingestor.buffered), 1_000);
   gauge.unref();
@@ -100,9 +125,12 @@ export function startTargetReader(o: TargetReaderOptions): RunningTargetReader {
     await held.handOver();
   });
   held.start();
-  const timer = settings.resyncIntervalMs > 0 ? setInterval(() => {
-    if (sub.connected && held.isHeld) resync('periodic').catch((err) => log.warn({ err }, 'periodic resync failed'));
-  }, settings.resyncIntervalMs) : undefined;
+  const timer =
+    settings.resyncIntervalMs > 0
+      ? setInterval(() => {
+          if (sub.connected && held.isHeld) resync('periodic').catch((err) => log.warn({ err }, 'periodic resync failed'));
+        }, settings.resyncIntervalMs)
+      : undefined;
   return {
     name: t.name,
     id: t.id,

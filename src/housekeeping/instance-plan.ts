@@ -96,7 +96,6 @@ export function rootPool(instance: Instance): string | undefined {
   return undefined;
 }
 
-
 /**
  * Plans one tick on one instance. Pure: the same facts, tasks and times give the same plan.
  *
@@ -112,7 +111,16 @@ export function rootPool(instance: Instance): string | undefined {
  */
 export function planInstance(facts: InstanceFacts, tasks: Task[], ctx: PlanContext): InstancePlan {
   const { instance } = facts;
-  const plan: InstancePlan = { instance: instance.name, project: facts.project, steps: [], keep: [], order: 'create-first', orderReason: 'no retention task', notes: [], unproven: [] };
+  const plan: InstancePlan = {
+    instance: instance.name,
+    project: facts.project,
+    steps: [],
+    keep: [],
+    order: 'create-first',
+    orderReason: 'no retention task',
+    notes: [],
+    unproven: [],
+  };
   const own = facts.ownership ?? noOwnership;
   const applicable: Task[] = [];
   for (const t of tasks) {
@@ -125,9 +133,15 @@ export function planInstance(facts: InstanceFacts, tasks: Task[], ctx: PlanConte
     const last = lastActiveAt(instance);
     if (instance.status_code !== StatusCode.Stopped) plan.notes.push(`delete-stopped: instance is ${instance.status}, not Stopped`);
     else if (last === undefined) plan.notes.push('delete-stopped: the instance has no last-used or creation time; age unknown');
-    else if (ctx.now - last < deleter.olderThanMs) plan.notes.push(`delete-stopped: idle ${duration(Math.max(0, ctx.now - last))}, not older than ${duration(deleter.olderThanMs)}`);
+    else if (ctx.now - last < deleter.olderThanMs)
+      plan.notes.push(`delete-stopped: idle ${duration(Math.max(0, ctx.now - last))}, not older than ${duration(deleter.olderThanMs)}`);
     else {
-      plan.steps.push({ kind: 'delete-instance', task: 'delete-stopped', reason: `stopped, last active ${new Date(last).toISOString()} (more than ${duration(deleter.olderThanMs)} ago)`, dryRun: deleter.dryRun });
+      plan.steps.push({
+        kind: 'delete-instance',
+        task: 'delete-stopped',
+        reason: `stopped, last active ${new Date(last).toISOString()} (more than ${duration(deleter.olderThanMs)} ago)`,
+        dryRun: deleter.dryRun,
+      });
       plan.orderReason = 'instance deleted';
       return plan;
     }
@@ -144,10 +158,17 @@ export function planInstance(facts: InstanceFacts, tasks: Task[], ctx: PlanConte
     if (!running && !snap.includeStopped) plan.notes.push(`snapshot: instance is ${instance.status} (includeStopped is false)`);
     else if (own.tickClaimed) plan.notes.push(`snapshot: this tick's snapshot is already taken (the tick ran before)`);
     else {
-      if (name !== base) plan.notes.push(`snapshot: ${base} is taken (by a snapshot Reflex did not make, or in an hour the clock repeats); taking ${name}`);
+      if (name !== base)
+        plan.notes.push(`snapshot: ${base} is taken (by a snapshot Reflex did not make, or in an hour the clock repeats); taking ${name}`);
       const expiresAt = snap.expiryMs === undefined ? undefined : ctx.now + snap.expiryMs;
       created = { name, createdAt: ctx.now, expiresAt, planned: true };
-      creates.push({ kind: 'create-snapshot', task: 'snapshot', name, ...(expiresAt === undefined ? {} : { expiresAt: new Date(expiresAt).toISOString() }), dryRun: snap.dryRun });
+      creates.push({
+        kind: 'create-snapshot',
+        task: 'snapshot',
+        name,
+        ...(expiresAt === undefined ? {} : { expiresAt: new Date(expiresAt).toISOString() }),
+        dryRun: snap.dryRun,
+      });
     }
   }
 
@@ -155,9 +176,15 @@ export function planInstance(facts: InstanceFacts, tasks: Task[], ctx: PlanConte
   const retention = applicable.find((t) => t.task === 'retention');
   if (retention) {
     const isOwned = ownedBy(retention.owned, own, created?.name);
-    const verdict = planRetention(created ? [...facts.snapshots, created] : facts.snapshots, { keepLast: retention.keepLast, keepWithinMs: retention.keepWithinMs, gfs: retention.gfs, tz: ctx.tz }, isOwned, ctx.now);
+    const verdict = planRetention(
+      created ? [...facts.snapshots, created] : facts.snapshots,
+      { keepLast: retention.keepLast, keepWithinMs: retention.keepWithinMs, gfs: retention.gfs, tz: ctx.tz },
+      isOwned,
+      ctx.now,
+    );
     plan.keep = verdict.keep;
-    for (const d of verdict.delete) deletes.set(d.name, { kind: 'delete-snapshot', task: 'retention', name: d.name, reason: d.reason, dryRun: retention.dryRun });
+    for (const d of verdict.delete)
+      deletes.set(d.name, { kind: 'delete-snapshot', task: 'retention', name: d.name, reason: d.reason, dryRun: retention.dryRun });
     if (created && facts.pool && facts.pool.freeRatio < retention.pruneFirstBelow) {
       plan.order = 'prune-first';
       plan.orderReason = `pool ${facts.pool.name} has ${pct(facts.pool.freeRatio)} free (below ${pct(retention.pruneFirstBelow)})`;
@@ -171,14 +198,23 @@ export function planInstance(facts: InstanceFacts, tasks: Task[], ctx: PlanConte
     const isOwned = pruner.owned === undefined ? () => true : snapshotNameMatcher(pruner.owned);
     for (const s of facts.snapshots) {
       if (s.expiresAt === undefined || s.expiresAt > ctx.now || !isOwned(s.name) || deletes.has(s.name)) continue;
-      deletes.set(s.name, { kind: 'delete-snapshot', task: 'prune-expired', name: s.name, reason: `expired at ${new Date(s.expiresAt).toISOString()}`, dryRun: pruner.dryRun });
+      deletes.set(s.name, {
+        kind: 'delete-snapshot',
+        task: 'prune-expired',
+        name: s.name,
+        reason: `expired at ${new Date(s.expiresAt).toISOString()}`,
+        dryRun: pruner.dryRun,
+      });
     }
   }
 
   if (snap) {
     const looksLike = snapshotNameMatcher(snap.namePattern);
     plan.unproven = facts.snapshots.filter((s) => looksLike(s.name) && !own.reflex.has(s.name) && !own.mine.has(s.name)).map((s) => s.name);
-    if (plan.unproven.length) plan.notes.push(`ownership: ${plan.unproven.length} snapshot(s) look like this schedule's but the ledger does not prove Reflex made them; kept: ${plan.unproven.join(', ')}`);
+    if (plan.unproven.length)
+      plan.notes.push(
+        `ownership: ${plan.unproven.length} snapshot(s) look like this schedule's but the ledger does not prove Reflex made them; kept: ${plan.unproven.join(', ')}`,
+      );
   }
 
   const deleteSteps = [...deletes.values()];

@@ -15,7 +15,9 @@ export function describeStep(step: PlanStep): string {
 
 /** The plan of one instance as readable text, as a dry-run prints it. */
 export function formatPlan(plan: InstancePlan): string {
-  const lines = [`${plan.project}/${plan.instance}: ${plan.steps.length === 0 ? 'nothing to do' : `${plan.steps.length} change(s), ${plan.order} (${plan.orderReason})`}`];
+  const lines = [
+    `${plan.project}/${plan.instance}: ${plan.steps.length === 0 ? 'nothing to do' : `${plan.steps.length} change(s), ${plan.order} (${plan.orderReason})`}`,
+  ];
   for (const s of plan.steps) lines.push(`  - ${describeStep(s)}`);
   if (plan.keep.length) lines.push(`  keep: ${plan.keep.map((k) => `${k.name} [${k.reasons.join(', ')}]`).join('; ')}`);
   for (const n of plan.notes) lines.push(`  note: ${n}`);

@@ -68,7 +68,12 @@ export function planRetention(snapshots: SnapshotInfo[], policy: RetentionPolicy
     });
   }
   if (policy.gfs) {
-    for (const [i, r] of selectGfs(good.map((s) => s.createdAt), policy.gfs, policy.tz)) reasons[i]!.push(...r);
+    for (const [i, r] of selectGfs(
+      good.map((s) => s.createdAt),
+      policy.gfs,
+      policy.tz,
+    ))
+      reasons[i]!.push(...r);
   }
   const keep: RetentionPlan['keep'] = [];
   const del: RetentionPlan['delete'] = [];

@@ -45,7 +45,8 @@ function isHttps(c: Context): boolean {
 function crossOrigin(c: Context): string | undefined {
   const origin = c.req.header('origin');
   const host = c.req.header('host');
-  if (!origin || origin === 'null') return 'a change needs an Origin header naming this server (browsers send it; a script adds -H "Origin: http://HOST:PORT")';
+  if (!origin || origin === 'null')
+    return 'a change needs an Origin header naming this server (browsers send it; a script adds -H "Origin: http://HOST:PORT")';
   if (!host) return 'a change needs a Host header';
   const scheme = isHttps(c) ? 'https:' : 'http:';
   let same = false;
@@ -122,9 +123,16 @@ export function dashboardAuth(tokens: DashboardTokens, basePath: string, opts: D
     if (!canRead) return unauthorized(c);
     if (!write) {
       c.header('Allow', 'GET, HEAD');
-      return c.text('405 Method Not Allowed: the dashboard is read-only (configure dashboardWriteToken / REFLEX_DASHBOARD_WRITE_TOKEN to let it change the queues)\n', 405);
+      return c.text(
+        '405 Method Not Allowed: the dashboard is read-only (configure dashboardWriteToken / REFLEX_DASHBOARD_WRITE_TOKEN to let it change the queues)\n',
+        405,
+      );
     }
-    if (!isWrite(bearer)) return c.text('403 Forbidden: changing the queues needs the write token as Authorization: Bearer TOKEN (the read token and the cookie only read)\n', 403);
+    if (!isWrite(bearer))
+      return c.text(
+        '403 Forbidden: changing the queues needs the write token as Authorization: Bearer TOKEN (the read token and the cookie only read)\n',
+        403,
+      );
     const why = crossOrigin(c);
     if (why) return c.text(`403 Forbidden: ${why}\n`, 403);
     if (hasNonJsonBody(c)) return c.text('415 Unsupported Media Type: a change takes a JSON body (Content-Type: application/json)\n', 415);

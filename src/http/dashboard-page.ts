@@ -35,15 +35,22 @@ function isRemediation(r: StoredAuditRecord): boolean {
 
 function recordRow(r: StoredAuditRecord): string {
   const result = (r as { result?: string }).result;
-  const cls = [`type-${r.type}`, isRemediation(r) ? 'remediation' : '', result === 'failed' || r.type === 'alert' ? 'bad' : ''].filter(Boolean).join(' ');
+  const cls = [`type-${r.type}`, isRemediation(r) ? 'remediation' : '', result === 'failed' || r.type === 'alert' ? 'bad' : '']
+    .filter(Boolean)
+    .join(' ');
   return `<tr class="${cls}"><td class="at">${esc(r.at)}</td><td>${esc(r.type)}</td><td>${esc(r.rule ?? '')}</td><td>${esc(result ?? '')}</td><td>${esc(r.summary)}</td></tr>`;
 }
 
 function silencesSection(v: DashboardView): string {
   const { silences } = v;
-  const form = v.writable ? silenceForm(v.silencesPath) : '<p class="note">Read-only dashboard: add silences with <code>reflex silence add</code> (or configure a write token).</p>';
+  const form = v.writable
+    ? silenceForm(v.silencesPath)
+    : '<p class="note">Read-only dashboard: add silences with <code>reflex silence add</code> (or configure a write token).</p>';
   if (!silences.length) return `<section id="silences"><h2>Silences</h2><p class="empty">No active silence.</p>${form}</section>`;
-  const rows = silences.map((s) => `<tr><td><code>${esc(s.id)}</code></td><td>${esc(scopeText(s.scope))}</td><td>${esc(s.mutes.join(', '))}</td><td>${esc(s.reason)}</td><td>${esc(s.createdBy)}</td><td>${esc(s.until)}</td></tr>`);
+  const rows = silences.map(
+    (s) =>
+      `<tr><td><code>${esc(s.id)}</code></td><td>${esc(scopeText(s.scope))}</td><td>${esc(s.mutes.join(', '))}</td><td>${esc(s.reason)}</td><td>${esc(s.createdBy)}</td><td>${esc(s.until)}</td></tr>`,
+  );
   return `<section id="silences"><h2>Silences (${silences.length})</h2><table><thead><tr><th>id</th><th>scope</th><th>mutes</th><th>reason</th><th>by</th><th>until</th></tr></thead><tbody>${rows.join('')}</tbody></table>${form}</section>`;
 }
 
@@ -77,15 +84,29 @@ document.getElementById('silence-form').addEventListener('submit', async (ev) =>
 }
 
 function alertsSection(view: AlertsView | undefined): string {
-  if (!view) return '<section id="alerts"><h2>Alerts</h2><p class="empty">Notifications are not configured (or this replica runs no worker).</p></section>';
-  const firing = view.firing.map((a) => `<tr class="bad"><td class="at">${esc(a.startsAt)}</td><td>${esc(a.severity)}</td><td>${esc(a.kind)}</td><td>${esc(a.instance)}</td><td>${esc(a.project)}</td><td>${esc(a.summary)}</td></tr>`);
-  const firingTable = firing.length ? `<table><thead><tr><th>since</th><th>severity</th><th>kind</th><th>instance</th><th>project</th><th>summary</th></tr></thead><tbody>${firing.join('')}</tbody></table>` : '<p class="empty">No firing alert.</p>';
+  if (!view)
+    return '<section id="alerts"><h2>Alerts</h2><p class="empty">Notifications are not configured (or this replica runs no worker).</p></section>';
+  const firing = view.firing.map(
+    (a) =>
+      `<tr class="bad"><td class="at">${esc(a.startsAt)}</td><td>${esc(a.severity)}</td><td>${esc(a.kind)}</td><td>${esc(a.instance)}</td><td>${esc(a.project)}</td><td>${esc(a.summary)}</td></tr>`,
+  );
+  const firingTable = firing.length
+    ? `<table><thead><tr><th>since</th><th>severity</th><th>kind</th><th>instance</th><th>project</th><th>summary</th></tr></thead><tbody>${firing.join('')}</tbody></table>`
+    : '<p class="empty">No firing alert.</p>';
   const groups = view.groups.map((g) => {
-    const next = g.next ? `[${g.next.status.toUpperCase()}${g.next.repeat ? ', repeat' : ''}] ${g.next.alerts.map((a) => `${a.instance} (${a.status})`).join(', ')}` : 'nothing';
+    const next = g.next
+      ? `[${g.next.status.toUpperCase()}${g.next.repeat ? ', repeat' : ''}] ${g.next.alerts.map((a) => `${a.instance} (${a.status})`).join(', ')}`
+      : 'nothing';
     const alerts = g.alerts.map((a) => esc(`${a.alert.instance} ${a.alert.status}${a.muted ? `, muted: ${a.muted}` : ''}`)).join('<br>');
-    return `<tr><td>${esc(g.receiver)}</td><td>${esc(Object.entries(g.groupLabels).map(([k, x]) => `${k}=${x}`).join(' '))}</td><td class="at">${esc(g.nextFlushAt ?? '')}</td><td>${esc(next)}</td><td>${alerts}</td></tr>`;
+    return `<tr><td>${esc(g.receiver)}</td><td>${esc(
+      Object.entries(g.groupLabels)
+        .map(([k, x]) => `${k}=${x}`)
+        .join(' '),
+    )}</td><td class="at">${esc(g.nextFlushAt ?? '')}</td><td>${esc(next)}</td><td>${alerts}</td></tr>`;
   });
-  const groupTable = groups.length ? `<table><thead><tr><th>receiver</th><th>group</th><th>next flush</th><th>next message</th><th>alerts in the group</th></tr></thead><tbody>${groups.join('')}</tbody></table>` : '<p class="empty">No pending group.</p>';
+  const groupTable = groups.length
+    ? `<table><thead><tr><th>receiver</th><th>group</th><th>next flush</th><th>next message</th><th>alerts in the group</th></tr></thead><tbody>${groups.join('')}</tbody></table>`
+    : '<p class="empty">No pending group.</p>';
   return `<section id="alerts"><h2>Firing alerts (${view.firing.length})</h2>${firingTable}<h2 id="groups">Pending notification groups (${view.groups.length})</h2>${groupTable}</section>`;
 }
 
@@ -97,7 +118,13 @@ function trailSection(v: DashboardView): string {
     byInstance.get(key)!.push(r);
   }
   // Instances with the most recent activity first; "no instance" records last.
-  const names = [...byInstance.keys()].sort((a, b) => (a === noInstance ? 1 : b === noInstance ? -1 : byInstance.get(b)!.at(-1)!.id.localeCompare(byInstance.get(a)!.at(-1)!.id, 'en', { numeric: true })));
+  const names = [...byInstance.keys()].sort((a, b) =>
+    a === noInstance
+      ? 1
+      : b === noInstance
+        ? -1
+        : byInstance.get(b)!.at(-1)!.id.localeCompare(byInstance.get(a)!.at(-1)!.id, 'en', { numeric: true }),
+  );
   const sections = names.map((name) => {
     const records = byInstance.get(name)!;
     const remediations = records.filter(isRemediation).length;

@@ -42,6 +42,9 @@ export function hostCheck(allowed: AllowedHosts): MiddlewareHandler {
     const header = c.req.header('host');
     if (header === undefined || isAllowedHost(header, allowed)) return next();
     const shown = JSON.stringify(header.slice(0, 100).replace(/[^\x20-\x7e]/g, '?'));
-    return c.text(`421 Misdirected Request: this server does not answer to the host name ${shown}. Allowed: IP addresses, localhost, httpHost and the names in httpAllowedHosts (env REFLEX_HTTP_ALLOWED_HOSTS); add the name there if it is yours.\n`, 421);
+    return c.text(
+      `421 Misdirected Request: this server does not answer to the host name ${shown}. Allowed: IP addresses, localhost, httpHost and the names in httpAllowedHosts (env REFLEX_HTTP_ALLOWED_HOSTS); add the name there if it is yours.\n`,
+      421,
+    );
   };
 }

@@ -93,7 +93,8 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
 
   const board = opts.dashboard;
   if (!board) {
-    const disabled = (c: { text: (t: string, s: 404) => Response }) => c.text('dashboard disabled: no token configured (set REFLEX_DASHBOARD_TOKEN or dashboardToken)\n', 404);
+    const disabled = (c: { text: (t: string, s: 404) => Response }) =>
+      c.text('dashboard disabled: no token configured (set REFLEX_DASHBOARD_TOKEN or dashboardToken)\n', 404);
     app.all(dashboardPath, disabled);
     app.all(`${dashboardPath}/*`, disabled);
     return app;
@@ -106,25 +107,46 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
   // dashboardAuth refuses every non-GET before it reaches bull-board.
   const readOnlyMode = board.writeToken === undefined;
   const adapter = new HonoAdapter(serveStatic);
-  createBullBoard({ queues: board.queues.map((q) => new BullMQAdapter(q, { readOnlyMode })), serverAdapter: adapter, options: { uiConfig: { boardTitle: readOnlyMode ? 'Reflex queues (read-only)' : 'Reflex queues' } } });
+  createBullBoard({
+    queues: board.queues.map((q) => new BullMQAdapter(q, { readOnlyMode })),
+    serverAdapter: adapter,
+    options: { uiConfig: { boardTitle: readOnlyMode ? 'Reflex queues (read-only)' : 'Reflex queues' } },
+  });
   adapter.setBasePath(queuesPath);
   // Jobs come only from Reflex's own code paths (a rule, a schedule, an operator's heal), each
   // validated and audited with who decided it. A job added or edited here would run any payload
   // (an `api-call` is any API call, as root on a unix socket) audited as rule `heal` with no actor;
   // bull-board has no option to turn these two off, so they are refused before it, even with the write token.
-  const noNewJobs = (c: Context) => c.text('reflex: jobs are added only by Reflex (rules, schedules, reflex heal and the console\'s Heal): the queues page does not add or edit jobs\n', 405);
+  const noNewJobs = (c: Context) =>
+    c.text(
+      "reflex: jobs are added only by Reflex (rules, schedules, reflex heal and the console's Heal): the queues page does not add or edit jobs\n",
+      405,
+    );
   app.post(`${queuesPath}/api/queues/:queue/add`, noNewJobs);
   app.patch(`${queuesPath}/api/queues/:queue/:job/update-data`, noNewJobs);
   app.route(queuesPath, adapter.registerPlugin());
 
   const limit = board.recordLimit ?? 2_000;
   const auditPagePath = board.console ? auditPath : dashboardPath;
-  if (board.console) registerConsole(app, dashboardPath, { ...board.console, audit: board.audit, silences: board.silences, alerts: board.alerts, metrics: opts.metrics, readiness: opts.readiness, writable: !readOnlyMode, queuesPath, auditPath });
+  if (board.console)
+    registerConsole(app, dashboardPath, {
+      ...board.console,
+      audit: board.audit,
+      silences: board.silences,
+      alerts: board.alerts,
+      metrics: opts.metrics,
+      readiness: opts.readiness,
+      writable: !readOnlyMode,
+      queuesPath,
+      auditPath,
+    });
   app.get(auditPagePath, async (c) => {
     const instance = c.req.query('instance') || undefined;
     const [records, silences, alerts] = await Promise.all([board.audit.read({ instance, count: limit }), board.silences.list(), board.alerts?.()]);
     c.header('Cache-Control', 'no-store');
-    return c.html(renderDashboard({ target: board.target, queuesPath, silences, alerts, records, instance, limit, silencesPath, writable: !readOnlyMode }));
+    return c.html(
+      renderDashboard({ target: board.target, queuesPath, silences, alerts, records, instance, limit, silencesPath, writable: !readOnlyMode }),
+    );
   });
   // dashboardAuth has already required the write token as Bearer, a same-origin Origin and a JSON body.
   app.post(silencesPath, async (c) => {
@@ -151,7 +173,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const dashboard = !opts.dashboard ? 'disabled (no token)' : `${url}${dashboardPath}${opts.dashboard.writeToken === undefined ? ' (read-only)' : ' (writes with the write token)'}`;
+  const dashboard = !opts.dashboard
+    ? 'disabled (no token)'
+    : `${url}${dashboardPath}${opts.dashboard.writeToken === undefined ? ' (read-only)' : ' (writes with the write token)'}`;
   opts.logger.info({ url, dashboard }, 'http server listening (/metrics, /healthz, /readyz)');
   return {
     url,
@@ -166,6 +190,17 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
 }
 
 function bindError(err: NodeJS.ErrnoException, host: string, port: number): ReflexError {
-  const why = err.code === 'EADDRINUSE' ? 'the port is taken (another reflex run, or another service)' : err.code === 'EADDRNOTAVAIL' ? 'the address is not on this host' : err.code === 'EACCES' ? 'a port below 1024 needs privileges' : (err.code ?? err.message);
-  return new ReflexError('HTTP_BIND_FAILED', `cannot serve /metrics, /healthz and /readyz on ${host}:${port}: ${why}; set --http-port (REFLEX_HTTP_PORT, httpPort) to a free port, or 0 to run without the HTTP server`, { cause: err });
+  const why =
+    err.code === 'EADDRINUSE'
+      ? 'the port is taken (another reflex run, or another service)'
+      : err.code === 'EADDRNOTAVAIL'
+        ? 'the address is not on this host'
+        : err.code === 'EACCES'
+          ? 'a port below 1024 needs privileges'
+          : (err.code ?? err.message);
+  return new ReflexError(
+    'HTTP_BIND_FAILED',
+    `cannot serve /metrics, /healthz and /readyz on ${host}:${port}: ${why}; set --http-port (REFLEX_HTTP_PORT, httpPort) to a free port, or 0 to run without the HTTP server`,
+    { cause: err },
+  );
 }

@@ -5,7 +5,15 @@ import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { AuditLog } from '../audit/audit-log.js';
-import { AlertMappingError, alertmanagerEvents, alertmanagerPayloadSchema, payloadProblem, webhookEvents, webhookPayloadSchema, type AlertMapping } from '../events/alert-event.js';
+import {
+  AlertMappingError,
+  alertmanagerEvents,
+  alertmanagerPayloadSchema,
+  payloadProblem,
+  webhookEvents,
+  webhookPayloadSchema,
+  type AlertMapping,
+} from '../events/alert-event.js';
 import type { AlertEvent } from '../events/canonical-event.js';
 import type { EventJob } from '../events/event-job.js';
 import { keepRejected, type RejectedLimits } from '../events/rejected-events.js';
@@ -71,22 +79,38 @@ function disabled(what: string, field: string) {
  */
 export function inboundWebhooks(src: InboundSources): Hono {
   const app = new Hono();
-  const limit = bodyLimit({ maxSize: src.maxBodyBytes ?? 1_048_576, onError: (c) => c.json({ error: `body larger than ${src.maxBodyBytes ?? 1_048_576} bytes` }, 413) });
+  const limit = bodyLimit({
+    maxSize: src.maxBodyBytes ?? 1_048_576,
+    onError: (c) => c.json({ error: `body larger than ${src.maxBodyBytes ?? 1_048_576} bytes` }, 413),
+  });
 
   const token = src.alertmanagerToken;
   if (!token) app.all('/alertmanager', disabled('Alertmanager endpoint', 'alertmanager.tokenEnv/tokenFile'));
   else {
-    app.post('/alertmanager', async (c, next) => {
-      const given = credentialOf(c);
-      if (given === undefined || !sameSecret(given, token)) {
-        c.header('WWW-Authenticate', 'Bearer realm="reflex", Basic realm="reflex"');
-        return c.json({ error: given === undefined ? 'authentication required (Authorization: Bearer <token>, or basic auth with the token as password)' : 'wrong credentials' }, 401);
-      }
-      return next();
-    }, limit, async (c) => {
-      const body = await c.req.text();
-      return accept(c, 'alertmanager', body, alertmanagerPayloadSchema, (p, at) => alertmanagerEvents(p, src.mapping, at));
-    });
+    app.post(
+      '/alertmanager',
+      async (c, next) => {
+        const given = credentialOf(c);
+        if (given === undefined || !sameSecret(given, token)) {
+          c.header('WWW-Authenticate', 'Bearer realm="reflex", Basic realm="reflex"');
+          return c.json(
+            {
+              error:
+                given === undefined
+                  ? 'authentication required (Authorization: Bearer <token>, or basic auth with the token as password)'
+                  : 'wrong credentials',
+            },
+            401,
+          );
+        }
+        return next();
+      },
+      limit,
+      async (c) => {
+        const body = await c.req.text();
+        return accept(c, 'alertmanager', body, alertmanagerPayloadSchema, (p, at) => alertmanagerEvents(p, src.mapping, at));
+      },
+    );
   }
 
   const secrets = src.webhookSecrets;
@@ -94,9 +118,19 @@ export function inboundWebhooks(src: InboundSources): Hono {
   else {
     app.post('/webhook', limit, async (c) => {
       const body = await c.req.text();
-      const check = verifyWebhookSignature({ secret: secrets.map((s) => s.reveal()), rawBody: body, headers: c.req.raw.headers, toleranceSec: src.toleranceSec });
+      const check = verifyWebhookSignature({
+        secret: secrets.map((s) => s.reveal()),
+        rawBody: body,
+        headers: c.req.raw.headers,
+        toleranceSec: src.toleranceSec,
+      });
       if (!check.ok) {
-        const why = { missing: 'webhook-id, webhook-timestamp and webhook-signature headers required', malformed: 'malformed webhook-timestamp or webhook-signature', stale: `webhook-timestamp too far from now (more than ${src.toleranceSec ?? 300} s): a replay, or a clock off`, mismatch: 'signature does not match' }[check.reason];
+        const why = {
+          missing: 'webhook-id, webhook-timestamp and webhook-signature headers required',
+          malformed: 'malformed webhook-timestamp or webhook-signature',
+          stale: `webhook-timestamp too far from now (more than ${src.toleranceSec ?? 300} s): a replay, or a clock off`,
+          mismatch: 'signature does not match',
+        }[check.reason];
         return c.json({ error: why }, 401);
       }
       return accept(c, 'webhook', body, webhookPayloadSchema, (p, at) => webhookEvents(p, src.mapping, check, at));
@@ -104,7 +138,13 @@ export function inboundWebhooks(src: InboundSources): Hono {
   }
 
   /** Parses, maps and queues one authenticated body. */
-  async function accept<S extends z.ZodType>(c: Context, source: AlertEvent['source'], body: string, schema: S, toEvents: (payload: z.output<S>, at: Date) => AlertEvent[]) {
+  async function accept<S extends z.ZodType>(
+    c: Context,
+    source: AlertEvent['source'],
+    body: string,
+    schema: S,
+    toEvents: (payload: z.output<S>, at: Date) => AlertEvent[],
+  ) {
     const receivedAt = new Date();
     let json: unknown;
     try {
@@ -121,7 +161,11 @@ export function inboundWebhooks(src: InboundSources): Hono {
       if (err instanceof AlertMappingError) return reject(c, source, body, err.message);
       throw err;
     }
-    const jobs = events.map((event) => ({ name: 'alert', data: { kind: 'synthetic', target: event.target, event, receivedAt: receivedAt.getTime() } satisfies EventJob, opts: { jobId: `alert-${event.id}` } }));
+    const jobs = events.map((event) => ({
+      name: 'alert',
+      data: { kind: 'synthetic', target: event.target, event, receivedAt: receivedAt.getTime() } satisfies EventJob,
+      opts: { jobId: `alert-${event.id}` },
+    }));
     try {
       await withDeadline(src.queue.addBulk(jobs), src.enqueueTimeoutMs ?? 5_000);
     } catch (err) {
@@ -130,14 +174,26 @@ export function inboundWebhooks(src: InboundSources): Hono {
       return c.json({ error: 'could not queue the alerts (Redis unreachable); retry later' }, 503);
     }
     src.logger.debug({ source, alerts: events.length }, 'inbound alerts queued');
-    return c.json({ accepted: events.length, events: events.map((e) => ({ id: e.id, alertname: e.alertname, status: e.status, instance: e.instance ?? null })) }, 200);
+    return c.json(
+      { accepted: events.length, events: events.map((e) => ({ id: e.id, alertname: e.alertname, status: e.status, instance: e.instance ?? null })) },
+      200,
+    );
   }
 
   async function reject(c: Context, source: AlertEvent['source'], body: string, problem: string) {
     const reason = `POST /hooks/${source}: ${problem}`;
     const hash = createHash('sha256').update(`${source}|${body}`).digest('hex').slice(0, 32);
     try {
-      await withDeadline(keepRejected(src.redis, src.rejectedKey, src.audit, { target: src.mapping.defaultTarget, reason, raw: body, hash, receivedAt: Date.now() }, src.rejectedLimits), src.enqueueTimeoutMs ?? 5_000);
+      await withDeadline(
+        keepRejected(
+          src.redis,
+          src.rejectedKey,
+          src.audit,
+          { target: src.mapping.defaultTarget, reason, raw: body, hash, receivedAt: Date.now() },
+          src.rejectedLimits,
+        ),
+        src.enqueueTimeoutMs ?? 5_000,
+      );
     } catch (err) {
       src.logger.warn({ err, reason }, 'malformed inbound body not kept (Redis unreachable?)');
     }
@@ -155,9 +211,18 @@ export function inboundWebhooks(src: InboundSources): Hono {
 export function inboundSecrets(config: InboundConfig | undefined): Pick<InboundSources, 'alertmanagerToken' | 'webhookSecrets'> {
   const list = (v: string | string[] | undefined) => (v === undefined ? [] : typeof v === 'string' ? [v] : v);
   const am = config?.alertmanager;
-  const alertmanagerToken = am ? (am.tokenEnv !== undefined ? read('alertmanager.tokenEnv', () => Secret.fromEnv(am.tokenEnv!)) : read('alertmanager.tokenFile', () => Secret.fromFile(am.tokenFile!))) : undefined;
+  const alertmanagerToken = am
+    ? am.tokenEnv !== undefined
+      ? read('alertmanager.tokenEnv', () => Secret.fromEnv(am.tokenEnv!))
+      : read('alertmanager.tokenFile', () => Secret.fromFile(am.tokenFile!))
+    : undefined;
   const wh = config?.webhook;
-  const webhookSecrets = wh ? [...list(wh.secretEnv).map((e) => read('webhook.secretEnv', () => Secret.fromEnv(e))), ...list(wh.secretFile).map((f) => read('webhook.secretFile', () => Secret.fromFile(f)))] : undefined;
+  const webhookSecrets = wh
+    ? [
+        ...list(wh.secretEnv).map((e) => read('webhook.secretEnv', () => Secret.fromEnv(e))),
+        ...list(wh.secretFile).map((f) => read('webhook.secretFile', () => Secret.fromFile(f))),
+      ]
+    : undefined;
   for (const s of webhookSecrets ?? []) {
     const key = webhookKey(s.reveal());
     if ('problem' in key) throw new ReflexError('CONFIG_INVALID', `inbound.webhook: the secret of ${s.source} ${key.problem}`);

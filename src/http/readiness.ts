@@ -86,7 +86,13 @@ export function readiness(parts: ReadinessParts): Readiness {
     checks.workers = async () => {
       const stopped = workers.filter((w) => !w.isRunning()).map((w) => w.name);
       const paused = workers.filter((w) => w.isRunning() && w.isPaused()).map((w) => w.name);
-      if (stopped.length || paused.length) return { ok: false, detail: [stopped.length ? `not running: ${stopped.join(', ')}` : '', paused.length ? `paused in this process: ${paused.join(', ')}` : ''].filter(Boolean).join('; ') };
+      if (stopped.length || paused.length)
+        return {
+          ok: false,
+          detail: [stopped.length ? `not running: ${stopped.join(', ')}` : '', paused.length ? `paused in this process: ${paused.join(', ')}` : '']
+            .filter(Boolean)
+            .join('; '),
+        };
       return { ok: true, detail: `running: ${workers.map((w) => w.name).join(', ')}` };
     };
   }
@@ -98,7 +104,10 @@ export function readiness(parts: ReadinessParts): Readiness {
     checks: cachedChecks,
     async reading() {
       const [report, read] = await Promise.all([runChecks(cachedChecks), Promise.all([...probes.values()].map((p) => p().catch(() => undefined)))]);
-      return { checks: Object.fromEntries(Object.entries(report.checks).map(([n, r]) => [n, r.ok])), queues: read.filter((q): q is QueueReading => q !== undefined) };
+      return {
+        checks: Object.fromEntries(Object.entries(report.checks).map(([n, r]) => [n, r.ok])),
+        queues: read.filter((q): q is QueueReading => q !== undefined),
+      };
     },
   };
 }
@@ -111,8 +120,12 @@ function streamVerdict(lease: SubscriberLease, subscriber: EventSubscriber, grac
   const since = subscriber.lostSince;
   if (since === undefined) return { ok: false, detail: `${role}, event stream not connected: the target is unreachable` };
   const lostMs = Math.max(0, at - since);
-  if (lostMs < graceMs) return { ok: true, detail: `${role}, event stream lost ${seconds(lostMs)} ago, reconnecting (not ready after ${seconds(graceMs)})` };
-  return { ok: false, detail: `${role}, event stream lost for ${seconds(lostMs)} (longer than the grace of ${seconds(graceMs)}): the target is unreachable, no event is seen` };
+  if (lostMs < graceMs)
+    return { ok: true, detail: `${role}, event stream lost ${seconds(lostMs)} ago, reconnecting (not ready after ${seconds(graceMs)})` };
+  return {
+    ok: false,
+    detail: `${role}, event stream lost for ${seconds(lostMs)} (longer than the grace of ${seconds(graceMs)}): the target is unreachable, no event is seen`,
+  };
 }
 
 async function probeQueue(queue: Queue, timeoutMs: number): Promise<QueueReading> {
@@ -127,8 +140,16 @@ async function probeQueue(queue: Queue, timeoutMs: number): Promise<QueueReading
 
 function queueVerdict(q: QueueReading): CheckResult {
   const consumers = q.workers === undefined ? `worker count unknown (${q.unknownWorkers})` : `${q.workers} worker(s) consuming`;
-  if (q.paused) return { ok: false, detail: `paused: none of its jobs runs until it is resumed (queues page of the dashboard, or BullMQ Queue.resume()); ${consumers}` };
-  if (q.workers === 0) return { ok: false, detail: 'no worker consumes it: its jobs wait (no reflex run with a role that consumes it is running, or its workers lost Redis)' };
+  if (q.paused)
+    return {
+      ok: false,
+      detail: `paused: none of its jobs runs until it is resumed (queues page of the dashboard, or BullMQ Queue.resume()); ${consumers}`,
+    };
+  if (q.workers === 0)
+    return {
+      ok: false,
+      detail: 'no worker consumes it: its jobs wait (no reflex run with a role that consumes it is running, or its workers lost Redis)',
+    };
   return { ok: true, detail: `not paused, ${consumers}` };
 }
 

@@ -4,7 +4,14 @@ import { silenceMutes, type Silence, type Silences } from '../silences/silences.
 
 /** The body of a silence added from the dashboard or the console (POST, JSON, write token). */
 export const silenceRequestSchema = z.strictObject({
-  scope: z.strictObject({ instance: z.string().max(200).optional(), project: z.string().max(200).optional(), location: z.string().max(200).optional(), target: z.string().max(500).optional() }).default({}),
+  scope: z
+    .strictObject({
+      instance: z.string().max(200).optional(),
+      project: z.string().max(200).optional(),
+      location: z.string().max(200).optional(),
+      target: z.string().max(500).optional(),
+    })
+    .default({}),
   /** Everything (a global maintenance window), instead of a scope. */
   all: z.boolean().optional(),
   duration: z.string().min(1).max(40),

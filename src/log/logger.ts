@@ -7,7 +7,9 @@ import { useColour } from './colour.js';
 // a key are not walked (fast-redact needs each path spelled out).
 const secretKeys = ['dashboardToken', 'dashboardWriteToken', 'token', 'password', 'secret', 'authorization', 'cookie', 'apiKey', 'clientKeyPem'];
 const urlKeys = ['redisUrl', 'url', 'target'];
-const redactPaths = [...secretKeys, ...urlKeys].flatMap((k) => [k, `*.${k}`]).concat(['headers["set-cookie"]', '*.headers.authorization', '*.headers.cookie']);
+const redactPaths = [...secretKeys, ...urlKeys]
+  .flatMap((k) => [k, `*.${k}`])
+  .concat(['headers["set-cookie"]', '*.headers.authorization', '*.headers.cookie']);
 
 function censor(value: unknown, path: string[]): unknown {
   const key = path.at(-1) ?? '';
@@ -19,7 +21,9 @@ function redactStrings(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactText(value);
   if (!value || typeof value !== 'object' || depth > 8) return value;
   if (Array.isArray(value)) return value.map((v) => redactStrings(v, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isSensitiveName(k) && typeof v === 'string' ? REDACTED : redactStrings(v, depth + 1)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, isSensitiveName(k) && typeof v === 'string' ? REDACTED : redactStrings(v, depth + 1)]),
+  );
 }
 
 /** pino's standard error serializer (`type`, `message`, `stack`, code, cause), with secrets removed from its text. */
@@ -32,7 +36,10 @@ function errSerializer(err: unknown): unknown {
  * (type, message, stack); secret-named fields are redacted and URLs, messages and error texts
  * lose their credentials ({@link redactText}).
  */
-export function createLogger(level: string, opts: { name?: string; pretty?: boolean; /** Where JSON lines go; default stdout. */ destination?: DestinationStream } = {}): Logger {
+export function createLogger(
+  level: string,
+  opts: { name?: string; pretty?: boolean; /** Where JSON lines go; default stdout. */ destination?: DestinationStream } = {},
+): Logger {
   const pretty = opts.destination === undefined && (opts.pretty ?? Boolean(process.stdout.isTTY));
   const options: LoggerOptions = {
     name: opts.name ?? 'reflex',
@@ -45,7 +52,11 @@ export function createLogger(level: string, opts: { name?: string; pretty?: bool
         method.apply(this, clean);
       },
     },
-    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: useColour(process.stdout), translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
+    ...(pretty
+      ? {
+          transport: { target: 'pino-pretty', options: { colorize: useColour(process.stdout), translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' } },
+        }
+      : {}),
   };
   return opts.destination ? pino(options, opts.destination) : pino(options);
 }

@@ -31,7 +31,10 @@ const namesSeen = new Map<string, boolean>();
 function sensitiveName(name: string): boolean {
   const squashed = name.toLowerCase().replace(/[^a-z0-9]/g, '');
   if (sensitiveInName.test(squashed)) return true;
-  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/);
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
   const last = words.filter(Boolean).pop();
   return last !== undefined && sensitiveWords.has(last);
 }

@@ -39,7 +39,12 @@ export class Metrics {
   readonly registry = new Registry();
 
   /** Events taken through the pipeline, by canonical kind (`rejected`: malformed frames; `ignored`: frames of no interest). */
-  readonly events = new Counter({ name: 'reflex_events_total', help: 'Events processed by the worker, by kind (instance.status, lifecycle, operation.status, rejected, ignored)', labelNames: ['kind'] as const, registers: [this.registry] });
+  readonly events = new Counter({
+    name: 'reflex_events_total',
+    help: 'Events processed by the worker, by kind (instance.status, lifecycle, operation.status, rejected, ignored)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
 
   /** From the daemon's timestamp of an event to the end of its processing. */
   readonly ingestLag = new Histogram({
@@ -50,49 +55,165 @@ export class Metrics {
   });
 
   /** Frames the subscriber holds in memory: waiting for Redis (lease holder) or kept to replay on a takeover (follower). */
-  readonly ingestBuffered = new Gauge({ name: 'reflex_ingest_buffered_frames', help: 'Frames held in memory by the subscriber: not yet written (lease holder, e.g. while Redis is unreachable) or kept in the takeover window (follower)', labelNames: ['target', 'role'] as const, registers: [this.registry] });
-  readonly streamReconnects = new Counter({ name: 'reflex_stream_reconnects_total', help: 'Times the events WebSocket closed unasked and a reconnect was scheduled', registers: [this.registry] });
+  readonly ingestBuffered = new Gauge({
+    name: 'reflex_ingest_buffered_frames',
+    help: 'Frames held in memory by the subscriber: not yet written (lease holder, e.g. while Redis is unreachable) or kept in the takeover window (follower)',
+    labelNames: ['target', 'role'] as const,
+    registers: [this.registry],
+  });
+  readonly streamReconnects = new Counter({
+    name: 'reflex_stream_reconnects_total',
+    help: 'Times the events WebSocket closed unasked and a reconnect was scheduled',
+    registers: [this.registry],
+  });
 
-  readonly resyncs = new Counter({ name: 'reflex_resyncs_total', help: 'Resyncs by state diff that completed, by reason (gap: after a (re)connect or a dropped buffer; periodic)', labelNames: ['reason'] as const, registers: [this.registry] });
+  readonly resyncs = new Counter({
+    name: 'reflex_resyncs_total',
+    help: 'Resyncs by state diff that completed, by reason (gap: after a (re)connect or a dropped buffer; periodic)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
 
-  readonly gapsResynced = new Counter({ name: 'reflex_gaps_resynced_total', help: 'Gaps in the event stream (a (re)connect, a dropped buffer) covered by a completed resync', registers: [this.registry] });
+  readonly gapsResynced = new Counter({
+    name: 'reflex_gaps_resynced_total',
+    help: 'Gaps in the event stream (a (re)connect, a dropped buffer) covered by a completed resync',
+    registers: [this.registry],
+  });
 
-  readonly resyncChanges = new Counter({ name: 'reflex_resync_changes_total', help: 'Status changes found by resyncs that the event stream had not reported', registers: [this.registry] });
+  readonly resyncChanges = new Counter({
+    name: 'reflex_resync_changes_total',
+    help: 'Status changes found by resyncs that the event stream had not reported',
+    registers: [this.registry],
+  });
 
-  readonly ruleDecisions = new Counter({ name: 'reflex_rule_decisions_total', help: 'Rule decisions on events: matched (actions queued), skipped (did not match), suppressed (matched but a silence, cooldown or quarantine held it)', labelNames: ['rule', 'decision'] as const, registers: [this.registry] });
+  readonly ruleDecisions = new Counter({
+    name: 'reflex_rule_decisions_total',
+    help: 'Rule decisions on events: matched (actions queued), skipped (did not match), suppressed (matched but a silence, cooldown or quarantine held it)',
+    labelNames: ['rule', 'decision'] as const,
+    registers: [this.registry],
+  });
 
-  readonly actions = new Counter({ name: 'reflex_actions_total', help: 'Runs of action jobs by outcome (done, skipped, dry-run, retrying, failed)', labelNames: ['action', 'outcome'] as const, registers: [this.registry] });
+  readonly actions = new Counter({
+    name: 'reflex_actions_total',
+    help: 'Runs of action jobs by outcome (done, skipped, dry-run, retrying, failed)',
+    labelNames: ['action', 'outcome'] as const,
+    registers: [this.registry],
+  });
 
-  readonly actionRetries = new Counter({ name: 'reflex_action_retries_total', help: 'Failed action attempts that will be retried', labelNames: ['action'] as const, registers: [this.registry] });
+  readonly actionRetries = new Counter({
+    name: 'reflex_action_retries_total',
+    help: 'Failed action attempts that will be retried',
+    labelNames: ['action'] as const,
+    registers: [this.registry],
+  });
 
-  readonly quarantines = new Counter({ name: 'reflex_quarantines_total', help: 'Instances put in quarantine for crash-looping (each one raises one alert)', registers: [this.registry] });
+  readonly quarantines = new Counter({
+    name: 'reflex_quarantines_total',
+    help: 'Instances put in quarantine for crash-looping (each one raises one alert)',
+    registers: [this.registry],
+  });
   /** Failure storms declared by storm control (each raises one grouped alert; counted by the replica that raised it). */
-  readonly storms = new Counter({ name: 'reflex_storms_total', help: 'Failure storms on a server or cluster member: per-instance remediation held back, one grouped alert', registers: [this.registry] });
+  readonly storms = new Counter({
+    name: 'reflex_storms_total',
+    help: 'Failure storms on a server or cluster member: per-instance remediation held back, one grouped alert',
+    registers: [this.registry],
+  });
   /** A rule's `when` that threw or timed out: the decision counts as not met (src/rules/rule-errors.ts). */
-  readonly ruleErrors = new Counter({ name: 'reflex_rule_errors_total', help: 'Evaluations of a rule\'s when that threw or timed out (the decision counts as not met), by rule', labelNames: ['rule'] as const, registers: [this.registry] });
+  readonly ruleErrors = new Counter({
+    name: 'reflex_rule_errors_total',
+    help: "Evaluations of a rule's when that threw or timed out (the decision counts as not met), by rule",
+    labelNames: ['rule'] as const,
+    registers: [this.registry],
+  });
 
   /** Schedule ticks by result (ran, skipped: late, overlapping or already run). */
-  readonly housekeepingTicks = new Counter({ name: 'reflex_housekeeping_ticks_total', help: 'Schedule ticks taken by this replica, by schedule and result (ran, skipped)', labelNames: ['schedule', 'result'] as const, registers: [this.registry] });
+  readonly housekeepingTicks = new Counter({
+    name: 'reflex_housekeeping_ticks_total',
+    help: 'Schedule ticks taken by this replica, by schedule and result (ran, skipped)',
+    labelNames: ['schedule', 'result'] as const,
+    registers: [this.registry],
+  });
   /** Counted by the tick after the one that queued the work, when the snapshot ledger is settled. */
-  readonly housekeepingSnapshots = new Counter({ name: 'reflex_housekeeping_snapshots_total', help: 'Snapshot steps of schedules by result (made, pruned, failed: a snapshot not made or a deletion not done after its retries), counted when the next tick settles the ledger; missed: a tick coalesced into the still held job of an earlier tick', labelNames: ['schedule', 'result'] as const, registers: [this.registry] });
-  readonly housekeepingNewestAge = new Gauge({ name: 'reflex_housekeeping_newest_snapshot_age_seconds', help: 'Age of the newest snapshot a schedule made of an instance, as of the schedule\'s last tick', labelNames: ['schedule', 'project', 'instance'] as const, registers: [this.registry] });
+  readonly housekeepingSnapshots = new Counter({
+    name: 'reflex_housekeeping_snapshots_total',
+    help: 'Snapshot steps of schedules by result (made, pruned, failed: a snapshot not made or a deletion not done after its retries), counted when the next tick settles the ledger; missed: a tick coalesced into the still held job of an earlier tick',
+    labelNames: ['schedule', 'result'] as const,
+    registers: [this.registry],
+  });
+  readonly housekeepingNewestAge = new Gauge({
+    name: 'reflex_housekeeping_newest_snapshot_age_seconds',
+    help: "Age of the newest snapshot a schedule made of an instance, as of the schedule's last tick",
+    labelNames: ['schedule', 'project', 'instance'] as const,
+    registers: [this.registry],
+  });
 
   /** Audit records in Redis not yet in the history store (0 after each round that shipped all; set by the replica that ships). */
-  readonly historyShipLag = new Gauge({ name: 'reflex_history_ship_lag_records', help: 'Audit records in Redis not yet shipped to the history store, as of the shipping replica\'s last round (Redis keeps them until shipped)', registers: [this.registry] });
-  readonly historyShipErrors = new Counter({ name: 'reflex_history_ship_errors_total', help: 'Shipping rounds of audit records to the history store that failed (the store did not take them; retried each interval)', registers: [this.registry] });
+  readonly historyShipLag = new Gauge({
+    name: 'reflex_history_ship_lag_records',
+    help: "Audit records in Redis not yet shipped to the history store, as of the shipping replica's last round (Redis keeps them until shipped)",
+    registers: [this.registry],
+  });
+  readonly historyShipErrors = new Counter({
+    name: 'reflex_history_ship_errors_total',
+    help: 'Shipping rounds of audit records to the history store that failed (the store did not take them; retried each interval)',
+    registers: [this.registry],
+  });
 
-  readonly leaseHolder = new Gauge({ name: 'reflex_lease_holder', help: '1 while this process holds the subscriber lease of the target (reads its event stream), 0 on standby', labelNames: ['target'] as const, registers: [this.registry] });
+  readonly leaseHolder = new Gauge({
+    name: 'reflex_lease_holder',
+    help: '1 while this process holds the subscriber lease of the target (reads its event stream), 0 on standby',
+    labelNames: ['target'] as const,
+    registers: [this.registry],
+  });
 
-  readonly streamConnected = new Gauge({ name: 'reflex_stream_connected', help: '1 while this process has the events WebSocket of the target open', labelNames: ['target'] as const, registers: [this.registry] });
+  readonly streamConnected = new Gauge({
+    name: 'reflex_stream_connected',
+    help: '1 while this process has the events WebSocket of the target open',
+    labelNames: ['target'] as const,
+    registers: [this.registry],
+  });
 
   /** Sampled by the retention watch (src/retention/redis-watch.ts) every `retentionCheckMs`, not at each scrape. */
-  readonly structureEntries = new Gauge({ name: 'reflex_redis_structure_entries', help: 'Entries of each Reflex structure in Redis (audit, archive, rejected streams; queue:<name> finished jobs; ttl-keys: every key with a TTL), as last sampled', labelNames: ['structure'] as const, registers: [this.registry] });
-  readonly structureBytes = new Gauge({ name: 'reflex_redis_structure_bytes', help: 'Redis memory of each Reflex structure, estimated by sampling (MEMORY USAGE … SAMPLES), as last sampled', labelNames: ['structure'] as const, registers: [this.registry] });
-  readonly structureBudgetEntries = new Gauge({ name: 'reflex_redis_structure_budget_entries', help: 'Configured count bound of each Reflex structure in Redis', labelNames: ['structure'] as const, registers: [this.registry] });
-  readonly structureBudgetBytes = new Gauge({ name: 'reflex_redis_structure_budget_bytes', help: 'Configured byte bound of each Reflex structure in Redis (archive, rejected)', labelNames: ['structure'] as const, registers: [this.registry] });
-  readonly structureTrimmed = new Counter({ name: 'reflex_redis_structure_trimmed_total', help: 'Entries the retention watch trimmed from a stream to hold its count, age or byte bound', labelNames: ['structure'] as const, registers: [this.registry] });
-  readonly redisMemoryUsed = new Gauge({ name: 'reflex_redis_memory_used_bytes', help: 'Redis used_memory (INFO memory), as last sampled', registers: [this.registry] });
-  readonly redisMemoryMax = new Gauge({ name: 'reflex_redis_memory_max_bytes', help: 'Redis maxmemory (INFO memory); 0: no limit', registers: [this.registry] });
+  readonly structureEntries = new Gauge({
+    name: 'reflex_redis_structure_entries',
+    help: 'Entries of each Reflex structure in Redis (audit, archive, rejected streams; queue:<name> finished jobs; ttl-keys: every key with a TTL), as last sampled',
+    labelNames: ['structure'] as const,
+    registers: [this.registry],
+  });
+  readonly structureBytes = new Gauge({
+    name: 'reflex_redis_structure_bytes',
+    help: 'Redis memory of each Reflex structure, estimated by sampling (MEMORY USAGE … SAMPLES), as last sampled',
+    labelNames: ['structure'] as const,
+    registers: [this.registry],
+  });
+  readonly structureBudgetEntries = new Gauge({
+    name: 'reflex_redis_structure_budget_entries',
+    help: 'Configured count bound of each Reflex structure in Redis',
+    labelNames: ['structure'] as const,
+    registers: [this.registry],
+  });
+  readonly structureBudgetBytes = new Gauge({
+    name: 'reflex_redis_structure_budget_bytes',
+    help: 'Configured byte bound of each Reflex structure in Redis (archive, rejected)',
+    labelNames: ['structure'] as const,
+    registers: [this.registry],
+  });
+  readonly structureTrimmed = new Counter({
+    name: 'reflex_redis_structure_trimmed_total',
+    help: 'Entries the retention watch trimmed from a stream to hold its count, age or byte bound',
+    labelNames: ['structure'] as const,
+    registers: [this.registry],
+  });
+  readonly redisMemoryUsed = new Gauge({
+    name: 'reflex_redis_memory_used_bytes',
+    help: 'Redis used_memory (INFO memory), as last sampled',
+    registers: [this.registry],
+  });
+  readonly redisMemoryMax = new Gauge({
+    name: 'reflex_redis_memory_max_bytes',
+    help: 'Redis maxmemory (INFO memory); 0: no limit',
+    registers: [this.registry],
+  });
 
   private readonly dlqQueues: Queue[] = [];
   private readonly watchedQueues: Queue[] = [];
@@ -116,7 +237,9 @@ export class Metrics {
     registers: [this.registry],
     collect: async () => {
       for (const q of this.watchedQueues) {
-        const counts = await withDeadline(q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed'), redisReadMs).catch(() => undefined);
+        const counts = await withDeadline(q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed'), redisReadMs).catch(
+          () => undefined,
+        );
         for (const [state, n] of Object.entries(counts ?? {})) this.queueJobs.set({ queue: q.name, state }, n);
       }
     },

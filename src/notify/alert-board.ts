@@ -87,7 +87,11 @@ export class AlertBoard {
         groupLabels: g.groupLabels,
         ...(state.scheduled ? { nextFlushAt: new Date(state.scheduled.at).toISOString() } : {}),
         ...(state.lastSent ? { lastSentAt: new Date(state.lastSent).toISOString() } : {}),
-        alerts: all.map((alert) => ({ alert, ...(muted.has(alert.fingerprint) ? { muted: muted.get(alert.fingerprint) } : {}), ...(state.notified[alert.fingerprint] ? { notified: state.notified[alert.fingerprint] } : {}) })),
+        alerts: all.map((alert) => ({
+          alert,
+          ...(muted.has(alert.fingerprint) ? { muted: muted.get(alert.fingerprint) } : {}),
+          ...(state.notified[alert.fingerprint] ? { notified: state.notified[alert.fingerprint] } : {}),
+        })),
         next: decideFlush(
           all.filter((a) => !muted.has(a.fingerprint)),
           state,

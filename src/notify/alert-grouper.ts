@@ -14,7 +14,14 @@ import type { MatchedRoute } from './router.js';
 export const flushJobSchema = z.object({
   groupKey: z.string(),
   groupLabels: z.record(z.string(), z.string()),
-  route: z.object({ id: z.string(), receiver: z.string(), groupBy: z.array(z.string()), groupWaitMs: z.number(), groupIntervalMs: z.number(), repeatIntervalMs: z.number() }),
+  route: z.object({
+    id: z.string(),
+    receiver: z.string(),
+    groupBy: z.array(z.string()),
+    groupWaitMs: z.number(),
+    groupIntervalMs: z.number(),
+    repeatIntervalMs: z.number(),
+  }),
   /** The receiver's `sendResolved` when the group last got an alert. */
   sendResolved: z.boolean().default(true),
   /** Which scheduled flush this is: only the group's current one acts (see {@link AlertGrouper.flush}). */
@@ -29,7 +36,10 @@ export type AlertMute = (alerts: Alert[]) => Promise<Map<string, string>>;
 export function groupOf(alert: Alert, route: MatchedRoute, sendResolved = true): FlushJob {
   const groupLabels: Record<string, string> = {};
   for (const k of route.groupBy) groupLabels[k] = alertValue(alert, k) ?? '';
-  const groupKey = createHash('sha256').update(JSON.stringify([route.id, route.receiver, groupLabels])).digest('hex').slice(0, 24);
+  const groupKey = createHash('sha256')
+    .update(JSON.stringify([route.id, route.receiver, groupLabels]))
+    .digest('hex')
+    .slice(0, 24);
   return { groupKey, groupLabels, route, sendResolved };
 }
 
@@ -62,7 +72,11 @@ export interface FlushDecision {
  * including those that fired and cleared since the last message; without `sendResolved`, the
  * firing ones only. Undefined: nothing to send.
  */
-export function decideFlush(visible: Alert[], state: Pick<GroupState, 'notified' | 'lastSent'>, opts: { sendResolved: boolean; repeatIntervalMs: number; now: number }): FlushDecision | undefined {
+export function decideFlush(
+  visible: Alert[],
+  state: Pick<GroupState, 'notified' | 'lastSent'>,
+  opts: { sendResolved: boolean; repeatIntervalMs: number; now: number },
+): FlushDecision | undefined {
   const firing = visible.filter((a) => a.status === 'firing');
   const resolved = visible.filter((a) => a.status === 'resolved');
   const previous = Object.entries(state.notified);
@@ -84,12 +98,20 @@ export function decideFlush(visible: Alert[], state: Pick<GroupState, 'notified'
 /** Alerts in the order they happened: by start, then end, then fingerprint (stable across replicas). */
 export function inOrderOfHappening(alerts: Alert[]): Alert[] {
   const t = (s: string | undefined) => (s ? Date.parse(s) : Number.POSITIVE_INFINITY);
-  return [...alerts].sort((a, b) => t(a.startsAt) - t(b.startsAt) || t(a.endsAt) - t(b.endsAt) || (a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0));
+  return [...alerts].sort(
+    (a, b) =>
+      t(a.startsAt) - t(b.startsAt) || t(a.endsAt) - t(b.endsAt) || (a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0),
+  );
 }
 
 /** Reads a group's alerts (dropping unreadable entries), notification log, last message time and scheduled flush. */
 export async function readGroupState(redis: RedisConnection, keys: NotifyKeys, groupKey: string): Promise<GroupState> {
-  const [raw, notified, lastSent, scheduled] = await Promise.all([redis.hgetall(keys.group(groupKey)), redis.hgetall(keys.notified(groupKey)), redis.get(keys.lastSent(groupKey)), redis.get(keys.scheduled(groupKey))]);
+  const [raw, notified, lastSent, scheduled] = await Promise.all([
+    redis.hgetall(keys.group(groupKey)),
+    redis.hgetall(keys.notified(groupKey)),
+    redis.get(keys.lastSent(groupKey)),
+    redis.get(keys.scheduled(groupKey)),
+  ]);
   const parsed: { alert: Alert; raw: string }[] = [];
   for (const [fp, json] of Object.entries(raw)) {
     const a = alertSchema.safeParse(safeJson(json));
@@ -234,7 +256,15 @@ export class AlertGrouper {
         if (gone.length) await this.redis.hdel(this.keys.notified(groupKey), ...gone);
       }
       const handled = state.alerts.filter((a) => a.alert.status === 'resolved').flatMap((a) => [a.alert.fingerprint, a.raw]);
-      const left = (await this.redis.eval(settleScript, 3, this.keys.group(groupKey), this.keys.scheduled(groupKey), this.keys.groups, groupKey, ...handled)) as number;
+      const left = (await this.redis.eval(
+        settleScript,
+        3,
+        this.keys.group(groupKey),
+        this.keys.scheduled(groupKey),
+        this.keys.groups,
+        groupKey,
+        ...handled,
+      )) as number;
       if (left > 0) {
         const flushId = randomUUID();
         await this.redis.set(this.keys.scheduled(groupKey), JSON.stringify({ id: flushId, at: now + route.groupIntervalMs }), 'PX', markerTtl(route));
@@ -266,7 +296,10 @@ function markerTtl(route: MatchedRoute): number {
 /** Same group and same alert states give the same id on every replica. */
 function notificationId(groupKey: string, alerts: Alert[], salt: string): string {
   const states = alerts.map((a) => `${a.fingerprint}:${a.status}:${a.startsAt}`).sort();
-  return createHash('sha256').update(JSON.stringify([groupKey, states, salt])).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(JSON.stringify([groupKey, states, salt]))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 function safeJson(text: string): unknown {

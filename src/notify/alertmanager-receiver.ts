@@ -33,7 +33,12 @@ function postableAlert(cfg: AlertmanagerConfig, a: Alert, createdAt: Date): Reco
   const endsAt = a.status === 'resolved' ? (a.endsAt ?? createdAt.toISOString()) : new Date(createdAt.getTime() + cfg.firingTtlMs).toISOString();
   return {
     labels: alertmanagerLabels(a),
-    annotations: { summary: a.summary, description: reflexLines(a).join('\n'), correlation_id: a.correlationId, ...(a.outcome ? { outcome: a.outcome } : {}) },
+    annotations: {
+      summary: a.summary,
+      description: reflexLines(a).join('\n'),
+      correlation_id: a.correlationId,
+      ...(a.outcome ? { outcome: a.outcome } : {}),
+    },
     startsAt: a.startsAt,
     endsAt,
     ...(a.auditUrl ? { generatorURL: a.auditUrl } : {}),
@@ -41,7 +46,13 @@ function postableAlert(cfg: AlertmanagerConfig, a: Alert, createdAt: Date): Reco
 }
 
 /** The request posting a notification's alerts to `<url>/api/v2/alerts`; the same bytes on every retry. */
-export function alertmanagerRequest(cfg: AlertmanagerConfig, url: string, headers: Record<string, string>, n: Notification, createdAt: Date): OutgoingRequest {
+export function alertmanagerRequest(
+  cfg: AlertmanagerConfig,
+  url: string,
+  headers: Record<string, string>,
+  n: Notification,
+  createdAt: Date,
+): OutgoingRequest {
   const base = url.replace(/\/+$/, '');
   return {
     url: base.endsWith(alertsPath) ? base : `${base}${alertsPath}`,

@@ -17,7 +17,13 @@ export const cloudEventData = webhookPayload;
  * `Idempotency-Key` header, which carries the same id); `type` is `<typePrefix>.firing` or
  * `.resolved`; `subject` is the group key. `headers` are the receiver's extra and auth headers.
  */
-export function cloudEventRequest(cfg: CloudEventsConfig, headers: Record<string, string>, data: unknown, n: Notification, createdAt: Date): OutgoingRequest {
+export function cloudEventRequest(
+  cfg: CloudEventsConfig,
+  headers: Record<string, string>,
+  data: unknown,
+  n: Notification,
+  createdAt: Date,
+): OutgoingRequest {
   const event = {
     specversion: '1.0',
     id: n.id,

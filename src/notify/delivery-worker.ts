@@ -88,7 +88,9 @@ export class DeliveryProcessor {
     const receiver = this.deps.receivers.get(data.receiver);
     if (!receiver) {
       const n = data.notification;
-      await this.audit(n, 'failed', `notification ${n.id}: no receiver named "${data.receiver}" in this replica's configuration`, { receiver: data.receiver });
+      await this.audit(n, 'failed', `notification ${n.id}: no receiver named "${data.receiver}" in this replica's configuration`, {
+        receiver: data.receiver,
+      });
       throw new UnrecoverableError(`unknown receiver ${data.receiver}`);
     }
     const n = data.fallbackOf ? data.notification : await this.withoutMissedFiring(data.notification, receiver);
@@ -109,21 +111,40 @@ export class DeliveryProcessor {
       // job.timestamp is when the message was queued: the same on every attempt.
       const status = await receiver.send(n, new Date(job.timestamp));
       if (firing.length && !data.fallbackOf) await this.deps.redis.srem(this.deps.missedFiringKey(receiver.name), ...firing);
-      const as = data.fallbackOf ? ` as fallback of ${data.fallbackOf}${data.fallbackReason === 'missed-firing' ? ' (which never got the firing message)' : ''}` : '';
-      await this.audit(n, 'sent', `${n.status} notification sent to ${label}${as}: ${n.alerts.length} alert(s)`, { receiver: receiver.name, httpStatus: status, attempt });
+      const as = data.fallbackOf
+        ? ` as fallback of ${data.fallbackOf}${data.fallbackReason === 'missed-firing' ? ' (which never got the firing message)' : ''}`
+        : '';
+      await this.audit(n, 'sent', `${n.status} notification sent to ${label}${as}: ${n.alerts.length} alert(s)`, {
+        receiver: receiver.name,
+        httpStatus: status,
+        attempt,
+      });
       this.deps.logger?.info({ receiver: receiver.name, notification: n.id, status: n.status }, 'notification sent');
       return status;
     } catch (err) {
       const e = err instanceof DeliveryError ? err : new DeliveryError('NETWORK', receiver.scrub(String((err as Error).message)));
       const final = !e.retryable || attempt >= max;
       const fallback = final && !data.fallbackOf ? receiver.config.fallback : undefined;
-      const then = !final ? `retrying (attempt ${attempt} of ${max})` : fallback ? `giving up after ${attempt} attempt(s); sending to fallback ${fallback}` : `giving up after ${attempt} attempt(s)`;
-      await this.audit(n, final ? 'failed' : 'retrying', `notification to ${label} failed (${e.code}): ${e.message}; ${then}`, { receiver: receiver.name, code: e.code, httpStatus: e.status, attempt });
+      const then = !final
+        ? `retrying (attempt ${attempt} of ${max})`
+        : fallback
+          ? `giving up after ${attempt} attempt(s); sending to fallback ${fallback}`
+          : `giving up after ${attempt} attempt(s)`;
+      await this.audit(n, final ? 'failed' : 'retrying', `notification to ${label} failed (${e.code}): ${e.message}; ${then}`, {
+        receiver: receiver.name,
+        code: e.code,
+        httpStatus: e.status,
+        attempt,
+      });
       this.deps.logger?.warn({ receiver: receiver.name, notification: n.id, code: e.code, attempt }, 'notification delivery failed');
       if (!final) throw e;
       if (firing.length && !data.fallbackOf) {
         const key = this.deps.missedFiringKey(receiver.name);
-        await this.deps.redis.multi().sadd(key, ...firing).pexpire(key, missedFiringTtlMs).exec();
+        await this.deps.redis
+          .multi()
+          .sadd(key, ...firing)
+          .pexpire(key, missedFiringTtlMs)
+          .exec();
       }
       if (fallback) await this.toFallback(n, receiver.name, fallback, 'failed');
       throw new UnrecoverableError(`${e.code}: ${e.message}`);
@@ -146,7 +167,13 @@ export class DeliveryProcessor {
     const fallback = receiver.config.fallback;
     const missedMsg = withAlerts(n, missed);
     if (fallback) await this.toFallback(missedMsg, receiver.name, fallback, 'missed-firing');
-    else await this.audit(missedMsg, 'skipped', `resolved notification not sent to ${receiver.name} (${receiver.kind}): it never got the firing message, and it has no fallback`, { receiver: receiver.name });
+    else
+      await this.audit(
+        missedMsg,
+        'skipped',
+        `resolved notification not sent to ${receiver.name} (${receiver.kind}): it never got the firing message, and it has no fallback`,
+        { receiver: receiver.name },
+      );
     const rest = n.alerts.filter((a) => !missed.includes(a));
     return rest.length ? withAlerts(n, rest) : undefined;
   }
@@ -157,7 +184,12 @@ export class DeliveryProcessor {
       await this.audit(n, 'failed', `fallback receiver "${name}" of ${from} is not configured`, { receiver: name });
       return;
     }
-    await enqueueDelivery(this.deps.queue, fallback, { notification: { ...n, receiver: name }, receiver: name, fallbackOf: from, fallbackReason: reason });
+    await enqueueDelivery(this.deps.queue, fallback, {
+      notification: { ...n, receiver: name },
+      receiver: name,
+      fallbackOf: from,
+      fallbackReason: reason,
+    });
     const why = reason === 'failed' ? `after ${from} failed` : `since ${from} never got the firing message`;
     await this.audit(n, 'fallback', `notification handed to fallback ${name} ${why}`, { receiver: name, fallbackOf: from });
   }
@@ -168,7 +200,17 @@ export class DeliveryProcessor {
     for (const a of n.alerts) {
       if (seen.has(a.correlationId)) continue;
       seen.add(a.correlationId);
-      await this.deps.audit.append({ type: 'notification', correlationId: a.correlationId, target: a.target, instance: a.instance, summary, result, notificationId: n.id, alertStatus: n.status, ...extra });
+      await this.deps.audit.append({
+        type: 'notification',
+        correlationId: a.correlationId,
+        target: a.target,
+        instance: a.instance,
+        summary,
+        result,
+        notificationId: n.id,
+        alertStatus: n.status,
+        ...extra,
+      });
     }
   }
 }

@@ -33,7 +33,10 @@ export function discordPayload(n: Notification, cfg?: Pick<DiscordConfig, 'usern
   const alerts = [...firingAlerts(n), ...resolvedAlerts(n)];
   const hidden = alerts.length - maxEmbeds;
   return {
-    content: truncate(hidden > 0 ? `${notificationTitle(n, cfg?.titleTemplate)} (${hidden} more not shown)` : notificationTitle(n, cfg?.titleTemplate), 2000),
+    content: truncate(
+      hidden > 0 ? `${notificationTitle(n, cfg?.titleTemplate)} (${hidden} more not shown)` : notificationTitle(n, cfg?.titleTemplate),
+      2000,
+    ),
     embeds: alerts.slice(0, maxEmbeds).map(alertEmbed),
     allowed_mentions: { parse: [] },
     ...(cfg?.username ? { username: cfg.username } : {}),

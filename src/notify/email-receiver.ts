@@ -13,7 +13,12 @@ const maxSubject = 200;
 function alertText(a: Alert): string {
   const head = a.status === 'resolved' ? 'RESOLVED' : a.severity.toUpperCase();
   const ended = a.status === 'resolved' && a.endsAt ? `, ended ${a.endsAt}` : '';
-  return [`${head} ${a.kind} ${alertPlace(a)}: ${a.summary}`, `  started ${a.startsAt}${ended}`, ...reflexLines(a).map((l) => `  ${l}`), `  audit: ${auditReference(a)}`].join('\n');
+  return [
+    `${head} ${a.kind} ${alertPlace(a)}: ${a.summary}`,
+    `  started ${a.startsAt}${ended}`,
+    ...reflexLines(a).map((l) => `  ${l}`),
+    `  audit: ${auditReference(a)}`,
+  ].join('\n');
 }
 
 /** The plain-text body: the title, then one paragraph per alert (firing first). */
@@ -35,8 +40,10 @@ export function emailMessageId(n: Notification, from: string): string {
 function deliveryError(err: unknown, name: string, timeoutMs: number, scrub: (s: string) => string): DeliveryError {
   const e = err as { code?: string; responseCode?: number; message?: string };
   const detail = scrub(`${name}: ${e.message ?? String(err)}`);
-  if (e.responseCode !== undefined && e.responseCode >= 500) return new DeliveryError('NOTIFY_REJECTED', detail, { status: e.responseCode, cause: err });
-  if (e.responseCode !== undefined && e.responseCode >= 400) return new DeliveryError('NOTIFY_DEFERRED', detail, { status: e.responseCode, cause: err });
+  if (e.responseCode !== undefined && e.responseCode >= 500)
+    return new DeliveryError('NOTIFY_REJECTED', detail, { status: e.responseCode, cause: err });
+  if (e.responseCode !== undefined && e.responseCode >= 400)
+    return new DeliveryError('NOTIFY_DEFERRED', detail, { status: e.responseCode, cause: err });
   if (e.code === 'ETIMEDOUT') return new DeliveryError('TIMEOUT', scrub(`${name}: no answer within ${timeoutMs} ms`), { cause: err });
   // Failed auth or a server without the STARTTLS the configuration requires: a retry cannot help.
   if (e.code === 'EAUTH' || e.code === 'ETLS' || e.code === 'EENVELOPE') return new DeliveryError('NOTIFY_REJECTED', detail, { cause: err });

@@ -36,7 +36,10 @@ export interface HttpAnswer {
  * status; throws ReflexError TIMEOUT when no answer came within `timeoutMs`, NETWORK when the
  * connection failed. Messages hold `url` as given: callers pass a scrubbed one for messages.
  */
-export async function exchange(url: string, req: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number; maxBodyBytes: number; shownUrl?: string }): Promise<HttpAnswer> {
+export async function exchange(
+  url: string,
+  req: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number; maxBodyBytes: number; shownUrl?: string },
+): Promise<HttpAnswer> {
   const started = performance.now();
   const shown = req.shownUrl ?? url;
   const failed = (err: unknown) => {
@@ -100,11 +103,19 @@ export async function postMessage(receiver: HttpTarget, req: OutgoingRequest): P
   let res;
   try {
     // The body is read (and capped) so the connection is reusable and errors can be quoted.
-    res = await exchange(req.url ?? receiver.url.reveal(), { method: 'POST', headers: { 'user-agent': 'reflex-notify/1', ...req.headers }, body: req.body, timeoutMs, maxBodyBytes: 64 * 1024 });
+    res = await exchange(req.url ?? receiver.url.reveal(), {
+      method: 'POST',
+      headers: { 'user-agent': 'reflex-notify/1', ...req.headers },
+      body: req.body,
+      timeoutMs,
+      maxBodyBytes: 64 * 1024,
+    });
   } catch (err) {
     const timedOut = (err as ReflexError).code === 'TIMEOUT';
     const cause = (err as Error).cause as { code?: string; name?: string; message?: string } | undefined;
-    const msg = receiver.scrub(`${receiver.name}: ${timedOut ? `no answer within ${timeoutMs} ms` : `connection failed (${cause?.code ?? cause?.name}): ${cause?.message}`}`);
+    const msg = receiver.scrub(
+      `${receiver.name}: ${timedOut ? `no answer within ${timeoutMs} ms` : `connection failed (${cause?.code ?? cause?.name}): ${cause?.message}`}`,
+    );
     throw new DeliveryError(timedOut ? 'TIMEOUT' : 'NETWORK', msg);
   }
   const text = res.body.slice(0, 300);
@@ -112,7 +123,8 @@ export async function postMessage(receiver: HttpTarget, req: OutgoingRequest): P
   if (status >= 200 && status < 300) return status;
   const detail = receiver.scrub(`${receiver.name} answered ${status}${text ? `: ${text}` : ''}`);
   if (status === 429) throw new DeliveryError('NOTIFY_RATE_LIMITED', detail, { status, retryAfterMs: retryAfterMs(res.headers['retry-after']) });
-  if (deferredStatuses.has(status)) throw new DeliveryError('NOTIFY_DEFERRED', detail, { status, retryAfterMs: retryAfterMs(res.headers['retry-after']) });
+  if (deferredStatuses.has(status))
+    throw new DeliveryError('NOTIFY_DEFERRED', detail, { status, retryAfterMs: retryAfterMs(res.headers['retry-after']) });
   if (status >= 500) throw new DeliveryError('NOTIFY_SERVER_ERROR', detail, { status });
   throw new DeliveryError('NOTIFY_REJECTED', detail, { status });
 }

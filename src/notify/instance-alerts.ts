@@ -71,16 +71,25 @@ export class InstanceAlerts {
 
   private async raise(event: StatusEvent, kind: string, responses: RuleResponse[]): Promise<void> {
     if (await this.deps.inStorm?.(event)) {
-      this.deps.logger?.info({ instance: event.instance, location: event.location }, 'crash alert held back: the member is in a failure storm (one grouped alert)');
+      this.deps.logger?.info(
+        { instance: event.instance, location: event.location },
+        'crash alert held back: the member is in a failure storm (one grouped alert)',
+      );
       return;
     }
     const acting = responses.filter((r) => r.result === 'queued');
     const actions: AlertAction[] = acting.flatMap((r) =>
-      r.actions.map((a) => ({ action: a.action, result: 'queued', summary: `by rule ${r.rule}${a.delayMs ? `, to run in ${Math.round(a.delayMs / 1000)} s` : ''}` })),
+      r.actions.map((a) => ({
+        action: a.action,
+        result: 'queued',
+        summary: `by rule ${r.rule}${a.delayMs ? `, to run in ${Math.round(a.delayMs / 1000)} s` : ''}`,
+      })),
     );
     const idle = responses.filter((r) => r.result !== 'queued').map((r) => `rule ${r.rule} ${r.summary}`);
     // A new incident: a recovery still waiting for an earlier incident's action is moot.
-    await this.deps.redis.del(this.deps.notifier.keys.recovered(alertFingerprint({ kind, target: event.target, project: event.project, instance: event.instance })));
+    await this.deps.redis.del(
+      this.deps.notifier.keys.recovered(alertFingerprint({ kind, target: event.target, project: event.project, instance: event.instance })),
+    );
     // A failed start is the starter's to fix (their client got the error), not a page.
     const failedStart = kind === instanceAlertKinds.startFailed;
     const alert: AlertInput = {
@@ -93,7 +102,11 @@ export class InstanceAlerts {
       member: event.location,
       summary: incidentSummary(event),
       actions,
-      outcome: acting.length ? undefined : failedStart ? 'not restarted: the instance never ran, a failed start is not a crash' : `not remediated: ${idle.length ? idle.join('; ') : 'no rule handles it'}`,
+      outcome: acting.length
+        ? undefined
+        : failedStart
+          ? 'not restarted: the instance never ran, a failed start is not a crash'
+          : `not remediated: ${idle.length ? idle.join('; ') : 'no rule handles it'}`,
       correlationId: event.id,
       startsAt: isoTime(event.timestamp),
       labels: {},
@@ -109,10 +122,13 @@ export class InstanceAlerts {
    */
   private async recover(event: StatusEvent): Promise<void> {
     const how =
-      event.intent === 'self' ? 'started by Reflex'
-      : event.synthetic ? 'seen by a resync'
-      : event.intent === 'requested' ? 'started through the API'
-      : 'started by the daemon';
+      event.intent === 'self'
+        ? 'started by Reflex'
+        : event.synthetic
+          ? 'seen by a resync'
+          : event.intent === 'requested'
+            ? 'started through the API'
+            : 'started by the daemon';
     const recovery: Recovery = {
       summary: `${event.instance} is Running (103) again, ${how}`,
       outcome: event.intent === 'self' ? 'restarted' : 'recovered',
@@ -133,7 +149,8 @@ export class InstanceAlerts {
     }
     // Healthy again, whoever brought it back: an action that gave up on it, or a crash loop Reflex
     // stopped restarting, is over (a quarantine stays until it lapses or is released).
-    for (const kind of healedKinds) await this.deps.alerts.resolveFiring(kind, event, { summary: recovery.summary, outcome: 'recovered', endsAt: recovery.endsAt });
+    for (const kind of healedKinds)
+      await this.deps.alerts.resolveFiring(kind, event, { summary: recovery.summary, outcome: 'recovered', endsAt: recovery.endsAt });
     await this.stormOver(event, recovery);
   }
 
@@ -146,7 +163,11 @@ export class InstanceAlerts {
     const { alerts, inStorm } = this.deps;
     if (!event.location || !inStorm || (await inStorm(event))) return;
     const summary = `the failure storm on ${event.location} is over: no rule is held there any more, and ${recovery.summary}`;
-    await alerts.resolveFiring('storm', { target: event.target, project: event.project, instance: `member:${event.location}` }, { summary, outcome: 'recovered', endsAt: recovery.endsAt });
+    await alerts.resolveFiring(
+      'storm',
+      { target: event.target, project: event.project, instance: `member:${event.location}` },
+      { summary, outcome: 'recovered', endsAt: recovery.endsAt },
+    );
   }
 
   /**
@@ -170,7 +191,9 @@ export class InstanceAlerts {
           const i = actions.findIndex((a) => a.action === data.action && isPending(a));
           if (i >= 0) actions[i] = entry;
           else actions.push(entry);
-          const change: AlertChange = failed ? { actions, severity: 'critical', outcome: `${data.action} failed; ${data.instance} may still be down` } : { actions };
+          const change: AlertChange = failed
+            ? { actions, severity: 'critical', outcome: `${data.action} failed; ${data.instance} may still be down` }
+            : { actions };
           if (known.status !== 'firing' || actions.some(isPending)) return change;
           const raw = await redis.get(notifier.keys.recovered(fp));
           const seen = raw ? (JSON.parse(raw) as Recovery) : undefined;
@@ -224,7 +247,8 @@ export function incidentKind(event: StatusEvent): string | undefined {
 function incidentSummary(event: StatusEvent): string {
   if (event.to === StatusCode.Error) return `${event.instance} reports Error (112)`;
   if (event.intent === 'failed-start' && event.startFailure) return describeStartFailure(event, event.startFailure);
-  if (event.intent === 'unknown') return `${event.instance} found Stopped after a gap, cause unknown (seen by a resync); Reflex does not start it on a guess: reflex heal ${event.instance}${event.project !== 'default' ? ` --project ${event.project}` : ''}, or lxc start ${event.instance}`;
+  if (event.intent === 'unknown')
+    return `${event.instance} found Stopped after a gap, cause unknown (seen by a resync); Reflex does not start it on a guess: reflex heal ${event.instance}${event.project !== 'default' ? ` --project ${event.project}` : ''}, or lxc start ${event.instance}`;
   return `${event.instance} stopped without a request (a crash or a guest poweroff)`;
 }
 

@@ -16,7 +16,10 @@ function alertMarkdown(a: Alert): string {
  * The default Mattermost payload (incoming webhook): Markdown `text` with a heading and one
  * paragraph per alert; `channel`, `username` and `icon_url` override the webhook's defaults.
  */
-export function mattermostPayload(n: Notification, cfg?: Pick<MattermostConfig, 'channel' | 'username' | 'iconUrl' | 'titleTemplate'>): Record<string, unknown> {
+export function mattermostPayload(
+  n: Notification,
+  cfg?: Pick<MattermostConfig, 'channel' | 'username' | 'iconUrl' | 'titleTemplate'>,
+): Record<string, unknown> {
   const alerts = [...firingAlerts(n), ...resolvedAlerts(n)];
   const text = [`#### ${notificationTitle(n, cfg?.titleTemplate)}`, ...alerts.map(alertMarkdown)].join('\n\n');
   return {

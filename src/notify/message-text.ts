@@ -25,7 +25,9 @@ const titleFields = {
 
 /** The placeholders of a title template that do not exist (empty when it is valid). */
 export function unknownTitlePlaceholders(template: string): string[] {
-  return placeholders(template).filter((p) => (p.path === undefined ? !(p.name in titleFields) : p.name !== 'group')).map((p) => p.text);
+  return placeholders(template)
+    .filter((p) => (p.path === undefined ? !(p.name in titleFields) : p.name !== 'group'))
+    .map((p) => p.text);
 }
 
 /**
@@ -33,7 +35,16 @@ export function unknownTitlePlaceholders(template: string): string[] {
  * receiver's `titleTemplate`, that text with its placeholders filled in (plain text, no code).
  */
 export function notificationTitle(n: Notification, template?: string): string {
-  if (template !== undefined) return fillPlaceholders(template, ({ name, path }) => (path !== undefined ? (name === 'group' ? (n.groupLabels[path] ?? '') : undefined) : name in titleFields ? titleFields[name as keyof typeof titleFields](n) : undefined));
+  if (template !== undefined)
+    return fillPlaceholders(template, ({ name, path }) =>
+      path !== undefined
+        ? name === 'group'
+          ? (n.groupLabels[path] ?? '')
+          : undefined
+        : name in titleFields
+          ? titleFields[name as keyof typeof titleFields](n)
+          : undefined,
+    );
   const head = n.status === 'firing' ? `[FIRING:${firingAlerts(n).length}]` : '[RESOLVED]';
   return `${head} ${titleFields.kinds(n)}: ${titleFields.instances(n)}`;
 }

@@ -43,7 +43,6 @@ const alertTtlMs = 30 * 86_400_000;
 /** Lifetime of an alert's lock: far longer than the few Redis round trips done under it. */
 const alertLockMs = 5_000;
 
-
 /**
  * Forwards alerts to receivers: routes each alert, groups it (state in Redis, so replicas agree),
  * and queues each message on a durable BullMQ queue that retries with backoff and falls back to
@@ -80,18 +79,34 @@ export class Notifier {
     const connection = this.connection();
     const queueOpts = { connection, prefix: this.keys.bullPrefix };
     this.flushQueue = new Queue(this.keys.flushQueue, queueOpts);
-    this.deliveryQueue = new Queue(this.keys.deliveryQueue, { ...queueOpts, defaultJobOptions: opts.jobHistory ?? { removeOnComplete: { age: 86_400 }, removeOnFail: { age: 7 * 86_400 } } });
+    this.deliveryQueue = new Queue(this.keys.deliveryQueue, {
+      ...queueOpts,
+      defaultJobOptions: opts.jobHistory ?? { removeOnComplete: { age: 86_400 }, removeOnFail: { age: 7 * 86_400 } },
+    });
     for (const q of [this.flushQueue, this.deliveryQueue]) q.on('error', (err) => opts.logger?.debug({ err, queue: q.name }, 'queue error'));
     this.board = new AlertBoard(opts.redis, this.keys);
     this.silences = new Silences(opts.redis, keys.silences);
     this.currentMute = alertMute(this.board, new Inhibitor(opts.inhibitRules), this.silences);
     this.mute = (alerts) => this.currentMute(alerts);
-    this.grouper = new AlertGrouper(opts.redis, this.keys, this.flushQueue, (n) => {
-      const receiver = receivers.get(n.receiver);
-      // A group routed to a receiver a reload has since removed: its message has nowhere to go.
-      if (!receiver) return Promise.resolve(void opts.logger?.warn({ receiver: n.receiver, notification: n.id }, 'notification dropped: its receiver is no longer configured (removed by a reload)'));
-      return enqueueDelivery(this.deliveryQueue, receiver, { notification: n, receiver: n.receiver });
-    }, this.mute, opts.clock);
+    this.grouper = new AlertGrouper(
+      opts.redis,
+      this.keys,
+      this.flushQueue,
+      (n) => {
+        const receiver = receivers.get(n.receiver);
+        // A group routed to a receiver a reload has since removed: its message has nowhere to go.
+        if (!receiver)
+          return Promise.resolve(
+            void opts.logger?.warn(
+              { receiver: n.receiver, notification: n.id },
+              'notification dropped: its receiver is no longer configured (removed by a reload)',
+            ),
+          );
+        return enqueueDelivery(this.deliveryQueue, receiver, { notification: n, receiver: n.receiver });
+      },
+      this.mute,
+      opts.clock,
+    );
     if (opts.workers ?? true) this.startWorkers();
   }
 
@@ -107,7 +122,8 @@ export class Notifier {
     const alert = toAlert({ ...input, auditUrl: input.auditUrl ?? auditLink(this.opts.auditUrl, input) });
     return this.locked(alert.fingerprint, async () => {
       const known = await this.known(alert.fingerprint);
-      if (alert.status === 'firing' && known?.status === 'resolved' && known.endsAt && Date.parse(alert.startsAt) < Date.parse(known.endsAt)) return known;
+      if (alert.status === 'firing' && known?.status === 'resolved' && known.endsAt && Date.parse(alert.startsAt) < Date.parse(known.endsAt))
+        return known;
       return this.store(alert, direct);
     });
   }
@@ -118,7 +134,10 @@ export class Notifier {
    * recovery, so it compares with start times on the same clock. A resolved message goes out only
    * if the firing one did. Returns undefined when no such alert is known or it is already resolved.
    */
-  async resolve(fingerprint: string, update: { summary?: string; actions?: AlertAction[]; outcome?: string; endsAt?: string } = {}): Promise<Alert | undefined> {
+  async resolve(
+    fingerprint: string,
+    update: { summary?: string; actions?: AlertAction[]; outcome?: string; endsAt?: string } = {},
+  ): Promise<Alert | undefined> {
     return this.locked(fingerprint, async () => {
       const known = await this.known(fingerprint);
       if (!known || known.status === 'resolved') return undefined;
@@ -174,7 +193,12 @@ export class Notifier {
         for (const [name, r] of receivers) live.set(name, r);
         this.router = router;
         this.currentMute = mute;
-        Object.assign(this.opts, { receivers: settings.receivers, route: settings.route, inhibitRules: settings.inhibitRules, auditUrl: settings.auditUrl });
+        Object.assign(this.opts, {
+          receivers: settings.receivers,
+          route: settings.route,
+          inhibitRules: settings.inhibitRules,
+          auditUrl: settings.auditUrl,
+        });
       },
     };
   }
@@ -198,7 +222,11 @@ export class Notifier {
       logger,
     });
     const base = { prefix: this.keys.bullPrefix, lockDuration: 30_000, stalledInterval: 15_000 };
-    const flusher = new Worker(this.keys.flushQueue, async (job) => void (await this.grouper.flush(flushJobSchema.parse(job.data))), { ...base, connection: this.connection(), concurrency: 4 });
+    const flusher = new Worker(this.keys.flushQueue, async (job) => void (await this.grouper.flush(flushJobSchema.parse(job.data))), {
+      ...base,
+      connection: this.connection(),
+      concurrency: 4,
+    });
     const deliverer = new Worker(this.keys.deliveryQueue, (job, token) => processor.process(job, token), {
       ...base,
       connection: this.connection(),
@@ -222,7 +250,8 @@ export class Notifier {
     if (alert.status === 'firing') m.zadd(this.keys.active, Date.parse(alert.startsAt) || Date.now(), alert.fingerprint);
     else m.zrem(this.keys.active, alert.fingerprint);
     await m.exec();
-    for (const route of direct ? [direct] : this.router.match(alert)) await this.grouper.add(alert, groupOf(alert, route, this.receivers.get(route.receiver)?.config.sendResolved ?? true));
+    for (const route of direct ? [direct] : this.router.match(alert))
+      await this.grouper.add(alert, groupOf(alert, route, this.receivers.get(route.receiver)?.config.sendResolved ?? true));
     return alert;
   }
 
@@ -246,7 +275,6 @@ export class Notifier {
     }
   }
 
-
   private connection(): RedisConnection {
     const c = duplicateConnection(this.opts.redis);
     this.connections.push(c);
@@ -264,7 +292,8 @@ function buildReceivers(configs: NotifyConfig['receivers'], env: NodeJS.ProcessE
   }
   for (const r of receivers.values()) {
     const fb = r.config.fallback;
-    if (fb !== undefined && (!receivers.has(fb) || fb === r.name)) throw new ReflexError('CONFIG_INVALID', `notification receiver "${r.name}": fallback "${fb}" is not another configured receiver`);
+    if (fb !== undefined && (!receivers.has(fb) || fb === r.name))
+      throw new ReflexError('CONFIG_INVALID', `notification receiver "${r.name}": fallback "${fb}" is not another configured receiver`);
   }
   return receivers;
 }

@@ -46,7 +46,11 @@ function notifyConfigFromEnv(env: NodeJS.ProcessEnv): NotifyConfig | undefined {
     throw new ReflexError('CONFIG_INVALID', `REFLEX_NOTIFY is not JSON (${/position \d+/.exec((err as Error).message)?.[0] ?? 'syntax error'})`);
   }
   const parsed = notificationSettingsSchema.safeParse(value);
-  if (!parsed.success) throw new ReflexError('CONFIG_INVALID', `REFLEX_NOTIFY: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(settings)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new ReflexError(
+      'CONFIG_INVALID',
+      `REFLEX_NOTIFY: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(settings)'}: ${i.message}`).join('; ')}`,
+    );
   return parsed.data;
 }
 
@@ -56,13 +60,21 @@ function notifyConfigFromEnv(env: NodeJS.ProcessEnv): NotifyConfig | undefined {
  * rules folder. Receivers are one list: two of these places is CONFIG_INVALID naming both, rather
  * than one silently hiding the other. Undefined when none defines any.
  */
-export function chooseNotifyConfig(sources: { config?: NotifyConfig; rulesFolder?: NotifyConfig; env?: NodeJS.ProcessEnv }): { settings: NotifyConfig; from: string } | undefined {
+export function chooseNotifyConfig(sources: {
+  config?: NotifyConfig;
+  rulesFolder?: NotifyConfig;
+  env?: NodeJS.ProcessEnv;
+}): { settings: NotifyConfig; from: string } | undefined {
   const found = [
     { from: 'the config file (notifications)', settings: sources.config },
     { from: 'the environment (REFLEX_NOTIFY)', settings: notifyConfigFromEnv(sources.env ?? process.env) },
     { from: 'the rules folder (a defineNotifications file)', settings: sources.rulesFolder },
   ].filter((s): s is { from: string; settings: NotifyConfig } => s.settings !== undefined);
-  if (found.length > 1) throw new ReflexError('CONFIG_INVALID', `notification receivers are defined in ${found.map((f) => f.from).join(' and ')}; keep them in one place`);
+  if (found.length > 1)
+    throw new ReflexError(
+      'CONFIG_INVALID',
+      `notification receivers are defined in ${found.map((f) => f.from).join(' and ')}; keep them in one place`,
+    );
   return found[0];
 }
 
@@ -70,7 +82,12 @@ export function chooseNotifyConfig(sources: { config?: NotifyConfig; rulesFolder
  * The audit link of an incident, or undefined without an `auditUrl` setting. `{correlationId}`,
  * `{instance}`, `{project}` and `{target}` are replaced, URL-encoded.
  */
-export function auditLink(template: string | undefined, where: { correlationId: string; instance: string; project: string; target: string }): string | undefined {
+export function auditLink(
+  template: string | undefined,
+  where: { correlationId: string; instance: string; project: string; target: string },
+): string | undefined {
   if (template === undefined) return undefined;
-  return fillPlaceholders(template, ({ name, path }) => (path === undefined && Object.hasOwn(where, name) ? encodeURIComponent(where[name as keyof typeof where]) : undefined));
+  return fillPlaceholders(template, ({ name, path }) =>
+    path === undefined && Object.hasOwn(where, name) ? encodeURIComponent(where[name as keyof typeof where]) : undefined,
+  );
 }

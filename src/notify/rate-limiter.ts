@@ -15,7 +15,11 @@ export class RateLimiter {
   async take(receiver: string, limit: { count: number; windowMs: number }, now = Date.now()): Promise<{ ok: true } | { ok: false; retryAt: number }> {
     const window = Math.floor(now / limit.windowMs);
     const key = this.keys.rate(receiver, window);
-    const [[, n]] = (await this.redis.multi().incr(key).pexpire(key, limit.windowMs * 2).exec()) as [[null, number], [null, number]];
+    const [[, n]] = (await this.redis
+      .multi()
+      .incr(key)
+      .pexpire(key, limit.windowMs * 2)
+      .exec()) as [[null, number], [null, number]];
     if (n <= limit.count) return { ok: true };
     return { ok: false, retryAt: (window + 1) * limit.windowMs };
   }

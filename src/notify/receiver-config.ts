@@ -48,5 +48,8 @@ const urlIsSecret: ReadonlySet<string> = new Set(['slack', 'discord', 'teams', '
 export function plainSecretUrlWarnings(receivers: readonly { kind: string; name: string; url?: string }[]): string[] {
   return receivers
     .filter((r) => urlIsSecret.has(r.kind) && r.url !== undefined)
-    .map((r) => `notification receiver ${r.name}: a ${r.kind} webhook URL is a secret (its path is the token), yet it is written as url in the configuration; put it in an environment variable or a file and name that with urlEnv or urlFile`);
+    .map(
+      (r) =>
+        `notification receiver ${r.name}: a ${r.kind} webhook URL is a secret (its path is the token), yet it is written as url in the configuration; put it in an environment variable or a file and name that with urlEnv or urlFile`,
+    );
 }

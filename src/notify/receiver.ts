@@ -9,7 +9,15 @@ import { unknownTitlePlaceholders } from './message-text.js';
 import type { Notification } from './notification.js';
 import type { OutgoingRequest } from './outgoing-request.js';
 import { pagerDutyEventsUrl, pagerDutyRequests } from './pagerduty-receiver.js';
-import { receiverConfigSchema, shownReceiverUrl, type EmailConfig, type ReceiverConfig, type ReceiverConfigInput, type ReceiverKind, type WebhookConfig } from './receiver-config.js';
+import {
+  receiverConfigSchema,
+  shownReceiverUrl,
+  type EmailConfig,
+  type ReceiverConfig,
+  type ReceiverConfigInput,
+  type ReceiverKind,
+  type WebhookConfig,
+} from './receiver-config.js';
 import { Secret } from './secret.js';
 import { slackPayload } from './slack-receiver.js';
 import { teamsPayload } from './teams-receiver.js';
@@ -62,10 +70,17 @@ function readSecret(receiver: string, from: { env?: string; file?: string }, env
  */
 function signingKeys(config: WebhookConfig, env: NodeJS.ProcessEnv): { secrets: Secret[]; keys: Buffer[] } {
   const field = config.secretEnv !== undefined ? 'secretEnv' : 'secretFile';
-  const secrets = [...names(config.secretEnv).map((e) => readSecret(config.name, { env: e }, env)), ...names(config.secretFile).map((f) => readSecret(config.name, { file: f }, env))];
+  const secrets = [
+    ...names(config.secretEnv).map((e) => readSecret(config.name, { env: e }, env)),
+    ...names(config.secretFile).map((f) => readSecret(config.name, { file: f }, env)),
+  ];
   const keys = secrets.map((s) => {
     const parsed = webhookKey(s.reveal());
-    if ('problem' in parsed) throw new ReflexError('CONFIG_INVALID', `notification receiver ${config.name}: ${field} ${s.source.replace(/^\w+:/, '')} ${parsed.problem}; a Standard Webhooks secret is whsec_ and the base64 of 24 to 64 random bytes (e.g. whsec_$(openssl rand -base64 32))`);
+    if ('problem' in parsed)
+      throw new ReflexError(
+        'CONFIG_INVALID',
+        `notification receiver ${config.name}: ${field} ${s.source.replace(/^\w+:/, '')} ${parsed.problem}; a Standard Webhooks secret is whsec_ and the base64 of 24 to 64 random bytes (e.g. whsec_$(openssl rand -base64 32))`,
+      );
     return parsed.key;
   });
   return { secrets, keys };
@@ -107,13 +122,24 @@ function endpoint(config: ReceiverConfig, env: NodeJS.ProcessEnv): Secret {
 export function createReceiver(input: ReceiverConfigInput, env: NodeJS.ProcessEnv = process.env): Receiver {
   const config = parseConfig(input);
   const badPlaceholders = config.titleTemplate === undefined ? [] : unknownTitlePlaceholders(config.titleTemplate);
-  if (badPlaceholders.length) throw new ReflexError('CONFIG_INVALID', `notification receiver ${config.name}: titleTemplate has unknown placeholder(s) ${badPlaceholders.join(', ')}; known: {status} {firing} {resolved} {count} {kinds} {instances} {projects} {targets} {receiver} {group.KEY}`);
+  if (badPlaceholders.length)
+    throw new ReflexError(
+      'CONFIG_INVALID',
+      `notification receiver ${config.name}: titleTemplate has unknown placeholder(s) ${badPlaceholders.join(', ')}; known: {status} {firing} {resolved} {count} {kinds} {instances} {projects} {targets} {receiver} {group.KEY}`,
+    );
   const url = endpoint(config, env);
   const signing = config.kind === 'webhook' ? signingKeys(config, env) : undefined;
-  const routingKey = config.kind === 'pagerduty' ? readSecret(config.name, { env: config.routingKeyEnv, file: config.routingKeyFile }, env) : undefined;
+  const routingKey =
+    config.kind === 'pagerduty' ? readSecret(config.name, { env: config.routingKeyEnv, file: config.routingKeyFile }, env) : undefined;
   const auth = config.kind === 'email' ? emailAuth(config, env) : undefined;
   const extra = requestHeaders(config, env);
-  const secrets = [url, ...(signing?.secrets ?? []), ...extra.secrets, ...(routingKey ? [routingKey] : []), ...(auth ? [auth.password, ...(typeof auth.user === 'string' ? [] : [auth.user])] : [])];
+  const secrets = [
+    url,
+    ...(signing?.secrets ?? []),
+    ...extra.secrets,
+    ...(routingKey ? [routingKey] : []),
+    ...(auth ? [auth.password, ...(typeof auth.user === 'string' ? [] : [auth.user])] : []),
+  ];
   const scrub = (text: string) => secrets.reduce((t, s) => s.scrub(t), text);
   const json = (payload: unknown): OutgoingRequest[] => [{ headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }];
 

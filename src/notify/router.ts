@@ -51,14 +51,19 @@ export class Router {
     private readonly receivers: ReadonlySet<string>,
   ) {
     const parsed = routeSchema.safeParse(config);
-    if (!parsed.success) throw new ReflexError('CONFIG_INVALID', `notification route: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new ReflexError(
+        'CONFIG_INVALID',
+        `notification route: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     if (!config.receiver) throw new ReflexError('CONFIG_INVALID', 'notification route: the root route needs a receiver');
     this.root = compile(config, { id: '0', receiver: config.receiver, ...rootDefaults }, receivers);
   }
 
   /** The root route's settings sent to one named receiver instead (the notify action's `receiver` param). */
   direct(receiver: string): MatchedRoute {
-    if (!this.receivers.has(receiver)) throw new ReflexError('CONFIG_INVALID', `unknown notification receiver "${receiver}"; known: ${[...this.receivers].join(', ')}`);
+    if (!this.receivers.has(receiver))
+      throw new ReflexError('CONFIG_INVALID', `unknown notification receiver "${receiver}"; known: ${[...this.receivers].join(', ')}`);
     return { ...this.root.settings, id: `direct:${receiver}`, receiver };
   }
 
@@ -77,7 +82,8 @@ function compile(cfg: RouteConfig, parent: MatchedRoute, receivers: ReadonlySet<
     groupIntervalMs: cfg.groupIntervalMs ?? parent.groupIntervalMs,
     repeatIntervalMs: cfg.repeatIntervalMs ?? parent.repeatIntervalMs,
   };
-  if (!receivers.has(settings.receiver)) throw new ReflexError('CONFIG_INVALID', `notification route ${settings.id}: unknown receiver "${settings.receiver}"`);
+  if (!receivers.has(settings.receiver))
+    throw new ReflexError('CONFIG_INVALID', `notification route ${settings.id}: unknown receiver "${settings.receiver}"`);
   const matchers = alertMatcher(cfg.match, cfg.matchRe, `notification route ${settings.id}`);
   const matches = (a: Alert): boolean => matchers(a) && (cfg.filter?.(a) ?? true);
   const children = (cfg.routes ?? []).map((c, i) => compile(c, { ...settings, id: `${settings.id}.${i}` }, receivers));

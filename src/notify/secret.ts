@@ -39,7 +39,11 @@ export class Secret {
     try {
       value = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
     } catch (err) {
-      throw new ReflexError('CONFIG_INVALID', `cannot read secret file ${path}${needs(neededBy)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+      throw new ReflexError(
+        'CONFIG_INVALID',
+        `cannot read secret file ${path}${needs(neededBy)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        { cause: err },
+      );
     }
     if (!value) throw new ReflexError('CONFIG_INVALID', `secret file ${path} is empty${needs(neededBy)}`);
     return new Secret(value, `file:${path}`);

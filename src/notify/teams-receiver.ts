@@ -6,7 +6,14 @@ import type { ReceiverConfig } from './receiver-config.js';
 function alertItems(a: Alert): object[] {
   const head = a.status === 'resolved' ? 'RESOLVED' : a.severity.toUpperCase();
   return [
-    { type: 'TextBlock', text: `${head} ${a.instance}: ${a.summary}`, wrap: true, weight: 'Bolder', color: a.status === 'resolved' ? 'Good' : a.severity === 'info' ? 'Default' : 'Attention', separator: true },
+    {
+      type: 'TextBlock',
+      text: `${head} ${a.instance}: ${a.summary}`,
+      wrap: true,
+      weight: 'Bolder',
+      color: a.status === 'resolved' ? 'Good' : a.severity === 'info' ? 'Default' : 'Attention',
+      separator: true,
+    },
     {
       type: 'FactSet',
       facts: [
@@ -32,7 +39,10 @@ export function teamsPayload(n: Notification, cfg?: Pick<ReceiverConfig, 'titleT
     $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
     type: 'AdaptiveCard',
     version: '1.4',
-    body: [{ type: 'TextBlock', text: notificationTitle(n, cfg?.titleTemplate), wrap: true, size: 'Medium', weight: 'Bolder' }, ...alerts.flatMap(alertItems)],
+    body: [
+      { type: 'TextBlock', text: notificationTitle(n, cfg?.titleTemplate), wrap: true, size: 'Medium', weight: 'Bolder' },
+      ...alerts.flatMap(alertItems),
+    ],
     ...(links.length ? { actions: links } : {}),
   };
   return { type: 'message', attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', contentUrl: null, content: card }] };

@@ -8,7 +8,16 @@ import { signWebhook, webhookHeaders } from './webhook-signature.js';
  * key and labels, whether it is a repeat, and the alerts as stored (see alert.ts).
  */
 export function webhookPayload(n: Notification): Record<string, unknown> {
-  return { version: '1', id: n.id, receiver: n.receiver, status: n.status, groupKey: n.groupKey, groupLabels: n.groupLabels, repeat: n.repeat, alerts: n.alerts };
+  return {
+    version: '1',
+    id: n.id,
+    receiver: n.receiver,
+    status: n.status,
+    groupKey: n.groupKey,
+    groupLabels: n.groupLabels,
+    repeat: n.repeat,
+    alerts: n.alerts,
+  };
 }
 
 /**
@@ -18,7 +27,13 @@ export function webhookPayload(n: Notification): Record<string, unknown> {
  * retry hours later is still within a receiver's replay window. `headers` are the receiver's extra
  * and auth headers.
  */
-export function webhookRequest(headers: Record<string, string>, keys: readonly Buffer[], payload: unknown, n: Notification, now: Date): OutgoingRequest {
+export function webhookRequest(
+  headers: Record<string, string>,
+  keys: readonly Buffer[],
+  payload: unknown,
+  n: Notification,
+  now: Date,
+): OutgoingRequest {
   const body = JSON.stringify(payload);
   const ts = Math.floor(now.getTime() / 1000);
   return {

@@ -28,7 +28,8 @@ export function webhookKey(secret: string): { key: Buffer } | { problem: string 
   const b64 = secret.slice(secretPrefix.length);
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64) || b64.length % 4 !== 0) return { problem: `is not base64 after ${secretPrefix}` };
   const key = Buffer.from(b64, 'base64');
-  if (key.length < minKeyBytes || key.length > maxKeyBytes) return { problem: `holds a ${key.length}-byte key (the standard wants ${minKeyBytes} to ${maxKeyBytes} random bytes)` };
+  if (key.length < minKeyBytes || key.length > maxKeyBytes)
+    return { problem: `holds a ${key.length}-byte key (the standard wants ${minKeyBytes} to ${maxKeyBytes} random bytes)` };
   return { key };
 }
 

@@ -25,7 +25,16 @@ type Address = { host: string; port: number };
 type RedisTarget =
   | { kind: 'single'; url: string }
   | { kind: 'cluster'; nodes: Address[]; username?: string; password?: string; tls: boolean }
-  | { kind: 'sentinel'; sentinels: Address[]; masterName: string; username?: string; password?: string; sentinelPassword?: string; db: number; tls: boolean };
+  | {
+      kind: 'sentinel';
+      sentinels: Address[];
+      masterName: string;
+      username?: string;
+      password?: string;
+      sentinelPassword?: string;
+      db: number;
+      tls: boolean;
+    };
 
 /**
  * Builds a Redis connection from a URL, without probing it. The forms:
@@ -53,7 +62,9 @@ export function redisFromUrl(url: string, options: RedisFromUrlOptions = {}): Re
       // A master's failover takes its replica a few seconds (cluster-node-timeout, then the
       // election): commands wait it out (16 redirections 500 ms apart, ~8 s) instead of failing
       // after ioredis' default ~1.6 s and logging "Too many Cluster redirections".
-      ...(options.failFast ? { clusterRetryStrategy: () => null, maxRedirections: 0 } : { retryDelayOnFailover: 500, retryDelayOnClusterDown: 500, retryDelayOnTryAgain: 500 }),
+      ...(options.failFast
+        ? { clusterRetryStrategy: () => null, maxRedirections: 0 }
+        : { retryDelayOnFailover: 500, retryDelayOnClusterDown: 500, retryDelayOnTryAgain: 500 }),
     };
     return new Cluster(target.nodes, clusterOptions);
   }
@@ -177,11 +188,18 @@ export async function connectRedis(url: string, opts: { timeoutMs?: number; logg
   });
   try {
     // A cluster or sentinel probe tries several nodes in turn: bound the whole, not only each attempt.
-    await withDeadline(probe.connect().then(() => probe.ping()), timeoutMs * 2);
+    await withDeadline(
+      probe.connect().then(() => probe.ping()),
+      timeoutMs * 2,
+    );
   } catch (err) {
     const safeUrl = redactUrl(url);
     const why = redactText((lastError ?? (err as Error)).message);
-    throw new ReflexError('REDIS_UNAVAILABLE', `cannot reach Redis at ${safeUrl} (${why}); start one (apt-get install redis-server) or set REDIS_URL / --redis`, { cause: err });
+    throw new ReflexError(
+      'REDIS_UNAVAILABLE',
+      `cannot reach Redis at ${safeUrl} (${why}); start one (apt-get install redis-server) or set REDIS_URL / --redis`,
+      { cause: err },
+    );
   } finally {
     probe.disconnect();
   }

@@ -49,7 +49,12 @@ export class GroupCommit<I, O> {
  * One {@link GroupCommit} per connection and name, made on first use: every writer of a stream in
  * the process shares it, whichever object (processor, executor, notifier) holds the connection.
  */
-export function groupCommitFor<I, O>(registry: WeakMap<object, Map<string, GroupCommit<I, O>>>, connection: object, name: string, make: () => GroupCommit<I, O>): GroupCommit<I, O> {
+export function groupCommitFor<I, O>(
+  registry: WeakMap<object, Map<string, GroupCommit<I, O>>>,
+  connection: object,
+  name: string,
+  make: () => GroupCommit<I, O>,
+): GroupCommit<I, O> {
   let byName = registry.get(connection);
   if (!byName) registry.set(connection, (byName = new Map()));
   let group = byName.get(name);

@@ -12,7 +12,6 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
-
 async function waitForPing(url: string, child: ChildProcess, deadlineMs: number): Promise<void> {
   const until = Date.now() + deadlineMs;
   let lastError: unknown;
@@ -42,7 +41,10 @@ async function waitForPing(url: string, child: ChildProcess, deadlineMs: number)
 export async function startPrivateRedis(opts: { appendonly?: boolean } = {}): Promise<PrivateRedis> {
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   if (probe.error) {
-    throw new ReflexError('REDIS_UNAVAILABLE', 'No Redis available: set REDIS_URL=redis://host:port, or install redis-server (Debian: apt-get install redis-server) so a private one can be started.');
+    throw new ReflexError(
+      'REDIS_UNAVAILABLE',
+      'No Redis available: set REDIS_URL=redis://host:port, or install redis-server (Debian: apt-get install redis-server) so a private one can be started.',
+    );
   }
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'reflex-redis-'));

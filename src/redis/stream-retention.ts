@@ -45,9 +45,18 @@ export async function keyBytes(redis: RedisConnection, key: string): Promise<num
 }
 
 /** Entries and estimated bytes of a stream. */
-export async function measureStream(redis: RedisConnection, s: Pick<StreamLimits, 'structure' | 'key' | 'maxLength' | 'maxBytes'>): Promise<StructureReading> {
+export async function measureStream(
+  redis: RedisConnection,
+  s: Pick<StreamLimits, 'structure' | 'key' | 'maxLength' | 'maxBytes'>,
+): Promise<StructureReading> {
   const [entries, bytes] = await Promise.all([redis.xlen(s.key), keyBytes(redis, s.key).catch(() => undefined)]);
-  return { structure: s.structure, entries, bytes: entries === 0 ? 0 : bytes, ...(s.maxLength ? { maxEntries: s.maxLength } : {}), ...(s.maxBytes ? { maxBytes: s.maxBytes } : {}) };
+  return {
+    structure: s.structure,
+    entries,
+    bytes: entries === 0 ? 0 : bytes,
+    ...(s.maxLength ? { maxEntries: s.maxLength } : {}),
+    ...(s.maxBytes ? { maxBytes: s.maxBytes } : {}),
+  };
 }
 
 /**

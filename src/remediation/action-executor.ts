@@ -109,7 +109,19 @@ export class ActionExecutor {
     await this.deps.pending.remove(refOf(job), jobId);
     const fresh = await audit.append({ ...base, type: 'give-up', summary, jobId, attempts }, { once: `give-up:${jobId}:${attempts}` });
     if (!fresh) return;
-    await this.alerts.raise({ kind: actionFailedKind, severity: 'critical', summary, target: job.target, project: job.project, instance: job.instance, ...(job.event?.location ? { member: job.event.location } : {}), correlationId: job.correlationId }, { record: { rule: job.rule } });
+    await this.alerts.raise(
+      {
+        kind: actionFailedKind,
+        severity: 'critical',
+        summary,
+        target: job.target,
+        project: job.project,
+        instance: job.instance,
+        ...(job.event?.location ? { member: job.event.location } : {}),
+        correlationId: job.correlationId,
+      },
+      { record: { rule: job.rule } },
+    );
     await this.remediationFailed(job, jobId);
   }
 
@@ -122,7 +134,19 @@ export class ActionExecutor {
     if (!s.storm || !s.alert) return;
     this.deps.metrics?.storms.inc();
     const { alert } = describeStorm(s, scope, storms);
-    await this.alerts.raise({ kind: 'storm', severity: 'critical', summary: alert, target: job.target, project: job.project, instance: `member:${scope.location}`, member: scope.location, correlationId: job.correlationId }, { once: `storm-alert:${jobId}`, record: { rule: job.rule } });
+    await this.alerts.raise(
+      {
+        kind: 'storm',
+        severity: 'critical',
+        summary: alert,
+        target: job.target,
+        project: job.project,
+        instance: `member:${scope.location}`,
+        member: scope.location,
+        correlationId: job.correlationId,
+      },
+      { once: `storm-alert:${jobId}`, record: { rule: job.rule } },
+    );
   }
 
   /**
@@ -139,8 +163,23 @@ export class ActionExecutor {
       // re-check's verdict), so skip it, not give up.
       if (job.origin === 'rule') {
         const ruleStays = this.deps.recheck.ruleLoaded(job.rule);
-        const summary = ruleStays ? `action ${job.action} is not defined any more (a reload removed it; rule ${job.rule} stays)` : `rule ${job.rule} is not loaded any more (nor its action ${job.action})`;
-        await this.deps.audit.append({ correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule, type: 'outcome', summary: `${job.action} skipped at the moment of acting: ${summary}`, result: 'skipped', recheck: ruleStays ? 'action-unloaded' : 'rule-unloaded', jobId }, { once: `recheck:${jobId}` });
+        const summary = ruleStays
+          ? `action ${job.action} is not defined any more (a reload removed it; rule ${job.rule} stays)`
+          : `rule ${job.rule} is not loaded any more (nor its action ${job.action})`;
+        await this.deps.audit.append(
+          {
+            correlationId: job.correlationId,
+            instance: job.instance,
+            target: job.target,
+            rule: job.rule,
+            type: 'outcome',
+            summary: `${job.action} skipped at the moment of acting: ${summary}`,
+            result: 'skipped',
+            recheck: ruleStays ? 'action-unloaded' : 'rule-unloaded',
+            jobId,
+          },
+          { once: `recheck:${jobId}` },
+        );
         return this.finish(refOf(job), jobId, { result: 'skipped', summary });
       }
       throw new UnrecoverableError(`${(err as ReflexError).code}: ${(err as Error).message}`);
@@ -162,11 +201,23 @@ export class ActionExecutor {
     }
   }
 
-  private async executeLocked(job: ActionJob, jobId: string, attempt: number, maxAttempts: number, held: HeldLock | undefined): Promise<ExecutedOutcome> {
+  private async executeLocked(
+    job: ActionJob,
+    jobId: string,
+    attempt: number,
+    maxAttempts: number,
+    held: HeldLock | undefined,
+  ): Promise<ExecutedOutcome> {
     const { audit, logger, redis, keys, events } = this.deps;
     const ref = refOf(job);
     const client = this.deps.client(job.target).withProject(job.project);
-    const base = { correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule, ...(job.identity?.uuid ? { uuid: job.identity.uuid } : {}) };
+    const base = {
+      correlationId: job.correlationId,
+      instance: job.instance,
+      target: job.target,
+      rule: job.rule,
+      ...(job.identity?.uuid ? { uuid: job.identity.uuid } : {}),
+    };
     const action = this.actions().get(job.action);
     const resumed = await this.resume(job, jobId, client, base);
     if (resumed) return this.finish(ref, jobId, resumed);
@@ -178,13 +229,29 @@ export class ActionExecutor {
       const [verdict, storm] = await Promise.all([this.deps.recheck.check(job), this.heldByStorm(job)]);
       if (!verdict.proceed) {
         const outcome: ActionOutcome = { result: 'skipped', summary: verdict.summary };
-        await audit.append({ ...base, type: 'outcome', summary: `${job.action} skipped at the moment of acting: ${verdict.summary}`, result: 'skipped', recheck: verdict.check, jobId }, { once: `recheck:${jobId}` });
-        logger.info({ instance: job.instance, project: job.project, rule: job.rule, action: job.action, check: verdict.check }, `${job.action} skipped: ${verdict.summary}`);
+        await audit.append(
+          {
+            ...base,
+            type: 'outcome',
+            summary: `${job.action} skipped at the moment of acting: ${verdict.summary}`,
+            result: 'skipped',
+            recheck: verdict.check,
+            jobId,
+          },
+          { once: `recheck:${jobId}` },
+        );
+        logger.info(
+          { instance: job.instance, project: job.project, rule: job.rule, action: job.action, check: verdict.check },
+          `${job.action} skipped: ${verdict.summary}`,
+        );
         return this.finish(ref, jobId, outcome);
       }
       if (storm) {
         const outcome: ActionOutcome = { result: 'skipped', summary: storm };
-        await audit.append({ ...base, type: 'outcome', summary: `${job.action} held at the moment of acting: ${storm}`, result: 'skipped', recheck: 'storm', jobId }, { once: `recheck:${jobId}` });
+        await audit.append(
+          { ...base, type: 'outcome', summary: `${job.action} held at the moment of acting: ${storm}`, result: 'skipped', recheck: 'storm', jobId },
+          { once: `recheck:${jobId}` },
+        );
         return this.finish(ref, jobId, outcome);
       }
       const others = await this.others.settle(client, job, await listing);
@@ -194,7 +261,17 @@ export class ActionExecutor {
       if (!others.waited) observed = verdict.instance;
       if (operators) {
         const outcome: ActionOutcome = { result: 'skipped', summary: operators };
-        await audit.append({ ...base, type: 'outcome', summary: `${job.action} skipped at the moment of acting: ${operators}`, result: 'skipped', recheck: 'superseded', jobId }, { once: `recheck:${jobId}` });
+        await audit.append(
+          {
+            ...base,
+            type: 'outcome',
+            summary: `${job.action} skipped at the moment of acting: ${operators}`,
+            result: 'skipped',
+            recheck: 'superseded',
+            jobId,
+          },
+          { once: `recheck:${jobId}` },
+        );
         return this.finish(ref, jobId, outcome);
       }
     }
@@ -205,8 +282,23 @@ export class ActionExecutor {
       dryRun: job.dryRun,
       ...(observed ? { observed } : {}),
       audit: (r) => audit.append({ ...base, ...r }).then(() => undefined),
-      job: { rule: job.rule, correlationId: job.correlationId, target: job.target, project: job.project, location: job.location ?? 'none', chain: job.chain ?? [], ...(job.event ? { event: job.event } : {}) },
-      ...(events ? { publish: async (event, id) => void (await events.add(event.kind, { kind: 'synthetic', target: event.target, event, receivedAt: Date.now() } satisfies EventJob, { jobId: id })) } : {}),
+      job: {
+        rule: job.rule,
+        correlationId: job.correlationId,
+        target: job.target,
+        project: job.project,
+        location: job.location ?? 'none',
+        chain: job.chain ?? [],
+        ...(job.event ? { event: job.event } : {}),
+      },
+      ...(events
+        ? {
+            publish: async (event, id) =>
+              void (await events.add(event.kind, { kind: 'synthetic', target: event.target, event, receivedAt: Date.now() } satisfies EventJob, {
+                jobId: id,
+              })),
+          }
+        : {}),
       ...(this.deps.notifier ? { notifier: this.deps.notifier } : {}),
       call: (d, send) => this.call(job, jobId, attempt, client, held, d, send),
     };
@@ -216,7 +308,14 @@ export class ActionExecutor {
       await redis.del(keys.inflight(jobId));
       const scope = stormScope(job);
       if (scope && outcome.result === 'done' && !job.dryRun) await this.deps.storms?.remediated(scope);
-      await audit.append({ ...base, type: 'outcome', summary: `${job.action}: ${outcome.summary}`, result: outcome.result, operationId: outcome.operationId, attempt });
+      await audit.append({
+        ...base,
+        type: 'outcome',
+        summary: `${job.action}: ${outcome.summary}`,
+        result: outcome.result,
+        operationId: outcome.operationId,
+        attempt,
+      });
       logger.info({ instance: job.instance, rule: job.rule, action: job.action, result: outcome.result }, outcome.summary);
       if (held && outcome.result === 'done' && !job.dryRun) await this.actionSucceeded(job, outcome);
       return this.finish(ref, jobId, outcome);
@@ -252,7 +351,9 @@ export class ActionExecutor {
    */
   private async actionSucceeded(job: ActionJob, outcome: ActionOutcome): Promise<void> {
     const summary = `a later ${job.action} on ${job.instance} succeeded: ${outcome.summary}`;
-    await this.alerts.resolveFiring(actionFailedKind, refOf(job), { summary, outcome: 'remediated' }).catch((err: Error) => this.deps.logger.warn({ err, instance: job.instance }, 'action-failed alert not resolved'));
+    await this.alerts
+      .resolveFiring(actionFailedKind, refOf(job), { summary, outcome: 'remediated' })
+      .catch((err: Error) => this.deps.logger.warn({ err, instance: job.instance }, 'action-failed alert not resolved'));
   }
 
   /** Why the job is held: its rule is in a storm on the instance's member (declared after the job was queued). */
@@ -278,10 +379,26 @@ export class ActionExecutor {
     }));
     await this.deps.actionsQueue!.addBulk(jobs);
     for (const j of jobs) {
-      await audit.append({ ...base, type: 'action', summary: `queued ${j.data.action} (onFailure of ${job.action}, which failed: ${reason})${job.dryRun ? ' (dry-run)' : ''}`, jobId: j.opts.jobId, branchOf: jobId }, { once: `queued:${j.opts.jobId}` });
+      await audit.append(
+        {
+          ...base,
+          type: 'action',
+          summary: `queued ${j.data.action} (onFailure of ${job.action}, which failed: ${reason})${job.dryRun ? ' (dry-run)' : ''}`,
+          jobId: j.opts.jobId,
+          branchOf: jobId,
+        },
+        { once: `queued:${j.opts.jobId}` },
+      );
     }
-    this.deps.logger.info({ instance: job.instance, rule: job.rule, action: job.action, branch: jobs.map((j) => j.data.action) }, `${job.action} failed; onFailure branch queued`);
-    return { result: 'failed', summary: `${job.action} failed (${reason}); onFailure branch queued: ${jobs.map((j) => j.data.action).join(', ')}`, branched: jobs.map((j) => j.opts.jobId) };
+    this.deps.logger.info(
+      { instance: job.instance, rule: job.rule, action: job.action, branch: jobs.map((j) => j.data.action) },
+      `${job.action} failed; onFailure branch queued`,
+    );
+    return {
+      result: 'failed',
+      summary: `${job.action} failed (${reason}); onFailure branch queued: ${jobs.map((j) => j.data.action).join(', ')}`,
+      branched: jobs.map((j) => j.opts.jobId),
+    };
   }
 
   private async finish<T extends ExecutedOutcome>(ref: InstanceRef, jobId: string, outcome: T): Promise<T> {
@@ -295,13 +412,28 @@ export class ActionExecutor {
    * the client really sent, persists the operation id before waiting (a killed worker resumes it),
    * and waits within {@link OWN_OPERATION_MAX_MS}.
    */
-  private async call(job: ActionJob, jobId: string, attempt: number, client: InstanceClient, held: HeldLock | undefined, d: CallDescription, send: () => Promise<Operation | void>): Promise<Operation | undefined> {
+  private async call(
+    job: ActionJob,
+    jobId: string,
+    attempt: number,
+    client: InstanceClient,
+    held: HeldLock | undefined,
+    d: CallDescription,
+    send: () => Promise<Operation | void>,
+  ): Promise<Operation | undefined> {
     const { audit, ownOperations, redis, keys } = this.deps;
     const ref = refOf(job);
     const base = { correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule, ...d.record };
     const path = client.pathOf(d.path);
     if (job.dryRun) {
-      await audit.append({ ...base, type: 'call', summary: `dry-run: would ${d.method} ${path} (${d.action})`, method: d.method, path, dryRun: true });
+      await audit.append({
+        ...base,
+        type: 'call',
+        summary: `dry-run: would ${d.method} ${path} (${d.action})`,
+        method: d.method,
+        path,
+        dryRun: true,
+      });
       return undefined;
     }
     held?.check();
@@ -313,7 +445,16 @@ export class ActionExecutor {
       op = await send();
     } catch (err) {
       await ownOperations.record(ref, localId, { action: d.action, state: 'failed', sentAt, endedAt: Date.now() });
-      if (err instanceof ApiError) await audit.append({ ...base, type: 'call', summary: `${d.method} ${path} (${d.action}) refused: ${err.message}`, method: d.method, path, status: err.status, attempt });
+      if (err instanceof ApiError)
+        await audit.append({
+          ...base,
+          type: 'call',
+          summary: `${d.method} ${path} (${d.action}) refused: ${err.message}`,
+          method: d.method,
+          path,
+          status: err.status,
+          attempt,
+        });
       throw err;
     }
     if (!op) {
@@ -326,7 +467,15 @@ export class ActionExecutor {
     await ownOperations.record(ref, op.id, { action: d.action, state: 'running', sentAt, createdAt }, localId);
     // Persisted before waiting: a worker killed now resumes waiting on this operation instead of acting again.
     await redis.set(keys.inflight(jobId), JSON.stringify({ operationId: op.id, action: d.action, sentAt, createdAt }), 'PX', 3_600_000);
-    await audit.append({ ...base, type: 'call', summary: `${d.method} ${path} (${d.action}) → operation ${op.id}`, method: d.method, path, operationId: op.id, attempt });
+    await audit.append({
+      ...base,
+      type: 'call',
+      summary: `${d.method} ${path} (${d.action}) → operation ${op.id}`,
+      method: d.method,
+      path,
+      operationId: op.id,
+      attempt,
+    });
     let final: OperationObject | undefined;
     try {
       final = await op.wait({ timeoutMs: OWN_OPERATION_MAX_MS });
@@ -337,7 +486,13 @@ export class ActionExecutor {
       // Success 0.7 s after its updated_at, and its instance-restarted event with it): the end is at
       // least the time waited, counted on the daemon's clock from its created_at.
       const waited = createdAt + (Date.now() - sentAt);
-      await ownOperations.record(ref, op.id, { action: d.action, state: failed ? 'failed' : 'done', sentAt, createdAt, endedAt: Math.max(daemonTime(ended.updated_at) ?? waited, waited) });
+      await ownOperations.record(ref, op.id, {
+        action: d.action,
+        state: failed ? 'failed' : 'done',
+        sentAt,
+        createdAt,
+        endedAt: Math.max(daemonTime(ended.updated_at) ?? waited, waited),
+      });
     }
     return op;
   }
@@ -358,21 +513,38 @@ export class ActionExecutor {
     } catch (err) {
       if (isApiStatus(err, 404) || (err as { code?: string }).code === 'OPERATION_VANISHED') {
         await redis.del(keys.inflight(jobId));
-        await audit.append({ ...base, type: 'call', summary: `operation ${left.operationId} of an earlier attempt is gone; re-checking the instance` });
+        await audit.append({
+          ...base,
+          type: 'call',
+          summary: `operation ${left.operationId} of an earlier attempt is gone; re-checking the instance`,
+        });
         return undefined;
       }
       throw err;
     }
-    if (left.action) await ownOperations.record(refOf(job), left.operationId, { action: left.action, state: final.status_code === 200 ? 'done' : 'failed', sentAt: left.sentAt ?? Date.now(), createdAt: left.createdAt, endedAt: daemonTime(final.updated_at) ?? Date.now() });
+    if (left.action)
+      await ownOperations.record(refOf(job), left.operationId, {
+        action: left.action,
+        state: final.status_code === 200 ? 'done' : 'failed',
+        sentAt: left.sentAt ?? Date.now(),
+        createdAt: left.createdAt,
+        endedAt: daemonTime(final.updated_at) ?? Date.now(),
+      });
     await redis.del(keys.inflight(jobId));
     // An exec's exit code is in the operation; its output went with the dead worker's sockets.
     const ret = (final.metadata as { return?: unknown } | null | undefined)?.return;
     const summary = `resumed after a restart of the worker: operation ${left.operationId} ended ${final.status}${typeof ret === 'number' ? ` (exit code ${ret}; its output is lost)` : ''}`;
     const outcome: ActionOutcome = { result: 'done', summary, operationId: left.operationId };
-    await audit.append({ ...base, type: 'outcome', summary: `${job.action}: ${summary}`, result: 'done', operationId: left.operationId, resumed: true });
+    await audit.append({
+      ...base,
+      type: 'outcome',
+      summary: `${job.action}: ${summary}`,
+      result: 'done',
+      operationId: left.operationId,
+      resumed: true,
+    });
     return outcome;
   }
-
 }
 
 export function refOf(job: Pick<ActionJob, 'target' | 'project' | 'instance'>): InstanceRef {

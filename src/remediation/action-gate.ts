@@ -78,7 +78,13 @@ export class ActionGate {
 
   async admit(rule: Rule, event: CanonicalEvent, ref: InstanceRef, instance: Instance | undefined): Promise<GateVerdict> {
     const instanceName = ref.instance;
-    const silence = await this.silences.matching({ target: event.target, project: event.project, location: event.location, instance: instanceName, object: instance });
+    const silence = await this.silences.matching({
+      target: event.target,
+      project: event.project,
+      location: event.location,
+      instance: instanceName,
+      object: instance,
+    });
     if (silence) return { admitted: false, summary: `suppressed by silence ${silence.id} until ${silence.until}: ${silence.reason}` };
 
     if (this.storms && isFailure(event)) {
@@ -115,7 +121,10 @@ export class ActionGate {
       const fresh = await this.redis.set(key, event.id, 'PX', this.standBackMs, 'NX');
       const holder = fresh === 'OK' ? event.id : await this.redis.get(key);
       if (holder !== null && holder !== event.id) {
-        return { admitted: false, summary: `skipped: boot.autorestart is on: the daemon is retrying, and the take-over check queued for incident ${holder} covers this stop too` };
+        return {
+          admitted: false,
+          summary: `skipped: boot.autorestart is on: the daemon is retrying, and the take-over check queued for incident ${holder} covers this stop too`,
+        };
       }
       standBack = `boot.autorestart is on: standing back ${this.standBackMs} ms while the daemon retries (Incus restarts up to 10 times a minute); the action then runs only if the instance is still down`;
     }
@@ -127,7 +136,11 @@ export class ActionGate {
         if (v.newlyQuarantined) this.metrics?.quarantines.inc();
         const summary = `quarantined: crash loop (${v.restarts} restarts within the budget window); no more restarts until released (reflex quarantine release)`;
         return v.newlyQuarantined
-          ? { admitted: false, summary, alert: `${instanceName} is crash-looping: ${v.restarts} restarts within the window; Reflex stopped restarting it (quarantine)` }
+          ? {
+              admitted: false,
+              summary,
+              alert: `${instanceName} is crash-looping: ${v.restarts} restarts within the window; Reflex stopped restarting it (quarantine)`,
+            }
           : { admitted: false, summary: `skipped: ${summary}` };
       }
       const budgetNote = `restart ${v.restartNumber} of the budget${v.delayMs ? `, after a back-off of ${v.delayMs} ms` : ''}`;
@@ -140,6 +153,11 @@ export class ActionGate {
 
   /** An unrequested stop of an instance whose daemon restarts it by itself (Incus `boot.autorestart`). */
   private daemonRetries(event: CanonicalEvent, instance: Instance | undefined): boolean {
-    return event.kind === 'instance.status' && event.to === StatusCode.Stopped && event.intent === 'unrequested' && configFlag(instance, 'boot.autorestart');
+    return (
+      event.kind === 'instance.status' &&
+      event.to === StatusCode.Stopped &&
+      event.intent === 'unrequested' &&
+      configFlag(instance, 'boot.autorestart')
+    );
   }
 }

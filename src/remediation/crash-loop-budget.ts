@@ -6,8 +6,7 @@ export type { CrashLoopPolicy };
 
 /** What the budget allows for one more restart. */
 export type BudgetVerdict =
-  | { allowed: true; restartNumber: number; delayMs: number }
-  | { allowed: false; restarts: number; newlyQuarantined: boolean };
+  { allowed: true; restartNumber: number; delayMs: number } | { allowed: false; restarts: number; newlyQuarantined: boolean };
 
 // One script, so replicas deciding on the same instance at the same moment agree.
 const reserveScript = new LuaScript(`
@@ -69,7 +68,21 @@ export class CrashLoopBudget {
    */
   async reserve(keys: BudgetKeys, incident: string, policy: CrashLoopPolicy, now = Date.now(), identity = ''): Promise<BudgetVerdict> {
     const p = withDefaults(policy);
-    const [a, b] = (await reserveScript.run(this.redis, [keys.restarts, keys.quarantine, delaysKey(keys), identityKey(keys)], [String(now), String(p.windowMs), String(p.maxRestarts), String(p.initialBackoffMs), String(p.maxBackoffMs), String(p.resetAfterMs), String(p.quarantineMs), incident, identity])) as [number, number];
+    const [a, b] = (await reserveScript.run(
+      this.redis,
+      [keys.restarts, keys.quarantine, delaysKey(keys), identityKey(keys)],
+      [
+        String(now),
+        String(p.windowMs),
+        String(p.maxRestarts),
+        String(p.initialBackoffMs),
+        String(p.maxBackoffMs),
+        String(p.resetAfterMs),
+        String(p.quarantineMs),
+        incident,
+        identity,
+      ],
+    )) as [number, number];
     if (a === -1) return { allowed: false, restarts: b, newlyQuarantined: false };
     if (a === -2) return { allowed: false, restarts: b, newlyQuarantined: true };
     return { allowed: true, restartNumber: a, delayMs: b };
@@ -94,7 +107,13 @@ export class CrashLoopBudget {
   async move(from: BudgetKeys, to: BudgetKeys): Promise<'history' | 'quarantined' | undefined> {
     const r = this.redis;
     const [restarts, restartsTtl, delays, identity, quarantine, quarantineTtl, held] = await Promise.all([
-      r.zrange(from.restarts, '0', '-1', 'WITHSCORES'), r.pttl(from.restarts), r.hgetall(delaysKey(from)), r.get(identityKey(from)), r.get(from.quarantine), r.pttl(from.quarantine), r.get(identityKey(to)),
+      r.zrange(from.restarts, '0', '-1', 'WITHSCORES'),
+      r.pttl(from.restarts),
+      r.hgetall(delaysKey(from)),
+      r.get(identityKey(from)),
+      r.get(from.quarantine),
+      r.pttl(from.quarantine),
+      r.get(identityKey(to)),
     ]);
     if (!restarts.length && quarantine === null) return undefined;
     if (held !== null && identity !== null && held !== identity) return undefined;

@@ -114,7 +114,10 @@ export class EventProcessor {
     const { redis, keys } = this.deps;
     const results: ProcessResult[] = new Array(items.length);
     const prepared = items.map((raw) => this.prepare(raw));
-    const done = await getMany(redis, prepared.map((p) => keys.eventDone(p.hash)));
+    const done = await getMany(
+      redis,
+      prepared.map((p) => keys.eventDone(p.hash)),
+    );
     const groups = new Map<string, number[]>();
     const inBatch = new Set<string>();
     prepared.forEach((p, i) => {
@@ -208,17 +211,23 @@ export class EventProcessor {
     }
     // An operation names its instances in resources; rules act on the first (state changes touch one).
     const instanceName = 'instance' in event ? event.instance : event.kind === 'operation.status' ? event.instances[0] : undefined;
-    const ref: InstanceRef | undefined = instanceName !== undefined ? { target: event.target, project: event.project, instance: instanceName } : undefined;
+    const ref: InstanceRef | undefined =
+      instanceName !== undefined ? { target: event.target, project: event.project, instance: instanceName } : undefined;
     await Promise.all([
       this.deps.archive?.append(event, settled),
       event.kind === 'operation.status'
         ? undefined
-        : audit.append({ type: 'event', correlationId: event.id, target: event.target, instance: instanceName, summary: describe(event), event }, { once: `event:${event.id}` }),
+        : audit.append(
+            { type: 'event', correlationId: event.id, target: event.target, instance: instanceName, summary: describe(event), event },
+            { once: `event:${event.id}` },
+          ),
     ]);
     // A start through the API that failed is an operator's start too.
-    if (event.kind === 'instance.status' && (event.intent === 'requested' || event.intent === 'failed-start') && ref) await this.cancelPending(ref, event);
+    if (event.kind === 'instance.status' && (event.intent === 'requested' || event.intent === 'failed-start') && ref)
+      await this.cancelPending(ref, event);
     if (event.kind === 'operation.status' && ref) await this.startFailures.observe(ref, event, this.deps.ownOperations);
-    if (event.kind === 'lifecycle' && event.action === 'instance-renamed' && ref && typeof event.context?.old_name === 'string') await this.renamed({ ...ref, instance: event.context.old_name }, ref, event.id);
+    if (event.kind === 'lifecycle' && event.action === 'instance-renamed' && ref && typeof event.context?.old_name === 'string')
+      await this.renamed({ ...ref, instance: event.context.old_name }, ref, event.id);
 
     const responses: RuleResponse[] = [];
     // Read once: a reload during this event's awaits must not give it half the old rules, half the new.
@@ -236,7 +245,19 @@ export class EventProcessor {
           metrics?.ruleDecisions.inc({ rule: d.rule, decision: d.matched ? 'matched' : 'skipped' });
           // Actions act on an instance: an event naming none (an alert without an instance label) is decided, not acted on.
           const summary = d.matched ? `${d.summary}; no action: the event names no instance` : d.summary;
-          await audit.append({ type: 'decision', correlationId: event.id, target: event.target, instance: instanceName, rule: d.rule, summary, matched: d.matched, ...(uuid ? { uuid } : {}) }, { once });
+          await audit.append(
+            {
+              type: 'decision',
+              correlationId: event.id,
+              target: event.target,
+              instance: instanceName,
+              rule: d.rule,
+              summary,
+              matched: d.matched,
+              ...(uuid ? { uuid } : {}),
+            },
+            { once },
+          );
           responses.push({ rule: d.rule, result: 'skipped', summary: d.summary, actions: [] });
           continue;
         }
@@ -256,7 +277,16 @@ export class EventProcessor {
   private async futureTimestamp(event: CanonicalEvent, original: string): Promise<void> {
     const instance = 'instance' in event ? event.instance : undefined;
     const summary = `${instance ?? event.kind}: event dated ${original}, ahead of its receipt (${event.timestamp}) by more than the clock tolerance; processed at its receipt time (is the daemon's clock stepped forward?)`;
-    const alert = { kind: 'event.future-timestamp', severity: 'warning', summary, target: event.target, project: event.project, instance: instance ?? `target:${event.target}`, ...(event.location && event.location !== 'none' ? { member: event.location } : {}), correlationId: event.id } as const;
+    const alert = {
+      kind: 'event.future-timestamp',
+      severity: 'warning',
+      summary,
+      target: event.target,
+      project: event.project,
+      instance: instance ?? `target:${event.target}`,
+      ...(event.location && event.location !== 'none' ? { member: event.location } : {}),
+      correlationId: event.id,
+    } as const;
     await this.alerts.raise(alert, { once: `future-time:${event.id}`, record: { instance } });
   }
 
@@ -268,7 +298,10 @@ export class EventProcessor {
     if (event.intent !== 'unknown' || event.to !== StatusCode.Stopped) return;
     if (responses.some((r) => r.result === 'queued' || r.result === 'dry-run')) return;
     const summary = `${ref.instance} found Stopped after a gap, cause unknown: Reflex does not start it; to start it: reflex heal ${ref.instance}${ref.project !== 'default' ? ` --project ${ref.project}` : ''} (or lxc start ${ref.instance})`;
-    await this.deps.audit.append({ type: 'alert', correlationId: event.id, target: ref.target, instance: ref.instance, summary, severity: 'warning' }, { once: `unknown:${event.id}` });
+    await this.deps.audit.append(
+      { type: 'alert', correlationId: event.id, target: ref.target, instance: ref.instance, summary, severity: 'warning' },
+      { once: `unknown:${event.id}` },
+    );
   }
 
   /**
@@ -279,16 +312,34 @@ export class EventProcessor {
   private async failedStart(event: InstanceStatusEvent, ref: InstanceRef): Promise<void> {
     if (event.intent !== 'failed-start' || !event.startFailure) return;
     const summary = `${describeStartFailure(ref, event.startFailure)}; not a crash: Reflex does not restart it and counts no restart`;
-    await this.deps.audit.append({ type: 'alert', correlationId: event.id, target: ref.target, instance: ref.instance, summary, severity: 'warning' }, { once: `failed-start:${event.id}` });
+    await this.deps.audit.append(
+      { type: 'alert', correlationId: event.id, target: ref.target, instance: ref.instance, summary, severity: 'warning' },
+      { once: `failed-start:${event.id}` },
+    );
   }
 
   /** An operator's transition (or failed start) supersedes every delayed action of Reflex on that instance. */
   private async cancelPending(ref: InstanceRef, event: InstanceStatusEvent): Promise<void> {
     const cancelled = await this.deps.pending.cancel(ref);
     for (const job of cancelled) {
-      const by = event.intent === 'failed-start' ? `a start through the API that failed (${event.startFailure?.operationId ?? 'operation'} at ${event.startFailure?.at ?? event.timestamp})` : `a requested transition (${event.action ?? 'status'} → ${event.to} at ${event.timestamp})`;
+      const by =
+        event.intent === 'failed-start'
+          ? `a start through the API that failed (${event.startFailure?.operationId ?? 'operation'} at ${event.startFailure?.at ?? event.timestamp})`
+          : `a requested transition (${event.action ?? 'status'} → ${event.to} at ${event.timestamp})`;
       const summary = `${job.action} skipped: superseded by ${by}; the delayed job ${job.jobId} was removed`;
-      await this.deps.audit.append({ type: 'outcome', correlationId: job.correlationId, target: ref.target, instance: ref.instance, rule: job.rule, summary, result: 'skipped', jobId: job.jobId }, { once: `superseded:${job.jobId}` });
+      await this.deps.audit.append(
+        {
+          type: 'outcome',
+          correlationId: job.correlationId,
+          target: ref.target,
+          instance: ref.instance,
+          rule: job.rule,
+          summary,
+          result: 'skipped',
+          jobId: job.jobId,
+        },
+        { once: `superseded:${job.jobId}` },
+      );
     }
   }
 
@@ -301,19 +352,58 @@ export class EventProcessor {
     const cancelled = await this.deps.pending.cancel(from);
     for (const job of cancelled) {
       const summary = `${job.action} skipped: superseded: ${from.instance} was renamed to ${to.instance} (an operator's decision); the delayed job ${job.jobId} was removed`;
-      await this.deps.audit.append({ type: 'outcome', correlationId: job.correlationId, target: from.target, instance: from.instance, rule: job.rule, summary, result: 'skipped', recheck: 'superseded', jobId: job.jobId }, { once: `superseded:${job.jobId}` });
+      await this.deps.audit.append(
+        {
+          type: 'outcome',
+          correlationId: job.correlationId,
+          target: from.target,
+          instance: from.instance,
+          rule: job.rule,
+          summary,
+          result: 'skipped',
+          recheck: 'superseded',
+          jobId: job.jobId,
+        },
+        { once: `superseded:${job.jobId}` },
+      );
     }
     const { keys } = this.deps;
-    const moved = await new CrashLoopBudget(this.deps.redis).move({ restarts: keys.restarts(from), quarantine: keys.quarantine(from) }, { restarts: keys.restarts(to), quarantine: keys.quarantine(to) });
-    if (moved) await this.deps.audit.append({ type: 'decision', correlationId: eventId, target: to.target, instance: to.instance, rule: 'crash-loop-budget', summary: `the crash-loop history${moved === 'quarantined' ? ' and quarantine' : ''} of ${from.instance} moved with it to ${to.instance} (renamed)`, matched: true }, { once: `renamed-budget:${eventId}` });
+    const moved = await new CrashLoopBudget(this.deps.redis).move(
+      { restarts: keys.restarts(from), quarantine: keys.quarantine(from) },
+      { restarts: keys.restarts(to), quarantine: keys.quarantine(to) },
+    );
+    if (moved)
+      await this.deps.audit.append(
+        {
+          type: 'decision',
+          correlationId: eventId,
+          target: to.target,
+          instance: to.instance,
+          rule: 'crash-loop-budget',
+          summary: `the crash-loop history${moved === 'quarantined' ? ' and quarantine' : ''} of ${from.instance} moved with it to ${to.instance} (renamed)`,
+          matched: true,
+        },
+        { once: `renamed-budget:${eventId}` },
+      );
   }
 
   /** Runs a matched decision through the gate (silences, cooldown, crash-loop budget) and queues its actions. */
-  private async dispatch(d: Extract<Decision, { matched: true }>, event: CanonicalEvent, ref: InstanceRef, instance: Instance | undefined): Promise<RuleResponse> {
+  private async dispatch(
+    d: Extract<Decision, { matched: true }>,
+    event: CanonicalEvent,
+    ref: InstanceRef,
+    instance: Instance | undefined,
+  ): Promise<RuleResponse> {
     const { audit } = this.deps;
     // The instance that had the incident: its jobs, budget and audit records are about it, not its name.
     const identity = identityOf(instance);
-    const base = { correlationId: event.id, target: event.target, instance: ref.instance, rule: d.rule, ...(identity.uuid ? { uuid: identity.uuid } : {}) };
+    const base = {
+      correlationId: event.id,
+      target: event.target,
+      instance: ref.instance,
+      rule: d.rule,
+      ...(identity.uuid ? { uuid: identity.uuid } : {}),
+    };
     const once = `decision:${event.id}:${d.rule}`;
     const verdict = d.dryRun ? ({ admitted: true, delayMs: 0 } as const) : await this.deps.gate.admit(d.definition, event, ref, instance);
     this.deps.metrics?.ruleDecisions.inc({ rule: d.rule, decision: verdict.admitted ? 'matched' : 'suppressed' });
@@ -321,25 +411,72 @@ export class EventProcessor {
       await audit.append({ ...base, type: 'decision', summary: verdict.summary, matched: true, suppressed: true }, { once });
       if (verdict.alert) {
         // Audited in the trail of the instance whose event it was, also when the alert is about its member (a storm).
-        const alert = { kind: verdict.alertKind ?? 'crash-loop', severity: 'critical', summary: verdict.alert, target: event.target, project: event.project, instance: verdict.alertSubject ?? ref.instance, ...(event.location ? { member: event.location } : {}), correlationId: event.id } as const;
+        const alert = {
+          kind: verdict.alertKind ?? 'crash-loop',
+          severity: 'critical',
+          summary: verdict.alert,
+          target: event.target,
+          project: event.project,
+          instance: verdict.alertSubject ?? ref.instance,
+          ...(event.location ? { member: event.location } : {}),
+          correlationId: event.id,
+        } as const;
         await this.alerts.raise(alert, { once: `gate-alert:${event.id}:${d.rule}`, record: base });
       }
       return { rule: d.rule, result: 'suppressed', summary: verdict.summary, actions: [] };
     }
-    await audit.append({ ...base, type: 'decision', summary: `${d.summary}${'note' in verdict && verdict.note ? `; ${verdict.note}` : ''}`, matched: true }, { once });
+    await audit.append(
+      { ...base, type: 'decision', summary: `${d.summary}${'note' in verdict && verdict.note ? `; ${verdict.note}` : ''}`, matched: true },
+      { once },
+    );
     const incidentAt = Date.parse(event.timestamp);
     const jobs = d.actions.map((a, i) => {
-      const data: ActionJob = { rule: d.rule, action: a.action, params: a.params ?? {}, target: ref.target, project: ref.project, instance: ref.instance, correlationId: event.id, incidentAt: Number.isNaN(incidentAt) ? Date.now() : incidentAt, ...(identity.uuid || identity.createdAt ? { identity } : {}), event, origin: 'rule', dryRun: d.dryRun, location: event.location, ...(event.kind === 'rule.event' ? { chain: event.chain } : {}), ...(a.onFailure?.length ? { onFailure: a.onFailure.map((b) => ({ action: b.action, params: b.params ?? {} })) } : {}) };
-      const opts = actionJobOptions({ jobId: `${d.rule}:${event.id}:${i}`, attempts: this.deps.actionAttempts, delayMs: verdict.delayMs, priority: d.definition.priority });
+      const data: ActionJob = {
+        rule: d.rule,
+        action: a.action,
+        params: a.params ?? {},
+        target: ref.target,
+        project: ref.project,
+        instance: ref.instance,
+        correlationId: event.id,
+        incidentAt: Number.isNaN(incidentAt) ? Date.now() : incidentAt,
+        ...(identity.uuid || identity.createdAt ? { identity } : {}),
+        event,
+        origin: 'rule',
+        dryRun: d.dryRun,
+        location: event.location,
+        ...(event.kind === 'rule.event' ? { chain: event.chain } : {}),
+        ...(a.onFailure?.length ? { onFailure: a.onFailure.map((b) => ({ action: b.action, params: b.params ?? {} })) } : {}),
+      };
+      const opts = actionJobOptions({
+        jobId: `${d.rule}:${event.id}:${i}`,
+        attempts: this.deps.actionAttempts,
+        delayMs: verdict.delayMs,
+        priority: d.definition.priority,
+      });
       return { name: a.action, data, opts };
     });
     // Indexed before they are queued: an operator's transition in between still finds them.
-    for (const j of jobs) if (j.opts.delay) await this.deps.pending.add(ref, { jobId: j.opts.jobId, action: j.data.action, rule: d.rule, correlationId: event.id });
+    for (const j of jobs)
+      if (j.opts.delay) await this.deps.pending.add(ref, { jobId: j.opts.jobId, action: j.data.action, rule: d.rule, correlationId: event.id });
     await this.deps.actions.addBulk(jobs);
     for (const j of jobs) {
-      await audit.append({ ...base, type: 'action', summary: `queued ${j.data.action}${d.dryRun ? ' (dry-run)' : ''}${j.opts.delay ? ` to run in ${j.opts.delay} ms` : ''}`, jobId: j.opts.jobId }, { once: `queued:${j.opts.jobId}` });
+      await audit.append(
+        {
+          ...base,
+          type: 'action',
+          summary: `queued ${j.data.action}${d.dryRun ? ' (dry-run)' : ''}${j.opts.delay ? ` to run in ${j.opts.delay} ms` : ''}`,
+          jobId: j.opts.jobId,
+        },
+        { once: `queued:${j.opts.jobId}` },
+      );
     }
-    return { rule: d.rule, result: d.dryRun ? 'dry-run' : 'queued', summary: d.summary, actions: jobs.map((j) => ({ action: j.data.action, delayMs: j.opts.delay ?? 0 })) };
+    return {
+      rule: d.rule,
+      result: d.dryRun ? 'dry-run' : 'queued',
+      summary: d.summary,
+      actions: jobs.map((j) => ({ action: j.data.action, delayMs: j.opts.delay ?? 0 })),
+    };
   }
 
   private async readInstance(ref: InstanceRef): Promise<Instance | undefined> {
@@ -356,14 +493,31 @@ export class EventProcessor {
     const target = p.item?.target ?? (typeof (p.raw as { target?: unknown })?.target === 'string' ? (p.raw as { target: string }).target : 'unknown');
     const raw = p.item?.kind === 'frame' ? p.item.raw : safeJson(p.raw);
     const receivedAt = p.item?.receivedAt ?? Date.now();
-    const fresh = await keepRejected(redis, keys.rejected, audit, { target, reason, raw, hash: p.hash, receivedAt }, { ...this.deps.rejected, maxRawBytes: this.deps.maxEventBytes });
+    const fresh = await keepRejected(
+      redis,
+      keys.rejected,
+      audit,
+      { target, reason, raw, hash: p.hash, receivedAt },
+      { ...this.deps.rejected, maxRawBytes: this.deps.maxEventBytes },
+    );
     logger.warn({ reason }, 'malformed event rejected and kept for inspection');
-    if (p.lost && fresh) await this.alerts.raise({ kind: 'event.frame-too-large', severity: 'warning', summary: reason, target, project: '', instance: `target:${target}`, correlationId: `rejected:${p.hash}` });
+    if (p.lost && fresh)
+      await this.alerts.raise({
+        kind: 'event.frame-too-large',
+        severity: 'warning',
+        summary: reason,
+        target,
+        project: '',
+        instance: `target:${target}`,
+        correlationId: `rejected:${p.hash}`,
+      });
   }
 }
 
 function isBatch(data: unknown): data is { kind: 'batch'; items: unknown[] } {
-  return typeof data === 'object' && data !== null && (data as { kind?: unknown }).kind === 'batch' && Array.isArray((data as { items?: unknown }).items);
+  return (
+    typeof data === 'object' && data !== null && (data as { kind?: unknown }).kind === 'batch' && Array.isArray((data as { items?: unknown }).items)
+  );
 }
 
 function safeJson(v: unknown): string {
@@ -392,7 +546,9 @@ function describe(e: CanonicalEvent): string {
     return `${e.instance}: ${e.from ?? '?'} → ${e.to} (${e.intent}${e.action ? `, ${e.action}` : ''}${e.synthetic ? ', seen by resync' : ''})`;
   }
   if (e.kind === 'lifecycle') return `${e.action} ${e.source}`;
-  if (e.kind === 'rule.event') return `${e.instance}: follow-up event ${e.name} from rule ${e.rule} (hop ${e.chain.length}, after incident ${e.causedBy})`;
-  if (e.kind === 'alert') return `${e.instance ?? '(no instance)'}: alert ${e.alertname} ${e.status} (from ${e.source}, fingerprint ${e.fingerprint}, since ${e.startsAt})`;
+  if (e.kind === 'rule.event')
+    return `${e.instance}: follow-up event ${e.name} from rule ${e.rule} (hop ${e.chain.length}, after incident ${e.causedBy})`;
+  if (e.kind === 'alert')
+    return `${e.instance ?? '(no instance)'}: alert ${e.alertname} ${e.status} (from ${e.source}, fingerprint ${e.fingerprint}, since ${e.startsAt})`;
   return `operation ${e.operationId} → ${e.to}`;
 }

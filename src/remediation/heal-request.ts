@@ -35,11 +35,22 @@ const projectName = /^(?!\.{1,2}$)[^\s/]{1,63}$/;
  * Checks the names of a request and resolves its target (by id or name) to a configured one;
  * answers the instance it names, or why it is refused (`invalid`) before anything is queued.
  */
-export function checkInstanceRequest(targets: readonly RequestTarget[], req: InstanceRequest): { ref: InstanceRef; target: RequestTarget } | RequestProblem {
+export function checkInstanceRequest(
+  targets: readonly RequestTarget[],
+  req: InstanceRequest,
+): { ref: InstanceRef; target: RequestTarget } | RequestProblem {
   const target = targets.find((t) => t.id === req.target) ?? targets.find((t) => t.name === req.target);
-  if (!target) return { problem: 'invalid', error: `target: ${JSON.stringify(req.target)} is not a configured target (configured: ${targets.map((t) => (t.name === t.id ? t.id : `${t.name} (${t.id})`)).join(', ')})` };
+  if (!target)
+    return {
+      problem: 'invalid',
+      error: `target: ${JSON.stringify(req.target)} is not a configured target (configured: ${targets.map((t) => (t.name === t.id ? t.id : `${t.name} (${t.id})`)).join(', ')})`,
+    };
   if (!projectName.test(req.project)) return { problem: 'invalid', error: `project: ${JSON.stringify(req.project)} is not a valid project name` };
-  if (!instanceName.test(req.instance)) return { problem: 'invalid', error: `instance: ${JSON.stringify(req.instance)} is not a valid instance name (letters, digits and -, a letter first, at most 63)` };
+  if (!instanceName.test(req.instance))
+    return {
+      problem: 'invalid',
+      error: `instance: ${JSON.stringify(req.instance)} is not a valid instance name (letters, digits and -, a letter first, at most 63)`,
+    };
   return { ref: { target: target.id, project: req.project, instance: req.instance }, target };
 }
 
@@ -48,7 +59,11 @@ export function checkInstanceRequest(targets: readonly RequestTarget[], req: Ins
  * an instance that exists now (an unknown name would otherwise be retried, dead-lettered and
  * alerted on as if a healthy fleet had failed).
  */
-export async function checkHealRequest(targets: readonly RequestTarget[], req: InstanceRequest, opts: { signal?: AbortSignal } = {}): Promise<{ ref: InstanceRef } | RequestProblem> {
+export async function checkHealRequest(
+  targets: readonly RequestTarget[],
+  req: InstanceRequest,
+  opts: { signal?: AbortSignal } = {},
+): Promise<{ ref: InstanceRef } | RequestProblem> {
   const checked = checkInstanceRequest(targets, req);
   if ('problem' in checked) return checked;
   const { ref, target } = checked;
@@ -56,7 +71,8 @@ export async function checkHealRequest(targets: readonly RequestTarget[], req: I
   try {
     await target.client.withProject(ref.project).getInstance(ref.instance, { signal: opts.signal });
   } catch (err) {
-    if (err instanceof ReflexError && err.code === 'API_NOT_FOUND') return { problem: 'missing', error: `no instance ${ref.instance} in project ${ref.project} on ${target.name}` };
+    if (err instanceof ReflexError && err.code === 'API_NOT_FOUND')
+      return { problem: 'missing', error: `no instance ${ref.instance} in project ${ref.project} on ${target.name}` };
     return { problem: 'unreachable', error: `cannot read ${ref.project}/${ref.instance} on ${target.name}: ${(err as Error).message}` };
   }
   return { ref };
@@ -68,7 +84,11 @@ export async function checkHealRequest(targets: readonly RequestTarget[], req: I
  * operator was told it failed. Answers false when a worker has it (running, in a retry's back-off,
  * finished): then it runs its course.
  */
-export async function withdrawUnclaimedHeal(deps: { queue: Queue; audit: AuditLog }, heal: { jobId: string; correlationId: string; ref: InstanceRef; by: OperatorOrigin }, reason: string): Promise<boolean> {
+export async function withdrawUnclaimedHeal(
+  deps: { queue: Queue; audit: AuditLog },
+  heal: { jobId: string; correlationId: string; ref: InstanceRef; by: OperatorOrigin },
+  reason: string,
+): Promise<boolean> {
   const job = await deps.queue.getJob(heal.jobId);
   if (!job || job.processedOn !== undefined || !['waiting', 'prioritized'].includes(await job.getState())) return false;
   try {
@@ -77,6 +97,16 @@ export async function withdrawUnclaimedHeal(deps: { queue: Queue; audit: AuditLo
     return false; // locked: a worker took it in between
   }
   const { ref, by } = heal;
-  await deps.audit.append({ type: 'decision', correlationId: heal.correlationId, target: ref.target, instance: ref.instance, rule: 'heal', summary: `withdrawn: the heal of ${ref.project}/${ref.instance} asked by ${by.actor} was not started, ${reason}`, matched: false, origin: by.origin, actor: by.actor });
+  await deps.audit.append({
+    type: 'decision',
+    correlationId: heal.correlationId,
+    target: ref.target,
+    instance: ref.instance,
+    rule: 'heal',
+    summary: `withdrawn: the heal of ${ref.project}/${ref.instance} asked by ${by.actor} was not started, ${reason}`,
+    matched: false,
+    origin: by.origin,
+    actor: by.actor,
+  });
   return true;
 }

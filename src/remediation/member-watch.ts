@@ -40,9 +40,20 @@ export function startMemberWatch(opts: MemberWatchOptions): () => Promise<void> 
       const old = (await swapStatus.run(opts.redis, [opts.keys.members(t.id)], [m.server_name, m.status])) as string | null;
       // Alerts on a change into or out of Offline; a member first seen Online is no news.
       if (down === (old === 'Offline')) continue;
-      const summary = down ? `cluster member ${m.server_name} is offline${m.message ? `: ${m.message}` : ''}; its instances cannot be reached or remediated` : `cluster member ${m.server_name} is ${m.status} again`;
+      const summary = down
+        ? `cluster member ${m.server_name} is offline${m.message ? `: ${m.message}` : ''}; its instances cannot be reached or remediated`
+        : `cluster member ${m.server_name} is ${m.status} again`;
       opts.logger[down ? 'error' : 'info']({ target: t.id, member: m.server_name, status: m.status }, summary);
-      const alert = { kind: 'member.offline', severity: 'critical', summary, target: t.id, project: '', instance: `member:${m.server_name}`, member: m.server_name, correlationId: `member:${t.id}:${m.server_name}:${Date.now()}` } as const;
+      const alert = {
+        kind: 'member.offline',
+        severity: 'critical',
+        summary,
+        target: t.id,
+        project: '',
+        instance: `member:${m.server_name}`,
+        member: m.server_name,
+        correlationId: `member:${t.id}:${m.server_name}:${Date.now()}`,
+      } as const;
       await (down ? opts.alerts.raise(alert) : opts.alerts.resolve(alert));
     }
   };

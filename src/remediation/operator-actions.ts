@@ -21,11 +21,36 @@ export interface OperatorOrigin {
  * the call and its outcome). As an operator's decision no rule, silence or quarantine holds it back.
  * Answers the job id and the correlation id of the trail.
  */
-export async function queueHeal(deps: { queue: Queue; audit: AuditLog }, ref: InstanceRef, by: OperatorOrigin): Promise<{ jobId: string; correlationId: string }> {
+export async function queueHeal(
+  deps: { queue: Queue; audit: AuditLog },
+  ref: InstanceRef,
+  by: OperatorOrigin,
+): Promise<{ jobId: string; correlationId: string }> {
   const correlationId = `heal:${randomUUID()}`;
   const through = by.origin === 'cli' ? 'reflex heal' : `the ${by.origin}`;
-  await deps.audit.append({ type: 'decision', correlationId, target: ref.target, instance: ref.instance, rule: 'heal', summary: `operator ${by.actor} asked Reflex to start ${ref.project}/${ref.instance} (${through})`, matched: true, origin: by.origin, actor: by.actor });
-  const data: ActionJobInput = { rule: 'heal', action: 'start', params: {}, target: ref.target, project: ref.project, instance: ref.instance, correlationId, incidentAt: Date.now(), origin: 'operator', dryRun: false };
+  await deps.audit.append({
+    type: 'decision',
+    correlationId,
+    target: ref.target,
+    instance: ref.instance,
+    rule: 'heal',
+    summary: `operator ${by.actor} asked Reflex to start ${ref.project}/${ref.instance} (${through})`,
+    matched: true,
+    origin: by.origin,
+    actor: by.actor,
+  });
+  const data: ActionJobInput = {
+    rule: 'heal',
+    action: 'start',
+    params: {},
+    target: ref.target,
+    project: ref.project,
+    instance: ref.instance,
+    correlationId,
+    incidentAt: Date.now(),
+    origin: 'operator',
+    dryRun: false,
+  };
   const jobId = correlationId.replace(':', '-');
   await deps.queue.add('start', data, actionJobOptions({ jobId }));
   return { jobId, correlationId };
@@ -35,9 +60,24 @@ export async function queueHeal(deps: { queue: Queue; audit: AuditLog }, ref: In
  * Lifts an instance's quarantine and forgets its restart history (what `reflex quarantine release`
  * does), and audits it with who asked. Answers whether it was quarantined.
  */
-export async function releaseQuarantine(deps: { redis: RedisConnection; keys: KeySpace; audit: AuditLog }, ref: InstanceRef, by: OperatorOrigin): Promise<boolean> {
+export async function releaseQuarantine(
+  deps: { redis: RedisConnection; keys: KeySpace; audit: AuditLog },
+  ref: InstanceRef,
+  by: OperatorOrigin,
+): Promise<boolean> {
   const released = await new CrashLoopBudget(deps.redis).release({ restarts: deps.keys.restarts(ref), quarantine: deps.keys.quarantine(ref) });
-  if (released) await deps.audit.append({ type: 'decision', correlationId: `release:${randomUUID()}`, target: ref.target, instance: ref.instance, rule: 'quarantine-release', summary: `operator ${by.actor} released ${ref.project}/${ref.instance} from quarantine (from the ${by.origin}); its restart history is forgotten`, matched: true, origin: by.origin, actor: by.actor });
+  if (released)
+    await deps.audit.append({
+      type: 'decision',
+      correlationId: `release:${randomUUID()}`,
+      target: ref.target,
+      instance: ref.instance,
+      rule: 'quarantine-release',
+      summary: `operator ${by.actor} released ${ref.project}/${ref.instance} from quarantine (from the ${by.origin}); its restart history is forgotten`,
+      matched: true,
+      origin: by.origin,
+      actor: by.actor,
+    });
   return released;
 }
 
@@ -50,6 +90,16 @@ export async function retryDeadLetter(deps: { queue: Queue; audit: AuditLog }, j
   if (!job || (await job.getState()) !== 'failed') return false;
   await job.retry('failed');
   const d = job.data as Partial<ActionJobInput>;
-  await deps.audit.append({ type: 'action', correlationId: d.correlationId ?? `dlq:${jobId}`, target: d.target, instance: d.instance, rule: d.rule, summary: `operator ${by.actor} retried dead-letter job ${jobId} (${d.action ?? job.name}) from the ${by.origin}`, jobId, origin: by.origin, actor: by.actor });
+  await deps.audit.append({
+    type: 'action',
+    correlationId: d.correlationId ?? `dlq:${jobId}`,
+    target: d.target,
+    instance: d.instance,
+    rule: d.rule,
+    summary: `operator ${by.actor} retried dead-letter job ${jobId} (${d.action ?? job.name}) from the ${by.origin}`,
+    jobId,
+    origin: by.origin,
+    actor: by.actor,
+  });
   return true;
 }

@@ -46,8 +46,14 @@ export class OthersOperations {
     if (!mine.length) return { waited: false };
     if (job.origin !== 'operator' && job.incidentAt !== undefined) {
       const own = new Set(await this.ownOperations.ids({ target: job.target, project: job.project, instance: job.instance }));
-      const operator = mine.find((op) => !own.has(op.id) && /^(stopping|freezing)/i.test(op.description) && Date.parse(op.created_at) > job.incidentAt!);
-      if (operator) return { superseded: `superseded: "${operator.description}" (operation ${operator.id}, not Reflex's) was requested at ${operator.created_at}, after the incident; an operator's decision is never undone`, waited: true };
+      const operator = mine.find(
+        (op) => !own.has(op.id) && /^(stopping|freezing)/i.test(op.description) && Date.parse(op.created_at) > job.incidentAt!,
+      );
+      if (operator)
+        return {
+          superseded: `superseded: "${operator.description}" (operation ${operator.id}, not Reflex's) was requested at ${operator.created_at}, after the incident; an operator's decision is never undone`,
+          waited: true,
+        };
     }
     for (const op of mine) {
       if (isFinalOperationCode(op.status_code)) continue;
@@ -67,7 +73,11 @@ export class OthersOperations {
       index = new Map();
       for (const op of ops) {
         if (op.class !== 'task') continue;
-        const names = new Set(Object.values(op.resources ?? {}).flat().map((p) => parseSource(p).instance));
+        const names = new Set(
+          Object.values(op.resources ?? {})
+            .flat()
+            .map((p) => parseSource(p).instance),
+        );
         for (const name of names) if (name !== undefined) index.set(name, [...(index.get(name) ?? []), op]);
       }
       this.index.set(ops, index);

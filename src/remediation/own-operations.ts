@@ -41,7 +41,8 @@ export class OwnOperations implements OwnOperationsReader {
    * of every operation Reflex ran.
    */
   async classify(ref: InstanceRef, event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean }): Promise<Intent> {
-    if (event.synthetic || (event.intent !== 'requested' && !(event.intent === 'unrequested' && event.action === 'instance-shutdown'))) return event.intent;
+    if (event.synthetic || (event.intent !== 'requested' && !(event.intent === 'unrequested' && event.action === 'instance-shutdown')))
+      return event.intent;
     const ops = await this.list(ref);
     return ops.some((op) => causedBy(op, event)) ? 'self' : event.intent;
   }

@@ -70,13 +70,21 @@ export class Recheck {
     // Every read at once: this runs between an event and its first call.
     const client = this.deps.client(job.target);
     const [read, tracked, silenceList, quarantined, evacuated] = await Promise.all([
-      client.withProject(job.project).getInstance(job.instance).then((r) => r.value, (err: unknown) => {
-        if (isApiStatus(err, 404)) return undefined;
-        throw err;
-      }),
+      client
+        .withProject(job.project)
+        .getInstance(job.instance)
+        .then(
+          (r) => r.value,
+          (err: unknown) => {
+            if (isApiStatus(err, 404)) return undefined;
+            throw err;
+          },
+        ),
       job.origin !== 'operator' && job.incidentAt !== undefined ? this.deps.tracker.get(ref) : undefined,
       byRule ? this.deps.silences.list() : undefined,
-      byRule && this.restarts(job.action) ? this.budget.quarantine({ restarts: this.deps.keys.restarts(ref), quarantine: this.deps.keys.quarantine(ref) }) : undefined,
+      byRule && this.restarts(job.action)
+        ? this.budget.quarantine({ restarts: this.deps.keys.restarts(ref), quarantine: this.deps.keys.quarantine(ref) })
+        : undefined,
       byRule && job.location && job.location !== 'none' ? evacuatedMembers(client) : undefined,
     ]);
     if (!read) return { proceed: false, check: 'gone', summary: `${job.instance} is gone (deleted or renamed since the incident)` };
@@ -84,27 +92,59 @@ export class Recheck {
     if (job.origin === 'operator') return { proceed: true, instance };
     const now = identityOf(instance);
     if (isAnotherInstance(job.identity, now)) {
-      return { proceed: false, check: 'superseded', summary: `superseded: ${job.instance} is another instance now (re-created / renamed): ${describeIdentity(now)}, the instance that had the incident had ${describeIdentity(job.identity)}; nothing is done to an instance that had no incident` };
+      return {
+        proceed: false,
+        check: 'superseded',
+        summary: `superseded: ${job.instance} is another instance now (re-created / renamed): ${describeIdentity(now)}, the instance that had the incident had ${describeIdentity(job.identity)}; nothing is done to an instance that had no incident`,
+      };
     }
 
     if (job.incidentAt !== undefined && tracked?.requestedAt !== undefined && tracked.requestedAt > job.incidentAt) {
-      return { proceed: false, check: 'superseded', summary: `superseded: a transition to ${tracked.requestedTo} was requested through the API at ${new Date(tracked.requestedAt).toISOString()}, after the incident (${new Date(job.incidentAt).toISOString()}); an operator's decision is never undone` };
+      return {
+        proceed: false,
+        check: 'superseded',
+        summary: `superseded: a transition to ${tracked.requestedTo} was requested through the API at ${new Date(tracked.requestedAt).toISOString()}, after the incident (${new Date(job.incidentAt).toISOString()}); an operator's decision is never undone`,
+      };
     }
     // A rule's remediation of an incident only: a schedule's tick is not undone by a start since.
     const startedBySomeone = byRule && job.incidentAt !== undefined ? await this.startedSince(ref, instance, job.incidentAt) : undefined;
     if (startedBySomeone) {
-      return { proceed: false, check: 'superseded', summary: `superseded: the instance was started at ${startedBySomeone} (the daemon's last_used_at), after the incident (${new Date(job.incidentAt!).toISOString()}), and not by Reflex; whatever was decided since (it is ${instance.status} now) is an operator's decision, never undone` };
+      return {
+        proceed: false,
+        check: 'superseded',
+        summary: `superseded: the instance was started at ${startedBySomeone} (the daemon's last_used_at), after the incident (${new Date(job.incidentAt!).toISOString()}), and not by Reflex; whatever was decided since (it is ${instance.status} now) is an operator's decision, never undone`,
+      };
     }
     if (!byRule) return { proceed: true, instance };
 
-    const silence = matchingSilence(silenceList ?? [], { target: job.target, project: job.project, location: job.location ?? 'none', instance: job.instance, object: instance });
-    if (silence) return { proceed: false, check: 'silenced', summary: `silenced since it was queued: silence ${silence.id} until ${silence.until}: ${silence.reason}` };
+    const silence = matchingSilence(silenceList ?? [], {
+      target: job.target,
+      project: job.project,
+      location: job.location ?? 'none',
+      instance: job.instance,
+      object: instance,
+    });
+    if (silence)
+      return {
+        proceed: false,
+        check: 'silenced',
+        summary: `silenced since it was queued: silence ${silence.id} until ${silence.until}: ${silence.reason}`,
+      };
 
     // Another instance's quarantine under the name does not hold this one (a new instance starts afresh).
-    if (quarantineHolds(quarantined, identityToken(now))) return { proceed: false, check: 'quarantined', summary: `${job.instance} is quarantined (crash loop); no restarts until released (reflex quarantine release)` };
+    if (quarantineHolds(quarantined, identityToken(now)))
+      return {
+        proceed: false,
+        check: 'quarantined',
+        summary: `${job.instance} is quarantined (crash loop); no restarts until released (reflex quarantine release)`,
+      };
 
     if (instance.location && evacuated?.has(instance.location)) {
-      return { proceed: false, check: 'evacuated', summary: `cluster member ${instance.location} is evacuated (lxc cluster evacuate: an operator's decision); no rule acts on its instances until it is restored` };
+      return {
+        proceed: false,
+        check: 'evacuated',
+        summary: `cluster member ${instance.location} is evacuated (lxc cluster evacuate: an operator's decision); no rule acts on its instances until it is restored`,
+      };
     }
 
     const engine = this.deps.engine();
@@ -112,7 +152,8 @@ export class Recheck {
     if (!rule) return { proceed: false, check: 'rule-unloaded', summary: `rule ${job.rule} is not loaded any more` };
     if (job.event) {
       const decision = await engine.evaluate(rule, job.event, instance);
-      if (!decision.matched) return { proceed: false, check: 'condition', summary: `the rule no longer holds on the instance as read now: ${decision.summary}` };
+      if (!decision.matched)
+        return { proceed: false, check: 'condition', summary: `the rule no longer holds on the instance as read now: ${decision.summary}` };
     }
     return { proceed: true, instance };
   }
@@ -124,7 +165,11 @@ export class Recheck {
    * are still held (a Redis outage: a delayed action due during it runs as Redis comes back, before
    * the stream's backlog) or were lost, and long after the daemon forgot the operations.
    */
-  private async startedSince(ref: { target: string; project: string; instance: string }, instance: Instance, incidentAt: number): Promise<string | undefined> {
+  private async startedSince(
+    ref: { target: string; project: string; instance: string },
+    instance: Instance,
+    incidentAt: number,
+  ): Promise<string | undefined> {
     const at = instance.last_used_at;
     const lastStart = at ? Date.parse(at) : Number.NaN;
     if (!(lastStart > incidentAt)) return undefined;

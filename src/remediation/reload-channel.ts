@@ -67,7 +67,10 @@ export class ReloadListener {
     });
     await this.subscriber.subscribe(keys.channel);
     await this.beat();
-    this.timer = setInterval(() => void this.beat().catch((err: unknown) => logger.debug({ err }, 'reload roster heartbeat failed')), Math.max(100, Math.floor(this.ttlMs / 3)));
+    this.timer = setInterval(
+      () => void this.beat().catch((err: unknown) => logger.debug({ err }, 'reload roster heartbeat failed')),
+      Math.max(100, Math.floor(this.ttlMs / 3)),
+    );
     this.timer.unref();
   }
 
@@ -90,7 +93,9 @@ export class ReloadListener {
       role: this.opts.role,
       result: outcome.result,
       summary: outcome.summary,
-      ...(outcome.result === 'reloaded' ? { rules: outcome.rules, schedules: outcome.schedules, receivers: outcome.receivers } : { errors: outcome.errors }),
+      ...(outcome.result === 'reloaded'
+        ? { rules: outcome.rules, schedules: outcome.schedules, receivers: outcome.receivers }
+        : { errors: outcome.errors }),
     };
     await this.opts.redis.publish(this.opts.keys.answers(id), JSON.stringify(answer));
   }
@@ -130,7 +135,11 @@ export async function requestReload(redis: RedisConnection, keys: ReloadKeys, op
     const timer = setTimeout(settle, opts.timeoutMs);
     await done;
     clearTimeout(timer);
-    return { id, answers: [...answers].sort((a, b) => a.replica.localeCompare(b.replica)), missing: live.filter((r) => !answers.some((a) => a.replica === r)) };
+    return {
+      id,
+      answers: [...answers].sort((a, b) => a.replica.localeCompare(b.replica)),
+      missing: live.filter((r) => !answers.some((a) => a.replica === r)),
+    };
   } finally {
     listener.disconnect();
   }

@@ -82,9 +82,55 @@ export function startRemediation(o: RemediationOptions): Remediation {
   const gate = new ActionGate(redis, keys, o.silences, o.metrics, { ...o.gate, actions });
   const alerts = o.alerts ?? new Alerts({ audit: o.audit });
   const instanceAlerts = o.notifier && new InstanceAlerts({ notifier: o.notifier, redis, logger, alerts, inStorm: (e) => gate.inStorm(e) });
-  const processor = new EventProcessor({ redis, keys, client: o.client, tracker: o.tracker, ownOperations, audit: o.audit, engine: o.engine, gate, actions: o.actionsQueue, pending, logger, actionAttempts: o.actionAttempts, archive: o.archive, metrics: o.metrics, alerts, instanceAlerts, clockToleranceMs: o.clockToleranceMs, maxEventBytes: o.maxEventBytes, rejected: o.rejected });
-  const recheck = new Recheck({ client: o.client, tracker: o.tracker, silences: o.silences, engine: () => (typeof o.engine === 'function' ? o.engine() : o.engine), redis, keys, actions, ownOperations });
-  const executor = new ActionExecutor({ actions, client: o.client, audit: o.audit, ownOperations, locks: new TokenLock(redis), recheck, pending, keys, redis, logger, metrics: o.metrics, events: o.eventsQueue, actionsQueue: o.actionsQueue, notifier: o.notifier, alerts, ...(gate.storms ? { storms: gate.storms } : {}) });
+  const processor = new EventProcessor({
+    redis,
+    keys,
+    client: o.client,
+    tracker: o.tracker,
+    ownOperations,
+    audit: o.audit,
+    engine: o.engine,
+    gate,
+    actions: o.actionsQueue,
+    pending,
+    logger,
+    actionAttempts: o.actionAttempts,
+    archive: o.archive,
+    metrics: o.metrics,
+    alerts,
+    instanceAlerts,
+    clockToleranceMs: o.clockToleranceMs,
+    maxEventBytes: o.maxEventBytes,
+    rejected: o.rejected,
+  });
+  const recheck = new Recheck({
+    client: o.client,
+    tracker: o.tracker,
+    silences: o.silences,
+    engine: () => (typeof o.engine === 'function' ? o.engine() : o.engine),
+    redis,
+    keys,
+    actions,
+    ownOperations,
+  });
+  const executor = new ActionExecutor({
+    actions,
+    client: o.client,
+    audit: o.audit,
+    ownOperations,
+    locks: new TokenLock(redis),
+    recheck,
+    pending,
+    keys,
+    redis,
+    logger,
+    metrics: o.metrics,
+    events: o.eventsQueue,
+    actionsQueue: o.actionsQueue,
+    notifier: o.notifier,
+    alerts,
+    ...(gate.storms ? { storms: gate.storms } : {}),
+  });
   const queueOpts = { connection: o.connection, prefix: keys.bullPrefix };
 
   // One job (a batch) at a time; within it each instance's events in order, instances side by side.
@@ -109,7 +155,10 @@ export function startRemediation(o: RemediationOptions): Remediation {
   );
   const gaveUp = (job: Job, reason: string) => {
     const data = actionJobSchema.safeParse(job.data);
-    if (data.success) void executor.gaveUp(data.data, job.id ?? '', reason, job.attemptsMade).catch((err: Error) => logger.error({ err, job: job.id }, 'give-up not recorded'));
+    if (data.success)
+      void executor
+        .gaveUp(data.data, job.id ?? '', reason, job.attemptsMade)
+        .catch((err: Error) => logger.error({ err, job: job.id }, 'give-up not recorded'));
   };
   actionWorker.on('failed', (job, err) => {
     if (!job) return;
@@ -120,7 +169,8 @@ export function startRemediation(o: RemediationOptions): Remediation {
   });
   actionWorker.on('completed', (job, outcome: { result?: string; summary?: string; operationId?: string } | undefined) => {
     const data = actionJobSchema.safeParse(job.data);
-    if (data.success && outcome?.result) void instanceAlerts?.actionSettled(data.data, { result: outcome.result, summary: outcome.summary, operationId: outcome.operationId }, false);
+    if (data.success && outcome?.result)
+      void instanceAlerts?.actionSettled(data.data, { result: outcome.result, summary: outcome.summary, operationId: outcome.operationId }, false);
   });
   // A job whose worker died too often is failed by BullMQ's stall check, which no 'failed' event reports.
   actionWorker.on('stalled', (jobId) => {
@@ -130,7 +180,9 @@ export function startRemediation(o: RemediationOptions): Remediation {
     })().catch((err: Error) => logger.error({ err, job: jobId }, 'stalled job not checked'));
   });
   for (const w of [eventWorker, actionWorker]) w.on('error', (err) => logger.error({ err }, 'queue worker error'));
-  eventWorker.on('failed', (job, err) => logger.error({ job: job?.id, attempt: job?.attemptsMade, err }, 'event job failed; it is retried with back-off'));
+  eventWorker.on('failed', (job, err) =>
+    logger.error({ job: job?.id, attempt: job?.attemptsMade, err }, 'event job failed; it is retried with back-off'),
+  );
 
   return {
     gate,

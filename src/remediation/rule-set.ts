@@ -64,7 +64,14 @@ export async function loadRuleSet(source: RuleSetSource, generation = 1): Promis
   const errors = checker ? checker.withLoadErrors(typed, loadErrors) : loadErrors;
   const rulesFolder = loaded.others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined;
   const notify = chooseNotifyConfig({ config: source.notifications, rulesFolder, env: source.env });
-  return { loaded, engine: new RuleEngine(loaded.rules, { conditionTimeoutMs: source.conditionTimeoutMs, errors: source.ruleErrors }), schedules: schedules.schedules, notify, errors, generation };
+  return {
+    loaded,
+    engine: new RuleEngine(loaded.rules, { conditionTimeoutMs: source.conditionTimeoutMs, errors: source.ruleErrors }),
+    schedules: schedules.schedules,
+    notify,
+    errors,
+    generation,
+  };
 }
 
 /** A load error as one line: `file:line:column: message`. */
@@ -171,7 +178,11 @@ export class RuleSet {
       return this.refuse(request, `${errors.length} problem(s) in ${resolve(dir)}: ${errors.join('; ')}`, errors);
     }
     if (next.loaded.rules.length === 0 && next.schedules.length === 0 && (before.loaded.rules.length > 0 || before.schedules.length > 0)) {
-      return this.refuse(request, `${resolve(dir)} holds no rule and no schedule now; an empty rule set is not taken by a reload (stop the process to stop its automation)`, []);
+      return this.refuse(
+        request,
+        `${resolve(dir)} holds no rule and no schedule now; an empty rule set is not taken by a reload (stop the process to stop its automation)`,
+        [],
+      );
     }
     const prepared: { name: string; changes?: Record<string, unknown>; apply(): void | Promise<void> }[] = [];
     try {
@@ -181,7 +192,14 @@ export class RuleSet {
     }
     // The swap and every part's switch-over run in this one turn: nothing reads half of it.
     this.value = next;
-    const applied = prepared.map((p) => Promise.resolve().then(() => p.apply()).then(() => undefined, (err: unknown) => `${p.name}: ${(err as Error).message}`));
+    const applied = prepared.map((p) =>
+      Promise.resolve()
+        .then(() => p.apply())
+        .then(
+          () => undefined,
+          (err: unknown) => `${p.name}: ${(err as Error).message}`,
+        ),
+    );
     const late = (await Promise.all(applied)).filter((x): x is string => x !== undefined);
 
     const changes: Record<string, unknown> = { rules: delta(names(before.loaded.rules), names(next.loaded.rules)) };
@@ -190,7 +208,11 @@ export class RuleSet {
     const counts = `${next.loaded.rules.length} rule(s), ${next.schedules.length} schedule(s), ${receivers} receiver(s)`;
     const changed = Object.entries(changes)
       .map(([what, d]) => [what, d as { added?: string[]; removed?: string[]; changed?: string[] }] as const)
-      .flatMap(([what, d]) => [...(d.added ?? []).map((n) => `+${what.replace(/s$/, '')} ${n}`), ...(d.removed ?? []).map((n) => `-${what.replace(/s$/, '')} ${n}`), ...(d.changed ?? []).map((n) => `~${what.replace(/s$/, '')} ${n}`)]);
+      .flatMap(([what, d]) => [
+        ...(d.added ?? []).map((n) => `+${what.replace(/s$/, '')} ${n}`),
+        ...(d.removed ?? []).map((n) => `-${what.replace(/s$/, '')} ${n}`),
+        ...(d.changed ?? []).map((n) => `~${what.replace(/s$/, '')} ${n}`),
+      ]);
     const summary = `rules reloaded (${request.by}): ${counts}${changed.length ? `; ${changed.join(', ')}` : '; no rule, schedule or receiver added or removed'}${late.length ? `; but ${late.join('; ')}` : ''}`;
     logger[late.length ? 'error' : 'info']({ by: request.by, generation: next.generation, changes }, summary);
     await this.audited({ request, summary, result: 'reloaded', before, next, changes, problems: late });
@@ -204,8 +226,20 @@ export class RuleSet {
     return { result: 'refused', summary, errors };
   }
 
-  private async audited(r: { request: ReloadRequest; summary: string; result: 'reloaded' | 'refused'; before: RuleSetValue; next?: RuleSetValue; changes?: Record<string, unknown>; problems: string[] }): Promise<void> {
-    const counts = (v: RuleSetValue) => ({ rules: v.loaded.rules.length, schedules: v.schedules.length, receivers: v.notify?.settings.receivers.length ?? 0 });
+  private async audited(r: {
+    request: ReloadRequest;
+    summary: string;
+    result: 'reloaded' | 'refused';
+    before: RuleSetValue;
+    next?: RuleSetValue;
+    changes?: Record<string, unknown>;
+    problems: string[];
+  }): Promise<void> {
+    const counts = (v: RuleSetValue) => ({
+      rules: v.loaded.rules.length,
+      schedules: v.schedules.length,
+      receivers: v.notify?.settings.receivers.length ?? 0,
+    });
     await this.opts.audit
       .append({
         type: 'reload',
@@ -259,10 +293,18 @@ export function notifierPart(notifier: Pick<Notifier, 'prepareReconfigure'> | un
     name: 'receivers',
     prepare(next, current) {
       if (!notifier) {
-        if (next.notify) throw new ReflexError('CONFIG_INVALID', `notification receivers are defined now (${next.notify.from}) but this process started without any: restart it to start notifying`);
+        if (next.notify)
+          throw new ReflexError(
+            'CONFIG_INVALID',
+            `notification receivers are defined now (${next.notify.from}) but this process started without any: restart it to start notifying`,
+          );
         return { apply: () => undefined };
       }
-      if (!next.notify) throw new ReflexError('CONFIG_INVALID', 'no notification receiver is defined any more but this process started with some: restart it to stop notifying');
+      if (!next.notify)
+        throw new ReflexError(
+          'CONFIG_INVALID',
+          'no notification receiver is defined any more but this process started with some: restart it to stop notifying',
+        );
       const prepared = notifier.prepareReconfigure(next.notify.settings);
       return { changes: { receivers: delta(names(current.notify?.settings.receivers ?? []), prepared.receivers) }, apply: prepared.commit };
     },

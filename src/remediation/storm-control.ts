@@ -137,13 +137,30 @@ export class StormControl {
 
   /** The rule's action on the instance succeeded: a failure of the instance within the window counts against the rule. */
   async remediated(scope: StormScope, now = Date.now()): Promise<void> {
-    await remediatedScript.run(this.redis, [this.keys.stormRemediated(scope.target, scope.location, scope.rule)], [String(now), String(this.windowMs), member(scope)]);
+    await remediatedScript.run(
+      this.redis,
+      [this.keys.stormRemediated(scope.target, scope.location, scope.rule)],
+      [String(now), String(this.windowMs), member(scope)],
+    );
   }
 
   private async verdict(scope: StormScope, who: string, failed: boolean, now: number): Promise<StormVerdict> {
     const { target, location, rule } = scope;
-    const keys = [this.keys.stormFailures(target, location, rule), this.keys.stormRemediated(target, location, rule), this.keys.storm(target, location, rule), this.keys.storms(target, location)];
-    const [state, n, since, alerter] = (await recordScript.run(this.redis, keys, [String(now), String(this.windowMs), String(this.threshold), member(scope), rule, who, failed ? '1' : '0'])) as [number, number, number, string];
+    const keys = [
+      this.keys.stormFailures(target, location, rule),
+      this.keys.stormRemediated(target, location, rule),
+      this.keys.storm(target, location, rule),
+      this.keys.storms(target, location),
+    ];
+    const [state, n, since, alerter] = (await recordScript.run(this.redis, keys, [
+      String(now),
+      String(this.windowMs),
+      String(this.threshold),
+      member(scope),
+      rule,
+      who,
+      failed ? '1' : '0',
+    ])) as [number, number, number, string];
     if (state === 0) return { storm: false, failures: n };
     const instances = await this.redis.zrange(keys[0]!, '0', '-1');
     return { storm: true, failures: n, alert: who !== '' && alerter === who, since, instances };
@@ -154,7 +171,11 @@ export class StormControl {
  * The texts of a storm: the summary of a held action and the one grouped alert. One place, for the
  * gate (a failure while the rule is in a storm) and the executor (an action held or given up).
  */
-export function describeStorm(s: Extract<StormVerdict, { storm: true }>, scope: Pick<StormScope, 'target' | 'location' | 'rule'>, policy: { threshold: number; windowMs: number }): { summary: string; alert: string } {
+export function describeStorm(
+  s: Extract<StormVerdict, { storm: true }>,
+  scope: Pick<StormScope, 'target' | 'location' | 'rule'>,
+  policy: { threshold: number; windowMs: number },
+): { summary: string; alert: string } {
   const where = stormPlace(scope);
   const within = `within ${Math.round(policy.windowMs / 1000)} s`;
   const names = s.instances.map((m) => m.slice(m.indexOf('/') + 1));

@@ -93,7 +93,8 @@ export function startRedisWatch(opts: RedisWatchOptions): RedisWatch {
   };
 
   let running: Promise<void> = Promise.resolve();
-  const round = () => (running = running.then(() => check().catch((err: unknown) => logger.warn({ err }, 'Redis retention round failed; retrying at the next'))));
+  const round = () =>
+    (running = running.then(() => check().catch((err: unknown) => logger.warn({ err }, 'Redis retention round failed; retrying at the next'))));
   const timer = setInterval(round, opts.intervalMs ?? 30_000);
   timer.unref();
   void round();

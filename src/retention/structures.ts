@@ -25,8 +25,22 @@ export function retentionPlan(config: Config, keys: KeySpace): RetentionPlan {
     streams: [
       // The audit chain trims itself on append (audit-chain.ts), and only behind what a history store shipped.
       { structure: 'audit', key: keys.audit, maxLength: config.auditMaxRecords, maxAgeMs: config.auditMaxAgeMs, trim: false },
-      { structure: 'archive', key: keys.archive, maxLength: config.archiveMaxLength, maxAgeMs: config.archiveMaxAgeMs, maxBytes: config.archiveMaxBytes, trim: true },
-      { structure: 'rejected', key: keys.rejected, maxLength: config.rejectedMaxLength, maxAgeMs: config.rejectedMaxAgeMs, maxBytes: config.rejectedMaxBytes, trim: true },
+      {
+        structure: 'archive',
+        key: keys.archive,
+        maxLength: config.archiveMaxLength,
+        maxAgeMs: config.archiveMaxAgeMs,
+        maxBytes: config.archiveMaxBytes,
+        trim: true,
+      },
+      {
+        structure: 'rejected',
+        key: keys.rejected,
+        maxLength: config.rejectedMaxLength,
+        maxAgeMs: config.rejectedMaxAgeMs,
+        maxBytes: config.rejectedMaxBytes,
+        trim: true,
+      },
     ],
     queues: [keys.eventsQueue, keys.actionsQueue].map((name) => ({ name, prefix: keys.bullPrefix, maxEntries: jobs })),
   };
@@ -35,10 +49,19 @@ export function retentionPlan(config: Config, keys: KeySpace): RetentionPlan {
 /** Finished (completed and failed) jobs of a queue, and their memory estimated from the newest one's. */
 async function measureQueue(redis: RedisConnection, q: QueueStructure): Promise<StructureReading> {
   const base = `${q.prefix}:${q.name}`;
-  const [completed, failed, newest] = await Promise.all([redis.zcard(`${base}:completed`), redis.zcard(`${base}:failed`), redis.zrevrange(`${base}:completed`, 0, 0)]);
+  const [completed, failed, newest] = await Promise.all([
+    redis.zcard(`${base}:completed`),
+    redis.zcard(`${base}:failed`),
+    redis.zrevrange(`${base}:completed`, 0, 0),
+  ]);
   const entries = completed + failed;
   const one = newest[0] === undefined ? undefined : await keyBytes(redis, `${base}:${newest[0]}`).catch(() => undefined);
-  return { structure: `queue:${q.name}`, entries, bytes: entries === 0 ? 0 : one === undefined ? undefined : one * entries, maxEntries: q.maxEntries };
+  return {
+    structure: `queue:${q.name}`,
+    entries,
+    bytes: entries === 0 ? 0 : one === undefined ? undefined : one * entries,
+    maxEntries: q.maxEntries,
+  };
 }
 
 /** Keys sampled to estimate the size of a key with a TTL. */
@@ -71,7 +94,11 @@ async function measureTtlKeys(redis: RedisConnection): Promise<StructureReading 
  * (`trimmed` says how many entries went, by structure). Cheap whatever the sizes: counts are O(1),
  * bytes are sampled.
  */
-export async function readStructures(redis: RedisConnection, plan: RetentionPlan, opts: { enforce?: boolean; now?: number } = {}): Promise<{ readings: StructureReading[]; trimmed: Map<string, number> }> {
+export async function readStructures(
+  redis: RedisConnection,
+  plan: RetentionPlan,
+  opts: { enforce?: boolean; now?: number } = {},
+): Promise<{ readings: StructureReading[]; trimmed: Map<string, number> }> {
   const trimmed = new Map<string, number>();
   const readings: StructureReading[] = [];
   for (const s of plan.streams) {

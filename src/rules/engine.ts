@@ -72,10 +72,14 @@ export class RuleEngine {
 
   /** Whether any enabled rule could care about this event (lets the caller skip reading the instance). */
   isRelevant(event: CanonicalEvent): boolean {
-    return this.rules.some((r) => r.enabled !== false && r.triggers.some((t) => {
-      const why = triggerMismatch(t, event);
-      return why === undefined || !notNearMisses.has(why);
-    }));
+    return this.rules.some(
+      (r) =>
+        r.enabled !== false &&
+        r.triggers.some((t) => {
+          const why = triggerMismatch(t, event);
+          return why === undefined || !notNearMisses.has(why);
+        }),
+    );
   }
 
   async decide(event: CanonicalEvent, instance: Instance | undefined): Promise<Decision[]> {
@@ -106,7 +110,10 @@ export class RuleEngine {
       let timer: NodeJS.Timeout | undefined;
       try {
         const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new ReflexError('RULE_TIMEOUT', `condition timed out after ${this.conditionTimeoutMs} ms`)), this.conditionTimeoutMs);
+          timer = setTimeout(
+            () => reject(new ReflexError('RULE_TIMEOUT', `condition timed out after ${this.conditionTimeoutMs} ms`)),
+            this.conditionTimeoutMs,
+          );
         });
         ok = await Promise.race([Promise.resolve().then(() => rule.when!({ event, instance })), timeout]);
       } catch (thrown) {
@@ -120,7 +127,14 @@ export class RuleEngine {
       this.errors?.answered(rule, event);
       if (!ok) return { rule: rule.name, matched: false, summary: `skipped: ${rule.whenNot ?? 'condition not met'}` };
     }
-    return { rule: rule.name, matched: true, actions: rule.actions, dryRun: rule.dryRun ?? false, summary: `matched${rule.dryRun ? ' (dry-run)' : ''}`, definition: rule };
+    return {
+      rule: rule.name,
+      matched: true,
+      actions: rule.actions,
+      dryRun: rule.dryRun ?? false,
+      summary: `matched${rule.dryRun ? ' (dry-run)' : ''}`,
+      definition: rule,
+    };
   }
 }
 

@@ -20,7 +20,11 @@ export interface ReplayRow {
  * reads the instances rules look at: one client, or one per target (by the event's target; an
  * event of a target not given is decided without its instance).
  */
-export async function replayAudit(records: StoredAuditRecord[], rules: Rule[], client: InstanceClient | ((target: string) => InstanceClient | undefined)): Promise<{ events: number; rows: ReplayRow[] }> {
+export async function replayAudit(
+  records: StoredAuditRecord[],
+  rules: Rule[],
+  client: InstanceClient | ((target: string) => InstanceClient | undefined),
+): Promise<{ events: number; rows: ReplayRow[] }> {
   const clientFor = typeof client === 'function' ? client : () => client;
   const engine = new RuleEngine(rules);
   const rows = new Map<string, ReplayRow>(rules.map((r) => [r.name, { rule: r.name, wouldDo: [], didDo: [] }]));
@@ -54,7 +58,13 @@ function row(rows: Map<string, ReplayRow>, rule: string): ReplayRow {
 }
 
 /** The instance as it is now (replays cannot know its past config), read once per replay. */
-async function readOnce(client: InstanceClient, cache: Map<string, Instance | undefined>, target: string, project: string, name: string): Promise<Instance | undefined> {
+async function readOnce(
+  client: InstanceClient,
+  cache: Map<string, Instance | undefined>,
+  target: string,
+  project: string,
+  name: string,
+): Promise<Instance | undefined> {
   const key = `${target} ${project}/${name}`;
   if (cache.has(key)) return cache.get(key);
   let value: Instance | undefined;

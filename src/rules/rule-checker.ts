@@ -25,7 +25,16 @@ export async function typeCheckRules(dir: string): Promise<RuleProblem[]> {
   const files = ruleFiles(dir);
   if (files.length === 0) return [];
   const typeRoots = [nodeTypesRoot()].filter((r): r is string => r !== undefined);
-  const cache = typecheckCache(dir, files, { strict: true, target: 'ES2022', lib: ['lib.es2022.d.ts'], module: 'NodeNext', skipLibCheck: true, types: ['node'], typeRoots, packageTypes });
+  const cache = typecheckCache(dir, files, {
+    strict: true,
+    target: 'ES2022',
+    lib: ['lib.es2022.d.ts'],
+    module: 'NodeNext',
+    skipLibCheck: true,
+    types: ['node'],
+    typeRoots,
+    packageTypes,
+  });
   if (cache.isClean()) return [];
   // The compiler takes seconds to load: only a check that is not remembered loads it.
   const { default: ts } = await import('typescript');
@@ -46,10 +55,12 @@ export async function typeCheckRules(dir: string): Promise<RuleProblem[]> {
   const problems: RuleProblem[] = [];
   const wanted = new Set(files);
   // Of a file with a syntax error, only the first is reported: the parser's later complaints, and type errors in what it recovered, follow from it.
-  const perFile = files.map((f) => program.getSourceFile(f)).flatMap((sf) => {
-    const syntax = program.getSyntacticDiagnostics(sf);
-    return syntax.length ? syntax.slice(0, 1) : program.getSemanticDiagnostics(sf);
-  });
+  const perFile = files
+    .map((f) => program.getSourceFile(f))
+    .flatMap((sf) => {
+      const syntax = program.getSyntacticDiagnostics(sf);
+      return syntax.length ? syntax.slice(0, 1) : program.getSemanticDiagnostics(sf);
+    });
   for (const d of [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics(), ...perFile]) {
     if (d.file && !wanted.has(d.file.fileName)) continue; // only report the rule files themselves
     const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');

@@ -75,7 +75,17 @@ export class RuleErrors implements RuleErrorSink {
     const summary = `rule ${rule.name}${at ? ` (${at})` : ''} failed ${recent.length} times in ${Math.round(this.windowMs / 1000)} s; its when ${why}: ${error.message}. Its decisions count as not met until it is fixed (reflex rules reload)`;
     // One fingerprint for the rule whatever the event's target and project: replicas raising it share it.
     const fingerprint = alertFingerprint({ kind: ruleFailingKind, target: '', project: '', instance: `rule:${rule.name}` });
-    const alert: AlertInput = { kind: ruleFailingKind, severity: 'warning', summary, target: event.target, project: event.project, instance: `rule:${rule.name}`, correlationId: event.id, fingerprint, startsAt: new Date(now).toISOString() };
+    const alert: AlertInput = {
+      kind: ruleFailingKind,
+      severity: 'warning',
+      summary,
+      target: event.target,
+      project: event.project,
+      instance: `rule:${rule.name}`,
+      correlationId: event.id,
+      fingerprint,
+      startsAt: new Date(now).toISOString(),
+    };
     this.firing.set(rule.name, alert);
     this.send(rule.name, (alerts) => alerts.raise(alert, { record: { rule: rule.name } }));
   }
@@ -85,12 +95,17 @@ export class RuleErrors implements RuleErrorSink {
     if (!alert) return;
     this.firing.delete(rule.name);
     this.failures.delete(rule.name);
-    this.send(rule.name, (alerts) => alerts.resolve({ ...alert, summary: `rule ${rule.name} evaluates cleanly again`, outcome: 'recovered' }, { record: { rule: rule.name } }));
+    this.send(rule.name, (alerts) =>
+      alerts.resolve({ ...alert, summary: `rule ${rule.name} evaluates cleanly again`, outcome: 'recovered' }, { record: { rule: rule.name } }),
+    );
   }
 
   /** The rules were replaced (a reload): every failing rule's alert resolves, and counting starts again. */
   reset(): void {
-    for (const [rule, alert] of this.firing) this.send(rule, (alerts) => alerts.resolve({ ...alert, summary: `rule ${rule}: the rules were reloaded`, outcome: 'reloaded' }, { record: { rule } }));
+    for (const [rule, alert] of this.firing)
+      this.send(rule, (alerts) =>
+        alerts.resolve({ ...alert, summary: `rule ${rule}: the rules were reloaded`, outcome: 'reloaded' }, { record: { rule } }),
+      );
     this.firing.clear();
     this.failures.clear();
   }

@@ -53,7 +53,8 @@ export function isOtherDefinition(v: unknown): boolean {
 export function ruleFiles(dir: string): string[] {
   const abs = resolve(dir);
   const stat = statSync(abs, { throwIfNoEntry: false });
-  if (!stat) throw new ReflexError('RULES_MISSING', `rules folder ${abs} does not exist (give --rules DIR, REFLEX_RULES or rulesDir in the config file)`);
+  if (!stat)
+    throw new ReflexError('RULES_MISSING', `rules folder ${abs} does not exist (give --rules DIR, REFLEX_RULES or rulesDir in the config file)`);
   if (!stat.isDirectory()) throw new ReflexError('RULES_MISSING', `rules folder ${abs} is not a folder`);
   return readdirSync(abs)
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.test.ts'))
@@ -120,7 +121,9 @@ async function compileRuleFile(file: string, outfile: string): Promise<string> {
  * order. A file that fails to compile comes back as its error with file:line:column; one that
  * throws on import, as its message (first lines). Each load imports fresh modules.
  */
-export async function* importRuleFiles(dir: string): AsyncGenerator<{ file: string; mod: Record<string, unknown> } | { file: string; error: RuleLoadError }> {
+export async function* importRuleFiles(
+  dir: string,
+): AsyncGenerator<{ file: string; mod: Record<string, unknown> } | { file: string; error: RuleLoadError }> {
   const files = ruleFiles(dir);
   if (files.length === 0) return;
   const out = await mkdtemp(join(tmpdir(), 'reflex-rules-'));
@@ -136,8 +139,14 @@ export async function* importRuleFiles(dir: string): AsyncGenerator<{ file: stri
       } catch (err) {
         const [first, ...more] = compileFailures(err, file);
         const where = (f: CompileFailure) => [f.file, f.line, f.column].filter((x) => x !== undefined).join(':');
-        const message = [first!, ...more].slice(0, 5).map((f) => (f.file === file && f.line === undefined ? f.message : `${where(f)}: ${f.message}`)).join('\n');
-        yield { file, error: { file, line: first!.file === file ? first!.line : undefined, column: first!.file === file ? first!.column : undefined, message } };
+        const message = [first!, ...more]
+          .slice(0, 5)
+          .map((f) => (f.file === file && f.line === undefined ? f.message : `${where(f)}: ${f.message}`))
+          .join('\n');
+        yield {
+          file,
+          error: { file, line: first!.file === file ? first!.line : undefined, column: first!.file === file ? first!.column : undefined, message },
+        };
         continue;
       }
       await writeFile(compiled, code);
@@ -164,7 +173,9 @@ export async function* importRuleFiles(dir: string): AsyncGenerator<{ file: stri
 async function importFailure(err: unknown, file: string): Promise<RuleLoadError> {
   const message = (err as Error).message.split('\n').slice(0, 6).join('\n');
   const first = isRuleDefinitionError(err) ? err.ruleIssues[0] : undefined;
-  const place = (isRuleDefinitionError(err) && err.rule && first && (await placeOfRuleField(file, err.rule, first.path))) || stackPlaces((err as Error)?.stack).find((p) => p.file === file);
+  const place =
+    (isRuleDefinitionError(err) && err.rule && first && (await placeOfRuleField(file, err.rule, first.path))) ||
+    stackPlaces((err as Error)?.stack).find((p) => p.file === file);
   return { file, ...place, message };
 }
 
@@ -278,13 +289,17 @@ async function actionProblem(file: string, rule: Rule, actions: ActionRegistry):
     for (const branch of spec.onFailure ?? []) {
       const problem = !actions.has(branch.action)
         ? `unknown action "${branch.action}" in onFailure of ${spec.action}; known: ${actions.names().join(', ')}`
-        : paramsProblem(actions.get(branch.action).params, branch.params ?? {}) && `onFailure of ${spec.action}: ${branch.action} params: ${paramsProblem(actions.get(branch.action).params, branch.params ?? {})}`;
+        : paramsProblem(actions.get(branch.action).params, branch.params ?? {}) &&
+          `onFailure of ${spec.action}: ${branch.action} params: ${paramsProblem(actions.get(branch.action).params, branch.params ?? {})}`;
       if (problem) return { file, ...(await placeOfActionParam(file, rule.name, index, [])), message: `rule "${rule.name}": ${problem}` };
     }
     const schema = actions.get(spec.action).params;
     const parsed = schema.safeParse(spec.params ?? {});
     if (parsed.success) continue;
-    const keys = parsed.error.issues.flatMap((i) => [...('keys' in i && Array.isArray(i.keys) ? i.keys.map(String) : []), ...(typeof i.path[0] === 'string' ? [i.path[0]] : [])]);
+    const keys = parsed.error.issues.flatMap((i) => [
+      ...('keys' in i && Array.isArray(i.keys) ? i.keys.map(String) : []),
+      ...(typeof i.path[0] === 'string' ? [i.path[0]] : []),
+    ]);
     const at = await placeOfActionParam(file, rule.name, index, keys);
     return { file, ...at, message: `rule "${rule.name}": ${spec.action} params: ${paramsProblem(schema, spec.params ?? {})}` };
   }

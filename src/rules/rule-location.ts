@@ -32,7 +32,8 @@ async function parseRuleFile(file: string): Promise<ParsedRuleFile | undefined> 
   };
   const property = (obj: TS.ObjectLiteralExpression, key: string): TS.PropertyAssignment | undefined =>
     obj.properties.find((p): p is TS.PropertyAssignment => ts.isPropertyAssignment(p) && propertyName(ts, p.name) === key);
-  const unwrap = (e: TS.Expression): TS.Expression => (ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isParenthesizedExpression(e) ? unwrap(e.expression) : e);
+  const unwrap = (e: TS.Expression): TS.Expression =>
+    ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isParenthesizedExpression(e) ? unwrap(e.expression) : e;
   const rule = (name: string): TS.ObjectLiteralExpression | undefined => {
     let found: TS.ObjectLiteralExpression | undefined;
     const visit = (node: TS.Node): void => {
@@ -40,7 +41,12 @@ async function parseRuleFile(file: string): Promise<ParsedRuleFile | undefined> 
       if (ts.isObjectLiteralExpression(node)) {
         const named = property(node, 'name');
         const literal = named && unwrap(named.initializer);
-        if (literal && (property(node, 'actions') || property(node, 'on')) && (ts.isStringLiteral(literal) || ts.isNoSubstitutionTemplateLiteral(literal)) && literal.text === name) {
+        if (
+          literal &&
+          (property(node, 'actions') || property(node, 'on')) &&
+          (ts.isStringLiteral(literal) || ts.isNoSubstitutionTemplateLiteral(literal)) &&
+          literal.text === name
+        ) {
           found = node;
           return;
         }
@@ -101,5 +107,7 @@ export async function placeOfActionParam(file: string, rule: string, index: numb
 }
 
 function propertyName(ts: typeof TS, name: TS.PropertyName): string | undefined {
-  return ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name) || ts.isNumericLiteral(name) ? name.text : undefined;
+  return ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name) || ts.isNumericLiteral(name)
+    ? name.text
+    : undefined;
 }

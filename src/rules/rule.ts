@@ -173,7 +173,10 @@ const ruleSchema = z.strictObject({
       z.strictObject({
         action: z.string(),
         params: z.record(z.string(), z.unknown()).optional(),
-        onFailure: z.array(z.strictObject({ action: z.string(), params: z.record(z.string(), z.unknown()).optional() })).min(1).optional(),
+        onFailure: z
+          .array(z.strictObject({ action: z.string(), params: z.record(z.string(), z.unknown()).optional() }))
+          .min(1)
+          .optional(),
       }),
     )
     .min(1),
@@ -226,7 +229,10 @@ function issuesOf(issue: z.core.$ZodIssue, prefix: (string | number)[] = []): Ru
 function ruleInvalid(name: unknown, issues: RuleIssue[]): RuleDefinitionError {
   const rule = typeof name === 'string' ? name : undefined;
   const text = issues.map((i) => `${i.path.join('.') || '(rule)'}: ${i.message}`).join('; ');
-  return Object.assign(new ReflexError('RULE_INVALID', `invalid rule${rule ? ` "${rule}"` : ''}: ${text}`), { ruleIssues: issues, ...(rule ? { rule } : {}) });
+  return Object.assign(new ReflexError('RULE_INVALID', `invalid rule${rule ? ` "${rule}"` : ''}: ${text}`), {
+    ruleIssues: issues,
+    ...(rule ? { rule } : {}),
+  });
 }
 
 /** Validates a rule definition; throws a {@link RuleDefinitionError} naming each field at fault. */
@@ -236,7 +242,11 @@ export function defineRule(def: RuleDefinition): Rule {
   Error.captureStackTrace(trace, defineRule);
   const at = stackPlaces(trace.stack)[0];
   const parsed = ruleSchema.safeParse(def);
-  if (!parsed.success) throw ruleInvalid(def?.name, parsed.error.issues.flatMap((i) => issuesOf(i)));
+  if (!parsed.success)
+    throw ruleInvalid(
+      def?.name,
+      parsed.error.issues.flatMap((i) => issuesOf(i)),
+    );
   let scopeFilter: FilterExpr | undefined;
   if (def.scope?.filter) {
     try {
@@ -245,5 +255,10 @@ export function defineRule(def: RuleDefinition): Rule {
       throw ruleInvalid(def.name, [{ path: ['scope', 'filter'], message: (err as Error).message }]);
     }
   }
-  return { ...def, triggers: Array.isArray(def.on) ? def.on : [def.on], ...(scopeFilter ? { scopeFilter } : {}), ...(at ? { definedAt: { file: at.file, line: at.line } } : {}) };
+  return {
+    ...def,
+    triggers: Array.isArray(def.on) ? def.on : [def.on],
+    ...(scopeFilter ? { scopeFilter } : {}),
+    ...(at ? { definedAt: { file: at.file, line: at.line } } : {}),
+  };
 }

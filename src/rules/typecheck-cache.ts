@@ -28,11 +28,7 @@ interface Entry {
 }
 
 export function typecheckCache(dir: string, ruleFiles: readonly string[], options: Record<string, unknown>): TypecheckCache {
-  const key = createHash('sha256')
-    .update(compilerVersion())
-    .update('\0')
-    .update(JSON.stringify(options))
-    .update('\0');
+  const key = createHash('sha256').update(compilerVersion()).update('\0').update(JSON.stringify(options)).update('\0');
   for (const f of ruleFiles) key.update(f).update('\0').update(readFileSync(f)).update('\0');
   const digest = key.digest('hex');
   const file = join(cacheDir(), 'rules-typecheck', `${createHash('sha256').update(resolve(dir)).digest('hex').slice(0, 32)}.json`);

@@ -10,7 +10,10 @@ const resourcesSchema = z.looseObject({ space: z.looseObject({ total: z.number()
  */
 export async function poolFreeRatio(client: InstanceClient, pool: string, opts: { signal?: AbortSignal } = {}): Promise<number | undefined> {
   try {
-    const res = await client.transport.request('GET', `/1.0/storage-pools/${encodeURIComponent(pool)}/resources`, { signal: opts.signal, timeoutMs: 10_000 });
+    const res = await client.transport.request('GET', `/1.0/storage-pools/${encodeURIComponent(pool)}/resources`, {
+      signal: opts.signal,
+      timeoutMs: 10_000,
+    });
     if (res.kind !== 'sync') return undefined;
     const parsed = resourcesSchema.safeParse(res.envelope.metadata);
     if (!parsed.success || parsed.data.space.total <= 0) return undefined;

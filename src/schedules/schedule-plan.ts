@@ -12,7 +12,11 @@ import type { Schedule } from './schedule.js';
 /** The instances in the schedule's scope, each with its project. */
 export async function instancesInScope(schedule: Schedule, client: InstanceClient): Promise<(Instance & { project: string })[]> {
   const lists = schedule.projects
-    ? await Promise.all(schedule.projects.map(async (p) => (await client.withProject(p).listInstances({ recursion: 1 })).map((i) => ({ ...i, project: i.project ?? p }))))
+    ? await Promise.all(
+        schedule.projects.map(async (p) =>
+          (await client.withProject(p).listInstances({ recursion: 1 })).map((i) => ({ ...i, project: i.project ?? p })),
+        ),
+      )
     : [(await client.listInstances({ allProjects: true, recursion: 1 })).map((i) => ({ ...i, project: i.project ?? 'default' }))];
   const all = lists.flat();
   return schedule.scopeFilter ? all.filter((i) => evaluateFilter(schedule.scopeFilter!, i)) : all;
@@ -41,7 +45,15 @@ export interface PlannedInstance {
  * first), settles the schedule's ledger entries against them, and plans. Reads only: the tick and
  * `reflex housekeeping plan` share it, so the plan printed is the plan the tick makes.
  */
-export async function planFor(schedule: Schedule, client: InstanceClient, inst: Instance & { project: string }, pools: Map<string, Promise<number | undefined>>, tickAt: number, now: () => number, source?: LedgerSource): Promise<PlannedInstance> {
+export async function planFor(
+  schedule: Schedule,
+  client: InstanceClient,
+  inst: Instance & { project: string },
+  pools: Map<string, Promise<number | undefined>>,
+  tickAt: number,
+  now: () => number,
+  source?: LedgerSource,
+): Promise<PlannedInstance> {
   const scoped = client.withProject(inst.project);
   const ref: InstanceRef = { target: source?.target ?? '', project: inst.project, instance: inst.name };
   const touchesSnapshots = schedule.tasks.some((t) => t.task !== 'delete-stopped');
@@ -75,7 +87,11 @@ export async function planFor(schedule: Schedule, client: InstanceClient, inst: 
       recorded: settlement.owned.size + settlement.pending.length,
     };
   }
-  const plan = planInstance({ instance: inst, project: inst.project, snapshots, pool, ownership }, schedule.tasks, { now: now(), tickAt, tz: schedule.tz });
+  const plan = planInstance({ instance: inst, project: inst.project, snapshots, pool, ownership }, schedule.tasks, {
+    now: now(),
+    tickAt,
+    tz: schedule.tz,
+  });
   return { plan, ref, snapshots, settlement };
 }
 
@@ -83,7 +99,13 @@ export async function planFor(schedule: Schedule, client: InstanceClient, inst: 
  * What the tick due at `tickAt` would do on each instance in scope (or the one named), without
  * changing anything: the ledger is settled in memory only. `reflex housekeeping plan` prints it.
  */
-export async function planTick(schedule: Schedule, client: InstanceClient, tickAt: number, source: LedgerSource, opts: { instance?: string; now?: () => number } = {}): Promise<InstancePlan[]> {
+export async function planTick(
+  schedule: Schedule,
+  client: InstanceClient,
+  tickAt: number,
+  source: LedgerSource,
+  opts: { instance?: string; now?: () => number } = {},
+): Promise<InstancePlan[]> {
   const instances = (await instancesInScope(schedule, client)).filter((i) => opts.instance === undefined || i.name === opts.instance);
   const pools = new Map<string, Promise<number | undefined>>();
   const plans = await Promise.all(instances.map(async (i) => (await planFor(schedule, client, i, pools, tickAt, opts.now ?? Date.now, source)).plan));

@@ -99,12 +99,22 @@ const count = z.number().int().min(0).max(10_000);
 const eventName = z.string().regex(/^[a-z0-9][a-z0-9.-]*$/, 'use lowercase letters, digits, dots and dashes');
 
 const taskSchema = z.discriminatedUnion('task', [
-  z.strictObject({ task: z.literal('snapshot'), namePattern: z.string().optional(), expiry: duration.optional(), includeStopped: z.boolean().optional(), ...common }),
+  z.strictObject({
+    task: z.literal('snapshot'),
+    namePattern: z.string().optional(),
+    expiry: duration.optional(),
+    includeStopped: z.boolean().optional(),
+    ...common,
+  }),
   z.strictObject({
     task: z.literal('retention'),
     keepLast: z.number().int().min(1).max(10_000).optional(),
     keepWithin: duration.optional(),
-    gfs: z.strictObject(Object.fromEntries(gfsPeriods.map((p) => [p, count.optional()])) as Record<(typeof gfsPeriods)[number], z.ZodOptional<typeof count>>).optional(),
+    gfs: z
+      .strictObject(
+        Object.fromEntries(gfsPeriods.map((p) => [p, count.optional()])) as Record<(typeof gfsPeriods)[number], z.ZodOptional<typeof count>>,
+      )
+      .optional(),
     owned: z.string().optional(),
     pruneFirstBelow: z.number().min(0).max(1).optional(),
     ...common,
@@ -199,12 +209,21 @@ export function defineSchedule(def: ScheduleDefinition): Schedule {
     };
     switch (t.task) {
       case 'snapshot':
-        tasks.push({ task: 'snapshot', namePattern: pattern('namePattern', t.namePattern ?? defaultPattern), expiryMs: t.expiry === undefined ? undefined : ms(`${at}.expiry`, t.expiry), includeStopped: t.includeStopped ?? false, ...base });
+        tasks.push({
+          task: 'snapshot',
+          namePattern: pattern('namePattern', t.namePattern ?? defaultPattern),
+          expiryMs: t.expiry === undefined ? undefined : ms(`${at}.expiry`, t.expiry),
+          includeStopped: t.includeStopped ?? false,
+          ...base,
+        });
         break;
       case 'retention': {
         const hasGfs = Object.values(t.gfs ?? {}).some((n) => (n ?? 0) > 0);
         if (t.keepLast === undefined && t.keepWithin === undefined && !hasGfs) fail(`${at}: give keepLast, keepWithin and/or gfs counts`);
-        if (t.owned === undefined && !snapshotDef) fail(`${at}.owned: the schedule takes no snapshots of its own; say which snapshots retention manages (a name pattern of Reflex's snapshots, or 'any')`);
+        if (t.owned === undefined && !snapshotDef)
+          fail(
+            `${at}.owned: the schedule takes no snapshots of its own; say which snapshots retention manages (a name pattern of Reflex's snapshots, or 'any')`,
+          );
         const owned = t.owned === undefined || t.owned === 'any' ? t.owned : pattern('owned', t.owned);
         const keepWithinMs = t.keepWithin === undefined ? undefined : ms(`${at}.keepWithin`, t.keepWithin);
         tasks.push({ task: 'retention', keepLast: t.keepLast, keepWithinMs, gfs: t.gfs, owned, pruneFirstBelow: t.pruneFirstBelow ?? 0.1, ...base });
@@ -215,13 +234,15 @@ export function defineSchedule(def: ScheduleDefinition): Schedule {
         break;
       case 'delete-stopped':
         // An unscoped delete-stopped would delete every old stopped instance on the server.
-        if (!t.filter && !def.scope?.filter) fail(`${at}: delete-stopped needs a filter (on the task or in scope) naming the instances it may delete`);
+        if (!t.filter && !def.scope?.filter)
+          fail(`${at}: delete-stopped needs a filter (on the task or in scope) naming the instances it may delete`);
         tasks.push({ task: 'delete-stopped', olderThanMs: ms(`${at}.olderThan`, t.olderThan), ...base });
         break;
     }
   });
 
-  const graceMs = def.catchUpGrace === undefined ? Math.min(300_000, Math.max(1000, Math.round(intervalMs / 2))) : ms('catchUpGrace', def.catchUpGrace);
+  const graceMs =
+    def.catchUpGrace === undefined ? Math.min(300_000, Math.max(1000, Math.round(intervalMs / 2))) : ms('catchUpGrace', def.catchUpGrace);
   const fingerprint = createHash('sha256').update(JSON.stringify(def)).digest('hex').slice(0, 16);
   return {
     kind: 'schedule',

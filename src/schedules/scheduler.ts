@@ -113,10 +113,16 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
     const lateMs = clock.now() - dueAt;
     const correlationId = `schedule:${schedule.name}:${dueAt}`;
     const rec = { correlationId, target: opts.target, rule: schedule.name, schedule: schedule.name, dueAt: new Date(dueAt).toISOString() };
-    if (data.fingerprint !== schedule.fingerprint) logger.warn({ schedule: schedule.name }, 'tick created from another version of this schedule; running this replica\'s');
+    if (data.fingerprint !== schedule.fingerprint)
+      logger.warn({ schedule: schedule.name }, "tick created from another version of this schedule; running this replica's");
     if (lateMs > schedule.catchUpGraceMs && schedule.catchUp === 'skip') {
       logger.info({ schedule: schedule.name, lateMs }, 'missed tick skipped (catchUp: skip)');
-      await audit.append({ ...rec, type: 'decision', summary: `${schedule.name}: tick due ${rec.dueAt} skipped: ${Math.round(lateMs / 1000)} s late (catchUp: skip)`, lateMs });
+      await audit.append({
+        ...rec,
+        type: 'decision',
+        summary: `${schedule.name}: tick due ${rec.dueAt} skipped: ${Math.round(lateMs / 1000)} s late (catchUp: skip)`,
+        lateMs,
+      });
       opts.metrics?.housekeepingTicks.inc({ schedule: schedule.name, result: 'skipped' });
       return 'skipped: late';
     }
@@ -128,7 +134,11 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
     const held = await running.acquire(skeys.running(schedule.name), 10_000, 200);
     if (!held) {
       logger.warn({ schedule: schedule.name }, 'tick skipped: the previous tick is still running');
-      await audit.append({ ...rec, type: 'decision', summary: `${schedule.name}: tick due ${rec.dueAt} skipped: the previous tick is still running` });
+      await audit.append({
+        ...rec,
+        type: 'decision',
+        summary: `${schedule.name}: tick due ${rec.dueAt} skipped: the previous tick is still running`,
+      });
       opts.metrics?.housekeepingTicks.inc({ schedule: schedule.name, result: 'skipped' });
       return 'skipped: overlap';
     }
@@ -136,7 +146,11 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
       if (lateMs > schedule.catchUpGraceMs) logger.info({ schedule: schedule.name, lateMs }, 'running a missed tick (catchUp: one)');
       const report: TickReport = { plans: [], queued: 0, failed: 0, missed: 0 };
       for (const t of opts.targets ?? [{ target: opts.target, client: opts.client }]) {
-        const r = await runTick(schedule, { client: t.client, audit, logger, target: t.target, actions: opts.actions, redis, keys, metrics: opts.metrics, alerts: opts.alerts }, { tickAt: dueAt, correlationId, now: () => clock.now() });
+        const r = await runTick(
+          schedule,
+          { client: t.client, audit, logger, target: t.target, actions: opts.actions, redis, keys, metrics: opts.metrics, alerts: opts.alerts },
+          { tickAt: dueAt, correlationId, now: () => clock.now() },
+        );
         report.plans.push(...r.plans);
         report.queued += r.queued;
         report.failed += r.failed;
@@ -153,7 +167,12 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
     }
   };
 
-  const worker = new Worker(skeys.queue, processTick, { connection: workerConnection, prefix: keys.bullPrefix, concurrency: opts.concurrency ?? 2, ...workerLockOptions });
+  const worker = new Worker(skeys.queue, processTick, {
+    connection: workerConnection,
+    prefix: keys.bullPrefix,
+    concurrency: opts.concurrency ?? 2,
+    ...workerLockOptions,
+  });
   worker.on('error', (err) => logger.error({ err }, 'scheduler worker error'));
   worker.on('failed', (job, err) => logger.error({ schedule: (job?.data as TickJob | undefined)?.schedule, err }, 'schedule tick failed'));
 
@@ -189,11 +208,17 @@ export function dueTime(job: Pick<Job, 'id' | 'timestamp'>): number {
  * When the schedule's next tick is due: the job scheduler's own figure when it exists in Redis
  * (`from: 'scheduler'`), else the next cron time or interval boundary after `now` (`'computed'`).
  */
-export async function nextDue(redis: RedisConnection, keys: KeySpace, schedule: Schedule, now = Date.now()): Promise<{ at: number; from: 'scheduler' | 'computed' }> {
+export async function nextDue(
+  redis: RedisConnection,
+  keys: KeySpace,
+  schedule: Schedule,
+  now = Date.now(),
+): Promise<{ at: number; from: 'scheduler' | 'computed' }> {
   const queue = new Queue(keys.schedules.queue, { connection: redis, prefix: keys.bullPrefix });
   try {
     const js = await queue.getJobScheduler(schedule.name);
-    if (js?.next !== undefined && (js.template?.data as TickJob | undefined)?.fingerprint === schedule.fingerprint) return { at: js.next, from: 'scheduler' };
+    if (js?.next !== undefined && (js.template?.data as TickJob | undefined)?.fingerprint === schedule.fingerprint)
+      return { at: js.next, from: 'scheduler' };
   } finally {
     await queue.close();
   }

@@ -99,9 +99,25 @@ export interface Settlement {
  * the jobs that made or deleted them. Pure; the tick writes the result, `reflex housekeeping plan`
  * only reads it. Entries of other schedules are left to their own ticks (counted once).
  */
-export function settleLedger(schedule: string, entries: Map<string, LedgerEntry>, snapshots: SnapshotInfo[], jobState: (jobId: string) => JobState | JobReport): Settlement {
+export function settleLedger(
+  schedule: string,
+  entries: Map<string, LedgerEntry>,
+  snapshots: SnapshotInfo[],
+  jobState: (jobId: string) => JobState | JobReport,
+): Settlement {
   const present = new Map(snapshots.map((s) => [s.name, s]));
-  const out: Settlement = { owned: new Map(), write: new Map(), forget: [], reserved: new Set(entries.keys()), claimedTicks: new Set(), made: [], pruned: [], failed: [], pending: [], waiting: [] };
+  const out: Settlement = {
+    owned: new Map(),
+    write: new Map(),
+    forget: [],
+    reserved: new Set(entries.keys()),
+    claimedTicks: new Set(),
+    made: [],
+    pruned: [],
+    failed: [],
+    pending: [],
+    waiting: [],
+  };
   const wait = (jobId: string, tickAt: number) => {
     if (!out.waiting.some((w) => w.jobId === jobId)) out.waiting.push({ jobId, tickAt });
   };
@@ -162,8 +178,7 @@ export function settleLedger(schedule: string, entries: Map<string, LedgerEntry>
       if (state === 'pending') {
         out.pending.push(name);
         wait(entry.deleting.jobId, entry.deleting.tickAt);
-      }
-      else {
+      } else {
         if (state !== 'skipped') out.failed.push({ name, step: 'delete' });
         const { deleting: _, ...rest } = entry;
         kept = rest;

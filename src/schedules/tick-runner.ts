@@ -77,14 +77,24 @@ export async function runTick(schedule: Schedule, deps: TickDeps, opts: TickOpti
   const jobs: { name: string; data: ActionJobInput; opts: ReturnType<typeof actionJobOptions> }[] = [];
   await Promise.all(
     instances.map(async (inst) => {
-      const rec = { correlationId: opts.correlationId, target: deps.target, instance: inst.name, project: inst.project, rule: schedule.name, schedule: schedule.name };
+      const rec = {
+        correlationId: opts.correlationId,
+        target: deps.target,
+        instance: inst.name,
+        project: inst.project,
+        rule: schedule.name,
+        schedule: schedule.name,
+      };
       let planned: PlannedInstance;
       try {
         planned = await planFor(schedule, deps.client, inst, pools, opts.tickAt, now, source);
       } catch (err) {
         report.failed++;
         deps.logger.warn({ schedule: schedule.name, instance: inst.name, err }, 'schedule tick could not plan an instance');
-        await deps.audit.append({ ...rec, type: 'outcome', summary: `${schedule.name}: failed before any change: ${(err as Error).message}`, result: 'failed' }, { once: `plan-failed:${opts.correlationId}:${deps.target}:${inst.project}/${inst.name}` });
+        await deps.audit.append(
+          { ...rec, type: 'outcome', summary: `${schedule.name}: failed before any change: ${(err as Error).message}`, result: 'failed' },
+          { once: `plan-failed:${opts.correlationId}:${deps.target}:${inst.project}/${inst.name}` },
+        );
         return;
       }
       const { plan, ref } = planned;
@@ -108,11 +118,38 @@ export async function runTick(schedule: Schedule, deps: TickDeps, opts: TickOpti
       const summary = planSummary(plan);
       const allDry = plan.steps.every((s) => s.dryRun);
       deps.logger.info({ schedule: schedule.name, instance: inst.name, dryRun: allDry }, `${allDry ? 'dry-run plan' : 'plan'}:\n${formatPlan(plan)}`);
-      await deps.audit.append({ ...rec, type: 'decision', summary: `${schedule.name}: ${allDry ? 'dry-run ' : ''}plan: ${summary.steps.join('; ')}`, plan: summary, notes: plan.notes, dryRun: allDry }, { once: `plan:${opts.correlationId}:${deps.target}:${inst.project}/${inst.name}` });
-      const params: HousekeepingParams = { schedule: schedule.name, steps: plan.steps.map((s) => stepParams(s, schedule)), plan: summary, ...(schedule.events ? { events: schedule.events } : {}) };
+      await deps.audit.append(
+        {
+          ...rec,
+          type: 'decision',
+          summary: `${schedule.name}: ${allDry ? 'dry-run ' : ''}plan: ${summary.steps.join('; ')}`,
+          plan: summary,
+          notes: plan.notes,
+          dryRun: allDry,
+        },
+        { once: `plan:${opts.correlationId}:${deps.target}:${inst.project}/${inst.name}` },
+      );
+      const params: HousekeepingParams = {
+        schedule: schedule.name,
+        steps: plan.steps.map((s) => stepParams(s, schedule)),
+        plan: summary,
+        ...(schedule.events ? { events: schedule.events } : {}),
+      };
       jobs.push({
         name: 'housekeeping',
-        data: { rule: schedule.name, action: 'housekeeping', params, target: deps.target, project: inst.project, instance: inst.name, correlationId: opts.correlationId, incidentAt: opts.tickAt, origin: 'schedule', dryRun: false, location: inst.location ?? 'none' },
+        data: {
+          rule: schedule.name,
+          action: 'housekeeping',
+          params,
+          target: deps.target,
+          project: inst.project,
+          instance: inst.name,
+          correlationId: opts.correlationId,
+          incidentAt: opts.tickAt,
+          origin: 'schedule',
+          dryRun: false,
+          location: inst.location ?? 'none',
+        },
         opts: actionJobOptions({ jobId, attempts: schedule.attempts }),
       });
     }),
@@ -128,7 +165,15 @@ export async function runTick(schedule: Schedule, deps: TickDeps, opts: TickOpti
  * Written first so that the job's work is always on record; a claim whose job never ran is
  * forgotten by the next tick.
  */
-async function settle(schedule: Schedule, deps: TickDeps, ledger: SnapshotLedger, planned: PlannedInstance, jobId: string, tickAt: number, at: number): Promise<void> {
+async function settle(
+  schedule: Schedule,
+  deps: TickDeps,
+  ledger: SnapshotLedger,
+  planned: PlannedInstance,
+  jobId: string,
+  tickAt: number,
+  at: number,
+): Promise<void> {
   const s = planned.settlement;
   if (!s) return;
   const write = new Map(s.write);
@@ -147,7 +192,8 @@ async function settle(schedule: Schedule, deps: TickDeps, ledger: SnapshotLedger
     if (s.pruned.length) m.inc({ schedule: schedule.name, result: 'pruned' }, s.pruned.length);
     if (s.failed.length) m.inc({ schedule: schedule.name, result: 'failed' }, s.failed.length);
   }
-  if (s.failed.length) deps.logger.warn({ schedule: schedule.name, instance: planned.ref.instance, failed: s.failed }, 'housekeeping steps of an earlier tick failed');
+  if (s.failed.length)
+    deps.logger.warn({ schedule: schedule.name, instance: planned.ref.instance, failed: s.failed }, 'housekeeping steps of an earlier tick failed');
 }
 
 /**
@@ -170,8 +216,15 @@ async function watch(schedule: Schedule, deps: TickDeps, planned: PlannedInstanc
     const summary = `${schedule.name}: ${planned.plan.unproven.length} snapshot(s) of ${ref.project}/${ref.instance} look like the schedule's, but no record proves Reflex made them (records lost, e.g. Redis flushed, or made by hand); retention keeps them: ${planned.plan.unproven.join(', ')}`;
     await raiseOnce(deps, ownershipKey, { ...base, kind: 'snapshot-ownership-unknown', severity: 'warning', summary }, schedule);
   } else if (!planned.plan.unproven.length || s.owned.size > 0) {
-    const why = planned.plan.unproven.length ? `the ledger proves ${s.owned.size + s.pending.length} snapshot(s) of it are the schedule's again` : 'no snapshot of unknown ownership is left';
-    await resolveOnce(deps, ownershipKey, { ...base, kind: 'snapshot-ownership-unknown', severity: 'warning', summary: `${ref.project}/${ref.instance}: ${why} (${schedule.name})` }, schedule);
+    const why = planned.plan.unproven.length
+      ? `the ledger proves ${s.owned.size + s.pending.length} snapshot(s) of it are the schedule's again`
+      : 'no snapshot of unknown ownership is left';
+    await resolveOnce(
+      deps,
+      ownershipKey,
+      { ...base, kind: 'snapshot-ownership-unknown', severity: 'warning', summary: `${ref.project}/${ref.instance}: ${why} (${schedule.name})` },
+      schedule,
+    );
   }
   if (!snapshotApplies(task, inst)) return;
   const newest = Math.max(0, ...[...s.owned.values()].map((e) => e.createdAt ?? 0));
@@ -183,8 +236,21 @@ async function watch(schedule: Schedule, deps: TickDeps, planned: PlannedInstanc
   if (newest > 0) deps.metrics?.housekeepingNewestAge.set(labels, Math.max(0, (at - newest) / 1000));
   const staleKey = keys.alerted('stale', schedule.name, ref);
   if (at - since > schedule.staleAfterMs) {
-    const what = newest > 0 ? `its newest snapshot from ${schedule.name} was made ${new Date(newest).toISOString()}` : `${schedule.name} has made no snapshot of it since ${new Date(since).toISOString()}`;
-    await raiseOnce(deps, staleKey, { ...base, kind: 'snapshot-stale', severity: 'critical', summary: `${ref.project}/${ref.instance}: ${what}, more than ${formatDuration(schedule.staleAfterMs)} ago (staleAfter)` }, schedule);
+    const what =
+      newest > 0
+        ? `its newest snapshot from ${schedule.name} was made ${new Date(newest).toISOString()}`
+        : `${schedule.name} has made no snapshot of it since ${new Date(since).toISOString()}`;
+    await raiseOnce(
+      deps,
+      staleKey,
+      {
+        ...base,
+        kind: 'snapshot-stale',
+        severity: 'critical',
+        summary: `${ref.project}/${ref.instance}: ${what}, more than ${formatDuration(schedule.staleAfterMs)} ago (staleAfter)`,
+      },
+      schedule,
+    );
   } else {
     const summary = `${ref.project}/${ref.instance}: snapshots from ${schedule.name} are fresh again (newest ${new Date(newest).toISOString()})`;
     await resolveOnce(deps, staleKey, { ...base, kind: 'snapshot-stale', severity: 'critical', summary }, schedule);
@@ -214,10 +280,19 @@ function alertsOf(deps: TickDeps): Pick<Alerts, 'raise' | 'resolve'> {
  * takes one snapshot, named by the time it is taken; the ticks missed meanwhile take none, rather
  * than a burst of snapshots named after their due times once the instance frees.
  */
-async function missed(schedule: Schedule, deps: TickDeps, rec: Record<string, string>, held: { jobId: string; tickAt: number }, tickAt: number): Promise<void> {
+async function missed(
+  schedule: Schedule,
+  deps: TickDeps,
+  rec: Record<string, string>,
+  held: { jobId: string; tickAt: number },
+  tickAt: number,
+): Promise<void> {
   const summary = `${schedule.name}: tick due ${new Date(tickAt).toISOString()} missed on ${rec.project}/${rec.instance}: the job of the tick due ${new Date(held.tickAt).toISOString()} has not run yet (the instance is busy); it takes one snapshot, named when it is taken, for both`;
-  deps.logger.info({ schedule: schedule.name, instance: rec.instance, heldBy: held.jobId }, 'tick missed: an earlier tick\'s job has not run yet');
-  await deps.audit.append({ ...rec, type: 'decision', summary, result: 'missed', heldBy: held.jobId, heldTickAt: new Date(held.tickAt).toISOString() }, { once: `missed:${rec.correlationId}:${deps.target}:${rec.project}/${rec.instance}` });
+  deps.logger.info({ schedule: schedule.name, instance: rec.instance, heldBy: held.jobId }, "tick missed: an earlier tick's job has not run yet");
+  await deps.audit.append(
+    { ...rec, type: 'decision', summary, result: 'missed', heldBy: held.jobId, heldTickAt: new Date(held.tickAt).toISOString() },
+    { once: `missed:${rec.correlationId}:${deps.target}:${rec.project}/${rec.instance}` },
+  );
   deps.metrics?.housekeepingSnapshots.inc({ schedule: schedule.name, result: 'missed' });
 }
 

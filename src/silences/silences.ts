@@ -63,10 +63,21 @@ export class Silences {
    * which an alert does not carry, so such a silence cannot mute notifications (asking for it is
    * CONFIG_INVALID).
    */
-  async add(input: { scope: Silence['scope']; reason: string; createdBy?: string; durationMs: number; mutes?: SilenceMute[]; origin?: string }): Promise<Silence> {
+  async add(input: {
+    scope: Silence['scope'];
+    reason: string;
+    createdBy?: string;
+    durationMs: number;
+    mutes?: SilenceMute[];
+    origin?: string;
+  }): Promise<Silence> {
     if (input.scope.filter) parseFilter(input.scope.filter); // reject a bad filter now, not at match time
     const mutes = input.mutes?.length ? [...new Set(input.mutes)] : input.scope.filter ? ['actions' as const] : [...silenceMutes];
-    if (input.scope.filter && mutes.includes('notifications')) throw new ReflexError('CONFIG_INVALID', 'a silence scoped by --filter cannot mute notifications: alerts do not carry the instance object the filter reads; scope it by instance, project, member or target');
+    if (input.scope.filter && mutes.includes('notifications'))
+      throw new ReflexError(
+        'CONFIG_INVALID',
+        'a silence scoped by --filter cannot mute notifications: alerts do not carry the instance object the filter reads; scope it by instance, project, member or target',
+      );
     const now = Date.now();
     const silence: Silence = {
       id: randomUUID().slice(0, 8),
@@ -98,7 +109,15 @@ export class Silences {
 
   async remove(id: string, by: { createdBy?: string; origin?: string } = {}): Promise<boolean> {
     const removed = (await this.redis.hdel(this.key, id)) > 0;
-    if (removed) await this.audit?.append({ type: 'silence', correlationId: `silence-${id}`, summary: `silence ${id} removed${by.origin ? ` from the ${by.origin}` : ''} by ${by.createdBy ?? process.env.USER ?? 'unknown'}`, result: 'removed', silenceId: id, ...(by.origin ? { origin: by.origin } : {}) });
+    if (removed)
+      await this.audit?.append({
+        type: 'silence',
+        correlationId: `silence-${id}`,
+        summary: `silence ${id} removed${by.origin ? ` from the ${by.origin}` : ''} by ${by.createdBy ?? process.env.USER ?? 'unknown'}`,
+        result: 'removed',
+        silenceId: id,
+        ...(by.origin ? { origin: by.origin } : {}),
+      });
     return removed;
   }
 
@@ -135,7 +154,12 @@ export class Silences {
 
 /** A silence's scope as `instance=web-1 project=default`, or `everything`. */
 export function scopeText(scope: Silence['scope']): string {
-  return Object.entries(scope).filter(([, v]) => v).map(([k, v]) => `${k}=${v}`).join(' ') || 'everything';
+  return (
+    Object.entries(scope)
+      .filter(([, v]) => v)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ') || 'everything'
+  );
 }
 
 /** The first of `silences` muting `what` (default actions) that covers the subject, if any. */

@@ -70,7 +70,9 @@ export function handleRequest(ctx: SimContext, router: Router, req: IncomingMess
       if (response.kind === 'sync') etag = response.etag;
     } catch (err) {
       response =
-        err instanceof SimHttpError ? { kind: 'error', status: err.status, message: err.message } : { kind: 'error', status: 500, message: (err as Error).message ?? String(err) };
+        err instanceof SimHttpError
+          ? { kind: 'error', status: err.status, message: err.message }
+          : { kind: 'error', status: 500, message: (err as Error).message ?? String(err) };
     }
     const headers: Record<string, string> = { 'Content-Type': response.kind === 'file' ? response.contentType : 'application/json' };
     if (etag) headers.ETag = etag;
@@ -87,7 +89,13 @@ export function logRequest(ctx: SimContext, req: IncomingMessage, identity: Iden
   ctx.hub.publish('logging', {
     message: 'Handling API request',
     level: 'debug',
-    context: { method: req.method ?? 'GET', url: req.url ?? '/', protocol: identity.requestor.protocol, username: identity.requestor.username, ip: identity.requestor.address },
+    context: {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      protocol: identity.requestor.protocol,
+      username: identity.requestor.username,
+      ip: identity.requestor.address,
+    },
   });
 }
 

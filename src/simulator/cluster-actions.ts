@@ -106,7 +106,18 @@ export class ClusterActions {
     }
     const copy = `lxd-move-of-${inst.config['volatile.uuid'] ?? this.ctx.ids.uuid()}`;
     const step = (description: string, location: string, name: string, kind: OperationClass = 'task') =>
-      operations ? this.ctx.ops.create({ description, class: kind, project: inst.project, location, resources: operationResources(this.ctx.opts.revision, { name, type: inst.type, project: inst.project }), mayCancel: kind === 'websocket' }).running() : undefined;
+      operations
+        ? this.ctx.ops
+            .create({
+              description,
+              class: kind,
+              project: inst.project,
+              location,
+              resources: operationResources(this.ctx.opts.revision, { name, type: inst.type, project: inst.project }),
+              mayCancel: kind === 'websocket',
+            })
+            .running()
+        : undefined;
     const migration = step('Migrating instance', source, inst.name, 'websocket');
     const creating = step('Creating instance', target, copy);
     this.ctx.lifecycle.emit(inst, 'instance-created', { name: copy, location: target, context: { 'storage-pool': 'default', type: inst.type } });

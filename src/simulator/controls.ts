@@ -100,7 +100,13 @@ export class SimulatorControls {
    * ahead of the clock, a frame of 50 MB): what a daemon with a wrong clock or a huge payload sends.
    * `timestamp` defaults to now, `location` to "none".
    */
-  injectFrame(frame: { type: 'operation' | 'lifecycle' | 'logging'; metadata: unknown; timestamp?: string; project?: string; location?: string }): void {
+  injectFrame(frame: {
+    type: 'operation' | 'lifecycle' | 'logging';
+    metadata: unknown;
+    timestamp?: string;
+    project?: string;
+    location?: string;
+  }): void {
     const full = { timestamp: new Date().toISOString(), location: 'none', ...frame };
     this.ctx.hub.publishText(frame.type, JSON.stringify(full), frame.project);
   }
@@ -192,7 +198,15 @@ export class SimulatorControls {
 
   /** Adds an instance in a given state without API calls or events. */
   addInstance(spec: SeedInstance): void {
-    const inst = this.ctx.store.add({ name: spec.name, project: spec.project, type: spec.type, config: spec.config, ephemeral: spec.ephemeral, createdAt: this.ctx.ops.now(), target: spec.location });
+    const inst = this.ctx.store.add({
+      name: spec.name,
+      project: spec.project,
+      type: spec.type,
+      config: spec.config,
+      ephemeral: spec.ephemeral,
+      createdAt: this.ctx.ops.now(),
+      target: spec.location,
+    });
     const status = spec.status ?? 'Running';
     if (status !== 'Stopped') this.ctx.actions.markRunning(inst, true);
     inst.statusCode = { Running: StatusCode.Running, Stopped: StatusCode.Stopped, Frozen: StatusCode.Frozen, Error: StatusCode.Error }[status];

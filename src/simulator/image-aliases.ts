@@ -18,7 +18,12 @@ export class ImageAliases {
   constructor(images: readonly Record<string, unknown>[]) {
     for (const img of images) {
       for (const a of img.aliases as { name: string; description: string }[]) {
-        this.aliases.set(a.name, { name: a.name, description: a.description, target: String(img.fingerprint), type: img.type as SimImageAlias['type'] });
+        this.aliases.set(a.name, {
+          name: a.name,
+          description: a.description,
+          target: String(img.fingerprint),
+          type: img.type as SimImageAlias['type'],
+        });
       }
     }
   }

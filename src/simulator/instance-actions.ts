@@ -94,7 +94,8 @@ export class InstanceActions {
     const statusAtRequest = inst.statusCode;
     const run = (op: SimOperation): void => {
       if (inst.lock) {
-        if (!this.whenBusy(inst, req, requestor, op, statusAtRequest, run)) op.fail(`Failed to create instance ${req.action} operation: Instance is busy running a "${inst.lock}" operation`);
+        if (!this.whenBusy(inst, req, requestor, op, statusAtRequest, run))
+          op.fail(`Failed to create instance ${req.action} operation: Instance is busy running a "${inst.lock}" operation`);
         return;
       }
       this.transition(inst, req, requestor, op);
@@ -103,7 +104,14 @@ export class InstanceActions {
   }
 
   /** Applies {@link busyDecision}; false when the request is simply refused. */
-  private whenBusy(inst: SimInstance, req: StateRequest, requestor: Requestor, op: SimOperation, statusAtRequest: StatusCode, run: (op: SimOperation) => void): boolean {
+  private whenBusy(
+    inst: SimInstance,
+    req: StateRequest,
+    requestor: Requestor,
+    op: SimOperation,
+    statusAtRequest: StatusCode,
+    run: (op: SimOperation) => void,
+  ): boolean {
     const decision = busyDecision(inst.lockHolder, req, statusAtRequest);
     if (!decision) return false;
     inst.whenUnlocked(() => {

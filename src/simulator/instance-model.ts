@@ -104,7 +104,9 @@ export class SimInstance {
   etag(): string {
     let tag = this.cache.get('etag');
     if (!tag) {
-      const h = createHash('sha256').update(JSON.stringify([this.architecture, sorted(this.config), sorted(this.devices), this.ephemeral, this.profiles]));
+      const h = createHash('sha256').update(
+        JSON.stringify([this.architecture, sorted(this.config), sorted(this.devices), this.ephemeral, this.profiles]),
+      );
       tag = `"${h.digest('hex')}"`;
       this.cache.set('etag', tag);
     }
@@ -181,7 +183,9 @@ export class SimInstance {
       status_code: this.statusCode,
       // A `dir` pool has no quota, so no disk usage; no memory limit, so no total (observed on 5.0.2).
       disk: {},
-      memory: up ? { usage: 2_400_256, usage_peak: 3_100_672, swap_usage: 0, swap_usage_peak: 0 } : { usage: 0, usage_peak: 0, swap_usage: 0, swap_usage_peak: 0 },
+      memory: up
+        ? { usage: 2_400_256, usage_peak: 3_100_672, swap_usage: 0, swap_usage_peak: 0 }
+        : { usage: 0, usage_peak: 0, swap_usage: 0, swap_usage_peak: 0 },
       network: up ? this.renderNetwork() : null,
       pid: up ? this.pid : 0,
       processes: up ? 2 : 0,
@@ -228,7 +232,16 @@ export class SimInstance {
 function nic(hwaddr: string, type: string, hostName: string): Record<string, unknown> {
   return {
     addresses: [],
-    counters: { bytes_received: 0, bytes_sent: 0, packets_received: 0, packets_sent: 0, errors_received: 0, errors_sent: 0, packets_dropped_outbound: 0, packets_dropped_inbound: 0 },
+    counters: {
+      bytes_received: 0,
+      bytes_sent: 0,
+      packets_received: 0,
+      packets_sent: 0,
+      errors_received: 0,
+      errors_sent: 0,
+      packets_dropped_outbound: 0,
+      packets_dropped_inbound: 0,
+    },
     hwaddr,
     host_name: hostName === 'lo' ? '' : `veth${hwaddr.replace(/:/g, '').slice(-8)}`,
     mtu: hostName === 'lo' ? 65536 : 1500,

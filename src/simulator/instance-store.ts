@@ -86,8 +86,18 @@ export class InstanceStore {
     if (!map) this.byProject.set(project, (map = new Map()));
     if (map.has(spec.name)) throw new SimHttpError(409, `Instance "${spec.name}" already exists`);
     const location = this.cluster?.place(spec.target) ?? 'none';
-    const idmap = '[{"Isuid":true,"Isgid":false,"Hostid":1000000,"Nsid":0,"Maprange":1000000000},{"Isuid":false,"Isgid":true,"Hostid":1000000,"Nsid":0,"Maprange":1000000000}]';
-    const image: Record<string, string> = spec.config && Object.keys(spec.config).some((k) => k.startsWith('image.')) ? {} : { 'image.architecture': 'x86_64', 'image.description': 'Reflex test bed (busybox, /sbin/testinit)', 'image.os': 'busybox', 'image.release': 'v1.35.0', 'image.reflex.revision': '1' };
+    const idmap =
+      '[{"Isuid":true,"Isgid":false,"Hostid":1000000,"Nsid":0,"Maprange":1000000000},{"Isuid":false,"Isgid":true,"Hostid":1000000,"Nsid":0,"Maprange":1000000000}]';
+    const image: Record<string, string> =
+      spec.config && Object.keys(spec.config).some((k) => k.startsWith('image.'))
+        ? {}
+        : {
+            'image.architecture': 'x86_64',
+            'image.description': 'Reflex test bed (busybox, /sbin/testinit)',
+            'image.os': 'busybox',
+            'image.release': 'v1.35.0',
+            'image.reflex.revision': '1',
+          };
     const config: Record<string, string> = {
       ...image,
       ...spec.config,

@@ -21,15 +21,19 @@ export class MemberListeners {
   async listen(): Promise<void> {
     for (const member of this.cluster.list()) {
       const upgraded = new Set<Duplex>();
-      const transport = new Transport([{ kind: 'https', host: '127.0.0.1', port: 0 }], {
-        request: this.handlers.request,
-        upgrade: (req, socket, head, id) => {
-          // Upgraded sockets (event streams) leave the HTTP server's books: tracked to be cut on down().
-          upgraded.add(socket);
-          socket.once('close', () => upgraded.delete(socket));
-          this.handlers.upgrade(req, socket, head, id);
+      const transport = new Transport(
+        [{ kind: 'https', host: '127.0.0.1', port: 0 }],
+        {
+          request: this.handlers.request,
+          upgrade: (req, socket, head, id) => {
+            // Upgraded sockets (event streams) leave the HTTP server's books: tracked to be cut on down().
+            upgraded.add(socket);
+            socket.once('close', () => upgraded.delete(socket));
+            this.handlers.upgrade(req, socket, head, id);
+          },
         },
-      }, this.tls);
+        this.tls,
+      );
       await transport.listen();
       member.url = transport.httpsUrl!;
       this.listeners.set(member.name, { transport, upgraded });

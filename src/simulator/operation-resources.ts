@@ -7,7 +7,12 @@ import type { SimInstance } from './instance-model.js';
  * delete, exec and rename, and lists state changes under `instances` only); the later revision
  * (Incus) uses `instances`, adding `containers` for exec only.
  */
-export function operationResources(revision: ApiRevision, inst: Pick<SimInstance, 'name' | 'type' | 'project'>, suffix = '', kind: 'exec' | 'other' = 'other'): Record<string, string[]> {
+export function operationResources(
+  revision: ApiRevision,
+  inst: Pick<SimInstance, 'name' | 'type' | 'project'>,
+  suffix = '',
+  kind: 'exec' | 'other' = 'other',
+): Record<string, string[]> {
   const res: Record<string, string[]> = {};
   const project = inst.project === 'default' ? '' : `?project=${inst.project}`;
   const legacy = inst.type === 'container' && (revision === 'earlier' || kind === 'exec');

@@ -132,6 +132,9 @@ export function resolveOptions(opts: SimulatorOptions, defaultSocket: string): R
     trustedCertificates: opts.trustedCertificates ?? [],
     trustPassword: opts.trustPassword === '' ? undefined : opts.trustPassword,
     tls: opts.tls,
-    cluster: opts.cluster && opts.cluster.members.length > 0 ? { members: [...opts.cluster.members], memberListeners: opts.cluster.memberListeners ?? false } : undefined,
+    cluster:
+      opts.cluster && opts.cluster.members.length > 0
+        ? { members: [...opts.cluster.members], memberListeners: opts.cluster.memberListeners ?? false }
+        : undefined,
   };
 }

@@ -122,7 +122,12 @@ export class ProfileStore {
   }
 
   /** Replaces (PUT) or merges (PATCH) a profile's fields. */
-  updateProfile(project: string, name: string, change: { description?: string; config?: Record<string, string>; devices?: Devices }, merge: boolean): void {
+  updateProfile(
+    project: string,
+    name: string,
+    change: { description?: string; config?: Record<string, string>; devices?: Devices },
+    merge: boolean,
+  ): void {
     const p = this.profile(project, name);
     if (change.description !== undefined) p.description = change.description;
     if (merge) {

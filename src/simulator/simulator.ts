@@ -102,11 +102,23 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     else events.upgrade(req, socket, head, id);
   };
   const router = buildRouter(ctx, controls);
-  transport = new Transport(specs, { request: (req, res, id) => handleRequest(ctx, router, req, res, id), upgrade: (req, socket, head, id) => upgrade(req, socket, head, id) }, tls);
+  transport = new Transport(
+    specs,
+    { request: (req, res, id) => handleRequest(ctx, router, req, res, id), upgrade: (req, socket, head, id) => upgrade(req, socket, head, id) },
+    tls,
+  );
   await transport.listen();
-  const memberListeners = cluster && opts.cluster?.memberListeners ? new MemberListeners(cluster, { request: (req, res, id) => handleRequest(ctx, router, req, res, id), upgrade }, tls!) : undefined;
+  const memberListeners =
+    cluster && opts.cluster?.memberListeners
+      ? new MemberListeners(cluster, { request: (req, res, id) => handleRequest(ctx, router, req, res, id), upgrade }, tls!)
+      : undefined;
   await memberListeners?.listen();
-  if (tls) ctx.serverTls = { cert: tls.cert, fingerprint: certificateFingerprint(tls.cert), addresses: transport.httpsUrl ? [transport.httpsUrl.slice('https://'.length)] : [] };
+  if (tls)
+    ctx.serverTls = {
+      cert: tls.cert,
+      fingerprint: certificateFingerprint(tls.cert),
+      addresses: transport.httpsUrl ? [transport.httpsUrl.slice('https://'.length)] : [],
+    };
 
   return {
     socketPath: transport.socketPath,
@@ -129,7 +141,15 @@ async function selfSignedPair(): Promise<{ cert: string; key: string }> {
   const pems = await generate([{ name: 'commonName', value: 'reflex-sim' }], {
     keySize: 2048,
     algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
+    ],
   } as Parameters<typeof generate>[1]);
   return { cert: pems.cert, key: pems.private };
 }

@@ -7,7 +7,8 @@ export type StateAction = 'start' | 'stop' | 'restart' | 'freeze' | 'unfreeze';
 export const stateActions: ReadonlySet<string> = new Set<StateAction>(['start', 'stop', 'restart', 'freeze', 'unfreeze']);
 
 /** Lifecycle actions the state changes emit (notes §2). */
-export type StateLifecycle = 'instance-started' | 'instance-stopped' | 'instance-shutdown' | 'instance-restarted' | 'instance-paused' | 'instance-resumed';
+export type StateLifecycle =
+  'instance-started' | 'instance-stopped' | 'instance-shutdown' | 'instance-restarted' | 'instance-paused' | 'instance-resumed';
 
 /** How an accepted state change proceeds. */
 export interface TransitionPlan {
@@ -65,7 +66,18 @@ export function planTransition(status: number, req: StateRequest): TransitionRes
     case 'stop':
       if (kill) return plan(StatusCode.Stopping, StatusCode.Stopped, 'instance-stopped', 'forceStopMs', 'stop');
       // LXD's Shutdown unfreezes a frozen instance so the guest can handle the signal (driver_lxc.go).
-      if (status === StatusCode.Frozen) return { ok: true, plan: { during: StatusCode.Stopping, after: StatusCode.Stopped, lifecycle: 'instance-shutdown', timing: 'stopMs', lock: 'stop', before: 'instance-resumed' } };
+      if (status === StatusCode.Frozen)
+        return {
+          ok: true,
+          plan: {
+            during: StatusCode.Stopping,
+            after: StatusCode.Stopped,
+            lifecycle: 'instance-shutdown',
+            timing: 'stopMs',
+            lock: 'stop',
+            before: 'instance-resumed',
+          },
+        };
       if (status === StatusCode.Error) return fail('The instance cannot be cleanly shutdown as in Error status');
       if (!running.has(status)) return fail(shutdownFailure(label));
       return plan(StatusCode.Stopping, StatusCode.Stopped, 'instance-shutdown', 'stopMs', 'stop');
@@ -83,7 +95,13 @@ export function planTransition(status: number, req: StateRequest): TransitionRes
   }
 }
 
-function plan(during: StatusCode, after: StatusCode, lifecycle: StateLifecycle, timing: TransitionPlan['timing'], lock: StateAction): TransitionResult {
+function plan(
+  during: StatusCode,
+  after: StatusCode,
+  lifecycle: StateLifecycle,
+  timing: TransitionPlan['timing'],
+  lock: StateAction,
+): TransitionResult {
   return { ok: true, plan: { during, after, lifecycle, timing, lock } };
 }
 

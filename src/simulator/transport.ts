@@ -52,7 +52,10 @@ export class Transport {
   /** Binds every address. */
   async listen(): Promise<void> {
     for (const spec of this.specs) {
-      const server = spec.kind === 'unix' ? createServer() : createHttpsServer({ cert: this.tls!.cert, key: this.tls!.key, requestCert: true, rejectUnauthorized: false });
+      const server =
+        spec.kind === 'unix'
+          ? createServer()
+          : createHttpsServer({ cert: this.tls!.cert, key: this.tls!.key, requestCert: true, rejectUnauthorized: false });
       server.keepAliveTimeout = 30_000;
       server.on('request', (req, res) => this.handlers.request(req, res, identityOf(req.socket, spec)));
       server.on('upgrade', (req, socket, head) => this.handlers.upgrade(req, socket, head, identityOf(req.socket, spec)));

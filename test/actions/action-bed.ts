@@ -28,13 +28,18 @@ export interface ActionBed {
   client: InstanceClient;
   audit: AuditLog;
   /** Queues an action job (attempts default to the retry policy's). */
-  queue(job: Omit<ActionJobInput, 'target' | 'project' | 'correlationId'> & { correlationId?: string }, opts?: { attempts?: number }): Promise<string>;
+  queue(
+    job: Omit<ActionJobInput, 'target' | 'project' | 'correlationId'> & { correlationId?: string },
+    opts?: { attempts?: number },
+  ): Promise<string>;
   /** Polls the audit log of the job's incident until `done` says it is complete. */
   waitFor(correlationId: string, done: (records: StoredAuditRecord[]) => boolean, timeoutMs?: number): Promise<StoredAuditRecord[]>;
   stop(): Promise<void>;
 }
 
-export async function startActionBed(o: { rules?: Rule[] | (() => RuleEngine); actions?: ActionRegistry | (() => ActionRegistry); instances?: string[] } = {}): Promise<ActionBed> {
+export async function startActionBed(
+  o: { rules?: Rule[] | (() => RuleEngine); actions?: ActionRegistry | (() => ActionRegistry); instances?: string[] } = {},
+): Promise<ActionBed> {
   const redis = redisClient();
   const keys = keySpace(uniquePrefix('act'));
   const sim = await startSimulator({ instances: 0, timings: { taskMs: 10 } });
@@ -46,24 +51,47 @@ export async function startActionBed(o: { rules?: Rule[] | (() => RuleEngine); a
   const eventsQueue = new Queue(keys.eventsQueue, queueOpts);
   const audit = new AuditLog(redis, keys.audit);
   const remediation = startRemediation({
-    redis, connection, keys, client: () => client, tracker: new StateTracker(redis, keys), audit, silences: new Silences(redis, keys.silences),
-    engine: typeof o.rules === 'function' ? o.rules : new RuleEngine(o.rules ?? []), eventsQueue, actionsQueue, logger: pino({ level: 'silent' }), ...(o.actions ? { actions: o.actions } : {}),
+    redis,
+    connection,
+    keys,
+    client: () => client,
+    tracker: new StateTracker(redis, keys),
+    audit,
+    silences: new Silences(redis, keys.silences),
+    engine: typeof o.rules === 'function' ? o.rules : new RuleEngine(o.rules ?? []),
+    eventsQueue,
+    actionsQueue,
+    logger: pino({ level: 'silent' }),
+    ...(o.actions ? { actions: o.actions } : {}),
   });
   let n = 0;
   return {
-    redis, keys, sim, client, audit,
+    redis,
+    keys,
+    sim,
+    client,
+    audit,
     async queue(job, opts = {}) {
       const correlationId = job.correlationId ?? `incident-${++n}-${Date.now()}`;
       const jobId = `${job.rule}:${correlationId}:0`;
-      await actionsQueue.add(job.action, { ...job, target: 't', project: 'default', correlationId } satisfies ActionJobInput, actionJobOptions({ jobId, attempts: opts.attempts }));
+      await actionsQueue.add(
+        job.action,
+        { ...job, target: 't', project: 'default', correlationId } satisfies ActionJobInput,
+        actionJobOptions({ jobId, attempts: opts.attempts }),
+      );
       return correlationId;
     },
     waitFor(correlationId, done, timeoutMs = 20_000) {
-      return until(`the audit of ${correlationId}`, async () => {
-        const records = (await audit.read({})).filter((r) => r.correlationId === correlationId);
-        if (done(records)) return records;
-        throw new Error(`incomplete: ${records.map((r) => `${r.type}: ${r.summary}`).join(' | ')}`);
-      }, timeoutMs, 50);
+      return until(
+        `the audit of ${correlationId}`,
+        async () => {
+          const records = (await audit.read({})).filter((r) => r.correlationId === correlationId);
+          if (done(records)) return records;
+          throw new Error(`incomplete: ${records.map((r) => `${r.type}: ${r.summary}`).join(' | ')}`);
+        },
+        timeoutMs,
+        50,
+      );
     },
     async stop() {
       await remediation.stop();

@@ -10,8 +10,16 @@ import { redisClient, uniquePrefix } from '../support/redis.js';
 const ref = (instance: string) => ({ target: 't', project: 'default', instance });
 
 const crash = (id: string): InstanceStatusEvent => ({
-  kind: 'instance.status', id, target: 't', location: 'node1', project: 'default', timestamp: new Date().toISOString(),
-  synthetic: false, instance: 'c1', to: 102, intent: 'unrequested',
+  kind: 'instance.status',
+  id,
+  target: 't',
+  location: 'node1',
+  project: 'default',
+  timestamp: new Date().toISOString(),
+  synthetic: false,
+  instance: 'c1',
+  to: 102,
+  intent: 'unrequested',
 });
 
 describe('the crash-loop budget', () => {
@@ -125,7 +133,10 @@ describe('gating a matched rule', () => {
     const gate = new ActionGate(redis, ks, silences);
     const rule = defineRule({ name: 'r', on: { kind: 'instance.status' }, actions: [{ action: 'start' }] });
     const s = await silences.add({ scope: { instance: 'c1' }, reason: 'kernel upgrade', durationMs: 60_000 });
-    expect(await gate.admit(rule, crash('e1'), ref('c1'), undefined)).toMatchObject({ admitted: false, summary: expect.stringContaining(`suppressed by silence ${s.id}`) });
+    expect(await gate.admit(rule, crash('e1'), ref('c1'), undefined)).toMatchObject({
+      admitted: false,
+      summary: expect.stringContaining(`suppressed by silence ${s.id}`),
+    });
     expect(await gate.admit(rule, crash('e2'), ref('c2'), undefined)).toMatchObject({ admitted: true });
   });
 
@@ -135,10 +146,16 @@ describe('gating a matched rule', () => {
     await silences.add({ scope: { location: 'node1' }, reason: 'member maintenance', durationMs: 60_000 });
     await silences.add({ scope: { filter: 'config.user.tier eq db' }, reason: 'db freeze', durationMs: 60_000 });
     await silences.add({ scope: {}, reason: 'already over', durationMs: -1 });
-    expect(await silences.matching({ target: 't', project: 'default', location: 'node1', instance: 'x' })).toMatchObject({ reason: 'member maintenance' });
+    expect(await silences.matching({ target: 't', project: 'default', location: 'node1', instance: 'x' })).toMatchObject({
+      reason: 'member maintenance',
+    });
     const db = { name: 'x', status: 'Running', status_code: 103, config: { 'user.tier': 'db' } };
-    expect(await silences.matching({ target: 't', project: 'default', location: 'node2', instance: 'x', object: db })).toMatchObject({ reason: 'db freeze' });
-    expect(await silences.matching({ target: 't', project: 'default', location: 'node2', instance: 'x', object: { ...db, config: {} } })).toBeUndefined();
+    expect(await silences.matching({ target: 't', project: 'default', location: 'node2', instance: 'x', object: db })).toMatchObject({
+      reason: 'db freeze',
+    });
+    expect(
+      await silences.matching({ target: 't', project: 'default', location: 'node2', instance: 'x', object: { ...db, config: {} } }),
+    ).toBeUndefined();
     expect((await silences.list()).map((s) => s.reason)).not.toContain('already over');
   });
 
@@ -153,7 +170,10 @@ describe('gating a matched rule', () => {
     const rule = defineRule({ name: 'r', on: { kind: 'instance.status' }, actions: [{ action: 'snapshot' }], cooldownMs: 60_000 });
     expect(await gate.admit(rule, crash('e1'), ref('c1'), undefined)).toMatchObject({ admitted: true });
     expect(await gate.admit(rule, crash('e1'), ref('c1'), undefined)).toMatchObject({ admitted: true });
-    expect(await gate.admit(rule, crash('e2'), ref('c1'), undefined)).toMatchObject({ admitted: false, summary: expect.stringContaining('cooldown') });
+    expect(await gate.admit(rule, crash('e2'), ref('c1'), undefined)).toMatchObject({
+      admitted: false,
+      summary: expect.stringContaining('cooldown'),
+    });
   });
 
   it('stands back for boot.autorestart with one take-over check that covers the stops during it', async () => {
@@ -161,9 +181,16 @@ describe('gating a matched rule', () => {
     const gate = new ActionGate(redis, ks, new Silences(redis, ks.silences), undefined, { autorestartStandBackMs: 75_000 });
     const rule = defineRule({ name: 'r', on: { kind: 'instance.status' }, actions: [{ action: 'start' }], crashLoop: { initialBackoffMs: 0 } });
     const retrying = { name: 'c1', status: 'Stopped', status_code: 102, config: {}, expanded_config: { 'boot.autorestart': 'true' } };
-    expect(await gate.admit(rule, crash('e1'), ref('c1'), retrying)).toMatchObject({ admitted: true, delayMs: 75_000, note: expect.stringMatching(/^boot\.autorestart is on: standing back 75000 ms/) });
+    expect(await gate.admit(rule, crash('e1'), ref('c1'), retrying)).toMatchObject({
+      admitted: true,
+      delayMs: 75_000,
+      note: expect.stringMatching(/^boot\.autorestart is on: standing back 75000 ms/),
+    });
     expect(await gate.admit(rule, crash('e1'), ref('c1'), retrying)).toMatchObject({ admitted: true, delayMs: 75_000 });
-    expect(await gate.admit(rule, crash('e2'), ref('c1'), retrying)).toMatchObject({ admitted: false, summary: expect.stringContaining('take-over check queued for incident e1 covers this stop') });
+    expect(await gate.admit(rule, crash('e2'), ref('c1'), retrying)).toMatchObject({
+      admitted: false,
+      summary: expect.stringContaining('take-over check queued for incident e1 covers this stop'),
+    });
     // A stop asked for through the API, an Error, or an instance without the key: no standing back.
     expect(await gate.admit(rule, { ...crash('e3'), intent: 'requested' }, ref('c1'), retrying)).toMatchObject({ admitted: true, delayMs: 0 });
     expect(await gate.admit(rule, { ...crash('e4'), to: 112 }, ref('c1'), retrying)).toMatchObject({ admitted: true, delayMs: 0 });
@@ -173,7 +200,12 @@ describe('gating a matched rule', () => {
   it('raises one alert when the crash-loop budget runs out', async () => {
     const ks = keySpace(uniquePrefix());
     const gate = new ActionGate(redis, ks, new Silences(redis, ks.silences));
-    const rule = defineRule({ name: 'r', on: { kind: 'instance.status' }, actions: [{ action: 'start' }], crashLoop: { maxRestarts: 2, initialBackoffMs: 0 } });
+    const rule = defineRule({
+      name: 'r',
+      on: { kind: 'instance.status' },
+      actions: [{ action: 'start' }],
+      crashLoop: { maxRestarts: 2, initialBackoffMs: 0 },
+    });
     const verdicts = [];
     for (let i = 0; i < 5; i++) verdicts.push(await gate.admit(rule, crash(`e${i}`), ref('c1'), undefined));
     expect(verdicts.map((v) => v.admitted)).toEqual([true, true, false, false, false]);

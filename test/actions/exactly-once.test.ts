@@ -24,7 +24,26 @@ describe('actions happen exactly once', () => {
   });
 
   function reflex(sim: RunningSimulator, prefix: string, role = 'all'): ReflexProcess {
-    const p = startReflexProcess(['run', '--role', role, '--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--resync-interval', '0', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
+    const p = startReflexProcess(
+      [
+        'run',
+        '--role',
+        role,
+        '--target',
+        `unix://${sim.socketPath}`,
+        '--redis',
+        redisUrl(),
+        '--prefix',
+        prefix,
+        '--rules',
+        'rules',
+        '--resync-interval',
+        '0',
+        '--http-port',
+        '0',
+      ],
+      { REFLEX_LOG_LEVEL: 'info' },
+    );
     cleanups.push(() => p.stop());
     return p;
   }
@@ -37,7 +56,11 @@ describe('actions happen exactly once', () => {
     const prefix = uniquePrefix('twice');
     const replicas = [reflex(sim, prefix), reflex(sim, prefix)];
     await Promise.all(replicas.map((r) => r.waitForLog('reflex running')));
-    await until('one replica reading the stream', () => replicas.some((r) => r.logs.some((l) => String(l.msg).includes('event stream connected'))), 30_000);
+    await until(
+      'one replica reading the stream',
+      () => replicas.some((r) => r.logs.some((l) => String(l.msg).includes('event stream connected'))),
+      30_000,
+    );
 
     // A second reader of the same stream writing to the same queue: every frame arrives twice.
     const keys = keySpace(prefix);
@@ -45,7 +68,11 @@ describe('actions happen exactly once', () => {
     const queue = new Queue(keys.eventsQueue, { connection, prefix: keys.bullPrefix });
     const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
     const ingestor = new EventIngestor({ queue, target: `unix://${sim.socketPath}`, logger });
-    const duplicate = new EventSubscriber({ endpoint: () => client.eventsEndpoint(['operation', 'lifecycle'], { allProjects: true }), onFrame: (raw, at) => ingestor.pushFrame(raw, at), logger });
+    const duplicate = new EventSubscriber({
+      endpoint: () => client.eventsEndpoint(['operation', 'lifecycle'], { allProjects: true }),
+      onFrame: (raw, at) => ingestor.pushFrame(raw, at),
+      logger,
+    });
     duplicate.start();
     await until('the duplicating reader', () => duplicate.connected, 5_000);
     cleanups.push(async () => {

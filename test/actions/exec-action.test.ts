@@ -27,11 +27,28 @@ describe('the exec action (simulator)', () => {
   const stopped = stoppedAfterEach();
 
   it('records exit code, stdout, stderr and duration of a failing command, and runs its onFailure branch instead of giving up', async () => {
-    const bed = stopped(await startReflexBed(execOnStart(`{ command: ['sh', '-c', 'echo out; echo err >&2; exit 3'], timeout: '5s' }`, `, onFailure: [{ action: 'restart', params: { force: true } }]`)));
+    const bed = stopped(
+      await startReflexBed(
+        execOnStart(
+          `{ command: ['sh', '-c', 'echo out; echo err >&2; exit 3'], timeout: '5s' }`,
+          `, onFailure: [{ action: 'restart', params: { force: true } }]`,
+        ),
+      ),
+    );
     await operatorStart(bed, 'web1');
-    const trail = await waitForAudit(redisUrl(), bed.prefix, 'web1', (rs) => rs.some((r) => r.type === 'outcome' && String(r.summary).startsWith('restart')));
+    const trail = await waitForAudit(redisUrl(), bed.prefix, 'web1', (rs) =>
+      rs.some((r) => r.type === 'outcome' && String(r.summary).startsWith('restart')),
+    );
     const exec = trail.find((r) => r.type === 'call' && r.exitCode !== undefined)!;
-    expect(exec).toMatchObject({ action: 'exec', command: ['sh', '-c', 'echo out; echo err >&2; exit 3'], exitCode: 3, stdout: 'out\n', stderr: 'err\n', timedOut: false, stdoutTruncated: false });
+    expect(exec).toMatchObject({
+      action: 'exec',
+      command: ['sh', '-c', 'echo out; echo err >&2; exit 3'],
+      exitCode: 3,
+      stdout: 'out\n',
+      stderr: 'err\n',
+      timedOut: false,
+      stdoutTruncated: false,
+    });
     expect(exec.durationMs).toEqual(expect.any(Number));
     const failed = trail.find((r) => r.type === 'outcome' && r.code === 'EXEC_FAILED')!;
     expect(failed.summary).toMatch(/exited with 3 \(expected 0\); running its onFailure branch \(restart\)$/);
@@ -43,15 +60,19 @@ describe('the exec action (simulator)', () => {
   }, 60_000);
 
   it('runs the onFailure branch of any action whose retries are spent (a start the daemon keeps calling busy), not a give-up', async () => {
-    const bed = stopped(await startReflexBed({
-      'restart.ts': `import { StatusCode, defineRule } from 'reflex-lxd';
+    const bed = stopped(
+      await startReflexBed({
+        'restart.ts': `import { StatusCode, defineRule } from 'reflex-lxd';
 export default defineRule({ name: 'restart', on: { kind: 'instance.status', to: [StatusCode.Stopped], intent: ['unrequested'] }, actions: [{ action: 'start', onFailure: [{ action: 'snapshot', params: { name: 'evidence' } }] }] });
 `,
-    }));
+      }),
+    );
     bed.sim.controls.addInstance({ name: 'web5' });
     bed.sim.controls.failNext('web5', 3, 'Instance is busy running a "stop" operation');
     bed.sim.controls.crash('web5');
-    const trail = await waitForAudit(redisUrl(), bed.prefix, 'web5', (rs) => rs.some((r) => r.type === 'outcome' && String(r.summary).startsWith('snapshot')));
+    const trail = await waitForAudit(redisUrl(), bed.prefix, 'web5', (rs) =>
+      rs.some((r) => r.type === 'outcome' && String(r.summary).startsWith('snapshot')),
+    );
     expect(trail.filter((r) => r.type === 'outcome' && r.result === 'retrying')).toHaveLength(2);
     expect(trail.find((r) => r.type === 'outcome' && r.result === 'failed')).toMatchObject({ code: 'API_BUSY', attempt: 3 });
     expect(trail.find((r) => r.type === 'outcome' && r.result === 'failed')!.summary).toMatch(/; running its onFailure branch \(snapshot\)$/);
@@ -71,12 +92,14 @@ export default defineRule({ name: 'restart', on: { kind: 'instance.status', to: 
   }, 60_000);
 
   it("succeeds on an expected exit code; Reflex's own exec triggers no rule, an operator's does", async () => {
-    const bed = stopped(await startReflexBed({
-      ...execOnStart(`{ command: ['sh', '-c', 'exit 1'], expect: [0, 1] }`),
-      'on-exec.ts': `import { defineRule } from 'reflex-lxd';
+    const bed = stopped(
+      await startReflexBed({
+        ...execOnStart(`{ command: ['sh', '-c', 'exit 1'], expect: [0, 1] }`),
+        'on-exec.ts': `import { defineRule } from 'reflex-lxd';
 export default defineRule({ name: 'on-exec', on: { kind: 'lifecycle', action: ['instance-exec'] }, actions: [{ action: 'exec', params: { command: ['true'] } }] });
 `,
-    }));
+      }),
+    );
     await operatorStart(bed, 'web3');
     const trail = await waitForAudit(redisUrl(), bed.prefix, 'web3', (rs) => rs.some((r) => r.type === 'outcome'));
     expect(trail.find((r) => r.type === 'outcome')).toMatchObject({ result: 'done' });
@@ -89,21 +112,30 @@ export default defineRule({ name: 'on-exec', on: { kind: 'lifecycle', action: ['
     const operator = await waitForAudit(redisUrl(), bed.prefix, 'web3', (rs) => rs.some((r) => r.type === 'decision' && r.rule === 'on-exec'));
     expect(operator.find((r) => r.type === 'decision' && r.rule === 'on-exec')).toMatchObject({ matched: true });
     // Its own exec, in turn, triggers nothing: one matched decision, one outcome of on-exec.
-    await until('the on-exec outcome', async () => (await waitForAudit(redisUrl(), bed.prefix, 'web3', () => true)).some((r) => r.type === 'outcome' && r.rule === 'on-exec'), 10_000);
+    await until(
+      'the on-exec outcome',
+      async () => (await waitForAudit(redisUrl(), bed.prefix, 'web3', () => true)).some((r) => r.type === 'outcome' && r.rule === 'on-exec'),
+      10_000,
+    );
     await sleep(1_000); // a quiet period: a second decision of on-exec would show in it
     const final = await waitForAudit(redisUrl(), bed.prefix, 'web3', () => true);
     expect(final.filter((r) => r.type === 'decision' && r.rule === 'on-exec')).toHaveLength(1);
   }, 60_000);
 
   it('in dry-run records what it would run and sends no exec', async () => {
-    const bed = stopped(await startReflexBed({
-      'check.ts': `import { StatusCode, defineRule } from 'reflex-lxd';
+    const bed = stopped(
+      await startReflexBed({
+        'check.ts': `import { StatusCode, defineRule } from 'reflex-lxd';
 export default defineRule({ name: 'check-dry', dryRun: true, on: { kind: 'instance.status', to: [StatusCode.Running], intent: ['requested'] }, actions: [{ action: 'exec', params: { command: ['sh', '-c', 'exit 3'] } }] });
 `,
-    }));
+      }),
+    );
     await operatorStart(bed, 'web4');
     const trail = await waitForAudit(redisUrl(), bed.prefix, 'web4', (rs) => rs.some((r) => r.type === 'outcome'));
-    expect(trail.find((r) => r.type === 'outcome')).toMatchObject({ result: 'dry-run', summary: "exec: would run sh -c 'exit 3' (timeout 30000 ms, expecting exit 0)" });
+    expect(trail.find((r) => r.type === 'outcome')).toMatchObject({
+      result: 'dry-run',
+      summary: "exec: would run sh -c 'exit 3' (timeout 30000 ms, expecting exit 0)",
+    });
     expect(trail.filter((r) => r.type === 'call')).toEqual([]);
   }, 60_000);
 
@@ -111,7 +143,13 @@ export default defineRule({ name: 'check-dry', dryRun: true, on: { kind: 'instan
     mkdirSync(resolve('.tmp'), { recursive: true });
     const dir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
     writeFileSync(join(dir, 'bad.ts'), execOnStart(`{ command: ['true'] }`, `, onFailure: [{ action: 'no-such-action' }]`)['check.ts']!);
-    writeFileSync(join(dir, 'bad-params.ts'), execOnStart(`{ command: ['true'] }`, `, onFailure: [{ action: 'exec', params: { command: [] } }]`)['check.ts']!.replace("'check-on-start'", "'check-2'"));
+    writeFileSync(
+      join(dir, 'bad-params.ts'),
+      execOnStart(`{ command: ['true'] }`, `, onFailure: [{ action: 'exec', params: { command: [] } }]`)['check.ts']!.replace(
+        "'check-on-start'",
+        "'check-2'",
+      ),
+    );
     const loaded = await loadRules(dir);
     expect(loaded.rules).toEqual([]);
     expect(loaded.errors.map((e) => e.message).sort()).toEqual([

@@ -68,10 +68,15 @@ describe('follow-up events (the emit action)', () => {
     const events = new Queue(ks.eventsQueue, { connection, prefix: ks.bullPrefix });
     const client = new InstanceClient({ kind: 'unix', socketPath: '/nonexistent.sock', url: 'unix:///nonexistent.sock' });
     const ctx = (chain: string[]): ActionContext => ({
-      client, instance: 'web1', params: { name: 'db.failover', payload: { to: 'db2' } }, dryRun: false,
-      call: async () => undefined, audit: async () => undefined,
+      client,
+      instance: 'web1',
+      params: { name: 'db.failover', payload: { to: 'db2' } },
+      dryRun: false,
+      call: async () => undefined,
+      audit: async () => undefined,
       job: { rule: 'r4', correlationId: 'incident-1', target: 't', project: 'default', location: 'node1', chain },
-      publish: async (event, jobId) => void (await events.add(event.kind, { kind: 'synthetic', target: event.target, event, receivedAt: Date.now() }, { jobId })),
+      publish: async (event, jobId) =>
+        void (await events.add(event.kind, { kind: 'synthetic', target: event.target, event, receivedAt: Date.now() }, { jobId })),
     });
     try {
       const emit = { run: (c: Parameters<typeof runAction>[1]) => runAction(builtinActions.get('emit'), c) };
@@ -80,12 +85,27 @@ describe('follow-up events (the emit action)', () => {
       const jobs = await events.getJobs(['waiting']);
       expect(jobs).toHaveLength(1);
       const event = jobs[0]!.data.event as CanonicalEvent;
-      expect(event).toMatchObject({ kind: 'rule.event', id: emittedEventId('r4', 'db.failover', 'incident-1'), name: 'db.failover', instance: 'web1', location: 'node1', payload: { to: 'db2' }, rule: 'r4', causedBy: 'incident-1', chain: ['r4'] });
-      const engine = new RuleEngine([defineRule({ name: 'on-failover', on: { kind: 'rule.event', name: ['db.failover'] }, actions: [{ action: 'start' }] })]);
+      expect(event).toMatchObject({
+        kind: 'rule.event',
+        id: emittedEventId('r4', 'db.failover', 'incident-1'),
+        name: 'db.failover',
+        instance: 'web1',
+        location: 'node1',
+        payload: { to: 'db2' },
+        rule: 'r4',
+        causedBy: 'incident-1',
+        chain: ['r4'],
+      });
+      const engine = new RuleEngine([
+        defineRule({ name: 'on-failover', on: { kind: 'rule.event', name: ['db.failover'] }, actions: [{ action: 'start' }] }),
+      ]);
       expect(await engine.decide(event, undefined)).toMatchObject([{ matched: true }]);
       expect(await engine.decide({ ...event, name: 'other' } as CanonicalEvent, undefined)).toEqual([]);
 
-      expect(await emit.run(ctx(['r1', 'r2', 'r3']))).toEqual({ result: 'skipped', summary: 'dropped db.failover: loop cut, the chain would be 4 hops long, more than 3 (r1 → r2 → r3 → r4)' });
+      expect(await emit.run(ctx(['r1', 'r2', 'r3']))).toEqual({
+        result: 'skipped',
+        summary: 'dropped db.failover: loop cut, the chain would be 4 hops long, more than 3 (r1 → r2 → r3 → r4)',
+      });
       expect(await emit.run({ ...ctx([]), params: { name: 'Bad Name' } }).catch((e: { code: string }) => e.code)).toBe('CONFIG_INVALID');
     } finally {
       await events.close();

@@ -10,6 +10,10 @@ export type ReflexBed = Stack;
  * Writes `rules` (file name → source) into a fresh folder and starts the simulator (with
  * `simulator` options, e.g. a cluster mode) and Reflex on them, its event stream connected.
  */
-export function startReflexBed(rules: Record<string, string>, config: Partial<ConfigInput> = {}, simulator: Partial<SimulatorOptions> = {}): Promise<ReflexBed> {
+export function startReflexBed(
+  rules: Record<string, string>,
+  config: Partial<ConfigInput> = {},
+  simulator: Partial<SimulatorOptions> = {},
+): Promise<ReflexBed> {
   return startStack({ redisUrl: redisUrl(), label: 'bed', rules, config, simulator });
 }

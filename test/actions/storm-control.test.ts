@@ -24,8 +24,18 @@ import { until } from '../support/wait.js';
 
 let seq = 0;
 const crash = (instance: string, location: string, over: Partial<InstanceStatusEvent> = {}): InstanceStatusEvent => ({
-  kind: 'instance.status', id: `crash-${++seq}-${instance}`, target: 'unix:///sim', location, project: 'default', timestamp: new Date().toISOString(),
-  synthetic: false, instance, to: 102, intent: 'unrequested', action: 'instance-shutdown', ...over,
+  kind: 'instance.status',
+  id: `crash-${++seq}-${instance}`,
+  target: 'unix:///sim',
+  location,
+  project: 'default',
+  timestamp: new Date().toISOString(),
+  synthetic: false,
+  instance,
+  to: 102,
+  intent: 'unrequested',
+  action: 'instance-shutdown',
+  ...over,
 });
 const scope = (instance: string, rule: string, location = 'm1') => ({ target: 'unix:///sim', location, project: 'default', instance, rule });
 const ref = (instance: string) => ({ target: 'unix:///sim', project: 'default', instance });
@@ -48,8 +58,17 @@ describe('storm control', () => {
       const audit = new AuditLog(redis, ks.audit);
       const recording = recordingAlerts(audit);
       const processor = new EventProcessor({
-        redis, keys: ks, client: () => client, tracker: new StateTracker(redis, ks), ownOperations: new OwnOperations(redis, ks), pending: new PendingActions(redis, ks, actions), audit,
-        engine: new RuleEngine(rules), gate: new ActionGate(redis, ks, new Silences(redis, ks.silences)), actions, logger: pino({ level: 'silent' }),
+        redis,
+        keys: ks,
+        client: () => client,
+        tracker: new StateTracker(redis, ks),
+        ownOperations: new OwnOperations(redis, ks),
+        pending: new PendingActions(redis, ks, actions),
+        audit,
+        engine: new RuleEngine(rules),
+        gate: new ActionGate(redis, ks, new Silences(redis, ks.silences)),
+        actions,
+        logger: pino({ level: 'silent' }),
         alerts: recording.alerts,
       });
       for (const n of order) {
@@ -65,7 +84,7 @@ describe('storm control', () => {
     try {
       const forward = await outcome(names);
       const backward = await outcome([...names].reverse());
-      const shuffled = await outcome([...names].sort((a, b) => (a.charCodeAt(2) * 7) % 5 - (b.charCodeAt(2) * 7) % 5));
+      const shuffled = await outcome([...names].sort((a, b) => ((a.charCodeAt(2) * 7) % 5) - ((b.charCodeAt(2) * 7) % 5)));
       expect(forward).toEqual({ queued: names, held: [], alerts: [] });
       expect(backward).toEqual(forward);
       expect(shuffled).toEqual(forward);
@@ -100,7 +119,11 @@ describe('storm control', () => {
         storms: (await metrics.storms.get()).values[0]?.value ?? 0,
       };
     };
-    const orders = [['a', 'b', 'c', 'd'], ['d', 'c', 'b', 'a'], ['b', 'd', 'a', 'c']];
+    const orders = [
+      ['a', 'b', 'c', 'd'],
+      ['d', 'c', 'b', 'a'],
+      ['b', 'd', 'a', 'c'],
+    ];
     const results = [];
     for (const o of orders) results.push(await outcome(o));
     expect(results[0]).toEqual({ wave1: true, acted: [], alerts: 1, storms: 1 });
@@ -116,7 +139,10 @@ describe('storm control', () => {
     expect(await storms.failed(scope('a', 'failing'), 'give-up:1')).toMatchObject({ storm: false, failures: 1 });
     expect(await storms.failed(scope('b', 'failing'), 'give-up:2')).toMatchObject({ storm: true, failures: 2, alert: true });
     const held = await gate.admit(restart('failing'), crash('c', 'm1'), ref('c'), undefined);
-    expect(held).toMatchObject({ admitted: false, summary: expect.stringContaining('storm: remediation by rule failing failed for 2 instances on member m1 within 60 s') });
+    expect(held).toMatchObject({
+      admitted: false,
+      summary: expect.stringContaining('storm: remediation by rule failing failed for 2 instances on member m1 within 60 s'),
+    });
     expect(held).not.toHaveProperty('alert');
     expect(await gate.admit(restart('other'), crash('c', 'm1'), ref('c'), undefined)).toMatchObject({ admitted: true });
     expect(await gate.admit(restart('failing'), crash('x', 'm2'), ref('x'), undefined)).toMatchObject({ admitted: true });

@@ -81,28 +81,44 @@ describe('user-defined actions', () => {
   it('are listed by reflex rules list', async () => {
     const { reflexInProcess } = await import('../cli/in-process.js');
     const json = await reflexInProcess(['rules', 'list', '--json', dir]);
-    expect(JSON.parse(json.stdout).actions).toEqual([{ name: 'label-instance', describe: 'label the instance', touchesInstance: true, restarts: false }]);
+    expect(JSON.parse(json.stdout).actions).toEqual([
+      { name: 'label-instance', describe: 'label the instance', touchesInstance: true, restarts: false },
+    ]);
     expect((await reflexInProcess(['rules', 'list', dir])).stdout).toContain('action label-instance: label the instance\n');
   });
 
   it('run under the instance lock with their params parsed, and are audited', async () => {
     const seen: { params: unknown; locked: number }[] = [];
     hooks.reflexTestHook = async (ctx) => {
-      seen.push({ params: ctx.params, locked: await bed.redis.exists(bed.keys.instanceLock({ target: 't', project: 'default', instance: ctx.instance })) });
+      seen.push({
+        params: ctx.params,
+        locked: await bed.redis.exists(bed.keys.instanceLock({ target: 't', project: 'default', instance: ctx.instance })),
+      });
     };
     const id = await bed.queue({ rule: 'label-on-stop', action: 'label-instance', params: { label: 'stopped' }, instance: 'web-1', origin: 'rule' });
     const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'));
     expect(seen).toEqual([{ params: { label: 'stopped' }, locked: 1 }]);
-    expect(records.filter((r) => r.type === 'outcome')).toMatchObject([{ result: 'done', summary: 'label-instance: labelled web-1 stopped', rule: 'label-on-stop', instance: 'web-1' }]);
+    expect(records.filter((r) => r.type === 'outcome')).toMatchObject([
+      { result: 'done', summary: 'label-instance: labelled web-1 stopped', rule: 'label-on-stop', instance: 'web-1' },
+    ]);
   });
 
   it('are not run in dry-run: the audit says what would have run', async () => {
     let ran = 0;
     hooks.reflexTestHook = async () => void ran++;
-    const id = await bed.queue({ rule: 'label-on-stop', action: 'label-instance', params: { label: 'stopped' }, instance: 'web-1', origin: 'rule', dryRun: true });
+    const id = await bed.queue({
+      rule: 'label-on-stop',
+      action: 'label-instance',
+      params: { label: 'stopped' },
+      instance: 'web-1',
+      origin: 'rule',
+      dryRun: true,
+    });
     const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'));
     expect(ran).toBe(0);
-    expect(records.filter((r) => r.type === 'outcome')).toMatchObject([{ result: 'dry-run', summary: 'label-instance: would run label-instance with params {"label":"stopped"}' }]);
+    expect(records.filter((r) => r.type === 'outcome')).toMatchObject([
+      { result: 'dry-run', summary: 'label-instance: would run label-instance with params {"label":"stopped"}' },
+    ]);
   });
 
   it('in dry-run, say what would run without a param named like a secret', async () => {
@@ -117,7 +133,10 @@ describe('user-defined actions', () => {
     const id = await bed.queue({ rule: 'label-on-stop', action: 'label-instance', params: { label: 'again' }, instance: 'web-1', origin: 'rule' });
     const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome' && r.result === 'done'));
     expect(calls).toBe(2);
-    expect(records.filter((r) => r.type === 'outcome').map((r) => [r.result, r.code])).toEqual([['retrying', 'API_BUSY'], ['done', undefined]]);
+    expect(records.filter((r) => r.type === 'outcome').map((r) => [r.result, r.code])).toEqual([
+      ['retrying', 'API_BUSY'],
+      ['done', undefined],
+    ]);
   });
 
   it('give up at once when they throw any other error (ACTION_FAILED, not retried)', async () => {
@@ -129,7 +148,9 @@ describe('user-defined actions', () => {
     const id = await bed.queue({ rule: 'label-on-stop', action: 'label-instance', params: { label: 'x' }, instance: 'web-1', origin: 'rule' });
     const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'give-up'));
     expect(calls).toBe(1);
-    expect(records.filter((r) => r.type === 'outcome')).toMatchObject([{ result: 'failed', code: 'ACTION_FAILED', summary: expect.stringContaining('cannot read properties of undefined') }]);
+    expect(records.filter((r) => r.type === 'outcome')).toMatchObject([
+      { result: 'failed', code: 'ACTION_FAILED', summary: expect.stringContaining('cannot read properties of undefined') },
+    ]);
   });
 
   it('refuse params a job carries that the schema refuses (a job queued before the rules changed), without running', async () => {
@@ -138,7 +159,9 @@ describe('user-defined actions', () => {
     const id = await bed.queue({ rule: 'label-on-stop', action: 'label-instance', params: { lable: 'typo' }, instance: 'web-1', origin: 'rule' });
     const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'give-up'));
     expect(ran).toBe(0);
-    expect(records.filter((r) => r.type === 'outcome')).toMatchObject([{ result: 'failed', code: 'CONFIG_INVALID', summary: expect.stringContaining('Unrecognized key: "lable"') }]);
+    expect(records.filter((r) => r.type === 'outcome')).toMatchObject([
+      { result: 'failed', code: 'CONFIG_INVALID', summary: expect.stringContaining('Unrecognized key: "lable"') },
+    ]);
   });
 });
 
@@ -186,8 +209,18 @@ export default [
       expect(rules.map((r) => r.name)).toEqual(['fine']);
       const file = join(dir, 'bad.ts');
       expect(errors).toEqual([
-        { file, line: lineOf(bad, "nam: 'ops'"), column: 11, message: expect.stringMatching(/^rule "page-on-crash": page-owner params: .*Unrecognized key: "nam"/) },
-        { file, line: lineOf(bad, "force: 'yes'"), column: expect.any(Number), message: 'rule "restart-on-crash": restart params: force: Invalid input: expected boolean, received string' },
+        {
+          file,
+          line: lineOf(bad, "nam: 'ops'"),
+          column: 11,
+          message: expect.stringMatching(/^rule "page-on-crash": page-owner params: .*Unrecognized key: "nam"/),
+        },
+        {
+          file,
+          line: lineOf(bad, "force: 'yes'"),
+          column: expect.any(Number),
+          message: 'rule "restart-on-crash": restart params: force: Invalid input: expected boolean, received string',
+        },
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -216,7 +249,9 @@ export default [
     const dir = rulesFolder({ 'typo.ts': text });
     try {
       const { errors } = await loadRules(dir);
-      expect(errors).toMatchObject([{ file: join(dir, 'typo.ts'), line: 6, message: expect.stringContaining('unknown action "restrat"; known: start, restart') }]);
+      expect(errors).toMatchObject([
+        { file: join(dir, 'typo.ts'), line: 6, message: expect.stringContaining('unknown action "restrat"; known: start, restart') },
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -224,17 +259,27 @@ export default [
 });
 
 describe('user-defined action names', () => {
-  const define = (name: string) => `import { defineAction, z } from 'reflex-lxd';\nexport const a = defineAction({\n  name: '${name}',\n  params: z.strictObject({}),\n  run: async () => ({ result: 'done', summary: 'ok' }),\n});\n`;
+  const define = (name: string) =>
+    `import { defineAction, z } from 'reflex-lxd';\nexport const a = defineAction({\n  name: '${name}',\n  params: z.strictObject({}),\n  run: async () => ({ result: 'done', summary: 'ok' }),\n});\n`;
 
   it('may not clash with a built-in or with each other (load error with file and line); an action imported by another file is no clash', async () => {
     const user = `import { defineRule } from 'reflex-lxd';\nimport { a } from './a-drain.js';\nexport default [a, defineRule({ name: 'r', on: { kind: 'lifecycle' }, actions: [{ action: 'drain' }] })];\n`;
-    const dir = rulesFolder({ 'a-drain.ts': define('drain'), 'b-user.ts': user, 'c-drain-again.ts': define('drain'), 'd-restart.ts': define('restart') });
+    const dir = rulesFolder({
+      'a-drain.ts': define('drain'),
+      'b-user.ts': user,
+      'c-drain-again.ts': define('drain'),
+      'd-restart.ts': define('restart'),
+    });
     try {
       const { rules, errors, actions } = await loadRules(dir);
       expect(rules.map((r) => r.name)).toEqual(['r']);
       expect(actions.userDefined().map((a) => a.name)).toEqual(['drain']);
       expect(errors).toEqual([
-        { file: join(dir, 'c-drain-again.ts'), line: 2, message: `action name "drain" is already used by the action defined at ${join(dir, 'a-drain.ts')}:2` },
+        {
+          file: join(dir, 'c-drain-again.ts'),
+          line: 2,
+          message: `action name "drain" is already used by the action defined at ${join(dir, 'a-drain.ts')}:2`,
+        },
         { file: join(dir, 'd-restart.ts'), line: 2, message: 'action name "restart" is a built-in action\'s; choose another' },
       ]);
     } finally {
@@ -305,7 +350,10 @@ export default [
     const bed = await startActionBed({ rules: () => ruleSet.current.engine, actions: () => ruleSet.current.loaded.actions, instances: ['web-1'] });
     try {
       rmSync(join(dir, 'versioned.ts'));
-      writeFileSync(join(dir, file.name), `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: '${file.rule}', on: { kind: 'lifecycle' }, actions: [{ action: 'snapshot' }] });\n`);
+      writeFileSync(
+        join(dir, file.name),
+        `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: '${file.rule}', on: { kind: 'lifecycle' }, actions: [{ action: 'snapshot' }] });\n`,
+      );
       expect(await ruleSet.reload({ by: 'cli' })).toMatchObject({ result: 'reloaded' });
       const id = await bed.queue({ rule: 'uses-versioned', action: 'versioned', params: { label: 'x' }, instance: 'web-1', origin: 'rule' });
       await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'));
@@ -320,13 +368,21 @@ export default [
 
   it('skip a job whose action a reload removed while its rule stays (now with other actions): no give-up, no alert', async () => {
     const trail = await jobOfRemovedAction({ name: 'uses.ts', rule: 'uses-versioned' });
-    expect(trail.find((r) => r.type === 'outcome')).toMatchObject({ result: 'skipped', recheck: 'action-unloaded', summary: expect.stringContaining('action versioned is not defined any more (a reload removed it; rule uses-versioned stays)') });
+    expect(trail.find((r) => r.type === 'outcome')).toMatchObject({
+      result: 'skipped',
+      recheck: 'action-unloaded',
+      summary: expect.stringContaining('action versioned is not defined any more (a reload removed it; rule uses-versioned stays)'),
+    });
     expect(trail.filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
   });
 
-  it('skip a job whose rule and action a reload removed together, as a removed rule\'s jobs are skipped: no give-up, no alert', async () => {
+  it("skip a job whose rule and action a reload removed together, as a removed rule's jobs are skipped: no give-up, no alert", async () => {
     const trail = await jobOfRemovedAction({ name: 'other.ts', rule: 'other' });
-    expect(trail.find((r) => r.type === 'outcome')).toMatchObject({ result: 'skipped', recheck: 'rule-unloaded', summary: expect.stringContaining('rule uses-versioned is not loaded any more') });
+    expect(trail.find((r) => r.type === 'outcome')).toMatchObject({
+      result: 'skipped',
+      recheck: 'rule-unloaded',
+      summary: expect.stringContaining('rule uses-versioned is not loaded any more'),
+    });
     expect(trail.filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
   });
 });

@@ -21,14 +21,27 @@ describe('raising an alert', () => {
     server = undefined;
   });
 
-  const alert: AlertInput = { kind: 'crash-loop', severity: 'critical', summary: 'web-1 is crash-looping: 3 restarts in 10 min', target: 'local', project: 'default', instance: 'web-1', member: 'node1', correlationId: 'evt-1' };
+  const alert: AlertInput = {
+    kind: 'crash-loop',
+    severity: 'critical',
+    summary: 'web-1 is crash-looping: 3 restarts in 10 min',
+    target: 'local',
+    project: 'default',
+    instance: 'web-1',
+    member: 'node1',
+    correlationId: 'evt-1',
+  };
   const auditedAlerts = async () => (await fx.audit.read({ count: 100 })).filter((r) => r.type === 'alert');
   const messages = () => server!.requests.map((r) => r.json as Body);
 
   /** A real notifier delivering to a recording webhook, and what it was handed. */
   async function receiving(): Promise<{ notifier: AlertNotifier; handed: AlertInput[] }> {
     server = await startRecordingServer();
-    const real: Notifier = fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings } });
+    const real: Notifier = fx.replica({
+      receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }],
+      env: { S: testWebhookSecret },
+      route: { receiver: 'hook', ...fastTimings },
+    });
     const handed: AlertInput[] = [];
     const notifier: AlertNotifier = {
       notify: (input, opts) => (handed.push(input), real.notify(input, opts)),
@@ -46,7 +59,18 @@ describe('raising an alert', () => {
     expect(stored).toHaveLength(1);
     expect(handed).toHaveLength(1);
     expect(await auditedAlerts()).toEqual([
-      expect.objectContaining({ type: 'alert', kind: 'crash-loop', severity: 'critical', summary: alert.summary, correlationId: 'evt-1', target: 'local', project: 'default', instance: 'web-1', rule: 'heal', fingerprint: stored[0]!.fingerprint }),
+      expect.objectContaining({
+        type: 'alert',
+        kind: 'crash-loop',
+        severity: 'critical',
+        summary: alert.summary,
+        correlationId: 'evt-1',
+        target: 'local',
+        project: 'default',
+        instance: 'web-1',
+        rule: 'heal',
+        fingerprint: stored[0]!.fingerprint,
+      }),
     ]);
     await until('the firing message', () => messages().length === 1);
     expect(messages()[0]!.alerts).toMatchObject([{ kind: 'crash-loop', status: 'firing', instance: 'web-1' }]);
@@ -57,9 +81,15 @@ describe('raising an alert', () => {
     const alerts = new Alerts({ audit: fx.audit });
     expect(alerts.notifying).toBe(false);
     const built = await alerts.raise(alert);
-    expect(built).toMatchObject({ status: 'firing', fingerprint: alertFingerprint({ kind: 'crash-loop', target: 'local', project: 'default', instance: 'web-1' }) });
+    expect(built).toMatchObject({
+      status: 'firing',
+      fingerprint: alertFingerprint({ kind: 'crash-loop', target: 'local', project: 'default', instance: 'web-1' }),
+    });
     expect(await auditedAlerts()).toEqual([expect.objectContaining({ kind: 'crash-loop', severity: 'critical', fingerprint: built!.fingerprint })]);
-    expect(await alerts.resolveFiring('crash-loop', alert, { summary: 'running again', outcome: 'recovered' }), 'nothing fires without a notifier').toBeUndefined();
+    expect(
+      await alerts.resolveFiring('crash-loop', alert, { summary: 'running again', outcome: 'recovered' }),
+      'nothing fires without a notifier',
+    ).toBeUndefined();
   });
 
   it('resolved by its raiser is audited as resolved and clears it at the receiver that got the firing message', async () => {
@@ -86,6 +116,8 @@ describe('raising an alert', () => {
     const resolved = await Promise.all([a, b].map((replica) => replica.resolveFiring('crash-loop', alert, why)));
     expect(resolved.filter((r) => r !== undefined)).toEqual([expect.objectContaining({ status: 'resolved', outcome: 'recovered' })]);
     expect(await b.resolveFiring('crash-loop', { ...alert, instance: 'web-2' }, why)).toBeUndefined();
-    expect((await auditedAlerts()).filter((r) => r.resolved)).toEqual([expect.objectContaining({ kind: 'crash-loop', summary: 'crash-loop resolved: web-1 is Running again', instance: 'web-1' })]);
+    expect((await auditedAlerts()).filter((r) => r.resolved)).toEqual([
+      expect.objectContaining({ kind: 'crash-loop', summary: 'crash-loop resolved: web-1 is Running again', instance: 'web-1' }),
+    ]);
   });
 });

@@ -37,7 +37,17 @@ afterAll(async () => {
 });
 
 async function start(role: ConfigInput['role'], prefix = uniquePrefix('roots')): Promise<ReflexHandle> {
-  const config = parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl(), rulesDir: 'test/fixtures/rules-crash-loop', prefix, role, resyncIntervalMs: 0, leaseTtlMs: 600, logLevel: 'silent', httpPort: await freePort() });
+  const config = parseConfig({
+    target: `unix://${sim.socketPath}`,
+    redisUrl: redisUrl(),
+    rulesDir: 'test/fixtures/rules-crash-loop',
+    prefix,
+    role,
+    resyncIntervalMs: 0,
+    leaseTtlMs: 600,
+    logLevel: 'silent',
+    httpPort: await freePort(),
+  });
   const reflex = await startReflex(config, pino({ level: 'silent' }));
   running.push(reflex);
   return reflex;

@@ -49,7 +49,11 @@ describe('the audit hash chain', () => {
   it('verifies after many concurrent appends from several connections', async () => {
     const key = keySpace(uniquePrefix('audit')).audit;
     const logs = Array.from({ length: 5 }, () => new AuditLog(client(), key));
-    await Promise.all(logs.flatMap((log, w) => Array.from({ length: 80 }, (_, i) => log.append({ type: 'call', correlationId: `w${w}`, summary: `call ${i}`, attempt: i }))));
+    await Promise.all(
+      logs.flatMap((log, w) =>
+        Array.from({ length: 80 }, (_, i) => log.append({ type: 'call', correlationId: `w${w}`, summary: `call ${i}`, attempt: i })),
+      ),
+    );
     const result = await logs[0]!.verify();
     expect(result).toMatchObject({ ok: true, records: 400 });
     const records = await logs[0]!.read();
@@ -69,7 +73,11 @@ describe('the audit hash chain', () => {
     const log = new AuditLog(redis, key);
     // Observed, not replaced: the calls still reach Redis.
     const scriptCalls = vi.spyOn(redis, 'evalsha');
-    const ids = await Promise.all(Array.from({ length: 60 }, (_, i) => log.append({ type: 'call', correlationId: `c${i % 50}`, summary: `call ${i}` }, { once: `call:${i % 50}` })));
+    const ids = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        log.append({ type: 'call', correlationId: `c${i % 50}`, summary: `call ${i}` }, { once: `call:${i % 50}` }),
+      ),
+    );
     // The last ten repeat once-keys of the first fifty: recorded once, answered ''.
     expect(ids.slice(50)).toEqual(Array(10).fill(''));
     expect(ids.slice(0, 50).every((id) => /^\d+-\d+$/.test(id))).toBe(true);

@@ -15,7 +15,11 @@ function setup() {
   const prefix = uniquePrefix('audit');
   const log = new AuditLog(redis, keySpace(prefix).audit);
   const reflex = (...args: string[]) => runReflex(['audit', ...args, '--redis', redisUrl(), '--prefix', prefix]);
-  const lines = (stdout: string) => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = (stdout: string) =>
+    stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   return { prefix, log, reflex, lines };
 }
 
@@ -24,12 +28,27 @@ describe('reflex audit', { timeout: 60_000 }, () => {
     const { log, reflex, lines } = setup();
     const a = await log.append({ type: 'event', correlationId: 'c1', target: 't', instance: 'web1', summary: 'instance web1 stopped' });
     await log.append({ type: 'event', correlationId: 'c2', target: 't', instance: 'db1', summary: 'instance db1 stopped' });
-    const b = await log.append({ type: 'decision', correlationId: 'c1', target: 't', instance: 'web1', rule: 'restart-on-crash', summary: 'matched', matched: true });
+    const b = await log.append({
+      type: 'decision',
+      correlationId: 'c1',
+      target: 't',
+      instance: 'web1',
+      rule: 'restart-on-crash',
+      summary: 'matched',
+      matched: true,
+    });
     const res = await reflex('--json', '--instance', 'web1');
     expect(res.code).toBe(0);
     const out = lines(res.stdout);
     expect(out.map((r) => r.id)).toEqual([a, b]);
-    expect(out[1]).toMatchObject({ type: 'decision', correlationId: 'c1', instance: 'web1', rule: 'restart-on-crash', summary: 'matched', matched: true });
+    expect(out[1]).toMatchObject({
+      type: 'decision',
+      correlationId: 'c1',
+      instance: 'web1',
+      rule: 'restart-on-crash',
+      summary: 'matched',
+      matched: true,
+    });
     expect(typeof out[1]!.at).toBe('string');
   });
 
@@ -98,7 +117,8 @@ describe('reflex audit', { timeout: 60_000 }, () => {
 
   it('exports JSONL with chain fields that verifies on its own', async () => {
     const { log, reflex, lines } = setup();
-    for (let i = 0; i < 4; i++) await log.append({ type: 'outcome', correlationId: 'c', instance: 'web1', summary: `done ${i}`, result: 'done', nested: { b: 1, a: [1, 2] } });
+    for (let i = 0; i < 4; i++)
+      await log.append({ type: 'outcome', correlationId: 'c', instance: 'web1', summary: `done ${i}`, result: 'done', nested: { b: 1, a: [1, 2] } });
     const dir = await mkdtemp(join(tmpdir(), 'reflex-audit-'));
     const file = join(dir, 'audit.jsonl');
     const res = await reflex('export', '--out', file);
@@ -121,18 +141,55 @@ describe('reflex audit', { timeout: 60_000 }, () => {
     expect(bad.stderr).toContain(`record ${exported[1]!.id}`);
   });
 
-  it('shows an instance\'s records under its former and its new name: history follows the uuid, not the name', async () => {
+  it("shows an instance's records under its former and its new name: history follows the uuid, not the name", async () => {
     const { log, reflex, lines } = setup();
     const U1 = '6a1e3f0e-0000-4000-8000-000000000001';
     const U2 = '6a1e3f0e-0000-4000-8000-000000000002';
     // web1 crashes; the operator renames it web1-old, where it crashes again; a new web1 is made.
     await log.append({ type: 'event', correlationId: 'c1', target: 't', instance: 'web1', summary: 'web1: 103 → 102 (unrequested)' });
-    await log.append({ type: 'decision', correlationId: 'c1', target: 't', instance: 'web1', rule: 'r', summary: 'matched', matched: true, uuid: U1 });
+    await log.append({
+      type: 'decision',
+      correlationId: 'c1',
+      target: 't',
+      instance: 'web1',
+      rule: 'r',
+      summary: 'matched',
+      matched: true,
+      uuid: U1,
+    });
     await log.append({ type: 'event', correlationId: 'c2', target: 't', instance: 'web1-old', summary: 'web1-old: 103 → 102 (unrequested)' });
-    await log.append({ type: 'decision', correlationId: 'c2', target: 't', instance: 'web1-old', rule: 'r', summary: 'matched', matched: true, uuid: U1 });
-    await log.append({ type: 'decision', correlationId: 'c3', target: 't', instance: 'web1', rule: 'r', summary: 'matched', matched: true, uuid: U2 });
-    await log.append({ type: 'decision', correlationId: 'c4', target: 't', instance: 'db1', rule: 'r', summary: 'matched', matched: true, uuid: '6a1e3f0e-0000-4000-8000-000000000003' });
-    const of = async (name: string) => lines((await reflex('--json', '--instance', name)).stdout).map((r) => `${r.correlationId as string} ${r.instance as string}`);
+    await log.append({
+      type: 'decision',
+      correlationId: 'c2',
+      target: 't',
+      instance: 'web1-old',
+      rule: 'r',
+      summary: 'matched',
+      matched: true,
+      uuid: U1,
+    });
+    await log.append({
+      type: 'decision',
+      correlationId: 'c3',
+      target: 't',
+      instance: 'web1',
+      rule: 'r',
+      summary: 'matched',
+      matched: true,
+      uuid: U2,
+    });
+    await log.append({
+      type: 'decision',
+      correlationId: 'c4',
+      target: 't',
+      instance: 'db1',
+      rule: 'r',
+      summary: 'matched',
+      matched: true,
+      uuid: '6a1e3f0e-0000-4000-8000-000000000003',
+    });
+    const of = async (name: string) =>
+      lines((await reflex('--json', '--instance', name)).stdout).map((r) => `${r.correlationId as string} ${r.instance as string}`);
     expect(await of('web1')).toEqual(['c1 web1', 'c1 web1', 'c2 web1-old', 'c2 web1-old', 'c3 web1']);
     expect(await of('web1-old')).toEqual(['c1 web1', 'c1 web1', 'c2 web1-old', 'c2 web1-old']);
     expect(await of('db1')).toEqual(['c4 db1']);

@@ -30,11 +30,15 @@ describe('a worker with a history store', { timeout: 60_000 }, () => {
       bed.sim.controls.crash('web-1');
       const key = keySpace(bed.prefix).audit;
       const store = new FileHistoryStore(join(dir, bed.prefix));
-      await until('an outcome record shipped to the store', async () => {
-        const head = await store.head();
-        const outcome = (await new AuditLog(redis, key).read({ type: 'outcome' }))[0];
-        return head !== undefined && outcome !== undefined && compareIds(head.id, outcome.id) >= 0;
-      }, 30_000);
+      await until(
+        'an outcome record shipped to the store',
+        async () => {
+          const head = await store.head();
+          const outcome = (await new AuditLog(redis, key).read({ type: 'outcome' }))[0];
+          return head !== undefined && outcome !== undefined && compareIds(head.id, outcome.id) >= 0;
+        },
+        30_000,
+      );
       expect(await redis.hget(chainKey(key), 'shipped-id')).not.toBe('0-0');
       const result = await new AuditLog(redis, key, { history: store }).verify();
       expect(result.ok).toBe(true);

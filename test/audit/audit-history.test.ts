@@ -68,7 +68,11 @@ function fileBed(segmentMaxBytes = 600, dir = mkdtempSync(join(tmpdir(), 'reflex
   const rewrite = async (id: string, edit: (lines: Record<string, unknown>[]) => Record<string, unknown>[]) => {
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { segments: { file: string; bytes: number; count: number }[] };
     for (const s of manifest.segments) {
-      const lines = gunzipSync(readFileSync(join(dir, s.file)).subarray(0, s.bytes)).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = gunzipSync(readFileSync(join(dir, s.file)).subarray(0, s.bytes))
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       if (!lines.some((l) => l.id === id)) continue;
       const out = edit(lines);
       const bytes = gzipSync(out.map((l) => `${JSON.stringify(l)}\n`).join(''));
@@ -155,7 +159,17 @@ async function setup(bed: Bed, maxRecords = 10, key = keySpace(uniquePrefix('his
   const { alerts: raising, raised: alerts } = recordingAlerts(new AuditLog(redis, keySpace(uniquePrefix('history-alerts')).audit));
   const lags: number[] = [];
   let errors = 0;
-  const shipper = new HistoryShipper({ redis, streamKey: key, store: flaky, logger, batch: 7, intervalMs: 3_600_000, onLag: (n) => lags.push(n), onError: () => errors++, alerts: raising });
+  const shipper = new HistoryShipper({
+    redis,
+    streamKey: key,
+    store: flaky,
+    logger,
+    batch: 7,
+    intervalMs: 3_600_000,
+    onLag: (n) => lags.push(n),
+    onError: () => errors++,
+    alerts: raising,
+  });
   await shipper.start();
   await shipper.stop();
   // Appends as a replica does, trimming to `maxRecords`; reads as `reflex audit` does, across the store.
@@ -164,7 +178,8 @@ async function setup(bed: Bed, maxRecords = 10, key = keySpace(uniquePrefix('his
   let n = 0;
   const append = async (count: number, instance = 'web-1') => {
     const ids: string[] = [];
-    for (let i = 0; i < count; i++) ids.push(await writer.append({ type: 'event', correlationId: `c${n}`, instance: n % 2 ? instance : 'db-1', summary: `record ${n++}` }));
+    for (let i = 0; i < count; i++)
+      ids.push(await writer.append({ type: 'event', correlationId: `c${n}`, instance: n % 2 ? instance : 'db-1', summary: `record ${n++}` }));
     return ids;
   };
   const inRedis = async () => (await redis.xrange(key, '-', '+')).map(([id]) => id);
@@ -185,40 +200,52 @@ const cliBeds: [string, (prefix: string) => { bed: Bed; args: string[]; env: Rec
       return { bed: fileBed(600, join(dir, prefix)), args: ['--history-dir', dir], env: {} };
     },
   ],
-  ['a real PostgreSQL', (prefix) => ({ bed: postgresBed(keySpace(prefix).audit), args: ['--history', 'postgres'], env: { REFLEX_HISTORY_POSTGRES_URL: postgres!.url } })],
+  [
+    'a real PostgreSQL',
+    (prefix) => ({ bed: postgresBed(keySpace(prefix).audit), args: ['--history', 'postgres'], env: { REFLEX_HISTORY_POSTGRES_URL: postgres!.url } }),
+  ],
 ];
 
 describe.each(cliBeds)('reflex audit with a history store in %s', { timeout: 60_000 }, (name, makeBed) => {
-  it.skipIf(name.includes('PostgreSQL') && !postgresAvailable)('finds records older than the Redis window with --since, and verifies across the store and Redis', async () => {
-    const prefix = uniquePrefix('history');
-    const { bed, args, env } = makeBed(prefix);
-    const h = await setup(bed, 10, keySpace(prefix).audit);
-    const early = await h.append(25);
-    await h.shipper.shipAll();
-    const late = await h.append(30);
-    expect(await h.inRedis()).not.toContain(early[0]);
-    const reflex = (...a: string[]) => runReflex(['audit', ...a, '--redis', redisUrl(), '--prefix', prefix, ...args], env);
-    const since = new Date(Number(early[2]!.split('-')[0])).toISOString();
-    const listed = await reflex('--json', '--since', since);
-    expect(listed.code, listed.stderr).toBe(0);
-    const ids = listed.stdout.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id);
-    const ms = (id: string) => Number(id.split('-')[0]);
-    expect(ids).toEqual([...early, ...late].filter((id) => ms(id) >= ms(early[2]!)));
-    expect(ids).toContain(early[2]);
-    const web = await reflex('--json', '--instance', 'web-1');
-    const webIds = web.stdout.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string; instance: string }).instance);
-    expect(webIds.length).toBe(27);
-    expect(new Set(webIds)).toEqual(new Set(['web-1']));
+  it.skipIf(name.includes('PostgreSQL') && !postgresAvailable)(
+    'finds records older than the Redis window with --since, and verifies across the store and Redis',
+    async () => {
+      const prefix = uniquePrefix('history');
+      const { bed, args, env } = makeBed(prefix);
+      const h = await setup(bed, 10, keySpace(prefix).audit);
+      const early = await h.append(25);
+      await h.shipper.shipAll();
+      const late = await h.append(30);
+      expect(await h.inRedis()).not.toContain(early[0]);
+      const reflex = (...a: string[]) => runReflex(['audit', ...a, '--redis', redisUrl(), '--prefix', prefix, ...args], env);
+      const since = new Date(Number(early[2]!.split('-')[0])).toISOString();
+      const listed = await reflex('--json', '--since', since);
+      expect(listed.code, listed.stderr).toBe(0);
+      const ids = listed.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { id: string }).id);
+      const ms = (id: string) => Number(id.split('-')[0]);
+      expect(ids).toEqual([...early, ...late].filter((id) => ms(id) >= ms(early[2]!)));
+      expect(ids).toContain(early[2]);
+      const web = await reflex('--json', '--instance', 'web-1');
+      const webIds = web.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { id: string; instance: string }).instance);
+      expect(webIds.length).toBe(27);
+      expect(new Set(webIds)).toEqual(new Set(['web-1']));
 
-    const verified = await reflex('verify');
-    expect(verified.code, verified.stderr).toBe(0);
-    expect(verified.stdout).toMatch(new RegExp(`^verified 55 records \\(${early[0]} to ${late.at(-1)}; head hash [0-9a-f]{40}.*history store`));
+      const verified = await reflex('verify');
+      expect(verified.code, verified.stderr).toBe(0);
+      expect(verified.stdout).toMatch(new RegExp(`^verified 55 records \\(${early[0]} to ${late.at(-1)}; head hash [0-9a-f]{40}.*history store`));
 
-    await bed.alter(early[1]!, (r) => (r.summary = 'rewritten'));
-    const broken = await reflex('verify');
-    expect(broken.code).not.toBe(0);
-    expect(broken.stderr).toContain(`audit chain broken at record ${early[1]}`);
-  });
+      await bed.alter(early[1]!, (r) => (r.summary = 'rewritten'));
+      const broken = await reflex('verify');
+      expect(broken.code).not.toBe(0);
+      expect(broken.stderr).toContain(`audit chain broken at record ${early[1]}`);
+    },
+  );
 });
 
 describe.each(beds)('audit history in %s', (name, makeBed) => {
@@ -334,7 +361,15 @@ describe('the history shipper across replicas', () => {
   it('ships from one replica at a time: a second stands by while the first holds the lock', async () => {
     const bed = fileBed(1 << 20);
     const h = await setup(bed);
-    const other = new HistoryShipper({ redis, streamKey: h.key, store: bed.store, logger, batch: 7, intervalMs: 3_600_000, alerts: recordingAlerts(new AuditLog(redis, keySpace(uniquePrefix('history-alerts')).audit)).alerts });
+    const other = new HistoryShipper({
+      redis,
+      streamKey: h.key,
+      store: bed.store,
+      logger,
+      batch: 7,
+      intervalMs: 3_600_000,
+      alerts: recordingAlerts(new AuditLog(redis, keySpace(uniquePrefix('history-alerts')).audit)).alerts,
+    });
     await h.append(5);
     await h.shipper.round();
     await h.append(5);

@@ -14,7 +14,10 @@ describe('audit time ranges', () => {
 
   it('maps time bounds to stream ids, so older records are never scanned', () => {
     expect(streamRange({})).toEqual({ start: '-', end: '+' });
-    expect(streamRange({ since: new Date(now), until: new Date(now + 1000) })).toEqual({ start: `${now}-0`, end: `${now + 1000}-18446744073709551615` });
+    expect(streamRange({ since: new Date(now), until: new Date(now + 1000) })).toEqual({
+      start: `${now}-0`,
+      end: `${now + 1000}-18446744073709551615`,
+    });
     expect(streamRange({ since: new Date(now), endId: `${now + 5}-3` })).toEqual({ start: `${now}-0`, end: `${now + 5}-3` });
     expect(streamRange({ until: new Date(now), endId: `${now + 5}-3` }).end).toBe(`${now}-18446744073709551615`);
   });

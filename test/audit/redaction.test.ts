@@ -27,7 +27,8 @@ describe('redaction of audit records', () => {
   });
 
   it('leaves fields that only look alike', () => {
-    for (const name of ['keySpace', 'keyId', 'monkey', 'authType', 'jobId', 'operationId', 'correlationId', 'summary', 'passed', 'author']) expect(isSensitiveName(name), name).toBe(false);
+    for (const name of ['keySpace', 'keyId', 'monkey', 'authType', 'jobId', 'operationId', 'correlationId', 'summary', 'passed', 'author'])
+      expect(isSensitiveName(name), name).toBe(false);
   });
 
   it('cuts credentials out of strings and keeps the rest readable', () => {
@@ -54,7 +55,13 @@ describe('redaction of audit records', () => {
 
   it('stores records redacted, and the chain still verifies', async () => {
     const log = new AuditLog(redis, keySpace(uniquePrefix('audit')).audit);
-    await log.append({ type: 'call', correlationId: 'c', summary: 'POST https://me:pw@host/1.0/instances', token: 'abc', headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+    await log.append({
+      type: 'call',
+      correlationId: 'c',
+      summary: 'POST https://me:pw@host/1.0/instances',
+      token: 'abc',
+      headers: { authorization: 'Basic dXNlcjpwYXNz' },
+    });
     const [r] = await log.read();
     expect(r).toMatchObject({ summary: 'POST https://[redacted]@host/1.0/instances', token: REDACTED, headers: { authorization: REDACTED } });
     expect(JSON.stringify(r)).not.toMatch(/pw@|abc|dXNlcjpwYXNz/);

@@ -7,7 +7,16 @@ import { runReflex } from '../support/reflex-process.js';
 describe('the reflex command', () => {
   it('says what to fix, without a stack trace, when Redis cannot be reached', async () => {
     // --wait-for-target: an unreachable target alone does not stop the start, so Redis is what fails.
-    const res = await runReflex(['run', '--wait-for-target', '--target', 'unix:///nonexistent.sock', '--redis', 'redis://127.0.0.1:1', '--rules', 'rules']);
+    const res = await runReflex([
+      'run',
+      '--wait-for-target',
+      '--target',
+      'unix:///nonexistent.sock',
+      '--redis',
+      'redis://127.0.0.1:1',
+      '--rules',
+      'rules',
+    ]);
     expect(res.code).toBe(4);
     expect(res.stderr).toContain('cannot reach Redis at redis://127.0.0.1:1');
     expect(res.stderr).toContain('REDIS_URL');
@@ -15,9 +24,20 @@ describe('the reflex command', () => {
   });
 
   it('prints the effective configuration, flags over environment', async () => {
-    const res = await runReflex(['run', '--print-config', '--target', 'unix:///x.sock', '--role', 'worker', '--http-port', '9999'], { REDIS_URL: 'redis://10.1.2.3:6379', REFLEX_ROLE: 'subscriber', REFLEX_HTTP_PORT: '9000' });
+    const res = await runReflex(['run', '--print-config', '--target', 'unix:///x.sock', '--role', 'worker', '--http-port', '9999'], {
+      REDIS_URL: 'redis://10.1.2.3:6379',
+      REFLEX_ROLE: 'subscriber',
+      REFLEX_HTTP_PORT: '9000',
+    });
     expect(res.code).toBe(0);
-    expect(JSON.parse(res.stdout)).toMatchObject({ target: 'unix:///x.sock', redisUrl: 'redis://10.1.2.3:6379', role: 'worker', rulesDir: './rules', httpHost: '127.0.0.1', httpPort: 9999 });
+    expect(JSON.parse(res.stdout)).toMatchObject({
+      target: 'unix:///x.sock',
+      redisUrl: 'redis://10.1.2.3:6379',
+      role: 'worker',
+      rulesDir: './rules',
+      httpHost: '127.0.0.1',
+      httpPort: 9999,
+    });
   });
 
   it('redacts secrets in the printed configuration', async () => {
@@ -28,7 +48,11 @@ describe('the reflex command', () => {
     expect(res.code).toBe(0);
     expect(res.stdout).not.toContain('hunter2');
     expect(res.stdout).not.toContain('a-dashboard-token');
-    expect(JSON.parse(res.stdout)).toMatchObject({ dashboardToken: '[redacted]', redisUrl: 'redis://[redacted]@10.1.2.3:6379', clientKey: '/etc/reflex/client.key' });
+    expect(JSON.parse(res.stdout)).toMatchObject({
+      dashboardToken: '[redacted]',
+      redisUrl: 'redis://[redacted]@10.1.2.3:6379',
+      clientKey: '/etc/reflex/client.key',
+    });
   });
 
   it('names the field, the value and what was expected for an invalid setting', async () => {
@@ -51,10 +75,18 @@ describe('the reflex command', () => {
     const dir = mkdtempSync(join(tmpdir(), 'reflex-targets-'));
     const file = (name: string, value: unknown) => (writeFileSync(join(dir, name), JSON.stringify(value)), join(dir, name));
     try {
-      const good = file('good.json', { targets: [{ name: 'east', target: 'unix:///east.sock' }, { name: 'west', remote: 'west', project: 'web' }] });
+      const good = file('good.json', {
+        targets: [
+          { name: 'east', target: 'unix:///east.sock' },
+          { name: 'west', remote: 'west', project: 'web' },
+        ],
+      });
       const shown = await runReflex(['run', '--print-config', '--config', good]);
       expect(shown.code).toBe(0);
-      expect(JSON.parse(shown.stdout).targets).toEqual([{ name: 'east', target: 'unix:///east.sock' }, { name: 'west', remote: 'west', project: 'web' }]);
+      expect(JSON.parse(shown.stdout).targets).toEqual([
+        { name: 'east', target: 'unix:///east.sock' },
+        { name: 'west', remote: 'west', project: 'web' },
+      ]);
 
       const both = await runReflex(['run', '--print-config', '--config', good, '--target', 'unix:///x.sock']);
       expect(both.code).toBe(3);
@@ -66,11 +98,21 @@ describe('the reflex command', () => {
       expect(refused.stderr).toContain('targets.1.target: give target (unix:///… or https://…), addresses or remote (got nothing)');
       expect(refused.stderr).toContain('targets.1.name: "east" already names targets.0');
 
-      const same = file('same.json', { targets: [{ name: 'a', target: 'unix:///one.sock' }, { name: 'b', target: 'unix:one.sock' }] });
+      const same = file('same.json', {
+        targets: [
+          { name: 'a', target: 'unix:///one.sock' },
+          { name: 'b', target: 'unix:one.sock' },
+        ],
+      });
       const relative = await runReflex(['run', '--config', same, '--redis', 'redis://127.0.0.1:1']);
       expect(relative.code).toBe(3);
       expect(relative.stderr).toContain('targets.1.target (b): target "unix:one.sock": a unix socket path must be absolute');
-      const twice = file('twice.json', { targets: [{ name: 'a', target: 'unix:///one.sock' }, { name: 'b', target: '/one.sock' }] });
+      const twice = file('twice.json', {
+        targets: [
+          { name: 'a', target: 'unix:///one.sock' },
+          { name: 'b', target: '/one.sock' },
+        ],
+      });
       const dup = await runReflex(['run', '--config', twice, '--redis', 'redis://127.0.0.1:1']);
       expect(dup.code).toBe(3);
       expect(dup.stderr).toContain('targets.1.target (b): the same server as targets.0 (unix:///one.sock)');

@@ -47,24 +47,28 @@ describe('colours', () => {
     expect(plain.stdout).not.toContain(ESC);
   }, 60_000);
 
-  it.skipIf(!hasScript)('leave pretty logs on a terminal plain under NO_COLOR', async () => {
-    // `script` gives the command a terminal, where the logger is pino-pretty; the run then fails on an unreachable Redis.
-    const onTerminal = (env: Record<string, string>) =>
-      new Promise<string>((resolve, reject) => {
-        const cmd = `'${process.execPath}' '${bin}' run --wait-for-target --target unix:///nonexistent.sock --redis redis://127.0.0.1:1 --rules rules`;
-        const base = { ...process.env };
-        delete base.FORCE_COLOR;
-        delete base.NO_COLOR;
-        const child = spawn(scriptBin, ['-qec', cmd, '/dev/null'], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        const timer = setTimeout(() => (child.kill('SIGTERM'), reject(new Error(`no exit within 30 s: ${out}`))), 30_000);
-        child.once('exit', () => (clearTimeout(timer), resolve(out)));
-      });
-    const [coloured, plain] = await Promise.all([onTerminal({}), onTerminal({ NO_COLOR: '1' })]);
-    expect(coloured).toContain('(reflex):');
-    expect(coloured, 'coloured on a terminal: the check below can fail').toContain(ESC);
-    expect(plain).toContain('(reflex):');
-    expect(plain).not.toContain(ESC);
-  }, 60_000);
+  it.skipIf(!hasScript)(
+    'leave pretty logs on a terminal plain under NO_COLOR',
+    async () => {
+      // `script` gives the command a terminal, where the logger is pino-pretty; the run then fails on an unreachable Redis.
+      const onTerminal = (env: Record<string, string>) =>
+        new Promise<string>((resolve, reject) => {
+          const cmd = `'${process.execPath}' '${bin}' run --wait-for-target --target unix:///nonexistent.sock --redis redis://127.0.0.1:1 --rules rules`;
+          const base = { ...process.env };
+          delete base.FORCE_COLOR;
+          delete base.NO_COLOR;
+          const child = spawn(scriptBin, ['-qec', cmd, '/dev/null'], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
+          let out = '';
+          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          const timer = setTimeout(() => (child.kill('SIGTERM'), reject(new Error(`no exit within 30 s: ${out}`))), 30_000);
+          child.once('exit', () => (clearTimeout(timer), resolve(out)));
+        });
+      const [coloured, plain] = await Promise.all([onTerminal({}), onTerminal({ NO_COLOR: '1' })]);
+      expect(coloured).toContain('(reflex):');
+      expect(coloured, 'coloured on a terminal: the check below can fail').toContain(ESC);
+      expect(plain).toContain('(reflex):');
+      expect(plain).not.toContain(ESC);
+    },
+    60_000,
+  );
 });

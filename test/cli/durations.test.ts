@@ -9,7 +9,20 @@ import { reflexInProcess } from './in-process.js';
 
 describe('durations', () => {
   it('read simple and compound forms, weeks included, and bare numbers as ms', () => {
-    const cases: [string, number][] = [['500ms', 500], ['90s', 90_000], ['15m', 900_000], ['1h30m', 5_400_000], ['2w', 1_209_600_000], ['7d', 604_800_000], ['1d12h', 129_600_000], ['1.5h', 5_400_000], ['1m30s250ms', 90_250], [' 40s ', 40_000], ['0', 0], ['250', 250]];
+    const cases: [string, number][] = [
+      ['500ms', 500],
+      ['90s', 90_000],
+      ['15m', 900_000],
+      ['1h30m', 5_400_000],
+      ['2w', 1_209_600_000],
+      ['7d', 604_800_000],
+      ['1d12h', 129_600_000],
+      ['1.5h', 5_400_000],
+      ['1m30s250ms', 90_250],
+      [' 40s ', 40_000],
+      ['0', 0],
+      ['250', 250],
+    ];
     for (const [text, ms] of cases) expect(readDuration(text), text).toBe(ms);
   });
 
@@ -19,8 +32,24 @@ describe('durations', () => {
   });
 
   it('are accepted by the config file fields in ms, and refused by field name when they do not parse', () => {
-    const c = parseConfig({ resyncIntervalMs: '1h30m', leaseTtlMs: '5s', ruleTimeoutMs: 2_000, archiveMaxAgeMs: '2w', stormWindowMs: '90s', autorestartStandBackMs: '75s', resyncGraceMs: '1500ms' });
-    expect(c).toMatchObject({ resyncIntervalMs: 5_400_000, leaseTtlMs: 5_000, ruleTimeoutMs: 2_000, archiveMaxAgeMs: 1_209_600_000, stormWindowMs: 90_000, autorestartStandBackMs: 75_000, resyncGraceMs: 1_500 });
+    const c = parseConfig({
+      resyncIntervalMs: '1h30m',
+      leaseTtlMs: '5s',
+      ruleTimeoutMs: 2_000,
+      archiveMaxAgeMs: '2w',
+      stormWindowMs: '90s',
+      autorestartStandBackMs: '75s',
+      resyncGraceMs: '1500ms',
+    });
+    expect(c).toMatchObject({
+      resyncIntervalMs: 5_400_000,
+      leaseTtlMs: 5_000,
+      ruleTimeoutMs: 2_000,
+      archiveMaxAgeMs: 1_209_600_000,
+      stormWindowMs: 90_000,
+      autorestartStandBackMs: 75_000,
+      resyncGraceMs: 1_500,
+    });
     expect(() => parseConfig({ resyncIntervalMs: 'soon' })).toThrow(/resyncIntervalMs: not a duration .*\(got "soon"\)/);
     // The bounds of a field still hold for a duration string.
     expect(() => parseConfig({ leaseTtlMs: '2m' })).toThrow(/leaseTtlMs: .*60000/);
@@ -50,6 +79,8 @@ describe('durations', () => {
 
     const bad = await reflexInProcess(['silence', 'add', '--instance', 'web-1', '--duration', 'soon', '--reason', 'upgrade', ...common]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe("reflex: option '--duration <time>' argument 'soon' is invalid. expected a duration such as 500ms, 90s, 15m, 1h30m, 7d, 2w\n");
+    expect(bad.stderr).toBe(
+      "reflex: option '--duration <time>' argument 'soon' is invalid. expected a duration such as 500ms, 90s, 15m, 1h30m, 7d, 2w\n",
+    );
   });
 });

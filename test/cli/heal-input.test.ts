@@ -42,7 +42,11 @@ describe('reflex heal checks its input and says when no worker runs', () => {
 
   it('refuses an instance the target does not have, in one line and exit 1, and queues nothing', async () => {
     const res = await reflexInProcess(['heal', 'web-9', ...common]);
-    expect(res).toEqual({ code: 1, stdout: '', stderr: `reflex: no instance web-9 in project default on unix://${sim.socketPath}; nothing queued\n` });
+    expect(res).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `reflex: no instance web-9 in project default on unix://${sim.socketPath}; nothing queued\n`,
+    });
     const project = await reflexInProcess(['heal', 'web-1', '--project', 'nope', ...common]);
     expect(project.code).toBe(1);
     expect(Object.values(await queued()).every((n) => n === 0)).toBe(true);
@@ -50,7 +54,10 @@ describe('reflex heal checks its input and says when no worker runs', () => {
   });
 
   it('refuses an invalid instance or project name as a usage error (exit 2)', async () => {
-    for (const args of [['heal', 'web_1!', ...common], ['heal', 'web-1', '--project', 'a/b', ...common]]) {
+    for (const args of [
+      ['heal', 'web_1!', ...common],
+      ['heal', 'web-1', '--project', 'a/b', ...common],
+    ]) {
       const res = await reflexInProcess(args);
       expect(res.code).toBe(2);
       expect(res.stderr).toMatch(/^reflex: (instance|project): "[^"]+" is not a valid (instance|project) name[^\n]*\n$/);
@@ -67,10 +74,15 @@ describe('reflex heal checks its input and says when no worker runs', () => {
   it('with no worker running, withdraws the heal after the wait and says so in one line (exit 1), audited', async () => {
     const res = await reflexInProcess(['heal', 'web-1', '--wait', '2s', ...common]);
     expect(res.code).toBe(1);
-    expect(res.stderr).toBe(`reflex: default/web-1: no worker took the heal within 2s (is a reflex run with role worker or all running on prefix ${prefix}?); withdrawn, nothing started\n`);
+    expect(res.stderr).toBe(
+      `reflex: default/web-1: no worker took the heal within 2s (is a reflex run with role worker or all running on prefix ${prefix}?); withdrawn, nothing started\n`,
+    );
     expect(Object.values(await queued()).every((n) => n === 0)).toBe(true);
     const trail = await records();
-    expect(trail.map((r) => r.summary)).toEqual([expect.stringMatching(/^operator \S+ asked Reflex to start default\/web-1 \(reflex heal\)$/), expect.stringMatching(/^withdrawn: the heal of default\/web-1 asked by \S+ was not started, no worker took it within 2s$/)]);
+    expect(trail.map((r) => r.summary)).toEqual([
+      expect.stringMatching(/^operator \S+ asked Reflex to start default\/web-1 \(reflex heal\)$/),
+      expect.stringMatching(/^withdrawn: the heal of default\/web-1 asked by \S+ was not started, no worker took it within 2s$/),
+    ]);
     expect(new Set(trail.map((r) => r.correlationId)).size).toBe(1);
   });
 });

@@ -26,8 +26,25 @@ describe('reflex run on a taken HTTP port', () => {
   });
 
   it('exits 3 with one line naming the address and how to choose another port', async () => {
-    const res = await runReflex(['run', '--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--prefix', uniquePrefix('port'), '--rules', 'rules', '--http-port', String(port)], { REFLEX_LOG_LEVEL: 'silent' });
+    const res = await runReflex(
+      [
+        'run',
+        '--target',
+        `unix://${sim.socketPath}`,
+        '--redis',
+        redisUrl(),
+        '--prefix',
+        uniquePrefix('port'),
+        '--rules',
+        'rules',
+        '--http-port',
+        String(port),
+      ],
+      { REFLEX_LOG_LEVEL: 'silent' },
+    );
     expect(res.code).toBe(3);
-    expect(res.stderr).toBe(`reflex: cannot serve /metrics, /healthz and /readyz on 127.0.0.1:${port}: the port is taken (another reflex run, or another service); set --http-port (REFLEX_HTTP_PORT, httpPort) to a free port, or 0 to run without the HTTP server\n`);
+    expect(res.stderr).toBe(
+      `reflex: cannot serve /metrics, /healthz and /readyz on 127.0.0.1:${port}: the port is taken (another reflex run, or another service); set --http-port (REFLEX_HTTP_PORT, httpPort) to a free port, or 0 to run without the HTTP server\n`,
+    );
   }, 30_000);
 });

@@ -16,7 +16,11 @@ export async function reflexInProcess(args: string[], env: Record<string, string
   const err: string[] = [];
   const writes = { out: process.stdout.write, err: process.stderr.write };
   const savedEnv = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  const capture = (into: string[]) => ((chunk: string | Uint8Array) => (into.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')), true)) as typeof process.stdout.write;
+  const capture = (into: string[]) =>
+    ((chunk: string | Uint8Array) => (
+      into.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')),
+      true
+    )) as typeof process.stdout.write;
   for (const [k, v] of Object.entries(env)) {
     if (v === '') delete process.env[k];
     else process.env[k] = v;

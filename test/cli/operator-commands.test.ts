@@ -16,7 +16,10 @@ describe('reflex rules', () => {
   it('check passes the bundled rules and reports a type error with file:line:column', async () => {
     expect((await runReflex(['rules', 'check', 'rules'])).stdout).toMatch(/1 rule\(s\) valid: restart-on-crash; 0 problem/);
     const dir = scratch();
-    writeFileSync(join(dir, 'typo.ts'), `import { defineRule } from 'reflex-lxd';\nexport default defineRule({\n  name: 'typo',\n  on: { kind: 'instance.status', to: ['Stopped'] },\n  actions: [{ action: 'start' }],\n});\n`);
+    writeFileSync(
+      join(dir, 'typo.ts'),
+      `import { defineRule } from 'reflex-lxd';\nexport default defineRule({\n  name: 'typo',\n  on: { kind: 'instance.status', to: ['Stopped'] },\n  actions: [{ action: 'start' }],\n});\n`,
+    );
     const res = await runReflex(['rules', 'check', dir]);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/typo\.ts:4:\d+: Type 'string' is not assignable to type 'number'/);
@@ -32,8 +35,21 @@ describe('reflex rules', () => {
   it('test shows the decision and the calls a rule would make for a recorded event, without acting', async () => {
     const dir = scratch();
     writeFileSync(join(dir, 'crash.json'), capturedFrameAt('2026-11-22T06:36:43.5'));
-    writeFileSync(join(dir, 'instance.json'), JSON.stringify({ name: 'research-a', status: 'Stopped', status_code: 102, config: { 'user.reflex.autorestart': 'true' } }));
-    const res = await runReflex(['rules', 'test', 'restart-on-crash', '--event', join(dir, 'crash.json'), '--instance', join(dir, 'instance.json'), '--target', 'unix:///nonexistent.sock']);
+    writeFileSync(
+      join(dir, 'instance.json'),
+      JSON.stringify({ name: 'research-a', status: 'Stopped', status_code: 102, config: { 'user.reflex.autorestart': 'true' } }),
+    );
+    const res = await runReflex([
+      'rules',
+      'test',
+      'restart-on-crash',
+      '--event',
+      join(dir, 'crash.json'),
+      '--instance',
+      join(dir, 'instance.json'),
+      '--target',
+      'unix:///nonexistent.sock',
+    ]);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/restart-on-crash: matched/);
     expect(res.stdout).toMatch(/would run start on research-a/);

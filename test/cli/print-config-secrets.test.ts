@@ -15,9 +15,18 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const receivers = [
   { kind: 'slack', name: 'slack', url: 'https://hooks.slack.com/services/T0001/B0002/slack-token-XYZ123' },
   { kind: 'discord', name: 'discord', url: 'https://discord.com/api/webhooks/1234/discord-token-XYZ123' },
-  { kind: 'teams', name: 'teams', url: 'https://prod.westeurope.logic.azure.com/workflows/abc/triggers/manual/paths/invoke?api-version=1&sig=teams-token-XYZ123' },
+  {
+    kind: 'teams',
+    name: 'teams',
+    url: 'https://prod.westeurope.logic.azure.com/workflows/abc/triggers/manual/paths/invoke?api-version=1&sig=teams-token-XYZ123',
+  },
   { kind: 'mattermost', name: 'mattermost', url: 'https://chat.example.org/hooks/mattermost-token-XYZ123' },
-  { kind: 'webhook', name: 'hook', url: 'https://user:hook-password-XYZ123@hooks.example.org/in/path-token-XYZ123?code=query-token-XYZ123', secretEnv: 'HOOK_KEY' },
+  {
+    kind: 'webhook',
+    name: 'hook',
+    url: 'https://user:hook-password-XYZ123@hooks.example.org/in/path-token-XYZ123?code=query-token-XYZ123',
+    secretEnv: 'HOOK_KEY',
+  },
   { kind: 'alertmanager', name: 'am', url: 'http://127.0.0.1:9093' },
   { kind: 'slack', name: 'from-env', urlEnv: 'SLACK_URL' },
 ];

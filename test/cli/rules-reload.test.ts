@@ -59,7 +59,19 @@ describe('reflex rules reload', () => {
     bed = await startReloadBed();
     const folder = rulesFolder({ 'heal.ts': startRule('heal-v1') });
     bed.sim.controls.addInstance({ name: 'web1' });
-    proc = startReflexProcess(['run', '--target', `unix://${bed.sim.socketPath}`, '--redis', redisUrl(), '--rules', folder.dir, '--prefix', bed.prefix, '--http-port', '0']);
+    proc = startReflexProcess([
+      'run',
+      '--target',
+      `unix://${bed.sim.socketPath}`,
+      '--redis',
+      redisUrl(),
+      '--rules',
+      folder.dir,
+      '--prefix',
+      bed.prefix,
+      '--http-port',
+      '0',
+    ]);
     await proc.waitForLog('reflex running');
     await proc.waitForLog('event stream connected', 20_000);
     await proc.waitForLog('subscriber lease acquired', 20_000);

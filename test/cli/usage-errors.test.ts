@@ -25,7 +25,8 @@ describe('reflex usage errors exit with code 2 and one line', () => {
 
   it('a missing argument', () => expectUsageError(['heal', ...offline], /missing required argument 'instance'/));
 
-  it('a missing required option', () => expectUsageError(['silence', 'add', '--instance', 'web-1', '--reason', 'x', ...offline], /required option '--duration <time>' not specified/));
+  it('a missing required option', () =>
+    expectUsageError(['silence', 'add', '--instance', 'web-1', '--reason', 'x', ...offline], /required option '--duration <time>' not specified/));
 
   it('an extra argument', () => expectUsageError(['silence', 'list', 'web-1', ...offline], /too many arguments/));
 
@@ -53,7 +54,10 @@ describe('reflex usage errors exit with code 2 and one line', () => {
   });
 
   it('conflicting or missing options', async () => {
-    await expectUsageError(['silence', 'add', '--all', '--instance', 'web-1', '--duration', '1h', '--reason', 'x', ...offline], /'--all' cannot be used with option '--instance <name>'/);
+    await expectUsageError(
+      ['silence', 'add', '--all', '--instance', 'web-1', '--duration', '1h', '--reason', 'x', ...offline],
+      /'--all' cannot be used with option '--instance <name>'/,
+    );
     await expectUsageError(['silence', 'add', '--duration', '1h', '--reason', 'x', ...offline], /give a scope/);
     await expectUsageError(['dlq', 'retry', '7', '--all', ...offline], /a job id or --all, not both/);
     await expectUsageError(['dlq', 'retry', ...offline], /give a job id, or --all/);
@@ -111,23 +115,44 @@ describe('reflex failures that are not usage errors', () => {
   });
 
   it('a file an option names that cannot be read: exit 1, one line naming it; one that is not JSON: a usage error', async () => {
-    await expectOneLine(['audit', 'verify', '--file', '/nonexistent/audit.jsonl'], 1, /ENOENT: no such file or directory, open '\/nonexistent\/audit\.jsonl'/);
-    await expectOneLine(['rules', 'test', 'restart-on-crash', '--rules', 'rules', '--event', '/nonexistent/event.json', ...offline], 1, /ENOENT: .*'\/nonexistent\/event\.json'/);
+    await expectOneLine(
+      ['audit', 'verify', '--file', '/nonexistent/audit.jsonl'],
+      1,
+      /ENOENT: no such file or directory, open '\/nonexistent\/audit\.jsonl'/,
+    );
+    await expectOneLine(
+      ['rules', 'test', 'restart-on-crash', '--rules', 'rules', '--event', '/nonexistent/event.json', ...offline],
+      1,
+      /ENOENT: .*'\/nonexistent\/event\.json'/,
+    );
     await expectOneLine(['sim', '--tls-cert', '/nonexistent/c.pem', '--tls-key', '/nonexistent/k.pem'], 1, /ENOENT: .*'\/nonexistent\/c\.pem'/);
-    const frame = readFileSync('test/fixtures/lxd-5.0.2-events.jsonl', 'utf8').split('\n').find((l) => l.includes('"lifecycle"'))!;
+    const frame = readFileSync('test/fixtures/lxd-5.0.2-events.jsonl', 'utf8')
+      .split('\n')
+      .find((l) => l.includes('"lifecycle"'))!;
     const dir = mkdtempSync(join(tmpdir(), 'reflex-usage-'));
     try {
       writeFileSync(join(dir, 'event.json'), frame);
-      await expectUsageError(['rules', 'test', 'restart-on-crash', '--rules', 'rules', '--event', join(dir, 'event.json'), '--instance', 'README.md', ...offline], /--instance README\.md: not JSON/);
+      await expectUsageError(
+        ['rules', 'test', 'restart-on-crash', '--rules', 'rules', '--event', join(dir, 'event.json'), '--instance', 'README.md', ...offline],
+        /--instance README\.md: not JSON/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-    await expectOneLine(['rules', 'test', 'restart-on-crash', '--rules', 'rules', '--event', 'README.md', ...offline], 1, /^reflex: README\.md: neither a canonical event nor a valid frame/);
+    await expectOneLine(
+      ['rules', 'test', 'restart-on-crash', '--rules', 'rules', '--event', 'README.md', ...offline],
+      1,
+      /^reflex: README\.md: neither a canonical event nor a valid frame/,
+    );
   });
 
   it('a configuration file that cannot be read or parsed: exit 3, one line, in every command that reads one', async () => {
     for (const cmd of [['run'], ['doctor'], ['heal', 'web-1'], ['silence', 'list'], ['dlq', 'list'], ['rules', 'reload']]) {
-      await expectOneLine([...cmd, '--config', '/nonexistent/reflex.yaml', ...offline], 3, /cannot read config file \/nonexistent\/reflex\.yaml: ENOENT/);
+      await expectOneLine(
+        [...cmd, '--config', '/nonexistent/reflex.yaml', ...offline],
+        3,
+        /cannot read config file \/nonexistent\/reflex\.yaml: ENOENT/,
+      );
       await expectOneLine([...cmd, '--config', 'rules', ...offline], 3, /cannot read config file rules: EISDIR/);
       await expectOneLine([...cmd, '--config', 'README.md', ...offline], 3, /config file README\.md is not valid YAML\/JSON|README\.md/);
     }
@@ -135,8 +160,26 @@ describe('reflex failures that are not usage errors', () => {
 
   it('Redis that cannot be reached: exit 4, one line saying how to fix it, in every command that needs it', async () => {
     const target = ['--target', 'unix:///nonexistent/lxd.sock'];
-    for (const cmd of [['audit'], ['audit', 'verify'], ['audit', 'export'], ['silence', 'list'], ['silence', 'remove', 'abc'], ['alerts'], ['quarantine', 'list'], ['quarantine', 'release', 'web-1', ...target], ['dlq', 'list'], ['dlq', 'retry', '7'], ['rules', 'reload'], ['replay', '--since', '1h', '--rules', 'rules'], ['housekeeping', 'plan', ...target]]) {
-      await expectOneLine([...cmd, ...offline], 4, /^reflex: cannot reach Redis at redis:\/\/127\.0\.0\.1:1 \(connect ECONNREFUSED[^)]*\); start one/);
+    for (const cmd of [
+      ['audit'],
+      ['audit', 'verify'],
+      ['audit', 'export'],
+      ['silence', 'list'],
+      ['silence', 'remove', 'abc'],
+      ['alerts'],
+      ['quarantine', 'list'],
+      ['quarantine', 'release', 'web-1', ...target],
+      ['dlq', 'list'],
+      ['dlq', 'retry', '7'],
+      ['rules', 'reload'],
+      ['replay', '--since', '1h', '--rules', 'rules'],
+      ['housekeeping', 'plan', ...target],
+    ]) {
+      await expectOneLine(
+        [...cmd, ...offline],
+        4,
+        /^reflex: cannot reach Redis at redis:\/\/127\.0\.0\.1:1 \(connect ECONNREFUSED[^)]*\); start one/,
+      );
     }
   }, 120_000);
 });

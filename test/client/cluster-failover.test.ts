@@ -31,14 +31,27 @@ describe('a target naming several addresses of a cluster', () => {
   });
 
   async function cluster() {
-    sim = await startSimulator({ instances: 0, cluster: { members: ['m1', 'm2', 'm3'], memberListeners: true }, trustedCertificates: [client.cert], tls: server, timings: { startMs: 5, stopMs: 5, stopHookMs: 5 } });
+    sim = await startSimulator({
+      instances: 0,
+      cluster: { members: ['m1', 'm2', 'm3'], memberListeners: true },
+      trustedCertificates: [client.cert],
+      tls: server,
+      timings: { startMs: 5, stopMs: 5, stopHookMs: 5 },
+    });
     const urls = ['m1', 'm2', 'm3'].map((m) => sim!.memberListeners!.url(m));
     return { sim, urls };
   }
 
   function connect(addresses: string[]): InstanceClient {
     const origin = addresses[0]!;
-    const target: Target = { kind: 'https', origin, url: origin, ...client, serverCert: sim!.serverCertificate, ...(addresses.length > 1 ? { addresses } : {}) };
+    const target: Target = {
+      kind: 'https',
+      origin,
+      url: origin,
+      ...client,
+      serverCert: sim!.serverCertificate,
+      ...(addresses.length > 1 ? { addresses } : {}),
+    };
     const c = new InstanceClient(target, { timeoutMs: 5_000 });
     clients.push(c);
     return c;
@@ -46,7 +59,12 @@ describe('a target naming several addresses of a cluster', () => {
 
   it('parses comma-separated HTTPS addresses: the first is the identity, each once, in order', () => {
     const t = parseTarget('https://10.0.0.1:8443, https://10.0.0.2:8443/,https://10.0.0.1:8443,https://10.0.0.3:8443');
-    expect(t).toMatchObject({ kind: 'https', origin: 'https://10.0.0.1:8443', url: 'https://10.0.0.1:8443', addresses: ['https://10.0.0.1:8443', 'https://10.0.0.2:8443', 'https://10.0.0.3:8443'] });
+    expect(t).toMatchObject({
+      kind: 'https',
+      origin: 'https://10.0.0.1:8443',
+      url: 'https://10.0.0.1:8443',
+      addresses: ['https://10.0.0.1:8443', 'https://10.0.0.2:8443', 'https://10.0.0.3:8443'],
+    });
     expect(parseTarget('https://10.0.0.1:8443')).not.toHaveProperty('addresses');
     expect(() => parseTarget('https://10.0.0.1:8443,unix:///run/lxd.sock')).toThrow(expect.objectContaining({ code: 'TARGET_INVALID' }));
   });

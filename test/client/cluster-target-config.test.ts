@@ -19,14 +19,35 @@ describe('a target that names a cluster by several addresses', () => {
     const [t] = targetsOf(parseConfig({ ...base, target: three.join(','), serverFingerprint: 'ab'.repeat(32) }));
     expect(t).toMatchObject({ id: three[0], target: { addresses: three, serverFingerprint: 'ab'.repeat(32) } });
     const [one] = targetsOf(parseConfig({ ...base, target: three[0] }));
-    expect(one!.target).toEqual({ kind: 'https', origin: three[0], url: three[0], cert: undefined, key: undefined, serverCert: undefined, serverFingerprint: undefined });
+    expect(one!.target).toEqual({
+      kind: 'https',
+      origin: three[0],
+      url: three[0],
+      cert: undefined,
+      key: undefined,
+      serverCert: undefined,
+      serverFingerprint: undefined,
+    });
   });
 
   it('refuses addresses together with target, and two entries sharing an address (the same cluster)', () => {
-    expect(() => parseConfig({ ...base, targets: [{ name: 'prod', addresses: three, target: three[0] }] })).toThrow(/give one of target, addresses or remote/);
+    expect(() => parseConfig({ ...base, targets: [{ name: 'prod', addresses: three, target: three[0] }] })).toThrow(
+      /give one of target, addresses or remote/,
+    );
     expect(() => parseConfig({ ...base, targets: [{ name: 'prod', addresses: ['unix:///run/lxd.sock'] }] })).toThrow(/https/);
-    const twice = parseConfig({ ...base, targets: [{ name: 'a', addresses: three }, { name: 'b', target: three[2] }] });
-    expect(() => targetsOf(twice)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringMatching(/targets\.1.*the same server as targets\.0 \(https:\/\/10\.0\.0\.1:8443\)/) }));
+    const twice = parseConfig({
+      ...base,
+      targets: [
+        { name: 'a', addresses: three },
+        { name: 'b', target: three[2] },
+      ],
+    });
+    expect(() => targetsOf(twice)).toThrow(
+      expect.objectContaining({
+        code: 'CONFIG_INVALID',
+        message: expect.stringMatching(/targets\.1.*the same server as targets\.0 \(https:\/\/10\.0\.0\.1:8443\)/),
+      }),
+    );
   });
 
   it('an lxc remote whose addr lists several members gives them all, in order', () => {

@@ -73,12 +73,25 @@ describe('a sync answer whose metadata does not fit the resource', () => {
     const socketPath = join(dir, 'unix.socket');
     const server = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ type: 'sync', status: 'Success', status_code: 200, operation: '', error_code: 0, error: '', metadata: { name: 'c1', status: 'Running', status_code: 'Running' } }));
+      res.end(
+        JSON.stringify({
+          type: 'sync',
+          status: 'Success',
+          status_code: 200,
+          operation: '',
+          error_code: 0,
+          error: '',
+          metadata: { name: 'c1', status: 'Running', status_code: 'Running' },
+        }),
+      );
     });
     await new Promise<void>((r) => server.listen(socketPath, r));
     const client = new InstanceClient(parseTarget(`unix://${socketPath}`));
     try {
-      const err = await client.getInstance('c1').then(() => undefined, (e: unknown) => e);
+      const err = await client.getInstance('c1').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ApiError);
       expect(err).toMatchObject({ code: 'API_BAD_RESPONSE', retryable: false, method: 'GET', path: '/1.0/instances/c1' });
       expect((err as Error).message).toMatch(/GET \/1\.0\/instances\/c1: the answer's metadata\.status_code does not fit/);

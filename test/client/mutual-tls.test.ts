@@ -53,7 +53,9 @@ await describeLxd('HTTPS with mutual TLS pins the server certificate and reports
 
   it('a wrong pin is refused before any request, naming the expected and the presented fingerprint', async () => {
     const wrong = 'ab'.repeat(32);
-    const err = await client({ cert: trusted.cert, key: trusted.key, serverFingerprint: wrong }).server().catch((e: unknown) => e);
+    const err = await client({ cert: trusted.cert, key: trusted.key, serverFingerprint: wrong })
+      .server()
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'TLS_PIN_MISMATCH', retryable: false });
     expect((err as Error).message).toContain(`expected SHA-256 ${wrong}`);
     expect((err as Error).message).toContain(`presented ${certificateFingerprint(serverCert)}`);
@@ -67,7 +69,9 @@ await describeLxd('HTTPS with mutual TLS pins the server certificate and reports
   });
 
   it('a client with an untrusted certificate is told which certificate to trust', async () => {
-    const err = await client({ cert: untrusted.cert, key: untrusted.key, serverCert }).listInstances().catch((e: unknown) => e);
+    const err = await client({ cert: untrusted.cert, key: untrusted.key, serverCert })
+      .listInstances()
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'TLS_CLIENT_UNTRUSTED', status: 403 });
     expect((err as Error).message).toContain(untrusted.fingerprint);
   });
@@ -89,7 +93,13 @@ await describeLxd('HTTPS with mutual TLS pins the server certificate and reports
     writeFileSync(join(conf, 'client.key'), trusted.key, { mode: 0o600 });
     const env = { ...process.env, LXD_CONF: conf };
     await run('lxc', ['remote', 'add', 'rt-bed', origin, '--accept-certificate'], { env, timeout: 20_000 });
-    const target = resolveRemote('rt-bed', { HOME: conf, LXD_CONF: conf, LXD_GLOBAL_CONF: join(conf, 'none'), INCUS_CONF: join(conf, 'none'), INCUS_GLOBAL_CONF: join(conf, 'none') });
+    const target = resolveRemote('rt-bed', {
+      HOME: conf,
+      LXD_CONF: conf,
+      LXD_GLOBAL_CONF: join(conf, 'none'),
+      INCUS_CONF: join(conf, 'none'),
+      INCUS_GLOBAL_CONF: join(conf, 'none'),
+    });
     expect(target).toMatchObject({ kind: 'https', origin });
     const c = new InstanceClient(target);
     clients.push(c);

@@ -33,7 +33,9 @@ await describeLxdCluster('a cluster target over HTTPS on the real LXD cluster fa
   const created: string[] = [];
   const clients: InstanceClient[] = [];
   const connect = (addresses: string[]) => {
-    const c = new InstanceClient(parseTarget(addresses.join(','), { certFile: identity.certFile, keyFile: identity.keyFile, serverCertFile }), { timeoutMs: 15_000 });
+    const c = new InstanceClient(parseTarget(addresses.join(','), { certFile: identity.certFile, keyFile: identity.keyFile, serverCertFile }), {
+      timeoutMs: 15_000,
+    });
     clients.push(c);
     return c;
   };
@@ -53,7 +55,7 @@ await describeLxdCluster('a cluster target over HTTPS on the real LXD cluster fa
     await memberLxc('m1', ['config', 'trust', 'remove', identity.fingerprint]).catch(() => undefined);
   });
 
-  it('calls, an operation and the event stream reach a member; the members\' urls are learnt and pinned alike', async () => {
+  it("calls, an operation and the event stream reach a member; the members' urls are learnt and pinned alike", async () => {
     const c = connect([dead, M1]);
     expect((await c.server()).environment?.server_clustered).toBe(true);
     expect(c.transport.activeOrigin).toBe(M1);
@@ -80,7 +82,12 @@ await describeLxdCluster('a cluster target over HTTPS on the real LXD cluster fa
       created.push(name);
       await clusterBed.crash(name);
       await clusterBed.waitForStatus(name, STATUS_STOPPED, 10_000);
-      await expect.poll(() => frames.find((f) => f.metadata.action === 'instance-shutdown' && f.metadata.source === `/1.0/instances/${name}`)?.location, { timeout: 10_000, interval: 50 }).toBe('m2');
+      await expect
+        .poll(() => frames.find((f) => f.metadata.action === 'instance-shutdown' && f.metadata.source === `/1.0/instances/${name}`)?.location, {
+          timeout: 10_000,
+          interval: 50,
+        })
+        .toBe('m2');
       // The start is sent once, to member 1, which forwards it; its operation is awaited there too.
       await (await c.changeState(name, { action: 'start' })).wait({ timeoutMs: 30_000 });
       expect((await c.getInstanceState(name)).status_code).toBe(STATUS_RUNNING);
@@ -96,10 +103,28 @@ await describeLxdCluster('a cluster target over HTTPS on the real LXD cluster fa
     expect((await one.server()).environment?.server_name).toBe('m1');
   }, 90_000);
 
-  it('reflex run --target with the addresses comma-separated heals a crash on member 2, under the first address\'s keys', async () => {
+  it("reflex run --target with the addresses comma-separated heals a crash on member 2, under the first address's keys", async () => {
     const prefix = uniquePrefix('clreal');
     const reflex = startReflexProcess(
-      ['run', '--target', [dead, M1, M2].join(','), '--client-cert', identity.certFile, '--client-key', identity.keyFile, '--server-cert', serverCertFile, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--http-port', '0'],
+      [
+        'run',
+        '--target',
+        [dead, M1, M2].join(','),
+        '--client-cert',
+        identity.certFile,
+        '--client-key',
+        identity.keyFile,
+        '--server-cert',
+        serverCertFile,
+        '--redis',
+        redisUrl(),
+        '--prefix',
+        prefix,
+        '--rules',
+        'rules',
+        '--http-port',
+        '0',
+      ],
       { REFLEX_LOG_LEVEL: 'info' },
     );
     const redis = redisClient();

@@ -29,7 +29,15 @@ describe('remotes are read from the lxc and incus client configuration', () => {
   const env = { HOME: dir, LXD_CONF: dir, INCUS_CONF: join(dir, 'none'), LXD_GLOBAL_CONF: join(dir, 'none'), INCUS_GLOBAL_CONF: join(dir, 'none') };
 
   it('an HTTPS remote uses client.crt/client.key, pins servercerts/<name>.crt and keeps its project', () => {
-    expect(resolveRemote('prod', env)).toEqual({ kind: 'https', origin: 'https://10.0.0.5:8443', url: 'https://10.0.0.5:8443', cert: 'CERT', key: 'KEY', serverCert: 'SERVER', project: 'web' });
+    expect(resolveRemote('prod', env)).toEqual({
+      kind: 'https',
+      origin: 'https://10.0.0.5:8443',
+      url: 'https://10.0.0.5:8443',
+      cert: 'CERT',
+      key: 'KEY',
+      serverCert: 'SERVER',
+      project: 'web',
+    });
   });
 
   it('without a name, the default remote is used', () => {
@@ -37,16 +45,25 @@ describe('remotes are read from the lxc and incus client configuration', () => {
   });
 
   it('a unix remote gives its socket path', () => {
-    expect(resolveRemote('sock', env)).toEqual({ kind: 'unix', socketPath: '/run/custom/unix.socket', url: 'unix:///run/custom/unix.socket', project: 'web' });
+    expect(resolveRemote('sock', env)).toEqual({
+      kind: 'unix',
+      socketPath: '/run/custom/unix.socket',
+      url: 'unix:///run/custom/unix.socket',
+      project: 'web',
+    });
     expect(resolveRemote('local', { ...env, LXD_SOCKET: '/tmp/x.socket' })).toMatchObject({ kind: 'unix', socketPath: '/tmp/x.socket' });
   });
 
   it('an image server is refused as not an instance API', () => {
-    expect(() => resolveRemote('images', env)).toThrow(expect.objectContaining({ code: 'REMOTE_UNSUPPORTED', message: expect.stringMatching(/image server/) }));
+    expect(() => resolveRemote('images', env)).toThrow(
+      expect.objectContaining({ code: 'REMOTE_UNSUPPORTED', message: expect.stringMatching(/image server/) }),
+    );
   });
 
   it('an unsupported auth type is refused with how to fix it', () => {
-    expect(() => resolveRemote('sso', env)).toThrow(expect.objectContaining({ code: 'REMOTE_UNSUPPORTED', message: expect.stringMatching(/auth_type candid.*--auth-type=tls/) }));
+    expect(() => resolveRemote('sso', env)).toThrow(
+      expect.objectContaining({ code: 'REMOTE_UNSUPPORTED', message: expect.stringMatching(/auth_type candid.*--auth-type=tls/) }),
+    );
   });
 
   it('a remote without servercerts/<name>.crt is left to the system CAs, as lxc does', () => {
@@ -60,7 +77,9 @@ describe('remotes are read from the lxc and incus client configuration', () => {
   });
 
   it('an unknown remote names the known ones', () => {
-    expect(() => resolveRemote('nope', env)).toThrow(expect.objectContaining({ code: 'REMOTE_UNKNOWN', message: expect.stringMatching(/known: images, local, prod/) }));
+    expect(() => resolveRemote('nope', env)).toThrow(
+      expect.objectContaining({ code: 'REMOTE_UNKNOWN', message: expect.stringMatching(/known: images, local, prod/) }),
+    );
   });
 
   it('an incus configuration is read when lxc has no such remote', () => {

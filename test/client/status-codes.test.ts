@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { StatusCode, isFinalOperationCode, isKnownStatusCode, parseStatusCode, statusCodeOf, statusTable, statusText } from '../../src/client/status-code.js';
+import {
+  StatusCode,
+  isFinalOperationCode,
+  isKnownStatusCode,
+  parseStatusCode,
+  statusCodeOf,
+  statusTable,
+  statusText,
+} from '../../src/client/status-code.js';
 
 describe('status codes: the number is authoritative, the text differs by revision', () => {
   it('knows every code of the seed, with Ready only in the later revision', () => {
@@ -21,8 +29,10 @@ describe('status codes: the number is authoritative, the text differs by revisio
   });
 
   it('rejects the reserved range 600–999 and other unknown codes as invalid', () => {
-    for (const c of [600, 750, 999]) expect(() => parseStatusCode(c)).toThrow(expect.objectContaining({ code: 'STATUS_CODE_INVALID', message: expect.stringMatching(/reserved/) }));
-    for (const c of [99, 114, 201, 402, 1000, 1.5]) expect(() => parseStatusCode(c)).toThrow(expect.objectContaining({ code: 'STATUS_CODE_INVALID' }));
+    for (const c of [600, 750, 999])
+      expect(() => parseStatusCode(c)).toThrow(expect.objectContaining({ code: 'STATUS_CODE_INVALID', message: expect.stringMatching(/reserved/) }));
+    for (const c of [99, 114, 201, 402, 1000, 1.5])
+      expect(() => parseStatusCode(c)).toThrow(expect.objectContaining({ code: 'STATUS_CODE_INVALID' }));
     expect(() => parseStatusCode(113, 'earlier')).toThrow(/earlier revision/);
     expect(parseStatusCode(113, 'later')).toBe(113);
   });

@@ -38,13 +38,17 @@ const carriers: Record<string, ConfigInput> = {
   dashboardWriteToken: { dashboardToken: 'read-token-of-some-length', dashboardWriteToken: writeSecret },
   'redisUrl (password with @)': { redisUrl: `redis://:${secret}@127.0.0.1:6379` },
   'redisUrl (percent-encoded)': { redisUrl: `redis://:${encodeURIComponent(secret)}@127.0.0.1:6379/0` },
-  'redisUrl (user and password, password in the query too)': { redisUrl: `redis://default:${secret}@127.0.0.1:6379/0?password=${encodeURIComponent(secret)}` },
+  'redisUrl (user and password, password in the query too)': {
+    redisUrl: `redis://default:${secret}@127.0.0.1:6379/0?password=${encodeURIComponent(secret)}`,
+  },
   'target with userinfo': { target: `https://ops:${secret}@lxd.example:8443` },
   'targets entry with userinfo': { targets: [{ name: 'a', target: `https://ops:${secret}@lxd.example:8443` }] },
   'clientKey holding a key instead of a path': { clientKey: pem },
   'misspelt secret field': { dashbordToken: secret } as ConfigInput,
   'unknown field in a targets entry': { targets: [{ name: 'a', target: 'unix:///x', token: secret }] } as unknown as ConfigInput,
-  'receiver url in notifications': { notifications: { receivers: [{ name: 'ops', kind: 'slack', url: `https://hooks.example/services/${secret}` }] } } as unknown as ConfigInput,
+  'receiver url in notifications': {
+    notifications: { receivers: [{ name: 'ops', kind: 'slack', url: `https://hooks.example/services/${secret}` }] },
+  } as unknown as ConfigInput,
 };
 
 /** Configurations that fail in the carrying field itself. */
@@ -150,16 +154,22 @@ describe('secrets never appear in what reflex run and reflex doctor print, nor i
   const all = (r: { stdout: string; stderr: string }) => `${r.stdout}\n${r.stderr}`;
 
   it('an invalid configuration holding every secret: run and doctor fail naming the field, printing none', async () => {
-    const config = file('invalid.json', JSON.stringify({
-      dashboardToken: secret,
-      dashboardWriteToken: writeSecret,
-      redisUrl: withPassword(redisUrl(), secret),
-      target: `https://ops:${secret}@lxd.example:8443`,
-      clientKey: pem,
-      dashbordToken: secret,
-      httpPort: 'not a port',
-    }));
-    for (const args of [['run', '--config', config], ['doctor', '--config', config]]) {
+    const config = file(
+      'invalid.json',
+      JSON.stringify({
+        dashboardToken: secret,
+        dashboardWriteToken: writeSecret,
+        redisUrl: withPassword(redisUrl(), secret),
+        target: `https://ops:${secret}@lxd.example:8443`,
+        clientKey: pem,
+        dashbordToken: secret,
+        httpPort: 'not a port',
+      }),
+    );
+    for (const args of [
+      ['run', '--config', config],
+      ['doctor', '--config', config],
+    ]) {
       const r = await runReflex(args);
       expect(r.code, args[0]).toBe(3);
       expect(r.stderr).toContain('httpPort');
@@ -179,11 +189,27 @@ describe('secrets never appear in what reflex run and reflex doctor print, nor i
     const short = await runReflex(['run', '--target', `unix://${sim.socketPath}`], { REFLEX_DASHBOARD_TOKEN: head });
     expect(short.code).toBe(3);
     expect(leaks(all(short))).toEqual([]);
-    const notify = startReflexProcess(['run', '--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--rules', 'rules', '--prefix', uniquePrefix('canary'), '--http-port', '0'], { REFLEX_NOTIFY: `{"receivers": [{"name": "ops", "kind": "slack", "url": "https://hooks.example/${secret}"` });
+    const notify = startReflexProcess(
+      [
+        'run',
+        '--target',
+        `unix://${sim.socketPath}`,
+        '--redis',
+        redisUrl(),
+        '--rules',
+        'rules',
+        '--prefix',
+        uniquePrefix('canary'),
+        '--http-port',
+        '0',
+      ],
+      { REFLEX_NOTIFY: `{"receivers": [{"name": "ops", "kind": "slack", "url": "https://hooks.example/${secret}"` },
+    );
     let stderr = '';
     notify.child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const deadline = Date.now() + 20_000;
-    while (!`${stderr}${JSON.stringify(notify.logs)}`.includes('REFLEX_NOTIFY') && notify.child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (!`${stderr}${JSON.stringify(notify.logs)}`.includes('REFLEX_NOTIFY') && notify.child.exitCode === null && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     await notify.stop();
     const printed = `${stderr}\n${JSON.stringify(notify.logs)}`;
     expect(printed).toContain('REFLEX_NOTIFY is not JSON');
@@ -193,16 +219,19 @@ describe('secrets never appear in what reflex run and reflex doctor print, nor i
   it('a valid configuration: reflex run logs (debug), heals a crash, writes audit records; doctor reports; none shows a secret', async () => {
     const prefix = uniquePrefix('canary');
     const port = await freePort();
-    const config = file('valid.json', JSON.stringify({
-      target: `unix://${sim.socketPath}`,
-      redisUrl: withPassword(redisUrl(), secret),
-      rulesDir: resolve('rules'),
-      prefix,
-      resyncIntervalMs: 0,
-      httpPort: port,
-      dashboardToken: secret,
-      dashboardWriteToken: writeSecret,
-    }));
+    const config = file(
+      'valid.json',
+      JSON.stringify({
+        target: `unix://${sim.socketPath}`,
+        redisUrl: withPassword(redisUrl(), secret),
+        rulesDir: resolve('rules'),
+        prefix,
+        resyncIntervalMs: 0,
+        httpPort: port,
+        dashboardToken: secret,
+        dashboardWriteToken: writeSecret,
+      }),
+    );
     const reflex = startReflexProcess(['run', '--config', config], { REFLEX_LOG_LEVEL: 'debug' });
     let stderr = '';
     reflex.child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -211,7 +240,11 @@ describe('secrets never appear in what reflex run and reflex doctor print, nor i
       await reflex.waitForLog('event stream connected');
       // Requests that log or fail: a login, a refused write, a wrong token.
       await fetch(`http://127.0.0.1:${port}/dashboard?token=${encodeURIComponent(secret)}`, { redirect: 'manual' });
-      await fetch(`http://127.0.0.1:${port}/dashboard/queues/api/queues/x/add`, { method: 'POST', headers: { authorization: `Bearer ${writeSecret}`, origin: 'http://evil.example' }, body: '{}' });
+      await fetch(`http://127.0.0.1:${port}/dashboard/queues/api/queues/x/add`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${writeSecret}`, origin: 'http://evil.example' },
+        body: '{}',
+      });
       sim.controls.crash('canary-web');
       const redis = redisClient();
       try {

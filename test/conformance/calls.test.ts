@@ -44,7 +44,9 @@ await conformance('every call has a timeout, honours an abort signal, and report
   });
 
   it('an error answered with a plain-text body keeps its HTTP status (events without an upgrade)', async () => {
-    const err = await target().client.transport.request('GET', '/1.0/events').catch((e: unknown) => e);
+    const err = await target()
+      .client.transport.request('GET', '/1.0/events')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBeGreaterThanOrEqual(400);
     expect((err as ApiError).code).not.toBe('API_BAD_RESPONSE');

@@ -40,7 +40,9 @@ await conformance('every answer is a sync, async or error envelope', (target) =>
   });
 
   it('an unknown instance is a 404 error envelope', async () => {
-    const err = await target().client.getInstance('rt-does-not-exist').catch((e: unknown) => e);
+    const err = await target()
+      .client.getInstance('rt-does-not-exist')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(isNotFound(err)).toBe(true);
     expect(err).toMatchObject({ code: 'API_NOT_FOUND', status: 404, errorCode: 404, method: 'GET', path: '/1.0/instances/rt-does-not-exist' });

@@ -14,7 +14,7 @@ interface Frame {
  * follows is the one a crash sends.
  */
 await conformance('a failed start is reported as a failed operation, then a stop without requestor', (target) => {
-  it('the start fails with forkstart\'s error, an instance-shutdown without requestor follows, and no instance-started', async () => {
+  it("the start fails with forkstart's error, an instance-shutdown without requestor follows, and no instance-started", async () => {
     const t = target();
     const name = await t.launch();
     const { url, options } = t.client.eventsEndpoint(['operation', 'lifecycle']);

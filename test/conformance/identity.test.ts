@@ -17,10 +17,19 @@ await conformance('volatile.uuid is the instance: kept by a rename, new on creat
   const read = async (t: ConformanceTarget, name: string) => (await t.client.getInstance(name)).value;
   /** Waits until the instance is found (404 until then); another answer is named when the wait times out. */
   async function appears(t: ConformanceTarget, name: string): Promise<void> {
-    await until(`${name} to be found`, () => t.client.getInstance(name).then(() => true, (err: unknown) => {
-      if (isApiStatus(err, 404)) return false;
-      throw err;
-    }), 20_000, 50);
+    await until(
+      `${name} to be found`,
+      () =>
+        t.client.getInstance(name).then(
+          () => true,
+          (err: unknown) => {
+            if (isApiStatus(err, 404)) return false;
+            throw err;
+          },
+        ),
+      20_000,
+      50,
+    );
   }
 
   it('a rename keeps volatile.uuid and created_at; a copy, and a new instance under the old name, get new uuids', async () => {
@@ -39,13 +48,17 @@ await conformance('volatile.uuid is the instance: kept by a rename, new on creat
     expect(renamed.config['volatile.uuid'], 'a rename keeps the uuid').toBe(uuid);
     expect(renamed.created_at, 'a rename keeps created_at').toBe(before.created_at);
 
-    await (await t.client.createInstance({ name, source: { type: 'copy', source: `${name}-r` }, profiles: renamed.profiles ?? ['default'] })).wait({ timeoutMs: 60_000 });
+    await (
+      await t.client.createInstance({ name, source: { type: 'copy', source: `${name}-r` }, profiles: renamed.profiles ?? ['default'] })
+    ).wait({ timeoutMs: 60_000 });
     const copy = (await read(t, name)).config['volatile.uuid'];
     expect(copy, 'a copy under the old name is another instance').toMatch(/^[0-9a-f-]{36}$/);
     expect(copy).not.toBe(uuid);
 
     await (await t.client.deleteInstance(name)).wait({ timeoutMs: 20_000 });
-    await (await t.client.createInstance({ name, source: { type: 'copy', source: `${name}-r` }, profiles: renamed.profiles ?? ['default'] })).wait({ timeoutMs: 60_000 });
+    await (
+      await t.client.createInstance({ name, source: { type: 'copy', source: `${name}-r` }, profiles: renamed.profiles ?? ['default'] })
+    ).wait({ timeoutMs: 60_000 });
     const again = (await read(t, name)).config['volatile.uuid'];
     expect([uuid, copy], 'the name deleted and made again is another instance again').not.toContain(again);
   });

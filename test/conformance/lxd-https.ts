@@ -41,7 +41,23 @@ export async function makeIdentity(cn: string): Promise<TestIdentity> {
   const dir = mkdtempSync(join(tmpdir(), 'rt-identity-'));
   const certFile = join(dir, `${cn}.crt`);
   const keyFile = join(dir, `${cn}.key`);
-  await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', `/CN=${cn}`]);
+  await run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    keyFile,
+    '-out',
+    certFile,
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${cn}`,
+  ]);
   const cert = readFileSync(certFile, 'utf8');
   return { cert, key: readFileSync(keyFile, 'utf8'), certFile, keyFile, fingerprint: certificateFingerprint(cert) };
 }

@@ -15,7 +15,9 @@ export interface OperationFrame {
 
 /** The operations that ended, in the order they ended: [description, class, member, first instance URL]. */
 export function endedOperations(frames: OperationFrame[]): [string, string, string | undefined, string | undefined][] {
-  return frames.filter((f) => f.metadata.status === 'Success' || f.metadata.status === 'Failure').map((f) => [f.metadata.description, f.metadata.class, f.location, f.metadata.resources?.instances?.[0]?.replace(/\?.*$/, '')]);
+  return frames
+    .filter((f) => f.metadata.status === 'Success' || f.metadata.status === 'Failure')
+    .map((f) => [f.metadata.description, f.metadata.class, f.location, f.metadata.resources?.instances?.[0]?.replace(/\?.*$/, '')]);
 }
 
 /**

@@ -74,7 +74,16 @@ await conformance('background operations can be waited for, cancelled and lost',
     const name = await launch(t);
     const op = await t.client.changeState(name, { action: 'freeze' });
     // The daemon forgets a finished operation a few seconds after it ends (LXD: 5 s).
-    await until('the finished operation forgotten', () => t.client.getOperation(op.id).then(() => false, (e: unknown) => e instanceof ApiError && e.status === 404), 20_000, 200);
+    await until(
+      'the finished operation forgotten',
+      () =>
+        t.client.getOperation(op.id).then(
+          () => false,
+          (e: unknown) => e instanceof ApiError && e.status === 404,
+        ),
+      20_000,
+      200,
+    );
     const err = await op.wait({ timeoutMs: 10_000 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'OPERATION_VANISHED', status: 404 });
     expect((err as Error).message).toContain(op.id);
@@ -149,7 +158,9 @@ await conformance('background operations can be waited for, cancelled and lost',
 
   it('a trust token is a token-class operation that can be cancelled (revoked)', async () => {
     const t = target();
-    const res = await t.client.transport.request('POST', '/1.0/certificates', { body: { name: `rt-token-${process.pid}`, type: 'client', token: true } });
+    const res = await t.client.transport.request('POST', '/1.0/certificates', {
+      body: { name: `rt-token-${process.pid}`, type: 'client', token: true },
+    });
     expect(res.kind).toBe('async');
     if (res.kind !== 'async') return;
     const op = await t.client.getOperation(res.envelope.metadata.id);

@@ -77,7 +77,14 @@ const lxdHttpsFactory: TargetFactory = {
     const origin = await ensureLxdHttps();
     const identity = await makeIdentity(`rt-conformance-${process.pid}`);
     await lxdBed.cli(['config', 'trust', 'add', identity.certFile]);
-    const client = new InstanceClient({ kind: 'https', origin, url: origin, cert: identity.cert, key: identity.key, serverCert: await lxdServerCertificate() });
+    const client = new InstanceClient({
+      kind: 'https',
+      origin,
+      url: origin,
+      cert: identity.cert,
+      key: identity.key,
+      serverCert: await lxdServerCertificate(),
+    });
     return {
       name: 'lxd-https',
       revision: 'earlier',
@@ -139,14 +146,24 @@ function simFactory(revision: ApiRevision): TargetFactory {
 const factories: TargetFactory[] = [lxdFactory, lxdHttpsFactory, incusFactory, simFactory('earlier'), simFactory('later')];
 
 function selected(): { factory: TargetFactory; explicit: boolean }[] {
-  const wanted = process.env.REFLEX_CONFORMANCE_TARGETS?.split(',').map((s) => s.trim()).filter(Boolean);
-  if (!wanted?.length) return factories.map((factory) => ({ factory, explicit: (factory.name.startsWith('lxd') && lxdBed.required()) || (factory === incusFactory && incusBed.required()) }));
+  const wanted = process.env.REFLEX_CONFORMANCE_TARGETS?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!wanted?.length)
+    return factories.map((factory) => ({
+      factory,
+      explicit: (factory.name.startsWith('lxd') && lxdBed.required()) || (factory === incusFactory && incusBed.required()),
+    }));
   return wanted.map((name) => {
     const factory = factories.find((f) => f.name === name);
     if (!factory) {
       return {
         explicit: true,
-        factory: { name, unavailable: async () => `unknown conformance target "${name}" (known: ${factories.map((f) => f.name).join(', ')})`, create: () => Promise.reject(new Error('unknown target')) },
+        factory: {
+          name,
+          unavailable: async () => `unknown conformance target "${name}" (known: ${factories.map((f) => f.name).join(', ')})`,
+          create: () => Promise.reject(new Error('unknown target')),
+        },
       };
     }
     return { factory, explicit: true };
@@ -162,7 +179,12 @@ export async function conformance(title: string, body: (target: () => Conformanc
     const why = await factory.unavailable();
     const name = `${title} [${factory.name}]`;
     if (why) {
-      if (explicit) describe(name, () => it('needs its target', () => { throw new Error(`conformance target ${factory.name} required but unavailable: ${why}`); }));
+      if (explicit)
+        describe(name, () =>
+          it('needs its target', () => {
+            throw new Error(`conformance target ${factory.name} required but unavailable: ${why}`);
+          }),
+        );
       else describe.skip(name, () => it(`skipped: ${why}`, () => undefined));
       continue;
     }

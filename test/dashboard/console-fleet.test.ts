@@ -33,11 +33,26 @@ describe('console fleet across two targets, one of them a cluster', () => {
 
   beforeAll(async () => {
     cluster = await startSimulator({ instances: 0, cluster: { members }, projects: ['prod'] });
-    for (let i = 1; i <= 120; i++) cluster.controls.addInstance({ name: `c-${i}`, project: i % 3 ? 'default' : 'prod', location: members[i % 2], config: optIn });
+    for (let i = 1; i <= 120; i++)
+      cluster.controls.addInstance({ name: `c-${i}`, project: i % 3 ? 'default' : 'prod', location: members[i % 2], config: optIn });
     single = await startSimulator({ instances: 0 });
     for (let i = 1; i <= 30; i++) single.controls.addInstance({ name: `s-${i}`, config: i % 2 ? optIn : {} });
     reflex = await startReflex(
-      parseConfig({ targets: [{ name: 'lab', target: `unix://${cluster.socketPath}` }, { name: 'edge', target: `unix://${single.socketPath}` }], redisUrl: redisUrl(), rulesDir: 'rules', prefix, resyncIntervalMs: 0, resyncGraceMs: 100, leaseTtlMs: 600, logLevel: 'silent', httpPort: await freePort(), dashboardToken: token }),
+      parseConfig({
+        targets: [
+          { name: 'lab', target: `unix://${cluster.socketPath}` },
+          { name: 'edge', target: `unix://${single.socketPath}` },
+        ],
+        redisUrl: redisUrl(),
+        rulesDir: 'rules',
+        prefix,
+        resyncIntervalMs: 0,
+        resyncGraceMs: 100,
+        leaseTtlMs: 600,
+        logLevel: 'silent',
+        httpPort: await freePort(),
+        dashboardToken: token,
+      }),
       pino({ level: 'silent' }),
     );
     url = reflex.http!.url;
@@ -88,14 +103,28 @@ describe('console fleet across two targets, one of them a cluster', () => {
     expect(errors.counts.error).toBe(1);
     // Problems sort first.
     expect((await fleet()).rows[0]!.name).toBe('s-7');
-    const bad = await fetch(`${url}/dashboard/console/fleet?filter=${encodeURIComponent('name eq')}`, { headers: { authorization: `Bearer ${token}` } });
+    const bad = await fetch(`${url}/dashboard/console/fleet?filter=${encodeURIComponent('name eq')}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toMatch(/^filter: /);
   });
 
   it('puts one page of rows in the page, not the fleet, and pages on with the keyboard', async () => {
     if (!existsSync(chromiumPath)) throw new Error(`no Chromium at ${chromiumPath}`);
-    browser = await chromium.launch({ executablePath: chromiumPath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(`${url}/dashboard?token=${token}`);
     await page.waitForSelector('body[data-rendered=fleet]');
@@ -108,16 +137,25 @@ describe('console fleet across two targets, one of them a cluster', () => {
     expect(await page.locator('#fleet-table th', { hasText: 'target' }).count()).toBe(1);
   });
 
-  it("shows a quarantine on the instance it was imposed on, not on a new instance under that name", async () => {
+  it('shows a quarantine on the instance it was imposed on, not on a new instance under that name', async () => {
     const edge = reflex.targets[1]!;
     const keys = keySpace(prefix);
     const budget = new CrashLoopBudget(redis);
     const client = new InstanceClient(parseTarget(`unix://${single.socketPath}`));
     const uuid = (await client.getInstance('s-3')).value.config['volatile.uuid']!;
     await client.close();
-    for (const [name, holder] of [['s-3', uuid], ['s-5', 'the-instance-s-5-was-before-it-was-re-created']] as const) {
+    for (const [name, holder] of [
+      ['s-3', uuid],
+      ['s-5', 'the-instance-s-5-was-before-it-was-re-created'],
+    ] as const) {
       const ref = { target: edge, project: 'default', instance: name };
-      await budget.reserve({ restarts: keys.restarts(ref), quarantine: keys.quarantine(ref) }, `loop-${name}`, { maxRestarts: 0 }, Date.now(), holder);
+      await budget.reserve(
+        { restarts: keys.restarts(ref), quarantine: keys.quarantine(ref) },
+        `loop-${name}`,
+        { maxRestarts: 0 },
+        Date.now(),
+        holder,
+      );
     }
     const deadline = Date.now() + 30_000;
     let held = await fleet('?flag=quarantined');

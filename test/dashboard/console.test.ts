@@ -54,7 +54,23 @@ describe('operator console (headless Chromium against a running Reflex on the si
     for (const name of ['web-1', 'web-2', 'web-3', 'db-1']) sim.controls.addInstance({ name, config: optIn });
     sim.controls.addInstance({ name: 'batch-1', config: {} });
     prefix = uniquePrefix('console');
-    reflex = await startReflex(parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl(), rulesDir: 'rules', prefix, resyncIntervalMs: 0, resyncGraceMs: 100, leaseTtlMs: 600, logLevel: 'silent', actionAttempts: 2, httpPort: await freePort(), dashboardToken: readToken, dashboardWriteToken: writeToken }), pino({ level: 'silent' }));
+    reflex = await startReflex(
+      parseConfig({
+        target: `unix://${sim.socketPath}`,
+        redisUrl: redisUrl(),
+        rulesDir: 'rules',
+        prefix,
+        resyncIntervalMs: 0,
+        resyncGraceMs: 100,
+        leaseTtlMs: 600,
+        logLevel: 'silent',
+        actionAttempts: 2,
+        httpPort: await freePort(),
+        dashboardToken: readToken,
+        dashboardWriteToken: writeToken,
+      }),
+      pino({ level: 'silent' }),
+    );
     url = reflex.http!.url;
     redis = redisClient();
     audit = new AuditLog(redis, keySpace(prefix).audit);
@@ -62,7 +78,16 @@ describe('operator console (headless Chromium against a running Reflex on the si
     await waitForMetric(url, 'reflex_gaps_resynced_total', {}, (v) => v >= 1);
     browser = await chromium.launch({
       executablePath: chromiumPath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(`${url}/dashboard?token=${readToken}`);
@@ -81,7 +106,11 @@ describe('operator console (headless Chromium against a running Reflex on the si
   const rowStatus = (name: string) => page.locator(`#fleet-table tr[data-key$="/${name}"]`).getAttribute('data-status', { timeout: 5_000 });
 
   it('lists every instance with its status as text and the counts, and keeps bull-board and the audit table one link away', async () => {
-    await until(() => page.locator('#fleet-table tbody tr').count(), (n) => n === 5, 'five rows');
+    await until(
+      () => page.locator('#fleet-table tbody tr').count(),
+      (n) => n === 5,
+      'five rows',
+    );
     expect(await page.locator('#counts').innerText()).toMatch(/5\s*instances/);
     expect(await rowStatus('batch-1')).toBe('Running');
     expect(await page.locator('#fleet-table tr[data-key$="/batch-1"]').innerText()).toMatch(/▶ Running[\s\S]*✘ no/);
@@ -101,7 +130,11 @@ describe('operator console (headless Chromium against a running Reflex on the si
     });
     const crashedAt = Date.now();
     sim.controls.crash('web-1');
-    const seen = await until(() => page.evaluate(() => (globalThis as unknown as PageGlobals).__seen), (s) => s.some((x) => x.status === 'Stopped') && s.at(-1)?.status === 'Running', 'web-1 crashed and healed on screen');
+    const seen = await until(
+      () => page.evaluate(() => (globalThis as unknown as PageGlobals).__seen),
+      (s) => s.some((x) => x.status === 'Stopped') && s.at(-1)?.status === 'Running',
+      'web-1 crashed and healed on screen',
+    );
     const stopped = seen.find((x) => x.status === 'Stopped')!;
     expect(stopped.t - crashedAt).toBeLessThan(2_000);
     expect(seen.findIndex((x) => x.status === 'Running' && x.t > stopped.t)).toBeGreaterThan(seen.indexOf(stopped));
@@ -121,7 +154,9 @@ describe('operator console (headless Chromium against a running Reflex on the si
     const outcome = trail.filter((r) => r.type === 'outcome').at(-1)!;
     const t0 = Date.parse(event.event.timestamp);
     const after = (r: StoredAuditRecord) => `+${durationText(Date.parse(r.at) - t0)}`;
-    expect(story).toBe(`default/web-1 crashed → detected ${after(event)} → decided ${decision.rule}: ${decision.summary} ${after(decision)} → acted: ${call.summary} ${after(call)} → done: ${outcome.summary} ${after(outcome)}`);
+    expect(story).toBe(
+      `default/web-1 crashed → detected ${after(event)} → decided ${decision.rule}: ${decision.summary} ${after(decision)} → acted: ${call.summary} ${after(call)} → done: ${outcome.summary} ${after(outcome)}`,
+    );
 
     await item.getByRole('button', { name: 'Audit trail' }).click();
     await item.locator('.trail tbody tr').first().waitFor();
@@ -143,9 +178,23 @@ describe('operator console (headless Chromium against a running Reflex on the si
       return plain.status;
     });
     expect(statuses).toBe(403);
-    const withRead = await page.evaluate(async (t) => (await fetch('/dashboard/console/silences', { method: 'POST', headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ scope: { instance: 'web-3' }, duration: '1h', reason: 'r' }) })).status, readToken);
+    const withRead = await page.evaluate(
+      async (t) =>
+        (
+          await fetch('/dashboard/console/silences', {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ scope: { instance: 'web-3' }, duration: '1h', reason: 'r' }),
+          })
+        ).status,
+      readToken,
+    );
     expect(withRead).toBe(403);
-    const crossSite = await fetch(`${url}/dashboard/console/quarantine/release`, { method: 'POST', headers: { authorization: `Bearer ${writeToken}`, origin: 'http://evil.example', 'content-type': 'application/json' }, body: JSON.stringify({ target: reflex.target, project: 'default', instance: 'web-3' }) });
+    const crossSite = await fetch(`${url}/dashboard/console/quarantine/release`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${writeToken}`, origin: 'http://evil.example', 'content-type': 'application/json' },
+      body: JSON.stringify({ target: reflex.target, project: 'default', instance: 'web-3' }),
+    });
     expect(crossSite.status).toBe(403);
     await page.fill('#write-token', 'not-the-write-token-at-all');
     await page.locator('#fleet-table tr[data-key$="/web-3"] button[data-act=silence]').click();
@@ -170,16 +219,28 @@ describe('operator console (headless Chromium against a running Reflex on the si
     await page.locator('#fleet-table tr[data-key$="/web-2"] .flag.silenced').waitFor();
 
     sim.controls.crash('web-2');
-    const trail = await until(() => records('web-2'), (rs) => rs.some((r) => r.type === 'decision' && r.summary.startsWith('suppressed by silence')), 'the suppressed decision');
+    const trail = await until(
+      () => records('web-2'),
+      (rs) => rs.some((r) => r.type === 'decision' && r.summary.startsWith('suppressed by silence')),
+      'the suppressed decision',
+    );
     const incident = trail.find((r) => r.type === 'decision' && r.summary.startsWith('suppressed by silence'))!.correlationId;
     expect(trail.filter((r) => r.correlationId === incident).map((r) => r.type)).not.toContain('action');
-    await until(() => rowStatus('web-2'), (s) => s === 'Stopped', 'web-2 shown Stopped');
+    await until(
+      () => rowStatus('web-2'),
+      (s) => s === 'Stopped',
+      'web-2 shown Stopped',
+    );
     expect(await page.locator('#silence-list').innerText()).toMatch(/disk replacement on web-2[\s\S]*by alice \(console\)/);
   });
 
   it('heals an instance and releases a quarantine from the console, through the same executor and audit as the CLI', async () => {
     await page.locator('#fleet-table tr[data-key$="/web-2"] button[data-act=heal]').click();
-    await until(() => rowStatus('web-2'), (s) => s === 'Running', 'web-2 healed from the console');
+    await until(
+      () => rowStatus('web-2'),
+      (s) => s === 'Running',
+      'web-2 healed from the console',
+    );
     const heal = (await records('web-2')).find((r) => r.rule === 'heal' && r.type === 'decision')!;
     expect(heal).toMatchObject({ origin: 'console', actor: 'alice' });
     const healed = (await records('web-2')).filter((r) => r.correlationId === heal.correlationId);
@@ -195,7 +256,11 @@ describe('operator console (headless Chromium against a running Reflex on the si
     await page.locator('#action-result', { hasText: 'released' }).waitFor();
     expect(await redis.exists(keys.quarantine(ref))).toBe(0);
     expect((await records('web-3')).find((r) => r.rule === 'quarantine-release')).toMatchObject({ origin: 'console', actor: 'alice' });
-    await until(() => row.locator('.flag.quarantined').count(), (n) => n === 0, 'quarantine flag gone');
+    await until(
+      () => row.locator('.flag.quarantined').count(),
+      (n) => n === 0,
+      'quarantine flag gone',
+    );
   });
 
   it('shows an action that gave up in its incident and among the dead letters, and retries it from the console', async () => {
@@ -212,8 +277,15 @@ describe('operator console (headless Chromium against a running Reflex on the si
     sim.controls.clearFaults('db-1');
     const jobId = (await retry.getAttribute('data-retry'))!;
     await retry.click();
-    await until(() => rowStatus('db-1'), (s) => s === 'Running', 'db-1 started by the retried job');
-    expect((await records('db-1')).find((r) => r.type === 'action' && (r as { origin?: string }).origin === 'console')).toMatchObject({ jobId, actor: 'alice' });
+    await until(
+      () => rowStatus('db-1'),
+      (s) => s === 'Running',
+      'db-1 started by the retried job',
+    );
+    expect((await records('db-1')).find((r) => r.type === 'action' && (r as { origin?: string }).origin === 'console')).toMatchObject({
+      jobId,
+      actor: 'alice',
+    });
     await page.locator('#dlq-body', { hasText: 'None.' }).waitFor();
   }, 60_000);
 
@@ -222,7 +294,9 @@ describe('operator console (headless Chromium against a running Reflex on the si
     sim.controls.crash('web-1');
     const flag = await row.locator('.flag.backoff').innerText({ timeout: 5_000 });
     // restart-on-crash waits 10 s before the second restart in its window.
-    const listed = await page.evaluate(async () => ((await (await fetch('/dashboard/console/fleet?flag=backoff')).json()) as { rows: { name: string; backoffUntil: string }[] }).rows);
+    const listed = await page.evaluate(
+      async () => ((await (await fetch('/dashboard/console/fleet?flag=backoff')).json()) as { rows: { name: string; backoffUntil: string }[] }).rows,
+    );
     const until = Date.parse(listed.find((r) => r.name === 'web-1')!.backoffUntil);
     expect(until - Date.now()).toBeGreaterThan(5_000);
     expect(flag).toContain(new Date(until).toISOString().replace('T', ' ').slice(5, 19));
@@ -236,18 +310,30 @@ describe('operator console (headless Chromium against a running Reflex on the si
   it('filters the fleet with the filter language and reads at a phone’s width', async () => {
     await page.fill('#filters [name=filter]', 'name eq web-.* and opt_in eq true');
     await page.locator('#filters button[type=submit]').click();
-    await until(() => page.locator('#fleet-table tbody tr').count(), (n) => n === 3, 'three web rows');
+    await until(
+      () => page.locator('#fleet-table tbody tr').count(),
+      (n) => n === 3,
+      'three web rows',
+    );
     // The view is in the address (the read token is not: the server moved it to a cookie): a
     // reload or a link opened elsewhere (a new browser context, with its own token) shows it again.
     await page.selectOption('#range [name=since]', '7d');
     await page.locator('#range button[type=submit]').click();
-    await until(async () => new URL(page.url()).searchParams.get('since'), (v) => v === '7d', 'the range in the address');
+    await until(
+      async () => new URL(page.url()).searchParams.get('since'),
+      (v) => v === '7d',
+      'the range in the address',
+    );
     const address = new URL(page.url());
     expect(Object.fromEntries(address.searchParams)).toEqual({ filter: 'name eq web-.* and opt_in eq true', since: '7d' });
     const shared = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await shared.goto(`${address.href}&token=${readToken}`);
     await shared.waitForSelector('body[data-rendered=fleet]');
-    await until(() => shared.locator('#fleet-table tbody tr').count(), (n) => n === 3, 'the same three web rows from the address');
+    await until(
+      () => shared.locator('#fleet-table tbody tr').count(),
+      (n) => n === 3,
+      'the same three web rows from the address',
+    );
     expect(await shared.inputValue('#filters [name=filter]')).toBe('name eq web-.* and opt_in eq true');
     expect(await shared.inputValue('#range [name=since]')).toBe('7d');
     await shared.close();
@@ -258,7 +344,11 @@ describe('operator console (headless Chromium against a running Reflex on the si
     await page.locator('#fleet-table', { hasText: 'filter:' }).waitFor();
     await page.fill('#filters [name=filter]', '');
     await page.locator('#filters button[type=submit]').click();
-    await until(() => page.locator('#fleet-table tbody tr').count(), (n) => n === 5, 'all rows again');
+    await until(
+      () => page.locator('#fleet-table tbody tr').count(),
+      (n) => n === 5,
+      'all rows again',
+    );
 
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true });
     await phone.goto(`${url}/dashboard?token=${readToken}`);

@@ -24,12 +24,21 @@ interface Reply {
 /** One HTTP request with exactly these headers (fetch would not let a test set Host). */
 function send(server: RunningHttpServer, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: server.port, method, path, headers: { ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }), ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        method,
+        path,
+        headers: { ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }), ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -58,7 +67,14 @@ async function startBoard(redis: RedisConnection, opts: { write?: string; allowe
     readiness: {},
     logger: pino({ level: 'silent' }),
     allowedHosts: opts.allowedHosts,
-    dashboard: { token: readToken, writeToken: opts.write, queues: [actions], audit: new AuditLog(redis, keys.audit), silences: new Silences(redis, keys.silences), target: 'unix:///test' },
+    dashboard: {
+      token: readToken,
+      writeToken: opts.write,
+      queues: [actions],
+      audit: new AuditLog(redis, keys.audit),
+      silences: new Silences(redis, keys.silences),
+      target: 'unix:///test',
+    },
   });
   const login = await send(server, 'GET', `/dashboard/queues?token=${readToken}`);
   expect(login.status).toBe(303);
@@ -92,15 +108,24 @@ describe('dashboard without a write token (read-only)', () => {
     redis?.disconnect();
   });
 
-  it('refuses a text/plain POST to bull-board\'s add-job route carrying the dashboard cookie, and adds no job', async () => {
-    const res = await send(board.server, 'POST', board.addPath, { cookie: board.cookie, 'content-type': 'text/plain', origin: board.origin }, addJobBody);
+  it("refuses a text/plain POST to bull-board's add-job route carrying the dashboard cookie, and adds no job", async () => {
+    const res = await send(
+      board.server,
+      'POST',
+      board.addPath,
+      { cookie: board.cookie, 'content-type': 'text/plain', origin: board.origin },
+      addJobBody,
+    );
     expect(res.status).toBe(405);
     expect(res.body).toContain('read-only');
     expect(await jobCount(board.actions)).toBe(0);
   });
 
   it('refuses pausing a queue even with the token in the Authorization header', async () => {
-    const res = await send(board.server, 'PUT', `/dashboard/queues/api/queues/${encodeURIComponent(board.actions.name)}/pause`, { authorization: `Bearer ${readToken}`, origin: board.origin });
+    const res = await send(board.server, 'PUT', `/dashboard/queues/api/queues/${encodeURIComponent(board.actions.name)}/pause`, {
+      authorization: `Bearer ${readToken}`,
+      origin: board.origin,
+    });
     expect(res.status).toBe(405);
     expect(await board.actions.isPaused()).toBe(false);
   });
@@ -144,7 +169,13 @@ describe('dashboard with a write token', () => {
   });
 
   it('refuses a change with the read token', async () => {
-    const res = await send(board.server, 'POST', board.addPath, { authorization: `Bearer ${readToken}`, 'content-type': 'application/json', origin: board.origin }, addJobBody);
+    const res = await send(
+      board.server,
+      'POST',
+      board.addPath,
+      { authorization: `Bearer ${readToken}`, 'content-type': 'application/json', origin: board.origin },
+      addJobBody,
+    );
     expect(res.status).toBe(403);
     expect(await jobCount(board.actions)).toBe(0);
   });
@@ -166,24 +197,51 @@ describe('dashboard with a write token', () => {
   });
 
   it('refuses a same-origin change with the write token whose body is not JSON (415)', async () => {
-    const res = await send(board.server, 'POST', board.addPath, { authorization: `Bearer ${writeToken}`, 'content-type': 'text/plain', origin: board.origin }, addJobBody);
+    const res = await send(
+      board.server,
+      'POST',
+      board.addPath,
+      { authorization: `Bearer ${writeToken}`, 'content-type': 'text/plain', origin: board.origin },
+      addJobBody,
+    );
     expect(res.status).toBe(415);
     expect(await jobCount(board.actions)).toBe(0);
   });
 
   it('lets a same-origin change with the write token through (the queue can be paused), but never adds or edits a job', async () => {
-    const headers = { authorization: `Bearer ${writeToken}`, 'content-type': 'application/json', origin: board.origin, 'sec-fetch-site': 'same-origin' };
+    const headers = {
+      authorization: `Bearer ${writeToken}`,
+      'content-type': 'application/json',
+      origin: board.origin,
+      'sec-fetch-site': 'same-origin',
+    };
     const res = await send(board.server, 'POST', board.addPath, headers, addJobBody);
     expect(res.status, res.body).toBe(405);
     expect(res.body).toContain('jobs are added only by Reflex');
     expect(await jobCount(board.actions)).toBe(0);
     // A job Reflex queued keeps the payload Reflex gave it.
-    const queued = await board.actions.add('start', { rule: 'restart-on-crash', action: 'start', target: 'unix:///test', project: 'default', instance: 'web-1', correlationId: 'c1' });
-    const edit = await send(board.server, 'PATCH', `/dashboard/queues/api/queues/${encodeURIComponent(board.actions.name)}/${queued.id}/update-data`, headers, JSON.stringify({ data: { method: 'DELETE', path: '/1.0/instances/web-1' } }));
+    const queued = await board.actions.add('start', {
+      rule: 'restart-on-crash',
+      action: 'start',
+      target: 'unix:///test',
+      project: 'default',
+      instance: 'web-1',
+      correlationId: 'c1',
+    });
+    const edit = await send(
+      board.server,
+      'PATCH',
+      `/dashboard/queues/api/queues/${encodeURIComponent(board.actions.name)}/${queued.id}/update-data`,
+      headers,
+      JSON.stringify({ data: { method: 'DELETE', path: '/1.0/instances/web-1' } }),
+    );
     expect(edit.status, edit.body).toBe(405);
     expect((await board.actions.getJob(queued.id!))!.data).toMatchObject({ rule: 'restart-on-crash', instance: 'web-1' });
     await queued.remove();
-    const pause = await send(board.server, 'PUT', `/dashboard/queues/api/queues/${encodeURIComponent(board.actions.name)}/pause`, { authorization: `Bearer ${writeToken}`, origin: board.origin });
+    const pause = await send(board.server, 'PUT', `/dashboard/queues/api/queues/${encodeURIComponent(board.actions.name)}/pause`, {
+      authorization: `Bearer ${writeToken}`,
+      origin: board.origin,
+    });
     expect(pause.status, pause.body).toBe(200);
     expect(await board.actions.isPaused()).toBe(true);
   });
@@ -208,13 +266,19 @@ describe('dashboard cookie', () => {
 
   it('is HttpOnly, SameSite=Strict, scoped to /dashboard, expires after 12 h, and is Secure only over HTTPS', async () => {
     const plain = await send(board.server, 'GET', `/dashboard?token=${readToken}`);
-    const attrs = String((plain.headers['set-cookie'] as string[])[0]).split(';').map((a) => a.trim().toLowerCase());
+    const attrs = String((plain.headers['set-cookie'] as string[])[0])
+      .split(';')
+      .map((a) => a.trim().toLowerCase());
     expect(attrs).toEqual(expect.arrayContaining(['httponly', 'samesite=strict', 'path=/dashboard', 'max-age=43200']));
     expect(attrs).not.toContain('secure');
     expect(String((plain.headers['set-cookie'] as string[])[0])).not.toContain(readToken);
     // Behind a TLS-terminating proxy that says so.
     const proxied = await send(board.server, 'GET', `/dashboard?token=${readToken}`, { 'x-forwarded-proto': 'https' });
-    expect(String((proxied.headers['set-cookie'] as string[])[0]).split(';').map((a) => a.trim().toLowerCase())).toContain('secure');
+    expect(
+      String((proxied.headers['set-cookie'] as string[])[0])
+        .split(';')
+        .map((a) => a.trim().toLowerCase()),
+    ).toContain('secure');
   });
 
   it('stops opening the dashboard once 12 h have passed (checked by the server, not only by the browser), and when the token changes', async () => {
@@ -251,7 +315,7 @@ describe('Host header check (DNS rebinding)', () => {
     redis?.disconnect();
   });
 
-  it('answers 421 with a clear text on every route to a Host that is not this server\'s', async () => {
+  it("answers 421 with a clear text on every route to a Host that is not this server's", async () => {
     for (const path of ['/metrics', '/readyz', '/healthz', '/dashboard', '/dashboard/queues/api/queues']) {
       for (const host of ['evil.example', `evil.example:${board.server.port}`, 'example.org', 'reflex.internal.evil.example']) {
         const res = await send(board.server, 'GET', path, { host, authorization: `Bearer ${readToken}` });
@@ -264,10 +328,20 @@ describe('Host header check (DNS rebinding)', () => {
 
   it('answers IP addresses (a Prometheus scrape by IP), localhost and the allowed names', async () => {
     const port = board.server.port;
-    for (const host of [`127.0.0.1:${port}`, '127.0.0.1', `10.1.2.3:${port}`, `[::1]:${port}`, `localhost:${port}`, 'LOCALHOST', 'reflex.internal', `reflex.internal.:${port}`, 'a.example.org', 'deep.a.example.org']) {
+    for (const host of [
+      `127.0.0.1:${port}`,
+      '127.0.0.1',
+      `10.1.2.3:${port}`,
+      `[::1]:${port}`,
+      `localhost:${port}`,
+      'LOCALHOST',
+      'reflex.internal',
+      `reflex.internal.:${port}`,
+      'a.example.org',
+      'deep.a.example.org',
+    ]) {
       const res = await send(board.server, 'GET', '/metrics', { host });
       expect(res.status, host).toBe(200);
     }
   });
 });
-

@@ -25,9 +25,18 @@ describe('dashboard (headless Chromium against a running Reflex)', () => {
 
   beforeAll(async () => {
     if (!existsSync(chromiumPath)) throw new Error(`no Chromium at ${chromiumPath}: apt-get install chromium (CI does), or set REFLEX_CHROMIUM`);
-    bed = await startObservabilityBed({ rulesDir: 'rules', instances: [{ name: 'web-1' }, { name: 'batch-1', optIn: false }], config: { dashboardToken: token } });
+    bed = await startObservabilityBed({
+      rulesDir: 'rules',
+      instances: [{ name: 'web-1' }, { name: 'batch-1', optIn: false }],
+      config: { dashboardToken: token },
+    });
     const redis = redisClient();
-    await new Silences(redis, keySpace(bed.prefix).silences).add({ scope: { instance: 'db-7' }, reason: 'kernel upgrade window', createdBy: 'ops@example', durationMs: 3_600_000 });
+    await new Silences(redis, keySpace(bed.prefix).silences).add({
+      scope: { instance: 'db-7' },
+      reason: 'kernel upgrade window',
+      createdBy: 'ops@example',
+      durationMs: 3_600_000,
+    });
     redis.disconnect();
     await waitForMetric(bed.url, 'reflex_stream_connected', { target: bed.reflex.target }, (v) => v === 1);
     await waitForMetric(bed.url, 'reflex_gaps_resynced_total', {}, (v) => v >= 1);
@@ -38,7 +47,16 @@ describe('dashboard (headless Chromium against a running Reflex)', () => {
     // each launch a fresh profile of its own (--user-data-dir in a temporary folder).
     browser = await chromium.launch({
       executablePath: chromiumPath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
 
@@ -102,9 +120,17 @@ describe('dashboard (headless Chromium against a running Reflex)', () => {
     const actionsQueue = keySpace(bed.prefix).actionsQueue;
     // What a same-site page could send: a "simple" request (no preflight) that carries the cookie.
     const attempt = await page.evaluate(async (queue) => {
-      const add = await fetch(`/dashboard/queues/api/queues/${encodeURIComponent(queue)}/add`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ name: 'api-call', data: { method: 'DELETE', path: '/1.0/instances/web-1' } }) });
+      const add = await fetch(`/dashboard/queues/api/queues/${encodeURIComponent(queue)}/add`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: JSON.stringify({ name: 'api-call', data: { method: 'DELETE', path: '/1.0/instances/web-1' } }),
+      });
       const list = await fetch('/dashboard/queues/api/queues');
-      return { add: add.status, list: list.status, queues: ((await list.json()) as { queues: { name: string; readOnlyMode: boolean }[] }).queues.map((q) => [q.name, q.readOnlyMode]) };
+      return {
+        add: add.status,
+        list: list.status,
+        queues: ((await list.json()) as { queues: { name: string; readOnlyMode: boolean }[] }).queues.map((q) => [q.name, q.readOnlyMode]),
+      };
     }, actionsQueue);
     expect(attempt.add).toBe(405);
     expect(attempt.list).toBe(200);

@@ -10,8 +10,8 @@ function refused(port: number): Promise<boolean> {
   });
 }
 
-describe('the demo, the README\'s first command', () => {
-  it('heals the simulated fleet, leaves users\' stops alone, quarantines a crash loop, and exits leaving nothing running', async () => {
+describe("the demo, the README's first command", () => {
+  it("heals the simulated fleet, leaves users' stops alone, quarantines a crash loop, and exits leaving nothing running", async () => {
     // The default metrics port held, as by a `reflex run` on the same host: the demo picks its own ports.
     const held = await holdPort(9464);
     const started = Date.now();
@@ -28,7 +28,9 @@ describe('the demo, the README\'s first command', () => {
     expect(out.match(/ALERT\s+web-2/g)).toHaveLength(1);
     // The example receiver (signed webhook, signature checked) gets each crash firing, then resolved with the operation.
     expect(out).toMatch(/RECEIVED\s+web-1\s+chat: \[firing\] instance\.crashed \(warning\) web-1 stopped without a request/);
-    expect(out).toMatch(/RECEIVED\s+web-1\s+chat: \[resolved\] instance\.crashed .*started by Reflex; Reflex: start done \(operation [0-9a-f]{8}\); restarted/);
+    expect(out).toMatch(
+      /RECEIVED\s+web-1\s+chat: \[resolved\] instance\.crashed .*started by Reflex; Reflex: start done \(operation [0-9a-f]{8}\); restarted/,
+    );
     expect(out).toMatch(/RECEIVED\s+web-2\s+chat: \[firing\] crash-loop \(critical\)/);
     expect(out).not.toMatch(/refused: signature/);
     const port = Number(/private at redis:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
@@ -40,7 +42,9 @@ describe('the demo, the README\'s first command', () => {
     // No redis-server on the PATH and no REDIS_URL: nothing to start a private one with.
     const none = await runReflex(['demo', '--duration', '5s'], { REDIS_URL: '', PATH: '/nonexistent' });
     expect(none.code).toBe(4);
-    expect(none.stderr).toBe('reflex: No Redis available: set REDIS_URL=redis://host:port, or install redis-server (Debian: apt-get install redis-server) so a private one can be started.\n');
+    expect(none.stderr).toBe(
+      'reflex: No Redis available: set REDIS_URL=redis://host:port, or install redis-server (Debian: apt-get install redis-server) so a private one can be started.\n',
+    );
     // A Redis that does not answer: the same exit code, nothing left running (the process ends).
     const unreachable = await runReflex(['demo', '--duration', '5s', '--redis', 'redis://127.0.0.1:1']);
     expect(unreachable.code).toBe(4);

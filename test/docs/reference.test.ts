@@ -24,7 +24,9 @@ describe('documentation that cannot drift', () => {
 });
 
 describe('docker-compose.yml', () => {
-  const compose = parse(readFileSync('docker-compose.yml', 'utf8')) as { services: Record<string, { command?: string[]; environment?: Record<string, string>; profiles?: string[]; deploy?: { replicas?: number } }> };
+  const compose = parse(readFileSync('docker-compose.yml', 'utf8')) as {
+    services: Record<string, { command?: string[]; environment?: Record<string, string>; profiles?: string[]; deploy?: { replicas?: number } }>;
+  };
 
   it('runs Redis with AOF and noeviction, two worker replicas in the default profile, and a demo profile of its own', () => {
     expect(compose.services.redis?.command?.join(' ')).toContain('--appendonly yes');

@@ -30,7 +30,10 @@ describe('reflex doctor checks Redis for BullMQ', () => {
     await admin.config('SET', 'maxmemory-policy', 'noeviction');
     await admin.config('SET', 'appendonly', 'yes');
     const checks = await checkRedis(server.url);
-    expect(checks.every((c) => c.ok && !c.warning), JSON.stringify(checks)).toBe(true);
+    expect(
+      checks.every((c) => c.ok && !c.warning),
+      JSON.stringify(checks),
+    ).toBe(true);
     expect(checks[0]!.detail).toMatch(/^reachable at redis:\/\/127\.0\.0\.1:\d+, Redis \d+\.\d+\.\d+, AOF on$/);
     expect(checks[1]!.detail).toBe('maxmemory-policy noeviction');
     expect(checks).toHaveLength(2);
@@ -40,10 +43,16 @@ describe('reflex doctor checks Redis for BullMQ', () => {
     await admin.config('SET', 'maxmemory-policy', 'noeviction');
     await admin.config('SET', 'appendonly', 'no');
     const checks = await checkRedis(server.url);
-    expect(checks.every((c) => c.ok), JSON.stringify(checks)).toBe(true);
+    expect(
+      checks.every((c) => c.ok),
+      JSON.stringify(checks),
+    ).toBe(true);
     expect(checks[0]!.detail).toMatch(/, AOF off$/);
     expect(checks.filter((c) => c.warning)).toEqual([
-      expect.objectContaining({ detail: expect.stringMatching(/^AOF off: .*lost if Redis dies/), fix: expect.stringMatching(/CONFIG SET appendonly yes.*redis\.conf/) }),
+      expect.objectContaining({
+        detail: expect.stringMatching(/^AOF off: .*lost if Redis dies/),
+        fix: expect.stringMatching(/CONFIG SET appendonly yes.*redis\.conf/),
+      }),
     ]);
   });
 
@@ -71,7 +80,9 @@ describe('reflex doctor checks Redis for BullMQ', () => {
 
   it('fails an unreachable Redis with how to start one', async () => {
     const checks = await checkRedis('redis://127.0.0.1:1');
-    expect(checks).toEqual([expect.objectContaining({ ok: false, detail: expect.stringMatching(/ECONNREFUSED/), fix: expect.stringMatching(/^start redis-server/) })]);
+    expect(checks).toEqual([
+      expect.objectContaining({ ok: false, detail: expect.stringMatching(/ECONNREFUSED/), fix: expect.stringMatching(/^start redis-server/) }),
+    ]);
   });
 
   it('compares versions by number, so 6.10 is newer than 6.2 and 6.0.16 is too old', () => {

@@ -4,7 +4,16 @@ import { afterAll, expect, it } from 'vitest';
 import { keySpace } from '../../src/redis/key-space.js';
 import type { ActionJobInput } from '../../src/actions/action-job.js';
 import { waitForAudit } from '../support/audit-trail.js';
-import { STATUS_RUNNING, STATUS_STOPPED, crashInstance, deleteTestInstance, describeLxd, launchTestInstance, lxdSocketPath, waitForStatus } from '../support/lxd-bed.js';
+import {
+  STATUS_RUNNING,
+  STATUS_STOPPED,
+  crashInstance,
+  deleteTestInstance,
+  describeLxd,
+  launchTestInstance,
+  lxdSocketPath,
+  waitForStatus,
+} from '../support/lxd-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 
@@ -21,7 +30,10 @@ await describeLxd('a start the daemon refuses while its stop hook runs', () => {
   it('is retried with backoff until the instance runs, and every attempt is audited', async () => {
     name = await launchTestInstance();
     const target = `unix://${lxdSocketPath()}`;
-    worker = startReflexProcess(['run', '--role', 'worker', '--target', target, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
+    worker = startReflexProcess(
+      ['run', '--role', 'worker', '--target', target, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--http-port', '0'],
+      { REFLEX_LOG_LEVEL: 'info' },
+    );
     await worker.waitForLog('reflex running');
     const keys = keySpace(prefix);
     const connection = new Redis(redisUrl(), { maxRetriesPerRequest: null });
@@ -30,7 +42,17 @@ await describeLxd('a start the daemon refuses while its stop hook runs', () => {
       await crashInstance(name);
       // /state reads Stopped ~60 ms after the kill, LXD's stop hook finishes ~600 ms later: start inside that window.
       await waitForStatus(name, STATUS_STOPPED, 2_000);
-      const job: ActionJobInput = { rule: 'heal', action: 'start', params: {}, target, project: 'default', instance: name, correlationId: 'busy-1', origin: 'operator', dryRun: false };
+      const job: ActionJobInput = {
+        rule: 'heal',
+        action: 'start',
+        params: {},
+        target,
+        project: 'default',
+        instance: name,
+        correlationId: 'busy-1',
+        origin: 'operator',
+        dryRun: false,
+      };
       await actions.add('start', job, { jobId: 'busy-1', attempts: 8, backoff: { type: 'exponential', delay: 200 } });
       await waitForStatus(name, STATUS_RUNNING, 10_000);
     } finally {

@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { waitForAudit } from '../support/audit-trail.js';
-import { STATUS_STOPPED, crashInstance, deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, lxdSocketPath } from '../support/lxd-bed.js';
+import {
+  STATUS_STOPPED,
+  crashInstance,
+  deleteTestInstance,
+  describeLxd,
+  instanceStatus,
+  launchTestInstance,
+  lxc,
+  lxdSocketPath,
+} from '../support/lxd-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 import { noActionPending } from '../remediation/trail.js';
@@ -12,7 +21,24 @@ await describeLxd('crash loops and silences on real LXD', () => {
   let reflex: ReflexProcess;
 
   beforeAll(async () => {
-    reflex = startReflexProcess(['run', '--target', `unix://${lxdSocketPath()}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'test/fixtures/rules-crash-loop', '--resync-interval', '0', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
+    reflex = startReflexProcess(
+      [
+        'run',
+        '--target',
+        `unix://${lxdSocketPath()}`,
+        '--redis',
+        redisUrl(),
+        '--prefix',
+        prefix,
+        '--rules',
+        'test/fixtures/rules-crash-loop',
+        '--resync-interval',
+        '0',
+        '--http-port',
+        '0',
+      ],
+      { REFLEX_LOG_LEVEL: 'info' },
+    );
     await reflex.waitForLog('event stream connected');
     await reflex.waitForLog('reflex running');
   });
@@ -48,7 +74,20 @@ await describeLxd('crash loops and silences on real LXD', () => {
   it('suppresses the remediation of a silenced instance and records it', async () => {
     const name = await launchTestInstance({ config: { 'user.reflex.autorestart': 'true' } });
     names.push(name);
-    const added = await runReflex(['silence', 'add', '--instance', name, '--duration', '10m', '--reason', 'maintenance test', '--redis', redisUrl(), '--prefix', prefix]);
+    const added = await runReflex([
+      'silence',
+      'add',
+      '--instance',
+      name,
+      '--duration',
+      '10m',
+      '--reason',
+      'maintenance test',
+      '--redis',
+      redisUrl(),
+      '--prefix',
+      prefix,
+    ]);
     expect(added.code, added.stderr).toBe(0);
     await crashInstance(name);
     const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'decision'), 30_000);

@@ -23,7 +23,9 @@ async function expectLeftAloneAndAlerted(bed: DaemonBed, prefix: string, name: s
   const incident = alerted.filter((r) => r.correlationId === gap!.correlationId);
   expect(incident.map((r) => r.type)).toEqual(['event', 'decision', 'alert']);
   expect(incident[1]).toMatchObject({ rule: 'restart-on-crash', matched: false });
-  expect(incident[2]!.summary).toContain(`${name} found Stopped after a gap, cause unknown: Reflex does not start it; to start it: reflex heal ${name}`);
+  expect(incident[2]!.summary).toContain(
+    `${name} found Stopped after a gap, cause unknown: Reflex does not start it; to start it: reflex heal ${name}`,
+  );
   // The alert is the incident's last record: the rules have decided, and queued nothing.
   const trail = await auditTrail(redisUrl(), prefix, name);
   expect((await bed.status(name)).status_code, `left alone\n${show(trail)}`).toBe(STATUS_STOPPED);
@@ -42,7 +44,24 @@ await describeEachBed(
     // restarting the shared daemon would disturb other suites.
     beforeAll(async () => {
       proxy = await startEventProxy(bed.socket);
-      reflex = startReflexProcess(['run', '--target', `unix://${proxy.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--resync-interval', '0', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
+      reflex = startReflexProcess(
+        [
+          'run',
+          '--target',
+          `unix://${proxy.socketPath}`,
+          '--redis',
+          redisUrl(),
+          '--prefix',
+          prefix,
+          '--rules',
+          'rules',
+          '--resync-interval',
+          '0',
+          '--http-port',
+          '0',
+        ],
+        { REFLEX_LOG_LEVEL: 'info' },
+      );
       await reflex.waitForLog('reflex running');
       await reflex.waitForLog('event stream connected');
     });
@@ -71,7 +90,18 @@ await describeEachBed(
 
       await expectLeftAloneAndAlerted(bed, prefix, name);
 
-      const healed = await runReflex(['heal', name, '--target', `unix://${proxy.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--wait', '30s']);
+      const healed = await runReflex([
+        'heal',
+        name,
+        '--target',
+        `unix://${proxy.socketPath}`,
+        '--redis',
+        redisUrl(),
+        '--prefix',
+        prefix,
+        '--wait',
+        '30s',
+      ]);
       expect(healed.code, healed.stderr).toBe(0);
       await bed.waitForStatus(name, STATUS_RUNNING, 10_000);
     }, 60_000);

@@ -53,23 +53,41 @@ await describeEachBed('a crashed container comes back by itself', (bed) => {
     await runningTracked(redisUrl(), prefix, name);
     await bed.cli(['stop', name], 20_000);
     // Once the rules have decided on the stop, nothing is left that could start it again.
-    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'decision' && r.summary.includes('intent is requested')));
+    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) =>
+      rs.some((r) => r.type === 'decision' && r.summary.includes('intent is requested')),
+    );
     expect((await bed.status(name)).status_code, show(trail)).toBe(STATUS_STOPPED);
-    expect(trail.some((r) => r.type === 'event' && r.summary.endsWith('103 → 102 (requested, instance-shutdown)')), show(trail)).toBe(true);
-    expect(trail.find((r) => r.type === 'decision'), show(trail)).toMatchObject({ rule: 'restart-on-crash', matched: false });
-    expect(trail.filter((r) => r.type === 'call' || r.type === 'action'), show(trail)).toEqual([]);
+    expect(
+      trail.some((r) => r.type === 'event' && r.summary.endsWith('103 → 102 (requested, instance-shutdown)')),
+      show(trail),
+    ).toBe(true);
+    expect(
+      trail.find((r) => r.type === 'decision'),
+      show(trail),
+    ).toMatchObject({ rule: 'restart-on-crash', matched: false });
+    expect(
+      trail.filter((r) => r.type === 'call' || r.type === 'action'),
+      show(trail),
+    ).toEqual([]);
   }, 60_000);
 
   // The opt-in is read the same way whatever the daemon: LXD alone covers it.
-  it.runIf(bed.kind === 'lxd')('leaves a crashed container without the opt-in key alone, and records why', async () => {
-    const name = await bed.launch();
-    instances.push(name);
-    await bed.crash(name);
-    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'decision'));
-    expect(trail.find((r) => r.type === 'decision')!.summary).toContain('not opted in');
-    expect((await bed.status(name)).status_code).toBe(STATUS_STOPPED);
-    expect(trail.filter((r) => r.type === 'call' || r.type === 'action'), show(trail)).toEqual([]);
-  }, 60_000);
+  it.runIf(bed.kind === 'lxd')(
+    'leaves a crashed container without the opt-in key alone, and records why',
+    async () => {
+      const name = await bed.launch();
+      instances.push(name);
+      await bed.crash(name);
+      const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'decision'));
+      expect(trail.find((r) => r.type === 'decision')!.summary).toContain('not opted in');
+      expect((await bed.status(name)).status_code).toBe(STATUS_STOPPED);
+      expect(
+        trail.filter((r) => r.type === 'call' || r.type === 'action'),
+        show(trail),
+      ).toEqual([]);
+    },
+    60_000,
+  );
 });
 
 await describeEachBed(

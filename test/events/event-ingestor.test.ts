@@ -40,7 +40,9 @@ describe('the event ingestor', () => {
     const written = await jobs();
     expect(written).toHaveLength(1);
     expect(written[0]!.kind).toBe('batch');
-    const actions = (written[0] as Extract<EventJob, { kind: 'batch' }>).items.map((i) => (i.kind === 'frame' ? JSON.parse(i.raw).metadata.action : i.kind));
+    const actions = (written[0] as Extract<EventJob, { kind: 'batch' }>).items.map((i) =>
+      i.kind === 'frame' ? JSON.parse(i.raw).metadata.action : i.kind,
+    );
     expect(actions).toEqual(['instance-paused', 'instance-updated', 'instance-resumed']);
   });
 
@@ -67,7 +69,10 @@ describe('the event ingestor', () => {
 
   it('writes a lone frame at once, and holds the frames of an instance in the middle of an action to put them in order', async () => {
     const { ingestor, jobs } = await setUp(20, true);
-    const actions = async () => (await jobs()).flatMap((j) => (j.kind === 'batch' ? j.items : [j])).map((i) => (i.kind === 'frame' ? JSON.parse(i.raw).metadata.action : i.kind));
+    const actions = async () =>
+      (await jobs())
+        .flatMap((j) => (j.kind === 'batch' ? j.items : [j]))
+        .map((i) => (i.kind === 'frame' ? JSON.parse(i.raw).metadata.action : i.kind));
     ingestor.pushFrame(frame('2026-11-22T10:00:00.100000000Z', 'instance-shutdown'), Date.now());
     await ingestor.drain();
     expect(await jobs()).toHaveLength(1);
@@ -79,10 +84,14 @@ describe('the event ingestor', () => {
     expect(await actions()).toEqual(['instance-shutdown', 'instance-resumed', 'instance-started']);
   });
 
-  it('writes another instance\'s lone frame at once while one instance\'s frames are held', async () => {
+  it("writes another instance's lone frame at once while one instance's frames are held", async () => {
     const { ingestor, jobs } = await setUp(3_000, true);
-    const other = (ts: string) => JSON.stringify({ type: 'lifecycle', timestamp: ts, metadata: { action: 'instance-shutdown', source: '/1.0/instances/r2' } });
-    const written = async () => (await jobs()).flatMap((j) => (j.kind === 'batch' ? j.items : [j])).map((i) => (i.kind === 'frame' ? JSON.parse(i.raw).metadata.source : i.kind));
+    const other = (ts: string) =>
+      JSON.stringify({ type: 'lifecycle', timestamp: ts, metadata: { action: 'instance-shutdown', source: '/1.0/instances/r2' } });
+    const written = async () =>
+      (await jobs())
+        .flatMap((j) => (j.kind === 'batch' ? j.items : [j]))
+        .map((i) => (i.kind === 'frame' ? JSON.parse(i.raw).metadata.source : i.kind));
     const writtenCount = (n: number) => until(`${n} written`, async () => (await written()).length >= n, 1_000, 20);
     ingestor.pushFrame(frame('2026-11-22T10:00:00.100000000Z', 'instance-started'), Date.now());
     await writtenCount(1);

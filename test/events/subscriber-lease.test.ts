@@ -12,7 +12,9 @@ describe('one active subscriber per target across replicas', () => {
 
   it('gives the lease to exactly one of three replicas', async () => {
     const key = uniquePrefix('lease');
-    const leases = [1, 2, 3].map((i) => new SubscriberLease({ redis, key, fenceKey: `${key}:fence`, vacantKey: `${key}:vacant`, logger, ttlMs: 600, holder: `r${i}` }));
+    const leases = [1, 2, 3].map(
+      (i) => new SubscriberLease({ redis, key, fenceKey: `${key}:fence`, vacantKey: `${key}:vacant`, logger, ttlMs: 600, holder: `r${i}` }),
+    );
     leases.forEach((l) => l.start());
     // A quiet period longer than the lease time (600 ms): a second holder would show in it.
     await sleep(700);
@@ -47,7 +49,16 @@ describe('one active subscriber per target across replicas', () => {
     const a = new SubscriberLease({ redis, key, fenceKey: `${key}:fence`, vacantKey: `${key}:vacant`, logger, ttlMs: 5_000, holder: 'a' });
     a.start();
     await until('a holding the lease', () => a.isHeld, 1000, 20);
-    const b = new SubscriberLease({ redis, key, fenceKey: `${key}:fence`, vacantKey: `${key}:vacant`, logger, ttlMs: 5_000, renewEveryMs: 100, holder: 'b' });
+    const b = new SubscriberLease({
+      redis,
+      key,
+      fenceKey: `${key}:fence`,
+      vacantKey: `${key}:vacant`,
+      logger,
+      ttlMs: 5_000,
+      renewEveryMs: 100,
+      holder: 'b',
+    });
     b.start();
     await a.stop();
     await until('b holding the lease', () => b.isHeld, 1000, 20);
@@ -56,7 +67,16 @@ describe('one active subscriber per target across replicas', () => {
 
   it('notices when its lease was taken, and says so', async () => {
     const key = uniquePrefix('lease');
-    const a = new SubscriberLease({ redis, key, fenceKey: `${key}:fence`, vacantKey: `${key}:vacant`, logger, ttlMs: 600, renewEveryMs: 100, holder: 'a' });
+    const a = new SubscriberLease({
+      redis,
+      key,
+      fenceKey: `${key}:fence`,
+      vacantKey: `${key}:vacant`,
+      logger,
+      ttlMs: 600,
+      renewEveryMs: 100,
+      holder: 'a',
+    });
     let lost = false;
     a.on('lost', () => (lost = true));
     a.start();

@@ -23,7 +23,15 @@ describe('typing the real LXD 5.0.2 event stream', () => {
 
   it('reads kill -9 of init as Stopped (102) that nobody asked for', () => {
     const e = typed(capturedFrameAt('2026-11-22T06:36:43.5'));
-    expect(e).toMatchObject({ kind: 'instance.status', instance: 'research-a', to: 102, intent: 'unrequested', action: 'instance-shutdown', project: 'default', location: 'none' });
+    expect(e).toMatchObject({
+      kind: 'instance.status',
+      instance: 'research-a',
+      to: 102,
+      intent: 'unrequested',
+      action: 'instance-shutdown',
+      project: 'default',
+      location: 'none',
+    });
   });
 
   it('reads a graceful lxc stop as Stopped requested through the API', () => {
@@ -32,7 +40,12 @@ describe('typing the real LXD 5.0.2 event stream', () => {
   });
 
   it('reads a restart as a single Running transition', () => {
-    expect(typed(capturedFrameAt('2026-11-22T06:36:38.8'))).toMatchObject({ kind: 'instance.status', to: 103, intent: 'requested', action: 'instance-restarted' });
+    expect(typed(capturedFrameAt('2026-11-22T06:36:38.8'))).toMatchObject({
+      kind: 'instance.status',
+      to: 103,
+      intent: 'requested',
+      action: 'instance-restarted',
+    });
   });
 
   it('reads a guest reboot as an unrequested shutdown followed by an unrequested restart', () => {
@@ -41,7 +54,11 @@ describe('typing the real LXD 5.0.2 event stream', () => {
   });
 
   it('keeps snapshot events as lifecycle events, not status changes of the instance', () => {
-    expect(typed(capturedFrameAt('2026-11-22T06:36:24.33'))).toMatchObject({ kind: 'lifecycle', action: 'instance-snapshot-created', instance: 'research-a' });
+    expect(typed(capturedFrameAt('2026-11-22T06:36:24.33'))).toMatchObject({
+      kind: 'lifecycle',
+      action: 'instance-snapshot-created',
+      instance: 'research-a',
+    });
   });
 
   it('reads operation frames with their instances from either resource key', () => {
@@ -58,8 +75,14 @@ describe('typing the real LXD 5.0.2 event stream', () => {
 
   it('rejects malformed frames with a reason instead of throwing', () => {
     expect(decodeFrame('{not json')).toMatchObject({ ok: false, reason: expect.stringContaining('not JSON') });
-    expect(decodeFrame('{"type":"lifecycle","timestamp":"x","metadata":{}}')).toMatchObject({ ok: false, reason: expect.stringContaining('timestamp') });
-    expect(decodeFrame('{"type":"lifecycle","timestamp":"2026-11-22T06:36:43Z","metadata":{"source":"/1.0/instances/a"}}')).toMatchObject({ ok: false, reason: expect.stringContaining('metadata.action') });
+    expect(decodeFrame('{"type":"lifecycle","timestamp":"x","metadata":{}}')).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('timestamp'),
+    });
+    expect(decodeFrame('{"type":"lifecycle","timestamp":"2026-11-22T06:36:43Z","metadata":{"source":"/1.0/instances/a"}}')).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('metadata.action'),
+    });
   });
 });
 

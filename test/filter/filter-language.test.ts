@@ -23,7 +23,9 @@ describe('parsing', () => {
     expect(parseFilter('Properties.os eq Debian and not UpdateSource.Protocol eq simplestreams')).toEqual(
       and(eq('Properties.os', 'Debian'), not(eq('UpdateSource.Protocol', 'simplestreams'))),
     );
-    expect(parseFilter('config.image.os eq busybox or devices.root.pool eq default')).toEqual(or(eq('config.image.os', 'busybox'), eq('devices.root.pool', 'default')));
+    expect(parseFilter('config.image.os eq busybox or devices.root.pool eq default')).toEqual(
+      or(eq('config.image.os', 'busybox'), eq('devices.root.pool', 'default')),
+    );
   });
 
   it('is left-associative and supports nesting', () => {
@@ -117,20 +119,30 @@ const exprArb: fc.Arbitrary<FilterExpr> = fc.letrec<{ e: FilterExpr }>((tie) => 
 
 describe('properties', () => {
   it('print then parse is the identity', () => {
-    fc.assert(fc.property(exprArb, (e) => {
+    fc.assert(
+      fc.property(exprArb, (e) => {
         expect(parseFilter(printFilter(e))).toEqual(e);
-      }), { numRuns: 500 });
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('printing a parsed canonical string gives the same string', () => {
-    fc.assert(fc.property(exprArb, (e) => {
+    fc.assert(
+      fc.property(exprArb, (e) => {
         expect(printFilter(parseFilter(printFilter(e)))).toBe(printFilter(e));
-      }), { numRuns: 300 });
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('the parser throws nothing but FilterSyntaxError on arbitrary input', () => {
     const tokens = fc.constantFrom('(', ')', '"', ' ', 'not', 'and', 'or', 'eq', 'ne', 'name', 'x)', '"a b"', '((', '))');
-    const input = fc.oneof(fc.string({ maxLength: 60 }), fc.array(tokens, { maxLength: 20 }).map((a) => a.join(' ')), fc.array(tokens, { maxLength: 20 }).map((a) => a.join('')));
+    const input = fc.oneof(
+      fc.string({ maxLength: 60 }),
+      fc.array(tokens, { maxLength: 20 }).map((a) => a.join(' ')),
+      fc.array(tokens, { maxLength: 20 }).map((a) => a.join('')),
+    );
     fc.assert(
       fc.property(input, (s) => {
         try {

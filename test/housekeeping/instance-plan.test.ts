@@ -9,7 +9,15 @@ const tickAt = now - 200;
 const hour = 3_600_000;
 
 function instance(over: Partial<Instance> & Record<string, unknown> = {}): Instance {
-  return { name: 'web1', status: 'Running', status_code: 103, config: { 'user.backup': 'true' }, created_at: '2024-01-01T00:00:00Z', last_used_at: '2024-06-15T11:00:00Z', ...over } as Instance;
+  return {
+    name: 'web1',
+    status: 'Running',
+    status_code: 103,
+    config: { 'user.backup': 'true' },
+    created_at: '2024-01-01T00:00:00Z',
+    last_used_at: '2024-06-15T11:00:00Z',
+    ...over,
+  } as Instance;
 }
 
 const snaps: SnapshotInfo[] = [
@@ -34,7 +42,11 @@ const backup = defineSchedule({
 
 describe('instance plan', () => {
   it('creates first, then deletes what retention drops, counting the new snapshot; manual snapshots stay', () => {
-    const plan = planInstance({ instance: instance(), project: 'default', snapshots: snaps, pool: { name: 'default', freeRatio: 0.5 }, ownership: ownership() }, backup.tasks, { now, tickAt, tz: 'UTC' });
+    const plan = planInstance(
+      { instance: instance(), project: 'default', snapshots: snaps, pool: { name: 'default', freeRatio: 0.5 }, ownership: ownership() },
+      backup.tasks,
+      { now, tickAt, tz: 'UTC' },
+    );
     expect(plan.order).toBe('create-first');
     expect(plan.steps.map((s) => [s.kind, 'name' in s ? s.name : ''])).toEqual([
       ['create-snapshot', 'auto-20240615-115959'],
@@ -46,27 +58,43 @@ describe('instance plan', () => {
   });
 
   it('prunes before creating when the pool is low on space', () => {
-    const plan = planInstance({ instance: instance(), project: 'default', snapshots: snaps, pool: { name: 'default', freeRatio: 0.05 }, ownership: ownership() }, backup.tasks, { now, tickAt, tz: 'UTC' });
+    const plan = planInstance(
+      { instance: instance(), project: 'default', snapshots: snaps, pool: { name: 'default', freeRatio: 0.05 }, ownership: ownership() },
+      backup.tasks,
+      { now, tickAt, tz: 'UTC' },
+    );
     expect(plan.order).toBe('prune-first');
     expect(plan.orderReason).toMatch(/5% free \(below 10%\)/);
     expect(plan.steps.map((s) => s.kind)).toEqual(['delete-snapshot', 'delete-snapshot', 'create-snapshot']);
   });
 
   it('skips stopped instances for snapshots unless asked, but still applies retention', () => {
-    const plan = planInstance({ instance: instance({ status: 'Stopped', status_code: 102 }), project: 'default', snapshots: snaps, ownership: ownership() }, backup.tasks, { now, tickAt, tz: 'UTC' });
+    const plan = planInstance(
+      { instance: instance({ status: 'Stopped', status_code: 102 }), project: 'default', snapshots: snaps, ownership: ownership() },
+      backup.tasks,
+      { now, tickAt, tz: 'UTC' },
+    );
     expect(plan.notes).toContain('snapshot: instance is Stopped (includeStopped is false)');
     expect(plan.steps.map((s) => ('name' in s ? s.name : ''))).toEqual(['auto-20240615-090000']);
   });
 
   it('does not take the same tick twice: the ledger says this tick already claimed its snapshot', () => {
-    const plan = planInstance({ instance: instance(), project: 'default', snapshots: snaps, ownership: ownership({ tickClaimed: true }) }, backup.tasks, { now, tickAt, tz: 'UTC' });
+    const plan = planInstance(
+      { instance: instance(), project: 'default', snapshots: snaps, ownership: ownership({ tickClaimed: true }) },
+      backup.tasks,
+      { now, tickAt, tz: 'UTC' },
+    );
     expect(plan.steps.find((s) => s.kind === 'create-snapshot')).toBeUndefined();
     expect(plan.notes.join()).toMatch(/already taken/);
   });
 
   it('a manual snapshot with the name of this tick: takes its own under another name, and never deletes the manual one', () => {
     const manual = { name: 'auto-20240615-115959', createdAt: now - 100 };
-    const plan = planInstance({ instance: instance(), project: 'default', snapshots: [...snaps, manual], ownership: ownership() }, backup.tasks, { now, tickAt, tz: 'UTC' });
+    const plan = planInstance({ instance: instance(), project: 'default', snapshots: [...snaps, manual], ownership: ownership() }, backup.tasks, {
+      now,
+      tickAt,
+      tz: 'UTC',
+    });
     expect(plan.steps[0]).toMatchObject({ kind: 'create-snapshot', name: 'auto-20240615-115959-2' });
     expect(plan.steps.map((s) => ('name' in s ? s.name : ''))).not.toContain('auto-20240615-115959');
     expect(plan.keep.map((k) => k.name)).toEqual(['auto-20240615-115959-2', 'auto-20240615-110000']);
@@ -75,20 +103,44 @@ describe('instance plan', () => {
   });
 
   it('a name reserved in the ledger (its job still running) is not given to another snapshot', () => {
-    const plan = planInstance({ instance: instance(), project: 'default', snapshots: snaps, ownership: ownership({ reserved: new Set(['auto-20240615-115959']) }) }, backup.tasks, { now, tickAt, tz: 'UTC' });
+    const plan = planInstance(
+      { instance: instance(), project: 'default', snapshots: snaps, ownership: ownership({ reserved: new Set(['auto-20240615-115959']) }) },
+      backup.tasks,
+      { now, tickAt, tz: 'UTC' },
+    );
     expect(plan.steps[0]).toMatchObject({ kind: 'create-snapshot', name: 'auto-20240615-115959-2' });
   });
 
   it('without ledger records (lost, or never made by Reflex) retention deletes nothing and says why', () => {
-    const plan = planInstance({ instance: instance(), project: 'default', snapshots: snaps, ownership: ownership({ mine: new Set(), reflex: new Set(), reserved: new Set(), recorded: 0 }) }, backup.tasks, { now, tickAt, tz: 'UTC' });
+    const plan = planInstance(
+      {
+        instance: instance(),
+        project: 'default',
+        snapshots: snaps,
+        ownership: ownership({ mine: new Set(), reflex: new Set(), reserved: new Set(), recorded: 0 }),
+      },
+      backup.tasks,
+      { now, tickAt, tz: 'UTC' },
+    );
     expect(plan.steps.map((s) => s.kind)).toEqual(['create-snapshot']);
     expect(plan.unproven).toEqual(['auto-20240615-090000', 'auto-20240615-100000', 'auto-20240615-110000']);
     expect(plan.notes.join()).toMatch(/does not prove Reflex made them; kept/);
   });
 
   it('keepWithin keeps every snapshot of the last period, with the reason', () => {
-    const s = defineSchedule({ name: 'backup', every: '1h', tasks: [{ task: 'snapshot', namePattern: 'auto-%Y%m%d-%H%M%S' }, { task: 'retention', keepWithin: '150m' }] });
-    const plan = planInstance({ instance: instance(), project: 'default', snapshots: snaps, ownership: ownership() }, s.tasks, { now, tickAt, tz: 'UTC' });
+    const s = defineSchedule({
+      name: 'backup',
+      every: '1h',
+      tasks: [
+        { task: 'snapshot', namePattern: 'auto-%Y%m%d-%H%M%S' },
+        { task: 'retention', keepWithin: '150m' },
+      ],
+    });
+    const plan = planInstance({ instance: instance(), project: 'default', snapshots: snaps, ownership: ownership() }, s.tasks, {
+      now,
+      tickAt,
+      tz: 'UTC',
+    });
     expect(plan.steps.filter((x) => x.kind === 'delete-snapshot').map((x) => ('name' in x ? x.name : ''))).toEqual(['auto-20240615-090000']);
     expect(plan.keep.find((k) => k.name === 'auto-20240615-100000')!.reasons).toEqual(['within 150m']);
   });
@@ -101,18 +153,31 @@ describe('instance plan', () => {
       { name: 'forever', createdAt: now - 10 * hour },
     ];
     const plan = planInstance({ instance: instance(), project: 'default', snapshots: list }, s.tasks, { now, tickAt, tz: 'UTC' });
-    expect(plan.steps).toEqual([{ kind: 'delete-snapshot', task: 'prune-expired', name: 'old', reason: `expired at ${new Date(now - hour).toISOString()}`, dryRun: false }]);
+    expect(plan.steps).toEqual([
+      { kind: 'delete-snapshot', task: 'prune-expired', name: 'old', reason: `expired at ${new Date(now - hour).toISOString()}`, dryRun: false },
+    ]);
   });
 
   it('delete-stopped deletes only stopped instances idle for longer than olderThan', () => {
-    const s = defineSchedule({ name: 'ci-cleanup', every: '10m', scope: { filter: 'name eq ci-.*' }, tasks: [{ task: 'delete-stopped', olderThan: '2d', confirm: true }], dryRun: true });
+    const s = defineSchedule({
+      name: 'ci-cleanup',
+      every: '10m',
+      scope: { filter: 'name eq ci-.*' },
+      tasks: [{ task: 'delete-stopped', olderThan: '2d', confirm: true }],
+      dryRun: true,
+    });
     const facts = (over: Record<string, unknown>) => ({ instance: instance({ name: 'ci-1', ...over }), project: 'default', snapshots: [] });
     const old = { status: 'Stopped', status_code: 102, last_used_at: '2024-06-10T00:00:00Z' };
     expect(planInstance(facts(old), s.tasks, { now, tickAt, tz: 'UTC' }).steps).toMatchObject([{ kind: 'delete-instance', dryRun: true }]);
     expect(planInstance(facts({ ...old, status: 'Running', status_code: 103 }), s.tasks, { now, tickAt, tz: 'UTC' }).steps).toEqual([]);
-    expect(planInstance(facts({ ...old, last_used_at: '2024-06-14T00:00:00Z' }), s.tasks, { now, tickAt, tz: 'UTC' }).notes.join()).toMatch(/not older than 2d/);
+    expect(planInstance(facts({ ...old, last_used_at: '2024-06-14T00:00:00Z' }), s.tasks, { now, tickAt, tz: 'UTC' }).notes.join()).toMatch(
+      /not older than 2d/,
+    );
     // Never started: its creation time counts.
-    expect(planInstance(facts({ ...old, last_used_at: '0001-01-01T00:00:00Z', created_at: '2024-06-01T00:00:00Z' }), s.tasks, { now, tickAt, tz: 'UTC' }).steps).toHaveLength(1);
+    expect(
+      planInstance(facts({ ...old, last_used_at: '0001-01-01T00:00:00Z', created_at: '2024-06-01T00:00:00Z' }), s.tasks, { now, tickAt, tz: 'UTC' })
+        .steps,
+    ).toHaveLength(1);
   });
 });
 
@@ -126,8 +191,17 @@ describe('defineSchedule', () => {
     expect(() => defineSchedule({ ...base, cron: '0 3 * * *', tz: 'Mars/Olympus' })).toThrow(/unknown time zone/);
     expect(() => defineSchedule({ name: 's', every: '1h', tasks: [{ task: 'retention', keepLast: 3 }] })).toThrow(/owned/);
     expect(() => defineSchedule({ name: 's', every: '1h', tasks: [{ task: 'snapshot' }, { task: 'retention' }] })).toThrow(/keepLast, keepWithin/);
-    expect(() => defineSchedule({ name: 's', every: '1h', scope: { filter: 'name eq ci-.*' }, tasks: [{ task: 'delete-stopped', olderThan: '1d', confirm: false as true }] })).toThrow(/confirm: true/);
-    expect(() => defineSchedule({ name: 's', every: '1h', tasks: [{ task: 'delete-stopped', olderThan: '1d', confirm: true }] })).toThrow(/needs a filter/);
+    expect(() =>
+      defineSchedule({
+        name: 's',
+        every: '1h',
+        scope: { filter: 'name eq ci-.*' },
+        tasks: [{ task: 'delete-stopped', olderThan: '1d', confirm: false as true }],
+      }),
+    ).toThrow(/confirm: true/);
+    expect(() => defineSchedule({ name: 's', every: '1h', tasks: [{ task: 'delete-stopped', olderThan: '1d', confirm: true }] })).toThrow(
+      /needs a filter/,
+    );
     expect(() => defineSchedule({ ...base, every: '1h', scope: { filter: 'name eq' } })).toThrow(/scope.filter/);
     const s = defineSchedule({ ...base, cron: '0 3 * * *', tz: 'Europe/Paris', catchUp: 'skip' });
     expect(s).toMatchObject({ kind: 'schedule', cron: '0 3 * * *', tz: 'Europe/Paris', catchUp: 'skip', catchUpGraceMs: 300_000 });

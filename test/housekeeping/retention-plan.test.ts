@@ -28,7 +28,15 @@ const snapshotList = fc
 const owned = (name: string) => name.startsWith('auto-');
 const policy = fc.record({
   keepLast: fc.option(fc.integer({ min: 1, max: 10 }), { nil: undefined }),
-  gfs: fc.option(fc.record({ hourly: fc.integer({ min: 0, max: 24 }), daily: fc.integer({ min: 0, max: 7 }), weekly: fc.integer({ min: 0, max: 5 }), monthly: fc.integer({ min: 0, max: 12 }) }), { nil: undefined }),
+  gfs: fc.option(
+    fc.record({
+      hourly: fc.integer({ min: 0, max: 24 }),
+      daily: fc.integer({ min: 0, max: 7 }),
+      weekly: fc.integer({ min: 0, max: 5 }),
+      monthly: fc.integer({ min: 0, max: 12 }),
+    }),
+    { nil: undefined },
+  ),
 });
 
 function newestGood(list: SnapshotInfo[]): SnapshotInfo | undefined {
@@ -55,7 +63,12 @@ describe('retention plan (properties)', () => {
         const plan = planRetention(list, p, owned, now);
         for (const d of plan.delete) expect(owned(d.name)).toBe(true);
         for (const k of plan.keep) expect(owned(k.name)).toBe(true);
-        expect(plan.unowned.sort()).toEqual(list.filter((s) => !owned(s.name)).map((s) => s.name).sort());
+        expect(plan.unowned.sort()).toEqual(
+          list
+            .filter((s) => !owned(s.name))
+            .map((s) => s.name)
+            .sort(),
+        );
       }),
     );
   });
@@ -65,7 +78,12 @@ describe('retention plan (properties)', () => {
       fc.property(snapshotList, policy, (list, p) => {
         const plan = planRetention(list, p, owned, now);
         const decided = [...plan.keep.map((k) => k.name), ...plan.delete.map((d) => d.name)].sort();
-        expect(decided).toEqual(list.filter((s) => owned(s.name)).map((s) => s.name).sort());
+        expect(decided).toEqual(
+          list
+            .filter((s) => owned(s.name))
+            .map((s) => s.name)
+            .sort(),
+        );
       }),
     );
   });

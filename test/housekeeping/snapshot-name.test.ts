@@ -12,9 +12,13 @@ describe('snapshot names', () => {
 
   it('recognises exactly what the pattern produces', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 4_102_444_800_000 }), fc.constantFrom('auto-%Y%m%d-%H%M%S', 'daily.%Y-%m-%d', 'h+%s', 'n-%L'), (t, pattern) => {
-        expect(snapshotNameMatcher(pattern)(formatSnapshotName(pattern, t))).toBe(true);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 4_102_444_800_000 }),
+        fc.constantFrom('auto-%Y%m%d-%H%M%S', 'daily.%Y-%m-%d', 'h+%s', 'n-%L'),
+        (t, pattern) => {
+          expect(snapshotNameMatcher(pattern)(formatSnapshotName(pattern, t))).toBe(true);
+        },
+      ),
     );
     const owned = snapshotNameMatcher('auto-%Y%m%d-%H%M%S');
     expect(owned('auto-20240305-230405')).toBe(true);

@@ -55,16 +55,26 @@ await describeBed(incusBed, 'Incus boot.autorestart on the real daemon', () => {
       const runningAt = Date.now();
       // The point of the test is how many starts Reflex made: 3 s of quiet in which no second one may come.
       await sleep(3_000);
-      const trail = await waitForAudit(redisUrl(), prefix, n, (rs) => rs.some((r) => r.type === 'outcome'), 10_000).then(() => auditTrail(redisUrl(), prefix, n));
+      const trail = await waitForAudit(redisUrl(), prefix, n, (rs) => rs.some((r) => r.type === 'outcome'), 10_000).then(() =>
+        auditTrail(redisUrl(), prefix, n),
+      );
       const gaps = restarts.map((at, i) => at - (i === 0 ? startedAt : restarts[i - 1]!));
-      process.stdout.write(`incus boot.autorestart measured: ${restarts.length} restarts by Incus, ${gaps.map((g) => (g / 1000).toFixed(1)).join(' ')} s apart; gave up ${((gaveUpAt - startedAt) / 1000).toFixed(1)} s after the first start; Running again ${((runningAt - gaveUpAt) / 1000).toFixed(1)} s after the give-up\n`);
+      process.stdout.write(
+        `incus boot.autorestart measured: ${restarts.length} restarts by Incus, ${gaps.map((g) => (g / 1000).toFixed(1)).join(' ')} s apart; gave up ${((gaveUpAt - startedAt) / 1000).toFixed(1)} s after the first start; Running again ${((runningAt - gaveUpAt) / 1000).toFixed(1)} s after the give-up\n`,
+      );
 
       expect(restarts.length, 'Incus restarted the container by itself before giving up').toBe(10);
-      expect(startCallsSince(trail).filter((r) => appendedAt(r) < gaveUpAt), `no start by Reflex while Incus retried\n${show(trail)}`).toEqual([]);
+      expect(
+        startCallsSince(trail).filter((r) => appendedAt(r) < gaveUpAt),
+        `no start by Reflex while Incus retried\n${show(trail)}`,
+      ).toEqual([]);
       const starts = startCallsSince(trail);
       expect(starts, `exactly one start by Reflex, after the give-up\n${show(trail)}`).toHaveLength(1);
       expect(appendedAt(starts[0]!) - gaveUpAt, 'the start waited for the stand-back').toBeGreaterThanOrEqual(STAND_BACK_MS - 500);
-      expect(trail.some((r) => r.type === 'decision' && r.summary.includes(`boot.autorestart is on: standing back ${STAND_BACK_MS} ms`)), show(trail)).toBe(true);
+      expect(
+        trail.some((r) => r.type === 'decision' && r.summary.includes(`boot.autorestart is on: standing back ${STAND_BACK_MS} ms`)),
+        show(trail),
+      ).toBe(true);
       expect((await incusBed.status(n)).status_code).toBe(STATUS_RUNNING);
     } finally {
       monitor.stop();

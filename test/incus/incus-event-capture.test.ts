@@ -11,8 +11,15 @@ import type { CanonicalEvent } from '../../src/events/canonical-event.js';
  * every frame is accepted, and the transitions that differ from LXD 5.0.2 read right (docs/events.md).
  */
 const fixture = (ext: string) => readFileSync(fileURLToPath(new URL(`../fixtures/incus-6.0-events.${ext}`, import.meta.url)), 'utf8');
-const frames = fixture('jsonl').split('\n').filter((l) => l.trim());
-const marks = new Map(fixture('marks.txt').split('\n').filter(Boolean).map((l) => [l.split(' ')[1]!, l.split(' ')[0]!]));
+const frames = fixture('jsonl')
+  .split('\n')
+  .filter((l) => l.trim());
+const marks = new Map(
+  fixture('marks.txt')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => [l.split(' ')[1]!, l.split(' ')[0]!]),
+);
 
 function typed(raw: string): CanonicalEvent {
   const d = decodeFrame(raw);
@@ -51,7 +58,14 @@ describe('typing the real Incus 6.0 event stream', () => {
   });
 
   it('reads kill -9 of init as Stopped (102) that nobody asked for', () => {
-    expect(lifecycleAfter('kill9', 'instance-shutdown')).toMatchObject({ kind: 'instance.status', instance: 'capture-a', to: 102, intent: 'unrequested', project: 'default', location: 'none' });
+    expect(lifecycleAfter('kill9', 'instance-shutdown')).toMatchObject({
+      kind: 'instance.status',
+      instance: 'capture-a',
+      to: 102,
+      intent: 'unrequested',
+      project: 'default',
+      location: 'none',
+    });
   });
 
   it('reads incus stop as a requested instance-shutdown, and stop -f as a requested instance-stopped', () => {
@@ -88,7 +102,9 @@ describe('typing the real Incus 6.0 event stream', () => {
   });
 
   it('reads operation frames with their instances from the instances key (Incus sends no containers key)', () => {
-    const ops = frames.map((l) => JSON.parse(l) as { type: string; metadata: { resources?: Record<string, string[]> } }).filter((f) => f.type === 'operation');
+    const ops = frames
+      .map((l) => JSON.parse(l) as { type: string; metadata: { resources?: Record<string, string[]> } })
+      .filter((f) => f.type === 'operation');
     expect(ops.some((f) => f.metadata.resources && 'containers' in f.metadata.resources)).toBe(false);
     expect(typed(frames.find((l) => l.includes('"Starting instance"'))!)).toMatchObject({ kind: 'operation.status', instances: ['capture-a'] });
   });

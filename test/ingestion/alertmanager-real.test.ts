@@ -26,7 +26,9 @@ export default [
 if (!binary && process.env.REFLEX_REQUIRE_ALERTMANAGER === '1') {
   describe('a real Alertmanager posting to Reflex', () => {
     it('needs Alertmanager', () => {
-      throw new Error('Alertmanager required (REFLEX_REQUIRE_ALERTMANAGER=1) but neither prometheus-alertmanager nor alertmanager runs: apt-get install prometheus-alertmanager');
+      throw new Error(
+        'Alertmanager required (REFLEX_REQUIRE_ALERTMANAGER=1) but neither prometheus-alertmanager nor alertmanager runs: apt-get install prometheus-alertmanager',
+      );
     });
   });
 }
@@ -42,7 +44,13 @@ describe.skipIf(!binary)('a real Alertmanager posting to Reflex', () => {
     const res = await fetch(`${amUrl}/api/v2/alerts`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify([{ labels: { alertname: 'HighMemory', instance: 'web-1:9100', job: 'node' }, annotations: { summary: 'web-1 uses 97% of its memory' }, ...(endsAt ? { endsAt } : {}) }]),
+      body: JSON.stringify([
+        {
+          labels: { alertname: 'HighMemory', instance: 'web-1:9100', job: 'node' },
+          annotations: { summary: 'web-1 uses 97% of its memory' },
+          ...(endsAt ? { endsAt } : {}),
+        },
+      ]),
     });
     expect(res.status).toBe(200);
   };
@@ -55,24 +63,36 @@ describe.skipIf(!binary)('a real Alertmanager posting to Reflex', () => {
     bed.sim.controls.addInstance({ name: 'web-1' });
     const amPort = await freePort();
     amUrl = `http://127.0.0.1:${amPort}`;
-    writeFileSync(join(dir, 'alertmanager.yml'), [
-      'route:',
-      '  receiver: reflex',
-      "  group_by: ['alertname']",
-      '  group_wait: 1s',
-      '  group_interval: 1s',
-      '  repeat_interval: 1h',
-      'receivers:',
-      '  - name: reflex',
-      '    webhook_configs:',
-      `      - url: ${bed.reflex.http!.url}/hooks/alertmanager`,
-      '        send_resolved: true',
-      '        http_config:',
-      '          authorization:',
-      `            credentials_file: ${join(dir, 'token')}`,
-      '',
-    ].join('\n'));
-    am = spawn(binary!, [`--config.file=${join(dir, 'alertmanager.yml')}`, `--storage.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${amPort}`, '--cluster.listen-address='], { stdio: 'ignore' });
+    writeFileSync(
+      join(dir, 'alertmanager.yml'),
+      [
+        'route:',
+        '  receiver: reflex',
+        "  group_by: ['alertname']",
+        '  group_wait: 1s',
+        '  group_interval: 1s',
+        '  repeat_interval: 1h',
+        'receivers:',
+        '  - name: reflex',
+        '    webhook_configs:',
+        `      - url: ${bed.reflex.http!.url}/hooks/alertmanager`,
+        '        send_resolved: true',
+        '        http_config:',
+        '          authorization:',
+        `            credentials_file: ${join(dir, 'token')}`,
+        '',
+      ].join('\n'),
+    );
+    am = spawn(
+      binary!,
+      [
+        `--config.file=${join(dir, 'alertmanager.yml')}`,
+        `--storage.path=${join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${amPort}`,
+        '--cluster.listen-address=',
+      ],
+      { stdio: 'ignore' },
+    );
     await until('Alertmanager ready', async () => (await fetch(`${amUrl}/-/ready`).catch(() => undefined))?.status === 200, 20_000);
   });
 
@@ -88,7 +108,14 @@ describe.skipIf(!binary)('a real Alertmanager posting to Reflex', () => {
     const [fired] = (await (await fetch(`${amUrl}/api/v2/alerts`)).json()) as { fingerprint: string }[];
     const archive = new EventArchive({ redis, key: keySpace(bed.prefix).archive });
     const firing = (await archive.read({ kind: 'alert' }))[0]!.event;
-    expect(firing).toMatchObject({ source: 'alertmanager', alertname: 'HighMemory', status: 'firing', instance: 'web-1', fingerprint: fired!.fingerprint, annotations: { summary: 'web-1 uses 97% of its memory' } });
+    expect(firing).toMatchObject({
+      source: 'alertmanager',
+      alertname: 'HighMemory',
+      status: 'firing',
+      instance: 'web-1',
+      fingerprint: fired!.fingerprint,
+      annotations: { summary: 'web-1 uses 97% of its memory' },
+    });
 
     await postAlert(new Date().toISOString());
     await until('the snapshot of the resolved alert', async () => (await snapshots()).some((n) => n.startsWith('cleared-')), 30_000);

@@ -70,7 +70,8 @@ describe('inbound alerts: Alertmanager webhook and generic signed webhook', () =
   let keys: ReturnType<typeof keySpace>;
   let queue: Queue;
 
-  const post = (path: string, body: string, headers: Record<string, string> = {}) => fetch(`${url}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+  const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+    fetch(`${url}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
   const postAlertmanager = (body: string, auth = `Bearer ${token}`) => post('/hooks/alertmanager', body, auth ? { authorization: auth } : {});
   const snapshots = async (instance: string) => (await bed.client.listSnapshots(instance)).map((s) => s.name);
   const queued = async () => (await queue.getJobs(['waiting', 'active', 'completed', 'failed', 'delayed'])).filter((j) => j.name === 'alert').length;
@@ -80,7 +81,10 @@ describe('inbound alerts: Alertmanager webhook and generic signed webhook', () =
     const secrets = mkdtempSync(join(resolve('.tmp'), 'inbound-'));
     writeFileSync(join(secrets, 'am-token'), `${token}\n`);
     writeFileSync(join(secrets, 'whsec'), `${whsec}\n`);
-    bed = await startReflexBed(rules, { httpPort: await freePort(), inbound: { alertmanager: { tokenFile: join(secrets, 'am-token') }, webhook: { secretFile: join(secrets, 'whsec') } } });
+    bed = await startReflexBed(rules, {
+      httpPort: await freePort(),
+      inbound: { alertmanager: { tokenFile: join(secrets, 'am-token') }, webhook: { secretFile: join(secrets, 'whsec') } },
+    });
     for (const name of ['web-1', 'db-1', 'app-1']) bed.sim.controls.addInstance({ name });
     url = bed.reflex.http!.url;
     keys = keySpace(bed.prefix);
@@ -109,7 +113,10 @@ describe('inbound alerts: Alertmanager webhook and generic signed webhook', () =
     const answer = (await res.json()) as { accepted: number; events: { alertname: string; status: string; instance: string }[] };
     expect(answer.accepted).toBe(2);
     // The exporter's :9100 is dropped: db-1 is the instance.
-    expect(answer.events.map((e) => [e.alertname, e.status, e.instance])).toEqual([['HighMemory', 'firing', 'web-1'], ['HighLoad', 'resolved', 'db-1']]);
+    expect(answer.events.map((e) => [e.alertname, e.status, e.instance])).toEqual([
+      ['HighMemory', 'firing', 'web-1'],
+      ['HighLoad', 'resolved', 'db-1'],
+    ]);
 
     await until('the HighMemory snapshot of web-1', async () => (await snapshots('web-1')).length === 1, 15_000);
     expect((await snapshots('web-1'))[0]).toMatch(/^high-memory-\d{8}-\d{6}$/);
@@ -118,12 +125,27 @@ describe('inbound alerts: Alertmanager webhook and generic signed webhook', () =
     expect((await snapshots('db-1'))[0]).toMatch(/^resolved-/);
 
     const archived = await new EventArchive({ redis, key: keys.archive }).read({ kind: 'alert' });
-    expect(archived.map((a) => [a.event.kind === 'alert' && a.event.alertname, a.outcome, 'instance' in a.event && a.event.instance])).toEqual([['HighMemory', 'processed', 'web-1'], ['HighLoad', 'processed', 'db-1']]);
-    expect(archived[0]!.event).toMatchObject({ source: 'alertmanager', status: 'firing', fingerprint: 'a3c8e1f04b2d9e77', project: 'default', target: bed.reflex.target, labels: { severity: 'critical' }, annotations: { summary: 'web-1 uses 97% of its memory' } });
+    expect(archived.map((a) => [a.event.kind === 'alert' && a.event.alertname, a.outcome, 'instance' in a.event && a.event.instance])).toEqual([
+      ['HighMemory', 'processed', 'web-1'],
+      ['HighLoad', 'processed', 'db-1'],
+    ]);
+    expect(archived[0]!.event).toMatchObject({
+      source: 'alertmanager',
+      status: 'firing',
+      fingerprint: 'a3c8e1f04b2d9e77',
+      project: 'default',
+      target: bed.reflex.target,
+      labels: { severity: 'critical' },
+      annotations: { summary: 'web-1 uses 97% of its memory' },
+    });
     expect(archived[0]!.event).not.toHaveProperty('endsAt'); // Alertmanager's zero time says nothing
 
     const audit = new AuditLog(redis, keys.audit);
-    await until('the outcome audited', async () => (await audit.read({ instance: 'web-1' })).some((r) => r.type === 'outcome' && r.rule === 'snapshot-on-high-memory'), 10_000);
+    await until(
+      'the outcome audited',
+      async () => (await audit.read({ instance: 'web-1' })).some((r) => r.type === 'outcome' && r.rule === 'snapshot-on-high-memory'),
+      10_000,
+    );
     const trail = await audit.read({ instance: 'web-1' });
     expect(trail.find((r) => r.type === 'event')?.summary).toContain('alert HighMemory firing (from alertmanager');
     expect(trail.filter((r) => r.type === 'decision' && r.rule === 'snapshot-on-high-memory').map((r) => r.summary)).toEqual(['matched']);
@@ -135,10 +157,14 @@ describe('inbound alerts: Alertmanager webhook and generic signed webhook', () =
     // As after the events queue's retention (1 h): the processor's done marks and the action job ids still hold.
     for (const job of await queue.getJobs(['completed'])) if (job.name === 'alert') await job.remove();
     expect((await postAlertmanager(alertmanagerBody, `Basic ${Buffer.from(`alertmanager:${token}`).toString('base64')}`)).status).toBe(200);
-    await until('the redelivery processed', async () => {
-      const counts = await queue.getJobCounts('waiting', 'active');
-      return (counts.waiting ?? 0) + (counts.active ?? 0) === 0 && (await queued()) === 2;
-    }, 10_000);
+    await until(
+      'the redelivery processed',
+      async () => {
+        const counts = await queue.getJobCounts('waiting', 'active');
+        return (counts.waiting ?? 0) + (counts.active ?? 0) === 0 && (await queued()) === 2;
+      },
+      10_000,
+    );
     await sleep(500); // a quiet period: a second snapshot would show in it
     expect(await snapshots('web-1')).toHaveLength(1);
     expect(await snapshots('db-1')).toHaveLength(1);
@@ -146,7 +172,10 @@ describe('inbound alerts: Alertmanager webhook and generic signed webhook', () =
   });
 
   it('refuses a malformed body with 400 naming the problem, and keeps it for inspection', async () => {
-    const bad = JSON.stringify({ ...JSON.parse(alertmanagerBody), alerts: [{ status: 'burning', labels: { instance: 'web-1' }, annotations: {}, startsAt: 'yesterday' }] });
+    const bad = JSON.stringify({
+      ...JSON.parse(alertmanagerBody),
+      alerts: [{ status: 'burning', labels: { instance: 'web-1' }, annotations: {}, startsAt: 'yesterday' }],
+    });
     const res = await postAlertmanager(bad);
     expect(res.status).toBe(400);
     const { error } = (await res.json()) as { error: string };
@@ -158,13 +187,22 @@ describe('inbound alerts: Alertmanager webhook and generic signed webhook', () =
     expect(kept).toHaveLength(2);
     expect(kept[0]![1]).toEqual(expect.arrayContaining(['raw', bad]));
     const rejected = (await new AuditLog(redis, keys.audit).read({})).filter((r) => r.type === 'rejected');
-    expect(rejected.map((r) => r.summary)).toEqual([expect.stringContaining('POST /hooks/alertmanager: alerts.0.status'), expect.stringContaining('POST /hooks/alertmanager: not JSON')]);
+    expect(rejected.map((r) => r.summary)).toEqual([
+      expect.stringContaining('POST /hooks/alertmanager: alerts.0.status'),
+      expect.stringContaining('POST /hooks/alertmanager: not JSON'),
+    ]);
   });
 
   it('accepts a generic webhook signed with the Standard Webhooks scheme, and refuses a bad or stale signature', async () => {
-    const body = JSON.stringify({ alerts: [{ alertname: 'DiskFull', labels: { lxd_instance: 'app-1', instance: '10.0.0.5:9100' }, annotations: { summary: '/var is full' } }] });
+    const body = JSON.stringify({
+      alerts: [{ alertname: 'DiskFull', labels: { lxd_instance: 'app-1', instance: '10.0.0.5:9100' }, annotations: { summary: '/var is full' } }],
+    });
     const signer = new Webhook(whsec);
-    const signed = (id: string, at: Date, b = body) => ({ 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signer.sign(id, at, b) });
+    const signed = (id: string, at: Date, b = body) => ({
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': signer.sign(id, at, b),
+    });
 
     const stale = await post('/hooks/webhook', body, signed('msg-old', new Date(Date.now() - 3_600_000)));
     expect(stale.status).toBe(401);
@@ -173,7 +211,10 @@ describe('inbound alerts: Alertmanager webhook and generic signed webhook', () =
     expect(tampered.status).toBe(401);
     expect(((await tampered.json()) as { error: string }).error).toContain('does not match');
     expect((await post('/hooks/webhook', body)).status).toBe(401);
-    expect((await post('/hooks/webhook', body, { ...signed('msg-1', new Date()), 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}` })).status).toBe(401);
+    expect(
+      (await post('/hooks/webhook', body, { ...signed('msg-1', new Date()), 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}` }))
+        .status,
+    ).toBe(401);
 
     const ok = await post('/hooks/webhook', body, signed('msg-1', new Date()));
     expect(ok.status).toBe(200);
@@ -186,15 +227,34 @@ describe('inbound alerts: Alertmanager webhook and generic signed webhook', () =
   });
 
   it('decides an alert that names no instance (an address in its instance label) and audits why nothing acts', async () => {
-    const body = JSON.stringify({ ...JSON.parse(alertmanagerBody), alerts: [{ status: 'firing', labels: { alertname: 'HighMemory', instance: '10.0.0.9:9100' }, annotations: {}, startsAt: '2026-11-24T08:50:00Z', endsAt: '0001-01-01T00:00:00Z', fingerprint: 'no-instance-1' }] });
+    const body = JSON.stringify({
+      ...JSON.parse(alertmanagerBody),
+      alerts: [
+        {
+          status: 'firing',
+          labels: { alertname: 'HighMemory', instance: '10.0.0.9:9100' },
+          annotations: {},
+          startsAt: '2026-11-24T08:50:00Z',
+          endsAt: '0001-01-01T00:00:00Z',
+          fingerprint: 'no-instance-1',
+        },
+      ],
+    });
     const res = await postAlertmanager(body);
     expect(res.status).toBe(200);
     const [event] = ((await res.json()) as { events: { id: string; instance: string | null }[] }).events;
     expect(event!.instance).toBeNull();
     const audit = new AuditLog(redis, keys.audit);
-    await until('the decision audited', async () => (await audit.read({})).some((r) => r.correlationId === event!.id && r.type === 'decision'), 10_000);
+    await until(
+      'the decision audited',
+      async () => (await audit.read({})).some((r) => r.correlationId === event!.id && r.type === 'decision'),
+      10_000,
+    );
     const records = (await audit.read({})).filter((r) => r.correlationId === event!.id);
-    expect(records.map((r) => [r.type, r.rule ?? '', r.summary])).toEqual([['event', '', expect.stringContaining('(no instance): alert HighMemory firing')], ['decision', 'snapshot-on-high-memory', 'matched; no action: the event names no instance']]);
+    expect(records.map((r) => [r.type, r.rule ?? '', r.summary])).toEqual([
+      ['event', '', expect.stringContaining('(no instance): alert HighMemory firing')],
+      ['decision', 'snapshot-on-high-memory', 'matched; no action: the event names no instance'],
+    ]);
   });
 
   // Last: the server answers before reading the body and closes that connection.
@@ -211,7 +271,16 @@ describe('inbound alerts: edges', () => {
     dead.on('error', () => undefined);
     const queue = new Queue('events', { connection: { host: '127.0.0.1', port, maxRetriesPerRequest: null } });
     queue.on('error', () => undefined);
-    const app = inboundWebhooks({ queue, redis: dead, rejectedKey: 'rejected', audit: new AuditLog(dead, 'audit'), mapping: { defaultTarget: 't', targets: new Map([['t', 't']]) }, alertmanagerToken: new Secret(token, 'test'), enqueueTimeoutMs: 300, logger: pino({ level: 'silent' }) });
+    const app = inboundWebhooks({
+      queue,
+      redis: dead,
+      rejectedKey: 'rejected',
+      audit: new AuditLog(dead, 'audit'),
+      mapping: { defaultTarget: 't', targets: new Map([['t', 't']]) },
+      alertmanagerToken: new Secret(token, 'test'),
+      enqueueTimeoutMs: 300,
+      logger: pino({ level: 'silent' }),
+    });
     try {
       expect((await app.request('/alertmanager', { method: 'POST', body: alertmanagerBody })).status).toBe(401);
       const res = await app.request('/alertmanager', { method: 'POST', body: alertmanagerBody, headers: { authorization: `Bearer ${token}` } });
@@ -226,8 +295,12 @@ describe('inbound alerts: edges', () => {
 
   it('enables no endpoint without its secret, and fails the start on a secret it cannot read or use', () => {
     expect(inboundSecrets(undefined)).toEqual({});
-    expect(() => inboundSecrets({ alertmanager: { tokenEnv: 'REFLEX_TEST_UNSET_TOKEN_VARIABLE' } })).toThrow('inbound.alertmanager.tokenEnv: environment variable REFLEX_TEST_UNSET_TOKEN_VARIABLE is not set');
-    expect(() => inboundSecrets({ webhook: { secretFile: '/nonexistent/whsec' } })).toThrow(/^inbound\.webhook\.secretFile: cannot read secret file \/nonexistent\/whsec: ENOENT$/);
+    expect(() => inboundSecrets({ alertmanager: { tokenEnv: 'REFLEX_TEST_UNSET_TOKEN_VARIABLE' } })).toThrow(
+      'inbound.alertmanager.tokenEnv: environment variable REFLEX_TEST_UNSET_TOKEN_VARIABLE is not set',
+    );
+    expect(() => inboundSecrets({ webhook: { secretFile: '/nonexistent/whsec' } })).toThrow(
+      /^inbound\.webhook\.secretFile: cannot read secret file \/nonexistent\/whsec: ENOENT$/,
+    );
     mkdirSync(resolve('.tmp'), { recursive: true });
     const dir = mkdtempSync(join(resolve('.tmp'), 'inbound-bad-'));
     writeFileSync(join(dir, 'plain'), 'not-a-whsec-secret');
@@ -249,14 +322,24 @@ describe('inbound alerts on a cluster', () => {
   it('gives the alert the member the instance runs on, so a rule scoped to that member acts', async () => {
     const dir = mkdtempSync(join(resolve('.tmp'), 'inbound-cluster-'));
     writeFileSync(join(dir, 'am-token'), token);
-    const scoped = { 'alerts.ts': `import { defineRule } from 'reflex-lxd';
+    const scoped = {
+      'alerts.ts': `import { defineRule } from 'reflex-lxd';
 export default defineRule({ name: 'snapshot-on-m2', on: { kind: 'alert', alertname: ['HighMemory'] }, scope: { locations: ['m2'] }, actions: [{ action: 'snapshot', params: { name: 'on-m2' } }] });
-` };
-    const bed = await startReflexBed(scoped, { httpPort: await freePort(), inbound: { alertmanager: { tokenFile: join(dir, 'am-token') } } }, { cluster: { members: ['m1', 'm2'] } });
+`,
+    };
+    const bed = await startReflexBed(
+      scoped,
+      { httpPort: await freePort(), inbound: { alertmanager: { tokenFile: join(dir, 'am-token') } } },
+      { cluster: { members: ['m1', 'm2'] } },
+    );
     const redis = redisClient();
     try {
       bed.sim.controls.addInstance({ name: 'web-1', location: 'm2' });
-      const res = await fetch(`${bed.reflex.http!.url}/hooks/alertmanager`, { method: 'POST', body: alertmanagerBody, headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch(`${bed.reflex.http!.url}/hooks/alertmanager`, {
+        method: 'POST',
+        body: alertmanagerBody,
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(res.status).toBe(200);
       await until('the snapshot of web-1 on m2', async () => (await bed.client.listSnapshots('web-1')).length === 1, 15_000);
       const decisions = (await new AuditLog(redis, keySpace(bed.prefix).audit).read({ instance: 'web-1' })).filter((r) => r.type === 'decision');

@@ -89,13 +89,21 @@ describe('a cluster target whose member in use goes away', () => {
     const archive = new EventArchive({ redis, key: keys.archive });
     const stops = async (name: string) =>
       (await archive.read({ kind: 'instance.status' }))
-        .filter((a) => (a.outcome === 'processed' || a.outcome === 'corrected') && 'instance' in a.event && a.event.instance === name && a.event.kind === 'instance.status' && a.event.to === 102)
+        .filter(
+          (a) =>
+            (a.outcome === 'processed' || a.outcome === 'corrected') &&
+            'instance' in a.event &&
+            a.event.instance === name &&
+            a.event.kind === 'instance.status' &&
+            a.event.to === 102,
+        )
         .map(({ event: e }) => (e.kind === 'instance.status' ? `${e.intent}${e.synthetic ? ' synthetic' : ''}` : ''));
     sim.controls.crash('a');
     await until('a healed through m1', () => healed('a'), 15_000);
 
     // m1's address goes away just as f crashes: f's event may fall in the stream's gap.
-    const gapResyncs = async () => (await reflex!.metrics.resyncs.get()).values.filter((v) => v.labels.reason === 'gap').reduce((n, v) => n + v.value, 0);
+    const gapResyncs = async () =>
+      (await reflex!.metrics.resyncs.get()).values.filter((v) => v.labels.reason === 'gap').reduce((n, v) => n + v.value, 0);
     const resyncsBefore = await gapResyncs();
     sim.controls.crash('f');
     await sim.memberListeners!.down('m1');
@@ -105,10 +113,13 @@ describe('a cluster target whose member in use goes away', () => {
     // Crashes after the move are seen through the new member and healed through it.
     for (const name of ['b', 'c', 'd', 'e']) sim.controls.crash(name);
     await until('every crash healed', () => ['a', 'b', 'c', 'd', 'e'].every(healed), 20_000);
-    await until('f\'s stop recorded', async () => (await stops('f')).length > 0, 10_000);
+    await until("f's stop recorded", async () => (await stops('f')).length > 0, 10_000);
     await sleep(1_500); // a quiet period: room for a second start to show up
 
-    expect(['a', 'b', 'c', 'd', 'e'].map((n) => sim!.controls.calls(n, 'start')), 'each crash healed once').toEqual([1, 1, 1, 1, 1]);
+    expect(
+      ['a', 'b', 'c', 'd', 'e'].map((n) => sim!.controls.calls(n, 'start')),
+      'each crash healed once',
+    ).toEqual([1, 1, 1, 1, 1]);
     // Nothing lost: f's crash was either seen by the stream (and healed once) or found by the
     // resync after the gap, where nothing tells a crash from a stop (intent unknown: alerted, not started).
     const f = await stops('f');
@@ -122,9 +133,14 @@ describe('a cluster target whose member in use goes away', () => {
       expect(await redis.get(keys.lease(other)), `no lease under ${other}`).toBeNull();
     }
   }, 60_000);
-  it('a subscriber given one member\'s address learns the others and moves to one when it goes away', async () => {
+  it("a subscriber given one member's address learns the others and moves to one when it goes away", async () => {
     const [server, client] = await Promise.all([pair('reflex-cluster'), pair('reflex-client')]);
-    sim = await startSimulator({ instances: 2, cluster: { members: ['m1', 'm2', 'm3'], memberListeners: true }, tls: server, trustedCertificates: [client.cert] });
+    sim = await startSimulator({
+      instances: 2,
+      cluster: { members: ['m1', 'm2', 'm3'], memberListeners: true },
+      tls: server,
+      trustedCertificates: [client.cert],
+    });
     const urls = ['m1', 'm2', 'm3'].map((m) => sim!.memberListeners!.url(m));
     const dir = mkdtempSync(join(tmpdir(), 'reflex-cluster-'));
     const file = (n: string, text: string) => (writeFileSync(join(dir, n), text), join(dir, n));

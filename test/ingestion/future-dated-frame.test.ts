@@ -38,7 +38,12 @@ describe('an event dated in the future does not disable healing (simulator, bund
     return stack;
   }
 
-  const futureStart = (at: number) => ({ type: 'lifecycle' as const, timestamp: new Date(at).toISOString(), project: 'default', metadata: { action: 'instance-started', source: '/1.0/instances/web-1', name: 'web-1', project: 'default' } });
+  const futureStart = (at: number) => ({
+    type: 'lifecycle' as const,
+    timestamp: new Date(at).toISOString(),
+    project: 'default',
+    metadata: { action: 'instance-started', source: '/1.0/instances/web-1', name: 'web-1', project: 'default' },
+  });
 
   it('a frame dated a day ahead is audited and alerted with its time, and the real crash after it is healed', async () => {
     const { sim } = await startReflexOnSim();
@@ -60,13 +65,14 @@ describe('an event dated in the future does not disable healing (simulator, bund
     expect(sent[0]).toMatchObject({ severity: 'warning', instance: 'web-1', status: 'firing' });
   });
 
-  it('with a tolerance wider than the frame\'s lead, the frame is trusted and the crash after it is dropped as stale (what the tolerance prevents)', async () => {
+  it("with a tolerance wider than the frame's lead, the frame is trusted and the crash after it is dropped as stale (what the tolerance prevents)", async () => {
     const { sim, redis, keys } = await startReflexOnSim(2 * DAY_MS);
     sim.controls.injectFrame(futureStart(Date.now() + DAY_MS));
     await until('the future-dated frame processed', async () => (await trail('web-1')).some((r) => r.type === 'event'));
     sim.controls.crash('web-1');
     const archive = new EventArchive({ redis, key: keys.archive });
-    const staleShutdown = async () => (await archive.read({ outcome: 'stale' })).some((a) => a.event.kind === 'instance.status' && a.event.action === 'instance-shutdown');
+    const staleShutdown = async () =>
+      (await archive.read({ outcome: 'stale' })).some((a) => a.event.kind === 'instance.status' && a.event.action === 'instance-shutdown');
     await until('the crash archived as stale', staleShutdown, 15_000);
     expect(sim.controls.statusCode('web-1')).toBe(StatusCode.Stopped);
     expect((await trail('web-1')).filter((r) => r.type === 'alert' || r.type === 'outcome')).toEqual([]);

@@ -59,7 +59,8 @@ describe('a gap-free event stream', () => {
       send(raw);
       send(raw);
     });
-    for (const junk of ['not json at all', '{"type":"lifecycle","timestamp":"yesterday","metadata":{}}', '{"type":"nonsense"}', '[]']) b.proxy!.inject(`${junk}\n`);
+    for (const junk of ['not json at all', '{"type":"lifecycle","timestamp":"yesterday","metadata":{}}', '{"type":"nonsense"}', '[]'])
+      b.proxy!.inject(`${junk}\n`);
 
     await act(b, 'r1', 'stop', { force: true });
     await act(b, 'r1', 'start');
@@ -104,11 +105,24 @@ describe('a gap-free event stream', () => {
     await expectLeftAloneAsUnknown(b, 'c2');
     expect(await b.trail('quiet')).toEqual([]);
     // The operator decides: `reflex heal` starts it through Reflex, audited.
-    const healed = await runReflex(['heal', 'c2', '--target', `unix://${b.proxy!.socketPath}`, '--redis', redisUrl(), '--prefix', b.prefix, '--wait', '20s']);
+    const healed = await runReflex([
+      'heal',
+      'c2',
+      '--target',
+      `unix://${b.proxy!.socketPath}`,
+      '--redis',
+      redisUrl(),
+      '--prefix',
+      b.prefix,
+      '--wait',
+      '20s',
+    ]);
     expect(healed, healed.stderr).toMatchObject({ code: 0, stdout: expect.stringContaining('default/c2: done: started (was Stopped)') });
     expect(b.sim.controls.statusCode('c2')).toBe(103);
     const trail = await new AuditLog(b.redis, b.keys.audit).read({ instance: 'c2' });
-    expect(trail.some((r) => r.rule === 'heal' && r.type === 'decision' && /asked Reflex to start default\/c2 \(reflex heal\)/.test(r.summary))).toBe(true);
+    expect(trail.some((r) => r.rule === 'heal' && r.type === 'decision' && /asked Reflex to start default\/c2 \(reflex heal\)/.test(r.summary))).toBe(
+      true,
+    );
   });
 
   it('leaves an instance stopped through the API during a gap alone when its stop operation is still listed', async () => {

@@ -27,7 +27,15 @@ describe('subscriber leases in fair shares', () => {
     const spread = new LeaseSpread({ redis, key: keys.replicas, logger, ttlMs, patienceMs });
     await spread.start();
     const leases = targets.map((t) => {
-      const lease = new SubscriberLease({ redis, key: keys.lease(t), fenceKey: keys.leaseFence(t), vacantKey: keys.leaseVacant(t), logger, ttlMs, mayTake: (ms) => spread.mayTake(ms) });
+      const lease = new SubscriberLease({
+        redis,
+        key: keys.lease(t),
+        fenceKey: keys.leaseFence(t),
+        vacantKey: keys.leaseVacant(t),
+        logger,
+        ttlMs,
+        mayTake: (ms) => spread.mayTake(ms),
+      });
       spread.register(lease, () => lease.handOver());
       lease.start();
       return lease;

@@ -29,7 +29,10 @@ const redis = redisFromUrl(redisUrl());
 const archive = new EventArchive({ redis, key: keys.archive });
 const dir = mkdtempSync(join(tmpdir(), 'reflex-spread-'));
 const configFile = join(dir, 'reflex.json');
-writeFileSync(configFile, JSON.stringify({ leaseTtlMs, resyncGraceMs: 300, resyncIntervalMs: 0, targets: names.map((name, i) => ({ name, target: targets[i] })) }));
+writeFileSync(
+  configFile,
+  JSON.stringify({ leaseTtlMs, resyncGraceMs: 300, resyncIntervalMs: 0, targets: names.map((name, i) => ({ name, target: targets[i] })) }),
+);
 const replicas: ReflexProcess[] = [];
 
 afterAll(async () => {
@@ -40,7 +43,9 @@ afterAll(async () => {
 });
 
 function start(): ReflexProcess {
-  const r = startReflexProcess(['run', '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--config', configFile, '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
+  const r = startReflexProcess(['run', '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--config', configFile, '--http-port', '0'], {
+    REFLEX_LOG_LEVEL: 'info',
+  });
   replicas.push(r);
   return r;
 }
@@ -54,7 +59,10 @@ async function leasesByPid(live: ReflexProcess[]): Promise<number[]> {
 /** Published instance.status events of one instance of one target, as "from→to intent[ synthetic]". */
 async function trail(target: string, name: string): Promise<string[]> {
   return (await archive.read({ kind: 'instance.status' }))
-    .filter((a) => (a.outcome === 'processed' || a.outcome === 'corrected') && a.event.target === target && 'instance' in a.event && a.event.instance === name)
+    .filter(
+      (a) =>
+        (a.outcome === 'processed' || a.outcome === 'corrected') && a.event.target === target && 'instance' in a.event && a.event.instance === name,
+    )
     .map(({ event: e }) => (e.kind === 'instance.status' ? `${e.from ?? '?'}→${e.to} ${e.intent}${e.synthetic ? ' synthetic' : ''}` : ''));
 }
 
@@ -68,7 +76,11 @@ async function crashEverywhere(name: string, gapMs: number): Promise<void> {
 
 /** Each server's `name` was restarted once, and its crash archived once with its real intent. */
 async function expectHealedOnce(name: string): Promise<void> {
-  await until(`${name} restarted everywhere`, () => sims.every((s) => s.controls.statusCode(name) === 103 && s.controls.calls(name, 'start') > 0), 20_000);
+  await until(
+    `${name} restarted everywhere`,
+    () => sims.every((s) => s.controls.statusCode(name) === 103 && s.controls.calls(name, 'start') > 0),
+    20_000,
+  );
   await sleep(1_500); // a quiet period: room for any duplicate to show up
   for (const [i, sim] of sims.entries()) {
     expect(await trail(targets[i]!, name), `${name} on ${names[i]}`).toEqual(['103→102 unrequested', '102→103 self']);
@@ -76,7 +88,7 @@ async function expectHealedOnce(name: string): Promise<void> {
   }
 }
 
-it('spreads six targets\' leases two per replica over three replicas, three per replica over two after a SIGKILL, and loses no event as they move', async () => {
+it("spreads six targets' leases two per replica over three replicas, three per replica over two after a SIGKILL, and loses no event as they move", async () => {
   for (const sim of sims) for (const name of instances) sim.controls.addInstance({ name, config: optIn });
   const first = start();
   await first.waitForLog('reflex running');

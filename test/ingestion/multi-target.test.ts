@@ -60,16 +60,27 @@ describe('a deployment with several targets', () => {
     /** Published instance.status events of `web` on one target, as "from→to intent". */
     const trail = async (target: string) =>
       (await archive.read({ kind: 'instance.status' }))
-        .filter((a) => (a.outcome === 'processed' || a.outcome === 'corrected') && a.event.target === target && 'instance' in a.event && a.event.instance === 'web')
+        .filter(
+          (a) =>
+            (a.outcome === 'processed' || a.outcome === 'corrected') &&
+            a.event.target === target &&
+            'instance' in a.event &&
+            a.event.instance === 'web',
+        )
         .map(({ event: e }) => (e.kind === 'instance.status' ? `${e.from ?? '?'}→${e.to} ${e.intent}${e.synthetic ? ' synthetic' : ''}` : ''));
     const crashAndHeal = async (i: 0 | 1, url: string) => {
       const sim = sims[i]!;
       const startsBefore = sim.controls.calls('web', 'start');
       sim.controls.crash('web');
-      await until(`web restarted on ${url}`, () => sim.controls.calls('web', 'start') > startsBefore && sim.controls.statusCode('web') === 103, 15_000);
+      await until(
+        `web restarted on ${url}`,
+        () => sim.controls.calls('web', 'start') > startsBefore && sim.controls.statusCode('web') === 103,
+        15_000,
+      );
       await sleep(1_000); // a quiet period: room for a duplicate or a stray action to show up
     };
-    const connected = (r: ReflexHandle) => until('lease holders connected', () => r.readers.every((x) => !x.lease.isHeld || x.subscriber.connected), 10_000);
+    const connected = (r: ReflexHandle) =>
+      until('lease holders connected', () => r.readers.every((x) => !x.lease.isHeld || x.subscriber.connected), 10_000);
     return { east, west, prefix, start, trail, crashAndHeal, connected };
   }
 
@@ -82,12 +93,18 @@ describe('a deployment with several targets', () => {
     expect(sims.map((s) => s.controls.eventListeners)).toEqual([1, 1]);
 
     await bed.crashAndHeal(0, bed.east);
-    expect(sims.map((s) => s.controls.calls('web', 'start')), 'started on east only').toEqual([1, 0]);
+    expect(
+      sims.map((s) => s.controls.calls('web', 'start')),
+      'started on east only',
+    ).toEqual([1, 0]);
     expect(await bed.trail(bed.east)).toEqual(['103→102 unrequested', '102→103 self']);
     expect(await bed.trail(bed.west)).toEqual([]);
 
     await bed.crashAndHeal(1, bed.west);
-    expect(sims.map((s) => s.controls.calls('web', 'start')), 'then on west only').toEqual([1, 1]);
+    expect(
+      sims.map((s) => s.controls.calls('web', 'start')),
+      'then on west only',
+    ).toEqual([1, 1]);
     expect(await bed.trail(bed.west)).toEqual(['103→102 unrequested', '102→103 self']);
     expect(await bed.trail(bed.east)).toHaveLength(2);
 
@@ -96,7 +113,10 @@ describe('a deployment with several targets', () => {
       expect(await redis!.hlen(keys.state(url)), `state of ${url}`).toBe(1);
       expect(await redis!.get(keys.lease(url)), `lease of ${url}`).not.toBeNull();
     }
-    const ready = (await (await fetch(`${reflex.http!.url}/readyz`)).json()) as { ready: boolean; checks: Record<string, { ok: boolean; detail: string }> };
+    const ready = (await (await fetch(`${reflex.http!.url}/readyz`)).json()) as {
+      ready: boolean;
+      checks: Record<string, { ok: boolean; detail: string }>;
+    };
     expect(ready.checks).toMatchObject({
       'subscriber:east': { ok: true, detail: 'lease holder, event stream connected' },
       'subscriber:west': { ok: true, detail: 'lease holder, event stream connected' },
@@ -121,12 +141,21 @@ describe('a deployment with several targets', () => {
     await until('one lease each', () => held(first) === 1 && held(second) === 1, 5_000);
     await bed.connected(second);
     await sleep(500); // its takeover resync: nothing changed
-    expect(second.readers.map((r) => r.lease.isHeld), 'each lease held once').toEqual(first.readers.map((r) => !r.lease.isHeld));
-    expect(sims.map((s) => s.controls.eventListeners), 'each replica keeps a stream open to each server (followers keep a window)').toEqual([2, 2]);
+    expect(
+      second.readers.map((r) => r.lease.isHeld),
+      'each lease held once',
+    ).toEqual(first.readers.map((r) => !r.lease.isHeld));
+    expect(
+      sims.map((s) => s.controls.eventListeners),
+      'each replica keeps a stream open to each server (followers keep a window)',
+    ).toEqual([2, 2]);
 
     await bed.crashAndHeal(0, bed.east);
     await bed.crashAndHeal(1, bed.west);
-    expect(sims.map((s) => s.controls.calls('web', 'start')), 'one start on each server').toEqual([1, 1]);
+    expect(
+      sims.map((s) => s.controls.calls('web', 'start')),
+      'one start on each server',
+    ).toEqual([1, 1]);
     for (const url of [bed.east, bed.west]) expect(await bed.trail(url), `archived once on ${url}`).toEqual(['103→102 unrequested', '102→103 self']);
     const archived = await new EventArchive({ redis: redis!, key: keySpace(bed.prefix).archive }).read();
     const ids = archived.map((a) => a.event.id);

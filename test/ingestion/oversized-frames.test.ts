@@ -13,7 +13,17 @@ import { startWebOneStack } from './support/ingestion-bed.js';
 const MB = 1024 * 1024;
 
 /** A valid lifecycle frame of web-1 whose context carries `bytes` of data. */
-const hugeFrame = (bytes: number) => ({ type: 'lifecycle' as const, project: 'default', metadata: { action: 'instance-updated', source: '/1.0/instances/web-1', name: 'web-1', project: 'default', context: { blob: 'x'.repeat(bytes), note: 'kept' } } });
+const hugeFrame = (bytes: number) => ({
+  type: 'lifecycle' as const,
+  project: 'default',
+  metadata: {
+    action: 'instance-updated',
+    source: '/1.0/instances/web-1',
+    name: 'web-1',
+    project: 'default',
+    context: { blob: 'x'.repeat(bytes), note: 'kept' },
+  },
+});
 
 describe('a frame too large to keep whole', () => {
   it('keeps what says what happened and replaces the large fields by a marker with their size', () => {
@@ -22,7 +32,16 @@ describe('a frame too large to keep whole', () => {
     expect(truncatedBytes).toBe(Buffer.byteLength(raw));
     expect(Buffer.byteLength(kept)).toBeLessThan(64 * 1024);
     const frame = JSON.parse(kept) as { type: string; metadata: Record<string, unknown> };
-    expect(frame).toMatchObject({ type: 'lifecycle', metadata: { action: 'instance-updated', source: '/1.0/instances/web-1', name: 'web-1', project: 'default', context: { blob: { truncated: true, bytes: 50 * MB + 2 }, note: 'kept' } } });
+    expect(frame).toMatchObject({
+      type: 'lifecycle',
+      metadata: {
+        action: 'instance-updated',
+        source: '/1.0/instances/web-1',
+        name: 'web-1',
+        project: 'default',
+        context: { blob: { truncated: true, bytes: 50 * MB + 2 }, note: 'kept' },
+      },
+    });
   });
 
   it('leaves a frame within the limit as it is, byte for byte', () => {
@@ -46,7 +65,9 @@ describe('the rejected stream', () => {
     const audit = new AuditLog(redis, keys.audit);
     const input = { target: 't', reason: 'not JSON', raw: `{${'z'.repeat(5 * MB)}`, hash: 'h1', receivedAt: Date.now() };
     expect(await keepRejected(redis, keys.rejected, audit, input, { maxRawBytes: 64 * 1024 })).toBe(true);
-    expect(await keepRejected(redis, keys.rejected, audit, input, { maxRawBytes: 64 * 1024 }), 'the same input again: kept, not audited again').toBe(false);
+    expect(await keepRejected(redis, keys.rejected, audit, input, { maxRawBytes: 64 * 1024 }), 'the same input again: kept, not audited again').toBe(
+      false,
+    );
     const rows = (await redis.xrange(keys.rejected, '-', '+')) as [string, string[]][];
     expect(rows).toHaveLength(2);
     const raw = rows[0]![1][rows[0]![1].indexOf('raw') + 1]!;
@@ -91,36 +112,47 @@ describe('size limits on the event stream (simulator, bundled rules)', () => {
   // 50 MB go through the simulator's socket, Reflex's parse and the truncation: about 7 s on an idle
   // 2-core machine, many times that when CI's other suites share the cores; the bounds below only
   // limit how long a failure takes to show.
-  it('a 50 MB frame within maxFrameBytes is stored once, truncated, Redis grows by less than 1 MB, and the crash after it is healed', { timeout: 180_000 }, async () => {
-    const { sim, keys } = await startReflexOnSim(64 * MB);
-    // Settled first: the start-up resync's writes are not the frame's.
-    await until('the start-up resync archived', async () => (await new EventArchive({ redis, key: keys.archive }).read()).length > 0);
-    const before = await usedMemory();
-    sim.controls.injectFrame(hugeFrame(50 * MB));
-    const updated = async () => (await trail('web-1')).find((r) => r.type === 'event' && r.summary.includes('instance-updated'));
-    await until('the 50 MB frame audited', async () => Boolean(await updated()), 120_000);
-    const grew = (await usedMemory()) - before;
-    // Not on a Redis Cluster: the node read there is one of six and holds only its slots' keys; what
-    // is stored is checked below on every set-up.
-    if (process.env.REFLEX_TEST_REDIS !== 'cluster') expect(grew, `Redis grew by ${grew} bytes`).toBeLessThan(MB);
+  it(
+    'a 50 MB frame within maxFrameBytes is stored once, truncated, Redis grows by less than 1 MB, and the crash after it is healed',
+    { timeout: 180_000 },
+    async () => {
+      const { sim, keys } = await startReflexOnSim(64 * MB);
+      // Settled first: the start-up resync's writes are not the frame's.
+      await until('the start-up resync archived', async () => (await new EventArchive({ redis, key: keys.archive }).read()).length > 0);
+      const before = await usedMemory();
+      sim.controls.injectFrame(hugeFrame(50 * MB));
+      const updated = async () => (await trail('web-1')).find((r) => r.type === 'event' && r.summary.includes('instance-updated'));
+      await until('the 50 MB frame audited', async () => Boolean(await updated()), 120_000);
+      const grew = (await usedMemory()) - before;
+      // Not on a Redis Cluster: the node read there is one of six and holds only its slots' keys; what
+      // is stored is checked below on every set-up.
+      if (process.env.REFLEX_TEST_REDIS !== 'cluster') expect(grew, `Redis grew by ${grew} bytes`).toBeLessThan(MB);
 
-    const audited = (await updated()) as StoredAuditRecord & { event: { context: Record<string, unknown> } };
-    expect(audited.event.context).toEqual({ blob: { truncated: true, bytes: 50 * MB + 2 }, note: 'kept' });
-    const archived = (await new EventArchive({ redis, key: keys.archive }).read()).filter((a) => a.event.kind === 'lifecycle' && a.event.action === 'instance-updated');
-    expect(archived, 'archived once').toHaveLength(1);
-    expect(JSON.stringify(archived[0]!.event).length).toBeLessThan(64 * 1024);
+      const audited = (await updated()) as StoredAuditRecord & { event: { context: Record<string, unknown> } };
+      expect(audited.event.context).toEqual({ blob: { truncated: true, bytes: 50 * MB + 2 }, note: 'kept' });
+      const archived = (await new EventArchive({ redis, key: keys.archive }).read()).filter(
+        (a) => a.event.kind === 'lifecycle' && a.event.action === 'instance-updated',
+      );
+      expect(archived, 'archived once').toHaveLength(1);
+      expect(JSON.stringify(archived[0]!.event).length).toBeLessThan(64 * 1024);
 
-    await crashIsHealed();
-  });
+      await crashIsHealed();
+    },
+  );
 
   it('a frame over maxFrameBytes is refused by the socket, kept as rejected and alerted once; the stream reconnects and the crash after it is healed', async () => {
     const { sim, reflex, keys } = await startReflexOnSim(256 * 1024);
     sim.controls.injectFrame(hugeFrame(MB));
     await until('the refused frame kept as rejected', async () => (await redis.xlen(keys.rejected)) === 1, 15_000);
     const fields = ((await redis.xrange(keys.rejected, '-', '+')) as [string, string[]][])[0]![1];
-    expect(fields[fields.indexOf('reason') + 1]).toMatch(/larger than maxFrameBytes \(262144 bytes\) was refused by the events socket \(closed with 1009\)/);
+    expect(fields[fields.indexOf('reason') + 1]).toMatch(
+      /larger than maxFrameBytes \(262144 bytes\) was refused by the events socket \(closed with 1009\)/,
+    );
     await until('the frame-too-large alert sent', () => alerts().some((a) => a.kind === 'event.frame-too-large'));
-    expect(alerts().filter((a) => a.kind === 'event.frame-too-large'), 'alerted once').toHaveLength(1);
+    expect(
+      alerts().filter((a) => a.kind === 'event.frame-too-large'),
+      'alerted once',
+    ).toHaveLength(1);
     await until('the stream reconnected', () => reflex.subscriber?.connected === true, 15_000);
     expect(await redis.xlen(keys.rejected), 'the refused frame is not sent again: one entry').toBe(1);
 

@@ -7,7 +7,6 @@ import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 import { freePort } from '../support/free-port.js';
 
-
 async function readyz(port: number): Promise<{ status: number; body: { checks: Record<string, { ok: boolean; detail: string }> } }> {
   const res = await fetch(`http://127.0.0.1:${port}/readyz`);
   return { status: res.status, body: (await res.json()) as { checks: Record<string, { ok: boolean; detail: string }> } };
@@ -26,7 +25,19 @@ describe('a worker whose target goes away', () => {
   it('says so at error level and /readyz turns 503 naming the unreachable target once the grace is over; it comes back by itself', async () => {
     sim = await startSimulator({ instances: 2 });
     const port = await freePort();
-    const args = ['run', '--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--prefix', uniquePrefix('lost'), '--rules', 'rules', '--http-port', String(port)];
+    const args = [
+      'run',
+      '--target',
+      `unix://${sim.socketPath}`,
+      '--redis',
+      redisUrl(),
+      '--prefix',
+      uniquePrefix('lost'),
+      '--rules',
+      'rules',
+      '--http-port',
+      String(port),
+    ];
     reflex = startReflexProcess(args, { REFLEX_LOG_LEVEL: 'info', REFLEX_STREAM_LOSS_GRACE_MS: '1s' });
     await reflex.waitForLog('event stream connected');
     await reflex.waitForLog('reflex running');
@@ -38,7 +49,12 @@ describe('a worker whose target goes away', () => {
     expect(lost.level).toBe(50); // pino's error
     await expect.poll(async () => (await readyz(port)).status, { timeout: 10_000, interval: 200 }).toBe(503);
     const down = await readyz(port);
-    expect(down.body.checks.subscriber).toEqual({ ok: false, detail: expect.stringMatching(/^lease holder, event stream lost for \d+ s \(longer than the grace of 1 s\): the target is unreachable, no event is seen$/) });
+    expect(down.body.checks.subscriber).toEqual({
+      ok: false,
+      detail: expect.stringMatching(
+        /^lease holder, event stream lost for \d+ s \(longer than the grace of 1 s\): the target is unreachable, no event is seen$/,
+      ),
+    });
 
     // The daemon back on the same socket: the stream reconnects and /readyz is ready again.
     sim = await startSimulator({ instances: 2, listen: [`unix:${socketPath}`] });
@@ -50,7 +66,20 @@ describe('a worker whose target goes away', () => {
   it('with --wait-for-target starts without its target, logs an error, and is not ready until the target answers', async () => {
     const socketPath = join(mkdtempSync(join(tmpdir(), 'reflex-late-')), 'late.sock');
     const port = await freePort();
-    const args = ['run', '--target', `unix://${socketPath}`, '--redis', redisUrl(), '--prefix', uniquePrefix('late'), '--rules', 'rules', '--http-port', String(port), '--wait-for-target'];
+    const args = [
+      'run',
+      '--target',
+      `unix://${socketPath}`,
+      '--redis',
+      redisUrl(),
+      '--prefix',
+      uniquePrefix('late'),
+      '--rules',
+      'rules',
+      '--http-port',
+      String(port),
+      '--wait-for-target',
+    ];
     reflex = startReflexProcess(args, { REFLEX_LOG_LEVEL: 'info' });
     const said = await reflex.waitForLog('target does not answer at start-up');
     expect(said.level).toBe(50);

@@ -22,7 +22,18 @@ const sim = await startSimulator({ instances: 0, timings: { stopHookMs: 50, star
 const prefix = uniquePrefix('workers');
 const redis = redisFromUrl(redisUrl());
 const archive = new EventArchive({ redis, key: keySpace(prefix).archive });
-const base: ConfigInput = { target: `unix://${sim.socketPath}`, redisUrl: redisUrl(), rulesDir: 'rules', prefix, resyncIntervalMs: 0, resyncGraceMs: 300, leaseTtlMs: 1_000, httpPort: 0, logLevel: 'silent', stormThreshold: 0 };
+const base: ConfigInput = {
+  target: `unix://${sim.socketPath}`,
+  redisUrl: redisUrl(),
+  rulesDir: 'rules',
+  prefix,
+  resyncIntervalMs: 0,
+  resyncGraceMs: 300,
+  leaseTtlMs: 1_000,
+  httpPort: 0,
+  logLevel: 'silent',
+  stormThreshold: 0,
+};
 const replicas: ReflexHandle[] = [];
 
 afterAll(async () => {
@@ -37,7 +48,7 @@ async function total(counter: Metrics['events'] | Metrics['actions']): Promise<n
   return (await counter.get()).values.reduce((sum, v) => sum + v.value, 0);
 }
 
-it('three worker replicas share the events and the actions, heal each crash once, and keep each instance\'s events in order', async () => {
+it("three worker replicas share the events and the actions, heal each crash once, and keep each instance's events in order", async () => {
   for (let i = 0; i < count; i++) sim.controls.addInstance({ name: name(i), config: optIn });
   const subscriber = await startReflex(parseConfig({ ...base, role: 'subscriber' }), logger);
   replicas.push(subscriber);
@@ -51,13 +62,23 @@ it('three worker replicas share the events and the actions, heal each crash once
     sim.controls.crash(name(i));
     await sleep(10); // crashes spread over time, so the three workers share them
   }
-  await until('every instance restarted', () => Array.from({ length: count }, (_, i) => name(i)).every((n) => sim.controls.statusCode(n) === 103 && sim.controls.calls(n, 'start') > 0), 30_000);
+  await until(
+    'every instance restarted',
+    () => Array.from({ length: count }, (_, i) => name(i)).every((n) => sim.controls.statusCode(n) === 103 && sim.controls.calls(n, 'start') > 0),
+    30_000,
+  );
   await sleep(1_000); // a quiet period: room for a duplicate to show up
 
   const events = (await Promise.all(workers.map((w) => total(w.metrics.events)))).map((n, i) => n - before[i]!);
   const actions = await Promise.all(workers.map((w) => total(w.metrics.actions)));
-  expect(events.every((n) => n > 0), `events processed by each worker replica: ${events.join(', ')}`).toBe(true);
-  expect(actions.every((n) => n > 0), `actions run by each worker replica: ${actions.join(', ')}`).toBe(true);
+  expect(
+    events.every((n) => n > 0),
+    `events processed by each worker replica: ${events.join(', ')}`,
+  ).toBe(true);
+  expect(
+    actions.every((n) => n > 0),
+    `actions run by each worker replica: ${actions.join(', ')}`,
+  ).toBe(true);
 
   const archived = await archive.read({ kind: 'instance.status' });
   for (let i = 0; i < count; i++) {

@@ -90,7 +90,10 @@ export const scenario: ScenarioStep[] = [
   { args: ['info', 'R:{launched}', '--show-log'], transform: withoutLogLines },
   { args: ['storage', 'info', 'R:default'], keepLines: onlyOurInstances },
   { args: ['list', 'R:rt-dx', '--format', 'csv', '-c', 'ns'], keepLines: (l, names) => onlyOurInstances(`- ${l.split(',')[0]}`, names) },
-  { args: ['list', 'R:rt-dx', '--all-projects', '--format', 'csv', '-c', 'ns'], keepLines: (l, names) => onlyOurInstances(`- ${l.split(',')[1]}`, names) },
+  {
+    args: ['list', 'R:rt-dx', '--all-projects', '--format', 'csv', '-c', 'ns'],
+    keepLines: (l, names) => onlyOurInstances(`- ${l.split(',')[1]}`, names),
+  },
   { args: ['image', 'alias', 'list', 'R:', 'reflex-busybox'] },
   { args: ['profile', 'create', 'R:{n}-prof'] },
   { args: ['profile', 'set', 'R:{n}-prof', 'user.from-profile', 'yes'] },
@@ -123,7 +126,9 @@ export const scenario: ScenarioStep[] = [
 
 /** The arguments of a step for one remote and run. */
 export function argsFor(step: ScenarioStep, remote: string, names: Names): string[] {
-  return step.args.map((a) => a.replaceAll('R:', `${remote}:`).replaceAll('{copy}', names.copy).replaceAll('{launched}', names.launched).replaceAll('{n}', names.n));
+  return step.args.map((a) =>
+    a.replaceAll('R:', `${remote}:`).replaceAll('{copy}', names.copy).replaceAll('{launched}', names.launched).replaceAll('{n}', names.n),
+  );
 }
 
 /** Display form of a step, for test names. */

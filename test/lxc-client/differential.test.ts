@@ -33,7 +33,10 @@ await describeLxd('lxc commands give the same output against the simulator as ag
     await t.lxc.ok(['remote', 'add', 'sim', t.sim.httpsUrl!, '--password', 'diff', '--accept-certificate']);
     // The test bed's default profile has a root disk only (no network).
     await t.lxc.ok(['profile', 'device', 'remove', 'sim:default', 'eth0']);
-    for (const [remote, side] of [['local', 'real'], ['sim', 'sim']] as const) {
+    for (const [remote, side] of [
+      ['local', 'real'],
+      ['sim', 'sim'],
+    ] as const) {
       for (const [i, step] of scenario.entries()) {
         const res = await t.lxc.run(argsFor(step, remote, names), { timeoutMs: 60_000 });
         const key = `${i}`;

@@ -22,11 +22,19 @@ describeLxcClient('lxc exec against reflex sim', () => {
     expect(await t.lxc.run(['exec', 'sim:c1', '--', 'echo', 'hello', 'world'])).toEqual({ stdout: 'hello world\n', stderr: '', code: 0 });
     expect((await t.lxc.run(['exec', 'sim:c1', '--', 'true'])).code).toBe(0);
     expect((await t.lxc.run(['exec', 'sim:c1', '--', 'false'])).code).toBe(1);
-    expect(await t.lxc.run(['exec', 'sim:c1', '--', 'sh', '-c', 'false || echo fallback && exit 7'])).toEqual({ stdout: 'fallback\n', stderr: '', code: 7 });
+    expect(await t.lxc.run(['exec', 'sim:c1', '--', 'sh', '-c', 'false || echo fallback && exit 7'])).toEqual({
+      stdout: 'fallback\n',
+      stderr: '',
+      code: 7,
+    });
   });
 
   it('answers an unknown command with 127 like a shell, and the operation fails with "Command not found" as in LXD', async () => {
-    expect(await t.lxc.run(['exec', 'sim:c1', '--', 'sh', '-c', 'nosuchcmd'])).toEqual({ stdout: '', stderr: 'sh: nosuchcmd: not found\nError: Command not found\n', code: 127 });
+    expect(await t.lxc.run(['exec', 'sim:c1', '--', 'sh', '-c', 'nosuchcmd'])).toEqual({
+      stdout: '',
+      stderr: 'sh: nosuchcmd: not found\nError: Command not found\n',
+      code: 127,
+    });
     expect((await t.lxc.run(['exec', 'sim:c1', '--', 'nosuchcmd'])).code).toBe(127);
   });
 
@@ -43,10 +51,13 @@ describeLxcClient('lxc exec against reflex sim', () => {
     expect(sockets).toHaveLength(4);
     const done = frames.find((f) => f.type === 'operation' && f.metadata.class === 'websocket' && f.metadata.status_code === 200);
     expect(done.metadata.metadata).toMatchObject({ command: ['sh', '-c', 'exit 5'], interactive: false, return: 5 });
-    expect(frames.find((f) => f.type === 'lifecycle').metadata).toMatchObject({ action: 'instance-exec', context: { command: ['sh', '-c', 'exit 5'] } });
+    expect(frames.find((f) => f.type === 'lifecycle').metadata).toMatchObject({
+      action: 'instance-exec',
+      context: { command: ['sh', '-c', 'exit 5'] },
+    });
   });
 
-  it('refuses exec on a stopped instance with the daemon\'s error', async () => {
+  it("refuses exec on a stopped instance with the daemon's error", async () => {
     const res = await t.lxc.run(['exec', 'sim:off', '--', 'true']);
     expect(res.code).toBe(1);
     expect(res.stderr).toBe('Error: Instance is not running\n');

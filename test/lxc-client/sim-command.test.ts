@@ -42,7 +42,19 @@ async function startSim(args: string[], lines: number): Promise<string[]> {
 
 describeLxcClient('reflex sim trust options, used by the real lxc client', () => {
   it('--trust-password lets `lxc remote add --password` in, and --token prints a token `lxc remote add` accepts', async () => {
-    const [, https, tokenLine] = await startSim(['--listen', `unix:${join(tmpdir(), `reflex-sim-cli-${process.pid}.sock`)}`, '--listen', 'https://127.0.0.1:0', '--trust-password', 'pw', '--token', 'ci'], 3);
+    const [, https, tokenLine] = await startSim(
+      [
+        '--listen',
+        `unix:${join(tmpdir(), `reflex-sim-cli-${process.pid}.sock`)}`,
+        '--listen',
+        'https://127.0.0.1:0',
+        '--trust-password',
+        'pw',
+        '--token',
+        'ci',
+      ],
+      3,
+    );
     const url = https!.replace('reflex sim listening on ', '');
     expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(tokenLine).toMatch(/^reflex sim trust token: [A-Za-z0-9+/=]+$/);

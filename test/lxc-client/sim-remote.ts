@@ -33,7 +33,8 @@ export async function startSimRemote(opts: SimulatorOptions = {}): Promise<SimRe
   ws.on('message', (data) => {
     const frame = JSON.parse(String(data)) as { metadata: { message: string; context: { method: string; url: string; protocol: string } } };
     // Only the lxc client's requests (HTTPS), not this tap's own.
-    if (frame.metadata.message === 'Handling API request' && frame.metadata.context.protocol === 'tls') seen.push(`${frame.metadata.context.method} ${frame.metadata.context.url}`);
+    if (frame.metadata.message === 'Handling API request' && frame.metadata.context.protocol === 'tls')
+      seen.push(`${frame.metadata.context.method} ${frame.metadata.context.url}`);
   });
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
@@ -58,6 +59,11 @@ export async function startSimRemote(opts: SimulatorOptions = {}): Promise<SimRe
  */
 export function describeLxcClient(name: string, body: () => void): void {
   if (lxcInstalled()) return void describe(name, body);
-  if (requireLxd()) return void describe(name, () => it('needs the lxc client', () => { throw new Error('lxc client not on PATH (REFLEX_REQUIRE_LXD=1)'); }));
+  if (requireLxd())
+    return void describe(name, () =>
+      it('needs the lxc client', () => {
+        throw new Error('lxc client not on PATH (REFLEX_REQUIRE_LXD=1)');
+      }),
+    );
   describe.skip(name, body);
 }

@@ -49,7 +49,19 @@ await describeLxd('the exec action on real LXD', () => {
     mkdirSync(resolve('.tmp'), { recursive: true });
     const rulesDir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
     for (const [file, source] of Object.entries(rules)) writeFileSync(join(rulesDir, file), source);
-    reflex = await startReflex(parseConfig({ target: `unix://${lxdSocketPath()}`, redisUrl: redisUrl(), rulesDir, prefix, resyncIntervalMs: 0, actionAttempts: 3, logLevel: 'silent', httpPort: 0 }), pino({ level: 'silent' }));
+    reflex = await startReflex(
+      parseConfig({
+        target: `unix://${lxdSocketPath()}`,
+        redisUrl: redisUrl(),
+        rulesDir,
+        prefix,
+        resyncIntervalMs: 0,
+        actionAttempts: 3,
+        logLevel: 'silent',
+        httpPort: 0,
+      }),
+      pino({ level: 'silent' }),
+    );
     await until('the event stream connected', () => reflex.subscriber?.connected === true, 15_000, 50);
   }, 30_000);
 
@@ -62,11 +74,25 @@ await describeLxd('the exec action on real LXD', () => {
     const name = await launchTestInstance({ config: { 'user.reflex.exec-test': 'fail' } });
     instances.push(name);
     const pidBefore = (await instanceStatus(name)).pid;
-    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome' && String(r.summary).startsWith('restart')), 45_000);
+    const trail = await waitForAudit(
+      redisUrl(),
+      prefix,
+      name,
+      (rs) => rs.some((r) => r.type === 'outcome' && String(r.summary).startsWith('restart')),
+      45_000,
+    );
     const exec = trail.find((r) => r.type === 'call' && r.action === 'exec' && r.exitCode !== undefined)!;
-    expect(exec).toMatchObject({ command: ['sh', '-c', 'echo out; echo err >&2; exit 3'], exitCode: 3, stdout: 'out\n', stderr: 'err\n', timedOut: false });
+    expect(exec).toMatchObject({
+      command: ['sh', '-c', 'echo out; echo err >&2; exit 3'],
+      exitCode: 3,
+      stdout: 'out\n',
+      stderr: 'err\n',
+      timedOut: false,
+    });
     expect(exec.durationMs).toBeGreaterThan(0);
-    expect(trail.find((r) => r.type === 'outcome' && r.code === 'EXEC_FAILED')!.summary).toMatch(/exited with 3 \(expected 0\); running its onFailure branch \(restart\)$/);
+    expect(trail.find((r) => r.type === 'outcome' && r.code === 'EXEC_FAILED')!.summary).toMatch(
+      /exited with 3 \(expected 0\); running its onFailure branch \(restart\)$/,
+    );
     expect(trail.find((r) => r.type === 'outcome' && String(r.summary).startsWith('restart'))).toMatchObject({ result: 'done' });
     expect(trail.filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
     const after = await instanceStatus(name);
@@ -81,7 +107,7 @@ await describeLxd('the exec action on real LXD', () => {
     expect(final.filter((r) => r.type === 'call' && r.action === 'exec' && r.exitCode !== undefined)).toHaveLength(1);
   }, 90_000);
 
-  it('an operator\'s exec does trigger the lifecycle rule', async () => {
+  it("an operator's exec does trigger the lifecycle rule", async () => {
     const name = instances[0]!;
     await lxc(['exec', name, '--', 'true']);
     const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'decision' && r.rule === 'on-exec'), 20_000);

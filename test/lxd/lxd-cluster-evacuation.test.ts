@@ -2,7 +2,15 @@ import { afterAll, afterEach, expect, it } from 'vitest';
 import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { eventOf, fullTrail, trailLines, waitForAudit } from '../support/audit-trail.js';
 import { STATUS_RUNNING } from '../support/lxd-bed.js';
-import { clusterBed, clusterInstanceStatus, describeLxdCluster, launchOnMember, memberLxc, memberSocket, restoreMembers } from '../support/lxd-cluster-bed.js';
+import {
+  clusterBed,
+  clusterInstanceStatus,
+  describeLxdCluster,
+  launchOnMember,
+  memberLxc,
+  memberSocket,
+  restoreMembers,
+} from '../support/lxd-cluster-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { noActionPending } from '../remediation/trail.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
@@ -15,7 +23,6 @@ import { startReflexProcess, type ReflexProcess } from '../support/reflex-proces
  */
 
 const viaM1 = `unix://${memberSocket('m1')}`;
-
 
 await describeLxdCluster('a real two-member LXD cluster: evacuating and restoring a member', () => {
   const created: string[] = [];
@@ -30,9 +37,11 @@ await describeLxdCluster('a real two-member LXD cluster: evacuating and restorin
     for (const name of created) await clusterBed.remove(name);
   });
 
-  it('takes the stops of `lxc cluster evacuate` and `restore` for the operator\'s, not for crashes: no restart, no crash alert, and a crash afterwards is healed', async () => {
+  it("takes the stops of `lxc cluster evacuate` and `restore` for the operator's, not for crashes: no restart, no crash alert, and a crash afterwards is healed", async () => {
     const prefix = uniquePrefix('cevac');
-    reflex = startReflexProcess(['run', '--target', viaM1, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
+    reflex = startReflexProcess(['run', '--target', viaM1, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--http-port', '0'], {
+      REFLEX_LOG_LEVEL: 'info',
+    });
     await reflex.waitForLog('reflex running');
     const name = await launchOnMember('m2', { 'user.reflex.autorestart': 'true' });
     created.push(name);
@@ -51,14 +60,23 @@ await describeLxdCluster('a real two-member LXD cluster: evacuating and restorin
 
     const trail = await fullTrail(redisUrl(), prefix);
     const mine = trail.filter((r) => r.instance === name);
-    expect(mine.filter((r) => ['action', 'call', 'alert'].includes(r.type) || (r.type === 'decision' && (r as { matched?: boolean }).matched !== false)), trailLines(mine)).toEqual([]);
+    expect(
+      mine.filter((r) => ['action', 'call', 'alert'].includes(r.type) || (r.type === 'decision' && (r as { matched?: boolean }).matched !== false)),
+      trailLines(mine),
+    ).toEqual([]);
     const stops = mine.filter((r) => r.type === 'event' && eventOf(r)?.action === 'instance-shutdown');
     expect(stops.length, trailLines(mine)).toBe(2);
-    expect(stops.map((r) => eventOf(r)?.intent), trailLines(mine)).toEqual(['requested', 'requested']);
+    expect(
+      stops.map((r) => eventOf(r)?.intent),
+      trailLines(mine),
+    ).toEqual(['requested', 'requested']);
 
     // Back on a member that is Online again, a crash is a crash.
     await clusterBed.crash(name);
     const healed = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome') && started(rs) === 4, 15_000);
-    expect(healed.filter((r) => r.type === 'call' && /\bstart\b/.test(r.summary)), trailLines(healed)).toHaveLength(1);
+    expect(
+      healed.filter((r) => r.type === 'call' && /\bstart\b/.test(r.summary)),
+      trailLines(healed),
+    ).toHaveLength(1);
   }, 120_000);
 });

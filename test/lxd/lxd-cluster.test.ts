@@ -12,7 +12,16 @@ import { recordingAlerts } from '../alerts/recording-alerts.js';
 import { endedOperations, expectMoveOperations, type OperationFrame } from '../conformance/move-operations.js';
 import { auditTrail } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED } from '../support/lxd-bed.js';
-import { clusterBed, clusterInstanceStatus, describeLxdCluster, launchOnMember, memberLxc, MEMBERS, memberSocket, moveToMember } from '../support/lxd-cluster-bed.js';
+import {
+  clusterBed,
+  clusterInstanceStatus,
+  describeLxdCluster,
+  launchOnMember,
+  memberLxc,
+  MEMBERS,
+  memberSocket,
+  moveToMember,
+} from '../support/lxd-cluster-bed.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { sleep } from '../support/wait.js';
 import { runningTracked } from '../remediation/trail.js';
@@ -48,19 +57,24 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
 
   it('delivers lifecycle events of instances on both members to one subscriber on member 1, each located on its member', async () => {
     const frames: LifecycleFrame[] = [];
-    await listening('lifecycle', (raw) => {
-      const decoded = decodeFrame(raw);
-      if (decoded.ok && decoded.frame.type === 'lifecycle') frames.push(decoded.frame);
-    }, async () => {
-      const onM1 = await launchOnMember('m1');
-      created.push(onM1);
-      const onM2 = await launchOnMember('m2');
-      created.push(onM2);
-      const started = (name: string) => frames.find((f) => f.metadata.action === 'instance-started' && f.metadata.source === `/1.0/instances/${name}`);
-      await expect.poll(() => started(onM1) && started(onM2), { timeout: 5_000, interval: 50 }).toBeTruthy();
-      expect(started(onM1)!.location).toBe('m1');
-      expect(started(onM2)!.location).toBe('m2');
-    });
+    await listening(
+      'lifecycle',
+      (raw) => {
+        const decoded = decodeFrame(raw);
+        if (decoded.ok && decoded.frame.type === 'lifecycle') frames.push(decoded.frame);
+      },
+      async () => {
+        const onM1 = await launchOnMember('m1');
+        created.push(onM1);
+        const onM2 = await launchOnMember('m2');
+        created.push(onM2);
+        const started = (name: string) =>
+          frames.find((f) => f.metadata.action === 'instance-started' && f.metadata.source === `/1.0/instances/${name}`);
+        await expect.poll(() => started(onM1) && started(onM2), { timeout: 5_000, interval: 50 }).toBeTruthy();
+        expect(started(onM1)!.location).toBe('m1');
+        expect(started(onM2)!.location).toBe('m2');
+      },
+    );
   });
 
   it('restarts an instance crashed on member 2 from a reflex run connected to member 1, where it was', async () => {
@@ -85,8 +99,14 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
       expect((await clusterInstanceStatus(name)).location).toBe('m2');
       const trail = await auditTrail(redisUrl(), prefix, name);
       const summaries = trail.map((r) => `${r.type}: ${r.summary}`);
-      expect(summaries.some((s) => s.startsWith('event:') && s.includes('103 → 102 (unrequested, instance-shutdown)')), summaries.join('\n')).toBe(true);
-      expect(trail.some((r) => r.type === 'call' && /\bstart\b/.test(r.summary)), summaries.join('\n')).toBe(true);
+      expect(
+        summaries.some((s) => s.startsWith('event:') && s.includes('103 → 102 (unrequested, instance-shutdown)')),
+        summaries.join('\n'),
+      ).toBe(true);
+      expect(
+        trail.some((r) => r.type === 'call' && /\bstart\b/.test(r.summary)),
+        summaries.join('\n'),
+      ).toBe(true);
     } finally {
       await reflex.stop();
     }
@@ -94,17 +114,27 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
 
   it('runs a move as the operations the simulator reproduces: the copy created on the target, the instance deleted, the copy renamed', async () => {
     const frames: OperationFrame[] = [];
-    await listening('operation', (raw) => void frames.push(JSON.parse(raw) as OperationFrame), async () => {
-      const name = await launchOnMember('m1');
-      created.push(name);
-      await memberLxc('m1', ['stop', name, '--force']);
-      const uuid = (await client.getInstance(name)).value.config['volatile.uuid'];
-      frames.length = 0;
-      await moveToMember(name, 'm2');
-      // The move's own task ends last.
-      await expect.poll(() => endedOperations(frames).some(([d, kind, , url]) => d === 'Migrating instance' && kind === 'task' && url === `/1.0/instances/${name}`), { timeout: 10_000, interval: 50 }).toBe(true);
-      expectMoveOperations(frames, { name, copy: `lxd-move-of-${uuid}`, from: 'm1', to: 'm2' });
-    });
+    await listening(
+      'operation',
+      (raw) => void frames.push(JSON.parse(raw) as OperationFrame),
+      async () => {
+        const name = await launchOnMember('m1');
+        created.push(name);
+        await memberLxc('m1', ['stop', name, '--force']);
+        const uuid = (await client.getInstance(name)).value.config['volatile.uuid'];
+        frames.length = 0;
+        await moveToMember(name, 'm2');
+        // The move's own task ends last.
+        await expect
+          .poll(
+            () =>
+              endedOperations(frames).some(([d, kind, , url]) => d === 'Migrating instance' && kind === 'task' && url === `/1.0/instances/${name}`),
+            { timeout: 10_000, interval: 50 },
+          )
+          .toBe(true);
+        expectMoveOperations(frames, { name, copy: `lxd-move-of-${uuid}`, from: 'm1', to: 'm2' });
+      },
+    );
   });
 
   it('reads every member Online, and the member watch raises no alert for them', async () => {

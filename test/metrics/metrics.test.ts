@@ -54,7 +54,11 @@ describe('Prometheus metrics of a running Reflex (simulator, real Redis, scraped
     const res = await fetch(`${bed.url}/readyz`);
     const body = (await res.json()) as { status: string; checks: Record<string, { ok: boolean; detail: string }> };
     expect(res.status, JSON.stringify(body)).toBe(200);
-    expect(body.checks).toMatchObject({ redis: { ok: true }, subscriber: { ok: true, detail: 'lease holder, event stream connected' }, workers: { ok: true } });
+    expect(body.checks).toMatchObject({
+      redis: { ok: true },
+      subscriber: { ok: true, detail: 'lease holder, event stream connected' },
+      workers: { ok: true },
+    });
   });
 
   it('counts a crash as an event, a matched decision and an action done, and observes its ingest lag', async () => {
@@ -83,7 +87,11 @@ describe('Prometheus metrics of a running Reflex (simulator, real Redis, scraped
     const reconnects = await grew('reflex_stream_reconnects_total');
     const resynced = await grew('reflex_gaps_resynced_total');
     const connected = await waitForMetric(bed.url, 'reflex_stream_connected', { target }, (v) => v === 1);
-    expect({ reconnects: reconnects - valueOf(before, 'reflex_stream_reconnects_total'), resynced: resynced - valueOf(before, 'reflex_gaps_resynced_total'), connected }).toEqual({ reconnects: 1, resynced: 1, connected: 1 });
+    expect({
+      reconnects: reconnects - valueOf(before, 'reflex_stream_reconnects_total'),
+      resynced: resynced - valueOf(before, 'reflex_gaps_resynced_total'),
+      connected,
+    }).toEqual({ reconnects: 1, resynced: 1, connected: 1 });
   });
 
   it('counts a status change only a resync sees (Error 112 has no event) as a resync change', async () => {
@@ -99,10 +107,20 @@ describe('Prometheus metrics of a running Reflex (simulator, real Redis, scraped
     const before = await scrape(bed.url);
     bed.sim.controls.failNext('web-2', 2, 'Instance is busy running a "stop" operation');
     bed.sim.controls.crash('web-2');
-    await waitForMetric(bed.url, 'reflex_actions_total', { action: 'start', outcome: 'done' }, (v) => v === valueOf(before, 'reflex_actions_total', { action: 'start', outcome: 'done' }) + 1);
+    await waitForMetric(
+      bed.url,
+      'reflex_actions_total',
+      { action: 'start', outcome: 'done' },
+      (v) => v === valueOf(before, 'reflex_actions_total', { action: 'start', outcome: 'done' }) + 1,
+    );
     const after = await scrape(bed.url);
-    expect(valueOf(after, 'reflex_action_retries_total', { action: 'start' }) - valueOf(before, 'reflex_action_retries_total', { action: 'start' })).toBe(2);
-    expect(valueOf(after, 'reflex_actions_total', { action: 'start', outcome: 'retrying' }) - valueOf(before, 'reflex_actions_total', { action: 'start', outcome: 'retrying' })).toBe(2);
+    expect(
+      valueOf(after, 'reflex_action_retries_total', { action: 'start' }) - valueOf(before, 'reflex_action_retries_total', { action: 'start' }),
+    ).toBe(2);
+    expect(
+      valueOf(after, 'reflex_actions_total', { action: 'start', outcome: 'retrying' }) -
+        valueOf(before, 'reflex_actions_total', { action: 'start', outcome: 'retrying' }),
+    ).toBe(2);
   });
 
   it('counts an action that fails for good as failed, and shows it in the DLQ size', async () => {
@@ -112,7 +130,10 @@ describe('Prometheus metrics of a running Reflex (simulator, real Redis, scraped
     bed.sim.controls.crash('web-3');
     await waitForMetric(bed.url, 'reflex_dlq_size', {}, (v) => v === 1);
     const after = await scrape(bed.url);
-    expect(valueOf(after, 'reflex_actions_total', { action: 'start', outcome: 'failed' }) - valueOf(before, 'reflex_actions_total', { action: 'start', outcome: 'failed' })).toBe(1);
+    expect(
+      valueOf(after, 'reflex_actions_total', { action: 'start', outcome: 'failed' }) -
+        valueOf(before, 'reflex_actions_total', { action: 'start', outcome: 'failed' }),
+    ).toBe(1);
     expect(valueOf(after, 'reflex_queue_jobs', { queue: 'actions', state: 'failed' })).toBe(1);
     bed.sim.controls.clearFaults('web-3');
   });
@@ -124,13 +145,23 @@ describe('Prometheus metrics of a running Reflex (simulator, real Redis, scraped
     await waitForMetric(bed.url, 'reflex_quarantines_total', {}, (v) => v === valueOf(before, 'reflex_quarantines_total') + 1, 25_000);
     bed.sim.controls.crashLoop('loop-1', false);
     const after = await scrape(bed.url);
-    expect(valueOf(after, 'reflex_rule_decisions_total', { rule, decision: 'suppressed' }) - valueOf(before, 'reflex_rule_decisions_total', { rule, decision: 'suppressed' })).toBeGreaterThanOrEqual(1);
+    expect(
+      valueOf(after, 'reflex_rule_decisions_total', { rule, decision: 'suppressed' }) -
+        valueOf(before, 'reflex_rule_decisions_total', { rule, decision: 'suppressed' }),
+    ).toBeGreaterThanOrEqual(1);
   }, 40_000);
 
   it('reports the lease holder as 1 on the reading replica and 0 on a standby, and follows a takeover', async () => {
     const standby = await bed.replica({ role: 'subscriber' });
     const standbyUrl = standby.http!.url;
-    await until('the standby reading the stream', async () => ((await (await fetch(`${standbyUrl}/readyz`)).json()) as { checks: Record<string, { detail: string }> }).checks.subscriber?.detail.includes('event stream connected') === true, 10_000);
+    await until(
+      'the standby reading the stream',
+      async () =>
+        ((await (await fetch(`${standbyUrl}/readyz`)).json()) as { checks: Record<string, { detail: string }> }).checks.subscriber?.detail.includes(
+          'event stream connected',
+        ) === true,
+      10_000,
+    );
     expect(valueOf(await scrape(bed.url), 'reflex_lease_holder', { target })).toBe(1);
     expect(valueOf(await scrape(standbyUrl), 'reflex_lease_holder', { target })).toBe(0);
     const ready = (await (await fetch(`${standbyUrl}/readyz`)).json()) as { checks: Record<string, { ok: boolean; detail: string }> };

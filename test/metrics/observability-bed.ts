@@ -13,7 +13,11 @@ export interface ObservabilityBed extends Stack {
 }
 
 /** Starts the simulator (with `instances`, opted in unless said) and `startReflex` with the given rules. */
-export async function startObservabilityBed(opts: { rulesDir: string; instances: { name: string; optIn?: boolean }[]; config?: Partial<ConfigInput> }): Promise<ObservabilityBed> {
+export async function startObservabilityBed(opts: {
+  rulesDir: string;
+  instances: { name: string; optIn?: boolean }[];
+  config?: Partial<ConfigInput>;
+}): Promise<ObservabilityBed> {
   const stack = await startStack({
     redisUrl: redisUrl(),
     label: 'obs',
@@ -71,10 +75,21 @@ export function valueOf(samples: Sample[], name: string, labels: Record<string, 
 }
 
 /** Scrapes until `done` holds for the value of a metric, and returns that value. */
-export function waitForMetric(url: string, name: string, labels: Record<string, string>, done: (v: number) => boolean, timeoutMs = 15_000): Promise<number> {
-  return until(`${name}${JSON.stringify(labels)}`, async () => {
-    const v = valueOf(await scrape(url), name, labels);
-    if (!done(v)) throw new Error(`it is ${v}`);
-    return v;
-  }, timeoutMs, 100);
+export function waitForMetric(
+  url: string,
+  name: string,
+  labels: Record<string, string>,
+  done: (v: number) => boolean,
+  timeoutMs = 15_000,
+): Promise<number> {
+  return until(
+    `${name}${JSON.stringify(labels)}`,
+    async () => {
+      const v = valueOf(await scrape(url), name, labels);
+      if (!done(v)) throw new Error(`it is ${v}`);
+      return v;
+    },
+    timeoutMs,
+    100,
+  );
 }

@@ -46,7 +46,21 @@ describe.skipIf(!installed)('the shipped Prometheus alerts', () => {
       expect(['critical', 'warning'], r.alert).toContain(r.labels?.severity);
       expect(r.annotations?.summary, r.alert).toBeTruthy();
     }
-    expect(rules.map((r) => r.alert)).toEqual(expect.arrayContaining(['ReflexDown', 'ReflexEventStreamLost', 'ReflexQueuePaused', 'ReflexEventsQueueStuck', 'ReflexDeadLetters', 'ReflexDeadLettersGrowing', 'ReflexRuleThrowing', 'ReflexActionsFailing', 'ReflexHistoryStoreFailing', 'ReflexRedisMemoryHigh', 'ReflexRedisMemoryCritical']));
+    expect(rules.map((r) => r.alert)).toEqual(
+      expect.arrayContaining([
+        'ReflexDown',
+        'ReflexEventStreamLost',
+        'ReflexQueuePaused',
+        'ReflexEventsQueueStuck',
+        'ReflexDeadLetters',
+        'ReflexDeadLettersGrowing',
+        'ReflexRuleThrowing',
+        'ReflexActionsFailing',
+        'ReflexHistoryStoreFailing',
+        'ReflexRedisMemoryHigh',
+        'ReflexRedisMemoryCritical',
+      ]),
+    );
   });
 
   it('fire as their unit tests say (promtool test rules, synthetic series)', () => {
@@ -70,22 +84,29 @@ describe.skipIf(!installed)('the shipped Prometheus alerts', () => {
       dir = mkdtempSync(join(resolve('.tmp'), 'prometheus-'));
       // The shipped expressions as they are; only `for:` shortened, which a rule file cannot template.
       writeFileSync(join(dir, 'reflex-alerts.yml'), readFileSync(rulesFile, 'utf8').replace(/^(\s+for:) \S+$/gm, '$1 1s'));
-      writeFileSync(join(dir, 'prometheus.yml'), [
-        'global:',
-        '  scrape_interval: 1s',
-        '  scrape_timeout: 1s',
-        '  evaluation_interval: 1s',
-        'rule_files:',
-        `  - ${join(dir, 'reflex-alerts.yml')}`,
-        'scrape_configs:',
-        '  - job_name: reflex',
-        '    static_configs:',
-        `      - targets: ['${new URL(bed.url).host}']`,
-        '',
-      ].join('\n'));
+      writeFileSync(
+        join(dir, 'prometheus.yml'),
+        [
+          'global:',
+          '  scrape_interval: 1s',
+          '  scrape_timeout: 1s',
+          '  evaluation_interval: 1s',
+          'rule_files:',
+          `  - ${join(dir, 'reflex-alerts.yml')}`,
+          'scrape_configs:',
+          '  - job_name: reflex',
+          '    static_configs:',
+          `      - targets: ['${new URL(bed.url).host}']`,
+          '',
+        ].join('\n'),
+      );
       const port = await freePort();
       promUrl = `http://127.0.0.1:${port}`;
-      prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+      prometheus = spawn(
+        'prometheus',
+        [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+        { stdio: 'ignore' },
+      );
       await until('Prometheus ready', async () => (await fetch(`${promUrl}/-/ready`).catch(() => undefined))?.status === 200, 30_000);
       await until('Reflex scraped', async () => (await query('up{job="reflex"}')).some((s) => s.value[1] === '1'), 30_000);
     }, 90_000);
@@ -103,12 +124,16 @@ describe.skipIf(!installed)('the shipped Prometheus alerts', () => {
     });
 
     async function query(q: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]> {
-      const body = (await (await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(q)}`)).json()) as { data: { result: { metric: Record<string, string>; value: [number, string] }[] } };
+      const body = (await (await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(q)}`)).json()) as {
+        data: { result: { metric: Record<string, string>; value: [number, string] }[] };
+      };
       return body.data.result;
     }
 
     async function alerts(): Promise<{ labels: Record<string, string>; state: string }[]> {
-      const body = (await (await fetch(`${promUrl}/api/v1/alerts`)).json()) as { data: { alerts: { labels: Record<string, string>; state: string }[] } };
+      const body = (await (await fetch(`${promUrl}/api/v1/alerts`)).json()) as {
+        data: { alerts: { labels: Record<string, string>; state: string }[] };
+      };
       return body.data.alerts;
     }
 

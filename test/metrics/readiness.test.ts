@@ -99,13 +99,20 @@ describe('readiness when the event stream is lost', () => {
       await sim.stop();
       // Verdicts are cached for a second: wait for the first one taken after the loss.
       let within: Awaited<ReturnType<typeof readyz>> | undefined;
-      await until('the loss seen by /readyz', async () => (within = await readyz(bed.url)).body.checks.subscriber!.detail !== 'lease holder, event stream connected', 10_000);
+      await until(
+        'the loss seen by /readyz',
+        async () => (within = await readyz(bed.url)).body.checks.subscriber!.detail !== 'lease holder, event stream connected',
+        10_000,
+      );
       expect(within!.status).toBe(200);
       expect(within!.body.checks.subscriber!.detail).toMatch(/^lease holder, event stream lost \d+ s ago, reconnecting \(not ready after 3 s\)$/);
 
       await until('/readyz 503 after the grace', async () => (await readyz(bed.url)).status === 503, 10_000);
       const after = await readyz(bed.url);
-      expect(after.body.checks.subscriber).toEqual({ ok: false, detail: expect.stringMatching(/^lease holder, event stream lost for \d+ s \(longer than the grace of 3 s\): the target is unreachable/) });
+      expect(after.body.checks.subscriber).toEqual({
+        ok: false,
+        detail: expect.stringMatching(/^lease holder, event stream lost for \d+ s \(longer than the grace of 3 s\): the target is unreachable/),
+      });
       expect(valueOf(await scrape(bed.url), 'reflex_ready', { check: 'subscriber' })).toBe(0);
 
       sim = await startSimulator({ instances: 0, listen: [`unix:${socket}`] });

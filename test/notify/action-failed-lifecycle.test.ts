@@ -36,7 +36,18 @@ describe('the action-failed alert has a lifecycle', () => {
     sim.controls.addInstance({ name: 'web-1', config: { 'user.reflex.autorestart': 'true' } });
     prefix = uniquePrefix('afail');
     // One attempt: an injected failure is the give-up at once.
-    const config = parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl(), rulesDir: 'test/fixtures/rules-notify', prefix, resyncIntervalMs: 0, resyncGraceMs: 100, leaseTtlMs: 600, actionAttempts: 1, httpPort: 0, logLevel: 'silent' });
+    const config = parseConfig({
+      target: `unix://${sim.socketPath}`,
+      redisUrl: redisUrl(),
+      rulesDir: 'test/fixtures/rules-notify',
+      prefix,
+      resyncIntervalMs: 0,
+      resyncGraceMs: 100,
+      leaseTtlMs: 600,
+      actionAttempts: 1,
+      httpPort: 0,
+      logLevel: 'silent',
+    });
     reflex = await startReflex(config, pino({ level: 'silent' }));
     await until('Reflex reading the event stream', () => !!reflex?.subscriber?.connected);
   });
@@ -56,11 +67,23 @@ describe('the action-failed alert has a lifecycle', () => {
   async function operatorSnapshot(n: number): Promise<void> {
     const keys = keySpace(prefix);
     const queue = new Queue(keys.actionsQueue, { connection: duplicateConnection(redis), prefix: keys.bullPrefix });
-    const job: ActionJobInput = { rule: 'heal', action: 'snapshot', params: { name: `manual-${n}` }, target: reflex!.targets[0]!, project: 'default', instance: 'web-1', correlationId: `snap-${n}`, incidentAt: Date.now(), origin: 'operator', dryRun: false };
+    const job: ActionJobInput = {
+      rule: 'heal',
+      action: 'snapshot',
+      params: { name: `manual-${n}` },
+      target: reflex!.targets[0]!,
+      project: 'default',
+      instance: 'web-1',
+      correlationId: `snap-${n}`,
+      incidentAt: Date.now(),
+      origin: 'operator',
+      dryRun: false,
+    };
     await queue.add('snapshot', job, { jobId: `snap-${n}` });
     await queue.close();
   }
-  const audited = async () => (await new AuditLog(redis, keySpace(prefix).audit).read({ count: 500 })).filter((r) => r.type === 'alert').map((r) => r.summary);
+  const audited = async () =>
+    (await new AuditLog(redis, keySpace(prefix).audit).read({ count: 500 })).filter((r) => r.type === 'alert').map((r) => r.summary);
 
   it('fires when the restart of a crash gives up, resolves when the instance is Running again, and a later give-up fires a new message', async () => {
     sim.controls.failNext('web-1', 1, 'Injected failure: start refused');
@@ -73,7 +96,10 @@ describe('the action-failed alert has a lifecycle', () => {
     await (await client.changeState('web-1', { action: 'start', timeout: 30 })).wait({ timeoutMs: 10_000 });
     await client.close();
     await until('the action-failed resolved message', () => statuses().includes('resolved'), 15_000);
-    expect(actionFailed().find((a) => a.status === 'resolved')).toMatchObject({ summary: 'web-1 is Running (103) again, started through the API', outcome: 'recovered' });
+    expect(actionFailed().find((a) => a.status === 'resolved')).toMatchObject({
+      summary: 'web-1 is Running (103) again, started through the API',
+      outcome: 'recovered',
+    });
 
     // A new failure episode on the same instance is news again. (Not a second crash: one within 5 s
     // of Reflex's failed start is taken for that start's echo, by design.)
@@ -93,7 +119,11 @@ describe('the action-failed alert has a lifecycle', () => {
     await until('the action-failed firing message', () => statuses().includes('firing'), 15_000);
     await operatorSnapshot(2);
     await until('the action-failed resolved message', () => statuses().includes('resolved'), 15_000);
-    expect(actionFailed().find((a) => a.status === 'resolved')).toMatchObject({ summary: expect.stringMatching(/^a later snapshot on web-1 succeeded/), outcome: 'remediated', correlationId: 'snap-1' });
+    expect(actionFailed().find((a) => a.status === 'resolved')).toMatchObject({
+      summary: expect.stringMatching(/^a later snapshot on web-1 succeeded/),
+      outcome: 'remediated',
+      correlationId: 'snap-1',
+    });
     expect(await audited()).toContainEqual(expect.stringMatching(/^action-failed resolved: a later snapshot on web-1 succeeded/));
   });
 });

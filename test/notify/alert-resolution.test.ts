@@ -21,15 +21,46 @@ describe('a recovery resolves the alerts it ends', () => {
     await server.close();
   });
 
-  const running: CanonicalEvent = { kind: 'instance.status', id: 'evt-run', target: 'local', location: 'node1', project: 'default', timestamp: new Date(Date.now() + 1000).toISOString(), synthetic: false, instance: 'web-1', from: 102, to: 103, intent: 'requested', action: 'instance-started' };
-  const raised = (kind: string, instance: string) => ({ kind, severity: 'critical' as const, target: 'local', project: 'default', instance, member: 'node1', summary: `${kind} on ${instance}`, correlationId: `evt-${kind}`, labels: {} });
+  const running: CanonicalEvent = {
+    kind: 'instance.status',
+    id: 'evt-run',
+    target: 'local',
+    location: 'node1',
+    project: 'default',
+    timestamp: new Date(Date.now() + 1000).toISOString(),
+    synthetic: false,
+    instance: 'web-1',
+    from: 102,
+    to: 103,
+    intent: 'requested',
+    action: 'instance-started',
+  };
+  const raised = (kind: string, instance: string) => ({
+    kind,
+    severity: 'critical' as const,
+    target: 'local',
+    project: 'default',
+    instance,
+    member: 'node1',
+    summary: `${kind} on ${instance}`,
+    correlationId: `evt-${kind}`,
+    labels: {},
+  });
 
   async function setup(inStorm: boolean) {
     fx = new NotifierFixture();
     server = await startRecordingServer();
-    const notifier = fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings, groupBy: ['kind'] } });
+    const notifier = fx.replica({
+      receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }],
+      env: { S: testWebhookSecret },
+      route: { receiver: 'hook', ...fastTimings, groupBy: ['kind'] },
+    });
     const audit = new AuditLog(fx.redis, keySpace(fx.prefix).audit);
-    return { notifier, audit, alerts: new InstanceAlerts({ notifier, redis: fx.redis, alerts: new Alerts({ audit, notifier }), inStorm: async () => inStorm }) };
+    return {
+      notifier,
+      audit,
+      alerts: new InstanceAlerts({ notifier, redis: fx.redis, alerts: new Alerts({ audit, notifier }), inStorm: async () => inStorm }),
+    };
   }
   const sent = () => server.requests.flatMap((r) => (r.json as Body).alerts.map((a) => `${a.kind} ${a.instance}:${a.status}`)).sort();
 
@@ -41,7 +72,10 @@ describe('a recovery resolves the alerts it ends', () => {
     await alerts.observe(running, []);
     await until('both resolved messages', () => server.requests.length === 4);
     expect(sent()).toEqual(['crash-loop web-1:firing', 'crash-loop web-1:resolved', 'storm member:node1:firing', 'storm member:node1:resolved']);
-    const trail = (await audit.read({ count: 20 })).filter((r) => r.type === 'alert').map((r) => r.summary).sort();
+    const trail = (await audit.read({ count: 20 }))
+      .filter((r) => r.type === 'alert')
+      .map((r) => r.summary)
+      .sort();
     expect(trail).toEqual([
       'crash-loop resolved: web-1 is Running (103) again, started through the API',
       'storm resolved: the failure storm on node1 is over: no rule is held there any more, and web-1 is Running (103) again, started through the API',

@@ -27,7 +27,8 @@ describe('grouping as Alertmanager does it', () => {
     servers.push(s);
     return s;
   }
-  const hook = (name: string, url: string, extra: Partial<ReceiverConfigInput> = {}) => ({ kind: 'webhook', name, url, secretEnv: 'S', ...extra }) as ReceiverConfigInput;
+  const hook = (name: string, url: string, extra: Partial<ReceiverConfigInput> = {}) =>
+    ({ kind: 'webhook', name, url, secretEnv: 'S', ...extra }) as ReceiverConfigInput;
   const bodies = (s: RecordingServer) => s.requests.map((r) => r.json as Body);
   const listed = (b: Body) => b.alerts.map((a) => `${a.instance}:${a.status}`);
   const replica = (opts: Omit<NotifierOptions, 'redis' | 'audit' | 'prefix' | 'env'>) => fx.replica({ ...opts, env: { S: testWebhookSecret } });
@@ -39,8 +40,15 @@ describe('grouping as Alertmanager does it', () => {
     await n.notify(crashAlert('c1', { startsAt: at(0) }));
     await until('the first message', () => s.requests.length === 1);
     // Raised out of order (a slow replica): the message still lists them as they happened.
-    for (const [i, name] of [[4, 'c5'], [2, 'c3'], [1, 'c2'], [3, 'c4']] as const) await n.notify(crashAlert(name, { startsAt: at(i) }));
-    for (const name of ['c1', 'c2', 'c3', 'c4', 'c5']) await n.resolve((await n.notify(crashAlert(name, { startsAt: at(Number(name[1]) - 1) }))).fingerprint, { endsAt: at(10) });
+    for (const [i, name] of [
+      [4, 'c5'],
+      [2, 'c3'],
+      [1, 'c2'],
+      [3, 'c4'],
+    ] as const)
+      await n.notify(crashAlert(name, { startsAt: at(i) }));
+    for (const name of ['c1', 'c2', 'c3', 'c4', 'c5'])
+      await n.resolve((await n.notify(crashAlert(name, { startsAt: at(Number(name[1]) - 1) }))).fingerprint, { endsAt: at(10) });
     await until('the next message', () => s.requests.length === 2, 5000);
     expect(listed(bodies(s)[0]!)).toEqual(['c1:firing']);
     expect(bodies(s)[1]!.status).toBe('resolved');
@@ -86,8 +94,21 @@ describe('grouping as Alertmanager does it', () => {
     const [s, plain] = [await server(), await server()];
     const route = { receiver: 'hook', ...fastTimings, groupBy: ['kind'] };
     const n = replica({ receivers: [hook('hook', s.url)], route });
-    const storm = { kind: 'storm', severity: 'critical' as const, target: 'local', project: 'default', instance: 'member:node1', summary: 'storm on node1', correlationId: 'evt-storm', labels: {} };
-    const crashes = [crashAlert('a-1', { member: 'node1', startsAt: at(0) }), crashAlert('b-1', { member: 'node2', startsAt: at(1) }), crashAlert('a-2', { member: 'node1', startsAt: at(2) })];
+    const storm = {
+      kind: 'storm',
+      severity: 'critical' as const,
+      target: 'local',
+      project: 'default',
+      instance: 'member:node1',
+      summary: 'storm on node1',
+      correlationId: 'evt-storm',
+      labels: {},
+    };
+    const crashes = [
+      crashAlert('a-1', { member: 'node1', startsAt: at(0) }),
+      crashAlert('b-1', { member: 'node2', startsAt: at(1) }),
+      crashAlert('a-2', { member: 'node1', startsAt: at(2) }),
+    ];
     await n.notify(storm);
     for (const c of crashes) await n.notify(c);
     await until('the storm and the crash messages', () => s.requests.length === 2);
@@ -101,7 +122,11 @@ describe('grouping as Alertmanager does it', () => {
     await m.notify(storm);
     for (const c of crashes) await m.notify(c);
     await until('both messages', () => plain.requests.length === 2);
-    expect(bodies(plain).find((b) => b.alerts[0]!.kind === 'instance.crashed')!.alerts.map((a) => a.instance)).toEqual(['a-1', 'b-1', 'a-2']);
+    expect(
+      bodies(plain)
+        .find((b) => b.alerts[0]!.kind === 'instance.crashed')!
+        .alerts.map((a) => a.instance),
+    ).toEqual(['a-1', 'b-1', 'a-2']);
   });
 
   it('a silence muting notifications only leaves its alerts out of messages (checked when the group flushes) but lets actions run; one muting actions only does the reverse', async () => {
@@ -137,9 +162,22 @@ describe('grouping as Alertmanager does it', () => {
     const silences = new Silences(fx.redis, keySpace(fx.prefix).silences);
     expect((await silences.add({ scope: { project: 'web' }, reason: 'r', durationMs: 1000 })).mutes).toEqual(['actions', 'notifications']);
     expect((await silences.add({ scope: { filter: 'config.user.tier eq db' }, reason: 'r', durationMs: 1000 })).mutes).toEqual(['actions']);
-    await expect(silences.add({ scope: { filter: 'config.user.tier eq db' }, mutes: ['notifications'], reason: 'r', durationMs: 1000 })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    await expect(
+      silences.add({ scope: { filter: 'config.user.tier eq db' }, mutes: ['notifications'], reason: 'r', durationMs: 1000 }),
+    ).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
     // A silence stored before `mutes` existed muted actions only, and still does.
-    await fx.redis.hset(keySpace(fx.prefix).silences, 'old1', JSON.stringify({ id: 'old1', scope: { instance: 'x' }, reason: 'r', createdBy: 'u', createdAt: new Date().toISOString(), until: new Date(Date.now() + 60_000).toISOString() }));
+    await fx.redis.hset(
+      keySpace(fx.prefix).silences,
+      'old1',
+      JSON.stringify({
+        id: 'old1',
+        scope: { instance: 'x' },
+        reason: 'r',
+        createdBy: 'u',
+        createdAt: new Date().toISOString(),
+        until: new Date(Date.now() + 60_000).toISOString(),
+      }),
+    );
     expect((await silences.list()).find((s) => s.id === 'old1')?.mutes).toEqual(['actions']);
   });
 });

@@ -38,7 +38,13 @@ describe('what is pending: reflex alerts and the dashboard', () => {
     expect(res.code, res.stderr).toBe(0);
     const doc = JSON.parse(res.stdout) as {
       firing: { instance: string }[];
-      groups: { receiver: string; groupLabels: Record<string, string>; nextFlushAt: string; alerts: { alert: { instance: string }; muted?: string }[]; next: { status: string; alerts: { instance: string }[] } }[];
+      groups: {
+        receiver: string;
+        groupLabels: Record<string, string>;
+        nextFlushAt: string;
+        alerts: { alert: { instance: string }; muted?: string }[];
+        next: { status: string; alerts: { instance: string }[] };
+      }[];
     };
     expect(doc.firing.map((a) => a.instance)).toEqual(['web-1', 'web-2']);
     expect(doc.groups).toHaveLength(1);
@@ -72,7 +78,8 @@ describe('what is pending: reflex alerts and the dashboard', () => {
     expect(page).toContain('id="silence-form"');
 
     const body = JSON.stringify({ scope: { project: 'billing' }, duration: '2h', reason: 'migration', mutes: ['notifications'], createdBy: 'alice' });
-    const post = (headers: Record<string, string>) => fetch(`${http!.url}/dashboard/silences`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    const post = (headers: Record<string, string>) =>
+      fetch(`${http!.url}/dashboard/silences`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
     expect((await post({ authorization: `Bearer ${token}`, origin: http.url })).status).toBe(403);
     expect((await post({ authorization: `Bearer ${writeToken}`, origin: 'http://evil.example' })).status).toBe(403);
     expect((await silences.list()).map((s) => s.reason)).toEqual(['noisy']);
@@ -84,7 +91,11 @@ describe('what is pending: reflex alerts and the dashboard', () => {
     const audited = (await fx.audit.read({ count: 20 })).filter((r) => r.type === 'silence' && (r as { origin?: string }).origin === 'dashboard');
     expect(audited.map((r) => r.summary)).toEqual([expect.stringContaining(`silence ${made.id} added from the dashboard by alice`)]);
 
-    const bad = await fetch(`${http.url}/dashboard/silences`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${writeToken}`, origin: http.url }, body: JSON.stringify({ scope: {}, duration: '30', reason: 'x' }) });
+    const bad = await fetch(`${http.url}/dashboard/silences`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${writeToken}`, origin: http.url },
+      body: JSON.stringify({ scope: {}, duration: '30', reason: 'x' }),
+    });
     expect(bad.status).toBe(400);
   });
 });

@@ -74,29 +74,52 @@ notifications:
     sim.controls.crash('batch-1');
     await until('the alert', () => server.requests.length === 1, 15_000);
     const req = server.requests[0]!;
-    const body = new Webhook(testWebhookSecret).verify(req.raw, req.headers as Record<string, string>) as { status: string; alerts: Record<string, unknown>[] };
+    const body = new Webhook(testWebhookSecret).verify(req.raw, req.headers as Record<string, string>) as {
+      status: string;
+      alerts: Record<string, unknown>[];
+    };
     expect(body.status).toBe('firing');
-    expect(body.alerts[0]).toMatchObject({ kind: 'instance.crashed', instance: 'batch-1', severity: 'critical', auditUrl: 'https://reflex.example/dashboard?instance=batch-1' });
+    expect(body.alerts[0]).toMatchObject({
+      kind: 'instance.crashed',
+      instance: 'batch-1',
+      severity: 'critical',
+      auditUrl: 'https://reflex.example/dashboard?instance=batch-1',
+    });
   });
 
   it('the config file names secrets, never holds them: a template, or a url with urlEnv, is refused naming the field', () => {
-    const withReceiver = (receiver: Record<string, unknown>) => () => parseConfig({ notifications: { receivers: [receiver], route: { receiver: 'hook' } } } as never);
+    const withReceiver = (receiver: Record<string, unknown>) => () =>
+      parseConfig({ notifications: { receivers: [receiver], route: { receiver: 'hook' } } } as never);
     expect(withReceiver({ ...hook, template: 'x' })).toThrow(/notifications\.receivers\.0: Unrecognized key: "template"/);
     expect(withReceiver({ ...hook, urlEnv: 'HOOK_URL' })).toThrow(/notifications\.receivers\.0\.urlEnv: give exactly one of url, urlEnv, urlFile/);
-    expect(withReceiver({ ...hook, secretEnv: undefined })).toThrow(/notifications\.receivers\.0\.secretEnv: give exactly one of secretEnv, secretFile/);
+    expect(withReceiver({ ...hook, secretEnv: undefined })).toThrow(
+      /notifications\.receivers\.0\.secretEnv: give exactly one of secretEnv, secretFile/,
+    );
     expect(withReceiver({ ...hook, secret: testWebhookSecret })).toThrow(/Unrecognized key: "secret"/);
-    expect(() => parseConfig({ notifications: { receivers: [hook], route: { receiver: 'hook', filter: 'x' } } } as never)).toThrow(/notifications\.route: Unrecognized key: "filter"/);
+    expect(() => parseConfig({ notifications: { receivers: [hook], route: { receiver: 'hook', filter: 'x' } } } as never)).toThrow(
+      /notifications\.route: Unrecognized key: "filter"/,
+    );
   });
 
   it('receivers come from one place: the config file, REFLEX_NOTIFY or the rules folder; two of them is a config error naming both', () => {
     expect(chooseNotifyConfig({ env: {} })).toBeUndefined();
     expect(chooseNotifyConfig({ config: settings, env: {} })).toEqual({ settings, from: 'the config file (notifications)' });
     expect(chooseNotifyConfig({ rulesFolder: settings, env: {} })?.from).toBe('the rules folder (a defineNotifications file)');
-    expect(chooseNotifyConfig({ env: { REFLEX_NOTIFY: JSON.stringify(settings) } })).toEqual({ settings: { ...settings, receivers: [expect.objectContaining(hook)] }, from: 'the environment (REFLEX_NOTIFY)' });
+    expect(chooseNotifyConfig({ env: { REFLEX_NOTIFY: JSON.stringify(settings) } })).toEqual({
+      settings: { ...settings, receivers: [expect.objectContaining(hook)] },
+      from: 'the environment (REFLEX_NOTIFY)',
+    });
     expect(() => chooseNotifyConfig({ config: settings, rulesFolder: settings, env: {} })).toThrow(
-      expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining('the config file (notifications) and the rules folder (a defineNotifications file)') }),
+      expect.objectContaining({
+        code: 'CONFIG_INVALID',
+        message: expect.stringContaining('the config file (notifications) and the rules folder (a defineNotifications file)'),
+      }),
     );
-    expect(() => chooseNotifyConfig({ config: settings, env: { REFLEX_NOTIFY: JSON.stringify(settings) } })).toThrow(/the config file \(notifications\) and the environment \(REFLEX_NOTIFY\)/);
-    expect(() => chooseNotifyConfig({ env: { REFLEX_NOTIFY: JSON.stringify({ receivers: [{ ...hook, secretEnv: undefined }], route: { receiver: 'hook' } }) } })).toThrow(/REFLEX_NOTIFY: receivers\.0\.secretEnv: give exactly one of secretEnv, secretFile/);
+    expect(() => chooseNotifyConfig({ config: settings, env: { REFLEX_NOTIFY: JSON.stringify(settings) } })).toThrow(
+      /the config file \(notifications\) and the environment \(REFLEX_NOTIFY\)/,
+    );
+    expect(() =>
+      chooseNotifyConfig({ env: { REFLEX_NOTIFY: JSON.stringify({ receivers: [{ ...hook, secretEnv: undefined }], route: { receiver: 'hook' } }) } }),
+    ).toThrow(/REFLEX_NOTIFY: receivers\.0\.secretEnv: give exactly one of secretEnv, secretFile/);
   });
 });

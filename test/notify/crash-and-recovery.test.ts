@@ -22,7 +22,11 @@ describe('a crash followed by recovery', () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
     return Array.from({ length: count }, () =>
-      fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings } }),
+      fx.replica({
+        receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }],
+        env: { S: testWebhookSecret },
+        route: { receiver: 'hook', ...fastTimings },
+      }),
     );
   }
   const bodies = () => server.requests.map((r) => r.json as Body);

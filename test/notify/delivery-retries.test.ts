@@ -66,7 +66,10 @@ describe('delivery retries and fallback', () => {
   it('429 waits for Retry-After before the next attempt', async () => {
     fx = new NotifierFixture();
     const primary = await server((n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
-    const notifier = fx.replica({ receivers: [{ kind: 'teams', name: 'teams', url: primary.url, backoffMs: 10 }], route: { receiver: 'teams', ...fastTimings } });
+    const notifier = fx.replica({
+      receivers: [{ kind: 'teams', name: 'teams', url: primary.url, backoffMs: 10 }],
+      route: { receiver: 'teams', ...fastTimings },
+    });
     await notifier.notify(crashAlert('web-3'));
     await until('the retry after 429', () => primary.requests.length === 2);
     expect(primary.requests[1]!.at - primary.requests[0]!.at).toBeGreaterThanOrEqual(950);

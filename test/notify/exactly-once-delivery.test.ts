@@ -72,7 +72,11 @@ describe('a receiver that answers after the timeout, then 200', () => {
   });
 
   /** Sends one crash alert to a receiver of `config` in front of a stalling receiver; resolves when both attempts were processed. */
-  async function deliverThroughStall(config: (url: string) => ReceiverConfigInput, keyOf: (a: Attempt) => string[] | undefined, env: Record<string, string> = {}) {
+  async function deliverThroughStall(
+    config: (url: string) => ReceiverConfigInput,
+    keyOf: (a: Attempt) => string[] | undefined,
+    env: Record<string, string> = {},
+  ) {
     fx = new NotifierFixture();
     const receiver = await stallingReceiver(keyOf);
     closers.push(receiver.close);
@@ -90,7 +94,11 @@ describe('a receiver that answers after the timeout, then 200', () => {
   }
 
   it('signed webhook: the same webhook-id, Idempotency-Key and body bytes on both attempts, each signed; one message', async () => {
-    const r = await deliverThroughStall((url) => ({ kind: 'webhook', name: 'r', url, secretEnv: 'S' }), (a) => [header(a, 'webhook-id')], { S: testWebhookSecret });
+    const r = await deliverThroughStall(
+      (url) => ({ kind: 'webhook', name: 'r', url, secretEnv: 'S' }),
+      (a) => [header(a, 'webhook-id')],
+      { S: testWebhookSecret },
+    );
     const [first, retry] = r.attempts as [Attempt, Attempt];
     expect(header(retry, 'webhook-id')).toBe(header(first, 'webhook-id'));
     expect(header(retry, 'idempotency-key')).toBe(`"${header(first, 'webhook-id')}"`);
@@ -101,7 +109,10 @@ describe('a receiver that answers after the timeout, then 200', () => {
   });
 
   it('CloudEvents: the same id, time and body bytes on both attempts, Idempotency-Key = id; one message', async () => {
-    const r = await deliverThroughStall((url) => ({ kind: 'cloudevents', name: 'r', url }), (a) => [`${String(json(a).source)} ${String(json(a).id)}`]);
+    const r = await deliverThroughStall(
+      (url) => ({ kind: 'cloudevents', name: 'r', url }),
+      (a) => [`${String(json(a).source)} ${String(json(a).id)}`],
+    );
     const [first, retry] = r.attempts as [Attempt, Attempt];
     expect(retry.raw).toBe(first.raw);
     expect(json(retry).time).toBe(json(first).time);
@@ -111,7 +122,11 @@ describe('a receiver that answers after the timeout, then 200', () => {
   });
 
   it('PagerDuty: the same dedup_key and body bytes on both attempts; one alert', async () => {
-    const r = await deliverThroughStall((url) => ({ kind: 'pagerduty', name: 'r', url, routingKeyEnv: 'PD_KEY' }), (a) => [String(json(a).dedup_key)], { PD_KEY: 'R0UT1NGKEY0000000000000000000000' });
+    const r = await deliverThroughStall(
+      (url) => ({ kind: 'pagerduty', name: 'r', url, routingKeyEnv: 'PD_KEY' }),
+      (a) => [String(json(a).dedup_key)],
+      { PD_KEY: 'R0UT1NGKEY0000000000000000000000' },
+    );
     const [first, retry] = r.attempts as [Attempt, Attempt];
     expect(retry.raw).toBe(first.raw);
     expect(json(first).dedup_key).toMatch(/^reflex:[0-9a-f]{16}:2025-01-02T03:04:05.000Z$/);
@@ -119,7 +134,8 @@ describe('a receiver that answers after the timeout, then 200', () => {
   });
 
   it("Alertmanager: the same labels (an alert's identity there) and body bytes on both attempts; one alert", async () => {
-    const labelsOf = (a: Attempt) => (JSON.parse(a.raw) as { labels: Record<string, string> }[]).map((x) => JSON.stringify(Object.entries(x.labels).sort()));
+    const labelsOf = (a: Attempt) =>
+      (JSON.parse(a.raw) as { labels: Record<string, string> }[]).map((x) => JSON.stringify(Object.entries(x.labels).sort()));
     const r = await deliverThroughStall((url) => ({ kind: 'alertmanager', name: 'r', url: url.replace(/\/hook$/, '') }), labelsOf);
     const [first, retry] = r.attempts as [Attempt, Attempt];
     expect(first.path).toBe('/api/v2/alerts');
@@ -129,13 +145,19 @@ describe('a receiver that answers after the timeout, then 200', () => {
   });
 
   it('Mattermost (no idempotency key in its API): the retry posts a second message, as docs/notifications.md says', async () => {
-    const r = await deliverThroughStall((url) => ({ kind: 'mattermost', name: 'r', url }), () => undefined);
+    const r = await deliverThroughStall(
+      (url) => ({ kind: 'mattermost', name: 'r', url }),
+      () => undefined,
+    );
     expect(r.attempts[1]!.raw).toBe(r.attempts[0]!.raw);
     expect(r.messages).toHaveLength(2);
   });
 
   it('Discord (execute webhook takes no nonce): the same, two messages', async () => {
-    const r = await deliverThroughStall((url) => ({ kind: 'discord', name: 'r', url }), () => undefined);
+    const r = await deliverThroughStall(
+      (url) => ({ kind: 'discord', name: 'r', url }),
+      () => undefined,
+    );
     expect(r.messages).toHaveLength(2);
   });
 });

@@ -14,7 +14,8 @@ describe('the example receivers', () => {
   it('are valid and their routes name configured receivers', () => {
     const receivers = examples.receivers.map((r) => createReceiver(r, env));
     const router = new Router(examples.route, new Set(receivers.map((r) => r.name)));
-    const to = (input: Parameters<typeof crashAlert>[1], instance = 'web-1') => router.match(toAlert(crashAlert(instance, input))).map((r) => r.receiver);
+    const to = (input: Parameters<typeof crashAlert>[1], instance = 'web-1') =>
+      router.match(toAlert(crashAlert(instance, input))).map((r) => r.receiver);
     expect(to({})).toEqual(['event-bus', 'slack-ops']);
     expect(to({}, 'db-1')).toEqual(['event-bus', 'mattermost-db']);
     expect(to({ kind: 'crash-loop' }, 'db-1')).toEqual(['event-bus', 'teams-oncall']);

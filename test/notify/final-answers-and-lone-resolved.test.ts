@@ -60,13 +60,22 @@ describe('answers that will never succeed, and resolved messages for a receiver 
     const texts = backup.requests.map((r) => (r.json as { text: string }).text.split('\n')[0]);
     expect(texts).toEqual(['#### [FIRING:1] instance.crashed: web-3', '#### [RESOLVED] instance.crashed: web-3']);
     const trail = (await fx.audit.read({ type: 'notification' })).map((r) => `${r.result} ${r.receiver} ${r.alertStatus}`);
-    expect(trail).toEqual(['failed discord firing', 'fallback backup firing', 'sent backup firing', 'fallback backup resolved', 'sent backup resolved']);
+    expect(trail).toEqual([
+      'failed discord firing',
+      'fallback backup firing',
+      'sent backup firing',
+      'fallback backup resolved',
+      'sent backup resolved',
+    ]);
   });
 
   it('without a fallback, the resolved message of an alert the receiver never got firing is not sent (audited as skipped)', async () => {
     fx = new NotifierFixture();
     const discord = await server((n) => (n === 1 ? { status: 400 } : { status: 204 }));
-    const notifier = fx.replica({ receivers: [{ kind: 'discord', name: 'discord', url: discord.url }], route: { receiver: 'discord', ...fastTimings } });
+    const notifier = fx.replica({
+      receivers: [{ kind: 'discord', name: 'discord', url: discord.url }],
+      route: { receiver: 'discord', ...fastTimings },
+    });
     const alert = await notifier.notify(crashAlert('web-4'));
     await until('the failed firing message', async () => (await fx.audit.read({ type: 'notification' })).some((r) => r.result === 'failed'));
     await notifier.resolve(alert.fingerprint);
@@ -77,7 +86,10 @@ describe('answers that will never succeed, and resolved messages for a receiver 
   it('a receiver that got the firing message gets the resolved one as before', async () => {
     fx = new NotifierFixture();
     const discord = await server(() => ({ status: 204 }));
-    const notifier = fx.replica({ receivers: [{ kind: 'discord', name: 'discord', url: discord.url }], route: { receiver: 'discord', ...fastTimings } });
+    const notifier = fx.replica({
+      receivers: [{ kind: 'discord', name: 'discord', url: discord.url }],
+      route: { receiver: 'discord', ...fastTimings },
+    });
     const alert = await notifier.notify(crashAlert('web-5'));
     await until('the firing message', () => discord.requests.length === 1);
     await notifier.resolve(alert.fingerprint);

@@ -18,13 +18,18 @@ describe('grouping and rate limits', () => {
     await fx.close();
     await server.close();
   });
-  const hook = (extra: Partial<ReceiverConfigInput> = {}) => ({ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S', ...extra }) as ReceiverConfigInput;
+  const hook = (extra: Partial<ReceiverConfigInput> = {}) =>
+    ({ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S', ...extra }) as ReceiverConfigInput;
   const bodies = () => server.requests.map((r) => r.json as Body);
 
   it('alerts of one group raised within group wait go out as one message listing every instance', async () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
-    const notifier = fx.replica({ receivers: [hook()], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings, groupWaitMs: 300 } });
+    const notifier = fx.replica({
+      receivers: [hook()],
+      env: { S: testWebhookSecret },
+      route: { receiver: 'hook', ...fastTimings, groupWaitMs: 300 },
+    });
     for (const i of ['web-1', 'web-2', 'web-3']) await notifier.notify(crashAlert(i));
     await notifier.notify(crashAlert('db-1', { project: 'billing' }));
     await until('one message per group', () => server.requests.length === 2);
@@ -45,14 +50,23 @@ describe('grouping and rate limits', () => {
     await notifier.notify(crashAlert('web-2'));
     await until('the second message', () => server.requests.length === 2);
     expect(server.requests[1]!.at - first).toBeGreaterThanOrEqual(fastTimings.groupIntervalMs - 50);
-    expect(bodies()[1]!.alerts.map((a) => a.instance).sort()).toEqual(['web-1', 'web-2']);
+    expect(
+      bodies()[1]!
+        .alerts.map((a) => a.instance)
+        .sort(),
+    ).toEqual(['web-1', 'web-2']);
   });
 
   it('an unchanged firing group is sent again once the repeat interval has passed, not a millisecond before (virtual time)', async () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
     const clock = new VirtualClock();
-    const notifier = fx.replica({ receivers: [hook()], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings, repeatIntervalMs: 3_600_000 }, clock });
+    const notifier = fx.replica({
+      receivers: [hook()],
+      env: { S: testWebhookSecret },
+      route: { receiver: 'hook', ...fastTimings, repeatIntervalMs: 3_600_000 },
+      clock,
+    });
     await notifier.notify(crashAlert('web-1'));
     await until('the first message', () => server.requests.length === 1);
     clock.advance(3_600_000 - 1);
@@ -82,7 +96,11 @@ describe('grouping and rate limits', () => {
   it('two replicas share the rate limit', async () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
-    const opts = { receivers: [hook({ rateLimit: { count: 2, windowMs: 1000 } })], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings, groupBy: ['instance'] } };
+    const opts = {
+      receivers: [hook({ rateLimit: { count: 2, windowMs: 1000 } })],
+      env: { S: testWebhookSecret },
+      route: { receiver: 'hook', ...fastTimings, groupBy: ['instance'] },
+    };
     const [a, b] = [fx.replica(opts), fx.replica(opts)];
     for (const i of ['a', 'b', 'c', 'd', 'e', 'f']) await (i < 'd' ? a : b).notify(crashAlert(i));
     await until('all six messages', () => server.requests.length === 6, 8000);

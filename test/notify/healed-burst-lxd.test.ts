@@ -2,7 +2,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { crashInstance, deleteTestInstance, describeLxd, launchTestInstance, lxdSocketPath, STATUS_RUNNING, waitForStatus } from '../support/lxd-bed.js';
+import {
+  crashInstance,
+  deleteTestInstance,
+  describeLxd,
+  launchTestInstance,
+  lxdSocketPath,
+  STATUS_RUNNING,
+  waitForStatus,
+} from '../support/lxd-bed.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
@@ -65,7 +73,11 @@ notifications:
     for (let i = 0; i < 5; i++) instances.push(await launchTestInstance({ config: { 'user.reflex.autorestart': 'true' } }));
     for (let i = 0; i < 2; i++) replicas.push(startReflexProcess(['run', '--config', file], { REFLEX_LOG_LEVEL: 'info' }));
     await Promise.all(replicas.map((r) => r.waitForLog('reflex running')));
-    await until('one replica reading the event stream', () => replicas.some((r) => r.logs.some((l) => String(l.msg).includes('event stream connected'))), 30_000);
+    await until(
+      'one replica reading the event stream',
+      () => replicas.some((r) => r.logs.some((l) => String(l.msg).includes('event stream connected'))),
+      30_000,
+    );
 
     let lastCrash = 0;
     for (const [i, name] of instances.entries()) {
@@ -76,7 +88,8 @@ notifications:
     for (const name of instances) await waitForStatus(name, STATUS_RUNNING, 30_000);
 
     const bodies = () => server!.requests.map((r) => ({ at: r.at, body: r.json as Body }));
-    const seen = (status?: string) => (name: string) => bodies().find((b) => b.body.alerts.some((a) => a.instance === name && (!status || a.status === status)));
+    const seen = (status?: string) => (name: string) =>
+      bodies().find((b) => b.body.alerts.some((a) => a.instance === name && (!status || a.status === status)));
     await until('every instance in a message', () => instances.every((n) => seen()(n)), 4 * groupIntervalMs);
     // The grouping's promise: an alert raised between two flushes goes out with the next one. So
     // each instance is in the first message sent after Reflex learned of its crash (its rule's
@@ -90,16 +103,25 @@ notifications:
     const learned = (n: string) => Date.parse(decisions.find((r) => r.instance === n)!.at);
     for (const n of instances) {
       const skipped = bodies().filter((b) => b.at > learned(n) + 1000 && b.at < seen()(n)!.at);
-      expect(skipped.map((b) => b.at - learned(n)), `${n}: messages sent after its decision that left it out (ms after the decision); it came ${seen()(n)!.at - learned(n)} ms after`).toEqual([]);
+      expect(
+        skipped.map((b) => b.at - learned(n)),
+        `${n}: messages sent after its decision that left it out (ms after the decision); it came ${seen()(n)!.at - learned(n)} ms after`,
+      ).toEqual([]);
     }
     // And the flushes keep their interval: a message at most one interval (and the second of slack) after the decision, or the next one.
     const delays = instances.map((n) => seen()(n)!.at - learned(n));
-    expect(Math.max(...delays), `delays after each crash's decision: ${delays.join(', ')} ms (after the last crash: ${instances.map((n) => seen()(n)!.at - lastCrash).join(', ')} ms)`).toBeLessThanOrEqual(2 * groupIntervalMs);
+    expect(
+      Math.max(...delays),
+      `delays after each crash's decision: ${delays.join(', ')} ms (after the last crash: ${instances.map((n) => seen()(n)!.at - lastCrash).join(', ')} ms)`,
+    ).toBeLessThanOrEqual(2 * groupIntervalMs);
     await until('every recovery in a message', () => instances.every((n) => seen('resolved')(n)), 4 * groupIntervalMs);
     await sleep(2 * groupIntervalMs); // two more flushes, in which no instance may be sent again
     for (const name of instances) {
       const statuses = bodies().flatMap((b) => b.body.alerts.filter((a) => a.instance === name).map((a) => a.status));
-      expect(statuses.filter((s) => s === 'resolved'), `${name}: ${statuses.join(', ')}`).toEqual(['resolved']);
+      expect(
+        statuses.filter((s) => s === 'resolved'),
+        `${name}: ${statuses.join(', ')}`,
+      ).toEqual(['resolved']);
       expect(statuses.filter((s) => s === 'firing').length).toBeLessThanOrEqual(1);
     }
     // Alerts listed in the order they happened: the crash order.

@@ -74,7 +74,18 @@ describe('instance alerts from the pipeline', () => {
   });
 
   async function startReplicas(count: number): Promise<void> {
-    const config = parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl(), rulesDir: 'test/fixtures/rules-notify', prefix, resyncIntervalMs: 0, resyncGraceMs: 100, leaseTtlMs: 600, actionAttempts: 3, httpPort: 0, logLevel: 'silent' });
+    const config = parseConfig({
+      target: `unix://${sim.socketPath}`,
+      redisUrl: redisUrl(),
+      rulesDir: 'test/fixtures/rules-notify',
+      prefix,
+      resyncIntervalMs: 0,
+      resyncGraceMs: 100,
+      leaseTtlMs: 600,
+      actionAttempts: 3,
+      httpPort: 0,
+      logLevel: 'silent',
+    });
     for (let i = 0; i < count; i++) replicas.push(await startReflex(config, pino({ level: 'silent' })));
     await until('a replica reading the event stream', () => replicas.some((r) => r.subscriber?.connected));
   }
@@ -90,15 +101,28 @@ describe('instance alerts from the pipeline', () => {
     ]);
     const [firing, resolved] = bodies().map((b) => b.alerts[0]!);
     // What happened and what Reflex will do, with the link to the instance's trail.
-    expect(firing).toMatchObject({ severity: 'warning', project: 'default', summary: 'web-1 stopped without a request (a crash or a guest poweroff)', actions: [{ action: 'start', result: 'queued', summary: 'by rule restart-on-crash' }], auditUrl: 'http://127.0.0.1:9464/dashboard?instance=web-1' });
+    expect(firing).toMatchObject({
+      severity: 'warning',
+      project: 'default',
+      summary: 'web-1 stopped without a request (a crash or a guest poweroff)',
+      actions: [{ action: 'start', result: 'queued', summary: 'by rule restart-on-crash' }],
+      auditUrl: 'http://127.0.0.1:9464/dashboard?instance=web-1',
+    });
     // What Reflex did, with the operation id and the outcome, on the same incident.
-    expect(resolved).toMatchObject({ summary: 'web-1 is Running (103) again, started by Reflex', outcome: 'restarted', correlationId: firing!.correlationId, endsAt: expect.any(String) });
+    expect(resolved).toMatchObject({
+      summary: 'web-1 is Running (103) again, started by Reflex',
+      outcome: 'restarted',
+      correlationId: firing!.correlationId,
+      endsAt: expect.any(String),
+    });
     expect(resolved!.actions).toEqual([{ action: 'start', result: 'done', summary: expect.any(String), operationId: expect.any(String) }]);
     // The ids are the audit trail's: the crash event is the incident, the operation the start's.
     const redis = redisClient();
     const trail = await new AuditLog(redis, keySpace(prefix).audit).read({ instance: 'web-1' });
     redis.disconnect();
-    expect(trail.filter((r) => r.correlationId === firing!.correlationId).map((r) => r.type)).toEqual(expect.arrayContaining(['event', 'decision', 'action', 'call', 'outcome', 'notification']));
+    expect(trail.filter((r) => r.correlationId === firing!.correlationId).map((r) => r.type)).toEqual(
+      expect.arrayContaining(['event', 'decision', 'action', 'call', 'outcome', 'notification']),
+    );
     const outcome = trail.find((r) => r.type === 'outcome') as { operationId?: string } | undefined;
     expect(resolved!.actions[0]!.operationId).toBe(outcome?.operationId);
     expect(new Set(server.requests.map((r) => r.headers['webhook-id'])).size).toBe(2);
@@ -119,7 +143,11 @@ describe('instance alerts from the pipeline', () => {
     await (await client.changeState('batch-1', { action: 'start', timeout: 30 })).wait({ timeoutMs: 10_000 });
     await client.close();
     await until('the resolved message', () => server.requests.length === 2);
-    expect(bodies()[1]!.alerts[0]).toMatchObject({ status: 'resolved', summary: 'batch-1 is Running (103) again, started through the API', outcome: 'recovered' });
+    expect(bodies()[1]!.alerts[0]).toMatchObject({
+      status: 'resolved',
+      summary: 'batch-1 is Running (103) again, started through the API',
+      outcome: 'recovered',
+    });
   });
 
   it('an instance a resync finds in Error is an instance.error alert, resolved when Reflex has started it again', async () => {
@@ -134,7 +162,10 @@ describe('instance alerts from the pipeline', () => {
       ['resolved', ['instance.error:resolved']],
     ]);
     expect(bodies()[0]!.alerts[0]!.summary).toBe('web-1 reports Error (112)');
-    expect(bodies()[1]!.alerts[0]).toMatchObject({ outcome: 'restarted', actions: [{ action: 'start', result: 'done', operationId: expect.any(String) }] });
+    expect(bodies()[1]!.alerts[0]).toMatchObject({
+      outcome: 'restarted',
+      actions: [{ action: 'start', result: 'done', operationId: expect.any(String) }],
+    });
   });
 });
 
@@ -167,14 +198,25 @@ describe('instance alerts on redelivery', () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
     const replica = () => {
-      const notifier = fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings } });
+      const notifier = fx.replica({
+        receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }],
+        env: { S: testWebhookSecret },
+        route: { receiver: 'hook', ...fastTimings },
+      });
       return new InstanceAlerts({ redis: fx.redis, notifier, alerts: new Alerts({ audit: fx.audit, notifier }) });
     };
     const [a, b] = [replica(), replica()];
     await Promise.all([a.observe(event({}), queued), b.observe(event({}), queued)]);
     await until('the firing message', () => server.requests.length === 1);
     await a.observe(event({}), queued);
-    const running = event({ id: 'evt-run-1', timestamp: '2025-01-02T03:04:09.000000000+00:00', from: 102, to: 103, intent: 'requested', action: 'instance-started' });
+    const running = event({
+      id: 'evt-run-1',
+      timestamp: '2025-01-02T03:04:09.000000000+00:00',
+      from: 102,
+      to: 103,
+      intent: 'requested',
+      action: 'instance-started',
+    });
     await Promise.all([a.observe(running, []), b.observe(running, [])]);
     await until('the resolved message', () => server.requests.length === 2);
     await b.observe(running, []);
@@ -186,13 +228,26 @@ describe('instance alerts on redelivery', () => {
   it('holds back per-instance crash alerts while their member is in a failure storm (storm control sends one grouped alert), not on other members', async () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
-    const notifier = fx.replica({ receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }], env: { S: testWebhookSecret }, route: { receiver: 'hook', ...fastTimings } });
+    const notifier = fx.replica({
+      receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }],
+      env: { S: testWebhookSecret },
+      route: { receiver: 'hook', ...fastTimings },
+    });
     // Real storm control on the same Redis: two failing remediations on member node1 make a storm there.
     const ks = keySpace(fx.prefix);
     const gate = new ActionGate(fx.redis, ks, new Silences(fx.redis, ks.silences), undefined, { storm: { threshold: 2, windowMs: 60_000 } });
-    const alerts = new InstanceAlerts({ redis: fx.redis, notifier, alerts: new Alerts({ audit: fx.audit, notifier }), inStorm: (e) => gate.inStorm(e) });
+    const alerts = new InstanceAlerts({
+      redis: fx.redis,
+      notifier,
+      alerts: new Alerts({ audit: fx.audit, notifier }),
+      inStorm: (e) => gate.inStorm(e),
+    });
     const onNode1 = [event({ location: 'node1' }), event({ id: 'evt-crash-2', instance: 'web-2', location: 'node1' })];
-    for (const e of onNode1) await gate.storms!.failed({ target: e.target, location: 'node1', project: e.project, instance: ('instance' in e ? e.instance : undefined) ?? '', rule: 'heal' }, 'test');
+    for (const e of onNode1)
+      await gate.storms!.failed(
+        { target: e.target, location: 'node1', project: e.project, instance: ('instance' in e ? e.instance : undefined) ?? '', rule: 'heal' },
+        'test',
+      );
     for (const e of onNode1) await alerts.observe(e, []);
     await fx.quietFor(4);
     expect(server.requests).toHaveLength(0);

@@ -35,7 +35,10 @@ export class NotifierFixture {
   async quietFor(flushes: number): Promise<void> {
     this.flushes ??= await countFlushes(this.redis, this.prefix);
     const from = this.flushes.count;
-    await until(`${flushes} more flushes, or no flush left to run`, async () => this.flushes!.count >= from + flushes || (await notificationsSettled(this.redis, this.prefix, 'flushes')));
+    await until(
+      `${flushes} more flushes, or no flush left to run`,
+      async () => this.flushes!.count >= from + flushes || (await notificationsSettled(this.redis, this.prefix, 'flushes')),
+    );
     await until('every queued delivery done', () => notificationsSettled(this.redis, this.prefix, 'deliveries'));
   }
 
@@ -93,7 +96,11 @@ async function countFlushes(redis: RedisConnection, prefix: string): Promise<Flu
  * Whether nothing more can go out under the prefix without a new alert: no group flush (or, with
  * `which`, only that queue: no delivery) is waiting, running or delayed.
  */
-export async function notificationsSettled(redis: RedisConnection, prefix: string, which: 'flushes' | 'deliveries' | 'both' = 'both'): Promise<boolean> {
+export async function notificationsSettled(
+  redis: RedisConnection,
+  prefix: string,
+  which: 'flushes' | 'deliveries' | 'both' = 'both',
+): Promise<boolean> {
   const keys = keySpace(prefix).notify;
   const names = which === 'both' ? [keys.flushQueue, keys.deliveryQueue] : [which === 'flushes' ? keys.flushQueue : keys.deliveryQueue];
   for (const name of names) {

@@ -34,18 +34,29 @@ describe('the notify action', () => {
     const routed = await startRecordingServer();
     const named = await startRecordingServer();
     notifier = fx.replica({
-        receivers: [
-          { kind: 'webhook', name: 'routed', url: routed.url, secretEnv: 'S' },
-          { kind: 'webhook', name: 'oncall', url: named.url, secretEnv: 'S' },
-        ],
-        env: { S: testWebhookSecret },
-        route: { receiver: 'routed', ...fastTimings },
-      });
-    const outcome = await runAction(builtinActions.get('notify'), ctx({ receiver: 'oncall', severity: 'critical', summary: 'disk almost full', correlationId: 'evt-42' }));
+      receivers: [
+        { kind: 'webhook', name: 'routed', url: routed.url, secretEnv: 'S' },
+        { kind: 'webhook', name: 'oncall', url: named.url, secretEnv: 'S' },
+      ],
+      env: { S: testWebhookSecret },
+      route: { receiver: 'routed', ...fastTimings },
+    });
+    const outcome = await runAction(
+      builtinActions.get('notify'),
+      ctx({ receiver: 'oncall', severity: 'critical', summary: 'disk almost full', correlationId: 'evt-42' }),
+    );
     expect(outcome.result).toBe('done');
     await until('the named receiver', () => named.requests.length === 1);
     const alert = (named.requests[0]!.json as { alerts: Record<string, unknown>[] }).alerts[0];
-    expect(alert).toMatchObject({ kind: 'rule.notify', severity: 'critical', summary: 'disk almost full', instance: 'web-1', project: 'prod', target: 'unix:///nonexistent.sock', correlationId: 'evt-42' });
+    expect(alert).toMatchObject({
+      kind: 'rule.notify',
+      severity: 'critical',
+      summary: 'disk almost full',
+      instance: 'web-1',
+      project: 'prod',
+      target: 'unix:///nonexistent.sock',
+      correlationId: 'evt-42',
+    });
     expect(routed.requests).toHaveLength(0);
     expect(records).toEqual([expect.objectContaining({ type: 'alert', severity: 'critical' })]);
     await Promise.all([routed.close(), named.close()]);
@@ -58,10 +69,15 @@ describe('the notify action', () => {
       env: { S: testWebhookSecret },
       route: { receiver: 'oncall', ...fastTimings },
     });
-    const statuses = () => rec.requests.flatMap((r) => (r.json as { alerts: { kind: string; status: string }[] }).alerts.filter((a) => a.kind === 'disk.full').map((a) => a.status));
+    const statuses = () =>
+      rec.requests.flatMap((r) =>
+        (r.json as { alerts: { kind: string; status: string }[] }).alerts.filter((a) => a.kind === 'disk.full').map((a) => a.status),
+      );
     expect(await runAction(builtinActions.get('notify'), ctx({ kind: 'disk.full', summary: 'disk almost full' }))).toMatchObject({ result: 'done' });
     await until('the firing message', () => statuses().includes('firing'));
-    expect(await runAction(builtinActions.get('notify'), ctx({ kind: 'disk.full', resolve: true, summary: 'disk has room again' }))).toMatchObject({ result: 'done' });
+    expect(await runAction(builtinActions.get('notify'), ctx({ kind: 'disk.full', resolve: true, summary: 'disk has room again' }))).toMatchObject({
+      result: 'done',
+    });
     await until('the resolved message', () => statuses().includes('resolved'));
     expect(records.at(-1)).toMatchObject({ type: 'alert', resolved: true });
     expect(await runAction(builtinActions.get('notify'), ctx({ kind: 'disk.full', resolve: true }))).toMatchObject({ result: 'skipped' });
@@ -69,11 +85,17 @@ describe('the notify action', () => {
   });
 
   it('in dry-run only says what it would send', async () => {
-    expect(await runAction(builtinActions.get('notify'), ctx({ summary: 'x' }, true))).toEqual({ result: 'dry-run', summary: 'would notify the routed receivers (warning): x' });
+    expect(await runAction(builtinActions.get('notify'), ctx({ summary: 'x' }, true))).toEqual({
+      result: 'dry-run',
+      summary: 'would notify the routed receivers (warning): x',
+    });
   });
 
   it('rejects bad params and unknown receivers', async () => {
     await expect(runAction(builtinActions.get('notify'), ctx({ severity: 'loud' }))).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
-    await expect(runAction(builtinActions.get('notify'), ctx({ receiver: 'nobody' }))).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('nobody') });
+    await expect(runAction(builtinActions.get('notify'), ctx({ receiver: 'nobody' }))).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining('nobody'),
+    });
   });
 });

@@ -79,7 +79,19 @@ describe('receivers people page with', () => {
     closers.push(smtp.close);
     const notifier = fx.replica({
       receivers: [
-        { kind: 'email', name: 'mail', host: '127.0.0.1', port: smtp.port, verifyCertificate: false, user: 'reflex', passwordEnv: 'SMTP_PASSWORD', from: 'Reflex <reflex@ops.example>', to: ['oncall@ops.example'], cc: 'lead@ops.example', backoffMs: 20 },
+        {
+          kind: 'email',
+          name: 'mail',
+          host: '127.0.0.1',
+          port: smtp.port,
+          verifyCertificate: false,
+          user: 'reflex',
+          passwordEnv: 'SMTP_PASSWORD',
+          from: 'Reflex <reflex@ops.example>',
+          to: ['oncall@ops.example'],
+          cc: 'lead@ops.example',
+          backoffMs: 20,
+        },
       ],
       env: { SMTP_PASSWORD: 'pw-from-env' },
       route: { receiver: 'mail', ...fastTimings },
@@ -122,8 +134,29 @@ describe('receivers people page with', () => {
     writeFileSync(join(dir, 'password'), 'wrong\n');
     const notifier = fx.replica({
       receivers: [
-        { kind: 'email', name: 'plain', host: '127.0.0.1', port: plain.port, from: 'reflex@ops.example', to: 'a@ops.example', maxAttempts: 3, backoffMs: 20 },
-        { kind: 'email', name: 'auth', host: '127.0.0.1', port: auth.port, verifyCertificate: false, user: 'reflex', passwordFile: join(dir, 'password'), from: 'reflex@ops.example', to: 'a@ops.example', maxAttempts: 3, backoffMs: 20 },
+        {
+          kind: 'email',
+          name: 'plain',
+          host: '127.0.0.1',
+          port: plain.port,
+          from: 'reflex@ops.example',
+          to: 'a@ops.example',
+          maxAttempts: 3,
+          backoffMs: 20,
+        },
+        {
+          kind: 'email',
+          name: 'auth',
+          host: '127.0.0.1',
+          port: auth.port,
+          verifyCertificate: false,
+          user: 'reflex',
+          passwordFile: join(dir, 'password'),
+          from: 'reflex@ops.example',
+          to: 'a@ops.example',
+          maxAttempts: 3,
+          backoffMs: 20,
+        },
       ],
       route: { receiver: 'plain', ...fastTimings, routes: [{ match: { instance: 'web-2' }, receiver: 'auth' }] },
     });
@@ -137,7 +170,11 @@ describe('receivers people page with', () => {
 
   it('PagerDuty Events v2: a trigger with the documented fields, then a resolve with the same dedup_key; routing key from a file', async () => {
     fx = new NotifierFixture();
-    const pd = await server(() => ({ status: 202, headers: { 'content-type': 'application/json' }, body: '{"status":"success","message":"Event processed"}' }));
+    const pd = await server(() => ({
+      status: 202,
+      headers: { 'content-type': 'application/json' },
+      body: '{"status":"success","message":"Event processed"}',
+    }));
     dir = mkdtempSync(join(tmpdir(), 'reflex-pd-'));
     writeFileSync(join(dir, 'routing-key'), 'R0UT1NGKEY0000000000000000000000\n');
     const notifier = fx.replica({
@@ -154,9 +191,18 @@ describe('receivers people page with', () => {
       event_action: 'trigger',
       client: 'Reflex',
       client_url: 'https://reflex.example/audit/evt-web-1',
-      payload: { source: 'local/default/web-1', severity: 'critical', timestamp: '2025-01-02T03:04:05.000Z', component: 'web-1', group: 'default', class: 'instance.crashed' },
+      payload: {
+        source: 'local/default/web-1',
+        severity: 'critical',
+        timestamp: '2025-01-02T03:04:05.000Z',
+        component: 'web-1',
+        group: 'default',
+        class: 'instance.crashed',
+      },
     });
-    expect((trigger.payload as { summary: string }).summary).toBe('instance.crashed web-1 (project default on local): web-1 stopped without a request (status 102 Stopped)');
+    expect((trigger.payload as { summary: string }).summary).toBe(
+      'instance.crashed web-1 (project default on local): web-1 stopped without a request (status 102 Stopped)',
+    );
     expect(resolve).toEqual({ routing_key: 'R0UT1NGKEY0000000000000000000000', dedup_key: trigger.dedup_key, event_action: 'resolve' });
     expect(String(trigger.dedup_key).length).toBeLessThanOrEqual(255);
   });
@@ -171,9 +217,12 @@ describe('receivers people page with', () => {
       for (const a of req.json as Record<string, unknown>[]) {
         const extra = Object.keys(a).filter((k) => !['labels', 'annotations', 'startsAt', 'endsAt', 'generatorURL'].includes(k));
         if (extra.length) out.push(`unknown fields ${extra.join(',')}`);
-        for (const [k, v] of Object.entries((a.labels ?? {}) as Record<string, unknown>)) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) || typeof v !== 'string') out.push(`label ${k}`);
-        for (const v of Object.values((a.annotations ?? {}) as Record<string, unknown>)) if (typeof v !== 'string') out.push('annotation not a string');
-        for (const t of ['startsAt', 'endsAt'] as const) if (a[t] !== undefined && Number.isNaN(Date.parse(String(a[t])))) out.push(`${t} not a date`);
+        for (const [k, v] of Object.entries((a.labels ?? {}) as Record<string, unknown>))
+          if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) || typeof v !== 'string') out.push(`label ${k}`);
+        for (const v of Object.values((a.annotations ?? {}) as Record<string, unknown>))
+          if (typeof v !== 'string') out.push('annotation not a string');
+        for (const t of ['startsAt', 'endsAt'] as const)
+          if (a[t] !== undefined && Number.isNaN(Date.parse(String(a[t])))) out.push(`${t} not a date`);
         if (a.generatorURL !== undefined && !URL.canParse(String(a.generatorURL))) out.push('generatorURL not a URL');
       }
       return out;
@@ -194,8 +243,19 @@ describe('receivers people page with', () => {
     await until('the resolved alert', () => am.requests.length === 2);
     expect(problems).toEqual([]);
     expect(am.requests[0]!.headers.authorization).toBe('Bearer am-token-123');
-    const [firing, resolved] = am.requests.map((r) => (r.json as Record<string, unknown>[])[0]!) as [Record<string, unknown>, Record<string, unknown>];
-    expect(firing.labels).toEqual({ alertname: 'instance.crashed', severity: 'critical', target: 'local', project: 'default', instance: 'web-1', source: 'reflex', team_name: 'db' });
+    const [firing, resolved] = am.requests.map((r) => (r.json as Record<string, unknown>[])[0]!) as [
+      Record<string, unknown>,
+      Record<string, unknown>,
+    ];
+    expect(firing.labels).toEqual({
+      alertname: 'instance.crashed',
+      severity: 'critical',
+      target: 'local',
+      project: 'default',
+      instance: 'web-1',
+      source: 'reflex',
+      team_name: 'db',
+    });
     expect(Date.parse(String(firing.endsAt))).toBeGreaterThan(Date.now() + 23 * 3_600_000);
     expect(firing.generatorURL).toBe('https://reflex.example/audit/evt-web-1');
     expect(resolved.labels).toEqual(firing.labels);
@@ -208,7 +268,16 @@ describe('receivers people page with', () => {
     dir = mkdtempSync(join(tmpdir(), 'reflex-hdr-'));
     writeFileSync(join(dir, 'api-key'), 'key-from-file\n');
     const notifier = fx.replica({
-      receivers: [{ kind: 'cloudevents', name: 'bus', url: ce.url, bearerTokenEnv: 'BUS_TOKEN', headersFrom: { 'X-Api-Key': { file: join(dir, 'api-key') } }, headers: { 'X-Team': 'ops' } }],
+      receivers: [
+        {
+          kind: 'cloudevents',
+          name: 'bus',
+          url: ce.url,
+          bearerTokenEnv: 'BUS_TOKEN',
+          headersFrom: { 'X-Api-Key': { file: join(dir, 'api-key') } },
+          headers: { 'X-Team': 'ops' },
+        },
+      ],
       env: { BUS_TOKEN: 'bus-token-456' },
       route: { receiver: 'bus', ...fastTimings },
     });
@@ -217,7 +286,9 @@ describe('receivers people page with', () => {
     expect(ce.requests[0]!.headers).toMatchObject({ authorization: 'Bearer bus-token-456', 'x-api-key': 'key-from-file', 'x-team': 'ops' });
     expect(JSON.stringify(notifier.receivers.get('bus'))).not.toContain('bus-token-456');
     for (const name of ['Authorization', 'X-Auth-Token', 'Cookie']) {
-      expect(() => createReceiver({ kind: 'webhook', name: 'w', url: 'http://127.0.0.1:1/', secretEnv: 'S', headers: { [name]: 'literal' } }, { S: 'x' })).toThrow(/headersFrom/);
+      expect(() =>
+        createReceiver({ kind: 'webhook', name: 'w', url: 'http://127.0.0.1:1/', secretEnv: 'S', headers: { [name]: 'literal' } }, { S: 'x' }),
+      ).toThrow(/headersFrom/);
     }
   });
 
@@ -225,12 +296,16 @@ describe('receivers people page with', () => {
     fx = new NotifierFixture();
     const slack = await server();
     const notifier = fx.replica({
-      receivers: [{ kind: 'slack', name: 'slack', url: slack.url, titleTemplate: '{status} ({firing} firing) {kinds} in {group.project}: {instances}' }],
+      receivers: [
+        { kind: 'slack', name: 'slack', url: slack.url, titleTemplate: '{status} ({firing} firing) {kinds} in {group.project}: {instances}' },
+      ],
       route: { receiver: 'slack', ...fastTimings },
     });
     await notifier.notify(crashAlert('web-1'));
     await until('the message', () => slack.requests.length === 1);
     expect((slack.requests[0]!.json as { text: string }).text).toBe('FIRING (1 firing) instance.crashed in default: web-1');
-    expect(() => createReceiver({ kind: 'slack', name: 's', url: 'http://127.0.0.1:1/', titleTemplate: '{status} {alertname}' })).toThrow(/unknown placeholder\(s\) \{alertname\}/);
+    expect(() => createReceiver({ kind: 'slack', name: 's', url: 'http://127.0.0.1:1/', titleTemplate: '{status} {alertname}' })).toThrow(
+      /unknown placeholder\(s\) \{alertname\}/,
+    );
   });
 });

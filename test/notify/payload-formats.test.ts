@@ -25,13 +25,23 @@ describe('each receiver gets its service’s documented payload', () => {
       { kind: 'teams', name: 'teams', url: servers.teams.url },
       { kind: 'webhook', name: 'webhook', url: servers.webhook.url, secretEnv: 'HOOK_SECRET' },
       { kind: 'cloudevents', name: 'cloudevents', url: servers.cloudevents.url, source: '/reflex/test' },
-      { kind: 'webhook', name: 'custom', url: servers.custom.url, secretEnv: 'HOOK_SECRET', template: (n) => ({ text: `${n.alerts.length} alert(s) for ${n.groupLabels.kind}` }) },
+      {
+        kind: 'webhook',
+        name: 'custom',
+        url: servers.custom.url,
+        secretEnv: 'HOOK_SECRET',
+        template: (n) => ({ text: `${n.alerts.length} alert(s) for ${n.groupLabels.kind}` }),
+      },
     ];
     const notifier = fx.replica({
       receivers,
       env,
       auditUrl: 'https://reflex.example/audit?correlation={correlationId}',
-      route: { receiver: 'slack', ...fastTimings, routes: [...kinds.slice(1), 'custom'].map((r) => ({ receiver: r, continue: true })).concat([{ receiver: 'slack', continue: true }]) },
+      route: {
+        receiver: 'slack',
+        ...fastTimings,
+        routes: [...kinds.slice(1), 'custom'].map((r) => ({ receiver: r, continue: true })).concat([{ receiver: 'slack', continue: true }]),
+      },
     });
     await notifier.notify(crashAlert('web-1'));
     await until('one request per receiver', () => Object.values(servers).every((s) => s.requests.length === 1));
@@ -54,7 +64,10 @@ describe('each receiver gets its service’s documented payload', () => {
       text: title,
       blocks: [
         { type: 'header', text: { type: 'plain_text', text: title } },
-        { type: 'section', text: { type: 'mrkdwn', text: `*CRITICAL* web-1 (project default on local): ${summary}\n• ${ran}\n• Outcome: restarted` } },
+        {
+          type: 'section',
+          text: { type: 'mrkdwn', text: `*CRITICAL* web-1 (project default on local): ${summary}\n• ${ran}\n• Outcome: restarted` },
+        },
         { type: 'context', elements: [{ type: 'mrkdwn', text: `<${auditUrl}|audit trail> (correlation \`evt-web-1\`)` }] },
       ],
       username: 'reflex',
@@ -164,7 +177,12 @@ describe('each receiver gets its service’s documented payload', () => {
     expect(Object.keys(event).sort()).toEqual(['data', 'datacontenttype', 'id', 'source', 'specversion', 'subject', 'time', 'type']);
     expect(event).toMatchObject({ specversion: '1.0', source: '/reflex/test', type: 'dev.reflex.alert.firing', datacontenttype: 'application/json' });
     expect(new Date(event.time as string).toISOString()).toBe(event.time);
-    expect(event.data).toMatchObject({ version: '1', receiver: 'cloudevents', status: 'firing', alerts: [expect.objectContaining({ instance: 'web-1', correlationId: 'evt-web-1' })] });
+    expect(event.data).toMatchObject({
+      version: '1',
+      receiver: 'cloudevents',
+      status: 'firing',
+      alerts: [expect.objectContaining({ instance: 'web-1', correlationId: 'evt-web-1' })],
+    });
     expect(event.id).toBe((event.data as { id: string }).id);
   });
 

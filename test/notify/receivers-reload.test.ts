@@ -58,7 +58,9 @@ describe('a rules reload and the notification receivers', () => {
     expect(ruleSet.current.generation).toBe(2);
 
     folder.write({ 'receivers.ts': undefined });
-    expect((await ruleSet.reload({ by: 'cli' })).summary).toMatch(/no notification receiver is defined any more but this process started with some: restart it/);
+    expect((await ruleSet.reload({ by: 'cli' })).summary).toMatch(
+      /no notification receiver is defined any more but this process started with some: restart it/,
+    );
     rmSync(secrets, { recursive: true, force: true });
   }, 60_000);
 });

@@ -48,7 +48,9 @@ describe('routing', () => {
   });
 
   it('unknown receivers, a root without receiver and bad expressions are configuration errors', () => {
-    expect(() => new Router({ receiver: 'nobody' }, receivers)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining('"nobody"') }));
+    expect(() => new Router({ receiver: 'nobody' }, receivers)).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining('"nobody"') }),
+    );
     expect(() => new Router({ routes: [] }, receivers)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
     expect(() => new Router({ receiver: 'chat', routes: [{ matchRe: { instance: '(' } }] }, receivers)).toThrow(/matchRe.instance/);
     expect(() => new Router({ receiver: 'chat', groupWaitMs: -1 }, receivers)).toThrow(/groupWaitMs/);

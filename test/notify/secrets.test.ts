@@ -14,7 +14,10 @@ describe('receiver secrets are redacted everywhere', () => {
 
   it('a receiver prints and serialises without its URL or signing key', () => {
     const env = { SLACK_URL: `https://hooks.slack.example/services/${token}`, KEY: hmacKey };
-    for (const r of [createReceiver({ kind: 'slack', name: 's', urlEnv: 'SLACK_URL' }, env), createReceiver({ kind: 'webhook', name: 'w', urlEnv: 'SLACK_URL', secretEnv: 'KEY' }, env)]) {
+    for (const r of [
+      createReceiver({ kind: 'slack', name: 's', urlEnv: 'SLACK_URL' }, env),
+      createReceiver({ kind: 'webhook', name: 'w', urlEnv: 'SLACK_URL', secretEnv: 'KEY' }, env),
+    ]) {
       const shown = [JSON.stringify(r), String(r.url), inspect(r, { depth: 5 }), JSON.stringify(r.config)].join('\n');
       expect(shown).not.toContain(token);
       expect(shown).not.toContain(hmacKey);
@@ -28,9 +31,15 @@ describe('receiver secrets are redacted everywhere', () => {
   });
 
   it('a missing environment variable is named, and no value is quoted', () => {
-    expect(() => createReceiver({ kind: 'slack', name: 's', urlEnv: 'NOPE_URL' }, {})).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: 'environment variable NOPE_URL is not set (notification receiver s needs it)' }));
-    expect(() => createReceiver({ kind: 'slack', name: 'chat', urlFile: '/nonexistent/hook' }, {})).toThrow('cannot read secret file /nonexistent/hook (notification receiver chat needs it): ENOENT');
-    expect(() => createReceiver({ kind: 'slack', name: 's', url: 'https://x.example', urlEnv: 'A' } as never, { A: 'https://y' })).toThrow(/give exactly one of url, urlEnv, urlFile/);
+    expect(() => createReceiver({ kind: 'slack', name: 's', urlEnv: 'NOPE_URL' }, {})).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID', message: 'environment variable NOPE_URL is not set (notification receiver s needs it)' }),
+    );
+    expect(() => createReceiver({ kind: 'slack', name: 'chat', urlFile: '/nonexistent/hook' }, {})).toThrow(
+      'cannot read secret file /nonexistent/hook (notification receiver chat needs it): ENOENT',
+    );
+    expect(() => createReceiver({ kind: 'slack', name: 's', url: 'https://x.example', urlEnv: 'A' } as never, { A: 'https://y' })).toThrow(
+      /give exactly one of url, urlEnv, urlFile/,
+    );
   });
 
   it('failed deliveries are audited without the endpoint', async () => {

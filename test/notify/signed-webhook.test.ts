@@ -32,7 +32,11 @@ describe('signed webhook (Standard Webhooks)', () => {
 
   beforeAll(async () => {
     const s = await server();
-    const notifier = deployment().replica({ receivers: [{ kind: 'webhook', name: 'hook', url: s.url, secretEnv: 'HOOK_SECRET' }], env: { HOOK_SECRET: secret }, route: { receiver: 'hook', ...fastTimings } });
+    const notifier = deployment().replica({
+      receivers: [{ kind: 'webhook', name: 'hook', url: s.url, secretEnv: 'HOOK_SECRET' }],
+      env: { HOOK_SECRET: secret },
+      route: { receiver: 'hook', ...fastTimings },
+    });
     await notifier.notify(crashAlert('db-1'));
     await until('the webhook request', () => s.requests.length === 1);
     req = s.requests[0]!;
@@ -60,9 +64,17 @@ describe('signed webhook (Standard Webhooks)', () => {
 
   it("Reflex's exported verifier accepts what the library signs and refuses what it should", () => {
     const at = new Date();
-    const signed = (body: string, key = secret, when = at) => ({ 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(when.getTime() / 1000)), 'webhook-signature': new Webhook(key).sign('msg_1', when, body) });
+    const signed = (body: string, key = secret, when = at) => ({
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': String(Math.floor(when.getTime() / 1000)),
+      'webhook-signature': new Webhook(key).sign('msg_1', when, body),
+    });
     const body = '{"hello":"world"}';
-    expect(verifyWebhookSignature({ secret, rawBody: Buffer.from(body), headers: signed(body) })).toEqual({ ok: true, id: 'msg_1', timestamp: Math.floor(at.getTime() / 1000) });
+    expect(verifyWebhookSignature({ secret, rawBody: Buffer.from(body), headers: signed(body) })).toEqual({
+      ok: true,
+      id: 'msg_1',
+      timestamp: Math.floor(at.getTime() / 1000),
+    });
     expect(verifyWebhookSignature({ secret, rawBody: req.raw, headers: headersOf(req) })).toMatchObject({ ok: true, id: req.headers['webhook-id'] });
     expect(verifyWebhookSignature({ secret, rawBody: '{"hello":"World"}', headers: signed(body) })).toEqual({ ok: false, reason: 'mismatch' });
     expect(verifyWebhookSignature({ secret: strangerSecret, rawBody: body, headers: signed(body) })).toEqual({ ok: false, reason: 'mismatch' });
@@ -71,14 +83,24 @@ describe('signed webhook (Standard Webhooks)', () => {
     const old = new Date(at.getTime() - 301_000);
     expect(verifyWebhookSignature({ secret, rawBody: body, headers: signed(body, secret, old) })).toEqual({ ok: false, reason: 'stale' });
     expect(verifyWebhookSignature({ secret, rawBody: body, headers: signed(body, secret, old), toleranceSec: 600 })).toMatchObject({ ok: true });
-    expect(verifyWebhookSignature({ secret, rawBody: body, headers: { ...signed(body), 'webhook-id': undefined } })).toEqual({ ok: false, reason: 'missing' });
-    expect(verifyWebhookSignature({ secret, rawBody: body, headers: { ...signed(body), 'webhook-signature': 'sha256=abc' } })).toEqual({ ok: false, reason: 'malformed' });
+    expect(verifyWebhookSignature({ secret, rawBody: body, headers: { ...signed(body), 'webhook-id': undefined } })).toEqual({
+      ok: false,
+      reason: 'missing',
+    });
+    expect(verifyWebhookSignature({ secret, rawBody: body, headers: { ...signed(body), 'webhook-signature': 'sha256=abc' } })).toEqual({
+      ok: false,
+      reason: 'malformed',
+    });
     expect(verifyWebhookSignature({ secret, rawBody: body, headers: new Headers(signed(body)) })).toMatchObject({ ok: true });
   });
 
   it('with two keys during a rotation, receivers holding either key verify, and one holding neither does not', async () => {
     const s = await server();
-    const notifier = deployment().replica({ receivers: [{ kind: 'webhook', name: 'rotating', url: s.url, secretEnv: ['OLD_KEY', 'NEW_KEY'] }], env: { OLD_KEY: secret, NEW_KEY: newSecret }, route: { receiver: 'rotating', ...fastTimings } });
+    const notifier = deployment().replica({
+      receivers: [{ kind: 'webhook', name: 'rotating', url: s.url, secretEnv: ['OLD_KEY', 'NEW_KEY'] }],
+      env: { OLD_KEY: secret, NEW_KEY: newSecret },
+      route: { receiver: 'rotating', ...fastTimings },
+    });
     await notifier.notify(crashAlert('web-7'));
     await until('the webhook request', () => s.requests.length === 1);
     const r = s.requests[0]!;
@@ -90,7 +112,11 @@ describe('signed webhook (Standard Webhooks)', () => {
 
   it('a retried delivery keeps its id and body, and each attempt verifies', async () => {
     const s = await server((n) => (n === 1 ? { status: 503, body: 'busy' } : { status: 200 }));
-    const notifier = deployment().replica({ receivers: [{ kind: 'webhook', name: 'flaky', url: s.url, secretEnv: 'HOOK_SECRET', backoffMs: 1_400 }], env: { HOOK_SECRET: secret }, route: { receiver: 'flaky', ...fastTimings } });
+    const notifier = deployment().replica({
+      receivers: [{ kind: 'webhook', name: 'flaky', url: s.url, secretEnv: 'HOOK_SECRET', backoffMs: 1_400 }],
+      env: { HOOK_SECRET: secret },
+      route: { receiver: 'flaky', ...fastTimings },
+    });
     await notifier.notify(crashAlert('web-8'));
     await until('the first attempt and its retry', () => s.requests.length === 2);
     const [first, retry] = s.requests as [RecordedRequest, RecordedRequest];
@@ -106,7 +132,11 @@ describe('signed webhook (Standard Webhooks)', () => {
     try {
       writeFileSync(join(dir, 'hook'), `${secret}\n`, { mode: 0o600 });
       const s = await server();
-      const notifier = deployment().replica({ receivers: [{ kind: 'webhook', name: 'from-file', url: s.url, secretFile: join(dir, 'hook') }], env: {}, route: { receiver: 'from-file', ...fastTimings } });
+      const notifier = deployment().replica({
+        receivers: [{ kind: 'webhook', name: 'from-file', url: s.url, secretFile: join(dir, 'hook') }],
+        env: {},
+        route: { receiver: 'from-file', ...fastTimings },
+      });
       await notifier.notify(crashAlert('web-9'));
       await until('the webhook request', () => s.requests.length === 1);
       expect(new Webhook(secret).verify(s.requests[0]!.raw, headersOf(s.requests[0]!))).toEqual(s.requests[0]!.json);
@@ -116,7 +146,8 @@ describe('signed webhook (Standard Webhooks)', () => {
   });
 
   it('a secret that is not whsec_<base64> of 24 to 64 bytes is a config error naming the field, never the secret', () => {
-    const hook = (env: Record<string, string>) => () => createReceiver({ kind: 'webhook', name: 'hook', url: 'http://127.0.0.1:1/', secretEnv: 'HOOK_SECRET' }, env);
+    const hook = (env: Record<string, string>) => () =>
+      createReceiver({ kind: 'webhook', name: 'hook', url: 'http://127.0.0.1:1/', secretEnv: 'HOOK_SECRET' }, env);
     const notBase64 = 'whsec_not*base64!!but-secret-text';
     for (const [value, why] of [
       [notBase64, /secretEnv HOOK_SECRET is not base64 after whsec_/],
@@ -133,7 +164,9 @@ describe('signed webhook (Standard Webhooks)', () => {
       expect(error?.message).toMatch(why);
       expect(error?.message).not.toContain(value.slice(6));
     }
-    expect(() => createReceiver({ kind: 'webhook', name: 'hook', url: 'http://127.0.0.1:1/', secretFile: '/nonexistent/reflex-hook' })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining('/nonexistent/reflex-hook') }));
+    expect(() => createReceiver({ kind: 'webhook', name: 'hook', url: 'http://127.0.0.1:1/', secretFile: '/nonexistent/reflex-hook' })).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining('/nonexistent/reflex-hook') }),
+    );
     expect(() => createReceiver({ kind: 'webhook', name: 'hook', url: 'http://127.0.0.1:1/' })).toThrow(/give exactly one of secretEnv, secretFile/);
   });
 });

@@ -37,13 +37,19 @@ describe('a silenced alert in a notification group', () => {
   const messages = () => server.requests.map((r) => (r.json as Body).alerts.map((a) => `${a.instance}:${a.status}`));
   /** Waits for a flush of the group after `since` (it schedules the next one a group interval on), so the next alert lands mid-interval. */
   async function flushedAfter(n: Notifier, since: number): Promise<void> {
-    await until('a flush of the group', async () => (await n.board.pendingGroups(n.mute)).some((g) => g.nextFlushAt !== undefined && Date.parse(g.nextFlushAt) >= since + timings.groupIntervalMs));
+    await until('a flush of the group', async () =>
+      (await n.board.pendingGroups(n.mute)).some((g) => g.nextFlushAt !== undefined && Date.parse(g.nextFlushAt) >= since + timings.groupIntervalMs),
+    );
   }
 
   /** Another instance crashes in the group, the receiver hears of it within group_wait, and of its recovery after. */
   async function crashAndHeal(n: Notifier, before: number): Promise<void> {
     const crash = await n.notify(crashAlert('web-2', { startsAt: at(10) }));
-    await until('web-2 firing within the group wait, not the group interval', () => server.requests.length === before + 1, timings.groupIntervalMs / 2);
+    await until(
+      'web-2 firing within the group wait, not the group interval',
+      () => server.requests.length === before + 1,
+      timings.groupIntervalMs / 2,
+    );
     await n.resolve(crash.fingerprint, { endsAt: at(11) });
     await until('web-2 resolved', () => server.requests.length === before + 2, 2 * timings.groupIntervalMs);
   }

@@ -49,7 +49,9 @@ describe('the default configuration file', () => {
   it('never replaces a named file that is missing: that is an error naming it', () => {
     delete process.env.REFLEX_CONFIG;
     const missing = join(dir, 'typo.yaml');
-    expect(() => resolveConfig({ config: missing }, {}, systemFile)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining(`cannot read config file ${missing}`) }));
+    expect(() => resolveConfig({ config: missing }, {}, systemFile)).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringContaining(`cannot read config file ${missing}`) }),
+    );
   });
 });
 

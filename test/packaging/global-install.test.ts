@@ -4,7 +4,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STATUS_RUNNING, STATUS_STOPPED, crashInstance, deleteTestInstance, describeLxd, launchTestInstance, lxdSocketPath, waitForStatus } from '../support/lxd-bed.js';
+import {
+  STATUS_RUNNING,
+  STATUS_STOPPED,
+  crashInstance,
+  deleteTestInstance,
+  describeLxd,
+  launchTestInstance,
+  lxdSocketPath,
+  waitForStatus,
+} from '../support/lxd-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 
@@ -27,7 +36,11 @@ const env = { NODE_PATH: '', REFLEX_RULES: '', REFLEX_CONFIG: '' };
 beforeAll(async () => {
   const { stdout } = await run('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: checkout, maxBuffer: 16 << 20 });
   const tarball = join(work, stdout.trim().split('\n').pop()!);
-  await run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: work, maxBuffer: 16 << 20, timeout: 300_000 });
+  await run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], {
+    cwd: work,
+    maxBuffer: 16 << 20,
+    timeout: 300_000,
+  });
 }, 360_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -52,10 +65,13 @@ describe('the installed package, used from outside the checkout', () => {
     const init = await runReflex(['rules', 'init', dir], env, outside);
     expect(init.code, init.stderr).toBe(0);
     expect(readFileSync(join(dir, 'restart-on-crash.ts'), 'utf8')).toContain("from 'reflex-lxd'");
-    writeFileSync(join(dir, 'notify-on-error.ts'), `import { StatusCode, defineRule, type RuleContext } from 'reflex-lxd';
+    writeFileSync(
+      join(dir, 'notify-on-error.ts'),
+      `import { StatusCode, defineRule, type RuleContext } from 'reflex-lxd';
 const opted = (ctx: RuleContext): boolean => ctx.instance?.config['user.team'] === 'web';
 export default defineRule({ name: 'snapshot-on-error', on: { kind: 'instance.status', to: [StatusCode.Error] }, when: opted, actions: [{ action: 'snapshot' }] });
-`);
+`,
+    );
     const check = await runReflex(['rules', 'check', dir, '--json'], env, outside);
     expect(check.code, check.stderr + check.stdout).toBe(0);
     expect(JSON.parse(check.stdout)).toEqual({ rules: ['snapshot-on-error', 'restart-on-crash'], problems: [] }); // file order
@@ -64,7 +80,10 @@ export default defineRule({ name: 'snapshot-on-error', on: { kind: 'instance.sta
   it('`reflex rules check` type-checks against the shipped declarations: a wrong field is file:line:column', async () => {
     const dir = join(work, 'bad-rules');
     await runReflex(['rules', 'init', dir], env, outside);
-    writeFileSync(join(dir, 'typo.ts'), `import { defineRule } from 'reflex-lxd';\nexport default defineRule({\n  name: 'typo',\n  on: { kind: 'instance.status' },\n  actions: [{ action: 'start' }],\n  crashloop: {},\n});\n`);
+    writeFileSync(
+      join(dir, 'typo.ts'),
+      `import { defineRule } from 'reflex-lxd';\nexport default defineRule({\n  name: 'typo',\n  on: { kind: 'instance.status' },\n  actions: [{ action: 'start' }],\n  crashloop: {},\n});\n`,
+    );
     const check = await runReflex(['rules', 'check', dir], env, outside);
     expect(check.code).toBe(1);
     expect(check.stderr).toMatch(/typo\.ts:6:3: .*'crashloop' does not exist/);
@@ -75,13 +94,30 @@ export default defineRule({ name: 'snapshot-on-error', on: { kind: 'instance.sta
     const r = await runReflex(['run', '--rules', join(work, 'nonexistent'), '--redis', redisUrl(), '--http-port', '0'], env, outside);
     expect(r.code).toBe(3);
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(r.stderr.trim().split('\n')).toEqual([`reflex: rules folder ${join(work, 'nonexistent')} does not exist (give --rules DIR, REFLEX_RULES or rulesDir in the config file)`]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `reflex: rules folder ${join(work, 'nonexistent')} does not exist (give --rules DIR, REFLEX_RULES or rulesDir in the config file)`,
+    ]);
   });
 
   it('`reflex run` with an unreachable --target exits non-zero at once with a one-line error', async () => {
     const started = Date.now();
     // The rules' type-check (seconds on a loaded machine) is not what this measures.
-    const r = await runReflex(['run', '--rules', join(work, 'my-rules'), '--target', `unix://${join(work, 'no-daemon.sock')}`, '--redis', redisUrl(), '--http-port', '0', '--no-typecheck'], env, outside);
+    const r = await runReflex(
+      [
+        'run',
+        '--rules',
+        join(work, 'my-rules'),
+        '--target',
+        `unix://${join(work, 'no-daemon.sock')}`,
+        '--redis',
+        redisUrl(),
+        '--http-port',
+        '0',
+        '--no-typecheck',
+      ],
+      env,
+      outside,
+    );
     expect(r.code).toBe(4);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -91,7 +127,10 @@ export default defineRule({ name: 'snapshot-on-error', on: { kind: 'instance.sta
   it('`reflex run` with a rules folder where nothing loads exits non-zero, naming the broken file and line', async () => {
     const dir = join(work, 'only-broken');
     mkdirSync(dir);
-    writeFileSync(join(dir, 'broken.ts'), `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'broken', on: { kind: 'instance.status' }, actions: [{ action: 'start' }] ;\n`);
+    writeFileSync(
+      join(dir, 'broken.ts'),
+      `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'broken', on: { kind: 'instance.status' }, actions: [{ action: 'start' }] ;\n`,
+    );
     const r = await runReflex(['run', '--rules', dir, '--redis', redisUrl(), '--http-port', '0'], env, outside);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`1 problem(s) in the rules of ${dir}; not starting:\n${join(dir, 'broken.ts')}:2:`);
@@ -103,7 +142,23 @@ await describeLxd('the installed package heals a crashed container on the real L
   let name: string | undefined;
 
   beforeAll(async () => {
-    reflex = startReflexProcess(['run', '--rules', join(work, 'my-rules'), '--target', `unix://${lxdSocketPath()}`, '--redis', redisUrl(), '--prefix', uniquePrefix('pkg'), '--http-port', '0'], env, outside);
+    reflex = startReflexProcess(
+      [
+        'run',
+        '--rules',
+        join(work, 'my-rules'),
+        '--target',
+        `unix://${lxdSocketPath()}`,
+        '--redis',
+        redisUrl(),
+        '--prefix',
+        uniquePrefix('pkg'),
+        '--http-port',
+        '0',
+      ],
+      env,
+      outside,
+    );
     await reflex.waitForLog('reflex running');
     await reflex.waitForLog('event stream connected');
   }, 60_000);

@@ -33,10 +33,12 @@ const app = join(work, 'app');
 /** The runtime stage's ENV, with /app paths moved to the test's installation. */
 function imageEnv(): Record<string, string> {
   const pairs = [...runtime.matchAll(/^ENV (.+)$/gm)].flatMap((m) => m[1]!.trim().split(/\s+/));
-  return Object.fromEntries(pairs.map((kv) => {
-    const [key, value = ''] = kv.split(/=(.*)/s);
-    return [key!, value.replace(/^\/app(?=\/|$)/, app)];
-  }));
+  return Object.fromEntries(
+    pairs.map((kv) => {
+      const [key, value = ''] = kv.split(/=(.*)/s);
+      return [key!, value.replace(/^\/app(?=\/|$)/, app)];
+    }),
+  );
 }
 
 /** The HEALTHCHECK's exec form, as the Dockerfile declares it. */
@@ -48,13 +50,18 @@ function healthcheckCommand(): string[] {
 
 /** The process environment without the caller's Reflex settings, plus `extra`. */
 function cleanEnv(extra: Record<string, string>): Record<string, string> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => v !== undefined && !k.startsWith('REFLEX_') && k !== 'REDIS_URL')) as Record<string, string>;
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k, v]) => v !== undefined && !k.startsWith('REFLEX_') && k !== 'REDIS_URL'),
+  ) as Record<string, string>;
   return { ...env, ...extra };
 }
 
-
 /** Runs a command to its end; never throws, so the output reaches the assertion message. */
-async function exec(cmd: string, args: string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<{ code: number; out: string }> {
+async function exec(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -83,7 +90,9 @@ afterAll(async () => {
     mkdirSync(context);
     // The build context as `docker build .` sees it: the working tree, tracked files and new ones,
     // without what git ignores (node_modules, dist, .tmp: the same as .dockerignore drops).
-    const files = (await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, maxBuffer: 64 << 20 })).stdout.split('\0').filter((f) => f && existsSync(join(repo, f)));
+    const files = (await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, maxBuffer: 64 << 20 })).stdout
+      .split('\0')
+      .filter((f) => f && existsSync(join(repo, f)));
     writeFileSync(join(work, 'files'), files.join('\0'));
     await run('tar', ['--null', '-T', join(work, 'files'), '-cf', join(work, 'context.tar')], { cwd: repo });
     await run('tar', ['-xf', join(work, 'context.tar'), '-C', context]);
@@ -107,7 +116,15 @@ afterAll(async () => {
 
   it('holds the compiled CLI, the bundled rules and production dependencies only', () => {
     expect(installed?.code, installed?.out).toBe(0);
-    for (const f of ['bin/reflex.js', 'dist/cli/entry.js', 'dist/index.d.ts', 'rules/restart-on-crash.ts', 'node_modules/bullmq/package.json', 'node_modules/typescript/package.json', 'node_modules/@types/node/package.json']) {
+    for (const f of [
+      'bin/reflex.js',
+      'dist/cli/entry.js',
+      'dist/index.d.ts',
+      'rules/restart-on-crash.ts',
+      'node_modules/bullmq/package.json',
+      'node_modules/typescript/package.json',
+      'node_modules/@types/node/package.json',
+    ]) {
       expect(existsSync(join(app, f)), f).toBe(true);
     }
     const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
@@ -117,7 +134,7 @@ afterAll(async () => {
   });
 });
 
-await describeLxd('the image\'s installation against the real LXD', () => {
+await describeLxd("the image's installation against the real LXD", () => {
   let worker: ReflexProcess | undefined;
 
   beforeAll(async () => {
@@ -142,7 +159,7 @@ await describeLxd('the image\'s installation against the real LXD', () => {
     expect(res.out).toMatch(/^ok\s+rules\s+1 rule\(s\) load and type-check: restart-on-crash$/m);
   }, 60_000);
 
-  it('answers the image\'s HEALTHCHECK once reflex run is ready, and logs the config file it read', async () => {
+  it("answers the image's HEALTHCHECK once reflex run is ready, and logs the config file it read", async () => {
     expect(installed?.code, installed?.out ?? 'not installed').toBe(0);
     const port = await freePort();
     const configFile = join(work, 'config.yaml');

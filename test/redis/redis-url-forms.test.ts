@@ -46,7 +46,7 @@ describe('Redis URL forms', () => {
     expect((build('rediss-cluster://h:7000') as Cluster).options.redisOptions?.tls).toEqual({});
   });
 
-  it('reads redis-sentinel:// as the named master behind the listed sentinels, with db and the sentinels\' own password', () => {
+  it("reads redis-sentinel:// as the named master behind the listed sentinels, with db and the sentinels' own password", () => {
     const c = build('redis-sentinel://:data-pw@s1:26380,s2/mymaster?db=3&sentinelPassword=sent-pw');
     expect(c).toBeInstanceOf(Redis);
     const o = (c as Redis).options;
@@ -54,7 +54,14 @@ describe('Redis URL forms', () => {
       { host: 's1', port: 26380 },
       { host: 's2', port: 26379 },
     ]);
-    expect([o.name, o.password, o.sentinelPassword, o.db, o.maxRetriesPerRequest, o.enableTLSForSentinelMode ?? false]).toEqual(['mymaster', 'data-pw', 'sent-pw', 3, null, false]);
+    expect([o.name, o.password, o.sentinelPassword, o.db, o.maxRetriesPerRequest, o.enableTLSForSentinelMode ?? false]).toEqual([
+      'mymaster',
+      'data-pw',
+      'sent-pw',
+      3,
+      null,
+      false,
+    ]);
     const tls = (build('rediss-sentinel://s1/m') as Redis).options;
     expect([tls.tls, tls.sentinelTLS, tls.enableTLSForSentinelMode]).toEqual([{}, {}, true]);
   });
@@ -80,7 +87,9 @@ describe('Redis URL forms', () => {
 
   it('hides the passwords of cluster and sentinel URLs wherever they are printed', () => {
     expect(redactUrl('redis-cluster://ops:s3cr@t@h1:7000,h2:7001')).toBe('redis-cluster://[redacted]@h1:7000,h2:7001');
-    expect(redactUrl('rediss-sentinel://:pw@s1,s2/mymaster?db=1&sentinelPassword=sp')).toBe('rediss-sentinel://[redacted]@s1,s2/mymaster?db=1&sentinelPassword=[redacted]');
+    expect(redactUrl('rediss-sentinel://:pw@s1,s2/mymaster?db=1&sentinelPassword=sp')).toBe(
+      'rediss-sentinel://[redacted]@s1,s2/mymaster?db=1&sentinelPassword=[redacted]',
+    );
     expect(redactText('cannot reach redis-sentinel://:pw@s1/m (refused)')).toBe('cannot reach redis-sentinel://[redacted]@s1/m (refused)');
   });
 

@@ -22,13 +22,18 @@ await describeEachBed('who made a transition', (bed) => {
       const stoppedAt = Date.now();
       await bed.cli(['stop', name], 20_000);
       // Once the rules have decided on the stop, nothing is left that could start it again.
-      await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'decision' && appendedAt(r) >= stoppedAt && r.summary.includes('intent is requested')));
+      await waitForAudit(redisUrl(), prefix, name, (rs) =>
+        rs.some((r) => r.type === 'decision' && appendedAt(r) >= stoppedAt && r.summary.includes('intent is requested')),
+      );
       const trail = await auditTrail(redisUrl(), prefix, name);
       expect((await bed.status(name)).status_code, `stays stopped\n${show(trail)}`).toBe(STATUS_STOPPED);
       const events = trail.filter((r) => r.type === 'event').map((r) => r.summary.replace(`${name}: `, ''));
       expect(events, show(trail)).toContain('103 → 102 (unrequested, instance-shutdown)');
       expect(events, show(trail)).toContain('102 → 103 (self, instance-started)');
-      expect(trail.some((r) => r.type === 'event' && appendedAt(r) >= stoppedAt && r.summary.endsWith('103 → 102 (requested, instance-shutdown)')), `the operator's stop is requested, not self\n${show(trail)}`).toBe(true);
+      expect(
+        trail.some((r) => r.type === 'event' && appendedAt(r) >= stoppedAt && r.summary.endsWith('103 → 102 (requested, instance-shutdown)')),
+        `the operator's stop is requested, not self\n${show(trail)}`,
+      ).toBe(true);
       expect(startCallsSince(trail, stoppedAt)).toEqual([]);
     } finally {
       await reflex.stop();

@@ -1,12 +1,30 @@
 import { expect, it } from 'vitest';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED, lxdBed, startReflexOn } from '../support/daemon-bed.js';
-import { crashInstance, deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, startInstance, waitForStatus } from '../support/lxd-bed.js';
+import {
+  crashInstance,
+  deleteTestInstance,
+  describeLxd,
+  instanceStatus,
+  launchTestInstance,
+  lxc,
+  startInstance,
+  waitForStatus,
+} from '../support/lxd-bed.js';
 import { ownRedis } from '../support/own-redis.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import type { ReflexProcess } from '../support/reflex-process.js';
 import { sleep } from '../support/wait.js';
-import { aboutIncident, appendedAt, crashEvents, expectOneDecisionPerRule, noActionPending, show, startCallsSince, type StoredAuditRecord } from './trail.js';
+import {
+  aboutIncident,
+  appendedAt,
+  crashEvents,
+  expectOneDecisionPerRule,
+  noActionPending,
+  show,
+  startCallsSince,
+  type StoredAuditRecord,
+} from './trail.js';
 
 /**
  * Real LXD, issue 12: an action held back by the crash-loop back-off must re-check the instance at
@@ -27,7 +45,13 @@ function startReflex(prefix: string, url = redisUrl()): ReflexProcess {
  * Waits until the incident's delayed start is settled: `skipped` finds in the trail the record saying what became
  * of it, and no action is left in the queue, so nothing can start the instance any more.
  */
-async function settled(prefix: string, name: string, skipped: (trail: StoredAuditRecord[]) => boolean, timeoutMs: number, url = redisUrl()): Promise<StoredAuditRecord[]> {
+async function settled(
+  prefix: string,
+  name: string,
+  skipped: (trail: StoredAuditRecord[]) => boolean,
+  timeoutMs: number,
+  url = redisUrl(),
+): Promise<StoredAuditRecord[]> {
   await waitForAudit(url, prefix, name, skipped, timeoutMs);
   await noActionPending(url, prefix);
   return auditTrail(url, prefix, name);
@@ -76,8 +100,14 @@ await describeLxd('the crash-loop back-off re-checks the instance before it acts
       const optedOutAt = Date.now();
       expect(optedOutAt, 'premise: the opt-out happened before the back-off ended').toBeLessThan(incident.decidedAt + BACKOFF_MS);
 
-      const isSkip = (r: StoredAuditRecord) => (r.type === 'decision' || r.type === 'outcome') && /skip/i.test(r.summary) && /opt|condition|autorestart/i.test(r.summary);
-      const trail = await settled(prefix, name, (rs) => aboutIncident(rs, incident.correlationId).some(isSkip), incident.decidedAt + BACKOFF_MS + MARGIN_MS - Date.now());
+      const isSkip = (r: StoredAuditRecord) =>
+        (r.type === 'decision' || r.type === 'outcome') && /skip/i.test(r.summary) && /opt|condition|autorestart/i.test(r.summary);
+      const trail = await settled(
+        prefix,
+        name,
+        (rs) => aboutIncident(rs, incident.correlationId).some(isSkip),
+        incident.decidedAt + BACKOFF_MS + MARGIN_MS - Date.now(),
+      );
       expect((await instanceStatus(name)).status, `the delayed start undid the opt-out\n${show(trail)}`).toBe('Stopped');
       const skip = aboutIncident(trail, incident.correlationId).filter(isSkip);
       expect(skip, `a record says the delayed start was skipped because of the opt-out\n${show(trail)}`).not.toEqual([]);
@@ -106,13 +136,20 @@ await describeLxd('the crash-loop back-off re-checks the instance before it acts
       expect(Date.now(), 'premise: the operator stopped it before the back-off ended').toBeLessThan(incident.decidedAt + BACKOFF_MS);
 
       const isSkip = (r: StoredAuditRecord) => r.type !== 'event' && r.type !== 'call' && /skip|supersed/i.test(r.summary);
-      const trail = await settled(prefix, name, (rs) => aboutIncident(rs, incident.correlationId).some(isSkip), incident.decidedAt + BACKOFF_MS + MARGIN_MS - Date.now());
+      const trail = await settled(
+        prefix,
+        name,
+        (rs) => aboutIncident(rs, incident.correlationId).some(isSkip),
+        incident.decidedAt + BACKOFF_MS + MARGIN_MS - Date.now(),
+      );
       expect((await instanceStatus(name)).status, `the delayed start undid the operator's lxc stop\n${show(trail)}`).toBe('Stopped');
       const skip = aboutIncident(trail, incident.correlationId).filter(isSkip);
       expect(skip, `a record says the delayed start was skipped or superseded\n${show(trail)}`).not.toEqual([]);
       expect(startCallsSince(trail, stopIssuedAt), "no start call after the operator's stop").toEqual([]);
       // `\brequested` does not match "unrequested".
-      const operatorStop = trail.filter((r) => r.type === 'event' && appendedAt(r) >= stopIssuedAt && /\brequested\b/.test(r.summary) && !/→ ?(Running\b|103\b)/.test(r.summary));
+      const operatorStop = trail.filter(
+        (r) => r.type === 'event' && appendedAt(r) >= stopIssuedAt && /\brequested\b/.test(r.summary) && !/→ ?(Running\b|103\b)/.test(r.summary),
+      );
       expect(operatorStop, `the operator's lxc stop is recorded as requested\n${show(trail)}`).not.toEqual([]);
       expectOneDecisionPerRule(trail);
     } finally {
@@ -141,12 +178,27 @@ await describeLxd('the crash-loop back-off re-checks the instance before it acts
       await sleep(incident.decidedAt + BACKOFF_MS + 6_000 - Date.now());
       await redis.start();
 
-      const trail = await waitForAudit(redis.url, prefix, name, (rs) => aboutIncident(rs, incident.correlationId).some((r) => r.type === 'outcome'), 20_000);
-      const final = await settled(prefix, name, (rs) => aboutIncident(rs, incident.correlationId).some((r) => r.type === 'outcome'), 10_000, redis.url);
+      const trail = await waitForAudit(
+        redis.url,
+        prefix,
+        name,
+        (rs) => aboutIncident(rs, incident.correlationId).some((r) => r.type === 'outcome'),
+        20_000,
+      );
+      const final = await settled(
+        prefix,
+        name,
+        (rs) => aboutIncident(rs, incident.correlationId).some((r) => r.type === 'outcome'),
+        10_000,
+        redis.url,
+      );
       expect((await instanceStatus(name)).status, `the delayed start undid the operator's lxc stop\n${show(final)}`).toBe('Stopped');
       // Skipped at the moment of acting (the daemon's last_used_at), or removed before it ran if the
       // operator's events, written as Redis came back, were processed first: either way superseded.
-      expect(aboutIncident(trail, incident.correlationId).find((r) => r.type === 'outcome'), show(final)).toMatchObject({ result: 'skipped', summary: expect.stringMatching(/superseded/) });
+      expect(
+        aboutIncident(trail, incident.correlationId).find((r) => r.type === 'outcome'),
+        show(final),
+      ).toMatchObject({ result: 'skipped', summary: expect.stringMatching(/superseded/) });
       expectOneDecisionPerRule(final);
     } finally {
       await reflex.stop();

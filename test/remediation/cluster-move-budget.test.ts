@@ -43,9 +43,16 @@ describe('an instance moved between cluster members', () => {
 
     for (let n = 1; n <= 2; n++) {
       sim.controls.crash('web1');
-      await until(`restart ${n} on m1`, async () => (await decisions(prefix, 'web1')).length === n && sim.controls.statusCode('web1') === 103, 15_000);
+      await until(
+        `restart ${n} on m1`,
+        async () => (await decisions(prefix, 'web1')).length === n && sim.controls.statusCode('web1') === 103,
+        15_000,
+      );
     }
-    expect(await decisions(prefix, 'web1')).toEqual([expect.stringMatching(/restart 1 of the budget/), expect.stringMatching(/restart 2 of the budget/)]);
+    expect(await decisions(prefix, 'web1')).toEqual([
+      expect.stringMatching(/restart 1 of the budget/),
+      expect.stringMatching(/restart 2 of the budget/),
+    ]);
     expect(sim.controls.calls('web1', 'start')).toBe(2);
 
     sim.controls.move('web1', 'm2');
@@ -53,7 +60,13 @@ describe('an instance moved between cluster members', () => {
     await until('web1 running on m2', () => sim.controls.statusCode('web1') === 103, 5_000);
     sim.controls.crash('web1');
 
-    const trail = await waitForAudit(redisUrl(), prefix, 'web1', (rs) => rs.some((r) => r.type === 'decision' && /quarantined|restart 3 of the budget/.test(r.summary)), 15_000);
+    const trail = await waitForAudit(
+      redisUrl(),
+      prefix,
+      'web1',
+      (rs) => rs.some((r) => r.type === 'decision' && /quarantined|restart 3 of the budget/.test(r.summary)),
+      15_000,
+    );
     const summaries = trail.filter((r) => r.type === 'decision').map((r) => r.summary);
     // The move's own shutdown carries a requestor: no crash, skipped, nothing taken from the budget.
     expect(summaries).toEqual([
@@ -67,7 +80,7 @@ describe('an instance moved between cluster members', () => {
     expect(sim.controls.statusCode('web1')).toBe(102);
   }, 60_000);
 
-  it('takes the stops of an evacuation and a restore for the operator\'s, though the evacuation\'s names no requestor: no restart, and a crash afterwards is healed', async () => {
+  it("takes the stops of an evacuation and a restore for the operator's, though the evacuation's names no requestor: no restart, and a crash afterwards is healed", async () => {
     bed = await startReflexBed(rules, {}, { cluster: { members: ['m1', 'm2', 'm3'] } });
     const { sim, prefix, client } = bed;
     sim.controls.addInstance({ name: 'web1', location: 'm1' });
@@ -83,7 +96,10 @@ describe('an instance moved between cluster members', () => {
     await waitForAudit(redisUrl(), prefix, 'web1', (rs) => rs.filter((r) => r.type === 'decision').length === 2, 10_000);
     await noActionPending(redisUrl(), prefix);
     const trail = await auditTrail(redisUrl(), prefix, 'web1');
-    expect(trail.filter((r) => r.type === 'decision').map((r) => r.summary)).toEqual([expect.stringMatching(/^skipped: intent is requested/), expect.stringMatching(/^skipped: intent is requested/)]);
+    expect(trail.filter((r) => r.type === 'decision').map((r) => r.summary)).toEqual([
+      expect.stringMatching(/^skipped: intent is requested/),
+      expect.stringMatching(/^skipped: intent is requested/),
+    ]);
     expect(trail.filter((r) => ['action', 'call', 'alert'].includes(r.type))).toEqual([]);
     expect(sim.controls.calls('web1', 'start')).toBe(0);
 

@@ -53,11 +53,24 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
 
   let seq = 0;
   const crash = (instance: string, project = 'default', at = new Date()): InstanceStatusEvent => ({
-    kind: 'instance.status', id: `crash-${++seq}-${instance}`, target, location: 'none', project, timestamp: at.toISOString(), synthetic: false, instance, to: 102, intent: 'unrequested', action: 'instance-shutdown',
+    kind: 'instance.status',
+    id: `crash-${++seq}-${instance}`,
+    target,
+    location: 'none',
+    project,
+    timestamp: at.toISOString(),
+    synthetic: false,
+    instance,
+    to: 102,
+    intent: 'unrequested',
+    action: 'instance-shutdown',
   });
   const item = (event: InstanceStatusEvent): EventItem => ({ kind: 'synthetic', target, event, receivedAt: Date.now() });
 
-  function pipeline(rules: Rule[], opts: { conditionTimeoutMs?: number } = {}): { keys: KeySpace; processor: EventProcessor; actions: Queue; audit: AuditLog; tracker: StateTracker } {
+  function pipeline(
+    rules: Rule[],
+    opts: { conditionTimeoutMs?: number } = {},
+  ): { keys: KeySpace; processor: EventProcessor; actions: Queue; audit: AuditLog; tracker: StateTracker } {
     const keys = keySpace(uniquePrefix('dtao'));
     const connection = redisClient();
     const actions = new Queue(keys.actionsQueue, { connection, prefix: keys.bullPrefix });
@@ -68,7 +81,17 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
     const tracker = new StateTracker(redis, keys);
     const audit = new AuditLog(redis, keys.audit);
     const processor = new EventProcessor({
-      redis, keys, client: () => client, tracker, ownOperations: new OwnOperations(redis, keys), audit, engine: new RuleEngine(rules, opts), gate: new ActionGate(redis, keys, new Silences(redis, keys.silences), undefined, { storm: false }), actions, pending: new PendingActions(redis, keys, actions), logger: pino({ level: 'silent' }),
+      redis,
+      keys,
+      client: () => client,
+      tracker,
+      ownOperations: new OwnOperations(redis, keys),
+      audit,
+      engine: new RuleEngine(rules, opts),
+      gate: new ActionGate(redis, keys, new Silences(redis, keys.silences), undefined, { storm: false }),
+      actions,
+      pending: new PendingActions(redis, keys, actions),
+      logger: pino({ level: 'silent' }),
     });
     return { keys, processor, actions, audit, tracker };
   }
@@ -104,7 +127,14 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
   it('rejects a bad frame of a batch alone, with its reason, and processes the others', async () => {
     sim.controls.addInstance({ name: 'batch-ok', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
     const { processor, keys } = pipeline([restartOnCrash]);
-    const frame = (source: string, extra = '') => JSON.stringify({ type: 'lifecycle', timestamp: new Date().toISOString(), metadata: { action: 'instance-shutdown', source, context: {} }, location: 'none', project: 'default' }).replace('"context":{}', `"context":{${extra}}`);
+    const frame = (source: string, extra = '') =>
+      JSON.stringify({
+        type: 'lifecycle',
+        timestamp: new Date().toISOString(),
+        metadata: { action: 'instance-shutdown', source, context: {} },
+        location: 'none',
+        project: 'default',
+      }).replace('"context":{}', `"context":{${extra}}`);
     let deep = '"d":1';
     for (let i = 0; i < 20_000; i++) deep = `"d":{${deep}}`;
     const batch = {
@@ -127,15 +157,33 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
 
   it('records a rule condition that does not answer as "condition timed out", and the worker goes on', async () => {
     sim.controls.addInstance({ name: 'slow-when', status: 'Stopped' });
-    const hanging = defineRule({ name: 'hangs', on: { kind: 'instance.status', to: [102] }, when: () => new Promise<boolean>(() => undefined), actions: [{ action: 'start' }] });
+    const hanging = defineRule({
+      name: 'hangs',
+      on: { kind: 'instance.status', to: [102] },
+      when: () => new Promise<boolean>(() => undefined),
+      actions: [{ action: 'start' }],
+    });
     const { processor, audit } = pipeline([hanging], { conditionTimeoutMs: 200 });
     expect(await processor.process(item(crash('slow-when')))).toEqual(['processed']);
-    expect((await audit.read({ instance: 'slow-when' })).find((r) => r.type === 'decision')?.summary).toBe('skipped: condition timed out after 200 ms');
+    expect((await audit.read({ instance: 'slow-when' })).find((r) => r.type === 'decision')?.summary).toBe(
+      'skipped: condition timed out after 200 ms',
+    );
   });
 
   describe('at the moment of acting', () => {
     const job = (instance: string, over: Partial<ActionJob> = {}): ActionJob => ({
-      rule: 'restart-on-crash', action: 'start', params: {}, target, project: 'default', instance, correlationId: `inc-${++seq}`, incidentAt: Date.now() - 1_000, event: crash(instance, 'default', new Date(Date.now() - 1_000)), origin: 'rule', dryRun: false, ...over,
+      rule: 'restart-on-crash',
+      action: 'start',
+      params: {},
+      target,
+      project: 'default',
+      instance,
+      correlationId: `inc-${++seq}`,
+      incidentAt: Date.now() - 1_000,
+      event: crash(instance, 'default', new Date(Date.now() - 1_000)),
+      origin: 'rule',
+      dryRun: false,
+      ...over,
     });
     async function run(j: ActionJob, prefix = uniquePrefix('act')) {
       const keys = keySpace(prefix);
@@ -148,7 +196,10 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
     it('skips a start queued before the operator opted the instance out, and records why', async () => {
       sim.controls.addInstance({ name: 'opted-out', status: 'Stopped', config: { 'user.reflex.autorestart': 'false' } });
       const { outcome, audit } = await run(job('opted-out'));
-      expect(outcome).toMatchObject({ result: 'skipped', summary: expect.stringContaining('the rule no longer holds on the instance as read now: skipped: instance has not opted in') });
+      expect(outcome).toMatchObject({
+        result: 'skipped',
+        summary: expect.stringContaining('the rule no longer holds on the instance as read now: skipped: instance has not opted in'),
+      });
       expect((await audit.read({ instance: 'opted-out' })).map((r) => [r.type, r.result])).toEqual([['outcome', 'skipped']]);
       expect(sim.controls.calls('opted-out', 'start')).toBe(0);
     });
@@ -156,13 +207,19 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
     it('skips a start superseded by a transition the operator requested after the incident', async () => {
       sim.controls.addInstance({ name: 'operator-stopped', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
       const prefix = uniquePrefix('act');
-      await new StateTracker(redis, keySpace(prefix)).update({ target, project: 'default', instance: 'operator-stopped' }, 102, Date.now(), { eventId: 'lxc-stop', requested: true });
+      await new StateTracker(redis, keySpace(prefix)).update({ target, project: 'default', instance: 'operator-stopped' }, 102, Date.now(), {
+        eventId: 'lxc-stop',
+        requested: true,
+      });
       const { outcome } = await run(job('operator-stopped'), prefix);
-      expect(outcome).toMatchObject({ result: 'skipped', summary: expect.stringMatching(/^superseded: a transition to 102 was requested through the API/) });
+      expect(outcome).toMatchObject({
+        result: 'skipped',
+        summary: expect.stringMatching(/^superseded: a transition to 102 was requested through the API/),
+      });
       expect(sim.controls.calls('operator-stopped', 'start')).toBe(0);
     });
 
-    it('skips a start when an operator stopped the instance after the incident, before that stop\'s event was processed', async () => {
+    it("skips a start when an operator stopped the instance after the incident, before that stop's event was processed", async () => {
       sim.controls.addInstance({ name: 'stop-in-flight', config: { 'user.reflex.autorestart': 'true' } });
       // The incident comes after the instance was started (its last_used_at), as a crash does.
       await sleep(10); // a millisecond clock: the incident's time must differ from the start's
@@ -170,7 +227,10 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
       await sleep(10); // and the operator's stop comes after the incident
       await (await client.changeState('stop-in-flight', { action: 'stop', force: true })).wait({ timeoutMs: 5_000 });
       const { outcome } = await run(queued);
-      expect(outcome).toMatchObject({ result: 'skipped', summary: expect.stringMatching(/^superseded: "Stopping instance" \(operation .*, not Reflex's\)/) });
+      expect(outcome).toMatchObject({
+        result: 'skipped',
+        summary: expect.stringMatching(/^superseded: "Stopping instance" \(operation .*, not Reflex's\)/),
+      });
       expect(sim.controls.calls('stop-in-flight', 'start')).toBe(0);
     });
 
@@ -180,8 +240,16 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
       await (await client.changeState('started-unseen', { action: 'start' })).wait({ timeoutMs: 5_000 });
       await (await client.changeState('started-unseen', { action: 'stop', force: true })).wait({ timeoutMs: 5_000 });
       const { outcome, audit } = await run(queued);
-      expect(outcome).toMatchObject({ result: 'skipped', summary: expect.stringMatching(/^superseded: the instance was started at \S+ \(the daemon's last_used_at\), after the incident .*, and not by Reflex/) });
-      expect((await audit.read({ instance: 'started-unseen' })).find((r) => r.type === 'outcome')).toMatchObject({ result: 'skipped', recheck: 'superseded' });
+      expect(outcome).toMatchObject({
+        result: 'skipped',
+        summary: expect.stringMatching(
+          /^superseded: the instance was started at \S+ \(the daemon's last_used_at\), after the incident .*, and not by Reflex/,
+        ),
+      });
+      expect((await audit.read({ instance: 'started-unseen' })).find((r) => r.type === 'outcome')).toMatchObject({
+        result: 'skipped',
+        recheck: 'superseded',
+      });
       expect(sim.controls.calls('started-unseen', 'start')).toBe(1);
     });
 
@@ -221,7 +289,7 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
       expect((await audit.read({ instance: 'never-existed' })).filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
     });
 
-    it('acts when everything still holds, and an operator\'s heal ignores the rule', async () => {
+    it("acts when everything still holds, and an operator's heal ignores the rule", async () => {
       sim.controls.addInstance({ name: 'still-down', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
       expect((await run(job('still-down'))).outcome).toMatchObject({ result: 'done' });
       sim.controls.addInstance({ name: 'healed', status: 'Stopped' });

@@ -28,15 +28,24 @@ await describeEachBed('a failed launch', (bed) => {
     await bed.remove(name);
   });
 
-  it('is neither restarted nor counted; the audit names the daemon\'s error and log; once fixed and started, a crash is healed', async () => {
-    await expect(bed.cli(['launch', TEST_IMAGE, name, '-c', 'raw.lxc=lxc.init.cmd=/nonexistent', '-c', 'user.reflex.autorestart=true'], 60_000)).rejects.toThrow(/Failed to run: .*forkstart/);
+  it("is neither restarted nor counted; the audit names the daemon's error and log; once fixed and started, a crash is healed", async () => {
+    await expect(
+      bed.cli(['launch', TEST_IMAGE, name, '-c', 'raw.lxc=lxc.init.cmd=/nonexistent', '-c', 'user.reflex.autorestart=true'], 60_000),
+    ).rejects.toThrow(/Failed to run: .*forkstart/);
 
     // The alert record comes after the rules decided and queued whatever they would queue.
     const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'alert'));
     const stop = trail.find((r) => r.type === 'event' && eventOf(r)?.action === 'instance-shutdown');
     expect(eventOf(stop!)?.intent, trailLines(trail)).toBe('failed-start');
-    expect(trail.filter((r) => r.type === 'action' || r.type === 'call'), trailLines(trail)).toEqual([]);
-    expect(trail.find((r) => r.type === 'alert')!.summary).toMatch(new RegExp(`^${name} failed to start and never ran: Failed to run: \\S+ forkstart ${name} .*Try \`${bed.cliName} info --show-log ${name}\` for more info; not a crash`));
+    expect(
+      trail.filter((r) => r.type === 'action' || r.type === 'call'),
+      trailLines(trail),
+    ).toEqual([]);
+    expect(trail.find((r) => r.type === 'alert')!.summary).toMatch(
+      new RegExp(
+        `^${name} failed to start and never ran: Failed to run: \\S+ forkstart ${name} .*Try \`${bed.cliName} info --show-log ${name}\` for more info; not a crash`,
+      ),
+    );
     const restarts = keySpace(prefix).restarts({ target: stop!.target!, project: 'default', instance: name });
     const reserved = async () => {
       const redis = redisClient();
@@ -56,7 +65,10 @@ await describeEachBed('a failed launch', (bed) => {
     await bed.waitForStatus(name, STATUS_STOPPED, 5_000);
     await bed.waitForStatus(name, STATUS_RUNNING, 15_000);
     const healed = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome'));
-    expect(healed.find((r) => r.type === 'outcome'), trailLines(healed)).toMatchObject({ result: 'done', rule: 'restart-on-crash' });
+    expect(
+      healed.find((r) => r.type === 'outcome'),
+      trailLines(healed),
+    ).toMatchObject({ result: 'done', rule: 'restart-on-crash' });
     expect(await reserved(), 'the crash is restart 1 of the budget').toBe(1);
   }, 90_000);
 });

@@ -100,23 +100,44 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     const records = await trail('web-1');
     const stop = records.find((r) => r.type === 'event' && (r as { event?: { action?: string } }).event?.action === 'instance-shutdown');
     expect((stop as { event?: { intent?: string } }).event?.intent).toBe('failed-start');
-    expect(records.filter((r) => r.type === 'action' || r.type === 'call'), 'nothing queued or called').toEqual([]);
-    expect(records.find((r) => r.type === 'alert')!.summary).toMatch(/^web-1 failed to start and never ran: Failed to run: .*forkstart web-1 .*; not a crash/);
+    expect(
+      records.filter((r) => r.type === 'action' || r.type === 'call'),
+      'nothing queued or called',
+    ).toEqual([]);
+    expect(records.find((r) => r.type === 'alert')!.summary).toMatch(
+      /^web-1 failed to start and never ran: Failed to run: .*forkstart web-1 .*; not a crash/,
+    );
     // The console tells it as what it is.
-    expect(incidentOf(records.filter((r) => r.correlationId === stop!.correlationId))?.story).toMatch(/^default\/web-1 failed to start \(never ran\)/);
+    expect(incidentOf(records.filter((r) => r.correlationId === stop!.correlationId))?.story).toMatch(
+      /^default\/web-1 failed to start \(never ran\)/,
+    );
     const restarts = keySpace(prefix).restarts({ target: stop!.target!, project: 'default', instance: 'web-1' });
     expect(await redis.zcard(restarts), 'no restart reserved').toBe(0);
     expect(sim.controls.calls('web-1', 'start'), 'only the operator started it').toBe(1);
 
     await until('the failed-start alert', () => alerts().length === 1);
-    expect(alerts()[0]).toMatchObject({ kind: 'instance.start-failed', status: 'firing', severity: 'warning', instance: 'web-1', actions: [], outcome: 'not restarted: the instance never ran, a failed start is not a crash' });
+    expect(alerts()[0]).toMatchObject({
+      kind: 'instance.start-failed',
+      status: 'firing',
+      severity: 'warning',
+      instance: 'web-1',
+      actions: [],
+      outcome: 'not restarted: the instance never ran, a failed start is not a crash',
+    });
     expect(alerts()[0]!.summary).toContain('Try `lxc info --show-log web-1` for more info');
 
     // Fixed and started by the operator: the alert resolves.
     await (await client.changeState('web-1', { action: 'start', timeout: 30 })).wait({ timeoutMs: 10_000 });
     await until('the resolved message', () => alerts().some((a) => a.status === 'resolved'));
-    expect(alerts().filter((a) => a.status === 'firing'), 'alerted once').toHaveLength(1);
-    expect(alerts().at(-1)).toMatchObject({ kind: 'instance.start-failed', status: 'resolved', summary: 'web-1 is Running (103) again, started through the API' });
+    expect(
+      alerts().filter((a) => a.status === 'firing'),
+      'alerted once',
+    ).toHaveLength(1);
+    expect(alerts().at(-1)).toMatchObject({
+      kind: 'instance.start-failed',
+      status: 'resolved',
+      summary: 'web-1 is Running (103) again, started through the API',
+    });
 
     // It ran: its next unrequested stop is a crash again, and the bundled rule heals it.
     sim.controls.crash('web-1');
@@ -125,7 +146,7 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     expect(await redis.zcard(restarts), 'the crash is restart 1 of the budget').toBe(1);
   });
 
-  it('an operator\'s start that fails during a crash-loop back-off supersedes the delayed restart, audited', async () => {
+  it("an operator's start that fails during a crash-loop back-off supersedes the delayed restart, audited", async () => {
     sim.controls.addInstance({ name: 'db-1', config: optIn });
     await startReflexOnSim();
     sim.controls.crash('db-1');
@@ -133,11 +154,17 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     await until('db-1 Running again', () => sim.controls.statusCode('db-1') === StatusCode.Running);
     sim.controls.crash('db-1');
     // The bundled rule's second restart waits out a back-off (10 s).
-    await until('the delayed restart queued', async () => (await trail('db-1')).some((r) => r.type === 'action' && /to run in \d+ ms/.test(r.summary)), 15_000);
+    await until(
+      'the delayed restart queued',
+      async () => (await trail('db-1')).some((r) => r.type === 'action' && /to run in \d+ ms/.test(r.summary)),
+      15_000,
+    );
     const delayed = (await trail('db-1')).find((r) => r.type === 'action' && /to run in/.test(r.summary)) as StoredAuditRecord & { jobId: string };
 
     await operatorStartFails('db-1');
-    await until('the delayed restart superseded', async () => (await trail('db-1')).some((r) => r.type === 'outcome' && r.summary.includes('superseded')));
+    await until('the delayed restart superseded', async () =>
+      (await trail('db-1')).some((r) => r.type === 'outcome' && r.summary.includes('superseded')),
+    );
     const superseded = (await trail('db-1')).find((r) => r.type === 'outcome' && r.summary.includes('superseded'))!;
     expect(superseded).toMatchObject({ result: 'skipped', jobId: delayed.jobId });
     expect(superseded.summary).toMatch(/^start skipped: superseded by a start through the API that failed/);
@@ -147,7 +174,7 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     await actions.close();
   });
 
-  it('knows the failed start from the daemon\'s operation list when its event has not been processed yet', async () => {
+  it("knows the failed start from the daemon's operation list when its event has not been processed yet", async () => {
     await operatorStartFails('web-1');
     await until('web-1 Stopped', () => sim.controls.statusCode('web-1') === StatusCode.Stopped);
     const keys = keySpace(prefix);

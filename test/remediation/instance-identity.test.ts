@@ -62,11 +62,32 @@ describe('the instance that had the incident, not its name: remediation on the s
 
   let seq = 0;
   const crash = (instance: string): InstanceStatusEvent => ({
-    kind: 'instance.status', id: `crash-${++seq}-${instance}`, target, location: 'none', project: 'default', timestamp: new Date().toISOString(), synthetic: false, instance, from: 103, to: 102, intent: 'unrequested', action: 'instance-shutdown',
+    kind: 'instance.status',
+    id: `crash-${++seq}-${instance}`,
+    target,
+    location: 'none',
+    project: 'default',
+    timestamp: new Date().toISOString(),
+    synthetic: false,
+    instance,
+    from: 103,
+    to: 102,
+    intent: 'unrequested',
+    action: 'instance-shutdown',
   });
 
   /** Event processor and executor of one test, on its own key space. */
-  function pipeline(crashLoop?: CrashLoopPolicy, cooldownMs?: number): { keys: KeySpace; audit: AuditLog; actions: Queue; crashed: (name: string) => Promise<ActionJob | undefined>; renamedEvent: (from: string, to: string) => Promise<void>; act: (job: ActionJob) => Promise<unknown> } {
+  function pipeline(
+    crashLoop?: CrashLoopPolicy,
+    cooldownMs?: number,
+  ): {
+    keys: KeySpace;
+    audit: AuditLog;
+    actions: Queue;
+    crashed: (name: string) => Promise<ActionJob | undefined>;
+    renamedEvent: (from: string, to: string) => Promise<void>;
+    act: (job: ActionJob) => Promise<unknown>;
+  } {
     const keys = keySpace(uniquePrefix('ident'));
     const connection = redisClient();
     const actions = new Queue(keys.actionsQueue, { connection, prefix: keys.bullPrefix });
@@ -79,7 +100,17 @@ describe('the instance that had the incident, not its name: remediation on the s
     });
     const audit = new AuditLog(redis, keys.audit);
     const processor = new EventProcessor({
-      redis, keys, client: () => client, tracker: new StateTracker(redis, keys), ownOperations: new OwnOperations(redis, keys), audit, engine: new RuleEngine([rule]), gate: new ActionGate(redis, keys, new Silences(redis, keys.silences), undefined, { storm: false }), actions, pending: new PendingActions(redis, keys, actions), logger: pino({ level: 'silent' }),
+      redis,
+      keys,
+      client: () => client,
+      tracker: new StateTracker(redis, keys),
+      ownOperations: new OwnOperations(redis, keys),
+      audit,
+      engine: new RuleEngine([rule]),
+      gate: new ActionGate(redis, keys, new Silences(redis, keys.silences), undefined, { storm: false }),
+      actions,
+      pending: new PendingActions(redis, keys, actions),
+      logger: pino({ level: 'silent' }),
     });
     let acted = 0;
     return {
@@ -88,7 +119,19 @@ describe('the instance that had the incident, not its name: remediation on the s
       actions,
       /** Processes the daemon's `instance-renamed` lifecycle event (the new name in source, the old in context). */
       async renamedEvent(from, to) {
-        const event = { kind: 'lifecycle' as const, id: `renamed-${++seq}`, target, location: 'none', project: 'default', timestamp: new Date().toISOString(), synthetic: false, action: 'instance-renamed', source: `/1.0/instances/${to}`, instance: to, context: { old_name: from } };
+        const event = {
+          kind: 'lifecycle' as const,
+          id: `renamed-${++seq}`,
+          target,
+          location: 'none',
+          project: 'default',
+          timestamp: new Date().toISOString(),
+          synthetic: false,
+          action: 'instance-renamed',
+          source: `/1.0/instances/${to}`,
+          instance: to,
+          context: { old_name: from },
+        };
         expect(await processor.process({ kind: 'synthetic', target, event, receivedAt: Date.now() })).toEqual(['processed']);
       },
       /** Processes a crash of the instance; answers the job it queued, if any. */
@@ -125,11 +168,19 @@ describe('the instance that had the incident, not its name: remediation on the s
     await remove('recreated');
     sim.controls.addInstance({ name: 'recreated', status: 'Stopped', config: optIn });
     const starts = sim.controls.calls('recreated', 'start');
-    expect(await act(delayed)).toMatchObject({ result: 'skipped', summary: expect.stringMatching(/^superseded: recreated is another instance now \(re-created \/ renamed\)/) });
+    expect(await act(delayed)).toMatchObject({
+      result: 'skipped',
+      summary: expect.stringMatching(/^superseded: recreated is another instance now \(re-created \/ renamed\)/),
+    });
     expect(sim.controls.calls('recreated', 'start'), 'no start of the new instance').toBe(starts);
     expect(sim.controls.statusCode('recreated')).toBe(102);
     const outcome = (await audit.read({ instance: 'recreated' })).filter((r) => r.type === 'outcome').at(-1);
-    expect(outcome).toMatchObject({ result: 'skipped', recheck: 'superseded', uuid: delayed.identity?.uuid, summary: expect.stringContaining('another instance') });
+    expect(outcome).toMatchObject({
+      result: 'skipped',
+      recheck: 'superseded',
+      uuid: delayed.identity?.uuid,
+      summary: expect.stringContaining('another instance'),
+    });
   });
 
   it('skips a delayed restart as superseded when the instance was renamed and a new one created under its old name', async () => {
@@ -180,7 +231,7 @@ describe('the instance that had the incident, not its name: remediation on the s
     expect(sim.controls.statusCode('inherits')).toBe(103);
   });
 
-  it("skips a restart at the moment of acting only for the instance a quarantine was imposed on, not for another under its name", async () => {
+  it('skips a restart at the moment of acting only for the instance a quarantine was imposed on, not for another under its name', async () => {
     sim.controls.addInstance({ name: 'held', status: 'Stopped', config: optIn });
     const { crashed, act, keys } = pipeline();
     const job = (await crashed('held'))!;
@@ -196,22 +247,35 @@ describe('the instance that had the incident, not its name: remediation on the s
     await sleep(100); // the crash's stop hook lets go of the instance
     await budget.release(budgetKeys);
     await budget.reserve(budgetKeys, 'itself', { maxRestarts: 0 }, Date.now(), job.identity!.uuid!);
-    expect(await act({ ...job, correlationId: 'again', incidentAt: Date.now() })).toMatchObject({ result: 'skipped', summary: expect.stringContaining('is quarantined') });
+    expect(await act({ ...job, correlationId: 'again', incidentAt: Date.now() })).toMatchObject({
+      result: 'skipped',
+      summary: expect.stringContaining('is quarantined'),
+    });
   });
 
-  it('takes a rename as the operator\'s decision: the delayed restart under the old name is removed, audited as superseded, and the budget goes with the instance to its new name', async () => {
+  it("takes a rename as the operator's decision: the delayed restart under the old name is removed, audited as superseded, and the budget goes with the instance to its new name", async () => {
     sim.controls.addInstance({ name: 'moving', status: 'Stopped', config: optIn });
     const { crashed, renamedEvent, audit, actions } = pipeline();
     await crashed('moving');
     const delayed = (await crashed('moving'))!;
-    expect((await actions.getJobs(['delayed'])).map((j) => j.id), 'premise: the second restart waits').toHaveLength(1);
+    expect(
+      (await actions.getJobs(['delayed'])).map((j) => j.id),
+      'premise: the second restart waits',
+    ).toHaveLength(1);
     await rename('moving', 'moved');
     await renamedEvent('moving', 'moved');
 
     expect(await actions.getJobs(['delayed']), 'the delayed restart is removed').toEqual([]);
-    expect((await audit.read({ instance: 'moving', type: 'outcome' })).at(-1)).toMatchObject({ correlationId: delayed.correlationId, result: 'skipped', recheck: 'superseded', summary: expect.stringContaining('moving was renamed to moved') });
+    expect((await audit.read({ instance: 'moving', type: 'outcome' })).at(-1)).toMatchObject({
+      correlationId: delayed.correlationId,
+      result: 'skipped',
+      recheck: 'superseded',
+      summary: expect.stringContaining('moving was renamed to moved'),
+    });
     await crashed('moved');
-    expect((await audit.read({ instance: 'moved', type: 'decision' })).at(-1)!.summary, 'the renamed instance keeps its history').toMatch(/restart 3 of the budget, after a back-off of 120000 ms/);
+    expect((await audit.read({ instance: 'moved', type: 'decision' })).at(-1)!.summary, 'the renamed instance keeps its history').toMatch(
+      /restart 3 of the budget, after a back-off of 120000 ms/,
+    );
   });
 
   it("does not hold a new instance under a reused name in its predecessor's cooldown", async () => {

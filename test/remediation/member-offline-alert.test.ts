@@ -29,7 +29,14 @@ describe('a cluster member going offline', () => {
       const redis = redisClient();
       const { alerts: raising } = recordingAlerts(new AuditLog(redis, keys.audit), alerts);
       const client = new InstanceClient(parseTarget(target));
-      const stop = startMemberWatch({ targets: [{ id: target, client }], redis, keys, alerts: raising, logger: pino({ level: 'silent' }), intervalMs: 100 });
+      const stop = startMemberWatch({
+        targets: [{ id: target, client }],
+        redis,
+        keys,
+        alerts: raising,
+        logger: pino({ level: 'silent' }),
+        intervalMs: 100,
+      });
       stops.push(async () => (await stop(), await client.close(), redis.disconnect()));
     }
     return { alerts, target };

@@ -20,10 +20,20 @@ const MARGIN_MS = 4_000;
 
 await describeEachBed('the instance that had the incident, not its name', (bed) => {
   const status = (name: string) => bed.status(name);
-  const uuidOf = async (name: string) => (JSON.parse(await bed.cli(['query', `/1.0/instances/${name}`], 10_000)) as { config: Record<string, string> }).config['volatile.uuid'];
+  const uuidOf = async (name: string) =>
+    (JSON.parse(await bed.cli(['query', `/1.0/instances/${name}`], 10_000)) as { config: Record<string, string> }).config['volatile.uuid'];
   const waitStatus = (name: string, code: number, timeoutMs = 10_000) => bed.waitForStatus(name, code, timeoutMs);
   /** Runs a CLI call, waiting out the daemon's stop hook after a crash ("busy running"). */
-  const whenFree = (args: string[]) => until(args.join(' '), () => bed.cli(args).then(() => true, (err: Error) => (/busy running/i.test(err.message) ? undefined : Promise.reject(err))), 10_000);
+  const whenFree = (args: string[]) =>
+    until(
+      args.join(' '),
+      () =>
+        bed.cli(args).then(
+          () => true,
+          (err: Error) => (/busy running/i.test(err.message) ? undefined : Promise.reject(err)),
+        ),
+      10_000,
+    );
   /** Creates an opted-in instance of the test image under `name`; started unless told. */
   const create = (name: string, start = true) => bed.launch({ name, config: { 'user.reflex.autorestart': 'true' }, start });
   async function remove(name: string): Promise<void> {
@@ -69,7 +79,13 @@ await describeEachBed('the instance that had the incident, not its name', (bed) 
       if (how === 'rename') expect(await uuidOf(old), 'premise: the renamed instance keeps its uuid').toBe(crashedUuid);
       expect(Date.now(), 'premise: replaced before the back-off ended').toBeLessThan(incident.decidedAt + BACKOFF_MS);
 
-      const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => aboutIncident(rs, incident.correlationId).some((r) => r.type === 'outcome'), BACKOFF_MS + MARGIN_MS + 10_000);
+      const trail = await waitForAudit(
+        redisUrl(),
+        prefix,
+        name,
+        (rs) => aboutIncident(rs, incident.correlationId).some((r) => r.type === 'outcome'),
+        BACKOFF_MS + MARGIN_MS + 10_000,
+      );
       expect((await status(name)).status, `the delayed restart started the new instance\n${show(trail)}`).toBe('Stopped');
       if (how === 'rename') expect((await status(old)).status, 'the renamed instance is left as the operator left it').toBe('Stopped');
       const outcome = aboutIncident(trail, incident.correlationId).find((r) => r.type === 'outcome');
@@ -83,7 +99,9 @@ await describeEachBed('the instance that had the incident, not its name', (bed) 
       await bed.start(name);
       await waitStatus(name, STATUS_RUNNING);
       await bed.crash(name);
-      const after = await waitForAudit(redisUrl(), prefix, name, (rs) => crashEvents(rs).some((r) => appendedAt(r) > replacedAt && rs.some((d) => d.type === 'decision' && d.correlationId === r.correlationId)));
+      const after = await waitForAudit(redisUrl(), prefix, name, (rs) =>
+        crashEvents(rs).some((r) => appendedAt(r) > replacedAt && rs.some((d) => d.type === 'decision' && d.correlationId === r.correlationId)),
+      );
       const fresh = crashEvents(after).find((r) => appendedAt(r) > replacedAt)!;
       const decision = after.find((r) => r.type === 'decision' && r.correlationId === fresh.correlationId)!;
       expect(decision.summary, `the new instance's first crash\n${show(after)}`).toMatch(/restart 1 of the budget$/);
@@ -96,6 +114,14 @@ await describeEachBed('the instance that had the incident, not its name', (bed) 
     }
   }
 
-  it('leaves a new instance created under the name of a deleted one stopped when the delayed restart falls due, audited as superseded; its first crash gets restart 1 with no back-off', () => replacedDuringBackOff('recreate'), 120_000);
-  it('leaves a new instance created under the name of a renamed one stopped when the delayed restart falls due, audited as superseded; its first crash gets restart 1 with no back-off', () => replacedDuringBackOff('rename'), 120_000);
+  it(
+    'leaves a new instance created under the name of a deleted one stopped when the delayed restart falls due, audited as superseded; its first crash gets restart 1 with no back-off',
+    () => replacedDuringBackOff('recreate'),
+    120_000,
+  );
+  it(
+    'leaves a new instance created under the name of a renamed one stopped when the delayed restart falls due, audited as superseded; its first crash gets restart 1 with no back-off',
+    () => replacedDuringBackOff('rename'),
+    120_000,
+  );
 });

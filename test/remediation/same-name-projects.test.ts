@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { auditTrail, eventOf, waitForAudit } from '../support/audit-trail.js';
-import { STATUS_RUNNING, TEST_INSTANCE_PREFIX, createTestProject, deleteTestProject, lxdBed, startReflexOn, type DaemonBed } from '../support/daemon-bed.js';
+import {
+  STATUS_RUNNING,
+  TEST_INSTANCE_PREFIX,
+  createTestProject,
+  deleteTestProject,
+  lxdBed,
+  startReflexOn,
+  type DaemonBed,
+} from '../support/daemon-bed.js';
 import { crashInstance, deleteTestInstance, describeLxd, launchTestInstance, lxc } from '../support/lxd-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import type { ReflexProcess } from '../support/reflex-process.js';
@@ -47,7 +55,13 @@ await describeLxd('instances of the same name in two projects, on real LXD', () 
       await launchTestInstance({ name, config: optIn });
       await projectBed.launch({ name, config: optIn });
       // Both starts recorded: Reflex tracks both instances Running.
-      await waitForAudit(redisUrl(), prefix, name, (rs) => new Set(rs.filter((r) => r.type === 'event' && (eventOf(r) as { to?: number } | undefined)?.to === 103).map(projectOf)).size === 2, 15_000);
+      await waitForAudit(
+        redisUrl(),
+        prefix,
+        name,
+        (rs) => new Set(rs.filter((r) => r.type === 'event' && (eventOf(r) as { to?: number } | undefined)?.to === 103).map(projectOf)).size === 2,
+        15_000,
+      );
 
       // Applies at the next start only: Reflex's start of the crashed default/NAME fails (in ~5 s).
       await lxc(['config', 'set', name, 'raw.lxc', 'lxc.init.cmd=/nonexistent']);
@@ -59,9 +73,17 @@ await describeLxd('instances of the same name in two projects, on real LXD', () 
 
       const crashedAt = Date.now();
       await projectBed.crash(name);
-      const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'event' && projectOf(r) === project && appendedAt(r) >= crashedAt), 15_000);
+      const trail = await waitForAudit(
+        redisUrl(),
+        prefix,
+        name,
+        (rs) => rs.some((r) => r.type === 'event' && projectOf(r) === project && appendedAt(r) >= crashedAt),
+        15_000,
+      );
       const crash = trail.find((r) => r.type === 'event' && projectOf(r) === project && appendedAt(r) >= crashedAt)!;
-      expect(crash.summary, `the crash in ${project} is not taken for an echo of the failed start in default\n${show(trail)}`).toMatch(/\bunrequested\b/);
+      expect(crash.summary, `the crash in ${project} is not taken for an echo of the failed start in default\n${show(trail)}`).toMatch(
+        /\bunrequested\b/,
+      );
 
       await projectBed.waitForStatus(name, STATUS_RUNNING, 15_000);
       expectOneDecisionPerRule(await auditTrail(redisUrl(), prefix, name));

@@ -18,7 +18,9 @@ const optIn = { 'user.reflex.autorestart': 'true' };
 
 /** The operator's stop since `sinceMs`, once the rules have decided on it. `\brequested` does not match "unrequested". */
 function decidedStop(trail: StoredAuditRecord[], sinceMs: number): StoredAuditRecord | undefined {
-  const stop = trail.find((r) => r.type === 'event' && appendedAt(r) >= sinceMs && /\brequested\b/.test(r.summary) && !/→ ?(Running\b|103\b)/.test(r.summary));
+  const stop = trail.find(
+    (r) => r.type === 'event' && appendedAt(r) >= sinceMs && /\brequested\b/.test(r.summary) && !/→ ?(Running\b|103\b)/.test(r.summary),
+  );
   return stop && trail.some((r) => r.type === 'decision' && r.correlationId === stop.correlationId) ? stop : undefined;
 }
 
@@ -45,18 +47,29 @@ await describeLxd('an lxc stop during a gap in Reflex is never undone, on real L
       await sleep(pausedAt + 10_000 - Date.now()); // the point of the test: Redis frozen for 10 s
       redis.resume();
 
-      await waitForAudit(redis.url, prefix, a, (rs) => rs.some((r) => r.type === 'event' && appendedAt(r) >= pausedAt && /→ 102 \(requested, instance-shutdown\)/.test(r.summary)), 30_000);
+      await waitForAudit(
+        redis.url,
+        prefix,
+        a,
+        (rs) => rs.some((r) => r.type === 'event' && appendedAt(r) >= pausedAt && /→ 102 \(requested, instance-shutdown\)/.test(r.summary)),
+        30_000,
+      );
       // A crash of the other instance healed: Reflex has worked past the gap, and whatever it would do about the stop is done.
       await crashInstance(b);
       await waitForStatus(b, STATUS_RUNNING, 15_000);
       await waitForAudit(redis.url, prefix, b, (rs) => rs.some((r) => r.type === 'outcome'));
-      expect((await instanceStatus(a)).status, `${a} was started again after Redis came back\n${show(await auditTrail(redis.url, prefix, a))}`).toBe('Stopped');
+      expect((await instanceStatus(a)).status, `${a} was started again after Redis came back\n${show(await auditTrail(redis.url, prefix, a))}`).toBe(
+        'Stopped',
+      );
       expect(reflex.child.exitCode, 'reflex run is still running').toBeNull();
 
       const trailA = await auditTrail(redis.url, prefix, a);
       expect(startCallsSince(trailA), `no start call for ${a}\n${show(trailA)}`).toEqual([]);
       // The subscriber kept its frames while the lease was in doubt: the stop keeps its requestor.
-      expect(trailA.some((r) => r.type === 'event' && /→ 102 \(requested, instance-shutdown\)/.test(r.summary)), `the stop is recorded as requested, not as an unknown stop found after the gap\n${show(trailA)}`).toBe(true);
+      expect(
+        trailA.some((r) => r.type === 'event' && /→ 102 \(requested, instance-shutdown\)/.test(r.summary)),
+        `the stop is recorded as requested, not as an unknown stop found after the gap\n${show(trailA)}`,
+      ).toBe(true);
       expectOneDecisionPerRule(trailA);
       expectOneDecisionPerRule(await auditTrail(redis.url, prefix, b));
     } finally {
@@ -77,7 +90,10 @@ await describeLxd('an lxc stop during a gap in Reflex is never undone, on real L
       await holder.waitForLog('event stream connected');
       name = await launchTestInstance({ config: optIn });
       await runningTracked(redisUrl(), prefix, name);
-      expect(survivor.logs.some((l) => String(l.msg).includes('subscriber lease acquired')), 'premise: only one replica holds the lease').toBe(false);
+      expect(
+        survivor.logs.some((l) => String(l.msg).includes('subscriber lease acquired')),
+        'premise: only one replica holds the lease',
+      ).toBe(false);
 
       await holder.kill();
       const killedAt = Date.now();
@@ -89,7 +105,10 @@ await describeLxd('an lxc stop during a gap in Reflex is never undone, on real L
         throw new Error(`${err.message}\n${show(await auditTrail(redisUrl(), prefix, n))}`);
       });
       expect((await instanceStatus(name)).status, `${name} was started again after the takeover\n${show(trail)}`).toBe('Stopped');
-      expect(survivor.logs.some((l) => String(l.msg).includes('subscriber lease acquired')), 'the surviving replica took over the event stream').toBe(true);
+      expect(
+        survivor.logs.some((l) => String(l.msg).includes('subscriber lease acquired')),
+        'the surviving replica took over the event stream',
+      ).toBe(true);
       // Since the kill, the stop is the instance's only transition.
       expect(decidedStop(trail, killedAt), `the stop is recorded as requested\n${show(trail)}`).toBeDefined();
       expect(startCallsSince(trail), `no start call for ${name}\n${show(trail)}`).toEqual([]);

@@ -26,7 +26,11 @@ export function crashEvents(trail: StoredAuditRecord[]): StoredAuditRecord[] {
 
 /** Records that are about one incident: its correlation id, or a record naming it or one of its jobs. */
 export function aboutIncident(trail: StoredAuditRecord[], correlationId: string): StoredAuditRecord[] {
-  const jobIds = new Set(trail.filter((r) => r.correlationId === correlationId && typeof (r as AuditRecord).jobId === 'string').map((r) => (r as AuditRecord).jobId as string));
+  const jobIds = new Set(
+    trail
+      .filter((r) => r.correlationId === correlationId && typeof (r as AuditRecord).jobId === 'string')
+      .map((r) => (r as AuditRecord).jobId as string),
+  );
   return trail.filter((r) => {
     if (r.correlationId === correlationId || r.summary.includes(correlationId)) return true;
     const jobId = (r as AuditRecord).jobId;
@@ -60,7 +64,13 @@ export function show(trail: StoredAuditRecord[]): string {
  * Running, 103): from then on Reflex tracks it Running, and a stop is a transition it reads as one.
  */
 export function runningTracked(redisUrl: string, prefix: string, name: string, timeoutMs = 15_000): Promise<StoredAuditRecord[]> {
-  return waitForAudit(redisUrl, prefix, name, (rs) => rs.some((r) => r.type === 'event' && (eventOf(r) as { to?: number } | undefined)?.to === 103), timeoutMs);
+  return waitForAudit(
+    redisUrl,
+    prefix,
+    name,
+    (rs) => rs.some((r) => r.type === 'event' && (eventOf(r) as { to?: number } | undefined)?.to === 103),
+    timeoutMs,
+  );
 }
 
 /**
@@ -72,7 +82,12 @@ export async function queueIdle(redisUrl: string, prefix: string, queue: 'action
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const jobs = new Queue(keys[queue], { connection, prefix: keys.bullPrefix });
   try {
-    await until(`no job left in ${keys[queue]}`, async () => Object.values(await jobs.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0), timeoutMs, 100);
+    await until(
+      `no job left in ${keys[queue]}`,
+      async () => Object.values(await jobs.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0),
+      timeoutMs,
+      100,
+    );
   } finally {
     await jobs.close();
     connection.disconnect();
@@ -80,4 +95,5 @@ export async function queueIdle(redisUrl: string, prefix: string, queue: 'action
 }
 
 /** Once the rules have decided, nothing is left that could act on an instance: the condition a quiet period stood for. */
-export const noActionPending = (redisUrl: string, prefix: string, timeoutMs?: number): Promise<void> => queueIdle(redisUrl, prefix, 'actionsQueue', timeoutMs);
+export const noActionPending = (redisUrl: string, prefix: string, timeoutMs?: number): Promise<void> =>
+  queueIdle(redisUrl, prefix, 'actionsQueue', timeoutMs);

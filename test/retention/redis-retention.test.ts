@@ -23,7 +23,18 @@ import { recordingAlerts } from '../alerts/recording-alerts.js';
 const silent = pino({ level: 'silent' });
 const base: ConfigInput = { target: 'unix:///nonexistent.sock' };
 
-const lifecycle = (id: string): CanonicalEvent => ({ kind: 'lifecycle', id, target: 't', location: 'none', project: 'default', timestamp: new Date().toISOString(), synthetic: false, action: 'instance-updated', source: '/1.0/instances/web-1', instance: 'web-1' });
+const lifecycle = (id: string): CanonicalEvent => ({
+  kind: 'lifecycle',
+  id,
+  target: 't',
+  location: 'none',
+  project: 'default',
+  timestamp: new Date().toISOString(),
+  synthetic: false,
+  action: 'instance-updated',
+  source: '/1.0/instances/web-1',
+  instance: 'web-1',
+});
 
 /**
  * Retention the operator sets (docs/operations.md, Retention): each structure Reflex keeps in Redis
@@ -51,14 +62,48 @@ describe('Redis retention the operator sets', () => {
 
   describe('configuration', () => {
     it('accepts every documented retention key, durations included', () => {
-      const c = parseConfig({ ...base, auditMaxRecords: 5, auditMaxAgeMs: '2h' as unknown as number, archiveMaxLength: 10, archiveMaxAgeMs: 60_000, archiveMaxBytes: 1 << 20, rejectedMaxLength: 3, rejectedMaxAgeMs: '1d' as unknown as number, rejectedMaxBytes: 1 << 20, jobsKeepCompleted: 7, jobsKeepCompletedMs: '30m' as unknown as number, jobsKeepFailed: 8, jobsKeepFailedMs: 60_000, redisMemoryAlertRatio: 0.8, retentionCheckMs: 1_000 });
-      expect(c).toMatchObject({ auditMaxRecords: 5, auditMaxAgeMs: 7_200_000, rejectedMaxAgeMs: 86_400_000, jobsKeepCompletedMs: 1_800_000, redisMemoryAlertRatio: 0.8 });
+      const c = parseConfig({
+        ...base,
+        auditMaxRecords: 5,
+        auditMaxAgeMs: '2h' as unknown as number,
+        archiveMaxLength: 10,
+        archiveMaxAgeMs: 60_000,
+        archiveMaxBytes: 1 << 20,
+        rejectedMaxLength: 3,
+        rejectedMaxAgeMs: '1d' as unknown as number,
+        rejectedMaxBytes: 1 << 20,
+        jobsKeepCompleted: 7,
+        jobsKeepCompletedMs: '30m' as unknown as number,
+        jobsKeepFailed: 8,
+        jobsKeepFailedMs: 60_000,
+        redisMemoryAlertRatio: 0.8,
+        retentionCheckMs: 1_000,
+      });
+      expect(c).toMatchObject({
+        auditMaxRecords: 5,
+        auditMaxAgeMs: 7_200_000,
+        rejectedMaxAgeMs: 86_400_000,
+        jobsKeepCompletedMs: 1_800_000,
+        redisMemoryAlertRatio: 0.8,
+      });
       expect(queueHistory(c)).toEqual({ removeOnComplete: { count: 7, age: 1800 }, removeOnFail: { count: 8, age: 60 } });
     });
 
     it('has defaults that fit the documented budget', () => {
       const c = parseConfig(base);
-      expect(c).toMatchObject({ auditMaxRecords: 200_000, auditMaxAgeMs: 7 * 86_400_000, archiveMaxLength: 200_000, archiveMaxBytes: 128 * 1024 * 1024, rejectedMaxLength: 10_000, rejectedMaxBytes: 64 * 1024 * 1024, jobsKeepCompleted: 10_000, jobsKeepCompletedMs: 3_600_000, jobsKeepFailed: 10_000, jobsKeepFailedMs: 7 * 86_400_000, redisMemoryAlertRatio: 0.85 });
+      expect(c).toMatchObject({
+        auditMaxRecords: 200_000,
+        auditMaxAgeMs: 7 * 86_400_000,
+        archiveMaxLength: 200_000,
+        archiveMaxBytes: 128 * 1024 * 1024,
+        rejectedMaxLength: 10_000,
+        rejectedMaxBytes: 64 * 1024 * 1024,
+        jobsKeepCompleted: 10_000,
+        jobsKeepCompletedMs: 3_600_000,
+        jobsKeepFailed: 10_000,
+        jobsKeepFailedMs: 7 * 86_400_000,
+        redisMemoryAlertRatio: 0.85,
+      });
     });
 
     it.each([
@@ -109,16 +154,27 @@ describe('Redis retention the operator sets', () => {
     it('the rejected stream by count and age on append, and by bytes on the retention round', async () => {
       const keys = keySpace(uniquePrefix('ret-rejected'));
       const audit = new AuditLog(redis, keys.audit);
-      const reject = (i: number, limits: Parameters<typeof keepRejected>[4]) => keepRejected(redis, keys.rejected, audit, { target: 't', reason: 'bad', raw: `${i}:${'r'.repeat(3_000)}`, hash: `h${i}`, receivedAt: Date.now() }, limits);
+      const reject = (i: number, limits: Parameters<typeof keepRejected>[4]) =>
+        keepRejected(
+          redis,
+          keys.rejected,
+          audit,
+          { target: 't', reason: 'bad', raw: `${i}:${'r'.repeat(3_000)}`, hash: `h${i}`, receivedAt: Date.now() },
+          limits,
+        );
       for (let i = 0; i < 40; i++) await reject(i, { maxLength: 8 });
       const n = await redis.xlen(keys.rejected);
       expect(n, 'trimmed a whole node at a time').toBeLessThanOrEqual(8 + 4);
       expect(n).toBeGreaterThanOrEqual(8);
 
-      await until('the first entries are older than 200 ms', async () => {
-        const id = (await redis.xrange(keys.rejected, '-', '+', 'COUNT', 1))[0]![0];
-        return Date.now() - Number(id.split('-')[0]) > 250;
-      }, 5_000);
+      await until(
+        'the first entries are older than 200 ms',
+        async () => {
+          const id = (await redis.xrange(keys.rejected, '-', '+', 'COUNT', 1))[0]![0];
+          return Date.now() - Number(id.split('-')[0]) > 250;
+        },
+        5_000,
+      );
       await reject(100, { maxLength: 1_000, maxAgeMs: 200 });
       expect(await redis.xlen(keys.rejected), 'only the new one and its node are younger').toBeLessThanOrEqual(4);
 
@@ -149,15 +205,23 @@ describe('Redis retention the operator sets', () => {
       const history = queueHistory(parseConfig({ ...base, jobsKeepCompleted: 3, jobsKeepFailed: 2 }));
       const q = new Queue('events', { connection: redis, prefix, defaultJobOptions: history });
       const workerConnection = new Redis(server.url, { maxRetriesPerRequest: null });
-      const w = new Worker('events', async (job) => {
-        if (job.data.fail) throw new Error('no');
-      }, { connection: workerConnection, prefix });
+      const w = new Worker(
+        'events',
+        async (job) => {
+          if (job.data.fail) throw new Error('no');
+        },
+        { connection: workerConnection, prefix },
+      );
       try {
         for (let i = 0; i < 10; i++) await q.add('e', { fail: i % 2 === 0 });
-        await until('all ten settled', async () => {
-          const c = await q.getJobCounts('waiting', 'active');
-          return (c.waiting ?? 0) + (c.active ?? 0) === 0;
-        }, 10_000);
+        await until(
+          'all ten settled',
+          async () => {
+            const c = await q.getJobCounts('waiting', 'active');
+            return (c.waiting ?? 0) + (c.active ?? 0) === 0;
+          },
+          10_000,
+        );
         // BullMQ trims in the same script that finishes a job: once none is left to run, the counts are final.
         expect(await q.getJobCounts('completed', 'failed')).toEqual({ completed: 3, failed: 2 });
       } finally {
@@ -192,7 +256,11 @@ describe('Redis retention the operator sets', () => {
       expect(await archive.append(e, 'processed')).toBe(false);
       expect(await audit.append({ type: 'event', correlationId: e.id, summary: 'seen' }, { once: `event:${e.id}` })).toBe('');
       expect(await redis.xlen(keys.archive)).toBe(1);
-      await until('the window passed', async () => (await redis.exists(seenKey)) === 0 && (await redis.exists(`${keys.audit}:once:event:ev-1`)) === 0, 5_000);
+      await until(
+        'the window passed',
+        async () => (await redis.exists(seenKey)) === 0 && (await redis.exists(`${keys.audit}:once:event:ev-1`)) === 0,
+        5_000,
+      );
     });
 
     it('a once-key lasts the configured window, not a day', async () => {
@@ -211,7 +279,17 @@ describe('Redis retention the operator sets', () => {
       const { alerts: raising, raised: alerts } = recordingAlerts(new AuditLog(redis, keys.audit));
       const metrics = new Metrics({ processMetrics: false });
       const plan = retentionPlan(parseConfig(base), keys);
-      const watch = (m?: Metrics) => startRedisWatch({ redis, plan, levelKey: keys.redisMemoryLevel, alertRatio: 0.85, intervalMs: 3_600_000, metrics: m, logger: silent, alerts: raising });
+      const watch = (m?: Metrics) =>
+        startRedisWatch({
+          redis,
+          plan,
+          levelKey: keys.redisMemoryLevel,
+          alertRatio: 0.85,
+          intervalMs: 3_600_000,
+          metrics: m,
+          logger: silent,
+          alerts: raising,
+        });
       const [a, b] = [watch(metrics), watch()];
       const setMax = async (share: number) => {
         const used = Number(/^used_memory:(\d+)/m.exec(await redis.info('memory'))![1]);
@@ -225,7 +303,14 @@ describe('Redis retention the operator sets', () => {
         await setMax(0.9);
         await a.check();
         await b.check();
-        expect(alerts).toEqual([expect.objectContaining({ kind: 'redis.memory-high', severity: 'warning', status: 'firing', summary: expect.stringMatching(/^Redis uses 9\d\.\d % of maxmemory/) })]);
+        expect(alerts).toEqual([
+          expect.objectContaining({
+            kind: 'redis.memory-high',
+            severity: 'warning',
+            status: 'firing',
+            summary: expect.stringMatching(/^Redis uses 9\d\.\d % of maxmemory/),
+          }),
+        ]);
         const text = (await metrics.scrape()).body;
         expect(text).toMatch(/^reflex_redis_memory_max_bytes [1-9]\d*$/m);
         expect(text).toMatch(/^reflex_redis_memory_used_bytes [1-9]\d*$/m);
@@ -235,12 +320,19 @@ describe('Redis retention the operator sets', () => {
         await setMax(0.97);
         await b.check();
         await a.check();
-        expect(alerts.map((x) => [x.severity, x.status])).toEqual([['warning', 'firing'], ['critical', 'firing']]);
+        expect(alerts.map((x) => [x.severity, x.status])).toEqual([
+          ['warning', 'firing'],
+          ['critical', 'firing'],
+        ]);
 
         await redis.config('SET', 'maxmemory', String(1024 * 1024 * 1024));
         await a.check();
         await b.check();
-        expect(alerts.map((x) => [x.severity, x.status])).toEqual([['warning', 'firing'], ['critical', 'firing'], ['critical', 'resolved']]);
+        expect(alerts.map((x) => [x.severity, x.status])).toEqual([
+          ['warning', 'firing'],
+          ['critical', 'firing'],
+          ['critical', 'resolved'],
+        ]);
         expect(alerts[2]!.summary).toMatch(/^Redis memory back under 85 % of maxmemory/);
       } finally {
         await redis.config('SET', 'maxmemory', '0');
@@ -252,32 +344,54 @@ describe('Redis retention the operator sets', () => {
 
   describe('reflex doctor lines', () => {
     it('show each structure against its bounds, and warn over them', () => {
-      expect(structureCheck({ structure: 'archive', entries: 1234, bytes: 2 * 1024 * 1024, maxEntries: 200_000, maxBytes: 256 * 1024 * 1024 })).toEqual({ name: 'retention', ok: true, detail: 'archive: 1,234 entries of 200,000, 2.0 MiB of 256.0 MiB' });
-      expect(structureCheck({ structure: 'rejected', entries: 10, bytes: 70 * 1024 * 1024, maxEntries: 10_000, maxBytes: 64 * 1024 * 1024 })).toMatchObject({ ok: true, warning: true, detail: expect.stringContaining('over its bound') });
-      expect(structureCheck({ structure: 'ttl-keys', entries: 5, bytes: undefined })).toEqual({ name: 'retention', ok: true, detail: 'ttl-keys: 5 entries, size not reported' });
+      expect(
+        structureCheck({ structure: 'archive', entries: 1234, bytes: 2 * 1024 * 1024, maxEntries: 200_000, maxBytes: 256 * 1024 * 1024 }),
+      ).toEqual({ name: 'retention', ok: true, detail: 'archive: 1,234 entries of 200,000, 2.0 MiB of 256.0 MiB' });
+      expect(
+        structureCheck({ structure: 'rejected', entries: 10, bytes: 70 * 1024 * 1024, maxEntries: 10_000, maxBytes: 64 * 1024 * 1024 }),
+      ).toMatchObject({ ok: true, warning: true, detail: expect.stringContaining('over its bound') });
+      expect(structureCheck({ structure: 'ttl-keys', entries: 5, bytes: undefined })).toEqual({
+        name: 'retention',
+        ok: true,
+        detail: 'ttl-keys: 5 entries, size not reported',
+      });
     });
 
     it('warn with no maxmemory, warn near it, fail close to it', () => {
-      expect(memoryCheck({ usedBytes: 10 * 1024 * 1024, maxBytes: 0 }, 0.85)).toMatchObject({ name: 'redis-memory', ok: true, warning: true, detail: expect.stringContaining('maxmemory 0 (no limit)'), fix: expect.stringContaining('CONFIG SET maxmemory') });
-      expect(memoryCheck({ usedBytes: 100, maxBytes: 1000 }, 0.85)).toEqual({ name: 'redis-memory', ok: true, detail: 'used 100 B of maxmemory 1000 B (10.0 %; alert from 85 %)' });
+      expect(memoryCheck({ usedBytes: 10 * 1024 * 1024, maxBytes: 0 }, 0.85)).toMatchObject({
+        name: 'redis-memory',
+        ok: true,
+        warning: true,
+        detail: expect.stringContaining('maxmemory 0 (no limit)'),
+        fix: expect.stringContaining('CONFIG SET maxmemory'),
+      });
+      expect(memoryCheck({ usedBytes: 100, maxBytes: 1000 }, 0.85)).toEqual({
+        name: 'redis-memory',
+        ok: true,
+        detail: 'used 100 B of maxmemory 1000 B (10.0 %; alert from 85 %)',
+      });
       expect(memoryCheck({ usedBytes: 900, maxBytes: 1000 }, 0.85)).toMatchObject({ ok: true, warning: true });
       expect(memoryCheck({ usedBytes: 990, maxBytes: 1000 }, 0.85)).toMatchObject({ ok: false });
     });
   });
 
-  describe('reflex run applies them (in-process Reflex on the simulator, the test run\'s Redis)', () => {
+  describe("reflex run applies them (in-process Reflex on the simulator, the test run's Redis)", () => {
     let bed: ObservabilityBed;
     const shared = redisClient();
 
     beforeAll(async () => {
-      bed = await startObservabilityBed({ rulesDir: 'test/fixtures/rules-crash-loop', instances: [{ name: 'web-1' }], config: { jobsKeepCompletedMs: '20m' as unknown as number, jobsKeepCompleted: 500, archiveMaxLength: 2, retentionCheckMs: 200 } });
+      bed = await startObservabilityBed({
+        rulesDir: 'test/fixtures/rules-crash-loop',
+        instances: [{ name: 'web-1' }],
+        config: { jobsKeepCompletedMs: '20m' as unknown as number, jobsKeepCompleted: 500, archiveMaxLength: 2, retentionCheckMs: 200 },
+      });
     });
     afterAll(async () => {
       await bed?.stop();
       shared.disconnect();
     });
 
-    it('keys dedupe for the queue history\'s window, keeps jobs as configured, trims the archive and reports each structure', async () => {
+    it("keys dedupe for the queue history's window, keeps jobs as configured, trims the archive and reports each structure", async () => {
       const keys = keySpace(bed.prefix);
       bed.sim.controls.crash('web-1');
       const audit = new AuditLog(shared, keys.audit);
@@ -298,10 +412,20 @@ describe('Redis retention the operator sets', () => {
         await events.close();
       }
       await until('the archive trimmed to 2 by the retention round', async () => (await shared.xlen(keys.archive)) <= 2, 10_000);
-      await until('each structure on /metrics', async () => {
-        const text = await (await fetch(`${bed.url}/metrics`)).text();
-        return ['audit', 'archive', 'rejected', 'queue:events', 'queue:actions'].every((st) => text.includes(`reflex_redis_structure_entries{structure="${st}"}`)) && /^reflex_redis_structure_budget_entries\{structure="archive"\} 2$/m.test(text) && /^reflex_redis_memory_used_bytes [1-9]/m.test(text);
-      }, 10_000);
+      await until(
+        'each structure on /metrics',
+        async () => {
+          const text = await (await fetch(`${bed.url}/metrics`)).text();
+          return (
+            ['audit', 'archive', 'rejected', 'queue:events', 'queue:actions'].every((st) =>
+              text.includes(`reflex_redis_structure_entries{structure="${st}"}`),
+            ) &&
+            /^reflex_redis_structure_budget_entries\{structure="archive"\} 2$/m.test(text) &&
+            /^reflex_redis_memory_used_bytes [1-9]/m.test(text)
+          );
+        },
+        10_000,
+      );
     });
   });
 });

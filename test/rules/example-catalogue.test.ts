@@ -42,7 +42,21 @@ describe('the example rule catalogue, replayed against recorded events', async (
 
   it('loads every example', () => {
     expect(errors).toEqual([]);
-    expect(rules.map((r) => r.name).sort()).toEqual(['example-announce-crash', 'example-hold-on-repeated-error', 'example-exec-then-restart', 'example-http-runbook', 'example-notify-on-failed-operation', 'example-quarantine-after-crash-loop', 'example-restart-on-crash', 'example-snapshot-after-crash', 'example-snapshot-on-config-update', 'example-stamp-crash', 'example-alert-high-memory'].sort());
+    expect(rules.map((r) => r.name).sort()).toEqual(
+      [
+        'example-announce-crash',
+        'example-hold-on-repeated-error',
+        'example-exec-then-restart',
+        'example-http-runbook',
+        'example-notify-on-failed-operation',
+        'example-quarantine-after-crash-loop',
+        'example-restart-on-crash',
+        'example-snapshot-after-crash',
+        'example-snapshot-on-config-update',
+        'example-stamp-crash',
+        'example-alert-high-memory',
+      ].sort(),
+    );
   });
 
   it('01 restarts a web-tier instance after the recorded kill -9 and guest poweroff, never after the recorded lxc stop', async () => {
@@ -52,7 +66,10 @@ describe('the example rule catalogue, replayed against recorded events', async (
     const matched = stops.filter((_, i) => decisions[i]?.matched).map((e) => (e.kind === 'instance.status' ? e.action : ''));
     expect(matched).toEqual(['instance-shutdown', 'instance-shutdown', 'instance-shutdown']); // kill -9, poweroff, reboot's shutdown
     expect(decisions.filter((d) => d && !d.matched).every((d) => d!.summary.includes('intent is requested'))).toBe(true);
-    const other = await engine.decide(stops.find((e) => e.kind === 'instance.status' && e.intent === 'unrequested')!, inst({ 'user.tier': 'db' }));
+    const other = await engine.decide(
+      stops.find((e) => e.kind === 'instance.status' && e.intent === 'unrequested')!,
+      inst({ 'user.tier': 'db' }),
+    );
     expect(other[0]?.summary).toContain('out of scope');
   });
 
@@ -65,7 +82,8 @@ describe('the example rule catalogue, replayed against recorded events', async (
     const admitted = [];
     for (const e of updates) {
       const [d] = await engine.decide(e, inst({ 'user.reflex.snapshot-on-update': 'true' }));
-      if (d?.matched) admitted.push((await gate.admit(d.definition, e, { target: 't', project: 'default', instance: 'research-b' }, undefined)).admitted);
+      if (d?.matched)
+        admitted.push((await gate.admit(d.definition, e, { target: 't', project: 'default', instance: 'research-b' }, undefined)).admitted);
     }
     expect(admitted.filter(Boolean)).toHaveLength(1);
 
@@ -75,7 +93,22 @@ describe('the example rule catalogue, replayed against recorded events', async (
       const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
       const rule = rules.find((r) => r.name === 'example-snapshot-on-config-update')!;
       const { executor, close } = testExecutor(redis, ks, client, [rule]);
-      const outcome = await executor.execute({ rule: rule.name, action: 'snapshot', params: rule.actions[0]!.params ?? {}, target: 't', project: 'default', instance: 'research-b', correlationId: 'c', origin: 'rule', dryRun: false }, 'job-1', 1, 1);
+      const outcome = await executor.execute(
+        {
+          rule: rule.name,
+          action: 'snapshot',
+          params: rule.actions[0]!.params ?? {},
+          target: 't',
+          project: 'default',
+          instance: 'research-b',
+          correlationId: 'c',
+          origin: 'rule',
+          dryRun: false,
+        },
+        'job-1',
+        1,
+        1,
+      );
       await close();
       expect(outcome).toMatchObject({ result: 'done' });
       const snaps = await client.listSnapshots('research-b');
@@ -92,12 +125,25 @@ describe('the example rule catalogue, replayed against recorded events', async (
     const engine = byName('example-hold-on-repeated-error');
     const ks = keySpace(uniquePrefix());
     const gate = new ActionGate(redis, ks, new Silences(redis, ks.silences));
-    const error = (id: string): CanonicalEvent => ({ kind: 'instance.status', id, target: 't', location: 'none', project: 'default', timestamp: new Date().toISOString(), synthetic: true, instance: 'research-a', from: 103, to: 112, intent: 'unknown' });
+    const error = (id: string): CanonicalEvent => ({
+      kind: 'instance.status',
+      id,
+      target: 't',
+      location: 'none',
+      project: 'default',
+      timestamp: new Date().toISOString(),
+      synthetic: true,
+      instance: 'research-a',
+      from: 103,
+      to: 112,
+      intent: 'unknown',
+    });
     const verdicts = [];
     for (const id of ['e1', 'e2', 'e3']) {
       const [d] = await engine.decide(error(id), inst({ 'user.reflex.on-error': 'restart-once' }));
       expect(d?.matched).toBe(true);
-      if (d?.matched) verdicts.push(await gate.admit(d.definition, error(id), { target: 't', project: 'default', instance: 'research-a' }, undefined));
+      if (d?.matched)
+        verdicts.push(await gate.admit(d.definition, error(id), { target: 't', project: 'default', instance: 'research-a' }, undefined));
     }
     expect(verdicts.map((v) => v.admitted)).toEqual([true, false, false]);
     expect(verdicts.filter((v) => !v.admitted && v.alert)).toHaveLength(1);
@@ -137,8 +183,16 @@ describe('the example rule catalogue, replayed against recorded events', async (
     const [announce] = await byName('example-announce-crash').decide(crash, inst({ 'user.reflex.keep-crash-evidence': 'true' }));
     expect(announce).toMatchObject({ matched: true, actions: [{ action: 'emit', params: { name: 'instance.crashed' } }] });
     const published: CanonicalEvent[] = [];
-    const ctx = { client: undefined as never, instance: 'research-a', params: { name: 'instance.crashed' }, dryRun: false, call: async () => undefined, audit: async () => undefined,
-      job: { rule: 'example-announce-crash', correlationId: crash.id, target: 't', project: 'default', location: 'none', chain: [] }, publish: async (e: CanonicalEvent) => void published.push(e) };
+    const ctx = {
+      client: undefined as never,
+      instance: 'research-a',
+      params: { name: 'instance.crashed' },
+      dryRun: false,
+      call: async () => undefined,
+      audit: async () => undefined,
+      job: { rule: 'example-announce-crash', correlationId: crash.id, target: 't', project: 'default', location: 'none', chain: [] },
+      publish: async (e: CanonicalEvent) => void published.push(e),
+    };
     expect(await runAction(builtinActions.get('emit'), ctx)).toMatchObject({ result: 'done' });
     const [snapshot] = await byName('example-snapshot-after-crash').decide(published[0]!, inst({}));
     expect(snapshot).toMatchObject({ matched: true, actions: [{ action: 'snapshot' }] });
@@ -156,10 +210,23 @@ describe('the example rule catalogue, replayed against recorded events', async (
     const bed = await startActionBed({ rules, actions, instances: [] });
     try {
       bed.sim.controls.addInstance({ name: 'research-a', status: 'Running', config: { 'user.reflex.service-check': 'true' } });
-      const id = await bed.queue({ rule: 'example-exec-then-restart', action: 'exec', params: spec.params ?? {}, onFailure: spec.onFailure?.map((b) => ({ action: b.action, params: b.params ?? {} })), instance: 'research-a', origin: 'rule', event: reboot, correlationId: reboot.id });
+      const id = await bed.queue({
+        rule: 'example-exec-then-restart',
+        action: 'exec',
+        params: spec.params ?? {},
+        onFailure: spec.onFailure?.map((b) => ({ action: b.action, params: b.params ?? {} })),
+        instance: 'research-a',
+        origin: 'rule',
+        event: reboot,
+        correlationId: reboot.id,
+      });
       const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome' && String(r.summary).startsWith('restart')));
       // busybox (and the simulator) have no systemctl: the shell's 127, its complaint on stderr.
-      expect(records.find((r) => r.type === 'call' && r.exitCode !== undefined)).toMatchObject({ exitCode: 127, stderr: 'sh: systemctl: not found\n', timedOut: false });
+      expect(records.find((r) => r.type === 'call' && r.exitCode !== undefined)).toMatchObject({
+        exitCode: 127,
+        stderr: 'sh: systemctl: not found\n',
+        timedOut: false,
+      });
       expect(records.find((r) => r.type === 'outcome' && r.code === 'EXEC_FAILED')).toBeDefined();
       expect(records.find((r) => r.type === 'outcome' && String(r.summary).startsWith('restart'))).toMatchObject({ result: 'done' });
       expect(records.filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
@@ -188,12 +255,28 @@ describe('the example rule catalogue, replayed against recorded events', async (
     try {
       bed.sim.controls.addInstance({ name: 'research-a', status: 'Running', config: { 'user.reflex.runbook': 'true', 'user.tier': 'web' } });
       const http = d!.matched ? d!.actions[1]! : undefined;
-      const id = await bed.queue({ rule: 'example-http-runbook', action: 'http', params: http!.params ?? {}, instance: 'research-a', origin: 'rule', event: crash, correlationId: crash.id });
+      const id = await bed.queue({
+        rule: 'example-http-runbook',
+        action: 'http',
+        params: http!.params ?? {},
+        instance: 'research-a',
+        origin: 'rule',
+        event: crash,
+        correlationId: crash.id,
+      });
       const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'));
       expect(records.find((r) => r.type === 'outcome')).toMatchObject({ result: 'done' });
       expect(got).toHaveLength(1);
       expect(got[0]!.headers.authorization).toBe('Bearer example-token-0123');
-      expect(JSON.parse(got[0]!.body)).toEqual({ runbook: 'instance-crashed', instance: 'research-a', project: 'default', status: 'Running', tier: 'web', crashedAt: crash.timestamp, incident: crash.id });
+      expect(JSON.parse(got[0]!.body)).toEqual({
+        runbook: 'instance-crashed',
+        instance: 'research-a',
+        project: 'default',
+        status: 'Running',
+        tier: 'web',
+        crashedAt: crash.timestamp,
+        incident: crash.id,
+      });
       expect(JSON.stringify(records)).not.toContain('example-token-0123');
     } finally {
       delete process.env.RUNBOOK_URL;
@@ -211,9 +294,20 @@ describe('the example rule catalogue, replayed against recorded events', async (
     const bed = await startActionBed({ rules, actions, instances: [] });
     try {
       bed.sim.controls.addInstance({ name: 'research-a', status: 'Stopped', config: { 'user.reflex.stamp-crashes': 'true' } });
-      const id = await bed.queue({ rule: 'example-stamp-crash', action: 'example-stamp-crash', params: { key: 'user.reflex.last-crash' }, instance: 'research-a', origin: 'rule', event: crash, correlationId: crash.id });
+      const id = await bed.queue({
+        rule: 'example-stamp-crash',
+        action: 'example-stamp-crash',
+        params: { key: 'user.reflex.last-crash' },
+        instance: 'research-a',
+        origin: 'rule',
+        event: crash,
+        correlationId: crash.id,
+      });
       const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'));
-      expect(records.filter((r) => r.type !== 'action').map((r) => [r.type, r.method ?? r.result])).toEqual([['call', 'PATCH'], ['outcome', 'done']]);
+      expect(records.filter((r) => r.type !== 'action').map((r) => [r.type, r.method ?? r.result])).toEqual([
+        ['call', 'PATCH'],
+        ['outcome', 'done'],
+      ]);
       expect((await bed.client.getInstance('research-a')).value.config['user.reflex.last-crash']).toBe(crash.timestamp);
     } finally {
       await bed.stop();
@@ -222,7 +316,23 @@ describe('the example rule catalogue, replayed against recorded events', async (
 
   it('10 answers a HighMemory alert for an opted-in instance: snapshot, then restart, then a word to the receivers, each once', async () => {
     const engine = byName('example-alert-high-memory');
-    const alert = (status: 'firing' | 'resolved', alertname = 'HighMemory'): CanonicalEvent => ({ kind: 'alert', id: `a-${status}-${alertname}`, target: 't', location: 'none', project: 'default', timestamp: new Date().toISOString(), synthetic: false, source: 'alertmanager', alertname, status, labels: { alertname, instance: 'web-1' }, annotations: { summary: 'web-1 uses 97% of its memory' }, startsAt: new Date().toISOString(), fingerprint: 'f1', instance: 'web-1' });
+    const alert = (status: 'firing' | 'resolved', alertname = 'HighMemory'): CanonicalEvent => ({
+      kind: 'alert',
+      id: `a-${status}-${alertname}`,
+      target: 't',
+      location: 'none',
+      project: 'default',
+      timestamp: new Date().toISOString(),
+      synthetic: false,
+      source: 'alertmanager',
+      alertname,
+      status,
+      labels: { alertname, instance: 'web-1' },
+      annotations: { summary: 'web-1 uses 97% of its memory' },
+      startsAt: new Date().toISOString(),
+      fingerprint: 'f1',
+      instance: 'web-1',
+    });
     const optedIn = { ...inst({ 'user.reflex.on-high-memory': 'restart' }), name: 'web-1' };
     expect(await engine.decide(alert('firing'), optedIn)).toMatchObject([{ matched: true, actions: [{ action: 'example-snapshot-restart-tell' }] }]);
     expect(await engine.decide(alert('resolved'), optedIn)).toEqual([]);
@@ -237,7 +347,11 @@ describe('the example rule catalogue, replayed against recorded events', async (
       const told: string[] = [];
       const event = alert('firing');
       const ctx = {
-        client, instance: 'web-1', params: {}, dryRun: false, audit: async () => undefined,
+        client,
+        instance: 'web-1',
+        params: {},
+        dryRun: false,
+        audit: async () => undefined,
         call: async (d: { action: string }, send: () => Promise<{ wait: () => Promise<unknown> } | void>) => {
           steps.push(d.action);
           const op = await send();
@@ -245,7 +359,13 @@ describe('the example rule catalogue, replayed against recorded events', async (
           return undefined;
         },
         job: { rule: 'example-alert-high-memory', correlationId: event.id, target: 't', project: 'default', location: 'none', chain: [], event },
-        notifier: { notify: async (a: { summary: string }) => (steps.push('notify'), told.push(a.summary), { kind: 'k', severity: 'warning', fingerprint: 'f' }) },
+        notifier: {
+          notify: async (a: { summary: string }) => (
+            steps.push('notify'),
+            told.push(a.summary),
+            { kind: 'k', severity: 'warning', fingerprint: 'f' }
+          ),
+        },
       };
       const action = actions.get('example-snapshot-restart-tell');
       expect(await runAction(action, ctx as never)).toMatchObject({ result: 'done', summary: expect.stringContaining('restarted, told') });
@@ -254,7 +374,10 @@ describe('the example rule catalogue, replayed against recorded events', async (
       expect((await client.listSnapshots('web-1')).map((s) => s.name)).toEqual([`high-memory-${event.id.slice(0, 12)}`]);
       // A retry of the job (the notification failed, say): neither the snapshot nor the restart again.
       steps.length = 0;
-      expect(await runAction(action, ctx as never)).toMatchObject({ result: 'done', summary: expect.stringContaining('(taken before), restarted before') });
+      expect(await runAction(action, ctx as never)).toMatchObject({
+        result: 'done',
+        summary: expect.stringContaining('(taken before), restarted before'),
+      });
       expect(steps).toEqual(['notify']);
     } finally {
       await client.close();

@@ -7,7 +7,12 @@ import { stoppedAfterEach } from '../support/stopped-after-each.js';
 
 /** The rules whose actions were queued for an instance (audit `action` records). */
 async function actingRules(bed: ReloadBed, instance: string, crashes: number): Promise<string[]> {
-  const trail = await waitForAudit(redisUrl(), bed.prefix, instance, (rs) => rs.filter((r) => r.type === 'outcome' && r.result === 'done').length >= crashes);
+  const trail = await waitForAudit(
+    redisUrl(),
+    bed.prefix,
+    instance,
+    (rs) => rs.filter((r) => r.type === 'outcome' && r.result === 'done').length >= crashes,
+  );
   return trail.filter((r) => r.type === 'action').map((r) => r.rule!);
 }
 
@@ -37,7 +42,13 @@ describe('reloading rules without a restart', () => {
     expect(await actingRules(bed, 'web1', 2)).toEqual(['heal-v1', 'heal-v2']);
 
     const [record] = await bed.reloads();
-    expect(record).toMatchObject({ result: 'reloaded', by: 'signal', before: { rules: 1 }, after: { rules: 1 }, changes: { rules: { added: ['heal-v2'], removed: ['heal-v1'] } } });
+    expect(record).toMatchObject({
+      result: 'reloaded',
+      by: 'signal',
+      before: { rules: 1 },
+      after: { rules: 1 },
+      changes: { rules: { added: ['heal-v2'], removed: ['heal-v1'] } },
+    });
     expect(record!.summary).toContain('+rule heal-v2, -rule heal-v1');
     expect(logs.find((l) => String(l.msg).startsWith('rules reloaded'))).toMatchObject({ level: 30 });
   }, 90_000);
@@ -50,7 +61,10 @@ describe('reloading rules without a restart', () => {
     await until('the stream', () => reflex.subscriber?.connected === true, 15_000);
 
     // The good file changes too: a partial reload would take heal-v2 and skip broken.ts.
-    folder.write({ 'heal.ts': startRule('heal-v2'), 'broken.ts': `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'x', on: [ });\n` });
+    folder.write({
+      'heal.ts': startRule('heal-v2'),
+      'broken.ts': `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'x', on: [ });\n`,
+    });
     const outcome = await reflex.reload!({ by: 'signal' });
     expect(outcome.result).toBe('refused');
     if (outcome.result !== 'refused') return;
@@ -85,7 +99,12 @@ describe('reloading rules without a restart', () => {
     const bed = stopped(await startReloadBed());
     const folder = rulesFolder({ 'heal.ts': startRule('heal-v1'), 'tick.ts': tickSchedule('tick-a') });
     const { reflex } = await bed.start(folder.dir);
-    const ticks = async (schedule: string) => Number(new RegExp(`^reflex_housekeeping_ticks_total\\{schedule="${schedule}",result="ran"\\} (\\d+)`, 'm').exec((await reflex.metrics.scrape()).body)?.[1] ?? 0);
+    const ticks = async (schedule: string) =>
+      Number(
+        new RegExp(`^reflex_housekeeping_ticks_total\\{schedule="${schedule}",result="ran"\\} (\\d+)`, 'm').exec(
+          (await reflex.metrics.scrape()).body,
+        )?.[1] ?? 0,
+      );
     await until('tick-a ticks', async () => (await ticks('tick-a')) >= 2, 20_000);
 
     folder.write({ 'tick.ts': tickSchedule('tick-b') });
@@ -113,13 +132,20 @@ describe('reloading rules without a restart', () => {
     await until('the stream', () => reflex.subscriber?.connected === true, 15_000);
 
     bed.sim.controls.crash('web1');
-    await until('the crash is being decided', async () => (await bed.audit.read({ instance: 'web1' })).some((r) => r.type === 'event' && / → 102 /.test(r.summary)), 20_000);
+    await until(
+      'the crash is being decided',
+      async () => (await bed.audit.read({ instance: 'web1' })).some((r) => r.type === 'event' && / → 102 /.test(r.summary)),
+      20_000,
+    );
     folder.write({ 'a.ts': startRule('a-v2'), 'b.ts': startRule('b-v2', never) });
     expect((await reflex.reload!({ by: 'signal' })).result).toBe('reloaded');
     open();
 
     const trail = await waitForAudit(redisUrl(), bed.prefix, 'web1', (rs) => rs.some((r) => r.type === 'outcome'));
-    const decided = trail.filter((r) => r.type === 'decision').map((r) => r.rule).sort();
+    const decided = trail
+      .filter((r) => r.type === 'decision')
+      .map((r) => r.rule)
+      .sort();
     expect(decided).toEqual(['a-v1', 'b-v1']);
     // The queued start was re-checked against the rules in force when it ran: a-v1 is gone, so it is skipped.
     expect(trail.find((r) => r.type === 'outcome')).toMatchObject({ result: 'skipped', rule: 'a-v1' });

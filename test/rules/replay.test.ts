@@ -9,7 +9,24 @@ describe('dry-run', () => {
     const sim = await startSimulator({ instances: 0, timings: { startMs: 30, stopHookMs: 50 } });
     sim.controls.addInstance({ name: 'd1' });
     const prefix = uniquePrefix('dry');
-    const reflex = startReflexProcess(['run', '--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'test/fixtures/rules-dry-run', '--resync-interval', '0', '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
+    const reflex = startReflexProcess(
+      [
+        'run',
+        '--target',
+        `unix://${sim.socketPath}`,
+        '--redis',
+        redisUrl(),
+        '--prefix',
+        prefix,
+        '--rules',
+        'test/fixtures/rules-dry-run',
+        '--resync-interval',
+        '0',
+        '--http-port',
+        '0',
+      ],
+      { REFLEX_LOG_LEVEL: 'info' },
+    );
     try {
       await reflex.waitForLog('event stream connected');
       sim.controls.crash('d1');
@@ -49,7 +66,11 @@ describe('reflex replay', () => {
     const before = JSON.stringify(sim.controls.callCounts());
     const res = await runReflex(['replay', '--since', '1h', '--json', ...common]);
     expect(res.code, res.stderr).toBe(0);
-    const row = res.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { rule: string; wouldDo: string[]; didDo: string[] }).find((r) => r.rule === 'restart-on-crash')!;
+    const row = res.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { rule: string; wouldDo: string[]; didDo: string[] })
+      .find((r) => r.rule === 'restart-on-crash')!;
     expect(row.didDo.sort()).toEqual(['a1: start', 'a2: start']);
     expect(row.wouldDo.sort()).toEqual(row.didDo.sort());
     expect(JSON.stringify(sim.controls.callCounts()), 'no mutating call reached the server').toBe(before);

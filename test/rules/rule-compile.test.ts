@@ -44,7 +44,10 @@ export default defineRule({ name: 'uses-lib', on: { kind: 'instance.status' }, w
   });
 
   it('report a syntax error with file:line:column and load the other files', async () => {
-    const dir = folder({ 'good.ts': rule('good'), 'syntax.ts': `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'x' ;\n` });
+    const dir = folder({
+      'good.ts': rule('good'),
+      'syntax.ts': `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'x' ;\n`,
+    });
     const { rules, errors } = await loadRules(dir);
     expect(rules.map((r) => r.name)).toEqual(['good']);
     expect(errors).toHaveLength(1);

@@ -8,8 +8,18 @@ import type { InstanceStatusEvent } from '../../src/events/canonical-event.js';
 import type { Instance } from '../../src/client/instance.js';
 
 const crash: InstanceStatusEvent = {
-  kind: 'instance.status', id: 'e1', target: 't', location: 'none', project: 'default', timestamp: '2026-11-22T06:36:43.559Z',
-  synthetic: false, instance: 'c1', from: 103, to: 102, intent: 'unrequested', action: 'instance-shutdown',
+  kind: 'instance.status',
+  id: 'e1',
+  target: 't',
+  location: 'none',
+  project: 'default',
+  timestamp: '2026-11-22T06:36:43.559Z',
+  synthetic: false,
+  instance: 'c1',
+  from: 103,
+  to: 102,
+  intent: 'unrequested',
+  action: 'instance-shutdown',
 };
 const optedIn: Instance = { name: 'c1', status: 'Stopped', status_code: 102, config: { 'user.reflex.autorestart': 'true' } };
 const notOptedIn: Instance = { name: 'c1', status: 'Stopped', status_code: 102, config: {} };
@@ -58,10 +68,16 @@ describe('loading rule files', () => {
     // Inside the package, where `import ... from 'reflex-lxd'` resolves (the package references itself).
     mkdirSync(resolve('.tmp'), { recursive: true });
     const dir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
-    writeFileSync(join(dir, 'good.ts'), `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'good', on: { kind: 'lifecycle' }, actions: [{ action: 'start' }] });\n`);
+    writeFileSync(
+      join(dir, 'good.ts'),
+      `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'good', on: { kind: 'lifecycle' }, actions: [{ action: 'start' }] });\n`,
+    );
     writeFileSync(join(dir, 'syntax.ts'), `export default {{{;\n`);
     writeFileSync(join(dir, 'throws.ts'), `throw new Error('boom at load');\n`);
-    writeFileSync(join(dir, 'invalid.ts'), `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'Bad Name', on: { kind: 'nope' }, actions: [] } as never);\n`);
+    writeFileSync(
+      join(dir, 'invalid.ts'),
+      `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'Bad Name', on: { kind: 'nope' }, actions: [] } as never);\n`,
+    );
     writeFileSync(join(dir, 'other.ts'), `export default 42;\n`);
     const { rules, errors } = await loadRules(dir);
     expect(rules.map((r) => r.name)).toEqual(['good']);

@@ -64,9 +64,22 @@ describe('rules fail loudly', () => {
 
   it('reflex run refuses a malformed rule with the field path at its line', async () => {
     const folder = rulesFolder({ 'restart.ts': badField, 'heal.ts': startRule('heal') });
-    const refused = await runReflex(['run', '--rules', folder.dir, '--redis', redisUrl(), '--target', 'unix:///nonexistent/reflex-test.socket', '--http-port', '0', '--no-typecheck']);
+    const refused = await runReflex([
+      'run',
+      '--rules',
+      folder.dir,
+      '--redis',
+      redisUrl(),
+      '--target',
+      'unix:///nonexistent/reflex-test.socket',
+      '--http-port',
+      '0',
+      '--no-typecheck',
+    ]);
     expect(refused.code, refused.stderr).toBe(3);
-    expect(refused.stderr).toContain(`1 problem(s) in the rules of ${folder.dir}; not starting:\n${folder.dir}/restart.ts:6:5: invalid rule "restart": crashLoop.maxRestarts: expected number, received string\n`);
+    expect(refused.stderr).toContain(
+      `1 problem(s) in the rules of ${folder.dir}; not starting:\n${folder.dir}/restart.ts:6:5: invalid rule "restart": crashLoop.maxRestarts: expected number, received string\n`,
+    );
   }, 60_000);
 
   it('a reload refused for a malformed rule names file:line and the field, in the reply, the log and the audit; so is one with a type error', async () => {
@@ -96,11 +109,15 @@ describe('rules fail loudly', () => {
     for (const name of bad) bed.sim.controls.addInstance({ name, config: { 'user.fail': 'true' } });
     bed.sim.controls.addInstance({ name: 'good', config: {} });
     const replica = await bed.start(folder.dir, {
-      notifications: { receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'RULES_TEST_HOOK_SECRET' }], route: { receiver: 'hook', groupBy: ['kind', 'instance'], groupWaitMs: 50, groupIntervalMs: 100 } },
+      notifications: {
+        receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'RULES_TEST_HOOK_SECRET' }],
+        route: { receiver: 'hook', groupBy: ['kind', 'instance'], groupWaitMs: 50, groupIntervalMs: 100 },
+      },
     });
     await until('the event stream', () => replica.reflex.subscriber?.connected === true, 15_000);
     const ruleAlerts = () => server!.requests.flatMap((r) => (r.json as { alerts?: Alert[] }).alerts ?? []).filter((a) => a.kind === 'rule.failing');
-    const errorsCounted = async () => Number(/^reflex_rule_errors_total\{rule="fragile"\} (\d+)$/m.exec((await replica.reflex.metrics.scrape()).body)?.[1] ?? 0);
+    const errorsCounted = async () =>
+      Number(/^reflex_rule_errors_total\{rule="fragile"\} (\d+)$/m.exec((await replica.reflex.metrics.scrape()).body)?.[1] ?? 0);
     const warnings = () => replica.logs.filter((l) => l.level === 40 && l.rule === 'fragile');
 
     bed.sim.controls.crash('bad1');

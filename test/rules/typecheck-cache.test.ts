@@ -48,7 +48,9 @@ describe('a clean type-check is remembered across processes, and never hides a p
 
     writeFileSync(join(dir, 'r.ts'), rule(`const n: number = 'x';`));
     const problems = await typeCheckRules(dir);
-    expect(problems.map((p) => [p.file.endsWith('r.ts'), p.line, p.message])).toEqual([[true, 3, "Type 'string' is not assignable to type 'number'."]]);
+    expect(problems.map((p) => [p.file.endsWith('r.ts'), p.line, p.message])).toEqual([
+      [true, 3, "Type 'string' is not assignable to type 'number'."],
+    ]);
     // A folder with problems is checked afresh every time: the same error again.
     expect((await typeCheckRules(dir)).length).toBe(1);
   });

@@ -27,10 +27,21 @@ describe('reflex housekeeping plan', () => {
     cleanups.push(() => sim.stop());
     for (const name of ['p1', 'p2']) sim.controls.addInstance({ name, config: { 'user.backup': 'true' } });
     sim.controls.addInstance({ name: 'p3' });
-    const def: ScheduleDefinition = { name: 'plan-me', every: '8s', scope: { filter: 'config.user.backup eq true' }, tasks: [{ task: 'snapshot', namePattern: 'pm-%Y%m%d-%H%M%S' }, { task: 'retention', keepLast: 2 }] };
+    const def: ScheduleDefinition = {
+      name: 'plan-me',
+      every: '8s',
+      scope: { filter: 'config.user.backup eq true' },
+      tasks: [
+        { task: 'snapshot', namePattern: 'pm-%Y%m%d-%H%M%S' },
+        { task: 'retention', keepLast: 2 },
+      ],
+    };
     mkdirSync(resolve('.tmp'), { recursive: true });
     const rulesDir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
-    writeFileSync(join(rulesDir, 'schedules.ts'), `import { defineSchedule } from 'reflex-lxd';\nexport default defineSchedule(${JSON.stringify(def)});\n`);
+    writeFileSync(
+      join(rulesDir, 'schedules.ts'),
+      `import { defineSchedule } from 'reflex-lxd';\nexport default defineSchedule(${JSON.stringify(def)});\n`,
+    );
     const redis = redisClient();
     cleanups.push(async () => redis.disconnect());
     const prefix = uniquePrefix('hk-plan');
@@ -41,19 +52,48 @@ describe('reflex housekeeping plan', () => {
     const runner = startActionRunner(redis, keys, () => client);
     cleanups.push(() => runner.stop());
     const audit = new AuditLog(redis, keys.audit);
-    const scheduler = await startScheduler({ target, redis, client, audit, keys, logger: pino({ level: 'silent' }), schedules: [defineSchedule(def)], actions: runner.actions });
+    const scheduler = await startScheduler({
+      target,
+      redis,
+      client,
+      audit,
+      keys,
+      logger: pino({ level: 'silent' }),
+      schedules: [defineSchedule(def)],
+      actions: runner.actions,
+    });
     cleanups.push(() => scheduler.stop());
 
     // Three ticks made and settled: the next one both creates and deletes.
     const done = async () => new Set((await audit.read({})).filter((r) => r.type === 'outcome' && r.result === 'done').map((r) => r.correlationId));
-    const before = await until('three ticks done', async () => {
-      const s = await done();
-      return s.size >= 3 && s;
-    }, 40_000);
-    await until('the jobs idle', async () => Object.values(await runner.actions.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0), 5_000);
+    const before = await until(
+      'three ticks done',
+      async () => {
+        const s = await done();
+        return s.size >= 3 && s;
+      },
+      40_000,
+    );
+    await until(
+      'the jobs idle',
+      async () => Object.values(await runner.actions.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0),
+      5_000,
+    );
     const callsBefore = sim.controls.callCounts();
 
-    const res = await runReflex(['housekeeping', 'plan', '--json', '--target', target, '--redis', redisUrl(), '--prefix', prefix, '--rules', rulesDir]);
+    const res = await runReflex([
+      'housekeeping',
+      'plan',
+      '--json',
+      '--target',
+      target,
+      '--redis',
+      redisUrl(),
+      '--prefix',
+      prefix,
+      '--rules',
+      rulesDir,
+    ]);
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     const printed = JSON.parse(res.stdout) as { schedules: { name: string; tickAt: string; tickFrom: string; plans: InstancePlan[] }[] };
@@ -64,10 +104,14 @@ describe('reflex housekeeping plan', () => {
     expect((await done()).size).toBe(before.size);
 
     const tickAt = Date.parse(plan!.tickAt);
-    const decisions = await until('the planned tick', async () => {
-      const d = (await audit.read({})).filter((r) => r.type === 'decision' && r.correlationId === `schedule:plan-me:${tickAt}`);
-      return d.length === 2 && d;
-    }, 20_000);
+    const decisions = await until(
+      'the planned tick',
+      async () => {
+        const d = (await audit.read({})).filter((r) => r.type === 'decision' && r.correlationId === `schedule:plan-me:${tickAt}`);
+        return d.length === 2 && d;
+      },
+      20_000,
+    );
     for (const p of plan!.plans) {
       const ran = decisions.find((d) => d.instance === p.instance)!.plan as { steps: string[]; keep: string[] };
       expect(p.steps.map((s) => s.kind)).toEqual(['create-snapshot', 'delete-snapshot']);

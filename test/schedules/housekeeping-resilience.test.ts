@@ -37,25 +37,54 @@ describe('housekeeping that one instance or one replica cannot hold up', () => {
     cleanups.push(() => client.close());
     const runner = startActionRunner(redis, keys, () => client);
     cleanups.push(() => runner.stop());
-    const schedule = defineSchedule({ name: 'hang', every: '3s', scope: { filter: 'config.user.backup eq true' }, tasks: [{ task: 'snapshot', namePattern: 'hk-%Y%m%d-%H%M%S' }] });
-    const scheduler = await startScheduler({ target, redis, client, audit: new AuditLog(redis, keys.audit), keys, logger: pino({ level: 'silent' }), schedules: [schedule], actions: runner.actions });
+    const schedule = defineSchedule({
+      name: 'hang',
+      every: '3s',
+      scope: { filter: 'config.user.backup eq true' },
+      tasks: [{ task: 'snapshot', namePattern: 'hk-%Y%m%d-%H%M%S' }],
+    });
+    const scheduler = await startScheduler({
+      target,
+      redis,
+      client,
+      audit: new AuditLog(redis, keys.audit),
+      keys,
+      logger: pino({ level: 'silent' }),
+      schedules: [schedule],
+      actions: runner.actions,
+    });
     cleanups.push(() => scheduler.stop());
     const audit = new AuditLog(redis, keys.audit);
 
-    const firstPlan = await until('the first tick', async () => (await audit.read({})).find((r) => r.type === 'decision' && r.instance === 'h2'), 10_000);
+    const firstPlan = await until(
+      'the first tick',
+      async () => (await audit.read({})).find((r) => r.type === 'decision' && r.instance === 'h2'),
+      10_000,
+    );
     const tick = firstPlan.correlationId;
     // The others' snapshots of that tick are done within seconds, while h1's operation still hangs.
-    await until('h2, h3 and h4 snapshotted', async () => {
-      const done = (await audit.read({})).filter((r) => r.type === 'outcome' && r.correlationId === tick && r.result === 'done').map((r) => r.instance);
-      return ['h2', 'h3', 'h4'].every((n) => done.includes(n));
-    }, 3_000);
+    await until(
+      'h2, h3 and h4 snapshotted',
+      async () => {
+        const done = (await audit.read({}))
+          .filter((r) => r.type === 'outcome' && r.correlationId === tick && r.result === 'done')
+          .map((r) => r.instance);
+        return ['h2', 'h3', 'h4'].every((n) => done.includes(n));
+      },
+      3_000,
+    );
     expect((await client.listSnapshots('h1')).length, 'h1 still waits on its hung operation').toBe(0);
     // The next tick is on time for the others too.
     const nextDue = dueOf(firstPlan) + 3_000;
-    await until('the next tick on h2', async () => (await audit.read({})).some((r) => r.type === 'outcome' && r.instance === 'h2' && dueOf(r) === nextDue && r.result === 'done'), nextDue - Date.now() + 3_000);
+    await until(
+      'the next tick on h2',
+      async () => (await audit.read({})).some((r) => r.type === 'outcome' && r.instance === 'h2' && dueOf(r) === nextDue && r.result === 'done'),
+      nextDue - Date.now() + 3_000,
+    );
     // Cancel the hung operations, so the worker holding h1's job can stop.
     sim.controls.clearFaults('h1');
-    for (const op of await client.listOperations()) if (op.status_code === 103 && op.may_cancel) await client.cancelOperation(op.id).catch(() => undefined);
+    for (const op of await client.listOperations())
+      if (op.status_code === 103 && op.may_cancel) await client.cancelOperation(op.id).catch(() => undefined);
   }, 30_000);
 
   it('a replica killed with SIGKILL in the middle of a tick: the tick completes on another replica within seconds, and the next tick runs on time', async () => {
@@ -65,11 +94,18 @@ describe('housekeeping that one instance or one replica cannot hold up', () => {
     sim.controls.addInstance({ name: 'k1', config: { 'user.backup': 'true' } });
     mkdirSync(resolve('.tmp'), { recursive: true });
     const rulesDir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
-    writeFileSync(join(rulesDir, 'schedules.ts'), `import { defineSchedule } from 'reflex-lxd';
+    writeFileSync(
+      join(rulesDir, 'schedules.ts'),
+      `import { defineSchedule } from 'reflex-lxd';
 export default defineSchedule({ name: 'kill-tick', every: '8s', scope: { filter: 'config.user.backup eq true' }, tasks: [{ task: 'snapshot', namePattern: 'kt-%Y%m%d-%H%M%S' }] });
-`);
+`,
+    );
     const prefix = uniquePrefix('hk-kill');
-    const run = (): ReflexProcess => startReflexProcess(['run', '--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', rulesDir, '--http-port', '0'], { REFLEX_LOG_LEVEL: 'info' });
+    const run = (): ReflexProcess =>
+      startReflexProcess(
+        ['run', '--target', `unix://${sim.socketPath}`, '--redis', redisUrl(), '--prefix', prefix, '--rules', rulesDir, '--http-port', '0'],
+        { REFLEX_LOG_LEVEL: 'info' },
+      );
     const first = run();
     cleanups.push(() => first.stop());
     await first.waitForLog('reflex running');
@@ -78,18 +114,25 @@ export default defineSchedule({ name: 'kill-tick', every: '8s', scope: { filter:
     const audit = new AuditLog(redis, keySpace(prefix).audit);
 
     // The first replica sends the tick's snapshot call; a second replica starts; the first is killed.
-    const call = await until('the tick\'s snapshot call', async () => (await audit.read({ instance: 'k1' })).find((r) => r.type === 'call'), 20_000);
+    const call = await until("the tick's snapshot call", async () => (await audit.read({ instance: 'k1' })).find((r) => r.type === 'call'), 20_000);
     const second = run();
     cleanups.push(() => second.stop());
     await second.waitForLog('reflex running');
     await first.kill();
     const killedAt = Date.now();
 
-    const done = await until('the tick done', async () => (await audit.read({ instance: 'k1' })).find((r) => r.type === 'outcome' && r.correlationId === call.correlationId && r.result === 'done'), 20_000);
+    const done = await until(
+      'the tick done',
+      async () =>
+        (await audit.read({ instance: 'k1' })).find((r) => r.type === 'outcome' && r.correlationId === call.correlationId && r.result === 'done'),
+      20_000,
+    );
     expect(Date.now() - killedAt, 'the tick completed on the other replica within seconds').toBeLessThan(12_000);
     expect(done.summary).toMatch(/resumed after a restart of the worker|change\(s\) made/);
     // Counted for this tick only: when the takeover is slow, the next tick's snapshot may already be made.
-    const sent = (await audit.read({ instance: 'k1' })).filter((r) => r.type === 'call' && r.correlationId === call.correlationId && r.operationId !== undefined && r.method === 'POST');
+    const sent = (await audit.read({ instance: 'k1' })).filter(
+      (r) => r.type === 'call' && r.correlationId === call.correlationId && r.operationId !== undefined && r.method === 'POST',
+    );
     expect(sent, 'the snapshot call was sent once').toHaveLength(1);
     const plan = (await audit.read({ instance: 'k1' })).find((r) => r.type === 'decision' && r.correlationId === call.correlationId);
     const tickName = /create snapshot (\S+)/.exec(plan?.summary ?? '')?.[1];
@@ -97,10 +140,17 @@ export default defineSchedule({ name: 'kill-tick', every: '8s', scope: { filter:
     const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
     cleanups.push(() => client.close());
     const ofTick = (await client.listSnapshots('k1')).filter((s) => s.name === tickName || s.name.startsWith(`${tickName}-`));
-    expect(ofTick.map((s) => s.name), 'the snapshot was not taken twice').toEqual([tickName]);
+    expect(
+      ofTick.map((s) => s.name),
+      'the snapshot was not taken twice',
+    ).toEqual([tickName]);
 
     const nextDue = dueOf(call) + 8_000;
-    const next = await until('the next tick', async () => (await audit.read({ instance: 'k1' })).find((r) => r.type === 'decision' && dueOf(r) === nextDue), Math.max(0, nextDue - Date.now()) + 10_000);
+    const next = await until(
+      'the next tick',
+      async () => (await audit.read({ instance: 'k1' })).find((r) => r.type === 'decision' && dueOf(r) === nextDue),
+      Math.max(0, nextDue - Date.now()) + 10_000,
+    );
     expect(Date.parse(String(next.at)) - nextDue, 'the next tick ran on time').toBeLessThan(3_000);
   }, 90_000);
 });

@@ -40,9 +40,27 @@ describe('schedule ticks missed behind a hung operation', () => {
     cleanups.push(() => runner.stop());
     const metrics = new Metrics({ processMetrics: false });
     const audit = new AuditLog(redis, keys.audit);
-    const schedule = defineSchedule({ name: 'co', every: '2s', scope: { filter: 'config.user.backup eq true' }, tasks: [{ task: 'snapshot', namePattern: 'co-%Y%m%d-%H%M%S' }, { task: 'retention', keepLast: 3 }] });
+    const schedule = defineSchedule({
+      name: 'co',
+      every: '2s',
+      scope: { filter: 'config.user.backup eq true' },
+      tasks: [
+        { task: 'snapshot', namePattern: 'co-%Y%m%d-%H%M%S' },
+        { task: 'retention', keepLast: 3 },
+      ],
+    });
     const start = async (): Promise<RunningScheduler> => {
-      const s = await startScheduler({ target, redis, client, audit, keys, logger: pino({ level: 'silent' }), schedules: [schedule], actions: runner.actions, metrics });
+      const s = await startScheduler({
+        target,
+        redis,
+        client,
+        audit,
+        keys,
+        logger: pino({ level: 'silent' }),
+        schedules: [schedule],
+        actions: runner.actions,
+        metrics,
+      });
       cleanups.push(() => s.stop());
       return s;
     };
@@ -52,15 +70,26 @@ describe('schedule ticks missed behind a hung operation', () => {
     const scheduler = await start();
     const records = () => audit.read({ instance: 'c1', count: 1000 });
 
-    const first = await until('the first tick\'s plan', async () => (await records()).find((r) => r.type === 'decision' && r.result !== 'missed'), 10_000);
+    const first = await until(
+      "the first tick's plan",
+      async () => (await records()).find((r) => r.type === 'decision' && r.result !== 'missed'),
+      10_000,
+    );
     const firstDue = Number(first.correlationId.split(':').pop());
-    const missed = await until('two ticks missed while the operation hangs', async () => {
-      const m = (await records()).filter((r) => r.type === 'decision' && r.result === 'missed');
-      return m.length >= 2 && m;
-    }, 15_000);
+    const missed = await until(
+      'two ticks missed while the operation hangs',
+      async () => {
+        const m = (await records()).filter((r) => r.type === 'decision' && r.result === 'missed');
+        return m.length >= 2 && m;
+      },
+      15_000,
+    );
     expect(missed[0]!.summary).toContain(`the job of the tick due ${new Date(firstDue).toISOString()} has not run yet`);
     expect((await client.listSnapshots('c1')).length, 'nothing taken while the operation hangs').toBe(0);
-    expect((await records()).filter((r) => r.type === 'call'), 'no call sent while it hangs').toEqual([]);
+    expect(
+      (await records()).filter((r) => r.type === 'call'),
+      'no call sent while it hangs',
+    ).toEqual([]);
 
     // No more ticks, so what the release brings is on its own; then the operation frees.
     await scheduler.stop();
@@ -68,7 +97,11 @@ describe('schedule ticks missed behind a hung operation', () => {
     const releasedAt = Date.now();
     sim.controls.clearFaults('c1');
     await client.cancelOperation(hung.id);
-    await until('the held job done', async () => (await records()).some((r) => r.type === 'outcome' && r.correlationId === first.correlationId && r.result === 'done'), 15_000);
+    await until(
+      'the held job done',
+      async () => (await records()).some((r) => r.type === 'outcome' && r.correlationId === first.correlationId && r.result === 'done'),
+      15_000,
+    );
 
     const snaps = await client.listSnapshots('c1');
     expect(snaps, 'exactly one snapshot for the first tick and the missed ones').toHaveLength(1);
@@ -83,7 +116,11 @@ describe('schedule ticks missed behind a hung operation', () => {
     // The next tick takes the late snapshot for the schedule's (the ledger has it from the job) and deletes nothing.
     const stopAt = Date.now();
     await start();
-    const plan = await until('the next tick\'s plan', async () => (await records()).find((r) => r.type === 'decision' && r.result !== 'missed' && Number(r.correlationId.split(':').pop()) > stopAt), 10_000);
+    const plan = await until(
+      "the next tick's plan",
+      async () => (await records()).find((r) => r.type === 'decision' && r.result !== 'missed' && Number(r.correlationId.split(':').pop()) > stopAt),
+      10_000,
+    );
     expect(plan.summary).not.toContain('delete');
     await until('its snapshot', async () => (await client.listSnapshots('c1')).length === 2, 10_000);
     const entries = await redis.hgetall(keys.schedules.ledger({ target, project: 'default', instance: 'c1' }));

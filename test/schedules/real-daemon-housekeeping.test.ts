@@ -17,7 +17,8 @@ import { until } from '../support/wait.js';
 const logger = pino({ level: 'silent' });
 
 /** A manual snapshot, as an operator takes one (LXD 5.0: `lxc snapshot`; Incus: `incus snapshot create`). */
-const snapshot = (bed: DaemonBed, instance: string, name: string) => bed.cli(bed.kind === 'incus' ? ['snapshot', 'create', instance, name] : ['snapshot', instance, name]);
+const snapshot = (bed: DaemonBed, instance: string, name: string) =>
+  bed.cli(bed.kind === 'incus' ? ['snapshot', 'create', instance, name] : ['snapshot', instance, name]);
 
 await describeEachBed('scheduled housekeeping', (bed) => {
   const tag = randomBytes(4).toString('hex');
@@ -51,7 +52,16 @@ await describeEachBed('scheduled housekeeping', (bed) => {
     cleanups.push(async () => reader.disconnect());
     const target = bed.target;
     const runner = startActionRunner(redis, keys, () => client);
-    const scheduler = await startScheduler({ target, redis, client, audit: new AuditLog(redis, keys.audit), keys, logger, schedules: [defineSchedule(def)], actions: runner.actions });
+    const scheduler = await startScheduler({
+      target,
+      redis,
+      client,
+      audit: new AuditLog(redis, keys.audit),
+      keys,
+      logger,
+      schedules: [defineSchedule(def)],
+      actions: runner.actions,
+    });
     const log = new AuditLog(reader, keys.audit);
     try {
       await until(what, () => done(log), 40_000, 200);
@@ -71,7 +81,10 @@ await describeEachBed('scheduled housekeeping', (bed) => {
         name: 'hk-real',
         every: '2s',
         scope: { filter: `config.user.reflex.hk eq ${tag}` },
-        tasks: [{ task: 'snapshot', namePattern: 'hk-%Y%m%d-%H%M%S', expiry: '1d' }, { task: 'retention', keepLast: 2 }],
+        tasks: [
+          { task: 'snapshot', namePattern: 'hk-%Y%m%d-%H%M%S', expiry: '1d' },
+          { task: 'retention', keepLast: 2 },
+        ],
       },
       'four rounds of the schedule done on each instance',
       // Per instance: a round can be done on one instance and still under way on the other.
@@ -82,7 +95,9 @@ await describeEachBed('scheduled housekeeping', (bed) => {
     );
     const records = await log.read({});
     for (const name of names) {
-      const created = records.filter((r) => r.type === 'call' && r.instance === name && r.method === 'POST').map((r) => String(r.step).split(' ')[2]!);
+      const created = records
+        .filter((r) => r.type === 'call' && r.instance === name && r.method === 'POST')
+        .map((r) => String(r.step).split(' ')[2]!);
       expect(created.length).toBeGreaterThanOrEqual(4);
       const owned = (await snapshotNames(name)).filter((s) => s.startsWith('hk-'));
       expect(owned).toEqual(created.slice(-2).sort());
@@ -98,54 +113,85 @@ await describeEachBed('scheduled housekeeping', (bed) => {
   }, 90_000);
 
   // The dry-run and the name collision are Reflex's own logic over what any daemon lists: LXD alone covers them.
-  it.runIf(bed.kind === 'lxd')('a dry-run prints and audits the plan and changes nothing', async () => {
-    const before = await Promise.all(names.map(snapshotNames));
-    const log = await run(
-      {
-        name: 'hk-dry',
-        every: '1s',
-        scope: { filter: `config.user.reflex.hk eq ${tag}` },
-        tasks: [{ task: 'snapshot', namePattern: 'dry-%Y%m%d-%H%M%S' }, { task: 'retention', keepLast: 1, owned: 'any' }, { task: 'prune-expired' }],
-        dryRun: true,
-      },
-      'two dry-run rounds decided',
-      async (l) => new Set((await l.read({})).filter((r) => r.type === 'decision' && r.dryRun === true).map((r) => r.correlationId)).size >= 2,
-    );
-    expect(await Promise.all(names.map(snapshotNames))).toEqual(before);
-    const records = await log.read({});
-    expect(records.filter((r) => r.type === 'call').every((r) => r.dryRun === true)).toBe(true);
-    expect(records.some((r) => r.type === 'call' && r.instance === names[0] && /would DELETE .*manual-keep/.test(r.summary))).toBe(true);
-  }, 90_000);
+  it.runIf(bed.kind === 'lxd')(
+    'a dry-run prints and audits the plan and changes nothing',
+    async () => {
+      const before = await Promise.all(names.map(snapshotNames));
+      const log = await run(
+        {
+          name: 'hk-dry',
+          every: '1s',
+          scope: { filter: `config.user.reflex.hk eq ${tag}` },
+          tasks: [
+            { task: 'snapshot', namePattern: 'dry-%Y%m%d-%H%M%S' },
+            { task: 'retention', keepLast: 1, owned: 'any' },
+            { task: 'prune-expired' },
+          ],
+          dryRun: true,
+        },
+        'two dry-run rounds decided',
+        async (l) => new Set((await l.read({})).filter((r) => r.type === 'decision' && r.dryRun === true).map((r) => r.correlationId)).size >= 2,
+      );
+      expect(await Promise.all(names.map(snapshotNames))).toEqual(before);
+      const records = await log.read({});
+      expect(records.filter((r) => r.type === 'call').every((r) => r.dryRun === true)).toBe(true);
+      expect(records.some((r) => r.type === 'call' && r.instance === names[0] && /would DELETE .*manual-keep/.test(r.summary))).toBe(true);
+    },
+    90_000,
+  );
 
-  it.runIf(bed.kind === 'lxd')('a manual snapshot with the next tick\'s name: Reflex makes its own under another name and never deletes the manual one', async () => {
-    const inst = names[1]!;
-    const prefix = uniquePrefix('hk-collide');
-    const keys = keySpace(prefix);
-    const redis = redisClient();
-    const target = bed.target;
-    const runner = startActionRunner(redis, keys, () => client);
-    cleanups.push(async () => {
-      await runner.stop();
-      redis.disconnect();
-    });
-    const schedule = defineSchedule({ name: 'collide', every: '1h', scope: { filter: `config.user.reflex.hk eq ${tag}` }, tasks: [{ task: 'snapshot', namePattern: 'mc-%Y%m%d-%H%M' }, { task: 'retention', keepLast: 1 }] });
-    const hour = 3_600_000;
-    const t0 = Math.floor(Date.now() / hour) * hour + hour;
-    const manual = formatSnapshotName('mc-%Y%m%d-%H%M', t0);
-    await snapshot(bed, inst, manual);
-    const audit = new AuditLog(redis, keys.audit);
-    const tick = async (tickAt: number) => {
-      await runTick(schedule, { client, audit, logger, target, actions: runner.actions, redis, keys }, { tickAt, correlationId: `schedule:collide:${tickAt}` });
-      await until('the housekeeping jobs done', async () => Object.values(await runner.actions.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0), 30_000, 100);
-    };
-    const mine = async () => (await snapshotNames(inst)).filter((n) => n.startsWith('mc-'));
-    await tick(t0);
-    expect(await mine()).toEqual([manual, `${manual}-2`]);
-    for (let i = 1; i <= 3; i++) await tick(t0 + i * hour);
-    // keepLast 1 over what Reflex made: the manual snapshot, whatever its name, is never a candidate.
-    expect(await mine()).toEqual([manual, formatSnapshotName('mc-%Y%m%d-%H%M', t0 + 3 * hour)].sort());
-    const deleted = (await audit.read({})).filter((r) => r.type === 'call' && r.method === 'DELETE' && r.instance === inst).map((r) => String(r.step));
-    expect(deleted).toHaveLength(3);
-    expect(deleted.some((d) => d.includes(`${manual} `))).toBe(false);
-  }, 120_000);
+  it.runIf(bed.kind === 'lxd')(
+    "a manual snapshot with the next tick's name: Reflex makes its own under another name and never deletes the manual one",
+    async () => {
+      const inst = names[1]!;
+      const prefix = uniquePrefix('hk-collide');
+      const keys = keySpace(prefix);
+      const redis = redisClient();
+      const target = bed.target;
+      const runner = startActionRunner(redis, keys, () => client);
+      cleanups.push(async () => {
+        await runner.stop();
+        redis.disconnect();
+      });
+      const schedule = defineSchedule({
+        name: 'collide',
+        every: '1h',
+        scope: { filter: `config.user.reflex.hk eq ${tag}` },
+        tasks: [
+          { task: 'snapshot', namePattern: 'mc-%Y%m%d-%H%M' },
+          { task: 'retention', keepLast: 1 },
+        ],
+      });
+      const hour = 3_600_000;
+      const t0 = Math.floor(Date.now() / hour) * hour + hour;
+      const manual = formatSnapshotName('mc-%Y%m%d-%H%M', t0);
+      await snapshot(bed, inst, manual);
+      const audit = new AuditLog(redis, keys.audit);
+      const tick = async (tickAt: number) => {
+        await runTick(
+          schedule,
+          { client, audit, logger, target, actions: runner.actions, redis, keys },
+          { tickAt, correlationId: `schedule:collide:${tickAt}` },
+        );
+        await until(
+          'the housekeeping jobs done',
+          async () => Object.values(await runner.actions.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0),
+          30_000,
+          100,
+        );
+      };
+      const mine = async () => (await snapshotNames(inst)).filter((n) => n.startsWith('mc-'));
+      await tick(t0);
+      expect(await mine()).toEqual([manual, `${manual}-2`]);
+      for (let i = 1; i <= 3; i++) await tick(t0 + i * hour);
+      // keepLast 1 over what Reflex made: the manual snapshot, whatever its name, is never a candidate.
+      expect(await mine()).toEqual([manual, formatSnapshotName('mc-%Y%m%d-%H%M', t0 + 3 * hour)].sort());
+      const deleted = (await audit.read({}))
+        .filter((r) => r.type === 'call' && r.method === 'DELETE' && r.instance === inst)
+        .map((r) => String(r.step));
+      expect(deleted).toHaveLength(3);
+      expect(deleted.some((d) => d.includes(`${manual} `))).toBe(false);
+    },
+    120_000,
+  );
 });

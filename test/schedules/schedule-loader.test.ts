@@ -24,9 +24,18 @@ export default [
 ];
 export const extra = defineSchedule({ name: 'extra', every: '1h', tasks: [{ task: 'prune-expired' }] });`,
     );
-    writeFileSync(join(dir, 'rule-only.ts'), `import { defineRule } from '${entry}';\nexport default defineRule({ name: 'r2', on: { kind: 'lifecycle' }, actions: [{ action: 'start' }] });`);
-    writeFileSync(join(dir, 'dup.ts'), `import { defineSchedule } from '${entry}';\nexport default defineSchedule({ name: 'nightly', every: '1h', tasks: [{ task: 'prune-expired' }] });`);
-    writeFileSync(join(dir, 'broken.ts'), `import { defineSchedule } from '${entry}';\nexport default defineSchedule({ name: 'bad', every: '1h', tasks: [] });`);
+    writeFileSync(
+      join(dir, 'rule-only.ts'),
+      `import { defineRule } from '${entry}';\nexport default defineRule({ name: 'r2', on: { kind: 'lifecycle' }, actions: [{ action: 'start' }] });`,
+    );
+    writeFileSync(
+      join(dir, 'dup.ts'),
+      `import { defineSchedule } from '${entry}';\nexport default defineSchedule({ name: 'nightly', every: '1h', tasks: [{ task: 'prune-expired' }] });`,
+    );
+    writeFileSync(
+      join(dir, 'broken.ts'),
+      `import { defineSchedule } from '${entry}';\nexport default defineSchedule({ name: 'bad', every: '1h', tasks: [] });`,
+    );
     const { schedules, errors } = await loadSchedules(dir);
     expect(schedules.map((s) => s.name).sort()).toEqual(['extra', 'nightly']);
     expect(schedules.find((s) => s.name === 'nightly')?.everyMs).toBe(3_600_000); // files load in name order: dup.ts first

@@ -31,14 +31,29 @@ describe('scheduler on the simulator', () => {
   }
 
   /** One replica: its own Redis connection and API client, the shared prefix. */
-  async function replica(sim: RunningSimulator, prefix: string, def: ScheduleDefinition, clock?: Clock): Promise<{ scheduler: RunningScheduler; redis: RedisConnection; audit: AuditLog; client: InstanceClient; stop: () => Promise<void> }> {
+  async function replica(
+    sim: RunningSimulator,
+    prefix: string,
+    def: ScheduleDefinition,
+    clock?: Clock,
+  ): Promise<{ scheduler: RunningScheduler; redis: RedisConnection; audit: AuditLog; client: InstanceClient; stop: () => Promise<void> }> {
     const redis = redisClient();
     const keys = keySpace(prefix);
     const target = `unix://${sim.socketPath}`;
     const client = new InstanceClient(parseTarget(target));
     const audit = new AuditLog(redis, keys.audit);
     const runner = startActionRunner(redis, keys, () => client);
-    const scheduler = await startScheduler({ target, redis, client, audit, keys, logger, schedules: [defineSchedule(def)], actions: runner.actions, clock });
+    const scheduler = await startScheduler({
+      target,
+      redis,
+      client,
+      audit,
+      keys,
+      logger,
+      schedules: [defineSchedule(def)],
+      actions: runner.actions,
+      clock,
+    });
     let stopped = false;
     const stop = async () => {
       if (stopped) return;
@@ -76,7 +91,10 @@ describe('scheduler on the simulator', () => {
     const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
     cleanups.push(() => client.close());
     // A snapshot call answered just before its replica stopped may still be making its snapshot.
-    const snapshotsMade = async () => (await Promise.all(['a1', 'a2', 'a3'].map(async (n) => (await client.listSnapshots(n)).length === sim.controls.calls(n, 'snapshot')))).every(Boolean);
+    const snapshotsMade = async () =>
+      (await Promise.all(['a1', 'a2', 'a3'].map(async (n) => (await client.listSnapshots(n)).length === sim.controls.calls(n, 'snapshot')))).every(
+        Boolean,
+      );
     await until('every snapshot call has made its snapshot', snapshotsMade);
     const names = (await client.listSnapshots('a1')).map((s) => s.name);
     expect(new Set(names).size).toBe(names.length);
@@ -90,7 +108,9 @@ describe('scheduler on the simulator', () => {
     expect(sim.controls.calls('other')).toBe(0);
     // One plan per tick and instance, whichever replica ran it.
     // A tick skipped because the previous one still runs (slow machine) has no instance; one missed on an instance whose previous job still runs made no plan there.
-    const decisions = (await auditOf(prefix).read({})).filter((r) => r.type === 'decision' && r.rule === 'snap' && r.instance !== undefined && r.result !== 'missed');
+    const decisions = (await auditOf(prefix).read({})).filter(
+      (r) => r.type === 'decision' && r.rule === 'snap' && r.instance !== undefined && r.result !== 'missed',
+    );
     const perTick = new Map<string, number>();
     for (const d of decisions) perTick.set(`${d.correlationId} ${d.instance}`, (perTick.get(`${d.correlationId} ${d.instance}`) ?? 0) + 1);
     expect([...perTick.values()].every((c) => c === 1)).toBe(true);
@@ -104,7 +124,17 @@ describe('scheduler on the simulator', () => {
     const keys = keySpace(prefix);
     const targets = sims.map((sim) => ({ target: `unix://${sim.socketPath}`, client: new InstanceClient(parseTarget(`unix://${sim.socketPath}`)) }));
     const runner = startActionRunner(redis, keys, (t) => targets.find((x) => x.target === t)!.client);
-    const scheduler = await startScheduler({ target: targets[0]!.target, client: targets[0]!.client, targets, redis, audit: new AuditLog(redis, keys.audit), keys, logger, schedules: [defineSchedule(snapshotEverySecond)], actions: runner.actions });
+    const scheduler = await startScheduler({
+      target: targets[0]!.target,
+      client: targets[0]!.client,
+      targets,
+      redis,
+      audit: new AuditLog(redis, keys.audit),
+      keys,
+      logger,
+      schedules: [defineSchedule(snapshotEverySecond)],
+      actions: runner.actions,
+    });
     cleanups.push(async () => {
       await scheduler.stop();
       await runner.stop();
@@ -134,14 +164,24 @@ describe('scheduler on the simulator', () => {
       dryRun: true,
     });
     const log = auditOf(prefix);
-    await until('two dry-run ticks', async () => new Set((await log.read({})).filter((x) => x.dryRun === true && x.type === 'decision').map((x) => x.correlationId)).size >= 2, 10_000);
+    await until(
+      'two dry-run ticks',
+      async () => new Set((await log.read({})).filter((x) => x.dryRun === true && x.type === 'decision').map((x) => x.correlationId)).size >= 2,
+      10_000,
+    );
     await r.stop();
     expect(sim.controls.callCounts()).toEqual({});
     expect((await client.listSnapshots('a1')).map((s) => s.name).sort()).toEqual(['gone', 's1', 's2', 's3']);
     const records = await log.read({});
     const plan = records.find((x) => x.type === 'decision' && x.instance === 'a1');
-    expect(plan?.summary).toMatch(/dry-run plan: create snapshot dry-\d{8}-\d{6} \[dry-run\]; delete snapshot s1 .*; delete snapshot gone \(retention: expired/);
-    expect(records.some((x) => x.type === 'call' && x.dryRun === true && String(x.summary).startsWith('dry-run: would DELETE /1.0/instances/a1/snapshots/'))).toBe(true);
+    expect(plan?.summary).toMatch(
+      /dry-run plan: create snapshot dry-\d{8}-\d{6} \[dry-run\]; delete snapshot s1 .*; delete snapshot gone \(retention: expired/,
+    );
+    expect(
+      records.some(
+        (x) => x.type === 'call' && x.dryRun === true && String(x.summary).startsWith('dry-run: would DELETE /1.0/instances/a1/snapshots/'),
+      ),
+    ).toBe(true);
   }, 30_000);
 
   it('catch-up: ticks missed while every replica was down for an hour run once on return, or are skipped (lateness on virtual time)', async () => {
@@ -169,12 +209,22 @@ describe('scheduler on the simulator', () => {
       // A tick due after the return has been handled too: the scheduler went on past the missed ones.
       const wentOn = async (type: string) => (await records(type)).some((x) => dueAt(x) > backAt);
       if (catchUp === 'one') {
-        await until('the missed ticks run, and a later one', async () => (await dueWhileDown('outcome')).size > 0 && (await wentOn('outcome')), 10_000);
+        await until(
+          'the missed ticks run, and a later one',
+          async () => (await dueWhileDown('outcome')).size > 0 && (await wentOn('outcome')),
+          10_000,
+        );
         expect((await dueWhileDown('outcome')).size).toBe(1); // one run for all the missed ticks
       } else {
-        await until('the missed ticks skipped, and a later one', async () => (await dueWhileDown('decision')).size > 0 && (await wentOn('decision')), 10_000);
+        await until(
+          'the missed ticks skipped, and a later one',
+          async () => (await dueWhileDown('decision')).size > 0 && (await wentOn('decision')),
+          10_000,
+        );
         expect((await dueWhileDown('outcome')).size).toBe(0);
-        expect((await records('decision')).filter((x) => dueAt(x) >= pending.at && dueAt(x) < backAt).map((x) => x.summary)).toEqual([expect.stringMatching(/skipped: 36\d\d s late \(catchUp: skip\)$/)]);
+        expect((await records('decision')).filter((x) => dueAt(x) >= pending.at && dueAt(x) < backAt).map((x) => x.summary)).toEqual([
+          expect.stringMatching(/skipped: 36\d\d s late \(catchUp: skip\)$/),
+        ]);
       }
       await second.stop();
     }

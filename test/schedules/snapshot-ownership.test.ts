@@ -43,8 +43,19 @@ async function bed(cleanups: (() => Promise<unknown>)[], instances: string[]) {
   const metrics = new Metrics({ processMetrics: false });
   const { alerts, raised: gaveUp } = recordingAlerts(audit);
   const remediation = startRemediation({
-    redis, connection, keys, client: () => client, tracker: new StateTracker(redis, keys), audit, silences: new Silences(redis, keys.silences),
-    engine: new RuleEngine([]), eventsQueue: events, actionsQueue: actions, logger, metrics, alerts,
+    redis,
+    connection,
+    keys,
+    client: () => client,
+    tracker: new StateTracker(redis, keys),
+    audit,
+    silences: new Silences(redis, keys.silences),
+    engine: new RuleEngine([]),
+    eventsQueue: events,
+    actionsQueue: actions,
+    logger,
+    metrics,
+    alerts,
   });
   cleanups.push(async () => {
     await remediation.stop();
@@ -52,10 +63,17 @@ async function bed(cleanups: (() => Promise<unknown>)[], instances: string[]) {
     connection.disconnect();
   });
   const { alerts: tickAlerting, raised: tickAlerts } = recordingAlerts(audit);
-  const idle = () => until('the housekeeping jobs finished', async () => Object.values(await actions.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0));
+  const idle = () =>
+    until('the housekeeping jobs finished', async () =>
+      Object.values(await actions.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0),
+    );
   /** Runs the tick due at `tickAt` and waits for its jobs to end. */
   const tick = async (schedule: Schedule, tickAt: number, now = tickAt) => {
-    const report = await runTick(schedule, { client, audit, logger, target, actions, redis, keys, metrics, alerts: tickAlerting }, { tickAt, correlationId: `schedule:${schedule.name}:${tickAt}`, now: () => now });
+    const report = await runTick(
+      schedule,
+      { client, audit, logger, target, actions, redis, keys, metrics, alerts: tickAlerting },
+      { tickAt, correlationId: `schedule:${schedule.name}:${tickAt}`, now: () => now },
+    );
     await idle();
     return report;
   };
@@ -72,7 +90,15 @@ describe('snapshots Reflex owns, and failures that are loud', () => {
 
   it('the hourly Europe/Paris example across the 2026-10-25 change: 25 distinct snapshots for that day', async () => {
     const b = await bed(cleanups, ['paris']);
-    const schedule = defineSchedule({ name: 'hourly-backup', cron: '0 * * * *', tz: 'Europe/Paris', tasks: [{ task: 'snapshot', namePattern: 'auto-%Y%m%d-%H%M' }, { task: 'retention', keepLast: 100 }] });
+    const schedule = defineSchedule({
+      name: 'hourly-backup',
+      cron: '0 * * * *',
+      tz: 'Europe/Paris',
+      tasks: [
+        { task: 'snapshot', namePattern: 'auto-%Y%m%d-%H%M' },
+        { task: 'retention', keepLast: 100 },
+      ],
+    });
     const midnight = Date.UTC(2026, 9, 24, 22); // 00:00 in Paris (CEST), 2026-10-25
     for (let i = 0; i < 25; i++) await b.tick(schedule, midnight + i * hour);
     const names = await b.snapshots('paris');
@@ -86,7 +112,15 @@ describe('snapshots Reflex owns, and failures that are loud', () => {
 
   it('a snapshot that fails twice raises one alert and moves the failure metric; the next tick makes it', async () => {
     const b = await bed(cleanups, ['f1', 'ok1']);
-    const schedule = defineSchedule({ name: 'twice', every: '1h', attempts: 2, tasks: [{ task: 'snapshot', namePattern: 'tw-%Y%m%d-%H%M' }, { task: 'retention', keepLast: 3 }] });
+    const schedule = defineSchedule({
+      name: 'twice',
+      every: '1h',
+      attempts: 2,
+      tasks: [
+        { task: 'snapshot', namePattern: 'tw-%Y%m%d-%H%M' },
+        { task: 'retention', keepLast: 3 },
+      ],
+    });
     const t0 = Date.UTC(2026, 0, 10, 10);
     b.sim.controls.failNext('f1', 2, 'pool busy');
     await b.tick(schedule, t0);
@@ -107,7 +141,15 @@ describe('snapshots Reflex owns, and failures that are loud', () => {
 
   it('retention deletes only what the ledger proves; with the ledger lost it deletes nothing and alerts once, resolved when the ledger proves a snapshot again', async () => {
     const b = await bed(cleanups, ['r1']);
-    const schedule = defineSchedule({ name: 'keep2', every: '1h', scope: { filter: 'config.user.backup eq true' }, tasks: [{ task: 'snapshot', namePattern: 'k-%Y%m%d-%H%M' }, { task: 'retention', keepLast: 2 }] });
+    const schedule = defineSchedule({
+      name: 'keep2',
+      every: '1h',
+      scope: { filter: 'config.user.backup eq true' },
+      tasks: [
+        { task: 'snapshot', namePattern: 'k-%Y%m%d-%H%M' },
+        { task: 'retention', keepLast: 2 },
+      ],
+    });
     const t0 = Date.UTC(2026, 0, 10, 10);
     b.sim.controls.addInstance({ name: 'unused' });
     // A snapshot made by hand with a name the schedule could have made: never Reflex's.
@@ -136,7 +178,13 @@ describe('snapshots Reflex owns, and failures that are loud', () => {
     const b = await bed(cleanups, ['s1']);
     expect(defineSchedule({ name: 'x', every: '1h', tasks: [{ task: 'snapshot' }] }).staleAfterMs, 'default: twice the interval').toBe(2 * hour);
     // The daemon stamps snapshots with the real clock; a tick reads their age on its own (`now`), moved ahead here.
-    const schedule = defineSchedule({ name: 'fresh', every: '1h', attempts: 1, staleAfter: 1500, tasks: [{ task: 'snapshot', namePattern: 'f-%Y%m%d-%H%M%S%L' }] });
+    const schedule = defineSchedule({
+      name: 'fresh',
+      every: '1h',
+      attempts: 1,
+      staleAfter: 1500,
+      tasks: [{ task: 'snapshot', namePattern: 'f-%Y%m%d-%H%M%S%L' }],
+    });
     const tick = (aheadMs = 0) => b.tick(schedule, Date.now(), Date.now() + aheadMs);
     await tick();
     await tick();
@@ -155,15 +203,32 @@ describe('snapshots Reflex owns, and failures that are loud', () => {
     expect(b.tickAlerts.filter((a) => a.kind === 'snapshot-stale').map((a) => a.status ?? 'firing')).toEqual(['firing', 'resolved']);
   }, 60_000);
 
-  it('publishes the schedule\'s before and after events around each instance\'s steps, once per tick', async () => {
+  it("publishes the schedule's before and after events around each instance's steps, once per tick", async () => {
     const b = await bed(cleanups, ['e1']);
-    const schedule = defineSchedule({ name: 'hooked', every: '1h', events: { before: 'backup.before', after: 'backup.after' }, tasks: [{ task: 'snapshot', namePattern: 'e-%Y%m%d-%H%M' }] });
+    const schedule = defineSchedule({
+      name: 'hooked',
+      every: '1h',
+      events: { before: 'backup.before', after: 'backup.after' },
+      tasks: [{ task: 'snapshot', namePattern: 'e-%Y%m%d-%H%M' }],
+    });
     const t0 = Date.UTC(2026, 0, 10, 10);
     await b.tick(schedule, t0);
-    const published = async (name: string) => (await Job.fromId(b.events, `emit-${emittedEventId('hooked', name, `schedule:hooked:${t0}|default/e1`)}`))?.data as { event: { kind: string; name: string; instance: string; payload: Record<string, unknown> } } | undefined;
+    const published = async (name: string) =>
+      (await Job.fromId(b.events, `emit-${emittedEventId('hooked', name, `schedule:hooked:${t0}|default/e1`)}`))?.data as
+        { event: { kind: string; name: string; instance: string; payload: Record<string, unknown> } } | undefined;
     const before = await published('backup.before');
     const after = await published('backup.after');
-    expect(before?.event).toMatchObject({ kind: 'rule.event', name: 'backup.before', instance: 'e1', payload: { schedule: 'hooked', steps: ['create snapshot e-20260110-1000'] } });
-    expect(after?.event).toMatchObject({ kind: 'rule.event', name: 'backup.after', instance: 'e1', payload: { schedule: 'hooked', result: 'done', done: 1, failed: [] } });
+    expect(before?.event).toMatchObject({
+      kind: 'rule.event',
+      name: 'backup.before',
+      instance: 'e1',
+      payload: { schedule: 'hooked', steps: ['create snapshot e-20260110-1000'] },
+    });
+    expect(after?.event).toMatchObject({
+      kind: 'rule.event',
+      name: 'backup.after',
+      instance: 'e1',
+      payload: { schedule: 'hooked', result: 'done', done: 1, failed: [] },
+    });
   }, 30_000);
 });

@@ -34,7 +34,12 @@ async function pair(first: Record<string, unknown>, second: Record<string, unkno
 
 describe('state changes on a busy instance', () => {
   it('a graceful stop during a restart joins it: both succeed, the instance is Running, only instance-restarted', async () => {
-    expect(await pair({ action: 'restart' }, { action: 'stop' })).toEqual({ first: ['Success', ''], second: ['Success', ''], status: 'Running', actions: ['instance-restarted+r'] });
+    expect(await pair({ action: 'restart' }, { action: 'stop' })).toEqual({
+      first: ['Success', ''],
+      second: ['Success', ''],
+      status: 'Running',
+      actions: ['instance-restarted+r'],
+    });
   });
 
   it('a start during a restart waits for it, then fails "already running"', async () => {
@@ -47,11 +52,21 @@ describe('state changes on a busy instance', () => {
   });
 
   it('a second graceful stop during a graceful stop joins it, with an instance-shutdown of its own', async () => {
-    expect(await pair({ action: 'stop' }, { action: 'stop' })).toEqual({ first: ['Success', ''], second: ['Success', ''], status: 'Stopped', actions: ['instance-shutdown+r', 'instance-shutdown+r'] });
+    expect(await pair({ action: 'stop' }, { action: 'stop' })).toEqual({
+      first: ['Success', ''],
+      second: ['Success', ''],
+      status: 'Stopped',
+      actions: ['instance-shutdown+r', 'instance-shutdown+r'],
+    });
   });
 
   it('a forced stop during a graceful stop succeeds after it, with instance-stopped', async () => {
-    expect(await pair({ action: 'stop' }, { action: 'stop', force: true })).toEqual({ first: ['Success', ''], second: ['Success', ''], status: 'Stopped', actions: ['instance-shutdown+r', 'instance-stopped+r'] });
+    expect(await pair({ action: 'stop' }, { action: 'stop', force: true })).toEqual({
+      first: ['Success', ''],
+      second: ['Success', ''],
+      status: 'Stopped',
+      actions: ['instance-shutdown+r', 'instance-stopped+r'],
+    });
   });
 
   it('a start during a graceful stop waits, then fails "already running" (it read Running), leaving it Stopped', async () => {
@@ -74,6 +89,11 @@ describe('state changes on a busy instance', () => {
 
   it('a graceful stop during a start waits for it, then stops the instance', async () => {
     await t.waitOp(await t.api('PUT', `/1.0/instances/${name}/state`, { action: 'stop', force: true }));
-    expect(await pair({ action: 'start' }, { action: 'stop' })).toEqual({ first: ['Success', ''], second: ['Success', ''], status: 'Stopped', actions: ['instance-started+r', 'instance-shutdown+r'] });
+    expect(await pair({ action: 'start' }, { action: 'stop' })).toEqual({
+      first: ['Success', ''],
+      second: ['Success', ''],
+      status: 'Stopped',
+      actions: ['instance-started+r', 'instance-shutdown+r'],
+    });
   });
 });

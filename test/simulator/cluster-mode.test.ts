@@ -42,7 +42,11 @@ describe('simulator cluster mode', () => {
   it('answers the cluster endpoints with three Online members', async () => {
     t = await startTestSim({ cluster: { members } });
     expect((await t.api('GET', '/1.0/cluster')).body.metadata).toEqual({ server_name: 'm1', enabled: true, member_config: [] });
-    expect((await t.api('GET', '/1.0/cluster/members')).body.metadata).toEqual(['/1.0/cluster/members/m1', '/1.0/cluster/members/m2', '/1.0/cluster/members/m3']);
+    expect((await t.api('GET', '/1.0/cluster/members')).body.metadata).toEqual([
+      '/1.0/cluster/members/m1',
+      '/1.0/cluster/members/m2',
+      '/1.0/cluster/members/m3',
+    ]);
     const full = (await t.api('GET', '/1.0/cluster/members?recursion=1')).body.metadata;
     expect(full.map((m: any) => [m.server_name, m.status, m.message])).toEqual([
       ['m1', 'Online', 'Fully operational'],
@@ -74,7 +78,13 @@ describe('simulator cluster mode', () => {
     t.sim.controls.crash('c1');
     await tap.until((f) => f.metadata.action === 'instance-shutdown');
     const mine = tap.frames.filter((f) => f.type !== 'logging');
-    expect(mine.map((f) => f.metadata.action ?? f.metadata.status)).toEqual(['Pending', 'Running', 'instance-started', 'Success', 'instance-shutdown']);
+    expect(mine.map((f) => f.metadata.action ?? f.metadata.status)).toEqual([
+      'Pending',
+      'Running',
+      'instance-started',
+      'Success',
+      'instance-shutdown',
+    ]);
     expect(new Set(mine.map((f) => f.location))).toEqual(new Set(['m2']));
   });
 
@@ -93,7 +103,23 @@ describe('simulator cluster mode', () => {
       ['c2', 'Error', 112],
     ]);
     // As LXD 5.0.2 lists them (seen on the real two-member bed): stubs with null maps, which the client reads.
-    expect(Object.keys(listed[0]).sort()).toEqual(['architecture', 'config', 'created_at', 'description', 'devices', 'ephemeral', 'last_used_at', 'location', 'name', 'profiles', 'project', 'stateful', 'status', 'status_code', 'type']);
+    expect(Object.keys(listed[0]).sort()).toEqual([
+      'architecture',
+      'config',
+      'created_at',
+      'description',
+      'devices',
+      'ephemeral',
+      'last_used_at',
+      'location',
+      'name',
+      'profiles',
+      'project',
+      'stateful',
+      'status',
+      'status_code',
+      'type',
+    ]);
     expect(listed[0]).toMatchObject({ location: 'm2', config: null, devices: null, profiles: null, type: '' });
     const client = new InstanceClient(parseTarget(`unix://${t.sim.socketPath}`));
     try {
@@ -122,7 +148,8 @@ describe('simulator cluster mode', () => {
       const tracker = new StateTracker(redis, keySpace(uniquePrefix('stub-resync')));
       const target = 'unix://sim';
       const first = await resyncEvents(client, tracker, target);
-      for (const e of first) if (e.kind === 'instance.status') await tracker.update({ target, project: e.project, instance: e.instance }, e.to, Date.now());
+      for (const e of first)
+        if (e.kind === 'instance.status') await tracker.update({ target, project: e.project, instance: e.instance }, e.to, Date.now());
       t.sim.controls.memberDown('m2');
       expect(await resyncEvents(client, tracker, target), 'no change reported for the stub of c1').toEqual([]);
       t.sim.controls.memberUp('m2');
@@ -146,7 +173,9 @@ describe('simulator cluster mode', () => {
     expect((await t.api('GET', '/1.0/instances/c1')).body.metadata).toMatchObject({ name: 'c1', location: 'm2', status: 'Stopped' });
     await tap.until((f) => f.metadata.action === 'instance-renamed');
     const copy = `lxd-move-of-${(await t.api('GET', '/1.0/instances/c1')).body.metadata.config['volatile.uuid']}`;
-    expect(tap.frames.map((f) => [f.metadata.action, f.location, f.metadata.source, f.metadata.context ?? null, f.metadata.requestor ?? null])).toEqual([
+    expect(
+      tap.frames.map((f) => [f.metadata.action, f.location, f.metadata.source, f.metadata.context ?? null, f.metadata.requestor ?? null]),
+    ).toEqual([
       ['instance-created', 'm2', `/1.0/instances/${copy}`, { 'storage-pool': 'default', type: 'container' }, null],
       ['instance-deleted', 'm1', '/1.0/instances/c1', null, null],
       ['instance-renamed', 'm2', '/1.0/instances/c1', { old_name: copy }, null],
@@ -189,7 +218,10 @@ describe('simulator cluster mode', () => {
     const evac = await t.api('POST', '/1.0/cluster/members/m1/state', { action: 'evacuate' });
     expect(evac.status).toBe(202);
     await t.waitOp(evac);
-    expect((await t.api('GET', '/1.0/cluster/members/m1')).body.metadata).toMatchObject({ status: 'Evacuated', message: 'Unavailable due to maintenance' });
+    expect((await t.api('GET', '/1.0/cluster/members/m1')).body.metadata).toMatchObject({
+      status: 'Evacuated',
+      message: 'Unavailable due to maintenance',
+    });
     const away = (await t.api('GET', '/1.0/instances?recursion=1')).body.metadata;
     expect(away.map((i: any) => i.location)).not.toContain('m1');
     expect(away.map((i: any) => i.config['volatile.evacuate.origin'])).toEqual(['m1', 'm1']);

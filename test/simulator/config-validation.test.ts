@@ -9,7 +9,7 @@ describe('config and device validation (LXD 5.0.2 key table, earlier revision)',
   });
   afterAll(async () => t.close());
 
-  it('fails a PUT with an unknown key in its operation, after the 202, with the daemon\'s text', async () => {
+  it("fails a PUT with an unknown key in its operation, after the 202, with the daemon's text", async () => {
     const current = (await t.api('GET', '/1.0/instances/c1')).body.metadata;
     const res = await t.api('PUT', '/1.0/instances/c1', { ...current, config: { ...current.config, 'bogus.key': '1' } });
     expect(res.status).toBe(202);
@@ -22,7 +22,10 @@ describe('config and device validation (LXD 5.0.2 key table, earlier revision)',
     expect((await patch({ 'security.privileged': 'maybe' })).body.error).toBe('Invalid config: Invalid value for a boolean "maybe"');
     expect((await patch({ 'volatile.uuid': 'x' })).body.error).toBe('Invalid config: Invalid UUID');
     expect((await patch({ 'limits.processes': '1.5' })).body.error).toBe('Invalid config: Invalid value for an integer "1.5"');
-    expect((await patch({ 'limits.memory': '64MiB', 'security.privileged': 'true', 'user.anything': 'x', 'linux.sysctl.net.ipv4.ip_forward': '1' })).status).toBe(200);
+    expect(
+      (await patch({ 'limits.memory': '64MiB', 'security.privileged': 'true', 'user.anything': 'x', 'linux.sysctl.net.ipv4.ip_forward': '1' }))
+        .status,
+    ).toBe(200);
   });
 
   it('refuses a device of an unknown type', async () => {
@@ -33,7 +36,7 @@ describe('config and device validation (LXD 5.0.2 key table, earlier revision)',
 });
 
 describe('config validation in the later revision', () => {
-  it('accepts keys outside LXD 5.0.2\'s table, such as Incus\'s boot.autorestart', async () => {
+  it("accepts keys outside LXD 5.0.2's table, such as Incus's boot.autorestart", async () => {
     const t = await startTestSim({ revision: 'later' });
     try {
       t.sim.controls.addInstance({ name: 'c1', status: 'Stopped' });

@@ -11,24 +11,31 @@ beforeEach(async () => {
 afterEach(async () => t.close());
 
 const state = async (name = 'c1') => (await t.api('GET', `/1.0/instances/${name}/state`)).body.metadata;
-const act = async (action: string, extra: Record<string, unknown> = {}) => t.waitOp(await t.api('PUT', '/1.0/instances/c1/state', { action, ...extra }));
+const act = async (action: string, extra: Record<string, unknown> = {}) =>
+  t.waitOp(await t.api('PUT', '/1.0/instances/c1/state', { action, ...extra }));
 
 /** Runs each scenario once through the typed controls and once through the HTTP control API. */
 const paths = [
-  ['in-process', (name: string, fault: string, body?: Record<string, unknown>) => {
-    const c = t.sim.controls;
-    if (fault === 'crash') c.crash(name);
-    else if (fault === 'error') c.setError(name);
-    else if (fault === 'fail-next') c.failNext(name, body?.count as number, body?.err as string);
-    else if (fault === 'hang-next') c.hangNext(name, body?.count as number);
-    else if (fault === 'crash-loop') c.crashLoop(name, body?.uptime_ms as number);
-    else if (fault === 'fail-next-start') c.failNextStart(name);
-    return Promise.resolve();
-  }],
-  ['control API', async (name: string, fault: string, body?: Record<string, unknown>) => {
-    const res = await t.api('POST', `/sim/instances/${name}/${fault}`, body ?? {});
-    expect(res.status).toBe(200);
-  }],
+  [
+    'in-process',
+    (name: string, fault: string, body?: Record<string, unknown>) => {
+      const c = t.sim.controls;
+      if (fault === 'crash') c.crash(name);
+      else if (fault === 'error') c.setError(name);
+      else if (fault === 'fail-next') c.failNext(name, body?.count as number, body?.err as string);
+      else if (fault === 'hang-next') c.hangNext(name, body?.count as number);
+      else if (fault === 'crash-loop') c.crashLoop(name, body?.uptime_ms as number);
+      else if (fault === 'fail-next-start') c.failNextStart(name);
+      return Promise.resolve();
+    },
+  ],
+  [
+    'control API',
+    async (name: string, fault: string, body?: Record<string, unknown>) => {
+      const res = await t.api('POST', `/sim/instances/${name}/${fault}`, body ?? {});
+      expect(res.status).toBe(200);
+    },
+  ],
 ] as const;
 
 describe.each(paths)('fault injection (%s)', (_label, inject) => {
@@ -146,7 +153,10 @@ describe('server-wide faults', () => {
     const closed = new Promise<void>((r) => tap.ws.on('close', () => r()));
     expect((await t.api('POST', '/sim/restart', { downtime_ms: 20 })).status).toBe(200);
     await closed;
-    const listing = await until('the server answering again', async () => (await t.api('GET', '/1.0/instances')).status === 200 && (await t.api('GET', '/1.0/instances')));
+    const listing = await until(
+      'the server answering again',
+      async () => (await t.api('GET', '/1.0/instances')).status === 200 && (await t.api('GET', '/1.0/instances')),
+    );
     expect(listing.body.metadata).toEqual(['/1.0/instances/c1']);
   });
 

@@ -15,14 +15,13 @@ const frames = readFileSync(fileURLToPath(new URL('lxd-5.0.2-events.jsonl', fixt
   .split('\n')
   .filter((l) => l.trim())
   .map((l) => JSON.parse(l));
-const markList = 
-  readFileSync(fileURLToPath(new URL('lxd-5.0.2-events.marks.txt', fixtureDir)), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => {
-      const [time, name] = l.trim().split(/\s+/);
-      return [name!, `2026-11-22T${time}`] as const;
-    });
+const markList = readFileSync(fileURLToPath(new URL('lxd-5.0.2-events.marks.txt', fixtureDir)), 'utf8')
+  .split('\n')
+  .filter((l) => l.trim())
+  .map((l) => {
+    const [time, name] = l.trim().split(/\s+/);
+    return [name!, `2026-11-22T${time}`] as const;
+  });
 const marks = new Map(markList);
 /** The mark after `mark`, which bounds the window of its own operations. */
 const nextMark = (mark: string): string | undefined => markList[markList.findIndex(([n]) => n === mark) + 1]?.[1];
@@ -68,10 +67,23 @@ function captured(mark: string, instance: string, quietMs = 2000): { lifecycle: 
   const next = nextMark(mark);
   const opsUntil = [plusMs(start, 150), ...(next ? [tsKey(next)] : [])].sort()[0]!;
   const ownOps = new Set(
-    frames.filter((f) => f.type === 'operation' && f.metadata.status_code === 105 && tsKey(f.timestamp) >= from && tsKey(f.timestamp) < opsUntil && touches(f)).map((f) => f.metadata.id),
+    frames
+      .filter(
+        (f) => f.type === 'operation' && f.metadata.status_code === 105 && tsKey(f.timestamp) >= from && tsKey(f.timestamp) < opsUntil && touches(f),
+      )
+      .map((f) => f.metadata.id),
   );
   const opFrames = frames.filter((f) => f.type === 'operation' && ownOps.has(f.metadata.id));
-  const end = opFrames.length > 0 ? plusMs(opFrames.map((f) => f.timestamp).sort((a, b) => (tsKey(a) < tsKey(b) ? -1 : 1)).at(-1)!, 20) : plusMs(start, quietMs);
+  const end =
+    opFrames.length > 0
+      ? plusMs(
+          opFrames
+            .map((f) => f.timestamp)
+            .sort((a, b) => (tsKey(a) < tsKey(b) ? -1 : 1))
+            .at(-1)!,
+          20,
+        )
+      : plusMs(start, quietMs);
   const until = next && tsKey(next) < end ? tsKey(next) : end;
   const window = frames.filter((f) => tsKey(f.timestamp) >= from && tsKey(f.timestamp) < until);
   return { lifecycle: lifecycleOf(window, instance), ops: opSequences(opFrames) };
@@ -85,7 +97,12 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-async function simulate(instance: string, setup: 'Running' | 'Stopped' | 'Frozen', action: () => Promise<void>, snapshots: string[] = []): Promise<{ lifecycle: string[]; ops: string[] }> {
+async function simulate(
+  instance: string,
+  setup: 'Running' | 'Stopped' | 'Frozen',
+  action: () => Promise<void>,
+  snapshots: string[] = [],
+): Promise<{ lifecycle: string[]; ops: string[] }> {
   t.sim.controls.addInstance({ name: instance, status: setup });
   for (const s of snapshots) await t.waitOp(await t.api('POST', `/1.0/instances/${instance}/snapshots`, { name: s }));
   tap = await t.events();
@@ -103,7 +120,13 @@ const state = (name: string, body: Record<string, unknown>) => async () => {
   await t.waitOp(await t.api('PUT', `/1.0/instances/${name}/state`, body));
 };
 
-const scenarios: { mark: string; instance: string; setup: 'Running' | 'Stopped' | 'Frozen'; run: (name: string) => () => Promise<void>; snapshots?: string[] }[] = [
+const scenarios: {
+  mark: string;
+  instance: string;
+  setup: 'Running' | 'Stopped' | 'Frozen';
+  run: (name: string) => () => Promise<void>;
+  snapshots?: string[];
+}[] = [
   { mark: 'start', instance: 'research-a', setup: 'Stopped', run: (n) => state(n, { action: 'start' }) },
   { mark: 'freeze', instance: 'research-a', setup: 'Running', run: (n) => state(n, { action: 'freeze' }) },
   { mark: 'freeze-again', instance: 'research-a', setup: 'Frozen', run: (n) => state(n, { action: 'freeze' }) },

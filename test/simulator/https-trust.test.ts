@@ -24,7 +24,11 @@ afterAll(async () => t.close());
 async function https(who: { cert: string; key: string } | undefined, method: string, path: string, body?: unknown) {
   const agent = new Agent({ connect: { ca: t.sim.serverCertificate, ...(who ?? {}), servername: 'localhost' } });
   try {
-    const res = await request(`${t.sim.httpsUrl}${path}`, { method: method as 'GET', dispatcher: agent, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await request(`${t.sim.httpsUrl}${path}`, {
+      method: method as 'GET',
+      dispatcher: agent,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.statusCode, body: (await res.body.json()) as any };
   } finally {
     await agent.close();
@@ -42,7 +46,11 @@ describe('HTTPS and the trust store', () => {
     const fp = t.sim.controls.trust(client.cert);
     expect(fp).toBe(certificateFingerprint(client.cert));
     expect((await https(client, 'GET', '/1.0')).body.metadata.auth).toBe('trusted');
-    const tap = await openTap(`wss://127.0.0.1:${new URL(t.sim.httpsUrl!).port}/1.0/events?type=lifecycle`, { ...client, ca: t.sim.serverCertificate, servername: 'localhost' } as object);
+    const tap = await openTap(`wss://127.0.0.1:${new URL(t.sim.httpsUrl!).port}/1.0/events?type=lifecycle`, {
+      ...client,
+      ca: t.sim.serverCertificate,
+      servername: 'localhost',
+    } as object);
     const res = await https(client, 'PUT', '/1.0/instances/c1/state', { action: 'freeze' });
     expect(res.status).toBe(202);
     const ev = await tap.until((f) => f.metadata.action === 'instance-paused');

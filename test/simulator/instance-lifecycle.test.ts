@@ -51,7 +51,13 @@ describe('envelopes', () => {
     expect(res.headers.location).toBe(res.body.operation);
     expect(res.body).toMatchObject({ type: 'async', status_code: 100 });
     const op = res.body.metadata;
-    expect(op).toMatchObject({ class: 'task', description: 'Starting instance', may_cancel: false, err: '', resources: { instances: ['/1.0/instances/c1'] } });
+    expect(op).toMatchObject({
+      class: 'task',
+      description: 'Starting instance',
+      may_cancel: false,
+      err: '',
+      resources: { instances: ['/1.0/instances/c1'] },
+    });
     expect(op.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+[+-]\d\d:\d\d$/);
     await t.waitOp(res);
   });
@@ -145,7 +151,14 @@ describe('instance resources', () => {
     const r0 = await t.api('GET', '/1.0/instances');
     expect(r0.body.metadata).toEqual(['/1.0/instances/c1']);
     const r1 = await t.api('GET', '/1.0/instances?recursion=1');
-    expect(r1.body.metadata[0]).toMatchObject({ name: 'c1', type: 'container', status: 'Stopped', status_code: 102, location: 'none', project: 'default' });
+    expect(r1.body.metadata[0]).toMatchObject({
+      name: 'c1',
+      type: 'container',
+      status: 'Stopped',
+      status_code: 102,
+      location: 'none',
+      project: 'default',
+    });
     expect(r1.body.metadata[0].state).toBeUndefined();
     const r2 = await t.api('GET', '/1.0/instances?recursion=2');
     expect(r2.body.metadata[0]).toMatchObject({ state: { status_code: 102, pid: 0 }, snapshots: [], backups: [] });
@@ -181,7 +194,10 @@ describe('instance resources', () => {
     expect(cfg['user.a']).toBeUndefined();
     expect(cfg['user.b']).toBe('2');
     await tap.until(() => tap.lifecycle().length >= 2);
-    expect(tap.lifecycle().map((f) => [f.metadata.action, f.metadata.requestor])).toEqual([['instance-updated', undefined], ['instance-updated', undefined]]);
+    expect(tap.lifecycle().map((f) => [f.metadata.action, f.metadata.requestor])).toEqual([
+      ['instance-updated', undefined],
+      ['instance-updated', undefined],
+    ]);
   });
 
   it('creates, renames and deletes instances with LXD events and resources', async () => {
@@ -196,7 +212,13 @@ describe('instance resources', () => {
     await act('n2', 'stop', { force: true });
     await t.waitOp(await t.api('DELETE', '/1.0/instances/n2'));
     await tap.until((f) => f.metadata.action === 'instance-deleted');
-    expect(tap.lifecycle().map((f) => f.metadata.action)).toEqual(['instance-created', 'instance-renamed', 'instance-started', 'instance-stopped', 'instance-deleted']);
+    expect(tap.lifecycle().map((f) => f.metadata.action)).toEqual([
+      'instance-created',
+      'instance-renamed',
+      'instance-started',
+      'instance-stopped',
+      'instance-deleted',
+    ]);
     expect(tap.lifecycle()[1].metadata).toMatchObject({ source: '/1.0/instances/n2', context: { old_name: 'n1' } });
   });
 

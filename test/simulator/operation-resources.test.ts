@@ -21,13 +21,13 @@ for (const revision of ['earlier', 'later'] as const) {
         ? { containers: [`/1.0/containers/${name}${project}`], instances: [`/1.0/instances/${name}${project}`] }
         : { instances: [`/1.0/instances/${name}${project}`] };
 
-    it('lists a state change of a container under the revision\'s key', async () => {
+    it("lists a state change of a container under the revision's key", async () => {
       const res = await t.api('PUT', '/1.0/instances/c1/state', { action: 'start' });
       expect(res.body.metadata.resources).toEqual(expected('c1'));
       expect((await t.waitOp(res)).resources).toEqual(expected('c1'));
     });
 
-    it('lists create, snapshot and delete under the revision\'s key', async () => {
+    it("lists create, snapshot and delete under the revision's key", async () => {
       const created = await t.api('POST', '/1.0/instances', { name: 'n1', source: { type: 'none' } });
       expect(created.body.metadata.resources).toEqual(expected('n1'));
       await t.waitOp(created);

@@ -37,7 +37,10 @@ describe('operations', () => {
     expect(after).toMatchObject({ status: 'Cancelled', status_code: 401 });
     const codes = tap.frames.filter((f) => f.metadata.id === after.id).map((f) => f.metadata.status_code);
     expect(codes).toEqual([105, 103, 104, 401]);
-    expect((await t.api('DELETE', '/1.0/operations/00000000-0000-4000-8000-000000000000')).body).toMatchObject({ error_code: 404, error: 'Operation not found' });
+    expect((await t.api('DELETE', '/1.0/operations/00000000-0000-4000-8000-000000000000')).body).toMatchObject({
+      error_code: 404,
+      error: 'Operation not found',
+    });
   });
 
   it('lists operations grouped by lowercase status and removes them after retention', async () => {

@@ -143,5 +143,8 @@ export async function drained(sim: RunningSimulator, tap: EventTap, instance: st
   const action = `test-marker-${++markers}`;
   sim.controls.storm(1, { name: instance, action, ...(project ? { project } : {}) });
   await tap.until((f) => f.metadata?.action === action);
-  tap.frames.splice(tap.frames.findIndex((f) => f.metadata?.action === action), 1);
+  tap.frames.splice(
+    tap.frames.findIndex((f) => f.metadata?.action === action),
+    1,
+  );
 }

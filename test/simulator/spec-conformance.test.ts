@@ -16,11 +16,42 @@ const spec = JSON.parse(readFileSync(fileURLToPath(new URL('../fixtures/simulato
 };
 
 const required: Record<string, string[]> = {
-  Instance: ['architecture', 'config', 'created_at', 'description', 'devices', 'ephemeral', 'expanded_config', 'expanded_devices', 'last_used_at', 'location', 'name', 'profiles', 'project', 'stateful', 'status', 'status_code', 'type'],
+  Instance: [
+    'architecture',
+    'config',
+    'created_at',
+    'description',
+    'devices',
+    'ephemeral',
+    'expanded_config',
+    'expanded_devices',
+    'last_used_at',
+    'location',
+    'name',
+    'profiles',
+    'project',
+    'stateful',
+    'status',
+    'status_code',
+    'type',
+  ],
   InstanceFull: ['backups', 'snapshots', 'state', 'name', 'status_code'],
   InstanceState: ['cpu', 'disk', 'memory', 'network', 'pid', 'processes', 'status', 'status_code'],
   InstanceSnapshot: ['architecture', 'config', 'created_at', 'devices', 'ephemeral', 'expires_at', 'name', 'profiles', 'stateful'],
-  Operation: ['class', 'created_at', 'description', 'err', 'id', 'location', 'may_cancel', 'metadata', 'resources', 'status', 'status_code', 'updated_at'],
+  Operation: [
+    'class',
+    'created_at',
+    'description',
+    'err',
+    'id',
+    'location',
+    'may_cancel',
+    'metadata',
+    'resources',
+    'status',
+    'status_code',
+    'updated_at',
+  ],
   Image: ['aliases', 'architecture', 'fingerprint', 'properties', 'type', 'created_at'],
   StorageVolume: ['config', 'name', 'type', 'used_by', 'location', 'content_type', 'project'],
   Event: ['type', 'timestamp', 'metadata', 'location'],
@@ -82,7 +113,19 @@ describe('responses validate against the API description', () => {
   it('rejects objects that break the schema (the validator has teeth)', () => {
     expect(validator('Instance')({ name: 'x' })).toBe(false);
     expect(validator('Operation')({ ...{ id: 'x' }, status_code: 'Running' })).toBe(false);
-    expect(validator('InstanceState')({ status: 'Running', status_code: 103, pid: 1, processes: 1, cpu: {}, disk: {}, memory: {}, network: null, bogus: 1 })).toBe(false);
+    expect(
+      validator('InstanceState')({
+        status: 'Running',
+        status_code: 103,
+        pid: 1,
+        processes: 1,
+        cpu: {},
+        disk: {},
+        memory: {},
+        network: null,
+        bogus: 1,
+      }),
+    ).toBe(false);
   });
 
   it('instances at recursion 1 and 2, single instance, state of running and stopped instances', async () => {
@@ -108,7 +151,10 @@ describe('responses validate against the API description', () => {
     await tap.until((f) => f.type === 'operation' && f.metadata.id === res.body.metadata.id && f.metadata.status_code === 200);
     expect(tap.frames.length).toBeGreaterThan(2);
     expectEachValid('Event', tap.frames);
-    expectEachValid('Operation', tap.frames.filter((f) => f.type === 'operation').map((f) => f.metadata));
+    expectEachValid(
+      'Operation',
+      tap.frames.filter((f) => f.type === 'operation').map((f) => f.metadata),
+    );
   });
 
   it('images, storage volumes, server and certificates', async () => {

@@ -34,13 +34,27 @@ describe('the soak verdict on memory', () => {
   it('gives the least-squares slope per minute', () => {
     expect(slopePerMinute([0, 60, 120, 180].map((x) => ({ x, y: 100 + (x / 60) * 9.3 })))).toBeCloseTo(9.3, 6);
     // Noise around a flat line: the slope is the fitted one, not the last minus the first.
-    expect(slopePerMinute([{ x: 0, y: 150 }, { x: 60, y: 153 }, { x: 120, y: 148 }, { x: 180, y: 150 }])).toBeCloseTo(-0.5, 6);
+    expect(
+      slopePerMinute([
+        { x: 0, y: 150 },
+        { x: 60, y: 153 },
+        { x: 120, y: 148 },
+        { x: 180, y: 150 },
+      ]),
+    ).toBeCloseTo(-0.5, 6);
     expect(slopePerMinute([{ x: 0, y: 1 }])).toBe(0);
   });
 
   it('judges only the samples after the retention window, flat within ±10 % of their mean', () => {
     // Growth while the retention window fills, then a plateau with ±5 % of noise.
-    const samples = [sample(0, 100, 2), sample(60, 130, 40), sample(120, 150, 80), sample(180, 142.5, 84), sample(240, 157.5, 76), sample(300, 150, 80)];
+    const samples = [
+      sample(0, 100, 2),
+      sample(60, 130, 40),
+      sample(120, 150, 80),
+      sample(180, 142.5, 84),
+      sample(240, 157.5, 76),
+      sample(300, 150, 80),
+    ];
     const rss = trend(samples, 'rssMb', 120)!;
     expect(rss.mean).toBeCloseTo(150, 6);
     expect(rss.spread).toBeCloseTo(0.05, 6);

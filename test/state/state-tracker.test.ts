@@ -38,10 +38,14 @@ describe('tracked instance status in Redis', () => {
     await t.update(ref('c1'), 103, 1000, { source: 'event', eventId: 'start' });
     await t.update(ref('c1'), 102, 2000, { source: 'event', eventId: 'crash' });
     // The worker died after this update; the event comes again.
-    expect(await t.update(ref('c1'), 102, 2000, { source: 'event', eventId: 'crash' })).toMatchObject({ applied: true, resumed: true, previous: { status: 103, at: 1000, eventId: 'start' } });
+    expect(await t.update(ref('c1'), 102, 2000, { source: 'event', eventId: 'crash' })).toMatchObject({
+      applied: true,
+      resumed: true,
+      previous: { status: 103, at: 1000, eventId: 'start' },
+    });
   });
 
-  it('carries an operator\'s last requested transition along later changes', async () => {
+  it("carries an operator's last requested transition along later changes", async () => {
     const t = new StateTracker(redis, keySpace(uniquePrefix()));
     await t.update(ref('c1'), 102, 1000, { eventId: 'crash' });
     await t.update(ref('c1'), 103, 2000, { eventId: 'lxc-start', requested: true });

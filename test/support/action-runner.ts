@@ -13,14 +13,29 @@ import { Silences } from '../../src/silences/silences.js';
  * The remediation core of one replica with no rules, as the scheduler tests need it: an actions
  * queue to hand tick jobs to, and the workers that run them through the executor.
  */
-export function startActionRunner(redis: RedisConnection, keys: KeySpace, client: (target: string) => InstanceClient, opts: { actionConcurrency?: number } = {}): { actions: Queue; stop: () => Promise<void> } {
+export function startActionRunner(
+  redis: RedisConnection,
+  keys: KeySpace,
+  client: (target: string) => InstanceClient,
+  opts: { actionConcurrency?: number } = {},
+): { actions: Queue; stop: () => Promise<void> } {
   const connection = duplicateConnection(redis);
   const queueOpts = { connection, prefix: keys.bullPrefix };
   const actions = new Queue(keys.actionsQueue, queueOpts);
   const events = new Queue(keys.eventsQueue, queueOpts);
   const remediation = startRemediation({
-    redis, connection, keys, client, tracker: new StateTracker(redis, keys), audit: new AuditLog(redis, keys.audit), silences: new Silences(redis, keys.silences),
-    engine: new RuleEngine([]), eventsQueue: events, actionsQueue: actions, logger: pino({ level: 'silent' }), actionConcurrency: opts.actionConcurrency,
+    redis,
+    connection,
+    keys,
+    client,
+    tracker: new StateTracker(redis, keys),
+    audit: new AuditLog(redis, keys.audit),
+    silences: new Silences(redis, keys.silences),
+    engine: new RuleEngine([]),
+    eventsQueue: events,
+    actionsQueue: actions,
+    logger: pino({ level: 'silent' }),
+    actionConcurrency: opts.actionConcurrency,
   });
   return {
     actions,

@@ -8,7 +8,10 @@ import { until } from './wait.js';
 export async function auditTrail(redisUrl: string, prefix: string, instance: string): Promise<StoredAuditRecord[]> {
   const res = await runReflex(['audit', '--json', '--instance', instance, '--redis', redisUrl, '--prefix', prefix]);
   if (res.code !== 0) throw new Error(`reflex audit failed (${res.code}): ${res.stderr}`);
-  return res.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as StoredAuditRecord);
+  return res.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as StoredAuditRecord);
 }
 
 /** Polls the audit trail (straight from Redis, cheap) until `done` says it is complete. */
@@ -22,11 +25,16 @@ export async function waitForAudit(
   const redis = redisFromUrl(redisUrl);
   const log = new AuditLog(redis, keySpace(prefix).audit);
   try {
-    return await until(`the audit trail of ${instance}`, async () => {
-      const records = await log.read({ instance });
-      if (done(records)) return records;
-      throw new Error(`incomplete: ${records.map((r) => `${r.type}: ${r.summary}`).join(' | ')}`);
-    }, timeoutMs, 100);
+    return await until(
+      `the audit trail of ${instance}`,
+      async () => {
+        const records = await log.read({ instance });
+        if (done(records)) return records;
+        throw new Error(`incomplete: ${records.map((r) => `${r.type}: ${r.summary}`).join(' | ')}`);
+      },
+      timeoutMs,
+      100,
+    );
   } finally {
     redis.disconnect();
   }
@@ -46,4 +54,5 @@ export async function fullTrail(redisUrl: string, prefix: string): Promise<Store
 export const eventOf = (r: StoredAuditRecord) => (r as { event?: { action?: string; location?: string; intent?: string } }).event;
 
 /** Records one per line (`type instance member: summary`), for an assertion's message. */
-export const trailLines = (rs: StoredAuditRecord[]) => rs.map((r) => `${r.type} ${r.instance ?? ''} ${eventOf(r)?.location ?? ''}: ${r.summary}`).join('\n');
+export const trailLines = (rs: StoredAuditRecord[]) =>
+  rs.map((r) => `${r.type} ${r.instance ?? ''} ${eventOf(r)?.location ?? ''}: ${r.summary}`).join('\n');

@@ -218,7 +218,8 @@ export function daemonBed(spec: BedSpec): DaemonBed {
       const member = opts.member ? ['--target', opts.member] : [];
       await cli(scoped(['init', TEST_IMAGE, name, ...member, ...Object.entries(config).flatMap(([key, value]) => ['-c', `${key}=${value}`])]));
       try {
-        for (const [path, content] of Object.entries(opts.files ?? {})) await cli(scoped(['file', 'push', '--mode', '0755', '-', `${name}${path}`]), 30_000, content);
+        for (const [path, content] of Object.entries(opts.files ?? {}))
+          await cli(scoped(['file', 'push', '--mode', '0755', '-', `${name}${path}`]), 30_000, content);
         if (opts.start !== false) {
           await cli(scoped(['start', name]));
           await waitForStatus(name, STATUS_RUNNING, 10_000);
@@ -259,7 +260,10 @@ export function daemonBed(spec: BedSpec): DaemonBed {
     },
     required: () => process.env[spec.requiredBy] === '1',
     monitor() {
-      const child = spawn(spec.cliName, ['monitor', '--type=lifecycle', '--format=json'], { env: { ...process.env, ...spec.env() }, stdio: ['ignore', 'pipe', 'ignore'] });
+      const child = spawn(spec.cliName, ['monitor', '--type=lifecycle', '--format=json'], {
+        env: { ...process.env, ...spec.env() },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
       const events: LifecycleEvent[] = [];
       let buf = '';
       // With --format=json the CLI writes one event a line.
@@ -278,14 +282,25 @@ export function daemonBed(spec: BedSpec): DaemonBed {
         events,
         async listening() {
           // Each try changes the server's config (a user key, which means nothing to the daemon) until one is heard.
-          await until(`${spec.cliName} monitor to listen`, async () => {
-            await cli(['config', 'set', probe, randomBytes(4).toString('hex')]);
-            return until('the change heard', () => events.some((e) => e.instance === '' && e.action === 'config-updated'), 1_000).catch(() => false);
-          }, 15_000, 0);
+          await until(
+            `${spec.cliName} monitor to listen`,
+            async () => {
+              await cli(['config', 'set', probe, randomBytes(4).toString('hex')]);
+              return until('the change heard', () => events.some((e) => e.instance === '' && e.action === 'config-updated'), 1_000).catch(
+                () => false,
+              );
+            },
+            15_000,
+            0,
+          );
           await cli(['config', 'unset', probe]);
         },
         heard: (instance, action, timeoutMs = 15_000) =>
-          until(`${spec.cliName} monitor to hear ${action} of ${instance}`, () => events.find((e) => e.instance === instance && e.action === action), timeoutMs),
+          until(
+            `${spec.cliName} monitor to hear ${action} of ${instance}`,
+            () => events.find((e) => e.instance === instance && e.action === action),
+            timeoutMs,
+          ),
         stop: () => void child.kill(),
       };
     },
@@ -343,7 +358,17 @@ export const incusBed = daemonBed({
  */
 export async function createTestProject(bed: DaemonBed): Promise<string> {
   const project = `${TEST_INSTANCE_PREFIX}proj-${randomBytes(3).toString('hex')}`;
-  await bed.cli(['project', 'create', project, '-c', 'features.images=false', '-c', 'features.profiles=false', '-c', 'features.storage.volumes=false']);
+  await bed.cli([
+    'project',
+    'create',
+    project,
+    '-c',
+    'features.images=false',
+    '-c',
+    'features.profiles=false',
+    '-c',
+    'features.storage.volumes=false',
+  ]);
   return project;
 }
 
@@ -428,11 +453,19 @@ function skipOrFail(bed: DaemonBed, name: string, body: () => void): void {
 }
 
 /** `reflex run` on the bed's socket with the bundled rules, the HTTP server off (so that replicas can run side by side). */
-export function startReflexOn(bed: DaemonBed, redisUrl: string, prefix: string, opts: { args?: string[]; env?: Record<string, string> } = {}): ReflexProcess {
-  return startReflexProcess(['run', '--target', bed.target, '--redis', redisUrl, '--prefix', prefix, '--rules', 'rules', '--http-port', '0', ...(opts.args ?? [])], {
-    REFLEX_LOG_LEVEL: 'info',
-    ...opts.env,
-  });
+export function startReflexOn(
+  bed: DaemonBed,
+  redisUrl: string,
+  prefix: string,
+  opts: { args?: string[]; env?: Record<string, string> } = {},
+): ReflexProcess {
+  return startReflexProcess(
+    ['run', '--target', bed.target, '--redis', redisUrl, '--prefix', prefix, '--rules', 'rules', '--http-port', '0', ...(opts.args ?? [])],
+    {
+      REFLEX_LOG_LEVEL: 'info',
+      ...opts.env,
+    },
+  );
 }
 
 /**

@@ -14,7 +14,7 @@ export function daemonTestFiles(root = 'test'): string[] {
   const files = walk(root).filter((f) => f.endsWith('.ts'));
   const imports = new Map(files.map((f) => [f, importsOf(f)]));
   const holding = new Set(BEDS);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [f, deps] of imports) {
       if (!holding.has(f) && deps.some((d) => holding.has(d))) {

@@ -15,12 +15,35 @@ import type { Rule } from '../../src/rules/rule.js';
 import { Silences } from '../../src/silences/silences.js';
 
 /** An action executor wired on real Redis for tests that run jobs by hand; `close` releases its queue. */
-export function testExecutor(redis: RedisConnection, keys: KeySpace, client: InstanceClient, rules: Rule[] = []): { executor: ActionExecutor; close: () => Promise<void> } {
+export function testExecutor(
+  redis: RedisConnection,
+  keys: KeySpace,
+  client: InstanceClient,
+  rules: Rule[] = [],
+): { executor: ActionExecutor; close: () => Promise<void> } {
   const queue = new Queue(keys.actionsQueue, { connection: duplicateConnection(redis), prefix: keys.bullPrefix });
   const tracker = new StateTracker(redis, keys);
   const engine = new RuleEngine(rules);
   const ownOperations = new OwnOperations(redis, keys);
-  const recheck = new Recheck({ client: () => client, tracker, silences: new Silences(redis, keys.silences), engine: () => engine, redis, keys, ownOperations });
-  const executor = new ActionExecutor({ client: () => client, audit: new AuditLog(redis, keys.audit), ownOperations, locks: new TokenLock(redis), recheck, pending: new PendingActions(redis, keys, queue), keys, redis, logger: pino({ level: 'silent' }) });
+  const recheck = new Recheck({
+    client: () => client,
+    tracker,
+    silences: new Silences(redis, keys.silences),
+    engine: () => engine,
+    redis,
+    keys,
+    ownOperations,
+  });
+  const executor = new ActionExecutor({
+    client: () => client,
+    audit: new AuditLog(redis, keys.audit),
+    ownOperations,
+    locks: new TokenLock(redis),
+    recheck,
+    pending: new PendingActions(redis, keys, queue),
+    keys,
+    redis,
+    logger: pino({ level: 'silent' }),
+  });
   return { executor, close: async () => void (await queue.close()) };
 }

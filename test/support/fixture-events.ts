@@ -4,7 +4,9 @@ import { fileURLToPath } from 'node:url';
 /** The 385 frames captured from a real LXD 5.0.2 daemon, as raw text lines (copied from shared/fixtures). */
 export function capturedFrames(): string[] {
   const path = fileURLToPath(new URL('../fixtures/lxd-5.0.2-events.jsonl', import.meta.url));
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim());
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
 }
 
 /** The first captured frame whose timestamp starts with `prefix` (e.g. "2026-11-22T06:36:43.5"). */

@@ -22,7 +22,10 @@ function buildDist(): void {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   // Type errors are `npm run typecheck`'s to report; tsc emits in spite of them.
   const run = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { encoding: 'utf8' });
-  if (run.status !== 0) process.stderr.write(`global-setup: tsc -p tsconfig.build.json exited ${run.status}; dist/ was emitted anyway:\n${run.stdout.slice(0, 2000)}${run.stderr}`);
+  if (run.status !== 0)
+    process.stderr.write(
+      `global-setup: tsc -p tsconfig.build.json exited ${run.status}; dist/ was emitted anyway:\n${run.stdout.slice(0, 2000)}${run.stderr}`,
+    );
   if (!existsSync('dist/cli/entry.js')) throw new Error('global-setup: npm run build did not produce dist/cli/entry.js');
 }
 

@@ -21,7 +21,9 @@ export async function ownRedis(): Promise<OwnRedis> {
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', ''], { stdio: 'ignore' });
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', ''], {
+      stdio: 'ignore',
+    });
     const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
     probe.on('error', () => {});
     try {

@@ -10,7 +10,9 @@ import { until } from './wait.js';
 function serverBin(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const majors = readdirSync(root).filter((d) => existsSync(join(root, d, 'bin', 'postgres'))).sort((a, b) => Number(b) - Number(a));
+  const majors = readdirSync(root)
+    .filter((d) => existsSync(join(root, d, 'bin', 'postgres')))
+    .sort((a, b) => Number(b) - Number(a));
   return majors[0] && join(root, majors[0], 'bin');
 }
 
@@ -25,7 +27,8 @@ export interface PrivatePostgres {
 }
 
 // postgres refuses to run as root: as root, the server runs as the `postgres` user (Debian's package creates it).
-const asServerUser = (cmd: string, args: string[]): [string, string[]] => (process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]);
+const asServerUser = (cmd: string, args: string[]): [string, string[]] =>
+  process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
 
 /**
  * `POSTGRES_URL` when set (a fresh database is created in it and dropped afterwards); otherwise a
@@ -44,7 +47,20 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const init = spawnSync(initCmd, initArgs, { encoding: 'utf8' });
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
   const port = await freePort();
-  const [cmd, args] = asServerUser(join(bin, 'postgres'), ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir, '-c', 'fsync=off', '-c', 'full_page_writes=off']);
+  const [cmd, args] = asServerUser(join(bin, 'postgres'), [
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-h',
+    '127.0.0.1',
+    '-k',
+    dir,
+    '-c',
+    'fsync=off',
+    '-c',
+    'full_page_writes=off',
+  ]);
   const server: ChildProcess = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   server.stderr?.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-4000)));

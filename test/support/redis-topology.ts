@@ -78,10 +78,15 @@ class Node {
   }
 
   async ready(): Promise<void> {
-    await until(`redis-server on port ${this.port} to answer`, async () => {
-      if (!this.alive) throw new Error(`redis-server on port ${this.port} exited`);
-      return (await ask(this.port, 'PING')) === 'PONG' ? true : undefined;
-    }, 10_000, 50);
+    await until(
+      `redis-server on port ${this.port} to answer`,
+      async () => {
+        if (!this.alive) throw new Error(`redis-server on port ${this.port} exited`);
+        return (await ask(this.port, 'PING')) === 'PONG' ? true : undefined;
+      },
+      10_000,
+      50,
+    );
   }
 
   kill(): void {
@@ -99,7 +104,8 @@ class Node {
 }
 
 function requireRedisServer(): void {
-  if (spawnSync('redis-server', ['--version']).error) throw new Error('redis-topology needs redis-server and redis-cli (Debian: apt-get install redis-server)');
+  if (spawnSync('redis-server', ['--version']).error)
+    throw new Error('redis-topology needs redis-server and redis-cli (Debian: apt-get install redis-server)');
 }
 
 /**
@@ -121,7 +127,7 @@ export async function startRedisCluster(opts: { nodeTimeoutMs?: number } = {}): 
     const unusedPort = async (): Promise<number> => {
       for (;;) {
         const p = await freePort(); // the OS may hand out a port it just handed out: skip those
-        if (!taken.has(p)) return taken.add(p), p;
+        if (!taken.has(p)) return (taken.add(p), p);
       }
     };
     for (let i = 0; i < 6; i++) {
@@ -130,15 +136,40 @@ export async function startRedisCluster(opts: { nodeTimeoutMs?: number } = {}): 
       const busPort = await unusedPort();
       const nodeDir = join(dir, String(port));
       mkdirSync(nodeDir);
-      nodes.push(new Node(port, [
-        '--port', String(port), '--bind', '127.0.0.1', '--dir', nodeDir, '--daemonize', 'no', '--save', '', '--appendonly', 'yes',
-        '--cluster-enabled', 'yes', '--cluster-port', String(busPort), '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(opts.nodeTimeoutMs ?? 2_000),
-        // A replica may take over however long it was cut off: the bed has no operator to decide.
-        '--cluster-replica-validity-factor', '0',
-      ]));
+      nodes.push(
+        new Node(port, [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--dir',
+          nodeDir,
+          '--daemonize',
+          'no',
+          '--save',
+          '',
+          '--appendonly',
+          'yes',
+          '--cluster-enabled',
+          'yes',
+          '--cluster-port',
+          String(busPort),
+          '--cluster-config-file',
+          'nodes.conf',
+          '--cluster-node-timeout',
+          String(opts.nodeTimeoutMs ?? 2_000),
+          // A replica may take over however long it was cut off: the bed has no operator to decide.
+          '--cluster-replica-validity-factor',
+          '0',
+        ]),
+      );
     }
     await Promise.all(nodes.map((n) => n.ready()));
-    const create = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'], { encoding: 'utf8', timeout: 60_000 });
+    const create = spawnSync(
+      'redis-cli',
+      ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
     if (create.status !== 0) throw new Error(`redis-cli --cluster create exited ${create.status}: ${create.stdout.slice(-1500)}${create.stderr}`);
     await clusterSettled(nodes, 60_000);
   } catch (err) {
@@ -175,14 +206,21 @@ export async function startRedisCluster(opts: { nodeTimeoutMs?: number } = {}): 
     async waitForPromotion(deadPort, slotKey, timeoutMs = 30_000) {
       const survivors = live();
       const slot = Number(await ask(survivors[0]!.port, 'CLUSTER', 'KEYSLOT', slotKey));
-      return until(`a replica to take over from port ${deadPort}`, async () => {
-        const owners = await Promise.all(survivors.map(async (n) => {
-          const [owner, state] = [await slotOwnerSeenBy(n.port, slot), infoField(await ask(n.port, 'CLUSTER', 'INFO'), 'cluster_state')];
-          return state === 'ok' ? owner : undefined;
-        }));
-        const first = owners[0];
-        return first !== undefined && first !== deadPort && owners.every((o) => o === first) ? first : undefined;
-      }, timeoutMs, 100);
+      return until(
+        `a replica to take over from port ${deadPort}`,
+        async () => {
+          const owners = await Promise.all(
+            survivors.map(async (n) => {
+              const [owner, state] = [await slotOwnerSeenBy(n.port, slot), infoField(await ask(n.port, 'CLUSTER', 'INFO'), 'cluster_state')];
+              return state === 'ok' ? owner : undefined;
+            }),
+          );
+          const first = owners[0];
+          return first !== undefined && first !== deadPort && owners.every((o) => o === first) ? first : undefined;
+        },
+        timeoutMs,
+        100,
+      );
     },
     stop,
   };
@@ -196,15 +234,25 @@ async function slotOwnerSeenBy(port: number, slot: number): Promise<number | und
 
 /** Every node ok, knowing all six, every slot covered, every replica's link to its master up. */
 async function clusterSettled(nodes: Node[], ms: number): Promise<void> {
-  await until('cluster_state:ok on every node', async () => {
-    for (const n of nodes) {
-      const info = await ask(n.port, 'CLUSTER', 'INFO');
-      if (infoField(info, 'cluster_state') !== 'ok' || infoField(info, 'cluster_known_nodes') !== String(nodes.length) || infoField(info, 'cluster_slots_ok') !== '16384') return undefined;
-      const repl = await ask(n.port, 'INFO', 'replication');
-      if (infoField(repl, 'role') === 'slave' && infoField(repl, 'master_link_status') !== 'up') return undefined;
-    }
-    return true;
-  }, ms, 200);
+  await until(
+    'cluster_state:ok on every node',
+    async () => {
+      for (const n of nodes) {
+        const info = await ask(n.port, 'CLUSTER', 'INFO');
+        if (
+          infoField(info, 'cluster_state') !== 'ok' ||
+          infoField(info, 'cluster_known_nodes') !== String(nodes.length) ||
+          infoField(info, 'cluster_slots_ok') !== '16384'
+        )
+          return undefined;
+        const repl = await ask(n.port, 'INFO', 'replication');
+        if (infoField(repl, 'role') === 'slave' && infoField(repl, 'master_link_status') !== 'up') return undefined;
+      }
+      return true;
+    },
+    ms,
+    200,
+  );
 }
 
 /**
@@ -226,36 +274,52 @@ export async function startRedisSentinel(masterName = 'reflex'): Promise<RedisSe
     servers.push(await startPrivateRedis({ appendonly: true }), await startPrivateRedis({ appendonly: true }));
     const [masterPort, replicaPort] = servers.map(portOf) as [number, number];
     await ask(replicaPort, 'REPLICAOF', '127.0.0.1', masterPort);
-    await until('the replica to sync', async () => (infoField(await ask(replicaPort, 'INFO', 'replication'), 'master_link_status') === 'up' ? true : undefined), 20_000);
+    await until(
+      'the replica to sync',
+      async () => (infoField(await ask(replicaPort, 'INFO', 'replication'), 'master_link_status') === 'up' ? true : undefined),
+      20_000,
+    );
     for (let i = 0; i < 3; i++) {
       const port = await freePort();
       const conf = join(dir, `sentinel-${port}.conf`);
-      writeFileSync(conf, [
-        `port ${port}`, 'bind 127.0.0.1', `dir ${dir}`,
-        `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} 2`,
-        `sentinel down-after-milliseconds ${masterName} 1000`,
-        `sentinel failover-timeout ${masterName} 5000`,
-        `sentinel parallel-syncs ${masterName} 1`, '',
-      ].join('\n'));
+      writeFileSync(
+        conf,
+        [
+          `port ${port}`,
+          'bind 127.0.0.1',
+          `dir ${dir}`,
+          `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} 2`,
+          `sentinel down-after-milliseconds ${masterName} 1000`,
+          `sentinel failover-timeout ${masterName} 5000`,
+          `sentinel parallel-syncs ${masterName} 1`,
+          '',
+        ].join('\n'),
+      );
       sentinels.push(new Node(port, [conf, '--sentinel']));
     }
     await Promise.all(sentinels.map((s) => s.ready()));
-    await until('every sentinel to know the master, its replica and the other sentinels', async () => {
-      for (const s of sentinels) {
-        const addr = (await ask(s.port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName)) as string[] | null;
-        const replicas = (await ask(s.port, 'SENTINEL', 'REPLICAS', masterName)) as unknown[];
-        const peers = (await ask(s.port, 'SENTINEL', 'SENTINELS', masterName)) as unknown[];
-        if (Number(addr?.[1]) !== masterPort || replicas.length < 1 || peers.length < 2) return undefined;
-      }
-      return true;
-    }, 30_000, 200);
+    await until(
+      'every sentinel to know the master, its replica and the other sentinels',
+      async () => {
+        for (const s of sentinels) {
+          const addr = (await ask(s.port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName)) as string[] | null;
+          const replicas = (await ask(s.port, 'SENTINEL', 'REPLICAS', masterName)) as unknown[];
+          const peers = (await ask(s.port, 'SENTINEL', 'SENTINELS', masterName)) as unknown[];
+          if (Number(addr?.[1]) !== masterPort || replicas.length < 1 || peers.length < 2) return undefined;
+        }
+        return true;
+      },
+      30_000,
+      200,
+    );
   } catch (err) {
     await stop();
     throw err;
   }
   const [masterPort, replicaPort] = servers.map(portOf) as [number, number];
   const sentinelPorts = sentinels.map((s) => s.port);
-  const currentMaster = async (): Promise<number> => Number(((await ask(sentinelPorts[0]!, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName)) as string[])[1]);
+  const currentMaster = async (): Promise<number> =>
+    Number(((await ask(sentinelPorts[0]!, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName)) as string[])[1]);
   return {
     kind: 'sentinel',
     url: `redis-sentinel://${sentinelPorts.map((p) => `127.0.0.1:${p}`).join(',')}/${masterName}`,
@@ -271,11 +335,16 @@ export async function startRedisSentinel(masterName = 'reflex'): Promise<RedisSe
       return port;
     },
     async waitForFailover(deadPort, timeoutMs = 30_000) {
-      return until('the sentinels to promote the replica', async () => {
-        const port = await currentMaster();
-        if (port === deadPort) return undefined;
-        return infoField(await ask(port, 'INFO', 'replication'), 'role') === 'master' ? port : undefined;
-      }, timeoutMs, 100);
+      return until(
+        'the sentinels to promote the replica',
+        async () => {
+          const port = await currentMaster();
+          if (port === deadPort) return undefined;
+          return infoField(await ask(port, 'INFO', 'replication'), 'role') === 'master' ? port : undefined;
+        },
+        timeoutMs,
+        100,
+      );
     },
   };
 }
@@ -291,6 +360,7 @@ export async function startRedisTopology(kind: TopologyKind): Promise<RedisTopol
 /** Reads `REFLEX_TEST_REDIS` (single, the default; cluster; sentinel). */
 export function topologyFromEnv(value = process.env.REFLEX_TEST_REDIS): TopologyKind {
   const kind = value || 'single';
-  if (kind !== 'single' && kind !== 'cluster' && kind !== 'sentinel') throw new Error(`REFLEX_TEST_REDIS=${value}: expected single, cluster or sentinel`);
+  if (kind !== 'single' && kind !== 'cluster' && kind !== 'sentinel')
+    throw new Error(`REFLEX_TEST_REDIS=${value}: expected single, cluster or sentinel`);
   return kind;
 }

@@ -25,7 +25,11 @@ export interface ReflexCommand {
 
 /** Starts `node bin/reflex.js <args>` (or an installed `reflex`) exactly as a user would run it. */
 export function startReflexProcess(args: string[], env: Record<string, string> = {}, command: ReflexCommand = {}): ReflexProcess {
-  const child = spawn(process.execPath, [command.bin ?? bin, ...args], { env: command.cleanEnv ? env : { ...process.env, ...env }, cwd: command.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [command.bin ?? bin, ...args], {
+    env: command.cleanEnv ? env : { ...process.env, ...env },
+    cwd: command.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const logs: Record<string, unknown>[] = [];
   const waiters: { text: string; resolve: (l: Record<string, unknown>) => void }[] = [];
   let buf = '';
@@ -62,7 +66,13 @@ export function startReflexProcess(args: string[], env: Record<string, string> =
       const found = logs.find((l) => String(l.msg ?? '').includes(text));
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no log line "${text}" within ${timeoutMs} ms; stderr: ${stderr.slice(-2000)}; last logs: ${JSON.stringify(logs.slice(-5))}`)), timeoutMs);
+        const t = setTimeout(
+          () =>
+            reject(
+              new Error(`no log line "${text}" within ${timeoutMs} ms; stderr: ${stderr.slice(-2000)}; last logs: ${JSON.stringify(logs.slice(-5))}`),
+            ),
+          timeoutMs,
+        );
         exited.then((code) => {
           clearTimeout(t);
           reject(new Error(`reflex exited (${code}) before logging "${text}"; stderr: ${stderr.slice(-2000)}`));
@@ -87,8 +97,16 @@ export function startReflexProcess(args: string[], env: Record<string, string> =
 }
 
 /** Runs `reflex <args>` to completion and returns its output. */
-export async function runReflex(args: string[], env: Record<string, string> = {}, command: ReflexCommand = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [command.bin ?? bin, ...args], { env: { ...process.env, ...env }, cwd: command.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function runReflex(
+  args: string[],
+  env: Record<string, string> = {},
+  command: ReflexCommand = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [command.bin ?? bin, ...args], {
+    env: { ...process.env, ...env },
+    cwd: command.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

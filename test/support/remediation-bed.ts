@@ -21,12 +21,15 @@ export interface PausableRedis {
   stop(): Promise<void>;
 }
 
-
 /** Starts `redis-server --save '' --appendonly no` on a free loopback port and waits until it answers PING. */
 export async function startPausableRedis(): Promise<PausableRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'reflex-pausable-redis-'));
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdio: 'ignore' },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `redis://127.0.0.1:${port}`;
   await until(

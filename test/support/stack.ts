@@ -169,7 +169,8 @@ export async function startStack(options: StackOptions): Promise<Stack | StackPa
   if (options.reflex === false) return stack;
   try {
     const reflex = await stack.replica();
-    if ((options.connected ?? true) && reflex.readers.length > 0) await until('the event stream', () => reflex.subscriber?.connected === true, 15_000);
+    if ((options.connected ?? true) && reflex.readers.length > 0)
+      await until('the event stream', () => reflex.subscriber?.connected === true, 15_000);
     return { ...stack, reflex };
   } catch (err) {
     await stop();

@@ -119,15 +119,30 @@ export class FileHistoryStore implements HistoryStore {
           if (why) return { ok: false, records: walker.records, badId: e.id, reason: `${why} (${where})` };
         }
       } catch (err) {
-        return { ok: false, records: walker.records, badId: s.firstId, reason: `${where} cannot be read (${(err as Error).message}): it was deleted, cut or corrupted` };
+        return {
+          ok: false,
+          records: walker.records,
+          badId: s.firstId,
+          reason: `${where} cannot be read (${(err as Error).message}): it was deleted, cut or corrupted`,
+        };
       }
       const firstBad = first?.id !== s.firstId || first?.prev !== s.firstPrev;
       const lastBad = walker.last?.id !== s.lastId || walker.last?.hash !== s.lastHash;
       if (firstBad || lastBad || count !== s.count) {
-        return { ok: false, records: walker.records, badId: firstBad ? s.firstId : s.lastId, reason: `${where} holds ${count} records from ${first?.id} to ${walker.last?.id}, but its checkpoint says ${s.count} from ${s.firstId} (prev ${s.firstPrev}) to ${s.lastId} (hash ${s.lastHash}): records were deleted, inserted or rewritten` };
+        return {
+          ok: false,
+          records: walker.records,
+          badId: firstBad ? s.firstId : s.lastId,
+          reason: `${where} holds ${count} records from ${first?.id} to ${walker.last?.id}, but its checkpoint says ${s.count} from ${s.firstId} (prev ${s.firstPrev}) to ${s.lastId} (hash ${s.lastHash}): records were deleted, inserted or rewritten`,
+        };
       }
       if (before && s.firstPrev !== before.hash) {
-        return { ok: false, records: walker.records, badId: s.firstId, reason: `${where} does not follow the segment before it: a segment was deleted` };
+        return {
+          ok: false,
+          records: walker.records,
+          badId: s.firstId,
+          reason: `${where} does not follow the segment before it: a segment was deleted`,
+        };
       }
     }
     const first = manifest.segments[0];

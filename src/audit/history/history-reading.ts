@@ -87,7 +87,12 @@ export async function verifyAcross(redis: RedisConnection, key: string, store: H
     const [[, fields] = ['', []]] = await redis.xrange(key, inRedis.firstId, inRedis.firstId);
     const prev = fields[fields.indexOf('prev') + 1];
     if (prev !== inStore.headHash) {
-      return { ok: false, records: inStore.records, badId: inRedis.firstId, reason: `it is the oldest record in Redis and its prev ${prev} is not the hash of the history store's newest record (${inStore.headId}, ${inStore.headHash}): records between them were deleted before they were shipped, or the store lost its newest records` };
+      return {
+        ok: false,
+        records: inStore.records,
+        badId: inRedis.firstId,
+        reason: `it is the oldest record in Redis and its prev ${prev} is not the hash of the history store's newest record (${inStore.headId}, ${inStore.headHash}): records between them were deleted before they were shipped, or the store lost its newest records`,
+      };
     }
     return { ...inRedis, records: inStore.records + inRedis.records, firstId: inStore.firstId ?? inRedis.firstId, store: part };
   }
@@ -101,7 +106,11 @@ export async function verifyAcross(redis: RedisConnection, key: string, store: H
       const s = await stored.next();
       const hash = fields[fields.indexOf('hash') + 1];
       if (s.done || s.value.id !== id || s.value.hash !== hash) {
-        const what = s.done ? 'the history store does not hold it' : s.value.id !== id ? `the history store holds ${s.value.id} in its place` : `its hash ${hash} differs from the history store's ${s.value.hash}`;
+        const what = s.done
+          ? 'the history store does not hold it'
+          : s.value.id !== id
+            ? `the history store holds ${s.value.id} in its place`
+            : `its hash ${hash} differs from the history store's ${s.value.hash}`;
         return { ok: false, records: inStore.records, badId: id, reason: `it is in Redis and in the history store, but ${what}` };
       }
       overlap++;

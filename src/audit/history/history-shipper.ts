@@ -132,7 +132,9 @@ export class HistoryShipper {
       const entries = rows.map(([id, fields]) => toEntry(id, fields));
       if (!entries.length) break;
       if (head && entries[0]!.prev !== head.hash) {
-        throw new Error(`the oldest unshipped record ${entries[0]!.id} does not follow the store's newest ${head.id}: records between them left Redis unshipped`);
+        throw new Error(
+          `the oldest unshipped record ${entries[0]!.id} does not follow the store's newest ${head.id}: records between them left Redis unshipped`,
+        );
       }
       lock?.check();
       await store.append(entries);
@@ -161,7 +163,15 @@ export class HistoryShipper {
   }
 
   private async alert(status: 'firing' | 'resolved', summary: string): Promise<void> {
-    const alert = { kind: historyStoreFailingKind, severity: 'critical', summary, target: '', project: '', instance: `history:${this.opts.store.kind}`, correlationId: `history:${this.opts.streamKey}` } as const;
+    const alert = {
+      kind: historyStoreFailingKind,
+      severity: 'critical',
+      summary,
+      target: '',
+      project: '',
+      instance: `history:${this.opts.store.kind}`,
+      correlationId: `history:${this.opts.streamKey}`,
+    } as const;
     await (status === 'firing' ? this.opts.alerts.raise(alert) : this.opts.alerts.resolve(alert));
   }
 }

@@ -10,7 +10,12 @@ import { PostgresHistoryStore } from './postgres-history-store.js';
  * store keeps each prefix in a sub-folder of `dir`; a `postgres` store takes its URL from the
  * environment variable `postgresUrlEnv` names.
  */
-export function historyStoreFor(history: Config['history'], prefix: string, streamKey: string, env: NodeJS.ProcessEnv = process.env): HistoryStore | undefined {
+export function historyStoreFor(
+  history: Config['history'],
+  prefix: string,
+  streamKey: string,
+  env: NodeJS.ProcessEnv = process.env,
+): HistoryStore | undefined {
   switch (history.store) {
     case 'none':
       return undefined;
@@ -18,7 +23,11 @@ export function historyStoreFor(history: Config['history'], prefix: string, stre
       return new FileHistoryStore(join(resolve(history.dir), prefix), { segmentMaxBytes: history.segmentMaxBytes });
     case 'postgres': {
       const url = env[history.postgresUrlEnv];
-      if (!url) throw new ReflexError('CONFIG_INVALID', `history.store is postgres but the environment variable ${history.postgresUrlEnv} (history.postgresUrlEnv) is not set: set it to postgres://user:password@host:5432/database`);
+      if (!url)
+        throw new ReflexError(
+          'CONFIG_INVALID',
+          `history.store is postgres but the environment variable ${history.postgresUrlEnv} (history.postgresUrlEnv) is not set: set it to postgres://user:password@host:5432/database`,
+        );
       return new PostgresHistoryStore(url, streamKey);
     }
   }

@@ -26,7 +26,8 @@ export interface HistoryShippingOptions {
 export async function startHistoryShipping(opts: HistoryShippingOptions): Promise<() => Promise<void>> {
   const { store, logger } = opts;
   if (!store) {
-    if (await stopShippingWatermark(opts.redis, opts.streamKey)) logger.warn('history.store is none: audit records are no longer shipped, and retention trims the audit stream without waiting for a store');
+    if (await stopShippingWatermark(opts.redis, opts.streamKey))
+      logger.warn('history.store is none: audit records are no longer shipped, and retention trims the audit stream without waiting for a store');
     return async () => undefined;
   }
   const shipper = new HistoryShipper({

@@ -75,7 +75,9 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   async head(): Promise<HistoryHead | undefined> {
-    const res = await this.query<{ id: string; hash: string }>(`SELECT id, hash FROM ${TABLE} WHERE log = $1 ORDER BY ms DESC, seq DESC LIMIT 1`, [this.log]);
+    const res = await this.query<{ id: string; hash: string }>(`SELECT id, hash FROM ${TABLE} WHERE log = $1 ORDER BY ms DESC, seq DESC LIMIT 1`, [
+      this.log,
+    ]);
     return res.rows[0];
   }
 
@@ -84,15 +86,32 @@ export class PostgresHistoryStore implements HistoryStore {
     await this.transaction(async (c) => {
       // One writer is the rule (the shipper's lock); the row lock makes a second one wait and fail the check.
       await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK, this.log]);
-      const head = (await c.query<{ id: string; hash: string }>(`SELECT id, hash FROM ${TABLE} WHERE log = $1 ORDER BY ms DESC, seq DESC LIMIT 1`, [this.log])).rows[0];
+      const head = (
+        await c.query<{ id: string; hash: string }>(`SELECT id, hash FROM ${TABLE} WHERE log = $1 ORDER BY ms DESC, seq DESC LIMIT 1`, [this.log])
+      ).rows[0];
       const first = entries[0]!;
-      if (head && first.prev !== head.hash) throw new ReflexError('HISTORY_STORE_FAILED', `history batch starting at ${first.id} does not follow the store's head ${head.id}`);
+      if (head && first.prev !== head.hash)
+        throw new ReflexError('HISTORY_STORE_FAILED', `history batch starting at ${first.id} does not follow the store's head ${head.id}`);
       const cols: unknown[][] = Array.from({ length: 13 }, () => []);
       for (const e of entries) {
         const r = JSON.parse(e.json) as Record<string, unknown>;
         const [ms, seq] = idParts(e.id);
         const at = str(r.at);
-        const row = [this.log, ms, seq, e.id, at && !Number.isNaN(Date.parse(at)) ? at : null, str(r.instance), str(r.rule), str(r.type), str(r.correlationId), str(r.uuid), e.json, e.prev, e.hash];
+        const row = [
+          this.log,
+          ms,
+          seq,
+          e.id,
+          at && !Number.isNaN(Date.parse(at)) ? at : null,
+          str(r.instance),
+          str(r.rule),
+          str(r.type),
+          str(r.correlationId),
+          str(r.uuid),
+          e.json,
+          e.prev,
+          e.hash,
+        ];
         row.forEach((v, i) => cols[i]!.push(v));
       }
       await c.query(

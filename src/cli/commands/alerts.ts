@@ -15,23 +15,37 @@ function printView(v: AlertsView): void {
   for (const a of v.firing) out.push(`  ${a.startsAt}  ${a.severity.padEnd(8)} ${a.kind}  ${a.instance} (project ${a.project})  ${a.summary}`);
   out.push(`pending groups: ${v.groups.length}`);
   for (const g of v.groups) {
-    const labels = Object.entries(g.groupLabels).map(([k, x]) => `${k}=${x}`).join(' ');
-    const next = g.next ? `sends [${g.next.status.toUpperCase()}${g.next.repeat ? ', repeat' : ''}] ${g.next.alerts.map((a) => `${a.instance}:${a.status}`).join(', ')}` : 'sends nothing';
+    const labels = Object.entries(g.groupLabels)
+      .map(([k, x]) => `${k}=${x}`)
+      .join(' ');
+    const next = g.next
+      ? `sends [${g.next.status.toUpperCase()}${g.next.repeat ? ', repeat' : ''}] ${g.next.alerts.map((a) => `${a.instance}:${a.status}`).join(', ')}`
+      : 'sends nothing';
     out.push(`  ${g.receiver}  ${labels}  next flush ${g.nextFlushAt ?? 'when the next alert arrives'}: ${next}`);
-    for (const a of g.alerts) out.push(`    ${a.alert.status.padEnd(8)} ${a.alert.instance}  ${a.alert.kind}${a.notified ? `  (last message: ${a.notified})` : ''}${a.muted ? `  muted: ${a.muted}` : ''}`);
+    for (const a of g.alerts)
+      out.push(
+        `    ${a.alert.status.padEnd(8)} ${a.alert.instance}  ${a.alert.kind}${a.notified ? `  (last message: ${a.notified})` : ''}${a.muted ? `  muted: ${a.muted}` : ''}`,
+      );
   }
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
 /** `reflex alerts`: the firing alerts and the pending notification groups (what the next flush sends, and when). */
 export function registerAlerts(program: Command): void {
-  withConnectionOptions(program.command('alerts').description('list firing alerts and pending notification groups: what each group\'s next flush will send, and when'))
-    .option('--json', 'print one JSON document {firing: [alert], groups: [{groupKey, receiver, route, groupLabels, nextFlushAt?, lastSentAt?, alerts: [{alert, muted?, notified?}], next?: {status, alerts, repeat}}]}')
+  withConnectionOptions(
+    program.command('alerts').description("list firing alerts and pending notification groups: what each group's next flush will send, and when"),
+  )
+    .option(
+      '--json',
+      'print one JSON document {firing: [alert], groups: [{groupKey, receiver, route, groupLabels, nextFlushAt?, lastSentAt?, alerts: [{alert, muted?, notified?}], next?: {status, alerts, repeat}}]}',
+    )
     .action(async (opts) => {
       const config = resolveConfig(opts);
       // Inhibition rules from where the worker takes them: the config file, REFLEX_NOTIFY, or a
       // defineNotifications file in the rules folder (loaded only when the folder exists).
-      const rulesFolder = existsSync(config.rulesDir) ? (await loadRules(config.rulesDir)).others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined : undefined;
+      const rulesFolder = existsSync(config.rulesDir)
+        ? ((await loadRules(config.rulesDir)).others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined)
+        : undefined;
       const notify = chooseNotifyConfig({ config: config.notifications, rulesFolder });
       const redis = await connectRedis(config.redisUrl);
       try {

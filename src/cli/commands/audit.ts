@@ -128,10 +128,18 @@ async function verify(o: AuditOpts): Promise<void> {
     return;
   }
   if (!result.ok) {
-    throw new ReflexError('AUDIT_CHAIN_BROKEN', `audit chain broken at record ${result.badId}: ${result.reason} (${result.records} records before it verified)`);
+    throw new ReflexError(
+      'AUDIT_CHAIN_BROKEN',
+      `audit chain broken at record ${result.badId}: ${result.reason} (${result.records} records before it verified)`,
+    );
   }
-  const span = result.records ? ` (${result.firstId} to ${result.headId}; head hash ${result.headHash}${result.anchorId ? `; trimmed by retention, anchored at ${result.anchorId}` : ''})` : '';
-  const store = 'store' in result && result.store ? `; ${result.store.records} of them in the ${result.store.kind} history store${result.store.headId ? ` (up to ${result.store.headId})` : ''}, the rest in Redis` : '';
+  const span = result.records
+    ? ` (${result.firstId} to ${result.headId}; head hash ${result.headHash}${result.anchorId ? `; trimmed by retention, anchored at ${result.anchorId}` : ''})`
+    : '';
+  const store =
+    'store' in result && result.store
+      ? `; ${result.store.records} of them in the ${result.store.kind} history store${result.store.headId ? ` (up to ${result.store.headId})` : ''}, the rest in Redis`
+      : '';
   process.stdout.write(`verified ${result.records} records${span}${store}\n`);
 }
 
@@ -146,10 +154,22 @@ export function registerAudit(program: Command): void {
     .description('print the audit log, oldest first; see also `audit verify` and `audit export`')
     .option('--redis <url>', 'Redis URL (env REDIS_URL)', process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
     .option('--prefix <prefix>', 'Redis key prefix (env REFLEX_PREFIX)', process.env.REFLEX_PREFIX ?? 'reflex')
-    .option('--config <file>', 'configuration file whose history section names the history store read with Redis (env REFLEX_CONFIG; default /etc/reflex/config.yaml when it exists)')
-    .addOption(new Option('--history <store>', 'the history store read with Redis, instead of the configuration\'s (env REFLEX_HISTORY_STORE)').choices(['files', 'postgres', 'none']))
+    .option(
+      '--config <file>',
+      'configuration file whose history section names the history store read with Redis (env REFLEX_CONFIG; default /etc/reflex/config.yaml when it exists)',
+    )
+    .addOption(
+      new Option('--history <store>', "the history store read with Redis, instead of the configuration's (env REFLEX_HISTORY_STORE)").choices([
+        'files',
+        'postgres',
+        'none',
+      ]),
+    )
     .option('--history-dir <dir>', 'folder of the files history store (env REFLEX_HISTORY_DIR; implies --history files)')
-    .option('--instance <name>', 'only records about this instance, and about the instances that bore this name, under every name they had (renames keep volatile.uuid)')
+    .option(
+      '--instance <name>',
+      'only records about this instance, and about the instances that bore this name, under every name they had (renames keep volatile.uuid)',
+    )
     .option('--rule <name>', 'only records about this rule')
     .option('--type <types>', `only records of these types (comma-separated: ${auditTypes.join(', ')})`, typesArg)
     .option('--since <when>', 'only records since a duration ago (15m, 1h30m, 7d) or an ISO timestamp', timeValue)

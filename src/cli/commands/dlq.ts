@@ -30,10 +30,23 @@ export function registerDlq(program: Command): void {
     .option('--json', 'print one JSON array of {id, action, target, project, instance, rule, attempts, failedAt, reason}')
     .action(async (opts) => {
       const rows = await withActionsQueue(opts, async (q) =>
-        (await q.getFailed(0, 999)).map((job) => ({ id: job.id, action: job.data.action, target: job.data.target, project: job.data.project, instance: job.data.instance, rule: job.data.rule, attempts: job.attemptsMade, failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : null, reason: job.failedReason })),
+        (await q.getFailed(0, 999)).map((job) => ({
+          id: job.id,
+          action: job.data.action,
+          target: job.data.target,
+          project: job.data.project,
+          instance: job.data.instance,
+          rule: job.data.rule,
+          attempts: job.attemptsMade,
+          failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,
+          reason: job.failedReason,
+        })),
       );
       if (opts.json) return printJson(rows);
-      for (const row of rows) process.stdout.write(`${row.id}  ${row.failedAt}  ${row.instance}  ${row.rule}/${row.action}  after ${row.attempts} attempt(s): ${row.reason}\n`);
+      for (const row of rows)
+        process.stdout.write(
+          `${row.id}  ${row.failedAt}  ${row.instance}  ${row.rule}/${row.action}  after ${row.attempts} attempt(s): ${row.reason}\n`,
+        );
     });
   withConnectionOptions(dlq.command('retry').description('run failed action jobs again').argument('[id]', 'one job id (default: all, with --all)'))
     .option('--all', 'retry every failed job')

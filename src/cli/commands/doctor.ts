@@ -12,7 +12,11 @@ export function registerDoctor(program: Command): void {
       const checks = await runDoctor(resolveConfig(opts), { configFile: configFileOf(opts) });
       const ok = checks.every((c) => c.ok);
       if (!ok) process.exitCode = 1;
-      if (opts.json) return printJson({ ok, checks: checks.map((c) => ({ name: c.name, ok: c.ok, warning: Boolean(c.warning), detail: c.detail, fix: c.fix ?? null })) });
+      if (opts.json)
+        return printJson({
+          ok,
+          checks: checks.map((c) => ({ name: c.name, ok: c.ok, warning: Boolean(c.warning), detail: c.detail, fix: c.fix ?? null })),
+        });
       const paint = useColour(process.stdout) ? (code: number, text: string) => `\x1b[${code}m${text}\x1b[0m` : (_: number, text: string) => text;
       for (const c of checks) {
         process.stdout.write(`${!c.ok ? paint(31, 'FAIL') : c.warning ? paint(33, 'warn') : paint(32, 'ok  ')} ${c.name.padEnd(7)} ${c.detail}\n`);

@@ -17,14 +17,23 @@ import { printJson } from '../option-values.js';
 /** `reflex housekeeping plan`: what the next tick of each schedule would do, changing nothing. */
 export function registerHousekeeping(program: Command): void {
   const hk = program.command('housekeeping').description('scheduled snapshots, retention and cleanup');
-  withConnectionOptions(hk.command('plan').description('print what the next tick would create, keep (and why) and delete; reads only').argument('[schedule]', 'one schedule (default: every enabled schedule)'))
+  withConnectionOptions(
+    hk
+      .command('plan')
+      .description('print what the next tick would create, keep (and why) and delete; reads only')
+      .argument('[schedule]', 'one schedule (default: every enabled schedule)'),
+  )
     .option('--instance <name>', 'only this instance')
     .option('--json', 'one JSON document: { schedules: [{ name, tickAt, tickFrom, target, plans }], skipped }')
     .action(async (name: string | undefined, opts: { instance?: string; json?: boolean } & Record<string, unknown>) => {
       const config = resolveConfig(opts);
       const loaded = await loadSchedules(config.rulesDir);
       const schedules = loaded.schedules.filter((s) => (name === undefined ? s.enabled : s.name === name));
-      if (name !== undefined && schedules.length === 0) throw new ReflexError('RULE_INVALID', `no schedule "${name}" in ${config.rulesDir} (have: ${loaded.schedules.map((s) => s.name).join(', ') || 'none'})`);
+      if (name !== undefined && schedules.length === 0)
+        throw new ReflexError(
+          'RULE_INVALID',
+          `no schedule "${name}" in ${config.rulesDir} (have: ${loaded.schedules.map((s) => s.name).join(', ') || 'none'})`,
+        );
       const keys = keySpace(config.prefix);
       const redis = await connectRedis(config.redisUrl);
       const actions = new Queue(keys.actionsQueue, { connection: redis, prefix: keys.bullPrefix });
@@ -38,10 +47,18 @@ export function registerHousekeeping(program: Command): void {
             // Reads only: a mutating call would be refused unsent.
             const client = new InstanceClient(new RecordingTransport(t.target));
             clients.push(client);
-            const plans = await planTick(schedule, client, due.at, { ledger, target: t.id, jobState: jobStateOf(actions) }, { instance: opts.instance });
+            const plans = await planTick(
+              schedule,
+              client,
+              due.at,
+              { ledger, target: t.id, jobState: jobStateOf(actions) },
+              { instance: opts.instance },
+            );
             out.push({ name: schedule.name, tickAt: new Date(due.at).toISOString(), tickFrom: due.from, target: t.name, plans });
             if (opts.json) continue;
-            process.stdout.write(`${schedule.name} on ${t.name}: next tick ${new Date(due.at).toISOString()}${due.from === 'computed' ? ' (computed: no job scheduler in Redis yet)' : ''}${schedule.dryRun ? ' [dry-run]' : ''}\n`);
+            process.stdout.write(
+              `${schedule.name} on ${t.name}: next tick ${new Date(due.at).toISOString()}${due.from === 'computed' ? ' (computed: no job scheduler in Redis yet)' : ''}${schedule.dryRun ? ' [dry-run]' : ''}\n`,
+            );
             if (plans.length === 0) process.stdout.write(`  no instance in scope${opts.instance ? ` named ${opts.instance}` : ''}\n`);
             for (const p of plans) process.stdout.write(`${formatPlan(p).replace(/^/gm, '  ')}\n`);
           }

@@ -27,14 +27,22 @@ export function registerQuarantine(program: Command): void {
           const [q, ttl] = await Promise.all([budget.quarantine({ restarts: keys.restarts(ref), quarantine: k }), redis.pttl(k)]);
           if (!q) continue; // expired between SCAN and GET
           // The instance it was imposed on: a new instance under the name is not held by it.
-          rows.push({ ...ref, identity: q.holder, since: new Date(q.since).toISOString(), until: ttl > 0 ? new Date(Date.now() + ttl).toISOString() : null });
+          rows.push({
+            ...ref,
+            identity: q.holder,
+            since: new Date(q.since).toISOString(),
+            until: ttl > 0 ? new Date(Date.now() + ttl).toISOString() : null,
+          });
         }
       } finally {
         redis.disconnect();
       }
       rows.sort((a, b) => a.since.localeCompare(b.since));
       if (opts.json) return printJson(rows);
-      for (const r of rows) process.stdout.write(`${r.project}/${r.instance}  since ${r.since}${r.until ? `  until ${r.until}` : ''}  (${r.target}${r.identity ? `, instance ${r.identity}` : ''})\n`);
+      for (const r of rows)
+        process.stdout.write(
+          `${r.project}/${r.instance}  since ${r.since}${r.until ? `  until ${r.until}` : ''}  (${r.target}${r.identity ? `, instance ${r.identity}` : ''})\n`,
+        );
     });
   withConnectionOptions(q.command('release').description('lift the quarantine of an instance and forget its restart history').argument('<instance>'))
     .option('--project <name>', 'project of the instance', 'default')
@@ -48,7 +56,8 @@ export function registerQuarantine(program: Command): void {
         const audit = new AuditLog(redis, keys.audit);
         let released = false;
         for (const target of targets) {
-          if (await releaseQuarantine({ redis, keys, audit }, { target, project: opts.project, instance }, { origin: 'cli', actor: operatorName() })) released = true;
+          if (await releaseQuarantine({ redis, keys, audit }, { target, project: opts.project, instance }, { origin: 'cli', actor: operatorName() }))
+            released = true;
         }
         process.stdout.write(released ? `released ${opts.project}/${instance}\n` : `${opts.project}/${instance} was not quarantined\n`);
       } finally {

@@ -13,7 +13,11 @@ import { timeValue } from '../option-values.js';
 /** `reflex replay`: recorded events through (new or changed) rules, in dry-run. */
 export function registerReplay(program: Command): void {
   withConnectionOptions(program.command('replay').description('run recorded events through rules in dry-run; compare with what was done'))
-    .addOption(new Option('--since <when>', 'how far back: a duration (24h, 1h30m, 2w) or an ISO timestamp').argParser(timeValue).default(new Date(Date.now() - 86_400_000), '24h'))
+    .addOption(
+      new Option('--since <when>', 'how far back: a duration (24h, 1h30m, 2w) or an ISO timestamp')
+        .argParser(timeValue)
+        .default(new Date(Date.now() - 86_400_000), '24h'),
+    )
     .option('--json', 'JSON Lines: one {rule, wouldDo, didDo} object per rule, no header line')
     .action(async (opts) => {
       const config = resolveConfig(opts);
@@ -21,7 +25,9 @@ export function registerReplay(program: Command): void {
       for (const e of errors) process.stderr.write(`skipped ${e.file}: ${e.message}\n`);
       const redis = await connectRedis(config.redisUrl);
       // Reads go to each server (rules see instances as they are now); any mutating request is refused unsent.
-      const readers = new Map(targetsOf(config).map((t) => [t.id, { transport: new RecordingTransport(t.target), client: undefined as InstanceClient | undefined }]));
+      const readers = new Map(
+        targetsOf(config).map((t) => [t.id, { transport: new RecordingTransport(t.target), client: undefined as InstanceClient | undefined }]),
+      );
       for (const r of readers.values()) r.client = new InstanceClient(r.transport);
       // One target: every recorded event is read there (as the events may name it by another spelling).
       const only = readers.size === 1 ? [...readers.values()][0]!.client : undefined;

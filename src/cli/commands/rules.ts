@@ -34,7 +34,8 @@ function readEvent(path: string, target: string): CanonicalEvent {
   const canonical = canonicalEventSchema.safeParse(jsonOrUndefined(text));
   if (canonical.success) return canonical.data;
   const decoded = decodeFrame(text);
-  if (!decoded.ok) throw new ReflexError('EVENT_MALFORMED', `${path}: neither a canonical event nor a valid frame: ${decoded.reason.replace(/\s+/g, ' ')}`);
+  if (!decoded.ok)
+    throw new ReflexError('EVENT_MALFORMED', `${path}: neither a canonical event nor a valid frame: ${decoded.reason.replace(/\s+/g, ' ')}`);
   const event = normalizeFrame(decoded.frame, target);
   if (!event) throw new ReflexError('EVENT_MALFORMED', `${path}: a logging frame; rules never see those`);
   return event;
@@ -46,7 +47,7 @@ export function registerRules(program: Command): void {
   rules
     .command('check')
     .description('type-check and validate the rule files; file:line:column for every problem')
-    .argument('[dir]', 'rules folder (default: --rules, REFLEX_RULES or the config file\'s rulesDir)')
+    .argument('[dir]', "rules folder (default: --rules, REFLEX_RULES or the config file's rulesDir)")
     .option('--json', 'one JSON document: { rules, problems }')
     .action(async (dir: string | undefined, opts: { json?: boolean }) => {
       const folder = dir ?? resolveConfig({}).rulesDir;
@@ -63,32 +64,73 @@ export function registerRules(program: Command): void {
   rules
     .command('list')
     .description('list the rules that load (triggers and actions), the schedules (timing and tasks) and the notification receivers (names and kinds)')
-    .argument('[dir]', 'rules folder (default: --rules, REFLEX_RULES or the config file\'s rulesDir)')
-    .option('--json', 'one JSON document: { rules: [{ name, enabled, dryRun, triggers, actions }], schedules: [{ name, enabled, dryRun, every, cron, tz, tasks }], receivers: [{ name, kind }], actions: [{ name, describe, touchesInstance, restarts }] (the folder\'s own, defineAction), skipped }')
+    .argument('[dir]', "rules folder (default: --rules, REFLEX_RULES or the config file's rulesDir)")
+    .option(
+      '--json',
+      "one JSON document: { rules: [{ name, enabled, dryRun, triggers, actions }], schedules: [{ name, enabled, dryRun, every, cron, tz, tasks }], receivers: [{ name, kind }], actions: [{ name, describe, touchesInstance, restarts }] (the folder's own, defineAction), skipped }",
+    )
     .action(async (dir: string | undefined, opts: { json?: boolean }) => {
       const config = resolveConfig({});
       const folder = dir ?? config.rulesDir;
       const { rules: loaded, errors, others, actions } = await loadRules(folder);
-      const ownActions = actions.userDefined().map((a) => ({ name: a.name, describe: a.describe, touchesInstance: a.touchesInstance !== false, restarts: a.restarts === true }));
+      const ownActions = actions
+        .userDefined()
+        .map((a) => ({ name: a.name, describe: a.describe, touchesInstance: a.touchesInstance !== false, restarts: a.restarts === true }));
       const { schedules } = await loadSchedules(folder);
-      const notify = chooseNotifyConfig({ config: config.notifications, rulesFolder: others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined });
+      const notify = chooseNotifyConfig({
+        config: config.notifications,
+        rulesFolder: others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined,
+      });
       const receivers = (notify?.settings.receivers ?? []).map((r) => ({ name: r.name, kind: r.kind }));
-      const scheduleRows = schedules.map((s) => ({ name: s.name, description: s.description, enabled: s.enabled, dryRun: s.dryRun, every: s.definition.every, cron: s.cron, tz: s.tz, tasks: s.tasks.map((t) => t.task) }));
+      const scheduleRows = schedules.map((s) => ({
+        name: s.name,
+        description: s.description,
+        enabled: s.enabled,
+        dryRun: s.dryRun,
+        every: s.definition.every,
+        cron: s.cron,
+        tz: s.tz,
+        tasks: s.tasks.map((t) => t.task),
+      }));
       if (opts.json) {
-        const list = loaded.map((r) => ({ name: r.name, description: r.description, enabled: r.enabled !== false, dryRun: Boolean(r.dryRun), triggers: r.triggers, actions: r.actions.map((a) => a.action) }));
+        const list = loaded.map((r) => ({
+          name: r.name,
+          description: r.description,
+          enabled: r.enabled !== false,
+          dryRun: Boolean(r.dryRun),
+          triggers: r.triggers,
+          actions: r.actions.map((a) => a.action),
+        }));
         printJson({ rules: list, schedules: scheduleRows, receivers, actions: ownActions, skipped: errors });
         return;
       }
       for (const r of loaded) {
-        const on = r.triggers.map((t) => [t.kind, t.to && `to ${t.to.join('|')}`, t.intent && `intent ${t.intent.join('|')}`, t.action && t.action.join('|'), t.name && `name ${t.name.join('|')}`].filter(Boolean).join(' ')).join('; ');
-        process.stdout.write(`${r.name}${r.enabled === false ? ' (disabled)' : ''}${r.dryRun ? ' (dry-run)' : ''}\n  on: ${on}\n  do: ${r.actions.map((a) => a.action).join(', ')}\n`);
+        const on = r.triggers
+          .map((t) =>
+            [
+              t.kind,
+              t.to && `to ${t.to.join('|')}`,
+              t.intent && `intent ${t.intent.join('|')}`,
+              t.action && t.action.join('|'),
+              t.name && `name ${t.name.join('|')}`,
+            ]
+              .filter(Boolean)
+              .join(' '),
+          )
+          .join('; ');
+        process.stdout.write(
+          `${r.name}${r.enabled === false ? ' (disabled)' : ''}${r.dryRun ? ' (dry-run)' : ''}\n  on: ${on}\n  do: ${r.actions.map((a) => a.action).join(', ')}\n`,
+        );
       }
       for (const s of scheduleRows) {
         const when = s.cron ? `cron ${s.cron} (${s.tz})` : `every ${s.every}`;
-        process.stdout.write(`schedule ${s.name}${s.enabled ? '' : ' (disabled)'}${s.dryRun ? ' (dry-run)' : ''}\n  when: ${when}\n  tasks: ${s.tasks.join(', ')}\n`);
+        process.stdout.write(
+          `schedule ${s.name}${s.enabled ? '' : ' (disabled)'}${s.dryRun ? ' (dry-run)' : ''}\n  when: ${when}\n  tasks: ${s.tasks.join(', ')}\n`,
+        );
       }
       for (const r of receivers) process.stdout.write(`receiver ${r.name} (${r.kind})\n`);
-      for (const a of ownActions) process.stdout.write(`action ${a.name}${a.touchesInstance ? '' : ' (does not touch the instance)'}: ${a.describe}\n`);
+      for (const a of ownActions)
+        process.stdout.write(`action ${a.name}${a.touchesInstance ? '' : ' (does not touch the instance)'}: ${a.describe}\n`);
       for (const e of errors) process.stderr.write(`skipped ${e.file}: ${e.message}\n`);
     });
   rules
@@ -98,8 +140,14 @@ export function registerRules(program: Command): void {
     .action((dir: string) => {
       for (const line of initRulesFolder(dir)) process.stdout.write(`${line}\n`);
     });
-  withConnectionOptions(rules.command('reload').description('reload the rules, schedules and receivers of every running replica (worker, scheduler): each takes the new set whole or refuses it and keeps its own'))
-    .option('--timeout <duration>', 'how long to wait for every replica\'s answer (default 30s)', durationValue)
+  withConnectionOptions(
+    rules
+      .command('reload')
+      .description(
+        'reload the rules, schedules and receivers of every running replica (worker, scheduler): each takes the new set whole or refuses it and keeps its own',
+      ),
+  )
+    .option('--timeout <duration>', "how long to wait for every replica's answer (default 30s)", durationValue)
     .option('--json', 'one JSON document: { answers: [{ replica, role, result, summary, rules, schedules, receivers, errors }], missing }')
     .action(async (opts) => {
       const config = resolveConfig(opts);
@@ -114,15 +162,26 @@ export function registerRules(program: Command): void {
       if (opts.json) printJson({ answers: report.answers, missing: report.missing });
       else {
         for (const a of report.answers) {
-          const what = a.result === 'reloaded' ? `reloaded: ${a.rules} rule(s), ${a.schedules} schedule(s), ${a.receivers} receiver(s)` : `refused, keeps its previous rules: ${a.errors?.length ? `${a.errors.length} problem(s)` : a.summary.replace(/^.*?keeps running: /, '')}`;
+          const what =
+            a.result === 'reloaded'
+              ? `reloaded: ${a.rules} rule(s), ${a.schedules} schedule(s), ${a.receivers} receiver(s)`
+              : `refused, keeps its previous rules: ${a.errors?.length ? `${a.errors.length} problem(s)` : a.summary.replace(/^.*?keeps running: /, '')}`;
           process.stdout.write(`${a.replica} (${a.role}): ${what}\n`);
           for (const e of a.errors ?? []) process.stdout.write(`  ${e}\n`);
         }
         for (const m of report.missing) process.stdout.write(`${m}: no answer within ${timeoutMs} ms\n`);
       }
       const refused = report.answers.filter((a) => a.result === 'refused').length;
-      if (report.answers.length === 0 && report.missing.length === 0) throw new ReflexError('RELOAD_REFUSED', `no running replica holds rules under prefix ${config.prefix} (worker, scheduler or all roles): nothing reloaded`);
-      if (refused || report.missing.length) throw new ReflexError('RELOAD_REFUSED', `${refused} replica(s) refused the new rules and ${report.missing.length} did not answer; ${report.answers.length - refused} reloaded`);
+      if (report.answers.length === 0 && report.missing.length === 0)
+        throw new ReflexError(
+          'RELOAD_REFUSED',
+          `no running replica holds rules under prefix ${config.prefix} (worker, scheduler or all roles): nothing reloaded`,
+        );
+      if (refused || report.missing.length)
+        throw new ReflexError(
+          'RELOAD_REFUSED',
+          `${refused} replica(s) refused the new rules and ${report.missing.length} did not answer; ${report.answers.length - refused} reloaded`,
+        );
     });
   withConnectionOptions(rules.command('test').description('show what a rule decides for an event, without acting').argument('<rule>'))
     .requiredOption('--event <file>', 'a canonical event or a raw daemon frame (JSON)')
@@ -137,14 +196,22 @@ export function registerRules(program: Command): void {
       let instance: Instance | undefined;
       if (opts.instance) {
         const given = instanceSchema.safeParse(readOptionJson(cmd, '--instance', opts.instance));
-        if (!given.success) usageError(cmd, `--instance ${opts.instance}: not an instance object (${given.error.issues.map((i) => `${i.path.join('.') || '(object)'}: ${i.message}`).join('; ')})`);
+        if (!given.success)
+          usageError(
+            cmd,
+            `--instance ${opts.instance}: not an instance object (${given.error.issues.map((i) => `${i.path.join('.') || '(object)'}: ${i.message}`).join('; ')})`,
+          );
         instance = given.data;
-      }
-      else if ('instance' in event && event.instance) {
+      } else if ('instance' in event && event.instance) {
         // With a targets list, the server the event names (else the first); reads only, a mutating call is refused unsent.
         const targets = targetsOf(config);
         const client = new InstanceClient(new RecordingTransport((targets.find((t) => t.id === event.target) ?? targets[0]!).target));
-        instance = (await client.withProject(event.project).getInstance(event.instance).catch(() => undefined))?.value;
+        instance = (
+          await client
+            .withProject(event.project)
+            .getInstance(event.instance)
+            .catch(() => undefined)
+        )?.value;
         await client.close();
       }
       const decisions = await new RuleEngine([rule]).decide(event, instance);
@@ -152,7 +219,11 @@ export function registerRules(program: Command): void {
       if (!decisions.length) process.stdout.write(`${ruleName}: does not listen to this event\n`);
       for (const d of decisions) {
         process.stdout.write(`${d.rule}: ${d.summary}\n`);
-        if (d.matched) for (const a of d.actions) process.stdout.write(`  would run ${a.action}${a.params ? ` ${JSON.stringify(a.params)}` : ''} on ${'instance' in event ? event.instance : '?'}\n`);
+        if (d.matched)
+          for (const a of d.actions)
+            process.stdout.write(
+              `  would run ${a.action}${a.params ? ` ${JSON.stringify(a.params)}` : ''} on ${'instance' in event ? event.instance : '?'}\n`,
+            );
       }
     });
 }

@@ -28,7 +28,10 @@ function filterValue(text: string): string {
 }
 
 function mutesValue(text: string): SilenceMute[] {
-  const list = text.split(',').map((t) => t.trim()).filter(Boolean);
+  const list = text
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   const bad = list.find((m) => !(silenceMutes as readonly string[]).includes(m));
   if (bad !== undefined || !list.length) throw new InvalidArgumentError(`one or both of ${silenceMutes.join(', ')} (comma-separated)`);
   return list as SilenceMute[];
@@ -50,8 +53,14 @@ export function registerSilence(program: Command): void {
       const scope = { instance: opts.instance, project: opts.project, location: opts.member, filter: opts.filter };
       if (!opts.all && !Object.values(scope).some(Boolean)) usageError(cmd, 'give a scope (--instance, --project, --member, --filter) or --all');
       const mutes = opts.mutes as SilenceMute[] | undefined;
-      if (opts.filter && mutes?.includes('notifications')) usageError(cmd, '--filter cannot mute notifications (alerts do not carry the instance object the filter reads); scope by --instance, --project or --member');
-      const s = await withSilences(opts, (silences) => silences.add({ scope, reason: opts.reason, durationMs: opts.duration as number, mutes, origin: 'cli' }));
+      if (opts.filter && mutes?.includes('notifications'))
+        usageError(
+          cmd,
+          '--filter cannot mute notifications (alerts do not carry the instance object the filter reads); scope by --instance, --project or --member',
+        );
+      const s = await withSilences(opts, (silences) =>
+        silences.add({ scope, reason: opts.reason, durationMs: opts.duration as number, mutes, origin: 'cli' }),
+      );
       process.stdout.write(`silence ${s.id} until ${s.until} (mutes ${s.mutes.join(', ')})\n`);
     });
   withConnectionOptions(silence.command('list').description('list the active silences'))
@@ -59,14 +68,14 @@ export function registerSilence(program: Command): void {
     .action(async (opts) => {
       const list = await withSilences(opts, (s) => s.list());
       if (opts.json) return printJson(list);
-      for (const s of list) process.stdout.write(`${s.id}  until ${s.until}  ${scopeText(s.scope)}  (${s.reason}, by ${s.createdBy})  mutes ${s.mutes.join(',')}\n`);
+      for (const s of list)
+        process.stdout.write(`${s.id}  until ${s.until}  ${scopeText(s.scope)}  (${s.reason}, by ${s.createdBy})  mutes ${s.mutes.join(',')}\n`);
     });
-  withConnectionOptions(silence.command('remove').description('remove a silence').argument('<id>'))
-    .action(async (id: string, opts) => {
-      const removed = await withSilences(opts, (s) => s.remove(id, { origin: 'cli' }));
-      if (!removed) {
-        process.stderr.write(`no silence ${id}\n`);
-        process.exitCode = 1;
-      }
-    });
+  withConnectionOptions(silence.command('remove').description('remove a silence').argument('<id>')).action(async (id: string, opts) => {
+    const removed = await withSilences(opts, (s) => s.remove(id, { origin: 'cli' }));
+    if (!removed) {
+      process.stderr.write(`no silence ${id}\n`);
+      process.exitCode = 1;
+    }
+  });
 }

@@ -23,7 +23,11 @@ export function registerSim(program: Command): void {
     .command('sim')
     .description('Run the embedded LXD/Incus API simulator (docs/simulator.md)')
     .option('--listen <address>', 'unix:/path/to.sock or https://127.0.0.1:PORT (repeatable)', repeatable, [] as string[])
-    .addOption(new Option('--revision <revision>', 'API revision: earlier (LXD 5.0-like) or later (Incus-like)').choices(['earlier', 'later']).default('earlier'))
+    .addOption(
+      new Option('--revision <revision>', 'API revision: earlier (LXD 5.0-like) or later (Incus-like)')
+        .choices(['earlier', 'later'])
+        .default('earlier'),
+    )
     .option('--instances <n>', 'number of running containers to seed', wholeNumber(0), 0)
     .option('--seed <n>', 'seed for deterministic ids', wholeNumber(0))
     .option('--trust-password <password>', 'trust password for `lxc remote add … --password` (earlier revision)')
@@ -31,7 +35,12 @@ export function registerSim(program: Command): void {
     .option('--token [client-name]', 'print a trust token for `lxc remote add NAME <token>` (needs HTTPS)')
     .option('--tls-cert <file>', 'server certificate (PEM) for HTTPS; a self-signed one is made when absent')
     .option('--tls-key <file>', 'server key (PEM) for --tls-cert')
-    .option('--members <names>', 'simulate a cluster of these members (comma-separated, e.g. m1,m2,m3)', (v: string) => v.split(',').map((m) => m.trim()).filter(Boolean))
+    .option('--members <names>', 'simulate a cluster of these members (comma-separated, e.g. m1,m2,m3)', (v: string) =>
+      v
+        .split(',')
+        .map((m) => m.trim())
+        .filter(Boolean),
+    )
     .action(async (flags: SimFlags, cmd: Command) => {
       if (Boolean(flags.tlsCert) !== Boolean(flags.tlsKey)) usageError(cmd, '--tls-cert and --tls-key go together');
       // Loaded on use: the simulator (and its TLS certificate generator) stays out of `reflex run`.

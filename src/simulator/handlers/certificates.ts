@@ -40,7 +40,8 @@ function add(req: SimRequest): SimResponse {
     // An untrusted client may redeem a token (or its secret), or give the trust password,
     // presenting its own certificate. The incus client sends its token as `trust_token`; LXD 5.0.2
     // knows only `password`, but both revisions take either, so both clients can join both.
-    const password = typeof body.trust_token === 'string' && body.trust_token !== '' ? body.trust_token : typeof body.password === 'string' ? body.password : '';
+    const password =
+      typeof body.trust_token === 'string' && body.trust_token !== '' ? body.trust_token : typeof body.password === 'string' ? body.password : '';
     if (!info.clientCertPem || password === '') throw new SimHttpError(403, 'not authorized');
     const trustPassword = ctx.opts.revision === 'earlier' ? ctx.opts.trustPassword : undefined;
     if (trustPassword !== undefined && password === trustPassword) {
@@ -58,7 +59,7 @@ function add(req: SimRequest): SimResponse {
   if (body.token === true) return issueToken(req, name);
   if (typeof body.certificate !== 'string' || body.certificate === '') throw new SimHttpError(400, 'Client is already trusted');
   const cert = typeof body.certificate === 'string' && body.certificate !== '' ? toPem(body.certificate) : info.clientCertPem;
-  if (!cert) throw new SimHttpError(400, 'Can\'t use TLS data on non-TLS link');
+  if (!cert) throw new SimHttpError(400, "Can't use TLS data on non-TLS link");
   try {
     ctx.trust.add(cert, name);
   } catch {
@@ -96,7 +97,13 @@ export function createTrustToken(ctx: SimContext, clientName: string): SimOperat
     class: 'token',
     mayCancel: true,
     resources: {},
-    metadata: { request: { name: clientName, type: 'client', restricted: false, projects: null, certificate: '', password: '', token: true }, secret, fingerprint, addresses, expiresAt: zeroTime },
+    metadata: {
+      request: { name: clientName, type: 'client', restricted: false, projects: null, certificate: '', password: '', token: true },
+      secret,
+      fingerprint,
+      addresses,
+      expiresAt: zeroTime,
+    },
   });
   op.running();
   ctx.trust.addToken({ clientName, secret, operationId: op.id, expiresAt: '9999-12-31T23:59:59Z' });
@@ -106,6 +113,12 @@ export function createTrustToken(ctx: SimContext, clientName: string): SimOperat
 /** The token string a client passes to `lxc remote add`, for an operation's metadata. */
 export function tokenString(metadata: Record<string, unknown>, clientName: string): string {
   return Buffer.from(
-    JSON.stringify({ client_name: clientName, fingerprint: metadata.fingerprint, addresses: metadata.addresses, secret: metadata.secret, expires_at: zeroTime }),
+    JSON.stringify({
+      client_name: clientName,
+      fingerprint: metadata.fingerprint,
+      addresses: metadata.addresses,
+      secret: metadata.secret,
+      expires_at: zeroTime,
+    }),
   ).toString('base64');
 }

@@ -54,7 +54,11 @@ export function registerControl(router: Router, controls: SimulatorControls): vo
   });
   router.on('DELETE', '/sim/instances/:name/crash-loop', (req) => (controls.crashLoop(name(req), false, ref(req)), sync({})));
   router.on('POST', '/sim/instances/:name/fail-next-start', (req) => (controls.failNextStart(name(req), ref(req)), sync({})));
-  router.on('POST', '/sim/instances/:name/ignore-shutdown', (req) => (controls.ignoreShutdown(name(req), body(req).on !== false, ref(req)), sync({})));
+  router.on(
+    'POST',
+    '/sim/instances/:name/ignore-shutdown',
+    (req) => (controls.ignoreShutdown(name(req), body(req).on !== false, ref(req)), sync({})),
+  );
   router.on('DELETE', '/sim/instances/:name/faults', (req) => (controls.clearFaults(name(req), ref(req)), sync({})));
   router.on('POST', '/sim/instances', (req) => {
     const b = body(req);
@@ -67,7 +71,11 @@ export function registerControl(router: Router, controls: SimulatorControls): vo
   router.on('POST', '/sim/events/resume', () => (controls.resumeEvents(), sync({})));
   router.on('POST', '/sim/events/storm', (req) => {
     const b = body(req);
-    controls.storm(num(b.count, 100), { action: typeof b.action === 'string' ? b.action : undefined, name: typeof b.name === 'string' ? b.name : undefined, project: req.info.project });
+    controls.storm(num(b.count, 100), {
+      action: typeof b.action === 'string' ? b.action : undefined,
+      name: typeof b.name === 'string' ? b.name : undefined,
+      project: req.info.project,
+    });
     return sync({});
   });
   router.on('POST', '/sim/restart', (req) => {

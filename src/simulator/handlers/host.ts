@@ -34,7 +34,11 @@ function networks(req: SimRequest): Record<string, unknown>[] {
   if (!store.profiles.hasProject(project)) throw new SimHttpError(404, `Failed to load project "${project}": Project not found`);
   const users = store
     .list(null)
-    .filter((i) => Object.values(i.render(req.ctx.opts.revision).expanded_devices as Record<string, Record<string, string>>).some((d) => d.type === 'nic' && d.network === 'lxdbr0'))
+    .filter((i) =>
+      Object.values(i.render(req.ctx.opts.revision).expanded_devices as Record<string, Record<string, string>>).some(
+        (d) => d.type === 'nic' && d.network === 'lxdbr0',
+      ),
+    )
     .map((i) => i.url());
   const profileUsers = store.profiles
     .listProfiles('default')

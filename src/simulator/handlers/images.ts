@@ -11,17 +11,32 @@ const created = '2026-11-22T06:30:00Z';
  * a remote-cached one.
  */
 export const simImages: Record<string, unknown>[] = [
-  image('c5c2a8b7a0f1d6e0b3e2f1a9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9', ['busybox', 'reflex-busybox'], { architecture: 'x86_64', description: 'Reflex test bed (busybox, /sbin/testinit)', os: 'busybox', release: 'v1.35.0', 'reflex.revision': '1' }, undefined),
-  image('0d3b2c4a5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f809', ['debian/12'], { architecture: 'x86_64', description: 'Debian bookworm amd64', os: 'Debian', release: 'bookworm' }, {
-    alias: 'debian/12',
-    certificate: '',
-    image_type: 'container',
-    protocol: 'simplestreams',
-    server: 'https://images.linuxcontainers.org',
-  }),
+  image(
+    'c5c2a8b7a0f1d6e0b3e2f1a9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9',
+    ['busybox', 'reflex-busybox'],
+    { architecture: 'x86_64', description: 'Reflex test bed (busybox, /sbin/testinit)', os: 'busybox', release: 'v1.35.0', 'reflex.revision': '1' },
+    undefined,
+  ),
+  image(
+    '0d3b2c4a5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f809',
+    ['debian/12'],
+    { architecture: 'x86_64', description: 'Debian bookworm amd64', os: 'Debian', release: 'bookworm' },
+    {
+      alias: 'debian/12',
+      certificate: '',
+      image_type: 'container',
+      protocol: 'simplestreams',
+      server: 'https://images.linuxcontainers.org',
+    },
+  ),
 ];
 
-function image(fingerprint: string, aliases: string[], properties: Record<string, string>, updateSource: Record<string, string> | undefined): Record<string, unknown> {
+function image(
+  fingerprint: string,
+  aliases: string[],
+  properties: Record<string, string>,
+  updateSource: Record<string, string> | undefined,
+): Record<string, unknown> {
   const img: Record<string, unknown> = {
     auto_update: updateSource !== undefined,
     properties,
@@ -57,7 +72,12 @@ export function registerImages(router: Router): void {
     const body = bodyObject(req);
     if (typeof body.name !== 'string' || body.name === '') throw new SimHttpError(400, 'Alias name missing');
     const image = findImage(String(body.target ?? ''));
-    req.ctx.aliases.add({ name: body.name, description: typeof body.description === 'string' ? body.description : '', target: String(image.fingerprint), type: image.type as 'container' });
+    req.ctx.aliases.add({
+      name: body.name,
+      description: typeof body.description === 'string' ? body.description : '',
+      target: String(image.fingerprint),
+      type: image.type as 'container',
+    });
     return sync({});
   });
   for (const path of ['/1.0/images/aliases/:name', '/1.0/images/aliases/:a/:b']) {

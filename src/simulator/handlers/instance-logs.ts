@@ -32,13 +32,15 @@ function file(req: SimRequest, family: InstanceFamily): SimResponse {
   const name = req.params.file!;
   if (!logFiles(inst).includes(name)) throw new SimHttpError(404, 'Log file not found');
   const stamp = inst.lastUsedAt.replace(/[-:T]/g, '').slice(0, 14);
-  const body =
-    neverStarted(inst)
-      ? ''
-      : name === 'lxc.conf'
+  const body = neverStarted(inst)
+    ? ''
+    : name === 'lxc.conf'
       ? `lxc.log.file = /var/log/lxd/${inst.name}/lxc.log\nlxc.log.level = warn\nlxc.uts.name = ${inst.name}\nlxc.rootfs.path = dir:/var/lib/lxd/containers/${inst.name}/rootfs\n`
       : ['memory.oom.group', 'memory.reclaim']
-          .map((f) => `lxc ${inst.name} ${stamp}.000 WARN     cgfsng - ../src/lxc/cgroups/cgfsng.c:fchowmodat:1619 - No such file or directory - Failed to fchownat(34, ${f}, 1000000, 0, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW )\n`)
+          .map(
+            (f) =>
+              `lxc ${inst.name} ${stamp}.000 WARN     cgfsng - ../src/lxc/cgroups/cgfsng.c:fchowmodat:1619 - No such file or directory - Failed to fchownat(34, ${f}, 1000000, 0, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW )\n`,
+          )
           .join('');
   return { kind: 'file', contentType: 'application/octet-stream', body };
 }

@@ -100,7 +100,12 @@ function create(req: SimRequest, family: InstanceFamily): SimResponse {
     target: req.info.query.get('target') ?? undefined,
   });
   countCall(req, inst, 'create');
-  const op = ctx.ops.create({ description: 'Creating instance', project: inst.project, location: inst.location, resources: instanceResources(req, inst) });
+  const op = ctx.ops.create({
+    description: 'Creating instance',
+    project: inst.project,
+    location: inst.location,
+    resources: instanceResources(req, inst),
+  });
   op.running();
   ctx.lifecycle.emit(inst, 'instance-created', { context: { 'storage-pool': 'default', type } });
   setTimeout(() => {
@@ -131,14 +136,20 @@ function copySource(req: SimRequest, source: Record<string, unknown>): Origin {
   const snap = snapName === undefined ? undefined : from.snapshots.get(snapName);
   if (snapName !== undefined && !snap) throw new SimHttpError(404, 'Instance snapshot not found');
   const config = Object.fromEntries(Object.entries(snap?.config ?? from.config).filter(([k]) => !k.startsWith('volatile.')));
-  return { config, devices: structuredClone(snap?.devices ?? from.devices), profiles: [...(snap?.profiles ?? from.profiles)], description: from.description, baseImage: from.config['volatile.base_image'] };
+  return {
+    config,
+    devices: structuredClone(snap?.devices ?? from.devices),
+    profiles: [...(snap?.profiles ?? from.profiles)],
+    description: from.description,
+    baseImage: from.config['volatile.base_image'],
+  };
 }
 
 /** `{"type":"image","alias":…}` or `{"fingerprint":…}`: the image's properties become `image.*` keys. */
 function imageSource(req: SimRequest, source: Record<string, unknown>): Origin | undefined {
   let fingerprint = typeof source.fingerprint === 'string' ? source.fingerprint : '';
   if (!fingerprint && typeof source.alias === 'string' && source.alias !== '') fingerprint = req.ctx.aliases.get(source.alias).target;
-  if (!fingerprint || typeof source.server === 'string' && source.server !== '') return undefined;
+  if (!fingerprint || (typeof source.server === 'string' && source.server !== '')) return undefined;
   const image = findImage(fingerprint);
   const props = image.properties as Record<string, string>;
   const config = Object.fromEntries(Object.entries(props).map(([k, v]) => [`image.${k}`, v]));
@@ -183,7 +194,12 @@ function put(req: SimRequest, family: InstanceFamily): SimResponse {
  * The daemon's refusal of new config or devices ("Invalid config: …", "Invalid devices: …"), if
  * any. Only the earlier revision checks, against LXD 5.0.2's key table; Incus's is not modelled.
  */
-function updateError(req: SimRequest, inst: SimInstance, config: Record<string, string>, devices: Record<string, Record<string, string>>): string | undefined {
+function updateError(
+  req: SimRequest,
+  inst: SimInstance,
+  config: Record<string, string>,
+  devices: Record<string, Record<string, string>>,
+): string | undefined {
   if (req.ctx.opts.revision !== 'earlier') return undefined;
   const configErr = configError(config, inst.type);
   if (configErr) return `Invalid config: ${configErr}`;
@@ -309,7 +325,13 @@ function exec(req: SimRequest, family: InstanceFamily): SimResponse {
   if (!inst.isActive) throw new SimHttpError(400, 'Instance is not running');
   if (inst.statusCode === StatusCode.Frozen) throw new SimHttpError(400, 'Instance is frozen');
   countCall(req, inst, 'exec');
-  const environment = { HOME: '/root', LANG: 'C.UTF-8', PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', USER: 'root', ...(stringMap(body.environment, 'environment') ?? {}) };
+  const environment = {
+    HOME: '/root',
+    LANG: 'C.UTF-8',
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    USER: 'root',
+    ...(stringMap(body.environment, 'environment') ?? {}),
+  };
   const waitForWs = body['wait-for-websocket'] === true;
   const interactive = body.interactive === true;
   const metadata: Record<string, unknown> = { command, environment, interactive };
@@ -318,14 +340,24 @@ function exec(req: SimRequest, family: InstanceFamily): SimResponse {
     for (const fd of interactive ? ['0', 'control'] : ['0', '1', '2', 'control']) secrets[fd] = ctx.ids.secret();
     metadata.fds = { ...secrets };
   }
-  const op = ctx.actions.runOperation(inst, { description: 'Executing command', class: waitForWs ? 'websocket' : 'task', resources: instanceResources(req, inst, '', 'exec'), metadata }, undefined, (op) => {
-    ctx.lifecycle.emit(inst, 'instance-exec', { context: { command } });
-    const shell = { environment, ...(typeof body.cwd === 'string' && body.cwd ? { cwd: body.cwd } : {}), ...(typeof body.user === 'number' ? { user: body.user } : {}), ...(typeof body.group === 'number' ? { group: body.group } : {}) };
-    if (waitForWs) ctx.execSockets.open(op, secrets, interactive, () => runCommand(command, shell));
-    else {
-      const result = runCommand(command, shell);
-      setTimeout(() => finishExec(op, result.code), ctx.opts.timings.taskMs + result.sleepMs).unref();
-    }
-  });
+  const op = ctx.actions.runOperation(
+    inst,
+    { description: 'Executing command', class: waitForWs ? 'websocket' : 'task', resources: instanceResources(req, inst, '', 'exec'), metadata },
+    undefined,
+    (op) => {
+      ctx.lifecycle.emit(inst, 'instance-exec', { context: { command } });
+      const shell = {
+        environment,
+        ...(typeof body.cwd === 'string' && body.cwd ? { cwd: body.cwd } : {}),
+        ...(typeof body.user === 'number' ? { user: body.user } : {}),
+        ...(typeof body.group === 'number' ? { group: body.group } : {}),
+      };
+      if (waitForWs) ctx.execSockets.open(op, secrets, interactive, () => runCommand(command, shell));
+      else {
+        const result = runCommand(command, shell);
+        setTimeout(() => finishExec(op, result.code), ctx.opts.timings.taskMs + result.sleepMs).unref();
+      }
+    },
+  );
   return asyncOp(op.url, ctx.ops.render(op));
 }

@@ -11,9 +11,15 @@ export function registerProfiles(router: Router): void {
   router.on('POST', '/1.0/profiles', create);
   router.on('GET', '/1.0/profiles/:profile', (req) => {
     const project = projectOf(req);
-    if (!req.ctx.store.profiles.listProfiles(project).some((p) => p.name === req.params.profile)) throw new SimHttpError(404, 'Fetch profile: Profile not found');
+    if (!req.ctx.store.profiles.listProfiles(project).some((p) => p.name === req.params.profile))
+      throw new SimHttpError(404, 'Fetch profile: Profile not found');
     const profile = req.ctx.store.profiles.profile(project, req.params.profile!);
-    return sync(render(req, profile), `"${createHash('sha256').update(JSON.stringify([profile.config, profile.devices, profile.description])).digest('hex')}"`);
+    return sync(
+      render(req, profile),
+      `"${createHash('sha256')
+        .update(JSON.stringify([profile.config, profile.devices, profile.description]))
+        .digest('hex')}"`,
+    );
   });
   router.on('PUT', '/1.0/profiles/:profile', (req) => update(req, false));
   router.on('PATCH', '/1.0/profiles/:profile', (req) => update(req, true));
@@ -71,7 +77,11 @@ function create(req: SimRequest): SimResponse {
 }
 
 /** Profile config is checked like an instance's (any type), without the "Invalid config" prefix. */
-function checkProfile(req: SimRequest, config: Record<string, string> | undefined, devices: Record<string, Record<string, string>> | undefined): void {
+function checkProfile(
+  req: SimRequest,
+  config: Record<string, string> | undefined,
+  devices: Record<string, Record<string, string>> | undefined,
+): void {
   if (req.ctx.opts.revision !== 'earlier') return;
   const err = configError(config ?? {}, 'profile') ?? devicesError(devices ?? {});
   if (err) throw new SimHttpError(400, err);

@@ -19,7 +19,9 @@ export function registerProjects(router: Router): void {
 }
 
 function etagOf(p: SimProject): string {
-  return `"${createHash('sha256').update(JSON.stringify([p.description, p.config])).digest('hex')}"`;
+  return `"${createHash('sha256')
+    .update(JSON.stringify([p.description, p.config]))
+    .digest('hex')}"`;
 }
 
 /** `used_by`: its instances, its own profiles (if it has them) and, for default, the images. */
@@ -27,7 +29,8 @@ function render(req: SimRequest, p: SimProject): Record<string, unknown> {
   const { store } = req.ctx;
   const suffix = p.name === 'default' ? '' : `?project=${p.name}`;
   const used = store.list(p.name).map((i) => i.url());
-  if (store.profiles.profileProject(p.name) === p.name) used.push(...store.profiles.listProfiles(p.name).map((pr) => `/1.0/profiles/${pr.name}${suffix}`));
+  if (store.profiles.profileProject(p.name) === p.name)
+    used.push(...store.profiles.listProfiles(p.name).map((pr) => `/1.0/profiles/${pr.name}${suffix}`));
   if (p.name === 'default') used.push(...simImages.map((i) => `/1.0/images/${String(i.fingerprint)}`));
   return { config: p.config, description: p.description, name: p.name, used_by: used };
 }
@@ -39,7 +42,11 @@ function list(req: SimRequest): SimResponse {
 
 function create(req: SimRequest): SimResponse {
   const body = bodyObject(req);
-  req.ctx.store.profiles.createProject(body.name, typeof body.description === 'string' ? body.description : '', stringMap(body.config, 'config') ?? {});
+  req.ctx.store.profiles.createProject(
+    body.name,
+    typeof body.description === 'string' ? body.description : '',
+    stringMap(body.config, 'config') ?? {},
+  );
   return sync({});
 }
 

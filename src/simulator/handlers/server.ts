@@ -12,7 +12,14 @@ export function registerServer(router: Router): void {
 function server(req: SimRequest): SimResponse {
   const { ctx, info } = req;
   const api_extensions = ctx.opts.revision === 'earlier' ? lxd502Extensions : incus604Extensions;
-  const base = { api_extensions, api_status: 'stable', api_version: '1.0', auth: info.trusted ? 'trusted' : 'untrusted', public: false, auth_methods: ['tls'] };
+  const base = {
+    api_extensions,
+    api_status: 'stable',
+    api_version: '1.0',
+    auth: info.trusted ? 'trusted' : 'untrusted',
+    public: false,
+    auth_methods: ['tls'],
+  };
   if (!info.trusted) return sync(base);
   return sync({
     ...base,

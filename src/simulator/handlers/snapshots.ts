@@ -52,7 +52,10 @@ function create(req: SimRequest, family: InstanceFamily): SimResponse {
   const expiresAt = typeof body.expires_at === 'string' ? body.expires_at : zeroTime;
   countCall(req, inst, 'snapshot');
   const op = ctx.actions.runOperation(inst, { description: 'Snapshotting instance', resources: instanceResources(req, inst) }, undefined, (op) => {
-    if (inst.snapshots.has(name)) return op.fail(`Failed creating instance snapshot record "${name}": Add snapshot info to the database: This "instances_snapshots" entry already exists`);
+    if (inst.snapshots.has(name))
+      return op.fail(
+        `Failed creating instance snapshot record "${name}": Add snapshot info to the database: This "instances_snapshots" entry already exists`,
+      );
     if (body.stateful === true) return op.fail("Unable to create a stateful snapshot. CRIU isn't installed");
     setTimeout(() => {
       inst.snapshots.set(name, {
@@ -91,7 +94,10 @@ function rename(req: SimRequest, family: InstanceFamily): SimResponse {
       const oldName = snap.name;
       snap.name = newName;
       inst.snapshots.set(newName, snap);
-      ctx.lifecycle.emit(inst, 'instance-snapshot-renamed', { source: `${inst.url()}/snapshots/${newName}`, context: { old_name: `${inst.name}/${oldName}` } });
+      ctx.lifecycle.emit(inst, 'instance-snapshot-renamed', {
+        source: `${inst.url()}/snapshots/${newName}`,
+        context: { old_name: `${inst.name}/${oldName}` },
+      });
       op.succeed();
     }, ctx.opts.timings.taskMs).unref();
   });
@@ -121,14 +127,19 @@ function remove(req: SimRequest, family: InstanceFamily): SimResponse {
   const inst = instanceOf(req, family);
   const snap = snapshotOf(req, inst);
   countCall(req, inst, 'snapshot-delete');
-  const op = ctx.actions.runOperation(inst, { description: 'Deleting snapshot', resources: instanceResources(req, inst, `/${snap.name}`) }, undefined, (op) => {
-    setTimeout(() => {
-      inst.snapshots.delete(snap.name);
-      inst.touch();
-      ctx.lifecycle.emit(inst, 'instance-snapshot-deleted', { source: `${inst.url()}/snapshots/${snap.name}` });
-      op.succeed();
-    }, ctx.opts.timings.taskMs).unref();
-  });
+  const op = ctx.actions.runOperation(
+    inst,
+    { description: 'Deleting snapshot', resources: instanceResources(req, inst, `/${snap.name}`) },
+    undefined,
+    (op) => {
+      setTimeout(() => {
+        inst.snapshots.delete(snap.name);
+        inst.touch();
+        ctx.lifecycle.emit(inst, 'instance-snapshot-deleted', { source: `${inst.url()}/snapshots/${snap.name}` });
+        op.succeed();
+      }, ctx.opts.timings.taskMs).unref();
+    },
+  );
   return asyncOp(op.url, ctx.ops.render(op));
 }
 
@@ -147,21 +158,27 @@ export function restoreSnapshot(req: SimRequest, inst: SimInstance, snapName: st
       inst.statusCode = StatusCode.Stopping;
       inst.touch();
     }
-    setTimeout(() => {
-      inst.lock = undefined;
-      const volatile = Object.entries(inst.config).filter(([k]) => k.startsWith('volatile.'));
-      inst.config = { ...Object.fromEntries(Object.entries(snap.config).filter(([k]) => !k.startsWith('volatile.'))), ...Object.fromEntries(volatile) };
-      inst.devices = structuredClone(snap.devices);
-      inst.profiles = [...snap.profiles];
-      if (wasRunning) {
-        inst.statusCode = StatusCode.Running;
-        ctx.actions.markRunning(inst, true);
-      }
-      inst.touch();
-      ctx.lifecycle.emit(inst, 'instance-restored', { context: { snapshot: `${inst.name}/${snap.name}` } });
-      if (wasRunning) ctx.lifecycle.emit(inst, 'instance-started');
-      op.succeed();
-    }, wasRunning ? ctx.opts.timings.restartMs : ctx.opts.timings.taskMs).unref();
+    setTimeout(
+      () => {
+        inst.lock = undefined;
+        const volatile = Object.entries(inst.config).filter(([k]) => k.startsWith('volatile.'));
+        inst.config = {
+          ...Object.fromEntries(Object.entries(snap.config).filter(([k]) => !k.startsWith('volatile.'))),
+          ...Object.fromEntries(volatile),
+        };
+        inst.devices = structuredClone(snap.devices);
+        inst.profiles = [...snap.profiles];
+        if (wasRunning) {
+          inst.statusCode = StatusCode.Running;
+          ctx.actions.markRunning(inst, true);
+        }
+        inst.touch();
+        ctx.lifecycle.emit(inst, 'instance-restored', { context: { snapshot: `${inst.name}/${snap.name}` } });
+        if (wasRunning) ctx.lifecycle.emit(inst, 'instance-started');
+        op.succeed();
+      },
+      wasRunning ? ctx.opts.timings.restartMs : ctx.opts.timings.taskMs,
+    ).unref();
   });
   return asyncOp(op.url, ctx.ops.render(op));
 }

@@ -4,9 +4,7 @@ import { filterOf, recursionOf } from './common.js';
 
 /** /1.0/storage-pools and the volumes of the single `dir` pool "default". */
 export function registerStorage(router: Router): void {
-  router.on('GET', '/1.0/storage-pools', (req) =>
-    sync(recursionOf(req) === 0 ? ['/1.0/storage-pools/default'] : [pool(req)]),
-  );
+  router.on('GET', '/1.0/storage-pools', (req) => sync(recursionOf(req) === 0 ? ['/1.0/storage-pools/default'] : [pool(req)]));
   router.on('GET', '/1.0/storage-pools/:pool', (req) => {
     if (req.params.pool !== 'default') throw new SimHttpError(404, 'Storage pool not found');
     return sync(pool(req));
@@ -24,7 +22,11 @@ function pool(req: SimRequest): Record<string, unknown> {
   // Instances, then their snapshots (which `lxc storage info` lists under the instance's name again).
   const usedBy = [
     ...store.list(null).map((i) => i.url()),
-    ...store.list(null).flatMap((i) => [...i.snapshots.keys()].map((s) => `/1.0/instances/${i.name}/snapshots/${s}${i.project === 'default' ? '' : `?project=${i.project}`}`)),
+    ...store
+      .list(null)
+      .flatMap((i) =>
+        [...i.snapshots.keys()].map((s) => `/1.0/instances/${i.name}/snapshots/${s}${i.project === 'default' ? '' : `?project=${i.project}`}`),
+      ),
     ...store.projects.flatMap((project) =>
       store.profiles.profileProject(project) !== project
         ? []
@@ -34,7 +36,15 @@ function pool(req: SimRequest): Record<string, unknown> {
             .map((p) => `/1.0/profiles/${p.name}${project === 'default' ? '' : `?project=${project}`}`),
     ),
   ];
-  return { config: { source: '/var/lib/lxd/storage-pools/default' }, description: '', name: 'default', driver: 'dir', used_by: usedBy, status: 'Created', locations: ['none'] };
+  return {
+    config: { source: '/var/lib/lxd/storage-pools/default' },
+    description: '',
+    name: 'default',
+    driver: 'dir',
+    used_by: usedBy,
+    status: 'Created',
+    locations: ['none'],
+  };
 }
 
 /**
@@ -57,7 +67,16 @@ function volumes(req: SimRequest): SimResponse {
     project: i.project,
   }));
   if (project === null || project === 'default') {
-    all.push({ config: { size: '1GiB' }, description: 'shared data', name: 'data', type: 'custom', used_by: [], location: 'none', content_type: 'filesystem', project: 'default' });
+    all.push({
+      config: { size: '1GiB' },
+      description: 'shared data',
+      name: 'data',
+      type: 'custom',
+      used_by: [],
+      location: 'none',
+      content_type: 'filesystem',
+      project: 'default',
+    });
   }
   const predicate = ctx.opts.revision === 'later' ? filterOf(req) : undefined;
   const hits = predicate ? all.filter(predicate) : all;

@@ -20,7 +20,9 @@ export interface IngestionBed extends Stack {
 /** Simulated work of the ingestion tests: a stop hook of 100 ms, start 30 ms, stop 60 ms. */
 export const ingestionTimings = { stopHookMs: 100, startMs: 30, stopMs: 60 };
 
-export async function startIngestionBed(opts: { sim?: Partial<SimulatorOptions>; proxy?: boolean; config?: Partial<ConfigInput>; url?: string } = {}): Promise<IngestionBed> {
+export async function startIngestionBed(
+  opts: { sim?: Partial<SimulatorOptions>; proxy?: boolean; config?: Partial<ConfigInput>; url?: string } = {},
+): Promise<IngestionBed> {
   let proxy: EventProxy | undefined;
   const stack = await startStack({
     redisUrl: opts.url ?? redisUrl(),
