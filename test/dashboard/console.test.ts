@@ -11,6 +11,7 @@ import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { freePort, optIn, waitForMetric } from '../metrics/observability-bed.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { until } from '../support/wait.js';
 
 const chromiumPath = process.env.REFLEX_CHROMIUM ?? '/usr/bin/chromium';
 const readToken = `console-read-${Math.random().toString(36).slice(2)}`;
@@ -24,16 +25,16 @@ interface PageGlobals {
   document: { querySelector(s: string): { getAttribute(name: string): string | null } | null; documentElement: { scrollWidth: number } };
 }
 
-/** Polls `read` until `done` holds; the timeout is the test's, not a design figure. */
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let v = await read();
-  while (!done(v)) {
-    if (Date.now() > end) throw new Error(`${what}: not reached after ${timeoutMs} ms (last: ${JSON.stringify(v)?.slice(0, 500)})`);
-    await new Promise((r) => setTimeout(r, 50));
-    v = await read();
-  }
-  return v;
+/** Reads until `done` holds of what was read, and returns it; the timeout is the test's, not a design figure. */
+function readUntil<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+  return until(
+    what,
+    async () => {
+      const v = await read();
+      return done(v) ? { v } : undefined;
+    },
+    timeoutMs,
+  ).then((r) => r.v);
 }
 
 describe('operator console (headless Chromium against a running Reflex on the simulator)', () => {
@@ -106,7 +107,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
   const rowStatus = (name: string) => page.locator(`#fleet-table tr[data-key$="/${name}"]`).getAttribute('data-status', { timeout: 5_000 });
 
   it('lists every instance with its status as text and the counts, and keeps bull-board and the audit table one link away', async () => {
-    await until(
+    await readUntil(
       () => page.locator('#fleet-table tbody tr').count(),
       (n) => n === 5,
       'five rows',
@@ -130,7 +131,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
     });
     const crashedAt = Date.now();
     sim.controls.crash('web-1');
-    const seen = await until(
+    const seen = await readUntil(
       () => page.evaluate(() => (globalThis as unknown as PageGlobals).__seen),
       (s) => s.some((x) => x.status === 'Stopped') && s.at(-1)?.status === 'Running',
       'web-1 crashed and healed on screen',
@@ -219,14 +220,14 @@ describe('operator console (headless Chromium against a running Reflex on the si
     await page.locator('#fleet-table tr[data-key$="/web-2"] .flag.silenced').waitFor();
 
     sim.controls.crash('web-2');
-    const trail = await until(
+    const trail = await readUntil(
       () => records('web-2'),
       (rs) => rs.some((r) => r.type === 'decision' && r.summary.startsWith('suppressed by silence')),
       'the suppressed decision',
     );
     const incident = trail.find((r) => r.type === 'decision' && r.summary.startsWith('suppressed by silence'))!.correlationId;
     expect(trail.filter((r) => r.correlationId === incident).map((r) => r.type)).not.toContain('action');
-    await until(
+    await readUntil(
       () => rowStatus('web-2'),
       (s) => s === 'Stopped',
       'web-2 shown Stopped',
@@ -236,7 +237,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
 
   it('heals an instance and releases a quarantine from the console, through the same executor and audit as the CLI', async () => {
     await page.locator('#fleet-table tr[data-key$="/web-2"] button[data-act=heal]').click();
-    await until(
+    await readUntil(
       () => rowStatus('web-2'),
       (s) => s === 'Running',
       'web-2 healed from the console',
@@ -256,7 +257,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
     await page.locator('#action-result', { hasText: 'released' }).waitFor();
     expect(await redis.exists(keys.quarantine(ref))).toBe(0);
     expect((await records('web-3')).find((r) => r.rule === 'quarantine-release')).toMatchObject({ origin: 'console', actor: 'alice' });
-    await until(
+    await readUntil(
       () => row.locator('.flag.quarantined').count(),
       (n) => n === 0,
       'quarantine flag gone',
@@ -277,7 +278,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
     sim.controls.clearFaults('db-1');
     const jobId = (await retry.getAttribute('data-retry'))!;
     await retry.click();
-    await until(
+    await readUntil(
       () => rowStatus('db-1'),
       (s) => s === 'Running',
       'db-1 started by the retried job',
@@ -297,9 +298,9 @@ describe('operator console (headless Chromium against a running Reflex on the si
     const listed = await page.evaluate(
       async () => ((await (await fetch('/dashboard/console/fleet?flag=backoff')).json()) as { rows: { name: string; backoffUntil: string }[] }).rows,
     );
-    const until = Date.parse(listed.find((r) => r.name === 'web-1')!.backoffUntil);
-    expect(until - Date.now()).toBeGreaterThan(5_000);
-    expect(flag).toContain(new Date(until).toISOString().replace('T', ' ').slice(5, 19));
+    const backoffUntil = Date.parse(listed.find((r) => r.name === 'web-1')!.backoffUntil);
+    expect(backoffUntil - Date.now()).toBeGreaterThan(5_000);
+    expect(flag).toContain(new Date(backoffUntil).toISOString().replace('T', ' ').slice(5, 19));
     expect(await row.getAttribute('data-status')).toBe('Stopped');
     expect(await page.locator('#counts').innerText()).toMatch(/1\s*in back-off/);
     await row.locator('td[data-label=restarts]', { hasText: '2' }).waitFor({ timeout: 5_000 });
@@ -310,7 +311,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
   it('filters the fleet with the filter language and reads at a phone’s width', async () => {
     await page.fill('#filters [name=filter]', 'name eq web-.* and opt_in eq true');
     await page.locator('#filters button[type=submit]').click();
-    await until(
+    await readUntil(
       () => page.locator('#fleet-table tbody tr').count(),
       (n) => n === 3,
       'three web rows',
@@ -319,7 +320,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
     // reload or a link opened elsewhere (a new browser context, with its own token) shows it again.
     await page.selectOption('#range [name=since]', '7d');
     await page.locator('#range button[type=submit]').click();
-    await until(
+    await readUntil(
       async () => new URL(page.url()).searchParams.get('since'),
       (v) => v === '7d',
       'the range in the address',
@@ -329,7 +330,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
     const shared = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await shared.goto(`${address.href}&token=${readToken}`);
     await shared.waitForSelector('body[data-rendered=fleet]');
-    await until(
+    await readUntil(
       () => shared.locator('#fleet-table tbody tr').count(),
       (n) => n === 3,
       'the same three web rows from the address',
@@ -344,7 +345,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
     await page.locator('#fleet-table', { hasText: 'filter:' }).waitFor();
     await page.fill('#filters [name=filter]', '');
     await page.locator('#filters button[type=submit]').click();
-    await until(
+    await readUntil(
       () => page.locator('#fleet-table tbody tr').count(),
       (n) => n === 5,
       'all rows again',

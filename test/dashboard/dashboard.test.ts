@@ -150,7 +150,8 @@ describe('dashboard (headless Chromium against a running Reflex)', () => {
   });
 
   it('is disabled, and says so, when no token is configured', async () => {
-    const standby = await bed.replica({ role: 'subscriber' });
+    // A replica is started with the bed's config: the token is taken out.
+    const standby = await bed.replica({ role: 'subscriber', dashboardToken: undefined, dashboardWriteToken: undefined });
     const res = await fetch(`${standby.http!.url}/dashboard`);
     expect(res.status).toBe(404);
     expect(await res.text()).toContain('dashboard disabled: no token configured');
