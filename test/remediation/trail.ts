@@ -1,5 +1,7 @@
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import { redisFromUrl, type RedisConnection } from '../../src/redis/connect.js';
 import { expect } from 'vitest';
 import { keySpace } from '../../src/redis/key-space.js';
 import { eventOf, waitForAudit, type auditTrail } from '../support/audit-trail.js';
@@ -60,17 +62,36 @@ export function show(trail: StoredAuditRecord[]): string {
 }
 
 /**
- * Waits until Reflex has recorded the instance's last start (an event record of a transition to
- * Running, 103): from then on Reflex tracks it Running, and a stop is a transition it reads as one.
+ * Waits until Reflex knows the instance is Running: its state tracker says so (an instance running
+ * before Reflex started is read by the start-up resync as a baseline, which is not audited), or an
+ * event record of the trail has it reach Running.
  */
-export function runningTracked(redisUrl: string, prefix: string, name: string, timeoutMs = 15_000): Promise<StoredAuditRecord[]> {
-  return waitForAudit(
-    redisUrl,
-    prefix,
-    name,
-    (rs) => rs.some((r) => r.type === 'event' && (eventOf(r) as { to?: number } | undefined)?.to === 103),
-    timeoutMs,
-  );
+export async function runningTracked(redisUrl: string, prefix: string, name: string, timeoutMs = 15_000): Promise<void> {
+  const redis = redisFromUrl(redisUrl);
+  const log = new AuditLog(redis, keySpace(prefix).audit);
+  try {
+    await until(
+      `Reflex tracking ${name} as Running`,
+      async () =>
+        (await trackedStatuses(redis, prefix, name)).includes(103) ||
+        (await log.read({ instance: name })).some((r) => r.type === 'event' && (eventOf(r) as { to?: number } | undefined)?.to === 103),
+      timeoutMs,
+      100,
+    );
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** The statuses every target's state tracker of `prefix` holds for `name` (any project). */
+async function trackedStatuses(redis: RedisConnection, prefix: string, name: string): Promise<number[]> {
+  const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
+  const keys = (await Promise.all(nodes.map((n) => n.keys(`*${prefix}*:state`)))).flat();
+  const values = await Promise.all(keys.map(async (k) => Object.entries(await redis.hgetall(k))));
+  return values
+    .flat()
+    .filter(([field]) => field.endsWith(`/${name}`))
+    .map(([, raw]) => (JSON.parse(raw) as { status: number }).status);
 }
 
 /**
