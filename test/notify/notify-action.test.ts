@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ActionContext } from '../../src/actions/action.js';
 import { runAction } from '../../src/actions/define-action.js';
 import { builtinActions } from '../../src/actions/registry.js';
@@ -9,7 +9,14 @@ import { startRecordingServer } from './recording-server.js';
 import { until } from '../support/wait.js';
 
 describe('the notify action', () => {
-  const fx = new NotifierFixture();
+  // One fixture (its own key prefix) a test: a notifier left from an earlier test, with other
+  // receivers, would share the queues and take deliveries meant for this test's receiver.
+  const fixtures: NotifierFixture[] = [];
+  const fixture = () => {
+    const fx = new NotifierFixture();
+    fixtures.push(fx);
+    return fx;
+  };
   const client = new InstanceClient({ kind: 'unix', socketPath: '/nonexistent.sock', url: 'unix:///nonexistent.sock' }, { project: 'prod' });
   const records: unknown[] = [];
   let notifier: Notifier | undefined;
@@ -22,8 +29,9 @@ describe('the notify action', () => {
     call: async () => undefined,
     audit: async (r) => void records.push(r),
   });
-  afterAll(async () => {
-    await fx.close();
+  afterEach(async () => {
+    notifier = undefined;
+    for (const fx of fixtures.splice(0)) await fx.close();
   });
 
   it('is in the registry', () => {
@@ -33,7 +41,7 @@ describe('the notify action', () => {
   it('sends an alert about the instance to the named receiver, with severity and summary', async () => {
     const routed = await startRecordingServer();
     const named = await startRecordingServer();
-    notifier = fx.replica({
+    notifier = fixture().replica({
       receivers: [
         { kind: 'webhook', name: 'routed', url: routed.url, secretEnv: 'S' },
         { kind: 'webhook', name: 'oncall', url: named.url, secretEnv: 'S' },
@@ -64,7 +72,7 @@ describe('the notify action', () => {
 
   it('with resolve: true resolves the alert it raised, so the receiver gets the resolved message; with none firing it is skipped', async () => {
     const rec = await startRecordingServer();
-    notifier = fx.replica({
+    notifier = fixture().replica({
       receivers: [{ kind: 'webhook', name: 'oncall', url: rec.url, secretEnv: 'S' }],
       env: { S: testWebhookSecret },
       route: { receiver: 'oncall', ...fastTimings },
@@ -92,6 +100,11 @@ describe('the notify action', () => {
   });
 
   it('rejects bad params and unknown receivers', async () => {
+    notifier = fixture().replica({
+      receivers: [{ kind: 'webhook', name: 'oncall', url: 'http://127.0.0.1:9/never-called', secretEnv: 'S' }],
+      env: { S: testWebhookSecret },
+      route: { receiver: 'oncall', ...fastTimings },
+    });
     await expect(runAction(builtinActions.get('notify'), ctx({ severity: 'loud' }))).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
     await expect(runAction(builtinActions.get('notify'), ctx({ receiver: 'nobody' }))).rejects.toMatchObject({
       code: 'CONFIG_INVALID',
