@@ -17,7 +17,7 @@ readonly IMAGE_ALIAS=reflex-busybox
 readonly IMAGE_REVISION=1
 readonly DAEMON_LOG=/var/log/incus-testbed.log
 readonly SOCKET=/var/lib/incus/unix.socket
-readonly TEST_LOCK=/tmp/reflex-real-lxd.lock
+readonly TEST_LOCK=/tmp/reflex-real-incus.lock
 readonly BACKPORTS_LIST=/etc/apt/sources.list.d/reflex-backports.sources
 readonly PACKAGES=(busybox-static jq)
 
@@ -194,7 +194,7 @@ ensure_image() {
 
 delete_stale_instances() {
   local names name attempt holder
-  # A test run in progress holds this lock (test/support/lxd-bed.ts); its rt-* instances are live.
+  # A test run in progress holds this lock (test/support/daemon-bed.ts); its rt-* instances are live.
   holder=$(cut -d' ' -f1 "$TEST_LOCK" 2>/dev/null || true)
   if [[ $holder =~ ^[0-9]+$ ]] && [[ $(sed 's/.*) //; s/ .*//' "/proc/$holder/stat" 2>/dev/null) =~ ^[^Z]$ ]]; then
     say "a real-daemon test run (pid $holder) holds $TEST_LOCK; leaving rt-* instances alone"

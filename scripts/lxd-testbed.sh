@@ -137,7 +137,7 @@ ensure_image() {
 # operation", so retry a few times before giving up on it.
 delete_stale_instances() {
   local names name attempt holder
-  # A test run in progress holds this lock (test/support/lxd-bed.ts); its rt-* instances are live.
+  # A test run in progress holds this lock (test/support/daemon-bed.ts); its rt-* instances are live.
   holder=$(cut -d' ' -f1 "$TEST_LOCK" 2>/dev/null || true)
   if [[ $holder =~ ^[0-9]+$ ]] && [[ $(sed 's/.*) //; s/ .*//' "/proc/$holder/stat" 2>/dev/null) =~ ^[^Z]$ ]]; then
     say "a real-LXD test run (pid $holder) holds $TEST_LOCK; leaving rt-* instances alone"

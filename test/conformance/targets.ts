@@ -56,7 +56,7 @@ function bedFactory(bed: DaemonBed, name: string, revision: ApiRevision, prepare
   return {
     name,
     unavailable: async () => ((await bed.reachable()) ? undefined : bed.missing),
-    lock: acquireDaemonLock,
+    lock: () => acquireDaemonLock(bed.lock),
     async create() {
       await prepare?.();
       const client = new InstanceClient({ kind: 'unix', socketPath: bed.socket, url: bed.target });
@@ -72,7 +72,7 @@ const lxdFactory = bedFactory(lxdBed, 'lxd', 'earlier', ensureLxdHttps);
 const lxdHttpsFactory: TargetFactory = {
   name: 'lxd-https',
   unavailable: lxdFactory.unavailable,
-  lock: acquireDaemonLock,
+  lock: () => acquireDaemonLock(lxdBed.lock),
   async create() {
     const origin = await ensureLxdHttps();
     const identity = await makeIdentity(`rt-conformance-${process.pid}`);

@@ -12,8 +12,10 @@ import { sleep, until } from './wait.js';
  * One real daemon as the tests drive it: LXD (scripts/lxd-testbed.sh), Incus beside it
  * (scripts/incus-testbed.sh), or the two-member LXD cluster (scripts/lxd-cluster-testbed.sh),
  * reached through one member. Every bed goes through the daemon's own CLI (`lxc`, `incus`), never
- * the client under test, and every real-daemon suite holds one cross-process lock: one suite at a
- * time on the machine, whichever daemon it drives (they share its CPUs).
+ * the client under test, and every real-daemon suite holds its daemon's cross-process lock: one
+ * suite at a time on each daemon (a Reflex under test reacts to every instance of the daemon it
+ * watches, so two suites on one daemon would heal each other's crashes), while suites on LXD, Incus
+ * and the LXD cluster (separate daemons) run side by side.
  *
  * A test written once for both daemons:
  *
@@ -107,7 +109,12 @@ export interface DaemonBed {
   required(): boolean;
   /** Why it is missing and how to get it, for the failing test or the skip notice. */
   readonly missing: string;
+  /** The daemon's cross-process lock ({@link acquireDaemonLock}): one suite at a time per daemon. */
+  readonly lock: DaemonLock;
 }
+
+/** The daemons a lock serialises suites on: each is a daemon (or cluster) of its own. */
+export type DaemonLock = 'lxd' | 'incus' | 'lxd-cluster';
 
 /** How one bed reaches its daemon: everything else is common. */
 interface BedSpec {
@@ -128,6 +135,8 @@ interface BedSpec {
   project?: string;
   /** How long {@link DaemonBed.remove} keeps trying while the daemon is busy (default 10 s). */
   removeWithinMs?: number;
+  /** The daemon's lock (default: its kind's, `lxd` or `incus`). */
+  lock?: DaemonLock;
 }
 
 const run = promisify(execFile);
@@ -199,6 +208,7 @@ export function daemonBed(spec: BedSpec): DaemonBed {
     name: spec.name,
     kind: spec.kind,
     cliName: spec.cliName,
+    lock: spec.lock ?? spec.kind,
     get socket() {
       return spec.socket();
     },
@@ -384,23 +394,24 @@ export async function deleteTestProject(bed: DaemonBed, project: string): Promis
 /** The daemons a test written once runs on: LXD and Incus. */
 export const daemonBeds: readonly DaemonBed[] = [lxdBed, incusBed];
 
-const LOCK_PATH = '/tmp/reflex-real-lxd.lock';
+/** The lock file of each daemon: `reflex-real-lxd.lock` is also what earlier versions of this file took for every daemon. */
+const lockPath = (lock: DaemonLock) => `/tmp/reflex-real-${lock}.lock`;
 const LOCK_STALE_MS = 10 * 60_000;
 const LOCK_POLL_MS = 200;
-/** How long a suite waits for the lock: another file's suite holds it meanwhile, and the cluster suites take long. */
+/** How long a suite waits for its daemon's lock: other files' suites on the daemon hold it meanwhile. */
 const LOCK_WAIT_MS = 15 * 60_000;
 const skipNoticePrinted = new Set<string>();
 
 /**
  * Declares a suite that needs `bed`'s daemon. Await it at the top level of a test file. With a
- * daemon that answers, the suite runs holding the cross-process lock for its whole duration.
+ * daemon that answers, the suite runs holding the daemon's cross-process lock for its whole duration.
  * Without one it is skipped (one notice on stderr per bed), unless the run requires the daemon
  * ({@link DaemonBed.required}): then it fails, saying how to get one.
  */
 export async function describeBed(bed: DaemonBed, name: string, body: () => void): Promise<void> {
   if (await bed.reachable()) {
     describe(name, () => {
-      holdTheLock();
+      holdTheLock(bed.lock);
       body();
     });
     return;
@@ -421,15 +432,15 @@ export async function describeEachBed(name: string, body: (bed: DaemonBed) => vo
   }
   if (answering.length === 0) return;
   describe.each(answering.map((bed) => [bed.name, bed] as const))(`${name}, on %s`, (_, bed) => {
-    holdTheLock();
+    holdTheLock(bed.lock);
     body(bed);
   });
 }
 
-function holdTheLock(): void {
+function holdTheLock(lock: DaemonLock): void {
   let release: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    release = await acquireDaemonLock();
+    release = await acquireDaemonLock(lock);
   }, LOCK_WAIT_MS);
   afterAll(async () => {
     await release?.();
@@ -469,48 +480,49 @@ export function startReflexOn(
 }
 
 /**
- * Takes the lock that serialises real-daemon suites across vitest workers and concurrent test runs
- * on this machine, waiting as long as it is held. Returns the function that releases it.
+ * Takes the lock that serialises real-daemon suites on one daemon across vitest workers and
+ * concurrent test runs on this machine, waiting as long as it is held. Returns the function that releases it.
  *
  * The lock is a file created with O_EXCL holding the owner's pid. It is taken over when that
  * process is gone or the file has not been refreshed for 10 minutes (the owner refreshes it
  * every minute), so a killed test run never blocks the next one for long.
  */
-export async function acquireDaemonLock(): Promise<() => Promise<void>> {
+export async function acquireDaemonLock(lock: DaemonLock): Promise<() => Promise<void>> {
+  const path = lockPath(lock);
   const token = `${process.pid} ${hostname()} ${randomBytes(6).toString('hex')}`;
   for (;;) {
     try {
-      const file = await open(LOCK_PATH, 'wx');
+      const file = await open(path, 'wx');
       await file.writeFile(token);
       await file.close();
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
-    await takeOverIfStale();
+    await takeOverIfStale(path);
     await sleep(LOCK_POLL_MS); // the poll interval of this wait on the lock, which can last minutes
   }
 
   const heartbeat = setInterval(() => {
     const now = new Date();
-    utimes(LOCK_PATH, now, now).catch(() => undefined);
+    utimes(path, now, now).catch(() => undefined);
   }, 60_000);
   heartbeat.unref();
 
   return async () => {
     clearInterval(heartbeat);
     // Only remove the lock if it is still ours (it may have been taken over as stale).
-    const current = await readFile(LOCK_PATH, 'utf8').catch(() => undefined);
-    if (current === token) await unlink(LOCK_PATH).catch(() => undefined);
+    const current = await readFile(path, 'utf8').catch(() => undefined);
+    if (current === token) await unlink(path).catch(() => undefined);
   };
 }
 
-async function takeOverIfStale(): Promise<void> {
+async function takeOverIfStale(path: string): Promise<void> {
   let content: string;
   let mtimeMs: number;
   try {
-    content = await readFile(LOCK_PATH, 'utf8');
-    mtimeMs = statSync(LOCK_PATH).mtimeMs;
+    content = await readFile(path, 'utf8');
+    mtimeMs = statSync(path).mtimeMs;
   } catch {
     return; // Released meanwhile.
   }
@@ -518,14 +530,14 @@ async function takeOverIfStale(): Promise<void> {
 
   // Move the stale file aside rather than unlinking it: if another waiter replaced it in the
   // meantime, we have moved a live lock and must put it back.
-  const aside = `${LOCK_PATH}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
-    await rename(LOCK_PATH, aside);
+    await rename(path, aside);
   } catch {
     return;
   }
   const moved = await readFile(aside, 'utf8').catch(() => content);
-  if (moved !== content) await link(aside, LOCK_PATH).catch(() => undefined);
+  if (moved !== content) await link(aside, path).catch(() => undefined);
   await unlink(aside).catch(() => undefined);
 }
 

@@ -34,7 +34,8 @@ function buildDist(): void {
  * redis-server, or with REFLEX_TEST_REDIS=cluster|sentinel a real Redis Cluster or Sentinel set-up.
  */
 export async function setup(project: TestProject): Promise<void> {
-  buildDist();
+  // `npm test` (scripts/test.mjs) builds once for its two runs.
+  if (process.env.REFLEX_TEST_DIST_BUILT !== '1') buildDist();
   const kind = topologyFromEnv();
   project.provide('redisTopology', kind);
   const fromEnv = process.env.REDIS_URL;

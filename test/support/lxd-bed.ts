@@ -1,11 +1,14 @@
-import { describeBed, lxdBed } from './daemon-bed.js';
+import { acquireDaemonLock, describeBed, lxdBed } from './daemon-bed.js';
 
 /**
  * The LXD bed (test/support/daemon-bed.ts) under the names LXD-only suites and the benchmarks use:
  * `lxc(…)` reads better than `lxdBed.cli(…)` where the daemon is LXD and nothing else.
  */
 
-export { STATUS_RUNNING, STATUS_STOPPED, TEST_INSTANCE_PREFIX, acquireDaemonLock as acquireLxdLock, lxdSocketPath } from './daemon-bed.js';
+export { STATUS_RUNNING, STATUS_STOPPED, TEST_INSTANCE_PREFIX, lxdSocketPath } from './daemon-bed.js';
+
+/** Takes the LXD daemon's lock (test/support/daemon-bed.ts), as the LXD suites hold it. */
+export const acquireLxdLock = () => acquireDaemonLock('lxd');
 
 /** Runs `lxc` against the LXD socket; returns stdout, rejects with lxc's stderr. */
 export const lxc = lxdBed.cli;

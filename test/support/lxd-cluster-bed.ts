@@ -40,6 +40,7 @@ function memberBed(member: string): DaemonBed {
     // connection to it is back (seconds to tens of seconds).
     busy: /busy running|Missing event connection/i,
     removeWithinMs: 60_000,
+    lock: 'lxd-cluster',
   });
 }
 
@@ -56,9 +57,9 @@ export function memberLxc(member: string, args: string[], timeoutMs?: number): P
 }
 
 /**
- * Declares a suite that needs the cluster bed, holding the cross-process lock for its whole
- * duration: the cluster suites kill, evacuate and restore members, so one suite at a time, and none
- * beside a suite on the main daemon (the same host, the same CPUs). Without the cluster the suite is
+ * Declares a suite that needs the cluster bed, holding the cluster's cross-process lock for its whole
+ * duration: the cluster suites kill, evacuate and restore members, so one suite at a time on the
+ * cluster (suites on the main daemon, a daemon of its own, run beside it). Without the cluster the suite is
  * skipped with a notice, unless REFLEX_REQUIRE_LXD_CLUSTER=1, which turns the absence into a failing test.
  */
 export const describeLxdCluster = (name: string, body: () => void): Promise<void> => describeBed(clusterBed, name, body);

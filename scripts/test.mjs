@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+// `npm test`: the whole suite as two vitest runs side by side, their results as one.
+//
+// The real-daemon suites (every test file that reaches test/support/daemon-bed.ts through its
+// imports) wait on the daemons, one suite at a time per daemon (the daemon locks); the other suites
+// are in-process and wait on the CPU. In one vitest run they compete for the same worker slots, and
+// a worker that picks a daemon suite while another holds that daemon's lock sits idle. So the
+// daemon suites get a run of their own (one worker per daemon: LXD, Incus, the LXD cluster), beside
+// the run of the rest (two workers, as many as the cores here).
+//
+// Arguments go to both runs. A `--outputFile.json=FILE` gets each run's report and then the two
+// merged into FILE. With a file filter or any other vitest command-line selection (`npm test --
+// test/x.test.ts`), or REFLEX_TEST_ONE_RUN=1, it is one plain vitest run, as `npm run test:vitest`.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const vitest = join(root, 'node_modules/vitest/vitest.mjs');
+const args = process.argv.slice(2);
+const DAEMON_BED = join(root, 'test/support/daemon-bed.ts');
+const DAEMON_WORKERS = 3;
+
+/** Options that select what runs (or are not a run at all): then the split does not apply. */
+const selects = (arg) =>
+  !arg.startsWith('-') || /^--(project|shard|changed|related|testNamePattern|t|watch|bail|help|version)\b/.test(arg) || arg === '-t';
+
+if (process.env.REFLEX_TEST_ONE_RUN === '1' || args.some(selects)) {
+  const run = spawnSync(process.execPath, [vitest, 'run', ...args], { stdio: 'inherit', cwd: root });
+  process.exit(run.status ?? 1);
+}
+
+/** Test files below test/, relative to the root. */
+function testFiles(dir = join(root, 'test')) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : testFiles(path);
+    return entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+/** Whether `file` imports, directly or through other files of the repository, test/support/daemon-bed.ts. */
+const reaches = new Map();
+function reachesDaemonBed(file) {
+  if (file === DAEMON_BED) return true;
+  if (reaches.has(file)) return reaches.get(file);
+  reaches.set(file, false); // a cycle does not reach it through itself
+  const source = readFileSync(file, 'utf8');
+  let found = false;
+  for (const [, spec] of source.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+    const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
+    if (existsSync(target) && reachesDaemonBed(target)) {
+      found = true;
+      break;
+    }
+  }
+  reaches.set(file, found);
+  return found;
+}
+
+const files = testFiles();
+const daemonFiles = files.filter(reachesDaemonBed).map((f) => relative(root, f));
+
+console.log(
+  `test: ${daemonFiles.length} real-daemon files in a run of their own (${DAEMON_WORKERS} workers), ${files.length - daemonFiles.length} in-process files beside it:`,
+);
+console.log(`test: real-daemon files: ${daemonFiles.join(' ')}`);
+
+// One build of dist/ for both runs (each run's global set-up would build it again, at the same time).
+const build = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+  cwd: root,
+  encoding: 'utf8',
+});
+if (build.status !== 0)
+  process.stderr.write(
+    `test: tsc -p tsconfig.build.json exited ${build.status}; dist/ was emitted anyway:\n${build.stdout.slice(0, 2000)}${build.stderr}`,
+  );
+
+const output = args.find((a) => a.startsWith('--outputFile.json='))?.slice('--outputFile.json='.length);
+const shared = args.filter((a) => !a.startsWith('--outputFile.json='));
+const runs = [
+  { name: 'daemons', args: [`--maxWorkers=${DAEMON_WORKERS}`, ...daemonFiles] },
+  { name: 'in-process', args: daemonFiles.flatMap((f) => ['--exclude', f]) },
+];
+
+const started = Date.now();
+const results = await Promise.all(
+  runs.map(
+    (run) =>
+      new Promise((done) => {
+        const report = output ? `${output}.${run.name}.json` : undefined;
+        if (report) rmSync(report, { force: true });
+        const child = spawn(process.execPath, [vitest, 'run', ...shared, ...(report ? [`--outputFile.json=${report}`] : []), ...run.args], {
+          cwd: root,
+          env: { ...process.env, REFLEX_TEST_DIST_BUILT: '1', FORCE_COLOR: process.env.FORCE_COLOR ?? (process.stdout.isTTY ? '1' : '0') },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        for (const [stream, sink] of [
+          [child.stdout, process.stdout],
+          [child.stderr, process.stderr],
+        ])
+          createInterface({ input: stream }).on('line', (line) => sink.write(`[${run.name}] ${line}\n`));
+        child.on('close', (code, signal) => done({ ...run, code: code ?? (signal ? 1 : 0), report }));
+      }),
+  ),
+);
+
+if (output) {
+  const merged = {
+    numTotalTestSuites: 0,
+    numPassedTestSuites: 0,
+    numFailedTestSuites: 0,
+    numPendingTestSuites: 0,
+    numTotalTests: 0,
+    numPassedTests: 0,
+    numFailedTests: 0,
+    numPendingTests: 0,
+    numTodoTests: 0,
+    startTime: started,
+    success: true,
+    testResults: [],
+  };
+  for (const run of results) {
+    if (!existsSync(run.report)) {
+      process.stderr.write(`test: the ${run.name} run wrote no report (${run.report})\n`);
+      merged.success = false;
+      continue;
+    }
+    const r = JSON.parse(readFileSync(run.report, 'utf8'));
+    for (const key of Object.keys(merged)) if (typeof merged[key] === 'number' && key !== 'startTime') merged[key] += r[key] ?? 0;
+    merged.startTime = Math.min(merged.startTime, r.startTime ?? started);
+    merged.success &&= r.success !== false;
+    merged.testResults.push(...r.testResults);
+  }
+  writeFileSync(output, JSON.stringify(merged));
+}
+
+for (const run of results)
+  console.log(
+    `test: the ${run.name} run (${run.name === 'daemons' ? `${daemonFiles.length} files` : `${files.length - daemonFiles.length} files`}) exited ${run.code}`,
+  );
+console.log(`test: both runs took ${Math.round((Date.now() - started) / 1000)} s`);
+process.exit(results.some((r) => r.code !== 0) ? 1 : 0);
