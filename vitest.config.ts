@@ -8,9 +8,8 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Real-daemon suites (LXD, Incus, the LXD cluster) share one daemon lock; they serialise
-    // themselves through it (test/support/daemon-bed.ts). A vitest project of their own with
-    // fileParallelism off was tried: vitest 4 runs such a project after the parallel one, not beside
-    // it, which made the run longer (11 min of in-process suites, then the daemon suites one by one).
+    // Real-daemon suites hold their daemon's lock (test/support/daemon-bed.ts). `npm test`
+    // (scripts/test.mjs) runs them as a vitest run of their own beside this config's run of the rest:
+    // vitest 4 runs a second project after the first, not beside it, so the split is two processes.
   },
 });

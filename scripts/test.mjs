@@ -94,7 +94,8 @@ const results = await Promise.all(
         if (report) rmSync(report, { force: true });
         const child = spawn(process.execPath, [vitest, 'run', ...shared, ...(report ? [`--outputFile.json=${report}`] : []), ...run.args], {
           cwd: root,
-          env: { ...process.env, REFLEX_TEST_DIST_BUILT: '1', FORCE_COLOR: process.env.FORCE_COLOR ?? (process.stdout.isTTY ? '1' : '0') },
+          // Colours as vitest would choose them for this terminal (its output goes through a pipe here).
+          env: { ...process.env, REFLEX_TEST_DIST_BUILT: '1', ...(process.stdout.isTTY && !process.env.NO_COLOR ? { FORCE_COLOR: '1' } : {}) },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         for (const [stream, sink] of [
