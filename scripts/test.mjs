@@ -22,6 +22,7 @@ const vitest = join(root, 'node_modules/vitest/vitest.mjs');
 const args = process.argv.slice(2);
 const DAEMON_BED = join(root, 'test/support/daemon-bed.ts');
 const DAEMON_WORKERS = 3;
+const IN_PROCESS_NICE = 5;
 
 /** Options that select what runs (or are not a run at all): then the split does not apply. */
 const selects = (arg) =>
@@ -80,24 +81,35 @@ if (build.status !== 0)
 
 const output = args.find((a) => a.startsWith('--outputFile.json='))?.slice('--outputFile.json='.length);
 const shared = args.filter((a) => !a.startsWith('--outputFile.json='));
+// The in-process run is niced: the real-daemon suites wait on windows of real time (a back-off,
+// a crash-loop budget) and get the CPU first; the in-process suites wait on conditions and take what is left.
 const runs = [
-  { name: 'daemons', args: [`--maxWorkers=${DAEMON_WORKERS}`, ...daemonFiles] },
-  { name: 'in-process', args: daemonFiles.flatMap((f) => ['--exclude', f]) },
+  { name: 'daemons', nice: 0, args: [`--maxWorkers=${DAEMON_WORKERS}`, ...daemonFiles] },
+  { name: 'in-process', nice: IN_PROCESS_NICE, args: daemonFiles.flatMap((f) => ['--exclude', f]) },
 ];
 
 const started = Date.now();
+const children = new Set();
+// A run stopped from outside stops both vitest runs (a Ctrl-C reaches them through the terminal anyway).
+for (const signal of ['SIGTERM', 'SIGHUP'])
+  process.on(signal, () => {
+    for (const child of children) child.kill(signal);
+  });
 const results = await Promise.all(
   runs.map(
     (run) =>
       new Promise((done) => {
         const report = output ? `${output}.${run.name}.json` : undefined;
         if (report) rmSync(report, { force: true });
-        const child = spawn(process.execPath, [vitest, 'run', ...shared, ...(report ? [`--outputFile.json=${report}`] : []), ...run.args], {
+        const command = [process.execPath, vitest, 'run', ...shared, ...(report ? [`--outputFile.json=${report}`] : []), ...run.args];
+        const [file, ...rest] = run.nice ? ['nice', '-n', String(run.nice), ...command] : command;
+        const child = spawn(file, rest, {
           cwd: root,
           // Colours as vitest would choose them for this terminal (its output goes through a pipe here).
           env: { ...process.env, REFLEX_TEST_DIST_BUILT: '1', ...(process.stdout.isTTY && !process.env.NO_COLOR ? { FORCE_COLOR: '1' } : {}) },
           stdio: ['ignore', 'pipe', 'pipe'],
         });
+        children.add(child);
         for (const [stream, sink] of [
           [child.stdout, process.stdout],
           [child.stderr, process.stderr],
