@@ -6,7 +6,7 @@ import type { Operation } from '../client/operation.js';
 import type { ActionContext, ActionOutcome } from './action.js';
 import { builtinAction } from './define-action.js';
 import { emittedEventId, publishRuleEvent } from './emit-action.js';
-import { formatSnapshotName, uniqueSnapshotName } from '../housekeeping/snapshot-name.js';
+import { formatSnapshotName, uniqueSnapshotName } from '../schedules/housekeeping/snapshot-name.js';
 
 const stepSchema = z.discriminatedUnion('kind', [
   z.object({
