@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
-import type { HousekeepingParams } from '../actions/housekeeping-action.js';
+import type { HousekeepingParams } from './housekeeping/housekeeping-steps.js';
 import type { AlertInput } from '../alerts/alert.js';
 import { Alerts } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
