@@ -13,7 +13,7 @@ const layers = [
   'alerts', // the alert, raised in one place (audit, then notifier: both by the narrow interfaces it declares), inhibition
   'audit',
   'retention', // bounds of what Reflex keeps in Redis: trimming, sizes against budgets, memory level
-  'schedules/housekeeping', // housekeeping's pure planning (names, retention, the plan of one instance), below the schedules that run it
+  'schedules/housekeeping', // housekeeping: names, retention, the plan of one instance, a job's steps; below the actions registry that runs them
   'events', // leaf of the pipeline: frames → canonical events → intent → settled status; subscriber, ingestor, archive, state tracker, resync
   'silences', // maintenance windows muting actions and notifications: the gate, the re-check and the notifier read them
   'notify', 'actions', 'rules', 'schedules',
