@@ -53,6 +53,8 @@ export const notifyAction = builtinAction({
         await ctx.audit(record);
         return 'appended';
       },
+      // Raised without a once-key: nothing to give back.
+      forget: async () => undefined,
     };
     const alerts = new Alerts({ notifier: ctx.notifier, audit });
     if (p.resolve) {

@@ -1,3 +1,4 @@
+import { ReflexError } from '../errors/reflex-error.js';
 import { alertFingerprint, toAlert, type Alert, type AlertChange, type AlertInput, type Severity } from './alert.js';
 
 /** The kind of the alert raised when an action gives up (dead-lettered) on an instance. */
@@ -23,10 +24,11 @@ export type AlertRecord = {
 /**
  * The audit log as alerts use it (the process's `AuditLog`; `alerts/` sits below `audit/`, so it
  * names only what it calls). With `once`, a record is appended only the first time that key is
- * given; a repeat answers ''.
+ * given; a repeat answers ''. `forget` gives a once-key back (the next append with it records again).
  */
 export interface AlertAudit {
   append(record: AlertRecord, opts?: { once?: string }): Promise<string>;
+  forget(once: string): Promise<void>;
 }
 
 /** The notifier as alerts use it (the process's `Notifier`, which imports this folder). */
@@ -39,7 +41,9 @@ export interface AlertNotifier {
 export interface RaiseOptions {
   /**
    * Raised only the first time this key is given (the audit's once-key): a retried job or another
-   * replica raising the same alert is neither audited nor sent again. Default: every call.
+   * replica raising the same alert is neither audited nor sent again. A send the notifier does not
+   * accept gives the key back, so the retry of the failed call raises it (audited again).
+   * Default: every call.
    */
   once?: string;
   /** Fields of the audit record besides the alert's own, or in their place (the rule; the instance whose trail holds it). */
@@ -78,14 +82,16 @@ export class Alerts {
 
   /**
    * Raises an alert: audits it, then notifies. Returns the alert as stored (as built, when there is
-   * no notifier), or undefined when `once` had been given before (nothing audited or sent).
+   * no notifier), or undefined when `once` had been given before (nothing audited or sent). Throws
+   * when the notifier does not accept it, the once-key given back.
    */
   async raise(input: AlertInput, opts: RaiseOptions = {}): Promise<Alert | undefined> {
     const alert = toAlert(input);
     const fresh = await this.deps.audit.append(recordOf(alert, alert.severity, opts.record), opts.once ? { once: opts.once } : {});
     if (!fresh) return undefined;
-    if (!this.deps.notifier) return alert;
-    return this.deps.notifier.notify(input, opts.receiver === undefined ? {} : { receiver: opts.receiver });
+    const notifier = this.deps.notifier;
+    if (!notifier) return alert;
+    return this.sent(alert.kind, opts.once, () => notifier.notify(input, opts.receiver === undefined ? {} : { receiver: opts.receiver }));
   }
 
   /**
@@ -100,7 +106,29 @@ export class Alerts {
       recordOf(toAlert(resolved), 'info', { resolved: true, ...opts.record }),
       opts.once ? { once: opts.once } : {},
     );
-    if (fresh) await this.deps.notifier?.notify(resolved);
+    const notifier = this.deps.notifier;
+    if (fresh && notifier) await this.sent(input.kind, opts.once, () => notifier.notify(resolved));
+  }
+
+  /**
+   * Hands an alert just audited under `once` to the notifier. The key is claimed before the send
+   * (so two replicas never both send) and given back when the notifier throws: kept, it would
+   * answer the caller's retry "already raised" and the alert would never go out.
+   */
+  private async sent<T>(kind: string, once: string | undefined, send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (err) {
+      if (once === undefined) throw err;
+      await this.deps.audit.forget(once).catch((lost: unknown) => {
+        throw new ReflexError(
+          'REDIS_UNAVAILABLE',
+          `alert ${kind} not sent (${messageOf(err)}), and its once-key ${once} not given back (${messageOf(lost)}): a retry takes it for raised`,
+          { cause: lost },
+        );
+      });
+      throw err;
+    }
   }
 
   /**
@@ -124,6 +152,10 @@ export class Alerts {
     await audit.append(recordOf(resolved, 'info', { summary: `${kind} resolved: ${why.summary}`, resolved: true, ...opts.record }));
     return resolved;
   }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 function recordOf(alert: Alert, severity: Severity, extra: Record<string, unknown> = {}): AlertRecord {

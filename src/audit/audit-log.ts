@@ -75,8 +75,21 @@ export class AuditLog {
       if (f in input) throw new TypeError(`audit record field "${f}" is reserved for the log`);
     }
     const record = redact({ ...input, at: new Date().toISOString() });
-    const once = opts.once ? { key: `${this.key}:once:${opts.once}`, ttlMs: this.onceTtlMs } : undefined;
+    const once = opts.once ? { key: this.onceKey(opts.once), ttlMs: this.onceTtlMs } : undefined;
     return (await appendChained(this.redis, this.key, canonicalJson(record), this.retention, once)) ?? '';
+  }
+
+  /**
+   * Gives a once-key of {@link append} back, so the next append with it records again: for a step
+   * that recorded itself and then failed before it took effect (an alert the notifier did not
+   * accept), whose retry must not be taken for a repeat. The record already appended stays.
+   */
+  async forget(once: string): Promise<void> {
+    await this.redis.del(this.onceKey(once));
+  }
+
+  private onceKey(once: string): string {
+    return `${this.key}:once:${once}`;
   }
 
   /** Matching records, oldest first. */

@@ -4,12 +4,12 @@ import { z } from 'zod';
 import { parseDuration } from '../config/duration.js';
 import type { FilterExpr } from '../filter/ast.js';
 import { parseFilter } from '../filter/parser.js';
-import { isTimeZone } from '../housekeeping/civil-time.js';
-import { gfsPeriods } from '../housekeeping/gfs.js';
-import { namePatternProblem } from '../housekeeping/snapshot-name.js';
-import type { Task, TaskDefinition } from '../housekeeping/tasks.js';
+import { isTimeZone } from './housekeeping/civil-time.js';
+import { gfsPeriods } from './housekeeping/gfs.js';
+import { namePatternProblem } from './housekeeping/snapshot-name.js';
+import type { Task, TaskDefinition } from './housekeeping/tasks.js';
 
-export type { TaskDefinition } from '../housekeeping/tasks.js';
+export type { TaskDefinition } from './housekeeping/tasks.js';
 
 /**
  * A schedule: when it ticks, which instances it looks at, and the housekeeping tasks it runs on

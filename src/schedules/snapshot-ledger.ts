@@ -1,7 +1,7 @@
 import type { RedisConnection } from '../redis/connect.js';
 import { z } from 'zod';
 import type { InstanceRef, ScheduleKeys } from '../redis/key-space.js';
-import type { SnapshotInfo } from '../housekeeping/retention-plan.js';
+import type { SnapshotInfo } from './housekeeping/retention-plan.js';
 
 /**
  * The record of the snapshots Reflex made, per instance: the only proof of ownership. LXD 5.0

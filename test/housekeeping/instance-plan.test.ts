@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Instance } from '../../src/client/instance.js';
-import { planInstance, type Ownership } from '../../src/housekeeping/instance-plan.js';
-import type { SnapshotInfo } from '../../src/housekeeping/retention-plan.js';
+import { planInstance, type Ownership } from '../../src/schedules/housekeeping/instance-plan.js';
+import type { SnapshotInfo } from '../../src/schedules/housekeeping/retention-plan.js';
 import { defineSchedule } from '../../src/schedules/schedule.js';
 
 const now = Date.UTC(2024, 5, 15, 12, 0, 0);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { periodKey, selectGfs } from '../../src/housekeeping/gfs.js';
-import { isGood, planRetention, type SnapshotInfo } from '../../src/housekeeping/retention-plan.js';
+import { periodKey, selectGfs } from '../../src/schedules/housekeeping/gfs.js';
+import { isGood, planRetention, type SnapshotInfo } from '../../src/schedules/housekeeping/retention-plan.js';
 
 const now = Date.UTC(2024, 5, 15, 12, 0, 0);
 const hour = 3_600_000;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatSnapshotName, namePatternProblem, snapshotNameMatcher } from '../../src/housekeeping/snapshot-name.js';
+import { formatSnapshotName, namePatternProblem, snapshotNameMatcher } from '../../src/schedules/housekeeping/snapshot-name.js';
 
 describe('snapshot names', () => {
   it('formats the tick time in the schedule time zone', () => {

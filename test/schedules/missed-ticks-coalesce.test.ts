@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
-import { formatSnapshotName } from '../../src/housekeeping/snapshot-name.js';
+import { formatSnapshotName } from '../../src/schedules/housekeeping/snapshot-name.js';
 import { Metrics } from '../../src/metrics/metrics.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startScheduler, type RunningScheduler } from '../../src/schedules/scheduler.js';

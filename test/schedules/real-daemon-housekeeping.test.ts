@@ -8,7 +8,7 @@ import { keySpace } from '../../src/redis/key-space.js';
 import { defineSchedule, type ScheduleDefinition } from '../../src/schedules/schedule.js';
 import { startScheduler } from '../../src/schedules/scheduler.js';
 import { runTick } from '../../src/schedules/tick-runner.js';
-import { formatSnapshotName } from '../../src/housekeeping/snapshot-name.js';
+import { formatSnapshotName } from '../../src/schedules/housekeeping/snapshot-name.js';
 import { describeEachBed, type DaemonBed } from '../support/daemon-bed.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { startActionRunner } from '../support/action-runner.js';

@@ -7,7 +7,7 @@ import { dedupeWindowMs } from '../../errors/retry-policy.js';
 import { connectRedis, duplicateConnection } from '../../redis/connect.js';
 import { keySpace } from '../../redis/key-space.js';
 import { InstanceClient } from '../../client/client.js';
-import { formatDuration } from '../../housekeeping/duration-text.js';
+import { formatDuration } from '../../schedules/housekeeping/duration-text.js';
 import { ReflexError } from '../../errors/reflex-error.js';
 import { checkHealRequest, withdrawUnclaimedHeal } from '../../remediation/heal-request.js';
 import { queueHeal } from '../../remediation/operator-actions.js';

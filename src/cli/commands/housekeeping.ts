@@ -4,7 +4,7 @@ import { InstanceClient } from '../../client/client.js';
 import { RecordingTransport } from '../../client/recording-transport.js';
 import { targetsOf } from '../../config/config-target.js';
 import { ReflexError } from '../../errors/reflex-error.js';
-import { formatPlan } from '../../housekeeping/plan-format.js';
+import { formatPlan } from '../../schedules/housekeeping/plan-format.js';
 import { SnapshotLedger } from '../../schedules/snapshot-ledger.js';
 import { connectRedis } from '../../redis/connect.js';
 import { keySpace } from '../../redis/key-space.js';

@@ -1,6 +1,6 @@
-import type { Instance, Snapshot } from '../client/instance.js';
-import { StatusCode } from '../client/status-code.js';
-import { evaluateFilter } from '../filter/evaluator.js';
+import type { Instance, Snapshot } from '../../client/instance.js';
+import { StatusCode } from '../../client/status-code.js';
+import { evaluateFilter } from '../../filter/evaluator.js';
 import { formatDuration as duration } from './duration-text.js';
 import { planRetention, type SnapshotInfo } from './retention-plan.js';
 import { formatSnapshotName, snapshotNameMatcher, uniqueSnapshotName } from './snapshot-name.js';

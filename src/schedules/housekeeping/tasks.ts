@@ -1,4 +1,4 @@
-import type { FilterExpr } from '../filter/ast.js';
+import type { FilterExpr } from '../../filter/ast.js';
 import type { GfsCounts } from './gfs.js';
 
 /**
