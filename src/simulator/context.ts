@@ -2,6 +2,7 @@ import type { ClusterMembers } from './cluster.js';
 import type { EventHub } from './event-hub.js';
 import type { FaultBook } from './faults.js';
 import type { ExecSockets } from './exec/exec-sockets.js';
+import type { Guests } from './guest/guests.js';
 import type { IdSource } from './ids.js';
 import type { ImageAliases } from './image-aliases.js';
 import type { InstanceActions } from './instance-actions.js';
@@ -54,6 +55,8 @@ export interface SimContext {
   aliases: ImageAliases;
   /** Websockets of exec operations. */
   execSockets: ExecSockets;
+  /** Each instance's filesystem and the shell exec runs in it. */
+  guests: Guests;
   /** The HTTPS server certificate, when HTTPS is on. */
   serverTls: { cert: string; fingerprint: string; addresses: string[] } | undefined;
   /** The members, in cluster mode. */

@@ -12,6 +12,7 @@ import { EventHub } from './event-hub.js';
 import { EventsEndpoint } from './events-endpoint.js';
 import { FaultBook } from './faults.js';
 import { ExecSockets } from './exec/exec-sockets.js';
+import { Guests } from './guest/guests.js';
 import { IdSource } from './ids.js';
 import { ImageAliases } from './image-aliases.js';
 import { simImages } from './handlers/images.js';
@@ -69,6 +70,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     trust,
     aliases: new ImageAliases(simImages),
     execSockets: new ExecSockets(),
+    guests: new Guests(),
     store: new InstanceStore(opts.projects, ids, cluster),
     ops: new OperationRegistry(hub, ids, opts.revision, opts.utcSuffix, opts.timings.operationRetentionMs, cluster?.serverName),
     lifecycle: new LifecycleEmitter(hub, opts.revision),

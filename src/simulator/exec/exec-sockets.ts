@@ -2,11 +2,21 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { renderBody } from '../envelope.js';
+import { harmlessSignals } from '../guest/guest-commands.js';
+import type { GuestResult } from '../guest/guests.js';
 import type { SimOperation } from '../operations.js';
-import type { ShellResult } from './shell.js';
 
 /** How long the daemon waits for the exec websockets before failing the operation (LXD: 5 s). */
 const connectTimeoutMs = 5000;
+
+/**
+ * How long a command waits for the end of its stdin before it runs with what arrived: the
+ * simulated programs take their input whole, and a client may never close stdin.
+ */
+const stdinGraceMs = 1000;
+
+/** Runs the command of a session with its stdin; aborting `signal` (reason: a signal number) kills it. */
+export type ExecRunner = (io: { stdin: Buffer; signal: AbortSignal }) => Promise<GuestResult>;
 
 /** One exec operation waiting for, then serving, its websockets. */
 interface ExecSession {
@@ -15,11 +25,16 @@ interface ExecSession {
   secrets: Record<string, string>;
   interactive: boolean;
   conns: Map<string, WebSocket>;
-  run: () => ShellResult;
+  run: ExecRunner;
   timer: NodeJS.Timeout;
   started: boolean;
-  /** Ends a command that is still sleeping, killed by `signal` (from the control socket, or its close). */
-  kill?: (signal: number) => void;
+  /** What arrived on fd 0, and whether it ended (an empty text message, or the socket closed). */
+  stdin: Buffer[];
+  stdinEnded: boolean;
+  /** Aborted with the signal number that kills the command (from the control socket, or its close). */
+  killer: AbortController;
+  /** Runs the command once stdin ended, if it waits for that. */
+  onStdinEnd?: () => void;
 }
 
 /**
@@ -29,17 +44,30 @@ interface ExecSession {
  * required socket is connected (control is optional for non-interactive sessions, a historical
  * allowance of the daemon); each output stream is binary messages ended by an empty text message,
  * then the control socket is closed, the operation gets `{"return": code}` and succeeds, and every
- * socket is closed. A command that sleeps ends early on a signal sent through the control socket
- * (`{"command":"signal","signal":9}`) or when the control socket closes (the daemon kills it
- * then), with code 128 + signal. A wrong secret is 403, an unknown operation 404.
+ * socket is closed. Stdin (fd 0, non-interactive) is read to its end first (at most
+ * {@link stdinGraceMs} after the sockets connected). A running command ends early on a signal
+ * sent through the control socket (`{"command":"signal","signal":9}`) or when the control socket
+ * closes (the daemon kills it then), with code 128 + signal. A wrong secret is 403, an unknown
+ * operation 404.
  */
 export class ExecSockets {
   private readonly sessions = new Map<string, ExecSession>();
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
 
   /** Registers an exec operation whose command runs when its sockets are connected. */
-  open(op: SimOperation, secrets: Record<string, string>, interactive: boolean, run: () => ShellResult): void {
-    const session: ExecSession = { op, secrets, interactive, conns: new Map(), run, started: false, timer: undefined as unknown as NodeJS.Timeout };
+  open(op: SimOperation, secrets: Record<string, string>, interactive: boolean, run: ExecRunner): void {
+    const session: ExecSession = {
+      op,
+      secrets,
+      interactive,
+      conns: new Map(),
+      run,
+      started: false,
+      timer: undefined as unknown as NodeJS.Timeout,
+      stdin: [],
+      stdinEnded: interactive,
+      killer: new AbortController(),
+    };
     session.timer = setTimeout(() => {
       if (session.started) return;
       this.sessions.delete(op.id);
@@ -59,14 +87,20 @@ export class ExecSockets {
     if (session.conns.has(fd)) return refuse(socket, 500, 'Websocket number already connected');
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       session.conns.set(fd, ws);
-      // The built-in commands read no stdin; of the control messages only signals matter (no terminal to resize).
+      // Of the control messages only signals matter (no terminal to resize).
       ws.on('message', (data, isBinary) => {
+        if (fd === '0' && !session.interactive) {
+          if (isBinary) session.stdin.push(Buffer.from(data as Buffer));
+          else endStdin(session);
+          return;
+        }
         if (fd !== 'control' || isBinary) return;
         const msg = parseControl(String(data));
-        if (msg?.command === 'signal' && typeof msg.signal === 'number') session.kill?.(msg.signal);
+        if (msg?.command === 'signal' && typeof msg.signal === 'number') kill(session, msg.signal);
       });
+      if (fd === '0') ws.once('close', () => endStdin(session));
       // As LXD: the control socket closed while the command runs kills it.
-      if (fd === 'control') ws.once('close', () => session.kill?.(9));
+      if (fd === 'control') ws.once('close', () => kill(session, 9));
       ws.on('error', () => undefined);
       const required = Object.keys(session.secrets).filter((k) => k !== 'control' || session.interactive);
       if (!session.started && required.every((k) => session.conns.has(k))) this.start(session);
@@ -77,6 +111,7 @@ export class ExecSockets {
   close(): void {
     for (const s of this.sessions.values()) {
       clearTimeout(s.timer);
+      s.killer.abort(9);
       for (const ws of s.conns.values()) ws.terminate();
     }
     this.sessions.clear();
@@ -86,34 +121,35 @@ export class ExecSockets {
   private start(session: ExecSession): void {
     session.started = true;
     clearTimeout(session.timer);
-    const result = session.run();
-    if (result.sleepMs <= 0) return this.finish(session, result);
-    // A sleeping command: it ends when its time is up, or earlier on a signal that kills it
-    // (the default action of every signal a client sends: 128 + n, as the daemon reports it).
-    const timer = setTimeout(() => {
-      session.kill = undefined;
-      this.finish(session, result);
-    }, result.sleepMs).unref();
-    session.kill = (signal) => {
-      if (signal <= 0 || signal === 17 || signal === 18 || signal === 28) return; // ignored: SIGCHLD, SIGCONT, SIGWINCH
-      clearTimeout(timer);
-      session.kill = undefined;
-      const before = result.beforeSleep ?? { stdout: '', stderr: '' };
-      this.finish(session, { ...before, code: 128 + signal, sleepMs: 0 });
+    let grace: NodeJS.Timeout | undefined;
+    const run = (): void => {
+      session.onStdinEnd = undefined;
+      clearTimeout(grace);
+      session
+        .run({ stdin: Buffer.concat(session.stdin), signal: session.killer.signal })
+        .then((result) => this.finish(session, result))
+        .catch((err: unknown) => {
+          this.sessions.delete(session.op.id);
+          session.op.fail((err as Error).message ?? String(err));
+          for (const ws of session.conns.values()) ws.close(1000);
+        });
     };
+    if (session.stdinEnded || session.killer.signal.aborted) return run();
+    session.onStdinEnd = run;
+    grace = setTimeout(run, stdinGraceMs).unref();
   }
 
-  private finish(session: ExecSession, result: ShellResult): void {
+  private finish(session: ExecSession, result: GuestResult): void {
     if (!this.sessions.has(session.op.id)) return;
-    const send = (fd: string, text: string): void => {
+    const send = (fd: string, bytes: Buffer): void => {
       const ws = session.conns.get(fd);
       if (!ws || ws.readyState !== ws.OPEN) return;
-      if (text !== '') ws.send(Buffer.from(text, 'utf8'), { binary: true });
+      if (bytes.length > 0) ws.send(bytes, { binary: true });
       ws.send('', { binary: false });
     };
     if (session.interactive) {
       // A terminal: both streams on fd 0, with the line discipline's CR LF.
-      send('0', (result.stdout + result.stderr).replace(/\n/g, '\r\n'));
+      send('0', Buffer.from(Buffer.concat([result.stdout, result.stderr]).toString('latin1').replace(/\n/g, '\r\n'), 'latin1'));
     } else {
       send('1', result.stdout);
       send('2', result.stderr);
@@ -125,6 +161,20 @@ export class ExecSockets {
       for (const [fd, ws] of session.conns) if (fd !== 'control') ws.close(1000);
     }, 0).unref();
   }
+}
+
+function endStdin(session: ExecSession): void {
+  if (session.stdinEnded) return;
+  session.stdinEnded = true;
+  session.onStdinEnd?.();
+}
+
+/** Kills the command with a signal; signals whose default action is not to end a process do nothing. */
+function kill(session: ExecSession, signal: number): void {
+  if (signal <= 0 || harmlessSignals.has(signal) || session.killer.signal.aborted) return;
+  session.killer.abort(signal);
+  // A command still waiting for its stdin runs at once, to be killed.
+  session.onStdinEnd?.();
 }
 
 function parseControl(text: string): { command?: unknown; signal?: unknown } | undefined {

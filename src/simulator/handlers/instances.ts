@@ -4,8 +4,7 @@ import type { Router, SimRequest } from '../router.js';
 import { StatusCode } from '../../client/status-code.js';
 import { ClusterActions } from '../cluster-actions.js';
 import { configError, devicesError } from '../config-validation.js';
-import { finishExec } from '../exec/exec-sockets.js';
-import { runCommand } from '../exec/shell.js';
+import { exec } from './exec.js';
 import { findImage } from './images.js';
 import { restoreSnapshot } from './snapshots.js';
 import {
@@ -306,58 +305,5 @@ function migrate(req: SimRequest, inst: SimInstance, target: string): SimRespons
       op.succeed();
     }, ctx.opts.timings.taskMs).unref();
   });
-  return asyncOp(op.url, ctx.ops.render(op));
-}
-
-/**
- * POST …/exec. The command runs in the built-in shell (exec/shell.ts). With
- * `wait-for-websocket` the operation is of class websocket and carries the secrets of its sockets
- * (fds 0, 1, 2 and control; 0 and control when interactive); it runs once the client has connected
- * them and ends with `{"return": code}`. Without, it runs at once (class task). `cwd`, `user` and
- * `group` (extension container_exec_user_group_cwd) are what `pwd` and `id` print.
- */
-function exec(req: SimRequest, family: InstanceFamily): SimResponse {
-  const { ctx } = req;
-  const inst = instanceOf(req, family);
-  const body = bodyObject(req);
-  const command = Array.isArray(body.command) ? body.command.map(String) : [];
-  if (command.length === 0) throw new SimHttpError(400, 'Command cannot be empty');
-  if (!inst.isActive) throw new SimHttpError(400, 'Instance is not running');
-  if (inst.statusCode === StatusCode.Frozen) throw new SimHttpError(400, 'Instance is frozen');
-  countCall(req, inst, 'exec');
-  const environment = {
-    HOME: '/root',
-    LANG: 'C.UTF-8',
-    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-    USER: 'root',
-    ...(stringMap(body.environment, 'environment') ?? {}),
-  };
-  const waitForWs = body['wait-for-websocket'] === true;
-  const interactive = body.interactive === true;
-  const metadata: Record<string, unknown> = { command, environment, interactive };
-  const secrets: Record<string, string> = {};
-  if (waitForWs) {
-    for (const fd of interactive ? ['0', 'control'] : ['0', '1', '2', 'control']) secrets[fd] = ctx.ids.secret();
-    metadata.fds = { ...secrets };
-  }
-  const op = ctx.actions.runOperation(
-    inst,
-    { description: 'Executing command', class: waitForWs ? 'websocket' : 'task', resources: instanceResources(req, inst, '', 'exec'), metadata },
-    undefined,
-    (op) => {
-      ctx.lifecycle.emit(inst, 'instance-exec', { context: { command } });
-      const shell = {
-        environment,
-        ...(typeof body.cwd === 'string' && body.cwd ? { cwd: body.cwd } : {}),
-        ...(typeof body.user === 'number' ? { user: body.user } : {}),
-        ...(typeof body.group === 'number' ? { group: body.group } : {}),
-      };
-      if (waitForWs) ctx.execSockets.open(op, secrets, interactive, () => runCommand(command, shell));
-      else {
-        const result = runCommand(command, shell);
-        setTimeout(() => finishExec(op, result.code), ctx.opts.timings.taskMs + result.sleepMs).unref();
-      }
-    },
-  );
   return asyncOp(op.url, ctx.ops.render(op));
 }

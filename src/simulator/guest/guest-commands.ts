@@ -1,0 +1,186 @@
+import { machine, release, version } from 'node:os';
+import type { Command, ExecResult, IFileSystem } from 'just-bash';
+import type { CommandOutcome } from './scripted-commands.js';
+
+/** What the guest's own programs need to know about the process running them. */
+export interface GuestProcess {
+  /** The instance's name (what `hostname` and `uname -n` print). */
+  hostname: () => string;
+  uid: number;
+  gid: number;
+  /** `$$` of the top shell. */
+  pid: number;
+  /** Ends the whole command with a signal (a `kill` of the shell itself). */
+  killSelf: (signal: number) => void;
+}
+
+/** Signal numbers by name, as Linux numbers them on x86_64. */
+export const signalNumbers: Record<string, number> = {
+  HUP: 1,
+  INT: 2,
+  QUIT: 3,
+  ILL: 4,
+  TRAP: 5,
+  ABRT: 6,
+  BUS: 7,
+  FPE: 8,
+  KILL: 9,
+  USR1: 10,
+  SEGV: 11,
+  USR2: 12,
+  PIPE: 13,
+  ALRM: 14,
+  TERM: 15,
+  STKFLT: 16,
+  CHLD: 17,
+  CONT: 18,
+  STOP: 19,
+  TSTP: 20,
+  TTIN: 21,
+  TTOU: 22,
+  URG: 23,
+  XCPU: 24,
+  XFSZ: 25,
+  VTALRM: 26,
+  PROF: 27,
+  WINCH: 28,
+  IO: 29,
+  PWR: 30,
+  SYS: 31,
+};
+
+/** Signals whose default action does not end a process (CHLD, CONT, STOP, TSTP, TTIN, TTOU, URG, WINCH). */
+export const harmlessSignals = new Set([17, 18, 19, 20, 21, 22, 23, 28]);
+
+const ok = (stdout = ''): ExecResult => ({ stdout, stderr: '', exitCode: 0 });
+const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
+
+/** Name of a uid or gid from the guest's /etc/passwd or /etc/group, if it has one. */
+async function nameOf(fs: IFileSystem, file: '/etc/passwd' | '/etc/group', id: number): Promise<string | undefined> {
+  const text = await fs.readFile(file).catch(() => '');
+  return text
+    .split('\n')
+    .map((l) => l.split(':'))
+    .find((f) => f[2] === String(id))?.[0];
+}
+
+/**
+ * The programs whose output depends on the machine and the process rather than on files:
+ * `uname` (the host's kernel, as a container sees it, and the instance's name), `hostname`,
+ * `id`, `whoami` (from the guest's passwd and group) and `kill` (busybox's wording).
+ */
+export function guestCommands(proc: GuestProcess): Command[] {
+  const uname: Command = {
+    name: 'uname',
+    async execute(args) {
+      const fields: Record<string, string> = {
+        s: 'Linux',
+        n: proc.hostname(),
+        r: release(),
+        v: version(),
+        m: machine(),
+        p: 'unknown',
+        i: 'unknown',
+        o: 'GNU/Linux',
+      };
+      const wanted = new Set<string>();
+      for (const a of args) {
+        if (a === '--help') return ok('Usage: uname [-amnrspvio]\n');
+        if (!a.startsWith('-')) return fail(`uname: extra operand '${a}'\n`);
+        for (const c of a.slice(1)) {
+          if (c === 'a') ['s', 'n', 'r', 'v', 'm', 'o'].forEach((f) => wanted.add(f));
+          else if (c in fields) wanted.add(c);
+          else return fail(`uname: invalid option -- '${c}'\n`);
+        }
+      }
+      if (wanted.size === 0) wanted.add('s');
+      return ok(
+        `${['s', 'n', 'r', 'v', 'm', 'p', 'i', 'o']
+          .filter((f) => wanted.has(f))
+          .map((f) => fields[f])
+          .join(' ')}\n`,
+      );
+    },
+  };
+  const hostname: Command = { name: 'hostname', execute: async () => ok(`${proc.hostname()}\n`) };
+  const id: Command = {
+    name: 'id',
+    async execute(args, ctx) {
+      const user = await nameOf(ctx.fs, '/etc/passwd', proc.uid);
+      const group = await nameOf(ctx.fs, '/etc/group', proc.gid);
+      const flags = args.join('').replace(/-/g, '');
+      const named = flags.includes('n');
+      if (flags.includes('u')) return ok(`${named ? (user ?? proc.uid) : proc.uid}\n`);
+      if (flags.includes('g') || flags.includes('G')) return ok(`${named ? (group ?? proc.gid) : proc.gid}\n`);
+      const part = (key: string, n: number, name: string | undefined) => `${key}=${n}${name === undefined ? '' : `(${name})`}`;
+      return ok(`${part('uid', proc.uid, user)} ${part('gid', proc.gid, group)}\n`);
+    },
+  };
+  const whoami: Command = {
+    name: 'whoami',
+    async execute(_args, ctx) {
+      const user = await nameOf(ctx.fs, '/etc/passwd', proc.uid);
+      return user === undefined ? fail(`whoami: unknown uid ${proc.uid}\n`) : ok(`${user}\n`);
+    },
+  };
+  const kill: Command = {
+    name: 'kill',
+    async execute(args) {
+      let signal = 15;
+      const pids: string[] = [];
+      for (let i = 0; i < args.length; i++) {
+        const a = args[i]!;
+        if (a === '-l') return ok(`${Object.keys(signalNumbers).join('\n')}\n`);
+        if (a === '-s' || a === '-n') {
+          const parsed = parseSignal(args[++i] ?? '');
+          if (parsed === undefined) return fail(`sh: kill: bad signal name '${args[i] ?? ''}'\n`);
+          signal = parsed;
+        } else if (a.startsWith('-') && pids.length === 0 && a !== '-') {
+          const parsed = parseSignal(a.slice(1));
+          if (parsed === undefined) return fail(`sh: kill: bad signal name '${a.slice(1)}'\n`);
+          signal = parsed;
+        } else pids.push(a);
+      }
+      if (pids.length === 0) return fail('kill: usage: kill [-s SIG | -SIG] PID...\n');
+      let code = 0;
+      let stderr = '';
+      for (const p of pids) {
+        const pid = Number(p);
+        // PID 1 (init) and the shell itself exist; init takes no signal from here (it would stop the instance).
+        if (pid === 1) continue;
+        if (pid === proc.pid) {
+          if (signal !== 0 && !harmlessSignals.has(signal)) proc.killSelf(signal);
+          continue;
+        }
+        stderr += `sh: can't kill pid ${p}: No such process\n`;
+        code = 1;
+      }
+      return { stdout: '', stderr, exitCode: code };
+    },
+  };
+  return [uname, hostname, id, whoami, kill];
+}
+
+function parseSignal(text: string): number | undefined {
+  if (/^\d+$/.test(text)) return Number(text) <= 64 ? Number(text) : undefined;
+  const name = text.toUpperCase().replace(/^SIG/, '');
+  return signalNumbers[name];
+}
+
+/** A scripted program: its registered outcomes, or the built-in program it shadows, or "not found". */
+export function scriptedCommand(
+  name: string,
+  take: (argv: string[]) => CommandOutcome | undefined,
+  sleep: (ms: number, signal: AbortSignal | undefined) => Promise<void>,
+): Command {
+  return {
+    name,
+    async execute(args, ctx) {
+      const outcome = take([name, ...args]);
+      if (!outcome) return ctx.origCommand ? ctx.origCommand(args) : fail(`sh: ${name}: not found\n`, 127);
+      if (outcome.hang) await sleep(Number.POSITIVE_INFINITY, ctx.signal);
+      else if (outcome.delayMs) await sleep(outcome.delayMs, ctx.signal);
+      return { stdout: outcome.stdout ?? '', stderr: outcome.stderr ?? '', exitCode: outcome.exitCode ?? 0 };
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import type { InMemoryFs } from 'just-bash';
+
+/** When the image's files were made (their mtime), as the test bed's image build dates them. */
+const imageBuilt = new Date('2026-11-22T06:30:00Z');
+
+/** The test bed's init (scripts/testbed-image.sh): exits cleanly on SIGPWR or SIGTERM. */
+const testinit = `#!/bin/sh
+# Reflex test bed init: exit cleanly on SIGPWR (lxc stop) or SIGTERM, otherwise idle.
+trap 'exit 0' PWR TERM
+while :; do sleep 1; done
+`;
+
+const debianOsRelease = `PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"
+NAME="Debian GNU/Linux"
+VERSION_ID="12"
+VERSION="12 (bookworm)"
+VERSION_CODENAME=bookworm
+ID=debian
+HOME_URL="https://www.debian.org/"
+SUPPORT_URL="https://www.debian.org/support"
+BUG_REPORT_URL="https://bugs.debian.org/"
+`;
+
+/**
+ * Lays out a guest's root filesystem as its image has it. The busybox image is the test bed's
+ * (scripts/testbed-image.sh): `bin dev etc linuxrc proc root run sbin sys tmp usr var`, root's
+ * passwd and group lines and `/sbin/testinit`, and no `/etc/os-release` (the real image has none,
+ * and the differential suites hold the simulator to it). A Debian image adds what Debian has:
+ * `/etc/os-release`, `/etc/debian_version`, `/home`, `/opt`, `/srv`. The programs themselves are the
+ * shell's (just-bash puts a stub for each in /bin and /usr/bin).
+ */
+export async function layOut(fs: InMemoryFs, os: string): Promise<void> {
+  const dirs: [string, number][] = [
+    ['/bin', 0o755],
+    ['/dev', 0o755],
+    ['/etc', 0o755],
+    ['/proc', 0o555],
+    ['/root', 0o755],
+    ['/run', 0o755],
+    ['/sbin', 0o755],
+    ['/sys', 0o555],
+    ['/tmp', 0o1777],
+    ['/usr/bin', 0o755],
+    ['/usr/sbin', 0o755],
+    ['/var/log', 0o755],
+  ];
+  if (os === 'Debian') dirs.push(['/home', 0o755], ['/opt', 0o755], ['/srv', 0o755], ['/usr/local/bin', 0o755], ['/var/lib', 0o755]);
+  const file = (path: string, content: string, mode = 0o644): void => fs.writeFileSync(path, content, undefined, { mode, mtime: imageBuilt });
+  for (const [path] of dirs) fs.mkdirSync(path, { recursive: true });
+  file('/etc/passwd', 'root:x:0:0:root:/root:/bin/sh\n');
+  file('/etc/group', 'root:x:0:\n');
+  file('/bin/busybox', '', 0o755);
+  file('/sbin/testinit', testinit, 0o755);
+  if (os === 'Debian') {
+    file('/etc/os-release', debianOsRelease);
+    file('/etc/debian_version', '12.8\n');
+  }
+  await fs.symlink('/bin/busybox', '/linuxrc');
+  for (const [path, mode] of [...dirs, ['/', 0o755] as [string, number], ['/usr', 0o755] as [string, number], ['/var', 0o755] as [string, number]]) {
+    await fs.chmod(path, mode);
+    await fs.utimes(path, imageBuilt, imageBuilt);
+  }
+}

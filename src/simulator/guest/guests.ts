@@ -1,0 +1,243 @@
+import type { Command, CommandName, InMemoryFs } from 'just-bash';
+import type { SimInstance } from '../instance-model.js';
+import { instanceKey } from '../instance-model.js';
+import { guestCommands, harmlessSignals, scriptedCommand, type GuestProcess } from './guest-commands.js';
+import { GuestFs } from './guest-fs.js';
+import { layOut } from './guest-layout.js';
+import { ScriptedCommands } from './scripted-commands.js';
+
+/** One command to run in a guest, as the exec request gives it. */
+export interface GuestCommand {
+  argv: readonly string[];
+  /** The whole environment (the daemon's defaults already merged in). */
+  environment: Record<string, string>;
+  cwd?: string;
+  user?: number;
+  group?: number;
+  /** What the command reads on stdin (empty: end of file at once). */
+  stdin?: Buffer;
+  /** Aborted with a signal number as its reason: the command is killed by that signal. */
+  signal?: AbortSignal;
+}
+
+/** How a guest command ended. */
+export interface GuestResult {
+  stdout: Buffer;
+  stderr: Buffer;
+  code: number;
+}
+
+/**
+ * The programs of the busybox-like guest: just-bash's commands that busybox also has (no jq,
+ * sqlite3, rg, yq, curl or language runtimes), plus the guest's own (guest-commands.ts).
+ */
+const busyboxPrograms = new Set([
+  'echo',
+  'cat',
+  'printf',
+  'ls',
+  'mkdir',
+  'rmdir',
+  'touch',
+  'rm',
+  'cp',
+  'mv',
+  'ln',
+  'chmod',
+  'pwd',
+  'readlink',
+  'head',
+  'tail',
+  'wc',
+  'stat',
+  'grep',
+  'fgrep',
+  'egrep',
+  'sed',
+  'awk',
+  'sort',
+  'uniq',
+  'comm',
+  'cut',
+  'paste',
+  'tr',
+  'rev',
+  'nl',
+  'fold',
+  'expand',
+  'unexpand',
+  'strings',
+  'split',
+  'tee',
+  'find',
+  'basename',
+  'dirname',
+  'du',
+  'env',
+  'printenv',
+  'xargs',
+  'true',
+  'false',
+  'clear',
+  'bash',
+  'sh',
+  'base64',
+  'diff',
+  'date',
+  'sleep',
+  'timeout',
+  'time',
+  'seq',
+  'expr',
+  'md5sum',
+  'sha1sum',
+  'sha256sum',
+  'which',
+  'tac',
+  'od',
+  'gzip',
+  'gunzip',
+  'zcat',
+  'tar',
+]) as ReadonlySet<string>;
+
+const shells = new Set(['sh', 'bash', 'ash']);
+
+type JustBash = typeof import('just-bash');
+let justBash: Promise<JustBash> | undefined;
+
+/** just-bash takes ~0.7 s to load: only a simulator whose guests run something pays for it. */
+function loadJustBash(): Promise<JustBash> {
+  justBash ??= import('just-bash');
+  return justBash;
+}
+
+/** The virtual pid of the top shell of every command (`$$`). */
+const shellPid = 58;
+
+/**
+ * The guests of one simulator: each instance's root filesystem, made on first use (by exec or
+ * the files API, so 10,000 instances that are never touched cost nothing) from its image, kept
+ * across stops, snapshots and renames, gone with the instance; and the shell that runs exec
+ * commands over it (just-bash: a bash interpreter over an in-memory filesystem; it never starts
+ * a host process nor touches a host file).
+ */
+export class Guests {
+  /** Commands tests script (moto/LocalStack style). */
+  readonly scripts = new ScriptedCommands();
+  private readonly filesystems = new WeakMap<SimInstance, Promise<GuestFs>>();
+
+  /** The instance's root filesystem, laid out from its image on first use. */
+  fs(inst: SimInstance): Promise<GuestFs> {
+    let fs = this.filesystems.get(inst);
+    if (!fs) {
+      fs = (async () => {
+        const { InMemoryFs } = await loadJustBash();
+        const memory: InMemoryFs = new InMemoryFs();
+        // The image's `os` property, copied into `image.os` on create; seeded instances are busybox.
+        await layOut(memory, inst.config['image.os'] ?? 'busybox');
+        return new GuestFs(memory);
+      })();
+      this.filesystems.set(inst, fs);
+    }
+    return fs;
+  }
+
+  /**
+   * Runs a command in the instance as the daemon would: `sh -c SCRIPT` (or bash, ash) runs the
+   * script; anything else is the program itself, found on PATH, with its arguments as they are
+   * (127 "not found" and 126 "not executable" with nothing on stderr, as the daemon reports a
+   * program it cannot start). A kill ends it with 128 + the signal and no output.
+   */
+  async run(inst: SimInstance, cmd: GuestCommand): Promise<GuestResult> {
+    const { Bash } = await loadJustBash();
+    const fs = await this.fs(inst);
+    const uid = cmd.user ?? 0;
+    const gid = cmd.group ?? 0;
+    const killer = new AbortController();
+    const kill = (signal: number): void => {
+      if (!killer.signal.aborted) killer.abort(signal);
+    };
+    const onOuterAbort = (): void => kill(Number(cmd.signal?.reason) || 9);
+    if (cmd.signal?.aborted) onOuterAbort();
+    cmd.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    const proc: GuestProcess = { hostname: () => inst.name, uid, gid, pid: shellPid, killSelf: kill };
+    const key = instanceKey(inst.project, inst.name);
+    const scripted = [...this.scripts.programsFor(key)].map((name) =>
+      scriptedCommand(name, (argv) => this.scripts.take(key, argv), sleepUnlessAborted),
+    );
+    const custom: Command[] = [...guestCommands(proc), ...scripted];
+    const bash = new Bash({
+      fs: fs.as({ uid, gid }),
+      cwd: '/',
+      env: {},
+      defenseInDepth: false,
+      processInfo: { pid: shellPid, ppid: 0, uid, gid },
+      commands: [...busyboxPrograms] as CommandName[],
+      customCommands: custom,
+    });
+    const [program, ...args] = cmd.argv;
+    const shell = shells.has(basename(program ?? '')) && args[0] === '-c';
+    const cwd = cmd.cwd ?? (uid === 0 ? '/root' : '/');
+    try {
+      const result = await bash.exec(shell ? (args[1] ?? '') : quote(program ?? ''), {
+        env: cmd.environment,
+        replaceEnv: true,
+        cwd,
+        stdin: (cmd.stdin ?? Buffer.alloc(0)).toString('latin1'),
+        stdinKind: 'bytes',
+        signal: killer.signal,
+        rawScript: true,
+        ...(shell ? {} : { args }),
+      });
+      if (killer.signal.aborted) return killed(killer.signal.reason as number);
+      if (!shell && result.exitCode === 127 && /command not found/.test(result.stderr)) return ended('', '', 127);
+      if (!shell && result.exitCode === 126) return ended('', '', 126);
+      const stderr = result.stderr.replace(/^bash: (.*): command not found$/gm, `${basename(program ?? 'sh')}: $1: not found`);
+      return ended(result.stdout, stderr, result.exitCode);
+    } finally {
+      cmd.signal?.removeEventListener('abort', onOuterAbort);
+    }
+  }
+}
+
+function killed(signal: number): GuestResult {
+  return { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), code: harmlessSignals.has(signal) ? 0 : 128 + signal };
+}
+
+function ended(stdout: string, stderr: string, code: number): GuestResult {
+  return { stdout: outputBytes(stdout), stderr: outputBytes(stderr), code: code & 0xff };
+}
+
+/**
+ * just-bash hands output back as text: valid UTF-8 decoded, anything else as one character per
+ * byte. Text in the Latin-1 range is read as UTF-8 unless it carries control bytes (binary).
+ */
+function outputBytes(text: string): Buffer {
+  // eslint-disable-next-line no-control-regex
+  if (!/[^\u0000-\u00ff]/.test(text) && /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/.test(text) && /[\u0080-\u00ff]/.test(text)) {
+    return Buffer.from(text, 'latin1');
+  }
+  return Buffer.from(text, 'utf8');
+}
+
+function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = Number.isFinite(ms) ? setTimeout(done, ms) : undefined;
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+function quote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function basename(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}

@@ -1,0 +1,66 @@
+import { StatusCode } from '../../client/status-code.js';
+import { asyncOp, SimHttpError, type SimResponse } from '../envelope.js';
+import { finishExec } from '../exec/exec-sockets.js';
+import type { GuestCommand } from '../guest/guests.js';
+import type { SimRequest } from '../router.js';
+import { bodyObject, countCall, instanceOf, instanceResources, stringMap, type InstanceFamily } from './common.js';
+
+/**
+ * POST …/exec. The command runs in the instance's guest (guest/guests.ts: a shell over its
+ * filesystem). With `wait-for-websocket` the operation is of class websocket and carries the
+ * secrets of its sockets (fds 0, 1, 2 and control; 0 and control when interactive); it runs once
+ * the client has connected them (and stdin ended) and ends with `{"return": code}`. Without, it
+ * runs at once with stdin at end of file (class task). `cwd`, `user` and `group` (extension
+ * container_exec_user_group_cwd) are where and as whom it runs; HOME and USER are set for root
+ * only, as the daemon does.
+ */
+export function exec(req: SimRequest, family: InstanceFamily): SimResponse {
+  const { ctx } = req;
+  const inst = instanceOf(req, family);
+  const body = bodyObject(req);
+  const command = Array.isArray(body.command) ? body.command.map(String) : [];
+  if (command.length === 0) throw new SimHttpError(400, 'Command cannot be empty');
+  if (!inst.isActive) throw new SimHttpError(400, 'Instance is not running');
+  if (inst.statusCode === StatusCode.Frozen) throw new SimHttpError(400, 'Instance is frozen');
+  countCall(req, inst, 'exec');
+  const user = typeof body.user === 'number' ? body.user : undefined;
+  const environment: Record<string, string> = {
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    LANG: 'C.UTF-8',
+    ...(user ? {} : { HOME: '/root', USER: 'root' }),
+    ...(stringMap(body.environment, 'environment') ?? {}),
+  };
+  const waitForWs = body['wait-for-websocket'] === true;
+  const interactive = body.interactive === true;
+  const metadata: Record<string, unknown> = { command, environment, interactive };
+  const secrets: Record<string, string> = {};
+  if (waitForWs) {
+    for (const fd of interactive ? ['0', 'control'] : ['0', '1', '2', 'control']) secrets[fd] = ctx.ids.secret();
+    metadata.fds = { ...secrets };
+  }
+  const op = ctx.actions.runOperation(
+    inst,
+    { description: 'Executing command', class: waitForWs ? 'websocket' : 'task', resources: instanceResources(req, inst, '', 'exec'), metadata },
+    undefined,
+    (op) => {
+      ctx.lifecycle.emit(inst, 'instance-exec', { context: { command } });
+      const guestCommand: GuestCommand = {
+        argv: command,
+        // The guest's init passes `container=lxc` to every process.
+        environment: { container: 'lxc', ...environment },
+        ...(typeof body.cwd === 'string' && body.cwd ? { cwd: body.cwd } : {}),
+        ...(user !== undefined ? { user } : {}),
+        ...(typeof body.group === 'number' ? { group: body.group } : {}),
+      };
+      if (waitForWs) ctx.execSockets.open(op, secrets, interactive, (io) => ctx.guests.run(inst, { ...guestCommand, ...io }));
+      else {
+        const started = Date.now();
+        void ctx.guests.run(inst, guestCommand).then(
+          (result) => setTimeout(() => finishExec(op, result.code), Math.max(0, ctx.opts.timings.taskMs - (Date.now() - started))).unref(),
+          (err: unknown) => op.fail((err as Error).message ?? String(err)),
+        );
+      }
+    },
+  );
+  return asyncOp(op.url, ctx.ops.render(op));
+}
