@@ -5,6 +5,7 @@ import { httpStatusOf, renderBody, SimHttpError, type SimResponse } from './enve
 import { registerCertificates } from './handlers/certificates.js';
 import { registerCluster } from './handlers/cluster.js';
 import { registerControl } from './handlers/control.js';
+import { registerFiles } from './handlers/files.js';
 import { registerHost } from './handlers/host.js';
 import { registerImages } from './handlers/images.js';
 import { registerInstanceLogs } from './handlers/instance-logs.js';
@@ -29,6 +30,7 @@ export function buildRouter(ctx: SimContext, controls: SimulatorControls): Route
   registerInstances(router, revision);
   registerInstanceState(router, revision);
   registerInstanceLogs(router, revision);
+  registerFiles(router, revision);
   registerSnapshots(router, revision);
   registerOperations(router);
   registerImages(router);
@@ -65,7 +67,7 @@ export function handleRequest(ctx: SimContext, router: Router, req: IncomingMess
       logRequest(ctx, req, identity);
       const route = router.match(method, url.pathname.replace(/\/+$/, '') || '/');
       if (!info.trusted && !route.untrusted) throw new SimHttpError(403, 'not authorized');
-      const body = await readJson(req);
+      const body = route.raw ? await readBytes(req) : parseJson(await readBytes(req));
       response = await route.handler({ method, path: url.pathname, params: route.params, headers: req.headers, body, info, ctx });
       if (response.kind === 'sync') etag = response.etag;
     } catch (err) {
@@ -77,9 +79,10 @@ export function handleRequest(ctx: SimContext, router: Router, req: IncomingMess
     const headers: Record<string, string> = { 'Content-Type': response.kind === 'file' ? response.contentType : 'application/json' };
     if (etag) headers.ETag = etag;
     if (response.kind === 'async') headers.Location = response.operationUrl;
+    if ((response.kind === 'sync' || response.kind === 'file') && response.headers) Object.assign(headers, response.headers);
     if (res.destroyed) return;
     res.writeHead(httpStatusOf(response), headers);
-    res.end(renderBody(response));
+    res.end(response.kind === 'file' ? response.body : renderBody(response));
   })();
 }
 
@@ -99,7 +102,7 @@ export function logRequest(ctx: SimContext, req: IncomingMessage, identity: Iden
   });
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+async function readBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -107,8 +110,12 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     if (size > maxBodyBytes) throw new SimHttpError(400, 'Request body too large');
     chunks.push(chunk as Buffer);
   }
-  if (size === 0) return undefined;
-  const text = Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+function parseJson(bytes: Buffer): unknown {
+  if (bytes.length === 0) return undefined;
+  const text = bytes.toString('utf8');
   try {
     return JSON.parse(text);
   } catch (err) {

@@ -16,11 +16,11 @@ export class SimHttpError extends Error {
 
 /** A handler's answer before serialisation. `raw` lets hot paths pass pre-serialised metadata JSON. */
 export type SimResponse =
-  | { kind: 'sync'; metadata: unknown; raw?: string; etag?: string }
+  | { kind: 'sync'; metadata: unknown; raw?: string; etag?: string; headers?: Record<string, string> }
   | { kind: 'async'; operationUrl: string; operation: unknown }
   | { kind: 'error'; status: number; message: string }
-  /** A file's content, not an envelope (instance log files). */
-  | { kind: 'file'; contentType: string; body: string };
+  /** A file's content, not an envelope (instance log files, the files API), with headers of its own. */
+  | { kind: 'file'; contentType: string; body: string | Buffer; headers?: Record<string, string> };
 
 /** 200 sync response. */
 export function sync(metadata: unknown, etag?: string): SimResponse {
@@ -55,7 +55,7 @@ export function renderBody(res: SimResponse): string {
         metadata: res.operation,
       })}\n`;
     case 'file':
-      return res.body;
+      return typeof res.body === 'string' ? res.body : res.body.toString('utf8');
     case 'error':
       return `${JSON.stringify({ type: 'error', status: '', status_code: 0, operation: '', error_code: res.status, error: res.message, metadata: null })}\n`;
   }

@@ -8,7 +8,7 @@ export interface SimRequest {
   path: string;
   params: Record<string, string>;
   headers: IncomingHttpHeaders;
-  /** Parsed JSON body (undefined when empty). */
+  /** Parsed JSON body (undefined when empty); the bytes as they came for a route that takes them raw. */
   body: unknown;
   info: RequestInfo;
   ctx: SimContext;
@@ -23,6 +23,8 @@ interface Route {
   handler: SimHandler;
   /** Reachable by clients the trust store does not know (GET /, GET /1.0, POST /1.0/certificates). */
   untrusted: boolean;
+  /** Takes its body as bytes (a Buffer), not JSON (file pushes). */
+  raw: boolean;
 }
 
 /** A minimal method + path router; `:name` segments capture (URL-decoded) parameters. */
@@ -30,8 +32,8 @@ export class Router {
   private readonly routes: Route[] = [];
 
   /** Adds a route. */
-  on(method: string, pattern: string, handler: SimHandler, opts: { untrusted?: boolean } = {}): this {
-    this.routes.push({ method, segments: pattern.split('/').filter(Boolean), handler, untrusted: opts.untrusted ?? false });
+  on(method: string, pattern: string, handler: SimHandler, opts: { untrusted?: boolean; raw?: boolean } = {}): this {
+    this.routes.push({ method, segments: pattern.split('/').filter(Boolean), handler, untrusted: opts.untrusted ?? false, raw: opts.raw ?? false });
     return this;
   }
 
@@ -39,7 +41,7 @@ export class Router {
    * Finds the handler of a request. 404 "not found" when no route has this path, and also when the
    * path exists for other methods (LXD says 501 there; the seed allows only 400-500 statuses we use).
    */
-  match(method: string, path: string): { handler: SimHandler; params: Record<string, string>; untrusted: boolean } {
+  match(method: string, path: string): { handler: SimHandler; params: Record<string, string>; untrusted: boolean; raw: boolean } {
     const parts = path.split('/').filter(Boolean);
     for (const r of this.routes) {
       if (r.method !== method || r.segments.length !== parts.length) continue;
@@ -50,7 +52,7 @@ export class Router {
         if (seg.startsWith(':')) params[seg.slice(1)] = decodeURIComponent(parts[i]!);
         else ok = seg === parts[i];
       }
-      if (ok) return { handler: r.handler, params, untrusted: r.untrusted };
+      if (ok) return { handler: r.handler, params, untrusted: r.untrusted, raw: r.raw };
     }
     throw new SimHttpError(404, 'not found');
   }

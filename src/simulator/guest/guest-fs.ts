@@ -85,6 +85,19 @@ export class GuestFs {
     this.claim(path, spec);
   }
 
+  /** Makes a symlink to `target`, owned as given. */
+  async symlink(target: string, path: string, owner: Owner): Promise<void> {
+    await this.memory.symlink(target, path);
+    this.claim(path, owner);
+  }
+
+  /** Sets the mode and owner of an existing entry. */
+  async setMeta(path: string, spec: WriteSpec): Promise<void> {
+    const st = await this.memory.lstat(path);
+    if (!st.isSymbolicLink) await this.memory.chmod(path, spec.mode);
+    this.claim(path, spec);
+  }
+
   /** Removes a file, a symlink or an empty directory. */
   async remove(path: string): Promise<void> {
     await this.memory.rm(path);
