@@ -39,6 +39,8 @@ export interface ExecOptions {
   maxOutputBytes?: number;
   /** How long after the kill the streams may take to end before every socket is closed. Default 5000 ms. */
   killGraceMs?: number;
+  /** Bytes the command reads on stdin before its end. Default: none (stdin closed at once). */
+  stdin?: string | Buffer;
   signal?: AbortSignal;
 }
 
@@ -116,12 +118,14 @@ export class ExecSession {
     ws.once('close', end);
   }
 
-  /** Starts the timeout clock and closes stdin, once every socket is open. */
+  /** Starts the timeout clock, sends stdin and closes it, once every socket is open. */
   begin(): void {
     if (this.opts.timeoutMs !== undefined) this.timeoutTimer = setTimeout(() => this.timeOut(), this.opts.timeoutMs);
     this.opts.signal?.addEventListener('abort', () => this.close(), { once: true });
+    const stdin = this.sockets.get('0');
+    if (this.opts.stdin !== undefined && this.opts.stdin.length > 0) stdin?.send(Buffer.from(this.opts.stdin), { binary: true });
     // An empty text message ends stdin: the command reads end-of-file.
-    this.sockets.get('0')?.send('', { binary: false });
+    stdin?.send('', { binary: false });
   }
 
   /** Whether the timeout passed and the command was sent SIGKILL. */

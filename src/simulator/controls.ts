@@ -3,6 +3,7 @@ import { ClusterActions } from './cluster-actions.js';
 import type { SimContext } from './context.js';
 import { SimHttpError } from './envelope.js';
 import { createTrustToken, tokenString } from './handlers/certificates.js';
+import type { CommandScript } from './guest/scripted-commands.js';
 import { instanceKey, type InstanceType, type SimInstance } from './instance-model.js';
 
 /** Where a control call applies: an instance name, in `default` unless a project is given. */
@@ -221,6 +222,30 @@ export class SimulatorControls {
   /** Number of connected event listeners. */
   get eventListeners(): number {
     return this.ctx.hub.size;
+  }
+
+  /**
+   * Scripts what a command does in the guests (all, or one instance): its outcome per call,
+   * the last one repeating, e.g. `{ command: 'systemctl restart nginx', outcomes: [{ exitCode: 1,
+   * stderr: 'Job failed\n' }, { exitCode: 0 }] }`. Calls are counted per instance.
+   */
+  scriptCommand(script: CommandScript): void {
+    this.ctx.guests.scripts.define(script);
+  }
+
+  /** How often a scripted command line was called in an instance. */
+  commandCalls(name: string, command: string, ref: InstanceRef = {}): number {
+    return this.ctx.guests.scripts.calls(instanceKey(ref.project ?? 'default', name), command);
+  }
+
+  /** Every scripted command with its calls per instance. */
+  scriptedCommands(): ReturnType<SimContext['guests']['scripts']['list']> {
+    return this.ctx.guests.scripts.list();
+  }
+
+  /** Forgets every scripted command. */
+  clearScriptedCommands(): void {
+    this.ctx.guests.scripts.clear();
   }
 
   private instance(name: string, ref: InstanceRef): SimInstance {

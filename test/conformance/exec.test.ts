@@ -1,4 +1,5 @@
-import { expect, it } from 'vitest';
+import { machine, release, version } from 'node:os';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { conformance } from './targets.js';
 
 await conformance('exec: a non-interactive command with its exit code, bounded output and a timeout', (target) => {
@@ -67,5 +68,91 @@ await conformance('exec: a non-interactive command with its exit code, bounded o
     } finally {
       await t.remove(name);
     }
+  });
+});
+
+/** One shell case of issue #28: the command, what the request adds, and what busybox sh in the real container answers. */
+interface ShellCase {
+  title: string;
+  command: string[];
+  request?: { environment?: Record<string, string>; cwd?: string; user?: number; group?: number };
+  stdin?: string;
+  /** Expected stdout; a function of the instance's name where the output names it. */
+  stdout: string | ((name: string) => string);
+  exitCode: number;
+}
+
+const sh = (script: string): string[] => ['sh', '-c', script];
+
+/** The fifteen cases of issue #28, answered as LXD 5.0.2 and Incus 6.0.4 answer them over the busybox test image. */
+const shellCases: ShellCase[] = [
+  { title: 'a variable from the environment', command: sh('echo $FOO'), request: { environment: { FOO: 'bar' } }, stdout: 'bar\n', exitCode: 0 },
+  { title: 'a pipe', command: sh('echo a | cat'), stdout: 'a\n', exitCode: 0 },
+  { title: 'a redirection to a file, read back', command: sh('echo hi > /tmp/rt-shell-f; cat /tmp/rt-shell-f'), stdout: 'hi\n', exitCode: 0 },
+  { title: 'env through grep', command: sh('env | grep ^FOO='), request: { environment: { FOO: 'bar' } }, stdout: 'FOO=bar\n', exitCode: 0 },
+  { title: 'a for loop', command: sh('for i in 1 2 3; do echo "n$i"; done'), stdout: 'n1\nn2\nn3\n', exitCode: 0 },
+  {
+    title: 'test and [',
+    command: sh('test -d /tmp && echo dir; test -f /nonexistent || echo nofile; [ 2 -gt 1 ]; echo $?'),
+    stdout: 'dir\nnofile\n0\n',
+    exitCode: 0,
+  },
+  { title: 'printf run directly', command: ['printf', '%s=%03d\\n', 'x', '7'], stdout: 'x=007\n', exitCode: 0 },
+  {
+    title: 'uname -a: the host kernel and the instance name',
+    command: ['uname', '-a'],
+    stdout: (name) => `Linux ${name} ${release()} ${version()} ${machine()} GNU/Linux\n`,
+    exitCode: 0,
+  },
+  { title: 'kill of the shell itself: 128 + SIGTERM, nothing after', command: sh('kill -TERM $$; echo not reached'), stdout: '', exitCode: 143 },
+  { title: 'kill -0 of init', command: sh('kill -0 1; echo $?'), stdout: '0\n', exitCode: 0 },
+  { title: 'ls run directly', command: ['ls', '/'], stdout: 'bin\ndev\netc\nlinuxrc\nproc\nroot\nrun\nsbin\nsys\ntmp\nusr\nvar\n', exitCode: 0 },
+  { title: 'cat run directly', command: ['cat', '/etc/passwd'], stdout: 'root:x:0:0:root:/root:/bin/sh\n', exitCode: 0 },
+  { title: 'cat of stdin', command: ['cat'], stdin: 'payload\nline2\n', stdout: 'payload\nline2\n', exitCode: 0 },
+  { title: 'an exit code through sh', command: sh('exit 42'), stdout: '', exitCode: 42 },
+  { title: 'an exit code past 255 wraps', command: sh('exit 300'), stdout: '', exitCode: 44 },
+  { title: 'false run directly', command: ['false'], stdout: '', exitCode: 1 },
+  { title: "root's default cwd", command: ['pwd'], stdout: '/root\n', exitCode: 0 },
+  { title: 'cwd', command: ['pwd'], request: { cwd: '/tmp' }, stdout: '/tmp\n', exitCode: 0 },
+  { title: "another user's default cwd", command: ['pwd'], request: { user: 1000, group: 1000 }, stdout: '/\n', exitCode: 0 },
+  { title: 'id of root', command: ['id'], stdout: 'uid=0(root) gid=0(root)\n', exitCode: 0 },
+  {
+    title: 'user and group: id, no HOME or USER, whoami fails',
+    command: sh('id -u; id -g; whoami; echo $HOME $USER'),
+    request: { user: 1000, group: 1000 },
+    stdout: '1000\n1000\n\n',
+    exitCode: 0,
+  },
+  { title: 'hostname is the instance name', command: ['hostname'], stdout: (name) => `${name}\n`, exitCode: 0 },
+];
+
+await conformance('exec: the shell of the busybox guest (issue #28)', (target) => {
+  let name = '';
+  beforeAll(async () => {
+    name = await target().launch();
+  }, 60_000);
+  afterAll(async () => {
+    if (name) await target().remove(name);
+  });
+
+  it.each(shellCases)('$title', async (c) => {
+    const session = await target().client.exec(name, { command: c.command, ...c.request }, c.stdin === undefined ? {} : { stdin: c.stdin });
+    const res = await session.wait({ timeoutMs: 20_000 });
+    expect({ stdout: res.stdout, exitCode: res.exitCode }).toEqual({
+      stdout: typeof c.stdout === 'string' ? c.stdout : c.stdout(name),
+      exitCode: c.exitCode,
+    });
+  });
+
+  it('an unknown program through sh: 127, "sh: X: not found", and the operation fails "Command not found"', async () => {
+    const res = await (await target().client.exec(name, { command: sh('rt-no-such-program') })).wait({ timeoutMs: 20_000 });
+    expect(res).toMatchObject({ exitCode: 127, stdout: '', stderr: 'sh: rt-no-such-program: not found\n' });
+    expect(res.operation.err).toBe('Command not found');
+  });
+
+  it('a directory run as a program: 126, the operation fails "Command not executable"', async () => {
+    const res = await (await target().client.exec(name, { command: ['/tmp'] })).wait({ timeoutMs: 20_000 });
+    expect(res.exitCode).toBe(126);
+    expect(res.operation.err).toBe('Command not executable');
   });
 });

@@ -52,6 +52,8 @@ export class ScriptedCommands {
     const words = script.command.trim().split(/\s+/).filter(Boolean);
     if (words.length === 0) throw new SimHttpError(400, 'command is required');
     if (!Array.isArray(script.outcomes) || script.outcomes.length === 0) throw new SimHttpError(400, 'outcomes must list at least one outcome');
+    if (script.outcomes.some((o) => typeof o !== 'object' || o === null || (o.exitCode !== undefined && !Number.isInteger(o.exitCode))))
+      throw new SimHttpError(400, 'each outcome is an object {stdout, stderr, exitCode, delayMs, hang}');
     const project = script.project ?? 'default';
     const same = this.scripts.findIndex(
       (r) => r.words.join(' ') === words.join(' ') && r.script.instance === script.instance && (r.script.project ?? 'default') === project,

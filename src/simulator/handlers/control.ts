@@ -1,5 +1,6 @@
 import type { SimulatorControls } from '../controls.js';
 import { sync, SimHttpError } from '../envelope.js';
+import type { CommandOutcome } from '../guest/scripted-commands.js';
 import type { Router, SimRequest } from '../router.js';
 
 /**
@@ -24,6 +25,8 @@ import type { Router, SimRequest } from '../router.js';
  * | POST /sim/restart | {downtime_ms} | daemon restart |
  * | GET /sim/calls, DELETE /sim/calls | – | mutating call counts |
  * | POST /sim/trust | {certificate} | trust a client certificate |
+ * | POST /sim/commands | {command, outcomes, instance} | script a guest command |
+ * | GET /sim/commands, DELETE /sim/commands | – | scripted commands with their calls / forget them |
  * | POST /sim/members/<m>/down, /sim/members/<m>/up | – | member Offline / Online (cluster mode) |
  * | POST /sim/members/<m>/evacuate, /sim/members/<m>/restore | – | evacuate / restore at once (cluster mode) |
  * | POST /sim/instances/<n>/move | {target} | move to another member at once (cluster mode) |
@@ -94,6 +97,18 @@ export function registerControl(router: Router, controls: SimulatorControls): vo
     controls.move(name(req), target, ref(req));
     return sync({});
   });
+  router.on('POST', '/sim/commands', (req) => {
+    const b = body(req);
+    if (typeof b.command !== 'string') throw new SimHttpError(400, 'command is required');
+    controls.scriptCommand({
+      command: b.command,
+      outcomes: Array.isArray(b.outcomes) ? (b.outcomes as CommandOutcome[]) : [],
+      ...(typeof b.instance === 'string' ? { instance: b.instance, project: req.info.project } : {}),
+    });
+    return sync({});
+  });
+  router.on('GET', '/sim/commands', () => sync(controls.scriptedCommands()));
+  router.on('DELETE', '/sim/commands', () => (controls.clearScriptedCommands(), sync({})));
   router.on('GET', '/sim/calls', () => sync(controls.callCounts()));
   router.on('DELETE', '/sim/calls', () => (controls.resetCalls(), sync({})));
   router.on('POST', '/sim/trust', (req) => {
