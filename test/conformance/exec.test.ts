@@ -147,12 +147,12 @@ await conformance('exec: the shell of the busybox guest (issue #28)', (target) =
   it('an unknown program through sh: 127, "sh: X: not found", and the operation fails "Command not found"', async () => {
     const res = await (await target().client.exec(name, { command: sh('rt-no-such-program') })).wait({ timeoutMs: 20_000 });
     expect(res).toMatchObject({ exitCode: 127, stdout: '', stderr: 'sh: rt-no-such-program: not found\n' });
-    expect(res.operation.err).toBe('Command not found');
+    expect(res.operation.err).toMatch(/Command not found$/);
   });
 
   it('a directory run as a program: 126, the operation fails "Command not executable"', async () => {
     const res = await (await target().client.exec(name, { command: ['/tmp'] })).wait({ timeoutMs: 20_000 });
     expect(res.exitCode).toBe(126);
-    expect(res.operation.err).toBe('Command not executable');
+    expect(res.operation.err).toMatch(/Command not executable$/);
   });
 });

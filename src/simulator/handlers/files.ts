@@ -8,7 +8,7 @@ import { familiesFor, instanceOf, type InstanceFamily } from './common.js';
  * filesystem, as LXD 5.0.2 and Incus 6.0 answer it (observed on both): a file comes back as its
  * bytes (`application/octet-stream`, `Content-Disposition: inline;filename=…`), a directory as a
  * sync envelope listing its names, a symlink as its target; every answer carries the entry's
- * `X-LXD-Uid`, `-Gid`, `-Mode` (four octal digits), `-Type` and `-Modified` (`X-Incus-*` in the
+ * `X-LXD-Uid`, `-Gid`, `-Mode` (four octal digits, permission bits only), `-Type` and `-Modified` (`X-Incus-*` in the
  * later revision). A push takes `X-LXD-type` (file, directory, symlink), `-uid`, `-gid`, `-mode`
  * and `-write` (overwrite, append); Incus also reads `X-Incus-*`. Anything missing (the path, its
  * parent, a relative path) is 404 "Not Found"; no `path` is 400 "Missing path argument". The
@@ -140,7 +140,8 @@ function entryHeaders(req: SimRequest, entry: GuestEntry): Record<string, string
   const prefix = req.ctx.opts.revision === 'later' ? 'X-Incus' : 'X-Lxd';
   return {
     [`${prefix}-Gid`]: String(entry.gid),
-    [`${prefix}-Mode`]: entry.mode.toString(8).padStart(4, '0'),
+    // The permission bits only: /tmp (1777) answers 0777, as on both daemons.
+    [`${prefix}-Mode`]: (entry.mode & 0o777).toString(8).padStart(4, '0'),
     [`${prefix}-Modified`]: goTime(entry.mtime),
     [`${prefix}-Type`]: entry.type,
     [`${prefix}-Uid`]: String(entry.uid),
