@@ -39,7 +39,7 @@ const commandModules: [name: string, load: () => Promise<Register>][] = [
  * line on stderr and exit code 2 (entry.ts); the settings below are inherited by every sub-command.
  *
  * Given the command line, only the sub-command it names is loaded (the program has no options of
- * its own before a sub-command, so that is `argv[2]`); anything else (`reflex`, `--help`, `help`,
+ * its own before a sub-command but `--version`, so that is `argv[2]`); anything else (`reflex`, `--help`, `help`,
  * a mistyped name that wants suggestions) loads them all, as does a call without `argv` (the
  * reference docs).
  */
@@ -57,8 +57,10 @@ export async function buildProgram(argv?: readonly string[]): Promise<Command> {
         ),
     })
     .exitOverride();
-  const named = commandModules.filter(([name]) => name === argv?.[2]);
-  const wanted = named.length ? named : commandModules;
+  const first = argv?.[2];
+  const named = commandModules.filter(([name]) => name === first);
+  // `reflex --version` needs no sub-command at all.
+  const wanted = first === '-V' || first === '--version' ? [] : named.length ? named : commandModules;
   for (const register of await Promise.all(wanted.map(([, load]) => load()))) register(program);
   return program;
 }
