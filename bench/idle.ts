@@ -86,6 +86,9 @@ await runBench(
       notes.unshift(
         `${replicas} \`reflex run\` processes (all roles, bundled rules, Reflex's default timings, HTTP on a free port) on one simulator of ${instances} instances that emits nothing, started one after another on the same Redis and prefix. Each window (${windowSeconds} s) starts ${settleSeconds} s after the new process logged "reflex running". CPU from /proc/PID/stat; Redis commands from INFO stats and commandstats, the bench's own INFO readings left out. A later replica's figure is what the deployment's total rose by when it joined.`,
       );
+      notes.push(
+        "Where an idle replica's commands go (MONITOR of one, then two, idle processes): the subscriber lease's renewal (a holder) or its vacancy check (a follower), one script a second (the lease lives 3 s: a dead holder is replaced within about that); the lease spread's roster beat, one script of five commands a second (a dead replica leaves the count within the lease TTL); BullMQ's stalled-job check of each worker queue (events, actions, schedules) every 2.5 s (half the 5 s job lock: a job of a dead worker goes back within 5–7.5 s), its full check once per queue and interval whatever the replicas, an EXISTS from each other replica; each worker's blocking wait on its queue's marker (every 5 s); the rules roster beat every 5 s; and the retention watch every 30 s (its TTL-key sample is 16 × RANDOMKEY + PTTL + MEMORY USAGE, per replica). All but the last two are the failover detection's own cadence: fewer commands there mean a slower failover, or fewer scripts doing the same (one script for the lease and the roster beat), not done in this round.",
+      );
       return { bench, figures, notes };
     } finally {
       await Promise.all(procs.map((p) => p.stop()));
