@@ -9,6 +9,10 @@ import type { BenchResult, Figure } from './support.js';
  * `npm run bench`: runs each measurement in its own process, one after the other (they would
  * disturb each other), and writes every figure with its same-run baseline to BENCHMARKS.md.
  * Goals are reported, never asserted: the exit status is non-zero only when a run broke.
+ *
+ * `npm run bench -- --quick [name…]`: the same measurements, smaller and shorter (fewer events,
+ * 15 s idle windows), to try a change on a shared machine; it prints the figures and leaves
+ * BENCHMARKS.md alone.
  */
 const files = [
   'crash-to-running.ts',
@@ -16,11 +20,28 @@ const files = [
   'event-latency.ts',
   'storm.ts',
   'storm-replicas.ts',
+  'storm-cpu.ts',
+  'idle.ts',
+  'commands.ts',
   'redis-cluster.ts',
   'ten-thousand-instances.ts',
   'console.ts',
 ];
-const only = process.argv.slice(2);
+const quick = process.argv.includes('--quick');
+const only = process.argv.slice(2).filter((a) => a !== '--quick');
+/** The quick form's sizes; a knob set in the environment wins. */
+const quickKnobs: Record<string, string> = {
+  BENCH_STORM_EVENTS: '2000',
+  BENCH_CLUSTER_EVENTS: '1000',
+  BENCH_LATENCY_EVENTS: '200',
+  BENCH_INSTANCES: '2000',
+  BENCH_LXD_ROUNDS_PER_HALF: '2',
+  BENCH_MASS_INSTANCES: '4',
+  BENCH_IDLE_SECONDS: '15',
+  BENCH_IDLE_SETTLE_SECONDS: '5',
+  BENCH_COMMAND_ROUNDS: '2',
+};
+const childEnv = quick ? { ...quickKnobs, ...process.env } : process.env;
 const root = fileURLToPath(new URL('..', import.meta.url));
 const started = new Date();
 const loadBefore = loadavg();
@@ -44,6 +65,10 @@ for (const file of files.filter((f) => only.length === 0 || only.some((o) => f.i
 }
 
 const seconds = (Date.now() - started.getTime()) / 1000;
+if (quick) {
+  process.stdout.write(`bench: quick form, ${seconds.toFixed(0)} s; BENCHMARKS.md left as it was (the full form: npm run bench)\n`);
+  process.exit(broken.length ? 1 : 0);
+}
 // The soak's section is written by `npm run soak -- --write-benchmarks`, from a run of its own: kept as it is.
 const previous = existsSync(`${root}/BENCHMARKS.md`) ? soakSectionOf(readFileSync(`${root}/BENCHMARKS.md`, 'utf8')) : '';
 writeFileSync(`${root}/BENCHMARKS.md`, `${report(results, broken, seconds)}${previous ? `\n${previous}\n` : ''}`);
@@ -55,10 +80,11 @@ if (broken.length) {
 
 function runFile(file: string): Promise<{ code: number | null; stdout: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `bench/${file}`], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', `bench/${file}`], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
+    // Past the longest time limit a bench file sets itself (runBench): a file that hangs beyond it is killed.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 660_000);
     child.on('exit', (code) => (clearTimeout(timer), resolve({ code, stdout })));
   });
 }
@@ -108,7 +134,7 @@ function report(rs: BenchResult[], bad: string[], secs: number): string {
     lines.push(`**${r.bench}**`, '', ...r.notes.map((n) => `- ${n}`), '');
   }
   lines.push(
-    'Run one measurement alone with `npm run bench -- <name>` (e.g. `npm run bench -- storm`); environment knobs: BENCH_LATENCY_EVENTS, BENCH_LATENCY_PACE_MS, BENCH_STORM_EVENTS, BENCH_CLUSTER_EVENTS, BENCH_STORM_REPLICAS, BENCH_INSTANCES, BENCH_LXD_ROUNDS_PER_HALF, BENCH_MASS_INSTANCES.',
+    'Run one measurement alone with `npm run bench -- <name>` (e.g. `npm run bench -- storm`); environment knobs: BENCH_LATENCY_EVENTS, BENCH_LATENCY_PACE_MS, BENCH_STORM_EVENTS, BENCH_CLUSTER_EVENTS, BENCH_STORM_REPLICAS, BENCH_INSTANCES, BENCH_LXD_ROUNDS_PER_HALF, BENCH_MASS_INSTANCES, BENCH_IDLE_SECONDS, BENCH_IDLE_SETTLE_SECONDS, BENCH_IDLE_INSTANCES, BENCH_IDLE_REPLICAS, BENCH_COMMAND_ROUNDS; `npm run bench -- --quick` runs every measurement smaller and shorter and leaves this file alone.',
     '',
   );
   return lines.join('\n');

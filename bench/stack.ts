@@ -79,7 +79,11 @@ export async function eventsIdle(queue: Queue, timeoutMs: number, quietMs = 200)
 }
 
 /** Waits until the start-up resync has tracked `count` instances and its events are processed. */
-export async function settled(stack: BenchStack, count: number, timeoutMs = 60_000): Promise<void> {
+export async function settled(
+  stack: Pick<BenchStack, 'redis' | 'keys' | 'eventsQueue'> & { reflex: { target: string } },
+  count: number,
+  timeoutMs = 60_000,
+): Promise<void> {
   await until(`${count} instances tracked`, async () => (await stack.redis.hlen(stack.keys.state(stack.reflex.target))) >= count, timeoutMs, 100);
   await eventsIdle(stack.eventsQueue, timeoutMs);
   await sleep(100);

@@ -1,5 +1,8 @@
 import { AuditLog } from '../src/audit/audit-log.js';
 import { eventsIdle, optedInName, type BenchStack } from './stack.js';
+
+/** What the storm needs of a stack: its simulator and probe, its Redis, keys and events queue (Reflex may run in other processes). */
+export type StormStack = Pick<BenchStack, 'sim' | 'probe' | 'redis' | 'keys' | 'eventsQueue'>;
 import { sleep, until } from '../test/support/wait.js';
 
 /**
@@ -14,7 +17,7 @@ import { sleep, until } from '../test/support/wait.js';
  * whose stream ids are Redis' clock at the append. The 1k restarts the storm triggers run on in
  * the action worker and are checked by lostEvents(), but their execution is not part of the figure.
  */
-export async function timeStorm(stack: BenchStack, total: number, matching: number): Promise<{ seconds: number; jobs: number }> {
+export async function timeStorm(stack: StormStack, total: number, matching: number): Promise<{ seconds: number; jobs: number }> {
   const archivedBefore = await stack.redis.xlen(stack.keys.archive);
   const startedAt = Date.now();
   for (let i = 1; i <= matching; i++) stack.sim.controls.crash(optedInName(i));
@@ -39,7 +42,7 @@ export async function timeStorm(stack: BenchStack, total: number, matching: numb
 }
 
 /** The storm's events in the archive (instance-updated lifecycle events, crashes to Stopped) and the time the last one was appended. */
-async function lastStormEvent(stack: BenchStack, since: number): Promise<{ last: number; count: number }> {
+async function lastStormEvent(stack: StormStack, since: number): Promise<{ last: number; count: number }> {
   let last = 0;
   let count = 0;
   for (const [id, fields] of await stack.redis.xrange(stack.keys.archive, String(since), '+')) {
@@ -53,7 +56,7 @@ async function lastStormEvent(stack: BenchStack, since: number): Promise<{ last:
 }
 
 /** What the storm lost: updates not audited, crashes not decided, instances not started (and started twice). */
-export async function lostEvents(stack: BenchStack, total: number, matching: number): Promise<{ count: number; summary: string }> {
+export async function lostEvents(stack: StormStack, total: number, matching: number): Promise<{ count: number; summary: string }> {
   await until('a start for every crash', () => stack.probe.calls.size >= matching, 60_000, 100);
   await sleep(500);
   const audit = new AuditLog(stack.redis, stack.keys.audit);

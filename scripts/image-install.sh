@@ -24,6 +24,6 @@ npm run build
 
 mkdir -p "$dest"
 cp -R package.json package-lock.json bin dist rules "$dest"/
-rm -f "$dest/dist/.tsbuildinfo"
+rm -f "$dest/dist/.tsbuildinfo" "$dest/dist/.build-stamp.json"
 cd "$dest"
 npm ci --omit=dev --ignore-scripts --no-audit --no-fund

@@ -1,11 +1,11 @@
 import type { InstanceClient } from '../client/client.js';
 import type { Instance } from '../client/instance.js';
-import type { AuditInput } from '../audit/audit-log.js';
+import type { AuditInput } from '../audit/audit-record.js';
 import type { Operation } from '../client/operation.js';
 import type { z } from 'zod';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import { ReflexError } from '../errors/reflex-error.js';
-import type { Notifier } from '../notify/notifier.js';
+import type { AlertNotifier } from '../alerts/alerts.js';
 
 /** A mutating call as an action describes it to {@link ActionContext.call}. */
 export interface CallDescription {
@@ -47,8 +47,12 @@ export interface ActionContext<P = Record<string, unknown>> {
    * same id is a no-op). Absent when this process has no events queue.
    */
   publish?(event: CanonicalEvent, jobId: string): Promise<void>;
-  /** The process's notifier (the `notify` action); absent when no receivers are configured. */
-  notifier?: Pick<Notifier, 'notify' | 'amend'>;
+  /**
+   * The process's notifier (the `notify` action); absent when no receivers are configured. Typed by
+   * what alerts call, not by the Notifier class: this interface is part of the rule contract, and
+   * the class's declarations would bring BullMQ's and ioredis' (1.1 MB) into every rule check.
+   */
+  notifier?: AlertNotifier;
 }
 
 /** The result of an action that did not throw. */

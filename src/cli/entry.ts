@@ -20,7 +20,7 @@ const exitOfCode: Partial<Record<ErrorCode, keyof typeof exitCodes>> = {
 /** Runs the CLI; prints a clear message instead of a stack trace for errors Reflex knows. */
 export async function main(argv: string[]): Promise<void> {
   try {
-    await buildProgram().parseAsync(argv);
+    await (await buildProgram(argv)).parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
       // Commander has printed the message (or the help, or the version) already. Every error it

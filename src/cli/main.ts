@@ -1,19 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { registerAlerts } from './commands/alerts.js';
-import { registerAudit } from './commands/audit.js';
-import { registerDemo } from './commands/demo.js';
-import { registerDlq } from './commands/dlq.js';
-import { registerDoctor } from './commands/doctor.js';
-import { registerHeal } from './commands/heal.js';
-import { registerHousekeeping } from './commands/housekeeping.js';
-import { registerReplay } from './commands/replay.js';
-import { registerRules } from './commands/rules.js';
-import { registerQuarantine } from './commands/quarantine.js';
-import { registerSilence } from './commands/silence.js';
-import { registerRun } from './commands/run.js';
-import { registerSim } from './commands/sim.js';
-
 /**
  * The version of the installed package. package.json sits two levels above this file both in the
  * checkout (src/cli/) and once compiled (dist/cli/).
@@ -23,12 +9,41 @@ function packageVersion(): string {
   return pkg.version ?? 'unknown';
 }
 
+type Register = (program: Command) => void;
+
+/**
+ * Each sub-command, in the order of the help, with the module that declares it (commands/<name>.ts,
+ * which registers exactly that top-level command). A module is imported only when its command is
+ * wanted: `reflex run` pulls in the whole worker (HTTP server, notifiers, Postgres, bull-board),
+ * and `reflex rules check` or `reflex housekeeping plan` must not pay for loading it.
+ */
+const commandModules: [name: string, load: () => Promise<Register>][] = [
+  ['demo', async () => (await import('./commands/demo.js')).registerDemo],
+  ['run', async () => (await import('./commands/run.js')).registerRun],
+  ['audit', async () => (await import('./commands/audit.js')).registerAudit],
+  ['sim', async () => (await import('./commands/sim.js')).registerSim],
+  ['rules', async () => (await import('./commands/rules.js')).registerRules],
+  ['replay', async () => (await import('./commands/replay.js')).registerReplay],
+  ['silence', async () => (await import('./commands/silence.js')).registerSilence],
+  ['alerts', async () => (await import('./commands/alerts.js')).registerAlerts],
+  ['quarantine', async () => (await import('./commands/quarantine.js')).registerQuarantine],
+  ['dlq', async () => (await import('./commands/dlq.js')).registerDlq],
+  ['heal', async () => (await import('./commands/heal.js')).registerHeal],
+  ['housekeeping', async () => (await import('./commands/housekeeping.js')).registerHousekeeping],
+  ['doctor', async () => (await import('./commands/doctor.js')).registerDoctor],
+];
+
 /**
  * Builds the `reflex` command line. Each sub-command lives in commands/<name>.ts and only wires.
  * Every usage error (unknown command or option, missing or bad value, conflicting options) is one
  * line on stderr and exit code 2 (entry.ts); the settings below are inherited by every sub-command.
+ *
+ * Given the command line, only the sub-command it names is loaded (the program has no options of
+ * its own before a sub-command but `--version`, so that is `argv[2]`); anything else (`reflex`, `--help`, `help`,
+ * a mistyped name that wants suggestions) loads them all, as does a call without `argv` (the
+ * reference docs).
  */
-export function buildProgram(): Command {
+export async function buildProgram(argv?: readonly string[]): Promise<Command> {
   const program = new Command('reflex')
     .description('Event-driven automation worker for LXD and Incus')
     .version(packageVersion(), '-V, --version', 'print the version of Reflex')
@@ -42,18 +57,10 @@ export function buildProgram(): Command {
         ),
     })
     .exitOverride();
-  registerDemo(program);
-  registerRun(program);
-  registerAudit(program);
-  registerSim(program);
-  registerRules(program);
-  registerReplay(program);
-  registerSilence(program);
-  registerAlerts(program);
-  registerQuarantine(program);
-  registerDlq(program);
-  registerHeal(program);
-  registerHousekeeping(program);
-  registerDoctor(program);
+  const first = argv?.[2];
+  const named = commandModules.filter(([name]) => name === first);
+  // `reflex --version` needs no sub-command at all.
+  const wanted = first === '-V' || first === '--version' ? [] : named.length ? named : commandModules;
+  for (const register of await Promise.all(wanted.map(([, load]) => load()))) register(program);
   return program;
 }

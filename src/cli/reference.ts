@@ -72,18 +72,18 @@ const exitMeanings: Record<keyof typeof exitCodes, string> = {
  * The reference of the `reflex` command, its configuration and its error codes, generated from the
  * code itself (docs/reference.md is this text; a test fails when they differ).
  */
-export function referenceMarkdown(): string {
+export async function referenceMarkdown(): Promise<string> {
   // Option defaults may come from the environment; the reference shows the built-in ones.
   const saved = { ...process.env };
   for (const k of Object.keys(process.env)) if (k.startsWith('REFLEX_') || k === 'REDIS_URL') delete process.env[k];
   try {
-    return render();
+    return await render();
   } finally {
     Object.assign(process.env, saved);
   }
 }
 
-function render(): string {
+async function render(): Promise<string> {
   return [
     '# Reference',
     '',
@@ -98,7 +98,7 @@ function render(): string {
     '',
     '## Commands',
     '',
-    ...commandRows(buildProgram(), ['reflex']),
+    ...commandRows(await buildProgram(), ['reflex']),
     '## Exit codes',
     '',
     '| code | name | meaning |',

@@ -130,12 +130,18 @@ export async function* importRuleFiles(
   process.setSourceMapsEnabled(true);
   compiling++;
   try {
-    for (const file of files) {
+    // Every file is handed to esbuild at once (it compiles them in parallel); they are imported in name order.
+    const compiles = files.map((file) => {
       // A fresh folder per load, so a reload imports new modules.
       const compiled = join(out, `${basename(file, '.ts')}.mjs`);
+      const code = compileRuleFile(file, compiled);
+      code.catch(() => undefined); // awaited below, in order
+      return { file, compiled, code };
+    });
+    for (const { file, compiled, code: pending } of compiles) {
       let code: string;
       try {
-        code = await compileRuleFile(file, compiled);
+        code = await pending;
       } catch (err) {
         const [first, ...more] = compileFailures(err, file);
         const where = (f: CompileFailure) => [f.file, f.line, f.column].filter((x) => x !== undefined).join(':');

@@ -6,8 +6,8 @@ import { errorCodes } from '../../src/errors/codes.js';
 import { runReflex } from '../support/reflex-process.js';
 
 describe('documentation that cannot drift', () => {
-  it('docs/reference.md is what the code generates (run npm run docs after changing the CLI, config or error codes)', () => {
-    expect(readFileSync('docs/reference.md', 'utf8')).toBe(referenceMarkdown());
+  it('docs/reference.md is what the code generates (run npm run docs after changing the CLI, config or error codes)', async () => {
+    expect(readFileSync('docs/reference.md', 'utf8')).toBe(await referenceMarkdown());
   });
 
   it('documents every error code with its retry behaviour', () => {
