@@ -69,15 +69,11 @@ console.log(
 );
 console.log(`test: real-daemon files: ${daemonFiles.join(' ')}`);
 
-// One build of dist/ for both runs (each run's global set-up would build it again, at the same time).
-const build = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-  cwd: root,
-  encoding: 'utf8',
-});
+// One build of dist/ for both runs (each run's global set-up would build it again, at the same
+// time); scripts/build.mjs skips the compiler when dist/ is current.
+const build = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, encoding: 'utf8' });
 if (build.status !== 0)
-  process.stderr.write(
-    `test: tsc -p tsconfig.build.json exited ${build.status}; dist/ was emitted anyway:\n${build.stdout.slice(0, 2000)}${build.stderr}`,
-  );
+  process.stderr.write(`test: npm run build exited ${build.status}; dist/ was emitted anyway:\n${build.stdout.slice(0, 2000)}${build.stderr}`);
 
 const output = args.find((a) => a.startsWith('--outputFile.json='))?.slice('--outputFile.json='.length);
 const shared = args.filter((a) => !a.startsWith('--outputFile.json='));

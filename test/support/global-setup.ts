@@ -19,13 +19,10 @@ let redis: RedisTopology | undefined;
  * compile the current source first (incremental, a few seconds), so no test runs stale code.
  */
 function buildDist(): void {
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  // Type errors are `npm run typecheck`'s to report; tsc emits in spite of them.
-  const run = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { encoding: 'utf8' });
+  // scripts/build.mjs (`npm run build`): the compiler only when dist/ is not current.
+  const run = spawnSync(process.execPath, ['scripts/build.mjs'], { encoding: 'utf8' });
   if (run.status !== 0)
-    process.stderr.write(
-      `global-setup: tsc -p tsconfig.build.json exited ${run.status}; dist/ was emitted anyway:\n${run.stdout.slice(0, 2000)}${run.stderr}`,
-    );
+    process.stderr.write(`global-setup: npm run build exited ${run.status}; dist/ was emitted anyway:\n${run.stdout.slice(0, 2000)}${run.stderr}`);
   if (!existsSync('dist/cli/entry.js')) throw new Error('global-setup: npm run build did not produce dist/cli/entry.js');
 }
 
