@@ -107,12 +107,21 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     { request: (req, res, id) => handleRequest(ctx, router, req, res, id), upgrade: (req, socket, head, id) => upgrade(req, socket, head, id) },
     tls,
   );
-  await transport.listen();
   const memberListeners =
     cluster && opts.cluster?.memberListeners
       ? new MemberListeners(cluster, { request: (req, res, id) => handleRequest(ctx, router, req, res, id), upgrade }, tls!)
       : undefined;
-  await memberListeners?.listen();
+  try {
+    await transport.listen();
+    await memberListeners?.listen();
+  } catch (err) {
+    // Nothing stays open behind a failed start: `reflex sim` exits instead of holding the first socket.
+    hub.close();
+    await memberListeners?.close();
+    await transport.close();
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    throw err;
+  }
   if (tls)
     ctx.serverTls = {
       cert: tls.cert,
