@@ -20,6 +20,7 @@ import { Router } from './router.js';
 import { requestInfo, type Identity } from './transport.js';
 
 const maxBodyBytes = 8 * 1024 * 1024;
+const goChunkingBuffer = 2048;
 
 /** Builds the router with every resource family and the /sim control API. */
 export function buildRouter(ctx: SimContext, controls: SimulatorControls): Router {
@@ -51,6 +52,7 @@ export function handleRequest(ctx: SimContext, router: Router, req: IncomingMess
   void (async () => {
     let response: SimResponse;
     let etag: string | undefined;
+    let location: string | undefined;
     try {
       const url = new URL(req.url ?? '/', 'http://sim');
       const method = req.method ?? 'GET';
@@ -67,7 +69,7 @@ export function handleRequest(ctx: SimContext, router: Router, req: IncomingMess
       if (!info.trusted && !route.untrusted) throw new SimHttpError(403, 'not authorized');
       const body = await readJson(req);
       response = await route.handler({ method, path: url.pathname, params: route.params, headers: req.headers, body, info, ctx });
-      if (response.kind === 'sync') etag = response.etag;
+      if (response.kind === 'sync') ({ etag, location } = response);
     } catch (err) {
       response =
         err instanceof SimHttpError
@@ -77,9 +79,15 @@ export function handleRequest(ctx: SimContext, router: Router, req: IncomingMess
     const headers: Record<string, string> = { 'Content-Type': response.kind === 'file' ? response.contentType : 'application/json' };
     if (etag) headers.ETag = etag;
     if (response.kind === 'async') headers.Location = response.operationUrl;
+    else if (location) headers.Location = location;
     if (res.destroyed) return;
+    const body = renderBody(response);
+    // Go's server sends Content-Length when the whole body fits its 2 KiB chunking buffer, and
+    // chunked framing beyond, as both daemons' answers show.
+    const length = Buffer.byteLength(body);
+    if (length <= goChunkingBuffer) headers['Content-Length'] = String(length);
     res.writeHead(httpStatusOf(response), headers);
-    res.end(renderBody(response));
+    res.end(body);
   })();
 }
 

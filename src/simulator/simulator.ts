@@ -69,7 +69,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     trust,
     aliases: new ImageAliases(simImages),
     execSockets: new ExecSockets(),
-    store: new InstanceStore(opts.projects, ids, cluster),
+    store: new InstanceStore(opts.projects, ids, cluster, opts.revision),
     ops: new OperationRegistry(hub, ids, opts.revision, opts.utcSuffix, opts.timings.operationRetentionMs, cluster?.serverName),
     lifecycle: new LifecycleEmitter(hub, opts.revision),
     faults: new FaultBook(),

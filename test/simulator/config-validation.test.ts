@@ -30,7 +30,7 @@ describe('config and device validation (LXD 5.0.2 key table, earlier revision)',
 
   it('refuses a device of an unknown type', async () => {
     const res = await t.api('PATCH', '/1.0/instances/c1', { devices: { d1: { type: 'bogustype' } } });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(500);
     expect(res.body.error).toBe('Invalid devices: Device validation failed for "d1": Failed loading device "d1": Unsupported device type');
   });
 });

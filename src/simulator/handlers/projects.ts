@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sync, SimHttpError, type SimResponse } from '../envelope.js';
+import { created, sync, SimHttpError, type SimResponse } from '../envelope.js';
 import type { SimProject } from '../profile-store.js';
 import type { Router, SimRequest } from '../router.js';
 import { simImages } from './images.js';
@@ -42,12 +42,12 @@ function list(req: SimRequest): SimResponse {
 
 function create(req: SimRequest): SimResponse {
   const body = bodyObject(req);
-  req.ctx.store.profiles.createProject(
+  const project = req.ctx.store.profiles.createProject(
     body.name,
     typeof body.description === 'string' ? body.description : '',
     stringMap(body.config, 'config') ?? {},
   );
-  return sync({});
+  return created(`/1.0/projects/${project.name}`);
 }
 
 function update(req: SimRequest, merge: boolean): SimResponse {

@@ -19,6 +19,12 @@ function server(req: SimRequest): SimResponse {
     auth: info.trusted ? 'trusted' : 'untrusted',
     public: false,
     auth_methods: ['tls'],
+    // Incus says who it took the caller for (the unix socket's user, or the client certificate).
+    ...(ctx.opts.revision === 'later' && info.trusted
+      ? info.requestor.protocol === 'unix'
+        ? { auth_user_name: 'root', auth_user_method: 'unix' }
+        : { auth_user_name: info.fingerprint ?? '', auth_user_method: 'tls' }
+      : {}),
   };
   if (!info.trusted) return sync(base);
   return sync({
