@@ -4,6 +4,9 @@ import type { FaultBook } from './faults.js';
 import type { ExecSockets } from './exec/exec-sockets.js';
 import type { IdSource } from './ids.js';
 import type { ImageAliases } from './image-aliases.js';
+import type { ImageStore } from './image-store.js';
+import type { NetworkStore } from './network-store.js';
+import type { StoragePools } from './storage-pools.js';
 import type { InstanceActions } from './instance-actions.js';
 import type { InstanceStore } from './instance-store.js';
 import type { LifecycleEmitter, Requestor } from './lifecycle.js';
@@ -52,6 +55,12 @@ export interface SimContext {
   calls: CallCounter;
   trust: TrustStore;
   aliases: ImageAliases;
+  /** Images: the built-in ones and those uploaded or published. */
+  images: ImageStore;
+  /** Managed networks (and the host's unmanaged interface). */
+  networks: NetworkStore;
+  /** Storage pools and their custom volumes. */
+  pools: StoragePools;
   /** Websockets of exec operations. */
   execSockets: ExecSockets;
   /** The HTTPS server certificate, when HTTPS is on. */

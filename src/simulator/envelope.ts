@@ -19,8 +19,8 @@ export type SimResponse =
   | { kind: 'sync'; metadata: unknown; raw?: string; etag?: string; location?: string }
   | { kind: 'async'; operationUrl: string; operation: unknown }
   | { kind: 'error'; status: number; message: string }
-  /** A file's content, not an envelope (instance log files). */
-  | { kind: 'file'; contentType: string; body: string };
+  /** A file's content, not an envelope (instance log files, image exports). */
+  | { kind: 'file'; contentType: string; body: string | Buffer; headers?: Record<string, string> };
 
 /** 200 sync response. */
 export function sync(metadata: unknown, etag?: string): SimResponse {
@@ -43,7 +43,7 @@ export function asyncOp(operationUrl: string, operation: unknown): SimResponse {
 }
 
 /** Serialises a response body (with LXD's trailing newline). */
-export function renderBody(res: SimResponse): string {
+export function renderBody(res: SimResponse): string | Buffer {
   switch (res.kind) {
     case 'sync': {
       const meta = res.raw ?? JSON.stringify(res.metadata ?? null);

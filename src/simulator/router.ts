@@ -8,8 +8,10 @@ export interface SimRequest {
   path: string;
   params: Record<string, string>;
   headers: IncomingHttpHeaders;
-  /** Parsed JSON body (undefined when empty). */
+  /** Parsed JSON body (undefined when empty, or for an upload). */
   body: unknown;
+  /** The bytes of an upload (application/octet-stream or multipart/form-data). */
+  raw?: Buffer;
   info: RequestInfo;
   ctx: SimContext;
 }

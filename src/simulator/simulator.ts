@@ -14,6 +14,9 @@ import { FaultBook } from './faults.js';
 import { ExecSockets } from './exec/exec-sockets.js';
 import { IdSource } from './ids.js';
 import { ImageAliases } from './image-aliases.js';
+import { ImageStore } from './image-store.js';
+import { NetworkStore } from './network-store.js';
+import { StoragePools } from './storage-pools.js';
 import { simImages } from './handlers/images.js';
 import { InstanceActions } from './instance-actions.js';
 import { InstanceStore } from './instance-store.js';
@@ -68,6 +71,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     hub,
     trust,
     aliases: new ImageAliases(simImages),
+    images: new ImageStore(simImages),
+    networks: new NetworkStore(),
+    pools: new StoragePools(),
     execSockets: new ExecSockets(),
     store: new InstanceStore(opts.projects, ids, cluster, opts.revision),
     ops: new OperationRegistry(hub, ids, opts.revision, opts.utcSuffix, opts.timings.operationRetentionMs, cluster?.serverName),

@@ -7,7 +7,6 @@ import { configError, createDevicesError, devicesError } from '../config-validat
 import { daemonTexts } from '../daemon-texts.js';
 import { finishExec } from '../exec/exec-sockets.js';
 import { runCommand } from '../exec/shell.js';
-import { findImage } from './images.js';
 import { restoreSnapshot } from './snapshots.js';
 import {
   bodyObject,
@@ -184,7 +183,7 @@ function imageSource(req: SimRequest, source: Record<string, unknown>): Origin |
   let fingerprint = typeof source.fingerprint === 'string' ? source.fingerprint : '';
   if (!fingerprint && typeof source.alias === 'string' && source.alias !== '') fingerprint = req.ctx.aliases.get(source.alias).target;
   if (!fingerprint || (typeof source.server === 'string' && source.server !== '')) return undefined;
-  const image = findImage(fingerprint);
+  const image = req.ctx.images.find(fingerprint);
   const props = image.properties as Record<string, string>;
   const config = Object.fromEntries(Object.entries(props).map(([k, v]) => [`image.${k}`, v]));
   return { config, devices: {}, profiles: undefined, description: '', baseImage: String(image.fingerprint) };
