@@ -13,7 +13,7 @@
 
 /** LXD 5.0.2: 318 extensions. */
 // prettier-ignore
-export const lxd502Extensions: readonly string[] = [
+const lxd502Extensions: readonly string[] = [
   'storage_zfs_remove_snapshots', 'container_host_shutdown_timeout', 'container_stop_priority',
   'container_syscall_filtering', 'auth_pki', 'container_last_used_at', 'etag', 'patch', 'usb_devices',
   'https_allowed_credentials', 'image_compression_algorithm', 'directory_manipulation', 'container_cpu_time',
@@ -92,7 +92,7 @@ export const lxd502Extensions: readonly string[] = [
 
 /** Incus 6.0.4: 450 extensions. */
 // prettier-ignore
-export const incus604Extensions: readonly string[] = [
+const incus604Extensions: readonly string[] = [
   'storage_zfs_remove_snapshots', 'container_host_shutdown_timeout', 'container_stop_priority',
   'container_syscall_filtering', 'auth_pki', 'container_last_used_at', 'etag', 'patch', 'usb_devices',
   'https_allowed_credentials', 'image_compression_algorithm', 'directory_manipulation', 'container_cpu_time',
@@ -200,3 +200,18 @@ export const incus604Extensions: readonly string[] = [
   'acme_dns01', 'security_iommu', 'network_ipv4_dhcp_routes', 'network_state_ovn_ls', 'network_dns_nameservers',
   'acme_http01_port', 'network_ovn_ipv4_dhcp_expiry', 'instance_state_cpu_time', 'network_io_bus', 'disk_io_bus_usb',
 ];
+
+/**
+ * Extensions whose endpoints the simulator deliberately does not serve (backups, the console,
+ * volume snapshots, network ACLs, forwards, load balancers and peers, storage buckets): left out of
+ * `api_extensions`, so a client that checks them skips the feature or says the server lacks it,
+ * instead of failing on a 404.
+ */
+const notServed =
+  /^(backup_compression|backup_compression_algorithm|backup_override_name|container_backup|container_backup_override_pool|custom_volume_backup|console|console_force|console_vga_type|instance_console_screenshot|storage_api_volume_snapshots|storage_api_remote_volume_snapshots|storage_api_remote_volume_snapshot_copy|network_forward|network_peer|network_acl.*|network_load_balancer.*|storage_bucket.*)$/;
+
+/** What GET /1.0 advertises in each revision: the daemon's list without what is not served. */
+export const advertisedExtensions: Record<'earlier' | 'later', readonly string[]> = {
+  earlier: lxd502Extensions.filter((e) => !notServed.test(e)),
+  later: incus604Extensions.filter((e) => !notServed.test(e)),
+};

@@ -11,6 +11,7 @@ import { registerImages } from './handlers/images.js';
 import { registerInstanceLogs } from './handlers/instance-logs.js';
 import { registerInstanceState } from './handlers/instance-state.js';
 import { registerInstances } from './handlers/instances.js';
+import { registerNetworks } from './handlers/networks.js';
 import { registerOperations } from './handlers/operations.js';
 import { registerProfiles } from './handlers/profiles.js';
 import { registerProjects } from './handlers/projects.js';
@@ -21,6 +22,8 @@ import { Router } from './router.js';
 import { requestInfo, type Identity } from './transport.js';
 
 const maxBodyBytes = 8 * 1024 * 1024;
+const goChunkingBuffer = 2048;
+const maxUploadBytes = 256 * 1024 * 1024;
 
 /** Builds the router with every resource family and the /sim control API. */
 export function buildRouter(ctx: SimContext, controls: SimulatorControls): Router {
@@ -35,6 +38,7 @@ export function buildRouter(ctx: SimContext, controls: SimulatorControls): Route
   registerOperations(router);
   registerImages(router);
   registerStorage(router);
+  registerNetworks(router);
   registerCertificates(router);
   registerProjects(router);
   registerProfiles(router);
@@ -53,6 +57,7 @@ export function handleRequest(ctx: SimContext, router: Router, req: IncomingMess
   void (async () => {
     let response: SimResponse;
     let etag: string | undefined;
+    let location: string | undefined;
     try {
       const url = new URL(req.url ?? '/', 'http://sim');
       const method = req.method ?? 'GET';
@@ -67,9 +72,9 @@ export function handleRequest(ctx: SimContext, router: Router, req: IncomingMess
       logRequest(ctx, req, identity);
       const route = router.match(method, url.pathname.replace(/\/+$/, '') || '/');
       if (!info.trusted && !route.untrusted) throw new SimHttpError(403, 'not authorized');
-      const body = route.raw ? await readBytes(req) : parseJson(await readBytes(req));
-      response = await route.handler({ method, path: url.pathname, params: route.params, headers: req.headers, body, info, ctx });
-      if (response.kind === 'sync') etag = response.etag;
+      const { body, raw } = await readBody(req, route.raw === true);
+      response = await route.handler({ method, path: url.pathname, params: route.params, headers: req.headers, body, raw, info, ctx });
+      if (response.kind === 'sync') ({ etag, location } = response);
     } catch (err) {
       response =
         err instanceof SimHttpError
@@ -79,10 +84,16 @@ export function handleRequest(ctx: SimContext, router: Router, req: IncomingMess
     const headers: Record<string, string> = { 'Content-Type': response.kind === 'file' ? response.contentType : 'application/json' };
     if (etag) headers.ETag = etag;
     if (response.kind === 'async') headers.Location = response.operationUrl;
+    else if (location) headers.Location = location;
     if ((response.kind === 'sync' || response.kind === 'file') && response.headers) Object.assign(headers, response.headers);
     if (res.destroyed) return;
+    const body = renderBody(response);
+    // Go's server sends Content-Length when the whole body fits its 2 KiB chunking buffer, and
+    // chunked framing beyond, as both daemons' answers show.
+    const length = Buffer.byteLength(body);
+    if (length <= goChunkingBuffer || response.kind === 'file') headers['Content-Length'] = String(length);
     res.writeHead(httpStatusOf(response), headers);
-    res.end(response.kind === 'file' ? response.body : renderBody(response));
+    res.end(body);
   })();
 }
 
@@ -102,22 +113,31 @@ export function logRequest(ctx: SimContext, req: IncomingMessage, identity: Iden
   });
 }
 
-async function readBytes(req: IncomingMessage): Promise<Buffer> {
+/**
+ * The request body: parsed JSON, or the raw bytes of a file upload (an image, sent as
+ * application/octet-stream or multipart/form-data; any body of a route that takes them raw, as the
+ * files API), which may be larger. A raw route gets the bytes as its `body` too.
+ */
+async function readBody(req: IncomingMessage, rawRoute: boolean): Promise<{ body: unknown; raw: Buffer | undefined }> {
+  const type = String(req.headers['content-type'] ?? '');
+  const upload = rawRoute || type.startsWith('application/octet-stream') || type.startsWith('multipart/');
+  const limit = upload ? maxUploadBytes : maxBodyBytes;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > maxBodyBytes) throw new SimHttpError(400, 'Request body too large');
+    if (size > limit) throw new SimHttpError(400, 'Request body too large');
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks);
-}
-
-function parseJson(bytes: Buffer): unknown {
-  if (bytes.length === 0) return undefined;
-  const text = bytes.toString('utf8');
+  if (rawRoute) {
+    const bytes = Buffer.concat(chunks);
+    return { body: bytes, raw: bytes };
+  }
+  if (upload) return { body: undefined, raw: Buffer.concat(chunks) };
+  if (size === 0) return { body: undefined, raw: undefined };
+  const text = Buffer.concat(chunks).toString('utf8');
   try {
-    return JSON.parse(text);
+    return { body: JSON.parse(text), raw: undefined };
   } catch (err) {
     throw new SimHttpError(400, `Failed to decode request body: ${(err as Error).message}`);
   }

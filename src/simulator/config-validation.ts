@@ -1,3 +1,4 @@
+import type { ApiRevision } from '../client/status-code.js';
 import type { InstanceType } from './instance-model.js';
 
 type Check = (value: string) => string | undefined;
@@ -142,8 +143,22 @@ const volatileDeviceSuffixes = [
 ];
 const freePrefixes = ['environment.', 'user.', 'image.', 'limits.kernel.'];
 
+/** Incus 6.0.4 renamed devlxd to guestapi and added auto-restart (observed: the old names are unknown keys there). */
+const incusRenamed: Record<string, string> = { 'security.devlxd': 'security.guestapi', 'security.devlxd.images': 'security.guestapi.images' };
+const incusOnly: Record<string, Check> = {
+  'security.guestapi': bool,
+  'security.guestapi.images': bool,
+  'boot.autorestart': bool,
+  'volatile.uuid.generation': uuid,
+};
+
 /** The check of a key, or the daemon's "Unknown configuration key" text. */
-function checkerOf(key: string, type: InstanceType | 'profile'): Check | string {
+function checkerOf(key: string, type: InstanceType | 'profile', revision: ApiRevision): Check | string {
+  if (revision === 'later') {
+    if (key in incusRenamed) return `Unknown configuration key: ${key}`;
+    const incus = incusOnly[key];
+    if (incus && !(key === 'security.guestapi.images' && type === 'virtual-machine')) return incus;
+  }
   const own = anyType[key] ?? (type !== 'virtual-machine' ? containerOnly[key] : undefined) ?? (type !== 'container' ? vmOnly[key] : undefined);
   if (own) return own;
   if (key.startsWith('volatile.') && volatileDeviceSuffixes.some((s) => key.endsWith(s))) return any;
@@ -154,14 +169,15 @@ function checkerOf(key: string, type: InstanceType | 'profile'): Check | string 
 
 /**
  * Checks instance (or profile) config as LXD 5.0.2 does (shared/instance.go ConfigKeyChecker and
- * the validators of shared/validate); returns the error text the daemon reports after
- * "Invalid config: ", or undefined when valid.
+ * the validators of shared/validate), or Incus 6.0.4 in the later revision (the same table with
+ * its renamed and added keys); returns the error text the daemon reports after "Invalid config: ",
+ * or undefined when valid.
  */
-export function configError(config: Record<string, string>, type: InstanceType | 'profile'): string | undefined {
+export function configError(config: Record<string, string>, type: InstanceType | 'profile', revision: ApiRevision = 'earlier'): string | undefined {
   for (const [key, value] of Object.entries(config)) {
     if (type === 'profile' && key.startsWith('volatile.')) return 'Volatile keys can only be set on instances';
     if (type === 'profile' && key.startsWith('image.')) return 'Image keys can only be set on instances';
-    const check = checkerOf(key, type);
+    const check = checkerOf(key, type, revision);
     if (typeof check === 'string') return check;
     const err = check(value);
     if (err) return err;
@@ -170,6 +186,18 @@ export function configError(config: Record<string, string>, type: InstanceType |
 }
 
 const deviceTypes = new Set(['none', 'nic', 'infiniband', 'gpu', 'disk', 'proxy', 'usb', 'unix-char', 'unix-block', 'unix-hotplug', 'tpm', 'pci']);
+
+/**
+ * The refusal of a creation's devices, as the daemon words it after "Failed creating instance
+ * record: " (LXD 5.0.2 and Incus quote the type differently), or undefined.
+ */
+export function createDevicesError(devices: Record<string, Record<string, string>>, revision: ApiRevision): string | undefined {
+  for (const dev of Object.values(devices)) {
+    const type = dev.type ?? '';
+    if (!deviceTypes.has(type)) return revision === 'later' ? `Invalid device type "${type}"` : `Invalid device type ${type}`;
+  }
+  return undefined;
+}
 
 /** Device check: the type must be one LXD 5.0.2 loads; returns the text after "Invalid devices: ". */
 export function devicesError(devices: Record<string, Record<string, string>>): string | undefined {

@@ -5,6 +5,9 @@ import type { ExecSockets } from './exec/exec-sockets.js';
 import type { Guests } from './guest/guests.js';
 import type { IdSource } from './ids.js';
 import type { ImageAliases } from './image-aliases.js';
+import type { ImageStore } from './image-store.js';
+import type { NetworkStore } from './network-store.js';
+import type { StoragePools } from './storage-pools.js';
 import type { InstanceActions } from './instance-actions.js';
 import type { InstanceStore } from './instance-store.js';
 import type { LifecycleEmitter, Requestor } from './lifecycle.js';
@@ -53,6 +56,12 @@ export interface SimContext {
   calls: CallCounter;
   trust: TrustStore;
   aliases: ImageAliases;
+  /** Images: the built-in ones and those uploaded or published. */
+  images: ImageStore;
+  /** Managed networks (and the host's unmanaged interface). */
+  networks: NetworkStore;
+  /** Storage pools and their custom volumes. */
+  pools: StoragePools;
   /** Websockets of exec operations. */
   execSockets: ExecSockets;
   /** Each instance's filesystem and the shell exec runs in it. */

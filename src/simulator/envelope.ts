@@ -16,15 +16,20 @@ export class SimHttpError extends Error {
 
 /** A handler's answer before serialisation. `raw` lets hot paths pass pre-serialised metadata JSON. */
 export type SimResponse =
-  | { kind: 'sync'; metadata: unknown; raw?: string; etag?: string; headers?: Record<string, string> }
+  | { kind: 'sync'; metadata: unknown; raw?: string; etag?: string; location?: string; headers?: Record<string, string> }
   | { kind: 'async'; operationUrl: string; operation: unknown }
   | { kind: 'error'; status: number; message: string }
-  /** A file's content, not an envelope (instance log files, the files API), with headers of its own. */
+  /** A file's content, not an envelope (instance log files, image exports, the files API), with headers of its own. */
   | { kind: 'file'; contentType: string; body: string | Buffer; headers?: Record<string, string> };
 
 /** 200 sync response. */
 export function sync(metadata: unknown, etag?: string): SimResponse {
   return etag === undefined ? { kind: 'sync', metadata } : { kind: 'sync', metadata, etag };
+}
+
+/** 201 Created with a `Location` and null metadata, as both daemons answer a synchronous create (profiles, projects, networks, pools, volumes). */
+export function created(location: string): SimResponse {
+  return { kind: 'sync', metadata: null, location };
 }
 
 /** 200 sync response whose metadata is already JSON text. */
@@ -38,7 +43,7 @@ export function asyncOp(operationUrl: string, operation: unknown): SimResponse {
 }
 
 /** Serialises a response body (with LXD's trailing newline). */
-export function renderBody(res: SimResponse): string {
+export function renderBody(res: SimResponse): string | Buffer {
   switch (res.kind) {
     case 'sync': {
       const meta = res.raw ?? JSON.stringify(res.metadata ?? null);
@@ -63,5 +68,6 @@ export function renderBody(res: SimResponse): string {
 
 /** HTTP status of a response. */
 export function httpStatusOf(res: SimResponse): number {
-  return res.kind === 'sync' || res.kind === 'file' ? 200 : res.kind === 'async' ? 202 : res.status;
+  if (res.kind === 'sync') return res.location ? 201 : 200;
+  return res.kind === 'file' ? 200 : res.kind === 'async' ? 202 : res.status;
 }

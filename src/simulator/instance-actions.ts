@@ -103,6 +103,11 @@ export class InstanceActions {
     return this.runOperation(inst, spec, req.action, run, (op) => this.whenBusy(inst, req, requestor, op, statusAtRequest, run));
   }
 
+  /** Starts a just-created instance within its create operation (Incus's `"start": true`), which ends when it runs. */
+  startWithin(inst: SimInstance, op: SimOperation, requestor: Requestor): void {
+    this.transition(inst, { action: 'start', force: false, timeout: -1 }, requestor, op);
+  }
+
   /** Applies {@link busyDecision}; false when the request is simply refused. */
   private whenBusy(
     inst: SimInstance,
@@ -227,7 +232,10 @@ export class InstanceActions {
 
   /** Marks a started guest: new pid, power state RUNNING, last use now. */
   markRunning(inst: SimInstance, newPid: boolean): void {
-    if (newPid || inst.pid === 0) inst.pid = 1000 + Math.floor(this.ctx.ids.float() * 4_000_000);
+    if (newPid || inst.pid === 0) {
+      inst.pid = 1000 + Math.floor(this.ctx.ids.float() * 4_000_000);
+      inst.startedAt = this.ctx.ops.now();
+    }
     // The first start applies the idmap and the create template, as LXD does.
     inst.config['volatile.idmap.current'] ??= inst.config['volatile.idmap.next'] ?? '[]';
     inst.config['volatile.last_state.idmap'] = inst.config['volatile.idmap.current'];

@@ -41,6 +41,8 @@ export class SimInstance {
   ephemeral = false;
   stateful = false;
   lastUsedAt: string = zeroTime;
+  /** When the guest last started (Incus's `started_at` in /state); the creation time for a seeded running instance. */
+  startedAt: string = zeroTime;
   statusCode: StatusCode = StatusCode.Stopped;
   pid = 0;
   /** Cluster member holding the instance; "none" on a standalone server. */
@@ -178,7 +180,7 @@ export class SimInstance {
   /** GET …/state: status, pid (0 when stopped), processes, cpu, memory, network, disk. */
   renderState(revision: ApiRevision): Record<string, unknown> {
     const up = this.isActive;
-    return {
+    const state: Record<string, unknown> = {
       status: statusText(this.statusCode, revision),
       status_code: this.statusCode,
       // A `dir` pool has no quota, so no disk usage; no memory limit, so no total (observed on 5.0.2).
@@ -191,6 +193,15 @@ export class SimInstance {
       processes: up ? 2 : 0,
       cpu: { usage: up ? 41_000_000 : 0 },
     };
+    if (revision === 'later') {
+      // Incus (instances_state_total, instance_state_started_at, instances_state_os_info): a memory
+      // total, the CPU time allotted, the start time, and no OS info for a container without an agent.
+      (state.memory as Record<string, number>).total = up ? 24_683_620_000 : 0;
+      state.cpu = { usage: up ? 41_000_000 : 0, allocated_time: up ? 2_000_000_000 : 0 };
+      state.started_at = up ? (this.startedAt === zeroTime ? this.createdAt : this.startedAt) : zeroTime;
+      state.os_info = null;
+    }
+    return state;
   }
 
   /**

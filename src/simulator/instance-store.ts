@@ -1,4 +1,6 @@
+import type { ApiRevision } from '../client/status-code.js';
 import type { ClusterMembers } from './cluster.js';
+import { daemonTexts } from './daemon-texts.js';
 import { SimHttpError } from './envelope.js';
 import type { IdSource } from './ids.js';
 import { SimInstance, type InstanceType } from './instance-model.js';
@@ -21,24 +23,28 @@ export interface NewInstance {
   target?: string;
 }
 
-/** Names LXD accepts: a hostname label (letters, digits, dashes; not starting with a digit or dash). */
-const validName = /^[a-zA-Z][a-zA-Z0-9-]{0,62}$/;
-
 /**
  * All instances, indexed by project then name (insertion order = listing order), so lookups are
  * O(1) and listings never scan other projects.
  */
 export class InstanceStore {
   private readonly byProject = new Map<string, Map<string, SimInstance>>();
+  /** Names reserved by creations whose database step has not run yet: taken, but not visible. */
+  private readonly reserved = new Set<string>();
   /** Projects and profiles; a profile change re-renders every instance. */
-  readonly profiles = new ProfileStore(() => this.touchAll());
+  readonly profiles: ProfileStore;
 
-  /** `projects`: extra projects besides `default` (they use the profiles of `default`); `cluster` places new instances. */
+  /**
+   * `projects`: extra projects besides `default` (they use the profiles of `default`); `cluster`
+   * places new instances; `revision` chooses the daemon's wording and volatile keys.
+   */
   constructor(
     projects: readonly string[],
     private readonly ids: IdSource,
     private readonly cluster?: ClusterMembers,
+    readonly revision: ApiRevision = 'earlier',
   ) {
+    this.profiles = new ProfileStore(() => this.touchAll(), revision);
     for (const p of projects) if (p !== 'default') this.profiles.createProject(p, '', { 'features.profiles': 'false' });
   }
 
@@ -52,10 +58,10 @@ export class InstanceStore {
     this.profiles.project(project);
   }
 
-  /** The instance, or 404 "Instance not found". */
+  /** The instance, or 404 "Instance not found" (in the revision's words). */
   get(project: string, name: string): SimInstance {
     const inst = this.byProject.get(project)?.get(name);
-    if (!inst) throw new SimHttpError(404, 'Instance not found');
+    if (!inst) throw new SimHttpError(404, daemonTexts.instanceNotFound(this.revision, project, name));
     return inst;
   }
 
@@ -77,11 +83,29 @@ export class InstanceStore {
     return n;
   }
 
-  /** Adds an instance with LXD's volatile keys; 400 for a bad name, 409 when it exists. */
+  /** 400 "Invalid instance name: …" in the daemon's words, for a name it would refuse. */
+  checkName(name: string): void {
+    const err = daemonTexts.instanceNameError(this.revision, name);
+    if (err) throw new SimHttpError(400, `Invalid instance name: ${err}`);
+  }
+
+  /** Whether the name is taken in the project, by an instance or by a creation still on its way. */
+  taken(project: string, name: string): boolean {
+    return this.byProject.get(project)?.has(name) === true || this.reserved.has(`${project}/${name}`);
+  }
+
+  /** Reserves a name for a creation until its database step (see {@link taken}); the returned function releases it. */
+  reserve(project: string, name: string): () => void {
+    const key = `${project}/${name}`;
+    this.reserved.add(key);
+    return () => this.reserved.delete(key);
+  }
+
+  /** Adds an instance with the daemon's volatile keys; 400 for a bad name, 409 when it exists. */
   add(spec: NewInstance): SimInstance {
     const project = spec.project ?? 'default';
     this.assertProject(project);
-    if (!validName.test(spec.name)) throw new SimHttpError(400, `Invalid instance name: ${JSON.stringify(spec.name)}`);
+    this.checkName(spec.name);
     let map = this.byProject.get(project);
     if (!map) this.byProject.set(project, (map = new Map()));
     if (map.has(spec.name)) throw new SimHttpError(409, `Instance "${spec.name}" already exists`);
@@ -98,6 +122,7 @@ export class InstanceStore {
             'image.release': 'v1.35.0',
             'image.reflex.revision': '1',
           };
+    const uuid = this.ids.uuid();
     const config: Record<string, string> = {
       ...image,
       ...spec.config,
@@ -107,7 +132,9 @@ export class InstanceStore {
       'volatile.idmap.base': '0',
       'volatile.idmap.next': idmap,
       'volatile.last_state.idmap': '[]',
-      'volatile.uuid': this.ids.uuid(),
+      'volatile.uuid': uuid,
+      // Incus marks the generation of an instance's storage with the uuid it was created with.
+      ...(this.revision === 'later' ? { 'volatile.uuid.generation': uuid } : {}),
     };
     const inst = new SimInstance(spec.name, project, spec.type ?? 'container', spec.createdAt, config);
     inst.expandProfiles = (names) => this.profiles.expand(project, names);
@@ -135,7 +162,7 @@ export class InstanceStore {
 
   /** Renames in place, keeping the listing position at the end like a fresh database row. */
   rename(inst: SimInstance, newName: string): void {
-    if (!validName.test(newName)) throw new SimHttpError(400, `Invalid instance name: ${JSON.stringify(newName)}`);
+    this.checkName(newName);
     const map = this.byProject.get(inst.project)!;
     if (map.has(newName)) throw new SimHttpError(409, `Instance "${newName}" already exists`);
     map.delete(inst.name);

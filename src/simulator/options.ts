@@ -16,6 +16,11 @@ export interface SimTimings {
   /** Create, update, rename, delete, snapshot operations. Default 20. */
   taskMs: number;
   /**
+   * From the 202 of a create to its database step, when the instance becomes visible (with
+   * `createVisibilityDelay`) and a refused creation fails its operation. Default 10.
+   */
+  createRecordMs: number;
+  /**
    * Delay between an unrequested stop (crash, crash loop, failed start) and the stop hook that
    * emits `instance-shutdown`; during it the instance is busy with "stop" (LXD ~500-600 ms). Default 500.
    */
@@ -69,8 +74,18 @@ export interface SimulatorOptions {
   timings?: Partial<SimTimings>;
   /** Event-socket behaviour; see SimEventOptions for defaults. */
   events?: Partial<SimEventOptions>;
-  /** How timestamps end. Default 'numeric' (`+00:00`), as the seed asks; 'Z' is what LXD prints on a UTC host. */
+  /**
+   * How timestamps end: 'numeric' (`+00:00`), as the seed asks, or 'Z', what both daemons print on
+   * a UTC host. Default 'numeric' in the earlier revision, 'Z' in the later one (as Incus writes them).
+   */
   utcSuffix?: UtcSuffix;
+  /**
+   * A new instance is visible only from its creation's database step (`timings.createRecordMs`
+   * after the 202), as on both daemons, where a GET right after the 202 may answer 404: code that
+   * does not wait for the create operation fails here as it would on the daemon. Default true;
+   * false makes it visible before the 202.
+   */
+  createVisibilityDelay?: boolean;
   /** PEM client certificates trusted on HTTPS from the start. */
   trustedCertificates?: string[];
   /**
@@ -95,6 +110,7 @@ export interface ResolvedSimOptions {
   timings: SimTimings;
   events: SimEventOptions;
   utcSuffix: UtcSuffix;
+  createVisibilityDelay: boolean;
   trustedCertificates: string[];
   trustPassword: string | undefined;
   tls: { cert: string; key: string } | undefined;
@@ -109,6 +125,7 @@ export const defaultTimings: SimTimings = {
   restartMs: 300,
   freezeMs: 5,
   taskMs: 20,
+  createRecordMs: 10,
   stopHookMs: 500,
   failedStartMs: 200,
   crashLoopUptimeMs: 1000,
@@ -120,15 +137,17 @@ export const defaultEventOptions: SimEventOptions = { pingIntervalMs: 10_000, ma
 
 /** Fills in defaults; `defaultSocket` is used when no listen address is given. */
 export function resolveOptions(opts: SimulatorOptions, defaultSocket: string): ResolvedSimOptions {
+  const revision = opts.revision ?? 'earlier';
   return {
     listen: opts.listen && opts.listen.length > 0 ? opts.listen : [`unix:${defaultSocket}`],
-    revision: opts.revision ?? 'earlier',
+    revision,
     instances: opts.instances ?? 0,
     seed: opts.seed,
     projects: ['default', ...(opts.projects ?? []).filter((p) => p !== 'default')],
     timings: { ...defaultTimings, ...opts.timings },
     events: { ...defaultEventOptions, ...opts.events },
-    utcSuffix: opts.utcSuffix ?? 'numeric',
+    utcSuffix: opts.utcSuffix ?? (revision === 'later' ? 'Z' : 'numeric'),
+    createVisibilityDelay: opts.createVisibilityDelay ?? true,
     trustedCertificates: opts.trustedCertificates ?? [],
     trustPassword: opts.trustPassword === '' ? undefined : opts.trustPassword,
     tls: opts.tls,

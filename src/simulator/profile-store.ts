@@ -1,3 +1,5 @@
+import type { ApiRevision } from '../client/status-code.js';
+import { daemonTexts } from './daemon-texts.js';
 import { SimHttpError } from './envelope.js';
 import type { Devices } from './instance-model.js';
 
@@ -17,10 +19,11 @@ export interface SimProject {
 }
 
 /** The default profile of a fresh simulator: a root disk on pool `default` and a NIC on the fake bridge `lxdbr0`. */
-export function defaultProfile(project = 'default'): SimProfile {
+export function defaultProfile(project = 'default', revision: ApiRevision = 'earlier'): SimProfile {
+  const description = daemonTexts.defaultDescription(revision, 'profile');
   return {
     name: 'default',
-    description: project === 'default' ? 'Default LXD profile' : `Default LXD profile for project ${project}`,
+    description: project === 'default' ? description : `${description} for project ${project}`,
     config: {},
     devices: {
       eth0: { name: 'eth0', network: 'lxdbr0', type: 'nic' },
@@ -46,13 +49,26 @@ export class ProfileStore {
   private readonly projects = new Map<string, SimProject>();
   private readonly profiles = new Map<string, Map<string, SimProfile>>();
 
-  constructor(private readonly onChange: () => void) {
+  constructor(
+    private readonly onChange: () => void,
+    private readonly revision: ApiRevision = 'earlier',
+  ) {
     this.projects.set('default', {
       name: 'default',
-      description: 'Default LXD project',
-      config: { 'features.images': 'true', 'features.networks': 'true', 'features.profiles': 'true', 'features.storage.volumes': 'true' },
+      description: daemonTexts.defaultDescription(revision, 'project'),
+      config:
+        revision === 'later'
+          ? {
+              'features.images': 'true',
+              'features.networks': 'true',
+              'features.networks.zones': 'true',
+              'features.profiles': 'true',
+              'features.storage.buckets': 'true',
+              'features.storage.volumes': 'true',
+            }
+          : { 'features.images': 'true', 'features.networks': 'true', 'features.profiles': 'true', 'features.storage.volumes': 'true' },
     });
-    this.profiles.set('default', new Map([['default', defaultProfile()]]));
+    this.profiles.set('default', new Map([['default', defaultProfile('default', revision)]]));
   }
 
   /** Project names in creation order. */
@@ -82,7 +98,8 @@ export class ProfileStore {
       config: { 'features.images': 'true', 'features.profiles': 'true', 'features.storage.volumes': 'true', ...config },
     };
     this.projects.set(n, project);
-    if (project.config['features.profiles'] === 'true') this.profiles.set(n, new Map([['default', { ...defaultProfile(n), devices: {} }]]));
+    if (project.config['features.profiles'] === 'true')
+      this.profiles.set(n, new Map([['default', { ...defaultProfile(n, this.revision), devices: {} }]]));
     return project;
   }
 
@@ -115,7 +132,8 @@ export class ProfileStore {
   createProfile(project: string, name: unknown, description: string, config: Record<string, string>, devices: Devices): SimProfile {
     const n = checkName('Profile', name);
     const map = this.profiles.get(this.profileProject(project))!;
-    if (map.has(n)) throw new SimHttpError(409, `Error inserting "${n}" into database: The profile already exists`);
+    // Both daemons answer a duplicate profile with the database's error, a 500.
+    if (map.has(n)) throw new SimHttpError(500, `Error inserting "${n}" into database: The profile already exists`);
     const profile: SimProfile = { name: n, description, config, devices };
     map.set(n, profile);
     return profile;

@@ -8,8 +8,10 @@ export interface SimRequest {
   path: string;
   params: Record<string, string>;
   headers: IncomingHttpHeaders;
-  /** Parsed JSON body (undefined when empty); the bytes as they came for a route that takes them raw. */
+  /** Parsed JSON body (undefined when empty, or for an upload); the bytes as they came for a route that takes them raw. */
   body: unknown;
+  /** The bytes of an upload (application/octet-stream or multipart/form-data). */
+  raw?: Buffer;
   info: RequestInfo;
   ctx: SimContext;
 }

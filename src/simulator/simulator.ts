@@ -15,6 +15,9 @@ import { ExecSockets } from './exec/exec-sockets.js';
 import { Guests } from './guest/guests.js';
 import { IdSource } from './ids.js';
 import { ImageAliases } from './image-aliases.js';
+import { ImageStore } from './image-store.js';
+import { NetworkStore } from './network-store.js';
+import { StoragePools } from './storage-pools.js';
 import { simImages } from './handlers/images.js';
 import { InstanceActions } from './instance-actions.js';
 import { InstanceStore } from './instance-store.js';
@@ -69,9 +72,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     hub,
     trust,
     aliases: new ImageAliases(simImages),
+    images: new ImageStore(simImages),
+    networks: new NetworkStore(),
+    pools: new StoragePools(),
     execSockets: new ExecSockets(),
     guests: new Guests(),
-    store: new InstanceStore(opts.projects, ids, cluster),
+    store: new InstanceStore(opts.projects, ids, cluster, opts.revision),
     ops: new OperationRegistry(hub, ids, opts.revision, opts.utcSuffix, opts.timings.operationRetentionMs, cluster?.serverName),
     lifecycle: new LifecycleEmitter(hub, opts.revision),
     faults: new FaultBook(),
@@ -109,12 +115,21 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     { request: (req, res, id) => handleRequest(ctx, router, req, res, id), upgrade: (req, socket, head, id) => upgrade(req, socket, head, id) },
     tls,
   );
-  await transport.listen();
   const memberListeners =
     cluster && opts.cluster?.memberListeners
       ? new MemberListeners(cluster, { request: (req, res, id) => handleRequest(ctx, router, req, res, id), upgrade }, tls!)
       : undefined;
-  await memberListeners?.listen();
+  try {
+    await transport.listen();
+    await memberListeners?.listen();
+  } catch (err) {
+    // Nothing stays open behind a failed start: `reflex sim` exits instead of holding the first socket.
+    hub.close();
+    await memberListeners?.close();
+    await transport.close();
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    throw err;
+  }
   if (tls)
     ctx.serverTls = {
       cert: tls.cert,

@@ -5,6 +5,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { dirname } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
+import { ReflexError } from '../errors/reflex-error.js';
 import type { RequestInfo, SimContext } from './context.js';
 import { unixRequestor } from './lifecycle.js';
 
@@ -49,26 +50,40 @@ export class Transport {
     private readonly tls: { cert: string; key: string } | undefined,
   ) {}
 
-  /** Binds every address. */
+  /**
+   * Binds every address. When one fails, the ones already bound are closed before the error
+   * (SIM_LISTEN_FAILED, naming the address) propagates, so a caller that exits leaves nothing behind.
+   */
   async listen(): Promise<void> {
-    for (const spec of this.specs) {
-      const server =
-        spec.kind === 'unix'
-          ? createServer()
-          : createHttpsServer({ cert: this.tls!.cert, key: this.tls!.key, requestCert: true, rejectUnauthorized: false });
-      server.keepAliveTimeout = 30_000;
-      server.on('request', (req, res) => this.handlers.request(req, res, identityOf(req.socket, spec)));
-      server.on('upgrade', (req, socket, head) => this.handlers.upgrade(req, socket, head, identityOf(req.socket, spec)));
-      server.on('clientError', (_err, socket) => socket.destroy());
-      await bind(server, spec);
-      if (spec.kind === 'unix') this.socketPath = spec.path;
-      else {
-        const addr = server.address();
-        if (addr && typeof addr === 'object') spec.port = addr.port;
-        this.httpsUrl = `https://${spec.host.includes(':') ? `[${spec.host}]` : spec.host}:${spec.port}`;
-      }
-      this.servers.push({ spec, server });
+    try {
+      for (const spec of this.specs) await this.listenOn(spec);
+    } catch (err) {
+      await this.close();
+      throw err;
     }
+  }
+
+  private async listenOn(spec: ListenSpec): Promise<void> {
+    const server =
+      spec.kind === 'unix'
+        ? createServer()
+        : createHttpsServer({ cert: this.tls!.cert, key: this.tls!.key, requestCert: true, rejectUnauthorized: false });
+    server.keepAliveTimeout = 30_000;
+    server.on('request', (req, res) => this.handlers.request(req, res, identityOf(req.socket, spec)));
+    server.on('upgrade', (req, socket, head) => this.handlers.upgrade(req, socket, head, identityOf(req.socket, spec)));
+    server.on('clientError', (_err, socket) => socket.destroy());
+    try {
+      await bind(server, spec);
+    } catch (err) {
+      throw listenError(err as NodeJS.ErrnoException, spec);
+    }
+    if (spec.kind === 'unix') this.socketPath = spec.path;
+    else {
+      const addr = server.address();
+      if (addr && typeof addr === 'object') spec.port = addr.port;
+      this.httpsUrl = `https://${spec.host.includes(':') ? `[${spec.host}]` : spec.host}:${spec.port}`;
+    }
+    this.servers.push({ spec, server });
   }
 
   /** Closes every server and cuts every open connection. */
@@ -84,6 +99,19 @@ export class Transport {
     this.servers = [];
     await Promise.all(closing);
   }
+}
+
+function listenError(err: NodeJS.ErrnoException, spec: ListenSpec): ReflexError {
+  const address = spec.kind === 'unix' ? `unix:${spec.path}` : `https://${spec.host}:${spec.port}`;
+  const why =
+    err.code === 'EADDRINUSE'
+      ? 'the address is in use'
+      : err.code === 'EADDRNOTAVAIL'
+        ? 'the address is not on this host'
+        : err.code === 'EACCES'
+          ? 'permission denied'
+          : (err.code ?? err.message);
+  return new ReflexError('SIM_LISTEN_FAILED', `reflex sim cannot listen on ${address}: ${why}`, { cause: err });
 }
 
 async function bind(server: Server, spec: ListenSpec): Promise<void> {

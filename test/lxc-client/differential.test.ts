@@ -33,6 +33,8 @@ await describeLxd('lxc commands give the same output against the simulator as ag
     await t.lxc.ok(['remote', 'add', 'sim', t.sim.httpsUrl!, '--password', 'diff', '--accept-certificate']);
     // The test bed's default profile has a root disk only (no network).
     await t.lxc.ok(['profile', 'device', 'remove', 'sim:default', 'eth0']);
+    // Nor a custom volume: the simulator's `data` goes (through the volume API it serves).
+    await t.lxc.ok(['storage', 'volume', 'delete', 'sim:default', 'data']);
     for (const [remote, side] of [
       ['local', 'real'],
       ['sim', 'sim'],

@@ -30,12 +30,28 @@ describe('config and device validation (LXD 5.0.2 key table, earlier revision)',
 
   it('refuses a device of an unknown type', async () => {
     const res = await t.api('PATCH', '/1.0/instances/c1', { devices: { d1: { type: 'bogustype' } } });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(500);
     expect(res.body.error).toBe('Invalid devices: Device validation failed for "d1": Failed loading device "d1": Unsupported device type');
   });
 });
 
 describe('config validation in the later revision', () => {
+  it("checks Incus's key table: security.devlxd is unknown there, security.guestapi a boolean", async () => {
+    const t = await startTestSim({ revision: 'later' });
+    try {
+      t.sim.controls.addInstance({ name: 'c1', status: 'Stopped' });
+      const patch = (config: Record<string, string>) => t.api('PATCH', '/1.0/instances/c1', { config });
+      expect((await patch({ 'security.devlxd': 'true' })).body).toMatchObject({
+        error_code: 500,
+        error: 'Invalid config: Unknown configuration key: security.devlxd',
+      });
+      expect((await patch({ 'security.guestapi': 'maybe' })).body.error).toBe('Invalid config: Invalid value for a boolean "maybe"');
+      expect((await patch({ 'security.guestapi': 'true', 'limits.memory': '64MiB' })).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
   it("accepts keys outside LXD 5.0.2's table, such as Incus's boot.autorestart", async () => {
     const t = await startTestSim({ revision: 'later' });
     try {

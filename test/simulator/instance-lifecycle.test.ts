@@ -205,7 +205,10 @@ describe('instance resources', () => {
     const created = await t.api('POST', '/1.0/instances', { name: 'n1', source: { type: 'none' } });
     expect(created.body.metadata.resources).toEqual({ containers: ['/1.0/containers/n1'], instances: ['/1.0/instances/n1'] });
     await t.waitOp(created);
-    expect((await t.api('POST', '/1.0/instances', { name: 'n1' })).status).toBe(409);
+    expect(await t.waitOp(await t.api('POST', '/1.0/instances', { name: 'n1' }))).toMatchObject({
+      status_code: 400,
+      err: 'Failed creating instance record: Add instance info to the database: This "instances" entry already exists',
+    });
     expect((await t.waitOp(await t.api('POST', '/1.0/instances/n1', { name: 'n2' }))).status_code).toBe(200);
     await act('n2', 'start');
     expect((await t.api('DELETE', '/1.0/instances/n2')).body).toMatchObject({ error_code: 400, error: 'Instance is running' });

@@ -54,7 +54,12 @@ export function instanceOf(req: SimRequest, family: InstanceFamily): SimInstance
 }
 
 /** {@link operationResources} in the revision the request is served in. */
-export function instanceResources(req: SimRequest, inst: SimInstance, suffix = '', kind: 'exec' | 'other' = 'other'): Record<string, string[]> {
+export function instanceResources(
+  req: SimRequest,
+  inst: Pick<SimInstance, 'name' | 'type' | 'project'>,
+  suffix = '',
+  kind: 'exec' | 'other' = 'other',
+): Record<string, string[]> {
   return operationResources(req.ctx.opts.revision, inst, suffix, kind);
 }
 

@@ -1,7 +1,9 @@
-import { sync, SimHttpError, type SimResponse } from '../envelope.js';
+import { daemonTexts } from '../daemon-texts.js';
+import { asyncOp, sync, SimHttpError, type SimResponse } from '../envelope.js';
+import { fingerprintOf, type ImageFiles } from '../image-store.js';
 import type { Router, SimRequest } from '../router.js';
 import { zeroTime } from '../time.js';
-import { bodyObject, filterOf, recursionOf } from './common.js';
+import { bodyObject, filterOf, recursionOf, stringMap } from './common.js';
 
 const created = '2026-11-22T06:30:00Z';
 
@@ -59,11 +61,13 @@ function image(
 }
 
 /**
- * GET /1.0/images (filterable), GET /1.0/images/<fingerprint>, and the aliases:
+ * /1.0/images: list (filterable), upload (POST with the bytes, unified or split, or JSON to
+ * publish an instance or snapshot), GET/PUT/PATCH/DELETE of one image, its export, and the aliases:
  * /1.0/images/aliases GET/POST, /1.0/images/aliases/<name> GET/DELETE (names may hold one slash).
  */
 export function registerImages(router: Router): void {
   router.on('GET', '/1.0/images', list);
+  router.on('POST', '/1.0/images', upload);
   router.on('GET', '/1.0/images/aliases', (req) => {
     const aliases = req.ctx.aliases.list();
     return sync(recursionOf(req) === 0 ? aliases.map((a) => `/1.0/images/aliases/${a.name}`) : aliases);
@@ -71,7 +75,7 @@ export function registerImages(router: Router): void {
   router.on('POST', '/1.0/images/aliases', (req) => {
     const body = bodyObject(req);
     if (typeof body.name !== 'string' || body.name === '') throw new SimHttpError(400, 'Alias name missing');
-    const image = findImage(String(body.target ?? ''));
+    const image = req.ctx.images.find(String(body.target ?? ''));
     req.ctx.aliases.add({
       name: body.name,
       description: typeof body.description === 'string' ? body.description : '',
@@ -86,13 +90,10 @@ export function registerImages(router: Router): void {
     router.on('DELETE', path, (req) => (req.ctx.aliases.remove(nameOf(req)), sync({})));
   }
   router.on('GET', '/1.0/images/:fingerprint', get);
-}
-
-/** The image a fingerprint prefix names, or 404 "Image not found". */
-export function findImage(prefix: string): Record<string, unknown> {
-  const hits = prefix === '' ? [] : simImages.filter((i) => String(i.fingerprint).startsWith(prefix));
-  if (hits.length !== 1) throw new SimHttpError(404, 'Image not found');
-  return hits[0]!;
+  router.on('PUT', '/1.0/images/:fingerprint', (req) => update(req, false));
+  router.on('PATCH', '/1.0/images/:fingerprint', (req) => update(req, true));
+  router.on('DELETE', '/1.0/images/:fingerprint', remove);
+  router.on('GET', '/1.0/images/:fingerprint/export', exportImage);
 }
 
 function withAliases(req: SimRequest, img: Record<string, unknown>): Record<string, unknown> {
@@ -100,7 +101,7 @@ function withAliases(req: SimRequest, img: Record<string, unknown>): Record<stri
 }
 
 function list(req: SimRequest): SimResponse {
-  const images = simImages.map((i) => withAliases(req, i));
+  const images = req.ctx.images.list().map((i) => withAliases(req, i));
   const predicate = filterOf(req);
   const hits = predicate ? images.filter(predicate) : images;
   return sync(recursionOf(req) === 0 ? hits.map((i) => `/1.0/images/${String(i.fingerprint)}`) : hits);
@@ -108,5 +109,180 @@ function list(req: SimRequest): SimResponse {
 
 function get(req: SimRequest): SimResponse {
   const prefix = req.params.fingerprint!;
-  return sync(withAliases(req, findImage(prefix)), `"${prefix}"`);
+  return sync(withAliases(req, req.ctx.images.find(prefix)), `"${prefix}"`);
+}
+
+/** PUT replaces, PATCH merges the writable fields: properties, public, auto_update, expires_at, profiles. */
+function update(req: SimRequest, merge: boolean): SimResponse {
+  const img = req.ctx.images.find(req.params.fingerprint!);
+  const body = bodyObject(req);
+  const properties = stringMap(body.properties, 'properties');
+  if (properties) img.properties = merge ? { ...(img.properties as Record<string, string>), ...properties } : properties;
+  else if (!merge) img.properties = {};
+  if (typeof body.public === 'boolean' || !merge) img.public = body.public === true;
+  if (typeof body.auto_update === 'boolean' || !merge) img.auto_update = body.auto_update === true;
+  if (typeof body.expires_at === 'string') img.expires_at = body.expires_at;
+  if (Array.isArray(body.profiles)) img.profiles = body.profiles.map(String);
+  return sync({});
+}
+
+/** DELETE: async "Deleting image"; its aliases go with it. */
+function remove(req: SimRequest): SimResponse {
+  const { ctx } = req;
+  const img = ctx.images.remove(req.params.fingerprint!);
+  for (const a of ctx.aliases.of(String(img.fingerprint))) ctx.aliases.remove(a.name);
+  const op = ctx.ops.create({
+    description: 'Deleting image',
+    project: req.info.project,
+    resources: { images: [`/1.0/images/${String(img.fingerprint)}`] },
+  });
+  op.running();
+  setTimeout(() => op.succeed(), ctx.opts.timings.taskMs).unref();
+  return asyncOp(op.url, ctx.ops.render(op));
+}
+
+/** GET …/export: the tarball (unified) or a multipart body of metadata and rootfs (split), as LXD serves them. */
+function exportImage(req: SimRequest): SimResponse {
+  const img = req.ctx.images.find(req.params.fingerprint!);
+  const files = req.ctx.images.files(String(img.fingerprint));
+  const fp = String(img.fingerprint);
+  if (files.kind === 'unified')
+    return {
+      kind: 'file',
+      contentType: 'application/octet-stream',
+      body: files.data,
+      headers: { 'Content-Disposition': `inline;filename=${fp}.tar.gz` },
+    };
+  const boundary = `reflexsim${fp.slice(0, 24)}`;
+  const part = (name: string, filename: string, data: Buffer): Buffer =>
+    Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      ),
+      data,
+      Buffer.from('\r\n'),
+    ]);
+  const body = Buffer.concat([
+    part('metadata', `${fp}.tar.xz`, files.metadata),
+    part('rootfs', `${fp}.squashfs`, files.rootfs),
+    Buffer.from(`--${boundary}--\r\n`),
+  ]);
+  return { kind: 'file', contentType: `multipart/form-data; boundary=${boundary}`, body };
+}
+
+/**
+ * POST /1.0/images, always an operation "Downloading image" whose metadata ends with the
+ * fingerprint and size (a string, as LXD writes it): the raw bytes of a unified image
+ * (application/octet-stream, with `X-LXD-*` / `X-Incus-*` headers for filename, public and
+ * properties), a split image (multipart/form-data with parts `metadata` and `rootfs`), or JSON
+ * `{"source": {"type": "instance" | "snapshot", "name": …}}` to publish a stopped instance or a
+ * snapshot. Images from a remote server (`source.type` image or url) are not served.
+ */
+function upload(req: SimRequest): SimResponse {
+  const { ctx } = req;
+  let files: ImageFiles;
+  let fields: { filename: string; public: boolean; properties: Record<string, string>; aliases: { name: string; description: string }[] };
+  let fail: string | undefined;
+  if (req.raw) {
+    files = uploadedFiles(req, req.raw);
+    fields = { filename: header(req, 'filename') ?? '', public: header(req, 'public') === 'true', properties: headerProperties(req), aliases: [] };
+  } else {
+    const body = bodyObject(req);
+    const source = (body.source ?? {}) as Record<string, unknown>;
+    const type = String(source.type ?? '');
+    if (type !== 'instance' && type !== 'container' && type !== 'virtual-machine' && type !== 'snapshot')
+      throw new SimHttpError(400, `Unsupported image source type "${type}": the simulator has no remote image servers`);
+    const [name, snapName] = String(source.name ?? '').split('/', 2);
+    const inst = ctx.store.find(req.info.project, name ?? '');
+    if (!inst) throw new SimHttpError(404, daemonTexts.instanceNotFound(ctx.opts.revision, req.info.project, name ?? ''));
+    if (type === 'snapshot' && (snapName === undefined || !inst.snapshots.has(snapName))) throw new SimHttpError(404, 'Instance not found');
+    if (type !== 'snapshot' && inst.isActive) fail = 'Cannot export a running instance as an image';
+    // A published image is a new tarball of the instance: its bytes (and fingerprint) differ every time.
+    files = { kind: 'unified', data: Buffer.from(`reflex-sim publish ${inst.name}/${snapName ?? ''} ${ctx.ids.uuid()}\n`) };
+    const imageProps = Object.fromEntries(
+      Object.entries(inst.config)
+        .filter(([k]) => k.startsWith('image.'))
+        .map(([k, v]) => [k.slice('image.'.length), v]),
+    );
+    const aliases = Array.isArray(body.aliases)
+      ? (body.aliases as Record<string, unknown>[]).map((a) => ({ name: String(a.name ?? ''), description: String(a.description ?? '') }))
+      : [];
+    fields = {
+      filename: typeof body.filename === 'string' ? body.filename : '',
+      public: body.public === true,
+      properties: stringMap(body.properties, 'properties') ?? imageProps,
+      aliases,
+    };
+  }
+  const op = ctx.ops.create({ description: 'Downloading image', project: req.info.project });
+  op.running();
+  setTimeout(() => {
+    if (fail) return op.fail(fail);
+    const fingerprint = fingerprintOf(files);
+    if (ctx.images.has(fingerprint)) return op.fail(`Image with same fingerprint already exists`);
+    const size = files.kind === 'unified' ? files.data.length : files.metadata.length + files.rootfs.length;
+    const now = ctx.ops.now();
+    ctx.images.add(
+      {
+        auto_update: false,
+        properties: fields.properties,
+        public: fields.public,
+        expires_at: zeroTime,
+        profiles: ['default'],
+        aliases: [],
+        architecture: fields.properties.architecture ?? 'x86_64',
+        cached: false,
+        filename: fields.filename,
+        fingerprint,
+        size,
+        type: 'container',
+        created_at: now,
+        last_used_at: zeroTime,
+        uploaded_at: now,
+      },
+      files,
+    );
+    for (const a of fields.aliases) if (a.name) ctx.aliases.add({ name: a.name, description: a.description, target: fingerprint, type: 'container' });
+    op.metadata = { fingerprint, size: String(size) };
+    op.succeed();
+  }, ctx.opts.timings.taskMs).unref();
+  return asyncOp(op.url, ctx.ops.render(op));
+}
+
+/** An `X-LXD-<name>` header, or its Incus spelling `X-Incus-<name>`. */
+function header(req: SimRequest, name: string): string | undefined {
+  const v = req.headers[`x-lxd-${name}`] ?? req.headers[`x-incus-${name}`];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** `X-LXD-properties`: a query string (`os=busybox&release=1`). */
+function headerProperties(req: SimRequest): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(header(req, 'properties') ?? ''));
+}
+
+/** The files of an upload: the body itself, or the `metadata` and `rootfs` parts of a multipart body. */
+function uploadedFiles(req: SimRequest, raw: Buffer): ImageFiles {
+  const type = String(req.headers['content-type'] ?? '');
+  if (!type.startsWith('multipart/')) return { kind: 'unified', data: raw };
+  const boundary = /boundary="?([^";]+)"?/.exec(type)?.[1];
+  if (!boundary) throw new SimHttpError(400, 'Invalid multipart image: no boundary');
+  const parts = new Map<string, Buffer>();
+  const delimiter = Buffer.from(`--${boundary}`);
+  let at = raw.indexOf(delimiter);
+  while (at >= 0) {
+    const next = raw.indexOf(delimiter, at + delimiter.length);
+    if (next < 0) break;
+    const chunk = raw.subarray(at + delimiter.length, next);
+    const headerEnd = chunk.indexOf('\r\n\r\n');
+    if (headerEnd >= 0) {
+      const name = /name="([^"]+)"/.exec(chunk.subarray(0, headerEnd).toString('utf8'))?.[1];
+      // The part's data ends before the CRLF that precedes the next delimiter.
+      if (name) parts.set(name, chunk.subarray(headerEnd + 4, chunk.length - 2));
+    }
+    at = next;
+  }
+  const metadata = parts.get('metadata');
+  const rootfs = parts.get('rootfs') ?? parts.get('rootfs.img');
+  if (!metadata) throw new SimHttpError(400, 'Invalid multipart image: no metadata part');
+  return rootfs ? { kind: 'split', metadata, rootfs } : { kind: 'unified', data: metadata };
 }

@@ -3,9 +3,9 @@ import type { InstanceType, SimInstance } from '../instance-model.js';
 import type { Router, SimRequest } from '../router.js';
 import { StatusCode } from '../../client/status-code.js';
 import { ClusterActions } from '../cluster-actions.js';
-import { configError, devicesError } from '../config-validation.js';
+import { configError, createDevicesError, devicesError } from '../config-validation.js';
+import { daemonTexts } from '../daemon-texts.js';
 import { exec } from './exec.js';
-import { findImage } from './images.js';
 import { restoreSnapshot } from './snapshots.js';
 import {
   bodyObject,
@@ -68,8 +68,17 @@ function get(req: SimRequest, family: InstanceFamily): SimResponse {
   return sync(body, inst.etag());
 }
 
+/**
+ * POST /1.0/instances. What the daemon checks before its 202 (project, body, type, source, name)
+ * is a sync error; what it finds while creating (invalid config or devices, a name taken) fails the
+ * operation, with "Failed creating instance record: …". The instance appears at the operation's
+ * database step (`createRecordMs` after the 202; at once with `createVisibilityDelay: false`), so
+ * a GET right after the 202 answers 404, as on both daemons. The later revision honours
+ * `"start": true` (Incus's instance_create_start) within the same operation; LXD 5.0.2 ignores it.
+ */
 function create(req: SimRequest, family: InstanceFamily): SimResponse {
   const { ctx, info } = req;
+  const revision = ctx.opts.revision;
   if (!ctx.store.profiles.hasProject(info.project)) throw new SimHttpError(404, 'Failed loading project: Project not found');
   const body = bodyObject(req);
   // `lxc copy` sends "type": "" and means the source's type.
@@ -80,41 +89,65 @@ function create(req: SimRequest, family: InstanceFamily): SimResponse {
   if (!['image', 'none', 'copy', 'migration'].includes(String(sourceType))) throw new SimHttpError(400, `Unknown source type ${String(sourceType)}`);
   const origin = sourceType === 'copy' ? copySource(req, source) : sourceType === 'image' ? imageSource(req, source) : undefined;
   const name = typeof body.name === 'string' && body.name !== '' ? body.name : `sim-${ctx.ids.secret(3)}`;
-  // The daemon fails the creation for invalid config or devices; the simulator refuses it at once.
-  const invalid = updateError(req, { type } as SimInstance, stringMap(body.config, 'config') ?? {}, deviceMap(body.devices) ?? {});
-  if (invalid) throw new SimHttpError(400, invalid);
+  ctx.store.checkName(name);
+  const ownConfig = stringMap(body.config, 'config') ?? {};
+  const ownDevices = deviceMap(body.devices) ?? {};
   const profiles = Array.isArray(body.profiles) ? body.profiles.map(String) : origin?.profiles;
   for (const p of profiles ?? []) ctx.store.profiles.profile(info.project, p);
-  const inst = ctx.store.add({
-    name,
-    project: info.project,
-    type,
-    config: { ...origin?.config, ...stringMap(body.config, 'config') },
-    devices: { ...origin?.devices, ...deviceMap(body.devices) },
-    profiles,
-    ephemeral: body.ephemeral === true,
-    description: typeof body.description === 'string' ? body.description : (origin?.description ?? ''),
-    createdAt: ctx.ops.now(),
-    baseImage: origin?.baseImage,
-    target: req.info.query.get('target') ?? undefined,
-  });
-  countCall(req, inst, 'create');
+  const startIt = revision === 'later' && body.start === true;
+  const project = info.project;
+  const location = ctx.cluster?.place(info.query.get('target') ?? undefined);
   const op = ctx.ops.create({
     description: 'Creating instance',
-    project: inst.project,
-    location: inst.location,
-    resources: instanceResources(req, inst),
+    project,
+    location: location ?? 'none',
+    resources: instanceResources(req, { name, type, project }),
   });
   op.running();
-  ctx.lifecycle.emit(inst, 'instance-created', { context: { 'storage-pool': 'default', type } });
-  setTimeout(() => {
-    op.progress({
-      create_instance_from_image_unpack_progress: 'Unpack: 100% (800.00MB/s)',
-      progress: { percent: '100', speed: '800000000', stage: 'create_instance_from_image_unpack' },
+  const invalid = createError(revision, type, ownConfig, ownDevices);
+  const taken = ctx.store.taken(project, name);
+  const release = invalid || taken ? undefined : ctx.store.reserve(project, name);
+  const databaseStep = (): void => {
+    release?.();
+    if (invalid) return op.fail(`Failed creating instance record: ${invalid}`);
+    if (taken) return op.fail(daemonTexts.duplicateInstance(revision));
+    const inst = ctx.store.add({
+      name,
+      project,
+      type,
+      config: { ...origin?.config, ...ownConfig },
+      devices: { ...origin?.devices, ...ownDevices },
+      profiles,
+      ephemeral: body.ephemeral === true,
+      description: typeof body.description === 'string' ? body.description : (origin?.description ?? ''),
+      createdAt: ctx.ops.now(),
+      baseImage: origin?.baseImage,
+      target: location,
     });
-    op.succeed();
-  }, ctx.opts.timings.taskMs).unref();
+    countCall(req, inst, 'create');
+    ctx.lifecycle.emit(inst, 'instance-created', { context: { 'storage-pool': 'default', type } });
+    setTimeout(() => {
+      op.progress({
+        create_instance_from_image_unpack_progress: 'Unpack: 100% (800.00MB/s)',
+        progress: { percent: '100', speed: '800000000', stage: 'create_instance_from_image_unpack' },
+      });
+      if (startIt) ctx.actions.startWithin(inst, op, info.requestor);
+      else op.succeed();
+    }, ctx.opts.timings.taskMs).unref();
+  };
+  if (ctx.opts.createVisibilityDelay) setTimeout(databaseStep, ctx.opts.timings.createRecordMs).unref();
+  else databaseStep();
   return asyncOp(op.url, ctx.ops.render(op));
+}
+
+/** The refusal of a creation's config or devices, as the daemon words it after "Failed creating instance record: ". */
+function createError(
+  revision: 'earlier' | 'later',
+  type: InstanceType,
+  config: Record<string, string>,
+  devices: Record<string, Record<string, string>>,
+): string | undefined {
+  return configError(config, type, revision) ?? createDevicesError(devices, revision);
 }
 
 /** What a new instance inherits from its source. */
@@ -149,7 +182,7 @@ function imageSource(req: SimRequest, source: Record<string, unknown>): Origin |
   let fingerprint = typeof source.fingerprint === 'string' ? source.fingerprint : '';
   if (!fingerprint && typeof source.alias === 'string' && source.alias !== '') fingerprint = req.ctx.aliases.get(source.alias).target;
   if (!fingerprint || (typeof source.server === 'string' && source.server !== '')) return undefined;
-  const image = findImage(fingerprint);
+  const image = req.ctx.images.find(fingerprint);
   const props = image.properties as Record<string, string>;
   const config = Object.fromEntries(Object.entries(props).map(([k, v]) => [`image.${k}`, v]));
   return { config, devices: {}, profiles: undefined, description: '', baseImage: String(image.fingerprint) };
@@ -191,7 +224,7 @@ function put(req: SimRequest, family: InstanceFamily): SimResponse {
 
 /**
  * The daemon's refusal of new config or devices ("Invalid config: …", "Invalid devices: …"), if
- * any. Only the earlier revision checks, against LXD 5.0.2's key table; Incus's is not modelled.
+ * any, against LXD 5.0.2's key table or Incus 6.0.4's.
  */
 function updateError(
   req: SimRequest,
@@ -199,8 +232,7 @@ function updateError(
   config: Record<string, string>,
   devices: Record<string, Record<string, string>>,
 ): string | undefined {
-  if (req.ctx.opts.revision !== 'earlier') return undefined;
-  const configErr = configError(config, inst.type);
+  const configErr = configError(config, inst.type, req.ctx.opts.revision);
   if (configErr) return `Invalid config: ${configErr}`;
   const devicesErr = devicesError(devices);
   return devicesErr ? `Invalid devices: ${devicesErr}` : undefined;
@@ -225,7 +257,8 @@ function patch(req: SimRequest, family: InstanceFamily): SimResponse {
   const config = stringMap(body.config, 'config');
   const devices = deviceMap(body.devices);
   const invalid = updateError(req, inst, Object.fromEntries(Object.entries(config ?? {}).filter(([, v]) => v !== '')), devices ?? {});
-  if (invalid) throw new SimHttpError(400, invalid);
+  // Both daemons answer an invalid PATCH with a 500 (observed).
+  if (invalid) throw new SimHttpError(500, invalid);
   if (config) {
     for (const [k, v] of Object.entries(config)) {
       if (v === '') delete inst.config[k];
@@ -268,7 +301,7 @@ function rename(req: SimRequest, family: InstanceFamily): SimResponse {
   if (ctx.store.find(inst.project, newName)) throw new SimHttpError(409, `Name "${newName}" already in use`);
   countCall(req, inst, 'rename');
   const op = ctx.actions.runOperation(inst, { description: 'Renaming instance', resources: instanceResources(req, inst) }, 'rename', (op) => {
-    if (inst.isActive) return op.fail('Renaming of running container not allowed');
+    if (inst.isActive) return op.fail(daemonTexts.renameRunning(ctx.opts.revision));
     const oldName = inst.name;
     setTimeout(() => {
       try {

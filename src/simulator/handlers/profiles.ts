@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sync, SimHttpError, type SimResponse } from '../envelope.js';
+import { created, sync, SimHttpError, type SimResponse } from '../envelope.js';
 import { configError, devicesError } from '../config-validation.js';
 import type { SimProfile } from '../profile-store.js';
 import type { Router, SimRequest } from '../router.js';
@@ -72,8 +72,9 @@ function create(req: SimRequest): SimResponse {
   const config = stringMap(body.config, 'config');
   const devices = deviceMap(body.devices);
   checkProfile(req, config, devices);
-  req.ctx.store.profiles.createProfile(projectOf(req), body.name, description, config ?? {}, devices ?? {});
-  return sync({});
+  const project = projectOf(req);
+  const profile = req.ctx.store.profiles.createProfile(project, body.name, description, config ?? {}, devices ?? {});
+  return created(`/1.0/profiles/${profile.name}${project === 'default' ? '' : `?project=${project}`}`);
 }
 
 /** Profile config is checked like an instance's (any type), without the "Invalid config" prefix. */
@@ -83,7 +84,7 @@ function checkProfile(
   devices: Record<string, Record<string, string>> | undefined,
 ): void {
   if (req.ctx.opts.revision !== 'earlier') return;
-  const err = configError(config ?? {}, 'profile') ?? devicesError(devices ?? {});
+  const err = configError(config ?? {}, 'profile', req.ctx.opts.revision) ?? devicesError(devices ?? {});
   if (err) throw new SimHttpError(400, err);
 }
 

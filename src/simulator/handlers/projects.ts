@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { sync, SimHttpError, type SimResponse } from '../envelope.js';
+import { created, sync, SimHttpError, type SimResponse } from '../envelope.js';
 import type { SimProject } from '../profile-store.js';
 import type { Router, SimRequest } from '../router.js';
-import { simImages } from './images.js';
 import { bodyObject, recursionOf, stringMap } from './common.js';
 
 /** /1.0/projects: list, create, show, update, delete (all synchronous, as in LXD 5.0.2). */
@@ -31,7 +30,7 @@ function render(req: SimRequest, p: SimProject): Record<string, unknown> {
   const used = store.list(p.name).map((i) => i.url());
   if (store.profiles.profileProject(p.name) === p.name)
     used.push(...store.profiles.listProfiles(p.name).map((pr) => `/1.0/profiles/${pr.name}${suffix}`));
-  if (p.name === 'default') used.push(...simImages.map((i) => `/1.0/images/${String(i.fingerprint)}`));
+  if (p.name === 'default') used.push(...req.ctx.images.list().map((i) => `/1.0/images/${String(i.fingerprint)}`));
   return { config: p.config, description: p.description, name: p.name, used_by: used };
 }
 
@@ -42,12 +41,12 @@ function list(req: SimRequest): SimResponse {
 
 function create(req: SimRequest): SimResponse {
   const body = bodyObject(req);
-  req.ctx.store.profiles.createProject(
+  const project = req.ctx.store.profiles.createProject(
     body.name,
     typeof body.description === 'string' ? body.description : '',
     stringMap(body.config, 'config') ?? {},
   );
-  return sync({});
+  return created(`/1.0/projects/${project.name}`);
 }
 
 function update(req: SimRequest, merge: boolean): SimResponse {

@@ -1,4 +1,4 @@
-import { incus604Extensions, lxd502Extensions } from '../api-extensions.js';
+import { advertisedExtensions } from '../api-extensions.js';
 import { sync, type SimResponse } from '../envelope.js';
 import type { Router, SimRequest } from '../router.js';
 
@@ -11,7 +11,7 @@ export function registerServer(router: Router): void {
 /** GET /1.0: `auth` is "trusted" or "untrusted" (ServerUntrusted shape: no config, no environment). */
 function server(req: SimRequest): SimResponse {
   const { ctx, info } = req;
-  const api_extensions = ctx.opts.revision === 'earlier' ? lxd502Extensions : incus604Extensions;
+  const api_extensions = advertisedExtensions[ctx.opts.revision];
   const base = {
     api_extensions,
     api_status: 'stable',
@@ -19,6 +19,12 @@ function server(req: SimRequest): SimResponse {
     auth: info.trusted ? 'trusted' : 'untrusted',
     public: false,
     auth_methods: ['tls'],
+    // Incus says who it took the caller for (the unix socket's user, or the client certificate).
+    ...(ctx.opts.revision === 'later' && info.trusted
+      ? info.requestor.protocol === 'unix'
+        ? { auth_user_name: 'root', auth_user_method: 'unix' }
+        : { auth_user_name: info.fingerprint ?? '', auth_user_method: 'tls' }
+      : {}),
   };
   if (!info.trusted) return sync(base);
   return sync({

@@ -1,6 +1,7 @@
 import { StatusCode } from '../../client/status-code.js';
 import { asyncOp, sync, SimHttpError, type SimResponse } from '../envelope.js';
 import type { SimInstance, SimSnapshot } from '../instance-model.js';
+import { daemonTexts } from '../daemon-texts.js';
 import type { Router, SimRequest } from '../router.js';
 import { zeroTime } from '../time.js';
 import { bodyObject, countCall, familiesFor, instanceOf, instanceResources, recursionOf, type InstanceFamily } from './common.js';
@@ -21,7 +22,7 @@ export function registerSnapshots(router: Router, revision: 'earlier' | 'later')
 
 function snapshotOf(req: SimRequest, inst: SimInstance): SimSnapshot {
   const snap = inst.snapshots.get(req.params.snap!);
-  if (!snap) throw new SimHttpError(404, 'Instance snapshot not found');
+  if (!snap) throw new SimHttpError(404, daemonTexts.snapshotNotFound(req.ctx.opts.revision, inst.project, inst.name, req.params.snap!, req.method));
   return snap;
 }
 
@@ -52,10 +53,7 @@ function create(req: SimRequest, family: InstanceFamily): SimResponse {
   const expiresAt = typeof body.expires_at === 'string' ? body.expires_at : zeroTime;
   countCall(req, inst, 'snapshot');
   const op = ctx.actions.runOperation(inst, { description: 'Snapshotting instance', resources: instanceResources(req, inst) }, undefined, (op) => {
-    if (inst.snapshots.has(name))
-      return op.fail(
-        `Failed creating instance snapshot record "${name}": Add snapshot info to the database: This "instances_snapshots" entry already exists`,
-      );
+    if (inst.snapshots.has(name)) return op.fail(daemonTexts.duplicateSnapshot(ctx.opts.revision, name));
     if (body.stateful === true) return op.fail("Unable to create a stateful snapshot. CRIU isn't installed");
     setTimeout(() => {
       inst.snapshots.set(name, {
@@ -145,13 +143,16 @@ function remove(req: SimRequest, family: InstanceFamily): SimResponse {
 
 /**
  * PUT /1.0/instances/<n> {"restore": "s1"}: `instance-restored` with the snapshot in context, then,
- * for a running instance, `instance-started` — both without requestor, as observed.
+ * for a running instance, `instance-started` — both without requestor, as observed. A missing
+ * snapshot fails the operation ("Snapshot <n>/<s> does not exist"), except on a stopped instance of
+ * the earlier revision, which LXD 5.0.2 answers with a sync 404 "Instance not found" (observed).
  */
 export function restoreSnapshot(req: SimRequest, inst: SimInstance, snapName: string): SimResponse {
   const { ctx } = req;
   const snap = inst.snapshots.get(snapName);
-  if (!snap) throw new SimHttpError(404, 'Instance snapshot not found');
+  if (!snap && ctx.opts.revision === 'earlier' && !inst.isActive) throw new SimHttpError(404, 'Instance not found');
   const op = ctx.actions.runOperation(inst, { description: 'Restoring snapshot', resources: instanceResources(req, inst) }, 'restore', (op) => {
+    if (!snap) return op.fail(daemonTexts.restoreMissing(inst.name, snapName));
     const wasRunning = inst.isActive;
     inst.lock = 'restore';
     if (wasRunning) {
