@@ -14,12 +14,14 @@ import { checkHealRequest, checkInstanceRequest } from '../../remediation/heal-r
 import { queueHeal, releaseQuarantine, retryDeadLetter, type OperatorOrigin } from '../../remediation/operator-actions.js';
 import type { Silences } from '../../silences/silences.js';
 import type { ReadinessChecks } from '../readiness.js';
-import { addSilenceFromRequest } from '../silence-request.js';
+import { addSilenceFromRequest, type SilenceRequest } from '../silence-request.js';
+import { readDuration } from '../../config/duration.js';
 import { consoleHealth } from './console-health.js';
 import { ConsoleFeed } from './console-feed.js';
 import { renderConsole } from './console-page.js';
 import { FleetView, type ConsoleTarget } from './fleet-view.js';
-import { incidentsOf, plotsOf } from './incident-story.js';
+import { episodesOf, filterIncidents, incidentsOf, plotsOf } from './incident-story.js';
+import { previewSilence, reasonProblem } from './silence-preview.js';
 
 /** What the console reads and acts through, besides what the dashboard already has. */
 export interface ConsoleSources {
@@ -135,7 +137,8 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
           { instance },
         )
       : undefined;
-    const incidents = query ? all.filter((i) => i.instance === instance || query.identities?.incidents.has(i.correlationId)) : all;
+    const ofName = query ? all.filter((i) => i.instance === instance || query.identities?.incidents.has(i.correlationId)) : all;
+    const incidents = filterIncidents(episodesOf(ofName), { kind: c.req.query('kind'), outcome: c.req.query('outcome'), rule: c.req.query('rule') });
     const ofInstance = query ? records.filter((r) => matchesQuery(r, query)) : records;
     const [alerts, silences, snap] = await Promise.all([o.alerts?.().catch(() => undefined), o.silences.list(), fleet.snapshot()]);
     const restarts = snap.rows
@@ -144,6 +147,7 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
       .slice(0, 20)
       .map((r) => ({ name: r.name, project: r.project, restarts: r.restarts }));
     return c.json({
+      rules: [...new Set(all.map((i) => i.decided?.rule).filter((r): r is string => !!r))].sort(),
       incidents: incidents.slice(0, 200),
       total: incidents.length,
       plots: plotsOf(ofInstance, incidents, since.getTime(), now),
@@ -253,8 +257,19 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
       ? c.json({ retried: parsed.data.id })
       : c.json({ error: `no failed job ${parsed.data.id}` }, 404);
   });
+  app.get(`${api}/silences/preview`, async (c) => {
+    const q = c.req.query();
+    const scope = Object.fromEntries(['instance', 'project', 'location', 'target'].filter((k) => q[k]?.trim()).map((k) => [k, q[k]!.trim()]));
+    if (!Object.keys(scope).length && q.all !== 'true') return c.json({ matches: 0, names: [], reasonNeeded: false });
+    const mutes = q.mutes ? (q.mutes.split(',').filter((m) => m === 'actions' || m === 'notifications') as ('actions' | 'notifications')[]) : [];
+    const durationMs = q.duration ? readDuration(q.duration) : undefined;
+    return c.json(previewSilence((await fleet.snapshot()).rows, scope, mutes, durationMs));
+  });
   app.post(`${api}/silences`, async (c) => {
-    const added = await addSilenceFromRequest(o.silences, await c.req.json().catch(() => undefined), 'console');
+    // A long or broad silence turns automation off for many: its reason must say why (checked against the fleet now).
+    const check = async (r: SilenceRequest) =>
+      reasonProblem(r.reason, r.durationMs, previewSilence((await fleet.snapshot()).rows, r.scope, r.mutes ?? []).matches);
+    const added = await addSilenceFromRequest(o.silences, await c.req.json().catch(() => undefined), 'console', { check });
     fleet.invalidate();
     return 'silence' in added ? c.json(added.silence, 201) : c.json({ error: added.error }, 400);
   });
