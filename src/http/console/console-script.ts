@@ -168,10 +168,13 @@ export const consoleScript = `"use strict";
     const k = esc(r.key);
     const n = esc(r.name);
     const out = [];
-    if (r.statusCode !== 103) out.push(\`<button type="button" class="act" data-act="heal" data-key="\${k}" aria-label="Heal \${n}">Heal</button>\`);
+    if (r.statusCode !== 103)
+      out.push(\`<button type="button" class="act" data-morph="heal" data-act="heal" data-key="\${k}" aria-label="Heal \${n}">Heal</button>\`);
     if (r.quarantined)
-      out.push(\`<button type="button" class="act" data-act="release" data-key="\${k}" aria-label="Release \${n} from quarantine">Release</button>\`);
-    out.push(\`<button type="button" class="act" data-act="silence" data-key="\${k}" aria-label="Silence \${n}">Silence</button>\`);
+      out.push(
+        \`<button type="button" class="act" data-morph="release" data-act="release" data-key="\${k}" aria-label="Release \${n} from quarantine">Release</button>\`
+      );
+    out.push(\`<button type="button" class="act" data-morph="silence" data-act="silence" data-key="\${k}" aria-label="Silence \${n}">Silence</button>\`);
     return out.join(" ");
   }
   function statusOf(r) {
@@ -406,10 +409,14 @@ export const consoleScript = `"use strict";
   }
   function patch(el, html) {
     const focused = document.activeElement;
+    const identity = focused instanceof HTMLElement && el.contains(focused) ? focused.id ? \`#\${CSS.escape(focused.id)}\` : focused.getAttribute("aria-label") ? \`\${focused.tagName.toLowerCase()}[aria-label="\${CSS.escape(focused.getAttribute("aria-label"))}"]\` : void 0 : void 0;
     const x = window.scrollX;
     const y = window.scrollY;
     morph(el, html);
-    if (focused instanceof HTMLElement && focused !== document.activeElement && focused.isConnected) focused.focus({ preventScroll: true });
+    if (focused instanceof HTMLElement && focused !== document.activeElement) {
+      const again = focused.isConnected ? focused : identity ? el.querySelector(identity) : null;
+      again?.focus({ preventScroll: true });
+    }
     if (window.scrollX !== x || window.scrollY !== y) window.scrollTo(x, y);
   }
   function fillSelect(sel, values, current) {
@@ -790,10 +797,7 @@ export const consoleScript = `"use strict";
   });
   var fleetTable = $("#fleet-table");
   fleetTable.addEventListener("pointerenter", () => state.pointerOnFleet = true);
-  fleetTable.addEventListener("pointerleave", () => {
-    state.pointerOnFleet = false;
-    if (state.held) drawFleet(state.held, false);
-  });
+  fleetTable.addEventListener("pointerleave", () => state.pointerOnFleet = false);
   $("#prev").addEventListener("click", () => {
     state.offset = Math.max(0, state.offset - state.limit);
     schedule("fleet", loadFleet);

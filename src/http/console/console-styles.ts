@@ -19,7 +19,7 @@ main{padding:.8rem 1rem;display:grid;gap:1rem;grid-template-columns:minmax(0,1fr
 .panel-state{margin:.2rem 0 .4rem;padding:.2rem .45rem;border-radius:3px;font-weight:600}
 .panel-state.stale{background:var(--warnbg);color:var(--warn);border:1px solid #e0c27a} .panel-state.bad{background:var(--badbg);color:var(--bad);border:1px solid #f2b8b5}
 section[data-state=stale]>:not(h2):not(.panel-state){opacity:.6}
-button.changes{display:block;width:100%;margin:.3rem 0;background:var(--infobg);border-color:var(--info);color:var(--info);font-weight:600}
+button.changes[hidden]{display:block;visibility:hidden} button.changes{display:block;width:100%;margin:.3rem 0;background:var(--infobg);border-color:var(--info);color:var(--info);font-weight:600}
 header button{background:#2c3a52;color:#fff;border-color:#8fa3c4} header button[aria-pressed=true]{background:var(--warnbg);color:var(--warn)}
 label.inline{flex-direction:row;align-items:center;gap:.3rem} header label.inline{color:#cfe0ff} #page-jump{width:5rem}
 dialog{border:1px solid var(--line);border-radius:6px;max-width:min(36rem,92vw);padding:1rem} dialog::backdrop{background:rgb(0 0 0 / .35)}

@@ -209,10 +209,22 @@ function throttle(name: string, fn: () => Promise<void>, gapMs: number): void {
  */
 function patch(el: Element, html: string): void {
   const focused = document.activeElement;
+  // What the focused control is, should the patch have to rebuild it: its id, or its action and instance.
+  const identity =
+    focused instanceof HTMLElement && el.contains(focused)
+      ? focused.id
+        ? `#${CSS.escape(focused.id)}`
+        : focused.getAttribute('aria-label')
+          ? `${focused.tagName.toLowerCase()}[aria-label="${CSS.escape(focused.getAttribute('aria-label')!)}"]`
+          : undefined
+      : undefined;
   const x = window.scrollX;
   const y = window.scrollY;
   morph(el, html);
-  if (focused instanceof HTMLElement && focused !== document.activeElement && focused.isConnected) focused.focus({ preventScroll: true });
+  if (focused instanceof HTMLElement && focused !== document.activeElement) {
+    const again = focused.isConnected ? focused : identity ? el.querySelector<HTMLElement>(identity) : null;
+    again?.focus({ preventScroll: true });
+  }
   if (window.scrollX !== x || window.scrollY !== y) window.scrollTo(x, y);
 }
 
@@ -653,10 +665,8 @@ $('#changes-bar').addEventListener('click', () => {
 });
 const fleetTable = $('#fleet-table');
 fleetTable.addEventListener('pointerenter', () => (state.pointerOnFleet = true));
-fleetTable.addEventListener('pointerleave', () => {
-  state.pointerOnFleet = false;
-  if (state.held) drawFleet(state.held, false);
-});
+// The held order waits for the bar, or for the next update with the pointer elsewhere.
+fleetTable.addEventListener('pointerleave', () => (state.pointerOnFleet = false));
 $('#prev').addEventListener('click', () => {
   state.offset = Math.max(0, state.offset - state.limit);
   schedule('fleet', loadFleet);

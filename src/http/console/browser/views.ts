@@ -50,10 +50,13 @@ function actionsOf(r: FleetRow): string {
   const k = esc(r.key);
   const n = esc(r.name);
   const out: string[] = [];
-  if (r.statusCode !== 103) out.push(`<button type="button" class="act" data-act="heal" data-key="${k}" aria-label="Heal ${n}">Heal</button>`);
+  if (r.statusCode !== 103)
+    out.push(`<button type="button" class="act" data-morph="heal" data-act="heal" data-key="${k}" aria-label="Heal ${n}">Heal</button>`);
   if (r.quarantined)
-    out.push(`<button type="button" class="act" data-act="release" data-key="${k}" aria-label="Release ${n} from quarantine">Release</button>`);
-  out.push(`<button type="button" class="act" data-act="silence" data-key="${k}" aria-label="Silence ${n}">Silence</button>`);
+    out.push(
+      `<button type="button" class="act" data-morph="release" data-act="release" data-key="${k}" aria-label="Release ${n} from quarantine">Release</button>`,
+    );
+  out.push(`<button type="button" class="act" data-morph="silence" data-act="silence" data-key="${k}" aria-label="Silence ${n}">Silence</button>`);
   return out.join(' ');
 }
 
