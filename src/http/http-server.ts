@@ -14,6 +14,7 @@ import type { AlertsView } from '../notify/alert-board.js';
 import type { Silences } from '../silences/silences.js';
 import { addSilenceFromRequest } from './silence-request.js';
 import { dashboardAuth } from './dashboard-auth.js';
+import type { DashboardUsers } from './dashboard-users.js';
 import { hostCheck } from './host-check.js';
 import { inboundWebhooks, type InboundSources } from './inbound-webhooks.js';
 import { renderDashboard } from './dashboard-page.js';
@@ -26,6 +27,10 @@ export interface DashboardSources {
   token: string;
   /** Bearer token that may also change the queues; none: bull-board is read-only (UI and server). */
   writeToken?: string;
+  /** Per-user tokens with roles (dashboardUsersFile): operators act under their own name, viewers only read. */
+  users?: DashboardUsers;
+  /** With `users`, whether the shared write token still acts too. Default false. */
+  writeTokenWithUsers?: boolean;
   /** Shown in bull-board (the events and actions queues). */
   queues: Queue[];
   audit: AuditLog;
@@ -99,7 +104,10 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
     app.all(`${dashboardPath}/*`, disabled);
     return app;
   }
-  const auth = dashboardAuth({ read: board.token, write: board.writeToken }, dashboardPath);
+  const auth = dashboardAuth({ read: board.token, write: board.writeToken }, dashboardPath, {
+    users: board.users,
+    writeTokenWithUsers: board.writeTokenWithUsers,
+  });
   app.use(dashboardPath, auth);
   app.use(`${dashboardPath}/*`, auth);
 
@@ -136,7 +144,8 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
       alerts: board.alerts,
       metrics: opts.metrics,
       readiness: opts.readiness,
-      writable: !readOnlyMode,
+      writable: (!readOnlyMode && (!board.users || board.writeTokenWithUsers === true)) || !!board.users?.hasOperators,
+      identity: board.users ? 'users' : 'token',
       queuesPath,
       auditPath,
     });

@@ -5,8 +5,10 @@ import { consoleStyles } from './console-styles.js';
 export interface ConsolePageView {
   /** The console's API path (`/dashboard/console`). */
   api: string;
-  /** A write token is configured: the actions are offered (each still needs the token typed in). */
+  /** A write token or an operator is configured: the actions are offered (each still needs a token typed in). */
   writable: boolean;
+  /** `users`: each operator types a token of their own; `token`: the shared write token and a name. */
+  identity: 'users' | 'token';
   queuesPath: string;
   auditPath: string;
   targets: string[];
@@ -15,11 +17,17 @@ export interface ConsolePageView {
 const esc = (s: unknown): string =>
   String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-const operatorBox = (writable: boolean) =>
+const identityForm = (identity: 'users' | 'token') =>
+  identity === 'users'
+    ? `<p class="muted">Actions need your own token (an operator's): each is audited under your name. It stays in this page only (never stored) and is sent as Authorization: Bearer to this server.</p>
+<form id="identity" autocomplete="off" onsubmit="return false"><label>your token <input type="password" id="write-token" autocomplete="off"></label></form>`
+    : `<p class="muted">Actions need the write token. It stays in this page only (never stored) and is sent as Authorization: Bearer to this server.</p>
+<form id="identity" autocomplete="off" onsubmit="return false"><label>write token <input type="password" id="write-token" autocomplete="off"></label> <label>your name <input id="actor" autocomplete="off" placeholder="console"></label></form>`;
+
+const operatorBox = (writable: boolean, identity: 'users' | 'token') =>
   writable
     ? `<section id="operator" aria-labelledby="operator-h"><h2 id="operator-h">Operator</h2>
-<p class="muted">Actions need the write token. It stays in this page only (never stored) and is sent as Authorization: Bearer to this server.</p>
-<form id="identity" autocomplete="off" onsubmit="return false"><label>write token <input type="password" id="write-token" autocomplete="off"></label> <label>your name <input id="actor" autocomplete="off" placeholder="console"></label></form>
+${identityForm(identity)}
 <form id="silence-form" autocomplete="off"><h3>Add a silence</h3>
 <label>instance <input name="instance"></label> <label>project <input name="project"></label> <label>member <input name="location"></label>
 <label>duration <input name="duration" required placeholder="2h"></label> <label>reason <input name="reason" required aria-describedby="reason-help"></label>
@@ -38,7 +46,7 @@ const panelState = (id: string) => `<p class="panel-state" id="${id}-state" role
  * above it on a phone.
  */
 export function renderConsole(v: ConsolePageView): string {
-  const config = JSON.stringify({ api: v.api, writable: v.writable }).replace(/</g, '\\u003c');
+  const config = JSON.stringify({ api: v.api, writable: v.writable, identity: v.identity }).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Reflex console</title><link rel="icon" href="data:,"><style>${consoleStyles}</style></head>
 <body>
@@ -77,7 +85,7 @@ export function renderConsole(v: ConsolePageView): string {
 <ol class="incidents" id="incident-list"></ol></section>
 <section id="alerts" aria-labelledby="alerts-h"><h2 id="alerts-h">Alerts and silences</h2>${panelState('alerts')}<div id="alerts-body"></div></section>
 <section id="dlq" aria-labelledby="dlq-h"><h2 id="dlq-h">Dead letters</h2>${panelState('dlq')}<div id="dlq-body"></div></section>
-${operatorBox(v.writable)}
+${operatorBox(v.writable, v.identity)}
 </div>
 <section id="plots" aria-labelledby="plots-h"><h2 id="plots-h">Plots</h2>${panelState('plots')}<div class="plots" id="plot-area"></div></section>
 </main>

@@ -633,11 +633,11 @@ export const consoleScript = `"use strict";
     const tokenField = $("#write-token");
     const token = tokenField.value;
     if (!token) {
-      out.textContent = "Type the write token first.";
+      out.textContent = C.identity === "users" ? "Type your token first." : "Type the write token first.";
       tokenField.focus();
       return false;
     }
-    const actor = $("#actor").value.trim();
+    const actor = document.querySelector("#actor")?.value.trim();
     const who = actor ? path === "/silences" ? { createdBy: actor } : { actor } : {};
     let r;
     try {

@@ -478,11 +478,11 @@ async function post(path: string, body: Record<string, unknown>): Promise<boolea
   const tokenField = $<HTMLInputElement>('#write-token');
   const token = tokenField.value;
   if (!token) {
-    out.textContent = 'Type the write token first.';
+    out.textContent = C.identity === 'users' ? 'Type your token first.' : 'Type the write token first.';
     tokenField.focus();
     return false;
   }
-  const actor = $<HTMLInputElement>('#actor').value.trim();
+  const actor = document.querySelector<HTMLInputElement>('#actor')?.value.trim();
   const who = actor ? (path === '/silences' ? { createdBy: actor } : { actor }) : {};
   let r: Response;
   try {

@@ -8,8 +8,10 @@
 export interface ConsoleSettings {
   /** The console's API path (`/dashboard/console`). */
   api: string;
-  /** A write token is configured: the actions are offered. */
+  /** A write token or an operator is configured: the actions are offered. */
   writable: boolean;
+  /** `users`: each operator's own token (the server knows the name); `token`: the shared write token and a typed name. */
+  identity: 'users' | 'token';
 }
 
 /** One instance of `GET /fleet`. */
