@@ -5,7 +5,7 @@ import { HonoAdapter } from '@bull-board/hono';
 import { serve, type ServerType } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Queue } from 'bullmq';
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import { ReflexError } from '../errors/reflex-error.js';
@@ -132,6 +132,18 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
     );
   app.post(`${queuesPath}/api/queues/:queue/add`, noNewJobs);
   app.patch(`${queuesPath}/api/queues/:queue/:job/update-data`, noNewJobs);
+  // bull-board's page loads its fonts from Google: a console must work air-gapped and leak nothing
+  // about who looks at it, so the link is dropped (the system's sans-serif and monospace stand in).
+  const localFonts: MiddlewareHandler = async (c, next) => {
+    await next();
+    if (!c.res.headers.get('content-type')?.startsWith('text/html')) return;
+    const html = await c.res.text();
+    const headers = new Headers(c.res.headers);
+    headers.delete('content-length');
+    c.res = new Response(html.replace(/<link[^>]+href="https:\/\/fonts\.(googleapis|gstatic)\.com[^>]*>/g, ''), { status: c.res.status, headers });
+  };
+  app.use(queuesPath, localFonts);
+  app.use(`${queuesPath}/*`, localFonts);
   app.route(queuesPath, adapter.registerPlugin());
 
   const limit = board.recordLimit ?? 2_000;
@@ -154,7 +166,18 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
     const [records, silences, alerts] = await Promise.all([board.audit.read({ instance, count: limit }), board.silences.list(), board.alerts?.()]);
     c.header('Cache-Control', 'no-store');
     return c.html(
-      renderDashboard({ target: board.target, queuesPath, silences, alerts, records, instance, limit, silencesPath, writable: !readOnlyMode }),
+      renderDashboard({
+        target: board.target,
+        queuesPath,
+        silences,
+        alerts,
+        records,
+        instance,
+        limit,
+        silencesPath,
+        writable: !readOnlyMode,
+        ...(board.console ? { consolePath: dashboardPath } : {}),
+      }),
     );
   });
   // dashboardAuth has already required the write token as Bearer, a same-origin Origin and a JSON body.
