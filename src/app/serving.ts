@@ -104,7 +104,7 @@ export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<S
                   token: config.dashboardToken,
                   writeToken: config.dashboardWriteToken,
                   users: config.dashboardUsersFile ? DashboardUsers.fromFile(config.dashboardUsersFile) : undefined,
-                  writeTokenWithUsers: config.dashboardWriteTokenWithUsers,
+                  writeTokenWithUsers: config.dashboardSharedWritesWithUsers,
                   queues: [s.eventsQueue, s.actionsQueue],
                   audit: s.audit,
                   silences: new Silences(redis, keys.silences, s.audit),

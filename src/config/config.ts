@@ -304,7 +304,7 @@ export const configSchema = z
      * With `dashboardUsersFile`, whether the shared `dashboardWriteToken` still acts too (under a name
      * typed in, so nobody can tell who). Default false: only users act, each under their own name.
      */
-    dashboardWriteTokenWithUsers: z.boolean().default(false),
+    dashboardSharedWritesWithUsers: z.boolean().default(false),
     /**
      * Host names the HTTP server answers to besides IP addresses, `localhost` and `httpHost`
      * (`*.example.org` matches its subdomains); any other Host header gets 421, which stops DNS
