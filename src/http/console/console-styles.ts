@@ -26,7 +26,7 @@ dialog{border:1px solid var(--line);border-radius:6px;max-width:min(36rem,92vw);
 dialog h2{margin-top:0} .dialog-buttons{display:flex;gap:.6rem;justify-content:flex-end;margin-top:.8rem}
 button.danger{background:var(--bad);color:#fff;border-color:var(--bad)}
 details.loop{margin:.2rem 0} details.loop ol{margin:.2rem 0;padding-left:1.2rem;font-size:13px}
-.rel{white-space:nowrap}
+.rel{white-space:nowrap} td.at .rel{display:block}
 section,.card{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:.6rem .8rem;min-width:0}
 h2{font-size:1.05rem;margin:.1rem 0 .5rem} h3{font-size:.95rem;margin:.7rem 0 .3rem}
 .muted,small{color:var(--muted)}
