@@ -7,6 +7,7 @@ import { startRedisWatch } from '../retention/redis-watch.js';
 import { Silences } from '../silences/silences.js';
 import { StopList, type RoleRoot } from './role-root.js';
 import type { SharedParts } from './shared-parts.js';
+import { DashboardUsers } from '../http/dashboard-users.js';
 
 /** What every role serves once its roots run: the Redis watch, the reload listener, /readyz and the HTTP server. */
 export interface Serving {
@@ -102,6 +103,8 @@ export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<S
               ? {
                   token: config.dashboardToken,
                   writeToken: config.dashboardWriteToken,
+                  users: config.dashboardUsersFile ? DashboardUsers.fromFile(config.dashboardUsersFile) : undefined,
+                  writeTokenWithUsers: config.dashboardSharedWritesWithUsers,
                   queues: [s.eventsQueue, s.actionsQueue],
                   audit: s.audit,
                   silences: new Silences(redis, keys.silences, s.audit),

@@ -293,6 +293,19 @@ export const configSchema = z
      */
     dashboardWriteToken: z.string().min(16, 'at least 16 characters').optional(),
     /**
+     * A users file: one console user a line, `NAME ROLE scrypt:N:r:p:SALT:HASH` (role `viewer` or
+     * `operator`; the hash of the user's own token, see docs/operations.md for the one-liner that
+     * makes it). A user's token (as Authorization: Bearer) reads the dashboard; an operator's also
+     * acts in the console, audited under the user's name; a viewer's change is refused. Read at
+     * start. None (the default): the shared `dashboardWriteToken` acts, under a name typed in.
+     */
+    dashboardUsersFile: z.string().min(1).optional(),
+    /**
+     * With `dashboardUsersFile`, whether the shared `dashboardWriteToken` still acts too (under a name
+     * typed in, so nobody can tell who). Default false: only users act, each under their own name.
+     */
+    dashboardSharedWritesWithUsers: z.boolean().default(false),
+    /**
      * Host names the HTTP server answers to besides IP addresses, `localhost` and `httpHost`
      * (`*.example.org` matches its subdomains); any other Host header gets 421, which stops DNS
      * rebinding. Default none.
@@ -317,6 +330,12 @@ export const configSchema = z
         code: 'custom',
         path: ['dashboardWriteToken'],
         message: 'needs dashboardToken too (the write token only adds writes to a dashboard that is enabled)',
+      });
+    if (c.dashboardUsersFile !== undefined && c.dashboardToken === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['dashboardUsersFile'],
+        message: 'needs dashboardToken too (the users only add identities to a dashboard that is enabled)',
       });
     if (c.dashboardWriteToken !== undefined && c.dashboardWriteToken === c.dashboardToken)
       ctx.addIssue({ code: 'custom', path: ['dashboardWriteToken'], message: 'must differ from dashboardToken' });
@@ -397,6 +416,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ConfigInput
     stormThreshold: num(env.REFLEX_STORM_THRESHOLD),
     dashboardToken: env.REFLEX_DASHBOARD_TOKEN || undefined,
     dashboardWriteToken: env.REFLEX_DASHBOARD_WRITE_TOKEN || undefined,
+    dashboardUsersFile: env.REFLEX_DASHBOARD_USERS_FILE || undefined,
     history:
       env.REFLEX_HISTORY_STORE || env.REFLEX_HISTORY_DIR
         ? ({

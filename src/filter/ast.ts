@@ -4,10 +4,23 @@
  * `a or b and c` parses left-associatively as `(a or b) and c`; `not` applies to the single
  * clause or parenthesised group that follows it.
  */
-export type FilterExpr = FilterComparison | FilterNot | FilterBinary;
+export type FilterExpr = FilterComparison | FilterNot | FilterBinary | FilterText;
 
-/** The comparison operators the language defines. */
-export type FilterOperator = 'eq' | 'ne';
+/**
+ * The comparison operators the language defines: `eq`/`ne` everywhere; the ordering ones
+ * (`gt`, `ge`, `lt`, `le`, on numbers) only where the parser is asked for the console's extended
+ * language (the daemon's own filtering knows eq and ne only).
+ */
+export type FilterOperator = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
+
+/** The ordering operators of the extended language. */
+export const orderingOperators: ReadonlySet<string> = new Set(['gt', 'ge', 'lt', 'le']);
+
+/** A bare word of the extended language: matches an object whose `name` contains it (any case), e.g. `inst-00042`. */
+export interface FilterText {
+  readonly kind: 'text';
+  readonly text: string;
+}
 
 /** `field op value`, e.g. `config.user.role eq web`. */
 export interface FilterComparison {

@@ -32,6 +32,8 @@ export function evaluateFilter(expr: FilterExpr, obj: unknown, opts: FilterEvalu
     switch (e.kind) {
       case 'compare':
         return compare(e, obj, semantics);
+      case 'text':
+        return textMatch(e.text, obj);
       case 'not':
         return !walk(e.expr);
       case 'and':
@@ -50,8 +52,23 @@ export function compileFilter(expr: FilterExpr, opts: FilterEvaluateOptions = {}
 
 const regexCache = new Map<string, RegExp | null>();
 
+/** Free text: the object's `name` contains the text, in any case. */
+function textMatch(text: string, obj: unknown): boolean {
+  const name = resolveFilterField(obj, 'name');
+  return typeof name === 'string' && name.toLowerCase().includes(text.toLowerCase());
+}
+
+/** `gt`, `ge`, `lt`, `le`: both sides numbers (a numeric string counts); anything else is false. */
+function order(c: FilterComparison, actual: unknown): boolean {
+  const a = typeof actual === 'number' ? actual : typeof actual === 'string' && actual.trim() !== '' ? Number(actual) : NaN;
+  const b = c.value.trim() === '' ? NaN : Number(c.value);
+  if (Number.isNaN(a) || Number.isNaN(b)) return false;
+  return c.op === 'gt' ? a > b : c.op === 'ge' ? a >= b : c.op === 'lt' ? a < b : a <= b;
+}
+
 function compare(c: FilterComparison, obj: unknown, semantics: FilterSemantics): boolean {
   const actual = resolveFilterField(obj, c.field);
+  if (c.op !== 'eq' && c.op !== 'ne') return order(c, actual);
   let equal: boolean;
   if (semantics === 'lxd') {
     if (typeof actual !== 'string') return false;

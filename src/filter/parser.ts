@@ -1,5 +1,5 @@
 import type { FilterExpr, FilterOperator } from './ast.js';
-import { filterKeywords } from './ast.js';
+import { filterKeywords, orderingOperators } from './ast.js';
 import { FilterSyntaxError } from './filter-syntax-error.js';
 
 /** How strictly the parser follows the seed versus the quirks of LXD 5.0.2 (notes §6, §11). */
@@ -14,6 +14,13 @@ export interface FilterParseOptions {
    * Default false.
    */
   rejectQuotedWithoutSpace?: boolean;
+  /**
+   * The console's extended language: the ordering operators `gt`, `ge`, `lt`, `le` (numbers), and
+   * free text: a word (or quoted text) not followed by an operator finds objects whose name
+   * contains it, and words side by side must all match (`web db` is `web and db`). Default false:
+   * rules, schedules and silences keep the language the daemon understands.
+   */
+  extended?: boolean;
 }
 
 /** Guards the recursive descent against stack exhaustion on hostile input. */
@@ -68,7 +75,13 @@ class Parser {
       if (this.pos >= this.src.length || this.src[this.pos] === ')') return left;
       const at = this.pos;
       const word = this.readWord();
-      if (word !== 'and' && word !== 'or') throw new FilterSyntaxError(`expected "and" or "or", got "${word}"`, at);
+      if (word !== 'and' && word !== 'or') {
+        if (!this.opts.extended) throw new FilterSyntaxError(`expected "and" or "or", got "${word}"`, at);
+        // Free text side by side: every word must match.
+        this.pos = at;
+        left = { kind: 'and', left, right: this.term(depth) };
+        continue;
+      }
       const right = this.term(depth);
       left = { kind: word, left, right };
     }
@@ -86,8 +99,13 @@ class Parser {
       return inner;
     }
     const at = this.pos;
+    if (this.opts.extended && this.src[at] === '"') return { kind: 'text', text: this.value(depth) };
     const word = this.readWord();
     if (word === 'not') return { kind: 'not', expr: this.term(depth, nots + 1) };
+    if (this.opts.extended && !filterKeywords.has(word) && !this.operatorFollows()) {
+      this.pos = at;
+      return { kind: 'text', text: this.value(depth) };
+    }
     if (filterKeywords.has(word)) throw new FilterSyntaxError(`"${word}" cannot start a clause`, at);
     if (word.includes('"')) throw new FilterSyntaxError('a field name cannot contain a quote', at);
     if (word.includes('(') || word.includes(')')) throw new FilterSyntaxError('a field name cannot contain a parenthesis', at);
@@ -104,14 +122,24 @@ class Parser {
     this.pos++;
   }
 
+  /** Whether the next word is an operator (a field and its comparison follow, not free text). */
+  private operatorFollows(): boolean {
+    const save = this.pos;
+    this.skipSpace();
+    const next = this.peekWord();
+    this.pos = save;
+    return next === 'eq' || next === 'ne' || orderingOperators.has(next);
+  }
+
   private operator(): FilterOperator {
     this.skipSpace();
     const at = this.pos;
     if (at >= this.src.length) throw new FilterSyntaxError('expression ended early: expected an operator', at);
     const op = this.readWord();
     if (op === 'eq' || op === 'ne') return op;
+    if (this.opts.extended && orderingOperators.has(op)) return op as FilterOperator;
     if (this.opts.unknownOperators === 'as-eq' && op.length > 0 && !op.includes('"')) return 'eq';
-    throw new FilterSyntaxError(`unknown operator "${op}" (expected eq or ne)`, at);
+    throw new FilterSyntaxError(`unknown operator "${op}" (expected ${this.opts.extended ? 'eq, ne, gt, ge, lt or le' : 'eq or ne'})`, at);
   }
 
   private value(depth: number): string {

@@ -36,6 +36,9 @@ export function printFilter(expr: FilterExpr): string {
       const value = needsQuotes(expr.value) ? `"${expr.value}"` : expr.value;
       return `${expr.field} ${expr.op} ${value}`;
     }
+    case 'text':
+      assertPrintableValue(expr.text);
+      return needsQuotes(expr.text) || filterKeywords.has(expr.text) ? `"${expr.text}"` : expr.text;
     case 'not':
       return `not ${group(expr.expr)}`;
     case 'and':

@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
+import type { DashboardUser, DashboardUsers } from './dashboard-users.js';
 
 const cookieName = 'reflex_dashboard';
 
@@ -17,6 +18,20 @@ export interface DashboardAuthOptions {
   cookieMaxAgeS?: number;
   /** The clock (tests). */
   now?: () => number;
+  /**
+   * Per-user tokens with roles (a users file): a user's token reads, and an operator's also acts,
+   * audited under the user's name; a viewer's change is refused (403).
+   */
+  users?: DashboardUsers;
+  /** With `users`, whether the shared write token still acts too (under the name typed in). Default false. */
+  writeTokenWithUsers?: boolean;
+}
+
+const authenticated = new WeakMap<Request, DashboardUser>();
+
+/** The user this request authenticated as (a users-file token), if any. */
+export function authenticatedUser(c: Context): DashboardUser | undefined {
+  return authenticated.get(c.req.raw);
 }
 
 function digest(text: string): Buffer {
@@ -107,9 +122,13 @@ export function dashboardAuth(tokens: DashboardTokens, basePath: string, opts: D
     return c.text('401 Unauthorized: the dashboard needs its token (Authorization: Bearer TOKEN, or ?token=TOKEN)\n', 401);
   };
 
+  const users = opts.users;
+  const sharedWrites = !users || opts.writeTokenWithUsers === true;
   return async (c, next) => {
     const bearer = bearerOf(c);
-    const canRead = isRead(bearer) || isWrite(bearer) || validCookie(getCookie(c, cookieName));
+    const user = users && bearer !== undefined && !isRead(bearer) && !isWrite(bearer) ? await users.verify(bearer) : undefined;
+    if (user) authenticated.set(c.req.raw, user);
+    const canRead = isRead(bearer) || isWrite(bearer) || !!user || validCookie(getCookie(c, cookieName));
     if (c.req.method === 'GET' || c.req.method === 'HEAD') {
       if (canRead) return next();
       if (isRead(c.req.query('token'))) {
@@ -121,14 +140,17 @@ export function dashboardAuth(tokens: DashboardTokens, basePath: string, opts: D
       return unauthorized(c);
     }
     if (!canRead) return unauthorized(c);
-    if (!write) {
+    if (user?.role === 'viewer') return c.text(`403 Forbidden: ${user.name} is a viewer: a viewer reads, an operator acts\n`, 403);
+    if (!write && !users?.hasOperators) {
       c.header('Allow', 'GET, HEAD');
       return c.text(
         '405 Method Not Allowed: the dashboard is read-only (configure dashboardWriteToken / REFLEX_DASHBOARD_WRITE_TOKEN to let it change the queues)\n',
         405,
       );
     }
-    if (!isWrite(bearer))
+    if (isWrite(bearer) && !sharedWrites)
+      return c.text('403 Forbidden: the shared write token does not act when users are configured: use your own token (dashboardUsersFile)\n', 403);
+    if (!isWrite(bearer) && user?.role !== 'operator')
       return c.text(
         '403 Forbidden: changing the queues needs the write token as Authorization: Bearer TOKEN (the read token and the cookie only read)\n',
         403,

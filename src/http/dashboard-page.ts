@@ -19,6 +19,8 @@ export interface DashboardView {
   records: StoredAuditRecord[];
   /** Set when the page shows one instance's trail only. */
   instance?: string;
+  /** The operator's console, linked back to from this page (when the console is served). */
+  consolePath?: string;
   /** How many records were read at most (said on the page when reached). */
   limit: number;
 }
@@ -144,15 +146,17 @@ small{color:#667;font-weight:normal} nav a{margin-right:1rem}
 table{border-collapse:collapse;width:100%;background:#fff} th,td{border:1px solid #dde;padding:.25rem .5rem;text-align:left;vertical-align:top}
 th{background:#eef1f5} td.at{white-space:nowrap;font-family:monospace;font-size:12px}
 tr.remediation{background:#e3f6e5} tr.bad{background:#fde8e8} .empty,.note{color:#667}
+section{overflow-x:auto} td{overflow-wrap:anywhere}
+@media(max-width:760px){body{margin:.6rem} nav a{display:inline-block;margin:.2rem 1rem .2rem 0} th,td{padding:.2rem .3rem}}
 `;
 
 /** The dashboard page: links to the queues, firing alerts and pending groups, the silences (and a form to add one), and the audit trail per instance. */
 export function renderDashboard(v: DashboardView): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Reflex dashboard</title><style>${style}</style></head>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Reflex dashboard</title><style>${style}</style></head>
 <body>
 <header><h1>Reflex</h1><p>Target <code>${esc(v.target)}</code></p>
-<nav><a href="${esc(v.queuesPath)}">Queues (events, actions)</a><a href="#alerts">Alerts</a><a href="#silences">Silences</a><a href="#audit">Audit trail</a></nav></header>
+<nav>${v.consolePath ? `<a href="${esc(v.consolePath)}">← Console</a>` : ''}<a href="${esc(v.queuesPath)}">Queues (events, actions)</a><a href="#alerts">Alerts</a><a href="#silences">Silences</a><a href="#audit">Audit trail</a></nav></header>
 ${alertsSection(v.alerts)}
 ${silencesSection(v)}
 ${trailSection(v)}

@@ -5,7 +5,7 @@ import { HonoAdapter } from '@bull-board/hono';
 import { serve, type ServerType } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Queue } from 'bullmq';
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import { ReflexError } from '../errors/reflex-error.js';
@@ -14,6 +14,7 @@ import type { AlertsView } from '../notify/alert-board.js';
 import type { Silences } from '../silences/silences.js';
 import { addSilenceFromRequest } from './silence-request.js';
 import { dashboardAuth } from './dashboard-auth.js';
+import type { DashboardUsers } from './dashboard-users.js';
 import { hostCheck } from './host-check.js';
 import { inboundWebhooks, type InboundSources } from './inbound-webhooks.js';
 import { renderDashboard } from './dashboard-page.js';
@@ -26,6 +27,10 @@ export interface DashboardSources {
   token: string;
   /** Bearer token that may also change the queues; none: bull-board is read-only (UI and server). */
   writeToken?: string;
+  /** Per-user tokens with roles (dashboardUsersFile): operators act under their own name, viewers only read. */
+  users?: DashboardUsers;
+  /** With `users`, whether the shared write token still acts too. Default false. */
+  writeTokenWithUsers?: boolean;
   /** Shown in bull-board (the events and actions queues). */
   queues: Queue[];
   audit: AuditLog;
@@ -99,7 +104,10 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
     app.all(`${dashboardPath}/*`, disabled);
     return app;
   }
-  const auth = dashboardAuth({ read: board.token, write: board.writeToken }, dashboardPath);
+  const auth = dashboardAuth({ read: board.token, write: board.writeToken }, dashboardPath, {
+    users: board.users,
+    writeTokenWithUsers: board.writeTokenWithUsers,
+  });
   app.use(dashboardPath, auth);
   app.use(`${dashboardPath}/*`, auth);
 
@@ -124,6 +132,18 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
     );
   app.post(`${queuesPath}/api/queues/:queue/add`, noNewJobs);
   app.patch(`${queuesPath}/api/queues/:queue/:job/update-data`, noNewJobs);
+  // bull-board's page loads its fonts from Google: a console must work air-gapped and leak nothing
+  // about who looks at it, so the link is dropped (the system's sans-serif and monospace stand in).
+  const localFonts: MiddlewareHandler = async (c, next) => {
+    await next();
+    if (!c.res.headers.get('content-type')?.startsWith('text/html')) return;
+    const html = await c.res.text();
+    const headers = new Headers(c.res.headers);
+    headers.delete('content-length');
+    c.res = new Response(html.replace(/<link[^>]+href="https:\/\/fonts\.(googleapis|gstatic)\.com[^>]*>/g, ''), { status: c.res.status, headers });
+  };
+  app.use(queuesPath, localFonts);
+  app.use(`${queuesPath}/*`, localFonts);
   app.route(queuesPath, adapter.registerPlugin());
 
   const limit = board.recordLimit ?? 2_000;
@@ -136,7 +156,8 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
       alerts: board.alerts,
       metrics: opts.metrics,
       readiness: opts.readiness,
-      writable: !readOnlyMode,
+      writable: (!readOnlyMode && (!board.users || board.writeTokenWithUsers === true)) || !!board.users?.hasOperators,
+      identity: board.users ? 'users' : 'token',
       queuesPath,
       auditPath,
     });
@@ -145,7 +166,18 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
     const [records, silences, alerts] = await Promise.all([board.audit.read({ instance, count: limit }), board.silences.list(), board.alerts?.()]);
     c.header('Cache-Control', 'no-store');
     return c.html(
-      renderDashboard({ target: board.target, queuesPath, silences, alerts, records, instance, limit, silencesPath, writable: !readOnlyMode }),
+      renderDashboard({
+        target: board.target,
+        queuesPath,
+        silences,
+        alerts,
+        records,
+        instance,
+        limit,
+        silencesPath,
+        writable: !readOnlyMode,
+        ...(board.console ? { consolePath: dashboardPath } : {}),
+      }),
     );
   });
   // dashboardAuth has already required the write token as Bearer, a same-origin Origin and a JSON body.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { readDuration } from '../config/duration.js';
-import { silenceMutes, type Silence, type Silences } from '../silences/silences.js';
+import { silenceMutes, type Silence, type SilenceMute, type Silences } from '../silences/silences.js';
 
 /** The body of a silence added from the dashboard or the console (POST, JSON, write token). */
 export const silenceRequestSchema = z.strictObject({
@@ -21,11 +21,17 @@ export const silenceRequestSchema = z.strictObject({
   createdBy: z.string().max(100).optional(),
 });
 
-/**
- * Adds the silence a request body asks for, recorded (and audited) with `origin`: answers the
- * silence, or what is wrong with the request.
- */
-export async function addSilenceFromRequest(silences: Silences, body: unknown, origin: string): Promise<{ silence: Silence } | { error: string }> {
+/** A silence request, checked: what it asks for, ready for `Silences.add`. */
+export interface SilenceRequest {
+  scope: Silence['scope'];
+  durationMs: number;
+  reason: string;
+  mutes?: SilenceMute[];
+  createdBy?: string;
+}
+
+/** Reads a silence request body: what it asks for, or what is wrong with it. */
+export function readSilenceRequest(body: unknown): SilenceRequest | { error: string } {
   const parsed = silenceRequestSchema.safeParse(body);
   if (!parsed.success) return { error: parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ') };
   const { scope, duration, reason, mutes, createdBy } = parsed.data;
@@ -34,8 +40,35 @@ export async function addSilenceFromRequest(silences: Silences, body: unknown, o
   if (!durationMs) return { error: 'duration: expected a duration such as 30m, 2h, 1h30m, 1w' };
   const clean = Object.fromEntries(Object.entries(scope).filter(([, v]) => v)) as typeof scope;
   if (!Object.keys(clean).length && !parsed.data.all) return { error: 'scope: give an instance, project, member (location) or target, or all: true' };
+  return { scope: clean, durationMs, reason, mutes, createdBy };
+}
+
+/**
+ * Adds the silence a request body asks for, recorded (and audited) with `origin`: answers the
+ * silence, or what is wrong with the request. `check` may refuse a well-formed request (the
+ * console's rule on long and broad silences); `createdBy` overrides the body's (an authenticated user).
+ */
+export async function addSilenceFromRequest(
+  silences: Silences,
+  body: unknown,
+  origin: string,
+  opts: { check?: (r: SilenceRequest) => Promise<string | undefined>; createdBy?: string } = {},
+): Promise<{ silence: Silence } | { error: string }> {
+  const r = readSilenceRequest(body);
+  if ('error' in r) return r;
+  const refused = await opts.check?.(r);
+  if (refused) return { error: refused };
   try {
-    return { silence: await silences.add({ scope: clean, durationMs, reason, mutes, createdBy: createdBy || origin, origin }) };
+    return {
+      silence: await silences.add({
+        scope: r.scope,
+        durationMs: r.durationMs,
+        reason: r.reason,
+        mutes: r.mutes,
+        createdBy: opts.createdBy || r.createdBy || origin,
+        origin,
+      }),
+    };
   } catch (err) {
     return { error: (err as Error).message };
   }

@@ -202,6 +202,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
     await page.fill('#silence-form [name=duration]', '10m');
     await page.fill('#silence-form [name=reason]', 'should be refused');
     await page.locator('#silence-form button[type=submit]').click();
+    await page.getByRole('button', { name: 'Silence web-3', exact: true }).and(page.locator('#confirm-ok')).click();
     await page.locator('#action-result', { hasText: 'refused (403)' }).waitFor();
     expect((await records()).length).toBe(before);
   });
@@ -213,6 +214,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
     await page.fill('#silence-form [name=duration]', '30m');
     await page.fill('#silence-form [name=reason]', 'disk replacement on web-2');
     await page.locator('#silence-form button[type=submit]').click();
+    await page.locator('#confirm-ok').click();
     await page.locator('#action-result', { hasText: 'done' }).waitFor();
     const added = (await records()).find((r) => r.type === 'silence' && r.summary.includes('disk replacement'))!;
     expect(added).toMatchObject({ origin: 'console' });
@@ -236,7 +238,9 @@ describe('operator console (headless Chromium against a running Reflex on the si
   });
 
   it('heals an instance and releases a quarantine from the console, through the same executor and audit as the CLI', async () => {
-    await page.locator('#fleet-table tr[data-key$="/web-2"] button[data-act=heal]').click();
+    await page.getByRole('button', { name: 'Heal web-2', exact: true }).click();
+    expect(await page.locator('#confirm').textContent()).toMatch(/Heal web-2\?[\s\S]*web-2 \(project default/);
+    await page.locator('#confirm-ok', { hasText: 'Heal web-2' }).click();
     await readUntil(
       () => rowStatus('web-2'),
       (s) => s === 'Running',
@@ -253,7 +257,8 @@ describe('operator console (headless Chromium against a running Reflex on the si
     const row = page.locator('#fleet-table tr[data-key$="/web-3"]');
     await row.locator('.flag.quarantined').waitFor({ timeout: 10_000 });
     await page.screenshot({ path: `${shots}/console-fleet-quarantine.png` });
-    await row.locator('button[data-act=release]').click();
+    await page.getByRole('button', { name: 'Release web-3 from quarantine' }).click();
+    await page.locator('#confirm-ok', { hasText: 'Release web-3' }).click();
     await page.locator('#action-result', { hasText: 'released' }).waitFor();
     expect(await redis.exists(keys.quarantine(ref))).toBe(0);
     expect((await records('web-3')).find((r) => r.rule === 'quarantine-release')).toMatchObject({ origin: 'console', actor: 'alice' });
@@ -278,6 +283,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
     sim.controls.clearFaults('db-1');
     const jobId = (await retry.getAttribute('data-retry'))!;
     await retry.click();
+    await page.locator('#confirm-ok', { hasText: 'Retry on db-1' }).click();
     await readUntil(
       () => rowStatus('db-1'),
       (s) => s === 'Running',

@@ -5,8 +5,10 @@ import { consoleStyles } from './console-styles.js';
 export interface ConsolePageView {
   /** The console's API path (`/dashboard/console`). */
   api: string;
-  /** A write token is configured: the actions are offered (each still needs the token typed in). */
+  /** A write token or an operator is configured: the actions are offered (each still needs a token typed in). */
   writable: boolean;
+  /** `users`: each operator types a token of their own; `token`: the shared write token and a name. */
+  identity: 'users' | 'token';
   queuesPath: string;
   auditPath: string;
   targets: string[];
@@ -15,58 +17,82 @@ export interface ConsolePageView {
 const esc = (s: unknown): string =>
   String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-const operatorBox = (writable: boolean) =>
+const identityForm = (identity: 'users' | 'token') =>
+  identity === 'users'
+    ? `<p class="muted">Actions need your own token (an operator's): each is audited under your name. It stays in this page only (never stored) and is sent as Authorization: Bearer to this server.</p>
+<form id="identity" autocomplete="off" onsubmit="return false"><label>your token <input type="password" id="write-token" autocomplete="off"></label></form>`
+    : `<p class="muted">Actions need the write token. It stays in this page only (never stored) and is sent as Authorization: Bearer to this server.</p>
+<form id="identity" autocomplete="off" onsubmit="return false"><label>write token <input type="password" id="write-token" autocomplete="off"></label> <label>your name <input id="actor" autocomplete="off" placeholder="console"></label></form>`;
+
+const operatorBox = (writable: boolean, identity: 'users' | 'token') =>
   writable
     ? `<section id="operator" aria-labelledby="operator-h"><h2 id="operator-h">Operator</h2>
-<p class="muted">Actions need the write token. It stays in this page only (never stored) and is sent as Authorization: Bearer to this server.</p>
-<form id="identity" autocomplete="off" onsubmit="return false"><label>write token <input type="password" id="write-token" autocomplete="off"></label> <label>your name <input id="actor" autocomplete="off" placeholder="console"></label></form>
+${identityForm(identity)}
 <form id="silence-form" autocomplete="off"><h3>Add a silence</h3>
 <label>instance <input name="instance"></label> <label>project <input name="project"></label> <label>member <input name="location"></label>
-<label>duration <input name="duration" required placeholder="2h"></label> <label>reason <input name="reason" required></label>
+<label>duration <input name="duration" required placeholder="2h"></label> <label>reason <input name="reason" required aria-describedby="reason-help"></label>
+<p id="reason-help" class="muted">A silence of more than one instance or longer than a day needs a reason of at least 3 words.</p>
 <label><span><input type="checkbox" name="actions" checked> mutes actions</span></label> <label><span><input type="checkbox" name="notifications" checked> mutes notifications</span></label>
-<button type="submit">Add silence</button></form>
+<button type="submit">Add silence</button><output id="silence-preview" aria-live="polite"></output></form>
 <output id="action-result" role="status" aria-live="polite"></output></section>`
     : '<section id="operator"><h2>Operator</h2><p class="muted">Read-only console: no write token is configured. Use the CLI (<code>reflex heal</code>, <code>reflex silence add</code>, <code>reflex quarantine release</code>, <code>reflex dlq retry</code>).</p></section>';
 
+const panelState = (id: string) => `<p class="panel-state" id="${id}-state" role="status" aria-live="polite" hidden></p>`;
+
 /**
- * The console's page: a shell (header, sections, forms) and one inline script that reads the API,
- * draws the fleet, incidents, plots and health, and listens to the change stream.
+ * The console's page: a shell (header, sections, forms, the confirmation dialog) and one inline
+ * script that reads the API, draws the fleet, incidents, plots and health, and listens to the
+ * change stream. Problems come first: health and incidents sit beside the fleet on a desktop and
+ * above it on a phone.
  */
 export function renderConsole(v: ConsolePageView): string {
-  const config = JSON.stringify({ api: v.api, writable: v.writable }).replace(/</g, '\\u003c');
+  const config = JSON.stringify({ api: v.api, writable: v.writable, identity: v.identity }).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Reflex console</title><link rel="icon" href="data:,"><style>${consoleStyles}</style></head>
 <body>
 <a class="skip" href="#fleet">Skip to the fleet</a>
 <header><h1>Reflex console</h1><span>Target${v.targets.length > 1 ? 's' : ''} <code>${esc(v.targets.join(', '))}</code></span>
 <nav aria-label="Sections"><a href="#fleet">Fleet</a><a href="#incidents">Incidents</a><a href="#plots">Plots</a><a href="#health">Health</a><a href="${esc(v.queuesPath)}">Queues</a><a href="${esc(v.auditPath)}">Audit table</a></nav>
-<span id="live" role="status" aria-live="polite">connecting…</span></header>
+<span id="live" role="status" aria-live="polite">connecting…</span>
+<button type="button" id="pause-live" aria-pressed="false">Pause live updates</button>
+<label class="inline">times in <select id="tz"><option value="utc">UTC</option><option value="local">my time zone</option></select></label></header>
 <main>
-<section id="fleet" aria-labelledby="fleet-h"><h2 id="fleet-h">Fleet</h2>
+<section id="fleet" aria-labelledby="fleet-h"><h2 id="fleet-h">Fleet</h2>${panelState('fleet')}
 <ul class="counts" id="counts" aria-label="Counts (each one filters the fleet)"></ul>
 <form class="filters" id="filters" role="search">
 <label>target <select name="target"><option value="">all</option></select></label>
 <label>project <select name="project"><option value="">all</option></select></label>
 <label>member <select name="member"><option value="">all</option></select></label>
 <label>status <select name="status"><option value="">all</option><option value="down">down (not Running)</option><option>Running</option><option>Stopped</option><option>Error</option><option>Frozen</option></select></label>
-<label>filter <input class="wide" name="filter" placeholder="name eq web-.* and opt_in eq true" aria-describedby="filter-help"></label>
+<label>search or filter <input class="wide" name="filter" placeholder="web-1, or restarts gt 0 and name eq web-.*" aria-describedby="filter-help"></label>
 <button type="submit">Apply</button></form>
-<p id="filter-help" class="muted">Filter language as in rules: <code>field eq|ne value</code>, <code>and</code>, <code>or</code>, <code>not</code>; fields name, project, location, status, opt_in, quarantined, backoff, silenced, acting, restarts.</p>
+<p id="filter-help" class="muted">A bare word finds instances whose name contains it (<code>inst-00042</code>). Or the filter language as in rules: <code>field eq|ne value</code> (an anchored pattern), <code>field gt|ge|lt|le number</code>, <code>and</code>, <code>or</code>, <code>not</code>; fields name, project, location, status, opt_in, quarantined, backoff, silenced, acting, restarts.</p>
+<button type="button" id="changes-bar" class="changes" hidden></button>
 <div id="fleet-table"></div>
-<div class="pager"><button type="button" id="prev">← previous</button><span id="page-info" role="status"></span><button type="button" id="next">next →</button></div>
+<div class="pager"><button type="button" id="prev">← previous</button><span id="page-info" role="status"></span><button type="button" id="next">next →</button>
+<label class="inline">page <input id="page-jump" type="number" min="1" value="1" inputmode="numeric"></label><span id="page-count"></span>
+<label class="inline">rows per page <select id="page-size"><option>25</option><option selected>50</option><option>100</option><option>200</option><option>500</option></select></label></div>
 </section>
 <div id="side">
-<section id="health" aria-labelledby="health-h"><h2 id="health-h">Health</h2><ul class="health" id="health-list"><li>reading…</li></ul></section>
-${operatorBox(v.writable)}
-<section id="alerts" aria-labelledby="alerts-h"><h2 id="alerts-h">Alerts and silences</h2><div id="alerts-body"></div></section>
-<section id="dlq" aria-labelledby="dlq-h"><h2 id="dlq-h">Dead letters</h2><div id="dlq-body"></div></section>
-</div>
-<section id="incidents" aria-labelledby="incidents-h"><h2 id="incidents-h">Incidents</h2>
+<section id="health" aria-labelledby="health-h"><h2 id="health-h">Health</h2>${panelState('health')}<ul class="health" id="health-list"><li>reading…</li></ul></section>
+<section id="incidents" aria-labelledby="incidents-h"><h2 id="incidents-h">Incidents</h2>${panelState('incidents')}
 <form class="filters" id="range"><label>range <select name="since"><option value="1h">last hour</option><option value="24h" selected>last 24 h</option><option value="7d">last 7 days</option></select></label>
-<label>instance <input name="instance" placeholder="all instances"></label><button type="submit">Show</button></form>
+<label>instance <input name="instance" placeholder="all instances"></label>
+<label>kind <select name="kind"><option value="">all</option><option value="crash-loop">crash loop</option><option value="crash">crash</option><option value="error">Error</option><option value="failed-start">failed start</option><option value="unknown-stop">unknown stop</option><option value="failed-operation">failed operation</option></select></label>
+<label>outcome <select name="outcome"><option value="">all</option><option value="healed">healed</option><option value="failed">not healed (ended)</option><option value="open">open</option></select></label>
+<label>rule <select name="rule"><option value="">all</option></select></label>
+<button type="submit">Show</button></form>
 <ol class="incidents" id="incident-list"></ol></section>
-<section id="plots" aria-labelledby="plots-h"><h2 id="plots-h">Plots</h2><div class="plots" id="plot-area"></div></section>
+<section id="alerts" aria-labelledby="alerts-h"><h2 id="alerts-h">Alerts and silences</h2>${panelState('alerts')}<div id="alerts-body"></div></section>
+<section id="dlq" aria-labelledby="dlq-h"><h2 id="dlq-h">Dead letters</h2>${panelState('dlq')}<div id="dlq-body"></div></section>
+${operatorBox(v.writable, v.identity)}
+</div>
+<section id="plots" aria-labelledby="plots-h"><h2 id="plots-h">Plots</h2>${panelState('plots')}<div class="plots" id="plot-area"></div></section>
 </main>
+<dialog id="confirm" aria-labelledby="confirm-title" aria-describedby="confirm-text"><form method="dialog">
+<h2 id="confirm-title"></h2><p id="confirm-text"></p><div id="confirm-extra"></div>
+<div class="dialog-buttons"><button value="cancel" id="confirm-cancel" autofocus>Cancel</button> <button value="ok" id="confirm-ok" class="danger"></button></div>
+</form></dialog>
 <script>window.REFLEX_CONSOLE=${config};${consoleScript}</script>
 </body></html>`;
 }

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { AuditLog, StoredAuditRecord } from '../../audit/audit-log.js';
@@ -13,13 +13,16 @@ import type { KeySpace } from '../../redis/key-space.js';
 import { checkHealRequest, checkInstanceRequest } from '../../remediation/heal-request.js';
 import { queueHeal, releaseQuarantine, retryDeadLetter, type OperatorOrigin } from '../../remediation/operator-actions.js';
 import type { Silences } from '../../silences/silences.js';
+import { authenticatedUser } from '../dashboard-auth.js';
 import type { ReadinessChecks } from '../readiness.js';
-import { addSilenceFromRequest } from '../silence-request.js';
+import { addSilenceFromRequest, type SilenceRequest } from '../silence-request.js';
+import { readDuration } from '../../config/duration.js';
 import { consoleHealth } from './console-health.js';
 import { ConsoleFeed } from './console-feed.js';
 import { renderConsole } from './console-page.js';
 import { FleetView, type ConsoleTarget } from './fleet-view.js';
-import { incidentsOf, plotsOf } from './incident-story.js';
+import { episodesOf, filterIncidents, incidentsOf, plotsOf } from './incident-story.js';
+import { previewSilence, reasonProblem } from './silence-preview.js';
 
 /** What the console reads and acts through, besides what the dashboard already has. */
 export interface ConsoleSources {
@@ -40,8 +43,10 @@ export interface ConsoleOptions extends ConsoleSources {
   alerts?: () => Promise<AlertsView>;
   metrics: Metrics;
   readiness: ReadinessChecks;
-  /** Whether a write token is configured (the actions are offered). */
+  /** Whether a write token or an operator is configured (the actions are offered). */
   writable: boolean;
+  /** `users`: each operator acts with a token of their own (the name is theirs); `token`: the shared write token and a typed name. */
+  identity: 'users' | 'token';
   /** Where bull-board lives (linked). */
   queuesPath: string;
   /** Where the audit table per instance lives (linked). */
@@ -62,7 +67,11 @@ const maxRecords = 50_000;
 /** The HTTP status of each reason a request is refused before anything is queued. */
 const problemStatus = { invalid: 400, missing: 404, unreachable: 503 } as const;
 
-const by = (actor: string | undefined): OperatorOrigin => ({ origin: 'console', actor: actor?.trim() || 'console' });
+/** Who acts: the authenticated user when there is one (a users-file token), else the name typed in with the shared token. */
+const by = (c: Context, actor: string | undefined): OperatorOrigin => ({
+  origin: 'console',
+  actor: authenticatedUser(c)?.name ?? (actor?.trim() || 'console'),
+});
 const issues = (e: z.ZodError) => e.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
 
 /**
@@ -91,6 +100,7 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
       renderConsole({
         api,
         writable: o.writable,
+        identity: o.identity,
         queuesPath: o.queuesPath,
         auditPath: o.auditPath,
         targets: o.targets.map((t) => (t.name === t.id ? t.id : `${t.name} (${t.id})`)),
@@ -135,7 +145,8 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
           { instance },
         )
       : undefined;
-    const incidents = query ? all.filter((i) => i.instance === instance || query.identities?.incidents.has(i.correlationId)) : all;
+    const ofName = query ? all.filter((i) => i.instance === instance || query.identities?.incidents.has(i.correlationId)) : all;
+    const incidents = filterIncidents(episodesOf(ofName), { kind: c.req.query('kind'), outcome: c.req.query('outcome'), rule: c.req.query('rule') });
     const ofInstance = query ? records.filter((r) => matchesQuery(r, query)) : records;
     const [alerts, silences, snap] = await Promise.all([o.alerts?.().catch(() => undefined), o.silences.list(), fleet.snapshot()]);
     const restarts = snap.rows
@@ -144,6 +155,7 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
       .slice(0, 20)
       .map((r) => ({ name: r.name, project: r.project, restarts: r.restarts }));
     return c.json({
+      rules: [...new Set(all.map((i) => i.decided?.rule).filter((r): r is string => !!r))].sort(),
       incidents: incidents.slice(0, 200),
       total: incidents.length,
       plots: plotsOf(ofInstance, incidents, since.getTime(), now),
@@ -232,7 +244,7 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     const { actor, ...request } = parsed.data;
     const checked = await checkHealRequest(o.targets, request, { signal: AbortSignal.timeout(10_000) });
     if ('problem' in checked) return c.json({ error: checked.error }, problemStatus[checked.problem]);
-    return c.json(await queueHeal(ops, checked.ref, by(actor)), 202);
+    return c.json(await queueHeal(ops, checked.ref, by(c, actor)), 202);
   });
   app.post(`${api}/quarantine/release`, async (c) => {
     const parsed = instanceBody.safeParse(await c.req.json().catch(() => undefined));
@@ -242,26 +254,40 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     const checked = checkInstanceRequest(o.targets, request);
     if ('problem' in checked) return c.json({ error: checked.error }, problemStatus[checked.problem]);
     const { ref } = checked;
-    const released = await releaseQuarantine(ops, ref, by(actor));
+    const released = await releaseQuarantine(ops, ref, by(c, actor));
     fleet.invalidate();
     return released ? c.json({ released: true }) : c.json({ error: `${ref.project}/${ref.instance} is not quarantined` }, 404);
   });
   app.post(`${api}/dlq/retry`, async (c) => {
     const parsed = retryBody.safeParse(await c.req.json().catch(() => undefined));
     if (!parsed.success) return c.json({ error: issues(parsed.error) }, 400);
-    return (await retryDeadLetter(ops, parsed.data.id, by(parsed.data.actor)))
+    return (await retryDeadLetter(ops, parsed.data.id, by(c, parsed.data.actor)))
       ? c.json({ retried: parsed.data.id })
       : c.json({ error: `no failed job ${parsed.data.id}` }, 404);
   });
+  app.get(`${api}/silences/preview`, async (c) => {
+    const q = c.req.query();
+    const scope = Object.fromEntries(['instance', 'project', 'location', 'target'].filter((k) => q[k]?.trim()).map((k) => [k, q[k]!.trim()]));
+    if (!Object.keys(scope).length && q.all !== 'true') return c.json({ matches: 0, names: [], reasonNeeded: false });
+    const mutes = q.mutes ? (q.mutes.split(',').filter((m) => m === 'actions' || m === 'notifications') as ('actions' | 'notifications')[]) : [];
+    const durationMs = q.duration ? readDuration(q.duration) : undefined;
+    return c.json(previewSilence((await fleet.snapshot()).rows, scope, mutes, durationMs));
+  });
   app.post(`${api}/silences`, async (c) => {
-    const added = await addSilenceFromRequest(o.silences, await c.req.json().catch(() => undefined), 'console');
+    // A long or broad silence turns automation off for many: its reason must say why (checked against the fleet now).
+    const check = async (r: SilenceRequest) =>
+      reasonProblem(r.reason, r.durationMs, previewSilence((await fleet.snapshot()).rows, r.scope, r.mutes ?? []).matches);
+    const added = await addSilenceFromRequest(o.silences, await c.req.json().catch(() => undefined), 'console', {
+      check,
+      createdBy: authenticatedUser(c)?.name,
+    });
     fleet.invalidate();
     return 'silence' in added ? c.json(added.silence, 201) : c.json({ error: added.error }, 400);
   });
   app.post(`${api}/silences/:id/end`, async (c) => {
     const parsed = endSilenceBody.safeParse(await c.req.json().catch(() => ({})));
     if (!parsed.success) return c.json({ error: issues(parsed.error) }, 400);
-    const removed = await o.silences.remove(c.req.param('id'), { origin: 'console', createdBy: by(parsed.data.actor).actor });
+    const removed = await o.silences.remove(c.req.param('id'), { origin: 'console', createdBy: by(c, parsed.data.actor).actor });
     fleet.invalidate();
     return removed ? c.json({ ended: c.req.param('id') }) : c.json({ error: `no silence ${c.req.param('id')}` }, 404);
   });

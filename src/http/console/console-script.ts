@@ -5,8 +5,92 @@ export const consoleScript = `"use strict";
   // src/http/console/browser/markup.ts
   var entities = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
   var esc = (s) => String(s == null ? "" : s).replace(/[&<>"']/g, (c) => entities[c]);
-  var utc = (t) => t ? new Date(t).toISOString().replace("T", " ").slice(5, 19) : "";
+  var zone = "utc";
+  function setTimeZone(z) {
+    zone = z;
+  }
+  var pad = (n) => String(n).padStart(2, "0");
+  function absolute(t) {
+    if (!t) return "";
+    const d = new Date(t);
+    if (zone === "utc") return \`\${d.toISOString().replace("T", " ").slice(0, 19)} UTC\`;
+    const name = new Intl.DateTimeFormat("en", { timeZoneName: "short" }).formatToParts(d).find((p) => p.type === "timeZoneName")?.value ?? "local";
+    return \`\${d.getFullYear()}-\${pad(d.getMonth() + 1)}-\${pad(d.getDate())} \${pad(d.getHours())}:\${pad(d.getMinutes())}:\${pad(d.getSeconds())} \${name}\`;
+  }
+  function clock(t) {
+    const d = new Date(t);
+    return zone === "utc" ? \`\${d.toISOString().slice(11, 19)} UTC\` : \`\${pad(d.getHours())}:\${pad(d.getMinutes())}:\${pad(d.getSeconds())}\`;
+  }
+  function relative(t, now = Date.now()) {
+    const ms = new Date(t).getTime() - now;
+    const a = Math.abs(ms);
+    const say = (n, unit) => {
+      const text = \`\${n} \${unit}\${n === 1 ? "" : "s"}\`;
+      return ms >= 0 ? \`in \${text}\` : \`\${text} ago\`;
+    };
+    if (a < 5e3) return "just now";
+    if (a < 6e4) return say(Math.round(a / 1e3), "s").replace(/ss\\b/, "s");
+    if (a < 36e5) return say(Math.round(a / 6e4), "min").replace(/mins\\b/, "min");
+    if (a < 48 * 36e5) return say(Math.round(a / 36e5), "h").replace(/hs\\b/, "h");
+    return say(Math.round(a / 864e5), "day");
+  }
+  function when(t) {
+    if (!t) return "";
+    const iso = new Date(t).toISOString();
+    return \`<time datetime="\${iso}">\${esc(absolute(t))}</time> <small class="rel" data-rel="\${iso}">(\${relative(t)})</small>\`;
+  }
   var mark = (ok) => ok ? "✔" : "✖";
+
+  // src/http/console/browser/morph.ts
+  function morph(into, html) {
+    const t = document.createElement("template");
+    t.innerHTML = html;
+    morphChildren(into, t.content);
+  }
+  var keyOf = (n) => n instanceof Element ? n.getAttribute("data-morph") ?? void 0 : void 0;
+  function morphChildren(from, to) {
+    const keyed = /* @__PURE__ */ new Map();
+    for (const c of Array.from(from.childNodes)) {
+      const k = keyOf(c);
+      if (k !== void 0) keyed.set(k, c);
+    }
+    const wanted = Array.from(to.childNodes);
+    let at = from.firstChild;
+    for (const next of wanted) {
+      const k = keyOf(next);
+      let old;
+      if (k !== void 0) old = keyed.get(k);
+      else if (at && keyOf(at) === void 0 && same(at, next)) old = at;
+      if (old && same(old, next)) {
+        keyed.delete(k ?? "");
+        morphNode(old, next);
+        if (old !== at) from.insertBefore(old, at);
+        else at = at.nextSibling;
+      } else {
+        from.insertBefore(next, at);
+      }
+    }
+    while (at) {
+      const gone = at;
+      at = at.nextSibling;
+      from.removeChild(gone);
+    }
+  }
+  function same(a, b) {
+    return a.nodeType === b.nodeType && a.nodeName === b.nodeName && keyOf(a) === keyOf(b);
+  }
+  function morphNode(old, next) {
+    if (old.nodeType === Node.TEXT_NODE || old.nodeType === Node.COMMENT_NODE) {
+      if (old.nodeValue !== next.nodeValue) old.nodeValue = next.nodeValue;
+      return;
+    }
+    if (!(old instanceof Element) || !(next instanceof Element)) return;
+    if (old.hasAttribute("data-keep")) return;
+    for (const a of Array.from(old.attributes)) if (!next.hasAttribute(a.name)) old.removeAttribute(a.name);
+    for (const a of Array.from(next.attributes)) if (old.getAttribute(a.name) !== a.value) old.setAttribute(a.name, a.value);
+    if (old instanceof HTMLInputElement && old === document.activeElement) return;
+    morphChildren(old, next);
+  }
 
   // src/http/console/browser/plots.ts
   function bars(title, items, color) {
@@ -27,20 +111,22 @@ export const consoleScript = `"use strict";
     const h = 150;
     const base = 120;
     const bw = (w - 40) / p.timeline.length;
-    const max = Math.max(1, ...p.timeline.map((b) => Math.max(b.incidents, b.remediations)));
+    const max = Math.max(1, ...p.timeline.map((b) => Math.max(b.incidents, b.remediations, b.housekeeping)));
     const y = (v) => v / max * (base - 10);
-    const bar = (cls, x, v) => v ? \`<rect class="\${cls}" x="\${x.toFixed(1)}" y="\${(base - y(v)).toFixed(1)}" width="\${(bw / 2 - 0.5).toFixed(1)}" height="\${y(v).toFixed(1)}"></rect>\` : "";
-    const pairs = p.timeline.map((b, k) => {
+    const bar = (cls, x, v) => v ? \`<rect class="\${cls}" x="\${x.toFixed(1)}" y="\${(base - y(v)).toFixed(1)}" width="\${(bw / 3 - 0.4).toFixed(1)}" height="\${y(v).toFixed(1)}"></rect>\` : "";
+    const triples = p.timeline.map((b, k) => {
       const x = 30 + k * bw;
-      const title = esc(\`\${utc(b.start)}: \${b.incidents} incident(s), \${b.remediations} remediation(s)\`);
-      return \`<g><title>\${title}</title>\${bar("i", x, b.incidents)}\${bar("r", x + bw / 2, b.remediations)}</g>\`;
+      const title = esc(\`\${absolute(b.start)}: \${b.incidents} incident(s), \${b.remediations} remediation(s), \${b.housekeeping} housekeeping run(s)\`);
+      return \`<g><title>\${title}</title>\${bar("i", x, b.incidents)}\${bar("r", x + bw / 3, b.remediations)}\${bar("k", x + 2 * bw / 3, b.housekeeping)}</g>\`;
     });
-    const ti = p.timeline.reduce((a, b) => a + b.incidents, 0);
-    const tr = p.timeline.reduce((a, b) => a + b.remediations, 0);
-    const axis = \`<line x1="30" y1="\${base}" x2="\${w - 10}" y2="\${base}"></line><text x="0" y="14">\${max}</text><text x="30" y="\${base + 16}">\${utc(p.from)}</text><text x="\${w - 10}" y="\${base + 16}" text-anchor="end">\${utc(p.to)}</text><rect class="i" x="30" y="\${base + 24}" width="10" height="8"></rect><text x="44" y="\${base + 32}">incidents (■ red)</text><rect class="r" x="170" y="\${base + 24}" width="10" height="8"></rect><text x="184" y="\${base + 32}">remediations (■ green)</text>\`;
-    const caption = \`<b>Timeline</b> <small>\${ti} incident(s), \${tr} remediation(s); one bar pair per \${Math.round(p.bucketMs / 6e4)} min</small>\`;
-    const label = \`Timeline: \${ti} incidents and \${tr} remediations between \${esc(utc(p.from))} and \${esc(utc(p.to))}\`;
-    return \`<figure><figcaption>\${caption}</figcaption><svg role="img" aria-label="\${label}" viewBox="0 0 \${w} \${h + 20}">\${pairs.join("")}\${axis}</svg></figure>\`;
+    const sum = (f) => p.timeline.reduce((a, b) => a + f(b), 0);
+    const ti = sum((b) => b.incidents);
+    const tr = sum((b) => b.remediations);
+    const tk = sum((b) => b.housekeeping);
+    const axis = \`<line x1="30" y1="\${base}" x2="\${w - 10}" y2="\${base}"></line><text x="0" y="14">\${max}</text><text x="30" y="\${base + 16}">\${esc(absolute(p.from))}</text><text x="\${w - 10}" y="\${base + 16}" text-anchor="end">\${esc(absolute(p.to))}</text><rect class="i" x="30" y="\${base + 24}" width="10" height="8"></rect><text x="44" y="\${base + 32}">incidents (■ red)</text><rect class="r" x="170" y="\${base + 24}" width="10" height="8"></rect><text x="184" y="\${base + 32}">remediations (■ green)</text><rect class="k" x="340" y="\${base + 24}" width="10" height="8"></rect><text x="354" y="\${base + 32}">housekeeping (■ grey)</text>\`;
+    const caption = \`<b>Timeline</b> <small>\${ti} incident(s), \${tr} remediation(s), \${tk} housekeeping run(s); one bar triple per \${Math.round(p.bucketMs / 6e4)} min</small>\`;
+    const label = \`Timeline: \${ti} incidents, \${tr} remediations and \${tk} housekeeping runs between \${esc(absolute(p.from))} and \${esc(absolute(p.to))}\`;
+    return \`<figure><figcaption>\${caption}</figcaption><svg role="img" aria-label="\${label}" viewBox="0 0 \${w} \${h + 20}">\${triples.join("")}\${axis}</svg></figure>\`;
   }
 
   // src/http/console/browser/views.ts
@@ -72,18 +158,23 @@ export const consoleScript = `"use strict";
   }
   function flagsOf(r) {
     const f = [];
-    if (r.quarantined) f.push(\`<span class="flag quarantined">⊘ quarantined\${r.quarantined.until ? \` until \${utc(r.quarantined.until)}\` : ""}</span>\`);
-    if (r.backoffUntil) f.push(\`<span class="flag backoff">↻ back-off until \${utc(r.backoffUntil)}</span>\`);
+    if (r.quarantined) f.push(\`<span class="flag quarantined">⊘ quarantined\${r.quarantined.until ? \` until \${when(r.quarantined.until)}\` : ""}</span>\`);
+    if (r.backoffUntil) f.push(\`<span class="flag backoff">↻ back-off until \${when(r.backoffUntil)}</span>\`);
     if (r.acting) f.push('<span class="flag acting">⚙ being acted on</span>');
-    if (r.silenced) f.push(\`<span class="flag silenced" title="\${esc(r.silenced.reason)}">◌ silenced until \${utc(r.silenced.until)}</span>\`);
+    if (r.silenced) f.push(\`<span class="flag silenced" title="\${esc(r.silenced.reason)}">◌ silenced until \${when(r.silenced.until)}</span>\`);
     return f.join("") || '<span class="muted">—</span>';
   }
   function actionsOf(r) {
     const k = esc(r.key);
+    const n = esc(r.name);
     const out = [];
-    if (r.statusCode !== 103) out.push(\`<button type="button" class="act" data-act="heal" data-key="\${k}">Heal</button>\`);
-    if (r.quarantined) out.push(\`<button type="button" class="act" data-act="release" data-key="\${k}">Release</button>\`);
-    out.push(\`<button type="button" class="act" data-act="silence" data-key="\${k}">Silence</button>\`);
+    if (r.statusCode !== 103)
+      out.push(\`<button type="button" class="act" data-morph="heal" data-act="heal" data-key="\${k}" aria-label="Heal \${n}">Heal</button>\`);
+    if (r.quarantined)
+      out.push(
+        \`<button type="button" class="act" data-morph="release" data-act="release" data-key="\${k}" aria-label="Release \${n} from quarantine">Release</button>\`
+      );
+    out.push(\`<button type="button" class="act" data-morph="silence" data-act="silence" data-key="\${k}" aria-label="Silence \${n}">Silence</button>\`);
     return out.join(" ");
   }
   function statusOf(r) {
@@ -93,9 +184,9 @@ export const consoleScript = `"use strict";
   function fleetTableView(d, writable) {
     if (!d.rows.length) return '<p class="muted">No instance matches.</p>';
     const multi = d.targets.length > 1;
-    const head = "<tr><th>instance</th><th>project</th>" + (multi ? "<th>target</th>" : "") + "<th>member</th><th>status</th><th>since (UTC)</th><th>opt-in</th><th>state</th><th>restarts</th>" + (writable ? "<th>actions</th>" : "") + "</tr>";
+    const head = "<tr><th>instance</th><th>project</th>" + (multi ? "<th>target</th>" : "") + "<th>member</th><th>status</th><th>since</th><th>opt-in</th><th>state</th><th>restarts</th>" + (writable ? "<th>actions</th>" : "") + "</tr>";
     const rows = d.rows.map(
-      (r) => \`<tr data-key="\${esc(r.key)}" data-status="\${esc(r.status)}"><td data-label="instance"><a href="#incidents" data-instance="\${esc(r.name)}">\${esc(r.name)}</a></td><td data-label="project">\${esc(r.project)}</td>\` + (multi ? \`<td data-label="target" class="mono">\${esc(r.target)}</td>\` : "") + \`<td data-label="member">\${esc(r.location == null ? "?" : r.location)}</td><td data-label="status">\${statusOf(r)}</td><td data-label="since" class="at">\${utc(r.since)}</td><td data-label="opt-in">\${r.optIn == null ? "?" : r.optIn ? "✔ yes" : "✘ no"}</td><td data-label="state">\${flagsOf(r)}</td><td data-label="restarts">\${r.restarts}</td>\` + (writable ? \`<td data-label="actions">\${actionsOf(r)}</td>\` : "") + "</tr>"
+      (r) => \`<tr data-morph="\${esc(r.key)}" data-key="\${esc(r.key)}" data-status="\${esc(r.status)}"><td data-label="instance"><a href="#incidents" data-instance="\${esc(r.name)}">\${esc(r.name)}</a></td><td data-label="project">\${esc(r.project)}</td>\` + (multi ? \`<td data-label="target" class="mono">\${esc(r.target)}</td>\` : "") + \`<td data-label="member">\${esc(r.location == null ? "?" : r.location)}</td><td data-label="status">\${statusOf(r)}</td><td data-label="since" class="at">\${when(r.since)}</td><td data-label="opt-in">\${r.optIn == null ? "?" : r.optIn ? "✔ yes" : "✘ no"}</td><td data-label="state">\${flagsOf(r)}</td><td data-label="restarts">\${r.restarts}</td>\` + (writable ? \`<td data-label="actions">\${actionsOf(r)}</td>\` : "") + "</tr>"
     );
     return \`<table class="cards" aria-label="Fleet"><thead>\${head}</thead><tbody>\${rows.join("")}</tbody></table>\`;
   }
@@ -104,9 +195,9 @@ export const consoleScript = `"use strict";
   }
   function trailView(records) {
     const rows = records.map(
-      (r) => \`<tr data-type="\${esc(r.type)}"><td data-label="at" class="at">\${utc(r.at)}</td><td data-label="type">\${esc(r.type)}</td><td data-label="rule">\${esc(r.rule)}</td><td data-label="result">\${esc(r.result)}</td><td data-label="summary">\${esc(r.summary)}</td></tr>\`
+      (r) => \`<tr data-type="\${esc(r.type)}"><td data-label="at" class="at">\${when(r.at)}</td><td data-label="type">\${esc(r.type)}</td><td data-label="rule">\${esc(r.rule)}</td><td data-label="result">\${esc(r.result)}</td><td data-label="summary">\${esc(r.summary)}</td></tr>\`
     );
-    return \`<table class="cards"><thead><tr><th>at (UTC)</th><th>type</th><th>rule</th><th>result</th><th>summary</th></tr></thead><tbody>\${rows.join("")}</tbody></table>\`;
+    return \`<table class="cards"><thead><tr><th>at</th><th>type</th><th>rule</th><th>result</th><th>summary</th></tr></thead><tbody>\${rows.join("")}</tbody></table>\`;
   }
   function incidentsView(d) {
     let html = "";
@@ -116,8 +207,10 @@ export const consoleScript = `"use strict";
     if (!d.incidents.length) return html + '<li class="muted">No incident in this range.</li>';
     for (const i of d.incidents) {
       const state2 = i.healMs != null ? '<span class="flag">✔ healed</span>' : i.outcome ? \`<span class="flag bad">✘ \${esc(i.outcome.result)}</span>\` : '<span class="flag backoff">… open</span>';
-      const since = new Date(Date.parse(i.at) - 6e4).toISOString();
-      html += \`<li class="incident" data-correlation="\${esc(i.correlationId)}" data-instance="\${esc(i.instance)}"><span class="kind">\${esc(kinds[i.kind] || i.kind)}</span> <span class="at">\${utc(i.at)}</span> \${state2}<p class="story">\${esc(i.story)}</p><button type="button" aria-expanded="false" data-trail="\${esc(i.correlationId)}" data-since="\${esc(since)}">Audit trail</button><div class="trail" hidden></div></li>\`;
+      const since = new Date(Date.parse(i.loop?.firstAt ?? i.at) - 6e4).toISOString();
+      const kind = i.loop ? \`<span class="kind">⟳ crash loop: \${i.loop.count} incidents</span> <small>from</small> \${when(i.loop.firstAt)} <small>to</small> \${when(i.at)}\` : \`<span class="kind">\${esc(kinds[i.kind] || i.kind)}</span> <span class="at">\${when(i.at)}</span>\`;
+      const inside = i.loop ? \`<details class="loop" data-keep><summary>\${i.loop.count - 1} earlier in this loop</summary><ol>\` + i.loop.incidents.map((x) => \`<li data-correlation="\${esc(x.correlationId)}"><span class="at">\${when(x.at)}</span> \${esc(x.story)}</li>\`).join("") + "</ol></details>" : "";
+      html += \`<li class="incident\${i.loop ? " crash-loop" : ""}" data-morph="\${esc(i.correlationId)}" data-correlation="\${esc(i.correlationId)}" data-instance="\${esc(i.instance)}">\${kind} \${state2}<p class="story">\${esc(i.story)}</p>\${inside}<button type="button" aria-expanded="false" data-keep data-trail="\${esc(i.correlationId)}" data-since="\${esc(since)}" aria-label="Audit trail of \${esc(i.instance)} at \${esc(i.at)}">Audit trail</button><div class="trail" data-keep hidden></div></li>\`;
     }
     if (d.total > d.incidents.length) html += \`<li class="muted">\${d.total - d.incidents.length} older incident(s) not shown</li>\`;
     return html;
@@ -129,16 +222,16 @@ export const consoleScript = `"use strict";
     if (!a) html = '<p class="muted">Notifications are not configured (or this replica runs no worker).</p>';
     else {
       const firing = a.firing.map(
-        (x) => \`<li>⚠ <b>\${esc(x.severity)}</b> \${esc(x.instance)}: \${esc(x.summary)} <small>since \${utc(x.startsAt)}</small></li>\`
+        (x) => \`<li>⚠ <b>\${esc(x.severity)}</b> \${esc(x.instance)}: \${esc(x.summary)} <small>since \${when(x.startsAt)}</small></li>\`
       );
-      const groups = a.groups.map((g) => \`<li>\${esc(g.receiver)}: \${g.alerts.length} alert(s), next flush \${utc(g.nextFlushAt)}</li>\`);
+      const groups = a.groups.map((g) => \`<li>\${esc(g.receiver)}: \${g.alerts.length} alert(s), next flush \${when(g.nextFlushAt)}</li>\`);
       html += \`<h3>Firing alerts (\${a.firing.length})</h3>\` + (firing.length ? \`<ul>\${firing.join("")}</ul>\` : none);
       html += \`<h3>Pending notification groups (\${a.groups.length})</h3>\` + (groups.length ? \`<ul>\${groups.join("")}</ul>\` : none);
     }
     const silences = d.silences.map((s) => {
       const scope = Object.entries(s.scope).map((e) => \`\${e[0]}=\${e[1]}\`).join(" ");
-      const end = writable ? \` <button type="button" class="act" data-end-silence="\${esc(s.id)}">End</button>\` : "";
-      return \`<li data-silence="\${esc(s.id)}">◌ \${esc(scope || "everything")} — \${esc(s.reason)} <small>by \${esc(s.createdBy)}\${s.origin ? \` (\${esc(s.origin)})\` : ""}, until \${utc(s.until)}</small>\${end}</li>\`;
+      const end = writable ? \` <button type="button" class="act" data-end-silence="\${esc(s.id)}" data-scope="\${esc(scope || "everything")}" aria-label="End silence of \${esc(scope || "everything")}">End</button>\` : "";
+      return \`<li data-morph="\${esc(s.id)}" data-silence="\${esc(s.id)}">◌ \${esc(scope || "everything")} — \${esc(s.reason)} <small>by \${esc(s.createdBy)}\${s.origin ? \` (\${esc(s.origin)})\` : ""}, until \${when(s.until)}</small>\${end}</li>\`;
     });
     html += \`<h3>Silences (\${d.silences.length})</h3>\` + (silences.length ? \`<ul id="silence-list">\${silences.join("")}</ul>\` : '<p class="muted">No active silence.</p>');
     return html;
@@ -161,23 +254,34 @@ export const consoleScript = `"use strict";
   function deadLettersView(d, writable) {
     if (!d.jobs.length) return '<p class="muted">None.</p>';
     const rows = d.jobs.map(
-      (j) => \`<tr><td data-label="job" class="mono">\${esc(j.id)}</td><td data-label="instance">\${esc(j.instance)} <small>\${esc(\`\${j.rule}/\${j.action}\`)}</small></td><td data-label="failed" class="at">\${utc(j.failedAt)}</td><td data-label="reason">\${esc(j.reason)}</td>\` + (writable ? \`<td><button type="button" class="act" data-retry="\${esc(j.id)}">Retry</button></td>\` : "") + "</tr>"
+      (j) => \`<tr data-morph="\${esc(j.id)}">\` + (writable ? \`<td><button type="button" class="act" data-retry="\${esc(j.id)}" data-instance-name="\${esc(j.instance)}" aria-label="Retry \${esc(\`\${j.rule}/\${j.action}\`)} on \${esc(j.instance)}">Retry</button></td>\` : "") + \`<td data-label="instance">\${esc(j.instance)} <small>\${esc(\`\${j.rule}/\${j.action}\`)}</small></td><td data-label="failed" class="at">\${when(j.failedAt)}</td><td data-label="reason">\${esc(j.reason)}</td><td data-label="job" class="mono">\${esc(j.id)}</td></tr>\`
     );
-    return \`<table class="cards"><thead><tr><th>job</th><th>instance</th><th>failed (UTC)</th><th>reason</th>\${writable ? "<th></th>" : ""}</tr></thead><tbody>\${rows.join("")}</tbody></table>\`;
+    return \`<table class="cards"><thead><tr>\${writable ? "<th></th>" : ""}<th>instance</th><th>failed</th><th>reason</th><th>job</th></tr></thead><tbody>\${rows.join("")}</tbody></table>\`;
   }
 
   // src/http/console/browser/console-app.ts
   var fleetKeys = ["target", "project", "member", "status", "filter"];
+  var incidentKeys = ["kind", "outcome", "rule"];
+  var pageSizes = [25, 50, 100, 200, 500];
   var C = window.REFLEX_CONSOLE;
   var api = C.api;
   var state = {
     q: {},
+    iq: {},
     flag: "",
     offset: 0,
     limit: 50,
     since: "24h",
     instance: "",
-    page: null
+    /** The rows on screen, in their order on screen. */
+    shown: [],
+    /** A newer page held back while the pointer is over the table (its rows would move). */
+    held: null,
+    pointerOnFleet: false,
+    paused: false,
+    /** Changes that arrived while paused. */
+    missed: 0,
+    reachable: true
   };
   function $(selector) {
     const el = document.querySelector(selector);
@@ -190,11 +294,86 @@ export const consoleScript = `"use strict";
     return el;
   }
   var message = (e) => e instanceof Error ? e.message : String(e);
+  var store = {
+    get: (k) => {
+      try {
+        return localStorage.getItem(\`reflex.console.\${k}\`);
+      } catch {
+        return null;
+      }
+    },
+    set: (k, v) => {
+      try {
+        localStorage.setItem(\`reflex.console.\${k}\`, v);
+      } catch {
+      }
+    }
+  };
+  var Refused = class extends Error {
+  };
   async function get(path) {
-    const r = await fetch(api + path, { credentials: "same-origin" });
+    let r;
+    try {
+      r = await fetch(api + path, { credentials: "same-origin" });
+    } catch (e) {
+      markUnreachable();
+      throw e;
+    }
     const body = await r.json().catch(() => ({ error: r.statusText }));
-    if (!r.ok) throw new Error(body.error || r.statusText);
+    if (!r.ok) throw new Refused(\`\${r.status}: \${body.error || r.statusText}\`);
     return body;
+  }
+  var panelNames = {
+    fleet: "fleet",
+    health: "health",
+    incidents: "incidents",
+    alerts: "alerts and silences",
+    dlq: "dead letters",
+    plots: "plots"
+  };
+  var readAt = {};
+  var failed = {};
+  function showPanelState(p) {
+    const el = $(\`#\${p}-state\`);
+    const section = $(\`#\${p}\`);
+    let text = "";
+    let cls = "";
+    if (!state.reachable) {
+      text = \`\${readAt[p] ? \`data from \${clock(readAt[p])}\` : "no data"}, Reflex unreachable (reconnecting…)\`;
+      cls = "stale";
+    } else if (failed[p]) {
+      text = \`\${panelNames[p]}: could not read (\${failed[p]})\${readAt[p] ? \`; showing data from \${clock(readAt[p])}\` : ""}\`;
+      cls = "bad";
+    }
+    el.hidden = !text;
+    el.textContent = text;
+    el.className = \`panel-state \${cls}\`;
+    section.dataset.state = cls || "fresh";
+  }
+  function panelRead(p) {
+    readAt[p] = Date.now();
+    delete failed[p];
+    showPanelState(p);
+  }
+  function panelFailed(p, e) {
+    if (e instanceof Refused) failed[p] = message(e);
+    else failed[p] = message(e) || "no answer";
+    showPanelState(p);
+  }
+  var panels = Object.keys(panelNames);
+  function markUnreachable() {
+    if (!state.reachable) return;
+    state.reachable = false;
+    document.body.dataset.stale = "true";
+    live("○ Reflex unreachable: reconnecting…");
+    panels.forEach(showPanelState);
+  }
+  function markReachable() {
+    const was = state.reachable;
+    state.reachable = true;
+    delete document.body.dataset.stale;
+    panels.forEach(showPanelState);
+    if (!was) reloadAll();
   }
   var loads = {};
   function schedule(name, fn) {
@@ -228,21 +407,37 @@ export const consoleScript = `"use strict";
     lastRun[name] = Date.now();
     schedule(name, fn);
   }
-  function fillSelect(name, values) {
-    const sel = $(\`#filters [name=\${name}]\`);
-    sel.innerHTML = optionsView(values, sel.value || state.q[name] || "");
+  function patch(el, html) {
+    const focused = document.activeElement;
+    const identity = focused instanceof HTMLElement && el.contains(focused) ? focused.id ? \`#\${CSS.escape(focused.id)}\` : focused.getAttribute("aria-label") ? \`\${focused.tagName.toLowerCase()}[aria-label="\${CSS.escape(focused.getAttribute("aria-label"))}"]\` : void 0 : void 0;
+    const x = window.scrollX;
+    const y = window.scrollY;
+    morph(el, html);
+    if (focused instanceof HTMLElement && focused !== document.activeElement) {
+      const again = focused.isConnected ? focused : identity ? el.querySelector(identity) : null;
+      again?.focus({ preventScroll: true });
+    }
+    if (window.scrollX !== x || window.scrollY !== y) window.scrollTo(x, y);
+  }
+  function fillSelect(sel, values, current) {
+    patch(sel, optionsView(values, sel.value || current));
   }
   function saveView() {
     const p = new URLSearchParams(location.search);
-    for (const k of [...fleetKeys, "flag", "offset", "since", "instance"]) p.delete(k);
+    for (const k of [...fleetKeys, ...incidentKeys, "flag", "offset", "limit", "since", "instance"]) p.delete(k);
     for (const k of fleetKeys) {
       const v = state.q[k];
       if (v) p.set(k, v);
     }
     if (state.flag) p.set("flag", state.flag);
     if (state.offset) p.set("offset", String(state.offset));
+    if (state.limit !== 50) p.set("limit", String(state.limit));
     if (state.since !== "24h") p.set("since", state.since);
     if (state.instance) p.set("instance", state.instance);
+    for (const k of incidentKeys) {
+      const v = state.iq[k];
+      if (v) p.set(k, v);
+    }
     const q = p.toString();
     history.replaceState(null, "", location.pathname + (q ? \`?\${q}\` : "") + location.hash);
   }
@@ -251,17 +446,28 @@ export const consoleScript = `"use strict";
     const filters = $("#filters");
     const range = $("#range");
     const sinceField = field(range, "since");
+    const setField = (input, v) => {
+      if (input instanceof HTMLSelectElement && ![...input.options].some((o) => o.value === v))
+        input.insertAdjacentHTML("beforeend", \`<option>\${esc(v)}</option>\`);
+      input.value = v;
+    };
     for (const k of fleetKeys) {
       const v = p.get(k);
       if (!v) continue;
       state.q[k] = v;
-      const input = field(filters, k);
-      if (input instanceof HTMLSelectElement && ![...input.options].some((o) => o.value === v))
-        input.insertAdjacentHTML("beforeend", \`<option>\${esc(v)}</option>\`);
-      input.value = v;
+      setField(field(filters, k), v);
+    }
+    for (const k of incidentKeys) {
+      const v = p.get(k);
+      if (!v) continue;
+      state.iq[k] = v;
+      setField(field(range, k), v);
     }
     state.flag = p.get("flag") || "";
     state.offset = Math.max(0, Number(p.get("offset")) || 0);
+    const limit = Number(p.get("limit") || store.get("limit"));
+    if (pageSizes.includes(limit)) state.limit = limit;
+    $("#page-size").value = String(state.limit);
     const since = p.get("since");
     if (since && [...sinceField.options].some((o) => o.value === since)) {
       state.since = since;
@@ -269,8 +475,49 @@ export const consoleScript = `"use strict";
     }
     state.instance = p.get("instance") || "";
     field(range, "instance").value = state.instance;
+    const tz = store.get("tz") === "local" ? "local" : "utc";
+    setTimeZone(tz);
+    $("#tz").value = tz;
   }
-  async function loadFleet() {
+  function movedRows(next) {
+    const shownAt = new Map(state.shown.map((r, i) => [r.key, i]));
+    const nextKeys = new Set(next.map((r) => r.key));
+    let n = state.shown.filter((r) => !nextKeys.has(r.key)).length;
+    next.forEach((r, i) => {
+      if (shownAt.get(r.key) !== i) n++;
+    });
+    return n;
+  }
+  function drawFleet(d, live2) {
+    let rows = d.rows;
+    const moved = live2 && state.pointerOnFleet ? movedRows(d.rows) : 0;
+    const bar = $("#changes-bar");
+    if (moved) {
+      const byKey = new Map(d.rows.map((r) => [r.key, r]));
+      rows = state.shown.map((r) => byKey.get(r.key) ?? r);
+      state.held = d;
+      bar.textContent = \`\${moved} change\${moved === 1 ? "" : "s"} in the order — show\`;
+      bar.hidden = false;
+    } else {
+      state.held = null;
+      bar.hidden = true;
+    }
+    state.shown = rows;
+    patch($("#counts"), countsView(d, state.flag));
+    fillSelect($("#filters [name=target]"), d.targets, state.q.target || "");
+    fillSelect($("#filters [name=project]"), d.projects, state.q.project || "");
+    fillSelect($("#filters [name=member]"), d.members, state.q.member || "");
+    patch($("#fleet-table"), fleetTableView({ ...d, rows }, C.writable));
+    $("#page-info").textContent = pageInfoText(d);
+    const pages = Math.max(1, Math.ceil(d.matched / state.limit));
+    const jump = $("#page-jump");
+    jump.max = String(pages);
+    if (document.activeElement !== jump) jump.value = String(Math.floor(d.offset / state.limit) + 1);
+    $("#page-count").textContent = \`of \${pages}\`;
+    $("#prev").disabled = d.offset === 0;
+    $("#next").disabled = d.offset + d.rows.length >= d.matched;
+  }
+  async function readFleet(live2) {
     saveView();
     const p = new URLSearchParams({
       ...state.q,
@@ -282,77 +529,129 @@ export const consoleScript = `"use strict";
     try {
       d = await get(\`/fleet?\${p}\`);
     } catch (e) {
-      $("#fleet-table").textContent = \`Could not read the fleet: \${message(e)}\`;
+      panelFailed("fleet", e);
+      if (e instanceof Refused && (/^400: filter:/.test(message(e)) || !state.shown.length)) {
+        $("#fleet-table").textContent = \`Could not read the fleet: \${message(e).replace(/^\\d+: /, "")}\`;
+        state.shown = [];
+      }
       return;
     }
-    state.page = d;
-    $("#counts").innerHTML = countsView(d, state.flag);
-    fillSelect("target", d.targets);
-    fillSelect("project", d.projects);
-    fillSelect("member", d.members);
-    $("#fleet-table").innerHTML = fleetTableView(d, C.writable);
-    $("#page-info").textContent = pageInfoText(d);
-    $("#prev").disabled = d.offset === 0;
-    $("#next").disabled = d.offset + d.rows.length >= d.matched;
+    panelRead("fleet");
+    drawFleet(d, live2);
     if (!window.__firstRender) {
       window.__firstRender = performance.now();
       document.body.dataset.rendered = "fleet";
     }
   }
+  var loadFleet = () => readFleet(false);
+  var liveFleet = () => readFleet(true);
+  async function refreshTrail(button) {
+    const box = button.nextElementSibling;
+    const d = await get(\`/trail?\${new URLSearchParams({ id: button.dataset.trail, since: button.dataset.since })}\`);
+    patch(box, trailView(d.records));
+  }
   async function loadIncidents() {
     saveView();
     const p = new URLSearchParams({ since: state.since });
     if (state.instance) p.set("instance", state.instance);
-    const d = await get(\`/incidents?\${p}\`);
-    $("#incident-list").innerHTML = incidentsView(d);
-    $("#alerts-body").innerHTML = alertsView(d, C.writable);
+    for (const k of incidentKeys) if (state.iq[k]) p.set(k, state.iq[k]);
+    let d;
+    try {
+      d = await get(\`/incidents?\${p}\`);
+    } catch (e) {
+      for (const panel of ["incidents", "alerts", "plots"]) panelFailed(panel, e);
+      return;
+    }
+    for (const panel of ["incidents", "alerts", "plots"]) panelRead(panel);
+    patch($("#incident-list"), incidentsView(d));
+    patch($("#alerts-body"), alertsView(d, C.writable));
+    fillSelect($("#range [name=rule]"), d.rules, state.iq.rule || "");
     const plots = d.plots;
     const restarts = d.restarts.length ? d.restarts.map((r) => ({ label: r.name, value: r.restarts })) : [{ label: "none", value: 0 }];
-    $("#plot-area").innerHTML = timeline(plots) + bars(
-      \`Time to heal\${plots.unhealed ? \` (\${plots.unhealed} not healed)\` : ""}\`,
-      plots.heal.map((b) => ({ label: b.label, value: b.count })),
-      "h"
-    ) + bars("Restarts per instance in the budget window", restarts, "i");
+    patch(
+      $("#plot-area"),
+      timeline(plots) + bars(
+        \`Time to heal\${plots.unhealed ? \` (\${plots.unhealed} not healed)\` : ""}\`,
+        plots.heal.map((b) => ({ label: b.label, value: b.count })),
+        "h"
+      ) + bars("Restarts per instance in the budget window", restarts, "i")
+    );
     $("#plots-h").textContent = \`Plots\${state.instance ? \` of \${state.instance}\` : " of the fleet"}\`;
+    for (const b of document.querySelectorAll("#incident-list button[data-trail][aria-expanded=true]"))
+      refreshTrail(b).catch(() => void 0);
   }
   async function loadHealth() {
     let h;
     try {
       h = await get("/health");
     } catch (e) {
-      $("#health-list").innerHTML = \`<li class="bad">✖ console unreachable: \${esc(message(e))}</li>\`;
+      panelFailed("health", e);
       return;
     }
-    $("#health-list").innerHTML = healthView(h);
+    markReachable();
+    panelRead("health");
+    patch($("#health-list"), healthView(h));
   }
   async function loadDlq() {
-    $("#dlq-body").innerHTML = deadLettersView(await get("/dlq"), C.writable);
+    let d;
+    try {
+      d = await get("/dlq");
+    } catch (e) {
+      panelFailed("dlq", e);
+      return;
+    }
+    panelRead("dlq");
+    patch($("#dlq-body"), deadLettersView(d, C.writable));
+  }
+  function reloadAll() {
+    schedule("fleet", loadFleet);
+    schedule("incidents", loadIncidents);
+    schedule("health", loadHealth);
+    schedule("dlq", loadDlq);
   }
   function doneText(a) {
     if (a.released) return "released";
     if (a.jobId) return \`heal queued as job \${a.jobId}\`;
     if (a.retried) return \`retried \${a.retried}\`;
     if (a.ended) return \`ended silence \${a.ended}\`;
-    if (a.id) return \`silence \${a.id} until \${utc(a.until)} UTC\`;
+    if (a.id) return \`silence \${a.id} until \${absolute(a.until)} (\${relative(a.until)})\`;
     return JSON.stringify(a);
+  }
+  function confirmAction(title, text, ok, extra = "") {
+    const dialog = $("#confirm");
+    $("#confirm-title").textContent = title;
+    $("#confirm-text").textContent = text;
+    $("#confirm-extra").innerHTML = extra;
+    $("#confirm-ok").textContent = ok;
+    dialog.returnValue = "";
+    dialog.showModal();
+    $("#confirm-cancel").focus();
+    return new Promise((resolve) => dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"), { once: true }));
   }
   async function post(path, body) {
     const out = $("#action-result");
     const tokenField = $("#write-token");
     const token = tokenField.value;
     if (!token) {
-      out.textContent = "Type the write token first.";
+      out.textContent = C.identity === "users" ? "Type your token first." : "Type the write token first.";
       tokenField.focus();
       return false;
     }
-    const actor = $("#actor").value.trim();
+    const actor = document.querySelector("#actor")?.value.trim();
     const who = actor ? path === "/silences" ? { createdBy: actor } : { actor } : {};
-    const r = await fetch(api + path, {
-      method: "POST",
-      headers: { Authorization: \`Bearer \${token}\`, "Content-Type": "application/json" },
-      body: JSON.stringify({ ...body, ...who }),
-      credentials: "same-origin"
-    });
+    let r;
+    try {
+      r = await fetch(api + path, {
+        method: "POST",
+        headers: { Authorization: \`Bearer \${token}\`, "Content-Type": "application/json" },
+        body: JSON.stringify({ ...body, ...who }),
+        credentials: "same-origin"
+      });
+    } catch (e) {
+      out.textContent = \`✖ not sent: Reflex unreachable (\${message(e)})\`;
+      markUnreachable();
+      return false;
+    }
     const text = await r.text();
     let a;
     try {
@@ -361,29 +660,93 @@ export const consoleScript = `"use strict";
       a = { error: text.trim() };
     }
     out.textContent = r.ok ? \`✔ done: \${doneText(a)}\` : \`✖ refused (\${r.status}): \${a.error || text}\`;
-    schedule("fleet", loadFleet);
-    schedule("incidents", loadIncidents);
-    schedule("dlq", loadDlq);
-    schedule("health", loadHealth);
+    reloadAll();
     return r.ok;
   }
-  var rowOf = (key) => state.page?.rows.find((r) => r.key === key);
-  async function toggleTrail(t) {
-    const box = t.nextElementSibling;
-    const open = t.getAttribute("aria-expanded") === "true";
-    t.setAttribute("aria-expanded", String(!open));
-    if (open) {
-      box.hidden = true;
+  var rowOf = (key) => state.shown.find((r) => r.key === key);
+  var where = (r) => \`project \${r.project}\${r.target ? \` on \${r.target}\` : ""}\`;
+  async function act(kind, r) {
+    const ref = { target: r.target, project: r.project, instance: r.name };
+    if (kind === "heal") {
+      const what = r.statusCode === 102 ? \`Reflex will queue a start of \${r.name} (\${where(r)}), now \${r.status}.\` : \`Reflex will queue a heal of \${r.name} (\${where(r)}), now \${r.status}: a start, or a restart if it runs.\`;
+      const ok = await confirmAction(
+        \`Heal \${r.name}?\`,
+        \`\${what} It runs even if a silence or a quarantine holds the rules back, and is audited under your name.\`,
+        \`Heal \${r.name}\`
+      );
+      if (ok) await post("/heal", ref);
+    } else if (kind === "release") {
+      const ok = await confirmAction(
+        \`Release \${r.name} from quarantine?\`,
+        \`Reflex's rules will act on \${r.name} (\${where(r)}) again and its restart history is forgotten: if it still crashes, it is restarted again.\`,
+        \`Release \${r.name}\`
+      );
+      if (ok) await post("/quarantine/release", ref);
+    } else if (kind === "silence") {
+      const f = $("#silence-form");
+      field(f, "instance").value = r.name;
+      field(f, "project").value = r.project;
+      field(f, "location").value = "";
+      field(f, "duration").focus();
+      previewSoon();
+    }
+  }
+  function silenceScope(f) {
+    const scope = {};
+    for (const k of ["instance", "project", "location"]) if (field(f, k).value.trim()) scope[k] = field(f, k).value.trim();
+    return scope;
+  }
+  var silenceMutes = (f) => ["actions", "notifications"].filter((m) => field(f, m).checked);
+  async function previewOf(f) {
+    const p = new URLSearchParams({ ...silenceScope(f), mutes: silenceMutes(f).join(","), duration: field(f, "duration").value.trim() });
+    return get(\`/silences/preview?\${p}\`);
+  }
+  function previewText(p) {
+    if (!p.matches) return "matches no instance now";
+    const more = p.matches > p.names.length ? \`, and \${p.matches - p.names.length} more\` : "";
+    return \`matches \${p.matches} instance\${p.matches === 1 ? "" : "s"} now: \${p.names.join(", ")}\${more}\`;
+  }
+  var previewTimer = 0;
+  function previewSoon() {
+    const f = document.querySelector("#silence-form");
+    if (!f) return;
+    clearTimeout(previewTimer);
+    previewTimer = setTimeout(() => {
+      previewOf(f).then((p) => $("#silence-preview").textContent = Object.keys(silenceScope(f)).length ? previewText(p) : "").catch(() => void 0);
+    }, 250);
+  }
+  var wordsIn = (s) => s.trim().split(/\\s+/).filter((w) => /\\w/.test(w)).length;
+  async function addSilence(f) {
+    const out = $("#action-result");
+    const scope = silenceScope(f);
+    const duration = field(f, "duration").value.trim();
+    const reason = field(f, "reason").value;
+    let p;
+    try {
+      p = await previewOf(f);
+    } catch (e) {
+      out.textContent = \`✖ could not preview the silence: \${message(e)}\`;
       return;
     }
-    box.hidden = false;
-    box.textContent = "reading…";
-    const d = await get(\`/trail?\${new URLSearchParams({ id: t.dataset.trail, since: t.dataset.since })}\`);
-    box.innerHTML = trailView(d.records);
+    if (p.reasonNeeded && (wordsIn(reason) < 3 || reason.trim().length < 15)) {
+      out.textContent = \`✖ this silence \${p.matches > 1 ? \`\${previewText(p)}\` : "lasts more than a day"}: give a reason of at least 3 words (what, why, a ticket).\`;
+      field(f, "reason").focus();
+      return;
+    }
+    const scopeText = Object.entries(scope).map(([k, v]) => \`\${k}=\${v}\`).join(" ") || "everything";
+    const mutes = silenceMutes(f);
+    const name = scope.instance && p.matches <= 1 ? scope.instance : \`\${p.matches} instances\`;
+    const ok = await confirmAction(
+      \`Silence \${name} for \${duration}?\`,
+      \`While it lasts, \${mutes.join(" and ") || "nothing"} \${mutes.length > 1 ? "are" : "is"} muted for \${scopeText}: \${mutes.includes("actions") ? "Reflex will not heal what crashes there. " : ""}It \${previewText(p)}.\`,
+      \`Silence \${name}\`,
+      \`<p class="muted">Reason: \${esc(reason)}</p>\`
+    );
+    if (ok) await post("/silences", { scope, duration, reason, mutes });
   }
   document.addEventListener("click", async (ev) => {
     const t = ev.target.closest("button,a");
-    if (!t) return;
+    if (!t || t.closest("dialog")) return;
     const data = t.dataset;
     if (data.flag !== void 0 && t.closest("#counts")) {
       state.flag = data.flag;
@@ -397,34 +760,62 @@ export const consoleScript = `"use strict";
       schedule("incidents", loadIncidents);
       return;
     }
-    if (data.trail) return toggleTrail(t);
+    if (data.trail) {
+      const box = t.nextElementSibling;
+      const open = t.getAttribute("aria-expanded") === "true";
+      t.setAttribute("aria-expanded", String(!open));
+      box.hidden = open;
+      if (!open) {
+        box.textContent = "reading…";
+        await refreshTrail(t).catch((e) => box.textContent = \`could not read the trail (\${message(e)})\`);
+      }
+      return;
+    }
     if (data.retry) {
-      await post("/dlq/retry", { id: data.retry });
+      const ok = await confirmAction(
+        \`Retry the failed job on \${data.instanceName}?\`,
+        \`Reflex will run the dead-lettered job \${data.retry} (\${t.getAttribute("aria-label")?.replace(/^Retry /, "") ?? ""}) again now: its action runs on \${data.instanceName} as if the rule had just decided it.\`,
+        \`Retry on \${data.instanceName}\`
+      );
+      if (ok) await post("/dlq/retry", { id: data.retry });
       return;
     }
     if (data.endSilence) {
-      await post(\`/silences/\${encodeURIComponent(data.endSilence)}/end\`, {});
+      const ok = await confirmAction(
+        \`End the silence of \${data.scope}?\`,
+        \`Reflex's rules act again on \${data.scope}, and its alerts are notified again, from now on.\`,
+        \`End silence of \${data.scope}\`
+      );
+      if (ok) await post(\`/silences/\${encodeURIComponent(data.endSilence)}/end\`, {});
       return;
     }
     const r = data.act ? rowOf(data.key) : void 0;
-    if (!r) return;
-    const ref = { target: r.target, project: r.project, instance: r.name };
-    if (data.act === "heal") await post("/heal", ref);
-    else if (data.act === "release") await post("/quarantine/release", ref);
-    else if (data.act === "silence") {
-      const f = $("#silence-form");
-      field(f, "instance").value = r.name;
-      field(f, "project").value = r.project;
-      field(f, "location").value = "";
-      field(f, "duration").focus();
-    }
+    if (r && data.act) await act(data.act, r);
   });
+  $("#changes-bar").addEventListener("click", () => {
+    if (state.held) drawFleet(state.held, false);
+  });
+  var fleetTable = $("#fleet-table");
+  fleetTable.addEventListener("pointerenter", () => state.pointerOnFleet = true);
+  fleetTable.addEventListener("pointerleave", () => state.pointerOnFleet = false);
   $("#prev").addEventListener("click", () => {
     state.offset = Math.max(0, state.offset - state.limit);
     schedule("fleet", loadFleet);
   });
   $("#next").addEventListener("click", () => {
     state.offset += state.limit;
+    schedule("fleet", loadFleet);
+  });
+  $("#page-jump").addEventListener("change", (ev) => {
+    const n = Math.max(1, Math.floor(Number(ev.target.value)) || 1);
+    state.offset = (n - 1) * state.limit;
+    schedule("fleet", loadFleet);
+  });
+  $("#page-size").addEventListener("change", (ev) => {
+    const size = Number(ev.target.value);
+    state.offset = Math.floor(state.offset / size) * size;
+    state.limit = size;
+    store.set("limit", String(size));
     schedule("fleet", loadFleet);
   });
   $("#filters").addEventListener("submit", (ev) => {
@@ -439,42 +830,67 @@ export const consoleScript = `"use strict";
     const f = ev.target;
     state.since = field(f, "since").value;
     state.instance = field(f, "instance").value.trim();
+    for (const k of incidentKeys) state.iq[k] = field(f, k).value;
     schedule("incidents", loadIncidents);
   });
-  document.querySelector("#silence-form")?.addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    const f = ev.target;
-    const scope = {};
-    for (const k of ["instance", "project", "location"]) if (field(f, k).value.trim()) scope[k] = field(f, k).value.trim();
-    const mutes = ["actions", "notifications"].filter((m) => field(f, m).checked);
-    await post("/silences", { scope, duration: field(f, "duration").value, reason: field(f, "reason").value, mutes });
+  $("#tz").addEventListener("change", (ev) => {
+    const tz = ev.target.value;
+    setTimeZone(tz);
+    store.set("tz", tz);
+    reloadAll();
   });
+  var silenceForm = document.querySelector("#silence-form");
+  silenceForm?.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    addSilence(ev.target).catch((e) => $("#action-result").textContent = \`✖ \${message(e)}\`);
+  });
+  silenceForm?.addEventListener("input", previewSoon);
   document.addEventListener("keydown", (ev) => {
     if (ev.key === "/" && !/INPUT|SELECT|TEXTAREA/.test(document.activeElement?.tagName ?? "")) {
       ev.preventDefault();
       $("#filters [name=filter]").focus();
     }
   });
-  var live = (text) => {
+  function live(text) {
     $("#live").textContent = text;
-  };
+  }
+  var pauseButton = $("#pause-live");
+  function showPause() {
+    pauseButton.setAttribute("aria-pressed", String(state.paused));
+    pauseButton.textContent = state.paused ? \`Resume live updates\${state.missed ? \` (\${state.missed} waiting)\` : ""}\` : "Pause live updates";
+    if (state.reachable) live(state.paused ? "⏸ paused" : "● live");
+  }
+  pauseButton.addEventListener("click", () => {
+    state.paused = !state.paused;
+    if (!state.paused && state.missed) reloadAll();
+    state.missed = 0;
+    showPause();
+  });
   var source = new EventSource(\`\${api}/events\`);
-  source.addEventListener("hello", () => live("● live"));
+  source.addEventListener("hello", () => {
+    markReachable();
+    showPause();
+  });
   source.addEventListener("change", (ev) => {
     const c = JSON.parse(ev.data);
-    if (c.fleet) schedule("fleet", loadFleet);
+    if (state.paused) {
+      state.missed++;
+      showPause();
+      return;
+    }
+    if (c.fleet) schedule("fleet", liveFleet);
     if (c.audit) {
       throttle("incidents", loadIncidents, 1e3);
       throttle("dlq", loadDlq, 1e3);
       throttle("health", loadHealth, 1e3);
     }
   });
-  source.onerror = () => live("○ reconnecting…");
+  source.onerror = () => markUnreachable();
   restoreView();
-  schedule("fleet", loadFleet);
-  schedule("incidents", loadIncidents);
-  schedule("health", loadHealth);
-  schedule("dlq", loadDlq);
+  reloadAll();
   setInterval(() => schedule("health", loadHealth), 5e3);
+  setInterval(() => {
+    for (const el of document.querySelectorAll(".rel[data-rel]")) el.textContent = \`(\${relative(el.dataset.rel)})\`;
+  }, 15e3);
 })();
 `;

@@ -12,7 +12,21 @@ a{color:var(--info)} :focus-visible{outline:3px solid #2962ff;outline-offset:2px
 header{display:flex;flex-wrap:wrap;align-items:center;gap:.4rem 1.2rem;padding:.6rem 1rem;background:#1d2738;color:#fff}
 header h1{font-size:1.15rem;margin:0} header a{color:#cfe0ff} header nav{display:flex;flex-wrap:wrap;gap:.2rem .9rem}
 main{padding:.8rem 1rem;display:grid;gap:1rem;grid-template-columns:minmax(0,1fr)}
-@media(min-width:1200px){main{grid-template-columns:minmax(0,2.7fr) minmax(300px,1fr)} #fleet,#incidents,#plots{grid-column:1} #side{grid-column:2;grid-row:1/span 3}}
+#side{display:grid;gap:1rem;align-content:start;min-width:0}
+#incidents{max-height:75vh;overflow:auto}
+@media(min-width:1200px){main{grid-template-columns:minmax(0,1.6fr) minmax(380px,1fr)} #fleet,#plots{grid-column:1} #side{grid-column:2;grid-row:1/span 2}}
+@media(max-width:1199px){#side{display:contents} #health{order:1} #incidents{order:2;max-height:60vh} #fleet{order:3} #alerts{order:4} #dlq{order:5} #operator{order:6} #plots{order:7}}
+.panel-state{margin:.2rem 0 .4rem;padding:.2rem .45rem;border-radius:3px;font-weight:600}
+.panel-state.stale{background:var(--warnbg);color:var(--warn);border:1px solid #e0c27a} .panel-state.bad{background:var(--badbg);color:var(--bad);border:1px solid #f2b8b5}
+section[data-state=stale]>:not(h2):not(.panel-state){opacity:.6}
+button.changes[hidden]{display:block;visibility:hidden} button.changes{display:block;width:100%;margin:.3rem 0;background:var(--infobg);border-color:var(--info);color:var(--info);font-weight:600}
+header button{background:#2c3a52;color:#fff;border-color:#8fa3c4} header button[aria-pressed=true]{background:var(--warnbg);color:var(--warn)}
+label.inline{flex-direction:row;align-items:center;gap:.3rem} header label.inline{color:#cfe0ff} #page-jump{width:5rem}
+dialog{border:1px solid var(--line);border-radius:6px;max-width:min(36rem,92vw);padding:1rem} dialog::backdrop{background:rgb(0 0 0 / .35)}
+dialog h2{margin-top:0} .dialog-buttons{display:flex;gap:.6rem;justify-content:flex-end;margin-top:.8rem}
+button.danger{background:var(--bad);color:#fff;border-color:var(--bad)}
+details.loop{margin:.2rem 0} details.loop ol{margin:.2rem 0;padding-left:1.2rem;font-size:13px}
+.rel{white-space:nowrap} td.at .rel{display:block}
 section,.card{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:.6rem .8rem;min-width:0}
 h2{font-size:1.05rem;margin:.1rem 0 .5rem} h3{font-size:.95rem;margin:.7rem 0 .3rem}
 .muted,small{color:var(--muted)}
@@ -32,7 +46,7 @@ th{font-size:12px;color:var(--muted);font-weight:600} td.at,.mono{font-family:ui
 .st-Running{color:var(--ok)} .st-Error{color:var(--bad);background:var(--badbg)} .st-Stopped{color:var(--warn);background:var(--warnbg)}
 .flag{display:inline-block;margin:0 .3rem .15rem 0;padding:0 .35rem;border-radius:3px;border:1px solid var(--line);font-size:12px;white-space:nowrap}
 .flag.quarantined,.flag.bad{background:var(--badbg);color:var(--bad);border-color:#f2b8b5} .flag.backoff{background:var(--warnbg);color:var(--warn)} .flag.acting{background:var(--infobg);color:var(--info)} .flag.silenced{background:#eee;color:#333}
-.pager{display:flex;gap:.6rem;align-items:center;margin-top:.4rem}
+.pager{display:flex;flex-wrap:wrap;gap:.4rem .6rem;align-items:center;margin-top:.4rem}
 .health{display:flex;flex-wrap:wrap;gap:.35rem;list-style:none;margin:0;padding:0}
 .health li{border:1px solid var(--line);border-radius:4px;padding:.15rem .45rem;background:#fff}
 .health li.ok{border-color:#9fd3ae} .health li.bad{border-color:#f2b8b5;background:var(--badbg)}
@@ -41,7 +55,7 @@ ol.incidents{list-style:none;margin:0;padding:0} ol.incidents li{border-bottom:1
 .kind{font-weight:600;white-space:nowrap}
 .plots{display:grid;gap:.8rem;grid-template-columns:repeat(auto-fit,minmax(280px,1fr))} .plots figure{margin:0} .plots figure:first-child{grid-column:1/-1}
 td{overflow-wrap:break-word} #fleet-table,#dlq-body,.trail{overflow-x:auto} td[data-label=opt-in],td[data-label=actions],td[data-label=type]{white-space:nowrap;overflow-wrap:normal}
-svg{width:100%;height:auto;font:11px system-ui,sans-serif} svg .i{fill:#c0392b} svg .r{fill:#2e7d4f} svg .h{fill:#1d4f91} svg text{fill:#333} svg line{stroke:#aab}
+svg{width:100%;height:auto;font:11px system-ui,sans-serif} svg .i{fill:#c0392b} svg .r{fill:#2e7d4f} svg .h{fill:#1d4f91} svg .k{fill:#8a8f98} svg text{fill:#333} svg line{stroke:#aab}
 output{display:block;min-height:1.2em;margin-top:.3rem}
 @media(max-width:760px){
  main{padding:.5rem} table.cards thead{position:absolute;left:-9999px}

@@ -69,7 +69,7 @@ export interface FleetQuery {
   status?: string;
   /** `quarantined`, `backoff`, `silenced`, `acting`. */
   flag?: string;
-  /** The filter language (`src/filter/`), evaluated on the instance object with the console's fields. */
+  /** The filter language (`src/filter/`, extended: free text and gt/ge/lt/le), evaluated on the instance object with the console's fields. */
   filter?: string;
   offset?: number;
   /** Default 50, at most 500. */
@@ -304,7 +304,7 @@ function filterObject(r: FleetRow): Record<string, unknown> {
  * FilterSyntaxError (the route answers 400 with its message).
  */
 export function pageOf(snap: FleetSnapshot, q: FleetQuery): FleetPage {
-  const match = q.filter?.trim() ? compileFilter(parseFilter(q.filter)) : undefined;
+  const match = q.filter?.trim() ? compileFilter(parseFilter(q.filter, { extended: true })) : undefined;
   const flag = q.flag ? flags[q.flag] : undefined;
   const status = q.status === 'down' ? flags.down : q.status ? (r: FleetRow) => r.status === q.status : undefined;
   const rows = snap.rows.filter(

@@ -32,6 +32,11 @@ export interface Incident {
   healMs?: number;
   /** detected → decided → acted → outcome, with durations, on one line. */
   story: string;
+  /**
+   * A crash loop: the earlier incidents of the same instance in one episode (each within
+   * {@link episodeGapMs} of the next), newest first; this incident is the episode's newest.
+   */
+  loop?: { count: number; firstAt: string; incidents: Pick<Incident, 'correlationId' | 'kind' | 'at' | 'story' | 'healMs'>[] };
 }
 
 /** The event of an `event` record when it opens an incident, and which kind. */
@@ -143,13 +148,73 @@ export function incidentsOf(records: StoredAuditRecord[]): Incident[] {
   return out.sort((a, b) => b.at.localeCompare(a.at));
 }
 
+/** A record of a schedule's run (housekeeping), not of a remediation. */
+export const isHousekeeping = (r: StoredAuditRecord): boolean => r.correlationId.startsWith('schedule:') || str(r, 'origin') === 'schedule';
+
+/** Incidents of one instance closer than this to each other are one episode (a crash loop). */
+export const episodeGapMs = 15 * 60_000;
+const loopKinds = new Set<IncidentKind>(['crash', 'failed-start', 'unknown-stop']);
+
+/**
+ * Groups a crash loop into one incident: crashes (and failed starts, unknown stops) of the same
+ * instance each within {@link episodeGapMs} of the one before are shown as the newest of them, with
+ * the others inside (`loop`). Takes and answers newest first.
+ */
+export function episodesOf(incidents: Incident[]): Incident[] {
+  const open = new Map<string, Incident>();
+  const out: Incident[] = [];
+  for (const i of [...incidents].reverse()) {
+    const key = `${i.target}|${i.project}/${i.instance}`;
+    const last = open.get(key);
+    const lastAt = last ? Date.parse(last.at) : 0;
+    if (last && loopKinds.has(i.kind) && loopKinds.has(last.kind) && Date.parse(i.at) - lastAt <= episodeGapMs) {
+      const inner = [
+        { correlationId: last.correlationId, kind: last.kind, at: last.at, story: last.story, healMs: last.healMs },
+        ...(last.loop?.incidents ?? []),
+      ];
+      const grouped: Incident = { ...i, loop: { count: inner.length + 1, firstAt: last.loop?.firstAt ?? last.at, incidents: inner } };
+      out[out.indexOf(last)] = grouped;
+      open.set(key, grouped);
+      continue;
+    }
+    out.push(i);
+    open.set(key, i);
+  }
+  return out.reverse();
+}
+
+/** How the console narrows the incidents list. */
+export interface IncidentFilter {
+  /** An incident kind, or `crash-loop` (an episode of more than one). */
+  kind?: string;
+  /** `healed`, `failed` (ended without healing), `open` (no outcome yet). */
+  outcome?: string;
+  /** The rule that decided. */
+  rule?: string;
+}
+
+/** The incidents `f` asks for. */
+export function filterIncidents(incidents: Incident[], f: IncidentFilter): Incident[] {
+  return incidents.filter((i) => {
+    if (f.kind && (f.kind === 'crash-loop' ? !i.loop : i.kind !== f.kind)) return false;
+    if (f.rule && i.decided?.rule !== f.rule) return false;
+    if (f.outcome === 'healed' && i.healMs === undefined) return false;
+    if (f.outcome === 'failed' && (i.healMs !== undefined || !i.outcome)) return false;
+    if (f.outcome === 'open' && i.outcome) return false;
+    return true;
+  });
+}
+
 /** The plots' data over a time range. */
 export interface Plots {
   from: string;
   to: string;
   bucketMs: number;
-  /** Crashes (incidents) and remediations (outcomes `done`) per time bucket, oldest first. */
-  timeline: { start: string; incidents: number; remediations: number }[];
+  /**
+   * Per time bucket, oldest first: incidents, remediations (outcomes `done` of rules and operators)
+   * and housekeeping (outcomes `done` of schedules: snapshots, pruning), counted apart.
+   */
+  timeline: { start: string; incidents: number; remediations: number; housekeeping: number }[];
   /** Incidents healed by time to heal. */
   heal: { label: string; upToMs: number; count: number }[];
   /** Incidents never healed in the range (no `done` start or restart). */
@@ -163,7 +228,12 @@ const binLabel = (ms: number) => (ms === Infinity ? '> 30 min' : `≤ ${duration
 export function plotsOf(records: StoredAuditRecord[], incidents: Incident[], from: number, to: number, buckets = 48): Plots {
   const bucketMs = Math.max(1_000, Math.ceil((to - from) / buckets / 1_000) * 1_000);
   const n = Math.max(1, Math.ceil((to - from) / bucketMs));
-  const timeline = Array.from({ length: n }, (_, k) => ({ start: new Date(from + k * bucketMs).toISOString(), incidents: 0, remediations: 0 }));
+  const timeline = Array.from({ length: n }, (_, k) => ({
+    start: new Date(from + k * bucketMs).toISOString(),
+    incidents: 0,
+    remediations: 0,
+    housekeeping: 0,
+  }));
   const slot = (ms: number) => Math.floor((ms - from) / bucketMs);
   for (const i of incidents) {
     const k = slot(Date.parse(i.at));
@@ -172,7 +242,9 @@ export function plotsOf(records: StoredAuditRecord[], incidents: Incident[], fro
   for (const r of records) {
     if (r.type !== 'outcome' || str(r, 'result') !== 'done') continue;
     const k = slot(Date.parse(r.at));
-    if (k >= 0 && k < n) timeline[k]!.remediations++;
+    if (k < 0 || k >= n) continue;
+    if (isHousekeeping(r)) timeline[k]!.housekeeping++;
+    else timeline[k]!.remediations++;
   }
   const heal = healBins.map((upToMs) => ({ label: binLabel(upToMs), upToMs: upToMs === Infinity ? -1 : upToMs, count: 0 }));
   let unhealed = 0;

@@ -2,11 +2,23 @@
  * The console's browser script (bundled into one inline script by `npm run build:console`, no
  * dependency). It reads the console API, renders one page of the fleet at a time (never the whole
  * fleet into the DOM), draws the plots as small hand-written SVG, and re-reads when the
- * server-sent change stream says so. Writes carry the write token typed into the page as
- * Authorization: Bearer, same-origin only.
+ * server-sent change stream says so, patching the page in place (focus, open trails and scroll
+ * survive). Every write asks for confirmation first, naming the instance and what will happen,
+ * and carries the write token typed into the page as Authorization: Bearer, same-origin only.
  */
-import type { ConsoleSettings, DeadLetters, FleetPage, FleetRow, Health, IncidentsAnswer, TrailRecord, WriteAnswer } from './console-wire.js';
-import { esc, utc } from './markup.js';
+import type {
+  ConsoleSettings,
+  DeadLetters,
+  FleetPage,
+  FleetRow,
+  Health,
+  IncidentsAnswer,
+  SilencePreview,
+  TrailRecord,
+  WriteAnswer,
+} from './console-wire.js';
+import { absolute, clock, esc, relative, setTimeZone, type TimeZoneChoice } from './markup.js';
+import { morph } from './morph.js';
 import { bars, timeline } from './plots.js';
 import { alertsView, countsView, deadLettersView, fleetTableView, healthView, incidentsView, optionsView, pageInfoText, trailView } from './views.js';
 
@@ -21,17 +33,30 @@ declare global {
 /** The fleet filters' fields, in the address as in the form. */
 const fleetKeys = ['target', 'project', 'member', 'status', 'filter'] as const;
 type FleetKey = (typeof fleetKeys)[number];
+/** The incident filters' fields, in the address as in the form. */
+const incidentKeys = ['kind', 'outcome', 'rule'] as const;
+type IncidentKey = (typeof incidentKeys)[number];
+const pageSizes = [25, 50, 100, 200, 500];
 
 const C = window.REFLEX_CONSOLE;
 const api = C.api;
 const state = {
   q: {} as Partial<Record<FleetKey, string>>,
+  iq: {} as Partial<Record<IncidentKey, string>>,
   flag: '',
   offset: 0,
   limit: 50,
   since: '24h',
   instance: '',
-  page: null as FleetPage | null,
+  /** The rows on screen, in their order on screen. */
+  shown: [] as FleetRow[],
+  /** A newer page held back while the pointer is over the table (its rows would move). */
+  held: null as FleetPage | null,
+  pointerOnFleet: false,
+  paused: false,
+  /** Changes that arrived while paused. */
+  missed: 0,
+  reachable: true,
 };
 
 /** The element `selector` finds; the page's shell has every one this script asks for. */
@@ -47,13 +72,97 @@ function field<E extends Element = HTMLInputElement>(form: HTMLFormElement, name
   return el as E;
 }
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+const store = {
+  get: (k: string) => {
+    try {
+      return localStorage.getItem(`reflex.console.${k}`);
+    } catch {
+      return null;
+    }
+  },
+  set: (k: string, v: string) => {
+    try {
+      localStorage.setItem(`reflex.console.${k}`, v);
+    } catch {
+      // A browser that keeps nothing: the choice lasts for this page.
+    }
+  },
+};
+
+/** A read the server answered with an error (the server is up), as opposed to no answer at all. */
+class Refused extends Error {}
 
 async function get<T>(path: string): Promise<T> {
-  const r = await fetch(api + path, { credentials: 'same-origin' });
+  let r: Response;
+  try {
+    r = await fetch(api + path, { credentials: 'same-origin' });
+  } catch (e) {
+    markUnreachable();
+    throw e;
+  }
   const body = await r.json().catch(() => ({ error: r.statusText }));
-  if (!r.ok) throw new Error((body as { error?: string }).error || r.statusText);
+  if (!r.ok) throw new Refused(`${r.status}: ${(body as { error?: string }).error || r.statusText}`);
   return body as T;
 }
+
+// ---- Each panel's state: when its data was read, and whether it is stale or failed. ----
+
+type Panel = 'fleet' | 'health' | 'incidents' | 'alerts' | 'dlq' | 'plots';
+const panelNames: Record<Panel, string> = {
+  fleet: 'fleet',
+  health: 'health',
+  incidents: 'incidents',
+  alerts: 'alerts and silences',
+  dlq: 'dead letters',
+  plots: 'plots',
+};
+const readAt: Partial<Record<Panel, number>> = {};
+const failed: Partial<Record<Panel, string>> = {};
+
+function showPanelState(p: Panel): void {
+  const el = $(`#${p}-state`);
+  const section = $(`#${p}`);
+  let text = '';
+  let cls = '';
+  if (!state.reachable) {
+    text = `${readAt[p] ? `data from ${clock(readAt[p]!)}` : 'no data'}, Reflex unreachable (reconnecting…)`;
+    cls = 'stale';
+  } else if (failed[p]) {
+    text = `${panelNames[p]}: could not read (${failed[p]})${readAt[p] ? `; showing data from ${clock(readAt[p]!)}` : ''}`;
+    cls = 'bad';
+  }
+  el.hidden = !text;
+  el.textContent = text;
+  el.className = `panel-state ${cls}`;
+  section.dataset.state = cls || 'fresh';
+}
+function panelRead(p: Panel): void {
+  readAt[p] = Date.now();
+  delete failed[p];
+  showPanelState(p);
+}
+function panelFailed(p: Panel, e: unknown): void {
+  if (e instanceof Refused) failed[p] = message(e);
+  else failed[p] = message(e) || 'no answer';
+  showPanelState(p);
+}
+const panels = Object.keys(panelNames) as Panel[];
+function markUnreachable(): void {
+  if (!state.reachable) return;
+  state.reachable = false;
+  document.body.dataset.stale = 'true';
+  live('○ Reflex unreachable: reconnecting…');
+  panels.forEach(showPanelState);
+}
+function markReachable(): void {
+  const was = state.reachable;
+  state.reachable = true;
+  delete document.body.dataset.stale;
+  panels.forEach(showPanelState);
+  if (!was) reloadAll();
+}
+
+// ---- Loads: never two of a kind at once, and a live storm is throttled. ----
 
 const loads: Record<string, { running: boolean; again: boolean }> = {};
 /** Runs fn now, or once more right after the run in flight (never two at once). */
@@ -94,27 +203,56 @@ function throttle(name: string, fn: () => Promise<void>, gapMs: number): void {
   schedule(name, fn);
 }
 
-function fillSelect(name: FleetKey, values: string[]): void {
-  const sel = $<HTMLSelectElement>(`#filters [name=${name}]`);
-  sel.innerHTML = optionsView(values, sel.value || state.q[name] || '');
+/**
+ * Patches `el` to `html` in place (see morph.ts), and gives the focus back if a moved node lost it:
+ * a live update never takes the operator's place on the page.
+ */
+function patch(el: Element, html: string): void {
+  const focused = document.activeElement;
+  // What the focused control is, should the patch have to rebuild it: its id, or its action and instance.
+  const identity =
+    focused instanceof HTMLElement && el.contains(focused)
+      ? focused.id
+        ? `#${CSS.escape(focused.id)}`
+        : focused.getAttribute('aria-label')
+          ? `${focused.tagName.toLowerCase()}[aria-label="${CSS.escape(focused.getAttribute('aria-label')!)}"]`
+          : undefined
+      : undefined;
+  const x = window.scrollX;
+  const y = window.scrollY;
+  morph(el, html);
+  if (focused instanceof HTMLElement && focused !== document.activeElement) {
+    const again = focused.isConnected ? focused : identity ? el.querySelector<HTMLElement>(identity) : null;
+    again?.focus({ preventScroll: true });
+  }
+  if (window.scrollX !== x || window.scrollY !== y) window.scrollTo(x, y);
+}
+
+function fillSelect(sel: HTMLSelectElement, values: string[], current: string): void {
+  patch(sel, optionsView(values, sel.value || current));
 }
 
 /**
- * The view (fleet filters, count pressed, page, incident range) lives in the page's address, so a
- * reload, a bookmark or a link sent to a colleague opens the same view. Other parameters of the
- * address (the read token) are kept as they are.
+ * The view (fleet filters, count pressed, page, incident range and filters) lives in the page's
+ * address, so a reload, a bookmark or a link sent to a colleague opens the same view. Other
+ * parameters of the address (the read token) are kept as they are.
  */
 function saveView(): void {
   const p = new URLSearchParams(location.search);
-  for (const k of [...fleetKeys, 'flag', 'offset', 'since', 'instance']) p.delete(k);
+  for (const k of [...fleetKeys, ...incidentKeys, 'flag', 'offset', 'limit', 'since', 'instance']) p.delete(k);
   for (const k of fleetKeys) {
     const v = state.q[k];
     if (v) p.set(k, v);
   }
   if (state.flag) p.set('flag', state.flag);
   if (state.offset) p.set('offset', String(state.offset));
+  if (state.limit !== 50) p.set('limit', String(state.limit));
   if (state.since !== '24h') p.set('since', state.since);
   if (state.instance) p.set('instance', state.instance);
+  for (const k of incidentKeys) {
+    const v = state.iq[k];
+    if (v) p.set(k, v);
+  }
   const q = p.toString();
   history.replaceState(null, '', location.pathname + (q ? `?${q}` : '') + location.hash);
 }
@@ -124,17 +262,28 @@ function restoreView(): void {
   const filters = $<HTMLFormElement>('#filters');
   const range = $<HTMLFormElement>('#range');
   const sinceField = field<HTMLSelectElement>(range, 'since');
+  const setField = (input: HTMLInputElement | HTMLSelectElement, v: string) => {
+    if (input instanceof HTMLSelectElement && ![...input.options].some((o) => o.value === v))
+      input.insertAdjacentHTML('beforeend', `<option>${esc(v)}</option>`);
+    input.value = v;
+  };
   for (const k of fleetKeys) {
     const v = p.get(k);
     if (!v) continue;
     state.q[k] = v;
-    const input = field<HTMLInputElement | HTMLSelectElement>(filters, k);
-    if (input instanceof HTMLSelectElement && ![...input.options].some((o) => o.value === v))
-      input.insertAdjacentHTML('beforeend', `<option>${esc(v)}</option>`);
-    input.value = v;
+    setField(field<HTMLInputElement | HTMLSelectElement>(filters, k), v);
+  }
+  for (const k of incidentKeys) {
+    const v = p.get(k);
+    if (!v) continue;
+    state.iq[k] = v;
+    setField(field<HTMLSelectElement>(range, k), v);
   }
   state.flag = p.get('flag') || '';
   state.offset = Math.max(0, Number(p.get('offset')) || 0);
+  const limit = Number(p.get('limit') || store.get('limit'));
+  if (pageSizes.includes(limit)) state.limit = limit;
+  $<HTMLSelectElement>('#page-size').value = String(state.limit);
   const since = p.get('since');
   if (since && [...sinceField.options].some((o) => o.value === since)) {
     state.since = since;
@@ -142,9 +291,56 @@ function restoreView(): void {
   }
   state.instance = p.get('instance') || '';
   field(range, 'instance').value = state.instance;
+  const tz = store.get('tz') === 'local' ? 'local' : 'utc';
+  setTimeZone(tz);
+  $<HTMLSelectElement>('#tz').value = tz;
 }
 
-async function loadFleet(): Promise<void> {
+// ---- The fleet ----
+
+/** How many rows of `next` are not where they are on screen (new, gone, or moved). */
+function movedRows(next: FleetRow[]): number {
+  const shownAt = new Map(state.shown.map((r, i) => [r.key, i]));
+  const nextKeys = new Set(next.map((r) => r.key));
+  let n = state.shown.filter((r) => !nextKeys.has(r.key)).length;
+  next.forEach((r, i) => {
+    if (shownAt.get(r.key) !== i) n++;
+  });
+  return n;
+}
+
+function drawFleet(d: FleetPage, live: boolean): void {
+  let rows = d.rows;
+  const moved = live && state.pointerOnFleet ? movedRows(d.rows) : 0;
+  const bar = $<HTMLButtonElement>('#changes-bar');
+  if (moved) {
+    // Rows never move under the pointer: the rows on screen stay in place with their new data; the new order waits.
+    const byKey = new Map(d.rows.map((r) => [r.key, r]));
+    rows = state.shown.map((r) => byKey.get(r.key) ?? r);
+    state.held = d;
+    bar.textContent = `${moved} change${moved === 1 ? '' : 's'} in the order — show`;
+    bar.hidden = false;
+  } else {
+    state.held = null;
+    bar.hidden = true;
+  }
+  state.shown = rows;
+  patch($('#counts'), countsView(d, state.flag));
+  fillSelect($<HTMLSelectElement>('#filters [name=target]'), d.targets, state.q.target || '');
+  fillSelect($<HTMLSelectElement>('#filters [name=project]'), d.projects, state.q.project || '');
+  fillSelect($<HTMLSelectElement>('#filters [name=member]'), d.members, state.q.member || '');
+  patch($('#fleet-table'), fleetTableView({ ...d, rows }, C.writable));
+  $('#page-info').textContent = pageInfoText(d);
+  const pages = Math.max(1, Math.ceil(d.matched / state.limit));
+  const jump = $<HTMLInputElement>('#page-jump');
+  jump.max = String(pages);
+  if (document.activeElement !== jump) jump.value = String(Math.floor(d.offset / state.limit) + 1);
+  $('#page-count').textContent = `of ${pages}`;
+  $<HTMLButtonElement>('#prev').disabled = d.offset === 0;
+  $<HTMLButtonElement>('#next').disabled = d.offset + d.rows.length >= d.matched;
+}
+
+async function readFleet(live: boolean): Promise<void> {
   saveView();
   const p = new URLSearchParams({
     ...state.q,
@@ -156,42 +352,64 @@ async function loadFleet(): Promise<void> {
   try {
     d = await get<FleetPage>(`/fleet?${p}`);
   } catch (e) {
-    $('#fleet-table').textContent = `Could not read the fleet: ${message(e)}`;
+    panelFailed('fleet', e);
+    // A filter the operator got wrong replaces the table (the rows shown would not be what was asked for).
+    if (e instanceof Refused && (/^400: filter:/.test(message(e)) || !state.shown.length)) {
+      $('#fleet-table').textContent = `Could not read the fleet: ${message(e).replace(/^\d+: /, '')}`;
+      state.shown = [];
+    }
     return;
   }
-  state.page = d;
-  $('#counts').innerHTML = countsView(d, state.flag);
-  fillSelect('target', d.targets);
-  fillSelect('project', d.projects);
-  fillSelect('member', d.members);
-  $('#fleet-table').innerHTML = fleetTableView(d, C.writable);
-  $('#page-info').textContent = pageInfoText(d);
-  $<HTMLButtonElement>('#prev').disabled = d.offset === 0;
-  $<HTMLButtonElement>('#next').disabled = d.offset + d.rows.length >= d.matched;
+  panelRead('fleet');
+  drawFleet(d, live);
   if (!window.__firstRender) {
     window.__firstRender = performance.now();
     document.body.dataset.rendered = 'fleet';
   }
+}
+const loadFleet = () => readFleet(false);
+const liveFleet = () => readFleet(true);
+
+// ---- Incidents, alerts, plots ----
+
+async function refreshTrail(button: HTMLElement): Promise<void> {
+  const box = button.nextElementSibling as HTMLElement;
+  const d = await get<{ records: TrailRecord[] }>(`/trail?${new URLSearchParams({ id: button.dataset.trail!, since: button.dataset.since! })}`);
+  patch(box, trailView(d.records));
 }
 
 async function loadIncidents(): Promise<void> {
   saveView();
   const p = new URLSearchParams({ since: state.since });
   if (state.instance) p.set('instance', state.instance);
-  const d = await get<IncidentsAnswer>(`/incidents?${p}`);
-  $('#incident-list').innerHTML = incidentsView(d);
-  $('#alerts-body').innerHTML = alertsView(d, C.writable);
+  for (const k of incidentKeys) if (state.iq[k]) p.set(k, state.iq[k]!);
+  let d: IncidentsAnswer;
+  try {
+    d = await get<IncidentsAnswer>(`/incidents?${p}`);
+  } catch (e) {
+    for (const panel of ['incidents', 'alerts', 'plots'] as const) panelFailed(panel, e);
+    return;
+  }
+  for (const panel of ['incidents', 'alerts', 'plots'] as const) panelRead(panel);
+  patch($('#incident-list'), incidentsView(d));
+  patch($('#alerts-body'), alertsView(d, C.writable));
+  fillSelect($<HTMLSelectElement>('#range [name=rule]'), d.rules, state.iq.rule || '');
   const plots = d.plots;
   const restarts = d.restarts.length ? d.restarts.map((r) => ({ label: r.name, value: r.restarts })) : [{ label: 'none', value: 0 }];
-  $('#plot-area').innerHTML =
+  patch(
+    $('#plot-area'),
     timeline(plots) +
-    bars(
-      `Time to heal${plots.unhealed ? ` (${plots.unhealed} not healed)` : ''}`,
-      plots.heal.map((b) => ({ label: b.label, value: b.count })),
-      'h',
-    ) +
-    bars('Restarts per instance in the budget window', restarts, 'i');
+      bars(
+        `Time to heal${plots.unhealed ? ` (${plots.unhealed} not healed)` : ''}`,
+        plots.heal.map((b) => ({ label: b.label, value: b.count })),
+        'h',
+      ) +
+      bars('Restarts per instance in the budget window', restarts, 'i'),
+  );
   $('#plots-h').textContent = `Plots${state.instance ? ` of ${state.instance}` : ' of the fleet'}`;
+  // An open trail stays open, and shows its new records.
+  for (const b of document.querySelectorAll<HTMLElement>('#incident-list button[data-trail][aria-expanded=true]'))
+    refreshTrail(b).catch(() => undefined);
 }
 
 async function loadHealth(): Promise<void> {
@@ -199,15 +417,34 @@ async function loadHealth(): Promise<void> {
   try {
     h = await get<Health>('/health');
   } catch (e) {
-    $('#health-list').innerHTML = `<li class="bad">✖ console unreachable: ${esc(message(e))}</li>`;
+    panelFailed('health', e);
     return;
   }
-  $('#health-list').innerHTML = healthView(h);
+  markReachable();
+  panelRead('health');
+  patch($('#health-list'), healthView(h));
 }
 
 async function loadDlq(): Promise<void> {
-  $('#dlq-body').innerHTML = deadLettersView(await get<DeadLetters>('/dlq'), C.writable);
+  let d: DeadLetters;
+  try {
+    d = await get<DeadLetters>('/dlq');
+  } catch (e) {
+    panelFailed('dlq', e);
+    return;
+  }
+  panelRead('dlq');
+  patch($('#dlq-body'), deadLettersView(d, C.writable));
 }
+
+function reloadAll(): void {
+  schedule('fleet', loadFleet);
+  schedule('incidents', loadIncidents);
+  schedule('health', loadHealth);
+  schedule('dlq', loadDlq);
+}
+
+// ---- Writes: confirmed, then sent with the write token ----
 
 /** What a successful write did, in words. */
 function doneText(a: WriteAnswer): string {
@@ -215,8 +452,25 @@ function doneText(a: WriteAnswer): string {
   if (a.jobId) return `heal queued as job ${a.jobId}`;
   if (a.retried) return `retried ${a.retried}`;
   if (a.ended) return `ended silence ${a.ended}`;
-  if (a.id) return `silence ${a.id} until ${utc(a.until)} UTC`;
+  if (a.id) return `silence ${a.id} until ${absolute(a.until)} (${relative(a.until!)})`;
   return JSON.stringify(a);
+}
+
+/**
+ * Asks the operator to confirm an action in a modal dialog: `title` names the action and the
+ * instance, `text` says what will happen, the confirming button is named by `ok` ("Heal web-1").
+ * Cancel (or Escape) is the default.
+ */
+function confirmAction(title: string, text: string, ok: string, extra = ''): Promise<boolean> {
+  const dialog = $<HTMLDialogElement>('#confirm');
+  $('#confirm-title').textContent = title;
+  $('#confirm-text').textContent = text;
+  $('#confirm-extra').innerHTML = extra;
+  $('#confirm-ok').textContent = ok;
+  dialog.returnValue = '';
+  dialog.showModal();
+  $('#confirm-cancel').focus();
+  return new Promise((resolve) => dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true }));
 }
 
 async function post(path: string, body: Record<string, unknown>): Promise<boolean> {
@@ -224,18 +478,25 @@ async function post(path: string, body: Record<string, unknown>): Promise<boolea
   const tokenField = $<HTMLInputElement>('#write-token');
   const token = tokenField.value;
   if (!token) {
-    out.textContent = 'Type the write token first.';
+    out.textContent = C.identity === 'users' ? 'Type your token first.' : 'Type the write token first.';
     tokenField.focus();
     return false;
   }
-  const actor = $<HTMLInputElement>('#actor').value.trim();
+  const actor = document.querySelector<HTMLInputElement>('#actor')?.value.trim();
   const who = actor ? (path === '/silences' ? { createdBy: actor } : { actor }) : {};
-  const r = await fetch(api + path, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ ...body, ...who }),
-    credentials: 'same-origin',
-  });
+  let r: Response;
+  try {
+    r = await fetch(api + path, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...body, ...who }),
+      credentials: 'same-origin',
+    });
+  } catch (e) {
+    out.textContent = `✖ not sent: Reflex unreachable (${message(e)})`;
+    markUnreachable();
+    return false;
+  }
   const text = await r.text();
   let a: WriteAnswer;
   try {
@@ -244,32 +505,116 @@ async function post(path: string, body: Record<string, unknown>): Promise<boolea
     a = { error: text.trim() };
   }
   out.textContent = r.ok ? `✔ done: ${doneText(a)}` : `✖ refused (${r.status}): ${a.error || text}`;
-  schedule('fleet', loadFleet);
-  schedule('incidents', loadIncidents);
-  schedule('dlq', loadDlq);
-  schedule('health', loadHealth);
+  reloadAll();
   return r.ok;
 }
 
-const rowOf = (key: string | undefined): FleetRow | undefined => state.page?.rows.find((r) => r.key === key);
+const rowOf = (key: string | undefined): FleetRow | undefined => state.shown.find((r) => r.key === key);
+const where = (r: FleetRow) => `project ${r.project}${r.target ? ` on ${r.target}` : ''}`;
 
-async function toggleTrail(t: HTMLElement): Promise<void> {
-  const box = t.nextElementSibling as HTMLElement;
-  const open = t.getAttribute('aria-expanded') === 'true';
-  t.setAttribute('aria-expanded', String(!open));
-  if (open) {
-    box.hidden = true;
+async function act(kind: string, r: FleetRow): Promise<void> {
+  const ref = { target: r.target, project: r.project, instance: r.name };
+  if (kind === 'heal') {
+    const what =
+      r.statusCode === 102
+        ? `Reflex will queue a start of ${r.name} (${where(r)}), now ${r.status}.`
+        : `Reflex will queue a heal of ${r.name} (${where(r)}), now ${r.status}: a start, or a restart if it runs.`;
+    const ok = await confirmAction(
+      `Heal ${r.name}?`,
+      `${what} It runs even if a silence or a quarantine holds the rules back, and is audited under your name.`,
+      `Heal ${r.name}`,
+    );
+    if (ok) await post('/heal', ref);
+  } else if (kind === 'release') {
+    const ok = await confirmAction(
+      `Release ${r.name} from quarantine?`,
+      `Reflex's rules will act on ${r.name} (${where(r)}) again and its restart history is forgotten: if it still crashes, it is restarted again.`,
+      `Release ${r.name}`,
+    );
+    if (ok) await post('/quarantine/release', ref);
+  } else if (kind === 'silence') {
+    const f = $<HTMLFormElement>('#silence-form');
+    field(f, 'instance').value = r.name;
+    field(f, 'project').value = r.project;
+    field(f, 'location').value = '';
+    field(f, 'duration').focus();
+    previewSoon();
+  }
+}
+
+// ---- The silence form: a preview of what it matches now, and a reason in words when it is long or broad ----
+
+function silenceScope(f: HTMLFormElement): Record<string, string> {
+  const scope: Record<string, string> = {};
+  for (const k of ['instance', 'project', 'location']) if (field(f, k).value.trim()) scope[k] = field(f, k).value.trim();
+  return scope;
+}
+const silenceMutes = (f: HTMLFormElement) => ['actions', 'notifications'].filter((m) => field(f, m).checked);
+
+async function previewOf(f: HTMLFormElement): Promise<SilencePreview> {
+  const p = new URLSearchParams({ ...silenceScope(f), mutes: silenceMutes(f).join(','), duration: field(f, 'duration').value.trim() });
+  return get<SilencePreview>(`/silences/preview?${p}`);
+}
+function previewText(p: SilencePreview): string {
+  if (!p.matches) return 'matches no instance now';
+  const more = p.matches > p.names.length ? `, and ${p.matches - p.names.length} more` : '';
+  return `matches ${p.matches} instance${p.matches === 1 ? '' : 's'} now: ${p.names.join(', ')}${more}`;
+}
+let previewTimer = 0;
+function previewSoon(): void {
+  const f = document.querySelector<HTMLFormElement>('#silence-form');
+  if (!f) return;
+  clearTimeout(previewTimer);
+  previewTimer = setTimeout(() => {
+    previewOf(f)
+      .then((p) => ($('#silence-preview').textContent = Object.keys(silenceScope(f)).length ? previewText(p) : ''))
+      .catch(() => undefined);
+  }, 250);
+}
+const wordsIn = (s: string) =>
+  s
+    .trim()
+    .split(/\s+/)
+    .filter((w) => /\w/.test(w)).length;
+
+async function addSilence(f: HTMLFormElement): Promise<void> {
+  const out = $('#action-result');
+  const scope = silenceScope(f);
+  const duration = field(f, 'duration').value.trim();
+  const reason = field(f, 'reason').value;
+  let p: SilencePreview;
+  try {
+    p = await previewOf(f);
+  } catch (e) {
+    out.textContent = `✖ could not preview the silence: ${message(e)}`;
     return;
   }
-  box.hidden = false;
-  box.textContent = 'reading…';
-  const d = await get<{ records: TrailRecord[] }>(`/trail?${new URLSearchParams({ id: t.dataset.trail!, since: t.dataset.since! })}`);
-  box.innerHTML = trailView(d.records);
+  if (p.reasonNeeded && (wordsIn(reason) < 3 || reason.trim().length < 15)) {
+    out.textContent = `✖ this silence ${p.matches > 1 ? `${previewText(p)}` : 'lasts more than a day'}: give a reason of at least 3 words (what, why, a ticket).`;
+    field(f, 'reason').focus();
+    return;
+  }
+  const scopeText =
+    Object.entries(scope)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ') || 'everything';
+  const mutes = silenceMutes(f);
+  const name = scope.instance && p.matches <= 1 ? scope.instance : `${p.matches} instances`;
+  const ok = await confirmAction(
+    `Silence ${name} for ${duration}?`,
+    `While it lasts, ${mutes.join(' and ') || 'nothing'} ${mutes.length > 1 ? 'are' : 'is'} muted for ${scopeText}: ` +
+      `${mutes.includes('actions') ? 'Reflex will not heal what crashes there. ' : ''}It ${previewText(p)}.`,
+    `Silence ${name}`,
+    `<p class="muted">Reason: ${esc(reason)}</p>`,
+  );
+  if (ok) await post('/silences', { scope, duration, reason, mutes });
 }
+
+// ---- Events ----
 
 document.addEventListener('click', async (ev) => {
   const t = (ev.target as Element).closest<HTMLElement>('button,a');
-  if (!t) return;
+  if (!t || t.closest('dialog')) return;
   const data = t.dataset;
   if (data.flag !== undefined && t.closest('#counts')) {
     state.flag = data.flag;
@@ -283,34 +628,64 @@ document.addEventListener('click', async (ev) => {
     schedule('incidents', loadIncidents);
     return;
   }
-  if (data.trail) return toggleTrail(t);
+  if (data.trail) {
+    const box = t.nextElementSibling as HTMLElement;
+    const open = t.getAttribute('aria-expanded') === 'true';
+    t.setAttribute('aria-expanded', String(!open));
+    box.hidden = open;
+    if (!open) {
+      box.textContent = 'reading…';
+      await refreshTrail(t).catch((e) => (box.textContent = `could not read the trail (${message(e)})`));
+    }
+    return;
+  }
   if (data.retry) {
-    await post('/dlq/retry', { id: data.retry });
+    const ok = await confirmAction(
+      `Retry the failed job on ${data.instanceName}?`,
+      `Reflex will run the dead-lettered job ${data.retry} (${t.getAttribute('aria-label')?.replace(/^Retry /, '') ?? ''}) again now: its action runs on ${data.instanceName} as if the rule had just decided it.`,
+      `Retry on ${data.instanceName}`,
+    );
+    if (ok) await post('/dlq/retry', { id: data.retry });
     return;
   }
   if (data.endSilence) {
-    await post(`/silences/${encodeURIComponent(data.endSilence)}/end`, {});
+    const ok = await confirmAction(
+      `End the silence of ${data.scope}?`,
+      `Reflex's rules act again on ${data.scope}, and its alerts are notified again, from now on.`,
+      `End silence of ${data.scope}`,
+    );
+    if (ok) await post(`/silences/${encodeURIComponent(data.endSilence)}/end`, {});
     return;
   }
   const r = data.act ? rowOf(data.key) : undefined;
-  if (!r) return;
-  const ref = { target: r.target, project: r.project, instance: r.name };
-  if (data.act === 'heal') await post('/heal', ref);
-  else if (data.act === 'release') await post('/quarantine/release', ref);
-  else if (data.act === 'silence') {
-    const f = $<HTMLFormElement>('#silence-form');
-    field(f, 'instance').value = r.name;
-    field(f, 'project').value = r.project;
-    field(f, 'location').value = '';
-    field(f, 'duration').focus();
-  }
+  if (r && data.act) await act(data.act, r);
 });
+$('#changes-bar').addEventListener('click', () => {
+  if (state.held) drawFleet(state.held, false);
+});
+const fleetTable = $('#fleet-table');
+fleetTable.addEventListener('pointerenter', () => (state.pointerOnFleet = true));
+// The held order waits for the bar, or for the next update with the pointer elsewhere.
+fleetTable.addEventListener('pointerleave', () => (state.pointerOnFleet = false));
 $('#prev').addEventListener('click', () => {
   state.offset = Math.max(0, state.offset - state.limit);
   schedule('fleet', loadFleet);
 });
 $('#next').addEventListener('click', () => {
   state.offset += state.limit;
+  schedule('fleet', loadFleet);
+});
+$<HTMLInputElement>('#page-jump').addEventListener('change', (ev) => {
+  const n = Math.max(1, Math.floor(Number((ev.target as HTMLInputElement).value)) || 1);
+  state.offset = (n - 1) * state.limit;
+  schedule('fleet', loadFleet);
+});
+$<HTMLSelectElement>('#page-size').addEventListener('change', (ev) => {
+  const size = Number((ev.target as HTMLSelectElement).value);
+  // The first row on screen stays on the page.
+  state.offset = Math.floor(state.offset / size) * size;
+  state.limit = size;
+  store.set('limit', String(size));
   schedule('fleet', loadFleet);
 });
 $<HTMLFormElement>('#filters').addEventListener('submit', (ev) => {
@@ -325,17 +700,22 @@ $<HTMLFormElement>('#range').addEventListener('submit', (ev) => {
   const f = ev.target as HTMLFormElement;
   state.since = field<HTMLSelectElement>(f, 'since').value;
   state.instance = field(f, 'instance').value.trim();
+  for (const k of incidentKeys) state.iq[k] = field<HTMLSelectElement>(f, k).value;
   schedule('incidents', loadIncidents);
 });
-// The operator's forms are in the page only when a write token is configured.
-document.querySelector<HTMLFormElement>('#silence-form')?.addEventListener('submit', async (ev) => {
-  ev.preventDefault();
-  const f = ev.target as HTMLFormElement;
-  const scope: Record<string, string> = {};
-  for (const k of ['instance', 'project', 'location']) if (field(f, k).value.trim()) scope[k] = field(f, k).value.trim();
-  const mutes = ['actions', 'notifications'].filter((m) => field(f, m).checked);
-  await post('/silences', { scope, duration: field(f, 'duration').value, reason: field(f, 'reason').value, mutes });
+$<HTMLSelectElement>('#tz').addEventListener('change', (ev) => {
+  const tz = (ev.target as HTMLSelectElement).value as TimeZoneChoice;
+  setTimeZone(tz);
+  store.set('tz', tz);
+  reloadAll();
 });
+// The operator's forms are in the page only when a write token is configured.
+const silenceForm = document.querySelector<HTMLFormElement>('#silence-form');
+silenceForm?.addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  addSilence(ev.target as HTMLFormElement).catch((e) => ($('#action-result').textContent = `✖ ${message(e)}`));
+});
+silenceForm?.addEventListener('input', previewSoon);
 document.addEventListener('keydown', (ev) => {
   if (ev.key === '/' && !/INPUT|SELECT|TEXTAREA/.test(document.activeElement?.tagName ?? '')) {
     ev.preventDefault();
@@ -343,24 +723,49 @@ document.addEventListener('keydown', (ev) => {
   }
 });
 
-const live = (text: string) => {
+// ---- Live ----
+
+function live(text: string): void {
   $('#live').textContent = text;
-};
+}
+const pauseButton = $<HTMLButtonElement>('#pause-live');
+function showPause(): void {
+  pauseButton.setAttribute('aria-pressed', String(state.paused));
+  pauseButton.textContent = state.paused ? `Resume live updates${state.missed ? ` (${state.missed} waiting)` : ''}` : 'Pause live updates';
+  if (state.reachable) live(state.paused ? '⏸ paused' : '● live');
+}
+pauseButton.addEventListener('click', () => {
+  state.paused = !state.paused;
+  if (!state.paused && state.missed) reloadAll();
+  state.missed = 0;
+  showPause();
+});
+
 const source = new EventSource(`${api}/events`);
-source.addEventListener('hello', () => live('● live'));
+source.addEventListener('hello', () => {
+  markReachable();
+  showPause();
+});
 source.addEventListener('change', (ev) => {
   const c = JSON.parse((ev as MessageEvent<string>).data) as { fleet: boolean; audit: boolean };
-  if (c.fleet) schedule('fleet', loadFleet);
+  if (state.paused) {
+    state.missed++;
+    showPause();
+    return;
+  }
+  if (c.fleet) schedule('fleet', liveFleet);
   if (c.audit) {
     throttle('incidents', loadIncidents, 1000);
     throttle('dlq', loadDlq, 1000);
     throttle('health', loadHealth, 1000);
   }
 });
-source.onerror = () => live('○ reconnecting…');
+source.onerror = () => markUnreachable();
+
 restoreView();
-schedule('fleet', loadFleet);
-schedule('incidents', loadIncidents);
-schedule('health', loadHealth);
-schedule('dlq', loadDlq);
+reloadAll();
 setInterval(() => schedule('health', loadHealth), 5000);
+// Relative times ("3 min ago") move on between reads.
+setInterval(() => {
+  for (const el of document.querySelectorAll<HTMLElement>('.rel[data-rel]')) el.textContent = `(${relative(el.dataset.rel!)})`;
+}, 15_000);

@@ -8,8 +8,10 @@
 export interface ConsoleSettings {
   /** The console's API path (`/dashboard/console`). */
   api: string;
-  /** A write token is configured: the actions are offered. */
+  /** A write token or an operator is configured: the actions are offered. */
   writable: boolean;
+  /** `users`: each operator's own token (the server knows the name); `token`: the shared write token and a typed name. */
+  identity: 'users' | 'token';
 }
 
 /** One instance of `GET /fleet`. */
@@ -53,6 +55,9 @@ export interface Incident {
   outcome?: { result: string };
   healMs?: number;
   story: string;
+  decided?: { rule?: string };
+  /** A crash loop: the earlier incidents of the episode inside, newest first. */
+  loop?: { count: number; firstAt: string; incidents: { correlationId: string; kind: string; at: string; story: string; healMs?: number }[] };
 }
 
 /** The plots of `GET /incidents`. */
@@ -60,7 +65,7 @@ export interface Plots {
   from: string;
   to: string;
   bucketMs: number;
-  timeline: { start: string; incidents: number; remediations: number }[];
+  timeline: { start: string; incidents: number; remediations: number; housekeeping: number }[];
   heal: { label: string; count: number }[];
   unhealed: number;
 }
@@ -85,6 +90,8 @@ export interface Silence {
 
 /** `GET /incidents`: the incidents of the range, their plots, the alerts and the silences. */
 export interface IncidentsAnswer {
+  /** The rules that decided an incident in the range (the rule filter's choices). */
+  rules: string[];
   incidents: Incident[];
   total: number;
   plots: Plots;
@@ -116,6 +123,13 @@ export interface Health {
 /** `GET /dlq`: the dead letters. */
 export interface DeadLetters {
   jobs: { id: string; instance: string; rule: string; action: string; failedAt: string | null; reason: string }[];
+}
+
+/** `GET /silences/preview`: what a silence would cover now. */
+export interface SilencePreview {
+  matches: number;
+  names: string[];
+  reasonNeeded: boolean;
 }
 
 /** What a write answers (one of these, by the action), or `error`. */

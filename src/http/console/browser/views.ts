@@ -1,5 +1,5 @@
 import type { DeadLetters, FleetPage, FleetRow, Health, IncidentsAnswer, TrailRecord } from './console-wire.js';
-import { esc, mark, utc } from './markup.js';
+import { esc, mark, when } from './markup.js';
 
 /** The markup of each part of the page, from the API's answers: pure functions, no DOM. */
 
@@ -39,19 +39,24 @@ export function optionsView(values: string[], current: string): string {
 
 function flagsOf(r: FleetRow): string {
   const f: string[] = [];
-  if (r.quarantined) f.push(`<span class="flag quarantined">⊘ quarantined${r.quarantined.until ? ` until ${utc(r.quarantined.until)}` : ''}</span>`);
-  if (r.backoffUntil) f.push(`<span class="flag backoff">↻ back-off until ${utc(r.backoffUntil)}</span>`);
+  if (r.quarantined) f.push(`<span class="flag quarantined">⊘ quarantined${r.quarantined.until ? ` until ${when(r.quarantined.until)}` : ''}</span>`);
+  if (r.backoffUntil) f.push(`<span class="flag backoff">↻ back-off until ${when(r.backoffUntil)}</span>`);
   if (r.acting) f.push('<span class="flag acting">⚙ being acted on</span>');
-  if (r.silenced) f.push(`<span class="flag silenced" title="${esc(r.silenced.reason)}">◌ silenced until ${utc(r.silenced.until)}</span>`);
+  if (r.silenced) f.push(`<span class="flag silenced" title="${esc(r.silenced.reason)}">◌ silenced until ${when(r.silenced.until)}</span>`);
   return f.join('') || '<span class="muted">—</span>';
 }
 
 function actionsOf(r: FleetRow): string {
   const k = esc(r.key);
+  const n = esc(r.name);
   const out: string[] = [];
-  if (r.statusCode !== 103) out.push(`<button type="button" class="act" data-act="heal" data-key="${k}">Heal</button>`);
-  if (r.quarantined) out.push(`<button type="button" class="act" data-act="release" data-key="${k}">Release</button>`);
-  out.push(`<button type="button" class="act" data-act="silence" data-key="${k}">Silence</button>`);
+  if (r.statusCode !== 103)
+    out.push(`<button type="button" class="act" data-morph="heal" data-act="heal" data-key="${k}" aria-label="Heal ${n}">Heal</button>`);
+  if (r.quarantined)
+    out.push(
+      `<button type="button" class="act" data-morph="release" data-act="release" data-key="${k}" aria-label="Release ${n} from quarantine">Release</button>`,
+    );
+  out.push(`<button type="button" class="act" data-morph="silence" data-act="silence" data-key="${k}" aria-label="Silence ${n}">Silence</button>`);
   return out.join(' ');
 }
 
@@ -72,18 +77,18 @@ export function fleetTableView(d: FleetPage, writable: boolean): string {
   const head =
     '<tr><th>instance</th><th>project</th>' +
     (multi ? '<th>target</th>' : '') +
-    '<th>member</th><th>status</th><th>since (UTC)</th><th>opt-in</th><th>state</th><th>restarts</th>' +
+    '<th>member</th><th>status</th><th>since</th><th>opt-in</th><th>state</th><th>restarts</th>' +
     (writable ? '<th>actions</th>' : '') +
     '</tr>';
   const rows = d.rows.map(
     (r) =>
-      `<tr data-key="${esc(r.key)}" data-status="${esc(r.status)}">` +
+      `<tr data-morph="${esc(r.key)}" data-key="${esc(r.key)}" data-status="${esc(r.status)}">` +
       `<td data-label="instance"><a href="#incidents" data-instance="${esc(r.name)}">${esc(r.name)}</a></td>` +
       `<td data-label="project">${esc(r.project)}</td>` +
       (multi ? `<td data-label="target" class="mono">${esc(r.target)}</td>` : '') +
       `<td data-label="member">${esc(r.location == null ? '?' : r.location)}</td>` +
       `<td data-label="status">${statusOf(r)}</td>` +
-      `<td data-label="since" class="at">${utc(r.since)}</td>` +
+      `<td data-label="since" class="at">${when(r.since)}</td>` +
       `<td data-label="opt-in">${r.optIn == null ? '?' : r.optIn ? '✔ yes' : '✘ no'}</td>` +
       `<td data-label="state">${flagsOf(r)}</td><td data-label="restarts">${r.restarts}</td>` +
       (writable ? `<td data-label="actions">${actionsOf(r)}</td>` : '') +
@@ -103,10 +108,10 @@ export function pageInfoText(d: FleetPage): string {
 export function trailView(records: TrailRecord[]): string {
   const rows = records.map(
     (r) =>
-      `<tr data-type="${esc(r.type)}"><td data-label="at" class="at">${utc(r.at)}</td><td data-label="type">${esc(r.type)}</td>` +
+      `<tr data-type="${esc(r.type)}"><td data-label="at" class="at">${when(r.at)}</td><td data-label="type">${esc(r.type)}</td>` +
       `<td data-label="rule">${esc(r.rule)}</td><td data-label="result">${esc(r.result)}</td><td data-label="summary">${esc(r.summary)}</td></tr>`,
   );
-  return `<table class="cards"><thead><tr><th>at (UTC)</th><th>type</th><th>rule</th><th>result</th><th>summary</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<table class="cards"><thead><tr><th>at</th><th>type</th><th>rule</th><th>result</th><th>summary</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 /** The incidents of the range, newest first, each with its story and a button that opens its audit trail. */
@@ -124,12 +129,23 @@ export function incidentsView(d: IncidentsAnswer): string {
         : i.outcome
           ? `<span class="flag bad">✘ ${esc(i.outcome.result)}</span>`
           : '<span class="flag backoff">… open</span>';
-    const since = new Date(Date.parse(i.at) - 60000).toISOString();
+    const since = new Date(Date.parse(i.loop?.firstAt ?? i.at) - 60000).toISOString();
+    const kind = i.loop
+      ? `<span class="kind">⟳ crash loop: ${i.loop.count} incidents</span> <small>from</small> ${when(i.loop.firstAt)} <small>to</small> ${when(i.at)}`
+      : `<span class="kind">${esc(kinds[i.kind] || i.kind)}</span> <span class="at">${when(i.at)}</span>`;
+    const inside = i.loop
+      ? `<details class="loop" data-keep><summary>${i.loop.count - 1} earlier in this loop</summary><ol>` +
+        i.loop.incidents
+          .map((x) => `<li data-correlation="${esc(x.correlationId)}"><span class="at">${when(x.at)}</span> ${esc(x.story)}</li>`)
+          .join('') +
+        '</ol></details>'
+      : '';
     html +=
-      `<li class="incident" data-correlation="${esc(i.correlationId)}" data-instance="${esc(i.instance)}">` +
-      `<span class="kind">${esc(kinds[i.kind] || i.kind)}</span> <span class="at">${utc(i.at)}</span> ${state}` +
-      `<p class="story">${esc(i.story)}</p>` +
-      `<button type="button" aria-expanded="false" data-trail="${esc(i.correlationId)}" data-since="${esc(since)}">Audit trail</button><div class="trail" hidden></div></li>`;
+      `<li class="incident${i.loop ? ' crash-loop' : ''}" data-morph="${esc(i.correlationId)}" data-correlation="${esc(i.correlationId)}" data-instance="${esc(i.instance)}">` +
+      `${kind} ${state}` +
+      `<p class="story">${esc(i.story)}</p>${inside}` +
+      `<button type="button" aria-expanded="false" data-keep data-trail="${esc(i.correlationId)}" data-since="${esc(since)}" ` +
+      `aria-label="Audit trail of ${esc(i.instance)} at ${esc(i.at)}">Audit trail</button><div class="trail" data-keep hidden></div></li>`;
   }
   if (d.total > d.incidents.length) html += `<li class="muted">${d.total - d.incidents.length} older incident(s) not shown</li>`;
   return html;
@@ -143,9 +159,9 @@ export function alertsView(d: IncidentsAnswer, writable: boolean): string {
   if (!a) html = '<p class="muted">Notifications are not configured (or this replica runs no worker).</p>';
   else {
     const firing = a.firing.map(
-      (x) => `<li>⚠ <b>${esc(x.severity)}</b> ${esc(x.instance)}: ${esc(x.summary)} <small>since ${utc(x.startsAt)}</small></li>`,
+      (x) => `<li>⚠ <b>${esc(x.severity)}</b> ${esc(x.instance)}: ${esc(x.summary)} <small>since ${when(x.startsAt)}</small></li>`,
     );
-    const groups = a.groups.map((g) => `<li>${esc(g.receiver)}: ${g.alerts.length} alert(s), next flush ${utc(g.nextFlushAt)}</li>`);
+    const groups = a.groups.map((g) => `<li>${esc(g.receiver)}: ${g.alerts.length} alert(s), next flush ${when(g.nextFlushAt)}</li>`);
     html += `<h3>Firing alerts (${a.firing.length})</h3>` + (firing.length ? `<ul>${firing.join('')}</ul>` : none);
     html += `<h3>Pending notification groups (${a.groups.length})</h3>` + (groups.length ? `<ul>${groups.join('')}</ul>` : none);
   }
@@ -153,10 +169,12 @@ export function alertsView(d: IncidentsAnswer, writable: boolean): string {
     const scope = Object.entries(s.scope)
       .map((e) => `${e[0]}=${e[1]}`)
       .join(' ');
-    const end = writable ? ` <button type="button" class="act" data-end-silence="${esc(s.id)}">End</button>` : '';
+    const end = writable
+      ? ` <button type="button" class="act" data-end-silence="${esc(s.id)}" data-scope="${esc(scope || 'everything')}" aria-label="End silence of ${esc(scope || 'everything')}">End</button>`
+      : '';
     return (
-      `<li data-silence="${esc(s.id)}">◌ ${esc(scope || 'everything')} — ${esc(s.reason)} ` +
-      `<small>by ${esc(s.createdBy)}${s.origin ? ` (${esc(s.origin)})` : ''}, until ${utc(s.until)}</small>${end}</li>`
+      `<li data-morph="${esc(s.id)}" data-silence="${esc(s.id)}">◌ ${esc(scope || 'everything')} — ${esc(s.reason)} ` +
+      `<small>by ${esc(s.createdBy)}${s.origin ? ` (${esc(s.origin)})` : ''}, until ${when(s.until)}</small>${end}</li>`
     );
   });
   html +=
@@ -189,10 +207,13 @@ export function deadLettersView(d: DeadLetters, writable: boolean): string {
   if (!d.jobs.length) return '<p class="muted">None.</p>';
   const rows = d.jobs.map(
     (j) =>
-      `<tr><td data-label="job" class="mono">${esc(j.id)}</td><td data-label="instance">${esc(j.instance)} <small>${esc(`${j.rule}/${j.action}`)}</small></td>` +
-      `<td data-label="failed" class="at">${utc(j.failedAt)}</td><td data-label="reason">${esc(j.reason)}</td>` +
-      (writable ? `<td><button type="button" class="act" data-retry="${esc(j.id)}">Retry</button></td>` : '') +
+      `<tr data-morph="${esc(j.id)}">` +
+      (writable
+        ? `<td><button type="button" class="act" data-retry="${esc(j.id)}" data-instance-name="${esc(j.instance)}" aria-label="Retry ${esc(`${j.rule}/${j.action}`)} on ${esc(j.instance)}">Retry</button></td>`
+        : '') +
+      `<td data-label="instance">${esc(j.instance)} <small>${esc(`${j.rule}/${j.action}`)}</small></td>` +
+      `<td data-label="failed" class="at">${when(j.failedAt)}</td><td data-label="reason">${esc(j.reason)}</td><td data-label="job" class="mono">${esc(j.id)}</td>` +
       '</tr>',
   );
-  return `<table class="cards"><thead><tr><th>job</th><th>instance</th><th>failed (UTC)</th><th>reason</th>${writable ? '<th></th>' : ''}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<table class="cards"><thead><tr>${writable ? '<th></th>' : ''}<th>instance</th><th>failed</th><th>reason</th><th>job</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
