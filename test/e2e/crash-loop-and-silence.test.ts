@@ -13,7 +13,7 @@ import {
 } from '../support/lxd-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
-import { noActionPending } from '../remediation/trail.js';
+import { noActionPending } from '../support/settled.js';
 
 await describeLxd('crash loops and silences on real LXD', () => {
   const prefix = uniquePrefix('loop');

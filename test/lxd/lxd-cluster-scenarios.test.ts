@@ -24,7 +24,8 @@ import {
 } from '../support/lxd-cluster-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { sleep } from '../support/wait.js';
-import { noActionPending, runningTracked } from '../remediation/trail.js';
+import { runningTracked } from '../remediation/trail.js';
+import { noActionPending } from '../support/settled.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 
 /**

@@ -20,11 +20,11 @@ import {
   appendedAt,
   crashEvents,
   expectOneDecisionPerRule,
-  noActionPending,
   show,
   startCallsSince,
   type StoredAuditRecord,
 } from './trail.js';
+import { noActionPending } from '../support/settled.js';
 
 /**
  * Real LXD, issue 12: an action held back by the crash-loop back-off must re-check the instance at
