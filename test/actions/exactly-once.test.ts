@@ -10,7 +10,7 @@ import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { settled } from '../support/settled.js';
-import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 import { until } from '../support/wait.js';
 
@@ -26,23 +26,7 @@ describe('actions happen exactly once', () => {
 
   function reflex(sim: RunningSimulator, prefix: string, role = 'all'): ReflexProcess {
     const p = startReflexProcess(
-      [
-        'run',
-        '--role',
-        role,
-        '--target',
-        `unix://${sim.socketPath}`,
-        '--redis',
-        redisUrl(),
-        '--prefix',
-        prefix,
-        '--rules',
-        'rules',
-        '--resync-interval',
-        '0',
-        '--http-port',
-        '0',
-      ],
+      ['run', '--role', role, ...reflexArgs(prefix, `unix://${sim.socketPath}`), '--rules', 'rules', '--resync-interval', '0', '--http-port', '0'],
       { REFLEX_LOG_LEVEL: 'info' },
     );
     cleanups.push(() => p.stop());

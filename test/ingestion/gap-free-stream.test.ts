@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { runReflex } from '../support/reflex-process.js';
-import { redisUrl } from '../support/redis.js';
+import { redisUrl, reflexArgs } from '../support/redis.js';
 import { optIn, startIngestionBed, type IngestionBed } from './support/ingestion-bed.js';
 import { settled } from '../support/settled.js';
 import { until } from '../support/wait.js';
@@ -109,18 +109,7 @@ describe('a gap-free event stream', () => {
     await expectLeftAloneAsUnknown(b, 'c2');
     expect(await b.trail('quiet')).toEqual([]);
     // The operator decides: `reflex heal` starts it through Reflex, audited.
-    const healed = await runReflex([
-      'heal',
-      'c2',
-      '--target',
-      `unix://${b.proxy!.socketPath}`,
-      '--redis',
-      redisUrl(),
-      '--prefix',
-      b.prefix,
-      '--wait',
-      '20s',
-    ]);
+    const healed = await runReflex(['heal', 'c2', ...reflexArgs(b.prefix, `unix://${b.proxy!.socketPath}`), '--wait', '20s']);
     expect(healed, healed.stderr).toMatchObject({ code: 0, stdout: expect.stringContaining('default/c2: done: started (was Stopped)') });
     expect(b.sim.controls.statusCode('c2')).toBe(103);
     const trail = await new AuditLog(b.redis, b.keys.audit).read({ instance: 'c2' });

@@ -5,7 +5,7 @@ import { afterAll, expect, it } from 'vitest';
 import { EventArchive } from '../../src/events/event-archive.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
-import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 import { optIn, publishedStatus, transition } from './support/ingestion-bed.js';
 import { settled } from '../support/settled.js';
@@ -55,24 +55,9 @@ it('archives and acts on each event once with three replicas, and survives SIGKI
   for (const name of ['c1', 'c2', 'c3']) sim.controls.addInstance({ name, config: optIn });
   for (let i = 0; i < 3; i++) {
     replicas.push(
-      startReflexProcess(
-        [
-          'run',
-          '--target',
-          `unix://${sim.socketPath}`,
-          '--redis',
-          redisUrl(),
-          '--prefix',
-          prefix,
-          '--rules',
-          'rules',
-          '--config',
-          configFile,
-          '--http-port',
-          '0',
-        ],
-        { REFLEX_LOG_LEVEL: 'info' },
-      ),
+      startReflexProcess(['run', ...reflexArgs(prefix, `unix://${sim.socketPath}`), '--rules', 'rules', '--config', configFile, '--http-port', '0'], {
+        REFLEX_LOG_LEVEL: 'info',
+      }),
     );
   }
   await Promise.all(replicas.map((r) => r.waitForLog('reflex running')));

@@ -15,15 +15,7 @@ import { ownRedis } from '../support/own-redis.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import type { ReflexProcess } from '../support/reflex-process.js';
 import { sleep } from '../support/wait.js';
-import {
-  aboutIncident,
-  appendedAt,
-  crashEvents,
-  expectOneDecisionPerRule,
-  show,
-  startCallsSince,
-  type StoredAuditRecord,
-} from './trail.js';
+import { aboutIncident, appendedAt, crashEvents, expectOneDecisionPerRule, show, startCallsSince, type StoredAuditRecord } from './trail.js';
 import { noActionPending } from '../support/settled.js';
 
 /**
