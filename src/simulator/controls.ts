@@ -248,6 +248,11 @@ export class SimulatorControls {
     this.ctx.guests.scripts.clear();
   }
 
+  /** Event frames published since start, held ones included (a test waits on it for an event that exists but reached nobody). */
+  get eventsPublished(): number {
+    return this.ctx.hub.published;
+  }
+
   private instance(name: string, ref: InstanceRef): SimInstance {
     return this.ctx.store.get(ref.project ?? 'default', name);
   }

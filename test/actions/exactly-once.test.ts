@@ -9,9 +9,10 @@ import { EventSubscriber } from '../../src/events/event-subscriber.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { waitForAudit } from '../support/audit-trail.js';
-import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { settled } from '../support/settled.js';
+import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
-import { sleep, until } from '../support/wait.js';
+import { until } from '../support/wait.js';
 
 const optIn = { 'user.reflex.autorestart': 'true' };
 const logger = pino({ level: 'silent' });
@@ -25,23 +26,7 @@ describe('actions happen exactly once', () => {
 
   function reflex(sim: RunningSimulator, prefix: string, role = 'all'): ReflexProcess {
     const p = startReflexProcess(
-      [
-        'run',
-        '--role',
-        role,
-        '--target',
-        `unix://${sim.socketPath}`,
-        '--redis',
-        redisUrl(),
-        '--prefix',
-        prefix,
-        '--rules',
-        'rules',
-        '--resync-interval',
-        '0',
-        '--http-port',
-        '0',
-      ],
+      ['run', '--role', role, ...reflexArgs(prefix, `unix://${sim.socketPath}`), '--rules', 'rules', '--resync-interval', '0', '--http-port', '0'],
       { REFLEX_LOG_LEVEL: 'info' },
     );
     cleanups.push(() => p.stop());
@@ -85,7 +70,7 @@ describe('actions happen exactly once', () => {
 
     for (const name of names) sim.controls.crash(name);
     await until('every instance Running again', () => names.every((n) => sim.controls.statusCode(n) === 103), 30_000);
-    await sleep(1_500); // a quiet period: room for a second, wrong restart
+    await settled(redisUrl(), prefix); // a second, wrong restart would be in a queue
     expect(Object.fromEntries(names.map((n) => [n, sim.controls.calls(n, 'start')]))).toEqual(Object.fromEntries(names.map((n) => [n, 1])));
   }, 90_000);
 

@@ -3,9 +3,10 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadRules } from '../../src/rules/rule-loader.js';
 import { waitForAudit } from '../support/audit-trail.js';
+import { settled } from '../support/settled.js';
 import { redisUrl } from '../support/redis.js';
 import { startReflexBed, type ReflexBed } from './reflex-bed.js';
-import { sleep, until } from '../support/wait.js';
+import { until } from '../support/wait.js';
 import { stoppedAfterEach } from '../support/stopped-after-each.js';
 
 /** A rule that runs a command when an operator starts an instance, with `params` and `extra` spliced in. */
@@ -19,7 +20,7 @@ export default defineRule({ name: 'check-on-start', on: { kind: 'instance.status
 
 async function operatorStart(bed: ReflexBed, name: string): Promise<void> {
   bed.sim.controls.addInstance({ name, status: 'Stopped' });
-  await new Promise((r) => setTimeout(r, 300));
+  await settled(redisUrl(), bed.prefix); // its creation decided on first, so the start is the operator's news alone
   await (await bed.client.changeState(name, { action: 'start' })).wait({ timeoutMs: 10_000 });
 }
 
@@ -103,7 +104,7 @@ export default defineRule({ name: 'on-exec', on: { kind: 'lifecycle', action: ['
     await operatorStart(bed, 'web3');
     const trail = await waitForAudit(redisUrl(), bed.prefix, 'web3', (rs) => rs.some((r) => r.type === 'outcome'));
     expect(trail.find((r) => r.type === 'outcome')).toMatchObject({ result: 'done' });
-    await sleep(1_000); // a quiet period: a decision on Reflex's own exec would show in it
+    await settled(redisUrl(), bed.prefix); // a decision on Reflex's own exec would be in a queue first
     const after = await waitForAudit(redisUrl(), bed.prefix, 'web3', () => true);
     expect(after.filter((r) => r.type === 'decision' && r.rule === 'on-exec')).toEqual([]);
 
@@ -117,7 +118,7 @@ export default defineRule({ name: 'on-exec', on: { kind: 'lifecycle', action: ['
       async () => (await waitForAudit(redisUrl(), bed.prefix, 'web3', () => true)).some((r) => r.type === 'outcome' && r.rule === 'on-exec'),
       10_000,
     );
-    await sleep(1_000); // a quiet period: a second decision of on-exec would show in it
+    await settled(redisUrl(), bed.prefix); // a second decision of on-exec would be in a queue first
     const final = await waitForAudit(redisUrl(), bed.prefix, 'web3', () => true);
     expect(final.filter((r) => r.type === 'decision' && r.rule === 'on-exec')).toHaveLength(1);
   }, 60_000);

@@ -13,7 +13,7 @@ import { defineRule } from '../../src/rules/rule.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexBed } from './reflex-bed.js';
-import { sleep } from '../support/wait.js';
+import { settled } from '../support/settled.js';
 import { stoppedAfterEach } from '../support/stopped-after-each.js';
 
 const onCrash = `{ kind: 'instance.status', to: [StatusCode.Stopped], intent: ['unrequested'] }`;
@@ -57,7 +57,7 @@ describe('follow-up events (the emit action)', () => {
       'emit: dropped pong: loop cut, rule loop-b already emitted earlier in this chain (loop-a → loop-b → loop-c → loop-b)',
     ]);
     expect(outcomes(loop, 'loop-c')).toEqual([expect.stringMatching(/^emit: emitted ping .*hop 3\)$/)]);
-    await sleep(500); // a quiet period: room for a wrong extra round
+    await settled(redisUrl(), prefix); // a wrong extra round would be in a queue
     const after = await waitForAudit(redisUrl(), prefix, 'loopy', () => true);
     expect(after.filter((r) => r.type === 'outcome')).toHaveLength(4);
   }, 60_000);

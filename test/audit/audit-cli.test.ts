@@ -6,7 +6,7 @@ import { AuditLog } from '../../src/audit/audit-log.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess } from '../support/reflex-process.js';
-import { sleep, until } from '../support/wait.js';
+import { clockPast, until } from '../support/wait.js';
 
 const redis = redisClient();
 afterAll(() => redis.disconnect());
@@ -56,9 +56,8 @@ describe('reflex audit', { timeout: 60_000 }, () => {
     const { log, reflex, lines } = setup();
     await log.append({ type: 'decision', correlationId: 'c', instance: 'web1', rule: 'a', summary: 'old a' });
     // Records either side of the cut must differ in time (their ids are Redis's clock, in ms): only time passing does that.
-    await sleep(30);
-    const cut = new Date().toISOString();
-    await sleep(30);
+    const cut = new Date(await clockPast(Date.now())).toISOString();
+    await clockPast(Date.parse(cut));
     await log.append({ type: 'decision', correlationId: 'c', instance: 'web1', rule: 'a', summary: 'new a' });
     await log.append({ type: 'decision', correlationId: 'c', instance: 'web1', rule: 'b', summary: 'new b' });
     await log.append({ type: 'action', correlationId: 'c', instance: 'web1', rule: 'a', summary: 'queued restart' });

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { reflexArgs, uniquePrefix } from '../support/redis.js';
 import { runReflex } from '../support/reflex-process.js';
 
 /**
@@ -27,19 +27,7 @@ describe('reflex run on a taken HTTP port', () => {
 
   it('exits 3 with one line naming the address and how to choose another port', async () => {
     const res = await runReflex(
-      [
-        'run',
-        '--target',
-        `unix://${sim.socketPath}`,
-        '--redis',
-        redisUrl(),
-        '--prefix',
-        uniquePrefix('port'),
-        '--rules',
-        'rules',
-        '--http-port',
-        String(port),
-      ],
+      ['run', ...reflexArgs(uniquePrefix('port'), `unix://${sim.socketPath}`), '--rules', 'rules', '--http-port', String(port)],
       { REFLEX_LOG_LEVEL: 'silent' },
     );
     expect(res.code).toBe(3);

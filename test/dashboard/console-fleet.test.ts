@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { until } from '../support/wait.js';
+import { launchChromium } from './headless-chromium.js';
+import type { Browser } from 'playwright-core';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
@@ -13,7 +14,6 @@ import { CrashLoopBudget } from '../../src/remediation/crash-loop-budget.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 
-const chromiumPath = process.env.REFLEX_CHROMIUM ?? '/usr/bin/chromium';
 const token = `console-fleet-${Math.random().toString(36).slice(2)}`;
 const members = ['m1', 'm2'];
 
@@ -93,12 +93,15 @@ describe('console fleet across two targets, one of them a cluster', () => {
     // The daemon announces no Error with an event: the console shows it from the daemon's list
     // (read again at most every 15 s), before a resync tells Reflex.
     single.controls.setError('s-7');
-    const deadline = Date.now() + 30_000;
-    let errors = await fleet('?status=Error');
-    while (errors.matched === 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-      errors = await fleet('?status=Error');
-    }
+    const errors = await until(
+      's-7 in Error on the console',
+      async () => {
+        const page = await fleet('?status=Error');
+        return page.matched > 0 && page;
+      },
+      30_000,
+      200,
+    );
     expect(errors.rows[0]).toMatchObject({ name: 's-7', status: 'Error', statusCode: 112, location: 'none', statusFrom: 'list' });
     expect(errors.counts.error).toBe(1);
     // Problems sort first.
@@ -111,20 +114,7 @@ describe('console fleet across two targets, one of them a cluster', () => {
   });
 
   it('puts one page of rows in the page, not the fleet, and pages on with the keyboard', async () => {
-    if (!existsSync(chromiumPath)) throw new Error(`no Chromium at ${chromiumPath}`);
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(`${url}/dashboard?token=${token}`);
     await page.waitForSelector('body[data-rendered=fleet]');
@@ -157,12 +147,15 @@ describe('console fleet across two targets, one of them a cluster', () => {
         holder,
       );
     }
-    const deadline = Date.now() + 30_000;
-    let held = await fleet('?flag=quarantined');
-    while (held.matched === 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-      held = await fleet('?flag=quarantined');
-    }
+    const held = await until(
+      'a quarantined instance on the console',
+      async () => {
+        const page = await fleet('?flag=quarantined');
+        return page.matched > 0 && page;
+      },
+      30_000,
+      200,
+    );
     expect(held.rows.map((r) => r.name)).toEqual(['s-3']);
   });
 });

@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { launchChromium, requireChromium } from './headless-chromium.js';
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
@@ -13,7 +14,6 @@ import { freePort, optIn, waitForMetric } from '../metrics/observability-bed.js'
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { until } from '../support/wait.js';
 
-const chromiumPath = process.env.REFLEX_CHROMIUM ?? '/usr/bin/chromium';
 const readToken = `console-read-${Math.random().toString(36).slice(2)}`;
 const writeToken = `console-write-${Math.random().toString(36).slice(2)}`;
 const shots = 'docs/screenshots';
@@ -49,7 +49,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
   const records = async (instance?: string): Promise<StoredAuditRecord[]> => audit.read(instance ? { instance } : {});
 
   beforeAll(async () => {
-    if (!existsSync(chromiumPath)) throw new Error(`no Chromium at ${chromiumPath}: apt-get install chromium (CI does), or set REFLEX_CHROMIUM`);
+    requireChromium();
     // A start that takes 1.5 s, as a real one takes seconds: the crash is on screen long enough to be seen.
     sim = await startSimulator({ instances: 0, timings: { startMs: 1_500, stopMs: 200, stopHookMs: 200, crashLoopUptimeMs: 300 } });
     for (const name of ['web-1', 'web-2', 'web-3', 'db-1']) sim.controls.addInstance({ name, config: optIn });
@@ -77,19 +77,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
     audit = new AuditLog(redis, keySpace(prefix).audit);
     await waitForMetric(url, 'reflex_stream_connected', { target: reflex.target }, (v) => v === 1);
     await waitForMetric(url, 'reflex_gaps_resynced_total', {}, (v) => v >= 1);
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(`${url}/dashboard?token=${readToken}`);
     await page.waitForSelector('body[data-rendered=fleet]');

@@ -1,14 +1,14 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { launchChromium, requireChromium } from './headless-chromium.js';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keySpace } from '../../src/redis/key-space.js';
 import { Silences } from '../../src/silences/silences.js';
 import { startObservabilityBed, waitForMetric, type ObservabilityBed } from '../metrics/observability-bed.js';
 import { redisClient } from '../support/redis.js';
 
-const chromiumPath = process.env.REFLEX_CHROMIUM ?? '/usr/bin/chromium';
 const token = `dashboard-test-${Math.random().toString(36).slice(2)}`;
 const screenshotPath = join('.tmp', 'dashboard.png');
 
@@ -24,7 +24,7 @@ describe('dashboard (headless Chromium against a running Reflex)', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(chromiumPath)) throw new Error(`no Chromium at ${chromiumPath}: apt-get install chromium (CI does), or set REFLEX_CHROMIUM`);
+    requireChromium();
     bed = await startObservabilityBed({
       rulesDir: 'rules',
       instances: [{ name: 'web-1' }, { name: 'batch-1', optIn: false }],
@@ -43,21 +43,7 @@ describe('dashboard (headless Chromium against a running Reflex)', () => {
     bed.sim.controls.crash('web-1');
     await waitForMetric(bed.url, 'reflex_actions_total', { action: 'start', outcome: 'done' }, (v) => v >= 1);
 
-    // Chromium must try no background connection (the CI network refuses them). Playwright gives
-    // each launch a fresh profile of its own (--user-data-dir in a temporary folder).
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -11,9 +11,9 @@ import {
   lxc,
   lxdSocketPath,
 } from '../support/lxd-bed.js';
-import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
-import { noActionPending } from '../remediation/trail.js';
+import { noActionPending } from '../support/settled.js';
 
 await describeLxd('crash loops and silences on real LXD', () => {
   const prefix = uniquePrefix('loop');
@@ -24,12 +24,7 @@ await describeLxd('crash loops and silences on real LXD', () => {
     reflex = startReflexProcess(
       [
         'run',
-        '--target',
-        `unix://${lxdSocketPath()}`,
-        '--redis',
-        redisUrl(),
-        '--prefix',
-        prefix,
+        ...reflexArgs(prefix, `unix://${lxdSocketPath()}`),
         '--rules',
         'test/fixtures/rules-crash-loop',
         '--resync-interval',
@@ -74,20 +69,7 @@ await describeLxd('crash loops and silences on real LXD', () => {
   it('suppresses the remediation of a silenced instance and records it', async () => {
     const name = await launchTestInstance({ config: { 'user.reflex.autorestart': 'true' } });
     names.push(name);
-    const added = await runReflex([
-      'silence',
-      'add',
-      '--instance',
-      name,
-      '--duration',
-      '10m',
-      '--reason',
-      'maintenance test',
-      '--redis',
-      redisUrl(),
-      '--prefix',
-      prefix,
-    ]);
+    const added = await runReflex(['silence', 'add', '--instance', name, '--duration', '10m', '--reason', 'maintenance test', ...reflexArgs(prefix)]);
     expect(added.code, added.stderr).toBe(0);
     await crashInstance(name);
     const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'decision'), 30_000);

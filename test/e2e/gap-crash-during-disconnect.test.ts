@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED, describeEachBed, incusBed, lxdBed, startReflexOn, type DaemonBed } from '../support/daemon-bed.js';
-import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 import { startEventProxy, type EventProxy } from '../ingestion/support/event-proxy.js';
 import { runningTracked, show, startCallsSince } from '../remediation/trail.js';
@@ -45,21 +45,7 @@ await describeEachBed(
     beforeAll(async () => {
       proxy = await startEventProxy(bed.socket);
       reflex = startReflexProcess(
-        [
-          'run',
-          '--target',
-          `unix://${proxy.socketPath}`,
-          '--redis',
-          redisUrl(),
-          '--prefix',
-          prefix,
-          '--rules',
-          'rules',
-          '--resync-interval',
-          '0',
-          '--http-port',
-          '0',
-        ],
+        ['run', ...reflexArgs(prefix, `unix://${proxy.socketPath}`), '--rules', 'rules', '--resync-interval', '0', '--http-port', '0'],
         { REFLEX_LOG_LEVEL: 'info' },
       );
       await reflex.waitForLog('reflex running');
@@ -90,18 +76,7 @@ await describeEachBed(
 
       await expectLeftAloneAndAlerted(bed, prefix, name);
 
-      const healed = await runReflex([
-        'heal',
-        name,
-        '--target',
-        `unix://${proxy.socketPath}`,
-        '--redis',
-        redisUrl(),
-        '--prefix',
-        prefix,
-        '--wait',
-        '30s',
-      ]);
+      const healed = await runReflex(['heal', name, ...reflexArgs(prefix, `unix://${proxy.socketPath}`), '--wait', '30s']);
       expect(healed.code, healed.stderr).toBe(0);
       await bed.waitForStatus(name, STATUS_RUNNING, 10_000);
     }, 60_000);

@@ -4,17 +4,15 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { generate } from 'selfsigned';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { InstanceClient } from '../../src/client/client.js';
-import { parseConfig } from '../../src/config/config.js';
-import { EventArchive } from '../../src/events/event-archive.js';
+import type { ConfigInput } from '../../src/config/config.js';
 import { EventSubscriber } from '../../src/events/event-subscriber.js';
-import { keySpace } from '../../src/redis/key-space.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { redisUrl, uniquePrefix } from '../support/redis.js';
-import { optIn } from './support/ingestion-bed.js';
-import { sleep, until } from '../support/wait.js';
-import { redisFromUrl, type RedisConnection } from '../../src/redis/connect.js';
+import type { SimulatorOptions } from '../../src/simulator/options.js';
+import { redisUrl } from '../support/redis.js';
+import { settled } from '../support/settled.js';
+import { startStack, type StackParts } from '../support/stack.js';
+import { until } from '../support/wait.js';
+import { ingestionTimings, optIn, publishedStatus, resyncCount } from './support/ingestion-bed.js';
 
 const pair = async (cn: string) => {
   const p = await generate([{ name: 'commonName', value: cn }], { keySize: 2048 } as Parameters<typeof generate>[1]);
@@ -28,96 +26,83 @@ const pair = async (cn: string) => {
  * and keeps every key under the target's identity (the first address) whichever member answers.
  */
 describe('a cluster target whose member in use goes away', () => {
-  let reflex: ReflexHandle | undefined;
-  let sim: RunningSimulator | undefined;
-  let redis: RedisConnection | undefined;
-
+  let stack: StackParts | undefined;
   const stops: (() => Promise<void>)[] = [];
 
   afterEach(async () => {
     for (const stop of stops.splice(0)) await stop();
-    await reflex?.stop();
-    await sim?.stop();
-    redis?.disconnect();
-    reflex = sim = redis = undefined;
+    await stack?.stop();
+    stack = undefined;
   });
 
-  it('moves calls and events to another member, heals every crash once, and keeps its keys', async () => {
+  /**
+   * A simulated cluster of three members behind TLS, each member with its own address, and Reflex
+   * (not started) trusting it with a client certificate; `target` picks the members it is given.
+   */
+  async function tlsCluster(opts: { simulator?: Partial<SimulatorOptions>; target: (urls: string[]) => string; config?: Partial<ConfigInput> }) {
     const [server, client] = await Promise.all([pair('reflex-cluster'), pair('reflex-client')]);
-    sim = await startSimulator({
-      instances: 0,
-      cluster: { members: ['m1', 'm2', 'm3'], memberListeners: true },
-      tls: server,
-      trustedCertificates: [client.cert],
-      timings: { stopHookMs: 100, startMs: 30, stopMs: 60 },
+    const dir = mkdtempSync(join(tmpdir(), 'reflex-cluster-'));
+    const file = (n: string, text: string) => (writeFileSync(join(dir, n), text), join(dir, n));
+    const members = ['m1', 'm2', 'm3'];
+    const memberUrls = (sim: StackParts['sim']) => members.map((m) => sim.memberListeners!.url(m));
+    const s = (stack = await startStack({
+      redisUrl: redisUrl(),
+      label: 'cluster',
+      simulator: { cluster: { members, memberListeners: true }, tls: server, trustedCertificates: [client.cert], ...opts.simulator },
+      reflexTimings: 'product',
+      config: (sim) => ({
+        target: opts.target(memberUrls(sim)),
+        clientCert: file('client.crt', client.cert),
+        clientKey: file('client.key', client.key),
+        serverCert: file('server.crt', server.cert),
+        leaseTtlMs: 1_000,
+        ...opts.config,
+      }),
+      reflex: false,
+    }));
+    return { stack: s, sim: s.sim, urls: memberUrls(s.sim), server, client };
+  }
+
+  it('moves calls and events to another member, heals every crash once, and keeps its keys', async () => {
+    const { stack, sim, urls } = await tlsCluster({
+      simulator: { timings: ingestionTimings },
+      target: (urls) => urls.join(','),
+      config: { resyncGraceMs: 300 },
     });
     const names = ['a', 'b', 'c', 'd', 'e', 'f'];
     // Spread over the members (the simulator places them in turn).
     for (const name of names) sim.controls.addInstance({ name, config: optIn });
-    const urls = ['m1', 'm2', 'm3'].map((m) => sim!.memberListeners!.url(m));
-    const dir = mkdtempSync(join(tmpdir(), 'reflex-cluster-'));
-    const file = (n: string, text: string) => (writeFileSync(join(dir, n), text), join(dir, n));
-    const prefix = uniquePrefix('clfail');
-    const keys = keySpace(prefix);
-    redis = redisFromUrl(redisUrl());
-    reflex = await startReflex(
-      parseConfig({
-        target: urls.join(','),
-        clientCert: file('client.crt', client.cert),
-        clientKey: file('client.key', client.key),
-        serverCert: file('server.crt', server.cert),
-        redisUrl: redisUrl(),
-        rulesDir: 'rules',
-        prefix,
-        resyncIntervalMs: 0,
-        resyncGraceMs: 300,
-        leaseTtlMs: 1_000,
-        logLevel: 'silent',
-        httpPort: 0,
-      }),
-      pino({ level: process.env.REFLEX_TEST_LOG ?? 'silent' }),
-    );
+    const { keys, redis } = stack;
+    const reflex = await stack.replica();
     expect(reflex.targets).toEqual([urls[0]]);
     const reader = reflex.readers[0]!;
     await until('stream connected through m1', () => reader.lease.isHeld && reader.subscriber.connected, 10_000);
     await reflex.resync();
     // The baseline is written by the events worker, after the resync queued it.
-    await until('every instance tracked', async () => (await redis!.hlen(keys.state(urls[0]!))) === names.length, 10_000);
+    await until('every instance tracked', async () => (await redis.hlen(keys.state(urls[0]!))) === names.length, 10_000);
     const stateBefore = await redis.hkeys(keys.state(urls[0]!));
 
-    const healed = (name: string) => sim!.controls.calls(name, 'start') >= 1 && sim!.controls.statusCode(name) === 103;
-    const archive = new EventArchive({ redis, key: keys.archive });
+    const healed = (name: string) => sim.controls.calls(name, 'start') >= 1 && sim.controls.statusCode(name) === 103;
     const stops = async (name: string) =>
-      (await archive.read({ kind: 'instance.status' }))
-        .filter(
-          (a) =>
-            (a.outcome === 'processed' || a.outcome === 'corrected') &&
-            'instance' in a.event &&
-            a.event.instance === name &&
-            a.event.kind === 'instance.status' &&
-            a.event.to === 102,
-        )
-        .map(({ event: e }) => (e.kind === 'instance.status' ? `${e.intent}${e.synthetic ? ' synthetic' : ''}` : ''));
+      (await publishedStatus(stack, { instance: name, to: 102 })).map((e) => `${e.intent}${e.synthetic ? ' synthetic' : ''}`);
     sim.controls.crash('a');
     await until('a healed through m1', () => healed('a'), 15_000);
 
     // m1's address goes away just as f crashes: f's event may fall in the stream's gap.
-    const gapResyncs = async () =>
-      (await reflex!.metrics.resyncs.get()).values.filter((v) => v.labels.reason === 'gap').reduce((n, v) => n + v.value, 0);
-    const resyncsBefore = await gapResyncs();
+    const resyncsBefore = await resyncCount(reflex);
     sim.controls.crash('f');
     await sim.memberListeners!.down('m1');
     await until('stream reconnected through another member', () => reader.subscriber.connected, 10_000);
     // The resync after the gap done: a crash during its grace would be its to report, as unknown.
-    await until('resync after the gap', async () => (await gapResyncs()) > resyncsBefore, 10_000);
+    await until('resync after the gap', async () => (await resyncCount(reflex)) > resyncsBefore, 10_000);
     // Crashes after the move are seen through the new member and healed through it.
     for (const name of ['b', 'c', 'd', 'e']) sim.controls.crash(name);
     await until('every crash healed', () => ['a', 'b', 'c', 'd', 'e'].every(healed), 20_000);
     await until("f's stop recorded", async () => (await stops('f')).length > 0, 10_000);
-    await sleep(1_500); // a quiet period: room for a second start to show up
+    await settled(redisUrl(), stack.prefix); // a second start would be in the actions queue
 
     expect(
-      ['a', 'b', 'c', 'd', 'e'].map((n) => sim!.controls.calls(n, 'start')),
+      ['a', 'b', 'c', 'd', 'e'].map((n) => sim.controls.calls(n, 'start')),
       'each crash healed once',
     ).toEqual([1, 1, 1, 1, 1]);
     // Nothing lost: f's crash was either seen by the stream (and healed once) or found by the
@@ -134,16 +119,11 @@ describe('a cluster target whose member in use goes away', () => {
     }
   }, 60_000);
   it("a subscriber given one member's address learns the others and moves to one when it goes away", async () => {
-    const [server, client] = await Promise.all([pair('reflex-cluster'), pair('reflex-client')]);
-    sim = await startSimulator({
-      instances: 2,
-      cluster: { members: ['m1', 'm2', 'm3'], memberListeners: true },
-      tls: server,
-      trustedCertificates: [client.cert],
+    const { stack, sim, urls, server, client } = await tlsCluster({
+      simulator: { instances: 2 },
+      target: (urls) => urls[1]!,
+      config: { role: 'subscriber' },
     });
-    const urls = ['m1', 'm2', 'm3'].map((m) => sim!.memberListeners!.url(m));
-    const dir = mkdtempSync(join(tmpdir(), 'reflex-cluster-'));
-    const file = (n: string, text: string) => (writeFileSync(join(dir, n), text), join(dir, n));
     // The daemon's request log (logging events, as \`lxc monitor --type=logging\`) tells when Reflex listed the members.
     const watcher = new InstanceClient({ kind: 'https', origin: urls[0]!, url: urls[0]!, ...client, serverCert: server.cert });
     const listed: string[] = [];
@@ -161,23 +141,7 @@ describe('a cluster target whose member in use goes away', () => {
       await watcher.close();
     });
     await until('request log connected', () => log.connected, 5_000);
-    reflex = await startReflex(
-      parseConfig({
-        role: 'subscriber',
-        target: urls[1],
-        clientCert: file('client.crt', client.cert),
-        clientKey: file('client.key', client.key),
-        serverCert: file('server.crt', server.cert),
-        redisUrl: redisUrl(),
-        rulesDir: 'rules',
-        prefix: uniquePrefix('cllearn'),
-        resyncIntervalMs: 0,
-        leaseTtlMs: 1_000,
-        logLevel: 'silent',
-        httpPort: 0,
-      }),
-      pino({ level: process.env.REFLEX_TEST_LOG ?? 'silent' }),
-    );
+    const reflex = await stack.replica();
     const reader = reflex.readers[0]!;
     await until('stream connected through m2 and the members listed', () => reader.subscriber.connected && listed.length > 0, 10_000);
     await sim.memberListeners!.down('m2');

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { runReflex } from '../support/reflex-process.js';
-import { redisUrl } from '../support/redis.js';
+import { redisUrl, reflexArgs } from '../support/redis.js';
 import { optIn, startIngestionBed, type IngestionBed } from './support/ingestion-bed.js';
-import { sleep, until } from '../support/wait.js';
+import { settled } from '../support/settled.js';
+import { until } from '../support/wait.js';
 
 /**
  * Fault injection on the simulator: whatever happens to the event stream, every real state change
@@ -24,6 +25,13 @@ describe('a gap-free event stream', () => {
   const act = async (b: IngestionBed, name: string, action: 'start' | 'stop' | 'freeze' | 'unfreeze', extra: { force?: boolean } = {}) => {
     await (await b.client.changeState(name, { action, ...extra })).wait();
   };
+  /** Crashes an instance and waits until its shutdown event exists (published, whether it reached anyone). */
+  const crashed = async (b: IngestionBed, name: string) => {
+    const published = b.sim.controls.eventsPublished;
+    b.sim.controls.crash(name);
+    await stopped(b, name);
+    await until(`${name}'s shutdown event published`, () => b.sim.controls.eventsPublished > published, 5_000);
+  };
   const running = (b: IngestionBed, name: string) => until(`${name} running`, () => b.sim.controls.statusCode(name) === 103, 10_000);
   /** A stop found by a resync alone: recorded with intent unknown, an alert saying how to heal it, and no start. */
   const expectLeftAloneAsUnknown = async (b: IngestionBed, name: string) => {
@@ -32,7 +40,7 @@ describe('a gap-free event stream', () => {
     await until(`${name} alert`, async () => (await audit.read({ instance: name })).some((r) => r.type === 'alert'), 5_000);
     const alert = (await audit.read({ instance: name })).find((r) => r.type === 'alert')!;
     expect(alert.summary).toContain(`${name} found Stopped after a gap, cause unknown: Reflex does not start it; to start it: reflex heal ${name}`);
-    await sleep(500); // a quiet period: a start Reflex should not make would show in it
+    await settled(redisUrl(), b.prefix); // a start Reflex should not make would be in the actions queue
     expect(b.sim.controls.statusCode(name)).toBe(102);
     expect(b.sim.controls.calls(name, 'start')).toBe(0);
   };
@@ -70,11 +78,9 @@ describe('a gap-free event stream', () => {
     // Delayed: c1's crash reaches Reflex only after a resync already reported it (cause unknown, so
     // nothing acts); the stream's own event then explains it, and Reflex restarts it.
     b.sim.controls.pauseEvents();
-    b.sim.controls.crash('c1');
-    await stopped(b, 'c1');
-    await sleep(300); // past the stop hook: the shutdown event exists, held by the server
+    await crashed(b, 'c1'); // held by the server
     await b.reflex.resync();
-    await sleep(300);
+    await settled(redisUrl(), b.prefix); // the resync's event decided on: a start would be in the actions queue
     expect(b.sim.controls.calls('c1', 'start')).toBe(0);
     b.sim.controls.resumeEvents();
     await running(b, 'c1');
@@ -98,25 +104,12 @@ describe('a gap-free event stream', () => {
     await b.reflex.resync();
     b.proxy!.refuse(true);
     b.proxy!.cut();
-    b.sim.controls.crash('c2');
-    await stopped(b, 'c2');
-    await sleep(800); // the shutdown event went out to nobody
+    await crashed(b, 'c2'); // its shutdown event goes out to nobody
     b.proxy!.refuse(false);
     await expectLeftAloneAsUnknown(b, 'c2');
     expect(await b.trail('quiet')).toEqual([]);
     // The operator decides: `reflex heal` starts it through Reflex, audited.
-    const healed = await runReflex([
-      'heal',
-      'c2',
-      '--target',
-      `unix://${b.proxy!.socketPath}`,
-      '--redis',
-      redisUrl(),
-      '--prefix',
-      b.prefix,
-      '--wait',
-      '20s',
-    ]);
+    const healed = await runReflex(['heal', 'c2', ...reflexArgs(b.prefix, `unix://${b.proxy!.socketPath}`), '--wait', '20s']);
     expect(healed, healed.stderr).toMatchObject({ code: 0, stdout: expect.stringContaining('default/c2: done: started (was Stopped)') });
     expect(b.sim.controls.statusCode('c2')).toBe(103);
     const trail = await new AuditLog(b.redis, b.keys.audit).read({ instance: 'c2' });
@@ -135,8 +128,7 @@ describe('a gap-free event stream', () => {
     b.proxy!.cut();
     await act(b, 'u1', 'stop', { force: true });
     b.proxy!.refuse(false);
-    expect(await b.waitTrail('u1', 1)).toEqual(['103→102 requested synthetic']);
-    await sleep(500); // a quiet period: a start Reflex should not make would show in it
+    expect(await b.waitTrail('u1', 1)).toEqual(['103→102 requested synthetic']); // and the queues at rest: no start in them
     expect(b.sim.controls.statusCode('u1')).toBe(102);
     expect(b.sim.controls.calls('u1', 'start')).toBe(0);
   });
@@ -148,7 +140,7 @@ describe('a gap-free event stream', () => {
     await connected(b);
     await b.reflex.resync();
     const restarting = b.sim.controls.restart(1_000);
-    await sleep(100);
+    await until('the server down', () => b.sim.controls.eventListeners === 0, 5_000);
     b.sim.controls.crash('c3');
     await restarting;
     await expectLeftAloneAsUnknown(b, 'c3');
@@ -165,7 +157,7 @@ describe('a gap-free event stream', () => {
     b.proxy!.stall();
     b.sim.controls.crash('c4');
     b.sim.controls.storm(3_000, { name: 'c4' });
-    await sleep(1_500); // three write deadlines: the server has given up on this listener
+    await until('the server gave up on the stalled listener', () => b.sim.controls.eventListeners === 0, 10_000);
     b.proxy!.unstall();
     await disconnected;
     await expectLeftAloneAsUnknown(b, 'c4');

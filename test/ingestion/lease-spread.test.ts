@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { EventArchive } from '../../src/events/event-archive.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
-import { optIn } from './support/ingestion-bed.js';
-import { sleep, until } from '../support/wait.js';
+import { optIn, publishedStatus, transition } from './support/ingestion-bed.js';
+import { settled } from '../support/settled.js';
+import { until } from '../support/wait.js';
 import { redisFromUrl } from '../../src/redis/connect.js';
 
 /**
@@ -26,7 +26,6 @@ const targets = sims.map((s) => `unix://${s.socketPath}`);
 const prefix = uniquePrefix('spread');
 const keys = keySpace(prefix);
 const redis = redisFromUrl(redisUrl());
-const archive = new EventArchive({ redis, key: keys.archive });
 const dir = mkdtempSync(join(tmpdir(), 'reflex-spread-'));
 const configFile = join(dir, 'reflex.json');
 writeFileSync(
@@ -58,19 +57,15 @@ async function leasesByPid(live: ReflexProcess[]): Promise<number[]> {
 
 /** Published instance.status events of one instance of one target, as "from→to intent[ synthetic]". */
 async function trail(target: string, name: string): Promise<string[]> {
-  return (await archive.read({ kind: 'instance.status' }))
-    .filter(
-      (a) =>
-        (a.outcome === 'processed' || a.outcome === 'corrected') && a.event.target === target && 'instance' in a.event && a.event.instance === name,
-    )
-    .map(({ event: e }) => (e.kind === 'instance.status' ? `${e.from ?? '?'}→${e.to} ${e.intent}${e.synthetic ? ' synthetic' : ''}` : ''));
+  return (await publishedStatus({ redis, keys }, { target, instance: name })).map(transition);
 }
 
-/** Crashes `name` on every server, `gapMs` apart. */
-async function crashEverywhere(name: string, gapMs: number): Promise<void> {
+/** Crashes `name` on every server: at once, or `spread` over time, each after the shutdown event of the one before. */
+async function crashEverywhere(name: string, spread: boolean): Promise<void> {
   for (const sim of sims) {
+    const published = sim.controls.eventsPublished;
     sim.controls.crash(name);
-    await sleep(gapMs);
+    if (spread) await until(`${name}'s shutdown event`, () => sim.controls.eventsPublished > published, 5_000);
   }
 }
 
@@ -81,7 +76,7 @@ async function expectHealedOnce(name: string): Promise<void> {
     () => sims.every((s) => s.controls.statusCode(name) === 103 && s.controls.calls(name, 'start') > 0),
     20_000,
   );
-  await sleep(1_500); // a quiet period: room for any duplicate to show up
+  await settled(redisUrl(), prefix); // a duplicate would be in a queue
   for (const [i, sim] of sims.entries()) {
     expect(await trail(targets[i]!, name), `${name} on ${names[i]}`).toEqual(['103→102 unrequested', '102→103 self']);
     expect(sim.controls.calls(name, 'start'), `${name} on ${names[i]} started once`).toBe(1);
@@ -93,28 +88,31 @@ it("spreads six targets' leases two per replica over three replicas, three per r
   const first = start();
   await first.waitForLog('reflex running');
   await until('one replica alone holding every lease', async () => (await leasesByPid([first]))[0] === 6, 10_000);
-  await sleep(1_000); // the start-up resyncs have set the baselines
+  await until('the start-up resyncs set the baselines', async () => {
+    const tracked = await Promise.all(targets.map((t) => redis.hlen(keys.state(t))));
+    return tracked.every((n) => n === instances.length);
+  });
 
   const joining = [start(), start()];
   await Promise.all(joining.map((r) => r.waitForLog('reflex running')));
   // Crashes while the first replica hands four leases over to the two that joined.
-  await crashEverywhere('a', 60);
+  await crashEverywhere('a', true);
   await until('two leases per replica', async () => (await leasesByPid(replicas)).every((n) => n === 2), 10_000);
   await until('every replica reading every stream', () => sims.every((s) => s.controls.eventListeners === 3), 5_000);
   await expectHealedOnce('a');
 
-  await crashEverywhere('b', 0);
+  await crashEverywhere('b', false);
   await expectHealedOnce('b');
 
   const victim = replicas[1]!;
   await victim.kill();
   const survivors = replicas.filter((r) => r !== victim);
   // Crashes during the takeover: nobody writes the victim's two streams, the survivors' windows keep them.
-  await crashEverywhere('c', 100);
+  await crashEverywhere('c', true);
   await until('three leases per survivor', async () => (await leasesByPid(survivors)).every((n) => n === 3), 10 * leaseTtlMs);
   await expectHealedOnce('c');
 
-  await crashEverywhere('d', 0);
+  await crashEverywhere('d', false);
   await expectHealedOnce('d');
   expect(await leasesByPid(survivors), 'the split holds').toEqual([3, 3]);
   expect(await trail(targets[0]!, 'a'), 'nothing replayed twice across the moves').toHaveLength(2);

@@ -1,15 +1,13 @@
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfig, type ConfigInput } from '../../src/config/config.js';
+import type { ReflexHandle } from '../../src/app/start-reflex.js';
 import { EventArchive } from '../../src/events/event-archive.js';
-import { keySpace } from '../../src/redis/key-space.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
-import { freePort, scrape, valueOf } from '../metrics/observability-bed.js';
-import { redisUrl, uniquePrefix } from '../support/redis.js';
-import { optIn } from './support/ingestion-bed.js';
-import { sleep, until } from '../support/wait.js';
-import { redisFromUrl, type RedisConnection } from '../../src/redis/connect.js';
+import { scrape, valueOf } from '../metrics/observability-bed.js';
+import { freePort } from '../support/free-port.js';
+import { redisUrl } from '../support/redis.js';
+import { settled } from '../support/settled.js';
+import { startStack, type StackParts } from '../support/stack.js';
+import { until } from '../support/wait.js';
+import { ingestionTimings, optIn, publishedStatus, resyncCount, transition } from './support/ingestion-bed.js';
 
 /**
  * One deployment, two servers (two simulators, each with an opted-in instance of the same name):
@@ -18,70 +16,41 @@ import { redisFromUrl, type RedisConnection } from '../../src/redis/connect.js';
  * and acted on once, however the leases fall between them.
  */
 describe('a deployment with several targets', () => {
-  const logger = pino({ level: process.env.REFLEX_TEST_LOG ?? 'silent' });
-  let sims: RunningSimulator[] = [];
-  let replicas: ReflexHandle[] = [];
-  let redis: RedisConnection | undefined;
+  let stack: StackParts | undefined;
 
   afterEach(async () => {
-    for (const r of replicas) await r.stop();
-    for (const s of sims) await s.stop();
-    redis?.disconnect();
-    sims = [];
-    replicas = [];
+    await stack?.stop();
+    stack = undefined;
   });
 
   async function twoServers() {
-    sims = await Promise.all([0, 1].map(() => startSimulator({ instances: 0, timings: { stopHookMs: 100, startMs: 30, stopMs: 60 } })));
-    for (const sim of sims) sim.controls.addInstance({ name: 'web', config: optIn });
-    const [east, west] = sims.map((s) => `unix://${s.socketPath}`) as [string, string];
-    const prefix = uniquePrefix('multi');
-    redis = redisFromUrl(redisUrl());
-    const archive = new EventArchive({ redis, key: keySpace(prefix).archive });
-    const base: ConfigInput = {
-      targets: [
-        { name: 'east', target: east },
-        { name: 'west', target: west },
-      ],
+    const s = (stack = await startStack({
       redisUrl: redisUrl(),
-      rulesDir: 'rules',
-      prefix,
-      resyncIntervalMs: 0,
-      resyncGraceMs: 300,
-      leaseTtlMs: 1_000,
-      httpPort: 0,
-      logLevel: 'silent',
-    };
-    const start = async (extra: Partial<ConfigInput> = {}) => {
-      const r = await startReflex(parseConfig({ ...base, ...extra }), logger);
-      replicas.push(r);
-      return r;
-    };
+      label: 'multi',
+      targets: ['east', 'west'],
+      simulator: { timings: ingestionTimings },
+      instances: [{ name: 'web', config: optIn }],
+      reflexTimings: 'product',
+      config: { resyncGraceMs: 300, leaseTtlMs: 1_000 },
+      reflex: false,
+    }));
+    const [east, west] = s.targets as [string, string];
     /** Published instance.status events of `web` on one target, as "from→to intent". */
-    const trail = async (target: string) =>
-      (await archive.read({ kind: 'instance.status' }))
-        .filter(
-          (a) =>
-            (a.outcome === 'processed' || a.outcome === 'corrected') &&
-            a.event.target === target &&
-            'instance' in a.event &&
-            a.event.instance === 'web',
-        )
-        .map(({ event: e }) => (e.kind === 'instance.status' ? `${e.from ?? '?'}→${e.to} ${e.intent}${e.synthetic ? ' synthetic' : ''}` : ''));
-    const crashAndHeal = async (i: 0 | 1, url: string) => {
-      const sim = sims[i]!;
+    const trail = async (target: string) => (await publishedStatus(s, { instance: 'web', target })).map(transition);
+    const crashAndHeal = async (i: 0 | 1) => {
+      const sim = s.sims[i]!;
       const startsBefore = sim.controls.calls('web', 'start');
       sim.controls.crash('web');
       await until(
-        `web restarted on ${url}`,
+        `web restarted on ${s.targets[i]}`,
         () => sim.controls.calls('web', 'start') > startsBefore && sim.controls.statusCode('web') === 103,
         15_000,
       );
-      await sleep(1_000); // a quiet period: room for a duplicate or a stray action to show up
+      await settled(redisUrl(), s.prefix); // a duplicate or a stray action would be in a queue
     };
     const connected = (r: ReflexHandle) =>
       until('lease holders connected', () => r.readers.every((x) => !x.lease.isHeld || x.subscriber.connected), 10_000);
-    return { east, west, prefix, start, trail, crashAndHeal, connected };
+    return { stack: s, sims: s.sims, redis: s.redis, east, west, start: s.replica, trail, crashAndHeal, connected };
   }
 
   it('one deployment watches two servers: a crash on each is remediated on its own server', async () => {
@@ -90,28 +59,27 @@ describe('a deployment with several targets', () => {
     expect(reflex.targets).toEqual([bed.east, bed.west]);
     await until('both event streams connected', () => reflex.readers.every((r) => r.subscriber.connected), 10_000);
     await reflex.resync(); // baseline: web Running on both
-    expect(sims.map((s) => s.controls.eventListeners)).toEqual([1, 1]);
+    expect(bed.sims.map((s) => s.controls.eventListeners)).toEqual([1, 1]);
 
-    await bed.crashAndHeal(0, bed.east);
+    await bed.crashAndHeal(0);
     expect(
-      sims.map((s) => s.controls.calls('web', 'start')),
+      bed.sims.map((s) => s.controls.calls('web', 'start')),
       'started on east only',
     ).toEqual([1, 0]);
     expect(await bed.trail(bed.east)).toEqual(['103→102 unrequested', '102→103 self']);
     expect(await bed.trail(bed.west)).toEqual([]);
 
-    await bed.crashAndHeal(1, bed.west);
+    await bed.crashAndHeal(1);
     expect(
-      sims.map((s) => s.controls.calls('web', 'start')),
+      bed.sims.map((s) => s.controls.calls('web', 'start')),
       'then on west only',
     ).toEqual([1, 1]);
     expect(await bed.trail(bed.west)).toEqual(['103→102 unrequested', '102→103 self']);
     expect(await bed.trail(bed.east)).toHaveLength(2);
 
-    const keys = keySpace(bed.prefix);
     for (const url of [bed.east, bed.west]) {
-      expect(await redis!.hlen(keys.state(url)), `state of ${url}`).toBe(1);
-      expect(await redis!.get(keys.lease(url)), `lease of ${url}`).not.toBeNull();
+      expect(await bed.redis.hlen(bed.stack.keys.state(url)), `state of ${url}`).toBe(1);
+      expect(await bed.redis.get(bed.stack.keys.lease(url)), `lease of ${url}`).not.toBeNull();
     }
     const ready = (await (await fetch(`${reflex.http!.url}/readyz`)).json()) as {
       ready: boolean;
@@ -140,24 +108,25 @@ describe('a deployment with several targets', () => {
     const held = (r: ReflexHandle) => r.readers.filter((x) => x.lease.isHeld).length;
     await until('one lease each', () => held(first) === 1 && held(second) === 1, 5_000);
     await bed.connected(second);
-    await sleep(500); // its takeover resync: nothing changed
+    await until('its takeover resync', async () => (await resyncCount(second)) > 0);
+    await settled(redisUrl(), bed.stack.prefix); // it found nothing changed
     expect(
       second.readers.map((r) => r.lease.isHeld),
       'each lease held once',
     ).toEqual(first.readers.map((r) => !r.lease.isHeld));
     expect(
-      sims.map((s) => s.controls.eventListeners),
+      bed.sims.map((s) => s.controls.eventListeners),
       'each replica keeps a stream open to each server (followers keep a window)',
     ).toEqual([2, 2]);
 
-    await bed.crashAndHeal(0, bed.east);
-    await bed.crashAndHeal(1, bed.west);
+    await bed.crashAndHeal(0);
+    await bed.crashAndHeal(1);
     expect(
-      sims.map((s) => s.controls.calls('web', 'start')),
+      bed.sims.map((s) => s.controls.calls('web', 'start')),
       'one start on each server',
     ).toEqual([1, 1]);
     for (const url of [bed.east, bed.west]) expect(await bed.trail(url), `archived once on ${url}`).toEqual(['103→102 unrequested', '102→103 self']);
-    const archived = await new EventArchive({ redis: redis!, key: keySpace(bed.prefix).archive }).read();
+    const archived = await new EventArchive({ redis: bed.redis, key: bed.stack.keys.archive }).read();
     const ids = archived.map((a) => a.event.id);
     expect(new Set(ids).size, 'no event archived twice').toBe(ids.length);
   }, 60_000);

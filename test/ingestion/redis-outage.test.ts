@@ -18,11 +18,13 @@ it('holds events while Redis is down and resyncs after: a crash during the outag
   b.sim.controls.addInstance({ name: 'c1', config: optIn });
   await until('connected', () => b.reflex.subscriber?.connected === true, 10_000);
   await b.reflex.resync();
-  await sleep(500);
+  await until('the baseline written', async () => (await b.redis.hlen(b.keys.state(b.target))) === 1, 10_000);
 
   await redis.stop();
   b.sim.controls.crash('c1'); // its event reaches Reflex while Redis is down
-  await sleep(4_000); // a quiet period longer than the lease TTL: the holder steps down, and nothing is started without Redis
+  // A quiet period past the lease TTL (1 s) with Redis away: the point of the test, and no state to wait on
+  // (the lease's renewal hangs on the unreachable Redis); nothing may be started in it.
+  await sleep(4_000);
   expect(b.sim.controls.statusCode('c1')).toBe(102);
   await redis.start();
 

@@ -5,10 +5,11 @@ import { afterAll, expect, it } from 'vitest';
 import { EventArchive } from '../../src/events/event-archive.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
-import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
-import { optIn } from './support/ingestion-bed.js';
-import { sleep, until } from '../support/wait.js';
+import { optIn, publishedStatus, transition } from './support/ingestion-bed.js';
+import { settled } from '../support/settled.js';
+import { until } from '../support/wait.js';
 import { redisFromUrl } from '../../src/redis/connect.js';
 
 /**
@@ -35,9 +36,7 @@ afterAll(async () => {
 });
 
 async function trail(name: string): Promise<string[]> {
-  return (await archive.read({ kind: 'instance.status' }))
-    .filter((a) => (a.outcome === 'processed' || a.outcome === 'corrected') && 'instance' in a.event && a.event.instance === name)
-    .map(({ event: e }) => (e.kind === 'instance.status' ? `${e.from ?? '?'}→${e.to} ${e.intent}${e.synthetic ? ' synthetic' : ''}` : ''));
+  return (await publishedStatus({ redis, keys }, { instance: name })).map(transition);
 }
 
 async function holderPid(): Promise<number | undefined> {
@@ -48,7 +47,7 @@ async function holderPid(): Promise<number | undefined> {
 async function crashAndHeal(name: string, crash = true): Promise<string[]> {
   if (crash) sim.controls.crash(name);
   await until(`${name} restarted`, () => sim.controls.statusCode(name) === 103 && sim.controls.calls(name, 'start') > 0, 20_000);
-  await sleep(1_500); // a quiet period: room for any duplicate to show up
+  await settled(redisUrl(), prefix); // a duplicate would be in a queue
   return trail(name);
 }
 
@@ -56,24 +55,9 @@ it('archives and acts on each event once with three replicas, and survives SIGKI
   for (const name of ['c1', 'c2', 'c3']) sim.controls.addInstance({ name, config: optIn });
   for (let i = 0; i < 3; i++) {
     replicas.push(
-      startReflexProcess(
-        [
-          'run',
-          '--target',
-          `unix://${sim.socketPath}`,
-          '--redis',
-          redisUrl(),
-          '--prefix',
-          prefix,
-          '--rules',
-          'rules',
-          '--config',
-          configFile,
-          '--http-port',
-          '0',
-        ],
-        { REFLEX_LOG_LEVEL: 'info' },
-      ),
+      startReflexProcess(['run', ...reflexArgs(prefix, `unix://${sim.socketPath}`), '--rules', 'rules', '--config', configFile, '--http-port', '0'], {
+        REFLEX_LOG_LEVEL: 'info',
+      }),
     );
   }
   await Promise.all(replicas.map((r) => r.waitForLog('reflex running')));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { reflexArgs, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 import { freePort } from '../support/free-port.js';
 
@@ -25,19 +25,7 @@ describe('a worker whose target goes away', () => {
   it('says so at error level and /readyz turns 503 naming the unreachable target once the grace is over; it comes back by itself', async () => {
     sim = await startSimulator({ instances: 2 });
     const port = await freePort();
-    const args = [
-      'run',
-      '--target',
-      `unix://${sim.socketPath}`,
-      '--redis',
-      redisUrl(),
-      '--prefix',
-      uniquePrefix('lost'),
-      '--rules',
-      'rules',
-      '--http-port',
-      String(port),
-    ];
+    const args = ['run', ...reflexArgs(uniquePrefix('lost'), `unix://${sim.socketPath}`), '--rules', 'rules', '--http-port', String(port)];
     reflex = startReflexProcess(args, { REFLEX_LOG_LEVEL: 'info', REFLEX_STREAM_LOSS_GRACE_MS: '1s' });
     await reflex.waitForLog('event stream connected');
     await reflex.waitForLog('reflex running');
@@ -68,12 +56,7 @@ describe('a worker whose target goes away', () => {
     const port = await freePort();
     const args = [
       'run',
-      '--target',
-      `unix://${socketPath}`,
-      '--redis',
-      redisUrl(),
-      '--prefix',
-      uniquePrefix('late'),
+      ...reflexArgs(uniquePrefix('late'), `unix://${socketPath}`),
       '--rules',
       'rules',
       '--http-port',

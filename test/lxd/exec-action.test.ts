@@ -8,7 +8,7 @@ import { waitForAudit } from '../support/audit-trail.js';
 import { deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, lxdSocketPath } from '../support/lxd-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { until } from '../support/wait.js';
-import { queueIdle } from '../remediation/trail.js';
+import { queueIdle } from '../support/settled.js';
 
 /**
  * The exec action on the real daemon: a health check run when an operator starts an instance

@@ -12,7 +12,7 @@ import {
   restoreMembers,
 } from '../support/lxd-cluster-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
-import { noActionPending } from '../remediation/trail.js';
+import { noActionPending } from '../support/settled.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 
 /**

@@ -22,9 +22,10 @@ import {
   restoreMembers,
   waitForMember,
 } from '../support/lxd-cluster-bed.js';
-import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
 import { sleep } from '../support/wait.js';
-import { noActionPending, runningTracked } from '../remediation/trail.js';
+import { runningTracked } from '../remediation/trail.js';
+import { noActionPending } from '../support/settled.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 
 /**
@@ -276,10 +277,7 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
           identity.keyFile,
           '--server-cert',
           join(memberDir('m1'), 'cluster.crt'),
-          '--redis',
-          redisUrl(),
-          '--prefix',
-          prefix,
+          ...reflexArgs(prefix),
           '--rules',
           'rules',
           '--http-port',

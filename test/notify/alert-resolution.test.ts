@@ -4,7 +4,7 @@ import type { CanonicalEvent } from '../../src/events/canonical-event.js';
 import { Alerts } from '../../src/alerts/alerts.js';
 import { InstanceAlerts } from '../../src/notify/instance-alerts.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
+import { fastTimings, NotifierFixture, testWebhookSecret, closeNotifier } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
 import { until } from '../support/wait.js';
 
@@ -16,10 +16,7 @@ interface Body {
 describe('a recovery resolves the alerts it ends', () => {
   let fx: NotifierFixture;
   let server: RecordingServer;
-  afterEach(async () => {
-    await fx.close();
-    await server.close();
-  });
+  afterEach(() => closeNotifier(fx, server));
 
   const running: CanonicalEvent = {
     kind: 'instance.status',

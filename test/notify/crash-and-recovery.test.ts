@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { alertFingerprint } from '../../src/alerts/alert.js';
 import type { Notifier } from '../../src/notify/notifier.js';
-import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
+import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret, closeNotifier } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
 import { until } from '../support/wait.js';
 
@@ -13,10 +13,7 @@ interface Body {
 describe('a crash followed by recovery', () => {
   let fx: NotifierFixture;
   let server: RecordingServer;
-  afterEach(async () => {
-    await fx.close();
-    await server.close();
-  });
+  afterEach(() => closeNotifier(fx, server));
 
   async function replicas(count: number): Promise<Notifier[]> {
     fx = new NotifierFixture();

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReceiverConfigInput } from '../../src/notify/receiver-config.js';
-import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
+import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret, closeNotifier } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
 import { until } from '../support/wait.js';
 import { VirtualClock } from '../support/virtual-clock.js';
@@ -14,10 +14,7 @@ interface Body {
 describe('grouping and rate limits', () => {
   let fx: NotifierFixture;
   let server: RecordingServer;
-  afterEach(async () => {
-    await fx.close();
-    await server.close();
-  });
+  afterEach(() => closeNotifier(fx, server));
   const hook = (extra: Partial<ReceiverConfigInput> = {}) =>
     ({ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S', ...extra }) as ReceiverConfigInput;
   const bodies = () => server.requests.map((r) => r.json as Body);

@@ -13,7 +13,7 @@ import { Silences } from '../../src/silences/silences.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
-import { fastTimings, NotifierFixture, notificationsSettled, testWebhookSecret } from './notifier-fixture.js';
+import { fastTimings, NotifierFixture, notificationsSettled, testWebhookSecret, closeNotifier } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
 import { until } from '../support/wait.js';
 
@@ -172,10 +172,7 @@ describe('instance alerts from the pipeline', () => {
 describe('instance alerts on redelivery', () => {
   let fx: NotifierFixture;
   let server: RecordingServer;
-  afterEach(async () => {
-    await fx.close();
-    await server.close();
-  });
+  afterEach(() => closeNotifier(fx, server));
 
   const event = (over: Partial<Extract<CanonicalEvent, { kind: 'instance.status' }>>): CanonicalEvent => ({
     kind: 'instance.status',

@@ -7,6 +7,12 @@ import { redisClient, uniquePrefix } from '../support/redis.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { until } from '../support/wait.js';
 
+/** Closes a test's fixture and recording server (either unset when the test stopped before opening it). */
+export async function closeNotifier(fx: NotifierFixture | undefined, server: { close(): Promise<void> } | undefined): Promise<void> {
+  await fx?.close();
+  await server?.close();
+}
+
 /** A Standard Webhooks signing secret for tests: whsec_ and the base64 of 32 bytes. */
 export const testWebhookSecret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Notifier } from '../../src/notify/notifier.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { Silences } from '../../src/silences/silences.js';
-import { crashAlert, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
+import { crashAlert, NotifierFixture, testWebhookSecret, closeNotifier } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
 import { until } from '../support/wait.js';
 
@@ -18,10 +18,7 @@ const timings = { groupWaitMs: 200, groupIntervalMs: 2500, repeatIntervalMs: 3_6
 describe('a silenced alert in a notification group', () => {
   let fx: NotifierFixture;
   let server: RecordingServer;
-  afterEach(async () => {
-    await fx.close();
-    await server.close();
-  });
+  afterEach(() => closeNotifier(fx, server));
 
   async function setup(): Promise<{ n: Notifier; silences: Silences }> {
     fx = new NotifierFixture();

@@ -14,7 +14,7 @@ import {
   lxdSocketPath,
   waitForStatus,
 } from '../support/lxd-bed.js';
-import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 
 const run = promisify(execFile);
@@ -143,19 +143,7 @@ await describeLxd('the installed package heals a crashed container on the real L
 
   beforeAll(async () => {
     reflex = startReflexProcess(
-      [
-        'run',
-        '--rules',
-        join(work, 'my-rules'),
-        '--target',
-        `unix://${lxdSocketPath()}`,
-        '--redis',
-        redisUrl(),
-        '--prefix',
-        uniquePrefix('pkg'),
-        '--http-port',
-        '0',
-      ],
+      ['run', '--rules', join(work, 'my-rules'), ...reflexArgs(uniquePrefix('pkg'), `unix://${lxdSocketPath()}`), '--http-port', '0'],
       env,
       outside,
     );

@@ -15,16 +15,8 @@ import { ownRedis } from '../support/own-redis.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import type { ReflexProcess } from '../support/reflex-process.js';
 import { sleep } from '../support/wait.js';
-import {
-  aboutIncident,
-  appendedAt,
-  crashEvents,
-  expectOneDecisionPerRule,
-  noActionPending,
-  show,
-  startCallsSince,
-  type StoredAuditRecord,
-} from './trail.js';
+import { aboutIncident, appendedAt, crashEvents, expectOneDecisionPerRule, show, startCallsSince, type StoredAuditRecord } from './trail.js';
+import { noActionPending } from '../support/settled.js';
 
 /**
  * Real LXD, issue 12: an action held back by the crash-loop back-off must re-check the instance at

@@ -3,7 +3,7 @@ import { startReflexBed, type ReflexBed } from '../actions/reflex-bed.js';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
 import { sleep, until } from '../support/wait.js';
-import { noActionPending } from './trail.js';
+import { noActionPending } from '../support/settled.js';
 
 /**
  * Moves and evacuations on a cluster, on the simulator (the same on the real cluster in

@@ -20,7 +20,7 @@ import { configFlag } from '../../src/rules/config-flag.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { testExecutor } from '../support/executor.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
-import { sleep, until } from '../support/wait.js';
+import { clockPast, sleep, until } from '../support/wait.js';
 
 const restartOnCrash = defineRule({
   name: 'restart-on-crash',
@@ -222,9 +222,9 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
     it("skips a start when an operator stopped the instance after the incident, before that stop's event was processed", async () => {
       sim.controls.addInstance({ name: 'stop-in-flight', config: { 'user.reflex.autorestart': 'true' } });
       // The incident comes after the instance was started (its last_used_at), as a crash does.
-      await sleep(10); // a millisecond clock: the incident's time must differ from the start's
-      const queued = job('stop-in-flight', { incidentAt: Date.now() });
-      await sleep(10); // and the operator's stop comes after the incident
+      const incidentAt = await clockPast(Date.now()); // a millisecond clock: the incident's time must differ from the start's
+      const queued = job('stop-in-flight', { incidentAt });
+      await clockPast(incidentAt); // and the operator's stop comes after the incident
       await (await client.changeState('stop-in-flight', { action: 'stop', force: true })).wait({ timeoutMs: 5_000 });
       const { outcome } = await run(queued);
       expect(outcome).toMatchObject({

@@ -1,5 +1,4 @@
-import { Queue } from 'bullmq';
-import { Cluster, Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { redisFromUrl, type RedisConnection } from '../../src/redis/connect.js';
 import { expect } from 'vitest';
@@ -93,28 +92,3 @@ async function trackedStatuses(redis: RedisConnection, prefix: string, name: str
     .filter(([field]) => field.endsWith(`/${name}`))
     .map(([, raw]) => (JSON.parse(raw) as { status: number }).status);
 }
-
-/**
- * Waits until no job is waiting, delayed or running in one of the prefix's queues: no action left
- * means nothing can act on an instance any more; no event left, that every event heard is decided on.
- */
-export async function queueIdle(redisUrl: string, prefix: string, queue: 'actionsQueue' | 'eventsQueue', timeoutMs = 10_000): Promise<void> {
-  const keys = keySpace(prefix);
-  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  const jobs = new Queue(keys[queue], { connection, prefix: keys.bullPrefix });
-  try {
-    await until(
-      `no job left in ${keys[queue]}`,
-      async () => Object.values(await jobs.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0),
-      timeoutMs,
-      100,
-    );
-  } finally {
-    await jobs.close();
-    connection.disconnect();
-  }
-}
-
-/** Once the rules have decided, nothing is left that could act on an instance: the condition a quiet period stood for. */
-export const noActionPending = (redisUrl: string, prefix: string, timeoutMs?: number): Promise<void> =>
-  queueIdle(redisUrl, prefix, 'actionsQueue', timeoutMs);

@@ -1,7 +1,7 @@
 import { afterAll, expect, it, describe } from 'vitest';
 import { startSimulator } from '../../src/simulator/simulator.js';
 import { waitForAudit } from '../support/audit-trail.js';
-import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess } from '../support/reflex-process.js';
 
 describe('dry-run', () => {
@@ -12,12 +12,7 @@ describe('dry-run', () => {
     const reflex = startReflexProcess(
       [
         'run',
-        '--target',
-        `unix://${sim.socketPath}`,
-        '--redis',
-        redisUrl(),
-        '--prefix',
-        prefix,
+        ...reflexArgs(prefix, `unix://${sim.socketPath}`),
         '--rules',
         'test/fixtures/rules-dry-run',
         '--resync-interval',

@@ -12,7 +12,7 @@ import { startScheduler } from '../../src/schedules/scheduler.js';
 import { defineSchedule, type ScheduleDefinition } from '../../src/schedules/schedule.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
 import { startActionRunner } from '../support/action-runner.js';
-import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { redisClient, reflexArgs, uniquePrefix } from '../support/redis.js';
 import { runReflex } from '../support/reflex-process.js';
 import { until } from '../support/wait.js';
 
@@ -81,19 +81,7 @@ describe('reflex housekeeping plan', () => {
     );
     const callsBefore = sim.controls.callCounts();
 
-    const res = await runReflex([
-      'housekeeping',
-      'plan',
-      '--json',
-      '--target',
-      target,
-      '--redis',
-      redisUrl(),
-      '--prefix',
-      prefix,
-      '--rules',
-      rulesDir,
-    ]);
+    const res = await runReflex(['housekeeping', 'plan', '--json', ...reflexArgs(prefix, target), '--rules', rulesDir]);
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     const printed = JSON.parse(res.stdout) as { schedules: { name: string; tickAt: string; tickFrom: string; plans: InstancePlan[] }[] };

@@ -16,3 +16,11 @@ export function uniquePrefix(label = 't'): string {
 export function redisClient(): RedisConnection {
   return redisFromUrl(redisUrl());
 }
+
+/**
+ * The flags that point a `reflex` command at a test's keys: `--target` (when given), the test
+ * run's Redis and `prefix`.
+ */
+export function reflexArgs(prefix: string, target?: string): string[] {
+  return [...(target === undefined ? [] : ['--target', target]), '--redis', redisUrl(), '--prefix', prefix];
+}

@@ -44,8 +44,13 @@ export interface StackOptions {
   redisUrl: string;
   /** Simulator options; without `timings`, {@link quickSimTimings}. `instances` defaults to 0. */
   simulator?: Partial<SimulatorOptions>;
-  /** Instances added to the simulator before Reflex starts. */
+  /** Instances added to the simulator (to each, with `targets`) before Reflex starts. */
   instances?: SeedInstance[];
+  /**
+   * Several servers: one simulator per name (same options), watched as named targets of one
+   * deployment (`targets` in the config). Default: one simulator, watched as `target`.
+   */
+  targets?: string[];
   /**
    * The rules: a folder, or files (name → source) written into a fresh folder under .tmp/.
    * Default: the bundled rules.
@@ -81,9 +86,14 @@ export interface Stack extends StackParts {
 
 /** What a stack has around Reflex: the stack started with `reflex: false` (Reflex started later, by {@link StackParts.replica}). */
 export interface StackParts {
+  /** The (first) simulator. */
   sim: RunningSimulator;
-  /** What Reflex watches: the simulator's socket (or the relay's), as a target URL. */
+  /** Every simulator, in the order of `targets` (one without it). */
+  sims: RunningSimulator[];
+  /** What Reflex watches: the simulator's socket (or the relay's), as a target URL; with `targets`, the first's. */
   target: string;
+  /** Every target URL, in the order of {@link sims}. */
+  targets: string[];
   prefix: string;
   keys: KeySpace;
   /** The rules folder Reflex loaded. */
@@ -116,16 +126,22 @@ let webhooks = 0;
 export async function startStack(options: StackOptions & { reflex: false }): Promise<StackParts>;
 export async function startStack(options: StackOptions): Promise<Stack>;
 export async function startStack(options: StackOptions): Promise<Stack | StackParts> {
-  const sim = await startSimulator({ instances: 0, ...options.simulator, timings: options.simulator?.timings ?? quickSimTimings });
-  for (const instance of options.instances ?? []) sim.controls.addInstance(instance);
+  const sims = await Promise.all(
+    (options.targets ?? ['']).map(() =>
+      startSimulator({ instances: 0, ...options.simulator, timings: options.simulator?.timings ?? quickSimTimings }),
+    ),
+  );
+  const sim = sims[0]!;
+  for (const s of sims) for (const instance of options.instances ?? []) s.controls.addInstance(instance);
   const relay = options.relay ? await options.relay(sim.socketPath!) : undefined;
-  const target = `unix://${relay?.socketPath ?? sim.socketPath}`;
+  const targets = sims.map((s, i) => `unix://${(i === 0 && relay?.socketPath) || s.socketPath}`);
+  const target = targets[0]!;
   const prefix = options.prefix ?? `${options.label ?? 'stack'}-${randomUUID().slice(0, 8)}`;
   const rulesDir = typeof options.rules === 'object' ? writeRules(options.rules) : (options.rules ?? bundledRules);
   const webhook = options.webhook ? await startRecordingServer() : undefined;
   const logger = options.logger ?? pino({ level: process.env.REFLEX_TEST_LOG ?? 'silent' });
   const config: ConfigInput = {
-    target,
+    ...(options.targets ? { targets: options.targets.map((name, i) => ({ name, target: targets[i]! })) } : { target }),
     redisUrl: options.redisUrl,
     rulesDir,
     prefix,
@@ -145,12 +161,14 @@ export async function startStack(options: StackOptions): Promise<Stack | StackPa
     await client.close();
     await relay?.close();
     await webhook?.close();
-    await sim.stop();
+    for (const s of sims) await s.stop();
     redis.disconnect();
   };
   const stack: StackParts = {
     sim,
+    sims,
     target,
+    targets,
     prefix,
     keys: keySpace(prefix),
     rulesDir,

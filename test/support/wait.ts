@@ -28,6 +28,14 @@ export async function until<T>(
   }
 }
 
+/**
+ * Waits until the clock reads later than `at` (ms since the epoch): for records whose order rests on
+ * a millisecond clock (Redis stream ids, `Date.now()`), so that two of them differ in time.
+ */
+export function clockPast(at: number): Promise<number> {
+  return until(`the clock past ${at}`, () => Date.now() > at && Date.now(), 1_000, 1);
+}
+
 /** Resolves after `ms`. Not a way to wait for something to happen: use {@link until}. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

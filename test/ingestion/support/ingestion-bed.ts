@@ -1,9 +1,11 @@
+import type { ReflexHandle } from '../../../src/app/start-reflex.js';
 import type { ConfigInput } from '../../../src/config/config.js';
 import { EventArchive } from '../../../src/events/event-archive.js';
 import type { SimulatorOptions } from '../../../src/simulator/options.js';
 import { redisClient, redisUrl } from '../../support/redis.js';
-import { optIn, startStack, type Stack } from '../../support/stack.js';
-import { sleep, until } from '../../support/wait.js';
+import { settled } from '../../support/settled.js';
+import { optIn, startStack, type Stack, type StackParts } from '../../support/stack.js';
+import { until } from '../../support/wait.js';
 import { startEventProxy, type EventProxy } from './event-proxy.js';
 
 export { optIn };
@@ -13,7 +15,7 @@ export interface IngestionBed extends Stack {
   proxy?: EventProxy;
   /** Published instance.status events of an instance, as "from→to intent[ synthetic]". */
   trail(name: string): Promise<string[]>;
-  /** Polls {@link trail} until it has `count` entries (and a little longer, to catch extras). */
+  /** Polls {@link trail} until it has `count` entries, then until the pipeline is at rest (an extra would show). */
   waitTrail(name: string, count: number, timeoutMs?: number): Promise<string[]>;
 }
 
@@ -24,8 +26,9 @@ export async function startIngestionBed(
   opts: { sim?: Partial<SimulatorOptions>; proxy?: boolean; config?: Partial<ConfigInput>; url?: string } = {},
 ): Promise<IngestionBed> {
   let proxy: EventProxy | undefined;
+  const url = opts.url ?? redisUrl();
   const stack = await startStack({
-    redisUrl: opts.url ?? redisUrl(),
+    redisUrl: url,
     label: 'ing',
     simulator: { timings: ingestionTimings, ...opts.sim },
     relay: opts.proxy ? async (socket) => (proxy = await startEventProxy(socket)) : undefined,
@@ -33,24 +36,50 @@ export async function startIngestionBed(
     config: { resyncGraceMs: 300, leaseTtlMs: 1_000, ...opts.config },
     connected: false,
   });
-  const archive = new EventArchive({ redis: stack.redis, key: stack.keys.archive });
-  const trail = async (name: string) =>
-    (await archive.read({ kind: 'instance.status' }))
-      .filter((a) => (a.outcome === 'processed' || a.outcome === 'corrected') && 'instance' in a.event && a.event.instance === name)
-      .map(({ event: e }) => (e.kind === 'instance.status' ? `${e.from ?? '?'}→${e.to} ${e.intent}${e.synthetic ? ' synthetic' : ''}` : ''));
+  const trail = async (name: string) => (await publishedStatus(stack, { instance: name })).map(transition);
   return {
     ...stack,
     proxy,
     trail,
     async waitTrail(name, count, timeoutMs = 15_000) {
       await until(`${count} published transitions of ${name}`, async () => (await trail(name)).length >= count, timeoutMs, 100);
-      // A quiet second after the last expected transition: an extra (a duplicate, a wrong synthetic
-      // one) would show up in it, and the tests compare the whole trail.
-      await sleep(1_000);
+      // The tests compare the whole trail: an extra (a duplicate, a wrong synthetic one) is in the
+      // events queue until it is published, so the trail is read once the queues stay empty.
+      await settled(url, stack.prefix);
       return trail(name);
     },
   };
 }
+
+type StatusEvent = Extract<Awaited<ReturnType<EventArchive['read']>>[number]['event'], { kind: 'instance.status' }>;
+
+/**
+ * The instance.status events the stack published (processed or corrected), oldest first; `match`
+ * narrows them to an instance, a target or a new status.
+ */
+export async function publishedStatus(
+  stack: Pick<StackParts, 'redis' | 'keys'>,
+  match: { instance?: string; target?: string; to?: number } = {},
+): Promise<StatusEvent[]> {
+  return (await new EventArchive({ redis: stack.redis, key: stack.keys.archive }).read({ kind: 'instance.status' }))
+    .filter((a) => a.outcome === 'processed' || a.outcome === 'corrected')
+    .map((a) => a.event)
+    .filter((e): e is StatusEvent => e.kind === 'instance.status')
+    .filter(
+      (e) =>
+        (match.instance === undefined || e.instance === match.instance) &&
+        (match.target === undefined || e.target === match.target) &&
+        (match.to === undefined || e.to === match.to),
+    );
+}
+
+/** How many resyncs of a reason (`gap`: on connecting and on taking a lease over) a Reflex has run. */
+export async function resyncCount(reflex: Pick<ReflexHandle, 'metrics'>, reason = 'gap'): Promise<number> {
+  return (await reflex.metrics.resyncs.get()).values.filter((v) => v.labels.reason === reason).reduce((n, v) => n + v.value, 0);
+}
+
+/** A published status event as "from→to intent[ synthetic]". */
+export const transition = (e: StatusEvent): string => `${e.from ?? '?'}→${e.to} ${e.intent}${e.synthetic ? ' synthetic' : ''}`;
 
 /**
  * Reflex's own timings and the bundled rules (not type-checked) on the simulator, one opted-in
