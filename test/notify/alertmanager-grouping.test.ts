@@ -121,12 +121,13 @@ describe('grouping as Alertmanager does it', () => {
     const m = replica({ receivers: [hook('hook', plain.url)], route, inhibitRules: [] });
     await m.notify(storm);
     for (const c of crashes) await m.notify(c);
-    await until('both messages', () => plain.requests.length === 2);
-    expect(
+    // Every crash is sent: in one message, or in two when the group flushed between them (a loaded machine).
+    const crashed = () =>
       bodies(plain)
-        .find((b) => b.alerts[0]!.kind === 'instance.crashed')!
-        .alerts.map((a) => a.instance),
-    ).toEqual(['a-1', 'b-1', 'a-2']);
+        .filter((b) => b.alerts[0]!.kind === 'instance.crashed')
+        .flatMap((b) => b.alerts.map((a) => a.instance));
+    await until('the storm message and every crash sent', () => bodies(plain).some((b) => b.alerts[0]!.kind === 'storm') && crashed().length >= 3);
+    expect(crashed()).toEqual(['a-1', 'b-1', 'a-2']);
   });
 
   it('a silence muting notifications only leaves its alerts out of messages (checked when the group flushes) but lets actions run; one muting actions only does the reverse', async () => {

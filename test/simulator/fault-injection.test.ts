@@ -5,7 +5,7 @@ import { sleep, until } from '../support/wait.js';
 let t: TestSim;
 beforeEach(async () => {
   // A stop hook long enough to observe the busy window even on a loaded machine.
-  t = await startTestSim({ timings: { stopHookMs: 200 } });
+  t = await startTestSim({ timings: { stopHookMs: 1_500 } });
   t.sim.controls.addInstance({ name: 'c1' });
 });
 afterEach(async () => t.close());
