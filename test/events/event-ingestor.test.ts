@@ -31,7 +31,9 @@ describe('the event ingestor', () => {
   }
 
   it('writes what accumulated as one job, in daemon order', async () => {
-    const { ingestor, jobs } = await setUp(20);
+    // A hold long enough that a stall of the test process between reading the clock and pushing
+    // (a loaded machine) does not release the first frame alone.
+    const { ingestor, jobs } = await setUp(500);
     const now = Date.now();
     ingestor.pushFrame(frame('2026-11-22T10:00:00.300000000Z', 'instance-resumed'), now);
     ingestor.pushFrame(frame('2026-11-22T10:00:00.100000000Z', 'instance-paused'), now);
