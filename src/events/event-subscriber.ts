@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
+import type { Socket as NetSocket } from 'node:net';
 import WebSocket from 'ws';
 import type { EventsEndpoint } from '../client/client.js';
 import { isConnectionFailure } from '../client/transport.js';
@@ -108,6 +109,12 @@ export class EventSubscriber extends EventEmitter {
       this.attempt = 0;
       this.openedOnce = true;
       this.lastHeard = Date.now();
+      // Bytes arriving count as life too: a frame of many megabytes takes a while to arrive on a
+      // slow link or a busy machine, and the daemon's pings wait behind it on the same socket.
+      // (`ws` keeps the underlying socket as `_socket`; without it, frames and pings only.)
+      (socket as unknown as { _socket?: NetSocket })._socket?.on('data', () => {
+        this.lastHeard = Date.now();
+      });
       watchdog = setInterval(
         () => {
           if (Date.now() - this.lastHeard > this.opts.silenceTimeoutMs) {
