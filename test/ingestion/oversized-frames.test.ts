@@ -110,11 +110,11 @@ describe('size limits on the event stream (simulator, bundled rules)', () => {
   }
 
   // 50 MB go through the simulator's socket, Reflex's parse and the truncation: about 7 s on an idle
-  // 2-core machine, many times that when CI's other suites share the cores; the bounds below only
-  // limit how long a failure takes to show.
+  // 2-core machine, and over 120 s in CI, where the in-process suites run niced beside the
+  // real-daemon suites; the bounds below only limit how long a failure takes to show.
   it(
     'a 50 MB frame within maxFrameBytes is stored once, truncated, Redis grows by less than 1 MB, and the crash after it is healed',
-    { timeout: 180_000 },
+    { timeout: 420_000 },
     async () => {
       const { sim, keys } = await startReflexOnSim(64 * MB);
       // Settled first: the start-up resync's writes are not the frame's.
@@ -122,7 +122,7 @@ describe('size limits on the event stream (simulator, bundled rules)', () => {
       const before = await usedMemory();
       sim.controls.injectFrame(hugeFrame(50 * MB));
       const updated = async () => (await trail('web-1')).find((r) => r.type === 'event' && r.summary.includes('instance-updated'));
-      await until('the 50 MB frame audited', async () => Boolean(await updated()), 120_000);
+      await until('the 50 MB frame audited', async () => Boolean(await updated()), 300_000);
       const grew = (await usedMemory()) - before;
       // Not on a Redis Cluster: the node read there is one of six and holds only its slots' keys; what
       // is stored is checked below on every set-up.
