@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import { redisFromUrl } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { until } from './wait.js';
 
@@ -31,7 +31,8 @@ export async function settled(redisUrl: string, prefix: string, timeoutMs = 15_0
 
 async function settledOn(redisUrl: string, prefix: string, names: PipelineQueue[], polls: number, timeoutMs: number): Promise<void> {
   const keys = keySpace(prefix);
-  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  // Built as the product builds it: a Cluster client on a Redis Cluster (npm run test:scale).
+  const connection = redisFromUrl(redisUrl);
   const queues = names.map((n) => new Queue(keys[n], { connection, prefix: keys.bullPrefix }));
   let idleRuns = 0;
   try {
