@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../test/dashboard/headless-chromium.js';
 import type { ReflexHandle } from '../src/app/start-reflex.js';
 import type { RunningSimulator } from '../src/simulator/simulator.js';
 import { freePort } from '../test/support/free-port.js';
@@ -17,7 +18,6 @@ import { absoluteAtMost, median, progress, runBench } from './support.js';
  */
 const bench = 'console';
 const instances = Number(process.env.BENCH_INSTANCES) || 10_000;
-const chromiumPath = process.env.REFLEX_CHROMIUM ?? '/usr/bin/chromium';
 const loads = 5;
 const token = `bench-console-${randomUUID()}`;
 
@@ -60,19 +60,7 @@ async function firstRender(browser: Browser, url: string): Promise<{ ms: number;
 
 await runBench(bench, async () => {
   const redis = await benchRedis();
-  const browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchChromium();
   const fleets: Fleet[] = [];
   try {
     const small = await fleetOf(redis.url, 10);

@@ -11,7 +11,7 @@ import { SimProbe } from './sim-probe.js';
 import { benchRedis, eventsIdle, optedInName, optIn, rulesDir, settled } from './stack.js';
 import { until } from '../test/support/wait.js';
 import { lostEvents, timeStorm } from './storm-measure.js';
-import { atMost, progress, runBench, silentLogger, type Figure } from './support.js';
+import { atMost, progress, reflexRunArgs, runBench, silentLogger, type Figure } from './support.js';
 
 /**
  * What the storm of bench/storm.ts costs in CPU: 10k mixed events, 1k of them crashes the rules
@@ -111,21 +111,7 @@ async function stormCpu(url: string, pid: number, workers: number): Promise<Stor
   const dir = mkdtempSync(join(tmpdir(), 'reflex-bench-'));
   const configFile = join(dir, 'reflex.json');
   writeFileSync(configFile, JSON.stringify({ stormThreshold: 0, httpPort: 0, resyncIntervalMs: 0 }));
-  const args = (role: string) => [
-    'run',
-    '--role',
-    role,
-    '--target',
-    stack.target,
-    '--redis',
-    url,
-    '--prefix',
-    stack.prefix,
-    '--rules',
-    rulesDir,
-    '--config',
-    configFile,
-  ];
+  const args = (role: string) => reflexRunArgs(role, stack, url, rulesDir, configFile);
   const queueConnection = duplicateConnection(stack.redis);
   const eventsQueue = new Queue(stack.keys.eventsQueue, { connection: queueConnection, prefix: stack.keys.bullPrefix });
   const measured = { ...stack, probe: new SimProbe(stack.sim), eventsQueue, reflex: { target: stack.target } };

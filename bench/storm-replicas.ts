@@ -6,7 +6,7 @@ import { startReflexProcess, type ReflexProcess } from '../test/support/reflex-p
 import { bullmqAddProcess } from './baseline-bullmq.js';
 import { benchRedis, rulesDir, settled, startBenchStack } from './stack.js';
 import { lostEvents, timeStorm } from './storm-measure.js';
-import { atLeast, progress, runBench, type Figure } from './support.js';
+import { atLeast, progress, reflexRunArgs, runBench, type Figure } from './support.js';
 
 /**
  * The storm of bench/storm.ts (10k events, 1k crashes the rules act on) as a scaled-out
@@ -73,26 +73,7 @@ async function stormWith(
   const procs: ReflexProcess[] = [];
   try {
     for (let i = 0; i < workers; i++) {
-      procs.push(
-        startReflexProcess(
-          [
-            'run',
-            '--role',
-            'worker',
-            '--target',
-            stack.target,
-            '--redis',
-            url,
-            '--prefix',
-            stack.prefix,
-            '--rules',
-            rulesDir,
-            '--config',
-            configFile,
-          ],
-          { REFLEX_LOG_LEVEL: 'warn' },
-        ),
-      );
+      procs.push(startReflexProcess(reflexRunArgs('worker', stack, url, rulesDir, configFile), { REFLEX_LOG_LEVEL: 'warn' }));
     }
     // The workers are up once they have processed the start-up resync's events.
     await settled(stack, matching);

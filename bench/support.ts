@@ -161,3 +161,28 @@ export function killGroup(child: ChildProcess): void {
     // Already gone.
   }
 }
+
+/** `reflex run` of one role on a bench stack's target and keys, with the given rules and config file. */
+export function reflexRunArgs(
+  role: string,
+  stack: { target: string; prefix: string },
+  redisUrl: string,
+  rulesDir: string,
+  configFile: string,
+): string[] {
+  return [
+    'run',
+    '--role',
+    role,
+    '--target',
+    stack.target,
+    '--redis',
+    redisUrl,
+    '--prefix',
+    stack.prefix,
+    '--rules',
+    rulesDir,
+    '--config',
+    configFile,
+  ];
+}
