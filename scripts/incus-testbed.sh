@@ -29,9 +29,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/testbed-image.sh"
 die() { echo "incus-testbed: error: $*" >&2; exit 1; }
 say() { echo "incus-testbed: $*"; }
 
+install_only=0
 case "${1:-}" in
   "") ;;
-  -h|--help) echo "usage: bash scripts/incus-testbed.sh" >&2; exit 2 ;;
+  # Only the packages (the `incus` client included), no daemon: CI installs them before the tests
+  # that drive the simulator with the `incus` client start, and prepares the daemon beside them.
+  --install-only) install_only=1 ;;
+  -h|--help) echo "usage: bash scripts/incus-testbed.sh [--install-only]" >&2; exit 2 ;;
   *) echo "incus-testbed: unknown argument: $1" >&2; exit 2 ;;
 esac
 
@@ -215,6 +219,10 @@ delete_stale_instances() {
 }
 
 install_packages
+if ((install_only)); then
+  say "packages installed: $(incus --version 2>/dev/null || echo '?')"
+  exit 0
+fi
 start_daemon
 ensure_storage
 ensure_https

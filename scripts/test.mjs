@@ -11,6 +11,10 @@
 // Arguments go to both runs. A `--outputFile.json=FILE` gets each run's report and then the two
 // merged into FILE. With a file filter or any other vitest command-line selection (`npm test --
 // test/x.test.ts`), or REFLEX_TEST_ONE_RUN=1, it is one plain vitest run, as `npm run test:vitest`.
+//
+// REFLEX_TEST_DAEMONS_READY=FILE starts the real-daemon run only once FILE exists (CI prepares the
+// test beds meanwhile, with the in-process run already going); FILE holding a reason instead of
+// "ok" is printed and the daemon run starts anyway, so its suites fail saying what is missing.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -84,6 +88,17 @@ const runs = [
   { name: 'in-process', nice: IN_PROCESS_NICE, args: daemonFiles.flatMap((f) => ['--exclude', f]) },
 ];
 
+/** Resolves once the test beds are said to be ready (REFLEX_TEST_DAEMONS_READY), at once without it. */
+async function bedsReady(run) {
+  const file = process.env.REFLEX_TEST_DAEMONS_READY;
+  if (run.name !== 'daemons' || !file) return;
+  console.log(`test: the real-daemon run waits for the test beds (${file})`);
+  const since = Date.now();
+  while (!existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 500));
+  const said = readFileSync(file, 'utf8').trim();
+  console.log(`test: the test beds are ${said === 'ok' ? 'ready' : `NOT ready: ${said}`} after ${Math.round((Date.now() - since) / 1000)} s`);
+}
+
 const started = Date.now();
 const children = new Set();
 // A run stopped from outside stops both vitest runs (a Ctrl-C reaches them through the terminal anyway).
@@ -92,28 +107,28 @@ for (const signal of ['SIGTERM', 'SIGHUP'])
     for (const child of children) child.kill(signal);
   });
 const results = await Promise.all(
-  runs.map(
-    (run) =>
-      new Promise((done) => {
-        const report = output ? `${output}.${run.name}.json` : undefined;
-        if (report) rmSync(report, { force: true });
-        const command = [process.execPath, vitest, 'run', ...shared, ...(report ? [`--outputFile.json=${report}`] : []), ...run.args];
-        const [file, ...rest] = run.nice ? ['nice', '-n', String(run.nice), ...command] : command;
-        const child = spawn(file, rest, {
-          cwd: root,
-          // Colours as vitest would choose them for this terminal (its output goes through a pipe here).
-          env: { ...process.env, REFLEX_TEST_DIST_BUILT: '1', ...(process.stdout.isTTY && !process.env.NO_COLOR ? { FORCE_COLOR: '1' } : {}) },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        children.add(child);
-        for (const [stream, sink] of [
-          [child.stdout, process.stdout],
-          [child.stderr, process.stderr],
-        ])
-          createInterface({ input: stream }).on('line', (line) => sink.write(`[${run.name}] ${line}\n`));
-        child.on('close', (code, signal) => done({ ...run, code: code ?? (signal ? 1 : 0), report }));
-      }),
-  ),
+  runs.map(async (run) => {
+    await bedsReady(run);
+    return new Promise((done) => {
+      const report = output ? `${output}.${run.name}.json` : undefined;
+      if (report) rmSync(report, { force: true });
+      const command = [process.execPath, vitest, 'run', ...shared, ...(report ? [`--outputFile.json=${report}`] : []), ...run.args];
+      const [file, ...rest] = run.nice ? ['nice', '-n', String(run.nice), ...command] : command;
+      const child = spawn(file, rest, {
+        cwd: root,
+        // Colours as vitest would choose them for this terminal (its output goes through a pipe here).
+        env: { ...process.env, REFLEX_TEST_DIST_BUILT: '1', ...(process.stdout.isTTY && !process.env.NO_COLOR ? { FORCE_COLOR: '1' } : {}) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      children.add(child);
+      for (const [stream, sink] of [
+        [child.stdout, process.stdout],
+        [child.stderr, process.stderr],
+      ])
+        createInterface({ input: stream }).on('line', (line) => sink.write(`[${run.name}] ${line}\n`));
+      child.on('close', (code, signal) => done({ ...run, code: code ?? (signal ? 1 : 0), report }));
+    });
+  }),
 );
 
 if (output) {
