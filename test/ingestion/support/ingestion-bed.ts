@@ -86,11 +86,11 @@ export const transition = (e: StatusEvent): string => `${e.from ?? '?'}→${e.to
  * instance `web-1` Running, and every alert sent to a recording webhook receiver (`stack.webhook`);
  * its keys are deleted when it stops.
  */
-export async function startWebOneStack(label: string, config: Partial<ConfigInput> = {}): Promise<Stack> {
+export async function startWebOneStack(label: string, config: Partial<ConfigInput> = {}, sim: Partial<SimulatorOptions> = {}): Promise<Stack> {
   const stack = await startStack({
     redisUrl: redisUrl(),
     label,
-    simulator: { timings: { stopHookMs: 100 } },
+    simulator: { timings: { stopHookMs: 100 }, ...sim },
     instances: [{ name: 'web-1', status: 'Running', config: optIn }],
     reflexTimings: 'product',
     config: { typecheckRules: false, ...config },
