@@ -1,8 +1,8 @@
 import { expect, it } from 'vitest';
 import { ApiError } from '../../src/client/api-error.js';
-import { conformance } from './targets.js';
+import { transportConformance } from './targets.js';
 
-await conformance('every call has a timeout, honours an abort signal, and reports server errors by status', (target) => {
+await transportConformance('every call has a timeout, honours an abort signal, and reports server errors by status', (target) => {
   it('a call that outlives its timeout fails with TIMEOUT (retryable)', async () => {
     const t = target();
     const name = await t.launch({ ignoresStop: true });

@@ -1,9 +1,9 @@
 import { expect, it } from 'vitest';
 import { ApiError, isApiStatus, isNotFound } from '../../src/client/api-error.js';
 import { operationInstanceUrls } from '../../src/client/envelope.js';
-import { conformance } from './targets.js';
+import { transportConformance } from './targets.js';
 
-await conformance('every answer is a sync, async or error envelope', (target) => {
+await transportConformance('every answer is a sync, async or error envelope', (target) => {
   it('GET / answers sync with the supported API versions', async () => {
     expect(await target().client.apiVersions()).toContain('/1.0');
   });

@@ -1,8 +1,8 @@
 import { expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { conformance } from './targets.js';
+import { transportConformance } from './targets.js';
 
-await conformance('the events endpoint streams operation events of the scope', (target) => {
+await transportConformance('the events endpoint streams operation events of the scope', (target) => {
   it('the URL names the types and the scope', () => {
     const c = target().client;
     const scoped = c.eventsEndpoint(['operation', 'lifecycle']);

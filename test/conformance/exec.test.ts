@@ -1,8 +1,8 @@
 import { machine, release, version } from 'node:os';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { conformance } from './targets.js';
+import { conformance, transportConformance } from './targets.js';
 
-await conformance('exec: a non-interactive command with its exit code, bounded output and a timeout', (target) => {
+await transportConformance('exec: a non-interactive command with its exit code, bounded output and a timeout', (target) => {
   it("runs sh -c 'echo out; echo err >&2; exit 3': stdout, stderr and exit code 3 apart", async () => {
     const t = target();
     const name = await t.launch();

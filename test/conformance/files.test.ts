@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { expect, it } from 'vitest';
 import type { InstanceClient } from '../../src/client/client.js';
-import { conformance, type ConformanceTarget } from './targets.js';
+import { transportConformance, type ConformanceTarget } from './targets.js';
 
 /** A raw files-API call through the target client's own connection (the files API is not an envelope API). */
 async function files(
@@ -35,7 +35,7 @@ function entryHeaders(t: ConformanceTarget, res: { headers: Record<string, strin
 
 const envelope = (res: { body: Buffer }): { error_code: number; error: string; metadata: unknown } => JSON.parse(res.body.toString('utf8'));
 
-await conformance('files: push, pull, list and delete through /1.0/instances/NAME/files (issue #28)', (target) => {
+await transportConformance('files: push, pull, list and delete through /1.0/instances/NAME/files (issue #28)', (target) => {
   it('a pushed file comes back through exec cat and a pull, byte for byte, with its mode and owner', async () => {
     const t = target();
     const name = await t.launch();

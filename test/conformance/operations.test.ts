@@ -5,10 +5,10 @@ import { InstanceClient, OperationFeed } from '../../src/client/client.js';
 import { operationSecrets } from '../../src/client/envelope.js';
 import { waitOperationObject } from '../../src/client/operations.js';
 import { StatusCode } from '../../src/client/status-code.js';
-import { conformance, type ConformanceTarget } from './targets.js';
+import { transportConformance, type ConformanceTarget } from './targets.js';
 import { until } from '../support/wait.js';
 
-await conformance('background operations can be waited for, cancelled and lost', (target) => {
+await transportConformance('background operations can be waited for, cancelled and lost', (target) => {
   const launched: string[] = [];
   const launch = async (t: ConformanceTarget, opts?: { ignoresStop?: boolean }) => {
     const name = await t.launch(opts);

@@ -145,7 +145,8 @@ function simFactory(revision: ApiRevision): TargetFactory {
 
 const factories: TargetFactory[] = [lxdFactory, lxdHttpsFactory, incusFactory, simFactory('earlier'), simFactory('later')];
 
-function selected(): { factory: TargetFactory; explicit: boolean }[] {
+/** `explicit`: a missing target fails the suite; `named`: REFLEX_CONFORMANCE_TARGETS names it. */
+function selected(): { factory: TargetFactory; explicit: boolean; named: boolean }[] {
   const wanted = process.env.REFLEX_CONFORMANCE_TARGETS?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
@@ -153,12 +154,14 @@ function selected(): { factory: TargetFactory; explicit: boolean }[] {
     return factories.map((factory) => ({
       factory,
       explicit: (factory.name.startsWith('lxd') && lxdBed.required()) || (factory === incusFactory && incusBed.required()),
+      named: false,
     }));
   return wanted.map((name) => {
     const factory = factories.find((f) => f.name === name);
     if (!factory) {
       return {
         explicit: true,
+        named: true,
         factory: {
           name,
           unavailable: async () => `unknown conformance target "${name}" (known: ${factories.map((f) => f.name).join(', ')})`,
@@ -166,16 +169,28 @@ function selected(): { factory: TargetFactory; explicit: boolean }[] {
         },
       };
     }
-    return { factory, explicit: true };
+    return { factory, explicit: true, named: true };
   });
+}
+
+/** Options of {@link conformance}. */
+export interface ConformanceOptions {
+  /**
+   * The suite's subject is the transport (timeouts and aborts, envelopes, the events and exec
+   * websockets, file bodies, operations and trust tokens): it runs over LXD's HTTPS listener too.
+   * The other suites assert the daemon's semantics, the same over both transports of one daemon, and
+   * run on `lxd-https` only when REFLEX_CONFORMANCE_TARGETS names it.
+   */
+  overHttps?: boolean;
 }
 
 /**
  * Declares `title` once per selected target: `describe("title [target]")` with the target
  * created (and locked) around it. Await it at the top level of a test file.
  */
-export async function conformance(title: string, body: (target: () => ConformanceTarget) => void): Promise<void> {
-  for (const { factory, explicit } of selected()) {
+export async function conformance(title: string, body: (target: () => ConformanceTarget) => void, opts: ConformanceOptions = {}): Promise<void> {
+  for (const { factory, explicit, named } of selected()) {
+    if (factory === lxdHttpsFactory && !named && !opts.overHttps) continue;
     const why = await factory.unavailable();
     const name = `${title} [${factory.name}]`;
     if (why) {
@@ -206,3 +221,7 @@ export async function conformance(title: string, body: (target: () => Conformanc
     });
   }
 }
+
+/** {@link conformance} of a suite whose subject is the transport too: it runs over LXD's HTTPS listener as well ({@link ConformanceOptions.overHttps}). */
+export const transportConformance = (title: string, body: (target: () => ConformanceTarget) => void): Promise<void> =>
+  conformance(title, body, { overHttps: true });
