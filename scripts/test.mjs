@@ -5,7 +5,8 @@
 // imports) wait on the daemons, one suite at a time per daemon (the daemon locks); the other suites
 // are in-process and wait on the CPU. In one vitest run they compete for the same worker slots, and
 // a worker that picks a daemon suite while another holds that daemon's lock sits idle. So the
-// daemon suites get a run of their own (one worker per daemon: LXD, Incus, the LXD cluster), beside
+// daemon suites get a run of their own (one worker per daemon: LXD, Incus, the LXD cluster, and one
+// for the packaging suites, which install for minutes before they take the LXD lock), beside
 // the run of the rest (two workers, as many as the cores here).
 //
 // Arguments go to both runs. A `--outputFile.json=FILE` gets each run's report and then the two
@@ -25,7 +26,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const vitest = join(root, 'node_modules/vitest/vitest.mjs');
 const args = process.argv.slice(2);
 const DAEMON_BED = join(root, 'test/support/daemon-bed.ts');
-const DAEMON_WORKERS = 3;
+const DAEMON_WORKERS = 4;
 const IN_PROCESS_NICE = 5;
 
 /** Options that select what runs (or are not a run at all): then the split does not apply. */
