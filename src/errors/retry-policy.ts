@@ -56,6 +56,10 @@ export function dedupeWindowMs(jobsKeepCompletedMs: number): number {
 
 /** BullMQ worker options every queue worker of Reflex shares (stall detection, lock renewal). */
 export const workerLockOptions = {
+  // An idle worker's blocking wait on its queue's marker, in seconds (BullMQ's default 5; 10 is its
+  // own ceiling for a blocking command). Each timeout costs a wait and a fetch script; a job added,
+  // a delayed job due or a stalled job moved back wakes the wait at once whatever its length.
+  drainDelay: 10,
   lockDuration: retryPolicy.jobLockMs,
   stalledInterval: retryPolicy.jobLockMs / 2,
   maxStalledCount: retryPolicy.maxStalledCount,

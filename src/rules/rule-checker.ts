@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { relative } from 'node:path';
 import type ts from 'typescript';
 import { nodeTypesRoot, packageName, packageTypes } from './package-entry.js';
@@ -36,8 +37,9 @@ export async function typeCheckRules(dir: string): Promise<RuleProblem[]> {
     packageTypes,
   });
   if (cache.isClean()) return [];
-  // The compiler takes seconds to load: only a check that is not remembered loads it.
-  const { default: ts } = await import('typescript');
+  // The compiler takes seconds to load: only a check that is not remembered loads it. Required,
+  // not imported: an import of a CommonJS module has Node scan its 9 MB for named exports first.
+  const ts = createRequire(import.meta.url)('typescript') as typeof import('typescript');
   const options: ts.CompilerOptions = {
     strict: true,
     noEmit: true,

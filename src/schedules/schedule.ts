@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { getNextMillis } from 'bullmq';
+import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 import { parseDuration } from '../config/duration.js';
 import type { FilterExpr } from '../filter/ast.js';
@@ -183,11 +183,20 @@ export function defineSchedule(def: ScheduleDefinition): Schedule {
     if (fields.length !== 5 && fields.length !== 6) fail(`cron: "${def.cron}" has ${fields.length} fields (expected 5, or 6 with seconds first)`);
     let first: number | undefined;
     let second: number | undefined;
+    // BullMQ's job scheduler fires on cron-parser's next() (getNextMillis): the same parser, at the
+    // version BullMQ pins, without loading BullMQ and ioredis into every command that reads rules.
+    let fires: ReturnType<typeof CronExpressionParser.parse> | undefined;
     try {
-      first = getNextMillis(Date.now(), { pattern: def.cron, tz });
-      second = first === undefined ? undefined : getNextMillis(first, { pattern: def.cron, tz });
+      fires = CronExpressionParser.parse(def.cron!, { currentDate: new Date(), tz });
     } catch (err) {
       fail(`cron: "${def.cron}": ${(err as Error).message}`);
+    }
+    try {
+      // As getNextMillis: a next() that throws is no next fire.
+      first = fires!.next().getTime();
+      second = fires!.next().getTime();
+    } catch {
+      // never fires: reported below
     }
     if (first === undefined || second === undefined || !(second > first)) fail(`cron: "${def.cron}" never fires`);
     intervalMs = second! - first!;

@@ -83,4 +83,18 @@ describe('subscriber leases in fair shares', () => {
     await until('a holds all four', () => a.held() === 4, 3_000);
     expect(a.spread.replicaCount).toBe(1);
   });
+
+  it('replicas of a single-target deployment keep no roster: the share of one lease is one whatever the count', async () => {
+    const prefix = uniquePrefix('share');
+    const a = await replica(prefix, ['only']);
+    const b = await replica(prefix, ['only']);
+    await until('one of them holds the lease', () => a.held() + b.held() === 1, 3_000);
+    // Each joined with one beat; without further beats the roster key runs out (4 × ttl after the last).
+    await until('the roster is gone', async () => (await redis.exists(keySpace(prefix).replicas)) === 0, 20 * ttlMs);
+    expect(a.held() + b.held(), 'the lease stays held meanwhile').toBe(1);
+    const holder = a.held() ? a : b;
+    const other = holder === a ? b : a;
+    await holder.stop();
+    await until('the other replica takes the lease over', () => other.held() === 1, 10 * ttlMs);
+  });
 });

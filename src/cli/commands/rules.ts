@@ -1,23 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { InstanceClient } from '../../client/client.js';
-import { instanceSchema, type Instance } from '../../client/instance.js';
-import { RecordingTransport } from '../../client/recording-transport.js';
-import { targetsOf } from '../../config/config-target.js';
+import type { Instance } from '../../client/instance.js';
 import { ReflexError } from '../../errors/reflex-error.js';
-import { canonicalEventSchema, type CanonicalEvent } from '../../events/canonical-event.js';
-import { decodeFrame } from '../../events/frame.js';
-import { normalizeFrame } from '../../events/normalize.js';
-import { chooseNotifyConfig, type NotifyConfig } from '../../notify/notify-config.js';
-import { RuleEngine } from '../../rules/engine.js';
-import { initRulesFolder } from '../../rules/rules-folder.js';
-import { loadRules } from '../../rules/rule-loader.js';
-import { loadSchedules } from '../../schedules/schedule-loader.js';
+import type { CanonicalEvent } from '../../events/canonical-event.js';
+import type { NotifyConfig } from '../../notify/notify-config.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 import { durationValue, printJson, readOptionJson, usageError } from '../option-values.js';
-import { connectRedis } from '../../redis/connect.js';
-import { keySpace } from '../../redis/key-space.js';
-import { requestReload } from '../../remediation/reload-channel.js';
+
+// Each sub-command imports what it uses when it runs: `rules check` (run on every edit) loads the
+// type-checker and the rules, not the API client, the rule engine or the Redis client.
 
 function jsonOrUndefined(text: string): unknown {
   try {
@@ -28,7 +19,12 @@ function jsonOrUndefined(text: string): unknown {
 }
 
 /** A test event file holds a canonical event, or a raw frame as the daemon sends it. */
-function readEvent(path: string, target: string): CanonicalEvent {
+async function readEvent(path: string, target: string): Promise<CanonicalEvent> {
+  const [{ canonicalEventSchema }, { decodeFrame }, { normalizeFrame }] = await Promise.all([
+    import('../../events/canonical-event.js'),
+    import('../../events/frame.js'),
+    import('../../events/normalize.js'),
+  ]);
   const text = readFileSync(path, 'utf8');
   // Text that is not JSON is not a canonical event; decodeFrame below says what is wrong with it.
   const canonical = canonicalEventSchema.safeParse(jsonOrUndefined(text));
@@ -72,6 +68,11 @@ export function registerRules(program: Command): void {
     .action(async (dir: string | undefined, opts: { json?: boolean }) => {
       const config = resolveConfig({});
       const folder = dir ?? config.rulesDir;
+      const [{ loadRules }, { loadSchedules }, { chooseNotifyConfig }] = await Promise.all([
+        import('../../rules/rule-loader.js'),
+        import('../../schedules/schedule-loader.js'),
+        import('../../notify/notify-config.js'),
+      ]);
       const { rules: loaded, errors, others, actions } = await loadRules(folder);
       const ownActions = actions
         .userDefined()
@@ -137,7 +138,8 @@ export function registerRules(program: Command): void {
     .command('init')
     .description('start a rules folder anywhere: a tsconfig.json that resolves reflex-lxd to this installation, and an example rule')
     .argument('<dir>', 'the folder to create or complete (existing files are left alone)')
-    .action((dir: string) => {
+    .action(async (dir: string) => {
+      const { initRulesFolder } = await import('../../rules/rules-folder.js');
       for (const line of initRulesFolder(dir)) process.stdout.write(`${line}\n`);
     });
   withConnectionOptions(
@@ -152,6 +154,11 @@ export function registerRules(program: Command): void {
     .action(async (opts) => {
       const config = resolveConfig(opts);
       const timeoutMs = (opts.timeout as number | undefined) ?? 30_000;
+      const [{ connectRedis }, { keySpace }, { requestReload }] = await Promise.all([
+        import('../../redis/connect.js'),
+        import('../../redis/key-space.js'),
+        import('../../remediation/reload-channel.js'),
+      ]);
       const redis = await connectRedis(config.redisUrl);
       let report;
       try {
@@ -188,11 +195,19 @@ export function registerRules(program: Command): void {
     .option('--instance <file>', 'the instance object (JSON) the rule sees; default: read it from --target')
     .action(async (ruleName: string, opts, cmd: Command) => {
       const config = resolveConfig(opts);
+      const [{ loadRules }, { RuleEngine }, { instanceSchema }, { InstanceClient }, { RecordingTransport }, { targetsOf }] = await Promise.all([
+        import('../../rules/rule-loader.js'),
+        import('../../rules/engine.js'),
+        import('../../client/instance.js'),
+        import('../../client/client.js'),
+        import('../../client/recording-transport.js'),
+        import('../../config/config-target.js'),
+      ]);
       const { rules: loaded } = await loadRules(config.rulesDir);
       const rule = loaded.find((r) => r.name === ruleName);
       if (!rule) throw new ReflexError('RULE_INVALID', `no rule "${ruleName}" in ${config.rulesDir} (have: ${loaded.map((r) => r.name).join(', ')})`);
       const target = config.target ?? 'unix:///var/lib/lxd/unix.socket';
-      const event = readEvent(opts.event, target);
+      const event = await readEvent(opts.event, target);
       let instance: Instance | undefined;
       if (opts.instance) {
         const given = instanceSchema.safeParse(readOptionJson(cmd, '--instance', opts.instance));
