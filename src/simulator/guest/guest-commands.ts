@@ -184,3 +184,22 @@ export function scriptedCommand(
     },
   };
 }
+
+/** Busybox's `sleep`: seconds, or with a suffix s, m, h or d, fractions allowed; several are added up. */
+export function sleepCommand(sleep: (ms: number, signal: AbortSignal | undefined) => Promise<void>): Command {
+  const unit: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86400 };
+  return {
+    name: 'sleep',
+    async execute(args, ctx) {
+      if (args.length === 0) return fail('Usage: sleep [N]...\n');
+      let seconds = 0;
+      for (const a of args) {
+        const m = /^(\d+(?:\.\d*)?|\.\d+)([smhd]?)$/.exec(a);
+        if (!m) return fail(`sleep: invalid number '${a}'\n`);
+        seconds += Number(m[1]) * unit[m[2]!]!;
+      }
+      await sleep(seconds * 1000, ctx.signal);
+      return ok();
+    },
+  };
+}
