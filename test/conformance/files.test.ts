@@ -151,4 +151,32 @@ await conformance('files: push, pull, list and delete through /1.0/instances/NAM
       await t.remove(name);
     }
   });
+
+  it('a restore rolls the files back to the snapshot, and a copy from the snapshot has them as they were', async () => {
+    const t = target();
+    const name = await t.launch();
+    const copy = `${name}-c`;
+    try {
+      await files(t.client, 'POST', name, '/root/rt-state', { body: 'old\n' });
+      await (await t.client.createSnapshot(name, { name: 'rt-before' })).wait({ timeoutMs: 30_000 });
+      await files(t.client, 'POST', name, '/root/rt-state', { body: 'new\n' });
+      await files(t.client, 'POST', name, '/root/rt-added', { body: 'added\n' });
+      await (await t.client.restoreSnapshot(name, 'rt-before')).wait({ timeoutMs: 60_000 });
+      const cat = await (await t.client.exec(name, { command: ['cat', '/root/rt-state'] })).wait({ timeoutMs: 20_000 });
+      expect({ stdout: cat.stdout, exitCode: cat.exitCode }).toEqual({ stdout: 'old\n', exitCode: 0 });
+      expect((await files(t.client, 'GET', name, '/root/rt-added')).status).toBe(404);
+
+      await files(t.client, 'POST', name, '/root/rt-state', { body: 'after restore\n' });
+      const created = await t.client.transport.request('POST', '/1.0/instances', {
+        body: { name: copy, source: { type: 'copy', source: `${name}/rt-before` } },
+      });
+      const opId = String(created.envelope.operation).split('/').pop()!;
+      await t.client.transport.request('GET', `/1.0/operations/${opId}/wait?timeout=60`);
+      expect((await files(t.client, 'GET', copy, '/root/rt-state')).body.toString('utf8')).toBe('old\n');
+      expect((await files(t.client, 'GET', name, '/root/rt-state')).body.toString('utf8')).toBe('after restore\n');
+    } finally {
+      await t.remove(copy);
+      await t.remove(name);
+    }
+  });
 });

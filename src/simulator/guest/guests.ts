@@ -1,5 +1,5 @@
 import type { Command, CommandName, InMemoryFs } from 'just-bash';
-import type { SimInstance } from '../instance-model.js';
+import type { SimInstance, SimSnapshot } from '../instance-model.js';
 import { instanceKey } from '../instance-model.js';
 import { guestCommands, harmlessSignals, scriptedCommand, sleepCommand, type GuestProcess } from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
@@ -125,6 +125,40 @@ export class Guests {
   /** Commands tests script (moto/LocalStack style). */
   readonly scripts = new ScriptedCommands();
   private readonly filesystems = new WeakMap<SimInstance, Promise<GuestFs>>();
+
+  /** What each snapshot's filesystem was; none when the instance's was never made (then: its image). */
+  private readonly snapshotFilesystems = new WeakMap<SimSnapshot, Promise<GuestFs>>();
+
+  /** Keeps a copy of the instance's filesystem as the snapshot's (nothing to keep if it was never made). */
+  snapshot(inst: SimInstance, snap: SimSnapshot): void {
+    const fs = this.filesystems.get(inst);
+    if (fs)
+      this.snapshotFilesystems.set(
+        snap,
+        fs.then((f) => f.clone()),
+      );
+  }
+
+  /** Puts the snapshot's filesystem back as the instance's (the snapshot keeps its own copy). */
+  restore(inst: SimInstance, snap: SimSnapshot): void {
+    const kept = this.snapshotFilesystems.get(snap);
+    if (!kept) this.filesystems.delete(inst);
+    else
+      this.filesystems.set(
+        inst,
+        kept.then((f) => f.clone()),
+      );
+  }
+
+  /** Gives a copy (`lxc copy c1[/snap] c2`) the filesystem of its source, as it is now or as the snapshot kept it. */
+  copy(from: SimInstance, snap: SimSnapshot | undefined, to: SimInstance): void {
+    const source = snap ? this.snapshotFilesystems.get(snap) : this.filesystems.get(from);
+    if (source)
+      this.filesystems.set(
+        to,
+        source.then((f) => f.clone()),
+      );
+  }
 
   /** The instance's root filesystem, laid out from its image on first use. */
   fs(inst: SimInstance): Promise<GuestFs> {
