@@ -167,8 +167,9 @@ await conformance('files: push, pull, list and delete through /1.0/instances/NAM
       expect((await files(t.client, 'GET', name, '/root/rt-added')).status).toBe(404);
 
       await files(t.client, 'POST', name, '/root/rt-state', { body: 'after restore\n' });
+      // As `lxc copy` does: LXD 5.0.2 gives a copy made without profiles none (and then no root disk).
       const created = await t.client.transport.request('POST', '/1.0/instances', {
-        body: { name: copy, source: { type: 'copy', source: `${name}/rt-before` } },
+        body: { name: copy, profiles: ['default'], source: { type: 'copy', source: `${name}/rt-before` } },
       });
       const opId = String(created.envelope.operation).split('/').pop()!;
       await t.client.transport.request('GET', `/1.0/operations/${opId}/wait?timeout=60`);
