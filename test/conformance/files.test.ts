@@ -180,4 +180,33 @@ await conformance('files: push, pull, list and delete through /1.0/instances/NAM
       await t.remove(name);
     }
   });
+
+  it('a pushed symlink belongs to root and pulls as its resolved target; pushing one over an entry is refused', async () => {
+    const t = target();
+    const name = await t.launch();
+    try {
+      const link = (path: string, to: string) =>
+        files(t.client, 'POST', name, path, { body: to, headers: { 'X-LXD-type': 'symlink', 'X-LXD-uid': '1000', 'X-LXD-gid': '1000' } });
+      expect((await link('/tmp/rt-abs', '/etc/passwd')).status).toBe(200);
+      expect((await link('/tmp/rt-rel', 'rel/x')).status).toBe(200);
+      const abs = await files(t.client, 'GET', name, '/tmp/rt-abs');
+      expect({ body: abs.body.toString('utf8'), ...entryHeaders(t, abs) }).toEqual({
+        body: '/etc/passwd',
+        type: 'symlink',
+        mode: '0777',
+        uid: '0',
+        gid: '0',
+      });
+      expect((await files(t.client, 'GET', name, '/tmp/rt-rel')).body.toString('utf8')).toBe('/tmp/rel/x');
+      const ls = await (await t.client.exec(name, { command: ['readlink', '/tmp/rt-rel'] })).wait({ timeoutMs: 20_000 });
+      expect(ls.stdout).toBe('rel/x\n');
+      const again = await link('/tmp/rt-abs', '/etc/group');
+      expect({ status: again.status, error: envelope(again).error }).toEqual({
+        status: 500,
+        error: 'sftp: "symlink /etc/group /tmp/rt-abs: file exists" (SSH_FX_FAILURE)',
+      });
+    } finally {
+      await t.remove(name);
+    }
+  });
 });
