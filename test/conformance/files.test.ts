@@ -209,4 +209,26 @@ await conformance('files: push, pull, list and delete through /1.0/instances/NAM
       await t.remove(name);
     }
   });
+
+  it('ls -l shows the owner and group of each entry, named from the guest’s /etc/passwd and /etc/group, else as numbers', async () => {
+    const t = target();
+    const name = await t.launch();
+    try {
+      await files(t.client, 'POST', name, '/tmp/rt-ls', { headers: { 'X-LXD-type': 'directory', 'X-LXD-mode': '0755' } });
+      await files(t.client, 'POST', name, '/tmp/rt-ls/owned', { body: 'abc', headers: { 'X-LXD-uid': '1000', 'X-LXD-gid': '1001' } });
+      await files(t.client, 'POST', name, '/tmp/rt-ls/rooted', { body: 'abcd' });
+      const columns = "awk '$1 ~ /^-/ {print $1, $3, $4, $5, $NF}'";
+      const listed = await (
+        await t.client.exec(name, { command: ['sh', '-c', `ls -l /tmp/rt-ls | ${columns}; ls -l /tmp/rt-ls/owned | ${columns}`] })
+      ).wait({
+        timeoutMs: 20_000,
+      });
+      expect({ stdout: listed.stdout, exitCode: listed.exitCode }).toEqual({
+        stdout: '-rw-r--r-- 1000 1001 3 owned\n-rw-r--r-- root root 4 rooted\n-rw-r--r-- 1000 1001 3 /tmp/rt-ls/owned\n',
+        exitCode: 0,
+      });
+    } finally {
+      await t.remove(name);
+    }
+  });
 });

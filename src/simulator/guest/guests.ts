@@ -1,7 +1,7 @@
 import type { Command, CommandName, InMemoryFs } from 'just-bash';
 import type { SimInstance, SimSnapshot } from '../instance-model.js';
 import { instanceKey } from '../instance-model.js';
-import { guestCommands, harmlessSignals, scriptedCommand, sleepCommand, type GuestProcess } from './guest-commands.js';
+import { guestCommands, harmlessSignals, lsCommand, scriptedCommand, sleepCommand, type GuestProcess } from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
 import { layOut } from './guest-layout.js';
 import { ScriptedCommands } from './scripted-commands.js';
@@ -212,7 +212,7 @@ export class Guests {
     const proc: GuestProcess = { hostname: () => inst.name, uid, gid, pid: shellPid, killSelf: kill };
     const key = instanceKey(inst.project, inst.name);
     const scripted = [...this.scripts.programsFor(key)].map((name) => scriptedCommand(name, (argv) => this.scripts.take(key, argv), pause));
-    const own = [...guestCommands(proc), sleepCommand(pause), ...scripted];
+    const own = [...guestCommands(proc), sleepCommand(pause), lsCommand((path) => fs.ownerOf(path)), ...scripted];
     const ownNames = new Set(own.map((c) => c.name));
     const custom: Command[] = [...own, ...[...busyboxPrograms].filter((n) => !ownNames.has(n)).map(passThrough)].map((c) => gated(c, gate));
     const bash = new Bash({
