@@ -87,7 +87,8 @@ export function handleRequest(ctx: SimContext, router: Router, req: IncomingMess
     else if (location) headers.Location = location;
     if ((response.kind === 'sync' || response.kind === 'file') && response.headers) Object.assign(headers, response.headers);
     if (res.destroyed) return;
-    const body = renderBody(response);
+    // File bodies go as the bytes they are (a pulled binary file, a recorded output).
+    const body = response.kind === 'file' && Buffer.isBuffer(response.body) ? response.body : renderBody(response);
     // Go's server sends Content-Length when the whole body fits its 2 KiB chunking buffer, and
     // chunked framing beyond, as both daemons' answers show.
     const length = Buffer.byteLength(body);

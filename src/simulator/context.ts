@@ -2,6 +2,7 @@ import type { ClusterMembers } from './cluster.js';
 import type { EventHub } from './event-hub.js';
 import type { FaultBook } from './faults.js';
 import type { ExecSockets } from './exec/exec-sockets.js';
+import type { ExecRecords } from './exec/exec-records.js';
 import type { Guests } from './guest/guests.js';
 import type { IdSource } from './ids.js';
 import type { ImageAliases } from './image-aliases.js';
@@ -66,6 +67,8 @@ export interface SimContext {
   execSockets: ExecSockets;
   /** Each instance's filesystem and the shell exec runs in it. */
   guests: Guests;
+  /** The output of exec requests made with `record-output`. */
+  execRecords: ExecRecords;
   /** The HTTPS server certificate, when HTTPS is on. */
   serverTls: { cert: string; fingerprint: string; addresses: string[] } | undefined;
   /** The members, in cluster mode. */

@@ -1,3 +1,4 @@
+import type { ApiRevision } from '../client/status-code.js';
 import type { IdSource } from './ids.js';
 import { SimHttpError } from './envelope.js';
 
@@ -45,17 +46,21 @@ export class NetworkStore {
 
   /** The managed network, or 404 (an unmanaged interface cannot be changed through the API). */
   managed(name: string): SimNetwork {
-    const net = this.get(name);
-    if (!net.managed) throw new SimHttpError(404, 'Network not found');
+    const net = this.networks.get(name);
+    if (!net?.managed) throw new SimHttpError(404, 'Failed loading network: Network not found');
     return net;
   }
 
   /** Creates a managed network; a bridge gets `ipv4.address` (a free /24) and `ipv4.nat` unless given, as `auto` does. */
-  create(name: unknown, type: string, description: string, config: Record<string, string>, ids: IdSource): SimNetwork {
+  create(name: unknown, type: string, description: string, config: Record<string, string>, ids: IdSource, revision: ApiRevision): SimNetwork {
+    // The texts and statuses of both daemons (observed on LXD 5.0.2 and Incus 6.0.4).
     if (typeof name !== 'string' || name === '') throw new SimHttpError(400, 'No name provided');
-    if (name.includes('/') || name.length > 15) throw new SimHttpError(400, `Invalid network name "${name}"`);
-    if (!managedTypes.has(type)) throw new SimHttpError(400, `Unrecognised network type "${type}"`);
-    if (this.networks.has(name)) throw new SimHttpError(409, 'The network already exists');
+    if (name.length > 15) throw new SimHttpError(400, 'Network interface is too long (maximum 15 characters)');
+    if (!/^[A-Za-z0-9_.-]+$/.test(name) || name === '.' || name === '..')
+      throw new SimHttpError(400, 'Network interface contains invalid characters');
+    if (this.networks.has(name))
+      throw revision === 'later' ? new SimHttpError(409, `Network "${name}" already exists`) : new SimHttpError(400, 'The network already exists');
+    if (!managedTypes.has(type)) throw new SimHttpError(400, 'Unknown driver');
     const filled = { ...config };
     if (type === 'bridge') {
       if (!filled['ipv4.address'] || filled['ipv4.address'] === 'auto')

@@ -12,6 +12,7 @@ import { EventHub } from './event-hub.js';
 import { EventsEndpoint } from './events-endpoint.js';
 import { FaultBook } from './faults.js';
 import { ExecSockets } from './exec/exec-sockets.js';
+import { ExecRecords } from './exec/exec-records.js';
 import { Guests } from './guest/guests.js';
 import { IdSource } from './ids.js';
 import { ImageAliases } from './image-aliases.js';
@@ -77,6 +78,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     pools: new StoragePools(),
     execSockets: new ExecSockets(),
     guests: new Guests(),
+    execRecords: new ExecRecords(),
     store: new InstanceStore(opts.projects, ids, cluster, opts.revision),
     ops: new OperationRegistry(hub, ids, opts.revision, opts.utcSuffix, opts.timings.operationRetentionMs, cluster?.serverName),
     lifecycle: new LifecycleEmitter(hub, opts.revision),

@@ -47,9 +47,10 @@ export class StoragePools {
   /** Creates a pool; a `dir` pool gets its `source` under the daemon's directory. */
   create(name: unknown, driver: string, description: string, config: Record<string, string>): SimPool {
     if (typeof name !== 'string' || name === '') throw new SimHttpError(400, 'No name provided');
-    if (name.includes('/')) throw new SimHttpError(400, `Invalid storage pool name "${name}"`);
-    if (!drivers.has(driver)) throw new SimHttpError(400, `Storage driver "${driver}" is not available`);
-    if (this.pools.has(name)) throw new SimHttpError(409, `Storage pool "${name}" already exists`);
+    // The texts and statuses of both daemons (observed on LXD 5.0.2 and Incus 6.0.4).
+    if (name.includes('/')) throw new SimHttpError(400, 'Storage pool names may not contain slashes');
+    if (this.pools.has(name)) throw new SimHttpError(409, 'The storage pool already exists: The record already exists');
+    if (!drivers.has(driver)) throw new SimHttpError(500, 'Unknown driver');
     const pool: SimPool = { name, driver, description, config: { source: `/var/lib/lxd/storage-pools/${name}`, ...config }, volumes: new Map() };
     this.pools.set(name, pool);
     return pool;
@@ -64,7 +65,7 @@ export class StoragePools {
   /** A custom volume of a pool in a project, or 404 "Storage volume not found". */
   volume(pool: string, project: string, name: string): SimVolume {
     const vol = this.get(pool).volumes.get(`${project}/${name}`);
-    if (!vol) throw new SimHttpError(404, 'Storage volume not found');
+    if (!vol) throw new SimHttpError(404, 'Storage pool volume not found');
     return vol;
   }
 
@@ -79,7 +80,7 @@ export class StoragePools {
   ): SimVolume {
     const p = this.get(pool);
     if (typeof name !== 'string' || name === '') throw new SimHttpError(400, 'No name provided');
-    if (name.includes('/')) throw new SimHttpError(400, `Invalid storage volume name "${name}"`);
+    if (name.includes('/')) throw new SimHttpError(400, 'Storage volume names may not contain slashes');
     if (this.customVolumes(pool, project).some((v) => v.name === name)) throw new SimHttpError(409, 'Volume by that name already exists');
     const vol: SimVolume = { name, description, config, contentType, project };
     p.volumes.set(`${project}/${name}`, vol);

@@ -1,3 +1,4 @@
+import { request } from 'undici';
 import { expect, it } from 'vitest';
 import { ApiError } from '../../src/client/api-error.js';
 import { conformance, type ConformanceTarget } from './targets.js';
@@ -191,6 +192,30 @@ await conformance('each refusal on the daemon’s channel, in its words; the lat
         status: 500,
         error: 'Invalid config: Invalid value for a boolean "maybe"',
       });
+    } finally {
+      await t.remove(name);
+    }
+  });
+
+  it('the wait of a failed operation: the operation object on LXD 5.0.2, its error as an error envelope under HTTP 200 on Incus 6.0.4', async () => {
+    const t = target();
+    const name = await t.launch();
+    try {
+      const res = await t.client.transport.request('PUT', `/1.0/instances/${name}/state`, { body: { action: 'start' } });
+      const id = String(res.envelope.operation).split('/').pop()!;
+      const answer = await request(`${t.client.transport.activeOrigin}/1.0/operations/${id}/wait?timeout=30`, {
+        dispatcher: t.client.transport['agent'],
+      });
+      const body = (await answer.body.json()) as {
+        type: string;
+        error_code: number;
+        error: string;
+        metadata: { status?: string; err?: string } | null;
+      };
+      expect(answer.statusCode).toBe(200);
+      if (t.revision === 'later')
+        expect(body).toMatchObject({ type: 'error', error_code: 500, error: 'The instance is already running', metadata: null });
+      else expect(body).toMatchObject({ type: 'sync', error_code: 0, metadata: { status: 'Failure', err: 'The instance is already running' } });
     } finally {
       await t.remove(name);
     }

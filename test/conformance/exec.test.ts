@@ -58,6 +58,19 @@ await transportConformance('exec: a non-interactive command with its exit code, 
     }
   });
 
+  it('a killed command returns the output it wrote before the kill, with 137 (SIGKILL)', async () => {
+    const t = target();
+    const name = await t.launch();
+    try {
+      const script = ['sh', '-c', 'echo before; echo e1 >&2; printf nonl; exec sleep 30'];
+      const timedOut = await (await t.client.exec(name, { command: script }, { timeoutMs: 1_500 })).wait({ timeoutMs: 30_000 });
+      expect(timedOut).toMatchObject({ timedOut: true, exitCode: 137, stdout: 'before\nnonl', stderr: 'e1\n' });
+      expect(timedOut.operation.status_code).toBe(200);
+    } finally {
+      await t.remove(name);
+    }
+  });
+
   it('an unknown program: the operation fails with "Command not found" and the exit code is still read (127)', async () => {
     const t = target();
     const name = await t.launch();

@@ -151,4 +151,82 @@ await transportConformance('files: push, pull, list and delete through /1.0/inst
       await t.remove(name);
     }
   });
+
+  it('a restore rolls the files back to the snapshot, and a copy from the snapshot has them as they were', async () => {
+    const t = target();
+    const name = await t.launch();
+    const copy = `${name}-c`;
+    try {
+      await files(t.client, 'POST', name, '/root/rt-state', { body: 'old\n' });
+      await (await t.client.createSnapshot(name, { name: 'rt-before' })).wait({ timeoutMs: 30_000 });
+      await files(t.client, 'POST', name, '/root/rt-state', { body: 'new\n' });
+      await files(t.client, 'POST', name, '/root/rt-added', { body: 'added\n' });
+      await (await t.client.restoreSnapshot(name, 'rt-before')).wait({ timeoutMs: 60_000 });
+      const cat = await (await t.client.exec(name, { command: ['cat', '/root/rt-state'] })).wait({ timeoutMs: 20_000 });
+      expect({ stdout: cat.stdout, exitCode: cat.exitCode }).toEqual({ stdout: 'old\n', exitCode: 0 });
+      expect((await files(t.client, 'GET', name, '/root/rt-added')).status).toBe(404);
+
+      await files(t.client, 'POST', name, '/root/rt-state', { body: 'after restore\n' });
+      // As `lxc copy` does: LXD 5.0.2 gives a copy made without profiles none (and then no root disk).
+      const created = await t.client.transport.request('POST', '/1.0/instances', {
+        body: { name: copy, profiles: ['default'], source: { type: 'copy', source: `${name}/rt-before` } },
+      });
+      const opId = String(created.envelope.operation).split('/').pop()!;
+      await t.client.transport.request('GET', `/1.0/operations/${opId}/wait?timeout=60`);
+      expect((await files(t.client, 'GET', copy, '/root/rt-state')).body.toString('utf8')).toBe('old\n');
+      expect((await files(t.client, 'GET', name, '/root/rt-state')).body.toString('utf8')).toBe('after restore\n');
+    } finally {
+      await t.remove(copy);
+      await t.remove(name);
+    }
+  });
+
+  it('a pushed symlink belongs to root and pulls as its resolved target; pushing one over an entry is refused', async () => {
+    const t = target();
+    const name = await t.launch();
+    try {
+      const link = (path: string, to: string) =>
+        files(t.client, 'POST', name, path, { body: to, headers: { 'X-LXD-type': 'symlink', 'X-LXD-uid': '1000', 'X-LXD-gid': '1000' } });
+      expect((await link('/tmp/rt-abs', '/etc/passwd')).status).toBe(200);
+      expect((await link('/tmp/rt-rel', 'rel/x')).status).toBe(200);
+      const abs = await files(t.client, 'GET', name, '/tmp/rt-abs');
+      expect({ body: abs.body.toString('utf8'), ...entryHeaders(t, abs) }).toEqual({
+        body: '/etc/passwd',
+        type: 'symlink',
+        mode: '0777',
+        uid: '0',
+        gid: '0',
+      });
+      expect((await files(t.client, 'GET', name, '/tmp/rt-rel')).body.toString('utf8')).toBe('/tmp/rel/x');
+      const again = await link('/tmp/rt-abs', '/etc/group');
+      expect({ status: again.status, error: envelope(again).error }).toEqual({
+        status: 500,
+        error: 'sftp: "symlink /etc/group /tmp/rt-abs: file exists" (SSH_FX_FAILURE)',
+      });
+    } finally {
+      await t.remove(name);
+    }
+  });
+
+  it('ls -l shows the owner and group of each entry, named from the guest’s /etc/passwd and /etc/group, else as numbers', async () => {
+    const t = target();
+    const name = await t.launch();
+    try {
+      await files(t.client, 'POST', name, '/tmp/rt-ls', { headers: { 'X-LXD-type': 'directory', 'X-LXD-mode': '0755' } });
+      await files(t.client, 'POST', name, '/tmp/rt-ls/owned', { body: 'abc', headers: { 'X-LXD-uid': '1000', 'X-LXD-gid': '1001' } });
+      await files(t.client, 'POST', name, '/tmp/rt-ls/rooted', { body: 'abcd' });
+      const columns = "awk '$1 ~ /^-/ {print $1, $3, $4, $5, $NF}'";
+      const listed = await (
+        await t.client.exec(name, { command: ['sh', '-c', `ls -l /tmp/rt-ls | ${columns}; ls -l /tmp/rt-ls/owned | ${columns}`] })
+      ).wait({
+        timeoutMs: 20_000,
+      });
+      expect({ stdout: listed.stdout, exitCode: listed.exitCode }).toEqual({
+        stdout: '-rw-r--r-- 1000 1001 3 owned\n-rw-r--r-- root root 4 rooted\n-rw-r--r-- 1000 1001 3 /tmp/rt-ls/owned\n',
+        exitCode: 0,
+      });
+    } finally {
+      await t.remove(name);
+    }
+  });
 });

@@ -190,10 +190,10 @@ function parseControl(text: string): { command?: unknown; signal?: unknown } | u
  * Ends an exec operation with `{"return": code}`: Success, except that 127 and 126 fail it with
  * "Command not found" / "Command not executable", as LXD 5.0.2 reports a shell's verdicts.
  */
-export function finishExec(op: SimOperation, code: number): void {
+export function finishExec(op: SimOperation, code: number, metadata: Record<string, unknown> = {}): void {
   const err = code === 127 ? 'Command not found' : code === 126 ? 'Command not executable' : undefined;
-  if (err) op.fail(err, { return: code });
-  else op.succeed({ return: code });
+  if (err) op.fail(err, { ...metadata, return: code });
+  else op.succeed({ ...metadata, return: code });
 }
 
 function refuse(socket: Duplex, status: number, message: string): void {

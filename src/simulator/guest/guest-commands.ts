@@ -184,3 +184,81 @@ export function scriptedCommand(
     },
   };
 }
+
+/** Busybox's `sleep`: seconds, or with a suffix s, m, h or d, fractions allowed; several are added up. */
+export function sleepCommand(sleep: (ms: number, signal: AbortSignal | undefined) => Promise<void>): Command {
+  const unit: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86400 };
+  return {
+    name: 'sleep',
+    async execute(args, ctx) {
+      if (args.length === 0) return fail('Usage: sleep [N]...\n');
+      let seconds = 0;
+      for (const a of args) {
+        const m = /^(\d+(?:\.\d*)?|\.\d+)([smhd]?)$/.exec(a);
+        if (!m) return fail(`sleep: invalid number '${a}'\n`);
+        seconds += Number(m[1]) * unit[m[2]!]!;
+      }
+      await sleep(seconds * 1000, ctx.signal);
+      return ok();
+    },
+  };
+}
+
+/** A long-listing line of just-bash's `ls -l`: mode, links, owner, group, then the rest. */
+const longLine = /^([-dlcbps][rwxsStT-]{9})(\s+\d+\s+)(\S+)(\s+)(\S+)(\s+\d+\s+\w{3}\s+\d+\s+[\d:]+\s+)(.*)$/;
+
+/**
+ * `ls` whose long listing shows each entry's real owner and group (just-bash prints a fixed
+ * "user user"): names from the guest's /etc/passwd and /etc/group, numbers where it has none,
+ * as busybox prints them.
+ */
+export function lsCommand(ownerOf: (path: string) => { uid: number; gid: number }): Command {
+  return {
+    name: 'ls',
+    async execute(args, ctx) {
+      if (!ctx.origCommand) return fail('sh: ls: not found\n', 127);
+      const result = await ctx.origCommand(args);
+      const long = args.some((a) => /^-[a-zA-Z]*l/.test(a));
+      if (!long || result.stdout === '') return result;
+      const operands = args.filter((a) => !a.startsWith('-') || a === '-');
+      const resolve = (p: string) => ctx.fs.resolvePath(ctx.cwd, p);
+      let dir = operands.length === 1 ? operands[0]! : '.';
+      const passwd = await ctx.fs.readFile('/etc/passwd').catch(() => '');
+      const group = await ctx.fs.readFile('/etc/group').catch(() => '');
+      const names = (text: string) =>
+        new Map(
+          text
+            .split('\n')
+            .map((l) => l.split(':'))
+            .filter((f) => f.length > 2)
+            .map((f) => [Number(f[2]), f[0]!]),
+        );
+      const users = names(passwd);
+      const groups = names(group);
+      const lines: string[] = [];
+      for (const line of result.stdout.split('\n')) {
+        const header = /^(.*):$/.exec(line);
+        if (header) dir = header[1]!;
+        const m = longLine.exec(line);
+        if (!m) {
+          lines.push(line);
+          continue;
+        }
+        const name = m[1]!.startsWith('l') ? m[7]!.replace(/ -> .*$/, '') : m[7]!;
+        const asGiven = operands.find((o) => o === name);
+        const path = asGiven !== undefined && !(await isDir(ctx.fs, resolve(asGiven))) ? resolve(asGiven) : resolve(`${dir}/${name}`);
+        const owner = ownerOf(path);
+        lines.push(`${m[1]}${m[2]}${users.get(owner.uid) ?? owner.uid}${m[4]}${groups.get(owner.gid) ?? owner.gid}${m[6]}${m[7]}`);
+      }
+      return { ...result, stdout: lines.join('\n') };
+    },
+  };
+}
+
+async function isDir(fs: IFileSystem, path: string): Promise<boolean> {
+  try {
+    return (await fs.stat(path)).isDirectory;
+  } catch {
+    return false;
+  }
+}

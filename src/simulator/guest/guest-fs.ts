@@ -37,6 +37,35 @@ export class GuestFs {
 
   constructor(readonly memory: InMemoryFs) {}
 
+  /**
+   * A copy of the whole filesystem (what a snapshot keeps, what a restore or a copy starts from):
+   * every entry with its bytes, mode, mtime and owner; later changes to either do not show in the other.
+   */
+  async clone(): Promise<GuestFs> {
+    const Memory = this.memory.constructor as new () => InMemoryFs;
+    const copy = new Memory();
+    const paths = this.memory.getAllPaths().sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
+    const times: [string, Date][] = [];
+    for (const path of paths) {
+      if (path === '/') continue;
+      const st = await this.memory.lstat(path);
+      if (st.isSymbolicLink) await copy.symlink(await this.memory.readlink(path), path);
+      else if (st.isDirectory) {
+        copy.mkdirSync(path, { recursive: true });
+        await copy.chmod(path, st.mode & 0o7777);
+        times.push([path, st.mtime]);
+      } else copy.writeFileSync(path, await this.memory.readFileBuffer(path), undefined, { mode: st.mode & 0o7777, mtime: st.mtime });
+    }
+    const top = await this.memory.stat('/');
+    await copy.chmod('/', top.mode & 0o7777);
+    times.push(['/', top.mtime]);
+    // Directories last: adding their entries moved their mtimes.
+    for (const [path, mtime] of times) await copy.utimes(path, mtime, mtime);
+    const fs = new GuestFs(copy);
+    for (const [path, owner] of this.owners) fs.owners.set(path, owner);
+    return fs;
+  }
+
   /** The owner of a path (root unless claimed). */
   ownerOf(path: string): Owner {
     return this.owners.get(path) ?? root;

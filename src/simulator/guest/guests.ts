@@ -1,7 +1,7 @@
 import type { Command, CommandName, InMemoryFs } from 'just-bash';
-import type { SimInstance } from '../instance-model.js';
+import type { SimInstance, SimSnapshot } from '../instance-model.js';
 import { instanceKey } from '../instance-model.js';
-import { guestCommands, harmlessSignals, scriptedCommand, type GuestProcess } from './guest-commands.js';
+import { guestCommands, harmlessSignals, lsCommand, scriptedCommand, sleepCommand, type GuestProcess } from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
 import { layOut } from './guest-layout.js';
 import { ScriptedCommands } from './scripted-commands.js';
@@ -84,7 +84,6 @@ const busyboxPrograms = new Set([
   'base64',
   'diff',
   'date',
-  'sleep',
   'timeout',
   'time',
   'seq',
@@ -127,6 +126,40 @@ export class Guests {
   readonly scripts = new ScriptedCommands();
   private readonly filesystems = new WeakMap<SimInstance, Promise<GuestFs>>();
 
+  /** What each snapshot's filesystem was; none when the instance's was never made (then: its image). */
+  private readonly snapshotFilesystems = new WeakMap<SimSnapshot, Promise<GuestFs>>();
+
+  /** Keeps a copy of the instance's filesystem as the snapshot's (nothing to keep if it was never made). */
+  snapshot(inst: SimInstance, snap: SimSnapshot): void {
+    const fs = this.filesystems.get(inst);
+    if (fs)
+      this.snapshotFilesystems.set(
+        snap,
+        fs.then((f) => f.clone()),
+      );
+  }
+
+  /** Puts the snapshot's filesystem back as the instance's (the snapshot keeps its own copy). */
+  restore(inst: SimInstance, snap: SimSnapshot): void {
+    const kept = this.snapshotFilesystems.get(snap);
+    if (!kept) this.filesystems.delete(inst);
+    else
+      this.filesystems.set(
+        inst,
+        kept.then((f) => f.clone()),
+      );
+  }
+
+  /** Gives a copy (`lxc copy c1[/snap] c2`) the filesystem of its source, as it is now or as the snapshot kept it. */
+  copy(from: SimInstance, snap: SimSnapshot | undefined, to: SimInstance): void {
+    const source = snap ? this.snapshotFilesystems.get(snap) : this.filesystems.get(from);
+    if (source)
+      this.filesystems.set(
+        to,
+        source.then((f) => f.clone()),
+      );
+  }
+
   /** The instance's root filesystem, laid out from its image on first use. */
   fs(inst: SimInstance): Promise<GuestFs> {
     let fs = this.filesystems.get(inst);
@@ -154,19 +187,34 @@ export class Guests {
     const fs = await this.fs(inst);
     const uid = cmd.user ?? 0;
     const gid = cmd.group ?? 0;
+    // A kill does not abort the interpreter (it would drop the output so far): the program that
+    // blocks returns, and every program after it does nothing, so the script runs out with the
+    // output it had. Only a script that keeps going without end is aborted, and loses its output.
     const killer = new AbortController();
+    const runaway = new AbortController();
+    let afterKill = 0;
     const kill = (signal: number): void => {
       if (!killer.signal.aborted) killer.abort(signal);
     };
     const onOuterAbort = (): void => kill(Number(cmd.signal?.reason) || 9);
     if (cmd.signal?.aborted) onOuterAbort();
     cmd.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    const gate: ProgramGate = {
+      killed: killer.signal,
+      stillAlive() {
+        if (!killer.signal.aborted) return true;
+        if (++afterKill > maxProgramsAfterKill) runaway.abort();
+        return false;
+      },
+    };
+    /** Waits, ending early when the command is killed or its own signal (e.g. `timeout`) fires. */
+    const pause = (ms: number, signal: AbortSignal | undefined): Promise<void> => sleepUnlessAborted(ms, anyOf(signal, killer.signal));
     const proc: GuestProcess = { hostname: () => inst.name, uid, gid, pid: shellPid, killSelf: kill };
     const key = instanceKey(inst.project, inst.name);
-    const scripted = [...this.scripts.programsFor(key)].map((name) =>
-      scriptedCommand(name, (argv) => this.scripts.take(key, argv), sleepUnlessAborted),
-    );
-    const custom: Command[] = [...guestCommands(proc), ...scripted];
+    const scripted = [...this.scripts.programsFor(key)].map((name) => scriptedCommand(name, (argv) => this.scripts.take(key, argv), pause));
+    const own = [...guestCommands(proc), sleepCommand(pause), lsCommand((path) => fs.ownerOf(path)), ...scripted];
+    const ownNames = new Set(own.map((c) => c.name));
+    const custom: Command[] = [...own, ...[...busyboxPrograms].filter((n) => !ownNames.has(n)).map(passThrough)].map((c) => gated(c, gate));
     const bash = new Bash({
       fs: fs.as({ uid, gid }),
       cwd: '/',
@@ -186,11 +234,11 @@ export class Guests {
         cwd,
         stdin: (cmd.stdin ?? Buffer.alloc(0)).toString('latin1'),
         stdinKind: 'bytes',
-        signal: killer.signal,
+        signal: runaway.signal,
         rawScript: true,
         ...(shell ? {} : { args }),
       });
-      if (killer.signal.aborted) return killed(killer.signal.reason as number);
+      if (killer.signal.aborted) return killed(killer.signal.reason as number, runaway.signal.aborted ? undefined : result);
       if (!shell && result.exitCode === 127 && /command not found/.test(result.stderr)) return ended('', '', 127);
       if (!shell && result.exitCode === 126) return ended('', '', 126);
       const stderr = result.stderr.replace(/^bash: (.*): command not found$/gm, `${basename(program ?? 'sh')}: $1: not found`);
@@ -201,8 +249,45 @@ export class Guests {
   }
 }
 
-function killed(signal: number): GuestResult {
-  return { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), code: harmlessSignals.has(signal) ? 0 : 128 + signal };
+/** How many programs a killed script may still reach (each doing nothing) before the interpreter is aborted. */
+const maxProgramsAfterKill = 1000;
+
+/** Whether the command is still alive: each program asks before it runs. */
+interface ProgramGate {
+  /** Aborted (reason: the signal number) when the command is killed. */
+  killed: AbortSignal;
+  /** False once the command is killed (the program then does nothing). */
+  stillAlive(): boolean;
+}
+
+/** A program that does nothing once the command is killed, and otherwise what it did. */
+function gated(command: Command, gate: ProgramGate): Command {
+  return {
+    name: command.name,
+    execute: (args, ctx) => {
+      if (!gate.stillAlive()) return Promise.resolve({ stdout: '', stderr: '', exitCode: 128 + (Number(gate.killed.reason) || 9) });
+      return command.execute(args, ctx);
+    },
+  };
+}
+
+/** One of just-bash's own programs, unchanged. */
+function passThrough(name: string): Command {
+  return {
+    name,
+    execute: (args, ctx) =>
+      ctx.origCommand ? ctx.origCommand(args) : Promise.resolve({ stdout: '', stderr: `sh: ${name}: not found\n`, exitCode: 127 }),
+  };
+}
+
+function anyOf(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
+  return a ? AbortSignal.any([a, b]) : b;
+}
+
+/** A killed command: 128 + the signal, with the output it wrote before (none when it had to be aborted). */
+function killed(signal: number, sofar?: { stdout: string; stderr: string }): GuestResult {
+  const code = harmlessSignals.has(signal) ? 0 : 128 + signal;
+  return sofar ? ended(sofar.stdout, sofar.stderr, code) : { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), code };
 }
 
 function ended(stdout: string, stderr: string, code: number): GuestResult {

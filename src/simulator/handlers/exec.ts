@@ -1,7 +1,8 @@
 import { StatusCode } from '../../client/status-code.js';
 import { asyncOp, SimHttpError, type SimResponse } from '../envelope.js';
 import { finishExec } from '../exec/exec-sockets.js';
-import type { GuestCommand } from '../guest/guests.js';
+import type { GuestCommand, GuestResult } from '../guest/guests.js';
+import type { SimInstance } from '../instance-model.js';
 import type { SimRequest } from '../router.js';
 import { bodyObject, countCall, instanceOf, instanceResources, stringMap, type InstanceFamily } from './common.js';
 
@@ -12,7 +13,8 @@ import { bodyObject, countCall, instanceOf, instanceResources, stringMap, type I
  * the client has connected them (and stdin ended) and ends with `{"return": code}`. Without, it
  * runs at once with stdin at end of file (class task). `cwd`, `user` and `group` (extension
  * container_exec_user_group_cwd) are where and as whom it runs; HOME and USER are set for root
- * only, as the daemon does.
+ * only, as the daemon does. With `record-output` (and no websockets) stdout and stderr are kept as
+ * log files of the instance, named in the operation's `output` (handlers/instance-logs.ts).
  */
 export function exec(req: SimRequest, family: InstanceFamily): SimResponse {
   const { ctx } = req;
@@ -32,6 +34,8 @@ export function exec(req: SimRequest, family: InstanceFamily): SimResponse {
   };
   const waitForWs = body['wait-for-websocket'] === true;
   const interactive = body.interactive === true;
+  // As the daemon: recorded only when the output does not go to websockets.
+  const recordOutput = body['record-output'] === true && !waitForWs;
   const metadata: Record<string, unknown> = { command, environment, interactive };
   const secrets: Record<string, string> = {};
   if (waitForWs) {
@@ -40,7 +44,13 @@ export function exec(req: SimRequest, family: InstanceFamily): SimResponse {
   }
   const op = ctx.actions.runOperation(
     inst,
-    { description: 'Executing command', class: waitForWs ? 'websocket' : 'task', resources: instanceResources(req, inst, '', 'exec'), metadata },
+    {
+      description: 'Executing command',
+      class: waitForWs ? 'websocket' : 'task',
+      resources: instanceResources(req, inst, '', 'exec'),
+      // A task (no websockets) starts without metadata and ends with `{output?, return}`, as on both daemons.
+      ...(waitForWs ? { metadata } : {}),
+    },
     undefined,
     (op) => {
       ctx.lifecycle.emit(inst, 'instance-exec', { context: { command } });
@@ -56,11 +66,21 @@ export function exec(req: SimRequest, family: InstanceFamily): SimResponse {
       else {
         const started = Date.now();
         void ctx.guests.run(inst, guestCommand).then(
-          (result) => setTimeout(() => finishExec(op, result.code), Math.max(0, ctx.opts.timings.taskMs - (Date.now() - started))).unref(),
+          (result) => {
+            const output = recordOutput ? { output: recordedOutput(req, family, inst, op.id, result) } : {};
+            setTimeout(() => finishExec(op, result.code, output), Math.max(0, ctx.opts.timings.taskMs - (Date.now() - started))).unref();
+          },
           (err: unknown) => op.fail((err as Error).message ?? String(err)),
         );
       }
     },
   );
   return asyncOp(op.url, ctx.ops.render(op));
+}
+
+/** Keeps a finished command's output as the instance's exec log files; their URLs by fd. */
+function recordedOutput(req: SimRequest, family: InstanceFamily, inst: SimInstance, opId: string, result: GuestResult): Record<string, string> {
+  const [out, err] = req.ctx.execRecords.record(inst, opId, result.stdout, result.stderr);
+  const dir = `/1.0/${family.prefix}/${inst.name}/logs/${req.ctx.opts.revision === 'later' ? 'exec-output/' : ''}`;
+  return { '1': `${dir}${out}`, '2': `${dir}${err}` };
 }

@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { sync, SimHttpError, type SimResponse } from '../envelope.js';
 import type { GuestEntry, WriteSpec } from '../guest/guest-fs.js';
 import type { Router, SimRequest } from '../router.js';
@@ -54,7 +55,9 @@ async function pull(req: SimRequest, family: InstanceFamily, head: boolean): Pro
   const later = req.ctx.opts.revision === 'later';
   // LXD 5.0.2 answers HEAD with the headers only (as JSON, no length); Incus as a file would be.
   if (head && !later) return { kind: 'file', contentType: 'application/json', body: '', headers };
-  const body = await fs.read(path);
+  // A symlink reads as its target, a relative one resolved from the link's directory (as the daemons answer).
+  const raw = await fs.read(path);
+  const body = entry.type === 'symlink' ? Buffer.from(posix.resolve(posix.dirname(path), raw.toString('utf8')), 'utf8') : raw;
   req.ctx.lifecycle.emit(inst, 'instance-file-retrieved', { context: { path } });
   return {
     kind: 'file',
@@ -96,10 +99,15 @@ async function push(req: SimRequest, family: InstanceFamily): Promise<SimRespons
       if (existing && existing.type !== 'directory') throw new SimHttpError(400, `"${path}" exists and is not a directory`);
       await fs.mkdir(path, spec);
       break;
-    case 'symlink':
-      if (existing) await fs.remove(path);
-      await fs.symlink(bytes.toString('utf8'), path, spec);
+    case 'symlink': {
+      // As both daemons (their sftp server): no target is "Not Found", an existing entry is
+      // refused, and the link belongs to root whatever uid/gid the request gives.
+      const target = bytes.toString('utf8');
+      if (target === '') throw notFound();
+      if (existing) throw new SimHttpError(500, `sftp: "symlink ${target} ${path}: file exists" (SSH_FX_FAILURE)`);
+      await fs.symlink(target, path, { uid: 0, gid: 0 });
       break;
+    }
     case 'file': {
       if (existing?.type === 'directory') throw new SimHttpError(400, `"${path}" is a directory`);
       const write = header(req, 'write') ?? 'overwrite';

@@ -1,5 +1,5 @@
 import { asyncOp, sync, syncRaw, SimHttpError, type SimResponse } from '../envelope.js';
-import type { InstanceType, SimInstance } from '../instance-model.js';
+import type { InstanceType, SimInstance, SimSnapshot } from '../instance-model.js';
 import type { Router, SimRequest } from '../router.js';
 import { StatusCode } from '../../client/status-code.js';
 import { ClusterActions } from '../cluster-actions.js';
@@ -125,6 +125,7 @@ function create(req: SimRequest, family: InstanceFamily): SimResponse {
       target: location,
     });
     countCall(req, inst, 'create');
+    if (origin?.copyOf) ctx.guests.copy(origin.copyOf.inst, origin.copyOf.snap, inst);
     ctx.lifecycle.emit(inst, 'instance-created', { context: { 'storage-pool': 'default', type } });
     setTimeout(() => {
       op.progress({
@@ -157,6 +158,8 @@ interface Origin {
   profiles: string[] | undefined;
   description: string;
   baseImage: string | undefined;
+  /** A copy's source, whose guest filesystem (or its snapshot's) the copy starts from. */
+  copyOf?: { inst: SimInstance; snap: SimSnapshot | undefined };
 }
 
 /** `{"type":"copy","source":"NAME"}` or `"NAME/SNAP"`: local config (no volatile keys), devices, profiles. */
@@ -174,6 +177,7 @@ function copySource(req: SimRequest, source: Record<string, unknown>): Origin {
     profiles: [...(snap?.profiles ?? from.profiles)],
     description: from.description,
     baseImage: from.config['volatile.base_image'],
+    copyOf: { inst: from, snap },
   };
 }
 

@@ -23,6 +23,7 @@ export function registerNetworks(router: Router): void {
       typeof body.description === 'string' ? body.description : '',
       stringMap(body.config, 'config') ?? {},
       req.ctx.ids,
+      req.ctx.opts.revision,
     );
     return created(`/1.0/networks/${net.name}`);
   });

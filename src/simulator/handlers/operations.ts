@@ -1,4 +1,4 @@
-import { statusText } from '../../client/status-code.js';
+import { StatusCode, statusText } from '../../client/status-code.js';
 import { sync, type SimResponse } from '../envelope.js';
 import type { Router, SimRequest } from '../router.js';
 import { recursionOf } from './common.js';
@@ -39,5 +39,11 @@ async function wait(req: SimRequest): Promise<SimResponse> {
   const op = req.ctx.ops.get(req.params.id!);
   const raw = Number(req.info.query.get('timeout') ?? '-1');
   await op.wait(Number.isFinite(raw) && raw >= 0 ? raw * 1000 : -1);
+  if (req.ctx.opts.revision === 'later' && op.statusCode === StatusCode.Failure) {
+    // Incus 6.0.4 answers the wait of a failed operation with its error, as an error envelope
+    // (error_code 500) under HTTP 200 (observed); LXD 5.0.2 with the operation object.
+    const body = `${JSON.stringify({ type: 'error', status: '', status_code: 0, operation: '', error_code: 500, error: op.err, metadata: null })}\n`;
+    return { kind: 'file', contentType: 'application/json', body };
+  }
   return sync(req.ctx.ops.render(op));
 }

@@ -56,7 +56,7 @@ function create(req: SimRequest, family: InstanceFamily): SimResponse {
     if (inst.snapshots.has(name)) return op.fail(daemonTexts.duplicateSnapshot(ctx.opts.revision, name));
     if (body.stateful === true) return op.fail("Unable to create a stateful snapshot. CRIU isn't installed");
     setTimeout(() => {
-      inst.snapshots.set(name, {
+      const snap: SimSnapshot = {
         name,
         createdAt: ctx.ops.now(),
         expiresAt,
@@ -64,7 +64,9 @@ function create(req: SimRequest, family: InstanceFamily): SimResponse {
         config: { ...inst.config },
         devices: structuredClone(inst.devices),
         profiles: [...inst.profiles],
-      });
+      };
+      inst.snapshots.set(name, snap);
+      ctx.guests.snapshot(inst, snap);
       inst.touch();
       ctx.lifecycle.emit(inst, 'instance-snapshot-created', { source: `${inst.url()}/snapshots/${name}` });
       if (inst.statusCode === StatusCode.Running || inst.statusCode === StatusCode.Ready) {
@@ -169,6 +171,7 @@ export function restoreSnapshot(req: SimRequest, inst: SimInstance, snapName: st
         };
         inst.devices = structuredClone(snap.devices);
         inst.profiles = [...snap.profiles];
+        ctx.guests.restore(inst, snap);
         if (wasRunning) {
           inst.statusCode = StatusCode.Running;
           ctx.actions.markRunning(inst, true);

@@ -29,7 +29,9 @@ export function registerStorage(router: Router): void {
   router.on('PATCH', '/1.0/storage-pools/:pool', (req) => updatePool(req, true));
   router.on('DELETE', '/1.0/storage-pools/:pool', (req) => {
     const pool = req.ctx.pools.get(req.params.pool!);
-    if (poolUsers(req, pool).length > 0) throw new SimHttpError(400, 'The storage pool is currently in use');
+    // As both daemons: a pool holding instances, or custom volumes, is in use.
+    if (poolUsers(req, pool).length > 0 || req.ctx.pools.customVolumes(pool.name, null).length > 0)
+      throw new SimHttpError(400, 'The storage pool is currently in use');
     req.ctx.pools.remove(pool.name);
     return sync({});
   });
@@ -41,9 +43,13 @@ export function registerStorage(router: Router): void {
   router.on('GET', '/1.0/storage-pools/:pool/volumes/:type', (req) => volumes(req, req.params.type));
   router.on('POST', '/1.0/storage-pools/:pool/volumes/custom', createVolume);
   router.on('POST', '/1.0/storage-pools/:pool/volumes', createVolume);
+  router.on('POST', '/1.0/storage-pools/:pool/volumes/:type', (req) => {
+    req.ctx.pools.get(req.params.pool!);
+    throw new SimHttpError(400, `Currently not allowed to create storage volumes of type "${req.params.type}"`);
+  });
   router.on('GET', '/1.0/storage-pools/:pool/volumes/:type/:volume', (req) => {
     const vol = allVolumes(req, req.params.pool!, req.info.project).find((v) => v.type === req.params.type && v.name === req.params.volume);
-    if (!vol) throw new SimHttpError(404, 'Storage volume not found');
+    if (!vol) throw new SimHttpError(404, 'Storage pool volume not found');
     return sync(vol);
   });
   router.on('PUT', '/1.0/storage-pools/:pool/volumes/custom/:volume', (req) => updateVolume(req, false));
