@@ -20,7 +20,8 @@ import { configFlag } from '../../src/rules/config-flag.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { testExecutor } from '../support/executor.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
-import { clockPast, sleep, until } from '../support/wait.js';
+import { clockPast, until } from '../support/wait.js';
+import { crashThroughStopHook } from '../support/sim-crash.js';
 
 const restartOnCrash = defineRule({
   name: 'restart-on-crash',
@@ -258,9 +259,8 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
       const prefix = uniquePrefix('act');
       const incidentAt = Date.now() - 1_000;
       expect((await run(job('own-start', { incidentAt }), prefix)).outcome).toMatchObject({ result: 'done' });
-      sim.controls.crash('own-start');
-      await until('own-start Stopped', () => sim.controls.statusCode('own-start') === 102, 5_000, 10);
-      await sleep(100); // the crash's stop hook (20 ms here) lets go of the instance; the simulator does not show it
+      await crashThroughStopHook(sim.controls, 'own-start');
+      expect(sim.controls.statusCode('own-start')).toBe(102);
       // A redelivery of the same incident's job (its start came after the incident): still Reflex's own.
       expect((await run(job('own-start', { incidentAt }), prefix)).outcome).toMatchObject({ result: 'done' });
       expect(sim.controls.calls('own-start', 'start')).toBe(2);

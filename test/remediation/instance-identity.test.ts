@@ -20,7 +20,8 @@ import { configFlag } from '../../src/rules/config-flag.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { testExecutor } from '../support/executor.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
-import { sleep, until } from '../support/wait.js';
+import { until } from '../support/wait.js';
+import { crashThroughStopHook } from '../support/sim-crash.js';
 
 /**
  * Issue 25, on the simulator: a remediation acts on the instance that had the incident, never on
@@ -160,10 +161,8 @@ describe('the instance that had the incident, not its name: remediation on the s
     const first = (await crashed('recreated'))!;
     expect(first.identity?.uuid, 'the job carries the identity of the instance that crashed').toBe(await uuidOf('recreated'));
     await act(first);
-    sim.controls.crash('recreated');
-    await until('recreated Stopped', () => sim.controls.statusCode('recreated') === 102, 5_000, 10);
+    await crashThroughStopHook(sim.controls, 'recreated');
     const delayed = (await crashed('recreated'))!;
-    await sleep(100); // the crash's stop hook (20 ms here) lets go of the instance; the simulator does not show it
 
     await remove('recreated');
     sim.controls.addInstance({ name: 'recreated', status: 'Stopped', config: optIn });
@@ -242,9 +241,7 @@ describe('the instance that had the incident, not its name: remediation on the s
     await budget.reserve(budgetKeys, 'predecessor', { maxRestarts: 0 }, Date.now(), 'an-earlier-instance');
     expect(await act(job)).toMatchObject({ result: 'done' });
 
-    sim.controls.crash('held');
-    await until('held Stopped', () => sim.controls.statusCode('held') === 102, 5_000, 10);
-    await sleep(100); // the crash's stop hook lets go of the instance
+    await crashThroughStopHook(sim.controls, 'held');
     await budget.release(budgetKeys);
     await budget.reserve(budgetKeys, 'itself', { maxRestarts: 0 }, Date.now(), job.identity!.uuid!);
     expect(await act({ ...job, correlationId: 'again', incidentAt: Date.now() })).toMatchObject({
