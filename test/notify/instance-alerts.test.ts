@@ -14,22 +14,9 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/simul
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { fastTimings, NotifierFixture, notificationsSettled, testWebhookSecret, closeNotifier } from './notifier-fixture.js';
-import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { startRecordingServer, type RecordingServer, type SentAlert } from './recording-server.js';
 import { until } from '../support/wait.js';
 
-interface SentAlert {
-  kind: string;
-  status: string;
-  severity: string;
-  instance: string;
-  project: string;
-  summary: string;
-  actions: { action: string; result: string; summary?: string; operationId?: string }[];
-  outcome?: string;
-  correlationId: string;
-  auditUrl?: string;
-  endsAt?: string;
-}
 interface Body {
   status: string;
   alerts: SentAlert[];

@@ -15,18 +15,8 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/simul
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { testWebhookSecret } from '../notify/notifier-fixture.js';
-import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
+import { startRecordingServer, type RecordingServer, type SentAlert } from '../notify/recording-server.js';
 import { until } from '../support/wait.js';
-
-interface SentAlert {
-  kind: string;
-  status: string;
-  severity: string;
-  instance: string;
-  summary: string;
-  outcome?: string;
-  actions: unknown[];
-}
 
 const optIn = { 'user.reflex.autorestart': 'true' };
 
