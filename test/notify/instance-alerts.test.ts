@@ -16,6 +16,7 @@ import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { fastTimings, NotifierFixture, notificationsSettled, testWebhookSecret, closeNotifier } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer, type SentAlert } from './recording-server.js';
 import { until } from '../support/wait.js';
+import { simReflexConfig } from '../support/sim-reflex-config.js';
 
 interface Body {
   status: string;
@@ -61,18 +62,7 @@ describe('instance alerts from the pipeline', () => {
   });
 
   async function startReplicas(count: number): Promise<void> {
-    const config = parseConfig({
-      target: `unix://${sim.socketPath}`,
-      redisUrl: redisUrl(),
-      rulesDir: 'test/fixtures/rules-notify',
-      prefix,
-      resyncIntervalMs: 0,
-      resyncGraceMs: 100,
-      leaseTtlMs: 600,
-      actionAttempts: 3,
-      httpPort: 0,
-      logLevel: 'silent',
-    });
+    const config = simReflexConfig(sim, prefix, { rulesDir: 'test/fixtures/rules-notify', resyncGraceMs: 100, leaseTtlMs: 600, actionAttempts: 3 });
     for (let i = 0; i < count; i++) replicas.push(await startReflex(config, pino({ level: 'silent' })));
     await until('a replica reading the event stream', () => replicas.some((r) => r.subscriber?.connected));
   }
