@@ -28,6 +28,7 @@ export class NotifierFixture {
   readonly audit = new AuditLog(this.redis, keySpace(this.prefix).audit);
   private readonly notifiers: Notifier[] = [];
   private flushes?: FlushCounter;
+  private closed = false;
 
   replica(opts: Omit<NotifierOptions, 'redis' | 'audit' | 'prefix'>): Notifier {
     const n = new Notifier({ ...opts, redis: this.redis, audit: this.audit, prefix: this.prefix });
@@ -50,7 +51,10 @@ export class NotifierFixture {
     await until('every queued delivery done', () => notificationsSettled(this.redis, this.prefix, 'deliveries'));
   }
 
+  /** Closes the notifiers and removes the fixture's keys; once (a test may close it before its afterEach does). */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await this.flushes?.close();
     await Promise.all(this.notifiers.map((n) => n.close()));
     const keys = await this.redis.keys(`${this.prefix}:*`);
