@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
@@ -14,15 +14,13 @@ import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { startScheduleBed } from '../support/schedule-bed.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 import { until } from '../support/wait.js';
+import { cleanupsAfterEach } from '../support/stopped-after-each.js';
 
 /** Due time of a tick from its correlation id `schedule:<name>:<due ms>`. */
 const dueOf = (r: StoredAuditRecord) => Number(r.correlationId.split(':').pop());
 
 describe('housekeeping that one instance or one replica cannot hold up', () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it('an instance whose snapshot operation hangs delays no other instance of the schedule', async () => {
     const backup = { 'user.backup': 'true' };
