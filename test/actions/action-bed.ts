@@ -13,7 +13,8 @@ import { RuleEngine } from '../../src/rules/engine.js';
 import type { Rule } from '../../src/rules/rule.js';
 import { Silences } from '../../src/silences/silences.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { redisClient, uniquePrefix } from '../support/redis.js';
+import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { queueIdle } from '../support/settled.js';
 import { until } from '../support/wait.js';
 
 /**
@@ -34,6 +35,8 @@ export interface ActionBed {
   ): Promise<string>;
   /** Polls the audit log of the job's incident until `done` says it is complete. */
   waitFor(correlationId: string, done: (records: StoredAuditRecord[]) => boolean, timeoutMs?: number): Promise<StoredAuditRecord[]>;
+  /** Waits until no action job is waiting, delayed or running: nothing is left that could audit more. */
+  idle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -41,7 +44,8 @@ export async function startActionBed(
   o: { rules?: Rule[] | (() => RuleEngine); actions?: ActionRegistry | (() => ActionRegistry); instances?: string[] } = {},
 ): Promise<ActionBed> {
   const redis = redisClient();
-  const keys = keySpace(uniquePrefix('act'));
+  const prefix = uniquePrefix('act');
+  const keys = keySpace(prefix);
   const sim = await startSimulator({ instances: 0, timings: { taskMs: 10 } });
   for (const name of o.instances ?? []) sim.controls.addInstance({ name, status: 'Running' });
   const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
@@ -93,6 +97,7 @@ export async function startActionBed(
         50,
       );
     },
+    idle: () => queueIdle(redisUrl(), prefix, 'actionsQueue'),
     async stop() {
       await remediation.stop();
       await Promise.all([actionsQueue.close(), eventsQueue.close()]);

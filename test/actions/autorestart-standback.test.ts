@@ -3,7 +3,8 @@ import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
 import { startReflexBed } from './reflex-bed.js';
-import { sleep, until } from '../support/wait.js';
+import { until } from '../support/wait.js';
+import { settled } from '../support/settled.js';
 import { stoppedAfterEach } from '../support/stopped-after-each.js';
 
 const restartOnCrash = `import { StatusCode, configFlag, defineRule } from 'reflex-lxd';
@@ -42,11 +43,11 @@ describe('Incus boot.autorestart', () => {
     expect(queued(trail)).toBe(true);
     await (await client.changeState('ar1', { action: 'start' })).wait({ timeoutMs: 10_000 });
     trail = await waitForAudit(redisUrl(), prefix, 'ar1', has(/^start skipped: superseded by a requested transition/), 15_000);
-    await sleep(standBackMs + 500); // a quiet period past the stand-back: a start it wrongly kept would show
+    // No action job left (the delayed start is gone with the skip): a start it wrongly kept would be one.
+    await settled(redisUrl(), prefix);
     expect(sim.controls.calls('ar1', 'start')).toBe(1);
 
     // The daemon gives up (the instance stays down): once the stand-back is over, Reflex starts it.
-    await new Promise((r) => setTimeout(r, 200));
     crashedAt = Date.now();
     sim.controls.crash('ar1');
     await until('ar1 Running again', () => sim.controls.statusCode('ar1') === 103, 15_000);

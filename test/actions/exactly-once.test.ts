@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import { EventIngestor } from '../../src/events/event-ingestor.js';
@@ -13,16 +13,13 @@ import { settled } from '../support/settled.js';
 import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 import { until } from '../support/wait.js';
+import { cleanupsAfterEach } from '../support/stopped-after-each.js';
 
 const optIn = { 'user.reflex.autorestart': 'true' };
 const logger = pino({ level: 'silent' });
 
 describe('actions happen exactly once', () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => undefined);
-    cleanups.length = 0;
-  });
+  const cleanups = cleanupsAfterEach();
 
   function reflex(sim: RunningSimulator, prefix: string, role = 'all'): ReflexProcess {
     const p = startReflexProcess(

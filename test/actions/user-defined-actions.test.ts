@@ -12,7 +12,6 @@ import { loadRuleSet, RuleSet } from '../../src/remediation/rule-set.js';
 import { loadRules, type LoadedRules } from '../../src/rules/rule-loader.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { startActionBed, type ActionBed } from './action-bed.js';
-import { sleep } from '../support/wait.js';
 
 /** A rules folder in a temporary directory, one file per entry. */
 function rulesFolder(files: Record<string, string>): string {
@@ -357,7 +356,7 @@ export default [
       expect(await ruleSet.reload({ by: 'cli' })).toMatchObject({ result: 'reloaded' });
       const id = await bed.queue({ rule: 'uses-versioned', action: 'versioned', params: { label: 'x' }, instance: 'web-1', origin: 'rule' });
       await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'));
-      await sleep(300); // a quiet period: a record after the outcome would show in it
+      await bed.idle(); // the job is over: a record after the outcome would be in the trail now
       return await bed.waitFor(id, () => true);
     } finally {
       await bed.stop();

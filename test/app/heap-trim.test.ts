@@ -1,7 +1,7 @@
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startHeapTrim } from '../../src/app/heap-trim.js';
-import { sleep } from '../support/wait.js';
+import { until } from '../support/wait.js';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -33,9 +33,15 @@ describe('the heap trim', () => {
 
   it('does nothing while the unused part of the heap is under the slack', async () => {
     const { lines, logger } = capture();
+    // Each look of the trim reads process.memoryUsage(): counted (and passed through), ten looks in which a trim would log.
+    const looks = vi.spyOn(process, 'memoryUsage');
     const stop = startHeapTrim({ logger, intervalMs: 20, slackBytes: 2 ** 40 });
-    await sleep(200); // a quiet period of ten intervals: a trim would log in it
-    stop();
+    try {
+      await until('ten looks of the trim', () => looks.mock.calls.length >= 10, 10_000);
+    } finally {
+      stop();
+      looks.mockRestore();
+    }
     expect(lines).toEqual([]);
   });
 });

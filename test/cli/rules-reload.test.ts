@@ -1,24 +1,18 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
-import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+import { runReflex, startReflexProcess } from '../support/reflex-process.js';
 import { until } from '../support/wait.js';
-import { rulesFolder, startReloadBed, startRule, type ReloadBed } from '../rules/support/reload-bed.js';
+import { stoppedAfterEach } from '../support/stopped-after-each.js';
+import { rulesFolder, startReloadBed, startRule } from '../rules/support/reload-bed.js';
 
 const broken = `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'x', on: [ });\n`;
 
 describe('reflex rules reload', () => {
-  let bed: ReloadBed | undefined;
-  let proc: ReflexProcess | undefined;
-  afterEach(async () => {
-    await proc?.stop();
-    proc = undefined;
-    await bed?.stop();
-    bed = undefined;
-  });
+  const stopped = stoppedAfterEach();
 
   it('reaches every replica holding rules and reports each: reloaded, or refused with file:line and a non-zero exit', async () => {
-    bed = await startReloadBed();
+    const bed = stopped(await startReloadBed());
     const shared = rulesFolder({ 'heal.ts': startRule('heal-v1') });
     const own = rulesFolder({ 'heal.ts': startRule('heal-v1') });
     const one = await bed.start(shared.dir, { role: 'worker' });
@@ -49,17 +43,17 @@ describe('reflex rules reload', () => {
   }, 120_000);
 
   it('exits non-zero when no replica holds rules', async () => {
-    bed = await startReloadBed();
+    const bed = stopped(await startReloadBed());
     const res = await runReflex(['rules', 'reload', '--redis', redisUrl(), '--prefix', bed.prefix, '--timeout', '2s']);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/no running replica holds rules/);
   }, 60_000);
 
   it('SIGHUP reloads a running reflex run without stopping it; a broken folder is refused and the old rule keeps acting', async () => {
-    bed = await startReloadBed();
+    const bed = stopped(await startReloadBed());
     const folder = rulesFolder({ 'heal.ts': startRule('heal-v1') });
     bed.sim.controls.addInstance({ name: 'web1' });
-    proc = startReflexProcess([
+    const proc = startReflexProcess([
       'run',
       '--target',
       `unix://${bed.sim.socketPath}`,
@@ -72,6 +66,7 @@ describe('reflex rules reload', () => {
       '--http-port',
       '0',
     ]);
+    stopped({ stop: async () => void (await proc.stop()) });
     await proc.waitForLog('reflex running');
     await proc.waitForLog('event stream connected', 20_000);
     await proc.waitForLog('subscriber lease acquired', 20_000);
@@ -82,7 +77,7 @@ describe('reflex rules reload', () => {
     expect(String(refused.msg)).toMatch(/broken\.ts:2:\d+: /);
     expect(proc.child.exitCode).toBeNull();
     bed.sim.controls.crash('web1');
-    await until('web1 running again', () => bed!.sim.controls.statusCode('web1') === 103, 30_000);
+    await until('web1 running again', () => bed.sim.controls.statusCode('web1') === 103, 30_000);
     let trail = await waitForAudit(redisUrl(), bed.prefix, 'web1', (rs) => rs.some((r) => r.type === 'outcome' && r.result === 'done'));
     expect(trail.filter((r) => r.type === 'action').map((r) => r.rule)).toEqual(['heal-v1']);
 

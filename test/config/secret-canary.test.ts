@@ -12,6 +12,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/simul
 import { freePort } from '../metrics/observability-bed.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess } from '../support/reflex-process.js';
+import { until } from '../support/wait.js';
 
 // A secret with an `@` in it: a mask that stops at the first `@` shows its tail.
 const head = 'CANARY-7f3a9c';
@@ -207,10 +208,16 @@ describe('secrets never appear in what reflex run and reflex doctor print, nor i
     );
     let stderr = '';
     notify.child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    const deadline = Date.now() + 20_000;
-    while (!`${stderr}${JSON.stringify(notify.logs)}`.includes('REFLEX_NOTIFY') && notify.child.exitCode === null && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 100));
-    await notify.stop();
+    try {
+      await until(
+        'REFLEX_NOTIFY named, or reflex run gone',
+        () => `${stderr}${JSON.stringify(notify.logs)}`.includes('REFLEX_NOTIFY') || notify.child.exitCode !== null,
+        20_000,
+        100,
+      );
+    } finally {
+      await notify.stop();
+    }
     const printed = `${stderr}\n${JSON.stringify(notify.logs)}`;
     expect(printed).toContain('REFLEX_NOTIFY is not JSON');
     expect(leaks(printed)).toEqual([]);
@@ -248,14 +255,15 @@ describe('secrets never appear in what reflex run and reflex doctor print, nor i
       sim.controls.crash('canary-web');
       const redis = redisClient();
       try {
-        const deadline = Date.now() + 20_000;
-        let records: [string, string[]][] = [];
-        while (Date.now() < deadline) {
-          records = await redis.xrange(keySpace(prefix).audit, '-', '+');
-          if (JSON.stringify(records).includes('"outcome"')) break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        expect(JSON.stringify(records)).toContain('outcome');
+        const records = await until(
+          'the heal audited (an outcome record)',
+          async () => {
+            const all = await redis.xrange(keySpace(prefix).audit, '-', '+');
+            return JSON.stringify(all).includes('"outcome"') && all;
+          },
+          20_000,
+          100,
+        );
         expect(leaks(JSON.stringify(records))).toEqual([]);
       } finally {
         redis.disconnect();

@@ -4,16 +4,8 @@ import { afterAll, expect, it } from 'vitest';
 import { keySpace } from '../../src/redis/key-space.js';
 import type { ActionJobInput } from '../../src/actions/action-job.js';
 import { waitForAudit } from '../support/audit-trail.js';
-import {
-  STATUS_RUNNING,
-  STATUS_STOPPED,
-  crashInstance,
-  deleteTestInstance,
-  describeLxd,
-  launchTestInstance,
-  lxdSocketPath,
-  waitForStatus,
-} from '../support/lxd-bed.js';
+import { STATUS_RUNNING, STATUS_STOPPED, describeLxd, lxdSocketPath, waitForStatus } from '../support/lxd-bed.js';
+import { launchTestInstance, crashInstance, deleteTestInstance } from '../support/lxd-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 

@@ -1,16 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { waitForAudit } from '../support/audit-trail.js';
-import {
-  STATUS_STOPPED,
-  crashInstance,
-  deleteTestInstance,
-  describeLxd,
-  instanceStatus,
-  launchTestInstance,
-  lxc,
-  lxdSocketPath,
-} from '../support/lxd-bed.js';
+import { STATUS_STOPPED, describeLxd, instanceStatus, lxc, lxdSocketPath } from '../support/lxd-bed.js';
+import { launchTestInstance, crashInstance, deleteTestInstance } from '../support/lxd-bed.js';
 import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 import { noActionPending } from '../support/settled.js';

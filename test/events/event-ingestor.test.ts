@@ -6,7 +6,7 @@ import { EventIngestor } from '../../src/events/event-ingestor.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import type { EventJob } from '../../src/events/event-job.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
-import { sleep, until } from '../support/wait.js';
+import { until } from '../support/wait.js';
 
 const frame = (ts: string, action: string) => JSON.stringify({ type: 'lifecycle', timestamp: ts, metadata: { action, source: '/1.0/instances/r1' } });
 
@@ -98,7 +98,8 @@ describe('the event ingestor', () => {
     ingestor.pushFrame(frame('2026-11-22T10:00:00.100000000Z', 'instance-started'), Date.now());
     await writtenCount(1);
     ingestor.pushFrame(frame('2026-11-22T10:00:00.200000000Z', 'instance-updated'), Date.now()); // r1 busy: held 3 s
-    await sleep(100); // the writer now waits for that hold: nothing says so but time
+    // The flush loop now waits for that hold; its wake-up hook is the only sign of it (private, read for this test).
+    await until('the writer waiting for r1', () => (ingestor as unknown as { wake?: () => void }).wake !== undefined, 1_000, 1);
     ingestor.pushFrame(other('2026-11-22T10:00:00.300000000Z'), Date.now());
     await writtenCount(2);
     expect(await written()).toEqual(['/1.0/instances/r1', '/1.0/instances/r2']);

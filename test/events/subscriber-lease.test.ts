@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SubscriberLease } from '../../src/events/subscriber-lease.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
-import { sleep, until } from '../support/wait.js';
+import { until } from '../support/wait.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -16,9 +16,13 @@ describe('one active subscriber per target across replicas', () => {
       (i) => new SubscriberLease({ redis, key, fenceKey: `${key}:fence`, vacantKey: `${key}:vacant`, logger, ttlMs: 600, holder: `r${i}` }),
     );
     leases.forEach((l) => l.start());
-    // A quiet period longer than the lease time (600 ms): a second holder would show in it.
-    await sleep(700);
-    expect(leases.filter((l) => l.isHeld)).toHaveLength(1);
+    const holder = await until('a holder', () => leases.find((l) => l.isHeld));
+    const heldAt = Date.now();
+    // Past the lease time (600 ms) from the first hold, with the lease renewed since: a lease that was
+    // not renewed would have lapsed by then and another replica taken it, which the fencing counter would show.
+    await until('the lease renewed past its first term', async () => Date.now() > heldAt + 600 && (await redis.pttl(key)) > 300, 5_000, 20);
+    expect(leases.filter((l) => l.isHeld)).toEqual([holder]);
+    expect(Number(await redis.get(`${key}:fence`)), 'taken once: one fencing token handed out').toBe(1);
     await Promise.all(leases.map((l) => l.stop()));
   });
 

@@ -13,9 +13,10 @@ import { redisFromUrl } from '../../src/redis/connect.js';
 import { EventArchive } from '../../src/events/event-archive.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startReflexBed, type ReflexBed } from '../actions/reflex-bed.js';
-import { sleep, until } from '../support/wait.js';
+import { until } from '../support/wait.js';
+import { settled } from '../support/settled.js';
 import { freePort } from '../metrics/observability-bed.js';
-import { redisClient } from '../support/redis.js';
+import { redisClient, redisUrl } from '../support/redis.js';
 
 const token = `am-token-${Math.random().toString(36).slice(2)}`;
 const whsec = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
@@ -165,7 +166,7 @@ describe('inbound alerts: Alertmanager webhook and generic signed webhook', () =
       },
       10_000,
     );
-    await sleep(500); // a quiet period: a second snapshot would show in it
+    await settled(redisUrl(), bed.prefix); // a second snapshot would be an action job left in the queues
     expect(await snapshots('web-1')).toHaveLength(1);
     expect(await snapshots('db-1')).toHaveLength(1);
     expect(await new EventArchive({ redis, key: keys.archive }).read({ kind: 'alert' })).toHaveLength(2);
@@ -222,7 +223,7 @@ describe('inbound alerts: Alertmanager webhook and generic signed webhook', () =
     // The sender's retry: the same message id, signed again later: one event.
     expect((await post('/hooks/webhook', body, signed('msg-1', new Date(Date.now() + 1000)))).status).toBe(200);
     await until('the DiskFull snapshot of app-1', async () => (await snapshots('app-1')).length === 1, 15_000);
-    await sleep(500); // a quiet period: a second snapshot would show in it
+    await settled(redisUrl(), bed.prefix); // a second snapshot would be an action job left in the queues
     expect(await snapshots('app-1')).toHaveLength(1);
   });
 

@@ -4,15 +4,8 @@ import { StatusCode } from '../../src/client/status-code.js';
 import { EventArchive } from '../../src/events/event-archive.js';
 import type { Stack } from '../support/stack.js';
 import { until } from '../support/wait.js';
+import type { SentAlert } from '../notify/recording-server.js';
 import { startWebOneStack } from './support/ingestion-bed.js';
-
-interface SentAlert {
-  kind: string;
-  status: string;
-  severity: string;
-  instance: string;
-  summary: string;
-}
 
 const DAY_MS = 24 * 3600_000;
 

@@ -1,16 +1,6 @@
 import { afterEach, expect, it } from 'vitest';
-import {
-  STATUS_RUNNING,
-  STATUS_STOPPED,
-  crashInstance,
-  deleteTestInstance,
-  describeLxd,
-  instanceStatus,
-  launchTestInstance,
-  lxc,
-  startInstance,
-  waitForStatus,
-} from '../support/lxd-bed.js';
+import { STATUS_RUNNING, STATUS_STOPPED, describeLxd, instanceStatus, lxc, waitForStatus } from '../support/lxd-bed.js';
+import { launchTestInstance, crashInstance, startInstance, deleteTestInstance } from '../support/lxd-bed.js';
 
 await describeLxd('the LXD test bed runs a busybox container that can be crashed and restarted', () => {
   let name: string | undefined;

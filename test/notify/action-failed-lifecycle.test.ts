@@ -14,6 +14,7 @@ import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { testWebhookSecret } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
 import { until } from '../support/wait.js';
+import { simReflexConfig } from '../support/sim-reflex-config.js';
 
 interface Body {
   status: string;
@@ -36,18 +37,7 @@ describe('the action-failed alert has a lifecycle', () => {
     sim.controls.addInstance({ name: 'web-1', config: { 'user.reflex.autorestart': 'true' } });
     prefix = uniquePrefix('afail');
     // One attempt: an injected failure is the give-up at once.
-    const config = parseConfig({
-      target: `unix://${sim.socketPath}`,
-      redisUrl: redisUrl(),
-      rulesDir: 'test/fixtures/rules-notify',
-      prefix,
-      resyncIntervalMs: 0,
-      resyncGraceMs: 100,
-      leaseTtlMs: 600,
-      actionAttempts: 1,
-      httpPort: 0,
-      logLevel: 'silent',
-    });
+    const config = simReflexConfig(sim, prefix, { rulesDir: 'test/fixtures/rules-notify', resyncGraceMs: 100, leaseTtlMs: 600, actionAttempts: 1 });
     reflex = await startReflex(config, pino({ level: 'silent' }));
     await until('Reflex reading the event stream', () => !!reflex?.subscriber?.connected);
   });

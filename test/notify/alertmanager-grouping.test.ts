@@ -1,11 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { ReceiverConfigInput } from '../../src/notify/receiver-config.js';
 import type { NotifierOptions } from '../../src/notify/notifier.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { matchingSilence, Silences } from '../../src/silences/silences.js';
-import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
-import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { crashAlert, fastTimings, closedAfterEach, type NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
+import type { RecordingServer } from './recording-server.js';
 import { until } from '../support/wait.js';
 
 interface Body {
@@ -17,16 +17,7 @@ const at = (s: number) => new Date(Date.parse('2026-03-01T10:00:00.000Z') + s * 
 
 describe('grouping as Alertmanager does it', () => {
   let fx: NotifierFixture;
-  const servers: RecordingServer[] = [];
-  afterEach(async () => {
-    await fx.close();
-    for (const s of servers.splice(0)) await s.close();
-  });
-  async function server(): Promise<RecordingServer> {
-    const s = await startRecordingServer();
-    servers.push(s);
-    return s;
-  }
+  const { fixture, server } = closedAfterEach();
   const hook = (name: string, url: string, extra: Partial<ReceiverConfigInput> = {}) =>
     ({ kind: 'webhook', name, url, secretEnv: 'S', ...extra }) as ReceiverConfigInput;
   const bodies = (s: RecordingServer) => s.requests.map((r) => r.json as Body);
@@ -34,7 +25,7 @@ describe('grouping as Alertmanager does it', () => {
   const replica = (opts: Omit<NotifierOptions, 'redis' | 'audit' | 'prefix' | 'env'>) => fx.replica({ ...opts, env: { S: testWebhookSecret } });
 
   it('alerts that fired and healed while a group waited for its next flush appear, resolved, in its next message, in the order they happened', async () => {
-    fx = new NotifierFixture();
+    fx = fixture();
     const s = await server();
     const n = replica({ receivers: [hook('hook', s.url)], route: { receiver: 'hook', ...fastTimings, groupWaitMs: 0, groupIntervalMs: 800 } });
     await n.notify(crashAlert('c1', { startsAt: at(0) }));
@@ -58,7 +49,7 @@ describe('grouping as Alertmanager does it', () => {
   });
 
   it('a group still firing lists an alert that fired and healed since its last message beside the firing ones', async () => {
-    fx = new NotifierFixture();
+    fx = fixture();
     const s = await server();
     const n = replica({ receivers: [hook('hook', s.url)], route: { receiver: 'hook', ...fastTimings, groupWaitMs: 0, groupIntervalMs: 600 } });
     await n.notify(crashAlert('web-1', { startsAt: at(0) }));
@@ -71,7 +62,7 @@ describe('grouping as Alertmanager does it', () => {
   });
 
   it('a receiver with sendResolved false gets firing alerts only, and no message when all cleared; another receiver of the same alerts gets the resolved ones', async () => {
-    fx = new NotifierFixture();
+    fx = fixture();
     const [all, firingOnly] = [await server(), await server()];
     const n = replica({
       receivers: [hook('all', all.url), hook('pager', firingOnly.url, { sendResolved: false })],
@@ -90,7 +81,7 @@ describe('grouping as Alertmanager does it', () => {
   });
 
   it('a firing storm alert inhibits the crash alerts of its member, not those of another member; inhibitRules [] turns that off', async () => {
-    fx = new NotifierFixture();
+    fx = fixture();
     const [s, plain] = [await server(), await server()];
     const route = { receiver: 'hook', ...fastTimings, groupBy: ['kind'] };
     const n = replica({ receivers: [hook('hook', s.url)], route });
@@ -117,7 +108,7 @@ describe('grouping as Alertmanager does it', () => {
     await fx.close();
 
     // The same alerts with inhibitRules: [] (every replica of a deployment shares its settings).
-    fx = new NotifierFixture();
+    fx = fixture();
     const m = replica({ receivers: [hook('hook', plain.url)], route, inhibitRules: [] });
     await m.notify(storm);
     for (const c of crashes) await m.notify(c);
@@ -131,7 +122,7 @@ describe('grouping as Alertmanager does it', () => {
   });
 
   it('a silence muting notifications only leaves its alerts out of messages (checked when the group flushes) but lets actions run; one muting actions only does the reverse', async () => {
-    fx = new NotifierFixture();
+    fx = fixture();
     const s = await server();
     const audit = new AuditLog(fx.redis, keySpace(fx.prefix).audit);
     const silences = new Silences(fx.redis, keySpace(fx.prefix).silences, audit);
@@ -159,7 +150,7 @@ describe('grouping as Alertmanager does it', () => {
   });
 
   it('a new silence mutes both actions and notifications by default, actions only when scoped by a filter, and refuses notifications with a filter', async () => {
-    fx = new NotifierFixture();
+    fx = fixture();
     const silences = new Silences(fx.redis, keySpace(fx.prefix).silences);
     expect((await silences.add({ scope: { project: 'web' }, reason: 'r', durationMs: 1000 })).mutes).toEqual(['actions', 'notifications']);
     expect((await silences.add({ scope: { filter: 'config.user.tier eq db' }, reason: 'r', durationMs: 1000 })).mutes).toEqual(['actions']);

@@ -1,24 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { retryAfterMs } from '../../src/notify/http-delivery.js';
-import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
-import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { crashAlert, fastTimings, closedAfterEach, type NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
 import { until } from '../support/wait.js';
 
 describe('delivery retries and fallback', () => {
   let fx: NotifierFixture;
-  const servers: RecordingServer[] = [];
-  afterEach(async () => {
-    await fx.close();
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
-  const server = async (...args: Parameters<typeof startRecordingServer>) => {
-    const s = await startRecordingServer(...args);
-    servers.push(s);
-    return s;
-  };
+  const { fixture, server } = closedAfterEach();
 
   it('a receiver answering 500 is retried with backoff, then the fallback receives the alert', async () => {
-    fx = new NotifierFixture();
+    fx = fixture();
     const primary = await server(() => ({ status: 500, body: 'upstream down' }));
     const fallback = await server();
     const notifier = fx.replica({
@@ -48,7 +38,7 @@ describe('delivery retries and fallback', () => {
   });
 
   it('a 4xx answer is not retried and goes straight to the fallback', async () => {
-    fx = new NotifierFixture();
+    fx = fixture();
     const primary = await server(() => ({ status: 404, body: 'no_service' }));
     const fallback = await server();
     const notifier = fx.replica({
@@ -64,7 +54,7 @@ describe('delivery retries and fallback', () => {
   });
 
   it('429 waits for Retry-After before the next attempt', async () => {
-    fx = new NotifierFixture();
+    fx = fixture();
     const primary = await server((n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
     const notifier = fx.replica({
       receivers: [{ kind: 'teams', name: 'teams', url: primary.url, backoffMs: 10 }],
@@ -76,7 +66,7 @@ describe('delivery retries and fallback', () => {
   });
 
   it('a timeout or refused connection counts as a retryable failure', async () => {
-    fx = new NotifierFixture();
+    fx = fixture();
     const fallback = await server();
     const notifier = fx.replica({
       receivers: [

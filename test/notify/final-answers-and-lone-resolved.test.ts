@@ -1,23 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { crashAlert, fastTimings, NotifierFixture } from './notifier-fixture.js';
-import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { describe, expect, it } from 'vitest';
+import { crashAlert, fastTimings, closedAfterEach, type NotifierFixture } from './notifier-fixture.js';
 import { until } from '../support/wait.js';
 
 describe('answers that will never succeed, and resolved messages for a receiver that missed the firing one', () => {
   let fx: NotifierFixture;
-  const servers: RecordingServer[] = [];
-  afterEach(async () => {
-    await fx.close();
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
-  const server = async (...args: Parameters<typeof startRecordingServer>) => {
-    const s = await startRecordingServer(...args);
-    servers.push(s);
-    return s;
-  };
+  const { fixture, server } = closedAfterEach();
 
   it('408, 409 and 425 are retried; 410 goes to the fallback at once', async () => {
-    fx = new NotifierFixture();
+    fx = fixture();
     const statuses = [408, 409, 425];
     const flaky = await server((n) => ({ status: statuses[n - 1] ?? 200 }));
     const gone = await server(() => ({ status: 410, body: 'webhook deleted' }));
@@ -41,7 +31,7 @@ describe('answers that will never succeed, and resolved messages for a receiver 
   });
 
   it('a Discord 400 on the firing message: the fallback gets firing and resolved, Discord never a lone RESOLVED', async () => {
-    fx = new NotifierFixture();
+    fx = fixture();
     const discord = await server((n) => (n === 1 ? { status: 400, body: '{"message": "Invalid Form Body"}' } : { status: 204 }));
     const backup = await server();
     const notifier = fx.replica({
@@ -70,7 +60,7 @@ describe('answers that will never succeed, and resolved messages for a receiver 
   });
 
   it('without a fallback, the resolved message of an alert the receiver never got firing is not sent (audited as skipped)', async () => {
-    fx = new NotifierFixture();
+    fx = fixture();
     const discord = await server((n) => (n === 1 ? { status: 400 } : { status: 204 }));
     const notifier = fx.replica({
       receivers: [{ kind: 'discord', name: 'discord', url: discord.url }],
@@ -84,7 +74,7 @@ describe('answers that will never succeed, and resolved messages for a receiver 
   });
 
   it('a receiver that got the firing message gets the resolved one as before', async () => {
-    fx = new NotifierFixture();
+    fx = fixture();
     const discord = await server(() => ({ status: 204 }));
     const notifier = fx.replica({
       receivers: [{ kind: 'discord', name: 'discord', url: discord.url }],

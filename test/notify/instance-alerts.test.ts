@@ -14,22 +14,10 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/simul
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { fastTimings, NotifierFixture, notificationsSettled, testWebhookSecret, closeNotifier } from './notifier-fixture.js';
-import { startRecordingServer, type RecordingServer } from './recording-server.js';
+import { startRecordingServer, type RecordingServer, type SentAlert } from './recording-server.js';
 import { until } from '../support/wait.js';
+import { simReflexConfig } from '../support/sim-reflex-config.js';
 
-interface SentAlert {
-  kind: string;
-  status: string;
-  severity: string;
-  instance: string;
-  project: string;
-  summary: string;
-  actions: { action: string; result: string; summary?: string; operationId?: string }[];
-  outcome?: string;
-  correlationId: string;
-  auditUrl?: string;
-  endsAt?: string;
-}
 interface Body {
   status: string;
   alerts: SentAlert[];
@@ -74,18 +62,7 @@ describe('instance alerts from the pipeline', () => {
   });
 
   async function startReplicas(count: number): Promise<void> {
-    const config = parseConfig({
-      target: `unix://${sim.socketPath}`,
-      redisUrl: redisUrl(),
-      rulesDir: 'test/fixtures/rules-notify',
-      prefix,
-      resyncIntervalMs: 0,
-      resyncGraceMs: 100,
-      leaseTtlMs: 600,
-      actionAttempts: 3,
-      httpPort: 0,
-      logLevel: 'silent',
-    });
+    const config = simReflexConfig(sim, prefix, { rulesDir: 'test/fixtures/rules-notify', resyncGraceMs: 100, leaseTtlMs: 600, actionAttempts: 3 });
     for (let i = 0; i < count; i++) replicas.push(await startReflex(config, pino({ level: 'silent' })));
     await until('a replica reading the event stream', () => replicas.some((r) => r.subscriber?.connected));
   }

@@ -6,6 +6,8 @@ import { Notifier, type NotifierOptions } from '../../src/notify/notifier.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { until } from '../support/wait.js';
+import { afterEach } from 'vitest';
+import { startRecordingServer, type RecordingServer } from './recording-server.js';
 
 /** Closes a test's fixture and recording server (either unset when the test stopped before opening it). */
 export async function closeNotifier(fx: NotifierFixture | undefined, server: { close(): Promise<void> } | undefined): Promise<void> {
@@ -26,6 +28,7 @@ export class NotifierFixture {
   readonly audit = new AuditLog(this.redis, keySpace(this.prefix).audit);
   private readonly notifiers: Notifier[] = [];
   private flushes?: FlushCounter;
+  private closed = false;
 
   replica(opts: Omit<NotifierOptions, 'redis' | 'audit' | 'prefix'>): Notifier {
     const n = new Notifier({ ...opts, redis: this.redis, audit: this.audit, prefix: this.prefix });
@@ -48,7 +51,10 @@ export class NotifierFixture {
     await until('every queued delivery done', () => notificationsSettled(this.redis, this.prefix, 'deliveries'));
   }
 
+  /** Closes the notifiers and removes the fixture's keys; once (a test may close it before its afterEach does). */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await this.flushes?.close();
     await Promise.all(this.notifiers.map((n) => n.close()));
     const keys = await this.redis.keys(`${this.prefix}:*`);
@@ -119,4 +125,32 @@ export async function notificationsSettled(
     }
   }
   return true;
+}
+
+/**
+ * What a describe's notifier tests start, closed after each test: `fixture()` a fresh
+ * {@link NotifierFixture} (a key prefix of its own), `server(respond)` a recording server.
+ */
+export function closedAfterEach(): {
+  fixture(): NotifierFixture;
+  server(...args: Parameters<typeof startRecordingServer>): Promise<RecordingServer>;
+} {
+  const fixtures: NotifierFixture[] = [];
+  const servers: RecordingServer[] = [];
+  afterEach(async () => {
+    for (const fx of fixtures.splice(0)) await fx.close();
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return {
+    fixture: () => {
+      const fx = new NotifierFixture();
+      fixtures.push(fx);
+      return fx;
+    },
+    server: async (...args) => {
+      const s = await startRecordingServer(...args);
+      servers.push(s);
+      return s;
+    },
+  };
 }

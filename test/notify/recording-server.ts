@@ -49,3 +49,18 @@ export async function startRecordingServer(respond: Responder = () => ({ status:
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/** An alert as Reflex's webhook receiver sends it in a body's `alerts` (the fields tests read). */
+export interface SentAlert {
+  kind: string;
+  status: string;
+  severity: string;
+  instance: string;
+  project: string;
+  summary: string;
+  actions: { action: string; result: string; summary?: string; operationId?: string }[];
+  outcome?: string;
+  correlationId: string;
+  auditUrl?: string;
+  endsAt?: string;
+}

@@ -4,16 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  STATUS_RUNNING,
-  STATUS_STOPPED,
-  crashInstance,
-  deleteTestInstance,
-  describeLxd,
-  launchTestInstance,
-  lxdSocketPath,
-  waitForStatus,
-} from '../support/lxd-bed.js';
+import { STATUS_RUNNING, STATUS_STOPPED, describeLxd, lxdSocketPath, waitForStatus } from '../support/lxd-bed.js';
+import { launchTestInstance, crashInstance, deleteTestInstance } from '../support/lxd-bed.js';
 import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 

@@ -1,16 +1,8 @@
 import { expect, it } from 'vitest';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED, lxdBed, startReflexOn } from '../support/daemon-bed.js';
-import {
-  crashInstance,
-  deleteTestInstance,
-  describeLxd,
-  instanceStatus,
-  launchTestInstance,
-  lxc,
-  startInstance,
-  waitForStatus,
-} from '../support/lxd-bed.js';
+import { describeLxd, instanceStatus, lxc, waitForStatus } from '../support/lxd-bed.js';
+import { launchTestInstance, crashInstance, startInstance, deleteTestInstance } from '../support/lxd-bed.js';
 import { ownRedis } from '../support/own-redis.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import type { ReflexProcess } from '../support/reflex-process.js';

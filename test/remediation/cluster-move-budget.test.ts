@@ -1,8 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { startReflexBed, type ReflexBed } from '../actions/reflex-bed.js';
+import { describe, expect, it } from 'vitest';
+import { startReflexBed } from '../actions/reflex-bed.js';
+import { startStack } from '../support/stack.js';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
-import { sleep, until } from '../support/wait.js';
+import { until } from '../support/wait.js';
+import { stoppedAfterEach } from '../support/stopped-after-each.js';
+import { StateTracker } from '../../src/events/state-tracker.js';
 import { noActionPending } from '../support/settled.js';
 
 /**
@@ -30,14 +33,10 @@ const decisions = async (prefix: string, name: string): Promise<string[]> =>
   (await auditTrail(redisUrl(), prefix, name)).filter((r) => r.type === 'decision').map((r) => r.summary);
 
 describe('an instance moved between cluster members', () => {
-  let bed: ReflexBed | undefined;
-  afterEach(async () => {
-    await bed?.stop();
-    bed = undefined;
-  });
+  const stopped = stoppedAfterEach();
 
   it('keeps its crash-loop budget: at the edge on m1, moved to m2, the next crash is quarantined', async () => {
-    bed = await startReflexBed(rules, {}, { cluster: { members: ['m1', 'm2', 'm3'] } });
+    const bed = stopped(await startReflexBed(rules, {}, { cluster: { members: ['m1', 'm2', 'm3'] } }));
     const { sim, prefix } = bed;
     sim.controls.addInstance({ name: 'web1', location: 'm1' });
 
@@ -81,11 +80,19 @@ describe('an instance moved between cluster members', () => {
   }, 60_000);
 
   it("takes the stops of an evacuation and a restore for the operator's, though the evacuation's names no requestor: no restart, and a crash afterwards is healed", async () => {
-    bed = await startReflexBed(rules, {}, { cluster: { members: ['m1', 'm2', 'm3'] } });
-    const { sim, prefix, client } = bed;
-    sim.controls.addInstance({ name: 'web1', location: 'm1' });
-    // The resync has read web1 Running: the simulator's seeded instance sends no event, and that read records nothing to wait on.
-    await sleep(500);
+    const bed = stopped(
+      await startStack({
+        redisUrl: redisUrl(),
+        label: 'bed',
+        rules,
+        simulator: { cluster: { members: ['m1', 'm2', 'm3'] } },
+        instances: [{ name: 'web1', location: 'm1' }],
+      }),
+    );
+    const { sim, prefix, client, target } = bed;
+    // The start-up resync has read web1 Running (a seeded instance sends no event): the tracked status says so.
+    const tracker = new StateTracker(bed.redis, bed.keys);
+    await until('web1 read Running', async () => (await tracker.get({ target, project: 'default', instance: 'web1' }))?.status === 103, 10_000);
     const memberState = (action: string) => client.transport.request('POST', '/1.0/cluster/members/m1/state', { body: { action } });
 
     // Restored right after: the evacuation's stop is judged by its operation, still listed, when the member reads Online again.

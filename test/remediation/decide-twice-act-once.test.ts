@@ -1,9 +1,8 @@
 import { Queue } from 'bullmq';
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
-import { InstanceClient } from '../../src/client/client.js';
-import { parseTarget } from '../../src/client/target.js';
+import type { InstanceClient } from '../../src/client/client.js';
 import type { InstanceStatusEvent } from '../../src/events/canonical-event.js';
 import type { EventItem } from '../../src/events/event-job.js';
 import { OwnOperations } from '../../src/remediation/own-operations.js';
@@ -17,10 +16,12 @@ import { RuleEngine } from '../../src/rules/engine.js';
 import { defineRule, type Rule } from '../../src/rules/rule.js';
 import { Silences } from '../../src/silences/silences.js';
 import { configFlag } from '../../src/rules/config-flag.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import type { RunningSimulator } from '../../src/simulator/simulator.js';
 import { testExecutor } from '../support/executor.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
-import { clockPast, sleep, until } from '../support/wait.js';
+import { fileSimulator } from '../support/file-simulator.js';
+import { clockPast, until } from '../support/wait.js';
+import { crashThroughStopHook } from '../support/sim-crash.js';
 
 const restartOnCrash = defineRule({
   name: 'restart-on-crash',
@@ -32,24 +33,10 @@ const restartOnCrash = defineRule({
 });
 
 describe('decide twice, act once: the remediation core on the simulator', () => {
-  const redis = redisClient();
   let sim: RunningSimulator;
   let client: InstanceClient;
   let target: string;
-  const cleanups: (() => Promise<unknown>)[] = [];
-  beforeAll(async () => {
-    sim = await startSimulator({ instances: 0, timings: { startMs: 20, stopMs: 20, stopHookMs: 20, taskMs: 10 } });
-    target = `unix://${sim.socketPath}`;
-    client = new InstanceClient(parseTarget(target));
-  });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c();
-  });
-  afterAll(async () => {
-    await client.close();
-    await sim.stop();
-    redis.disconnect();
-  });
+  const { redis, cleanups } = fileSimulator({ startMs: 20, stopMs: 20, stopHookMs: 20, taskMs: 10 }, (s) => ({ sim, client, target } = s));
 
   let seq = 0;
   const crash = (instance: string, project = 'default', at = new Date()): InstanceStatusEvent => ({
@@ -258,9 +245,8 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
       const prefix = uniquePrefix('act');
       const incidentAt = Date.now() - 1_000;
       expect((await run(job('own-start', { incidentAt }), prefix)).outcome).toMatchObject({ result: 'done' });
-      sim.controls.crash('own-start');
-      await until('own-start Stopped', () => sim.controls.statusCode('own-start') === 102, 5_000, 10);
-      await sleep(100); // the crash's stop hook (20 ms here) lets go of the instance; the simulator does not show it
+      await crashThroughStopHook(sim.controls, 'own-start');
+      expect(sim.controls.statusCode('own-start')).toBe(102);
       // A redelivery of the same incident's job (its start came after the incident): still Reflex's own.
       expect((await run(job('own-start', { incidentAt }), prefix)).outcome).toMatchObject({ result: 'done' });
       expect(sim.controls.calls('own-start', 'start')).toBe(2);

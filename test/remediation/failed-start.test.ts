@@ -15,18 +15,9 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/simul
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { testWebhookSecret } from '../notify/notifier-fixture.js';
-import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
+import { startRecordingServer, type RecordingServer, type SentAlert } from '../notify/recording-server.js';
 import { until } from '../support/wait.js';
-
-interface SentAlert {
-  kind: string;
-  status: string;
-  severity: string;
-  instance: string;
-  summary: string;
-  outcome?: string;
-  actions: unknown[];
-}
+import { simReflexConfig } from '../support/sim-reflex-config.js';
 
 const optIn = { 'user.reflex.autorestart': 'true' };
 
@@ -67,14 +58,8 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
   });
 
   async function startReflexOnSim(): Promise<void> {
-    const config = parseConfig({
-      target: `unix://${sim.socketPath}`,
-      redisUrl: redisUrl(),
+    const config = simReflexConfig(sim, prefix, {
       rulesDir: 'rules',
-      prefix,
-      resyncIntervalMs: 0,
-      httpPort: 0,
-      logLevel: 'silent',
       notifications: {
         receivers: [{ kind: 'webhook', name: 'hook', urlEnv: 'REFLEX_TEST_HOOK_URL', secretEnv: 'REFLEX_TEST_HOOK_KEY', backoffMs: 100 }],
         route: { receiver: 'hook', groupBy: ['kind', 'project'], groupWaitMs: 100, groupIntervalMs: 300, repeatIntervalMs: 3_600_000 },

@@ -1,9 +1,8 @@
 import { Queue } from 'bullmq';
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
-import { InstanceClient } from '../../src/client/client.js';
-import { parseTarget } from '../../src/client/target.js';
+import type { InstanceClient } from '../../src/client/client.js';
 import type { InstanceStatusEvent } from '../../src/events/canonical-event.js';
 import { OwnOperations } from '../../src/remediation/own-operations.js';
 import { StateTracker } from '../../src/events/state-tracker.js';
@@ -17,10 +16,12 @@ import { RuleEngine } from '../../src/rules/engine.js';
 import { defineRule, type CrashLoopPolicy } from '../../src/rules/rule.js';
 import { Silences } from '../../src/silences/silences.js';
 import { configFlag } from '../../src/rules/config-flag.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import type { RunningSimulator } from '../../src/simulator/simulator.js';
 import { testExecutor } from '../support/executor.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
-import { sleep, until } from '../support/wait.js';
+import { fileSimulator } from '../support/file-simulator.js';
+import { until } from '../support/wait.js';
+import { crashThroughStopHook } from '../support/sim-crash.js';
 
 /**
  * Issue 25, on the simulator: a remediation acts on the instance that had the incident, never on
@@ -41,24 +42,10 @@ const restartOnCrash = (crashLoop: CrashLoopPolicy = { maxRestarts: 5, initialBa
 const optIn = { 'user.reflex.autorestart': 'true' };
 
 describe('the instance that had the incident, not its name: remediation on the simulator', () => {
-  const redis = redisClient();
   let sim: RunningSimulator;
   let client: InstanceClient;
   let target: string;
-  const cleanups: (() => Promise<unknown>)[] = [];
-  beforeAll(async () => {
-    sim = await startSimulator({ instances: 0, timings: { startMs: 20, stopMs: 20, stopHookMs: 20, taskMs: 10 } });
-    target = `unix://${sim.socketPath}`;
-    client = new InstanceClient(parseTarget(target));
-  });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c();
-  });
-  afterAll(async () => {
-    await client.close();
-    await sim.stop();
-    redis.disconnect();
-  });
+  const { redis, cleanups } = fileSimulator({ startMs: 20, stopMs: 20, stopHookMs: 20, taskMs: 10 }, (s) => ({ sim, client, target } = s));
 
   let seq = 0;
   const crash = (instance: string): InstanceStatusEvent => ({
@@ -160,10 +147,8 @@ describe('the instance that had the incident, not its name: remediation on the s
     const first = (await crashed('recreated'))!;
     expect(first.identity?.uuid, 'the job carries the identity of the instance that crashed').toBe(await uuidOf('recreated'));
     await act(first);
-    sim.controls.crash('recreated');
-    await until('recreated Stopped', () => sim.controls.statusCode('recreated') === 102, 5_000, 10);
+    await crashThroughStopHook(sim.controls, 'recreated');
     const delayed = (await crashed('recreated'))!;
-    await sleep(100); // the crash's stop hook (20 ms here) lets go of the instance; the simulator does not show it
 
     await remove('recreated');
     sim.controls.addInstance({ name: 'recreated', status: 'Stopped', config: optIn });
@@ -242,9 +227,7 @@ describe('the instance that had the incident, not its name: remediation on the s
     await budget.reserve(budgetKeys, 'predecessor', { maxRestarts: 0 }, Date.now(), 'an-earlier-instance');
     expect(await act(job)).toMatchObject({ result: 'done' });
 
-    sim.controls.crash('held');
-    await until('held Stopped', () => sim.controls.statusCode('held') === 102, 5_000, 10);
-    await sleep(100); // the crash's stop hook lets go of the instance
+    await crashThroughStopHook(sim.controls, 'held');
     await budget.release(budgetKeys);
     await budget.reserve(budgetKeys, 'itself', { maxRestarts: 0 }, Date.now(), job.identity!.uuid!);
     expect(await act({ ...job, correlationId: 'again', incidentAt: Date.now() })).toMatchObject({

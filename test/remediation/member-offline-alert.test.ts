@@ -8,7 +8,7 @@ import { startMemberWatch } from '../../src/remediation/member-watch.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { recordingAlerts, type RecordedAlert } from '../alerts/recording-alerts.js';
-import { sleep } from '../support/wait.js';
+import { until } from '../support/wait.js';
 
 describe('a cluster member going offline', () => {
   let sim: RunningSimulator | undefined;
@@ -19,16 +19,23 @@ describe('a cluster member going offline', () => {
     sim = undefined;
   });
 
-  /** Two replicas' watches on one target, sharing Redis, as two `reflex run` would. */
-  async function replicas(members: string[] | undefined): Promise<{ alerts: RecordedAlert[]; target: string }> {
+  /**
+   * Two replicas' watches on one target, sharing Redis, as two `reflex run` would. `rounds(n)` waits
+   * until each replica has finished `n` more rounds from now: a round starts with `GET /1.0`, and
+   * rounds run one after the other, so the start of round k + 1 is the end of round k.
+   */
+  async function replicas(members: string[] | undefined): Promise<{ alerts: RecordedAlert[]; target: string; rounds(n: number): Promise<void> }> {
     sim = await startSimulator({ instances: 3, ...(members ? { cluster: { members } } : {}) });
     const target = `unix://${sim.socketPath}`;
     const keys = keySpace(uniquePrefix('members'));
     const alerts: RecordedAlert[] = [];
+    const started = [0, 0];
     for (let i = 0; i < 2; i++) {
       const redis = redisClient();
       const { alerts: raising } = recordingAlerts(new AuditLog(redis, keys.audit), alerts);
       const client = new InstanceClient(parseTarget(target));
+      const server = client.server.bind(client);
+      client.server = (opts) => (started[i]!++, server(opts));
       const stop = startMemberWatch({
         targets: [{ id: target, client }],
         redis,
@@ -39,30 +46,34 @@ describe('a cluster member going offline', () => {
       });
       stops.push(async () => (await stop(), await client.close(), redis.disconnect()));
     }
-    return { alerts, target };
+    const rounds = async (n: number) => {
+      const from = [...started];
+      await until(`${n} more rounds of both replicas`, () => started.every((s, i) => s > from[i]! + n), 10_000);
+    };
+    return { alerts, target, rounds };
   }
 
   it('raises one alert of its own across two replicas, and resolves it once when the member is back', async () => {
-    const { alerts, target } = await replicas(['m1', 'm2', 'm3']);
-    await sleep(400); // the point: four rounds of both replicas with every member Online, in which no alert may come
+    const { alerts, target, rounds } = await replicas(['m1', 'm2', 'm3']);
+    await rounds(4); // the point: four rounds of both replicas with every member Online, in which no alert may come
     expect(alerts).toEqual([]);
 
     sim!.controls.memberDown('m2');
     await expect.poll(() => alerts.length, { timeout: 5_000, interval: 50 }).toBe(1);
     expect(alerts[0]).toMatchObject({ kind: 'member.offline', status: 'firing', target, instance: 'member:m2', member: 'm2' });
-    await sleep(500); // the point: five more rounds of both replicas, which must not raise it again
+    await rounds(5); // the point: five more rounds of both replicas, which must not raise it again
     expect(alerts).toHaveLength(1);
 
     sim!.controls.memberUp('m2');
     await expect.poll(() => alerts.length, { timeout: 5_000, interval: 50 }).toBe(2);
     expect(alerts[1]).toMatchObject({ kind: 'member.offline', status: 'resolved', instance: 'member:m2' });
-    await sleep(500); // nor resolve it again
+    await rounds(5); // nor resolve it again
     expect(alerts).toHaveLength(2);
   });
 
   it('says nothing of a server that is not clustered', async () => {
-    const { alerts } = await replicas(undefined);
-    await sleep(500); // the point: five rounds of both replicas, in which nothing may be said
+    const { alerts, rounds } = await replicas(undefined);
+    await rounds(5); // the point: five rounds of both replicas, in which nothing may be said
     expect(alerts).toEqual([]);
   });
 });

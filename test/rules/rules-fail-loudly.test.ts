@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Alert } from '../../src/alerts/alert.js';
 import { until } from '../support/wait.js';
+import { stoppedAfterEach } from '../support/stopped-after-each.js';
 import { testWebhookSecret } from '../notify/notifier-fixture.js';
-import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
+import { startRecordingServer } from '../notify/recording-server.js';
 import { redisUrl } from '../support/redis.js';
 import { runReflex } from '../support/reflex-process.js';
-import { rulesFolder, startReloadBed, startRule, type ReloadBed } from './support/reload-bed.js';
+import { rulesFolder, startReloadBed, startRule } from './support/reload-bed.js';
 
 /** A rule whose `when` reads the instance without checking it is there: strict TypeScript refuses line 4. */
 const typeError = `import { StatusCode, defineRule } from 'reflex-lxd';
@@ -40,13 +41,8 @@ export default defineRule({
 `;
 
 describe('rules fail loudly', () => {
-  let bed: ReloadBed | undefined;
-  let server: RecordingServer | undefined;
-  afterEach(async () => {
-    await bed?.stop();
-    bed = undefined;
-    await server?.close();
-    server = undefined;
+  const stopped = stoppedAfterEach();
+  afterEach(() => {
     delete process.env.RULES_TEST_HOOK_SECRET;
   });
 
@@ -83,7 +79,7 @@ describe('rules fail loudly', () => {
   }, 60_000);
 
   it('a reload refused for a malformed rule names file:line and the field, in the reply, the log and the audit; so is one with a type error', async () => {
-    bed = await startReloadBed();
+    const bed = stopped(await startReloadBed());
     const folder = rulesFolder({ 'heal.ts': startRule('heal') });
     const replica = await bed.start(folder.dir, { role: 'worker' });
 
@@ -101,9 +97,10 @@ describe('rules fail loudly', () => {
   }, 90_000);
 
   it('a when that throws is logged at warn with the rule, its file:line, the instance and the error, counted, and alerted when it keeps throwing; a clean evaluation resolves the alert', async () => {
-    server = await startRecordingServer();
+    const server = await startRecordingServer();
+    stopped({ stop: () => server.close() });
     process.env.RULES_TEST_HOOK_SECRET = testWebhookSecret;
-    bed = await startReloadBed();
+    const bed = stopped(await startReloadBed());
     const folder = rulesFolder({ 'fragile.ts': throwing });
     const bad = ['bad1', 'bad2', 'bad3', 'bad4', 'bad5'];
     for (const name of bad) bed.sim.controls.addInstance({ name, config: { 'user.fail': 'true' } });
@@ -115,7 +112,7 @@ describe('rules fail loudly', () => {
       },
     });
     await until('the event stream', () => replica.reflex.subscriber?.connected === true, 15_000);
-    const ruleAlerts = () => server!.requests.flatMap((r) => (r.json as { alerts?: Alert[] }).alerts ?? []).filter((a) => a.kind === 'rule.failing');
+    const ruleAlerts = () => server.requests.flatMap((r) => (r.json as { alerts?: Alert[] }).alerts ?? []).filter((a) => a.kind === 'rule.failing');
     const errorsCounted = async () =>
       Number(/^reflex_rule_errors_total\{rule="fragile"\} (\d+)$/m.exec((await replica.reflex.metrics.scrape()).body)?.[1] ?? 0);
     const warnings = () => replica.logs.filter((l) => l.level === 40 && l.rule === 'fragile');
@@ -135,7 +132,7 @@ describe('rules fail loudly', () => {
     expect(firing.summary).toContain(`rule fragile (${folder.dir}/fragile.ts:2) failed 5 times`);
 
     bed.sim.controls.crash('good');
-    await until('good started again', () => bed!.sim.controls.statusCode('good') === 103, 20_000);
+    await until('good started again', () => bed.sim.controls.statusCode('good') === 103, 20_000);
     await until('the rule.failing alert resolved', () => ruleAlerts().some((a) => a.status === 'resolved'), 20_000);
     expect(await errorsCounted()).toBe(5);
   }, 120_000);

@@ -1,32 +1,23 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
-import { AuditLog } from '../../src/audit/audit-log.js';
-import { InstanceClient } from '../../src/client/client.js';
-import { parseTarget } from '../../src/client/target.js';
+import { describe, expect, it } from 'vitest';
 import type { InstancePlan } from '../../src/schedules/housekeeping/instance-plan.js';
 import { describeStep } from '../../src/schedules/housekeeping/plan-format.js';
-import { keySpace } from '../../src/redis/key-space.js';
-import { startScheduler } from '../../src/schedules/scheduler.js';
 import { defineSchedule, type ScheduleDefinition } from '../../src/schedules/schedule.js';
-import { startSimulator } from '../../src/simulator/simulator.js';
-import { startActionRunner } from '../support/action-runner.js';
-import { redisClient, reflexArgs, uniquePrefix } from '../support/redis.js';
+import { reflexArgs } from '../support/redis.js';
 import { runReflex } from '../support/reflex-process.js';
+import { startScheduleBed } from '../support/schedule-bed.js';
+import { writeRules } from '../support/stack.js';
+import { stoppedAfterEach } from '../support/stopped-after-each.js';
 import { until } from '../support/wait.js';
 
 describe('reflex housekeeping plan', () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const stopped = stoppedAfterEach();
 
   it('prints what the next tick then does: the same creations, deletions and kept snapshots, changing nothing', async () => {
-    const sim = await startSimulator({ instances: 0, timings: { taskMs: 5 } });
-    cleanups.push(() => sim.stop());
-    for (const name of ['p1', 'p2']) sim.controls.addInstance({ name, config: { 'user.backup': 'true' } });
-    sim.controls.addInstance({ name: 'p3' });
+    const backup = { 'user.backup': 'true' };
+    const bed = stopped(
+      await startScheduleBed('hk-plan', { instances: [{ name: 'p1', config: backup }, { name: 'p2', config: backup }, { name: 'p3' }] }),
+    );
+    const { sim, prefix, target, audit, runner } = bed;
     const def: ScheduleDefinition = {
       name: 'plan-me',
       every: '8s',
@@ -36,33 +27,10 @@ describe('reflex housekeeping plan', () => {
         { task: 'retention', keepLast: 2 },
       ],
     };
-    mkdirSync(resolve('.tmp'), { recursive: true });
-    const rulesDir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
-    writeFileSync(
-      join(rulesDir, 'schedules.ts'),
-      `import { defineSchedule } from 'reflex-lxd';\nexport default defineSchedule(${JSON.stringify(def)});\n`,
-    );
-    const redis = redisClient();
-    cleanups.push(async () => redis.disconnect());
-    const prefix = uniquePrefix('hk-plan');
-    const keys = keySpace(prefix);
-    const target = `unix://${sim.socketPath}`;
-    const client = new InstanceClient(parseTarget(target));
-    cleanups.push(() => client.close());
-    const runner = startActionRunner(redis, keys, () => client);
-    cleanups.push(() => runner.stop());
-    const audit = new AuditLog(redis, keys.audit);
-    const scheduler = await startScheduler({
-      target,
-      redis,
-      client,
-      audit,
-      keys,
-      logger: pino({ level: 'silent' }),
-      schedules: [defineSchedule(def)],
-      actions: runner.actions,
+    const rulesDir = writeRules({
+      'schedules.ts': `import { defineSchedule } from 'reflex-lxd';\nexport default defineSchedule(${JSON.stringify(def)});\n`,
     });
-    cleanups.push(() => scheduler.stop());
+    await bed.scheduler([defineSchedule(def)]);
 
     // Three ticks made and settled: the next one both creates and deletes.
     const done = async () => new Set((await audit.read({})).filter((r) => r.type === 'outcome' && r.result === 'done').map((r) => r.correlationId));

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
@@ -11,50 +11,30 @@ import { defineSchedule } from '../../src/schedules/schedule.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { startActionRunner } from '../support/action-runner.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { startScheduleBed } from '../support/schedule-bed.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 import { until } from '../support/wait.js';
+import { cleanupsAfterEach } from '../support/stopped-after-each.js';
 
 /** Due time of a tick from its correlation id `schedule:<name>:<due ms>`. */
 const dueOf = (r: StoredAuditRecord) => Number(r.correlationId.split(':').pop());
 
 describe('housekeeping that one instance or one replica cannot hold up', () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it('an instance whose snapshot operation hangs delays no other instance of the schedule', async () => {
-    const sim: RunningSimulator = await startSimulator({ instances: 0, timings: { taskMs: 20 } });
-    cleanups.push(() => sim.stop());
-    for (const name of ['h1', 'h2', 'h3', 'h4']) sim.controls.addInstance({ name, config: { 'user.backup': 'true' } });
+    const backup = { 'user.backup': 'true' };
+    const bed = await startScheduleBed('hk-hang', { taskMs: 20, instances: ['h1', 'h2', 'h3', 'h4'].map((name) => ({ name, config: backup })) });
+    cleanups.push(() => bed.stop());
+    const { sim, client, audit } = bed;
     sim.controls.hangNext('h1', 5);
-    const redis = redisClient();
-    cleanups.push(async () => redis.disconnect());
-    const prefix = uniquePrefix('hk-hang');
-    const keys = keySpace(prefix);
-    const target = `unix://${sim.socketPath}`;
-    const client = new InstanceClient(parseTarget(target));
-    cleanups.push(() => client.close());
-    const runner = startActionRunner(redis, keys, () => client);
-    cleanups.push(() => runner.stop());
     const schedule = defineSchedule({
       name: 'hang',
       every: '3s',
       scope: { filter: 'config.user.backup eq true' },
       tasks: [{ task: 'snapshot', namePattern: 'hk-%Y%m%d-%H%M%S' }],
     });
-    const scheduler = await startScheduler({
-      target,
-      redis,
-      client,
-      audit: new AuditLog(redis, keys.audit),
-      keys,
-      logger: pino({ level: 'silent' }),
-      schedules: [schedule],
-      actions: runner.actions,
-    });
-    cleanups.push(() => scheduler.stop());
-    const audit = new AuditLog(redis, keys.audit);
+    await bed.scheduler([schedule]);
 
     const firstPlan = await until(
       'the first tick',

@@ -1,16 +1,10 @@
-import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
-import { AuditLog } from '../../src/audit/audit-log.js';
-import { InstanceClient } from '../../src/client/client.js';
-import { parseTarget } from '../../src/client/target.js';
+import { describe, expect, it } from 'vitest';
 import { formatSnapshotName } from '../../src/schedules/housekeeping/snapshot-name.js';
 import { Metrics } from '../../src/metrics/metrics.js';
-import { keySpace } from '../../src/redis/key-space.js';
-import { startScheduler, type RunningScheduler } from '../../src/schedules/scheduler.js';
+import type { RunningScheduler } from '../../src/schedules/scheduler.js';
 import { defineSchedule } from '../../src/schedules/schedule.js';
-import { startSimulator } from '../../src/simulator/simulator.js';
-import { startActionRunner } from '../support/action-runner.js';
-import { redisClient, uniquePrefix } from '../support/redis.js';
+import { startScheduleBed } from '../support/schedule-bed.js';
+import { stoppedAfterEach } from '../support/stopped-after-each.js';
 import { until } from '../support/wait.js';
 
 /** The time a `co-YYYYmmdd-HHMMSS` name stands for (UTC). */
@@ -21,25 +15,12 @@ function timeOfName(name: string): number {
 }
 
 describe('schedule ticks missed behind a hung operation', () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const stopped = stoppedAfterEach();
 
   it('coalesce as sanoid does: one snapshot when the operation frees, named by the time it is taken; the missed ticks audited and counted; retention deletes no burst', async () => {
-    const sim = await startSimulator({ instances: 0, timings: { taskMs: 20 } });
-    cleanups.push(() => sim.stop());
-    sim.controls.addInstance({ name: 'c1', config: { 'user.backup': 'true' } });
-    const redis = redisClient();
-    cleanups.push(async () => redis.disconnect());
-    const keys = keySpace(uniquePrefix('hk-missed'));
-    const target = `unix://${sim.socketPath}`;
-    const client = new InstanceClient(parseTarget(target));
-    cleanups.push(() => client.close());
-    const runner = startActionRunner(redis, keys, () => client);
-    cleanups.push(() => runner.stop());
+    const bed = stopped(await startScheduleBed('hk-missed', { taskMs: 20, instances: [{ name: 'c1', config: { 'user.backup': 'true' } }] }));
+    const { sim, redis, keys, target, client, audit } = bed;
     const metrics = new Metrics({ processMetrics: false });
-    const audit = new AuditLog(redis, keys.audit);
     const schedule = defineSchedule({
       name: 'co',
       every: '2s',
@@ -49,21 +30,7 @@ describe('schedule ticks missed behind a hung operation', () => {
         { task: 'retention', keepLast: 3 },
       ],
     });
-    const start = async (): Promise<RunningScheduler> => {
-      const s = await startScheduler({
-        target,
-        redis,
-        client,
-        audit,
-        keys,
-        logger: pino({ level: 'silent' }),
-        schedules: [schedule],
-        actions: runner.actions,
-        metrics,
-      });
-      cleanups.push(() => s.stop());
-      return s;
-    };
+    const start = (): Promise<RunningScheduler> => bed.scheduler([schedule], { metrics });
     // Another tool's snapshot operation on c1 stays Running, as LXD kept one for 2.5 min: the tick's job waits behind it.
     sim.controls.hangNext('c1', 1);
     const hung = await client.createSnapshot('c1', { name: 'other-tool' });

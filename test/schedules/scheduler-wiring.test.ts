@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { startReflexBed, type ReflexBed } from '../actions/reflex-bed.js';
+import { describe, expect, it } from 'vitest';
+import { startReflexBed } from '../actions/reflex-bed.js';
 import { until } from '../support/wait.js';
+import { stoppedAfterEach } from '../support/stopped-after-each.js';
 
 const schedule = `import { defineSchedule } from 'reflex-lxd';
 export default defineSchedule({
@@ -13,16 +14,12 @@ export default defineSchedule({
 `;
 
 describe('reflex run wires housekeeping to its metrics', () => {
-  let bed: ReflexBed | undefined;
-  afterEach(async () => {
-    await bed?.stop();
-    bed = undefined;
-  });
+  const stopped = stoppedAfterEach();
 
   it('counts ticks and snapshots made on /metrics, and gauges the newest snapshot age, in a running process', async () => {
-    bed = await startReflexBed({ 'schedules.ts': schedule });
+    const bed = stopped(await startReflexBed({ 'schedules.ts': schedule }));
     bed.sim.controls.addInstance({ name: 'db1', config: { 'user.backup': 'true' } });
-    const metric = async (re: RegExp) => Number(re.exec((await bed!.reflex.metrics.scrape()).body)?.[1] ?? 0);
+    const metric = async (re: RegExp) => Number(re.exec((await bed.reflex.metrics.scrape()).body)?.[1] ?? 0);
     await until(
       'two ticks ran',
       async () => (await metric(/^reflex_housekeeping_ticks_total\{schedule="every-second",result="ran"\} (\d+)/m)) >= 3,

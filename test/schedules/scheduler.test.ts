@@ -1,6 +1,6 @@
 import type { RedisConnection } from '../../src/redis/connect.js';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
@@ -12,15 +12,12 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/simul
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { startActionRunner } from '../support/action-runner.js';
 import { until } from '../support/wait.js';
+import { cleanupsAfterEach } from '../support/stopped-after-each.js';
 
 const logger = pino({ level: 'silent' });
 
 describe('scheduler on the simulator', () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => undefined);
-    cleanups.length = 0;
-  });
+  const cleanups = cleanupsAfterEach();
 
   async function simulator(): Promise<RunningSimulator> {
     const sim = await startSimulator({ instances: 0, timings: { taskMs: 5 } });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InstanceClient } from '../../src/client/client.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { fastTimings } from './sim-client.js';
+import { fastTimings, rawCall } from './sim-client.js';
 
 let sim: RunningSimulator | undefined;
 let client: InstanceClient | undefined;
@@ -85,22 +85,10 @@ describe('the guest shell of a simulated instance', () => {
 
 /** A raw call on the simulator's socket. */
 async function fetchControl(s: RunningSimulator, method: string, path: string, body?: unknown) {
-  const { Agent, request } = await import('undici');
+  const { Agent } = await import('undici');
   const agent = new Agent({ connect: { socketPath: s.socketPath! } });
   try {
-    const res = await request(`http://sim${path}`, {
-      method: method as 'GET',
-      dispatcher: agent,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.body.text();
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      /* a file's bytes */
-    }
-    return { status: res.statusCode, headers: res.headers, body: parsed };
+    return await rawCall(agent, method, path, body);
   } finally {
     await agent.close();
   }

@@ -52,22 +52,7 @@ export async function startTestSim(opts: SimulatorOptions = {}): Promise<TestSim
   const socketPath = sim.socketPath!;
   const agent = new Agent({ connect: { socketPath } });
   const taps: EventTap[] = [];
-  const api: TestSim['api'] = async (method, path, body, headers = {}) => {
-    const res = await request(`http://sim${path}`, {
-      method: method as 'GET',
-      dispatcher: agent,
-      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.body.text();
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      /* plain text answers stay text */
-    }
-    return { status: res.statusCode, headers: res.headers, body: parsed };
-  };
+  const api: TestSim['api'] = (method, path, body, headers = {}) => rawCall(agent, method, path, body, headers);
   return {
     sim,
     api,
@@ -147,4 +132,25 @@ export async function drained(sim: RunningSimulator, tap: EventTap, instance: st
     tap.frames.findIndex((f) => f.metadata?.action === action),
     1,
   );
+}
+
+/**
+ * A raw call on a simulator's socket through `agent`: its status, headers and body, parsed when it
+ * is JSON (plain text and a file's bytes stay text). A body given is sent as JSON.
+ */
+export async function rawCall(agent: Agent, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await request(`http://sim${path}`, {
+    method: method as 'GET',
+    dispatcher: agent,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.body.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* not JSON: stays text */
+  }
+  return { status: res.statusCode, headers: res.headers, body: parsed };
 }

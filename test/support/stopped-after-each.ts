@@ -11,3 +11,15 @@ export function stoppedAfterEach(): <T extends { stop(): Promise<void> }>(starte
   });
   return (s) => (started.push(s), s);
 }
+
+/**
+ * Clean-ups a test pushes (`cleanups.push(() => thing.stop())`), run after each test, last pushed
+ * first; one that fails does not keep the others from running.
+ */
+export function cleanupsAfterEach(): (() => Promise<unknown>)[] {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  });
+  return cleanups;
+}
