@@ -149,12 +149,17 @@ await conformance('exec: the shell of the busybox guest (issue #28)', (target) =
   });
 
   it.each(shellCases)('$title', async (c) => {
-    const session = await target().client.exec(name, { command: c.command, ...c.request }, c.stdin === undefined ? {} : { stdin: c.stdin });
-    const res = await session.wait({ timeoutMs: 20_000 });
-    expect({ stdout: res.stdout, exitCode: res.exitCode }).toEqual({
-      stdout: typeof c.stdout === 'string' ? c.stdout : c.stdout(name),
-      exitCode: c.exitCode,
-    });
+    const stdout = typeof c.stdout === 'string' ? c.stdout : c.stdout(name);
+    const run = async () => {
+      const session = await target().client.exec(name, { command: c.command, ...c.request }, c.stdin === undefined ? {} : { stdin: c.stdin });
+      return session.wait({ timeoutMs: 20_000 });
+    };
+    let res = await run();
+    // LXD before 5.14 sometimes ends a command's output stream before the output on a busy host:
+    // the right exit code with no output at all (canonical/lxd#11890, fixed by #11606; 5.0.2 here).
+    // That daemon bug gets one more run, on LXD only; an empty output anywhere else is a failure.
+    if (target().name.startsWith('lxd') && res.stdout === '' && stdout !== '' && res.exitCode === c.exitCode) res = await run();
+    expect({ stdout: res.stdout, exitCode: res.exitCode }).toEqual({ stdout, exitCode: c.exitCode });
   });
 
   it('an unknown program through sh: 127, "sh: X: not found", and the operation fails "Command not found"', async () => {
