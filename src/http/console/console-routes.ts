@@ -192,6 +192,17 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     const q = c.req.query();
     const records = await recordsOf(o.audit, range);
     const all = executionsOf(records);
+    // The audit's action records name the target and instance; the project (for a re-run) is the fleet's, when one instance bears the name.
+    const projects = new Map<string, string | null>();
+    for (const r of (await fleet.snapshot()).rows) {
+      const k = `${r.target}|${r.name}`;
+      projects.set(k, projects.has(k) && projects.get(k) !== r.project ? null : r.project);
+    }
+    for (const e of all) {
+      const project = projects.get(`${e.target}|${e.instance}`);
+      if (project) e.project = project;
+      else e.rerun = false;
+    }
     const matched = filterExecutions(all, { source: q.source, action: q.action, result: q.result, instance: q.instance, by: q.by });
     const limit = Math.min(200, Math.max(1, Number(q.limit) || 50));
     const offset = Math.max(0, Math.min(Number(q.offset) || 0, Math.max(0, matched.length - 1)));

@@ -18,6 +18,8 @@ export interface Execution {
   origin?: string;
   action: string;
   target?: string;
+  /** The instance's project, where the fleet knows it (filled in by the route). */
+  project?: string;
   instance?: string;
   /** What it was given: the job's parameters when recorded, else the API calls it made. */
   params: string[];
