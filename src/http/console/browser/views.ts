@@ -145,9 +145,9 @@ export function incidentsView(d: IncidentsAnswer): string {
       `<li class="incident${i.loop ? ' crash-loop' : ''}" data-morph="${esc(i.correlationId)}" data-correlation="${esc(i.correlationId)}" data-instance="${esc(i.instance)}">` +
       `${kind} ${state}` +
       `<p class="story">${esc(i.story)}</p>${inside}` +
+      `<a href="#timeline" class="tl-link" data-timeline="${esc(i.instance)}" aria-label="State timeline of ${esc(i.instance)}">State timeline</a> ` +
       `<button type="button" aria-expanded="false" data-keep data-trail="${esc(i.correlationId)}" data-since="${esc(since)}" ` +
-      `aria-label="Audit trail of ${esc(i.instance)} at ${esc(i.at)}">Audit trail</button> ` +
-      `<a href="#timeline" data-timeline="${esc(i.instance)}" aria-label="State timeline of ${esc(i.instance)}">State timeline</a><div class="trail" data-keep hidden></div></li>`;
+      `aria-label="Audit trail of ${esc(i.instance)} at ${esc(i.at)}">Audit trail</button><div class="trail" data-keep hidden></div></li>`;
   }
   if (d.total > d.incidents.length) html += `<li class="muted">${d.total - d.incidents.length} older incident(s) not shown</li>`;
   return html;
