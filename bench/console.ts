@@ -17,14 +17,13 @@ import { absoluteAtMost, atMost, median, progress, quantile, runBench } from './
  *   page of rows drawn, data read from the console API) for a 10k-instance fleet on the simulator,
  *   against the same for 300 instances;
  * - the fleet API's page time at 10k instances (pages through the fleet, a filter and a flag, each
- *   request on a fresh snapshot: the worst case, a fleet changing under live viewers), against
- *   the same at 300 instances.
+ *   request past the snapshot's 400 ms reuse), against the same at 300 instances.
  */
 const bench = 'console';
 const instances = Number(process.env.BENCH_INSTANCES) || 10_000;
 const loads = 5;
 const smallCount = Number(process.env.BENCH_SMALL_INSTANCES) || 300;
-/** Longer than the view's snapshot reuse (400 ms): every timed request assembles a fresh snapshot. */
+/** Longer than the view's snapshot reuse (400 ms): every timed request finds its snapshot expired (served while the next is assembled). */
 const freshGapMs = 450;
 const pageQueries = [
   '',
@@ -75,10 +74,12 @@ async function firstRender(browser: Browser, url: string): Promise<{ ms: number;
   return { ms: median(times), rows };
 }
 
-/** Times of the fleet API's pages, each on a fresh snapshot (ms): the median and the 95th percentile over `rounds` rounds of {@link pageQueries}. */
-async function pageTimes(url: string, rounds: number): Promise<{ median: number; p95: number; n: number }> {
+/** Times of the fleet API's pages (ms): the median and the 95th percentile over `rounds` rounds of {@link pageQueries}; and the first read's. */
+async function pageTimes(url: string, rounds: number): Promise<{ median: number; p95: number; n: number; firstMs: number }> {
   const auth = { authorization: `Bearer ${token}` };
-  await (await fetch(`${url}/dashboard/console/fleet`, { headers: auth })).text(); // the daemon's list, read once
+  const first = performance.now();
+  await (await fetch(`${url}/dashboard/console/fleet?offset=100`, { headers: auth })).text();
+  const firstMs = performance.now() - first;
   const times: number[] = [];
   for (let r = 0; r < rounds; r++) {
     for (const q of pageQueries) {
@@ -90,7 +91,7 @@ async function pageTimes(url: string, rounds: number): Promise<{ median: number;
       if (!res.ok) throw new Error(`fleet?${q} answered ${res.status}`);
     }
   }
-  return { median: median(times), p95: quantile(times, 0.95), n: times.length };
+  return { median: median(times), p95: quantile(times, 0.95), n: times.length, firstMs };
 }
 
 await runBench(bench, async () => {
@@ -120,7 +121,10 @@ await runBench(bench, async () => {
     const pageJson = await (await fetch(`${big.url}/dashboard/console/fleet`, { headers: auth })).text();
     const bigRender = await firstRender(browser, big.url);
     const bigPages = await pageTimes(big.url, 3);
-    progress(bench, `fleet API page, ${instances} instances: median ${bigPages.median.toFixed(1)} ms, p95 ${bigPages.p95.toFixed(1)} ms`);
+    progress(
+      bench,
+      `fleet API page, ${instances} instances: median ${bigPages.median.toFixed(1)} ms, p95 ${bigPages.p95.toFixed(1)} ms; a read that waited for an assembly: ${bigPages.firstMs.toFixed(0)} ms`,
+    );
     progress(
       bench,
       `first render, ${instances} instances: ${bigRender.ms.toFixed(0)} ms (${bigRender.rows} rows drawn); first fleet page ${kb(pageJson).toFixed(1)} KB of JSON`,
@@ -146,7 +150,7 @@ await runBench(bench, async () => {
           smallRender.ms,
         ),
         absoluteAtMost(
-          `console fleet API page of a ${instances}-instance fleet, p95 of ${bigPages.n} requests on fresh snapshots`,
+          `console fleet API page of a ${instances}-instance fleet, p95 of ${bigPages.n} requests`,
           'ms',
           bigPages.p95,
           200,
@@ -154,7 +158,7 @@ await runBench(bench, async () => {
           smallPages.p95,
         ),
         atMost(
-          `console fleet API page of a ${instances}-instance fleet, median of ${bigPages.n} requests on fresh snapshots`,
+          `console fleet API page of a ${instances}-instance fleet, median of ${bigPages.n} requests`,
           'ms',
           bigPages.median,
           `the same for ${smallCount} instances`,
@@ -164,7 +168,7 @@ await runBench(bench, async () => {
       ],
       notes: [
         `Page weight is the one HTML response of /dashboard (the script and styles are inline, no other asset; ${(gzipSync(consoleHtml).length / 1024).toFixed(1)} KB gzipped, though the server sends it uncompressed). The data come after: the first fleet page of ${instances} instances is ${kb(pageJson).toFixed(1)} KB of JSON (50 rows and the counts); incidents, health and dead letters are read beside it.`,
-        `Fleet API pages: ${pageQueries.map((q) => q || '(first page)').join(', ')}, ${bigPages.n} requests per fleet, each ${freshGapMs} ms after the one before, so each assembles a fresh snapshot (the view reuses one for 400 ms): the cost a changing fleet puts on every read. The snapshot's counts, choices and matches are computed once per snapshot; a page is a slice.`,
+        `Fleet API pages: ${pageQueries.map((q) => q || '(first page)').join(', ')}, ${bigPages.n} requests per fleet, each ${freshGapMs} ms after the one before: past the 400 ms for which a snapshot is reused, so each finds it expired. A snapshot nothing invalidated is served up to 3 s old (it carries its time) while the next is assembled behind; a change the feed sees invalidates it, and the change stream assembles the fresh one before it tells the viewers, so their reads cost a page, not an assembly. Counts, choices and each query's matches are computed once per snapshot; a page is a slice. What the assembly itself costs (state tracker, the per-instance keys by SCAN, joined with the daemon's list): a read that had to wait for one took ${bigPages.firstMs.toFixed(0)} ms at ${instances} instances, ${smallPages.firstMs.toFixed(0)} ms at ${smallCount}.`,
         `First render: headless Chromium, navigation start to the first page of rows drawn (performance.now() when the fleet table is filled), a fresh page each load with the dashboard cookie; ${bigRender.rows} rows drawn for ${instances} instances (the console paginates: the DOM never holds the whole fleet). The server assembles the fleet from the state tracker, the simulator's instance list (recursion=1, all projects) and SCANs of the per-instance keys, reused for 400 ms between viewers; the daemon's list is reused for 15 s, so the first of the loads waits for it and the others do not.`,
       ],
     };

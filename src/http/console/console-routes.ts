@@ -291,6 +291,8 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
         // Taken before the write: a change arriving meanwhile is sent next round.
         const sending = { ...pending, at: Date.now() };
         pending.audit = pending.fleet = false;
+        // The fleet is assembled once, before the viewers are told: their reads then cost a page, not an assembly.
+        if (sending.fleet) await fleet.snapshot().catch(() => undefined);
         await stream.writeSSE({ event: 'change', data: JSON.stringify(sending) });
       }
       unsubscribe();

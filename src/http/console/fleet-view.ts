@@ -106,6 +106,8 @@ export interface FleetViewOptions {
   listMaxAgeMs?: number;
   /** How long an assembled snapshot is reused, ms. Default 400. */
   snapshotMaxAgeMs?: number;
+  /** Until what age a snapshot nothing invalidated is still served while a fresh one is assembled, ms. Default 3 000 (the change feed's longest gap). */
+  staleMaxAgeMs?: number;
 }
 
 const optedIn = (i: Instance) => (i.expanded_config ?? i.config)?.['user.reflex.autorestart'] === 'true';
@@ -135,25 +137,57 @@ const rank = (r: FleetRow) => (r.quarantined ? 0 : r.statusCode === 112 ? 1 : r.
 export class FleetView {
   private listed = new Map<string, { at: number; instances: Instance[] }>();
   private listing = new Map<string, Promise<void>>();
-  private snapshotCache?: { at: number; value: Promise<FleetSnapshot> };
+  private snapshotCache?: { at: number; value: Promise<FleetSnapshot>; ready: boolean };
+  private refreshing?: Promise<void>;
+  private generation = 0;
   /** Since when each instance has been in its status, as this process has seen it (a status confirmed again keeps its start). */
   private inStatus = new Map<string, InStatus>();
 
   constructor(private readonly opts: FleetViewOptions) {}
 
-  /** The fleet now (reused for a moment, so several viewers cost one read). */
+  /**
+   * The fleet now: reused for a moment (`snapshotMaxAgeMs`), so several viewers cost one read.
+   * Older than that but younger than `staleMaxAgeMs` and not invalidated, it is still served (it
+   * carries its `at`) while a fresh one is assembled behind: at 10k instances an assembly takes far
+   * longer than a page may, and nothing changed that the feed saw. After {@link invalidate} (a change
+   * seen), the next read waits for the fresh one.
+   */
   snapshot(): Promise<FleetSnapshot> {
     const now = Date.now();
-    if (this.snapshotCache && now - this.snapshotCache.at < (this.opts.snapshotMaxAgeMs ?? 400)) return this.snapshotCache.value;
-    const value = this.assemble();
-    this.snapshotCache = { at: now, value };
-    value.catch(() => (this.snapshotCache = undefined));
-    return value;
+    const cache = this.snapshotCache;
+    if (cache && now - cache.at < (this.opts.snapshotMaxAgeMs ?? 400)) return cache.value;
+    if (cache?.ready && now - cache.at < (this.opts.staleMaxAgeMs ?? 3_000)) {
+      if (!this.refreshing) {
+        const next = this.fresh(now);
+        const generation = this.generation;
+        // A change seen while it was assembled: it may predate the change, the next read assembles again.
+        this.refreshing = next.value.then(
+          () => void (generation === this.generation && (this.snapshotCache = next)),
+          () => undefined,
+        );
+        void this.refreshing.finally(() => (this.refreshing = undefined));
+      }
+      return cache.value;
+    }
+    this.snapshotCache = this.fresh(now);
+    return this.snapshotCache.value;
+  }
+
+  private fresh(now: number): { at: number; value: Promise<FleetSnapshot>; ready: boolean } {
+    const entry = { at: now, value: this.assemble(), ready: false };
+    entry.value.then(
+      () => (entry.ready = true),
+      () => {
+        if (this.snapshotCache === entry) this.snapshotCache = undefined;
+      },
+    );
+    return entry;
   }
 
   /** Forgets the reused snapshot: the next read assembles a fresh one (something changed). */
   invalidate(): void {
     this.snapshotCache = undefined;
+    this.generation++;
   }
 
   /** One page of the fleet matching the query, with counts. */
