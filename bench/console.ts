@@ -74,18 +74,30 @@ async function firstRender(browser: Browser, url: string): Promise<{ ms: number;
   return { ms: median(times), rows };
 }
 
+/** fetch, tried again (up to 3 times) when the connection fails: the machine the bench shares may be loaded enough for a connect to time out. */
+async function fetchTried(url: string, init: RequestInit): Promise<Response> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fetch(url, init);
+    } catch (err) {
+      if (i >= 3) throw err;
+      progress(bench, `${url}: ${(err as Error).message}; trying again`);
+    }
+  }
+}
+
 /** Times of the fleet API's pages (ms): the median and the 95th percentile over `rounds` rounds of {@link pageQueries}; and the first read's. */
 async function pageTimes(url: string, rounds: number): Promise<{ median: number; p95: number; n: number; firstMs: number }> {
   const auth = { authorization: `Bearer ${token}` };
   const first = performance.now();
-  await (await fetch(`${url}/dashboard/console/fleet?offset=100`, { headers: auth })).text();
+  await (await fetchTried(`${url}/dashboard/console/fleet?offset=100`, { headers: auth })).text();
   const firstMs = performance.now() - first;
   const times: number[] = [];
   for (let r = 0; r < rounds; r++) {
     for (const q of pageQueries) {
       await sleep(freshGapMs);
       const t = performance.now();
-      const res = await fetch(`${url}/dashboard/console/fleet?${q}`, { headers: auth });
+      const res = await fetchTried(`${url}/dashboard/console/fleet?${q}`, { headers: auth });
       await res.text();
       times.push(performance.now() - t);
       if (!res.ok) throw new Error(`fleet?${q} answered ${res.status}`);
@@ -118,7 +130,7 @@ await runBench(bench, async () => {
     const big = await fleetOf(redis.url, instances);
     fleets.push(big);
     progress(bench, `${instances} instances tracked in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-    const pageJson = await (await fetch(`${big.url}/dashboard/console/fleet`, { headers: auth })).text();
+    const pageJson = await (await fetchTried(`${big.url}/dashboard/console/fleet`, { headers: auth })).text();
     const bigRender = await firstRender(browser, big.url);
     const bigPages = await pageTimes(big.url, 3);
     progress(

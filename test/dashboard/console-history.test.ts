@@ -136,7 +136,7 @@ describe('the console shows what happened and when (headless Chromium against a 
       return sources.length > 0 && sources.every((s) => s === 'operator') ? true : undefined;
     });
     expect(address()['x-source']).toBe('operator');
-    await page.screenshot({ path: `${shots}/console-executions.png`, fullPage: false });
+    await page.locator('#executions').screenshot({ path: `${shots}/console-executions.png` });
 
     const rerun = operatorRun.first().getByRole('button', { name: 'Re-run start on batch-1' });
     await rerun.click();
@@ -162,7 +162,6 @@ describe('the console shows what happened and when (headless Chromium against a 
     await body.locator('g[data-status=Running]').first().waitFor();
     await body.locator('li[data-mark=operator]', { hasText: 'alice: start → done' }).first().waitFor({ timeout: 10_000 });
     expect(address().timeline).toBe('batch-1');
-    await page.locator('#timeline').screenshot({ path: `${shots}/console-timeline.png` });
 
     const incident = page.locator('li.incident[data-instance="web-1"]').first();
     await incident.getByRole('link', { name: 'State timeline of web-1' }).click();
@@ -200,6 +199,8 @@ describe('the console shows what happened and when (headless Chromium against a 
     expect(width).toBeLessThan(5 * 60_000);
     await page.locator('#range-text', { hasText: /→/ }).waitFor();
     await page.locator('#exec-table tbody tr').first().waitFor();
+    await page.locator('#timeline-body g[data-status=Stopped]').waitFor();
+    await page.locator('#timeline').screenshot({ path: `${shots}/console-timeline.png` });
 
     // A link with the range opens the same range.
     const shared = await browser.newPage({ viewport: { width: 1280, height: 900 } });

@@ -103,8 +103,8 @@ ${operatorBox(v.writable, v.identity)}
 <div id="exec-table"></div>
 <div class="pager"><button type="button" id="exec-prev">← newer</button><span id="exec-info" role="status"></span><button type="button" id="exec-next">older →</button></div></section>
 <section id="timeline" aria-labelledby="timeline-h"><h2 id="timeline-h">State timeline</h2>${panelState('timeline')}
-<form class="filters" id="timeline-form"><label>instance <input name="instance" placeholder="a name, or ⏱ in the fleet" required></label><button type="submit">Show</button></form>
-<div id="timeline-body"><p class="muted">Pick an instance: ⏱ beside its name in the fleet, or State timeline on an incident.</p></div></section>
+<form class="filters" id="timeline-form"><label>instance <input name="instance" placeholder="a name, or ◷ in the fleet" required></label><button type="submit">Show</button></form>
+<div id="timeline-body"><p class="muted">Pick an instance: ◷ beside its name in the fleet, or State timeline on an incident.</p></div></section>
 <section id="plots" aria-labelledby="plots-h"><h2 id="plots-h">Plots</h2>${panelState('plots')}<div class="plots" id="plot-area"></div></section>
 </main>
 <dialog id="confirm" aria-labelledby="confirm-title" aria-describedby="confirm-text"><form method="dialog">

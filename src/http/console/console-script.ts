@@ -101,7 +101,7 @@ export const consoleScript = `"use strict";
     if (ms < 36e5) return \`\${Math.floor(ms / 6e4)} min \${Math.round(ms % 6e4 / 1e3)} s\`;
     return \`\${Math.floor(ms / 36e5)} h \${Math.round(ms % 36e5 / 6e4)} min\`;
   }
-  var sourceText = { rule: "⚡ rule", schedule: "⏲ schedule", operator: "👤 operator" };
+  var sourceText = { rule: "↻ rule", schedule: "⚙ schedule", operator: "☺ operator" };
   var resultClass = (r) => r === "done" ? "ok" : r === "failed" || r === "gave up" ? "bad" : r === "queued" || r === "running" ? "backoff" : "";
   function startedBy(e) {
     if (e.source === "operator")
@@ -123,7 +123,7 @@ export const consoleScript = `"use strict";
     return d.matched ? \`executions \${d.offset + 1}–\${d.offset + d.executions.length} of \${d.matched} matching (\${d.total} in the range)\` : \`0 matching (\${d.total} in the range)\`;
   }
   var spanClass = { Running: "run", Stopped: "stop", Error: "err", Frozen: "frz" };
-  var markGlyph = { incident: "⚠", reflex: "⚡", operator: "👤", housekeeping: "⏲" };
+  var markGlyph = { incident: "⚠", reflex: "↻", operator: "☺", housekeeping: "⚙" };
   function timelineView(t) {
     const w = 600;
     const from = Date.parse(t.from);
@@ -144,7 +144,7 @@ export const consoleScript = `"use strict";
     });
     const label = \`State timeline of \${t.instance}: \${t.spans.map((s) => s.status).join(", ") || "no status change seen"}; \${t.marks.length} action(s) and incident(s)\`;
     const svg = \`<svg role="img" aria-label="\${esc(label)}" viewBox="0 0 \${w} 84">\${bands.join("")}\${marks.join("")}<text x="10" y="78">\${esc(absolute(t.from))}</text><text x="\${w - 10}" y="78" text-anchor="end">\${esc(absolute(t.to))}</text></svg>\`;
-    const legend = '<p class="muted legend"><span class="key span-run"></span>Running <span class="key span-stop"></span>Stopped <span class="key span-err"></span>Error <span class="key span-frz"></span>Frozen · ⚠ incident · ⚡ Reflex (a rule) · 👤 an operator · ⏲ housekeeping</p>';
+    const legend = '<p class="muted legend"><span class="key span-run"></span>Running <span class="key span-stop"></span>Stopped <span class="key span-err"></span>Error <span class="key span-frz"></span>Frozen · ⚠ incident · ↻ Reflex (a rule) · ☺ an operator · ⚙ housekeeping</p>';
     const list = t.marks.length ? \`<ol class="marks">\${t.marks.map(
       (m) => \`<li data-mark="\${m.kind}">\${markGlyph[m.kind]} <span class="at">\${when(m.at)}</span> \${esc(m.text)} \${trailOf(m.correlationId, "trail", \`Audit trail of \${m.text} at \${m.at}\`)}</li>\`
     ).join("")}</ol>\` : '<p class="muted">Nothing done to it in this range.</p>';
@@ -323,7 +323,7 @@ export const consoleScript = `"use strict";
     const multi = d.targets.length > 1;
     const head = "<tr><th>instance</th><th>project</th>" + (multi ? "<th>target</th>" : "") + "<th>member</th><th>status</th><th>since</th><th>opt-in</th><th>state</th><th>restarts</th>" + (writable ? "<th>actions</th>" : "") + "</tr>";
     const rows = d.rows.map(
-      (r) => \`<tr data-morph="\${esc(r.key)}" data-key="\${esc(r.key)}" data-status="\${esc(r.status)}"><td data-label="instance"><a href="#incidents" data-instance="\${esc(r.name)}">\${esc(r.name)}</a> <a href="#timeline" class="tl" data-timeline="\${esc(r.name)}" aria-label="State timeline of \${esc(r.name)}" title="State timeline">⏱</a></td><td data-label="project">\${esc(r.project)}</td>\` + (multi ? \`<td data-label="target" class="mono">\${esc(r.target)}</td>\` : "") + \`<td data-label="member">\${esc(r.location == null ? "?" : r.location)}</td><td data-label="status">\${statusOf(r)}</td><td data-label="since" class="at">\${when(r.since)}</td><td data-label="opt-in">\${r.optIn == null ? "?" : r.optIn ? "✔ yes" : "✘ no"}</td><td data-label="state">\${flagsOf(r)}</td><td data-label="restarts">\${r.restarts}</td>\` + (writable ? \`<td data-label="actions">\${actionsOf(r)}</td>\` : "") + "</tr>"
+      (r) => \`<tr data-morph="\${esc(r.key)}" data-key="\${esc(r.key)}" data-status="\${esc(r.status)}"><td data-label="instance"><a href="#incidents" data-instance="\${esc(r.name)}">\${esc(r.name)}</a> <a href="#timeline" class="tl" data-timeline="\${esc(r.name)}" aria-label="State timeline of \${esc(r.name)}" title="State timeline">◷</a></td><td data-label="project">\${esc(r.project)}</td>\` + (multi ? \`<td data-label="target" class="mono">\${esc(r.target)}</td>\` : "") + \`<td data-label="member">\${esc(r.location == null ? "?" : r.location)}</td><td data-label="status">\${statusOf(r)}</td><td data-label="since" class="at">\${when(r.since)}</td><td data-label="opt-in">\${r.optIn == null ? "?" : r.optIn ? "✔ yes" : "✘ no"}</td><td data-label="state">\${flagsOf(r)}</td><td data-label="restarts">\${r.restarts}</td>\` + (writable ? \`<td data-label="actions">\${actionsOf(r)}</td>\` : "") + "</tr>"
     );
     return \`<table class="cards" aria-label="Fleet"><thead>\${head}</thead><tbody>\${rows.join("")}</tbody></table>\`;
   }

@@ -12,7 +12,7 @@ export function durationText(ms: number | undefined): string {
   return `${Math.floor(ms / 3_600_000)} h ${Math.round((ms % 3_600_000) / 60_000)} min`;
 }
 
-const sourceText: Record<Execution['source'], string> = { rule: '⚡ rule', schedule: '⏲ schedule', operator: '👤 operator' };
+const sourceText: Record<Execution['source'], string> = { rule: '↻ rule', schedule: '⚙ schedule', operator: '☺ operator' };
 const resultClass = (r: string) =>
   r === 'done' ? 'ok' : r === 'failed' || r === 'gave up' ? 'bad' : r === 'queued' || r === 'running' ? 'backoff' : '';
 
@@ -61,7 +61,7 @@ export function executionsInfo(d: ExecutionsAnswer): string {
 }
 
 const spanClass: Record<string, string> = { Running: 'run', Stopped: 'stop', Error: 'err', Frozen: 'frz' };
-const markGlyph: Record<InstanceTimeline['marks'][number]['kind'], string> = { incident: '⚠', reflex: '⚡', operator: '👤', housekeeping: '⏲' };
+const markGlyph: Record<InstanceTimeline['marks'][number]['kind'], string> = { incident: '⚠', reflex: '↻', operator: '☺', housekeeping: '⚙' };
 
 /** An instance's status over the range as a band (one colour and label per status) with the marks of what was done, then the marks as a list. */
 export function timelineView(t: InstanceTimeline): string {
@@ -91,7 +91,7 @@ export function timelineView(t: InstanceTimeline): string {
     `<svg role="img" aria-label="${esc(label)}" viewBox="0 0 ${w} 84">${bands.join('')}${marks.join('')}` +
     `<text x="10" y="78">${esc(absolute(t.from))}</text><text x="${w - 10}" y="78" text-anchor="end">${esc(absolute(t.to))}</text></svg>`;
   const legend =
-    '<p class="muted legend"><span class="key span-run"></span>Running <span class="key span-stop"></span>Stopped <span class="key span-err"></span>Error <span class="key span-frz"></span>Frozen · ⚠ incident · ⚡ Reflex (a rule) · 👤 an operator · ⏲ housekeeping</p>';
+    '<p class="muted legend"><span class="key span-run"></span>Running <span class="key span-stop"></span>Stopped <span class="key span-err"></span>Error <span class="key span-frz"></span>Frozen · ⚠ incident · ↻ Reflex (a rule) · ☺ an operator · ⚙ housekeeping</p>';
   const list = t.marks.length
     ? `<ol class="marks">${t.marks
         .map(

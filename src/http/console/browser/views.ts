@@ -84,7 +84,7 @@ export function fleetTableView(d: FleetPage, writable: boolean): string {
   const rows = d.rows.map(
     (r) =>
       `<tr data-morph="${esc(r.key)}" data-key="${esc(r.key)}" data-status="${esc(r.status)}">` +
-      `<td data-label="instance"><a href="#incidents" data-instance="${esc(r.name)}">${esc(r.name)}</a> <a href="#timeline" class="tl" data-timeline="${esc(r.name)}" aria-label="State timeline of ${esc(r.name)}" title="State timeline">⏱</a></td>` +
+      `<td data-label="instance"><a href="#incidents" data-instance="${esc(r.name)}">${esc(r.name)}</a> <a href="#timeline" class="tl" data-timeline="${esc(r.name)}" aria-label="State timeline of ${esc(r.name)}" title="State timeline">◷</a></td>` +
       `<td data-label="project">${esc(r.project)}</td>` +
       (multi ? `<td data-label="target" class="mono">${esc(r.target)}</td>` : '') +
       `<td data-label="member">${esc(r.location == null ? '?' : r.location)}</td>` +
