@@ -93,24 +93,32 @@ describe('the console shows what happened and when (headless Chromium against a 
   const address = () => Object.fromEntries(new URL(page.url()).searchParams);
   const healDecisions = async (instance: string) => (await audit.read({ instance })).filter((r) => r.rule === 'heal' && r.type === 'decision');
 
-  it('keeps "since" at the start of the status through a snapshot’s pause and resume', async () => {
+  it('keeps "since" at the start of the status through a snapshot’s pause and resume', { timeout: 60_000 }, async () => {
     const since = () => row('snap-1').locator('td[data-label=since] time').getAttribute('datetime');
     await row('snap-1').locator('td[data-label=since] time').waitFor();
     const before = await since();
     const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
     await (await client.createSnapshot('snap-1', { name: 'before-upgrade' })).wait();
     // The tracker has taken the pause and the resume: its entry is Running again, after a Frozen.
-    await until('the resume tracked', async () => {
-      const raw = await redis.hget(keySpace(prefix).state(reflex!.target), 'default/snap-1');
-      const entry = raw ? (JSON.parse(raw) as { status: number; prev?: { status: number } }) : undefined;
-      return entry?.status === 103 && entry.prev?.status === 110 ? true : undefined;
-    });
+    await until(
+      'the resume tracked',
+      async () => {
+        const raw = await redis.hget(keySpace(prefix).state(reflex!.target), 'default/snap-1');
+        const entry = raw ? (JSON.parse(raw) as { status: number; prev?: { status: number } }) : undefined;
+        return entry?.status === 103 && entry.prev?.status === 110 ? true : undefined;
+      },
+      30_000,
+    );
     await page.locator('#filters button[type=submit]').click(); // a fresh read of the fleet
-    await until('a fleet read after the resume', async () => {
-      const r = await fetch(`${url}/dashboard/console/fleet?filter=snap-1`, { headers: { authorization: `Bearer ${readToken}` } });
-      const d = (await r.json()) as { rows: { since?: number }[] };
-      return d.rows[0]?.since !== undefined ? d.rows[0].since : undefined;
-    }).then((ms) => expect(new Date(ms).toISOString()).toBe(before));
+    await until(
+      'a fleet read after the resume',
+      async () => {
+        const r = await fetch(`${url}/dashboard/console/fleet?filter=snap-1`, { headers: { authorization: `Bearer ${readToken}` } });
+        const d = (await r.json()) as { rows: { since?: number }[] };
+        return d.rows[0]?.since !== undefined ? d.rows[0].since : undefined;
+      },
+      30_000,
+    ).then((ms) => expect(new Date(ms).toISOString()).toBe(before));
     expect(await since()).toBe(before);
   });
 

@@ -300,8 +300,12 @@ export class FleetView {
   private keepSince(rows: FleetRow[]): void {
     const seen = new Map<string, InStatus>();
     for (const r of rows) {
-      if (r.since === undefined) continue;
       let known = this.inStatus.get(r.key);
+      if (r.since === undefined) {
+        // The daemon's list is shown for now (a change Reflex has not processed yet): what this view saw stays known.
+        if (known) seen.set(r.key, known);
+        continue;
+      }
       const prev = r.prevStatus;
       delete r.prevStatus;
       const pause = prev !== undefined && prev.status === frozen && r.statusCode === running && r.since - prev.at <= briefPauseMs;
