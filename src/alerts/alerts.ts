@@ -3,6 +3,8 @@ import { alertFingerprint, toAlert, type Alert, type AlertChange, type AlertInpu
 
 /** The kind of the alert raised when an action gives up (dead-lettered) on an instance. */
 export const actionFailedKind = 'action-failed';
+/** The kind of the alert raised when a crash loop puts an instance in quarantine. */
+export const crashLoopKind = 'crash-loop';
 
 /**
  * The audit record of an alert raised or resolved (type `alert`): the alert's place, kind,

@@ -117,6 +117,7 @@ export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<S
                     tracker: s.tracker,
                     targets: s.targets.map((t) => ({ id: t.id, name: t.name, client: s.clients.for(t.id) })),
                     actionsQueue: s.actionsQueue,
+                    resolver: s.alerts,
                   },
                 }
               : undefined,

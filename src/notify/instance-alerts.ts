@@ -4,7 +4,7 @@ import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import { describeStartFailure } from '../events/start-failure-text.js';
 import { alertFingerprint, type AlertAction, type AlertChange, type AlertInput } from '../alerts/alert.js';
-import { actionFailedKind, type Alerts } from '../alerts/alerts.js';
+import { actionFailedKind, crashLoopKind, type Alerts } from '../alerts/alerts.js';
 import type { Notifier } from './notifier.js';
 
 type StatusEvent = Extract<CanonicalEvent, { kind: 'instance.status' }>;
@@ -27,7 +27,7 @@ export interface RuleResponse {
 export const instanceAlertKinds = { crashed: 'instance.crashed', error: 'instance.error', startFailed: 'instance.start-failed' } as const;
 const kinds = Object.values(instanceAlertKinds);
 /** Alerts about an instance that its recovery (Running again) ends besides the incident's own. */
-const healedKinds = [actionFailedKind, 'crash-loop'];
+const healedKinds = [actionFailedKind, crashLoopKind];
 
 /**
  * Turns instance incidents into alerts: a crash (Stopped without a request, or a stop seen only

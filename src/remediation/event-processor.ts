@@ -3,7 +3,7 @@ import type { RedisConnection } from '../redis/connect.js';
 import { getMany, setMany } from '../redis/get-many.js';
 import { GroupCommit } from '../redis/group-commit.js';
 import type { Logger } from 'pino';
-import { Alerts } from '../alerts/alerts.js';
+import { Alerts, crashLoopKind } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import { isApiStatus } from '../client/api-error.js';
@@ -412,7 +412,7 @@ export class EventProcessor {
       if (verdict.alert) {
         // Audited in the trail of the instance whose event it was, also when the alert is about its member (a storm).
         const alert = {
-          kind: verdict.alertKind ?? 'crash-loop',
+          kind: verdict.alertKind ?? crashLoopKind,
           severity: 'critical',
           summary: verdict.alert,
           target: event.target,

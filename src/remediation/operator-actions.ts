@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
+import { crashLoopKind, type Alerts } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { RedisConnection } from '../redis/connect.js';
@@ -58,10 +59,12 @@ export async function queueHeal(
 
 /**
  * Lifts an instance's quarantine and forgets its restart history (what `reflex quarantine release`
- * does), and audits it with who asked. Answers whether it was quarantined.
+ * does), and audits it with who asked. With `alerts`, the instance's firing `crash-loop` alert
+ * resolves (the operator ended the episode: rules act on it again, and a new loop raises a new
+ * alert). Answers whether it was quarantined.
  */
 export async function releaseQuarantine(
-  deps: { redis: RedisConnection; keys: KeySpace; audit: AuditLog },
+  deps: { redis: RedisConnection; keys: KeySpace; audit: AuditLog; alerts?: Pick<Alerts, 'resolveFiring'> },
   ref: InstanceRef,
   by: OperatorOrigin,
 ): Promise<boolean> {
@@ -77,6 +80,11 @@ export async function releaseQuarantine(
       matched: true,
       origin: by.origin,
       actor: by.actor,
+    });
+  if (released)
+    await deps.alerts?.resolveFiring(crashLoopKind, ref, {
+      summary: `operator ${by.actor} released ${ref.project}/${ref.instance} from quarantine (from the ${by.origin})`,
+      outcome: 'released',
     });
   return released;
 }

@@ -312,7 +312,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
     );
     // The view is in the address (the read token is not: the server moved it to a cookie): a
     // reload or a link opened elsewhere (a new browser context, with its own token) shows it again.
-    await page.selectOption('#range [name=since]', '7d');
+    await page.selectOption('#timerange [name=since]', '7d');
     await page.locator('#range button[type=submit]').click();
     await readUntil(
       async () => new URL(page.url()).searchParams.get('since'),
@@ -330,9 +330,9 @@ describe('operator console (headless Chromium against a running Reflex on the si
       'the same three web rows from the address',
     );
     expect(await shared.inputValue('#filters [name=filter]')).toBe('name eq web-.* and opt_in eq true');
-    expect(await shared.inputValue('#range [name=since]')).toBe('7d');
+    expect(await shared.inputValue('#timerange [name=since]')).toBe('7d');
     await shared.close();
-    await page.selectOption('#range [name=since]', '24h');
+    await page.selectOption('#timerange [name=since]', '24h');
     await page.locator('#range button[type=submit]').click();
     await page.fill('#filters [name=filter]', 'name eq');
     await page.locator('#filters button[type=submit]').click();

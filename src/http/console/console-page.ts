@@ -52,11 +52,18 @@ export function renderConsole(v: ConsolePageView): string {
 <body>
 <a class="skip" href="#fleet">Skip to the fleet</a>
 <header><h1>Reflex console</h1><span>Target${v.targets.length > 1 ? 's' : ''} <code>${esc(v.targets.join(', '))}</code></span>
-<nav aria-label="Sections"><a href="#fleet">Fleet</a><a href="#incidents">Incidents</a><a href="#plots">Plots</a><a href="#health">Health</a><a href="${esc(v.queuesPath)}">Queues</a><a href="${esc(v.auditPath)}">Audit table</a></nav>
+<nav aria-label="Sections"><a href="#fleet">Fleet</a><a href="#incidents">Incidents</a><a href="#executions">Executions</a><a href="#timeline">Timeline</a><a href="#plots">Plots</a><a href="#health">Health</a><a href="${esc(v.queuesPath)}">Queues</a><a href="${esc(v.auditPath)}">Audit table</a></nav>
 <span id="live" role="status" aria-live="polite">connecting…</span>
 <button type="button" id="pause-live" aria-pressed="false">Pause live updates</button>
 <label class="inline">times in <select id="tz"><option value="utc">UTC</option><option value="local">my time zone</option></select></label></header>
 <main>
+<form class="filters" id="timerange" aria-label="Time range of incidents, executions, timeline and plots">
+<label>time range <select name="since"><option value="15m">last 15 min</option><option value="1h">last hour</option><option value="6h">last 6 h</option><option value="24h" selected>last 24 h</option><option value="7d">last 7 days</option><option value="30d">last 30 days</option><option value="custom">custom…</option></select></label>
+<label>from <input name="from" placeholder="2026-11-25 18:00, or 3h" aria-describedby="range-help"></label>
+<label>until <input name="until" placeholder="now" aria-describedby="range-help"></label>
+<button type="submit">Apply</button> <button type="button" id="zoom-out">Zoom out</button>
+<span id="range-text" role="status"></span>
+<p id="range-help" class="muted">From and until: a time (<code>2026-11-25 18:00</code>, in the zone chosen above) or a distance back from now (<code>90m</code>, <code>2d</code>). Drag across the timeline plot to zoom into a stretch of it.</p></form>
 <section id="fleet" aria-labelledby="fleet-h"><h2 id="fleet-h">Fleet</h2>${panelState('fleet')}
 <ul class="counts" id="counts" aria-label="Counts (each one filters the fleet)"></ul>
 <form class="filters" id="filters" role="search">
@@ -76,8 +83,7 @@ export function renderConsole(v: ConsolePageView): string {
 <div id="side">
 <section id="health" aria-labelledby="health-h"><h2 id="health-h">Health</h2>${panelState('health')}<ul class="health" id="health-list"><li>reading…</li></ul></section>
 <section id="incidents" aria-labelledby="incidents-h"><h2 id="incidents-h">Incidents</h2>${panelState('incidents')}
-<form class="filters" id="range"><label>range <select name="since"><option value="1h">last hour</option><option value="24h" selected>last 24 h</option><option value="7d">last 7 days</option></select></label>
-<label>instance <input name="instance" placeholder="all instances"></label>
+<form class="filters" id="range"><label>instance <input name="instance" placeholder="all instances"></label>
 <label>kind <select name="kind"><option value="">all</option><option value="crash-loop">crash loop</option><option value="crash">crash</option><option value="error">Error</option><option value="failed-start">failed start</option><option value="unknown-stop">unknown stop</option><option value="failed-operation">failed operation</option></select></label>
 <label>outcome <select name="outcome"><option value="">all</option><option value="healed">healed</option><option value="failed">not healed (ended)</option><option value="open">open</option></select></label>
 <label>rule <select name="rule"><option value="">all</option></select></label>
@@ -87,6 +93,18 @@ export function renderConsole(v: ConsolePageView): string {
 <section id="dlq" aria-labelledby="dlq-h"><h2 id="dlq-h">Dead letters</h2>${panelState('dlq')}<div id="dlq-body"></div></section>
 ${operatorBox(v.writable, v.identity)}
 </div>
+<section id="executions" aria-labelledby="executions-h"><h2 id="executions-h">Executions</h2>${panelState('executions')}
+<p class="muted">Every action Reflex ran in the range: by a rule, a schedule (housekeeping) or an operator, from the audit log.</p>
+<form class="filters" id="exec-filters"><label>started by <select name="source"><option value="">anyone</option><option value="rule">a rule</option><option value="schedule">a schedule</option><option value="operator">an operator</option></select></label>
+<label>action <select name="action"><option value="">all</option></select></label>
+<label>result <select name="result"><option value="">all</option><option value="done">done</option><option value="failed">failed or gave up</option><option value="skipped">skipped</option><option value="running">running</option><option value="queued">queued</option><option value="dry-run">dry-run</option></select></label>
+<label>instance <input name="instance" placeholder="all"></label><label>rule, schedule or user <input name="by" placeholder="all"></label>
+<button type="submit">Show</button></form>
+<div id="exec-table"></div>
+<div class="pager"><button type="button" id="exec-prev">← newer</button><span id="exec-info" role="status"></span><button type="button" id="exec-next">older →</button></div></section>
+<section id="timeline" aria-labelledby="timeline-h"><h2 id="timeline-h">State timeline</h2>${panelState('timeline')}
+<form class="filters" id="timeline-form"><label>instance <input name="instance" placeholder="a name, or ◷ in the fleet" required></label><button type="submit">Show</button></form>
+<div id="timeline-body"><p class="muted">Pick an instance: ◷ beside its name in the fleet, or State timeline on an incident.</p></div></section>
 <section id="plots" aria-labelledby="plots-h"><h2 id="plots-h">Plots</h2>${panelState('plots')}<div class="plots" id="plot-area"></div></section>
 </main>
 <dialog id="confirm" aria-labelledby="confirm-title" aria-describedby="confirm-text"><form method="dialog">

@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import type { Alerts } from '../../alerts/alerts.js';
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
@@ -21,7 +22,9 @@ import { consoleHealth } from './console-health.js';
 import { ConsoleFeed } from './console-feed.js';
 import { renderConsole } from './console-page.js';
 import { FleetView, type ConsoleTarget } from './fleet-view.js';
+import { executionsOf, filterExecutions } from './executions.js';
 import { episodesOf, filterIncidents, incidentsOf, plotsOf } from './incident-story.js';
+import { instanceTimeline } from './instance-timeline.js';
 import { previewSilence, reasonProblem } from './silence-preview.js';
 
 /** What the console reads and acts through, besides what the dashboard already has. */
@@ -34,6 +37,8 @@ export interface ConsoleSources {
   targets: ConsoleTarget[];
   /** The actions queue: back-offs (delayed jobs), dead letters (failed jobs), heals. */
   actionsQueue: Queue;
+  /** Resolves the alerts an operator's action ends (a release ends the crash loop's alert); none: they resolve on recovery only. */
+  resolver?: Pick<Alerts, 'resolveFiring'>;
 }
 
 /** Everything {@link registerConsole} needs. */
@@ -72,6 +77,22 @@ const by = (c: Context, actor: string | undefined): OperatorOrigin => ({
   origin: 'console',
   actor: authenticatedUser(c)?.name ?? (actor?.trim() || 'console'),
 });
+/**
+ * The time range of a read: `since` (a duration back from now, or an ISO time; default `fallback`)
+ * and `until` (the same; default now). Answers an error text when either does not parse or the
+ * range is empty.
+ */
+export function rangeOf(c: Context, fallback: string, now = Date.now()): { from: number; to: number } | { error: string } {
+  const since = parseTimeArg(c.req.query('since') || fallback, now);
+  const until = c.req.query('until') ? parseTimeArg(c.req.query('until')!, now) : new Date(now);
+  if (!since) return { error: 'since: a duration back from now (24h, 7d) or an ISO time' };
+  if (!until) return { error: 'until: a duration back from now (1h) or an ISO time' };
+  if (until.getTime() <= since.getTime()) return { error: 'until must be after since' };
+  return { from: since.getTime(), to: Math.min(until.getTime(), now) };
+}
+/** Records of [from, to], newest `maxRecords` at most. */
+const recordsOf = (audit: AuditLog, r: { from: number; to: number }) =>
+  audit.read({ since: new Date(r.from), until: new Date(r.to), count: maxRecords });
 const issues = (e: z.ZodError) => e.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
 
 /**
@@ -130,11 +151,10 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
   });
 
   app.get(`${api}/incidents`, async (c) => {
-    const now = Date.now();
-    const since = parseTimeArg(c.req.query('since') || '24h', now);
-    if (!since) return c.json({ error: 'since: a duration back from now (24h, 7d) or an ISO time' }, 400);
+    const range = rangeOf(c, '24h');
+    if ('error' in range) return c.json({ error: range.error }, 400);
     const instance = c.req.query('instance') || undefined;
-    const records = await o.audit.read({ since, count: maxRecords });
+    const records = await recordsOf(o.audit, range);
     const all = incidentsOf(records);
     // History follows the instance: its records under every name it had (a rename keeps its uuid).
     const query = instance
@@ -158,12 +178,54 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
       rules: [...new Set(all.map((i) => i.decided?.rule).filter((r): r is string => !!r))].sort(),
       incidents: incidents.slice(0, 200),
       total: incidents.length,
-      plots: plotsOf(ofInstance, incidents, since.getTime(), now),
+      plots: plotsOf(ofInstance, incidents, range.from, range.to),
       restarts,
       alerts,
       silences,
       truncated: records.length >= maxRecords,
     });
+  });
+
+  app.get(`${api}/executions`, async (c) => {
+    const range = rangeOf(c, '24h');
+    if ('error' in range) return c.json({ error: range.error }, 400);
+    const q = c.req.query();
+    const records = await recordsOf(o.audit, range);
+    const all = executionsOf(records);
+    // The audit's action records name the target and instance; the project (for a re-run) is the fleet's, when one instance bears the name.
+    const projects = new Map<string, string | null>();
+    for (const r of (await fleet.snapshot()).rows) {
+      const k = `${r.target}|${r.name}`;
+      projects.set(k, projects.has(k) && projects.get(k) !== r.project ? null : r.project);
+    }
+    for (const e of all) {
+      const project = projects.get(`${e.target}|${e.instance}`);
+      if (project) e.project = project;
+      else e.rerun = false;
+    }
+    const matched = filterExecutions(all, { source: q.source, action: q.action, result: q.result, instance: q.instance, by: q.by });
+    const limit = Math.min(200, Math.max(1, Number(q.limit) || 50));
+    const offset = Math.max(0, Math.min(Number(q.offset) || 0, Math.max(0, matched.length - 1)));
+    return c.json({
+      from: new Date(range.from).toISOString(),
+      to: new Date(range.to).toISOString(),
+      total: all.length,
+      matched: matched.length,
+      offset,
+      executions: matched.slice(offset, offset + limit),
+      actions: [...new Set(all.map((e) => e.action))].sort(),
+      truncated: records.length >= maxRecords,
+    });
+  });
+
+  app.get(`${api}/timeline`, async (c) => {
+    const instance = c.req.query('instance');
+    if (!instance) return c.json({ error: 'give instance (a name)' }, 400);
+    const range = rangeOf(c, '24h');
+    if ('error' in range) return c.json({ error: range.error }, 400);
+    // A day before the range too: the status the range opens in was set before it.
+    const records = await o.audit.read({ instance, since: new Date(range.from - 24 * 3_600_000), until: new Date(range.to), count: maxRecords });
+    return c.json(instanceTimeline(records, executionsOf(records), incidentsOf(records), instance, range.from, range.to));
   });
 
   app.get(`${api}/trail`, async (c) => {
@@ -229,6 +291,8 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
         // Taken before the write: a change arriving meanwhile is sent next round.
         const sending = { ...pending, at: Date.now() };
         pending.audit = pending.fleet = false;
+        // The fleet is assembled once, before the viewers are told: their reads then cost a page, not an assembly.
+        if (sending.fleet) await fleet.snapshot().catch(() => undefined);
         await stream.writeSSE({ event: 'change', data: JSON.stringify(sending) });
       }
       unsubscribe();
@@ -254,7 +318,7 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     const checked = checkInstanceRequest(o.targets, request);
     if ('problem' in checked) return c.json({ error: checked.error }, problemStatus[checked.problem]);
     const { ref } = checked;
-    const released = await releaseQuarantine(ops, ref, by(c, actor));
+    const released = await releaseQuarantine({ ...ops, ...(o.resolver ? { alerts: o.resolver } : {}) }, ref, by(c, actor));
     fleet.invalidate();
     return released ? c.json({ released: true }) : c.json({ error: `${ref.project}/${ref.instance} is not quarantined` }, 404);
   });

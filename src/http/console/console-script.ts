@@ -6,6 +6,7 @@ export const consoleScript = `"use strict";
   var entities = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
   var esc = (s) => String(s == null ? "" : s).replace(/[&<>"']/g, (c) => entities[c]);
   var zone = "utc";
+  var zoneOf = () => zone;
   function setTimeZone(z) {
     zone = z;
   }
@@ -92,6 +93,84 @@ export const consoleScript = `"use strict";
     morphChildren(old, next);
   }
 
+  // src/http/console/browser/history-views.ts
+  function durationText(ms) {
+    if (ms === void 0) return "…";
+    if (ms < 1e3) return \`\${Math.max(0, Math.round(ms))} ms\`;
+    if (ms < 6e4) return \`\${(ms / 1e3).toFixed(ms < 1e4 ? 1 : 0)} s\`;
+    if (ms < 36e5) return \`\${Math.floor(ms / 6e4)} min \${Math.round(ms % 6e4 / 1e3)} s\`;
+    return \`\${Math.floor(ms / 36e5)} h \${Math.round(ms % 36e5 / 6e4)} min\`;
+  }
+  var sourceText = { rule: "↻ rule", schedule: "⚙ schedule", operator: "☺ operator" };
+  var resultClass = (r) => r === "done" ? "ok" : r === "failed" || r === "gave up" ? "bad" : r === "queued" || r === "running" ? "backoff" : "";
+  function startedBy(e) {
+    if (e.source === "operator")
+      return \`\${sourceText.operator} <b>\${esc(e.actor ?? "?")}</b> <small>\${esc(e.by)}\${e.origin ? \`, \${esc(e.origin)}\` : ""}</small>\`;
+    return \`\${sourceText[e.source]} <b>\${esc(e.by)}</b>\`;
+  }
+  function executionsView(d, writable) {
+    let html = d.truncated ? '<p class="muted">Only the newest 50 000 audit records of the range were read: older executions are missing.</p>' : "";
+    if (!d.executions.length) return html + '<p class="muted">No execution matches in this range.</p>';
+    const rows = d.executions.map((e) => {
+      const rerun = writable && e.rerun && e.project ? \`<button type="button" class="act" data-rerun="\${esc(e.id)}" data-target="\${esc(e.target)}" data-project="\${esc(e.project)}" data-instance-name="\${esc(e.instance)}" data-action="\${esc(e.action)}" aria-label="Re-run \${esc(e.action)} on \${esc(e.instance)}">Re-run</button>\` : "";
+      const params = e.params.length ? e.params.map((p) => \`<code>\${esc(p)}</code>\`).join("<br>") : '<span class="muted">—</span>';
+      return \`<tr data-morph="\${esc(e.id)}" data-execution="\${esc(e.id)}" data-source="\${e.source}" data-result="\${esc(e.result)}"><td data-label="started" class="at">\${when(e.startedAt)}</td><td data-label="action"><b>\${esc(e.action)}</b></td><td data-label="instance">\${e.instance ? \`<a href="#timeline" data-timeline="\${esc(e.instance)}">\${esc(e.instance)}</a>\` : '<span class="muted">—</span>'}</td><td data-label="by">\${startedBy(e)}</td><td data-label="parameters" class="params">\${params}</td><td data-label="result"><span class="flag \${resultClass(e.result)}">\${esc(e.result)}</span>\${e.attempts > 1 ? \` <small>\${e.attempts} attempts</small>\` : ""}<div class="story">\${esc(e.summary)}</div></td><td data-label="duration">\${durationText(e.durationMs)}</td>\` + (writable ? \`<td data-label="re-run">\${rerun}</td>\` : "") + "</tr>";
+    });
+    html += '<table class="cards" aria-label="Executions"><thead><tr><th>started</th><th>action</th><th>instance</th><th>started by</th><th>parameters</th><th>result</th><th>duration</th>' + (writable ? "<th></th>" : "") + \`</tr></thead><tbody>\${rows.join("")}</tbody></table>\`;
+    return html;
+  }
+  function executionsInfo(d) {
+    return d.matched ? \`executions \${d.offset + 1}–\${d.offset + d.executions.length} of \${d.matched} matching (\${d.total} in the range)\` : \`0 matching (\${d.total} in the range)\`;
+  }
+  var spanClass = { Running: "run", Stopped: "stop", Error: "err", Frozen: "frz" };
+  var markGlyph = { incident: "⚠", reflex: "↻", operator: "☺", housekeeping: "⚙" };
+  function timelineView(t) {
+    const w = 600;
+    const from = Date.parse(t.from);
+    const to = Date.parse(t.to);
+    const x = (iso, fallback) => {
+      const ms = iso ? Math.min(to, Math.max(from, Date.parse(iso))) : fallback;
+      return 10 + (ms - from) / Math.max(1, to - from) * (w - 20);
+    };
+    const bands = t.spans.map((s) => {
+      const x1 = x(s.from, from);
+      const x2 = x(s.to, to);
+      const label2 = \`\${s.status} from \${absolute(s.from)}\${s.to ? \` to \${absolute(s.to)}\` : " (now)"}\${s.intent ? \` (\${s.intent})\` : ""}\`;
+      return \`<g data-status="\${esc(s.status)}"><title>\${esc(label2)}</title><rect class="span-\${spanClass[s.status] ?? "other"}" x="\${x1.toFixed(1)}" y="14" width="\${Math.max(1, x2 - x1).toFixed(1)}" height="26"></rect>\` + (x2 - x1 > 50 ? \`<text x="\${(x1 + 3).toFixed(1)}" y="31">\${esc(s.status)}</text>\` : "") + "</g>";
+    });
+    const marks = t.marks.map((m) => {
+      const mx = x(m.at, from);
+      return \`<g class="mark mark-\${m.kind}"><title>\${esc(\`\${absolute(m.at)} \${m.text}\`)}</title><line x1="\${mx.toFixed(1)}" y1="8" x2="\${mx.toFixed(1)}" y2="46"></line><text x="\${mx.toFixed(1)}" y="58" text-anchor="middle">\${markGlyph[m.kind]}</text></g>\`;
+    });
+    const label = \`State timeline of \${t.instance}: \${t.spans.map((s) => s.status).join(", ") || "no status change seen"}; \${t.marks.length} action(s) and incident(s)\`;
+    const svg = \`<svg role="img" aria-label="\${esc(label)}" viewBox="0 0 \${w} 84">\${bands.join("")}\${marks.join("")}<text x="10" y="78">\${esc(absolute(t.from))}</text><text x="\${w - 10}" y="78" text-anchor="end">\${esc(absolute(t.to))}</text></svg>\`;
+    const legend = '<p class="muted legend"><span class="key span-run"></span>Running <span class="key span-stop"></span>Stopped <span class="key span-err"></span>Error <span class="key span-frz"></span>Frozen · ⚠ incident · ↻ Reflex (a rule) · ☺ an operator · ⚙ housekeeping</p>';
+    const list = t.marks.length ? \`<ol class="marks">\${t.marks.map(
+      (m) => \`<li data-mark="\${m.kind}">\${markGlyph[m.kind]} <span class="at">\${when(m.at)}</span> \${esc(m.text)} \${trailOf(m.correlationId, "trail", \`Audit trail of \${m.text} at \${m.at}\`)}</li>\`
+    ).join("")}</ol>\` : '<p class="muted">Nothing done to it in this range.</p>';
+    const spans = t.spans.length ? "" : '<p class="muted">No status event of this instance in this range or the day before it.</p>';
+    return \`<figure class="state-timeline">\${svg}</figure>\${legend}\${spans}\${list}\`;
+  }
+  var trailOf = (id, text, label) => \`<button type="button" class="link" aria-expanded="false" data-keep data-trail-of="\${esc(id)}" aria-label="\${esc(label)}">\${esc(text)}</button><div class="trail trail-of" data-keep hidden></div>\`;
+  var resolvesWhen = {
+    "instance.crashed": "resolves when the instance is Running again, by anyone",
+    "instance.error": "resolves when the instance is Running again, by anyone",
+    "instance.start-failed": "resolves when the instance is Running again",
+    "action-failed": "resolves when the instance is Running again or a later action on it ends done (a retry of the dead letter included)",
+    "crash-loop": "resolves when the instance is Running again or an operator releases its quarantine",
+    storm: "resolves with the first recovery on the member once it is out of the storm",
+    "member.offline": "resolves when the member is Online again",
+    "redis.memory-high": "resolves when Redis memory is back under the ratio",
+    "snapshot-stale": "resolves when a tick finds a fresh snapshot",
+    "snapshot-ownership-unknown": "resolves when the ledger proves a snapshot is the schedule's again, or none is left",
+    "rule.failing": "resolves with the rule's next clean evaluation, or a reload",
+    "history.store-failing": "resolves with the first shipping round that succeeds"
+  };
+  function firingAlertView(a) {
+    const did = a.actions.length ? \`<ul class="did">\${a.actions.map((x) => \`<li>\${esc(x.action)}: \${esc(x.result)}\${x.summary ? \` — \${esc(x.summary)}\` : ""}</li>\`).join("")}</ul>\` : "";
+    return \`<li data-morph="\${esc(\`\${a.kind}|\${a.instance}|\${a.correlationId}\`)}" data-alert-kind="\${esc(a.kind)}" data-instance="\${esc(a.instance)}">⚠ <b>\${esc(a.severity)}</b> <b>\${esc(a.kind)}</b> \${esc(a.project)}/\${esc(a.instance)}: \${esc(a.summary)} <small>since \${when(a.startsAt)}</small><details class="why" data-keep><summary>Why is it firing?</summary><p>Raised by incident <code>\${esc(a.correlationId)}</code>\${a.outcome ? \`, outcome: \${esc(a.outcome)}\` : ""}. It \${esc(resolvesWhen[a.kind] ?? "resolves when its condition ends")}.</p>\${did}\${trailOf(a.correlationId, "Show its audit trail", \`Audit trail of the \${a.kind} alert of \${a.instance}\`)}</details></li>\`;
+  }
+
   // src/http/console/browser/plots.ts
   function bars(title, items, color) {
     const h = 18;
@@ -126,7 +205,65 @@ export const consoleScript = `"use strict";
     const axis = \`<line x1="30" y1="\${base}" x2="\${w - 10}" y2="\${base}"></line><text x="0" y="14">\${max}</text><text x="30" y="\${base + 16}">\${esc(absolute(p.from))}</text><text x="\${w - 10}" y="\${base + 16}" text-anchor="end">\${esc(absolute(p.to))}</text><rect class="i" x="30" y="\${base + 24}" width="10" height="8"></rect><text x="44" y="\${base + 32}">incidents (■ red)</text><rect class="r" x="170" y="\${base + 24}" width="10" height="8"></rect><text x="184" y="\${base + 32}">remediations (■ green)</text><rect class="k" x="340" y="\${base + 24}" width="10" height="8"></rect><text x="354" y="\${base + 32}">housekeeping (■ grey)</text>\`;
     const caption = \`<b>Timeline</b> <small>\${ti} incident(s), \${tr} remediation(s), \${tk} housekeeping run(s); one bar triple per \${Math.round(p.bucketMs / 6e4)} min</small>\`;
     const label = \`Timeline: \${ti} incidents, \${tr} remediations and \${tk} housekeeping runs between \${esc(absolute(p.from))} and \${esc(absolute(p.to))}\`;
-    return \`<figure><figcaption>\${caption}</figcaption><svg role="img" aria-label="\${label}" viewBox="0 0 \${w} \${h + 20}">\${triples.join("")}\${axis}</svg></figure>\`;
+    return \`<figure><figcaption>\${caption} <small>(drag across to zoom)</small></figcaption><svg id="zoom-plot" role="img" aria-label="\${label}" viewBox="0 0 \${w} \${h + 20}" data-from="\${esc(p.from)}" data-to="\${esc(p.to)}">\${triples.join("")}\${axis}<rect id="zoom-select" class="sel" x="0" y="0" width="0" height="\${base}"></rect></svg></figure>\`;
+  }
+
+  // src/http/console/browser/time-range.ts
+  var unitMs = { ms: 1, s: 1e3, m: 6e4, h: 36e5, d: 864e5, w: 6048e5 };
+  var durationPattern = /^(\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$/;
+  function durationMs(text) {
+    const t = text.trim();
+    if (!durationPattern.test(t)) return void 0;
+    let ms = 0;
+    for (const [, n, unit] of t.matchAll(/(\\d+(?:\\.\\d+)?)(ms|s|m|h|d|w)/g)) ms += Number(n) * unitMs[unit];
+    return ms;
+  }
+  function durationArg(ms) {
+    if (ms % 864e5 === 0) return \`\${ms / 864e5}d\`;
+    if (ms % 36e5 === 0) return \`\${ms / 36e5}h\`;
+    return \`\${Math.max(1, Math.round(ms / 6e4))}m\`;
+  }
+  function readTimeField(text) {
+    const t = text.trim();
+    if (!t) return "";
+    if (durationMs(t) !== void 0) return t;
+    const m = /^(\\d{4})-(\\d{2})-(\\d{2})(?:[ T](\\d{2}):(\\d{2})(?::(\\d{2}))?)?$/.exec(t);
+    if (m) {
+      const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0));
+      const ms2 = zoneOf() === "utc" ? Date.UTC(y, mo - 1, d, h, mi, s) : new Date(y, mo - 1, d, h, mi, s).getTime();
+      return Number.isNaN(ms2) ? void 0 : new Date(ms2).toISOString();
+    }
+    if (!/^\\d{4}-\\d{2}-\\d{2}T/.test(t)) return void 0;
+    const ms = Date.parse(t);
+    return Number.isNaN(ms) ? void 0 : new Date(ms).toISOString();
+  }
+  function timeOf(v, now = Date.now()) {
+    const back = durationMs(v);
+    return back !== void 0 ? now - back : Date.parse(v);
+  }
+  function rangeText(since, until, now = Date.now()) {
+    const back = durationMs(since);
+    if (!until && back !== void 0) return \`showing the last \${since.replace(/(\\d)([a-z])/g, "$1 $2")}\`;
+    const from = timeOf(since, now);
+    const to = until ? timeOf(until, now) : now;
+    const hours = (to - from) / 36e5;
+    const span = hours >= 48 ? \`\${Math.round(hours / 24)} days\` : hours >= 1 ? \`\${Math.round(hours * 10) / 10} h\` : \`\${Math.round(hours * 60)} min\`;
+    return \`showing \${absolute(from)} → \${until ? absolute(to) : "now"} (\${span})\`;
+  }
+  function zoomOut(since, until, now = Date.now()) {
+    const from = timeOf(since, now);
+    const to = until ? timeOf(until, now) : now;
+    const width = Math.max(6e4, to - from);
+    const nextTo = Math.min(now, to + width / 2);
+    const nextFrom = nextTo - 2 * width;
+    if (now - nextTo < 1e3) return { since: durationArg(Math.round((now - nextFrom) / 6e4) * 6e4), until: "" };
+    return { since: new Date(nextFrom).toISOString(), until: new Date(nextTo).toISOString() };
+  }
+  function zoomTo(from, to, xa, xb, x0, x1) {
+    const at = (x) => from + (Math.min(x1, Math.max(x0, x)) - x0) / (x1 - x0) * (to - from);
+    const a = Math.round(at(Math.min(xa, xb)) / 1e3) * 1e3;
+    const b = Math.round(at(Math.max(xa, xb)) / 1e3) * 1e3;
+    return { since: new Date(a).toISOString(), until: new Date(Math.max(b, a + 1e3)).toISOString() };
   }
 
   // src/http/console/browser/views.ts
@@ -186,7 +323,7 @@ export const consoleScript = `"use strict";
     const multi = d.targets.length > 1;
     const head = "<tr><th>instance</th><th>project</th>" + (multi ? "<th>target</th>" : "") + "<th>member</th><th>status</th><th>since</th><th>opt-in</th><th>state</th><th>restarts</th>" + (writable ? "<th>actions</th>" : "") + "</tr>";
     const rows = d.rows.map(
-      (r) => \`<tr data-morph="\${esc(r.key)}" data-key="\${esc(r.key)}" data-status="\${esc(r.status)}"><td data-label="instance"><a href="#incidents" data-instance="\${esc(r.name)}">\${esc(r.name)}</a></td><td data-label="project">\${esc(r.project)}</td>\` + (multi ? \`<td data-label="target" class="mono">\${esc(r.target)}</td>\` : "") + \`<td data-label="member">\${esc(r.location == null ? "?" : r.location)}</td><td data-label="status">\${statusOf(r)}</td><td data-label="since" class="at">\${when(r.since)}</td><td data-label="opt-in">\${r.optIn == null ? "?" : r.optIn ? "✔ yes" : "✘ no"}</td><td data-label="state">\${flagsOf(r)}</td><td data-label="restarts">\${r.restarts}</td>\` + (writable ? \`<td data-label="actions">\${actionsOf(r)}</td>\` : "") + "</tr>"
+      (r) => \`<tr data-morph="\${esc(r.key)}" data-key="\${esc(r.key)}" data-status="\${esc(r.status)}"><td data-label="instance"><a href="#incidents" data-instance="\${esc(r.name)}">\${esc(r.name)}</a> <a href="#timeline" class="tl" data-timeline="\${esc(r.name)}" aria-label="State timeline of \${esc(r.name)}" title="State timeline">◷</a></td><td data-label="project">\${esc(r.project)}</td>\` + (multi ? \`<td data-label="target" class="mono">\${esc(r.target)}</td>\` : "") + \`<td data-label="member">\${esc(r.location == null ? "?" : r.location)}</td><td data-label="status">\${statusOf(r)}</td><td data-label="since" class="at">\${when(r.since)}</td><td data-label="opt-in">\${r.optIn == null ? "?" : r.optIn ? "✔ yes" : "✘ no"}</td><td data-label="state">\${flagsOf(r)}</td><td data-label="restarts">\${r.restarts}</td>\` + (writable ? \`<td data-label="actions">\${actionsOf(r)}</td>\` : "") + "</tr>"
     );
     return \`<table class="cards" aria-label="Fleet"><thead>\${head}</thead><tbody>\${rows.join("")}</tbody></table>\`;
   }
@@ -210,7 +347,7 @@ export const consoleScript = `"use strict";
       const since = new Date(Date.parse(i.loop?.firstAt ?? i.at) - 6e4).toISOString();
       const kind = i.loop ? \`<span class="kind">⟳ crash loop: \${i.loop.count} incidents</span> <small>from</small> \${when(i.loop.firstAt)} <small>to</small> \${when(i.at)}\` : \`<span class="kind">\${esc(kinds[i.kind] || i.kind)}</span> <span class="at">\${when(i.at)}</span>\`;
       const inside = i.loop ? \`<details class="loop" data-keep><summary>\${i.loop.count - 1} earlier in this loop</summary><ol>\` + i.loop.incidents.map((x) => \`<li data-correlation="\${esc(x.correlationId)}"><span class="at">\${when(x.at)}</span> \${esc(x.story)}</li>\`).join("") + "</ol></details>" : "";
-      html += \`<li class="incident\${i.loop ? " crash-loop" : ""}" data-morph="\${esc(i.correlationId)}" data-correlation="\${esc(i.correlationId)}" data-instance="\${esc(i.instance)}">\${kind} \${state2}<p class="story">\${esc(i.story)}</p>\${inside}<button type="button" aria-expanded="false" data-keep data-trail="\${esc(i.correlationId)}" data-since="\${esc(since)}" aria-label="Audit trail of \${esc(i.instance)} at \${esc(i.at)}">Audit trail</button><div class="trail" data-keep hidden></div></li>\`;
+      html += \`<li class="incident\${i.loop ? " crash-loop" : ""}" data-morph="\${esc(i.correlationId)}" data-correlation="\${esc(i.correlationId)}" data-instance="\${esc(i.instance)}">\${kind} \${state2}<p class="story">\${esc(i.story)}</p>\${inside}<a href="#timeline" class="tl-link" data-timeline="\${esc(i.instance)}" aria-label="State timeline of \${esc(i.instance)}">State timeline</a> <button type="button" aria-expanded="false" data-keep data-trail="\${esc(i.correlationId)}" data-since="\${esc(since)}" aria-label="Audit trail of \${esc(i.instance)} at \${esc(i.at)}">Audit trail</button><div class="trail" data-keep hidden></div></li>\`;
     }
     if (d.total > d.incidents.length) html += \`<li class="muted">\${d.total - d.incidents.length} older incident(s) not shown</li>\`;
     return html;
@@ -221,11 +358,9 @@ export const consoleScript = `"use strict";
     let html = "";
     if (!a) html = '<p class="muted">Notifications are not configured (or this replica runs no worker).</p>';
     else {
-      const firing = a.firing.map(
-        (x) => \`<li>⚠ <b>\${esc(x.severity)}</b> \${esc(x.instance)}: \${esc(x.summary)} <small>since \${when(x.startsAt)}</small></li>\`
-      );
+      const firing = a.firing.map(firingAlertView);
       const groups = a.groups.map((g) => \`<li>\${esc(g.receiver)}: \${g.alerts.length} alert(s), next flush \${when(g.nextFlushAt)}</li>\`);
-      html += \`<h3>Firing alerts (\${a.firing.length})</h3>\` + (firing.length ? \`<ul>\${firing.join("")}</ul>\` : none);
+      html += \`<h3>Firing alerts (\${a.firing.length})</h3>\` + (firing.length ? \`<ul class="firing">\${firing.join("")}</ul>\` : none);
       html += \`<h3>Pending notification groups (\${a.groups.length})</h3>\` + (groups.length ? \`<ul>\${groups.join("")}</ul>\` : none);
     }
     const silences = d.silences.map((s) => {
@@ -263,6 +398,9 @@ export const consoleScript = `"use strict";
   var fleetKeys = ["target", "project", "member", "status", "filter"];
   var incidentKeys = ["kind", "outcome", "rule"];
   var pageSizes = [25, 50, 100, 200, 500];
+  var execKeys = ["source", "action", "result", "instance", "by"];
+  var presets = ["15m", "1h", "6h", "24h", "7d", "30d"];
+  var execPage = 50;
   var C = window.REFLEX_CONSOLE;
   var api = C.api;
   var state = {
@@ -271,8 +409,14 @@ export const consoleScript = `"use strict";
     flag: "",
     offset: 0,
     limit: 50,
+    /** The time range: \`since\` a preset or a time (ISO) or distance back; \`until\` the same, '' for now. */
     since: "24h",
+    until: "",
     instance: "",
+    xq: {},
+    execOffset: 0,
+    /** The instance of the state timeline, '' for none. */
+    timeline: "",
     /** The rows on screen, in their order on screen. */
     shown: [],
     /** A newer page held back while the pointer is over the table (its rows would move). */
@@ -329,7 +473,9 @@ export const consoleScript = `"use strict";
     incidents: "incidents",
     alerts: "alerts and silences",
     dlq: "dead letters",
-    plots: "plots"
+    plots: "plots",
+    executions: "executions",
+    timeline: "state timeline"
   };
   var readAt = {};
   var failed = {};
@@ -424,7 +570,19 @@ export const consoleScript = `"use strict";
   }
   function saveView() {
     const p = new URLSearchParams(location.search);
-    for (const k of [...fleetKeys, ...incidentKeys, "flag", "offset", "limit", "since", "instance"]) p.delete(k);
+    for (const k of [
+      ...fleetKeys,
+      ...incidentKeys,
+      ...execKeys.map((k2) => \`x-\${k2}\`),
+      "flag",
+      "offset",
+      "limit",
+      "since",
+      "until",
+      "instance",
+      "timeline"
+    ])
+      p.delete(k);
     for (const k of fleetKeys) {
       const v = state.q[k];
       if (v) p.set(k, v);
@@ -433,7 +591,13 @@ export const consoleScript = `"use strict";
     if (state.offset) p.set("offset", String(state.offset));
     if (state.limit !== 50) p.set("limit", String(state.limit));
     if (state.since !== "24h") p.set("since", state.since);
+    if (state.until) p.set("until", state.until);
     if (state.instance) p.set("instance", state.instance);
+    if (state.timeline) p.set("timeline", state.timeline);
+    for (const k of execKeys) {
+      const v = state.xq[k];
+      if (v) p.set(\`x-\${k}\`, v);
+    }
     for (const k of incidentKeys) {
       const v = state.iq[k];
       if (v) p.set(k, v);
@@ -445,7 +609,6 @@ export const consoleScript = `"use strict";
     const p = new URLSearchParams(location.search);
     const filters = $("#filters");
     const range = $("#range");
-    const sinceField = field(range, "since");
     const setField = (input, v) => {
       if (input instanceof HTMLSelectElement && ![...input.options].some((o) => o.value === v))
         input.insertAdjacentHTML("beforeend", \`<option>\${esc(v)}</option>\`);
@@ -468,16 +631,44 @@ export const consoleScript = `"use strict";
     const limit = Number(p.get("limit") || store.get("limit"));
     if (pageSizes.includes(limit)) state.limit = limit;
     $("#page-size").value = String(state.limit);
-    const since = p.get("since");
-    if (since && [...sinceField.options].some((o) => o.value === since)) {
-      state.since = since;
-      sinceField.value = since;
-    }
     state.instance = p.get("instance") || "";
     field(range, "instance").value = state.instance;
     const tz = store.get("tz") === "local" ? "local" : "utc";
     setTimeZone(tz);
     $("#tz").value = tz;
+    state.since = p.get("since") || "24h";
+    state.until = p.get("until") || "";
+    showRange();
+    const xf = $("#exec-filters");
+    for (const k of execKeys) {
+      const v = p.get(\`x-\${k}\`);
+      if (!v) continue;
+      state.xq[k] = v;
+      setField(field(xf, k), v);
+    }
+    state.timeline = p.get("timeline") || "";
+    field($("#timeline-form"), "instance").value = state.timeline;
+  }
+  function showRange() {
+    const f = $("#timerange");
+    const preset = !state.until && presets.includes(state.since);
+    field(f, "since").value = preset ? state.since : "custom";
+    field(f, "from").value = preset ? "" : state.since;
+    field(f, "until").value = state.until;
+    $("#range-text").textContent = rangeText(state.since, state.until);
+  }
+  function rangeParams() {
+    return { since: state.since, ...state.until ? { until: state.until } : {} };
+  }
+  function setRange(since, until) {
+    state.since = since;
+    state.until = until;
+    state.execOffset = 0;
+    showRange();
+    saveView();
+    schedule("incidents", loadIncidents);
+    schedule("executions", loadExecutions);
+    if (state.timeline) schedule("timeline", loadTimeline);
   }
   function movedRows(next) {
     const shownAt = new Map(state.shown.map((r, i) => [r.key, i]));
@@ -552,7 +743,7 @@ export const consoleScript = `"use strict";
   }
   async function loadIncidents() {
     saveView();
-    const p = new URLSearchParams({ since: state.since });
+    const p = new URLSearchParams(rangeParams());
     if (state.instance) p.set("instance", state.instance);
     for (const k of incidentKeys) if (state.iq[k]) p.set(k, state.iq[k]);
     let d;
@@ -579,6 +770,43 @@ export const consoleScript = `"use strict";
     $("#plots-h").textContent = \`Plots\${state.instance ? \` of \${state.instance}\` : " of the fleet"}\`;
     for (const b of document.querySelectorAll("#incident-list button[data-trail][aria-expanded=true]"))
       refreshTrail(b).catch(() => void 0);
+  }
+  async function loadExecutions() {
+    saveView();
+    const p = new URLSearchParams({ ...rangeParams(), offset: String(state.execOffset), limit: String(execPage) });
+    for (const k of execKeys) if (state.xq[k]) p.set(k, state.xq[k]);
+    let d;
+    try {
+      d = await get(\`/executions?\${p}\`);
+    } catch (e) {
+      panelFailed("executions", e);
+      return;
+    }
+    panelRead("executions");
+    fillSelect($("#exec-filters [name=action]"), d.actions, state.xq.action || "");
+    patch($("#exec-table"), executionsView(d, C.writable));
+    $("#exec-info").textContent = executionsInfo(d);
+    $("#exec-prev").disabled = d.offset === 0;
+    $("#exec-next").disabled = d.offset + d.executions.length >= d.matched;
+  }
+  async function loadTimeline() {
+    if (!state.timeline) return;
+    saveView();
+    let t;
+    try {
+      t = await get(\`/timeline?\${new URLSearchParams({ ...rangeParams(), instance: state.timeline })}\`);
+    } catch (e) {
+      panelFailed("timeline", e);
+      return;
+    }
+    panelRead("timeline");
+    $("#timeline-h").textContent = \`State timeline of \${t.instance}\`;
+    patch($("#timeline-body"), timelineView(t));
+  }
+  function openTimeline(name) {
+    state.timeline = name;
+    field($("#timeline-form"), "instance").value = name;
+    schedule("timeline", loadTimeline);
   }
   async function loadHealth() {
     let h;
@@ -608,6 +836,8 @@ export const consoleScript = `"use strict";
     schedule("incidents", loadIncidents);
     schedule("health", loadHealth);
     schedule("dlq", loadDlq);
+    schedule("executions", loadExecutions);
+    if (state.timeline) schedule("timeline", loadTimeline);
   }
   function doneText(a) {
     if (a.released) return "released";
@@ -760,6 +990,24 @@ export const consoleScript = `"use strict";
       schedule("incidents", loadIncidents);
       return;
     }
+    if (data.timeline !== void 0) {
+      openTimeline(data.timeline);
+      return;
+    }
+    if (data.trailOf) {
+      await showTrailOf(data.trailOf, t);
+      return;
+    }
+    if (data.rerun) {
+      const name = data.instanceName ?? "";
+      const ok = await confirmAction(
+        \`Re-run \${data.action} on \${name}?\`,
+        \`Reflex will queue a start of \${name} (project \${data.project} on \${data.target}) now, as an operator's heal: starting an instance that runs changes nothing. It is audited under your name.\`,
+        \`Re-run \${data.action} on \${name}\`
+      );
+      if (ok) await post("/heal", { target: data.target, project: data.project, instance: name });
+      return;
+    }
     if (data.trail) {
       const box = t.nextElementSibling;
       const open = t.getAttribute("aria-expanded") === "true";
@@ -798,6 +1046,49 @@ export const consoleScript = `"use strict";
   var fleetTable = $("#fleet-table");
   fleetTable.addEventListener("pointerenter", () => state.pointerOnFleet = true);
   fleetTable.addEventListener("pointerleave", () => state.pointerOnFleet = false);
+  $("#timerange").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const f = ev.target;
+    const preset = field(f, "since").value;
+    const from = readTimeField(field(f, "from").value);
+    const until = readTimeField(field(f, "until").value);
+    if (from === void 0 || until === void 0) {
+      $("#range-text").textContent = "✖ from and until: a time (2026-11-25 18:00) or a distance back (90m, 2d)";
+      return;
+    }
+    if (preset !== "custom" && !from && !until) setRange(preset, "");
+    else setRange(from || preset.replace("custom", "24h"), until);
+  });
+  $("#timerange [name=since]").addEventListener("change", (ev) => {
+    const v = ev.target.value;
+    if (v !== "custom") setRange(v, "");
+    else field($("#timerange"), "from").focus();
+  });
+  $("#zoom-out").addEventListener("click", () => {
+    const r = zoomOut(state.since, state.until);
+    setRange(r.since, r.until);
+  });
+  $("#exec-filters").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    state.xq = {};
+    for (const [k, v] of new FormData(ev.target)) if (String(v).trim()) state.xq[k] = String(v).trim();
+    state.execOffset = 0;
+    schedule("executions", loadExecutions);
+  });
+  $("#exec-prev").addEventListener("click", () => {
+    state.execOffset = Math.max(0, state.execOffset - execPage);
+    schedule("executions", loadExecutions);
+  });
+  $("#exec-next").addEventListener("click", () => {
+    state.execOffset += execPage;
+    schedule("executions", loadExecutions);
+  });
+  $("#timeline-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const name = field(ev.target, "instance").value.trim();
+    if (name) openTimeline(name);
+  });
+  zoomOnDrag();
   $("#prev").addEventListener("click", () => {
     state.offset = Math.max(0, state.offset - state.limit);
     schedule("fleet", loadFleet);
@@ -828,7 +1119,6 @@ export const consoleScript = `"use strict";
   $("#range").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const f = ev.target;
-    state.since = field(f, "since").value;
     state.instance = field(f, "instance").value.trim();
     for (const k of incidentKeys) state.iq[k] = field(f, k).value;
     schedule("incidents", loadIncidents);
@@ -851,6 +1141,55 @@ export const consoleScript = `"use strict";
       $("#filters [name=filter]").focus();
     }
   });
+  var plotX0 = 30;
+  var plotX1 = 590;
+  function zoomOnDrag() {
+    let start;
+    const xOf = (svg, clientX) => {
+      const box = svg.getBoundingClientRect();
+      return (clientX - box.left) / box.width * 600;
+    };
+    document.addEventListener("pointerdown", (ev) => {
+      const svg = ev.target.closest?.("#zoom-plot");
+      if (!svg || ev.button !== 0) return;
+      ev.preventDefault();
+      start = xOf(svg, ev.clientX);
+    });
+    document.addEventListener("pointermove", (ev) => {
+      const svg = document.querySelector("#zoom-plot");
+      if (start === void 0 || !svg) return;
+      const x = xOf(svg, ev.clientX);
+      const sel = svg.querySelector("#zoom-select");
+      sel?.setAttribute("x", String(Math.min(start, x)));
+      sel?.setAttribute("width", String(Math.abs(x - start)));
+    });
+    document.addEventListener("pointerup", (ev) => {
+      const svg = document.querySelector("#zoom-plot");
+      const from = start;
+      start = void 0;
+      if (from === void 0 || !svg) return;
+      svg.querySelector("#zoom-select")?.setAttribute("width", "0");
+      const x = xOf(svg, ev.clientX);
+      if (Math.abs(x - from) < 6) return;
+      const r = zoomTo(Date.parse(svg.dataset.from), Date.parse(svg.dataset.to), from, x, plotX0, plotX1);
+      setRange(r.since, r.until);
+    });
+  }
+  async function showTrailOf(id, button) {
+    const box = button.nextElementSibling;
+    if (!box?.classList.contains("trail-of")) return;
+    const open = button.getAttribute("aria-expanded") === "true";
+    button.setAttribute("aria-expanded", String(!open));
+    box.hidden = open;
+    if (open) return;
+    box.textContent = "reading…";
+    try {
+      const d = await get(\`/trail?\${new URLSearchParams({ id, since: "30d" })}\`);
+      patch(box, trailView(d.records));
+    } catch (e) {
+      box.textContent = \`could not read the trail (\${message(e)})\`;
+    }
+  }
   function live(text) {
     $("#live").textContent = text;
   }
@@ -883,6 +1222,8 @@ export const consoleScript = `"use strict";
       throttle("incidents", loadIncidents, 1e3);
       throttle("dlq", loadDlq, 1e3);
       throttle("health", loadHealth, 1e3);
+      throttle("executions", loadExecutions, 1e3);
+      if (state.timeline) throttle("timeline", loadTimeline, 1e3);
     }
   });
   source.onerror = () => markUnreachable();

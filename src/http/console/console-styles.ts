@@ -14,8 +14,16 @@ header h1{font-size:1.15rem;margin:0} header a{color:#cfe0ff} header nav{display
 main{padding:.8rem 1rem;display:grid;gap:1rem;grid-template-columns:minmax(0,1fr)}
 #side{display:grid;gap:1rem;align-content:start;min-width:0}
 #incidents{max-height:75vh;overflow:auto}
-@media(min-width:1200px){main{grid-template-columns:minmax(0,1.6fr) minmax(380px,1fr)} #fleet,#plots{grid-column:1} #side{grid-column:2;grid-row:1/span 2}}
-@media(max-width:1199px){#side{display:contents} #health{order:1} #incidents{order:2;max-height:60vh} #fleet{order:3} #alerts{order:4} #dlq{order:5} #operator{order:6} #plots{order:7}}
+#timerange{grid-column:1/-1;background:var(--card);border:1px solid var(--line);border-radius:6px;padding:.4rem .8rem;margin:0} #timerange p{flex-basis:100%;margin:0}
+#executions{max-height:80vh;overflow:auto}
+@media(min-width:1200px){main{grid-template-columns:minmax(0,1.6fr) minmax(380px,1fr)} #fleet,#plots,#executions,#timeline{grid-column:1} #side{grid-column:2;grid-row:2/span 4}}
+@media(max-width:1199px){#side{display:contents} #timerange{order:0} #health{order:1} #incidents{order:2;max-height:60vh} #fleet{order:3} #alerts{order:4} #timeline{order:5} #executions{order:6} #dlq{order:7} #operator{order:8} #plots{order:9}}
+svg .sel{fill:rgb(41 98 255 / .18);stroke:#2962ff} #zoom-plot{cursor:crosshair;touch-action:none}
+.state-timeline svg .span-run{fill:#9fd3ae} .state-timeline svg .span-stop{fill:#f0d28a} .state-timeline svg .span-err{fill:#f2a19b} .state-timeline svg .span-frz{fill:#a9c7f0} .state-timeline svg .span-other{fill:#ccc}
+.state-timeline svg .mark line{stroke:#333;stroke-width:1.5} .state-timeline svg .mark-operator line{stroke:#1d4f91} .state-timeline svg .mark-incident line{stroke:#b3261e}
+.legend .key{display:inline-block;width:.9rem;height:.7rem;margin:0 .2rem 0 .5rem;border:1px solid #999} .key.span-run{background:#9fd3ae} .key.span-stop{background:#f0d28a} .key.span-err{background:#f2a19b} .key.span-frz{background:#a9c7f0}
+ol.marks{margin:.3rem 0;padding-left:1.2rem;font-size:13px} button.link{border:0;background:none;color:var(--info);text-decoration:underline;padding:0}
+td.params code{font-size:12px;overflow-wrap:anywhere} details.why{margin:.2rem 0 .3rem} ul.firing li{margin-bottom:.3rem} a.tl{text-decoration:none;margin-left:.2rem}
 .panel-state{margin:.2rem 0 .4rem;padding:.2rem .45rem;border-radius:3px;font-weight:600}
 .panel-state.stale{background:var(--warnbg);color:var(--warn);border:1px solid #e0c27a} .panel-state.bad{background:var(--badbg);color:var(--bad);border:1px solid #f2b8b5}
 section[data-state=stale]>:not(h2):not(.panel-state){opacity:.6}

@@ -30,8 +30,10 @@ export interface FleetRow {
   location?: string;
   statusCode: number;
   status: string;
-  /** When the status was recorded (ms), by the tracker. */
+  /** Since when it has been in this status (ms): a status confirmed again (a resync, a snapshot's brief pause) keeps its start. */
   since?: number;
+  /** The tracker's entry before this one (read by the view to keep "since"; not sent). */
+  prevStatus?: { status: number; at: number };
   /** Why it last changed (requested, unrequested, self, unknown), by the tracker. */
   intent?: string;
   /**
@@ -104,11 +106,25 @@ export interface FleetViewOptions {
   listMaxAgeMs?: number;
   /** How long an assembled snapshot is reused, ms. Default 400. */
   snapshotMaxAgeMs?: number;
+  /** Until what age a snapshot nothing invalidated is still served while a fresh one is assembled, ms. Default 3 000 (the change feed's longest gap). */
+  staleMaxAgeMs?: number;
 }
 
 const optedIn = (i: Instance) => (i.expanded_config ?? i.config)?.['user.reflex.autorestart'] === 'true';
 const textOf = (code: number) => (isKnownStatusCode(code) ? statusText(code) : `status ${code}`);
 const numeric = new Intl.Collator('en', { numeric: true });
+/** A name's sort key in plain string order that sorts digit runs by value (`web-2` before `web-10`), computed once per row: a collator over 10k rows costs more than the rest of the page. */
+const naturalKey = (s: string) => s.replace(/\d+/g, (d) => d.replace(/^0+(?=\d)/, '').padStart(12, '0'));
+/** A brief Frozen between two Running (a snapshot pauses the instance for its copy) is no change of status for "since". */
+const briefPauseMs = 30_000;
+const running = 103;
+const frozen = 110;
+interface InStatus {
+  status: number;
+  since: number;
+  /** The status before this one, kept so the end of a brief pause resumes it. */
+  before?: { status: number; since: number };
+}
 /** Problems first, then by name: what an operator looks for is at the top. */
 const rank = (r: FleetRow) => (r.quarantined ? 0 : r.statusCode === 112 ? 1 : r.acting ? 2 : r.backoffUntil ? 3 : r.statusCode !== 103 ? 4 : 5);
 
@@ -121,23 +137,57 @@ const rank = (r: FleetRow) => (r.quarantined ? 0 : r.statusCode === 112 ? 1 : r.
 export class FleetView {
   private listed = new Map<string, { at: number; instances: Instance[] }>();
   private listing = new Map<string, Promise<void>>();
-  private snapshotCache?: { at: number; value: Promise<FleetSnapshot> };
+  private snapshotCache?: { at: number; value: Promise<FleetSnapshot>; ready: boolean };
+  private refreshing?: Promise<void>;
+  private generation = 0;
+  /** Since when each instance has been in its status, as this process has seen it (a status confirmed again keeps its start). */
+  private inStatus = new Map<string, InStatus>();
 
   constructor(private readonly opts: FleetViewOptions) {}
 
-  /** The fleet now (reused for a moment, so several viewers cost one read). */
+  /**
+   * The fleet now: reused for a moment (`snapshotMaxAgeMs`), so several viewers cost one read.
+   * Older than that but younger than `staleMaxAgeMs` and not invalidated, it is still served (it
+   * carries its `at`) while a fresh one is assembled behind: at 10k instances an assembly takes far
+   * longer than a page may, and nothing changed that the feed saw. After {@link invalidate} (a change
+   * seen), the next read waits for the fresh one.
+   */
   snapshot(): Promise<FleetSnapshot> {
     const now = Date.now();
-    if (this.snapshotCache && now - this.snapshotCache.at < (this.opts.snapshotMaxAgeMs ?? 400)) return this.snapshotCache.value;
-    const value = this.assemble();
-    this.snapshotCache = { at: now, value };
-    value.catch(() => (this.snapshotCache = undefined));
-    return value;
+    const cache = this.snapshotCache;
+    if (cache && now - cache.at < (this.opts.snapshotMaxAgeMs ?? 400)) return cache.value;
+    if (cache?.ready && now - cache.at < (this.opts.staleMaxAgeMs ?? 3_000)) {
+      if (!this.refreshing) {
+        const next = this.fresh(now);
+        const generation = this.generation;
+        // A change seen while it was assembled: it may predate the change, the next read assembles again.
+        this.refreshing = next.value.then(
+          () => void (generation === this.generation && (this.snapshotCache = next)),
+          () => undefined,
+        );
+        void this.refreshing.finally(() => (this.refreshing = undefined));
+      }
+      return cache.value;
+    }
+    this.snapshotCache = this.fresh(now);
+    return this.snapshotCache.value;
+  }
+
+  private fresh(now: number): { at: number; value: Promise<FleetSnapshot>; ready: boolean } {
+    const entry = { at: now, value: this.assemble(), ready: false };
+    entry.value.then(
+      () => (entry.ready = true),
+      () => {
+        if (this.snapshotCache === entry) this.snapshotCache = undefined;
+      },
+    );
+    return entry;
   }
 
   /** Forgets the reused snapshot: the next read assembles a fresh one (something changed). */
   invalidate(): void {
     this.snapshotCache = undefined;
+    this.generation++;
   }
 
   /** One page of the fleet matching the query, with counts. */
@@ -235,10 +285,41 @@ export class FleetView {
         if (s) row.silenced = { id: s.id, reason: s.reason, until: s.until };
       }
     }
-    const rows = [...byKey.values()].sort(
-      (a, b) => rank(a) - rank(b) || numeric.compare(a.name, b.name) || a.project.localeCompare(b.project) || a.target.localeCompare(b.target),
-    );
+    const sortKey = new Map<FleetRow, string>();
+    for (const r of byKey.values()) sortKey.set(r, `${rank(r)}\u0000${naturalKey(r.name)}\u0000${r.project}\u0000${r.target}`);
+    const rows = [...byKey.values()].sort((a, b) => (sortKey.get(a)! < sortKey.get(b)! ? -1 : sortKey.get(a)! > sortKey.get(b)! ? 1 : 0));
+    this.keepSince(rows);
     return { at, rows, listed: listedAny };
+  }
+
+  /**
+   * "since" is the time in the current status: a status the tracker confirms again (a resync's
+   * read, a snapshot's pause and resume) keeps the start this view saw, or the one before the
+   * confirmation; only a change of status moves it.
+   */
+  private keepSince(rows: FleetRow[]): void {
+    const seen = new Map<string, InStatus>();
+    for (const r of rows) {
+      let known = this.inStatus.get(r.key);
+      if (r.since === undefined) {
+        // The daemon's list is shown for now (a change Reflex has not processed yet): what this view saw stays known.
+        if (known) seen.set(r.key, known);
+        continue;
+      }
+      const prev = r.prevStatus;
+      delete r.prevStatus;
+      const pause = prev !== undefined && prev.status === frozen && r.statusCode === running && r.since - prev.at <= briefPauseMs;
+      // Seen during the pause itself: the Running before it is what continues.
+      if (pause && known?.status === frozen && known.before?.status === running) known = known.before;
+      const continued = prev !== undefined && (prev.status === r.statusCode || pause);
+      if (known && known.status === r.statusCode && (continued || known.since >= r.since)) r.since = known.since;
+      else if (prev && prev.status === r.statusCode) r.since = Math.min(r.since, prev.at);
+      const entry: InStatus = { status: r.statusCode, since: r.since };
+      if (known && known.status !== r.statusCode) entry.before = { status: known.status, since: known.since };
+      else if (known?.before && known.status === r.statusCode) entry.before = known.before;
+      seen.set(r.key, entry);
+    }
+    this.inStatus = seen;
   }
 
   private rowOfKey(rows: Map<string, FleetRow>, key: string): FleetRow | undefined {
@@ -265,7 +346,13 @@ function rowOf(ref: InstanceRef, tracked: TrackedStatus | undefined, object: Ins
     ...(object ? { location: object.location || 'none', optIn: optedIn(object) } : {}),
     statusCode,
     status: textOf(statusCode),
-    ...(tracked && !fromList ? { since: tracked.at, ...(tracked.intent ? { intent: tracked.intent } : {}) } : {}),
+    ...(tracked && !fromList
+      ? {
+          since: tracked.at,
+          ...(tracked.prev ? { prevStatus: { status: tracked.prev.status, at: tracked.prev.at } } : {}),
+          ...(tracked.intent ? { intent: tracked.intent } : {}),
+        }
+      : {}),
     ...(fromList ? { statusFrom: 'list' as const } : {}),
     acting: false,
     restarts: 0,
@@ -304,36 +391,81 @@ function filterObject(r: FleetRow): Record<string, unknown> {
  * FilterSyntaxError (the route answers 400 with its message).
  */
 export function pageOf(snap: FleetSnapshot, q: FleetQuery): FleetPage {
-  const match = q.filter?.trim() ? compileFilter(parseFilter(q.filter, { extended: true })) : undefined;
-  const flag = q.flag ? flags[q.flag] : undefined;
-  const status = q.status === 'down' ? flags.down : q.status ? (r: FleetRow) => r.status === q.status : undefined;
-  const rows = snap.rows.filter(
-    (r) =>
-      (!q.target || r.target === q.target) &&
-      (!q.project || r.project === q.project) &&
-      (!q.member || r.location === q.member) &&
-      (!status || status(r)) &&
-      (!flag || flag(r)) &&
-      (!match || match(filterObject(r))),
-  );
-  const counts: Record<string, number> = { total: snap.rows.length };
-  for (const [name, f] of Object.entries(flags)) counts[name] = snap.rows.filter(f).length;
-  const byStatus: Record<string, number> = {};
-  for (const r of snap.rows) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+  const index = indexOf(snap);
+  const rows = matching(snap, index, q);
   const limit = Math.min(500, Math.max(1, q.limit ?? 50));
   const offset = Math.max(0, Math.min(q.offset ?? 0, Math.max(0, rows.length - 1)));
-  const distinct = (f: (r: FleetRow) => string | undefined) => [...new Set(snap.rows.map(f).filter((x): x is string => !!x))].sort(numeric.compare);
   return {
     at: snap.at,
     total: snap.rows.length,
     matched: rows.length,
     offset,
     rows: rows.slice(offset, offset + limit),
-    counts,
-    byStatus,
-    targets: distinct((r) => r.target),
-    projects: distinct((r) => r.project),
-    members: distinct((r) => r.location),
+    counts: index.counts,
+    byStatus: index.byStatus,
+    targets: index.targets,
+    projects: index.projects,
+    members: index.members,
     listed: snap.listed,
   };
+}
+
+/** What every page of one snapshot shares: its counts, its choices, and the matches of the queries asked of it. */
+interface FleetIndex {
+  counts: Record<string, number>;
+  byStatus: Record<string, number>;
+  targets: string[];
+  projects: string[];
+  members: string[];
+  /** Matching rows per query (filters only, not the page), for the queries asked of this snapshot: paging through it filters once. */
+  matches: Map<string, FleetRow[]>;
+}
+const indexes = new WeakMap<FleetSnapshot, FleetIndex>();
+/** Queries remembered per snapshot (a snapshot lives for a moment: a few viewers, a few pages each). */
+const maxMatches = 32;
+
+function indexOf(snap: FleetSnapshot): FleetIndex {
+  let index = indexes.get(snap);
+  if (index) return index;
+  const counts: Record<string, number> = { total: snap.rows.length };
+  for (const name of Object.keys(flags)) counts[name] = 0;
+  const byStatus: Record<string, number> = {};
+  const targets = new Set<string>();
+  const projects = new Set<string>();
+  const members = new Set<string>();
+  for (const r of snap.rows) {
+    for (const [name, f] of Object.entries(flags)) if (f(r)) counts[name]!++;
+    byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+    targets.add(r.target);
+    projects.add(r.project);
+    if (r.location) members.add(r.location);
+  }
+  const sorted = (s: Set<string>) => [...s].sort(numeric.compare);
+  index = { counts, byStatus, targets: sorted(targets), projects: sorted(projects), members: sorted(members), matches: new Map() };
+  indexes.set(snap, index);
+  return index;
+}
+
+function matching(snap: FleetSnapshot, index: FleetIndex, q: FleetQuery): FleetRow[] {
+  const key = JSON.stringify([q.target, q.project, q.member, q.status, q.flag, q.filter?.trim()]);
+  const known = index.matches.get(key);
+  if (known) return known;
+  const match = q.filter?.trim() ? compileFilter(parseFilter(q.filter, { extended: true })) : undefined;
+  const flag = q.flag ? flags[q.flag] : undefined;
+  const status = q.status === 'down' ? flags.down : q.status ? (r: FleetRow) => r.status === q.status : undefined;
+  const plain = !q.target && !q.project && !q.member && !status && !flag && !match;
+  const rows = plain
+    ? snap.rows
+    : snap.rows.filter(
+        (r) =>
+          (!q.target || r.target === q.target) &&
+          (!q.project || r.project === q.project) &&
+          (!q.member || r.location === q.member) &&
+          (!status || status(r)) &&
+          (!flag || flag(r)) &&
+          (!match || match(filterObject(r))),
+      );
+  if (index.matches.size >= maxMatches) index.matches.delete(index.matches.keys().next().value!);
+  index.matches.set(key, rows);
+  return rows;
 }

@@ -9,17 +9,21 @@
 import type {
   ConsoleSettings,
   DeadLetters,
+  ExecutionsAnswer,
   FleetPage,
   FleetRow,
   Health,
   IncidentsAnswer,
+  InstanceTimeline,
   SilencePreview,
   TrailRecord,
   WriteAnswer,
 } from './console-wire.js';
 import { absolute, clock, esc, relative, setTimeZone, type TimeZoneChoice } from './markup.js';
 import { morph } from './morph.js';
+import { executionsInfo, executionsView, timelineView } from './history-views.js';
 import { bars, timeline } from './plots.js';
+import { rangeText, readTimeField, zoomOut, zoomTo } from './time-range.js';
 import { alertsView, countsView, deadLettersView, fleetTableView, healthView, incidentsView, optionsView, pageInfoText, trailView } from './views.js';
 
 declare global {
@@ -37,6 +41,11 @@ type FleetKey = (typeof fleetKeys)[number];
 const incidentKeys = ['kind', 'outcome', 'rule'] as const;
 type IncidentKey = (typeof incidentKeys)[number];
 const pageSizes = [25, 50, 100, 200, 500];
+/** The executions filters' fields, in the address (prefixed `x-`) as in the form. */
+const execKeys = ['source', 'action', 'result', 'instance', 'by'] as const;
+type ExecKey = (typeof execKeys)[number];
+const presets = ['15m', '1h', '6h', '24h', '7d', '30d'];
+const execPage = 50;
 
 const C = window.REFLEX_CONSOLE;
 const api = C.api;
@@ -46,8 +55,14 @@ const state = {
   flag: '',
   offset: 0,
   limit: 50,
+  /** The time range: `since` a preset or a time (ISO) or distance back; `until` the same, '' for now. */
   since: '24h',
+  until: '',
   instance: '',
+  xq: {} as Partial<Record<ExecKey, string>>,
+  execOffset: 0,
+  /** The instance of the state timeline, '' for none. */
+  timeline: '',
   /** The rows on screen, in their order on screen. */
   shown: [] as FleetRow[],
   /** A newer page held back while the pointer is over the table (its rows would move). */
@@ -107,7 +122,7 @@ async function get<T>(path: string): Promise<T> {
 
 // ---- Each panel's state: when its data was read, and whether it is stale or failed. ----
 
-type Panel = 'fleet' | 'health' | 'incidents' | 'alerts' | 'dlq' | 'plots';
+type Panel = 'fleet' | 'health' | 'incidents' | 'alerts' | 'dlq' | 'plots' | 'executions' | 'timeline';
 const panelNames: Record<Panel, string> = {
   fleet: 'fleet',
   health: 'health',
@@ -115,6 +130,8 @@ const panelNames: Record<Panel, string> = {
   alerts: 'alerts and silences',
   dlq: 'dead letters',
   plots: 'plots',
+  executions: 'executions',
+  timeline: 'state timeline',
 };
 const readAt: Partial<Record<Panel, number>> = {};
 const failed: Partial<Record<Panel, string>> = {};
@@ -239,7 +256,19 @@ function fillSelect(sel: HTMLSelectElement, values: string[], current: string): 
  */
 function saveView(): void {
   const p = new URLSearchParams(location.search);
-  for (const k of [...fleetKeys, ...incidentKeys, 'flag', 'offset', 'limit', 'since', 'instance']) p.delete(k);
+  for (const k of [
+    ...fleetKeys,
+    ...incidentKeys,
+    ...execKeys.map((k) => `x-${k}`),
+    'flag',
+    'offset',
+    'limit',
+    'since',
+    'until',
+    'instance',
+    'timeline',
+  ])
+    p.delete(k);
   for (const k of fleetKeys) {
     const v = state.q[k];
     if (v) p.set(k, v);
@@ -248,7 +277,13 @@ function saveView(): void {
   if (state.offset) p.set('offset', String(state.offset));
   if (state.limit !== 50) p.set('limit', String(state.limit));
   if (state.since !== '24h') p.set('since', state.since);
+  if (state.until) p.set('until', state.until);
   if (state.instance) p.set('instance', state.instance);
+  if (state.timeline) p.set('timeline', state.timeline);
+  for (const k of execKeys) {
+    const v = state.xq[k];
+    if (v) p.set(`x-${k}`, v);
+  }
   for (const k of incidentKeys) {
     const v = state.iq[k];
     if (v) p.set(k, v);
@@ -261,7 +296,6 @@ function restoreView(): void {
   const p = new URLSearchParams(location.search);
   const filters = $<HTMLFormElement>('#filters');
   const range = $<HTMLFormElement>('#range');
-  const sinceField = field<HTMLSelectElement>(range, 'since');
   const setField = (input: HTMLInputElement | HTMLSelectElement, v: string) => {
     if (input instanceof HTMLSelectElement && ![...input.options].some((o) => o.value === v))
       input.insertAdjacentHTML('beforeend', `<option>${esc(v)}</option>`);
@@ -284,16 +318,50 @@ function restoreView(): void {
   const limit = Number(p.get('limit') || store.get('limit'));
   if (pageSizes.includes(limit)) state.limit = limit;
   $<HTMLSelectElement>('#page-size').value = String(state.limit);
-  const since = p.get('since');
-  if (since && [...sinceField.options].some((o) => o.value === since)) {
-    state.since = since;
-    sinceField.value = since;
-  }
   state.instance = p.get('instance') || '';
   field(range, 'instance').value = state.instance;
   const tz = store.get('tz') === 'local' ? 'local' : 'utc';
   setTimeZone(tz);
   $<HTMLSelectElement>('#tz').value = tz;
+  state.since = p.get('since') || '24h';
+  state.until = p.get('until') || '';
+  showRange();
+  const xf = $<HTMLFormElement>('#exec-filters');
+  for (const k of execKeys) {
+    const v = p.get(`x-${k}`);
+    if (!v) continue;
+    state.xq[k] = v;
+    setField(field<HTMLInputElement | HTMLSelectElement>(xf, k), v);
+  }
+  state.timeline = p.get('timeline') || '';
+  field($<HTMLFormElement>('#timeline-form'), 'instance').value = state.timeline;
+}
+
+/** The range form shows the range in the state: a preset in the select, anything else as from/until. */
+function showRange(): void {
+  const f = $<HTMLFormElement>('#timerange');
+  const preset = !state.until && presets.includes(state.since);
+  field<HTMLSelectElement>(f, 'since').value = preset ? state.since : 'custom';
+  field(f, 'from').value = preset ? '' : state.since;
+  field(f, 'until').value = state.until;
+  $('#range-text').textContent = rangeText(state.since, state.until);
+}
+
+/** The range as query parameters of a read. */
+function rangeParams(): Record<string, string> {
+  return { since: state.since, ...(state.until ? { until: state.until } : {}) };
+}
+
+/** Applies a new range to incidents, plots, executions and the timeline. */
+function setRange(since: string, until: string): void {
+  state.since = since;
+  state.until = until;
+  state.execOffset = 0;
+  showRange();
+  saveView();
+  schedule('incidents', loadIncidents);
+  schedule('executions', loadExecutions);
+  if (state.timeline) schedule('timeline', loadTimeline);
 }
 
 // ---- The fleet ----
@@ -380,7 +448,7 @@ async function refreshTrail(button: HTMLElement): Promise<void> {
 
 async function loadIncidents(): Promise<void> {
   saveView();
-  const p = new URLSearchParams({ since: state.since });
+  const p = new URLSearchParams(rangeParams());
   if (state.instance) p.set('instance', state.instance);
   for (const k of incidentKeys) if (state.iq[k]) p.set(k, state.iq[k]!);
   let d: IncidentsAnswer;
@@ -410,6 +478,47 @@ async function loadIncidents(): Promise<void> {
   // An open trail stays open, and shows its new records.
   for (const b of document.querySelectorAll<HTMLElement>('#incident-list button[data-trail][aria-expanded=true]'))
     refreshTrail(b).catch(() => undefined);
+}
+
+async function loadExecutions(): Promise<void> {
+  saveView();
+  const p = new URLSearchParams({ ...rangeParams(), offset: String(state.execOffset), limit: String(execPage) });
+  for (const k of execKeys) if (state.xq[k]) p.set(k, state.xq[k]!);
+  let d: ExecutionsAnswer;
+  try {
+    d = await get<ExecutionsAnswer>(`/executions?${p}`);
+  } catch (e) {
+    panelFailed('executions', e);
+    return;
+  }
+  panelRead('executions');
+  fillSelect($<HTMLSelectElement>('#exec-filters [name=action]'), d.actions, state.xq.action || '');
+  patch($('#exec-table'), executionsView(d, C.writable));
+  $('#exec-info').textContent = executionsInfo(d);
+  $<HTMLButtonElement>('#exec-prev').disabled = d.offset === 0;
+  $<HTMLButtonElement>('#exec-next').disabled = d.offset + d.executions.length >= d.matched;
+}
+
+async function loadTimeline(): Promise<void> {
+  if (!state.timeline) return;
+  saveView();
+  let t: InstanceTimeline;
+  try {
+    t = await get<InstanceTimeline>(`/timeline?${new URLSearchParams({ ...rangeParams(), instance: state.timeline })}`);
+  } catch (e) {
+    panelFailed('timeline', e);
+    return;
+  }
+  panelRead('timeline');
+  $('#timeline-h').textContent = `State timeline of ${t.instance}`;
+  patch($('#timeline-body'), timelineView(t));
+}
+
+/** Shows the state timeline of `name` and brings it into view. */
+function openTimeline(name: string): void {
+  state.timeline = name;
+  field($<HTMLFormElement>('#timeline-form'), 'instance').value = name;
+  schedule('timeline', loadTimeline);
 }
 
 async function loadHealth(): Promise<void> {
@@ -442,6 +551,8 @@ function reloadAll(): void {
   schedule('incidents', loadIncidents);
   schedule('health', loadHealth);
   schedule('dlq', loadDlq);
+  schedule('executions', loadExecutions);
+  if (state.timeline) schedule('timeline', loadTimeline);
 }
 
 // ---- Writes: confirmed, then sent with the write token ----
@@ -628,6 +739,25 @@ document.addEventListener('click', async (ev) => {
     schedule('incidents', loadIncidents);
     return;
   }
+  if (data.timeline !== undefined) {
+    openTimeline(data.timeline);
+    return;
+  }
+  if (data.trailOf) {
+    // A trail from the timeline, an execution or an alert: the incidents' list, narrowed to that instance, opens it where it is shown.
+    await showTrailOf(data.trailOf, t);
+    return;
+  }
+  if (data.rerun) {
+    const name = data.instanceName ?? '';
+    const ok = await confirmAction(
+      `Re-run ${data.action} on ${name}?`,
+      `Reflex will queue a start of ${name} (project ${data.project} on ${data.target}) now, as an operator's heal: starting an instance that runs changes nothing. It is audited under your name.`,
+      `Re-run ${data.action} on ${name}`,
+    );
+    if (ok) await post('/heal', { target: data.target, project: data.project, instance: name });
+    return;
+  }
   if (data.trail) {
     const box = t.nextElementSibling as HTMLElement;
     const open = t.getAttribute('aria-expanded') === 'true';
@@ -667,6 +797,49 @@ const fleetTable = $('#fleet-table');
 fleetTable.addEventListener('pointerenter', () => (state.pointerOnFleet = true));
 // The held order waits for the bar, or for the next update with the pointer elsewhere.
 fleetTable.addEventListener('pointerleave', () => (state.pointerOnFleet = false));
+$<HTMLFormElement>('#timerange').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  const f = ev.target as HTMLFormElement;
+  const preset = field<HTMLSelectElement>(f, 'since').value;
+  const from = readTimeField(field(f, 'from').value);
+  const until = readTimeField(field(f, 'until').value);
+  if (from === undefined || until === undefined) {
+    $('#range-text').textContent = '✖ from and until: a time (2026-11-25 18:00) or a distance back (90m, 2d)';
+    return;
+  }
+  if (preset !== 'custom' && !from && !until) setRange(preset, '');
+  else setRange(from || preset.replace('custom', '24h'), until);
+});
+$<HTMLSelectElement>('#timerange [name=since]').addEventListener('change', (ev) => {
+  const v = (ev.target as HTMLSelectElement).value;
+  if (v !== 'custom') setRange(v, '');
+  else field($<HTMLFormElement>('#timerange'), 'from').focus();
+});
+$('#zoom-out').addEventListener('click', () => {
+  const r = zoomOut(state.since, state.until);
+  setRange(r.since, r.until);
+});
+$<HTMLFormElement>('#exec-filters').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  state.xq = {};
+  for (const [k, v] of new FormData(ev.target as HTMLFormElement)) if (String(v).trim()) state.xq[k as ExecKey] = String(v).trim();
+  state.execOffset = 0;
+  schedule('executions', loadExecutions);
+});
+$('#exec-prev').addEventListener('click', () => {
+  state.execOffset = Math.max(0, state.execOffset - execPage);
+  schedule('executions', loadExecutions);
+});
+$('#exec-next').addEventListener('click', () => {
+  state.execOffset += execPage;
+  schedule('executions', loadExecutions);
+});
+$<HTMLFormElement>('#timeline-form').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  const name = field(ev.target as HTMLFormElement, 'instance').value.trim();
+  if (name) openTimeline(name);
+});
+zoomOnDrag();
 $('#prev').addEventListener('click', () => {
   state.offset = Math.max(0, state.offset - state.limit);
   schedule('fleet', loadFleet);
@@ -698,7 +871,6 @@ $<HTMLFormElement>('#filters').addEventListener('submit', (ev) => {
 $<HTMLFormElement>('#range').addEventListener('submit', (ev) => {
   ev.preventDefault();
   const f = ev.target as HTMLFormElement;
-  state.since = field<HTMLSelectElement>(f, 'since').value;
   state.instance = field(f, 'instance').value.trim();
   for (const k of incidentKeys) state.iq[k] = field<HTMLSelectElement>(f, k).value;
   schedule('incidents', loadIncidents);
@@ -722,6 +894,62 @@ document.addEventListener('keydown', (ev) => {
     $('#filters [name=filter]').focus();
   }
 });
+
+// ---- Zoom: a drag across the timeline plot narrows the range to the stretch dragged over ----
+
+/** Where the plot's bars span in its viewBox (plots.ts draws them from x 30 to 590 of 600). */
+const plotX0 = 30;
+const plotX1 = 590;
+function zoomOnDrag(): void {
+  let start: number | undefined;
+  const xOf = (svg: SVGSVGElement, clientX: number) => {
+    const box = svg.getBoundingClientRect();
+    return ((clientX - box.left) / box.width) * 600;
+  };
+  document.addEventListener('pointerdown', (ev) => {
+    const svg = (ev.target as Element).closest?.<SVGSVGElement>('#zoom-plot');
+    if (!svg || ev.button !== 0) return;
+    ev.preventDefault();
+    start = xOf(svg, ev.clientX);
+  });
+  document.addEventListener('pointermove', (ev) => {
+    const svg = document.querySelector<SVGSVGElement>('#zoom-plot');
+    if (start === undefined || !svg) return;
+    const x = xOf(svg, ev.clientX);
+    const sel = svg.querySelector('#zoom-select');
+    sel?.setAttribute('x', String(Math.min(start, x)));
+    sel?.setAttribute('width', String(Math.abs(x - start)));
+  });
+  document.addEventListener('pointerup', (ev) => {
+    const svg = document.querySelector<SVGSVGElement>('#zoom-plot');
+    const from = start;
+    start = undefined;
+    if (from === undefined || !svg) return;
+    svg.querySelector('#zoom-select')?.setAttribute('width', '0');
+    const x = xOf(svg, ev.clientX);
+    // A click is not a zoom: a few units of the 600 wide plot at least.
+    if (Math.abs(x - from) < 6) return;
+    const r = zoomTo(Date.parse(svg.dataset.from!), Date.parse(svg.dataset.to!), from, x, plotX0, plotX1);
+    setRange(r.since, r.until);
+  });
+}
+
+/** Opens (or closes) the audit trail of a correlation id just after the button that asked for it. */
+async function showTrailOf(id: string, button: HTMLElement): Promise<void> {
+  const box = button.nextElementSibling as HTMLElement | null;
+  if (!box?.classList.contains('trail-of')) return;
+  const open = button.getAttribute('aria-expanded') === 'true';
+  button.setAttribute('aria-expanded', String(!open));
+  box.hidden = open;
+  if (open) return;
+  box.textContent = 'reading…';
+  try {
+    const d = await get<{ records: TrailRecord[] }>(`/trail?${new URLSearchParams({ id, since: '30d' })}`);
+    patch(box, trailView(d.records));
+  } catch (e) {
+    box.textContent = `could not read the trail (${message(e)})`;
+  }
+}
 
 // ---- Live ----
 
@@ -758,6 +986,8 @@ source.addEventListener('change', (ev) => {
     throttle('incidents', loadIncidents, 1000);
     throttle('dlq', loadDlq, 1000);
     throttle('health', loadHealth, 1000);
+    throttle('executions', loadExecutions, 1000);
+    if (state.timeline) throttle('timeline', loadTimeline, 1000);
   }
 });
 source.onerror = () => markUnreachable();

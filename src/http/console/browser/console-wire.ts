@@ -73,9 +73,15 @@ export interface Plots {
 /** A firing alert, as the notifier holds it. */
 export interface FiringAlert {
   severity: string;
+  kind: string;
+  project: string;
   instance: string;
   summary: string;
   startsAt: string;
+  correlationId: string;
+  /** What Reflex did about it, in order. */
+  actions: { action: string; result: string; summary?: string }[];
+  outcome?: string;
 }
 
 /** An active silence. */
@@ -141,4 +147,47 @@ export interface WriteAnswer {
   ended?: string;
   id?: string;
   until?: string;
+}
+
+/** One execution of `GET /executions`: an action Reflex ran, from the audit log. */
+export interface Execution {
+  id: string;
+  correlationId: string;
+  source: 'rule' | 'schedule' | 'operator';
+  by: string;
+  actor?: string;
+  origin?: string;
+  action: string;
+  target?: string;
+  project?: string;
+  instance?: string;
+  params: string[];
+  result: string;
+  summary: string;
+  startedAt: string;
+  endedAt?: string;
+  durationMs?: number;
+  attempts: number;
+  rerun: boolean;
+}
+
+/** `GET /executions`: a page of the executions of the range. */
+export interface ExecutionsAnswer {
+  from: string;
+  to: string;
+  total: number;
+  matched: number;
+  offset: number;
+  executions: Execution[];
+  actions: string[];
+  truncated: boolean;
+}
+
+/** `GET /timeline`: an instance's status over the range, with what was done to it. */
+export interface InstanceTimeline {
+  instance: string;
+  from: string;
+  to: string;
+  spans: { status: string; statusCode: number; from: string; to?: string; intent?: string }[];
+  marks: { at: string; kind: 'incident' | 'reflex' | 'operator' | 'housekeeping'; text: string; correlationId: string; result?: string }[];
 }

@@ -10,6 +10,9 @@ export type TimeZoneChoice = 'utc' | 'local';
 let zone: TimeZoneChoice = 'utc';
 
 /** Sets the zone every time shown from now on is written in. */
+/** The zone times are shown (and typed times read) in. */
+export const zoneOf = (): TimeZoneChoice => zone;
+
 export function setTimeZone(z: TimeZoneChoice): void {
   zone = z;
 }

@@ -57,5 +57,9 @@ export function timeline(p: Plots): string {
     `<b>Timeline</b> <small>${ti} incident(s), ${tr} remediation(s), ${tk} housekeeping run(s); ` +
     `one bar triple per ${Math.round(p.bucketMs / 60000)} min</small>`;
   const label = `Timeline: ${ti} incidents, ${tr} remediations and ${tk} housekeeping runs between ${esc(absolute(p.from))} and ${esc(absolute(p.to))}`;
-  return `<figure><figcaption>${caption}</figcaption><svg role="img" aria-label="${label}" viewBox="0 0 ${w} ${h + 20}">${triples.join('')}${axis}</svg></figure>`;
+  // Drag across it to zoom the range (console-app.ts): the plot's x from 30 to w - 10 spans from..to.
+  return (
+    `<figure><figcaption>${caption} <small>(drag across to zoom)</small></figcaption><svg id="zoom-plot" role="img" aria-label="${label}" viewBox="0 0 ${w} ${h + 20}" ` +
+    `data-from="${esc(p.from)}" data-to="${esc(p.to)}">${triples.join('')}${axis}<rect id="zoom-select" class="sel" x="0" y="0" width="0" height="${base}"></rect></svg></figure>`
+  );
 }

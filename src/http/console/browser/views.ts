@@ -1,4 +1,5 @@
 import type { DeadLetters, FleetPage, FleetRow, Health, IncidentsAnswer, TrailRecord } from './console-wire.js';
+import { firingAlertView } from './history-views.js';
 import { esc, mark, when } from './markup.js';
 
 /** The markup of each part of the page, from the API's answers: pure functions, no DOM. */
@@ -83,7 +84,7 @@ export function fleetTableView(d: FleetPage, writable: boolean): string {
   const rows = d.rows.map(
     (r) =>
       `<tr data-morph="${esc(r.key)}" data-key="${esc(r.key)}" data-status="${esc(r.status)}">` +
-      `<td data-label="instance"><a href="#incidents" data-instance="${esc(r.name)}">${esc(r.name)}</a></td>` +
+      `<td data-label="instance"><a href="#incidents" data-instance="${esc(r.name)}">${esc(r.name)}</a> <a href="#timeline" class="tl" data-timeline="${esc(r.name)}" aria-label="State timeline of ${esc(r.name)}" title="State timeline">◷</a></td>` +
       `<td data-label="project">${esc(r.project)}</td>` +
       (multi ? `<td data-label="target" class="mono">${esc(r.target)}</td>` : '') +
       `<td data-label="member">${esc(r.location == null ? '?' : r.location)}</td>` +
@@ -144,6 +145,7 @@ export function incidentsView(d: IncidentsAnswer): string {
       `<li class="incident${i.loop ? ' crash-loop' : ''}" data-morph="${esc(i.correlationId)}" data-correlation="${esc(i.correlationId)}" data-instance="${esc(i.instance)}">` +
       `${kind} ${state}` +
       `<p class="story">${esc(i.story)}</p>${inside}` +
+      `<a href="#timeline" class="tl-link" data-timeline="${esc(i.instance)}" aria-label="State timeline of ${esc(i.instance)}">State timeline</a> ` +
       `<button type="button" aria-expanded="false" data-keep data-trail="${esc(i.correlationId)}" data-since="${esc(since)}" ` +
       `aria-label="Audit trail of ${esc(i.instance)} at ${esc(i.at)}">Audit trail</button><div class="trail" data-keep hidden></div></li>`;
   }
@@ -158,11 +160,9 @@ export function alertsView(d: IncidentsAnswer, writable: boolean): string {
   let html = '';
   if (!a) html = '<p class="muted">Notifications are not configured (or this replica runs no worker).</p>';
   else {
-    const firing = a.firing.map(
-      (x) => `<li>⚠ <b>${esc(x.severity)}</b> ${esc(x.instance)}: ${esc(x.summary)} <small>since ${when(x.startsAt)}</small></li>`,
-    );
+    const firing = a.firing.map(firingAlertView);
     const groups = a.groups.map((g) => `<li>${esc(g.receiver)}: ${g.alerts.length} alert(s), next flush ${when(g.nextFlushAt)}</li>`);
-    html += `<h3>Firing alerts (${a.firing.length})</h3>` + (firing.length ? `<ul>${firing.join('')}</ul>` : none);
+    html += `<h3>Firing alerts (${a.firing.length})</h3>` + (firing.length ? `<ul class="firing">${firing.join('')}</ul>` : none);
     html += `<h3>Pending notification groups (${a.groups.length})</h3>` + (groups.length ? `<ul>${groups.join('')}</ul>` : none);
   }
   const silences = d.silences.map((s) => {

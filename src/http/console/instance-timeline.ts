@@ -1,0 +1,88 @@
+import type { StoredAuditRecord } from '../../audit/audit-log.js';
+import { isKnownStatusCode, statusText } from '../../client/status-code.js';
+import type { CanonicalEvent } from '../../events/canonical-event.js';
+import type { Execution } from './executions.js';
+
+/** One stretch of time in one status. */
+export interface StatusSpan {
+  status: string;
+  statusCode: number;
+  /** ISO; the first span of a range may start before it (the status the range opened in). */
+  from: string;
+  /** ISO; absent while it lasts. */
+  to?: string;
+  /** Why it changed to this status (requested, unrequested, self, unknown, failed-start). */
+  intent?: string;
+}
+
+/** A mark on the timeline: something Reflex or an operator did, or an incident. */
+export interface TimelineMark {
+  at: string;
+  kind: 'incident' | 'reflex' | 'operator' | 'housekeeping';
+  text: string;
+  correlationId: string;
+  result?: string;
+}
+
+/** An instance's status over a range with what was done to it. */
+export interface InstanceTimeline {
+  instance: string;
+  from: string;
+  to: string;
+  spans: StatusSpan[];
+  marks: TimelineMark[];
+}
+
+const textOf = (code: number) => (isKnownStatusCode(code) ? statusText(code) : `status ${code}`);
+const eventOf = (r: StoredAuditRecord) => (r as { event?: CanonicalEvent }).event;
+
+/**
+ * The status of `instance` over [from, to] from the audit log's `event` records (every status
+ * event Reflex received is recorded, with its daemon time), and the executions on it as marks:
+ * Reflex's (rules), housekeeping's and operators'. `records` may hold the whole log of the range and
+ * more before it: the status at `from` is the last change before it.
+ */
+export function instanceTimeline(
+  records: StoredAuditRecord[],
+  executions: Execution[],
+  incidents: { correlationId: string; instance: string; at: string; kind: string }[],
+  instance: string,
+  from: number,
+  to: number,
+): InstanceTimeline {
+  const changes: { at: number; code: number; intent?: string }[] = [];
+  for (const r of records) {
+    if (r.type !== 'event' || r.summary.startsWith('stale:')) continue;
+    const e = eventOf(r);
+    if (!e || e.kind !== 'instance.status' || e.instance !== instance) continue;
+    changes.push({ at: Date.parse(e.timestamp), code: e.to, intent: e.intent });
+  }
+  changes.sort((a, b) => a.at - b.at);
+  const spans: StatusSpan[] = [];
+  for (const c of changes) {
+    if (c.at > to) break;
+    const last = spans.at(-1);
+    if (last && last.statusCode === c.code) continue; // confirmed again: the same stretch
+    if (last) last.to = new Date(c.at).toISOString();
+    spans.push({ status: textOf(c.code), statusCode: c.code, from: new Date(c.at).toISOString(), ...(c.intent ? { intent: c.intent } : {}) });
+  }
+  // Stretches that ended before the range are not shown; the one the range opened in is.
+  const inRange = spans.filter((s) => !s.to || Date.parse(s.to) >= from);
+  const within = (at: string) => Date.parse(at) >= from && Date.parse(at) <= to;
+  const marks: TimelineMark[] = [];
+  for (const i of incidents)
+    if (i.instance === instance && within(i.at)) marks.push({ at: i.at, kind: 'incident', text: i.kind, correlationId: i.correlationId });
+  for (const e of executions) {
+    if (e.instance !== instance || !within(e.startedAt)) continue;
+    const who = e.source === 'operator' ? `${e.actor ?? 'operator'}: ` : `${e.by}: `;
+    marks.push({
+      at: e.startedAt,
+      kind: e.source === 'operator' ? 'operator' : e.source === 'schedule' ? 'housekeeping' : 'reflex',
+      text: `${who}${e.action} → ${e.result}`,
+      correlationId: e.correlationId,
+      result: e.result,
+    });
+  }
+  marks.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  return { instance, from: new Date(from).toISOString(), to: new Date(to).toISOString(), spans: inRange, marks };
+}
