@@ -550,5 +550,7 @@ function describe(e: CanonicalEvent): string {
     return `${e.instance}: follow-up event ${e.name} from rule ${e.rule} (hop ${e.chain.length}, after incident ${e.causedBy})`;
   if (e.kind === 'alert')
     return `${e.instance ?? '(no instance)'}: alert ${e.alertname} ${e.status} (from ${e.source}, fingerprint ${e.fingerprint}, since ${e.startsAt})`;
+  if (e.kind === 'instance.health')
+    return `${e.instance}: probe ${e.probe} ${e.previous} → ${e.health} after ${e.consecutive} ${e.check} check(s) in a row since ${e.since} (${e.output.slice(-200) || 'no output'})`;
   return `operation ${e.operationId} → ${e.to}`;
 }
