@@ -44,7 +44,10 @@ export interface ProbeDefinition {
   successThreshold?: number;
   /** How long after the instance (re)started the first check waits: the startup grace. Default 0. */
   initialDelayMs?: number;
-  /** The command that restarts the probed service, for rules (`exec` with `command: event.restartCommand`). Default none. */
+  /**
+   * The command that restarts the probed service, for the rules of the same file to run
+   * (`{ action: 'exec', params: { command: probe.restartCommand } }`; a string runs through `sh -c`). Default none.
+   */
   restartCommand?: string[] | string;
   /** Default true. */
   enabled?: boolean;
@@ -172,7 +175,7 @@ export const probeConfigPrefix = 'user.reflex.probe';
  * `user.reflex.probe.*` keys, plus the probe its keys define alone (named `config`). Keys:
  * `user.reflex.probe=off` (no probe at all), `.exec` (a command run by `sh -c`), `.http` (a path or
  * URL), `.tcp` (a port), `.period`, `.timeout`, `.initial-delay` (durations), `.failure-threshold`,
- * `.success-threshold`, `.restart` (the restart command, run by `sh -c`). A key whose value cannot
+ * `.success-threshold`. A key whose value cannot
  * be read is reported in `problems` and left out, never guessed.
  */
 export function probesOfConfig(config: Record<string, string>, probes: Probe[]): { probes: Probe[]; problems: string[] } {
@@ -199,7 +202,6 @@ export function probesOfConfig(config: Record<string, string>, probes: Probe[]):
     initialDelayMs: duration('initial-delay', 0),
     failureThreshold: count('failure-threshold'),
     successThreshold: count('success-threshold'),
-    restartCommand: key('restart') ? ['sh', '-c', key('restart')!] : undefined,
   };
   const set = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as Partial<Probe>;
   const out = probes.map((p) => (Object.keys(set).length ? { ...p, ...set } : p));
