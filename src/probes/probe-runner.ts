@@ -14,9 +14,10 @@ import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import { ReplicaRoster } from '../redis/replica-roster.js';
 import { matchingSilence, type Silence, type Silences } from '../silences/silences.js';
 import { probesOfConfig, type Probe } from './probe.js';
+import { ProbeEchoes } from './probe-echo.js';
 import { addressOf, runCheck, type CheckResult } from './probe-check.js';
 import { ProbeOwner } from './probe-owner.js';
-import { applyOutcome, freshState, type Health, type ProbeState } from './probe-state.js';
+import { afterRemediation, applyOutcome, freshState, type Health, type ProbeState } from './probe-state.js';
 
 /** Options of {@link ProbeRunner}. */
 export interface ProbeRunnerOptions {
@@ -89,12 +90,14 @@ export class ProbeRunner {
   private readonly checks = new Set<Promise<void>>();
   /** Checks run and transitions published by this replica since it started (bench, tests). */
   readonly counts = { checks: 0, transitions: 0, dropped: 0 };
+  private readonly echoes: ProbeEchoes;
 
   constructor(private readonly opts: ProbeRunnerOptions) {
     this.member = opts.member ?? `${process.pid}:${randomUUID()}`;
     this.roster = new ReplicaRoster(opts.redis, opts.keys.probes.roster);
     this.ttlMs = opts.rosterTtlMs ?? 3_000;
     this.concurrency = opts.concurrency ?? 64;
+    this.echoes = new ProbeEchoes(opts.redis, opts.keys);
   }
 
   /** This replica's name in the roster. */
@@ -233,6 +236,7 @@ export class ProbeRunner {
     if (await this.notNow(p, p.instance)) return;
     const client = this.client(p.ref);
     const startedAt = Date.now();
+    if (p.probe.check === 'exec') await this.echoes.mark(p.ref, p.probe.command!);
     const address = p.probe.check !== 'exec' && !p.probe.host ? await this.address(client, p.ref.instance) : undefined;
     const result = await runCheck(p.probe, client, p.ref.instance, address);
     this.counts.checks++;
@@ -241,8 +245,15 @@ export class ProbeRunner {
     const runOf = p.instance.last_used_at ?? '';
     const raw = await redis.hget(keys.probes.state, p.id);
     const stored = raw ? (JSON.parse(raw) as ProbeState) : undefined;
-    const current =
+    let current =
       stored && stored.startedAt === runOf && stored.fingerprint === p.probe.fingerprint ? stored : freshState(runOf, p.probe.fingerprint);
+    if (result.outcome !== 'success' && (await this.ownActionSince(p.ref, startedAt - 1_000))) {
+      // The check overlapped one of Reflex's own operations (an exec restarting the service): it says nothing.
+      this.counts.dropped++;
+      return;
+    }
+    if (current.health === 'unhealthy' && !current.remediated && (await this.ownActionSince(p.ref, current.changedAt ?? 0)))
+      current = afterRemediation(current);
     const { state, transition } = applyOutcome(current, result.outcome, startedAt, p.probe);
     const next = { ...state, lastOutput: result.output, lastDurationMs: result.durationMs };
     if (transition) {

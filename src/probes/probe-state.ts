@@ -34,6 +34,13 @@ export interface ProbeState {
   lastDurationMs?: number;
   /** When the current health was concluded (ms). */
   changedAt?: number;
+  /**
+   * Reflex acted on the unhealthy instance since (a rule's exec or restart): the streak starts over,
+   * and `failureThreshold` failures in a row again say it is still unhealthy (an event again), as
+   * Kubernetes probes a restarted container afresh. So a remediation that does not help is repeated
+   * under the crash-loop budget until quarantine, instead of being tried once.
+   */
+  remediated?: boolean;
 }
 
 /** A fresh state for a run of an instance: nothing concluded yet. */
@@ -41,7 +48,7 @@ export function freshState(startedAt: string, fingerprint: string): ProbeState {
   return { health: 'unknown', successes: 0, failures: 0, seq: 0, startedAt, fingerprint };
 }
 
-/** A conclusion that changed: healthy ↔ unhealthy (or unknown → unhealthy). */
+/** A conclusion that changed: healthy ↔ unhealthy, unknown → unhealthy, or unhealthy again after a remediation. */
 export interface Transition {
   from: Health;
   to: 'healthy' | 'unhealthy';
@@ -49,6 +56,11 @@ export interface Transition {
   consecutive: number;
   /** When the first of them ran (ms). */
   since: number;
+}
+
+/** The state once Reflex acted on the unhealthy instance: the streaks start over (see {@link ProbeState.remediated}). */
+export function afterRemediation(state: ProbeState): ProbeState {
+  return { ...state, successes: 0, failures: 0, streakSince: undefined, remediated: true };
 }
 
 /**
@@ -68,6 +80,7 @@ export function applyOutcome(state: ProbeState, outcome: ProbeOutcome, at: numbe
     const needed = state.health === 'unknown' ? 1 : t.successThreshold;
     if (state.health !== 'healthy' && next.successes >= needed) {
       next.health = 'healthy';
+      next.remediated = false;
       next.changedAt = at;
       if (state.health === 'unhealthy') {
         next.seq = state.seq + 1;
@@ -79,10 +92,11 @@ export function applyOutcome(state: ProbeState, outcome: ProbeOutcome, at: numbe
   next.streakSince = state.failures === 0 ? at : state.streakSince;
   next.failures = state.failures + 1;
   next.successes = 0;
-  if (state.health !== 'unhealthy' && next.failures >= t.failureThreshold) {
+  if ((state.health !== 'unhealthy' || state.remediated) && next.failures >= t.failureThreshold) {
     next.health = 'unhealthy';
     next.changedAt = at;
     next.seq = state.seq + 1;
+    next.remediated = false;
     return { state: next, transition: { from: state.health, to: 'unhealthy', consecutive: next.failures, since: next.streakSince! } };
   }
   return { state: next };

@@ -146,6 +146,8 @@ export interface ProbeKeys {
   state: string;
   /** Set (NX, for one period) by the replica that runs a probe's check of one period: each check runs once. */
   claim(probeId: string, slot: number): string;
+  /** Set while a probe runs this command (by hash) on the instance: its `instance-exec` events are the probe's echo. */
+  echo(ref: InstanceRef, commandHash: string): string;
 }
 
 /** The keys and channels of a rules reload across replicas. */
@@ -223,6 +225,7 @@ export function keySpace(prefix = 'reflex'): KeySpace {
       roster: `${prefix}:probe-replicas`,
       state: `${prefix}:probes`,
       claim: (id, slot) => `${prefix}:probe-claim:${id}:${slot}`,
+      echo: (r, hash) => `${instance(r)}:probe-echo:${hash}`,
     },
     reload: {
       channel: `${prefix}:reload`,
