@@ -255,7 +255,7 @@ export class ProbeRunner {
     if (current.health === 'unhealthy' && !current.remediated && (await this.ownActionSince(p.ref, current.changedAt ?? 0)))
       current = afterRemediation(current);
     const { state, transition } = applyOutcome(current, result.outcome, startedAt, p.probe);
-    const next = { ...state, lastOutput: result.output, lastDurationMs: result.durationMs };
+    const next = { ...state, instance: p.ref.instance, lastOutput: result.output, lastDurationMs: result.durationMs };
     if (transition) {
       // Decide twice, act once: a result across a restart, one of Reflex's own operations, an
       // operator's stop or a new silence is older than what it would report.

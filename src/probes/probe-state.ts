@@ -27,6 +27,8 @@ export interface ProbeState {
   startedAt: string;
   /** The probe definition's fingerprint: a changed probe starts afresh. */
   fingerprint: string;
+  /** The instance's name at the last check (the identity is its uuid), for `reflex probes status`. */
+  instance?: string;
   /** The last check, for `reflex probes status`. */
   lastAt?: number;
   lastOutcome?: ProbeOutcome;
