@@ -158,7 +158,11 @@ export class ProbeRunner {
       if (this.stopped || this.running.size >= this.concurrency) break;
       if (this.running.has(p.id) || this.owner.ownerOf(p.id) !== this.member) continue;
       const slot = slotOf(p.id, p.probe.periodMs, now);
-      if ((this.lastSlot.get(p.id) ?? -1) >= slot) continue;
+      const last = this.lastSlot.get(p.id);
+      // A probe first seen (a start, a new instance, one taken over) waits for its own slot: a
+      // replica that starts spreads its checks over the period instead of sending them all at once.
+      if (last === undefined) this.lastSlot.set(p.id, slot);
+      if (last === undefined || last >= slot) continue;
       this.lastSlot.set(p.id, slot);
       this.running.add(p.id);
       const check = this.check(p, slot)
