@@ -35,8 +35,8 @@ describe('health probes over two replicas (simulator)', () => {
     await until(
       'every instance checked twice more by the replica left',
       () => (names.every((n) => stack.sim.controls.commandCalls(n, 'check-web') >= before[n]! + 2) ? true : undefined),
-      60_000,
+      120_000,
     );
     expect(b.counts.checks).toBe(bBefore);
-  }, 120_000);
+  }, 360_000);
 });
