@@ -24,7 +24,7 @@ describe('health probes over two replicas (simulator)', () => {
     const b = (await stack.replica()).probes!;
     const calls = () => names.reduce((n, name) => n + stack.sim.controls.commandCalls(name, 'check-web'), 0);
     // Both replicas run checks: the probes are spread.
-    await until('both replicas check', () => (a.counts.checks >= 8 && b.counts.checks >= 8 ? true : undefined), 60_000);
+    await until('both replicas check', () => (a.counts.checks >= 8 && b.counts.checks >= 8 ? true : undefined), 120_000);
     // No check ran twice: every call of the command is one replica's check (a check in flight may not be counted yet).
     const total = a.counts.checks + b.counts.checks;
     expect(Math.abs(calls() - total)).toBeLessThanOrEqual(8);
