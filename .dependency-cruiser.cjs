@@ -17,6 +17,7 @@ const layers = [
   'events', // leaf of the pipeline: frames → canonical events → intent → settled status; subscriber, ingestor, archive, state tracker, resync
   'silences', // maintenance windows muting actions and notifications: the gate, the re-check and the notifier read them
   'notify', 'actions', 'rules', 'schedules',
+  'probes', // health probes: an event source (checks → thresholds → instance.health events), defined in the rules folder
   'remediation', // incident → decide → admit → job → re-check → instance call → outcome
   'http', 'simulator', 'app', 'doctor', 'demo', 'cli',
 ];

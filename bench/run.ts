@@ -26,6 +26,7 @@ const files = [
   'redis-cluster.ts',
   'ten-thousand-instances.ts',
   'console.ts',
+  'probes.ts',
 ];
 const quick = process.argv.includes('--quick');
 const only = process.argv.slice(2).filter((a) => a !== '--quick');

@@ -4,6 +4,7 @@ import type { EventSubscriber } from '../events/event-subscriber.js';
 import type { SubscriberLease } from '../events/subscriber-lease.js';
 import type { RunningTargetReader } from '../events/target-reader.js';
 import type { RunningHttpServer } from '../http/http-server.js';
+import type { ProbeRunner } from '../probes/probe-runner.js';
 import { installProcessGuards } from '../log/process-guards.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ReloadOutcome, ReloadRequest, RuleSet } from '../remediation/rule-set.js';
@@ -33,6 +34,8 @@ export interface ReflexHandle {
   metrics: Metrics;
   /** The HTTP server (/metrics, /healthz, /readyz, /dashboard); none when `httpPort` is 0 or the port could not be bound. */
   http?: RunningHttpServer;
+  /** The health probes' runner (scheduler role). */
+  probes?: ProbeRunner;
   /** The rules, schedules and receivers in force (worker and scheduler roles). */
   ruleSet?: RuleSet;
   /**
@@ -59,7 +62,8 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
     const subscriber: SubscriberRoot | undefined = runs('subscriber') ? await startSubscriberRoot(shared) : undefined;
     if (subscriber) roots.push(subscriber);
     if (runs('worker')) roots.push(await startWorkerRoot(shared));
-    if (runs('scheduler')) roots.push(await startSchedulerRoot(shared));
+    const scheduler = runs('scheduler') ? await startSchedulerRoot(shared) : undefined;
+    if (scheduler) roots.push(scheduler);
     const serving = await startServing(shared, roots);
     const readers = subscriber?.readers ?? [];
     return {
@@ -71,6 +75,7 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
       metrics: shared.metrics,
       http: serving.http,
       ruleSet: shared.ruleSet,
+      probes: scheduler?.probes,
       reload: serving.reload,
       resync: async () => void (await Promise.all(readers.map((r) => r.resync()))),
       async stop() {

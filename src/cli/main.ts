@@ -27,6 +27,7 @@ const commandModules: [name: string, load: () => Promise<Register>][] = [
   ['silence', async () => (await import('./commands/silence.js')).registerSilence],
   ['alerts', async () => (await import('./commands/alerts.js')).registerAlerts],
   ['quarantine', async () => (await import('./commands/quarantine.js')).registerQuarantine],
+  ['probes', async () => (await import('./commands/probes.js')).registerProbes],
   ['dlq', async () => (await import('./commands/dlq.js')).registerDlq],
   ['heal', async () => (await import('./commands/heal.js')).registerHeal],
   ['housekeeping', async () => (await import('./commands/housekeeping.js')).registerHousekeeping],

@@ -122,12 +122,43 @@ export const alertEventSchema = z.object({
   generatorURL: z.string().optional(),
 });
 
+/**
+ * A health probe of an instance crossed its threshold (src/probes): `unhealthy` after
+ * `failureThreshold` failed checks in a row, `healthy` again after `successThreshold` good ones.
+ * Only transitions are events, never each check. Its id is derived from the probe, the instance's
+ * identity and the transition's sequence number, so a transition published twice is one event.
+ */
+export const instanceHealthEventSchema = z.object({
+  kind: z.literal('instance.health'),
+  ...common,
+  instance: z.string(),
+  /** The probe's name (its `defineProbe` name, or `config` for one given by `user.reflex.probe.*` alone). */
+  probe: z.string(),
+  /** What the probe concludes now. */
+  health: z.enum(['healthy', 'unhealthy']),
+  /** What it concluded before (`unknown` before the first conclusion since the instance started). */
+  previous: z.enum(['healthy', 'unhealthy', 'unknown']),
+  /** exec, http or tcp. */
+  check: z.enum(['exec', 'http', 'tcp']),
+  /** The last check's output, its tail (exit code and stderr/stdout of an exec, status of an http call, the error). */
+  output: z.string(),
+  /** Checks in a row with the outcome that made this transition. */
+  consecutive: z.number().int(),
+  /** How long the last check took (ms). */
+  durationMs: z.number(),
+  /** When the first check of the streak that made the transition ran (ISO 8601). */
+  since: z.string(),
+  /** The instance's `volatile.uuid`, when known: the identity the transition belongs to. */
+  uuid: z.string().optional(),
+});
+
 export const canonicalEventSchema = z.discriminatedUnion('kind', [
   instanceStatusEventSchema,
   operationStatusEventSchema,
   lifecycleEventSchema,
   ruleEventSchema,
   alertEventSchema,
+  instanceHealthEventSchema,
 ]);
 export type CanonicalEvent = z.infer<typeof canonicalEventSchema>;
 export type InstanceStatusEvent = z.infer<typeof instanceStatusEventSchema>;
@@ -135,4 +166,5 @@ export type OperationStatusEvent = z.infer<typeof operationStatusEventSchema>;
 export type LifecycleEvent = z.infer<typeof lifecycleEventSchema>;
 export type RuleEvent = z.infer<typeof ruleEventSchema>;
 export type AlertEvent = z.infer<typeof alertEventSchema>;
+export type InstanceHealthEvent = z.infer<typeof instanceHealthEventSchema>;
 export type EventKind = CanonicalEvent['kind'];

@@ -38,6 +38,34 @@ export interface MetricsOptions {
 export class Metrics {
   readonly registry = new Registry();
 
+  /** How long each probe check took, by probe and outcome (success, failure, unknown). */
+  readonly probeDuration = new Histogram({
+    name: 'reflex_probe_duration_seconds',
+    help: 'Seconds one health probe check took, by probe and outcome (success, failure, unknown: the check could not run)',
+    labelNames: ['probe', 'outcome'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  /** Probe checks that failed, by probe (a check that could not run is `unknown`, counted in the histogram only). */
+  readonly probeFailures = new Counter({
+    name: 'reflex_probe_failures_total',
+    help: 'Health probe checks that failed (exit code not 0, http status not 2xx/3xx, no connection, timed out), by probe',
+    labelNames: ['probe'] as const,
+    registers: [this.registry],
+  });
+
+  /**
+   * Instances by probe and health, as this replica last saw the probes it runs: counts, not one series
+   * per instance (which instance is unhealthy is in `reflex probes status` and the audit).
+   */
+  readonly probeInstances = new Gauge({
+    name: 'reflex_probe_instances',
+    help: 'Instances by health probe and health (healthy, unhealthy, unknown), counted over the probes this replica runs',
+    labelNames: ['probe', 'health'] as const,
+    registers: [this.registry],
+  });
+
   /** Events taken through the pipeline, by canonical kind (`rejected`: malformed frames; `ignored`: frames of no interest). */
   readonly events = new Counter({
     name: 'reflex_events_total',

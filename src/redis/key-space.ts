@@ -134,6 +134,20 @@ export interface KeySpace {
   schedules: ScheduleKeys;
   /** Rules reload (`reflex rules reload`): the request channel, the roster of replicas holding rules, each request's answers. */
   reload: ReloadKeys;
+  /** Health probes: the roster of replicas sharing them, each probe's state, the claim of each period's check. */
+  probes: ProbeKeys;
+}
+
+/** The keys of health probes (src/probes). */
+export interface ProbeKeys {
+  /** Sorted set of the replicas running probes, scored by when each one's heartbeat runs out. */
+  roster: string;
+  /** Hash probe id → JSON of its state (health, streaks, last check): what moves with a probe to another replica. */
+  state: string;
+  /** Set (NX, for one period) by the replica that runs a probe's check of one period: each check runs once. */
+  claim(probeId: string, slot: number): string;
+  /** Set while a probe runs this command (by hash) on the instance: its `instance-exec` events are the probe's echo. */
+  echo(ref: InstanceRef, commandHash: string): string;
 }
 
 /** The keys and channels of a rules reload across replicas. */
@@ -206,6 +220,12 @@ export function keySpace(prefix = 'reflex'): KeySpace {
       ledger: (r) => `${instance(r)}:snapshot-ledger`,
       firstSeen: (schedule, r) => `${instance(r)}:schedule-seen:${schedule}`,
       alerted: (kind, schedule, r) => `${instance(r)}:schedule-alerted:${kind}:${schedule}`,
+    },
+    probes: {
+      roster: `${prefix}:probe-replicas`,
+      state: `${prefix}:probes`,
+      claim: (id, slot) => `${prefix}:probe-claim:${id}:${slot}`,
+      echo: (r, hash) => `${instance(r)}:probe-echo:${hash}`,
     },
     reload: {
       channel: `${prefix}:reload`,

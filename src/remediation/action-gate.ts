@@ -114,7 +114,9 @@ export class ActionGate {
     }
 
     const registry = this.actions?.() ?? builtinActions;
-    const restarting = rule.actions.some((a) => registry.has(a.action) && registry.get(a.action).restarts === true);
+    // What a rule does about a failed health probe (restart the service with exec, or the instance) is a restart: it spends the crash-loop budget.
+    const restarting =
+      event.kind === 'instance.health' || rule.actions.some((a) => registry.has(a.action) && registry.get(a.action).restarts === true);
     let standBack: string | undefined;
     if (restarting && this.daemonRetries(event, instance)) {
       const key = this.keys.standBack(rule.name, ref);

@@ -2,6 +2,7 @@ import type { Queue } from 'bullmq';
 import type { RedisConnection } from '../redis/connect.js';
 import { getMany, setMany } from '../redis/get-many.js';
 import { GroupCommit } from '../redis/group-commit.js';
+import { isProbeEcho } from '../probes/probe-echo.js';
 import type { Logger } from 'pino';
 import { Alerts, crashLoopKind } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
@@ -195,6 +196,16 @@ export class EventProcessor {
     }
     const event = p.event;
     if (!event) {
+      metrics?.events.inc({ kind: 'ignored' });
+      return 'ignored';
+    }
+    // The daemon's announcement of a health probe's exec: Reflex's own probing, not news (src/probes/probe-echo.ts).
+    if (
+      event.kind === 'lifecycle' &&
+      event.action === 'instance-exec' &&
+      event.instance !== undefined &&
+      (await isProbeEcho(this.deps.redis, this.deps.keys, { target: event.target, project: event.project, instance: event.instance }, event.context))
+    ) {
       metrics?.events.inc({ kind: 'ignored' });
       return 'ignored';
     }
@@ -550,5 +561,7 @@ function describe(e: CanonicalEvent): string {
     return `${e.instance}: follow-up event ${e.name} from rule ${e.rule} (hop ${e.chain.length}, after incident ${e.causedBy})`;
   if (e.kind === 'alert')
     return `${e.instance ?? '(no instance)'}: alert ${e.alertname} ${e.status} (from ${e.source}, fingerprint ${e.fingerprint}, since ${e.startsAt})`;
+  if (e.kind === 'instance.health')
+    return `${e.instance}: probe ${e.probe} ${e.previous} → ${e.health} after ${e.consecutive} ${e.check} check(s) in a row since ${e.since} (${e.output.slice(-200) || 'no output'})`;
   return `operation ${e.operationId} → ${e.to}`;
 }

@@ -7,6 +7,8 @@ import { chooseNotifyConfig, type NotifyConfig } from '../notify/notify-config.j
 import { RuleEngine, type RuleErrorSink } from '../rules/engine.js';
 import type { RuleErrors } from '../rules/rule-errors.js';
 import { loadRules, type LoadedRules, type RuleLoadError } from '../rules/rule-loader.js';
+import type { Probe } from '../probes/probe.js';
+import { probesOf } from '../probes/probe-loader.js';
 import type { Schedule } from '../schedules/schedule.js';
 import { loadSchedules } from '../schedules/schedule-loader.js';
 import type { RunningScheduler } from '../schedules/scheduler.js';
@@ -21,6 +23,8 @@ export interface RuleSetValue {
   engine: RuleEngine;
   /** Every schedule the folder declares, disabled ones included. */
   schedules: Schedule[];
+  /** Every health probe the folder declares (`defineProbe`), disabled ones included. */
+  probes: Probe[];
   /** The receivers and routes in force (config file, REFLEX_NOTIFY or the folder); none: no notifications. */
   notify?: { settings: NotifyConfig; from: string };
   /** Every problem found: type errors (when type-checked) and files that failed to load. Any refuses the start and a reload. */
@@ -60,7 +64,8 @@ export async function loadRuleSet(source: RuleSetSource, generation = 1): Promis
   const loaded = await loadRules(source.dir);
   const schedules = await loadSchedules(source.dir);
   const seen = new Set(loaded.errors.map(errorText));
-  const loadErrors = [...loaded.errors, ...schedules.errors.filter((e) => !seen.has(errorText(e)))];
+  const probes = probesOf(loaded.others, source.dir);
+  const loadErrors = [...loaded.errors, ...schedules.errors.filter((e) => !seen.has(errorText(e))), ...probes.errors];
   const errors = checker ? checker.withLoadErrors(typed, loadErrors) : loadErrors;
   const rulesFolder = loaded.others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined;
   const notify = chooseNotifyConfig({ config: source.notifications, rulesFolder, env: source.env });
@@ -68,6 +73,7 @@ export async function loadRuleSet(source: RuleSetSource, generation = 1): Promis
     loaded,
     engine: new RuleEngine(loaded.rules, { conditionTimeoutMs: source.conditionTimeoutMs, errors: source.ruleErrors }),
     schedules: schedules.schedules,
+    probes: probes.probes,
     notify,
     errors,
     generation,

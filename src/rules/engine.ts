@@ -10,7 +10,7 @@ export type Decision =
   | { rule: string; matched: false; summary: string };
 
 /** Mismatches too plain to audit: the rule does not listen to this kind of event at all. */
-const notNearMisses = new Set(['kind', 'status', 'action', 'name', 'labels']);
+const notNearMisses = new Set(['kind', 'status', 'action', 'name', 'labels', 'health', 'probe']);
 
 /** Why a trigger does not match, or undefined when it matches. */
 function triggerMismatch(t: Trigger, e: CanonicalEvent): string | undefined {
@@ -21,6 +21,8 @@ function triggerMismatch(t: Trigger, e: CanonicalEvent): string | undefined {
   if (t.alertname && !(e.kind === 'alert' && t.alertname.includes(e.alertname))) return 'name';
   if (t.status && !(e.kind === 'alert' && t.status.includes(e.status))) return 'status';
   if (t.labels && !(e.kind === 'alert' && Object.entries(t.labels).every(([k, v]) => e.labels[k] === v))) return 'labels';
+  if (t.health && !(e.kind === 'instance.health' && t.health.includes(e.health))) return 'health';
+  if (t.probe && !(e.kind === 'instance.health' && t.probe.includes(e.probe))) return 'probe';
   if (t.intent && e.kind === 'instance.status' && !t.intent.includes(e.intent)) {
     return `intent is ${e.intent}${e.intent === 'requested' ? ' (stopped or changed through the API by a user; never undone)' : ''}, rule wants ${t.intent.join('|')}`;
   }

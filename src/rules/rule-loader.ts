@@ -39,11 +39,11 @@ function isRule(value: unknown): value is Rule {
   return Boolean(value) && typeof value === 'object' && Array.isArray((value as Rule).triggers) && typeof (value as Rule).name === 'string';
 }
 
-/** A schedule or notification settings exported from a file in the rules folder. */
+/** A schedule, a health probe or notification settings exported from a file in the rules folder. */
 export function isOtherDefinition(v: unknown): boolean {
   if (!v || typeof v !== 'object') return false;
   const o = v as { kind?: unknown; receivers?: unknown; route?: unknown };
-  return o.kind === 'schedule' || (Array.isArray(o.receivers) && typeof o.route === 'object');
+  return o.kind === 'schedule' || o.kind === 'probe' || (Array.isArray(o.receivers) && typeof o.route === 'object');
 }
 
 /**

@@ -48,6 +48,10 @@ export interface Trigger {
   status?: ('firing' | 'resolved')[];
   /** Labels the alert must carry, each with exactly this value (alert); for patterns use `when`. */
   labels?: Record<string, string>;
+  /** Health the probe concluded (instance.health): `['unhealthy']` to heal, `['healthy']` to note a recovery. */
+  health?: ('healthy' | 'unhealthy')[];
+  /** Probe names accepted (instance.health), as given to `defineProbe` (`config` for a probe set by instance config alone). */
+  probe?: string[];
 }
 
 /** One action a rule takes, looked up by name in the actions registry. */
@@ -129,7 +133,7 @@ export interface Rule extends RuleDefinition {
 }
 
 const triggerSchema = z.strictObject({
-  kind: z.enum(['instance.status', 'operation.status', 'lifecycle', 'rule.event', 'alert']),
+  kind: z.enum(['instance.status', 'operation.status', 'lifecycle', 'rule.event', 'alert', 'instance.health']),
   to: z.array(z.number().int().min(100).max(599)).optional(),
   intent: z.array(intentSchema).optional(),
   action: z.array(z.string()).optional(),
@@ -137,6 +141,8 @@ const triggerSchema = z.strictObject({
   alertname: z.array(z.string()).optional(),
   status: z.array(z.enum(['firing', 'resolved'])).optional(),
   labels: z.record(z.string(), z.string()).optional(),
+  health: z.array(z.enum(['healthy', 'unhealthy'])).optional(),
+  probe: z.array(z.string()).optional(),
 });
 
 const ruleSchema = z.strictObject({

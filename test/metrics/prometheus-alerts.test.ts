@@ -59,6 +59,7 @@ describe.skipIf(!installed)('the shipped Prometheus alerts', () => {
         'ReflexHistoryStoreFailing',
         'ReflexRedisMemoryHigh',
         'ReflexRedisMemoryCritical',
+        'ReflexProbeUnhealthyNotRemediated',
       ]),
     );
   });

@@ -55,6 +55,8 @@ describe('the example rule catalogue, replayed against recorded events', async (
         'example-snapshot-on-config-update',
         'example-stamp-crash',
         'example-alert-high-memory',
+        'example-heal-unhealthy-service',
+        'example-notify-unhealthy',
       ].sort(),
     );
   });

@@ -1,0 +1,346 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Queue } from 'bullmq';
+import type { Logger } from 'pino';
+import type { InstanceClient } from '../client/client.js';
+import type { Instance } from '../client/instance.js';
+import { StatusCode } from '../client/status-code.js';
+import { evaluateFilter } from '../filter/evaluator.js';
+import type { InstanceHealthEvent } from '../events/canonical-event.js';
+import type { EventJob } from '../events/event-job.js';
+import type { OwnOperation } from '../events/intent.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { RedisConnection } from '../redis/connect.js';
+import type { InstanceRef, KeySpace } from '../redis/key-space.js';
+import { ReplicaRoster } from '../redis/replica-roster.js';
+import { matchingSilence, type Silence, type Silences } from '../silences/silences.js';
+import { probesOfConfig, type Probe } from './probe.js';
+import { ProbeEchoes } from './probe-echo.js';
+import { addressOf, runCheck, type CheckResult } from './probe-check.js';
+import { ProbeOwner } from './probe-owner.js';
+import { afterRemediation, applyOutcome, freshState, type Health, type ProbeState } from './probe-state.js';
+
+/** Options of {@link ProbeRunner}. */
+export interface ProbeRunnerOptions {
+  /** Every target, with its client. */
+  targets: { id: string; client: InstanceClient }[];
+  redis: RedisConnection;
+  keys: KeySpace;
+  /** The events queue: transitions go there as `instance.health` events, like every other event. */
+  eventsQueue: Queue;
+  silences: Silences;
+  logger: Logger;
+  metrics?: Metrics;
+  /** The probes of the rules folder, read at each pass (a reload takes effect on the next). */
+  probes: () => Probe[];
+  /** Name of this replica in the probe roster. Default the pid and a random id. */
+  member?: string;
+  /** How long a replica counts as alive without a heartbeat: a dead replica's probes move after this. Default 3000 ms. */
+  rosterTtlMs?: number;
+  /** How often the instances are listed. Default the shortest probe period, at least 250 ms and at most 10 s. */
+  listEveryMs?: number;
+  /** Checks running at once on this replica; a check due while all are busy waits for the next pass. Default 64. */
+  concurrency?: number;
+}
+
+/** One probe of one instance as last listed. */
+interface Planned {
+  id: string;
+  ref: InstanceRef;
+  probe: Probe;
+  instance: Instance;
+  uuid: string | undefined;
+}
+
+/** What this replica knows of the probes it runs, for the gauge and `reflex probes status`. */
+interface Known {
+  probe: string;
+  health: Health;
+}
+
+/** The id of a probe on an instance identity: target, project, `volatile.uuid` (the name when none) and probe name. */
+export function probeId(ref: InstanceRef, uuid: string | undefined, probe: string): string {
+  return `${ref.target}|${ref.project}|${uuid ?? ref.instance}|${probe}`;
+}
+
+/**
+ * Runs the health probes of every instance in their scope (see docs/probes.md): an event *source*
+ * beside the subscriber. Each replica that runs probes beats in a roster; each probe belongs to one
+ * live replica (rendezvous hashing), which claims each period's check in Redis (so a check runs once
+ * per period even while replicas disagree on the roster for a moment). The state (health, streaks)
+ * lives in Redis, so a probe that moves keeps it. Only Running instances are probed, never one that
+ * is silenced, locked by one of Reflex's actions, or still in its startup grace; a check that
+ * overlaps one of Reflex's own operations, or a restart, is dropped. Transitions only become events.
+ */
+export class ProbeRunner {
+  private readonly member: string;
+  private readonly roster: ReplicaRoster;
+  private readonly owner = new ProbeOwner();
+  private readonly ttlMs: number;
+  private readonly concurrency: number;
+  private readonly lastSlot = new Map<string, number>();
+  private readonly running = new Set<string>();
+  private readonly known = new Map<string, Known>();
+  private planned: Planned[] = [];
+  private listedAt = 0;
+  private listing: Promise<void> | undefined;
+  private silences: Silence[] = [];
+  private beatTimer: NodeJS.Timeout | undefined;
+  private passTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private readonly checks = new Set<Promise<void>>();
+  /** Checks run and transitions published by this replica since it started (bench, tests). */
+  readonly counts = { checks: 0, transitions: 0, dropped: 0 };
+  private readonly echoes: ProbeEchoes;
+
+  constructor(private readonly opts: ProbeRunnerOptions) {
+    this.member = opts.member ?? `${process.pid}:${randomUUID()}`;
+    this.roster = new ReplicaRoster(opts.redis, opts.keys.probes.roster);
+    this.ttlMs = opts.rosterTtlMs ?? 3_000;
+    this.concurrency = opts.concurrency ?? 64;
+    this.echoes = new ProbeEchoes(opts.redis, opts.keys);
+  }
+
+  /** This replica's name in the roster. */
+  get name(): string {
+    return this.member;
+  }
+
+  async start(): Promise<void> {
+    await this.beat();
+    this.beatTimer = setInterval(() => void this.beat(), Math.max(50, Math.floor(this.ttlMs / 3)));
+    this.beatTimer.unref();
+    this.schedulePass();
+  }
+
+  /** Stops checking, leaves the roster at once (the others take its probes on their next pass) and waits for checks in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.beatTimer);
+    clearTimeout(this.passTimer);
+    await this.roster.leave(this.member).catch(() => undefined);
+    await Promise.allSettled([...this.checks]);
+  }
+
+  private async beat(): Promise<void> {
+    try {
+      await this.roster.beat(this.member, this.ttlMs);
+      this.owner.setMembers(await this.roster.live());
+    } catch (err) {
+      // The last roster stands; a replica cut off from Redis cannot claim checks anyway.
+      this.opts.logger.debug({ err }, 'probe roster heartbeat failed');
+    }
+  }
+
+  private shortestPeriod(): number {
+    const periods = this.planned.map((p) => p.probe.periodMs);
+    return periods.length ? Math.min(...periods) : Math.min(...this.opts.probes().map((p) => p.periodMs), 10_000);
+  }
+
+  private schedulePass(): void {
+    if (this.stopped) return;
+    const every = Math.min(1_000, Math.max(25, Math.floor(this.shortestPeriod() / 4)));
+    this.passTimer = setTimeout(() => void this.pass().finally(() => this.schedulePass()), every);
+    this.passTimer.unref();
+  }
+
+  /** One pass: list the instances when due, then start each check of this replica that is due and not running. */
+  private async pass(): Promise<void> {
+    try {
+      const listEvery = this.opts.listEveryMs ?? Math.min(10_000, Math.max(250, this.shortestPeriod()));
+      if (Date.now() - this.listedAt >= listEvery) await this.list();
+      this.silences = await this.opts.silences.list();
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'probes: could not list instances or silences; probes wait for the next pass');
+      return;
+    }
+    const now = Date.now();
+    for (const p of this.planned) {
+      if (this.stopped || this.running.size >= this.concurrency) break;
+      if (this.running.has(p.id) || this.owner.ownerOf(p.id) !== this.member) continue;
+      const slot = slotOf(p.id, p.probe.periodMs, now);
+      const last = this.lastSlot.get(p.id);
+      // A probe first seen (a start, a new instance, one taken over) waits for its own slot: a
+      // replica that starts spreads its checks over the period instead of sending them all at once.
+      if (last === undefined) this.lastSlot.set(p.id, slot);
+      if (last === undefined || last >= slot) continue;
+      this.lastSlot.set(p.id, slot);
+      this.running.add(p.id);
+      const check = this.check(p, slot)
+        .catch((err: unknown) => this.opts.logger.warn({ err, probe: p.probe.name, instance: p.ref.instance }, 'probe check failed to run'))
+        .finally(() => {
+          this.running.delete(p.id);
+          this.checks.delete(check);
+        });
+      this.checks.add(check);
+    }
+    this.updateGauge();
+  }
+
+  /** Lists the Running instances of every target and the probes each of them has. */
+  private async list(): Promise<void> {
+    this.listing ??= (async () => {
+      const fileProbes = this.opts.probes().filter((p) => p.enabled);
+      const planned: Planned[] = [];
+      for (const t of this.opts.targets) {
+        let instances: Instance[];
+        try {
+          instances = await t.client.listInstances({ allProjects: true });
+        } catch (err) {
+          this.opts.logger.warn({ err, target: t.id }, 'probes: could not list the instances of a target');
+          planned.push(...this.planned.filter((p) => p.ref.target === t.id));
+          continue;
+        }
+        for (const instance of instances) {
+          const ref = { target: t.id, project: instance.project ?? 'default', instance: instance.name };
+          const config = { ...instance.config, ...(instance.expanded_config ?? {}) };
+          const inScope = fileProbes.filter(
+            (p) =>
+              (!p.projects || p.projects.includes(ref.project)) &&
+              (!p.targets || p.targets.includes(t.id)) &&
+              (!p.scopeFilter || evaluateFilter(p.scopeFilter, instance)),
+          );
+          const { probes, problems } = probesOfConfig(config, inScope);
+          if (problems.length)
+            this.opts.logger.warn({ instance: ref.instance, project: ref.project, problems }, 'probes: instance config keys not understood');
+          const uuid = config['volatile.uuid'];
+          for (const probe of probes) planned.push({ id: probeId(ref, uuid, probe.name), ref, probe, instance, uuid });
+        }
+      }
+      this.planned = planned;
+      this.listedAt = Date.now();
+      const ids = new Set(planned.map((p) => p.id));
+      for (const id of [...this.lastSlot.keys()]) if (!ids.has(id)) this.lastSlot.delete(id);
+      for (const id of [...this.known.keys()]) if (!ids.has(id)) this.known.delete(id);
+    })().finally(() => (this.listing = undefined));
+    await this.listing;
+  }
+
+  /** Why the instance may not be probed now, or undefined. */
+  private async notNow(p: Planned, instance: Instance): Promise<string | undefined> {
+    if (instance.status_code !== StatusCode.Running) return `not Running (${instance.status})`;
+    const silence = matchingSilence(this.silences, { ...p.ref, location: instance.location ?? 'none', object: instance });
+    if (silence) return `silenced by ${silence.id} (${silence.reason})`;
+    if (await this.opts.redis.exists(this.opts.keys.instanceLock(p.ref))) return 'Reflex is acting on it';
+    const started = Date.parse(instance.last_used_at ?? '');
+    if (p.probe.initialDelayMs > 0 && Number.isFinite(started) && Date.now() - started < p.probe.initialDelayMs) return 'in its startup grace';
+    return undefined;
+  }
+
+  /** Whether one of Reflex's own operations on the instance ran since `since` (or runs now): a check across it says nothing. */
+  private async ownActionSince(ref: InstanceRef, since: number): Promise<boolean> {
+    const ops = (await this.opts.redis.hvals(this.opts.keys.ownOperations(ref))).map((r) => JSON.parse(r) as OwnOperation);
+    return ops.some((op) => op.state === 'sending' || op.state === 'running' || op.sentAt >= since);
+  }
+
+  private async check(p: Planned, slot: number): Promise<void> {
+    const { redis, keys } = this.opts;
+    const claimId = createHash('sha1').update(p.id).digest('hex').slice(0, 20);
+    const claimed = await redis.set(keys.probes.claim(claimId, slot), this.member, 'PX', p.probe.periodMs, 'NX');
+    if (claimed !== 'OK') return;
+    if (await this.notNow(p, p.instance)) return;
+    const client = this.client(p.ref);
+    const startedAt = Date.now();
+    if (p.probe.check === 'exec') await this.echoes.mark(p.ref, p.probe.command!);
+    const address = p.probe.check !== 'exec' && !p.probe.host ? await this.address(client, p.ref.instance) : undefined;
+    const result = await runCheck(p.probe, client, p.ref.instance, address);
+    this.counts.checks++;
+    this.opts.metrics?.probeDuration.observe({ probe: p.probe.name, outcome: result.outcome }, result.durationMs / 1000);
+    if (result.outcome === 'failure') this.opts.metrics?.probeFailures.inc({ probe: p.probe.name });
+    const runOf = p.instance.last_used_at ?? '';
+    const raw = await redis.hget(keys.probes.state, p.id);
+    const stored = raw ? (JSON.parse(raw) as ProbeState) : undefined;
+    let current =
+      stored && stored.startedAt === runOf && stored.fingerprint === p.probe.fingerprint ? stored : freshState(runOf, p.probe.fingerprint);
+    if (result.outcome !== 'success' && (await this.ownActionSince(p.ref, startedAt - 1_000))) {
+      // The check overlapped one of Reflex's own operations (an exec restarting the service): it says nothing.
+      this.counts.dropped++;
+      return;
+    }
+    if (current.health === 'unhealthy' && !current.remediated && (await this.ownActionSince(p.ref, current.changedAt ?? 0)))
+      current = afterRemediation(current);
+    const { state, transition } = applyOutcome(current, result.outcome, startedAt, p.probe);
+    const next = { ...state, instance: p.ref.instance, lastOutput: result.output, lastDurationMs: result.durationMs };
+    if (transition) {
+      // Decide twice, act once: a result across a restart, one of Reflex's own operations, an
+      // operator's stop or a new silence is older than what it would report.
+      const why = await this.stale(p, client, runOf, startedAt);
+      if (why) {
+        this.counts.dropped++;
+        this.opts.logger.info(
+          { probe: p.probe.name, instance: p.ref.instance, why },
+          'probe result dropped: the instance changed while it was checked',
+        );
+        return;
+      }
+    }
+    await redis.hset(keys.probes.state, p.id, JSON.stringify(next));
+    this.known.set(p.id, { probe: p.probe.name, health: next.health });
+    if (transition) await this.publish(p, next, transition.from, transition.consecutive, transition.since, result);
+  }
+
+  /** Why a check that would change the health is stale, read afresh; undefined when it stands. */
+  private async stale(p: Planned, client: InstanceClient, runOf: string, startedAt: number): Promise<string | undefined> {
+    const now = (await client.getInstance(p.ref.instance)).value;
+    if ((now.last_used_at ?? '') !== runOf) return 'restarted during the check';
+    const why = await this.notNow(p, now);
+    if (why) return why;
+    if (await this.ownActionSince(p.ref, startedAt - 1_000)) return 'one of Reflex’s own operations ran during the check';
+    return undefined;
+  }
+
+  private async publish(p: Planned, state: ProbeState, from: Health, consecutive: number, since: number, result: CheckResult): Promise<void> {
+    const id = createHash('sha256').update(`health|${p.id}|${state.startedAt}|${state.seq}`).digest('hex').slice(0, 32);
+    const event: InstanceHealthEvent = {
+      kind: 'instance.health',
+      id,
+      target: p.ref.target,
+      location: p.instance.location ?? 'none',
+      project: p.ref.project,
+      timestamp: new Date().toISOString(),
+      synthetic: false,
+      instance: p.ref.instance,
+      probe: p.probe.name,
+      health: state.health === 'unhealthy' ? 'unhealthy' : 'healthy',
+      previous: from,
+      check: p.probe.check,
+      output: result.output,
+      consecutive,
+      durationMs: result.durationMs,
+      since: new Date(since).toISOString(),
+      ...(p.uuid ? { uuid: p.uuid } : {}),
+    };
+    const job: EventJob = { kind: 'synthetic', target: p.ref.target, event, receivedAt: Date.now() };
+    await this.opts.eventsQueue.add(event.kind, job, { jobId: `health-${id}` });
+    this.counts.transitions++;
+    this.opts.logger.info(
+      { probe: p.probe.name, instance: p.ref.instance, project: p.ref.project, from, to: event.health, output: result.output },
+      `probe ${p.probe.name}: ${p.ref.instance} is ${event.health}`,
+    );
+  }
+
+  private client(ref: InstanceRef): InstanceClient {
+    const t = this.opts.targets.find((x) => x.id === ref.target)!;
+    return t.client.withProject(ref.project);
+  }
+
+  private async address(client: InstanceClient, instance: string): Promise<string | undefined> {
+    try {
+      return addressOf(await client.getInstanceState(instance));
+    } catch {
+      return undefined;
+    }
+  }
+
+  private updateGauge(): void {
+    const gauge = this.opts.metrics?.probeInstances;
+    if (!gauge) return;
+    gauge.reset();
+    for (const k of this.known.values()) gauge.inc({ probe: k.probe, health: k.health });
+  }
+}
+
+/** The period slot a check of probe `id` belongs to, offset per probe so the checks of one period spread over it. */
+function slotOf(id: string, periodMs: number, now: number): number {
+  const offset = createHash('sha1').update(id).digest().readUInt32BE(0) % periodMs;
+  return Math.floor((now + offset) / periodMs);
+}
