@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 /**
  * The three response envelopes (seed §2.1, §2.2, §2.4) in the exact shape LXD 5.0.2 writes them:
  * every envelope carries all of type/status/status_code/operation/error_code/error/metadata.
@@ -70,4 +71,13 @@ export function renderBody(res: SimResponse): string | Buffer {
 export function httpStatusOf(res: SimResponse): number {
   if (res.kind === 'sync') return res.location ? 201 : 200;
   return res.kind === 'file' ? 200 : res.kind === 'async' ? 202 : res.status;
+}
+
+/** Refuses a websocket upgrade with the daemon's error envelope as a plain HTTP answer, then closes. */
+export function refuseUpgrade(socket: Duplex, status: 403 | 404 | 500, message: string): void {
+  const body = renderBody({ kind: 'error', status, message });
+  const reason = status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : 'Internal Server Error';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { SimContext } from './context.js';
-import { renderBody } from './envelope.js';
+import { refuseUpgrade } from './envelope.js';
 import { allEventTypes, type SimEventType } from './event-hub.js';
 import { requestInfo, type Identity } from './transport.js';
 
@@ -18,9 +18,9 @@ export class EventsEndpoint {
   /** Handles an upgrade request on any path (non-event paths are refused). */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, identity: Identity): void {
     const url = new URL(req.url ?? '/', 'http://sim');
-    if (url.pathname !== '/1.0/events' || this.ctx.restarting) return refuse(socket, 404, 'not found');
+    if (url.pathname !== '/1.0/events' || this.ctx.restarting) return refuseUpgrade(socket, 404, 'not found');
     const info = requestInfo(this.ctx, identity, url.searchParams);
-    if (!info.trusted) return refuse(socket, 403, 'not authorized');
+    if (!info.trusted) return refuseUpgrade(socket, 403, 'not authorized');
     const wanted = url.searchParams.get('type');
     const types = new Set<SimEventType>();
     for (const raw of (wanted ?? allEventTypes.join(',')).split(',')) {
@@ -28,12 +28,12 @@ export class EventsEndpoint {
       if (t === '') continue;
       // "operations" is the seed's spelling; LXD's is "operation". Both are accepted.
       const type = t === 'operations' ? 'operation' : t;
-      if (!allEventTypes.includes(type as SimEventType)) return refuse(socket, 500, `'${t}' isn't a supported event type`);
+      if (!allEventTypes.includes(type as SimEventType)) return refuseUpgrade(socket, 500, `'${t}' isn't a supported event type`);
       types.add(type as SimEventType);
     }
     const projectParam = url.searchParams.get('project');
-    if (info.allProjects && projectParam) return refuse(socket, 500, 'Cannot specify a project when requesting all projects');
-    if (!info.allProjects && !this.ctx.store.projects.includes(info.project)) return refuse(socket, 500, 'Project not found');
+    if (info.allProjects && projectParam) return refuseUpgrade(socket, 500, 'Cannot specify a project when requesting all projects');
+    if (!info.allProjects && !this.ctx.store.projects.includes(info.project)) return refuseUpgrade(socket, 500, 'Project not found');
     this.wss.handleUpgrade(req, socket, head, (ws) => this.ctx.hub.add(ws, { types, project: info.allProjects ? null : info.project }));
   }
 
@@ -41,12 +41,4 @@ export class EventsEndpoint {
   close(): void {
     this.wss.close();
   }
-}
-
-function refuse(socket: Duplex, status: number, message: string): void {
-  const body = renderBody({ kind: 'error', status, message });
-  const reason = status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : 'Internal Server Error';
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
 }

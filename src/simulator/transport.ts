@@ -70,7 +70,12 @@ export class Transport {
         : createHttpsServer({ cert: this.tls!.cert, key: this.tls!.key, requestCert: true, rejectUnauthorized: false });
     server.keepAliveTimeout = 30_000;
     server.on('request', (req, res) => this.handlers.request(req, res, identityOf(req.socket, spec)));
-    server.on('upgrade', (req, socket, head) => this.handlers.upgrade(req, socket, head, identityOf(req.socket, spec)));
+    server.on('upgrade', (req, socket, head) => {
+      // A client gone before the answer (a late exec socket it gave up on): its EPIPE or reset is
+      // that connection's end, never the simulator's (ws takes the socket over when it upgrades).
+      socket.on('error', () => socket.destroy());
+      this.handlers.upgrade(req, socket, head, identityOf(req.socket, spec));
+    });
     server.on('clientError', (_err, socket) => socket.destroy());
     try {
       await bind(server, spec);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { renderBody } from '../envelope.js';
+import { refuseUpgrade } from '../envelope.js';
 import { harmlessSignals } from '../guest/guest-commands.js';
 import type { GuestResult } from '../guest/guests.js';
 import type { SimOperation } from '../operations.js';
@@ -80,11 +80,11 @@ export class ExecSockets {
   /** Handles the upgrade of `/1.0/operations/<id>/websocket`. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, opId: string): void {
     const session = this.sessions.get(opId);
-    if (!session) return refuse(socket, 404, 'Operation not found');
+    if (!session) return refuseUpgrade(socket, 404, 'Operation not found');
     const secret = new URL(req.url ?? '/', 'http://sim').searchParams.get('secret') ?? '';
     const fd = Object.keys(session.secrets).find((k) => session.secrets[k] === secret);
-    if (!fd) return refuse(socket, 403, 'permission denied');
-    if (session.conns.has(fd)) return refuse(socket, 500, 'Websocket number already connected');
+    if (!fd) return refuseUpgrade(socket, 403, 'permission denied');
+    if (session.conns.has(fd)) return refuseUpgrade(socket, 500, 'Websocket number already connected');
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       session.conns.set(fd, ws);
       // Of the control messages only signals matter (no terminal to resize).
@@ -194,12 +194,4 @@ export function finishExec(op: SimOperation, code: number, metadata: Record<stri
   const err = code === 127 ? 'Command not found' : code === 126 ? 'Command not executable' : undefined;
   if (err) op.fail(err, { ...metadata, return: code });
   else op.succeed({ ...metadata, return: code });
-}
-
-function refuse(socket: Duplex, status: number, message: string): void {
-  const body = renderBody({ kind: 'error', status, message });
-  const reason = status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : 'Internal Server Error';
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
 }
