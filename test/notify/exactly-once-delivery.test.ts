@@ -6,9 +6,13 @@ import type { ReceiverConfigInput } from '../../src/notify/receiver-config.js';
 import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
 import { until } from '../support/wait.js';
 
-/** The delivery timeout of these tests, and how long the stalling receiver takes over its first request. */
-const timeoutMs = 300;
-const stallMs = 900;
+/**
+ * The delivery timeout of these tests, and how long the stalling receiver takes over its first
+ * request. The retry must be answered within the timeout: on a loaded CI 300 ms was not always
+ * enough for a local answer, and the retry timed out too.
+ */
+const timeoutMs = 2_000;
+const stallMs = 4_000;
 
 interface Attempt {
   path: string;
@@ -86,8 +90,11 @@ describe('a receiver that answers after the timeout, then 200', () => {
       route: { receiver: 'r', ...fastTimings },
     });
     await notifier.notify(crashAlert('web-1'));
-    await until('the stalled attempt and its retry', receiver.settled, 10_000);
-    const trail = await fx.audit.read({ type: 'notification' });
+    await until('the stalled attempt and its retry', receiver.settled, 30_000);
+    const trail = await until('the delivery audited', async () => {
+      const records = await fx.audit.read({ type: 'notification' });
+      return records.some((r) => r.result !== 'retrying') && records;
+    });
     expect(trail.map((r) => `${r.result} ${r.code ?? ''}`.trim())).toEqual(['retrying TIMEOUT', 'sent']);
     expect(receiver.attempts).toHaveLength(2);
     return receiver;
