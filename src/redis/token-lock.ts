@@ -33,6 +33,11 @@ const lockKeys = (key: string, fenceKey: string) => (fenceKey === '' ? [key] : [
 
 const releaseScript = new LuaScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
 
+/** Deletes `key` only while it still holds `token` (a compare-and-delete); whether it did. */
+export async function releaseIfHeld(redis: RedisConnection, key: string, token: string): Promise<boolean> {
+  return (await releaseScript.run(redis, [key], [token])) === 1;
+}
+
 /** Options of {@link TokenLock}. */
 export interface TokenLockOptions {
   /**

@@ -5,6 +5,7 @@ import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
+import { releaseIfHeld } from '../redis/token-lock.js';
 import { builtinActions, type ActionRegistry } from '../actions/registry.js';
 import { configFlag } from '../rules/config-flag.js';
 import type { Rule } from '../rules/rule.js';
@@ -69,6 +70,15 @@ export class ActionGate {
     this.standBackMs = options.autorestartStandBackMs ?? 75_000;
     this.actions = options.actions;
     this.clock = options.clock ?? systemClock;
+  }
+
+  /**
+   * The delayed take-over check queued for `incident` was removed (an operator's transition
+   * superseded it): its stand-back no longer covers later stops, so the next one is judged afresh
+   * instead of being skipped as covered by a check that will never run.
+   */
+  async endStandBack(rule: string, ref: InstanceRef, incident: string): Promise<void> {
+    await releaseIfHeld(this.redis, this.keys.standBack(rule, ref), incident);
   }
 
   /** Whether the event's cluster member is in a failure storm (never, with storm control off). */

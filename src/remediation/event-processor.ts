@@ -338,6 +338,7 @@ export class EventProcessor {
           ? `a start through the API that failed (${event.startFailure?.operationId ?? 'operation'} at ${event.startFailure?.at ?? event.timestamp})`
           : `a requested transition (${event.action ?? 'status'} → ${event.to} at ${event.timestamp})`;
       const summary = `${job.action} skipped: superseded by ${by}; the delayed job ${job.jobId} was removed`;
+      await this.deps.gate.endStandBack(job.rule, ref, job.correlationId);
       await this.deps.audit.append(
         {
           type: 'outcome',
@@ -363,6 +364,7 @@ export class EventProcessor {
     const cancelled = await this.deps.pending.cancel(from);
     for (const job of cancelled) {
       const summary = `${job.action} skipped: superseded: ${from.instance} was renamed to ${to.instance} (an operator's decision); the delayed job ${job.jobId} was removed`;
+      await this.deps.gate.endStandBack(job.rule, from, job.correlationId);
       await this.deps.audit.append(
         {
           type: 'outcome',
