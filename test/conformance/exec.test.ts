@@ -1,6 +1,17 @@
 import { machine, release, version } from 'node:os';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { conformance, transportConformance } from './targets.js';
+import { conformance, transportConformance, type ConformanceTarget } from './targets.js';
+
+/**
+ * Runs a command that prints, through `session`. LXD before 5.14 sometimes ends a command's output
+ * streams before the output on a busy host: the right exit code with no output at all
+ * (canonical/lxd#11890, fixed by #11606; 5.0.2 here). That daemon bug gets one more run, on LXD
+ * only; an empty output anywhere else, or twice, is a failure.
+ */
+async function printing<R extends { stdout: string; stderr: string }>(target: ConformanceTarget, session: () => Promise<R>): Promise<R> {
+  const res = await session();
+  return target.name.startsWith('lxd') && res.stdout === '' && res.stderr === '' ? session() : res;
+}
 
 await transportConformance('exec: a non-interactive command with its exit code, bounded output and a timeout', (target) => {
   it("runs sh -c 'echo out; echo err >&2; exit 3': stdout, stderr and exit code 3 apart", async () => {
@@ -32,12 +43,16 @@ await transportConformance('exec: a non-interactive command with its exit code, 
     const t = target();
     const name = await t.launch();
     try {
-      const env = await (await t.client.exec(name, { command: ['env'], environment: { REFLEX_X: 'y1' } })).wait({ timeoutMs: 20_000 });
+      const env = await printing(t, async () =>
+        (await t.client.exec(name, { command: ['env'], environment: { REFLEX_X: 'y1' } })).wait({ timeoutMs: 20_000 }),
+      );
       expect(env.exitCode).toBe(0);
       expect(env.stdout.split('\n')).toContain('REFLEX_X=y1');
-      const cwd = await (await t.client.exec(name, { command: ['pwd'], cwd: '/tmp' })).wait({ timeoutMs: 20_000 });
+      const cwd = await printing(t, async () => (await t.client.exec(name, { command: ['pwd'], cwd: '/tmp' })).wait({ timeoutMs: 20_000 }));
       expect(cwd).toMatchObject({ exitCode: 0, stdout: '/tmp\n' });
-      const id = await (await t.client.exec(name, { command: ['id', '-u'], user: 1000, group: 1000 })).wait({ timeoutMs: 20_000 });
+      const id = await printing(t, async () =>
+        (await t.client.exec(name, { command: ['id', '-u'], user: 1000, group: 1000 })).wait({ timeoutMs: 20_000 }),
+      );
       expect(id).toMatchObject({ exitCode: 0, stdout: '1000\n' });
     } finally {
       await t.remove(name);
@@ -154,11 +169,7 @@ await conformance('exec: the shell of the busybox guest (issue #28)', (target) =
       const session = await target().client.exec(name, { command: c.command, ...c.request }, c.stdin === undefined ? {} : { stdin: c.stdin });
       return session.wait({ timeoutMs: 20_000 });
     };
-    let res = await run();
-    // LXD before 5.14 sometimes ends a command's output stream before the output on a busy host:
-    // the right exit code with no output at all (canonical/lxd#11890, fixed by #11606; 5.0.2 here).
-    // That daemon bug gets one more run, on LXD only; an empty output anywhere else is a failure.
-    if (target().name.startsWith('lxd') && res.stdout === '' && stdout !== '' && res.exitCode === c.exitCode) res = await run();
+    const res = stdout === '' ? await run() : await printing(target(), run);
     expect({ stdout: res.stdout, exitCode: res.exitCode }).toEqual({ stdout, exitCode: c.exitCode });
   });
 
