@@ -98,7 +98,9 @@ export function openTap(url: string, wsOpts: WebSocket.ClientOptions = {}): Prom
         ws,
         frames,
         raw,
-        until(pred, ms = 3000) {
+        // The bound only limits how long a failure takes to show: on a loaded CI, frames published
+        // while the test awaited its operations can take seconds to be read.
+        until(pred, ms = 15_000) {
           const hit = frames.find(pred);
           if (hit) return Promise.resolve(hit);
           return new Promise((res, rej) => {
