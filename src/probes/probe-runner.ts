@@ -273,14 +273,19 @@ export class ProbeRunner {
         return;
       }
     }
+    // The transition's event first, then the state that says it happened: a failed write of the event
+    // leaves the state as it was, so the next check reports the transition again (its event id is
+    // deterministic, so a repeat after a failed state write is one event).
+    if (transition) await this.publish(p, next, transition.from, transition.consecutive, transition.since, result);
     await redis.hset(keys.probes.state, p.id, JSON.stringify(next));
     this.known.set(p.id, { probe: p.probe.name, health: next.health });
-    if (transition) await this.publish(p, next, transition.from, transition.consecutive, transition.since, result);
   }
 
   /** Why a check that would change the health is stale, read afresh; undefined when it stands. */
   private async stale(p: Planned, client: InstanceClient, runOf: string, startedAt: number): Promise<string | undefined> {
     const now = (await client.getInstance(p.ref.instance)).value;
+    // The name may now be another instance's (deleted and made again): its health is not this one's.
+    if (p.uuid !== undefined && now.config?.['volatile.uuid'] !== p.uuid) return 'another instance under the name now';
     if ((now.last_used_at ?? '') !== runOf) return 'restarted during the check';
     const why = await this.notNow(p, now);
     if (why) return why;
