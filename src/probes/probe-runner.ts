@@ -38,6 +38,11 @@ export interface ProbeRunnerOptions {
   rosterTtlMs?: number;
   /** How often the instances are listed. Default the shortest probe period, at least 250 ms and at most 10 s. */
   listEveryMs?: number;
+  /**
+   * How long the state of a probe that is gone (its instance deleted, the probe removed or out of
+   * scope) is kept after its last check, at least three periods. Default 10 minutes.
+   */
+  forgetAfterMs?: number;
   /** Checks running at once on this replica; a check due while all are busy waits for the next pass. Default 64. */
   concurrency?: number;
 }
@@ -82,6 +87,7 @@ export class ProbeRunner {
   private readonly known = new Map<string, Known>();
   private planned: Planned[] = [];
   private listedAt = 0;
+  private prunedAt = 0;
   private listing: Promise<void> | undefined;
   private silences: Silence[] = [];
   private beatTimer: NodeJS.Timeout | undefined;
@@ -181,6 +187,7 @@ export class ProbeRunner {
     this.listing ??= (async () => {
       const fileProbes = this.opts.probes().filter((p) => p.enabled);
       const planned: Planned[] = [];
+      let complete = true;
       for (const t of this.opts.targets) {
         let instances: Instance[];
         try {
@@ -188,6 +195,7 @@ export class ProbeRunner {
         } catch (err) {
           this.opts.logger.warn({ err, target: t.id }, 'probes: could not list the instances of a target');
           planned.push(...this.planned.filter((p) => p.ref.target === t.id));
+          complete = false;
           continue;
         }
         for (const instance of instances) {
@@ -211,8 +219,34 @@ export class ProbeRunner {
       const ids = new Set(planned.map((p) => p.id));
       for (const id of [...this.lastSlot.keys()]) if (!ids.has(id)) this.lastSlot.delete(id);
       for (const id of [...this.known.keys()]) if (!ids.has(id)) this.known.delete(id);
+      if (complete) await this.prune(ids);
     })().finally(() => (this.listing = undefined));
     await this.listing;
+  }
+
+  /**
+   * Forgets the state of probes that no longer exist (an instance deleted, a probe removed or out of
+   * scope) once their last check is older than `forgetAfterMs` (or three periods): after a listing of
+   * every target, at most every half of that, so one replica's older listing never drops a state
+   * another replica has just written, and a target that did not answer loses nothing.
+   */
+  private async prune(listed: Set<string>): Promise<void> {
+    const now = Date.now();
+    const keepMs = this.opts.forgetAfterMs ?? 10 * 60_000;
+    if (now - this.prunedAt < keepMs / 2) return;
+    this.prunedAt = now;
+    const before = now - Math.max(keepMs, 3 * Math.max(0, ...this.opts.probes().map((p) => p.periodMs)));
+    try {
+      const gone: string[] = [];
+      for (const [id, raw] of Object.entries(await this.opts.redis.hgetall(this.opts.keys.probes.state))) {
+        if (!listed.has(id) && ((JSON.parse(raw) as ProbeState).lastAt ?? 0) < before) gone.push(id);
+      }
+      if (gone.length === 0) return;
+      await this.opts.redis.hdel(this.opts.keys.probes.state, ...gone);
+      this.opts.logger.info({ states: gone.length }, 'probes: forgot the state of probes whose instance or probe is gone');
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'probes: could not forget the state of probes that are gone; tried again later');
+    }
   }
 
   /** Why the instance may not be probed now, or undefined. */
