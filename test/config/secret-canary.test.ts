@@ -212,7 +212,7 @@ describe('secrets never appear in what reflex run and reflex doctor print, nor i
       await until(
         'REFLEX_NOTIFY named, or reflex run gone',
         () => `${stderr}${JSON.stringify(notify.logs)}`.includes('REFLEX_NOTIFY') || notify.child.exitCode !== null,
-        20_000,
+        90_000,
         100,
       );
     } finally {
@@ -221,7 +221,7 @@ describe('secrets never appear in what reflex run and reflex doctor print, nor i
     const printed = `${stderr}\n${JSON.stringify(notify.logs)}`;
     expect(printed).toContain('REFLEX_NOTIFY is not JSON');
     expect(leaks(printed)).toEqual([]);
-  });
+  }, 150_000);
 
   it('a valid configuration: reflex run logs (debug), heals a crash, writes audit records; doctor reports; none shows a secret', async () => {
     const prefix = uniquePrefix('canary');

@@ -1,17 +1,6 @@
 import { machine, release, version } from 'node:os';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { conformance, transportConformance, type ConformanceTarget } from './targets.js';
-
-/**
- * Runs a command that prints, through `session`. LXD before 5.14 sometimes ends a command's output
- * streams before the output on a busy host: the right exit code with no output at all
- * (canonical/lxd#11890, fixed by #11606; 5.0.2 here). That daemon bug gets one more run, on LXD
- * only; an empty output anywhere else, or twice, is a failure.
- */
-async function printing<R extends { stdout: string; stderr: string }>(target: ConformanceTarget, session: () => Promise<R>): Promise<R> {
-  const res = await session();
-  return target.name.startsWith('lxd') && res.stdout === '' && res.stderr === '' ? session() : res;
-}
+import { conformance, printing, transportConformance } from './targets.js';
 
 await transportConformance('exec: a non-interactive command with its exit code, bounded output and a timeout', (target) => {
   it("runs sh -c 'echo out; echo err >&2; exit 3': stdout, stderr and exit code 3 apart", async () => {

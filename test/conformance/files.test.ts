@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { expect, it } from 'vitest';
 import type { InstanceClient } from '../../src/client/client.js';
-import { transportConformance, type ConformanceTarget } from './targets.js';
+import { printing, transportConformance, type ConformanceTarget } from './targets.js';
 
 /** A raw files-API call through the target client's own connection (the files API is not an envelope API). */
 async function files(
@@ -46,7 +46,7 @@ await transportConformance('files: push, pull, list and delete through /1.0/inst
         headers: { 'X-LXD-uid': '1000', 'X-LXD-gid': '1001', 'X-LXD-mode': '0640' },
       });
       expect(push.status).toBe(200);
-      const cat = await (await t.client.exec(name, { command: ['cat', '/root/pushed.txt'] })).wait({ timeoutMs: 20_000 });
+      const cat = await printing(t, async () => (await t.client.exec(name, { command: ['cat', '/root/pushed.txt'] })).wait({ timeoutMs: 20_000 }));
       expect({ stdout: cat.stdout, exitCode: cat.exitCode }).toEqual({ stdout: bytes.toString('utf8'), exitCode: 0 });
       const pull = await files(t.client, 'GET', name, '/root/pushed.txt');
       expect(pull.status).toBe(200);
@@ -145,7 +145,7 @@ await transportConformance('files: push, pull, list and delete through /1.0/inst
       expect(pull.status).toBe(200);
       expect(pull.body.toString('utf8')).toBe('kept\n');
       await (await t.client.changeState(name, { action: 'start' })).wait({ timeoutMs: 30_000 });
-      const cat = await (await t.client.exec(name, { command: ['cat', '/root/rt-kept'] })).wait({ timeoutMs: 20_000 });
+      const cat = await printing(t, async () => (await t.client.exec(name, { command: ['cat', '/root/rt-kept'] })).wait({ timeoutMs: 20_000 }));
       expect(cat.stdout).toBe('kept\n');
     } finally {
       await t.remove(name);
@@ -162,7 +162,7 @@ await transportConformance('files: push, pull, list and delete through /1.0/inst
       await files(t.client, 'POST', name, '/root/rt-state', { body: 'new\n' });
       await files(t.client, 'POST', name, '/root/rt-added', { body: 'added\n' });
       await (await t.client.restoreSnapshot(name, 'rt-before')).wait({ timeoutMs: 60_000 });
-      const cat = await (await t.client.exec(name, { command: ['cat', '/root/rt-state'] })).wait({ timeoutMs: 20_000 });
+      const cat = await printing(t, async () => (await t.client.exec(name, { command: ['cat', '/root/rt-state'] })).wait({ timeoutMs: 20_000 }));
       expect({ stdout: cat.stdout, exitCode: cat.exitCode }).toEqual({ stdout: 'old\n', exitCode: 0 });
       expect((await files(t.client, 'GET', name, '/root/rt-added')).status).toBe(404);
 
