@@ -88,6 +88,7 @@ export class ProbeRunner {
   private planned: Planned[] = [];
   private listedAt = 0;
   private prunedAt = 0;
+  private inRoster = false;
   private listing: Promise<void> | undefined;
   private silences: Silence[] = [];
   private beatTimer: NodeJS.Timeout | undefined;
@@ -128,8 +129,18 @@ export class ProbeRunner {
   }
 
   private async beat(): Promise<void> {
+    // A replica with no probe to run stays out of the roster: an idle deployment without probes pays
+    // nothing for them but the listing. It joins again as soon as a listing finds a probe.
+    if (this.listedAt > 0 && this.planned.length === 0) {
+      if (this.inRoster) {
+        this.inRoster = false;
+        await this.roster.leave(this.member).catch(() => undefined);
+      }
+      return;
+    }
     try {
       await this.roster.beat(this.member, this.ttlMs);
+      this.inRoster = true;
       this.owner.setMembers(await this.roster.live());
     } catch (err) {
       // The last roster stands; a replica cut off from Redis cannot claim checks anyway.
@@ -153,7 +164,11 @@ export class ProbeRunner {
   private async pass(): Promise<void> {
     try {
       const listEvery = this.opts.listEveryMs ?? Math.min(10_000, Math.max(250, this.shortestPeriod()));
-      if (Date.now() - this.listedAt >= listEvery) await this.list();
+      if (Date.now() - this.listedAt >= listEvery) {
+        await this.list();
+        if (this.planned.length > 0 && !this.inRoster) await this.beat();
+      }
+      if (this.planned.length === 0) return this.updateGauge();
       this.silences = await this.opts.silences.list();
     } catch (err) {
       this.opts.logger.warn({ err }, 'probes: could not list instances or silences; probes wait for the next pass');

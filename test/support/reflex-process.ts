@@ -25,7 +25,9 @@ export interface ReflexCommand {
 
 /** Starts `node bin/reflex.js <args>` (or an installed `reflex`) exactly as a user would run it. */
 export function startReflexProcess(args: string[], env: Record<string, string> = {}, command: ReflexCommand = {}): ReflexProcess {
-  const child = spawn(process.execPath, [command.bin ?? bin, ...args], {
+  // REFLEX_CPU_PROF=DIR: each process writes a V8 CPU profile there when it exits (to see where a bench's CPU goes).
+  const prof = process.env.REFLEX_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.REFLEX_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...prof, command.bin ?? bin, ...args], {
     env: command.cleanEnv ? env : { ...process.env, ...env },
     cwd: command.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
