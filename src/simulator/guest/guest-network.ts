@@ -33,7 +33,7 @@ export interface GuestListenError {
  * An instance listens from the moment its address is first shown (in its state, or asked by a
  * control): 10,000 instances nobody probes hold no socket. While it is stopped (or starting,
  * stopping, in Error) its ports are closed (connections refused); frozen, they accept and nothing
- * answers until it thaws. One listener per instance and port (so a closed port refuses, which a
+ * answers until it thaws; on an Offline cluster member, closed. One listener per instance and port (so a closed port refuses, which a
  * shared listener could not do), bound to the instance's address only; one HTTP parser for all,
  * which tells the instance by the connection's local address.
  */
@@ -141,7 +141,8 @@ export class GuestNetwork implements InstanceObserver {
     const { inst } = guest;
     if (this.guests.get(inst) !== guest) return;
     const key = instanceKey(inst.project, inst.name);
-    const up = !this.closed && accepting.has(inst.statusCode);
+    // A guest on an Offline member is out of reach, as its host is.
+    const up = !this.closed && !inst.memberOffline && accepting.has(inst.statusCode);
     for (const port of this.ports) {
       const want = up && !this.scripts.refuses(key, port);
       const has = guest.listeners.get(port);
@@ -188,7 +189,7 @@ export class GuestNetwork implements InstanceObserver {
   private answer(req: IncomingMessage, res: ServerResponse): void {
     const guest = this.byAddress.get(req.socket.localAddress ?? '');
     const port = req.socket.localPort ?? 0;
-    if (!guest || !accepting.has(guest.inst.statusCode)) {
+    if (!guest || guest.inst.memberOffline || !accepting.has(guest.inst.statusCode)) {
       req.socket.destroy();
       return;
     }
