@@ -4,7 +4,7 @@ import { cpus } from 'node:os';
 import { Queue } from 'bullmq';
 import { InstanceClient } from '../src/client/client.js';
 import { parseTarget } from '../src/client/target.js';
-import { defineProbe } from '../src/probes/probe.js';
+import { defineProbe, type Probe } from '../src/probes/probe.js';
 import { ProbeRunner } from '../src/probes/probe-runner.js';
 import { redisFromUrl } from '../src/redis/connect.js';
 import { keySpace } from '../src/redis/key-space.js';
@@ -23,9 +23,12 @@ import { benchRedis } from './stack.js';
 import { atMost, progress, runBench, silentLogger, type Figure } from './support.js';
 
 /**
- * What health probes cost, in two settings:
+ * What health probes cost, in three settings:
  * - the simulator: `BENCH_PROBE_INSTANCES` (1000) instances, each with an exec probe every
  *   `BENCH_PROBE_PERIOD_MS` (10 s), over `BENCH_PROBE_SECONDS` (30);
+ * - the same with an http probe of each instance's endpoint on the simulator's guest port (the
+ *   runner reads each instance's state for its address, then GETs /healthz), against bare GETs;
+ *   goal at most 5× a bare GET (the runner's check adds a daemon call for the state to the GET);
  * - the real LXD test bed (when it answers): `BENCH_PROBE_LXD_INSTANCES` (20) containers, each with
  *   an exec probe every `BENCH_PROBE_LXD_PERIOD_MS` (1 s), over the same window.
  * One in-process ProbeRunner checks them. Figures: CPU per check and probes per second per CPU core
@@ -38,6 +41,7 @@ const bench = 'probes';
 const windowSeconds = Number(process.env.BENCH_PROBE_SECONDS) || 30;
 
 interface Cost {
+  expectedPerSecond: number;
   checks: number;
   runCpu: number;
   bare: number;
@@ -53,8 +57,8 @@ await runBench(
     const notes: string[] = [];
     const figures: Figure[] = [];
     try {
-      const sim = await simCost(redisServer.url);
-      report('simulator', sim, figures, notes);
+      report('simulator', await simCost(redisServer.url, 'exec'), figures, notes);
+      report('simulator, http', await simCost(redisServer.url, 'http'), figures, notes);
       if (await lxdReachable()) report('LXD', await lxdCost(redisServer.url), figures, notes);
       else notes.push(`real LXD: skipped, no daemon at ${lxdSocketPath() ?? '/var/lib/lxd/unix.socket'} (scripts/lxd-testbed.sh)`);
       notes.push(`${cpus().length} cores`);
@@ -66,7 +70,7 @@ await runBench(
   { timeoutMs: 900_000 },
 );
 
-async function simCost(redisUrl: string): Promise<Cost> {
+async function simCost(redisUrl: string, kind: 'exec' | 'http'): Promise<Cost> {
   const instances = Number(process.env.BENCH_PROBE_INSTANCES) || 1000;
   const periodMs = Number(process.env.BENCH_PROBE_PERIOD_MS) || 10_000;
   const sim = await startSimulator({ instances: 0, timings: { startMs: 10, stopMs: 10, stopHookMs: 10, taskMs: 5 } });
@@ -104,15 +108,24 @@ async function lxdCost(redisUrl: string): Promise<Cost> {
 }
 
 /** The runner's window against the same execs sent straight, at the same rate, on the same daemon. */
-async function cost(redisUrl: string, target: string, names: string[], periodMs: number, daemon: number | undefined): Promise<Cost> {
+async function cost(
+  redisUrl: string,
+  target: string,
+  names: string[],
+  periodMs: number,
+  daemon: number | undefined,
+  http?: { probe: Probe; bare: (i: number) => Promise<void> },
+): Promise<Cost> {
   const client = new InstanceClient(parseTarget(target));
   const redis = redisFromUrl(redisUrl);
   const keys = keySpace(`bench-probes-${Date.now()}`);
   const queue = new Queue(keys.eventsQueue, { connection: redisFromUrl(redisUrl), prefix: keys.bullPrefix });
-  const probe = defineProbe({ name: 'bench', kind: 'exec', command: ['true'], periodMs, timeoutMs: 5_000 });
+  const probe = http?.probe ?? defineProbe({ name: 'bench', kind: 'exec', command: ['true'], periodMs, timeoutMs: 5_000 });
+  const bareCheck =
+    http?.bare ?? (async (i: number) => void (await (await client.exec(names[i]!, { command: ['true'] }, { timeoutMs: 5_000 })).wait()));
   try {
     const perSecond = names.length / (periodMs / 1000);
-    progress(bench, `baseline: ${perSecond} bare execs/s for ${windowSeconds} s`);
+    progress(bench, `baseline: ${perSecond} bare checks/s for ${windowSeconds} s`);
     const base0 = process.cpuUsage();
     const daemonBase0 = daemonCpu(daemon);
     let bare = 0;
@@ -120,7 +133,7 @@ async function cost(redisUrl: string, target: string, names: string[], periodMs:
     while (Date.now() - t0 < windowSeconds * 1000) {
       const due = Math.floor(((Date.now() - t0) / 1000) * perSecond);
       // One at a time, as fast as the rate asks: a burst of websocket connects is not what a runner sends either.
-      for (; bare < due; bare++) await (await client.exec(names[bare % names.length]!, { command: ['true'] }, { timeoutMs: 5_000 })).wait();
+      for (; bare < due; bare++) await bareCheck(bare % names.length);
       await sleep(50);
     }
     const baseCpu = cpuSeconds(process.cpuUsage(base0));
@@ -146,7 +159,7 @@ async function cost(redisUrl: string, target: string, names: string[], periodMs:
     const daemonRun = daemonCpu(daemon) - daemonRun0;
     const checks = runner.counts.checks - c0;
     await runner.stop();
-    return { checks, runCpu, bare, baseCpu, ...(daemon ? { daemon: { run: daemonRun, base: daemonBase } } : {}) };
+    return { expectedPerSecond: perSecond, checks, runCpu, bare, baseCpu, ...(daemon ? { daemon: { run: daemonRun, base: daemonBase } } : {}) };
   } finally {
     await queue.close();
     redis.disconnect();
@@ -160,14 +173,14 @@ function report(where: string, c: Cost, figures: Figure[], notes: string[]): voi
       `CPU per probe check (runner${where === 'simulator' ? ' + simulated daemon' : ''}), ${where}`,
       'ms',
       (1000 * c.runCpu) / Math.max(1, c.checks),
-      'a bare exec',
+      where.endsWith('http') ? 'a bare GET' : 'a bare exec',
       (1000 * c.baseCpu) / Math.max(1, c.bare),
-      3,
+      where.endsWith('http') ? 5 : 3,
     ),
   );
   notes.push(
-    `${where}: ${c.checks} checks in ${windowSeconds} s (${(c.checks / windowSeconds).toFixed(1)}/s) using ${c.runCpu.toFixed(2)} CPU s; baseline ${c.bare} bare execs using ${c.baseCpu.toFixed(2)} CPU s`,
-    `${where}: probes per second per CPU core: ${(c.checks / c.runCpu).toFixed(0)} (bare execs: ${(c.bare / c.baseCpu).toFixed(0)})`,
+    `${where}: ${c.checks} checks in ${windowSeconds} s (${(c.checks / windowSeconds).toFixed(1)}/s, expected ${c.expectedPerSecond}/s) using ${c.runCpu.toFixed(2)} CPU s; baseline ${c.bare} bare checks using ${c.baseCpu.toFixed(2)} CPU s`,
+    `${where}: probes per second per CPU core: ${(c.checks / c.runCpu).toFixed(0)} (bare checks: ${(c.bare / c.baseCpu).toFixed(0)})`,
   );
   if (c.daemon)
     notes.push(

@@ -3,6 +3,7 @@ import type { EventHub } from './event-hub.js';
 import type { FaultBook } from './faults.js';
 import type { ExecSockets } from './exec/exec-sockets.js';
 import type { ExecRecords } from './exec/exec-records.js';
+import type { GuestNetwork } from './guest/guest-network.js';
 import type { Guests } from './guest/guests.js';
 import type { IdSource } from './ids.js';
 import type { ImageAliases } from './image-aliases.js';
@@ -67,6 +68,8 @@ export interface SimContext {
   execSockets: ExecSockets;
   /** Each instance's filesystem and the shell exec runs in it. */
   guests: Guests;
+  /** Each instance's address and HTTP endpoint. */
+  guestNet: GuestNetwork;
   /** The output of exec requests made with `record-output`. */
   execRecords: ExecRecords;
   /** The HTTPS server certificate, when HTTPS is on. */

@@ -3,6 +3,7 @@ import { ClusterActions } from './cluster-actions.js';
 import type { SimContext } from './context.js';
 import { SimHttpError } from './envelope.js';
 import { createTrustToken, tokenString } from './handlers/certificates.js';
+import type { HttpScript } from './guest/http-scripts.js';
 import type { CommandScript } from './guest/scripted-commands.js';
 import { instanceKey, type InstanceType, type SimInstance } from './instance-model.js';
 
@@ -246,6 +247,46 @@ export class SimulatorControls {
   /** Forgets every scripted command. */
   clearScriptedCommands(): void {
     this.ctx.guests.scripts.clear();
+  }
+
+  /**
+   * Scripts what the instances' HTTP endpoint answers (all instances, or one; every path and guest
+   * port, or one): its outcome per request, the last one repeating, e.g. `{ instance: 'web1', path:
+   * '/healthz', outcomes: [{ status: 503 }, { hang: true }] }`. Requests are counted per instance;
+   * the most specific script answers (an instance's own, then one for the path, then for the port).
+   */
+  scriptHttp(script: HttpScript): void {
+    this.ctx.guestNet.script(script);
+  }
+
+  /** Requests an instance's HTTP endpoint received (scripted or not), on every path and port or one. */
+  httpCalls(name: string, opts: InstanceRef & { path?: string; port?: number } = {}): number {
+    return this.ctx.guestNet.calls(instanceKey(opts.project ?? 'default', name), opts);
+  }
+
+  /** Every HTTP script with its calls per instance. */
+  httpScripts(): ReturnType<SimContext['guestNet']['scriptList']> {
+    return this.ctx.guestNet.scriptList();
+  }
+
+  /** Forgets every HTTP script: running instances answer 200 "ok" again on every path and port. */
+  clearHttpScripts(): void {
+    this.ctx.guestNet.clearScripts();
+  }
+
+  /**
+   * The instance's address (the global IPv4 address its state shows while it runs), from now on
+   * listened on while it runs, as after its state was read.
+   */
+  guestAddress(name: string, ref: InstanceRef = {}): string {
+    const inst = this.instance(name, ref);
+    this.ctx.guestNet.addressShown(inst);
+    return inst.guestAddress!;
+  }
+
+  /** The guest ports (option `guestPorts`), and the listens that failed. */
+  guestNetwork(): { ports: readonly number[]; listenErrors: ReturnType<SimContext['guestNet']['listenErrors']['slice']> } {
+    return { ports: this.ctx.guestNet.ports, listenErrors: [...this.ctx.guestNet.listenErrors] };
   }
 
   /** Event frames published since start, held ones included (a test waits on it for an event that exists but reached nobody). */

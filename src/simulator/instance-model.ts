@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { StatusCode, statusText, type ApiRevision } from '../client/status-code.js';
 import type { LockHolder } from './busy-policy.js';
+import { linkLocalAddress } from './guest/guest-address.js';
 import { zeroTime } from './time.js';
 
 /** Instance types. */
@@ -28,6 +29,16 @@ export function instanceKey(project: string, name: string): string {
   return `${project}/${name}`;
 }
 
+/** Told of an instance's changes (the guest network listens on an instance's address while it runs). */
+export interface InstanceObserver {
+  /** After every change (`touch()`). */
+  changed(inst: SimInstance): void;
+  /** Its address was shown in its state: someone may connect to it. */
+  addressShown(inst: SimInstance): void;
+  /** It was deleted. */
+  removed(inst: SimInstance): void;
+}
+
 /**
  * One simulated instance. Handlers mutate it through the action driver; `touch()` must follow every
  * change so cached renderings are rebuilt.
@@ -50,6 +61,13 @@ export class SimInstance {
   /** Its member is Offline: listed with status Error 112, as LXD shows instances it cannot reach. */
   memberOffline = false;
   readonly snapshots = new Map<string, SimSnapshot>();
+  /**
+   * The global IPv4 address of its first NIC while it runs (set by the store): a loopback address
+   * of its own, so a client on this host reaches the guest's endpoint (guest/guest-network.ts).
+   */
+  guestAddress: string | undefined;
+  /** Told of changes (set by the store). */
+  observer: InstanceObserver | undefined;
   /** The API state change holding the lock, when one does (a crash's stop hook or an update holds it without). */
   lockHolder: LockHolder | undefined;
   private held: LockAction | undefined;
@@ -90,6 +108,7 @@ export class SimInstance {
   /** Invalidates cached renderings after any change. */
   touch(): void {
     this.cache.clear();
+    this.observer?.changed(this);
   }
 
   /** True when the instance has a running guest (Running, Frozen, Freezing, Thawed, Ready, Error). */
@@ -205,17 +224,28 @@ export class SimInstance {
   }
 
   /**
-   * One entry per NIC of the expanded devices (up, with the MAC LXD assigned) plus `lo`, which the
-   * test bed's busybox guest (no init system) never brings up.
+   * One entry per NIC of the expanded devices (up, with the MAC LXD assigned, an IPv6 link-local
+   * address from it, and on the first NIC the instance's IPv4 address, as a NIC on a managed bridge
+   * shows its DHCP lease) plus `lo`: up with 127.0.0.1 and ::1 in a guest with an init system, down
+   * without addresses in the test bed's busybox guest (no init system brings it up).
    */
   private renderNetwork(): Record<string, unknown> {
     const devices = { ...this.expandProfiles(this.profiles).devices, ...this.devices };
-    const net: Record<string, unknown> = {};
+    const net: Record<string, Record<string, unknown>> = {};
     for (const [dev, d] of Object.entries(devices)) {
       if (d.type !== 'nic') continue;
-      net[d.name ?? dev] = nic(this.config[`volatile.${dev}.hwaddr`] ?? '00:16:3e:00:00:00', 'broadcast', dev);
+      const hwaddr = this.config[`volatile.${dev}.hwaddr`] ?? '00:16:3e:00:00:00';
+      net[d.name ?? dev] = nic(hwaddr, 'broadcast', dev, [address('inet6', linkLocalAddress(hwaddr), '64', 'link')]);
     }
-    net.lo = { ...nic('', 'loopback', 'lo'), state: 'down' };
+    const names = Object.keys(net).sort();
+    if (names.length > 0 && this.guestAddress) {
+      (net[names[0]!]!.addresses as unknown[]).unshift(address('inet', this.guestAddress, '8', 'global'));
+      this.observer?.addressShown(this);
+    }
+    const busybox = (this.config['image.os'] ?? 'busybox').toLowerCase() === 'busybox';
+    net.lo = busybox
+      ? { ...nic('', 'loopback', 'lo', []), state: 'down' }
+      : nic('', 'loopback', 'lo', [address('inet', '127.0.0.1', '8', 'local'), address('inet6', '::1', '128', 'local')]);
     return Object.fromEntries(Object.entries(net).sort(([a], [b]) => a.localeCompare(b)));
   }
 
@@ -240,9 +270,14 @@ export class SimInstance {
   }
 }
 
-function nic(hwaddr: string, type: string, hostName: string): Record<string, unknown> {
+/** An entry of a NIC's `addresses`, in LXD's field order. */
+function address(family: 'inet' | 'inet6', addr: string, netmask: string, scope: 'global' | 'link' | 'local'): Record<string, string> {
+  return { family, address: addr, netmask, scope };
+}
+
+function nic(hwaddr: string, type: string, hostName: string, addresses: Record<string, string>[]): Record<string, unknown> {
   return {
-    addresses: [],
+    addresses,
     counters: {
       bytes_received: 0,
       bytes_sent: 0,

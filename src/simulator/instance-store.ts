@@ -3,7 +3,8 @@ import type { ClusterMembers } from './cluster.js';
 import { daemonTexts } from './daemon-texts.js';
 import { SimHttpError } from './envelope.js';
 import type { IdSource } from './ids.js';
-import { SimInstance, type InstanceType } from './instance-model.js';
+import { loopbackAddress } from './guest/guest-address.js';
+import { SimInstance, type InstanceObserver, type InstanceType } from './instance-model.js';
 import { ProfileStore } from './profile-store.js';
 
 /** What a new instance starts with. */
@@ -33,16 +34,20 @@ export class InstanceStore {
   private readonly reserved = new Set<string>();
   /** Projects and profiles; a profile change re-renders every instance. */
   readonly profiles: ProfileStore;
+  /** Instances ever made: each gets the guest address of its number, kept through renames, never reused. */
+  private made = 0;
 
   /**
    * `projects`: extra projects besides `default` (they use the profiles of `default`); `cluster`
-   * places new instances; `revision` chooses the daemon's wording and volatile keys.
+   * places new instances; `revision` chooses the daemon's wording and volatile keys; `observer` is
+   * told of every instance's changes.
    */
   constructor(
     projects: readonly string[],
     private readonly ids: IdSource,
     private readonly cluster?: ClusterMembers,
     readonly revision: ApiRevision = 'earlier',
+    private readonly observer?: InstanceObserver,
   ) {
     this.profiles = new ProfileStore(() => this.touchAll(), revision);
     for (const p of projects) if (p !== 'default') this.profiles.createProject(p, '', { 'features.profiles': 'false' });
@@ -139,6 +144,8 @@ export class InstanceStore {
     const inst = new SimInstance(spec.name, project, spec.type ?? 'container', spec.createdAt, config);
     inst.expandProfiles = (names) => this.profiles.expand(project, names);
     inst.location = location;
+    inst.guestAddress = loopbackAddress(++this.made);
+    inst.observer = this.observer;
     // Every NIC (own or from a profile) gets a MAC address at creation, as LXD assigns one.
     const nics = { ...inst.expandProfiles(spec.profiles ?? ['default']).devices, ...spec.devices };
     for (const [dev, d] of Object.entries(nics)) if (d.type === 'nic') config[`volatile.${dev}.hwaddr`] = this.ids.hwaddr();
@@ -158,6 +165,7 @@ export class InstanceStore {
   /** Removes an instance. */
   remove(inst: SimInstance): void {
     this.byProject.get(inst.project)?.delete(inst.name);
+    inst.observer?.removed(inst);
   }
 
   /** Renames in place, keeping the listing position at the end like a fresh database row. */

@@ -98,6 +98,12 @@ export interface SimulatorOptions {
   tls?: { cert: string; key: string };
   /** Simulate a cluster of these members; a standalone server when absent. */
   cluster?: SimClusterOptions;
+  /**
+   * The ports every running instance's HTTP endpoint listens on, on the instance's own loopback
+   * address (docs/simulator.md, "Guest network"); probes set `port` to one. Default: one free port
+   * chosen at start (`sim.guestPort`), since port 80 needs root.
+   */
+  guestPorts?: number[];
 }
 
 /** Options with every default filled in. */
@@ -115,6 +121,7 @@ export interface ResolvedSimOptions {
   trustPassword: string | undefined;
   tls: { cert: string; key: string } | undefined;
   cluster: SimClusterOptions | undefined;
+  guestPorts: number[] | undefined;
 }
 
 /** Default timings (see SimTimings). */
@@ -155,5 +162,6 @@ export function resolveOptions(opts: SimulatorOptions, defaultSocket: string): R
       opts.cluster && opts.cluster.members.length > 0
         ? { members: [...opts.cluster.members], memberListeners: opts.cluster.memberListeners ?? false }
         : undefined,
+    guestPorts: opts.guestPorts && opts.guestPorts.length > 0 ? [...opts.guestPorts] : undefined,
   };
 }

@@ -13,6 +13,7 @@ import { EventsEndpoint } from './events-endpoint.js';
 import { FaultBook } from './faults.js';
 import { ExecSockets } from './exec/exec-sockets.js';
 import { ExecRecords } from './exec/exec-records.js';
+import { GuestNetwork } from './guest/guest-network.js';
 import { Guests } from './guest/guests.js';
 import { IdSource } from './ids.js';
 import { ImageAliases } from './image-aliases.js';
@@ -42,6 +43,10 @@ export interface RunningSimulator {
   controls: SimulatorControls;
   /** Cluster mode with `memberListeners`: each member's own address, to take away and give back. */
   memberListeners: MemberListeners | undefined;
+  /** The first guest port: where each running instance's HTTP endpoint listens on its address (a probe's `port`). */
+  guestPort: number;
+  /** Every guest port (option `guestPorts`). */
+  guestPorts: readonly number[];
   /** Stops listening, cuts event sockets and removes the temporary socket directory. */
   stop(): Promise<void>;
 }
@@ -67,6 +72,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const hub = new EventHub(opts.events, opts.utcSuffix, cluster?.serverName);
   const trust = new TrustStore();
   for (const pem of opts.trustedCertificates) trust.add(pem);
+  const guestNet = await GuestNetwork.open(opts.guestPorts);
   const ctx: SimContext = {
     opts,
     ids,
@@ -77,9 +83,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     networks: new NetworkStore(),
     pools: new StoragePools(),
     execSockets: new ExecSockets(),
-    guests: new Guests(),
+    guests: new Guests((inst, script) => guestNet.script({ ...script, instance: inst.name, project: inst.project })),
+    guestNet,
     execRecords: new ExecRecords(),
-    store: new InstanceStore(opts.projects, ids, cluster, opts.revision),
+    store: new InstanceStore(opts.projects, ids, cluster, opts.revision, guestNet),
     ops: new OperationRegistry(hub, ids, opts.revision, opts.utcSuffix, opts.timings.operationRetentionMs, cluster?.serverName),
     lifecycle: new LifecycleEmitter(hub, opts.revision),
     faults: new FaultBook(),
@@ -129,6 +136,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     hub.close();
     await memberListeners?.close();
     await transport.close();
+    await guestNet.close();
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
     throw err;
   }
@@ -145,10 +153,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     serverCertificate: tls?.cert,
     controls,
     memberListeners,
+    guestPort: guestNet.ports[0]!,
+    guestPorts: guestNet.ports,
     async stop() {
       hub.close();
       events.close();
       ctx.execSockets.close();
+      await guestNet.close();
       await memberListeners?.close();
       await transport.close();
       if (tempDir) rmSync(tempDir, { recursive: true, force: true });

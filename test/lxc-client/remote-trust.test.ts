@@ -61,7 +61,7 @@ describeLxcClient('lxc remote add against reflex sim (earlier revision)', () => 
     await t.lxc.ok(['remote', 'add', 'sim', t.sim.httpsUrl!, '--password', 's3cret', '--accept-certificate']);
     t.clearRequests();
     const out = await t.lxc.ok(['list', 'sim:', '--format', 'csv']);
-    expect(out).toBe('c1,RUNNING,,,CONTAINER,0\nc2,STOPPED,,,CONTAINER,0\n');
+    expect(out).toBe('c1,RUNNING,127.1.0.1 (eth0),,CONTAINER,0\nc2,STOPPED,,,CONTAINER,0\n');
     expect(t.requests().filter((r) => r.includes('/1.0/instances'))).toEqual(['GET /1.0/instances?filter=&recursion=2']);
   });
 });

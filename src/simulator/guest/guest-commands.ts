@@ -167,11 +167,15 @@ function parseSignal(text: string): number | undefined {
   return signalNumbers[name];
 }
 
-/** A scripted program: its registered outcomes, or the built-in program it shadows, or "not found". */
+/**
+ * A scripted program: its registered outcomes, or the built-in program it shadows, or "not found".
+ * `ended` is told when a call's outcome is over (`interrupted` when a signal cut it short).
+ */
 export function scriptedCommand(
   name: string,
   take: (argv: string[]) => CommandOutcome | undefined,
   sleep: (ms: number, signal: AbortSignal | undefined) => Promise<void>,
+  ended: (outcome: CommandOutcome, interrupted: boolean) => void = () => {},
 ): Command {
   return {
     name,
@@ -180,6 +184,7 @@ export function scriptedCommand(
       if (!outcome) return ctx.origCommand ? ctx.origCommand(args) : fail(`sh: ${name}: not found\n`, 127);
       if (outcome.hang) await sleep(Number.POSITIVE_INFINITY, ctx.signal);
       else if (outcome.delayMs) await sleep(outcome.delayMs, ctx.signal);
+      ended(outcome, ctx.signal?.aborted === true);
       return { stdout: outcome.stdout ?? '', stderr: outcome.stderr ?? '', exitCode: outcome.exitCode ?? 0 };
     },
   };

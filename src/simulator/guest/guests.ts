@@ -4,7 +4,7 @@ import { instanceKey } from '../instance-model.js';
 import { guestCommands, harmlessSignals, lsCommand, scriptedCommand, sleepCommand, type GuestProcess } from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
 import { layOut } from './guest-layout.js';
-import { ScriptedCommands } from './scripted-commands.js';
+import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
 
 /** One command to run in a guest, as the exec request gives it. */
 export interface GuestCommand {
@@ -124,6 +124,10 @@ const shellPid = 58;
 export class Guests {
   /** Commands tests script (moto/LocalStack style). */
   readonly scripts = new ScriptedCommands();
+
+  /** `httpAfter`: scripts the HTTP endpoint of the instance a scripted command ran in, once the command ended. */
+  constructor(private readonly httpAfter: (inst: SimInstance, script: NonNullable<CommandOutcome['httpAfter']>) => void = () => {}) {}
+
   private readonly filesystems = new WeakMap<SimInstance, Promise<GuestFs>>();
 
   /** What each snapshot's filesystem was; none when the instance's was never made (then: its image). */
@@ -211,7 +215,12 @@ export class Guests {
     const pause = (ms: number, signal: AbortSignal | undefined): Promise<void> => sleepUnlessAborted(ms, anyOf(signal, killer.signal));
     const proc: GuestProcess = { hostname: () => inst.name, uid, gid, pid: shellPid, killSelf: kill };
     const key = instanceKey(inst.project, inst.name);
-    const scripted = [...this.scripts.programsFor(key)].map((name) => scriptedCommand(name, (argv) => this.scripts.take(key, argv), pause));
+    const scriptEnded = (outcome: CommandOutcome, interrupted: boolean): void => {
+      if (outcome.httpAfter && !interrupted && !killer.signal.aborted) this.httpAfter(inst, outcome.httpAfter);
+    };
+    const scripted = [...this.scripts.programsFor(key)].map((name) =>
+      scriptedCommand(name, (argv) => this.scripts.take(key, argv), pause, scriptEnded),
+    );
     const own = [...guestCommands(proc), sleepCommand(pause), lsCommand((path) => fs.ownerOf(path)), ...scripted];
     const ownNames = new Set(own.map((c) => c.name));
     const custom: Command[] = [...own, ...[...busyboxPrograms].filter((n) => !ownNames.has(n)).map(passThrough)].map((c) => gated(c, gate));

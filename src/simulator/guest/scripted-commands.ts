@@ -1,4 +1,5 @@
 import { SimHttpError } from '../envelope.js';
+import { checkHttpScript, type HttpScript } from './http-scripts.js';
 
 /** What one call of a scripted command does. */
 export interface CommandOutcome {
@@ -10,6 +11,12 @@ export interface CommandOutcome {
   delayMs?: number;
   /** Never ends by itself: only a signal (a kill through the control socket, an exec timeout) ends it. */
   hang?: boolean;
+  /**
+   * When the call ends (not killed), the instance's HTTP endpoint answers with these outcomes from
+   * then on (a script of this instance alone, replacing its own for the same path and port): how
+   * `systemctl restart nginx` repairs, or breaks, the service a probe watches.
+   */
+  httpAfter?: Omit<HttpScript, 'instance' | 'project'>;
 }
 
 /**
@@ -53,7 +60,8 @@ export class ScriptedCommands {
     if (words.length === 0) throw new SimHttpError(400, 'command is required');
     if (!Array.isArray(script.outcomes) || script.outcomes.length === 0) throw new SimHttpError(400, 'outcomes must list at least one outcome');
     if (script.outcomes.some((o) => typeof o !== 'object' || o === null || (o.exitCode !== undefined && !Number.isInteger(o.exitCode))))
-      throw new SimHttpError(400, 'each outcome is an object {stdout, stderr, exitCode, delayMs, hang}');
+      throw new SimHttpError(400, 'each outcome is an object {stdout, stderr, exitCode, delayMs, hang, httpAfter}');
+    for (const o of script.outcomes) if (o.httpAfter !== undefined) checkHttpScript({ ...o.httpAfter, instance: undefined, project: undefined });
     const project = script.project ?? 'default';
     const same = this.scripts.findIndex(
       (r) => r.words.join(' ') === words.join(' ') && r.script.instance === script.instance && (r.script.project ?? 'default') === project,

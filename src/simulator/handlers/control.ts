@@ -1,5 +1,6 @@
 import type { SimulatorControls } from '../controls.js';
 import { sync, SimHttpError } from '../envelope.js';
+import type { HttpOutcome } from '../guest/http-scripts.js';
 import type { CommandOutcome } from '../guest/scripted-commands.js';
 import type { Router, SimRequest } from '../router.js';
 
@@ -27,6 +28,11 @@ import type { Router, SimRequest } from '../router.js';
  * | POST /sim/trust | {certificate} | trust a client certificate |
  * | POST /sim/commands | {command, outcomes, instance} | script a guest command |
  * | GET /sim/commands, DELETE /sim/commands | – | scripted commands with their calls / forget them |
+ * | POST /sim/http | {outcomes, instance, path, port} | script the instances' HTTP endpoint |
+ * | GET /sim/http, DELETE /sim/http | – | HTTP scripts with their calls / forget them |
+ * | GET /sim/instances/<n>/http-calls | query path, port | requests its endpoint received |
+ * | GET /sim/instances/<n>/address | – | its address (listened on from now on) |
+ * | GET /sim/guest-network | – | guest ports and failed listens |
  * | POST /sim/members/<m>/down, /sim/members/<m>/up | – | member Offline / Online (cluster mode) |
  * | POST /sim/members/<m>/evacuate, /sim/members/<m>/restore | – | evacuate / restore at once (cluster mode) |
  * | POST /sim/instances/<n>/move | {target} | move to another member at once (cluster mode) |
@@ -109,6 +115,28 @@ export function registerControl(router: Router, controls: SimulatorControls): vo
   });
   router.on('GET', '/sim/commands', () => sync(controls.scriptedCommands()));
   router.on('DELETE', '/sim/commands', () => (controls.clearScriptedCommands(), sync({})));
+  router.on('POST', '/sim/http', (req) => {
+    const b = body(req);
+    controls.scriptHttp({
+      outcomes: Array.isArray(b.outcomes) ? (b.outcomes as HttpOutcome[]) : [],
+      ...(typeof b.instance === 'string' ? { instance: b.instance, project: req.info.project } : {}),
+      ...(b.path !== undefined ? { path: b.path as string } : {}),
+      ...(b.port !== undefined ? { port: b.port as number } : {}),
+    });
+    return sync({});
+  });
+  router.on('GET', '/sim/http', () => sync(controls.httpScripts()));
+  router.on('DELETE', '/sim/http', () => (controls.clearHttpScripts(), sync({})));
+  router.on('GET', '/sim/instances/:name/http-calls', (req) => {
+    const q = req.info.query;
+    const port = q.get('port');
+    return sync(controls.httpCalls(name(req), { ...ref(req), path: q.get('path') ?? undefined, port: port === null ? undefined : Number(port) }));
+  });
+  router.on('GET', '/sim/instances/:name/address', (req) => sync({ address: controls.guestAddress(name(req), ref(req)) }));
+  router.on('GET', '/sim/guest-network', () => {
+    const g = controls.guestNetwork();
+    return sync({ ports: g.ports, listen_errors: g.listenErrors });
+  });
   router.on('GET', '/sim/calls', () => sync(controls.callCounts()));
   router.on('DELETE', '/sim/calls', () => (controls.resetCalls(), sync({})));
   router.on('POST', '/sim/trust', (req) => {
