@@ -30,7 +30,8 @@ import { atMost, progress, runBench, silentLogger, type Figure } from './support
  *   runner reads each instance's state for its address, then GETs /healthz), against bare GETs;
  *   goal at most 5× a bare GET (the runner's check adds a daemon call for the state to the GET);
  * - the real LXD test bed (when it answers): `BENCH_PROBE_LXD_INSTANCES` (20) containers, each with
- *   an exec probe every `BENCH_PROBE_LXD_PERIOD_MS` (1 s), over the same window.
+ *   an exec probe every `BENCH_PROBE_LXD_PERIOD_MS` (1 s), over the same window (`BENCH_PROBE_LXD=off`
+ *   leaves it out).
  * One in-process ProbeRunner checks them. Figures: CPU per check and probes per second per CPU core
  * (this process's CPU, the simulator's share of the execs included; on LXD the daemon's CPU is
  * reported beside it). Baseline, same run, same daemon and rate: the same execs sent straight by a
@@ -59,7 +60,8 @@ await runBench(
     try {
       report('simulator', await simCost(redisServer.url, 'exec'), figures, notes);
       report('simulator, http', await simCost(redisServer.url, 'http'), figures, notes);
-      if (await lxdReachable()) report('LXD', await lxdCost(redisServer.url), figures, notes);
+      if (process.env.BENCH_PROBE_LXD === 'off') notes.push('real LXD: skipped (BENCH_PROBE_LXD=off)');
+      else if (await lxdReachable()) report('LXD', await lxdCost(redisServer.url), figures, notes);
       else notes.push(`real LXD: skipped, no daemon at ${lxdSocketPath() ?? '/var/lib/lxd/unix.socket'} (scripts/lxd-testbed.sh)`);
       notes.push(`${cpus().length} cores`);
       return { bench, figures, notes };
@@ -77,14 +79,14 @@ async function simCost(redisUrl: string, kind: 'exec' | 'http'): Promise<Cost> {
   for (let i = 0; i < instances; i++) sim.controls.addInstance({ name: `p${i}`, status: 'Running' });
   const target = `unix://${sim.socketPath}`;
   try {
-    progress(bench, `simulator: ${instances} instances, an exec probe every ${periodMs} ms`);
-    return await cost(
-      redisUrl,
-      target,
-      Array.from({ length: instances }, (_, i) => `p${i}`),
-      periodMs,
-      undefined,
-    );
+    progress(bench, `simulator: ${instances} instances, an ${kind} probe every ${periodMs} ms`);
+    const names = Array.from({ length: instances }, (_, i) => `p${i}`);
+    if (kind === 'exec') return await cost(redisUrl, target, names, periodMs, undefined);
+    const probe = defineProbe({ name: 'bench', kind: 'http', url: '/healthz', port: sim.guestPort, periodMs, timeoutMs: 5_000 });
+    const addresses = names.map((n) => sim.controls.guestAddress(n));
+    const bareGet = async (i: number) =>
+      void (await (await fetch(`http://${addresses[i]}:${sim.guestPort}/healthz`, { signal: AbortSignal.timeout(5_000) })).text());
+    return await cost(redisUrl, target, names, periodMs, undefined, { probe, bare: bareGet });
   } finally {
     await sim.stop();
   }

@@ -89,6 +89,10 @@ export class ProbeRunner {
   private listedAt = 0;
   private prunedAt = 0;
   private inRoster = false;
+  /** The last pass left due checks for want of a free slot. */
+  private backlog = false;
+  private silencesAt = 0;
+  private gaugeAt = 0;
   private listing: Promise<void> | undefined;
   private silences: Silence[] = [];
   private beatTimer: NodeJS.Timeout | undefined;
@@ -155,7 +159,9 @@ export class ProbeRunner {
 
   private schedulePass(): void {
     if (this.stopped) return;
-    const every = Math.min(1_000, Math.max(25, Math.floor(this.shortestPeriod() / 4)));
+    // A pass that left due checks waiting for a free slot comes back soon: checks start as slots free
+    // up, so a replica keeps its probes' rate when a check takes longer than the pass interval.
+    const every = this.backlog ? 25 : Math.min(1_000, Math.max(25, Math.floor(this.shortestPeriod() / 4)));
     this.passTimer = setTimeout(() => void this.pass().finally(() => this.schedulePass()), every);
     this.passTimer.unref();
   }
@@ -169,17 +175,26 @@ export class ProbeRunner {
         if (this.planned.length > 0 && !this.inRoster) await this.beat();
       }
       if (this.planned.length === 0) return this.updateGauge();
-      this.silences = await this.opts.silences.list();
+      if (Date.now() - this.silencesAt >= 250) {
+        this.silences = await this.opts.silences.list();
+        this.silencesAt = Date.now();
+      }
     } catch (err) {
       this.opts.logger.warn({ err }, 'probes: could not list instances or silences; probes wait for the next pass');
       return;
     }
     const now = Date.now();
+    this.backlog = false;
     for (const p of this.planned) {
-      if (this.stopped || this.running.size >= this.concurrency) break;
+      if (this.stopped) break;
       if (this.running.has(p.id) || this.owner.ownerOf(p.id) !== this.member) continue;
       const slot = slotOf(p.id, p.probe.periodMs, now);
       const last = this.lastSlot.get(p.id);
+      if (this.running.size >= this.concurrency) {
+        if (last !== undefined && last < slot) this.backlog = true;
+        if (this.backlog) break;
+        continue;
+      }
       // A probe first seen (a start, a new instance, one taken over) waits for its own slot: a
       // replica that starts spreads its checks over the period instead of sending them all at once.
       if (last === undefined) this.lastSlot.set(p.id, slot);
@@ -336,6 +351,9 @@ export class ProbeRunner {
     // The name may now be another instance's (deleted and made again): its health is not this one's.
     if (p.uuid !== undefined && now.config?.['volatile.uuid'] !== p.uuid) return 'another instance under the name now';
     if ((now.last_used_at ?? '') !== runOf) return 'restarted during the check';
+    // A silence made during the check counts: the silences are read afresh, not the pass's.
+    this.silences = await this.opts.silences.list();
+    this.silencesAt = Date.now();
     const why = await this.notNow(p, now);
     if (why) return why;
     if (await this.ownActionSince(p.ref, startedAt - 1_000)) return 'one of Reflex’s own operations ran during the check';
@@ -387,14 +405,23 @@ export class ProbeRunner {
 
   private updateGauge(): void {
     const gauge = this.opts.metrics?.probeInstances;
-    if (!gauge) return;
+    if (!gauge || Date.now() - this.gaugeAt < 1_000) return;
+    this.gaugeAt = Date.now();
     gauge.reset();
     for (const k of this.known.values()) gauge.inc({ probe: k.probe, health: k.health });
   }
 }
 
+/** Each probe's offset in its period (a hash of its id), computed once. */
+const offsets = new Map<string, number>();
+
 /** The period slot a check of probe `id` belongs to, offset per probe so the checks of one period spread over it. */
 function slotOf(id: string, periodMs: number, now: number): number {
-  const offset = createHash('sha1').update(id).digest().readUInt32BE(0) % periodMs;
-  return Math.floor((now + offset) / periodMs);
+  let hash = offsets.get(id);
+  if (hash === undefined) {
+    if (offsets.size > 100_000) offsets.clear();
+    hash = createHash('sha1').update(id).digest().readUInt32BE(0);
+    offsets.set(id, hash);
+  }
+  return Math.floor((now + (hash % periodMs)) / periodMs);
 }
