@@ -93,6 +93,7 @@ export class ProbeRunner {
   private backlog = false;
   private silencesAt = 0;
   private gaugeAt = 0;
+  private readonly unknownLogged = new Map<string, { at: number; reason: string }>();
   private listing: Promise<void> | undefined;
   private silences: Silence[] = [];
   private beatTimer: NodeJS.Timeout | undefined;
@@ -249,6 +250,7 @@ export class ProbeRunner {
       const ids = new Set(planned.map((p) => p.id));
       for (const id of [...this.lastSlot.keys()]) if (!ids.has(id)) this.lastSlot.delete(id);
       for (const id of [...this.known.keys()]) if (!ids.has(id)) this.known.delete(id);
+      for (const id of [...this.unknownLogged.keys()]) if (!ids.has(id)) this.unknownLogged.delete(id);
       if (complete) await this.prune(ids);
     })().finally(() => (this.listing = undefined));
     await this.listing;
@@ -310,6 +312,7 @@ export class ProbeRunner {
     this.counts.checks++;
     this.opts.metrics?.probeDuration.observe({ probe: p.probe.name, outcome: result.outcome }, result.durationMs / 1000);
     if (result.outcome === 'failure') this.opts.metrics?.probeFailures.inc({ probe: p.probe.name });
+    if (result.outcome === 'unknown') this.cannotRun(p, result.output);
     const runOf = p.instance.last_used_at ?? '';
     const raw = await redis.hget(keys.probes.state, p.id);
     const stored = raw ? (JSON.parse(raw) as ProbeState) : undefined;
@@ -343,6 +346,24 @@ export class ProbeRunner {
     if (transition) await this.publish(p, next, transition.from, transition.consecutive, transition.since, result);
     await redis.hset(keys.probes.state, p.id, JSON.stringify(next));
     this.known.set(p.id, { probe: p.probe.name, health: next.health });
+  }
+
+  /**
+   * A check that could not run is logged as a warning: the first one of a probe on an instance, and
+   * again when its reason changes or every ten minutes while it lasts (the metric counts each one,
+   * and the alert ReflexProbeCannotRun fires when they go on).
+   */
+  private cannotRun(p: Planned, output: string): void {
+    const last = this.unknownLogged.get(p.id);
+    const now = Date.now();
+    // The same reason with another operation's id or another duration is the same reason.
+    const reason = output.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, 'ID').replace(/\d+/g, 'N');
+    if (last && last.reason === reason && now - last.at < 10 * 60_000) return;
+    this.unknownLogged.set(p.id, { at: now, reason });
+    this.opts.logger.warn(
+      { probe: p.probe.name, instance: p.ref.instance, project: p.ref.project, target: p.ref.target, output },
+      `probe ${p.probe.name}: the check of ${p.ref.instance} could not run (unknown, never unhealthy: nothing is healed while it lasts)`,
+    );
   }
 
   /** Why a check that would change the health is stale, read afresh; undefined when it stands. */

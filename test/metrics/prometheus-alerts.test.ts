@@ -60,6 +60,7 @@ describe.skipIf(!installed)('the shipped Prometheus alerts', () => {
         'ReflexRedisMemoryHigh',
         'ReflexRedisMemoryCritical',
         'ReflexProbeUnhealthyNotRemediated',
+        'ReflexProbeCannotRun',
       ]),
     );
   });

@@ -18,6 +18,8 @@ describe('the probe runner’s upkeep', () => {
 
   /** A simulator with `names` Running, and a started runner with `probes` on it. */
   async function runnerOn(names: string[], probes: Probe[], opts: Partial<ProbeRunnerOptions> = {}) {
+    const warnings: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line) as Record<string, unknown>) });
     const sim = await startSimulator({ instances: 0 });
     cleanups.push(() => sim.stop());
     for (const name of names) sim.controls.addInstance({ name, status: 'Running' });
@@ -35,7 +37,7 @@ describe('the probe runner’s upkeep', () => {
       keys,
       eventsQueue: queue,
       silences: new Silences(redis, keys.silences),
-      logger: pino({ level: 'silent' }),
+      logger,
       probes: () => probes,
       ...opts,
     });
@@ -43,7 +45,7 @@ describe('the probe runner’s upkeep', () => {
     cleanups.push(() => runner.stop());
     const probedInstances = async () =>
       Object.values(await redis.hgetall(keys.probes.state)).map((raw) => (JSON.parse(raw) as { instance: string }).instance);
-    return { client, redis, keys, runner, probedInstances };
+    return { sim, client, redis, keys, runner, probedInstances, warnings };
   }
 
   it('forgets the state of an instance that is gone once its last check is older than forgetAfterMs, and keeps the others’', async () => {
@@ -66,5 +68,18 @@ describe('the probe runner’s upkeep', () => {
     await client.update('web1', (i) => ({ ...i, config: { ...i.config, 'user.reflex.probe.exec': 'true', 'user.reflex.probe.period': '200ms' } }));
     await until('web1 probed', async () => ((await probedInstances()).includes('web1') ? true : undefined), 30_000);
     expect(await redis.zcard(keys.probes.roster)).toBe(1);
+  }, 90_000);
+
+  it('says in the log, once while the reason stays the same, that a check could not run', async () => {
+    const probe = defineProbe({ name: 'p', kind: 'exec', command: ['true'], periodMs: 100, timeoutMs: 5_000 });
+    const { sim, runner, warnings } = await runnerOn(['web1'], [probe]);
+    sim.controls.failNext('web1', 20, 'Injected failure');
+    const cannotRun = () => warnings.filter((w) => String(w.msg).includes('could not run'));
+    await until('the check that could not run logged', () => (cannotRun().length > 0 ? true : undefined), 30_000);
+    const after = runner.counts.checks;
+    await until('five more checks', () => (runner.counts.checks >= after + 5 ? true : undefined), 30_000);
+    expect(cannotRun()[0]).toMatchObject({ probe: 'p', instance: 'web1' });
+    expect(String(cannotRun()[0]!.output)).toMatch(/^exec refused: /);
+    expect(cannotRun()).toHaveLength(1);
   }, 90_000);
 });
