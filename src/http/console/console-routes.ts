@@ -224,8 +224,13 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     const range = rangeOf(c, '24h');
     if ('error' in range) return c.json({ error: range.error }, 400);
     // A day before the range too: the status the range opens in was set before it.
-    const records = await o.audit.read({ instance, since: new Date(range.from - 24 * 3_600_000), until: new Date(range.to), count: maxRecords });
-    return c.json(instanceTimeline(records, executionsOf(records), incidentsOf(records), instance, range.from, range.to));
+    const [records, snap] = await Promise.all([
+      o.audit.read({ instance, since: new Date(range.from - 24 * 3_600_000), until: new Date(range.to), count: maxRecords }),
+      fleet.snapshot(),
+    ]);
+    // Its probes' state now, as read with the fleet (every instance of that name, on any target or project).
+    const probes = snap.rows.filter((r) => r.name === instance).flatMap((r) => snap.probeStates.get(r.key) ?? []);
+    return c.json(instanceTimeline(records, executionsOf(records), incidentsOf(records), instance, range.from, range.to, probes));
   });
 
   app.get(`${api}/trail`, async (c) => {

@@ -11,6 +11,8 @@ import { scanKeys } from '../../redis/scan-keys.js';
 import { CrashLoopBudget, quarantineHolds } from '../../remediation/crash-loop-budget.js';
 import { identityOf, identityToken, isAnotherInstance, type InstanceIdentity } from '../../remediation/instance-identity.js';
 import { matchingSilence, type Silences } from '../../silences/silences.js';
+import { readProbeStatus, type ProbeStatus } from '../../probes/probe-status.js';
+import { joinProbeHealth, type FleetHealth, type RowProbe } from './fleet-health.js';
 
 /** One target the console shows, with its client when this process has one (it lists the daemon's instances). */
 export interface ConsoleTarget {
@@ -52,6 +54,10 @@ export interface FleetRow {
   acting: boolean;
   /** Restarts counted in the crash-loop budget's window. */
   restarts: number;
+  /** What its health probes conclude (the worst of them); `none` when no probe state covers it, `unknown` while it is not Running. */
+  health: FleetHealth;
+  /** Its probes and what each concludes; absent when none covers it. */
+  probes?: RowProbe[];
 }
 
 /** The whole fleet at one moment. */
@@ -60,6 +66,8 @@ export interface FleetSnapshot {
   rows: FleetRow[];
   /** Whether a daemon's list was read (members and opt-in are known). */
   listed: boolean;
+  /** The probe states of each row (by row key) as read with the snapshot, for the instance's detail. */
+  probeStates: Map<string, ProbeStatus[]>;
 }
 
 /** What the fleet view is asked for. */
@@ -69,7 +77,7 @@ export interface FleetQuery {
   member?: string;
   /** Status text (Running, Stopped, Error…) or `down` (anything but Running). */
   status?: string;
-  /** `quarantined`, `backoff`, `silenced`, `acting`. */
+  /** `quarantined`, `backoff`, `silenced`, `acting`, `unhealthy`. */
   flag?: string;
   /** The filter language (`src/filter/`, extended: free text and gt/ge/lt/le), evaluated on the instance object with the console's fields. */
   filter?: string;
@@ -126,13 +134,14 @@ interface InStatus {
   before?: { status: number; since: number };
 }
 /** Problems first, then by name: what an operator looks for is at the top. */
-const rank = (r: FleetRow) => (r.quarantined ? 0 : r.statusCode === 112 ? 1 : r.acting ? 2 : r.backoffUntil ? 3 : r.statusCode !== 103 ? 4 : 5);
+const rank = (r: FleetRow) =>
+  r.quarantined ? 0 : r.statusCode === 112 ? 1 : r.acting ? 2 : r.backoffUntil ? 3 : r.statusCode !== 103 || r.health === 'unhealthy' ? 4 : 5;
 
 /**
  * The fleet: every instance the state tracker has seen (every replica writes it, so it is complete
  * in any role), joined with the daemon's own list where this process has the target's client (the
  * cluster member, the opt-in, and instances no event has announced yet) and with what Reflex holds
- * per instance in Redis (quarantine, back-off, instance lock, crash-loop budget, silences).
+ * per instance in Redis (quarantine, back-off, instance lock, crash-loop budget, silences, probe states).
  */
 export class FleetView {
   private listed = new Map<string, { at: number; instances: Instance[] }>();
@@ -219,7 +228,7 @@ export class FleetView {
     const at = Date.now();
     const { redis, keys } = this.opts;
     const any: InstanceRef = { target: '*', project: '*', instance: '*' };
-    const [perTarget, quarantines, locks, restarts, delayed, silences] = await Promise.all([
+    const [perTarget, quarantines, locks, restarts, delayed, silences, probeStates] = await Promise.all([
       Promise.all(
         this.opts.targets.map(async (t) => {
           const [tracked, listed] = await Promise.all([this.opts.tracker.all(t.id), this.daemonList(t)]);
@@ -231,6 +240,8 @@ export class FleetView {
       this.keysOf(keys.restarts(any)),
       this.opts.actionsQueue?.getDelayed(0, 9_999) ?? [],
       this.opts.silences.list(at),
+      // The whole hash in one read, once per snapshot (not per page or row): the health filters and counts need every row's.
+      readProbeStatus(redis, keys),
     ]);
     const byKey = new Map<string, FleetRow>();
     // Which instance bears each name now: a predecessor's quarantine or back-off is not this one's.
@@ -251,6 +262,8 @@ export class FleetView {
         if (objects.has(field)) identities.set(refKey(ref), identityOf(objects.get(field)));
       }
     }
+    const uuids = new Map([...identities].map(([k, id]) => [k, id.uuid]));
+    const probesOf = joinProbeHealth(byKey, uuids, probeStates);
     const budget = new CrashLoopBudget(redis);
     const held = await Promise.all(
       quarantines.map(async (k) => {
@@ -289,7 +302,7 @@ export class FleetView {
     for (const r of byKey.values()) sortKey.set(r, `${rank(r)}\u0000${naturalKey(r.name)}\u0000${r.project}\u0000${r.target}`);
     const rows = [...byKey.values()].sort((a, b) => (sortKey.get(a)! < sortKey.get(b)! ? -1 : sortKey.get(a)! > sortKey.get(b)! ? 1 : 0));
     this.keepSince(rows);
-    return { at, rows, listed: listedAny };
+    return { at, rows, listed: listedAny, probeStates: probesOf };
   }
 
   /**
@@ -356,6 +369,7 @@ function rowOf(ref: InstanceRef, tracked: TrackedStatus | undefined, object: Ins
     ...(fromList ? { statusFrom: 'list' as const } : {}),
     acting: false,
     restarts: 0,
+    health: 'none',
   };
 }
 
@@ -366,6 +380,7 @@ const flags: Record<string, (r: FleetRow) => boolean> = {
   backoff: (r) => !!r.backoffUntil,
   silenced: (r) => !!r.silenced,
   acting: (r) => r.acting,
+  unhealthy: (r) => r.health === 'unhealthy',
 };
 
 /** What the filter language sees of a row: its fields as strings, plus `status`, `location` and `config` as the daemon names them. */
@@ -383,6 +398,7 @@ function filterObject(r: FleetRow): Record<string, unknown> {
     silenced: String(!!r.silenced),
     acting: String(r.acting),
     restarts: String(r.restarts),
+    health: r.health,
   };
 }
 
