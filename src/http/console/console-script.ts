@@ -123,7 +123,13 @@ export const consoleScript = `"use strict";
     return d.matched ? \`executions \${d.offset + 1}–\${d.offset + d.executions.length} of \${d.matched} matching (\${d.total} in the range)\` : \`0 matching (\${d.total} in the range)\`;
   }
   var spanClass = { Running: "run", Stopped: "stop", Error: "err", Frozen: "frz" };
-  var markGlyph = { incident: "⚠", reflex: "↻", operator: "☺", housekeeping: "⚙", health: "♥" };
+  var markGlyph = {
+    incident: "⚠",
+    reflex: "↻",
+    operator: "☺",
+    housekeeping: "⚙",
+    health: "♥"
+  };
   function markText(m) {
     if (m.kind !== "health") return esc(m.text);
     const output = m.output ? \` <code class="probe-output">\${esc(m.output.slice(-300))}</code>\` : "";
