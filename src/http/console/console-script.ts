@@ -1250,8 +1250,8 @@ export const consoleScript = `"use strict";
       throttle("dlq", loadDlq, 1e3);
       throttle("health", loadHealth, 1e3);
       throttle("executions", loadExecutions, 1e3);
-      if (state.timeline) throttle("timeline", loadTimeline, 1e3);
     }
+    if (state.timeline) throttle("timeline", loadTimeline, 1e3);
   });
   source.onerror = () => markUnreachable();
   restoreView();
