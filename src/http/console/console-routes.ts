@@ -266,11 +266,14 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
   app.get(`${api}/events`, (c) =>
     streamSSE(c, async (stream) => {
       let wake: () => void = () => {};
-      const pending = { audit: false, fleet: false };
+      const pending = { audit: false, fleet: false, changed: false };
       const unsubscribe = feed.subscribe((change) => {
         pending.audit ||= change.audit;
         pending.fleet ||= change.fleet;
-        if (change.fleet) fleet.invalidate();
+        // A change seen: what is cached may predate it. The periodic refresh (locks, back-offs and
+        // CLI releases leave no record) assembles behind the snapshot served meanwhile.
+        pending.changed ||= change.fleet && !change.periodic;
+        if (change.fleet && !change.periodic) fleet.invalidate();
         wake();
       });
       stream.onAbort(() => {
@@ -294,10 +297,11 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
           }
         }
         // Taken before the write: a change arriving meanwhile is sent next round.
-        const sending = { ...pending, at: Date.now() };
-        pending.audit = pending.fleet = false;
+        const sending = { audit: pending.audit, fleet: pending.fleet, at: Date.now() };
+        const changed = pending.changed;
+        pending.audit = pending.fleet = pending.changed = false;
         // The fleet is assembled once, before the viewers are told: their reads then cost a page, not an assembly.
-        if (sending.fleet) await fleet.snapshot().catch(() => undefined);
+        if (sending.fleet) await (changed ? fleet.snapshot() : fleet.refresh()).catch(() => undefined);
         await stream.writeSSE({ event: 'change', data: JSON.stringify(sending) });
       }
       unsubscribe();

@@ -37,6 +37,7 @@ export function joinProbeHealth(
   uuids: Map<string, string | undefined>,
   states: ProbeStatus[],
 ): Map<string, ProbeStatus[]> {
+  if (!states.length) return new Map();
   // A renamed instance keeps its uuid: its states are found by the uuid first, by the name they were last checked under else.
   const byUuid = new Map<string, string>();
   for (const [key, uuid] of uuids) {

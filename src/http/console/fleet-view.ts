@@ -127,6 +127,9 @@ const naturalKey = (s: string) => s.replace(/\d+/g, (d) => d.replace(/^0+(?=\d)/
 const briefPauseMs = 30_000;
 const running = 103;
 const frozen = 110;
+/** Rows built between two yields to the event loop during an assembly. */
+const yieldEvery = 2_000;
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 interface InStatus {
   status: number;
   since: number;
@@ -151,6 +154,12 @@ export class FleetView {
   private generation = 0;
   /** Since when each instance has been in its status, as this process has seen it (a status confirmed again keeps its start). */
   private inStatus = new Map<string, InStatus>();
+  /** How long the last assembly took (ms) and when it ended: a refresh behind waits as long again (at most half the time assembling). */
+  private lastAssembly = { ms: 0, endedAt: 0 };
+  /** Each name's natural sort key, from the assembly before (names rarely change; the key costs a regex per row). */
+  private naturalKeys = new Map<string, string>();
+  /** The identity of each listed instance object (a daemon list is reused for many assemblies). */
+  private readonly identityOfObject = new WeakMap<Instance, InstanceIdentity>();
 
   constructor(private readonly opts: FleetViewOptions) {}
 
@@ -166,26 +175,41 @@ export class FleetView {
     const cache = this.snapshotCache;
     if (cache && now - cache.at < (this.opts.snapshotMaxAgeMs ?? 400)) return cache.value;
     if (cache?.ready && now - cache.at < (this.opts.staleMaxAgeMs ?? 3_000)) {
-      if (!this.refreshing) {
-        const next = this.fresh(now);
-        const generation = this.generation;
-        // A change seen while it was assembled: it may predate the change, the next read assembles again.
-        this.refreshing = next.value.then(
-          () => void (generation === this.generation && (this.snapshotCache = next)),
-          () => undefined,
-        );
-        void this.refreshing.finally(() => (this.refreshing = undefined));
-      }
+      // At 10k instances an assembly costs more CPU than all the pages served meanwhile: refreshing
+      // behind no sooner than its own duration after the last keeps this process answering.
+      if (now - this.lastAssembly.endedAt >= this.lastAssembly.ms) void this.refresh();
       return cache.value;
     }
     this.snapshotCache = this.fresh(now);
     return this.snapshotCache.value;
   }
 
+  /**
+   * Assembles a fresh snapshot behind the one served (which stays until it is ready), or joins the
+   * assembly under way; for a periodic refresh, when nothing was seen to change.
+   */
+  refresh(): Promise<void> {
+    if (!this.snapshotCache?.ready) return this.snapshot().then(() => undefined);
+    if (!this.refreshing) {
+      const next = this.fresh(Date.now());
+      const generation = this.generation;
+      // A change seen while it was assembled: it may predate the change, the next read assembles again.
+      this.refreshing = next.value.then(
+        () => void (generation === this.generation && (this.snapshotCache = next)),
+        () => undefined,
+      );
+      void this.refreshing.finally(() => (this.refreshing = undefined));
+    }
+    return this.refreshing;
+  }
+
   private fresh(now: number): { at: number; value: Promise<FleetSnapshot>; ready: boolean } {
     const entry = { at: now, value: this.assemble(), ready: false };
     entry.value.then(
-      () => (entry.ready = true),
+      () => {
+        entry.ready = true;
+        this.lastAssembly = { ms: Date.now() - now, endedAt: Date.now() };
+      },
       () => {
         if (this.snapshotCache === entry) this.snapshotCache = undefined;
       },
@@ -248,6 +272,7 @@ export class FleetView {
     const identities = new Map<string, InstanceIdentity>();
     const refKey = (r: InstanceRef) => `${r.target}|${r.project}/${r.instance}`;
     let listedAny = false;
+    let built = 0;
     for (const { t, tracked, listed } of perTarget) {
       const objects = new Map<string, Instance>();
       if (listed) {
@@ -259,7 +284,10 @@ export class FleetView {
         const slash = field.indexOf('/');
         const ref = { target: t.id, project: field.slice(0, slash), instance: field.slice(slash + 1) };
         byKey.set(refKey(ref), rowOf(ref, tracked.get(field), objects.get(field), listed?.at ?? 0));
-        if (objects.has(field)) identities.set(refKey(ref), identityOf(objects.get(field)));
+        const object = objects.get(field);
+        if (object) identities.set(refKey(ref), this.identityOfListed(object));
+        // Long synchronous stretches are cut: the pages asked meanwhile are answered between them.
+        if (++built % yieldEvery === 0) await yieldToEventLoop();
       }
     }
     const uuids = new Map([...identities].map(([k, id]) => [k, id.uuid]));
@@ -298,9 +326,18 @@ export class FleetView {
         if (s) row.silenced = { id: s.id, reason: s.reason, until: s.until };
       }
     }
-    const sortKey = new Map<FleetRow, string>();
-    for (const r of byKey.values()) sortKey.set(r, `${rank(r)}\u0000${naturalKey(r.name)}\u0000${r.project}\u0000${r.target}`);
-    const rows = [...byKey.values()].sort((a, b) => (sortKey.get(a)! < sortKey.get(b)! ? -1 : sortKey.get(a)! > sortKey.get(b)! ? 1 : 0));
+    await yieldToEventLoop();
+    const naturalKeys = new Map<string, string>();
+    const keyed: [string, FleetRow][] = [];
+    for (const r of byKey.values()) {
+      const natural = naturalKeys.get(r.name) ?? this.naturalKeys.get(r.name) ?? naturalKey(r.name);
+      naturalKeys.set(r.name, natural);
+      keyed.push([`${rank(r)}\u0000${natural}\u0000${r.project}\u0000${r.target}`, r]);
+    }
+    this.naturalKeys = naturalKeys;
+    keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const rows = keyed.map((k) => k[1]);
+    await yieldToEventLoop();
     this.keepSince(rows);
     return { at, rows, listed: listedAny, probeStates: probesOf };
   }
@@ -333,6 +370,12 @@ export class FleetView {
       seen.set(r.key, entry);
     }
     this.inStatus = seen;
+  }
+
+  private identityOfListed(object: Instance): InstanceIdentity {
+    let id = this.identityOfObject.get(object);
+    if (!id) this.identityOfObject.set(object, (id = identityOf(object)));
+    return id;
   }
 
   private rowOfKey(rows: Map<string, FleetRow>, key: string): FleetRow | undefined {
