@@ -151,6 +151,8 @@ export class FleetView {
   private listing = new Map<string, Promise<void>>();
   private snapshotCache?: { at: number; value: Promise<FleetSnapshot>; ready: boolean };
   private refreshing?: Promise<void>;
+  /** When the assembly of {@link refreshing} started. */
+  private refreshingAt = 0;
   private generation = 0;
   /** Since when each instance has been in its status, as this process has seen it (a status confirmed again keeps its start). */
   private inStatus = new Map<string, InStatus>();
@@ -177,7 +179,7 @@ export class FleetView {
     if (cache?.ready && now - cache.at < (this.opts.staleMaxAgeMs ?? 3_000)) {
       // At 10k instances an assembly costs more CPU than all the pages served meanwhile: refreshing
       // behind no sooner than its own duration after the last keeps this process answering.
-      if (now - this.lastAssembly.endedAt >= this.lastAssembly.ms) void this.refresh();
+      if (!this.refreshing && now - this.lastAssembly.endedAt >= this.lastAssembly.ms) void this.refresh();
       return cache.value;
     }
     this.snapshotCache = this.fresh(now);
@@ -185,22 +187,39 @@ export class FleetView {
   }
 
   /**
-   * Assembles a fresh snapshot behind the one served (which stays until it is ready), or joins the
-   * assembly under way; for a periodic refresh, when nothing was seen to change.
+   * Assembles a fresh snapshot behind the one served (which stays until it is ready), for a
+   * periodic refresh when nothing was seen to change. It resolves once a snapshot assembled after
+   * the call is the one served: an assembly under way that started before may miss what the
+   * refresh is for (a lock taken, a back-off queued), so it is waited for and followed by another.
    */
-  refresh(): Promise<void> {
-    if (!this.snapshotCache?.ready) return this.snapshot().then(() => undefined);
-    if (!this.refreshing) {
+  async refresh(): Promise<void> {
+    const asked = Date.now();
+    for (;;) {
+      const cache = this.snapshotCache;
+      if (!cache) return void (await this.snapshot());
+      if (!cache.ready || this.refreshing) {
+        const startedAt = cache.ready ? this.refreshingAt : cache.at;
+        await (cache.ready
+          ? this.refreshing
+          : cache.value.then(
+              () => undefined,
+              () => undefined,
+            ));
+        if (startedAt >= asked) return;
+        continue;
+      }
       const next = this.fresh(Date.now());
       const generation = this.generation;
+      this.refreshingAt = next.at;
       // A change seen while it was assembled: it may predate the change, the next read assembles again.
-      this.refreshing = next.value.then(
+      const refreshing = next.value.then(
         () => void (generation === this.generation && (this.snapshotCache = next)),
         () => undefined,
       );
-      void this.refreshing.finally(() => (this.refreshing = undefined));
+      this.refreshing = refreshing;
+      void refreshing.finally(() => this.refreshing === refreshing && (this.refreshing = undefined));
+      return refreshing;
     }
-    return this.refreshing;
   }
 
   private fresh(now: number): { at: number; value: Promise<FleetSnapshot>; ready: boolean } {
