@@ -114,6 +114,18 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
   });
   const feed = new ConsoleFeed({ redis: o.redis, auditKey: o.keys.audit, archiveKey: o.keys.archive });
   const ops = { queue: o.actionsQueue, audit: o.audit, redis: o.redis, keys: o.keys };
+  // A reader of the fleet API without the event stream (a script polling it) is served snapshots
+  // up to a few seconds old too: the feed runs for 30 s after each read, so a change seen invalidates them.
+  let watch: NodeJS.Timeout | undefined;
+  const watchFeed = () => {
+    if (watch) return void watch.refresh();
+    const stop = feed.subscribe((change) => change.fleet && !change.periodic && fleet.invalidate());
+    watch = setTimeout(() => {
+      stop();
+      watch = undefined;
+    }, 30_000);
+    watch.unref();
+  };
 
   app.get(base, (c) => {
     c.header('Cache-Control', 'no-store');
@@ -131,6 +143,7 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
 
   app.get(`${api}/fleet`, async (c) => {
     const q = c.req.query();
+    watchFeed();
     try {
       return c.json(
         await fleet.page({

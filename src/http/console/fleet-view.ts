@@ -156,8 +156,8 @@ export class FleetView {
   private generation = 0;
   /** Since when each instance has been in its status, as this process has seen it (a status confirmed again keeps its start). */
   private inStatus = new Map<string, InStatus>();
-  /** How long the last assembly took (ms) and when it ended: a refresh behind waits as long again (at most half the time assembling). */
-  private lastAssembly = { ms: 0, endedAt: 0 };
+  /** How long the last assembly took (ms). */
+  private lastAssemblyMs = 0;
   /** Each name's natural sort key, from the assembly before (names rarely change; the key costs a regex per row). */
   private naturalKeys = new Map<string, string>();
   /** The identity of each listed instance object (a daemon list is reused for many assemblies). */
@@ -177,9 +177,10 @@ export class FleetView {
     const cache = this.snapshotCache;
     if (cache && now - cache.at < (this.opts.snapshotMaxAgeMs ?? 400)) return cache.value;
     if (cache?.ready && now - cache.at < (this.opts.staleMaxAgeMs ?? 3_000)) {
-      // At 10k instances an assembly costs more CPU than all the pages served meanwhile: refreshing
-      // behind no sooner than its own duration after the last keeps this process answering.
-      if (!this.refreshing && now - this.lastAssembly.endedAt >= this.lastAssembly.ms) void this.refresh();
+      // At 10k instances an assembly costs more than every page served meanwhile: the one behind
+      // starts as late as lets it end (twice its last duration) before the served one is too old.
+      const due = Math.max(this.opts.snapshotMaxAgeMs ?? 400, (this.opts.staleMaxAgeMs ?? 3_000) - 2 * this.lastAssemblyMs);
+      if (!this.refreshing && now - cache.at >= due) void this.refresh();
       return cache.value;
     }
     this.snapshotCache = this.fresh(now);
@@ -227,7 +228,7 @@ export class FleetView {
     entry.value.then(
       () => {
         entry.ready = true;
-        this.lastAssembly = { ms: Date.now() - now, endedAt: Date.now() };
+        this.lastAssemblyMs = Date.now() - now;
       },
       () => {
         if (this.snapshotCache === entry) this.snapshotCache = undefined;
@@ -271,16 +272,14 @@ export class FleetView {
     const at = Date.now();
     const { redis, keys } = this.opts;
     const any: InstanceRef = { target: '*', project: '*', instance: '*' };
-    const [perTarget, quarantines, locks, restarts, delayed, silences, probeStates] = await Promise.all([
+    const [perTarget, { quarantines, locks, restarts }, delayed, silences, probeStates] = await Promise.all([
       Promise.all(
         this.opts.targets.map(async (t) => {
           const [tracked, listed] = await Promise.all([this.opts.tracker.all(t.id), this.daemonList(t)]);
           return { t, tracked, listed };
         }),
       ),
-      this.keysOf(keys.quarantinePattern),
-      this.keysOf(keys.instanceLock(any)),
-      this.keysOf(keys.restarts(any)),
+      this.perInstanceKeys(any),
       this.opts.actionsQueue?.getDelayed(0, 9_999) ?? [],
       this.opts.silences.list(at),
       // The whole hash in one read, once per snapshot (not per page or row): the health filters and counts need every row's.
@@ -402,10 +401,22 @@ export class FleetView {
     return ref && rows.get(`${ref.target}|${ref.project}/${ref.instance}`);
   }
 
-  private async keysOf(pattern: string): Promise<string[]> {
-    const out: string[] = [];
-    for await (const k of scanKeys(this.opts.redis, pattern, 2_000)) out.push(k);
-    return out;
+  /**
+   * The quarantine, lock and restart keys of every instance, in one SCAN of the instance keys (a
+   * walk of the whole key space each: three patterns walked it three times).
+   */
+  private async perInstanceKeys(any: InstanceRef): Promise<{ quarantines: string[]; locks: string[]; restarts: string[] }> {
+    const { keys } = this.opts;
+    const kinds = [keys.quarantine(any), keys.instanceLock(any), keys.restarts(any)];
+    const base = keys.instanceLock(any).slice(0, -':lock'.length);
+    // From the end of the instance's tag (`…}:lock`): a cooldown of a rule named "lock" is `…}:cooldown:lock`.
+    const suffixes = kinds.map((k) => k.slice(base.lastIndexOf('}')));
+    const found: string[][] = [[], [], []];
+    for await (const k of scanKeys(this.opts.redis, `${base}:*`, 5_000)) {
+      const i = suffixes.findIndex((s) => k.endsWith(s));
+      if (i >= 0) found[i]!.push(k);
+    }
+    return { quarantines: found[0]!, locks: found[1]!, restarts: found[2]! };
   }
 }
 
