@@ -149,6 +149,8 @@ const rank = (r: FleetRow) =>
 export class FleetView {
   private listed = new Map<string, { at: number; instances: Instance[] }>();
   private listing = new Map<string, Promise<void>>();
+  /** How long each target's last list took to read, ms. */
+  private readonly listMs = new Map<string, number>();
   private snapshotCache?: { at: number; value: Promise<FleetSnapshot>; ready: boolean };
   private refreshing?: Promise<void>;
   /** When the assembly of {@link refreshing} started. */
@@ -252,13 +254,18 @@ export class FleetView {
   private async daemonList(t: ConsoleTarget): Promise<{ at: number; instances: Instance[] } | undefined> {
     if (!t.client) return undefined;
     const cached = this.listed.get(t.id);
-    const stale = !cached || Date.now() - cached.at > (this.opts.listMaxAgeMs ?? 15_000);
+    // A list that takes long to read (10k instances: megabytes of JSON to parse) is read less often: 30 times its duration apart at least.
+    const maxAge = Math.max(this.opts.listMaxAgeMs ?? 15_000, 30 * (this.listMs.get(t.id) ?? 0));
+    const stale = !cached || Date.now() - cached.at > maxAge;
     if (stale && !this.listing.has(t.id)) {
       // Stamped when asked, not when answered: a change during the read may be missing from it.
       const askedAt = Date.now();
       const p = t.client
         .listInstances({ recursion: 1, allProjects: true, signal: AbortSignal.timeout(30_000) })
-        .then((instances) => void this.listed.set(t.id, { at: askedAt, instances }))
+        .then((instances) => {
+          this.listed.set(t.id, { at: askedAt, instances });
+          this.listMs.set(t.id, Date.now() - askedAt);
+        })
         .catch(() => undefined) // an unreachable daemon: the tracker's view stands alone
         .finally(() => this.listing.delete(t.id));
       this.listing.set(t.id, p);
@@ -375,13 +382,19 @@ export class FleetView {
         continue;
       }
       const prev = r.prevStatus;
-      delete r.prevStatus;
+      // Not sent (JSON leaves undefined out); not deleted either: a delete turns each row into a slow dictionary object.
+      r.prevStatus = undefined;
       const pause = prev !== undefined && prev.status === frozen && r.statusCode === running && r.since - prev.at <= briefPauseMs;
       // Seen during the pause itself: the Running before it is what continues.
       if (pause && known?.status === frozen && known.before?.status === running) known = known.before;
       const continued = prev !== undefined && (prev.status === r.statusCode || pause);
       if (known && known.status === r.statusCode && (continued || known.since >= r.since)) r.since = known.since;
       else if (prev && prev.status === r.statusCode) r.since = Math.min(r.since, prev.at);
+      if (known && known.status === r.statusCode && known.since === r.since) {
+        // Unchanged (nearly every row of every assembly): kept as it is.
+        seen.set(r.key, known);
+        continue;
+      }
       const entry: InStatus = { status: r.statusCode, since: r.since };
       if (known && known.status !== r.statusCode) entry.before = { status: known.status, since: known.since };
       else if (known?.before && known.status === r.statusCode) entry.before = known.before;
