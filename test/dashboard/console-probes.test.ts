@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { joinProbeHealth, type FleetHealth, type RowProbe } from '../../src/http/console/fleet-health.js';
 import type { FleetPage } from '../../src/http/console/fleet-view.js';
 import type { InstanceTimeline } from '../../src/http/console/instance-timeline.js';
 import { freePort } from '../support/free-port.js';
@@ -89,4 +90,53 @@ describe('console: the health column and the probe history of an instance (Chrom
     expect(timeline.marks.filter((m) => m.kind === 'health').map((m) => m.health)).toEqual(['unhealthy', 'healthy']);
     expect(timeline.probes).toMatchObject([{ probe: 'config', instance: 'web1', health: 'healthy' }]);
   }, 120_000);
+});
+
+describe('console: whose probe state a fleet row shows', () => {
+  interface Row {
+    key: string;
+    target: string;
+    project: string;
+    name: string;
+    statusCode: number;
+    health: FleetHealth;
+    probes?: RowProbe[];
+  }
+  const row = (name: string, statusCode = 103): Row => ({
+    key: `t|default/${name}`,
+    target: 't',
+    project: 'default',
+    name,
+    statusCode,
+    health: 'none',
+  });
+  const state = (instance: string, identity: string, health: 'healthy' | 'unhealthy' | 'unknown', probe = 'web') =>
+    ({ target: 't', project: 'default', identity, instance, probe, health, failures: 0, successes: 1 }) as const;
+
+  it("shows the worst of its probes, not a predecessor's of the same name, follows a rename by uuid, and says unknown while it is not Running", () => {
+    const rows = new Map([row('web1'), row('web2'), row('renamed'), row('stopped', 102), row('bare')].map((r) => [r.key, { ...r }]));
+    const uuids = new Map([
+      ['t|default/web1', 'uuid-web1'],
+      ['t|default/web2', 'uuid-web2'],
+      ['t|default/renamed', 'uuid-old-name'],
+      ['t|default/stopped', 'uuid-stopped'],
+    ]);
+    const states = joinProbeHealth(rows, uuids, [
+      state('web1', 'uuid-web1', 'healthy'),
+      state('web1', 'uuid-web1', 'unhealthy', 'db'),
+      // The instance that bore the name before web2: not web2's.
+      state('web2', 'uuid-gone', 'unhealthy'),
+      // Last checked under its former name.
+      state('before-rename', 'uuid-old-name', 'unhealthy'),
+      state('stopped', 'uuid-stopped', 'unhealthy'),
+    ]);
+    const health = Object.fromEntries([...rows.values()].map((r) => [r.name, r.health]));
+    expect(health).toEqual({ web1: 'unhealthy', web2: 'none', renamed: 'unhealthy', stopped: 'unknown', bare: 'none' });
+    expect(rows.get('t|default/web1')!.probes).toEqual([
+      { probe: 'web', health: 'healthy' },
+      { probe: 'db', health: 'unhealthy' },
+    ]);
+    expect(states.get('t|default/renamed')!.map((s) => s.instance)).toEqual(['before-rename']);
+    expect(states.has('t|default/web2')).toBe(false);
+  });
 });
