@@ -6,6 +6,8 @@ export interface FeedChange {
   audit: boolean;
   /** The event archive grew (statuses changed), or the periodic refresh came round. */
   fleet: boolean;
+  /** `fleet` is only the periodic refresh: no record says anything changed. */
+  periodic?: boolean;
 }
 
 /** Options of {@link ConsoleFeed}. */
@@ -70,7 +72,7 @@ export class ConsoleFeed {
         fleet: !first && (archive !== this.heads.archive || audit !== this.heads.audit),
       };
       this.heads = { audit, archive };
-      if (Date.now() - this.lastFleet >= (this.opts.refreshMs ?? 3_000)) change.fleet = true;
+      if (!change.fleet && Date.now() - this.lastFleet >= (this.opts.refreshMs ?? 3_000)) change.fleet = change.periodic = true;
       if (change.fleet) this.lastFleet = Date.now();
       if (change.audit || change.fleet) for (const l of this.listeners) l(change);
     } catch {

@@ -114,6 +114,18 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
   });
   const feed = new ConsoleFeed({ redis: o.redis, auditKey: o.keys.audit, archiveKey: o.keys.archive });
   const ops = { queue: o.actionsQueue, audit: o.audit, redis: o.redis, keys: o.keys };
+  // A reader of the fleet API without the event stream (a script polling it) is served snapshots
+  // up to a few seconds old too: the feed runs for 30 s after each read, so a change seen invalidates them.
+  let watch: NodeJS.Timeout | undefined;
+  const watchFeed = () => {
+    if (watch) return void watch.refresh();
+    const stop = feed.subscribe((change) => change.fleet && !change.periodic && fleet.invalidate());
+    watch = setTimeout(() => {
+      stop();
+      watch = undefined;
+    }, 30_000);
+    watch.unref();
+  };
 
   app.get(base, (c) => {
     c.header('Cache-Control', 'no-store');
@@ -131,6 +143,7 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
 
   app.get(`${api}/fleet`, async (c) => {
     const q = c.req.query();
+    watchFeed();
     try {
       return c.json(
         await fleet.page({
@@ -224,8 +237,13 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     const range = rangeOf(c, '24h');
     if ('error' in range) return c.json({ error: range.error }, 400);
     // A day before the range too: the status the range opens in was set before it.
-    const records = await o.audit.read({ instance, since: new Date(range.from - 24 * 3_600_000), until: new Date(range.to), count: maxRecords });
-    return c.json(instanceTimeline(records, executionsOf(records), incidentsOf(records), instance, range.from, range.to));
+    const [records, snap] = await Promise.all([
+      o.audit.read({ instance, since: new Date(range.from - 24 * 3_600_000), until: new Date(range.to), count: maxRecords }),
+      fleet.snapshot(),
+    ]);
+    // Its probes' state now, as read with the fleet (every instance of that name, on any target or project).
+    const probes = snap.rows.filter((r) => r.name === instance).flatMap((r) => snap.probeStates.get(r.key) ?? []);
+    return c.json(instanceTimeline(records, executionsOf(records), incidentsOf(records), instance, range.from, range.to, probes));
   });
 
   app.get(`${api}/trail`, async (c) => {
@@ -261,11 +279,14 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
   app.get(`${api}/events`, (c) =>
     streamSSE(c, async (stream) => {
       let wake: () => void = () => {};
-      const pending = { audit: false, fleet: false };
+      const pending = { audit: false, fleet: false, changed: false };
       const unsubscribe = feed.subscribe((change) => {
         pending.audit ||= change.audit;
         pending.fleet ||= change.fleet;
-        if (change.fleet) fleet.invalidate();
+        // A change seen: what is cached may predate it. The periodic refresh (locks, back-offs and
+        // CLI releases leave no record) assembles behind the snapshot served meanwhile.
+        pending.changed ||= change.fleet && !change.periodic;
+        if (change.fleet && !change.periodic) fleet.invalidate();
         wake();
       });
       stream.onAbort(() => {
@@ -289,10 +310,11 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
           }
         }
         // Taken before the write: a change arriving meanwhile is sent next round.
-        const sending = { ...pending, at: Date.now() };
-        pending.audit = pending.fleet = false;
+        const sending = { audit: pending.audit, fleet: pending.fleet, at: Date.now() };
+        const changed = pending.changed;
+        pending.audit = pending.fleet = pending.changed = false;
         // The fleet is assembled once, before the viewers are told: their reads then cost a page, not an assembly.
-        if (sending.fleet) await fleet.snapshot().catch(() => undefined);
+        if (sending.fleet) await (changed ? fleet.snapshot() : fleet.refresh()).catch(() => undefined);
         await stream.writeSSE({ event: 'change', data: JSON.stringify(sending) });
       }
       unsubscribe();

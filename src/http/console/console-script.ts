@@ -123,7 +123,26 @@ export const consoleScript = `"use strict";
     return d.matched ? \`executions \${d.offset + 1}–\${d.offset + d.executions.length} of \${d.matched} matching (\${d.total} in the range)\` : \`0 matching (\${d.total} in the range)\`;
   }
   var spanClass = { Running: "run", Stopped: "stop", Error: "err", Frozen: "frz" };
-  var markGlyph = { incident: "⚠", reflex: "↻", operator: "☺", housekeeping: "⚙" };
+  var markGlyph = {
+    incident: "⚠",
+    reflex: "↻",
+    operator: "☺",
+    housekeeping: "⚙",
+    health: "♥"
+  };
+  function markText(m) {
+    if (m.kind !== "health") return esc(m.text);
+    const output = m.output ? \` <code class="probe-output">\${esc(m.output.slice(-300))}</code>\` : "";
+    return \`<span class="flag \${m.health === "unhealthy" ? "bad" : "ok"}">\${esc(m.text)}</span> <small>(last check \${durationText(m.durationMs)})</small>\${output}\`;
+  }
+  function probesView(probes) {
+    if (!probes.length) return '<p class="muted">No health probe covers it (or none has checked it yet).</p>';
+    const rows = probes.map((p) => {
+      const streak = p.failures ? \`\${p.failures} failure\${p.failures === 1 ? "" : "s"} in a row\` : \`\${p.successes} success\${p.successes === 1 ? "" : "es"} in a row\`;
+      return \`<tr data-probe="\${esc(p.probe)}" data-health="\${p.health}"><td data-label="probe"><b>\${esc(p.probe)}</b>\${probes.some((q) => q.project !== p.project || q.target !== p.target) ? \` <small>\${esc(p.project)}</small>\` : ""}</td><td data-label="health"><span class="flag \${p.health === "unhealthy" ? "bad" : p.health === "healthy" ? "ok" : "backoff"}">\${esc(p.health)}</span>\${p.changedAt ? \` <small>since</small> \${when(p.changedAt)}\` : ""}</td><td data-label="streak">\${streak}</td><td data-label="last check" class="at">\${when(p.lastAt)}\${p.lastOutcome ? \` <small>\${esc(p.lastOutcome)}</small>\` : ""}</td><td data-label="output">\${p.lastOutput ? \`<code class="probe-output">\${esc(p.lastOutput.slice(-300))}</code>\` : '<span class="muted">—</span>'}</td></tr>\`;
+    });
+    return \`<table class="cards probes" aria-label="Health probes"><thead><tr><th>probe</th><th>health</th><th>streak</th><th>last check</th><th>output</th></tr></thead><tbody>\${rows.join("")}</tbody></table>\`;
+  }
   function timelineView(t) {
     const w = 600;
     const from = Date.parse(t.from);
@@ -144,12 +163,12 @@ export const consoleScript = `"use strict";
     });
     const label = \`State timeline of \${t.instance}: \${t.spans.map((s) => s.status).join(", ") || "no status change seen"}; \${t.marks.length} action(s) and incident(s)\`;
     const svg = \`<svg role="img" aria-label="\${esc(label)}" viewBox="0 0 \${w} 84">\${bands.join("")}\${marks.join("")}<text x="10" y="78">\${esc(absolute(t.from))}</text><text x="\${w - 10}" y="78" text-anchor="end">\${esc(absolute(t.to))}</text></svg>\`;
-    const legend = '<p class="muted legend"><span class="key span-run"></span>Running <span class="key span-stop"></span>Stopped <span class="key span-err"></span>Error <span class="key span-frz"></span>Frozen · ⚠ incident · ↻ Reflex (a rule) · ☺ an operator · ⚙ housekeeping</p>';
+    const legend = \`<p class="muted legend"><span class="key span-run"></span>Running <span class="key span-stop"></span>Stopped <span class="key span-err"></span>Error <span class="key span-frz"></span>Frozen · ⚠ incident · ↻ Reflex (a rule) · ☺ an operator · ⚙ housekeeping · ♥ a health probe's transition</p>\`;
     const list = t.marks.length ? \`<ol class="marks">\${t.marks.map(
-      (m) => \`<li data-mark="\${m.kind}">\${markGlyph[m.kind]} <span class="at">\${when(m.at)}</span> \${esc(m.text)} \${trailOf(m.correlationId, "trail", \`Audit trail of \${m.text} at \${m.at}\`)}</li>\`
-    ).join("")}</ol>\` : '<p class="muted">Nothing done to it in this range.</p>';
+      (m) => \`<li data-mark="\${m.kind}"\${m.health ? \` data-health="\${m.health}"\` : ""}>\${markGlyph[m.kind]} <span class="at">\${when(m.at)}</span> \${markText(m)} \${trailOf(m.correlationId, "trail", \`Audit trail of \${m.text} at \${m.at}\`)}</li>\`
+    ).join("")}</ol>\` : '<p class="muted">Nothing done to it and no probe transition in this range.</p>';
     const spans = t.spans.length ? "" : '<p class="muted">No status event of this instance in this range or the day before it.</p>';
-    return \`<figure class="state-timeline">\${svg}</figure>\${legend}\${spans}\${list}\`;
+    return \`<figure class="state-timeline">\${svg}</figure>\${legend}\${spans}<h3>Health probes</h3>\${probesView(t.probes ?? [])}<h3>What happened</h3>\${list}\`;
   }
   var trailOf = (id, text, label) => \`<button type="button" class="link" aria-expanded="false" data-keep data-trail-of="\${esc(id)}" aria-label="\${esc(label)}">\${esc(text)}</button><div class="trail trail-of" data-keep hidden></div>\`;
   var resolvesWhen = {
@@ -282,7 +301,8 @@ export const consoleScript = `"use strict";
     ["quarantined", "quarantined"],
     ["backoff", "in back-off"],
     ["silenced", "silenced"],
-    ["acting", "being acted on"]
+    ["acting", "being acted on"],
+    ["unhealthy", "unhealthy"]
   ];
   function countsView(d, flag) {
     return countLabels.map(([k, label]) => {
@@ -318,12 +338,19 @@ export const consoleScript = `"use strict";
     const why = r.statusFrom === "list" ? " <small>(daemon list; not seen by Reflex yet)</small>" : r.intent && r.statusCode !== 103 ? \` <small>(\${esc(r.intent)})</small>\` : "";
     return \`<span class="st st-\${esc(r.status)}">\${icons[r.status] || "•"} \${esc(r.status)}</span>\${why}\`;
   }
+  var healthText = { healthy: "♥ healthy", unhealthy: "✖ unhealthy", unknown: "? unknown", none: "—" };
+  function healthOf(r) {
+    if (r.health === "none") return '<span class="muted" title="no probe covers it">—</span>';
+    const probes = (r.probes ?? []).map((p) => \`\${p.probe}: \${p.health}\`).join(", ");
+    const title = r.statusCode !== 103 ? \`not probed while \${r.status}; \${probes}\` : probes;
+    return \`<span class="probe-health probe-health-\${r.health}" data-health="\${r.health}" title="\${esc(title)}">\${healthText[r.health]}</span>\`;
+  }
   function fleetTableView(d, writable) {
     if (!d.rows.length) return '<p class="muted">No instance matches.</p>';
     const multi = d.targets.length > 1;
-    const head = "<tr><th>instance</th><th>project</th>" + (multi ? "<th>target</th>" : "") + "<th>member</th><th>status</th><th>since</th><th>opt-in</th><th>state</th><th>restarts</th>" + (writable ? "<th>actions</th>" : "") + "</tr>";
+    const head = "<tr><th>instance</th><th>project</th>" + (multi ? "<th>target</th>" : "") + "<th>member</th><th>status</th><th>since</th><th>health</th><th>opt-in</th><th>state</th><th>restarts</th>" + (writable ? "<th>actions</th>" : "") + "</tr>";
     const rows = d.rows.map(
-      (r) => \`<tr data-morph="\${esc(r.key)}" data-key="\${esc(r.key)}" data-status="\${esc(r.status)}"><td data-label="instance"><a href="#incidents" data-instance="\${esc(r.name)}">\${esc(r.name)}</a> <a href="#timeline" class="tl" data-timeline="\${esc(r.name)}" aria-label="State timeline of \${esc(r.name)}" title="State timeline">◷</a></td><td data-label="project">\${esc(r.project)}</td>\` + (multi ? \`<td data-label="target" class="mono">\${esc(r.target)}</td>\` : "") + \`<td data-label="member">\${esc(r.location == null ? "?" : r.location)}</td><td data-label="status">\${statusOf(r)}</td><td data-label="since" class="at">\${when(r.since)}</td><td data-label="opt-in">\${r.optIn == null ? "?" : r.optIn ? "✔ yes" : "✘ no"}</td><td data-label="state">\${flagsOf(r)}</td><td data-label="restarts">\${r.restarts}</td>\` + (writable ? \`<td data-label="actions">\${actionsOf(r)}</td>\` : "") + "</tr>"
+      (r) => \`<tr data-morph="\${esc(r.key)}" data-key="\${esc(r.key)}" data-status="\${esc(r.status)}"><td data-label="instance"><a href="#incidents" data-instance="\${esc(r.name)}">\${esc(r.name)}</a> <a href="#timeline" class="tl" data-timeline="\${esc(r.name)}" aria-label="State timeline of \${esc(r.name)}" title="State timeline">◷</a></td><td data-label="project">\${esc(r.project)}</td>\` + (multi ? \`<td data-label="target" class="mono">\${esc(r.target)}</td>\` : "") + \`<td data-label="member">\${esc(r.location == null ? "?" : r.location)}</td><td data-label="status">\${statusOf(r)}</td><td data-label="since" class="at">\${when(r.since)}</td><td data-label="health">\${healthOf(r)}</td><td data-label="opt-in">\${r.optIn == null ? "?" : r.optIn ? "✔ yes" : "✘ no"}</td><td data-label="state">\${flagsOf(r)}</td><td data-label="restarts">\${r.restarts}</td>\` + (writable ? \`<td data-label="actions">\${actionsOf(r)}</td>\` : "") + "</tr>"
     );
     return \`<table class="cards" aria-label="Fleet"><thead>\${head}</thead><tbody>\${rows.join("")}</tbody></table>\`;
   }
@@ -1223,8 +1250,8 @@ export const consoleScript = `"use strict";
       throttle("dlq", loadDlq, 1e3);
       throttle("health", loadHealth, 1e3);
       throttle("executions", loadExecutions, 1e3);
-      if (state.timeline) throttle("timeline", loadTimeline, 1e3);
     }
+    if (state.timeline) throttle("timeline", loadTimeline, 1e3);
   });
   source.onerror = () => markUnreachable();
   restoreView();

@@ -20,7 +20,8 @@ main{padding:.8rem 1rem;display:grid;gap:1rem;grid-template-columns:minmax(0,1fr
 @media(max-width:1199px){#side{display:contents} #timerange{order:0} #health{order:1} #incidents{order:2;max-height:60vh} #fleet{order:3} #alerts{order:4} #timeline{order:5} #executions{order:6} #dlq{order:7} #operator{order:8} #plots{order:9}}
 svg .sel{fill:rgb(41 98 255 / .18);stroke:#2962ff} #zoom-plot{cursor:crosshair;touch-action:none}
 .state-timeline svg .span-run{fill:#9fd3ae} .state-timeline svg .span-stop{fill:#f0d28a} .state-timeline svg .span-err{fill:#f2a19b} .state-timeline svg .span-frz{fill:#a9c7f0} .state-timeline svg .span-other{fill:#ccc}
-.state-timeline svg .mark line{stroke:#333;stroke-width:1.5} .state-timeline svg .mark-operator line{stroke:#1d4f91} .state-timeline svg .mark-incident line{stroke:#b3261e}
+.state-timeline svg .mark line{stroke:#333;stroke-width:1.5} .state-timeline svg .mark-operator line{stroke:#1d4f91} .state-timeline svg .mark-incident line{stroke:#b3261e} .state-timeline svg .mark-health line{stroke:#8a1c7c}
+.probe-health-healthy{color:var(--ok)} .probe-health-unhealthy{color:var(--bad);background:var(--badbg);font-weight:600} .probe-health-unknown{color:var(--warn)} .flag.ok{background:var(--okbg);color:var(--ok)} code.probe-output{font-size:12px;white-space:pre-wrap;overflow-wrap:anywhere}
 .legend .key{display:inline-block;width:.9rem;height:.7rem;margin:0 .2rem 0 .5rem;border:1px solid #999} .key.span-run{background:#9fd3ae} .key.span-stop{background:#f0d28a} .key.span-err{background:#f2a19b} .key.span-frz{background:#a9c7f0}
 ol.marks{margin:.3rem 0;padding-left:1.2rem;font-size:13px} button.link{border:0;background:none;color:var(--info);text-decoration:underline;padding:0}
 td.params code{font-size:12px;overflow-wrap:anywhere} details.why{margin:.2rem 0 .3rem} ul.firing li{margin-bottom:.3rem} a.tl{text-decoration:none;margin-left:.2rem}

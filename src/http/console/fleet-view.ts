@@ -11,6 +11,8 @@ import { scanKeys } from '../../redis/scan-keys.js';
 import { CrashLoopBudget, quarantineHolds } from '../../remediation/crash-loop-budget.js';
 import { identityOf, identityToken, isAnotherInstance, type InstanceIdentity } from '../../remediation/instance-identity.js';
 import { matchingSilence, type Silences } from '../../silences/silences.js';
+import { readProbeStatus, type ProbeStatus } from '../../probes/probe-status.js';
+import { joinProbeHealth, type FleetHealth, type RowProbe } from './fleet-health.js';
 
 /** One target the console shows, with its client when this process has one (it lists the daemon's instances). */
 export interface ConsoleTarget {
@@ -52,6 +54,10 @@ export interface FleetRow {
   acting: boolean;
   /** Restarts counted in the crash-loop budget's window. */
   restarts: number;
+  /** What its health probes conclude (the worst of them); `none` when no probe state covers it, `unknown` while it is not Running. */
+  health: FleetHealth;
+  /** Its probes and what each concludes; absent when none covers it. */
+  probes?: RowProbe[];
 }
 
 /** The whole fleet at one moment. */
@@ -60,6 +66,8 @@ export interface FleetSnapshot {
   rows: FleetRow[];
   /** Whether a daemon's list was read (members and opt-in are known). */
   listed: boolean;
+  /** The probe states of each row (by row key) as read with the snapshot, for the instance's detail. */
+  probeStates: Map<string, ProbeStatus[]>;
 }
 
 /** What the fleet view is asked for. */
@@ -69,7 +77,7 @@ export interface FleetQuery {
   member?: string;
   /** Status text (Running, Stopped, Error…) or `down` (anything but Running). */
   status?: string;
-  /** `quarantined`, `backoff`, `silenced`, `acting`. */
+  /** `quarantined`, `backoff`, `silenced`, `acting`, `unhealthy`. */
   flag?: string;
   /** The filter language (`src/filter/`, extended: free text and gt/ge/lt/le), evaluated on the instance object with the console's fields. */
   filter?: string;
@@ -119,6 +127,9 @@ const naturalKey = (s: string) => s.replace(/\d+/g, (d) => d.replace(/^0+(?=\d)/
 const briefPauseMs = 30_000;
 const running = 103;
 const frozen = 110;
+/** Rows built between two yields to the event loop during an assembly. */
+const yieldEvery = 2_000;
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 interface InStatus {
   status: number;
   since: number;
@@ -126,22 +137,33 @@ interface InStatus {
   before?: { status: number; since: number };
 }
 /** Problems first, then by name: what an operator looks for is at the top. */
-const rank = (r: FleetRow) => (r.quarantined ? 0 : r.statusCode === 112 ? 1 : r.acting ? 2 : r.backoffUntil ? 3 : r.statusCode !== 103 ? 4 : 5);
+const rank = (r: FleetRow) =>
+  r.quarantined ? 0 : r.statusCode === 112 ? 1 : r.acting ? 2 : r.backoffUntil ? 3 : r.statusCode !== 103 || r.health === 'unhealthy' ? 4 : 5;
 
 /**
  * The fleet: every instance the state tracker has seen (every replica writes it, so it is complete
  * in any role), joined with the daemon's own list where this process has the target's client (the
  * cluster member, the opt-in, and instances no event has announced yet) and with what Reflex holds
- * per instance in Redis (quarantine, back-off, instance lock, crash-loop budget, silences).
+ * per instance in Redis (quarantine, back-off, instance lock, crash-loop budget, silences, probe states).
  */
 export class FleetView {
   private listed = new Map<string, { at: number; instances: Instance[] }>();
   private listing = new Map<string, Promise<void>>();
+  /** How long each target's last list took to read, ms. */
+  private readonly listMs = new Map<string, number>();
   private snapshotCache?: { at: number; value: Promise<FleetSnapshot>; ready: boolean };
   private refreshing?: Promise<void>;
+  /** When the assembly of {@link refreshing} started. */
+  private refreshingAt = 0;
   private generation = 0;
   /** Since when each instance has been in its status, as this process has seen it (a status confirmed again keeps its start). */
   private inStatus = new Map<string, InStatus>();
+  /** How long the last assembly took (ms). */
+  private lastAssemblyMs = 0;
+  /** Each name's natural sort key, from the assembly before (names rarely change; the key costs a regex per row). */
+  private naturalKeys = new Map<string, string>();
+  /** The identity of each listed instance object (a daemon list is reused for many assemblies). */
+  private readonly identityOfObject = new WeakMap<Instance, InstanceIdentity>();
 
   constructor(private readonly opts: FleetViewOptions) {}
 
@@ -157,26 +179,59 @@ export class FleetView {
     const cache = this.snapshotCache;
     if (cache && now - cache.at < (this.opts.snapshotMaxAgeMs ?? 400)) return cache.value;
     if (cache?.ready && now - cache.at < (this.opts.staleMaxAgeMs ?? 3_000)) {
-      if (!this.refreshing) {
-        const next = this.fresh(now);
-        const generation = this.generation;
-        // A change seen while it was assembled: it may predate the change, the next read assembles again.
-        this.refreshing = next.value.then(
-          () => void (generation === this.generation && (this.snapshotCache = next)),
-          () => undefined,
-        );
-        void this.refreshing.finally(() => (this.refreshing = undefined));
-      }
+      // At 10k instances an assembly costs more than every page served meanwhile: the one behind
+      // starts as late as lets it end (twice its last duration) before the served one is too old.
+      const due = Math.max(this.opts.snapshotMaxAgeMs ?? 400, (this.opts.staleMaxAgeMs ?? 3_000) - 2 * this.lastAssemblyMs);
+      if (!this.refreshing && now - cache.at >= due) void this.refresh();
       return cache.value;
     }
     this.snapshotCache = this.fresh(now);
     return this.snapshotCache.value;
   }
 
+  /**
+   * Assembles a fresh snapshot behind the one served (which stays until it is ready), for a
+   * periodic refresh when nothing was seen to change. It resolves once a snapshot assembled after
+   * the call is the one served: an assembly under way that started before may miss what the
+   * refresh is for (a lock taken, a back-off queued), so it is waited for and followed by another.
+   */
+  async refresh(): Promise<void> {
+    const asked = Date.now();
+    for (;;) {
+      const cache = this.snapshotCache;
+      if (!cache) return void (await this.snapshot());
+      if (!cache.ready || this.refreshing) {
+        const startedAt = cache.ready ? this.refreshingAt : cache.at;
+        await (cache.ready
+          ? this.refreshing
+          : cache.value.then(
+              () => undefined,
+              () => undefined,
+            ));
+        if (startedAt >= asked) return;
+        continue;
+      }
+      const next = this.fresh(Date.now());
+      const generation = this.generation;
+      this.refreshingAt = next.at;
+      // A change seen while it was assembled: it may predate the change, the next read assembles again.
+      const refreshing = next.value.then(
+        () => void (generation === this.generation && (this.snapshotCache = next)),
+        () => undefined,
+      );
+      this.refreshing = refreshing;
+      void refreshing.finally(() => this.refreshing === refreshing && (this.refreshing = undefined));
+      return refreshing;
+    }
+  }
+
   private fresh(now: number): { at: number; value: Promise<FleetSnapshot>; ready: boolean } {
     const entry = { at: now, value: this.assemble(), ready: false };
     entry.value.then(
-      () => (entry.ready = true),
+      () => {
+        entry.ready = true;
+        this.lastAssemblyMs = Date.now() - now;
+      },
       () => {
         if (this.snapshotCache === entry) this.snapshotCache = undefined;
       },
@@ -199,13 +254,18 @@ export class FleetView {
   private async daemonList(t: ConsoleTarget): Promise<{ at: number; instances: Instance[] } | undefined> {
     if (!t.client) return undefined;
     const cached = this.listed.get(t.id);
-    const stale = !cached || Date.now() - cached.at > (this.opts.listMaxAgeMs ?? 15_000);
+    // A list that takes long to read (10k instances: megabytes of JSON to parse) is read less often: 30 times its duration apart at least.
+    const maxAge = Math.max(this.opts.listMaxAgeMs ?? 15_000, 30 * (this.listMs.get(t.id) ?? 0));
+    const stale = !cached || Date.now() - cached.at > maxAge;
     if (stale && !this.listing.has(t.id)) {
       // Stamped when asked, not when answered: a change during the read may be missing from it.
       const askedAt = Date.now();
       const p = t.client
         .listInstances({ recursion: 1, allProjects: true, signal: AbortSignal.timeout(30_000) })
-        .then((instances) => void this.listed.set(t.id, { at: askedAt, instances }))
+        .then((instances) => {
+          this.listed.set(t.id, { at: askedAt, instances });
+          this.listMs.set(t.id, Date.now() - askedAt);
+        })
         .catch(() => undefined) // an unreachable daemon: the tracker's view stands alone
         .finally(() => this.listing.delete(t.id));
       this.listing.set(t.id, p);
@@ -219,24 +279,25 @@ export class FleetView {
     const at = Date.now();
     const { redis, keys } = this.opts;
     const any: InstanceRef = { target: '*', project: '*', instance: '*' };
-    const [perTarget, quarantines, locks, restarts, delayed, silences] = await Promise.all([
+    const [perTarget, { quarantines, locks, restarts }, delayed, silences, probeStates] = await Promise.all([
       Promise.all(
         this.opts.targets.map(async (t) => {
           const [tracked, listed] = await Promise.all([this.opts.tracker.all(t.id), this.daemonList(t)]);
           return { t, tracked, listed };
         }),
       ),
-      this.keysOf(keys.quarantinePattern),
-      this.keysOf(keys.instanceLock(any)),
-      this.keysOf(keys.restarts(any)),
+      this.perInstanceKeys(any),
       this.opts.actionsQueue?.getDelayed(0, 9_999) ?? [],
       this.opts.silences.list(at),
+      // The whole hash in one read, once per snapshot (not per page or row): the health filters and counts need every row's.
+      readProbeStatus(redis, keys),
     ]);
     const byKey = new Map<string, FleetRow>();
     // Which instance bears each name now: a predecessor's quarantine or back-off is not this one's.
     const identities = new Map<string, InstanceIdentity>();
     const refKey = (r: InstanceRef) => `${r.target}|${r.project}/${r.instance}`;
     let listedAny = false;
+    let built = 0;
     for (const { t, tracked, listed } of perTarget) {
       const objects = new Map<string, Instance>();
       if (listed) {
@@ -248,9 +309,14 @@ export class FleetView {
         const slash = field.indexOf('/');
         const ref = { target: t.id, project: field.slice(0, slash), instance: field.slice(slash + 1) };
         byKey.set(refKey(ref), rowOf(ref, tracked.get(field), objects.get(field), listed?.at ?? 0));
-        if (objects.has(field)) identities.set(refKey(ref), identityOf(objects.get(field)));
+        const object = objects.get(field);
+        if (object) identities.set(refKey(ref), this.identityOfListed(object));
+        // Long synchronous stretches are cut: the pages asked meanwhile are answered between them.
+        if (++built % yieldEvery === 0) await yieldToEventLoop();
       }
     }
+    const uuids = new Map([...identities].map(([k, id]) => [k, id.uuid]));
+    const probesOf = joinProbeHealth(byKey, uuids, probeStates);
     const budget = new CrashLoopBudget(redis);
     const held = await Promise.all(
       quarantines.map(async (k) => {
@@ -285,11 +351,20 @@ export class FleetView {
         if (s) row.silenced = { id: s.id, reason: s.reason, until: s.until };
       }
     }
-    const sortKey = new Map<FleetRow, string>();
-    for (const r of byKey.values()) sortKey.set(r, `${rank(r)}\u0000${naturalKey(r.name)}\u0000${r.project}\u0000${r.target}`);
-    const rows = [...byKey.values()].sort((a, b) => (sortKey.get(a)! < sortKey.get(b)! ? -1 : sortKey.get(a)! > sortKey.get(b)! ? 1 : 0));
+    await yieldToEventLoop();
+    const naturalKeys = new Map<string, string>();
+    const keyed: [string, FleetRow][] = [];
+    for (const r of byKey.values()) {
+      const natural = naturalKeys.get(r.name) ?? this.naturalKeys.get(r.name) ?? naturalKey(r.name);
+      naturalKeys.set(r.name, natural);
+      keyed.push([`${rank(r)}\u0000${natural}\u0000${r.project}\u0000${r.target}`, r]);
+    }
+    this.naturalKeys = naturalKeys;
+    keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const rows = keyed.map((k) => k[1]);
+    await yieldToEventLoop();
     this.keepSince(rows);
-    return { at, rows, listed: listedAny };
+    return { at, rows, listed: listedAny, probeStates: probesOf };
   }
 
   /**
@@ -307,13 +382,19 @@ export class FleetView {
         continue;
       }
       const prev = r.prevStatus;
-      delete r.prevStatus;
+      // Not sent (JSON leaves undefined out); not deleted either: a delete turns each row into a slow dictionary object.
+      r.prevStatus = undefined;
       const pause = prev !== undefined && prev.status === frozen && r.statusCode === running && r.since - prev.at <= briefPauseMs;
       // Seen during the pause itself: the Running before it is what continues.
       if (pause && known?.status === frozen && known.before?.status === running) known = known.before;
       const continued = prev !== undefined && (prev.status === r.statusCode || pause);
       if (known && known.status === r.statusCode && (continued || known.since >= r.since)) r.since = known.since;
       else if (prev && prev.status === r.statusCode) r.since = Math.min(r.since, prev.at);
+      if (known && known.status === r.statusCode && known.since === r.since) {
+        // Unchanged (nearly every row of every assembly): kept as it is.
+        seen.set(r.key, known);
+        continue;
+      }
       const entry: InStatus = { status: r.statusCode, since: r.since };
       if (known && known.status !== r.statusCode) entry.before = { status: known.status, since: known.since };
       else if (known?.before && known.status === r.statusCode) entry.before = known.before;
@@ -322,15 +403,33 @@ export class FleetView {
     this.inStatus = seen;
   }
 
+  private identityOfListed(object: Instance): InstanceIdentity {
+    let id = this.identityOfObject.get(object);
+    if (!id) this.identityOfObject.set(object, (id = identityOf(object)));
+    return id;
+  }
+
   private rowOfKey(rows: Map<string, FleetRow>, key: string): FleetRow | undefined {
     const ref = instanceOfKey(this.opts.prefix, key);
     return ref && rows.get(`${ref.target}|${ref.project}/${ref.instance}`);
   }
 
-  private async keysOf(pattern: string): Promise<string[]> {
-    const out: string[] = [];
-    for await (const k of scanKeys(this.opts.redis, pattern, 2_000)) out.push(k);
-    return out;
+  /**
+   * The quarantine, lock and restart keys of every instance, in one SCAN of the instance keys (a
+   * walk of the whole key space each: three patterns walked it three times).
+   */
+  private async perInstanceKeys(any: InstanceRef): Promise<{ quarantines: string[]; locks: string[]; restarts: string[] }> {
+    const { keys } = this.opts;
+    const kinds = [keys.quarantine(any), keys.instanceLock(any), keys.restarts(any)];
+    const base = keys.instanceLock(any).slice(0, -':lock'.length);
+    // From the end of the instance's tag (`…}:lock`): a cooldown of a rule named "lock" is `…}:cooldown:lock`.
+    const suffixes = kinds.map((k) => k.slice(base.lastIndexOf('}')));
+    const found: string[][] = [[], [], []];
+    for await (const k of scanKeys(this.opts.redis, `${base}:*`, 5_000)) {
+      const i = suffixes.findIndex((s) => k.endsWith(s));
+      if (i >= 0) found[i]!.push(k);
+    }
+    return { quarantines: found[0]!, locks: found[1]!, restarts: found[2]! };
   }
 }
 
@@ -356,6 +455,7 @@ function rowOf(ref: InstanceRef, tracked: TrackedStatus | undefined, object: Ins
     ...(fromList ? { statusFrom: 'list' as const } : {}),
     acting: false,
     restarts: 0,
+    health: 'none',
   };
 }
 
@@ -366,6 +466,7 @@ const flags: Record<string, (r: FleetRow) => boolean> = {
   backoff: (r) => !!r.backoffUntil,
   silenced: (r) => !!r.silenced,
   acting: (r) => r.acting,
+  unhealthy: (r) => r.health === 'unhealthy',
 };
 
 /** What the filter language sees of a row: its fields as strings, plus `status`, `location` and `config` as the daemon names them. */
@@ -383,6 +484,7 @@ function filterObject(r: FleetRow): Record<string, unknown> {
     silenced: String(!!r.silenced),
     acting: String(r.acting),
     restarts: String(r.restarts),
+    health: r.health,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { StoredAuditRecord } from '../../audit/audit-log.js';
 import { isKnownStatusCode, statusText } from '../../client/status-code.js';
 import type { CanonicalEvent } from '../../events/canonical-event.js';
+import type { ProbeStatus } from '../../probes/probe-status.js';
 import type { Execution } from './executions.js';
 
 /** One stretch of time in one status. */
@@ -15,13 +16,18 @@ export interface StatusSpan {
   intent?: string;
 }
 
-/** A mark on the timeline: something Reflex or an operator did, or an incident. */
+/** A mark on the timeline: something Reflex or an operator did, an incident, or a probe's transition. */
 export interface TimelineMark {
   at: string;
-  kind: 'incident' | 'reflex' | 'operator' | 'housekeeping';
+  kind: 'incident' | 'reflex' | 'operator' | 'housekeeping' | 'health';
   text: string;
   correlationId: string;
   result?: string;
+  /** A `health` mark: what the probe concluded, and the last check's output and duration. */
+  health?: 'healthy' | 'unhealthy';
+  probe?: string;
+  output?: string;
+  durationMs?: number;
 }
 
 /** An instance's status over a range with what was done to it. */
@@ -31,6 +37,8 @@ export interface InstanceTimeline {
   to: string;
   spans: StatusSpan[];
   marks: TimelineMark[];
+  /** Its probes' state now (streaks, last check and output); empty when no probe covers it. */
+  probes: ProbeStatus[];
 }
 
 const textOf = (code: number) => (isKnownStatusCode(code) ? statusText(code) : `status ${code}`);
@@ -39,7 +47,8 @@ const eventOf = (r: StoredAuditRecord) => (r as { event?: CanonicalEvent }).even
 /**
  * The status of `instance` over [from, to] from the audit log's `event` records (every status
  * event Reflex received is recorded, with its daemon time), and the executions on it as marks:
- * Reflex's (rules), housekeeping's and operators'. `records` may hold the whole log of the range and
+ * Reflex's (rules), housekeeping's and operators', and its probes' transitions (`instance.health`)
+ * with their output; `probes` is its probes' state now. `records` may hold the whole log of the range and
  * more before it: the status at `from` is the last change before it.
  */
 export function instanceTimeline(
@@ -49,11 +58,15 @@ export function instanceTimeline(
   instance: string,
   from: number,
   to: number,
+  probes: ProbeStatus[] = [],
 ): InstanceTimeline {
   const changes: { at: number; code: number; intent?: string }[] = [];
+  const marks: TimelineMark[] = [];
+  const within = (at: string) => Date.parse(at) >= from && Date.parse(at) <= to;
   for (const r of records) {
     if (r.type !== 'event' || r.summary.startsWith('stale:')) continue;
     const e = eventOf(r);
+    if (e?.kind === 'instance.health' && e.instance === instance && within(e.timestamp)) marks.push(healthMark(e, r.correlationId));
     if (!e || e.kind !== 'instance.status' || e.instance !== instance) continue;
     changes.push({ at: Date.parse(e.timestamp), code: e.to, intent: e.intent });
   }
@@ -68,8 +81,6 @@ export function instanceTimeline(
   }
   // Stretches that ended before the range are not shown; the one the range opened in is.
   const inRange = spans.filter((s) => !s.to || Date.parse(s.to) >= from);
-  const within = (at: string) => Date.parse(at) >= from && Date.parse(at) <= to;
-  const marks: TimelineMark[] = [];
   for (const i of incidents)
     if (i.instance === instance && within(i.at)) marks.push({ at: i.at, kind: 'incident', text: i.kind, correlationId: i.correlationId });
   for (const e of executions) {
@@ -84,5 +95,19 @@ export function instanceTimeline(
     });
   }
   marks.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
-  return { instance, from: new Date(from).toISOString(), to: new Date(to).toISOString(), spans: inRange, marks };
+  return { instance, from: new Date(from).toISOString(), to: new Date(to).toISOString(), spans: inRange, marks, probes };
+}
+
+/** A probe's transition as a mark: `probe web: healthy → unhealthy after 3 exec checks`, with the last check's output. */
+function healthMark(e: Extract<CanonicalEvent, { kind: 'instance.health' }>, correlationId: string): TimelineMark {
+  return {
+    at: new Date(Date.parse(e.timestamp)).toISOString(),
+    kind: 'health',
+    text: `probe ${e.probe}: ${e.previous} → ${e.health} after ${e.consecutive} ${e.check} check${e.consecutive === 1 ? '' : 's'} in a row`,
+    correlationId,
+    health: e.health,
+    probe: e.probe,
+    output: e.output,
+    durationMs: e.durationMs,
+  };
 }

@@ -987,8 +987,9 @@ source.addEventListener('change', (ev) => {
     throttle('dlq', loadDlq, 1000);
     throttle('health', loadHealth, 1000);
     throttle('executions', loadExecutions, 1000);
-    if (state.timeline) throttle('timeline', loadTimeline, 1000);
   }
+  // The timeline also shows its probes' last check, which moves with the fleet, not the audit.
+  if (state.timeline) throttle('timeline', loadTimeline, 1000);
 });
 source.onerror = () => markUnreachable();
 

@@ -32,6 +32,8 @@ export interface FleetRow {
   silenced?: { id: string; reason: string; until: string };
   acting: boolean;
   restarts: number;
+  health: 'healthy' | 'unhealthy' | 'unknown' | 'none';
+  probes?: { probe: string; health: string }[];
 }
 
 /** `GET /fleet`: one page of the fleet and the counts. */
@@ -189,5 +191,30 @@ export interface InstanceTimeline {
   from: string;
   to: string;
   spans: { status: string; statusCode: number; from: string; to?: string; intent?: string }[];
-  marks: { at: string; kind: 'incident' | 'reflex' | 'operator' | 'housekeeping'; text: string; correlationId: string; result?: string }[];
+  marks: {
+    at: string;
+    kind: 'incident' | 'reflex' | 'operator' | 'housekeeping' | 'health';
+    text: string;
+    correlationId: string;
+    result?: string;
+    health?: 'healthy' | 'unhealthy';
+    output?: string;
+    durationMs?: number;
+  }[];
+  probes: ProbeState[];
+}
+
+/** One probe of an instance as last checked (`reflex probes status`). */
+export interface ProbeState {
+  target: string;
+  project: string;
+  instance: string;
+  probe: string;
+  health: 'healthy' | 'unhealthy' | 'unknown';
+  failures: number;
+  successes: number;
+  lastAt?: string;
+  lastOutcome?: string;
+  lastOutput?: string;
+  changedAt?: string;
 }

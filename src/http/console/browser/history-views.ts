@@ -1,4 +1,4 @@
-import type { Execution, ExecutionsAnswer, FiringAlert, InstanceTimeline } from './console-wire.js';
+import type { Execution, ExecutionsAnswer, FiringAlert, InstanceTimeline, ProbeState } from './console-wire.js';
 import { absolute, esc, when } from './markup.js';
 
 /** The markup of what happened over the range: executions, an instance's state timeline, and why an alert fires. Pure functions, no DOM. */
@@ -61,7 +61,38 @@ export function executionsInfo(d: ExecutionsAnswer): string {
 }
 
 const spanClass: Record<string, string> = { Running: 'run', Stopped: 'stop', Error: 'err', Frozen: 'frz' };
-const markGlyph: Record<InstanceTimeline['marks'][number]['kind'], string> = { incident: '⚠', reflex: '↻', operator: '☺', housekeeping: '⚙' };
+const markGlyph: Record<InstanceTimeline['marks'][number]['kind'], string> = {
+  incident: '⚠',
+  reflex: '↻',
+  operator: '☺',
+  housekeeping: '⚙',
+  health: '♥',
+};
+
+/** A mark's text; a probe's transition with the last check's output and duration. */
+function markText(m: InstanceTimeline['marks'][number]): string {
+  if (m.kind !== 'health') return esc(m.text);
+  const output = m.output ? ` <code class="probe-output">${esc(m.output.slice(-300))}</code>` : '';
+  return `<span class="flag ${m.health === 'unhealthy' ? 'bad' : 'ok'}">${esc(m.text)}</span> <small>(last check ${durationText(m.durationMs)})</small>${output}`;
+}
+
+/** Its probes' state now: health, the streak, the last check and its output. */
+function probesView(probes: ProbeState[]): string {
+  if (!probes.length) return '<p class="muted">No health probe covers it (or none has checked it yet).</p>';
+  const rows = probes.map((p) => {
+    const streak = p.failures
+      ? `${p.failures} failure${p.failures === 1 ? '' : 's'} in a row`
+      : `${p.successes} success${p.successes === 1 ? '' : 'es'} in a row`;
+    return (
+      `<tr data-probe="${esc(p.probe)}" data-health="${p.health}"><td data-label="probe"><b>${esc(p.probe)}</b>${probes.some((q) => q.project !== p.project || q.target !== p.target) ? ` <small>${esc(p.project)}</small>` : ''}</td>` +
+      `<td data-label="health"><span class="flag ${p.health === 'unhealthy' ? 'bad' : p.health === 'healthy' ? 'ok' : 'backoff'}">${esc(p.health)}</span>${p.changedAt ? ` <small>since</small> ${when(p.changedAt)}` : ''}</td>` +
+      `<td data-label="streak">${streak}</td>` +
+      `<td data-label="last check" class="at">${when(p.lastAt)}${p.lastOutcome ? ` <small>${esc(p.lastOutcome)}</small>` : ''}</td>` +
+      `<td data-label="output">${p.lastOutput ? `<code class="probe-output">${esc(p.lastOutput.slice(-300))}</code>` : '<span class="muted">—</span>'}</td></tr>`
+    );
+  });
+  return `<table class="cards probes" aria-label="Health probes"><thead><tr><th>probe</th><th>health</th><th>streak</th><th>last check</th><th>output</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
 
 /** An instance's status over the range as a band (one colour and label per status) with the marks of what was done, then the marks as a list. */
 export function timelineView(t: InstanceTimeline): string {
@@ -91,17 +122,17 @@ export function timelineView(t: InstanceTimeline): string {
     `<svg role="img" aria-label="${esc(label)}" viewBox="0 0 ${w} 84">${bands.join('')}${marks.join('')}` +
     `<text x="10" y="78">${esc(absolute(t.from))}</text><text x="${w - 10}" y="78" text-anchor="end">${esc(absolute(t.to))}</text></svg>`;
   const legend =
-    '<p class="muted legend"><span class="key span-run"></span>Running <span class="key span-stop"></span>Stopped <span class="key span-err"></span>Error <span class="key span-frz"></span>Frozen · ⚠ incident · ↻ Reflex (a rule) · ☺ an operator · ⚙ housekeeping</p>';
+    '<p class="muted legend"><span class="key span-run"></span>Running <span class="key span-stop"></span>Stopped <span class="key span-err"></span>Error <span class="key span-frz"></span>Frozen · ⚠ incident · ↻ Reflex (a rule) · ☺ an operator · ⚙ housekeeping · ♥ a health probe\'s transition</p>';
   const list = t.marks.length
     ? `<ol class="marks">${t.marks
         .map(
           (m) =>
-            `<li data-mark="${m.kind}">${markGlyph[m.kind]} <span class="at">${when(m.at)}</span> ${esc(m.text)} ${trailOf(m.correlationId, 'trail', `Audit trail of ${m.text} at ${m.at}`)}</li>`,
+            `<li data-mark="${m.kind}"${m.health ? ` data-health="${m.health}"` : ''}>${markGlyph[m.kind]} <span class="at">${when(m.at)}</span> ${markText(m)} ${trailOf(m.correlationId, 'trail', `Audit trail of ${m.text} at ${m.at}`)}</li>`,
         )
         .join('')}</ol>`
-    : '<p class="muted">Nothing done to it in this range.</p>';
+    : '<p class="muted">Nothing done to it and no probe transition in this range.</p>';
   const spans = t.spans.length ? '' : '<p class="muted">No status event of this instance in this range or the day before it.</p>';
-  return `<figure class="state-timeline">${svg}</figure>${legend}${spans}${list}`;
+  return `<figure class="state-timeline">${svg}</figure>${legend}${spans}<h3>Health probes</h3>${probesView(t.probes ?? [])}<h3>What happened</h3>${list}`;
 }
 
 /** A button that opens a correlation id's audit trail in the box after it (kept open across live updates). */

@@ -21,6 +21,7 @@ const countLabels = [
   ['backoff', 'in back-off'],
   ['silenced', 'silenced'],
   ['acting', 'being acted on'],
+  ['unhealthy', 'unhealthy'],
 ] as const;
 
 /** The counts, as buttons; the one of the current `flag` is pressed. */
@@ -71,6 +72,16 @@ function statusOf(r: FleetRow): string {
   return `<span class="st st-${esc(r.status)}">${icons[r.status] || '•'} ${esc(r.status)}</span>${why}`;
 }
 
+const healthText: Record<FleetRow['health'], string> = { healthy: '♥ healthy', unhealthy: '✖ unhealthy', unknown: '? unknown', none: '—' };
+
+/** What its probes conclude, each probe's name and conclusion in the title. */
+function healthOf(r: FleetRow): string {
+  if (r.health === 'none') return '<span class="muted" title="no probe covers it">—</span>';
+  const probes = (r.probes ?? []).map((p) => `${p.probe}: ${p.health}`).join(', ');
+  const title = r.statusCode !== 103 ? `not probed while ${r.status}; ${probes}` : probes;
+  return `<span class="probe-health probe-health-${r.health}" data-health="${r.health}" title="${esc(title)}">${healthText[r.health]}</span>`;
+}
+
 /** The fleet's page as a table (cards on a narrow screen); the actions column only when `writable`. */
 export function fleetTableView(d: FleetPage, writable: boolean): string {
   if (!d.rows.length) return '<p class="muted">No instance matches.</p>';
@@ -78,7 +89,7 @@ export function fleetTableView(d: FleetPage, writable: boolean): string {
   const head =
     '<tr><th>instance</th><th>project</th>' +
     (multi ? '<th>target</th>' : '') +
-    '<th>member</th><th>status</th><th>since</th><th>opt-in</th><th>state</th><th>restarts</th>' +
+    '<th>member</th><th>status</th><th>since</th><th>health</th><th>opt-in</th><th>state</th><th>restarts</th>' +
     (writable ? '<th>actions</th>' : '') +
     '</tr>';
   const rows = d.rows.map(
@@ -90,6 +101,7 @@ export function fleetTableView(d: FleetPage, writable: boolean): string {
       `<td data-label="member">${esc(r.location == null ? '?' : r.location)}</td>` +
       `<td data-label="status">${statusOf(r)}</td>` +
       `<td data-label="since" class="at">${when(r.since)}</td>` +
+      `<td data-label="health">${healthOf(r)}</td>` +
       `<td data-label="opt-in">${r.optIn == null ? '?' : r.optIn ? '✔ yes' : '✘ no'}</td>` +
       `<td data-label="state">${flagsOf(r)}</td><td data-label="restarts">${r.restarts}</td>` +
       (writable ? `<td data-label="actions">${actionsOf(r)}</td>` : '') +
