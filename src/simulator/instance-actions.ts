@@ -238,7 +238,8 @@ export class InstanceActions {
     }
     // The first start applies the idmap and the create template, as LXD does.
     inst.config['volatile.idmap.current'] ??= inst.config['volatile.idmap.next'] ?? '[]';
-    inst.config['volatile.last_state.idmap'] = inst.config['volatile.idmap.current'];
+    // Incus 6.0 leaves the last state's idmap empty (`[]`) on the test bed (its idmapped mounts shift nothing on disk).
+    if (this.ctx.opts.revision !== 'later') inst.config['volatile.last_state.idmap'] = inst.config['volatile.idmap.current'];
     delete inst.config['volatile.apply_template'];
     inst.config['volatile.last_state.power'] = 'RUNNING';
     inst.lastUsedAt = this.ctx.ops.now();

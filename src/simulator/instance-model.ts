@@ -164,7 +164,8 @@ export class SimInstance {
       name: this.name,
       status: statusText(statusCode, revision),
       status_code: statusCode,
-      last_used_at: this.lastUsedAt,
+      // Incus stamps an instance's last use at its creation; LXD 5.0.2 leaves it zero until a start.
+      last_used_at: revision === 'later' && this.lastUsedAt === zeroTime ? this.createdAt : this.lastUsedAt,
       location: this.location,
       type: this.type,
       project: this.project,

@@ -95,7 +95,14 @@ export class ProfileStore {
     const project: SimProject = {
       name: n,
       description,
-      config: { 'features.images': 'true', 'features.profiles': 'true', 'features.storage.volumes': 'true', ...config },
+      config: {
+        'features.images': 'true',
+        'features.profiles': 'true',
+        // Incus 6.0 sets the buckets feature on a new project too (the simulator serves no buckets).
+        ...(this.revision === 'later' ? { 'features.storage.buckets': 'true' } : {}),
+        'features.storage.volumes': 'true',
+        ...config,
+      },
     };
     this.projects.set(n, project);
     if (project.config['features.profiles'] === 'true')

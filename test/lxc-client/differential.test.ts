@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeLxd } from '../support/lxd-bed.js';
 import type { LxcResult } from '../support/lxc-cli.js';
-import { argsFor, scenario, titleOf, type Names } from './differential-scenario.js';
+import { argsFor, stepsFor, titleOf, type Names } from './differential-scenario.js';
 import { normaliseOutput } from './normalise.js';
 import { startSimRemote, type SimRemote } from './sim-remote.js';
 
@@ -12,6 +12,7 @@ import { startSimRemote, type SimRemote } from './sim-remote.js';
  * a trust password), and every command's normalised stdout, stderr and exit code must be equal.
  */
 let t: SimRemote;
+const scenario = stepsFor('lxc');
 const names: Names = (() => {
   const n = `rt-dx${randomBytes(3).toString('hex')}`;
   return { n, copy: `${n}-copy`, launched: `${n}-launch` };

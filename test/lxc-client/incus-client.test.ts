@@ -29,4 +29,24 @@ suite('the real incus client against reflex sim', () => {
       expect(await incus.run(['exec', 'sim:c1', '--', 'sh', '-c', 'echo hi; exit 3'])).toMatchObject({ stdout: 'hi\n', code: 3 });
     });
   }
+
+  it('the later revision answers incus as Incus 6.0 does: profile keys checked, profile project, Last Used from creation, new project features, busybox cat', async () => {
+    sim = await startSimulator({ listen: ['https://127.0.0.1:0'], revision: 'later', timings: fastTimings });
+    sim.controls.addInstance({ name: 'c1' });
+    await incus.ok(['remote', 'add', 'sim', sim.controls.issueToken('ci')]);
+    await incus.ok(['profile', 'create', 'sim:p1']);
+    expect(await incus.run(['profile', 'set', 'sim:p1', 'bogus.key', 'yes'])).toMatchObject({
+      stderr: 'Error: Unknown configuration key: bogus.key\n',
+      code: 1,
+    });
+    expect(await incus.ok(['profile', 'show', 'sim:p1'])).toMatch(/^project: default$/m);
+    await incus.ok(['init', 'sim:busybox', 'sim:c2']);
+    expect(await incus.ok(['info', 'sim:c2'])).toMatch(/^Last Used: /m);
+    await incus.ok(['project', 'create', 'sim:p2']);
+    expect(await incus.ok(['project', 'get', 'sim:p2', 'features.storage.buckets'])).toBe('true\n');
+    expect(await incus.run(['exec', 'sim:c1', '--', 'cat', '/nonexistent'])).toMatchObject({
+      stderr: "cat: can't open '/nonexistent': No such file or directory\n",
+      code: 1,
+    });
+  });
 });

@@ -13,9 +13,9 @@ export function normaliseOutput(text: string, ctx: { remote: string }): string {
     .map((line) => line.replace(/\s+$/, ''))
     .join('\n');
   out = out.replaceAll(`${ctx.remote}:`, 'R:');
-  // lxc adds this hint when a state change fails while it waits, not when the operation had already
+  // lxc (and incus) adds this hint when a state change fails while it waits, not when the operation had already
   // failed by the time it looked (client/operations.go setupListener): a race on either daemon.
-  out = out.replace(/^Try `lxc info --show-log [^`]+` for more info\n?/gm, '');
+  out = out.replace(/^Try `(lxc|incus) info --show-log [^`]+` for more info\n?/gm, '');
   out = out.replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '<uuid>');
   out = out.replace(/\b[0-9a-f]{64}\b/g, '<fingerprint>');
   out = out.replace(/\b[0-9a-f]{12}\b/g, '<fingerprint>');

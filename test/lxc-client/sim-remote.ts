@@ -18,11 +18,11 @@ export interface SimRemote {
 
 /**
  * Starts the simulator (fast timings unless given) listening on a temporary unix socket and
- * https://127.0.0.1:0, with a private lxc config directory. Requests are recorded from the
+ * https://127.0.0.1:0, with a private config directory for `client` (default `lxc`). Requests are recorded from the
  * simulator's own logging events ("Handling API request"), as a real daemon reports them.
  */
-export async function startSimRemote(opts: SimulatorOptions = {}): Promise<SimRemote> {
-  const lxc = new LxcCli();
+export async function startSimRemote(opts: SimulatorOptions = {}, client: 'lxc' | 'incus' = 'lxc'): Promise<SimRemote> {
+  const lxc = new LxcCli({ client });
   const sim = await startSimulator({
     listen: [`unix:${lxc.confDir}/sim.socket`, 'https://127.0.0.1:0'],
     ...opts,

@@ -48,6 +48,11 @@ export class LxcCli {
         clearTimeout(timer);
         resolve({ stdout, stderr, code: code ?? (signal ? 128 : -1) });
       });
+      // A client that exits before reading its stdin (an argument error, a quick refusal) closes the
+      // pipe: EPIPE on the write is then no failure of the run (its exit code says what happened).
+      child.stdin.on('error', (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EPIPE') reject(err);
+      });
       child.stdin.end(opts.input ?? '');
     });
   }

@@ -209,6 +209,26 @@ export function sleepCommand(sleep: (ms: number, signal: AbortSignal | undefined
   };
 }
 
+/**
+ * `cat` with busybox's words for a file it cannot open (`cat: can't open 'F': No such file or
+ * directory`, as the test beds' busybox prints it on LXD and Incus) where just-bash says it as
+ * coreutils does (`cat: F: No such file or directory`).
+ */
+export function catCommand(): Command {
+  return {
+    name: 'cat',
+    async execute(args, ctx) {
+      if (!ctx.origCommand) return fail('sh: cat: not found\n', 127);
+      const result = await ctx.origCommand(args);
+      if (result.stderr === '') return result;
+      return {
+        ...result,
+        stderr: result.stderr.replace(/^cat: (.*): No such file or directory$/gm, "cat: can't open '$1': No such file or directory"),
+      };
+    },
+  };
+}
+
 /** A long-listing line of just-bash's `ls -l`: mode, links, owner, group, then the rest. */
 const longLine = /^([-dlcbps][rwxsStT-]{9})(\s+\d+\s+)(\S+)(\s+)(\S+)(\s+\d+\s+\w{3}\s+\d+\s+[\d:]+\s+)(.*)$/;
 

@@ -1,7 +1,7 @@
 import type { Command, CommandName, InMemoryFs } from 'just-bash';
 import type { SimInstance, SimSnapshot } from '../instance-model.js';
 import { instanceKey } from '../instance-model.js';
-import { guestCommands, harmlessSignals, lsCommand, scriptedCommand, sleepCommand, type GuestProcess } from './guest-commands.js';
+import { catCommand, guestCommands, harmlessSignals, lsCommand, scriptedCommand, sleepCommand, type GuestProcess } from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
 import { layOut } from './guest-layout.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
@@ -221,7 +221,7 @@ export class Guests {
     const scripted = [...this.scripts.programsFor(key)].map((name) =>
       scriptedCommand(name, (argv) => this.scripts.take(key, argv), pause, scriptEnded),
     );
-    const own = [...guestCommands(proc), sleepCommand(pause), lsCommand((path) => fs.ownerOf(path)), ...scripted];
+    const own = [...guestCommands(proc), sleepCommand(pause), lsCommand((path) => fs.ownerOf(path)), catCommand(), ...scripted];
     const ownNames = new Set(own.map((c) => c.name));
     const custom: Command[] = [...own, ...[...busyboxPrograms].filter((n) => !ownNames.has(n)).map(passThrough)].map((c) => gated(c, gate));
     const bash = new Bash({

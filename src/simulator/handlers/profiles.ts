@@ -57,7 +57,9 @@ function usersOf(req: SimRequest, name: string): string[] {
 }
 
 function render(req: SimRequest, p: SimProfile): Record<string, unknown> {
-  return { config: p.config, description: p.description, devices: p.devices, name: p.name, used_by: usersOf(req, p.name) };
+  const shown = { config: p.config, description: p.description, devices: p.devices, name: p.name, used_by: usersOf(req, p.name) };
+  // Incus names the profile's project (profiles_all_projects); LXD 5.0.2 has no such field.
+  return req.ctx.opts.revision === 'later' ? { ...shown, project: req.ctx.store.profiles.profileProject(projectOf(req)) } : shown;
 }
 
 function list(req: SimRequest): SimResponse {
@@ -83,7 +85,6 @@ function checkProfile(
   config: Record<string, string> | undefined,
   devices: Record<string, Record<string, string>> | undefined,
 ): void {
-  if (req.ctx.opts.revision !== 'earlier') return;
   const err = configError(config ?? {}, 'profile', req.ctx.opts.revision) ?? devicesError(devices ?? {});
   if (err) throw new SimHttpError(400, err);
 }
