@@ -94,6 +94,9 @@ async function startBoard(redis: RedisConnection, opts: { write?: string; allowe
   };
 }
 
+/** POSTs {@link addJobBody} to bull-board's add-job route of `board` with exactly these headers. */
+const addJob = (board: Board, headers: Record<string, string>) => send(board.server, 'POST', board.addPath, headers, addJobBody);
+
 const jobCount = async (q: Queue) => Object.values(await q.getJobCounts()).reduce((a, b) => a + b, 0);
 
 describe('dashboard without a write token (read-only)', () => {
@@ -109,13 +112,7 @@ describe('dashboard without a write token (read-only)', () => {
   });
 
   it("refuses a text/plain POST to bull-board's add-job route carrying the dashboard cookie, and adds no job", async () => {
-    const res = await send(
-      board.server,
-      'POST',
-      board.addPath,
-      { cookie: board.cookie, 'content-type': 'text/plain', origin: board.origin },
-      addJobBody,
-    );
+    const res = await addJob(board, { cookie: board.cookie, 'content-type': 'text/plain', origin: board.origin });
     expect(res.status).toBe(405);
     expect(res.body).toContain('read-only');
     expect(await jobCount(board.actions)).toBe(0);
@@ -142,7 +139,7 @@ describe('dashboard without a write token (read-only)', () => {
   });
 
   it('refuses a change without any credential with 401, not 405 (read-only-ness is not told to strangers)', async () => {
-    const res = await send(board.server, 'POST', board.addPath, { 'content-type': 'application/json', origin: board.origin }, addJobBody);
+    const res = await addJob(board, { 'content-type': 'application/json', origin: board.origin });
     expect(res.status).toBe(401);
   });
 });
@@ -161,7 +158,7 @@ describe('dashboard with a write token', () => {
 
   it('refuses the cookie alone, even same-origin with a JSON body (a cookie is never enough for a change)', async () => {
     for (const type of ['text/plain', 'application/json']) {
-      const res = await send(board.server, 'POST', board.addPath, { cookie: board.cookie, 'content-type': type, origin: board.origin }, addJobBody);
+      const res = await addJob(board, { cookie: board.cookie, 'content-type': type, origin: board.origin });
       expect(res.status, type).toBe(403);
       expect(res.body).toContain('write token');
     }
@@ -169,13 +166,7 @@ describe('dashboard with a write token', () => {
   });
 
   it('refuses a change with the read token', async () => {
-    const res = await send(
-      board.server,
-      'POST',
-      board.addPath,
-      { authorization: `Bearer ${readToken}`, 'content-type': 'application/json', origin: board.origin },
-      addJobBody,
-    );
+    const res = await addJob(board, { authorization: `Bearer ${readToken}`, 'content-type': 'application/json', origin: board.origin });
     expect(res.status).toBe(403);
     expect(await jobCount(board.actions)).toBe(0);
   });
@@ -190,20 +181,14 @@ describe('dashboard with a write token', () => {
       { ...auth, origin: board.origin, 'sec-fetch-site': 'cross-site' },
     ];
     for (const headers of cases) {
-      const res = await send(board.server, 'POST', board.addPath, headers, addJobBody);
+      const res = await addJob(board, headers);
       expect(res.status, JSON.stringify(headers)).toBe(403);
     }
     expect(await jobCount(board.actions)).toBe(0);
   });
 
   it('refuses a same-origin change with the write token whose body is not JSON (415)', async () => {
-    const res = await send(
-      board.server,
-      'POST',
-      board.addPath,
-      { authorization: `Bearer ${writeToken}`, 'content-type': 'text/plain', origin: board.origin },
-      addJobBody,
-    );
+    const res = await addJob(board, { authorization: `Bearer ${writeToken}`, 'content-type': 'text/plain', origin: board.origin });
     expect(res.status).toBe(415);
     expect(await jobCount(board.actions)).toBe(0);
   });
@@ -215,7 +200,7 @@ describe('dashboard with a write token', () => {
       origin: board.origin,
       'sec-fetch-site': 'same-origin',
     };
-    const res = await send(board.server, 'POST', board.addPath, headers, addJobBody);
+    const res = await addJob(board, headers);
     expect(res.status, res.body).toBe(405);
     expect(res.body).toContain('jobs are added only by Reflex');
     expect(await jobCount(board.actions)).toBe(0);
