@@ -97,19 +97,25 @@ async function startBoard(redis: RedisConnection, opts: { write?: string; allowe
 /** POSTs {@link addJobBody} to bull-board's add-job route of `board` with exactly these headers. */
 const addJob = (board: Board, headers: Record<string, string>) => send(board.server, 'POST', board.addPath, headers, addJobBody);
 
+/** A {@link startBoard} board for a whole describe: filled in before its tests, stopped after them. */
+function boardPerSuite(opts: Parameters<typeof startBoard>[1] = {}): Board {
+  const board = {} as Board;
+  let redis: RedisConnection | undefined;
+  beforeAll(async () => {
+    redis = redisClient();
+    Object.assign(board, await startBoard(redis, opts));
+  });
+  afterAll(async () => {
+    await board.stop?.();
+    redis?.disconnect();
+  });
+  return board;
+}
+
 const jobCount = async (q: Queue) => Object.values(await q.getJobCounts()).reduce((a, b) => a + b, 0);
 
 describe('dashboard without a write token (read-only)', () => {
-  let redis: RedisConnection;
-  let board: Board;
-  beforeAll(async () => {
-    redis = redisClient();
-    board = await startBoard(redis);
-  });
-  afterAll(async () => {
-    await board?.stop();
-    redis?.disconnect();
-  });
+  const board = boardPerSuite();
 
   it("refuses a text/plain POST to bull-board's add-job route carrying the dashboard cookie, and adds no job", async () => {
     const res = await addJob(board, { cookie: board.cookie, 'content-type': 'text/plain', origin: board.origin });
@@ -145,16 +151,7 @@ describe('dashboard without a write token (read-only)', () => {
 });
 
 describe('dashboard with a write token', () => {
-  let redis: RedisConnection;
-  let board: Board;
-  beforeAll(async () => {
-    redis = redisClient();
-    board = await startBoard(redis, { write: writeToken });
-  });
-  afterAll(async () => {
-    await board?.stop();
-    redis?.disconnect();
-  });
+  const board = boardPerSuite({ write: writeToken });
 
   it('refuses the cookie alone, even same-origin with a JSON body (a cookie is never enough for a change)', async () => {
     for (const type of ['text/plain', 'application/json']) {
@@ -238,16 +235,7 @@ describe('dashboard with a write token', () => {
 });
 
 describe('dashboard cookie', () => {
-  let redis: RedisConnection;
-  let board: Board;
-  beforeAll(async () => {
-    redis = redisClient();
-    board = await startBoard(redis);
-  });
-  afterAll(async () => {
-    await board?.stop();
-    redis?.disconnect();
-  });
+  const board = boardPerSuite();
 
   it('is HttpOnly, SameSite=Strict, scoped to /dashboard, expires after 12 h, and is Secure only over HTTPS', async () => {
     const plain = await send(board.server, 'GET', `/dashboard?token=${readToken}`);
@@ -289,16 +277,7 @@ describe('dashboard cookie', () => {
 });
 
 describe('Host header check (DNS rebinding)', () => {
-  let redis: RedisConnection;
-  let board: Board;
-  beforeAll(async () => {
-    redis = redisClient();
-    board = await startBoard(redis, { allowedHosts: ['reflex.internal', '*.example.org'] });
-  });
-  afterAll(async () => {
-    await board?.stop();
-    redis?.disconnect();
-  });
+  const board = boardPerSuite({ allowedHosts: ['reflex.internal', '*.example.org'] });
 
   it("answers 421 with a clear text on every route to a Host that is not this server's", async () => {
     for (const path of ['/metrics', '/readyz', '/healthz', '/dashboard', '/dashboard/queues/api/queues']) {
