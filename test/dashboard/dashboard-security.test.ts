@@ -97,6 +97,13 @@ async function startBoard(redis: RedisConnection, opts: { write?: string; allowe
 /** POSTs {@link addJobBody} to bull-board's add-job route of `board` with exactly these headers. */
 const addJob = (board: Board, headers: Record<string, string>) => send(board.server, 'POST', board.addPath, headers, addJobBody);
 
+/** Sends {@link addJob} with `headers`, expects it refused with `status`, and no job in the queue. */
+async function refusedAdd(board: Board, headers: Record<string, string>, status: number): Promise<void> {
+  const res = await addJob(board, headers);
+  expect(res.status, JSON.stringify(headers)).toBe(status);
+  expect(await jobCount(board.actions)).toBe(0);
+}
+
 /** A {@link startBoard} board for a whole describe: filled in before its tests, stopped after them. */
 function boardPerSuite(opts: Parameters<typeof startBoard>[1] = {}): Board {
   const board = {} as Board;
@@ -163,9 +170,7 @@ describe('dashboard with a write token', () => {
   });
 
   it('refuses a change with the read token', async () => {
-    const res = await addJob(board, { authorization: `Bearer ${readToken}`, 'content-type': 'application/json', origin: board.origin });
-    expect(res.status).toBe(403);
-    expect(await jobCount(board.actions)).toBe(0);
+    await refusedAdd(board, { authorization: `Bearer ${readToken}`, 'content-type': 'application/json', origin: board.origin }, 403);
   });
 
   it('refuses a change with the write token from another origin, with no Origin, or from another site', async () => {
@@ -185,9 +190,7 @@ describe('dashboard with a write token', () => {
   });
 
   it('refuses a same-origin change with the write token whose body is not JSON (415)', async () => {
-    const res = await addJob(board, { authorization: `Bearer ${writeToken}`, 'content-type': 'text/plain', origin: board.origin });
-    expect(res.status).toBe(415);
-    expect(await jobCount(board.actions)).toBe(0);
+    await refusedAdd(board, { authorization: `Bearer ${writeToken}`, 'content-type': 'text/plain', origin: board.origin }, 415);
   });
 
   it('lets a same-origin change with the write token through (the queue can be paused), but never adds or edits a job', async () => {

@@ -8,7 +8,7 @@ import { ActionGate } from '../../src/remediation/action-gate.js';
 import { runAction } from '../../src/actions/define-action.js';
 import { builtinActions } from '../../src/actions/registry.js';
 import { testExecutor } from '../support/executor.js';
-import { startActionBed } from '../actions/action-bed.js';
+import { startActionBed, type ActionBed } from '../actions/action-bed.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import type { Instance } from '../../src/client/instance.js';
@@ -31,6 +31,10 @@ function recorded(instance: string, pick: (e: CanonicalEvent) => boolean): Canon
     .flatMap((d) => (d.ok ? [normalizeFrame(d.frame, 't')] : []))
     .filter((e): e is CanonicalEvent => !!e && 'instance' in e && e.instance === instance && pick(e));
 }
+
+/** Queues `job` on research-a as its rule queues it for the recorded `event`, whose id is the incident's. */
+const queueFor = (bed: ActionBed, event: CanonicalEvent, job: Pick<Parameters<ActionBed['queue']>[0], 'rule' | 'action' | 'params' | 'onFailure'>) =>
+  bed.queue({ ...job, instance: 'research-a', origin: 'rule', event, correlationId: event.id });
 
 const inst = (config: Record<string, string>): Instance => ({ name: 'research-a', status: 'Stopped', status_code: 102, config });
 
@@ -212,15 +216,11 @@ describe('the example rule catalogue, replayed against recorded events', async (
     const bed = await startActionBed({ rules, actions, instances: [] });
     try {
       bed.sim.controls.addInstance({ name: 'research-a', status: 'Running', config: { 'user.reflex.service-check': 'true' } });
-      const id = await bed.queue({
+      const id = await queueFor(bed, reboot, {
         rule: 'example-exec-then-restart',
         action: 'exec',
         params: spec.params ?? {},
         onFailure: spec.onFailure?.map((b) => ({ action: b.action, params: b.params ?? {} })),
-        instance: 'research-a',
-        origin: 'rule',
-        event: reboot,
-        correlationId: reboot.id,
       });
       const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome' && String(r.summary).startsWith('restart')));
       // busybox (and the simulator) have no systemctl: the shell's 127, its complaint on stderr.
@@ -257,14 +257,10 @@ describe('the example rule catalogue, replayed against recorded events', async (
     try {
       bed.sim.controls.addInstance({ name: 'research-a', status: 'Running', config: { 'user.reflex.runbook': 'true', 'user.tier': 'web' } });
       const http = d!.matched ? d!.actions[1]! : undefined;
-      const id = await bed.queue({
+      const id = await queueFor(bed, crash, {
         rule: 'example-http-runbook',
         action: 'http',
         params: http!.params ?? {},
-        instance: 'research-a',
-        origin: 'rule',
-        event: crash,
-        correlationId: crash.id,
       });
       const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'));
       expect(records.find((r) => r.type === 'outcome')).toMatchObject({ result: 'done' });
@@ -296,14 +292,10 @@ describe('the example rule catalogue, replayed against recorded events', async (
     const bed = await startActionBed({ rules, actions, instances: [] });
     try {
       bed.sim.controls.addInstance({ name: 'research-a', status: 'Stopped', config: { 'user.reflex.stamp-crashes': 'true' } });
-      const id = await bed.queue({
+      const id = await queueFor(bed, crash, {
         rule: 'example-stamp-crash',
         action: 'example-stamp-crash',
         params: { key: 'user.reflex.last-crash' },
-        instance: 'research-a',
-        origin: 'rule',
-        event: crash,
-        correlationId: crash.id,
       });
       const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'));
       expect(records.filter((r) => r.type !== 'action').map((r) => [r.type, r.method ?? r.result])).toEqual([
