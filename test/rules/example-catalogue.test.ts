@@ -20,6 +20,7 @@ import { keySpace } from '../../src/redis/key-space.js';
 import { RuleEngine } from '../../src/rules/engine.js';
 import { loadRules } from '../../src/rules/rule-loader.js';
 import { Silences } from '../../src/silences/silences.js';
+import type { SeedInstance } from '../../src/simulator/controls.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
 import { capturedFrames } from '../support/fixture-events.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
@@ -43,6 +44,12 @@ describe('the example rule catalogue, replayed against recorded events', async (
   const redis = redisClient();
   afterAll(() => redis.disconnect());
   const byName = (n: string) => new RuleEngine(rules.filter((r) => r.name === n));
+  /** An action bed with the catalogue's rules and actions and one instance, `seed`. */
+  const catalogueBedWith = async (seed: SeedInstance) => {
+    const bed = await startActionBed({ rules, actions, instances: [] });
+    bed.sim.controls.addInstance(seed);
+    return bed;
+  };
 
   it('loads every example', () => {
     expect(errors).toEqual([]);
@@ -213,9 +220,8 @@ describe('the example rule catalogue, replayed against recorded events', async (
     expect(restarts.filter((_, i) => decisions[i]?.matched).map((e) => e.kind === 'instance.status' && e.intent)).toEqual(['unrequested']);
     const reboot = restarts.find((_, i) => decisions[i]?.matched)!;
     const spec = engine.rule('example-exec-then-restart')!.actions[0]!;
-    const bed = await startActionBed({ rules, actions, instances: [] });
+    const bed = await catalogueBedWith({ name: 'research-a', status: 'Running', config: { 'user.reflex.service-check': 'true' } });
     try {
-      bed.sim.controls.addInstance({ name: 'research-a', status: 'Running', config: { 'user.reflex.service-check': 'true' } });
       const id = await queueFor(bed, reboot, {
         rule: 'example-exec-then-restart',
         action: 'exec',
@@ -253,9 +259,8 @@ describe('the example rule catalogue, replayed against recorded events', async (
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     process.env.RUNBOOK_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/runbooks`;
     process.env.RUNBOOK_TOKEN = 'Bearer example-token-0123';
-    const bed = await startActionBed({ rules, actions, instances: [] });
+    const bed = await catalogueBedWith({ name: 'research-a', status: 'Running', config: { 'user.reflex.runbook': 'true', 'user.tier': 'web' } });
     try {
-      bed.sim.controls.addInstance({ name: 'research-a', status: 'Running', config: { 'user.reflex.runbook': 'true', 'user.tier': 'web' } });
       const http = d!.matched ? d!.actions[1]! : undefined;
       const id = await queueFor(bed, crash, {
         rule: 'example-http-runbook',
@@ -289,9 +294,8 @@ describe('the example rule catalogue, replayed against recorded events', async (
     expect(actions.userDefined().map((a) => a.name)).toContain('example-stamp-crash');
     const [d] = await byName('example-stamp-crash').decide(crash, inst({ 'user.reflex.stamp-crashes': 'true' }));
     expect(d).toMatchObject({ matched: true, actions: [{ action: 'example-stamp-crash', params: { key: 'user.reflex.last-crash' } }] });
-    const bed = await startActionBed({ rules, actions, instances: [] });
+    const bed = await catalogueBedWith({ name: 'research-a', status: 'Stopped', config: { 'user.reflex.stamp-crashes': 'true' } });
     try {
-      bed.sim.controls.addInstance({ name: 'research-a', status: 'Stopped', config: { 'user.reflex.stamp-crashes': 'true' } });
       const id = await queueFor(bed, crash, {
         rule: 'example-stamp-crash',
         action: 'example-stamp-crash',
