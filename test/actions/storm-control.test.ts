@@ -20,23 +20,11 @@ import { startSimulator } from '../../src/simulator/simulator.js';
 import { StateTracker } from '../../src/events/state-tracker.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { recordingAlerts } from '../alerts/recording-alerts.js';
+import { crashEvent } from '../support/crash-event.js';
 import { until } from '../support/wait.js';
 
-let seq = 0;
-const crash = (instance: string, location: string, over: Partial<InstanceStatusEvent> = {}): InstanceStatusEvent => ({
-  kind: 'instance.status',
-  id: `crash-${++seq}-${instance}`,
-  target: 'unix:///sim',
-  location,
-  project: 'default',
-  timestamp: new Date().toISOString(),
-  synthetic: false,
-  instance,
-  to: 102,
-  intent: 'unrequested',
-  action: 'instance-shutdown',
-  ...over,
-});
+const crash = (instance: string, location: string, over: Partial<InstanceStatusEvent> = {}) =>
+  crashEvent('unix:///sim', instance, { location, ...over });
 const scope = (instance: string, rule: string, location = 'm1') => ({ target: 'unix:///sim', location, project: 'default', instance, rule });
 const ref = (instance: string) => ({ target: 'unix:///sim', project: 'default', instance });
 const restart = (name: string): Rule => defineRule({ name, on: { kind: 'instance.status' }, actions: [{ action: 'start' }] });

@@ -365,23 +365,22 @@ export default [
     }
   }
 
-  it('skip a job whose action a reload removed while its rule stays (now with other actions): no give-up, no alert', async () => {
-    const trail = await jobOfRemovedAction({ name: 'uses.ts', rule: 'uses-versioned' });
-    expect(trail.find((r) => r.type === 'outcome')).toMatchObject({
-      result: 'skipped',
+  it.each([
+    {
+      title: 'skip a job whose action a reload removed while its rule stays (now with other actions): no give-up, no alert',
+      file: { name: 'uses.ts', rule: 'uses-versioned' },
       recheck: 'action-unloaded',
-      summary: expect.stringContaining('action versioned is not defined any more (a reload removed it; rule uses-versioned stays)'),
-    });
-    expect(trail.filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
-  });
-
-  it("skip a job whose rule and action a reload removed together, as a removed rule's jobs are skipped: no give-up, no alert", async () => {
-    const trail = await jobOfRemovedAction({ name: 'other.ts', rule: 'other' });
-    expect(trail.find((r) => r.type === 'outcome')).toMatchObject({
-      result: 'skipped',
+      says: 'action versioned is not defined any more (a reload removed it; rule uses-versioned stays)',
+    },
+    {
+      title: "skip a job whose rule and action a reload removed together, as a removed rule's jobs are skipped: no give-up, no alert",
+      file: { name: 'other.ts', rule: 'other' },
       recheck: 'rule-unloaded',
-      summary: expect.stringContaining('rule uses-versioned is not loaded any more'),
-    });
+      says: 'rule uses-versioned is not loaded any more',
+    },
+  ])('$title', async ({ file, recheck, says }) => {
+    const trail = await jobOfRemovedAction(file);
+    expect(trail.find((r) => r.type === 'outcome')).toMatchObject({ result: 'skipped', recheck, summary: expect.stringContaining(says) });
     expect(trail.filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertInput } from '../../src/alerts/alert.js';
 import { Alerts, type AlertNotifier } from '../../src/alerts/alerts.js';
 import { ReflexError } from '../../src/errors/reflex-error.js';
-import { fastTimings, NotifierFixture, testWebhookSecret } from '../notify/notifier-fixture.js';
+import { NotifierFixture } from '../notify/notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
 import { until } from '../support/wait.js';
 
@@ -39,11 +39,7 @@ describe('an alert whose first send fails', () => {
    */
   async function refusingFirst(refused: 'firing' | 'resolved'): Promise<{ notifier: AlertNotifier; handed: AlertInput[] }> {
     server = await startRecordingServer();
-    const real = fx.replica({
-      receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }],
-      env: { S: testWebhookSecret },
-      route: { receiver: 'hook', ...fastTimings },
-    });
+    const real = fx.webhookReplica(server.url);
     const handed: AlertInput[] = [];
     let refuse = true;
     const notifier: AlertNotifier = {

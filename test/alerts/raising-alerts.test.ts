@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { alertFingerprint, type AlertInput } from '../../src/alerts/alert.js';
 import { Alerts, type AlertNotifier } from '../../src/alerts/alerts.js';
 import type { Notifier } from '../../src/notify/notifier.js';
-import { fastTimings, NotifierFixture, testWebhookSecret } from '../notify/notifier-fixture.js';
+import { NotifierFixture } from '../notify/notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
 import { until } from '../support/wait.js';
 
@@ -37,11 +37,7 @@ describe('raising an alert', () => {
   /** A real notifier delivering to a recording webhook, and what it was handed. */
   async function receiving(): Promise<{ notifier: AlertNotifier; handed: AlertInput[] }> {
     server = await startRecordingServer();
-    const real: Notifier = fx.replica({
-      receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }],
-      env: { S: testWebhookSecret },
-      route: { receiver: 'hook', ...fastTimings },
-    });
+    const real: Notifier = fx.webhookReplica(server.url);
     const handed: AlertInput[] = [];
     const notifier: AlertNotifier = {
       notify: (input, opts) => (handed.push(input), real.notify(input, opts)),

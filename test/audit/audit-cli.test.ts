@@ -144,49 +144,16 @@ describe('reflex audit', { timeout: 60_000 }, () => {
     const { log, reflex, lines } = setup();
     const U1 = '6a1e3f0e-0000-4000-8000-000000000001';
     const U2 = '6a1e3f0e-0000-4000-8000-000000000002';
+    /** The decision of incident `correlationId` on `instance`, whose uuid is `uuid`: rule r matched. */
+    const matched = (correlationId: string, instance: string, uuid: string) =>
+      log.append({ type: 'decision', correlationId, target: 't', instance, rule: 'r', summary: 'matched', matched: true, uuid });
     // web1 crashes; the operator renames it web1-old, where it crashes again; a new web1 is made.
     await log.append({ type: 'event', correlationId: 'c1', target: 't', instance: 'web1', summary: 'web1: 103 → 102 (unrequested)' });
-    await log.append({
-      type: 'decision',
-      correlationId: 'c1',
-      target: 't',
-      instance: 'web1',
-      rule: 'r',
-      summary: 'matched',
-      matched: true,
-      uuid: U1,
-    });
+    await matched('c1', 'web1', U1);
     await log.append({ type: 'event', correlationId: 'c2', target: 't', instance: 'web1-old', summary: 'web1-old: 103 → 102 (unrequested)' });
-    await log.append({
-      type: 'decision',
-      correlationId: 'c2',
-      target: 't',
-      instance: 'web1-old',
-      rule: 'r',
-      summary: 'matched',
-      matched: true,
-      uuid: U1,
-    });
-    await log.append({
-      type: 'decision',
-      correlationId: 'c3',
-      target: 't',
-      instance: 'web1',
-      rule: 'r',
-      summary: 'matched',
-      matched: true,
-      uuid: U2,
-    });
-    await log.append({
-      type: 'decision',
-      correlationId: 'c4',
-      target: 't',
-      instance: 'db1',
-      rule: 'r',
-      summary: 'matched',
-      matched: true,
-      uuid: '6a1e3f0e-0000-4000-8000-000000000003',
-    });
+    await matched('c2', 'web1-old', U1);
+    await matched('c3', 'web1', U2);
+    await matched('c4', 'db1', '6a1e3f0e-0000-4000-8000-000000000003');
     const of = async (name: string) =>
       lines((await reflex('--json', '--instance', name)).stdout).map((r) => `${r.correlationId as string} ${r.instance as string}`);
     expect(await of('web1')).toEqual(['c1 web1', 'c1 web1', 'c2 web1-old', 'c2 web1-old', 'c3 web1']);

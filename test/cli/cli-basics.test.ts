@@ -98,22 +98,24 @@ describe('the reflex command', () => {
       expect(refused.stderr).toContain('targets.1.target: give target (unix:///… or https://…), addresses or remote (got nothing)');
       expect(refused.stderr).toContain('targets.1.name: "east" already names targets.0');
 
-      const same = file('same.json', {
-        targets: [
-          { name: 'a', target: 'unix:///one.sock' },
-          { name: 'b', target: 'unix:one.sock' },
-        ],
-      });
-      const relative = await runReflex(['run', '--config', same, '--redis', 'redis://127.0.0.1:1']);
+      /** `reflex run` with target a on unix:///one.sock and target b on `second`, its config written to `name`. */
+      const runBeside = (name: string, second: string) =>
+        runReflex([
+          'run',
+          '--config',
+          file(name, {
+            targets: [
+              { name: 'a', target: 'unix:///one.sock' },
+              { name: 'b', target: second },
+            ],
+          }),
+          '--redis',
+          'redis://127.0.0.1:1',
+        ]);
+      const relative = await runBeside('same.json', 'unix:one.sock');
       expect(relative.code).toBe(3);
       expect(relative.stderr).toContain('targets.1.target (b): target "unix:one.sock": a unix socket path must be absolute');
-      const twice = file('twice.json', {
-        targets: [
-          { name: 'a', target: 'unix:///one.sock' },
-          { name: 'b', target: '/one.sock' },
-        ],
-      });
-      const dup = await runReflex(['run', '--config', twice, '--redis', 'redis://127.0.0.1:1']);
+      const dup = await runBeside('twice.json', '/one.sock');
       expect(dup.code).toBe(3);
       expect(dup.stderr).toContain('targets.1.target (b): the same server as targets.0 (unix:///one.sock)');
     } finally {

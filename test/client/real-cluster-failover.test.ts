@@ -13,7 +13,7 @@ import { makeIdentity, type TestIdentity } from '../conformance/lxd-https.js';
 import { freePort } from '../support/free-port.js';
 import { STATUS_RUNNING, STATUS_STOPPED } from '../support/lxd-bed.js';
 import { clusterBed, describeLxdCluster, launchOnMember, memberLxc } from '../support/lxd-cluster-bed.js';
-import { redisClient, redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
+import { redisClient, redisUrl, reflexRunArgs, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess } from '../support/reflex-process.js';
 import { runningTracked } from '../remediation/trail.js';
 
@@ -116,11 +116,7 @@ await describeLxdCluster('a cluster target over HTTPS on the real LXD cluster fa
         identity.keyFile,
         '--server-cert',
         serverCertFile,
-        ...reflexArgs(prefix),
-        '--rules',
-        'rules',
-        '--http-port',
-        '0',
+        ...reflexRunArgs(prefix),
       ],
       { REFLEX_LOG_LEVEL: 'info' },
     );

@@ -1,9 +1,10 @@
 import { expect, it } from 'vitest';
 import { ApiError, isApiStatus, isNotFound } from '../../src/client/api-error.js';
 import { operationInstanceUrls } from '../../src/client/envelope.js';
-import { transportConformance } from './targets.js';
+import { launchPerTest, transportConformance } from './targets.js';
 
 await transportConformance('every answer is a sync, async or error envelope', (target) => {
+  const launch = launchPerTest(target);
   it('GET / answers sync with the supported API versions', async () => {
     expect(await target().client.apiVersions()).toContain('/1.0');
   });
@@ -18,25 +19,21 @@ await transportConformance('every answer is a sync, async or error envelope', (t
 
   it('a state change answers 202 with a Location and the operation object in metadata', async () => {
     const t = target();
-    const name = await t.launch();
-    try {
-      const res = await t.client.transport.request('PUT', `/1.0/instances/${name}/state`, { body: { action: 'freeze' } });
-      expect(res.kind).toBe('async');
-      if (res.kind !== 'async') return;
-      expect(res.status).toBe(202);
-      expect(res.envelope.status_code).toBe(100);
-      const op = res.envelope.metadata;
-      expect(res.location).toBe(`/1.0/operations/${op.id}`);
-      expect(res.envelope.operation).toBe(`/1.0/operations/${op.id}`);
-      expect(op.class).toBe('task');
-      expect(operationInstanceUrls(op)).toContain(`/1.0/instances/${name}`);
-      await (await t.client.getOperation(op.id)).wait({ timeoutMs: 10_000 }).catch((err: unknown) => {
-        // Forgotten already (it finished more than ~5 s ago) is fine here.
-        if (!(err instanceof ApiError && err.code === 'API_NOT_FOUND')) throw err;
-      });
-    } finally {
-      await t.remove(name);
-    }
+    const name = await launch();
+    const res = await t.client.transport.request('PUT', `/1.0/instances/${name}/state`, { body: { action: 'freeze' } });
+    expect(res.kind).toBe('async');
+    if (res.kind !== 'async') return;
+    expect(res.status).toBe(202);
+    expect(res.envelope.status_code).toBe(100);
+    const op = res.envelope.metadata;
+    expect(res.location).toBe(`/1.0/operations/${op.id}`);
+    expect(res.envelope.operation).toBe(`/1.0/operations/${op.id}`);
+    expect(op.class).toBe('task');
+    expect(operationInstanceUrls(op)).toContain(`/1.0/instances/${name}`);
+    await (await t.client.getOperation(op.id)).wait({ timeoutMs: 10_000 }).catch((err: unknown) => {
+      // Forgotten already (it finished more than ~5 s ago) is fine here.
+      if (!(err instanceof ApiError && err.code === 'API_NOT_FOUND')) throw err;
+    });
   });
 
   it('an unknown instance is a 404 error envelope', async () => {
@@ -51,25 +48,17 @@ await transportConformance('every answer is a sync, async or error envelope', (t
 
   it('an unknown state action is a 400 error envelope', async () => {
     const t = target();
-    const name = await t.launch();
-    try {
-      const err = await t.client.changeState(name, { action: 'bogus' as 'start' }).catch((e: unknown) => e);
-      expect(isApiStatus(err, 400)).toBe(true);
-      expect(err).toMatchObject({ code: 'API_ERROR', errorCode: 400 });
-    } finally {
-      await t.remove(name);
-    }
+    const name = await launch();
+    const err = await t.client.changeState(name, { action: 'bogus' as 'start' }).catch((e: unknown) => e);
+    expect(isApiStatus(err, 400)).toBe(true);
+    expect(err).toMatchObject({ code: 'API_ERROR', errorCode: 400 });
   });
 
   it('deleting a running instance is refused synchronously with 400', async () => {
     const t = target();
-    const name = await t.launch();
-    try {
-      const err = await t.client.deleteInstance(name).catch((e: unknown) => e);
-      expect(isApiStatus(err, 400)).toBe(true);
-      expect((err as ApiError).message).toMatch(/running/i);
-    } finally {
-      await t.remove(name);
-    }
+    const name = await launch();
+    const err = await t.client.deleteInstance(name).catch((e: unknown) => e);
+    expect(isApiStatus(err, 400)).toBe(true);
+    expect((err as ApiError).message).toMatch(/running/i);
   });
 });

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { expect, it } from 'vitest';
 import { ApiError } from '../../src/client/api-error.js';
-import { conformance, type ConformanceTarget } from './targets.js';
+import { conformance, type ConformanceTarget, launchPerTest } from './targets.js';
 
 /**
  * Where each refusal comes (a sync error before the 202, or a failed operation after it) and in
@@ -29,11 +29,15 @@ async function outcome(t: ConformanceTarget, method: string, path: string, body?
   return { channel: 'operation', status: op.status, error: op.err };
 }
 
+/** The outcome of a request answered on the sync channel, before any operation. */
+const refusedInSync = (status: number, error: string): Outcome => ({ channel: 'sync', status, error });
+
 const image = { type: 'image', alias: 'reflex-busybox' };
 let seq = 0;
 const fresh = (): string => `rt-chan-${process.pid}-${++seq}`;
 
 await conformance('each refusal on the daemon’s channel, in its words; the later revision’s shapes', (target) => {
+  const launch = launchPerTest(target);
   it('create with invalid config or an unknown device type fails in the operation ("Failed creating instance record: …")', async () => {
     const t = target();
     const later = t.revision === 'later';
@@ -59,49 +63,39 @@ await conformance('each refusal on the daemon’s channel, in its words; the lat
 
   it('create under a taken name fails in the operation with the database’s words; an invalid name is a sync 400', async () => {
     const t = target();
-    const name = await t.launch();
-    try {
-      expect(await outcome(t, 'POST', '/1.0/instances', { name, source: image })).toEqual({
-        channel: 'operation',
-        status: 'Failure',
-        error:
-          t.revision === 'later'
-            ? 'Failed creating instance record: Add instance info to the database: Failed to create "instances" entry: UNIQUE constraint failed: instances.project_id, instances.name'
-            : 'Failed creating instance record: Add instance info to the database: This "instances" entry already exists',
-      });
-      expect(await outcome(t, 'POST', '/1.0/instances', { name: 'bad_name!', source: image })).toEqual({
-        channel: 'sync',
-        status: 400,
-        error: 'Invalid instance name: Name can only contain alphanumeric and hyphen characters',
-      });
-    } finally {
-      await t.remove(name);
-    }
+    const name = await launch();
+    expect(await outcome(t, 'POST', '/1.0/instances', { name, source: image })).toEqual({
+      channel: 'operation',
+      status: 'Failure',
+      error:
+        t.revision === 'later'
+          ? 'Failed creating instance record: Add instance info to the database: Failed to create "instances" entry: UNIQUE constraint failed: instances.project_id, instances.name'
+          : 'Failed creating instance record: Add instance info to the database: This "instances" entry already exists',
+    });
+    expect(await outcome(t, 'POST', '/1.0/instances', { name: 'bad_name!', source: image })).toEqual(
+      refusedInSync(400, 'Invalid instance name: Name can only contain alphanumeric and hyphen characters'),
+    );
   });
 
   it('restoring a missing snapshot of a running instance fails in the operation; renaming it is refused in the operation', async () => {
     const t = target();
-    const name = await t.launch();
-    try {
-      expect(await outcome(t, 'PUT', `/1.0/instances/${name}`, { restore: 'nosuch' })).toEqual({
-        channel: 'operation',
-        status: 'Failure',
-        error: `Snapshot ${name}/nosuch does not exist`,
-      });
-      expect(await outcome(t, 'POST', `/1.0/instances/${name}`, { name: `${name}-r` })).toEqual({
-        channel: 'operation',
-        status: 'Failure',
-        error: t.revision === 'later' ? 'Renaming of running instance not allowed' : 'Renaming of running container not allowed',
-      });
-      const missing = await outcome(t, 'GET', `/1.0/instances/${name}-gone`);
-      expect(missing).toEqual({
-        channel: 'sync',
-        status: 404,
-        error: t.revision === 'later' ? `Failed to fetch instance "${name}-gone" in project "default": Instance not found` : 'Instance not found',
-      });
-    } finally {
-      await t.remove(name);
-    }
+    const name = await launch();
+    expect(await outcome(t, 'PUT', `/1.0/instances/${name}`, { restore: 'nosuch' })).toEqual({
+      channel: 'operation',
+      status: 'Failure',
+      error: `Snapshot ${name}/nosuch does not exist`,
+    });
+    expect(await outcome(t, 'POST', `/1.0/instances/${name}`, { name: `${name}-r` })).toEqual({
+      channel: 'operation',
+      status: 'Failure',
+      error: t.revision === 'later' ? 'Renaming of running instance not allowed' : 'Renaming of running container not allowed',
+    });
+    const missing = await outcome(t, 'GET', `/1.0/instances/${name}-gone`);
+    expect(missing).toEqual({
+      channel: 'sync',
+      status: 404,
+      error: t.revision === 'later' ? `Failed to fetch instance "${name}-gone" in project "default": Instance not found` : 'Instance not found',
+    });
   });
 
   it('a duplicate profile is a 500 from the database; a new one is 201', async () => {
@@ -109,11 +103,9 @@ await conformance('each refusal on the daemon’s channel, in its words; the lat
     const name = fresh();
     try {
       expect(await outcome(t, 'POST', '/1.0/profiles', { name })).toEqual({ channel: 'sync', status: 201, error: '' });
-      expect(await outcome(t, 'POST', '/1.0/profiles', { name })).toEqual({
-        channel: 'sync',
-        status: 500,
-        error: `Error inserting "${name}" into database: The profile already exists`,
-      });
+      expect(await outcome(t, 'POST', '/1.0/profiles', { name })).toEqual(
+        refusedInSync(500, `Error inserting "${name}" into database: The profile already exists`),
+      );
     } finally {
       await t.client.transport.request('DELETE', `/1.0/profiles/${name}`).catch(() => undefined);
     }
@@ -154,70 +146,56 @@ await conformance('each refusal on the daemon’s channel, in its words; the lat
   it('the later revision’s shapes: /state started_at and os_info, volatile.uuid.generation, /1.0 auth_user_*, descriptions, Z timestamps', async () => {
     const t = target();
     const later = t.revision === 'later';
-    const name = await t.launch();
-    try {
-      const state = (await t.client.transport.request('GET', `/1.0/instances/${name}/state`)).envelope.metadata as Record<string, unknown>;
-      const inst = (await t.client.transport.request('GET', `/1.0/instances/${name}`)).envelope.metadata as {
-        config: Record<string, string>;
-        created_at: string;
-      };
-      const server = (await t.client.transport.request('GET', '/1.0')).envelope.metadata as Record<string, unknown>;
-      const project = (await t.client.transport.request('GET', '/1.0/projects/default')).envelope.metadata as { description: string };
-      const profile = (await t.client.transport.request('GET', '/1.0/profiles/default')).envelope.metadata as { description: string };
-      if (later) {
-        expect(state).toMatchObject({ os_info: null });
-        expect(String(state.started_at)).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
-        expect(inst.config['volatile.uuid.generation']).toBe(inst.config['volatile.uuid']);
-        expect(['unix', 'tls']).toContain(server.auth_user_method);
-        expect(typeof server.auth_user_name).toBe('string');
-        expect(inst.created_at).toMatch(/Z$/);
-        expect([project.description, profile.description]).toEqual(['Default Incus project', 'Default Incus profile']);
-      } else {
-        expect(state).not.toHaveProperty('started_at');
-        expect(inst.config).not.toHaveProperty('volatile.uuid.generation');
-        expect(server).not.toHaveProperty('auth_user_name');
-        expect([project.description, profile.description]).toEqual(['Default LXD project', 'Default LXD profile']);
-      }
-    } finally {
-      await t.remove(name);
+    const name = await launch();
+    const state = (await t.client.transport.request('GET', `/1.0/instances/${name}/state`)).envelope.metadata as Record<string, unknown>;
+    const inst = (await t.client.transport.request('GET', `/1.0/instances/${name}`)).envelope.metadata as {
+      config: Record<string, string>;
+      created_at: string;
+    };
+    const server = (await t.client.transport.request('GET', '/1.0')).envelope.metadata as Record<string, unknown>;
+    const project = (await t.client.transport.request('GET', '/1.0/projects/default')).envelope.metadata as { description: string };
+    const profile = (await t.client.transport.request('GET', '/1.0/profiles/default')).envelope.metadata as { description: string };
+    if (later) {
+      expect(state).toMatchObject({ os_info: null });
+      expect(String(state.started_at)).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+      expect(inst.config['volatile.uuid.generation']).toBe(inst.config['volatile.uuid']);
+      expect(['unix', 'tls']).toContain(server.auth_user_method);
+      expect(typeof server.auth_user_name).toBe('string');
+      expect(inst.created_at).toMatch(/Z$/);
+      expect([project.description, profile.description]).toEqual(['Default Incus project', 'Default Incus profile']);
+    } else {
+      expect(state).not.toHaveProperty('started_at');
+      expect(inst.config).not.toHaveProperty('volatile.uuid.generation');
+      expect(server).not.toHaveProperty('auth_user_name');
+      expect([project.description, profile.description]).toEqual(['Default LXD project', 'Default LXD profile']);
     }
   });
 
   it('invalid config on PATCH is a 500 with "Invalid config: …", as on both daemons', async () => {
     const t = target();
-    const name = await t.launch();
-    try {
-      expect(await outcome(t, 'PATCH', `/1.0/instances/${name}`, { config: { 'security.privileged': 'maybe' } })).toEqual({
-        channel: 'sync',
-        status: 500,
-        error: 'Invalid config: Invalid value for a boolean "maybe"',
-      });
-    } finally {
-      await t.remove(name);
-    }
+    const name = await launch();
+    expect(await outcome(t, 'PATCH', `/1.0/instances/${name}`, { config: { 'security.privileged': 'maybe' } })).toEqual(
+      refusedInSync(500, 'Invalid config: Invalid value for a boolean "maybe"'),
+    );
   });
 
   it('the wait of a failed operation: the operation object on LXD 5.0.2, its error as an error envelope under HTTP 200 on Incus 6.0.4', async () => {
     const t = target();
-    const name = await t.launch();
-    try {
-      const res = await t.client.transport.request('PUT', `/1.0/instances/${name}/state`, { body: { action: 'start' } });
-      const id = String(res.envelope.operation).split('/').pop()!;
-      const answer = await request(`${t.client.transport.activeOrigin}/1.0/operations/${id}/wait?timeout=30`, {
-        dispatcher: t.client.transport['agent'],
-      });
-      const body = (await answer.body.json()) as {
-        type: string;
-        error_code: number;
-        error: string;
-        metadata: { status?: string; err?: string } | null;
-      };
-      expect(answer.statusCode).toBe(200);
-      if (t.revision === 'later')
-        expect(body).toMatchObject({ type: 'error', error_code: 500, error: 'The instance is already running', metadata: null });
-      else expect(body).toMatchObject({ type: 'sync', error_code: 0, metadata: { status: 'Failure', err: 'The instance is already running' } });
-    } finally {
-      await t.remove(name);
-    }
+    const name = await launch();
+    const res = await t.client.transport.request('PUT', `/1.0/instances/${name}/state`, { body: { action: 'start' } });
+    const id = String(res.envelope.operation).split('/').pop()!;
+    const answer = await request(`${t.client.transport.activeOrigin}/1.0/operations/${id}/wait?timeout=30`, {
+      dispatcher: t.client.transport['agent'],
+    });
+    const body = (await answer.body.json()) as {
+      type: string;
+      error_code: number;
+      error: string;
+      metadata: { status?: string; err?: string } | null;
+    };
+    expect(answer.statusCode).toBe(200);
+    if (t.revision === 'later')
+      expect(body).toMatchObject({ type: 'error', error_code: 500, error: 'The instance is already running', metadata: null });
+    else expect(body).toMatchObject({ type: 'sync', error_code: 0, metadata: { status: 'Failure', err: 'The instance is already running' } });
   });
 });

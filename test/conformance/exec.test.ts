@@ -1,90 +1,67 @@
 import { machine, release, version } from 'node:os';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { conformance, printing, transportConformance } from './targets.js';
+import { expect, it } from 'vitest';
+import { conformance, launchPerSuite, launchPerTest, printing, transportConformance } from './targets.js';
 
 await transportConformance('exec: a non-interactive command with its exit code, bounded output and a timeout', (target) => {
+  const launch = launchPerTest(target);
   it("runs sh -c 'echo out; echo err >&2; exit 3': stdout, stderr and exit code 3 apart", async () => {
     const t = target();
-    const name = await t.launch();
-    try {
-      const session = await t.client.exec(name, { command: ['sh', '-c', 'echo out; echo err >&2; exit 3'] });
-      const res = await session.wait({ timeoutMs: 20_000 });
-      expect(res).toMatchObject({ exitCode: 3, stdout: 'out\n', stderr: 'err\n', timedOut: false, stdoutTruncated: false, stderrTruncated: false });
-      expect(res.operation.status_code).toBe(200);
-    } finally {
-      await t.remove(name);
-    }
+    const name = await launch();
+    const session = await t.client.exec(name, { command: ['sh', '-c', 'echo out; echo err >&2; exit 3'] });
+    const res = await session.wait({ timeoutMs: 20_000 });
+    expect(res).toMatchObject({ exitCode: 3, stdout: 'out\n', stderr: 'err\n', timedOut: false, stdoutTruncated: false, stderrTruncated: false });
+    expect(res.operation.status_code).toBe(200);
   });
 
   it('keeps the first maxOutputBytes of a stream and says it was truncated', async () => {
     const t = target();
-    const name = await t.launch();
-    try {
-      const session = await t.client.exec(name, { command: ['echo', 'abcdefghij'] }, { maxOutputBytes: 4 });
-      const res = await session.wait({ timeoutMs: 20_000 });
-      expect(res).toMatchObject({ exitCode: 0, stdout: 'abcd', stdoutBytes: 11, stdoutTruncated: true });
-    } finally {
-      await t.remove(name);
-    }
+    const name = await launch();
+    const session = await t.client.exec(name, { command: ['echo', 'abcdefghij'] }, { maxOutputBytes: 4 });
+    const res = await session.wait({ timeoutMs: 20_000 });
+    expect(res).toMatchObject({ exitCode: 0, stdout: 'abcd', stdoutBytes: 11, stdoutTruncated: true });
   });
 
   it('passes environment and cwd (container_exec_user_group_cwd), and closes stdin', async () => {
     const t = target();
-    const name = await t.launch();
-    try {
-      const env = await printing(t, async () =>
-        (await t.client.exec(name, { command: ['env'], environment: { REFLEX_X: 'y1' } })).wait({ timeoutMs: 20_000 }),
-      );
-      expect(env.exitCode).toBe(0);
-      expect(env.stdout.split('\n')).toContain('REFLEX_X=y1');
-      const cwd = await printing(t, async () => (await t.client.exec(name, { command: ['pwd'], cwd: '/tmp' })).wait({ timeoutMs: 20_000 }));
-      expect(cwd).toMatchObject({ exitCode: 0, stdout: '/tmp\n' });
-      const id = await printing(t, async () =>
-        (await t.client.exec(name, { command: ['id', '-u'], user: 1000, group: 1000 })).wait({ timeoutMs: 20_000 }),
-      );
-      expect(id).toMatchObject({ exitCode: 0, stdout: '1000\n' });
-    } finally {
-      await t.remove(name);
-    }
+    const name = await launch();
+    const env = await printing(t, async () =>
+      (await t.client.exec(name, { command: ['env'], environment: { REFLEX_X: 'y1' } })).wait({ timeoutMs: 20_000 }),
+    );
+    expect(env.exitCode).toBe(0);
+    expect(env.stdout.split('\n')).toContain('REFLEX_X=y1');
+    const cwd = await printing(t, async () => (await t.client.exec(name, { command: ['pwd'], cwd: '/tmp' })).wait({ timeoutMs: 20_000 }));
+    expect(cwd).toMatchObject({ exitCode: 0, stdout: '/tmp\n' });
+    const id = await printing(t, async () =>
+      (await t.client.exec(name, { command: ['id', '-u'], user: 1000, group: 1000 })).wait({ timeoutMs: 20_000 }),
+    );
+    expect(id).toMatchObject({ exitCode: 0, stdout: '1000\n' });
   });
 
   it('a command that outlives its timeout is killed (SIGKILL through the control socket): 137, timed out, soon', async () => {
     const t = target();
-    const name = await t.launch();
-    try {
-      const started = Date.now();
-      const session = await t.client.exec(name, { command: ['sleep', '30'] }, { timeoutMs: 1_000 });
-      const res = await session.wait({ timeoutMs: 20_000 });
-      expect(res).toMatchObject({ timedOut: true, exitCode: 137 });
-      expect(Date.now() - started).toBeLessThan(10_000);
-    } finally {
-      await t.remove(name);
-    }
+    const name = await launch();
+    const started = Date.now();
+    const session = await t.client.exec(name, { command: ['sleep', '30'] }, { timeoutMs: 1_000 });
+    const res = await session.wait({ timeoutMs: 20_000 });
+    expect(res).toMatchObject({ timedOut: true, exitCode: 137 });
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('a killed command returns the output it wrote before the kill, with 137 (SIGKILL)', async () => {
     const t = target();
-    const name = await t.launch();
-    try {
-      const script = ['sh', '-c', 'echo before; echo e1 >&2; printf nonl; exec sleep 30'];
-      const timedOut = await (await t.client.exec(name, { command: script }, { timeoutMs: 1_500 })).wait({ timeoutMs: 30_000 });
-      expect(timedOut).toMatchObject({ timedOut: true, exitCode: 137, stdout: 'before\nnonl', stderr: 'e1\n' });
-      expect(timedOut.operation.status_code).toBe(200);
-    } finally {
-      await t.remove(name);
-    }
+    const name = await launch();
+    const script = ['sh', '-c', 'echo before; echo e1 >&2; printf nonl; exec sleep 30'];
+    const timedOut = await (await t.client.exec(name, { command: script }, { timeoutMs: 1_500 })).wait({ timeoutMs: 30_000 });
+    expect(timedOut).toMatchObject({ timedOut: true, exitCode: 137, stdout: 'before\nnonl', stderr: 'e1\n' });
+    expect(timedOut.operation.status_code).toBe(200);
   });
 
   it('an unknown program: the operation fails with "Command not found" and the exit code is still read (127)', async () => {
     const t = target();
-    const name = await t.launch();
-    try {
-      const res = await (await t.client.exec(name, { command: ['no-such-program'] })).wait({ timeoutMs: 20_000 });
-      expect(res.exitCode).toBe(127);
-      expect(res.operation.status_code).toBe(400);
-    } finally {
-      await t.remove(name);
-    }
+    const name = await launch();
+    const res = await (await t.client.exec(name, { command: ['no-such-program'] })).wait({ timeoutMs: 20_000 });
+    expect(res.exitCode).toBe(127);
+    expect(res.operation.status_code).toBe(400);
   });
 });
 
@@ -144,18 +121,12 @@ const shellCases: ShellCase[] = [
 ];
 
 await conformance('exec: the shell of the busybox guest (issue #28)', (target) => {
-  let name = '';
-  beforeAll(async () => {
-    name = await target().launch();
-  }, 60_000);
-  afterAll(async () => {
-    if (name) await target().remove(name);
-  });
+  const name = launchPerSuite(target);
 
   it.each(shellCases)('$title', async (c) => {
-    const stdout = typeof c.stdout === 'string' ? c.stdout : c.stdout(name);
+    const stdout = typeof c.stdout === 'string' ? c.stdout : c.stdout(name());
     const run = async () => {
-      const session = await target().client.exec(name, { command: c.command, ...c.request }, c.stdin === undefined ? {} : { stdin: c.stdin });
+      const session = await target().client.exec(name(), { command: c.command, ...c.request }, c.stdin === undefined ? {} : { stdin: c.stdin });
       return session.wait({ timeoutMs: 20_000 });
     };
     const res = stdout === '' ? await run() : await printing(target(), run);
@@ -163,13 +134,13 @@ await conformance('exec: the shell of the busybox guest (issue #28)', (target) =
   });
 
   it('an unknown program through sh: 127, "sh: X: not found", and the operation fails "Command not found"', async () => {
-    const res = await (await target().client.exec(name, { command: sh('rt-no-such-program') })).wait({ timeoutMs: 20_000 });
+    const res = await (await target().client.exec(name(), { command: sh('rt-no-such-program') })).wait({ timeoutMs: 20_000 });
     expect(res).toMatchObject({ exitCode: 127, stdout: '', stderr: 'sh: rt-no-such-program: not found\n' });
     expect(res.operation.err).toMatch(/Command not found$/);
   });
 
   it('a directory run as a program: 126, the operation fails "Command not executable"', async () => {
-    const res = await (await target().client.exec(name, { command: ['/tmp'] })).wait({ timeoutMs: 20_000 });
+    const res = await (await target().client.exec(name(), { command: ['/tmp'] })).wait({ timeoutMs: 20_000 });
     expect(res.exitCode).toBe(126);
     expect(res.operation.err).toMatch(/Command not executable$/);
   });

@@ -1,27 +1,19 @@
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ApiError } from '../../src/client/api-error.js';
 import WebSocket from 'ws';
 import { InstanceClient, OperationFeed } from '../../src/client/client.js';
 import { operationSecrets } from '../../src/client/envelope.js';
 import { waitOperationObject } from '../../src/client/operations.js';
 import { StatusCode } from '../../src/client/status-code.js';
-import { transportConformance, type ConformanceTarget } from './targets.js';
+import { type ConformanceTarget, launchPerTest, transportConformance } from './targets.js';
 import { until } from '../support/wait.js';
 
 await transportConformance('background operations can be waited for, cancelled and lost', (target) => {
-  const launched: string[] = [];
-  const launch = async (t: ConformanceTarget, opts?: { ignoresStop?: boolean }) => {
-    const name = await t.launch(opts);
-    launched.push(name);
-    return name;
-  };
-  afterEach(async () => {
-    for (const name of launched.splice(0)) await target().remove(name);
-  });
+  const launch = launchPerTest(target);
 
   it('wait resolves with Success (200) when the operation succeeds', async () => {
     const t = target();
-    const name = await launch(t);
+    const name = await launch();
     const op = await t.client.changeState(name, { action: 'stop', force: true });
     const done = await op.wait({ timeoutMs: 20_000 });
     expect(done.status_code).toBe(StatusCode.Success);
@@ -30,7 +22,7 @@ await transportConformance('background operations can be waited for, cancelled a
 
   it('wait rejects with the server err when the operation fails (a start of a running instance)', async () => {
     const t = target();
-    const name = await launch(t);
+    const name = await launch();
     const op = await t.client.changeState(name, { action: 'start' });
     const err = await op.wait({ timeoutMs: 20_000 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
@@ -40,7 +32,7 @@ await transportConformance('background operations can be waited for, cancelled a
 
   it('a long-poll that times out answers the operation still running, and wait gives up with OPERATION_TIMEOUT', async () => {
     const t = target();
-    const name = await launch(t, { ignoresStop: true });
+    const name = await launch({ ignoresStop: true });
     const op = await t.client.changeState(name, { action: 'stop', timeout: 4 });
     const polled = await waitOperationObject(t.client.transport, op.id, 1);
     expect(polled?.status_code).toBe(StatusCode.Running);
@@ -54,7 +46,7 @@ await transportConformance('background operations can be waited for, cancelled a
 
   it('cancelling a non-cancellable operation is refused: by the handle without a request, by the server with 400', async () => {
     const t = target();
-    const name = await launch(t, { ignoresStop: true });
+    const name = await launch({ ignoresStop: true });
     const op = await t.client.changeState(name, { action: 'stop', timeout: 3 });
     expect(op.value.may_cancel).toBe(false);
     await expect(op.cancel()).rejects.toMatchObject({ code: 'OPERATION_NOT_CANCELLABLE', status: undefined });
@@ -71,7 +63,7 @@ await transportConformance('background operations can be waited for, cancelled a
 
   it('a wait that finds the operation forgotten (404) after seeing it reports OPERATION_VANISHED', async () => {
     const t = target();
-    const name = await launch(t);
+    const name = await launch();
     const op = await t.client.changeState(name, { action: 'freeze' });
     // The daemon forgets a finished operation a few seconds after it ends (LXD: 5 s).
     await until(
@@ -91,7 +83,7 @@ await transportConformance('background operations can be waited for, cancelled a
 
   it('with operation events, wait follows the event stream subscribed before the request', async () => {
     const t = target();
-    const name = await launch(t);
+    const name = await launch();
     const client = t.client.withOperationEvents();
     try {
       const progress: unknown[] = [];
@@ -110,7 +102,7 @@ await transportConformance('background operations can be waited for, cancelled a
 
   it('operation events can come from a subscriber the caller already runs', async () => {
     const t = target();
-    const name = await launch(t);
+    const name = await launch();
     const feed = new OperationFeed();
     const { url, options } = t.client.eventsEndpoint(['operation', 'lifecycle']);
     const ws = new WebSocket(url, options);
@@ -134,7 +126,7 @@ await transportConformance('background operations can be waited for, cancelled a
 
   it('the operations collection lists a running operation', async () => {
     const t = target();
-    const name = await launch(t, { ignoresStop: true });
+    const name = await launch({ ignoresStop: true });
     const op = await t.client.changeState(name, { action: 'stop', timeout: 2 });
     const ops = await t.client.listOperations();
     expect(ops.map((o) => o.id)).toContain(op.id);
@@ -143,7 +135,7 @@ await transportConformance('background operations can be waited for, cancelled a
 
   it('an exec that waits for its WebSockets is a websocket-class operation with fds secrets', async () => {
     const t = target();
-    const name = await launch(t);
+    const name = await launch();
     const res = await t.client.transport.request('POST', `/1.0/instances/${name}/exec`, {
       body: { command: ['/bin/true'], 'wait-for-websocket': true, interactive: false },
     });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
 import { InstanceClient } from '../../src/client/client.js';
 import type { ApiRevision } from '../../src/client/status-code.js';
 import { ensureLxdHttps, lxdServerCertificate, makeIdentity } from './lxd-https.js';
@@ -235,4 +235,29 @@ export const transportConformance = (title: string, body: (target: () => Conform
 export async function printing<R extends { stdout: string; stderr: string }>(target: ConformanceTarget, session: () => Promise<R>): Promise<R> {
   const res = await session();
   return target.name.startsWith('lxd') && res.stdout === '' && res.stderr === '' ? session() : res;
+}
+
+/** A `launch(opts?)` for a conformance body: it launches an instance on the target and removes it after the test. */
+export function launchPerTest(target: () => ConformanceTarget): (opts?: LaunchOptions) => Promise<string> {
+  const launched: string[] = [];
+  afterEach(async () => {
+    for (const name of launched.splice(0)) await target().remove(name);
+  });
+  return async (opts) => {
+    const name = await target().launch(opts);
+    launched.push(name);
+    return name;
+  };
+}
+
+/** The name of one instance a conformance body's tests share: launched before them, removed after them. */
+export function launchPerSuite(target: () => ConformanceTarget): () => string {
+  let name = '';
+  beforeAll(async () => {
+    name = await target().launch();
+  }, 60_000);
+  afterAll(async () => {
+    if (name) await target().remove(name);
+  });
+  return () => name;
 }

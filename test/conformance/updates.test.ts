@@ -1,21 +1,13 @@
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { isPreconditionFailed } from '../../src/client/api-error.js';
-import { conformance, type ConformanceTarget } from './targets.js';
+import { conformance, type ConformanceTarget, launchPerTest } from './targets.js';
 
 await conformance('updates are protected by ETags and PATCH unsets empty keys', (target) => {
-  const launched: string[] = [];
-  const launch = async (t: ConformanceTarget) => {
-    const name = await t.launch();
-    launched.push(name);
-    return name;
-  };
-  afterEach(async () => {
-    for (const name of launched.splice(0)) await target().remove(name);
-  });
+  const launch = launchPerTest(target);
 
   it('a read returns the value with its ETag, and the ETag changes on stop', async () => {
     const t = target();
-    const name = await launch(t);
+    const name = await launch();
     const before = await t.client.getInstance(name);
     expect(before.value.name).toBe(name);
     expect(before.etag).toMatch(/^"?[0-9a-f]{64}"?$/);
@@ -26,7 +18,7 @@ await conformance('updates are protected by ETags and PATCH unsets empty keys', 
 
   it('a PUT with a stale ETag is a typed 412 conflict', async () => {
     const t = target();
-    const name = await launch(t);
+    const name = await launch();
     const stale = await t.client.getInstance(name);
     await t.client.patchInstance(name, { config: { 'user.rt-touch': '1' } });
     const err = await t.client.putInstance(name, stale.value, stale.etag).catch((e: unknown) => e);
@@ -36,7 +28,7 @@ await conformance('updates are protected by ETags and PATCH unsets empty keys', 
 
   it('update() re-reads and retries after a conflict, and succeeds', async () => {
     const t = target();
-    const name = await launch(t);
+    const name = await launch();
     const attempts: number[] = [];
     const result = await t.client.update(name, async (current, attempt) => {
       attempts.push(attempt);
@@ -52,7 +44,7 @@ await conformance('updates are protected by ETags and PATCH unsets empty keys', 
 
   it('update() carries back volatile.* keys the caller dropped', async () => {
     const t = target();
-    const name = await launch(t);
+    const name = await launch();
     const before = await t.client.getInstance(name);
     const volatile = Object.keys(before.value.config).filter((k) => k.startsWith('volatile.'));
     expect(volatile.length).toBeGreaterThan(0);
@@ -66,7 +58,7 @@ await conformance('updates are protected by ETags and PATCH unsets empty keys', 
 
   it('PATCH sets a key, and an empty value unsets it', async () => {
     const t = target();
-    const name = await launch(t);
+    const name = await launch();
     await t.client.patchInstance(name, { config: { 'user.rt-patch': 'hello world' } });
     expect((await t.client.getInstance(name)).value.config['user.rt-patch']).toBe('hello world');
     await t.client.patchInstance(name, { config: { 'user.rt-patch': '' } });
@@ -75,7 +67,7 @@ await conformance('updates are protected by ETags and PATCH unsets empty keys', 
 
   it('PATCH with a stale ETag is refused with 412 too', async () => {
     const t = target();
-    const name = await launch(t);
+    const name = await launch();
     const stale = await t.client.getInstance(name);
     await t.client.patchInstance(name, { config: { 'user.rt-a': '1' } });
     await expect(t.client.patchInstance(name, { config: { 'user.rt-b': '1' } }, stale.etag)).rejects.toMatchObject({ status: 412 });

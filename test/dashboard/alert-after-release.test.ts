@@ -3,7 +3,7 @@ import { Alerts } from '../../src/alerts/alerts.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { releaseQuarantine } from '../../src/remediation/operator-actions.js';
-import { closeNotifier, fastTimings, NotifierFixture, testWebhookSecret } from '../notify/notifier-fixture.js';
+import { closeNotifier, NotifierFixture } from '../notify/notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
 import { until } from '../support/wait.js';
 
@@ -20,11 +20,7 @@ describe('a quarantine release resolves the crash-loop alert', () => {
   it('resolves the firing crash-loop alert of the released instance, audited with who released it', async () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
-    const notifier = fx.replica({
-      receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }],
-      env: { S: testWebhookSecret },
-      route: { receiver: 'hook', ...fastTimings, groupBy: ['kind'] },
-    });
+    const notifier = fx.webhookReplica(server.url, { groupBy: ['kind'] });
     const keys = keySpace(fx.prefix);
     const audit = new AuditLog(fx.redis, keys.audit);
     const alerts = new Alerts({ audit, notifier });

@@ -94,28 +94,38 @@ async function startBoard(redis: RedisConnection, opts: { write?: string; allowe
   };
 }
 
+/** POSTs {@link addJobBody} to bull-board's add-job route of `board` with exactly these headers. */
+const addJob = (board: Board, headers: Record<string, string>) => send(board.server, 'POST', board.addPath, headers, addJobBody);
+
+/** Sends {@link addJob} with `headers`, expects it refused with `status`, and no job in the queue. */
+async function refusedAdd(board: Board, headers: Record<string, string>, status: number): Promise<void> {
+  const res = await addJob(board, headers);
+  expect(res.status, JSON.stringify(headers)).toBe(status);
+  expect(await jobCount(board.actions)).toBe(0);
+}
+
+/** A {@link startBoard} board for a whole describe: filled in before its tests, stopped after them. */
+function boardPerSuite(opts: Parameters<typeof startBoard>[1] = {}): Board {
+  const board = {} as Board;
+  let redis: RedisConnection | undefined;
+  beforeAll(async () => {
+    redis = redisClient();
+    Object.assign(board, await startBoard(redis, opts));
+  });
+  afterAll(async () => {
+    await board.stop?.();
+    redis?.disconnect();
+  });
+  return board;
+}
+
 const jobCount = async (q: Queue) => Object.values(await q.getJobCounts()).reduce((a, b) => a + b, 0);
 
 describe('dashboard without a write token (read-only)', () => {
-  let redis: RedisConnection;
-  let board: Board;
-  beforeAll(async () => {
-    redis = redisClient();
-    board = await startBoard(redis);
-  });
-  afterAll(async () => {
-    await board?.stop();
-    redis?.disconnect();
-  });
+  const board = boardPerSuite();
 
   it("refuses a text/plain POST to bull-board's add-job route carrying the dashboard cookie, and adds no job", async () => {
-    const res = await send(
-      board.server,
-      'POST',
-      board.addPath,
-      { cookie: board.cookie, 'content-type': 'text/plain', origin: board.origin },
-      addJobBody,
-    );
+    const res = await addJob(board, { cookie: board.cookie, 'content-type': 'text/plain', origin: board.origin });
     expect(res.status).toBe(405);
     expect(res.body).toContain('read-only');
     expect(await jobCount(board.actions)).toBe(0);
@@ -142,26 +152,17 @@ describe('dashboard without a write token (read-only)', () => {
   });
 
   it('refuses a change without any credential with 401, not 405 (read-only-ness is not told to strangers)', async () => {
-    const res = await send(board.server, 'POST', board.addPath, { 'content-type': 'application/json', origin: board.origin }, addJobBody);
+    const res = await addJob(board, { 'content-type': 'application/json', origin: board.origin });
     expect(res.status).toBe(401);
   });
 });
 
 describe('dashboard with a write token', () => {
-  let redis: RedisConnection;
-  let board: Board;
-  beforeAll(async () => {
-    redis = redisClient();
-    board = await startBoard(redis, { write: writeToken });
-  });
-  afterAll(async () => {
-    await board?.stop();
-    redis?.disconnect();
-  });
+  const board = boardPerSuite({ write: writeToken });
 
   it('refuses the cookie alone, even same-origin with a JSON body (a cookie is never enough for a change)', async () => {
     for (const type of ['text/plain', 'application/json']) {
-      const res = await send(board.server, 'POST', board.addPath, { cookie: board.cookie, 'content-type': type, origin: board.origin }, addJobBody);
+      const res = await addJob(board, { cookie: board.cookie, 'content-type': type, origin: board.origin });
       expect(res.status, type).toBe(403);
       expect(res.body).toContain('write token');
     }
@@ -169,15 +170,7 @@ describe('dashboard with a write token', () => {
   });
 
   it('refuses a change with the read token', async () => {
-    const res = await send(
-      board.server,
-      'POST',
-      board.addPath,
-      { authorization: `Bearer ${readToken}`, 'content-type': 'application/json', origin: board.origin },
-      addJobBody,
-    );
-    expect(res.status).toBe(403);
-    expect(await jobCount(board.actions)).toBe(0);
+    await refusedAdd(board, { authorization: `Bearer ${readToken}`, 'content-type': 'application/json', origin: board.origin }, 403);
   });
 
   it('refuses a change with the write token from another origin, with no Origin, or from another site', async () => {
@@ -190,22 +183,14 @@ describe('dashboard with a write token', () => {
       { ...auth, origin: board.origin, 'sec-fetch-site': 'cross-site' },
     ];
     for (const headers of cases) {
-      const res = await send(board.server, 'POST', board.addPath, headers, addJobBody);
+      const res = await addJob(board, headers);
       expect(res.status, JSON.stringify(headers)).toBe(403);
     }
     expect(await jobCount(board.actions)).toBe(0);
   });
 
   it('refuses a same-origin change with the write token whose body is not JSON (415)', async () => {
-    const res = await send(
-      board.server,
-      'POST',
-      board.addPath,
-      { authorization: `Bearer ${writeToken}`, 'content-type': 'text/plain', origin: board.origin },
-      addJobBody,
-    );
-    expect(res.status).toBe(415);
-    expect(await jobCount(board.actions)).toBe(0);
+    await refusedAdd(board, { authorization: `Bearer ${writeToken}`, 'content-type': 'text/plain', origin: board.origin }, 415);
   });
 
   it('lets a same-origin change with the write token through (the queue can be paused), but never adds or edits a job', async () => {
@@ -215,7 +200,7 @@ describe('dashboard with a write token', () => {
       origin: board.origin,
       'sec-fetch-site': 'same-origin',
     };
-    const res = await send(board.server, 'POST', board.addPath, headers, addJobBody);
+    const res = await addJob(board, headers);
     expect(res.status, res.body).toBe(405);
     expect(res.body).toContain('jobs are added only by Reflex');
     expect(await jobCount(board.actions)).toBe(0);
@@ -253,16 +238,7 @@ describe('dashboard with a write token', () => {
 });
 
 describe('dashboard cookie', () => {
-  let redis: RedisConnection;
-  let board: Board;
-  beforeAll(async () => {
-    redis = redisClient();
-    board = await startBoard(redis);
-  });
-  afterAll(async () => {
-    await board?.stop();
-    redis?.disconnect();
-  });
+  const board = boardPerSuite();
 
   it('is HttpOnly, SameSite=Strict, scoped to /dashboard, expires after 12 h, and is Secure only over HTTPS', async () => {
     const plain = await send(board.server, 'GET', `/dashboard?token=${readToken}`);
@@ -304,16 +280,7 @@ describe('dashboard cookie', () => {
 });
 
 describe('Host header check (DNS rebinding)', () => {
-  let redis: RedisConnection;
-  let board: Board;
-  beforeAll(async () => {
-    redis = redisClient();
-    board = await startBoard(redis, { allowedHosts: ['reflex.internal', '*.example.org'] });
-  });
-  afterAll(async () => {
-    await board?.stop();
-    redis?.disconnect();
-  });
+  const board = boardPerSuite({ allowedHosts: ['reflex.internal', '*.example.org'] });
 
   it("answers 421 with a clear text on every route to a Host that is not this server's", async () => {
     for (const path of ['/metrics', '/readyz', '/healthz', '/dashboard', '/dashboard/queues/api/queues']) {

@@ -26,8 +26,7 @@ await describeLxd('crash loops and silences on real LXD', () => {
       ],
       { REFLEX_LOG_LEVEL: 'info' },
     );
-    await reflex.waitForLog('event stream connected');
-    await reflex.waitForLog('reflex running');
+    await reflex.waitUntilWatching();
   });
 
   afterAll(async () => {

@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { keySpace } from '../../src/redis/key-space.js';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
-import { STATUS_RUNNING, STATUS_STOPPED, describeEachBed, lxdBed, startReflexOn } from '../support/daemon-bed.js';
+import { STATUS_RUNNING, STATUS_STOPPED, describeEachBed, lxdBed, reflexWatchingSuite, startReflexOn } from '../support/daemon-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import type { ReflexProcess } from '../support/reflex-process.js';
 import { until } from '../support/wait.js';
@@ -14,18 +14,10 @@ const optIn = { 'user.reflex.autorestart': 'true' };
 await describeEachBed('a crashed container comes back by itself', (bed) => {
   const prefix = uniquePrefix('e2e');
   const instances: string[] = [];
-  let reflex: ReflexProcess;
-
-  beforeAll(async () => {
-    reflex = startReflexOn(bed, redisUrl(), prefix);
-    await reflex.waitForLog('event stream connected');
-    await reflex.waitForLog('reflex running');
-  });
-
   afterAll(async () => {
-    await reflex?.stop();
     for (const name of instances) await bed.remove(name);
   });
+  reflexWatchingSuite(bed, redisUrl(), prefix);
 
   // How fast is bench/crash-to-running.ts's matter: a timed assertion here failed only when CI's load slowed the daemon.
   it('restarts an opted-in container whose init was killed with kill -9, and audits event → decision → call → outcome', async () => {

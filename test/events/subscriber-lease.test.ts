@@ -1,10 +1,18 @@
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SubscriberLease } from '../../src/events/subscriber-lease.js';
+import type { RedisConnection } from '../../src/redis/connect.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { until } from '../support/wait.js';
 
 const logger = pino({ level: 'silent' });
+
+/** A lease on `key` (its fence and vacancy keys beside it) through `redis`, with `opts` (ttl, renewal, holder). */
+const lease = (
+  redis: RedisConnection,
+  key: string,
+  opts: Pick<ConstructorParameters<typeof SubscriberLease>[0], 'ttlMs' | 'renewEveryMs' | 'holder'>,
+) => new SubscriberLease({ redis, key, fenceKey: `${key}:fence`, vacantKey: `${key}:vacant`, logger, ...opts });
 
 describe('one active subscriber per target across replicas', () => {
   const redis = redisClient();
@@ -12,9 +20,7 @@ describe('one active subscriber per target across replicas', () => {
 
   it('gives the lease to exactly one of three replicas', async () => {
     const key = uniquePrefix('lease');
-    const leases = [1, 2, 3].map(
-      (i) => new SubscriberLease({ redis, key, fenceKey: `${key}:fence`, vacantKey: `${key}:vacant`, logger, ttlMs: 600, holder: `r${i}` }),
-    );
+    const leases = [1, 2, 3].map((i) => lease(redis, key, { ttlMs: 600, holder: `r${i}` }));
     leases.forEach((l) => l.start());
     const holder = await until('a holder', () => leases.find((l) => l.isHeld));
     const heldAt = Date.now();
@@ -29,11 +35,11 @@ describe('one active subscriber per target across replicas', () => {
   it('lets another replica take over within the lease time and two renewal periods when the holder dies, with a larger fencing token', async () => {
     const key = uniquePrefix('lease');
     const aConnection = redisClient();
-    const a = new SubscriberLease({ redis: aConnection, key, fenceKey: `${key}:fence`, vacantKey: `${key}:vacant`, logger, ttlMs: 600, holder: 'a' });
+    const a = lease(aConnection, key, { ttlMs: 600, holder: 'a' });
     a.start();
     await until('a holding the lease', () => a.isHeld, 1000, 20);
     const first = a.fencingToken;
-    const b = new SubscriberLease({ redis, key, fenceKey: `${key}:fence`, vacantKey: `${key}:vacant`, logger, ttlMs: 600, holder: 'b' });
+    const b = lease(redis, key, { ttlMs: 600, holder: 'b' });
     b.start();
     // "Dies" as after SIGKILL: its connection goes away without releasing the lease.
     aConnection.disconnect();
@@ -50,19 +56,10 @@ describe('one active subscriber per target across replicas', () => {
 
   it('hands over at once on a clean stop', async () => {
     const key = uniquePrefix('lease');
-    const a = new SubscriberLease({ redis, key, fenceKey: `${key}:fence`, vacantKey: `${key}:vacant`, logger, ttlMs: 5_000, holder: 'a' });
+    const a = lease(redis, key, { ttlMs: 5_000, holder: 'a' });
     a.start();
     await until('a holding the lease', () => a.isHeld, 1000, 20);
-    const b = new SubscriberLease({
-      redis,
-      key,
-      fenceKey: `${key}:fence`,
-      vacantKey: `${key}:vacant`,
-      logger,
-      ttlMs: 5_000,
-      renewEveryMs: 100,
-      holder: 'b',
-    });
+    const b = lease(redis, key, { ttlMs: 5_000, renewEveryMs: 100, holder: 'b' });
     b.start();
     await a.stop();
     await until('b holding the lease', () => b.isHeld, 1000, 20);
@@ -71,16 +68,7 @@ describe('one active subscriber per target across replicas', () => {
 
   it('notices when its lease was taken, and says so', async () => {
     const key = uniquePrefix('lease');
-    const a = new SubscriberLease({
-      redis,
-      key,
-      fenceKey: `${key}:fence`,
-      vacantKey: `${key}:vacant`,
-      logger,
-      ttlMs: 600,
-      renewEveryMs: 100,
-      holder: 'a',
-    });
+    const a = lease(redis, key, { ttlMs: 600, renewEveryMs: 100, holder: 'a' });
     let lost = false;
     a.on('lost', () => (lost = true));
     a.start();

@@ -40,13 +40,17 @@ const backup = defineSchedule({
   tasks: [{ task: 'snapshot', namePattern: 'auto-%Y%m%d-%H%M%S', expiry: '7d' }, { task: 'retention', keepLast: 2 }, { task: 'prune-expired' }],
 });
 
+/** The plan of the backup schedule's tick for web1 with {@link snaps} and {@link ownership}, `facts` over them. */
+const backupPlan = (facts: Partial<Parameters<typeof planInstance>[0]> = {}) =>
+  planInstance({ instance: instance(), project: 'default', snapshots: snaps, ownership: ownership(), ...facts }, backup.tasks, {
+    now,
+    tickAt,
+    tz: 'UTC',
+  });
+
 describe('instance plan', () => {
   it('creates first, then deletes what retention drops, counting the new snapshot; manual snapshots stay', () => {
-    const plan = planInstance(
-      { instance: instance(), project: 'default', snapshots: snaps, pool: { name: 'default', freeRatio: 0.5 }, ownership: ownership() },
-      backup.tasks,
-      { now, tickAt, tz: 'UTC' },
-    );
+    const plan = backupPlan({ pool: { name: 'default', freeRatio: 0.5 } });
     expect(plan.order).toBe('create-first');
     expect(plan.steps.map((s) => [s.kind, 'name' in s ? s.name : ''])).toEqual([
       ['create-snapshot', 'auto-20240615-115959'],
@@ -58,43 +62,27 @@ describe('instance plan', () => {
   });
 
   it('prunes before creating when the pool is low on space', () => {
-    const plan = planInstance(
-      { instance: instance(), project: 'default', snapshots: snaps, pool: { name: 'default', freeRatio: 0.05 }, ownership: ownership() },
-      backup.tasks,
-      { now, tickAt, tz: 'UTC' },
-    );
+    const plan = backupPlan({ pool: { name: 'default', freeRatio: 0.05 } });
     expect(plan.order).toBe('prune-first');
     expect(plan.orderReason).toMatch(/5% free \(below 10%\)/);
     expect(plan.steps.map((s) => s.kind)).toEqual(['delete-snapshot', 'delete-snapshot', 'create-snapshot']);
   });
 
   it('skips stopped instances for snapshots unless asked, but still applies retention', () => {
-    const plan = planInstance(
-      { instance: instance({ status: 'Stopped', status_code: 102 }), project: 'default', snapshots: snaps, ownership: ownership() },
-      backup.tasks,
-      { now, tickAt, tz: 'UTC' },
-    );
+    const plan = backupPlan({ instance: instance({ status: 'Stopped', status_code: 102 }) });
     expect(plan.notes).toContain('snapshot: instance is Stopped (includeStopped is false)');
     expect(plan.steps.map((s) => ('name' in s ? s.name : ''))).toEqual(['auto-20240615-090000']);
   });
 
   it('does not take the same tick twice: the ledger says this tick already claimed its snapshot', () => {
-    const plan = planInstance(
-      { instance: instance(), project: 'default', snapshots: snaps, ownership: ownership({ tickClaimed: true }) },
-      backup.tasks,
-      { now, tickAt, tz: 'UTC' },
-    );
+    const plan = backupPlan({ ownership: ownership({ tickClaimed: true }) });
     expect(plan.steps.find((s) => s.kind === 'create-snapshot')).toBeUndefined();
     expect(plan.notes.join()).toMatch(/already taken/);
   });
 
   it('a manual snapshot with the name of this tick: takes its own under another name, and never deletes the manual one', () => {
     const manual = { name: 'auto-20240615-115959', createdAt: now - 100 };
-    const plan = planInstance({ instance: instance(), project: 'default', snapshots: [...snaps, manual], ownership: ownership() }, backup.tasks, {
-      now,
-      tickAt,
-      tz: 'UTC',
-    });
+    const plan = backupPlan({ snapshots: [...snaps, manual] });
     expect(plan.steps[0]).toMatchObject({ kind: 'create-snapshot', name: 'auto-20240615-115959-2' });
     expect(plan.steps.map((s) => ('name' in s ? s.name : ''))).not.toContain('auto-20240615-115959');
     expect(plan.keep.map((k) => k.name)).toEqual(['auto-20240615-115959-2', 'auto-20240615-110000']);
@@ -103,25 +91,12 @@ describe('instance plan', () => {
   });
 
   it('a name reserved in the ledger (its job still running) is not given to another snapshot', () => {
-    const plan = planInstance(
-      { instance: instance(), project: 'default', snapshots: snaps, ownership: ownership({ reserved: new Set(['auto-20240615-115959']) }) },
-      backup.tasks,
-      { now, tickAt, tz: 'UTC' },
-    );
+    const plan = backupPlan({ ownership: ownership({ reserved: new Set(['auto-20240615-115959']) }) });
     expect(plan.steps[0]).toMatchObject({ kind: 'create-snapshot', name: 'auto-20240615-115959-2' });
   });
 
   it('without ledger records (lost, or never made by Reflex) retention deletes nothing and says why', () => {
-    const plan = planInstance(
-      {
-        instance: instance(),
-        project: 'default',
-        snapshots: snaps,
-        ownership: ownership({ mine: new Set(), reflex: new Set(), reserved: new Set(), recorded: 0 }),
-      },
-      backup.tasks,
-      { now, tickAt, tz: 'UTC' },
-    );
+    const plan = backupPlan({ ownership: ownership({ mine: new Set(), reflex: new Set(), reserved: new Set(), recorded: 0 }) });
     expect(plan.steps.map((s) => s.kind)).toEqual(['create-snapshot']);
     expect(plan.unproven).toEqual(['auto-20240615-090000', 'auto-20240615-100000', 'auto-20240615-110000']);
     expect(plan.notes.join()).toMatch(/does not prove Reflex made them; kept/);

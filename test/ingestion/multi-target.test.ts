@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReflexHandle } from '../../src/app/start-reflex.js';
 import { EventArchive } from '../../src/events/event-archive.js';
+import type { RunningSimulator } from '../../src/simulator/simulator.js';
 import { scrape, valueOf } from '../metrics/observability-bed.js';
 import { freePort } from '../support/free-port.js';
 import { redisUrl } from '../support/redis.js';
@@ -15,6 +16,9 @@ import { ingestionTimings, optIn, publishedStatus, resyncCount, transition } fro
  * server where it happened. Replicas share the targets' leases, so each event is read, archived
  * and acted on once, however the leases fall between them.
  */
+/** How many times each simulator was asked to start web. */
+const startsPerServer = (sims: RunningSimulator[]) => sims.map((s) => s.controls.calls('web', 'start'));
+
 describe('a deployment with several targets', () => {
   let stack: StackParts | undefined;
 
@@ -62,18 +66,12 @@ describe('a deployment with several targets', () => {
     expect(bed.sims.map((s) => s.controls.eventListeners)).toEqual([1, 1]);
 
     await bed.crashAndHeal(0);
-    expect(
-      bed.sims.map((s) => s.controls.calls('web', 'start')),
-      'started on east only',
-    ).toEqual([1, 0]);
+    expect(startsPerServer(bed.sims), 'started on east only').toEqual([1, 0]);
     expect(await bed.trail(bed.east)).toEqual(['103→102 unrequested', '102→103 self']);
     expect(await bed.trail(bed.west)).toEqual([]);
 
     await bed.crashAndHeal(1);
-    expect(
-      bed.sims.map((s) => s.controls.calls('web', 'start')),
-      'then on west only',
-    ).toEqual([1, 1]);
+    expect(startsPerServer(bed.sims), 'then on west only').toEqual([1, 1]);
     expect(await bed.trail(bed.west)).toEqual(['103→102 unrequested', '102→103 self']);
     expect(await bed.trail(bed.east)).toHaveLength(2);
 
@@ -121,10 +119,7 @@ describe('a deployment with several targets', () => {
 
     await bed.crashAndHeal(0);
     await bed.crashAndHeal(1);
-    expect(
-      bed.sims.map((s) => s.controls.calls('web', 'start')),
-      'one start on each server',
-    ).toEqual([1, 1]);
+    expect(startsPerServer(bed.sims), 'one start on each server').toEqual([1, 1]);
     for (const url of [bed.east, bed.west]) expect(await bed.trail(url), `archived once on ${url}`).toEqual(['103→102 unrequested', '102→103 self']);
     const archived = await new EventArchive({ redis: bed.redis, key: bed.stack.keys.archive }).read();
     const ids = archived.map((a) => a.event.id);

@@ -27,8 +27,7 @@ describe('a worker whose target goes away', () => {
     const port = await freePort();
     const args = ['run', ...reflexArgs(uniquePrefix('lost'), `unix://${sim.socketPath}`), '--rules', 'rules', '--http-port', String(port)];
     reflex = startReflexProcess(args, { REFLEX_LOG_LEVEL: 'info', REFLEX_STREAM_LOSS_GRACE_MS: '1s' });
-    await reflex.waitForLog('event stream connected');
-    await reflex.waitForLog('reflex running');
+    await reflex.waitUntilWatching();
     expect((await readyz(port)).status).toBe(200);
 
     const socketPath = sim.socketPath!;

@@ -11,9 +11,10 @@ import {
   memberSocket,
   restoreMembers,
 } from '../support/lxd-cluster-bed.js';
-import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { redisUrl, reflexRunArgs, uniquePrefix } from '../support/redis.js';
 import { noActionPending } from '../support/settled.js';
-import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+import { startReflexProcess } from '../support/reflex-process.js';
+import { cleanupsAfterEach } from '../support/stopped-after-each.js';
 
 /**
  * `lxc cluster evacuate` and `lxc cluster restore` are an operator's decision. On LXD 5.0.2 the
@@ -26,22 +27,20 @@ const viaM1 = `unix://${memberSocket('m1')}`;
 
 await describeLxdCluster('a real two-member LXD cluster: evacuating and restoring a member', () => {
   const created: string[] = [];
-  let reflex: ReflexProcess | undefined;
   afterEach(async () => {
-    await reflex?.stop();
-    reflex = undefined;
     await memberLxc('m1', ['cluster', 'restore', 'm2', '--force']).catch(() => undefined);
     await restoreMembers();
   });
   afterAll(async () => {
     for (const name of created) await clusterBed.remove(name);
   });
+  // Registered after the restore above, so that it runs before it: Reflex stops before the members are restored.
+  const stopped = cleanupsAfterEach();
 
   it("takes the stops of `lxc cluster evacuate` and `restore` for the operator's, not for crashes: no restart, no crash alert, and a crash afterwards is healed", async () => {
     const prefix = uniquePrefix('cevac');
-    reflex = startReflexProcess(['run', '--target', viaM1, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--http-port', '0'], {
-      REFLEX_LOG_LEVEL: 'info',
-    });
+    const reflex = startReflexProcess(['run', ...reflexRunArgs(prefix, viaM1)], { REFLEX_LOG_LEVEL: 'info' });
+    stopped.push(() => reflex.stop());
     await reflex.waitForLog('reflex running');
     const name = await launchOnMember('m2', { 'user.reflex.autorestart': 'true' });
     created.push(name);

@@ -22,7 +22,7 @@ import {
   restoreMembers,
   waitForMember,
 } from '../support/lxd-cluster-bed.js';
-import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
+import { redisUrl, reflexRunArgs, uniquePrefix } from '../support/redis.js';
 import { sleep } from '../support/wait.js';
 import { runningTracked } from '../remediation/trail.js';
 import { noActionPending } from '../support/settled.js';
@@ -277,11 +277,7 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
           identity.keyFile,
           '--server-cert',
           join(memberDir('m1'), 'cluster.crt'),
-          ...reflexArgs(prefix),
-          '--rules',
-          'rules',
-          '--http-port',
-          '0',
+          ...reflexRunArgs(prefix),
         ],
         { REFLEX_LOG_LEVEL: 'info' },
       );

@@ -4,7 +4,7 @@ import type { CanonicalEvent } from '../../src/events/canonical-event.js';
 import { Alerts } from '../../src/alerts/alerts.js';
 import { InstanceAlerts } from '../../src/notify/instance-alerts.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { fastTimings, NotifierFixture, testWebhookSecret, closeNotifier } from './notifier-fixture.js';
+import { NotifierFixture, closeNotifier } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
 import { until } from '../support/wait.js';
 
@@ -47,11 +47,7 @@ describe('a recovery resolves the alerts it ends', () => {
   async function setup(inStorm: boolean) {
     fx = new NotifierFixture();
     server = await startRecordingServer();
-    const notifier = fx.replica({
-      receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }],
-      env: { S: testWebhookSecret },
-      route: { receiver: 'hook', ...fastTimings, groupBy: ['kind'] },
-    });
+    const notifier = fx.webhookReplica(server.url, { groupBy: ['kind'] });
     const audit = new AuditLog(fx.redis, keySpace(fx.prefix).audit);
     return {
       notifier,

@@ -23,13 +23,18 @@ describe('grouping as Alertmanager does it', () => {
   const bodies = (s: RecordingServer) => s.requests.map((r) => r.json as Body);
   const listed = (b: Body) => b.alerts.map((a) => `${a.instance}:${a.status}`);
   const replica = (opts: Omit<NotifierOptions, 'redis' | 'audit' | 'prefix' | 'env'>) => fx.replica({ ...opts, env: { S: testWebhookSecret } });
-
-  it('alerts that fired and healed while a group waited for its next flush appear, resolved, in its next message, in the order they happened', async () => {
+  /** A notifier flushing a group at once, then every `groupIntervalMs`, that has sent the first message: `first` firing. */
+  const firstMessageSent = async (first: string, groupIntervalMs: number) => {
     fx = fixture();
     const s = await server();
-    const n = replica({ receivers: [hook('hook', s.url)], route: { receiver: 'hook', ...fastTimings, groupWaitMs: 0, groupIntervalMs: 800 } });
-    await n.notify(crashAlert('c1', { startsAt: at(0) }));
+    const n = replica({ receivers: [hook('hook', s.url)], route: { receiver: 'hook', ...fastTimings, groupWaitMs: 0, groupIntervalMs } });
+    await n.notify(crashAlert(first, { startsAt: at(0) }));
     await until('the first message', () => s.requests.length === 1);
+    return { s, n };
+  };
+
+  it('alerts that fired and healed while a group waited for its next flush appear, resolved, in its next message, in the order they happened', async () => {
+    const { s, n } = await firstMessageSent('c1', 800);
     // Raised out of order (a slow replica): the message still lists them as they happened.
     for (const [i, name] of [
       [4, 'c5'],
@@ -49,11 +54,7 @@ describe('grouping as Alertmanager does it', () => {
   });
 
   it('a group still firing lists an alert that fired and healed since its last message beside the firing ones', async () => {
-    fx = fixture();
-    const s = await server();
-    const n = replica({ receivers: [hook('hook', s.url)], route: { receiver: 'hook', ...fastTimings, groupWaitMs: 0, groupIntervalMs: 600 } });
-    await n.notify(crashAlert('web-1', { startsAt: at(0) }));
-    await until('the first message', () => s.requests.length === 1);
+    const { s, n } = await firstMessageSent('web-1', 600);
     const brief = await n.notify(crashAlert('web-2', { startsAt: at(1) }));
     await n.resolve(brief.fingerprint, { endsAt: at(2) });
     await until('the next message', () => s.requests.length === 2);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { alertFingerprint } from '../../src/alerts/alert.js';
 import type { Notifier } from '../../src/notify/notifier.js';
-import { crashAlert, fastTimings, NotifierFixture, testWebhookSecret, closeNotifier } from './notifier-fixture.js';
+import { crashAlert, NotifierFixture, closeNotifier } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
 import { until } from '../support/wait.js';
 
@@ -18,13 +18,7 @@ describe('a crash followed by recovery', () => {
   async function replicas(count: number): Promise<Notifier[]> {
     fx = new NotifierFixture();
     server = await startRecordingServer();
-    return Array.from({ length: count }, () =>
-      fx.replica({
-        receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }],
-        env: { S: testWebhookSecret },
-        route: { receiver: 'hook', ...fastTimings },
-      }),
-    );
+    return Array.from({ length: count }, () => fx.webhookReplica(server.url));
   }
   const bodies = () => server.requests.map((r) => r.json as Body);
   const fingerprint = alertFingerprint({ kind: 'instance.crashed', target: 'local', project: 'default', instance: 'web-1' });

@@ -6,11 +6,14 @@ import { until } from '../support/wait.js';
 describe('delivery retries and fallback', () => {
   let fx: NotifierFixture;
   const { fixture, server } = closedAfterEach();
+  /** A fresh fixture, the primary receiver's server answering with `answer` and the fallback's server. */
+  const failingOver = async (answer: Parameters<typeof server>[0]) => {
+    fx = fixture();
+    return { primary: await server(answer), fallback: await server() };
+  };
 
   it('a receiver answering 500 is retried with backoff, then the fallback receives the alert', async () => {
-    fx = fixture();
-    const primary = await server(() => ({ status: 500, body: 'upstream down' }));
-    const fallback = await server();
+    const { primary, fallback } = await failingOver(() => ({ status: 500, body: 'upstream down' }));
     const notifier = fx.replica({
       receivers: [
         { kind: 'slack', name: 'primary', url: primary.url, maxAttempts: 3, backoffMs: 100, fallback: 'pager' },
@@ -38,9 +41,7 @@ describe('delivery retries and fallback', () => {
   });
 
   it('a 4xx answer is not retried and goes straight to the fallback', async () => {
-    fx = fixture();
-    const primary = await server(() => ({ status: 404, body: 'no_service' }));
-    const fallback = await server();
+    const { primary, fallback } = await failingOver(() => ({ status: 404, body: 'no_service' }));
     const notifier = fx.replica({
       receivers: [
         { kind: 'discord', name: 'primary', url: primary.url, maxAttempts: 5, backoffMs: 50, fallback: 'backup' },

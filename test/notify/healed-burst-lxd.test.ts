@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import {
   crashInstance,
   deleteTestInstance,
@@ -51,24 +52,18 @@ await describeLxd('a healed burst of crashes on real LXD, two replicas', () => {
     const file = join(dir, 'config.yaml');
     writeFileSync(
       file,
-      `target: unix://${lxdSocketPath()}
-redisUrl: ${redisUrl()}
-rulesDir: ${resolve('rules')}
-prefix: ${prefix}
-resyncIntervalMs: 0
-httpPort: 0
-notifications:
-  receivers:
-    - kind: webhook
-      name: ops-hook
-      url: ${server.url}
-      secretFile: ${join(dir, 'hook.secret')}
-      backoffMs: 100
-  route:
-    receiver: ops-hook
-    groupWaitMs: 0
-    groupIntervalMs: ${groupIntervalMs}
-`,
+      stringify({
+        target: `unix://${lxdSocketPath()}`,
+        redisUrl: redisUrl(),
+        rulesDir: resolve('rules'),
+        prefix,
+        resyncIntervalMs: 0,
+        httpPort: 0,
+        notifications: {
+          receivers: [{ kind: 'webhook', name: 'ops-hook', url: server.url, secretFile: join(dir, 'hook.secret'), backoffMs: 100 }],
+          route: { receiver: 'ops-hook', groupWaitMs: 0, groupIntervalMs },
+        },
+      }),
     );
     for (let i = 0; i < 5; i++) instances.push(await launchTestInstance({ config: { 'user.reflex.autorestart': 'true' } }));
     for (let i = 0; i < 2; i++) replicas.push(startReflexProcess(['run', '--config', file], { REFLEX_LOG_LEVEL: 'info' }));

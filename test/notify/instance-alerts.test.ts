@@ -13,7 +13,7 @@ import { Silences } from '../../src/silences/silences.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
-import { fastTimings, NotifierFixture, notificationsSettled, testWebhookSecret, closeNotifier } from './notifier-fixture.js';
+import { NotifierFixture, notificationsSettled, testWebhookSecret, closeNotifier } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer, type SentAlert } from './recording-server.js';
 import { until } from '../support/wait.js';
 import { simReflexConfig } from '../support/sim-reflex-config.js';
@@ -172,11 +172,7 @@ describe('instance alerts on redelivery', () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
     const replica = () => {
-      const notifier = fx.replica({
-        receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }],
-        env: { S: testWebhookSecret },
-        route: { receiver: 'hook', ...fastTimings },
-      });
+      const notifier = fx.webhookReplica(server.url);
       return new InstanceAlerts({ redis: fx.redis, notifier, alerts: new Alerts({ audit: fx.audit, notifier }) });
     };
     const [a, b] = [replica(), replica()];
@@ -202,11 +198,7 @@ describe('instance alerts on redelivery', () => {
   it('holds back per-instance crash alerts while their member is in a failure storm (storm control sends one grouped alert), not on other members', async () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
-    const notifier = fx.replica({
-      receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }],
-      env: { S: testWebhookSecret },
-      route: { receiver: 'hook', ...fastTimings },
-    });
+    const notifier = fx.webhookReplica(server.url);
     // Real storm control on the same Redis: two failing remediations on member node1 make a storm there.
     const ks = keySpace(fx.prefix);
     const gate = new ActionGate(fx.redis, ks, new Silences(fx.redis, ks.silences), undefined, { storm: { threshold: 2, windowMs: 60_000 } });

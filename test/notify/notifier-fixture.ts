@@ -36,6 +36,15 @@ export class NotifierFixture {
     return n;
   }
 
+  /** A replica sending every alert to `url` as one signed webhook receiver, `hook`: {@link fastTimings}, with `route` over them. */
+  webhookReplica(url: string, route: Partial<NotifierOptions['route']> = {}): Notifier {
+    return this.replica({
+      receivers: [{ kind: 'webhook', name: 'hook', url, secretEnv: 'S' }],
+      env: { S: testWebhookSecret },
+      route: { receiver: 'hook', ...fastTimings, ...route },
+    });
+  }
+
   /**
    * A quiet period counted in flushes, not milliseconds: returns once `flushes` more group flushes
    * have run (or none is left to run: every group settled) and every delivery they queued is done.

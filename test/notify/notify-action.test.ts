@@ -4,19 +4,14 @@ import { runAction } from '../../src/actions/define-action.js';
 import { builtinActions } from '../../src/actions/registry.js';
 import { InstanceClient } from '../../src/client/client.js';
 import type { Notifier } from '../../src/notify/notifier.js';
-import { fastTimings, NotifierFixture, testWebhookSecret } from './notifier-fixture.js';
+import { closedAfterEach, fastTimings, testWebhookSecret } from './notifier-fixture.js';
 import { startRecordingServer } from './recording-server.js';
 import { until } from '../support/wait.js';
 
 describe('the notify action', () => {
   // One fixture (its own key prefix) a test: a notifier left from an earlier test, with other
   // receivers, would share the queues and take deliveries meant for this test's receiver.
-  const fixtures: NotifierFixture[] = [];
-  const fixture = () => {
-    const fx = new NotifierFixture();
-    fixtures.push(fx);
-    return fx;
-  };
+  const { fixture } = closedAfterEach();
   const client = new InstanceClient({ kind: 'unix', socketPath: '/nonexistent.sock', url: 'unix:///nonexistent.sock' }, { project: 'prod' });
   const records: unknown[] = [];
   let notifier: Notifier | undefined;
@@ -31,7 +26,6 @@ describe('the notify action', () => {
   });
   afterEach(async () => {
     notifier = undefined;
-    for (const fx of fixtures.splice(0)) await fx.close();
   });
 
   it('is in the registry', () => {

@@ -67,6 +67,12 @@ describe('receivers people page with', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
     dir = undefined;
   });
+  /** Writes `content` to a file `name` in a fresh folder, removed after the test; returns its path. */
+  const fileOfTest = (name: string, content: string): string => {
+    dir = mkdtempSync(join(tmpdir(), 'reflex-paging-'));
+    writeFileSync(join(dir, name), content);
+    return join(dir, name);
+  };
   const server = async (...args: Parameters<typeof startRecordingServer>): Promise<RecordingServer> => {
     const s = await startRecordingServer(...args);
     closers.push(s.close);
@@ -130,8 +136,7 @@ describe('receivers people page with', () => {
     const plain = await startSmtp({ password: 'pw', startTls: false });
     const auth = await startSmtp({ password: 'right' });
     closers.push(plain.close, auth.close);
-    dir = mkdtempSync(join(tmpdir(), 'reflex-mail-'));
-    writeFileSync(join(dir, 'password'), 'wrong\n');
+    const passwordFile = fileOfTest('password', 'wrong\n');
     const notifier = fx.replica({
       receivers: [
         {
@@ -151,7 +156,7 @@ describe('receivers people page with', () => {
           port: auth.port,
           verifyCertificate: false,
           user: 'reflex',
-          passwordFile: join(dir, 'password'),
+          passwordFile,
           from: 'reflex@ops.example',
           to: 'a@ops.example',
           maxAttempts: 3,
@@ -175,10 +180,9 @@ describe('receivers people page with', () => {
       headers: { 'content-type': 'application/json' },
       body: '{"status":"success","message":"Event processed"}',
     }));
-    dir = mkdtempSync(join(tmpdir(), 'reflex-pd-'));
-    writeFileSync(join(dir, 'routing-key'), 'R0UT1NGKEY0000000000000000000000\n');
+    const routingKeyFile = fileOfTest('routing-key', 'R0UT1NGKEY0000000000000000000000\n');
     const notifier = fx.replica({
-      receivers: [{ kind: 'pagerduty', name: 'pd', url: pd.url, routingKeyFile: join(dir, 'routing-key') }],
+      receivers: [{ kind: 'pagerduty', name: 'pd', url: pd.url, routingKeyFile }],
       route: { receiver: 'pd', ...fastTimings },
     });
     const alert = await notifier.notify(crashAlert('web-1', { auditUrl: 'https://reflex.example/audit/evt-web-1' }));
@@ -265,8 +269,7 @@ describe('receivers people page with', () => {
   it('CloudEvents and webhooks send auth headers read from the environment or a file; a literal credential header is refused', async () => {
     fx = new NotifierFixture();
     const ce = await server();
-    dir = mkdtempSync(join(tmpdir(), 'reflex-hdr-'));
-    writeFileSync(join(dir, 'api-key'), 'key-from-file\n');
+    const apiKeyFile = fileOfTest('api-key', 'key-from-file\n');
     const notifier = fx.replica({
       receivers: [
         {
@@ -274,7 +277,7 @@ describe('receivers people page with', () => {
           name: 'bus',
           url: ce.url,
           bearerTokenEnv: 'BUS_TOKEN',
-          headersFrom: { 'X-Api-Key': { file: join(dir, 'api-key') } },
+          headersFrom: { 'X-Api-Key': { file: apiKeyFile } },
           headers: { 'X-Team': 'ops' },
         },
       ],

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Notifier } from '../../src/notify/notifier.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { Silences } from '../../src/silences/silences.js';
-import { crashAlert, NotifierFixture, testWebhookSecret, closeNotifier } from './notifier-fixture.js';
+import { crashAlert, NotifierFixture, closeNotifier } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
 import { until } from '../support/wait.js';
 
@@ -24,11 +24,7 @@ describe('a silenced alert in a notification group', () => {
     fx = new NotifierFixture();
     server = await startRecordingServer();
     const silences = new Silences(fx.redis, keySpace(fx.prefix).silences);
-    const n = fx.replica({
-      receivers: [{ kind: 'webhook', name: 'hook', url: server.url, secretEnv: 'S' }],
-      env: { S: testWebhookSecret },
-      route: { receiver: 'hook', ...timings },
-    });
+    const n = fx.webhookReplica(server.url, timings);
     return { n, silences };
   }
   const messages = () => server.requests.map((r) => (r.json as Body).alerts.map((a) => `${a.instance}:${a.status}`));

@@ -69,17 +69,32 @@ async function crashIntoBackOff(prefix: string, name: string, url = redisUrl()):
   return { correlationId: second.correlationId, decidedAt: appendedAt(decision) };
 }
 
+/**
+ * Runs `body` on an opted-in container that crashed into the back-off ({@link crashIntoBackOff}),
+ * with Reflex watching it on the keys of a fresh prefix labelled `label` in the Redis at `url`;
+ * then stops Reflex and deletes the container.
+ */
+async function inBackOff(
+  label: string,
+  url: string,
+  body: (b: { prefix: string; name: string; incident: { correlationId: string; decidedAt: number } }) => Promise<void>,
+): Promise<void> {
+  const prefix = uniquePrefix(label);
+  const reflex = startReflex(prefix, url);
+  let name: string | undefined;
+  try {
+    await reflex.waitUntilWatching();
+    name = await launchTestInstance({ config: optIn });
+    await body({ prefix, name, incident: await crashIntoBackOff(prefix, name, url) });
+  } finally {
+    await reflex.stop();
+    if (name) await deleteTestInstance(name);
+  }
+}
+
 await describeLxd('the crash-loop back-off re-checks the instance before it acts, on real LXD', () => {
   it('leaves a container stopped when the operator opts it out during the back-off, and records the skip', async () => {
-    const prefix = uniquePrefix('rem-optout');
-    const reflex = startReflex(prefix);
-    let name: string | undefined;
-    try {
-      await reflex.waitForLog('event stream connected');
-      await reflex.waitForLog('reflex running');
-      name = await launchTestInstance({ config: optIn });
-      const incident = await crashIntoBackOff(prefix, name);
-
+    await inBackOff('rem-optout', redisUrl(), async ({ prefix, name, incident }) => {
       await lxc(['config', 'set', name, 'user.reflex.autorestart', 'false']);
       const optedOutAt = Date.now();
       expect(optedOutAt, 'premise: the opt-out happened before the back-off ended').toBeLessThan(incident.decidedAt + BACKOFF_MS);
@@ -97,22 +112,11 @@ await describeLxd('the crash-loop back-off re-checks the instance before it acts
       expect(skip, `a record says the delayed start was skipped because of the opt-out\n${show(trail)}`).not.toEqual([]);
       expect(startCallsSince(trail, optedOutAt), 'no start call after the opt-out').toEqual([]);
       expectOneDecisionPerRule(trail);
-    } finally {
-      await reflex.stop();
-      if (name) await deleteTestInstance(name);
-    }
+    });
   }, 90_000);
 
   it('leaves a container stopped when the operator starts it by hand and stops it with lxc stop during the back-off', async () => {
-    const prefix = uniquePrefix('rem-manual');
-    const reflex = startReflex(prefix);
-    let name: string | undefined;
-    try {
-      await reflex.waitForLog('event stream connected');
-      await reflex.waitForLog('reflex running');
-      name = await launchTestInstance({ config: optIn });
-      const incident = await crashIntoBackOff(prefix, name);
-
+    await inBackOff('rem-manual', redisUrl(), async ({ prefix, name, incident }) => {
       await startInstance(name);
       await waitForStatus(name, STATUS_RUNNING, 5_000);
       const stopIssuedAt = Date.now();
@@ -136,57 +140,46 @@ await describeLxd('the crash-loop back-off re-checks the instance before it acts
       );
       expect(operatorStop, `the operator's lxc stop is recorded as requested\n${show(trail)}`).not.toEqual([]);
       expectOneDecisionPerRule(trail);
-    } finally {
-      await reflex.stop();
-      if (name) await deleteTestInstance(name);
-    }
+    });
   }, 90_000);
   it("leaves a container stopped when the operator starts and stops it during a Redis outage in the back-off: the delayed start, due during the outage, runs as Redis comes back, before the operator's events", async () => {
     // Redis of this test's own, stopped and started again; the restart keeps the delayed job (AOF).
     const redis = await ownRedis();
-    const prefix = uniquePrefix('rem-outage');
-    const reflex = startReflex(prefix, redis.url);
-    let name: string | undefined;
     try {
-      await reflex.waitForLog('event stream connected');
-      await reflex.waitForLog('reflex running');
-      name = await launchTestInstance({ config: optIn });
-      const incident = await crashIntoBackOff(prefix, name, redis.url);
+      await inBackOff('rem-outage', redis.url, async ({ prefix, name, incident }) => {
+        await redis.stop();
+        await startInstance(name);
+        await waitForStatus(name, STATUS_RUNNING, 5_000);
+        await lxc(['stop', name], 20_000);
+        expect(Date.now(), 'premise: the operator stopped it before the back-off ended').toBeLessThan(incident.decidedAt + BACKOFF_MS);
+        // The point of the test: Redis stays down past the back-off, and past the 5 s for which the daemon lists a finished operation.
+        await sleep(incident.decidedAt + BACKOFF_MS + 6_000 - Date.now());
+        await redis.start();
 
-      await redis.stop();
-      await startInstance(name);
-      await waitForStatus(name, STATUS_RUNNING, 5_000);
-      await lxc(['stop', name], 20_000);
-      expect(Date.now(), 'premise: the operator stopped it before the back-off ended').toBeLessThan(incident.decidedAt + BACKOFF_MS);
-      // The point of the test: Redis stays down past the back-off, and past the 5 s for which the daemon lists a finished operation.
-      await sleep(incident.decidedAt + BACKOFF_MS + 6_000 - Date.now());
-      await redis.start();
-
-      const trail = await waitForAudit(
-        redis.url,
-        prefix,
-        name,
-        (rs) => aboutIncident(rs, incident.correlationId).some((r) => r.type === 'outcome'),
-        20_000,
-      );
-      const final = await settled(
-        prefix,
-        name,
-        (rs) => aboutIncident(rs, incident.correlationId).some((r) => r.type === 'outcome'),
-        10_000,
-        redis.url,
-      );
-      expect((await instanceStatus(name)).status, `the delayed start undid the operator's lxc stop\n${show(final)}`).toBe('Stopped');
-      // Skipped at the moment of acting (the daemon's last_used_at), or removed before it ran if the
-      // operator's events, written as Redis came back, were processed first: either way superseded.
-      expect(
-        aboutIncident(trail, incident.correlationId).find((r) => r.type === 'outcome'),
-        show(final),
-      ).toMatchObject({ result: 'skipped', summary: expect.stringMatching(/superseded/) });
-      expectOneDecisionPerRule(final);
+        const trail = await waitForAudit(
+          redis.url,
+          prefix,
+          name,
+          (rs) => aboutIncident(rs, incident.correlationId).some((r) => r.type === 'outcome'),
+          20_000,
+        );
+        const final = await settled(
+          prefix,
+          name,
+          (rs) => aboutIncident(rs, incident.correlationId).some((r) => r.type === 'outcome'),
+          10_000,
+          redis.url,
+        );
+        expect((await instanceStatus(name)).status, `the delayed start undid the operator's lxc stop\n${show(final)}`).toBe('Stopped');
+        // Skipped at the moment of acting (the daemon's last_used_at), or removed before it ran if the
+        // operator's events, written as Redis came back, were processed first: either way superseded.
+        expect(
+          aboutIncident(trail, incident.correlationId).find((r) => r.type === 'outcome'),
+          show(final),
+        ).toMatchObject({ result: 'skipped', summary: expect.stringMatching(/superseded/) });
+        expectOneDecisionPerRule(final);
+      });
     } finally {
-      await reflex.stop();
-      if (name) await deleteTestInstance(name);
       await redis.stop();
       redis.remove();
     }

@@ -19,8 +19,9 @@ import { configFlag } from '../../src/rules/config-flag.js';
 import type { RunningSimulator } from '../../src/simulator/simulator.js';
 import { testExecutor } from '../support/executor.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
+import { crashEvent } from '../support/crash-event.js';
 import { fileSimulator } from '../support/file-simulator.js';
-import { clockPast, until } from '../support/wait.js';
+import { clockPast } from '../support/wait.js';
 import { crashThroughStopHook } from '../support/sim-crash.js';
 
 const restartOnCrash = defineRule({
@@ -39,19 +40,7 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
   const { redis, cleanups } = fileSimulator({ startMs: 20, stopMs: 20, stopHookMs: 20, taskMs: 10 }, (s) => ({ sim, client, target } = s));
 
   let seq = 0;
-  const crash = (instance: string, project = 'default', at = new Date()): InstanceStatusEvent => ({
-    kind: 'instance.status',
-    id: `crash-${++seq}-${instance}`,
-    target,
-    location: 'none',
-    project,
-    timestamp: at.toISOString(),
-    synthetic: false,
-    instance,
-    to: 102,
-    intent: 'unrequested',
-    action: 'instance-shutdown',
-  });
+  const crash = (instance: string, project = 'default', at = new Date()) => crashEvent(target, instance, { project, timestamp: at.toISOString() });
   const item = (event: InstanceStatusEvent): EventItem => ({ kind: 'synthetic', target, event, receivedAt: Date.now() });
 
   function pipeline(

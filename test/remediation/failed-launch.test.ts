@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { keySpace } from '../../src/redis/key-space.js';
 import { eventOf, trailLines, waitForAudit } from '../support/audit-trail.js';
-import { STATUS_RUNNING, STATUS_STOPPED, TEST_IMAGE, TEST_INSTANCE_PREFIX, describeEachBed, startReflexOn } from '../support/daemon-bed.js';
+import { STATUS_RUNNING, STATUS_STOPPED, TEST_IMAGE, TEST_INSTANCE_PREFIX, describeEachBed, reflexWatchingSuite } from '../support/daemon-bed.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import type { ReflexProcess } from '../support/reflex-process.js';
 
@@ -16,17 +16,10 @@ import type { ReflexProcess } from '../support/reflex-process.js';
 await describeEachBed('a failed launch', (bed) => {
   const prefix = uniquePrefix('failed-launch');
   const name = `${TEST_INSTANCE_PREFIX}${randomBytes(4).toString('hex')}`;
-  let reflex: ReflexProcess;
-
-  beforeAll(async () => {
-    reflex = startReflexOn(bed, redisUrl(), prefix);
-    await reflex.waitForLog('event stream connected');
-    await reflex.waitForLog('reflex running');
-  });
   afterAll(async () => {
-    await reflex?.stop();
     await bed.remove(name);
   });
+  reflexWatchingSuite(bed, redisUrl(), prefix);
 
   it("is neither restarted nor counted; the audit names the daemon's error and log; once fixed and started, a crash is healed", async () => {
     await expect(

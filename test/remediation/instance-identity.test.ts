@@ -19,6 +19,7 @@ import { configFlag } from '../../src/rules/config-flag.js';
 import type { RunningSimulator } from '../../src/simulator/simulator.js';
 import { testExecutor } from '../support/executor.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
+import { crashEvent } from '../support/crash-event.js';
 import { fileSimulator } from '../support/file-simulator.js';
 import { until } from '../support/wait.js';
 import { crashThroughStopHook } from '../support/sim-crash.js';
@@ -48,20 +49,7 @@ describe('the instance that had the incident, not its name: remediation on the s
   const { redis, cleanups } = fileSimulator({ startMs: 20, stopMs: 20, stopHookMs: 20, taskMs: 10 }, (s) => ({ sim, client, target } = s));
 
   let seq = 0;
-  const crash = (instance: string): InstanceStatusEvent => ({
-    kind: 'instance.status',
-    id: `crash-${++seq}-${instance}`,
-    target,
-    location: 'none',
-    project: 'default',
-    timestamp: new Date().toISOString(),
-    synthetic: false,
-    instance,
-    from: 103,
-    to: 102,
-    intent: 'unrequested',
-    action: 'instance-shutdown',
-  });
+  const crash = (instance: string) => crashEvent(target, instance, { from: 103 });
 
   /** Event processor and executor of one test, on its own key space. */
   function pipeline(

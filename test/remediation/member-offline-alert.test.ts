@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import { keySpace } from '../../src/redis/key-space.js';
@@ -8,16 +8,12 @@ import { startMemberWatch } from '../../src/remediation/member-watch.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { recordingAlerts, type RecordedAlert } from '../alerts/recording-alerts.js';
+import { cleanupsAfterEach } from '../support/stopped-after-each.js';
 import { until } from '../support/wait.js';
 
 describe('a cluster member going offline', () => {
   let sim: RunningSimulator | undefined;
-  const stops: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const s of stops.splice(0)) await s();
-    await sim?.stop();
-    sim = undefined;
-  });
+  const stops = cleanupsAfterEach();
 
   /**
    * Two replicas' watches on one target, sharing Redis, as two `reflex run` would. `rounds(n)` waits
@@ -25,8 +21,10 @@ describe('a cluster member going offline', () => {
    * rounds run one after the other, so the start of round k + 1 is the end of round k.
    */
   async function replicas(members: string[] | undefined): Promise<{ alerts: RecordedAlert[]; target: string; rounds(n: number): Promise<void> }> {
-    sim = await startSimulator({ instances: 3, ...(members ? { cluster: { members } } : {}) });
-    const target = `unix://${sim.socketPath}`;
+    const simulator = await startSimulator({ instances: 3, ...(members ? { cluster: { members } } : {}) });
+    sim = simulator;
+    stops.push(() => simulator.stop());
+    const target = `unix://${simulator.socketPath}`;
     const keys = keySpace(uniquePrefix('members'));
     const alerts: RecordedAlert[] = [];
     const started = [0, 0];

@@ -65,8 +65,7 @@ await describeEachBed('the instance that had the incident, not its name', (bed) 
     const old = `${name}-old`;
     const run = reflex(prefix);
     try {
-      await run.waitForLog('event stream connected');
-      await run.waitForLog('reflex running');
+      await run.waitUntilWatching();
       await create(name);
       const crashedUuid = await uuidOf(name);
       const incident = await crashIntoBackOff(prefix, name);

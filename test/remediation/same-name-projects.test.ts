@@ -50,8 +50,7 @@ await describeLxd('instances of the same name in two projects, on real LXD', () 
       project = await createTestProject(lxdBed);
       projectBed = lxdBed.inProject(project);
       reflex = startReflexOn(lxdBed, redisUrl(), prefix);
-      await reflex.waitForLog('event stream connected');
-      await reflex.waitForLog('reflex running');
+      await reflex.waitUntilWatching();
       await launchTestInstance({ name, config: optIn });
       await projectBed.launch({ name, config: optIn });
       // Both starts recorded: Reflex tracks both instances Running.

@@ -33,8 +33,7 @@ await describeLxd('an lxc stop during a gap in Reflex is never undone, on real L
       redis = await startPausableRedis();
       const prefix = uniquePrefix('rem-blip');
       reflex = startReflexOn(lxdBed, redis.url, prefix);
-      await reflex.waitForLog('event stream connected');
-      await reflex.waitForLog('reflex running');
+      await reflex.waitUntilWatching();
       const a = await launchTestInstance({ config: optIn });
       names.push(a);
       const b = await launchTestInstance({ config: optIn });

@@ -8,7 +8,7 @@ import { ActionGate } from '../../src/remediation/action-gate.js';
 import { runAction } from '../../src/actions/define-action.js';
 import { builtinActions } from '../../src/actions/registry.js';
 import { testExecutor } from '../support/executor.js';
-import { startActionBed } from '../actions/action-bed.js';
+import { startActionBed, type ActionBed } from '../actions/action-bed.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import type { Instance } from '../../src/client/instance.js';
@@ -20,6 +20,7 @@ import { keySpace } from '../../src/redis/key-space.js';
 import { RuleEngine } from '../../src/rules/engine.js';
 import { loadRules } from '../../src/rules/rule-loader.js';
 import { Silences } from '../../src/silences/silences.js';
+import type { SeedInstance } from '../../src/simulator/controls.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
 import { capturedFrames } from '../support/fixture-events.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
@@ -32,6 +33,10 @@ function recorded(instance: string, pick: (e: CanonicalEvent) => boolean): Canon
     .filter((e): e is CanonicalEvent => !!e && 'instance' in e && e.instance === instance && pick(e));
 }
 
+/** Queues `job` on research-a as its rule queues it for the recorded `event`, whose id is the incident's. */
+const queueFor = (bed: ActionBed, event: CanonicalEvent, job: Pick<Parameters<ActionBed['queue']>[0], 'rule' | 'action' | 'params' | 'onFailure'>) =>
+  bed.queue({ ...job, instance: 'research-a', origin: 'rule', event, correlationId: event.id });
+
 const inst = (config: Record<string, string>): Instance => ({ name: 'research-a', status: 'Stopped', status_code: 102, config });
 
 describe('the example rule catalogue, replayed against recorded events', async () => {
@@ -39,6 +44,12 @@ describe('the example rule catalogue, replayed against recorded events', async (
   const redis = redisClient();
   afterAll(() => redis.disconnect());
   const byName = (n: string) => new RuleEngine(rules.filter((r) => r.name === n));
+  /** An action bed with the catalogue's rules and actions and one instance, `seed`. */
+  const catalogueBedWith = async (seed: SeedInstance) => {
+    const bed = await startActionBed({ rules, actions, instances: [] });
+    bed.sim.controls.addInstance(seed);
+    return bed;
+  };
 
   it('loads every example', () => {
     expect(errors).toEqual([]);
@@ -209,18 +220,13 @@ describe('the example rule catalogue, replayed against recorded events', async (
     expect(restarts.filter((_, i) => decisions[i]?.matched).map((e) => e.kind === 'instance.status' && e.intent)).toEqual(['unrequested']);
     const reboot = restarts.find((_, i) => decisions[i]?.matched)!;
     const spec = engine.rule('example-exec-then-restart')!.actions[0]!;
-    const bed = await startActionBed({ rules, actions, instances: [] });
+    const bed = await catalogueBedWith({ name: 'research-a', status: 'Running', config: { 'user.reflex.service-check': 'true' } });
     try {
-      bed.sim.controls.addInstance({ name: 'research-a', status: 'Running', config: { 'user.reflex.service-check': 'true' } });
-      const id = await bed.queue({
+      const id = await queueFor(bed, reboot, {
         rule: 'example-exec-then-restart',
         action: 'exec',
         params: spec.params ?? {},
         onFailure: spec.onFailure?.map((b) => ({ action: b.action, params: b.params ?? {} })),
-        instance: 'research-a',
-        origin: 'rule',
-        event: reboot,
-        correlationId: reboot.id,
       });
       const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome' && String(r.summary).startsWith('restart')));
       // busybox (and the simulator) have no systemctl: the shell's 127, its complaint on stderr.
@@ -253,18 +259,13 @@ describe('the example rule catalogue, replayed against recorded events', async (
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     process.env.RUNBOOK_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/runbooks`;
     process.env.RUNBOOK_TOKEN = 'Bearer example-token-0123';
-    const bed = await startActionBed({ rules, actions, instances: [] });
+    const bed = await catalogueBedWith({ name: 'research-a', status: 'Running', config: { 'user.reflex.runbook': 'true', 'user.tier': 'web' } });
     try {
-      bed.sim.controls.addInstance({ name: 'research-a', status: 'Running', config: { 'user.reflex.runbook': 'true', 'user.tier': 'web' } });
       const http = d!.matched ? d!.actions[1]! : undefined;
-      const id = await bed.queue({
+      const id = await queueFor(bed, crash, {
         rule: 'example-http-runbook',
         action: 'http',
         params: http!.params ?? {},
-        instance: 'research-a',
-        origin: 'rule',
-        event: crash,
-        correlationId: crash.id,
       });
       const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'));
       expect(records.find((r) => r.type === 'outcome')).toMatchObject({ result: 'done' });
@@ -293,17 +294,12 @@ describe('the example rule catalogue, replayed against recorded events', async (
     expect(actions.userDefined().map((a) => a.name)).toContain('example-stamp-crash');
     const [d] = await byName('example-stamp-crash').decide(crash, inst({ 'user.reflex.stamp-crashes': 'true' }));
     expect(d).toMatchObject({ matched: true, actions: [{ action: 'example-stamp-crash', params: { key: 'user.reflex.last-crash' } }] });
-    const bed = await startActionBed({ rules, actions, instances: [] });
+    const bed = await catalogueBedWith({ name: 'research-a', status: 'Stopped', config: { 'user.reflex.stamp-crashes': 'true' } });
     try {
-      bed.sim.controls.addInstance({ name: 'research-a', status: 'Stopped', config: { 'user.reflex.stamp-crashes': 'true' } });
-      const id = await bed.queue({
+      const id = await queueFor(bed, crash, {
         rule: 'example-stamp-crash',
         action: 'example-stamp-crash',
         params: { key: 'user.reflex.last-crash' },
-        instance: 'research-a',
-        origin: 'rule',
-        event: crash,
-        correlationId: crash.id,
       });
       const records = await bed.waitFor(id, (rs) => rs.some((r) => r.type === 'outcome'));
       expect(records.filter((r) => r.type !== 'action').map((r) => [r.type, r.method ?? r.result])).toEqual([

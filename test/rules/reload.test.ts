@@ -23,13 +23,18 @@ async function crashAndHeal(bed: ReloadBed, name: string): Promise<void> {
 
 describe('reloading rules without a restart', () => {
   const stopped = stoppedAfterEach();
-
-  it('a changed rule acts on the next crash after a reload and the old one does not; the reload is audited and logged', async () => {
+  /** A bed whose Reflex runs rule heal-v1 from a fresh folder, with instance web1 and the event stream connected. */
+  const healingWeb1 = async () => {
     const bed = stopped(await startReloadBed());
     const folder = rulesFolder({ 'heal.ts': startRule('heal-v1') });
     const { reflex, logs } = await bed.start(folder.dir);
     bed.sim.controls.addInstance({ name: 'web1' });
     await until('the stream', () => reflex.subscriber?.connected === true, 15_000);
+    return { bed, folder, reflex, logs };
+  };
+
+  it('a changed rule acts on the next crash after a reload and the old one does not; the reload is audited and logged', async () => {
+    const { bed, folder, reflex, logs } = await healingWeb1();
     await crashAndHeal(bed, 'web1');
     expect(await actingRules(bed, 'web1', 1)).toEqual(['heal-v1']);
 
@@ -54,11 +59,7 @@ describe('reloading rules without a restart', () => {
   }, 90_000);
 
   it('a folder with a syntax error in one file is refused whole: the old rules keep acting, and the audit and log say why with file:line', async () => {
-    const bed = stopped(await startReloadBed());
-    const folder = rulesFolder({ 'heal.ts': startRule('heal-v1') });
-    const { reflex, logs } = await bed.start(folder.dir);
-    bed.sim.controls.addInstance({ name: 'web1' });
-    await until('the stream', () => reflex.subscriber?.connected === true, 15_000);
+    const { bed, folder, reflex, logs } = await healingWeb1();
 
     // The good file changes too: a partial reload would take heal-v2 and skip broken.ts.
     folder.write({

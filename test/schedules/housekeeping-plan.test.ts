@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { InstancePlan } from '../../src/schedules/housekeeping/instance-plan.js';
 import { describeStep } from '../../src/schedules/housekeeping/plan-format.js';
-import { defineSchedule, type ScheduleDefinition } from '../../src/schedules/schedule.js';
+import { defineSchedule } from '../../src/schedules/schedule.js';
 import { reflexArgs } from '../support/redis.js';
 import { runReflex } from '../support/reflex-process.js';
-import { startScheduleBed } from '../support/schedule-bed.js';
+import { backupEvery, startScheduleBed } from '../support/schedule-bed.js';
 import { writeRules } from '../support/stack.js';
 import { stoppedAfterEach } from '../support/stopped-after-each.js';
 import { until } from '../support/wait.js';
@@ -18,15 +18,7 @@ describe('reflex housekeeping plan', () => {
       await startScheduleBed('hk-plan', { instances: [{ name: 'p1', config: backup }, { name: 'p2', config: backup }, { name: 'p3' }] }),
     );
     const { sim, prefix, target, audit, runner } = bed;
-    const def: ScheduleDefinition = {
-      name: 'plan-me',
-      every: '8s',
-      scope: { filter: 'config.user.backup eq true' },
-      tasks: [
-        { task: 'snapshot', namePattern: 'pm-%Y%m%d-%H%M%S' },
-        { task: 'retention', keepLast: 2 },
-      ],
-    };
+    const def = backupEvery('plan-me', '8s', 'pm-%Y%m%d-%H%M%S', 2);
     const rulesDir = writeRules({
       'schedules.ts': `import { defineSchedule } from 'reflex-lxd';\nexport default defineSchedule(${JSON.stringify(def)});\n`,
     });

@@ -3,7 +3,7 @@ import { formatSnapshotName } from '../../src/schedules/housekeeping/snapshot-na
 import { Metrics } from '../../src/metrics/metrics.js';
 import type { RunningScheduler } from '../../src/schedules/scheduler.js';
 import { defineSchedule } from '../../src/schedules/schedule.js';
-import { startScheduleBed } from '../support/schedule-bed.js';
+import { backupEvery, startScheduleBed } from '../support/schedule-bed.js';
 import { stoppedAfterEach } from '../support/stopped-after-each.js';
 import { until } from '../support/wait.js';
 
@@ -21,15 +21,7 @@ describe('schedule ticks missed behind a hung operation', () => {
     const bed = stopped(await startScheduleBed('hk-missed', { taskMs: 20, instances: [{ name: 'c1', config: { 'user.backup': 'true' } }] }));
     const { sim, redis, keys, target, client, audit } = bed;
     const metrics = new Metrics({ processMetrics: false });
-    const schedule = defineSchedule({
-      name: 'co',
-      every: '2s',
-      scope: { filter: 'config.user.backup eq true' },
-      tasks: [
-        { task: 'snapshot', namePattern: 'co-%Y%m%d-%H%M%S' },
-        { task: 'retention', keepLast: 3 },
-      ],
-    });
+    const schedule = defineSchedule(backupEvery('co', '2s', 'co-%Y%m%d-%H%M%S', 3));
     const start = (): Promise<RunningScheduler> => bed.scheduler([schedule], { metrics });
     // Another tool's snapshot operation on c1 stays Running, as LXD kept one for 2.5 min: the tick's job waits behind it.
     sim.controls.hangNext('c1', 1);

@@ -1,22 +1,20 @@
-import { Job, Queue } from 'bullmq';
+import { Job } from 'bullmq';
 import { emittedEventId } from '../../src/actions/emit-action.js';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
-import { StateTracker } from '../../src/events/state-tracker.js';
 import { Metrics } from '../../src/metrics/metrics.js';
-import { duplicateConnection } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { startRemediation } from '../../src/remediation/remediation.js';
 import { runTick } from '../../src/schedules/tick-runner.js';
 import { recordingAlerts } from '../alerts/recording-alerts.js';
-import { RuleEngine } from '../../src/rules/engine.js';
-import { Silences } from '../../src/silences/silences.js';
 import { defineSchedule, type Schedule } from '../../src/schedules/schedule.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
+import { startActionRunner } from '../support/action-runner.js';
+import { backupEvery } from '../support/schedule-bed.js';
+import { cleanupsAfterEach } from '../support/stopped-after-each.js';
 import { until } from '../support/wait.js';
 
 const logger = pino({ level: 'silent' });
@@ -36,32 +34,11 @@ async function bed(cleanups: (() => Promise<unknown>)[], instances: string[]) {
   const target = `unix://${sim.socketPath}`;
   const client = new InstanceClient(parseTarget(target));
   cleanups.push(() => client.close());
-  const connection = duplicateConnection(redis);
-  const actions = new Queue(keys.actionsQueue, { connection, prefix: keys.bullPrefix });
-  const events = new Queue(keys.eventsQueue, { connection, prefix: keys.bullPrefix });
   const audit = new AuditLog(redis, keys.audit);
   const metrics = new Metrics({ processMetrics: false });
   const { alerts, raised: gaveUp } = recordingAlerts(audit);
-  const remediation = startRemediation({
-    redis,
-    connection,
-    keys,
-    client: () => client,
-    tracker: new StateTracker(redis, keys),
-    audit,
-    silences: new Silences(redis, keys.silences),
-    engine: new RuleEngine([]),
-    eventsQueue: events,
-    actionsQueue: actions,
-    logger,
-    metrics,
-    alerts,
-  });
-  cleanups.push(async () => {
-    await remediation.stop();
-    await Promise.all([actions.close(), events.close()]);
-    connection.disconnect();
-  });
+  const { actions, events, stop } = startActionRunner(redis, keys, () => client, { metrics, alerts });
+  cleanups.push(stop);
   const { alerts: tickAlerting, raised: tickAlerts } = recordingAlerts(audit);
   const idle = () =>
     until('the housekeeping jobs finished', async () =>
@@ -83,10 +60,7 @@ async function bed(cleanups: (() => Promise<unknown>)[], instances: string[]) {
 }
 
 describe('snapshots Reflex owns, and failures that are loud', () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it('the hourly Europe/Paris example across the 2026-10-25 change: 25 distinct snapshots for that day', async () => {
     const b = await bed(cleanups, ['paris']);
@@ -141,15 +115,7 @@ describe('snapshots Reflex owns, and failures that are loud', () => {
 
   it('retention deletes only what the ledger proves; with the ledger lost it deletes nothing and alerts once, resolved when the ledger proves a snapshot again', async () => {
     const b = await bed(cleanups, ['r1']);
-    const schedule = defineSchedule({
-      name: 'keep2',
-      every: '1h',
-      scope: { filter: 'config.user.backup eq true' },
-      tasks: [
-        { task: 'snapshot', namePattern: 'k-%Y%m%d-%H%M' },
-        { task: 'retention', keepLast: 2 },
-      ],
-    });
+    const schedule = defineSchedule(backupEvery('keep2', '1h', 'k-%Y%m%d-%H%M', 2));
     const t0 = Date.UTC(2026, 0, 10, 10);
     b.sim.controls.addInstance({ name: 'unused' });
     // A snapshot made by hand with a name the schedule could have made: never Reflex's.

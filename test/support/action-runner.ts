@@ -5,20 +5,21 @@ import { AuditLog } from '../../src/audit/audit-log.js';
 import type { InstanceClient } from '../../src/client/client.js';
 import { StateTracker } from '../../src/events/state-tracker.js';
 import type { KeySpace } from '../../src/redis/key-space.js';
-import { startRemediation } from '../../src/remediation/remediation.js';
+import { startRemediation, type RemediationOptions } from '../../src/remediation/remediation.js';
 import { RuleEngine } from '../../src/rules/engine.js';
 import { Silences } from '../../src/silences/silences.js';
 
 /**
  * The remediation core of one replica with no rules, as the scheduler tests need it: an actions
- * queue to hand tick jobs to, and the workers that run them through the executor.
+ * queue to hand tick jobs to, the workers that run them through the executor, and the events queue
+ * emitted events go to. `opts` passes the action concurrency, metrics and alerts through.
  */
 export function startActionRunner(
   redis: RedisConnection,
   keys: KeySpace,
   client: (target: string) => InstanceClient,
-  opts: { actionConcurrency?: number } = {},
-): { actions: Queue; stop: () => Promise<void> } {
+  opts: Pick<RemediationOptions, 'actionConcurrency' | 'metrics' | 'alerts'> = {},
+): { actions: Queue; events: Queue; stop: () => Promise<void> } {
   const connection = duplicateConnection(redis);
   const queueOpts = { connection, prefix: keys.bullPrefix };
   const actions = new Queue(keys.actionsQueue, queueOpts);
@@ -35,10 +36,11 @@ export function startActionRunner(
     eventsQueue: events,
     actionsQueue: actions,
     logger: pino({ level: 'silent' }),
-    actionConcurrency: opts.actionConcurrency,
+    ...opts,
   });
   return {
     actions,
+    events,
     async stop() {
       await remediation.stop();
       await Promise.all([actions.close(), events.close()]);

@@ -480,6 +480,21 @@ export function startReflexOn(
 }
 
 /**
+ * {@link startReflexOn} for a whole describe: watching the bed before its tests, stopped after them.
+ * Its stop is an after-all hook: call it after the describe's own, which then run after the stop.
+ */
+export function reflexWatchingSuite(bed: DaemonBed, redisUrl: string, prefix: string): void {
+  let reflex: ReflexProcess | undefined;
+  beforeAll(async () => {
+    reflex = startReflexOn(bed, redisUrl, prefix);
+    await reflex.waitUntilWatching();
+  });
+  afterAll(async () => {
+    await reflex?.stop();
+  });
+}
+
+/**
  * Takes the lock that serialises real-daemon suites on one daemon across vitest workers and
  * concurrent test runs on this machine, waiting as long as it is held. Returns the function that releases it.
  *

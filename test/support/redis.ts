@@ -24,3 +24,8 @@ export function redisClient(): RedisConnection {
 export function reflexArgs(prefix: string, target?: string): string[] {
   return [...(target === undefined ? [] : ['--target', target]), '--redis', redisUrl(), '--prefix', prefix];
 }
+
+/** {@link reflexArgs} of a `reflex run` with the bundled rules and no HTTP server (so that replicas can run side by side). */
+export function reflexRunArgs(prefix: string, target?: string): string[] {
+  return [...reflexArgs(prefix, target), '--rules', 'rules', '--http-port', '0'];
+}

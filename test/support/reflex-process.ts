@@ -9,6 +9,8 @@ export interface ReflexProcess {
   logs: Record<string, unknown>[];
   /** Resolves when a log line's msg contains `text`. */
   waitForLog(text: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Resolves once it has logged both that its event stream is connected and that it runs (`reflex run`). */
+  waitUntilWatching(): Promise<void>;
   /** SIGTERM and wait for exit (SIGKILL after 10 s). */
   stop(): Promise<number | null>;
   kill(): Promise<void>;
@@ -81,6 +83,10 @@ export function startReflexProcess(args: string[], env: Record<string, string> =
         });
         waiters.push({ text, resolve: (l) => (clearTimeout(t), resolve(l)) });
       });
+    },
+    async waitUntilWatching() {
+      await this.waitForLog('event stream connected');
+      await this.waitForLog('reflex running');
     },
     async stop() {
       if (child.exitCode !== null) return child.exitCode;

@@ -4,7 +4,7 @@ import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import type { RedisConnection } from '../../src/redis/connect.js';
 import { keySpace, type KeySpace } from '../../src/redis/key-space.js';
-import type { Schedule } from '../../src/schedules/schedule.js';
+import type { Schedule, ScheduleDefinition } from '../../src/schedules/schedule.js';
 import { startScheduler, type RunningScheduler, type SchedulerOptions } from '../../src/schedules/scheduler.js';
 import type { SeedInstance } from '../../src/simulator/controls.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
@@ -77,5 +77,18 @@ export async function startScheduleBed(label: string, o: { taskMs?: number; inst
       redis.disconnect();
       await sim.stop();
     },
+  };
+}
+
+/** A schedule definition that snapshots every instance with `user.backup=true` every `every`, named by `namePattern`, and keeps the last `keepLast`. */
+export function backupEvery(name: string, every: string, namePattern: string, keepLast: number): ScheduleDefinition {
+  return {
+    name,
+    every,
+    scope: { filter: 'config.user.backup eq true' },
+    tasks: [
+      { task: 'snapshot', namePattern },
+      { task: 'retention', keepLast },
+    ],
   };
 }
