@@ -1,18 +1,17 @@
 import { until } from '../support/wait.js';
 import { launchChromium } from './headless-chromium.js';
 import type { Browser } from 'playwright-core';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
-import { parseConfig } from '../../src/config/config.js';
+import type { ReflexHandle } from '../../src/app/start-reflex.js';
+import { startConsoleReflex } from './console-reflex.js';
 import type { FleetPage } from '../../src/http/console/fleet-view.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { freePort, optIn, waitForMetric } from '../metrics/observability-bed.js';
+import { optIn } from '../metrics/observability-bed.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import { CrashLoopBudget } from '../../src/remediation/crash-loop-budget.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { redisClient, uniquePrefix } from '../support/redis.js';
 
 const token = `console-fleet-${Math.random().toString(36).slice(2)}`;
 const members = ['m1', 'm2'];
@@ -37,27 +36,13 @@ describe('console fleet across two targets, one of them a cluster', () => {
       cluster.controls.addInstance({ name: `c-${i}`, project: i % 3 ? 'default' : 'prod', location: members[i % 2], config: optIn });
     single = await startSimulator({ instances: 0 });
     for (let i = 1; i <= 30; i++) single.controls.addInstance({ name: `s-${i}`, config: i % 2 ? optIn : {} });
-    reflex = await startReflex(
-      parseConfig({
-        targets: [
-          { name: 'lab', target: `unix://${cluster.socketPath}` },
-          { name: 'edge', target: `unix://${single.socketPath}` },
-        ],
-        redisUrl: redisUrl(),
-        rulesDir: 'rules',
-        prefix,
-        resyncIntervalMs: 0,
-        resyncGraceMs: 100,
-        leaseTtlMs: 600,
-        logLevel: 'silent',
-        httpPort: await freePort(),
-        dashboardToken: token,
-      }),
-      pino({ level: 'silent' }),
-    );
-    url = reflex.http!.url;
-    for (const target of reflex.targets) await waitForMetric(url, 'reflex_stream_connected', { target }, (v) => v === 1);
-    await waitForMetric(url, 'reflex_gaps_resynced_total', {}, (v) => v >= 2);
+    ({ reflex, url } = await startConsoleReflex(prefix, {
+      targets: [
+        { name: 'lab', target: `unix://${cluster.socketPath}` },
+        { name: 'edge', target: `unix://${single.socketPath}` },
+      ],
+      dashboardToken: token,
+    }));
   });
 
   afterAll(async () => {

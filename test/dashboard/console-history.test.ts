@@ -1,19 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
-import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
+import type { ReflexHandle } from '../../src/app/start-reflex.js';
+import { startConsoleReflex } from './console-reflex.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
-import { parseConfig } from '../../src/config/config.js';
 import type { RedisConnection } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { freePort, optIn, waitForMetric } from '../metrics/observability-bed.js';
+import { optIn } from '../metrics/observability-bed.js';
 import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
 import { testWebhookSecret } from '../notify/notifier-fixture.js';
-import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { redisClient, uniquePrefix } from '../support/redis.js';
 import { until } from '../support/wait.js';
 import { launchChromium } from './headless-chromium.js';
 
@@ -45,32 +44,18 @@ describe('the console shows what happened and when (headless Chromium against a 
     hook = await startRecordingServer();
     prefix = uniquePrefix('console-history');
     process.env.REFLEX_TEST_HOOK_SECRET = testWebhookSecret;
-    reflex = await startReflex(
-      parseConfig({
-        target: `unix://${sim.socketPath}`,
-        redisUrl: redisUrl(),
-        rulesDir: 'rules',
-        prefix,
-        resyncIntervalMs: 0,
-        resyncGraceMs: 100,
-        leaseTtlMs: 600,
-        logLevel: 'silent',
-        actionAttempts: 2,
-        httpPort: await freePort(),
-        dashboardToken: readToken,
-        dashboardWriteToken: writeToken,
-        notifications: {
-          receivers: [{ kind: 'webhook', name: 'hook', url: hook.url, secretEnv: 'REFLEX_TEST_HOOK_SECRET' }],
-          route: { receiver: 'hook', groupWaitMs: 100, groupIntervalMs: 300 },
-        },
-      }),
-      pino({ level: 'silent' }),
-    );
-    url = reflex.http!.url;
+    ({ reflex, url } = await startConsoleReflex(prefix, {
+      target: `unix://${sim.socketPath}`,
+      actionAttempts: 2,
+      dashboardToken: readToken,
+      dashboardWriteToken: writeToken,
+      notifications: {
+        receivers: [{ kind: 'webhook', name: 'hook', url: hook.url, secretEnv: 'REFLEX_TEST_HOOK_SECRET' }],
+        route: { receiver: 'hook', groupWaitMs: 100, groupIntervalMs: 300 },
+      },
+    }));
     redis = redisClient();
     audit = new AuditLog(redis, keySpace(prefix).audit);
-    await waitForMetric(url, 'reflex_stream_connected', { target: reflex.target }, (v) => v === 1);
-    await waitForMetric(url, 'reflex_gaps_resynced_total', {}, (v) => v >= 1);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     await page.goto(`${url}/dashboard?token=${readToken}`);

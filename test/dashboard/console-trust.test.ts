@@ -1,15 +1,14 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
-import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
-import { parseConfig } from '../../src/config/config.js';
+import type { ReflexHandle } from '../../src/app/start-reflex.js';
+import { startConsoleReflex } from './console-reflex.js';
 import type { RedisConnection } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { freePort, optIn, waitForMetric } from '../metrics/observability-bed.js';
-import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { optIn } from '../metrics/observability-bed.js';
+import { redisClient, uniquePrefix } from '../support/redis.js';
 import { until } from '../support/wait.js';
 
 const chromiumPath = process.env.REFLEX_CHROMIUM ?? '/usr/bin/chromium';
@@ -45,28 +44,14 @@ describe('a console an operator can trust (headless Chromium against a running R
     for (const name of ['web-1', 'web-2', 'loop-1']) sim.controls.addInstance({ name, config: optIn });
     for (const name of ['inst-00042', 'inst-00420', 'batch-1']) sim.controls.addInstance({ name, config: {} });
     const prefix = uniquePrefix('console-trust');
-    reflex = await startReflex(
-      parseConfig({
-        target: `unix://${sim.socketPath}`,
-        redisUrl: redisUrl(),
-        rulesDir: 'rules',
-        prefix,
-        resyncIntervalMs: 0,
-        resyncGraceMs: 100,
-        leaseTtlMs: 600,
-        logLevel: 'silent',
-        actionAttempts: 2,
-        httpPort: await freePort(),
-        dashboardToken: readToken,
-        dashboardWriteToken: writeToken,
-      }),
-      pino({ level: 'silent' }),
-    );
-    url = reflex.http!.url;
+    ({ reflex, url } = await startConsoleReflex(prefix, {
+      target: `unix://${sim.socketPath}`,
+      actionAttempts: 2,
+      dashboardToken: readToken,
+      dashboardWriteToken: writeToken,
+    }));
     redis = redisClient();
     audit = new AuditLog(redis, keySpace(prefix).audit);
-    await waitForMetric(url, 'reflex_stream_connected', { target: reflex.target }, (v) => v === 1);
-    await waitForMetric(url, 'reflex_gaps_resynced_total', {}, (v) => v >= 1);
     browser = await chromium.launch({
       executablePath: chromiumPath,
       args: [

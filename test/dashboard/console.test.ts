@@ -1,17 +1,16 @@
 import { launchChromium, requireChromium } from './headless-chromium.js';
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
-import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
-import { parseConfig } from '../../src/config/config.js';
+import type { ReflexHandle } from '../../src/app/start-reflex.js';
+import { startConsoleReflex } from './console-reflex.js';
 import { durationText } from '../../src/http/console/incident-story.js';
 import type { RedisConnection } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { freePort, optIn, waitForMetric } from '../metrics/observability-bed.js';
-import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { optIn } from '../metrics/observability-bed.js';
+import { redisClient, uniquePrefix } from '../support/redis.js';
 import { until } from '../support/wait.js';
 
 const readToken = `console-read-${Math.random().toString(36).slice(2)}`;
@@ -55,28 +54,14 @@ describe('operator console (headless Chromium against a running Reflex on the si
     for (const name of ['web-1', 'web-2', 'web-3', 'db-1']) sim.controls.addInstance({ name, config: optIn });
     sim.controls.addInstance({ name: 'batch-1', config: {} });
     prefix = uniquePrefix('console');
-    reflex = await startReflex(
-      parseConfig({
-        target: `unix://${sim.socketPath}`,
-        redisUrl: redisUrl(),
-        rulesDir: 'rules',
-        prefix,
-        resyncIntervalMs: 0,
-        resyncGraceMs: 100,
-        leaseTtlMs: 600,
-        logLevel: 'silent',
-        actionAttempts: 2,
-        httpPort: await freePort(),
-        dashboardToken: readToken,
-        dashboardWriteToken: writeToken,
-      }),
-      pino({ level: 'silent' }),
-    );
-    url = reflex.http!.url;
+    ({ reflex, url } = await startConsoleReflex(prefix, {
+      target: `unix://${sim.socketPath}`,
+      actionAttempts: 2,
+      dashboardToken: readToken,
+      dashboardWriteToken: writeToken,
+    }));
     redis = redisClient();
     audit = new AuditLog(redis, keySpace(prefix).audit);
-    await waitForMetric(url, 'reflex_stream_connected', { target: reflex.target }, (v) => v === 1);
-    await waitForMetric(url, 'reflex_gaps_resynced_total', {}, (v) => v >= 1);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(`${url}/dashboard?token=${readToken}`);

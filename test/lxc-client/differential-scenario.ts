@@ -1,3 +1,7 @@
+import type { LxcResult } from '../support/lxc-cli.js';
+import { normaliseOutput } from './normalise.js';
+import type { SimRemote } from './sim-remote.js';
+
 /**
  * The `lxc` commands the differential suite runs, in order, against the real daemon and against
  * the simulator. `R:` stands for the remote; `{n}` for the test's instance name (an `rt-` name, so
@@ -216,4 +220,40 @@ export function argsFor(step: ScenarioStep, remote: string, names: Names): strin
 /** Display form of a step, for test names. */
 export function titleOf(step: ScenarioStep, client: Client = 'lxc'): string {
   return `${client} ${step.args.join(' ')}`;
+}
+
+/** One command's normalised result on the real daemon and on the simulator, by step index. */
+export type DifferentialResults = Map<string, { real: LxcResult; sim: LxcResult }>;
+
+/**
+ * Runs `steps` with the client of `t` against the real daemon (remote `local`) and then against the
+ * simulator (remote `sim`, already added), each result normalised for comparison. The simulator's
+ * default profile loses its NIC and its `data` volume first: the test beds' have neither.
+ */
+export async function runDifferential(t: SimRemote, steps: ScenarioStep[], names: Names, client: Client): Promise<DifferentialResults> {
+  await t.lxc.ok(['profile', 'device', 'remove', 'sim:default', 'eth0']);
+  await t.lxc.ok(['storage', 'volume', 'delete', 'sim:default', 'data']);
+  const results: DifferentialResults = new Map();
+  for (const [remote, side] of [
+    ['local', 'real'],
+    ['sim', 'sim'],
+  ] as const) {
+    for (const [i, step] of steps.entries()) {
+      const res = await t.lxc.run(argsFor(step, remote, names), { timeoutMs: 60_000 });
+      const entry = results.get(`${i}`) ?? ({} as { real: LxcResult; sim: LxcResult });
+      entry[side] = normalised(res, remote, step.keepLines ? (l) => step.keepLines!(l, names) : undefined, step.transform);
+      results.set(`${i}`, entry);
+      if (process.env.REFLEX_DIFF_DEBUG) process.stderr.write(`[${side}] ${titleOf(step, client)} → ${res.code}\n${res.stdout}${res.stderr}\n`);
+    }
+  }
+  return results;
+}
+
+function normalised(r: LxcResult, remote: string, keep?: (line: string) => boolean, transform?: (text: string) => string): LxcResult {
+  const tidy = (s: string): string => {
+    const text = normaliseOutput(s, { remote });
+    const kept = keep ? text.split('\n').filter(keep).join('\n') : text;
+    return transform ? transform(kept) : kept;
+  };
+  return { stdout: tidy(r.stdout), stderr: tidy(r.stderr), code: r.code };
 }

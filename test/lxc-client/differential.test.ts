@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeLxd } from '../support/lxd-bed.js';
-import type { LxcResult } from '../support/lxc-cli.js';
-import { argsFor, stepsFor, titleOf, type Names } from './differential-scenario.js';
-import { normaliseOutput } from './normalise.js';
+import { stepsFor, titleOf, type Names, runDifferential, type DifferentialResults } from './differential-scenario.js';
 import { startSimRemote, type SimRemote } from './sim-remote.js';
 
 /**
@@ -17,38 +15,13 @@ const names: Names = (() => {
   const n = `rt-dx${randomBytes(3).toString('hex')}`;
   return { n, copy: `${n}-copy`, launched: `${n}-launch` };
 })();
-const results = new Map<string, { real: LxcResult; sim: LxcResult }>();
-
-function normalised(r: LxcResult, remote: string, keep?: (line: string) => boolean, transform?: (text: string) => string): LxcResult {
-  const tidy = (s: string): string => {
-    const text = normaliseOutput(s, { remote });
-    const kept = keep ? text.split('\n').filter(keep).join('\n') : text;
-    return transform ? transform(kept) : kept;
-  };
-  return { stdout: tidy(r.stdout), stderr: tidy(r.stderr), code: r.code };
-}
+let results: DifferentialResults;
 
 await describeLxd('lxc commands give the same output against the simulator as against LXD 5.0.2', () => {
   beforeAll(async () => {
     t = await startSimRemote({ trustPassword: 'diff' });
     await t.lxc.ok(['remote', 'add', 'sim', t.sim.httpsUrl!, '--password', 'diff', '--accept-certificate']);
-    // The test bed's default profile has a root disk only (no network).
-    await t.lxc.ok(['profile', 'device', 'remove', 'sim:default', 'eth0']);
-    // Nor a custom volume: the simulator's `data` goes (through the volume API it serves).
-    await t.lxc.ok(['storage', 'volume', 'delete', 'sim:default', 'data']);
-    for (const [remote, side] of [
-      ['local', 'real'],
-      ['sim', 'sim'],
-    ] as const) {
-      for (const [i, step] of scenario.entries()) {
-        const res = await t.lxc.run(argsFor(step, remote, names), { timeoutMs: 60_000 });
-        const key = `${i}`;
-        const entry = results.get(key) ?? ({} as { real: LxcResult; sim: LxcResult });
-        entry[side] = normalised(res, remote, step.keepLines ? (l) => step.keepLines!(l, names) : undefined, step.transform);
-        results.set(key, entry);
-        if (process.env.REFLEX_DIFF_DEBUG) process.stderr.write(`[${side}] ${titleOf(step)} → ${res.code}\n${res.stdout}${res.stderr}\n`);
-      }
-    }
+    results = await runDifferential(t, scenario, names, 'lxc');
   }, 10 * 60_000);
 
   afterAll(async () => {

@@ -153,7 +153,12 @@ export function daemonBed(spec: BedSpec): DaemonBed {
   async function cli(args: string[], timeoutMs = 30_000, input = ''): Promise<string> {
     try {
       const pending = run(spec.cliName, args, { timeout: timeoutMs, env: { ...process.env, ...spec.env() } });
-      // `init` reads instance YAML from stdin when it is not a terminal: give it an empty one.
+      // `init` reads instance YAML from stdin when it is not a terminal: give it an empty one. A
+      // command that exits before reading it closes the pipe: that EPIPE is no failure of the run
+      // (the exit code says what happened).
+      pending.child.stdin?.on('error', (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EPIPE') throw err;
+      });
       pending.child.stdin?.end(input);
       return (await pending).stdout;
     } catch (err) {
