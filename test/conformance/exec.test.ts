@@ -7,8 +7,9 @@ await transportConformance('exec: a non-interactive command with its exit code, 
   it("runs sh -c 'echo out; echo err >&2; exit 3': stdout, stderr and exit code 3 apart", async () => {
     const t = target();
     const name = await launch();
-    const session = await t.client.exec(name, { command: ['sh', '-c', 'echo out; echo err >&2; exit 3'] });
-    const res = await session.wait({ timeoutMs: 20_000 });
+    const res = await printing(t, async () =>
+      (await t.client.exec(name, { command: ['sh', '-c', 'echo out; echo err >&2; exit 3'] })).wait({ timeoutMs: 20_000 }),
+    );
     expect(res).toMatchObject({ exitCode: 3, stdout: 'out\n', stderr: 'err\n', timedOut: false, stdoutTruncated: false, stderrTruncated: false });
     expect(res.operation.status_code).toBe(200);
   });
@@ -16,8 +17,9 @@ await transportConformance('exec: a non-interactive command with its exit code, 
   it('keeps the first maxOutputBytes of a stream and says it was truncated', async () => {
     const t = target();
     const name = await launch();
-    const session = await t.client.exec(name, { command: ['echo', 'abcdefghij'] }, { maxOutputBytes: 4 });
-    const res = await session.wait({ timeoutMs: 20_000 });
+    const res = await printing(t, async () =>
+      (await t.client.exec(name, { command: ['echo', 'abcdefghij'] }, { maxOutputBytes: 4 })).wait({ timeoutMs: 20_000 }),
+    );
     expect(res).toMatchObject({ exitCode: 0, stdout: 'abcd', stdoutBytes: 11, stdoutTruncated: true });
   });
 

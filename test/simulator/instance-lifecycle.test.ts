@@ -104,7 +104,7 @@ describe('state machine and lifecycle events', () => {
     await act('c1', 'unfreeze');
     await act('c1', 'freeze');
     await act('c1', 'start');
-    await tap.until((f, n = tap.lifecycle().length) => n >= 4);
+    await tap.until(() => tap.lifecycle().length >= 4);
     expect(tap.lifecycle().map((f) => f.metadata.action)).toEqual(['instance-paused', 'instance-resumed', 'instance-paused', 'instance-resumed']);
   });
 

@@ -101,7 +101,8 @@ export function openTap(url: string, wsOpts: WebSocket.ClientOptions = {}): Prom
         // The bound only limits how long a failure takes to show: on a loaded CI, frames published
         // while the test awaited its operations can take seconds to be read.
         until(pred, ms = 15_000) {
-          const hit = frames.find(pred);
+          // One argument, as the waiters call it: a predicate reading a second one (find's index) would see another value.
+          const hit = frames.find((f) => pred(f));
           if (hit) return Promise.resolve(hit);
           return new Promise((res, rej) => {
             const timer = setTimeout(() => rej(new Error('event did not arrive in time')), ms);
