@@ -192,9 +192,9 @@ export class ProbeRunner {
       const slot = slotOf(p.id, p.probe.periodMs, now);
       const last = this.lastSlot.get(p.id);
       if (this.running.size >= this.concurrency) {
-        if (last !== undefined && last < slot) this.backlog = true;
-        if (this.backlog) break;
-        continue;
+        if (last === undefined || last >= slot) continue;
+        this.backlog = true;
+        break;
       }
       // A probe first seen (a start, a new instance, one taken over) waits for its own slot: a
       // replica that starts spreads its checks over the period instead of sending them all at once.

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { joinProbeHealth, type FleetHealth, type RowProbe } from '../../src/http/console/fleet-health.js';
+import { joinProbeHealth, type HealthRow } from '../../src/http/console/fleet-health.js';
 import type { FleetPage } from '../../src/http/console/fleet-view.js';
 import type { InstanceTimeline } from '../../src/http/console/instance-timeline.js';
 import { freePort } from '../support/free-port.js';
@@ -93,15 +93,7 @@ describe('console: the health column and the probe history of an instance (Chrom
 });
 
 describe('console: whose probe state a fleet row shows', () => {
-  interface Row {
-    key: string;
-    target: string;
-    project: string;
-    name: string;
-    statusCode: number;
-    health: FleetHealth;
-    probes?: RowProbe[];
-  }
+  type Row = HealthRow;
   const row = (name: string, statusCode = 103): Row => ({
     key: `t|default/${name}`,
     target: 't',

@@ -1,3 +1,4 @@
+import { StatusCode } from '../../client/status-code.js';
 import type { ProbeStatus } from '../../probes/probe-status.js';
 
 /** What the fleet shows of an instance's probes: healthy, unhealthy, unknown; `none` when no probe state covers it. */
@@ -10,7 +11,7 @@ export interface RowProbe {
 }
 
 /** What {@link joinProbeHealth} needs of a row. */
-interface HealthRow {
+export interface HealthRow {
   key: string;
   target: string;
   project: string;
@@ -20,7 +21,6 @@ interface HealthRow {
   probes?: RowProbe[];
 }
 
-const running = 103;
 const worst: ProbeStatus['health'][] = ['unhealthy', 'unknown', 'healthy'];
 
 /**
@@ -60,7 +60,7 @@ export function joinProbeHealth(
     const row = rows.get(key)!;
     row.probes = list.map((s) => ({ probe: s.probe, health: s.health }));
     const health = worst.find((h) => list.some((s) => s.health === h)) ?? 'unknown';
-    row.health = row.statusCode === running ? health : 'unknown';
+    row.health = row.statusCode === StatusCode.Running ? health : 'unknown';
   }
   return byKey;
 }
