@@ -7,8 +7,10 @@ await transportConformance('exec: a non-interactive command with its exit code, 
   it("runs sh -c 'echo out; echo err >&2; exit 3': stdout, stderr and exit code 3 apart", async () => {
     const t = target();
     const name = await launch();
-    const res = await printing(t, async () =>
-      (await t.client.exec(name, { command: ['sh', '-c', 'echo out; echo err >&2; exit 3'] })).wait({ timeoutMs: 20_000 }),
+    const res = await printing(
+      t,
+      async () => (await t.client.exec(name, { command: ['sh', '-c', 'echo out; echo err >&2; exit 3'] })).wait({ timeoutMs: 20_000 }),
+      ['stdout', 'stderr'],
     );
     expect(res).toMatchObject({ exitCode: 3, stdout: 'out\n', stderr: 'err\n', timedOut: false, stdoutTruncated: false, stderrTruncated: false });
     expect(res.operation.status_code).toBe(200);
@@ -53,7 +55,11 @@ await transportConformance('exec: a non-interactive command with its exit code, 
     const t = target();
     const name = await launch();
     const script = ['sh', '-c', 'echo before; echo e1 >&2; printf nonl; exec sleep 30'];
-    const timedOut = await (await t.client.exec(name, { command: script }, { timeoutMs: 1_500 })).wait({ timeoutMs: 30_000 });
+    const timedOut = await printing(
+      t,
+      async () => (await t.client.exec(name, { command: script }, { timeoutMs: 1_500 })).wait({ timeoutMs: 30_000 }),
+      ['stdout', 'stderr'],
+    );
     expect(timedOut).toMatchObject({ timedOut: true, exitCode: 137, stdout: 'before\nnonl', stderr: 'e1\n' });
     expect(timedOut.operation.status_code).toBe(200);
   });
@@ -136,7 +142,11 @@ await conformance('exec: the shell of the busybox guest (issue #28)', (target) =
   });
 
   it('an unknown program through sh: 127, "sh: X: not found", and the operation fails "Command not found"', async () => {
-    const res = await (await target().client.exec(name(), { command: sh('rt-no-such-program') })).wait({ timeoutMs: 20_000 });
+    const res = await printing(
+      target(),
+      async () => (await target().client.exec(name(), { command: sh('rt-no-such-program') })).wait({ timeoutMs: 20_000 }),
+      ['stderr'],
+    );
     expect(res).toMatchObject({ exitCode: 127, stdout: '', stderr: 'sh: rt-no-such-program: not found\n' });
     expect(res.operation.err).toMatch(/Command not found$/);
   });
