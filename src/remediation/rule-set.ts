@@ -60,7 +60,8 @@ export interface RuleSetSource {
 export async function loadRuleSet(source: RuleSetSource, generation = 1): Promise<RuleSetValue> {
   // Loaded only when asked for: the compiler is large, and a process that does not check never needs it.
   const checker = source.typecheck ? await import('../rules/rule-checker.js') : undefined;
-  const typed = (await checker?.typeCheckRules(source.dir)) ?? [];
+  // In a thread of its own: the compiler's memory leaves with it.
+  const typed = (await checker?.typeCheckRulesApart(source.dir)) ?? [];
   const loaded = await loadRules(source.dir);
   const schedules = await loadSchedules(source.dir);
   const seen = new Set(loaded.errors.map(errorText));

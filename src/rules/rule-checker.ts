@@ -1,7 +1,10 @@
+import { fork } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { relative } from 'node:path';
 import type ts from 'typescript';
+import type { ErrorCode } from '../errors/codes.js';
+import { ReflexError } from '../errors/reflex-error.js';
 import { nodeTypesRoot, packageName, packageTypes } from './package-entry.js';
 import { loadRules, ruleFiles } from './rule-loader.js';
 import { typecheckCache } from './typecheck-cache.js';
@@ -20,9 +23,10 @@ export interface RuleProblem {
  * checked (what they import is read for its types, not checked itself: checking Reflex's own
  * sources from a checkout took 8 s, the rule files alone 2 s). Problems come back with file, line
  * and column; a folder that does not exist throws RULES_MISSING. A clean check of unchanged files
- * is remembered across processes (typecheck-cache.ts).
+ * is remembered across processes (typecheck-cache.ts). What the compiler parsed of the declarations
+ * is kept for the next check for `keepParsedMs` (default a minute; 0 lets it go at once).
  */
-export async function typeCheckRules(dir: string): Promise<RuleProblem[]> {
+export async function typeCheckRules(dir: string, opts: { keepParsedMs?: number } = {}): Promise<RuleProblem[]> {
   const files = ruleFiles(dir);
   if (files.length === 0) return [];
   const typeRoots = [nodeTypesRoot()].filter((r): r is string => r !== undefined);
@@ -53,7 +57,7 @@ export async function typeCheckRules(dir: string): Promise<RuleProblem[]> {
     typeRoots,
     paths: { [packageName]: [packageTypes] },
   };
-  const program = ts.createProgram(files, options, cachingHost(ts, options, new Set(files)));
+  const program = ts.createProgram(files, options, cachingHost(ts, options, new Set(files), opts.keepParsedMs ?? 60_000));
   const problems: RuleProblem[] = [];
   const wanted = new Set(files);
   // Of a file with a syntax error, only the first is reported: the parser's later complaints, and type errors in what it recovered, follow from it.
@@ -77,18 +81,44 @@ export async function typeCheckRules(dir: string): Promise<RuleProblem[]> {
   return problems;
 }
 
+/**
+ * {@link typeCheckRules} in a child process of its own, for a long-running process (`reflex run`
+ * at start and at each reload): the compiler (9 MB of code) and what it parses (the standard
+ * library, @types/node and Reflex's declarations) live and die there, where in the process they
+ * stayed for good (about 40 MB of resident memory in an idle worker, and a larger heap for every
+ * major collection to mark; a worker thread's heap goes, but not all of its memory). Same
+ * problems, same errors (RULES_MISSING).
+ */
+export function typeCheckRulesApart(dir: string): Promise<RuleProblem[]> {
+  // From the sources (the checkout's tests), the child's TypeScript goes through tsx as this file did.
+  const fromSource = import.meta.url.endsWith('.ts');
+  const child = fork(new URL(`./rule-check-process.${fromSource ? 'ts' : 'js'}`, import.meta.url), [dir], {
+    execArgv: fromSource ? ['--import', 'tsx'] : [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (answer: { problems?: RuleProblem[]; error?: { code?: ErrorCode; message: string } }) => {
+      if (answer.problems) resolve(answer.problems);
+      else if (answer.error?.code) reject(new ReflexError(answer.error.code, answer.error.message));
+      else reject(new Error(`type-checking ${dir}: ${answer.error?.message}`));
+    });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => reject(new Error(`type-checking ${dir}: the checker exited (${signal ?? code}) without an answer`)));
+  });
+}
+
 /** Declarations parsed by earlier checks of this process, by file, with the file's mtime and size when parsed. */
 const parsed = new Map<string, { mtimeMs: number; size: number; source: ts.SourceFile }>();
 let forget: NodeJS.Timeout | undefined;
 
 /**
  * A compiler host that keeps what it parsed of the files a rule imports (the standard library,
- * @types/node, Reflex's declarations: 400 files, most of a check's time) for the next check in
- * the next minute, as an editor's language service does; a file changed since is parsed again. The
- * rule files are always read afresh. Kept a minute only: a worker checks at start and at reloads,
- * and need not hold the compiler's trees in between.
+ * @types/node, Reflex's declarations: 300 files, most of a check's time) for the next check within
+ * `keepMs`, as an editor's language service does; a file changed since is parsed again. The rule
+ * files are always read afresh. Kept a minute at most: a worker checks at start and at reloads,
+ * and need not hold the compiler's trees (tens of MB) in between.
  */
-function cachingHost(ts: typeof import('typescript'), options: ts.CompilerOptions, rules: Set<string>): ts.CompilerHost {
+function cachingHost(ts: typeof import('typescript'), options: ts.CompilerOptions, rules: Set<string>, keepMs: number): ts.CompilerHost {
   const host = ts.createCompilerHost(options);
   // JSDoc in TypeScript files gives no types and no errors, and @types/node is mostly JSDoc: tsc
   // itself skips it this way (TypeScript 5.3+). Comment directives (@ts-expect-error) are not JSDoc.
@@ -104,7 +134,7 @@ function cachingHost(ts: typeof import('typescript'), options: ts.CompilerOption
     return source;
   };
   clearTimeout(forget);
-  forget = setTimeout(() => parsed.clear(), 60_000).unref();
+  forget = setTimeout(() => parsed.clear(), keepMs).unref();
   return host;
 }
 
