@@ -12,8 +12,11 @@ import { queueIdle } from '../support/settled.js';
 
 /**
  * The exec action on the real daemon: a health check run when an operator starts an instance
- * (busybox: `sh -c 'echo out; echo err >&2; exit 3'`) fails, and the rule's onFailure branch
- * force-restarts the instance; a command that outlives its timeout is killed on the daemon.
+ * (busybox: `sh -c 'echo out; echo err >&2; sleep 1; exit 3'`) fails, and the rule's onFailure
+ * branch force-restarts the instance; a command that outlives its timeout is killed on the daemon.
+ * The check sleeps a second before it exits: LXD before 5.14 (5.0.2 here) sometimes closes the
+ * output streams of a command that exits at once before their last output (canonical/lxd#11890),
+ * and this test is about what Reflex records of the output the daemon does send.
  */
 const rules = {
   'check.ts': `import { StatusCode, defineRule } from 'reflex-lxd';
@@ -22,7 +25,7 @@ export default [
     name: 'check-after-start',
     on: { kind: 'instance.status', to: [StatusCode.Running], intent: ['requested'] },
     scope: { filter: 'config.user.reflex.exec-test eq fail' },
-    actions: [{ action: 'exec', params: { command: ['sh', '-c', 'echo out; echo err >&2; exit 3'], timeout: '10s' }, onFailure: [{ action: 'restart', params: { force: true } }] }],
+    actions: [{ action: 'exec', params: { command: ['sh', '-c', 'echo out; echo err >&2; sleep 1; exit 3'], timeout: '10s' }, onFailure: [{ action: 'restart', params: { force: true } }] }],
   }),
   defineRule({
     name: 'slow-check',
@@ -83,7 +86,7 @@ await describeLxd('the exec action on real LXD', () => {
     );
     const exec = trail.find((r) => r.type === 'call' && r.action === 'exec' && r.exitCode !== undefined)!;
     expect(exec).toMatchObject({
-      command: ['sh', '-c', 'echo out; echo err >&2; exit 3'],
+      command: ['sh', '-c', 'echo out; echo err >&2; sleep 1; exit 3'],
       exitCode: 3,
       stdout: 'out\n',
       stderr: 'err\n',
