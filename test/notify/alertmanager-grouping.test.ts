@@ -23,7 +23,11 @@ describe('grouping as Alertmanager does it', () => {
   const bodies = (s: RecordingServer) => s.requests.map((r) => r.json as Body);
   const listed = (b: Body) => b.alerts.map((a) => `${a.instance}:${a.status}`);
   const replica = (opts: Omit<NotifierOptions, 'redis' | 'audit' | 'prefix' | 'env'>) => fx.replica({ ...opts, env: { S: testWebhookSecret } });
-  /** A notifier flushing a group at once, then every `groupIntervalMs`, that has sent the first message: `first` firing. */
+  /**
+   * A notifier flushing a group at once, then every `groupIntervalMs`, that has sent the first
+   * message: `first` firing. The interval is a real BullMQ delay: what a test does before the next
+   * flush must fit in it on a loaded machine (nine notifier calls took over 800 ms in CI).
+   */
   const firstMessageSent = async (first: string, groupIntervalMs: number) => {
     fx = fixture();
     const s = await server();
@@ -34,7 +38,7 @@ describe('grouping as Alertmanager does it', () => {
   };
 
   it('alerts that fired and healed while a group waited for its next flush appear, resolved, in its next message, in the order they happened', async () => {
-    const { s, n } = await firstMessageSent('c1', 800);
+    const { s, n } = await firstMessageSent('c1', 4000);
     // Raised out of order (a slow replica): the message still lists them as they happened.
     for (const [i, name] of [
       [4, 'c5'],
@@ -45,7 +49,7 @@ describe('grouping as Alertmanager does it', () => {
       await n.notify(crashAlert(name, { startsAt: at(i) }));
     for (const name of ['c1', 'c2', 'c3', 'c4', 'c5'])
       await n.resolve((await n.notify(crashAlert(name, { startsAt: at(Number(name[1]) - 1) }))).fingerprint, { endsAt: at(10) });
-    await until('the next message', () => s.requests.length === 2, 5000);
+    await until('the next message', () => s.requests.length === 2, 15_000);
     expect(listed(bodies(s)[0]!)).toEqual(['c1:firing']);
     expect(bodies(s)[1]!.status).toBe('resolved');
     expect(listed(bodies(s)[1]!)).toEqual(['c1:resolved', 'c2:resolved', 'c3:resolved', 'c4:resolved', 'c5:resolved']);
@@ -54,7 +58,7 @@ describe('grouping as Alertmanager does it', () => {
   });
 
   it('a group still firing lists an alert that fired and healed since its last message beside the firing ones', async () => {
-    const { s, n } = await firstMessageSent('web-1', 600);
+    const { s, n } = await firstMessageSent('web-1', 3000);
     const brief = await n.notify(crashAlert('web-2', { startsAt: at(1) }));
     await n.resolve(brief.fingerprint, { endsAt: at(2) });
     await until('the next message', () => s.requests.length === 2);
