@@ -35,6 +35,7 @@ function formatter(tz: string): Intl.DateTimeFormat {
 
 /** Whether `tz` is an IANA time zone this runtime knows (e.g. `Europe/Paris`, `UTC`). */
 export function isTimeZone(tz: string): boolean {
+  if (tz === 'UTC') return true;
   try {
     formatter(tz);
     return true;
@@ -45,6 +46,20 @@ export function isTimeZone(tz: string): boolean {
 
 /** The wall-clock fields of `ms` (epoch milliseconds) in `tz` (default UTC). */
 export function civilTime(ms: number, tz = 'UTC'): CivilTime {
+  // UTC, the default, needs no formatter: the first one loads the runtime's time-zone data (about
+  // 0.1 s of CPU, a tenth of a `housekeeping plan`).
+  if (tz === 'UTC') {
+    const d = new Date(ms);
+    return {
+      year: d.getUTCFullYear(),
+      month: d.getUTCMonth() + 1,
+      day: d.getUTCDate(),
+      hour: d.getUTCHours(),
+      minute: d.getUTCMinutes(),
+      second: d.getUTCSeconds(),
+      millisecond: d.getUTCMilliseconds(),
+    };
+  }
   const parts: Record<string, number> = {};
   for (const p of formatter(tz).formatToParts(new Date(ms))) if (p.type !== 'literal') parts[p.type] = Number(p.value);
   return {
