@@ -60,8 +60,13 @@ export interface RuleSetSource {
 export async function loadRuleSet(source: RuleSetSource, generation = 1): Promise<RuleSetValue> {
   // Loaded only when asked for: the compiler is large, and a process that does not check never needs it.
   const checker = source.typecheck ? await import('../rules/rule-checker.js') : undefined;
-  // In a thread of its own: the compiler's memory leaves with it.
-  const typed = (await checker?.typeCheckRulesApart(source.dir)) ?? [];
+  // Compiled (an installation, dist/), in a child process: the compiler's memory leaves with it.
+  // From the sources (the checkout's in-process tests), here: a child would load the compiler and
+  // compile the checker through tsx at every start, where this process parses the declarations
+  // once a minute for every Reflex a test file starts (the child is tested on its own, and by every
+  // test that starts `reflex run`).
+  const apart = !import.meta.url.endsWith('.ts');
+  const typed = (await (apart ? checker?.typeCheckRulesApart(source.dir) : checker?.typeCheckRules(source.dir))) ?? [];
   const loaded = await loadRules(source.dir);
   const schedules = await loadSchedules(source.dir);
   const seen = new Set(loaded.errors.map(errorText));
