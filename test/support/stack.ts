@@ -148,6 +148,10 @@ export async function startStack(options: StackOptions): Promise<Stack | StackPa
     resyncIntervalMs: 0,
     logLevel: 'silent',
     httpPort: 0,
+    // From the sources the start's type-check reads all of src/ (8 s of CPU at each test file's
+    // first start, a minute on the loaded CI); the check has tests of its own (test/rules) and runs
+    // in every test that starts `reflex run`. A test can turn it on through `config`.
+    typecheckRules: false,
     ...(options.reflexTimings === 'product' ? {} : quickReflexTimings),
     ...(webhook ? webhookConfig(webhook.url, typeof options.webhook === 'object' ? options.webhook.route : undefined) : {}),
     ...(typeof options.config === 'function' ? options.config(sim) : options.config),

@@ -215,8 +215,9 @@ export class FleetView {
       const generation = this.generation;
       this.refreshingAt = next.at;
       // A change seen while it was assembled: it may predate the change, the next read assembles again.
+      // A snapshot begun after this one (a read that found the cache too old) is newer: it stays.
       const refreshing = next.value.then(
-        () => void (generation === this.generation && (this.snapshotCache = next)),
+        () => void (generation === this.generation && (this.snapshotCache?.at ?? -Infinity) < next.at && (this.snapshotCache = next)),
         () => undefined,
       );
       this.refreshing = refreshing;
