@@ -101,6 +101,14 @@ export interface FleetPage {
   listed: boolean;
 }
 
+/** One assembly of the fleet: when and in which order it began, and whether it is done. */
+interface Assembly {
+  at: number;
+  seq: number;
+  value: Promise<FleetSnapshot>;
+  ready: boolean;
+}
+
 /** Options of {@link FleetView}. */
 export interface FleetViewOptions {
   redis: RedisConnection;
@@ -151,7 +159,9 @@ export class FleetView {
   private listing = new Map<string, Promise<void>>();
   /** How long each target's last list took to read, ms. */
   private readonly listMs = new Map<string, number>();
-  private snapshotCache?: { at: number; value: Promise<FleetSnapshot>; ready: boolean };
+  private snapshotCache?: Assembly;
+  /** Assemblies begun so far: each one's `seq`, to tell which of two began later (two can begin in the same millisecond). */
+  private assemblies = 0;
   private refreshing?: Promise<void>;
   /** When the assembly of {@link refreshing} started. */
   private refreshingAt = 0;
@@ -217,7 +227,7 @@ export class FleetView {
       // A change seen while it was assembled: it may predate the change, the next read assembles again.
       // A snapshot begun after this one (a read that found the cache too old) is newer: it stays.
       const refreshing = next.value.then(
-        () => void (generation === this.generation && (this.snapshotCache?.at ?? -Infinity) < next.at && (this.snapshotCache = next)),
+        () => void (generation === this.generation && (this.snapshotCache?.seq ?? 0) < next.seq && (this.snapshotCache = next)),
         () => undefined,
       );
       this.refreshing = refreshing;
@@ -226,8 +236,8 @@ export class FleetView {
     }
   }
 
-  private fresh(now: number): { at: number; value: Promise<FleetSnapshot>; ready: boolean } {
-    const entry = { at: now, value: this.assemble(), ready: false };
+  private fresh(now: number): Assembly {
+    const entry: Assembly = { at: now, seq: ++this.assemblies, value: this.assemble(), ready: false };
     entry.value.then(
       () => {
         entry.ready = true;
