@@ -81,7 +81,8 @@ describe('rules fail loudly', () => {
   it('a reload refused for a malformed rule names file:line and the field, in the reply, the log and the audit; so is one with a type error', async () => {
     const bed = stopped(await startReloadBed());
     const folder = rulesFolder({ 'heal.ts': startRule('heal') });
-    const replica = await bed.start(folder.dir, { role: 'worker' });
+    // The test beds leave the type-check out; this test is about it.
+    const replica = await bed.start(folder.dir, { role: 'worker', typecheckRules: true });
 
     folder.write({ 'restart.ts': badField });
     const outcome = await replica.reflex.reload!({ by: 'signal' });
