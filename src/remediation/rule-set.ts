@@ -6,6 +6,7 @@ import type { Notifier } from '../notify/notifier.js';
 import { chooseNotifyConfig, type NotifyConfig } from '../notify/notify-config.js';
 import { RuleEngine, type RuleErrorSink } from '../rules/engine.js';
 import type { RuleErrors } from '../rules/rule-errors.js';
+import { fromSources } from '../rules/package-entry.js';
 import { loadRules, type LoadedRules, type RuleLoadError } from '../rules/rule-loader.js';
 import type { Probe } from '../probes/probe.js';
 import { probesOf } from '../probes/probe-loader.js';
@@ -65,8 +66,7 @@ export async function loadRuleSet(source: RuleSetSource, generation = 1): Promis
   // compile the checker through tsx at every start, where this process parses the declarations
   // once a minute for every Reflex a test file starts (the child is tested on its own, and by every
   // test that starts `reflex run`).
-  const apart = !import.meta.url.endsWith('.ts');
-  const typed = (await (apart ? checker?.typeCheckRulesApart(source.dir) : checker?.typeCheckRules(source.dir))) ?? [];
+  const typed = (await (fromSources ? checker?.typeCheckRules(source.dir) : checker?.typeCheckRulesApart(source.dir))) ?? [];
   const loaded = await loadRules(source.dir);
   const schedules = await loadSchedules(source.dir);
   const seen = new Set(loaded.errors.map(errorText));

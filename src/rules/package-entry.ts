@@ -9,6 +9,9 @@ const here = fileURLToPath(import.meta.url);
 /** `.ts` when running from the source (the checkout, tests), `.js` when compiled (dist/, an installation). */
 const ext = extname(here);
 
+/** Whether this is running from the sources (the checkout's tests, through tsx or vitest), not compiled. */
+export const fromSources = ext === '.ts';
+
 /**
  * The public entry of the running installation, wherever the rules folder is: rule files are
  * compiled with `reflex-lxd` resolved to this file, and type-checked against {@link packageTypes}.

@@ -5,7 +5,7 @@ import { relative } from 'node:path';
 import type ts from 'typescript';
 import type { ErrorCode } from '../errors/codes.js';
 import { ReflexError } from '../errors/reflex-error.js';
-import { nodeTypesRoot, packageName, packageTypes } from './package-entry.js';
+import { fromSources, nodeTypesRoot, packageName, packageTypes } from './package-entry.js';
 import { loadRules, ruleFiles } from './rule-loader.js';
 import { typecheckCache } from './typecheck-cache.js';
 
@@ -91,9 +91,8 @@ export async function typeCheckRules(dir: string, opts: { keepParsedMs?: number 
  */
 export function typeCheckRulesApart(dir: string): Promise<RuleProblem[]> {
   // From the sources (the checkout's tests), the child's TypeScript goes through tsx as this file did.
-  const fromSource = import.meta.url.endsWith('.ts');
-  const child = fork(new URL(`./rule-check-process.${fromSource ? 'ts' : 'js'}`, import.meta.url), [dir], {
-    execArgv: fromSource ? ['--import', 'tsx'] : [],
+  const child = fork(new URL(`./rule-check-process.${fromSources ? 'ts' : 'js'}`, import.meta.url), [dir], {
+    execArgv: fromSources ? ['--import', 'tsx'] : [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
