@@ -100,6 +100,10 @@ async function bedsReady(run) {
   console.log(`test: the test beds are ${said === 'ok' ? 'ready' : `NOT ready: ${said}`} after ${Math.round((Date.now() - since) / 1000)} s`);
 }
 
+// Each real-daemon suite's hold of its daemon's lock, told at the end (test/support/daemon-bed.ts).
+const lockLog = join(root, '.tmp/daemon-locks.jsonl');
+rmSync(lockLog, { force: true });
+
 const started = Date.now();
 const children = new Set();
 // A run stopped from outside stops both vitest runs (a Ctrl-C reaches them through the terminal anyway).
@@ -118,7 +122,12 @@ const results = await Promise.all(
       const child = spawn(file, rest, {
         cwd: root,
         // Colours as vitest would choose them for this terminal (its output goes through a pipe here).
-        env: { ...process.env, REFLEX_TEST_DIST_BUILT: '1', ...(process.stdout.isTTY && !process.env.NO_COLOR ? { FORCE_COLOR: '1' } : {}) },
+        env: {
+          ...process.env,
+          REFLEX_TEST_DIST_BUILT: '1',
+          REFLEX_TEST_LOCK_LOG: lockLog,
+          ...(process.stdout.isTTY && !process.env.NO_COLOR ? { FORCE_COLOR: '1' } : {}),
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       children.add(child);
@@ -161,6 +170,29 @@ if (output) {
   }
   writeFileSync(output, JSON.stringify(merged));
 }
+
+/** How long each daemon was held by suites, and the longest holds: where the real-daemon run's time goes. */
+function tellLockHolds() {
+  if (!existsSync(lockLog)) return;
+  const holds = readFileSync(lockLog, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+  const byLock = new Map();
+  for (const h of holds) byLock.set(h.lock, [...(byLock.get(h.lock) ?? []), h]);
+  for (const [lock, list] of byLock) {
+    const held = list.reduce((sum, h) => sum + (h.released - h.taken), 0);
+    const waited = list.reduce((sum, h) => sum + (h.taken - h.asked), 0);
+    const longest = list
+      .toSorted((a, b) => b.released - b.taken - (a.released - a.taken))
+      .slice(0, 5)
+      .map((h) => `${h.suite} ${Math.round((h.released - h.taken) / 1000)} s`);
+    console.log(
+      `test: lock ${lock}: held ${Math.round(held / 1000)} s by ${list.length} suites (waited for ${Math.round(waited / 1000)} s in all); longest: ${longest.join('; ')}`,
+    );
+  }
+}
+tellLockHolds();
 
 for (const run of results)
   console.log(

@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { link, open, readFile, rename, unlink, utimes } from 'node:fs/promises';
+import { appendFile, link, open, readFile, rename, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, it } from 'vitest';
@@ -416,7 +416,7 @@ const skipNoticePrinted = new Set<string>();
 export async function describeBed(bed: DaemonBed, name: string, body: () => void): Promise<void> {
   if (await bed.reachable()) {
     describe(name, () => {
-      holdTheLock(bed.lock);
+      holdTheLock(bed.lock, name);
       body();
     });
     return;
@@ -437,18 +437,30 @@ export async function describeEachBed(name: string, body: (bed: DaemonBed) => vo
   }
   if (answering.length === 0) return;
   describe.each(answering.map((bed) => [bed.name, bed] as const))(`${name}, on %s`, (_, bed) => {
-    holdTheLock(bed.lock);
+    holdTheLock(bed.lock, `${name}, on ${bed.name}`);
     body(bed);
   });
 }
 
-function holdTheLock(lock: DaemonLock): void {
+/**
+ * Holds `lock` for the enclosing describe. With REFLEX_TEST_LOCK_LOG=FILE (`npm test` sets it), each
+ * hold appends a line to FILE: the lock, the suite, when the wait began, when the lock was taken and
+ * when it was given back (ms since the epoch), from which scripts/test.mjs tells how long each daemon
+ * was held and waited for.
+ */
+function holdTheLock(lock: DaemonLock, suite: string): void {
   let release: (() => Promise<void>) | undefined;
+  let asked = 0;
+  let taken = 0;
   beforeAll(async () => {
+    asked = Date.now();
     release = await acquireDaemonLock(lock);
+    taken = Date.now();
   }, LOCK_WAIT_MS);
   afterAll(async () => {
     await release?.();
+    const log = process.env.REFLEX_TEST_LOCK_LOG;
+    if (log && taken) await appendFile(log, `${JSON.stringify({ lock, suite, asked, taken, released: Date.now() })}\n`).catch(() => undefined);
   });
 }
 
