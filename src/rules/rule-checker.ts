@@ -7,7 +7,7 @@ import type { ErrorCode } from '../errors/codes.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import { fromSources, nodeTypesRoot, packageName, packageTypes } from './package-entry.js';
 import { loadRules, ruleFiles } from './rule-loader.js';
-import { typecheckCache } from './typecheck-cache.js';
+import { typecheckCache, type TypecheckCache } from './typecheck-cache.js';
 
 /** One problem in a rule file, located precisely. */
 export interface RuleProblem {
@@ -29,17 +29,7 @@ export interface RuleProblem {
 export async function typeCheckRules(dir: string, opts: { keepParsedMs?: number } = {}): Promise<RuleProblem[]> {
   const files = ruleFiles(dir);
   if (files.length === 0) return [];
-  const typeRoots = [nodeTypesRoot()].filter((r): r is string => r !== undefined);
-  const cache = typecheckCache(dir, files, {
-    strict: true,
-    target: 'ES2022',
-    lib: ['lib.es2022.d.ts'],
-    module: 'NodeNext',
-    skipLibCheck: true,
-    types: ['node'],
-    typeRoots,
-    packageTypes,
-  });
+  const { cache, typeRoots } = rememberedChecks(dir, files);
   if (cache.isClean()) return [];
   // The compiler takes seconds to load: only a check that is not remembered loads it. Required,
   // not imported: an import of a CommonJS module has Node scan its 9 MB for named exports first.
@@ -89,7 +79,11 @@ export async function typeCheckRules(dir: string, opts: { keepParsedMs?: number 
  * major collection to mark; a worker thread's heap goes, but not all of its memory). Same
  * problems, same errors (RULES_MISSING).
  */
-export function typeCheckRulesApart(dir: string): Promise<RuleProblem[]> {
+export async function typeCheckRulesApart(dir: string): Promise<RuleProblem[]> {
+  // A check remembered clean needs neither the compiler nor a child: the rule files are read and
+  // hashed, and what the check read is stat'ed, here. A missing folder throws as the child would.
+  const files = ruleFiles(dir);
+  if (files.length === 0 || rememberedChecks(dir, files).cache.isClean()) return [];
   // From the sources (the checkout's tests), the child's TypeScript goes through tsx as this file did.
   const child = fork(new URL(`./rule-check-process.${fromSources ? 'ts' : 'js'}`, import.meta.url), [dir], {
     execArgv: fromSources ? ['--import', 'tsx'] : [],
@@ -104,6 +98,22 @@ export function typeCheckRulesApart(dir: string): Promise<RuleProblem[]> {
     child.once('error', reject);
     child.once('exit', (code, signal) => reject(new Error(`type-checking ${dir}: the checker exited (${signal ?? code}) without an answer`)));
   });
+}
+
+/** The remembered checks of `files` (typecheck-cache.ts), keyed by what decides a check's verdict, and the type roots it uses. */
+function rememberedChecks(dir: string, files: readonly string[]): { cache: TypecheckCache; typeRoots: string[] } {
+  const typeRoots = [nodeTypesRoot()].filter((r): r is string => r !== undefined);
+  const cache = typecheckCache(dir, files, {
+    strict: true,
+    target: 'ES2022',
+    lib: ['lib.es2022.d.ts'],
+    module: 'NodeNext',
+    skipLibCheck: true,
+    types: ['node'],
+    typeRoots,
+    packageTypes,
+  });
+  return { cache, typeRoots };
 }
 
 /** Declarations parsed by earlier checks of this process, by file, with the file's mtime and size when parsed. */

@@ -44,7 +44,9 @@ describe('operations', () => {
   });
 
   it('lists operations grouped by lowercase status and removes them after retention', async () => {
-    t = await startTestSim({ timings: { operationRetentionMs: 100 } });
+    // Kept long enough to be listed right after it ended even on a loaded machine (at 100 ms, a CI
+    // run's GET of the list came after it was gone), short enough to wait for its removal.
+    t = await startTestSim({ timings: { operationRetentionMs: 2_000 } });
     t.sim.controls.addInstance({ name: 'c1' });
     const res = await t.api('PUT', '/1.0/instances/c1/state', { action: 'start' });
     await t.waitOp(res);
