@@ -17,9 +17,29 @@ export interface MemberWatchOptions {
   intervalMs?: number;
 }
 
-// Sets a member's status and returns the one it replaces, atomically: of several replicas that
-// see the same change, exactly one sees the old status, and only that one alerts.
-const swapStatus = new LuaScript(`local old = redis.call('HGET', KEYS[1], ARGV[1]); redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]); return old`);
+// The members' statuses of one target, each as `ROUND STATUS`, and the field `:round` (no member's
+// name has a colon) counting the readings begun. A reading takes its round before it asks the
+// daemon; a status is set only by a reading begun after the one that set it, and the status it
+// replaces is returned: of several replicas that see the same change, exactly one sees the old
+// status and alerts, and a reading that began before a newer one was kept (a replica's slow or
+// delayed answer) changes nothing. Statuses kept without a round count as round 0.
+const ROUND_FIELD = ':round';
+const beginReading = new LuaScript(`return redis.call('HINCRBY', KEYS[1], ARGV[1], 1)`);
+const swapStatus = new LuaScript(`
+local kept = redis.call('HGET', KEYS[1], ARGV[1])
+local old, round = false, 0
+if kept then
+  local space = string.find(kept, ' ', 1, true)
+  if space then
+    round = tonumber(string.sub(kept, 1, space - 1))
+    old = string.sub(kept, space + 1)
+  else
+    old = kept
+  end
+end
+if tonumber(ARGV[3]) <= round then return {0, old} end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3] .. ' ' .. ARGV[2])
+return {1, old}`);
 
 /**
  * A member of a clustered target that goes Offline is an alert of its own (`member.offline`, on
@@ -35,11 +55,14 @@ export function startMemberWatch(opts: MemberWatchOptions): () => Promise<void> 
   const check = async (t: { id: string; client: InstanceClient }) => {
     const server = await t.client.server();
     if (!server.environment?.server_clustered) return;
+    const key = opts.keys.members(t.id);
+    const round = (await beginReading.run(opts.redis, [key], [ROUND_FIELD])) as number;
     for (const m of await t.client.clusterMembers()) {
       const down = m.status === 'Offline';
-      const old = (await swapStatus.run(opts.redis, [opts.keys.members(t.id)], [m.server_name, m.status])) as string | null;
-      // Alerts on a change into or out of Offline; a member first seen Online is no news.
-      if (down === (old === 'Offline')) continue;
+      const [set, old] = (await swapStatus.run(opts.redis, [key], [m.server_name, m.status, round])) as [0 | 1, string | null];
+      // Alerts on a change into or out of Offline; a member first seen Online is no news; an
+      // older reading than the one kept is no news either.
+      if (!set || down === (old === 'Offline')) continue;
       const summary = down
         ? `cluster member ${m.server_name} is offline${m.message ? `: ${m.message}` : ''}; its instances cannot be reached or remediated`
         : `cluster member ${m.server_name} is ${m.status} again`;

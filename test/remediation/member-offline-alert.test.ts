@@ -9,7 +9,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/simul
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { recordingAlerts, type RecordedAlert } from '../alerts/recording-alerts.js';
 import { cleanupsAfterEach } from '../support/stopped-after-each.js';
-import { until } from '../support/wait.js';
+import { sleep, until } from '../support/wait.js';
 
 describe('a cluster member going offline', () => {
   let sim: RunningSimulator | undefined;
@@ -20,7 +20,10 @@ describe('a cluster member going offline', () => {
    * until each replica has finished `n` more rounds from now: a round starts with `GET /1.0`, and
    * rounds run one after the other, so the start of round k + 1 is the end of round k.
    */
-  async function replicas(members: string[] | undefined): Promise<{ alerts: RecordedAlert[]; target: string; rounds(n: number): Promise<void> }> {
+  async function replicas(
+    members: string[] | undefined,
+    opts: { secondAnswersLateMs?: number } = {},
+  ): Promise<{ alerts: RecordedAlert[]; target: string; rounds(n: number): Promise<void> }> {
     const simulator = await startSimulator({ instances: 3, ...(members ? { cluster: { members } } : {}) });
     sim = simulator;
     stops.push(() => simulator.stop());
@@ -33,7 +36,17 @@ describe('a cluster member going offline', () => {
       const { alerts: raising } = recordingAlerts(new AuditLog(redis, keys.audit), alerts);
       const client = new InstanceClient(parseTarget(target));
       const server = client.server.bind(client);
-      client.server = (opts) => (started[i]!++, server(opts));
+      client.server = (o) => (started[i]!++, server(o));
+      const late = i === 1 ? opts.secondAnswersLateMs : undefined;
+      if (late) {
+        // The members as the daemon had them when asked, handed over `late` ms later (a slow answer).
+        const members = client.clusterMembers.bind(client);
+        client.clusterMembers = async () => {
+          const read = await members();
+          await sleep(late);
+          return read;
+        };
+      }
       const stop = startMemberWatch({
         targets: [{ id: target, client }],
         redis,
@@ -67,6 +80,20 @@ describe('a cluster member going offline', () => {
     expect(alerts[1]).toMatchObject({ kind: 'member.offline', status: 'resolved', instance: 'member:m2' });
     await rounds(5); // nor resolve it again
     expect(alerts).toHaveLength(2);
+  });
+
+  it('a replica whose reading answers late never undoes a newer one: one alert and one resolve when the member goes and comes back', async () => {
+    // The second replica's readings are 400 ms old when it acts on them, four of the first's rounds:
+    // after the member is back, it still reports it Offline for a while.
+    const { alerts, rounds } = await replicas(['m1', 'm2', 'm3'], { secondAnswersLateMs: 400 });
+    await rounds(2);
+    sim!.controls.memberDown('m2');
+    await expect.poll(() => alerts.length, { timeout: 5_000, interval: 50 }).toBe(1);
+    await rounds(3);
+    sim!.controls.memberUp('m2');
+    await expect.poll(() => alerts.length, { timeout: 5_000, interval: 50 }).toBe(2);
+    await rounds(3); // the point: the late replica's readings of Offline arrive in these rounds
+    expect(alerts.map((a) => a.status)).toEqual(['firing', 'resolved']);
   });
 
   it('says nothing of a server that is not clustered', async () => {
