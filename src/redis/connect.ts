@@ -257,6 +257,14 @@ export async function clusterReady(redis: RedisConnection): Promise<void> {
  * BullMQ's workers require): for queues, workers and blocking commands, which need their own.
  */
 export function duplicateConnection(redis: RedisConnection): RedisConnection {
-  if (redis instanceof Cluster) return redis.duplicate(undefined, { redisOptions: { ...redis.options.redisOptions, maxRetriesPerRequest: null } });
-  return redis.duplicate({ maxRetriesPerRequest: null });
+  const copy =
+    redis instanceof Cluster
+      ? redis.duplicate(undefined, { redisOptions: { ...redis.options.redisOptions, maxRetriesPerRequest: null } })
+      : redis.duplicate({ maxRetriesPerRequest: null });
+  // An outage reaches every connection at once; the one it was duplicated from says so (see
+  // connectRedis: a warning, then debug lines, then "back"), and /readyz and reflex_ready show it.
+  // Without a listener, ioredis would print each retry's error on stderr as "[ioredis] Unhandled
+  // error event", outside the log (a reload channel's subscriber, an audit follow during an outage).
+  copy.on('error', () => undefined);
+  return copy;
 }
