@@ -1,11 +1,7 @@
 import type { AddressInfo } from 'node:net';
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { HonoAdapter } from '@bull-board/hono';
 import { serve, type ServerType } from '@hono/node-server';
-import { serveStatic } from '@hono/node-server/serve-static';
 import type { Queue } from 'bullmq';
-import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import { ReflexError } from '../errors/reflex-error.js';
@@ -81,7 +77,7 @@ const auditPath = `${dashboardPath}/audit`;
  * /dashboard/audit (the audit table) and /dashboard/queues (bull-board). Every route first checks
  * the Host header (DNS rebinding).
  */
-export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
+export async function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Promise<Hono> {
   const app = new Hono();
   app.use('*', hostCheck({ bindHost: opts.host ?? '127.0.0.1', names: opts.allowedHosts }));
   app.get('/metrics', async (c) => {
@@ -111,40 +107,11 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
   app.use(dashboardPath, auth);
   app.use(`${dashboardPath}/*`, auth);
 
-  // Read-only twice over: bull-board hides its buttons and refuses (405) per queue, and
-  // dashboardAuth refuses every non-GET before it reaches bull-board.
+  // bull-board (and with it a second, CommonJS copy of BullMQ, lodash and valibot: a third of
+  // what `reflex run` loads) is loaded only when there is a dashboard to show it on.
   const readOnlyMode = board.writeToken === undefined;
-  const adapter = new HonoAdapter(serveStatic);
-  createBullBoard({
-    queues: board.queues.map((q) => new BullMQAdapter(q, { readOnlyMode })),
-    serverAdapter: adapter,
-    options: { uiConfig: { boardTitle: readOnlyMode ? 'Reflex queues (read-only)' : 'Reflex queues' } },
-  });
-  adapter.setBasePath(queuesPath);
-  // Jobs come only from Reflex's own code paths (a rule, a schedule, an operator's heal), each
-  // validated and audited with who decided it. A job added or edited here would run any payload
-  // (an `api-call` is any API call, as root on a unix socket) audited as rule `heal` with no actor;
-  // bull-board has no option to turn these two off, so they are refused before it, even with the write token.
-  const noNewJobs = (c: Context) =>
-    c.text(
-      "reflex: jobs are added only by Reflex (rules, schedules, reflex heal and the console's Heal): the queues page does not add or edit jobs\n",
-      405,
-    );
-  app.post(`${queuesPath}/api/queues/:queue/add`, noNewJobs);
-  app.patch(`${queuesPath}/api/queues/:queue/:job/update-data`, noNewJobs);
-  // bull-board's page loads its fonts from Google: a console must work air-gapped and leak nothing
-  // about who looks at it, so the link is dropped (the system's sans-serif and monospace stand in).
-  const localFonts: MiddlewareHandler = async (c, next) => {
-    await next();
-    if (!c.res.headers.get('content-type')?.startsWith('text/html')) return;
-    const html = await c.res.text();
-    const headers = new Headers(c.res.headers);
-    headers.delete('content-length');
-    c.res = new Response(html.replace(/<link[^>]+href="https:\/\/fonts\.(googleapis|gstatic)\.com[^>]*>/g, ''), { status: c.res.status, headers });
-  };
-  app.use(queuesPath, localFonts);
-  app.use(`${queuesPath}/*`, localFonts);
-  app.route(queuesPath, adapter.registerPlugin());
+  const { mountQueuesBoard } = await import('./queues-board.js');
+  mountQueuesBoard(app, queuesPath, board.queues, readOnlyMode);
 
   const limit = board.recordLimit ?? 2_000;
   const auditPagePath = board.console ? auditPath : dashboardPath;
@@ -197,7 +164,7 @@ export function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Hono {
  * reason, when the address cannot be bound (the port is taken, the host is not this machine's).
  */
 export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
-  const app = buildHttpApp(opts);
+  const app = await buildHttpApp(opts);
   const host = opts.host ?? '127.0.0.1';
   const server = await new Promise<ServerType>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname: host, port: opts.port }, () => resolve(s));
