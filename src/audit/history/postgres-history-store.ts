@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { ReflexError } from '../../errors/reflex-error.js';
 import { ChainWalker, type VerifyResult } from '../audit-verifier.js';
 import type { HistoryEntry, HistoryHead, HistoryRange, HistoryStore } from './history-store.js';
@@ -51,20 +51,28 @@ export interface PostgresHistoryStoreOptions {
  */
 export class PostgresHistoryStore implements HistoryStore {
   readonly kind = 'postgres';
-  private readonly pool: pg.Pool;
+  /** Made at the first use: the driver is loaded only by a process whose history store is PostgreSQL. */
+  private poolMade?: Promise<pg.Pool>;
   private readonly batch: number;
 
   constructor(
-    url: string,
+    private readonly url: string,
     /** The audit stream's key: the rows of this log. */
     private readonly log: string,
     opts: PostgresHistoryStoreOptions = {},
   ) {
-    // A database that does not answer fails a round (or the doctor's check) instead of hanging it.
-    this.pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 10_000 });
-    // An idle client whose server went away emits 'error' on the pool; the next query reports it.
-    this.pool.on('error', () => undefined);
     this.batch = opts.batch ?? 1000;
+  }
+
+  private pool(): Promise<pg.Pool> {
+    this.poolMade ??= import('pg').then(({ default: driver }) => {
+      // A database that does not answer fails a round (or the doctor's check) instead of hanging it.
+      const pool = new driver.Pool({ connectionString: this.url, max: 4, connectionTimeoutMillis: 10_000 });
+      // An idle client whose server went away emits 'error' on the pool; the next query reports it.
+      pool.on('error', () => undefined);
+      return pool;
+    });
+    return this.poolMade;
   }
 
   async open(): Promise<void> {
@@ -152,12 +160,12 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await (await this.poolMade)?.end();
   }
 
   private async query<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
     try {
-      return await this.pool.query<R>(sql, params);
+      return await (await this.pool()).query<R>(sql, params);
     } catch (err) {
       throw storeError(err);
     }
@@ -166,7 +174,7 @@ export class PostgresHistoryStore implements HistoryStore {
   private async transaction(run: (c: pg.PoolClient) => Promise<void>): Promise<void> {
     let client: pg.PoolClient;
     try {
-      client = await this.pool.connect();
+      client = await (await this.pool()).connect();
     } catch (err) {
       throw storeError(err);
     }
