@@ -86,11 +86,11 @@ const shared = args.filter((a) => !a.startsWith('--outputFile.json='));
 // a crash-loop budget) and get the CPU first; the in-process suites wait on conditions and take what is left.
 const runs = [
   { name: 'daemons', nice: 0, args: [`--maxWorkers=${DAEMON_WORKERS}`, ...daemonFiles] },
-  // The in-process files share each worker's module registry (--isolate=false): src/, BullMQ,
-  // ioredis, undici and zod are evaluated once per worker instead of once per file, which was about
-  // a third of this run's CPU. So a file must leave the process as it found it (environment
-  // variables restored, servers and connections closed). The real-daemon files stay isolated.
-  { name: 'in-process', nice: IN_PROCESS_NICE, args: ['--isolate=false', ...daemonFiles.flatMap((f) => ['--exclude', f])] },
+  // Each file in a fork of its own (vitest's default isolation). Sharing each worker's module
+  // registry (--isolate=false) was measured in stop 39: the in-process run alone on a quiet machine
+  // went from 10.9 to 7.5–8.4 min, but in CI beside the real-daemon run it did not end sooner (the
+  // workers' heaps grew to about 430 MB each, and tests got slower), so the files stay isolated.
+  { name: 'in-process', nice: IN_PROCESS_NICE, args: daemonFiles.flatMap((f) => ['--exclude', f]) },
 ];
 
 /** Resolves once the test beds are said to be ready (REFLEX_TEST_DAEMONS_READY), at once without it. */
