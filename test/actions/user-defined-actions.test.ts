@@ -241,7 +241,7 @@ export default [
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 180_000); // From the sources the check type-checks against src/ (about 8 s of CPU on a quiet machine): the niced in-process run of a loaded CI took 60–84 s twice.
 
   it('refuse an unknown action with the line of its entry', async () => {
     const text = `import { defineRule } from 'reflex-lxd';\nexport default defineRule({\n  name: 'r',\n  on: { kind: 'lifecycle' },\n  actions: [\n    { action: 'restrat' },\n  ],\n});\n`;
