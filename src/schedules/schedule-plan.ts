@@ -5,7 +5,7 @@ import { evaluateFilter } from '../filter/evaluator.js';
 import { planInstance, rootPool, snapshotInfos, type InstancePlan, type Ownership } from './housekeeping/instance-plan.js';
 import { poolFreeRatio } from './pool-space.js';
 import type { SnapshotInfo } from './housekeeping/retention-plan.js';
-import { provenNames, settleLedger, type JobReport, type Settlement, type SnapshotLedger } from './snapshot-ledger.js';
+import { provenNames, settleLedger, type JobReport, type LedgerEntry, type Settlement, type SnapshotLedger } from './snapshot-ledger.js';
 import type { InstanceRef } from '../redis/key-space.js';
 import type { Schedule } from './schedule.js';
 
@@ -57,6 +57,11 @@ export async function planFor(
   const scoped = client.withProject(inst.project);
   const ref: InstanceRef = { target: source?.target ?? '', project: inst.project, instance: inst.name };
   const touchesSnapshots = schedule.tasks.some((t) => t.task !== 'delete-stopped');
+  // The jobs' states are read before the snapshots are listed: a job read as done made (or
+  // deleted) its snapshot before the listing, so the listing shows it. Listed first, a snapshot
+  // whose job finished in between was missing from the listing while its job read done, and the
+  // settlement forgot Reflex's claim on it: it was never pruned (CI on a loaded Incus, 2 s rounds).
+  const ledger = source && touchesSnapshots ? await readLedger(source, ref, schedule.name) : undefined;
   const snapshots = touchesSnapshots ? snapshotInfos(await scoped.listSnapshots(inst.name)) : [];
   let pool: { name: string; freeRatio: number } | undefined;
   const poolName = rootPool(inst);
@@ -67,15 +72,8 @@ export async function planFor(
   }
   let settlement: Settlement | undefined;
   let ownership: Ownership | undefined;
-  if (source && touchesSnapshots) {
-    const entries = await source.ledger.read(ref);
-    const ids = new Set<string>();
-    for (const e of entries.values()) {
-      if (e.schedule !== schedule.name) continue;
-      if (e.createdAt === undefined) ids.add(e.jobId);
-      if (e.deleting) ids.add(e.deleting.jobId);
-    }
-    const states = new Map(await Promise.all([...ids].map(async (id) => [id, await source.jobState(id)] as const)));
+  if (ledger) {
+    const { entries, states } = ledger;
     settlement = settleLedger(schedule.name, entries, snapshots, (id) => states.get(id) ?? { state: 'unknown' });
     const reflex = provenNames(entries, snapshots);
     for (const n of settlement.owned.keys()) reflex.add(n);
@@ -93,6 +91,23 @@ export async function planFor(
     tz: schedule.tz,
   });
   return { plan, ref, snapshots, settlement };
+}
+
+/** The ledger's entries of an instance, and the state of each job the schedule's entries wait on. */
+async function readLedger(
+  source: LedgerSource,
+  ref: InstanceRef,
+  schedule: string,
+): Promise<{ entries: Map<string, LedgerEntry>; states: Map<string, JobReport> }> {
+  const entries = await source.ledger.read(ref);
+  const ids = new Set<string>();
+  for (const e of entries.values()) {
+    if (e.schedule !== schedule) continue;
+    if (e.createdAt === undefined) ids.add(e.jobId);
+    if (e.deleting) ids.add(e.deleting.jobId);
+  }
+  const states = new Map(await Promise.all([...ids].map(async (id) => [id, await source.jobState(id)] as const)));
+  return { entries, states };
 }
 
 /**

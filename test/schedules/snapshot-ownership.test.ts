@@ -8,6 +8,8 @@ import { parseTarget } from '../../src/client/target.js';
 import { Metrics } from '../../src/metrics/metrics.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { runTick } from '../../src/schedules/tick-runner.js';
+import { planFor } from '../../src/schedules/schedule-plan.js';
+import { SnapshotLedger, type JobReport } from '../../src/schedules/snapshot-ledger.js';
 import { recordingAlerts } from '../alerts/recording-alerts.js';
 import { defineSchedule, type Schedule } from '../../src/schedules/schedule.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
@@ -196,5 +198,29 @@ describe('snapshots Reflex owns, and failures that are loud', () => {
       instance: 'e1',
       payload: { schedule: 'hooked', result: 'done', done: 1, failed: [] },
     });
+  }, 30_000);
+
+  it("keeps a snapshot Reflex made when its job ends while the next tick plans: the job's state is read before the listing", async () => {
+    const { client, redis, keys, target } = await bed(cleanups, ['c1']);
+    const schedule = defineSchedule(backupEvery('racing', '2s', 'race-%H%M%S', 2));
+    const ref = { target, project: 'default', instance: 'c1' };
+    const ledger = new SnapshotLedger(redis, keys.schedules);
+    const tickAt = Date.parse('2026-11-27T02:31:36Z');
+    await ledger.apply(ref, new Map([['race-023136', { schedule: 'racing', tickAt, claimedAt: tickAt, jobId: 'made-late' }]]), []);
+    const [inst] = await client.listInstances({ recursion: 1 });
+    // The job making the claimed snapshot ends at the moment the plan asks how it ended.
+    const jobState = async (jobId: string): Promise<JobReport> => {
+      if (jobId !== 'made-late') return { state: 'unknown' };
+      await (await client.createSnapshot('c1', { name: 'race-023136' })).wait();
+      return { state: 'done' };
+    };
+    const planned = await planFor(schedule, client, { ...inst!, project: 'default' }, new Map(), tickAt + 2_000, () => tickAt + 2_000, {
+      ledger,
+      target,
+      jobState,
+    });
+    expect(planned.snapshots.map((s) => s.name)).toContain('race-023136');
+    expect([...planned.settlement!.owned.keys()]).toEqual(['race-023136']);
+    expect(planned.settlement!.forget).toEqual([]);
   }, 30_000);
 });
