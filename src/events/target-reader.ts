@@ -116,8 +116,7 @@ export function startTargetReader(o: TargetReaderOptions): RunningTargetReader {
           .catch((err: unknown) => log.debug({ err }, 'could not list the cluster members')),
     );
   sub.on('disconnected', () => metrics.streamConnected.set({ target: t.id }, 0));
-  const gauge = setInterval(() => metrics.ingestBuffered.set({ target: t.id, role: held.isHeld ? 'holder' : 'follower' }, ingestor.buffered), 1_000);
-  gauge.unref();
+  const unwatch = metrics.watchIngest(t.id, () => ({ role: held.isHeld ? 'holder' : 'follower', buffered: ingestor.buffered }));
   sub.start();
   // A surplus lease is handed over once what was read is written (bounded: the successor's window covers the rest).
   spread?.register(held, async () => {
@@ -139,7 +138,7 @@ export function startTargetReader(o: TargetReaderOptions): RunningTargetReader {
     resync: () => resync(),
     async stop() {
       clearInterval(timer);
-      clearInterval(gauge);
+      unwatch();
       await sub.stop();
       await ingestor.drain();
       await held.stop();

@@ -22,6 +22,7 @@ const exported = [
   'reflex_ready',
   'reflex_queue_paused',
   'reflex_queue_workers',
+  'reflex_ingest_buffered_frames',
 ];
 
 describe('Prometheus metrics of a running Reflex (simulator, real Redis, scraped over HTTP)', () => {
@@ -47,6 +48,7 @@ describe('Prometheus metrics of a running Reflex (simulator, real Redis, scraped
     const text = await (await fetch(`${bed.url}/metrics`)).text();
     for (const name of exported) expect(text, name).toMatch(new RegExp(`^# HELP ${name} \\S`, 'm'));
     expect(text).toMatch(/^reflex_process_cpu_seconds_total /m);
+    expect(text).toMatch(/^reflex_nodejs_eventloop_lag_p99_seconds /m);
   });
 
   it('answers /healthz, and /readyz with each check when Redis, the stream and the workers are up', async () => {
@@ -151,7 +153,7 @@ describe('Prometheus metrics of a running Reflex (simulator, real Redis, scraped
     ).toBeGreaterThanOrEqual(1);
   }, 40_000);
 
-  it('reports the lease holder as 1 on the reading replica and 0 on a standby, and follows a takeover', async () => {
+  it('reports the lease holder as 1 on the reading replica and 0 on a standby, and follows a takeover (buffered frames by role too)', async () => {
     const standby = await bed.replica({ role: 'subscriber' });
     const standbyUrl = standby.http!.url;
     await until(
@@ -167,8 +169,16 @@ describe('Prometheus metrics of a running Reflex (simulator, real Redis, scraped
     const ready = (await (await fetch(`${standbyUrl}/readyz`)).json()) as { checks: Record<string, { ok: boolean; detail: string }> };
     expect(ready.checks.subscriber).toEqual({ ok: true, detail: 'standby (another replica holds the lease), event stream connected' });
 
+    // Read at scrape time: one series per target, labelled with the role it has now (no stale one).
+    const bufferedRoles = async (url: string) =>
+      (await scrape(url)).filter((s) => s.name === 'reflex_ingest_buffered_frames' && s.labels.target === target).map((s) => s.labels.role);
+    expect(await bufferedRoles(bed.url)).toEqual(['holder']);
+    expect(await bufferedRoles(standbyUrl)).toEqual(['follower']);
+
     await bed.reflex.lease!.stop();
     await waitForMetric(bed.url, 'reflex_lease_holder', { target }, (v) => v === 0);
     await waitForMetric(standbyUrl, 'reflex_lease_holder', { target }, (v) => v === 1);
+    expect(await bufferedRoles(bed.url)).toEqual(['follower']);
+    expect(await bufferedRoles(standbyUrl)).toEqual(['holder']);
   });
 });
