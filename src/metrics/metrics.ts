@@ -27,6 +27,9 @@ export interface HealthReading {
 /** How often the event-loop delay behind `reflex_nodejs_eventloop_lag_*` is sampled. */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
+/** What a target reader holds in memory, and whether it holds the target's lease, as of now. */
+export type IngestReading = () => { role: 'holder' | 'follower'; buffered: number };
+
 /** Options of {@link Metrics}. */
 export interface MetricsOptions {
   /** Also export Node's process metrics (CPU, memory, event-loop lag, GC) as `reflex_process_*` / `reflex_nodejs_*`. Default true. */
@@ -256,7 +259,7 @@ export class Metrics {
 
   private readonly dlqQueues: Queue[] = [];
   private readonly watchedQueues: Queue[] = [];
-  private readonly ingestReaders = new Map<string, () => { role: 'holder' | 'follower'; buffered: number }>();
+  private readonly ingestReaders = new Map<string, IngestReading>();
 
   /** Failed action jobs kept for inspection and retry (`reflex dlq list`), read from Redis at each scrape. */
   readonly dlqSize = new Gauge({
@@ -325,7 +328,7 @@ export class Metrics {
 
   constructor(opts: MetricsOptions = {}) {
     // prom-client samples the event-loop delay every 10 ms by default: a hundred wake-ups a second
-    // of an otherwise idle process, most of its idle CPU. A stall worth an operator's eye (hundreds
+    // of an otherwise idle process, about a third of its idle CPU. A stall worth an operator's eye (hundreds
     // of ms) still shows at a 100 ms resolution.
     if (opts.processMetrics ?? true)
       collectDefaultMetrics({ register: this.registry, prefix: 'reflex_', eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
@@ -337,7 +340,7 @@ export class Metrics {
   }
 
   /** Reports a target reader's buffered frames (and whether it holds the lease) at each scrape; returns the unregistering. */
-  watchIngest(target: string, read: () => { role: 'holder' | 'follower'; buffered: number }): () => void {
+  watchIngest(target: string, read: IngestReading): () => void {
     this.ingestReaders.set(target, read);
     return () => void this.ingestReaders.delete(target);
   }
