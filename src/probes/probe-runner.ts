@@ -39,6 +39,12 @@ export interface ProbeRunnerOptions {
   /** How often the instances are listed. Default the shortest probe period, at least 250 ms and at most 10 s. */
   listEveryMs?: number;
   /**
+   * How often the instances are listed while no instance has a probe and no event has been archived
+   * since the last listing (see {@link ProbeRunner}). Default 60 s; with `listEveryMs` given and this
+   * not, `listEveryMs` (every listing is due by its cadence alone).
+   */
+  quietListEveryMs?: number;
+  /**
    * How long the state of a probe that is gone (its instance deleted, the probe removed or out of
    * scope) is kept after its last check, at least three periods. Default 10 minutes.
    */
@@ -75,6 +81,14 @@ export function probeId(ref: InstanceRef, uuid: string | undefined, probe: strin
  * lives in Redis, so a probe that moves keeps it. Only Running instances are probed, never one that
  * is silenced, locked by one of Reflex's actions, or still in its startup grace; a check that
  * overlaps one of Reflex's own operations, or a restart, is dropped. Transitions only become events.
+ *
+ * Probes are found by listing every instance (a probe may be declared in an instance's config). While
+ * no instance has one, a listing due by the cadence is made only when something could have given one
+ * a probe: the rules folder's probes changed, or an event was archived since the last listing (an
+ * instance created, its config updated, renamed, moved: the daemon announces each, and the worker
+ * archives every event it processes). Otherwise the instances are listed once a minute: an idle
+ * fleet without probes is not read in full every 10 s, and a missed announcement still counts within
+ * a minute.
  */
 export class ProbeRunner {
   private readonly member: string;
@@ -100,8 +114,11 @@ export class ProbeRunner {
   private passTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly checks = new Set<Promise<void>>();
-  /** Checks run and transitions published by this replica since it started (bench, tests). */
-  readonly counts = { checks: 0, transitions: 0, dropped: 0 };
+  /** The archive's newest entry and the rules folder's probes when the last listing began. */
+  private listedHead: string | undefined;
+  private listedProbes = '';
+  /** Checks run, transitions published, passes made and listings read by this replica since it started (bench, tests). */
+  readonly counts = { checks: 0, transitions: 0, dropped: 0, passes: 0, listings: 0 };
   private readonly echoes: ProbeEchoes;
 
   constructor(private readonly opts: ProbeRunnerOptions) {
@@ -169,9 +186,10 @@ export class ProbeRunner {
 
   /** One pass: list the instances when due, then start each check of this replica that is due and not running. */
   private async pass(): Promise<void> {
+    this.counts.passes++;
     try {
       const listEvery = this.opts.listEveryMs ?? Math.min(10_000, Math.max(250, this.shortestPeriod()));
-      if (Date.now() - this.listedAt >= listEvery) {
+      if (Date.now() - this.listedAt >= listEvery && (await this.listingMayFindProbes())) {
         await this.list();
         if (this.planned.length > 0 && !this.inRoster) await this.beat();
       }
@@ -213,9 +231,42 @@ export class ProbeRunner {
     this.updateGauge();
   }
 
+  /** The rules folder's enabled probes, as one string that changes when any of them does. */
+  private fileProbesKey(): string {
+    return this.opts
+      .probes()
+      .filter((p) => p.enabled)
+      .map((p) => p.fingerprint)
+      .join(',');
+  }
+
+  /** The id of the archive's newest entry ('0-0' when it is empty). */
+  private async archiveHead(): Promise<string> {
+    return (await this.opts.redis.xrevrange(this.opts.keys.archive, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
+  }
+
+  /**
+   * Whether a listing due by the cadence may find a probe (see the class): always while one is
+   * planned, when the quiet interval has passed, when the folder's probes changed, or when an event
+   * was archived since the last listing; and when the archive cannot be read.
+   */
+  private async listingMayFindProbes(): Promise<boolean> {
+    const quietMs = this.opts.quietListEveryMs ?? this.opts.listEveryMs ?? 60_000;
+    if (this.listedAt === 0 || this.planned.length > 0 || Date.now() - this.listedAt >= quietMs) return true;
+    if (this.fileProbesKey() !== this.listedProbes) return true;
+    try {
+      return (await this.archiveHead()) !== this.listedHead;
+    } catch {
+      return true;
+    }
+  }
+
   /** Lists the Running instances of every target and the probes each of them has. */
   private async list(): Promise<void> {
     this.listing ??= (async () => {
+      // Read before the listing: an event archived while it runs makes the next one due.
+      const head = await this.archiveHead().catch(() => undefined);
+      const probesKey = this.fileProbesKey();
       const fileProbes = this.opts.probes().filter((p) => p.enabled);
       const planned: Planned[] = [];
       let complete = true;
@@ -247,6 +298,9 @@ export class ProbeRunner {
       }
       this.planned = planned;
       this.listedAt = Date.now();
+      this.listedHead = head;
+      this.listedProbes = probesKey;
+      this.counts.listings++;
       const ids = new Set(planned.map((p) => p.id));
       for (const id of [...this.lastSlot.keys()]) if (!ids.has(id)) this.lastSlot.delete(id);
       for (const id of [...this.known.keys()]) if (!ids.has(id)) this.known.delete(id);

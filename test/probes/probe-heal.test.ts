@@ -5,6 +5,7 @@ import { waitForAudit } from '../support/audit-trail.js';
 import { redisUrl } from '../support/redis.js';
 import { startStack } from '../support/stack.js';
 import { stoppedAfterEach } from '../support/stopped-after-each.js';
+import { until } from '../support/wait.js';
 
 /** An instance probed by its own config keys: `command` every 300 ms, unhealthy after 2 failures. */
 const probed = (name: string, command: string) => ({
@@ -82,6 +83,18 @@ describe('health probes heal the hung service (simulator)', () => {
     // The audit records transitions, not each check: the daemon's announcements of the probe's execs are not in it.
     const probeExecs = trail.filter((r) => JSON.stringify((r as { event?: { context?: unknown } }).event?.context ?? {}).includes('/tmp/never'));
     expect(probeExecs).toEqual([]);
+  }, 120_000);
+
+  it('an instance an operator opts in while Reflex runs is probed within the 10 s cadence: the daemon announces the change, though no instance had a probe', async () => {
+    const stack = stopped(await startStack({ redisUrl: redisUrl(), instances: [{ name: 'web1', status: 'Running' }], rules: healRule('true') }));
+    const runner = stack.reflex.probes!;
+    await until('the first listing', () => (runner.counts.listings >= 1 ? true : undefined), 30_000);
+    stack.sim.controls.scriptCommand({ command: 'check-web', outcomes: [{ exitCode: 1 }] });
+    const optedInAt = Date.now();
+    await stack.client.update('web1', (i) => ({ ...i, config: { ...i.config, ...probed('web1', 'check-web').config } }));
+    // Without the announcement the next listing would come a minute after the first.
+    const trail = await waitForAudit(redisUrl(), stack.prefix, 'web1', (rs) => healthEvents(rs).length >= 1, 40_000);
+    expect(Date.now() - optedInAt, lines(trail)).toBeLessThan(40_000);
   }, 120_000);
 
   it('a silenced instance is not probed; its neighbour is', async () => {

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
+import { EventArchive } from '../../src/events/event-archive.js';
 import { defineProbe, type Probe } from '../../src/probes/probe.js';
 import { ProbeRunner, type ProbeRunnerOptions } from '../../src/probes/probe-runner.js';
 import { redisFromUrl } from '../../src/redis/connect.js';
@@ -68,6 +69,33 @@ describe('the probe runner’s upkeep', () => {
     await client.update('web1', (i) => ({ ...i, config: { ...i.config, 'user.reflex.probe.exec': 'true', 'user.reflex.probe.period': '200ms' } }));
     await until('web1 probed', async () => ((await probedInstances()).includes('web1') ? true : undefined), 30_000);
     expect(await redis.zcard(keys.probes.roster)).toBe(1);
+  }, 90_000);
+
+  it('lists an idle fleet without probes once a minute, and again as soon as the folder’s probes change or an event is archived', async () => {
+    const folder: Probe[] = [];
+    const { sim, client, redis, keys, runner, probedInstances } = await runnerOn(['web1'], folder, { listEveryMs: 200, quietListEveryMs: 60_000 });
+    /** Waits for three passes, each past the 200 ms cadence, and says how many listings there were by then. */
+    const listingsAfterThreePasses = async () => {
+      const passes = runner.counts.passes;
+      await until('three more passes', () => (runner.counts.passes >= passes + 3 ? true : undefined), 30_000);
+      return runner.counts.listings;
+    };
+    await until('the first listing', () => (runner.counts.listings === 1 ? true : undefined), 30_000);
+    expect(await listingsAfterThreePasses(), 'nothing could have given an instance a probe: no listing').toBe(1);
+
+    // A reload brings a folder probe, in scope of no instance here: listed for at once, then quiet again.
+    folder.push(defineProbe({ name: 'elsewhere', kind: 'exec', command: ['true'], periodMs: 200, timeoutMs: 5_000, scope: { projects: ['other'] } }));
+    await until('a listing for the folder’s new probe', () => (runner.counts.listings === 2 ? true : undefined), 30_000);
+    expect(await listingsAfterThreePasses()).toBe(2);
+
+    // An operator opts web1 in: the daemon announces it, and the worker archives the announcement.
+    await client.update('web1', (i) => ({ ...i, config: { ...i.config, 'user.reflex.probe.exec': 'true', 'user.reflex.probe.period': '200ms' } }));
+    const at = { target: `unix://${sim.socketPath}`, location: 'none', project: 'default', timestamp: new Date().toISOString(), synthetic: false };
+    await new EventArchive({ redis, key: keys.archive }).append(
+      { kind: 'lifecycle', id: 'web1-updated', ...at, action: 'instance-updated', source: '/1.0/instances/web1', instance: 'web1' },
+      'processed',
+    );
+    await until('web1 probed', async () => ((await probedInstances()).includes('web1') ? true : undefined), 30_000);
   }, 90_000);
 
   it('says in the log, once while the reason stays the same, that a check could not run', async () => {
