@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { AuditLog } from '../../src/audit/audit-log.js';
+import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import { keySpace } from '../../src/redis/key-space.js';
@@ -75,6 +75,22 @@ await describeEachBed('scheduled housekeeping', (bed) => {
 
   const snapshotNames = async (instance: string) => (await client.listSnapshots(instance)).map((s) => s.name).sort();
 
+  /**
+   * What the audit says of `name`'s rounds: the snapshots they made, oldest first, and how many of
+   * the newest the last retention leaves. A round whose snapshot is made and whose retention has not
+   * run yet (the last one, when the runner stopped in it) leaves three: the two the retention before
+   * kept, and the new one.
+   */
+  const roundsOf = (records: StoredAuditRecord[], name: string) => {
+    const posts = records.filter((r) => r.type === 'call' && r.instance === name && r.method === 'POST');
+    const created = posts.map((r) => String(r.step).split(' ')[2]!);
+    const lastRound = posts.at(-1)?.correlationId;
+    const lastDone = records.some((r) => r.type === 'outcome' && r.result === 'done' && r.instance === name && r.correlationId === lastRound);
+    const kept = lastDone ? 2 : 3;
+    return { created, kept, expected: created.slice(-kept).sort() };
+  };
+  const hkSnapshots = async (name: string) => (await snapshotNames(name)).filter((s) => s.startsWith('hk-'));
+
   it('snapshots opted-in instances every 2 s and retention keeps exactly the newest two it owns', async () => {
     const log = await run(
       {
@@ -86,27 +102,41 @@ await describeEachBed('scheduled housekeeping', (bed) => {
           { task: 'retention', keepLast: 2 },
         ],
       },
-      'four rounds of the schedule done on each instance',
-      // Per instance: a round can be done on one instance and still under way on the other.
+      'four rounds of the schedule done on each instance, and its snapshots down to the newest two the rounds made',
+      // Per instance: a round can be done on one instance and still under way on the other. A round
+      // counts only the snapshots whose jobs it saw end (a job still running on a loaded daemon, its
+      // snapshot is counted by a later round): the newest two are what the rounds converge to. A
+      // snapshot Reflex made and then lost track of is never pruned, and this never holds.
       async (l) => {
-        const done = (await l.read({})).filter((r) => r.type === 'outcome' && r.result === 'done');
-        return names.every((name) => new Set(done.filter((r) => r.instance === name).map((r) => r.correlationId)).size >= 4);
+        const records = await l.read({});
+        const done = records.filter((r) => r.type === 'outcome' && r.result === 'done');
+        if (!names.every((name) => new Set(done.filter((r) => r.instance === name).map((r) => r.correlationId)).size >= 4)) return false;
+        for (const name of names) {
+          const listed = (await hkSnapshots(name)).join(', ');
+          const { expected } = roundsOf(records, name);
+          if (listed !== expected.join(', ')) throw new Error(`${name} lists ${listed}; its rounds leave ${expected.join(', ')}`);
+        }
+        return true;
       },
     );
     const records = await log.read({});
     for (const name of names) {
-      const posts = records.filter((r) => r.type === 'call' && r.instance === name && r.method === 'POST');
-      const created = posts.map((r) => String(r.step).split(' ')[2]!);
+      const { created, kept, expected } = roundsOf(records, name);
       expect(created.length).toBeGreaterThanOrEqual(4);
-      // The runner stops once four rounds are done; a fifth may have made its snapshot and not yet
-      // run its retention. Then three are kept: the two the last retention kept, and the new one.
-      const lastRound = posts.at(-1)!.correlationId;
-      const lastDone = records.some((r) => r.type === 'outcome' && r.result === 'done' && r.instance === name && r.correlationId === lastRound);
-      const kept = lastDone ? 2 : 3;
-      const owned = (await snapshotNames(name)).filter((s) => s.startsWith('hk-'));
-      expect(owned).toEqual(created.slice(-kept).sort());
+      const owned = await hkSnapshots(name);
+      // What each round planned, called and ended with, for a failure to show its story.
+      const story = records
+        .filter((r) => r.instance === name && r.type !== 'event')
+        .map(
+          (r) =>
+            `${r.correlationId.slice(-24)} ${r.type} ${r.type === 'call' ? `${String(r.method)} ${String(r.step)}` : (r.summary ?? '')} ${r.type === 'outcome' ? String(r.result) : ''}`,
+        )
+        .join('\n');
+      expect(owned, `${name}: hk- snapshots left ${owned.join(', ')}; the trail:\n${story}`).toEqual(expected);
+      // Each snapshot deleted once it was no longer among the newest two (a round may plan again the
+      // deletion of one whose deleting job has not ended: the second finds it gone).
       const deletes = records.filter((r) => r.type === 'call' && r.instance === name && r.method === 'DELETE');
-      expect(deletes.length).toBe(created.length - kept);
+      expect(new Set(deletes.map((d) => String(d.step).split(' ')[2])).size, story).toBe(created.length - kept);
       // Each deletion carries the plan that led to it.
       expect(deletes.every((d) => Array.isArray((d.plan as { keep?: unknown }).keep))).toBe(true);
     }
