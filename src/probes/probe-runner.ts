@@ -12,6 +12,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { RedisConnection } from '../redis/connect.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import { ReplicaRoster } from '../redis/replica-roster.js';
+import { streamHead } from '../redis/stream-head.js';
 import { matchingSilence, type Silence, type Silences } from '../silences/silences.js';
 import { probesOfConfig, type Probe } from './probe.js';
 import { ProbeEchoes } from './probe-echo.js';
@@ -231,18 +232,9 @@ export class ProbeRunner {
     this.updateGauge();
   }
 
-  /** The rules folder's enabled probes, as one string that changes when any of them does. */
-  private fileProbesKey(): string {
-    return this.opts
-      .probes()
-      .filter((p) => p.enabled)
-      .map((p) => p.fingerprint)
-      .join(',');
-  }
-
-  /** The id of the archive's newest entry ('0-0' when it is empty). */
-  private async archiveHead(): Promise<string> {
-    return (await this.opts.redis.xrevrange(this.opts.keys.archive, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
+  /** The rules folder's enabled probes. */
+  private fileProbes(): Probe[] {
+    return this.opts.probes().filter((p) => p.enabled);
   }
 
   /**
@@ -253,9 +245,9 @@ export class ProbeRunner {
   private async listingMayFindProbes(): Promise<boolean> {
     const quietMs = this.opts.quietListEveryMs ?? this.opts.listEveryMs ?? 60_000;
     if (this.listedAt === 0 || this.planned.length > 0 || Date.now() - this.listedAt >= quietMs) return true;
-    if (this.fileProbesKey() !== this.listedProbes) return true;
+    if (probesKey(this.fileProbes()) !== this.listedProbes) return true;
     try {
-      return (await this.archiveHead()) !== this.listedHead;
+      return (await streamHead(this.opts.redis, this.opts.keys.archive)) !== this.listedHead;
     } catch {
       return true;
     }
@@ -265,9 +257,8 @@ export class ProbeRunner {
   private async list(): Promise<void> {
     this.listing ??= (async () => {
       // Read before the listing: an event archived while it runs makes the next one due.
-      const head = await this.archiveHead().catch(() => undefined);
-      const probesKey = this.fileProbesKey();
-      const fileProbes = this.opts.probes().filter((p) => p.enabled);
+      const head = await streamHead(this.opts.redis, this.opts.keys.archive).catch(() => undefined);
+      const fileProbes = this.fileProbes();
       const planned: Planned[] = [];
       let complete = true;
       for (const t of this.opts.targets) {
@@ -299,7 +290,7 @@ export class ProbeRunner {
       this.planned = planned;
       this.listedAt = Date.now();
       this.listedHead = head;
-      this.listedProbes = probesKey;
+      this.listedProbes = probesKey(fileProbes);
       this.counts.listings++;
       const ids = new Set(planned.map((p) => p.id));
       for (const id of [...this.lastSlot.keys()]) if (!ids.has(id)) this.lastSlot.delete(id);
@@ -485,6 +476,11 @@ export class ProbeRunner {
     gauge.reset();
     for (const k of this.known.values()) gauge.inc({ probe: k.probe, health: k.health });
   }
+}
+
+/** Probes as one string that changes when any of them does. */
+function probesKey(probes: Probe[]): string {
+  return probes.map((p) => p.fingerprint).join(',');
 }
 
 /** Each probe's offset in its period (a hash of its id), computed once. */

@@ -1,4 +1,5 @@
 import type { RedisConnection } from '../../redis/connect.js';
+import { streamHead } from '../../redis/stream-head.js';
 
 /** What changed, as the console's event stream says it. */
 export interface FeedChange {
@@ -25,8 +26,6 @@ export interface ConsoleFeedOptions {
    */
   refreshMs?: number;
 }
-
-const headOf = async (redis: RedisConnection, key: string) => (await redis.xrevrange(key, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
 
 /**
  * One poll of the audit and archive streams' heads, shared by every console viewer and running
@@ -65,7 +64,10 @@ export class ConsoleFeed {
     if (this.polling) return;
     this.polling = true;
     try {
-      const [audit, archive] = await Promise.all([headOf(this.opts.redis, this.opts.auditKey), headOf(this.opts.redis, this.opts.archiveKey)]);
+      const [audit, archive] = await Promise.all([
+        streamHead(this.opts.redis, this.opts.auditKey),
+        streamHead(this.opts.redis, this.opts.archiveKey),
+      ]);
       const first = this.heads.audit === '';
       const change: FeedChange = {
         audit: !first && audit !== this.heads.audit,
