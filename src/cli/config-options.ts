@@ -3,10 +3,20 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { DEFAULT_CONFIG_FILE, SERVICE_RULES_DIR, configFileToRead, defaultRulesDir, readConfigFile } from '../config/config-file.js';
 import { configFromEnv, parseConfig, type Config, type ConfigInput } from '../config/config.js';
 
+const configOption = [
+  '--config <file>',
+  `configuration file, YAML or JSON (env REFLEX_CONFIG; default ${DEFAULT_CONFIG_FILE} when it exists)`,
+] as const;
+const redisOption = [
+  '--redis <url>',
+  'redis://host:port, redis-sentinel://host:port[,host:port…]/MASTER or redis-cluster://host:port[,host:port…] (rediss… for TLS; env REDIS_URL; default redis://127.0.0.1:6379)',
+] as const;
+const prefixOption = ['--prefix <prefix>', 'Redis key prefix (env REFLEX_PREFIX; default reflex)'] as const;
+
 /** Adds the options every command that talks to Redis or the target shares. */
 export function withConnectionOptions(cmd: Command): Command {
   return cmd
-    .option('--config <file>', `configuration file, YAML or JSON (env REFLEX_CONFIG; default ${DEFAULT_CONFIG_FILE} when it exists)`)
+    .option(...configOption)
     .option(
       '--target <url>',
       'unix:///path/to/unix.socket or https://host:8443; a cluster as several comma-separated https addresses, tried in order (env REFLEX_TARGET; default: first local LXD/Incus socket)',
@@ -16,12 +26,20 @@ export function withConnectionOptions(cmd: Command): Command {
     .option('--client-key <file>', 'client key for an HTTPS target (env REFLEX_CLIENT_KEY)')
     .option('--server-cert <file>', 'pin this server certificate (env REFLEX_SERVER_CERT)')
     .option('--server-fingerprint <sha256>', 'pin this server certificate fingerprint (env REFLEX_SERVER_FINGERPRINT)')
-    .option(
-      '--redis <url>',
-      'redis://host:port, redis-sentinel://host:port[,host:port…]/MASTER or redis-cluster://host:port[,host:port…] (rediss… for TLS; env REDIS_URL; default redis://127.0.0.1:6379)',
-    )
+    .option(...redisOption)
     .option('--rules <dir>', `folder of rule files (env REFLEX_RULES; default ./rules, or ${SERVICE_RULES_DIR} when there is no ./rules)`)
-    .option('--prefix <prefix>', 'Redis key prefix (env REFLEX_PREFIX; default reflex)');
+    .option(...prefixOption);
+}
+
+/**
+ * Adds the options of a command that reads only what Redis and the history store hold (`reflex
+ * audit`): the configuration file, Redis and the prefix. Read by {@link resolveConfig} like the others.
+ */
+export function withStoreOptions(cmd: Command): Command {
+  return cmd
+    .option(...configOption)
+    .option(...redisOption)
+    .option(...prefixOption);
 }
 
 /**
@@ -57,7 +75,22 @@ export function resolveConfig(opts: Record<string, unknown>, extra: ConfigInput 
   // A relative rulesDir in a config file is relative to that file's folder, wherever reflex runs from.
   if (file && typeof fromFile.rulesDir === 'string' && !isAbsolute(fromFile.rulesDir)) fromFile.rulesDir = resolve(dirname(file), fromFile.rulesDir);
   const env = configFromEnv();
-  // REFLEX_HISTORY_STORE / _DIR set fields of the file's history section, not the whole section.
-  if (env.history && fromFile.history && typeof fromFile.history === 'object') env.history = { ...(fromFile.history as object), ...env.history };
-  return parseConfig({ rulesDir: defaultRulesDir(), ...fromFile, ...env, ...defined(flags) } as ConfigInput);
+  // REFLEX_HISTORY_STORE / _DIR and --history / --history-dir set fields of the file's history
+  // section, not the whole section.
+  const history = { ...objectOr(fromFile.history), ...env.history, ...defined(historyFlags(opts)) };
+  const input = { rulesDir: defaultRulesDir(), ...fromFile, ...env, ...defined(flags) } as ConfigInput;
+  return parseConfig(Object.keys(history).length ? { ...input, history } : input);
+}
+
+/** A section of the config file as given, when it is a mapping (anything else fails validation as given). */
+function objectOr(value: unknown): object {
+  return value && typeof value === 'object' && !Array.isArray(value) ? value : {};
+}
+
+/** `--history <store>` and `--history-dir <dir>` (which implies the files store), for the commands that read the audit trail. */
+function historyFlags(opts: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...(opts.historyDir !== undefined ? { store: 'files', dir: opts.historyDir } : {}),
+    ...(opts.history !== undefined ? { store: opts.history } : {}),
+  };
 }

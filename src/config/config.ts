@@ -3,6 +3,7 @@ import { ReflexError } from '../errors/reflex-error.js';
 import { isSensitiveName, redactText, redactUrl } from '../log/redaction.js';
 import { redisKind } from '../redis/connect.js';
 import { durationMs } from './duration.js';
+import { defaultHistoryDir } from './history-dir.js';
 import { notificationSettingsSchema } from './notification-settings.js';
 
 /** A URL `redisFromUrl` reads (a single Redis, a Cluster or a Sentinel set-up), ports in range. */
@@ -99,13 +100,21 @@ export type InboundConfig = z.infer<typeof inboundSchema>;
 /** Where audit records live on after Redis (`history` in the config). */
 export const historySchema = z.strictObject({
   /**
-   * `files` (gzip NDJSON segments in `dir`, nothing to install), `postgres` (a table in the
-   * database at `postgresUrlEnv`), or `none`: the audit trail lives only in Redis. Default
-   * `none` in the configuration; the packaged service (deploy/reflex.service) sets `files`.
+   * `files` (gzip NDJSON segments in `dir`, nothing to install, bounded by `maxBytes` and
+   * `maxAgeMs`), `postgres` (a table in the database at `postgresUrlEnv`), or `none`: the audit
+   * trail lives only in Redis, bounded by its retention. Default `files`.
    */
-  store: z.enum(['files', 'postgres', 'none']).default('none'),
-  /** Folder of the `files` store (one sub-folder per prefix); relative to the working directory. Default `history`. */
-  dir: z.string().min(1).default('history'),
+  store: z.enum(['files', 'postgres', 'none']).default('files'),
+  /**
+   * Folder of the `files` store (one sub-folder per prefix); relative to the working directory.
+   * Default `$STATE_DIRECTORY/history` under systemd (/var/lib/reflex/history), else
+   * `$XDG_STATE_HOME/reflex/history`, else /var/lib/reflex/history when /var/lib/reflex exists (a
+   * packaged install), else ~/.local/state/reflex/history.
+   */
+  dir: z
+    .string()
+    .min(1)
+    .default(() => defaultHistoryDir()),
   /** Environment variable holding the PostgreSQL URL (`postgres://user:password@host/db`) of the `postgres` store; the URL is a secret, named, never written. Default `REFLEX_HISTORY_POSTGRES_URL`. */
   postgresUrlEnv: z
     .string()
@@ -117,6 +126,18 @@ export const historySchema = z.strictObject({
     .int()
     .min(4096)
     .default(16 * 1024 * 1024),
+  /**
+   * Compressed bytes the `files` store keeps at most: when a segment is closed, the oldest closed
+   * segments are deleted until the store fits (the newest is always kept). About 100 bytes a
+   * record: the default holds about ten million. Default 1 GiB; 0: no size limit.
+   */
+  maxBytes: z
+    .number()
+    .int()
+    .min(0)
+    .default(1024 * 1024 * 1024),
+  /** Age after which a closed `files` segment whose newest record is older is deleted (when a segment is closed). Default 365 days; 0: no age limit. */
+  maxAgeMs: durationMs(z.number().int().min(0)).default(365 * 24 * 3600_000),
   /** How often the worker ships new records (and retries a failing store). Default 5000 ms. */
   shipIntervalMs: durationMs(z.number().int().min(100).max(3_600_000)).default(5_000),
 });

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import type { TestProject } from 'vitest/node';
 import { startRedisTopology, topologyFromEnv, type RedisTopology, type TopologyKind } from './redis-topology.js';
@@ -33,6 +34,7 @@ function buildDist(): void {
 export async function setup(project: TestProject): Promise<void> {
   // `npm test` (scripts/test.mjs) builds once for its two runs.
   if (process.env.REFLEX_TEST_DIST_BUILT !== '1') buildDist();
+  isolateState();
   const kind = topologyFromEnv();
   project.provide('redisTopology', kind);
   const fromEnv = process.env.REDIS_URL;
@@ -46,4 +48,19 @@ export async function setup(project: TestProject): Promise<void> {
 
 export async function teardown(): Promise<void> {
   await redis?.stop();
+  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+}
+
+let stateDir: string | undefined;
+
+/**
+ * A Reflex that names no history folder writes its files history store under the state folder
+ * (src/config/history-dir.ts): for this test run, a fresh one under .tmp/ (the test files and the
+ * `reflex` processes they start inherit it), never a system folder or the user's own.
+ */
+function isolateState(): void {
+  mkdirSync('.tmp', { recursive: true });
+  stateDir = mkdtempSync(resolve('.tmp', 'state-'));
+  process.env.XDG_STATE_HOME = stateDir;
+  delete process.env.STATE_DIRECTORY;
 }

@@ -152,6 +152,8 @@ export async function startStack(options: StackOptions): Promise<Stack | StackPa
     // first start, a minute on the loaded CI); the check has tests of its own (test/rules) and runs
     // in every test that starts `reflex run`. A test can turn it on through `config`.
     typecheckRules: false,
+    // No history store unless a test asks for one: a store holds the audit stream's trimming back until it ships.
+    history: { store: 'none' },
     ...(options.reflexTimings === 'product' ? {} : quickReflexTimings),
     ...(webhook ? webhookConfig(webhook.url, typeof options.webhook === 'object' ? options.webhook.route : undefined) : {}),
     ...(typeof options.config === 'function' ? options.config(sim) : options.config),

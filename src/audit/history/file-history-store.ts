@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rename, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { createGunzip, gzipSync } from 'node:zlib';
@@ -33,6 +33,12 @@ const MANIFEST = 'manifest.json';
 export interface FileHistoryStoreOptions {
   /** A segment that reached this many compressed bytes is closed and the next batch starts a new one. Default 16 MiB. */
   segmentMaxBytes?: number;
+  /** Compressed bytes kept at most: when a segment is started, the oldest others are deleted until the store fits. Default and 0: no limit. */
+  maxBytes?: number;
+  /** When a segment is started, the others whose newest record is older than this are deleted. Default and 0: no limit. */
+  maxAgeMs?: number;
+  /** The clock of `maxAgeMs` (tests). Default Date.now. */
+  now?: () => number;
 }
 
 /**
@@ -51,7 +57,7 @@ export class FileHistoryStore implements HistoryStore {
 
   constructor(
     readonly dir: string,
-    opts: FileHistoryStoreOptions = {},
+    private readonly opts: FileHistoryStoreOptions = {},
   ) {
     this.segmentMaxBytes = opts.segmentMaxBytes ?? 16 * 1024 * 1024;
   }
@@ -88,8 +94,26 @@ export class FileHistoryStore implements HistoryStore {
       segment = { file, firstId: first.id, firstPrev: first.prev, lastId: tail.id, lastHash: tail.hash, count: entries.length, bytes: member.length };
       segments.push(segment);
     }
-    await this.saveManifest({ version: 1, segments });
+    const dropped = segment.file === last?.file ? [] : this.overLimits(segments);
+    await this.saveManifest({ version: 1, segments: segments.slice(dropped.length) });
+    // Deleted once the manifest no longer names them: a crash in between leaves a stray file, never a missing segment.
+    for (const s of dropped) await rm(join(this.dir, s.file), { force: true });
   }
+
+  /** The oldest segments past `maxBytes` or `maxAgeMs`, never the newest: the chain's tail stays. */
+  private overLimits(segments: readonly Segment[]): Segment[] {
+    const { maxBytes = 0, maxAgeMs = 0 } = this.opts;
+    const oldest = maxAgeMs > 0 ? (this.opts.now ?? Date.now)() - maxAgeMs : -Infinity;
+    let bytes = segments.reduce((n, s) => n + s.bytes, 0);
+    const dropped: Segment[] = [];
+    for (const s of segments.slice(0, -1)) {
+      if (!((maxBytes > 0 && bytes > maxBytes) || Number(s.lastId.split('-')[0]) < oldest)) break;
+      dropped.push(s);
+      bytes -= s.bytes;
+    }
+    return dropped;
+  }
+
 
   async *entries(range: HistoryRange): AsyncGenerator<HistoryEntry> {
     for (const s of (await this.manifest()).segments) {

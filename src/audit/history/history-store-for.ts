@@ -7,8 +7,8 @@ import { PostgresHistoryStore } from './postgres-history-store.js';
 
 /**
  * The history store the configuration names, not yet opened; undefined for `none`. A `files`
- * store keeps each prefix in a sub-folder of `dir`; a `postgres` store takes its URL from the
- * environment variable `postgresUrlEnv` names.
+ * store keeps each prefix in a sub-folder of `dir`, within `maxBytes` and `maxAgeMs`; a `postgres`
+ * store takes its URL from the environment variable `postgresUrlEnv` names.
  */
 export function historyStoreFor(
   history: Config['history'],
@@ -20,7 +20,11 @@ export function historyStoreFor(
     case 'none':
       return undefined;
     case 'files':
-      return new FileHistoryStore(join(resolve(history.dir), prefix), { segmentMaxBytes: history.segmentMaxBytes });
+      return new FileHistoryStore(join(resolve(history.dir), prefix), {
+        segmentMaxBytes: history.segmentMaxBytes,
+        maxBytes: history.maxBytes,
+        maxAgeMs: history.maxAgeMs,
+      });
     case 'postgres': {
       const url = env[history.postgresUrlEnv];
       if (!url)

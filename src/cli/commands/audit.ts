@@ -7,19 +7,13 @@ import { withFormerNames, type AuditQuery } from '../../audit/audit-query.js';
 import { auditTypes, type AuditType } from '../../audit/audit-record.js';
 import { verifyExport, type VerifyResult } from '../../audit/audit-verifier.js';
 import type { AcrossResult } from '../../audit/history/history-reading.js';
-import { historyStoreFor } from '../../audit/history/history-store-for.js';
-import type { HistoryStore } from '../../audit/history/history-store.js';
-import { readConfigFile } from '../../config/config-file.js';
-import { configFromEnv, historySchema } from '../../config/config.js';
-import { configFileOf } from '../config-options.js';
 import { ReflexError } from '../../errors/reflex-error.js';
-import { keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
+import { openAuditReading } from '../audit-history.js';
+import { configFileOf, resolveConfig, withStoreOptions } from '../config-options.js';
 import { timeValue, wholeNumber } from '../option-values.js';
 
-interface AuditOpts {
-  redis: string;
-  prefix: string;
+interface AuditOpts extends Record<string, unknown> {
   instance?: string;
   rule?: string;
   type?: AuditType[];
@@ -30,9 +24,6 @@ interface AuditOpts {
   follow?: boolean;
   out?: string;
   file?: string;
-  config?: string;
-  history?: string;
-  historyDir?: string;
 }
 
 function line(r: StoredAuditRecord): string {
@@ -51,27 +42,16 @@ function queryOf(o: AuditOpts): AuditQuery {
   return { instance: o.instance, rule: o.rule, type: o.type, since: o.since, until: o.until };
 }
 
-/** The history store of the configuration (file, then environment), as `--history` and `--history-dir` change it. */
-function historyOf(o: AuditOpts): HistoryStore | undefined {
-  const file = configFileOf({ config: o.config });
-  const fromFile = file ? (readConfigFile(file).history ?? {}) : {};
-  const history = historySchema.parse({
-    ...fromFile,
-    ...configFromEnv().history,
-    ...(o.historyDir !== undefined ? { store: 'files', dir: o.historyDir } : {}),
-    ...(o.history !== undefined ? { store: o.history } : {}),
-  });
-  return historyStoreFor(history, o.prefix, keySpace(o.prefix).audit);
-}
-
+/** Runs `run` on the audit trail of the configuration `reflex run` reads (file, environment, flags): its history store and Redis. */
 async function withLog<T>(o: AuditOpts, run: (log: AuditLog) => Promise<T>): Promise<T> {
-  const history = historyOf(o);
-  const redis = await connectRedis(o.redis);
+  const config = resolveConfig(o);
+  const redis = await connectRedis(config.redisUrl);
+  const reading = openAuditReading(config, redis, configFileOf(o));
   try {
-    return await run(new AuditLog(redis, keySpace(o.prefix).audit, { history }));
+    return await run(reading.log);
   } finally {
     redis.disconnect();
-    await history?.close();
+    await reading.close();
   }
 }
 
@@ -149,23 +129,19 @@ async function verify(o: AuditOpts): Promise<void> {
  * apply to its sub-commands too.
  */
 export function registerAudit(program: Command): void {
-  const audit = program
-    .command('audit')
-    .description('print the audit log, oldest first; see also `audit verify` and `audit export`')
-    .option('--redis <url>', 'Redis URL (env REDIS_URL)', process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
-    .option('--prefix <prefix>', 'Redis key prefix (env REFLEX_PREFIX)', process.env.REFLEX_PREFIX ?? 'reflex')
-    .option(
-      '--config <file>',
-      'configuration file whose history section names the history store read with Redis (env REFLEX_CONFIG; default /etc/reflex/config.yaml when it exists)',
-    )
+  const audit = withStoreOptions(
+    program.command('audit').description('print the audit log, oldest first; see also `audit verify` and `audit export`'),
+  )
     .addOption(
-      new Option('--history <store>', "the history store read with Redis, instead of the configuration's (env REFLEX_HISTORY_STORE)").choices([
-        'files',
-        'postgres',
-        'none',
-      ]),
+      new Option(
+        '--history <store>',
+        "the history store read with Redis, instead of the configuration's history.store (env REFLEX_HISTORY_STORE; default files)",
+      ).choices(['files', 'postgres', 'none']),
     )
-    .option('--history-dir <dir>', 'folder of the files history store (env REFLEX_HISTORY_DIR; implies --history files)')
+    .option(
+      '--history-dir <dir>',
+      "folder of the files history store, instead of the configuration's history.dir (env REFLEX_HISTORY_DIR; implies --history files)",
+    )
     .option(
       '--instance <name>',
       'only records about this instance, and about the instances that bore this name, under every name they had (renames keep volatile.uuid)',

@@ -1,13 +1,12 @@
 import { Option, type Command } from 'commander';
-import { AuditLog } from '../../audit/audit-log.js';
 import { InstanceClient } from '../../client/client.js';
 import { RecordingTransport } from '../../client/recording-transport.js';
 import { targetsOf } from '../../config/config-target.js';
-import { keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
 import { replayAudit } from '../../rules/replay.js';
 import { loadRules } from '../../rules/rule-loader.js';
-import { resolveConfig, withConnectionOptions } from '../config-options.js';
+import { openAuditReading } from '../audit-history.js';
+import { configFileOf, resolveConfig, withConnectionOptions } from '../config-options.js';
 import { timeValue } from '../option-values.js';
 
 /** `reflex replay`: recorded events through (new or changed) rules, in dry-run. */
@@ -24,6 +23,7 @@ export function registerReplay(program: Command): void {
       const { rules, errors } = await loadRules(config.rulesDir);
       for (const e of errors) process.stderr.write(`skipped ${e.file}: ${e.message}\n`);
       const redis = await connectRedis(config.redisUrl);
+      const audit = openAuditReading(config, redis, configFileOf(opts));
       // Reads go to each server (rules see instances as they are now); any mutating request is refused unsent.
       const readers = new Map(
         targetsOf(config).map((t) => [t.id, { transport: new RecordingTransport(t.target), client: undefined as InstanceClient | undefined }]),
@@ -33,7 +33,7 @@ export function registerReplay(program: Command): void {
       const only = readers.size === 1 ? [...readers.values()][0]!.client : undefined;
       const client = (target: string) => only ?? readers.get(target)?.client;
       try {
-        const records = await new AuditLog(redis, keySpace(config.prefix).audit).read({ since: opts.since as Date });
+        const records = await audit.log.read({ since: opts.since as Date });
         const { events, rows } = await replayAudit(records, rules, client);
         const refused = [...readers.values()].reduce((n, r) => n + r.transport.recorded.length, 0);
         process.stdout.write(opts.json ? '' : `replayed ${events} event(s) through ${rules.length} rule(s), dry-run\n`);
@@ -45,6 +45,7 @@ export function registerReplay(program: Command): void {
       } finally {
         for (const r of readers.values()) await r.client?.close();
         redis.disconnect();
+        await audit.close();
       }
     });
 }
