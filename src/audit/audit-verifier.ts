@@ -10,10 +10,24 @@ export interface ChainEntry {
   hash?: string;
 }
 
-/** What a verification found. `records` counts the records checked before the first bad one. */
+/**
+ * What a verification found. `records` counts the records checked before the first bad one. A
+ * history store's files also say where the bad record lies (`segment`, `line`), the hash expected
+ * there against the one found, and how many mismatches it holds in all.
+ */
 export type VerifyResult =
   | { ok: true; records: number; firstId?: string; headId?: string; headHash?: string; anchorId?: string }
-  | { ok: false; records: number; badId: string; reason: string };
+  | {
+      ok: false;
+      records: number;
+      badId: string;
+      reason: string;
+      segment?: string;
+      line?: number;
+      expectedHash?: string;
+      foundHash?: string;
+      mismatches?: number;
+    };
 
 /**
  * Walks entries oldest first and returns why the first bad one breaks the chain.

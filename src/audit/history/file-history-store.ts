@@ -1,13 +1,13 @@
-import { createReadStream } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { createGunzip, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { ReflexError } from '../../errors/reflex-error.js';
-import { ChainWalker, compareIds, type VerifyResult } from '../audit-verifier.js';
+import { compareIds, type VerifyResult } from '../audit-verifier.js';
 import { canonicalJson } from '../canonical-json.js';
+import { gzipLines } from './gzip-lines.js';
 import type { HistoryEntry, HistoryHead, HistoryRange, HistoryStore } from './history-store.js';
+import { verifySegments } from './segment-verifier.js';
 
 /**
  * A segment's checkpoint in the manifest: where its chain starts and ends, how many records it
@@ -114,7 +114,6 @@ export class FileHistoryStore implements HistoryStore {
     return dropped;
   }
 
-
   async *entries(range: HistoryRange): AsyncGenerator<HistoryEntry> {
     for (const s of (await this.manifest()).segments) {
       if (range.end !== '+' && compareIds(s.firstId, range.end) > 0) return;
@@ -127,50 +126,9 @@ export class FileHistoryStore implements HistoryStore {
     }
   }
 
+  /** Reads every segment whole, as lines, so a record edited by hand is named where it is (segment-verifier.ts). */
   async verify(): Promise<VerifyResult> {
-    const walker = new ChainWalker({ genesis: false });
-    const manifest = await this.manifest();
-    for (const s of manifest.segments) {
-      const where = `segment ${s.file}`;
-      const before = walker.last;
-      let first: HistoryEntry | undefined;
-      let count = 0;
-      try {
-        for await (const e of this.segmentEntries(s)) {
-          first ??= e;
-          count++;
-          const why = walker.check(e);
-          if (why) return { ok: false, records: walker.records, badId: e.id, reason: `${why} (${where})` };
-        }
-      } catch (err) {
-        return {
-          ok: false,
-          records: walker.records,
-          badId: s.firstId,
-          reason: `${where} cannot be read (${(err as Error).message}): it was deleted, cut or corrupted`,
-        };
-      }
-      const firstBad = first?.id !== s.firstId || first?.prev !== s.firstPrev;
-      const lastBad = walker.last?.id !== s.lastId || walker.last?.hash !== s.lastHash;
-      if (firstBad || lastBad || count !== s.count) {
-        return {
-          ok: false,
-          records: walker.records,
-          badId: firstBad ? s.firstId : s.lastId,
-          reason: `${where} holds ${count} records from ${first?.id} to ${walker.last?.id}, but its checkpoint says ${s.count} from ${s.firstId} (prev ${s.firstPrev}) to ${s.lastId} (hash ${s.lastHash}): records were deleted, inserted or rewritten`,
-        };
-      }
-      if (before && s.firstPrev !== before.hash) {
-        return {
-          ok: false,
-          records: walker.records,
-          badId: s.firstId,
-          reason: `${where} does not follow the segment before it: a segment was deleted`,
-        };
-      }
-    }
-    const first = manifest.segments[0];
-    return { ok: true, records: walker.records, firstId: first?.firstId, headId: walker.last?.id, headHash: walker.last?.hash };
+    return verifySegments(this.dir, (await this.manifest()).segments);
   }
 
   async close(): Promise<void> {}
@@ -179,21 +137,12 @@ export class FileHistoryStore implements HistoryStore {
   private async *segmentEntries(s: Segment): AsyncGenerator<HistoryEntry> {
     const path = join(this.dir, s.file);
     const size = (await stat(path)).size;
-    if (size < s.bytes) throw new Error(`${size} bytes of the ${s.bytes} committed`);
-    const file = createReadStream(path, { start: 0, end: s.bytes - 1 });
-    const gunzip = file.pipe(createGunzip());
-    file.on('error', (err) => gunzip.destroy(err));
-    const lines = createInterface({ input: gunzip, crlfDelay: Infinity });
-    try {
-      for await (const line of lines) {
-        if (!line) continue;
-        const { id, prev, hash, ...record } = JSON.parse(line) as Record<string, unknown>;
-        yield { id: String(id), prev: typeof prev === 'string' ? prev : '', hash: typeof hash === 'string' ? hash : '', json: canonicalJson(record) };
-      }
-    } finally {
-      lines.close();
-      gunzip.destroy();
-      file.destroy();
+    if (size < s.bytes) throw new Error(`${s.file} has ${size} bytes of the ${s.bytes} committed: run reflex audit verify`);
+    for await (const { line, text } of gzipLines(path, { bytes: s.bytes })) {
+      if (text === undefined) throw new Error(`${s.file} line ${line} is longer than any record: run reflex audit verify`);
+      if (!text) continue;
+      const { id, prev, hash, ...record } = JSON.parse(text) as Record<string, unknown>;
+      yield { id: String(id), prev: typeof prev === 'string' ? prev : '', hash: typeof hash === 'string' ? hash : '', json: canonicalJson(record) };
     }
   }
 
