@@ -8,6 +8,7 @@ import { Silences } from '../silences/silences.js';
 import { StopList, type RoleRoot } from './role-root.js';
 import type { SharedParts } from './shared-parts.js';
 import { DashboardUsers } from '../http/dashboard-users.js';
+import { DeploymentId } from '../redis/deployment-id.js';
 
 /** What every role serves once its roots run: the Redis watch, the reload listener, /readyz and the HTTP server. */
 export interface Serving {
@@ -59,6 +60,9 @@ export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<S
     // /readyz checks every queue the roots' work goes through, fed or consumed: a pause, or no
     // worker consuming it anywhere, leaves crashes unhealed.
     const ready = readiness({ redis, ...readinessOf(roots), streamLossGraceMs: config.streamLossGraceMs });
+    // Named in /readyz, so `reflex doctor` reports only the endpoint of its own Redis and prefix.
+    const deployment = new DeploymentId(redis, keys.deployment);
+    await deployment.claim();
     s.metrics.watchHealth(() => ready.reading());
     const http =
       config.httpPort > 0
@@ -68,6 +72,7 @@ export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<S
             metrics: s.metrics,
             logger,
             readiness: ready.checks,
+            deployment: () => deployment.claim(),
             allowedHosts: config.httpAllowedHosts,
             // Every role serves it: any replica behind the address Alertmanager posts to queues the alerts.
             inbound:

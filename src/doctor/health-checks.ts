@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Config } from '../config/config.js';
 import { connectRedis, withDeadline } from '../redis/connect.js';
+import { DeploymentId } from '../redis/deployment-id.js';
 import { keySpace } from '../redis/key-space.js';
 import type { DoctorCheck } from './doctor-check.js';
 
@@ -66,15 +67,18 @@ export async function checkQueues(config: Config): Promise<DoctorCheck[]> {
 }
 
 /**
- * What the Reflex running on this host with this configuration says of itself: its /readyz at
- * `httpHost:httpPort`, one line per failing check (a lost event stream, stopped workers… as
- * that process sees them). A warning when nothing answers there.
+ * What the Reflex of this deployment says of itself: its /readyz at `httpHost:httpPort`, one line
+ * per failing check (a lost event stream, stopped workers… as that process sees them). Reported
+ * only when the answer names this deployment (the id kept in this Redis under this prefix,
+ * redis/deployment-id.ts): a Reflex of another Redis or prefix on that address, or one that does
+ * not say which it is, is a warning that says so, never its readiness. A warning too when nothing
+ * answers there.
  */
 export async function checkReadiness(config: Config): Promise<DoctorCheck[]> {
   if (config.httpPort === 0) return [];
   const host = ['0.0.0.0', '::', ''].includes(config.httpHost) ? '127.0.0.1' : config.httpHost;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${config.httpPort}/readyz`;
-  let body: { checks?: Record<string, { ok: boolean; detail: string }> };
+  let body: { deployment?: unknown; checks?: Record<string, { ok: boolean; detail: string }> };
   let status: number;
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
@@ -91,6 +95,8 @@ export async function checkReadiness(config: Config): Promise<DoctorCheck[]> {
       },
     ];
   }
+  const foreign = await foreignAnswer(config, url, body.deployment);
+  if (foreign) return [foreign];
   const failing = Object.entries(body.checks ?? {}).filter(([, c]) => !c.ok);
   if (status === 200 && failing.length === 0)
     return [{ name: 'readyz', ok: true, detail: `${url}: ready (${Object.keys(body.checks ?? {}).join(', ')})` }];
@@ -101,4 +107,32 @@ export async function checkReadiness(config: Config): Promise<DoctorCheck[]> {
     detail: c.detail,
     fix: `${url} is not ready (docs/operations.md, Readiness)`,
   }));
+}
+
+/** Why the answer at `url` is not this deployment's to report, or undefined when it is: its id is the one this Redis holds under this prefix. */
+async function foreignAnswer(config: Config, url: string, answered: unknown): Promise<DoctorCheck | undefined> {
+  const notReported = (detail: string): DoctorCheck => ({
+    name: 'readyz',
+    ok: true,
+    warning: true,
+    detail: `${detail}: its readiness is not reported, and this deployment's event stream and workers are not checked`,
+    fix: `give the doctor the configuration of the reflex run serving this deployment (same Redis and prefix ${config.prefix}, its httpHost and httpPort)`,
+  });
+  if (typeof answered !== 'string') return notReported(`the Reflex at ${url} does not say which deployment it belongs to (an older Reflex)`);
+  let ours: string | undefined;
+  let redis;
+  try {
+    redis = await connectRedis(config.redisUrl, { timeoutMs });
+    ours = await withDeadline(new DeploymentId(redis, keySpace(config.prefix).deployment).read(), timeoutMs);
+  } catch (err) {
+    return notReported(`cannot tell whether the Reflex at ${url} belongs to this deployment (Redis: ${(err as Error).message})`);
+  } finally {
+    redis?.disconnect();
+  }
+  if (ours === answered) return undefined;
+  return notReported(
+    ours === undefined
+      ? `the Reflex at ${url} belongs to another deployment: no Reflex has run on this Redis with prefix ${config.prefix}`
+      : `the Reflex at ${url} belongs to another deployment (another Redis, or another prefix than ${config.prefix})`,
+  );
 }

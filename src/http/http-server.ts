@@ -49,6 +49,8 @@ export interface HttpServerOptions {
   port: number;
   metrics: Metrics;
   readiness: ReadinessChecks;
+  /** The deployment this process belongs to, in /readyz's `deployment` (redis/deployment-id.ts). */
+  deployment?: () => Promise<string | undefined>;
   /** None: /dashboard answers 404 and says how to enable it. */
   dashboard?: DashboardSources;
   /** `POST /hooks/alertmanager` and `/hooks/webhook` (inbound-webhooks.ts); none: both answer 404. */
@@ -88,8 +90,8 @@ export async function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Promi
   if (opts.inbound) app.route('/hooks', inboundWebhooks(opts.inbound));
   else app.all('/hooks/*', (c) => c.text('inbound alerts disabled: no inbound secret configured (inbound in the config file)\n', 404));
   app.get('/readyz', async (c) => {
-    const report = await runChecks(opts.readiness);
-    return c.json({ status: report.ready ? 'ready' : 'not ready', checks: report.checks }, report.ready ? 200 : 503);
+    const [report, deployment] = await Promise.all([runChecks(opts.readiness), opts.deployment?.()]);
+    return c.json({ status: report.ready ? 'ready' : 'not ready', deployment, checks: report.checks }, report.ready ? 200 : 503);
   });
 
   const board = opts.dashboard;

@@ -128,6 +128,8 @@ export interface KeySpace {
   eventDone(hash: string): string;
   /** The last Redis memory level a replica saw (ok, warning, critical): each change alerts once across replicas. */
   redisMemoryLevel: string;
+  /** The deployment's random id, set by its first replica and served in /readyz (`reflex doctor` matches it). */
+  deployment: string;
   /** Notifications: their queues and keys, under `<prefix>:notify:`. */
   notify: NotifyKeys;
   /** Schedules: their queue and keys. */
@@ -211,6 +213,7 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     pendingActions: (r) => `${instance(r)}:pending`,
     eventDone: (hash) => `${prefix}:done:${hash}`,
     redisMemoryLevel: `${prefix}:redis-memory-level`,
+    deployment: `${prefix}:deployment`,
     notify: notifyKeys(prefix),
     schedules: {
       queue: 'schedules',
