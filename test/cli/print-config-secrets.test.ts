@@ -50,6 +50,40 @@ describe('reflex run --print-config and receiver URLs', () => {
     });
   });
 
+  it('shows the names of the variables and files secrets are read from, and redacts the secrets themselves', async () => {
+    const file = join(dir, 'names.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        target: 'unix:///x.sock',
+        dashboardToken: 'dashboard-token-XYZ123456',
+        inbound: { alertmanager: { tokenEnv: 'AM_TOKEN' }, webhook: { secretEnv: ['HOOK_SECRET_OLD', 'HOOK_SECRET_NEW'] } },
+        history: { store: 'postgres', postgresUrlEnv: 'AUDIT_PG_URL' },
+        notifications: {
+          receivers: [
+            { kind: 'webhook', name: 'hook', urlEnv: 'HOOK_URL', secretEnv: 'HOOK_KEY', headersFrom: { Authorization: { env: 'HOOK_AUTH' } } },
+            { kind: 'pagerduty', name: 'pd', routingKeyFile: '/etc/reflex/pd-key' },
+          ],
+          route: { receiver: 'hook' },
+        },
+      }),
+    );
+    const res = await reflexInProcess(['run', '--print-config', '--config', file], { REDIS_URL: 'redis://:redis-password-XYZ123@127.0.0.1:6379' });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).not.toMatch(/XYZ123/);
+    const shown = JSON.parse(res.stdout);
+    expect(shown.dashboardToken).toBe('[redacted]');
+    expect(shown.redisUrl).toBe('redis://[redacted]@127.0.0.1:6379');
+    expect(shown.inbound).toEqual({ alertmanager: { tokenEnv: 'AM_TOKEN' }, webhook: { secretEnv: ['HOOK_SECRET_OLD', 'HOOK_SECRET_NEW'] } });
+    expect(shown.history.postgresUrlEnv).toBe('AUDIT_PG_URL');
+    expect(shown.notifications.receivers[0]).toMatchObject({
+      urlEnv: 'HOOK_URL',
+      secretEnv: 'HOOK_KEY',
+      headersFrom: { Authorization: { env: 'HOOK_AUTH' } },
+    });
+    expect(shown.notifications.receivers[1]).toMatchObject({ routingKeyFile: '/etc/reflex/pd-key' });
+  });
+
   it('warns, once per receiver, about a chat webhook written as plain url', async () => {
     const file = join(dir, 'warn.json');
     writeFileSync(file, JSON.stringify({ target: 'unix:///x.sock', notifications: { receivers, route: { receiver: 'slack' } } }));

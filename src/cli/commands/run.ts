@@ -4,8 +4,8 @@ import { configFileOf, resolveConfig, withConnectionOptions } from '../config-op
 import { createLogger } from '../../log/logger.js';
 import { durationValue, wholeNumber } from '../option-values.js';
 import { runUntilSignal } from '../../app/run-until-signal.js';
-import { redact } from '../../audit/redact.js';
-import { plainSecretUrlWarnings, shownReceiverUrl } from '../../notify/receiver-config.js';
+import { plainSecretUrlWarnings } from '../../notify/receiver-config.js';
+import { shownConfig } from '../shown-config.js';
 
 /** `reflex run`: the long-running worker. Flags override environment variables. */
 export function registerRun(program: Command): void {
@@ -38,20 +38,8 @@ export function registerRun(program: Command): void {
         typecheckRules: opts.typecheck === false ? false : undefined,
       });
       if (opts.printConfig) {
-        // Secrets (the dashboard token, a password in the Redis URL, a receiver's webhook path) are redacted; the client key
-        // setting is a file path, not the key, so it is shown as is.
-        const keyPath = <T extends { clientKey?: string }>(shown: T, given: { clientKey?: string }): T =>
-          given.clientKey ? { ...shown, clientKey: given.clientKey } : shown;
-        const shown = keyPath(redact(config), config);
-        if (config.targets) shown.targets = redact(config.targets).map((t, i) => keyPath(t, config.targets![i]!));
-        if (config.notifications)
-          shown.notifications!.receivers = shown.notifications!.receivers.map((r, i) => {
-            const given = config.notifications!.receivers[i]!;
-            const url = 'url' in given ? given.url : undefined;
-            return url === undefined ? r : { ...r, url: shownReceiverUrl(url) };
-          });
         for (const w of plainSecretUrlWarnings(config.notifications?.receivers ?? [])) process.stderr.write(`reflex: warning: ${w}\n`);
-        process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify(shownConfig(config), null, 2)}\n`);
         return;
       }
       const logger = createLogger(config.logLevel);
