@@ -37,6 +37,8 @@ export interface AlertAudit {
 export interface AlertNotifier {
   notify(input: AlertInput, opts?: { receiver?: string }): Promise<Alert>;
   amend(fingerprint: string, change: (known: Alert) => AlertChange | undefined): Promise<Alert | undefined>;
+  /** Sends at once to the routed receivers without Redis; answers each receiver's outcome. */
+  sendDirect?(input: AlertInput): Promise<{ receiver: string; status?: number; error?: string }[]>;
 }
 
 /** How {@link Alerts.raise} and {@link Alerts.resolve} record an alert. */
@@ -94,6 +96,30 @@ export class Alerts {
     const notifier = this.deps.notifier;
     if (!notifier) return alert;
     return this.sent(alert.kind, opts.once, () => notifier.notify(input, opts.receiver === undefined ? {} : { receiver: opts.receiver }));
+  }
+
+  /**
+   * The fallback path, for when Redis refuses writes (full, a read-only replica, MISCONF) and
+   * {@link raise} can neither audit nor queue: sends the alert (firing or resolved, by its
+   * `status`) straight to the receivers its routes name, storing nothing. The caller keeps track
+   * of what it sent this way and audits it once Redis takes writes again. Answers the receivers
+   * that took it; none without a notifier.
+   */
+  async raiseDirect(input: AlertInput): Promise<string[]> {
+    const outcomes = (await this.deps.notifier?.sendDirect?.(input)) ?? [];
+    return outcomes.filter((o) => o.status !== undefined).map((o) => o.receiver);
+  }
+
+  /**
+   * Audits an alert {@link raiseDirect} sent while Redis refused writes, once it takes them again:
+   * the record says it went by the fallback path and which receivers took it.
+   */
+  async recordDirect(input: AlertInput, receivers: string[]): Promise<void> {
+    const alert = toAlert(input);
+    const resolved = alert.status === 'resolved';
+    await this.deps.audit.append(
+      recordOf(alert, resolved ? 'info' : alert.severity, { ...(resolved ? { resolved: true } : {}), sentDirectly: receivers }),
+    );
   }
 
   /**

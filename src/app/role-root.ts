@@ -5,8 +5,8 @@ import type { ReadinessParts } from '../http/readiness.js';
 export interface RoleRoot {
   /** Stops the role's parts, letting work in progress finish; the shared parts are closed after. */
   stop(): Promise<void>;
-  /** What /readyz checks for the role: its readers, its workers, the queues it feeds or consumes. */
-  readiness: Pick<ReadinessParts, 'readers' | 'workers' | 'queues'>;
+  /** What /readyz checks for the role: its readers, its workers, the queues it feeds or consumes, the history store it ships to. */
+  readiness: Pick<ReadinessParts, 'readers' | 'workers' | 'queues' | 'history'>;
 }
 
 /**

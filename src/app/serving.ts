@@ -4,6 +4,7 @@ import { ReloadListener } from '../remediation/reload-channel.js';
 import type { ReloadOutcome, ReloadRequest } from '../remediation/rule-set.js';
 import { retentionPlan } from '../retention/structures.js';
 import { startRedisWatch } from '../retention/redis-watch.js';
+import { WriteProbe } from '../redis/write-probe.js';
 import { Silences } from '../silences/silences.js';
 import { StopList, type RoleRoot } from './role-root.js';
 import type { SharedParts } from './shared-parts.js';
@@ -26,12 +27,15 @@ function readinessOf(roots: RoleRoot[]) {
     readers: parts.flatMap((p) => p.readers ?? []),
     workers: parts.flatMap((p) => p.workers ?? []),
     queues: [...new Set(parts.flatMap((p) => p.queues ?? []))],
+    history: parts.find((p) => p.history)?.history,
   };
 }
 
 /**
- * Starts what every role serves, after its roots: the Redis watch (every role samples Redis and
- * keeps the streams to their bounds; one replica alerts on each change of level), the reload
+ * Starts what every role serves, after its roots: the write probe (does Redis take writes? its
+ * workers' and queues' errors make it probe at once), the Redis watch (every role samples Redis and
+ * keeps the streams to their bounds; one replica alerts on each change of level; while writes are
+ * refused, each replica with receivers alerts by the fallback path), the reload
  * listener (every replica holding rules answers `reflex rules reload`), the /readyz checks over
  * what the roots run, and the HTTP server.
  */
@@ -39,6 +43,27 @@ export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<S
   const { config, keys, redis, logger, notifier } = s;
   const stops = new StopList(logger);
   try {
+    const roles = readinessOf(roots);
+    // A change of the probe's verdict runs the watch's round at once: the alert of a Redis that
+    // refuses writes must not wait for the retention interval.
+    let watchNow: (() => void) | undefined;
+    const writes = new WriteProbe({
+      redis,
+      key: keys.writeProbe,
+      onChange: (state) => {
+        s.metrics.setRedisWritable(state.writable === true, state.refusal ?? 'unreachable');
+        if (state.writable === false) logger.error({ refusal: state.refusal, error: state.error }, 'Redis does not take writes');
+        else logger.info('Redis takes writes');
+        watchNow?.();
+      },
+    });
+    writes.start();
+    stops.add(async () => writes.stop());
+    for (const w of roles.workers) {
+      w.on('error', (err) => writes.suspect(err));
+      w.on('failed', (_job, err) => writes.suspect(err));
+    }
+    for (const q of [...roles.queues, s.eventsQueue, s.actionsQueue]) q.on('error', (err) => writes.suspect(err));
     const watch = startRedisWatch({
       redis,
       plan: retentionPlan(config, keys),
@@ -48,7 +73,9 @@ export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<S
       metrics: s.metrics,
       logger,
       alerts: s.alerts,
+      writes,
     });
+    watchNow = () => void watch.check().catch((err: unknown) => logger.debug({ err }, 'Redis watch round after a write probe change failed'));
     stops.add(() => watch.stop());
     const ruleSet = s.ruleSet;
     const reload = ruleSet && ((request: ReloadRequest) => ruleSet.reload(request));
@@ -59,7 +86,7 @@ export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<S
     }
     // /readyz checks every queue the roots' work goes through, fed or consumed: a pause, or no
     // worker consuming it anywhere, leaves crashes unhealed.
-    const ready = readiness({ redis, ...readinessOf(roots), streamLossGraceMs: config.streamLossGraceMs });
+    const ready = readiness({ redis, ...roles, writes, streamLossGraceMs: config.streamLossGraceMs });
     // Named in /readyz, so `reflex doctor` reports only the endpoint of its own Redis and prefix.
     const deployment = new DeploymentId(redis, keys.deployment);
     await deployment.claim();

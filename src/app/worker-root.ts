@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { HistoryHealth } from '../audit/history/history-health.js';
 import { startHistoryShipping } from '../audit/history/history-wiring.js';
 import { EventArchive } from '../events/event-archive.js';
 import { plainSecretUrlWarnings } from '../notify/receiver-config.js';
@@ -21,12 +22,14 @@ export async function startWorkerRoot(s: SharedParts): Promise<RoleRoot> {
     const notifyConfig = ruleSet.current.notify;
     const { notifier, alerts } = s;
     const silences = new Silences(redis, keys.silences);
-    // Audit records leave Redis for the history store before retention trims them (one replica ships).
+    // Audit records leave Redis for the history store before retention trims them (one replica ships);
+    // /readyz reads the store and how this process's last shipment went.
+    const health = s.history && new HistoryHealth(s.history, { onVerdict: (v) => metrics.historyStoreUp.set(v.up ? 1 : 0) });
     stops.add(
       await startHistoryShipping({
         redis,
         streamKey: keys.audit,
-        store: s.history,
+        store: health?.observed(),
         shipIntervalMs: config.history.shipIntervalMs,
         logger,
         metrics,
@@ -84,7 +87,11 @@ export async function startWorkerRoot(s: SharedParts): Promise<RoleRoot> {
       : [];
     stops.add(async () => void (await Promise.all(notifyQueues.map((q) => q.close()))));
     return {
-      readiness: { workers: remediation.workers, queues: [s.eventsQueue, s.actionsQueue, ...notifyQueues] },
+      readiness: {
+        workers: remediation.workers,
+        queues: [s.eventsQueue, s.actionsQueue, ...notifyQueues],
+        history: health && { required: config.history.required, check: () => health.check() },
+      },
       stop: () => stops.run(),
     };
   } catch (err) {

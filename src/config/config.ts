@@ -140,6 +140,12 @@ export const historySchema = z.strictObject({
   maxAgeMs: durationMs(z.number().int().min(0)).default(365 * 24 * 3600_000),
   /** How often the worker ships new records (and retries a failing store). Default 5000 ms. */
   shipIntervalMs: durationMs(z.number().int().min(100).max(3_600_000)).default(5_000),
+  /**
+   * Whether a failing store makes the worker not ready (/readyz 503, check `history`). Default
+   * false: it stays ready, the check marked `degraded`, since Redis keeps the records meanwhile;
+   * the alert `history.store-failing` and `reflex_history_store_up` say it either way.
+   */
+  required: z.boolean().default(false),
 });
 
 /** The effective configuration of `reflex run`. Each field documents its default. */

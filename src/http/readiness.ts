@@ -3,11 +3,15 @@ import { withDeadline, type RedisConnection } from '../redis/connect.js';
 import type { EventSubscriber } from '../events/event-subscriber.js';
 import type { SubscriberLease } from '../events/subscriber-lease.js';
 import type { HealthReading, QueueReading } from '../metrics/metrics.js';
+import type { HistoryVerdict } from '../audit/history/history-health.js';
+import { describeWrites, type WriteProbe } from '../redis/write-probe.js';
 
 /** One readiness check's verdict. */
 export interface CheckResult {
   ok: boolean;
   detail: string;
+  /** Set on a check that passes although what it watches fails (a history store that is not required). */
+  degraded?: true;
 }
 
 /** Named checks; the process is ready when every one passes. */
@@ -33,6 +37,13 @@ export interface ReadinessParts {
    * is checked for a pause and for at least one worker consuming it, in any replica.
    */
   queues?: Queue[];
+  /** The write probe: while Redis refuses writes (OOM, a read-only replica, MISCONF) nothing is queued, run or audited. */
+  writes?: Pick<WriteProbe, 'state' | 'check'>;
+  /**
+   * The history store this process ships to (worker role, with `history.store` files or postgres):
+   * failing, it is not ready when `required`, and ready but `degraded` otherwise.
+   */
+  history?: { required: boolean; check(): Promise<HistoryVerdict> };
   /**
    * How long an event stream that was open may stay lost before the process is not ready: a
    * daemon restart or a network blip reconnects within it. Default 30 000 ms. A stream never open
@@ -56,7 +67,8 @@ export interface Readiness {
 }
 
 /**
- * The checks behind /readyz: Redis answers a PING; for each target, the subscriber either holds
+ * The checks behind /readyz: Redis answers a PING and takes the write probe's writes
+ * (`redis-writes`); the history store this process ships to answers (`history`); for each target, the subscriber either holds
  * the lease with the event stream open or stands by (a standby replica is ready: it is there to
  * take over), and a stream lost for longer than the grace is not ready; this process's workers
  * run and are not paused; every queue the process's work goes through (`queue:<name>`) is not
@@ -78,6 +90,15 @@ export function readiness(parts: ReadinessParts): Readiness {
       }
     },
   };
+  const { writes, history } = parts;
+  if (writes) checks['redis-writes'] = async () => writesVerdict(writes.state.writable === undefined ? await writes.check() : writes.state, now());
+  if (history)
+    checks.history = async () => {
+      const v = await history.check();
+      if (v.up) return { ok: true, detail: v.detail };
+      if (history.required) return { ok: false, detail: `${v.detail} (history.required: records that leave Redis have nowhere to go)` };
+      return { ok: true, degraded: true, detail: `degraded: ${v.detail}; Redis keeps the audit records meanwhile (history.required is false)` };
+    };
   const { readers = [], workers, queues = [] } = parts;
   for (const { name, lease, subscriber } of readers) {
     checks[readers.length === 1 ? 'subscriber' : `subscriber:${name}`] = async () => streamVerdict(lease, subscriber, graceMs, now());
@@ -110,6 +131,17 @@ export function readiness(parts: ReadinessParts): Readiness {
       };
     },
   };
+}
+
+function writesVerdict(s: WriteProbe['state'], at: number): CheckResult {
+  if (s.writable) return { ok: true, detail: 'the probe write is taken' };
+  const since = `for ${seconds(Math.max(0, at - s.since))}`;
+  if (s.refusal)
+    return {
+      ok: false,
+      detail: `${describeWrites(s)} ${since}: automation has stopped (no event is queued, no action runs, nothing is audited; the subscriber holds events in memory and retries)`,
+    };
+  return { ok: false, detail: `${describeWrites(s)} ${since}` };
 }
 
 function streamVerdict(lease: SubscriberLease, subscriber: EventSubscriber, graceMs: number, at: number): CheckResult {

@@ -256,6 +256,26 @@ export class Metrics {
     help: 'Redis maxmemory (INFO memory); 0: no limit',
     registers: [this.registry],
   });
+  /** Set by the write probe: one series, 1 with no reason, or 0 with why. */
+  readonly redisWritable = new Gauge({
+    name: 'reflex_redis_writable',
+    help: "1 while Redis takes this process's probe write (every 5 s), 0 while it does not, with the reason: oom, readonly, misconf (refused) or unreachable",
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  /** Set by the `history` readiness check, which each scrape runs: absent without a history store or the worker role. */
+  readonly historyStoreUp = new Gauge({
+    name: 'reflex_history_store_up',
+    help: '1 while the configured history store answers (and takes the records this process ships), 0 while it fails',
+    registers: [this.registry],
+    collect: async () => void (await this.readHealth()),
+  });
+
+  /** Shows the write probe's verdict: `reason` is empty while writes are taken. */
+  setRedisWritable(writable: boolean, reason = ''): void {
+    this.redisWritable.reset();
+    this.redisWritable.set({ reason: writable ? '' : reason }, writable ? 1 : 0);
+  }
 
   private readonly dlqQueues: Queue[] = [];
   private readonly watchedQueues: Queue[] = [];

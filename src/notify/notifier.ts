@@ -8,6 +8,7 @@ import { alertSchema, toAlert, type Alert, type AlertAction, type AlertChange, t
 import { AlertBoard, alertMute } from './alert-board.js';
 import { AlertGrouper, flushJobSchema, groupOf, type AlertMute } from './alert-grouper.js';
 import { deliveryBackoff, DeliveryProcessor, enqueueDelivery } from './delivery-worker.js';
+import { deliverDirect, type DirectOutcome } from './direct-delivery.js';
 import { auditLink, type NotifyConfig } from './notify-config.js';
 import { keySpace, type NotifyKeys } from '../redis/key-space.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -126,6 +127,16 @@ export class Notifier {
         return known;
       return this.store(alert, direct);
     });
+  }
+
+  /**
+   * Sends an alert (firing or resolved) at once to the receivers it routes to, touching nothing in
+   * Redis: the fallback path while Redis refuses writes ({@link deliverDirect}). Not grouped,
+   * stored, muted or audited. Answers what each receiver made of it.
+   */
+  async sendDirect(input: AlertInput): Promise<DirectOutcome[]> {
+    const alert = toAlert({ ...input, auditUrl: input.auditUrl ?? auditLink(this.opts.auditUrl, input) });
+    return deliverDirect(alert, this.router.match(alert), this.receivers, this.opts.logger);
   }
 
   /**

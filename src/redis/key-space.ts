@@ -130,6 +130,8 @@ export interface KeySpace {
   redisMemoryLevel: string;
   /** The deployment's random id, set by its first replica and served in /readyz (`reflex doctor` matches it). */
   deployment: string;
+  /** Written by every replica's write probe every few seconds (expires by itself): does Redis take writes? */
+  writeProbe: string;
   /** Notifications: their queues and keys, under `<prefix>:notify:`. */
   notify: NotifyKeys;
   /** Schedules: their queue and keys. */
@@ -214,6 +216,7 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     eventDone: (hash) => `${prefix}:done:${hash}`,
     redisMemoryLevel: `${prefix}:redis-memory-level`,
     deployment: `${prefix}:deployment`,
+    writeProbe: `${prefix}:write-probe`,
     notify: notifyKeys(prefix),
     schedules: {
       queue: 'schedules',
