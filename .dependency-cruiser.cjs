@@ -8,7 +8,9 @@
 // prettier-ignore
 const layers = [
   'clock', // the time interval decisions read (injectable: tests run on virtual time)
-  'errors', 'log', 'filter',
+  'errors',
+  'input', // bounds of what comes from outside (depth, size), checked before it is parsed or walked
+  'log', 'filter',
   'client', 'redis', 'metrics', 'config',
   'alerts', // the alert, raised in one place (audit, then notifier: both by the narrow interfaces it declares), inhibition
   'audit',

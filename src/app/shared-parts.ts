@@ -46,7 +46,7 @@ export interface SharedParts {
   /** How long a dedupe key lasts: as long as the job it guards can come back (retry-policy.ts). */
   dedupeMs: number;
   /** Bounds of the rejected-input stream. */
-  rejectedLimits: { maxLength: number; maxAgeMs: number; maxRawBytes: number };
+  rejectedLimits: { maxLength: number; maxAgeMs: number; maxRawBytes: number; metrics: Metrics };
   tracker: StateTracker;
   audit: AuditLog;
   /** Where audit records go once shipped out of Redis; none when `history.store` is `none`. */
@@ -179,7 +179,7 @@ export async function openSharedParts(config: Config, logger: Logger): Promise<S
     notifier,
     alerts,
     replica,
-    rejectedLimits: { maxLength: config.rejectedMaxLength, maxAgeMs: config.rejectedMaxAgeMs, maxRawBytes: config.maxEventBytes },
+    rejectedLimits: { maxLength: config.rejectedMaxLength, maxAgeMs: config.rejectedMaxAgeMs, maxRawBytes: config.maxEventBytes, metrics },
     async close() {
       stopHeapTrim();
       await Promise.all([eventsQueue.close(), actionsQueue.close()]);

@@ -5,6 +5,7 @@ import type { CanonicalEvent } from './canonical-event.js';
 import type { EventItem } from './event-job.js';
 import { DEFAULT_CLOCK_TOLERANCE_MS } from './event-time.js';
 import { DEFAULT_MAX_EVENT_BYTES, limitFrameSize } from './frame-size.js';
+import { readRefusedNote } from './frame-intake.js';
 import { ReorderHold } from './reorder-hold.js';
 
 /** Options of {@link EventIngestor}. */
@@ -117,8 +118,14 @@ export class EventIngestor {
 
   /** Queues a raw frame (a follower keeps it in its window); never blocks. */
   pushFrame(received: string, receivedAt: number): void {
-    const { raw, truncatedBytes } = limitFrameSize(received, this.maxEventBytes);
-    if (truncatedBytes !== undefined)
+    const { raw, truncatedBytes } = limitFrameSize(received, this.maxEventBytes, receivedAt);
+    const refused = truncatedBytes === undefined ? undefined : readRefusedNote(raw);
+    if (refused)
+      this.opts.logger.warn(
+        { bytes: truncatedBytes, reason: refused.reason },
+        'event frame refused: queued as its refusal note, to be kept as rejected',
+      );
+    else if (truncatedBytes !== undefined)
       this.opts.logger.warn(
         { bytes: truncatedBytes, maxEventBytes: this.maxEventBytes },
         'event frame larger than maxEventBytes: its largest fields were replaced by truncation markers',

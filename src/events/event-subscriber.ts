@@ -5,13 +5,20 @@ import WebSocket from 'ws';
 import type { EventsEndpoint } from '../client/client.js';
 import { isConnectionFailure } from '../client/transport.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { framesOfMessage } from './frame-intake.js';
 import { DEFAULT_MAX_FRAME_BYTES } from './frame-size.js';
 
 /** Options of {@link EventSubscriber}. */
 export interface EventSubscriberOptions {
   endpoint: () => EventsEndpoint;
-  /** Called for every text frame, on the socket's read path: must not block. */
+  /**
+   * Called for every frame, on the socket's read path: must not block. A frame refused before
+   * parsing (empty, not UTF-8, nested too deep, not JSON) comes as the note of its refusal
+   * (frame-intake.ts), to be queued like a frame and kept as rejected.
+   */
   onFrame: (raw: string, receivedAt: number) => void;
+  /** Deepest nesting of arrays and objects a frame may have; a deeper one is refused unparsed. Default 64. */
+  maxFrameDepth?: number;
   /** Called after every (re)connect, once the socket is open: the place to resync. */
   onConnected?: () => Promise<void>;
   logger: Logger;
@@ -54,8 +61,8 @@ export class EventSubscriber extends EventEmitter {
   private downSince: number | undefined;
   private downReportedAt = 0;
   private openedOnce = false;
-  private readonly opts: Required<Omit<EventSubscriberOptions, 'onConnected' | 'metrics' | 'onOversized'>> &
-    Pick<EventSubscriberOptions, 'onConnected' | 'metrics' | 'onOversized'>;
+  private readonly opts: Required<Omit<EventSubscriberOptions, 'onConnected' | 'metrics' | 'onOversized' | 'maxFrameDepth'>> &
+    Pick<EventSubscriberOptions, 'onConnected' | 'metrics' | 'onOversized' | 'maxFrameDepth'>;
 
   constructor(opts: EventSubscriberOptions) {
     super();
@@ -102,7 +109,8 @@ export class EventSubscriber extends EventEmitter {
   private connect(): void {
     const endpoint = this.opts.endpoint();
     const { url, options } = endpoint;
-    const socket = new WebSocket(url, { ...options, handshakeTimeout: 10_000, maxPayload: this.opts.maxFrameBytes });
+    // UTF-8 is checked by framesOfMessage, which records a bad frame; `ws` would close the socket (1007) and lose it unrecorded.
+    const socket = new WebSocket(url, { ...options, handshakeTimeout: 10_000, maxPayload: this.opts.maxFrameBytes, skipUTF8Validation: true });
     this.socket = socket;
     let watchdog: NodeJS.Timeout | undefined;
     socket.on('open', () => {
@@ -143,12 +151,16 @@ export class EventSubscriber extends EventEmitter {
     socket.on('ping', () => {
       this.lastHeard = Date.now();
     });
-    socket.on('message', (data, isBinary) => {
+    socket.on('message', (data) => {
       this.lastHeard = Date.now();
       const receivedAt = Date.now();
-      const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
-      // One JSON object per frame, newline-terminated; tolerate several per frame.
-      for (const line of text.split('\n')) if (line.trim()) this.opts.onFrame(line, receivedAt);
+      // Whatever a peer sends must not end the process: a frame is refused and recorded, never thrown.
+      try {
+        for (const frame of framesOfMessage(messageBytes(data), receivedAt, { maxDepth: this.opts.maxFrameDepth }))
+          this.opts.onFrame(frame, receivedAt);
+      } catch (err) {
+        this.opts.logger.error({ err }, 'event frame could not be taken in; dropped (the next resync covers it)');
+      }
     });
     socket.on('error', (err) => {
       // ws refusing a frame over maxPayload (close code 1009): the frame is gone and the daemon does not
@@ -196,4 +208,10 @@ export class EventSubscriber extends EventEmitter {
       this.reconnectTimer = setTimeout(() => this.connect(), delay);
     });
   }
+}
+
+/** A message's bytes as `ws` hands them over (one Buffer; fragments or an ArrayBuffer with another binaryType). */
+function messageBytes(data: WebSocket.RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
 }

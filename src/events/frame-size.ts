@@ -1,3 +1,6 @@
+import { parseBoundedJson } from '../input/json-bounds.js';
+import { refusedFrameNote } from './frame-intake.js';
+
 /** Default largest frame the events WebSocket accepts: 4 MiB (the `ws` default is 100 MiB). */
 export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
 
@@ -43,19 +46,18 @@ const byteSize = (text: string): number => Buffer.byteLength(text);
  * A frame no larger than `maxBytes`: the frame itself when it fits; otherwise its largest fields
  * (of the frame, then of its metadata, then of their nested objects) replaced by
  * `{"truncated": true, "bytes": N}`, largest first, keeping the fields that say what happened
- * (type, timestamp, action, source, name, project, status…). Text that is not JSON is cut to
- * `maxBytes` and marked: the frame schema rejects it, bounded.
+ * (type, timestamp, action, source, name, project, status…). A frame that cannot be parsed safely
+ * (not JSON, not an object, nested deeper than 64 levels) becomes the note of
+ * its refusal ({@link refusedFrameNote}: reason, true size, a bounded sample), which the processor
+ * rejects. Never throws.
  */
-export function limitFrameSize(raw: string, maxBytes = DEFAULT_MAX_EVENT_BYTES): { raw: string; truncatedBytes?: number } {
+export function limitFrameSize(raw: string, maxBytes = DEFAULT_MAX_EVENT_BYTES, receivedAt = Date.now()): { raw: string; truncatedBytes?: number } {
   if (raw.length * 3 <= maxBytes || Buffer.byteLength(raw) <= maxBytes) return { raw };
   const bytes = Buffer.byteLength(raw);
-  let frame: unknown;
-  try {
-    frame = JSON.parse(raw);
-  } catch {
-    return { raw: cutText(raw, maxBytes), truncatedBytes: bytes };
-  }
-  if (!isObject(frame)) return { raw: cutText(raw, maxBytes), truncatedBytes: bytes };
+  const parsed = parseBoundedJson(raw);
+  if (!parsed.ok || !isObject(parsed.value))
+    return { raw: refusedFrameNote(Buffer.from(raw), parsed.ok ? 'not a JSON object' : parsed.problem, receivedAt), truncatedBytes: bytes };
+  const frame = parsed.value;
   const objects = [frame, ...(isObject(frame.metadata) ? [frame.metadata] : [])];
   if (isObject(frame.metadata)) for (const v of Object.values(frame.metadata)) if (isObject(v)) objects.push(v);
   let size = bytes;
@@ -74,7 +76,8 @@ export function limitFrameSize(raw: string, maxBytes = DEFAULT_MAX_EVENT_BYTES):
       } else {
         f.o[f.k] = { truncated: true, bytes: f.size } satisfies TruncatedMarker;
       }
-      size = Buffer.byteLength(JSON.stringify(frame));
+      // The field's own change, not the frame serialised again: a frame of thousands of fields costs one pass, not one per field.
+      size += byteSize(JSON.stringify(f.o[f.k])) - f.size;
     }
   }
   return { raw: JSON.stringify(frame), truncatedBytes: bytes };

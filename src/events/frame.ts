@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { operationSchema } from '../client/envelope.js';
+import { parseBoundedJson } from '../input/json-bounds.js';
+import { readRefusedNote } from './frame-intake.js';
 import { oversizedReason } from './frame-size.js';
 
 /**
@@ -36,14 +38,16 @@ export type OperationFrame = z.infer<typeof operationFrameSchema>;
 /** Result of decoding a raw frame: the frame, or why it was rejected (`lost`: a frame the socket refused, which operators hear of). */
 export type DecodedFrame = { ok: true; frame: Frame } | { ok: false; reason: string; lost?: true };
 
-/** Parses and validates one raw text frame. Never throws. */
+/**
+ * Parses and validates one raw text frame, bounded before it is parsed (64 levels deep). The note
+ * of a frame refused on the way in (frame-intake.ts) is rejected with the refusal's reason. Never throws.
+ */
 export function decodeFrame(raw: string): DecodedFrame {
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch (err) {
-    return { ok: false, reason: `not JSON: ${(err as Error).message}` };
-  }
+  const refused = readRefusedNote(raw);
+  if (refused) return { ok: false, reason: refused.reason };
+  const text = parseBoundedJson(raw);
+  if (!text.ok) return { ok: false, reason: text.problem };
+  const json = text.value;
   const lost = oversizedReason(json);
   if (lost) return { ok: false, reason: lost, lost: true };
   const parsed = frameSchema.safeParse(json);

@@ -79,6 +79,13 @@ export class Metrics {
     labelNames: ['kind'] as const,
     registers: [this.registry],
   });
+  /** Inputs kept in the rejected stream (frames, webhook bodies); `repeat="true"`: the same bytes again, counted on their entry. */
+  readonly rejectedInputs = new Counter({
+    name: 'reflex_rejected_inputs_total',
+    help: 'Malformed or refused inputs (event frames, webhook bodies) kept in the rejected stream; repeat="true": the same bytes as an entry already kept, counted on it',
+    labelNames: ['repeat'] as const,
+    registers: [this.registry],
+  });
 
   /** From the daemon's timestamp of an event to the end of its processing. */
   readonly ingestLag = new Histogram({

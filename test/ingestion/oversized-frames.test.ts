@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { StatusCode } from '../../src/client/status-code.js';
 import { EventArchive } from '../../src/events/event-archive.js';
+import { readRefusedNote } from '../../src/events/frame-intake.js';
 import { limitFrameSize } from '../../src/events/frame-size.js';
 import { keepRejected } from '../../src/events/rejected-events.js';
 import { keySpace } from '../../src/redis/key-space.js';
@@ -49,30 +50,36 @@ describe('a frame too large to keep whole', () => {
     expect(limitFrameSize(raw, 64 * 1024)).toEqual({ raw });
   });
 
-  it('cuts text that is not JSON, so its rejected copy is bounded', () => {
-    const { raw } = limitFrameSize(`{"type":"lifecycle",${'y'.repeat(MB)}`, 64 * 1024);
-    expect(raw.length).toBeLessThan(64 * 1024 + 100);
-    expect(raw).toMatch(/…\[truncated: \d+ bytes\]$/);
+  it('refuses text that is not JSON: its note keeps the reason, the true size and a bounded sample', () => {
+    const text = `{"type":"lifecycle",${'y'.repeat(MB)}`;
+    const { raw } = limitFrameSize(text, 64 * 1024);
+    expect(raw.length).toBeLessThan(8 * 1024);
+    expect(readRefusedNote(raw)).toMatchObject({ reason: expect.stringMatching(/^not JSON: /), bytes: Buffer.byteLength(text), encoding: 'utf8' });
+    expect(text.startsWith(readRefusedNote(raw)!.sample)).toBe(true);
   });
 });
 
 describe('the rejected stream', () => {
   const redis = redisClient();
 
-  it('keeps each rejected input cut to maxEventBytes, with its size, and audits it once', async () => {
+  it('keeps each rejected input once, cut to maxEventBytes, with its true size and how often it came, and audits it once', async () => {
     const prefix = uniquePrefix('rejected');
     const keys = keySpace(prefix);
     const audit = new AuditLog(redis, keys.audit);
     const input = { target: 't', reason: 'not JSON', raw: `{${'z'.repeat(5 * MB)}`, hash: 'h1', receivedAt: Date.now() };
     expect(await keepRejected(redis, keys.rejected, audit, input, { maxRawBytes: 64 * 1024 })).toBe(true);
-    expect(await keepRejected(redis, keys.rejected, audit, input, { maxRawBytes: 64 * 1024 }), 'the same input again: kept, not audited again').toBe(
-      false,
-    );
+    expect(
+      await keepRejected(redis, keys.rejected, audit, input, { maxRawBytes: 64 * 1024 }),
+      'the same input again: counted, not audited again',
+    ).toBe(false);
     const rows = (await redis.xrange(keys.rejected, '-', '+')) as [string, string[]][];
-    expect(rows).toHaveLength(2);
-    const raw = rows[0]![1][rows[0]![1].indexOf('raw') + 1]!;
-    expect(raw.length).toBeLessThan(64 * 1024 + 100);
-    expect(raw).toMatch(new RegExp(`…\\[truncated: ${5 * MB + 1} bytes\\]$`));
+    expect(rows, 'one entry for the same bytes').toHaveLength(1);
+    const field = (name: string) => rows[0]![1][rows[0]![1].indexOf(name) + 1]!;
+    expect(field('raw').length).toBeLessThan(64 * 1024 + 100);
+    expect(field('raw')).toMatch(new RegExp(`…\\[truncated: ${5 * MB + 1} bytes\\]$`));
+    expect(field('bytes')).toBe(String(5 * MB + 1));
+    expect(field('repeats')).toBe('2');
+    expect(field('firstSeen')).toBe(String(input.receivedAt));
     const left = await redis.keys(`*${prefix}*`);
     // One key a call: on a Redis Cluster the keys lie in different slots.
     await Promise.all(left.map((k) => redis.del(k)));

@@ -19,6 +19,8 @@ export interface EventProxy {
   setHook(hook: FrameHook | undefined): void;
   /** Sends a raw frame to every connected client. */
   inject(raw: string): void;
+  /** Sends bytes as they are, as a binary message or (`binary: false`) as a text message whatever they hold (invalid UTF-8 included). */
+  injectBytes(data: Buffer, binary: boolean): void;
   /** Cuts every event socket, both sides, without a close frame. */
   cut(): void;
   /** While on, event-socket upgrades are refused (the server looks down to the client). */
@@ -92,6 +94,9 @@ export async function startEventProxy(upstreamSocket: string): Promise<EventProx
     setHook: (h) => (hook = h),
     inject: (raw) => {
       for (const p of pairs) if (p.down.readyState === WebSocket.OPEN) p.down.send(raw);
+    },
+    injectBytes: (data, binary) => {
+      for (const p of pairs) if (p.down.readyState === WebSocket.OPEN) p.down.send(data, { binary });
     },
     cut: () => {
       for (const p of [...pairs]) {
