@@ -44,6 +44,12 @@ export const alertSchema = z.object({
   /** Link to the audit trail entry, when an audit URL base is configured. */
   auditUrl: z.string().optional(),
   labels: z.record(z.string(), z.string()).default({}),
+  /**
+   * A notice: about a moment (one frame, already handled), not a condition that lasts. It is shown
+   * firing in one message and then resolves by itself (the group's next message says so), so it
+   * never stays firing. Default: a condition, resolved by whoever raised it.
+   */
+  notice: z.boolean().optional(),
   /** ISO times the condition started and (when resolved) ended. */
   startsAt: z.string(),
   endsAt: z.string().optional(),

@@ -5,6 +5,8 @@ import { alertFingerprint, toAlert, type Alert, type AlertChange, type AlertInpu
 export const actionFailedKind = 'action-failed';
 /** The kind of the alert raised when a crash loop puts an instance in quarantine. */
 export const crashLoopKind = 'crash-loop';
+/** The kind of the notice raised when the daemon contradicts a stop event (no such instance, not down, another instance). */
+export const contradictedKind = 'event.contradicted';
 
 /**
  * The audit record of an alert raised or resolved (type `alert`): the alert's place, kind,

@@ -4,7 +4,7 @@ import { groupCommitFor, GroupCommit } from '../redis/group-commit.js';
 import { LuaScript } from '../redis/script.js';
 
 /** What the processor made of an archived event. */
-export type ArchiveOutcome = 'processed' | 'stale' | 'unchanged' | 'duplicate' | 'corrected';
+export type ArchiveOutcome = 'processed' | 'stale' | 'unchanged' | 'duplicate' | 'corrected' | 'contradicted';
 
 /** Options of {@link EventArchive}. */
 export interface EventArchiveOptions {

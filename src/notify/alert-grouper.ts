@@ -145,6 +145,20 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1`;
 
+// Resolves notices a message showed: in the group (only if no replica raised it again since), the
+// stored alert and the set of firing ones. KEYS[1] group, KEYS[2] firing set, KEYS[3..] the alerts;
+// ARGV per notice: fingerprint, the group's entry as flushed, the resolved entry.
+const endNoticesScript = `
+for i = 3, #KEYS do
+  local a = (i - 3) * 3
+  if redis.call('HGET', KEYS[1], ARGV[a + 1]) == ARGV[a + 2] then
+    redis.call('HSET', KEYS[1], ARGV[a + 1], ARGV[a + 3])
+    redis.call('SET', KEYS[i], ARGV[a + 3], 'KEEPTTL')
+    redis.call('ZREM', KEYS[2], ARGV[a + 1])
+  end
+end
+return 0`;
+
 /** Lifetime of a group's flush lock: renewed while the flush runs, so only a dead flusher's lapses. */
 const flushLockMs = 10_000;
 
@@ -249,6 +263,7 @@ export class AlertGrouper {
         m.pexpire(this.keys.notified(groupKey), logTtl);
         m.set(this.keys.lastSent(groupKey), String(now), 'PX', logTtl);
         await m.exec();
+        await this.endNotices(groupKey, state.alerts, decision.alerts, now);
       } else {
         // A muted alert is out of the receiver's view of the group, as a message would have left it
         // (see openForReceiver); it is sent as new if it still fires when its silence ends.
@@ -274,6 +289,26 @@ export class AlertGrouper {
     } finally {
       await held.release();
     }
+  }
+
+  /**
+   * The notices a message has just shown firing resolve (see `notice` on the alert): the group's
+   * next flush sends them resolved, and the board no longer lists them. One raised again since the
+   * group was read is left firing for its own message.
+   */
+  private async endNotices(groupKey: string, stored: { alert: Alert; raw: string }[], shown: Alert[], now: number): Promise<void> {
+    const fingerprints = new Set(shown.filter((a) => a.notice && a.status === 'firing').map((a) => a.fingerprint));
+    const ended = stored.filter((s) => fingerprints.has(s.alert.fingerprint));
+    if (ended.length === 0) return;
+    const endsAt = new Date(now).toISOString();
+    await this.redis.eval(
+      endNoticesScript,
+      2 + ended.length,
+      this.keys.group(groupKey),
+      this.keys.active,
+      ...ended.map((s) => this.keys.alert(s.alert.fingerprint)),
+      ...ended.flatMap((s) => [s.alert.fingerprint, s.raw, JSON.stringify({ ...s.alert, status: 'resolved', endsAt })]),
+    );
   }
 
   private async enqueue(job: FlushJob, delayMs: number): Promise<void> {

@@ -4,7 +4,7 @@ import { getMany, setMany } from '../redis/get-many.js';
 import { GroupCommit } from '../redis/group-commit.js';
 import { isProbeEcho } from '../probes/probe-echo.js';
 import type { Logger } from 'pino';
-import { Alerts, crashLoopKind } from '../alerts/alerts.js';
+import { actionFailedKind, Alerts, contradictedKind, crashLoopKind } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import { isApiStatus } from '../client/api-error.js';
@@ -24,7 +24,7 @@ import { keepRejected, type RejectedLimits } from '../events/rejected-events.js'
 import type { StateTracker } from '../events/state-tracker.js';
 import { StatusSettler, type Settled } from '../events/status-settler.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { InstanceAlerts, RuleResponse } from '../notify/instance-alerts.js';
+import { instanceAlertKinds, type InstanceAlerts, type RuleResponse } from '../notify/instance-alerts.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { Decision, RuleEngine } from '../rules/engine.js';
 import type { ActionGate } from './action-gate.js';
@@ -32,6 +32,7 @@ import { actionJobOptions, type ActionJob } from '../actions/action-job.js';
 import { CrashLoopBudget } from './crash-loop-budget.js';
 import { identityOf } from './instance-identity.js';
 import type { PendingActions } from './pending-actions.js';
+import { StopConfirmation, type StopVerdict } from './stop-confirmation.js';
 
 /** What the event processor needs. */
 export interface EventProcessorDeps {
@@ -49,8 +50,11 @@ export interface EventProcessorDeps {
   /** Delayed action jobs per instance: an operator's transition cancels them. */
   pending: PendingActions;
   logger: Logger;
-  /** Raises the alerts of events (crash-loop quarantine, storm, a future-dated or oversized frame). Default: audited only. */
-  alerts?: Pick<Alerts, 'raise'>;
+  /**
+   * Raises the alerts of events (crash-loop quarantine, storm, a future-dated or oversized frame, a
+   * stop the daemon contradicts) and resolves those of a name that no longer exists. Default: audited only.
+   */
+  alerts?: Pick<Alerts, 'raise' | 'resolveFiring'>;
   /** Raises an alert per crash or Error and resolves it when the instance runs again; none: no such alerts. */
   instanceAlerts?: Pick<InstanceAlerts, 'observe'>;
   /** Attempts per action job (first try included). Default 5. */
@@ -67,13 +71,15 @@ export interface EventProcessorDeps {
   maxEventBytes?: number;
   /** Count and age bounds of the rejected stream. Default 10 000 entries, 7 days. */
   rejected?: Pick<RejectedLimits, 'maxLength' | 'maxAgeMs'>;
+  /** How long a stop of an instance that still reads as up is re-read before it is called contradicted. Default 2 000 ms. */
+  stopSettleMs?: number;
 }
 
 /** How long an event stays known as processed, so a duplicate or a redelivered batch skips it. */
 const DONE_TTL_MS = 10 * 60_000;
 
 /** What became of one event (returned for tests and metrics). */
-export type ProcessResult = 'rejected' | 'ignored' | 'stale' | 'unchanged' | 'duplicate' | 'processed';
+export type ProcessResult = 'rejected' | 'ignored' | 'stale' | 'unchanged' | 'duplicate' | 'processed' | 'contradicted';
 
 /** An event of a batch, decoded, waiting for its turn. */
 type Prepared = { item?: EventItem; raw: unknown; hash: string; event?: CanonicalEvent; rejected?: string; lost?: true; futureTimestamp?: string };
@@ -96,13 +102,15 @@ export class EventProcessor {
   private readonly doneMarks: GroupCommit<string, void>;
   private readonly startFailures: StartFailures;
   private readonly settler: StatusSettler;
+  private readonly stops: StopConfirmation;
 
-  private readonly alerts: Pick<Alerts, 'raise'>;
+  private readonly alerts: Pick<Alerts, 'raise' | 'resolveFiring'>;
 
   constructor(private readonly deps: EventProcessorDeps) {
     this.alerts = deps.alerts ?? new Alerts({ audit: deps.audit });
     this.startFailures = new StartFailures(deps.redis, deps.keys);
     this.settler = new StatusSettler({ ...deps, startFailures: this.startFailures, readInstance: (ref) => this.readInstance(ref) });
+    this.stops = new StopConfirmation({ readInstance: (ref) => this.readInstance(ref), settleMs: deps.stopSettleMs });
     this.doneMarks = new GroupCommit<string, void>(async (keys) => {
       await setMany(deps.redis, keys, '1', DONE_TTL_MS);
       return [];
@@ -213,12 +221,18 @@ export class EventProcessor {
     if (p.futureTimestamp !== undefined) await this.futureTimestamp(event, p.futureTimestamp);
 
     let settled: Settled = 'processed';
+    // The instance as read to confirm a stop: the rules decide on that read instead of reading again.
+    let confirmed: { instance: Instance } | undefined;
     if (event.kind === 'instance.status') {
       settled = await this.settler.settle(event);
       if (settled !== 'processed' && settled !== 'corrected') {
         await this.deps.archive?.append(event, settled);
         return settled;
       }
+      // Every path by which a stop counts as a crash (the rules, the gate's budget, the crash alert) comes after this.
+      const verdict = await this.stops.confirm(event);
+      if (verdict.checked && !verdict.confirmed) return this.contradicted(event, verdict);
+      if (verdict.checked) confirmed = { instance: verdict.instance };
     }
     // An operation names its instances in resources; rules act on the first (state changes touch one).
     const instanceName = 'instance' in event ? event.instance : event.kind === 'operation.status' ? event.instances[0] : undefined;
@@ -239,12 +253,13 @@ export class EventProcessor {
     if (event.kind === 'operation.status' && ref) await this.startFailures.observe(ref, event, this.deps.ownOperations);
     if (event.kind === 'lifecycle' && event.action === 'instance-renamed' && ref && typeof event.context?.old_name === 'string')
       await this.renamed({ ...ref, instance: event.context.old_name }, ref, event.id);
+    if (event.kind === 'lifecycle' && event.action === 'instance-deleted' && ref && !(await this.readInstance(ref))) await this.endIncidents(ref);
 
     const responses: RuleResponse[] = [];
     // Read once: a reload during this event's awaits must not give it half the old rules, half the new.
     const engine = typeof this.deps.engine === 'function' ? this.deps.engine() : this.deps.engine;
     if (engine.isRelevant(event) && !(event.kind === 'lifecycle' && ref && (await this.deps.ownOperations.ownExec(ref, event)))) {
-      const instance = ref ? await this.readInstance(ref) : undefined;
+      const instance = confirmed ? confirmed.instance : ref ? await this.readInstance(ref) : undefined;
       // An alert does not say which cluster member runs the instance; the read does, and storm
       // control, scope.locations and the re-check's evacuation check key on it.
       if (event.kind === 'alert' && instance?.location) event.location = instance.location;
@@ -279,6 +294,66 @@ export class EventProcessor {
     if (event.kind === 'instance.status' && ref) await this.failedStart(event, ref);
     await this.deps.instanceAlerts?.observe(event, responses);
     return 'processed';
+  }
+
+  /**
+   * A stop the daemon contradicts (no such instance, not down, another instance under the name):
+   * recorded and alerted as suspicious, never spent. The tracker takes the daemon's word instead of
+   * the frame's, nothing reaches the rules (no budget, no back-off, no action) and no crash alert is
+   * raised; the alert is a notice, shown once and resolved. A name that exists nowhere also ends the
+   * incident alerts still firing for it: no recovery will ever come to resolve them.
+   */
+  private async contradicted(event: InstanceStatusEvent, verdict: Extract<StopVerdict, { confirmed: false }>): Promise<'contradicted'> {
+    const { audit, tracker, logger } = this.deps;
+    const ref: InstanceRef = { target: event.target, project: event.project, instance: event.instance };
+    const summary = `${verdict.summary}; not counted as a crash: no restart spent, no action, no crash alert`;
+    logger.warn({ instance: event.instance, event: event.id, contradiction: verdict.contradiction }, 'stop event contradicted by the daemon');
+    await Promise.all([
+      this.deps.archive?.append(event, 'contradicted'),
+      audit.append(
+        {
+          type: 'event',
+          correlationId: event.id,
+          target: event.target,
+          instance: event.instance,
+          summary,
+          contradicted: verdict.contradiction,
+          event,
+        },
+        { once: `event:${event.id}` },
+      ),
+    ]);
+    // The tracker took the frame's stop while settling it: the daemon's word replaces it, at least as new as the frame.
+    if (verdict.instance)
+      await tracker.update(ref, verdict.instance.status_code, Math.max(Date.now(), Date.parse(event.timestamp) || 0), {
+        source: 'read',
+        eventId: `${event.id}:contradicted`,
+      });
+    else await tracker.forget(ref);
+    const alert = {
+      kind: contradictedKind,
+      severity: 'warning',
+      summary: `${event.instance}: ${summary} (a forged or stale frame?)`,
+      target: event.target,
+      project: event.project,
+      instance: event.instance,
+      ...(event.location && event.location !== 'none' ? { member: event.location } : {}),
+      correlationId: event.id,
+      notice: true,
+    } as const;
+    await this.alerts.raise(alert, { once: `contradicted:${event.id}`, record: { contradicted: verdict.contradiction } });
+    if (verdict.contradiction === 'gone') await this.endIncidents(ref);
+    return 'contradicted';
+  }
+
+  /**
+   * The incident alerts still firing for a name that no longer exists (crashed, Error, failed
+   * start, action failed, crash loop) resolve: no Running will ever come to end them. Called when
+   * the daemon answers 404 for the name, never on a frame's word alone.
+   */
+  private async endIncidents(ref: InstanceRef): Promise<void> {
+    const gone = { summary: `${ref.instance} does not exist any more (the daemon answers 404)`, outcome: 'gone' };
+    for (const kind of [...Object.values(instanceAlertKinds), actionFailedKind, crashLoopKind]) await this.alerts.resolveFiring(kind, ref, gone);
   }
 
   /**

@@ -36,7 +36,8 @@ describe('storm control', () => {
   it('remediates every one of 12 instances crashing at once on one member, in whatever order their events arrive', async () => {
     const sim = await startSimulator({ instances: 0 });
     const names = Array.from({ length: 12 }, (_, i) => `c${String(i + 1).padStart(2, '0')}`);
-    for (const name of names) sim.controls.addInstance({ name, config: { 'user.reflex.autorestart': 'true' } });
+    // Crashed for real: a stop counts as a crash only when the daemon reads the instance down.
+    for (const name of names) sim.controls.addInstance({ name, status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
     const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
     const { rules } = await loadRules(resolve('rules'));
     const connection = redisClient();

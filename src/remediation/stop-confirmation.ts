@@ -1,0 +1,134 @@
+import type { Instance } from '../client/instance.js';
+import { StatusCode } from '../client/status-code.js';
+import type { CanonicalEvent, InstanceStatusEvent } from '../events/canonical-event.js';
+import type { InstanceRef } from '../redis/key-space.js';
+import { describeIdentity, identityOf } from './instance-identity.js';
+
+/** Why the daemon contradicts a stop: the name names no instance, the instance is not down, or it is another instance than the event's. */
+export type Contradiction = 'gone' | 'not-down' | 'another-instance';
+
+/** What the daemon says of a stop event. */
+export type StopVerdict =
+  /** Not a stop that would count as a crash: nothing was read. */
+  | { checked: false }
+  /** The daemon agrees: the instance as read (the rules decide on it). */
+  | { checked: true; confirmed: true; instance: Instance }
+  /** The daemon disagrees: why, one line saying so, and the instance as last read (none when gone). */
+  | { checked: true; confirmed: false; contradiction: Contradiction; summary: string; instance?: Instance };
+
+/** What confirming a stop needs. */
+export interface StopConfirmationDeps {
+  /** Reads the instance now through the target's client; undefined when the daemon answers 404. */
+  readInstance(ref: InstanceRef): Promise<Instance | undefined>;
+  /**
+   * How long an instance that still reads as up is read again before the stop is called
+   * contradicted: a daemon may report the stop before its status says Stopped. Default 2 000 ms.
+   */
+  settleMs?: number;
+  /** Waits between reads (tests). Default: a timer. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** First pause between reads of an instance that still reads as up; doubled each time, within {@link StopConfirmationDeps.settleMs}. */
+const FIRST_REREAD_MS = 100;
+
+/** Statuses in which a stop is true: the instance is down. */
+const down = new Set<number>([StatusCode.Stopped, StatusCode.Error]);
+
+/**
+ * Whether an event would count as a crash (spend the crash-loop budget, raise the crash alert,
+ * queue a remediation) if believed: a stop or Error from the stream with nobody's request behind
+ * it. A resync's event is a read of the daemon already, and an operator's or Reflex's own stop is
+ * no crash: neither is checked.
+ */
+export function countsAsCrash(event: CanonicalEvent): event is InstanceStatusEvent {
+  return event.kind === 'instance.status' && !event.synthetic && down.has(event.to) && (event.intent === 'unrequested' || event.intent === 'unknown');
+}
+
+/**
+ * Believe the daemon, not the frame: before a stop counts as a crash it is checked against the
+ * instance as the daemon has it. Anyone who can write to the events socket (or a replayed,
+ * stale frame) could otherwise make Reflex spend a crash-loop restart on a running instance, or
+ * raise a crash alert for a name that exists nowhere, which no recovery would ever resolve.
+ *
+ * The stop is confirmed when the instance exists, is the instance the event is about (created
+ * before the event, on the member that sent it) and is down (Stopped or Error). One read for the
+ * stops that would count (the rules decide on that read, so it costs no extra call); an instance
+ * that still reads as up is read again for up to `settleMs` before the stop is called
+ * contradicted, since a real stop may be reported before the daemon's status catches up.
+ */
+export class StopConfirmation {
+  private readonly settleMs: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly deps: StopConfirmationDeps) {
+    this.settleMs = deps.settleMs ?? 2_000;
+    this.sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  async confirm(event: CanonicalEvent): Promise<StopVerdict> {
+    if (!countsAsCrash(event)) return { checked: false };
+    const ref = { target: event.target, project: event.project, instance: event.instance };
+    const deadline = Date.now() + this.settleMs;
+    for (let pause = FIRST_REREAD_MS; ; pause *= 2) {
+      const instance = await this.deps.readInstance(ref);
+      const verdict = judge(event, instance);
+      // Only "not down yet" can change by waiting, and not when the instance was started after the event.
+      if (verdict.confirmed || verdict.contradiction !== 'not-down' || startedAfter(event, instance!)) return verdict;
+      const left = deadline - Date.now();
+      if (left <= 0) return verdict;
+      await this.sleep(Math.min(pause, left));
+    }
+  }
+}
+
+/** The daemon's answer on one read. */
+function judge(event: InstanceStatusEvent, instance: Instance | undefined): Extract<StopVerdict, { checked: true }> {
+  const what = `${event.action ?? 'stop'} of ${event.instance} at ${event.timestamp}`;
+  if (!instance)
+    return {
+      checked: true,
+      confirmed: false,
+      contradiction: 'gone',
+      summary: `contradicted by the daemon: ${what}, but no instance ${event.instance} exists in project ${event.project} (404)`,
+    };
+  const createdAt = identityOf(instance).createdAt;
+  if (createdAt !== undefined && Date.parse(createdAt) > Date.parse(event.timestamp))
+    return {
+      checked: true,
+      confirmed: false,
+      contradiction: 'another-instance',
+      instance,
+      summary: `contradicted by the daemon: ${what}, but the instance under that name now was created after it (${describeIdentity(identityOf(instance))}, created ${createdAt}): the event is not about it`,
+    };
+  const member = memberOf(event.location);
+  const location = memberOf(instance.location);
+  if (member && location && member !== location)
+    return {
+      checked: true,
+      confirmed: false,
+      contradiction: 'another-instance',
+      instance,
+      summary: `contradicted by the daemon: ${what} from cluster member ${member}, but ${event.instance} is on ${location}`,
+    };
+  if (down.has(instance.status_code)) return { checked: true, confirmed: true, instance };
+  const since = startedAfter(event, instance) ? `, started again at ${instance.last_used_at} (after the event)` : '';
+  return {
+    checked: true,
+    confirmed: false,
+    contradiction: 'not-down',
+    instance,
+    summary: `contradicted by the daemon: ${what}, but ${event.instance} is ${instance.status} (${instance.status_code})${since}`,
+  };
+}
+
+/** Whether the daemon's `last_used_at` (its last start) is after the event: a later start, not a stop still settling. */
+function startedAfter(event: InstanceStatusEvent, instance: Instance): boolean {
+  const at = instance.last_used_at ? Date.parse(instance.last_used_at) : Number.NaN;
+  return at > Date.parse(event.timestamp);
+}
+
+/** A cluster member's name; undefined on a standalone server (`none`, empty). */
+function memberOf(location: string | undefined): string | undefined {
+  return location && location !== 'none' ? location : undefined;
+}
