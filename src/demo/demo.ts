@@ -7,6 +7,7 @@ import { parseTarget } from '../client/target.js';
 import { parseConfig } from '../config/config.js';
 import { keySpace } from '../redis/key-space.js';
 import { connectRedis } from '../redis/connect.js';
+import { scanKeys } from '../redis/scan-keys.js';
 import { freePort } from '../redis/free-port.js';
 import { startPrivateRedis, type PrivateRedis } from '../redis/private-redis.js';
 import { startSimulator } from '../simulator/simulator.js';
@@ -72,6 +73,14 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
     c.addInstance({ name: 'batch-1', config: {} });
 
     const prefix = `demo-${randomUUID().slice(0, 8)}`;
+    // Someone else's Redis is left as it was found: every key the demo wrote under its prefix goes
+    // once Reflex and the feed are stopped (pushed before they start, so it runs after they stop).
+    if (opts.redisUrl)
+      stops.push(() =>
+        forgetPrefix(redisUrl, prefix).catch(
+          (err: unknown) => void say(`!!! the demo's keys (${prefix}:…) stay in that Redis: ${(err as Error).message}`),
+        ),
+      );
     const target = `unix://${sim.socketPath}`;
     // A port of its own: a `reflex run` (or another demo) on this host may hold the default 9464.
     const httpPort = await freePort();
@@ -85,6 +94,8 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
       logLevel: 'warn',
       httpPort,
       typecheckRules: false,
+      // The demo's trail is shown as it happens and gone with it: nothing written to disk.
+      history: { store: 'none' },
     });
     const summary: DemoSummary = { remediations: [], leftAlone: [], quarantined: [], alerts: [], records: 0 };
     // The example receiver: a signed webhook on 127.0.0.1 that prints what a chat channel would get.
@@ -145,6 +156,16 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
     return summary;
   } finally {
     await stopAll();
+  }
+}
+
+/** Deletes every key of `prefix` (`<prefix>:…` and the hash-tagged `{<prefix>:…}…`). */
+async function forgetPrefix(redisUrl: string, prefix: string): Promise<void> {
+  const redis = await connectRedis(redisUrl);
+  try {
+    for (const pattern of [`${prefix}:*`, `{${prefix}:*`]) for await (const key of scanKeys(redis, pattern)) await redis.unlink(key);
+  } finally {
+    redis.disconnect();
   }
 }
 
