@@ -185,6 +185,30 @@ describe('verification of a files history store edited by hand', { timeout: 60_0
     expect(reason).toContain(`${cut.length} bytes`);
   });
 
+  it('says a segment compressed again without an edit was rewritten outside the store, though its records match', async () => {
+    const s = await shippedStore();
+    const lines = s.lines();
+    s.edit((texts) => texts);
+
+    const result = await s.verify();
+    expect(result).toMatchObject({ ok: false, badId: lines[0]!.id, mismatches: 1 });
+    const reason = !result.ok ? result.reason : '';
+    expect(reason).toContain(`segment ${s.segment.file}: it was rewritten outside the store`);
+    expect(reason).toContain('each of its records matches its hash and chain');
+  });
+
+  it('says a segment file deleted behind the manifest is missing, with the records its checkpoint held', async () => {
+    const s = await shippedStore();
+    const lines = s.lines();
+    rmSync(s.path);
+
+    const result = await s.verify();
+    expect(result).toMatchObject({ ok: false, badId: lines[0]!.id, segment: s.segment.file });
+    const reason = !result.ok ? result.reason : '';
+    expect(reason).toContain(`segment ${s.segment.file}: it is missing: it was deleted`);
+    expect(reason).toContain(`held ${s.segment.count} records, ${lines[0]!.id} to ${lines.at(-1)!.id}`);
+  });
+
   it('reports an edited segment through `reflex audit verify`, as an operator runs it', async () => {
     const s = await shippedStore();
     const i = 5;

@@ -168,26 +168,29 @@ class SegmentRead {
     }
   }
 
-  /** Reading stopped at `err`: the segment is missing, cut or corrupt, and this is how far it could be read. */
+  /** Reading stopped at `err`: the segment is missing, cut, corrupt or unreadable, and this is how far it was read. */
   unreadable(err: NodeJS.ErrnoException, fileBytes: number | undefined): void {
     this.stopped = err;
     const { s, last } = this;
-    const readable = `${this.records} of its ${s.count} records were readable`;
-    const size = `the file has ${fileBytes} bytes where its checkpoint committed ${s.bytes}`;
+    const badId = last?.id ?? s.firstId;
+    const after = last ? ` after line ${last.line} (record ${last.id})` : ' before its first record';
+    const size =
+      fileBytes === undefined
+        ? `its checkpoint committed ${s.bytes} bytes`
+        : `the file has ${fileBytes} bytes where its checkpoint committed ${s.bytes}`;
     if (err.code === 'ENOENT') {
       this.miss({
-        badId: s.firstId,
+        badId,
         why: `it is missing: it was deleted (its checkpoint says it held ${s.count} records, ${s.firstId} to ${s.lastId})`,
       });
     } else if (err.code === 'Z_BUF_ERROR') {
-      const after = last ? ` after line ${last.line} (record ${last.id})` : ' before its first record';
-      this.miss({ badId: last?.id ?? s.firstId, why: `is cut${after}: its gzip stream ends there; ${readable}; ${size}` });
+      const readable = `${this.records} of its ${s.count} records were readable`;
+      this.miss({ badId, why: `is cut${after}: its gzip stream ends there; ${readable}; ${size}` });
     } else {
-      const after = last ? ` after line ${last.line} (record ${last.id})` : ' before its first record';
-      this.miss({
-        badId: last?.id ?? s.firstId,
-        why: `is corrupt${after}: its gzip stream cannot be read on (${err.message}); ${readable}; ${size}`,
-      });
+      // zlib drops what it decoded from the input chunk it fails in: the count is of the records read before that chunk.
+      const read = `${this.records} of its ${s.count} records were read before it`;
+      const what = err.code?.startsWith('Z_') ? 'is corrupt' : 'cannot be read';
+      this.miss({ badId, why: `${what}${after}: ${err.message}; ${read}; ${size}` });
     }
   }
 }
@@ -273,7 +276,7 @@ export async function verifySegments(dir: string, segments: readonly SegmentChec
   if (!first) return { ok: true, records, firstId: segments[0]?.firstId, headId: before?.lastId, headHash: before?.lastHash };
   const { m } = first;
   const hashes = m.expectedHash !== undefined ? ` (expected hash ${m.expectedHash}, found ${m.foundHash})` : '';
-  const sep = m.why.startsWith('is ') ? ' ' : ': ';
+  const sep = /^(is|cannot) /.test(m.why) ? ' ' : ': ';
   return {
     ok: false,
     records: first.records,
