@@ -22,3 +22,10 @@ describe('canonical JSON of audit records', () => {
     );
   });
 });
+
+describe('canonical JSON of a record read back from outside', () => {
+  it('serialises a value nested 100 000 deep without overflowing the stack (a tampered file or export)', () => {
+    const deep = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`) as unknown;
+    expect(canonicalJson(deep)).toBe(`${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+  });
+});
