@@ -24,7 +24,8 @@ export async function startWorkerRoot(s: SharedParts): Promise<RoleRoot> {
     const silences = new Silences(redis, keys.silences);
     // Audit records leave Redis for the history store before retention trims them (one replica ships);
     // /readyz reads the store and how this process's last shipment went.
-    const health = s.history && new HistoryHealth(s.history, { onVerdict: (v) => metrics.historyStoreUp.set(v.up ? 1 : 0) });
+    const health =
+      s.history && new HistoryHealth(s.history, { onVerdict: (v) => metrics.historyStoreUp.set({ store: s.history!.kind }, v.up ? 1 : 0) });
     stops.add(
       await startHistoryShipping({
         redis,

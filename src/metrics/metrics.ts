@@ -270,10 +270,11 @@ export class Metrics {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
-  /** Set by the `history` readiness check, which each scrape runs: absent without a history store or the worker role. */
+  /** Set by the `history` readiness check, which each scrape runs: absent without a history store or the worker role (the label keeps it so). */
   readonly historyStoreUp = new Gauge({
     name: 'reflex_history_store_up',
-    help: '1 while the configured history store answers (and takes the records this process ships), 0 while it fails',
+    help: '1 while the configured history store answers (and takes the records this process ships), 0 while it fails, by store (files, postgres)',
+    labelNames: ['store'] as const,
     registers: [this.registry],
     collect: async () => void (await this.readHealth()),
   });

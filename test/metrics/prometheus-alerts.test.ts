@@ -57,6 +57,8 @@ describe.skipIf(!installed)('the shipped Prometheus alerts', () => {
         'ReflexRuleThrowing',
         'ReflexActionsFailing',
         'ReflexHistoryStoreFailing',
+        'ReflexHistoryStoreDown',
+        'ReflexRedisWritesRefused',
         'ReflexRedisMemoryHigh',
         'ReflexRedisMemoryCritical',
         'ReflexProbeUnhealthyNotRemediated',
