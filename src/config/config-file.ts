@@ -1,10 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { ReflexError } from '../errors/reflex-error.js';
+import { valueDepth } from '../input/json-bounds.js';
 import type { ConfigInput } from './config.js';
 
 /** The configuration file read when none is named and it exists (the system-wide install, docs/install-debian.md). */
 export const DEFAULT_CONFIG_FILE = '/etc/reflex/config.yaml';
+/** Largest configuration file read: 1 MiB (a full one is a few kilobytes). */
+const MAX_CONFIG_FILE_BYTES = 1024 * 1024;
+/** Deepest nesting of a configuration file (the schema's is 5). */
+const MAX_CONFIG_DEPTH = 32;
+
 /** The rules folder of an installed service (docs/install-debian.md). */
 export const SERVICE_RULES_DIR = '/etc/reflex/rules';
 
@@ -38,15 +44,27 @@ export function readConfigFile(path: string): ConfigInput {
   } catch (err) {
     throw new ReflexError('CONFIG_INVALID', `cannot read config file ${path}: ${(err as Error).message}`, { cause: err });
   }
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_CONFIG_FILE_BYTES)
+    throw new ReflexError('CONFIG_INVALID', `config file ${path} is ${bytes} bytes, more than ${MAX_CONFIG_FILE_BYTES}: not a configuration`);
+  // The YAML parser recurses, and flow collections some thousands deep end the process (out of
+  // memory building its error), not in an error: bracket depth is measured first on the text.
+  // Block nesting needs a line per level and is caught by the parser within the size bound.
+  if (bracketDepth(text, MAX_CONFIG_DEPTH) > MAX_CONFIG_DEPTH)
+    throw new ReflexError('CONFIG_INVALID', `config file ${path}: [ and { nested deeper than ${MAX_CONFIG_DEPTH} levels`);
   let value: unknown;
   try {
-    value = parseYaml(text, { logLevel: 'error' });
+    // An alias expands to a copy of its node: a few dozen nested ones make billions of nodes, so they are counted.
+    value = parseYaml(text, { logLevel: 'error', maxAliasCount: 100 });
   } catch (err) {
     // The parser's message quotes the offending line, which may hold a secret: say where, not what.
     const e = err as { code?: string; linePos?: { line: number; col: number }[] };
     const where = e.linePos?.[0] ? ` at line ${e.linePos[0].line}, column ${e.linePos[0].col}` : '';
     throw new ReflexError('CONFIG_INVALID', `config file ${path} is not valid YAML/JSON: ${e.code ?? 'syntax error'}${where}`);
   }
+  // The schema and --print-config walk the value recursively: it is bounded first, without recursion.
+  if (valueDepth(value, MAX_CONFIG_DEPTH) > MAX_CONFIG_DEPTH)
+    throw new ReflexError('CONFIG_INVALID', `config file ${path} is nested deeper than ${MAX_CONFIG_DEPTH} levels (or an alias refers to itself)`);
   if (value === null || value === undefined) return {};
   if (typeof value !== 'object' || Array.isArray(value))
     throw new ReflexError(
@@ -54,4 +72,20 @@ export function readConfigFile(path: string): ConfigInput {
       `config file ${path}: expected a mapping of settings, got ${Array.isArray(value) ? 'a list' : typeof value}`,
     );
   return value as ConfigInput;
+}
+
+/**
+ * How deeply `[` and `{` nest in a text, given up past `stopAt`. Quotes and comments are not
+ * skipped (YAML has three kinds of each): a bracket in a string counts too, which only errs on the
+ * safe side, and no quoting can hide a flow collection from it.
+ */
+function bracketDepth(text: string, stopAt: number): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length && deepest <= stopAt; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
+  }
+  return deepest;
 }

@@ -13,6 +13,7 @@ import { dashboardAuth } from './dashboard-auth.js';
 import type { DashboardUsers } from './dashboard-users.js';
 import { hostCheck } from './host-check.js';
 import { inboundWebhooks, type InboundSources } from './inbound-webhooks.js';
+import { jsonBody } from './json-body.js';
 import { renderDashboard } from './dashboard-page.js';
 import { registerConsole, type ConsoleSources } from './console/console-routes.js';
 import { runChecks, type ReadinessChecks } from './readiness.js';
@@ -151,7 +152,7 @@ export async function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Promi
   });
   // dashboardAuth has already required the write token as Bearer, a same-origin Origin and a JSON body.
   app.post(silencesPath, async (c) => {
-    const added = await addSilenceFromRequest(board.silences, await c.req.json().catch(() => undefined), 'dashboard');
+    const added = await addSilenceFromRequest(board.silences, await jsonBody(c), 'dashboard');
     return 'silence' in added ? c.json(added.silence, 201) : c.json({ error: added.error }, 400);
   });
   app.delete(`${silencesPath}/:id`, async (c) => {

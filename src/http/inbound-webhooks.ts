@@ -17,6 +17,7 @@ import {
 import type { AlertEvent } from '../events/canonical-event.js';
 import type { EventJob } from '../events/event-job.js';
 import { keepRejected, type RejectedLimits } from '../events/rejected-events.js';
+import { parseBoundedJson } from '../input/json-bounds.js';
 import { withDeadline, type RedisConnection } from '../redis/connect.js';
 import type { InboundConfig } from '../config/config.js';
 import { ReflexError } from '../errors/reflex-error.js';
@@ -146,13 +147,10 @@ export function inboundWebhooks(src: InboundSources): Hono {
     toEvents: (payload: z.output<S>, at: Date) => AlertEvent[],
   ) {
     const receivedAt = new Date();
-    let json: unknown;
-    try {
-      json = JSON.parse(body);
-    } catch (err) {
-      return reject(c, source, body, `not JSON: ${(err as Error).message}`);
-    }
-    const parsed = schema.safeParse(json);
+    // Bounded before it is parsed: a body nested thousands deep must be refused, not overflow a walk of it.
+    const json = parseBoundedJson(body);
+    if (!json.ok) return reject(c, source, body, json.problem);
+    const parsed = schema.safeParse(json.value);
     if (!parsed.success) return reject(c, source, body, payloadProblem(parsed.error));
     let events: AlertEvent[];
     try {

@@ -16,6 +16,7 @@ import { queueHeal, releaseQuarantine, retryDeadLetter, type OperatorOrigin } fr
 import type { Silences } from '../../silences/silences.js';
 import { authenticatedUser } from '../dashboard-auth.js';
 import type { ReadinessChecks } from '../readiness.js';
+import { jsonBody } from '../json-body.js';
 import { addSilenceFromRequest, type SilenceRequest } from '../silence-request.js';
 import { readDuration } from '../../config/duration.js';
 import { consoleHealth } from './console-health.js';
@@ -325,7 +326,7 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
   // Every input is checked before anything is queued or audited: a heal of an instance that does
   // not exist would be retried, dead-lettered and alerted on as a failure of a healthy fleet.
   app.post(`${api}/heal`, async (c) => {
-    const parsed = instanceBody.safeParse(await c.req.json().catch(() => undefined));
+    const parsed = instanceBody.safeParse(await jsonBody(c));
     if (!parsed.success) return c.json({ error: issues(parsed.error) }, 400);
     const { actor, ...request } = parsed.data;
     const checked = await checkHealRequest(o.targets, request, { signal: AbortSignal.timeout(10_000) });
@@ -333,7 +334,7 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     return c.json(await queueHeal(ops, checked.ref, by(c, actor)), 202);
   });
   app.post(`${api}/quarantine/release`, async (c) => {
-    const parsed = instanceBody.safeParse(await c.req.json().catch(() => undefined));
+    const parsed = instanceBody.safeParse(await jsonBody(c));
     if (!parsed.success) return c.json({ error: issues(parsed.error) }, 400);
     const { actor, ...request } = parsed.data;
     // A quarantine may outlive its instance (deleted since): only the names are checked.
@@ -345,7 +346,7 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     return released ? c.json({ released: true }) : c.json({ error: `${ref.project}/${ref.instance} is not quarantined` }, 404);
   });
   app.post(`${api}/dlq/retry`, async (c) => {
-    const parsed = retryBody.safeParse(await c.req.json().catch(() => undefined));
+    const parsed = retryBody.safeParse(await jsonBody(c));
     if (!parsed.success) return c.json({ error: issues(parsed.error) }, 400);
     return (await retryDeadLetter(ops, parsed.data.id, by(c, parsed.data.actor)))
       ? c.json({ retried: parsed.data.id })
@@ -363,7 +364,7 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     // A long or broad silence turns automation off for many: its reason must say why (checked against the fleet now).
     const check = async (r: SilenceRequest) =>
       reasonProblem(r.reason, r.durationMs, previewSilence((await fleet.snapshot()).rows, r.scope, r.mutes ?? []).matches);
-    const added = await addSilenceFromRequest(o.silences, await c.req.json().catch(() => undefined), 'console', {
+    const added = await addSilenceFromRequest(o.silences, await jsonBody(c), 'console', {
       check,
       createdBy: authenticatedUser(c)?.name,
     });
@@ -371,7 +372,7 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     return 'silence' in added ? c.json(added.silence, 201) : c.json({ error: added.error }, 400);
   });
   app.post(`${api}/silences/:id/end`, async (c) => {
-    const parsed = endSilenceBody.safeParse(await c.req.json().catch(() => ({})));
+    const parsed = endSilenceBody.safeParse((await jsonBody(c)) ?? {});
     if (!parsed.success) return c.json({ error: issues(parsed.error) }, 400);
     const removed = await o.silences.remove(c.req.param('id'), { origin: 'console', createdBy: by(c, parsed.data.actor).actor });
     fleet.invalidate();
