@@ -37,7 +37,7 @@ interface Line {
   hash: string;
 }
 
-/** A store of 49 records shipped from Redis by the real shipper in batches of 7, in several segments of several gzip members each. */
+/** A store of 49 records shipped from Redis by the real shipper in batches of 7, in several segments of several gzip members each; Redis keeps the newest. */
 async function shippedStore() {
   const prefix = uniquePrefix('tamper');
   const base = mkdtempSync(join(tmpdir(), 'reflex-tamper-'));
@@ -55,6 +55,8 @@ async function shippedStore() {
     await writer.append({ type: 'event', correlationId: `c${n}`, instance: n % 2 ? 'web-1' : 'db-1', summary: `record ${n}` });
   }
   await shipper.shipAll();
+  // Ten more, not shipped: retention then trims what the store holds out of Redis, so `reflex audit` reads the store.
+  for (let n = 49; n < 59; n++) await writer.append({ type: 'event', correlationId: `c${n}`, instance: 'web-1', summary: `record ${n}` });
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { segments: { file: string; count: number; bytes: number }[] };
   expect(manifest.segments.length).toBeGreaterThanOrEqual(3);
   // The second segment: it has a segment before and after it, and more than one gzip member.
@@ -73,7 +75,7 @@ async function shippedStore() {
     writeFileSync(path, gzipSync(text.map((t) => `${t}\n`).join('')));
   };
   const verify = () => new AuditLog(redis, key, { history: store }).verify();
-  const cli = () => runReflex(['audit', 'verify', '--redis', redisUrl(), '--prefix', prefix, '--history-dir', base]);
+  const cli = (...args: string[]) => runReflex(['audit', ...args, '--redis', redisUrl(), '--prefix', prefix, '--history-dir', base]);
   return { store, segment, path, lines, edit, verify, cli };
 }
 
@@ -209,16 +211,21 @@ describe('verification of a files history store edited by hand', { timeout: 60_0
     expect(reason).toContain(`held ${s.segment.count} records, ${lines[0]!.id} to ${lines.at(-1)!.id}`);
   });
 
-  it('reports an edited segment through `reflex audit verify`, as an operator runs it', async () => {
+  it('reports an edited segment through `reflex audit verify`, and `reflex audit` names the segment it cannot read', async () => {
     const s = await shippedStore();
     const i = 5;
     const before = s.lines()[i]!;
     s.edit((lines) => lines.map((t, j) => (j === i ? t.replace('"summary":"record', '"summary":"edited record') : t)));
 
-    const res = await s.cli();
+    const res = await s.cli('verify');
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(`audit chain broken at record ${before.id}`);
     expect(res.stderr).toContain(`segment ${s.segment.file}, line ${i + 1}`);
     expect(res.stderr).toContain(`expected hash ${before.hash}, found ${hashOf(s.lines()[i]!.text)}`);
+
+    const listed = await s.cli('--json');
+    expect(listed.code).not.toBe(0);
+    expect(listed.stderr).toContain(`history segment ${s.segment.file}`);
+    expect(listed.stderr).toContain('reflex audit verify names where');
   });
 });

@@ -133,16 +133,32 @@ export class FileHistoryStore implements HistoryStore {
 
   async close(): Promise<void> {}
 
-  /** A segment's records, streamed (a segment decompresses to about ten times its size): its committed bytes only. */
+  /**
+   * A segment's records, streamed (a segment decompresses to about ten times its size): its committed
+   * bytes only. A segment that cannot be read so was edited, cut or corrupted: no retry helps, and
+   * `reflex audit verify` names where.
+   */
   private async *segmentEntries(s: Segment): AsyncGenerator<HistoryEntry> {
     const path = join(this.dir, s.file);
-    const size = (await stat(path)).size;
-    if (size < s.bytes) throw new Error(`${s.file} has ${size} bytes of the ${s.bytes} committed: run reflex audit verify`);
-    for await (const { line, text } of gzipLines(path, { bytes: s.bytes })) {
-      if (text === undefined) throw new Error(`${s.file} line ${line} is longer than any record: run reflex audit verify`);
-      if (!text) continue;
-      const { id, prev, hash, ...record } = JSON.parse(text) as Record<string, unknown>;
-      yield { id: String(id), prev: typeof prev === 'string' ? prev : '', hash: typeof hash === 'string' ? hash : '', json: canonicalJson(record) };
+    const damaged = (why: string, cause?: unknown) =>
+      new ReflexError('HISTORY_STORE_FAILED', `history segment ${s.file} ${why}: it was edited, cut or corrupted (reflex audit verify names where)`, {
+        cause,
+        retryable: false,
+      });
+    let line = 0;
+    try {
+      const size = (await stat(path)).size;
+      if (size < s.bytes) throw damaged(`has ${size} bytes of the ${s.bytes} committed`);
+      for await (const l of gzipLines(path, { bytes: s.bytes })) {
+        line = l.line;
+        if (l.text === undefined) throw damaged(`line ${line} is longer than any record`);
+        if (!l.text) continue;
+        const { id, prev, hash, ...record } = JSON.parse(l.text) as Record<string, unknown>;
+        yield { id: String(id), prev: typeof prev === 'string' ? prev : '', hash: typeof hash === 'string' ? hash : '', json: canonicalJson(record) };
+      }
+    } catch (err) {
+      if (err instanceof ReflexError) throw err;
+      throw damaged(`cannot be read ${line ? `past line ${line}` : 'at all'} (${(err as Error).message})`, err);
     }
   }
 
