@@ -3,16 +3,22 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { Redis } from 'ioredis';
 import { InstanceClient } from '../src/client/client.js';
+import { StatusCode } from '../src/client/status-code.js';
 import { parseTarget } from '../src/client/target.js';
 import { readConfigFile } from '../src/config/config-file.js';
 import { parseConfig, type ConfigInput } from '../src/config/config.js';
 import { decodeFrame } from '../src/events/frame.js';
-import { normalizeFrame } from '../src/events/normalize.js';
+import { EventArchive } from '../src/events/event-archive.js';
+import { frameId, normalizeFrame } from '../src/events/normalize.js';
 import { FilterSyntaxError } from '../src/filter/filter-syntax-error.js';
 import { parseFilter } from '../src/filter/parser.js';
 import { loadRules } from '../src/rules/rule-loader.js';
-import type { ChaosOptions, ScenarioResult } from './support.js';
+import { startSimulator } from '../src/simulator/simulator.js';
+import { startEventProxy } from '../test/ingestion/support/event-proxy.js';
+import { adversarialMessages, refusalProblems, rejectedEntries, type AdversarialMessage } from '../test/support/frame-fuzz.js';
+import { keySpace, newPrefix, optIn, reflexRun, RestartableRedis, until, type ChaosOptions, type ScenarioResult } from './support.js';
 
 /**
  * fast-check against every edge that takes outside input: event frames, HTTP envelopes, filter
@@ -112,7 +118,89 @@ export async function fuzz(opts: ChaosOptions): Promise<ScenarioResult> {
     }
   });
 
-  return { did: 'fast-check on event frames, HTTP envelopes, filter strings, config values and files, rule files', found, ok };
+  await check('frames on the wire', 40 * n, () => fuzzWire(opts, n === 1 ? 1 : 8, 40));
+
+  return {
+    did: 'fast-check on event frames, HTTP envelopes, filter strings, config values and files, rule files; adversarial frames through a proxy to a running reflex run',
+    found,
+    ok,
+  };
+}
+
+/**
+ * Adversarial WebSocket messages (test/support/frame-fuzz.ts: depth, width, size up to 3 MB,
+ * encodings, newlines, empty, duplicates, forged fields and notes) sent through a proxy in front
+ * of the simulator to a running `reflex run`, `rounds` rounds of `perRound`, a valid frame among
+ * each round's: the process must stay up, each refused message be one rejected entry with its
+ * reason, true size and count, the valid frames be archived, and a crash after them be healed.
+ */
+async function fuzzWire(opts: ChaosOptions, rounds: number, perRound: number): Promise<string> {
+  const redis = await RestartableRedis.start();
+  const sim = await startSimulator({ instances: 0, timings: { startMs: 50, stopHookMs: 100 } });
+  sim.controls.addInstance({ name: 'web-1', config: optIn });
+  const proxy = await startEventProxy(sim.socketPath!);
+  const prefix = newPrefix('fuzz-wire');
+  const keys = keySpace(prefix);
+  const proc = reflexRun({ ...sim, socketPath: proxy.socketPath }, redis.url, prefix, 'all');
+  let exited: number | null | undefined;
+  proc.child.once('exit', (code) => (exited = code));
+  const conn = new Redis(redis.url);
+  const sent: AdversarialMessage[] = [];
+  try {
+    await proc.waitUntilWatching();
+    const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 1e9);
+    opts.log(`  fuzz frames on the wire: seed ${seed} (FUZZ_SEED=${seed} replays it)`);
+    const archive = new EventArchive({ redis: conn, key: keys.archive });
+    for (let round = 0; round < rounds; round++) {
+      const messages = fc.sample(adversarialMessages(perRound), { numRuns: 1, seed: seed + round })[0]!;
+      const marker = {
+        type: 'lifecycle',
+        timestamp: new Date().toISOString(),
+        location: 'none',
+        project: 'default',
+        metadata: { action: 'instance-updated', source: '/1.0/instances/web-1', name: 'web-1', project: 'default', context: { round, seed } },
+      };
+      messages.splice(messages.length >> 1, 0, { what: 'valid', data: Buffer.from(JSON.stringify(marker)), binary: false });
+      for (const m of messages) {
+        sent.push(m);
+        proxy.injectBytes(m.data, m.binary);
+      }
+      const id = frameId(`unix://${proxy.socketPath}`, decodeFrameOk(JSON.stringify(marker)));
+      await until(`round ${round}: the valid frame archived`, async () => (await archive.read()).some((a) => a.event.id === id), 60_000, 200);
+      let problems: string[] = [];
+      await until(
+        `round ${round}: every refusal kept`,
+        async () => (problems = refusalProblems(sent, await rejectedEntries(conn, keys.rejected))).length === 0,
+        60_000,
+        300,
+      ).catch(() => {
+        throw new Error(`seed ${seed} round ${round}: ${problems.slice(0, 5).join('; ')}`);
+      });
+      if (exited !== undefined) throw new Error(`reflex run exited (${exited}) in round ${round}, seed ${seed}`);
+    }
+    const at = Date.now();
+    sim.controls.crash('web-1');
+    await until('web-1 stopped', () => sim.controls.statusCode('web-1') !== StatusCode.Running, 5_000, 5);
+    await until('the crash after the frames healed', () => sim.controls.statusCode('web-1') === StatusCode.Running, 20_000, 10);
+    const healMs = Date.now() - at;
+    if (exited !== undefined) throw new Error(`reflex run exited (${exited}), seed ${seed}`);
+    const refused = sent.filter((m) => m.refused);
+    const entries = await rejectedEntries(conn, keys.rejected);
+    const mb = (sent.reduce((b, m) => b + m.data.length, 0) / 1024 / 1024).toFixed(1);
+    return `${sent.length} messages (${mb} MB; ${refused.length} refused, ${entries.length} rejected entries counting ${entries.reduce((r, e) => r + e.repeats, 0)}), reflex run alive, a crash after them healed in ${healMs} ms (seed ${seed})`;
+  } finally {
+    conn.disconnect();
+    await proc.stop();
+    await proxy.close();
+    await sim.stop();
+    await redis.stop();
+  }
+}
+
+function decodeFrameOk(raw: string) {
+  const d = decodeFrame(raw);
+  if (!d.ok) throw new Error(d.reason);
+  return d.frame;
 }
 
 const validFrame = {
