@@ -252,21 +252,21 @@ export async function verifySegments(dir: string, segments: readonly SegmentChec
       });
       read.verifiedBefore = 0;
     }
-    if (rewrittenBytes !== undefined && !read.mismatches.length) {
-      read.mismatches.push({
-        badId: s.firstId,
-        segment: s.file,
-        where: `segment ${s.file}`,
-        why: `it was rewritten outside the store (${rewrittenBytes} bytes where its checkpoint committed ${s.bytes}), though each of its records matches its hash and chain`,
-      });
+    const notes: string[] = [];
+    if (read.records !== s.count && !read.stopped) notes.push(`the segment holds ${read.records} records where its checkpoint says ${s.count}`);
+    if (rewrittenBytes !== undefined && !read.stopped) {
+      const size = `${rewrittenBytes} bytes where its checkpoint committed ${s.bytes}`;
+      if (read.mismatches.length) notes.push(`it was compressed again: ${size}`);
+      else {
+        read.mismatches.push({
+          badId: s.firstId,
+          segment: s.file,
+          where: `segment ${s.file}`,
+          why: `it was rewritten outside the store (${size}), though each of its records matches its hash and chain`,
+        });
+      }
     }
     if (read.mismatches.length && !first) {
-      const notes = [
-        ...(read.records !== s.count && !read.stopped ? [`the segment holds ${read.records} records where its checkpoint says ${s.count}`] : []),
-        ...(rewrittenBytes !== undefined && !read.stopped
-          ? [`it was compressed again: ${rewrittenBytes} bytes where its checkpoint committed ${s.bytes}`]
-          : []),
-      ];
       first = { m: read.mismatches[0]!, records: records + read.verifiedBefore, note: notes.map((n) => `; ${n}`).join('') };
     }
     count += read.mismatches.length;
