@@ -23,9 +23,9 @@ export class SimProbe {
       publish(type, metadata, project);
     };
     const count = ctx.calls.count.bind(ctx.calls);
-    ctx.calls.count = (key, action) => {
+    ctx.calls.count = (key, action, call) => {
       record(this.calls, `${action} ${key.slice(key.indexOf('/') + 1)}`);
-      count(key, action);
+      return count(key, action, call);
     };
   }
 

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { RandomOptions } from './random.js';
 import type { ChaosOptions, ScenarioResult } from './support.js';
 
 /**
@@ -9,7 +10,14 @@ import type { ChaosOptions, ScenarioResult } from './support.js';
  *
  * Scenarios are imported only when they run, so `--help` and a refused command line touch nothing.
  */
-type Scenario = { name: string; about: string; load: () => Promise<(o: ChaosOptions) => Promise<ScenarioResult>> };
+type Scenario = {
+  name: string;
+  about: string;
+  load: () => Promise<(o: ChaosOptions) => Promise<ScenarioResult>>;
+  /** Its own time limit, when the default (150 s short, 400 s long) does not fit it. */
+  limitMs?: { short: number; long: number };
+};
+let randomOptions: RandomOptions = {};
 const scenarios: Scenario[] = [
   { name: 'fuzz', about: 'fast-check on frames, envelopes, filters, config and rule files', load: async () => (await import('./fuzz.js')).fuzz },
   {
@@ -34,6 +42,12 @@ const scenarios: Scenario[] = [
     load: async () => (await import('./cluster-master-kill.js')).clusterMasterKill,
   },
   {
+    name: 'random',
+    about: 'the promise checker: random histories of operator actions, crashes and faults (--random N --seed S)',
+    load: async () => (await import('./random.js')).randomHistories(randomOptions),
+    limitMs: { short: 240_000, long: 7_200_000 },
+  },
+  {
     name: 'sentinel-failover',
     about: 'the Sentinel-managed master SIGKILLed mid-storm',
     load: async () => (await import('./sentinel-failover.js')).sentinelFailover,
@@ -42,10 +56,15 @@ const scenarios: Scenario[] = [
 
 const usage = [
   'usage: npm run chaos -- [--short] [SCENARIO…]',
+  '       npm run chaos -- --random N [--seed S]     (the promise checker alone)',
+  '       npm run chaos -- random --replay "crash #0 +120ms; stop #0 +0ms"',
   '       node --import tsx chaos/run.ts [--short] [SCENARIO…]',
   '',
   'Runs the chaos scenarios (all of them, or those named) and exits 0 only when each passed.',
   '  --short      the CI size (a few minutes on 2 cores); default the long run',
+  '  --random N   run N random histories of the promise checker (scenario random) and nothing else',
+  '  --seed S     the first seed of those histories (default from the clock; printed)',
+  '  --replay R   run one history given as printed by a failing one',
   '  -h, --help   print this and exit',
   '',
   'Scenarios (docs/chaos.md):',
@@ -58,9 +77,19 @@ function refuse(message: string): never {
   process.exit(2);
 }
 
-let args: { values: { short?: boolean; help?: boolean }; positionals: string[] };
+let args: { values: { short?: boolean; help?: boolean; random?: string; seed?: string; replay?: string }; positionals: string[] };
 try {
-  args = parseArgs({ options: { short: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  args = parseArgs({
+    options: {
+      short: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      random: { type: 'string' },
+      seed: { type: 'string' },
+      replay: { type: 'string' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
 } catch (err) {
   refuse((err as Error).message);
 }
@@ -72,24 +101,34 @@ const known = new Set(scenarios.map((s) => s.name));
 const unknown = args.positionals.filter((n) => !known.has(n));
 if (unknown.length) refuse(`unknown scenario${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}; known: ${[...known].join(', ')}`);
 
+const count = (flag: string, text: string | undefined) => {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text)) refuse(`--${flag} takes a whole number, not "${text}"`);
+  return Number(text);
+};
+randomOptions = { histories: count('random', args.values.random), seed: count('seed', args.values.seed), replay: args.values.replay };
+const randomOnly = args.values.random !== undefined || args.values.replay !== undefined;
+if (randomOnly && args.positionals.some((n) => n !== 'random')) refuse('--random and --replay run the scenario random alone');
 const short = args.values.short === true;
-const selected = scenarios.filter((s) => args.positionals.length === 0 || args.positionals.includes(s.name));
+const selected = scenarios.filter((s) => (randomOnly ? s.name === 'random' : args.positionals.length === 0 || args.positionals.includes(s.name)));
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const opts: ChaosOptions = { short, log };
-const limitMs = short ? 150_000 : 400_000;
+const defaultLimitMs = short ? 150_000 : 400_000;
 
-// Bounded: whatever happens, the run ends.
+// Bounded: whatever happens, the run ends. A scenario with a limit of its own adds it.
+const ownLimits = selected.reduce((sum, s) => sum + (s.limitMs ? (short ? s.limitMs.short : s.limitMs.long) : 0), 0);
 setTimeout(
   () => {
     log('chaos: FAIL — the whole run exceeded its time limit');
     process.exit(1);
   },
-  short ? 480_000 : 1_800_000,
+  (short ? 480_000 : 1_800_000) + ownLimits,
 ).unref();
 
 const started = Date.now();
 let failed = 0;
-for (const { name, load } of selected) {
+for (const { name, load, limitMs: own } of selected) {
+  const limitMs = own ? (short ? own.short : own.long) : defaultLimitMs;
   log(`chaos: ${name} (${short ? 'short' : 'long'})`);
   const t = Date.now();
   let result: ScenarioResult;

@@ -123,6 +123,8 @@ export function reflexRun(
   prefix: string,
   role: 'all' | 'subscriber' | 'worker',
   env: Record<string, string> = {},
+  /** More options, after the defaults (a later one wins: `--resync-interval 1s`). */
+  args: string[] = [],
 ): ReflexProcess {
   return startReflexProcess(
     [
@@ -144,6 +146,7 @@ export function reflexRun(
       '--http-port',
       '0',
       '--no-typecheck',
+      ...args,
     ],
     { ...hostEnv(), REFLEX_LOG_LEVEL: 'info', REFLEX_STORM_THRESHOLD: '0', ...env },
     { cleanEnv: true },

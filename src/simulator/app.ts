@@ -70,6 +70,7 @@ export function handleRequest(ctx: SimContext, router: Router, req: IncomingMess
       const info = requestInfo(ctx, identity, url.searchParams);
       if (info.allProjects && url.searchParams.get('project')) throw new SimHttpError(400, 'Cannot specify a project when requesting all projects');
       logRequest(ctx, req, identity);
+      if (ctx.frozen && !url.pathname.startsWith('/sim/')) await ctx.frozen;
       const route = router.match(method, url.pathname.replace(/\/+$/, '') || '/');
       if (!info.trusted && !route.untrusted) throw new SimHttpError(403, 'not authorized');
       const { body, raw } = await readBody(req, route.raw === true);

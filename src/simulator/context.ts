@@ -17,15 +17,46 @@ import type { OperationRegistry } from './operations.js';
 import type { ResolvedSimOptions } from './options.js';
 import type { TrustStore } from './trust-store.js';
 
-/** Counts of mutating API calls received, per "project/name" and action. */
+/**
+ * One mutating API call as the daemon received it: when, on which instance (its name then and its
+ * identity, `volatile.uuid`), what, the instance's status code when the call arrived, and the
+ * caller's `User-Agent` (how a checker tells an operator's calls from Reflex's).
+ */
+export interface CallRecord {
+  at: number;
+  project: string;
+  name: string;
+  uuid: string;
+  action: string;
+  statusBefore: number;
+  agent: string;
+  /** How its operation ended, for a state change (start, stop, …), once it has. */
+  result?: 'success' | 'failure';
+}
+
+/** Calls kept in the history; the oldest go first beyond it. */
+const callHistoryLimit = 50_000;
+
+/** Counts of mutating API calls received, per "project/name" and action, and their recent history. */
 export class CallCounter {
   private readonly counts = new Map<string, Record<string, number>>();
+  private readonly log: CallRecord[] = [];
 
-  /** Records one call. */
-  count(key: string, action: string): void {
+  /** Records one call (in the history too when `record` is given, returned so its result can be added). */
+  count(key: string, action: string, record?: Omit<CallRecord, 'action'>): CallRecord | undefined {
     const c = this.counts.get(key) ?? {};
     c[action] = (c[action] ?? 0) + 1;
     this.counts.set(key, c);
+    if (!record) return undefined;
+    const entry = { ...record, action };
+    this.log.push(entry);
+    if (this.log.length > callHistoryLimit) this.log.splice(0, this.log.length - callHistoryLimit);
+    return entry;
+  }
+
+  /** The calls received since `since` (ms since the epoch), oldest first. */
+  history(since = 0): CallRecord[] {
+    return this.log.filter((r) => r.at >= since);
   }
 
   /** Calls for an instance ("name" in default or "project/name"), optionally for one action. */
@@ -39,9 +70,10 @@ export class CallCounter {
     return Object.fromEntries([...this.counts].map(([k, v]) => [k, { ...v }]));
   }
 
-  /** Forgets all counts. */
+  /** Forgets all counts and the history. */
   reset(): void {
     this.counts.clear();
+    this.log.length = 0;
   }
 }
 
@@ -78,6 +110,8 @@ export interface SimContext {
   cluster: ClusterMembers | undefined;
   /** Whether the server is between a simulated daemon stop and start. */
   restarting: boolean;
+  /** While the daemon is frozen: API requests wait for it to settle (a SIGSTOPped daemon). */
+  frozen?: Promise<void> | undefined;
 }
 
 /** Identity and scope of one request. */

@@ -1,6 +1,6 @@
 import { StatusCode } from '../client/status-code.js';
 import { ClusterActions } from './cluster-actions.js';
-import type { SimContext } from './context.js';
+import type { CallRecord, SimContext } from './context.js';
 import { SimHttpError } from './envelope.js';
 import { createTrustToken, tokenString } from './handlers/certificates.js';
 import type { HttpScript } from './guest/http-scripts.js';
@@ -31,6 +31,7 @@ export interface SeedInstance {
  */
 export class SimulatorControls {
   private readonly cluster: ClusterActions;
+  private thawFrozen: (() => void) | undefined;
 
   constructor(
     private readonly ctx: SimContext,
@@ -123,6 +124,26 @@ export class SimulatorControls {
     this.ctx.hub.resume();
   }
 
+  /**
+   * Freezes the daemon as a SIGSTOP would: API requests (other than /sim/) and event delivery wait
+   * until {@link thaw}; nothing is lost.
+   */
+  freeze(): void {
+    if (this.thawFrozen) return;
+    this.ctx.hub.pause();
+    this.ctx.frozen = new Promise<void>((resolve) => (this.thawFrozen = resolve));
+  }
+
+  /** Ends a {@link freeze}: held requests are served and held events delivered in order. */
+  thaw(): void {
+    const thaw = this.thawFrozen;
+    if (!thaw) return;
+    this.thawFrozen = undefined;
+    this.ctx.frozen = undefined;
+    thaw();
+    this.ctx.hub.resume();
+  }
+
   /** Emits `count` lifecycle events (`instance-updated` by default) over the instances, round-robin. */
   storm(count: number, opts: { action?: string; name?: string; project?: string } = {}): void {
     const targets = opts.name ? [this.instance(opts.name, opts)] : this.ctx.store.list(opts.project ?? 'default');
@@ -147,6 +168,15 @@ export class SimulatorControls {
   /** Every call count, keyed "project/name" then action. */
   callCounts(): Record<string, Record<string, number>> {
     return this.ctx.calls.snapshot();
+  }
+
+  /**
+   * The mutating API calls received since `since` (ms since the epoch), oldest first, each with
+   * the instance's identity, its status when the call arrived and the caller's User-Agent: the
+   * daemon's own history a promise checker reads (chaos/promises/).
+   */
+  callHistory(since = 0): CallRecord[] {
+    return this.ctx.calls.history(since);
   }
 
   /** Forgets the call counts. */
@@ -213,6 +243,11 @@ export class SimulatorControls {
     if (status !== 'Stopped') this.ctx.actions.markRunning(inst, true);
     inst.statusCode = { Running: StatusCode.Running, Stopped: StatusCode.Stopped, Frozen: StatusCode.Frozen, Error: StatusCode.Error }[status];
     inst.touch();
+  }
+
+  /** The instance's identity, `volatile.uuid` (a re-created instance of the same name has another). */
+  identity(name: string, ref: InstanceRef = {}): string {
+    return this.instance(name, ref).config['volatile.uuid'] ?? '';
   }
 
   /** Current status code of an instance. */

@@ -28,7 +28,7 @@ function holdPort(port: number): Promise<Server | undefined> {
   });
 }
 
-const known = ['fuzz', 'worker-kills', 'redis-restart', 'socket-cut', 'crash-loop', 'cluster-master-kill', 'sentinel-failover'];
+const known = ['fuzz', 'worker-kills', 'redis-restart', 'socket-cut', 'crash-loop', 'cluster-master-kill', 'random', 'sentinel-failover'];
 
 describe('the chaos harness command line', () => {
   it('refuses an unknown scenario name with exit 2, naming it and the known ones, and runs nothing', async () => {
@@ -53,6 +53,19 @@ describe('the chaos harness command line', () => {
     expect(res.stderr).toMatch(/Unknown option '--shrot'/);
     expect(res.stderr).toMatch(/^usage: npm run chaos/m);
     expect(res.stdout).toBe('');
+  });
+
+  it('refuses a history count or seed that is not a whole number, and --random beside another scenario, before running anything', async () => {
+    for (const args of [
+      ['--random', 'many'],
+      ['--random', '5', '--seed', '-1'],
+      ['--random', '5', 'crash-loop'],
+    ]) {
+      const res = await chaos(args);
+      expect(res.code, args.join(' ')).toBe(2);
+      expect(res.stderr).toMatch(/takes a whole number|run the scenario random alone|ambiguous|option/);
+      expect(res.stdout).toBe('');
+    }
   });
 
   it('--help prints the usage with every scenario and exits 0 without running any', async () => {

@@ -5,6 +5,7 @@ import { parseFilter } from '../../filter/parser.js';
 import { SimHttpError } from '../envelope.js';
 import type { InstanceType, SimInstance } from '../instance-model.js';
 import { operationResources } from '../operation-resources.js';
+import type { CallRecord } from '../context.js';
 import type { SimRequest } from '../router.js';
 
 /** The collection an instance route was reached through. */
@@ -100,7 +101,15 @@ export function checkIfMatch(req: SimRequest, current: string): void {
   if (client !== server) throw new SimHttpError(412, `ETag doesn't match: ${server} vs ${client}`);
 }
 
-/** Records a mutating call for the control API's counters. */
-export function countCall(req: SimRequest, inst: { project: string; name: string }, action: string): void {
-  req.ctx.calls.count(`${inst.project}/${inst.name}`, action);
+/** Records a mutating call for the control API's counters and call history. */
+export function countCall(req: SimRequest, inst: Pick<SimInstance, 'project' | 'name' | 'config' | 'statusCode'>, action: string): CallRecord {
+  const agent = req.headers['user-agent'];
+  return req.ctx.calls.count(`${inst.project}/${inst.name}`, action, {
+    at: Date.now(),
+    project: inst.project,
+    name: inst.name,
+    uuid: inst.config['volatile.uuid'] ?? '',
+    statusBefore: inst.statusCode,
+    agent: typeof agent === 'string' ? agent : '',
+  })!;
 }

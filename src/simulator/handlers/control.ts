@@ -78,6 +78,8 @@ export function registerControl(router: Router, controls: SimulatorControls): vo
   router.on('POST', '/sim/events/drop', () => (controls.dropEventSockets(), sync({})));
   router.on('POST', '/sim/events/pause', () => (controls.pauseEvents(), sync({})));
   router.on('POST', '/sim/events/resume', () => (controls.resumeEvents(), sync({})));
+  router.on('POST', '/sim/freeze', () => (controls.freeze(), sync({})));
+  router.on('POST', '/sim/thaw', () => (controls.thaw(), sync({})));
   router.on('POST', '/sim/events/storm', (req) => {
     const b = body(req);
     controls.storm(num(b.count, 100), {
@@ -138,6 +140,7 @@ export function registerControl(router: Router, controls: SimulatorControls): vo
     return sync({ ports: g.ports, listen_errors: g.listenErrors });
   });
   router.on('GET', '/sim/calls', () => sync(controls.callCounts()));
+  router.on('GET', '/sim/calls/history', (req) => sync(controls.callHistory(Number(req.info.query.get('since') ?? 0) || 0)));
   router.on('DELETE', '/sim/calls', () => (controls.resetCalls(), sync({})));
   router.on('POST', '/sim/trust', (req) => {
     const cert = body(req).certificate;

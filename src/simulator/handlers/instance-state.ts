@@ -1,3 +1,4 @@
+import { StatusCode } from '../../client/status-code.js';
 import { asyncOp, sync, SimHttpError, type SimResponse } from '../envelope.js';
 import type { Router, SimRequest } from '../router.js';
 import { stateActions, type StateAction } from '../state-machine.js';
@@ -26,7 +27,8 @@ function put(req: SimRequest, family: InstanceFamily): SimResponse {
   const action = String(body.action ?? '');
   if (!stateActions.has(action)) throw new SimHttpError(400, `Unknown action: '${action}'`);
   const timeout = typeof body.timeout === 'number' ? body.timeout : -1;
-  countCall(req, inst, action);
+  const call = countCall(req, inst, action);
   const op = req.ctx.actions.changeState(inst, { action: action as StateAction, force: body.force === true, timeout }, req.info.requestor);
+  void op.wait(-1).then(() => (call.result = op.statusCode === StatusCode.Success ? 'success' : 'failure'));
   return asyncOp(op.url, req.ctx.ops.render(op));
 }

@@ -1,0 +1,380 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import { Queue } from 'bullmq';
+import { redisFromUrl, type RedisConnection } from '../../src/redis/connect.js';
+import { keySpace, type KeySpace } from '../../src/redis/key-space.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import type { ReflexProcess } from '../../test/support/reflex-process.js';
+import { hostEnv, newPrefix, optIn, reflexRun, RestartableRedis, sleep, until } from '../support.js';
+import type { Incident, Observation, SilenceWindow } from './checker.js';
+import type { Step } from './history.js';
+import { cleanupAgent, Operator } from './operator.js';
+import { LifecycleWitness } from './witness.js';
+
+const bin = fileURLToPath(new URL('../../bin/reflex.js', import.meta.url));
+/** How often the replicas resync: an Error (112) comes with no event and is found by the resync. */
+const resyncMs = 750;
+const replicaCount = 2;
+/** How long a paused Redis sleeps, a full one stays full, a frozen daemon stays frozen. */
+const faultMs = 800;
+const silenceMs = 2_000;
+
+/** What one history did: its observation for the checker, and how many faults it injected. */
+export interface HistoryRun {
+  observation: Observation;
+  faults: number;
+}
+
+/**
+ * One Redis, one simulator and two `reflex run` replicas (each subscriber and worker, one reading
+ * the stream under the lease), kept across histories: each history works on instances of its own
+ * names, so what it checks is its own. Faults that end (a paused or full Redis, a frozen daemon)
+ * are undone before the history settles; a killed replica is replaced.
+ */
+export class SimWorld {
+  private readonly replicas: ReflexProcess[] = [];
+  private readonly killed = new Set<ReflexProcess>();
+  private readonly up = new WeakSet<ReflexProcess>();
+  private died: string[] = [];
+  private disruptions: { at: number; kind: 'kill' | 'cut' }[] = [];
+  private readonly background: Promise<unknown>[] = [];
+  private stopping = false;
+  private readonly queues: Queue[];
+
+  private constructor(
+    private readonly redis: RestartableRedis,
+    private readonly sim: RunningSimulator,
+    private readonly prefix: string,
+    private readonly keys: KeySpace,
+    private readonly witness: LifecycleWitness,
+    private readonly operator: Operator,
+    private readonly cleaner: Operator,
+    private readonly connection: RedisConnection,
+  ) {
+    connection.on('error', () => {}); // a restarted or paused Redis, on purpose
+    this.queues = [keys.eventsQueue, keys.actionsQueue].map((name) => new Queue(name, { connection, prefix: keys.bullPrefix }));
+    for (const q of this.queues) q.on('error', () => {});
+  }
+
+  static async start(): Promise<SimWorld> {
+    const redis = await RestartableRedis.start();
+    const sim = await startSimulator({ instances: 0, timings: { startMs: 30, stopHookMs: 50 } });
+    const prefix = newPrefix('promises');
+    const witness = new LifecycleWitness(`unix://${sim.socketPath}`);
+    await witness.start();
+    const world = new SimWorld(
+      redis,
+      sim,
+      prefix,
+      keySpace(prefix),
+      witness,
+      new Operator(sim.socketPath!),
+      new Operator(sim.socketPath!, { agent: cleanupAgent }),
+      redisFromUrl(redis.url),
+    );
+    for (let i = 0; i < replicaCount; i++) world.replicas.push(world.replica());
+    await world.ready();
+    return world;
+  }
+
+  /** Runs a history on fresh instances named `<name>-0`, `<name>-1`, …, settles, and observes. */
+  async run(name: string, steps: readonly Step[], slots = 3): Promise<HistoryRun> {
+    const started = Date.now();
+    this.died = [];
+    this.disruptions = [];
+    this.killed.clear();
+    this.witness.forget();
+    const current: (string | undefined)[] = [];
+    const names = new Set<string>();
+    for (let i = 0; i < slots; i++) {
+      const n = `${name}-${i}`;
+      // Through the API, as an operator launches one: Reflex hears of it as it would of a real one.
+      await this.operator.create('setup', n, optIn);
+      await this.operator.state('setup', n, 'start');
+      current.push(n);
+      names.add(n);
+    }
+    const incidents: Incident[] = [];
+    const silences: SilenceWindow[] = [];
+    let faults = 0;
+    let renames = 0;
+    for (const step of steps) {
+      const n = step.slot === -1 ? `${name}-ghost` : current[step.slot];
+      switch (step.kind) {
+        case 'crash':
+        case 'error':
+          if (n && this.apply(step.kind, n)) incidents.push({ at: Date.now(), kind: step.kind, name: n, uuid: this.uuidOf(n) });
+          break;
+        case 'stop':
+        case 'start':
+          if (n) await this.operator.state(step.kind, n, step.kind);
+          break;
+        case 'delete':
+          if (n) await this.remove(n, 'delete');
+          current[step.slot] = undefined;
+          break;
+        case 'recreate': {
+          const again = n ?? `${name}-${step.slot}`;
+          if (n) await this.remove(n, 'recreate');
+          await this.operator.create('recreate', again, optIn);
+          await this.operator.state('recreate', again, 'start');
+          current[step.slot] = again;
+          names.add(again);
+          break;
+        }
+        case 'rename': {
+          if (!n) break;
+          const to = `${name}-${step.slot}r${++renames}`;
+          if (await this.operator.rename('rename', n, to)) {
+            await this.operator.state('rename', n, 'stop');
+            await this.operator.rename('rename', n, to);
+            await this.operator.state('rename', to, 'start');
+          }
+          current[step.slot] = to;
+          names.add(to);
+          break;
+        }
+        case 'opt-out':
+        case 'opt-in':
+          if (n) await this.operator.config(step.kind, n, { 'user.reflex.autorestart': step.kind === 'opt-in' ? 'true' : 'false' });
+          break;
+        case 'silence': {
+          if (!n) break;
+          const out = await this.cli(['silence', 'add', '--instance', n, '--duration', `${silenceMs}ms`, '--reason', 'chaos history']);
+          const until = /until (\S+)/.exec(out ?? '')?.[1];
+          if (until) silences.push({ at: Date.parse(until) - silenceMs, name: n, until: Date.parse(until) });
+          break;
+        }
+        case 'heal': {
+          if (!n) break;
+          const at = Date.now();
+          const uuid = this.uuidOf(n);
+          if ((await this.cli(['heal', n, '--wait', '0', '--target', `unix://${this.sim.socketPath}`])) !== undefined)
+            incidents.push({ at, kind: 'heal', name: n, uuid });
+          break;
+        }
+        default:
+          faults++;
+          await this.fault(step, n ?? `${name}-ghost`);
+      }
+      await sleep(step.gapMs);
+    }
+    const observation = await this.settleAndObserve(`${name}-`, started, incidents, silences, names);
+    this.later(
+      (async () => {
+        for (const n of names) await this.remove(n, 'cleanup', this.cleaner);
+      })(),
+    );
+    return { observation, faults };
+  }
+
+  dumpLogs(log: (line: string) => void): void {
+    for (const p of [...this.killed, ...this.replicas])
+      for (const l of p.logs)
+        log(`${p.child.pid} ${new Date(Number(l.time)).toISOString().slice(11, 23)} ${String(l.msg)} ${String(l.instance ?? '')}`);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await Promise.allSettled(this.background);
+    await Promise.all(this.replicas.map((p) => p.stop()));
+    await Promise.all(this.queues.map((q) => q.close()));
+    this.connection.disconnect();
+    await this.witness.stop();
+    await this.operator.close();
+    await this.cleaner.close();
+    await this.sim.stop();
+    await this.redis.stop();
+  }
+
+  private replica(): ReflexProcess {
+    const p = reflexRun(this.sim, this.redis.url, this.prefix, 'all', { REFLEX_CRASHLOOP_BACKOFF_MS: '200' }, ['--resync-interval', `${resyncMs}ms`]);
+    p.child.once('exit', (code, signal) => {
+      if (this.stopping || this.killed.has(p)) return;
+      const last = p.logs.slice(-3).map((l) => String(l.msg));
+      this.died.push(`replica pid ${p.child.pid} exited (${signal ?? `code ${code}`}); last log: ${last.join(' | ')}`);
+      this.replicas.splice(this.replicas.indexOf(p), 1, this.replica());
+    });
+    return p;
+  }
+
+  /** Every replica running and one of them reading the stream (the witness is the other listener). */
+  private async ready(): Promise<void> {
+    await Promise.all(this.replicas.filter((p) => !this.up.has(p)).map((p) => p.waitForLog('reflex running', 90_000)));
+    for (const p of this.replicas) this.up.add(p);
+    await until('a replica to read the event stream', () => this.sim.controls.eventListeners >= 2, 30_000, 50);
+  }
+
+  /**
+   * When no replica wrote the stream, from the replicas' logs: after a kill, from a moment before it
+   * (what the victim read but had not written yet dies with it) until a replica takes the lease
+   * (about 3 s when the victim held it; a moment when it did not); after a cut, until the lease
+   * holder is connected again.
+   */
+  private gaps(): { from: number; to: number }[] {
+    const lines = [...this.killed, ...this.replicas].flatMap((p) =>
+      p.logs.map((l) => ({ at: Number(l.time), pid: p.child.pid, msg: String(l.msg ?? '') })),
+    );
+    const leases = lines.filter((l) => l.msg.startsWith('subscriber lease acquired')).sort((a, b) => a.at - b.at);
+    return this.disruptions.map(({ at, kind }) => {
+      if (kind === 'kill') return { from: at - 1_000, to: leases.find((l) => l.at > at)?.at ?? at + 300 };
+      const holder = leases.filter((l) => l.at < at).pop()?.pid;
+      const back = lines.find((l) => l.at > at && l.pid === holder && l.msg === 'event stream connected');
+      return { from: at, to: back?.at ?? at + 1_000 };
+    });
+  }
+
+  private apply(kind: 'crash' | 'error', name: string): boolean {
+    try {
+      if (kind === 'crash') this.sim.controls.crash(name);
+      else this.sim.controls.setError(name);
+      return true;
+    } catch {
+      return false; // not running (a crash), or gone
+    }
+  }
+
+  private uuidOf(name: string): string {
+    try {
+      return this.sim.controls.identity(name);
+    } catch {
+      return ''; // gone
+    }
+  }
+
+  private async remove(name: string, step: string, by = this.operator): Promise<void> {
+    await by.state(step, name, 'stop');
+    await by.remove(step, name);
+  }
+
+  private async fault(step: Step, name: string): Promise<void> {
+    switch (step.kind) {
+      case 'redis-pause':
+        this.later(this.redisCall(['debug', 'sleep', String(faultMs / 1000)]));
+        break;
+      case 'redis-restart':
+        await this.redis.down();
+        this.later(sleep(300).then(() => this.redis.up()));
+        break;
+      case 'redis-full':
+        await this.redisCall(['config', 'set', 'maxmemory', '1']);
+        this.later(sleep(faultMs).then(() => this.redisCall(['config', 'set', 'maxmemory', '0'], true)));
+        break;
+      case 'socket-cut':
+        this.disruptions.push({ at: Date.now(), kind: 'cut' });
+        this.sim.controls.dropEventSockets();
+        break;
+      case 'daemon-freeze':
+        this.sim.controls.freeze();
+        this.later(sleep(faultMs).then(() => this.sim.controls.thaw()));
+        break;
+      case 'replica-kill': {
+        const victim = this.replicas[Math.max(0, step.slot) % this.replicas.length]!;
+        this.killed.add(victim);
+        this.disruptions.push({ at: Date.now(), kind: 'kill' });
+        await victim.kill();
+        this.replicas.splice(this.replicas.indexOf(victim), 1, this.replica());
+        break;
+      }
+      case 'bad-frame':
+        this.sim.controls.injectFrame(badFrame(step.slot, name));
+        break;
+      case 'forged-shutdown':
+        this.sim.controls.injectFrame({ type: 'lifecycle', metadata: { action: 'instance-shutdown', source: `/1.0/instances/${name}` } });
+        break;
+      default:
+        throw new Error(`not a fault: ${step.kind}`);
+    }
+  }
+
+  private later(p: Promise<unknown>): void {
+    this.background.push(p.catch(() => {}));
+  }
+
+  /**
+   * One Redis command on a connection of its own; `persist` retries until it is done (undoing a
+   * fault must not be lost to a restart going on at the same moment).
+   */
+  private async redisCall(args: string[], persist = false): Promise<void> {
+    for (;;) {
+      const c = new Redis(this.redis.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      c.on('error', () => {});
+      try {
+        await c.connect();
+        await c.call(args[0]!, ...args.slice(1));
+        return;
+      } catch (err) {
+        if (!persist) throw err;
+        await sleep(100);
+      } finally {
+        c.disconnect();
+      }
+    }
+  }
+
+  /** `reflex <args>` against this world's Redis and prefix; its stdout, or undefined when it failed. */
+  private cli(args: string[]): Promise<string | undefined> {
+    const child = spawn(process.execPath, [bin, ...args, '--config', '/dev/null', '--redis', this.redis.url, '--prefix', this.prefix], {
+      env: hostEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    return new Promise((resolve) => child.once('exit', (code) => resolve(code === 0 ? out : undefined)));
+  }
+
+  private async settleAndObserve(
+    prefix: string,
+    started: number,
+    incidents: Incident[],
+    silences: SilenceWindow[],
+    names: Set<string>,
+  ): Promise<Observation> {
+    await Promise.allSettled(this.background.splice(0));
+    await this.ready();
+    // Once a resync has run after the last step and the stream is read again (an Error is found
+    // only by it), both queues empty for 3 looks in a row.
+    const resynced = Date.now() + resyncMs * 1.5;
+    let quiet = 0;
+    await until(
+      'the events and actions queues to drain',
+      async () => {
+        const counts = await Promise.all(this.queues.map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized')));
+        quiet = Date.now() >= resynced && counts.every((c) => Object.values(c).every((n) => n === 0)) ? quiet + 1 : 0;
+        return quiet >= 3;
+      },
+      60_000,
+      150,
+    );
+    const audit = await new AuditLog(this.connection, this.keys.audit).read({ since: new Date(started - 1_000) });
+    const gaps = this.gaps();
+    // Their logs are kept only until the next history's gaps are known.
+    if (!process.env.CHAOS_DEBUG) for (const p of this.replicas) p.logs.splice(0);
+    const final = [];
+    for (const n of names) {
+      const now = await this.operator.show(n);
+      if (now) final.push({ name: n, ...now });
+    }
+    return {
+      calls: this.sim.controls.callHistory(started).filter((c) => c.name.startsWith(prefix) && !c.agent.startsWith(cleanupAgent)),
+      incidents,
+      silences,
+      audit: audit.filter((r) => r.type === 'event' || (r.instance ?? '').startsWith(prefix)),
+      frames: this.witness.about(prefix),
+      final,
+      died: [...this.died],
+      gaps,
+    };
+  }
+}
+
+/** A frame Reflex must refuse and record, never act on: wrong shapes, an unknown action, deep nesting. */
+function badFrame(variant: number, name: string): { type: 'lifecycle'; metadata: unknown } {
+  if (variant === 0) return { type: 'lifecycle', metadata: { action: 42, source: ['not', 'a', 'path'] } };
+  if (variant === 1) return { type: 'lifecycle', metadata: { action: 'instance-frobnicated', source: `/1.0/instances/${name}` } };
+  let deep: unknown = { action: 'instance-shutdown', source: `/1.0/instances/${name}` };
+  for (let i = 0; i < 1_000; i++) deep = { nested: deep };
+  return { type: 'lifecycle', metadata: deep };
+}

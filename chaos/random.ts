@@ -1,0 +1,107 @@
+import { checkPromises, type Violation } from './promises/checker.js';
+import { describeSteps, generateHistory, parseSteps, type Step } from './promises/history.js';
+import { regressionSeeds } from './promises/seeds.js';
+import { SimWorld } from './promises/world.js';
+import type { ChaosOptions, ScenarioResult } from './support.js';
+
+/** What `--random N --seed S` and `--replay "…"` ask of the promise checker. */
+export interface RandomOptions {
+  /** Histories to run. Default 50 short, 1 000 long. */
+  histories?: number;
+  /** The first seed; history i runs seed + i. Default: from the clock (printed). */
+  seed?: number;
+  /** One given history (a printed replay) instead of random ones. */
+  replay?: string;
+}
+
+/** How many re-runs a failing history's shrinking may take (each one is a whole history). */
+const shrinkBudget = 16;
+
+/**
+ * The promise checker (docs/chaos.md): random histories of operator actions, crashes and faults on
+ * one shared world, each checked against Reflex's promises once it settled. The regression seeds
+ * run first, every time. A violation prints its seed and a minimal replay, shrunk by dropping
+ * steps while the same promise still breaks.
+ */
+export function randomHistories(ro: RandomOptions = {}): (opts: ChaosOptions) => Promise<ScenarioResult> {
+  return async (opts) => {
+    const count = ro.histories ?? (opts.short ? 50 : 1_000);
+    const first = ro.seed ?? Date.now() % 1_000_000_000;
+    const runs: { seed: number | undefined; steps: Step[] }[] = ro.replay
+      ? [{ seed: undefined, steps: parseSteps(ro.replay) }]
+      : [
+          ...regressionSeeds.map((seed) => ({ seed, steps: generateHistory(seed) })),
+          ...Array.from({ length: count }, (_, i) => ({ seed: first + i, steps: generateHistory(first + i) })),
+        ];
+    const world = await SimWorld.start();
+    let ran = 0;
+    let faults = 0;
+    let steps = 0;
+    const found: string[] = [];
+    const failing: { seed: number | undefined; violations: Violation[]; replay: string }[] = [];
+    let next = 0;
+    const fresh = () => `h${(next++).toString(36)}`;
+    try {
+      opts.log(ro.replay ? '  one replayed history' : `  ${regressionSeeds.length} regression seed(s), then seeds ${first}…${first + count - 1}`);
+      for (const r of runs) {
+        const run = await world.run(fresh(), r.steps);
+        ran++;
+        faults += run.faults;
+        steps += r.steps.length;
+        const violations = checkPromises(run.observation);
+        if (ran % 10 === 0) opts.log(`  ${ran} histories, ${faults} faults, ${failing.length} failing`);
+        if (!violations.length) continue;
+        opts.log(`  seed ${r.seed ?? '(replay)'}: ${violations.length} violation(s); shrinking`);
+        for (const v of violations) opts.log(`    ${v.promise}: ${v.detail}`);
+        if (process.env.CHAOS_DEBUG) world.dumpLogs(opts.log);
+        if (process.env.CHAOS_DEBUG)
+          opts.log(
+            JSON.stringify(
+              {
+                ...run.observation,
+                audit: run.observation.audit
+                  .filter((a) => a.type !== 'event' || a.instance?.startsWith('h'))
+                  .map((a) => `${a.at} ${a.type} ${a.instance} ${a.summary}`),
+              },
+              null,
+              1,
+            ),
+          );
+        opts.log(`    history: ${describeSteps(r.steps)}`);
+        const minimal = await shrink(world, r.steps, violations, fresh);
+        failing.push({ seed: r.seed, violations, replay: describeSteps(minimal) });
+      }
+    } finally {
+      await world.stop();
+    }
+    found.push(`${ran} histories (${steps} steps, ${faults} faults injected), ${failing.length} with a violation`);
+    for (const f of failing) {
+      for (const v of f.violations) found.push(`seed ${f.seed ?? '(replay)'}: ${v.promise}: ${v.detail}`);
+      found.push(`seed ${f.seed ?? '(replay)'}: replay: npm run chaos -- random --replay "${f.replay}"`);
+    }
+    return {
+      did: `${ran} random histories of operator actions, crashes, Error and faults on 3 instances each, 2 replicas; seeds from ${first}`,
+      found,
+      ok: failing.length === 0,
+    };
+  };
+}
+
+/**
+ * Drops steps one at a time while the history still breaks one of the same promises (a greedy
+ * pass of delta debugging), within {@link shrinkBudget} re-runs. Timing varies between runs, so a
+ * step whose removal makes the violation vanish once is kept.
+ */
+async function shrink(world: SimWorld, steps: Step[], violations: Violation[], fresh: () => string): Promise<Step[]> {
+  const broken = new Set(violations.map((v) => v.promise));
+  let current = steps;
+  let budget = shrinkBudget;
+  for (let i = current.length - 1; i >= 0 && budget > 0; i--) {
+    const without = current.filter((_, j) => j !== i);
+    if (!without.length) break;
+    budget--;
+    const again = checkPromises((await world.run(fresh(), without)).observation);
+    if (again.some((v) => broken.has(v.promise))) current = without;
+  }
+  return current;
+}
