@@ -139,17 +139,22 @@ export function startRedisWatch(opts: RedisWatchOptions): RedisWatch {
   const alertRefused = async (memory: RedisMemory, refusal: WriteRefusal) => {
     const input = refusedAlert(memory, refusal);
     if (direct?.input.kind === input.kind) return;
-    if (direct) await endRefused(memory);
+    if (direct) await endRefused(memory, `superseded: ${input.summary}`);
     logger.error({ usedBytes: memory.usedBytes, maxBytes: memory.maxBytes, refusal }, input.summary);
     const to = await opts.alerts.raiseDirect(input);
     if (to.length || !opts.alerts.notifying) direct = { input, to };
   };
 
-  /** Writes are taken again: the resolution goes the way the alert went, then both are audited. */
-  const endRefused = async (memory: RedisMemory) => {
+  /**
+   * Writes are taken again (or refused for another reason, `why`): the resolution goes the way the
+   * alert went, then both are audited.
+   */
+  const endRefused = async (memory: RedisMemory, why?: string) => {
     const sent = direct!;
     direct = undefined;
-    const summary = `Redis takes writes again: automation resumed (events held meanwhile are queued now); it uses ${formatBytes(memory.usedBytes)}${memory.maxBytes > 0 ? ` of ${formatBytes(memory.maxBytes)} maxmemory` : ' (no maxmemory)'}`;
+    const summary =
+      why ??
+      `Redis takes writes again: automation resumed (events held meanwhile are queued now); it uses ${formatBytes(memory.usedBytes)}${memory.maxBytes > 0 ? ` of ${formatBytes(memory.maxBytes)} maxmemory` : ' (no maxmemory)'}`;
     logger.info({ usedBytes: memory.usedBytes, maxBytes: memory.maxBytes }, summary);
     const resolved: AlertInput = { ...sent.input, status: 'resolved', endsAt: new Date().toISOString(), summary };
     const to = await opts.alerts.raiseDirect(resolved);
