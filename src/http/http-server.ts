@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Queue } from 'bullmq';
 import { Hono } from 'hono';
@@ -189,6 +189,19 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Rejects with HTTP_BIND_FAILED, as {@link startHttpServer} would, when `host:port` cannot be bound
+ * now. `reflex run` asks before it starts anything: a taken port is then its one line, instead of
+ * a start torn down half-way (a resync cut short logs its own error first).
+ */
+export async function checkBindable(host: string, port: number): Promise<void> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (err: NodeJS.ErrnoException) => reject(bindError(err, host, port)));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
 }
 
 function bindError(err: NodeJS.ErrnoException, host: string, port: number): ReflexError {

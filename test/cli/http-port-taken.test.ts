@@ -35,4 +35,25 @@ describe('reflex run on a taken HTTP port', () => {
       `reflex: cannot serve /metrics, /healthz and /readyz on 127.0.0.1:${port}: the port is taken (another reflex run, or another service); set --http-port (REFLEX_HTTP_PORT, httpPort) to a free port, or 0 to run without the HTTP server\n`,
     );
   }, 30_000);
+
+  it('says only that line, logging no error first, while its start is busy with a fleet', async () => {
+    // 300 instances: the first resync still runs when the HTTP server would be bound last.
+    const fleet = await startSimulator({ instances: 300 });
+    try {
+      const res = await runReflex(
+        ['run', ...reflexArgs(uniquePrefix('port'), `unix://${fleet.socketPath}`), '--rules', 'rules', '--no-typecheck', '--http-port', String(port)],
+        { REFLEX_LOG_LEVEL: 'info' },
+      );
+      expect(res.code).toBe(3);
+      expect(res.stderr).toMatch(/^reflex: cannot serve \/metrics, \/healthz and \/readyz on 127\.0\.0\.1:\d+: the port is taken[^\n]*\n$/);
+      const logged = res.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { level: number; msg: string });
+      expect(logged.filter((l) => l.level >= 40).map((l) => l.msg)).toEqual([]);
+      expect(res.stdout).not.toMatch(/stack/);
+    } finally {
+      await fleet.stop();
+    }
+  }, 60_000);
 });

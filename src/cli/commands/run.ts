@@ -4,6 +4,7 @@ import { configFileOf, resolveConfig, withConnectionOptions } from '../config-op
 import { createLogger } from '../../log/logger.js';
 import { durationValue, wholeNumber } from '../option-values.js';
 import { runUntilSignal } from '../../app/run-until-signal.js';
+import { checkBindable } from '../../http/http-server.js';
 import { plainSecretUrlWarnings } from '../../notify/receiver-config.js';
 import { shownConfig } from '../shown-config.js';
 
@@ -42,6 +43,7 @@ export function registerRun(program: Command): void {
         process.stdout.write(`${JSON.stringify(shownConfig(config), null, 2)}\n`);
         return;
       }
+      if (config.httpPort > 0) await checkBindable(config.httpHost, config.httpPort);
       const logger = createLogger(config.logLevel);
       const configFile = configFileOf(opts);
       logger.info(
