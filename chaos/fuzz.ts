@@ -118,7 +118,7 @@ export async function fuzz(opts: ChaosOptions): Promise<ScenarioResult> {
     }
   });
 
-  await check('frames on the wire', 40 * n, () => fuzzWire(opts, n === 1 ? 1 : 8, 40));
+  await check('frames on the wire', 40 * n, () => fuzzWire(opts, n === 1 ? 1 : 20, 40));
 
   return {
     did: 'fast-check on event frames, HTTP envelopes, filter strings, config values and files, rule files; adversarial frames through a proxy to a running reflex run',

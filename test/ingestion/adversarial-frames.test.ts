@@ -107,6 +107,8 @@ describe('adversarial event frames (simulator behind a frame-injecting proxy, bu
       entries.every((e) => Buffer.byteLength(e.raw) <= 4096),
       'a bounded sample of each',
     ).toBe(true);
+    const counted = (await stack.reflex.metrics.rejectedInputs.get()).values.map((v) => [v.labels.repeat, v.value]);
+    expect(Object.fromEntries(counted), 'each receipt counted, the repeats apart').toEqual({ false: 3, true: 2 });
     expect(stack.reflex.subscriber?.connected, 'the socket was never given up').toBe(true);
 
     const after = await healTime('web-2');
