@@ -28,7 +28,11 @@ FROM node:24-bookworm-slim
 # (docker run -p / compose ports), so /metrics, /healthz and /readyz listen on every address here.
 # They answer a Host header that is an IP address or localhost; a name a scraper uses (the compose
 # service name, a DNS name) goes in REFLEX_HTTP_ALLOWED_HOSTS (comma-separated; DNS rebinding guard).
-ENV NODE_ENV=production REFLEX_RULES=/app/rules REFLEX_HTTP_HOST=0.0.0.0 REFLEX_HTTP_PORT=9464
+# REFLEX_HISTORY_STORE=none: the files history store (the default elsewhere) needs one persistent
+# folder shared by every replica, which a container's own layer is not. For history, mount a volume
+# and set REFLEX_HISTORY_STORE=files REFLEX_HISTORY_DIR=<its path>, or use postgres
+# (docs/operations.md, Audit history).
+ENV NODE_ENV=production REFLEX_RULES=/app/rules REFLEX_HTTP_HOST=0.0.0.0 REFLEX_HTTP_PORT=9464 REFLEX_HISTORY_STORE=none
 RUN groupadd --system --gid 10001 reflex \
  && useradd --system --uid 10001 --gid reflex --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin reflex
 WORKDIR /app

@@ -103,3 +103,26 @@ describe('one configuration for every command', () => {
     expect(readFileSync('deploy/reflex.service', 'utf8')).not.toMatch(/^Environment=.*REFLEX_HISTORY/m);
   });
 });
+
+describe('every command that reads Redis', () => {
+  const commands = [
+    ['audit'],
+    ['audit', 'verify'],
+    ['audit', 'export'],
+    ['replay', '--rules', 'rules'],
+    ['silence', 'list'],
+    ['alerts', '--rules', 'rules'],
+    ['quarantine', 'list'],
+    ['dlq', 'list'],
+    ['probes', 'status'],
+    ['housekeeping', 'plan', '--rules', 'rules'],
+  ];
+  it.each(commands)('reflex %s %s takes Redis from the config file, as reflex run does', async (...args: string[]) => {
+    const file = configFile('unreachable.json', { redisUrl: 'redis://127.0.0.1:1', prefix: 'from-the-file' });
+    const res = await reflexInProcess([...args, '--config', file], plainShell);
+    expect(res.stderr).toMatch(
+      /^(reflex: history\.store is none[^\n]*\n|reflex: no files history store[^\n]*\n)?reflex: cannot reach Redis at redis:\/\/127\.0\.0\.1:1 /,
+    );
+    expect(res.code).toBe(4);
+  });
+});
