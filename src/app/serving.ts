@@ -50,10 +50,10 @@ export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<S
     const writes = new WriteProbe({
       redis,
       key: keys.writeProbe,
-      onChange: (state) => {
+      onChange: (state, previous) => {
         s.metrics.setRedisWritable(state.writable === true, state.refusal ?? 'unreachable');
         if (state.writable === false) logger.error({ refusal: state.refusal, error: state.error }, 'Redis does not take writes');
-        else logger.info('Redis takes writes');
+        else if (previous.writable === false) logger.info('Redis takes writes again');
         watchNow?.();
       },
     });
