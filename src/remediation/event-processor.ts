@@ -32,7 +32,7 @@ import { actionJobOptions, type ActionJob } from '../actions/action-job.js';
 import { CrashLoopBudget } from './crash-loop-budget.js';
 import { identityOf } from './instance-identity.js';
 import type { PendingActions } from './pending-actions.js';
-import { StopConfirmation, type StopVerdict } from './stop-confirmation.js';
+import { isSuspicious, StopConfirmation, type StopVerdict } from './stop-confirmation.js';
 
 /** What the event processor needs. */
 export interface EventProcessorDeps {
@@ -300,14 +300,17 @@ export class EventProcessor {
    * A stop the daemon contradicts (no such instance, not down, another instance under the name):
    * recorded and alerted as suspicious, never spent. The tracker takes the daemon's word instead of
    * the frame's, nothing reaches the rules (no budget, no back-off, no action) and no crash alert is
-   * raised; the alert is a notice, shown once and resolved. A name that exists nowhere also ends the
-   * incident alerts still firing for it: no recovery will ever come to resolve them.
+   * raised; the alert is a notice, shown once and resolved. A stop overtaken by a start since (a
+   * guest reboot) is recorded the same way, without the alert. A name that exists nowhere also ends
+   * the incident alerts still firing for it: no recovery will ever come to resolve them.
    */
   private async contradicted(event: InstanceStatusEvent, verdict: Extract<StopVerdict, { confirmed: false }>): Promise<'contradicted'> {
     const { audit, tracker, logger } = this.deps;
     const ref: InstanceRef = { target: event.target, project: event.project, instance: event.instance };
     const summary = `${verdict.summary}; not counted as a crash: no restart spent, no action, no crash alert`;
-    logger.warn({ instance: event.instance, event: event.id, contradiction: verdict.contradiction }, 'stop event contradicted by the daemon');
+    const suspicious = isSuspicious(verdict.contradiction);
+    if (suspicious)
+      logger.warn({ instance: event.instance, event: event.id, contradiction: verdict.contradiction }, 'stop event contradicted by the daemon');
     await Promise.all([
       this.deps.archive?.append(event, 'contradicted'),
       audit.append(
@@ -330,6 +333,7 @@ export class EventProcessor {
         eventId: `${event.id}:contradicted`,
       });
     else await tracker.forget(ref);
+    if (!suspicious) return 'contradicted';
     const alert = {
       kind: contradictedKind,
       severity: 'warning',

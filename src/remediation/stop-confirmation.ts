@@ -4,8 +4,19 @@ import type { CanonicalEvent, InstanceStatusEvent } from '../events/canonical-ev
 import type { InstanceRef } from '../redis/key-space.js';
 import { describeIdentity, identityOf } from './instance-identity.js';
 
-/** Why the daemon contradicts a stop: the name names no instance, the instance is not down, or it is another instance than the event's. */
-export type Contradiction = 'gone' | 'not-down' | 'another-instance';
+/**
+ * Why the daemon contradicts a stop: the name names no instance (`gone`), the instance is up and
+ * has been since before the event (`not-down`: the frame is forged or stale), it is another
+ * instance than the event's (`another-instance`), or it was started again after the event
+ * (`started-since`: the stop may have been real, a guest reboot on LXD 5.0 sends just that, but
+ * there is nothing left to heal).
+ */
+export type Contradiction = 'gone' | 'not-down' | 'another-instance' | 'started-since';
+
+/** Whether a contradiction says the frame is suspicious (forged or stale), not merely overtaken. */
+export function isSuspicious(contradiction: Contradiction): boolean {
+  return contradiction !== 'started-since';
+}
 
 /** What the daemon says of a stop event. */
 export type StopVerdict =
@@ -73,8 +84,8 @@ export class StopConfirmation {
     for (let pause = FIRST_REREAD_MS; ; pause *= 2) {
       const instance = await this.deps.readInstance(ref);
       const verdict = judge(event, instance);
-      // Only "not down yet" can change by waiting, and not when the instance was started after the event.
-      if (verdict.confirmed || verdict.contradiction !== 'not-down' || startedAfter(event, instance!)) return verdict;
+      // Only "not down yet" can change by waiting.
+      if (verdict.confirmed || verdict.contradiction !== 'not-down') return verdict;
       const left = deadline - Date.now();
       if (left <= 0) return verdict;
       await this.sleep(Math.min(pause, left));
@@ -112,17 +123,24 @@ function judge(event: InstanceStatusEvent, instance: Instance | undefined): Extr
       summary: `contradicted by the daemon: ${what} from cluster member ${member}, but ${event.instance} is on ${location}`,
     };
   if (down.has(instance.status_code)) return { checked: true, confirmed: true, instance };
-  const since = startedAfter(event, instance) ? `, started again at ${instance.last_used_at} (after the event)` : '';
+  if (startedAfter(event, instance))
+    return {
+      checked: true,
+      confirmed: false,
+      contradiction: 'started-since',
+      instance,
+      summary: `overtaken: ${what}, but ${event.instance} is ${instance.status} (${instance.status_code}), started again at ${instance.last_used_at} (after the event): nothing left to heal`,
+    };
   return {
     checked: true,
     confirmed: false,
     contradiction: 'not-down',
     instance,
-    summary: `contradicted by the daemon: ${what}, but ${event.instance} is ${instance.status} (${instance.status_code})${since}`,
+    summary: `contradicted by the daemon: ${what}, but ${event.instance} is ${instance.status} (${instance.status_code}) and has been since before it`,
   };
 }
 
-/** Whether the daemon's `last_used_at` (its last start) is after the event: a later start, not a stop still settling. */
+/** Whether the daemon's `last_used_at` (its last start) is after the event: a later start, not a stop still settling (daemon time on both sides). */
 function startedAfter(event: InstanceStatusEvent, instance: Instance): boolean {
   const at = instance.last_used_at ? Date.parse(instance.last_used_at) : Number.NaN;
   return at > Date.parse(event.timestamp);
