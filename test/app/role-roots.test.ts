@@ -65,28 +65,37 @@ describe('a composition root per role (simulator, real Redis)', () => {
     expect(reflex.ruleSet).toBeUndefined();
     expect(reflex.reload).toBeUndefined();
     await until('the lease held and the stream open', () => reflex.lease?.isHeld && reflex.subscriber?.connected);
-    expect(await checksOf(reflex)).toEqual(['queue:events', 'redis', 'subscriber']);
+    expect(await checksOf(reflex)).toEqual(['queue:events', 'redis', 'redis-writes', 'subscriber']);
   });
 
-  it('a worker reads no stream; /readyz checks its workers and the events and actions queues it consumes', async () => {
+  it('a worker reads no stream; /readyz checks its workers, the events and actions queues it consumes and the history store it ships to', async () => {
     const reflex = await start('worker');
     expect(reflex.readers).toEqual([]);
     expect(reflex.subscriber).toBeUndefined();
     expect(reflex.reload).toBeTypeOf('function');
-    expect(await checksOf(reflex)).toEqual(['queue:actions', 'queue:events', 'redis', 'workers']);
+    expect(await checksOf(reflex)).toEqual(['history', 'queue:actions', 'queue:events', 'redis', 'redis-writes', 'workers']);
   });
 
   it('a scheduler reads no stream and runs no worker; /readyz checks the actions queue it feeds and its schedules queue', async () => {
     const reflex = await start('scheduler');
     expect(reflex.readers).toEqual([]);
     expect(reflex.ruleSet).toBeDefined();
-    expect(await checksOf(reflex)).toEqual(['queue:actions', 'queue:schedules', 'redis']);
+    expect(await checksOf(reflex)).toEqual(['queue:actions', 'queue:schedules', 'redis', 'redis-writes']);
   });
 
   it('a process of every role runs the three roots and checks each queue once', async () => {
     const reflex = await start('all');
     expect(reflex.readers).toHaveLength(1);
-    expect(await checksOf(reflex)).toEqual(['queue:actions', 'queue:events', 'queue:schedules', 'redis', 'subscriber', 'workers']);
+    expect(await checksOf(reflex)).toEqual([
+      'history',
+      'queue:actions',
+      'queue:events',
+      'queue:schedules',
+      'redis',
+      'redis-writes',
+      'subscriber',
+      'workers',
+    ]);
   });
 
   it('a stopped subscriber gives its lease up at once, for another replica to take', async () => {

@@ -42,7 +42,7 @@ describe('reflex doctor on the health of a deployment (real Redis, in-process Re
     expect((await checkReadiness(config))[0]).toMatchObject({
       name: 'readyz',
       ok: true,
-      detail: expect.stringContaining(': ready (redis, subscriber, workers, queue:events'),
+      detail: expect.stringContaining(': ready (redis, redis-writes, subscriber, workers, queue:events'),
     });
   });
 
