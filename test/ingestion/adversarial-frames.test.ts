@@ -116,13 +116,17 @@ describe('adversarial event frames (simulator behind a frame-injecting proxy, bu
   }, 90_000);
 
   it('frames drawn by fast-check (depth, width, size, encodings, newlines, empty, duplicates, forged fields): each refusal kept once with its reason, size and count; a valid event among them queued untouched', async () => {
-    const messages = fc.sample(adversarialMessages(24), { numRuns: 1, seed: Number(process.env.FUZZ_SEED ?? Date.now() % 1e9) })[0]!;
+    // A failure names its seed; FUZZ_SEED=<seed> draws the same messages again.
+    const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 1e9);
+    const messages = fc.sample(adversarialMessages(24), { numRuns: 1, seed })[0]!;
     const marker = validFrame('web-3', `among-${Date.now()}`);
     messages.splice(messages.length >> 1, 0, { what: 'valid', data: Buffer.from(JSON.stringify(marker)), binary: false });
     for (const m of messages) send(m);
     const problems = async () => refusalProblems(sent, await rejectedEntries(stack.redis, stack.keys.rejected));
-    await until('every refusal kept', async () => (await problems()).length === 0, 30_000).catch(async () => expect(await problems()).toEqual([]));
-    await until('the valid frame among them archived', () => archived(idOf(marker)), 15_000);
-    expect(stack.reflex.subscriber?.connected).toBe(true);
+    await until('every refusal kept', async () => (await problems()).length === 0, 30_000).catch(async () =>
+      expect(await problems(), `seed ${seed}`).toEqual([]),
+    );
+    await until(`the valid frame among them archived (seed ${seed})`, () => archived(idOf(marker)), 15_000);
+    expect(stack.reflex.subscriber?.connected, `seed ${seed}`).toBe(true);
   }, 120_000);
 });
