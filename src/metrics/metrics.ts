@@ -161,6 +161,13 @@ export class Metrics {
     help: 'Instances put in quarantine for crash-looping (each one raises one alert)',
     registers: [this.registry],
   });
+  /** Stop events the daemon contradicted, by why (src/remediation/stop-confirmation.ts): none of them spent a restart. */
+  readonly stopsContradicted = new Counter({
+    name: 'reflex_stops_contradicted_total',
+    help: 'Stop events not counted as crashes because a read of the daemon contradicted them: gone (404), not-down, another-instance, started-since',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
   /** Failure storms declared by storm control (each raises one grouped alert; counted by the replica that raised it). */
   readonly storms = new Counter({
     name: 'reflex_storms_total',

@@ -309,6 +309,7 @@ export class EventProcessor {
     const ref: InstanceRef = { target: event.target, project: event.project, instance: event.instance };
     const summary = `${verdict.summary}; not counted as a crash: no restart spent, no action, no crash alert`;
     const suspicious = isSuspicious(verdict.contradiction);
+    this.deps.metrics?.stopsContradicted.inc({ reason: verdict.contradiction });
     if (suspicious)
       logger.warn({ instance: event.instance, event: event.id, contradiction: verdict.contradiction }, 'stop event contradicted by the daemon');
     await Promise.all([

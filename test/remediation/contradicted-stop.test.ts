@@ -72,6 +72,8 @@ describe('a stop the daemon contradicts is never spent (simulator, bundled rules
       await new StateTracker(redis, keys).get({ target: stack!.target, project: 'default', instance: 'ghost' }),
       'the tracker holds nothing for the name',
     ).toBeUndefined();
+    const counted = (await stack!.reflex.metrics.stopsContradicted.get()).values.map((v) => [v.labels.reason, v.value]);
+    expect(counted).toEqual([['gone', 1]]);
     const archived = await new EventArchive({ redis, key: keys.archive }).read({ outcome: 'contradicted' });
     expect(archived.map((a) => ('instance' in a.event ? a.event.instance : ''))).toEqual(['ghost']);
   });
