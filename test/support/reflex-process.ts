@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const bin = fileURLToPath(new URL('../../bin/reflex.js', import.meta.url));
@@ -25,12 +26,21 @@ export interface ReflexCommand {
   cleanEnv?: boolean;
 }
 
+/**
+ * Where a `reflex` started here keeps its state (the files history store, src/config/history-dir.ts)
+ * when the caller's environment names no state folder: the checkout's .tmp/state, never the user's
+ * home (the chaos runs and benches start hundreds of processes; a test run sets its own).
+ */
+function scratchState(): Record<string, string> {
+  return process.env.XDG_STATE_HOME || process.env.STATE_DIRECTORY ? {} : { XDG_STATE_HOME: resolve('.tmp', 'state') };
+}
+
 /** Starts `node bin/reflex.js <args>` (or an installed `reflex`) exactly as a user would run it. */
 export function startReflexProcess(args: string[], env: Record<string, string> = {}, command: ReflexCommand = {}): ReflexProcess {
   // REFLEX_CPU_PROF=DIR: each process writes a V8 CPU profile there when it exits (to see where a bench's CPU goes).
   const prof = process.env.REFLEX_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.REFLEX_CPU_PROF}`] : [];
   const child = spawn(process.execPath, [...prof, command.bin ?? bin, ...args], {
-    env: command.cleanEnv ? env : { ...process.env, ...env },
+    env: command.cleanEnv ? env : { ...scratchState(), ...process.env, ...env },
     cwd: command.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -111,7 +121,7 @@ export async function runReflex(
   command: ReflexCommand = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [command.bin ?? bin, ...args], {
-    env: { ...process.env, ...env },
+    env: { ...scratchState(), ...process.env, ...env },
     cwd: command.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

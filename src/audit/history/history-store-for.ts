@@ -30,7 +30,7 @@ export function historyStoreFor(
       if (!url)
         throw new ReflexError(
           'CONFIG_INVALID',
-          `history.store is postgres but the environment variable ${history.postgresUrlEnv} (history.postgresUrlEnv) is not set: set it to postgres://user:password@host:5432/database`,
+          `history.store is postgres but the environment variable ${history.postgresUrlEnv} (history.postgresUrlEnv) is not set: set it to postgres://user:password@host:5432/database (the packaged service reads it from /etc/reflex/env; in a shell: set -a; . /etc/reflex/env; set +a)`,
         );
       return new PostgresHistoryStore(url, streamKey);
     }
