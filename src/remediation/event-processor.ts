@@ -4,7 +4,7 @@ import { getMany, setMany } from '../redis/get-many.js';
 import { GroupCommit } from '../redis/group-commit.js';
 import { isProbeEcho } from '../probes/probe-echo.js';
 import type { Logger } from 'pino';
-import { actionFailedKind, Alerts, contradictedKind, crashLoopKind } from '../alerts/alerts.js';
+import { Alerts, crashLoopKind } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import { isApiStatus } from '../client/api-error.js';
@@ -24,7 +24,7 @@ import { keepRejected, type RejectedLimits } from '../events/rejected-events.js'
 import type { StateTracker } from '../events/state-tracker.js';
 import { StatusSettler, type Settled } from '../events/status-settler.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { instanceAlertKinds, type InstanceAlerts, type RuleResponse } from '../notify/instance-alerts.js';
+import type { InstanceAlerts, RuleResponse } from '../notify/instance-alerts.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { Decision, RuleEngine } from '../rules/engine.js';
 import type { ActionGate } from './action-gate.js';
@@ -32,7 +32,8 @@ import { actionJobOptions, type ActionJob } from '../actions/action-job.js';
 import { CrashLoopBudget } from './crash-loop-budget.js';
 import { identityOf } from './instance-identity.js';
 import type { PendingActions } from './pending-actions.js';
-import { isSuspicious, StopConfirmation, type StopVerdict } from './stop-confirmation.js';
+import { endIncidentsOfGone, recordContradictedStop } from './contradicted-stop.js';
+import { StopConfirmation } from './stop-confirmation.js';
 
 /** What the event processor needs. */
 export interface EventProcessorDeps {
@@ -231,7 +232,10 @@ export class EventProcessor {
       }
       // Every path by which a stop counts as a crash (the rules, the gate's budget, the crash alert) comes after this.
       const verdict = await this.stops.confirm(event);
-      if (verdict.checked && !verdict.confirmed) return this.contradicted(event, verdict);
+      if (verdict.checked && !verdict.confirmed) {
+        await recordContradictedStop({ ...this.deps, alerts: this.alerts }, event, verdict);
+        return 'contradicted';
+      }
       if (verdict.checked) confirmed = { instance: verdict.instance };
     }
     // An operation names its instances in resources; rules act on the first (state changes touch one).
@@ -253,7 +257,8 @@ export class EventProcessor {
     if (event.kind === 'operation.status' && ref) await this.startFailures.observe(ref, event, this.deps.ownOperations);
     if (event.kind === 'lifecycle' && event.action === 'instance-renamed' && ref && typeof event.context?.old_name === 'string')
       await this.renamed({ ...ref, instance: event.context.old_name }, ref, event.id);
-    if (event.kind === 'lifecycle' && event.action === 'instance-deleted' && ref && !(await this.readInstance(ref))) await this.endIncidents(ref);
+    if (event.kind === 'lifecycle' && event.action === 'instance-deleted' && ref && !(await this.readInstance(ref)))
+      await endIncidentsOfGone(this.alerts, ref);
 
     const responses: RuleResponse[] = [];
     // Read once: a reload during this event's awaits must not give it half the old rules, half the new.
@@ -294,71 +299,6 @@ export class EventProcessor {
     if (event.kind === 'instance.status' && ref) await this.failedStart(event, ref);
     await this.deps.instanceAlerts?.observe(event, responses);
     return 'processed';
-  }
-
-  /**
-   * A stop the daemon contradicts (no such instance, not down, another instance under the name):
-   * recorded and alerted as suspicious, never spent. The tracker takes the daemon's word instead of
-   * the frame's, nothing reaches the rules (no budget, no back-off, no action) and no crash alert is
-   * raised; the alert is a notice, shown once and resolved. A stop overtaken by a start since (a
-   * guest reboot) is recorded the same way, without the alert. A name that exists nowhere also ends
-   * the incident alerts still firing for it: no recovery will ever come to resolve them.
-   */
-  private async contradicted(event: InstanceStatusEvent, verdict: Extract<StopVerdict, { confirmed: false }>): Promise<'contradicted'> {
-    const { audit, tracker, logger } = this.deps;
-    const ref: InstanceRef = { target: event.target, project: event.project, instance: event.instance };
-    const summary = `${verdict.summary}; not counted as a crash: no restart spent, no action, no crash alert`;
-    const suspicious = isSuspicious(verdict.contradiction);
-    this.deps.metrics?.stopsContradicted.inc({ reason: verdict.contradiction });
-    if (suspicious)
-      logger.warn({ instance: event.instance, event: event.id, contradiction: verdict.contradiction }, 'stop event contradicted by the daemon');
-    await Promise.all([
-      this.deps.archive?.append(event, 'contradicted'),
-      audit.append(
-        {
-          type: 'event',
-          correlationId: event.id,
-          target: event.target,
-          instance: event.instance,
-          summary,
-          contradicted: verdict.contradiction,
-          event,
-        },
-        { once: `event:${event.id}` },
-      ),
-    ]);
-    // The tracker took the frame's stop while settling it: the daemon's word replaces it, at least as new as the frame.
-    if (verdict.instance)
-      await tracker.update(ref, verdict.instance.status_code, Math.max(Date.now(), Date.parse(event.timestamp) || 0), {
-        source: 'read',
-        eventId: `${event.id}:contradicted`,
-      });
-    else await tracker.forget(ref);
-    if (!suspicious) return 'contradicted';
-    const alert = {
-      kind: contradictedKind,
-      severity: 'warning',
-      summary: `${event.instance}: ${summary} (a forged or stale frame?)`,
-      target: event.target,
-      project: event.project,
-      instance: event.instance,
-      ...(event.location && event.location !== 'none' ? { member: event.location } : {}),
-      correlationId: event.id,
-      notice: true,
-    } as const;
-    await this.alerts.raise(alert, { once: `contradicted:${event.id}`, record: { contradicted: verdict.contradiction } });
-    if (verdict.contradiction === 'gone') await this.endIncidents(ref);
-    return 'contradicted';
-  }
-
-  /**
-   * The incident alerts still firing for a name that no longer exists (crashed, Error, failed
-   * start, action failed, crash loop) resolve: no Running will ever come to end them. Called when
-   * the daemon answers 404 for the name, never on a frame's word alone.
-   */
-  private async endIncidents(ref: InstanceRef): Promise<void> {
-    const gone = { summary: `${ref.instance} does not exist any more (the daemon answers 404)`, outcome: 'gone' };
-    for (const kind of [...Object.values(instanceAlertKinds), actionFailedKind, crashLoopKind]) await this.alerts.resolveFiring(kind, ref, gone);
   }
 
   /**
