@@ -7,6 +7,8 @@ export interface RoleRoot {
   stop(): Promise<void>;
   /** What /readyz checks for the role: its readers, its workers, the queues it feeds or consumes, the history store it ships to. */
   readiness: Pick<ReadinessParts, 'readers' | 'workers' | 'queues' | 'history'>;
+  /** Sends the errors the role's own writes to Redis get (beyond its workers' and queues') to `to`: the write probe. */
+  reportWriteErrors?(to: (err: unknown) => void): void;
 }
 
 /**

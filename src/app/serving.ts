@@ -64,6 +64,7 @@ export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<S
       w.on('failed', (_job, err) => writes.suspect(err));
     }
     for (const q of new Set([...roles.queues, s.eventsQueue, s.actionsQueue])) q.on('error', (err) => writes.suspect(err));
+    for (const root of roots) root.reportWriteErrors?.((err) => writes.suspect(err));
     const watch = startRedisWatch({
       redis,
       plan: retentionPlan(config, keys),

@@ -19,6 +19,8 @@ export async function startSubscriberRoot(s: SharedParts): Promise<SubscriberRoo
   const spread = new LeaseSpread({ redis: s.redis, key: s.keys.replicas, logger, ttlMs: config.leaseTtlMs });
   await spread.start();
   stops.add(() => spread.stop());
+  // The write probe exists once the roots run (serving): until then, nothing to tell.
+  let reportWriteError: ((err: unknown) => void) | undefined;
   const readers = s.targets.map((t) => {
     const reader = startTargetReader({
       target: t,
@@ -30,10 +32,16 @@ export async function startSubscriberRoot(s: SharedParts): Promise<SubscriberRoo
       metrics: s.metrics,
       logger: s.targets.length > 1 ? logger.child({ target: t.name }) : logger,
       spread,
+      onWriteError: (err) => reportWriteError?.(err),
       settings: config,
     });
     stops.add(() => reader.stop());
     return reader;
   });
-  return { readers, readiness: { readers, queues: [s.eventsQueue] }, stop: () => stops.run() };
+  return {
+    readers,
+    readiness: { readers, queues: [s.eventsQueue] },
+    reportWriteErrors: (to) => void (reportWriteError = to),
+    stop: () => stops.run(),
+  };
 }

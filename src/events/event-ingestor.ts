@@ -17,6 +17,8 @@ export interface EventIngestorOptions {
   maxBuffered?: number;
   /** Called when frames had to be dropped: the caller must resync to cover the gap. */
   onOverflow?: () => void;
+  /** Told of each write of a batch that failed (the write probe re-checks at once when Redis refused it). */
+  onWriteError?: (err: unknown) => void;
   /**
    * Fencing: checked before each batch is written (it may wait while Redis is unreachable). When it
    * answers false (another replica holds the lease) the ingestor stands by: its frames go back to
@@ -236,6 +238,7 @@ export class EventIngestor {
           }
         } catch (err) {
           this.opts.logger.warn({ err, buffered: this.buffer.length }, 'could not write events to Redis; holding them and retrying');
+          this.opts.onWriteError?.(err);
           await new Promise((r) => setTimeout(r, 500));
         }
       }

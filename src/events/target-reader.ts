@@ -30,6 +30,8 @@ export interface TargetReaderOptions {
   logger: Logger;
   /** The replicas' share of the leases; none: this reader takes its lease whenever it is vacant. */
   spread?: LeaseSpread;
+  /** Told of each write of events to Redis that failed (the write probe). */
+  onWriteError?: (err: unknown) => void;
   settings: Pick<Config, 'leaseTtlMs' | 'maxEventBytes' | 'maxFrameBytes' | 'clockToleranceMs' | 'resyncGraceMs' | 'resyncIntervalMs'>;
 }
 
@@ -72,6 +74,7 @@ export function startTargetReader(o: TargetReaderOptions): RunningTargetReader {
     logger: log,
     active: false,
     onOverflow: () => void resync('gap'),
+    onWriteError: o.onWriteError,
     mayWrite: () => held.isCurrent(),
     maxEventBytes: settings.maxEventBytes,
     clockToleranceMs: settings.clockToleranceMs,

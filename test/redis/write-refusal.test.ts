@@ -1,6 +1,8 @@
 import { rmSync } from 'node:fs';
 import { Queue } from 'bullmq';
+import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { EventIngestor } from '../../src/events/event-ingestor.js';
 import { redisFromUrl, type RedisConnection } from '../../src/redis/connect.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-redis.js';
 import { WriteProbe } from '../../src/redis/write-probe.js';
@@ -51,6 +53,38 @@ describe('a Redis that refuses writes', () => {
     await redis.config('SET', 'maxmemory', '0');
     expect((await probe.check()).writable).toBe(true);
     expect(changes).toEqual(['true', 'oom', 'true']);
+  });
+
+  it("is found full at once when the ingestor's write is refused, not at the next interval, and the held frame is queued once writes are taken", async () => {
+    const { redis } = await server();
+    const probe = new WriteProbe({ redis, key: 'probe', intervalMs: 3_600_000 });
+    probe.start();
+    try {
+      await until('the first probe', () => probe.state.writable === true);
+      const queue = new Queue('events', { connection: redis });
+      queue.on('error', () => {});
+      const ingestor = new EventIngestor({
+        queue,
+        target: 'unix:///x',
+        logger: pino({ level: 'silent' }),
+        onWriteError: (err) => probe.suspect(err),
+      });
+      await redis.config('SET', 'maxmemory', '1');
+      const frame = JSON.stringify({
+        type: 'lifecycle',
+        timestamp: new Date().toISOString(),
+        metadata: { action: 'instance-shutdown', source: '/1.0/instances/web-1' },
+      });
+      ingestor.pushFrame(frame, Date.now());
+      await until('the probe finding Redis full', () => probe.state.refusal === 'oom', 5_000);
+      expect(await queue.count()).toBe(0);
+      await redis.config('SET', 'maxmemory', '0');
+      await until('the held frame queued', async () => (await queue.count()) === 1, 5_000);
+      await ingestor.drain();
+      await queue.close();
+    } finally {
+      probe.stop();
+    }
   });
 
   it('is a read-only replica: READONLY, and writable once promoted', async () => {
