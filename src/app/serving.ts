@@ -33,7 +33,7 @@ function readinessOf(roots: RoleRoot[]) {
 
 /**
  * Starts what every role serves, after its roots: the write probe (does Redis take writes? its
- * workers' and queues' errors make it probe at once), the Redis watch (every role samples Redis and
+ * subscriber's, workers' and queues' refused writes make it probe at once), the Redis watch (every role samples Redis and
  * keeps the streams to their bounds; one replica alerts on each change of level; while writes are
  * refused, each replica with receivers alerts by the fallback path), the reload
  * listener (every replica holding rules answers `reflex rules reload`), the /readyz checks over
