@@ -36,8 +36,6 @@ export interface StopConfirmationDeps {
    * contradicted: a daemon may report the stop before its status says Stopped. Default 2 000 ms.
    */
   settleMs?: number;
-  /** Waits between reads (tests). Default: a timer. */
-  sleep?: (ms: number) => Promise<void>;
 }
 
 /** First pause between reads of an instance that still reads as up; doubled each time, within {@link StopConfirmationDeps.settleMs}. */
@@ -70,11 +68,9 @@ export function countsAsCrash(event: CanonicalEvent): event is InstanceStatusEve
  */
 export class StopConfirmation {
   private readonly settleMs: number;
-  private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly deps: StopConfirmationDeps) {
     this.settleMs = deps.settleMs ?? 2_000;
-    this.sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
   async confirm(event: CanonicalEvent): Promise<StopVerdict> {
@@ -88,7 +84,7 @@ export class StopConfirmation {
       if (verdict.confirmed || verdict.contradiction !== 'not-down') return verdict;
       const left = deadline - Date.now();
       if (left <= 0) return verdict;
-      await this.sleep(Math.min(pause, left));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
     }
   }
 }

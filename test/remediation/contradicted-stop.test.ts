@@ -1,11 +1,27 @@
+import { Queue } from 'bullmq';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { InstanceClient } from '../../src/client/client.js';
+import { eventItemHash } from '../../src/events/event-ingestor.js';
+import { keySpace } from '../../src/redis/key-space.js';
+import { ActionGate } from '../../src/remediation/action-gate.js';
+import { EventProcessor } from '../../src/remediation/event-processor.js';
+import { OwnOperations } from '../../src/remediation/own-operations.js';
+import { PendingActions } from '../../src/remediation/pending-actions.js';
+import { loadRules } from '../../src/rules/rule-loader.js';
+import { RuleEngine } from '../../src/rules/engine.js';
+import { Silences } from '../../src/silences/silences.js';
+import type { RunningSimulator } from '../../src/simulator/simulator.js';
+import { recordingAlerts } from '../alerts/recording-alerts.js';
+import { crashEvent } from '../support/crash-event.js';
+import { fileSimulator } from '../support/file-simulator.js';
 import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { StatusCode } from '../../src/client/status-code.js';
 import { EventArchive } from '../../src/events/event-archive.js';
 import { StateTracker } from '../../src/events/state-tracker.js';
 import type { SentAlert } from '../notify/recording-server.js';
-import { redisUrl } from '../support/redis.js';
-import { optIn, startStack, type Stack } from '../support/stack.js';
+import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { bundledRules, optIn, quickSimTimings, startStack, type Stack } from '../support/stack.js';
 import { settled } from '../support/settled.js';
 import { until } from '../support/wait.js';
 import { show } from './trail.js';
@@ -162,3 +178,51 @@ async function healTime(stack: Stack, name: string): Promise<number> {
   );
   return took;
 }
+
+describe('a contradicted stop redelivered (the event processor on the simulator)', () => {
+  let sim: RunningSimulator;
+  let client: InstanceClient;
+  let target: string;
+  const { redis, cleanups } = fileSimulator(quickSimTimings, (s) => ({ sim, client, target } = s));
+
+  it('is recorded, counted in the tracker and alerted once however often its job runs, and never queues an action', async () => {
+    sim.controls.addInstance({ name: 'again-1', config: optIn });
+    const keys = keySpace(uniquePrefix('contra-redo'));
+    const connection = redisClient();
+    const actions = new Queue(keys.actionsQueue, { connection, prefix: keys.bullPrefix });
+    cleanups.push(async () => {
+      await actions.close();
+      connection.disconnect();
+    });
+    const audit = new AuditLog(redis, keys.audit);
+    const recording = recordingAlerts(audit);
+    const tracker = new StateTracker(redis, keys);
+    const { rules } = await loadRules(bundledRules);
+    const processor = new EventProcessor({
+      redis,
+      keys,
+      client: () => client,
+      tracker,
+      ownOperations: new OwnOperations(redis, keys),
+      audit,
+      engine: new RuleEngine(rules),
+      gate: new ActionGate(redis, keys, new Silences(redis, keys.silences)),
+      actions,
+      pending: new PendingActions(redis, keys, actions),
+      logger: pino({ level: 'silent' }),
+      alerts: recording.alerts,
+      stopSettleMs: 200,
+    });
+    const event = crashEvent(target, 'again-1');
+    const item = { kind: 'synthetic' as const, target, event, receivedAt: Date.now() };
+    expect(await processor.process(item)).toEqual(['contradicted']);
+    // The worker died before the done mark: the job runs again, and again side by side on two replicas.
+    await redis.del(keys.eventDone(eventItemHash(item)));
+    await Promise.all([processor.process(item), processor.process({ ...item })]);
+    const records = await audit.read({ instance: 'again-1' });
+    expect(records.map((r) => r.type).sort(), show(records)).toEqual(['alert', 'event']);
+    expect(recording.raised.map((a) => a.kind)).toEqual(['event.contradicted']);
+    expect((await tracker.get({ target, project: 'default', instance: 'again-1' }))?.status).toBe(StatusCode.Running);
+    expect(await actions.getJobCounts('waiting', 'delayed', 'prioritized')).toEqual({ waiting: 0, delayed: 0, prioritized: 0 });
+  });
+});
