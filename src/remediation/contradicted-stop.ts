@@ -66,7 +66,7 @@ export async function recordContradictedStop(
     correlationId: event.id,
     notice: true,
   } as const;
-  await deps.alerts.raise(alert, { once: `contradicted:${event.id}`, record: { contradicted: verdict.contradiction } });
+  await deps.alerts.raise(alert, { once: `contradicted:${event.id}`, record: { contradicted: verdict.contradiction, notice: true } });
   if (verdict.contradiction === 'gone') await endIncidentsOfGone(deps.alerts, ref);
 }
 
