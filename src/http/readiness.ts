@@ -68,11 +68,11 @@ export interface Readiness {
 
 /**
  * The checks behind /readyz: Redis answers a PING and takes the write probe's writes
- * (`redis-writes`); the history store this process ships to answers (`history`); for each target, the subscriber either holds
- * the lease with the event stream open or stands by (a standby replica is ready: it is there to
- * take over), and a stream lost for longer than the grace is not ready; this process's workers
- * run and are not paused; every queue the process's work goes through (`queue:<name>`) is not
- * paused and has a worker consuming it. With one target its check is `subscriber`, with several
+ * (`redis-writes`); the history store this process ships to answers (`history`); for each
+ * target, the subscriber either holds the lease with the event stream open or stands by (a
+ * standby replica is ready: it is there to take over), and a stream lost for longer than the
+ * grace is not ready; this process's workers run and are not paused; every queue the process's
+ * work goes through (`queue:<name>`) is not paused and has a worker consuming it. With one target its check is `subscriber`, with several
  * `subscriber:<name>` each.
  */
 export function readiness(parts: ReadinessParts): Readiness {
