@@ -26,12 +26,15 @@ const shrinkBudget = 16;
 export function randomHistories(ro: RandomOptions = {}): (opts: ChaosOptions) => Promise<ScenarioResult> {
   return async (opts) => {
     const count = ro.histories ?? (opts.short ? 50 : 1_000);
+    // The short form (CI, 2 shared cores) draws shorter histories and shrinks less: ≥ 50 in 4 min.
+    const shape = opts.short ? { maxSteps: 8 } : {};
+    const budget = opts.short ? 6 : shrinkBudget;
     const first = ro.seed ?? Date.now() % 1_000_000_000;
     const runs: { seed: number | undefined; steps: Step[] }[] = ro.replay
       ? [{ seed: undefined, steps: parseSteps(ro.replay) }]
       : [
           ...regressionSeeds.map((seed) => ({ seed, steps: generateHistory(seed) })),
-          ...Array.from({ length: count }, (_, i) => ({ seed: first + i, steps: generateHistory(first + i) })),
+          ...Array.from({ length: count }, (_, i) => ({ seed: first + i, steps: generateHistory(first + i, shape) })),
         ];
     const world = await SimWorld.start();
     let ran = 0;
@@ -53,6 +56,7 @@ export function randomHistories(ro: RandomOptions = {}): (opts: ChaosOptions) =>
         if (!violations.length) continue;
         opts.log(`  seed ${r.seed ?? '(replay)'}: ${violations.length} violation(s); shrinking`);
         for (const v of violations) opts.log(`    ${v.promise}: ${v.detail}`);
+        // CHAOS_DEBUG=1: the replicas' logs and the whole observation of a failing history.
         if (process.env.CHAOS_DEBUG) world.dumpLogs(opts.log);
         if (process.env.CHAOS_DEBUG)
           opts.log(
@@ -68,7 +72,7 @@ export function randomHistories(ro: RandomOptions = {}): (opts: ChaosOptions) =>
             ),
           );
         opts.log(`    history: ${describeSteps(r.steps)}`);
-        const minimal = await shrink(world, r.steps, violations, fresh);
+        const minimal = await shrink(world, r.steps, violations, fresh, budget);
         failing.push({ seed: r.seed, violations, replay: describeSteps(minimal) });
       }
     } finally {
@@ -92,10 +96,9 @@ export function randomHistories(ro: RandomOptions = {}): (opts: ChaosOptions) =>
  * pass of delta debugging), within {@link shrinkBudget} re-runs. Timing varies between runs, so a
  * step whose removal makes the violation vanish once is kept.
  */
-async function shrink(world: SimWorld, steps: Step[], violations: Violation[], fresh: () => string): Promise<Step[]> {
+async function shrink(world: SimWorld, steps: Step[], violations: Violation[], fresh: () => string, budget: number): Promise<Step[]> {
   const broken = new Set(violations.map((v) => v.promise));
   let current = steps;
-  let budget = shrinkBudget;
   for (let i = current.length - 1; i >= 0 && budget > 0; i--) {
     const without = current.filter((_, j) => j !== i);
     if (!without.length) break;

@@ -97,18 +97,20 @@ export function checkPromises(o: Observation): Violation[] {
     timelines.get(uuid)!.push(c);
   };
   for (const c of o.calls) {
-    // A state change the daemon refused (busy, already running) changed nothing.
-    if (c.result === 'failure') continue;
     if (c.agent.startsWith(`${operatorAgent}/`)) {
       const step = c.agent.slice(operatorAgent.length + 1);
-      const stopped = c.statusBefore === StatusCode.Running || c.statusBefore === StatusCode.Error;
-      if (c.action === 'stop' && stopped) push(c.uuid, { at: c.at, kind: 'operator-stop', name: c.name });
-      else if (c.action === 'start' && notRunning(c.statusBefore)) push(c.uuid, { at: c.at, kind: 'operator-start', name: c.name });
+      // A stop says what the operator wants even when the daemon refuses it (already stopped
+      // after a crash): Reflex must not start the instance after it, as it does not.
+      if (c.action === 'stop') push(c.uuid, { at: c.at, kind: 'operator-stop', name: c.name });
+      else if (c.action === 'start' && c.result !== 'failure' && notRunning(c.statusBefore))
+        push(c.uuid, { at: c.at, kind: 'operator-start', name: c.name });
       else if (c.action === 'update' && (step === 'opt-out' || step === 'opt-in')) push(c.uuid, { at: c.at, kind: step, name: c.name });
       else if (c.action === 'create') push(c.uuid, { at: c.at, kind: 'create', name: c.name });
       else if (c.action === 'delete') push(c.uuid, { at: c.at, kind: 'delete', name: c.name });
       continue;
     }
+    // A state change the daemon refused (busy, already running) changed nothing.
+    if (c.result === 'failure') continue;
     // Reflex's start force-stops an Error (112) instance first: part of the start, not a decision.
     if (c.action === 'stop' && c.statusBefore === StatusCode.Error) continue;
     if (c.action === 'start') {

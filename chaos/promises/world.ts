@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { AuditLog } from '../../src/audit/audit-log.js';
+import type { StoredAuditRecord } from '../../src/audit/audit-record.js';
 import { Queue } from 'bullmq';
-import { redisFromUrl, type RedisConnection } from '../../src/redis/connect.js';
 import { keySpace, type KeySpace } from '../../src/redis/key-space.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import type { ReflexProcess } from '../../test/support/reflex-process.js';
@@ -38,6 +38,8 @@ export class SimWorld {
   private readonly killed = new Set<ReflexProcess>();
   private readonly up = new WeakSet<ReflexProcess>();
   private died: string[] = [];
+  /** Each time a replica took the subscriber lease (its pid): the last one holds it. */
+  private readonly leases: { at: number; pid: number | undefined }[] = [];
   private disruptions: { at: number; kind: 'kill' | 'cut' }[] = [];
   private readonly background: Promise<unknown>[] = [];
   private stopping = false;
@@ -51,7 +53,7 @@ export class SimWorld {
     private readonly witness: LifecycleWitness,
     private readonly operator: Operator,
     private readonly cleaner: Operator,
-    private readonly connection: RedisConnection,
+    private readonly connection: Redis,
   ) {
     connection.on('error', () => {}); // a restarted or paused Redis, on purpose
     this.queues = [keys.eventsQueue, keys.actionsQueue].map((name) => new Queue(name, { connection, prefix: keys.bullPrefix }));
@@ -72,7 +74,7 @@ export class SimWorld {
       witness,
       new Operator(sim.socketPath!),
       new Operator(sim.socketPath!, { agent: cleanupAgent }),
-      redisFromUrl(redis.url),
+      new Redis(redis.url, { maxRetriesPerRequest: null }),
     );
     for (let i = 0; i < replicaCount; i++) world.replicas.push(world.replica());
     await world.ready();
@@ -204,6 +206,17 @@ export class SimWorld {
   private async ready(): Promise<void> {
     await Promise.all(this.replicas.filter((p) => !this.up.has(p)).map((p) => p.waitForLog('reflex running', 90_000)));
     for (const p of this.replicas) this.up.add(p);
+    // The lease holder alive: after its SIGKILL another takes the lease in about 3 s.
+    await until(
+      'a replica to hold the subscriber lease',
+      () => {
+        this.scanLeases();
+        const holder = this.leases[this.leases.length - 1]?.pid;
+        return this.replicas.some((p) => p.child.pid === holder && p.child.exitCode === null && p.child.signalCode === null);
+      },
+      30_000,
+      50,
+    );
     await until('a replica to read the event stream', () => this.sim.controls.eventListeners >= 2, 30_000, 50);
   }
 
@@ -214,10 +227,11 @@ export class SimWorld {
    * holder is connected again.
    */
   private gaps(): { from: number; to: number }[] {
+    this.scanLeases();
     const lines = [...this.killed, ...this.replicas].flatMap((p) =>
       p.logs.map((l) => ({ at: Number(l.time), pid: p.child.pid, msg: String(l.msg ?? '') })),
     );
-    const leases = lines.filter((l) => l.msg.startsWith('subscriber lease acquired')).sort((a, b) => a.at - b.at);
+    const leases = this.leases;
     return this.disruptions.map(({ at, kind }) => {
       if (kind === 'kill') return { from: at - 1_000, to: leases.find((l) => l.at > at)?.at ?? at + 300 };
       const holder = leases.filter((l) => l.at < at).pop()?.pid;
@@ -226,10 +240,33 @@ export class SimWorld {
     });
   }
 
+  /** Whether a resync reported the Error (an event record after it) or the instance left it. */
+  private errorSeen(i: Incident, audit: StoredAuditRecord[]): boolean {
+    if (audit.some((r) => r.type === 'event' && r.instance === i.name && Date.parse(r.at) >= i.at)) return true;
+    try {
+      return this.sim.controls.identity(i.name) !== i.uuid || this.sim.controls.statusCode(i.name) !== 112;
+    } catch {
+      return true; // gone
+    }
+  }
+
+  /** Adds the lease takeovers logged since the last look to {@link leases}, oldest first. */
+  private scanLeases(): void {
+    const last = this.leases[this.leases.length - 1]?.at ?? 0;
+    const fresh = [...this.killed, ...this.replicas].flatMap((p) =>
+      p.logs
+        .filter((l) => String(l.msg ?? '').startsWith('subscriber lease acquired') && Number(l.time) > last)
+        .map((l) => ({ at: Number(l.time), pid: p.child.pid })),
+    );
+    this.leases.push(...fresh.sort((a, b) => a.at - b.at));
+  }
+
   private apply(kind: 'crash' | 'error', name: string): boolean {
     try {
       if (kind === 'crash') this.sim.controls.crash(name);
-      else this.sim.controls.setError(name);
+      // A running guest the daemon loses track of; a stopped one has nothing to lose.
+      else if (this.sim.controls.statusCode(name) === 103) this.sim.controls.setError(name);
+      else return false;
       return true;
     } catch {
       return false; // not running (a crash), or gone
@@ -255,8 +292,10 @@ export class SimWorld {
         this.later(this.redisCall(['debug', 'sleep', String(faultMs / 1000)]));
         break;
       case 'redis-restart':
+        // Awaited: a second restart must not start a second server on the port.
         await this.redis.down();
-        this.later(sleep(300).then(() => this.redis.up()));
+        await sleep(300);
+        await this.redis.up();
         break;
       case 'redis-full':
         await this.redisCall(['config', 'set', 'maxmemory', '1']);
@@ -334,22 +373,28 @@ export class SimWorld {
   ): Promise<Observation> {
     await Promise.allSettled(this.background.splice(0));
     await this.ready();
-    // Once a resync has run after the last step and the stream is read again (an Error is found
-    // only by it), both queues empty for 3 looks in a row.
+    // Settled: a resync has run since the last step and the stream is read again (an Error is
+    // found only by it), every frame the witness saw outside a gap has its audit record (a
+    // subscriber holds what Redis refused in memory: empty queues alone say nothing), and both
+    // queues are empty, and each Error (112) was found by a resync (it comes with no frame) or is
+    // over, for 3 looks in a row. A frame still unaudited after the limit is lost.
     const resynced = Date.now() + resyncMs * 1.5;
-    let quiet = 0;
-    await until(
-      'the events and actions queues to drain',
-      async () => {
-        const counts = await Promise.all(this.queues.map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized')));
-        quiet = Date.now() >= resynced && counts.every((c) => Object.values(c).every((n) => n === 0)) ? quiet + 1 : 0;
-        return quiet >= 3;
-      },
-      60_000,
-      150,
-    );
-    const audit = await new AuditLog(this.connection, this.keys.audit).read({ since: new Date(started - 1_000) });
     const gaps = this.gaps();
+    const expected = this.witness.about(prefix).filter((f) => !gaps.some((g) => f.at >= g.from && f.at <= g.to));
+    let quiet = 0;
+    let audit: StoredAuditRecord[] = [];
+    const limit = Date.now() + 30_000;
+    while (quiet < 3 && Date.now() < limit) {
+      await sleep(150);
+      const counts = await Promise.all(this.queues.map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized')));
+      audit = await new AuditLog(this.connection, this.keys.audit).read({ since: new Date(started - 1_000) });
+      const audited = new Set(audit.filter((r) => r.type === 'event').map((r) => r.correlationId));
+      const idle =
+        counts.every((c) => Object.values(c).every((n) => n === 0)) &&
+        expected.every((f) => audited.has(f.id)) &&
+        incidents.every((i) => i.kind !== 'error' || this.errorSeen(i, audit));
+      quiet = Date.now() >= resynced && idle ? quiet + 1 : 0;
+    }
     // Their logs are kept only until the next history's gaps are known.
     if (!process.env.CHAOS_DEBUG) for (const p of this.replicas) p.logs.splice(0);
     const final = [];
