@@ -255,8 +255,12 @@ export class EventProcessor {
     if (event.kind === 'instance.status' && (event.intent === 'requested' || event.intent === 'failed-start') && ref)
       await this.cancelPending(ref, event);
     if (event.kind === 'operation.status' && ref) await this.startFailures.observe(ref, event, this.deps.ownOperations);
-    if (event.kind === 'lifecycle' && event.action === 'instance-renamed' && ref && typeof event.context?.old_name === 'string')
-      await this.renamed({ ...ref, instance: event.context.old_name }, ref, event.id);
+    if (event.kind === 'lifecycle' && event.action === 'instance-renamed' && ref && typeof event.context?.old_name === 'string') {
+      const from = { ...ref, instance: event.context.old_name };
+      await this.renamed(from, ref, event.id);
+      // The alerts of the old name end when the daemon says it is gone: no Running will come under it.
+      if (!(await this.readInstance(from))) await endIncidentsOfGone(this.alerts, from);
+    }
     if (event.kind === 'lifecycle' && event.action === 'instance-deleted' && ref && !(await this.readInstance(ref)))
       await endIncidentsOfGone(this.alerts, ref);
 

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Queue } from 'bullmq';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -158,7 +159,29 @@ describe('a stop the daemon contradicts is never spent (simulator, bundled rules
         .map((a) => a.status),
     ).toEqual(['firing', 'resolved']);
   });
+
+  it('a crash alert still firing for an instance resolves when it is renamed away (nothing runs under the old name any more)', async () => {
+    const { sim } = await start();
+    sim.controls.crash('db-1');
+    await until('the crash alert of db-1', () => sent().some((a) => a.kind === 'instance.crashed' && a.instance === 'db-1' && a.status === 'firing'));
+    await until('db-1 renamed to db-9', async () => (await simApi(sim, 'POST', '/1.0/instances/db-1', { name: 'db-9' })) === 202);
+    await until('the crash alert of the old name resolved', () =>
+      sent().some((a) => a.kind === 'instance.crashed' && a.instance === 'db-1' && a.status === 'resolved'),
+    );
+  });
 });
+
+/** A call to the simulator's API as an operator's client makes it; answers the HTTP status. */
+function simApi(sim: RunningSimulator, method: string, path: string, body: unknown): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath: sim.socketPath, path, method, headers: { 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
 
 /** Whether an archived event is an instance-shutdown of `name`. */
 const isShutdownOf =
