@@ -166,13 +166,26 @@ async function fuzzWire(opts: ChaosOptions, rounds: number, perRound: number): P
         proxy.injectBytes(m.data, m.binary);
       }
       const id = frameId(`unix://${proxy.socketPath}`, decodeFrameOk(JSON.stringify(marker)));
-      await until(`round ${round}: the valid frame archived`, async () => (await archive.read()).some((a) => a.event.id === id), 60_000, 200);
+      await until(
+        `round ${round}: the valid frame archived`,
+        async () => {
+          if (exited !== undefined) throw new Error(`reflex run exited (${exited})`);
+          return (await archive.read()).some((a) => a.event.id === id);
+        },
+        60_000,
+        1_000,
+      ).catch((err: Error) => {
+        const errors = proc.logs.filter((l) => Number(l.level) >= 40 && !String(l.msg).startsWith('malformed event rejected'));
+        throw new Error(
+          `seed ${seed} round ${round}: ${err.message}; event sockets open: ${proxy.connections}; last warnings: ${JSON.stringify(errors.slice(-4))}`,
+        );
+      });
       let problems: string[] = [];
       await until(
         `round ${round}: every refusal kept`,
         async () => (problems = refusalProblems(sent, await rejectedEntries(conn, keys.rejected))).length === 0,
         60_000,
-        300,
+        1_000,
       ).catch(() => {
         throw new Error(`seed ${seed} round ${round}: ${problems.slice(0, 5).join('; ')}`);
       });

@@ -75,7 +75,7 @@ const BOM = '\uFEFF';
  * is dropped (RFC 8259 §8.1 lets a parser ignore it). Never throws.
  */
 export function framesOfMessage(data: Buffer, receivedAt: number, bounds: FrameBounds = {}): string[] {
-  const refuse = (reason: string, bytes: Buffer = data) => refusedFrameNote(bytes, reason, receivedAt);
+  const refuse = (reason: string) => refusedFrameNote(data, reason, receivedAt);
   if (!isUtf8(data)) return [refuse('not valid UTF-8')];
   let text = data.toString('utf8');
   if (text.startsWith(BOM)) text = text.slice(1);

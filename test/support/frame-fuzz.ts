@@ -119,14 +119,18 @@ export function refusalProblems(sent: AdversarialMessage[], entries: RejectedEnt
   const expected = new Map<string, { m: AdversarialMessage; times: number }>();
   for (const m of sent) {
     if (!m.refused) continue;
-    const key = m.data.toString('base64');
+    const key = ownHash(m.data);
     const e = expected.get(key);
     if (e) e.times++;
     else expected.set(key, { m, times: 1 });
   }
+  // Entries are looked up by hash: a long run compares hundreds of messages with hundreds of entries.
+  const byHash = new Map<string, RejectedEntry[]>();
+  for (const e of entries) byHash.set(e.hash, [...(byHash.get(e.hash) ?? []), e]);
+  const targets = [...new Set(entries.map((e) => e.target))];
   const problems: string[] = [];
   for (const { m, times } of expected.values()) {
-    const found = entries.filter((e) => e.hash === refusedHash(e.target, m.data));
+    const found = targets.flatMap((t) => byHash.get(refusedHash(t, m.data)) ?? []);
     if (found.length !== 1) problems.push(`${m.what} (${m.data.length} bytes): ${found.length} entries, expected 1`);
     else if (!m.refused!.test(found[0]!.reason)) problems.push(`${m.what}: reason "${found[0]!.reason}", expected ${String(m.refused)}`);
     else if (found[0]!.bytes !== m.data.length) problems.push(`${m.what}: ${found[0]!.bytes} bytes kept as its size, sent ${m.data.length}`);
@@ -137,6 +141,18 @@ export function refusalProblems(sent: AdversarialMessage[], entries: RejectedEnt
 
 /** The rejected stream's hash of refused bytes (rejected-events.ts: target and the bytes' own hash). */
 function refusedHash(target: string, data: Buffer): string {
-  const own = createHash('sha256').update(data).digest('hex').slice(0, 32);
-  return createHash('sha256').update(`${target}|${own}`).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(`${target}|${ownHash(data)}`)
+    .digest('hex')
+    .slice(0, 32);
+}
+
+// Polled checks see the same messages again and again: each one's bytes are hashed once.
+const hashes = new WeakMap<Buffer, string>();
+
+/** SHA-256 of a message's bytes, as the refusal note has it (frame-intake.ts). */
+function ownHash(data: Buffer): string {
+  let h = hashes.get(data);
+  if (h === undefined) hashes.set(data, (h = createHash('sha256').update(data).digest('hex').slice(0, 32)));
+  return h;
 }
