@@ -72,19 +72,19 @@ export function resolveConfig(opts: Record<string, unknown>, extra: ConfigInput 
   };
   const defined = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
   const fromFile = file ? readConfigFile(file) : {};
-  // A relative rulesDir in a config file is relative to that file's folder, wherever reflex runs from.
+  // A relative rulesDir or history.dir in a config file is relative to that file's folder, wherever
+  // reflex runs from: the service (in its state directory) and a shell read the same folders.
   if (file && typeof fromFile.rulesDir === 'string' && !isAbsolute(fromFile.rulesDir)) fromFile.rulesDir = resolve(dirname(file), fromFile.rulesDir);
+  const fileHistory = fromFile.history;
+  const mapping = fileHistory === undefined || (typeof fileHistory === 'object' && fileHistory !== null && !Array.isArray(fileHistory));
+  if (file && mapping && typeof fileHistory?.dir === 'string' && !isAbsolute(fileHistory.dir))
+    fromFile.history = { ...fileHistory, dir: resolve(dirname(file), fileHistory.dir) };
   const env = configFromEnv();
   // REFLEX_HISTORY_STORE / _DIR and --history / --history-dir set fields of the file's history
-  // section, not the whole section.
-  const history = { ...objectOr(fromFile.history), ...env.history, ...defined(historyFlags(opts)) };
+  // section, not the whole section (a section that is not a mapping fails validation as given).
+  const history = mapping ? { ...fromFile.history, ...env.history, ...defined(historyFlags(opts)) } : undefined;
   const input = { rulesDir: defaultRulesDir(), ...fromFile, ...env, ...defined(flags) } as ConfigInput;
-  return parseConfig(Object.keys(history).length ? { ...input, history } : input);
-}
-
-/** A section of the config file as given, when it is a mapping (anything else fails validation as given). */
-function objectOr(value: unknown): object {
-  return value && typeof value === 'object' && !Array.isArray(value) ? value : {};
+  return parseConfig(history && Object.keys(history).length ? { ...input, history } : input);
 }
 
 /** `--history <store>` and `--history-dir <dir>` (which implies the files store), for the commands that read the audit trail. */

@@ -106,7 +106,8 @@ export const historySchema = z.strictObject({
    */
   store: z.enum(['files', 'postgres', 'none']).default('files'),
   /**
-   * Folder of the `files` store (one sub-folder per prefix); relative to the working directory.
+   * Folder of the `files` store (one sub-folder per prefix); relative to the config file's folder
+   * when given there, else to the working directory.
    * Default `$STATE_DIRECTORY/history` under systemd (/var/lib/reflex/history), else
    * `$XDG_STATE_HOME/reflex/history`, else /var/lib/reflex/history when /var/lib/reflex exists (a
    * packaged install), else ~/.local/state/reflex/history.

@@ -93,6 +93,15 @@ describe('one configuration for every command', () => {
     expect(missing.stderr).toMatch(/^reflex: no files history store at \S+nowhere\S+: only the audit records Redis still holds are shown[^\n]*\n$/);
   });
 
+  it("reads a relative history.dir in the config file from the file's folder, wherever the command runs, as the service does", () => {
+    const file = configFile('relative.json', { history: { dir: 'audit-history', maxBytes: 1000 } });
+    expect(resolveConfig({ config: file }).history).toMatchObject({ store: 'files', dir: join(dir, 'audit-history'), maxBytes: 1000 });
+    // The environment and flags change fields of the section, not the whole section; theirs are relative to where they are given.
+    expect(resolveConfig({ config: file, history: 'none' }).history).toMatchObject({ store: 'none', maxBytes: 1000 });
+    expect(resolveConfig({ config: file, historyDir: 'here' }).history).toMatchObject({ store: 'files', dir: 'here', maxBytes: 1000 });
+    expect(() => resolveConfig({ config: configFile('bad.json', { history: 'files' }) })).toThrow(/history: .*\(got "files"\)/);
+  });
+
   it('the packaged config file names the history store, and the unit leaves it to that file', () => {
     expect(resolveConfig({ config: 'deploy/config.yaml' }).history).toMatchObject({
       store: 'files',
