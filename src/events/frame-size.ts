@@ -46,7 +46,8 @@ const byteSize = (text: string): number => Buffer.byteLength(text);
  * A frame no larger than `maxBytes`: the frame itself when it fits; otherwise its largest fields
  * (of the frame, then of its metadata, then of their nested objects) replaced by
  * `{"truncated": true, "bytes": N}`, largest first, keeping the fields that say what happened
- * (type, timestamp, action, source, name, project, status…). A frame that cannot be parsed safely
+ * (type, timestamp, action, source, name, project, status…), and `reflexTruncatedFrom: N` (its
+ * size) added last. A frame that cannot be parsed safely
  * (not JSON, not an object, nested deeper than 64 levels) becomes the note of
  * its refusal ({@link refusedFrameNote}: reason, true size, a bounded sample), which the processor
  * rejects. Never throws.
@@ -80,7 +81,18 @@ export function limitFrameSize(raw: string, maxBytes = DEFAULT_MAX_EVENT_BYTES, 
       size += byteSize(JSON.stringify(f.o[f.k])) - f.size;
     }
   }
+  // Last, so a rejected copy still tells the frame's true size (truncatedFrom below).
+  frame[TRUNCATED_FROM] = bytes;
   return { raw: JSON.stringify(frame), truncatedBytes: bytes };
+}
+
+const TRUNCATED_FROM = 'reflexTruncatedFrom';
+const truncatedFromPattern = new RegExp(`,"${TRUNCATED_FROM}":(\\d+)\\}$`);
+
+/** The size a frame had before {@link limitFrameSize} truncated it (its last field); undefined for any other text. */
+export function truncatedFrom(raw: string): number | undefined {
+  const m = truncatedFromPattern.exec(raw.slice(-48));
+  return m ? Number(m[1]) : undefined;
 }
 
 /** `text` cut to about `maxBytes` (whole characters), with a marker saying how large it was. */

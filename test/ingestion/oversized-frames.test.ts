@@ -62,6 +62,25 @@ describe('a frame too large to keep whole', () => {
 describe('the rejected stream', () => {
   const redis = redisClient();
 
+  it('keeps the true size of a 3 MB frame that was truncated and then rejected, not the size of its truncated copy', async () => {
+    const prefix = uniquePrefix('rejected-size');
+    const keys = keySpace(prefix);
+    const text = JSON.stringify({ type: 'nonsense', timestamp: new Date().toISOString(), blob: 'q'.repeat(3 * MB) });
+    const { raw } = limitFrameSize(text, 64 * 1024);
+    expect(Buffer.byteLength(raw)).toBeLessThan(64 * 1024);
+    await keepRejected(redis, keys.rejected, new AuditLog(redis, keys.audit), {
+      target: 't',
+      reason: 'invalid frame',
+      raw,
+      hash: 'h3',
+      receivedAt: Date.now(),
+    });
+    const [[, fields]] = (await redis.xrange(keys.rejected, '-', '+')) as [string, string[]][];
+    expect(fields[fields.indexOf('bytes') + 1]).toBe(String(Buffer.byteLength(text)));
+    const left = await redis.keys(`*${prefix}*`);
+    await Promise.all(left.map((k) => redis.del(k)));
+  });
+
   it('keeps each rejected input once, cut to maxEventBytes, with its true size and how often it came, and audits it once', async () => {
     const prefix = uniquePrefix('rejected');
     const keys = keySpace(prefix);
