@@ -24,8 +24,9 @@ export interface DirectOutcome {
  * no rate limit, no audit (the fallback path while Redis refuses writes, when the durable path
  * cannot store anything). A few attempts with a short backoff, then it gives up; the caller says
  * what reached whom. Nothing is shared between replicas while Redis refuses writes: each replica
- * that sends notifications sends its own copy (Alertmanager and PagerDuty merge them by the
- * alert's fingerprint).
+ * that sends notifications sends its own copy. The message id is derived from the alert (its
+ * fingerprint, status and start), so copies of an alert with the same start carry the same id
+ * (`webhook-id`, `Idempotency-Key`) and a receiver that de-duplicates shows one.
  */
 export async function deliverDirect(
   alert: Alert,

@@ -11,6 +11,12 @@ export interface WriteState {
   error?: string;
   /** When this state (writable, or refused for this reason) began. */
   since: number;
+  /**
+   * While writes are refused: when Redis last took a probe's write, of any replica (read back from
+   * the key, which a refusal leaves as it was). The same on every replica, so what they each say
+   * about the outage can carry the same start.
+   */
+  lastTakenAt?: number;
 }
 
 /** Options of {@link WriteProbe}. */
@@ -94,13 +100,20 @@ export class WriteProbe {
     } catch (err) {
       const refusal = writeRefusalOf(err);
       const error = firstLine(err);
-      next = refusal ? { writable: false, refusal, error } : { writable: false, error };
+      next = refusal ? { writable: false, refusal, error, lastTakenAt: await this.lastTaken() } : { writable: false, error };
     }
     const previous = this.current;
     const changed = next.writable !== previous.writable || next.refusal !== previous.refusal;
     this.current = { ...next, since: changed ? this.now() : previous.since };
     if (changed) this.opts.onChange?.(this.current, previous);
     return this.current;
+  }
+
+  /** The time the key holds: the last write Redis took (a refused write leaves it). */
+  private async lastTaken(): Promise<number | undefined> {
+    const value = await withDeadline(this.opts.redis.get(this.opts.key), this.opts.timeoutMs ?? 1_000).catch(() => null);
+    const at = Number(value);
+    return value && Number.isFinite(at) && at > 0 ? at : undefined;
   }
 }
 

@@ -49,8 +49,12 @@ async function swapLevel(redis: RedisConnection, key: string, level: MemoryLevel
   return old === 'warning' || old === 'critical' ? old : 'ok';
 }
 
-/** The critical alert of a Redis that refuses writes: what stopped, and what to do. */
-function refusedAlert(memory: RedisMemory, refusal: WriteRefusal): AlertInput {
+/**
+ * The critical alert of a Redis that refuses writes: what stopped, and what to do. It starts when
+ * Redis last took a write (`lastTakenAt`, the same for every replica): each replica sends its own
+ * copy, and the same start gives the copies the same message id, which receivers de-duplicate.
+ */
+function refusedAlert(memory: RedisMemory, refusal: WriteRefusal, lastTakenAt = Date.now()): AlertInput {
   const stopped =
     'automation has stopped: no event is queued, no action runs, nothing is audited (the subscriber holds events in memory and retries); this alert resolves when writes are taken again';
   const base = {
@@ -58,7 +62,8 @@ function refusedAlert(memory: RedisMemory, refusal: WriteRefusal): AlertInput {
     project: '',
     instance: 'redis',
     severity: 'critical',
-    correlationId: `redis-writes:${Date.now()}`,
+    correlationId: `redis-writes:${lastTakenAt}`,
+    startsAt: new Date(lastTakenAt).toISOString(),
     status: 'firing',
   } as const;
   if (refusal === 'oom')
@@ -137,7 +142,7 @@ export function startRedisWatch(opts: RedisWatchOptions): RedisWatch {
    * next round or probe change.
    */
   const alertRefused = async (memory: RedisMemory, refusal: WriteRefusal) => {
-    const input = refusedAlert(memory, refusal);
+    const input = refusedAlert(memory, refusal, opts.writes?.state.lastTakenAt);
     if (direct?.input.kind === input.kind) return;
     if (direct) await endRefused(memory, `superseded: ${input.summary}`);
     logger.error({ usedBytes: memory.usedBytes, maxBytes: memory.maxBytes, refusal }, input.summary);

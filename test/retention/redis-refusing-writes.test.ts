@@ -88,4 +88,23 @@ describe('a Redis that fills up under a running deployment', () => {
       ['redis.memory-high', 'info', ['hook']],
     ]);
   });
+
+  it('sends one copy of the alert per replica, under one message id that receivers de-duplicate', async () => {
+    redis = await ownRedis();
+    stack = await startStack({ redisUrl: redis.url, label: 'redis-full-2', webhook: true, config: { httpPort: await freePort() } });
+    await stack.replica({ httpPort: await freePort() });
+    const { webhook } = stack;
+    await until('ready', async () => (await readyz()).status === 200, 15_000);
+    const sent = (status: string) =>
+      webhook!.requests.filter((r) => (r.json as Body).alerts.some((a) => a.kind === 'redis.memory-high' && a.status === status));
+
+    await stack.redis.config('SET', 'maxmemory', '1');
+    await until("both replicas' critical alert", () => sent('firing').length === 2, 15_000);
+    await stack.redis.config('SET', 'maxmemory', '0');
+    await until("both replicas' resolution", () => sent('resolved').length === 2, 15_000);
+    const ids = (status: string) => new Set(sent(status).map((r) => r.headers['webhook-id']));
+    expect(ids('firing').size).toBe(1);
+    expect(ids('resolved').size).toBe(1);
+    expect([...ids('firing')]).not.toEqual([...ids('resolved')]);
+  });
 });
