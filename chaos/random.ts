@@ -1,7 +1,7 @@
 import { checkPromises, type Violation } from './promises/checker.js';
 import { describeSteps, generateHistory, parseSteps, type Step } from './promises/history.js';
 import { regressionSeeds } from './promises/seeds.js';
-import { SimWorld } from './promises/world.js';
+import { World } from './promises/world.js';
 import type { ChaosOptions, ScenarioResult } from './support.js';
 
 /** What `--random N --seed S` and `--replay "…"` ask of the promise checker. */
@@ -12,6 +12,12 @@ export interface RandomOptions {
   seed?: number;
   /** One given history (a printed replay) instead of random ones. */
   replay?: string;
+  /**
+   * The daemon: the simulator (default), or the test bed's real LXD or Incus, where the histories
+   * leave out what needs the simulator (Error, socket cut, freeze, frames) and the regression seeds
+   * (found on the simulator) are not run. Default 30 histories there.
+   */
+  target?: 'sim' | 'lxd' | 'incus';
 }
 
 /** How many re-runs a failing history's shrinking may take (each one is a whole history). */
@@ -25,18 +31,23 @@ const shrinkBudget = 16;
  */
 export function randomHistories(ro: RandomOptions = {}): (opts: ChaosOptions) => Promise<ScenarioResult> {
   return async (opts) => {
-    const count = ro.histories ?? (opts.short ? 50 : 1_000);
+    const target = ro.target ?? 'sim';
+    const real = target !== 'sim';
+    const count = ro.histories ?? (real ? 30 : opts.short ? 50 : 1_000);
+    const world = await World.start(target);
     // The short form (CI, 2 shared cores) draws shorter histories and shrinks less: ≥ 50 in 4 min.
-    const shape = opts.short ? { maxSteps: 8 } : {};
-    const budget = opts.short ? 6 : shrinkBudget;
+    const shape = { ...(opts.short ? { maxSteps: 8 } : {}), without: world.daemon.without };
+    const budget = opts.short ? 4 : shrinkBudget;
+    // Within the scenario's limit (run.ts): past this no history starts, and what was found is reported.
+    const deadline = Date.now() + (opts.short ? 210_000 : 7_000_000);
     const first = ro.seed ?? Date.now() % 1_000_000_000;
+    const seeds = real ? [] : regressionSeeds;
     const runs: { seed: number | undefined; steps: Step[] }[] = ro.replay
       ? [{ seed: undefined, steps: parseSteps(ro.replay) }]
       : [
-          ...regressionSeeds.map((seed) => ({ seed, steps: generateHistory(seed) })),
+          ...seeds.map((seed) => ({ seed, steps: generateHistory(seed) })),
           ...Array.from({ length: count }, (_, i) => ({ seed: first + i, steps: generateHistory(first + i, shape) })),
         ];
-    const world = await SimWorld.start();
     let ran = 0;
     let faults = 0;
     let steps = 0;
@@ -45,8 +56,14 @@ export function randomHistories(ro: RandomOptions = {}): (opts: ChaosOptions) =>
     let next = 0;
     const fresh = () => `h${(next++).toString(36)}`;
     try {
-      opts.log(ro.replay ? '  one replayed history' : `  ${regressionSeeds.length} regression seed(s), then seeds ${first}…${first + count - 1}`);
+      opts.log(
+        `  on ${world.daemon.name}: ${ro.replay ? 'one replayed history' : `${seeds.length} regression seed(s), then seeds ${first}…${first + count - 1}`}`,
+      );
       for (const r of runs) {
+        if (Date.now() > deadline) {
+          found.push(`time budget spent: ${runs.length - ran} of ${runs.length} histories not run`);
+          break;
+        }
         const run = await world.run(fresh(), r.steps);
         ran++;
         faults += run.faults;
@@ -72,19 +89,19 @@ export function randomHistories(ro: RandomOptions = {}): (opts: ChaosOptions) =>
             ),
           );
         opts.log(`    history: ${describeSteps(r.steps)}`);
-        const minimal = await shrink(world, r.steps, violations, fresh, budget);
+        const minimal = await shrink(world, r.steps, violations, fresh, budget, deadline);
         failing.push({ seed: r.seed, violations, replay: describeSteps(minimal) });
       }
     } finally {
       await world.stop();
     }
-    found.push(`${ran} histories (${steps} steps, ${faults} faults injected), ${failing.length} with a violation`);
+    found.unshift(`${ran} histories (${steps} steps, ${faults} faults injected), ${failing.length} with a violation`);
     for (const f of failing) {
       for (const v of f.violations) found.push(`seed ${f.seed ?? '(replay)'}: ${v.promise}: ${v.detail}`);
       found.push(`seed ${f.seed ?? '(replay)'}: replay: npm run chaos -- random --replay "${f.replay}"`);
     }
     return {
-      did: `${ran} random histories of operator actions, crashes, Error and faults on 3 instances each, 2 replicas; seeds from ${first}`,
+      did: `${ran} random histories of operator actions, crashes${real ? '' : ', Error'} and faults on 3 instances each of ${world.daemon.name}, 2 replicas; seeds from ${first}`,
       found,
       ok: failing.length === 0,
     };
@@ -96,10 +113,10 @@ export function randomHistories(ro: RandomOptions = {}): (opts: ChaosOptions) =>
  * pass of delta debugging), within {@link shrinkBudget} re-runs. Timing varies between runs, so a
  * step whose removal makes the violation vanish once is kept.
  */
-async function shrink(world: SimWorld, steps: Step[], violations: Violation[], fresh: () => string, budget: number): Promise<Step[]> {
+async function shrink(world: World, steps: Step[], violations: Violation[], fresh: () => string, budget: number, deadline: number): Promise<Step[]> {
   const broken = new Set(violations.map((v) => v.promise));
   let current = steps;
-  for (let i = current.length - 1; i >= 0 && budget > 0; i--) {
+  for (let i = current.length - 1; i >= 0 && budget > 0 && Date.now() < deadline; i--) {
     const without = current.filter((_, j) => j !== i);
     if (!without.length) break;
     budget--;

@@ -65,6 +65,7 @@ const usage = [
   '  --random N   run N random histories of the promise checker (scenario random) and nothing else',
   '  --seed S     the first seed of those histories (default from the clock; printed)',
   '  --replay R   run one history given as printed by a failing one',
+  "  --target T   the daemon of those histories: sim (default), lxd or incus (the test bed's, real)",
   '  -h, --help   print this and exit',
   '',
   'Scenarios (docs/chaos.md):',
@@ -77,7 +78,10 @@ function refuse(message: string): never {
   process.exit(2);
 }
 
-let args: { values: { short?: boolean; help?: boolean; random?: string; seed?: string; replay?: string }; positionals: string[] };
+let args: {
+  values: { short?: boolean; help?: boolean; random?: string; seed?: string; replay?: string; target?: string };
+  positionals: string[];
+};
 try {
   args = parseArgs({
     options: {
@@ -86,6 +90,7 @@ try {
       random: { type: 'string' },
       seed: { type: 'string' },
       replay: { type: 'string' },
+      target: { type: 'string' },
     },
     allowPositionals: true,
     strict: true,
@@ -106,9 +111,11 @@ const count = (flag: string, text: string | undefined) => {
   if (!/^\d+$/.test(text)) refuse(`--${flag} takes a whole number, not "${text}"`);
   return Number(text);
 };
-randomOptions = { histories: count('random', args.values.random), seed: count('seed', args.values.seed), replay: args.values.replay };
-const randomOnly = args.values.random !== undefined || args.values.replay !== undefined;
-if (randomOnly && args.positionals.some((n) => n !== 'random')) refuse('--random and --replay run the scenario random alone');
+const target = args.values.target;
+if (target !== undefined && target !== 'sim' && target !== 'lxd' && target !== 'incus') refuse(`--target is sim, lxd or incus, not "${target}"`);
+randomOptions = { histories: count('random', args.values.random), seed: count('seed', args.values.seed), replay: args.values.replay, target };
+const randomOnly = args.values.random !== undefined || args.values.replay !== undefined || target !== undefined;
+if (randomOnly && args.positionals.some((n) => n !== 'random')) refuse('--random, --replay and --target run the scenario random alone');
 const short = args.values.short === true;
 const selected = scenarios.filter((s) => (randomOnly ? s.name === 'random' : args.positionals.length === 0 || args.positionals.includes(s.name)));
 const log = (line: string) => process.stdout.write(`${line}\n`);

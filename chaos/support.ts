@@ -118,7 +118,7 @@ export class RestartableRedis {
  * from the environment (its receivers would get the scenarios' alerts).
  */
 export function reflexRun(
-  sim: RunningSimulator,
+  sim: Pick<RunningSimulator, 'socketPath'>,
   redisUrl: string,
   prefix: string,
   role: 'all' | 'subscriber' | 'worker',

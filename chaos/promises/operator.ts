@@ -1,4 +1,6 @@
 import { Agent, request } from 'undici';
+import { StatusCode } from '../../src/client/status-code.js';
+import type { CallRecord } from '../../src/simulator/context.js';
 
 /** The User-Agent of every call an operator makes, followed by `/<step>`: how the checker tells them from Reflex's. */
 export const operatorAgent = 'reflex-chaos-operator';
@@ -20,37 +22,44 @@ export class Operator {
   private readonly name: string;
   private readonly source: CreateSource;
   private readonly extraConfig: Record<string, string>;
+  private readonly journal: CallRecord[] | undefined;
 
   /**
    * `source` and `config` are added to each create (default: no image, as the simulator takes it);
-   * `agent` is the User-Agent before `/<step>` (default {@link operatorAgent}).
+   * `agent` is the User-Agent before `/<step>` (default {@link operatorAgent}); with `journal`, each
+   * call is also written there as the daemon would record it (a real daemon keeps no such history).
    */
-  constructor(socketPath: string, opts: { source?: CreateSource; config?: Record<string, string>; agent?: string } = {}) {
+  constructor(socketPath: string, opts: { source?: CreateSource; config?: Record<string, string>; agent?: string; journal?: CallRecord[] } = {}) {
     this.agent = new Agent({ connect: { socketPath } });
     this.name = opts.agent ?? operatorAgent;
     this.source = opts.source ?? { type: 'none' };
     this.extraConfig = opts.config ?? {};
+    this.journal = opts.journal;
   }
 
   /** stop (forced, as `lxc stop -f`), start. */
   state(step: string, name: string, action: 'start' | 'stop'): Promise<string | undefined> {
-    return this.call(step, 'PUT', `/1.0/instances/${name}/state`, { action, force: action === 'stop', timeout: -1 });
+    return this.journaled(step, name, action, () =>
+      this.call(step, 'PUT', `/1.0/instances/${name}/state`, { action, force: action === 'stop', timeout: -1 }),
+    );
   }
 
   config(step: string, name: string, config: Record<string, string>): Promise<string | undefined> {
-    return this.call(step, 'PATCH', `/1.0/instances/${name}`, { config });
+    return this.journaled(step, name, 'update', () => this.call(step, 'PATCH', `/1.0/instances/${name}`, { config }));
   }
 
   remove(step: string, name: string): Promise<string | undefined> {
-    return this.call(step, 'DELETE', `/1.0/instances/${name}`);
+    return this.journaled(step, name, 'delete', () => this.call(step, 'DELETE', `/1.0/instances/${name}`));
   }
 
   rename(step: string, name: string, to: string): Promise<string | undefined> {
-    return this.call(step, 'POST', `/1.0/instances/${name}`, { name: to });
+    return this.journaled(step, name, 'rename', () => this.call(step, 'POST', `/1.0/instances/${name}`, { name: to }));
   }
 
   create(step: string, name: string, config: Record<string, string>): Promise<string | undefined> {
-    return this.call(step, 'POST', '/1.0/instances', { name, source: this.source, config: { ...this.extraConfig, ...config } });
+    return this.journaled(step, name, 'create', () =>
+      this.call(step, 'POST', '/1.0/instances', { name, source: this.source, config: { ...this.extraConfig, ...config } }),
+    );
   }
 
   /** The instance's status code and `volatile.uuid`, or undefined when it does not exist. */
@@ -63,6 +72,18 @@ export class Operator {
 
   async close(): Promise<void> {
     await this.agent.close();
+  }
+
+  /** Runs a call, written to the journal (when there is one) with the status and identity it met. */
+  private async journaled(step: string, name: string, action: string, send: () => Promise<string | undefined>): Promise<string | undefined> {
+    if (!this.journal) return send();
+    const before = await this.show(name);
+    const at = Date.now();
+    const error = await send();
+    const uuid = before?.uuid ?? (await this.show(name))?.uuid ?? '';
+    const record = { at, project: 'default', name, uuid, action, statusBefore: before?.status ?? StatusCode.Stopped, agent: `${this.name}/${step}` };
+    this.journal.push({ ...record, result: error === undefined ? 'success' : 'failure' });
+    return error;
   }
 
   /** Sends one call and waits for its operation; the error text when either fails. */

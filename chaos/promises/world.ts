@@ -5,19 +5,18 @@ import { AuditLog } from '../../src/audit/audit-log.js';
 import type { StoredAuditRecord } from '../../src/audit/audit-record.js';
 import { Queue } from 'bullmq';
 import { keySpace, type KeySpace } from '../../src/redis/key-space.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import type { ReflexProcess } from '../../test/support/reflex-process.js';
 import { hostEnv, newPrefix, optIn, reflexRun, RestartableRedis, sleep, until } from '../support.js';
 import type { Incident, Observation, SilenceWindow } from './checker.js';
 import type { Step } from './history.js';
-import { cleanupAgent, Operator } from './operator.js';
+import { RealDaemon, SimDaemon, type Daemon } from './daemons.js';
 import { LifecycleWitness } from './witness.js';
 
 const bin = fileURLToPath(new URL('../../bin/reflex.js', import.meta.url));
 /** How often the replicas resync: an Error (112) comes with no event and is found by the resync. */
 const resyncMs = 750;
 const replicaCount = 2;
-/** How long a paused Redis sleeps, a full one stays full, a frozen daemon stays frozen. */
+/** How long a paused Redis sleeps, a full one stays full. */
 const faultMs = 800;
 const silenceMs = 2_000;
 
@@ -28,12 +27,13 @@ export interface HistoryRun {
 }
 
 /**
- * One Redis, one simulator and two `reflex run` replicas (each subscriber and worker, one reading
- * the stream under the lease), kept across histories: each history works on instances of its own
- * names, so what it checks is its own. Faults that end (a paused or full Redis, a frozen daemon)
- * are undone before the history settles; a killed replica is replaced.
+ * One Redis, one daemon (the simulator, or a real LXD or Incus) and two `reflex run` replicas (each
+ * subscriber and worker, one reading the stream under the lease), kept across histories: each
+ * history works on instances of its own names, so what it checks is its own. Faults that end (a
+ * paused or full Redis, a frozen daemon) are undone before the history settles; a killed replica
+ * is replaced.
  */
-export class SimWorld {
+export class World {
   private readonly replicas: ReflexProcess[] = [];
   private readonly killed = new Set<ReflexProcess>();
   private readonly up = new WeakSet<ReflexProcess>();
@@ -47,12 +47,10 @@ export class SimWorld {
 
   private constructor(
     private readonly redis: RestartableRedis,
-    private readonly sim: RunningSimulator,
+    readonly daemon: Daemon,
     private readonly prefix: string,
     private readonly keys: KeySpace,
     private readonly witness: LifecycleWitness,
-    private readonly operator: Operator,
-    private readonly cleaner: Operator,
     private readonly connection: Redis,
   ) {
     connection.on('error', () => {}); // a restarted or paused Redis, on purpose
@@ -60,22 +58,14 @@ export class SimWorld {
     for (const q of this.queues) q.on('error', () => {});
   }
 
-  static async start(): Promise<SimWorld> {
+  /** A world on the simulator (default) or the test bed's real LXD or Incus. */
+  static async start(on: 'sim' | 'lxd' | 'incus' = 'sim'): Promise<World> {
     const redis = await RestartableRedis.start();
-    const sim = await startSimulator({ instances: 0, timings: { startMs: 30, stopHookMs: 50 } });
+    const daemon = on === 'sim' ? await SimDaemon.start() : await RealDaemon.start(on);
     const prefix = newPrefix('promises');
-    const witness = new LifecycleWitness(`unix://${sim.socketPath}`);
+    const witness = new LifecycleWitness(`unix://${daemon.socketPath}`);
     await witness.start();
-    const world = new SimWorld(
-      redis,
-      sim,
-      prefix,
-      keySpace(prefix),
-      witness,
-      new Operator(sim.socketPath!),
-      new Operator(sim.socketPath!, { agent: cleanupAgent }),
-      new Redis(redis.url, { maxRetriesPerRequest: null }),
-    );
+    const world = new World(redis, daemon, prefix, keySpace(prefix), witness, new Redis(redis.url, { maxRetriesPerRequest: null }));
     for (let i = 0; i < replicaCount; i++) world.replicas.push(world.replica());
     await world.ready();
     return world;
@@ -106,9 +96,13 @@ export class SimWorld {
       const n = step.slot === -1 ? `${name}-ghost` : current[step.slot];
       switch (step.kind) {
         case 'crash':
-        case 'error':
-          if (n && this.apply(step.kind, n)) incidents.push({ at: Date.now(), kind: step.kind, name: n, uuid: this.uuidOf(n) });
+        case 'error': {
+          if (!n) break;
+          const uuid = await this.daemon.identity(n);
+          const at = Date.now();
+          if (step.kind === 'crash' ? await this.daemon.crash(n) : this.daemon.error(n)) incidents.push({ at, kind: step.kind, name: n, uuid });
           break;
+        }
         case 'stop':
         case 'start':
           if (n) await this.operator.state(step.kind, n, step.kind);
@@ -151,9 +145,9 @@ export class SimWorld {
         }
         case 'heal': {
           if (!n) break;
+          const uuid = await this.daemon.identity(n);
           const at = Date.now();
-          const uuid = this.uuidOf(n);
-          if ((await this.cli(['heal', n, '--wait', '0', '--target', `unix://${this.sim.socketPath}`])) !== undefined)
+          if ((await this.cli(['heal', n, '--wait', '0', '--target', `unix://${this.daemon.socketPath}`])) !== undefined)
             incidents.push({ at, kind: 'heal', name: n, uuid });
           break;
         }
@@ -166,7 +160,7 @@ export class SimWorld {
     const observation = await this.settleAndObserve(`${name}-`, started, incidents, silences, names);
     this.later(
       (async () => {
-        for (const n of names) await this.remove(n, 'cleanup', this.cleaner);
+        for (const n of names) await this.remove(n, 'cleanup', this.daemon.cleaner);
       })(),
     );
     return { observation, faults };
@@ -185,14 +179,15 @@ export class SimWorld {
     await Promise.all(this.queues.map((q) => q.close()));
     this.connection.disconnect();
     await this.witness.stop();
-    await this.operator.close();
-    await this.cleaner.close();
-    await this.sim.stop();
+    await this.daemon.stop();
     await this.redis.stop();
   }
 
   private replica(): ReflexProcess {
-    const p = reflexRun(this.sim, this.redis.url, this.prefix, 'all', { REFLEX_CRASHLOOP_BACKOFF_MS: '200' }, ['--resync-interval', `${resyncMs}ms`]);
+    const p = reflexRun(this.daemon, this.redis.url, this.prefix, 'all', { REFLEX_CRASHLOOP_BACKOFF_MS: '200' }, [
+      '--resync-interval',
+      `${resyncMs}ms`,
+    ]);
     p.child.once('exit', (code, signal) => {
       if (this.stopping || this.killed.has(p)) return;
       const last = p.logs.slice(-3).map((l) => String(l.msg));
@@ -217,7 +212,7 @@ export class SimWorld {
       30_000,
       50,
     );
-    await until('a replica to read the event stream', () => this.sim.controls.eventListeners >= 2, 30_000, 50);
+    await until('a replica to read the event stream', () => this.daemon.streamRead(), 30_000, 50);
   }
 
   /**
@@ -241,13 +236,9 @@ export class SimWorld {
   }
 
   /** Whether a resync reported the Error (an event record after it) or the instance left it. */
-  private errorSeen(i: Incident, audit: StoredAuditRecord[]): boolean {
+  private async errorSeen(i: Incident, audit: StoredAuditRecord[]): Promise<boolean> {
     if (audit.some((r) => r.type === 'event' && r.instance === i.name && Date.parse(r.at) >= i.at)) return true;
-    try {
-      return this.sim.controls.identity(i.name) !== i.uuid || this.sim.controls.statusCode(i.name) !== 112;
-    } catch {
-      return true; // gone
-    }
+    return (await this.daemon.identity(i.name)) !== i.uuid || (await this.daemon.status(i.name)) !== 112;
   }
 
   /** Adds the lease takeovers logged since the last look to {@link leases}, oldest first. */
@@ -261,24 +252,8 @@ export class SimWorld {
     this.leases.push(...fresh.sort((a, b) => a.at - b.at));
   }
 
-  private apply(kind: 'crash' | 'error', name: string): boolean {
-    try {
-      if (kind === 'crash') this.sim.controls.crash(name);
-      // A running guest the daemon loses track of; a stopped one has nothing to lose.
-      else if (this.sim.controls.statusCode(name) === 103) this.sim.controls.setError(name);
-      else return false;
-      return true;
-    } catch {
-      return false; // not running (a crash), or gone
-    }
-  }
-
-  private uuidOf(name: string): string {
-    try {
-      return this.sim.controls.identity(name);
-    } catch {
-      return ''; // gone
-    }
+  private get operator() {
+    return this.daemon.operator;
   }
 
   private async remove(name: string, step: string, by = this.operator): Promise<void> {
@@ -303,11 +278,10 @@ export class SimWorld {
         break;
       case 'socket-cut':
         this.disruptions.push({ at: Date.now(), kind: 'cut' });
-        this.sim.controls.dropEventSockets();
+        await this.daemon.fault(step.kind, name, step.slot);
         break;
       case 'daemon-freeze':
-        this.sim.controls.freeze();
-        this.later(sleep(faultMs).then(() => this.sim.controls.thaw()));
+        this.later(this.daemon.fault(step.kind, name, step.slot));
         break;
       case 'replica-kill': {
         const victim = this.replicas[Math.max(0, step.slot) % this.replicas.length]!;
@@ -318,10 +292,8 @@ export class SimWorld {
         break;
       }
       case 'bad-frame':
-        this.sim.controls.injectFrame(badFrame(step.slot, name));
-        break;
       case 'forged-shutdown':
-        this.sim.controls.injectFrame({ type: 'lifecycle', metadata: { action: 'instance-shutdown', source: `/1.0/instances/${name}` } });
+        await this.daemon.fault(step.kind, name, step.slot);
         break;
       default:
         throw new Error(`not a fault: ${step.kind}`);
@@ -389,10 +361,9 @@ export class SimWorld {
       const counts = await Promise.all(this.queues.map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized')));
       audit = await new AuditLog(this.connection, this.keys.audit).read({ since: new Date(started - 1_000) });
       const audited = new Set(audit.filter((r) => r.type === 'event').map((r) => r.correlationId));
+      const errorsSeen = await Promise.all(incidents.filter((i) => i.kind === 'error').map((i) => this.errorSeen(i, audit)));
       const idle =
-        counts.every((c) => Object.values(c).every((n) => n === 0)) &&
-        expected.every((f) => audited.has(f.id)) &&
-        incidents.every((i) => i.kind !== 'error' || this.errorSeen(i, audit));
+        counts.every((c) => Object.values(c).every((n) => n === 0)) && expected.every((f) => audited.has(f.id)) && errorsSeen.every(Boolean);
       quiet = Date.now() >= resynced && idle ? quiet + 1 : 0;
     }
     // Their logs are kept only until the next history's gaps are known.
@@ -403,7 +374,7 @@ export class SimWorld {
       if (now) final.push({ name: n, ...now });
     }
     return {
-      calls: this.sim.controls.callHistory(started).filter((c) => c.name.startsWith(prefix) && !c.agent.startsWith(cleanupAgent)),
+      calls: this.daemon.calls(started, prefix, audit),
       incidents,
       silences,
       audit: audit.filter((r) => r.type === 'event' || (r.instance ?? '').startsWith(prefix)),
@@ -413,13 +384,4 @@ export class SimWorld {
       gaps,
     };
   }
-}
-
-/** A frame Reflex must refuse and record, never act on: wrong shapes, an unknown action, deep nesting. */
-function badFrame(variant: number, name: string): { type: 'lifecycle'; metadata: unknown } {
-  if (variant === 0) return { type: 'lifecycle', metadata: { action: 42, source: ['not', 'a', 'path'] } };
-  if (variant === 1) return { type: 'lifecycle', metadata: { action: 'instance-frobnicated', source: `/1.0/instances/${name}` } };
-  let deep: unknown = { action: 'instance-shutdown', source: `/1.0/instances/${name}` };
-  for (let i = 0; i < 1_000; i++) deep = { nested: deep };
-  return { type: 'lifecycle', metadata: deep };
 }

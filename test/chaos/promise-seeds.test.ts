@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPromises } from '../../chaos/promises/checker.js';
 import { parseSteps } from '../../chaos/promises/history.js';
-import { SimWorld } from '../../chaos/promises/world.js';
+import { World } from '../../chaos/promises/world.js';
 
 /**
  * The minimal histories the promise checker found (chaos/promises/seeds.ts), replayed on the
  * checker's own world: a private Redis, the simulator, two `reflex run` replicas from dist/.
  */
 describe('promise checker: found histories replayed', () => {
-  let world: SimWorld | undefined;
+  let world: World | undefined;
   beforeAll(async () => {
-    world = await SimWorld.start();
+    world = await World.start();
   }, 120_000);
   afterAll(async () => {
     await world?.stop();
