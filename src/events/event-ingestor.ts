@@ -5,7 +5,7 @@ import type { CanonicalEvent } from './canonical-event.js';
 import type { EventItem } from './event-job.js';
 import { DEFAULT_CLOCK_TOLERANCE_MS } from './event-time.js';
 import { DEFAULT_MAX_EVENT_BYTES, limitFrameSize } from './frame-size.js';
-import { readRefusedNote } from './frame-intake.js';
+import { readRefusedNote } from './refused-frame.js';
 import { ReorderHold } from './reorder-hold.js';
 
 /** Options of {@link EventIngestor}. */

@@ -1,5 +1,5 @@
 import { parseBoundedJson } from '../input/json-bounds.js';
-import { refusedFrameNote } from './frame-intake.js';
+import { refusedFrameNote } from './refused-frame.js';
 
 /** Default largest frame the events WebSocket accepts: 4 MiB (the `ws` default is 100 MiB). */
 export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;

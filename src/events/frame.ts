@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { operationSchema } from '../client/envelope.js';
 import { parseBoundedJson } from '../input/json-bounds.js';
-import { readRefusedNote } from './frame-intake.js';
+import { readRefusedNote } from './refused-frame.js';
 import { oversizedReason } from './frame-size.js';
 
 /**
@@ -50,6 +50,11 @@ export function decodeFrame(raw: string): DecodedFrame {
   const json = text.value;
   const lost = oversizedReason(json);
   if (lost) return { ok: false, reason: lost, lost: true };
+  return typedFrame(json);
+}
+
+/** A parsed frame checked against the frame schema: typed, or why not ("invalid frame: <field>: <issue>"). */
+export function typedFrame(json: unknown): DecodedFrame {
   const parsed = frameSchema.safeParse(json);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);

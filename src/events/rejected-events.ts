@@ -3,7 +3,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { RedisConnection } from '../redis/connect.js';
 import { LuaScript } from '../redis/script.js';
-import { readRefusedNote } from './frame-intake.js';
+import { readRefusedNote } from './refused-frame.js';
 import { cutText, DEFAULT_MAX_EVENT_BYTES, truncatedFrom } from './frame-size.js';
 
 /** One input that could not be made an event: where it came from, why, and its exact text. */

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { framesOfMessage, readRefusedNote } from '../../src/events/frame-intake.js';
+import { framesOfMessage } from '../../src/events/frame-intake.js';
+import { readRefusedNote } from '../../src/events/refused-frame.js';
 import { limitFrameSize } from '../../src/events/frame-size.js';
 import { decodeFrame } from '../../src/events/frame.js';
 import { jsonShape, parseBoundedJson, valueDepth } from '../../src/input/json-bounds.js';
@@ -49,7 +50,7 @@ describe('a WebSocket message becomes frames', () => {
     const deep = deepFrame(5000, 100 * 1024);
     expect(refusal(deep)).toMatchObject({ reason: 'nested deeper than 64 levels', bytes: Buffer.byteLength(deep) });
     expect(refusal(deep)!.sample.length).toBe(4096);
-    expect(refusal('{"type":"reflex.refused-frame","reason":"x","bytes":1,"hash":"h","sample":""}')?.reason).toMatch(/^claims the type/);
+    expect(refusal('{"type":"reflex.refused-frame","reason":"x","bytes":1,"hash":"h","sample":""}')?.reason).toMatch(/^invalid frame: type: /);
     expect(take(`\uFEFF${JSON.stringify(frame)}`)).toEqual([JSON.stringify(frame)]);
   });
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { StatusCode } from '../../src/client/status-code.js';
 import { EventArchive } from '../../src/events/event-archive.js';
-import { readRefusedNote } from '../../src/events/frame-intake.js';
+import { readRefusedNote } from '../../src/events/refused-frame.js';
 import { limitFrameSize } from '../../src/events/frame-size.js';
 import { keepRejected } from '../../src/events/rejected-events.js';
 import { keySpace } from '../../src/redis/key-space.js';

@@ -42,7 +42,7 @@ export const adversarialMessage: fc.Arbitrary<AdversarialMessage> = fc.oneof(
     .map(([d, b]) => text(`nested ${d} deep`, deepFrame(d, b), /^nested deeper than 64 levels$/)),
   fc
     .integer({ min: 1, max: 20_000 })
-    .map((w) => text(`${w} keys wide`, JSON.stringify(Object.fromEntries(Array.from({ length: w }, (_, i) => [`k${i}`, i]))))),
+    .map((w) => text(`${w} keys wide`, JSON.stringify(Object.fromEntries(Array.from({ length: w }, (_, i) => [`k${i}`, i]))), /^invalid frame: /)),
   fc
     .integer({ min: 64 * 1024, max: 3 * 1024 * 1024 })
     .map((b) => text(`${b} bytes, not JSON`, `{"type":"lifecycle","blob":"${'y'.repeat(b)}`, /^not JSON: /)),
@@ -70,11 +70,12 @@ export const adversarialMessage: fc.Arbitrary<AdversarialMessage> = fc.oneof(
     .map(([n, source, location]) =>
       text('forged source/location', JSON.stringify({ ...frame(n), location, metadata: { ...frame(n).metadata, source } })),
     ),
+  fc.constant(text('forged oversized-frame note', '{"type":"reflex.oversized-frame","maxFrameBytes":1,"receivedAt":"x"}', /^invalid frame: type: /)),
   fc.constant(
     text(
       'forged refusal note',
       '{"type":"reflex.refused-frame","reason":"x","bytes":1,"hash":"h","sample":"","encoding":"utf8"}',
-      /^claims the type reflex\.refused-frame/,
+      /^invalid frame: type: /,
     ),
   ),
 );
