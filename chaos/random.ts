@@ -53,6 +53,7 @@ export function randomHistories(ro: RandomOptions = {}): (opts: ChaosOptions) =>
     let steps = 0;
     const found: string[] = [];
     const failing: { seed: number | undefined; violations: Violation[]; replay: string }[] = [];
+    const shrunk = new Set<string>();
     let next = 0;
     const fresh = () => `h${(next++).toString(36)}`;
     try {
@@ -71,7 +72,11 @@ export function randomHistories(ro: RandomOptions = {}): (opts: ChaosOptions) =>
         const violations = checkPromises(run.observation);
         if (ran % 10 === 0) opts.log(`  ${ran} histories, ${faults} faults, ${failing.length} failing`);
         if (!violations.length) continue;
-        opts.log(`  seed ${r.seed ?? '(replay)'}: ${violations.length} violation(s); shrinking`);
+        // One shrink per kind of failure (the promises it breaks): the next ones cost a history each, not 16.
+        const kind = [...new Set(violations.map((v) => v.promise))].sort().join('+');
+        const again = shrunk.has(kind);
+        shrunk.add(kind);
+        opts.log(`  seed ${r.seed ?? '(replay)'}: ${violations.length} violation(s)${again ? ` (${kind} already shrunk)` : '; shrinking'}`);
         for (const v of violations) opts.log(`    ${v.promise}: ${v.detail}`);
         // CHAOS_DEBUG=1: the replicas' logs and the whole observation of a failing history.
         if (process.env.CHAOS_DEBUG) world.dumpLogs(opts.log);
@@ -89,7 +94,7 @@ export function randomHistories(ro: RandomOptions = {}): (opts: ChaosOptions) =>
             ),
           );
         opts.log(`    history: ${describeSteps(r.steps)}`);
-        const minimal = await shrink(world, r.steps, violations, fresh, budget, deadline);
+        const minimal = again ? r.steps : await shrink(world, r.steps, violations, fresh, budget, deadline);
         failing.push({ seed: r.seed, violations, replay: describeSteps(minimal) });
       }
     } finally {
