@@ -10,6 +10,7 @@ import { StopList, type RoleRoot } from './role-root.js';
 import type { SharedParts } from './shared-parts.js';
 import { DashboardUsers } from '../http/dashboard-users.js';
 import { DeploymentId } from '../redis/deployment-id.js';
+import { HttpEndpoints } from '../redis/http-endpoints.js';
 
 /** What every role serves once its roots run: the Redis watch, the reload listener, /readyz and the HTTP server. */
 export interface Serving {
@@ -156,6 +157,7 @@ export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<S
               : undefined,
           })
         : undefined;
+    if (http) stops.addFirst(new HttpEndpoints(redis, keys.httpReplicas).announce(http.url));
     return {
       http,
       reload,

@@ -130,6 +130,8 @@ export interface KeySpace {
   redisMemoryLevel: string;
   /** The deployment's random id, set by its first replica and served in /readyz (`reflex doctor` matches it). */
   deployment: string;
+  /** The roster of the URLs the replicas serve /readyz at (`reflex doctor` looks there for its own deployment). */
+  httpReplicas: string;
   /** Written by every replica's write probe every few seconds (expires by itself): does Redis take writes? */
   writeProbe: string;
   /** Notifications: their queues and keys, under `<prefix>:notify:`. */
@@ -216,6 +218,7 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     eventDone: (hash) => `${prefix}:done:${hash}`,
     redisMemoryLevel: `${prefix}:redis-memory-level`,
     deployment: `${prefix}:deployment`,
+    httpReplicas: `${prefix}:http-replicas`,
     writeProbe: `${prefix}:write-probe`,
     notify: notifyKeys(prefix),
     schedules: {
