@@ -58,6 +58,12 @@ export interface Observation {
   audit: StoredAuditRecord[];
   frames: WitnessedFrame[];
   final: FinalInstance[];
+  /**
+   * How far apart two calls must be for their order to count. 0 on the simulator, which stamps each
+   * call as it arrives; on a real daemon Reflex's calls are stamped when their audit record is
+   * written, after the daemon took them, so an operator's call just before may have come after.
+   */
+  orderSlackMs?: number;
   /** Replicas that exited without being killed by the history. */
   died: string[];
   /**
@@ -163,7 +169,7 @@ export function checkPromises(o: Observation): Violation[] {
                 detail: `${what} with no incident since ${last ? `its ${last.kind} at ${clock(last.at)}` : 'it was first seen'}`,
               },
         );
-      } else if (last.kind === 'operator-stop') {
+      } else if (last.kind === 'operator-stop' && c.at - last.at >= (o.orderSlackMs ?? 0)) {
         out.push({ promise: 'operator-decision', detail: `${what}, ${c.at - last.at} ms after the operator stopped it` });
       } else if (consumed) {
         out.push({ promise: 'once', detail: `${what}: a second start for the ${last.kind} at ${clock(last.at)}` });

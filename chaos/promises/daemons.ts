@@ -25,6 +25,8 @@ export interface Daemon {
   status(name: string): Promise<number | undefined>;
   /** Plays a fault of the daemon itself (socket cut, freeze, frames), if it has them. */
   fault(kind: StepKind, name: string, variant: number): Promise<void>;
+  /** How far apart two calls in {@link calls} must be for their order to count (Observation.orderSlackMs). */
+  readonly orderSlackMs: number;
   /** Whether enough listeners are on the event stream (the witness and a replica), when it can tell. */
   streamRead(): boolean;
   /** The mutating calls on instances named `prefix…` since `since`, as the checker reads them. */
@@ -39,6 +41,7 @@ const freezeMs = 800;
 export class SimDaemon implements Daemon {
   readonly name = 'simulator';
   readonly without = [];
+  readonly orderSlackMs = 0;
   readonly operator: Operator;
   readonly cleaner: Operator;
 
@@ -130,6 +133,8 @@ export class SimDaemon implements Daemon {
  */
 export class RealDaemon implements Daemon {
   readonly without: readonly StepKind[] = ['error', 'socket-cut', 'daemon-freeze', 'bad-frame', 'forged-shutdown'];
+  /** Reflex's audit record of a call is written once the daemon created its operation: up to about 0.5 s on a busy host. */
+  readonly orderSlackMs = 500;
   readonly operator: Operator;
   readonly cleaner: Operator;
   readonly journal: CallRecord[] = [];

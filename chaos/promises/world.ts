@@ -60,14 +60,22 @@ export class World {
 
   /** A world on the simulator (default) or the test bed's real LXD or Incus. */
   static async start(on: 'sim' | 'lxd' | 'incus' = 'sim'): Promise<World> {
-    const redis = await RestartableRedis.start();
     const daemon = on === 'sim' ? await SimDaemon.start() : await RealDaemon.start(on);
+    const redis = await RestartableRedis.start().catch(async (err: unknown) => {
+      await daemon.stop();
+      throw err;
+    });
     const prefix = newPrefix('promises');
     const witness = new LifecycleWitness(`unix://${daemon.socketPath}`);
     await witness.start();
     const world = new World(redis, daemon, prefix, keySpace(prefix), witness, new Redis(redis.url, { maxRetriesPerRequest: null }));
     for (let i = 0; i < replicaCount; i++) world.replicas.push(world.replica());
-    await world.ready();
+    try {
+      await world.ready();
+    } catch (err) {
+      await world.stop();
+      throw err;
+    }
     return world;
   }
 
@@ -380,6 +388,7 @@ export class World {
       audit: audit.filter((r) => r.type === 'event' || (r.instance ?? '').startsWith(prefix)),
       frames: this.witness.about(prefix),
       final,
+      orderSlackMs: this.daemon.orderSlackMs,
       died: [...this.died],
       gaps,
     };

@@ -45,6 +45,12 @@ describe('the promise checker', () => {
     expect(broken(observation({ incidents: [crashAt(0)], calls: calls.slice(0, 1), final }))).toEqual([]);
   });
 
+  it('does not order calls closer than the slack of a daemon whose calls are stamped late (a real one)', () => {
+    const calls = [call(0, 'stop', 103, op('recreate')), call(200, 'start', 102)];
+    expect(broken(observation({ incidents: [crashAt(-1000)], calls, orderSlackMs: 500 }))).toEqual([]);
+    expect(broken(observation({ incidents: [crashAt(-1000)], calls, orderSlackMs: 0 }))).toEqual(['operator-decision']);
+  });
+
   it('flags a start for a crash of an instance the operator had opted out', () => {
     const calls = [call(0, 'update', 103, op('opt-out')), call(2_000, 'start', 102)];
     expect(broken(observation({ incidents: [crashAt(1_000)], calls }))).toEqual(['operator-decision']);
