@@ -5,7 +5,8 @@
  *
  * - 1041, 1046, 1056: the operator stops an instance, then an `instance-shutdown` without
  *   requestor arrives for it (forged, or stale): Reflex starts it (operator-decision). Minimal
- *   replay: `stop #1 +300ms; forged-shutdown #1 +300ms`. Open (issue #39, item 2).
+ *   replay: `stop #1 +300ms; forged-shutdown #1 +300ms`. Fixed: a stop of an instance already down
+ *   and not started since is contradicted (`already-down`, src/remediation/stop-confirmation.ts).
  * - 179019817: a crash, and the operator's stop 15 ms after it, while the daemon's stop hook still
  *   runs (the stop is refused, busy, and the shutdown not announced yet): Reflex starts the instance
  *   about 250 ms later (operator-decision). A stop sent after the announcement is honoured

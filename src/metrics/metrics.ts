@@ -164,7 +164,7 @@ export class Metrics {
   /** Stop events the daemon contradicted, by why (src/remediation/stop-confirmation.ts): none of them spent a restart. */
   readonly stopsContradicted = new Counter({
     name: 'reflex_stops_contradicted_total',
-    help: 'Stop events not counted as crashes because a read of the daemon contradicted them: gone (404), not-down, another-instance, started-since',
+    help: 'Stop events not counted as crashes because a read of the daemon contradicted them: gone (404), not-down, another-instance, already-down, started-since',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });

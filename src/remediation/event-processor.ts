@@ -111,7 +111,14 @@ export class EventProcessor {
     this.alerts = deps.alerts ?? new Alerts({ audit: deps.audit });
     this.startFailures = new StartFailures(deps.redis, deps.keys);
     this.settler = new StatusSettler({ ...deps, startFailures: this.startFailures, readInstance: (ref) => this.readInstance(ref) });
-    this.stops = new StopConfirmation({ readInstance: (ref) => this.readInstance(ref), settleMs: deps.stopSettleMs });
+    this.stops = new StopConfirmation({
+      readInstance: (ref) => this.readInstance(ref),
+      knownBefore: async (ref, eventId) => {
+        const entry = await deps.tracker.get(ref);
+        return entry?.eventId === eventId ? entry.prev : undefined;
+      },
+      settleMs: deps.stopSettleMs,
+    });
     this.doneMarks = new GroupCommit<string, void>(async (keys) => {
       await setMany(deps.redis, keys, '1', DONE_TTL_MS);
       return [];

@@ -7,11 +7,13 @@ import { describeIdentity, identityOf } from './instance-identity.js';
 /**
  * Why the daemon contradicts a stop: the name names no instance (`gone`), the instance is up and
  * has been since before the event (`not-down`: the frame is forged or stale), it is another
- * instance than the event's (`another-instance`), or it was started again after the event
+ * instance than the event's (`another-instance`), it was started again after the event
  * (`started-since`: the stop may have been real, a guest reboot on LXD 5.0 sends just that, but
- * there is nothing left to heal).
+ * there is nothing left to heal), or it was already down in that status before the event and has
+ * not been started since (`already-down`: nothing stopped; an operator's stop, say, is not to be
+ * taken for a crash because a forged or stale frame repeats it).
  */
-export type Contradiction = 'gone' | 'not-down' | 'another-instance' | 'started-since';
+export type Contradiction = 'gone' | 'not-down' | 'another-instance' | 'started-since' | 'already-down';
 
 /** Whether a contradiction says the frame is suspicious (forged or stale), not merely overtaken. */
 export function isSuspicious(contradiction: Contradiction): boolean {
@@ -31,6 +33,11 @@ export type StopVerdict =
 export interface StopConfirmationDeps {
   /** Reads the instance now through the target's client; undefined when the daemon answers 404. */
   readInstance(ref: InstanceRef): Promise<Instance | undefined>;
+  /**
+   * What the state tracker held for the instance before this event (the entry the event replaced),
+   * when the event is still the tracker's latest word on it; undefined when that cannot be told.
+   */
+  knownBefore(ref: InstanceRef, eventId: string): Promise<{ status: number; at: number } | undefined>;
   /**
    * How long an instance that still reads as up is read again before the stop is called
    * contradicted: a daemon may report the stop before its status says Stopped. Default 2 000 ms.
@@ -80,12 +87,34 @@ export class StopConfirmation {
     for (let pause = FIRST_REREAD_MS; ; pause *= 2) {
       const instance = await this.deps.readInstance(ref);
       const verdict = judge(event, instance);
+      if (verdict.confirmed) return this.downSinceBefore(event, verdict.instance, ref);
       // Only "not down yet" can change by waiting.
-      if (verdict.confirmed || verdict.contradiction !== 'not-down') return verdict;
+      if (verdict.contradiction !== 'not-down') return verdict;
       const left = deadline - Date.now();
       if (left <= 0) return verdict;
       await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
     }
+  }
+
+  /**
+   * A stop of an instance that was already down in that status before the event (the stream told
+   * so, `event.from`) is no new stop unless the daemon shows a start since: a start the stream did
+   * not tell of, then a crash. Without a start since, the frame repeats a stop that has been
+   * decided already (an operator's, or a crash being handled) and counts for nothing.
+   */
+  private async downSinceBefore(event: InstanceStatusEvent, instance: Instance, ref: InstanceRef): Promise<Extract<StopVerdict, { checked: true }>> {
+    if (event.from !== event.to) return { checked: true, confirmed: true, instance };
+    const before = await this.deps.knownBefore(ref, event.id);
+    const lastStart = instance.last_used_at ? Date.parse(instance.last_used_at) : Number.NaN;
+    if (before && lastStart > before.at) return { checked: true, confirmed: true, instance };
+    const since = before ? ` since ${new Date(before.at).toISOString()}` : '';
+    return {
+      checked: true,
+      confirmed: false,
+      contradiction: 'already-down',
+      instance,
+      summary: `contradicted by the daemon: ${event.action ?? 'stop'} of ${event.instance} at ${event.timestamp}, but ${event.instance} was ${instance.status} (${instance.status_code}) already${since} and has not been started since (last start ${instance.last_used_at ?? 'unknown'})`,
+    };
   }
 }
 

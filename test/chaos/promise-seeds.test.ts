@@ -24,17 +24,13 @@ describe('promise checker: found histories replayed', () => {
     expect(checkPromises(run.observation)).toEqual([]);
   }, 90_000);
 
-  // Open, issue #39 item 2 (believe the daemon, not the frame): Reflex starts the instance the
-  // operator stopped when an instance-shutdown without requestor follows the stop (seeds 1041,
-  // 1046, 1056). `it.fails` until then: when this starts passing, make it `it`.
-  it.fails(
-    "does not undo an operator's stop when a forged instance-shutdown follows it (seed 1041)",
-    async () => {
-      const run = await world!.run('seeds-b', parseSteps('stop #1 +300ms; forged-shutdown #1 +300ms'));
-      expect(checkPromises(run.observation)).toEqual([]);
-    },
-    90_000,
-  );
+  // Seeds 1041, 1046, 1056: an instance-shutdown without requestor after the operator's stop was
+  // taken for a crash and the instance started. Fixed: a stop of an instance already down and not
+  // started since is contradicted (already-down, src/remediation/stop-confirmation.ts).
+  it("does not undo an operator's stop when a forged instance-shutdown follows it (seed 1041)", async () => {
+    const run = await world!.run('seeds-b', parseSteps('stop #1 +300ms; forged-shutdown #1 +300ms'));
+    expect(checkPromises(run.observation)).toEqual([]);
+  }, 90_000);
 
   // Open: the operator's stop sent while the crash's stop hook runs (refused, busy) is taken for
   // older than the incident, and Reflex starts the instance (seed 179019817). A stop sent after

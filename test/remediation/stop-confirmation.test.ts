@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isApiStatus } from '../../src/client/api-error.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { StatusCode } from '../../src/client/status-code.js';
@@ -20,6 +20,8 @@ describe('confirming a stop against the daemon', () => {
   let sim: RunningSimulator;
   let client: InstanceClient;
   let reads = 0;
+  /** What the tracker held before the event (the confirmation's `knownBefore`). */
+  let before: { status: number; at: number } | undefined;
   const target = 'unix:///sim';
 
   beforeAll(async () => {
@@ -34,6 +36,7 @@ describe('confirming a stop against the daemon', () => {
   const confirmation = (settleMs: number) =>
     new StopConfirmation({
       settleMs,
+      knownBefore: async () => before,
       readInstance: async (ref: InstanceRef) => {
         reads++;
         try {
@@ -44,6 +47,10 @@ describe('confirming a stop against the daemon', () => {
         }
       },
     });
+
+  beforeEach(() => {
+    before = undefined;
+  });
 
   it('reads nothing for an event that would not count as a crash (a requested stop, a resync’s read, a start)', async () => {
     sim.controls.addInstance({ name: 'quiet' });
@@ -107,5 +114,30 @@ describe('confirming a stop against the daemon', () => {
     });
     expect(reads, 'one read each').toBe(3);
     expect(performance.now() - t0, 'none waited for the settle time').toBeLessThan(5_000);
+  });
+
+  it('calls a stop of an instance already down in that status, and not started since, contradicted: already-down', async () => {
+    sim.controls.addInstance({ name: 'held' });
+    await (await client.changeState('held', { action: 'stop', force: true })).wait();
+    // The operator's stop, as the tracker knows it, then a shutdown without requestor repeating it.
+    before = { status: StatusCode.Stopped, at: Date.now() };
+    const repeat = crashEvent(target, 'held', { from: StatusCode.Stopped, timestamp: new Date(before.at + 300).toISOString() });
+    expect(await confirmation(1_000).confirm(repeat)).toMatchObject({
+      confirmed: false,
+      contradiction: 'already-down',
+      summary: expect.stringMatching(/was Stopped \(102\) already since .* and has not been started since/),
+    });
+    // Nothing known of before: the stream said it was down already, and nothing says it started since.
+    before = undefined;
+    expect(await confirmation(1_000).confirm(repeat)).toMatchObject({ confirmed: false, contradiction: 'already-down' });
+  });
+
+  it('confirms a repeated stop when the daemon shows a start since the known one (a start the stream did not tell)', async () => {
+    sim.controls.addInstance({ name: 'missed-start', status: 'Stopped' });
+    before = { status: StatusCode.Stopped, at: await clockPast(Date.now()) };
+    await (await client.changeState('missed-start', { action: 'start' })).wait();
+    sim.controls.crash('missed-start');
+    const crash = crashEvent(target, 'missed-start', { from: StatusCode.Stopped });
+    expect(await confirmation(1_000).confirm(crash)).toMatchObject({ checked: true, confirmed: true });
   });
 });
