@@ -19,6 +19,11 @@ export interface RefusedFrame {
   encoding: 'utf8' | 'base64';
 }
 
+/** Longest reason kept (a schema's issues can be many). */
+const REASON_CHARS = 1024;
+/** Longest note: a sample of control characters is escaped to 6 characters a byte, plus the reason. */
+const MAX_NOTE_CHARS = 6 * REFUSED_SAMPLE_BYTES + REASON_CHARS + 512;
+
 // Two refusals of the same bytes must stay two queue items (the processor skips an item it has seen): each note is numbered.
 let noteSeq = 0;
 
@@ -32,7 +37,7 @@ export function refusedFrameNote(bytes: Buffer, reason: string, receivedAt: numb
   const cut = bytes.length > head.length;
   const utf8 = isUtf8(head) || (cut && [1, 2, 3].some((n) => isUtf8(head.subarray(0, head.length - n))));
   const note: RefusedFrame & { receivedAt: string; seq: number } = {
-    reason,
+    reason: reason.length > REASON_CHARS ? `${reason.slice(0, REASON_CHARS)}…` : reason,
     bytes: bytes.length,
     hash: createHash('sha256').update(bytes).digest('hex').slice(0, 32),
     sample: utf8 ? head.toString('utf8').replace(/\uFFFD+$/, '') : head.toString('base64'),
@@ -45,7 +50,7 @@ export function refusedFrameNote(bytes: Buffer, reason: string, receivedAt: numb
 
 /** The refusal a queued text is a note of; undefined for any other text (a frame). */
 export function readRefusedNote(raw: string): RefusedFrame | undefined {
-  if (!raw.startsWith(NOTE_PREFIX) || raw.length > 4 * REFUSED_SAMPLE_BYTES) return undefined;
+  if (!raw.startsWith(NOTE_PREFIX) || raw.length > MAX_NOTE_CHARS) return undefined;
   try {
     const n = JSON.parse(raw) as Partial<RefusedFrame>;
     if (typeof n.reason !== 'string' || typeof n.bytes !== 'number' || typeof n.hash !== 'string' || typeof n.sample !== 'string') return undefined;

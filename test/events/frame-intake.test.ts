@@ -52,6 +52,9 @@ describe('a WebSocket message becomes frames', () => {
     expect(refusal(deep)!.sample.length).toBe(4096);
     expect(refusal('{"type":"reflex.refused-frame","reason":"x","bytes":1,"hash":"h","sample":""}')?.reason).toMatch(/^invalid frame: type: /);
     expect(take(`\uFEFF${JSON.stringify(frame)}`)).toEqual([JSON.stringify(frame)]);
+    const nuls = Buffer.alloc(10_000);
+    expect(refusal(nuls), 'a sample of control characters, escaped, still reads back').toMatchObject({ bytes: 10_000, encoding: 'utf8' });
+    expect(refusal(nuls)!.sample).toHaveLength(4096);
   });
 
   it('never throws, and every message becomes frames the processor can decode or refusals it rejects with their reason', () => {
