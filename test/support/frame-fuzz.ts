@@ -51,6 +51,7 @@ export const adversarialMessage: fc.Arbitrary<AdversarialMessage> = fc.oneof(
     const data = Buffer.concat([Buffer.from(bytes), Buffer.from([0xff])]);
     return { what: 'invalid UTF-8 (binary)', data, binary: true, refused: /^not valid UTF-8$/ };
   }),
+  fc.integer({ min: 1, max: 20_000 }).map((n) => text(`${n} control characters`, '\u0001'.repeat(n), /^not JSON: /)),
   fc.constant({ what: 'invalid UTF-8 (text)', data: Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x7d]), binary: false, refused: /^not valid UTF-8$/ }),
   name.map((n) => ({
     what: 'UTF-16 with BOM',
