@@ -39,8 +39,8 @@ export interface EventSubscriberOptions {
    * Default 4 MiB.
    */
   maxFrameBytes?: number;
-  /** Called when a frame larger than `maxFrameBytes` was refused; none: only logged. */
-  onOversized?: (receivedAt: number) => void;
+  /** Called when a frame larger than `maxFrameBytes` was refused, with its size as its header declared it (when known); none: only logged. */
+  onOversized?: (receivedAt: number, bytes?: number) => void;
 }
 
 /**
@@ -166,11 +166,14 @@ export class EventSubscriber extends EventEmitter {
       // ws refusing a frame over maxPayload (close code 1009): the frame is gone and the daemon does not
       // send it again. Cut at once rather than wait out the close handshake behind the frame's bytes.
       if ((err as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+        // The size its header declared (`ws` keeps it as `_receiver._totalPayloadLength`; none: unknown).
+        const declared = (socket as unknown as { _receiver?: { _totalPayloadLength?: unknown } })._receiver?._totalPayloadLength;
+        const bytes = typeof declared === 'number' && declared > this.opts.maxFrameBytes ? declared : undefined;
         this.opts.logger.error(
-          { maxFrameBytes: this.opts.maxFrameBytes },
+          { maxFrameBytes: this.opts.maxFrameBytes, bytes },
           'event frame larger than maxFrameBytes refused and lost; reconnecting and resyncing',
         );
-        this.opts.onOversized?.(Date.now());
+        this.opts.onOversized?.(Date.now(), bytes);
         socket.terminate();
         return;
       }

@@ -90,7 +90,7 @@ const TRUNCATED_FROM = 'reflexTruncatedFrom';
 const truncatedFromPattern = new RegExp(`,"${TRUNCATED_FROM}":(\\d+)\\}$`);
 
 /** The size a frame had before {@link limitFrameSize} truncated it (its last field); undefined for any other text. */
-export function truncatedFrom(raw: string): number | undefined {
+function truncatedFrom(raw: string): number | undefined {
   const m = truncatedFromPattern.exec(raw.slice(-48));
   return m ? Number(m[1]) : undefined;
 }
@@ -111,17 +111,35 @@ const OVERSIZED = 'reflex.oversized-frame';
 
 /**
  * What the subscriber queues in place of a frame the WebSocket refused (larger than
- * `maxFrameBytes`: `ws` closes the socket with 1009 and the frame is gone). The processor rejects
- * it like a malformed frame, so it is kept in the rejected stream, audited and alerted once.
+ * `maxFrameBytes`: `ws` closes the socket with 1009 and the frame is gone), with its size as its
+ * header declared it when known. The processor rejects it like a malformed frame, so it is kept in
+ * the rejected stream (with that size), audited and alerted once.
  */
-export function oversizedFrameNote(maxFrameBytes: number, receivedAt: number): string {
-  return JSON.stringify({ type: OVERSIZED, maxFrameBytes, receivedAt: new Date(receivedAt).toISOString() });
+export function oversizedFrameNote(maxFrameBytes: number, receivedAt: number, bytes?: number): string {
+  return JSON.stringify({
+    type: OVERSIZED,
+    maxFrameBytes,
+    ...(bytes === undefined ? {} : { bytes }),
+    receivedAt: new Date(receivedAt).toISOString(),
+  });
 }
 
 /** The reason to reject a frame that is an {@link oversizedFrameNote}; undefined for any other. */
 export function oversizedReason(json: unknown): string | undefined {
   if (!isObject(json) || json.type !== OVERSIZED) return undefined;
-  return `a frame larger than maxFrameBytes (${String(json.maxFrameBytes)} bytes) was refused by the events socket (closed with 1009) and is lost; the stream reconnected and a resync covered the gap`;
+  const size = typeof json.bytes === 'number' ? `of ${json.bytes} bytes, ` : '';
+  return `a frame ${size}larger than maxFrameBytes (${String(json.maxFrameBytes)} bytes) was refused by the events socket (closed with 1009) and is lost; the stream reconnected and a resync covered the gap`;
+}
+
+/**
+ * The size of the frame a queued text stands for, when it is not the text's own: a frame's before
+ * {@link limitFrameSize} truncated it, an oversized frame's as its header declared it. Undefined otherwise.
+ */
+export function frameBytesOf(raw: string): number | undefined {
+  const before = truncatedFrom(raw);
+  if (before !== undefined || !raw.startsWith(`{"type":"${OVERSIZED}",`)) return before;
+  const declared = /"bytes":(\d+)/.exec(raw);
+  return declared ? Number(declared[1]) : undefined;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

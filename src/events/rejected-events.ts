@@ -4,7 +4,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { RedisConnection } from '../redis/connect.js';
 import { LuaScript } from '../redis/script.js';
 import { readRefusedNote } from './refused-frame.js';
-import { cutText, DEFAULT_MAX_EVENT_BYTES, truncatedFrom } from './frame-size.js';
+import { cutText, DEFAULT_MAX_EVENT_BYTES, frameBytesOf } from './frame-size.js';
 
 /** One input that could not be made an event: where it came from, why, and its exact text. */
 export interface RejectedInput {
@@ -76,7 +76,7 @@ export async function keepRejected(
   const refused = readRefusedNote(input.raw);
   const hash = refused ? createHash('sha256').update(`${input.target}|${refused.hash}`).digest('hex').slice(0, 32) : input.hash;
   const reason = refused?.reason ?? input.reason;
-  const bytes = refused?.bytes ?? truncatedFrom(input.raw) ?? Buffer.byteLength(input.raw);
+  const bytes = refused?.bytes ?? frameBytesOf(input.raw) ?? Buffer.byteLength(input.raw);
   const fields = [
     'target',
     input.target,

@@ -97,7 +97,7 @@ export function startTargetReader(o: TargetReaderOptions): RunningTargetReader {
     metrics,
     maxFrameBytes: settings.maxFrameBytes,
     // Queued as a note the processor rejects: kept, audited and alerted on the one rejected-input path.
-    onOversized: (at) => ingestor.pushFrame(oversizedFrameNote(settings.maxFrameBytes, at), at),
+    onOversized: (at, bytes) => ingestor.pushFrame(oversizedFrameNote(settings.maxFrameBytes, at, bytes), at),
   });
   held.on('acquired', () => {
     ingestor.activate();

@@ -176,9 +176,14 @@ describe('size limits on the event stream (simulator, bundled rules)', () => {
     sim.controls.injectFrame(hugeFrame(MB));
     await until('the refused frame kept as rejected', async () => (await redis.xlen(keys.rejected)) === 1, 15_000);
     const fields = ((await redis.xrange(keys.rejected, '-', '+')) as [string, string[]][])[0]![1];
+    // The simulator adds its timestamp and location to the frame.
+    const injected = Buffer.byteLength(JSON.stringify(hugeFrame(MB)));
     expect(fields[fields.indexOf('reason') + 1]).toMatch(
-      /larger than maxFrameBytes \(262144 bytes\) was refused by the events socket \(closed with 1009\)/,
+      /^a frame of \d+ bytes, larger than maxFrameBytes \(262144 bytes\) was refused by the events socket \(closed with 1009\)/,
     );
+    const bytes = Number(fields[fields.indexOf('bytes') + 1]);
+    expect(bytes, 'its size as its header declared it').toBeGreaterThan(injected);
+    expect(bytes).toBeLessThan(injected + 200);
     await until('the frame-too-large alert sent', () => alerts().some((a) => a.kind === 'event.frame-too-large'));
     expect(
       alerts().filter((a) => a.kind === 'event.frame-too-large'),
