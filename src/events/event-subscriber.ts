@@ -13,7 +13,7 @@ export interface EventSubscriberOptions {
   endpoint: () => EventsEndpoint;
   /**
    * Called for every frame, on the socket's read path: must not block. A frame refused before
-   * parsing (empty, not UTF-8, nested too deep, not JSON) comes as the note of its refusal
+   * parsing (empty, not UTF-8, nested too deep, not JSON, not a frame) comes as the note of its refusal
    * (frame-intake.ts), to be queued like a frame and kept as rejected.
    */
   onFrame: (raw: string, receivedAt: number) => void;
