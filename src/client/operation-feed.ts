@@ -2,6 +2,7 @@ import WebSocket from 'ws';
 import { operationSchema, type OperationObject } from './envelope.js';
 import type { EventsEndpoint } from './events.js';
 import { isFinalOperationCode } from './status-code.js';
+import { DAEMON_JSON_MAX_DEPTH, parseBoundedJson } from '../input/json-bounds.js';
 
 /** Most operations a subscription remembers; older ones are dropped first. */
 const MAX_TRACKED = 256;
@@ -87,12 +88,10 @@ export class OperationFeed {
   }
 
   private dispatch(raw: string): void {
-    let frame: unknown;
-    try {
-      frame = JSON.parse(raw);
-    } catch {
-      return;
-    }
+    // A frame too deep to walk is no operation this feed can use: the events stream's own reader records it.
+    const bounded = parseBoundedJson(raw, { maxDepth: DAEMON_JSON_MAX_DEPTH });
+    if (!bounded.ok) return;
+    const frame = bounded.value;
     if (!frame || typeof frame !== 'object' || (frame as { type?: unknown }).type !== 'operation') return;
     const parsed = operationSchema.safeParse((frame as { metadata?: unknown }).metadata);
     if (!parsed.success) return;

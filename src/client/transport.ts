@@ -1,6 +1,7 @@
 import type { TLSSocket } from 'node:tls';
 import { Agent, buildConnector, request as undiciRequest, errors as undiciErrors } from 'undici';
 import { ReflexError } from '../errors/reflex-error.js';
+import { DAEMON_JSON_MAX_DEPTH, jsonShape } from '../input/json-bounds.js';
 import { ApiError, apiErrorFromEnvelope } from './api-error.js';
 import { envelopeSchema, type AsyncEnvelope, type SyncEnvelope } from './envelope.js';
 import { targetAddresses, type Target } from './target.js';
@@ -220,6 +221,14 @@ export class Transport {
         if (!resend || signal.aborted || tried.has(this.activeOrigin)) throw failure;
       }
     }
+    // The daemon is a peer like any other: a body nested too deep to walk is refused before it is built.
+    const shape = jsonShape(text, { maxDepth: DAEMON_JSON_MAX_DEPTH });
+    if (!shape.ok)
+      throw new ApiError('API_BAD_RESPONSE', `${method} ${path}: HTTP ${res.statusCode} with a body refused: ${shape.problem}`, {
+        status: res.statusCode,
+        method,
+        path,
+      });
     let parsed;
     try {
       parsed = envelopeSchema.safeParse(JSON.parse(text));

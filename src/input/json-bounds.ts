@@ -10,6 +10,13 @@
 /** Deepest nesting of arrays and objects accepted by default (an event frame nests about 6 deep). */
 export const DEFAULT_MAX_JSON_DEPTH = 64;
 
+/**
+ * Deepest nesting accepted in what the daemon answers (a response body, an operation frame): an
+ * instance or a resources report nests about 8 deep; twice the default leaves room for what a
+ * later API adds without letting a body too deep to walk through.
+ */
+export const DAEMON_JSON_MAX_DEPTH = 2 * DEFAULT_MAX_JSON_DEPTH;
+
 /** Bounds of one JSON text. */
 export interface JsonLimits {
   /** Deepest nesting of arrays and objects. Default {@link DEFAULT_MAX_JSON_DEPTH}. */

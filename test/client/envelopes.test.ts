@@ -102,3 +102,36 @@ describe('a sync answer whose metadata does not fit the resource', () => {
     }
   });
 });
+
+describe('a daemon answer nested too deep to walk', () => {
+  it('is refused as API_BAD_RESPONSE before it is parsed, and the client keeps working', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reflex-deep-'));
+    const socketPath = join(dir, 'unix.socket');
+    const depth = 5_000;
+    const instance = { name: 'c1', status: 'Running', status_code: 103, config: {}, devices: {}, expanded_config: {}, expanded_devices: {} };
+    let deep = true;
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const metadata = deep
+        ? `{"name":"c1","status":"Running","status_code":103,"extra":${'['.repeat(depth)}${']'.repeat(depth)}}`
+        : JSON.stringify(instance);
+      res.end(`{"type":"sync","status":"Success","status_code":200,"operation":"","error_code":0,"error":"","metadata":${metadata}}`);
+    });
+    await new Promise<void>((r) => server.listen(socketPath, r));
+    const client = new InstanceClient(parseTarget(`unix://${socketPath}`));
+    try {
+      const err = await client.getInstance('c1').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toMatchObject({ code: 'API_BAD_RESPONSE', retryable: false, method: 'GET', path: '/1.0/instances/c1' });
+      expect((err as Error).message).toMatch(/nested deeper than 128 levels/);
+      deep = false;
+      expect((await client.getInstance('c1')).value).toMatchObject({ name: 'c1', status_code: 103 });
+    } finally {
+      await client.close();
+      await new Promise((r) => server.close(r));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
