@@ -8,10 +8,12 @@
  *   replay: `stop #1 +300ms; forged-shutdown #1 +300ms`. Fixed: a stop of an instance already down
  *   and not started since is contradicted (`already-down`, src/remediation/stop-confirmation.ts).
  * - 179019817: a crash, and the operator's stop 15 ms after it, while the daemon's stop hook still
- *   runs (the stop is refused, busy, and the shutdown not announced yet): Reflex starts the instance
- *   about 250 ms later (operator-decision). A stop sent after the announcement is honoured
- *   ("superseded … an operator's decision is never undone"); one sent before it is taken for older
- *   than the incident. Minimal replay: `crash #0 +15ms; stop #0 +300ms`. Open (the re-check at the
- *   moment of acting, src/remediation/).
+ *   runs (the stop is taken, 202, and its operation fails "The instance is already stopped", as on
+ *   LXD 5.0.2 and Incus 6.0; the shutdown is not announced yet): Reflex started the instance about
+ *   250 ms later (operator-decision). A stop sent after the announcement was honoured; one sent
+ *   before it was taken for older than the incident. Minimal replay: `crash #0 +15ms; stop #0
+ *   +300ms`. Fixed: the re-check at the moment of acting asks for the operator's last request since
+ *   the instance last ran, as the stream showed its operation, refused or not
+ *   (src/remediation/operator-requests.ts).
  */
 export const regressionSeeds: readonly number[] = [1041, 1046, 1056, 179019817];

@@ -122,6 +122,8 @@ export interface KeySpace {
   ownOperations(ref: InstanceRef): string;
   /** The last failed start of an instance by someone other than Reflex: the stop that follows is not a crash. */
   startFailures(ref: InstanceRef): string;
+  /** State changes of an instance requested by someone other than Reflex, seen on the stream (refused ones too), by operation id. */
+  operatorRequests(ref: InstanceRef): string;
   /** Ids of action jobs queued with a delay for an instance: an operator's stop or start cancels them. */
   pendingActions(ref: InstanceRef): string;
   /** Marker that an event (by content hash) is fully processed: only then is a redelivery a duplicate. */
@@ -214,6 +216,7 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     silences: `${prefix}:silences`,
     ownOperations: (r) => `${instance(r)}:own-ops`,
     startFailures: (r) => `${instance(r)}:start-failed`,
+    operatorRequests: (r) => `${instance(r)}:operator-requests`,
     pendingActions: (r) => `${instance(r)}:pending`,
     eventDone: (hash) => `${prefix}:done:${hash}`,
     redisMemoryLevel: `${prefix}:redis-memory-level`,

@@ -34,6 +34,7 @@ import { identityOf } from './instance-identity.js';
 import type { PendingActions } from './pending-actions.js';
 import { endIncidentsOfGone, recordContradictedStop } from './contradicted-stop.js';
 import { StopConfirmation } from './stop-confirmation.js';
+import { OperatorRequests } from './operator-requests.js';
 
 /** What the event processor needs. */
 export interface EventProcessorDeps {
@@ -102,6 +103,7 @@ export class EventProcessor {
   /** Done marks of events finished at the same moment go to Redis together. */
   private readonly doneMarks: GroupCommit<string, void>;
   private readonly startFailures: StartFailures;
+  private readonly operatorRequests: OperatorRequests;
   private readonly settler: StatusSettler;
   private readonly stops: StopConfirmation;
 
@@ -110,6 +112,7 @@ export class EventProcessor {
   constructor(private readonly deps: EventProcessorDeps) {
     this.alerts = deps.alerts ?? new Alerts({ audit: deps.audit });
     this.startFailures = new StartFailures(deps.redis, deps.keys);
+    this.operatorRequests = new OperatorRequests(deps.redis, deps.keys);
     this.settler = new StatusSettler({ ...deps, startFailures: this.startFailures, readInstance: (ref) => this.readInstance(ref) });
     this.stops = new StopConfirmation({
       readInstance: (ref) => this.readInstance(ref),
@@ -261,7 +264,11 @@ export class EventProcessor {
     // A start through the API that failed is an operator's start too.
     if (event.kind === 'instance.status' && (event.intent === 'requested' || event.intent === 'failed-start') && ref)
       await this.cancelPending(ref, event);
-    if (event.kind === 'operation.status' && ref) await this.startFailures.observe(ref, event, this.deps.ownOperations);
+    if (event.kind === 'operation.status' && ref)
+      await Promise.all([
+        this.startFailures.observe(ref, event, this.deps.ownOperations),
+        this.operatorRequests.observe(ref, event, () => this.deps.ownOperations.ids(ref)),
+      ]);
     if (event.kind === 'lifecycle' && event.action === 'instance-renamed' && ref && typeof event.context?.old_name === 'string') {
       const from = { ...ref, instance: event.context.old_name };
       await this.renamed(from, ref, event.id);

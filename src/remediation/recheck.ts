@@ -1,6 +1,7 @@
 import type { RedisConnection } from '../redis/connect.js';
 import { builtinActions, type ActionRegistry } from '../actions/registry.js';
 import { isApiStatus } from '../client/api-error.js';
+import { StatusCode } from '../client/status-code.js';
 import type { InstanceClient } from '../client/client.js';
 import type { Instance } from '../client/instance.js';
 import type { StateTracker } from '../events/state-tracker.js';
@@ -12,6 +13,7 @@ import { CrashLoopBudget, quarantineHolds } from './crash-loop-budget.js';
 import { describeIdentity, identityOf, identityToken, isAnotherInstance } from './instance-identity.js';
 import { causedBy, evacuatedMembers } from '../events/intent.js';
 import type { OwnOperations } from './own-operations.js';
+import { heldDownSince, OperatorRequests, type OperatorRequest } from './operator-requests.js';
 
 /** What the re-check found: go ahead (with the instance as just read), or skip and why. */
 export type RecheckVerdict =
@@ -42,16 +44,20 @@ export interface RecheckDeps {
  * an operator request a transition since the incident (a stop or start through the API wins over
  * any pending remediation: known from the processed events, and from the daemon's `last_used_at`
  * when the instance was started since by anyone but Reflex, whose events may still be held back
- * by a Redis outage); is it silenced or quarantined now; do the rule's scope and `when`
- * still hold on what was just read; on a cluster, is the instance's member being evacuated (the
- * operator's decision: LXD itself refuses a start there). A job an operator queued (`reflex heal`)
- * is the operator's decision: only the first question applies. A schedule's job skips only the rule questions.
+ * by a Redis outage; and from the operations the stream showed, so a stop the daemon refused
+ * while it still ran the crash's stop hook counts too: {@link OperatorRequests}); is it silenced
+ * or quarantined now; do the rule's scope and `when` still hold on what was just read; on a
+ * cluster, is the instance's member being evacuated (the operator's decision: LXD itself refuses
+ * a start there). A job an operator queued (`reflex heal`) is the operator's decision: only the
+ * first question applies. A schedule's job skips only the rule questions.
  */
 export class Recheck {
   private readonly budget: CrashLoopBudget;
+  private readonly requests: OperatorRequests;
 
   constructor(private readonly deps: RecheckDeps) {
     this.budget = new CrashLoopBudget(deps.redis);
+    this.requests = new OperatorRequests(deps.redis, deps.keys);
   }
 
   private restarts(action: string): boolean {
@@ -69,7 +75,8 @@ export class Recheck {
     const byRule = job.origin === 'rule';
     // Every read at once: this runs between an event and its first call.
     const client = this.deps.client(job.target);
-    const [read, tracked, silenceList, quarantined, evacuated] = await Promise.all([
+    const incident = byRule && job.incidentAt !== undefined;
+    const [read, tracked, silenceList, quarantined, evacuated, requested] = await Promise.all([
       client
         .withProject(job.project)
         .getInstance(job.instance)
@@ -86,6 +93,7 @@ export class Recheck {
         ? this.budget.quarantine({ restarts: this.deps.keys.restarts(ref), quarantine: this.deps.keys.quarantine(ref) })
         : undefined,
       byRule && job.location && job.location !== 'none' ? evacuatedMembers(client) : undefined,
+      incident ? Promise.all([this.requests.list(ref), this.deps.ownOperations.ids(ref)]) : undefined,
     ]);
     if (!read) return { proceed: false, check: 'gone', summary: `${job.instance} is gone (deleted or renamed since the incident)` };
     const instance: Instance = read;
@@ -106,8 +114,16 @@ export class Recheck {
         summary: `superseded: a transition to ${tracked.requestedTo} was requested through the API at ${new Date(tracked.requestedAt).toISOString()}, after the incident (${new Date(job.incidentAt).toISOString()}); an operator's decision is never undone`,
       };
     }
+    const heldDown = requested && heldDownSince(requested[0], incidentOnset(instance, job.incidentAt!), requested[1]);
+    if (heldDown) {
+      return {
+        proceed: false,
+        check: 'superseded',
+        summary: `superseded: ${describeRequest(heldDown)}, since ${job.instance} last started (${instance.last_used_at}): the operator's last word on the incident (${new Date(job.incidentAt!).toISOString()}); an operator's decision is never undone, even one the daemon refused`,
+      };
+    }
     // A rule's remediation of an incident only: a schedule's tick is not undone by a start since.
-    const startedBySomeone = byRule && job.incidentAt !== undefined ? await this.startedSince(ref, instance, job.incidentAt) : undefined;
+    const startedBySomeone = incident ? await this.startedSince(ref, instance, job.incidentAt!) : undefined;
     if (startedBySomeone) {
       return {
         proceed: false,
@@ -176,4 +192,22 @@ export class Recheck {
     const own = await this.deps.ownOperations.list(ref);
     return own.some((op) => causedBy(op, { intent: 'requested', timestamp: at! })) ? undefined : at;
   }
+}
+
+/**
+ * When the incident began, at the earliest: the instance's last start (the daemon's `last_used_at`)
+ * before the incident's event. A crash is announced only once the daemon's stop hook has run
+ * (about 0.6 s after a kill -9 on LXD 5.0.2 and Incus 6.0), and an operator who saw it down
+ * before that may already have asked for a stop: a request since the instance last ran is about
+ * this incident. Without a start to read, the event's own time.
+ */
+function incidentOnset(instance: Instance, incidentAt: number): number {
+  const lastStart = instance.last_used_at ? Date.parse(instance.last_used_at) : Number.NaN;
+  return Number.isFinite(lastStart) ? Math.min(lastStart, incidentAt) : incidentAt;
+}
+
+/** One line for the trail: who asked what, when, and what the daemon made of it. */
+function describeRequest(r: OperatorRequest): string {
+  const outcome = r.status === StatusCode.Failure ? `refused by the daemon: ${r.err}` : r.status === StatusCode.Success ? 'done' : 'still running';
+  return `a ${r.action} was requested through the API at ${new Date(r.at).toISOString()} (operation ${r.operationId}, not Reflex's; ${outcome})`;
 }

@@ -10,6 +10,8 @@ export interface LockHolder {
 
 /** What a state change does when it finds the instance busy with another one. */
 export type BusyDecision =
+  /** Fails at once with `err`, without waiting for the lock. */
+  | { kind: 'fail'; err: string }
   /** Shares the running change's outcome: succeeds when it ends, emitting `emit` (with its requestor) if given. */
   | { kind: 'join'; emit?: StateLifecycle }
   /** Waits for the running change to end, then fails with `err`. */
@@ -31,11 +33,16 @@ export type BusyDecision =
  * | stop (graceful) | joins: both succeed, a second `instance-shutdown` | joins, then `instance-stopped` | waits, fails "already running" (it read Running), stays Stopped | waits, then `instance-shutdown`, `instance-restarted`, Running |
  * | start | waits, then stops (`instance-shutdown`) | waits, then stops | – | – |
  *
- * Anything else (and any lock held by a crash's stop hook, an update, a delete…) is refused:
- * "Instance is busy running a … operation". Freeze during a graceful stop, which the daemon lets
+ * A stop of an instance that reads Stopped fails "The instance is already stopped" before any lock
+ * is looked at: sent while a crash's stop hook holds the lock (kill -9 of init, the stop 0 to 200 ms
+ * later), it is taken (202) and its operation fails so at once on LXD 5.0.2, and on Incus 6.0 when
+ * sent early (later, Incus lets it end with the hook, Success). Anything else (and any lock held by
+ * a crash's stop hook, an update, a delete…) is refused: "Instance is busy running a … operation",
+ * a start during the hook included (measured on both). Freeze during a graceful stop, which the daemon lets
  * through (the stop then hangs until the guest thaws), is refused too.
  */
 export function busyDecision(held: LockHolder | undefined, req: StateRequest, statusAtRequest: StatusCode): BusyDecision | undefined {
+  if (req.action === 'stop' && statusAtRequest === StatusCode.Stopped) return { kind: 'fail', err: 'The instance is already stopped' };
   if (!held) return undefined;
   const graceful = req.action === 'stop' && !req.force && req.timeout !== 0;
   const forced = req.action === 'stop' && !graceful;

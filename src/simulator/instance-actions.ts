@@ -119,6 +119,10 @@ export class InstanceActions {
   ): boolean {
     const decision = busyDecision(inst.lockHolder, req, statusAtRequest);
     if (!decision) return false;
+    if (decision.kind === 'fail') {
+      op.fail(decision.err);
+      return true;
+    }
     inst.whenUnlocked(() => {
       switch (decision.kind) {
         case 'join':

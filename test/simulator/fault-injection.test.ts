@@ -39,12 +39,19 @@ const paths = [
 ] as const;
 
 describe.each(paths)('fault injection (%s)', (_label, inject) => {
-  it('crash: Stopped at once, then instance-shutdown without requestor after the stop hook; start is busy meanwhile', async () => {
+  it('crash: Stopped at once, then instance-shutdown without requestor after the stop hook; start is busy, stop already stopped meanwhile', async () => {
     const tap = await t.events('?type=lifecycle');
     await inject('c1', 'crash');
     expect(await state()).toMatchObject({ status_code: 102, pid: 0 });
     const busy = await act('start');
     expect(busy.err).toBe('Failed to create instance start operation: Instance is busy running a "stop" operation');
+    // Both real daemons take the stop (202) and fail its operation so, before the shutdown is announced.
+    const stop = await act('stop');
+    expect({ status: stop.status, err: stop.err }).toEqual({ status: 'Failure', err: 'The instance is already stopped' });
+    expect(
+      tap.frames.some((f) => f.metadata.action === 'instance-shutdown'),
+      'refused before the announcement',
+    ).toBe(false);
     const ev = await tap.until((f) => f.metadata.action === 'instance-shutdown');
     expect(ev.metadata.requestor).toBeUndefined();
     expect((await act('start')).status_code).toBe(200);
