@@ -55,15 +55,16 @@ describe('the chaos harness command line', () => {
     expect(res.stdout).toBe('');
   });
 
-  it('refuses a history count or seed that is not a whole number, and --random beside another scenario, before running anything', async () => {
+  it('refuses a history count or seed that is not a whole number, an unknown target, and --random beside another scenario, before running anything', async () => {
     for (const args of [
       ['--random', 'many'],
       ['--random', '5', '--seed', '-1'],
       ['--random', '5', 'crash-loop'],
+      ['--target', 'mars'],
     ]) {
       const res = await chaos(args);
       expect(res.code, args.join(' ')).toBe(2);
-      expect(res.stderr).toMatch(/takes a whole number|run the scenario random alone|ambiguous|option/);
+      expect(res.stderr).toMatch(/takes a whole number|run the scenario random alone|--target is sim, lxd or incus|ambiguous|option/);
       expect(res.stdout).toBe('');
     }
   });
