@@ -1,0 +1,98 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { waitForAudit } from '../support/audit-trail.js';
+import { STATUS_RUNNING, STATUS_STOPPED, describeEachBed, startReflexOn, type DaemonBed } from '../support/daemon-bed.js';
+import type { ReflexProcess } from '../support/reflex-process.js';
+import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { noActionPending } from '../support/settled.js';
+import { appendedAt, crashEvents, runningTracked, show, startCallsSince, type StoredAuditRecord } from './trail.js';
+
+/**
+ * Seed 179019817 on the real daemons (LXD 5.0.2, Incus 6.0): the operator stops a container right
+ * after it crashed, while the daemon still runs the crash's stop hook. The daemon takes the stop
+ * (202) and its operation fails ("The instance is already stopped"; on Incus, sent late enough, it
+ * waits for the hook and succeeds); the shutdown it announces after that names no requestor, as
+ * any crash's. No lifecycle event names the stop: only its operation on the stream does. Reflex
+ * must leave the container stopped, audited as superseded; its twin, crashed with no stop after
+ * it, is healed (the same rules would have started the first one).
+ */
+
+/** The operator's stop, sent as `lxc stop` sends it, on the daemon's socket; answers the HTTP status and the operation's id and creation (daemon time, ms). */
+function operatorStop(bed: DaemonBed, name: string): Promise<{ status: number; id: string; createdAt: number }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { socketPath: bed.socket, path: `/1.0/instances/${name}/state`, method: 'PUT', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => {
+          const op = (JSON.parse(body) as { metadata?: { id?: string; created_at?: string } }).metadata;
+          resolve({ status: res.statusCode ?? 0, id: String(op?.id), createdAt: Date.parse(String(op?.created_at)) });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify({ action: 'stop', timeout: -1, force: false, stateful: false }));
+  });
+}
+
+const superseded = (trail: StoredAuditRecord[]) => trail.find((r) => r.type === 'outcome' && /superseded: a stop was requested/.test(r.summary));
+
+await describeEachBed("an operator's stop during a crash's stop hook is never undone", (bed: DaemonBed) => {
+  const prefix = uniquePrefix('hook-stop');
+  let reflex: ReflexProcess;
+  const created: string[] = [];
+
+  beforeAll(async () => {
+    reflex = startReflexOn(bed, redisUrl(), prefix);
+    await reflex.waitUntilWatching();
+  });
+  afterAll(async () => {
+    await reflex?.stop();
+    for (const name of created) await bed.remove(name);
+  });
+
+  it('leaves stopped a container the operator stopped as soon as it read Stopped, before the crash was announced, and heals its twin', async () => {
+    const name = await bed.launch({ config: { 'user.reflex.autorestart': 'true' } });
+    const twin = await bed.launch({ config: { 'user.reflex.autorestart': 'true' } });
+    created.push(name, twin);
+    for (const n of [name, twin]) await runningTracked(redisUrl(), prefix, n);
+
+    const monitor = bed.monitor();
+    await monitor.listening();
+    // The operator sees it down (the daemon reads Stopped some 60 ms after the kill) and stops it.
+    const crashedAt = Date.now();
+    await bed.crash(name);
+    await bed.waitForStatus(name, STATUS_STOPPED, 5_000);
+    const stopSentIn = Date.now() - crashedAt;
+    const stop = await operatorStop(bed, name);
+    expect(stop.status, 'the daemon takes the stop, and answers it in its operation').toBe(202);
+    const shutdown = await monitor.heard(name, 'instance-shutdown', 10_000).finally(() => monitor.stop());
+    const before = shutdown.at - stop.createdAt;
+    expect(before, 'the stop was taken before the crash was announced (daemon times): during the stop hook').toBeGreaterThan(0);
+
+    const trail = await waitForAudit(
+      redisUrl(),
+      prefix,
+      name,
+      (rs) => superseded(rs) !== undefined || startCallsSince(rs, crashedAt).length > 0,
+      20_000,
+    );
+    const skippedIn = Date.now() - crashedAt;
+    await noActionPending(redisUrl(), prefix);
+    expect(startCallsSince(trail, crashedAt), `no start after the operator's stop\n${show(trail)}`).toEqual([]);
+    expect(crashEvents(trail).length, `the shutdown after it is the crash's, without requestor\n${show(trail)}`).toBe(1);
+    expect(superseded(trail)?.summary, show(trail)).toContain(stop.id);
+    expect((await bed.status(name)).status_code, 'still stopped').toBe(STATUS_STOPPED);
+
+    const twinAt = Date.now();
+    await bed.crash(twin);
+    const twinTrail = await waitForAudit(redisUrl(), prefix, twin, (rs) => rs.some((r) => r.type === 'outcome' && appendedAt(r) >= twinAt), 20_000);
+    await bed.waitForStatus(twin, STATUS_RUNNING, 20_000);
+    const healedIn = Date.now() - twinAt;
+    expect(startCallsSince(twinTrail, twinAt).length, show(twinTrail)).toBe(1);
+    console.info(
+      `${bed.name}: the operator's stop sent ${stopSentIn} ms after the kill (HTTP ${stop.status}), ${before} ms before the crash was announced; the remediation skipped as superseded ${skippedIn} ms after the kill; the twin healed in ${healedIn} ms`,
+    );
+  }, 90_000);
+});
