@@ -140,6 +140,8 @@ export function checkPromises(o: Observation): Violation[] {
     let optOutAt = 0;
     let last: Cause | undefined;
     let consumed = false;
+    // An incident on an instance opted out then is not Reflex's to heal, even if it opts in later.
+    let optedInAtLast = true;
     for (const c of causes) {
       if (c.kind === 'opt-out') {
         optedIn = false;
@@ -153,6 +155,7 @@ export function checkPromises(o: Observation): Violation[] {
       if (c.kind !== 'reflex-start') {
         last = c;
         consumed = false;
+        optedInAtLast = optedIn;
         continue;
       }
       const what = `Reflex started ${c.name} (${short(uuid)}, status ${c.statusBefore}) at ${clock(c.at)}`;
@@ -186,7 +189,14 @@ export function checkPromises(o: Observation): Violation[] {
       }
       consumed = true;
     }
-    if (last && (last.kind === 'crash' || last.kind === 'error') && !consumed && optedIn && !silencedSince(last.name, last.at - raceMs))
+    if (
+      last &&
+      (last.kind === 'crash' || last.kind === 'error') &&
+      !consumed &&
+      optedIn &&
+      optedInAtLast &&
+      !silencedSince(last.name, last.at - raceMs)
+    )
       pending.push({ uuid, cause: last });
   }
 

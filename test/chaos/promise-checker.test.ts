@@ -90,6 +90,13 @@ describe('the promise checker', () => {
     expect(broken(observation({ incidents: [crashAt(0)], final, audit: [alert] }))).toEqual([]);
   });
 
+  it('asks nothing of a crash that came while the instance was opted out, opted in again after it', () => {
+    const final = [{ name: 'h1-0', uuid: A, status: 102 }];
+    const calls = [call(0, 'update', 103, op('opt-out')), call(2_000, 'update', 102, op('opt-in'))];
+    expect(broken(observation({ incidents: [crashAt(1_000)], calls, final }))).toEqual([]);
+    expect(broken(observation({ incidents: [crashAt(3_000)], calls, final }))).toEqual(['unknown-cause']);
+  });
+
   it('flags a lifecycle frame without an audit record, unless it came while no replica wrote the stream', () => {
     const frames = [{ id: 'f-1', name: 'h1-0', action: 'instance-updated', at: t0 + 100 }];
     expect(broken(observation({ frames }))).toEqual(['no-loss']);
