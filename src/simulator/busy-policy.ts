@@ -1,5 +1,5 @@
 import type { StateLifecycle, StateRequest } from './state-machine.js';
-import { StatusCode } from '../client/status-code.js';
+import { StatusCode, type ApiRevision } from '../client/status-code.js';
 
 /** The API state change holding an instance's operation lock. */
 export interface LockHolder {
@@ -34,15 +34,22 @@ export type BusyDecision =
  * | start | waits, then stops (`instance-shutdown`) | waits, then stops | – | – |
  *
  * A stop of an instance that reads Stopped fails "The instance is already stopped" before any lock
- * is looked at: sent while a crash's stop hook holds the lock (kill -9 of init, the stop 0 to 200 ms
- * later), it is taken (202) and its operation fails so at once on LXD 5.0.2, and on Incus 6.0 when
- * sent early (later, Incus lets it end with the hook, Success). Anything else (and any lock held by
+ * is looked at: sent while a crash's stop hook holds the lock (kill -9 of init, the stop 0 to 300 ms
+ * later), it is taken (202) and its operation fails so at once on LXD 5.0.2; on Incus 6.0.4 (the
+ * later revision) it ends with the hook, Success, at the shutdown's moment (sent once /state reads
+ * Stopped; sent earlier it may fail as on LXD). Anything else (and any lock held by
  * a crash's stop hook, an update, a delete…) is refused: "Instance is busy running a … operation",
  * a start during the hook included (measured on both). Freeze during a graceful stop, which the daemon lets
  * through (the stop then hangs until the guest thaws), is refused too.
  */
-export function busyDecision(held: LockHolder | undefined, req: StateRequest, statusAtRequest: StatusCode): BusyDecision | undefined {
-  if (req.action === 'stop' && statusAtRequest === StatusCode.Stopped) return { kind: 'fail', err: 'The instance is already stopped' };
+export function busyDecision(
+  held: LockHolder | undefined,
+  req: StateRequest,
+  statusAtRequest: StatusCode,
+  revision: ApiRevision = 'earlier',
+): BusyDecision | undefined {
+  if (req.action === 'stop' && statusAtRequest === StatusCode.Stopped)
+    return revision === 'later' ? { kind: 'join' } : { kind: 'fail', err: 'The instance is already stopped' };
   if (!held) return undefined;
   const graceful = req.action === 'stop' && !req.force && req.timeout !== 0;
   const forced = req.action === 'stop' && !graceful;

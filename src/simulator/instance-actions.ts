@@ -117,7 +117,7 @@ export class InstanceActions {
     statusAtRequest: StatusCode,
     run: (op: SimOperation) => void,
   ): boolean {
-    const decision = busyDecision(inst.lockHolder, req, statusAtRequest);
+    const decision = busyDecision(inst.lockHolder, req, statusAtRequest, this.ctx.opts.revision);
     if (!decision) return false;
     if (decision.kind === 'fail') {
       op.fail(decision.err);

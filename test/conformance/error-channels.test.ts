@@ -2,6 +2,7 @@ import { request } from 'undici';
 import { expect, it } from 'vitest';
 import { ApiError } from '../../src/client/api-error.js';
 import { conformance, type ConformanceTarget, launchPerTest } from './targets.js';
+import { until } from '../support/wait.js';
 
 /**
  * Where each refusal comes (a sync error before the 202, or a failed operation after it) and in
@@ -176,6 +177,28 @@ await conformance('each refusal on the daemon’s channel, in its words; the lat
     const name = await launch();
     expect(await outcome(t, 'PATCH', `/1.0/instances/${name}`, { config: { 'security.privileged': 'maybe' } })).toEqual(
       refusedInSync(500, 'Invalid config: Invalid value for a boolean "maybe"'),
+    );
+  });
+
+  it('during a crash’s stop hook a start and a stop are taken (202) and answered in their operation, never in sync', async () => {
+    const t = target();
+    const name = await launch();
+    await t.crash(name);
+    const status = async () =>
+      ((await t.client.transport.request('GET', `/1.0/instances/${name}/state`)).envelope.metadata as { status_code: number }).status_code;
+    // As an operator would: once it reads Stopped, before its shutdown is announced (about 0.6 s after the kill).
+    await until('the crashed instance to read Stopped', async () => (await status()) === 102, 5_000, 10);
+    const busy = 'Failed to create instance start operation: Instance is busy running a "stop" operation';
+    const start = await outcome(t, 'PUT', `/1.0/instances/${name}/state`, { action: 'start' });
+    // Incus 6.0.4 answers a start once /state reads Stopped with "already running" (measured); busy before that.
+    if (t.revision === 'later' && start.error !== busy)
+      expect(start).toEqual({ channel: 'operation', status: 'Failure', error: 'The instance is already running' });
+    else expect(start).toEqual({ channel: 'operation', status: 'Failure', error: busy });
+    // LXD 5.0.2 fails the stop at once; Incus 6.0.4 lets it end with the hook, when the shutdown is announced.
+    expect(await outcome(t, 'PUT', `/1.0/instances/${name}/state`, { action: 'stop', timeout: -1 })).toEqual(
+      t.revision === 'later'
+        ? { channel: 'operation', status: 'Success', error: '' }
+        : { channel: 'operation', status: 'Failure', error: 'The instance is already stopped' },
     );
   });
 

@@ -29,6 +29,8 @@ export interface ConformanceTarget {
   remove(name: string): Promise<void>;
   /** Makes the next start of a stopped instance fail once its guest's setup began (its init is missing). */
   breakNextStart(name: string): Promise<void>;
+  /** Kills the instance's init, as a crash does: it reads Stopped at once, its shutdown is announced after the stop hook. */
+  crash(name: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -43,8 +45,9 @@ export interface TargetFactory {
 }
 
 /** How the suite sets up test instances on a real daemon, through its bed. */
-function bedInstances(bed: DaemonBed): Pick<ConformanceTarget, 'launch' | 'remove' | 'breakNextStart'> {
+function bedInstances(bed: DaemonBed): Pick<ConformanceTarget, 'launch' | 'remove' | 'breakNextStart' | 'crash'> {
   return {
+    crash: bed.crash,
     launch: (opts = {}) => bed.launch(opts.ignoresStop ? { init: '/bin/sleep 100000' } : {}),
     remove: bed.remove,
     breakNextStart: async (name) => void (await bed.cli(['config', 'set', name, 'raw.lxc', 'lxc.init.cmd=/nonexistent'])),
@@ -133,6 +136,9 @@ function simFactory(revision: ApiRevision): TargetFactory {
         },
         async breakNextStart(name) {
           sim.controls.failNextStart(name);
+        },
+        async crash(name) {
+          sim.controls.crash(name);
         },
         async close() {
           await client.close();
