@@ -47,13 +47,15 @@ export async function recordContradictedStop(
       { once: `event:${event.id}` },
     ),
   ]);
-  // Settling wrote the frame's stop to the tracker: the daemon's word replaces it, at least as new as the frame.
-  if (verdict.instance)
+  // Settling wrote the frame's stop to the tracker: the daemon's word replaces it, at least as new as
+  // the frame. A status the daemon agrees with (already-down) stays the stream's entry: a read in
+  // its place would make the stream's next report of that status look like old news, unaudited.
+  if (!verdict.instance) await tracker.forget(ref);
+  else if (verdict.instance.status_code !== event.to)
     await tracker.update(ref, verdict.instance.status_code, Math.max(Date.now(), Date.parse(event.timestamp) || 0), {
       source: 'read',
       eventId: `${event.id}:contradicted`,
     });
-  else await tracker.forget(ref);
   if (!suspicious) return;
   const alert = {
     kind: contradictedKind,

@@ -44,7 +44,19 @@ export class OwnOperations implements OwnOperationsReader {
     if (event.synthetic || (event.intent !== 'requested' && !(event.intent === 'unrequested' && event.action === 'instance-shutdown')))
       return event.intent;
     const ops = await this.list(ref);
-    return ops.some((op) => causedBy(op, event)) ? 'self' : event.intent;
+    const at = Date.parse(event.timestamp);
+    // A start of ours the daemon took after a failed one ran the instance again: a shutdown after
+    // it is a new stop (a crash), not the failed start's echo, however soon it comes.
+    const overtaken = (failed: OwnOperation) =>
+      ops.some(
+        (o) =>
+          o.action === 'start' &&
+          (o.state === 'done' || o.state === 'running') &&
+          o.createdAt !== undefined &&
+          o.createdAt > (failed.endedAt ?? failed.sentAt) &&
+          o.createdAt <= at,
+      );
+    return ops.some((op) => causedBy(op, event) && !(event.intent === 'unrequested' && overtaken(op))) ? 'self' : event.intent;
   }
 
   /**

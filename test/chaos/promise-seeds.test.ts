@@ -41,6 +41,12 @@ describe('promise checker: found histories replayed', () => {
     expect(checkPromises(run.observation)).toEqual([]);
   }, 90_000);
 
+  // Seed 181347161: a real crash between two forged shutdowns of one instance lost its audit record.
+  it('audits every real frame of an instance whose forged shutdowns surround a real crash (seed 181347161)', async () => {
+    const run = await world!.run('seeds-e', parseSteps('forged-shutdown #2 +748ms; crash #2 +503ms; forged-shutdown #2 +137ms; crash #2 +118ms'));
+    expect(checkPromises(run.observation)).toEqual([]);
+  }, 90_000);
+
   it("honours an operator's stop sent after the crash was announced", async () => {
     const run = await world!.run('seeds-d', parseSteps('crash #0 +150ms; stop #0 +300ms'));
     expect(checkPromises(run.observation)).toEqual([]);

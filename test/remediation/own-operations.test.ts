@@ -1,0 +1,33 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { keySpace } from '../../src/redis/key-space.js';
+import { OwnOperations } from '../../src/remediation/own-operations.js';
+import { redisClient, uniquePrefix } from '../support/redis.js';
+
+/**
+ * Which stops Reflex takes for its own: the spurious shutdown a start of its that failed leaves
+ * (LXD sends one about 0.5 s after the failure), and nothing after a later start of its that ran
+ * the instance again.
+ */
+describe("Reflex's own operations and the stops they explain", () => {
+  const redis = redisClient();
+  afterAll(() => redis.disconnect());
+  const keys = keySpace(uniquePrefix('own'));
+  const ref = { target: 'unix:///sim', project: 'default', instance: 'c1' };
+  const shutdownAt = (ms: number) => ({ intent: 'unrequested' as const, action: 'instance-shutdown', timestamp: new Date(ms).toISOString() });
+
+  it("takes the shutdown soon after a failed start of its own for that start's echo", async () => {
+    const own = new OwnOperations(redis, keys);
+    const t = Date.now();
+    await own.record({ ...ref, instance: 'echo' }, 'op-failed', { action: 'start', state: 'failed', sentAt: t, createdAt: t, endedAt: t + 50 });
+    expect(await own.classify({ ...ref, instance: 'echo' }, shutdownAt(t + 600))).toBe('self');
+  });
+
+  it('takes a shutdown after a later start of its own that ran the instance for a crash, though the failed start was 1 s before', async () => {
+    const own = new OwnOperations(redis, keys);
+    const t = Date.now();
+    // The start refused while a crash's stop hook ran ("busy"), the retry that started it, then a crash.
+    await own.record(ref, 'op-busy', { action: 'start', state: 'failed', sentAt: t, createdAt: t, endedAt: t + 20 });
+    await own.record(ref, 'op-retry', { action: 'start', state: 'done', sentAt: t + 300, createdAt: t + 310, endedAt: t + 400 });
+    expect(await own.classify(ref, shutdownAt(t + 1_000))).toBe('unrequested');
+  });
+});
