@@ -254,7 +254,7 @@ export class ActionExecutor {
         );
         return this.finish(ref, jobId, outcome);
       }
-      const others = await this.others.settle(client, job, await listing);
+      const others = await this.others.settle(client, job, await listing, verdict.instance);
       const operators = others.superseded;
       // Read under the lock a moment ago, and nobody else's operation on it since: the action may
       // act on that reading instead of reading the instance once more.

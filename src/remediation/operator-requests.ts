@@ -1,3 +1,5 @@
+import type { Instance } from '../client/instance.js';
+import type { OperationObject } from '../client/envelope.js';
 import type { OperationStatusEvent } from '../events/canonical-event.js';
 import type { RedisConnection } from '../redis/connect.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
@@ -97,4 +99,23 @@ export function heldDownSince(requests: readonly OperatorRequest[], since: numbe
     .filter((r) => r.at >= since && !own.has(r.operationId))
     .reduce<OperatorRequest | undefined>((a, b) => (a && a.at > b.at ? a : b), undefined);
   return last && holdsDown.has(last.action) ? last : undefined;
+}
+
+/** A state change's operation as the daemon lists it, as a request (undefined for anything else). */
+export function requestOf(op: OperationObject): OperatorRequest | undefined {
+  const action = actionsByDescription[op.description.toLowerCase()];
+  const at = Date.parse(op.created_at);
+  return action && !Number.isNaN(at) ? { operationId: op.id, action, at, status: op.status_code, err: op.err } : undefined;
+}
+
+/**
+ * When the incident began, at the earliest: the instance's last start (the daemon's `last_used_at`)
+ * before the incident's event. A crash is announced only once the daemon's stop hook has run
+ * (about 0.6 s after a kill -9 on LXD 5.0.2 and Incus 6.0), and an operator who saw it down
+ * before that may already have asked for a stop: a request since the instance last ran is about
+ * this incident. Without a start to read, the event's own time.
+ */
+export function incidentOnset(instance: Pick<Instance, 'last_used_at'>, incidentAt: number): number {
+  const lastStart = instance.last_used_at ? Date.parse(instance.last_used_at) : Number.NaN;
+  return Number.isFinite(lastStart) ? Math.min(lastStart, incidentAt) : incidentAt;
 }

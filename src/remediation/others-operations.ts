@@ -4,15 +4,18 @@ import { isFinalOperationCode } from '../client/status-code.js';
 import type { OwnOperations } from './own-operations.js';
 import { parseSource } from '../events/source.js';
 import type { ActionJob } from '../actions/action-job.js';
+import type { Instance } from '../client/instance.js';
+import { heldDownSince, incidentOnset, requestOf, type OperatorRequest } from './operator-requests.js';
 
 /** How old a listing of the server's operations may be when an action checks for others' work on its instance. */
 const OPERATIONS_MAX_AGE_MS = 250;
 
 /**
  * Other people's operations on an instance, as an action sees them just before its call: it waits
- * (bounded) for them, so it acts on the settled state, and learns that it is superseded when one
- * of them is an operator's stop or freeze made after the incident — whose event may not have been
- * processed yet. The server lists every operation of the last seconds, whatever its instance; in a
+ * (bounded) for them, so it acts on the settled state, and learns that it is superseded when the
+ * operator's last state change among them since the instance last ran is a stop or a freeze, the
+ * rule the re-check applies to the stream's record ({@link heldDownSince}), for one whose event
+ * may not have been processed yet. The server lists every operation of the last seconds, whatever its instance; in a
  * storm of actions each listing would grow with the others, so concurrent actions on one target
  * share a listing up to {@link OPERATIONS_MAX_AGE_MS} old, indexed by instance once. An operation
  * started since is caught by the daemon's own instance lock: the call is refused as busy, and
@@ -36,22 +39,29 @@ export class OthersOperations {
 
   /**
    * Waits for the operations of `ops` on the job's instance that are still running; answers why
-   * the job is superseded, if an operator's stop or freeze came after the incident, and whether
-   * there were any (then the action reads the instance's state again). Without a listing it
-   * answers `waited`: the listing is an optimisation, and the action re-reads state then.
+   * the job is superseded, if the operator's last request since the instance (as the re-check
+   * read it) last started holds it down, and whether there were any (then the action reads the
+   * instance's state again). Without a listing it answers `waited`: the listing is an
+   * optimisation, and the action re-reads state then.
    */
-  async settle(client: InstanceClient, job: ActionJob, ops: OperationObject[] | undefined): Promise<{ superseded?: string; waited: boolean }> {
+  async settle(
+    client: InstanceClient,
+    job: ActionJob,
+    ops: OperationObject[] | undefined,
+    instance?: Pick<Instance, 'last_used_at'>,
+  ): Promise<{ superseded?: string; waited: boolean }> {
     if (!ops) return { waited: true };
     const mine = this.on(ops, job.instance);
     if (!mine.length) return { waited: false };
     if (job.origin !== 'operator' && job.incidentAt !== undefined) {
-      const own = new Set(await this.ownOperations.ids({ target: job.target, project: job.project, instance: job.instance }));
-      const operator = mine.find(
-        (op) => !own.has(op.id) && /^(stopping|freezing)/i.test(op.description) && Date.parse(op.created_at) > job.incidentAt!,
-      );
+      const own = await this.ownOperations.ids({ target: job.target, project: job.project, instance: job.instance });
+      const since = instance ? incidentOnset(instance, job.incidentAt) : job.incidentAt;
+      const requests = mine.map(requestOf).filter((r): r is OperatorRequest => r !== undefined);
+      const last = heldDownSince(requests, since, own);
+      const operator = last && mine.find((op) => op.id === last.operationId);
       if (operator)
         return {
-          superseded: `superseded: "${operator.description}" (operation ${operator.id}, not Reflex's) was requested at ${operator.created_at}, after the incident; an operator's decision is never undone`,
+          superseded: `superseded: "${operator.description}" (operation ${operator.id}, not Reflex's) was requested at ${operator.created_at}, since the instance last started (${new Date(since).toISOString()}); an operator's decision is never undone`,
           waited: true,
         };
     }

@@ -13,7 +13,7 @@ import { CrashLoopBudget, quarantineHolds } from './crash-loop-budget.js';
 import { describeIdentity, identityOf, identityToken, isAnotherInstance } from './instance-identity.js';
 import { causedBy, evacuatedMembers } from '../events/intent.js';
 import type { OwnOperations } from './own-operations.js';
-import { heldDownSince, OperatorRequests, type OperatorRequest } from './operator-requests.js';
+import { heldDownSince, incidentOnset, OperatorRequests, type OperatorRequest } from './operator-requests.js';
 
 /** What the re-check found: go ahead (with the instance as just read), or skip and why. */
 export type RecheckVerdict =
@@ -192,18 +192,6 @@ export class Recheck {
     const own = await this.deps.ownOperations.list(ref);
     return own.some((op) => causedBy(op, { intent: 'requested', timestamp: at! })) ? undefined : at;
   }
-}
-
-/**
- * When the incident began, at the earliest: the instance's last start (the daemon's `last_used_at`)
- * before the incident's event. A crash is announced only once the daemon's stop hook has run
- * (about 0.6 s after a kill -9 on LXD 5.0.2 and Incus 6.0), and an operator who saw it down
- * before that may already have asked for a stop: a request since the instance last ran is about
- * this incident. Without a start to read, the event's own time.
- */
-function incidentOnset(instance: Instance, incidentAt: number): number {
-  const lastStart = instance.last_used_at ? Date.parse(instance.last_used_at) : Number.NaN;
-  return Number.isFinite(lastStart) ? Math.min(lastStart, incidentAt) : incidentAt;
 }
 
 /** One line for the trail: who asked what, when, and what the daemon made of it. */

@@ -210,6 +210,24 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
       expect(sim.controls.calls('stop-in-flight', 'start')).toBe(0);
     });
 
+    it("skips a start when the operator's stop came after the instance last started but before the incident's time (as one sent in a crash's stop hook does), its event not processed yet", async () => {
+      sim.controls.addInstance({ name: 'stopped-in-hook', config: { 'user.reflex.autorestart': 'true' } });
+      await clockPast(Date.now()); // the instance's start (last_used_at) comes before the crash
+      await crashThroughStopHook(sim.controls, 'stopped-in-hook');
+      // Refused ("already stopped", as both daemons refuse it in the hook), but the operator's word all the same.
+      const stop = await (await client.changeState('stopped-in-hook', { action: 'stop' })).wait({ timeoutMs: 5_000 }).catch((err: Error) => err);
+      expect(String(stop)).toMatch(/already stopped/);
+      // The incident's time is the announcement's, after the stop was taken: as when it came in the hook.
+      const { outcome } = await run(job('stopped-in-hook', { incidentAt: await clockPast(Date.now()) }));
+      expect(outcome).toMatchObject({
+        result: 'skipped',
+        summary: expect.stringMatching(
+          /^superseded: "Stopping instance" \(operation .*, not Reflex's\) was requested at .*, since the instance last started/,
+        ),
+      });
+      expect(sim.controls.calls('stopped-in-hook', 'start')).toBe(0);
+    });
+
     it('skips a start when the daemon says the instance was started after the incident, not by Reflex, though no event or operation of it is known (a Redis outage held them)', async () => {
       sim.controls.addInstance({ name: 'started-unseen', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
       const queued = job('started-unseen');
