@@ -8,6 +8,8 @@ import type { SnapshotInfo } from './housekeeping/retention-plan.js';
 import { provenNames, settleLedger, type JobReport, type LedgerEntry, type Settlement, type SnapshotLedger } from './snapshot-ledger.js';
 import type { InstanceRef } from '../redis/key-space.js';
 import type { Schedule } from './schedule.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { housekeepingParamsSchema } from './housekeeping/housekeeping-steps.js';
 
 /** The instances in the schedule's scope, each with its project. */
 export async function instancesInScope(schedule: Schedule, client: InstanceClient): Promise<(Instance & { project: string })[]> {
@@ -28,6 +30,12 @@ export interface LedgerSource {
   /** The target as configured (the ledger's instance key). */
   target: string;
   jobState(jobId: string): Promise<JobReport>;
+  /**
+   * The names a job that ran late recorded, before it sent its snapshot, that it would take it
+   * under (the `claim` it was queued for, of the tick due `tickAt`). None: only the job's outcome
+   * names a late snapshot.
+   */
+  lateNames?(ref: InstanceRef, schedule: string, claim: string, entry: LedgerEntry): Promise<string[]>;
 }
 
 /** One instance's plan, with what it was made from. */
@@ -107,6 +115,15 @@ async function readLedger(
     if (e.deleting) ids.add(e.deleting.jobId);
   }
   const states = new Map(await Promise.all([...ids].map(async (id) => [id, await source.jobState(id)] as const)));
+  if (source.lateNames)
+    await Promise.all(
+      [...entries].map(async ([name, e]) => {
+        const report = states.get(e.jobId);
+        if (e.schedule !== schedule || e.createdAt !== undefined || !report?.ranLate || report.state === 'pending') return;
+        const named = await source.lateNames!(ref, schedule, name, e);
+        if (named.length) states.set(e.jobId, { ...report, named: [...(report.named ?? []), ...named] });
+      }),
+    );
   return { entries, states };
 }
 
@@ -133,14 +150,44 @@ export function jobStateOf(actions: Queue): (jobId: string) => Promise<JobReport
     const job = await Job.fromId(actions, jobId);
     if (!job) return { state: 'unknown' };
     const state = await job.getState();
+    const ended = { ...(ranLate(job) ? { ranLate: true } : {}), ...(job.finishedOn ? { endedAt: job.finishedOn } : {}) };
     if (state === 'completed') {
       const value = job.returnvalue as { result?: string; snapshot?: unknown } | null;
-      if (value?.result !== 'done') return { state: 'skipped' };
-      return typeof value.snapshot === 'string' ? { state: 'done', snapshot: value.snapshot } : { state: 'done' };
+      if (value?.result !== 'done') return { state: 'skipped', ...ended };
+      return typeof value.snapshot === 'string' ? { state: 'done', snapshot: value.snapshot, ...ended } : { state: 'done', ...ended };
     }
-    if (state === 'failed') return { state: 'failed' };
+    if (state === 'failed') return { state: 'failed', ...ended };
     if (state === 'unknown') return { state: 'unknown' };
     return { state: 'pending' };
+  };
+}
+
+/**
+ * Whether the job's last attempt started past its snapshot step's lateness (an earlier attempt
+ * that ran late started later than it queued too): the steps then named the snapshot when they
+ * took it, and recorded the name before sending it.
+ */
+function ranLate(job: Job): boolean {
+  const params = housekeepingParamsSchema.safeParse((job.data as { params?: unknown } | undefined)?.params);
+  if (!params.success || job.processedOn === undefined) return false;
+  const late = params.data.steps.find((s) => s.kind === 'create-snapshot' && s.late !== undefined);
+  return late?.kind === 'create-snapshot' && late.late !== undefined && job.processedOn - late.late.queuedAt > late.late.afterMs;
+}
+
+/**
+ * The names a late job recorded it would take its snapshot under, from the audit trail: each
+ * attempt's record (`… so it is named by the time it is taken: NAME`) is written before its call.
+ */
+export function lateNamesOf(audit: AuditLog): NonNullable<LedgerSource['lateNames']> {
+  return async (ref, schedule, claim, entry) => {
+    const correlationId = `schedule:${schedule}:${entry.tickAt}`;
+    // Redis's clock stamps the trail; a minute of slack against Reflex's, which stamped the claim.
+    const records = await audit.read({ instance: ref.instance, rule: schedule, type: 'call', since: new Date(entry.claimedAt - 60_000) });
+    const names = records
+      .filter((r) => r.correlationId === correlationId && r.plannedName === claim && (r.project === undefined || r.project === ref.project))
+      .map((r) => r.snapshot)
+      .filter((n): n is string => typeof n === 'string');
+    return [...new Set(names)];
   };
 }
 

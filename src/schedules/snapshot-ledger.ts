@@ -37,7 +37,21 @@ export type JobState = 'pending' | 'done' | 'skipped' | 'failed' | 'unknown';
 export interface JobReport {
   state: JobState;
   snapshot?: string;
+  /**
+   * Every name the job recorded, before it sent the snapshot, that it would take its snapshot under
+   * when it ran late, over all its attempts. An attempt whose answer was lost (its wait timed out or
+   * was cut, its worker stalled and another resumed the operation) may have made one that the job's
+   * outcome does not name.
+   */
+  named?: string[];
+  /** Whether the job ran late (its steps named the snapshot when they took it): its recorded names are then read. */
+  ranLate?: boolean;
+  /** When the job ended (ms, Reflex's clock): a snapshot created later is not the job's. */
+  endedAt?: number;
 }
+
+/** Slack between the daemon's clock (a snapshot's created_at) and Reflex's (a job's end). */
+const CLOCK_SLACK_MS = 60_000;
 
 /** The ledger of one deployment. */
 export class SnapshotLedger {
@@ -121,10 +135,9 @@ export function settleLedger(
   const wait = (jobId: string, tickAt: number) => {
     if (!out.waiting.some((w) => w.jobId === jobId)) out.waiting.push({ jobId, tickAt });
   };
-  for (const [name, claimed] of entries) {
-    if (claimed.schedule !== schedule) continue;
-    let entry = claimed;
-    let snap = present.get(name);
+  for (const [name, entry] of entries) {
+    if (entry.schedule !== schedule) continue;
+    const snap = present.get(name);
     if (entry.createdAt === undefined) {
       // A claim: the job that makes it may have run.
       const report = reportOf(jobState(entry.jobId));
@@ -135,17 +148,30 @@ export function settleLedger(
         wait(entry.jobId, entry.tickAt);
         continue;
       }
-      // The job ran late and named its snapshot when it took it: the claim moves to that name, on the job's word.
-      const made = report.snapshot;
-      if (state === 'done' && made !== undefined && made !== name && present.has(made)) {
+      // The job ran late and named its snapshot when it took it: the claim moves to that name, on the
+      // job's word: its outcome, and the names it recorded before sending (an attempt whose answer was
+      // lost made one its outcome does not name; the job may even have failed after it). Each is the
+      // job's only if nobody else's claim holds it and the daemon made it before the job ended.
+      const late = new Set(report.named ?? []);
+      if (state === 'done' && report.snapshot !== undefined) late.add(report.snapshot);
+      late.delete(name);
+      if (late.size > 0) {
         out.forget.push(name);
-        out.reserved.add(made);
-        snap = present.get(made);
-        entry = { ...entry, createdAt: snap!.createdAt };
-        out.write.set(made, entry);
-        out.owned.set(made, entry);
-        out.claimedTicks.add(entry.tickAt);
-        out.made.push(made);
+        let took = 0;
+        for (const made of late) {
+          const s = present.get(made);
+          const other = entries.get(made);
+          if (!s || (other && other.jobId !== entry.jobId)) continue;
+          if (report.endedAt !== undefined && s.createdAt > report.endedAt + CLOCK_SLACK_MS) continue;
+          const moved = { ...entry, createdAt: s.createdAt };
+          out.reserved.add(made);
+          out.write.set(made, moved);
+          out.owned.set(made, moved);
+          out.claimedTicks.add(entry.tickAt);
+          out.made.push(made);
+          took++;
+        }
+        if (took === 0 && (state === 'failed' || state === 'unknown')) out.failed.push({ name, step: 'create' });
         continue;
       }
       if (snap && state === 'done') {

@@ -15,7 +15,7 @@ import { SnapshotLedger, type LedgerEntry } from './snapshot-ledger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { KeySpace } from '../redis/key-space.js';
 import type { Schedule } from './schedule.js';
-import { housekeepingJobId, instancesInScope, jobStateOf, planFor, type PlannedInstance } from './schedule-plan.js';
+import { housekeepingJobId, instancesInScope, jobStateOf, lateNamesOf, planFor, type PlannedInstance } from './schedule-plan.js';
 import { actionJobOptions, type ActionJobInput } from '../actions/action-job.js';
 
 /** What a tick needs. */
@@ -72,7 +72,7 @@ export async function runTick(schedule: Schedule, deps: TickDeps, opts: TickOpti
   const report: TickReport = { plans: [], queued: 0, failed: 0, missed: 0 };
   const pools = new Map<string, Promise<number | undefined>>();
   const ledger = new SnapshotLedger(deps.redis, deps.keys.schedules);
-  const source = { ledger, target: deps.target, jobState: jobStateOf(deps.actions) };
+  const source = { ledger, target: deps.target, jobState: jobStateOf(deps.actions), lateNames: lateNamesOf(deps.audit) };
   const targetDigest = createHash('sha1').update(deps.target).digest('hex').slice(0, 10);
   const jobs: { name: string; data: ActionJobInput; opts: ReturnType<typeof actionJobOptions> }[] = [];
   await Promise.all(

@@ -63,6 +63,8 @@ export interface StepContext {
     send: () => Promise<Operation | void>,
   ): Promise<Operation | undefined>;
   audit(record: Omit<AuditInput, 'correlationId' | 'instance' | 'target'>): Promise<void>;
+  /** The job's project (records of two instances of one name in two projects stay apart). */
+  job?: { project: string };
 }
 
 /** How the steps ended, as the action reports it; `snapshot` is the name a late snapshot was taken under, for the ledger. */
@@ -183,6 +185,7 @@ async function namedWhenTaken(ctx: StepContext, step: Extract<Step, { kind: 'cre
     schedule,
     snapshot: name,
     plannedName: step.name,
+    ...(ctx.job ? { project: ctx.job.project } : {}),
   });
   return { ...step, name, describe: step.describe.split(step.name).join(name) };
 }
