@@ -80,9 +80,10 @@ export interface Violation {
 }
 
 /**
- * How long before Reflex's call an operator's silence or opt-out must have landed to count: Reflex
- * re-reads both at the moment of acting, and one arriving between that read and the call is a race
- * no re-check closes.
+ * How long before Reflex's call an operator's stop, silence or opt-out must have landed to count:
+ * Reflex re-reads each at the moment of acting (a stop as the stream reports its operation), and
+ * one arriving between that read and the call is a race no re-check closes (the daemon has no
+ * conditional state change).
  */
 const raceMs = 300;
 
@@ -172,7 +173,7 @@ export function checkPromises(o: Observation): Violation[] {
                 detail: `${what} with no incident since ${last ? `its ${last.kind} at ${clock(last.at)}` : 'it was first seen'}`,
               },
         );
-      } else if (last.kind === 'operator-stop' && c.at - last.at >= (o.orderSlackMs ?? 0)) {
+      } else if (last.kind === 'operator-stop' && c.at - last.at >= Math.max(o.orderSlackMs ?? 0, raceMs)) {
         out.push({ promise: 'operator-decision', detail: `${what}, ${c.at - last.at} ms after the operator stopped it` });
       } else if (consumed) {
         out.push({ promise: 'once', detail: `${what}: a second start for the ${last.kind} at ${clock(last.at)}` });

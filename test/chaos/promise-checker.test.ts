@@ -46,9 +46,15 @@ describe('the promise checker', () => {
   });
 
   it('does not order calls closer than the slack of a daemon whose calls are stamped late (a real one)', () => {
-    const calls = [call(0, 'stop', 103, op('recreate')), call(200, 'start', 102)];
+    const calls = [call(0, 'stop', 103, op('recreate')), call(400, 'start', 102)];
     expect(broken(observation({ incidents: [crashAt(-1000)], calls, orderSlackMs: 500 }))).toEqual([]);
     expect(broken(observation({ incidents: [crashAt(-1000)], calls, orderSlackMs: 0 }))).toEqual(['operator-decision']);
+  });
+
+  it("takes an operator's stop landing within the re-check's race window before Reflex's start for a race, not a decision undone", () => {
+    const calls = (gap: number) => [call(0, 'stop', 102, op('stop')), call(gap, 'start', 102)];
+    expect(broken(observation({ incidents: [crashAt(-1000)], calls: calls(1) }))).toEqual([]);
+    expect(broken(observation({ incidents: [crashAt(-1000)], calls: calls(300) }))).toEqual(['operator-decision']);
   });
 
   it('flags a start for a crash of an instance the operator had opted out', () => {
