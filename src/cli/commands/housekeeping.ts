@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq';
 import type { Command } from 'commander';
+import { AuditLog } from '../../audit/audit-log.js';
 import { InstanceClient } from '../../client/client.js';
 import { RecordingTransport } from '../../client/recording-transport.js';
 import { targetsOf } from '../../config/config-target.js';
@@ -9,7 +10,7 @@ import { SnapshotLedger } from '../../schedules/snapshot-ledger.js';
 import { connectRedis } from '../../redis/connect.js';
 import { keySpace } from '../../redis/key-space.js';
 import { nextDue } from '../../schedules/scheduler.js';
-import { jobStateOf, planTick } from '../../schedules/schedule-plan.js';
+import { jobStateOf, lateNamesOf, planTick } from '../../schedules/schedule-plan.js';
 import { loadSchedules } from '../../schedules/schedule-loader.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 import { printJson } from '../option-values.js';
@@ -41,6 +42,7 @@ export function registerHousekeeping(program: Command): void {
       const out: { name: string; tickAt: string; tickFrom: string; target: string; plans: unknown[] }[] = [];
       try {
         const ledger = new SnapshotLedger(redis, keys.schedules);
+        const audit = new AuditLog(redis, keys.audit);
         for (const schedule of schedules) {
           const due = await nextDue(redis, keys, schedule);
           for (const t of targetsOf(config)) {
@@ -51,7 +53,7 @@ export function registerHousekeeping(program: Command): void {
               schedule,
               client,
               due.at,
-              { ledger, target: t.id, jobState: jobStateOf(actions) },
+              { ledger, target: t.id, jobState: jobStateOf(actions), lateNames: lateNamesOf(audit) },
               { instance: opts.instance },
             );
             out.push({ name: schedule.name, tickAt: new Date(due.at).toISOString(), tickFrom: due.from, target: t.name, plans });
