@@ -66,7 +66,8 @@ export class ReloadListener {
       void this.answer(request.id).catch((err: unknown) => logger.error({ err, request: request.id }, 'reload answer not sent'));
     });
     await this.subscriber.subscribe(keys.channel);
-    await this.beat();
+    // A Redis refusing writes at the start (/readyz says so) must not stop the replica: the next beat joins.
+    await this.beat().catch((err: unknown) => logger.warn({ err }, 'could not join the reload roster; the next heartbeat tries again'));
     this.timer = setInterval(
       () => void this.beat().catch((err: unknown) => logger.debug({ err }, 'reload roster heartbeat failed')),
       Math.max(100, Math.floor(this.ttlMs / 3)),

@@ -98,7 +98,20 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
   const workerConnection = duplicateConnection(redis);
   const queue = new Queue(skeys.queue, { connection: queueConnection, prefix: keys.bullPrefix });
   queue.on('error', (err) => logger.debug({ err }, 'scheduler queue error'));
-  await reconcile(queue, active, redis, skeys, logger);
+  // A Redis that refuses writes at the start (full, read-only) must not stop the replica from
+  // starting (/readyz says what is wrong): the schedules are set up once it takes them.
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const setUp = async (): Promise<void> => {
+    try {
+      await reconcile(queue, active, redis, skeys, logger);
+    } catch (err) {
+      if (stopped) return;
+      logger.error({ err }, 'could not set up the schedules in Redis; trying again in 5 s (no tick comes until then)');
+      retry = setTimeout(() => void setUp(), 5_000);
+    }
+  };
+  await setUp();
 
   // One tick of a schedule at a time; the lock lapses within seconds of its holder's death, so the next tick is not held up.
   const running = new TokenLock(redis);
@@ -186,6 +199,8 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
       await reconcile(queue, active, redis, skeys, logger);
     },
     async stop() {
+      stopped = true;
+      clearTimeout(retry);
       await worker.close();
       await queue.close();
       queueConnection.disconnect();

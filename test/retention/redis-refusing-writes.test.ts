@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AuditLog } from '../../src/audit/audit-log.js';
+import { redisFromUrl } from '../../src/redis/connect.js';
 import { freePort } from '../support/free-port.js';
 import { ownRedis, type OwnRedis } from '../support/own-redis.js';
 import { optIn, startStack, type Stack } from '../support/stack.js';
@@ -87,6 +91,33 @@ describe('a Redis that fills up under a running deployment', () => {
       ['redis.memory-high', 'critical', ['hook']],
       ['redis.memory-high', 'info', ['hook']],
     ]);
+  });
+
+  it('starts a replica on a Redis already full, with a history store, not ready until Redis takes writes, then ready', async () => {
+    redis = await ownRedis();
+    const probe = redisFromUrl(redis.url);
+    try {
+      await probe.set('x', 'y');
+      await probe.config('SET', 'maxmemory', '1');
+    } finally {
+      probe.disconnect();
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'reflex-full-start-'));
+    try {
+      // The worker marks the audit stream as shipped from at its start: refused, it stopped the start.
+      stack = await startStack({
+        redisUrl: redis.url,
+        label: 'redis-full-start',
+        instances: [{ name: 'web-1', config: optIn }],
+        config: { httpPort: await freePort(), history: { store: 'files', dir } },
+      });
+      const notReady = await until('/readyz 503', async () => ((await readyz()).status === 503 ? readyz() : undefined), 15_000, 100);
+      expect(notReady.body.checks['redis-writes']?.detail).toMatch(/^Redis refuses writes \(OOM/);
+      await stack.redis.config('SET', 'maxmemory', '0');
+      await until('ready once Redis takes writes', async () => (await readyz()).status === 200, 30_000, 200);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('sends one copy of the alert per replica, under one message id that receivers de-duplicate', async () => {

@@ -62,7 +62,11 @@ export class HistoryShipper {
    * each interval (the first round opens the store: one that is down at start is a failing round).
    */
   async start(): Promise<void> {
-    await this.opts.redis.hsetnx(chainKey(this.opts.streamKey), 'shipped-id', '0-0');
+    // A Redis that refuses writes now (full, read-only) must not stop the worker from starting: it
+    // says so on /readyz, and each round marks the stream again (shipAll) once writes are taken.
+    await this.opts.redis.hsetnx(chainKey(this.opts.streamKey), 'shipped-id', '0-0').catch((err: unknown) => {
+      this.opts.logger.warn({ err }, 'could not mark the audit stream as shipped from; the first round that ships marks it');
+    });
     this.stopped = false;
     const tick = () => {
       this.running = this.round().finally(() => {
