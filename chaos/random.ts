@@ -35,11 +35,11 @@ export function randomHistories(ro: RandomOptions = {}): (opts: ChaosOptions) =>
     const real = target !== 'sim';
     const count = ro.histories ?? (real ? 30 : opts.short ? 50 : 1_000);
     const world = await World.start(target);
-    // The short form (CI, 2 shared cores) draws shorter histories and shrinks less: ≥ 50 in 4 min.
+    // The short form (CI, 2 shared cores, beside the scale suites) draws shorter histories and shrinks less: ≥ 50 in 7 min.
     const shape = { ...(opts.short ? { maxSteps: 8 } : {}), without: world.daemon.without };
     const budget = opts.short ? 4 : shrinkBudget;
     // Within the scenario's limit (run.ts): past this no history starts, and what was found is reported.
-    const deadline = Date.now() + (opts.short ? 210_000 : 7_000_000);
+    const deadline = Date.now() + (opts.short ? 440_000 : 7_000_000);
     const first = ro.seed ?? (opts.short ? SHORT_FORM_FIRST_SEED : Date.now() % 1_000_000_000);
     const seeds = real ? [] : opts.short ? regressionSeeds : [...regressionSeeds, ...openSeeds];
     const runs: { seed: number | undefined; steps: Step[] }[] = ro.replay

@@ -45,7 +45,7 @@ const scenarios: Scenario[] = [
     name: 'random',
     about: 'the promise checker: random histories of operator actions, crashes and faults (--random N --seed S)',
     load: async () => (await import('./random.js')).randomHistories(randomOptions),
-    limitMs: { short: 240_000, long: 7_200_000 },
+    limitMs: { short: 480_000, long: 7_200_000 },
   },
   {
     name: 'sentinel-failover',
