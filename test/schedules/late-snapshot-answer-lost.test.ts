@@ -1,3 +1,4 @@
+import { Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { defineSchedule } from '../../src/schedules/schedule.js';
 import { settleLedger, type LedgerEntry } from '../../src/schedules/snapshot-ledger.js';
@@ -53,6 +54,50 @@ describe('a late snapshot whose answer is lost', () => {
     );
     const deleted = (await records()).filter((r) => r.type === 'call' && r.method === 'DELETE' && String(r.path).includes(named));
     expect(deleted.length, 'deleted by the schedule’s retention').toBeGreaterThan(0);
+  }, 90_000);
+
+  it('is still the schedule’s when its worker stalls past its lock and the job runs again', async () => {
+    const bed = stopped(await startScheduleBed('hk-stalled', { taskMs: 1_500, instances: [{ name: 'c1', config: { 'user.backup': 'true' } }] }));
+    const { sim, client, audit, redis, keys, runner } = bed;
+    const schedule = defineSchedule(backupEvery('ls', '2s', 'ls-%Y%m%d-%H%M%S-%L', 2));
+    sim.controls.hangNext('c1', 1);
+    const hung = await client.createSnapshot('c1', { name: 'other-tool' });
+    await bed.scheduler([schedule]);
+    const records = () => audit.read({ instance: 'c1', count: 2000 });
+    await until(
+      'a tick missed behind the held job',
+      async () => (await records()).some((r) => r.type === 'decision' && r.result === 'missed'),
+      15_000,
+    );
+    sim.controls.clearFaults('c1');
+    await client.cancelOperation(hung.id);
+    // Held from the snapshot's call on, as a stalled host holds everything: the job waits on its operation.
+    const named = await until(
+      'the held job names its snapshot and sends it',
+      async () => {
+        const all = await records();
+        const late = all.find((r) => r.type === 'call' && typeof r.snapshot === 'string');
+        const sent = late && all.find((r) => r.type === 'call' && r.method === 'POST' && r.correlationId === late.correlationId);
+        if (sent) sim.controls.freeze();
+        return sent && String(late.snapshot);
+      },
+      15_000,
+      5,
+    );
+    const [job] = await runner.actions.getActive();
+    expect(job, 'the late job is running').toBeDefined();
+    // Its worker's lock lapses, as it does when the worker's host stalls longer than the lock: the job runs again.
+    await redis.del(`${keys.bullPrefix}:${keys.actionsQueue}:${job!.id}:lock`);
+    await until('the job taken again after its stall', async () => ((await Job.fromId(runner.actions, job!.id!))?.stalledCounter ?? 0) >= 1, 15_000);
+    sim.controls.thaw();
+    await until(
+      `${named} pruned once two newer snapshots of the schedule exist`,
+      async () => {
+        const names = (await client.listSnapshots('c1')).map((s) => s.name);
+        return !names.includes(named) && names.filter((n) => n.startsWith('ls-')).length >= 2;
+      },
+      30_000,
+    );
   }, 90_000);
 
   // The settlement on its own: what the job's recorded names prove, and what they do not.
