@@ -163,15 +163,16 @@ export function jobStateOf(actions: Queue): (jobId: string) => Promise<JobReport
 }
 
 /**
- * Whether the job's last attempt started past its snapshot step's lateness (an earlier attempt
- * that ran late started later than it queued too): the steps then named the snapshot when they
- * took it, and recorded the name before sending it.
+ * Whether the job may have run its snapshot step late (it names the snapshot when it takes it, and
+ * records the name before sending it): it ended (or, not ended, is still running) past the step's
+ * lateness. The step checks its lateness after the re-check and the instance's lock, so the time
+ * an attempt started says too little; a job that ended within the lateness never ran late.
  */
 function ranLate(job: Job): boolean {
   const params = housekeepingParamsSchema.safeParse((job.data as { params?: unknown } | undefined)?.params);
   if (!params.success || job.processedOn === undefined) return false;
   const late = params.data.steps.find((s) => s.kind === 'create-snapshot' && s.late !== undefined);
-  return late?.kind === 'create-snapshot' && late.late !== undefined && job.processedOn - late.late.queuedAt > late.late.afterMs;
+  return late?.kind === 'create-snapshot' && late.late !== undefined && (job.finishedOn ?? Date.now()) - late.late.queuedAt > late.late.afterMs;
 }
 
 /**

@@ -44,7 +44,7 @@ export interface JobReport {
    * outcome does not name.
    */
   named?: string[];
-  /** Whether the job ran late (its steps named the snapshot when they took it): its recorded names are then read. */
+  /** Whether the job may have run late (its steps then named the snapshot when they took it): its recorded names are then read. */
   ranLate?: boolean;
   /** When the job ended (ms, Reflex's clock): a snapshot created later is not the job's. */
   endedAt?: number;
