@@ -17,10 +17,10 @@
  *   (src/remediation/operator-requests.ts).
  * - 7002 (and 7149, 204 earlier): an alert "failed to start and never ran: The instance is already
  *   running" raised and never resolved while the instance runs (alerts-resolve): an operator's
- *   start refused because the instance already ran was taken for a failed launch. Open
- *   (src/events/intent.ts StartFailures; docs/chaos.md, violation 5).
+ *   start refused because the instance already ran was taken for a failed launch. Fixed: a start
+ *   refused "already running" is not a failed launch (src/events/intent.ts isFailedStart).
  */
-export const regressionSeeds: readonly number[] = [1041, 1046, 1056, 179019817];
+export const regressionSeeds: readonly number[] = [1041, 1046, 1056, 179019817, 7002];
 
 /**
  * Seeds of violations found and not fixed yet (docs/chaos.md, "Violations found"): the long form
@@ -28,7 +28,7 @@ export const regressionSeeds: readonly number[] = [1041, 1046, 1056, 179019817];
  * form (CI) leaves them out, so that it fails on what broke again, not on what is known. Once one
  * is fixed it moves to {@link regressionSeeds}.
  */
-export const openSeeds: readonly number[] = [7002];
+export const openSeeds: readonly number[] = [];
 
 /**
  * The first seed of the short form's histories (CI): a fixed range, so that a run can be replayed

@@ -169,9 +169,15 @@ const startingOperation = /^(starting|creating) instance$/i;
 /** How long a failed start is remembered; its spurious stop follows within a second (LXD 0.7 s, Incus 0.9 s). */
 const START_FAILURE_TTL_MS = 600_000;
 
+/**
+ * A start refused because the instance already runs: it says the instance ran, the opposite of a
+ * launch that failed, and a stop after it is a crash.
+ */
+const alreadyRunning = /already running/i;
+
 /** Whether an operation event reports a start (or a launch) that failed. */
 export function isFailedStart(event: OperationStatusEvent): boolean {
-  return event.to === StatusCode.Failure && startingOperation.test(event.description);
+  return event.to === StatusCode.Failure && startingOperation.test(event.description) && !alreadyRunning.test(event.err);
 }
 
 /**
@@ -246,6 +252,7 @@ async function listedStartFailure(client: InstanceClient, instance: string, ownI
     (o) =>
       o.status_code === StatusCode.Failure &&
       startingOperation.test(o.description) &&
+      !alreadyRunning.test(o.err ?? '') &&
       !ownIds.includes(o.id) &&
       [...(o.resources?.instances ?? []), ...(o.resources?.containers ?? [])].some((url) => parseSource(url).instance === instance),
   );

@@ -47,6 +47,13 @@ describe('promise checker: found histories replayed', () => {
     expect(checkPromises(run.observation)).toEqual([]);
   }, 90_000);
 
+  // Seed 7002 (and 7149, 7256): an operator's start refused "already running", then a crash, was
+  // taken for a failed launch whose alert never resolved.
+  it('takes a crash after a start refused as already running for a crash, not a failed launch (seed 7256)', async () => {
+    const run = await world!.run('seeds-f', parseSteps('forged-shutdown #2 +96ms; silence #1 +530ms; start #2 +157ms; crash #2 +50ms'));
+    expect(checkPromises(run.observation)).toEqual([]);
+  }, 90_000);
+
   it("honours an operator's stop sent after the crash was announced", async () => {
     const run = await world!.run('seeds-d', parseSteps('crash #0 +150ms; stop #0 +300ms'));
     expect(checkPromises(run.observation)).toEqual([]);

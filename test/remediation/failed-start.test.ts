@@ -6,7 +6,7 @@ import { InstanceClient } from '../../src/client/client.js';
 import { StatusCode } from '../../src/client/status-code.js';
 import { parseConfig } from '../../src/config/config.js';
 import { targetsOf } from '../../src/config/config-target.js';
-import { StartFailures } from '../../src/events/intent.js';
+import { isFailedStart, StartFailures } from '../../src/events/intent.js';
 import { OwnOperations } from '../../src/remediation/own-operations.js';
 import { incidentOf } from '../../src/http/console/incident-story.js';
 import { StateTracker } from '../../src/events/state-tracker.js';
@@ -172,5 +172,30 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     // A stop of an instance last seen Running is a crash, whatever failed before.
     await deps.tracker.update(ref, StatusCode.Running, Date.now() - 1_000, { source: 'event' });
     expect((await new StartFailures(redis, keys).classify(ref, stop, deps)).intent).toBe('unrequested');
+  });
+});
+
+describe('which failed operation is a failed launch', () => {
+  const failedOp = (description: string, err: string) =>
+    ({
+      kind: 'operation.status',
+      id: 'op-event',
+      target: 'local',
+      location: 'none',
+      project: 'default',
+      timestamp: new Date().toISOString(),
+      synthetic: false,
+      operationId: 'op-1',
+      description,
+      instances: ['web-1'],
+      to: StatusCode.Failure,
+      err,
+    }) as unknown as Parameters<typeof isFailedStart>[0];
+
+  it('is a start or launch that failed, not a start refused because the instance already runs (it ran)', () => {
+    expect(isFailedStart(failedOp('Starting instance', 'Failed to run: forkstart web-1: exit status 1'))).toBe(true);
+    expect(isFailedStart(failedOp('Creating instance', 'Failed to run: forkstart web-1: exit status 1'))).toBe(true);
+    expect(isFailedStart(failedOp('Starting instance', 'The instance is already running'))).toBe(false);
+    expect(isFailedStart(failedOp('Stopping instance', 'The instance is already stopped'))).toBe(false);
   });
 });
