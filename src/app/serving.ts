@@ -77,7 +77,8 @@ export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<S
       alerts: s.alerts,
       writes,
     });
-    watchNow = () => void watch.check().catch((err: unknown) => logger.debug({ err }, 'Redis watch round after a write probe change failed'));
+    watchNow = () =>
+      void watch.check().catch((err: unknown) => logger.warn({ err }, 'Redis watch round after a write probe change failed; the next round alerts'));
     stops.add(() => watch.stop());
     const ruleSet = s.ruleSet;
     const reload = ruleSet && ((request: ReloadRequest) => ruleSet.reload(request));
