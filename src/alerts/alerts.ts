@@ -162,6 +162,16 @@ export class Alerts {
   }
 
   /**
+   * Audits the end of an alert its raiser resolved itself through the notifier (an instance's
+   * incident, whose resolution may wait for the report of Reflex's action): the same `resolved`
+   * record as {@link resolveFiring} writes, so every alert raised through {@link raise} ends in
+   * the trail where it began.
+   */
+  async recordResolved(alert: Alert): Promise<void> {
+    await this.deps.audit.append(recordOf(alert, 'info', { summary: `${alert.kind} resolved: ${alert.summary}`, resolved: true }));
+  }
+
+  /**
    * Resolves the alert of `kind` about the subject if one fires, for conditions whose end Reflex
    * sees without having tracked their start (Running again ends a crash loop), and audits that.
    * The episode is over: the next time the condition arises, a new alert fires, and so a new

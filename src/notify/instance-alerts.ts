@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import { describeStartFailure } from '../events/start-failure-text.js';
-import { alertFingerprint, type AlertAction, type AlertChange, type AlertInput } from '../alerts/alert.js';
+import { alertFingerprint, type Alert, type AlertAction, type AlertChange, type AlertInput } from '../alerts/alert.js';
 import { actionFailedKind, crashLoopKind, type Alerts } from '../alerts/alerts.js';
 import type { Notifier } from './notifier.js';
 
@@ -40,11 +40,15 @@ const healedKinds = [actionFailedKind, crashLoopKind];
 export class InstanceAlerts {
   constructor(
     private readonly deps: {
-      notifier: Notifier;
+      /** Without one (no receivers configured) the incidents are audited as alerts only, and nothing tracks their end. */
+      notifier?: Notifier | undefined;
       redis: RedisConnection;
       logger?: Logger;
-      /** Resolves (and audits the end of) the alerts a recovery ends besides the incident's own: action-failed, crash-loop, storm. */
-      alerts: Pick<Alerts, 'resolveFiring'>;
+      /**
+       * Raises (audited, then sent) each incident's alert, audits its end, and resolves the alerts a
+       * recovery ends besides the incident's own: action-failed, crash-loop, storm.
+       */
+      alerts: Pick<Alerts, 'raise' | 'resolveFiring' | 'recordResolved'>;
       /**
        * Whether the instance's cluster member is in a failure storm: storm control then raises one
        * grouped alert for the member, and the per-instance crash alerts are held back.
@@ -87,9 +91,11 @@ export class InstanceAlerts {
     );
     const idle = responses.filter((r) => r.result !== 'queued').map((r) => `rule ${r.rule} ${r.summary}`);
     // A new incident: a recovery still waiting for an earlier incident's action is moot.
-    await this.deps.redis.del(
-      this.deps.notifier.keys.recovered(alertFingerprint({ kind, target: event.target, project: event.project, instance: event.instance })),
-    );
+    const { notifier } = this.deps;
+    if (notifier)
+      await this.deps.redis.del(
+        notifier.keys.recovered(alertFingerprint({ kind, target: event.target, project: event.project, instance: event.instance })),
+      );
     // A failed start is the starter's to fix (their client got the error), not a page.
     const failedStart = kind === instanceAlertKinds.startFailed;
     const alert: AlertInput = {
@@ -111,8 +117,18 @@ export class InstanceAlerts {
       startsAt: isoTime(event.timestamp),
       labels: {},
     };
-    // The notifier's own, not Alerts.raise: the incident is audited already, as its event and the rules' decisions.
-    await this.deps.notifier.notify(alert);
+    // Audited in the incident's trail (with the fingerprint its end is recorded under), then sent;
+    // once per event and kind, so a retried event job or another replica sends nothing twice.
+    await this.deps.alerts.raise(alert, {
+      once: `incident:${event.id}:${kind}`,
+      record: {
+        summary: auditSummary(
+          event,
+          alert,
+          responses.some((r) => r.result === 'queued' || r.result === 'dry-run'),
+        ),
+      },
+    });
   }
 
   /**
@@ -136,12 +152,12 @@ export class InstanceAlerts {
       correlationId: '',
     };
     const { notifier, redis } = this.deps;
-    for (const kind of kinds) {
+    for (const kind of notifier ? kinds : []) {
       const fp = alertFingerprint({ kind, target: event.target, project: event.project, instance: event.instance });
-      await notifier.amend(fp, async (known) => {
+      await this.amend(fp, async (known) => {
         if (known.status !== 'firing') return undefined;
         if (event.intent === 'self' && known.actions.some(isPending)) {
-          await redis.set(notifier.keys.recovered(fp), JSON.stringify({ ...recovery, correlationId: known.correlationId }), 'PX', recoveryTtlMs);
+          await redis.set(notifier!.keys.recovered(fp), JSON.stringify({ ...recovery, correlationId: known.correlationId }), 'PX', recoveryTtlMs);
           return undefined;
         }
         return resolution(recovery);
@@ -182,10 +198,11 @@ export class InstanceAlerts {
     if (entry.operationId === undefined) delete entry.operationId;
     const failed = final && entry.result === 'failed';
     const { notifier, redis } = this.deps;
+    if (!notifier) return;
     try {
       for (const kind of kinds) {
         const fp = alertFingerprint({ kind, target: data.target, project: data.project, instance: data.instance });
-        await notifier.amend(fp, async (known): Promise<AlertChange | undefined> => {
+        await this.amend(fp, async (known): Promise<AlertChange | undefined> => {
           if (known.correlationId !== data.correlationId) return undefined;
           const actions = [...known.actions];
           const i = actions.findIndex((a) => a.action === data.action && isPending(a));
@@ -205,6 +222,17 @@ export class InstanceAlerts {
     } catch (err) {
       this.deps.logger?.warn({ err, instance: data.instance, action: data.action }, 'instance alert not amended with the action result');
     }
+  }
+
+  /** Amends an incident's alert through the notifier and, when the change resolved it, audits its end. */
+  private async amend(fp: string, change: (known: Alert) => Promise<AlertChange | undefined>): Promise<void> {
+    let resolving = false;
+    const stored = await this.deps.notifier!.amend(fp, async (known) => {
+      const fields = await change(known);
+      resolving = fields?.status === 'resolved';
+      return fields;
+    });
+    if (stored && resolving) await this.deps.alerts.recordResolved(stored);
   }
 }
 
@@ -242,6 +270,18 @@ export function incidentKind(event: StatusEvent): string | undefined {
   if (event.to === StatusCode.Stopped && (event.intent === 'unrequested' || event.intent === 'unknown')) return instanceAlertKinds.crashed;
   if (event.to === StatusCode.Stopped && event.intent === 'failed-start') return instanceAlertKinds.startFailed;
   return undefined;
+}
+
+/**
+ * The incident's alert as its audit record says it: the alert's summary, and for an incident
+ * Reflex leaves alone (a stop whose cause is unknown, a failed start) what it does not do and why.
+ */
+function auditSummary(event: StatusEvent, alert: AlertInput, acting: boolean): string {
+  if (event.intent === 'failed-start' && event.startFailure)
+    return `${describeStartFailure(event, event.startFailure)}; not a crash: Reflex does not restart it and counts no restart`;
+  if (event.to === StatusCode.Stopped && event.intent === 'unknown' && !acting)
+    return `${event.instance} found Stopped after a gap, cause unknown: Reflex does not start it; to start it: reflex heal ${event.instance}${event.project !== 'default' ? ` --project ${event.project}` : ''} (or lxc start ${event.instance})`;
+  return alert.summary;
 }
 
 function incidentSummary(event: StatusEvent): string {

@@ -9,7 +9,6 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import { isApiStatus } from '../client/api-error.js';
 import type { Instance } from '../client/instance.js';
-import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent, InstanceStatusEvent } from '../events/canonical-event.js';
 import type { EventArchive } from '../events/event-archive.js';
 import { eventItemHash } from '../events/event-ingestor.js';
@@ -19,7 +18,6 @@ import { decodeFrame } from '../events/frame.js';
 import { StartFailures } from '../events/intent.js';
 import type { OwnOperations } from './own-operations.js';
 import { normalizeFrame } from '../events/normalize.js';
-import { describeStartFailure } from '../events/start-failure-text.js';
 import { keepRejected, type RejectedLimits } from '../events/rejected-events.js';
 import type { StateTracker } from '../events/state-tracker.js';
 import { StatusSettler, type Settled } from '../events/status-settler.js';
@@ -313,8 +311,6 @@ export class EventProcessor {
         responses.push(await this.dispatch(d, event, ref, instance));
       }
     }
-    if (event.kind === 'instance.status' && ref) await this.unknownCause(event, ref, responses);
-    if (event.kind === 'instance.status' && ref) await this.failedStart(event, ref);
     await this.deps.instanceAlerts?.observe(event, responses);
     return 'processed';
   }
@@ -337,34 +333,6 @@ export class EventProcessor {
       correlationId: event.id,
     } as const;
     await this.alerts.raise(alert, { once: `future-time:${event.id}`, record: { instance } });
-  }
-
-  /**
-   * A stop found only after a gap, with no trace of who made it: Reflex does not guess it into an
-   * action (unless a rule opted in to `unknown`); the audit says so and how to heal it by hand.
-   */
-  private async unknownCause(event: InstanceStatusEvent, ref: InstanceRef, responses: RuleResponse[]): Promise<void> {
-    if (event.intent !== 'unknown' || event.to !== StatusCode.Stopped) return;
-    if (responses.some((r) => r.result === 'queued' || r.result === 'dry-run')) return;
-    const summary = `${ref.instance} found Stopped after a gap, cause unknown: Reflex does not start it; to start it: reflex heal ${ref.instance}${ref.project !== 'default' ? ` --project ${ref.project}` : ''} (or lxc start ${ref.instance})`;
-    await this.deps.audit.append(
-      { type: 'alert', correlationId: event.id, target: ref.target, instance: ref.instance, summary, severity: 'warning' },
-      { once: `unknown:${event.id}` },
-    );
-  }
-
-  /**
-   * A start that failed is not a crash: the instance never ran. The bundled rule does not act on it
-   * (its intent is `failed-start`, not `unrequested`), so no restart and no restart budget; the
-   * audit records the daemon's error and where its log is.
-   */
-  private async failedStart(event: InstanceStatusEvent, ref: InstanceRef): Promise<void> {
-    if (event.intent !== 'failed-start' || !event.startFailure) return;
-    const summary = `${describeStartFailure(ref, event.startFailure)}; not a crash: Reflex does not restart it and counts no restart`;
-    await this.deps.audit.append(
-      { type: 'alert', correlationId: event.id, target: ref.target, instance: ref.instance, summary, severity: 'warning' },
-      { once: `failed-start:${event.id}` },
-    );
   }
 
   /** An operator's transition (or failed start) supersedes every delayed action of Reflex on that instance. */

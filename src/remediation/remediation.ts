@@ -81,7 +81,7 @@ export function startRemediation(o: RemediationOptions): Remediation {
   const actions = (): ActionRegistry => (typeof o.actions === 'function' ? o.actions() : (o.actions ?? builtinActions));
   const gate = new ActionGate(redis, keys, o.silences, o.metrics, { ...o.gate, actions });
   const alerts = o.alerts ?? new Alerts({ audit: o.audit });
-  const instanceAlerts = o.notifier && new InstanceAlerts({ notifier: o.notifier, redis, logger, alerts, inStorm: (e) => gate.inStorm(e) });
+  const instanceAlerts = new InstanceAlerts({ notifier: o.notifier, redis, logger, alerts, inStorm: (e) => gate.inStorm(e) });
   const processor = new EventProcessor({
     redis,
     keys,
@@ -164,13 +164,13 @@ export function startRemediation(o: RemediationOptions): Remediation {
     if (!job) return;
     const final = isFinalFailure(job, err);
     const data = actionJobSchema.safeParse(job.data);
-    if (data.success) void instanceAlerts?.actionSettled(data.data, { result: final ? 'failed' : 'retrying', summary: err.message }, final);
+    if (data.success) void instanceAlerts.actionSettled(data.data, { result: final ? 'failed' : 'retrying', summary: err.message }, final);
     if (final) gaveUp(job, err.message);
   });
   actionWorker.on('completed', (job, outcome: { result?: string; summary?: string; operationId?: string } | undefined) => {
     const data = actionJobSchema.safeParse(job.data);
     if (data.success && outcome?.result)
-      void instanceAlerts?.actionSettled(data.data, { result: outcome.result, summary: outcome.summary, operationId: outcome.operationId }, false);
+      void instanceAlerts.actionSettled(data.data, { result: outcome.result, summary: outcome.summary, operationId: outcome.operationId }, false);
   });
   // A job whose worker died too often is failed by BullMQ's stall check, which no 'failed' event reports.
   actionWorker.on('stalled', (jobId) => {

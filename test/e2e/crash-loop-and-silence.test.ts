@@ -41,13 +41,14 @@ await describeLxd('crash loops and silences on real LXD', () => {
     await lxc(['config', 'set', name, 'raw.lxc=lxc.init.cmd=/bin/sleep 1', 'user.reflex.autorestart=true']);
     await lxc(['start', name]);
 
-    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'alert'), 60_000);
+    const loop = (r: { type: string; kind?: unknown }) => r.type === 'alert' && r.kind === 'crash-loop';
+    const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some(loop), 60_000);
     await noActionPending(redisUrl(), prefix); // no restart may follow the quarantine
     const after = await waitForAudit(redisUrl(), prefix, name, () => true);
     const calls = after.filter((r) => r.type === 'call');
     expect(calls).toHaveLength(3);
-    expect(after.filter((r) => r.type === 'alert')).toHaveLength(1);
-    expect(trail.find((r) => r.type === 'alert')!.summary).toMatch(/crash-looping: 3 restarts/);
+    expect(after.filter(loop)).toHaveLength(1);
+    expect(trail.find(loop)!.summary).toMatch(/crash-looping: 3 restarts/);
     expect((await instanceStatus(name)).status_code).toBe(STATUS_STOPPED);
     const notes = after.filter((r) => r.type === 'decision' && r.matched).map((r) => r.summary);
     expect(notes.slice(0, 3)).toEqual([

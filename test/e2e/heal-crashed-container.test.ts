@@ -31,8 +31,10 @@ await describeEachBed('a crashed container comes back by itself', (bed) => {
     const trail = await auditTrail(redisUrl(), prefix, name); // what `reflex audit --json --instance NAME` shows
     const crash = trail.find((r) => r.type === 'event' && r.summary.includes('103 → 102 (unrequested, instance-shutdown)'));
     expect(crash, `crash event recorded\n${show(trail)}`).toBeDefined();
-    const incident = trail.filter((r) => r.correlationId === crash!.correlationId);
+    // The crash's alert is written beside the action's records (after the action is queued, while it runs).
+    const incident = trail.filter((r) => r.correlationId === crash!.correlationId && r.type !== 'alert');
     expect(incident.map((r) => r.type)).toEqual(['event', 'decision', 'action', 'call', 'outcome']);
+    expect(trail.filter((r) => r.correlationId === crash!.correlationId && r.type === 'alert').length, show(trail)).toBeGreaterThanOrEqual(1);
     expect(incident[1]).toMatchObject({ rule: 'restart-on-crash', matched: true });
     expect(incident[1]!.summary).toMatch(/^matched/);
     expect(incident[3]!.summary).toMatch(new RegExp(`PUT /1.0/instances/${name}/state(\\?project=default)? \\(start\\) → operation [0-9a-f-]{36}`));
