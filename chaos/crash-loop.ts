@@ -27,14 +27,18 @@ export async function crashLoop(_opts: ChaosOptions): Promise<ScenarioResult> {
     await until(
       'the quarantine alert',
       async () => {
-        alerts = (await auditOf(redis.url, keys)).filter((r) => r.type === 'alert' && r.instance === 'looper').length;
+        alerts = (await auditOf(redis.url, keys)).filter(
+          (r) => r.type === 'alert' && r.kind === 'crash-loop' && r.instance === 'looper' && r.resolved !== true,
+        ).length;
         return alerts > 0;
       },
       45_000,
       300,
     );
     await sleep(3_000); // room for a second alert or an extra restart
-    alerts = (await auditOf(redis.url, keys)).filter((r) => r.type === 'alert' && r.instance === 'looper').length;
+    alerts = (await auditOf(redis.url, keys)).filter(
+      (r) => r.type === 'alert' && r.kind === 'crash-loop' && r.instance === 'looper' && r.resolved !== true,
+    ).length;
     const starts = sim.controls.calls('looper', 'start');
     return {
       did: 'crash-looping instance (dies 300 ms after each start, back-off from 200 ms) with 3 replicas of reflex run',

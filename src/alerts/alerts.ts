@@ -36,6 +36,34 @@ export interface AlertAudit {
 }
 
 /** The notifier as alerts use it (the process's `Notifier`, which imports this folder). */
+/**
+ * Where the alerts raised without a notifier are kept while they fire (a Redis hash), so that
+ * {@link Alerts.resolveFiring} audits their end as it does a notifier's. `take` answers the alert
+ * to one caller only (replicas resolving the same alert audit its end once).
+ */
+export interface OpenAlerts {
+  keep(alert: Alert): Promise<void>;
+  take(fingerprint: string): Promise<Alert | undefined>;
+}
+
+/** {@link OpenAlerts} in a Redis hash, fingerprint → alert JSON. */
+export function openAlertsIn(
+  redis: {
+    hset(key: string, field: string, value: string): Promise<unknown>;
+    hget(key: string, field: string): Promise<string | null>;
+    hdel(key: string, field: string): Promise<number>;
+  },
+  key: string,
+): OpenAlerts {
+  return {
+    keep: async (alert) => void (await redis.hset(key, alert.fingerprint, JSON.stringify(alert))),
+    take: async (fingerprint) => {
+      const raw = await redis.hget(key, fingerprint);
+      return raw && (await redis.hdel(key, fingerprint)) === 1 ? (JSON.parse(raw) as Alert) : undefined;
+    },
+  };
+}
+
 export interface AlertNotifier {
   notify(input: AlertInput, opts?: { receiver?: string }): Promise<Alert>;
   amend(fingerprint: string, change: (known: Alert) => AlertChange | undefined): Promise<Alert | undefined>;
@@ -79,7 +107,7 @@ export interface Resolution {
  * notifier (no receivers configured, or a scheduler-only process) alerts are audited only.
  */
 export class Alerts {
-  constructor(private readonly deps: { audit: AlertAudit; notifier?: AlertNotifier | undefined }) {}
+  constructor(private readonly deps: { audit: AlertAudit; notifier?: AlertNotifier | undefined; open?: OpenAlerts | undefined }) {}
 
   /** Whether alerts reach receivers (a notifier is configured), not only the audit. */
   get notifying(): boolean {
@@ -96,7 +124,10 @@ export class Alerts {
     const fresh = await this.deps.audit.append(recordOf(alert, alert.severity, opts.record), opts.once ? { once: opts.once } : {});
     if (!fresh) return undefined;
     const notifier = this.deps.notifier;
-    if (!notifier) return alert;
+    if (!notifier) {
+      if (alert.status !== 'resolved') await this.deps.open?.keep(alert);
+      return alert;
+    }
     return this.sent(alert.kind, opts.once, () => notifier.notify(input, opts.receiver === undefined ? {} : { receiver: opts.receiver }));
   }
 
@@ -138,6 +169,7 @@ export class Alerts {
     );
     const notifier = this.deps.notifier;
     if (fresh && notifier) await this.sent(input.kind, opts.once, () => notifier.notify(resolved));
+    else if (fresh) await this.deps.open?.take(toAlert(resolved).fingerprint);
   }
 
   /**
@@ -176,18 +208,21 @@ export class Alerts {
    * sees without having tracked their start (Running again ends a crash loop), and audits that.
    * The episode is over: the next time the condition arises, a new alert fires, and so a new
    * message. Returns the resolved alert, or undefined when none was firing (most recoveries have
-   * none; another replica or path may have resolved it first) or there is no notifier.
+   * none; another replica or path may have resolved it first). Without a notifier, the alerts
+   * {@link raise} kept open (when given where) are the ones that fire; without either, undefined.
    */
   async resolveFiring(kind: string, subject: AlertSubject, why: Resolution, opts: Pick<RaiseOptions, 'record'> = {}): Promise<Alert | undefined> {
-    const { notifier, audit } = this.deps;
-    if (!notifier) return undefined;
+    const { notifier, audit, open } = this.deps;
     const fingerprint = alertFingerprint({ kind, target: subject.target, project: subject.project, instance: subject.instance });
-    // amend answers an unknown fingerprint without taking the alert's lock: most recoveries have no such alert.
-    const resolved = await notifier.amend(fingerprint, (known) =>
-      known.status === 'firing'
-        ? { status: 'resolved', endsAt: why.endsAt ?? new Date().toISOString(), summary: why.summary, outcome: why.outcome }
-        : undefined,
-    );
+    const end = { status: 'resolved', endsAt: why.endsAt ?? new Date().toISOString(), summary: why.summary, outcome: why.outcome } as const;
+    let resolved: Alert | undefined;
+    if (notifier)
+      // amend answers an unknown fingerprint without taking the alert's lock: most recoveries have no such alert.
+      resolved = await notifier.amend(fingerprint, (known) => (known.status === 'firing' ? end : undefined));
+    else {
+      const known = await open?.take(fingerprint);
+      resolved = known && { ...known, ...end };
+    }
     if (!resolved) return undefined;
     await audit.append(recordOf(resolved, 'info', { summary: `${kind} resolved: ${why.summary}`, resolved: true, ...opts.record }));
     return resolved;

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { actionsQueueFor } from '../actions/action-job.js';
-import { Alerts } from '../alerts/alerts.js';
+import { Alerts, openAlertsIn } from '../alerts/alerts.js';
 import { AuditLog } from '../audit/audit-log.js';
 import type { HistoryStore } from '../audit/history/history-store.js';
 import { historyStoreFor } from '../audit/history/history-store-for.js';
@@ -156,7 +156,7 @@ export async function openSharedParts(config: Config, logger: Logger): Promise<S
   // Receivers come from one place: the config file, REFLEX_NOTIFY, or a defineNotifications file beside the rules; the worker role sends.
   const notifyConfig = config.role === 'all' || config.role === 'worker' ? ruleSet!.current.notify : undefined;
   const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger, jobHistory }) : undefined;
-  const alerts = new Alerts({ audit, notifier });
+  const alerts = new Alerts({ audit, notifier, open: notifier ? undefined : openAlertsIn(redis, keys.openAlerts) });
   ruleErrors.alertThrough(alerts);
   return {
     config,

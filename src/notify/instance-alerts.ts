@@ -152,6 +152,8 @@ export class InstanceAlerts {
       correlationId: '',
     };
     const { notifier, redis } = this.deps;
+    // Without a notifier nothing waits for the action's report: the end is audited at once.
+    if (!notifier) for (const kind of kinds) await this.deps.alerts.resolveFiring(kind, event, recovery);
     for (const kind of notifier ? kinds : []) {
       const fp = alertFingerprint({ kind, target: event.target, project: event.project, instance: event.instance });
       await this.amend(fp, async (known) => {

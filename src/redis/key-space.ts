@@ -136,6 +136,8 @@ export interface KeySpace {
   httpReplicas: string;
   /** Written by every replica's write probe every few seconds (expires by itself): does Redis take writes? */
   writeProbe: string;
+  /** Hash fingerprint → alert JSON: the alerts raised while no notifier tracks them (no receivers configured), so their end is audited too. */
+  openAlerts: string;
   /** Notifications: their queues and keys, under `<prefix>:notify:`. */
   notify: NotifyKeys;
   /** Schedules: their queue and keys. */
@@ -223,6 +225,7 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     deployment: `${prefix}:deployment`,
     httpReplicas: `${prefix}:http-replicas`,
     writeProbe: `${prefix}:write-probe`,
+    openAlerts: `${prefix}:alerts:open`,
     notify: notifyKeys(prefix),
     schedules: {
       queue: 'schedules',
