@@ -126,6 +126,8 @@ export interface KeySpace {
   operatorRequests(ref: InstanceRef): string;
   /** Ids of action jobs queued with a delay for an instance: an operator's stop or start cancels them. */
   pendingActions(ref: InstanceRef): string;
+  /** The name an instance was renamed to, and the rename's event id, for a while after the rename (a stop of the old name judged later is about it). */
+  renamedTo(ref: InstanceRef): string;
   /** Marker that an event (by content hash) is fully processed: only then is a redelivery a duplicate. */
   eventDone(hash: string): string;
   /** The last Redis memory level a replica saw (ok, warning, critical): each change alerts once across replicas. */
@@ -220,6 +222,7 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     startFailures: (r) => `${instance(r)}:start-failed`,
     operatorRequests: (r) => `${instance(r)}:operator-requests`,
     pendingActions: (r) => `${instance(r)}:pending`,
+    renamedTo: (r) => `${instance(r)}:renamed-to`,
     eventDone: (hash) => `${prefix}:done:${hash}`,
     redisMemoryLevel: `${prefix}:redis-memory-level`,
     deployment: `${prefix}:deployment`,

@@ -31,6 +31,7 @@ import { CrashLoopBudget } from './crash-loop-budget.js';
 import { identityOf } from './instance-identity.js';
 import type { PendingActions } from './pending-actions.js';
 import { endIncidentsOfGone, recordContradictedStop } from './contradicted-stop.js';
+import { RenamedAfterCrash } from './renamed-after-crash.js';
 import { StopConfirmation } from './stop-confirmation.js';
 import { OperatorRequests } from './operator-requests.js';
 
@@ -104,6 +105,7 @@ export class EventProcessor {
   private readonly operatorRequests: OperatorRequests;
   private readonly settler: StatusSettler;
   private readonly stops: StopConfirmation;
+  private readonly renames: RenamedAfterCrash;
 
   private readonly alerts: Pick<Alerts, 'raise' | 'resolveFiring'>;
 
@@ -120,6 +122,7 @@ export class EventProcessor {
       },
       settleMs: deps.stopSettleMs,
     });
+    this.renames = new RenamedAfterCrash({ ...deps, alerts: this.alerts, readInstance: (ref) => this.readInstance(ref) });
     this.doneMarks = new GroupCommit<string, void>(async (keys) => {
       await setMany(deps.redis, keys, '1', DONE_TTL_MS);
       return [];
@@ -242,6 +245,8 @@ export class EventProcessor {
       const verdict = await this.stops.confirm(event);
       if (verdict.checked && !verdict.confirmed) {
         await recordContradictedStop({ ...this.deps, alerts: this.alerts }, event, verdict);
+        if (verdict.contradiction === 'gone')
+          await this.renames.stopOfGone({ target: event.target, project: event.project, instance: event.instance }, event);
         return 'contradicted';
       }
       if (verdict.checked) confirmed = { instance: verdict.instance };
@@ -270,6 +275,7 @@ export class EventProcessor {
     if (event.kind === 'lifecycle' && event.action === 'instance-renamed' && ref && typeof event.context?.old_name === 'string') {
       const from = { ...ref, instance: event.context.old_name };
       await this.renamed(from, ref, event.id);
+      await this.renames.renamed(from, ref, event);
       // The alerts of the old name end when the daemon says it is gone: no Running will come under it.
       if (!(await this.readInstance(from))) await endIncidentsOfGone(this.alerts, from);
     }

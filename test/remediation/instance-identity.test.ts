@@ -61,6 +61,8 @@ describe('the instance that had the incident, not its name: remediation on the s
     actions: Queue;
     crashed: (name: string) => Promise<ActionJob | undefined>;
     renamedEvent: (from: string, to: string) => Promise<void>;
+    /** Processes a crash event made earlier (the daemon's frame, judged late). */
+    judge: (event: InstanceStatusEvent) => Promise<unknown>;
     act: (job: ActionJob) => Promise<unknown>;
   } {
     const keys = keySpace(uniquePrefix('ident'));
@@ -120,6 +122,7 @@ describe('the instance that had the incident, not its name: remediation on the s
         const jobs = (await actions.getJobs(['waiting', 'delayed'])).filter((j) => (j.data as ActionJob).correlationId === event.id);
         return jobs[0]?.data as ActionJob | undefined;
       },
+      judge: (event) => processor.process({ kind: 'synthetic', target, event, receivedAt: Date.now() }),
       act: (job) => executor.execute(job, `job-${++acted}`, 1, 1),
     };
   }
@@ -271,5 +274,56 @@ describe('the instance that had the incident, not its name: remediation on the s
     await remove('healed-anew');
     sim.controls.addInstance({ name: 'healed-anew', status: 'Stopped' });
     expect(await act({ ...job, rule: 'heal', origin: 'operator', event: undefined, correlationId: 'heal:1' })).toMatchObject({ result: 'done' });
+  });
+
+  const alertsOf = async (audit: AuditLog, name: string) =>
+    (await audit.read({ instance: name })).filter((r) => r.type === 'alert' && r.resolved !== true);
+
+  it('alerts, under its new name, an instance renamed while its restart waited out a back-off, and starts nothing', async () => {
+    sim.controls.addInstance({ name: 'wander', status: 'Stopped', config: optIn });
+    const { crashed, renamedEvent, actions, audit, act } = pipeline({ maxRestarts: 5, initialBackoffMs: 60_000 });
+    const first = (await crashed('wander'))!;
+    await act(first);
+    const job = (await crashed('wander'))!;
+    expect(job, 'a delayed restart').toBeDefined();
+    await rename('wander', 'wander-new');
+    await renamedEvent('wander', 'wander-new');
+
+    expect(
+      (await actions.getJobs(['waiting', 'delayed'])).filter((j) => (j.data as ActionJob).correlationId === job.correlationId),
+      'restart cancelled',
+    ).toEqual([]);
+    const alerts = await alertsOf(audit, 'wander-new');
+    expect(alerts, 'one alert under the new name').toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ kind: 'instance.crashed', severity: 'critical' });
+    expect(alerts[0]!.summary).toMatch(/^wander-new \(renamed from wander\) stopped without a request and was renamed before Reflex healed it/);
+    expect(sim.controls.calls('wander-new', 'start')).toBe(0);
+  });
+
+  it('alerts, under its new name, an instance renamed during the stop hook of its crash, before the crash event was judged (the old name reads 404)', async () => {
+    sim.controls.addInstance({ name: 'hooked', status: 'Running', config: optIn });
+    const { renamedEvent, judge, actions, audit } = pipeline();
+    await crashThroughStopHook(sim.controls, 'hooked');
+    const stop = crash('hooked'); // the daemon's frame, dated before the rename
+    await rename('hooked', 'hooked-new');
+    // The rename's event is judged first: the old name's last word is still Running, nothing to say yet.
+    await renamedEvent('hooked', 'hooked-new');
+    expect(await alertsOf(audit, 'hooked-new')).toEqual([]);
+    expect(await judge(stop)).toEqual(['contradicted']);
+
+    const alerts = await alertsOf(audit, 'hooked-new');
+    expect(alerts, 'one alert under the new name').toHaveLength(1);
+    expect(alerts[0]!.summary).toMatch(/^hooked-new \(renamed from hooked\) stopped without a request/);
+    expect(await actions.getJobs(['waiting', 'delayed'])).toEqual([]);
+    expect(sim.controls.calls('hooked-new', 'start')).toBe(0);
+  });
+
+  it('alerts nothing for a stop of a renamed instance dated after its rename (forged or stale: the instance was renamed stopped)', async () => {
+    sim.controls.addInstance({ name: 'calm', status: 'Stopped', config: optIn });
+    const { renamedEvent, judge, audit } = pipeline();
+    await rename('calm', 'calm-new');
+    await renamedEvent('calm', 'calm-new');
+    expect(await judge(crash('calm'))).toEqual(['contradicted']);
+    expect((await alertsOf(audit, 'calm-new')).filter((a) => a.kind !== 'event.contradicted')).toEqual([]);
   });
 });
