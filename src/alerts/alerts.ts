@@ -38,12 +38,13 @@ export interface AlertAudit {
 /** The notifier as alerts use it (the process's `Notifier`, which imports this folder). */
 /**
  * Where the alerts raised without a notifier are kept while they fire (a Redis hash), so that
- * {@link Alerts.resolveFiring} audits their end as it does a notifier's. `take` answers the alert
- * to one caller only (replicas resolving the same alert audit its end once).
+ * {@link Alerts.resolveFiring} audits their end as it does a notifier's: `get` the firing alert,
+ * audit its end, then `drop` it (a failed audit leaves it firing for the retry).
  */
 export interface OpenAlerts {
   keep(alert: Alert): Promise<void>;
-  take(fingerprint: string): Promise<Alert | undefined>;
+  get(fingerprint: string): Promise<Alert | undefined>;
+  drop(fingerprint: string): Promise<void>;
 }
 
 /** {@link OpenAlerts} in a Redis hash, fingerprint → alert JSON. */
@@ -57,10 +58,11 @@ export function openAlertsIn(
 ): OpenAlerts {
   return {
     keep: async (alert) => void (await redis.hset(key, alert.fingerprint, JSON.stringify(alert))),
-    take: async (fingerprint) => {
+    get: async (fingerprint) => {
       const raw = await redis.hget(key, fingerprint);
-      return raw && (await redis.hdel(key, fingerprint)) === 1 ? (JSON.parse(raw) as Alert) : undefined;
+      return raw ? (JSON.parse(raw) as Alert) : undefined;
     },
+    drop: async (fingerprint) => void (await redis.hdel(key, fingerprint)),
   };
 }
 
@@ -169,7 +171,7 @@ export class Alerts {
     );
     const notifier = this.deps.notifier;
     if (fresh && notifier) await this.sent(input.kind, opts.once, () => notifier.notify(resolved));
-    else if (fresh) await this.deps.open?.take(toAlert(resolved).fingerprint);
+    else if (fresh) await this.deps.open?.drop(toAlert(resolved).fingerprint);
   }
 
   /**
@@ -220,11 +222,14 @@ export class Alerts {
       // amend answers an unknown fingerprint without taking the alert's lock: most recoveries have no such alert.
       resolved = await notifier.amend(fingerprint, (known) => (known.status === 'firing' ? end : undefined));
     else {
-      const known = await open?.take(fingerprint);
+      const known = await open?.get(fingerprint);
       resolved = known && { ...known, ...end };
     }
     if (!resolved) return undefined;
-    await audit.append(recordOf(resolved, 'info', { summary: `${kind} resolved: ${why.summary}`, resolved: true, ...opts.record }));
+    const record = recordOf(resolved, 'info', { summary: `${kind} resolved: ${why.summary}`, resolved: true, ...opts.record });
+    // Kept open without a notifier: audited once (replicas may both read it firing), then dropped.
+    await audit.append(record, notifier ? {} : { once: `alert-end:${fingerprint}:${resolved.startsAt}` });
+    if (!notifier) await open?.drop(fingerprint);
     return resolved;
   }
 }

@@ -58,19 +58,15 @@ export class InstanceAlerts {
   ) {}
 
   /**
-   * Raises or resolves the alert an event implies, after the rules handled it. Never throws:
-   * failing the event job would not help, since its retry is recognised as a duplicate and skipped,
-   * and it would hold back the instance's next events.
+   * Raises or resolves the alert an event implies, after the rules handled it. Throws when Redis
+   * does not take it (full, unreachable): the event job fails and its retry resumes here (the
+   * steps before are once-keyed), so an alert's start or end is never dropped with a log line.
    */
   async observe(event: CanonicalEvent, responses: RuleResponse[]): Promise<void> {
     if (event.kind !== 'instance.status') return;
-    try {
-      const kind = incidentKind(event);
-      if (kind) await this.raise(event, kind, responses);
-      else if (event.to === StatusCode.Running) await this.recover(event);
-    } catch (err) {
-      this.deps.logger?.warn({ err, instance: event.instance, event: event.id }, 'instance alert not raised or resolved');
-    }
+    const kind = incidentKind(event);
+    if (kind) await this.raise(event, kind, responses);
+    else if (event.to === StatusCode.Running) await this.recover(event);
   }
 
   private async raise(event: StatusEvent, kind: string, responses: RuleResponse[]): Promise<void> {
