@@ -6,6 +6,7 @@ import type { EventArchive } from '../events/event-archive.js';
 import type { StateTracker } from '../events/state-tracker.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { instanceAlertKinds } from '../notify/instance-alerts.js';
+import { Trail } from './trail.js';
 import type { InstanceRef } from '../redis/key-space.js';
 import { isSuspicious, type StopVerdict } from './stop-confirmation.js';
 
@@ -42,10 +43,7 @@ export async function recordContradictedStop(
     logger.warn({ instance: event.instance, event: event.id, contradiction: verdict.contradiction }, 'stop event contradicted by the daemon');
   await Promise.all([
     deps.archive?.append(event, 'contradicted'),
-    audit.append(
-      { type: 'event', correlationId: event.id, target: event.target, instance: event.instance, summary, contradicted: verdict.contradiction, event },
-      { once: `event:${event.id}` },
-    ),
+    Trail.ofEvent(audit, event, event.instance).event(event, summary, { contradicted: verdict.contradiction }),
   ]);
   // Settling wrote the frame's stop to the tracker: the daemon's word replaces it, at least as new as
   // the frame. A status the daemon agrees with (already-down) stays the stream's entry: a read in

@@ -34,6 +34,7 @@ import { endIncidentsOfGone, recordContradictedStop } from './contradicted-stop.
 import { RenamedAfterCrash } from './renamed-after-crash.js';
 import { StopConfirmation } from './stop-confirmation.js';
 import { OperatorRequests } from './operator-requests.js';
+import { Trail } from './trail.js';
 
 /** What the event processor needs. */
 export interface EventProcessorDeps {
@@ -257,12 +258,7 @@ export class EventProcessor {
       instanceName !== undefined ? { target: event.target, project: event.project, instance: instanceName } : undefined;
     await Promise.all([
       this.deps.archive?.append(event, settled),
-      event.kind === 'operation.status'
-        ? undefined
-        : audit.append(
-            { type: 'event', correlationId: event.id, target: event.target, instance: instanceName, summary: describe(event), event },
-            { once: `event:${event.id}` },
-          ),
+      event.kind === 'operation.status' ? undefined : Trail.ofEvent(audit, event, instanceName).event(event, describe(event)),
     ]);
     // A start through the API that failed is an operator's start too.
     if (event.kind === 'instance.status' && (event.intent === 'requested' || event.intent === 'failed-start') && ref)
@@ -291,26 +287,13 @@ export class EventProcessor {
       // control, scope.locations and the re-check's evacuation check key on it.
       if (event.kind === 'alert' && instance?.location) event.location = instance.location;
       const decisions = await engine.decide(event, instance);
-      const uuid = identityOf(instance).uuid;
+      const trail = Trail.ofEvent(audit, event, instanceName).with({ uuid: identityOf(instance).uuid });
       for (const d of decisions) {
-        const once = `decision:${event.id}:${d.rule}`;
         if (!d.matched || !ref) {
           metrics?.ruleDecisions.inc({ rule: d.rule, decision: d.matched ? 'matched' : 'skipped' });
           // Actions act on an instance: an event naming none (an alert without an instance label) is decided, not acted on.
           const summary = d.matched ? `${d.summary}; no action: the event names no instance` : d.summary;
-          await audit.append(
-            {
-              type: 'decision',
-              correlationId: event.id,
-              target: event.target,
-              instance: instanceName,
-              rule: d.rule,
-              summary,
-              matched: d.matched,
-              ...(uuid ? { uuid } : {}),
-            },
-            { once },
-          );
+          await trail.with({ rule: d.rule }).decision(summary, { matched: d.matched });
           responses.push({ rule: d.rule, result: 'skipped', summary: d.summary, actions: [] });
           continue;
         }
@@ -347,23 +330,10 @@ export class EventProcessor {
     for (const job of cancelled) {
       const by =
         event.intent === 'failed-start'
-          ? `a start through the API that failed (${event.startFailure?.operationId ?? 'operation'} at ${event.startFailure?.at ?? event.timestamp})`
-          : `a requested transition (${event.action ?? 'status'} → ${event.to} at ${event.timestamp})`;
-      const summary = `${job.action} skipped: superseded by ${by}; the delayed job ${job.jobId} was removed`;
+          ? `by a start through the API that failed (${event.startFailure?.operationId ?? 'operation'} at ${event.startFailure?.at ?? event.timestamp})`
+          : `by a requested transition (${event.action ?? 'status'} → ${event.to} at ${event.timestamp})`;
       await this.deps.gate.endStandBack(job.rule, ref, job.correlationId);
-      await this.deps.audit.append(
-        {
-          type: 'outcome',
-          correlationId: job.correlationId,
-          target: ref.target,
-          instance: ref.instance,
-          rule: job.rule,
-          summary,
-          result: 'skipped',
-          jobId: job.jobId,
-        },
-        { once: `superseded:${job.jobId}` },
-      );
+      await Trail.ofJob(this.deps.audit, ref, job).superseded(job, by);
     }
   }
 
@@ -375,22 +345,9 @@ export class EventProcessor {
   private async renamed(from: InstanceRef, to: InstanceRef, eventId: string): Promise<void> {
     const cancelled = await this.deps.pending.cancel(from);
     for (const job of cancelled) {
-      const summary = `${job.action} skipped: superseded: ${from.instance} was renamed to ${to.instance} (an operator's decision); the delayed job ${job.jobId} was removed`;
       await this.deps.gate.endStandBack(job.rule, from, job.correlationId);
-      await this.deps.audit.append(
-        {
-          type: 'outcome',
-          correlationId: job.correlationId,
-          target: from.target,
-          instance: from.instance,
-          rule: job.rule,
-          summary,
-          result: 'skipped',
-          recheck: 'superseded',
-          jobId: job.jobId,
-        },
-        { once: `superseded:${job.jobId}` },
-      );
+      const why = `: ${from.instance} was renamed to ${to.instance} (an operator's decision)`;
+      await Trail.ofJob(this.deps.audit, from, job).superseded(job, why);
     }
     const { keys } = this.deps;
     const moved = await new CrashLoopBudget(this.deps.redis).move(
@@ -398,17 +355,10 @@ export class EventProcessor {
       { restarts: keys.restarts(to), quarantine: keys.quarantine(to) },
     );
     if (moved)
-      await this.deps.audit.append(
-        {
-          type: 'decision',
-          correlationId: eventId,
-          target: to.target,
-          instance: to.instance,
-          rule: 'crash-loop-budget',
-          summary: `the crash-loop history${moved === 'quarantined' ? ' and quarantine' : ''} of ${from.instance} moved with it to ${to.instance} (renamed)`,
-          matched: true,
-        },
-        { once: `renamed-budget:${eventId}` },
+      await new Trail(this.deps.audit, { correlationId: eventId, target: to.target, instance: to.instance, rule: 'crash-loop-budget' }).decision(
+        `the crash-loop history${moved === 'quarantined' ? ' and quarantine' : ''} of ${from.instance} moved with it to ${to.instance} (renamed)`,
+        { matched: true },
+        `renamed-budget:${eventId}`,
       );
   }
 
@@ -419,21 +369,14 @@ export class EventProcessor {
     ref: InstanceRef,
     instance: Instance | undefined,
   ): Promise<RuleResponse> {
-    const { audit } = this.deps;
     // The instance that had the incident: its jobs, budget and audit records are about it, not its name.
     const identity = identityOf(instance);
-    const base = {
-      correlationId: event.id,
-      target: event.target,
-      instance: ref.instance,
-      rule: d.rule,
-      ...(identity.uuid ? { uuid: identity.uuid } : {}),
-    };
-    const once = `decision:${event.id}:${d.rule}`;
+    const base = { correlationId: event.id, target: event.target, instance: ref.instance, rule: d.rule, uuid: identity.uuid };
+    const trail = new Trail(this.deps.audit, base);
     const verdict = d.dryRun ? ({ admitted: true, delayMs: 0 } as const) : await this.deps.gate.admit(d.definition, event, ref, instance);
     this.deps.metrics?.ruleDecisions.inc({ rule: d.rule, decision: verdict.admitted ? 'matched' : 'suppressed' });
     if (!verdict.admitted) {
-      await audit.append({ ...base, type: 'decision', summary: verdict.summary, matched: true, suppressed: true }, { once });
+      await trail.decision(verdict.summary, { matched: true, suppressed: true });
       if (verdict.alert) {
         // Audited in the trail of the instance whose event it was, also when the alert is about its member (a storm).
         const alert = {
@@ -450,10 +393,7 @@ export class EventProcessor {
       }
       return { rule: d.rule, result: 'suppressed', summary: verdict.summary, actions: [] };
     }
-    await audit.append(
-      { ...base, type: 'decision', summary: `${d.summary}${'note' in verdict && verdict.note ? `; ${verdict.note}` : ''}`, matched: true },
-      { once },
-    );
+    await trail.decision(`${d.summary}${'note' in verdict && verdict.note ? `; ${verdict.note}` : ''}`, { matched: true });
     const incidentAt = Date.parse(event.timestamp);
     const jobs = d.actions.map((a, i) => {
       const data: ActionJob = {
@@ -485,17 +425,11 @@ export class EventProcessor {
     for (const j of jobs)
       if (j.opts.delay) await this.deps.pending.add(ref, { jobId: j.opts.jobId, action: j.data.action, rule: d.rule, correlationId: event.id });
     await this.deps.actions.addBulk(jobs);
-    for (const j of jobs) {
-      await audit.append(
-        {
-          ...base,
-          type: 'action',
-          summary: `queued ${j.data.action}${d.dryRun ? ' (dry-run)' : ''}${j.opts.delay ? ` to run in ${j.opts.delay} ms` : ''}`,
-          jobId: j.opts.jobId,
-        },
-        { once: `queued:${j.opts.jobId}` },
+    for (const j of jobs)
+      await trail.queued(
+        { jobId: j.opts.jobId },
+        `queued ${j.data.action}${d.dryRun ? ' (dry-run)' : ''}${j.opts.delay ? ` to run in ${j.opts.delay} ms` : ''}`,
       );
-    }
     return {
       rule: d.rule,
       result: d.dryRun ? 'dry-run' : 'queued',
