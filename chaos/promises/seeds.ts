@@ -19,8 +19,15 @@
  *   running" raised and never resolved while the instance runs (alerts-resolve): an operator's
  *   start refused because the instance already ran was taken for a failed launch. Fixed: a start
  *   refused "already running" is not a failed launch (src/events/intent.ts isFailedStart).
+ * - 7273: a "found Stopped after a gap, cause unknown" alert left firing after the instance was
+ *   deleted (alerts-resolve): it was an audit-only record beside the real alert, with no
+ *   fingerprint for its end to name. Fixed: incident alerts are raised through Alerts (audited
+ *   with their fingerprint) and their end is audited (src/notify/instance-alerts.ts).
+ * - 100002: a crash alert left firing with the instance Running after a full Redis and an Error
+ *   (alerts-resolve): the resolution Redis refused was dropped with a warning. Fixed: it fails the
+ *   event job, whose retry resumes it.
  */
-export const regressionSeeds: readonly number[] = [1041, 1046, 1056, 179019817, 7002];
+export const regressionSeeds: readonly number[] = [1041, 1046, 1056, 179019817, 7002, 7273, 100002];
 
 /**
  * Seeds of violations found and not fixed yet (docs/chaos.md, "Violations found"): the long form
