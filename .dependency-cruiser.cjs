@@ -18,8 +18,9 @@ const layers = [
   'schedules/housekeeping', // housekeeping: names, retention, the plan of one instance, a job's steps; below the actions registry that runs them
   'events', // leaf of the pipeline: frames → canonical events → intent → settled status; subscriber, ingestor, archive, state tracker, resync
   'silences', // maintenance windows muting actions and notifications: the gate, the re-check and the notifier read them
-  'notify', 'actions', 'rules', 'schedules',
+  'notify', 'actions', 'schedules',
   'probes', // health probes: an event source (checks → thresholds → instance.health events), defined in the rules folder
+  'rules', // the rules folder's one home: loaded once into rules, actions, schedules, probes and receivers; the engine; reload
   'remediation', // incident → decide → admit → job → re-check → instance call → outcome
   'http', 'simulator', 'app', 'doctor', 'demo', 'cli',
 ];

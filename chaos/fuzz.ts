@@ -14,7 +14,7 @@ import { EventArchive } from '../src/events/event-archive.js';
 import { frameId, normalizeFrame } from '../src/events/normalize.js';
 import { FilterSyntaxError } from '../src/filter/filter-syntax-error.js';
 import { parseFilter } from '../src/filter/parser.js';
-import { loadRules } from '../src/rules/rule-loader.js';
+import { loadRulesFolder } from '../src/rules/rules-folder.js';
 import { startSimulator } from '../src/simulator/simulator.js';
 import { startEventProxy } from '../test/ingestion/support/event-proxy.js';
 import { adversarialMessages, refusalProblems, rejectedEntries, type AdversarialMessage } from '../test/support/frame-fuzz.js';
@@ -107,7 +107,7 @@ export async function fuzz(opts: ChaosOptions): Promise<ScenarioResult> {
     try {
       const bodies = fc.sample(ruleFileArb, 12 * n);
       bodies.forEach((b, i) => writeFileSync(join(dir, `r${i}.ts`), b));
-      const { rules, errors } = await loadRules(dir);
+      const { rules, errors } = await loadRulesFolder(dir);
       const explained = errors.filter((e) => e.message.trim()).length;
       if (rules.length + errors.length < bodies.length)
         throw new Error(`${bodies.length - rules.length - errors.length} file(s) neither loaded nor reported`);

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { ReflexError } from '../errors/reflex-error.js';
-import { errorText, loadRuleSet, type RuleSetValue } from '../remediation/rule-set.js';
+import { errorText, loadRuleSet, type RuleSetValue } from '../rules/rule-set.js';
 import type { RuleErrors } from '../rules/rule-errors.js';
 
 /**
@@ -28,7 +28,7 @@ export async function loadRulesOrFail(config: Config, logger: Logger, ruleErrors
       'RULE_INVALID',
       `${loaded.errors.length} problem(s) in the rules of ${resolve(dir)}; not starting:\n${loaded.errors.map(errorText).join('\n')}`,
     );
-  const schedules = loaded.schedules.length;
+  const schedules = loaded.loaded.schedules.length;
   if (config.role !== 'scheduler' && loaded.loaded.rules.length === 0 && schedules === 0) {
     throw new ReflexError('RULES_MISSING', `no rule loaded from ${resolve(dir)}: it holds no rule file (*.ts with export default defineRule(...))`);
   }

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { ProbeRunner } from '../probes/probe-runner.js';
-import { schedulerPart } from '../remediation/rule-set.js';
+import { schedulerPart } from '../rules/rule-set.js';
 import { startScheduler } from '../schedules/scheduler.js';
 import { Silences } from '../silences/silences.js';
 import { StopList, type RoleRoot } from './role-root.js';
@@ -23,7 +23,7 @@ export async function startSchedulerRoot(s: SharedParts): Promise<RoleRoot & { p
     audit: s.audit,
     keys,
     logger,
-    schedules: ruleSet.current.schedules,
+    schedules: ruleSet.current.loaded.schedules,
     actions: s.actionsQueue,
     metrics: s.metrics,
     alerts: s.alerts,
@@ -40,7 +40,7 @@ export async function startSchedulerRoot(s: SharedParts): Promise<RoleRoot & { p
     silences: new Silences(s.redis, keys.silences),
     logger: logger.child({ part: 'probes' }),
     metrics: s.metrics,
-    probes: () => ruleSet.current.probes,
+    probes: () => ruleSet.current.loaded.probes,
     member: s.replica,
     rosterTtlMs: s.config.leaseTtlMs,
   });

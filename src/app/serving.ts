@@ -1,7 +1,7 @@
 import { startHttpServer, type RunningHttpServer } from '../http/http-server.js';
 import { readiness } from '../http/readiness.js';
-import { ReloadListener } from '../remediation/reload-channel.js';
-import type { ReloadOutcome, ReloadRequest } from '../remediation/rule-set.js';
+import { ReloadListener } from '../rules/reload-channel.js';
+import type { ReloadOutcome, ReloadRequest } from '../rules/rule-set.js';
 import { retentionPlan } from '../retention/structures.js';
 import { startRedisWatch } from '../retention/redis-watch.js';
 import { WriteProbe } from '../redis/write-probe.js';

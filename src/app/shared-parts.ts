@@ -21,7 +21,7 @@ import { Metrics } from '../metrics/metrics.js';
 import { Notifier } from '../notify/notifier.js';
 import { connectRedis, duplicateConnection, type RedisConnection } from '../redis/connect.js';
 import { keySpace, type KeySpace } from '../redis/key-space.js';
-import { RuleSet, ruleErrorsPart } from '../remediation/rule-set.js';
+import { RuleSet, ruleErrorsPart } from '../rules/rule-set.js';
 import { RuleErrors } from '../rules/rule-errors.js';
 import { startHeapTrim } from './heap-trim.js';
 import { loadRulesOrFail } from './rules-at-start.js';

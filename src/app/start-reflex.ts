@@ -7,7 +7,7 @@ import type { RunningHttpServer } from '../http/http-server.js';
 import type { ProbeRunner } from '../probes/probe-runner.js';
 import { installProcessGuards } from '../log/process-guards.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { ReloadOutcome, ReloadRequest, RuleSet } from '../remediation/rule-set.js';
+import type { ReloadOutcome, ReloadRequest, RuleSet } from '../rules/rule-set.js';
 import type { RoleRoot } from './role-root.js';
 import { startSchedulerRoot } from './scheduler-root.js';
 import { startServing } from './serving.js';

@@ -5,7 +5,7 @@ import { EventArchive } from '../events/event-archive.js';
 import { plainSecretUrlWarnings } from '../notify/receiver-config.js';
 import { startMemberWatch } from '../remediation/member-watch.js';
 import { startRemediation } from '../remediation/remediation.js';
-import { notifierPart } from '../remediation/rule-set.js';
+import { notifierPart } from '../rules/rule-set.js';
 import { Silences } from '../silences/silences.js';
 import { StopList, type RoleRoot } from './role-root.js';
 import { quietQueue, type SharedParts } from './shared-parts.js';

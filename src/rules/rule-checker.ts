@@ -6,7 +6,8 @@ import type ts from 'typescript';
 import type { ErrorCode } from '../errors/codes.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import { fromSources, nodeTypesRoot, packageName, packageTypes } from './package-entry.js';
-import { loadRules, ruleFiles } from './rule-loader.js';
+import { ruleFiles } from './rule-files.js';
+import { loadRulesFolder } from './rules-folder.js';
 import { typecheckCache, type TypecheckCache } from './typecheck-cache.js';
 
 /** One problem in a rule file, located precisely. */
@@ -163,7 +164,7 @@ export function withLoadErrors(typed: RuleProblem[], loadErrors: RuleProblem[]):
 export async function checkRules(dir: string): Promise<{ rules: string[]; problems: RuleProblem[] }> {
   // Loading starts first: esbuild compiles the files in its own process while the type-checker
   // holds this thread, so on two cores the two take the time of the longer one.
-  const loading = loadRules(dir);
+  const loading = loadRulesFolder(dir);
   loading.catch(() => undefined); // a missing folder: typeCheckRules throws the same error first
   const typed = await typeCheckRules(dir);
   const { rules, errors } = await loading;

@@ -9,7 +9,6 @@ import { systemClock, type Clock } from '../clock/clock.js';
 import type { InstanceClient } from '../client/client.js';
 import type { KeySpace, ScheduleKeys } from '../redis/key-space.js';
 import type { Schedule } from './schedule.js';
-import { loadSchedules } from './schedule-loader.js';
 import { workerLockOptions } from '../errors/retry-policy.js';
 import { runTick, type TickReport } from './tick-runner.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -33,10 +32,8 @@ export interface SchedulerOptions {
   audit: AuditLog;
   keys: KeySpace;
   logger: Logger;
-  /** Folder whose files may export schedules (the rules folder). */
-  rulesDir?: string;
-  /** Schedules to run instead of loading them from `rulesDir`. */
-  schedules?: Schedule[];
+  /** The schedules to run (the rule set's: the rules folder is loaded in one place, rules/rules-folder.ts). */
+  schedules: Schedule[];
   /** Ticks run at once by this replica (of different schedules; one schedule never overlaps itself). Default 2. */
   concurrency?: number;
   /** The actions queue: each instance's steps of a tick run there, through the action executor. */
@@ -84,13 +81,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
   const { logger, redis, keys, audit } = opts;
   const clock = opts.clock ?? systemClock;
   const skeys = keys.schedules;
-  let schedules = opts.schedules;
-  if (!schedules) {
-    const loaded = await loadSchedules(opts.rulesDir ?? './rules');
-    for (const e of loaded.errors) logger.error({ file: e.file }, `schedule file skipped: ${e.message}`);
-    schedules = loaded.schedules;
-  }
-  let active = schedules.filter((s) => s.enabled);
+  let active = opts.schedules.filter((s) => s.enabled);
   logger.info({ schedules: active.map((s) => s.name) }, `loaded ${active.length} schedule(s)`);
   let byName = new Map(active.map((s) => [s.name, s]));
 

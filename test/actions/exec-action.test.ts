@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadRules } from '../../src/rules/rule-loader.js';
+import { loadRulesFolder } from '../../src/rules/rules-folder.js';
 import { waitForAudit } from '../support/audit-trail.js';
 import { settled } from '../support/settled.js';
 import { redisUrl } from '../support/redis.js';
@@ -165,7 +165,7 @@ export default defineRule({ name: 'check-dry', dryRun: true, on: { kind: 'instan
         "'check-2'",
       ),
     );
-    const loaded = await loadRules(dir);
+    const loaded = await loadRulesFolder(dir);
     expect(loaded.rules).toEqual([]);
     expect(loaded.errors.map((e) => e.message).sort()).toEqual([
       expect.stringMatching(/^rule "check-2": onFailure of exec: exec params: command: /),

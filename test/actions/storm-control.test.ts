@@ -13,7 +13,7 @@ import type { InstanceStatusEvent } from '../../src/events/canonical-event.js';
 import { EventProcessor } from '../../src/remediation/event-processor.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { RuleEngine } from '../../src/rules/engine.js';
-import { loadRules } from '../../src/rules/rule-loader.js';
+import { loadRulesFolder } from '../../src/rules/rules-folder.js';
 import { defineRule, type Rule } from '../../src/rules/rule.js';
 import { Silences } from '../../src/silences/silences.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
@@ -39,7 +39,7 @@ describe('storm control', () => {
     // Crashed for real: a stop counts as a crash only when the daemon reads the instance down.
     for (const name of names) sim.controls.addInstance({ name, status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
     const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
-    const { rules } = await loadRules(resolve('rules'));
+    const { rules } = await loadRulesFolder(resolve('rules'));
     const connection = redisClient();
     const outcome = async (order: string[]) => {
       const ks = keySpace(uniquePrefix('storm'));

@@ -8,8 +8,8 @@ import { runAction } from '../../src/actions/define-action.js';
 import { pino } from 'pino';
 import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { loadRuleSet, RuleSet } from '../../src/remediation/rule-set.js';
-import { loadRules, type LoadedRules } from '../../src/rules/rule-loader.js';
+import { loadRuleSet, RuleSet } from '../../src/rules/rule-set.js';
+import { loadRulesFolder, type RulesFolder } from '../../src/rules/rules-folder.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { startActionBed, type ActionBed } from './action-bed.js';
 
@@ -57,11 +57,11 @@ export default [
 
 describe('user-defined actions', () => {
   let dir: string;
-  let loaded: LoadedRules;
+  let loaded: RulesFolder;
   let bed: ActionBed;
   beforeAll(async () => {
     dir = rulesFolder({ 'label.ts': actionFile });
-    loaded = await loadRules(dir);
+    loaded = await loadRulesFolder(dir);
     bed = await startActionBed({ rules: loaded.rules, actions: loaded.actions, instances: ['web-1'] });
   });
   afterAll(async () => {
@@ -204,7 +204,7 @@ export default [
   it('refuse bad params of a user action and of a built-in, with file:line of the offending param; the good rule loads', async () => {
     const dir = rulesFolder({ 'bad.ts': bad });
     try {
-      const { rules, errors } = await loadRules(dir);
+      const { rules, errors } = await loadRulesFolder(dir);
       expect(rules.map((r) => r.name)).toEqual(['fine']);
       const file = join(dir, 'bad.ts');
       expect(errors).toEqual([
@@ -247,7 +247,7 @@ export default [
     const text = `import { defineRule } from 'reflex-lxd';\nexport default defineRule({\n  name: 'r',\n  on: { kind: 'lifecycle' },\n  actions: [\n    { action: 'restrat' },\n  ],\n});\n`;
     const dir = rulesFolder({ 'typo.ts': text });
     try {
-      const { errors } = await loadRules(dir);
+      const { errors } = await loadRulesFolder(dir);
       expect(errors).toMatchObject([
         { file: join(dir, 'typo.ts'), line: 6, message: expect.stringContaining('unknown action "restrat"; known: start, restart') },
       ]);
@@ -270,7 +270,7 @@ describe('user-defined action names', () => {
       'd-restart.ts': define('restart'),
     });
     try {
-      const { rules, errors, actions } = await loadRules(dir);
+      const { rules, errors, actions } = await loadRulesFolder(dir);
       expect(rules.map((r) => r.name)).toEqual(['r']);
       expect(actions.userDefined().map((a) => a.name)).toEqual(['drain']);
       expect(errors).toEqual([
@@ -289,10 +289,10 @@ describe('user-defined action names', () => {
   it('live in the registry of their load only: another load, or the built-ins, do not see them', async () => {
     const dir = rulesFolder({ 'a.ts': define('only-here') });
     try {
-      const first = await loadRules(dir);
+      const first = await loadRulesFolder(dir);
       expect(first.actions.has('only-here')).toBe(true);
       const other = rulesFolder({ 'b.ts': define('elsewhere') });
-      const second = await loadRules(other);
+      const second = await loadRulesFolder(other);
       rmSync(other, { recursive: true, force: true });
       expect(second.actions.has('only-here')).toBe(false);
       const { builtinActions } = await import('../../src/actions/registry.js');

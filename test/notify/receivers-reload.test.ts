@@ -7,7 +7,7 @@ import { AuditLog } from '../../src/audit/audit-log.js';
 import { Notifier } from '../../src/notify/notifier.js';
 import type { RedisConnection } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { loadRuleSet, notifierPart, RuleSet } from '../../src/remediation/rule-set.js';
+import { loadRuleSet, notifierPart, RuleSet } from '../../src/rules/rule-set.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { rulesFolder, startRule } from '../rules/support/reload-bed.js';
 

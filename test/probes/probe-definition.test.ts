@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defineProbe, probesOfConfig } from '../../src/probes/probe.js';
 import { applyOutcome, freshState, type ProbeOutcome, type ProbeState } from '../../src/probes/probe-state.js';
-import { loadRuleSet } from '../../src/remediation/rule-set.js';
+import { loadRuleSet } from '../../src/rules/rule-set.js';
 import { checkRules } from '../../src/rules/rule-checker.js';
 import { writeRules } from '../support/stack.js';
 
@@ -101,7 +101,7 @@ describe('probe files in the rules folder', () => {
   it('a folder of rules and probes loads both; the bundled example catalogue has its probe', async () => {
     const set = await loadRuleSet({ dir: resolve('rules/examples') });
     expect(set.errors).toEqual([]);
-    expect(set.probes.map((p) => p.name)).toEqual(['example-web-health']);
+    expect(set.loaded.probes.map((p) => p.name)).toEqual(['example-web-health']);
     expect(set.loaded.rules.map((r) => r.name)).toContain('example-heal-unhealthy-service');
   });
 
@@ -111,7 +111,7 @@ describe('probe files in the rules folder', () => {
       'bad.ts': `import { defineProbe } from 'reflex-lxd';\n\nexport default defineProbe({\n  name: 'bad',\n  kind: 'exec',\n});\n`,
     });
     const set = await loadRuleSet({ dir });
-    expect(set.probes.map((p) => p.name)).toEqual(['good']);
+    expect(set.loaded.probes.map((p) => p.name)).toEqual(['good']);
     expect(set.errors).toHaveLength(1);
     expect(set.errors[0]).toMatchObject({ file: resolve(dir, 'bad.ts'), line: 3 });
     expect(set.errors[0]!.message).toMatch(/invalid probe "bad": command: an exec probe needs a command/);

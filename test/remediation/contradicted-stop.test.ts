@@ -9,7 +9,7 @@ import { ActionGate } from '../../src/remediation/action-gate.js';
 import { EventProcessor } from '../../src/remediation/event-processor.js';
 import { OwnOperations } from '../../src/remediation/own-operations.js';
 import { PendingActions } from '../../src/remediation/pending-actions.js';
-import { loadRules } from '../../src/rules/rule-loader.js';
+import { loadRulesFolder } from '../../src/rules/rules-folder.js';
 import { RuleEngine } from '../../src/rules/engine.js';
 import { Silences } from '../../src/silences/silences.js';
 import type { RunningSimulator } from '../../src/simulator/simulator.js';
@@ -220,7 +220,7 @@ describe('a contradicted stop redelivered (the event processor on the simulator)
     const audit = new AuditLog(redis, keys.audit);
     const recording = recordingAlerts(audit);
     const tracker = new StateTracker(redis, keys);
-    const { rules } = await loadRules(bundledRules);
+    const { rules } = await loadRulesFolder(bundledRules);
     const processor = new EventProcessor({
       redis,
       keys,

@@ -18,7 +18,7 @@ import { decodeFrame } from '../../src/events/frame.js';
 import { normalizeFrame } from '../../src/events/normalize.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { RuleEngine } from '../../src/rules/engine.js';
-import { loadRules } from '../../src/rules/rule-loader.js';
+import { loadRulesFolder } from '../../src/rules/rules-folder.js';
 import { Silences } from '../../src/silences/silences.js';
 import type { SeedInstance } from '../../src/simulator/controls.js';
 import { startSimulator } from '../../src/simulator/simulator.js';
@@ -40,7 +40,7 @@ const queueFor = (bed: ActionBed, event: CanonicalEvent, job: Pick<Parameters<Ac
 const inst = (config: Record<string, string>): Instance => ({ name: 'research-a', status: 'Stopped', status_code: 102, config });
 
 describe('the example rule catalogue, replayed against recorded events', async () => {
-  const { rules, errors, actions } = await loadRules(resolve('rules/examples'));
+  const { rules, errors, actions } = await loadRulesFolder(resolve('rules/examples'));
   const redis = redisClient();
   afterAll(() => redis.disconnect());
   const byName = (n: string) => new RuleEngine(rules.filter((r) => r.name === n));

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadRules } from '../../src/rules/rule-loader.js';
+import { loadRulesFolder } from '../../src/rules/rules-folder.js';
 
 /** Rules folders outside the checkout, as an operator keeps them (e.g. /etc/reflex/rules). */
 const root = mkdtempSync(join(tmpdir(), 'reflex-rule-compile-'));
@@ -23,7 +23,7 @@ export default defineRule({ name: '${name}', on: { kind: 'instance.status', to: 
 
 describe('rule files compiled at load time', () => {
   it('load from a folder outside the checkout, with reflex-lxd resolved to the running code', async () => {
-    const { rules, errors } = await loadRules(folder({ 'a.ts': rule('a') }));
+    const { rules, errors } = await loadRulesFolder(folder({ 'a.ts': rule('a') }));
     expect(errors).toEqual([]);
     expect(rules.map((r) => r.name)).toEqual(['a']);
   });
@@ -38,7 +38,7 @@ const team = z.literal('web');
 export default defineRule({ name: 'uses-lib', on: { kind: 'instance.status' }, when: ({ instance }) => optedIn(instance?.config) && team.safeParse('web').success, actions: [{ action: 'start' }] });
 `,
     });
-    const { rules, errors } = await loadRules(dir);
+    const { rules, errors } = await loadRulesFolder(dir);
     expect(errors).toEqual([]);
     expect(await rules[0]!.when!({ instance: { config: { 'user.team': 'web' } } } as never)).toBe(true);
   });
@@ -48,7 +48,7 @@ export default defineRule({ name: 'uses-lib', on: { kind: 'instance.status' }, w
       'good.ts': rule('good'),
       'syntax.ts': `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'x' ;\n`,
     });
-    const { rules, errors } = await loadRules(dir);
+    const { rules, errors } = await loadRulesFolder(dir);
     expect(rules.map((r) => r.name)).toEqual(['good']);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ file: join(dir, 'syntax.ts'), line: 2 });
@@ -57,15 +57,15 @@ export default defineRule({ name: 'uses-lib', on: { kind: 'instance.status' }, w
 
   it('load side by side: several loads at once in one process each get every rule', async () => {
     const dirs = [folder({ 'a.ts': rule('a') }), folder({ 'b.ts': rule('b'), 'c.ts': rule('c') }), folder({ 'd.ts': rule('d') })];
-    const loads = await Promise.all([...dirs, ...dirs].map((d) => loadRules(d)));
+    const loads = await Promise.all([...dirs, ...dirs].map((d) => loadRulesFolder(d)));
     expect(loads.map((l) => l.errors)).toEqual(loads.map(() => []));
     expect(loads.map((l) => l.rules.map((r) => r.name).join(','))).toEqual(['a', 'b,c', 'd', 'a', 'b,c', 'd']);
   });
 
   it('import fresh modules on every load, so a changed file is seen by the next load', async () => {
     const dir = folder({ 'r.ts': rule('first') });
-    expect((await loadRules(dir)).rules.map((r) => r.name)).toEqual(['first']);
+    expect((await loadRulesFolder(dir)).rules.map((r) => r.name)).toEqual(['first']);
     writeFileSync(join(dir, 'r.ts'), rule('second'));
-    expect((await loadRules(dir)).rules.map((r) => r.name)).toEqual(['second']);
+    expect((await loadRulesFolder(dir)).rules.map((r) => r.name)).toEqual(['second']);
   });
 });

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RuleEngine } from '../../src/rules/engine.js';
-import { loadRules } from '../../src/rules/rule-loader.js';
+import { loadRulesFolder } from '../../src/rules/rules-folder.js';
 import { defineRule } from '../../src/rules/rule.js';
 import type { InstanceStatusEvent } from '../../src/events/canonical-event.js';
 import type { Instance } from '../../src/client/instance.js';
@@ -25,7 +25,7 @@ const optedIn: Instance = { name: 'c1', status: 'Stopped', status_code: 102, con
 const notOptedIn: Instance = { name: 'c1', status: 'Stopped', status_code: 102, config: {} };
 
 describe('the bundled restart-on-crash rule', async () => {
-  const { rules, errors } = await loadRules(resolve('rules'));
+  const { rules, errors } = await loadRulesFolder(resolve('rules'));
   const engine = new RuleEngine(rules);
 
   it('loads from rules/ without a build step', () => {
@@ -79,7 +79,7 @@ describe('loading rule files', () => {
       `import { defineRule } from 'reflex-lxd';\nexport default defineRule({ name: 'Bad Name', on: { kind: 'nope' }, actions: [] } as never);\n`,
     );
     writeFileSync(join(dir, 'other.ts'), `export default 42;\n`);
-    const { rules, errors } = await loadRules(dir);
+    const { rules, errors } = await loadRulesFolder(dir);
     expect(rules.map((r) => r.name)).toEqual(['good']);
     const byFile = Object.fromEntries(errors.map((e) => [e.file.split('/').pop(), e.message]));
     expect(Object.keys(byFile).sort()).toEqual(['invalid.ts', 'other.ts', 'syntax.ts', 'throws.ts']);

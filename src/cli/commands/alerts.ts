@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { AlertBoard, alertMute, type AlertsView } from '../../notify/alert-board.js';
 import { Inhibitor } from '../../alerts/inhibition.js';
 import { existsSync } from 'node:fs';
-import { chooseNotifyConfig, type NotifyConfig } from '../../notify/notify-config.js';
-import { loadRules } from '../../rules/rule-loader.js';
+import { chooseNotifyConfig } from '../../notify/notify-config.js';
+import { loadRulesFolder } from '../../rules/rules-folder.js';
 import { keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
 import { Silences } from '../../silences/silences.js';
@@ -43,9 +43,7 @@ export function registerAlerts(program: Command): void {
       const config = resolveConfig(opts);
       // Inhibition rules from where the worker takes them: the config file, REFLEX_NOTIFY, or a
       // defineNotifications file in the rules folder (loaded only when the folder exists).
-      const rulesFolder = existsSync(config.rulesDir)
-        ? ((await loadRules(config.rulesDir)).others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined)
-        : undefined;
+      const rulesFolder = existsSync(config.rulesDir) ? (await loadRulesFolder(config.rulesDir)).notifications : undefined;
       const notify = chooseNotifyConfig({ config: config.notifications, rulesFolder });
       const redis = await connectRedis(config.redisUrl);
       try {

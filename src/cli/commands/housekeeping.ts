@@ -5,13 +5,13 @@ import { InstanceClient } from '../../client/client.js';
 import { RecordingTransport } from '../../client/recording-transport.js';
 import { targetsOf } from '../../config/config-target.js';
 import { ReflexError } from '../../errors/reflex-error.js';
+import { loadRulesFolder } from '../../rules/rules-folder.js';
 import { formatPlan } from '../../schedules/housekeeping/plan-format.js';
 import { SnapshotLedger } from '../../schedules/snapshot-ledger.js';
 import { connectRedis } from '../../redis/connect.js';
 import { keySpace } from '../../redis/key-space.js';
 import { nextDue } from '../../schedules/scheduler.js';
 import { jobStateOf, lateNamesOf, planTick } from '../../schedules/schedule-plan.js';
-import { loadSchedules } from '../../schedules/schedule-loader.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 import { printJson } from '../option-values.js';
 
@@ -28,7 +28,7 @@ export function registerHousekeeping(program: Command): void {
     .option('--json', 'one JSON document: { schedules: [{ name, tickAt, tickFrom, target, plans }], skipped }')
     .action(async (name: string | undefined, opts: { instance?: string; json?: boolean } & Record<string, unknown>) => {
       const config = resolveConfig(opts);
-      const loaded = await loadSchedules(config.rulesDir);
+      const loaded = await loadRulesFolder(config.rulesDir);
       const schedules = loaded.schedules.filter((s) => (name === undefined ? s.enabled : s.name === name));
       if (name !== undefined && schedules.length === 0)
         throw new ReflexError(

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { readProbeStatus } from '../../probes/probe-status.js';
 import { keySpace } from '../../redis/key-space.js';
 import { connectRedis } from '../../redis/connect.js';
-import { loadRuleSet } from '../../remediation/rule-set.js';
+import { loadRuleSet } from '../../rules/rule-set.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 import { printJson } from '../option-values.js';
 
@@ -16,9 +16,9 @@ export function registerProbes(program: Command): void {
     .action(async (dir: string | undefined, opts: { json?: boolean }) => {
       const set = await loadRuleSet({ dir: dir ?? resolveConfig({}).rulesDir });
       for (const e of set.errors) process.stderr.write(`${e.file}${e.line ? `:${e.line}` : ''}: ${e.message}\n`);
-      const rows = set.probes.map(({ scopeFilter: _, ...rest }) => rest);
+      const rows = set.loaded.probes.map(({ scopeFilter: _, ...rest }) => rest);
       if (opts.json) return printJson(rows);
-      for (const r of set.probes)
+      for (const r of set.loaded.probes)
         process.stdout.write(
           `${r.name}  ${r.check} ${r.command?.join(' ') ?? r.url ?? `port ${r.port}`}  every ${r.periodMs} ms, timeout ${r.timeoutMs} ms, unhealthy after ${r.failureThreshold}, healthy after ${r.successThreshold}${r.enabled ? '' : '  (disabled)'}\n`,
         );

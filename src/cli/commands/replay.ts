@@ -4,7 +4,7 @@ import { RecordingTransport } from '../../client/recording-transport.js';
 import { targetsOf } from '../../config/config-target.js';
 import { connectRedis } from '../../redis/connect.js';
 import { replayAudit } from '../../rules/replay.js';
-import { loadRules } from '../../rules/rule-loader.js';
+import { loadRulesFolder } from '../../rules/rules-folder.js';
 import { openAuditReading } from '../audit-history.js';
 import { configFileOf, resolveConfig, withConnectionOptions } from '../config-options.js';
 import { timeValue } from '../option-values.js';
@@ -20,7 +20,7 @@ export function registerReplay(program: Command): void {
     .option('--json', 'JSON Lines: one {rule, wouldDo, didDo} object per rule, no header line')
     .action(async (opts) => {
       const config = resolveConfig(opts);
-      const { rules, errors } = await loadRules(config.rulesDir);
+      const { rules, errors } = await loadRulesFolder(config.rulesDir);
       for (const e of errors) process.stderr.write(`skipped ${e.file}: ${e.message}\n`);
       const redis = await connectRedis(config.redisUrl);
       const audit = openAuditReading(config, redis, configFileOf(opts));

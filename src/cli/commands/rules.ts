@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import type { Instance } from '../../client/instance.js';
 import { ReflexError } from '../../errors/reflex-error.js';
 import type { CanonicalEvent } from '../../events/canonical-event.js';
-import type { NotifyConfig } from '../../notify/notify-config.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 import { durationValue, printJson, readOptionJson, usageError } from '../option-values.js';
 
@@ -68,20 +67,15 @@ export function registerRules(program: Command): void {
     .action(async (dir: string | undefined, opts: { json?: boolean }) => {
       const config = resolveConfig({});
       const folder = dir ?? config.rulesDir;
-      const [{ loadRules }, { loadSchedules }, { chooseNotifyConfig }] = await Promise.all([
-        import('../../rules/rule-loader.js'),
-        import('../../schedules/schedule-loader.js'),
+      const [{ loadRulesFolder }, { chooseNotifyConfig }] = await Promise.all([
+        import('../../rules/rules-folder.js'),
         import('../../notify/notify-config.js'),
       ]);
-      const { rules: loaded, errors, others, actions } = await loadRules(folder);
+      const { rules: loaded, errors, schedules, notifications, actions } = await loadRulesFolder(folder);
       const ownActions = actions
         .userDefined()
         .map((a) => ({ name: a.name, describe: a.describe, touchesInstance: a.touchesInstance !== false, restarts: a.restarts === true }));
-      const { schedules } = await loadSchedules(folder);
-      const notify = chooseNotifyConfig({
-        config: config.notifications,
-        rulesFolder: others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined,
-      });
+      const notify = chooseNotifyConfig({ config: config.notifications, rulesFolder: notifications });
       const receivers = (notify?.settings.receivers ?? []).map((r) => ({ name: r.name, kind: r.kind }));
       const scheduleRows = schedules.map((s) => ({
         name: s.name,
@@ -139,7 +133,7 @@ export function registerRules(program: Command): void {
     .description('start a rules folder anywhere: a tsconfig.json that resolves reflex-lxd to this installation, and an example rule')
     .argument('<dir>', 'the folder to create or complete (existing files are left alone)')
     .action(async (dir: string) => {
-      const { initRulesFolder } = await import('../../rules/rules-folder.js');
+      const { initRulesFolder } = await import('../../rules/rules-init.js');
       for (const line of initRulesFolder(dir)) process.stdout.write(`${line}\n`);
     });
   withConnectionOptions(
@@ -157,7 +151,7 @@ export function registerRules(program: Command): void {
       const [{ connectRedis }, { keySpace }, { requestReload }] = await Promise.all([
         import('../../redis/connect.js'),
         import('../../redis/key-space.js'),
-        import('../../remediation/reload-channel.js'),
+        import('../../rules/reload-channel.js'),
       ]);
       const redis = await connectRedis(config.redisUrl);
       let report;
@@ -195,15 +189,15 @@ export function registerRules(program: Command): void {
     .option('--instance <file>', 'the instance object (JSON) the rule sees; default: read it from --target')
     .action(async (ruleName: string, opts, cmd: Command) => {
       const config = resolveConfig(opts);
-      const [{ loadRules }, { RuleEngine }, { instanceSchema }, { InstanceClient }, { RecordingTransport }, { targetsOf }] = await Promise.all([
-        import('../../rules/rule-loader.js'),
+      const [{ loadRulesFolder }, { RuleEngine }, { instanceSchema }, { InstanceClient }, { RecordingTransport }, { targetsOf }] = await Promise.all([
+        import('../../rules/rules-folder.js'),
         import('../../rules/engine.js'),
         import('../../client/instance.js'),
         import('../../client/client.js'),
         import('../../client/recording-transport.js'),
         import('../../config/config-target.js'),
       ]);
-      const { rules: loaded } = await loadRules(config.rulesDir);
+      const { rules: loaded } = await loadRulesFolder(config.rulesDir);
       const rule = loaded.find((r) => r.name === ruleName);
       if (!rule) throw new ReflexError('RULE_INVALID', `no rule "${ruleName}" in ${config.rulesDir} (have: ${loaded.map((r) => r.name).join(', ')})`);
       const target = config.target ?? 'unix:///var/lib/lxd/unix.socket';

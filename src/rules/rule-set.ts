@@ -4,28 +4,21 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { Notifier } from '../notify/notifier.js';
 import { chooseNotifyConfig, type NotifyConfig } from '../notify/notify-config.js';
-import { RuleEngine, type RuleErrorSink } from '../rules/engine.js';
-import type { RuleErrors } from '../rules/rule-errors.js';
-import { fromSources } from '../rules/package-entry.js';
-import { loadRules, type LoadedRules, type RuleLoadError } from '../rules/rule-loader.js';
-import type { Probe } from '../probes/probe.js';
-import { probesOf } from '../probes/probe-loader.js';
-import type { Schedule } from '../schedules/schedule.js';
-import { loadSchedules } from '../schedules/schedule-loader.js';
 import type { RunningScheduler } from '../schedules/scheduler.js';
+import { RuleEngine, type RuleErrorSink } from './engine.js';
+import { fromSources } from './package-entry.js';
+import type { RuleErrors } from './rule-errors.js';
+import type { RuleLoadError } from './rule-files.js';
+import { loadRulesFolder, type RulesFolder } from './rules-folder.js';
 
 /**
- * One load of a rules folder, used as one value: everything {@link loadRules} returned (rules,
- * other definitions, and whatever else a load carries), the rule engine over those rules, the
- * folder's schedules and the notification settings that apply. A reload replaces it whole.
+ * One load of a rules folder, used as one value: what the folder defines (rules, actions,
+ * schedules, probes, receivers: {@link loadRulesFolder}), the rule engine over those rules and
+ * the notification settings that apply. A reload replaces it whole.
  */
 export interface RuleSetValue {
-  loaded: LoadedRules;
+  loaded: RulesFolder;
   engine: RuleEngine;
-  /** Every schedule the folder declares, disabled ones included. */
-  schedules: Schedule[];
-  /** Every health probe the folder declares (`defineProbe`), disabled ones included. */
-  probes: Probe[];
   /** The receivers and routes in force (config file, REFLEX_NOTIFY or the folder); none: no notifications. */
   notify?: { settings: NotifyConfig; from: string };
   /** Every problem found: type errors (when type-checked) and files that failed to load. Any refuses the start and a reload. */
@@ -53,33 +46,25 @@ export interface RuleSetSource {
 }
 
 /**
- * Loads a rules folder into a {@link RuleSetValue}: the type-checker's problems (when asked), the
- * rule loader's result and the schedule loader's (the same files; schedules may be exported under
- * any name), their errors merged, a file reported once. A
- * folder that does not exist, or receivers defined in two places, throws (RULES_MISSING, CONFIG_INVALID).
+ * Loads a rules folder into a {@link RuleSetValue}: the type-checker's problems (when asked) and
+ * the folder's one load, their errors merged, a file reported once. A folder that does not
+ * exist, or receivers defined in two places, throws (RULES_MISSING, CONFIG_INVALID).
  */
 export async function loadRuleSet(source: RuleSetSource, generation = 1): Promise<RuleSetValue> {
   // Loaded only when asked for: the compiler is large, and a process that does not check never needs it.
-  const checker = source.typecheck ? await import('../rules/rule-checker.js') : undefined;
+  const checker = source.typecheck ? await import('./rule-checker.js') : undefined;
   // Compiled (an installation, dist/), in a child process: the compiler's memory leaves with it.
   // From the sources (the checkout's in-process tests), here: a child would load the compiler and
   // compile the checker through tsx at every start, where this process parses the declarations
   // once a minute for every Reflex a test file starts (the child is tested on its own, and by every
   // test that starts `reflex run`).
   const typed = (await (fromSources ? checker?.typeCheckRules(source.dir) : checker?.typeCheckRulesApart(source.dir))) ?? [];
-  const loaded = await loadRules(source.dir);
-  const schedules = await loadSchedules(source.dir);
-  const seen = new Set(loaded.errors.map(errorText));
-  const probes = probesOf(loaded.others, source.dir);
-  const loadErrors = [...loaded.errors, ...schedules.errors.filter((e) => !seen.has(errorText(e))), ...probes.errors];
-  const errors = checker ? checker.withLoadErrors(typed, loadErrors) : loadErrors;
-  const rulesFolder = loaded.others.find((o) => Array.isArray((o as NotifyConfig).receivers)) as NotifyConfig | undefined;
-  const notify = chooseNotifyConfig({ config: source.notifications, rulesFolder, env: source.env });
+  const loaded = await loadRulesFolder(source.dir);
+  const errors = checker ? checker.withLoadErrors(typed, loaded.errors) : loaded.errors;
+  const notify = chooseNotifyConfig({ config: source.notifications, rulesFolder: loaded.notifications, env: source.env });
   return {
     loaded,
     engine: new RuleEngine(loaded.rules, { conditionTimeoutMs: source.conditionTimeoutMs, errors: source.ruleErrors }),
-    schedules: schedules.schedules,
-    probes: probes.probes,
     notify,
     errors,
     generation,
@@ -162,7 +147,7 @@ export class RuleSet {
   readonly engine = (): RuleEngine => this.value.engine;
 
   /** The actions in force now: the built-ins and the folder's defineAction actions, swapped with the rules. */
-  readonly actions = (): LoadedRules['actions'] => this.value.loaded.actions;
+  readonly actions = (): RulesFolder['actions'] => this.value.loaded.actions;
 
   /** Adds a part to prepare and apply at each reload. */
   attach(part: RuleSetPart): void {
@@ -189,7 +174,11 @@ export class RuleSet {
       const errors = next.errors.map(errorText);
       return this.refuse(request, `${errors.length} problem(s) in ${resolve(dir)}: ${errors.join('; ')}`, errors);
     }
-    if (next.loaded.rules.length === 0 && next.schedules.length === 0 && (before.loaded.rules.length > 0 || before.schedules.length > 0)) {
+    if (
+      next.loaded.rules.length === 0 &&
+      next.loaded.schedules.length === 0 &&
+      (before.loaded.rules.length > 0 || before.loaded.schedules.length > 0)
+    ) {
       return this.refuse(
         request,
         `${resolve(dir)} holds no rule and no schedule now; an empty rule set is not taken by a reload (stop the process to stop its automation)`,
@@ -217,7 +206,7 @@ export class RuleSet {
     const changes: Record<string, unknown> = { rules: delta(names(before.loaded.rules), names(next.loaded.rules)) };
     for (const p of prepared) if (p.changes) Object.assign(changes, p.changes);
     const receivers = next.notify?.settings.receivers.length ?? 0;
-    const counts = `${next.loaded.rules.length} rule(s), ${next.schedules.length} schedule(s), ${receivers} receiver(s)`;
+    const counts = `${next.loaded.rules.length} rule(s), ${next.loaded.schedules.length} schedule(s), ${receivers} receiver(s)`;
     const changed = Object.entries(changes)
       .map(([what, d]) => [what, d as { added?: string[]; removed?: string[]; changed?: string[] }] as const)
       .flatMap(([what, d]) => [
@@ -228,7 +217,7 @@ export class RuleSet {
     const summary = `rules reloaded (${request.by}): ${counts}${changed.length ? `; ${changed.join(', ')}` : '; no rule, schedule or receiver added or removed'}${late.length ? `; but ${late.join('; ')}` : ''}`;
     logger[late.length ? 'error' : 'info']({ by: request.by, generation: next.generation, changes }, summary);
     await this.audited({ request, summary, result: 'reloaded', before, next, changes, problems: late });
-    return { result: 'reloaded', summary, rules: next.loaded.rules.length, schedules: next.schedules.length, receivers, changes };
+    return { result: 'reloaded', summary, rules: next.loaded.rules.length, schedules: next.loaded.schedules.length, receivers, changes };
   }
 
   private async refuse(request: ReloadRequest, why: string, errors: string[]): Promise<ReloadOutcome> {
@@ -249,7 +238,7 @@ export class RuleSet {
   }): Promise<void> {
     const counts = (v: RuleSetValue) => ({
       rules: v.loaded.rules.length,
-      schedules: v.schedules.length,
+      schedules: v.loaded.schedules.length,
       receivers: v.notify?.settings.receivers.length ?? 0,
     });
     await this.opts.audit
@@ -278,10 +267,10 @@ export function schedulerPart(scheduler: Pick<RunningScheduler, 'reload'>): Rule
   return {
     name: 'schedules',
     prepare(next, current) {
-      const was = new Map(current.schedules.filter((s) => s.enabled).map((s) => [s.name, s.fingerprint]));
-      const now = next.schedules.filter((s) => s.enabled);
+      const was = new Map(current.loaded.schedules.filter((s) => s.enabled).map((s) => [s.name, s.fingerprint]));
+      const now = next.loaded.schedules.filter((s) => s.enabled);
       const changed = now.filter((s) => was.has(s.name) && was.get(s.name) !== s.fingerprint).map((s) => s.name);
-      return { changes: { schedules: { ...delta([...was.keys()], names(now)), changed } }, apply: () => scheduler.reload(next.schedules) };
+      return { changes: { schedules: { ...delta([...was.keys()], names(now)), changed } }, apply: () => scheduler.reload(next.loaded.schedules) };
     },
   };
 }
