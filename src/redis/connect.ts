@@ -176,8 +176,28 @@ export function redisKind(url: string): RedisTarget['kind'] {
  * connection is lost, debug while it stays down, info when it is back), or one line on stderr per
  * distinct error without one (CLI commands).
  */
-export async function connectRedis(url: string, opts: { timeoutMs?: number; logger?: Logger } = {}): Promise<RedisConnection> {
+export async function connectRedis(url: string, opts: { timeoutMs?: number; logger?: Logger; waitMs?: number } = {}): Promise<RedisConnection> {
   const timeoutMs = opts.timeoutMs ?? 5_000;
+  // A service started while Redis restarts (a host's boot, a replacement replica) waits for it.
+  const deadline = Date.now() + (opts.waitMs ?? 0);
+  for (let told = false; ; told = true) {
+    try {
+      await probeRedis(url, timeoutMs);
+      break;
+    } catch (err) {
+      if (Date.now() + WAIT_STEP_MS > deadline) throw err;
+      if (!told) opts.logger?.warn({ err }, `Redis is not reachable yet; waiting for it (up to ${Math.round((opts.waitMs ?? 0) / 1000)} s)`);
+      await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
+    }
+  }
+  return openRedis(url, opts.logger);
+}
+
+/** Pause between start-up attempts while waiting for Redis. */
+const WAIT_STEP_MS = 500;
+
+/** One start-up attempt to reach Redis: connect and PING within the timeout, or REDIS_UNAVAILABLE. */
+async function probeRedis(url: string, timeoutMs: number): Promise<void> {
   const probe = redisFromUrl(url, { lazyConnect: true, connectTimeoutMs: timeoutMs, failFast: true });
   let lastError: Error | undefined;
   probe.on('error', (err: Error) => {
@@ -203,9 +223,12 @@ export async function connectRedis(url: string, opts: { timeoutMs?: number; logg
   } finally {
     probe.disconnect();
   }
+}
+
+/** The connection a process keeps: outages after start-up are retried for ever, and logged. */
+function openRedis(url: string, logger: Logger | undefined): RedisConnection {
   const redis = redisFromUrl(url);
   // Outages after start-up are retried by ioredis and BullMQ; say so once, not as "unhandled".
-  const { logger } = opts;
   let last = '';
   let down = false;
   redis.on('error', (err: Error) => {
