@@ -28,7 +28,7 @@ export async function crashLoop(_opts: ChaosOptions): Promise<ScenarioResult> {
       'the quarantine alert',
       async () => {
         alerts = (await auditOf(redis.url, keys)).filter(
-          (r) => r.type === 'alert' && r.kind === 'crash-loop' && r.instance === 'looper' && r.resolved !== true,
+          (r) => r.type === 'alert' && r.kind === 'instance.crash-loop' && r.instance === 'looper' && r.resolved !== true,
         ).length;
         return alerts > 0;
       },
@@ -37,7 +37,7 @@ export async function crashLoop(_opts: ChaosOptions): Promise<ScenarioResult> {
     );
     await sleep(3_000); // room for a second alert or an extra restart
     alerts = (await auditOf(redis.url, keys)).filter(
-      (r) => r.type === 'alert' && r.kind === 'crash-loop' && r.instance === 'looper' && r.resolved !== true,
+      (r) => r.type === 'alert' && r.kind === 'instance.crash-loop' && r.instance === 'looper' && r.resolved !== true,
     ).length;
     const starts = sim.controls.calls('looper', 'start');
     return {

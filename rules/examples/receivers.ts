@@ -38,7 +38,7 @@ export default defineNotifications({
     repeatIntervalMs: 4 * 3_600_000,
     routes: [
       { receiver: 'event-bus', continue: true, groupBy: ['instance'], groupWaitMs: 0 },
-      { match: { kind: ['crash-loop', 'storm'] }, receiver: 'teams-oncall', groupBy: ['instance'], groupWaitMs: 5_000 },
+      { match: { kind: ['instance.crash-loop', 'member.storm'] }, receiver: 'teams-oncall', groupBy: ['instance'], groupWaitMs: 5_000 },
       { matchRe: { instance: '(db|pg|mysql)-.*' }, receiver: 'mattermost-db' },
       { match: { project: ['lab', 'sandbox'] }, receiver: 'slack-lab', routes: [{ match: { severity: 'critical' }, receiver: 'discord-lab' }] },
       // As in Alertmanager, the root's receiver gets only alerts no child matched; the event-bus

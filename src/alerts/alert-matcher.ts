@@ -1,10 +1,11 @@
 import { ReflexError } from '../errors/reflex-error.js';
 import { alertValue, type Alert } from './alert.js';
+import { alertKinds, currentKind, type AlertKindEntry } from './catalogue.js';
 
 /**
  * Compiles `match` (key → value, or any of several values) and `matchRe` (key → anchored regular
  * expression) into one test on alerts, as routes and inhibition rules use them. Keys are alert
- * fields or labels (see {@link alertValue}). `where` names the setting in CONFIG_INVALID errors.
+ * fields or labels (see {@link alertValue}); a kind matches by its current or former spelling. `where` names the setting in CONFIG_INVALID errors.
  */
 export function alertMatcher(
   match: Record<string, string | string[]> | undefined,
@@ -18,10 +19,15 @@ export function alertMatcher(
       throw new ReflexError('CONFIG_INVALID', `${where}: matchRe.${k} is not a regular expression: ${(err as Error).message}`);
     }
   });
-  const equals = Object.entries(match ?? {});
+  // A kind's former spelling (alerts/catalogue.ts) matches it still.
+  const equals = Object.entries(match ?? {}).map(([k, want]) => [k, k === 'kind' ? [want].flat().map(currentKind) : [want].flat()] as const);
   return (a) =>
     equals.every(([k, want]) => {
       const v = alertValue(a, k);
-      return v !== undefined && (Array.isArray(want) ? want.includes(v) : want === v);
-    }) && res.every(([k, re]) => re.test(alertValue(a, k) ?? ''));
+      return v !== undefined && want.includes(k === 'kind' ? currentKind(v) : v);
+    }) && res.every(([k, re]) => re.test(alertValue(a, k) ?? '') || (k === 'kind' && re.test(formerSpelling(a.kind) ?? '')));
+}
+
+function formerSpelling(kind: string): string | undefined {
+  return (alertKinds as Record<string, AlertKindEntry>)[currentKind(kind)]?.formerly;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { fingerprintKind } from './catalogue.js';
 
 /** How bad an alert is; routes match on it and receivers colour by it. */
 export const severitySchema = z.enum(['info', 'warning', 'critical']);
@@ -68,11 +69,12 @@ export type AlertChange = Partial<Pick<Alert, 'summary' | 'actions' | 'outcome' 
 
 /**
  * The stable identity of a condition: kind, target, project, instance and labels. Severity,
- * summary and actions are left out so a change of wording does not open a second alert.
+ * summary and actions are left out so a change of wording does not open a second alert, and a
+ * renamed kind counts by its former spelling (alerts/catalogue.ts).
  */
 export function alertFingerprint(a: Pick<Alert, 'kind' | 'target' | 'project' | 'instance'> & { labels?: Record<string, string> }): string {
   const labels = Object.entries(a.labels ?? {}).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
-  const identity = JSON.stringify([a.kind, a.target, a.project, a.instance, labels]);
+  const identity = JSON.stringify([fingerprintKind(a.kind), a.target, a.project, a.instance, labels]);
   return createHash('sha256').update(identity).digest('hex').slice(0, 16);
 }
 

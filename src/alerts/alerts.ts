@@ -1,12 +1,7 @@
 import { ReflexError } from '../errors/reflex-error.js';
 import { alertFingerprint, toAlert, type Alert, type AlertChange, type AlertInput, type Severity } from './alert.js';
 
-/** The kind of the alert raised when an action gives up (dead-lettered) on an instance. */
-export const actionFailedKind = 'action-failed';
-/** The kind of the alert raised when a crash loop puts an instance in quarantine. */
-export const crashLoopKind = 'crash-loop';
-/** The kind of the notice raised when the daemon contradicts a stop event (no such instance, not down, another instance). */
-export const contradictedKind = 'event.contradicted';
+export { actionFailedKind, contradictedKind, crashLoopKind, stormKind } from './catalogue.js';
 
 /**
  * The audit record of an alert raised or resolved (type `alert`): the alert's place, kind,
@@ -68,7 +63,7 @@ export function openAlertsIn(
 
 export interface AlertNotifier {
   notify(input: AlertInput, opts?: { receiver?: string }): Promise<Alert>;
-  amend(fingerprint: string, change: (known: Alert) => AlertChange | undefined): Promise<Alert | undefined>;
+  amend(fingerprint: string, change: (known: Alert) => AlertChange | undefined | Promise<AlertChange | undefined>): Promise<Alert | undefined>;
   /** Sends at once to the routed receivers without Redis; answers each receiver's outcome. */
   sendDirect?(input: AlertInput): Promise<{ receiver: string; status?: number; error?: string }[]>;
 }
@@ -196,13 +191,24 @@ export class Alerts {
   }
 
   /**
-   * Audits the end of an alert its raiser resolved itself through the notifier (an instance's
-   * incident, whose resolution may wait for the report of Reflex's action): the same `resolved`
-   * record as {@link resolveFiring} writes, so every alert raised through {@link raise} ends in
-   * the trail where it began.
+   * Changes what a known alert says (its actions, outcome, severity) or resolves it, through the
+   * notifier; `change` answers undefined to leave it. A resolution is audited as
+   * {@link resolveFiring} audits one, so every alert raised through {@link raise} ends in the
+   * trail where it began (an instance's incident, whose end may wait for the report of Reflex's
+   * action). Without a notifier nothing is kept to amend: undefined.
    */
-  async recordResolved(alert: Alert): Promise<void> {
-    await this.deps.audit.append(recordOf(alert, 'info', { summary: `${alert.kind} resolved: ${alert.summary}`, resolved: true }));
+  async amend(fingerprint: string, change: (known: Alert) => Promise<AlertChange | undefined>): Promise<Alert | undefined> {
+    const notifier = this.deps.notifier;
+    if (!notifier) return undefined;
+    let resolving = false;
+    const stored = await notifier.amend(fingerprint, async (known) => {
+      const fields = await change(known);
+      resolving = fields?.status === 'resolved';
+      return fields;
+    });
+    if (stored && resolving)
+      await this.deps.audit.append(recordOf(stored, 'info', { summary: `${stored.kind} resolved: ${stored.summary}`, resolved: true }));
+    return stored;
   }
 
   /**

@@ -2,6 +2,7 @@ import { inhibitRuleSchema, type InhibitRuleSettings } from '../config/notificat
 import { ReflexError } from '../errors/reflex-error.js';
 import { alertValue, type Alert } from './alert.js';
 import { alertMatcher } from './alert-matcher.js';
+import { stormKind } from './catalogue.js';
 
 /**
  * The inhibition rules used when the settings give none: a failure storm on a member, or the
@@ -10,9 +11,9 @@ import { alertMatcher } from './alert-matcher.js';
  * member's storm too.
  */
 export const defaultInhibitRules: InhibitRuleSettings[] = [
-  { sourceMatch: { kind: 'storm' }, targetMatch: { kind: ['instance.crashed', 'instance.error'] }, equal: ['target', 'member'] },
+  { sourceMatch: { kind: stormKind }, targetMatch: { kind: ['instance.crashed', 'instance.error'] }, equal: ['target', 'member'] },
   // A member that is offline explains its instances' failures the same way.
-  { sourceMatch: { kind: 'member.offline' }, targetMatch: { kind: ['instance.crashed', 'instance.error', 'storm'] }, equal: ['target', 'member'] },
+  { sourceMatch: { kind: 'member.offline' }, targetMatch: { kind: ['instance.crashed', 'instance.error', stormKind] }, equal: ['target', 'member'] },
 ];
 
 interface CompiledRule {

@@ -5,6 +5,7 @@ import type { CanonicalEvent } from '../events/canonical-event.js';
 import { describeStartFailure } from '../events/start-failure-text.js';
 import { alertFingerprint, type Alert, type AlertAction, type AlertChange, type AlertInput } from '../alerts/alert.js';
 import { actionFailedKind, crashLoopKind, type Alerts } from '../alerts/alerts.js';
+import { stormKind, type AlertKind } from '../alerts/catalogue.js';
 import type { Notifier } from './notifier.js';
 
 type StatusEvent = Extract<CanonicalEvent, { kind: 'instance.status' }>;
@@ -24,7 +25,11 @@ export interface RuleResponse {
 }
 
 /** The alert kinds of instance incidents. A recovery (Running again) resolves each, and the instance's `action-failed` alert. */
-export const instanceAlertKinds = { crashed: 'instance.crashed', error: 'instance.error', startFailed: 'instance.start-failed' } as const;
+export const instanceAlertKinds = {
+  crashed: 'instance.crashed',
+  error: 'instance.error',
+  startFailed: 'instance.start-failed',
+} as const satisfies Record<string, AlertKind>;
 const kinds = Object.values(instanceAlertKinds);
 /** Alerts about an instance that its recovery (Running again) ends besides the incident's own. */
 const healedKinds = [actionFailedKind, crashLoopKind];
@@ -48,7 +53,7 @@ export class InstanceAlerts {
        * Raises (audited, then sent) each incident's alert, audits its end, and resolves the alerts a
        * recovery ends besides the incident's own: action-failed, crash-loop, storm.
        */
-      alerts: Pick<Alerts, 'raise' | 'resolveFiring' | 'recordResolved'>;
+      alerts: Pick<Alerts, 'raise' | 'resolveFiring' | 'amend'>;
       /**
        * Whether the instance's cluster member is in a failure storm: storm control then raises one
        * grouped alert for the member, and the per-instance crash alerts are held back.
@@ -152,7 +157,7 @@ export class InstanceAlerts {
     if (!notifier) for (const kind of kinds) await this.deps.alerts.resolveFiring(kind, event, recovery);
     for (const kind of notifier ? kinds : []) {
       const fp = alertFingerprint({ kind, target: event.target, project: event.project, instance: event.instance });
-      await this.amend(fp, async (known) => {
+      await this.deps.alerts.amend(fp, async (known) => {
         if (known.status !== 'firing') return undefined;
         if (event.intent === 'self' && known.actions.some(isPending)) {
           await redis.set(notifier!.keys.recovered(fp), JSON.stringify({ ...recovery, correlationId: known.correlationId }), 'PX', recoveryTtlMs);
@@ -178,7 +183,7 @@ export class InstanceAlerts {
     if (!event.location || !inStorm || (await inStorm(event))) return;
     const summary = `the failure storm on ${event.location} is over: no rule is held there any more, and ${recovery.summary}`;
     await alerts.resolveFiring(
-      'storm',
+      stormKind,
       { target: event.target, project: event.project, instance: `member:${event.location}` },
       { summary, outcome: 'recovered', endsAt: recovery.endsAt },
     );
@@ -200,7 +205,7 @@ export class InstanceAlerts {
     try {
       for (const kind of kinds) {
         const fp = alertFingerprint({ kind, target: data.target, project: data.project, instance: data.instance });
-        await this.amend(fp, async (known): Promise<AlertChange | undefined> => {
+        await this.deps.alerts.amend(fp, async (known): Promise<AlertChange | undefined> => {
           if (known.correlationId !== data.correlationId) return undefined;
           const actions = [...known.actions];
           const i = actions.findIndex((a) => a.action === data.action && isPending(a));
@@ -220,17 +225,6 @@ export class InstanceAlerts {
     } catch (err) {
       this.deps.logger?.warn({ err, instance: data.instance, action: data.action }, 'instance alert not amended with the action result');
     }
-  }
-
-  /** Amends an incident's alert through the notifier and, when the change resolved it, audits its end. */
-  private async amend(fp: string, change: (known: Alert) => Promise<AlertChange | undefined>): Promise<void> {
-    let resolving = false;
-    const stored = await this.deps.notifier!.amend(fp, async (known) => {
-      const fields = await change(known);
-      resolving = fields?.status === 'resolved';
-      return fields;
-    });
-    if (stored && resolving) await this.deps.alerts.recordResolved(stored);
   }
 }
 

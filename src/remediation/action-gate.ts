@@ -1,4 +1,5 @@
 import type { RedisConnection } from '../redis/connect.js';
+import { stormKind, type crashLoopKind } from '../alerts/catalogue.js';
 import { systemClock, type Clock } from '../clock/clock.js';
 import type { Instance } from '../client/instance.js';
 import { StatusCode } from '../client/status-code.js';
@@ -22,8 +23,8 @@ export type GateVerdict =
       summary: string;
       /** An alert to raise once (crash-loop quarantine, storm). */
       alert?: string;
-      /** Its kind. Default `crash-loop`. */
-      alertKind?: 'crash-loop' | 'storm';
+      /** Its kind. Default `instance.crash-loop`. */
+      alertKind?: typeof crashLoopKind | typeof stormKind;
       /** What the alert is about when it is not the instance (a storm is about a member). */
       alertSubject?: string;
     };
@@ -104,7 +105,7 @@ export class ActionGate {
         const text = describeStorm(s, scope, this.storms);
         if (!s.alert) return { admitted: false, summary: text.summary };
         this.metrics?.storms.inc();
-        return { admitted: false, summary: text.summary, alert: text.alert, alertKind: 'storm', alertSubject: `member:${event.location}` };
+        return { admitted: false, summary: text.summary, alert: text.alert, alertKind: stormKind, alertSubject: `member:${event.location}` };
       }
     }
 

@@ -5,6 +5,7 @@ import { GroupCommit } from '../redis/group-commit.js';
 import { isProbeEcho } from '../probes/probe-echo.js';
 import type { Logger } from 'pino';
 import { Alerts, crashLoopKind } from '../alerts/alerts.js';
+import type { AlertKind } from '../alerts/catalogue.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import { isApiStatus } from '../client/api-error.js';
@@ -312,7 +313,7 @@ export class EventProcessor {
     const instance = 'instance' in event ? event.instance : undefined;
     const summary = `${instance ?? event.kind}: event dated ${original}, ahead of its receipt (${event.timestamp}) by more than the clock tolerance; processed at its receipt time (is the daemon's clock stepped forward?)`;
     const alert = {
-      kind: 'event.future-timestamp',
+      kind: 'event.future-timestamp' satisfies AlertKind,
       severity: 'warning',
       summary,
       target: event.target,
@@ -462,7 +463,7 @@ export class EventProcessor {
     logger.warn({ reason }, 'malformed event rejected and kept for inspection');
     if (p.lost && fresh)
       await this.alerts.raise({
-        kind: 'event.frame-too-large',
+        kind: 'event.frame-too-large' satisfies AlertKind,
         severity: 'warning',
         summary: reason,
         target,

@@ -1,4 +1,5 @@
 import type { Alerts } from '../alerts/alerts.js';
+import type { AlertKind } from '../alerts/catalogue.js';
 import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import type { InstanceClient } from '../client/client.js';
@@ -68,7 +69,7 @@ export function startMemberWatch(opts: MemberWatchOptions): () => Promise<void> 
         : `cluster member ${m.server_name} is ${m.status} again`;
       opts.logger[down ? 'error' : 'info']({ target: t.id, member: m.server_name, status: m.status }, summary);
       const alert = {
-        kind: 'member.offline',
+        kind: 'member.offline' satisfies AlertKind,
         severity: 'critical',
         summary,
         target: t.id,

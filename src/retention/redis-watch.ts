@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Alerts } from '../alerts/alerts.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { AlertInput } from '../alerts/alert.js';
+import type { AlertKind } from '../alerts/catalogue.js';
 import type { RedisConnection } from '../redis/connect.js';
 import type { WriteProbe } from '../redis/write-probe.js';
 import { writeRefusalOf, type WriteRefusal } from '../redis/write-refusal.js';
@@ -9,9 +10,9 @@ import { formatBytes, memoryLevel, readRedisMemory, type MemoryLevel, type Redis
 import { readStructures, type RetentionPlan } from './structures.js';
 
 /** The kind of the alert raised while Redis is close to `maxmemory`. */
-export const redisMemoryHighKind = 'redis.memory-high';
+export const redisMemoryHighKind = 'redis.memory-high' satisfies AlertKind;
 /** The kind of the alert raised while Redis refuses writes for another reason than memory (a read-only replica, MISCONF). */
-export const redisWritesRefusedKind = 'redis.writes-refused';
+export const redisWritesRefusedKind = 'redis.writes-refused' satisfies AlertKind;
 
 /** Options of {@link startRedisWatch}. */
 export interface RedisWatchOptions {

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { HousekeepingParams } from './housekeeping/housekeeping-steps.js';
 import type { AlertInput } from '../alerts/alert.js';
 import { Alerts } from '../alerts/alerts.js';
+import type { AlertKind } from '../alerts/catalogue.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import type { Instance } from '../client/instance.js';
@@ -17,6 +18,9 @@ import type { KeySpace } from '../redis/key-space.js';
 import type { Schedule } from './schedule.js';
 import { housekeepingJobId, instancesInScope, jobStateOf, lateNamesOf, planFor, type PlannedInstance } from './schedule-plan.js';
 import { actionJobOptions, type ActionJobInput } from '../actions/action-job.js';
+
+const snapshotStaleKind = 'snapshot.stale' satisfies AlertKind;
+const snapshotOwnershipKind = 'snapshot.ownership-unknown' satisfies AlertKind;
 
 /** What a tick needs. */
 export interface TickDeps {
@@ -214,7 +218,7 @@ async function watch(schedule: Schedule, deps: TickDeps, planned: PlannedInstanc
   const ownershipKey = keys.alerted('ownership', schedule.name, ref);
   if (planned.plan.unproven.length && s.owned.size === 0 && s.pending.length === 0) {
     const summary = `${schedule.name}: ${planned.plan.unproven.length} snapshot(s) of ${ref.project}/${ref.instance} look like the schedule's, but no record proves Reflex made them (records lost, e.g. Redis flushed, or made by hand); retention keeps them: ${planned.plan.unproven.join(', ')}`;
-    await raiseOnce(deps, ownershipKey, { ...base, kind: 'snapshot-ownership-unknown', severity: 'warning', summary }, schedule);
+    await raiseOnce(deps, ownershipKey, { ...base, kind: snapshotOwnershipKind, severity: 'warning', summary }, schedule);
   } else if (!planned.plan.unproven.length || s.owned.size > 0) {
     const why = planned.plan.unproven.length
       ? `the ledger proves ${s.owned.size + s.pending.length} snapshot(s) of it are the schedule's again`
@@ -222,7 +226,7 @@ async function watch(schedule: Schedule, deps: TickDeps, planned: PlannedInstanc
     await resolveOnce(
       deps,
       ownershipKey,
-      { ...base, kind: 'snapshot-ownership-unknown', severity: 'warning', summary: `${ref.project}/${ref.instance}: ${why} (${schedule.name})` },
+      { ...base, kind: snapshotOwnershipKind, severity: 'warning', summary: `${ref.project}/${ref.instance}: ${why} (${schedule.name})` },
       schedule,
     );
   }
@@ -245,7 +249,7 @@ async function watch(schedule: Schedule, deps: TickDeps, planned: PlannedInstanc
       staleKey,
       {
         ...base,
-        kind: 'snapshot-stale',
+        kind: snapshotStaleKind,
         severity: 'critical',
         summary: `${ref.project}/${ref.instance}: ${what}, more than ${formatDuration(schedule.staleAfterMs)} ago (staleAfter)`,
       },
@@ -253,7 +257,7 @@ async function watch(schedule: Schedule, deps: TickDeps, planned: PlannedInstanc
     );
   } else {
     const summary = `${ref.project}/${ref.instance}: snapshots from ${schedule.name} are fresh again (newest ${new Date(newest).toISOString()})`;
-    await resolveOnce(deps, staleKey, { ...base, kind: 'snapshot-stale', severity: 'critical', summary }, schedule);
+    await resolveOnce(deps, staleKey, { ...base, kind: snapshotStaleKind, severity: 'critical', summary }, schedule);
   }
 }
 

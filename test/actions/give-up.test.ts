@@ -18,7 +18,7 @@ describe('an action that fails for good', () => {
     bed.sim.controls.addInstance({ name: 'web1' });
     bed.sim.controls.failNext('web1', 10, 'Injected failure');
     bed.sim.controls.crash('web1');
-    const trail = await waitForAudit(redisUrl(), bed.prefix, 'web1', (rs) => rs.some((r) => r.type === 'alert' && r.kind === 'action-failed'));
+    const trail = await waitForAudit(redisUrl(), bed.prefix, 'web1', (rs) => rs.some((r) => r.type === 'alert' && r.kind === 'action.failed'));
     const giveUps = trail.filter((r) => r.type === 'give-up');
     expect(giveUps).toHaveLength(1);
     expect(giveUps[0]!.summary).toMatch(

@@ -26,7 +26,7 @@ describe('a quarantine release resolves the crash-loop alert', () => {
     const alerts = new Alerts({ audit, notifier });
     const ref = { target: 'local', project: 'default', instance: 'loop-1' };
     await alerts.raise({
-      kind: 'crash-loop',
+      kind: 'instance.crash-loop',
       severity: 'critical',
       ...ref,
       summary: 'loop-1 quarantined after 5 restarts',
@@ -39,11 +39,11 @@ describe('a quarantine release resolves the crash-loop alert', () => {
 
     await until('the resolved message', () => server!.requests.length === 2);
     expect(server.requests.flatMap((r) => (r.json as Body).alerts.map((a) => `${a.kind} ${a.instance}:${a.status}`))).toEqual([
-      'crash-loop loop-1:firing',
-      'crash-loop loop-1:resolved',
+      'instance.crash-loop loop-1:firing',
+      'instance.crash-loop loop-1:resolved',
     ]);
     expect(await notifier.board.firing()).toEqual([]);
     const resolution = (await audit.read({ type: 'alert' })).find((r) => (r as { resolved?: boolean }).resolved);
-    expect(resolution?.summary).toBe('crash-loop resolved: operator alice released default/loop-1 from quarantine (from the console)');
+    expect(resolution?.summary).toBe('instance.crash-loop resolved: operator alice released default/loop-1 from quarantine (from the console)');
   });
 });

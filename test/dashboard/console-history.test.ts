@@ -215,14 +215,14 @@ describe('the console shows what happened and when (headless Chromium against a 
     await until('the default range', async () => (address().since === undefined && address().until === undefined ? true : undefined));
   });
 
-  it('says why an action-failed alert fires, and resolves it when the retried action succeeds', async () => {
+  it('says why an action.failed alert fires, and resolves it when the retried action succeeds', async () => {
     sim.controls.failNext('db-1', 10, 'disk quota exceeded');
     sim.controls.crash('db-1');
-    const alert = page.locator('#alerts-body li[data-alert-kind=action-failed][data-instance=db-1]');
+    const alert = page.locator('#alerts-body li[data-alert-kind="action.failed"][data-instance=db-1]');
     await alert.waitFor({ timeout: 30_000 });
     await alert.locator('summary', { hasText: 'Why is it firing?' }).click();
     expect(await alert.locator('details.why').innerText()).toMatch(/resolves when the instance is Running again or a later action on it ends done/);
-    await alert.getByRole('button', { name: /Audit trail of the action-failed alert of db-1/ }).click();
+    await alert.getByRole('button', { name: /Audit trail of the action.failed alert of db-1/ }).click();
     await alert.locator('.trail tbody tr[data-type=give-up]').waitFor({ timeout: 10_000 });
     await page.locator('#alerts').screenshot({ path: `${shots}/console-alert-why.png` });
 
@@ -232,7 +232,7 @@ describe('the console shows what happened and when (headless Chromium against a 
     await alert.waitFor({ state: 'detached', timeout: 30_000 });
     await until('the resolution audited', async () =>
       (await audit.read({ instance: 'db-1', type: 'alert' })).some(
-        (r) => (r as { resolved?: boolean }).resolved && (r as { kind?: string }).kind === 'action-failed',
+        (r) => (r as { resolved?: boolean }).resolved && (r as { kind?: string }).kind === 'action.failed',
       )
         ? true
         : undefined,

@@ -41,7 +41,7 @@ await describeLxd('crash loops and silences on real LXD', () => {
     await lxc(['config', 'set', name, 'raw.lxc=lxc.init.cmd=/bin/sleep 1', 'user.reflex.autorestart=true']);
     await lxc(['start', name]);
 
-    const loop = (r: { type: string; kind?: unknown }) => r.type === 'alert' && r.kind === 'crash-loop';
+    const loop = (r: { type: string; kind?: unknown }) => r.type === 'alert' && r.kind === 'instance.crash-loop';
     const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some(loop), 60_000);
     await noActionPending(redisUrl(), prefix); // no restart may follow the quarantine
     const after = await waitForAudit(redisUrl(), prefix, name, () => true);

@@ -21,8 +21,8 @@ interface Body {
   alerts: { kind: string; status: string; instance: string; summary: string; outcome?: string; correlationId: string }[];
 }
 
-/** The `action-failed` alert: fires when an action gives up, resolves when its instance is fine again, fires anew on the next give-up. */
-describe('the action-failed alert has a lifecycle', () => {
+/** The `action.failed` alert: fires when an action gives up, resolves when its instance is fine again, fires anew on the next give-up. */
+describe('the action.failed alert has a lifecycle', () => {
   let sim: RunningSimulator;
   let server: RecordingServer;
   let reflex: ReflexHandle | undefined;
@@ -51,7 +51,7 @@ describe('the action-failed alert has a lifecycle', () => {
   afterAll(() => redis.disconnect());
 
   /** The action-failed alerts of each message, as `status:instance`. */
-  const actionFailed = () => server.requests.map((r) => r.json as Body).flatMap((b) => b.alerts.filter((a) => a.kind === 'action-failed'));
+  const actionFailed = () => server.requests.map((r) => r.json as Body).flatMap((b) => b.alerts.filter((a) => a.kind === 'action.failed'));
   const statuses = () => actionFailed().map((a) => a.status);
   /** Queues a snapshot of web-1 as an operator's job (the executor runs it like any action). */
   async function operatorSnapshot(n: number): Promise<void> {
@@ -100,7 +100,7 @@ describe('the action-failed alert has a lifecycle', () => {
     expect(actionFailed()[2]!.summary).toMatch(/^snapshot on web-1 gave up/);
     const trail = await audited();
     expect(trail.filter((s) => / on web-1 gave up/.test(s))).toHaveLength(2);
-    expect(trail.filter((s) => s.startsWith('action-failed resolved: web-1 is Running (103) again'))).toHaveLength(1);
+    expect(trail.filter((s) => s.startsWith('action.failed resolved: web-1 is Running (103) again'))).toHaveLength(1);
   });
 
   it('resolves when a later action on the instance succeeds, with the instance Running throughout', async () => {
@@ -114,6 +114,6 @@ describe('the action-failed alert has a lifecycle', () => {
       outcome: 'remediated',
       correlationId: 'snap-1',
     });
-    expect(await audited()).toContainEqual(expect.stringMatching(/^action-failed resolved: a later snapshot on web-1 succeeded/));
+    expect(await audited()).toContainEqual(expect.stringMatching(/^action.failed resolved: a later snapshot on web-1 succeeded/));
   });
 });

@@ -59,27 +59,32 @@ describe('a recovery resolves the alerts it ends', () => {
 
   it('crash-loop of the instance and the storm of its member, once the member is out of the storm; each resolution audited', async () => {
     const { notifier, audit, alerts } = await setup(false);
-    await notifier.notify(raised('crash-loop', 'web-1'));
-    await notifier.notify(raised('storm', 'member:node1'));
+    await notifier.notify(raised('instance.crash-loop', 'web-1'));
+    await notifier.notify(raised('member.storm', 'member:node1'));
     await until('both firing messages', () => server.requests.length === 2);
     await alerts.observe(running, []);
     await until('both resolved messages', () => server.requests.length === 4);
-    expect(sent()).toEqual(['crash-loop web-1:firing', 'crash-loop web-1:resolved', 'storm member:node1:firing', 'storm member:node1:resolved']);
+    expect(sent()).toEqual([
+      'instance.crash-loop web-1:firing',
+      'instance.crash-loop web-1:resolved',
+      'member.storm member:node1:firing',
+      'member.storm member:node1:resolved',
+    ]);
     const trail = (await audit.read({ count: 20 }))
       .filter((r) => r.type === 'alert')
       .map((r) => r.summary)
       .sort();
     expect(trail).toEqual([
-      'crash-loop resolved: web-1 is Running (103) again, started through the API',
-      'storm resolved: the failure storm on node1 is over: no rule is held there any more, and web-1 is Running (103) again, started through the API',
+      'instance.crash-loop resolved: web-1 is Running (103) again, started through the API',
+      'member.storm resolved: the failure storm on node1 is over: no rule is held there any more, and web-1 is Running (103) again, started through the API',
     ]);
   });
 
   it('a storm still held on the member stays firing', async () => {
     const { notifier, alerts } = await setup(true);
-    await notifier.notify(raised('storm', 'member:node1'));
+    await notifier.notify(raised('member.storm', 'member:node1'));
     await until('the firing message', () => server.requests.length === 1);
     await alerts.observe(running, []);
-    expect((await notifier.board.firing()).map((a) => a.kind)).toEqual(['storm']);
+    expect((await notifier.board.firing()).map((a) => a.kind)).toEqual(['member.storm']);
   });
 });

@@ -91,7 +91,7 @@ describe('grouping as Alertmanager does it', () => {
     const route = { receiver: 'hook', ...fastTimings, groupBy: ['kind'] };
     const n = replica({ receivers: [hook('hook', s.url)], route });
     const storm = {
-      kind: 'storm',
+      kind: 'member.storm',
       severity: 'critical' as const,
       target: 'local',
       project: 'default',
@@ -109,7 +109,7 @@ describe('grouping as Alertmanager does it', () => {
     for (const c of crashes) await n.notify(c);
     await until('the storm and the crash messages', () => s.requests.length === 2);
     const byKind = Object.fromEntries(bodies(s).map((b) => [b.alerts[0]!.kind, listed(b)]));
-    expect(byKind).toEqual({ storm: ['member:node1:firing'], 'instance.crashed': ['b-1:firing'] });
+    expect(byKind).toEqual({ 'member.storm': ['member:node1:firing'], 'instance.crashed': ['b-1:firing'] });
     await fx.close();
 
     // The same alerts with inhibitRules: [] (every replica of a deployment shares its settings).
@@ -126,7 +126,10 @@ describe('grouping as Alertmanager does it', () => {
           .flatMap((b) => b.alerts.map((a) => a.instance)),
       ),
     ];
-    await until('the storm message and every crash sent', () => bodies(plain).some((b) => b.alerts[0]!.kind === 'storm') && crashed().length >= 3);
+    await until(
+      'the storm message and every crash sent',
+      () => bodies(plain).some((b) => b.alerts[0]!.kind === 'member.storm') && crashed().length >= 3,
+    );
     expect(crashed()).toEqual(['a-1', 'b-1', 'a-2']);
   });
 

@@ -18,8 +18,8 @@ describe('the example receivers', () => {
       router.match(toAlert(crashAlert(instance, input))).map((r) => r.receiver);
     expect(to({})).toEqual(['event-bus', 'slack-ops']);
     expect(to({}, 'db-1')).toEqual(['event-bus', 'mattermost-db']);
-    expect(to({ kind: 'crash-loop' }, 'db-1')).toEqual(['event-bus', 'teams-oncall']);
-    expect(to({ kind: 'storm' })).toEqual(['event-bus', 'teams-oncall']);
+    expect(to({ kind: 'instance.crash-loop' }, 'db-1')).toEqual(['event-bus', 'teams-oncall']);
+    expect(to({ kind: 'member.storm' })).toEqual(['event-bus', 'teams-oncall']);
     expect(to({ project: 'lab', severity: 'critical' })).toEqual(['event-bus', 'discord-lab']);
     expect(to({ project: 'lab', severity: 'warning' })).toEqual(['event-bus', 'slack-lab']);
   });

@@ -84,9 +84,9 @@ describe('schedule ticks missed behind a hung operation', () => {
     await until('its snapshot', async () => (await client.listSnapshots('c1')).length === 2, 10_000);
     const entries = await redis.hgetall(keys.schedules.ledger({ target, project: 'default', instance: 'c1' }));
     expect(JSON.parse(entries[name]!)).toMatchObject({ schedule: 'co', tickAt: firstDue, createdAt: expect.any(Number) });
-    // Nothing of unknown ownership; a hang that outlasted staleAfter (twice the interval) alerted snapshot-stale, resolved by the late snapshot.
+    // Nothing of unknown ownership; a hang that outlasted staleAfter (twice the interval) alerted snapshot.stale, resolved by the late snapshot.
     const alerts = (await records()).filter((r) => r.type === 'alert');
-    expect(alerts.filter((r) => r.kind !== 'snapshot-stale')).toEqual([]);
+    expect(alerts.filter((r) => r.kind !== 'snapshot.stale')).toEqual([]);
     expect(alerts.map((r) => r.resolved ?? false)).toEqual(alerts.length ? [false, true] : []);
   }, 60_000);
 });

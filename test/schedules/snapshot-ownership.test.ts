@@ -132,9 +132,9 @@ describe('snapshots Reflex owns, and failures that are loud', () => {
     await b.tick(schedule, t0 + 5 * hour);
     expect(await b.snapshots('r1')).toEqual(['k-20260101-0000', 'k-20260110-1300', 'k-20260110-1400', 'k-20260110-1500']);
     // Raised at the first tick (the hand-made one, no record at all), resolved when the ledger proved the schedule's first snapshot, raised again now.
-    const ownership = () => b.tickAlerts.filter((a) => a.kind === 'snapshot-ownership-unknown').map((a) => a.status ?? 'firing');
+    const ownership = () => b.tickAlerts.filter((a) => a.kind === 'snapshot.ownership-unknown').map((a) => a.status ?? 'firing');
     expect(ownership()).toEqual(['firing', 'resolved', 'firing']);
-    expect(b.tickAlerts.filter((a) => a.kind === 'snapshot-ownership-unknown').at(-1)!.summary).toMatch(/no record proves Reflex made them/);
+    expect(b.tickAlerts.filter((a) => a.kind === 'snapshot.ownership-unknown').at(-1)!.summary).toMatch(/no record proves Reflex made them/);
     // The next tick proves its own snapshot again and prunes only that one's elders it made since.
     await b.tick(schedule, t0 + 6 * hour);
     await b.tick(schedule, t0 + 7 * hour);
@@ -162,13 +162,13 @@ describe('snapshots Reflex owns, and failures that are loud', () => {
     b.sim.controls.failNext('s1', 100, 'disk full');
     await tick(1600);
     await tick(1600);
-    const stale = b.tickAlerts.filter((a) => a.kind === 'snapshot-stale');
+    const stale = b.tickAlerts.filter((a) => a.kind === 'snapshot.stale');
     expect(stale.map((a) => a.status ?? 'firing')).toEqual(['firing']);
     expect(stale[0]!.summary).toMatch(/s1: its newest snapshot from fresh was made .*, more than 1500ms ago \(staleAfter\)/);
     b.sim.controls.clearFaults('s1');
     await tick();
     await tick();
-    expect(b.tickAlerts.filter((a) => a.kind === 'snapshot-stale').map((a) => a.status ?? 'firing')).toEqual(['firing', 'resolved']);
+    expect(b.tickAlerts.filter((a) => a.kind === 'snapshot.stale').map((a) => a.status ?? 'firing')).toEqual(['firing', 'resolved']);
   }, 60_000);
 
   it("publishes the schedule's before and after events around each instance's steps, once per tick", async () => {

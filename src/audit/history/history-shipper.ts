@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Alerts } from '../../alerts/alerts.js';
+import type { AlertKind } from '../../alerts/catalogue.js';
 import { ReflexError } from '../../errors/reflex-error.js';
 import type { RedisConnection } from '../../redis/connect.js';
 import { TokenLock, type HeldLock } from '../../redis/token-lock.js';
@@ -7,7 +8,7 @@ import { chainKey } from '../audit-chain.js';
 import type { HistoryEntry, HistoryStore } from './history-store.js';
 
 /** The alert kind of a history store that does not take records. */
-export const historyStoreFailingKind = 'history.store-failing';
+export const historyStoreFailingKind = 'history.store-failing' satisfies AlertKind;
 
 /** Options of {@link HistoryShipper}. */
 export interface HistoryShipperOptions {

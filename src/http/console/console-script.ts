@@ -175,13 +175,13 @@ export const consoleScript = `"use strict";
     "instance.crashed": "resolves when the instance is Running again, by anyone",
     "instance.error": "resolves when the instance is Running again, by anyone",
     "instance.start-failed": "resolves when the instance is Running again",
-    "action-failed": "resolves when the instance is Running again or a later action on it ends done (a retry of the dead letter included)",
-    "crash-loop": "resolves when the instance is Running again or an operator releases its quarantine",
-    storm: "resolves with the first recovery on the member once it is out of the storm",
+    "action.failed": "resolves when the instance is Running again or a later action on it ends done (a retry of the dead letter included)",
+    "instance.crash-loop": "resolves when the instance is Running again or an operator releases its quarantine",
+    "member.storm": "resolves with the first recovery on the member once it is out of the storm",
     "member.offline": "resolves when the member is Online again",
     "redis.memory-high": "resolves when Redis memory is back under the ratio",
-    "snapshot-stale": "resolves when a tick finds a fresh snapshot",
-    "snapshot-ownership-unknown": "resolves when the ledger proves a snapshot is the schedule's again, or none is left",
+    "snapshot.stale": "resolves when a tick finds a fresh snapshot",
+    "snapshot.ownership-unknown": "resolves when the ledger proves a snapshot is the schedule's again, or none is left",
     "rule.failing": "resolves with the rule's next clean evaluation, or a reload",
     "history.store-failing": "resolves with the first shipping round that succeeds"
   };

@@ -1,0 +1,70 @@
+/** What the catalogue says of one alert kind. */
+export interface AlertKindEntry {
+  /** The severities it is raised with. */
+  severity: readonly ('info' | 'warning' | 'critical')[];
+  /** What raises it, and where. */
+  raisedBy: string;
+  /** What resolves it. */
+  resolvedBy: string;
+  /**
+   * Its spelling before the catalogue gave every kind the form `subject.condition`. Routes and
+   * inhibition rules that match the former spelling still match it, and its fingerprint is the
+   * former one's, so an alert firing across the upgrade is resolved by the new spelling.
+   */
+  formerly?: string;
+}
+
+/**
+ * Every alert kind Reflex raises, declared once, in the form `subject.condition`: its severity,
+ * what raises it and what resolves it. docs/notifications.md lists the same kinds (a test checks).
+ * A rule's `notify` action may raise kinds of its own; `rule.notify` is its default.
+ */
+// prettier-ignore
+export const alertKinds = {
+  'instance.crashed': { severity: ['warning', 'critical'], raisedBy: 'an instance stopped without a request, confirmed by a read of the daemon (notify/instance-alerts.ts); critical when no rule acts', resolvedBy: 'the instance is Running again, or the daemon answers 404 for its name' },
+  'instance.error': { severity: ['warning', 'critical'], raisedBy: 'a resync finds an instance in Error (notify/instance-alerts.ts)', resolvedBy: 'the instance is Running again, or the daemon answers 404 for its name' },
+  'instance.start-failed': { severity: ['warning'], raisedBy: "someone's start or launch failed and the instance never ran (notify/instance-alerts.ts)", resolvedBy: 'the instance is Running again, or the daemon answers 404 for its name' },
+  'instance.crash-loop': { severity: ['critical'], raisedBy: 'the crash-loop budget quarantines an instance (remediation/action-gate.ts)', resolvedBy: 'the instance is Running again, or an operator releases the quarantine', formerly: 'crash-loop' },
+  'action.failed': { severity: ['critical'], raisedBy: 'an action gives up on an instance: dead-lettered (remediation/action-executor.ts)', resolvedBy: 'the instance is Running again, or a later action on it ends done', formerly: 'action-failed' },
+  'member.storm': { severity: ['critical'], raisedBy: "a rule's remediations keep failing on a cluster member (remediation/storm-control.ts, through the gate or a give-up)", resolvedBy: 'the first recovery of an instance on the member once it is out of the storm', formerly: 'storm' },
+  'member.offline': { severity: ['critical'], raisedBy: 'a cluster member turns Offline (remediation/member-watch.ts)', resolvedBy: 'the member is Online again' },
+  'redis.memory-high': { severity: ['warning', 'critical'], raisedBy: 'Redis used_memory reaches redisMemoryAlertRatio of maxmemory, or Redis is full and refuses writes (retention/redis-watch.ts)', resolvedBy: 'used memory is back under the ratio; writes are taken again' },
+  'redis.writes-refused': { severity: ['critical'], raisedBy: 'Redis refuses writes: a read-only replica or a failed RDB save (retention/redis-watch.ts)', resolvedBy: 'writes are taken again' },
+  'snapshot.stale': { severity: ['critical'], raisedBy: "a schedule's newest snapshot of an instance is older than staleAfter (schedules/tick-runner.ts)", resolvedBy: 'a tick finds a fresh snapshot', formerly: 'snapshot-stale' },
+  'snapshot.ownership-unknown': { severity: ['warning'], raisedBy: "snapshots look like a schedule's while its ledger holds none of the instance (schedules/tick-runner.ts)", resolvedBy: "a tick finds the ledger proving a snapshot is the schedule's again, or none is left", formerly: 'snapshot-ownership-unknown' },
+  'rule.failing': { severity: ['warning'], raisedBy: "a rule's when threw or timed out 5 times in 10 minutes (rules/rule-errors.ts)", resolvedBy: "the rule's next clean evaluation, or a reload" },
+  'rule.notify': { severity: ['info', 'warning', 'critical'], raisedBy: "a rule's notify action, with the kind and severity the rule gives (actions/notify-action.ts)", resolvedBy: 'the rule: a notify action with resolve: true and the same kind' },
+  'event.contradicted': { severity: ['warning'], raisedBy: 'a stop event the daemon contradicts (remediation/contradicted-stop.ts): a notice', resolvedBy: 'itself: a notice resolves once shown' },
+  'event.future-timestamp': { severity: ['warning'], raisedBy: 'a frame dated beyond clockToleranceMs ahead of its receipt (remediation/event-processor.ts): a notice', resolvedBy: 'not by Reflex: about one frame, already handled' },
+  'event.frame-too-large': { severity: ['warning'], raisedBy: 'a frame refused as larger than maxFrameBytes (remediation/event-processor.ts): a notice', resolvedBy: 'not by Reflex: about one frame, already handled' },
+  'history.store-failing': { severity: ['critical'], raisedBy: 'the audit history store does not take records (audit/history/history-shipper.ts)', resolvedBy: 'the first round that ships again' },
+} as const satisfies Record<string, AlertKindEntry>;
+
+/** An alert kind of the catalogue. */
+export type AlertKind = keyof typeof alertKinds;
+
+/** The kind of the alert raised when an action gives up (dead-lettered) on an instance. */
+export const actionFailedKind = 'action.failed' satisfies AlertKind;
+/** The kind of the alert raised when a crash loop puts an instance in quarantine. */
+export const crashLoopKind = 'instance.crash-loop' satisfies AlertKind;
+/** The kind of the alert raised when a rule's remediations keep failing on a cluster member. */
+export const stormKind = 'member.storm' satisfies AlertKind;
+/** The kind of the notice raised when the daemon contradicts a stop event (no such instance, not down, another instance). */
+export const contradictedKind = 'event.contradicted' satisfies AlertKind;
+
+/** The kind `spelling` names: itself, or the catalogue's kind it is the former spelling of. */
+export function currentKind(spelling: string): string {
+  return formerToCurrent.get(spelling) ?? spelling;
+}
+
+/**
+ * The spelling an alert's fingerprint is made from: a renamed kind's former one, so an alert that
+ * fired before the rename and its resolution after it share a fingerprint.
+ */
+export function fingerprintKind(kind: string): string {
+  return (alertKinds as Record<string, AlertKindEntry>)[kind]?.formerly ?? kind;
+}
+
+const formerToCurrent = new Map(
+  Object.entries(alertKinds as Record<string, AlertKindEntry>).flatMap(([kind, e]) => (e.formerly ? [[e.formerly, kind] as const] : [])),
+);
