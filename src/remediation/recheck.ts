@@ -76,6 +76,8 @@ export class Recheck {
     // Every read at once: this runs between an event and its first call.
     const client = this.deps.client(job.target);
     const incident = byRule && job.incidentAt !== undefined;
+    // An operator's heal yields only to the operator's own later word (a stop sent after it).
+    const heal = job.origin === 'operator' && job.incidentAt !== undefined;
     const [read, tracked, silenceList, quarantined, evacuated, requested] = await Promise.all([
       client
         .withProject(job.project)
@@ -87,17 +89,17 @@ export class Recheck {
             throw err;
           },
         ),
-      job.origin !== 'operator' && job.incidentAt !== undefined ? this.deps.tracker.get(ref) : undefined,
+      job.incidentAt !== undefined ? this.deps.tracker.get(ref) : undefined,
       byRule ? this.deps.silences.list() : undefined,
       byRule && this.restarts(job.action)
         ? this.budget.quarantine({ restarts: this.deps.keys.restarts(ref), quarantine: this.deps.keys.quarantine(ref) })
         : undefined,
       byRule && job.location && job.location !== 'none' ? evacuatedMembers(client) : undefined,
-      incident ? Promise.all([this.requests.list(ref), this.deps.ownOperations.ids(ref)]) : undefined,
+      incident || heal ? Promise.all([this.requests.list(ref), this.deps.ownOperations.ids(ref)]) : undefined,
     ]);
     if (!read) return { proceed: false, check: 'gone', summary: `${job.instance} is gone (deleted or renamed since the incident)` };
     const instance: Instance = read;
-    if (job.origin === 'operator') return { proceed: true, instance };
+    if (job.origin === 'operator') return laterStop(job, tracked, requested) ?? { proceed: true, instance };
     const now = identityOf(instance);
     if (isAnotherInstance(job.identity, now)) {
       return {
@@ -198,4 +200,33 @@ export class Recheck {
 function describeRequest(r: OperatorRequest): string {
   const outcome = r.status === StatusCode.Failure ? `refused by the daemon: ${r.err}` : r.status === StatusCode.Success ? 'done' : 'still running';
   return `a ${r.action} was requested through the API at ${new Date(r.at).toISOString()} (operation ${r.operationId}, not Reflex's; ${outcome})`;
+}
+
+/**
+ * An operator's stop (or freeze) sent after their heal was asked: the later decision wins, so the
+ * heal's start is not made. Known from the processed events (the tracker's last requested
+ * transition) and from the operations the stream showed, refused or not.
+ */
+function laterStop(
+  job: ActionJob,
+  tracked: { requestedAt?: number; requestedTo?: number } | undefined,
+  requested: [OperatorRequest[], string[]] | undefined,
+): Extract<RecheckVerdict, { proceed: false }> | undefined {
+  const asked = job.incidentAt;
+  if (asked === undefined) return undefined;
+  const when = (at: number) => `at ${new Date(at).toISOString()}, after the heal was asked (${new Date(asked).toISOString()})`;
+  if (tracked?.requestedAt !== undefined && tracked.requestedAt > asked && tracked.requestedTo !== StatusCode.Running)
+    return {
+      proceed: false,
+      check: 'superseded',
+      summary: `superseded: a transition to ${tracked.requestedTo} was requested through the API ${when(tracked.requestedAt)}; the operator's later decision wins`,
+    };
+  const later = requested && heldDownSince(requested[0], asked, requested[1]);
+  if (later)
+    return {
+      proceed: false,
+      check: 'superseded',
+      summary: `superseded: ${describeRequest(later)} ${when(later.at)}; the operator's later decision wins`,
+    };
+  return undefined;
 }

@@ -326,4 +326,31 @@ describe('the instance that had the incident, not its name: remediation on the s
     expect(await judge(crash('calm'))).toEqual(['contradicted']);
     expect((await alertsOf(audit, 'calm-new')).filter((a) => a.kind !== 'event.contradicted')).toEqual([]);
   });
+
+  it("lets the operator's stop sent after their heal was asked win: the heal starts nothing, and a heal asked after the stop starts it", async () => {
+    sim.controls.addInstance({ name: 'heal-then-stop', status: 'Running', config: optIn });
+    const { judge, act } = pipeline();
+    const healAsked = (at: number, id: string) =>
+      ({
+        rule: 'heal',
+        action: 'start',
+        params: {},
+        target,
+        project: 'default',
+        instance: 'heal-then-stop',
+        correlationId: `heal:${id}`,
+        incidentAt: at,
+        origin: 'operator',
+        dryRun: false,
+      }) as ActionJob;
+    const first = healAsked(Date.now() - 50, 'first');
+    await (await client.changeState('heal-then-stop', { action: 'stop' })).wait({ timeoutMs: 5_000 });
+    const stop = crashEvent(target, 'heal-then-stop', { intent: 'requested', action: 'instance-stopped', from: 103 });
+    expect(await judge(stop)).toEqual(['processed']);
+
+    expect(await act(first)).toMatchObject({ result: 'skipped', summary: expect.stringContaining('after the heal was asked') });
+    expect(sim.controls.calls('heal-then-stop', 'start'), 'the heal asked before the stop starts nothing').toBe(0);
+    expect(await act(healAsked(Date.now(), 'second'))).toMatchObject({ result: 'done' });
+    expect(sim.controls.statusCode('heal-then-stop')).toBe(103);
+  });
 });
