@@ -23,7 +23,7 @@ export type { NotifyConfig } from './notify/notify-config.js';
 export { verifyWebhookSignature } from './notify/webhook-signature.js';
 export { defineAction } from './actions/define-action.js';
 export type { ActionDefinition, DefinedAction } from './actions/define-action.js';
-export type { ActionContext, ActionOutcome, CallDescription } from './actions/action.js';
+export type { ActionContext, ActionOutcome } from './actions/action.js';
 export { ReflexError } from './errors/reflex-error.js';
 export type { ErrorCode } from './errors/codes.js';
 /** zod, as Reflex itself uses it: the schemas of `defineAction` params (`z.strictObject({...})`). */

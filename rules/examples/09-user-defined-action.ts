@@ -4,8 +4,9 @@ import { StatusCode, defineAction, defineRule, z } from 'reflex-lxd';
  * 09 — An action of your own. `defineAction` gives it a name rules use, a zod schema for its params
  * (checked when the rules load: a typo is an error at its file:line), and `run`. It runs through
  * the same path as the built-ins: the instance's lock and re-check, the retry policy, the audit log
- * and dry-run (where it is not run at all). Its API calls go through `ctx.call`, so they are
- * audited and marked as Reflex's own (their events never trigger a rule as a crash would).
+ * and dry-run (where it is not run at all). `ctx.client` is the acting client: each call it sends
+ * is checked against the instance's lock, audited with its path and marked as Reflex's own (its
+ * events never trigger a rule as a crash would); there is no other client to reach.
  *
  * This one stamps the time of the last crash into the instance's config, for operators to see in
  * `lxc config show`.
@@ -17,9 +18,7 @@ export const stampCrash = defineAction({
   async run(ctx) {
     const at = ctx.job?.event?.timestamp ?? new Date().toISOString();
     const { etag } = await ctx.client.getInstance(ctx.instance);
-    await ctx.call({ method: 'PATCH', path: `/1.0/instances/${ctx.instance}`, action: 'example-stamp-crash' }, () =>
-      ctx.client.patchInstance(ctx.instance, { config: { [ctx.params.key]: at } }, etag),
-    );
+    await ctx.client.patchInstance(ctx.instance, { config: { [ctx.params.key]: at } }, etag);
     return { result: 'done', summary: `${ctx.params.key}=${at}` };
   },
 });

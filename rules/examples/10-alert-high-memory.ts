@@ -28,19 +28,14 @@ export const snapshotRestartTell = defineAction({
     const taken = (await ctx.client.listSnapshots(ctx.instance, { recursion: 0 })).some((s) => s.endsWith(`/${snapshot}`) || s === snapshot);
     if (!taken) {
       const expiresAt = new Date(Date.now() + ctx.params.keepDays * 86_400_000);
-      await ctx.call({ method: 'POST', path: `/1.0/instances/${ctx.instance}/snapshots`, action: 'snapshot' }, () =>
-        ctx.client.createSnapshot(ctx.instance, { name: snapshot, expiresAt }),
-      );
+      await (await ctx.client.createSnapshot(ctx.instance, { name: snapshot, expiresAt })).wait();
     }
     const incidentAt = Date.parse(event?.timestamp ?? '');
     // LXD stamps last_used_at when the instance starts: started after the incident, a previous
     // attempt of this job restarted it already.
     const lastStart = Date.parse(String((await ctx.client.getInstance(ctx.instance)).value.last_used_at ?? ''));
     const restartedSince = !Number.isNaN(incidentAt) && !Number.isNaN(lastStart) && lastStart > incidentAt;
-    if (!restartedSince)
-      await ctx.call({ method: 'PUT', path: `/1.0/instances/${ctx.instance}/state`, action: 'restart' }, () =>
-        ctx.client.changeState(ctx.instance, { action: 'restart', timeout: 30 }),
-      );
+    if (!restartedSince) await (await ctx.client.changeState(ctx.instance, { action: 'restart', timeout: 30 })).wait();
     const why = event?.kind === 'alert' ? (event.annotations.summary ?? `${event.alertname} firing since ${event.startsAt}`) : 'high memory';
     const summary = `${ctx.instance} restarted after ${why}; memory evidence kept in snapshot ${snapshot} for ${ctx.params.keepDays} days`;
     await ctx.notifier.notify(

@@ -1,32 +1,29 @@
 import type { InstanceClient } from '../client/client.js';
 import type { Instance } from '../client/instance.js';
 import type { AuditInput } from '../audit/audit-record.js';
-import type { Operation } from '../client/operation.js';
 import type { z } from 'zod';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { AlertNotifier } from '../alerts/alerts.js';
-
-/** A mutating call as an action describes it to {@link ActionContext.call}. */
-export interface CallDescription {
-  method: string;
-  /** The path without query: the project is added as the client sends it. */
-  path: string;
-  /** The action name the call is recorded under (start, snapshot, delete-snapshot, …). */
-  action: string;
-  /** Extra fields for the call's audit record (a housekeeping step and its plan). */
-  record?: Record<string, unknown>;
-}
 
 /**
  * What an action sees: the client, the instance it acts on, its params (as its schema parsed them,
  * defaults applied), and how to record its calls.
  */
 export interface ActionContext<P = Record<string, unknown>> {
+  /**
+   * The acting client: the only client an action gets. Reads go to the server; every mutating
+   * request is checked against the instance's lock, marked as Reflex's own, audited with the path
+   * sent, and its operation waited on within Reflex's bound. In dry-run its first mutating request
+   * is audited and refused, which ends the action as a dry-run: an action needs no branch for it.
+   */
   client: InstanceClient;
   instance: string;
   params: P;
-  /** When true the action must not send a mutating request; it records what it would do. */
+  /**
+   * A dry-run job: the client sends no mutating request. An action that acts other than through
+   * the client (an HTTP call, an alert, an event) must not, and says what it would do.
+   */
   dryRun: boolean;
   /**
    * The instance as the re-check read it under the instance's lock just before the action, when
@@ -34,11 +31,8 @@ export interface ActionContext<P = Record<string, unknown>> {
    * of reading it again. Absent when the action must read for itself.
    */
   observed?: Pick<Instance, 'status' | 'status_code'>;
-  /**
-   * Sends a mutating request through the audit and self-marking path and waits for its operation;
-   * returns it once finished (undefined in dry-run). Throws when the call or the operation fails.
-   */
-  call(description: CallDescription, send: () => Promise<Operation | void>): Promise<Operation | undefined>;
+  /** The acting client, with `record`'s fields in the audit record of each of its calls (a housekeeping step and its plan). */
+  clientNoting(record: Record<string, unknown>): InstanceClient;
   audit(record: Omit<AuditInput, 'correlationId' | 'instance' | 'target'>): Promise<void>;
   /** The job being run: its rule, incident and, after a follow-up event, the chain that led to it. */
   job?: { rule: string; correlationId: string; target: string; project: string; location: string; chain: string[]; event?: CanonicalEvent };

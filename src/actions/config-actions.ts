@@ -12,10 +12,7 @@ export const patchConfigAction = builtinAction({
     const { value, etag } = await ctx.client.getInstance(ctx.instance);
     const changes = Object.entries(wanted).filter(([k, v]) => (value.config[k] ?? '') !== v);
     if (!changes.length) return { result: 'skipped', summary: 'config already as wanted' };
-    if (ctx.dryRun) return { result: 'dry-run', summary: `would set ${changes.map(([k, v]) => `${k}=${v}`).join(', ')}` };
-    await ctx.call({ method: 'PATCH', path: `/1.0/instances/${ctx.instance}`, action: 'patch-config' }, () =>
-      ctx.client.patchInstance(ctx.instance, { config: Object.fromEntries(changes) }, etag),
-    );
+    await ctx.client.patchInstance(ctx.instance, { config: Object.fromEntries(changes) }, etag);
     return { result: 'done', summary: `set ${changes.map(([k, v]) => `${k}=${v}`).join(', ')}` };
   },
 });
@@ -44,12 +41,10 @@ export const apiCallAction = builtinAction({
   async run(ctx): Promise<ActionOutcome> {
     const method = ctx.params.method.toUpperCase();
     const path = ctx.params.path.replaceAll('{instance}', encodeURIComponent(ctx.instance));
-    if (ctx.dryRun) return { result: 'dry-run', summary: `would ${method} ${path}` };
-    const op = await ctx.call({ method, path, action: 'api-call' }, async () => {
-      const res = await ctx.client.transport.request(method, path, { body: ctx.params.body });
-      if (res.kind === 'async') return (await ctx.client.getOperation(res.envelope.metadata.id)) ?? undefined;
-      return undefined;
-    });
-    return { result: 'done', summary: `${method} ${path} done`, operationId: op?.id };
+    const res = await ctx.client.transport.request(method, path, { body: ctx.params.body });
+    if (res.kind === 'sync') return { result: 'done', summary: `${method} ${path} done` };
+    const op = await ctx.client.getOperation(res.envelope.metadata.id);
+    await op.wait();
+    return { result: 'done', summary: `${method} ${path} done`, operationId: op.id };
   },
 });

@@ -49,18 +49,15 @@ export const execAction = builtinAction({
   async run(ctx): Promise<ActionOutcome> {
     const p = ctx.params;
     const shown = p.command.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(' ');
-    if (ctx.dryRun) return { result: 'dry-run', summary: `would run ${shown} (timeout ${p.timeout} ms, expecting exit ${p.expect.join('|')})` };
     let session: ExecSession | undefined;
     let failure: unknown;
     try {
-      await ctx.call({ method: 'POST', path: `/1.0/instances/${ctx.instance}/exec`, action: 'exec', record: { command: p.command } }, async () => {
-        session = await ctx.client.exec(
-          ctx.instance,
-          { command: p.command, environment: p.environment, user: p.user, group: p.group, cwd: p.cwd },
-          { timeoutMs: p.timeout, maxOutputBytes: p.maxOutputBytes },
-        );
-        return session.operation;
-      });
+      session = await ctx.client.exec(
+        ctx.instance,
+        { command: p.command, environment: p.environment, user: p.user, group: p.group, cwd: p.cwd },
+        { timeoutMs: p.timeout, maxOutputBytes: p.maxOutputBytes },
+      );
+      await session.operation.wait();
     } catch (err) {
       // Refused before it ran: the daemon's error is the action's.
       if (!session) throw err;

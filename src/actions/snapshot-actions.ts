@@ -50,11 +50,9 @@ export const snapshotAction = builtinAction({
     const name = snapshotName(ctx.params.name);
     const { expiry, expiresAt: at } = ctx.params;
     const expiresAt = at ? new Date(at) : expiry ? new Date(Date.now() + parseDuration(expiry)) : undefined;
-    if (ctx.dryRun) return { result: 'dry-run', summary: `would snapshot as ${name}${expiresAt ? ` expiring ${expiresAt.toISOString()}` : ''}` };
-    const op = await ctx.call({ method: 'POST', path: `/1.0/instances/${ctx.instance}/snapshots`, action: 'snapshot' }, () =>
-      ctx.client.createSnapshot(ctx.instance, { name, ...(expiresAt ? { expiresAt } : {}) }),
-    );
-    return { result: 'done', summary: `snapshot ${name} taken`, operationId: op?.id };
+    const op = await ctx.client.createSnapshot(ctx.instance, { name, ...(expiresAt ? { expiresAt } : {}) });
+    await op.wait();
+    return { result: 'done', summary: `snapshot ${name} taken`, operationId: op.id };
   },
 });
 
@@ -71,11 +69,9 @@ export const deleteSnapshotAction = builtinAction({
       if (isApiStatus(err, 404)) return { result: 'skipped', summary: `snapshot ${name} is already gone` };
       throw err;
     }
-    if (ctx.dryRun) return { result: 'dry-run', summary: `would delete snapshot ${name}` };
-    const op = await ctx.call({ method: 'DELETE', path: `/1.0/instances/${ctx.instance}/snapshots/${name}`, action: 'delete-snapshot' }, () =>
-      ctx.client.deleteSnapshot(ctx.instance, name),
-    );
-    return { result: 'done', summary: `snapshot ${name} deleted`, operationId: op?.id };
+    const op = await ctx.client.deleteSnapshot(ctx.instance, name);
+    await op.wait();
+    return { result: 'done', summary: `snapshot ${name} deleted`, operationId: op.id };
   },
 });
 
@@ -91,11 +87,8 @@ export const restoreAction = builtinAction({
       name = [...snaps].sort((a, b) => String(a.created_at).localeCompare(String(b.created_at))).at(-1)?.name;
       if (!name) return { result: 'skipped', summary: 'no snapshot to restore' };
     }
-    if (ctx.dryRun) return { result: 'dry-run', summary: `would restore ${name}` };
-    const snapshot = name;
-    const op = await ctx.call({ method: 'PUT', path: `/1.0/instances/${ctx.instance}`, action: 'restore' }, () =>
-      ctx.client.restoreSnapshot(ctx.instance, snapshot),
-    );
-    return { result: 'done', summary: `restored ${snapshot}`, operationId: op?.id };
+    const op = await ctx.client.restoreSnapshot(ctx.instance, name);
+    await op.wait();
+    return { result: 'done', summary: `restored ${name}`, operationId: op.id };
   },
 });

@@ -3,14 +3,10 @@ import { StatusCode } from '../client/status-code.js';
 import type { ActionContext, ActionOutcome } from './action.js';
 import { builtinAction } from './define-action.js';
 
-async function changeState(
-  ctx: ActionContext<unknown>,
-  action: 'start' | 'stop' | 'unfreeze',
-  body: Record<string, unknown> = {},
-): Promise<string | undefined> {
-  const path = `/1.0/instances/${ctx.instance}/state`;
-  const op = await ctx.call({ method: 'PUT', path, action }, () => ctx.client.changeState(ctx.instance, { action, ...body }));
-  return op?.id;
+async function changeState(ctx: ActionContext<unknown>, action: 'start' | 'stop' | 'unfreeze', body: Record<string, unknown> = {}): Promise<string> {
+  const op = await ctx.client.changeState(ctx.instance, { action, ...body });
+  await op.wait();
+  return op.id;
 }
 
 /**
@@ -28,7 +24,6 @@ export const startAction = builtinAction({
     if (state.status_code === StatusCode.Running || state.status_code === StatusCode.Ready) {
       return { result: 'skipped', summary: `already ${state.status}; nothing to do` };
     }
-    if (ctx.dryRun) return { result: 'dry-run', summary: `would start (instance is ${state.status})` };
     if (state.status_code === StatusCode.Frozen) {
       const id = await changeState(ctx, 'unfreeze');
       return { result: 'done', summary: 'unfrozen', operationId: id };
@@ -52,10 +47,8 @@ export const restartAction = builtinAction({
   describe: 'restart the instance (params: force?)',
   params: restartParamsSchema,
   async run(ctx): Promise<ActionOutcome> {
-    if (ctx.dryRun) return { result: 'dry-run', summary: `would restart${ctx.params.force ? ' (forced)' : ''}` };
-    const path = `/1.0/instances/${ctx.instance}/state`;
-    const force = ctx.params.force;
-    const op = await ctx.call({ method: 'PUT', path, action: 'restart' }, () => ctx.client.changeState(ctx.instance, { action: 'restart', force }));
-    return { result: 'done', summary: 'restarted', operationId: op?.id };
+    const op = await ctx.client.changeState(ctx.instance, { action: 'restart', force: ctx.params.force });
+    await op.wait();
+    return { result: 'done', summary: 'restarted', operationId: op.id };
   },
 });

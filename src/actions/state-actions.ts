@@ -25,11 +25,9 @@ async function changeState(
 ): Promise<ActionOutcome> {
   const state = await ctx.client.getInstanceState(ctx.instance);
   if (goal(state.status_code)) return { result: 'skipped', summary: `already ${state.status}; nothing to do` };
-  if (ctx.dryRun) return { result: 'dry-run', summary: `would ${verb} (instance is ${state.status})` };
-  const op = await ctx.call({ method: 'PUT', path: `/1.0/instances/${ctx.instance}/state`, action: verb }, () =>
-    ctx.client.changeState(ctx.instance, { action: verb, ...body }),
-  );
-  return { result: 'done', summary: `${verb} done (was ${state.status})`, operationId: op?.id };
+  const op = await ctx.client.changeState(ctx.instance, { action: verb, ...body });
+  await op.wait();
+  return { result: 'done', summary: `${verb} done (was ${state.status})`, operationId: op.id };
 }
 
 export const stopAction = builtinAction({

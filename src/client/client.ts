@@ -80,6 +80,14 @@ export class InstanceClient {
     return new InstanceClient(this.transport, { project, operationEvents: this.ownsFeed ? Boolean(this.scope.feed) : this.scope.feed });
   }
 
+  /**
+   * A client of the same project and operation feed that sends through `transport` (one that
+   * wraps this client's, such as an acting transport): what the wrapper does, every call does.
+   */
+  through(transport: Transport): InstanceClient {
+    return new InstanceClient(transport, { project: this.project, ...(this.scope.feed ? { operationEvents: this.scope.feed } : {}) });
+  }
+
   /** A client whose operations are awaited through events (subscribed before each request). */
   withOperationEvents(): InstanceClient {
     return new InstanceClient(this.transport, { project: this.project, operationEvents: true });

@@ -95,8 +95,9 @@ export class Operation {
    */
   async wait(opts: WaitOptions = {}): Promise<OperationObject> {
     const stop = opts.onProgress ? this.onProgress(opts.onProgress) : undefined;
+    const timeoutMs = opts.timeoutMs ?? this.transport.operationWaitLimitMs;
     try {
-      const deadline = opts.timeoutMs === undefined ? Infinity : Date.now() + opts.timeoutMs;
+      const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
       const pollSeconds = opts.pollSeconds ?? 30;
       while (!this.done) {
         if (opts.signal?.aborted) {
@@ -110,7 +111,7 @@ export class Operation {
         if (left <= 0) {
           throw new ApiError(
             'OPERATION_TIMEOUT',
-            `operation ${this.id} still ${this.current.status} (${this.current.status_code}) after ${opts.timeoutMs} ms`,
+            `operation ${this.id} still ${this.current.status} (${this.current.status_code}) after ${timeoutMs} ms`,
             { method: 'GET', path: operationPath(this.id) },
           );
         }
@@ -142,6 +143,7 @@ export class Operation {
     } finally {
       stop?.();
       if (this.done) this.subscription?.release();
+      await this.transport.operationEnded(this.current);
     }
   }
 

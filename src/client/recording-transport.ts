@@ -1,5 +1,6 @@
-import { ReflexError } from '../errors/reflex-error.js';
-import { Transport, type RequestOptions, type Response } from './transport.js';
+import { ActingTransport, dryRunWatch } from './acting-transport.js';
+import type { Target } from './target.js';
+import { Transport } from './transport.js';
 
 /** A mutating request a dry-run wanted to send. */
 export interface RecordedCall {
@@ -9,15 +10,20 @@ export interface RecordedCall {
 }
 
 /**
- * A transport for dry-runs and replays: reads (GET) go to the server, every other request is
- * recorded and refused without being sent, so nothing can change on the server.
+ * A transport for the CLI's dry-runs and replays: reads (GET) go to the server, every other
+ * request is recorded and refused without being sent (the executor's dry-run, {@link dryRunWatch}),
+ * so nothing can change on the server.
  */
-export class RecordingTransport extends Transport {
-  readonly recorded: RecordedCall[] = [];
+export class RecordingTransport extends ActingTransport {
+  readonly recorded: RecordedCall[];
 
-  override async request(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
-    if (method.toUpperCase() === 'GET') return super.request(method, path, opts);
-    this.recorded.push({ method, path, ...(opts.body === undefined ? {} : { body: opts.body }) });
-    throw new ReflexError('DRY_RUN_REFUSED', `dry-run: ${method} ${path} recorded, not sent`);
+  constructor(target: Target) {
+    const recorded: RecordedCall[] = [];
+    super(
+      new Transport(target),
+      dryRunWatch((req) => void recorded.push(req)),
+      true,
+    );
+    this.recorded = recorded;
   }
 }

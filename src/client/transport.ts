@@ -3,7 +3,7 @@ import { Agent, buildConnector, request as undiciRequest, errors as undiciErrors
 import { ReflexError } from '../errors/reflex-error.js';
 import { DAEMON_JSON_MAX_DEPTH, jsonShape } from '../input/json-bounds.js';
 import { ApiError, apiErrorFromEnvelope } from './api-error.js';
-import { envelopeSchema, type AsyncEnvelope, type SyncEnvelope } from './envelope.js';
+import { envelopeSchema, type AsyncEnvelope, type OperationObject, type SyncEnvelope } from './envelope.js';
 import { targetAddresses, type Target } from './target.js';
 import { certificateFingerprint, checkPin, normalizeFingerprint } from './tls-pin.js';
 
@@ -262,6 +262,17 @@ export class Transport {
     }
     const etag = res.headers.etag;
     return { kind: 'sync', status: res.statusCode, envelope: env, etag: Array.isArray(etag) ? etag[0] : etag };
+  }
+
+  /**
+   * Told by an operation handle made on this transport when a wait on it ends, final or not (the
+   * acting transport records the end of the operations it sent). Does nothing here.
+   */
+  async operationEnded(_op: OperationObject): Promise<void> {}
+
+  /** The longest wait on an operation whose waiter names no bound (ms). None here: no bound. */
+  get operationWaitLimitMs(): number | undefined {
+    return undefined;
   }
 
   /** Closes the pooled connections. */

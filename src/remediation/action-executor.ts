@@ -1,13 +1,12 @@
 import { UnrecoverableError, type Queue } from 'bullmq';
 import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
-import type { ActionContext, ActionOutcome, CallDescription } from '../actions/action.js';
-import type { Operation } from '../client/operation.js';
+import type { ActionContext, ActionOutcome } from '../actions/action.js';
 import { runAction } from '../actions/define-action.js';
 import { builtinActions, type ActionRegistry } from '../actions/registry.js';
-import { actionFailedKind, Alerts } from '../alerts/alerts.js';
+import { actionFailedKind, Alerts, stormKind } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import { ApiError, isApiStatus } from '../client/api-error.js';
+import { isApiStatus } from '../client/api-error.js';
 import type { InstanceClient } from '../client/client.js';
 import type { OperationObject } from '../client/envelope.js';
 import { ReflexError } from '../errors/reflex-error.js';
@@ -18,6 +17,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { HeldLock, TokenLock } from '../redis/token-lock.js';
+import { actingClient } from './act/acting-client.js';
 import { actionJobOptions, type ActionJob } from '../actions/action-job.js';
 import type { PendingActions } from './pending-actions.js';
 import { OthersOperations } from './others-operations.js';
@@ -136,7 +136,7 @@ export class ActionExecutor {
     const { alert } = describeStorm(s, scope, storms);
     await this.alerts.raise(
       {
-        kind: 'storm',
+        kind: stormKind,
         severity: 'critical',
         summary: alert,
         target: job.target,
@@ -275,8 +275,10 @@ export class ActionExecutor {
         return this.finish(ref, jobId, outcome);
       }
     }
+    const acting = actingClient(this.deps, { job, jobId, attempt, held }, client);
     const ctx: ActionContext<unknown> = {
-      client,
+      client: acting.client,
+      clientNoting: acting.noting,
       instance: job.instance,
       params: job.params,
       dryRun: job.dryRun,
@@ -300,11 +302,14 @@ export class ActionExecutor {
           }
         : {}),
       ...(this.deps.notifier ? { notifier: this.deps.notifier } : {}),
-      call: (d, send) => this.call(job, jobId, attempt, client, held, d, send),
     };
     try {
       // Params were checked when the rules loaded; runAction checks them again, for a job queued before the rules changed.
-      const outcome = await runAction(action, ctx);
+      const outcome = await runAction(action, ctx).catch((err: unknown) => {
+        const dry = acting.dryRunOutcome(err);
+        if (dry) return dry;
+        throw err;
+      });
       await redis.del(keys.inflight(jobId));
       const scope = stormScope(job);
       if (scope && outcome.result === 'done' && !job.dryRun) await this.deps.storms?.remediated(scope);
@@ -404,97 +409,6 @@ export class ActionExecutor {
   private async finish<T extends ExecutedOutcome>(ref: InstanceRef, jobId: string, outcome: T): Promise<T> {
     await this.deps.pending.remove(ref, jobId);
     return outcome;
-  }
-
-  /**
-   * Sends one mutating call: checks the lock just before (a lost renewal sends nothing), marks it
-   * as Reflex's own before and after (by operation, so its events are `self`), records the path
-   * the client really sent, persists the operation id before waiting (a killed worker resumes it),
-   * and waits within {@link OWN_OPERATION_MAX_MS}.
-   */
-  private async call(
-    job: ActionJob,
-    jobId: string,
-    attempt: number,
-    client: InstanceClient,
-    held: HeldLock | undefined,
-    d: CallDescription,
-    send: () => Promise<Operation | void>,
-  ): Promise<Operation | undefined> {
-    const { audit, ownOperations, redis, keys } = this.deps;
-    const ref = refOf(job);
-    const base = { correlationId: job.correlationId, instance: job.instance, target: job.target, rule: job.rule, ...d.record };
-    const path = client.pathOf(d.path);
-    if (job.dryRun) {
-      await audit.append({
-        ...base,
-        type: 'call',
-        summary: `dry-run: would ${d.method} ${path} (${d.action})`,
-        method: d.method,
-        path,
-        dryRun: true,
-      });
-      return undefined;
-    }
-    held?.check();
-    const localId = `local:${jobId}:${attempt}:${d.action}`;
-    const sentAt = Date.now();
-    await ownOperations.record(ref, localId, { action: d.action, state: 'sending', sentAt });
-    let op;
-    try {
-      op = await send();
-    } catch (err) {
-      await ownOperations.record(ref, localId, { action: d.action, state: 'failed', sentAt, endedAt: Date.now() });
-      if (err instanceof ApiError)
-        await audit.append({
-          ...base,
-          type: 'call',
-          summary: `${d.method} ${path} (${d.action}) refused: ${err.message}`,
-          method: d.method,
-          path,
-          status: err.status,
-          attempt,
-        });
-      throw err;
-    }
-    if (!op) {
-      // A synchronous call (e.g. PATCH): done when it answered.
-      await ownOperations.record(ref, localId, { action: d.action, state: 'done', sentAt, endedAt: Date.now() });
-      await audit.append({ ...base, type: 'call', summary: `${d.method} ${path} (${d.action}) → done`, method: d.method, path, attempt });
-      return undefined;
-    }
-    const createdAt = daemonTime(op.value.created_at) ?? sentAt;
-    await ownOperations.record(ref, op.id, { action: d.action, state: 'running', sentAt, createdAt }, localId);
-    // Persisted before waiting: a worker killed now resumes waiting on this operation instead of acting again.
-    await redis.set(keys.inflight(jobId), JSON.stringify({ operationId: op.id, action: d.action, sentAt, createdAt }), 'PX', 3_600_000);
-    await audit.append({
-      ...base,
-      type: 'call',
-      summary: `${d.method} ${path} (${d.action}) → operation ${op.id}`,
-      method: d.method,
-      path,
-      operationId: op.id,
-      attempt,
-    });
-    let final: OperationObject | undefined;
-    try {
-      final = await op.wait({ timeoutMs: OWN_OPERATION_MAX_MS });
-    } finally {
-      const ended = final ?? op.value;
-      const failed = ended.status_code !== 200;
-      // LXD 5.0.2 leaves updated_at at the creation time when an operation ends (a forced restart:
-      // Success 0.7 s after its updated_at, and its instance-restarted event with it): the end is at
-      // least the time waited, counted on the daemon's clock from its created_at.
-      const waited = createdAt + (Date.now() - sentAt);
-      await ownOperations.record(ref, op.id, {
-        action: d.action,
-        state: failed ? 'failed' : 'done',
-        sentAt,
-        createdAt,
-        endedAt: Math.max(daemonTime(ended.updated_at) ?? waited, waited),
-      });
-    }
-    return op;
   }
 
   /**

@@ -149,9 +149,12 @@ export default defineRule({ name: 'check-dry', dryRun: true, on: { kind: 'instan
     const trail = await waitForAudit(redisUrl(), bed.prefix, 'web4', (rs) => rs.some((r) => r.type === 'outcome'));
     expect(trail.find((r) => r.type === 'outcome')).toMatchObject({
       result: 'dry-run',
-      summary: "exec: would run sh -c 'exit 3' (timeout 30000 ms, expecting exit 0)",
+      summary: 'exec: would POST /1.0/instances/web4/exec?project=default (exec)',
     });
-    expect(trail.filter((r) => r.type === 'call')).toEqual([]);
+    expect(trail.filter((r) => r.type === 'call')).toEqual([
+      expect.objectContaining({ method: 'POST', path: '/1.0/instances/web4/exec?project=default', command: ['sh', '-c', 'exit 3'], dryRun: true }),
+    ]);
+    expect(bed.sim.controls.calls('web4', 'exec')).toBe(0);
   }, 60_000);
 
   it('refuses to load a rule whose onFailure names an unknown action, or gives it bad params', async () => {

@@ -72,7 +72,7 @@ describe('follow-up events (the emit action)', () => {
       instance: 'web1',
       params: { name: 'db.failover', payload: { to: 'db2' } },
       dryRun: false,
-      call: async () => undefined,
+      clientNoting: () => client,
       audit: async () => undefined,
       job: { rule: 'r4', correlationId: 'incident-1', target: 't', project: 'default', location: 'node1', chain },
       publish: async (event, jobId) =>

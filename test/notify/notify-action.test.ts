@@ -21,7 +21,7 @@ describe('the notify action', () => {
     instance: 'web-1',
     params,
     dryRun,
-    call: async () => undefined,
+    clientNoting: () => client,
     audit: async (r) => void records.push(r),
   });
   afterEach(async () => {

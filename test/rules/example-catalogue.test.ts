@@ -17,6 +17,8 @@ import type { CanonicalEvent } from '../../src/events/canonical-event.js';
 import { decodeFrame } from '../../src/events/frame.js';
 import { normalizeFrame } from '../../src/events/normalize.js';
 import { keySpace } from '../../src/redis/key-space.js';
+import { ActingTransport } from '../../src/client/acting-transport.js';
+import { callAction } from '../../src/remediation/act/acting-client.js';
 import { RuleEngine } from '../../src/rules/engine.js';
 import { loadRulesFolder } from '../../src/rules/rules-folder.js';
 import { Silences } from '../../src/silences/silences.js';
@@ -201,7 +203,7 @@ describe('the example rule catalogue, replayed against recorded events', async (
       instance: 'research-a',
       params: { name: 'instance.crashed' },
       dryRun: false,
-      call: async () => undefined,
+      clientNoting: () => undefined as never,
       audit: async () => undefined,
       job: { rule: 'example-announce-crash', correlationId: crash.id, target: 't', project: 'default', location: 'none', chain: [] },
       publish: async (e: CanonicalEvent) => void published.push(e),
@@ -344,18 +346,16 @@ describe('the example rule catalogue, replayed against recorded events', async (
       const steps: string[] = [];
       const told: string[] = [];
       const event = alert('firing');
+      // The acting client's transport sees every mutating call the action sends.
+      const acting = client.through(
+        new ActingTransport(client.transport, { send: (req, send) => (steps.push(callAction(req, { action: 'other' })), send()) }),
+      );
       const ctx = {
-        client,
+        client: acting,
         instance: 'web-1',
         params: {},
         dryRun: false,
         audit: async () => undefined,
-        call: async (d: { action: string }, send: () => Promise<{ wait: () => Promise<unknown> } | void>) => {
-          steps.push(d.action);
-          const op = await send();
-          if (op) await op.wait();
-          return undefined;
-        },
         job: { rule: 'example-alert-high-memory', correlationId: event.id, target: 't', project: 'default', location: 'none', chain: [], event },
         notifier: {
           notify: async (a: { summary: string }) => (

@@ -27,7 +27,10 @@ describe('dry-run', () => {
       sim.controls.crash('d1');
       const trail = await waitForAudit(redisUrl(), prefix, 'd1', (rs) => rs.some((r) => r.type === 'outcome'));
       expect(trail.find((r) => r.type === 'decision')!.summary).toBe('matched (dry-run)');
-      expect(trail.find((r) => r.type === 'outcome')).toMatchObject({ result: 'dry-run', summary: 'start: would start (instance is Stopped)' });
+      expect(trail.find((r) => r.type === 'outcome')).toMatchObject({
+        result: 'dry-run',
+        summary: 'start: would PUT /1.0/instances/d1/state?project=default (start)',
+      });
       expect(sim.controls.calls('d1')).toBe(0);
       expect(sim.controls.statusCode('d1')).toBe(102);
     } finally {

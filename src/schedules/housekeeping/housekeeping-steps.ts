@@ -57,11 +57,8 @@ export interface StepContext {
   instance: string;
   /** When true no step sends a mutating request; each records what it would do. */
   dryRun: boolean;
-  /** Sends a mutating request through the audit and self-marking path and waits for its operation (the action's `call`). */
-  call(
-    description: { method: string; path: string; action: string; record: Record<string, unknown> },
-    send: () => Promise<Operation | void>,
-  ): Promise<Operation | undefined>;
+  /** The action's acting client, with `record` in each of its calls' audit records (the action's `clientNoting`). */
+  clientNoting(record: Record<string, unknown>): InstanceClient;
   audit(record: Omit<AuditInput, 'correlationId' | 'instance' | 'target'>): Promise<void>;
   /** The job's project (records of two instances of one name in two projects stay apart). */
   job?: { project: string };
@@ -131,7 +128,7 @@ export async function runHousekeepingSteps(ctx: StepContext, params: Housekeepin
       continue;
     }
     try {
-      await ctx.call({ ...d, record }, () => send(ctx, step));
+      await (await send(ctx.clientNoting(record), ctx.instance, step)).wait();
     } catch (err) {
       // Someone (the daemon's own expiry pruning, another tool) deleted it first: the goal holds.
       if (step.kind !== 'create-snapshot' && isApiStatus(err, 404)) {
@@ -215,14 +212,14 @@ async function createFailure(ctx: StepContext, name: string, err: unknown): Prom
   return err;
 }
 
-function send(ctx: StepContext, step: Step): Promise<Operation> {
+function send(client: InstanceClient, instance: string, step: Step): Promise<Operation> {
   switch (step.kind) {
     case 'create-snapshot':
-      return ctx.client.createSnapshot(ctx.instance, { name: step.name, ...(step.expiresAt ? { expiresAt: new Date(step.expiresAt) } : {}) });
+      return client.createSnapshot(instance, { name: step.name, ...(step.expiresAt ? { expiresAt: new Date(step.expiresAt) } : {}) });
     case 'delete-snapshot':
-      return ctx.client.deleteSnapshot(ctx.instance, step.name);
+      return client.deleteSnapshot(instance, step.name);
     case 'delete-instance':
-      return ctx.client.deleteInstance(ctx.instance);
+      return client.deleteInstance(instance);
   }
 }
 
