@@ -1,8 +1,24 @@
 import type { Logger } from 'pino';
+import type { RunningTargetReader } from '../events/target-reader.js';
 import type { ReadinessParts } from '../http/readiness.js';
+import type { ProbeRunner } from '../probes/probe-runner.js';
+
+/**
+ * What the roles a process runs need besides what every role shares, as they declare it
+ * (app/roles.ts): the rule set, held (reloadable) or required (a folder with no rule and no
+ * schedule refuses the start), and the notifier (a role that sends).
+ */
+export interface RoleNeeds {
+  rules?: 'held' | 'required';
+  sends?: boolean;
+}
 
 /** One role's composition root as it runs (subscriber, worker or scheduler). */
 export interface RoleRoot {
+  /** The readers of the targets' event streams (subscriber role). */
+  readers?: RunningTargetReader[];
+  /** The health probes' runner (scheduler role). */
+  probes?: ProbeRunner;
   /** Stops the role's parts, letting work in progress finish; the shared parts are closed after. */
   stop(): Promise<void>;
   /** What /readyz checks for the role: its readers, its workers, the queues it feeds or consumes, the history store it ships to. */

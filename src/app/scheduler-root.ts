@@ -4,7 +4,8 @@ import { schedulerPart } from '../rules/rule-set.js';
 import { startScheduler } from '../schedules/scheduler.js';
 import { Silences } from '../silences/silences.js';
 import { StopList, type RoleRoot } from './role-root.js';
-import { quietQueue, type SharedParts } from './shared-parts.js';
+import { quietQueue } from './quiet-queue.js';
+import type { SharedParts } from './shared-parts.js';
 
 /**
  * The scheduler role: the schedules of the rule set, each tick queued as action jobs on the

@@ -11,20 +11,22 @@ import { InstanceClient } from '../client/client.js';
 import { TargetClients } from '../client/target-clients.js';
 import { targetsOf, type ConfiguredTarget } from '../config/config-target.js';
 import type { Config } from '../config/config.js';
-import { queueHistory, type QueueHistory } from '../config/queue-history.js';
+import { queueHistory } from '../config/queue-history.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import { dedupeWindowMs } from '../errors/retry-policy.js';
 import { eventsQueueFor } from '../events/event-job.js';
 import { StateTracker } from '../events/state-tracker.js';
 import { inboundSecrets } from '../http/inbound-webhooks.js';
 import { Metrics } from '../metrics/metrics.js';
-import { Notifier } from '../notify/notifier.js';
 import { connectRedis, duplicateConnection, type RedisConnection } from '../redis/connect.js';
 import { keySpace, type KeySpace } from '../redis/key-space.js';
-import { RuleSet, ruleErrorsPart } from '../rules/rule-set.js';
+import type { RuleSet } from '../rules/rule-set.js';
 import { RuleErrors } from '../rules/rule-errors.js';
 import { startHeapTrim } from './heap-trim.js';
-import { loadRulesOrFail } from './rules-at-start.js';
+import { quietQueue } from './quiet-queue.js';
+import type { RoleNeeds } from './role-root.js';
+import { holdRules, loadRulesOrFail } from './rule-holding.js';
+import { openSending, type Sending } from './sending.js';
 
 /** What every role of a process shares, built once by {@link openSharedParts}. */
 export interface SharedParts {
@@ -41,8 +43,6 @@ export interface SharedParts {
   connection: RedisConnection;
   eventsQueue: Queue;
   actionsQueue: Queue;
-  /** What every queue keeps of its finished jobs (`jobsKeep*`). */
-  jobHistory: QueueHistory;
   /** How long a dedupe key lasts: as long as the job it guards can come back (retry-policy.ts). */
   dedupeMs: number;
   /** Bounds of the rejected-input stream. */
@@ -53,10 +53,10 @@ export interface SharedParts {
   history?: HistoryStore;
   /** The inbound webhooks' secrets, read at start-up. */
   inbound: ReturnType<typeof inboundSecrets>;
-  /** The rules, schedules and receivers (roles that hold rules: worker, scheduler). */
+  /** The rules, schedules and receivers, one set for every role of the process that holds rules (worker, scheduler); none for others. */
   ruleSet?: RuleSet;
-  /** The notifier, from the rule set's receivers (worker role, when receivers are configured). */
-  notifier?: Notifier;
+  /** The notifier of the role that sends (worker), opened before the alerts it carries; that role closes it. */
+  sending: Sending;
   /** Every alert of this process: audited, then sent through the notifier; a process without one (no receivers, a scheduler or subscriber role) audits them only. */
   alerts: Alerts;
   /** This replica's name (host, pid and a random part: several replicas may share a host or a process). */
@@ -92,28 +92,19 @@ async function reachTargets(configured: ConfiguredTarget[], wait: boolean, logge
 }
 
 /**
- * A queue with no error listener prints each Redis connection error with its stack; the
- * connection's trouble is already reported once (connectRedis), so a queue's copies go to debug.
+ * Opens what every role shares: the targets' clients, Redis, the events and actions queues, the
+ * state tracker, the audit log, the metrics, the heap trim and the alerts; and, once for every
+ * role that needs them (`needs`, as the roles declare), the rule set and the notifier, which the
+ * alerts carry. Fails fast, before anything holds a lease or queues an event: a worker with no
+ * rule, or a target that does not answer, is an error at start-up, not a process that says it is running.
  */
-export function quietQueue(queue: Queue, logger: Logger): Queue {
-  queue.on('error', (err) => logger.debug({ err, queue: queue.name }, 'queue error'));
-  return queue;
-}
-
-/**
- * Opens what every role shares: the rules (roles that hold them), the targets' clients, Redis,
- * the events and actions queues, the state tracker, the audit log, the metrics, the heap trim,
- * the notifier (worker role) and the alerts.
- * Fails fast, before anything holds a lease or queues an event: a worker with no rule, or a target
- * that does not answer, is an error at start-up, not a process that says it is running.
- */
-export async function openSharedParts(config: Config, logger: Logger): Promise<SharedParts> {
+export async function openSharedParts(config: Config, logger: Logger, needs: RoleNeeds): Promise<SharedParts> {
   const keys = keySpace(config.prefix);
   const targets = targetsOf(config);
   const metrics = new Metrics();
   // Built before the rules load (their engine reports to it); it raises its alerts once they exist (below).
   const ruleErrors = new RuleErrors({ logger, counter: metrics.ruleErrors });
-  const loaded = config.role !== 'subscriber' ? await loadRulesOrFail(config, logger, ruleErrors) : undefined;
+  const firstLoad = await loadRulesOrFail(config, logger, needs, ruleErrors);
   // Read now: a missing inbound secret fails the start, not the first webhook.
   const inbound = inboundSecrets(config.inbound);
   // Read now too (a postgres store without its URL fails the start); reads of the audit trail
@@ -140,22 +131,9 @@ export async function openSharedParts(config: Config, logger: Logger): Promise<S
   metrics.watchQueue(actionsQueue);
   const stopHeapTrim = startHeapTrim({ logger });
   const replica = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const ruleSet =
-    loaded &&
-    new RuleSet(loaded, {
-      dir: config.rulesDir,
-      notifications: config.notifications,
-      conditionTimeoutMs: config.ruleTimeoutMs,
-      typecheck: config.typecheckRules,
-      ruleErrors,
-      audit,
-      logger,
-      replica,
-    });
-  ruleSet?.attach(ruleErrorsPart(ruleErrors));
-  // Receivers come from one place: the config file, REFLEX_NOTIFY, or a defineNotifications file beside the rules; the worker role sends.
-  const notifyConfig = config.role === 'all' || config.role === 'worker' ? ruleSet!.current.notify : undefined;
-  const notifier = notifyConfig ? new Notifier({ ...notifyConfig.settings, redis, audit, prefix: config.prefix, logger, jobHistory }) : undefined;
+  const ruleSet = holdRules(firstLoad, { config, audit, logger, replica, ruleErrors });
+  const sending = openSending(needs, ruleSet, { config, redis, connection, keys, audit, logger });
+  const { notifier } = sending;
   const alerts = new Alerts({ audit, notifier, open: notifier ? undefined : openAlertsIn(redis, keys.openAlerts) });
   ruleErrors.alertThrough(alerts);
   return {
@@ -169,14 +147,13 @@ export async function openSharedParts(config: Config, logger: Logger): Promise<S
     connection,
     eventsQueue,
     actionsQueue,
-    jobHistory,
     dedupeMs,
     tracker,
     audit,
     history,
     inbound,
     ruleSet,
-    notifier,
+    sending,
     alerts,
     replica,
     rejectedLimits: { maxLength: config.rejectedMaxLength, maxAgeMs: config.rejectedMaxAgeMs, maxRawBytes: config.maxEventBytes, metrics },

@@ -1,19 +1,14 @@
 import { LeaseSpread } from '../events/lease-spread.js';
-import { startTargetReader, type RunningTargetReader } from '../events/target-reader.js';
+import { startTargetReader } from '../events/target-reader.js';
 import { StopList, type RoleRoot } from './role-root.js';
 import type { SharedParts } from './shared-parts.js';
-
-/** The subscriber role as it runs: one reader per target. */
-export interface SubscriberRoot extends RoleRoot {
-  readers: RunningTargetReader[];
-}
 
 /**
  * The subscriber role: a reader per target (its lease, its event stream, its ingestor, its
  * resync), all writing the one events queue. Replicas reading streams count each other and split
  * the targets' leases evenly between them.
  */
-export async function startSubscriberRoot(s: SharedParts): Promise<SubscriberRoot> {
+export async function startSubscriberRoot(s: SharedParts): Promise<RoleRoot> {
   const { config, logger } = s;
   const stops = new StopList(logger);
   const spread = new LeaseSpread({ redis: s.redis, key: s.keys.replicas, logger, ttlMs: config.leaseTtlMs });
