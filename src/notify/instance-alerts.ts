@@ -59,6 +59,12 @@ export class InstanceAlerts {
        * grouped alert for the member, and the per-instance crash alerts are held back.
        */
       inStorm?: (event: CanonicalEvent) => Promise<boolean>;
+      /**
+       * When the instance was seen Running after the event (ms), if it was: an incident whose
+       * recovery was handled first (a job resumed after a replica died, two replicas' batches
+       * side by side) raises nothing, and one raised while the recovery was handled ends at once.
+       */
+      runningSince?: (event: StatusEvent) => Promise<number | undefined>;
     },
   ) {}
 
@@ -75,6 +81,13 @@ export class InstanceAlerts {
   }
 
   private async raise(event: StatusEvent, kind: string, responses: RuleResponse[]): Promise<void> {
+    if (await this.deps.runningSince?.(event)) {
+      this.deps.logger?.info(
+        { instance: event.instance, event: event.id },
+        'no incident alert: the instance runs again since (its recovery was handled first)',
+      );
+      return;
+    }
     if (await this.deps.inStorm?.(event)) {
       this.deps.logger?.info(
         { instance: event.instance, location: event.location },
@@ -130,6 +143,14 @@ export class InstanceAlerts {
         ),
       },
     });
+    // The recovery handled meanwhile found nothing firing yet: end it here.
+    const since = await this.deps.runningSince?.(event);
+    if (since)
+      await this.deps.alerts.resolveFiring(kind, event, {
+        summary: `${event.instance} is Running (103) again`,
+        outcome: 'recovered',
+        endsAt: new Date(since).toISOString(),
+      });
   }
 
   /**

@@ -1,3 +1,4 @@
+import { StatusCode } from '../client/status-code.js';
 import { DelayedError, Job, Queue, Worker } from 'bullmq';
 import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
@@ -81,7 +82,17 @@ export function startRemediation(o: RemediationOptions): Remediation {
   const actions = (): ActionRegistry => (typeof o.actions === 'function' ? o.actions() : (o.actions ?? builtinActions));
   const gate = new ActionGate(redis, keys, o.silences, o.metrics, { ...o.gate, actions });
   const alerts = o.alerts ?? new Alerts({ audit: o.audit });
-  const instanceAlerts = new InstanceAlerts({ notifier: o.notifier, redis, logger, alerts, inStorm: (e) => gate.inStorm(e) });
+  const instanceAlerts = new InstanceAlerts({
+    notifier: o.notifier,
+    redis,
+    logger,
+    alerts,
+    inStorm: (e) => gate.inStorm(e),
+    runningSince: async (e) => {
+      const now = await o.tracker.get({ target: e.target, project: e.project, instance: e.instance });
+      return now && now.status === StatusCode.Running && now.eventId !== e.id && now.at >= Date.parse(e.timestamp) ? now.at : undefined;
+    },
+  });
   const processor = new EventProcessor({
     redis,
     keys,

@@ -9,6 +9,7 @@ import type { CanonicalEvent } from '../../src/events/canonical-event.js';
 import { Alerts } from '../../src/alerts/alerts.js';
 import { InstanceAlerts } from '../../src/notify/instance-alerts.js';
 import { keySpace } from '../../src/redis/key-space.js';
+import { StateTracker } from '../../src/events/state-tracker.js';
 import { Silences } from '../../src/silences/silences.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
@@ -220,5 +221,30 @@ describe('instance alerts on redelivery', () => {
     // Another member is not in the storm: its crash alerts as usual.
     await alerts.observe(event({ id: 'evt-crash-3', instance: 'web-3', location: 'node2' }), []);
     await until('the firing message of the crash on another member', () => server.requests.length === 1);
+  });
+
+  it('raises nothing for a crash whose recovery was handled first (its job resumed after the replica that took it died): nothing would ever resolve it', async () => {
+    fx = new NotifierFixture();
+    server = await startRecordingServer();
+    const notifier = fx.webhookReplica(server.url);
+    const tracker = new StateTracker(fx.redis, keySpace(fx.prefix));
+    const alerts = new InstanceAlerts({
+      redis: fx.redis,
+      notifier,
+      alerts: new Alerts({ audit: fx.audit, notifier }),
+      runningSince: async (e) => {
+        const now = await tracker.get({ target: e.target, project: e.project, instance: e.instance });
+        return now && now.status === 103 && now.eventId !== e.id && now.at >= Date.parse(e.timestamp) ? now.at : undefined;
+      },
+    });
+    const crash = event({ id: 'evt-crash-late' });
+    const ref = { target: crash.target, project: crash.project, instance: 'web-1' };
+    await tracker.update(ref, 102, Date.parse(crash.timestamp), { source: 'event', eventId: crash.id, intent: 'unrequested' });
+    // The restart's Running, handled by the other replica while this crash's job waited for its lock.
+    await tracker.update(ref, 103, Date.parse(crash.timestamp) + 4_000, { source: 'event', eventId: 'evt-run-2', intent: 'self' });
+    await alerts.observe(crash, queued);
+    await fx.quietFor(4);
+    expect(server.requests).toHaveLength(0);
+    expect((await fx.audit.read({ instance: 'web-1' })).filter((r) => r.type === 'alert')).toEqual([]);
   });
 });
