@@ -27,7 +27,7 @@ export interface ActionDefinition<S extends z.ZodType> {
   restarts?: boolean;
   /**
    * Does the work. Throw a `ReflexError` to choose the code and whether a retry helps; any other
-   * error counts as ACTION_FAILED, not retried. In dry-run it is not called at all.
+   * error counts as ACTION_FAILED, not retried (so it is for the built-ins). In dry-run it is not called at all.
    */
   run(ctx: ActionContext<z.output<S>>): Promise<ActionOutcome> | ActionOutcome;
 }
@@ -96,17 +96,17 @@ function makeAction<S extends z.ZodType>(def: ActionDefinition<S>, builtin: bool
     params: strict(def.params) as z.ZodType<z.output<S>>,
     ...(def.touchesInstance !== undefined ? { touchesInstance: def.touchesInstance } : {}),
     ...(def.restarts !== undefined ? { restarts: def.restarts } : {}),
-    run: builtin
-      ? async (ctx) => run(ctx)
-      : async (ctx) => {
-          try {
-            return await run(ctx);
-          } catch (err) {
-            // A ReflexError (an ApiError of a client call included) keeps its code and retryability.
-            if (err instanceof ReflexError) throw err;
-            throw new ReflexError('ACTION_FAILED', `action ${def.name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-          }
-        },
+    // An action's uncoded error is its code's fault, not a passing one: ACTION_FAILED, not retried
+    // (the retry policy retries an uncoded error, as from Redis, only outside an action).
+    run: async (ctx) => {
+      try {
+        return await run(ctx);
+      } catch (err) {
+        // A ReflexError (an ApiError of a client call included) keeps its code and retryability.
+        if (err instanceof ReflexError) throw err;
+        throw new ReflexError('ACTION_FAILED', `action ${def.name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      }
+    },
   };
 }
 

@@ -68,17 +68,29 @@ export const workerLockOptions = {
 /** The name BullMQ gives an error that must not be retried. */
 const unrecoverable = 'UnrecoverableError';
 
-/** Whether an error of one attempt is worth another attempt (its code says so, and it is not marked unrecoverable). */
-export function worthRetrying(err: unknown): boolean {
-  return (err as { name?: string } | undefined)?.name !== unrecoverable && isRetryable(err);
+/** The attempts of a job, as BullMQ holds them, or as the executor counts the one it runs (`attemptsMade`: this one included). */
+export interface JobAttempts {
+  attemptsMade: number;
+  opts: { attempts?: number };
+  stalledCounter?: number;
 }
 
 /**
- * Whether a failed job is done failing: its error was unrecoverable, its attempts are spent, or
- * BullMQ failed it for stalling too often (then it carries no attempt of ours; `stalledFailure`).
+ * The one answer to "is this failure final": for the executor deciding whether to retry an attempt
+ * (and, when not, telling BullMQ by an UnrecoverableError) and for the queue's failed job alike.
+ * Final when the error is marked unrecoverable (by name: errors cross process boundaries) or its
+ * code says a retry cannot help, when the attempts are spent, or when BullMQ failed the job for
+ * stalling too often. An error without a code (Redis, the worker's own path) is retried, as BullMQ
+ * retries it; an action's own uncoded error is coded ACTION_FAILED before it gets here.
  */
-export function isFinalFailure(job: { attemptsMade: number; opts: { attempts?: number }; stalledCounter?: number }, err: { name?: string }): boolean {
-  if (err.name === unrecoverable) return true;
+export function isFinalFailure(job: JobAttempts, err: unknown): boolean {
+  if ((err as { name?: string } | undefined)?.name === unrecoverable) return true;
+  if (coded(err) && !isRetryable(err)) return true;
   if ((job.stalledCounter ?? 0) > retryPolicy.maxStalledCount) return true;
   return job.attemptsMade >= (job.opts.attempts ?? 1);
+}
+
+/** Whether an error says by itself whether a retry helps (a ReflexError, here or across a process boundary). */
+function coded(err: unknown): boolean {
+  return Boolean(err) && typeof err === 'object' && typeof (err as { retryable?: unknown }).retryable === 'boolean';
 }

@@ -22,7 +22,7 @@ import { actionJobOptions, type ActionJob } from '../actions/action-job.js';
 import type { PendingActions } from './pending-actions.js';
 import { OthersOperations } from './others-operations.js';
 import type { Recheck } from './recheck.js';
-import { worthRetrying } from '../errors/retry-policy.js';
+import { isFinalFailure } from '../errors/retry-policy.js';
 import { describeStorm, heldByStormSummary, isFailure, type StormControl, type StormScope } from './storm-control.js';
 
 /** An action that failed for good and whose rule's `onFailure` branch was queued instead of a give-up. */
@@ -192,9 +192,12 @@ export class ActionExecutor {
       this.deps.metrics?.actions.inc({ action: job.action, outcome: outcome.result });
       return outcome;
     } catch (err) {
-      const retrying = !(err instanceof UnrecoverableError) && attempt < maxAttempts;
-      this.deps.metrics?.actions.inc({ action: job.action, outcome: retrying ? 'retrying' : 'failed' });
-      if (retrying) this.deps.metrics?.actionRetries.inc({ action: job.action });
+      const final = isFinalFailure({ attemptsMade: attempt, opts: { attempts: maxAttempts } }, err);
+      this.deps.metrics?.actions.inc({ action: job.action, outcome: final ? 'failed' : 'retrying' });
+      if (!final) this.deps.metrics?.actionRetries.inc({ action: job.action });
+      // BullMQ retries whatever is not marked unrecoverable: a final failure from outside the action's own catch is marked here.
+      if (final && (err as Error).name !== 'UnrecoverableError')
+        throw new UnrecoverableError(`${(err as { code?: string }).code ?? 'UNKNOWN'}: ${(err as Error).message}`);
       throw err;
     } finally {
       await held?.release();
@@ -333,7 +336,7 @@ export class ActionExecutor {
         await audit.append({ ...base, type: 'outcome', summary: `${job.action} skipped: ${outcome.summary}`, result: 'skipped', code, attempt });
         return this.finish(ref, jobId, outcome);
       }
-      const retry = worthRetrying(err) && attempt < maxAttempts;
+      const retry = !isFinalFailure({ attemptsMade: attempt, opts: { attempts: maxAttempts } }, err);
       const branch = !retry && job.onFailure?.length && this.deps.actionsQueue ? job.onFailure : undefined;
       await audit.append({
         ...base,
