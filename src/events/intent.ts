@@ -124,7 +124,7 @@ const FAILED_START_ECHO_MS = 5_000;
 export const OWN_OPERATION_MAX_MS = 120_000;
 /**
  * What settling an event reads of Reflex's own operations. The act step records them
- * (remediation/own-operations.ts); intent only reads, through this.
+ * (events/own-operations.ts); intent only reads, through this.
  */
 export interface OwnOperationsReader {
   /** Ids of the operations Reflex started on the instance lately. */
@@ -187,7 +187,7 @@ export function isFailedStart(event: OperationStatusEvent): boolean {
  * `instance-shutdown` without requestor exactly as after a crash (observed: 0.7 s after the
  * failure on LXD, 0.9 s on Incus; no `instance-started` before it). A failure found before that
  * (a `raw.lxc` LXD cannot load) sends no stop at all. Reflex's own failed starts are told apart by
- * Reflex's own operations (`self`, remediation/own-operations.ts); this is for everyone else's.
+ * Reflex's own operations (`self`, events/own-operations.ts); this is for everyone else's.
  */
 export class StartFailures {
   constructor(

@@ -15,7 +15,7 @@ import { ReplicaRoster } from '../redis/replica-roster.js';
 import { streamHead } from '../redis/stream-head.js';
 import { matchingSilence, type Silence, type Silences } from '../silences/silences.js';
 import { probesOfConfig, type Probe } from './probe.js';
-import { ProbeEchoes } from './probe-echo.js';
+import { OwnOperations } from '../events/own-operations.js';
 import { addressOf, runCheck, type CheckResult } from './probe-check.js';
 import { ProbeOwner } from './probe-owner.js';
 import { afterRemediation, applyOutcome, freshState, type Health, type ProbeState } from './probe-state.js';
@@ -120,14 +120,14 @@ export class ProbeRunner {
   private listedProbes = '';
   /** Checks run, transitions published, passes made and listings read by this replica since it started (bench, tests). */
   readonly counts = { checks: 0, transitions: 0, dropped: 0, passes: 0, listings: 0 };
-  private readonly echoes: ProbeEchoes;
+  private readonly ownOperations: OwnOperations;
 
   constructor(private readonly opts: ProbeRunnerOptions) {
     this.member = opts.member ?? `${process.pid}:${randomUUID()}`;
     this.roster = new ReplicaRoster(opts.redis, opts.keys.probes.roster);
     this.ttlMs = opts.rosterTtlMs ?? 3_000;
     this.concurrency = opts.concurrency ?? 64;
-    this.echoes = new ProbeEchoes(opts.redis, opts.keys);
+    this.ownOperations = new OwnOperations(opts.redis, opts.keys);
   }
 
   /** This replica's name in the roster. */
@@ -351,7 +351,7 @@ export class ProbeRunner {
     if (await this.notNow(p, p.instance)) return;
     const client = this.client(p.ref);
     const startedAt = Date.now();
-    if (p.probe.check === 'exec') await this.echoes.mark(p.ref, p.probe.command!);
+    if (p.probe.check === 'exec') await this.ownOperations.probeExec(p.ref, p.probe.command!);
     const address = p.probe.check !== 'exec' && !p.probe.host ? await this.address(client, p.ref.instance) : undefined;
     const result = await runCheck(p.probe, client, p.ref.instance, address);
     this.counts.checks++;

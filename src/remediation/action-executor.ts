@@ -12,7 +12,7 @@ import type { OperationObject } from '../client/envelope.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { EventJob } from '../events/event-job.js';
 import { OWN_OPERATION_MAX_MS } from '../events/intent.js';
-import type { OwnOperations } from './own-operations.js';
+import type { OwnOperations } from '../events/own-operations.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';

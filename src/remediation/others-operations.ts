@@ -1,7 +1,7 @@
 import type { InstanceClient } from '../client/client.js';
 import type { OperationObject } from '../client/envelope.js';
 import { isFinalOperationCode } from '../client/status-code.js';
-import type { OwnOperations } from './own-operations.js';
+import type { OwnOperations } from '../events/own-operations.js';
 import { parseSource } from '../events/source.js';
 import type { ActionJob } from '../actions/action-job.js';
 import type { Instance } from '../client/instance.js';

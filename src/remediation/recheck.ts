@@ -12,7 +12,7 @@ import type { ActionJob } from '../actions/action-job.js';
 import { CrashLoopBudget, quarantineHolds } from './crash-loop-budget.js';
 import { describeIdentity, identityOf, identityToken, isAnotherInstance } from './instance-identity.js';
 import { causedBy, evacuatedMembers } from '../events/intent.js';
-import type { OwnOperations } from './own-operations.js';
+import type { OwnOperations } from '../events/own-operations.js';
 import { heldDownSince, incidentOnset, OperatorRequests, type OperatorRequest } from './operator-requests.js';
 
 /** What the re-check found: go ahead (with the instance as just read), or skip and why. */

@@ -6,7 +6,7 @@ import { Alerts } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import type { EventArchive } from '../events/event-archive.js';
-import { OwnOperations } from './own-operations.js';
+import { OwnOperations } from '../events/own-operations.js';
 import type { StateTracker } from '../events/state-tracker.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { InstanceAlerts } from '../notify/instance-alerts.js';

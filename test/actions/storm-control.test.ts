@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ActionGate } from '../../src/remediation/action-gate.js';
 import { Metrics } from '../../src/metrics/metrics.js';
-import { OwnOperations } from '../../src/remediation/own-operations.js';
+import { OwnOperations } from '../../src/events/own-operations.js';
 import { PendingActions } from '../../src/remediation/pending-actions.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';

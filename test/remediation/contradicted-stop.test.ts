@@ -7,7 +7,7 @@ import { eventItemHash } from '../../src/events/event-ingestor.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { ActionGate } from '../../src/remediation/action-gate.js';
 import { EventProcessor } from '../../src/remediation/event-processor.js';
-import { OwnOperations } from '../../src/remediation/own-operations.js';
+import { OwnOperations } from '../../src/events/own-operations.js';
 import { PendingActions } from '../../src/remediation/pending-actions.js';
 import { loadRulesFolder } from '../../src/rules/rules-folder.js';
 import { RuleEngine } from '../../src/rules/engine.js';

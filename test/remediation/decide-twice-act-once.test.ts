@@ -5,7 +5,7 @@ import { AuditLog } from '../../src/audit/audit-log.js';
 import type { InstanceClient } from '../../src/client/client.js';
 import type { InstanceStatusEvent } from '../../src/events/canonical-event.js';
 import type { EventItem } from '../../src/events/event-job.js';
-import { OwnOperations } from '../../src/remediation/own-operations.js';
+import { OwnOperations } from '../../src/events/own-operations.js';
 import { StateTracker } from '../../src/events/state-tracker.js';
 import { keySpace, type KeySpace } from '../../src/redis/key-space.js';
 import { ActionGate } from '../../src/remediation/action-gate.js';

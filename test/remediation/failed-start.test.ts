@@ -7,7 +7,7 @@ import { StatusCode } from '../../src/client/status-code.js';
 import { parseConfig } from '../../src/config/config.js';
 import { targetsOf } from '../../src/config/config-target.js';
 import { isFailedStart, StartFailures } from '../../src/events/intent.js';
-import { OwnOperations } from '../../src/remediation/own-operations.js';
+import { OwnOperations } from '../../src/events/own-operations.js';
 import { incidentOf } from '../../src/http/console/incident-story.js';
 import { StateTracker } from '../../src/events/state-tracker.js';
 import { keySpace } from '../../src/redis/key-space.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { InstanceClient } from '../../src/client/client.js';
 import type { InstanceStatusEvent } from '../../src/events/canonical-event.js';
-import { OwnOperations } from '../../src/remediation/own-operations.js';
+import { OwnOperations } from '../../src/events/own-operations.js';
 import { StateTracker } from '../../src/events/state-tracker.js';
 import { keySpace, type KeySpace } from '../../src/redis/key-space.js';
 import { ActionGate } from '../../src/remediation/action-gate.js';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { keySpace } from '../../src/redis/key-space.js';
-import { OwnOperations } from '../../src/remediation/own-operations.js';
+import { OwnOperations, isProbeEcho } from '../../src/events/own-operations.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 
 /**
@@ -29,5 +29,19 @@ describe("Reflex's own operations and the stops they explain", () => {
     await own.record(ref, 'op-busy', { action: 'start', state: 'failed', sentAt: t, createdAt: t, endedAt: t + 20 });
     await own.record(ref, 'op-retry', { action: 'start', state: 'done', sentAt: t + 300, createdAt: t + 310, endedAt: t + 400 });
     expect(await own.classify(ref, shutdownAt(t + 1_000))).toBe('unrequested');
+  });
+
+  it("answers from one record whose an exec is: a probe's command is its echo, an exec action's is its own by its window, an operator's other command neither", async () => {
+    const own = new OwnOperations(redis, keys);
+    const probed = { ...ref, instance: 'probed' };
+    const t = Date.now();
+    await own.probeExec(probed, ['pidof', 'nginx']);
+    await own.record(probed, 'op-exec', { action: 'exec', state: 'done', sentAt: t, createdAt: t, endedAt: t + 100 });
+    const exec = (command: string[], at: number) => ({ action: 'instance-exec', timestamp: new Date(at).toISOString(), context: { command } });
+    expect(await isProbeEcho(redis, keys, probed, exec(['pidof', 'nginx'], t + 5_000).context)).toBe(true);
+    expect(await isProbeEcho(redis, keys, { ...probed, instance: 'other' }, exec(['pidof', 'nginx'], t).context)).toBe(false);
+    expect(await isProbeEcho(redis, keys, probed, exec(['sh', '-c', 'true'], t).context)).toBe(false);
+    expect(await own.ownExec(probed, exec(['systemctl', 'restart', 'nginx'], t + 50))).toBe(true);
+    expect(await own.ownExec(probed, exec(['sh', '-c', 'true'], t + 5_000))).toBe(false);
   });
 });

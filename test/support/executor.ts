@@ -3,7 +3,7 @@ import { duplicateConnection, type RedisConnection } from '../../src/redis/conne
 import { pino } from 'pino';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { InstanceClient } from '../../src/client/client.js';
-import { OwnOperations } from '../../src/remediation/own-operations.js';
+import { OwnOperations } from '../../src/events/own-operations.js';
 import { StateTracker } from '../../src/events/state-tracker.js';
 import type { KeySpace } from '../../src/redis/key-space.js';
 import { TokenLock } from '../../src/redis/token-lock.js';

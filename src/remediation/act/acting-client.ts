@@ -8,7 +8,7 @@ import type { OperationObject } from '../../client/envelope.js';
 import type { Response } from '../../client/transport.js';
 import { ReflexError } from '../../errors/reflex-error.js';
 import { OWN_OPERATION_MAX_MS } from '../../events/intent.js';
-import type { OwnOperations } from '../own-operations.js';
+import type { OwnOperations } from '../../events/own-operations.js';
 import type { RedisConnection } from '../../redis/connect.js';
 import type { InstanceRef, KeySpace } from '../../redis/key-space.js';
 import type { HeldLock } from '../../redis/token-lock.js';

@@ -1,16 +1,25 @@
+import { createHash } from 'node:crypto';
 import type { RedisConnection } from '../redis/connect.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
-import type { Intent } from '../events/canonical-event.js';
-import { causedBy, type OwnOperation, type OwnOperationsReader } from '../events/intent.js';
+import type { Intent } from './canonical-event.js';
+import { causedBy, type OwnOperation, type OwnOperationsReader } from './intent.js';
 
 /** How long Reflex remembers its operations on an instance. */
 const OWN_OPERATIONS_TTL_MS = 600_000;
+/** How long a probe's command is remembered on an instance after its last check. */
+const PROBE_EXEC_TTL_MS = 600_000;
+
+const commandHash = (command: unknown[]) => createHash('sha1').update(JSON.stringify(command)).digest('hex').slice(0, 16);
 
 /**
- * Reflex's own operations per instance, shared in Redis so a replica that did not send the call
- * still recognises the events it causes. Keyed by target, project and instance.
+ * The one record of what Reflex itself does to an instance, shared in Redis so a replica that did
+ * not send the call still recognises the events it causes: the operations its actions send (by
+ * operation and its window) and the commands its exec probes run. The acting client and the probe
+ * runner write it; deciding reads it, and so needs neither. Keyed by target, project and instance.
  */
 export class OwnOperations implements OwnOperationsReader {
+  private readonly probesMarked = new Map<string, number>();
+
   constructor(
     private readonly redis: RedisConnection,
     private readonly keys: KeySpace,
@@ -69,4 +78,32 @@ export class OwnOperations implements OwnOperationsReader {
     const ops = await this.list(ref);
     return ops.some((op) => op.action === 'exec' && causedBy(op, { intent: 'requested', action: event.action, timestamp: event.timestamp }));
   }
+
+  /**
+   * Records that an exec probe runs `command` on the instance (a Redis write at most once per half
+   * TTL): each check makes the daemon announce an exec with its command, the echo of Reflex's own
+   * probing ({@link isProbeEcho}). An operator's exec of the very same command is taken for it (docs/probes.md).
+   */
+  async probeExec(ref: InstanceRef, command: string[]): Promise<void> {
+    const key = this.keys.probes.echo(ref, commandHash(command));
+    const now = Date.now();
+    if ((this.probesMarked.get(key) ?? 0) > now - PROBE_EXEC_TTL_MS / 2) return;
+    await this.redis.set(key, '1', 'PX', PROBE_EXEC_TTL_MS);
+    this.probesMarked.set(key, now);
+  }
+}
+
+/**
+ * Whether an `instance-exec` event's command is one an exec probe runs on that instance
+ * ({@link OwnOperations.probeExec}): not news, so the events pipeline drops it (no audit record, no rule).
+ */
+export async function isProbeEcho(
+  redis: RedisConnection,
+  keys: KeySpace,
+  ref: InstanceRef,
+  context: Record<string, unknown> | undefined,
+): Promise<boolean> {
+  const command = context?.command;
+  if (!Array.isArray(command)) return false;
+  return (await redis.exists(keys.probes.echo(ref, commandHash(command)))) === 1;
 }
