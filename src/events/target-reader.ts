@@ -27,7 +27,10 @@ export interface TargetReaderOptions {
   /** What the resync compares the target's instances with. */
   tracker: StateTracker;
   metrics: Metrics;
+  /** The process's logger; with several targets, the reader's lines carry its target's name. */
   logger: Logger;
+  /** How many targets this process reads (default 1). */
+  targets?: number;
   /** The replicas' share of the leases; none: this reader takes its lease whenever it is vacant. */
   spread?: LeaseSpread;
   /** Told of each write of events to Redis that failed (the write probe). */
@@ -58,7 +61,7 @@ export interface RunningTargetReader {
  */
 export function startTargetReader(o: TargetReaderOptions): RunningTargetReader {
   const { target: t, client, metrics, spread, settings } = o;
-  const log = o.logger;
+  const log = (o.targets ?? 1) > 1 ? o.logger.child({ target: t.name }) : o.logger;
   const held = new SubscriberLease({
     redis: o.redis,
     key: o.keys.lease(t.id),

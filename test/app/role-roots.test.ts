@@ -8,6 +8,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/simul
 import { freePort } from '../support/free-port.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { until } from '../support/wait.js';
+import { rulesFolder, startRule } from '../rules/support/reload-bed.js';
 
 /**
  * Each role runs its own composition root, and /readyz checks what that root runs: the subscriber
@@ -36,11 +37,11 @@ afterAll(async () => {
   await sim?.stop();
 });
 
-async function start(role: ConfigInput['role'], prefix = uniquePrefix('roots')): Promise<ReflexHandle> {
+async function start(role: ConfigInput['role'], prefix = uniquePrefix('roots'), rulesDir = 'test/fixtures/rules-crash-loop'): Promise<ReflexHandle> {
   const config = parseConfig({
     target: `unix://${sim.socketPath}`,
     redisUrl: redisUrl(),
-    rulesDir: 'test/fixtures/rules-crash-loop',
+    rulesDir,
     prefix,
     role,
     resyncIntervalMs: 0,
@@ -96,6 +97,34 @@ describe('a composition root per role (simulator, real Redis)', () => {
       'subscriber',
       'workers',
     ]);
+  });
+
+  it('the role that sends opens the notifier: a worker with receivers checks its queues and keeps notifying across reloads; a scheduler or subscriber opens none', async () => {
+    const receivers = `import { defineNotifications } from 'reflex-lxd';
+export default defineNotifications({ receivers: [{ kind: 'slack', name: 'ops', url: 'http://127.0.0.1:9/hook' }], route: { receiver: 'ops' } });
+`;
+    const folder = rulesFolder({ 'heal.ts': startRule('heal'), 'receivers.ts': receivers });
+    const prefix = uniquePrefix('roots');
+    const worker = await start('worker', prefix, folder.dir);
+    const scheduler = await start('scheduler', prefix, folder.dir);
+    const subscriber = await start('subscriber', prefix, folder.dir);
+    expect(await checksOf(worker)).toEqual([
+      'history',
+      'queue:actions',
+      'queue:deliveries',
+      'queue:events',
+      'queue:flush',
+      'redis',
+      'redis-writes',
+      'workers',
+    ]);
+    expect(await checksOf(scheduler)).toEqual(['queue:actions', 'queue:schedules', 'redis', 'redis-writes']);
+    expect(subscriber.ruleSet).toBeUndefined();
+    folder.write({ 'receivers.ts': undefined });
+    expect((await worker.reload!({ by: 'signal' })).summary).toMatch(
+      /no notification receiver is defined any more but this process started with some/,
+    );
+    expect((await scheduler.reload!({ by: 'signal' })).result).toBe('reloaded');
   });
 
   it('a stopped subscriber gives its lease up at once, for another replica to take', async () => {
