@@ -257,7 +257,9 @@ export class World {
 
   /** Whether a resync reported the Error (an event record after it) or the instance left it. */
   private async errorSeen(i: Incident, audit: StoredAuditRecord[]): Promise<boolean> {
-    if (audit.some((r) => r.type === 'event' && r.instance === i.name && Date.parse(r.at) >= i.at)) return true;
+    // The Error's own report (→ 112), not any event of the instance since (an opt-in's instance-updated processed late is not it).
+    const reported = (r: StoredAuditRecord) => (r as { event?: { kind?: string; to?: number } }).event?.to === 112;
+    if (audit.some((r) => r.type === 'event' && r.instance === i.name && Date.parse(r.at) >= i.at && reported(r))) return true;
     return (await this.daemon.identity(i.name)) !== i.uuid || (await this.daemon.status(i.name)) !== 112;
   }
 
