@@ -193,6 +193,15 @@ export class RealDaemon implements Daemon {
 
   calls(since: number, prefix: string, audit: StoredAuditRecord[]): CallRecord[] {
     const outcomes = new Map(audit.filter((r) => r.type === 'outcome').map((r) => [r.correlationId, r]));
+    // A call whose operation then failed (an attempt retried or given up, naming that operation) started nothing.
+    const failedText = audit
+      .filter((r) => r.type === 'outcome' && (r.result === 'retrying' || r.result === 'failed'))
+      .map((r) => `${r.summary} ${String(r.operationId ?? '')}`)
+      .join('\n');
+    const failed = (summary: string) => {
+      const op = /operation ([0-9a-f-]{36})/.exec(summary)?.[1];
+      return op !== undefined && failedText.includes(op);
+    };
     const reflex = audit
       .filter((r) => r.type === 'call' && (r.instance ?? '').startsWith(prefix) && typeof r.path === 'string' && /\/state/.test(String(r.path)))
       .map((r): CallRecord => {
@@ -209,7 +218,7 @@ export class RealDaemon implements Daemon {
           action,
           statusBefore,
           agent: '',
-          result: r.summary.includes('refused') ? 'failure' : 'success',
+          result: r.summary.includes('refused') || failed(r.summary) ? 'failure' : 'success',
         };
       });
     return [...this.journal.filter((j) => j.at >= since && j.name.startsWith(prefix)), ...reflex].sort((a, b) => a.at - b.at);
