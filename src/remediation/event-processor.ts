@@ -233,7 +233,7 @@ export class EventProcessor {
     return 'processed';
   }
 
-  /** The daemon's announcement of a health probe's exec: Reflex's own probing, not news (src/probes/probe-echo.ts). */
+  /** The daemon's announcement of a health probe's exec: Reflex's own probing, not news (events/own-operations.ts). */
   private async isProbeEcho(event: CanonicalEvent): Promise<boolean> {
     if (event.kind !== 'lifecycle' || event.action !== 'instance-exec' || event.instance === undefined) return false;
     const ref = { target: event.target, project: event.project, instance: event.instance };
