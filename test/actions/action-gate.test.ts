@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { ActionGate } from '../../src/remediation/action-gate.js';
+import { ActionGate } from '../../src/remediation/decide/action-gate.js';
 import { CrashLoopBudget, quarantineHolds } from '../../src/remediation/crash-loop-budget.js';
 import type { InstanceStatusEvent } from '../../src/events/canonical-event.js';
 import { keySpace } from '../../src/redis/key-space.js';

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ActionGate } from '../../src/remediation/action-gate.js';
+import { ActionGate } from '../../src/remediation/decide/action-gate.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseConfig } from '../../src/config/config.js';

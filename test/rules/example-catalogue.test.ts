@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ActionExecutor } from '../../src/remediation/action-executor.js';
-import { ActionGate } from '../../src/remediation/action-gate.js';
+import { ActionGate } from '../../src/remediation/decide/action-gate.js';
 import { runAction } from '../../src/actions/define-action.js';
 import { builtinActions } from '../../src/actions/registry.js';
 import { testExecutor } from '../support/executor.js';

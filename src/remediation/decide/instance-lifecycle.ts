@@ -5,13 +5,13 @@ import type { CanonicalEvent, InstanceStatusEvent } from '../../events/canonical
 import type { StartFailures } from '../../events/intent.js';
 import type { RedisConnection } from '../../redis/connect.js';
 import type { InstanceRef, KeySpace } from '../../redis/key-space.js';
-import type { ActionGate } from '../action-gate.js';
-import { endIncidentsOfGone } from '../contradicted-stop.js';
+import type { ActionGate } from './action-gate.js';
+import { endIncidentsOfGone } from './contradicted-stop.js';
 import { CrashLoopBudget } from '../crash-loop-budget.js';
 import type { OperatorRequests } from '../operator-requests.js';
 import type { OwnOperations } from '../../events/own-operations.js';
 import type { PendingActions } from '../pending-actions.js';
-import type { RenamedAfterCrash } from '../renamed-after-crash.js';
+import type { RenamedAfterCrash } from './renamed-after-crash.js';
 import { Trail } from '../trail.js';
 
 /** What the lifecycle of an instance is kept with. */

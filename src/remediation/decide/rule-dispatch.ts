@@ -8,7 +8,7 @@ import type { RuleResponse } from '../../notify/instance-alerts.js';
 import type { InstanceRef } from '../../redis/key-space.js';
 import type { Decision, RuleEngine } from '../../rules/engine.js';
 import { actionJobOptions, type ActionJob } from '../../actions/action-job.js';
-import type { ActionGate } from '../action-gate.js';
+import type { ActionGate } from './action-gate.js';
 import { identityOf } from '../instance-identity.js';
 import type { PendingActions } from '../pending-actions.js';
 import { Trail } from '../trail.js';

@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
-import { actionFailedKind, contradictedKind, crashLoopKind, type Alerts } from '../alerts/alerts.js';
-import type { AuditLog } from '../audit/audit-log.js';
-import type { InstanceStatusEvent } from '../events/canonical-event.js';
-import type { EventArchive } from '../events/event-archive.js';
-import type { StateTracker } from '../events/state-tracker.js';
-import type { Metrics } from '../metrics/metrics.js';
-import { instanceAlertKinds } from '../notify/instance-alerts.js';
-import { Trail } from './trail.js';
-import type { InstanceRef } from '../redis/key-space.js';
-import { isSuspicious, type StopVerdict } from './stop-confirmation.js';
+import { actionFailedKind, contradictedKind, crashLoopKind, type Alerts } from '../../alerts/alerts.js';
+import type { AuditLog } from '../../audit/audit-log.js';
+import type { InstanceStatusEvent } from '../../events/canonical-event.js';
+import type { EventArchive } from '../../events/event-archive.js';
+import type { StateTracker } from '../../events/state-tracker.js';
+import type { Metrics } from '../../metrics/metrics.js';
+import { instanceAlertKinds } from '../../notify/instance-alerts.js';
+import { Trail } from '../trail.js';
+import type { InstanceRef } from '../../redis/key-space.js';
+import { isSuspicious, type StopVerdict } from '../stop-confirmation.js';
 
 /** What recording a contradicted stop needs (the event processor's parts). */
 export interface ContradictedStopDeps {

@@ -1,19 +1,19 @@
-import type { RedisConnection } from '../redis/connect.js';
-import { stormKind, type crashLoopKind } from '../alerts/catalogue.js';
-import { systemClock, type Clock } from '../clock/clock.js';
-import type { Instance } from '../client/instance.js';
-import { StatusCode } from '../client/status-code.js';
-import type { CanonicalEvent } from '../events/canonical-event.js';
-import type { Metrics } from '../metrics/metrics.js';
-import type { InstanceRef, KeySpace } from '../redis/key-space.js';
-import { releaseIfHeld } from '../redis/token-lock.js';
-import { builtinActions, type ActionRegistry } from '../actions/registry.js';
-import { configFlag } from '../rules/config-flag.js';
-import type { Rule } from '../rules/rule.js';
-import type { Silences } from '../silences/silences.js';
-import { CrashLoopBudget } from './crash-loop-budget.js';
-import { identityOf, identityToken } from './instance-identity.js';
-import { describeStorm, isFailure, StormControl, type StormPolicy } from './storm-control.js';
+import type { RedisConnection } from '../../redis/connect.js';
+import { stormKind, type crashLoopKind } from '../../alerts/catalogue.js';
+import { systemClock, type Clock } from '../../clock/clock.js';
+import type { Instance } from '../../client/instance.js';
+import { StatusCode } from '../../client/status-code.js';
+import type { CanonicalEvent } from '../../events/canonical-event.js';
+import type { Metrics } from '../../metrics/metrics.js';
+import type { InstanceRef, KeySpace } from '../../redis/key-space.js';
+import { releaseIfHeld } from '../../redis/token-lock.js';
+import { builtinActions, type ActionRegistry } from '../../actions/registry.js';
+import { configFlag } from '../../rules/config-flag.js';
+import type { Rule } from '../../rules/rule.js';
+import type { Silences } from '../../silences/silences.js';
+import { CrashLoopBudget } from '../crash-loop-budget.js';
+import { identityOf, identityToken } from '../instance-identity.js';
+import { describeStorm, isFailure, StormControl, type StormPolicy } from '../storm-control.js';
 
 /** Whether a matched rule may act now, later, or not at all (and why). */
 export type GateVerdict =

@@ -1,10 +1,10 @@
-import type { Instance } from '../client/instance.js';
-import { StatusCode } from '../client/status-code.js';
-import type { Alerts } from '../alerts/alerts.js';
-import type { StateTracker } from '../events/state-tracker.js';
-import { instanceAlertKinds } from '../notify/instance-alerts.js';
-import type { RedisConnection } from '../redis/connect.js';
-import type { InstanceRef, KeySpace } from '../redis/key-space.js';
+import type { Instance } from '../../client/instance.js';
+import { StatusCode } from '../../client/status-code.js';
+import type { Alerts } from '../../alerts/alerts.js';
+import type { StateTracker } from '../../events/state-tracker.js';
+import { instanceAlertKinds } from '../../notify/instance-alerts.js';
+import type { RedisConnection } from '../../redis/connect.js';
+import type { InstanceRef, KeySpace } from '../../redis/key-space.js';
 
 /** How long a rename is remembered for a stop of the old name judged after it (a stop hook, a slow event job). */
 const RENAME_MEMORY_MS = 10 * 60_000;
