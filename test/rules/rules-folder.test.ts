@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { RedisConnection } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
+import { checkRules } from '../../src/rules/rule-checker.js';
 import { loadRuleSet, RuleSet } from '../../src/rules/rule-set.js';
 import { loadRulesFolder } from '../../src/rules/rules-folder.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
@@ -112,5 +113,20 @@ describe('one load of the rules folder', () => {
     const ruleSet = new RuleSet(set, { dir, audit, logger: pino({ level: 'silent' }), replica: 'test' });
     expect(await ruleSet.reload({ by: 'cli' })).toMatchObject({ result: 'reloaded', rules: 1, schedules: 1, receivers: 1 });
     expect(importsOf(dir)).toEqual(Object.fromEntries(Object.keys(files).map((f) => [f, 2])));
+  }, 60_000);
+
+  it('reflex rules check reports the problems reflex run refuses in schedules and probes too', async () => {
+    const schedule = (name: string) =>
+      `import { defineSchedule } from 'reflex-lxd';\nexport default defineSchedule({ name: '${name}', every: '1h', tasks: [{ task: 'prune-expired' }] });\n`;
+    const folder = rulesFolder({
+      'a.ts': schedule('nightly'),
+      'b.ts': schedule('nightly'),
+      'c.ts': `import { defineProbe } from 'reflex-lxd';\nexport default defineProbe({ name: 'config', kind: 'tcp', port: 22 });\n`,
+    });
+    const { problems } = await checkRules(folder.dir);
+    expect(problems.map((p) => p.message)).toEqual([
+      `schedule name "nightly" is already used by ${join(folder.dir, 'a.ts')}`,
+      expect.stringMatching(/^probe name "config" is reserved/),
+    ]);
   }, 60_000);
 });
