@@ -4,7 +4,7 @@ export interface AlertKindEntry {
   severity: readonly ('info' | 'warning' | 'critical')[];
   /** What raises it, and where. */
   raisedBy: string;
-  /** What resolves it. */
+  /** What resolves it, read after "it resolves when" (the console says so of a firing alert). */
   resolvedBy: string;
   /**
    * Its spelling before the catalogue gave every kind the form `subject.condition`. Routes and
@@ -21,23 +21,23 @@ export interface AlertKindEntry {
  */
 // prettier-ignore
 export const alertKinds = {
-  'instance.crashed': { severity: ['warning', 'critical'], raisedBy: 'an instance stopped without a request, confirmed by a read of the daemon (notify/instance-alerts.ts); critical when no rule acts', resolvedBy: 'the instance is Running again, or the daemon answers 404 for its name' },
-  'instance.error': { severity: ['warning', 'critical'], raisedBy: 'a resync finds an instance in Error (notify/instance-alerts.ts)', resolvedBy: 'the instance is Running again, or the daemon answers 404 for its name' },
+  'instance.crashed': { severity: ['warning', 'critical'], raisedBy: 'an instance stopped without a request, confirmed by a read of the daemon (notify/instance-alerts.ts); critical when no rule acts', resolvedBy: 'the instance is Running again, by anyone, or the daemon answers 404 for its name' },
+  'instance.error': { severity: ['warning', 'critical'], raisedBy: 'a resync finds an instance in Error (notify/instance-alerts.ts)', resolvedBy: 'the instance is Running again, by anyone, or the daemon answers 404 for its name' },
   'instance.start-failed': { severity: ['warning'], raisedBy: "someone's start or launch failed and the instance never ran (notify/instance-alerts.ts)", resolvedBy: 'the instance is Running again, or the daemon answers 404 for its name' },
-  'instance.crash-loop': { severity: ['critical'], raisedBy: 'the crash-loop budget quarantines an instance (remediation/decide/action-gate.ts)', resolvedBy: 'the instance is Running again, or an operator releases the quarantine', formerly: 'crash-loop' },
-  'action.failed': { severity: ['critical'], raisedBy: 'an action gives up on an instance: dead-lettered (remediation/action-executor.ts)', resolvedBy: 'the instance is Running again, or a later action on it ends done', formerly: 'action-failed' },
-  'member.storm': { severity: ['critical'], raisedBy: "a rule's remediations keep failing on a cluster member (remediation/storm-control.ts, through the gate or a give-up)", resolvedBy: 'the first recovery of an instance on the member once it is out of the storm', formerly: 'storm' },
+  'instance.crash-loop': { severity: ['critical'], raisedBy: 'the crash-loop budget quarantines an instance (remediation/decide/action-gate.ts)', resolvedBy: 'the instance is Running again or an operator releases its quarantine', formerly: 'crash-loop' },
+  'action.failed': { severity: ['critical'], raisedBy: 'an action gives up on an instance: dead-lettered (remediation/action-executor.ts)', resolvedBy: 'the instance is Running again or a later action on it ends done (a retry of the dead letter included)', formerly: 'action-failed' },
+  'member.storm': { severity: ['critical'], raisedBy: "a rule's remediations keep failing on a cluster member (remediation/storm-control.ts, through the gate or a give-up)", resolvedBy: 'an instance on the member recovers once the member is out of the storm', formerly: 'storm' },
   'member.offline': { severity: ['critical'], raisedBy: 'a cluster member turns Offline (remediation/member-watch.ts)', resolvedBy: 'the member is Online again' },
-  'redis.memory-high': { severity: ['warning', 'critical'], raisedBy: 'Redis used_memory reaches redisMemoryAlertRatio of maxmemory, or Redis is full and refuses writes (retention/redis-watch.ts)', resolvedBy: 'used memory is back under the ratio; writes are taken again' },
-  'redis.writes-refused': { severity: ['critical'], raisedBy: 'Redis refuses writes: a read-only replica or a failed RDB save (retention/redis-watch.ts)', resolvedBy: 'writes are taken again' },
+  'redis.memory-high': { severity: ['warning', 'critical'], raisedBy: 'Redis used_memory reaches redisMemoryAlertRatio of maxmemory, or Redis is full and refuses writes (retention/redis-watch.ts)', resolvedBy: 'Redis memory is back under the ratio, or Redis takes writes again' },
+  'redis.writes-refused': { severity: ['critical'], raisedBy: 'Redis refuses writes: a read-only replica or a failed RDB save (retention/redis-watch.ts)', resolvedBy: 'Redis takes writes again' },
   'snapshot.stale': { severity: ['critical'], raisedBy: "a schedule's newest snapshot of an instance is older than staleAfter (schedules/tick-runner.ts)", resolvedBy: 'a tick finds a fresh snapshot', formerly: 'snapshot-stale' },
-  'snapshot.ownership-unknown': { severity: ['warning'], raisedBy: "snapshots look like a schedule's while its ledger holds none of the instance (schedules/tick-runner.ts)", resolvedBy: "a tick finds the ledger proving a snapshot is the schedule's again, or none is left", formerly: 'snapshot-ownership-unknown' },
-  'rule.failing': { severity: ['warning'], raisedBy: "a rule's when threw or timed out 5 times in 10 minutes (rules/rule-errors.ts)", resolvedBy: "the rule's next clean evaluation, or a reload" },
-  'rule.notify': { severity: ['info', 'warning', 'critical'], raisedBy: "a rule's notify action, with the kind and severity the rule gives (actions/notify-action.ts)", resolvedBy: 'the rule: a notify action with resolve: true and the same kind' },
-  'event.contradicted': { severity: ['warning'], raisedBy: 'a stop event the daemon contradicts (remediation/decide/contradicted-stop.ts): a notice', resolvedBy: 'itself: a notice resolves once shown' },
-  'event.future-timestamp': { severity: ['warning'], raisedBy: 'a frame dated beyond clockToleranceMs ahead of its receipt (remediation/decide/event-processor.ts): a notice', resolvedBy: 'not by Reflex: about one frame, already handled' },
-  'event.frame-too-large': { severity: ['warning'], raisedBy: 'a frame refused as larger than maxFrameBytes (remediation/decide/event-processor.ts): a notice', resolvedBy: 'not by Reflex: about one frame, already handled' },
-  'history.store-failing': { severity: ['critical'], raisedBy: 'the audit history store does not take records (audit/history/history-shipper.ts)', resolvedBy: 'the first round that ships again' },
+  'snapshot.ownership-unknown': { severity: ['warning'], raisedBy: "snapshots look like a schedule's while its ledger holds none of the instance (schedules/tick-runner.ts)", resolvedBy: "the ledger proves a snapshot is the schedule's again, or none is left", formerly: 'snapshot-ownership-unknown' },
+  'rule.failing': { severity: ['warning'], raisedBy: "a rule's when threw or timed out 5 times in 10 minutes (rules/rule-errors.ts)", resolvedBy: 'the rule evaluates cleanly again, or the rules are reloaded' },
+  'rule.notify': { severity: ['info', 'warning', 'critical'], raisedBy: "a rule's notify action, with the kind and severity the rule gives (actions/notify-action.ts)", resolvedBy: "a rule's notify action with resolve: true names the same kind" },
+  'event.contradicted': { severity: ['warning'], raisedBy: 'a stop event the daemon contradicts (remediation/decide/contradicted-stop.ts): a notice', resolvedBy: 'it has been shown once (a notice)' },
+  'event.future-timestamp': { severity: ['warning'], raisedBy: 'a frame dated beyond clockToleranceMs ahead of its receipt (remediation/decide/event-processor.ts): a notice', resolvedBy: 'a receiver expires it: Reflex never does (a notice about one frame, already handled)' },
+  'event.frame-too-large': { severity: ['warning'], raisedBy: 'a frame refused as larger than maxFrameBytes (remediation/decide/event-processor.ts): a notice', resolvedBy: 'a receiver expires it: Reflex never does (a notice about one frame, already handled)' },
+  'history.store-failing': { severity: ['critical'], raisedBy: 'the audit history store does not take records (audit/history/history-shipper.ts)', resolvedBy: 'a shipping round succeeds again' },
 } as const satisfies Record<string, AlertKindEntry>;
 
 /** An alert kind of the catalogue. */

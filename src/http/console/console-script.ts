@@ -93,6 +93,33 @@ export const consoleScript = `"use strict";
     morphChildren(old, next);
   }
 
+  // src/alerts/catalogue.ts
+  var alertKinds = {
+    "instance.crashed": { severity: ["warning", "critical"], raisedBy: "an instance stopped without a request, confirmed by a read of the daemon (notify/instance-alerts.ts); critical when no rule acts", resolvedBy: "the instance is Running again, by anyone, or the daemon answers 404 for its name" },
+    "instance.error": { severity: ["warning", "critical"], raisedBy: "a resync finds an instance in Error (notify/instance-alerts.ts)", resolvedBy: "the instance is Running again, by anyone, or the daemon answers 404 for its name" },
+    "instance.start-failed": { severity: ["warning"], raisedBy: "someone's start or launch failed and the instance never ran (notify/instance-alerts.ts)", resolvedBy: "the instance is Running again, or the daemon answers 404 for its name" },
+    "instance.crash-loop": { severity: ["critical"], raisedBy: "the crash-loop budget quarantines an instance (remediation/decide/action-gate.ts)", resolvedBy: "the instance is Running again or an operator releases its quarantine", formerly: "crash-loop" },
+    "action.failed": { severity: ["critical"], raisedBy: "an action gives up on an instance: dead-lettered (remediation/action-executor.ts)", resolvedBy: "the instance is Running again or a later action on it ends done (a retry of the dead letter included)", formerly: "action-failed" },
+    "member.storm": { severity: ["critical"], raisedBy: "a rule's remediations keep failing on a cluster member (remediation/storm-control.ts, through the gate or a give-up)", resolvedBy: "an instance on the member recovers once the member is out of the storm", formerly: "storm" },
+    "member.offline": { severity: ["critical"], raisedBy: "a cluster member turns Offline (remediation/member-watch.ts)", resolvedBy: "the member is Online again" },
+    "redis.memory-high": { severity: ["warning", "critical"], raisedBy: "Redis used_memory reaches redisMemoryAlertRatio of maxmemory, or Redis is full and refuses writes (retention/redis-watch.ts)", resolvedBy: "Redis memory is back under the ratio, or Redis takes writes again" },
+    "redis.writes-refused": { severity: ["critical"], raisedBy: "Redis refuses writes: a read-only replica or a failed RDB save (retention/redis-watch.ts)", resolvedBy: "Redis takes writes again" },
+    "snapshot.stale": { severity: ["critical"], raisedBy: "a schedule's newest snapshot of an instance is older than staleAfter (schedules/tick-runner.ts)", resolvedBy: "a tick finds a fresh snapshot", formerly: "snapshot-stale" },
+    "snapshot.ownership-unknown": { severity: ["warning"], raisedBy: "snapshots look like a schedule's while its ledger holds none of the instance (schedules/tick-runner.ts)", resolvedBy: "the ledger proves a snapshot is the schedule's again, or none is left", formerly: "snapshot-ownership-unknown" },
+    "rule.failing": { severity: ["warning"], raisedBy: "a rule's when threw or timed out 5 times in 10 minutes (rules/rule-errors.ts)", resolvedBy: "the rule evaluates cleanly again, or the rules are reloaded" },
+    "rule.notify": { severity: ["info", "warning", "critical"], raisedBy: "a rule's notify action, with the kind and severity the rule gives (actions/notify-action.ts)", resolvedBy: "a rule's notify action with resolve: true names the same kind" },
+    "event.contradicted": { severity: ["warning"], raisedBy: "a stop event the daemon contradicts (remediation/decide/contradicted-stop.ts): a notice", resolvedBy: "it has been shown once (a notice)" },
+    "event.future-timestamp": { severity: ["warning"], raisedBy: "a frame dated beyond clockToleranceMs ahead of its receipt (remediation/decide/event-processor.ts): a notice", resolvedBy: "a receiver expires it: Reflex never does (a notice about one frame, already handled)" },
+    "event.frame-too-large": { severity: ["warning"], raisedBy: "a frame refused as larger than maxFrameBytes (remediation/decide/event-processor.ts): a notice", resolvedBy: "a receiver expires it: Reflex never does (a notice about one frame, already handled)" },
+    "history.store-failing": { severity: ["critical"], raisedBy: "the audit history store does not take records (audit/history/history-shipper.ts)", resolvedBy: "a shipping round succeeds again" }
+  };
+  function currentKind(spelling) {
+    return formerToCurrent.get(spelling) ?? spelling;
+  }
+  var formerToCurrent = new Map(
+    Object.entries(alertKinds).flatMap(([kind, e]) => e.formerly ? [[e.formerly, kind]] : [])
+  );
+
   // src/http/console/browser/history-views.ts
   function durationText(ms) {
     if (ms === void 0) return "…";
@@ -171,23 +198,12 @@ export const consoleScript = `"use strict";
     return \`<figure class="state-timeline">\${svg}</figure>\${legend}\${spans}<h3>Health probes</h3>\${probesView(t.probes ?? [])}<h3>What happened</h3>\${list}\`;
   }
   var trailOf = (id, text, label) => \`<button type="button" class="link" aria-expanded="false" data-keep data-trail-of="\${esc(id)}" aria-label="\${esc(label)}">\${esc(text)}</button><div class="trail trail-of" data-keep hidden></div>\`;
-  var resolvesWhen = {
-    "instance.crashed": "resolves when the instance is Running again, by anyone",
-    "instance.error": "resolves when the instance is Running again, by anyone",
-    "instance.start-failed": "resolves when the instance is Running again",
-    "action.failed": "resolves when the instance is Running again or a later action on it ends done (a retry of the dead letter included)",
-    "instance.crash-loop": "resolves when the instance is Running again or an operator releases its quarantine",
-    "member.storm": "resolves with the first recovery on the member once it is out of the storm",
-    "member.offline": "resolves when the member is Online again",
-    "redis.memory-high": "resolves when Redis memory is back under the ratio",
-    "snapshot.stale": "resolves when a tick finds a fresh snapshot",
-    "snapshot.ownership-unknown": "resolves when the ledger proves a snapshot is the schedule's again, or none is left",
-    "rule.failing": "resolves with the rule's next clean evaluation, or a reload",
-    "history.store-failing": "resolves with the first shipping round that succeeds"
-  };
   function firingAlertView(a) {
     const did = a.actions.length ? \`<ul class="did">\${a.actions.map((x) => \`<li>\${esc(x.action)}: \${esc(x.result)}\${x.summary ? \` — \${esc(x.summary)}\` : ""}</li>\`).join("")}</ul>\` : "";
-    return \`<li data-morph="\${esc(\`\${a.kind}|\${a.instance}|\${a.correlationId}\`)}" data-alert-kind="\${esc(a.kind)}" data-instance="\${esc(a.instance)}">⚠ <b>\${esc(a.severity)}</b> <b>\${esc(a.kind)}</b> \${esc(a.project)}/\${esc(a.instance)}: \${esc(a.summary)} <small>since \${when(a.startsAt)}</small><details class="why" data-keep><summary>Why is it firing?</summary><p>Raised by incident <code>\${esc(a.correlationId)}</code>\${a.outcome ? \`, outcome: \${esc(a.outcome)}\` : ""}. It \${esc(resolvesWhen[a.kind] ?? "resolves when its condition ends")}.</p>\${did}\${trailOf(a.correlationId, "Show its audit trail", \`Audit trail of the \${a.kind} alert of \${a.instance}\`)}</details></li>\`;
+    return \`<li data-morph="\${esc(\`\${a.kind}|\${a.instance}|\${a.correlationId}\`)}" data-alert-kind="\${esc(a.kind)}" data-instance="\${esc(a.instance)}">⚠ <b>\${esc(a.severity)}</b> <b>\${esc(a.kind)}</b> \${esc(a.project)}/\${esc(a.instance)}: \${esc(a.summary)} <small>since \${when(a.startsAt)}</small><details class="why" data-keep><summary>Why is it firing?</summary><p>Raised by incident <code>\${esc(a.correlationId)}</code>\${a.outcome ? \`, outcome: \${esc(a.outcome)}\` : ""}. It resolves when \${esc(resolvedBy(a.kind))}.</p>\${did}\${trailOf(a.correlationId, "Show its audit trail", \`Audit trail of the \${a.kind} alert of \${a.instance}\`)}</details></li>\`;
+  }
+  function resolvedBy(kind) {
+    return alertKinds[currentKind(kind)]?.resolvedBy ?? "its condition ends";
   }
 
   // src/http/console/browser/plots.ts

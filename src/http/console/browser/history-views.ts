@@ -1,5 +1,6 @@
 import type { Execution, ExecutionsAnswer, FiringAlert, InstanceTimeline, ProbeState } from './console-wire.js';
 import { absolute, esc, when } from './markup.js';
+import { alertKinds, currentKind, type AlertKindEntry } from '../../../alerts/catalogue.js';
 
 /** The markup of what happened over the range: executions, an instance's state timeline, and why an alert fires. Pure functions, no DOM. */
 
@@ -139,22 +140,6 @@ export function timelineView(t: InstanceTimeline): string {
 const trailOf = (id: string, text: string, label: string) =>
   `<button type="button" class="link" aria-expanded="false" data-keep data-trail-of="${esc(id)}" aria-label="${esc(label)}">${esc(text)}</button><div class="trail trail-of" data-keep hidden></div>`;
 
-/** What resolves each alert kind, as docs/notifications.md lists it. */
-const resolvesWhen: Record<string, string> = {
-  'instance.crashed': 'resolves when the instance is Running again, by anyone',
-  'instance.error': 'resolves when the instance is Running again, by anyone',
-  'instance.start-failed': 'resolves when the instance is Running again',
-  'action.failed': 'resolves when the instance is Running again or a later action on it ends done (a retry of the dead letter included)',
-  'instance.crash-loop': 'resolves when the instance is Running again or an operator releases its quarantine',
-  'member.storm': 'resolves with the first recovery on the member once it is out of the storm',
-  'member.offline': 'resolves when the member is Online again',
-  'redis.memory-high': 'resolves when Redis memory is back under the ratio',
-  'snapshot.stale': 'resolves when a tick finds a fresh snapshot',
-  'snapshot.ownership-unknown': "resolves when the ledger proves a snapshot is the schedule's again, or none is left",
-  'rule.failing': "resolves with the rule's next clean evaluation, or a reload",
-  'history.store-failing': 'resolves with the first shipping round that succeeds',
-};
-
 /** One firing alert, with why it fires: its kind, the incident, what Reflex did, and what resolves it. */
 export function firingAlertView(a: FiringAlert): string {
   const did = a.actions.length
@@ -162,7 +147,12 @@ export function firingAlertView(a: FiringAlert): string {
     : '';
   return (
     `<li data-morph="${esc(`${a.kind}|${a.instance}|${a.correlationId}`)}" data-alert-kind="${esc(a.kind)}" data-instance="${esc(a.instance)}">⚠ <b>${esc(a.severity)}</b> <b>${esc(a.kind)}</b> ${esc(a.project)}/${esc(a.instance)}: ${esc(a.summary)} <small>since ${when(a.startsAt)}</small>` +
-    `<details class="why" data-keep><summary>Why is it firing?</summary><p>Raised by incident <code>${esc(a.correlationId)}</code>${a.outcome ? `, outcome: ${esc(a.outcome)}` : ''}. It ${esc(resolvesWhen[a.kind] ?? 'resolves when its condition ends')}.</p>${did}` +
+    `<details class="why" data-keep><summary>Why is it firing?</summary><p>Raised by incident <code>${esc(a.correlationId)}</code>${a.outcome ? `, outcome: ${esc(a.outcome)}` : ''}. It resolves when ${esc(resolvedBy(a.kind))}.</p>${did}` +
     `${trailOf(a.correlationId, 'Show its audit trail', `Audit trail of the ${a.kind} alert of ${a.instance}`)}</details></li>`
   );
+}
+
+/** What resolves an alert of the kind, from the alert catalogue (a former spelling read as its kind). */
+function resolvedBy(kind: string): string {
+  return (alertKinds as Record<string, AlertKindEntry>)[currentKind(kind)]?.resolvedBy ?? 'its condition ends';
 }
