@@ -3,6 +3,8 @@ import type { RedisConnection } from '../redis/connect.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { Intent } from './canonical-event.js';
 import { causedBy, type OwnOperation, type OwnOperationsReader } from './intent.js';
+import { StatusCode } from '../client/status-code.js';
+import { StateTracker } from './state-tracker.js';
 
 /** How long Reflex remembers its operations on an instance. */
 const OWN_OPERATIONS_TTL_MS = 600_000;
@@ -49,7 +51,7 @@ export class OwnOperations implements OwnOperationsReader {
    * An operator acting seconds after Reflex stays `requested`: the event falls outside the window
    * of every operation Reflex ran.
    */
-  async classify(ref: InstanceRef, event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean }): Promise<Intent> {
+  async classify(ref: InstanceRef, event: { id?: string; intent: Intent; action?: string; timestamp: string; synthetic?: boolean }): Promise<Intent> {
     if (event.synthetic || (event.intent !== 'requested' && !(event.intent === 'unrequested' && event.action === 'instance-shutdown')))
       return event.intent;
     const ops = await this.list(ref);
@@ -65,7 +67,17 @@ export class OwnOperations implements OwnOperationsReader {
           o.createdAt > (failed.endedAt ?? failed.sentAt) &&
           o.createdAt <= at,
       );
-    return ops.some((op) => causedBy(op, event) && !(event.intent === 'unrequested' && overtaken(op))) ? 'self' : event.intent;
+    const caused = ops.filter((op) => causedBy(op, event) && !(event.intent === 'unrequested' && overtaken(op)));
+    if (!caused.length) return event.intent;
+    // A failed start of ours leaves an instance that never ran: a shutdown of an instance last seen
+    // Running is a crash, even right after a start of ours refused because it already ran.
+    if (event.intent === 'unrequested') {
+      const now = await new StateTracker(this.redis, this.keys).get(ref);
+      // A redelivered event finds itself in the tracker: what it replaced is what was seen before.
+      const before = event.id !== undefined && now?.eventId === event.id ? now.prev : now;
+      if (before?.status === StatusCode.Running) return event.intent;
+    }
+    return 'self';
   }
 
   /**

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { keySpace } from '../../src/redis/key-space.js';
 import { OwnOperations, isProbeEcho } from '../../src/events/own-operations.js';
+import { StateTracker } from '../../src/events/state-tracker.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 
 /**
@@ -29,6 +30,21 @@ describe("Reflex's own operations and the stops they explain", () => {
     await own.record(ref, 'op-busy', { action: 'start', state: 'failed', sentAt: t, createdAt: t, endedAt: t + 20 });
     await own.record(ref, 'op-retry', { action: 'start', state: 'done', sentAt: t + 300, createdAt: t + 310, endedAt: t + 400 });
     expect(await own.classify(ref, shutdownAt(t + 1_000))).toBe('unrequested');
+  });
+
+  it('takes a shutdown of an instance last seen Running for a crash, though a start of its own failed just before (refused: it already ran)', async () => {
+    const own = new OwnOperations(redis, keys);
+    const tracker = new StateTracker(redis, keys);
+    const ran = { ...ref, instance: 'ran' };
+    const t = Date.now();
+    await tracker.update(ran, 103, t - 5_000, { source: 'event', eventId: 'started-1', intent: 'self' });
+    // An operator's heal: Reflex's start refused "The instance is already running", then the guest dies.
+    await own.record(ran, 'op-already', { action: 'start', state: 'failed', sentAt: t, createdAt: t, endedAt: t + 20 });
+    const crash = { ...shutdownAt(t + 40), id: 'crash-1' };
+    expect(await own.classify(ran, crash)).toBe('unrequested');
+    // Redelivered after the tracker took it: judged on what it replaced, the same way.
+    await tracker.update(ran, 102, t + 40, { source: 'event', eventId: 'crash-1', intent: 'unrequested' });
+    expect(await own.classify(ran, crash)).toBe('unrequested');
   });
 
   it("answers from one record whose an exec is: a probe's command is its echo, an exec action's is its own by its window, an operator's other command neither", async () => {
