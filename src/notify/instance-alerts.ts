@@ -2,10 +2,10 @@ import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
-import { describeStartFailure } from '../events/start-failure-text.js';
 import { alertFingerprint, type Alert, type AlertAction, type AlertChange, type AlertInput } from '../alerts/alert.js';
 import { actionFailedKind, crashLoopKind, type Alerts } from '../alerts/alerts.js';
-import { stormKind, type AlertKind } from '../alerts/catalogue.js';
+import { stormKind } from '../alerts/catalogue.js';
+import { auditSummary, incidentKind, incidentSummary, instanceAlertKinds } from './instance-incident.js';
 import type { Notifier } from './notifier.js';
 
 type StatusEvent = Extract<CanonicalEvent, { kind: 'instance.status' }>;
@@ -24,12 +24,6 @@ export interface RuleResponse {
   actions: { action: string; delayMs: number }[];
 }
 
-/** The alert kinds of instance incidents. A recovery (Running again) resolves each, and the instance's `action-failed` alert. */
-export const instanceAlertKinds = {
-  crashed: 'instance.crashed',
-  error: 'instance.error',
-  startFailed: 'instance.start-failed',
-} as const satisfies Record<string, AlertKind>;
 const kinds = Object.values(instanceAlertKinds);
 /** Alerts about an instance that its recovery (Running again) ends besides the incident's own. */
 const healedKinds = [actionFailedKind, crashLoopKind];
@@ -275,34 +269,6 @@ function isPending(a: AlertAction): boolean {
 
 function resolution(r: Recovery): AlertChange {
   return { status: 'resolved', endsAt: r.endsAt, summary: r.summary, outcome: r.outcome };
-}
-
-/** The alert kind of an incident event, or undefined when the event is not an incident. */
-export function incidentKind(event: StatusEvent): string | undefined {
-  if (event.to === StatusCode.Error) return instanceAlertKinds.error;
-  if (event.to === StatusCode.Stopped && (event.intent === 'unrequested' || event.intent === 'unknown')) return instanceAlertKinds.crashed;
-  if (event.to === StatusCode.Stopped && event.intent === 'failed-start') return instanceAlertKinds.startFailed;
-  return undefined;
-}
-
-/**
- * The incident's alert as its audit record says it: the alert's summary, and for an incident
- * Reflex leaves alone (a stop whose cause is unknown, a failed start) what it does not do and why.
- */
-function auditSummary(event: StatusEvent, alert: AlertInput, acting: boolean): string {
-  if (event.intent === 'failed-start' && event.startFailure)
-    return `${describeStartFailure(event, event.startFailure)}; not a crash: Reflex does not restart it and counts no restart`;
-  if (event.to === StatusCode.Stopped && event.intent === 'unknown' && !acting)
-    return `${event.instance} found Stopped after a gap, cause unknown: Reflex does not start it; to start it: reflex heal ${event.instance}${event.project !== 'default' ? ` --project ${event.project}` : ''} (or lxc start ${event.instance})`;
-  return alert.summary;
-}
-
-function incidentSummary(event: StatusEvent): string {
-  if (event.to === StatusCode.Error) return `${event.instance} reports Error (112)`;
-  if (event.intent === 'failed-start' && event.startFailure) return describeStartFailure(event, event.startFailure);
-  if (event.intent === 'unknown')
-    return `${event.instance} found Stopped after a gap, cause unknown (seen by a resync); Reflex does not start it on a guess: reflex heal ${event.instance}${event.project !== 'default' ? ` --project ${event.project}` : ''}, or lxc start ${event.instance}`;
-  return `${event.instance} stopped without a request (a crash or a guest poweroff)`;
 }
 
 /** The daemon's timestamp as ISO 8601 (it may carry nanoseconds and an offset); now when unreadable. */

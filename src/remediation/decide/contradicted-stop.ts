@@ -5,7 +5,7 @@ import type { InstanceStatusEvent } from '../../events/canonical-event.js';
 import type { EventArchive } from '../../events/event-archive.js';
 import type { StateTracker } from '../../events/state-tracker.js';
 import type { Metrics } from '../../metrics/metrics.js';
-import { instanceAlertKinds } from '../../notify/instance-alerts.js';
+import { instanceAlertKinds } from '../../notify/instance-incident.js';
 import { Trail } from '../trail.js';
 import type { InstanceRef } from '../../redis/key-space.js';
 import { isSuspicious, type StopVerdict } from '../stop-confirmation.js';

@@ -2,7 +2,7 @@ import type { Instance } from '../../client/instance.js';
 import { StatusCode } from '../../client/status-code.js';
 import type { Alerts } from '../../alerts/alerts.js';
 import type { StateTracker } from '../../events/state-tracker.js';
-import { instanceAlertKinds } from '../../notify/instance-alerts.js';
+import { instanceAlertKinds } from '../../notify/instance-incident.js';
 import type { RedisConnection } from '../../redis/connect.js';
 import type { InstanceRef, KeySpace } from '../../redis/key-space.js';
 
