@@ -4,6 +4,7 @@ import type { ReadinessChecks } from '../http/readiness.js';
 import type { DeploymentId } from '../redis/deployment-id.js';
 import { HttpEndpoints } from '../redis/http-endpoints.js';
 import { Silences } from '../silences/silences.js';
+import type { Sending } from './sending.js';
 import type { SharedParts } from './shared-parts.js';
 
 /**
@@ -14,12 +15,13 @@ import type { SharedParts } from './shared-parts.js';
  */
 export async function startHttpServing(
   s: SharedParts,
+  sending: Sending,
   ready: ReadinessChecks,
   deployment: DeploymentId,
 ): Promise<{ http?: RunningHttpServer; stop(): Promise<void> }> {
   const { config, keys, redis, logger } = s;
   if (config.httpPort <= 0) return { stop: async () => undefined };
-  const notifier = s.sending.notifier;
+  const { notifier } = sending;
   const http = await startHttpServer({
     host: config.httpHost,
     port: config.httpPort,

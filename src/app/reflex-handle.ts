@@ -7,7 +7,7 @@ import type { ProbeRunner } from '../probes/probe-runner.js';
 import type { ReloadOutcome, ReloadRequest, RuleSet } from '../rules/rule-set.js';
 import type { RoleRoot } from './role-root.js';
 import type { Serving } from './serving.js';
-import type { SharedParts } from './shared-parts.js';
+import type { HeldParts, SharedParts } from './shared-parts.js';
 
 /** A running Reflex process (all roles or some), as started by `reflex run`, the demo or a test. */
 export interface ReflexHandle {
@@ -40,9 +40,9 @@ export interface ReflexHandle {
 }
 
 /** The handle of a process whose roots and serving run; `stop` stops serving, then the roots and the shared parts. */
-export function handleOf(s: SharedParts, roots: RoleRoot[], serving: Serving, stopRoots: () => Promise<void>): ReflexHandle {
+export function handleOf(s: SharedParts, held: HeldParts, roots: RoleRoot[], serving: Serving, stopRoots: () => Promise<void>): ReflexHandle {
   const readers = roots.flatMap((r) => r.readers ?? []);
-  const ruleSet = s.ruleSet;
+  const { ruleSet } = held;
   return {
     subscriber: readers[0]?.subscriber,
     lease: readers[0]?.lease,

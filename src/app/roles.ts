@@ -1,13 +1,13 @@
 import type { Config } from '../config/config.js';
 import type { RoleNeeds, RoleRoot } from './role-root.js';
 import { startSchedulerRoot } from './scheduler-root.js';
-import type { SharedParts } from './shared-parts.js';
+import type { HeldParts, SharedParts } from './shared-parts.js';
 import { startSubscriberRoot } from './subscriber-root.js';
 import { startWorkerRoot } from './worker-root.js';
 
 /** A role a process may run: what it needs opened beside what every role shares, and its composition root. */
 export interface Role extends RoleNeeds {
-  start(s: SharedParts): Promise<RoleRoot>;
+  start(s: SharedParts, held: HeldParts): Promise<RoleRoot>;
 }
 
 const subscriber: Role = { start: startSubscriberRoot };

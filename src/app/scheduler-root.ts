@@ -5,16 +5,16 @@ import { startScheduler } from '../schedules/scheduler.js';
 import { Silences } from '../silences/silences.js';
 import { StopList, type RoleRoot } from './role-root.js';
 import { quietQueue } from './quiet-queue.js';
-import type { SharedParts } from './shared-parts.js';
+import type { HeldParts, SharedParts } from './shared-parts.js';
 
 /**
  * The scheduler role: the schedules of the rule set, each tick queued as action jobs on the
  * actions queue (one replica ticks each schedule), and the health probes. A reload swaps its
  * schedules; the probes read the rule set's at each pass.
  */
-export async function startSchedulerRoot(s: SharedParts): Promise<RoleRoot & { probes: ProbeRunner }> {
+export async function startSchedulerRoot(s: SharedParts, held: HeldParts): Promise<RoleRoot & { probes: ProbeRunner }> {
   const { keys, logger } = s;
-  const ruleSet = s.ruleSet!;
+  const ruleSet = held.ruleSet!;
   const first = s.targets[0]!.id;
   const scheduler = await startScheduler({
     target: first,

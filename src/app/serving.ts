@@ -4,7 +4,7 @@ import { DeploymentId } from '../redis/deployment-id.js';
 import { startHttpServing } from './http-serving.js';
 import { StopList, type RoleRoot } from './role-root.js';
 import { listenForReloads } from './rule-holding.js';
-import type { SharedParts } from './shared-parts.js';
+import type { HeldParts, SharedParts } from './shared-parts.js';
 import { startWriteWatch } from './write-watch.js';
 
 /** What every role serves once its roots run: the Redis watch, the reload listener, /readyz and the HTTP server. */
@@ -31,20 +31,20 @@ function readinessOf(roots: RoleRoot[]) {
  * what the roots run (every queue their work goes through, fed or consumed: a pause, or no worker
  * consuming it anywhere, leaves crashes unhealed), and the HTTP server.
  */
-export async function startServing(s: SharedParts, roots: RoleRoot[]): Promise<Serving> {
+export async function startServing(s: SharedParts, held: HeldParts, roots: RoleRoot[]): Promise<Serving> {
   const { config, redis, keys, logger } = s;
   const stops = new StopList(logger);
   try {
     const roles = readinessOf(roots);
     const watch = startWriteWatch(s, roots, roles);
     stops.add(() => watch.stop());
-    stops.addFirst(await listenForReloads(s.ruleSet, { redis, keys, logger, replica: s.replica, role: config.role }));
+    stops.addFirst(await listenForReloads(held.ruleSet, { redis, keys, logger, replica: s.replica, role: config.role }));
     const ready = readiness({ redis, ...roles, writes: watch.writes, streamLossGraceMs: config.streamLossGraceMs });
     // Named in /readyz, so `reflex doctor` reports only the endpoint of its own Redis and prefix.
     const deployment = new DeploymentId(redis, keys.deployment);
     await deployment.claim();
     s.metrics.watchHealth(() => ready.reading());
-    const serving = await startHttpServing(s, ready.checks, deployment);
+    const serving = await startHttpServing(s, held.sending, ready.checks, deployment);
     stops.addFirst(() => serving.stop());
     return { http: serving.http, stop: () => stops.run() };
   } catch (err) {

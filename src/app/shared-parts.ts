@@ -53,16 +53,24 @@ export interface SharedParts {
   history?: HistoryStore;
   /** The inbound webhooks' secrets, read at start-up. */
   inbound: ReturnType<typeof inboundSecrets>;
-  /** The rules, schedules and receivers, one set for every role of the process that holds rules (worker, scheduler); none for others. */
-  ruleSet?: RuleSet;
-  /** The notifier of the role that sends (worker), opened before the alerts it carries; that role closes it. */
-  sending: Sending;
   /** Every alert of this process: audited, then sent through the notifier; a process without one (no receivers, a scheduler or subscriber role) audits them only. */
   alerts: Alerts;
   /** This replica's name (host, pid and a random part: several replicas may share a host or a process). */
   replica: string;
   /** Closes what was opened here, once every role has stopped. */
   close(): Promise<void>;
+}
+
+/**
+ * What some roles hold, opened once with the shared parts for every role of the process that
+ * declares the need (app/roles.ts): one rule set for the worker and the scheduler of an `all`
+ * process, and the notifier of the role that sends, opened before the alerts that carry it (the
+ * sending role closes it).
+ */
+export interface HeldParts {
+  /** The rules, schedules and receivers; none when no role holds rules (subscriber). */
+  ruleSet?: RuleSet;
+  sending: Sending;
 }
 
 /**
@@ -98,7 +106,7 @@ async function reachTargets(configured: ConfiguredTarget[], wait: boolean, logge
  * alerts carry. Fails fast, before anything holds a lease or queues an event: a worker with no
  * rule, or a target that does not answer, is an error at start-up, not a process that says it is running.
  */
-export async function openSharedParts(config: Config, logger: Logger, needs: RoleNeeds): Promise<SharedParts> {
+export async function openSharedParts(config: Config, logger: Logger, needs: RoleNeeds): Promise<{ shared: SharedParts; held: HeldParts }> {
   const keys = keySpace(config.prefix);
   const targets = targetsOf(config);
   const metrics = new Metrics();
@@ -137,7 +145,7 @@ export async function openSharedParts(config: Config, logger: Logger, needs: Rol
   const { notifier } = sending;
   const alerts = new Alerts({ audit, notifier, open: notifier ? undefined : openAlertsIn(redis, keys.openAlerts) });
   ruleErrors.alertThrough(alerts);
-  return {
+  const shared: SharedParts = {
     config,
     logger,
     keys,
@@ -153,8 +161,6 @@ export async function openSharedParts(config: Config, logger: Logger, needs: Rol
     audit,
     history,
     inbound,
-    ruleSet,
-    sending,
     alerts,
     replica,
     rejectedLimits: { maxLength: config.rejectedMaxLength, maxAgeMs: config.rejectedMaxAgeMs, maxRawBytes: config.maxEventBytes, metrics },
@@ -167,4 +173,5 @@ export async function openSharedParts(config: Config, logger: Logger, needs: Rol
       connection.disconnect();
     },
   };
+  return { shared, held: { ruleSet, sending } };
 }

@@ -17,15 +17,15 @@ export type { ReflexHandle } from './reflex-handle.js';
 export async function startReflex(config: Config, logger: Logger): Promise<ReflexHandle> {
   installProcessGuards(logger);
   const roles = rolesOf(config.role);
-  const shared = await openSharedParts(config, logger, needsOf(roles));
+  const { shared, held } = await openSharedParts(config, logger, needsOf(roles));
   const roots: RoleRoot[] = [];
   const stop = async () => {
     for (const root of roots) await root.stop();
     await shared.close();
   };
   try {
-    for (const role of roles) roots.push(await role.start(shared));
-    return handleOf(shared, roots, await startServing(shared, roots), stop);
+    for (const role of roles) roots.push(await role.start(shared, held));
+    return handleOf(shared, held, roots, await startServing(shared, held, roots), stop);
   } catch (err) {
     await stop();
     throw err;

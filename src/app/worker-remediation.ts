@@ -1,16 +1,16 @@
 import { EventArchive } from '../events/event-archive.js';
 import { startRemediation, type Remediation } from '../remediation/remediation.js';
 import { Silences } from '../silences/silences.js';
-import type { SharedParts } from './shared-parts.js';
+import type { HeldParts, SharedParts } from './shared-parts.js';
 
 /**
  * The remediation core of the worker role (the event and action workers) on the shared parts:
  * the rule set's engine and actions read at the moment of use (once per event, again at each
  * re-check), so a reload takes effect on the next; a storm threshold of 0 turns storm control off.
  */
-export function startWorkerRemediation(s: SharedParts): Remediation {
+export function startWorkerRemediation(s: SharedParts, held: HeldParts): Remediation {
   const { config, redis, keys } = s;
-  const ruleSet = s.ruleSet!;
+  const ruleSet = held.ruleSet!;
   return startRemediation({
     redis,
     connection: s.connection,
@@ -32,7 +32,7 @@ export function startWorkerRemediation(s: SharedParts): Remediation {
       maxAgeMs: config.archiveMaxAgeMs,
       dedupeWindowMs: s.dedupeMs,
     }),
-    notifier: s.sending.notifier,
+    notifier: held.sending.notifier,
     alerts: s.alerts,
     gate: {
       storm: config.stormThreshold > 0 ? { threshold: config.stormThreshold, windowMs: config.stormWindowMs } : false,

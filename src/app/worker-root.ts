@@ -1,7 +1,7 @@
 import { startHistoryShipping } from '../audit/history/history-wiring.js';
 import { startMemberWatch } from '../remediation/member-watch.js';
 import { StopList, type RoleRoot } from './role-root.js';
-import type { SharedParts } from './shared-parts.js';
+import type { HeldParts, SharedParts } from './shared-parts.js';
 import { startWorkerRemediation } from './worker-remediation.js';
 
 /**
@@ -9,8 +9,9 @@ import { startWorkerRemediation } from './worker-remediation.js';
  * and action workers), and the notifier's sending, which it closes last (the remediation's last
  * alerts still go out).
  */
-export async function startWorkerRoot(s: SharedParts): Promise<RoleRoot> {
+export async function startWorkerRoot(s: SharedParts, held: HeldParts): Promise<RoleRoot> {
   const { config, logger, redis, keys, alerts } = s;
+  const { sending } = held;
   const stops = new StopList(logger);
   try {
     // Audit records leave Redis for the history store before retention trims them (one replica ships).
@@ -27,20 +28,20 @@ export async function startWorkerRoot(s: SharedParts): Promise<RoleRoot> {
     stops.add(() => history.stop());
     // A cluster member going offline is an alert of its own (nothing for a server that is not clustered).
     stops.add(startMemberWatch({ targets: s.targets.map((t) => ({ id: t.id, client: s.clients.for(t.id) })), redis, keys, alerts, logger }));
-    const remediation = startWorkerRemediation(s);
+    const remediation = startWorkerRemediation(s, held);
     stops.add(() => remediation.stop());
-    stops.add(() => s.sending.close());
+    stops.add(() => sending.close());
     return {
       readiness: {
         workers: remediation.workers,
-        queues: [s.eventsQueue, s.actionsQueue, ...s.sending.queues],
+        queues: [s.eventsQueue, s.actionsQueue, ...sending.queues],
         history: history.readiness,
       },
       stop: () => stops.run(),
     };
   } catch (err) {
     await stops.run();
-    await s.sending.close();
+    await sending.close();
     throw err;
   }
 }
