@@ -1,6 +1,5 @@
 import type { ActionOutcome } from '../../actions/action.js';
 import type { ActionJob } from '../../actions/action-job.js';
-import type { AuditLog } from '../../audit/audit-log.js';
 import { ActingTransport, dryRunWatch, type CallWatch, type SentRequest } from '../../client/acting-transport.js';
 import { ApiError } from '../../client/api-error.js';
 import type { InstanceClient } from '../../client/client.js';
@@ -12,10 +11,10 @@ import type { OwnOperations } from '../../events/own-operations.js';
 import type { RedisConnection } from '../../redis/connect.js';
 import type { InstanceRef, KeySpace } from '../../redis/key-space.js';
 import type { HeldLock } from '../../redis/token-lock.js';
+import type { Trail } from '../trail.js';
 
 /** What the acting client of a job writes to. */
 export interface ActingDeps {
-  audit: AuditLog;
   ownOperations: OwnOperations;
   redis: RedisConnection;
   keys: KeySpace;
@@ -28,6 +27,8 @@ export interface ActingRun {
   attempt: number;
   /** The instance's lock; none for actions that do not touch the instance. */
   held?: HeldLock;
+  /** The incident's trail, where each call is recorded. */
+  trail: Trail;
 }
 
 /** The acting client of a run. */
@@ -50,22 +51,12 @@ export interface Acting {
  */
 export function actingClient(deps: ActingDeps, run: ActingRun, client: InstanceClient): Acting {
   let refused: SentRequest | undefined;
-  const base = { correlationId: run.job.correlationId, instance: run.job.instance, target: run.job.target, rule: run.job.rule };
   const watch: CallWatch = run.job.dryRun
     ? dryRunWatch(async (req) => {
         refused ??= req;
-        await deps.audit.append({
-          ...base,
-          ...req.note,
-          ...commandOf(req, run.job),
-          type: 'call',
-          summary: `dry-run: would ${described(req, run.job)}`,
-          method: req.method,
-          path: req.path,
-          dryRun: true,
-        });
+        await run.trail.call(`dry-run: would ${described(req, run.job)}`, { ...callFields(req, run.job), dryRun: true });
       })
-    : new OwnCalls(deps, run, base);
+    : new OwnCalls(deps, run);
   const transport = new ActingTransport(client.transport, watch);
   return {
     client: client.through(transport),
@@ -79,9 +70,13 @@ export function actingClient(deps: ActingDeps, run: ActingRun, client: InstanceC
 
 const described = (req: SentRequest, job: Pick<ActionJob, 'action'>) => `${req.method} ${req.path} (${callAction(req, job)})`;
 
-/** An exec's command, for its call's audit record. */
-const commandOf = (req: SentRequest, job: Pick<ActionJob, 'action'>) =>
-  callAction(req, job) === 'exec' ? { command: (req.body as { command?: unknown }).command } : {};
+/** The fields of a call's audit record: what the caller noted, an exec's command, the method and path sent. */
+const callFields = (req: SentRequest, job: Pick<ActionJob, 'action'>) => ({
+  ...req.note,
+  ...(callAction(req, job) === 'exec' ? { command: (req.body as { command?: unknown }).command } : {}),
+  method: req.method,
+  path: req.path,
+});
 
 /** A call of Reflex's in flight: what its end is recorded with. */
 interface Sent {
@@ -100,17 +95,16 @@ class OwnCalls implements CallWatch {
   constructor(
     private readonly deps: ActingDeps,
     private readonly run: ActingRun,
-    private readonly base: Record<string, unknown>,
   ) {
     this.ref = { target: run.job.target, project: run.job.project, instance: run.job.instance };
   }
 
   async send(req: SentRequest, send: () => Promise<Response>): Promise<Response> {
-    const { audit, ownOperations, redis, keys } = this.deps;
-    const { job, jobId, attempt, held } = this.run;
+    const { ownOperations, redis, keys } = this.deps;
+    const { job, jobId, attempt, held, trail } = this.run;
     const action = callAction(req, job);
     const said = described(req, job);
-    const record = { ...this.base, ...req.note, ...commandOf(req, job), type: 'call', method: req.method, path: req.path, attempt };
+    const record = { ...callFields(req, job), attempt };
     if (held) {
       // The fencing token asked of Redis now, not the last renewal's word: a lock another holder
       // took a moment ago refuses this call. Redis unreachable: the last renewal's, within its TTL.
@@ -126,12 +120,12 @@ class OwnCalls implements CallWatch {
       res = await send();
     } catch (err) {
       await ownOperations.record(this.ref, localId, { action, state: 'failed', sentAt, endedAt: Date.now() });
-      if (err instanceof ApiError) await audit.append({ ...record, summary: `${said} refused: ${err.message}`, status: err.status });
+      if (err instanceof ApiError) await trail.call(`${said} refused: ${err.message}`, { ...record, status: err.status });
       throw err;
     }
     if (res.kind === 'sync') {
       await ownOperations.record(this.ref, localId, { action, state: 'done', sentAt, endedAt: Date.now() });
-      await audit.append({ ...record, summary: `${said} → done` });
+      await trail.call(`${said} → done`, record);
       return res;
     }
     const op = res.envelope.metadata;
@@ -140,7 +134,7 @@ class OwnCalls implements CallWatch {
     await ownOperations.record(this.ref, op.id, { action, state: 'running', sentAt, createdAt }, localId);
     // Persisted before waiting: a worker killed now resumes waiting on this operation instead of acting again.
     await redis.set(keys.inflight(jobId), JSON.stringify({ operationId: op.id, action, sentAt, createdAt }), 'PX', 3_600_000);
-    await audit.append({ ...record, summary: `${said} → operation ${op.id}`, operationId: op.id });
+    await trail.call(`${said} → operation ${op.id}`, { ...record, operationId: op.id });
     return res;
   }
 
@@ -182,7 +176,8 @@ export function callAction(req: SentRequest, job: Pick<ActionJob, 'action'>): st
   return job.action;
 }
 
-function daemonTime(s: string | undefined): number | undefined {
+/** A time the daemon wrote, in ms; undefined when absent or not a time. */
+export function daemonTime(s: string | undefined): number | undefined {
   const ms = s ? Date.parse(s) : Number.NaN;
   return Number.isNaN(ms) ? undefined : ms;
 }
