@@ -5,6 +5,7 @@ import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import { redisFromUrl, type RedisConnection } from '../../src/redis/connect.js';
+import { callAction } from '../../src/remediation/act/acting-client.js';
 import { waitForAudit, trailLines } from '../support/audit-trail.js';
 import { describeEachBed, startReflexOn, type DaemonBed } from '../support/daemon-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
@@ -120,6 +121,21 @@ function actingClientScenario(world: () => World): void {
     }
   }, 90_000);
 }
+
+describe('the name an own operation is recorded under (its echoes are chosen by it)', () => {
+  const job = { action: 'my-action' };
+  const path = (p: string) => `${p}?project=default`;
+  it('is the verb of a state change, a snapshot, its deletion, a restore, an exec or a delete; else the action sending it', () => {
+    expect(callAction({ method: 'PUT', path: path('/1.0/instances/c1/state'), body: { action: 'start' } }, job)).toBe('start');
+    expect(callAction({ method: 'POST', path: path('/1.0/instances/c1/snapshots'), body: { name: 's' } }, job)).toBe('snapshot');
+    expect(callAction({ method: 'DELETE', path: path('/1.0/instances/c1/snapshots/s') }, job)).toBe('delete-snapshot');
+    expect(callAction({ method: 'PUT', path: path('/1.0/instances/c1'), body: { restore: 's' } }, job)).toBe('restore');
+    expect(callAction({ method: 'POST', path: path('/1.0/instances/c1/exec'), body: { command: ['true'] } }, job)).toBe('exec');
+    expect(callAction({ method: 'DELETE', path: path('/1.0/instances/c1') }, job)).toBe('delete');
+    expect(callAction({ method: 'PATCH', path: path('/1.0/instances/c1'), body: { config: {} } }, job)).toBe('my-action');
+    expect(callAction({ method: 'POST', path: '/1.0/networks' }, job)).toBe('my-action');
+  });
+});
 
 describe('the acting client, on the simulator', () => {
   let stack: Stack;
