@@ -219,17 +219,24 @@ export class Alerts {
    * none; another replica or path may have resolved it first). Without a notifier, the alerts
    * {@link raise} kept open (when given where) are the ones that fire; without either, undefined.
    */
-  async resolveFiring(kind: string, subject: AlertSubject, why: Resolution, opts: Pick<RaiseOptions, 'record'> = {}): Promise<Alert | undefined> {
+  async resolveFiring(
+    kind: string,
+    subject: AlertSubject,
+    why: Resolution,
+    opts: Pick<RaiseOptions, 'record'> & { startsAt?: string } = {},
+  ): Promise<Alert | undefined> {
     const { notifier, audit, open } = this.deps;
     const fingerprint = alertFingerprint({ kind, target: subject.target, project: subject.project, instance: subject.instance });
     const end = { status: 'resolved', endsAt: why.endsAt ?? new Date().toISOString(), summary: why.summary, outcome: why.outcome } as const;
+    // With `startsAt`, only that episode ends: one that began since (a new crash) stays firing.
+    const sameEpisode = (known: Alert) => opts.startsAt === undefined || known.startsAt === opts.startsAt;
     let resolved: Alert | undefined;
     if (notifier)
       // amend answers an unknown fingerprint without taking the alert's lock: most recoveries have no such alert.
-      resolved = await notifier.amend(fingerprint, (known) => (known.status === 'firing' ? end : undefined));
+      resolved = await notifier.amend(fingerprint, (known) => (known.status === 'firing' && sameEpisode(known) ? end : undefined));
     else {
       const known = await open?.get(fingerprint);
-      resolved = known && { ...known, ...end };
+      resolved = known && sameEpisode(known) ? { ...known, ...end } : undefined;
     }
     if (!resolved) return undefined;
     const record = recordOf(resolved, 'info', { summary: `${kind} resolved: ${why.summary}`, resolved: true, ...opts.record });
