@@ -43,5 +43,7 @@ export function startWorkerRemediation(s: SharedParts, held: HeldParts): Remedia
     maxEventBytes: config.maxEventBytes,
     actionConcurrency: config.actionConcurrency,
     rejected: s.rejectedLimits,
+    // Incident alerts a race left firing end within one resync interval (30 s by default).
+    sweepIntervalMs: config.resyncIntervalMs || 30_000,
   });
 }

@@ -10,6 +10,11 @@ import { OwnOperations } from '../events/own-operations.js';
 import type { StateTracker } from '../events/state-tracker.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { InstanceAlerts } from '../notify/instance-alerts.js';
+import { instanceAlertKinds } from '../notify/instance-incident.js';
+import { startIncidentSweep } from '../notify/incident-sweep.js';
+import { AlertBoard } from '../notify/alert-board.js';
+import type { Alert } from '../alerts/alert.js';
+import { isApiStatus } from '../client/api-error.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { KeySpace } from '../redis/key-space.js';
 import { TokenLock } from '../redis/token-lock.js';
@@ -58,6 +63,8 @@ export interface RemediationOptions {
   actionConcurrency?: number;
   /** Count and age bounds of the rejected stream. Default 10 000 entries, 7 days. */
   rejected?: { maxLength?: number; maxAgeMs?: number };
+  /** How often firing incident alerts are checked against their instances ({@link startIncidentSweep}). Default 30 s. */
+  sweepIntervalMs?: number;
 }
 
 /** The remediation core as a process runs it: the event and action workers, and the parts they share. */
@@ -195,12 +202,32 @@ export function startRemediation(o: RemediationOptions): Remediation {
     logger.error({ job: job?.id, attempt: job?.attemptsMade, err }, 'event job failed; it is retried with back-off'),
   );
 
+  // The level-triggered end of the incident alerts the edge-triggered ends raced past.
+  const board = o.notifier && new AlertBoard(redis, o.notifier.keys);
+  const sweep = startIncidentSweep({
+    intervalMs: o.sweepIntervalMs ?? 30_000,
+    kinds: Object.values(instanceAlertKinds),
+    firing: board ? () => board.firing() : async () => (await redis.hvals(keys.openAlerts)).map((raw) => JSON.parse(raw) as Alert),
+    readInstance: (ref) =>
+      o
+        .client(ref.target)
+        .withProject(ref.project)
+        .getInstance(ref.instance)
+        .then(
+          (r) => r.value,
+          (err: unknown) => (isApiStatus(err, 404) ? undefined : Promise.reject(err instanceof Error ? err : new Error(String(err)))),
+        ),
+    alerts,
+    logger,
+  });
+
   return {
     gate,
     executor,
     processor,
     workers: [eventWorker, actionWorker],
     async stop() {
+      sweep.stop();
       await Promise.all([eventWorker.close(), actionWorker.close()]);
     },
   };
