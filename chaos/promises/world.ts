@@ -388,6 +388,17 @@ export class World {
         counts.every((c) => Object.values(c).every((n) => n === 0)) && expected.every((f) => audited.has(f.id)) && errorsSeen.every(Boolean);
       quiet = Date.now() >= resynced && idle ? quiet + 1 : 0;
     }
+    // An incident alert still firing gets one more sweep (the worker's, every resync interval) to
+    // end, if its instance runs again or is gone: what it still fires after that counts.
+    const unended = () => {
+      const alerts = audit.filter((r) => r.type === 'alert' && String(r.kind ?? '').startsWith('instance.'));
+      const ended = new Set(alerts.filter((r) => r.resolved === true).map((r) => String(r.fingerprint)));
+      return alerts.some((r) => r.resolved !== true && !ended.has(String(r.fingerprint)));
+    };
+    for (const sweptBy = Date.now() + resyncMs * 1.5; unended() && Date.now() < sweptBy;) {
+      await sleep(150);
+      audit = await new AuditLog(this.connection, this.keys.audit).read({ since: new Date(started - 1_000) });
+    }
     // Their logs are kept only until the next history's gaps are known.
     if (!process.env.CHAOS_DEBUG) for (const p of this.replicas) p.logs.splice(0);
     const final = [];
