@@ -48,6 +48,12 @@ export const instanceStatusEventSchema = z.object({
   requestor: z.record(z.string(), z.unknown()).optional(),
   /** With intent `failed-start`: the failed start this stop follows. */
   startFailure: startFailureSchema.optional(),
+  /**
+   * A resync's: the instance is down as it was last known, but the daemon's last start
+   * (`last_used_at`, this value) is after what was last known of it: it ran and went down again
+   * unseen (both events in a gap), a new stop of unknown cause.
+   */
+  startedUnseen: z.string().optional(),
 });
 
 export const operationStatusEventSchema = z.object({

@@ -71,20 +71,22 @@ export async function evacuatedMembers(client: InstanceClient): Promise<Set<stri
   }
 }
 
-/** `project/name` of instances with a stop or restart operation still listed (running or ended < 5 s ago). */
-export async function recentStops(client: InstanceClient, allProjects: boolean): Promise<Set<string>> {
+/** `project/name` of instances with a stop or restart operation still listed (running or ended < 5 s ago), each with the latest one's `created_at` (ms). */
+export async function recentStops(client: InstanceClient, allProjects: boolean): Promise<Map<string, number>> {
   let ops: OperationObject[];
   try {
     ops = await client.listOperations({ allProjects });
   } catch {
-    return new Set();
+    return new Map();
   }
-  const out = new Set<string>();
+  const out = new Map<string, number>();
   for (const op of ops) {
     if (!/^(stopping|restarting)/i.test(op.description)) continue;
+    const at = Date.parse(op.created_at);
     for (const url of [...(op.resources?.instances ?? []), ...(op.resources?.containers ?? [])]) {
       const { instance, project } = parseSource(url);
-      if (instance) out.add(`${project ?? 'default'}/${instance}`);
+      const key = instance && `${project ?? 'default'}/${instance}`;
+      if (key) out.set(key, Math.max(out.get(key) ?? Number.NEGATIVE_INFINITY, Number.isNaN(at) ? Number.POSITIVE_INFINITY : at));
     }
   }
   return out;

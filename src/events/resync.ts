@@ -4,7 +4,7 @@ import { isUnreachableStub } from '../client/instance.js';
 import type { CanonicalEvent } from './canonical-event.js';
 import { recentStops, resyncIntent } from './intent.js';
 import { StatusCode } from '../client/status-code.js';
-import type { StateTracker } from './state-tracker.js';
+import type { StateTracker, TrackedStatus } from './state-tracker.js';
 
 /** Options of {@link resyncEvents}. */
 export interface ResyncOptions {
@@ -40,20 +40,30 @@ export async function resyncEvents(
   const instances = listed
     .filter((i) => !isUnreachableStub(i))
     .map((i) => (i.project === undefined && opts.project ? { ...i, project: opts.project } : i));
-  const differs = (t: Map<string, { status: number }>, key: string, status: number) => t.get(key)?.status !== status;
-  let candidates = instances.filter((i) => differs(trackedBefore, `${i.project ?? 'default'}/${i.name}`, i.status_code));
+  const differs = (t: Map<string, TrackedStatus>, i: (typeof instances)[number]) => {
+    const known = t.get(`${i.project ?? 'default'}/${i.name}`);
+    return known?.status !== i.status_code || startedUnseen(known, i) !== undefined;
+  };
+  let candidates = instances.filter((i) => differs(trackedBefore, i));
   let tracked = trackedBefore;
   if (opts.graceMs && candidates.length) {
     await new Promise((r) => setTimeout(r, opts.graceMs));
     tracked = await tracker.all(target);
-    candidates = candidates.filter((i) => differs(tracked, `${i.project ?? 'default'}/${i.name}`, i.status_code));
+    candidates = candidates.filter((i) => differs(tracked, i));
   }
-  const requested = candidates.some((i) => i.status_code === StatusCode.Stopped) ? await recentStops(scope, allProjects) : new Set<string>();
+  const stops = candidates.some((i) => i.status_code === StatusCode.Stopped) ? await recentStops(scope, allProjects) : new Map<string, number>();
+  // A stop operation explains the stop only when it came after the instance's last start.
+  const requested = (key: string, lastUsedAt: string | undefined) => {
+    const stop = stops.get(key);
+    const lastStart = lastUsedAt ? Date.parse(lastUsedAt) : Number.NaN;
+    return stop !== undefined && !(lastStart > stop);
+  };
   const out: CanonicalEvent[] = [];
   for (const inst of candidates) {
     const project = inst.project ?? 'default';
     const known = tracked.get(`${project}/${inst.name}`);
     const timestamp = readAt.toISOString();
+    const unseen = startedUnseen(known, inst);
     out.push({
       kind: 'instance.status',
       id: createHash('sha256').update(`${target}|resync|${project}/${inst.name}|${inst.status_code}|${timestamp}`).digest('hex').slice(0, 32),
@@ -63,10 +73,24 @@ export async function resyncEvents(
       timestamp,
       synthetic: true,
       instance: inst.name,
-      ...(known ? { from: known.status } : {}),
+      // Started and down again unseen: it was Running in between.
+      ...(unseen ? { from: StatusCode.Running, startedUnseen: unseen } : known ? { from: known.status } : {}),
       to: inst.status_code,
-      intent: resyncIntent(inst.status_code, requested.has(`${project}/${inst.name}`)),
+      intent: resyncIntent(inst.status_code, requested(`${project}/${inst.name}`, inst.last_used_at)),
     });
   }
   return out;
+}
+
+/**
+ * The daemon's last start of an instance that is down as last known, when that start is after
+ * what was last known (an event of the stream, stamped by the daemon's clock as `last_used_at` is):
+ * it ran and went down again while no event was seen. Undefined otherwise, and for what a read
+ * set (stamped by Reflex's clock, not comparable).
+ */
+function startedUnseen(known: TrackedStatus | undefined, inst: { status_code: number; last_used_at?: string }): string | undefined {
+  if (!known || known.source !== 'event' || known.status !== inst.status_code) return undefined;
+  if (inst.status_code !== StatusCode.Stopped && inst.status_code !== StatusCode.Error) return undefined;
+  const lastStart = inst.last_used_at ? Date.parse(inst.last_used_at) : Number.NaN;
+  return lastStart > known.at ? inst.last_used_at : undefined;
 }

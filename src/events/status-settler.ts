@@ -93,8 +93,9 @@ export class StatusSettler {
       return 'stale';
     }
     const previous = update.previous;
-    if (previous) event.from = previous.status;
-    if (event.synthetic && previous?.status === event.to) return 'unchanged';
+    // Started and down again unseen: the resync's `from` (Running) says what came in between.
+    if (previous && !event.startedUnseen) event.from = previous.status;
+    if (event.synthetic && previous?.status === event.to && !event.startedUnseen) return 'unchanged';
     // The stream's own report of a change a resync already published (it came after the grace period).
     if (!event.synthetic && previous?.source === 'read' && previous.status === event.to && event.action !== 'instance-restarted') {
       // The resync could not tell why it stopped; the stream now says: the change is published again, explained.

@@ -118,6 +118,39 @@ describe('a gap-free event stream', () => {
     );
   });
 
+  it('alerts a stop of unknown cause for an instance started and stopped again while the socket was cut (both events lost): down as last known, but started since', async () => {
+    bed = await startIngestionBed({ proxy: true });
+    const b = bed;
+    b.sim.controls.addInstance({ name: 'blip', config: optIn });
+    await connected(b);
+    await b.reflex.resync();
+    await act(b, 'blip', 'stop'); // the operator's stop, seen: Stopped as last known, from the stream
+    await until('the stop audited', async () => (await b.trail('blip')).length === 1, 5_000);
+    b.proxy!.refuse(true);
+    b.proxy!.cut();
+    await act(b, 'blip', 'start'); // unseen: someone starts it, and it crashes
+    await running(b, 'blip');
+    await crashed(b, 'blip');
+    b.proxy!.refuse(false);
+    const audit = new AuditLog(b.redis, b.keys.audit);
+    await until(
+      'the stop the resync found',
+      async () => (await audit.read({ instance: 'blip' })).some((r) => /103 → 102 \(unknown, seen by resync\)/.test(r.summary)),
+      10_000,
+    );
+    await until(
+      'its alert',
+      async () => (await audit.read({ instance: 'blip' })).some((r) => r.type === 'alert' && /found Stopped after a gap/.test(r.summary)),
+      5_000,
+    );
+    await settled(redisUrl(), b.prefix);
+    expect(b.sim.controls.calls('blip', 'start'), 'no start by Reflex: the cause is unknown').toBe(1);
+    // Said once: the resync after it knows the stop now.
+    await b.reflex.resync();
+    await settled(redisUrl(), b.prefix);
+    expect((await audit.read({ instance: 'blip' })).filter((r) => /seen by resync/.test(r.summary))).toHaveLength(1);
+  });
+
   it('leaves an instance stopped through the API during a gap alone when its stop operation is still listed', async () => {
     bed = await startIngestionBed({ proxy: true });
     const b = bed;
