@@ -219,6 +219,8 @@ export function startRemediation(o: RemediationOptions): Remediation {
         ),
     alerts,
     logger,
+    // Without a notifier nothing amends an alert with its action's report: no reason to wait for one.
+    pendingGraceMs: o.notifier ? 120_000 : 0,
   });
 
   return {
