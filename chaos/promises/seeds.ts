@@ -35,7 +35,9 @@ export const regressionSeeds: readonly number[] = [1041, 1046, 1056, 179019817, 
  * form (CI) leaves them out, so that it fails on what broke again, not on what is known. Once one
  * is fixed it moves to {@link regressionSeeds}.
  */
-export const openSeeds: readonly number[] = [];
+// 140123, 140202: an operator's stop read only by a replica killed before its event was handled
+// (docs/chaos.md 20); 140000, 340041, 340214: found by the final long run, not investigated (21).
+export const openSeeds: readonly number[] = [140123, 140202, 140000, 340041, 340214];
 
 /**
  * The first seed of the short form's histories (CI): a fixed range, so that a run can be replayed
