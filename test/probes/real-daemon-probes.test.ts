@@ -74,7 +74,9 @@ await describeEachBed('health probes on a real daemon', (bed) => {
         redisUrl(),
         prefix,
         name,
-        (rs) => rs.some((r) => r.type === 'event' && /→ 102 \(requested/.test(String(r.summary))),
+        // The stop's event, however attributed: whether a stop during Reflex's own exec is told
+        // apart from Reflex's (issue #43 item 2) is not this test's; that it is never undone is.
+        (rs) => rs.some((r) => r.type === 'event' && /→ 102 \(/.test(String(r.summary))),
         60_000,
       );
       // The stop was decided on (the bundled rules are not loaded: nothing listens to it) and the instance stays stopped.
