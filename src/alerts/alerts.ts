@@ -40,6 +40,8 @@ export interface OpenAlerts {
   keep(alert: Alert): Promise<void>;
   get(fingerprint: string): Promise<Alert | undefined>;
   drop(fingerprint: string): Promise<void>;
+  /** Every alert kept open. */
+  list(): Promise<Alert[]>;
 }
 
 /** {@link OpenAlerts} in a Redis hash, fingerprint → alert JSON. */
@@ -48,6 +50,7 @@ export function openAlertsIn(
     hset(key: string, field: string, value: string): Promise<unknown>;
     hget(key: string, field: string): Promise<string | null>;
     hdel(key: string, field: string): Promise<number>;
+    hvals(key: string): Promise<string[]>;
   },
   key: string,
 ): OpenAlerts {
@@ -58,6 +61,7 @@ export function openAlertsIn(
       return raw ? (JSON.parse(raw) as Alert) : undefined;
     },
     drop: async (fingerprint) => void (await redis.hdel(key, fingerprint)),
+    list: async () => (await redis.hvals(key)).map((raw) => JSON.parse(raw) as Alert),
   };
 }
 

@@ -2,7 +2,7 @@ import { StatusCode } from '../client/status-code.js';
 import { DelayedError, Job, Queue, Worker } from 'bullmq';
 import type { RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
-import { Alerts } from '../alerts/alerts.js';
+import { Alerts, openAlertsIn } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import type { EventArchive } from '../events/event-archive.js';
@@ -13,8 +13,6 @@ import { InstanceAlerts } from '../notify/instance-alerts.js';
 import { instanceAlertKinds } from '../notify/instance-incident.js';
 import { startIncidentSweep } from '../notify/incident-sweep.js';
 import { AlertBoard } from '../notify/alert-board.js';
-import type { Alert } from '../alerts/alert.js';
-import { isApiStatus } from '../client/api-error.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { KeySpace } from '../redis/key-space.js';
 import { TokenLock } from '../redis/token-lock.js';
@@ -207,16 +205,8 @@ export function startRemediation(o: RemediationOptions): Remediation {
   const sweep = startIncidentSweep({
     intervalMs: o.sweepIntervalMs ?? 30_000,
     kinds: Object.values(instanceAlertKinds),
-    firing: board ? () => board.firing() : async () => (await redis.hvals(keys.openAlerts)).map((raw) => JSON.parse(raw) as Alert),
-    readInstance: (ref) =>
-      o
-        .client(ref.target)
-        .withProject(ref.project)
-        .getInstance(ref.instance)
-        .then(
-          (r) => r.value,
-          (err: unknown) => (isApiStatus(err, 404) ? undefined : Promise.reject(err instanceof Error ? err : new Error(String(err)))),
-        ),
+    firing: board ? () => board.firing() : () => openAlertsIn(redis, keys.openAlerts).list(),
+    readInstance: (ref) => processor.readInstance(ref),
     alerts,
     logger,
     // Without a notifier nothing amends an alert with its action's report: no reason to wait for one.

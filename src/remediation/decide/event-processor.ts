@@ -260,7 +260,8 @@ export class EventProcessor {
     await this.alerts.raise(alert, { once: `future-time:${event.id}`, record: { instance } });
   }
 
-  private async readInstance(ref: InstanceRef): Promise<Instance | undefined> {
+  /** The instance as the daemon has it now; undefined on a 404. */
+  async readInstance(ref: InstanceRef): Promise<Instance | undefined> {
     try {
       return (await this.deps.client(ref.target).withProject(ref.project).getInstance(ref.instance)).value;
     } catch (err) {
