@@ -71,6 +71,22 @@ export async function evacuatedMembers(client: InstanceClient): Promise<Set<stri
   }
 }
 
+/** A state change an operation makes, named by its description (LXD 5.0.2 and Incus 6.0 use the same words). */
+export type StateChange = 'start' | 'stop' | 'restart' | 'freeze' | 'unfreeze';
+
+const stateChanges: Record<string, StateChange> = {
+  'starting instance': 'start',
+  'stopping instance': 'stop',
+  'restarting instance': 'restart',
+  'freezing instance': 'freeze',
+  'unfreezing instance': 'unfreeze',
+};
+
+/** The state change an operation's description names, if any. */
+export function stateChangeOf(description: string): StateChange | undefined {
+  return stateChanges[description.toLowerCase()];
+}
+
 /** `project/name` of instances with a stop or restart operation still listed (running or ended < 5 s ago), each with the latest one's `created_at` (ms). */
 export async function recentStops(client: InstanceClient, allProjects: boolean): Promise<Map<string, number>> {
   let ops: OperationObject[];

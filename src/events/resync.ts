@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import type { InstanceClient } from '../client/client.js';
 import { isUnreachableStub } from '../client/instance.js';
 import type { CanonicalEvent } from './canonical-event.js';
-import { recentStops, resyncIntent } from './intent.js';
+import type { OperationObject } from '../client/envelope.js';
+import { recentStops, resyncIntent, stateChangeOf } from './intent.js';
+import { parseSource } from './source.js';
 import { StatusCode } from '../client/status-code.js';
 import type { StateTracker, TrackedStatus } from './state-tracker.js';
 
@@ -17,6 +19,15 @@ export interface ResyncOptions {
   graceMs?: number;
   /** Read only this project (a target scoped to one project). Default: every project. */
   project?: string;
+  /**
+   * Also report the state changes the daemon still lists among its operations (it keeps an
+   * operation 5 s after it ends), as synthetic `operation.status` events: after a gap (a reconnect,
+   * a takeover from a replica that died with frames it had read and not written) an operator's
+   * stop the daemon refused ("already stopped", while it ran a crash's stop hook) left no other
+   * trace than its operation. The processor records them as requests, as it does the stream's
+   * frames of them (the same record, kept once per operation); no rule acts on them.
+   */
+  operations?: boolean;
 }
 
 /**
@@ -33,7 +44,11 @@ export async function resyncEvents(
   const readAt = new Date();
   const scope = opts.project ? client.withProject(opts.project) : client;
   const allProjects = !opts.project;
-  const [listed, trackedBefore] = await Promise.all([scope.listInstances({ allProjects }), tracker.all(target)]);
+  const [listed, trackedBefore, operations] = await Promise.all([
+    scope.listInstances({ allProjects }),
+    tracker.all(target),
+    opts.operations ? scope.listOperations({ allProjects }).catch(() => [] as OperationObject[]) : [],
+  ]);
   // An unreachable member's instances are listed as stubs whose status says nothing of the
   // instance: leave their tracked state as it was (the member.offline alert covers them), and
   // compare again once the member answers.
@@ -58,7 +73,7 @@ export async function resyncEvents(
     const lastStart = lastUsedAt ? Date.parse(lastUsedAt) : Number.NaN;
     return stop !== undefined && !(lastStart > stop);
   };
-  const out: CanonicalEvent[] = [];
+  const out: CanonicalEvent[] = operations.flatMap((op) => stateChangeEvent(op, target, opts.project));
   for (const inst of candidates) {
     const project = inst.project ?? 'default';
     const known = tracked.get(`${project}/${inst.name}`);
@@ -80,6 +95,32 @@ export async function resyncEvents(
     });
   }
   return out;
+}
+
+/** A listed state-change operation on an instance as the synthetic event of its latest state. */
+function stateChangeEvent(op: OperationObject, target: string, project: string | undefined): CanonicalEvent[] {
+  if (op.class !== 'task' || !stateChangeOf(op.description)) return [];
+  const sources = [...(op.resources?.instances ?? []), ...(op.resources?.containers ?? [])].map(parseSource);
+  const instances = [...new Set(sources.map((s) => s.instance).filter((n): n is string => Boolean(n)))];
+  if (!instances.length || Number.isNaN(Date.parse(op.created_at))) return [];
+  return [
+    {
+      kind: 'operation.status',
+      id: createHash('sha256').update(`${target}|resync-operation|${op.id}|${op.status_code}`).digest('hex').slice(0, 32),
+      target,
+      location: op.location ?? 'none',
+      project: sources.find((s) => s.project)?.project ?? project ?? 'default',
+      // When it was requested: the time its first frame carries.
+      timestamp: new Date(Date.parse(op.created_at)).toISOString(),
+      synthetic: true,
+      operationId: op.id,
+      to: op.status_code,
+      class: op.class,
+      description: op.description,
+      err: op.err,
+      instances,
+    },
+  ];
 }
 
 /**

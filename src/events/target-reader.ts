@@ -84,13 +84,18 @@ export function startTargetReader(o: TargetReaderOptions): RunningTargetReader {
   });
   const resync = async (reason: 'gap' | 'periodic' | 'manual' = 'manual') => {
     if (!held.isHeld) return;
-    const events = await resyncEvents(client, o.tracker, t.id, { graceMs: settings.resyncGraceMs, project: t.project });
+    const events = await resyncEvents(client, o.tracker, t.id, {
+      graceMs: settings.resyncGraceMs,
+      project: t.project,
+      operations: reason !== 'periodic',
+    });
     for (const e of events) ingestor.pushSynthetic(e);
     metrics.resyncs.inc({ reason });
     if (reason === 'gap') metrics.gapsResynced.inc();
     // An instance seen for the first time is a baseline, not a change the stream missed.
-    metrics.resyncChanges.inc(events.filter((e) => e.kind === 'instance.status' && e.from !== undefined).length);
-    if (events.length) log.info({ changes: events.length }, 'resync found changes');
+    const changes = events.filter((e) => e.kind === 'instance.status');
+    metrics.resyncChanges.inc(changes.filter((e) => e.from !== undefined).length);
+    if (changes.length) log.info({ changes: changes.length }, 'resync found changes');
   };
   const sub = new EventSubscriber({
     endpoint: () => client.eventsEndpoint(['operation', 'lifecycle'], { allProjects: !t.project }),

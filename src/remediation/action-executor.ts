@@ -20,6 +20,7 @@ import { actionContext } from './act/action-context.js';
 import { actingClient } from './act/acting-client.js';
 import { JobFailure, refOf, stormScope, trailOf, type BranchedOutcome } from './act/job-failure.js';
 import { resumeLeftOperation } from './act/resume.js';
+import { recordJobEnd } from './act/inflight.js';
 import { OthersOperations } from './others-operations.js';
 import type { PendingActions } from './pending-actions.js';
 import type { Recheck } from './recheck.js';
@@ -178,13 +179,14 @@ export class ActionExecutor {
         if (dry) return dry;
         throw err;
       });
-      await redis.del(keys.inflight(jobId));
+      // Before anything else: a worker that dies from here on leaves a job that is not run again.
+      await recordJobEnd(redis, keys, jobId, outcome);
       const scope = stormScope(job);
       if (scope && outcome.result === 'done' && !job.dryRun) await this.deps.storms?.remediated(scope);
       await trail.outcome(`${job.action}: ${outcome.summary}`, outcome.result, { operationId: outcome.operationId, attempt });
       logger.info({ instance: job.instance, rule: job.rule, action: job.action, result: outcome.result }, outcome.summary);
       if (held && outcome.result === 'done' && !job.dryRun) await this.actionSucceeded(job, outcome);
-      return this.finish(ref, jobId, outcome);
+      return this.finish(ref, jobId, outcome, 'recorded');
     } catch (err) {
       await redis.del(keys.inflight(jobId));
       const code = (err as { code?: string }).code ?? 'UNKNOWN';
@@ -241,8 +243,9 @@ export class ActionExecutor {
     return heldByStormSummary(scope);
   }
 
-  private async finish<T extends ExecutedOutcome>(ref: InstanceRef, jobId: string, outcome: T): Promise<T> {
-    await this.deps.pending.remove(ref, jobId);
+  /** The job's end: it leaves the pending set, and its end is recorded so that a stalled copy of it does not run again. */
+  private async finish<T extends ExecutedOutcome>(ref: InstanceRef, jobId: string, outcome: T, end?: 'recorded'): Promise<T> {
+    await Promise.all([this.deps.pending.remove(ref, jobId), end ? undefined : recordJobEnd(this.deps.redis, this.deps.keys, jobId, outcome)]);
     return outcome;
   }
 }

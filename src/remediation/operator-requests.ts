@@ -1,21 +1,13 @@
 import type { Instance } from '../client/instance.js';
 import type { OperationObject } from '../client/envelope.js';
 import type { OperationStatusEvent } from '../events/canonical-event.js';
+import { stateChangeOf, type StateChange } from '../events/intent.js';
 import type { RedisConnection } from '../redis/connect.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import { LuaScript } from '../redis/script.js';
 
 /** How long a request is remembered (daemon time since its first frame), as long as Reflex's own operations are. */
 const OPERATOR_REQUEST_TTL_MS = 600_000;
-
-/** The state change each operation description names (LXD 5.0.2 and Incus 6.0 use the same words). */
-const actionsByDescription: Record<string, OperatorRequest['action']> = {
-  'starting instance': 'start',
-  'stopping instance': 'stop',
-  'restarting instance': 'restart',
-  'freezing instance': 'freeze',
-  'unfreezing instance': 'unfreeze',
-};
 
 /** Requests that say the instance is to stay down (or held), whatever the daemon made of them. */
 const holdsDown = new Set<OperatorRequest['action']>(['stop', 'freeze']);
@@ -45,7 +37,7 @@ return 1`);
 /** A state change of an instance someone requested through the API, as the stream showed its operation. */
 export interface OperatorRequest {
   operationId: string;
-  action: 'start' | 'stop' | 'restart' | 'freeze' | 'unfreeze';
+  action: StateChange;
   /** Daemon time (ms) of the operation's first frame seen: when it was requested, within a frame. */
   at: number;
   /** The operation's status code in its latest frame (a refusal is 400 Failure). */
@@ -74,7 +66,7 @@ export class OperatorRequests {
 
   /** Records a state change's operation frame, unless it is one of Reflex's own (`ownIds`). */
   async observe(ref: InstanceRef, event: OperationStatusEvent, ownIds: () => Promise<string[]>): Promise<void> {
-    const action = actionsByDescription[event.description.toLowerCase()];
+    const action = stateChangeOf(event.description);
     const at = Date.parse(event.timestamp);
     if (!action || Number.isNaN(at) || (await ownIds()).includes(event.operationId)) return;
     const request: OperatorRequest = { operationId: event.operationId, action, at, status: event.to, err: event.err };
@@ -103,7 +95,7 @@ export function heldDownSince(requests: readonly OperatorRequest[], since: numbe
 
 /** A state change's operation as the daemon lists it, as a request (undefined for anything else). */
 export function requestOf(op: OperationObject): OperatorRequest | undefined {
-  const action = actionsByDescription[op.description.toLowerCase()];
+  const action = stateChangeOf(op.description);
   const at = Date.parse(op.created_at);
   return action && !Number.isNaN(at) ? { operationId: op.id, action, at, status: op.status_code, err: op.err } : undefined;
 }

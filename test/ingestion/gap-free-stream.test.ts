@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
+import { OperatorRequests } from '../../src/remediation/operator-requests.js';
 import { runReflex } from '../support/reflex-process.js';
 import { redisUrl, reflexArgs } from '../support/redis.js';
 import { optIn, startIngestionBed, type IngestionBed } from './support/ingestion-bed.js';
@@ -164,6 +165,29 @@ describe('a gap-free event stream', () => {
     expect(await b.waitTrail('u1', 1)).toEqual(['103→102 requested synthetic']); // and the queues at rest: no start in them
     expect(b.sim.controls.statusCode('u1')).toBe(102);
     expect(b.sim.controls.calls('u1', 'start')).toBe(0);
+  });
+
+  it("records a state change requested during a gap as the operator's request, from the daemon's operation list, and no rule acts on that record", async () => {
+    bed = await startIngestionBed({ proxy: true });
+    const b = bed;
+    b.sim.controls.addInstance({ name: 'asked', config: optIn });
+    await connected(b);
+    await b.reflex.resync();
+    b.proxy!.refuse(true);
+    b.proxy!.cut();
+    // Its frames go out to nobody (as with a replica that read them and died): only its operation is left, for 5 s.
+    await act(b, 'asked', 'stop');
+    const [stop] = await b.client.listOperations();
+    b.proxy!.refuse(false);
+    const requests = new OperatorRequests(b.redis, b.keys);
+    const ref = { target: b.target, project: 'default', instance: 'asked' };
+    await until('the stop recorded as requested', async () => (await requests.list(ref)).some((r) => r.operationId === stop!.id), 10_000);
+    expect(await requests.list(ref)).toEqual([expect.objectContaining({ action: 'stop', operationId: stop!.id, status: 200 })]);
+    await settled(redisUrl(), b.prefix);
+    const audit = await new AuditLog(b.redis, b.keys.audit).read({ instance: 'asked' });
+    // One decision, on the stop the resync found (an operator's: no start); none on the listed operation.
+    expect(audit.filter((r) => r.type === 'decision').map((r) => r.summary)).toEqual([expect.stringMatching(/^skipped: intent is requested/)]);
+    expect(b.sim.controls.calls('asked', 'start')).toBe(0);
   });
 
   it('catches up after the server restarts with a stop during the downtime, and alerts instead of guessing', async () => {

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
-import type { InstanceClient } from '../../src/client/client.js';
+import { InstanceClient } from '../../src/client/client.js';
 import type { InstanceStatusEvent } from '../../src/events/canonical-event.js';
 import type { EventItem } from '../../src/events/event-job.js';
 import { OwnOperations } from '../../src/events/own-operations.js';
@@ -16,12 +16,13 @@ import { RuleEngine } from '../../src/rules/engine.js';
 import { defineRule, type Rule } from '../../src/rules/rule.js';
 import { Silences } from '../../src/silences/silences.js';
 import { configFlag } from '../../src/rules/config-flag.js';
-import type { RunningSimulator } from '../../src/simulator/simulator.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { parseTarget } from '../../src/client/target.js';
 import { testExecutor } from '../support/executor.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { crashEvent } from '../support/crash-event.js';
 import { fileSimulator } from '../support/file-simulator.js';
-import { clockPast } from '../support/wait.js';
+import { clockPast, until } from '../support/wait.js';
 import { crashThroughStopHook } from '../support/sim-crash.js';
 
 const restartOnCrash = defineRule({
@@ -287,6 +288,32 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
       expect((await run(job('still-down'))).outcome).toMatchObject({ result: 'done' });
       sim.controls.addInstance({ name: 'healed', status: 'Stopped' });
       expect((await run(job('healed', { rule: 'heal', origin: 'operator', event: undefined }))).outcome).toMatchObject({ result: 'done' });
+    });
+
+    it("does not run a job again that an earlier run ended, when its worker died before the queue heard: the operator's stop since stays, though nothing remembers it", async () => {
+      // A daemon that forgets an operation at once: the stop's record is gone as it would be
+      // after 5 s, or with the replica that read its frames and died.
+      const forgetful = await startSimulator({ instances: 0, timings: { startMs: 10, stopMs: 10, operationRetentionMs: 1 } });
+      const forgetfulClient = new InstanceClient(parseTarget(`unix://${forgetful.socketPath}`));
+      cleanups.push(async () => {
+        await forgetfulClient.close();
+        await forgetful.stop();
+      });
+      forgetful.controls.addInstance({ name: 'ended', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
+      const keys = keySpace(uniquePrefix('act'));
+      const { executor, close } = testExecutor(redis, keys, forgetfulClient, [restartOnCrash]);
+      cleanups.push(close);
+      const queued = job('ended');
+      expect(await executor.execute(queued, 'stalled-1', 1, 3)).toMatchObject({ result: 'done' });
+      await (await forgetfulClient.changeState('ended', { action: 'stop', force: true })).wait({ timeoutMs: 5_000 });
+      await until('the daemon forgets the stop', async () => (await forgetfulClient.listOperations()).length === 0, 5_000);
+      // BullMQ runs a stalled job again under its id: this run must end it as the first did.
+      const again = await executor.execute(queued, 'stalled-1', 1, 3);
+      expect(again).toMatchObject({ result: 'done', summary: expect.stringContaining('an earlier run of this job ended it') });
+      expect(forgetful.controls.calls('ended', 'start')).toBe(1);
+      expect(forgetful.controls.statusCode('ended')).toBe(102);
+      const outcomes = (await new AuditLog(redis, keys.audit).read({ instance: 'ended' })).filter((r) => r.type === 'outcome');
+      expect(outcomes.map((r) => r.resumed === true)).toEqual([false, true]);
     });
   });
 });

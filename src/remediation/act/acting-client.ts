@@ -12,6 +12,7 @@ import type { RedisConnection } from '../../redis/connect.js';
 import type { InstanceRef, KeySpace } from '../../redis/key-space.js';
 import type { HeldLock } from '../../redis/token-lock.js';
 import type { Trail } from '../trail.js';
+import { recordInflight } from './inflight.js';
 
 /** What the acting client of a job writes to. */
 export interface ActingDeps {
@@ -132,8 +133,7 @@ class OwnCalls implements CallWatch {
     const createdAt = daemonTime(op.created_at) ?? sentAt;
     this.sent.set(op.id, { action, sentAt, createdAt });
     await ownOperations.record(this.ref, op.id, { action, state: 'running', sentAt, createdAt }, localId);
-    // Persisted before waiting: a worker killed now resumes waiting on this operation instead of acting again.
-    await redis.set(keys.inflight(jobId), JSON.stringify({ operationId: op.id, action, sentAt, createdAt }), 'PX', 3_600_000);
+    await recordInflight(redis, keys, jobId, { operationId: op.id, action, sentAt, createdAt });
     await trail.call(`${said} → operation ${op.id}`, { ...record, operationId: op.id });
     return res;
   }

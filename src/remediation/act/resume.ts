@@ -9,7 +9,8 @@ import type { RedisConnection } from '../../redis/connect.js';
 import type { KeySpace } from '../../redis/key-space.js';
 import type { Trail } from '../trail.js';
 import { daemonTime } from './acting-client.js';
-import { refOf } from './job-failure.js';
+import { refOf, type BranchedOutcome } from './job-failure.js';
+import { parseInflight } from './inflight.js';
 
 /** What resuming a killed worker's operation needs. */
 export interface ResumeDeps {
@@ -30,11 +31,19 @@ export async function resumeLeftOperation(
   jobId: string,
   client: InstanceClient,
   trail: Trail,
-): Promise<ActionOutcome | undefined> {
+): Promise<ActionOutcome | BranchedOutcome | undefined> {
   const { redis, keys, ownOperations } = deps;
   const raw = await redis.get(keys.inflight(jobId));
   if (!raw) return undefined;
   const left = parseInflight(raw);
+  if ('finished' in left) {
+    // The earlier run ended the job (acted, or decided not to) and died before the queue heard:
+    // the job is not run again, whatever was decided since, and its end is on the trail once.
+    const end = left.finished;
+    const said = `${job.action}: an earlier run of this job ended it (its worker stopped before the queue recorded the end): ${end.summary}`;
+    await trail.outcome(said, end.result, { operationId: end.operationId, resumed: true }, `finished:${jobId}`);
+    return { ...end, summary: said };
+  }
   let final: OperationObject;
   try {
     final = await (await client.getOperation(left.operationId)).wait({ timeoutMs: OWN_OPERATION_MAX_MS });
@@ -60,15 +69,4 @@ export async function resumeLeftOperation(
   const summary = `resumed after a restart of the worker: operation ${left.operationId} ended ${final.status}${typeof ret === 'number' ? ` (exit code ${ret}; its output is lost)` : ''}`;
   await trail.outcome(`${job.action}: ${summary}`, 'done', { operationId: left.operationId, resumed: true });
   return { result: 'done', summary, operationId: left.operationId };
-}
-
-/** The in-flight record of a job: JSON now, a bare operation id in records written before. */
-function parseInflight(raw: string): { operationId: string; action?: string; sentAt?: number; createdAt?: number } {
-  try {
-    const v = JSON.parse(raw) as { operationId?: unknown };
-    if (v && typeof v.operationId === 'string') return v as { operationId: string };
-  } catch {
-    // A bare id.
-  }
-  return { operationId: raw };
 }

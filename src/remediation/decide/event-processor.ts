@@ -222,7 +222,9 @@ export class EventProcessor {
     let responses: RuleResponse[] = [];
     // Read once: a reload during this event's awaits must not give it half the old rules, half the new.
     const engine = typeof this.deps.engine === 'function' ? this.deps.engine() : this.deps.engine;
-    if (engine.isRelevant(event) && !(event.kind === 'lifecycle' && ref && (await this.deps.ownOperations.ownExec(ref, event)))) {
+    // A state change a resync read in the daemon's operation list is a record of a request (above), not news for rules.
+    const listed = event.kind === 'operation.status' && event.synthetic;
+    if (!listed && engine.isRelevant(event) && !(event.kind === 'lifecycle' && ref && (await this.deps.ownOperations.ownExec(ref, event)))) {
       const instance = confirmed ? confirmed.instance : ref ? await this.readInstance(ref) : undefined;
       // An alert does not say which cluster member runs the instance; the read does, and storm
       // control, scope.locations and the re-check's evacuation check key on it.
