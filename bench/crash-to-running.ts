@@ -2,17 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { startReflexProcess } from '../test/support/reflex-process.js';
-import {
-  acquireLxdLock,
-  deleteTestInstance,
-  launchTestInstance,
-  lxdReachable,
-  lxdSocketPath,
-  startInstance,
-  STATUS_RUNNING,
-  TEST_INSTANCE_PREFIX,
-  waitForStatus,
-} from '../test/support/lxd-bed.js';
+import { acquireDaemonLock, lxdBed, lxdSocketPath, STATUS_RUNNING, TEST_INSTANCE_PREFIX } from '../test/support/daemon-bed.js';
 import { benchRedis, optIn, rulesDir } from './stack.js';
 import { atMost, kill, killGroup, LifecycleMonitor, median, progress, redisClient, runBench } from './support.js';
 import { sleep } from '../test/support/wait.js';
@@ -31,7 +21,7 @@ const perHalf = Number(process.env.BENCH_LXD_ROUNDS_PER_HALF) || 3;
 const run = promisify(execFile);
 
 await runBench(bench, async () => {
-  if (!(await lxdReachable())) {
+  if (!(await lxdBed.reachable())) {
     return {
       bench,
       figures: [],
@@ -39,14 +29,14 @@ await runBench(bench, async () => {
       notes: [],
     };
   }
-  const release = await acquireLxdLock();
+  const release = await acquireDaemonLock('lxd');
   const socket = lxdSocketPath()!;
   const env = { ...process.env, LXD_SOCKET: socket };
   const name = `${TEST_INSTANCE_PREFIX}bench-${randomUUID().slice(0, 6)}`;
   const redis = await benchRedis();
   const monitor = new LifecycleMonitor(env);
   try {
-    await launchTestInstance({ name, config: optIn });
+    await lxdBed.launch({ name, config: optIn });
     await monitor.ready();
     const floor: number[] = [];
     const shutdownMs: number[] = [];
@@ -142,7 +132,7 @@ await runBench(bench, async () => {
     };
   } finally {
     monitor.stop();
-    await deleteTestInstance(name).catch(() => undefined);
+    await lxdBed.remove(name).catch(() => undefined);
     await redis.stop();
     await release();
   }
@@ -166,9 +156,9 @@ async function rounds(
       if (i >= 0) out.push(t - t0);
     } catch {
       failed();
-      await startInstance(name).catch(() => undefined);
+      await lxdBed.start(name).catch(() => undefined);
     }
-    await waitForStatus(name, STATUS_RUNNING, 15_000);
+    await lxdBed.waitForStatus(name, STATUS_RUNNING, 15_000);
     await sleep(1_000);
   }
 }

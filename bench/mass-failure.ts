@@ -2,18 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { startReflexProcess } from '../test/support/reflex-process.js';
-import {
-  acquireLxdLock,
-  deleteTestInstance,
-  instanceStatus,
-  launchTestInstance,
-  lxdReachable,
-  lxdSocketPath,
-  startInstance,
-  STATUS_RUNNING,
-  TEST_INSTANCE_PREFIX,
-  waitForStatus,
-} from '../test/support/lxd-bed.js';
+import { acquireDaemonLock, lxdBed, lxdSocketPath, STATUS_RUNNING, TEST_INSTANCE_PREFIX } from '../test/support/daemon-bed.js';
 import { benchRedis, optIn, rulesDir } from './stack.js';
 import { atMost, killGroup, LifecycleMonitor, median, progress, redisClient, runBench } from './support.js';
 import { sleep } from '../test/support/wait.js';
@@ -31,7 +20,7 @@ const count = Number(process.env.BENCH_MASS_INSTANCES) || 12;
 const perHalf = Number(process.env.BENCH_LXD_ROUNDS_PER_HALF) || 3;
 
 await runBench(bench, async () => {
-  if (!(await lxdReachable())) {
+  if (!(await lxdBed.reachable())) {
     return {
       bench,
       figures: [],
@@ -39,7 +28,7 @@ await runBench(bench, async () => {
       notes: [],
     };
   }
-  const release = await acquireLxdLock();
+  const release = await acquireDaemonLock('lxd');
   const socket = lxdSocketPath()!;
   const env = { ...process.env, LXD_SOCKET: socket };
   const group = `${TEST_INSTANCE_PREFIX}mass-${randomUUID().slice(0, 6)}-`;
@@ -47,7 +36,7 @@ await runBench(bench, async () => {
   const redis = await benchRedis();
   const monitor = new LifecycleMonitor(env);
   try {
-    for (let i = 0; i < names.length; i += 4) await Promise.all(names.slice(i, i + 4).map((name) => launchTestInstance({ name, config: optIn })));
+    for (let i = 0; i < names.length; i += 4) await Promise.all(names.slice(i, i + 4).map((name) => lxdBed.launch({ name, config: optIn })));
     await monitor.ready();
     const shell: number[] = [];
     const reflex: number[] = [];
@@ -119,7 +108,7 @@ await runBench(bench, async () => {
     };
   } finally {
     monitor.stop();
-    await Promise.all(names.map((n) => deleteTestInstance(n).catch(() => undefined)));
+    await Promise.all(names.map((n) => lxdBed.remove(n).catch(() => undefined)));
     await redis.stop();
     await release();
   }
@@ -127,7 +116,7 @@ await runBench(bench, async () => {
 
 /** SIGKILLs every container's init, as close together as the host allows; returns the moment of the last kill. */
 async function killAll(names: string[]): Promise<number> {
-  const pids = await Promise.all(names.map(async (n) => (await instanceStatus(n)).pid));
+  const pids = await Promise.all(names.map(async (n) => (await lxdBed.status(n)).pid));
   if (pids.some((p) => p <= 0)) throw new Error('a container has no init process to kill');
   for (const pid of pids) process.kill(pid, 'SIGKILL');
   return performance.now();
@@ -151,8 +140,8 @@ async function rounds(
       notStarted(missing.length);
       if (!missing.length) out.push(Math.max(...(ends as number[])) - t0);
     }
-    await Promise.all(missing.map((name) => startInstance(name).catch(() => undefined)));
-    await Promise.all(names.map((name) => waitForStatus(name, STATUS_RUNNING, 20_000)));
+    await Promise.all(missing.map((name) => lxdBed.start(name).catch(() => undefined)));
+    await Promise.all(names.map((name) => lxdBed.waitForStatus(name, STATUS_RUNNING, 20_000)));
     await sleep(1_500);
   }
 }

@@ -10,14 +10,7 @@ import { redisFromUrl } from '../src/redis/connect.js';
 import { keySpace } from '../src/redis/key-space.js';
 import { Silences } from '../src/silences/silences.js';
 import { startSimulator } from '../src/simulator/simulator.js';
-import {
-  acquireLxdLock,
-  deleteTestInstance,
-  launchTestInstance,
-  lxdReachable,
-  lxdSocketPath,
-  TEST_INSTANCE_PREFIX,
-} from '../test/support/lxd-bed.js';
+import { acquireDaemonLock, lxdBed, lxdSocketPath, TEST_INSTANCE_PREFIX } from '../test/support/daemon-bed.js';
 import { sleep } from '../test/support/wait.js';
 import { benchRedis } from './stack.js';
 import { atMost, progress, runBench, silentLogger, type Figure } from './support.js';
@@ -61,7 +54,7 @@ await runBench(
       report('simulator', await simCost(redisServer.url, 'exec'), figures, notes);
       report('simulator, http', await simCost(redisServer.url, 'http'), figures, notes);
       if (process.env.BENCH_PROBE_LXD === 'off') notes.push('real LXD: skipped (BENCH_PROBE_LXD=off)');
-      else if (await lxdReachable()) report('LXD', await lxdCost(redisServer.url), figures, notes);
+      else if (await lxdBed.reachable()) report('LXD', await lxdCost(redisServer.url), figures, notes);
       else notes.push(`real LXD: skipped, no daemon at ${lxdSocketPath() ?? '/var/lib/lxd/unix.socket'} (scripts/lxd-testbed.sh)`);
       notes.push(`${cpus().length} cores`);
       return { bench, figures, notes };
@@ -95,16 +88,16 @@ async function simCost(redisUrl: string, kind: 'exec' | 'http'): Promise<Cost> {
 async function lxdCost(redisUrl: string): Promise<Cost> {
   const count = Number(process.env.BENCH_PROBE_LXD_INSTANCES) || 20;
   const periodMs = Number(process.env.BENCH_PROBE_LXD_PERIOD_MS) || 1_000;
-  const release = await acquireLxdLock();
+  const release = await acquireDaemonLock('lxd');
   const socket = lxdSocketPath()!;
   const names = Array.from({ length: count }, (_, i) => `${TEST_INSTANCE_PREFIX}probe-bench-${String(i + 1).padStart(2, '0')}`);
   try {
     progress(bench, `LXD: launching ${count} containers`);
-    for (let i = 0; i < names.length; i += 4) await Promise.all(names.slice(i, i + 4).map((name) => launchTestInstance({ name })));
+    for (let i = 0; i < names.length; i += 4) await Promise.all(names.slice(i, i + 4).map((name) => lxdBed.launch({ name })));
     progress(bench, `LXD: ${count} containers, an exec probe every ${periodMs} ms`);
     return await cost(redisUrl, `unix://${socket}`, names, periodMs, daemonPid(socket));
   } finally {
-    for (const name of names) await deleteTestInstance(name).catch(() => undefined);
+    for (const name of names) await lxdBed.remove(name).catch(() => undefined);
     await release();
   }
 }

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { pino } from 'pino';
 import { redisFromUrl, type RedisConnection } from '../src/redis/connect.js';
-import { instanceStatus } from '../test/support/lxd-bed.js';
+import { lxdBed } from '../test/support/daemon-bed.js';
 import { sleep, until } from '../test/support/wait.js';
 
 /**
@@ -146,7 +146,7 @@ export class LifecycleMonitor {
 
 /** SIGKILLs a real container's init, as a crash would; returns the moment of the kill. */
 export async function kill(name: string): Promise<number> {
-  const { pid } = await instanceStatus(name);
+  const { pid } = await lxdBed.status(name);
   if (pid <= 0) throw new Error(`${name} has no init process to kill`);
   const t0 = performance.now();
   process.kill(pid, 'SIGKILL');

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ensureLxdHttps } from '../conformance/lxd-https.js';
-import { describeLxd, lxdSocketPath } from '../support/lxd-bed.js';
+import { describeBed, lxdBed, lxdSocketPath } from '../support/daemon-bed.js';
 import { capturedFrameAt } from '../support/fixture-events.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { runReflex } from '../support/reflex-process.js';
@@ -82,7 +82,7 @@ describe('reflex doctor', () => {
   });
 });
 
-await describeLxd('reflex doctor against the real LXD test bed', () => {
+await describeBed(lxdBed, 'reflex doctor against the real LXD test bed', () => {
   it('passes every check over the unix socket', async () => {
     const res = await runReflex(['doctor', '--redis', redisUrl(), '--target', `unix://${lxdSocketPath()}`, '--rules', 'rules']);
     expect(res.code, res.stdout + res.stderr).toBe(0);

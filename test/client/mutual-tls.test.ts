@@ -10,11 +10,11 @@ import { resolveRemote } from '../../src/client/remote.js';
 import type { Target } from '../../src/client/target.js';
 import { certificateFingerprint } from '../../src/client/tls-pin.js';
 import { ensureLxdHttps, lxdServerCertificate, makeIdentity, type TestIdentity } from '../conformance/lxd-https.js';
-import { describeLxd, lxc } from '../support/lxd-bed.js';
+import { describeBed, lxdBed } from '../support/daemon-bed.js';
 
 const run = promisify(execFile);
 
-await describeLxd('HTTPS with mutual TLS pins the server certificate and reports trust problems distinctly', () => {
+await describeBed(lxdBed, 'HTTPS with mutual TLS pins the server certificate and reports trust problems distinctly', () => {
   let origin = '';
   let serverCert = '';
   let trusted: TestIdentity;
@@ -31,12 +31,12 @@ await describeLxd('HTTPS with mutual TLS pins the server certificate and reports
     serverCert = await lxdServerCertificate();
     trusted = await makeIdentity('rt-trusted');
     untrusted = await makeIdentity('rt-untrusted');
-    await lxc(['config', 'trust', 'add', trusted.certFile]);
+    await lxdBed.cli(['config', 'trust', 'add', trusted.certFile]);
   });
 
   afterAll(async () => {
     for (const c of clients) await c.close();
-    await lxc(['config', 'trust', 'remove', trusted.fingerprint]).catch(() => undefined);
+    await lxdBed.cli(['config', 'trust', 'remove', trusted.fingerprint]).catch(() => undefined);
   });
 
   it('a trusted client with the right pin (certificate file) is served', async () => {

@@ -11,8 +11,8 @@ import { decodeFrame, type LifecycleFrame } from '../../src/events/frame.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { makeIdentity, type TestIdentity } from '../conformance/lxd-https.js';
 import { freePort } from '../support/free-port.js';
-import { STATUS_RUNNING, STATUS_STOPPED } from '../support/lxd-bed.js';
-import { clusterBed, describeLxdCluster, launchOnMember, memberLxc } from '../support/lxd-cluster-bed.js';
+import { describeBed, STATUS_RUNNING, STATUS_STOPPED } from '../support/daemon-bed.js';
+import { clusterBed, memberLxc } from '../support/lxd-cluster-bed.js';
 import { redisClient, redisUrl, reflexRunArgs, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess } from '../support/reflex-process.js';
 import { runningTracked } from '../remediation/trail.js';
@@ -26,7 +26,7 @@ const M2 = 'https://10.77.0.2:8443';
  * listens there) and then the members: calls, operations and the event stream go to a live member,
  * the cluster certificate pins both, and the target's identity stays the first address.
  */
-await describeLxdCluster('a cluster target over HTTPS on the real LXD cluster fails over from a dead address', () => {
+await describeBed(clusterBed, 'a cluster target over HTTPS on the real LXD cluster fails over from a dead address', () => {
   let identity: TestIdentity;
   let serverCertFile = '';
   let dead = '';
@@ -78,7 +78,7 @@ await describeLxdCluster('a cluster target over HTTPS on the real LXD cluster fa
     try {
       await connected;
       expect(s.transport.activeOrigin).toBe(M1);
-      const name = await launchOnMember('m2');
+      const name = await clusterBed.launch({ member: 'm2' });
       created.push(name);
       await clusterBed.crash(name);
       await clusterBed.waitForStatus(name, STATUS_STOPPED, 10_000);
@@ -123,7 +123,7 @@ await describeLxdCluster('a cluster target over HTTPS on the real LXD cluster fa
     const redis = redisClient();
     try {
       await reflex.waitForLog('reflex running', 30_000);
-      const name = await launchOnMember('m2', { 'user.reflex.autorestart': 'true' });
+      const name = await clusterBed.launch({ member: 'm2', config: { 'user.reflex.autorestart': 'true' } });
       created.push(name);
       await runningTracked(redisUrl(), prefix, name);
       await clusterBed.crash(name);

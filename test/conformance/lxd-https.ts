@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { certificateFingerprint } from '../../src/client/tls-pin.js';
-import { lxc } from '../support/lxd-bed.js';
+import { lxdBed } from '../support/daemon-bed.js';
 
 const run = promisify(execFile);
 
@@ -16,9 +16,9 @@ export const LXD_HTTPS_ADDRESS = process.env.REFLEX_LXD_HTTPS ?? '127.0.0.1:8443
  * returns its origin. Idempotent; the setting is left in place, like the bed script leaves it.
  */
 export async function ensureLxdHttps(): Promise<string> {
-  let address = (await lxc(['config', 'get', 'core.https_address'])).trim();
+  let address = (await lxdBed.cli(['config', 'get', 'core.https_address'])).trim();
   if (!address) {
-    await lxc(['config', 'set', 'core.https_address', LXD_HTTPS_ADDRESS]);
+    await lxdBed.cli(['config', 'set', 'core.https_address', LXD_HTTPS_ADDRESS]);
     address = LXD_HTTPS_ADDRESS;
   }
   // A wildcard listener (":8443", "[::]:8443", "0.0.0.0:8443") is reached on loopback.
@@ -64,5 +64,5 @@ export async function makeIdentity(cn: string): Promise<TestIdentity> {
 
 /** The real daemon's server certificate (PEM), read over the unix socket. */
 export async function lxdServerCertificate(): Promise<string> {
-  return (JSON.parse(await lxc(['query', '/1.0'])) as { environment: { certificate: string } }).environment.certificate;
+  return (JSON.parse(await lxdBed.cli(['query', '/1.0'])) as { environment: { certificate: string } }).environment.certificate;
 }

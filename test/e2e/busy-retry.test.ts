@@ -4,23 +4,22 @@ import { afterAll, expect, it } from 'vitest';
 import { keySpace } from '../../src/redis/key-space.js';
 import type { ActionJobInput } from '../../src/actions/action-job.js';
 import { waitForAudit } from '../support/audit-trail.js';
-import { STATUS_RUNNING, STATUS_STOPPED, describeLxd, lxdSocketPath, waitForStatus } from '../support/lxd-bed.js';
-import { launchTestInstance, crashInstance, deleteTestInstance } from '../support/lxd-bed.js';
+import { describeBed, lxdBed, lxdSocketPath, STATUS_RUNNING, STATUS_STOPPED } from '../support/daemon-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 
-await describeLxd('a start the daemon refuses while its stop hook runs', () => {
+await describeBed(lxdBed, 'a start the daemon refuses while its stop hook runs', () => {
   const prefix = uniquePrefix('busy');
   let worker: ReflexProcess | undefined;
   let name: string | undefined;
 
   afterAll(async () => {
     await worker?.stop();
-    if (name) await deleteTestInstance(name);
+    if (name) await lxdBed.remove(name);
   });
 
   it('is retried with backoff until the instance runs, and every attempt is audited', async () => {
-    name = await launchTestInstance();
+    name = await lxdBed.launch();
     const target = `unix://${lxdSocketPath()}`;
     worker = startReflexProcess(
       ['run', '--role', 'worker', '--target', target, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--http-port', '0'],
@@ -31,9 +30,9 @@ await describeLxd('a start the daemon refuses while its stop hook runs', () => {
     const connection = new Redis(redisUrl(), { maxRetriesPerRequest: null });
     const actions = new Queue(keys.actionsQueue, { connection, prefix: keys.bullPrefix });
     try {
-      await crashInstance(name);
+      await lxdBed.crash(name);
       // /state reads Stopped ~60 ms after the kill, LXD's stop hook finishes ~600 ms later: start inside that window.
-      await waitForStatus(name, STATUS_STOPPED, 2_000);
+      await lxdBed.waitForStatus(name, STATUS_STOPPED, 2_000);
       const job: ActionJobInput = {
         rule: 'heal',
         action: 'start',
@@ -46,7 +45,7 @@ await describeLxd('a start the daemon refuses while its stop hook runs', () => {
         dryRun: false,
       };
       await actions.add('start', job, { jobId: 'busy-1', attempts: 8, backoff: { type: 'exponential', delay: 200 } });
-      await waitForStatus(name, STATUS_RUNNING, 10_000);
+      await lxdBed.waitForStatus(name, STATUS_RUNNING, 10_000);
     } finally {
       await actions.close();
       connection.disconnect();

@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { waitForAudit } from '../support/audit-trail.js';
-import { STATUS_STOPPED, describeLxd, instanceStatus, lxc, lxdSocketPath } from '../support/lxd-bed.js';
-import { launchTestInstance, crashInstance, deleteTestInstance } from '../support/lxd-bed.js';
+import { describeBed, lxdBed, lxdSocketPath, STATUS_STOPPED } from '../support/daemon-bed.js';
 import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 import { noActionPending } from '../support/settled.js';
 
-await describeLxd('crash loops and silences on real LXD', () => {
+await describeBed(lxdBed, 'crash loops and silences on real LXD', () => {
   const prefix = uniquePrefix('loop');
   const names: string[] = [];
   let reflex: ReflexProcess;
@@ -31,15 +30,15 @@ await describeLxd('crash loops and silences on real LXD', () => {
 
   afterAll(async () => {
     await reflex?.stop();
-    for (const n of names) await deleteTestInstance(n);
+    for (const n of names) await lxdBed.remove(n);
   });
 
   it('restarts a container that dies a second after every start only within its budget, then quarantines it with one alert', async () => {
     const name = `rt-${randomBytes(4).toString('hex')}`;
     names.push(name);
-    await lxc(['init', 'reflex-busybox', name]);
-    await lxc(['config', 'set', name, 'raw.lxc=lxc.init.cmd=/bin/sleep 1', 'user.reflex.autorestart=true']);
-    await lxc(['start', name]);
+    await lxdBed.cli(['init', 'reflex-busybox', name]);
+    await lxdBed.cli(['config', 'set', name, 'raw.lxc=lxc.init.cmd=/bin/sleep 1', 'user.reflex.autorestart=true']);
+    await lxdBed.cli(['start', name]);
 
     const loop = (r: { type: string; kind?: unknown }) => r.type === 'alert' && r.kind === 'instance.crash-loop';
     const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some(loop), 60_000);
@@ -49,7 +48,7 @@ await describeLxd('crash loops and silences on real LXD', () => {
     expect(calls).toHaveLength(3);
     expect(after.filter(loop)).toHaveLength(1);
     expect(trail.find(loop)!.summary).toMatch(/crash-looping: 3 restarts/);
-    expect((await instanceStatus(name)).status_code).toBe(STATUS_STOPPED);
+    expect((await lxdBed.status(name)).status_code).toBe(STATUS_STOPPED);
     const notes = after.filter((r) => r.type === 'decision' && r.matched).map((r) => r.summary);
     expect(notes.slice(0, 3)).toEqual([
       expect.stringMatching(/restart 1 of the budget$/),
@@ -59,15 +58,15 @@ await describeLxd('crash loops and silences on real LXD', () => {
   }, 90_000);
 
   it('suppresses the remediation of a silenced instance and records it', async () => {
-    const name = await launchTestInstance({ config: { 'user.reflex.autorestart': 'true' } });
+    const name = await lxdBed.launch({ config: { 'user.reflex.autorestart': 'true' } });
     names.push(name);
     const added = await runReflex(['silence', 'add', '--instance', name, '--duration', '10m', '--reason', 'maintenance test', ...reflexArgs(prefix)]);
     expect(added.code, added.stderr).toBe(0);
-    await crashInstance(name);
+    await lxdBed.crash(name);
     const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'decision'), 30_000);
     expect(trail.find((r) => r.type === 'decision')!.summary).toMatch(/^suppressed by silence \w+ until .*: maintenance test$/);
     await noActionPending(redisUrl(), prefix);
-    expect((await instanceStatus(name)).status_code).toBe(STATUS_STOPPED);
+    expect((await lxdBed.status(name)).status_code).toBe(STATUS_STOPPED);
     expect(trail.filter((r) => r.type === 'call')).toEqual([]);
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeLxd } from '../support/lxd-bed.js';
+import { describeBed, lxdBed } from '../support/daemon-bed.js';
 import { stepsFor, titleOf, type Names, runDifferential, type DifferentialResults } from './differential-scenario.js';
 import { startSimRemote, type SimRemote } from './sim-remote.js';
 
@@ -17,7 +17,7 @@ const names: Names = (() => {
 })();
 let results: DifferentialResults;
 
-await describeLxd('lxc commands give the same output against the simulator as against LXD 5.0.2', () => {
+await describeBed(lxdBed, 'lxc commands give the same output against the simulator as against LXD 5.0.2', () => {
   beforeAll(async () => {
     t = await startSimRemote({ trustPassword: 'diff' });
     await t.lxc.ok(['remote', 'add', 'sim', t.sim.httpsUrl!, '--password', 'diff', '--accept-certificate']);

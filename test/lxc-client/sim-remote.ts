@@ -2,7 +2,7 @@ import WebSocket from 'ws';
 import { describe, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import type { SimulatorOptions } from '../../src/simulator/options.js';
-import { requireLxd } from '../support/lxd-bed.js';
+import { lxdBed } from '../support/daemon-bed.js';
 import { LxcCli, lxcInstalled } from '../support/lxc-cli.js';
 import { fastTimings } from '../simulator/sim-client.js';
 
@@ -59,7 +59,7 @@ export async function startSimRemote(opts: SimulatorOptions = {}, client: 'lxc' 
  */
 export function describeLxcClient(name: string, body: () => void): void {
   if (lxcInstalled()) return void describe(name, body);
-  if (requireLxd())
+  if (lxdBed.required())
     return void describe(name, () =>
       it('needs the lxc client', () => {
         throw new Error('lxc client not on PATH (REFLEX_REQUIRE_LXD=1)');

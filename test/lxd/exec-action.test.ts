@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { parseConfig } from '../../src/config/config.js';
 import { waitForAudit } from '../support/audit-trail.js';
-import { deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, lxdSocketPath } from '../support/lxd-bed.js';
+import { describeBed, lxdBed, lxdSocketPath } from '../support/daemon-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { until } from '../support/wait.js';
 import { queueIdle } from '../support/settled.js';
@@ -43,7 +43,7 @@ export default [
 `,
 };
 
-await describeLxd('the exec action on real LXD', () => {
+await describeBed(lxdBed, 'the exec action on real LXD', () => {
   const prefix = uniquePrefix('exec-lxd');
   const instances: string[] = [];
   let reflex: ReflexHandle;
@@ -70,13 +70,13 @@ await describeLxd('the exec action on real LXD', () => {
 
   afterAll(async () => {
     await reflex?.stop();
-    for (const name of instances) await deleteTestInstance(name);
+    for (const name of instances) await lxdBed.remove(name);
   });
 
   it('a failing check records exit code 3, "out", "err" and the duration, then its onFailure branch restarts the instance; its own exec triggers no rule', async () => {
-    const name = await launchTestInstance({ config: { 'user.reflex.exec-test': 'fail' } });
+    const name = await lxdBed.launch({ config: { 'user.reflex.exec-test': 'fail' } });
     instances.push(name);
-    const pidBefore = (await instanceStatus(name)).pid;
+    const pidBefore = (await lxdBed.status(name)).pid;
     const trail = await waitForAudit(
       redisUrl(),
       prefix,
@@ -98,7 +98,7 @@ await describeLxd('the exec action on real LXD', () => {
     );
     expect(trail.find((r) => r.type === 'outcome' && String(r.summary).startsWith('restart'))).toMatchObject({ result: 'done' });
     expect(trail.filter((r) => r.type === 'give-up' || r.type === 'alert')).toEqual([]);
-    const after = await instanceStatus(name);
+    const after = await lxdBed.status(name);
     expect(after.status).toBe('Running');
     expect(after.pid).not.toBe(pidBefore);
     // Reflex's exec sent an instance-exec event; no rule answered it (the restart, Reflex's own, neither).
@@ -112,20 +112,20 @@ await describeLxd('the exec action on real LXD', () => {
 
   it("an operator's exec does trigger the lifecycle rule", async () => {
     const name = instances[0]!;
-    await lxc(['exec', name, '--', 'true']);
+    await lxdBed.cli(['exec', name, '--', 'true']);
     const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'decision' && r.rule === 'on-exec'), 20_000);
     expect(trail.find((r) => r.type === 'decision' && r.rule === 'on-exec')).toMatchObject({ matched: true });
   }, 30_000);
 
   it('a command that outlives its timeout is killed on the daemon and recorded as timed out', async () => {
-    const name = await launchTestInstance({ config: { 'user.reflex.exec-test': 'slow' } });
+    const name = await lxdBed.launch({ config: { 'user.reflex.exec-test': 'slow' } });
     instances.push(name);
     const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'give-up'), 45_000);
     const exec = trail.find((r) => r.type === 'call' && r.action === 'exec' && r.timedOut !== undefined)!;
     expect(exec).toMatchObject({ command: ['sleep', '30'], timedOut: true, exitCode: 137 });
     expect(exec.durationMs).toBeLessThan(10_000);
     expect(trail.find((r) => r.type === 'outcome' && r.result === 'failed')).toMatchObject({ code: 'EXEC_TIMEOUT' });
-    const ps = await lxc(['exec', name, '--', 'ps']);
+    const ps = await lxdBed.cli(['exec', name, '--', 'ps']);
     expect(ps).not.toMatch(/sleep 30/);
   }, 90_000);
 });

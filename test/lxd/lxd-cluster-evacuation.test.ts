@@ -1,16 +1,8 @@
 import { afterAll, afterEach, expect, it } from 'vitest';
 import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { eventOf, fullTrail, trailLines, waitForAudit } from '../support/audit-trail.js';
-import { STATUS_RUNNING } from '../support/lxd-bed.js';
-import {
-  clusterBed,
-  clusterInstanceStatus,
-  describeLxdCluster,
-  launchOnMember,
-  memberLxc,
-  memberSocket,
-  restoreMembers,
-} from '../support/lxd-cluster-bed.js';
+import { describeBed, STATUS_RUNNING } from '../support/daemon-bed.js';
+import { clusterBed, clusterInstanceStatus, memberLxc, memberSocket, restoreMembers } from '../support/lxd-cluster-bed.js';
 import { redisUrl, reflexRunArgs, uniquePrefix } from '../support/redis.js';
 import { noActionPending } from '../support/settled.js';
 import { startReflexProcess } from '../support/reflex-process.js';
@@ -25,7 +17,7 @@ import { cleanupsAfterEach } from '../support/stopped-after-each.js';
 
 const viaM1 = `unix://${memberSocket('m1')}`;
 
-await describeLxdCluster('a real two-member LXD cluster: evacuating and restoring a member', () => {
+await describeBed(clusterBed, 'a real two-member LXD cluster: evacuating and restoring a member', () => {
   const created: string[] = [];
   afterEach(async () => {
     await memberLxc('m1', ['cluster', 'restore', 'm2', '--force']).catch(() => undefined);
@@ -42,7 +34,7 @@ await describeLxdCluster('a real two-member LXD cluster: evacuating and restorin
     const reflex = startReflexProcess(['run', ...reflexRunArgs(prefix, viaM1)], { REFLEX_LOG_LEVEL: 'info' });
     stopped.push(() => reflex.stop());
     await reflex.waitForLog('reflex running');
-    const name = await launchOnMember('m2', { 'user.reflex.autorestart': 'true' });
+    const name = await clusterBed.launch({ member: 'm2', config: { 'user.reflex.autorestart': 'true' } });
     created.push(name);
     const started = (rs: StoredAuditRecord[]) => rs.filter((r) => r.type === 'event' && eventOf(r)?.action === 'instance-started').length;
     await waitForAudit(redisUrl(), prefix, name, (rs) => started(rs) === 1, 10_000);

@@ -8,13 +8,11 @@ import { makeIdentity, type TestIdentity } from '../conformance/lxd-https.js';
 import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
 import { testWebhookSecret } from '../notify/notifier-fixture.js';
 import { eventOf, fullTrail, trailLines, waitForAudit } from '../support/audit-trail.js';
-import { STATUS_RUNNING, STATUS_STOPPED } from '../support/lxd-bed.js';
+import { describeBed, STATUS_RUNNING, STATUS_STOPPED } from '../support/daemon-bed.js';
 import {
   clusterBed,
   clusterInstanceStatus,
-  describeLxdCluster,
   killMember,
-  launchOnMember,
   memberDir,
   memberLxc,
   memberSocket,
@@ -56,7 +54,7 @@ function rulesFolder(files: Record<string, string>): string {
   return dir;
 }
 
-await describeLxdCluster('a real two-member LXD cluster: moves, a member going down, failover between members', () => {
+await describeBed(clusterBed, 'a real two-member LXD cluster: moves, a member going down, failover between members', () => {
   const created: string[] = [];
   let reflex: ReflexProcess | undefined;
   afterEach(async () => {
@@ -76,7 +74,7 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
       { REFLEX_LOG_LEVEL: 'info' },
     );
     await reflex.waitForLog('reflex running');
-    const name = await launchOnMember('m2', { 'user.reflex.autorestart': 'true' });
+    const name = await clusterBed.launch({ member: 'm2', config: { 'user.reflex.autorestart': 'true' } });
     created.push(name);
     const started = (rs: StoredAuditRecord[]) => rs.filter((r) => r.type === 'event' && eventOf(r)?.action === 'instance-started').length;
     const decisions = (rs: StoredAuditRecord[]) => rs.filter((r) => r.type === 'decision').map((r) => r.summary);
@@ -154,7 +152,7 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
     });
     const env = { REFLEX_NOTIFY: notify, HOOK_SECRET: testWebhookSecret };
     try {
-      const name = await launchOnMember('m2'); // not opted in: its crash alerts and nothing heals it
+      const name = await clusterBed.launch({ member: 'm2' }); // not opted in: its crash alerts and nothing heals it
       created.push(name);
       reflex = startReflexProcess(['run', '--target', viaM1, '--redis', redisUrl(), '--prefix', prefix, '--rules', 'rules', '--http-port', '0'], {
         REFLEX_LOG_LEVEL: 'info',
@@ -208,10 +206,10 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
     await reflex.waitForLog('reflex running');
     const optIn = { 'user.reflex.autorestart': 'true' };
     const [a1, a2, a3, b1] = await Promise.all([
-      launchOnMember('m2', optIn),
-      launchOnMember('m2', optIn),
-      launchOnMember('m2', optIn),
-      launchOnMember('m1', optIn),
+      clusterBed.launch({ member: 'm2', config: optIn }),
+      clusterBed.launch({ member: 'm2', config: optIn }),
+      clusterBed.launch({ member: 'm2', config: optIn }),
+      clusterBed.launch({ member: 'm1', config: optIn }),
     ]);
     created.push(a1!, a2!, a3!, b1!);
     const started = (rs: StoredAuditRecord[]) => rs.filter((r) => r.type === 'event' && eventOf(r)?.action === 'instance-started').length;
@@ -262,9 +260,9 @@ await describeLxdCluster('a real two-member LXD cluster: moves, a member going d
     const identity: TestIdentity = await makeIdentity('rc-reflex');
     await memberLxc('m1', ['config', 'trust', 'add', identity.certFile]);
     try {
-      const name = await launchOnMember('m1', { 'user.reflex.autorestart': 'true' });
+      const name = await clusterBed.launch({ member: 'm1', config: { 'user.reflex.autorestart': 'true' } });
       created.push(name);
-      created.push(await launchOnMember('m2'));
+      created.push(await clusterBed.launch({ member: 'm2' }));
       const prefix = uniquePrefix('cfailover');
       reflex = startReflexProcess(
         [

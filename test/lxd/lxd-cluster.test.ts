@@ -11,17 +11,8 @@ import { startMemberWatch } from '../../src/remediation/member-watch.js';
 import { recordingAlerts } from '../alerts/recording-alerts.js';
 import { endedOperations, expectMoveOperations, type OperationFrame } from '../conformance/move-operations.js';
 import { auditTrail } from '../support/audit-trail.js';
-import { STATUS_RUNNING, STATUS_STOPPED } from '../support/lxd-bed.js';
-import {
-  clusterBed,
-  clusterInstanceStatus,
-  describeLxdCluster,
-  launchOnMember,
-  memberLxc,
-  MEMBERS,
-  memberSocket,
-  moveToMember,
-} from '../support/lxd-cluster-bed.js';
+import { describeBed, STATUS_RUNNING, STATUS_STOPPED } from '../support/daemon-bed.js';
+import { clusterBed, clusterInstanceStatus, memberLxc, MEMBERS, memberSocket, moveToMember } from '../support/lxd-cluster-bed.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { sleep } from '../support/wait.js';
 import { runningTracked } from '../remediation/trail.js';
@@ -31,7 +22,7 @@ import { startReflexProcess } from '../support/reflex-process.js';
 const target = `unix://${memberSocket('m1')}`;
 const silent = pino({ level: 'silent' });
 
-await describeLxdCluster('a real two-member LXD cluster, seen through member 1', () => {
+await describeBed(clusterBed, 'a real two-member LXD cluster, seen through member 1', () => {
   let client: InstanceClient;
   const created: string[] = [];
   beforeAll(() => {
@@ -64,9 +55,9 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
         if (decoded.ok && decoded.frame.type === 'lifecycle') frames.push(decoded.frame);
       },
       async () => {
-        const onM1 = await launchOnMember('m1');
+        const onM1 = await clusterBed.launch({ member: 'm1' });
         created.push(onM1);
-        const onM2 = await launchOnMember('m2');
+        const onM2 = await clusterBed.launch({ member: 'm2' });
         created.push(onM2);
         const started = (name: string) =>
           frames.find((f) => f.metadata.action === 'instance-started' && f.metadata.source === `/1.0/instances/${name}`);
@@ -85,7 +76,7 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
     );
     try {
       await reflex.waitForLog('reflex running');
-      const name = await launchOnMember('m2', { 'user.reflex.autorestart': 'true' });
+      const name = await clusterBed.launch({ member: 'm2', config: { 'user.reflex.autorestart': 'true' } });
       created.push(name);
       await runningTracked(redisUrl(), prefix, name);
       await clusterBed.crash(name);
@@ -118,7 +109,7 @@ await describeLxdCluster('a real two-member LXD cluster, seen through member 1',
       'operation',
       (raw) => void frames.push(JSON.parse(raw) as OperationFrame),
       async () => {
-        const name = await launchOnMember('m1');
+        const name = await clusterBed.launch({ member: 'm1' });
         created.push(name);
         await memberLxc('m1', ['stop', name, '--force']);
         const uuid = (await client.getInstance(name)).value.config['volatile.uuid'];

@@ -3,15 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import {
-  crashInstance,
-  deleteTestInstance,
-  describeLxd,
-  launchTestInstance,
-  lxdSocketPath,
-  STATUS_RUNNING,
-  waitForStatus,
-} from '../support/lxd-bed.js';
+import { describeBed, lxdBed, lxdSocketPath, STATUS_RUNNING } from '../support/daemon-bed.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
@@ -27,7 +19,7 @@ interface Body {
   alerts: { instance: string; status: string }[];
 }
 
-await describeLxd('a healed burst of crashes on real LXD, two replicas', () => {
+await describeBed(lxdBed, 'a healed burst of crashes on real LXD, two replicas', () => {
   const instances: string[] = [];
   const replicas: ReflexProcess[] = [];
   let server: RecordingServer | undefined;
@@ -36,7 +28,7 @@ await describeLxd('a healed burst of crashes on real LXD, two replicas', () => {
 
   afterAll(async () => {
     for (const r of replicas) await r.stop();
-    for (const name of instances) await deleteTestInstance(name).catch(() => undefined);
+    for (const name of instances) await lxdBed.remove(name).catch(() => undefined);
     await server?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
     const redis = redisClient();
@@ -65,7 +57,7 @@ await describeLxd('a healed burst of crashes on real LXD, two replicas', () => {
         },
       }),
     );
-    for (let i = 0; i < 5; i++) instances.push(await launchTestInstance({ config: { 'user.reflex.autorestart': 'true' } }));
+    for (let i = 0; i < 5; i++) instances.push(await lxdBed.launch({ config: { 'user.reflex.autorestart': 'true' } }));
     for (let i = 0; i < 2; i++) replicas.push(startReflexProcess(['run', '--config', file], { REFLEX_LOG_LEVEL: 'info' }));
     await Promise.all(replicas.map((r) => r.waitForLog('reflex running')));
     await until(
@@ -77,10 +69,10 @@ await describeLxd('a healed burst of crashes on real LXD, two replicas', () => {
     let lastCrash = 0;
     for (const [i, name] of instances.entries()) {
       if (i > 0) await sleep(250); // the point: a burst spread over the group interval, not one instant
-      await crashInstance(name);
+      await lxdBed.crash(name);
       lastCrash = Date.now();
     }
-    for (const name of instances) await waitForStatus(name, STATUS_RUNNING, 30_000);
+    for (const name of instances) await lxdBed.waitForStatus(name, STATUS_RUNNING, 30_000);
 
     const bodies = () => server!.requests.map((r) => ({ at: r.at, body: r.json as Body }));
     const seen = (status?: string) => (name: string) =>

@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STATUS_RUNNING, STATUS_STOPPED, describeLxd, lxdSocketPath, waitForStatus } from '../support/lxd-bed.js';
-import { launchTestInstance, crashInstance, deleteTestInstance } from '../support/lxd-bed.js';
+import { describeBed, lxdBed, lxdSocketPath, STATUS_RUNNING, STATUS_STOPPED } from '../support/daemon-bed.js';
 import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 
@@ -127,7 +126,7 @@ export default defineRule({ name: 'snapshot-on-error', on: { kind: 'instance.sta
   });
 });
 
-await describeLxd('the installed package heals a crashed container on the real LXD', () => {
+await describeBed(lxdBed, 'the installed package heals a crashed container on the real LXD', () => {
   let reflex: ReflexProcess;
   let name: string | undefined;
 
@@ -143,14 +142,14 @@ await describeLxd('the installed package heals a crashed container on the real L
 
   afterAll(async () => {
     await reflex?.stop();
-    if (name) await deleteTestInstance(name);
+    if (name) await lxdBed.remove(name);
   });
 
   it('restarts an opted-in container whose init was killed, with the rules from a folder outside the checkout', async () => {
     expect(reflex.logs.find((l) => String(l.msg).startsWith('loaded 2 rule(s)'))).toBeDefined();
-    name = await launchTestInstance({ config: { 'user.reflex.autorestart': 'true' } });
-    await crashInstance(name);
-    await waitForStatus(name, STATUS_STOPPED, 5_000);
-    await waitForStatus(name, STATUS_RUNNING, 20_000);
+    name = await lxdBed.launch({ config: { 'user.reflex.autorestart': 'true' } });
+    await lxdBed.crash(name);
+    await lxdBed.waitForStatus(name, STATUS_STOPPED, 5_000);
+    await lxdBed.waitForStatus(name, STATUS_RUNNING, 20_000);
   }, 90_000);
 });

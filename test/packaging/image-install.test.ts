@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-redis.js';
-import { describeLxd, lxdReachable, lxdSocketPath, requireLxd } from '../support/lxd-bed.js';
+import { describeBed, lxdBed, lxdSocketPath } from '../support/daemon-bed.js';
 import { uniquePrefix } from '../support/redis.js';
 import { freePort } from '../support/free-port.js';
 import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
@@ -78,7 +78,7 @@ async function exec(
 let installed: { code: number; out: string; seconds: number } | undefined;
 let redis: PrivateRedis | undefined;
 
-const needed = (await lxdReachable()) || requireLxd();
+const needed = (await lxdBed.reachable()) || lxdBed.required();
 
 afterAll(async () => {
   await redis?.stop();
@@ -134,7 +134,7 @@ afterAll(async () => {
   });
 });
 
-await describeLxd("the image's installation against the real LXD", () => {
+await describeBed(lxdBed, "the image's installation against the real LXD", () => {
   let worker: ReflexProcess | undefined;
 
   beforeAll(async () => {

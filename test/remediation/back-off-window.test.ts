@@ -1,8 +1,6 @@
 import { expect, it } from 'vitest';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
-import { STATUS_RUNNING, STATUS_STOPPED, lxdBed, startReflexOn } from '../support/daemon-bed.js';
-import { describeLxd, instanceStatus, lxc, waitForStatus } from '../support/lxd-bed.js';
-import { launchTestInstance, crashInstance, startInstance, deleteTestInstance } from '../support/lxd-bed.js';
+import { describeBed, lxdBed, startReflexOn, STATUS_RUNNING, STATUS_STOPPED } from '../support/daemon-bed.js';
 import { ownRedis } from '../support/own-redis.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import type { ReflexProcess } from '../support/reflex-process.js';
@@ -47,11 +45,11 @@ async function settled(
  * once the instance is Stopped and the delayed start is pending.
  */
 async function crashIntoBackOff(prefix: string, name: string, url = redisUrl()): Promise<{ correlationId: string; decidedAt: number }> {
-  await crashInstance(name);
-  await waitForStatus(name, STATUS_RUNNING, 10_000);
+  await lxdBed.crash(name);
+  await lxdBed.waitForStatus(name, STATUS_RUNNING, 10_000);
   await waitForAudit(url, prefix, name, (rs) => rs.some((r) => r.type === 'outcome'), 10_000);
 
-  await crashInstance(name);
+  await lxdBed.crash(name);
   const trail = await waitForAudit(
     url,
     prefix,
@@ -65,7 +63,7 @@ async function crashIntoBackOff(prefix: string, name: string, url = redisUrl()):
   const second = crashEvents(trail)[1]!;
   const decision = trail.find((r) => r.type === 'decision' && r.correlationId === second.correlationId)!;
   expect(decision.summary, `premise: the second restart is held back by the back-off\n${show(trail)}`).toMatch(/back-off/);
-  expect((await instanceStatus(name)).status_code, 'premise: Stopped while the delayed start waits').toBe(STATUS_STOPPED);
+  expect((await lxdBed.status(name)).status_code, 'premise: Stopped while the delayed start waits').toBe(STATUS_STOPPED);
   return { correlationId: second.correlationId, decidedAt: appendedAt(decision) };
 }
 
@@ -84,18 +82,18 @@ async function inBackOff(
   let name: string | undefined;
   try {
     await reflex.waitUntilWatching();
-    name = await launchTestInstance({ config: optIn });
+    name = await lxdBed.launch({ config: optIn });
     await body({ prefix, name, incident: await crashIntoBackOff(prefix, name, url) });
   } finally {
     await reflex.stop();
-    if (name) await deleteTestInstance(name);
+    if (name) await lxdBed.remove(name);
   }
 }
 
-await describeLxd('the crash-loop back-off re-checks the instance before it acts, on real LXD', () => {
+await describeBed(lxdBed, 'the crash-loop back-off re-checks the instance before it acts, on real LXD', () => {
   it('leaves a container stopped when the operator opts it out during the back-off, and records the skip', async () => {
     await inBackOff('rem-optout', redisUrl(), async ({ prefix, name, incident }) => {
-      await lxc(['config', 'set', name, 'user.reflex.autorestart', 'false']);
+      await lxdBed.cli(['config', 'set', name, 'user.reflex.autorestart', 'false']);
       const optedOutAt = Date.now();
       expect(optedOutAt, 'premise: the opt-out happened before the back-off ended').toBeLessThan(incident.decidedAt + BACKOFF_MS);
 
@@ -107,7 +105,7 @@ await describeLxd('the crash-loop back-off re-checks the instance before it acts
         (rs) => aboutIncident(rs, incident.correlationId).some(isSkip),
         incident.decidedAt + BACKOFF_MS + MARGIN_MS - Date.now(),
       );
-      expect((await instanceStatus(name)).status, `the delayed start undid the opt-out\n${show(trail)}`).toBe('Stopped');
+      expect((await lxdBed.status(name)).status, `the delayed start undid the opt-out\n${show(trail)}`).toBe('Stopped');
       const skip = aboutIncident(trail, incident.correlationId).filter(isSkip);
       expect(skip, `a record says the delayed start was skipped because of the opt-out\n${show(trail)}`).not.toEqual([]);
       expect(startCallsSince(trail, optedOutAt), 'no start call after the opt-out').toEqual([]);
@@ -117,10 +115,10 @@ await describeLxd('the crash-loop back-off re-checks the instance before it acts
 
   it('leaves a container stopped when the operator starts it by hand and stops it with lxc stop during the back-off', async () => {
     await inBackOff('rem-manual', redisUrl(), async ({ prefix, name, incident }) => {
-      await startInstance(name);
-      await waitForStatus(name, STATUS_RUNNING, 5_000);
+      await lxdBed.start(name);
+      await lxdBed.waitForStatus(name, STATUS_RUNNING, 5_000);
       const stopIssuedAt = Date.now();
-      await lxc(['stop', name], 20_000);
+      await lxdBed.cli(['stop', name], 20_000);
       expect(Date.now(), 'premise: the operator stopped it before the back-off ended').toBeLessThan(incident.decidedAt + BACKOFF_MS);
 
       const isSkip = (r: StoredAuditRecord) => r.type !== 'event' && r.type !== 'call' && /skip|supersed/i.test(r.summary);
@@ -130,7 +128,7 @@ await describeLxd('the crash-loop back-off re-checks the instance before it acts
         (rs) => aboutIncident(rs, incident.correlationId).some(isSkip),
         incident.decidedAt + BACKOFF_MS + MARGIN_MS - Date.now(),
       );
-      expect((await instanceStatus(name)).status, `the delayed start undid the operator's lxc stop\n${show(trail)}`).toBe('Stopped');
+      expect((await lxdBed.status(name)).status, `the delayed start undid the operator's lxc stop\n${show(trail)}`).toBe('Stopped');
       const skip = aboutIncident(trail, incident.correlationId).filter(isSkip);
       expect(skip, `a record says the delayed start was skipped or superseded\n${show(trail)}`).not.toEqual([]);
       expect(startCallsSince(trail, stopIssuedAt), "no start call after the operator's stop").toEqual([]);
@@ -148,9 +146,9 @@ await describeLxd('the crash-loop back-off re-checks the instance before it acts
     try {
       await inBackOff('rem-outage', redis.url, async ({ prefix, name, incident }) => {
         await redis.stop();
-        await startInstance(name);
-        await waitForStatus(name, STATUS_RUNNING, 5_000);
-        await lxc(['stop', name], 20_000);
+        await lxdBed.start(name);
+        await lxdBed.waitForStatus(name, STATUS_RUNNING, 5_000);
+        await lxdBed.cli(['stop', name], 20_000);
         expect(Date.now(), 'premise: the operator stopped it before the back-off ended').toBeLessThan(incident.decidedAt + BACKOFF_MS);
         // The point of the test: Redis stays down past the back-off, and past the 5 s for which the daemon lists a finished operation.
         await sleep(incident.decidedAt + BACKOFF_MS + 6_000 - Date.now());
@@ -170,7 +168,7 @@ await describeLxd('the crash-loop back-off re-checks the instance before it acts
           10_000,
           redis.url,
         );
-        expect((await instanceStatus(name)).status, `the delayed start undid the operator's lxc stop\n${show(final)}`).toBe('Stopped');
+        expect((await lxdBed.status(name)).status, `the delayed start undid the operator's lxc stop\n${show(final)}`).toBe('Stopped');
         // Skipped at the moment of acting (the daemon's last_used_at), or removed before it ran if the
         // operator's events, written as Redis came back, were processed first: either way superseded.
         expect(

@@ -2,15 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { auditTrail, eventOf, waitForAudit } from '../support/audit-trail.js';
 import {
-  STATUS_RUNNING,
-  TEST_INSTANCE_PREFIX,
   createTestProject,
   deleteTestProject,
+  describeBed,
   lxdBed,
   startReflexOn,
+  STATUS_RUNNING,
+  TEST_INSTANCE_PREFIX,
   type DaemonBed,
 } from '../support/daemon-bed.js';
-import { crashInstance, deleteTestInstance, describeLxd, launchTestInstance, lxc } from '../support/lxd-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import type { ReflexProcess } from '../support/reflex-process.js';
 import { appendedAt, expectOneDecisionPerRule, show, type StoredAuditRecord } from './trail.js';
@@ -39,7 +39,7 @@ function isFailedStart(r: StoredAuditRecord): boolean {
   return (['outcome', 'retry', 'give-up'].includes(r.type) && /fail|gave up/i.test(r.summary)) || (r.type === 'call' && /refused/i.test(r.summary));
 }
 
-await describeLxd('instances of the same name in two projects, on real LXD', () => {
+await describeBed(lxdBed, 'instances of the same name in two projects, on real LXD', () => {
   it("heals a crash in one project right after Reflex's start of the same-named instance in another project failed", async () => {
     const prefix = uniquePrefix('rem-projects');
     const name = `${TEST_INSTANCE_PREFIX}${randomBytes(4).toString('hex')}`;
@@ -51,7 +51,7 @@ await describeLxd('instances of the same name in two projects, on real LXD', () 
       projectBed = lxdBed.inProject(project);
       reflex = startReflexOn(lxdBed, redisUrl(), prefix);
       await reflex.waitUntilWatching();
-      await launchTestInstance({ name, config: optIn });
+      await lxdBed.launch({ name, config: optIn });
       await projectBed.launch({ name, config: optIn });
       // Both starts recorded: Reflex tracks both instances Running.
       await waitForAudit(
@@ -63,9 +63,9 @@ await describeLxd('instances of the same name in two projects, on real LXD', () 
       );
 
       // Applies at the next start only: Reflex's start of the crashed default/NAME fails (in ~5 s).
-      await lxc(['config', 'set', name, 'raw.lxc', 'lxc.init.cmd=/nonexistent']);
+      await lxdBed.cli(['config', 'set', name, 'raw.lxc', 'lxc.init.cmd=/nonexistent']);
       const defaultCrashedAt = Date.now();
-      await crashInstance(name);
+      await lxdBed.crash(name);
       const failed = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some(isFailedStart), 30_000);
       const since = failed.filter((r) => r.type === 'event' && projectOf(r) === project && appendedAt(r) >= defaultCrashedAt);
       expect(since, `premise: nothing happened in ${project} since the crash in default\n${show(failed)}`).toEqual([]);
@@ -88,7 +88,7 @@ await describeLxd('instances of the same name in two projects, on real LXD', () 
       expectOneDecisionPerRule(await auditTrail(redisUrl(), prefix, name));
     } finally {
       await reflex?.stop();
-      await deleteTestInstance(name);
+      await lxdBed.remove(name);
       if (project) {
         await projectBed?.remove(name);
         await deleteTestProject(lxdBed, project);

@@ -1,7 +1,6 @@
 import { expect, it } from 'vitest';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
-import { STATUS_RUNNING, lxdBed, startReflexOn } from '../support/daemon-bed.js';
-import { crashInstance, deleteTestInstance, describeLxd, instanceStatus, launchTestInstance, lxc, waitForStatus } from '../support/lxd-bed.js';
+import { describeBed, lxdBed, startReflexOn, STATUS_RUNNING } from '../support/daemon-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import type { ReflexProcess } from '../support/reflex-process.js';
 import { startPausableRedis, type PausableRedis } from '../support/remediation-bed.js';
@@ -24,7 +23,7 @@ function decidedStop(trail: StoredAuditRecord[], sinceMs: number): StoredAuditRe
   return stop && trail.some((r) => r.type === 'decision' && r.correlationId === stop.correlationId) ? stop : undefined;
 }
 
-await describeLxd('an lxc stop during a gap in Reflex is never undone, on real LXD', () => {
+await describeBed(lxdBed, 'an lxc stop during a gap in Reflex is never undone, on real LXD', () => {
   it('leaves stopped a container stopped while Redis was paused for 10 s, and still heals a crash afterwards', async () => {
     let redis: PausableRedis | undefined;
     let reflex: ReflexProcess | undefined;
@@ -34,9 +33,9 @@ await describeLxd('an lxc stop during a gap in Reflex is never undone, on real L
       const prefix = uniquePrefix('rem-blip');
       reflex = startReflexOn(lxdBed, redis.url, prefix);
       await reflex.waitUntilWatching();
-      const a = await launchTestInstance({ config: optIn });
+      const a = await lxdBed.launch({ config: optIn });
       names.push(a);
-      const b = await launchTestInstance({ config: optIn });
+      const b = await lxdBed.launch({ config: optIn });
       names.push(b);
       for (const name of names) await runningTracked(redis.url, prefix, name);
 
@@ -45,9 +44,9 @@ await describeLxd('an lxc stop during a gap in Reflex is never undone, on real L
       // A graceful stop of the test bed's init takes about 1.5 s; in one loaded CI run it had not
       // returned after 20 s. Redis stays frozen until it has (the point: the stop happens in the gap),
       // and a stop that does not return says what the daemon was doing.
-      await lxc(['stop', a], 60_000).catch(async (err: Error) => {
-        const state = await lxc(['list', a, '--format', 'csv', '-c', 'ns']).catch((e: Error) => e.message);
-        const operations = await lxc(['operation', 'list', '--format', 'csv']).catch((e: Error) => e.message);
+      await lxdBed.cli(['stop', a], 60_000).catch(async (err: Error) => {
+        const state = await lxdBed.cli(['list', a, '--format', 'csv', '-c', 'ns']).catch((e: Error) => e.message);
+        const operations = await lxdBed.cli(['operation', 'list', '--format', 'csv']).catch((e: Error) => e.message);
         throw new Error(`${err.message}\ninstance: ${state}\noperations:\n${operations}`);
       });
       await sleep(pausedAt + 10_000 - Date.now()); // the point of the test: Redis frozen for 10 s
@@ -61,10 +60,10 @@ await describeLxd('an lxc stop during a gap in Reflex is never undone, on real L
         30_000,
       );
       // A crash of the other instance healed: Reflex has worked past the gap, and whatever it would do about the stop is done.
-      await crashInstance(b);
-      await waitForStatus(b, STATUS_RUNNING, 15_000);
+      await lxdBed.crash(b);
+      await lxdBed.waitForStatus(b, STATUS_RUNNING, 15_000);
       await waitForAudit(redis.url, prefix, b, (rs) => rs.some((r) => r.type === 'outcome'));
-      expect((await instanceStatus(a)).status, `${a} was started again after Redis came back\n${show(await auditTrail(redis.url, prefix, a))}`).toBe(
+      expect((await lxdBed.status(a)).status, `${a} was started again after Redis came back\n${show(await auditTrail(redis.url, prefix, a))}`).toBe(
         'Stopped',
       );
       expect(reflex.child.exitCode, 'reflex run is still running').toBeNull();
@@ -81,7 +80,7 @@ await describeLxd('an lxc stop during a gap in Reflex is never undone, on real L
     } finally {
       await reflex?.stop();
       await redis?.stop();
-      for (const name of names) await deleteTestInstance(name);
+      for (const name of names) await lxdBed.remove(name);
     }
   }, 150_000);
 
@@ -94,7 +93,7 @@ await describeLxd('an lxc stop during a gap in Reflex is never undone, on real L
       const holder = await Promise.any(replicas.map((r) => r.waitForLog('subscriber lease acquired', 15_000).then(() => r)));
       const survivor = replicas.find((r) => r !== holder)!;
       await holder.waitForLog('event stream connected');
-      name = await launchTestInstance({ config: optIn });
+      name = await lxdBed.launch({ config: optIn });
       await runningTracked(redisUrl(), prefix, name);
       expect(
         survivor.logs.some((l) => String(l.msg).includes('subscriber lease acquired')),
@@ -103,14 +102,14 @@ await describeLxd('an lxc stop during a gap in Reflex is never undone, on real L
 
       await holder.kill();
       const killedAt = Date.now();
-      await lxc(['stop', name], 20_000);
+      await lxdBed.cli(['stop', name], 20_000);
 
       await survivor.waitForLog('subscriber lease acquired', 30_000);
       const n = name;
       const trail = await waitForAudit(redisUrl(), prefix, n, (rs) => decidedStop(rs, killedAt) !== undefined, 30_000).catch(async (err: Error) => {
         throw new Error(`${err.message}\n${show(await auditTrail(redisUrl(), prefix, n))}`);
       });
-      expect((await instanceStatus(name)).status, `${name} was started again after the takeover\n${show(trail)}`).toBe('Stopped');
+      expect((await lxdBed.status(name)).status, `${name} was started again after the takeover\n${show(trail)}`).toBe('Stopped');
       expect(
         survivor.logs.some((l) => String(l.msg).includes('subscriber lease acquired')),
         'the surviving replica took over the event stream',
@@ -121,7 +120,7 @@ await describeLxd('an lxc stop during a gap in Reflex is never undone, on real L
       expectOneDecisionPerRule(trail);
     } finally {
       for (const r of replicas) await r.stop();
-      if (name) await deleteTestInstance(name);
+      if (name) await lxdBed.remove(name);
     }
   }, 90_000);
 });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { lxdSocketPath } from './lxd-bed.js';
+import { lxdSocketPath } from './daemon-bed.js';
 
 /** What one `lxc` run printed and how it exited. */
 export interface LxcResult {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { daemonBed, describeBed, type DaemonBed, type InstanceStatus } from './daemon-bed.js';
+import { daemonBed, type DaemonBed, type InstanceStatus } from './daemon-bed.js';
 import { until } from './wait.js';
 
 /**
@@ -55,17 +55,6 @@ export function memberLxc(member: string, args: string[], timeoutMs?: number): P
   if (!bed) throw new Error(`no cluster member ${member}`);
   return bed.cli(args, timeoutMs);
 }
-
-/**
- * Declares a suite that needs the cluster bed, holding the cluster's cross-process lock for its whole
- * duration: the cluster suites kill, evacuate and restore members, so one suite at a time on the
- * cluster (suites on the main daemon, a daemon of its own, run beside it). Without the cluster the suite is
- * skipped with a notice, unless REFLEX_REQUIRE_LXD_CLUSTER=1, which turns the absence into a failing test.
- */
-export const describeLxdCluster = (name: string, body: () => void): Promise<void> => describeBed(clusterBed, name, body);
-
-/** Creates an instance of the test image on `member` (through member 1), starts it, waits for Running. */
-export const launchOnMember = (member: string, config: Record<string, string> = {}): Promise<string> => clusterBed.launch({ member, config });
 
 /** `GET /1.0/instances/NAME` and its state, through member 1 (which forwards to the instance's member). */
 export async function clusterInstanceStatus(name: string): Promise<InstanceStatus & { location: string }> {
