@@ -18,7 +18,8 @@ import { loadRulesFolder } from '../src/rules/rules-folder.js';
 import { startSimulator } from '../src/simulator/simulator.js';
 import { startEventProxy } from '../test/ingestion/support/event-proxy.js';
 import { adversarialMessages, refusalProblems, rejectedEntries, type AdversarialMessage } from '../test/support/frame-fuzz.js';
-import { keySpace, newPrefix, optIn, reflexRun, RestartableRedis, until, type ChaosOptions, type ScenarioResult } from './support.js';
+import { keySpace, newPrefix, optIn, reflexRun, RestartableRedis, type ChaosOptions, type ScenarioResult } from './support.js';
+import { until } from '../test/support/wait.js';
 
 /**
  * fast-check against every edge that takes outside input: event frames, HTTP envelopes, filter

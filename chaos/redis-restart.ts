@@ -8,11 +8,10 @@ import {
   optIn,
   reflexRun,
   RestartableRedis,
-  sleep,
-  until,
   type ChaosOptions,
   type ScenarioResult,
 } from './support.js';
+import { sleep, until } from '../test/support/wait.js';
 
 /**
  * Redis (AOF on) is stopped and started again in the middle of a stream of events and crashes.

@@ -1,5 +1,6 @@
 import { startSimulator } from '../src/simulator/simulator.js';
-import { auditOf, keySpace, newPrefix, optIn, reflexRun, RestartableRedis, sleep, until, type ChaosOptions, type ScenarioResult } from './support.js';
+import { auditOf, keySpace, newPrefix, optIn, reflexRun, RestartableRedis, type ChaosOptions, type ScenarioResult } from './support.js';
+import { sleep, until } from '../test/support/wait.js';
 
 /**
  * Instances crash while the event socket is cut (no close frame) and while the server restarts:

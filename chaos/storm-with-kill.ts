@@ -1,18 +1,7 @@
 import { startSimulator } from '../src/simulator/simulator.js';
 import type { ReflexProcess } from '../test/support/reflex-process.js';
-import {
-  drained,
-  FrameWitness,
-  keySpace,
-  lossReport,
-  newPrefix,
-  optIn,
-  reflexRun,
-  sleep,
-  until,
-  type ChaosOptions,
-  type ScenarioResult,
-} from './support.js';
+import { drained, FrameWitness, keySpace, lossReport, newPrefix, optIn, reflexRun, type ChaosOptions, type ScenarioResult } from './support.js';
+import { sleep, until } from '../test/support/wait.js';
 
 /** What a Redis scenario kills mid-storm, and how it knows the set-up recovered. */
 export interface RedisKill {

@@ -18,6 +18,7 @@ import { keySpace, type KeySpace } from '../src/redis/key-space.js';
 import type { RunningSimulator } from '../src/simulator/simulator.js';
 import { startReflexProcess, type ReflexProcess } from '../test/support/reflex-process.js';
 import { freePort } from '../test/support/free-port.js';
+import { until } from '../test/support/wait.js';
 
 /** What a scenario did and what it found; `ok` false fails the chaos run. */
 export interface ScenarioResult {
@@ -35,17 +36,6 @@ export interface ChaosOptions {
 export const rulesDir = fileURLToPath(new URL('../rules', import.meta.url));
 export const optIn = { 'user.reflex.autorestart': 'true' };
 export const silent = pino({ level: 'silent' });
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-export async function until(what: string, cond: () => boolean | Promise<boolean>, ms: number, everyMs = 100): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await sleep(everyMs);
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-}
-
 export function newPrefix(label: string): string {
   return `chaos-${label}-${randomUUID().slice(0, 6)}`;
 }

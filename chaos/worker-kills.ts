@@ -9,11 +9,10 @@ import {
   optIn,
   reflexRun,
   RestartableRedis,
-  sleep,
-  until,
   type ChaosOptions,
   type ScenarioResult,
 } from './support.js';
+import { sleep, until } from '../test/support/wait.js';
 
 /**
  * A storm of events (mostly `instance-updated`, some crashes of opted-in instances) while worker

@@ -3,7 +3,8 @@ import { parseTarget } from '../../src/client/target.js';
 import { EventSubscriber } from '../../src/events/event-subscriber.js';
 import { decodeFrame } from '../../src/events/frame.js';
 import { frameId } from '../../src/events/normalize.js';
-import { silent, until } from '../support.js';
+import { silent } from '../support.js';
+import { until } from '../../test/support/wait.js';
 import type { WitnessedFrame } from './checker.js';
 
 /**
