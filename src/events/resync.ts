@@ -55,9 +55,10 @@ export async function resyncEvents(
   const instances = listed
     .filter((i) => !isUnreachableStub(i))
     .map((i) => (i.project === undefined && opts.project ? { ...i, project: opts.project } : i));
+  const since = await tracker.watchedSince(target, readAt.getTime());
   const differs = (t: Map<string, TrackedStatus>, i: (typeof instances)[number]) => {
     const known = t.get(`${i.project ?? 'default'}/${i.name}`);
-    return known?.status !== i.status_code || startedUnseen(known, i) !== undefined;
+    return known?.status !== i.status_code || startedUnseen(known, i, since) !== undefined;
   };
   let candidates = instances.filter((i) => differs(trackedBefore, i));
   let tracked = trackedBefore;
@@ -78,7 +79,7 @@ export async function resyncEvents(
     const project = inst.project ?? 'default';
     const known = tracked.get(`${project}/${inst.name}`);
     const timestamp = readAt.toISOString();
-    const unseen = startedUnseen(known, inst);
+    const unseen = startedUnseen(known, inst, since);
     out.push({
       kind: 'instance.status',
       id: createHash('sha256').update(`${target}|resync|${project}/${inst.name}|${inst.status_code}|${timestamp}`).digest('hex').slice(0, 32),
@@ -124,14 +125,21 @@ function stateChangeEvent(op: OperationObject, target: string, project: string |
 }
 
 /**
- * The daemon's last start of an instance that is down as last known, when that start is after
- * what was last known (an event of the stream, stamped by the daemon's clock as `last_used_at` is):
- * it ran and went down again while no event was seen. Undefined otherwise, and for what a read
- * set (stamped by Reflex's clock, not comparable).
+ * The daemon's last start of an instance that is down, when it ran and went down again while no
+ * event was seen: known down and started after what was last known (an event of the stream,
+ * stamped by the daemon's clock as `last_used_at` is), or never seen at all and started after
+ * Reflex first read the target (`watchedSince`: created and run in a gap, not a baseline).
+ * Undefined otherwise, and for what a read set (stamped by Reflex's clock, not comparable).
  */
-function startedUnseen(known: TrackedStatus | undefined, inst: { status_code: number; last_used_at?: string }): string | undefined {
-  if (!known || known.source !== 'event' || known.status !== inst.status_code) return undefined;
+function startedUnseen(
+  known: TrackedStatus | undefined,
+  inst: { status_code: number; last_used_at?: string; created_at?: string },
+  watchedSince: number,
+): string | undefined {
   if (inst.status_code !== StatusCode.Stopped && inst.status_code !== StatusCode.Error) return undefined;
   const lastStart = inst.last_used_at ? Date.parse(inst.last_used_at) : Number.NaN;
+  // Incus gives a never-started instance its creation time as its last use.
+  if (!known) return lastStart > watchedSince && lastStart > Date.parse(inst.created_at ?? '') ? inst.last_used_at : undefined;
+  if (known.source !== 'event' || known.status !== inst.status_code) return undefined;
   return lastStart > known.at ? inst.last_used_at : undefined;
 }

@@ -128,6 +128,16 @@ export class StateTracker {
     return new Map(Object.entries(raw).map(([k, v]) => [k, JSON.parse(v) as TrackedStatus]));
   }
 
+  /**
+   * When the target's instances were first read (ms; `now` the first time it is asked): an instance
+   * never tracked whose last start is later ran while Reflex watched, its events lost in a gap.
+   */
+  async watchedSince(target: string, now: number): Promise<number> {
+    const key = this.keys.watchedSince(target);
+    const [, [, since]] = (await this.redis.multi().set(key, String(now), 'NX').get(key).exec()) as [unknown, [unknown, string]];
+    return Number(since);
+  }
+
   async forget(ref: InstanceRef): Promise<void> {
     await this.redis.hdel(this.keys.state(ref.target), this.field(ref));
   }

@@ -103,7 +103,8 @@ export class StatusSettler {
       if (previous.prev) event.from = previous.prev.status;
     }
     // First sight of an instance (start-up resync): a baseline, not a transition, unless it is in Error.
-    if (event.synthetic && !previous && event.to !== StatusCode.Error) return 'unchanged';
+    // One that ran and went down again in a gap before it was ever seen is news all the same.
+    if (event.synthetic && !previous && event.to !== StatusCode.Error && !event.startedUnseen) return 'unchanged';
     return 'processed';
   }
 

@@ -84,6 +84,8 @@ export interface KeySpace {
   archive: string;
   /** Hash of the last known status of each instance of a target. */
   state(target: string): string;
+  /** When Reflex first read a target's instances (ms): an instance it never saw that ran since ran unseen. */
+  watchedSince(target: string): string;
   /** Hash of the last seen status of each member of a clustered target (member → Online, Offline…). */
   members(target: string): string;
   /** Lease naming the one replica that writes a target's event stream into Redis. */
@@ -201,6 +203,7 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     rejected: tag(prefix, 'rejected'),
     archive: tag(prefix, 'archive'),
     state: (t) => `${target(t)}:state`,
+    watchedSince: (t) => `${target(t)}:watched-since`,
     members: (t) => `${target(t)}:members`,
     lease: (t) => `${target(t)}:lease`,
     leaseFence: (t) => `${target(t)}:lease:fence`,

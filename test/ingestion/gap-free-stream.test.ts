@@ -152,6 +152,31 @@ describe('a gap-free event stream', () => {
     expect((await audit.read({ instance: 'blip' })).filter((r) => /seen by resync/.test(r.summary))).toHaveLength(1);
   });
 
+  it('alerts a stop of unknown cause for an instance created, started and crashed while the socket was cut: never seen, but it ran while Reflex watched', async () => {
+    bed = await startIngestionBed({ proxy: true });
+    const b = bed;
+    b.sim.controls.addInstance({ name: 'old-and-down', status: 'Stopped' });
+    await connected(b);
+    await b.reflex.resync(); // baseline: what was down before Reflex watched stays a baseline
+    b.proxy!.refuse(true);
+    b.proxy!.cut();
+    b.sim.controls.addInstance({ name: 'unseen', status: 'Stopped', config: optIn });
+    await act(b, 'unseen', 'start');
+    await running(b, 'unseen');
+    await crashed(b, 'unseen');
+    b.proxy!.refuse(false);
+    expect(await b.waitTrail('unseen', 1)).toEqual(['103→102 unknown synthetic']);
+    const audit = new AuditLog(b.redis, b.keys.audit);
+    await until(
+      'its alert',
+      async () => (await audit.read({ instance: 'unseen' })).some((r) => r.type === 'alert' && /found Stopped after a gap/.test(r.summary)),
+      5_000,
+    );
+    await settled(redisUrl(), b.prefix);
+    expect(b.sim.controls.calls('unseen', 'start'), 'no start by Reflex: the cause is unknown').toBe(1);
+    expect(await b.trail('old-and-down')).toEqual([]);
+  });
+
   it('leaves an instance stopped through the API during a gap alone when its stop operation is still listed', async () => {
     bed = await startIngestionBed({ proxy: true });
     const b = bed;
