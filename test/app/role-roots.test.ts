@@ -1,12 +1,12 @@
-import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
-import { parseConfig, type ConfigInput } from '../../src/config/config.js';
-import type { RedisConnection } from '../../src/redis/connect.js';
-import { keySpace } from '../../src/redis/key-space.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ReflexHandle } from '../../src/app/start-reflex.js';
+import type { ConfigInput } from '../../src/config/config.js';
 import { freePort } from '../support/free-port.js';
-import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { redisUrl } from '../support/redis.js';
+import { startStack, type StackParts } from '../support/stack.js';
 import { until } from '../support/wait.js';
 import { rulesFolder, startRule } from '../rules/support/reload-bed.js';
 
@@ -18,40 +18,29 @@ import { rulesFolder, startRule } from '../rules/support/reload-bed.js';
  */
 type Report = { status: string; checks: Record<string, { ok: boolean; detail: string }> };
 
-let sim: RunningSimulator;
-let redis: RedisConnection;
-const running: ReflexHandle[] = [];
+let stack: StackParts;
+/** The worker's history store (its /readyz checks it): files, in a folder of the test's own. */
+let historyDir: string;
 
-beforeAll(async () => {
-  sim = await startSimulator({ instances: 0 });
-  sim.controls.addInstance({ name: 'web-1', config: { 'user.reflex.autorestart': 'true' } });
-  redis = redisClient();
+beforeEach(async () => {
+  historyDir = mkdtempSync(join(tmpdir(), 'reflex-roots-history-'));
+  stack = await startStack({
+    redisUrl: redisUrl(),
+    instances: [{ name: 'web-1', config: { 'user.reflex.autorestart': 'true' } }],
+    rules: 'test/fixtures/rules-crash-loop',
+    label: 'roots',
+    reflex: false,
+  });
 });
 
 afterEach(async () => {
-  for (const r of running.splice(0)) await r.stop();
+  await stack.stop();
+  rmSync(historyDir, { recursive: true, force: true });
 });
 
-afterAll(async () => {
-  redis?.disconnect();
-  await sim?.stop();
-});
-
-async function start(role: ConfigInput['role'], prefix = uniquePrefix('roots'), rulesDir = 'test/fixtures/rules-crash-loop'): Promise<ReflexHandle> {
-  const config = parseConfig({
-    target: `unix://${sim.socketPath}`,
-    redisUrl: redisUrl(),
-    rulesDir,
-    prefix,
-    role,
-    resyncIntervalMs: 0,
-    leaseTtlMs: 600,
-    logLevel: 'silent',
-    httpPort: await freePort(),
-  });
-  const reflex = await startReflex(config, pino({ level: 'silent' }));
-  running.push(reflex);
-  return reflex;
+/** Reflex of one role on the stack (its simulator and key prefix), serving /readyz. */
+async function start(role: ConfigInput['role'], over: Partial<ConfigInput> = {}): Promise<ReflexHandle> {
+  return stack.replica({ role, httpPort: await freePort(), history: { store: 'files', dir: historyDir }, ...over });
 }
 
 async function checksOf(reflex: ReflexHandle): Promise<string[]> {
@@ -104,10 +93,9 @@ describe('a composition root per role (simulator, real Redis)', () => {
 export default defineNotifications({ receivers: [{ kind: 'slack', name: 'ops', url: 'http://127.0.0.1:9/hook' }], route: { receiver: 'ops' } });
 `;
     const folder = rulesFolder({ 'heal.ts': startRule('heal'), 'receivers.ts': receivers });
-    const prefix = uniquePrefix('roots');
-    const worker = await start('worker', prefix, folder.dir);
-    const scheduler = await start('scheduler', prefix, folder.dir);
-    const subscriber = await start('subscriber', prefix, folder.dir);
+    const worker = await start('worker', { rulesDir: folder.dir });
+    const scheduler = await start('scheduler', { rulesDir: folder.dir });
+    const subscriber = await start('subscriber', { rulesDir: folder.dir });
     expect(await checksOf(worker)).toEqual([
       'history',
       'queue:actions',
@@ -128,12 +116,10 @@ export default defineNotifications({ receivers: [{ kind: 'slack', name: 'ops', u
   });
 
   it('a stopped subscriber gives its lease up at once, for another replica to take', async () => {
-    const prefix = uniquePrefix('roots');
-    const reflex = await start('subscriber', prefix);
-    const lease = keySpace(prefix).lease(reflex.target);
-    await until('the lease held', async () => reflex.lease?.isHeld && (await redis.exists(lease)) === 1);
+    const reflex = await start('subscriber');
+    const lease = stack.keys.lease(reflex.target);
+    await until('the lease held', async () => reflex.lease?.isHeld && (await stack.redis.exists(lease)) === 1);
     await reflex.stop();
-    running.splice(running.indexOf(reflex), 1);
-    expect(await redis.exists(lease)).toBe(0);
+    expect(await stack.redis.exists(lease)).toBe(0);
   });
 });

@@ -3,7 +3,7 @@ import { launchChromium } from './headless-chromium.js';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReflexHandle } from '../../src/app/start-reflex.js';
-import { startConsoleReflex } from './console-reflex.js';
+import { startConsoleStack, type ConsoleStack } from './console-reflex.js';
 import type { FleetPage } from '../../src/http/console/fleet-view.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { optIn } from '../metrics/observability-bed.js';
@@ -17,7 +17,8 @@ const token = `console-fleet-${Math.random().toString(36).slice(2)}`;
 const members = ['m1', 'm2'];
 
 describe('console fleet across two targets, one of them a cluster', () => {
-  let cluster: RunningSimulator;
+  let stack: ConsoleStack | undefined;
+  /** The standalone server (the cluster's simulator is the other target). */
   let single: RunningSimulator;
   let reflex: ReflexHandle;
   let url: string;
@@ -31,25 +32,18 @@ describe('console fleet across two targets, one of them a cluster', () => {
   };
 
   beforeAll(async () => {
-    cluster = await startSimulator({ instances: 0, cluster: { members }, projects: ['prod'] });
+    const cluster = await startSimulator({ instances: 0, cluster: { members }, projects: ['prod'] });
     for (let i = 1; i <= 120; i++)
       cluster.controls.addInstance({ name: `c-${i}`, project: i % 3 ? 'default' : 'prod', location: members[i % 2], config: optIn });
     single = await startSimulator({ instances: 0 });
     for (let i = 1; i <= 30; i++) single.controls.addInstance({ name: `s-${i}`, config: i % 2 ? optIn : {} });
-    ({ reflex, url } = await startConsoleReflex(prefix, {
-      targets: [
-        { name: 'lab', target: `unix://${cluster.socketPath}` },
-        { name: 'edge', target: `unix://${single.socketPath}` },
-      ],
-      dashboardToken: token,
-    }));
+    stack = await startConsoleStack({ simulators: [cluster, single], targets: ['lab', 'edge'], prefix, config: { dashboardToken: token } });
+    ({ reflex, url } = stack);
   });
 
   afterAll(async () => {
     await browser?.close();
-    await reflex?.stop();
-    await cluster?.stop();
-    await single?.stop();
+    await stack?.stop();
     redis.disconnect();
   });
 

@@ -3,12 +3,12 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { ReflexHandle } from '../../src/app/start-reflex.js';
-import { startConsoleReflex } from './console-reflex.js';
+import { startConsoleStack, type ConsoleStack } from './console-reflex.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import type { RedisConnection } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import type { RunningSimulator } from '../../src/simulator/simulator.js';
 import { optIn } from '../metrics/observability-bed.js';
 import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
 import { testWebhookSecret } from '../notify/notifier-fixture.js';
@@ -27,6 +27,7 @@ const shots = 'docs/screenshots';
  * "since" that means the time in the current status.
  */
 describe('the console shows what happened and when (headless Chromium against a running Reflex on the simulator)', () => {
+  let stack: ConsoleStack | undefined;
   let sim: RunningSimulator;
   let reflex: ReflexHandle | undefined;
   let hook: RecordingServer;
@@ -38,22 +39,24 @@ describe('the console shows what happened and when (headless Chromium against a 
   let prefix: string;
 
   beforeAll(async () => {
-    sim = await startSimulator({ instances: 0, timings: { startMs: 300, stopMs: 100, stopHookMs: 100, taskMs: 50 } });
-    for (const name of ['web-1', 'db-1']) sim.controls.addInstance({ name, config: optIn });
-    for (const name of ['batch-1', 'snap-1']) sim.controls.addInstance({ name, config: {} });
     hook = await startRecordingServer();
     prefix = uniquePrefix('console-history');
     process.env.REFLEX_TEST_HOOK_SECRET = testWebhookSecret;
-    ({ reflex, url } = await startConsoleReflex(prefix, {
-      target: `unix://${sim.socketPath}`,
-      actionAttempts: 2,
-      dashboardToken: readToken,
-      dashboardWriteToken: writeToken,
-      notifications: {
-        receivers: [{ kind: 'webhook', name: 'hook', url: hook.url, secretEnv: 'REFLEX_TEST_HOOK_SECRET' }],
-        route: { receiver: 'hook', groupWaitMs: 100, groupIntervalMs: 300 },
+    stack = await startConsoleStack({
+      simulator: { timings: { startMs: 300, stopMs: 100, stopHookMs: 100, taskMs: 50 } },
+      instances: [...['web-1', 'db-1'].map((name) => ({ name, config: optIn })), ...['batch-1', 'snap-1'].map((name) => ({ name, config: {} }))],
+      prefix,
+      config: {
+        actionAttempts: 2,
+        dashboardToken: readToken,
+        dashboardWriteToken: writeToken,
+        notifications: {
+          receivers: [{ kind: 'webhook', name: 'hook', url: hook.url, secretEnv: 'REFLEX_TEST_HOOK_SECRET' }],
+          route: { receiver: 'hook', groupWaitMs: 100, groupIntervalMs: 300 },
+        },
       },
-    }));
+    });
+    ({ sim, reflex, url } = stack);
     redis = redisClient();
     audit = new AuditLog(redis, keySpace(prefix).audit);
     browser = await launchChromium();
@@ -68,8 +71,7 @@ describe('the console shows what happened and when (headless Chromium against a 
 
   afterAll(async () => {
     await browser?.close();
-    await reflex?.stop();
-    await sim?.stop();
+    await stack?.stop();
     await hook?.close();
     redis?.disconnect();
   });

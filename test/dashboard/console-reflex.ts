@@ -1,31 +1,27 @@
-import { pino } from 'pino';
-import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
-import { parseConfig, type ConfigInput } from '../../src/config/config.js';
+import type { ConfigInput } from '../../src/config/config.js';
 import { freePort, waitForMetric } from '../metrics/observability-bed.js';
 import { redisUrl } from '../support/redis.js';
+import { startStack, type Stack, type StackOptions } from '../support/stack.js';
+
+/** A stack whose Reflex serves its console, and the console's address. */
+export type ConsoleStack = Stack & { url: string };
 
 /**
- * An in-process Reflex with its console, as the console tests run it: the bundled rules, the run's
- * Redis, no periodic resync, a short lease, silent, on a free port; `over` on top (the targets,
- * tokens, receivers). Resolves once each target's event stream is connected and resynced.
+ * A stack (test/support/stack.ts) whose Reflex serves the console as the console tests drive it: the
+ * run's Redis, the bundled rules, on a free port; `config` on top (tokens, receivers). Resolves
+ * once each target's event stream is connected and resynced.
  */
-export async function startConsoleReflex(prefix: string, over: Partial<ConfigInput>): Promise<{ reflex: ReflexHandle; url: string }> {
-  const reflex = await startReflex(
-    parseConfig({
-      redisUrl: redisUrl(),
-      rulesDir: 'rules',
-      prefix,
-      resyncIntervalMs: 0,
-      resyncGraceMs: 100,
-      leaseTtlMs: 600,
-      logLevel: 'silent',
-      httpPort: await freePort(),
-      ...over,
-    }),
-    pino({ level: 'silent' }),
-  );
-  const url = reflex.http!.url;
-  for (const target of reflex.targets) await waitForMetric(url, 'reflex_stream_connected', { target }, (v) => v === 1);
-  await waitForMetric(url, 'reflex_gaps_resynced_total', {}, (v) => v >= reflex.targets.length);
-  return { reflex, url };
+export async function startConsoleStack(
+  options: Omit<StackOptions, 'redisUrl' | 'config'> & { config: Partial<ConfigInput> },
+): Promise<ConsoleStack> {
+  const stack = await startStack({ redisUrl: redisUrl(), label: 'console', ...options, config: { httpPort: await freePort(), ...options.config } });
+  try {
+    const url = stack.reflex.http!.url;
+    for (const target of stack.reflex.targets) await waitForMetric(url, 'reflex_stream_connected', { target }, (v) => v === 1);
+    await waitForMetric(url, 'reflex_gaps_resynced_total', {}, (v) => v >= stack.reflex.targets.length);
+    return { ...stack, url };
+  } catch (err) {
+    await stack.stop();
+    throw err;
+  }
 }

@@ -3,10 +3,10 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { ReflexHandle } from '../../src/app/start-reflex.js';
-import { startConsoleReflex } from './console-reflex.js';
+import { startConsoleStack, type ConsoleStack } from './console-reflex.js';
 import type { RedisConnection } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import type { RunningSimulator } from '../../src/simulator/simulator.js';
 import { optIn } from '../metrics/observability-bed.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { until } from '../support/wait.js';
@@ -30,6 +30,7 @@ interface PageGlobals {
  * time says its date, year and distance, and every panel says when its data is stale or failed.
  */
 describe('a console an operator can trust (headless Chromium against a running Reflex on the simulator)', () => {
+  let stack: ConsoleStack | undefined;
   let sim: RunningSimulator;
   let reflex: ReflexHandle | undefined;
   let url: string;
@@ -40,16 +41,17 @@ describe('a console an operator can trust (headless Chromium against a running R
 
   beforeAll(async () => {
     if (!existsSync(chromiumPath)) throw new Error(`no Chromium at ${chromiumPath}: apt-get install chromium (CI does), or set REFLEX_CHROMIUM`);
-    sim = await startSimulator({ instances: 0, timings: { startMs: 300, stopMs: 100, stopHookMs: 100, crashLoopUptimeMs: 300 } });
-    for (const name of ['web-1', 'web-2', 'loop-1']) sim.controls.addInstance({ name, config: optIn });
-    for (const name of ['inst-00042', 'inst-00420', 'batch-1']) sim.controls.addInstance({ name, config: {} });
     const prefix = uniquePrefix('console-trust');
-    ({ reflex, url } = await startConsoleReflex(prefix, {
-      target: `unix://${sim.socketPath}`,
-      actionAttempts: 2,
-      dashboardToken: readToken,
-      dashboardWriteToken: writeToken,
-    }));
+    stack = await startConsoleStack({
+      simulator: { timings: { startMs: 300, stopMs: 100, stopHookMs: 100, crashLoopUptimeMs: 300 } },
+      instances: [
+        ...['web-1', 'web-2', 'loop-1'].map((name) => ({ name, config: optIn })),
+        ...['inst-00042', 'inst-00420', 'batch-1'].map((name) => ({ name, config: {} })),
+      ],
+      prefix,
+      config: { actionAttempts: 2, dashboardToken: readToken, dashboardWriteToken: writeToken },
+    });
+    ({ sim, reflex, url } = stack);
     redis = redisClient();
     audit = new AuditLog(redis, keySpace(prefix).audit);
     browser = await chromium.launch({
@@ -75,8 +77,7 @@ describe('a console an operator can trust (headless Chromium against a running R
 
   afterAll(async () => {
     await browser?.close();
-    await reflex?.stop();
-    await sim?.stop();
+    await stack?.stop();
     redis?.disconnect();
   });
 

@@ -4,11 +4,11 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
 import type { ReflexHandle } from '../../src/app/start-reflex.js';
-import { startConsoleReflex } from './console-reflex.js';
+import { startConsoleStack, type ConsoleStack } from './console-reflex.js';
 import { durationText } from '../../src/http/console/incident-story.js';
 import type { RedisConnection } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import type { RunningSimulator } from '../../src/simulator/simulator.js';
 import { optIn } from '../metrics/observability-bed.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { until } from '../support/wait.js';
@@ -37,6 +37,7 @@ function readUntil<T>(read: () => Promise<T>, done: (v: T) => boolean, what: str
 }
 
 describe('operator console (headless Chromium against a running Reflex on the simulator)', () => {
+  let stack: ConsoleStack | undefined;
   let sim: RunningSimulator;
   let reflex: ReflexHandle;
   let url: string;
@@ -50,16 +51,14 @@ describe('operator console (headless Chromium against a running Reflex on the si
   beforeAll(async () => {
     requireChromium();
     // A start that takes 1.5 s, as a real one takes seconds: the crash is on screen long enough to be seen.
-    sim = await startSimulator({ instances: 0, timings: { startMs: 1_500, stopMs: 200, stopHookMs: 200, crashLoopUptimeMs: 300 } });
-    for (const name of ['web-1', 'web-2', 'web-3', 'db-1']) sim.controls.addInstance({ name, config: optIn });
-    sim.controls.addInstance({ name: 'batch-1', config: {} });
     prefix = uniquePrefix('console');
-    ({ reflex, url } = await startConsoleReflex(prefix, {
-      target: `unix://${sim.socketPath}`,
-      actionAttempts: 2,
-      dashboardToken: readToken,
-      dashboardWriteToken: writeToken,
-    }));
+    stack = await startConsoleStack({
+      simulator: { timings: { startMs: 1_500, stopMs: 200, stopHookMs: 200, crashLoopUptimeMs: 300 } },
+      instances: [...['web-1', 'web-2', 'web-3', 'db-1'].map((name) => ({ name, config: optIn })), { name: 'batch-1', config: {} }],
+      prefix,
+      config: { actionAttempts: 2, dashboardToken: readToken, dashboardWriteToken: writeToken },
+    });
+    ({ sim, reflex, url } = stack);
     redis = redisClient();
     audit = new AuditLog(redis, keySpace(prefix).audit);
     browser = await launchChromium();
@@ -72,8 +71,7 @@ describe('operator console (headless Chromium against a running Reflex on the si
 
   afterAll(async () => {
     await browser?.close();
-    await reflex?.stop();
-    await sim?.stop();
+    await stack?.stop();
     redis?.disconnect();
   });
 

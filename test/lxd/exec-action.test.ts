@@ -1,13 +1,8 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
-import { parseConfig } from '../../src/config/config.js';
 import { waitForAudit } from '../support/audit-trail.js';
-import { describeBed, lxdBed, lxdSocketPath } from '../support/daemon-bed.js';
+import { describeBed, lxdBed } from '../support/daemon-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
-import { until } from '../support/wait.js';
+import { startStack, type DaemonStack } from '../support/stack.js';
 import { queueIdle } from '../support/settled.js';
 
 /**
@@ -44,32 +39,16 @@ export default [
 };
 
 await describeBed(lxdBed, 'the exec action on real LXD', () => {
-  const prefix = uniquePrefix('exec-lxd');
   const instances: string[] = [];
-  let reflex: ReflexHandle;
+  let stack: DaemonStack | undefined;
+  const prefix = uniquePrefix('exec-lxd');
 
   beforeAll(async () => {
-    mkdirSync(resolve('.tmp'), { recursive: true });
-    const rulesDir = mkdtempSync(join(resolve('.tmp'), 'rules-'));
-    for (const [file, source] of Object.entries(rules)) writeFileSync(join(rulesDir, file), source);
-    reflex = await startReflex(
-      parseConfig({
-        target: `unix://${lxdSocketPath()}`,
-        redisUrl: redisUrl(),
-        rulesDir,
-        prefix,
-        resyncIntervalMs: 0,
-        actionAttempts: 3,
-        logLevel: 'silent',
-        httpPort: 0,
-      }),
-      pino({ level: 'silent' }),
-    );
-    await until('the event stream connected', () => reflex.subscriber?.connected === true, 15_000, 50);
+    stack = await startStack({ redisUrl: redisUrl(), daemon: lxdBed.target, rules, prefix });
   }, 30_000);
 
   afterAll(async () => {
-    await reflex?.stop();
+    await stack?.stop();
     for (const name of instances) await lxdBed.remove(name);
   });
 

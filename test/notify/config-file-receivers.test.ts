@@ -1,15 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pino } from 'pino';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
-import { readConfigFile } from '../../src/config/config-file.js';
 import { parseConfig } from '../../src/config/config.js';
 import { chooseNotifyConfig, type NotifyConfig } from '../../src/notify/notify-config.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import { redisClient, redisUrl } from '../support/redis.js';
+import { startStack, type Stack } from '../support/stack.js';
 import { testWebhookSecret } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
 import { until } from '../support/wait.js';
@@ -19,25 +16,21 @@ const settings: NotifyConfig = { receivers: [hook], route: { receiver: 'hook' } 
 
 describe('receivers in the config file', () => {
   let dir: string;
-  let sim: RunningSimulator;
   let server: RecordingServer;
-  let reflex: ReflexHandle | undefined;
-  const prefix = uniquePrefix('cfgnotify');
+  let stack: Stack | undefined;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'reflex-config-'));
     server = await startRecordingServer();
-    sim = await startSimulator({ instances: 0 });
-    sim.controls.addInstance({ name: 'batch-1', config: {} });
   });
 
   afterAll(async () => {
-    await reflex?.stop();
-    await sim.stop();
+    await stack?.stop();
     await server.close();
     rmSync(dir, { recursive: true, force: true });
+    if (!stack) return;
     const redis = redisClient();
-    const keys = await redis.keys(`${prefix}:*`);
+    const keys = await redis.keys(`${stack.prefix}:*`);
     if (keys.length) await redis.del(...keys);
     redis.disconnect();
   });
@@ -47,14 +40,7 @@ describe('receivers in the config file', () => {
     const file = join(dir, 'config.yaml');
     writeFileSync(
       file,
-      `target: unix://${sim.socketPath}
-redisUrl: ${redisUrl()}
-rulesDir: ${resolve('rules')}
-prefix: ${prefix}
-resyncIntervalMs: 0
-httpPort: 0
-logLevel: silent
-notifications:
+      `notifications:
   auditUrl: https://reflex.example/dashboard?instance={instance}
   receivers:
     - kind: webhook
@@ -69,9 +55,9 @@ notifications:
     groupIntervalMs: 300
 `,
     );
-    reflex = await startReflex(parseConfig(readConfigFile(file)), pino({ level: 'silent' }));
-    await until('the event stream', () => reflex!.subscriber?.connected === true);
-    sim.controls.crash('batch-1');
+    // The stack's target, Redis and prefix, and the file's notifications over them.
+    stack = await startStack({ redisUrl: redisUrl(), instances: [{ name: 'batch-1', config: {} }], label: 'cfgnotify', configFile: file });
+    stack.sim.controls.crash('batch-1');
     await until('the alert', () => server.requests.length === 1, 15_000);
     const req = server.requests[0]!;
     const body = new Webhook(testWebhookSecret).verify(req.raw, req.headers as Record<string, string>) as {

@@ -1,23 +1,18 @@
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ActionGate } from '../../src/remediation/decide/action-gate.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
-import { InstanceClient } from '../../src/client/client.js';
-import { parseConfig } from '../../src/config/config.js';
-import { targetsOf } from '../../src/config/config-target.js';
 import type { CanonicalEvent } from '../../src/events/canonical-event.js';
 import { Alerts } from '../../src/alerts/alerts.js';
 import { InstanceAlerts } from '../../src/notify/instance-alerts.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { StateTracker } from '../../src/events/state-tracker.js';
 import { Silences } from '../../src/silences/silences.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
-import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
+import type { ReflexHandle } from '../../src/app/start-reflex.js';
+import { startStack, type StackParts } from '../support/stack.js';
+import { redisClient, redisUrl } from '../support/redis.js';
 import { NotifierFixture, notificationsSettled, testWebhookSecret, closeNotifier } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer, type SentAlert } from './recording-server.js';
 import { until } from '../support/wait.js';
-import { simReflexConfig } from '../support/sim-reflex-config.js';
 
 interface Body {
   status: string;
@@ -27,50 +22,50 @@ interface Body {
 const optIn = { 'user.reflex.autorestart': 'true' };
 
 describe('instance alerts from the pipeline', () => {
-  let sim: RunningSimulator;
+  let stack: StackParts;
   let server: RecordingServer;
-  let prefix: string;
   const replicas: ReflexHandle[] = [];
   const bodies = () => server.requests.map((r) => r.json as Body);
   /** Waits until nothing more can be sent: every group settled, every delivery done. */
-  const settled = async () => {
-    const redis = redisClient();
-    try {
-      await until('every group settled and every delivery done', () => notificationsSettled(redis, prefix));
-    } finally {
-      redis.disconnect();
-    }
-  };
+  const settled = () => until('every group settled and every delivery done', () => notificationsSettled(stack.redis, stack.prefix));
 
   beforeEach(async () => {
+    // The rules folder's receiver reads its URL and secret from these.
     server = await startRecordingServer();
     process.env.REFLEX_TEST_HOOK_URL = server.url;
     process.env.REFLEX_TEST_HOOK_KEY = testWebhookSecret;
-    // A start slower than the group wait, so the firing message goes out before the recovery.
-    sim = await startSimulator({ instances: 0, timings: { startMs: 1_500, stopHookMs: 100 } });
-    sim.controls.addInstance({ name: 'web-1', config: optIn });
-    sim.controls.addInstance({ name: 'batch-1', config: {} });
-    prefix = uniquePrefix('ialert');
+    stack = await startStack({
+      redisUrl: redisUrl(),
+      // A start slower than the group wait, so the firing message goes out before the recovery.
+      simulator: { timings: { startMs: 1_500, stopHookMs: 100 } },
+      instances: [
+        { name: 'web-1', config: optIn },
+        { name: 'batch-1', config: {} },
+      ],
+      rules: 'test/fixtures/rules-notify',
+      label: 'ialert',
+      reflex: false,
+    });
   });
   afterEach(async () => {
-    for (const r of replicas.splice(0)) await r.stop();
-    await sim.stop();
+    replicas.splice(0);
+    await stack.stop();
     await server.close();
     const redis = redisClient();
-    const keys = await redis.keys(`${prefix}:*`);
+    const keys = await redis.keys(`${stack.prefix}:*`);
     if (keys.length) await redis.del(...keys);
     redis.disconnect();
   });
 
+  /** Starts `count` replicas of Reflex on the stack and waits until one reads the event stream. */
   async function startReplicas(count: number): Promise<void> {
-    const config = simReflexConfig(sim, prefix, { rulesDir: 'test/fixtures/rules-notify', resyncGraceMs: 100, leaseTtlMs: 600, actionAttempts: 3 });
-    for (let i = 0; i < count; i++) replicas.push(await startReflex(config, pino({ level: 'silent' })));
+    for (let i = 0; i < count; i++) replicas.push(await stack.replica());
     await until('a replica reading the event stream', () => replicas.some((r) => r.subscriber?.connected));
   }
 
   it('a crash followed by recovery yields one alert and one resolved message, with two replicas running', async () => {
     await startReplicas(2);
-    sim.controls.crash('web-1');
+    stack.sim.controls.crash('web-1');
     await until('the firing and the resolved message', () => server.requests.length >= 2, 15_000);
     await settled();
     expect(bodies().map((b) => [b.status, b.alerts.map((a) => `${a.kind} ${a.instance}:${a.status}`)])).toEqual([
@@ -95,9 +90,7 @@ describe('instance alerts from the pipeline', () => {
     });
     expect(resolved!.actions).toEqual([{ action: 'start', result: 'done', summary: expect.any(String), operationId: expect.any(String) }]);
     // The ids are the audit trail's: the crash event is the incident, the operation the start's.
-    const redis = redisClient();
-    const trail = await new AuditLog(redis, keySpace(prefix).audit).read({ instance: 'web-1' });
-    redis.disconnect();
+    const trail = await new AuditLog(stack.redis, stack.keys.audit).read({ instance: 'web-1' });
     expect(trail.filter((r) => r.correlationId === firing!.correlationId).map((r) => r.type)).toEqual(
       expect.arrayContaining(['event', 'decision', 'action', 'call', 'outcome', 'notification']),
     );
@@ -108,7 +101,7 @@ describe('instance alerts from the pipeline', () => {
 
   it('a crash no rule remediates is a critical alert saying so, resolved when someone starts the instance', async () => {
     await startReplicas(1);
-    sim.controls.crash('batch-1');
+    stack.sim.controls.crash('batch-1');
     await until('the firing message', () => server.requests.length === 1);
     expect(bodies()[0]!.alerts[0]).toMatchObject({
       kind: 'instance.crashed',
@@ -117,9 +110,7 @@ describe('instance alerts from the pipeline', () => {
       actions: [],
       outcome: 'not remediated: rule restart-on-crash skipped: instance has not opted in (user.reflex.autorestart is not true)',
     });
-    const client = new InstanceClient(targetsOf(parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl() }))[0]!.target);
-    await (await client.changeState('batch-1', { action: 'start', timeout: 30 })).wait({ timeoutMs: 10_000 });
-    await client.close();
+    await (await stack.client.changeState('batch-1', { action: 'start', timeout: 30 })).wait({ timeoutMs: 10_000 });
     await until('the resolved message', () => server.requests.length === 2);
     expect(bodies()[1]!.alerts[0]).toMatchObject({
       status: 'resolved',
@@ -131,7 +122,7 @@ describe('instance alerts from the pipeline', () => {
   it('an instance a resync finds in Error is an instance.error alert, resolved when Reflex has started it again', async () => {
     await startReplicas(1);
     // The daemon sends no event for Error (112): only a resync sees it.
-    sim.controls.setError('web-1');
+    stack.sim.controls.setError('web-1');
     await replicas[0]!.resync();
     await until('the firing and the resolved message', () => server.requests.length >= 2, 15_000);
     await settled();

@@ -19,7 +19,8 @@ const BACKOFF_MS = 8_000;
 const MARGIN_MS = 5_000;
 const optIn = { 'user.reflex.autorestart': 'true' };
 
-function startReflex(prefix: string, url = redisUrl()): ReflexProcess {
+/** `reflex run` (a process of its own) on the LXD bed, its crash-loop back-off {@link BACKOFF_MS}. */
+function runReflexWithBackOff(prefix: string, url = redisUrl()): ReflexProcess {
   return startReflexOn(lxdBed, url, prefix, { env: { REFLEX_CRASHLOOP_BACKOFF_MS: String(BACKOFF_MS) } });
 }
 
@@ -78,7 +79,7 @@ async function inBackOff(
   body: (b: { prefix: string; name: string; incident: { correlationId: string; decidedAt: number } }) => Promise<void>,
 ): Promise<void> {
   const prefix = uniquePrefix(label);
-  const reflex = startReflex(prefix, url);
+  const reflex = runReflexWithBackOff(prefix, url);
   let name: string | undefined;
   try {
     await reflex.waitUntilWatching();

@@ -1,23 +1,16 @@
 import { Queue } from 'bullmq';
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
-import { InstanceClient } from '../../src/client/client.js';
 import { StatusCode } from '../../src/client/status-code.js';
-import { parseConfig } from '../../src/config/config.js';
-import { targetsOf } from '../../src/config/config-target.js';
 import { isFailedStart, StartFailures } from '../../src/events/intent.js';
 import { OwnOperations } from '../../src/events/own-operations.js';
 import { incidentOf } from '../../src/http/console/incident-story.js';
 import { StateTracker } from '../../src/events/state-tracker.js';
-import { keySpace } from '../../src/redis/key-space.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
-import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
-import { testWebhookSecret } from '../notify/notifier-fixture.js';
-import { startRecordingServer, type RecordingServer, type SentAlert } from '../notify/recording-server.js';
+import type { ReflexHandle } from '../../src/app/start-reflex.js';
+import { startStack, type StackParts } from '../support/stack.js';
+import { redisClient, redisUrl } from '../support/redis.js';
+import type { SentAlert } from '../notify/recording-server.js';
 import { until } from '../support/wait.js';
-import { simReflexConfig } from '../support/sim-reflex-config.js';
 
 const optIn = { 'user.reflex.autorestart': 'true' };
 
@@ -28,51 +21,40 @@ const optIn = { 'user.reflex.autorestart': 'true' };
  * The simulator's `failNextStart` fault reproduces what LXD 5.0.2 sends (docs/events.md).
  */
 describe('a failed start is not a crash (simulator, bundled rules)', () => {
-  let sim: RunningSimulator;
-  let server: RecordingServer;
-  let prefix: string;
+  let stack: StackParts;
   let reflex: ReflexHandle | undefined;
-  let client: InstanceClient;
   const redis = redisClient();
-  const alerts = () => server.requests.flatMap((r) => (r.json as { alerts: SentAlert[] }).alerts);
-  const trail = (instance: string): Promise<StoredAuditRecord[]> => new AuditLog(redis, keySpace(prefix).audit).read({ instance });
+  const alerts = () => stack.webhook!.requests.flatMap((r) => (r.json as { alerts: SentAlert[] }).alerts);
+  const trail = (instance: string): Promise<StoredAuditRecord[]> => new AuditLog(redis, stack.keys.audit).read({ instance });
 
   beforeEach(async () => {
-    server = await startRecordingServer();
-    process.env.REFLEX_TEST_HOOK_URL = server.url;
-    process.env.REFLEX_TEST_HOOK_KEY = testWebhookSecret;
-    sim = await startSimulator({ instances: 0, timings: { stopHookMs: 100 } });
-    sim.controls.addInstance({ name: 'web-1', status: 'Stopped', config: optIn });
-    prefix = uniquePrefix('failstart');
-    client = new InstanceClient(targetsOf(parseConfig({ target: `unix://${sim.socketPath}`, redisUrl: redisUrl() }))[0]!.target);
+    stack = await startStack({
+      redisUrl: redisUrl(),
+      simulator: { timings: { stopHookMs: 100 } },
+      instances: [{ name: 'web-1', status: 'Stopped', config: optIn }],
+      rules: 'rules',
+      label: 'failstart',
+      webhook: true,
+      reflex: false,
+    });
   });
   afterEach(async () => {
-    await reflex?.stop();
     reflex = undefined;
-    await client.close();
-    await sim.stop();
-    await server.close();
-    const keys = await redis.keys(`*${prefix}*`);
+    await stack.stop();
+    const keys = await redis.keys(`*${stack.prefix}*`);
     // One key a call: on a Redis Cluster the keys lie in different slots.
     await Promise.all(keys.map((k) => redis.del(k)));
   });
 
   async function startReflexOnSim(): Promise<void> {
-    const config = simReflexConfig(sim, prefix, {
-      rulesDir: 'rules',
-      notifications: {
-        receivers: [{ kind: 'webhook', name: 'hook', urlEnv: 'REFLEX_TEST_HOOK_URL', secretEnv: 'REFLEX_TEST_HOOK_KEY', backoffMs: 100 }],
-        route: { receiver: 'hook', groupBy: ['kind', 'project'], groupWaitMs: 100, groupIntervalMs: 300, repeatIntervalMs: 3_600_000 },
-      },
-    });
-    reflex = await startReflex(config, pino({ level: 'silent' }));
+    reflex = await stack.replica();
     await until('Reflex reading the event stream', () => Boolean(reflex?.subscriber?.connected));
   }
 
   /** The operator's `lxc start`, answered by the daemon's failure. */
   async function operatorStartFails(name: string): Promise<void> {
-    sim.controls.failNextStart(name);
-    const op = await client.changeState(name, { action: 'start', timeout: 30 });
+    stack.sim.controls.failNextStart(name);
+    const op = await stack.client.changeState(name, { action: 'start', timeout: 30 });
     await expect(op.wait({ timeoutMs: 10_000 })).rejects.toThrow(/forkstart/);
   }
 
@@ -96,9 +78,9 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     expect(incidentOf(records.filter((r) => r.correlationId === stop!.correlationId))?.story).toMatch(
       /^default\/web-1 failed to start \(never ran\)/,
     );
-    const restarts = keySpace(prefix).restarts({ target: stop!.target!, project: 'default', instance: 'web-1' });
+    const restarts = stack.keys.restarts({ target: stop!.target!, project: 'default', instance: 'web-1' });
     expect(await redis.zcard(restarts), 'no restart reserved').toBe(0);
-    expect(sim.controls.calls('web-1', 'start'), 'only the operator started it').toBe(1);
+    expect(stack.sim.controls.calls('web-1', 'start'), 'only the operator started it').toBe(1);
 
     await until('the failed-start alert', () => alerts().length === 1);
     expect(alerts()[0]).toMatchObject({
@@ -112,7 +94,7 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     expect(alerts()[0]!.summary).toContain('Try `lxc info --show-log web-1` for more info');
 
     // Fixed and started by the operator: the alert resolves.
-    await (await client.changeState('web-1', { action: 'start', timeout: 30 })).wait({ timeoutMs: 10_000 });
+    await (await stack.client.changeState('web-1', { action: 'start', timeout: 30 })).wait({ timeoutMs: 10_000 });
     await until('the resolved message', () => alerts().some((a) => a.status === 'resolved'));
     expect(
       alerts().filter((a) => a.status === 'firing'),
@@ -125,19 +107,19 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     });
 
     // It ran: its next unrequested stop is a crash again, and the bundled rule heals it.
-    sim.controls.crash('web-1');
+    stack.sim.controls.crash('web-1');
     await until('the crash healed', async () => (await trail('web-1')).some((r) => r.type === 'outcome'), 15_000);
-    expect(sim.controls.statusCode('web-1')).toBe(StatusCode.Running);
+    expect(stack.sim.controls.statusCode('web-1')).toBe(StatusCode.Running);
     expect(await redis.zcard(restarts), 'the crash is restart 1 of the budget').toBe(1);
   });
 
   it("an operator's start that fails during a crash-loop back-off supersedes the delayed restart, audited", async () => {
-    sim.controls.addInstance({ name: 'db-1', config: optIn });
+    stack.sim.controls.addInstance({ name: 'db-1', config: optIn });
     await startReflexOnSim();
-    sim.controls.crash('db-1');
+    stack.sim.controls.crash('db-1');
     await until('the first crash healed', async () => (await trail('db-1')).some((r) => r.type === 'outcome'), 15_000);
-    await until('db-1 Running again', () => sim.controls.statusCode('db-1') === StatusCode.Running);
-    sim.controls.crash('db-1');
+    await until('db-1 Running again', () => stack.sim.controls.statusCode('db-1') === StatusCode.Running);
+    stack.sim.controls.crash('db-1');
     // The bundled rule's second restart waits out a back-off (10 s).
     await until(
       'the delayed restart queued',
@@ -153,7 +135,7 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
     const superseded = (await trail('db-1')).find((r) => r.type === 'outcome' && r.summary.includes('superseded'))!;
     expect(superseded).toMatchObject({ result: 'skipped', jobId: delayed.jobId });
     expect(superseded.summary).toMatch(/^start skipped: superseded by a start through the API that failed/);
-    const keys = keySpace(prefix);
+    const keys = stack.keys;
     const actions = new Queue(keys.actionsQueue, { connection: redis, prefix: keys.bullPrefix });
     expect(await actions.getJob(delayed.jobId), 'the delayed job is gone').toBeUndefined();
     await actions.close();
@@ -161,10 +143,10 @@ describe('a failed start is not a crash (simulator, bundled rules)', () => {
 
   it("knows the failed start from the daemon's operation list when its event has not been processed yet", async () => {
     await operatorStartFails('web-1');
-    await until('web-1 Stopped', () => sim.controls.statusCode('web-1') === StatusCode.Stopped);
-    const keys = keySpace(prefix);
+    await until('web-1 Stopped', () => stack.sim.controls.statusCode('web-1') === StatusCode.Stopped);
+    const keys = stack.keys;
     const ref = { target: 'local', project: 'default', instance: 'web-1' };
-    const deps = { tracker: new StateTracker(redis, keys), client, own: new OwnOperations(redis, keys) };
+    const deps = { tracker: new StateTracker(redis, keys), client: stack.client, own: new OwnOperations(redis, keys) };
     const stop = { intent: 'unrequested' as const, action: 'instance-shutdown', timestamp: new Date().toISOString() };
     const refined = await new StartFailures(redis, keys).classify(ref, stop, deps);
     expect(refined.intent).toBe('failed-start');

@@ -7,6 +7,7 @@ import { startReflex, type ReflexHandle } from '../../src/app/start-reflex.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import { parseConfig, type ConfigInput } from '../../src/config/config.js';
+import { readConfigFile } from '../../src/config/config-file.js';
 import { redisFromUrl, type RedisConnection } from '../../src/redis/connect.js';
 import { keySpace, type KeySpace } from '../../src/redis/key-space.js';
 import type { SeedInstance } from '../../src/simulator/controls.js';
@@ -44,6 +45,17 @@ export interface StackOptions {
   redisUrl: string;
   /** Simulator options; without `timings`, {@link quickSimTimings}. `instances` defaults to 0. */
   simulator?: Partial<SimulatorOptions>;
+  /**
+   * Simulators the test started itself (each with options of its own: a cluster beside a
+   * standalone server), watched instead of starting any; with `targets`, one per name, in order.
+   * The stack stops them with itself.
+   */
+  simulators?: RunningSimulator[];
+  /**
+   * A real daemon's target URL (a bed's `target`): Reflex watches it and no simulator starts. The
+   * stack then has no `sim`, `sims` or `client` ({@link DaemonStack}): the bed is the operator.
+   */
+  daemon?: string;
   /** Instances added to the simulator (to each, with `targets`) before Reflex starts. */
   instances?: SeedInstance[];
   /**
@@ -56,6 +68,11 @@ export interface StackOptions {
    * Default: the bundled rules.
    */
   rules?: string | Record<string, string>;
+  /**
+   * A config file (YAML or JSON, read as `reflex run --config` reads it) whose settings go over the
+   * stack's defaults; `config` goes over it.
+   */
+  configFile?: string;
   /** Config over the stack's defaults; a function gets the simulator (e.g. for its member URLs). */
   config?: Partial<ConfigInput> | ((sim: RunningSimulator) => Partial<ConfigInput>);
   /** 'quick' (default): short grace, lease and attempts for tests; 'product': Reflex's defaults. */
@@ -84,6 +101,9 @@ export interface Stack extends StackParts {
   reflex: ReflexHandle;
 }
 
+/** A stack on a real daemon (`daemon`): Reflex and what is around it, without a simulator. */
+export type DaemonStack = Omit<Stack, 'sim' | 'sims' | 'client' | 'relay'>;
+
 /** What a stack has around Reflex: the stack started with `reflex: false` (Reflex started later, by {@link StackParts.replica}). */
 export interface StackParts {
   /** The (first) simulator. */
@@ -107,7 +127,10 @@ export interface StackParts {
   relay?: Relay;
   /** The config the stack started Reflex with, before parsing (for a replica or a restart). */
   config: ConfigInput;
-  /** Another Reflex on the same simulator, Redis and prefix (a replica), stopped with the stack. */
+  /**
+   * Another Reflex on the same simulator, Redis and prefix (a replica), stopped with the stack
+   * unless the test stopped it first (its `stop` runs once).
+   */
   replica(overrides?: Partial<ConfigInput>, logger?: Logger): Promise<ReflexHandle>;
   /** Stops every replica, Reflex, the relay, the webhook server and the simulator. */
   stop(): Promise<void>;
@@ -123,18 +146,27 @@ let webhooks = 0;
  * built from the stack's defaults (no periodic resync, HTTP server on a free port, test timings)
  * and `config` over them.
  */
+export async function startStack(options: StackOptions & { daemon: string }): Promise<DaemonStack>;
 export async function startStack(options: StackOptions & { reflex: false }): Promise<StackParts>;
 export async function startStack(options: StackOptions): Promise<Stack>;
-export async function startStack(options: StackOptions): Promise<Stack | StackParts> {
-  const sims = await Promise.all(
-    (options.targets ?? ['']).map(() =>
-      startSimulator({ instances: 0, ...options.simulator, timings: options.simulator?.timings ?? quickSimTimings }),
-    ),
-  );
-  const sim = sims[0]!;
+export async function startStack(options: StackOptions): Promise<Stack | StackParts | DaemonStack> {
+  if (
+    options.daemon &&
+    (options.simulators || options.simulator || options.instances || options.targets || options.relay || typeof options.config === 'function')
+  )
+    throw new Error('a stack on a real daemon has no simulator: no simulators, simulator, instances, targets, relay or config function');
+  const sims = options.daemon
+    ? []
+    : (options.simulators ??
+      (await Promise.all(
+        (options.targets ?? ['']).map(() =>
+          startSimulator({ instances: 0, ...options.simulator, timings: options.simulator?.timings ?? quickSimTimings }),
+        ),
+      )));
+  const sim = sims[0];
   for (const s of sims) for (const instance of options.instances ?? []) s.controls.addInstance(instance);
-  const relay = options.relay ? await options.relay(sim.socketPath!) : undefined;
-  const targets = sims.map((s, i) => `unix://${(i === 0 && relay?.socketPath) || s.socketPath}`);
+  const relay = options.relay && sim ? await options.relay(sim.socketPath!) : undefined;
+  const targets = options.daemon ? [options.daemon] : sims.map((s, i) => `unix://${(i === 0 && relay?.socketPath) || s.socketPath}`);
   const target = targets[0]!;
   const prefix = options.prefix ?? `${options.label ?? 'stack'}-${randomUUID().slice(0, 8)}`;
   const rulesDir = typeof options.rules === 'object' ? writeRules(options.rules) : (options.rules ?? bundledRules);
@@ -156,22 +188,24 @@ export async function startStack(options: StackOptions): Promise<Stack | StackPa
     history: { store: 'none' },
     ...(options.reflexTimings === 'product' ? {} : quickReflexTimings),
     ...(webhook ? webhookConfig(webhook.url, typeof options.webhook === 'object' ? options.webhook.route : undefined) : {}),
-    ...(typeof options.config === 'function' ? options.config(sim) : options.config),
+    ...(options.configFile ? readConfigFile(options.configFile) : {}),
+    ...(typeof options.config === 'function' ? options.config(sim!) : options.config),
   };
   const replicas: ReflexHandle[] = [];
   const redis = redisFromUrl(options.redisUrl);
   redis.on('error', () => {});
-  const client = new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
+  const client = sim && new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
   const stop = async () => {
     for (const r of replicas.splice(0).reverse()) await r.stop();
-    await client.close();
+    await client?.close();
     await relay?.close();
     await webhook?.close();
     for (const s of sims) await s.stop();
     redis.disconnect();
   };
+  // On a real daemon there is neither (the DaemonStack type leaves them out).
   const stack: StackParts = {
-    sim,
+    sim: sim!,
     sims,
     target,
     targets,
@@ -179,12 +213,16 @@ export async function startStack(options: StackOptions): Promise<Stack | StackPa
     keys: keySpace(prefix),
     rulesDir,
     redis,
-    client,
+    client: client!,
     webhook,
     relay,
     config,
     async replica(overrides = {}, replicaLogger = logger) {
       const r = await startReflex(parseConfig({ ...config, ...overrides }), replicaLogger);
+      // A test may stop a replica itself (a killed or stopped replica is what it is about); the stack's stop then leaves it be.
+      const stopReflex = r.stop.bind(r);
+      let stopped: Promise<void> | undefined;
+      r.stop = () => (stopped ??= stopReflex());
       replicas.push(r);
       return r;
     },
