@@ -86,7 +86,7 @@ export class Notifier {
     });
     for (const q of [this.flushQueue, this.deliveryQueue]) q.on('error', (err) => opts.logger?.debug({ err, queue: q.name }, 'queue error'));
     this.board = new AlertBoard(opts.redis, this.keys);
-    this.silences = new Silences(opts.redis, keys.silences);
+    this.silences = new Silences(opts.redis, keys.silences, undefined, opts.clock);
     this.currentMute = alertMute(this.board, new Inhibitor(opts.inhibitRules), this.silences);
     this.mute = (alerts) => this.currentMute(alerts);
     this.grouper = new AlertGrouper(

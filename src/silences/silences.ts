@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { systemClock, type Clock } from '../clock/clock.js';
 import type { RedisConnection } from '../redis/connect.js';
 import { z } from 'zod';
 import type { Instance } from '../client/instance.js';
@@ -55,6 +56,8 @@ export class Silences {
     private readonly key: string,
     /** Where adding and removing a silence is recorded (type `silence`). Default: not recorded. */
     private readonly audit?: AuditLog,
+    /** The time a silence starts at and is over against. Default: the wall clock. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /**
@@ -78,7 +81,7 @@ export class Silences {
         'CONFIG_INVALID',
         'a silence scoped by --filter cannot mute notifications: alerts do not carry the instance object the filter reads; scope it by instance, project, member or target',
       );
-    const now = Date.now();
+    const now = this.clock.now();
     const silence: Silence = {
       id: randomUUID().slice(0, 8),
       scope: input.scope,
@@ -122,7 +125,7 @@ export class Silences {
   }
 
   /** Active silences, oldest first. */
-  async list(now = Date.now()): Promise<Silence[]> {
+  async list(now = this.clock.now()): Promise<Silence[]> {
     const raw = await this.redis.hvals(this.key);
     const all = raw.map((r) => silenceSchema.parse(JSON.parse(r)));
     const expired = all.filter((s) => Date.parse(s.until) <= now);
