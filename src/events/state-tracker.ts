@@ -59,6 +59,16 @@ export type TrackerUpdate =
   | { applied: true; previous?: TrackedStatus; resumed: true }
   | { applied: false; current: TrackedStatus };
 
+// KEYS[1] state hash; ARGV[1] old field, ARGV[2] new field. The old name's entry goes to the new
+// name unless the new name already has a newer one; the old name's entry goes either way.
+const moveScript = new LuaScript(`local old = redis.call('HGET', KEYS[1], ARGV[1])
+if not old then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+local cur = redis.call('HGET', KEYS[1], ARGV[2])
+if cur and tonumber(cjson.decode(cur)['at']) > tonumber(cjson.decode(old)['at']) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[2], old)
+return 1`);
+
 /**
  * Last known status of every instance of a target, in Redis so replicas and restarts share it.
  * Updates carry a timestamp and are applied only if newer, so a reordered pair of events never
@@ -136,6 +146,14 @@ export class StateTracker {
     const key = this.keys.watchedSince(target);
     const [, [, since]] = (await this.redis.multi().set(key, String(now), 'NX').get(key).exec()) as [unknown, [unknown, string]];
     return Number(since);
+  }
+
+  /**
+   * A rename: what was known of the instance under its old name is known under the new one (an
+   * operator's stop stays the last word on it; a forged stop of it is then no news).
+   */
+  async move(from: InstanceRef, to: InstanceRef): Promise<boolean> {
+    return Number(await moveScript.run(this.redis, [this.keys.state(from.target)], [this.field(from), this.field(to)])) === 1;
   }
 
   async forget(ref: InstanceRef): Promise<void> {

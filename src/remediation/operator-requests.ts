@@ -73,6 +73,14 @@ export class OperatorRequests {
     await recordScript.run(this.redis, [this.keys.operatorRequests(ref)], [event.operationId, JSON.stringify(request), OPERATOR_REQUEST_TTL_MS]);
   }
 
+  /** A rename: the requests recorded under the old name are the instance's under the new one (two keys, two slots: one by one). */
+  async move(from: InstanceRef, to: InstanceRef): Promise<void> {
+    const requests = await this.list(from);
+    for (const r of requests)
+      await recordScript.run(this.redis, [this.keys.operatorRequests(to)], [r.operationId, JSON.stringify(r), OPERATOR_REQUEST_TTL_MS]);
+    if (requests.length) await this.redis.del(this.keys.operatorRequests(from));
+  }
+
   /** The requests recorded for the instance (the last ten minutes'). */
   async list(ref: InstanceRef): Promise<OperatorRequest[]> {
     return (await this.redis.hvals(this.keys.operatorRequests(ref))).map((r) => JSON.parse(r) as OperatorRequest);

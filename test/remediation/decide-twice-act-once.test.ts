@@ -291,9 +291,9 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
     });
 
     it("does not run a job again that an earlier run ended, when its worker died before the queue heard: the operator's stop since stays, though nothing remembers it", async () => {
-      // A daemon that forgets an operation at once: the stop's record is gone as it would be
+      // A daemon that forgets an operation 0.3 s after it ends: the stop's record is gone as it would be
       // after 5 s, or with the replica that read its frames and died.
-      const forgetful = await startSimulator({ instances: 0, timings: { startMs: 10, stopMs: 10, operationRetentionMs: 1 } });
+      const forgetful = await startSimulator({ instances: 0, timings: { startMs: 10, stopMs: 10, operationRetentionMs: 300 } });
       const forgetfulClient = new InstanceClient(parseTarget(`unix://${forgetful.socketPath}`));
       cleanups.push(async () => {
         await forgetfulClient.close();
@@ -304,7 +304,8 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
       const { executor, close } = testExecutor(redis, keys, forgetfulClient, [restartOnCrash]);
       cleanups.push(close);
       const queued = job('ended');
-      expect(await executor.execute(queued, 'stalled-1', 1, 3)).toMatchObject({ result: 'done' });
+      const first = await executor.execute(queued, 'stalled-1', 1, 3);
+      expect(first, JSON.stringify(first)).toMatchObject({ result: 'done' });
       await (await forgetfulClient.changeState('ended', { action: 'stop', force: true })).wait({ timeoutMs: 5_000 });
       await until('the daemon forgets the stop', async () => (await forgetfulClient.listOperations()).length === 0, 5_000);
       // BullMQ runs a stalled job again under its id: this run must end it as the first did.

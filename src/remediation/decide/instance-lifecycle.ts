@@ -10,6 +10,7 @@ import { endIncidentsOfGone } from './contradicted-stop.js';
 import { CrashLoopBudget } from '../crash-loop-budget.js';
 import type { OperatorRequests } from '../operator-requests.js';
 import type { OwnOperations } from '../../events/own-operations.js';
+import type { StateTracker } from '../../events/state-tracker.js';
 import type { PendingActions } from '../pending-actions.js';
 import type { RenamedAfterCrash } from './renamed-after-crash.js';
 import { Trail } from '../trail.js';
@@ -25,6 +26,7 @@ export interface InstanceLifecycleDeps {
   alerts: Pick<Alerts, 'resolveFiring'>;
   startFailures: StartFailures;
   operatorRequests: OperatorRequests;
+  tracker: Pick<StateTracker, 'move'>;
   renames: RenamedAfterCrash;
   /** The instance as the daemon has it now; undefined when it answers 404. */
   readInstance: (ref: InstanceRef) => Promise<Instance | undefined>;
@@ -52,6 +54,9 @@ export class InstanceLifecycle {
       const from = { ...ref, instance: event.context.old_name };
       await this.renamed(from, ref, event.id);
       await deps.renames.renamed(from, ref, event);
+      // What is known of it and what the operator asked of it go with it (once the crash before the
+      // rename was judged on the old name's record): an operator's stop stays their last word.
+      await Promise.all([deps.tracker.move(from, ref), deps.operatorRequests.move(from, ref)]);
       // The alerts of the old name end when the daemon says it is gone: no Running will come under it.
       if (!(await deps.readInstance(from))) await endIncidentsOfGone(deps.alerts, from);
     }
