@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../clock/clock.js';
 import type { RedisConnection } from '../redis/connect.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import { StatusCode } from '../client/status-code.js';
@@ -48,14 +49,17 @@ export interface StormKeys {
  * ARGV: now, windowMs, threshold, instance, rule, who, failed.
  * `failed` '1': the instance's remediation failed outright; '0': the instance failed, which is a
  * failing remediation only when the rule remediated it within the window. `who` non-empty: the
- * caller raises the storm's alert if nobody has yet. The storm hash is refreshed for another window
- * each time the threshold is met, so a storm ends one window after the last moment it had
- * `threshold` failing remediations in a window.
+ * caller raises the storm's alert if nobody has yet. The storm hash's `ends` moves a window past
+ * `now` each time the threshold is met, so a storm ends one window after the last moment it had
+ * `threshold` failing remediations in a window; `ends` is read against the caller's `now` (its
+ * clock, as the window of failures is), the hash's expiry only collects it.
  * Returns {state, failures, since, alerter}: state 0 no storm, 1 storm.
  */
 const recordScript = new LuaScript(`
 local now, windowMs, threshold = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local instance, rule, who = ARGV[4], ARGV[5], ARGV[6]
+local ends = tonumber(redis.call('HGET', KEYS[3], 'ends'))
+if ends and ends <= now then redis.call('DEL', KEYS[3]) end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - windowMs)
 local failing = ARGV[7] == '1'
@@ -67,6 +71,7 @@ end
 local n = redis.call('ZCARD', KEYS[1])
 if n >= threshold then
   redis.call('HSETNX', KEYS[3], 'since', now)
+  redis.call('HSET', KEYS[3], 'ends', now + windowMs)
   redis.call('PEXPIRE', KEYS[3], windowMs)
   redis.call('ZADD', KEYS[4], now + windowMs, rule)
   redis.call('PEXPIRE', KEYS[4], windowMs)
@@ -105,19 +110,24 @@ export class StormControl {
     private readonly redis: RedisConnection,
     private readonly keys: StormKeys,
     policy: StormPolicy = {},
+    /** The time the window and a storm's end are read against. Default: the wall clock. */
+    private readonly clock: Clock = systemClock,
   ) {
     this.threshold = policy.threshold ?? 10;
     this.windowMs = policy.windowMs ?? 60_000;
   }
 
   /** Whether any rule is in a storm on the event's member (crash alerts are then grouped into the storm's). */
-  async inStorm(event: CanonicalEvent, now = Date.now()): Promise<boolean> {
-    return (await this.redis.zcount(this.keys.storms(event.target, event.location), String(now), '+inf')) > 0;
+  async inStorm(event: CanonicalEvent, now = this.clock.now()): Promise<boolean> {
+    // Scored by when each storm ends: one ending at `now` is over, as in holds().
+    return (await this.redis.zcount(this.keys.storms(event.target, event.location), `(${now}`, '+inf')) > 0;
   }
 
   /** Whether the rule is in a storm on the member: its actions there are held. */
-  async holds(scope: Omit<StormScope, 'project' | 'instance'>): Promise<boolean> {
-    return (await this.redis.exists(this.keys.storm(scope.target, scope.location, scope.rule))) === 1;
+  async holds(scope: Omit<StormScope, 'project' | 'instance'>, now = this.clock.now()): Promise<boolean> {
+    const [since, ends] = await this.redis.hmget(this.keys.storm(scope.target, scope.location, scope.rule), 'since', 'ends');
+    // A storm recorded without `ends` (by an older Reflex) lasts as long as its hash.
+    return since !== null && (ends === null || Number(ends) > now);
   }
 
   /**
@@ -126,17 +136,17 @@ export class StormControl {
    * incident) names the caller; the first caller of a storm is told to raise its alert, and so is
    * the same caller again (a redelivered event), never another.
    */
-  async check(scope: StormScope, who: string, now = Date.now()): Promise<StormVerdict> {
+  async check(scope: StormScope, who: string, now = this.clock.now()): Promise<StormVerdict> {
     return this.verdict(scope, who, false, now);
   }
 
   /** The rule's action on the instance failed for good: a failing remediation. */
-  async failed(scope: StormScope, who: string, now = Date.now()): Promise<StormVerdict> {
+  async failed(scope: StormScope, who: string, now = this.clock.now()): Promise<StormVerdict> {
     return this.verdict(scope, who, true, now);
   }
 
   /** The rule's action on the instance succeeded: a failure of the instance within the window counts against the rule. */
-  async remediated(scope: StormScope, now = Date.now()): Promise<void> {
+  async remediated(scope: StormScope, now = this.clock.now()): Promise<void> {
     await remediatedScript.run(
       this.redis,
       [this.keys.stormRemediated(scope.target, scope.location, scope.rule)],
