@@ -1,4 +1,5 @@
-import { Queue, type JobsOptions } from 'bullmq';
+import type { JobsOptions } from 'bullmq';
+import { Queue } from '../redis/commonjs-packages.js';
 import { z } from 'zod';
 import type { QueueHistory } from '../config/queue-history.js';
 import { canonicalEventSchema } from '../events/canonical-event.js';

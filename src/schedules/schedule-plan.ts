@@ -1,4 +1,4 @@
-import { Job, type Queue } from 'bullmq';
+import { Job, type Queue } from '../redis/commonjs-packages.js';
 import type { InstanceClient } from '../client/client.js';
 import type { Instance } from '../client/instance.js';
 import { evaluateFilter } from '../filter/evaluator.js';

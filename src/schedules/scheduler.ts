@@ -1,4 +1,4 @@
-import { getNextMillis, Queue, Worker, type Job } from 'bullmq';
+import { getNextMillis, Queue, Worker, type Job } from '../redis/commonjs-packages.js';
 import { duplicateConnection, type RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';

@@ -1,4 +1,3 @@
-import { Queue } from 'bullmq';
 import type { Command } from 'commander';
 import { AuditLog } from '../../audit/audit-log.js';
 import { InstanceClient } from '../../client/client.js';
@@ -9,6 +8,7 @@ import { loadRulesFolder } from '../../rules/rules-folder.js';
 import { formatPlan } from '../../schedules/housekeeping/plan-format.js';
 import { SnapshotLedger } from '../../schedules/snapshot-ledger.js';
 import { connectRedis } from '../../redis/connect.js';
+import { Queue } from '../../redis/commonjs-packages.js';
 import { keySpace } from '../../redis/key-space.js';
 import { nextDue } from '../../schedules/scheduler.js';
 import { jobStateOf, lateNamesOf, planTick } from '../../schedules/schedule-plan.js';
