@@ -19,8 +19,11 @@ if ARGV[9] ~= '' then
   if held and held ~= ARGV[9] then redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) end
   redis.call('SET', KEYS[4], ARGV[9], 'PX', math.max(windowMs, resetAfter, quarantineMs))
 end
-if redis.call('EXISTS', KEYS[2]) == 1 then
-  return {-1, redis.call('ZCARD', KEYS[1])}
+local since = tonumber(redis.call('GET', KEYS[2]))
+if since then
+  -- Over quarantineMs after it began, on the caller's clock (the key's expiry only collects it).
+  if now - since < quarantineMs then return {-1, redis.call('ZCARD', KEYS[1])} end
+  redis.call('DEL', KEYS[2])
 end
 local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 if last[2] and now - tonumber(last[2]) > resetAfter then redis.call('DEL', KEYS[1]) end
