@@ -31,6 +31,25 @@ describe('the heap trim', () => {
     expect(shrank(), JSON.stringify(lines)).toBe(true);
   });
 
+  it('collects a heap grown by more than the slack since the last collection, though it counts all of it as used, once', async () => {
+    const { lines, logger } = capture();
+    const looks = vi.spyOn(process, 'memoryUsage');
+    // 64 MB of slack: more than the young generation (at most 32 MB) can leave unused.
+    const stop = startHeapTrim({ logger, intervalMs: 20, slackBytes: 64 << 20 });
+    // About 150 MB held: the heap grows by it, all of it used.
+    const held = Array.from({ length: 1_500_000 }, (_, i) => ({ i, s: `instance-${i}`.padEnd(64, '.') }));
+    try {
+      await until('a trim', () => lines.length >= 1, 10_000);
+      const seen = looks.mock.calls.length;
+      await until('ten more looks of the trim', () => looks.mock.calls.length >= seen + 10, 10_000);
+    } finally {
+      stop();
+      looks.mockRestore();
+    }
+    expect(held.length).toBe(1_500_000);
+    expect(lines.map((l) => l.msg)).toEqual(['heap trimmed']);
+  });
+
   it('does nothing while the unused part of the heap is under the slack', async () => {
     const { lines, logger } = capture();
     // Each look of the trim reads process.memoryUsage(): counted (and passed through), ten looks in which a trim would log.
