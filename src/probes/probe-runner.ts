@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
+import { systemClock, type Clock } from '../clock/clock.js';
 import type { InstanceClient } from '../client/client.js';
 import type { Instance } from '../client/instance.js';
 import { StatusCode } from '../client/status-code.js';
@@ -52,6 +53,11 @@ export interface ProbeRunnerOptions {
   forgetAfterMs?: number;
   /** Checks running at once on this replica; a check due while all are busy waits for the next pass. Default 64. */
   concurrency?: number;
+  /**
+   * The time an instance's startup grace (`initialDelayMs` since its start) is read against; the
+   * passes and their cadence run on the process's timers. Default: the wall clock.
+   */
+  clock?: Clock;
 }
 
 /** One probe of one instance as last listed. */
@@ -333,7 +339,8 @@ export class ProbeRunner {
     if (silence) return `silenced by ${silence.id} (${silence.reason})`;
     if (await this.opts.redis.exists(this.opts.keys.instanceLock(p.ref))) return 'Reflex is acting on it';
     const started = Date.parse(instance.last_used_at ?? '');
-    if (p.probe.initialDelayMs > 0 && Number.isFinite(started) && Date.now() - started < p.probe.initialDelayMs) return 'in its startup grace';
+    if (p.probe.initialDelayMs > 0 && Number.isFinite(started) && (this.opts.clock ?? systemClock).now() - started < p.probe.initialDelayMs)
+      return 'in its startup grace';
     return undefined;
   }
 
