@@ -141,10 +141,11 @@ type Route = NonNullable<ConfigInput['notifications']>['route'];
 let webhooks = 0;
 
 /**
- * The one way tests and benches start Reflex in-process on the simulator: the simulator (its
- * options and timings), a fresh key prefix on the given Redis, and `startReflex` with a config
- * built from the stack's defaults (no periodic resync, HTTP server on a free port, test timings)
- * and `config` over them.
+ * The one way tests and benches start Reflex in-process, on the simulator (or simulators the test
+ * started, or a real daemon): the simulator (its options and timings), a fresh key prefix on the
+ * given Redis, and `startReflex` with a config built from the stack's defaults (no periodic
+ * resync, no HTTP server unless `config` gives it a port, test timings), the config file's
+ * settings and `config` over them.
  */
 export async function startStack(options: StackOptions & { daemon: string }): Promise<DaemonStack>;
 export async function startStack(options: StackOptions & { reflex: false }): Promise<StackParts>;
