@@ -67,10 +67,10 @@ export class ActionGate {
     options: GateOptions = {},
   ) {
     this.budget = new CrashLoopBudget(redis);
-    this.storms = options.storm === false ? undefined : new StormControl(redis, keys, options.storm);
+    this.clock = options.clock ?? systemClock;
+    this.storms = options.storm === false ? undefined : new StormControl(redis, keys, options.storm, this.clock);
     this.standBackMs = options.autorestartStandBackMs ?? 75_000;
     this.actions = options.actions;
-    this.clock = options.clock ?? systemClock;
   }
 
   /**
