@@ -26,8 +26,18 @@
  * - 100002: a crash alert left firing with the instance Running after a full Redis and an Error
  *   (alerts-resolve): the resolution Redis refused was dropped with a warning. Fixed: it fails the
  *   event job, whose retry resumes it.
+ * - 140123, 140202 (docs/chaos.md 20): a replica killed right after its start of a crashed
+ *   instance, before the queue heard the job end; the stalled job ran again 7 s later on the other
+ *   replica and undid the operator's stop (operator-decision). Fixed: a job's end is recorded
+ *   before the queue hears it, and a stalled copy ends as the first run did (src/remediation/act/inflight.ts).
+ * - 340214 (21): an instance started and crashed in a killed replica's takeover gap, never seen:
+ *   taken for a baseline, neither healed nor alerted (unknown-cause). Fixed: a resync reports an
+ *   unseen instance that ran since Reflex first read the target (src/events/resync.ts).
+ * - 530086, 500080 (22): the operator stops an instance and renames it, then a forged shutdown of
+ *   the new name: Reflex started it (operator-decision). Fixed: a rename carries the tracker's entry
+ *   and the operator's requests to the new name.
  */
-export const regressionSeeds: readonly number[] = [1041, 1046, 1056, 179019817, 7002, 7273, 100002];
+export const regressionSeeds: readonly number[] = [1041, 1046, 1056, 179019817, 7002, 7273, 100002, 140123, 140202, 340214, 530086, 500080];
 
 /**
  * Seeds of violations found and not fixed yet (docs/chaos.md, "Violations found"): the long form
@@ -37,7 +47,7 @@ export const regressionSeeds: readonly number[] = [1041, 1046, 1056, 179019817, 
  */
 // 140123, 140202: an operator's stop read only by a replica killed before its event was handled
 // (docs/chaos.md 20); 140000, 340041, 340214: found by the final long run, not investigated (21).
-export const openSeeds: readonly number[] = [140123, 140202, 140000, 340041, 340214];
+export const openSeeds: readonly number[] = [140000, 340041, 500192, 500216];
 
 /**
  * The first seed of the short form's histories (CI): a fixed range, so that a run can be replayed
