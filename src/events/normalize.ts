@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { StatusCode } from '../client/status-code.js';
-import type { CanonicalEvent, Intent } from './canonical-event.js';
+import type { CanonicalEvent, Intent, OperationStatusEvent } from './canonical-event.js';
 import type { Frame, LifecycleFrame, OperationFrame } from './frame.js';
 import { lifecycleIntent } from './intent.js';
 import { parseSource } from './source.js';
@@ -54,16 +54,26 @@ function lifecycle(frame: LifecycleFrame, target: string, id: string): Canonical
 
 function operation(frame: OperationFrame, target: string, id: string): CanonicalEvent {
   const op = frame.metadata;
-  const paths = [...(op.resources?.instances ?? []), ...(op.resources?.containers ?? [])];
-  const instances = [...new Set(paths.map((p) => parseSource(p).instance).filter((n): n is string => Boolean(n)))];
-  return {
-    kind: 'operation.status',
+  return operationEvent(op, {
     id,
     target,
     location: frame.location ?? op.location ?? 'none',
     project: frame.project ?? 'default',
     timestamp: frame.timestamp,
     synthetic: false,
+  });
+}
+
+/** An operation as its `operation.status` event: the instances it names, from either revision's resource key. */
+export function operationEvent(
+  op: OperationFrame['metadata'],
+  common: { id: string; target: string; location: string; project: string; timestamp: string; synthetic: boolean },
+): OperationStatusEvent {
+  const paths = [...(op.resources?.instances ?? []), ...(op.resources?.containers ?? [])];
+  const instances = [...new Set(paths.map((p) => parseSource(p).instance).filter((n): n is string => Boolean(n)))];
+  return {
+    kind: 'operation.status',
+    ...common,
     operationId: op.id,
     to: op.status_code,
     class: op.class,

@@ -4,6 +4,7 @@ import { isUnreachableStub } from '../client/instance.js';
 import type { CanonicalEvent } from './canonical-event.js';
 import type { OperationObject } from '../client/envelope.js';
 import { recentStops, resyncIntent, stateChangeOf } from './intent.js';
+import { operationEvent } from './normalize.js';
 import { parseSource } from './source.js';
 import { StatusCode } from '../client/status-code.js';
 import type { StateTracker, TrackedStatus } from './state-tracker.js';
@@ -100,28 +101,20 @@ export async function resyncEvents(
 
 /** A listed state-change operation on an instance as the synthetic event of its latest state. */
 function stateChangeEvent(op: OperationObject, target: string, project: string | undefined): CanonicalEvent[] {
-  if (op.class !== 'task' || !stateChangeOf(op.description)) return [];
-  const sources = [...(op.resources?.instances ?? []), ...(op.resources?.containers ?? [])].map(parseSource);
-  const instances = [...new Set(sources.map((s) => s.instance).filter((n): n is string => Boolean(n)))];
-  if (!instances.length || Number.isNaN(Date.parse(op.created_at))) return [];
-  return [
-    {
-      kind: 'operation.status',
-      id: createHash('sha256').update(`${target}|resync-operation|${op.id}|${op.status_code}`).digest('hex').slice(0, 32),
-      target,
-      location: op.location ?? 'none',
-      project: sources.find((s) => s.project)?.project ?? project ?? 'default',
-      // When it was requested: the time its first frame carries.
-      timestamp: new Date(Date.parse(op.created_at)).toISOString(),
-      synthetic: true,
-      operationId: op.id,
-      to: op.status_code,
-      class: op.class,
-      description: op.description,
-      err: op.err,
-      instances,
-    },
-  ];
+  if (op.class !== 'task' || !stateChangeOf(op.description) || Number.isNaN(Date.parse(op.created_at))) return [];
+  const event = operationEvent(op, {
+    id: createHash('sha256').update(`${target}|resync-operation|${op.id}|${op.status_code}`).digest('hex').slice(0, 32),
+    target,
+    location: op.location ?? 'none',
+    project:
+      [...(op.resources?.instances ?? []), ...(op.resources?.containers ?? [])].map(parseSource).find((s) => s.project)?.project ??
+      project ??
+      'default',
+    // When it was requested: the time its first frame carries.
+    timestamp: new Date(Date.parse(op.created_at)).toISOString(),
+    synthetic: true,
+  });
+  return event.instances.length ? [event] : [];
 }
 
 /**
