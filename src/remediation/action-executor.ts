@@ -169,6 +169,12 @@ export class ActionExecutor {
       // act on that reading instead of reading the instance once more.
       if (!others.waited) observed = verdict.instance;
       if (others.superseded) return this.skipped(job, jobId, trail, 'superseded', others.superseded);
+      // Someone else's operation on it ran meanwhile (an operator's config change is one: an opt-out
+      // sent during a crash's stop hook lands after the re-check's read): ask again, now.
+      if (others.waited) {
+        const again = await this.deps.recheck.check(job);
+        if (!again.proceed) return this.skipped(job, jobId, trail, again.check, again.summary);
+      }
     }
     const acting = actingClient(this.deps, { job, jobId, attempt, held, trail }, client);
     const ctx = actionContext(job, { acting, trail, observed, events: this.deps.events, notifier: this.deps.notifier });

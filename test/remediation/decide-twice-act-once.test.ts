@@ -290,6 +290,30 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
       expect((await run(job('healed', { rule: 'heal', origin: 'operator', event: undefined }))).outcome).toMatchObject({ result: 'done' });
     });
 
+    it("skips a start when the operator's opt-out, sent before it acted, lands while it waits for their operation on the instance", async () => {
+      // The daemon applies a config change when its operation ends (as LXD does when the instance is
+      // busy with a crash's stop hook): the re-check's read comes before it, the call after.
+      const slow = await startSimulator({ instances: 0, timings: { startMs: 10, taskMs: 400 } });
+      const slowClient = new InstanceClient(parseTarget(`unix://${slow.socketPath}`));
+      cleanups.push(async () => {
+        await slowClient.close();
+        await slow.stop();
+      });
+      slow.controls.addInstance({ name: 'opting-out', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
+      const { executor, close } = testExecutor(redis, keySpace(uniquePrefix('act')), slowClient, [restartOnCrash]);
+      cleanups.push(close);
+      const { value } = await slowClient.getInstance('opting-out');
+      const optOut = await slowClient.putInstance(
+        'opting-out',
+        { ...value, config: { ...value.config, 'user.reflex.autorestart': 'false' } },
+        undefined,
+      );
+      const outcome = await executor.execute(job('opting-out'), 'opt-out-1', 1, 1);
+      await optOut.wait({ timeoutMs: 5_000 });
+      expect(outcome).toMatchObject({ result: 'skipped', summary: expect.stringContaining('instance has not opted in') });
+      expect(slow.controls.calls('opting-out', 'start')).toBe(0);
+    });
+
     it("does not run a job again that an earlier run ended, when its worker died before the queue heard: the operator's stop since stays, though nothing remembers it", async () => {
       // A daemon that forgets an operation 0.3 s after it ends: the stop's record is gone as it would be
       // after 5 s, or with the replica that read its frames and died.
