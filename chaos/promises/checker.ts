@@ -111,7 +111,10 @@ export function checkPromises(o: Observation): Violation[] {
       if (c.action === 'stop') push(c.uuid, { at: c.at, kind: 'operator-stop', name: c.name });
       else if (c.action === 'start' && c.result !== 'failure' && notRunning(c.statusBefore))
         push(c.uuid, { at: c.at, kind: 'operator-start', name: c.name });
-      else if (c.action === 'update' && (step === 'opt-out' || step === 'opt-in')) push(c.uuid, { at: c.at, kind: step, name: c.name });
+      // An opt-out or opt-in is a config change: one the daemon refused (LXD 5.0.2 and Incus 6.0
+      // refuse an update while a crash's stop hook runs) changed nothing Reflex or anyone can read.
+      else if (c.action === 'update' && (step === 'opt-out' || step === 'opt-in') && c.result !== 'failure')
+        push(c.uuid, { at: c.at, kind: step, name: c.name });
       else if (c.action === 'create') push(c.uuid, { at: c.at, kind: 'create', name: c.name });
       else if (c.action === 'delete') push(c.uuid, { at: c.at, kind: 'delete', name: c.name });
       continue;

@@ -62,6 +62,11 @@ describe('the promise checker', () => {
     expect(broken(observation({ incidents: [crashAt(1_000)], calls }))).toEqual(['operator-decision']);
   });
 
+  it("does not count an opt-out the daemon refused (busy in a crash's stop hook): the config Reflex reads never changed", () => {
+    const calls = [call(1_200, 'update', 102, op('opt-out'), { result: 'failure' }), call(2_000, 'start', 102)];
+    expect(broken(observation({ incidents: [crashAt(1_000)], calls }))).toEqual([]);
+  });
+
   it("flags a start inside the operator's silence, but not one a heal asked for", () => {
     const silences = [{ at: t0, name: 'h1-0', until: t0 + 5_000 }];
     expect(broken(observation({ incidents: [crashAt(1_000)], silences, calls: [call(2_000, 'start', 102)] }))).toEqual(['operator-decision']);
