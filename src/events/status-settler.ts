@@ -99,7 +99,21 @@ export class StatusSettler {
     // The stream's own report of a change a resync already published (it came after the grace period).
     if (!event.synthetic && previous?.source === 'read' && previous.status === event.to && event.action !== 'instance-restarted') {
       // The resync could not tell why it stopped; the stream now says: the change is published again, explained.
-      if (previous.intent !== 'unknown' || event.intent === 'unknown') return 'unchanged';
+      if (previous.intent !== 'unknown' || event.intent === 'unknown') {
+        // Nothing new, but a frame of the stream all the same: it leaves its record, as a stale one does.
+        await audit.append(
+          {
+            type: 'event',
+            correlationId: event.id,
+            target: event.target,
+            instance: event.instance,
+            summary: `unchanged: ${event.action ?? 'status'} at ${event.timestamp} reports what a resync already published (${previous.status}, ${previous.intent ?? 'cause unknown'}); nothing new`,
+            event,
+          },
+          { once: `event:${event.id}` },
+        );
+        return 'unchanged';
+      }
       if (previous.prev) event.from = previous.prev.status;
     }
     // First sight of an instance (start-up resync): a baseline, not a transition, unless it is in Error.

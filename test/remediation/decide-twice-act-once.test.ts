@@ -91,6 +91,22 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
     expect((await audit.read({ instance: 'resume-1' })).map((r) => r.type)).toEqual(['event', 'decision', 'action']);
   });
 
+  it("records the stream's frame of a change a resync already published, once, and decides nothing on it", async () => {
+    sim.controls.addInstance({ name: 'late-frame', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
+    const { processor, actions, audit, tracker } = pipeline([restartOnCrash]);
+    const ref = { target, project: 'default', instance: 'late-frame' };
+    // The resync read it Stopped and knew why (its stop operation was listed): published, requested.
+    await tracker.update(ref, 102, Date.now() - 1_000, { source: 'read', eventId: 'resync-1', intent: 'requested', requested: true });
+    const frame = crash('late-frame', 'default', new Date());
+    frame.intent = 'requested';
+    frame.action = 'instance-stopped';
+    expect(await processor.process(item(frame))).toEqual(['unchanged']);
+    const records = await audit.read({ instance: 'late-frame' });
+    expect(records.map((r) => [r.type, r.correlationId])).toEqual([['event', frame.id]]);
+    expect(records[0]!.summary).toMatch(/^unchanged: instance-stopped at .* reports what a resync already published/);
+    expect(await actions.getJobCounts('waiting', 'delayed')).toMatchObject({ waiting: 0, delayed: 0 });
+  });
+
   it('records each step of an event once when the same event is processed twice before its done mark', async () => {
     sim.controls.addInstance({ name: 'twice-1', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
     const { processor, actions, audit } = pipeline([restartOnCrash]);
