@@ -115,8 +115,9 @@ export function checkPromises(o: Observation): Violation[] {
       // refuse an update while a crash's stop hook runs) changed nothing Reflex or anyone can read.
       else if (c.action === 'update' && (step === 'opt-out' || step === 'opt-in') && c.result !== 'failure')
         push(c.uuid, { at: c.at, kind: step, name: c.name });
-      else if (c.action === 'create') push(c.uuid, { at: c.at, kind: 'create', name: c.name });
-      else if (c.action === 'delete') push(c.uuid, { at: c.at, kind: 'delete', name: c.name });
+      // Likewise a delete or create the daemon refused (busy in a stop hook) made no new instance.
+      else if (c.action === 'create' && c.result !== 'failure') push(c.uuid, { at: c.at, kind: 'create', name: c.name });
+      else if (c.action === 'delete' && c.result !== 'failure') push(c.uuid, { at: c.at, kind: 'delete', name: c.name });
       continue;
     }
     // A state change the daemon refused (busy, already running) changed nothing.

@@ -67,6 +67,16 @@ describe('the promise checker', () => {
     expect(broken(observation({ incidents: [crashAt(1_000)], calls }))).toEqual([]);
   });
 
+  it("does not count a re-create the daemon refused (busy in a crash's stop hook): the instance that crashed is still the one there", () => {
+    const refused = { result: 'failure' as const };
+    const calls = [
+      call(1_200, 'delete', 102, op('recreate'), refused),
+      call(1_210, 'create', 102, op('recreate'), refused),
+      call(2_000, 'start', 102),
+    ];
+    expect(broken(observation({ incidents: [crashAt(1_000)], calls }))).toEqual([]);
+  });
+
   it("flags a start inside the operator's silence, but not one a heal asked for", () => {
     const silences = [{ at: t0, name: 'h1-0', until: t0 + 5_000 }];
     expect(broken(observation({ incidents: [crashAt(1_000)], silences, calls: [call(2_000, 'start', 102)] }))).toEqual(['operator-decision']);
