@@ -163,9 +163,7 @@ describe('a stop the daemon contradicts is never spent (simulator, bundled rules
   it("a forged shutdown of an instance the operator stopped and then renamed is contradicted under its new name: the stop stays the operator's last word", async () => {
     const { sim, client } = await start();
     await (await client.changeState('web-1', { action: 'stop' })).wait();
-    await until('the stop audited', async () =>
-      (await trail('web-1')).some((r) => r.type === 'event' && /103 → 102 \(requested/.test(r.summary)),
-    );
+    await until('the stop audited', async () => (await trail('web-1')).some((r) => r.type === 'event' && /103 → 102 \(requested/.test(r.summary)));
     await until('web-1 renamed to web-7', async () => (await simApi(sim, 'POST', '/1.0/instances/web-1', { name: 'web-7' })) === 202);
     await until('the rename audited', async () => (await trail('web-7')).some((r) => r.type === 'event' && /instance-renamed/.test(r.summary)));
     sim.controls.injectFrame(forgedShutdown('web-7'));
