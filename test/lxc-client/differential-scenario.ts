@@ -42,6 +42,14 @@ const usedByCount = (text: string): string => text.replace(/,\d+$/gm, ',<count>'
 /** The liblxc log itself is the host's (its warnings, timestamps); what precedes it is compared. */
 const withoutLogLines = (text: string): string => text.replace(/\nLog:\n[\s\S]*$/, '\nLog:\n<log>\n');
 
+/**
+ * The guest shell's own "not found" line: the real client sometimes exits on the command's status
+ * before the guest's stderr has reached it (a clean-clone CI run on Incus 6.0 printed only "Error:
+ * Command not found" once, with it the run before). The rest is compared; exec.test.ts holds the
+ * simulator to the whole stderr.
+ */
+const withoutShellNotFound = (text: string): string => text.replace(/^sh: nosuchcmd: not found\n/m, '');
+
 /** Lines naming instances other than this run's (leftovers of other suites on the shared daemon). */
 const onlyOurInstances = (line: string, names: Names): boolean => {
   const m = /(?:\/1\.0\/instances\/|^\s*- )(rt-[a-z0-9-]+)/.exec(line);
@@ -108,7 +116,7 @@ export const scenario: ScenarioStep[] = [
   { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'echo hi; exit 3'] },
   { args: ['exec', 'R:{n}', '--', 'echo', 'hello', 'world'] },
   { args: ['exec', 'R:{n}', '--', 'false'] },
-  { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'nosuchcmd'] },
+  { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'nosuchcmd'], transform: withoutShellNotFound },
   { args: ['exec', 'R:{n}', '--', 'nosuchcmd'] },
   { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'echo out; echo err >&2; exit 0'] },
   // Issue #28 finding 1: exec runs a real shell (variables, pipes, redirection, loops, tests, cwd, stdin).
