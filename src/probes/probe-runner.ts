@@ -38,7 +38,11 @@ export interface ProbeRunnerOptions {
   member?: string;
   /** How long a replica counts as alive without a heartbeat: a dead replica's probes move after this. Default 3000 ms. */
   rosterTtlMs?: number;
-  /** How often the instances are listed. Default the shortest probe period, at least 250 ms and at most 10 s. */
+  /**
+   * How often the instances are listed. Default 10 s, whatever the probes' periods: a listing reads
+   * every instance of every target, so its cadence may not follow one probe's period (one instance's
+   * `user.reflex.probe.period` would load the whole fleet and the daemon).
+   */
   listEveryMs?: number;
   /**
    * How often the instances are listed while no instance has a probe and no event has been archived
@@ -74,6 +78,9 @@ interface Known {
   probe: string;
   health: Health;
 }
+
+/** How often the instances are listed by default (see {@link ProbeRunnerOptions.listEveryMs}). */
+const LIST_EVERY_MS = 10_000;
 
 /** The id of a probe on an instance identity: target, project, `volatile.uuid` (the name when none) and probe name. */
 export function probeId(ref: InstanceRef, uuid: string | undefined, probe: string): string {
@@ -115,6 +122,8 @@ export class ProbeRunner {
   private silencesAt = 0;
   private gaugeAt = 0;
   private readonly unknownLogged = new Map<string, { at: number; reason: string }>();
+  /** The config keys each instance was last warned of (`target|project|instance`): warned again only when they change. */
+  private problemsLogged = new Map<string, string>();
   private listing: Promise<void> | undefined;
   private silences: Silence[] = [];
   private beatTimer: NodeJS.Timeout | undefined;
@@ -195,7 +204,7 @@ export class ProbeRunner {
   private async pass(): Promise<void> {
     this.counts.passes++;
     try {
-      const listEvery = this.opts.listEveryMs ?? Math.min(10_000, Math.max(250, this.shortestPeriod()));
+      const listEvery = this.opts.listEveryMs ?? LIST_EVERY_MS;
       if (Date.now() - this.listedAt >= listEvery && (await this.listingMayFindProbes())) {
         await this.list();
         if (this.planned.length > 0 && !this.inRoster) await this.beat();
@@ -266,6 +275,7 @@ export class ProbeRunner {
       const head = await streamHead(this.opts.redis, this.opts.keys.archive).catch(() => undefined);
       const fileProbes = this.fileProbes();
       const planned: Planned[] = [];
+      const problemsLogged = new Map<string, string>();
       let complete = true;
       for (const t of this.opts.targets) {
         let instances: Instance[];
@@ -274,6 +284,7 @@ export class ProbeRunner {
         } catch (err) {
           this.opts.logger.warn({ err, target: t.id }, 'probes: could not list the instances of a target');
           planned.push(...this.planned.filter((p) => p.ref.target === t.id));
+          for (const [k, v] of this.problemsLogged) if (k.startsWith(`${t.id}|`)) problemsLogged.set(k, v);
           complete = false;
           continue;
         }
@@ -287,13 +298,23 @@ export class ProbeRunner {
               (!p.scopeFilter || evaluateFilter(p.scopeFilter, instance)),
           );
           const { probes, problems } = probesOfConfig(config, inScope);
-          if (problems.length)
-            this.opts.logger.warn({ instance: ref.instance, project: ref.project, problems }, 'probes: instance config keys not understood');
+          if (problems.length) {
+            // Once per instance while its keys stay as they are: the listing repeats every few seconds.
+            const at = `${ref.target}|${ref.project}|${ref.instance}`;
+            const said = problems.join('\n');
+            if (this.problemsLogged.get(at) !== said)
+              this.opts.logger.warn(
+                { instance: ref.instance, project: ref.project, target: ref.target, problems },
+                'probes: instance config keys not understood (left out; warned again when they change)',
+              );
+            problemsLogged.set(at, said);
+          }
           const uuid = config['volatile.uuid'];
           for (const probe of probes) planned.push({ id: probeId(ref, uuid, probe.name), ref, probe, instance, uuid });
         }
       }
       this.planned = planned;
+      this.problemsLogged = problemsLogged;
       this.listedAt = Date.now();
       this.listedHead = head;
       this.listedProbes = probesKey(fileProbes);

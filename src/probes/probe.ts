@@ -171,6 +171,24 @@ export function isProbe(value: unknown): value is Probe {
 export const probeConfigPrefix = 'user.reflex.probe';
 
 /**
+ * The bounds of an instance's own durations (`user.reflex.probe.period`, `.timeout`,
+ * `.initial-delay`), in ms: a key outside them is a problem and left out. A period is at least
+ * 250 ms (four checks a second of that one instance) and at most an hour.
+ */
+export const instanceBounds = {
+  periodMs: [250, 3_600_000],
+  timeoutMs: [100, 60_000],
+  initialDelayMs: [0, 3_600_000],
+} as const;
+
+/** `250 ms`, `60 s`, `1 h`: a bound as the problems name it. */
+function showMs(ms: number): string {
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms >= 1_000 && ms % 1_000 === 0) return `${ms / 1_000} s`;
+  return `${ms} ms`;
+}
+
+/**
  * The probes of one instance: those of the rules folder whose scope it is in, adjusted by its own
  * `user.reflex.probe.*` keys, plus the probe its keys define alone (named `config`). Keys:
  * `user.reflex.probe=off` (no probe at all), `.exec` (a command run by `sh -c`), `.http` (a path or
@@ -182,12 +200,13 @@ export function probesOfConfig(config: Record<string, string>, probes: Probe[]):
   const key = (k: string) => config[`${probeConfigPrefix}.${k}`];
   if (['off', 'false', 'no', '0'].includes((config[probeConfigPrefix] ?? '').toLowerCase())) return { probes: [], problems: [] };
   const problems: string[] = [];
-  const duration = (k: string, min: number): number | undefined => {
+  const duration = (k: string, [min, max]: readonly [number, number]): number | undefined => {
     const text = key(k);
     if (text === undefined) return undefined;
     const ms = readDuration(text);
-    if (ms === undefined || ms < min) problems.push(`${probeConfigPrefix}.${k}: "${text}" is not a duration of at least ${min} ms`);
-    return ms === undefined || ms < min ? undefined : ms;
+    if (ms !== undefined && ms >= min && ms <= max) return ms;
+    problems.push(`${probeConfigPrefix}.${k}: "${text}" is not a duration from ${showMs(min)} to ${showMs(max)}`);
+    return undefined;
   };
   const count = (k: string): number | undefined => {
     const text = key(k);
@@ -197,9 +216,9 @@ export function probesOfConfig(config: Record<string, string>, probes: Probe[]):
     return Number.isInteger(n) && n >= 1 && n <= 1000 ? n : undefined;
   };
   const overrides = {
-    periodMs: duration('period', 100),
-    timeoutMs: duration('timeout', 1),
-    initialDelayMs: duration('initial-delay', 0),
+    periodMs: duration('period', instanceBounds.periodMs),
+    timeoutMs: duration('timeout', instanceBounds.timeoutMs),
+    initialDelayMs: duration('initial-delay', instanceBounds.initialDelayMs),
     failureThreshold: count('failure-threshold'),
     successThreshold: count('success-threshold'),
   };

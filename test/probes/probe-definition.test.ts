@@ -91,7 +91,7 @@ describe('a probe definition', () => {
     const bad = probesOfConfig({ 'user.reflex.probe.period': 'often', 'user.reflex.probe.failure-threshold': '0' }, [folder]);
     expect(bad.probes).toEqual([folder]);
     expect(bad.problems).toEqual([
-      'user.reflex.probe.period: "often" is not a duration of at least 100 ms',
+      'user.reflex.probe.period: "often" is not a duration from 250 ms to 1 h',
       'user.reflex.probe.failure-threshold: "0" is not a whole number from 1 to 1000',
     ]);
   });

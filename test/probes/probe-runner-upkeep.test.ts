@@ -1,57 +1,19 @@
-import { Queue } from 'bullmq';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { InstanceClient } from '../../src/client/client.js';
-import { parseTarget } from '../../src/client/target.js';
 import { EventArchive } from '../../src/events/event-archive.js';
 import { defineProbe, type Probe } from '../../src/probes/probe.js';
-import { ProbeRunner, type ProbeRunnerOptions } from '../../src/probes/probe-runner.js';
-import { redisFromUrl } from '../../src/redis/connect.js';
-import { keySpace } from '../../src/redis/key-space.js';
-import { Silences } from '../../src/silences/silences.js';
-import { startSimulator } from '../../src/simulator/simulator.js';
-import { redisUrl } from '../support/redis.js';
+import type { ProbeRunnerOptions } from '../../src/probes/probe-runner.js';
 import { cleanupsAfterEach } from '../support/stopped-after-each.js';
 import { until } from '../support/wait.js';
+import { probeRunnerBed } from './probe-runner-bed.js';
 
 describe('the probe runner’s upkeep', () => {
   const cleanups = cleanupsAfterEach();
 
-  /** A simulator with `names` Running, and a started runner with `probes` on it. */
-  async function runnerOn(names: string[], probes: Probe[], opts: Partial<ProbeRunnerOptions> = {}) {
-    const warnings: Record<string, unknown>[] = [];
-    const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line) as Record<string, unknown>) });
-    const sim = await startSimulator({ instances: 0 });
-    cleanups.push(() => sim.stop());
-    for (const name of names) sim.controls.addInstance({ name, status: 'Running' });
-    const target = `unix://${sim.socketPath}`;
-    const client = new InstanceClient(parseTarget(target));
-    cleanups.push(() => client.close());
-    const redis = redisFromUrl(redisUrl());
-    cleanups.push(async () => redis.disconnect());
-    const keys = keySpace(`probe-upkeep-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`);
-    const queue = new Queue(keys.eventsQueue, { connection: redisFromUrl(redisUrl()), prefix: keys.bullPrefix });
-    cleanups.push(() => queue.close());
-    const runner = new ProbeRunner({
-      targets: [{ id: target, client }],
-      redis,
-      keys,
-      eventsQueue: queue,
-      silences: new Silences(redis, keys.silences),
-      logger,
-      probes: () => probes,
-      ...opts,
-    });
-    await runner.start();
-    cleanups.push(() => runner.stop());
-    const probedInstances = async () =>
-      Object.values(await redis.hgetall(keys.probes.state)).map((raw) => (JSON.parse(raw) as { instance: string }).instance);
-    return { sim, client, redis, keys, runner, probedInstances, warnings };
-  }
+  const runnerOn = (names: string[], probes: Probe[], opts: Partial<ProbeRunnerOptions> = {}) => probeRunnerBed(cleanups, names, probes, opts);
 
   it('forgets the state of an instance that is gone once its last check is older than forgetAfterMs, and keeps the others’', async () => {
     const probe = defineProbe({ name: 'p', kind: 'exec', command: ['true'], periodMs: 100, timeoutMs: 5_000 });
-    const { client, probedInstances } = await runnerOn(['kept', 'gone'], [probe], { forgetAfterMs: 600 });
+    const { client, probedInstances } = await runnerOn(['kept', 'gone'], [probe], { forgetAfterMs: 600, listEveryMs: 250 });
     await until('both instances probed', async () => ((await probedInstances()).length === 2 ? true : undefined), 30_000);
     await (await client.changeState('gone', { action: 'stop', force: true })).wait({ timeoutMs: 20_000 });
     await (await client.deleteInstance('gone')).wait({ timeoutMs: 20_000 });
@@ -66,7 +28,7 @@ describe('the probe runner’s upkeep', () => {
       async () => ((await redis.zcard(keys.probes.roster)) === 0 ? true : undefined),
       30_000,
     );
-    await client.update('web1', (i) => ({ ...i, config: { ...i.config, 'user.reflex.probe.exec': 'true', 'user.reflex.probe.period': '200ms' } }));
+    await client.update('web1', (i) => ({ ...i, config: { ...i.config, 'user.reflex.probe.exec': 'true', 'user.reflex.probe.period': '250ms' } }));
     await until('web1 probed', async () => ((await probedInstances()).includes('web1') ? true : undefined), 30_000);
     expect(await redis.zcard(keys.probes.roster)).toBe(1);
   }, 90_000);
@@ -89,7 +51,7 @@ describe('the probe runner’s upkeep', () => {
     expect(await listingsAfterThreePasses()).toBe(2);
 
     // An operator opts web1 in: the daemon announces it, and the worker archives the announcement.
-    await client.update('web1', (i) => ({ ...i, config: { ...i.config, 'user.reflex.probe.exec': 'true', 'user.reflex.probe.period': '200ms' } }));
+    await client.update('web1', (i) => ({ ...i, config: { ...i.config, 'user.reflex.probe.exec': 'true', 'user.reflex.probe.period': '250ms' } }));
     const at = { target: `unix://${sim.socketPath}`, location: 'none', project: 'default', timestamp: new Date().toISOString(), synthetic: false };
     await new EventArchive({ redis, key: keys.archive }).append(
       { kind: 'lifecycle', id: 'web1-updated', ...at, action: 'instance-updated', source: '/1.0/instances/web1', instance: 'web1' },
