@@ -45,10 +45,11 @@ export async function resyncEvents(
   const readAt = new Date();
   const scope = opts.project ? client.withProject(opts.project) : client;
   const allProjects = !opts.project;
-  const [listed, trackedBefore, operations] = await Promise.all([
+  const [listed, trackedBefore, operations, uuidsBefore] = await Promise.all([
     scope.listInstances({ allProjects }),
     tracker.all(target),
     opts.operations ? scope.listOperations({ allProjects }).catch(() => [] as OperationObject[]) : [],
+    tracker.identities(target),
   ]);
   // An unreachable member's instances are listed as stubs whose status says nothing of the
   // instance: leave their tracked state as it was (the member.offline alert covers them), and
@@ -57,8 +58,19 @@ export async function resyncEvents(
     .filter((i) => !isUnreachableStub(i))
     .map((i) => (i.project === undefined && opts.project ? { ...i, project: opts.project } : i));
   const since = await tracker.watchedSince(target, readAt.getTime());
+  const keyOf = (i: (typeof instances)[number]) => `${i.project ?? 'default'}/${i.name}`;
+  const listedKeys = new Set(instances.map(keyOf));
+  // Renamed in the gap: not known under its name, and known under a name it had at the last read
+  // (its `volatile.uuid` then), a name the daemon no longer lists.
+  const renamedFrom = (t: Map<string, TrackedStatus>, i: (typeof instances)[number]) => {
+    const uuid = i.config?.['volatile.uuid'];
+    if (!uuid || t.has(keyOf(i))) return undefined;
+    for (const [key, was] of uuidsBefore) if (was === uuid && !listedKeys.has(key) && t.has(key)) return key;
+    return undefined;
+  };
+  const knownOf = (t: Map<string, TrackedStatus>, i: (typeof instances)[number]) => t.get(keyOf(i)) ?? t.get(renamedFrom(t, i) ?? '');
   const differs = (t: Map<string, TrackedStatus>, i: (typeof instances)[number]) => {
-    const known = t.get(`${i.project ?? 'default'}/${i.name}`);
+    const known = knownOf(t, i);
     return known?.status !== i.status_code || startedUnseen(known, i, since) !== undefined;
   };
   let candidates = instances.filter((i) => differs(trackedBefore, i));
@@ -75,11 +87,17 @@ export async function resyncEvents(
     const lastStart = lastUsedAt ? Date.parse(lastUsedAt) : Number.NaN;
     return stop !== undefined && !(lastStart > stop);
   };
-  const out: CanonicalEvent[] = operations.flatMap((op) => stateChangeEvent(op, target, opts.project));
+  const timestamp = readAt.toISOString();
+  // A rename first: the processor carries what is known of the old name (an operator's stop) to the
+  // new one, as it does for the stream's event of it, before anything else of the new name.
+  const out: CanonicalEvent[] = instances.flatMap((inst) => {
+    const from = renamedFrom(tracked, inst);
+    return from ? [renameEvent(target, inst, from.slice(from.indexOf('/') + 1), timestamp)] : [];
+  });
+  out.push(...operations.flatMap((op) => stateChangeEvent(op, target, opts.project)));
   for (const inst of candidates) {
     const project = inst.project ?? 'default';
-    const known = tracked.get(`${project}/${inst.name}`);
-    const timestamp = readAt.toISOString();
+    const known = knownOf(tracked, inst);
     const unseen = startedUnseen(known, inst, since);
     out.push({
       kind: 'instance.status',
@@ -96,7 +114,34 @@ export async function resyncEvents(
       intent: resyncIntent(inst.status_code, requested(`${project}/${inst.name}`, inst.last_used_at)),
     });
   }
+  await tracker.recordIdentities(
+    target,
+    new Map(instances.flatMap((i) => (i.config?.['volatile.uuid'] ? [[keyOf(i), i.config['volatile.uuid']] as const] : []))),
+  );
   return out;
+}
+
+/** A rename the stream's gap hid, as the synthetic event of it (the daemon's `instance-renamed`). */
+function renameEvent(
+  target: string,
+  inst: { name: string; project?: string; location?: string },
+  oldName: string,
+  timestamp: string,
+): CanonicalEvent {
+  const project = inst.project ?? 'default';
+  return {
+    kind: 'lifecycle',
+    id: createHash('sha256').update(`${target}|resync-rename|${project}/${oldName}|${inst.name}|${timestamp}`).digest('hex').slice(0, 32),
+    target,
+    location: inst.location ?? 'none',
+    project,
+    timestamp,
+    synthetic: true,
+    action: 'instance-renamed',
+    source: `/1.0/instances/${encodeURIComponent(inst.name)}${project !== 'default' ? `?project=${encodeURIComponent(project)}` : ''}`,
+    instance: inst.name,
+    context: { old_name: oldName },
+  };
 }
 
 /** A listed state-change operation on an instance as the synthetic event of its latest state. */

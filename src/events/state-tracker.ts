@@ -148,6 +148,19 @@ export class StateTracker {
     return Number(since);
   }
 
+  /** The `volatile.uuid` of each instance (`project/name`) as the last resync read it. */
+  async identities(target: string): Promise<Map<string, string>> {
+    return new Map(Object.entries(await this.redis.hgetall(this.keys.identities(target))));
+  }
+
+  /** Replaces the identities kept for a target with those of a read of all its instances. */
+  async recordIdentities(target: string, uuids: Map<string, string>): Promise<void> {
+    const key = this.keys.identities(target);
+    const tx = this.redis.multi().del(key);
+    if (uuids.size) tx.hset(key, Object.fromEntries(uuids));
+    await tx.exec();
+  }
+
   /**
    * A rename: what was known of the instance under its old name is known under the new one (an
    * operator's stop stays the last word on it; a forged stop of it is then no news).

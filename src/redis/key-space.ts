@@ -86,6 +86,8 @@ export interface KeySpace {
   state(target: string): string;
   /** When Reflex first read a target's instances (ms): an instance it never saw that ran since ran unseen. */
   watchedSince(target: string): string;
+  /** Hash of the `volatile.uuid` of each instance of a target as its last resync read it: a rename lost in a gap is recognised by it. */
+  identities(target: string): string;
   /** Hash of the last seen status of each member of a clustered target (member → Online, Offline…). */
   members(target: string): string;
   /** Lease naming the one replica that writes a target's event stream into Redis. */
@@ -204,6 +206,7 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     archive: tag(prefix, 'archive'),
     state: (t) => `${target(t)}:state`,
     watchedSince: (t) => `${target(t)}:watched-since`,
+    identities: (t) => `${target(t)}:identities`,
     members: (t) => `${target(t)}:members`,
     lease: (t) => `${target(t)}:lease`,
     leaseFence: (t) => `${target(t)}:lease:fence`,

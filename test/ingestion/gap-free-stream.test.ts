@@ -6,6 +6,7 @@ import { redisUrl, reflexArgs } from '../support/redis.js';
 import { optIn, startIngestionBed, type IngestionBed } from './support/ingestion-bed.js';
 import { settled } from '../support/settled.js';
 import { until } from '../support/wait.js';
+import { simApi } from '../support/sim-api.js';
 
 /**
  * Fault injection on the simulator: whatever happens to the event stream, every real state change
@@ -213,6 +214,38 @@ describe('a gap-free event stream', () => {
     // One decision, on the stop the resync found (an operator's: no start); none on the listed operation.
     expect(audit.filter((r) => r.type === 'decision').map((r) => r.summary)).toEqual([expect.stringMatching(/^skipped: intent is requested/)]);
     expect(b.sim.controls.calls('asked', 'start')).toBe(0);
+  });
+
+  it("carries an operator's stop to the instance's new name when the rename was lost in a gap (known by its volatile.uuid): a forged shutdown of the new name starts nothing", async () => {
+    bed = await startIngestionBed({ proxy: true });
+    const b = bed;
+    b.sim.controls.addInstance({ name: 'before', config: optIn });
+    await connected(b);
+    await b.reflex.resync();
+    await act(b, 'before', 'stop');
+    expect(await b.waitTrail('before', 1)).toEqual(['103→102 requested']);
+    b.proxy!.refuse(true);
+    b.proxy!.cut();
+    expect(await simApi(b.sim, 'POST', '/1.0/instances/before', { name: 'after' })).toBe(202);
+    await until('the rename done', () => b.sim.controls.statusCode('after') === 102, 5_000);
+    b.proxy!.refuse(false);
+    const audit = new AuditLog(b.redis, b.keys.audit);
+    const renamed = await until('the rename found by the resync', async () =>
+      (await audit.read({ instance: 'after' })).find((r) => r.type === 'event' && /instance-renamed/.test(r.summary)),
+    );
+    expect(renamed.summary).toBe('instance-renamed /1.0/instances/after (from before) (seen by resync)');
+    // A shutdown of the new name with no requestor (a crash's shape): the operator's stop is its last word.
+    b.sim.controls.injectFrame({
+      type: 'lifecycle',
+      project: 'default',
+      metadata: { action: 'instance-shutdown', source: '/1.0/instances/after', name: 'after', project: 'default', context: {} },
+    });
+    await until('the forged shutdown audited', async () =>
+      (await audit.read({ instance: 'after' })).some((r) => r.type === 'event' && /shutdown|102/.test(r.summary) && r !== renamed),
+    );
+    await settled(redisUrl(), b.prefix);
+    expect(b.sim.controls.calls('after', 'start'), 'the operator stopped it: no start').toBe(0);
+    expect(b.sim.controls.statusCode('after')).toBe(102);
   });
 
   it('catches up after the server restarts with a stop during the downtime, and alerts instead of guessing', async () => {

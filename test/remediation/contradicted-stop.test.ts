@@ -1,4 +1,3 @@
-import { request } from 'node:http';
 import { Queue } from 'bullmq';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -26,6 +25,7 @@ import { bundledRules, optIn, quickSimTimings, startStack, type Stack } from '..
 import { settled } from '../support/settled.js';
 import { until } from '../support/wait.js';
 import { show } from './trail.js';
+import { simApi } from '../support/sim-api.js';
 
 /**
  * Issue 39, item 2 on the simulator: a stop counts as a crash (crash-loop budget, crash alert,
@@ -186,17 +186,6 @@ describe('a stop the daemon contradicts is never spent (simulator, bundled rules
 });
 
 /** A call to the simulator's API as an operator's client makes it; answers the HTTP status. */
-function simApi(sim: RunningSimulator, method: string, path: string, body: unknown): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request({ socketPath: sim.socketPath, path, method, headers: { 'content-type': 'application/json' } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
-
 /** Whether an archived event is an instance-shutdown of `name`. */
 const isShutdownOf =
   (name: string) =>

@@ -84,7 +84,10 @@ export function describeEvent(e: CanonicalEvent): string {
   if (e.kind === 'instance.status') {
     return `${e.instance}: ${e.from ?? '?'} → ${e.to} (${e.intent}${e.action ? `, ${e.action}` : ''}${e.synthetic ? ', seen by resync' : ''})`;
   }
-  if (e.kind === 'lifecycle') return `${e.action} ${e.source}`;
+  if (e.kind === 'lifecycle') {
+    const from = e.action === 'instance-renamed' && typeof e.context?.old_name === 'string' ? ` (from ${e.context.old_name})` : '';
+    return `${e.action} ${e.source}${from}${e.synthetic ? ' (seen by resync)' : ''}`;
+  }
   if (e.kind === 'rule.event')
     return `${e.instance}: follow-up event ${e.name} from rule ${e.rule} (hop ${e.chain.length}, after incident ${e.causedBy})`;
   if (e.kind === 'alert')
