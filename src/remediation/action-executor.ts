@@ -149,7 +149,11 @@ export class ActionExecutor {
     const client = this.deps.client(job.target).withProject(job.project);
     const action = this.actions().get(job.action);
     const resumed = await resumeLeftOperation(this.deps, job, jobId, client, trail);
-    if (resumed) return this.finish(ref, jobId, resumed);
+    if (resumed) {
+      // The earlier run acted and died before all of its success was recorded: an earlier give-up's alert ends now.
+      if (held && resumed.result === 'done' && !job.dryRun) await this.actionSucceeded(job, resumed);
+      return this.finish(ref, jobId, resumed);
+    }
     let observed: ActionContext['observed'];
     if (held) {
       // The re-check's reads, storm control and the listing of the server's operations are

@@ -24,6 +24,8 @@ import { crashEvent } from '../support/crash-event.js';
 import { fileSimulator } from '../support/file-simulator.js';
 import { clockPast, until } from '../support/wait.js';
 import { crashThroughStopHook } from '../support/sim-crash.js';
+import { actionFailedKind, Alerts, openAlertsIn } from '../../src/alerts/alerts.js';
+import { recordJobEnd } from '../../src/remediation/act/inflight.js';
 
 const restartOnCrash = defineRule({
   name: 'restart-on-crash',
@@ -355,6 +357,26 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
       expect(forgetful.controls.statusCode('ended')).toBe(102);
       const outcomes = (await new AuditLog(redis, keys.audit).read({ instance: 'ended' })).filter((r) => r.type === 'outcome');
       expect(outcomes.map((r) => r.resumed === true)).toEqual([false, true]);
+    });
+
+    it('ends an earlier give-up alert when the run that acted died before saying so: the next run of the job resolves it', async () => {
+      const keys = keySpace(uniquePrefix('act'));
+      const audit = new AuditLog(redis, keys.audit);
+      const alerts = new Alerts({ audit, open: openAlertsIn(redis, keys.openAlerts) });
+      const { executor, close } = testExecutor(redis, keys, client, [restartOnCrash], { alerts });
+      cleanups.push(close);
+      sim.controls.addInstance({ name: 'gave-up-1', config: { 'user.reflex.autorestart': 'true' } });
+      const queued = job('gave-up-1');
+      const ref = { target: queued.target, project: queued.project, instance: queued.instance };
+      await alerts.raise({ kind: actionFailedKind, severity: 'critical', ...ref, summary: 'start gave up', correlationId: 'gave-up' });
+      // The run acted and recorded its end, then died before the alert's end and the queue's.
+      await recordJobEnd(redis, keys, 'acted-1', { result: 'done', summary: 'started web-1' });
+      expect(await executor.execute(queued, 'acted-1', 1, 3)).toMatchObject({ result: 'done' });
+      const records = (await audit.read({ instance: 'gave-up-1' })).filter((r) => r.type === 'alert');
+      expect(records.map((r) => r.summary)).toEqual([
+        'start gave up',
+        expect.stringMatching(/^action\.failed resolved: a later start on gave-up-1 succeeded/),
+      ]);
     });
   });
 });

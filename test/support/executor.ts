@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { duplicateConnection, type RedisConnection } from '../../src/redis/connect.js';
 import { pino } from 'pino';
+import type { Alerts } from '../../src/alerts/alerts.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { InstanceClient } from '../../src/client/client.js';
 import { OwnOperations } from '../../src/events/own-operations.js';
@@ -20,6 +21,7 @@ export function testExecutor(
   keys: KeySpace,
   client: InstanceClient,
   rules: Rule[] = [],
+  parts: { alerts?: Alerts } = {},
 ): { executor: ActionExecutor; close: () => Promise<void> } {
   const queue = new Queue(keys.actionsQueue, { connection: duplicateConnection(redis), prefix: keys.bullPrefix });
   const tracker = new StateTracker(redis, keys);
@@ -44,6 +46,7 @@ export function testExecutor(
     keys,
     redis,
     logger: pino({ level: 'silent' }),
+    ...(parts.alerts ? { alerts: parts.alerts } : {}),
   });
   return { executor, close: async () => void (await queue.close()) };
 }
