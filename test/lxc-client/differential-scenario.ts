@@ -1,3 +1,5 @@
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { LxcResult } from '../support/lxc-cli.js';
 import { normaliseOutput } from './normalise.js';
 import type { SimRemote } from './sim-remote.js';
@@ -22,6 +24,10 @@ export interface ScenarioStep {
   keepLines?: (line: string, names: Names) => boolean;
   /** Further normalisation of this step's output, for what depends on the rest of the host. */
   transform?: (text: string) => string;
+  /** What the client reads on stdin (`file edit` takes the new content there). Default: nothing. */
+  input?: string;
+  /** The step writes to the local directory `{local}`: its files and their contents are compared too. */
+  localTree?: boolean;
 }
 
 /** The client binary a differential suite drives. */
@@ -70,6 +76,30 @@ const shellCases: string[][] = [
   ['--', 'cat', '/etc/hostname'],
   ['--', 'sh', '-c', 'exit 42'],
 ];
+
+/**
+ * File transfer as lxc 5.0.2 does it: the client sends the instance's path without its leading
+ * slash (`path=etc/passwd`), which the daemon resolves from `/` (issue #41 item 1). `{local}` is a
+ * directory of the run's own on the host. The `incus` client goes over SFTP instead (not served).
+ */
+const fileSteps: ScenarioStep[] = [
+  { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'mkdir -p /tmp/d/sub; echo one > /tmp/d/a; echo two > /tmp/d/sub/b'] },
+  { args: ['file', 'pull', 'R:{n}/etc/passwd', '-'] },
+  { args: ['file', 'pull', 'R:{n}/tmp/d/a', '{local}/a'], localTree: true },
+  { args: ['file', 'pull', '-r', 'R:{n}/tmp/d', '{local}'], localTree: true },
+  { args: ['file', 'pull', 'R:{n}/tmp/nosuch', '-'] },
+  { args: ['file', 'push', '{local}/a', 'R:{n}/tmp/d/c'] },
+  { args: ['file', 'pull', 'R:{n}/tmp/d/c', '-'] },
+  { args: ['file', 'push', '{local}/a', 'R:{n}/tmp/nodir/x'] },
+  { args: ['file', 'push', '-p', '{local}/a', 'R:{n}/tmp/p1/p2/x'] },
+  { args: ['exec', 'R:{n}', '--', 'stat', '-c', '%a %n', '/tmp/p1', '/tmp/p1/p2', '/tmp/p1/p2/x'] },
+  { args: ['file', 'edit', 'R:{n}/tmp/d/a'], input: 'edited\n' },
+  { args: ['exec', 'R:{n}', '--', 'cat', '/tmp/d/a'] },
+  { args: ['file', 'delete', 'R:{n}/tmp/d/c'] },
+  { args: ['file', 'pull', 'R:{n}/tmp/d/c', '-'] },
+  { args: ['file', 'delete', 'R:{n}/tmp/d'] },
+  { args: ['file', 'delete', 'R:{n}/tmp/nosuch'] },
+].map((step): ScenarioStep => ({ ...step, only: 'lxc' }));
 
 /** The body of a `POST /1.0/instances` from the test image, with config. */
 const createBody = (name: string, config: Record<string, string> = {}): string =>
@@ -121,6 +151,7 @@ export const scenario: ScenarioStep[] = [
   { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'echo out; echo err >&2; exit 0'] },
   // Issue #28 finding 1: exec runs a real shell (variables, pipes, redirection, loops, tests, cwd, stdin).
   ...shellCases.map((sh): ScenarioStep => ({ args: ['exec', 'R:{n}', ...sh], only: 'incus' })),
+  ...fileSteps,
   // Finding 2: a file pushed, read back by exec and pulled, deleted. Through `query` on the files API:
   // `incus file push/pull/delete` go over SFTP (GET /1.0/instances/NAME/sftp, an upgraded connection)
   // that the simulator does not serve (it answers 404, the client says "Error: not found").
@@ -218,11 +249,22 @@ export function stepsFor(client: Client): (ScenarioStep & { args: string[] })[] 
     .map((step) => ({ ...step, args: client === 'incus' && step.incus ? step.incus : step.args }));
 }
 
-/** The arguments of a step for one remote and run. */
-export function argsFor(step: ScenarioStep, remote: string, names: Names): string[] {
+/** The arguments of a step for one remote and run; `local` is the side's own directory on the host. */
+export function argsFor(step: ScenarioStep, remote: string, names: Names, local = ''): string[] {
   return step.args.map((a) =>
-    a.replaceAll('R:', `${remote}:`).replaceAll('{copy}', names.copy).replaceAll('{launched}', names.launched).replaceAll('{n}', names.n),
+    a
+      .replaceAll('R:', `${remote}:`)
+      .replaceAll('{copy}', names.copy)
+      .replaceAll('{launched}', names.launched)
+      .replaceAll('{n}', names.n)
+      .replaceAll('{local}', local),
   );
+}
+
+/** The files under `dir` (relative paths, sorted) with their contents, as text to compare. */
+function treeOf(dir: string): string {
+  const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => statSync(join(dir, f)).isFile()).sort();
+  return files.map((f) => `--- {local}/${f}\n${readFileSync(join(dir, f), 'utf8')}`).join('');
 }
 
 /** Display form of a step, for test names. */
@@ -246,8 +288,13 @@ export async function runDifferential(t: SimRemote, steps: ScenarioStep[], names
     ['local', 'real'],
     ['sim', 'sim'],
   ] as const) {
+    const local = join(t.lxc.confDir, `local-${side}`);
+    mkdirSync(local);
     for (const [i, step] of steps.entries()) {
-      let res = await t.lxc.run(argsFor(step, remote, names), { timeoutMs: 60_000 });
+      const args = argsFor(step, remote, names, local);
+      let res = await t.lxc.run(args, { timeoutMs: 60_000, input: step.input });
+      if (step.localTree) res = { ...res, stdout: `${res.stdout}${treeOf(local)}` };
+      res = { ...res, stdout: res.stdout.replaceAll(local, '{local}'), stderr: res.stderr.replaceAll(local, '{local}') };
       // The real daemons can lose part or all of an exec's output (LXD 5.0.2's race,
       // canonical/lxd#11890; CI runs saw Incus 6.0 print nothing for a command that prints two
       // lines, and drop a shell's "not found" line while the client's own error line came through).
@@ -257,7 +304,7 @@ export async function runDifferential(t: SimRemote, steps: ScenarioStep[], names
       if (side === 'real' && step.args[0] === 'exec') {
         const printed = (r: LxcResult) => r.stdout.length + r.stderr.length;
         for (let runs = 1; runs < 3; runs++) {
-          const next = await t.lxc.run(argsFor(step, remote, names), { timeoutMs: 60_000 });
+          const next = await t.lxc.run(args, { timeoutMs: 60_000 });
           const agree = next.code === res.code && next.stdout === res.stdout && next.stderr === res.stderr;
           if (printed(next) > printed(res)) res = next;
           if (agree) break;

@@ -78,6 +78,35 @@ describe('the files of a simulated instance', () => {
     expect((await call('GET', file('deb', '/etc/os-release'))).text).toContain('ID=debian');
   });
 
+  it('a path without its leading slash is taken from / (what lxc 5.0.2 sends for file pull, pull -r, delete and edit)', async () => {
+    const s = await start();
+    s.controls.addInstance({ name: 'c1', status: 'Running' });
+    expect((await call('POST', file('c1', 'tmp/d/../rel'), { body: 'r\n' })).status).toBe(200);
+    expect((await call('GET', file('c1', 'tmp/rel'))).text).toBe('r\n');
+    expect(JSON.parse((await call('GET', file('c1', 'tmp'))).text).metadata).toContain('rel');
+    expect((await call('DELETE', file('c1', 'tmp/rel'))).status).toBe(200);
+    expect((await call('GET', file('c1', '/tmp/rel'))).status).toBe(404);
+    expect((await call('GET', file('c1', 'relative'))).status).toBe(404);
+  });
+
+  it.each(['earlier', 'later'] as const)(
+    "%s: deleting a directory that is not empty, or /, is refused in the sftp server's words (500)",
+    async (revision) => {
+      const s = await start(revision);
+      s.controls.addInstance({ name: 'c1', status: 'Running' });
+      await call('POST', file('c1', '/tmp/d'), { headers: { 'X-LXD-type': 'directory' } });
+      await call('POST', file('c1', '/tmp/d/a'), { body: 'a' });
+      for (const [path, error] of [
+        ['tmp/d', 'sftp: "remove /tmp/d: directory not empty" (SSH_FX_FAILURE)'],
+        ['/', 'sftp: "remove /: device or resource busy" (SSH_FX_FAILURE)'],
+      ]) {
+        const res = await call('DELETE', file('c1', path!));
+        expect(res.status).toBe(500);
+        expect(JSON.parse(res.text)).toMatchObject({ error_code: 500, error });
+      }
+    },
+  );
+
   it('an unknown instance is 404 "Instance not found"', async () => {
     await start();
     const res = await call('GET', file('nope', '/etc/passwd'));

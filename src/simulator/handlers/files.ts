@@ -11,9 +11,10 @@ import { familiesFor, instanceOf, type InstanceFamily } from './common.js';
  * sync envelope listing its names, a symlink as its target; every answer carries the entry's
  * `X-LXD-Uid`, `-Gid`, `-Mode` (four octal digits, permission bits only), `-Type` and `-Modified` (`X-Incus-*` in the
  * later revision). A push takes `X-LXD-type` (file, directory, symlink), `-uid`, `-gid`, `-mode`
- * and `-write` (overwrite, append); Incus also reads `X-Incus-*`. Anything missing (the path, its
- * parent, a relative path) is 404 "Not Found"; no `path` is 400 "Missing path argument". The
- * instance may be stopped: the daemon reaches its root filesystem all the same.
+ * and `-write` (overwrite, append); Incus also reads `X-Incus-*`. A path without its leading slash
+ * is resolved from `/` (the lxc 5.0.2 client sends `etc/hostname` for `lxc file pull c1/etc/hostname`).
+ * Anything missing (the path, its parent) is 404 "Not Found"; no `path` is 400 "Missing path
+ * argument". The instance may be stopped: the daemon reaches its root filesystem all the same.
  */
 export function registerFiles(router: Router, revision: 'earlier' | 'later'): void {
   for (const family of familiesFor(revision)) {
@@ -30,8 +31,7 @@ const notFound = (): SimHttpError => new SimHttpError(404, 'Not Found');
 function pathOf(req: SimRequest): string {
   const path = req.info.query.get('path');
   if (path === null || path === '') throw new SimHttpError(400, 'Missing path argument');
-  if (!path.startsWith('/')) throw notFound();
-  // Trailing slashes and `.`/`..` segments name the same entry, as on a real filesystem.
+  // A relative path is taken from `/`, the daemons' sftp server's working directory. Trailing slashes and `.`/`..` segments name the same entry, as on a real filesystem.
   const parts: string[] = [];
   for (const p of path.split('/')) {
     if (p === '' || p === '.') continue;
@@ -128,8 +128,11 @@ async function remove(req: SimRequest, family: InstanceFamily): Promise<SimRespo
   const path = pathOf(req);
   const fs = await req.ctx.guests.fs(inst);
   const entry = await fs.entry(path);
-  if (!entry || path === '/') throw notFound();
-  if (entry.type === 'directory' && (await fs.list(path)).length > 0) throw new SimHttpError(400, 'directory not empty');
+  if (!entry) throw notFound();
+  // The daemons' sftp server refuses these with its own words (500 on LXD 5.0.2 and Incus 6.0.4).
+  if (path === '/') throw new SimHttpError(500, 'sftp: "remove /: device or resource busy" (SSH_FX_FAILURE)');
+  if (entry.type === 'directory' && (await fs.list(path)).length > 0)
+    throw new SimHttpError(500, `sftp: "remove ${path}: directory not empty" (SSH_FX_FAILURE)`);
   await fs.remove(path);
   req.ctx.lifecycle.emit(inst, 'instance-file-deleted', { context: { path } });
   return sync({});
