@@ -120,7 +120,11 @@ export interface OwnOperation {
   endedAt?: number;
 }
 
-/** Lifecycle actions each of Reflex's own actions makes the daemon send with a requestor. */
+/**
+ * Lifecycle actions each of Reflex's own actions makes the daemon send with a requestor: an
+ * operation explains only these, so an operation of another kind (an exec) never makes someone
+ * else's stop or start look like Reflex's, however close in time. An action not listed explains none.
+ */
 const echoes: Record<string, string[]> = {
   start: ['instance-started', 'instance-resumed'],
   stop: ['instance-stopped', 'instance-shutdown'],
@@ -129,6 +133,7 @@ const echoes: Record<string, string[]> = {
   unfreeze: ['instance-resumed'],
   snapshot: ['instance-paused', 'instance-resumed'],
   restore: ['instance-started', 'instance-shutdown', 'instance-stopped'],
+  exec: ['instance-exec'],
 };
 
 /** Slack around an operation's daemon-time window: lifecycle events are stamped by other goroutines. */
@@ -169,7 +174,7 @@ export function causedBy(op: OwnOperation, event: { intent: Intent; action?: str
   // operator's, even inside the slack of our operation's window.
   if (op.action === 'start' && op.state === 'failed' && op.endedAt !== undefined && event.action === 'instance-started') return false;
   const kinds = echoes[op.action];
-  if (kinds && event.action && !kinds.includes(event.action)) return false;
+  if (!kinds || (event.action && !kinds.includes(event.action))) return false;
   if (op.createdAt === undefined) {
     // The reply with the operation's id is not in yet: a window of the local send time.
     return op.state === 'sending' && at >= op.sentAt - 2_000 && at <= op.sentAt + 30_000;

@@ -18,14 +18,14 @@ const probeConfig = {
   'user.reflex.probe.failure-threshold': '2',
   'user.reflex.probe.timeout': '5s',
 };
-const rules = (command: string) =>
+const rules = (command: string, then = '') =>
   writeRules({
     'heal.ts': `import { defineRule } from 'reflex-lxd';
 export default defineRule({
   name: 'heal-service',
   on: { kind: 'instance.health', health: ['unhealthy'] },
   crashLoop: { maxRestarts: 20, windowMs: 600_000, initialBackoffMs: 0 },
-  actions: [{ action: 'exec', params: { command: ['sh', '-c', ${JSON.stringify(command)}], timeout: '10s' } }],
+  actions: [{ action: 'exec', params: { command: ['sh', '-c', ${JSON.stringify(command)}], timeout: '30s' } }${then}],
 });
 `,
   });
@@ -82,6 +82,39 @@ await describeEachBed('health probes on a real daemon', (bed) => {
       // The stop was decided on (the bundled rules are not loaded: nothing listens to it) and the instance stays stopped.
       expect((await bed.status(name)).status_code, show(trail)).toBe(STATUS_STOPPED);
       expect(trail.filter((r) => r.type === 'call' && /\/state/.test(String(r.summary)))).toEqual([]);
+    } finally {
+      await run.stop();
+      await bed.remove(name);
+    }
+  }, 300_000);
+
+  it("an operator's stop while Reflex's exec runs is the operator's: the rule's next action (a restart) is not sent", async () => {
+    const prefix = uniquePrefix('probe-stop-exec');
+    const name = `${TEST_INSTANCE_PREFIX}${randomBytes(4).toString('hex')}`;
+    await bed.launch({ name, config: probeConfig });
+    // The race widened: Reflex's exec runs 20 s, and the operator stops the instance in the middle of it.
+    const run = startReflexOn(bed, redisUrl(), prefix, { args: ['--rules', rules('sleep 20', ", { action: 'restart' }"), '--no-typecheck'] });
+    try {
+      await run.waitForLog('reflex running');
+      await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'call' && /\/exec/.test(String(r.summary))), 90_000);
+      await bed.cli(['stop', name, '--force']);
+      const trail = await waitForAudit(
+        redisUrl(),
+        prefix,
+        name,
+        (rs) => rs.some((r) => r.type === 'event' && /→ 102 \(/.test(String(r.summary))) && rs.some((r) => r.type === 'outcome'),
+        60_000,
+      );
+      // Long enough for the restart to be sent had the stop been taken for Reflex's own.
+      await new Promise((r) => setTimeout(r, 5_000));
+      const after = await waitForAudit(redisUrl(), prefix, name, () => true);
+      const stop = after.find((r) => r.type === 'event' && /→ 102 \(/.test(String(r.summary)))!;
+      expect(String(stop.summary), show(after)).toMatch(/→ 102 \(requested/);
+      expect(
+        after.filter((r) => r.type === 'call' && /\/state/.test(String(r.summary))),
+        show(after),
+      ).toEqual([]);
+      expect((await bed.status(name)).status_code, show(trail)).toBe(STATUS_STOPPED);
     } finally {
       await run.stop();
       await bed.remove(name);
