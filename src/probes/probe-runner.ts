@@ -218,20 +218,24 @@ export class ProbeRunner {
       this.opts.logger.warn({ err }, 'probes: could not list instances or silences; probes wait for the next pass');
       return;
     }
+    const overdue = await this.overdue().catch(() => new Set<string>());
     const now = Date.now();
     this.backlog = false;
     for (const p of this.planned) {
       if (this.stopped) break;
       if (this.running.has(p.id) || this.owner.ownerOf(p.id) !== this.member) continue;
       const slot = slotOf(p.id, p.probe.periodMs, now);
-      const last = this.lastSlot.get(p.id);
+      // A probe taken over whose last check is a period old or more is checked now, in its current
+      // slot: its replica died before checking it (the claim still keeps it to one check a period).
+      const last = this.lastSlot.get(p.id) ?? (overdue.has(p.id) ? slot - 1 : undefined);
       if (this.running.size >= this.concurrency) {
         if (last === undefined || last >= slot) continue;
         this.backlog = true;
         break;
       }
-      // A probe first seen (a start, a new instance, one taken over) waits for its own slot: a
-      // replica that starts spreads its checks over the period instead of sending them all at once.
+      // A probe first seen and not overdue (a start, a new instance, one taken over from a replica
+      // that left in time) waits for its own slot: a replica that starts spreads its checks over the
+      // period instead of sending them all at once.
       if (last === undefined) this.lastSlot.set(p.id, slot);
       if (last === undefined || last >= slot) continue;
       this.lastSlot.set(p.id, slot);
@@ -245,6 +249,23 @@ export class ProbeRunner {
       this.checks.add(check);
     }
     this.updateGauge();
+  }
+
+  /**
+   * The probes this replica owns and sees for the first time (a start, a new instance, one taken
+   * over) whose last check, by whichever replica, is a period old or more: one read of their states.
+   */
+  private async overdue(): Promise<Set<string>> {
+    const first = this.planned.filter((p) => !this.lastSlot.has(p.id) && !this.running.has(p.id) && this.owner.ownerOf(p.id) === this.member);
+    if (first.length === 0) return new Set();
+    const raws = await this.opts.redis.hmget(this.opts.keys.probes.state, ...first.map((p) => p.id));
+    const now = Date.now();
+    const due = new Set<string>();
+    first.forEach((p, i) => {
+      const lastAt = raws[i] ? (JSON.parse(raws[i]!) as ProbeState).lastAt : undefined;
+      if (lastAt !== undefined && now - lastAt >= p.probe.periodMs) due.add(p.id);
+    });
+    return due;
   }
 
   /** The rules folder's enabled probes. */

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { defineProbe } from '../../src/probes/probe.js';
+import { ProbeOwner } from '../../src/probes/probe-owner.js';
+import type { ProbeRunner } from '../../src/probes/probe-runner.js';
+import type { ProbeState } from '../../src/probes/probe-state.js';
+import { cleanupsAfterEach } from '../support/stopped-after-each.js';
+import { sleep, until } from '../support/wait.js';
+import { probeRunnerBed } from './probe-runner-bed.js';
+
+/** A replica killed (SIGKILL): no more beats or passes, its roster entry left to run out. */
+function kill(runner: ProbeRunner): void {
+  const r = runner as unknown as { stopped: boolean; beatTimer?: NodeJS.Timeout; passTimer?: NodeJS.Timeout };
+  r.stopped = true;
+  clearInterval(r.beatTimer);
+  clearTimeout(r.passTimer);
+}
+
+/** The live members a replica's probes are spread over, as it last read the roster. */
+const membersOf = (runner: ProbeRunner) => (runner as unknown as { owner: { members: string[] } }).owner.members;
+
+describe('a takeover of a killed replica’s probes (issue #43 item 3)', () => {
+  const cleanups = cleanupsAfterEach();
+  const names = Array.from({ length: 14 }, (_, i) => `web${i}`);
+
+  it('checks each overdue probe on the survivor’s next pass after it drops the dead replica, not at its next slot', async () => {
+    const periodMs = 2_000;
+    const probe = defineProbe({ name: 'p', kind: 'exec', command: ['true'], periodMs, timeoutMs: 5_000 });
+    const bed = await probeRunnerBed(cleanups, names, [probe], { member: 'a', rosterTtlMs: 3_000, listEveryMs: 1_000 });
+    const b = await bed.replica({ member: 'b' });
+    /** Every check's start per probe, as its state records it (polled every 20 ms). */
+    const checks = new Map<string, number[]>();
+    let polling = true;
+    const poll = (async () => {
+      while (polling) {
+        for (const [id, raw] of Object.entries(await bed.redis.hgetall(bed.keys.probes.state))) {
+          const at = (JSON.parse(raw) as ProbeState).lastAt;
+          const seen = checks.get(id) ?? [];
+          if (at !== undefined && seen.at(-1) !== at) checks.set(id, [...seen, at]);
+        }
+        await sleep(20);
+      }
+    })();
+    cleanups.push(async () => {
+      polling = false;
+      await poll;
+    });
+    await until(
+      'every probe checked twice',
+      () => (checks.size === names.length && [...checks.values()].every((c) => c.length >= 2) ? true : undefined),
+      60_000,
+    );
+    const owner = new ProbeOwner();
+    owner.setMembers(['a', 'b']);
+    const ofA = [...checks.keys()].filter((id) => owner.ownerOf(id) === 'a');
+    expect(ofA.length).toBeGreaterThanOrEqual(3);
+
+    kill(bed.runner);
+    await until('b drops a from its roster', () => (membersOf(b).join() === 'b' ? true : undefined), 30_000);
+    const droppedAt = Date.now();
+    await until(
+      'each of a’s probes checked by b',
+      () => (ofA.every((id) => checks.get(id)!.some((at) => at >= droppedAt)) ? true : undefined),
+      30_000,
+    );
+    // a's heartbeat ran out at least 2 s after its last check: every one of its probes is a period
+    // overdue, and b's passes come every 500 ms (a quarter period).
+    const late = ofA
+      .map((id) => ({
+        id,
+        lastByA: checks
+          .get(id)!
+          .filter((at) => at < droppedAt)
+          .at(-1)!,
+        firstByB: checks.get(id)!.find((at) => at >= droppedAt)!,
+      }))
+      .filter((c) => c.firstByB - droppedAt > 500 + 400);
+    expect(late, `dropped at ${droppedAt}`).toEqual([]);
+  }, 120_000);
+});
