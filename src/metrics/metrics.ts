@@ -63,11 +63,12 @@ export class Metrics {
 
   /**
    * Instances by probe and health, as this replica last saw the probes it runs: counts, not one series
-   * per instance (which instance is unhealthy is in `reflex probes status` and the audit).
+   * per instance (which instance is unhealthy is in `reflex probes status` and the audit). An instance
+   * that is not Running is `unknown`: it is not probed.
    */
   readonly probeInstances = new Gauge({
     name: 'reflex_probe_instances',
-    help: 'Instances by health probe and health (healthy, unhealthy, unknown), counted over the probes this replica runs',
+    help: 'Instances by health probe and health (healthy, unhealthy, unknown: not Running counts as unknown), counted over the probes this replica runs',
     labelNames: ['probe', 'health'] as const,
     registers: [this.registry],
   });

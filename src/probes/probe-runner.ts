@@ -19,7 +19,7 @@ import { probesOfConfig, type Probe } from './probe.js';
 import { OwnOperations } from '../events/own-operations.js';
 import { addressOf, runCheck, type CheckResult } from './probe-check.js';
 import { ProbeOwner } from './probe-owner.js';
-import { afterRemediation, applyOutcome, freshState, type Health, type ProbeState } from './probe-state.js';
+import { afterRemediation, applyOutcome, freshState, notRunning, type Health, type ProbeState } from './probe-state.js';
 
 /** Options of {@link ProbeRunner}. */
 export interface ProbeRunnerOptions {
@@ -344,9 +344,35 @@ export class ProbeRunner {
       for (const id of [...this.lastSlot.keys()]) if (!ids.has(id)) this.lastSlot.delete(id);
       for (const id of [...this.known.keys()]) if (!ids.has(id)) this.known.delete(id);
       for (const id of [...this.unknownLogged.keys()]) if (!ids.has(id)) this.unknownLogged.delete(id);
+      await this.readHealth().catch((err: unknown) => this.opts.logger.warn({ err }, 'probes: could not read the probe states; the gauge waits'));
       if (complete) await this.prune(ids);
     })().finally(() => (this.listing = undefined));
     await this.listing;
+  }
+
+  /**
+   * The health of each probe this replica runs, as listed, for the gauge: what its state in Redis
+   * concluded of the instance's current run (so a replica that starts counts what its predecessor
+   * concluded), `unknown` when the instance is not Running. A stopped instance is not probed and its
+   * last run's conclusion says nothing of the next: its state is marked `unknown` too, with the
+   * status it was found in, so `reflex probes status` does not show it unhealthy for as long as it stays down.
+   */
+  private async readHealth(): Promise<void> {
+    const { redis, keys } = this.opts;
+    const owned = this.planned.filter((p) => this.owner.ownerOf(p.id) === this.member);
+    this.known.clear();
+    if (owned.length === 0) return;
+    const raws = await redis.hmget(keys.probes.state, ...owned.map((p) => p.id));
+    const down: [string, string][] = [];
+    owned.forEach((p, i) => {
+      const state = raws[i] ? (JSON.parse(raws[i]!) as ProbeState) : undefined;
+      const running = p.instance.status_code === StatusCode.Running;
+      const current = state && state.startedAt === (p.instance.last_used_at ?? '') ? state.health : 'unknown';
+      this.known.set(p.id, { probe: p.probe.name, health: running ? current : 'unknown' });
+      if (!running && state && (state.health !== 'unknown' || state.notRunning !== p.instance.status) && !this.running.has(p.id))
+        down.push([p.id, JSON.stringify(notRunning(state, p.instance.status))]);
+    });
+    if (down.length) await redis.hset(keys.probes.state, Object.fromEntries(down));
   }
 
   /**
@@ -420,7 +446,7 @@ export class ProbeRunner {
     if (current.health === 'unhealthy' && !current.remediated && (await this.ownActionSince(p.ref, current.changedAt ?? 0)))
       current = afterRemediation(current);
     const { state, transition } = applyOutcome(current, result.outcome, startedAt, p.probe);
-    const next = { ...state, instance: p.ref.instance, lastOutput: result.output, lastDurationMs: result.durationMs };
+    const next = { ...state, notRunning: undefined, instance: p.ref.instance, lastOutput: result.output, lastDurationMs: result.durationMs };
     if (transition) {
       // Decide twice, act once: a result across a restart, one of Reflex's own operations, an
       // operator's stop or a new silence is older than what it would report.
@@ -523,7 +549,8 @@ export class ProbeRunner {
     if (!gauge || Date.now() - this.gaugeAt < 1_000) return;
     this.gaugeAt = Date.now();
     gauge.reset();
-    for (const k of this.known.values()) gauge.inc({ probe: k.probe, health: k.health });
+    // Only the probes this replica runs now: a probe that moved is counted by its new owner.
+    for (const [id, k] of this.known) if (this.owner.ownerOf(id) === this.member) gauge.inc({ probe: k.probe, health: k.health });
   }
 }
 

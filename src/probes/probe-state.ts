@@ -43,11 +43,21 @@ export interface ProbeState {
    * under the crash-loop budget until quarantine, instead of being tried once.
    */
   remediated?: boolean;
+  /**
+   * The status a listing found the instance in when it was not Running (`Stopped`, `Frozen`,
+   * `Error`): it is not probed, and its health is `unknown` until a check of a run says otherwise.
+   */
+  notRunning?: string;
 }
 
 /** A fresh state for a run of an instance: nothing concluded yet. */
 export function freshState(startedAt: string, fingerprint: string): ProbeState {
   return { health: 'unknown', successes: 0, failures: 0, seq: 0, startedAt, fingerprint };
+}
+
+/** The state of an instance found not Running (`status`): nothing is concluded of it, streaks start over. */
+export function notRunning(state: ProbeState, status: string): ProbeState {
+  return { ...state, health: 'unknown', successes: 0, failures: 0, streakSince: undefined, remediated: false, notRunning: status };
 }
 
 /** A conclusion that changed: healthy ↔ unhealthy, unknown → unhealthy, or unhealthy again after a remediation. */

@@ -18,6 +18,8 @@ export interface ProbeStatus {
   lastOutcome?: string;
   lastOutput?: string;
   changedAt?: string;
+  /** The status the instance was last listed in when it was not Running (its health is then `unknown`). */
+  notRunning?: string;
 }
 
 /** Every probe state kept in Redis (one hash), sorted by target, project, identity and probe. */
@@ -47,6 +49,7 @@ export async function readProbeStatus(redis: RedisConnection, keys: KeySpace): P
       ...(s.lastOutcome ? { lastOutcome: s.lastOutcome } : {}),
       ...(s.lastOutput ? { lastOutput: s.lastOutput } : {}),
       ...(s.changedAt ? { changedAt: new Date(s.changedAt).toISOString() } : {}),
+      ...(s.notRunning ? { notRunning: s.notRunning } : {}),
     });
   }
   return rows.sort((a, b) => `${a.target}|${a.project}|${a.identity}|${a.probe}`.localeCompare(`${b.target}|${b.project}|${b.identity}|${b.probe}`));
