@@ -50,8 +50,8 @@ const configProbeName = 'config';
 /**
  * Loads a rules folder: each `.ts` file compiled and imported once ({@link importRuleFiles}), in
  * name order. A file's default export is a rule made with `defineRule`, or an array of rules,
- * schedules, probes, actions and notification settings. Actions (`defineAction`) and schedules
- * (`defineSchedule`) are collected from every export of every file, default or named; the actions
+ * schedules, probes, actions and notification settings. Actions (`defineAction`), schedules
+ * (`defineSchedule`) and probes (`defineProbe`) are collected from every export of every file, default or named; the actions
  * join the built-ins in the registry of this load. Then each rule's actions are checked against
  * that registry: an unknown name, or params their action's schema refuses, is an error with the
  * file and line of the offending param. A file that fails to compile, throws, or exports
@@ -90,14 +90,20 @@ export async function loadRulesFolder(dir: string): Promise<RulesFolder> {
     // A CommonJS-looking module may wrap its default once more: unwrap one level.
     let exported = mod.default;
     if (exported && typeof exported === 'object' && 'default' in exported && !isRule(exported)) exported = (exported as { default: unknown }).default;
-    // A file of actions alone (named exports) has nothing else to load.
-    if (exported === undefined && Object.values(mod).some((v) => isDefinedAction(v) || (Array.isArray(v) && v.some(isDefinedAction)))) continue;
+    // Probes, like actions and schedules, are taken from every export, default or named.
+    others.push(...exportedOf(mod, isProbe));
+    // A file of actions, schedules or probes alone (named exports) has nothing else to load.
+    const named = (v: unknown) => isDefinedAction(v) || isSchedule(v) || isProbe(v);
+    if (exported === undefined && Object.values(mod).some((v) => named(v) || (Array.isArray(v) && v.some(named)))) continue;
     const all = Array.isArray(exported) ? exported : [exported];
     const list = all.filter((v) => !isOtherDefinition(v) && !isDefinedAction(v));
-    others.push(...all.filter(isOtherDefinition));
+    others.push(...all.filter((v) => isOtherDefinition(v) && !isProbe(v)));
     if (list.length === 0 && all.length > 0) continue;
     if (list.length === 0 || !list.every(isRule)) {
-      errors.push({ file, message: 'default export is not a rule: export default defineRule({...}) (or an array of rules, schedules and actions)' });
+      errors.push({
+        file,
+        message: `${exported === undefined ? 'no default export' : 'default export is not a rule'}: export default defineRule({...}) (or an array of rules, schedules, probes and actions)`,
+      });
       continue;
     }
     candidates.push(...list.map((rule) => ({ file, rule })));
