@@ -97,10 +97,44 @@ export function startTargetReader(o: TargetReaderOptions): RunningTargetReader {
     metrics.resyncChanges.inc(changes.filter((e) => e.from !== undefined).length);
     if (changes.length) log.info({ changes: changes.length }, 'resync found changes');
   };
+  // A gap's resync that fails (Redis refuses writes, the daemon does not answer) is tried again, with
+  // back-off, on the open stream: what the stream brings meanwhile is held by the ingestor, where a
+  // reconnect to retry would open a gap of its own each time. One at a time; a gap found while one
+  // runs is covered by one more round after it.
+  let stopped = false;
+  let gapResync: Promise<void> | undefined;
+  let gapAgain = false;
+  const resyncGap = (): Promise<void> => {
+    if (gapResync) {
+      gapAgain = true;
+      return gapResync;
+    }
+    const run = async () => {
+      do {
+        gapAgain = false;
+        for (let attempt = 1, delay = 100; !stopped && held.isHeld; attempt++, delay = Math.min(delay * 2, 5_000)) {
+          try {
+            await resync('gap');
+            if (attempt > 1) log.info({ attempts: attempt }, 'resync after the gap done');
+            break;
+          } catch (err) {
+            const line = `resync after the gap failed; retrying in ${delay} ms (the stream stays open; what it brings is held)`;
+            if (attempt === 1) log.error({ err }, line);
+            else log.warn({ err: (err as Error).message, attempt }, line);
+            await sleep(delay, undefined, { ref: false });
+          }
+        }
+      } while (gapAgain && !stopped);
+    };
+    gapResync = run().finally(() => {
+      gapResync = undefined;
+    });
+    return gapResync;
+  };
   const sub = new EventSubscriber({
     endpoint: () => client.eventsEndpoint(['operation', 'lifecycle'], { allProjects: !t.project }),
     onFrame: (raw, at) => ingestor.pushFrame(raw, at),
-    onConnected: () => resync('gap'),
+    onConnected: resyncGap,
     logger: log,
     metrics,
     maxFrameBytes: settings.maxFrameBytes,
@@ -109,7 +143,7 @@ export function startTargetReader(o: TargetReaderOptions): RunningTargetReader {
   });
   held.on('acquired', () => {
     ingestor.activate();
-    if (sub.connected) resync('gap').catch((err) => log.warn({ err }, 'resync after taking over failed'));
+    if (sub.connected) void resyncGap();
   });
   held.on('lost', () => ingestor.standBy());
   metrics.leaseHolder.set({ target: t.id }, 0);
@@ -148,6 +182,7 @@ export function startTargetReader(o: TargetReaderOptions): RunningTargetReader {
     subscriber: sub,
     resync: () => resync(),
     async stop() {
+      stopped = true;
       clearInterval(timer);
       unwatch();
       await sub.stop();

@@ -7,6 +7,9 @@ import { optIn, startIngestionBed, type IngestionBed } from './support/ingestion
 import { settled } from '../support/settled.js';
 import { until } from '../support/wait.js';
 import { simApi } from '../support/sim-api.js';
+import { ownRedis } from '../support/own-redis.js';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
 
 /**
  * Fault injection on the simulator: whatever happens to the event stream, every real state change
@@ -246,6 +249,39 @@ describe('a gap-free event stream', () => {
     await settled(redisUrl(), b.prefix);
     expect(b.sim.controls.calls('after', 'start'), 'the operator stopped it: no start').toBe(0);
     expect(b.sim.controls.statusCode('after')).toBe(102);
+  });
+
+  it('keeps the stream open while Redis refuses the resync after a cut, and tries the resync again: the stop and start made meanwhile are both published', async () => {
+    const redis = await ownRedis();
+    const admin = new Redis(redis.url);
+    try {
+      const lines: string[] = [];
+      const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(String((JSON.parse(line) as { msg?: unknown }).msg)) });
+      bed = await startIngestionBed({ proxy: true, url: redis.url, logger });
+      const b = bed;
+      b.sim.controls.addInstance({ name: 'held' });
+      await connected(b);
+      await b.reflex.resync();
+      let connects = 0;
+      b.reflex.subscriber!.on('connected', () => connects++);
+      await admin.config('SET', 'maxmemory', '1');
+      b.proxy!.cut();
+      const failed = () => lines.filter((l) => /^resync after .* failed/.test(l)).length;
+      await until('the resync after the cut refused by Redis', () => failed() > 0, 10_000);
+      await act(b, 'held', 'stop');
+      await act(b, 'held', 'start');
+      const after = failed();
+      await until('the resync refused again after the stop and start', () => failed() > after, 10_000);
+      await admin.config('SET', 'maxmemory', '0');
+      expect(await b.waitTrail('held', 2, 20_000)).toEqual(['103→102 requested', '102→103 requested']);
+      expect(connects, 'one reconnect: the stream was not dropped to retry the resync').toBe(1);
+    } finally {
+      admin.disconnect();
+      await bed?.stop();
+      bed = undefined;
+      await redis.stop();
+      redis.remove();
+    }
   });
 
   it('catches up after the server restarts with a stop during the downtime, and alerts instead of guessing', async () => {

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { ReflexHandle } from '../../../src/app/start-reflex.js';
 import type { ConfigInput } from '../../../src/config/config.js';
 import { EventArchive } from '../../../src/events/event-archive.js';
@@ -23,7 +24,7 @@ export interface IngestionBed extends Stack {
 export const ingestionTimings = { stopHookMs: 100, startMs: 30, stopMs: 60 };
 
 export async function startIngestionBed(
-  opts: { sim?: Partial<SimulatorOptions>; proxy?: boolean; config?: Partial<ConfigInput>; url?: string } = {},
+  opts: { sim?: Partial<SimulatorOptions>; proxy?: boolean; config?: Partial<ConfigInput>; url?: string; logger?: Logger } = {},
 ): Promise<IngestionBed> {
   let proxy: EventProxy | undefined;
   const url = opts.url ?? redisUrl();
@@ -35,6 +36,7 @@ export async function startIngestionBed(
     reflexTimings: 'product',
     config: { resyncGraceMs: 300, leaseTtlMs: 1_000, ...opts.config },
     connected: false,
+    ...(opts.logger ? { logger: opts.logger } : {}),
   });
   const trail = async (name: string) => (await publishedStatus(stack, { instance: name })).map(transition);
   return {
