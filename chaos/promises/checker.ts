@@ -91,7 +91,9 @@ type Cause =
   | { at: number; kind: 'operator-stop' | 'operator-start' | 'create' | 'delete'; name: string }
   | { at: number; kind: 'opt-out' | 'opt-in'; name: string }
   | { at: number; kind: 'crash' | 'error' | 'heal'; name: string }
-  | { at: number; kind: 'reflex-start'; name: string; statusBefore: number };
+  | { at: number; kind: 'reflex-start'; name: string; statusBefore: number }
+  /** An operator's start the daemon refused (busy in a crash's stop hook): it changed nothing, but says what they want. */
+  | { at: number; kind: 'operator-start-refused'; name: string };
 
 const notRunning = (status: number) => status !== StatusCode.Running;
 
@@ -111,6 +113,7 @@ export function checkPromises(o: Observation): Violation[] {
       if (c.action === 'stop') push(c.uuid, { at: c.at, kind: 'operator-stop', name: c.name });
       else if (c.action === 'start' && c.result !== 'failure' && notRunning(c.statusBefore))
         push(c.uuid, { at: c.at, kind: 'operator-start', name: c.name });
+      else if (c.action === 'start' && c.result === 'failure') push(c.uuid, { at: c.at, kind: 'operator-start-refused', name: c.name });
       // An opt-out or opt-in is a config change: one the daemon refused (LXD 5.0.2 and Incus 6.0
       // refuse an update while a crash's stop hook runs) changed nothing Reflex or anyone can read.
       else if (c.action === 'update' && (step === 'opt-out' || step === 'opt-in') && c.result !== 'failure')
@@ -147,6 +150,7 @@ export function checkPromises(o: Observation): Violation[] {
     let consumed = false;
     // An incident on an instance opted out then is not Reflex's to heal, even if it opts in later.
     let optedInAtLast = true;
+    let wantsRunning = false;
     for (const c of causes) {
       if (c.kind === 'opt-out') {
         optedIn = false;
@@ -157,7 +161,14 @@ export function checkPromises(o: Observation): Violation[] {
         optedIn = true;
         continue;
       }
+      // A stop the operator took back with a start, both refused (a re-create sent into a crash's
+      // stop hook): their last word is that it runs, and a start of Reflex's for the crash undoes nothing.
+      if (c.kind === 'operator-start-refused') {
+        if (last?.kind === 'operator-stop') wantsRunning = true;
+        continue;
+      }
       if (c.kind !== 'reflex-start') {
+        wantsRunning = false;
         last = c;
         consumed = false;
         optedInAtLast = optedIn;
@@ -177,7 +188,7 @@ export function checkPromises(o: Observation): Violation[] {
                 detail: `${what} with no incident since ${last ? `its ${last.kind} at ${clock(last.at)}` : 'it was first seen'}`,
               },
         );
-      } else if (last.kind === 'operator-stop' && c.at - last.at >= Math.max(o.orderSlackMs ?? 0, raceMs)) {
+      } else if (last.kind === 'operator-stop' && !wantsRunning && c.at - last.at >= Math.max(o.orderSlackMs ?? 0, raceMs)) {
         out.push({ promise: 'operator-decision', detail: `${what}, ${c.at - last.at} ms after the operator stopped it` });
       } else if (consumed) {
         out.push({ promise: 'once', detail: `${what}: a second start for the ${last.kind} at ${clock(last.at)}` });

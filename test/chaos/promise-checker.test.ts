@@ -77,6 +77,16 @@ describe('the promise checker', () => {
     expect(broken(observation({ incidents: [crashAt(1_000)], calls }))).toEqual([]);
   });
 
+  it("takes an operator's refused stop followed by their refused start (a whole re-create sent into a crash's stop hook) as a wish that it runs: Reflex's start for the crash undoes nothing", () => {
+    const refused = { result: 'failure' as const };
+    const stop = call(1_200, 'stop', 102, op('recreate'), refused);
+    const recreate = [call(1_210, 'delete', 102, op('recreate'), refused), call(1_220, 'create', 102, op('recreate'), refused)];
+    const start = call(1_230, 'start', 102, op('recreate'), refused);
+    const reflex = call(2_000, 'start', 102);
+    expect(broken(observation({ incidents: [crashAt(1_000)], calls: [stop, ...recreate, start, reflex] }))).toEqual([]);
+    expect(broken(observation({ incidents: [crashAt(1_000)], calls: [stop, ...recreate, reflex] }))).toEqual(['operator-decision']);
+  });
+
   it("flags a start inside the operator's silence, but not one a heal asked for", () => {
     const silences = [{ at: t0, name: 'h1-0', until: t0 + 5_000 }];
     expect(broken(observation({ incidents: [crashAt(1_000)], silences, calls: [call(2_000, 'start', 102)] }))).toEqual(['operator-decision']);
