@@ -39,7 +39,7 @@ if (!hasPylxd && process.env.REFLEX_REQUIRE_LXD !== '1') {
     it('runs every step of the scenario to the same end', async () => {
       const prefix = `rt-pylxd-${process.pid}-`;
       const [onSim, onDaemon] = [await scenario(sim.socketPath!, prefix), await scenario(lxdBed.socket, prefix)];
-      expect(onDaemon.length).toBeGreaterThanOrEqual(20);
+      expect(onDaemon.length).toBeGreaterThanOrEqual(22);
       expect(onSim).toEqual(onDaemon);
     }, 600_000);
   });

@@ -5,8 +5,11 @@ Usage: python3 pylxd-scenario.py SOCKET PREFIX IMAGE_ALIAS
 Prints one JSON object per step: {"step", "outcome"}, where the outcome is what a user of pylxd
 sees: an exception's class (and the daemon's message), or the state that resulted.
 """
+import hashlib
+import io
 import json
 import sys
+import tarfile
 from urllib.parse import quote
 
 import pylxd
@@ -16,6 +19,21 @@ socket_path, prefix, alias = sys.argv[1], sys.argv[2], sys.argv[3]
 # pylxd takes a socket path only when os.path.isfile() holds, never for a socket: give the URL form.
 client = pylxd.Client(endpoint="http+unix://" + quote(socket_path, safe=""))
 source = {"type": "image", "alias": alias}
+
+
+def unified_image():
+    """A unified image tarball: metadata.yaml (with properties: LXD 5.0.2 panics on an X-LXD-properties
+    header when metadata.yaml has none) and an empty rootfs."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        meta = b"architecture: x86_64\ncreation_date: 1700000000\nproperties:\n  os: busybox\n  description: rt upload\n"
+        info = tarfile.TarInfo("metadata.yaml")
+        info.size, info.mtime = len(meta), 1700000000
+        tar.addfile(info, io.BytesIO(meta))
+        rootfs = tarfile.TarInfo("rootfs")
+        rootfs.type, rootfs.mode, rootfs.mtime = tarfile.DIRTYPE, 0o755, 1700000000
+        tar.addfile(rootfs)
+    return buf.getvalue()
 
 
 def record(step, fn):
@@ -93,6 +111,25 @@ try:
         return [len(fingerprint), len(exported) > 0, client.images.exists(fingerprint)]
 
     record("publish, export and delete an image", publish)
+    def upload():
+        # pylxd sends the bytes with no Content-Type: the daemon takes them as an upload (issue #41 item 3).
+        data = unified_image()
+        image = client.images.create(data, wait=True)
+        try:
+            seen = client.images.get(image.fingerprint)
+            return [
+                image.fingerprint == hashlib.sha256(data).hexdigest(),
+                sorted(seen.properties.items()),
+                seen.architecture,
+                seen.filename,
+                seen.size == len(data),
+                seen.public,
+            ]
+        finally:
+            image.delete(wait=True)
+
+    record("upload an image without a Content-Type", upload)
+    record("upload bytes that are no image", lambda: client.images.create(b"not an image", wait=True).fingerprint)
     record("profile create", lambda: client.profiles.create(prefix + "p", config={"user.x": "1"}).name)
     record("profile create under a taken name", lambda: client.profiles.create(prefix + "p").name)
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { imageTarball } from './image-tarball.js';
 import { startTestSim, type TestSim } from './sim-client.js';
 
 /**
@@ -24,8 +25,11 @@ describe('images, networks and storage served as the daemon serves them', () => 
     return { status: res.statusCode, headers: res.headers, body: (await res.body.json()) as any };
   };
 
-  it('uploads a unified image: the operation names its SHA-256 fingerprint, the properties come from the headers, and the export returns the bytes', async () => {
-    const tarball = Buffer.from('not really a tarball, but bytes all the same');
+  it('uploads a unified image: the operation names its SHA-256 fingerprint, the properties come from metadata.yaml and the headers, and the export returns the bytes', async () => {
+    const tarball = imageTarball({
+      'metadata.yaml': 'architecture: x86_64\ncreation_date: 1700000000\nproperties:\n  os: meta\n  release: r1\n',
+      'rootfs/.keep': '',
+    });
     const res = await upload(tarball, {
       'content-type': 'application/octet-stream',
       'x-lxd-filename': 'mine.tar.gz',
@@ -40,7 +44,9 @@ describe('images, networks and storage served as the daemon serves them', () => 
     expect(image).toMatchObject({
       fingerprint,
       filename: 'mine.tar.gz',
-      properties: { os: 'busybox', description: 'uploaded' },
+      properties: { os: 'busybox', description: 'uploaded', release: 'r1' },
+      architecture: 'x86_64',
+      created_at: '2023-11-14T22:13:20+00:00',
       size: tarball.length,
     });
     const exported = await request(`http://sim/1.0/images/${fingerprint}/export`, { dispatcher: agent });
@@ -50,7 +56,7 @@ describe('images, networks and storage served as the daemon serves them', () => 
   });
 
   it('uploads a split image as multipart (metadata, rootfs), fingerprinted over both parts', async () => {
-    const metadata = Buffer.from('metadata tarball');
+    const metadata = imageTarball({ 'metadata.yaml': 'architecture: x86_64\n' });
     const rootfs = Buffer.from('squashfs rootfs');
     const boundary = 'xyzBOUNDARY';
     const part = (name: string, data: Buffer) =>
@@ -62,6 +68,27 @@ describe('images, networks and storage served as the daemon serves them', () => 
     const body = Buffer.concat([part('metadata', metadata), part('rootfs', rootfs), Buffer.from(`--${boundary}--\r\n`)]);
     const op = await t.waitOp(await upload(body, { 'content-type': `multipart/form-data; boundary=${boundary}` }));
     expect(op.metadata.fingerprint).toBe(createHash('sha256').update(metadata).update(rootfs).digest('hex'));
+  });
+
+  it('takes a body that is no JSON as an upload whatever its Content-Type (pylxd sends none), as LXD 5.0.2 does', async () => {
+    const tarball = imageTarball({ 'metadata.yaml': 'architecture: x86_64\nproperties:\n  os: plain\n' }, { gzip: false });
+    const res = await upload(tarball, {});
+    expect(res.status).toBe(202);
+    const op = await t.waitOp(res);
+    expect(op).toMatchObject({ status: 'Success', metadata: { fingerprint: createHash('sha256').update(tarball).digest('hex') } });
+    expect((await t.api('GET', `/1.0/images/${op.metadata.fingerprint}`)).body.metadata.properties).toEqual({ os: 'plain' });
+  });
+
+  it('fails an upload in its operation as LXD 5.0.2 words it: bytes of no known compression, a tarball without metadata.yaml', async () => {
+    const refused = async (body: Buffer) => t.waitOp(await upload(body, {}));
+    expect(await refused(Buffer.from('not an image'))).toMatchObject({ status_code: 400, err: 'Unsupported compression' });
+    expect(await refused(imageTarball({ 'rootfs/x': 'x' }))).toMatchObject({ status_code: 400, err: 'Metadata tarball is missing metadata.yaml' });
+  });
+
+  it('refuses JSON whose source type is unknown (500 "Invalid images JSON"), and non-JSON sent as application/json (400)', async () => {
+    const json = await upload(Buffer.from('{"source":{"type":"bogus"}}'), {});
+    expect(json).toMatchObject({ status: 500, body: { error_code: 500, error: 'Invalid images JSON' } });
+    expect((await upload(Buffer.from('not json'), { 'content-type': 'application/json' })).status).toBe(400);
   });
 
   it('publishes a stopped instance with an alias, refuses a running one in the operation, and deletes the image with its alias', async () => {

@@ -1,8 +1,9 @@
 import { daemonTexts } from '../daemon-texts.js';
 import { asyncOp, sync, SimHttpError, type SimResponse } from '../envelope.js';
+import { readImageMetadata } from '../image-metadata.js';
 import { fingerprintOf, type ImageFiles } from '../image-store.js';
 import type { Router, SimRequest } from '../router.js';
-import { zeroTime } from '../time.js';
+import { formatTimestamp, zeroTime } from '../time.js';
 import { bodyObject, filterOf, recursionOf, stringMap } from './common.js';
 
 const created = '2026-11-22T06:30:00Z';
@@ -67,7 +68,7 @@ function image(
  */
 export function registerImages(router: Router): void {
   router.on('GET', '/1.0/images', list);
-  router.on('POST', '/1.0/images', upload);
+  router.on('POST', '/1.0/images', upload, { raw: true });
   router.on('GET', '/1.0/images/aliases', (req) => {
     const aliases = req.ctx.aliases.list();
     return sync(recursionOf(req) === 0 ? aliases.map((a) => `/1.0/images/aliases/${a.name}`) : aliases);
@@ -170,24 +171,73 @@ function exportImage(req: SimRequest): SimResponse {
   return { kind: 'file', contentType: `multipart/form-data; boundary=${boundary}`, body };
 }
 
+/** What POST /1.0/images takes as a JSON request rather than an upload (LXD 5.0.2's `imagesPost`). */
+const jsonSourceTypes = new Set(['container', 'instance', 'virtual-machine', 'snapshot', 'image', 'url']);
+
+/**
+ * The request of a POST /1.0/images, told apart as LXD 5.0.2 does (`imagesPost`): a body that
+ * decodes as a JSON object is a request whatever its Content-Type (one whose `source.type` is
+ * none of the known ones is 500 "Invalid images JSON"); any other body is an image upload unless
+ * it was sent as `application/json` (then 400). pylxd's `client.images.create(data)` sends the
+ * bytes with no Content-Type at all.
+ */
+function jsonRequest(req: SimRequest): Record<string, unknown> | undefined {
+  const bytes = req.raw ?? Buffer.alloc(0);
+  const type = String(req.headers['content-type'] ?? '');
+  let parsed: unknown;
+  try {
+    parsed = bytes.length > 0 && !type.startsWith('multipart/') ? JSON.parse(bytes.toString('utf8')) : undefined;
+  } catch (err) {
+    if (type.startsWith('application/json')) throw new SimHttpError(400, `Failed to decode request body: ${(err as Error).message}`);
+  }
+  if (parsed === undefined || parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    if (type.startsWith('application/json')) throw new SimHttpError(400, 'Request body must be a JSON object');
+    return undefined;
+  }
+  const body = parsed as Record<string, unknown>;
+  const source = (body.source ?? {}) as Record<string, unknown>;
+  if (!jsonSourceTypes.has(String(source.type ?? ''))) throw new SimHttpError(500, 'Invalid images JSON');
+  return body;
+}
+
 /**
  * POST /1.0/images, always an operation "Downloading image" whose metadata ends with the
- * fingerprint and size (a string, as LXD writes it): the raw bytes of a unified image
- * (application/octet-stream, with `X-LXD-*` / `X-Incus-*` headers for filename, public and
+ * fingerprint and size (a string, as LXD writes it): the raw bytes of a unified image (any
+ * Content-Type but JSON, with `X-LXD-*` / `X-Incus-*` headers for filename, public and
  * properties), a split image (multipart/form-data with parts `metadata` and `rootfs`), or JSON
  * `{"source": {"type": "instance" | "snapshot", "name": …}}` to publish a stopped instance or a
- * snapshot. Images from a remote server (`source.type` image or url) are not served.
+ * snapshot. An upload takes its architecture, creation date and properties from its
+ * `metadata.yaml` (the headers' properties win), as the daemon does; images from a remote server
+ * (`source.type` image or url) are not served.
  */
 function upload(req: SimRequest): SimResponse {
   const { ctx } = req;
   let files: ImageFiles;
-  let fields: { filename: string; public: boolean; properties: Record<string, string>; aliases: { name: string; description: string }[] };
+  let fields: {
+    filename: string;
+    public: boolean;
+    properties: Record<string, string>;
+    aliases: { name: string; description: string }[];
+    architecture?: string;
+    createdAt?: string;
+  };
   let fail: string | undefined;
-  if (req.raw) {
-    files = uploadedFiles(req, req.raw);
-    fields = { filename: header(req, 'filename') ?? '', public: header(req, 'public') === 'true', properties: headerProperties(req), aliases: [] };
+  const body = jsonRequest(req);
+  if (!body) {
+    files = uploadedFiles(req, req.raw ?? Buffer.alloc(0));
+    const meta = readImageMetadata(files.kind === 'unified' ? files.data : files.metadata);
+    if ('error' in meta) fail = meta.error;
+    const fromMeta = 'error' in meta ? undefined : meta;
+    fields = {
+      filename: header(req, 'filename') ?? '',
+      public: header(req, 'public') === 'true',
+      properties: { ...fromMeta?.properties, ...headerProperties(req) },
+      aliases: [],
+      architecture: fromMeta?.architecture,
+      createdAt:
+        fromMeta?.creationDate === undefined ? undefined : formatTimestamp(BigInt(fromMeta.creationDate) * 1_000_000_000n, ctx.opts.utcSuffix),
+    };
   } else {
-    const body = bodyObject(req);
     const source = (body.source ?? {}) as Record<string, unknown>;
     const type = String(source.type ?? '');
     if (type !== 'instance' && type !== 'container' && type !== 'virtual-machine' && type !== 'snapshot')
@@ -230,13 +280,13 @@ function upload(req: SimRequest): SimResponse {
         expires_at: zeroTime,
         profiles: ['default'],
         aliases: [],
-        architecture: fields.properties.architecture ?? 'x86_64',
+        architecture: fields.architecture ?? fields.properties.architecture ?? 'x86_64',
         cached: false,
         filename: fields.filename,
         fingerprint,
         size,
         type: 'container',
-        created_at: now,
+        created_at: fields.createdAt ?? now,
         last_used_at: zeroTime,
         uploaded_at: now,
       },
