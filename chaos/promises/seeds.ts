@@ -33,8 +33,13 @@
  * - 530086, 500080 (22): the operator stops an instance and renames it, then a forged shutdown of
  *   the new name: Reflex started it (operator-decision). Fixed: a rename carries the tracker's entry
  *   and the operator's requests to the new name.
+ * - 500216 (23): the operator stopped and renamed an instance while a socket cut and a full Redis
+ *   hid it, then a forged shutdown of the new name: Reflex started it (operator-decision), or the
+ *   frames went unaudited (no-loss). Fixed: a gap's resync refused by Redis is retried on the open
+ *   stream instead of reconnecting (each reconnect was a gap of its own), and a rename lost in a
+ *   gap is recognised by volatile.uuid and published (src/events/target-reader.ts, resync.ts).
  */
-export const regressionSeeds: readonly number[] = [1041, 1046, 1056, 179019817, 7002, 7273, 100002, 140123, 140202, 530086, 500080];
+export const regressionSeeds: readonly number[] = [1041, 1046, 1056, 179019817, 7002, 7273, 100002, 140123, 140202, 530086, 500080, 500216];
 
 /**
  * Seeds of violations found and not fixed yet (docs/chaos.md, "Violations found"): the long form
@@ -42,9 +47,9 @@ export const regressionSeeds: readonly number[] = [1041, 1046, 1056, 179019817, 
  * form (CI) leaves them out, so that it fails on what broke again, not on what is known. Once one
  * is fixed it moves to {@link regressionSeeds}.
  */
-// 140000, 340041, 340214: found by the last stop's final long run (docs/chaos.md 21); 500216 and
-// 500192 by this stop's (23, 24).
-export const openSeeds: readonly number[] = [140000, 340041, 340214, 500192, 500216];
+// 140000, 340041, 340214: found by an earlier stop's final long run (docs/chaos.md 21); 500192 (24)
+// by the next; 700020 (24) by its final run.
+export const openSeeds: readonly number[] = [140000, 340041, 340214, 500192, 700020];
 
 /**
  * The first seed of the short form's histories (CI): a fixed range, so that a run can be replayed
