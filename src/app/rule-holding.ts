@@ -35,12 +35,15 @@ export async function loadRulesOrFail(config: Config, logger: Logger, needs: Rol
       'RULE_INVALID',
       `${loaded.errors.length} problem(s) in the rules of ${resolve(dir)}; not starting:\n${loaded.errors.map(errorText).join('\n')}`,
     );
-  const { rules, schedules } = loaded.loaded;
+  const { rules, schedules, probes } = loaded.loaded;
   logger.debug({ ms: Date.now() - started, typecheck: config.typecheckRules }, 'rules loaded');
   if (needs.rules === 'held') return loaded;
   if (rules.length === 0 && schedules.length === 0)
     throw new ReflexError('RULES_MISSING', `no rule loaded from ${resolve(dir)}: it holds no rule file (*.ts with export default defineRule(...))`);
-  logger.info({ rules: rules.map((r) => r.name), schedules: schedules.length }, `loaded ${rules.length} rule(s) from ${dir}`);
+  logger.info(
+    { rules: rules.map((r) => r.name), schedules: schedules.length, probes: probes.map((p) => p.name) },
+    `loaded ${rules.length} rule(s) and ${probes.length} probe(s) from ${dir}`,
+  );
   return loaded;
 }
 

@@ -73,6 +73,8 @@ export interface Probe {
   projects?: string[];
   targets?: string[];
   scopeFilter?: FilterExpr;
+  /** The scope's filter as written (`scope.filter`), for `reflex probes list`. */
+  filter?: string;
   /** Where it came from: a file's `defineProbe`, or an instance's `user.reflex.probe.*` keys. */
   origin: 'file' | 'config';
   /** Hash of the definition, so a changed probe starts afresh. */
@@ -157,6 +159,7 @@ export function defineProbe(def: ProbeDefinition): Probe {
     projects: def.scope?.projects,
     targets: def.scope?.targets,
     scopeFilter,
+    ...(def.scope?.filter ? { filter: def.scope.filter } : {}),
     origin: 'file',
     fingerprint: createHash('sha256').update(JSON.stringify(def)).digest('hex').slice(0, 16),
   };

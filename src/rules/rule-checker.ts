@@ -161,14 +161,14 @@ export function withLoadErrors(typed: RuleProblem[], loadErrors: RuleProblem[]):
  * Type-checks the rule files of a folder ({@link typeCheckRules}), then loads them to run the
  * contract's validation. Problems come back as file:line:column messages.
  */
-export async function checkRules(dir: string): Promise<{ rules: string[]; problems: RuleProblem[] }> {
+export async function checkRules(dir: string): Promise<{ rules: string[]; probes: string[]; problems: RuleProblem[] }> {
   // Loading starts first: esbuild compiles the files in its own process while the type-checker
   // holds this thread, so on two cores the two take the time of the longer one.
   const loading = loadRulesFolder(dir);
   loading.catch(() => undefined); // a missing folder: typeCheckRules throws the same error first
   const typed = await typeCheckRules(dir);
-  const { rules, errors } = await loading;
-  return { rules: rules.map((r) => r.name), problems: withLoadErrors(typed, errors) };
+  const { rules, probes, errors } = await loading;
+  return { rules: rules.map((r) => r.name), probes: probes.map((p) => p.name), problems: withLoadErrors(typed, errors) };
 }
 
 /** `rules/x.ts:12:5 message`, relative to the working directory. */

@@ -203,10 +203,13 @@ export class RuleSet {
     );
     const late = (await Promise.all(applied)).filter((x): x is string => x !== undefined);
 
-    const changes: Record<string, unknown> = { rules: delta(names(before.loaded.rules), names(next.loaded.rules)) };
+    const changes: Record<string, unknown> = {
+      rules: delta(names(before.loaded.rules), names(next.loaded.rules)),
+      probes: delta(names(before.loaded.probes), names(next.loaded.probes)),
+    };
     for (const p of prepared) if (p.changes) Object.assign(changes, p.changes);
     const receivers = next.notify?.settings.receivers.length ?? 0;
-    const counts = `${next.loaded.rules.length} rule(s), ${next.loaded.schedules.length} schedule(s), ${receivers} receiver(s)`;
+    const counts = `${next.loaded.rules.length} rule(s), ${next.loaded.schedules.length} schedule(s), ${next.loaded.probes.length} probe(s), ${receivers} receiver(s)`;
     const changed = Object.entries(changes)
       .map(([what, d]) => [what, d as { added?: string[]; removed?: string[]; changed?: string[] }] as const)
       .flatMap(([what, d]) => [
@@ -214,7 +217,7 @@ export class RuleSet {
         ...(d.removed ?? []).map((n) => `-${what.replace(/s$/, '')} ${n}`),
         ...(d.changed ?? []).map((n) => `~${what.replace(/s$/, '')} ${n}`),
       ]);
-    const summary = `rules reloaded (${request.by}): ${counts}${changed.length ? `; ${changed.join(', ')}` : '; no rule, schedule or receiver added or removed'}${late.length ? `; but ${late.join('; ')}` : ''}`;
+    const summary = `rules reloaded (${request.by}): ${counts}${changed.length ? `; ${changed.join(', ')}` : '; no rule, schedule, probe or receiver added or removed'}${late.length ? `; but ${late.join('; ')}` : ''}`;
     logger[late.length ? 'error' : 'info']({ by: request.by, generation: next.generation, changes }, summary);
     await this.audited({ request, summary, result: 'reloaded', before, next, changes, problems: late });
     return { result: 'reloaded', summary, rules: next.loaded.rules.length, schedules: next.loaded.schedules.length, receivers, changes };

@@ -43,26 +43,30 @@ export function registerRules(program: Command): void {
     .command('check')
     .description('type-check and validate the rule files; file:line:column for every problem')
     .argument('[dir]', "rules folder (default: --rules, REFLEX_RULES or the config file's rulesDir)")
-    .option('--json', 'one JSON document: { rules, problems }')
+    .option('--json', 'one JSON document: { rules, probes, problems }')
     .action(async (dir: string | undefined, opts: { json?: boolean }) => {
       const folder = dir ?? resolveConfig({}).rulesDir;
       // The TypeScript compiler is big: load it only for the commands that type-check.
       const { checkRules, formatProblem } = await import('../../rules/rule-checker.js');
-      const { rules: ok, problems } = await checkRules(folder);
-      if (opts.json) printJson({ rules: ok, problems });
+      const { rules: ok, probes, problems } = await checkRules(folder);
+      if (opts.json) printJson({ rules: ok, probes, problems });
       else {
         for (const p of problems) process.stderr.write(`${formatProblem(p)}\n`);
-        process.stdout.write(`${ok.length} rule(s) valid${ok.length ? `: ${ok.join(', ')}` : ''}; ${problems.length} problem(s)\n`);
+        process.stdout.write(
+          `${ok.length} rule(s) valid${ok.length ? `: ${ok.join(', ')}` : ''}; ${probes.length} probe(s)${probes.length ? `: ${probes.join(', ')}` : ''}; ${problems.length} problem(s)\n`,
+        );
       }
       if (problems.length) process.exitCode = 1;
     });
   rules
     .command('list')
-    .description('list the rules that load (triggers and actions), the schedules (timing and tasks) and the notification receivers (names and kinds)')
+    .description(
+      'list the rules that load (triggers and actions), the schedules (timing and tasks), the health probes (check and period) and the notification receivers (names and kinds)',
+    )
     .argument('[dir]', "rules folder (default: --rules, REFLEX_RULES or the config file's rulesDir)")
     .option(
       '--json',
-      "one JSON document: { rules: [{ name, enabled, dryRun, triggers, actions }], schedules: [{ name, enabled, dryRun, every, cron, tz, tasks }], receivers: [{ name, kind }], actions: [{ name, describe, touchesInstance, restarts }] (the folder's own, defineAction), skipped }",
+      "one JSON document: { rules: [{ name, enabled, dryRun, triggers, actions }], schedules: [{ name, enabled, dryRun, every, cron, tz, tasks }], probes: [{ name, enabled, check, periodMs }] (reflex probes list says more), receivers: [{ name, kind }], actions: [{ name, describe, touchesInstance, restarts }] (the folder's own, defineAction), skipped }",
     )
     .action(async (dir: string | undefined, opts: { json?: boolean }) => {
       const config = resolveConfig({});
@@ -71,7 +75,8 @@ export function registerRules(program: Command): void {
         import('../../rules/rules-folder.js'),
         import('../../notify/notify-config.js'),
       ]);
-      const { rules: loaded, errors, schedules, notifications, actions } = await loadRulesFolder(folder);
+      const { rules: loaded, errors, schedules, probes, notifications, actions } = await loadRulesFolder(folder);
+      const probeRows = probes.map((p) => ({ name: p.name, enabled: p.enabled, check: p.check, periodMs: p.periodMs }));
       const ownActions = actions
         .userDefined()
         .map((a) => ({ name: a.name, describe: a.describe, touchesInstance: a.touchesInstance !== false, restarts: a.restarts === true }));
@@ -96,7 +101,7 @@ export function registerRules(program: Command): void {
           triggers: r.triggers,
           actions: r.actions.map((a) => a.action),
         }));
-        printJson({ rules: list, schedules: scheduleRows, receivers, actions: ownActions, skipped: errors });
+        printJson({ rules: list, schedules: scheduleRows, probes: probeRows, receivers, actions: ownActions, skipped: errors });
         return;
       }
       for (const r of loaded) {
@@ -123,6 +128,8 @@ export function registerRules(program: Command): void {
           `schedule ${s.name}${s.enabled ? '' : ' (disabled)'}${s.dryRun ? ' (dry-run)' : ''}\n  when: ${when}\n  tasks: ${s.tasks.join(', ')}\n`,
         );
       }
+      for (const p of probeRows)
+        process.stdout.write(`probe ${p.name}${p.enabled ? '' : ' (disabled)'}: ${p.check} every ${p.periodMs} ms (reflex probes list)\n`);
       for (const r of receivers) process.stdout.write(`receiver ${r.name} (${r.kind})\n`);
       for (const a of ownActions)
         process.stdout.write(`action ${a.name}${a.touchesInstance ? '' : ' (does not touch the instance)'}: ${a.describe}\n`);
