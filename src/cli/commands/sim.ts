@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { wholeNumber, usageError } from '../option-values.js';
 
 interface SimFlags {
@@ -13,9 +13,16 @@ interface SimFlags {
   tlsCert?: string;
   tlsKey?: string;
   members?: string[];
+  guestPort: number[];
 }
 
 const repeatable = (v: string, acc: string[]): string[] => [...acc, v];
+const port = wholeNumber(1);
+const guestPorts = (v: string, acc: number[]): number[] => {
+  const n = port(v);
+  if (n > 65_535) throw new InvalidArgumentError('expected a port, 1 to 65535');
+  return [...acc, n];
+};
 
 /** Adds `reflex sim`: runs the embedded instance-service simulator until SIGINT/SIGTERM. */
 export function registerSim(program: Command): void {
@@ -35,6 +42,12 @@ export function registerSim(program: Command): void {
     .option('--token [client-name]', 'print a trust token for `lxc remote add NAME <token>` (needs HTTPS)')
     .option('--tls-cert <file>', 'server certificate (PEM) for HTTPS; a self-signed one is made when absent')
     .option('--tls-key <file>', 'server key (PEM) for --tls-cert')
+    .option(
+      '--guest-port <port>',
+      "the port each running instance's HTTP endpoint listens on, on its own address (repeatable; default one free port, printed at start)",
+      guestPorts,
+      [] as number[],
+    )
     .option('--members <names>', 'simulate a cluster of these members (comma-separated, e.g. m1,m2,m3)', (v: string) =>
       v
         .split(',')
@@ -54,9 +67,13 @@ export function registerSim(program: Command): void {
         trustedCertificates: flags.trustCertificate.map((f) => readFileSync(f, 'utf8')),
         tls: flags.tlsCert && flags.tlsKey ? { cert: readFileSync(flags.tlsCert, 'utf8'), key: readFileSync(flags.tlsKey, 'utf8') } : undefined,
         cluster: flags.members?.length ? { members: flags.members } : undefined,
+        guestPorts: flags.guestPort.length ? flags.guestPort : undefined,
       });
       if (sim.socketPath) process.stdout.write(`reflex sim listening on unix:${sim.socketPath}\n`);
       if (sim.httpsUrl) process.stdout.write(`reflex sim listening on ${sim.httpsUrl}\n`);
+      process.stdout.write(
+        `reflex sim guest port: ${sim.guestPorts.join(', ')} (each running instance answers HTTP on its own address there: the port of http and tcp probes)\n`,
+      );
       if (flags.token !== undefined) {
         const token = sim.controls.issueToken(typeof flags.token === 'string' ? flags.token : 'client');
         process.stdout.write(`reflex sim trust token: ${token}\n`);

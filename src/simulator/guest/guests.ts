@@ -4,6 +4,7 @@ import { instanceKey } from '../instance-model.js';
 import { catCommand, guestCommands, harmlessSignals, lsCommand, scriptedCommand, sleepCommand, type GuestProcess } from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
 import { layOut } from './guest-layout.js';
+import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
 
 /** One command to run in a guest, as the exec request gives it. */
@@ -218,9 +219,12 @@ export class Guests {
     const scriptEnded = (outcome: CommandOutcome, interrupted: boolean): void => {
       if (outcome.httpAfter && !interrupted && !killer.signal.aborted) this.httpAfter(inst, outcome.httpAfter);
     };
-    const scripted = [...this.scripts.programsFor(key)].map((name) =>
-      scriptedCommand(name, (argv) => this.scripts.take(key, argv), pause, scriptEnded),
-    );
+    const programs = this.scripts.programsFor(key);
+    const take = (argv: string[]) => this.scripts.take(key, argv);
+    const scripted = [...programs].map((name) => scriptedCommand(name, take, pause, scriptEnded));
+    // A scripted shell builtin (`test`) is shadowed by a function: the shell never asks a program of its name.
+    const builtins = scriptedBuiltins(programs);
+    if (builtins.length) scripted.push(scriptedBuiltinCommand(take, pause, scriptEnded));
     const own = [...guestCommands(proc), sleepCommand(pause), lsCommand((path) => fs.ownerOf(path)), catCommand(), ...scripted];
     const ownNames = new Set(own.map((c) => c.name));
     const custom: Command[] = [...own, ...[...busyboxPrograms].filter((n) => !ownNames.has(n)).map(passThrough)].map((c) => gated(c, gate));
@@ -237,7 +241,7 @@ export class Guests {
     const shell = shells.has(basename(program ?? '')) && args[0] === '-c';
     const cwd = cmd.cwd ?? (uid === 0 ? '/root' : '/');
     try {
-      const result = await bash.exec(shell ? (args[1] ?? '') : quote(program ?? ''), {
+      const result = await bash.exec(builtinShadows(builtins) + (shell ? (args[1] ?? '') : quote(program ?? '')), {
         env: cmd.environment,
         replaceEnv: true,
         cwd,
