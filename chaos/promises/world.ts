@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { StoredAuditRecord } from '../../src/audit/audit-record.js';
+import { StatusCode } from '../../src/client/status-code.js';
 import { Queue } from 'bullmq';
 import { keySpace, type KeySpace } from '../../src/redis/key-space.js';
 import type { ReflexProcess } from '../../test/support/reflex-process.js';
@@ -16,6 +17,8 @@ import { LifecycleWitness } from './witness.js';
 const bin = fileURLToPath(new URL('../../bin/reflex.js', import.meta.url));
 /** How often the replicas resync: an Error (112) comes with no event and is found by the resync. */
 const resyncMs = 750;
+/** The replicas' resync grace (Reflex's default): a resync reports a difference this long after its read. */
+const resyncGraceMs = 1_500;
 const replicaCount = 2;
 /** How long a paused Redis sleeps, a full one stays full. */
 const faultMs = 800;
@@ -256,6 +259,22 @@ export class World {
     });
   }
 
+  /** Whether each instance's daemon status is the last one audited for it (a gone one is; one renamed since, when Running). */
+  private async caughtUp(names: Set<string>, audit: StoredAuditRecord[]): Promise<boolean> {
+    const last = new Map<string, number>();
+    for (const r of audit) {
+      const event = (r as { event?: { kind?: string; to?: number } }).event;
+      if (r.type === 'event' && r.instance && event?.kind === 'instance.status' && typeof event.to === 'number') last.set(r.instance, event.to);
+    }
+    for (const n of names) {
+      const status = await this.daemon.status(n);
+      const known = last.get(n);
+      // None audited under this name (renamed since): only Running needs no report.
+      if (status !== undefined && (known === undefined ? status !== StatusCode.Running : known !== status)) return false;
+    }
+    return true;
+  }
+
   /** Whether a resync reported the Error (an event record after it) or the instance left it. */
   private async errorSeen(i: Incident, audit: StoredAuditRecord[]): Promise<boolean> {
     // The Error's own report (→ 112), not any event of the instance since (an opt-in's instance-updated processed late is not it).
@@ -374,6 +393,10 @@ export class World {
     // queues are empty, and each Error (112) was found by a resync (it comes with no frame) or is
     // over, for 3 looks in a row. A frame still unaudited after the limit is lost.
     const resynced = Date.now() + resyncMs * 1.5;
+    // A change with no frame at all (LXD drops the shutdown of an instance renamed in its stop hook)
+    // is Reflex's only through a periodic resync, which reports it after its grace: until then an
+    // instance whose daemon status is not the one last audited for it is waited for.
+    const caughtUpBy = resynced + resyncGraceMs + 500;
     const gaps = this.gaps();
     const expected = this.witness.about(prefix).filter((f) => !gaps.some((g) => f.at >= g.from && f.at <= g.to));
     let quiet = 0;
@@ -386,7 +409,10 @@ export class World {
       const audited = new Set(audit.filter((r) => r.type === 'event').map((r) => r.correlationId));
       const errorsSeen = await Promise.all(incidents.filter((i) => i.kind === 'error').map((i) => this.errorSeen(i, audit)));
       const idle =
-        counts.every((c) => Object.values(c).every((n) => n === 0)) && expected.every((f) => audited.has(f.id)) && errorsSeen.every(Boolean);
+        counts.every((c) => Object.values(c).every((n) => n === 0)) &&
+        expected.every((f) => audited.has(f.id)) &&
+        errorsSeen.every(Boolean) &&
+        (Date.now() >= caughtUpBy || (await this.caughtUp(names, audit)));
       quiet = Date.now() >= resynced && idle ? quiet + 1 : 0;
     }
     // An incident alert still firing gets one more sweep (the worker's, every resync interval) to
