@@ -11,11 +11,18 @@ export const daemonTexts = {
     return revision === 'later' ? `Failed to fetch instance "${name}" in project "${project}": Instance not found` : 'Instance not found';
   },
 
-  /** A missing snapshot: 404. LXD 5.0.2 answers a GET as for a missing instance, a rename or delete naming the snapshot. */
-  snapshotNotFound(revision: ApiRevision, project: string, instance: string, snap: string, method: string): string {
-    if (revision === 'earlier' && method === 'GET') return 'Instance not found';
+  /** A missing snapshot of an existing instance: 404, the same for every method. */
+  snapshotNotFound(revision: ApiRevision, project: string, instance: string, snap: string): string {
     const what = revision === 'later' ? 'Instance_snapshot' : 'InstanceSnapshot';
     return `Failed to fetch snapshot "${snap}" of instance "${instance}" in project "${project}": ${what} not found`;
+  },
+
+  /**
+   * A missing image: 404. Incus names the image on a GET of it or its export, and says "Image not
+   * found" like LXD 5.0.2 on a change or delete.
+   */
+  imageNotFound(revision: ApiRevision, image: string, naming: boolean): string {
+    return revision === 'later' && naming ? `Image "${image}" not found` : 'Image not found';
   },
 
   /** A create naming an existing instance fails in its operation (the database refuses the row). */

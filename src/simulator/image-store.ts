@@ -41,6 +41,11 @@ export class ImageStore {
     return this.stored(prefix).files;
   }
 
+  /** Whether a fingerprint (or a unique prefix) names an image. */
+  matches(prefix: string): boolean {
+    return prefix !== '' && [...this.images.keys()].filter((fp) => fp.startsWith(prefix)).length === 1;
+  }
+
   /** Whether an image with this exact fingerprint exists. */
   has(fingerprint: string): boolean {
     return this.images.has(fingerprint);

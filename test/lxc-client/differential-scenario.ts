@@ -203,9 +203,12 @@ export const scenario: ScenarioStep[] = [
   { args: ['list', 'R:{n}', '--format', 'csv', '-c', 'ns'] },
   { args: ['stop', 'R:{n}'] },
   { args: ['stop', 'R:{n}'] },
+  // Issue #41 item 7: the console log, stopped (after a start) and running; LXD 5.0.2 cannot read a running one's.
+  { args: ['console', 'R:{n}', '--show-log'] },
   { args: ['exec', 'R:{n}', '--', 'true'] },
   { args: ['launch', 'R:reflex-busybox', 'R:{launched}', ...init] },
   { args: ['info', 'R:{launched}', '--show-log'], transform: withoutLogLines },
+  { args: ['console', 'R:{launched}', '--show-log'] },
   { args: ['storage', 'info', 'R:default'], keepLines: onlyOurInstances },
   { args: ['list', 'R:rt-dx', '--format', 'csv', '-c', 'ns'], keepLines: (l, names) => onlyOurInstances(`- ${l.split(',')[0]}`, names) },
   {
@@ -223,6 +226,10 @@ export const scenario: ScenarioStep[] = [
   { args: ['profile', 'remove', 'R:{launched}', '{n}-prof'] },
   { args: ['profile', 'delete', 'R:{n}-prof'] },
   { args: ['profile', 'show', 'R:{n}-prof'] },
+  { args: ['profile', 'delete', 'R:default'] },
+  { args: ['profile', 'rename', 'R:default', '{n}-renamed'] },
+  { args: ['query', 'R:/1.0/images/nosuch'] },
+  { args: ['query', 'R:/1.0/instances/{launched}/snapshots/nosuch'] },
   { args: ['project', 'create', 'R:{n}-proj'] },
   { args: ['project', 'show', 'R:{n}-proj'] },
   { args: ['list', 'R:', '--project', '{n}-proj', '--format', 'csv'] },

@@ -161,7 +161,7 @@ describe('instance resources', () => {
     });
     expect(r1.body.metadata[0].state).toBeUndefined();
     const r2 = await t.api('GET', '/1.0/instances?recursion=2');
-    expect(r2.body.metadata[0]).toMatchObject({ state: { status_code: 102, pid: 0 }, snapshots: [], backups: [] });
+    expect(r2.body.metadata[0]).toMatchObject({ state: { status_code: 102, pid: 0 }, snapshots: null, backups: null });
   });
 
   it('changes the ETag on every start and stop, and rejects a stale If-Match with 412', async () => {

@@ -110,7 +110,14 @@ function list(req: SimRequest): SimResponse {
 
 function get(req: SimRequest): SimResponse {
   const prefix = req.params.fingerprint!;
-  return sync(withAliases(req, req.ctx.images.find(prefix)), `"${prefix}"`);
+  return sync(withAliases(req, namedImage(req)), `"${prefix}"`);
+}
+
+/** The image a GET of it or its export names: Incus says which image is missing (`Image "x" not found`). */
+function namedImage(req: SimRequest): Record<string, unknown> {
+  const prefix = req.params.fingerprint!;
+  if (req.ctx.images.matches(prefix)) return req.ctx.images.find(prefix);
+  throw new SimHttpError(404, daemonTexts.imageNotFound(req.ctx.opts.revision, prefix, true));
 }
 
 /** PUT replaces, PATCH merges the writable fields: properties, public, auto_update, expires_at, profiles. */
@@ -144,7 +151,7 @@ function remove(req: SimRequest): SimResponse {
 
 /** GET …/export: the tarball (unified) or a multipart body of metadata and rootfs (split), as LXD serves them. */
 function exportImage(req: SimRequest): SimResponse {
-  const img = req.ctx.images.find(req.params.fingerprint!);
+  const img = namedImage(req);
   const files = req.ctx.images.files(String(img.fingerprint));
   const fp = String(img.fingerprint);
   if (files.kind === 'unified')

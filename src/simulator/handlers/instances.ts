@@ -51,14 +51,18 @@ function list(req: SimRequest, family: InstanceFamily): SimResponse {
   return sync(members.map((i) => full(req, i)));
 }
 
-/** The recursion=2 form: the instance plus state, snapshots and backups. */
+/**
+ * The recursion=2 form: the instance plus state, snapshots and backups. No snapshots (and, since
+ * backups are not served, always no backups) is `null`, not `[]`: both daemons leave the Go slice
+ * nil when the instance has none.
+ */
 function full(req: SimRequest, inst: SimInstance): Record<string, unknown> {
   const revision = req.ctx.opts.revision;
   return {
     ...inst.render(revision),
-    backups: [],
+    backups: null,
     state: inst.renderState(revision),
-    snapshots: [...inst.snapshots.values()].map((s) => inst.renderSnapshot(s)),
+    snapshots: inst.snapshots.size === 0 ? null : [...inst.snapshots.values()].map((s) => inst.renderSnapshot(s)),
   };
 }
 

@@ -26,6 +26,8 @@ export function registerProfiles(router: Router): void {
   router.on('POST', '/1.0/profiles/:profile', (req) => {
     const body = bodyObject(req);
     const project = projectOf(req);
+    // Both daemons refuse these before looking at whether the profile is used (403).
+    if (req.params.profile === 'default') throw new SimHttpError(403, 'The "default" profile cannot be renamed');
     if (usersOf(req, req.params.profile!).length > 0) throw new SimHttpError(400, 'Profile is currently in use');
     req.ctx.store.profiles.renameProfile(project, req.params.profile!, body.name);
     return sync({});
@@ -33,6 +35,7 @@ export function registerProfiles(router: Router): void {
   router.on('DELETE', '/1.0/profiles/:profile', (req) => {
     const project = projectOf(req);
     req.ctx.store.profiles.profile(project, req.params.profile!);
+    if (req.params.profile === 'default') throw new SimHttpError(403, 'The "default" profile cannot be deleted');
     if (usersOf(req, req.params.profile!).length > 0) throw new SimHttpError(400, 'Profile is currently in use');
     req.ctx.store.profiles.deleteProfile(project, req.params.profile!);
     return sync({});

@@ -22,8 +22,16 @@ export function registerSnapshots(router: Router, revision: 'earlier' | 'later')
 
 function snapshotOf(req: SimRequest, inst: SimInstance): SimSnapshot {
   const snap = inst.snapshots.get(req.params.snap!);
-  if (!snap) throw new SimHttpError(404, daemonTexts.snapshotNotFound(req.ctx.opts.revision, inst.project, inst.name, req.params.snap!, req.method));
+  if (!snap) throw new SimHttpError(404, daemonTexts.snapshotNotFound(req.ctx.opts.revision, inst.project, inst.name, req.params.snap!));
   return snap;
+}
+
+/** The instance of a `…/snapshots/<snap>` route: Incus names a missing one with the snapshot (`c1/s1`), LXD 5.0.2 does not. */
+function snapshotInstanceOf(req: SimRequest, family: InstanceFamily): SimInstance {
+  const { project } = req.info;
+  if (req.ctx.opts.revision === 'later' && !req.ctx.store.find(project, req.params.name!))
+    throw new SimHttpError(404, daemonTexts.instanceNotFound('later', project, `${req.params.name}/${req.params.snap}`));
+  return instanceOf(req, family);
 }
 
 function list(req: SimRequest, family: InstanceFamily): SimResponse {
@@ -34,7 +42,7 @@ function list(req: SimRequest, family: InstanceFamily): SimResponse {
 }
 
 function get(req: SimRequest, family: InstanceFamily): SimResponse {
-  const inst = instanceOf(req, family);
+  const inst = snapshotInstanceOf(req, family);
   const snap = snapshotOf(req, inst);
   return sync(inst.renderSnapshot(snap), `"${snap.createdAt}"`);
 }
@@ -81,7 +89,7 @@ function create(req: SimRequest, family: InstanceFamily): SimResponse {
 
 function rename(req: SimRequest, family: InstanceFamily): SimResponse {
   const { ctx } = req;
-  const inst = instanceOf(req, family);
+  const inst = snapshotInstanceOf(req, family);
   const snap = snapshotOf(req, inst);
   const body = bodyObject(req);
   if (typeof body.name !== 'string' || body.name === '') throw new SimHttpError(400, 'A snapshot name must be provided');
@@ -107,7 +115,7 @@ function rename(req: SimRequest, family: InstanceFamily): SimResponse {
 /** PATCH/PUT can change only expires_at; no lifecycle event (LXD runs it with userRequested=false). */
 function update(req: SimRequest, family: InstanceFamily): SimResponse {
   const { ctx } = req;
-  const inst = instanceOf(req, family);
+  const inst = snapshotInstanceOf(req, family);
   const snap = snapshotOf(req, inst);
   const body = bodyObject(req);
   countCall(req, inst, 'snapshot-update');
@@ -124,7 +132,7 @@ function update(req: SimRequest, family: InstanceFamily): SimResponse {
 
 function remove(req: SimRequest, family: InstanceFamily): SimResponse {
   const { ctx } = req;
-  const inst = instanceOf(req, family);
+  const inst = snapshotInstanceOf(req, family);
   const snap = snapshotOf(req, inst);
   countCall(req, inst, 'snapshot-delete');
   const op = ctx.actions.runOperation(
