@@ -18,6 +18,7 @@ export const reloadAnswerSchema = z.strictObject({
   summary: z.string(),
   rules: z.number().optional(),
   schedules: z.number().optional(),
+  probes: z.number().optional(),
   receivers: z.number().optional(),
   errors: z.array(z.string()).optional(),
 });
@@ -95,7 +96,7 @@ export class ReloadListener {
       result: outcome.result,
       summary: outcome.summary,
       ...(outcome.result === 'reloaded'
-        ? { rules: outcome.rules, schedules: outcome.schedules, receivers: outcome.receivers }
+        ? { rules: outcome.rules, schedules: outcome.schedules, probes: outcome.probes, receivers: outcome.receivers }
         : { errors: outcome.errors }),
     };
     await this.opts.redis.publish(this.opts.keys.answers(id), JSON.stringify(answer));

@@ -97,7 +97,7 @@ export interface ReloadRequest {
 
 /** What a reload did: taken (with counts and what changed) or refused (why, every error). */
 export type ReloadOutcome =
-  | { result: 'reloaded'; summary: string; rules: number; schedules: number; receivers: number; changes: Record<string, unknown> }
+  | { result: 'reloaded'; summary: string; rules: number; schedules: number; probes: number; receivers: number; changes: Record<string, unknown> }
   | { result: 'refused'; summary: string; errors: string[] };
 
 /** Options of {@link RuleSet}. */
@@ -220,7 +220,15 @@ export class RuleSet {
     const summary = `rules reloaded (${request.by}): ${counts}${changed.length ? `; ${changed.join(', ')}` : '; no rule, schedule, probe or receiver added or removed'}${late.length ? `; but ${late.join('; ')}` : ''}`;
     logger[late.length ? 'error' : 'info']({ by: request.by, generation: next.generation, changes }, summary);
     await this.audited({ request, summary, result: 'reloaded', before, next, changes, problems: late });
-    return { result: 'reloaded', summary, rules: next.loaded.rules.length, schedules: next.loaded.schedules.length, receivers, changes };
+    return {
+      result: 'reloaded',
+      summary,
+      rules: next.loaded.rules.length,
+      schedules: next.loaded.schedules.length,
+      probes: next.loaded.probes.length,
+      receivers,
+      changes,
+    };
   }
 
   private async refuse(request: ReloadRequest, why: string, errors: string[]): Promise<ReloadOutcome> {

@@ -25,7 +25,7 @@ describe('reflex rules reload', () => {
     expect(ok.code, ok.stderr).toBe(0);
     const lines = ok.stdout.trim().split('\n');
     expect(lines).toHaveLength(2);
-    for (const l of lines) expect(l).toMatch(/^\S+ \(worker\): reloaded: 1 rule\(s\), 0 schedule\(s\), 0 receiver\(s\)$/);
+    for (const l of lines) expect(l).toMatch(/^\S+ \(worker\): reloaded: 1 rule\(s\), 0 schedule\(s\), 0 probe\(s\), 0 receiver\(s\)$/);
     expect([one, two].map((r) => r.reflex.ruleSet!.current.loaded.rules.map((x) => x.name))).toEqual([['heal-v2'], ['heal-v2']]);
 
     own.write({ 'broken.ts': broken });

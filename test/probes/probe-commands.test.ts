@@ -45,6 +45,7 @@ describe('probes in the commands and logs', () => {
     expect(outcome.result).toBe('reloaded');
     expect(outcome.summary).toContain('2 probe(s)');
     expect(outcome.summary).toContain('+probe web-health, +probe db-port');
+    expect(outcome).toMatchObject({ rules: 1, probes: 2 });
   }, 60_000);
 
   it('reflex probes status filters by health, and says so, exit 1, when the prefix or instance has no probe state', async () => {

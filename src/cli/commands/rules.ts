@@ -151,7 +151,7 @@ export function registerRules(program: Command): void {
       ),
   )
     .option('--timeout <duration>', "how long to wait for every replica's answer (default 30s)", durationValue)
-    .option('--json', 'one JSON document: { answers: [{ replica, role, result, summary, rules, schedules, receivers, errors }], missing }')
+    .option('--json', 'one JSON document: { answers: [{ replica, role, result, summary, rules, schedules, probes, receivers, errors }], missing }')
     .action(async (opts) => {
       const config = resolveConfig(opts);
       const timeoutMs = (opts.timeout as number | undefined) ?? 30_000;
@@ -172,7 +172,7 @@ export function registerRules(program: Command): void {
         for (const a of report.answers) {
           const what =
             a.result === 'reloaded'
-              ? `reloaded: ${a.rules} rule(s), ${a.schedules} schedule(s), ${a.receivers} receiver(s)`
+              ? `reloaded: ${a.rules} rule(s), ${a.schedules} schedule(s), ${a.probes ?? 0} probe(s), ${a.receivers} receiver(s)`
               : `refused, keeps its previous rules: ${a.errors?.length ? `${a.errors.length} problem(s)` : a.summary.replace(/^.*?keeps running: /, '')}`;
           process.stdout.write(`${a.replica} (${a.role}): ${what}\n`);
           for (const e of a.errors ?? []) process.stdout.write(`  ${e}\n`);
