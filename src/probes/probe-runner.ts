@@ -5,7 +5,6 @@ import { systemClock, type Clock } from '../clock/clock.js';
 import type { InstanceClient } from '../client/client.js';
 import type { Instance } from '../client/instance.js';
 import { StatusCode } from '../client/status-code.js';
-import { evaluateFilter } from '../filter/evaluator.js';
 import type { InstanceHealthEvent } from '../events/canonical-event.js';
 import type { EventJob } from '../events/event-job.js';
 import type { OwnOperation } from '../events/intent.js';
@@ -15,7 +14,8 @@ import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import { ReplicaRoster } from '../redis/replica-roster.js';
 import { streamHead } from '../redis/stream-head.js';
 import { matchingSilence, type Silence, type Silences } from '../silences/silences.js';
-import { probesOfConfig, type Probe } from './probe.js';
+import type { Probe } from './probe.js';
+import { planProbes, type Planned } from './probe-plan.js';
 import { OwnOperations } from '../events/own-operations.js';
 import { addressOf, runCheck, type CheckResult } from './probe-check.js';
 import { ProbeOwner } from './probe-owner.js';
@@ -64,15 +64,6 @@ export interface ProbeRunnerOptions {
   clock?: Clock;
 }
 
-/** One probe of one instance as last listed. */
-interface Planned {
-  id: string;
-  ref: InstanceRef;
-  probe: Probe;
-  instance: Instance;
-  uuid: string | undefined;
-}
-
 /** What this replica knows of the probes it runs, for the gauge and `reflex probes status`. */
 interface Known {
   probe: string;
@@ -81,11 +72,6 @@ interface Known {
 
 /** How often the instances are listed by default (see {@link ProbeRunnerOptions.listEveryMs}). */
 const LIST_EVERY_MS = 10_000;
-
-/** The id of a probe on an instance identity: target, project, `volatile.uuid` (the name when none) and probe name. */
-export function probeId(ref: InstanceRef, uuid: string | undefined, probe: string): string {
-  return `${ref.target}|${ref.project}|${uuid ?? ref.instance}|${probe}`;
-}
 
 /**
  * Runs the health probes of every instance in their scope (see docs/probes.md): an event *source*
@@ -295,47 +281,14 @@ export class ProbeRunner {
       // Read before the listing: an event archived while it runs makes the next one due.
       const head = await streamHead(this.opts.redis, this.opts.keys.archive).catch(() => undefined);
       const fileProbes = this.fileProbes();
-      const planned: Planned[] = [];
-      const problemsLogged = new Map<string, string>();
-      let complete = true;
-      for (const t of this.opts.targets) {
-        let instances: Instance[];
-        try {
-          instances = await t.client.listInstances({ allProjects: true });
-        } catch (err) {
-          this.opts.logger.warn({ err, target: t.id }, 'probes: could not list the instances of a target');
-          planned.push(...this.planned.filter((p) => p.ref.target === t.id));
-          for (const [k, v] of this.problemsLogged) if (k.startsWith(`${t.id}|`)) problemsLogged.set(k, v);
-          complete = false;
-          continue;
-        }
-        for (const instance of instances) {
-          const ref = { target: t.id, project: instance.project ?? 'default', instance: instance.name };
-          const config = { ...instance.config, ...(instance.expanded_config ?? {}) };
-          const inScope = fileProbes.filter(
-            (p) =>
-              (!p.projects || p.projects.includes(ref.project)) &&
-              (!p.targets || p.targets.includes(t.id)) &&
-              (!p.scopeFilter || evaluateFilter(p.scopeFilter, instance)),
-          );
-          const { probes, problems } = probesOfConfig(config, inScope);
-          if (problems.length) {
-            // Once per instance while its keys stay as they are: the listing repeats every few seconds.
-            const at = `${ref.target}|${ref.project}|${ref.instance}`;
-            const said = problems.join('\n');
-            if (this.problemsLogged.get(at) !== said)
-              this.opts.logger.warn(
-                { instance: ref.instance, project: ref.project, target: ref.target, problems },
-                'probes: instance config keys not understood (left out; warned again when they change)',
-              );
-            problemsLogged.set(at, said);
-          }
-          const uuid = config['volatile.uuid'];
-          for (const probe of probes) planned.push({ id: probeId(ref, uuid, probe.name), ref, probe, instance, uuid });
-        }
-      }
+      const { planned, complete, problems } = await planProbes(
+        this.opts.targets,
+        fileProbes,
+        { planned: this.planned, problems: this.problemsLogged },
+        this.opts.logger,
+      );
       this.planned = planned;
-      this.problemsLogged = problemsLogged;
+      this.problemsLogged = problems;
       this.listedAt = Date.now();
       this.listedHead = head;
       this.listedProbes = probesKey(fileProbes);
