@@ -76,8 +76,9 @@ function get(req: SimRequest, family: InstanceFamily): SimResponse {
  * POST /1.0/instances. What the daemon checks before its 202 (project, body, type, source, name)
  * is a sync error; what it finds while creating (invalid config or devices, a name taken) fails the
  * operation, with "Failed creating instance record: …". The instance appears at the operation's
- * database step (`createRecordMs` after the 202; at once with `createVisibilityDelay: false`), so
- * a GET right after the 202 answers 404, as on both daemons. The later revision honours
+ * database step, `createRecordMs` after the 202 for the share `createVisibilityDelay` of creates
+ * and before the 202 for the others, so a GET right after the 202 answers 404 as often as on the
+ * daemons (a refusal always comes after the 202). The later revision honours
  * `"start": true` (Incus's instance_create_start) within the same operation; LXD 5.0.2 ignores it.
  */
 function create(req: SimRequest, family: InstanceFamily): SimResponse {
@@ -140,9 +141,20 @@ function create(req: SimRequest, family: InstanceFamily): SimResponse {
       else op.succeed();
     }, ctx.opts.timings.taskMs).unref();
   };
-  if (ctx.opts.createVisibilityDelay) setTimeout(databaseStep, ctx.opts.timings.createRecordMs).unref();
+  // A refusal always comes after the 202 (in the operation), as on both daemons.
+  if (invalid || taken || delayedVisibility(op.id, ctx.opts.createVisibilityDelay)) setTimeout(databaseStep, ctx.opts.timings.createRecordMs).unref();
   else databaseStep();
   return asyncOp(op.url, ctx.ops.render(op));
+}
+
+/**
+ * Whether a create's instance shows only from its database step: a draw of `share` from the
+ * operation id (uniform, and repeated by a seeded simulator, without taking from its id sequence).
+ */
+function delayedVisibility(operationId: string, share: number): boolean {
+  if (share >= 1) return true;
+  if (share <= 0) return false;
+  return Number.parseInt(operationId.replace(/-/g, '').slice(0, 8), 16) / 2 ** 32 < share;
 }
 
 /** The refusal of a creation's config or devices, as the daemon words it after "Failed creating instance record: ". */
