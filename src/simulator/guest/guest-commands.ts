@@ -242,7 +242,9 @@ export function lsCommand(ownerOf: (path: string) => { uid: number; gid: number 
     name: 'ls',
     async execute(args, ctx) {
       if (!ctx.origCommand) return fail('sh: ls: not found\n', 127);
-      const result = await ctx.origCommand(args);
+      const listed = await ctx.origCommand(args);
+      // busybox's ls exits 1 for a missing file, where GNU's (and just-bash's) exits 2.
+      const result = listed.exitCode === 2 ? { ...listed, exitCode: 1 } : listed;
       const long = args.some((a) => /^-[a-zA-Z]*l/.test(a));
       if (!long || result.stdout === '') return result;
       const operands = args.filter((a) => !a.startsWith('-') || a === '-');

@@ -1,6 +1,7 @@
 import type { Command, CommandName, InMemoryFs } from 'just-bash';
 import type { SimInstance, SimSnapshot } from '../instance-model.js';
 import { instanceKey } from '../instance-model.js';
+import { shellBuiltins } from './shell-builtins.js';
 import { catCommand, guestCommands, harmlessSignals, lsCommand, scriptedCommand, sleepCommand, type GuestProcess } from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
 import { layOut } from './guest-layout.js';
@@ -225,7 +226,15 @@ export class Guests {
     // A scripted shell builtin (`test`) is shadowed by a function: the shell never asks a program of its name.
     const builtins = scriptedBuiltins(programs);
     if (builtins.length) scripted.push(scriptedBuiltinCommand(take, pause, scriptEnded));
-    const own = [...guestCommands(proc), sleepCommand(pause), lsCommand((path) => fs.ownerOf(path)), catCommand(), ...scripted];
+    const shellState = shellBuiltins();
+    const own = [
+      ...guestCommands(proc),
+      sleepCommand(pause),
+      lsCommand((path) => fs.ownerOf(path)),
+      catCommand(),
+      ...shellState.commands,
+      ...scripted,
+    ];
     const ownNames = new Set(own.map((c) => c.name));
     const custom: Command[] = [...own, ...[...busyboxPrograms].filter((n) => !ownNames.has(n)).map(passThrough)].map((c) => gated(c, gate));
     const bash = new Bash({
@@ -254,8 +263,24 @@ export class Guests {
       if (killer.signal.aborted) return killed(killer.signal.reason as number, runaway.signal.aborted ? undefined : result);
       if (!shell && result.exitCode === 127 && /command not found/.test(result.stderr)) return ended('', '', 127);
       if (!shell && result.exitCode === 126) return ended('', '', 126);
-      const stderr = result.stderr.replace(/^bash: (.*): command not found$/gm, `${basename(program ?? 'sh')}: $1: not found`);
-      return ended(result.stdout, stderr, result.exitCode);
+      // The EXIT trap runs as the shell ends, in the state the script left (its variables, its directory).
+      const onExit = shellState.exitTrap();
+      const trapped = onExit
+        ? await bash.exec(onExit, {
+            env: result.env,
+            replaceEnv: true,
+            cwd: result.env?.PWD ?? cwd,
+            stdinKind: 'bytes',
+            signal: runaway.signal,
+            rawScript: true,
+          })
+        : undefined;
+      // The shell is busybox's `sh`, not bash: its messages start with the name it was called by.
+      const name = basename(program ?? 'sh');
+      const stderr = `${result.stderr}${trapped?.stderr ?? ''}`
+        .replace(/^bash: (.*): command not found$/gm, `${name}: $1: not found`)
+        .replace(/^bash: /gm, `${name}: `);
+      return ended(`${result.stdout}${trapped?.stdout ?? ''}`, stderr, result.exitCode);
     } finally {
       cmd.signal?.removeEventListener('abort', onOuterAbort);
     }

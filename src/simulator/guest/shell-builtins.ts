@@ -1,0 +1,161 @@
+import type { Command, ExecResult } from 'just-bash';
+import { signalNumbers } from './guest-commands.js';
+
+const ok = (stdout = ''): ExecResult => ({ stdout, stderr: '', exitCode: 0 });
+
+/**
+ * What busybox ash prints for the limits `ulimit -a` lists (its order and wording), with the test
+ * beds' values: a container's limits are its host's, these are the LXD test bed's.
+ */
+const limits: { flag: string; label: string; value: string }[] = [
+  { flag: 'c', label: 'core file size (blocks)', value: '0' },
+  { flag: 'd', label: 'data seg size (kb)', value: 'unlimited' },
+  { flag: 'e', label: 'scheduling priority', value: '0' },
+  { flag: 'f', label: 'file size (blocks)', value: 'unlimited' },
+  { flag: 'i', label: 'pending signals', value: '96363' },
+  { flag: 'l', label: 'max locked memory (kb)', value: '8192' },
+  { flag: 'm', label: 'max memory size (kb)', value: 'unlimited' },
+  { flag: 'n', label: 'open files', value: '20000' },
+  { flag: 'q', label: 'POSIX message queues (bytes)', value: '819200' },
+  { flag: 'r', label: 'real-time priority', value: '0' },
+  { flag: 's', label: 'stack size (kb)', value: '8192' },
+  { flag: 't', label: 'cpu time (seconds)', value: 'unlimited' },
+  { flag: 'u', label: 'max user processes', value: '96363' },
+  { flag: 'v', label: 'virtual memory (kb)', value: 'unlimited' },
+  { flag: 'x', label: 'file locks', value: 'unlimited' },
+];
+
+/** The shell state the builtins below keep for one command (one `sh -c`), as a shell process would. */
+export interface ShellBuiltins {
+  /** `umask`, `trap`, `ulimit`, `jobs` and `times`, which just-bash names as builtins but does not run. */
+  commands: Command[];
+  /** The `trap … EXIT` (or `0`) handler set when the script ended, if any. */
+  exitTrap(): string | undefined;
+}
+
+/**
+ * busybox ash's `umask`, `trap`, `ulimit`, `jobs` and `times` over the state of one command: what
+ * scripts and tools rely on (Ansible starts every module with `umask 77 && mkdir …`) answers as on
+ * the test beds' busybox (observed: `umask` prints `0022`, `-S` `u=rwx,g=rx,o=rx`, a bad mode is
+ * `sh: umask: line 0: illegal mode: X` with 2; `trap` with no argument lists `trap -- 'cmd' SIG`;
+ * `ulimit` prints `unlimited`; `times` four zero times; `jobs` nothing). The umask is kept and
+ * printed, but files are still created with the daemon's default modes. An EXIT trap runs when the
+ * script ends (the caller runs {@link ShellBuiltins.exitTrap}); other signals' traps are kept and
+ * listed only (a signal to the command ends it, as it does to an untrapping shell).
+ */
+export function shellBuiltins(): ShellBuiltins {
+  let mask = 0o022;
+  const traps = new Map<string, string>();
+  const limitValues = new Map(limits.map((l) => [l.flag, l.value]));
+
+  const umask: Command = {
+    name: 'umask',
+    async execute(args) {
+      const symbolic = args[0] === '-S';
+      const rest = symbolic ? args.slice(1) : args;
+      if (rest.length === 0) return ok(symbolic ? `${symbolicMask(mask)}\n` : `${mask.toString(8).padStart(4, '0')}\n`);
+      const parsed = parseMask(rest[0]!, mask);
+      if (parsed === undefined) return { stdout: '', stderr: `sh: umask: line 0: illegal mode: ${rest[0]}\n`, exitCode: 2 };
+      mask = parsed;
+      return ok();
+    },
+  };
+
+  const trap: Command = {
+    name: 'trap',
+    async execute(args) {
+      if (args.length === 0 || (args.length === 1 && args[0] === '-p'))
+        return ok(
+          [...traps.entries()]
+            .sort(([a], [b]) => signalOrder(a) - signalOrder(b))
+            .map(([signal, action]) => `trap -- '${action.replace(/'/g, `'\\''`)}' ${signal}\n`)
+            .join(''),
+        );
+      const [action, ...signals] = args[0] === '--' ? args.slice(1) : args;
+      // `trap SIG` alone (a signal, not a command) resets it, as `trap - SIG` does.
+      const reset = action === '-' || (signals.length === 0 && signalName(action!) !== undefined);
+      const names = signals.length === 0 && reset && action !== '-' ? [action!] : signals;
+      for (const given of names) {
+        const name = signalName(given);
+        if (name === undefined) return { stdout: '', stderr: `sh: trap: line 0: ${given}: invalid signal specification\n`, exitCode: 1 };
+        if (reset) traps.delete(name);
+        else traps.set(name, action!);
+      }
+      return ok();
+    },
+  };
+
+  const ulimit: Command = {
+    name: 'ulimit',
+    async execute(args) {
+      if (args.includes('-a')) return ok(limits.map((l) => `${l.label.padEnd(32)}(-${l.flag}) ${limitValues.get(l.flag)}\n`).join(''));
+      let flag = 'f';
+      let value: string | undefined;
+      for (const a of args) {
+        if (/^-[HS]+$/.test(a)) continue;
+        const m = /^-[HS]*([a-z])$/.exec(a);
+        if (m && limitValues.has(m[1]!)) flag = m[1]!;
+        else if (!a.startsWith('-')) value = a;
+        else return { stdout: '', stderr: `sh: ulimit: line 0: illegal option ${a}\n`, exitCode: 1 };
+      }
+      if (value === undefined) return ok(`${limitValues.get(flag)}\n`);
+      if (value !== 'unlimited' && !/^\d+$/.test(value))
+        return { stdout: '', stderr: `sh: ulimit: line 0: invalid number '${value}'\n`, exitCode: 2 };
+      limitValues.set(flag, value);
+      return ok();
+    },
+  };
+
+  const jobs: Command = { name: 'jobs', execute: async () => ok() };
+  const times: Command = { name: 'times', execute: async () => ok('0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n') };
+
+  return { commands: [umask, trap, ulimit, jobs, times], exitTrap: () => traps.get('EXIT') || undefined };
+}
+
+/** `HUP`, `SIGHUP`, `1` → `HUP`; `0` and `EXIT` → `EXIT`; undefined for no signal. */
+function signalName(given: string): string | undefined {
+  const upper = given.toUpperCase().replace(/^SIG/, '');
+  if (upper === 'EXIT' || upper === '0') return 'EXIT';
+  if (/^\d+$/.test(upper)) return Object.entries(signalNumbers).find(([, n]) => n === Number(upper))?.[0];
+  return upper in signalNumbers ? upper : undefined;
+}
+
+function signalOrder(name: string): number {
+  return name === 'EXIT' ? 0 : (signalNumbers[name] ?? 99);
+}
+
+/** An octal mode (up to 0777) or a symbolic one (`u=rwx,g=rx,o=`), as the new mask; undefined when neither. */
+function parseMask(text: string, current: number): number | undefined {
+  if (/^[0-7]{1,4}$/.test(text)) {
+    const n = Number.parseInt(text, 8);
+    return n <= 0o777 ? n : undefined;
+  }
+  let allowed = 0o777 & ~current;
+  for (const clause of text.split(',')) {
+    const m = /^([ugoa]*)([=+-])([rwx]*)$/.exec(clause);
+    if (!m) return undefined;
+    const who = m[1] === '' || m[1]!.includes('a') ? 'ugo' : m[1]!;
+    const bits = (m[3]!.includes('r') ? 4 : 0) | (m[3]!.includes('w') ? 2 : 0) | (m[3]!.includes('x') ? 1 : 0);
+    for (const [w, shift] of [
+      ['u', 6],
+      ['g', 3],
+      ['o', 0],
+    ] as const) {
+      if (!who.includes(w)) continue;
+      if (m[2] === '=') allowed = (allowed & ~(7 << shift)) | (bits << shift);
+      else if (m[2] === '+') allowed |= bits << shift;
+      else allowed &= ~(bits << shift);
+    }
+  }
+  return 0o777 & ~allowed;
+}
+
+/** `u=rwx,g=rx,o=rx` for 0022, as `umask -S` prints it. */
+function symbolicMask(mask: number): string {
+  const allowed = 0o777 & ~mask;
+  const part = (shift: number): string => {
+    const b = (allowed >> shift) & 7;
+    return `${b & 4 ? 'r' : ''}${b & 2 ? 'w' : ''}${b & 1 ? 'x' : ''}`;
+  };
+  return `u=${part(6)},g=${part(3)},o=${part(0)}`;
+}

@@ -1,0 +1,42 @@
+import { expect, it } from 'vitest';
+import { conformance, launchPerSuite, printing } from './targets.js';
+
+/**
+ * The guest shell's builtins that scripts and tools run first (issue #41 item 5): Ansible starts
+ * every module with `umask 77 && mkdir …`, scripts clean up with `trap … EXIT`. Each case is the
+ * test beds' busybox `sh` on LXD 5.0.2 and Incus 6.0.4, held to the simulator's shell.
+ */
+const cases: { script: string; stdout: string; stderr?: string; exitCode: number }[] = [
+  { script: 'umask', stdout: '0022\n', exitCode: 0 },
+  { script: 'umask -S', stdout: 'u=rwx,g=rx,o=rx\n', exitCode: 0 },
+  { script: 'umask 077; umask; umask 0027; umask -S', stdout: '0077\nu=rwx,g=rx,o=\n', exitCode: 0 },
+  { script: 'umask 77 && mkdir -p /tmp/rt-ansible && echo made', stdout: 'made\n', exitCode: 0 },
+  { script: 'umask 999', stdout: '', stderr: 'sh: umask: line 0: illegal mode: 999\n', exitCode: 2 },
+  { script: 'trap "echo bye" EXIT; echo hi', stdout: 'hi\nbye\n', exitCode: 0 },
+  { script: 'x=kept; trap "echo $x" EXIT; exit 3', stdout: 'kept\n', exitCode: 3 },
+  { script: 'cd /tmp; trap pwd EXIT; y=1', stdout: '/tmp\n', exitCode: 0 },
+  { script: 'trap "echo t" INT TERM; trap', stdout: "trap -- 'echo t' INT\ntrap -- 'echo t' TERM\n", exitCode: 0 },
+  { script: 'trap "echo no" EXIT; trap - EXIT; echo ok', stdout: 'ok\n', exitCode: 0 },
+  { script: 'ulimit', stdout: 'unlimited\n', exitCode: 0 },
+  { script: 'jobs; echo $?', stdout: '0\n', exitCode: 0 },
+  { script: 'times', stdout: '0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n', exitCode: 0 },
+  { script: 'ls /nosuch; echo $?', stdout: '1\n', stderr: 'ls: /nosuch: No such file or directory\n', exitCode: 0 },
+  { script: 'nosuchcmd', stdout: '', stderr: 'sh: nosuchcmd: not found\n', exitCode: 127 },
+];
+
+await conformance('the guest shell runs the builtins scripts start with (umask, trap, ulimit, jobs, times) as busybox sh does', (target) => {
+  const name = launchPerSuite(target);
+  for (const c of cases) {
+    it(`sh -c '${c.script}'`, async () => {
+      const t = target();
+      const prints = [...(c.stdout ? ['stdout' as const] : []), ...(c.stderr ? ['stderr' as const] : [])];
+      const res = await printing(
+        t,
+        async () => (await t.client.exec(name(), { command: ['sh', '-c', c.script] })).wait({ timeoutMs: 20_000 }),
+        prints,
+      );
+      expect({ stdout: res.stdout, exitCode: res.exitCode }).toEqual({ stdout: c.stdout, exitCode: c.exitCode });
+      if (c.stderr !== undefined) expect(res.stderr).toBe(c.stderr);
+    });
+  }
+});
