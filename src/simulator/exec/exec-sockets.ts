@@ -10,10 +10,17 @@ import type { SimOperation } from '../operations.js';
 const connectTimeoutMs = 5000;
 
 /**
- * How long a command waits for the end of its stdin before it runs with what arrived: the
- * simulated programs take their input whole, and a client may never close stdin.
+ * How long a command waits for the first byte or the end of its stdin before it runs with nothing:
+ * the simulated programs take their input whole, and a client may never close stdin.
  */
 const stdinGraceMs = 1000;
+
+/**
+ * Once stdin has brought data, how long a silence makes the command run with what arrived (a client
+ * that sends and never closes): a script fed line by line (`(echo 'echo a'; sleep 2; echo 'exit 3')
+ * | lxc exec c -- sh`) ends its stdin itself, so every line it sends reaches the shell.
+ */
+const stdinIdleMs = 10_000;
 
 /** Runs the command of a session with its stdin; aborting `signal` (reason: a signal number) kills it. */
 export type ExecRunner = (io: { stdin: Buffer; signal: AbortSignal }) => Promise<GuestResult>;
@@ -35,6 +42,8 @@ interface ExecSession {
   killer: AbortController;
   /** Runs the command once stdin ended, if it waits for that. */
   onStdinEnd?: () => void;
+  /** Puts off the run while stdin keeps bringing data. */
+  onStdinData?: () => void;
 }
 
 /**
@@ -44,8 +53,9 @@ interface ExecSession {
  * required socket is connected (control is optional for non-interactive sessions, a historical
  * allowance of the daemon); each output stream is binary messages ended by an empty text message,
  * then the control socket is closed, the operation gets `{"return": code}` and succeeds, and every
- * socket is closed. Stdin (fd 0, non-interactive) is read to its end first (at most
- * {@link stdinGraceMs} after the sockets connected). A running command ends early on a signal
+ * socket is closed. Stdin (fd 0, non-interactive) is read to its end first (without any data, at
+ * most {@link stdinGraceMs} after the sockets connected; once data came, until {@link stdinIdleMs}
+ * of silence). A running command ends early on a signal
  * sent through the control socket (`{"command":"signal","signal":9}`) or when the control socket
  * closes (the daemon kills it then), with code 128 + signal. A wrong secret is 403, an unknown
  * operation 404.
@@ -90,8 +100,10 @@ export class ExecSockets {
       // Of the control messages only signals matter (no terminal to resize).
       ws.on('message', (data, isBinary) => {
         if (fd === '0' && !session.interactive) {
-          if (isBinary) session.stdin.push(Buffer.from(data as Buffer));
-          else endStdin(session);
+          if (isBinary) {
+            session.stdin.push(Buffer.from(data as Buffer));
+            session.onStdinData?.();
+          } else endStdin(session);
           return;
         }
         if (fd !== 'control' || isBinary) return;
@@ -124,6 +136,7 @@ export class ExecSockets {
     let grace: NodeJS.Timeout | undefined;
     const run = (): void => {
       session.onStdinEnd = undefined;
+      session.onStdinData = undefined;
       clearTimeout(grace);
       session
         .run({ stdin: Buffer.concat(session.stdin), signal: session.killer.signal })
@@ -136,7 +149,11 @@ export class ExecSockets {
     };
     if (session.stdinEnded || session.killer.signal.aborted) return run();
     session.onStdinEnd = run;
-    grace = setTimeout(run, stdinGraceMs).unref();
+    session.onStdinData = () => {
+      clearTimeout(grace);
+      grace = setTimeout(run, stdinIdleMs).unref();
+    };
+    grace = setTimeout(run, session.stdin.length > 0 ? stdinIdleMs : stdinGraceMs).unref();
   }
 
   private finish(session: ExecSession, result: GuestResult): void {
