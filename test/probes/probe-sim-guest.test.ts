@@ -10,6 +10,7 @@ import { startSimulator } from '../../src/simulator/simulator.js';
 import { freePort } from '../support/free-port.js';
 import { startReflexProcess } from '../support/reflex-process.js';
 import { cleanupsAfterEach } from '../support/stopped-after-each.js';
+import { until } from '../support/wait.js';
 
 /** Issue #43 item 8: the simulator's guest, as probes and their tests use it. */
 describe('probes on the simulator’s guest', () => {
@@ -26,7 +27,15 @@ describe('probes on the simulator’s guest', () => {
     const [instance] = await client.listInstances();
     const address = addressOf(await client.getInstanceState(instance!.name));
     expect(address).toBeDefined();
-    const tcp = await runCheck(defineProbe({ name: 't', kind: 'tcp', port, timeoutMs: 20_000 }), client, instance!.name, address);
+    // The instance listens from the moment its address is shown: its listener binds a moment after the answer.
+    const tcp = await until(
+      'the guest port answers',
+      async () => {
+        const r = await runCheck(defineProbe({ name: 't', kind: 'tcp', port, timeoutMs: 20_000 }), client, instance!.name, address);
+        return r.outcome === 'success' ? r : undefined;
+      },
+      10_000,
+    );
     expect(tcp).toMatchObject({ outcome: 'success', output: `connected to ${address}:${port}` });
     const http = await runCheck(defineProbe({ name: 'h', kind: 'http', port, timeoutMs: 20_000 }), client, instance!.name, address);
     expect(http.outcome, http.output).toBe('success');
