@@ -229,6 +229,54 @@ export function catCommand(): Command {
   };
 }
 
+/**
+ * `stat` with each entry's real owner and permission bits in a `-c` format (`%u %g %U %G %a`: just-bash
+ * prints a fixed 1000/user and the type bits with the mode), names from the guest's passwd and group
+ * (`UNKNOWN` without one, as busybox prints them), and busybox's words for a missing file (`stat:
+ * can't stat 'F': No such file or directory`).
+ */
+export function statCommand(ownerOf: (path: string) => { uid: number; gid: number }): Command {
+  return {
+    name: 'stat',
+    async execute(args, ctx) {
+      if (!ctx.origCommand) return fail('sh: stat: not found\n', 127);
+      const at = args.indexOf('-c');
+      const format = at >= 0 ? args[at + 1] : undefined;
+      if (format === undefined) return busyboxMissing(await ctx.origCommand(args));
+      const files = args.filter((_, i) => i !== at && i !== at + 1);
+      const out: ExecResult = { stdout: '', stderr: '', exitCode: 0 };
+      for (const file of files) {
+        const path = ctx.fs.resolvePath(ctx.cwd, file);
+        const st = await ctx.fs.stat(path).catch(() => undefined);
+        let own = format;
+        if (st) {
+          const { uid, gid } = ownerOf(path);
+          const fields: Record<string, string> = {
+            '%u': String(uid),
+            '%g': String(gid),
+            '%U': (await nameOf(ctx.fs, '/etc/passwd', uid)) ?? 'UNKNOWN',
+            '%G': (await nameOf(ctx.fs, '/etc/group', gid)) ?? 'UNKNOWN',
+            '%a': (st.mode & 0o7777).toString(8),
+          };
+          own = format.replace(/%[ugUGa]/g, (f) => fields[f] ?? f);
+        }
+        const one = busyboxMissing(await ctx.origCommand(['-c', own, file]));
+        out.stdout += one.stdout;
+        out.stderr += one.stderr;
+        out.exitCode = Math.max(out.exitCode, one.exitCode);
+      }
+      return out;
+    },
+  };
+}
+
+function busyboxMissing(result: ExecResult): ExecResult {
+  return {
+    ...result,
+    stderr: result.stderr.replace(/^stat: cannot stat '(.*)': No such file or directory$/gm, "stat: can't stat '$1': No such file or directory"),
+  };
+}
+
 /** A long-listing line of just-bash's `ls -l`: mode, links, owner, group, then the rest. */
 const longLine = /^([-dlcbps][rwxsStT-]{9})(\s+\d+\s+)(\S+)(\s+)(\S+)(\s+\d+\s+\w{3}\s+\d+\s+[\d:]+\s+)(.*)$/;
 

@@ -2,7 +2,16 @@ import type { Command, CommandName, InMemoryFs } from 'just-bash';
 import type { SimInstance, SimSnapshot } from '../instance-model.js';
 import { instanceKey } from '../instance-model.js';
 import { shellBuiltins } from './shell-builtins.js';
-import { catCommand, guestCommands, harmlessSignals, lsCommand, scriptedCommand, sleepCommand, type GuestProcess } from './guest-commands.js';
+import {
+  catCommand,
+  guestCommands,
+  harmlessSignals,
+  lsCommand,
+  scriptedCommand,
+  sleepCommand,
+  statCommand,
+  type GuestProcess,
+} from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
 import { layOut } from './guest-layout.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
@@ -231,6 +240,7 @@ export class Guests {
       ...guestCommands(proc),
       sleepCommand(pause),
       lsCommand((path) => fs.ownerOf(path)),
+      statCommand((path) => fs.ownerOf(path)),
       catCommand(),
       ...shellState.commands,
       ...scripted,
