@@ -23,10 +23,10 @@ describe('a takeover of a killed replica’s probes (issue #43 item 3)', () => {
   const names = Array.from({ length: 14 }, (_, i) => `web${i}`);
 
   it('checks each overdue probe on the survivor’s next pass after it drops the dead replica, not at its next slot', async () => {
-    const periodMs = 2_000;
+    const periodMs = 3_000;
     const probe = defineProbe({ name: 'p', kind: 'exec', command: ['true'], periodMs, timeoutMs: 5_000 });
-    const bed = await probeRunnerBed(cleanups, names, [probe], { member: 'a', rosterTtlMs: 3_000, listEveryMs: 1_000 });
-    const b = await bed.replica({ member: 'b' });
+    const bed = await probeRunnerBed(cleanups, names, [probe], { member: 'a', rosterTtlMs: 4_500, listEveryMs: 1_000 });
+    const b = await bed.replica({ member: 'b', rosterTtlMs: 4_500 });
     /** Every check's start per probe, as its state records it (polled every 20 ms). */
     const checks = new Map<string, number[]>();
     let polling = true;
@@ -62,8 +62,8 @@ describe('a takeover of a killed replica’s probes (issue #43 item 3)', () => {
       () => (ofA.every((id) => checks.get(id)!.some((at) => at >= droppedAt)) ? true : undefined),
       30_000,
     );
-    // a's heartbeat ran out at least 2 s after its last check: every one of its probes is a period
-    // overdue, and b's passes come every 500 ms (a quarter period).
+    // a's heartbeat (4.5 s, beating every 1.5 s) ran out at least 3 s, a period, after its last
+    // check: every one of its probes is overdue, and b's passes come every 750 ms (a quarter period).
     const late = ofA
       .map((id) => ({
         id,
@@ -73,7 +73,7 @@ describe('a takeover of a killed replica’s probes (issue #43 item 3)', () => {
           .at(-1)!,
         firstByB: checks.get(id)!.find((at) => at >= droppedAt)!,
       }))
-      .filter((c) => c.firstByB - droppedAt > 500 + 400);
+      .filter((c) => c.firstByB - droppedAt > 750 + 750);
     expect(late, `dropped at ${droppedAt}`).toEqual([]);
   }, 120_000);
 });
