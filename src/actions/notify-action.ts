@@ -53,8 +53,9 @@ export const notifyAction = builtinAction({
         await ctx.audit(record);
         return 'appended';
       },
-      // Raised without a once-key: nothing to give back.
+      // Raised without a once-key: nothing to give back, nothing recorded under one.
       forget: async () => undefined,
+      recorded: async () => false,
     };
     const alerts = new Alerts({ notifier: ctx.notifier, audit });
     if (p.resolve) {

@@ -28,6 +28,7 @@ export type AlertRecord = {
 export interface AlertAudit {
   append(record: AlertRecord, opts?: { once?: string }): Promise<string>;
   forget(once: string): Promise<void>;
+  recorded(once: string): Promise<boolean>;
 }
 
 /** The notifier as alerts use it (the process's `Notifier`, which imports this folder). */
@@ -122,13 +123,16 @@ export class Alerts {
    */
   async raise(input: AlertInput, opts: RaiseOptions = {}): Promise<Alert | undefined> {
     const alert = toAlert(input);
-    const fresh = await this.deps.audit.append(recordOf(alert, alert.severity, opts.record), opts.once ? { once: opts.once } : {});
-    if (!fresh) return undefined;
     const notifier = this.deps.notifier;
-    if (!notifier) {
-      if (alert.status !== 'resolved') await this.deps.open?.keep(alert);
-      return alert;
-    }
+    const { open, audit } = this.deps;
+    // Kept open before it is audited, unless its once-key says it was raised already (it may have
+    // ended since): a process killed, or a Redis that fills up, between the two leaves an alert
+    // kept and not yet audited, which the retry audits, never one audited and never kept, which
+    // nothing would ever end.
+    if (!notifier && open && alert.status !== 'resolved' && !(opts.once && (await audit.recorded(opts.once)))) await open.keep(alert);
+    const fresh = await audit.append(recordOf(alert, alert.severity, opts.record), opts.once ? { once: opts.once } : {});
+    if (!fresh) return undefined;
+    if (!notifier) return alert;
     return this.sent(alert.kind, opts.once, () => notifier.notify(input, opts.receiver === undefined ? {} : { receiver: opts.receiver }));
   }
 

@@ -88,6 +88,11 @@ export class AuditLog {
     await this.redis.del(this.onceKey(once));
   }
 
+  /** Whether a record was appended under this once-key (and the key is still remembered). */
+  async recorded(once: string): Promise<boolean> {
+    return (await this.redis.exists(this.onceKey(once))) === 1;
+  }
+
   private onceKey(once: string): string {
     return `${this.key}:once:${once}`;
   }

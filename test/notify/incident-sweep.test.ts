@@ -77,4 +77,35 @@ describe('the incident sweep', () => {
     expect(await sweepIncidents({ firing: async () => stale, kinds: ['instance.crashed'], readInstance, alerts })).toBe(0);
     expect((await firing()).filter((a) => a.instance === 'up-1')).toHaveLength(1);
   });
+
+  it('ends an alert whose first raise failed half-way (Redis refused the second write): the retry keeps it where the sweep finds it', async () => {
+    let refuse = true;
+    const flaky = {
+      ...open,
+      keep: async (alert: Parameters<typeof open.keep>[0]) => {
+        if (refuse) throw new Error('OOM command not allowed when used memory > maxmemory');
+        await open.keep(alert);
+      },
+    };
+    const halfway = new Alerts({ audit, open: flaky });
+    const raise = () =>
+      halfway.raise(
+        {
+          kind: 'instance.crashed',
+          severity: 'critical',
+          target,
+          project: 'default',
+          instance: 'up-1',
+          summary: 'up-1 stopped',
+          correlationId: 'c-half',
+        },
+        { once: 'incident:half' },
+      );
+    await expect(raise()).rejects.toThrow(/OOM/);
+    refuse = false;
+    await raise(); // the event job's retry
+    expect(await sweepIncidents({ firing, kinds: ['instance.crashed'], readInstance, alerts })).toBe(1);
+    const trail = (await audit.read({ instance: 'up-1' })).filter((r) => r.correlationId === 'c-half');
+    expect(trail.map((r) => (r.resolved === true ? 'resolved' : 'firing'))).toEqual(['firing', 'resolved']);
+  });
 });
