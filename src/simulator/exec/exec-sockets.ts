@@ -5,6 +5,7 @@ import { refuseUpgrade } from '../envelope.js';
 import { harmlessSignals } from '../guest/guest-commands.js';
 import type { GuestResult } from '../guest/guests.js';
 import type { SimOperation } from '../operations.js';
+import type { TerminalSession } from './terminal-session.js';
 
 /** How long the daemon waits for the exec websockets before failing the operation (LXD: 5 s). */
 const connectTimeoutMs = 5000;
@@ -25,6 +26,9 @@ const stdinIdleMs = 10_000;
 /** Runs the command of a session with its stdin; aborting `signal` (reason: a signal number) kills it. */
 export type ExecRunner = (io: { stdin: Buffer; signal: AbortSignal }) => Promise<GuestResult>;
 
+/** An interactive shell's terminal (terminal-session.ts), started when its sockets are connected. */
+export type TerminalStarter = (io: { write: (bytes: Buffer) => void; end: (code: number) => void; signal: AbortSignal }) => TerminalSession;
+
 /** One exec operation waiting for, then serving, its websockets. */
 interface ExecSession {
   op: SimOperation;
@@ -44,6 +48,9 @@ interface ExecSession {
   onStdinEnd?: () => void;
   /** Puts off the run while stdin keeps bringing data. */
   onStdinData?: () => void;
+  /** An interactive shell: a terminal session instead of one run. */
+  terminal?: TerminalStarter;
+  shell?: TerminalSession;
 }
 
 /**
@@ -65,11 +72,12 @@ export class ExecSockets {
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
 
   /** Registers an exec operation whose command runs when its sockets are connected. */
-  open(op: SimOperation, secrets: Record<string, string>, interactive: boolean, run: ExecRunner): void {
+  open(op: SimOperation, secrets: Record<string, string>, interactive: boolean, run: ExecRunner, terminal?: TerminalStarter): void {
     const session: ExecSession = {
       op,
       secrets,
       interactive,
+      terminal: interactive ? terminal : undefined,
       conns: new Map(),
       run,
       started: false,
@@ -106,6 +114,10 @@ export class ExecSockets {
           } else endStdin(session);
           return;
         }
+        if (fd === '0' && session.shell) {
+          if (isBinary) session.shell.input(Buffer.from(data as Buffer));
+          return;
+        }
         if (fd !== 'control' || isBinary) return;
         const msg = parseControl(String(data));
         if (msg?.command === 'signal' && typeof msg.signal === 'number') kill(session, msg.signal);
@@ -133,6 +145,20 @@ export class ExecSockets {
   private start(session: ExecSession): void {
     session.started = true;
     clearTimeout(session.timer);
+    if (session.terminal) {
+      const end = (code: number): void => this.finish(session, { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), code });
+      session.shell = session.terminal({
+        write: (bytes) => {
+          const ws = session.conns.get('0');
+          if (ws?.readyState === ws?.OPEN) ws?.send(bytes, { binary: true });
+        },
+        end,
+        signal: session.killer.signal,
+      });
+      // A signal through the control socket (or its close) ends the shell as it would end ash.
+      session.killer.signal.addEventListener('abort', () => end(128 + (Number(session.killer.signal.reason) || 9)), { once: true });
+      return;
+    }
     let grace: NodeJS.Timeout | undefined;
     const run = (): void => {
       session.onStdinEnd = undefined;

@@ -36,6 +36,8 @@ export interface GuestResult {
   stdout: Buffer;
   stderr: Buffer;
   code: number;
+  /** The shell's variables when its script ended without `exit` (a terminal session carries them to its next line). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -290,7 +292,7 @@ export class Guests {
       const stderr = `${result.stderr}${trapped?.stderr ?? ''}`
         .replace(/^bash: (.*): command not found$/gm, `${name}: $1: not found`)
         .replace(/^bash: /gm, `${name}: `);
-      return ended(`${result.stdout}${trapped?.stdout ?? ''}`, stderr, result.exitCode);
+      return { ...ended(`${result.stdout}${trapped?.stdout ?? ''}`, stderr, result.exitCode), env: result.env };
     } finally {
       cmd.signal?.removeEventListener('abort', onOuterAbort);
     }

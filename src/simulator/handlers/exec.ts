@@ -1,6 +1,7 @@
 import { StatusCode } from '../../client/status-code.js';
 import { asyncOp, SimHttpError, type SimResponse } from '../envelope.js';
-import { finishExec } from '../exec/exec-sockets.js';
+import { finishExec, type TerminalStarter } from '../exec/exec-sockets.js';
+import { statusVariable, TerminalSession } from '../exec/terminal-session.js';
 import type { GuestCommand, GuestResult } from '../guest/guests.js';
 import type { SimInstance } from '../instance-model.js';
 import type { SimRequest } from '../router.js';
@@ -62,7 +63,20 @@ export function exec(req: SimRequest, family: InstanceFamily): SimResponse {
         ...(user !== undefined ? { user } : {}),
         ...(typeof body.group === 'number' ? { group: body.group } : {}),
       };
-      if (waitForWs) ctx.execSockets.open(op, secrets, interactive, (io) => ctx.guests.run(inst, { ...guestCommand, ...io }));
+      const terminal: TerminalStarter | undefined = isBareShell(command)
+        ? (io) =>
+            new TerminalSession({
+              environment: guestCommand.environment,
+              cwd: guestCommand.cwd ?? (user ? '/' : '/root'),
+              root: !user,
+              signal: io.signal,
+              write: io.write,
+              end: io.end,
+              runLine: (line, state) =>
+                ctx.guests.run(inst, { ...guestCommand, argv: ['sh', '-c', `${line}\n${statusVariable}=$?`], ...state, stdin: Buffer.alloc(0) }),
+            })
+        : undefined;
+      if (waitForWs) ctx.execSockets.open(op, secrets, interactive, (io) => ctx.guests.run(inst, { ...guestCommand, ...io }), terminal);
       else {
         const started = Date.now();
         void ctx.guests.run(inst, guestCommand).then(
@@ -76,6 +90,12 @@ export function exec(req: SimRequest, family: InstanceFamily): SimResponse {
     },
   );
   return asyncOp(op.url, ctx.ops.render(op));
+}
+
+/** `sh`, `ash` or `bash` with no script: what `lxc exec c -- sh` starts, a shell reading its terminal. */
+function isBareShell(command: readonly string[]): boolean {
+  const [program, ...args] = command;
+  return /^(?:\/(?:usr\/)?bin\/)?(?:sh|ash|bash)$/.test(program ?? '') && args.every((a) => a === '-i' || a === '-l' || a === '--login');
 }
 
 /** Keeps a finished command's output as the instance's exec log files; their URLs by fd. */
