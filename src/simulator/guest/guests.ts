@@ -167,6 +167,34 @@ export class Guests {
       );
   }
 
+  /** The filesystems of published images (by fingerprint): what an instance made from one starts from. */
+  private readonly imageFilesystems = new Map<string, Promise<GuestFs>>();
+
+  /** Keeps the instance's (or the snapshot's) filesystem as a published image's (nothing when it was never made: then its image's). */
+  publish(from: SimInstance, snap: SimSnapshot | undefined, fingerprint: string): void {
+    const source = snap ? this.snapshotFilesystems.get(snap) : this.filesystems.get(from);
+    if (source)
+      this.imageFilesystems.set(
+        fingerprint,
+        source.then((f) => f.clone()),
+      );
+  }
+
+  /** Gives an instance made from a published image that image's filesystem. */
+  fromImage(fingerprint: string, to: SimInstance): void {
+    const kept = this.imageFilesystems.get(fingerprint);
+    if (kept)
+      this.filesystems.set(
+        to,
+        kept.then((f) => f.clone()),
+      );
+  }
+
+  /** Forgets a deleted image's filesystem. */
+  forgetImage(fingerprint: string): void {
+    this.imageFilesystems.delete(fingerprint);
+  }
+
   /** Gives a copy (`lxc copy c1[/snap] c2`) the filesystem of its source, as it is now or as the snapshot kept it. */
   copy(from: SimInstance, snap: SimSnapshot | undefined, to: SimInstance): void {
     const source = snap ? this.snapshotFilesystems.get(snap) : this.filesystems.get(from);

@@ -2,6 +2,7 @@ import { daemonTexts } from '../daemon-texts.js';
 import { asyncOp, sync, SimHttpError, type SimResponse } from '../envelope.js';
 import { readImageMetadata } from '../image-metadata.js';
 import { fingerprintOf, type ImageFiles } from '../image-store.js';
+import type { SimInstance, SimSnapshot } from '../instance-model.js';
 import type { Router, SimRequest } from '../router.js';
 import { formatTimestamp, zeroTime } from '../time.js';
 import { bodyObject, filterOf, recursionOf, stringMap } from './common.js';
@@ -139,6 +140,7 @@ function remove(req: SimRequest): SimResponse {
   const { ctx } = req;
   const img = ctx.images.remove(req.params.fingerprint!);
   for (const a of ctx.aliases.of(String(img.fingerprint))) ctx.aliases.remove(a.name);
+  ctx.guests.forgetImage(String(img.fingerprint));
   const op = ctx.ops.create({
     description: 'Deleting image',
     project: req.info.project,
@@ -229,6 +231,7 @@ function upload(req: SimRequest): SimResponse {
     createdAt?: string;
   };
   let fail: string | undefined;
+  let published: { inst: SimInstance; snap: SimSnapshot | undefined } | undefined;
   const body = jsonRequest(req);
   if (!body) {
     files = uploadedFiles(req, req.raw ?? Buffer.alloc(0));
@@ -254,6 +257,7 @@ function upload(req: SimRequest): SimResponse {
     if (!inst) throw new SimHttpError(404, daemonTexts.instanceNotFound(ctx.opts.revision, req.info.project, name ?? ''));
     if (type === 'snapshot' && (snapName === undefined || !inst.snapshots.has(snapName))) throw new SimHttpError(404, 'Instance not found');
     if (type !== 'snapshot' && inst.isActive) fail = 'Cannot export a running instance as an image';
+    published = { inst, snap: snapName === undefined ? undefined : inst.snapshots.get(snapName) };
     // A published image is a new tarball of the instance: its bytes (and fingerprint) differ every time.
     files = { kind: 'unified', data: Buffer.from(`reflex-sim publish ${inst.name}/${snapName ?? ''} ${ctx.ids.uuid()}\n`) };
     const imageProps = Object.fromEntries(
@@ -300,6 +304,8 @@ function upload(req: SimRequest): SimResponse {
       files,
     );
     for (const a of fields.aliases) if (a.name) ctx.aliases.add({ name: a.name, description: a.description, target: fingerprint, type: 'container' });
+    // The image is a tarball of the instance's root filesystem: instances made from it start with its files.
+    if (published) ctx.guests.publish(published.inst, published.snap, fingerprint);
     op.metadata = { fingerprint, size: String(size) };
     op.succeed();
   }, ctx.opts.timings.taskMs).unref();

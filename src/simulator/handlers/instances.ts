@@ -131,6 +131,8 @@ function create(req: SimRequest, family: InstanceFamily): SimResponse {
     });
     countCall(req, inst, 'create');
     if (origin?.copyOf) ctx.guests.copy(origin.copyOf.inst, origin.copyOf.snap, inst);
+    // An instance made from a published image has the files the published instance had.
+    else if (origin?.baseImage) ctx.guests.fromImage(origin.baseImage, inst);
     ctx.lifecycle.emit(inst, 'instance-created', { context: { 'storage-pool': 'default', type } });
     setTimeout(() => {
       op.progress({
