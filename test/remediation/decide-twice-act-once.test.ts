@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
-import type { InstanceStatusEvent } from '../../src/events/canonical-event.js';
+import type { CanonicalEvent, InstanceStatusEvent } from '../../src/events/canonical-event.js';
 import type { EventItem } from '../../src/events/event-job.js';
 import { OwnOperations } from '../../src/events/own-operations.js';
 import { StateTracker } from '../../src/events/state-tracker.js';
@@ -107,6 +107,37 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
     expect(records.map((r) => [r.type, r.correlationId])).toEqual([['event', frame.id]]);
     expect(records[0]!.summary).toMatch(/^unchanged: instance-stopped at .* reports what a resync already published/);
     expect(await actions.getJobCounts('waiting', 'delayed')).toMatchObject({ waiting: 0, delayed: 0 });
+  });
+
+  it("takes an instance renamed while its stop's event was still to come for stopped by the operator's hand: a shutdown of the new name restarts nothing, and the unseen stop is alerted", async () => {
+    sim.controls.addInstance({ name: 'after-rename', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
+    const { processor, actions, audit, tracker } = pipeline([restartOnCrash]);
+    // Known Running under its old name; its stop's job failed (Redis full) and is retried later.
+    await tracker.update({ target, project: 'default', instance: 'before-rename' }, 103, Date.now() - 5_000, {
+      source: 'event',
+      eventId: 'started-1',
+    });
+    const rename: CanonicalEvent = {
+      kind: 'lifecycle',
+      id: 'rename-1',
+      target,
+      location: 'none',
+      project: 'default',
+      timestamp: new Date(Date.now() - 2_000).toISOString(),
+      synthetic: false,
+      action: 'instance-renamed',
+      source: '/1.0/instances/after-rename',
+      instance: 'after-rename',
+      context: { old_name: 'before-rename' },
+    };
+    await processor.process({ kind: 'synthetic', target, event: rename, receivedAt: Date.now() });
+    // A shutdown of the new name with no requestor: forged, or the late one.
+    await processor.process(item(crash('after-rename')));
+    expect(await actions.getJobCounts('waiting', 'delayed')).toMatchObject({ waiting: 0, delayed: 0 });
+    const alerts = (await audit.read({ instance: 'after-rename' })).filter((r) => r.type === 'alert');
+    expect(alerts.map((r) => r.summary)).toEqual([
+      expect.stringMatching(/^after-rename was renamed Stopped and Reflex saw no stop of it before: cause unknown/),
+    ]);
   });
 
   it('records each step of an event once when the same event is processed twice before its done mark', async () => {

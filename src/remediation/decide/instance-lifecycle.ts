@@ -1,6 +1,7 @@
 import type { Alerts } from '../../alerts/alerts.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { Instance } from '../../client/instance.js';
+import { StatusCode } from '../../client/status-code.js';
 import type { CanonicalEvent, InstanceStatusEvent } from '../../events/canonical-event.js';
 import type { StartFailures } from '../../events/intent.js';
 import type { RedisConnection } from '../../redis/connect.js';
@@ -26,7 +27,7 @@ export interface InstanceLifecycleDeps {
   alerts: Pick<Alerts, 'resolveFiring'>;
   startFailures: StartFailures;
   operatorRequests: OperatorRequests;
-  tracker: Pick<StateTracker, 'move'>;
+  tracker: Pick<StateTracker, 'move' | 'get' | 'update'>;
   renames: RenamedAfterCrash;
   /** The instance as the daemon has it now; undefined when it answers 404. */
   readInstance: (ref: InstanceRef) => Promise<Instance | undefined>;
@@ -57,11 +58,38 @@ export class InstanceLifecycle {
       // What is known of it and what the operator asked of it go with it (once the crash before the
       // rename was judged on the old name's record): an operator's stop stays their last word.
       await Promise.all([deps.tracker.move(from, ref), deps.operatorRequests.move(from, ref)]);
+      await this.renamedStopped(ref, event);
       // The alerts of the old name end when the daemon says it is gone: no Running will come under it.
       if (!(await deps.readInstance(from))) await endIncidentsOfGone(deps.alerts, from);
     }
     if (event.kind === 'lifecycle' && event.action === 'instance-deleted' && !(await deps.readInstance(ref)))
       await endIncidentsOfGone(deps.alerts, ref);
+  }
+
+  /**
+   * Both daemons rename only a stopped instance: when what was known of it still says Running, its
+   * stop's event is late (a retried job, a full Redis) or lost. The daemon's word, Stopped, is
+   * recorded at the rename, an operator's hand on it, as their last request: a shutdown of the new
+   * name after it (forged, or the late one) is no crash to heal. A crash before the rename is
+   * alerted when its late event comes ({@link RenamedAfterCrash.stopOfGone}).
+   */
+  private async renamedStopped(ref: InstanceRef, event: CanonicalEvent): Promise<void> {
+    const known = await this.deps.tracker.get(ref);
+    if (known?.status !== StatusCode.Running) return;
+    const now = await this.deps.readInstance(ref);
+    if (now?.status_code !== StatusCode.Stopped) return;
+    const at = Date.parse(event.timestamp);
+    if (!(at >= known.at)) return;
+    await this.deps.tracker.update(ref, StatusCode.Stopped, at, {
+      source: 'read',
+      eventId: `${event.id}:renamed-stopped`,
+      intent: 'requested',
+      requested: true,
+    });
+    // Whose stop it was is unknown until its event comes, if ever (LXD sends none for an instance
+    // renamed in its crash's stop hook): unless the operator's stop is on record, that is alerted.
+    const stopAsked = (await this.deps.operatorRequests.list(ref)).some((r) => r.action === 'stop' && r.at >= known.at);
+    if (!stopAsked) await this.deps.renames.unseenStop(ref, event.id);
   }
 
   /** An operator's transition (or failed start) supersedes every delayed action of Reflex on that instance. */

@@ -52,6 +52,30 @@ export class RenamedAfterCrash {
     await this.alertIfDown(from, { ...from, instance: to }, renameId);
   }
 
+  /**
+   * An instance renamed stopped whose stop Reflex never saw (its event late or lost): cause unknown,
+   * so alerted, not healed (a renamed instance is the operator's). Ends when it runs again.
+   */
+  async unseenStop(to: InstanceRef, renameId: string): Promise<void> {
+    const now = await this.deps.readInstance(to);
+    if (!now || !down.has(now.status_code)) return;
+    const project = to.project !== 'default' ? ` --project ${to.project}` : '';
+    await this.deps.alerts.raise(
+      {
+        kind: now.status_code === StatusCode.Error ? instanceAlertKinds.error : instanceAlertKinds.crashed,
+        severity: 'critical',
+        target: to.target,
+        project: to.project,
+        instance: to.instance,
+        ...(now.location && now.location !== 'none' ? { member: now.location } : {}),
+        summary: `${to.instance} was renamed ${now.status} and Reflex saw no stop of it before: cause unknown; Reflex does not start a renamed instance; to start it: reflex heal ${to.instance}${project}`,
+        outcome: 'not remediated: renamed, its stop unseen (cause unknown)',
+        correlationId: renameId,
+      },
+      { once: `renamed-unseen-stop:${renameId}` },
+    );
+  }
+
   private async alertIfDown(from: InstanceRef, to: InstanceRef, renameId: string): Promise<void> {
     const now = await this.deps.readInstance(to);
     if (!now || !down.has(now.status_code)) return;
