@@ -42,7 +42,7 @@ async function startSim(args: string[], lines: number): Promise<string[]> {
 
 describeLxcClient('reflex sim trust options, used by the real lxc client', () => {
   it('--trust-password lets `lxc remote add --password` in, and --token prints a token `lxc remote add` accepts', async () => {
-    const [, https, tokenLine] = await startSim(
+    const printed = await startSim(
       [
         '--listen',
         `unix:${join(tmpdir(), `reflex-sim-cli-${process.pid}.sock`)}`,
@@ -53,8 +53,11 @@ describeLxcClient('reflex sim trust options, used by the real lxc client', () =>
         '--token',
         'ci',
       ],
-      3,
+      4,
     );
+    // Each listener, the guest port, then the token, one line each: found by what they say.
+    const https = printed.find((l) => l.startsWith('reflex sim listening on https'));
+    const tokenLine = printed.find((l) => l.startsWith('reflex sim trust token'));
     const url = https!.replace('reflex sim listening on ', '');
     expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(tokenLine).toMatch(/^reflex sim trust token: [A-Za-z0-9+/=]+$/);
