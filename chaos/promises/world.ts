@@ -235,7 +235,14 @@ export class World {
       },
       30_000,
       50,
-    );
+    ).catch((err: Error) => {
+      // What each replica last said of leases, Redis and the stream: the finding must be readable.
+      const said = [...this.killed, ...this.replicas].map((p) => {
+        const lines = p.logs.filter((l) => /lease|Redis|stream|resync/.test(String(l.msg ?? ''))).slice(-8);
+        return `pid ${p.child.pid}${p.child.exitCode !== null || p.child.signalCode !== null ? ' (exited)' : ''}: ${lines.map((l) => `${new Date(Number(l.time)).toISOString().slice(11, 23)} ${String(l.msg)}`).join(' | ')}`;
+      });
+      throw new Error(`${err.message}; leases seen: ${JSON.stringify(this.leases.slice(-3))}; ${said.join('; ')}`);
+    });
     await until('a replica to read the event stream', () => this.daemon.streamRead(), 30_000, 50);
   }
 
