@@ -36,7 +36,8 @@ export class RenamedAfterCrash {
     const at = Date.parse(rename.timestamp);
     await this.deps.redis.set(this.deps.keys.renamedTo(from), JSON.stringify({ to: to.instance, renameId, at }), 'PX', RENAME_MEMORY_MS);
     const last = await this.deps.tracker.get(from);
-    if (last && down.has(last.status) && (last.intent === 'unrequested' || last.intent === 'unknown')) await this.alertIfDown(from, to, renameId);
+    if (last && down.has(last.status) && (last.intent === 'unrequested' || last.intent === 'unknown'))
+      await this.crashedBeforeRename(from, to, renameId);
   }
 
   /**
@@ -49,7 +50,7 @@ export class RenamedAfterCrash {
     if (!raw) return;
     const { to, renameId, at } = JSON.parse(raw) as { to: string; renameId: string; at: number };
     if (!(Date.parse(stop.timestamp) <= at)) return;
-    await this.alertIfDown(from, { ...from, instance: to }, renameId);
+    await this.crashedBeforeRename(from, { ...from, instance: to }, renameId);
   }
 
   /**
@@ -57,9 +58,22 @@ export class RenamedAfterCrash {
    * so alerted, not healed (a renamed instance is the operator's). Ends when it runs again.
    */
   async unseenStop(to: InstanceRef, renameId: string): Promise<void> {
+    await this.alertIfDown(to, renameId, `renamed-unseen-stop:${renameId}`, (now) => ({
+      summary: `${to.instance} was renamed ${now.status} and Reflex saw no stop of it before: cause unknown`,
+      outcome: 'not remediated: renamed, its stop unseen (cause unknown)',
+    }));
+  }
+
+  private async alertIfDown(
+    to: InstanceRef,
+    renameId: string,
+    once: string,
+    what: (now: Instance) => { summary: string; outcome: string },
+  ): Promise<void> {
     const now = await this.deps.readInstance(to);
     if (!now || !down.has(now.status_code)) return;
     const project = to.project !== 'default' ? ` --project ${to.project}` : '';
+    const { summary, outcome } = what(now);
     await this.deps.alerts.raise(
       {
         kind: now.status_code === StatusCode.Error ? instanceAlertKinds.error : instanceAlertKinds.crashed,
@@ -68,31 +82,19 @@ export class RenamedAfterCrash {
         project: to.project,
         instance: to.instance,
         ...(now.location && now.location !== 'none' ? { member: now.location } : {}),
-        summary: `${to.instance} was renamed ${now.status} and Reflex saw no stop of it before: cause unknown; Reflex does not start a renamed instance; to start it: reflex heal ${to.instance}${project}`,
-        outcome: 'not remediated: renamed, its stop unseen (cause unknown)',
+        summary: `${summary}; Reflex does not start a renamed instance; to start it: reflex heal ${to.instance}${project}`,
+        outcome,
         correlationId: renameId,
       },
-      { once: `renamed-unseen-stop:${renameId}` },
+      { once },
     );
   }
 
-  private async alertIfDown(from: InstanceRef, to: InstanceRef, renameId: string): Promise<void> {
-    const now = await this.deps.readInstance(to);
-    if (!now || !down.has(now.status_code)) return;
-    const project = to.project !== 'default' ? ` --project ${to.project}` : '';
-    await this.deps.alerts.raise(
-      {
-        kind: now.status_code === StatusCode.Error ? instanceAlertKinds.error : instanceAlertKinds.crashed,
-        severity: 'critical',
-        target: to.target,
-        project: to.project,
-        instance: to.instance,
-        ...(now.location && now.location !== 'none' ? { member: now.location } : {}),
-        summary: `${to.instance} (renamed from ${from.instance}) stopped without a request and was renamed before Reflex healed it: Reflex does not start a renamed instance on its old incident; to start it: reflex heal ${to.instance}${project}`,
-        outcome: 'not remediated: renamed after the crash (an operator acted on it)',
-        correlationId: renameId,
-      },
-      { once: `renamed-after-crash:${renameId}` },
-    );
+  /** The renamed instance's crash before the rename, while it is still down. */
+  private async crashedBeforeRename(from: InstanceRef, to: InstanceRef, renameId: string): Promise<void> {
+    await this.alertIfDown(to, renameId, `renamed-after-crash:${renameId}`, () => ({
+      summary: `${to.instance} (renamed from ${from.instance}) stopped without a request and was renamed before Reflex healed it`,
+      outcome: 'not remediated: renamed after the crash (an operator acted on it)',
+    }));
   }
 }
