@@ -117,6 +117,7 @@ export async function resyncEvents(
   await tracker.recordIdentities(
     target,
     new Map(instances.flatMap((i) => (i.config?.['volatile.uuid'] ? [[keyOf(i), i.config['volatile.uuid']] as const] : []))),
+    [...uuidsBefore.keys()].filter((k) => !listedKeys.has(k)),
   );
   return out;
 }

@@ -153,12 +153,21 @@ export class StateTracker {
     return new Map(Object.entries(await this.redis.hgetall(this.keys.identities(target))));
   }
 
-  /** Replaces the identities kept for a target with those of a read of all its instances. */
-  async recordIdentities(target: string, uuids: Map<string, string>): Promise<void> {
+  /**
+   * Keeps the identities a read of all of a target's instances found, and forgets those of the
+   * names `gone` (kept before that read, not listed by it): a name recorded meanwhile stays.
+   */
+  async recordIdentities(target: string, uuids: Map<string, string>, gone: string[] = []): Promise<void> {
     const key = this.keys.identities(target);
-    const tx = this.redis.multi().del(key);
+    const tx = this.redis.multi();
     if (uuids.size) tx.hset(key, Object.fromEntries(uuids));
+    if (gone.length) tx.hdel(key, ...gone);
     await tx.exec();
+  }
+
+  /** Keeps the `volatile.uuid` of one instance (read at its creation or rename). */
+  async recordIdentity(ref: InstanceRef, uuid: string): Promise<void> {
+    await this.redis.hset(this.keys.identities(ref.target), this.field(ref), uuid);
   }
 
   /**

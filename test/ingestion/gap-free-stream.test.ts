@@ -222,11 +222,14 @@ describe('a gap-free event stream', () => {
   it("carries an operator's stop to the instance's new name when the rename was lost in a gap (known by its volatile.uuid): a forged shutdown of the new name starts nothing", async () => {
     bed = await startIngestionBed({ proxy: true });
     const b = bed;
-    b.sim.controls.addInstance({ name: 'before', config: optIn });
     await connected(b);
     await b.reflex.resync();
+    // Created after the last resync: only its creation's event tells Reflex its identity.
+    await (await b.client.createInstance({ name: 'before', source: { type: 'none' }, config: optIn })).wait();
+    await act(b, 'before', 'start');
+    await until('its start audited', async () => (await b.trail('before')).length === 1);
     await act(b, 'before', 'stop');
-    expect(await b.waitTrail('before', 1)).toEqual(['103→102 requested']);
+    expect(await b.waitTrail('before', 2)).toEqual(['?→103 requested', '103→102 requested']);
     b.proxy!.refuse(true);
     b.proxy!.cut();
     expect(await simApi(b.sim, 'POST', '/1.0/instances/before', { name: 'after' })).toBe(202);

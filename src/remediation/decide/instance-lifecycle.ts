@@ -27,7 +27,7 @@ export interface InstanceLifecycleDeps {
   alerts: Pick<Alerts, 'resolveFiring'>;
   startFailures: StartFailures;
   operatorRequests: OperatorRequests;
-  tracker: Pick<StateTracker, 'move' | 'get' | 'update'>;
+  tracker: Pick<StateTracker, 'move' | 'get' | 'update' | 'recordIdentity'>;
   renames: RenamedAfterCrash;
   /** The instance as the daemon has it now; undefined when it answers 404. */
   readInstance: (ref: InstanceRef) => Promise<Instance | undefined>;
@@ -51,6 +51,8 @@ export class InstanceLifecycle {
         deps.startFailures.observe(ref, event, deps.ownOperations),
         deps.operatorRequests.observe(ref, event, () => deps.ownOperations.ids(ref)),
       ]);
+    // Its identity, kept for a resync to know it by should a rename of it be lost in a gap.
+    if (event.kind === 'lifecycle' && (event.action === 'instance-created' || event.action === 'instance-renamed')) await this.keepIdentity(ref);
     if (event.kind === 'lifecycle' && event.action === 'instance-renamed' && typeof event.context?.old_name === 'string') {
       const from = { ...ref, instance: event.context.old_name };
       await this.renamed(from, ref, event.id);
@@ -64,6 +66,11 @@ export class InstanceLifecycle {
     }
     if (event.kind === 'lifecycle' && event.action === 'instance-deleted' && !(await deps.readInstance(ref)))
       await endIncidentsOfGone(deps.alerts, ref);
+  }
+
+  private async keepIdentity(ref: InstanceRef): Promise<void> {
+    const uuid = (await this.deps.readInstance(ref))?.config['volatile.uuid'];
+    if (uuid) await this.deps.tracker.recordIdentity(ref, uuid);
   }
 
   /**
