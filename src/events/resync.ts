@@ -92,7 +92,7 @@ export async function resyncEvents(
   // new one, as it does for the stream's event of it, before anything else of the new name.
   const out: CanonicalEvent[] = instances.flatMap((inst) => {
     const from = renamedFrom(tracked, inst);
-    return from ? [renameEvent(target, inst, from.slice(from.indexOf('/') + 1), timestamp)] : [];
+    return from ? [missedRenameEvent(target, inst, from.slice(from.indexOf('/') + 1), timestamp)] : [];
   });
   out.push(...operations.flatMap((op) => stateChangeEvent(op, target, opts.project)));
   for (const inst of candidates) {
@@ -123,7 +123,7 @@ export async function resyncEvents(
 }
 
 /** A rename the stream's gap hid, as the synthetic event of it (the daemon's `instance-renamed`). */
-function renameEvent(
+export function missedRenameEvent(
   target: string,
   inst: { name: string; project?: string; location?: string },
   oldName: string,

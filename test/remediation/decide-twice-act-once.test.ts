@@ -140,6 +140,21 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
     ]);
   });
 
+  it("knows a name it never saw by its volatile.uuid: a shutdown of an instance whose rename was lost in a gap (no resync since) is judged on the operator's stop of its old name", async () => {
+    sim.controls.addInstance({ name: 'renamed-unseen', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
+    const { processor, actions, audit, tracker } = pipeline([restartOnCrash]);
+    // The operator stopped it under its old name, which Reflex saw created (its uuid kept); the rename's frame was lost.
+    const old = { target, project: 'default', instance: 'named-before' };
+    await tracker.update(old, 102, Date.now() - 5_000, { source: 'event', eventId: 'stop-1', intent: 'requested', requested: true });
+    await tracker.recordIdentity(old, sim.controls.identity('renamed-unseen'));
+    // A shutdown of the new name with no requestor, before any resync: forged, or stale.
+    expect(await processor.process(item(crash('renamed-unseen')))).toEqual(['contradicted']);
+    expect(await actions.getJobCounts('waiting', 'delayed')).toMatchObject({ waiting: 0, delayed: 0 });
+    const trail = await audit.read({ instance: 'renamed-unseen' });
+    expect(trail[0]!.summary).toBe('instance-renamed /1.0/instances/renamed-unseen (from named-before) (seen by resync)');
+    expect(trail.some((r) => r.type === 'event' && r.contradicted === 'already-down')).toBe(true);
+  });
+
   it('records each step of an event once when the same event is processed twice before its done mark', async () => {
     sim.controls.addInstance({ name: 'twice-1', status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
     const { processor, actions, audit } = pipeline([restartOnCrash]);

@@ -10,7 +10,7 @@ import type { AuditLog } from '../../audit/audit-log.js';
 import type { InstanceClient } from '../../client/client.js';
 import { isApiStatus } from '../../client/api-error.js';
 import type { Instance } from '../../client/instance.js';
-import type { CanonicalEvent } from '../../events/canonical-event.js';
+import type { CanonicalEvent, InstanceStatusEvent } from '../../events/canonical-event.js';
 import type { EventArchive } from '../../events/event-archive.js';
 import { StartFailures } from '../../events/intent.js';
 import { keepRejected, type RejectedLimits } from '../../events/rejected-events.js';
@@ -28,7 +28,8 @@ import { decideAndDispatch } from './rule-dispatch.js';
 import type { PendingActions } from '../pending-actions.js';
 import { OperatorRequests } from '../operator-requests.js';
 import { RenamedAfterCrash } from './renamed-after-crash.js';
-import { StopConfirmation } from '../stop-confirmation.js';
+import { countsAsCrash, StopConfirmation } from '../stop-confirmation.js';
+import { missedRenameEvent } from '../../events/resync.js';
 import { Trail } from '../trail.js';
 
 /** What the event processor needs. */
@@ -175,6 +176,30 @@ export class EventProcessor {
     return result;
   }
 
+  /**
+   * A stop that would count as a crash, of a name Reflex never tracked, whose instance (by its
+   * `volatile.uuid`) Reflex knows under a name the daemon no longer has: renamed, the rename's
+   * event lost in a gap whose resync has not run yet. The rename is processed first, as its own
+   * event, so what is known of the instance (an operator's stop) judges the stop.
+   */
+  private async missedRename(event: InstanceStatusEvent): Promise<void> {
+    const { tracker } = this.deps;
+    const ref = { target: event.target, project: event.project, instance: event.instance };
+    if (!countsAsCrash(event) || (await tracker.get(ref))) return;
+    const now = await this.readInstance(ref);
+    const uuid = now?.config['volatile.uuid'];
+    if (!now || !uuid) return;
+    for (const [key, known] of await tracker.identities(event.target)) {
+      const [project, name] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
+      if (known !== uuid || project !== event.project || name === event.instance) continue;
+      const old = { ...ref, instance: name };
+      if (!(await tracker.get(old)) || (await this.readInstance(old))) continue;
+      const rename = missedRenameEvent(event.target, { name: event.instance, project: event.project, location: now.location }, name, event.timestamp);
+      await this.processEvent(prepare({ kind: 'synthetic', target: event.target, event: rename, receivedAt: Date.now() }, undefined));
+      return;
+    }
+  }
+
   private async processEvent(p: Prepared): Promise<ProcessResult> {
     const { metrics } = this.deps;
     if (p.rejected !== undefined) {
@@ -194,6 +219,7 @@ export class EventProcessor {
     // The instance as read to confirm a stop: the rules decide on that read instead of reading again.
     let confirmed: { instance: Instance } | undefined;
     if (event.kind === 'instance.status') {
+      await this.missedRename(event);
       settled = await this.settler.settle(event);
       if (settled !== 'processed' && settled !== 'corrected') {
         await this.deps.archive?.append(event, settled);
