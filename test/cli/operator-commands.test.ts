@@ -14,7 +14,7 @@ function scratch(): string {
 
 describe('reflex rules', () => {
   it('check passes the bundled rules and reports a type error with file:line:column', async () => {
-    expect((await runReflex(['rules', 'check', 'rules'])).stdout).toMatch(/1 rule\(s\) valid: restart-on-crash; 0 problem/);
+    expect((await runReflex(['rules', 'check', 'rules'])).stdout).toMatch(/1 rule\(s\) valid: restart-on-crash; 0 probe\(s\); 0 problem/);
     const dir = scratch();
     writeFileSync(
       join(dir, 'typo.ts'),

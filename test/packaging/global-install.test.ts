@@ -65,7 +65,7 @@ export default defineRule({ name: 'snapshot-on-error', on: { kind: 'instance.sta
     );
     const check = await runReflex(['rules', 'check', dir, '--json'], env, outside);
     expect(check.code, check.stderr + check.stdout).toBe(0);
-    expect(JSON.parse(check.stdout)).toEqual({ rules: ['snapshot-on-error', 'restart-on-crash'], problems: [] }); // file order
+    expect(JSON.parse(check.stdout)).toEqual({ rules: ['snapshot-on-error', 'restart-on-crash'], probes: [], problems: [] }); // file order
   });
 
   it('`reflex rules check` type-checks against the shipped declarations: a wrong field is file:line:column', async () => {
