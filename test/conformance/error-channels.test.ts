@@ -191,9 +191,15 @@ await conformance('each refusal on the daemon’s channel, in its words; the lat
     const busy = 'Failed to create instance start operation: Instance is busy running a "stop" operation';
     const start = await outcome(t, 'PUT', `/1.0/instances/${name}/state`, { action: 'start' });
     // Incus 6.0.4 answers a start once /state reads Stopped with "already running" (measured); busy before that.
-    if (t.revision === 'later' && start.error !== busy)
+    // On the real daemon the hook may also have ended by the time the start runs (a loaded machine
+    // reads Stopped late): the start then succeeds, still in its operation. The simulator's hook
+    // outlasts the read, so it is held to the refusal.
+    const hookEnded = !t.name.startsWith('sim-') && start.status === 'Success';
+    if (hookEnded) expect(start).toEqual({ channel: 'operation', status: 'Success', error: '' });
+    else if (t.revision === 'later' && start.error !== busy)
       expect(start).toEqual({ channel: 'operation', status: 'Failure', error: 'The instance is already running' });
     else expect(start).toEqual({ channel: 'operation', status: 'Failure', error: busy });
+    if (hookEnded) return; // it runs again: a stop now is an ordinary one
     // LXD 5.0.2 fails the stop at once; Incus 6.0.4 lets it end with the hook, when the shutdown is announced.
     expect(await outcome(t, 'PUT', `/1.0/instances/${name}/state`, { action: 'stop', timeout: -1 })).toEqual(
       t.revision === 'later'
