@@ -433,7 +433,10 @@ export class World {
       await sleep(150);
       audit = await new AuditLog(this.connection, this.keys.audit).read({ since: new Date(started - 1_000) });
     }
-    // Their logs are kept only until the next history's gaps are known.
+    // Their logs are kept only until the next history's gaps are known; the takeovers logged since
+    // the last look are kept first (a takeover logged during settling and dropped here left the
+    // former holder on record: when it was killed next, no replica was ever seen holding the lease).
+    this.scanLeases();
     if (!process.env.CHAOS_DEBUG) for (const p of this.replicas) p.logs.splice(0);
     const final = [];
     for (const n of names) {
