@@ -66,6 +66,7 @@ const usage = [
   '  --seed S     the first seed of those histories (default from the clock; printed)',
   '  --replay R   run one history given as printed by a failing one',
   "  --target T   the daemon of those histories: sim (default), lxd or incus (the test bed's, real)",
+  '  --without S  leave scenario S out (repeatable): CI runs random apart, beside the others',
   '  -h, --help   print this and exit',
   '',
   'Scenarios (docs/chaos.md):',
@@ -79,7 +80,7 @@ function refuse(message: string): never {
 }
 
 let args: {
-  values: { short?: boolean; help?: boolean; random?: string; seed?: string; replay?: string; target?: string };
+  values: { short?: boolean; help?: boolean; random?: string; seed?: string; replay?: string; target?: string; without?: string[] };
   positionals: string[];
 };
 try {
@@ -91,6 +92,7 @@ try {
       seed: { type: 'string' },
       replay: { type: 'string' },
       target: { type: 'string' },
+      without: { type: 'string', multiple: true },
     },
     allowPositionals: true,
     strict: true,
@@ -103,7 +105,8 @@ if (args.values.help) {
   process.exit(0);
 }
 const known = new Set(scenarios.map((s) => s.name));
-const unknown = args.positionals.filter((n) => !known.has(n));
+const without = args.values.without ?? [];
+const unknown = [...args.positionals, ...without].filter((n) => !known.has(n));
 if (unknown.length) refuse(`unknown scenario${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}; known: ${[...known].join(', ')}`);
 
 const count = (flag: string, text: string | undefined) => {
@@ -117,7 +120,10 @@ randomOptions = { histories: count('random', args.values.random), seed: count('s
 const randomOnly = args.values.random !== undefined || args.values.replay !== undefined || target !== undefined;
 if (randomOnly && args.positionals.some((n) => n !== 'random')) refuse('--random, --replay and --target run the scenario random alone');
 const short = args.values.short === true;
-const selected = scenarios.filter((s) => (randomOnly ? s.name === 'random' : args.positionals.length === 0 || args.positionals.includes(s.name)));
+if (randomOnly && without.length) refuse('--without selects among the scenarios; --random, --replay and --target run random alone');
+const selected = scenarios.filter(
+  (s) => !without.includes(s.name) && (randomOnly ? s.name === 'random' : args.positionals.length === 0 || args.positionals.includes(s.name)),
+);
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const opts: ChaosOptions = { short, log };
 const defaultLimitMs = short ? 150_000 : 400_000;
