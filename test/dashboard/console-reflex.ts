@@ -8,11 +8,11 @@ export type ConsoleStack = Stack & { url: string };
 
 /**
  * A stack (test/support/stack.ts) whose Reflex serves the console as the console tests drive it: the
- * run's Redis, the bundled rules, on a free port; `config` on top (tokens, receivers). Resolves
+ * run's Redis (or `redisUrl`: one the test takes away), the bundled rules, on a free port; `config` on top (tokens, receivers). Resolves
  * once each target's event stream is connected and resynced.
  */
 export async function startConsoleStack(
-  options: Omit<StackOptions, 'redisUrl' | 'config'> & { config: Partial<ConfigInput> },
+  options: Omit<StackOptions, 'redisUrl' | 'config'> & { config: Partial<ConfigInput>; redisUrl?: string },
 ): Promise<ConsoleStack> {
   const stack = await startStack({ redisUrl: redisUrl(), label: 'console', ...options, config: { httpPort: await freePort(), ...options.config } });
   try {

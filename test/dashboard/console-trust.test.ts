@@ -277,7 +277,7 @@ describe('a console an operator can trust (headless Chromium against a running R
     await page.locator('#live', { hasText: 'live' }).waitFor();
     await reflex!.stop();
     reflex = undefined;
-    await page.locator('#fleet-state', { hasText: /^data from \d\d:\d\d:\d\d UTC, Reflex unreachable/ }).waitFor({ timeout: 5_000 });
+    await page.locator('#fleet-state', { hasText: /^data from \d\d:\d\d:\d\d UTC \([^)]+\): Reflex unreachable/ }).waitFor({ timeout: 5_000 });
     for (const panel of ['health', 'incidents', 'dlq', 'alerts', 'plots'])
       expect(await page.locator(`#${panel}-state`).innerText()).toMatch(/Reflex unreachable/);
     expect(await page.locator('#live').innerText()).toMatch(/unreachable/);

@@ -1,5 +1,12 @@
 import type { Metrics } from '../../metrics/metrics.js';
+import { withDeadline } from '../../redis/connect.js';
 import { runChecks, type CheckResult, type ReadinessChecks } from '../readiness.js';
+
+/**
+ * How long each check and each metric read may take, ms: the health panel is what says Redis is
+ * down, so it must answer when Redis hangs (a metric's collect reads queue depths from Redis).
+ */
+const healthDeadlineMs = 1_500;
 
 /** One target's event stream, as this process sees it. */
 export interface StreamHealth {
@@ -29,10 +36,29 @@ interface Sample {
   metricName?: string;
 }
 
+/** A metric's samples; none when it cannot be read in time (its collect waits on Redis). */
 async function samples(metrics: Metrics, name: string): Promise<Sample[]> {
   const metric = metrics.registry.getSingleMetric(name);
   if (!metric) return [];
-  return ((await metric.get()) as { values: Sample[] }).values;
+  try {
+    return ((await withDeadline(Promise.resolve(metric.get()), healthDeadlineMs)) as { values: Sample[] }).values;
+  } catch {
+    return [];
+  }
+}
+
+/** Each check, failed when it does not answer in time. */
+function bounded(checks: ReadinessChecks): ReadinessChecks {
+  return Object.fromEntries(
+    Object.entries(checks).map(([name, check]) => [
+      name,
+      () =>
+        withDeadline(check(), healthDeadlineMs).catch((err: Error) => ({
+          ok: false,
+          detail: err.message.replace('no answer from Redis', 'no answer'),
+        })),
+    ]),
+  );
 }
 
 /**
@@ -41,7 +67,7 @@ async function samples(metrics: Metrics, name: string): Promise<Sample[]> {
  */
 export async function consoleHealth(readiness: ReadinessChecks, metrics: Metrics): Promise<ConsoleHealth> {
   const [report, connected, holder, buffered, lag, queueJobs, dlq] = await Promise.all([
-    runChecks(readiness),
+    runChecks(bounded(readiness)),
     samples(metrics, 'reflex_stream_connected'),
     samples(metrics, 'reflex_lease_holder'),
     samples(metrics, 'reflex_ingest_buffered_frames'),

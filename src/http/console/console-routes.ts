@@ -67,6 +67,12 @@ const instanceBody = z.strictObject({
 });
 const retryBody = z.strictObject({ id: z.string().min(1).max(300), actor: z.string().max(100).optional() });
 const endSilenceBody = z.strictObject({ actor: z.string().max(100).optional() });
+/**
+ * How long a read of the console's API may take, ms: Redis hanging (stopped, a full network
+ * buffer) would otherwise hold every read open, and the page could not tell a slow answer from
+ * none. Past it the read answers 503; the work it started finishes or fails on its own.
+ */
+const readDeadlineMs = 3_000;
 /** The console's own records are read over this range at most. */
 const maxRecords = 50_000;
 
@@ -127,6 +133,19 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     }, 30_000);
     watch.unref();
   };
+
+  // Every read but the event stream (which waits on purpose) answers within the deadline.
+  app.use(`${api}/*`, async (c, next) => {
+    if (c.req.method !== 'GET' || c.req.path === `${api}/events`) return next();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), readDeadlineMs)));
+    const done = await Promise.race([next().then(() => 'done' as const), late]).finally(() => clearTimeout(timer));
+    if (done === 'late')
+      return c.json(
+        { error: `no answer within ${readDeadlineMs / 1000} s: Redis (or the daemon) is not answering`, code: 'REDIS_UNAVAILABLE', retryable: true },
+        503,
+      );
+  });
 
   app.get(base, (c) => {
     c.header('Cache-Control', 'no-store');

@@ -468,7 +468,11 @@ export const consoleScript = `"use strict";
     paused: false,
     /** Changes that arrived while paused. */
     missed: 0,
-    reachable: true
+    reachable: true,
+    /** Why Reflex counts as unreachable (no answer in time, the event stream closed). */
+    unreachableWhy: "",
+    /** Why Redis is down, as the health check says it; '' while it answers. */
+    redisDown: ""
   };
   function $(selector) {
     const el = document.querySelector(selector);
@@ -498,15 +502,35 @@ export const consoleScript = `"use strict";
   };
   var Refused = class extends Error {
   };
-  async function get(path) {
-    let r;
+  var readTimeoutMs = 5e3;
+  var writeTimeoutMs = 15e3;
+  async function fetchWithin(url, init, ms) {
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), ms);
     try {
-      r = await fetch(api + path, { credentials: "same-origin" });
+      const r = await fetch(url, { ...init, signal: ctl.signal });
+      return { r, text: await r.text() };
     } catch (e) {
-      markUnreachable();
+      throw ctl.signal.aborted ? new Error(\`no answer within \${ms / 1e3} s\`) : e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  async function get(path) {
+    let answer;
+    try {
+      answer = await fetchWithin(api + path, { credentials: "same-origin" }, readTimeoutMs);
+    } catch (e) {
+      markUnreachable(message(e));
       throw e;
     }
-    const body = await r.json().catch(() => ({ error: r.statusText }));
+    const { r, text } = answer;
+    let body;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = { error: r.statusText };
+    }
     if (!r.ok) throw new Refused(\`\${r.status}: \${body.error || r.statusText}\`);
     return body;
   }
@@ -522,16 +546,20 @@ export const consoleScript = `"use strict";
   };
   var readAt = {};
   var failed = {};
+  var dataAge = (p) => readAt[p] ? \`data from \${clock(readAt[p])} (\${relative(readAt[p]).replace("just now", "a moment ago")})\` : "no data";
   function showPanelState(p) {
     const el = $(\`#\${p}-state\`);
     const section = $(\`#\${p}\`);
     let text = "";
     let cls = "";
     if (!state.reachable) {
-      text = \`\${readAt[p] ? \`data from \${clock(readAt[p])}\` : "no data"}, Reflex unreachable (reconnecting…)\`;
+      text = \`\${dataAge(p)}: Reflex unreachable\${state.unreachableWhy ? \` (\${state.unreachableWhy})\` : ""}, reconnecting…\`;
+      cls = "stale";
+    } else if (state.redisDown && p !== "health") {
+      text = \`\${dataAge(p)}: Redis unreachable, not live (\${state.redisDown})\`;
       cls = "stale";
     } else if (failed[p]) {
-      text = \`\${panelNames[p]}: could not read (\${failed[p]})\${readAt[p] ? \`; showing data from \${clock(readAt[p])}\` : ""}\`;
+      text = \`\${panelNames[p]}: could not read (\${failed[p]}); \${readAt[p] ? \`showing \${dataAge(p)}\` : "nothing to show"}\`;
       cls = "bad";
     }
     el.hidden = !text;
@@ -540,30 +568,46 @@ export const consoleScript = `"use strict";
     section.dataset.state = cls || "fresh";
   }
   function panelRead(p) {
-    readAt[p] = Date.now();
+    if (!state.redisDown || !readAt[p]) readAt[p] = Date.now();
     delete failed[p];
     showPanelState(p);
   }
   function panelFailed(p, e) {
-    if (e instanceof Refused) failed[p] = message(e);
-    else failed[p] = message(e) || "no answer";
+    failed[p] = message(e) || "no answer";
     showPanelState(p);
   }
   var panels = Object.keys(panelNames);
-  function markUnreachable() {
+  function markUnreachable(why = "") {
     if (!state.reachable) return;
     state.reachable = false;
+    state.unreachableWhy = why;
     document.body.dataset.stale = "true";
-    live("○ Reflex unreachable: reconnecting…");
+    live(\`○ Reflex unreachable\${why ? \` (\${why})\` : ""}: reconnecting…\`);
     panels.forEach(showPanelState);
   }
   function markReachable() {
     const was = state.reachable;
     state.reachable = true;
-    delete document.body.dataset.stale;
+    state.unreachableWhy = "";
+    if (!state.redisDown) delete document.body.dataset.stale;
     panels.forEach(showPanelState);
+    showLive();
     if (!was) reloadAll();
   }
+  function markRedis(check) {
+    const down = check && !check.ok ? check.detail : "";
+    if (down === state.redisDown) return;
+    const was = state.redisDown;
+    state.redisDown = down;
+    if (down) document.body.dataset.stale = "true";
+    else if (state.reachable) delete document.body.dataset.stale;
+    panels.forEach(showPanelState);
+    showLive();
+    if (was && !down) reloadAll();
+  }
+  setInterval(() => {
+    if (!state.reachable || state.redisDown || panels.some((p) => failed[p])) panels.forEach(showPanelState);
+  }, 1e3);
   var loads = {};
   function schedule(name, fn) {
     const l = loads[name] ?? (loads[name] = { running: false, again: false });
@@ -861,6 +905,7 @@ export const consoleScript = `"use strict";
     }
     markReachable();
     panelRead("health");
+    markRedis(h.checks.redis);
     patch($("#health-list"), healthView(h));
   }
   async function loadDlq() {
@@ -913,19 +958,23 @@ export const consoleScript = `"use strict";
     const actor = document.querySelector("#actor")?.value.trim();
     const who = actor ? path === "/silences" ? { createdBy: actor } : { actor } : {};
     let r;
+    let text;
     try {
-      r = await fetch(api + path, {
-        method: "POST",
-        headers: { Authorization: \`Bearer \${token}\`, "Content-Type": "application/json" },
-        body: JSON.stringify({ ...body, ...who }),
-        credentials: "same-origin"
-      });
+      ({ r, text } = await fetchWithin(
+        api + path,
+        {
+          method: "POST",
+          headers: { Authorization: \`Bearer \${token}\`, "Content-Type": "application/json" },
+          body: JSON.stringify({ ...body, ...who }),
+          credentials: "same-origin"
+        },
+        writeTimeoutMs
+      ));
     } catch (e) {
-      out.textContent = \`✖ not sent: Reflex unreachable (\${message(e)})\`;
-      markUnreachable();
+      out.textContent = \`✖ not confirmed: Reflex did not answer (\${message(e)}); reload to see whether it was done\`;
+      markUnreachable(message(e));
       return false;
     }
-    const text = await r.text();
     let a;
     try {
       a = JSON.parse(text);
@@ -1240,7 +1289,12 @@ export const consoleScript = `"use strict";
   function showPause() {
     pauseButton.setAttribute("aria-pressed", String(state.paused));
     pauseButton.textContent = state.paused ? \`Resume live updates\${state.missed ? \` (\${state.missed} waiting)\` : ""}\` : "Pause live updates";
-    if (state.reachable) live(state.paused ? "⏸ paused" : "● live");
+    showLive();
+  }
+  function showLive() {
+    if (!state.reachable) return;
+    if (state.redisDown) live("⚠ Redis unreachable: not live, the data shown is from before");
+    else live(state.paused ? "⏸ paused" : "● live");
   }
   pauseButton.addEventListener("click", () => {
     state.paused = !state.paused;
@@ -1269,10 +1323,10 @@ export const consoleScript = `"use strict";
     }
     if (state.timeline) throttle("timeline", loadTimeline, 1e3);
   });
-  source.onerror = () => markUnreachable();
+  source.onerror = () => markUnreachable("event stream closed");
   restoreView();
   reloadAll();
-  setInterval(() => schedule("health", loadHealth), 5e3);
+  setInterval(() => schedule("health", loadHealth), 2e3);
   setInterval(() => {
     for (const el of document.querySelectorAll(".rel[data-rel]")) el.textContent = \`(\${relative(el.dataset.rel)})\`;
   }, 15e3);

@@ -72,6 +72,10 @@ const state = {
   /** Changes that arrived while paused. */
   missed: 0,
   reachable: true,
+  /** Why Reflex counts as unreachable (no answer in time, the event stream closed). */
+  unreachableWhy: '',
+  /** Why Redis is down, as the health check says it; '' while it answers. */
+  redisDown: '',
 };
 
 /** The element `selector` finds; the page's shell has every one this script asks for. */
@@ -107,15 +111,44 @@ const store = {
 /** A read the server answered with an error (the server is up), as opposed to no answer at all. */
 class Refused extends Error {}
 
-async function get<T>(path: string): Promise<T> {
-  let r: Response;
+/**
+ * How long a read may take before the page counts it unanswered, ms: the server bounds its own
+ * reads (a Redis that hangs answers 503 within a few seconds), so no answer by then means Reflex
+ * itself is not answering.
+ */
+const readTimeoutMs = 5_000;
+/** How long a write may take: a heal checks the instance with the daemon first (10 s at most). */
+const writeTimeoutMs = 15_000;
+
+/** `fetch` with a deadline: past `ms`, the request is aborted and rejects saying so. */
+async function fetchWithin(url: string, init: RequestInit, ms: number): Promise<{ r: Response; text: string }> {
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), ms);
   try {
-    r = await fetch(api + path, { credentials: 'same-origin' });
+    const r = await fetch(url, { ...init, signal: ctl.signal });
+    return { r, text: await r.text() };
   } catch (e) {
-    markUnreachable();
+    throw ctl.signal.aborted ? new Error(`no answer within ${ms / 1000} s`) : e;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function get<T>(path: string): Promise<T> {
+  let answer: { r: Response; text: string };
+  try {
+    answer = await fetchWithin(api + path, { credentials: 'same-origin' }, readTimeoutMs);
+  } catch (e) {
+    markUnreachable(message(e));
     throw e;
   }
-  const body = await r.json().catch(() => ({ error: r.statusText }));
+  const { r, text } = answer;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = { error: r.statusText };
+  }
   if (!r.ok) throw new Refused(`${r.status}: ${(body as { error?: string }).error || r.statusText}`);
   return body as T;
 }
@@ -136,16 +169,24 @@ const panelNames: Record<Panel, string> = {
 const readAt: Partial<Record<Panel, number>> = {};
 const failed: Partial<Record<Panel, string>> = {};
 
+/** When the data shown was read, and how long ago: "data from 19:44:05 UTC (12 s ago)". */
+const dataAge = (p: Panel) =>
+  readAt[p] ? `data from ${clock(readAt[p]!)} (${relative(readAt[p]!).replace('just now', 'a moment ago')})` : 'no data';
+
 function showPanelState(p: Panel): void {
   const el = $(`#${p}-state`);
   const section = $(`#${p}`);
   let text = '';
   let cls = '';
   if (!state.reachable) {
-    text = `${readAt[p] ? `data from ${clock(readAt[p]!)}` : 'no data'}, Reflex unreachable (reconnecting…)`;
+    text = `${dataAge(p)}: Reflex unreachable${state.unreachableWhy ? ` (${state.unreachableWhy})` : ''}, reconnecting…`;
+    cls = 'stale';
+  } else if (state.redisDown && p !== 'health') {
+    // Reflex answers from what it holds in memory while Redis is down: nothing it shows is current.
+    text = `${dataAge(p)}: Redis unreachable, not live (${state.redisDown})`;
     cls = 'stale';
   } else if (failed[p]) {
-    text = `${panelNames[p]}: could not read (${failed[p]})${readAt[p] ? `; showing data from ${clock(readAt[p]!)}` : ''}`;
+    text = `${panelNames[p]}: could not read (${failed[p]}); ${readAt[p] ? `showing ${dataAge(p)}` : 'nothing to show'}`;
     cls = 'bad';
   }
   el.hidden = !text;
@@ -154,30 +195,49 @@ function showPanelState(p: Panel): void {
   section.dataset.state = cls || 'fresh';
 }
 function panelRead(p: Panel): void {
-  readAt[p] = Date.now();
+  // With Redis down, what Reflex answers is what it read before: the data keeps the age it had.
+  if (!state.redisDown || !readAt[p]) readAt[p] = Date.now();
   delete failed[p];
   showPanelState(p);
 }
 function panelFailed(p: Panel, e: unknown): void {
-  if (e instanceof Refused) failed[p] = message(e);
-  else failed[p] = message(e) || 'no answer';
+  failed[p] = message(e) || 'no answer';
   showPanelState(p);
 }
 const panels = Object.keys(panelNames) as Panel[];
-function markUnreachable(): void {
+function markUnreachable(why = ''): void {
   if (!state.reachable) return;
   state.reachable = false;
+  state.unreachableWhy = why;
   document.body.dataset.stale = 'true';
-  live('○ Reflex unreachable: reconnecting…');
+  live(`○ Reflex unreachable${why ? ` (${why})` : ''}: reconnecting…`);
   panels.forEach(showPanelState);
 }
 function markReachable(): void {
   const was = state.reachable;
   state.reachable = true;
-  delete document.body.dataset.stale;
+  state.unreachableWhy = '';
+  if (!state.redisDown) delete document.body.dataset.stale;
   panels.forEach(showPanelState);
+  showLive();
   if (!was) reloadAll();
 }
+/** What the health check says of Redis: down (its detail), or up again (everything is read again). */
+function markRedis(check: { ok: boolean; detail: string } | undefined): void {
+  const down = check && !check.ok ? check.detail : '';
+  if (down === state.redisDown) return;
+  const was = state.redisDown;
+  state.redisDown = down;
+  if (down) document.body.dataset.stale = 'true';
+  else if (state.reachable) delete document.body.dataset.stale;
+  panels.forEach(showPanelState);
+  showLive();
+  if (was && !down) reloadAll();
+}
+// The ages shown move on while a panel is stale or failed.
+setInterval(() => {
+  if (!state.reachable || state.redisDown || panels.some((p) => failed[p])) panels.forEach(showPanelState);
+}, 1_000);
 
 // ---- Loads: never two of a kind at once, and a live storm is throttled. ----
 
@@ -531,6 +591,7 @@ async function loadHealth(): Promise<void> {
   }
   markReachable();
   panelRead('health');
+  markRedis(h.checks.redis);
   patch($('#health-list'), healthView(h));
 }
 
@@ -596,19 +657,23 @@ async function post(path: string, body: Record<string, unknown>): Promise<boolea
   const actor = document.querySelector<HTMLInputElement>('#actor')?.value.trim();
   const who = actor ? (path === '/silences' ? { createdBy: actor } : { actor }) : {};
   let r: Response;
+  let text: string;
   try {
-    r = await fetch(api + path, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ ...body, ...who }),
-      credentials: 'same-origin',
-    });
+    ({ r, text } = await fetchWithin(
+      api + path,
+      {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ ...body, ...who }),
+        credentials: 'same-origin',
+      },
+      writeTimeoutMs,
+    ));
   } catch (e) {
-    out.textContent = `✖ not sent: Reflex unreachable (${message(e)})`;
-    markUnreachable();
+    out.textContent = `✖ not confirmed: Reflex did not answer (${message(e)}); reload to see whether it was done`;
+    markUnreachable(message(e));
     return false;
   }
-  const text = await r.text();
   let a: WriteAnswer;
   try {
     a = JSON.parse(text) as WriteAnswer;
@@ -960,7 +1025,13 @@ const pauseButton = $<HTMLButtonElement>('#pause-live');
 function showPause(): void {
   pauseButton.setAttribute('aria-pressed', String(state.paused));
   pauseButton.textContent = state.paused ? `Resume live updates${state.missed ? ` (${state.missed} waiting)` : ''}` : 'Pause live updates';
-  if (state.reachable) live(state.paused ? '⏸ paused' : '● live');
+  showLive();
+}
+/** The live indicator: live only while Reflex and Redis both answer. */
+function showLive(): void {
+  if (!state.reachable) return;
+  if (state.redisDown) live('⚠ Redis unreachable: not live, the data shown is from before');
+  else live(state.paused ? '⏸ paused' : '● live');
 }
 pauseButton.addEventListener('click', () => {
   state.paused = !state.paused;
@@ -991,11 +1062,12 @@ source.addEventListener('change', (ev) => {
   // The timeline also shows its probes' last check, which moves with the fleet, not the audit.
   if (state.timeline) throttle('timeline', loadTimeline, 1000);
 });
-source.onerror = () => markUnreachable();
+source.onerror = () => markUnreachable('event stream closed');
 
 restoreView();
 reloadAll();
-setInterval(() => schedule('health', loadHealth), 5000);
+// Health says whether Redis and the daemon answer: read often enough that a failure shows within 5 s.
+setInterval(() => schedule('health', loadHealth), 2_000);
 // Relative times ("3 min ago") move on between reads.
 setInterval(() => {
   for (const el of document.querySelectorAll<HTMLElement>('.rel[data-rel]')) el.textContent = `(${relative(el.dataset.rel!)})`;
