@@ -34,7 +34,11 @@ export function randomHistories(ro: RandomOptions = {}): (opts: ChaosOptions) =>
     const target = ro.target ?? 'sim';
     const real = target !== 'sim';
     const count = ro.histories ?? (real ? 30 : opts.short ? 50 : 1_000);
-    const world = await World.start(target);
+    // The short form (CI) runs its histories on two worlds side by side: a history waits on the
+    // simulator, Redis and its settling far more than on the CPU. Each world is a simulator, a
+    // Redis and two replicas of its own; a history runs whole on one of them.
+    const worlds = await startWorlds(target, opts.short && !real && !ro.replay ? 2 : 1);
+    const world = worlds[0]!;
     // The short form (CI, 2 shared cores, beside the scale suites) draws shorter histories and shrinks less: ≥ 50 in 7 min.
     const shape = { ...(opts.short ? { maxSteps: 8 } : {}), without: world.daemon.without };
     const budget = opts.short ? 4 : shrinkBudget;
@@ -60,18 +64,19 @@ export function randomHistories(ro: RandomOptions = {}): (opts: ChaosOptions) =>
       opts.log(
         `  on ${world.daemon.name}: ${ro.replay ? 'one replayed history' : `${seeds.length} regression seed(s), then seeds ${first}…${first + count - 1}`}`,
       );
-      for (const r of runs) {
-        if (Date.now() > deadline) {
-          found.push(`time budget spent: ${runs.length - ran} of ${runs.length} histories not run`);
-          break;
-        }
+      let taken = 0;
+      // Each world takes the next history not yet taken, until none is left or time is up.
+      const drive = async (world: World) => {
+        while (taken < runs.length && Date.now() <= deadline) await one(world, runs[taken++]!);
+      };
+      const one = async (world: World, r: (typeof runs)[number]) => {
         const run = await world.run(fresh(), r.steps);
         ran++;
         faults += run.faults;
         steps += r.steps.length;
         const violations = checkPromises(run.observation);
         if (ran % 10 === 0) opts.log(`  ${ran} histories, ${faults} faults, ${failing.length} failing`);
-        if (!violations.length) continue;
+        if (!violations.length) return;
         // One shrink per kind of failure (the promises it breaks): the next ones cost a history each, not 16.
         const kind = [...new Set(violations.map((v) => v.promise))].sort().join('+');
         const again = shrunk.has(kind);
@@ -96,9 +101,11 @@ export function randomHistories(ro: RandomOptions = {}): (opts: ChaosOptions) =>
         opts.log(`    history: ${describeSteps(r.steps)}`);
         const minimal = again ? r.steps : await shrink(world, r.steps, violations, fresh, budget, deadline);
         failing.push({ seed: r.seed, violations, replay: describeSteps(minimal) });
-      }
+      };
+      await Promise.all(worlds.map(drive));
+      if (taken < runs.length) found.push(`time budget spent: ${runs.length - taken} of ${runs.length} histories not run`);
     } finally {
-      await world.stop();
+      await Promise.all(worlds.map((w) => w.stop()));
     }
     found.unshift(`${ran} histories (${steps} steps, ${faults} faults injected), ${failing.length} with a violation`);
     for (const f of failing) {
@@ -117,6 +124,18 @@ export function randomHistories(ro: RandomOptions = {}): (opts: ChaosOptions) =>
       ok: opts.short || failing.length === 0,
     };
   };
+}
+
+/** `count` worlds on `target`, started one after the other (a world that fails to start stops those before it). */
+async function startWorlds(target: 'sim' | 'lxd' | 'incus', count: number): Promise<World[]> {
+  const worlds: World[] = [];
+  try {
+    for (let i = 0; i < count; i++) worlds.push(await World.start(target));
+  } catch (err) {
+    await Promise.all(worlds.map((w) => w.stop()));
+    throw err;
+  }
+  return worlds;
 }
 
 /**
