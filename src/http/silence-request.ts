@@ -21,6 +21,15 @@ export const silenceRequestSchema = z.strictObject({
   createdBy: z.string().max(100).optional(),
 });
 
+/** Words a silence of everything needs in its reason. */
+const everythingReasonWords = 3;
+const everythingReasonOk = (reason: string) =>
+  reason.trim().length >= 15 &&
+  reason
+    .trim()
+    .split(/\s+/)
+    .filter((w) => /\w/.test(w)).length >= everythingReasonWords;
+
 /** A silence request, checked: what it asks for, ready for `Silences.add`. */
 export interface SilenceRequest {
   scope: Silence['scope'];
@@ -40,6 +49,9 @@ export function readSilenceRequest(body: unknown): SilenceRequest | { error: str
   if (!durationMs) return { error: 'duration: expected a duration such as 30m, 2h, 1h30m, 1w' };
   const clean = Object.fromEntries(Object.entries(scope).filter(([, v]) => v)) as typeof scope;
   if (!Object.keys(clean).length && !parsed.data.all) return { error: 'scope: give an instance, project, member (location) or target, or all: true' };
+  // Everything muted is automation off for the whole fleet: the next operator must read why.
+  if (!Object.keys(clean).length && !everythingReasonOk(reason))
+    return { error: `reason: a silence of everything needs a reason of at least ${everythingReasonWords} words (what, why, a ticket)` };
   return { scope: clean, durationMs, reason, mutes, createdBy };
 }
 
