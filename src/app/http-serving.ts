@@ -22,6 +22,17 @@ export async function startHttpServing(
   const { config, keys, redis, logger } = s;
   if (config.httpPort <= 0) return { stop: async () => undefined };
   const { notifier } = sending;
+  // The users file is followed: a user removed from it is signed out at their next request.
+  const users =
+    config.dashboardUsersFile === undefined
+      ? undefined
+      : DashboardUsers.fromFile(config.dashboardUsersFile, {
+          watch: true,
+          onReload: (r) =>
+            'error' in r
+              ? logger.error({ err: r.error }, 'dashboard: the users file changed but is refused; the previous users stay')
+              : logger.info({ users: r.users }, 'dashboard: users file reloaded'),
+        });
   const http = await startHttpServer({
     host: config.httpHost,
     port: config.httpPort,
@@ -51,33 +62,35 @@ export async function startHttpServing(
             },
           }
         : undefined,
-    dashboard: config.dashboardToken
-      ? {
-          token: config.dashboardToken,
-          writeToken: config.dashboardWriteToken,
-          users: config.dashboardUsersFile ? DashboardUsers.fromFile(config.dashboardUsersFile) : undefined,
-          writeTokenWithUsers: config.dashboardSharedWritesWithUsers,
-          queues: [s.eventsQueue, s.actionsQueue],
-          audit: s.audit,
-          silences: new Silences(redis, keys.silences, s.audit),
-          alerts: notifier && (() => notifier.board.view(notifier.mute)),
-          target: s.targets.map((t) => t.id).join(', '),
-          console: {
-            redis,
-            keys,
-            prefix: config.prefix,
-            tracker: s.tracker,
-            targets: s.targets.map((t) => ({ id: t.id, name: t.name, client: s.clients.for(t.id) })),
-            actionsQueue: s.actionsQueue,
-            resolver: s.alerts,
-          },
-        }
-      : undefined,
+    dashboard:
+      config.dashboardToken || config.dashboardUsersFile
+        ? {
+            token: config.dashboardToken,
+            writeToken: config.dashboardWriteToken,
+            users: users,
+            writeTokenWithUsers: config.dashboardSharedWritesWithUsers,
+            queues: [s.eventsQueue, s.actionsQueue],
+            audit: s.audit,
+            silences: new Silences(redis, keys.silences, s.audit),
+            alerts: notifier && (() => notifier.board.view(notifier.mute)),
+            target: s.targets.map((t) => t.id).join(', '),
+            console: {
+              redis,
+              keys,
+              prefix: config.prefix,
+              tracker: s.tracker,
+              targets: s.targets.map((t) => ({ id: t.id, name: t.name, client: s.clients.for(t.id) })),
+              actionsQueue: s.actionsQueue,
+              resolver: s.alerts,
+            },
+          }
+        : undefined,
   });
   const leave = new HttpEndpoints(redis, keys.httpReplicas).announce(http.url);
   return {
     http,
     async stop() {
+      users?.close();
       await http.close();
       await leave();
     },

@@ -13,7 +13,9 @@ import { z } from 'zod';
  * - `give-up`: an action failed for good;
  * - `rejected`: a malformed event frame was archived;
  * - `silence`: an operator added or removed a silence (`origin`: cli, dashboard);
- * - `reload`: a replica reloaded its rules, schedules and receivers, or refused to (`by`: signal, cli; `result`; what changed or every file:line error).
+ * - `reload`: a replica reloaded its rules, schedules and receivers, or refused to (`by`: signal, cli; `result`; what changed or every file:line error);
+ * - `access`: the console's sign-ins, sign-outs, lock-outs and ended sessions (`actor`, `result`, `source`);
+ * - `queue`: a change made to a queue on the queues page (pause, resume, clean, retry; `actor`, `queue`).
  */
 export const auditTypes = [
   'event',
@@ -28,6 +30,8 @@ export const auditTypes = [
   'rejected',
   'silence',
   'reload',
+  'access',
+  'queue',
 ] as const;
 export type AuditType = (typeof auditTypes)[number];
 

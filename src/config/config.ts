@@ -312,7 +312,7 @@ export const configSchema = z
     httpHost: z.string().min(1).default('127.0.0.1'),
     /** Port of the HTTP server. Default 9464; 0 disables it. */
     httpPort: z.number().int().min(0).max(65_535).default(9464),
-    /** Bearer token of /dashboard (header or ?token=); none: the dashboard is disabled. It only reads: bull-board is read-only without `dashboardWriteToken`. */
+    /** Shared bearer token of /dashboard (header or ?token=); none: only the users of `dashboardUsersFile` read, or with neither the dashboard is disabled. It only reads: bull-board is read-only without `dashboardWriteToken` or an admin. */
     dashboardToken: z.string().min(16, 'at least 16 characters').optional(),
     /**
      * Second token that lets bull-board change the queues (add, retry, clean, pause, obliterate jobs),
@@ -321,11 +321,13 @@ export const configSchema = z
      */
     dashboardWriteToken: z.string().min(16, 'at least 16 characters').optional(),
     /**
-     * A users file: one console user a line, `NAME ROLE scrypt:N:r:p:SALT:HASH` (role `viewer` or
-     * `operator`; the hash of the user's own token, see docs/operations.md for the one-liner that
-     * makes it). A user's token (as Authorization: Bearer) reads the dashboard; an operator's also
-     * acts in the console, audited under the user's name; a viewer's change is refused. Read at
-     * start. None (the default): the shared `dashboardWriteToken` acts, under a name typed in.
+     * A users file: one console user a line, `NAME ROLE scrypt:N:r:p:SALT:HASH` (role `viewer`,
+     * `operator` or `admin`; the hash of the user's own secret, see docs/console-access.md for the
+     * one-liner that makes it). A user's secret (as Authorization: Bearer, `?token=` or the login
+     * page's password) reads the dashboard; an operator's also acts in the console, an admin's also
+     * on the queues page, audited under the user's name; a viewer's change is refused. Followed:
+     * a change applies without a restart (a removed user is signed out). Enables the dashboard
+     * without `dashboardToken`. None (the default): the shared `dashboardWriteToken` acts, under a name typed in.
      */
     dashboardUsersFile: z.string().min(1).optional(),
     /**
@@ -358,12 +360,6 @@ export const configSchema = z
         code: 'custom',
         path: ['dashboardWriteToken'],
         message: 'needs dashboardToken too (the write token only adds writes to a dashboard that is enabled)',
-      });
-    if (c.dashboardUsersFile !== undefined && c.dashboardToken === undefined)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['dashboardUsersFile'],
-        message: 'needs dashboardToken too (the users only add identities to a dashboard that is enabled)',
       });
     if (c.dashboardWriteToken !== undefined && c.dashboardWriteToken === c.dashboardToken)
       ctx.addIssue({ code: 'custom', path: ['dashboardWriteToken'], message: 'must differ from dashboardToken' });

@@ -1,37 +1,89 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
-import type { DashboardUser, DashboardUsers } from './dashboard-users.js';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { AuditLog } from '../audit/audit-log.js';
+import { roleAtLeast, VerifyBusyError, type DashboardUser, type DashboardUsers } from './dashboard-users.js';
+import type { ConsoleSession, ConsoleSessions } from './login/console-sessions.js';
+import type { LoginGuard } from './login/login-guard.js';
 
 const cookieName = 'reflex_dashboard';
 
-/** The dashboard's tokens: `read` shows everything; `write` (optional) may also change the queues. */
+/** The dashboard's shared tokens: `read` shows everything; `write` (optional) may also change the queues. */
 export interface DashboardTokens {
-  read: string;
-  /** None: every request that is not GET or HEAD is refused (405), whatever it carries. */
+  /** None: only users (their tokens, the login page, the identity provider) read. */
+  read?: string;
+  /** None: every request that is not GET or HEAD and not a user's is refused (405), whatever it carries. */
   write?: string;
 }
 
 /** Options of {@link dashboardAuth}. */
 export interface DashboardAuthOptions {
-  /** How long the cookie is valid, in seconds (browser Max-Age and server-side check). Default 12 h. */
+  /** How long the read token's cookie is valid, in seconds (browser Max-Age and server-side check). Default 12 h. */
   cookieMaxAgeS?: number;
   /** The clock (tests). */
   now?: () => number;
   /**
-   * Per-user tokens with roles (a users file): a user's token reads, and an operator's also acts,
+   * Per-user secrets with roles (a users file): a user's token reads, an operator's also acts,
    * audited under the user's name; a viewer's change is refused (403).
    */
   users?: DashboardUsers;
   /** With `users`, whether the shared write token still acts too (under the name typed in). Default false. */
   writeTokenWithUsers?: boolean;
+  /** Server-side sessions: a user's `?token=` (and the login page) opens one, held by a cookie. None: no sessions. */
+  sessions?: ConsoleSessions;
+  /** Rate limit and lock-out of wrong tokens and passwords. None: no limit. */
+  guard?: LoginGuard;
+  /** Where a browser without credentials is sent (a GET asking for HTML); none: 401. */
+  loginPath?: string;
+  /** Paths (prefixes) under the dashboard whose changes need an admin (the queues page, the sessions). */
+  adminPaths?: readonly string[];
+  /** Paths (prefixes) the guard lets through unauthenticated: the login routes check what they take themselves. */
+  publicPaths?: readonly string[];
+  /** Whether users who are not in the users file can sign in (an identity provider): the console then offers its actions. */
+  externalUsers?: boolean;
+  /** Audits a session ended because its user left the users file. */
+  audit?: AuditLog;
 }
 
-const authenticated = new WeakMap<Request, DashboardUser>();
+/** Who a request authenticated as: a user (a users-file token, a session), with the session when there is one. */
+export interface Authenticated {
+  user: DashboardUser;
+  session?: ConsoleSession;
+}
 
-/** The user this request authenticated as (a users-file token), if any. */
+const authenticated = new WeakMap<Request, Authenticated>();
+
+/** The user this request authenticated as (a users-file token or a session), if any. */
 export function authenticatedUser(c: Context): DashboardUser | undefined {
-  return authenticated.get(c.req.raw);
+  return authenticated.get(c.req.raw)?.user;
+}
+
+/** The session this request came with, if any. */
+export function authenticatedSession(c: Context): ConsoleSession | undefined {
+  return authenticated.get(c.req.raw)?.session;
+}
+
+/** The address a request came from (the socket's peer; a proxy's address behind one). */
+export function sourceOf(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** The name of the cookie holding a session's secret. */
+export const sessionCookie = 'reflex_session';
+
+/** Sets the session cookie: HttpOnly, SameSite=Strict, Secure over HTTPS, scoped to the dashboard. */
+export function setSessionCookie(c: Context, basePath: string, secret: string, maxAgeS: number): void {
+  setCookie(c, sessionCookie, secret, { httpOnly: true, sameSite: 'Strict', secure: isHttps(c), maxAge: maxAgeS, path: basePath });
+}
+
+/** Clears the session cookie. */
+export function clearSessionCookie(c: Context, basePath: string): void {
+  deleteCookie(c, sessionCookie, { httpOnly: true, sameSite: 'Strict', secure: isHttps(c), path: basePath });
 }
 
 function digest(text: string): Buffer {
@@ -50,14 +102,14 @@ function bearerOf(c: Context): string | undefined {
  * (X-Forwarded-Proto / Forwarded proto=https). Trusting the proxy's header is harmless here: it
  * only makes the cookie Secure and the expected Origin https, which a forger gains nothing from.
  */
-function isHttps(c: Context): boolean {
+export function isHttps(c: Context): boolean {
   if (new URL(c.req.url).protocol === 'https:') return true;
   const forwarded = c.req.header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
   return forwarded === 'https' || /(^|[;,\s])proto=https\b/i.test(c.req.header('forwarded') ?? '');
 }
 
 /** Why a write is not same-origin, or undefined when it is: Origin must name this server as the Host header does. */
-function crossOrigin(c: Context): string | undefined {
+export function crossOrigin(c: Context): string | undefined {
   const origin = c.req.header('origin');
   const host = c.req.header('host');
   if (!origin || origin === 'null')
@@ -86,75 +138,180 @@ function hasNonJsonBody(c: Context): boolean {
 }
 
 /**
- * Guards the dashboard. Reading (GET, HEAD) takes the read or the write token as
- * `Authorization: Bearer TOKEN`, the cookie, or `?token=READ_TOKEN` once, which sets the cookie and
- * redirects to the same address without the token (so it stays out of history and Referer
- * headers, and the bull-board UI's own calls carry the cookie). The cookie is HttpOnly,
- * SameSite=Strict, Secure over HTTPS, and holds an HMAC of its issue time keyed by the read
- * token, so it expires on the server too (and when the token changes).
+ * Guards the dashboard. Reading (GET, HEAD) takes the read or the write token or a user's token as
+ * `Authorization: Bearer TOKEN`, a session's cookie, the read token's cookie, or `?token=` once:
+ * the read token sets the read cookie, a user's token opens a session; either redirects to the same
+ * address without the token (so it stays out of history and Referer headers). The cookies are
+ * HttpOnly, SameSite=Strict, Secure over HTTPS. A browser without any is sent to the login page.
  *
- * Every other method changes something. Without a write token it is refused (405: read-only).
- * With one, it needs the write token in the Authorization header (a cookie or the read token is
- * never enough: 403), an Origin naming this server and no other Sec-Fetch-Site than same-origin
- * (403), and a JSON body if any (415). Nothing else answers 401.
+ * Every other method changes something. A user's (by token or session) needs the role (a viewer's
+ * is refused, 403; under `adminPaths` an admin's only); the shared write token acts only without
+ * users unless `writeTokenWithUsers`; the read token and its cookie never act (403). Every change
+ * needs an Origin naming this server and no other Sec-Fetch-Site than same-origin (403), and a
+ * JSON body if any (415). Nothing can act: 405.
+ *
+ * A session is checked against the users file as it is now: a user removed from it is signed out
+ * (the session ended) at the next request, a changed role applies at once. A wrong token counts
+ * against its source's limit; a locked-out source is refused (429) before any token is compared.
  */
 export function dashboardAuth(tokens: DashboardTokens, basePath: string, opts: DashboardAuthOptions = {}): MiddlewareHandler {
   const maxAgeS = opts.cookieMaxAgeS ?? 12 * 3600;
   const now = opts.now ?? Date.now;
-  const read = digest(tokens.read);
+  const read = tokens.read === undefined ? undefined : digest(tokens.read);
   const write = tokens.write === undefined ? undefined : digest(tokens.write);
-  const isRead = (given: string | undefined) => given !== undefined && equal(digest(given), read);
+  const isRead = (given: string | undefined) => given !== undefined && read !== undefined && equal(digest(given), read);
   const isWrite = (given: string | undefined) => given !== undefined && write !== undefined && equal(digest(given), write);
-  const cookieKey = createHash('sha256').update(`reflex-dashboard-cookie:${tokens.read}`).digest();
-  const sign = (issued: string) => createHmac('sha256', cookieKey).update(issued).digest();
+  const cookieKey = tokens.read === undefined ? undefined : createHash('sha256').update(`reflex-dashboard-cookie:${tokens.read}`).digest();
+  const sign = (issued: string) => createHmac('sha256', cookieKey!).update(issued).digest();
   const issueCookie = () => {
     const issued = String(now());
     return `v1.${issued}.${sign(issued).toString('hex')}`;
   };
   const validCookie = (value: string | undefined) => {
-    const m = value === undefined ? null : /^v1\.(\d{1,15})\.([0-9a-f]{64})$/.exec(value);
+    const m = value === undefined || !cookieKey ? null : /^v1\.(\d{1,15})\.([0-9a-f]{64})$/.exec(value);
     if (!m) return false;
     const age = now() - Number(m[1]);
     return age >= -60_000 && age <= maxAgeS * 1000 && equal(Buffer.from(m[2]!, 'hex'), sign(m[1]!));
   };
   const unauthorized = (c: Context) => {
+    if (opts.loginPath && (c.req.method === 'GET' || c.req.method === 'HEAD') && c.req.header('accept')?.includes('text/html')) {
+      const url = new URL(c.req.url);
+      return c.redirect(`${opts.loginPath}?next=${encodeURIComponent(`${url.pathname}${url.search}`)}`, 303);
+    }
     c.header('WWW-Authenticate', 'Bearer realm="reflex dashboard"');
-    return c.text('401 Unauthorized: the dashboard needs its token (Authorization: Bearer TOKEN, or ?token=TOKEN)\n', 401);
+    return c.text('401 Unauthorized: the dashboard needs a sign-in (Authorization: Bearer TOKEN, ?token=TOKEN, or the login page)\n', 401);
+  };
+  const tooMany = (c: Context, until: number, why: string) => {
+    c.header('Retry-After', String(Math.max(1, Math.ceil((until - now()) / 1000))));
+    return c.text(`429 Too Many Requests: ${why}\n`, 429);
+  };
+  const under = (path: string, prefixes: readonly string[] | undefined) => (prefixes ?? []).some((p) => path === p || path.startsWith(`${p}/`));
+
+  const { users, sessions, guard } = opts;
+  const sharedWrites = !users || opts.writeTokenWithUsers === true;
+  const anyoneActs = () => !!write || !!users?.hasOperators || !!opts.externalUsers;
+
+  /** The session of the request's cookie, checked against the users file now (a removed user's ends). */
+  const sessionOf = async (c: Context): Promise<Authenticated | undefined> => {
+    const secret = sessions && getCookie(c, sessionCookie);
+    const session = secret ? await sessions.get(secret) : undefined;
+    if (!session) return undefined;
+    if (session.via === 'oidc') return { user: { name: session.user, role: session.role }, session };
+    const now = users?.lookup(session.user);
+    if (now) return { user: now, session };
+    await sessions!.end(session.id);
+    await opts.audit
+      ?.append({
+        type: 'access',
+        correlationId: `session:${session.id.slice(0, 16)}`,
+        summary: `session of ${session.user} ended: ${session.user} is no longer in the users file`,
+        result: 'session-ended',
+        actor: session.user,
+        via: session.via,
+        source: sourceOf(c),
+      })
+      .catch(() => undefined);
+    return undefined;
   };
 
-  const users = opts.users;
-  const sharedWrites = !users || opts.writeTokenWithUsers === true;
+  /** A token given as Bearer or ?token=: the shared tokens, else a user's (counted against the source when wrong). */
+  type Checked = { kind: 'read' | 'write' } | { kind: 'user'; user: DashboardUser } | { kind: 'wrong' } | { kind: 'refused'; response: Response };
+  const checkToken = async (c: Context, token: string): Promise<Checked> => {
+    const source = sourceOf(c);
+    const locked = await guard?.lockedUntil(source);
+    if (locked)
+      return {
+        kind: 'refused',
+        response: tooMany(c, locked, `too many failed sign-ins from ${source}: locked out until ${new Date(locked).toISOString()}`),
+      };
+    if (isRead(token)) return { kind: 'read' };
+    if (isWrite(token)) return { kind: 'write' };
+    let user: DashboardUser | undefined;
+    try {
+      user = users ? await users.verify(token) : undefined;
+    } catch (err) {
+      if (!(err instanceof VerifyBusyError)) throw err;
+      guard?.busy();
+      return { kind: 'refused', response: tooMany(c, now() + 1_000, err.message) };
+    }
+    if (user) return { kind: 'user', user };
+    await guard?.failed(source, 'token');
+    return { kind: 'wrong' };
+  };
+
   return async (c, next) => {
+    if (under(c.req.path, opts.publicPaths)) return next();
     const bearer = bearerOf(c);
-    const user = users && bearer !== undefined && !isRead(bearer) && !isWrite(bearer) ? await users.verify(bearer) : undefined;
-    if (user) authenticated.set(c.req.raw, user);
-    const canRead = isRead(bearer) || isWrite(bearer) || !!user || validCookie(getCookie(c, cookieName));
+    let shared: 'read' | 'write' | undefined;
+    let who: Authenticated | undefined;
+    if (bearer !== undefined) {
+      const checked = await checkToken(c, bearer);
+      if (checked.kind === 'refused') return checked.response;
+      if (checked.kind === 'wrong') return unauthorized(c);
+      if (checked.kind === 'user') who = { user: checked.user };
+      else shared = checked.kind;
+    } else {
+      who = await sessionOf(c);
+      if (!who && validCookie(getCookie(c, cookieName))) shared = 'read';
+    }
+    if (who) authenticated.set(c.req.raw, who);
+
     if (c.req.method === 'GET' || c.req.method === 'HEAD') {
-      if (canRead) return next();
-      if (isRead(c.req.query('token'))) {
-        setCookie(c, cookieName, issueCookie(), { httpOnly: true, sameSite: 'Strict', secure: isHttps(c), maxAge: maxAgeS, path: basePath });
+      const token = c.req.query('token');
+      if (token !== undefined && bearer === undefined) {
         const url = new URL(c.req.url);
         url.searchParams.delete('token');
-        return c.redirect(`${url.pathname}${url.search}`, 303);
+        const checked = await checkToken(c, token);
+        if (checked.kind === 'refused') return checked.response;
+        if (checked.kind === 'read') {
+          setCookie(c, cookieName, issueCookie(), { httpOnly: true, sameSite: 'Strict', secure: isHttps(c), maxAge: maxAgeS, path: basePath });
+          return c.redirect(`${url.pathname}${url.search}`, 303);
+        }
+        if (checked.kind === 'user' && sessions) {
+          const opened = await sessions.create(checked.user, 'token', sourceOf(c));
+          setSessionCookie(c, basePath, opened.secret, Math.floor(sessions.ttlMs / 1000));
+          await opts.audit
+            ?.append({
+              type: 'access',
+              correlationId: `session:${opened.session.id.slice(0, 16)}`,
+              summary: `${checked.user.name} signed in (${checked.user.role}) with a token`,
+              result: 'signed-in',
+              actor: checked.user.name,
+              via: 'token',
+              source: sourceOf(c),
+            })
+            .catch(() => undefined);
+          return c.redirect(`${url.pathname}${url.search}`, 303);
+        }
+        // The write token is never traded for a cookie: it stays a header a page cannot be made to send.
+        if (!who && !shared) return unauthorized(c);
       }
+      if (who || shared) return next();
       return unauthorized(c);
     }
-    if (!canRead) return unauthorized(c);
-    if (user?.role === 'viewer') return c.text(`403 Forbidden: ${user.name} is a viewer: a viewer reads, an operator acts\n`, 403);
-    if (!write && !users?.hasOperators) {
-      c.header('Allow', 'GET, HEAD');
-      return c.text(
-        '405 Method Not Allowed: the dashboard is read-only (configure dashboardWriteToken / REFLEX_DASHBOARD_WRITE_TOKEN to let it change the queues)\n',
-        405,
-      );
+
+    if (!who && !shared) return unauthorized(c);
+    if (who) {
+      const { user } = who;
+      const needed = under(c.req.path, opts.adminPaths) ? 'admin' : 'operator';
+      if (user.role === 'viewer') return c.text(`403 Forbidden: ${user.name} is a viewer: a viewer reads, an operator acts\n`, 403);
+      if (!roleAtLeast(user.role, needed)) return c.text(`403 Forbidden: ${user.name} is an ${user.role}: changing the queues needs an admin\n`, 403);
+    } else {
+      if (!anyoneActs()) {
+        c.header('Allow', 'GET, HEAD');
+        return c.text(
+          '405 Method Not Allowed: the dashboard is read-only (configure dashboardWriteToken / REFLEX_DASHBOARD_WRITE_TOKEN to let it change the queues)\n',
+          405,
+        );
+      }
+      if (shared === 'write' && !sharedWrites)
+        return c.text('403 Forbidden: the shared write token does not act when users are configured: use your own token (dashboardUsersFile)\n', 403);
+      if (shared !== 'write')
+        return c.text(
+          '403 Forbidden: changing the queues needs the write token as Authorization: Bearer TOKEN (the read token and the cookie only read)\n',
+          403,
+        );
     }
-    if (isWrite(bearer) && !sharedWrites)
-      return c.text('403 Forbidden: the shared write token does not act when users are configured: use your own token (dashboardUsersFile)\n', 403);
-    if (!isWrite(bearer) && user?.role !== 'operator')
-      return c.text(
-        '403 Forbidden: changing the queues needs the write token as Authorization: Bearer TOKEN (the read token and the cookie only read)\n',
-        403,
-      );
     const why = crossOrigin(c);
     if (why) return c.text(`403 Forbidden: ${why}\n`, 403);
     if (hasNonJsonBody(c)) return c.text('415 Unsupported Media Type: a change takes a JSON body (Content-Type: application/json)\n', 415);

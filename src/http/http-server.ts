@@ -9,9 +9,12 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { AlertsView } from '../notify/alert-board.js';
 import type { Silences } from '../silences/silences.js';
 import { addSilenceFromRequest } from './silence-request.js';
-import { dashboardAuth } from './dashboard-auth.js';
+import { authenticatedUser, dashboardAuth } from './dashboard-auth.js';
 import type { DashboardUsers } from './dashboard-users.js';
 import { hostCheck } from './host-check.js';
+import { ConsoleSessions } from './login/console-sessions.js';
+import { defaultLockout, LoginGuard, type LockoutSettings } from './login/login-guard.js';
+import { queueAudit } from './queue-audit.js';
 import { inboundWebhooks, type InboundSources } from './inbound-webhooks.js';
 import { jsonBody } from './json-body.js';
 import { renderDashboard } from './dashboard-page.js';
@@ -20,14 +23,18 @@ import { runChecks, type ReadinessChecks } from './readiness.js';
 
 /** What the dashboard reads. */
 export interface DashboardSources {
-  /** Bearer token that reads; see dashboard-auth.ts. */
-  token: string;
+  /** Bearer token that reads; see dashboard-auth.ts. None: only users read (their tokens, the login page). */
+  token?: string;
   /** Bearer token that may also change the queues; none: bull-board is read-only (UI and server). */
   writeToken?: string;
   /** Per-user tokens with roles (dashboardUsersFile): operators act under their own name, viewers only read. */
   users?: DashboardUsers;
   /** With `users`, whether the shared write token still acts too. Default false. */
   writeTokenWithUsers?: boolean;
+  /** How long a console session lasts from sign-in. Default 12 h. */
+  sessionTtlMs?: number;
+  /** When failed sign-ins lock a source or a user out. Default {@link defaultLockout}. */
+  lockout?: LockoutSettings;
   /** Shown in bull-board (the events and actions queues). */
   queues: Queue[];
   audit: AuditLog;
@@ -103,16 +110,32 @@ export async function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Promi
     app.all(`${dashboardPath}/*`, disabled);
     return app;
   }
+  // Sessions and the lock-out live in Redis beside the console's state (every replica shares them).
+  const store = board.console && { redis: board.console.redis, prefix: board.console.prefix };
+  const sessions = store && new ConsoleSessions(store.redis, store.prefix, board.sessionTtlMs ?? 12 * 3_600_000);
+  const guard =
+    store &&
+    new LoginGuard(store.redis, store.prefix, board.lockout ?? defaultLockout, {
+      audit: board.audit,
+      logger: opts.logger,
+      registry: opts.metrics.registry,
+    });
   const auth = dashboardAuth({ read: board.token, write: board.writeToken }, dashboardPath, {
     users: board.users,
     writeTokenWithUsers: board.writeTokenWithUsers,
+    sessions,
+    guard,
+    audit: board.audit,
+    adminPaths: [queuesPath],
   });
   app.use(dashboardPath, auth);
   app.use(`${dashboardPath}/*`, auth);
+  app.use(`${queuesPath}/api/queues/*`, queueAudit(board.audit, `${queuesPath}/api/queues`));
 
   // bull-board (with lodash, valibot and ejs: 88 of the 745 CommonJS modules `reflex run` loaded)
-  // is loaded only when there is a dashboard to show it on.
-  const readOnlyMode = board.writeToken === undefined;
+  // is loaded only when there is a dashboard to show it on. Its buttons show when someone may
+  // change the queues: the write token, or an admin (others are refused by dashboardAuth).
+  const readOnlyMode = board.writeToken === undefined && !board.users?.hasAdmins;
   const { mountQueuesBoard } = await import('./queues-board.js');
   mountQueuesBoard(app, queuesPath, board.queues, readOnlyMode);
 
@@ -126,7 +149,7 @@ export async function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Promi
       alerts: board.alerts,
       metrics: opts.metrics,
       readiness: opts.readiness,
-      writable: (!readOnlyMode && (!board.users || board.writeTokenWithUsers === true)) || !!board.users?.hasOperators,
+      writable: (board.writeToken !== undefined && (!board.users || board.writeTokenWithUsers === true)) || !!board.users?.hasOperators,
       identity: board.users ? 'users' : 'token',
       queuesPath,
       auditPath,
@@ -145,18 +168,18 @@ export async function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Promi
         instance,
         limit,
         silencesPath,
-        writable: !readOnlyMode,
+        writable: board.writeToken !== undefined,
         ...(board.console ? { consolePath: dashboardPath } : {}),
       }),
     );
   });
   // dashboardAuth has already required the write token as Bearer, a same-origin Origin and a JSON body.
   app.post(silencesPath, async (c) => {
-    const added = await addSilenceFromRequest(board.silences, await jsonBody(c), 'dashboard');
+    const added = await addSilenceFromRequest(board.silences, await jsonBody(c), 'dashboard', { createdBy: authenticatedUser(c)?.name });
     return 'silence' in added ? c.json(added.silence, 201) : c.json({ error: added.error }, 400);
   });
   app.delete(`${silencesPath}/:id`, async (c) => {
-    const removed = await board.silences.remove(c.req.param('id'), { origin: 'dashboard', createdBy: 'dashboard' });
+    const removed = await board.silences.remove(c.req.param('id'), { origin: 'dashboard', createdBy: authenticatedUser(c)?.name ?? 'dashboard' });
     return removed ? c.body(null, 204) : c.json({ error: `no silence ${c.req.param('id')}` }, 404);
   });
   return app;
