@@ -74,9 +74,9 @@ export function httpStatusOf(res: SimResponse): number {
 }
 
 /** Refuses a websocket upgrade with the daemon's error envelope as a plain HTTP answer, then closes. */
-export function refuseUpgrade(socket: Duplex, status: 403 | 404 | 500, message: string): void {
+export function refuseUpgrade(socket: Duplex, status: 400 | 403 | 404 | 500, message: string): void {
   const body = renderBody({ kind: 'error', status, message });
-  const reason = status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : 'Internal Server Error';
+  const reason = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error' }[status];
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );

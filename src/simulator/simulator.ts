@@ -28,6 +28,7 @@ import { MemberListeners } from './member-listeners.js';
 import { OperationRegistry } from './operations.js';
 import { resolveOptions, type SimulatorOptions } from './options.js';
 import { seedPopulation } from './population.js';
+import { isSftpUpgrade, upgradeSftp } from './sftp/sftp-endpoint.js';
 import { certificateFingerprint, TrustStore } from './trust-store.js';
 import { parseListen, Transport, type Identity } from './transport.js';
 
@@ -116,6 +117,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     logRequest(ctx, req, id);
     const opSocket = /^\/1\.0\/operations\/([^/]+)\/websocket$/.exec(new URL(req.url ?? '/', 'http://sim').pathname);
     if (opSocket) ctx.execSockets.upgrade(req, socket, head, opSocket[1]!);
+    else if (isSftpUpgrade(req)) void upgradeSftp(ctx, req, socket, head, id).catch(() => socket.destroy());
     else events.upgrade(req, socket, head, id);
   };
   const router = buildRouter(ctx, controls);

@@ -78,9 +78,10 @@ const shellCases: string[][] = [
 ];
 
 /**
- * File transfer as lxc 5.0.2 does it: the client sends the instance's path without its leading
- * slash (`path=etc/passwd`), which the daemon resolves from `/` (issue #41 item 1). `{local}` is a
- * directory of the run's own on the host. The `incus` client goes over SFTP instead (not served).
+ * File transfer: lxc 5.0.2 goes through the files API and sends the instance's path without its
+ * leading slash (`path=etc/passwd`), which the daemon resolves from `/` (issue #41 item 1); the
+ * `incus` 6.0.4 client speaks SFTP on `GET /1.0/instances/NAME/sftp` upgraded (item 2), with the
+ * same relative paths for delete. `{local}` is a directory of the run's own on the host.
  */
 const fileSteps: ScenarioStep[] = [
   { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'mkdir -p /tmp/d/sub; echo one > /tmp/d/a; echo two > /tmp/d/sub/b'] },
@@ -102,7 +103,11 @@ const fileSteps: ScenarioStep[] = [
   { args: ['file', 'pull', 'R:{n}/tmp/d/c', '-'] },
   { args: ['file', 'delete', 'R:{n}/tmp/d'] },
   { args: ['file', 'delete', 'R:{n}/tmp/nosuch'] },
-].map((step): ScenarioStep => ({ ...step, only: 'lxc' }));
+  { args: ['file', 'push', '-r', '{local}/d', 'R:{n}/tmp/p1'] },
+  { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'find /tmp/p1 | sort; cat /tmp/p1/d/sub/b'] },
+  { args: ['file', 'delete', '-f', 'R:{n}/tmp/p1'], only: 'incus' },
+  { args: ['exec', 'R:{n}', '--', 'ls', '/tmp/p1'], only: 'incus' },
+];
 
 /** The body of a `POST /1.0/instances` from the test image, with config. */
 const createBody = (name: string, config: Record<string, string> = {}): string =>

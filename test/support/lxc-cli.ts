@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { lxdSocketPath } from './daemon-bed.js';
@@ -33,12 +33,21 @@ export class LxcCli {
       if (socket) env.LXD_SOCKET = socket;
       else delete env.LXD_SOCKET;
     }
+    // Input comes from a file: a client that opens /dev/stdin itself (`incus file edit`) cannot open
+    // the socket node's pipes are (ENXIO); without input, an empty pipe as before.
+    let inputFd: number | undefined;
+    if (opts.input !== undefined) {
+      const file = join(this.confDir, 'stdin');
+      writeFileSync(file, opts.input);
+      inputFd = openSync(file, 'r');
+    }
     return new Promise((resolve, reject) => {
-      const child = spawn(client, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(client, args, { env, stdio: [inputFd ?? 'pipe', 'pipe', 'pipe'] });
+      if (inputFd !== undefined) closeSync(inputFd);
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+      child.stdout!.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
       const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
       child.on('error', (err) => {
         clearTimeout(timer);
@@ -50,10 +59,10 @@ export class LxcCli {
       });
       // A client that exits before reading its stdin (an argument error, a quick refusal) closes the
       // pipe: EPIPE on the write is then no failure of the run (its exit code says what happened).
-      child.stdin.on('error', (err: NodeJS.ErrnoException) => {
+      child.stdin?.on('error', (err: NodeJS.ErrnoException) => {
         if (err.code !== 'EPIPE') reject(err);
       });
-      child.stdin.end(opts.input ?? '');
+      child.stdin?.end('');
     });
   }
 
