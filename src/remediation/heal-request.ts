@@ -3,6 +3,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { InstanceClient } from '../client/client.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { InstanceRef } from '../redis/key-space.js';
+import { identityOf, type InstanceIdentity } from './instance-identity.js';
 import type { OperatorOrigin } from './operator-actions.js';
 
 /** An instance as an operator names it (the console's JSON body, `reflex heal`'s arguments). */
@@ -57,25 +58,27 @@ export function checkInstanceRequest(
 /**
  * {@link checkInstanceRequest}, then reads the instance from its target: a heal is queued only for
  * an instance that exists now (an unknown name would otherwise be retried, dead-lettered and
- * alerted on as if a healthy fleet had failed).
+ * alerted on as if a healthy fleet had failed). Answers its identity as read: the heal is for that
+ * instance, not for whatever has its name when a worker takes the job (deleted and re-created,
+ * or renamed over, in between).
  */
 export async function checkHealRequest(
   targets: readonly RequestTarget[],
   req: InstanceRequest,
   opts: { signal?: AbortSignal } = {},
-): Promise<{ ref: InstanceRef } | RequestProblem> {
+): Promise<{ ref: InstanceRef; identity: InstanceIdentity } | RequestProblem> {
   const checked = checkInstanceRequest(targets, req);
   if ('problem' in checked) return checked;
   const { ref, target } = checked;
   if (!target.client) return { problem: 'unreachable', error: `target ${target.name}: no client to read ${ref.project}/${ref.instance} with` };
   try {
-    await target.client.withProject(ref.project).getInstance(ref.instance, { signal: opts.signal });
+    const instance = await target.client.withProject(ref.project).getInstance(ref.instance, { signal: opts.signal });
+    return { ref, identity: identityOf(instance.value) };
   } catch (err) {
     if (err instanceof ReflexError && err.code === 'API_NOT_FOUND')
       return { problem: 'missing', error: `no instance ${ref.instance} in project ${ref.project} on ${target.name}` };
     return { problem: 'unreachable', error: `cannot read ${ref.project}/${ref.instance} on ${target.name}: ${(err as Error).message}` };
   }
-  return { ref };
 }
 
 /**

@@ -6,6 +6,7 @@ import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { RedisConnection } from '../redis/connect.js';
 import { actionJobOptions, type ActionJobInput } from '../actions/action-job.js';
 import { CrashLoopBudget } from './crash-loop-budget.js';
+import type { InstanceIdentity } from './instance-identity.js';
 
 /**
  * Who asked for an operator's action: `origin` is the surface (`cli`, `console`), `actor` the person
@@ -20,12 +21,14 @@ export interface OperatorOrigin {
  * Queues an operator's heal of an instance (the `start` `reflex heal` queues): audited as a decision
  * of rule `heal`, then run by the executor like every action (instance lock, fresh read, audit of
  * the call and its outcome). As an operator's decision no rule, silence or quarantine holds it back.
- * Answers the job id and the correlation id of the trail.
+ * `identity` is the instance as read when the operator asked: the re-check skips the start when the
+ * name means another instance by then. Answers the job id and the correlation id of the trail.
  */
 export async function queueHeal(
   deps: { queue: Queue; audit: AuditLog },
   ref: InstanceRef,
   by: OperatorOrigin,
+  identity?: InstanceIdentity,
 ): Promise<{ jobId: string; correlationId: string }> {
   const correlationId = `heal:${randomUUID()}`;
   const through = by.origin === 'cli' ? 'reflex heal' : `the ${by.origin}`;
@@ -39,6 +42,7 @@ export async function queueHeal(
     matched: true,
     origin: by.origin,
     actor: by.actor,
+    ...(identity?.uuid ? { uuid: identity.uuid } : {}),
   });
   const data: ActionJobInput = {
     rule: 'heal',
@@ -51,6 +55,7 @@ export async function queueHeal(
     incidentAt: Date.now(),
     origin: 'operator',
     dryRun: false,
+    ...(identity?.uuid || identity?.createdAt ? { identity } : {}),
   };
   const jobId = correlationId.replace(':', '-');
   await deps.queue.add('start', data, actionJobOptions({ jobId }));

@@ -99,15 +99,16 @@ export class Recheck {
     ]);
     if (!read) return { proceed: false, check: 'gone', summary: `${job.instance} is gone (deleted or renamed since the incident)` };
     const instance: Instance = read;
-    if (job.origin === 'operator') return laterStop(job, tracked, requested) ?? { proceed: true, instance };
     const now = identityOf(instance);
     if (isAnotherInstance(job.identity, now)) {
+      const meant = job.origin === 'operator' ? 'the instance the operator asked to heal' : 'the instance that had the incident';
       return {
         proceed: false,
         check: 'superseded',
-        summary: `superseded: ${job.instance} is another instance now (re-created / renamed): ${describeIdentity(now)}, the instance that had the incident had ${describeIdentity(job.identity)}; nothing is done to an instance that had no incident`,
+        summary: `superseded: ${job.instance} is another instance now (re-created / renamed): ${describeIdentity(now)}, ${meant} had ${describeIdentity(job.identity)}; nothing is done to an instance nobody asked about`,
       };
     }
+    if (job.origin === 'operator') return laterStop(job, tracked, requested) ?? { proceed: true, instance };
 
     if (job.incidentAt !== undefined && tracked?.requestedAt !== undefined && tracked.requestedAt > job.incidentAt) {
       return {

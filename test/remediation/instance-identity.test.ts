@@ -12,6 +12,8 @@ import { CrashLoopBudget } from '../../src/remediation/crash-loop-budget.js';
 import type { ActionJob } from '../../src/actions/action-job.js';
 import { EventProcessor } from '../../src/remediation/decide/event-processor.js';
 import { PendingActions } from '../../src/remediation/pending-actions.js';
+import { checkHealRequest } from '../../src/remediation/heal-request.js';
+import { queueHeal } from '../../src/remediation/operator-actions.js';
 import { RuleEngine } from '../../src/rules/engine.js';
 import { defineRule, type CrashLoopPolicy } from '../../src/rules/rule.js';
 import { Silences } from '../../src/silences/silences.js';
@@ -267,13 +269,30 @@ describe('the instance that had the incident, not its name: remediation on the s
     expect(await crashed('cooled'), (await audit.read({ instance: 'cooled', type: 'decision' })).map((r) => r.summary).join('\n')).toBeDefined();
   });
 
-  it("lets an operator's heal act on whatever instance bears the name now", async () => {
+  it("starts, on an operator's heal, the instance the operator asked about and not one made under its name since", async () => {
     sim.controls.addInstance({ name: 'healed-anew', status: 'Stopped', config: optIn });
-    const { crashed, act } = pipeline();
-    const job = (await crashed('healed-anew'))!;
+    const { audit, actions, act } = pipeline();
+    // As `reflex heal` and the console queue it: the request is checked (the instance read), then queued.
+    const asked = async () => {
+      const checked = await checkHealRequest([{ id: target, name: 'sim', client }], { target, project: 'default', instance: 'healed-anew' });
+      if ('problem' in checked) throw new Error(checked.error);
+      const { jobId } = await queueHeal({ queue: actions, audit }, checked.ref, { origin: 'cli', actor: 'alice' }, checked.identity);
+      return (await actions.getJob(jobId))!.data as ActionJob;
+    };
+    const first = await asked();
+    const meant = await uuidOf('healed-anew');
     await remove('healed-anew');
     sim.controls.addInstance({ name: 'healed-anew', status: 'Stopped' });
-    expect(await act({ ...job, rule: 'heal', origin: 'operator', event: undefined, correlationId: 'heal:1' })).toMatchObject({ result: 'done' });
+    expect(await act(first)).toMatchObject({
+      result: 'skipped',
+      summary: expect.stringContaining('the instance the operator asked to heal had volatile.uuid'),
+    });
+    expect(sim.controls.calls('healed-anew', 'start'), 'the new instance under the name is not started').toBe(0);
+    const trail = await audit.read({ instance: 'healed-anew' });
+    expect(trail.find((r) => r.type === 'decision' && r.rule === 'heal')?.uuid, 'the heal is audited with the instance it was asked for').toBe(meant);
+    // Asked again, now about the new instance: it starts.
+    expect(await act(await asked())).toMatchObject({ result: 'done' });
+    expect(sim.controls.statusCode('healed-anew')).toBe(103);
   });
 
   const alertsOf = async (audit: AuditLog, name: string) =>

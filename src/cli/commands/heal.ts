@@ -63,7 +63,7 @@ export function registerHeal(program: Command): void {
       try {
         await events.waitUntilReady();
         const by = { origin: 'cli', actor: operatorName() };
-        const { jobId, correlationId } = await queueHeal({ queue, audit }, checked.ref, by);
+        const { jobId, correlationId } = await queueHeal({ queue, audit }, checked.ref, by, checked.identity);
         const job = (await queue.getJob(jobId))!;
         const waitMs = opts.wait as number;
         if (waitMs === 0) return void process.stdout.write(`queued ${job.id}\n`);

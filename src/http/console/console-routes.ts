@@ -350,7 +350,7 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     const { actor, ...request } = parsed.data;
     const checked = await checkHealRequest(o.targets, request, { signal: AbortSignal.timeout(10_000) });
     if ('problem' in checked) return c.json({ error: checked.error }, problemStatus[checked.problem]);
-    return c.json(await queueHeal(ops, checked.ref, by(c, actor)), 202);
+    return c.json(await queueHeal(ops, checked.ref, by(c, actor), checked.identity), 202);
   });
   app.post(`${api}/quarantine/release`, async (c) => {
     const parsed = instanceBody.safeParse(await jsonBody(c));
