@@ -935,15 +935,19 @@ export const consoleScript = `"use strict";
     if (a.id) return \`silence \${a.id} until \${absolute(a.until)} (\${relative(a.until)})\`;
     return JSON.stringify(a);
   }
+  var confirmArmMs = 400;
   function confirmAction(title, text, ok, extra = "") {
     const dialog = $("#confirm");
+    const okButton = $("#confirm-ok");
     $("#confirm-title").textContent = title;
     $("#confirm-text").textContent = text;
     $("#confirm-extra").innerHTML = extra;
-    $("#confirm-ok").textContent = ok;
+    okButton.textContent = ok;
+    okButton.disabled = true;
     dialog.returnValue = "";
     dialog.showModal();
     $("#confirm-cancel").focus();
+    setTimeout(() => okButton.disabled = false, confirmArmMs);
     return new Promise((resolve) => dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"), { once: true }));
   }
   async function post(path, body) {

@@ -629,19 +629,29 @@ function doneText(a: WriteAnswer): string {
 }
 
 /**
+ * How long the confirming button takes no click after its dialog opens, ms: the second click of a
+ * double-click on the button that opened it (or a click meant for what was under the pointer)
+ * lands within it, wherever the dialog is drawn.
+ */
+const confirmArmMs = 400;
+
+/**
  * Asks the operator to confirm an action in a modal dialog: `title` names the action and the
  * instance, `text` says what will happen, the confirming button is named by `ok` ("Heal web-1").
- * Cancel (or Escape) is the default.
+ * Cancel (or Escape) is the default, and the confirming button is armed only after {@link confirmArmMs}.
  */
 function confirmAction(title: string, text: string, ok: string, extra = ''): Promise<boolean> {
   const dialog = $<HTMLDialogElement>('#confirm');
+  const okButton = $<HTMLButtonElement>('#confirm-ok');
   $('#confirm-title').textContent = title;
   $('#confirm-text').textContent = text;
   $('#confirm-extra').innerHTML = extra;
-  $('#confirm-ok').textContent = ok;
+  okButton.textContent = ok;
+  okButton.disabled = true;
   dialog.returnValue = '';
   dialog.showModal();
   $('#confirm-cancel').focus();
+  setTimeout(() => (okButton.disabled = false), confirmArmMs);
   return new Promise((resolve) => dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true }));
 }
 
