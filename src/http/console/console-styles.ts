@@ -64,6 +64,7 @@ ol.incidents{list-style:none;margin:0;padding:0} ol.incidents li{border-bottom:1
 .kind{font-weight:600;white-space:nowrap}
 .plots{display:grid;gap:.8rem;grid-template-columns:repeat(auto-fit,minmax(280px,1fr))} .plots figure{margin:0} .plots figure:first-child{grid-column:1/-1}
 td{overflow-wrap:break-word} #fleet-table,#dlq-body,.trail{overflow-x:auto} td[data-label=opt-in],td[data-label=actions],td[data-label=type]{white-space:nowrap;overflow-wrap:normal}
+#fleet-table td.at,#fleet-table .flag{white-space:normal} #fleet-table td[data-label=actions]{white-space:normal;min-width:4.6rem} #fleet-table td[data-label=actions] button{margin:0 0 .2rem}
 svg{width:100%;height:auto;font:11px system-ui,sans-serif} svg .i{fill:#c0392b} svg .r{fill:#2e7d4f} svg .h{fill:#1d4f91} svg .k{fill:#8a8f98} svg text{fill:#333} svg line{stroke:#aab}
 output{display:block;min-height:1.2em;margin-top:.3rem}
 @media(max-width:760px){
