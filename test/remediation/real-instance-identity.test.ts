@@ -3,6 +3,7 @@ import { expect, it } from 'vitest';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
 import { STATUS_RUNNING, TEST_INSTANCE_PREFIX, describeEachBed, startReflexOn } from '../support/daemon-bed.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { runReflex } from '../support/reflex-process.js';
 import { until } from '../support/wait.js';
 import { aboutIncident, appendedAt, crashEvents, show, startCallsSince } from './trail.js';
 
@@ -112,6 +113,47 @@ await describeEachBed('the instance that had the incident, not its name', (bed) 
       await remove(old);
     }
   }
+
+  // Found by the promise checker on both daemons (docs/chaos.md 33): a heal is the operator's
+  // decision about the instance the name meant when they asked, not about whatever bears it when a
+  // worker takes the job.
+  it("starts, on an operator's heal queued while no worker ran, nothing when the name was deleted and re-created meanwhile; a heal asked then starts the new one", async () => {
+    const prefix = uniquePrefix('ident-heal');
+    const name = `${TEST_INSTANCE_PREFIX}${randomBytes(4).toString('hex')}`;
+    const cli = (args: string[]) => runReflex([...args, '--target', bed.target, '--redis', redisUrl(), '--prefix', prefix, '--config', '/dev/null']);
+    let run: ReturnType<typeof reflex> | undefined;
+    try {
+      await create(name, false);
+      const asked = await uuidOf(name);
+      // No worker yet: the heal waits in the queue, as it does behind a busy or restarting worker.
+      const queued = await cli(['heal', name, '--wait', '0']);
+      expect(queued, queued.stderr).toMatchObject({ code: 0, stdout: expect.stringMatching(/^queued /) });
+      await remove(name);
+      await create(name, false);
+      expect(await uuidOf(name), 'premise: the new instance has another uuid').not.toBe(asked);
+
+      run = reflex(prefix);
+      await run.waitUntilWatching();
+      const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome' && r.rule === 'heal'), 30_000);
+      const outcome = trail.find((r) => r.type === 'outcome' && r.rule === 'heal');
+      expect(outcome, show(trail)).toMatchObject({
+        result: 'skipped',
+        recheck: 'superseded',
+        summary: expect.stringMatching(/the operator asked to heal had volatile\.uuid/),
+      });
+      expect(trail.find((r) => r.type === 'decision' && r.rule === 'heal')?.uuid, 'the heal is audited with the instance it was asked for').toBe(
+        asked,
+      );
+      expect((await status(name)).status, `the heal started the new instance\n${show(trail)}`).toBe('Stopped');
+
+      const again = await cli(['heal', name, '--wait', '60s']);
+      expect(again, again.stderr).toMatchObject({ code: 0, stdout: expect.stringContaining(': done') });
+      await waitStatus(name, STATUS_RUNNING);
+    } finally {
+      await run?.stop();
+      await remove(name);
+    }
+  }, 120_000);
 
   it(
     'leaves a new instance created under the name of a deleted one stopped when the delayed restart falls due, audited as superseded; its first crash gets restart 1 with no back-off',
