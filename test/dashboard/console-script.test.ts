@@ -32,6 +32,6 @@ describe("the console's browser script", () => {
     expectTypeOf<ConsoleHealth>().toExtend<Wire.Health>();
     expectTypeOf<AlertsView>().toExtend<NonNullable<Wire.IncidentsAnswer['alerts']>>();
     expectTypeOf<Silence>().toExtend<Wire.Silence>();
-    expectTypeOf<Pick<ConsolePageView, 'api' | 'writable' | 'identity'>>().toEqualTypeOf<Wire.ConsoleSettings>();
+    expectTypeOf<Pick<ConsolePageView, 'api' | 'writable' | 'identity' | 'signedIn'>>().toEqualTypeOf<Wire.ConsoleSettings>();
   });
 });

@@ -12,6 +12,10 @@ export interface ConsolePageView {
   queuesPath: string;
   auditPath: string;
   targets: string[];
+  /** The user signed in with a session: named, with a sign-out, and the actions need no token. */
+  signedIn?: { name: string; role: string };
+  /** Where the sign-out posts. */
+  logoutPath?: string;
 }
 
 const esc = (s: unknown): string =>
@@ -24,10 +28,14 @@ const identityForm = (identity: 'users' | 'token') =>
     : `<p class="muted">Actions need the write token. It stays in this page only (never stored) and is sent as Authorization: Bearer to this server.</p>
 <form id="identity" autocomplete="off" onsubmit="return false"><label>write token <input type="password" id="write-token" autocomplete="off"></label> <label>your name <input id="actor" autocomplete="off" placeholder="console"></label></form>`;
 
-const operatorBox = (writable: boolean, identity: 'users' | 'token') =>
+const signedInBox = (v: ConsolePageView) =>
+  `<p id="signed-in">Signed in as <b>${esc(v.signedIn!.name)}</b> (${esc(v.signedIn!.role)}): actions are audited under your name.</p>
+<form method="post" action="${esc(v.logoutPath)}"><button type="submit" id="sign-out">Sign out</button></form>`;
+
+const operatorBox = (writable: boolean, identity: 'users' | 'token', v?: ConsolePageView) =>
   writable
     ? `<section id="operator" aria-labelledby="operator-h"><h2 id="operator-h">Operator</h2>
-${identityForm(identity)}
+${v?.signedIn ? signedInBox(v) : identityForm(identity)}
 <form id="silence-form" autocomplete="off"><h3>Add a silence</h3>
 <label>instance <input name="instance"></label> <label>project <input name="project"></label> <label>member <input name="location"></label>
 <label>duration <input name="duration" required placeholder="2h"></label> <label>reason <input name="reason" required aria-describedby="reason-help"></label>
@@ -46,7 +54,7 @@ const panelState = (id: string) => `<p class="panel-state" id="${id}-state" role
  * above it on a phone.
  */
 export function renderConsole(v: ConsolePageView): string {
-  const config = JSON.stringify({ api: v.api, writable: v.writable, identity: v.identity }).replace(/</g, '\\u003c');
+  const config = JSON.stringify({ api: v.api, writable: v.writable, identity: v.identity, signedIn: v.signedIn }).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Reflex console</title><link rel="icon" href="data:,"><style>${consoleStyles}</style></head>
 <body>
@@ -91,7 +99,7 @@ export function renderConsole(v: ConsolePageView): string {
 <ol class="incidents" id="incident-list"></ol></section>
 <section id="alerts" aria-labelledby="alerts-h"><h2 id="alerts-h">Alerts and silences</h2>${panelState('alerts')}<div id="alerts-body"></div></section>
 <section id="dlq" aria-labelledby="dlq-h"><h2 id="dlq-h">Dead letters</h2>${panelState('dlq')}<div id="dlq-body"></div></section>
-${operatorBox(v.writable, v.identity)}
+${operatorBox(v.writable, v.identity, v)}
 </div>
 <section id="executions" aria-labelledby="executions-h"><h2 id="executions-h">Executions</h2>${panelState('executions')}
 <p class="muted">Every action Reflex ran in the range: by a rule, a schedule (housekeeping) or an operator, from the audit log.</p>

@@ -14,7 +14,7 @@ import type { KeySpace } from '../../redis/key-space.js';
 import { checkHealRequest, checkInstanceRequest } from '../../remediation/heal-request.js';
 import { queueHeal, releaseQuarantine, retryDeadLetter, type OperatorOrigin } from '../../remediation/operator-actions.js';
 import type { Silences } from '../../silences/silences.js';
-import { authenticatedUser } from '../dashboard-auth.js';
+import { authenticatedSession, authenticatedUser } from '../dashboard-auth.js';
 import type { ReadinessChecks } from '../readiness.js';
 import { jsonBody } from '../json-body.js';
 import { addSilenceFromRequest, type SilenceRequest } from '../silence-request.js';
@@ -157,6 +157,7 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
         queuesPath: o.queuesPath,
         auditPath: o.auditPath,
         targets: o.targets.map((t) => (t.name === t.id ? t.id : `${t.name} (${t.id})`)),
+        ...(authenticatedSession(c) ? { signedIn: authenticatedUser(c), logoutPath: `${base}/logout` } : {}),
       }),
     );
   });

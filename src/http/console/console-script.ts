@@ -952,11 +952,11 @@ export const consoleScript = `"use strict";
   }
   async function post(path, body) {
     const out = $("#action-result");
-    const tokenField = $("#write-token");
-    const token = tokenField.value;
-    if (!token) {
+    const tokenField = document.querySelector("#write-token");
+    const token = tokenField?.value ?? "";
+    if (!token && !C.signedIn) {
       out.textContent = C.identity === "users" ? "Type your token first." : "Type the write token first.";
-      tokenField.focus();
+      tokenField?.focus();
       return false;
     }
     const actor = document.querySelector("#actor")?.value.trim();
@@ -968,7 +968,7 @@ export const consoleScript = `"use strict";
         api + path,
         {
           method: "POST",
-          headers: { Authorization: \`Bearer \${token}\`, "Content-Type": "application/json" },
+          headers: { ...token ? { Authorization: \`Bearer \${token}\` } : {}, "Content-Type": "application/json" },
           body: JSON.stringify({ ...body, ...who }),
           credentials: "same-origin"
         },

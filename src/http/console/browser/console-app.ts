@@ -657,11 +657,12 @@ function confirmAction(title: string, text: string, ok: string, extra = ''): Pro
 
 async function post(path: string, body: Record<string, unknown>): Promise<boolean> {
   const out = $('#action-result');
-  const tokenField = $<HTMLInputElement>('#write-token');
-  const token = tokenField.value;
-  if (!token) {
+  // Signed in (a session): the cookie carries who acts; a token typed in still takes its place.
+  const tokenField = document.querySelector<HTMLInputElement>('#write-token');
+  const token = tokenField?.value ?? '';
+  if (!token && !C.signedIn) {
     out.textContent = C.identity === 'users' ? 'Type your token first.' : 'Type the write token first.';
-    tokenField.focus();
+    tokenField?.focus();
     return false;
   }
   const actor = document.querySelector<HTMLInputElement>('#actor')?.value.trim();
@@ -673,7 +674,7 @@ async function post(path: string, body: Record<string, unknown>): Promise<boolea
       api + path,
       {
         method: 'POST',
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), 'Content-Type': 'application/json' },
         body: JSON.stringify({ ...body, ...who }),
         credentials: 'same-origin',
       },

@@ -12,6 +12,8 @@ export interface ConsoleSettings {
   writable: boolean;
   /** `users`: each operator's own token (the server knows the name); `token`: the shared write token and a typed name. */
   identity: 'users' | 'token';
+  /** The user signed in with a session (the login page, `?token=`): actions need no token typed in. */
+  signedIn?: { name: string; role: string };
 }
 
 /** One instance of `GET /fleet`. */
