@@ -69,6 +69,8 @@ export async function startHttpServing(
             writeToken: config.dashboardWriteToken,
             users: users,
             writeTokenWithUsers: config.dashboardSharedWritesWithUsers,
+            sessionTtlMs: config.dashboardSessionTtlMs,
+            lockout: config.dashboardLockout,
             queues: [s.eventsQueue, s.actionsQueue],
             audit: s.audit,
             silences: new Silences(redis, keys.silences, s.audit),

@@ -335,6 +335,27 @@ export const configSchema = z
      * typed in, so nobody can tell who). Default false: only users act, each under their own name.
      */
     dashboardSharedWritesWithUsers: z.boolean().default(false),
+    /** How long a console session lasts from sign-in (the login page, a user's `?token=`, the identity provider). Default 12 h. */
+    dashboardSessionTtlMs: durationMs(
+      z
+        .number()
+        .int()
+        .min(60_000)
+        .max(30 * 24 * 3_600_000),
+    ).default(12 * 3_600_000),
+    /**
+     * Rate limit of sign-ins (docs/console-access.md): `perSource` failed sign-ins or wrong tokens
+     * from one address within `windowMs` lock that address out for `lockMs`; `perUser` failed
+     * sign-ins naming one user lock that user out (from anywhere). Defaults 20, 5, 15 min, 15 min.
+     */
+    dashboardLockout: z
+      .strictObject({
+        perSource: z.number().int().min(1).default(20),
+        perUser: z.number().int().min(1).default(5),
+        windowMs: durationMs(z.number().int().min(1_000)).default(15 * 60_000),
+        lockMs: durationMs(z.number().int().min(1_000)).default(15 * 60_000),
+      })
+      .prefault({}),
     /**
      * Host names the HTTP server answers to besides IP addresses, `localhost` and `httpHost`
      * (`*.example.org` matches its subdomains); any other Host header gets 421, which stops DNS

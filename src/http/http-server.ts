@@ -14,6 +14,7 @@ import type { DashboardUsers } from './dashboard-users.js';
 import { hostCheck } from './host-check.js';
 import { ConsoleSessions } from './login/console-sessions.js';
 import { defaultLockout, LoginGuard, type LockoutSettings } from './login/login-guard.js';
+import { loginPathOf, logoutPathOf, registerLogin } from './login/login-routes.js';
 import { queueAudit } from './queue-audit.js';
 import { inboundWebhooks, type InboundSources } from './inbound-webhooks.js';
 import { jsonBody } from './json-body.js';
@@ -126,10 +127,12 @@ export async function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Promi
     sessions,
     guard,
     audit: board.audit,
-    adminPaths: [queuesPath],
+    adminPaths: [queuesPath, `${dashboardPath}/sessions`],
+    ...(sessions ? { loginPath: loginPathOf(dashboardPath), publicPaths: [loginPathOf(dashboardPath), logoutPathOf(dashboardPath)] } : {}),
   });
   app.use(dashboardPath, auth);
   app.use(`${dashboardPath}/*`, auth);
+  if (sessions) registerLogin(app, { base: dashboardPath, sessions, guard, users: board.users, audit: board.audit });
   app.use(`${queuesPath}/api/queues/*`, queueAudit(board.audit, `${queuesPath}/api/queues`));
 
   // bull-board (with lodash, valibot and ejs: 88 of the 745 CommonJS modules `reflex run` loaded)
