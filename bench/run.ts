@@ -27,6 +27,7 @@ const files = [
   'ten-thousand-instances.ts',
   'console.ts',
   'probes.ts',
+  'probes-deployment.ts',
 ];
 const quick = process.argv.includes('--quick');
 const only = process.argv.slice(2).filter((a) => a !== '--quick');
@@ -135,7 +136,7 @@ function report(rs: BenchResult[], bad: string[], secs: number): string {
     lines.push(`**${r.bench}**`, '', ...r.notes.map((n) => `- ${n}`), '');
   }
   lines.push(
-    'Run one measurement alone with `npm run bench -- <name>` (e.g. `npm run bench -- storm`); environment knobs: BENCH_LATENCY_EVENTS, BENCH_LATENCY_PACE_MS, BENCH_STORM_EVENTS, BENCH_CLUSTER_EVENTS, BENCH_STORM_REPLICAS, BENCH_INSTANCES, BENCH_LXD_ROUNDS_PER_HALF, BENCH_MASS_INSTANCES, BENCH_IDLE_SECONDS, BENCH_IDLE_SETTLE_SECONDS, BENCH_IDLE_INSTANCES, BENCH_IDLE_REPLICAS, BENCH_COMMAND_ROUNDS; `npm run bench -- --quick` runs every measurement smaller and shorter and leaves this file alone.',
+    'Run one measurement alone with `npm run bench -- <name>` (e.g. `npm run bench -- storm`); environment knobs: BENCH_LATENCY_EVENTS, BENCH_LATENCY_PACE_MS, BENCH_STORM_EVENTS, BENCH_CLUSTER_EVENTS, BENCH_STORM_REPLICAS, BENCH_INSTANCES, BENCH_LXD_ROUNDS_PER_HALF, BENCH_MASS_INSTANCES, BENCH_IDLE_SECONDS, BENCH_IDLE_SETTLE_SECONDS, BENCH_IDLE_INSTANCES, BENCH_IDLE_REPLICAS, BENCH_COMMAND_ROUNDS, BENCH_PROBE_INSTANCES, BENCH_PROBE_PERIOD_MS, BENCH_PROBE_DEPLOY_SECONDS, BENCH_PROBE_DEPLOY_SETTLE_SECONDS; `npm run bench -- --quick` runs every measurement smaller and shorter and leaves this file alone.',
     '',
   );
   return lines.join('\n');
