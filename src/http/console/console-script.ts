@@ -350,7 +350,9 @@ export const consoleScript = `"use strict";
     out.push(\`<button type="button" class="act" data-morph="silence" data-act="silence" data-key="\${k}" aria-label="Silence \${n}">Silence</button>\`);
     return out.join(" ");
   }
-  function statusOf(r) {
+  function statusOf(r, lostSince2) {
+    if (lostSince2 !== void 0)
+      return \`<span class="st st-\${esc(r.status)} last-known">\${icons[r.status] || "•"} \${esc(r.status)}?</span> <small class="last-known">(last known; the daemon's events lost since \${when(lostSince2)})</small>\`;
     const why = r.statusFrom === "list" ? " <small>(daemon list; not seen by Reflex yet)</small>" : r.intent && r.statusCode !== 103 ? \` <small>(\${esc(r.intent)})</small>\` : "";
     return \`<span class="st st-\${esc(r.status)}">\${icons[r.status] || "•"} \${esc(r.status)}</span>\${why}\`;
   }
@@ -361,12 +363,12 @@ export const consoleScript = `"use strict";
     const title = r.statusCode !== 103 ? \`not probed while \${r.status}; \${probes}\` : probes;
     return \`<span class="probe-health probe-health-\${r.health}" data-health="\${r.health}" title="\${esc(title)}">\${healthText[r.health]}</span>\`;
   }
-  function fleetTableView(d, writable) {
+  function fleetTableView(d, writable, lostSince2 = () => void 0) {
     if (!d.rows.length) return '<p class="muted">No instance matches.</p>';
     const multi = d.targets.length > 1;
     const head = "<tr><th>instance</th><th>project</th>" + (multi ? "<th>target</th>" : "") + "<th>member</th><th>status</th><th>since</th><th>health</th><th>opt-in</th><th>state</th><th>restarts</th>" + (writable ? "<th>actions</th>" : "") + "</tr>";
     const rows = d.rows.map(
-      (r) => \`<tr data-morph="\${esc(r.key)}" data-key="\${esc(r.key)}" data-status="\${esc(r.status)}"><td data-label="instance"><a href="#incidents" data-instance="\${esc(r.name)}">\${esc(r.name)}</a> <a href="#timeline" class="tl" data-timeline="\${esc(r.name)}" aria-label="State timeline of \${esc(r.name)}" title="State timeline">◷</a></td><td data-label="project">\${esc(r.project)}</td>\` + (multi ? \`<td data-label="target" class="mono">\${esc(r.target)}</td>\` : "") + \`<td data-label="member">\${esc(r.location == null ? "?" : r.location)}</td><td data-label="status">\${statusOf(r)}</td><td data-label="since" class="at">\${when(r.since)}</td><td data-label="health">\${healthOf(r)}</td><td data-label="opt-in">\${r.optIn == null ? "?" : r.optIn ? "✔ yes" : "✘ no"}</td><td data-label="state">\${flagsOf(r)}</td><td data-label="restarts">\${r.restarts}</td>\` + (writable ? \`<td data-label="actions">\${actionsOf(r)}</td>\` : "") + "</tr>"
+      (r) => \`<tr data-morph="\${esc(r.key)}" data-key="\${esc(r.key)}" data-status="\${esc(r.status)}"\${lostSince2(r) !== void 0 ? ' data-last-known="true"' : ""}><td data-label="instance"><a href="#incidents" data-instance="\${esc(r.name)}">\${esc(r.name)}</a> <a href="#timeline" class="tl" data-timeline="\${esc(r.name)}" aria-label="State timeline of \${esc(r.name)}" title="State timeline">◷</a></td><td data-label="project">\${esc(r.project)}</td>\` + (multi ? \`<td data-label="target" class="mono">\${esc(r.target)}</td>\` : "") + \`<td data-label="member">\${esc(r.location == null ? "?" : r.location)}</td><td data-label="status">\${statusOf(r, lostSince2(r))}</td><td data-label="since" class="at">\${when(r.since)}</td><td data-label="health">\${healthOf(r)}</td><td data-label="opt-in">\${r.optIn == null ? "?" : r.optIn ? "✔ yes" : "✘ no"}</td><td data-label="state">\${flagsOf(r)}</td><td data-label="restarts">\${r.restarts}</td>\` + (writable ? \`<td data-label="actions">\${actionsOf(r)}</td>\` : "") + "</tr>"
     );
     return \`<table class="cards" aria-label="Fleet"><thead>\${head}</thead><tbody>\${rows.join("")}</tbody></table>\`;
   }
@@ -414,8 +416,12 @@ export const consoleScript = `"use strict";
     html += \`<h3>Silences (\${d.silences.length})</h3>\` + (silences.length ? \`<ul id="silence-list">\${silences.join("")}</ul>\` : '<p class="muted">No active silence.</p>');
     return html;
   }
+  var checkFails = (name, c, h) => !c.ok || /^subscriber/.test(name) && (/ lost /.test(c.detail) || h.streams.some((s) => !s.connected && (name === "subscriber" || name === \`subscriber:\${s.target}\`)));
   function healthView(h) {
-    const items = Object.entries(h.checks).map(([name, c]) => \`<li class="\${c.ok ? "ok" : "bad"}">\${mark(c.ok)} \${esc(name)}: \${esc(c.detail)}</li>\`);
+    const items = Object.entries(h.checks).map(([name, c]) => {
+      const ok = !checkFails(name, c, h);
+      return \`<li class="\${ok ? "ok" : "bad"}" data-check="\${esc(name)}">\${mark(ok)} \${esc(name)}: \${esc(c.detail)}</li>\`;
+    });
     for (const s of h.streams) {
       const state2 = \`\${s.connected ? "connected" : "not connected"}, \${s.leaseHolder ? "lease holder" : "standby"}\${s.buffered ? \`, \${s.buffered} frame(s) buffered\` : ""}\`;
       items.push(\`<li class="\${s.connected ? "ok" : "bad"}">\${mark(s.connected)} stream \${esc(s.target)}: \${state2}</li>\`);
@@ -472,7 +478,11 @@ export const consoleScript = `"use strict";
     /** Why Reflex counts as unreachable (no answer in time, the event stream closed). */
     unreachableWhy: "",
     /** Why Redis is down, as the health check says it; '' while it answers. */
-    redisDown: ""
+    redisDown: "",
+    /** Each target whose event stream is lost (health says so), and since when (epoch ms). */
+    lost: /* @__PURE__ */ new Map(),
+    /** The last fleet page read (its targets decide the table's columns). */
+    lastPage: null
   };
   function $(selector) {
     const el = document.querySelector(selector);
@@ -558,6 +568,10 @@ export const consoleScript = `"use strict";
     } else if (state.redisDown && p !== "health") {
       text = \`\${dataAge(p)}: Redis unreachable, not live (\${state.redisDown})\`;
       cls = "stale";
+    } else if (p === "fleet" && state.lost.size && !failed[p]) {
+      const since = Math.min(...state.lost.values());
+      text = \`statuses are last known: the daemon's event stream\${state.lost.size > 1 ? "s" : ""} of \${[...state.lost.keys()].join(", ")} lost since \${clock(since)} (\${relative(since)}), reconnecting…\`;
+      cls = "stale";
     } else if (failed[p]) {
       text = \`\${panelNames[p]}: could not read (\${failed[p]}); \${readAt[p] ? \`showing \${dataAge(p)}\` : "nothing to show"}\`;
       cls = "bad";
@@ -594,6 +608,33 @@ export const consoleScript = `"use strict";
     showLive();
     if (!was) reloadAll();
   }
+  function markStreams(h) {
+    const now = Date.now();
+    const before = [...state.lost.keys()].join();
+    const next = /* @__PURE__ */ new Map();
+    for (const s of h.streams) {
+      if (s.connected) continue;
+      const check = h.checks[h.streams.length === 1 ? "subscriber" : \`subscriber:\${s.target}\`] ?? h.checks[\`subscriber:\${s.target}\`];
+      const ago = check && /lost (?:for )?(\\d+(?:\\.\\d+)?) ?s\\b/.exec(check.detail);
+      next.set(s.target, state.lost.get(s.target) ?? (ago ? now - Number(ago[1]) * 1e3 : now));
+    }
+    for (const [name, c] of Object.entries(h.checks)) {
+      if (!/^subscriber/.test(name) || !checkFails(name, c, h)) continue;
+      const target = name.includes(":") ? name.slice(name.indexOf(":") + 1) : h.streams[0]?.target;
+      if (target && !next.has(target)) next.set(target, state.lost.get(target) ?? now);
+    }
+    state.lost = next;
+    if ([...next.keys()].join() === before) return;
+    showPanelState("fleet");
+    if (next.size) {
+      if (state.shown.length) redrawFleet();
+    } else schedule("fleet", loadFleet);
+  }
+  var lostSince = (r) => state.lost.get(r.target) ?? ((state.lastPage?.targets.length ?? 1) <= 1 && state.lost.size ? Math.min(...state.lost.values()) : void 0);
+  function redrawFleet() {
+    patch($("#fleet-table"), fleetTableView({ ...state.lastPage ?? emptyPage, rows: state.shown }, C.writable, lostSince));
+  }
+  var emptyPage = { total: 0, matched: 0, offset: 0, rows: [], counts: {}, targets: [], projects: [], members: [] };
   function markRedis(check) {
     const down = check && !check.ok ? check.detail : "";
     if (down === state.redisDown) return;
@@ -606,7 +647,7 @@ export const consoleScript = `"use strict";
     if (was && !down) reloadAll();
   }
   setInterval(() => {
-    if (!state.reachable || state.redisDown || panels.some((p) => failed[p])) panels.forEach(showPanelState);
+    if (!state.reachable || state.redisDown || state.lost.size || panels.some((p) => failed[p])) panels.forEach(showPanelState);
   }, 1e3);
   var loads = {};
   function schedule(name, fn) {
@@ -785,7 +826,8 @@ export const consoleScript = `"use strict";
     fillSelect($("#filters [name=target]"), d.targets, state.q.target || "");
     fillSelect($("#filters [name=project]"), d.projects, state.q.project || "");
     fillSelect($("#filters [name=member]"), d.members, state.q.member || "");
-    patch($("#fleet-table"), fleetTableView({ ...d, rows }, C.writable));
+    state.lastPage = d;
+    patch($("#fleet-table"), fleetTableView({ ...d, rows }, C.writable, lostSince));
     $("#page-info").textContent = pageInfoText(d);
     const pages = Math.max(1, Math.ceil(d.matched / state.limit));
     const jump = $("#page-jump");
@@ -906,6 +948,7 @@ export const consoleScript = `"use strict";
     markReachable();
     panelRead("health");
     markRedis(h.checks.redis);
+    markStreams(h);
     patch($("#health-list"), healthView(h));
   }
   async function loadDlq() {

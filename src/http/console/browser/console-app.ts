@@ -24,7 +24,18 @@ import { morph } from './morph.js';
 import { executionsInfo, executionsView, timelineView } from './history-views.js';
 import { bars, timeline } from './plots.js';
 import { rangeText, readTimeField, zoomOut, zoomTo } from './time-range.js';
-import { alertsView, countsView, deadLettersView, fleetTableView, healthView, incidentsView, optionsView, pageInfoText, trailView } from './views.js';
+import {
+  alertsView,
+  checkFails,
+  countsView,
+  deadLettersView,
+  fleetTableView,
+  healthView,
+  incidentsView,
+  optionsView,
+  pageInfoText,
+  trailView,
+} from './views.js';
 
 declare global {
   interface Window {
@@ -76,6 +87,10 @@ const state = {
   unreachableWhy: '',
   /** Why Redis is down, as the health check says it; '' while it answers. */
   redisDown: '',
+  /** Each target whose event stream is lost (health says so), and since when (epoch ms). */
+  lost: new Map<string, number>(),
+  /** The last fleet page read (its targets decide the table's columns). */
+  lastPage: null as FleetPage | null,
 };
 
 /** The element `selector` finds; the page's shell has every one this script asks for. */
@@ -185,6 +200,10 @@ function showPanelState(p: Panel): void {
     // Reflex answers from what it holds in memory while Redis is down: nothing it shows is current.
     text = `${dataAge(p)}: Redis unreachable, not live (${state.redisDown})`;
     cls = 'stale';
+  } else if (p === 'fleet' && state.lost.size && !failed[p]) {
+    const since = Math.min(...state.lost.values());
+    text = `statuses are last known: the daemon's event stream${state.lost.size > 1 ? 's' : ''} of ${[...state.lost.keys()].join(', ')} lost since ${clock(since)} (${relative(since)}), reconnecting…`;
+    cls = 'stale';
   } else if (failed[p]) {
     text = `${panelNames[p]}: could not read (${failed[p]}); ${readAt[p] ? `showing ${dataAge(p)}` : 'nothing to show'}`;
     cls = 'bad';
@@ -222,6 +241,42 @@ function markReachable(): void {
   showLive();
   if (!was) reloadAll();
 }
+/**
+ * Which targets' event streams are lost, from the health answer: the subscriber check's detail says
+ * how long ago ("lost 3 s ago"), else the page counts from when it first saw it. The fleet marks
+ * their statuses last known; a change of the set redraws it (and a recovery reads it again).
+ */
+function markStreams(h: Health): void {
+  const now = Date.now();
+  const before = [...state.lost.keys()].join();
+  const next = new Map<string, number>();
+  for (const s of h.streams) {
+    if (s.connected) continue;
+    const check = h.checks[h.streams.length === 1 ? 'subscriber' : `subscriber:${s.target}`] ?? h.checks[`subscriber:${s.target}`];
+    const ago = check && /lost (?:for )?(\d+(?:\.\d+)?) ?s\b/.exec(check.detail);
+    next.set(s.target, state.lost.get(s.target) ?? (ago ? now - Number(ago[1]) * 1_000 : now));
+  }
+  for (const [name, c] of Object.entries(h.checks)) {
+    if (!/^subscriber/.test(name) || !checkFails(name, c, h)) continue;
+    const target = name.includes(':') ? name.slice(name.indexOf(':') + 1) : h.streams[0]?.target;
+    if (target && !next.has(target)) next.set(target, state.lost.get(target) ?? now);
+  }
+  state.lost = next;
+  if ([...next.keys()].join() === before) return;
+  showPanelState('fleet');
+  if (next.size) {
+    if (state.shown.length) redrawFleet();
+  } else schedule('fleet', loadFleet);
+}
+/** Since when the event stream of a row's target is lost, if it is. */
+const lostSince = (r: FleetRow): number | undefined =>
+  state.lost.get(r.target) ?? ((state.lastPage?.targets.length ?? 1) <= 1 && state.lost.size ? Math.min(...state.lost.values()) : undefined);
+/** Draws the rows on screen again (their marks changed, not their data). */
+function redrawFleet(): void {
+  patch($('#fleet-table'), fleetTableView({ ...(state.lastPage ?? emptyPage), rows: state.shown }, C.writable, lostSince));
+}
+const emptyPage: FleetPage = { total: 0, matched: 0, offset: 0, rows: [], counts: {}, targets: [], projects: [], members: [] };
+
 /** What the health check says of Redis: down (its detail), or up again (everything is read again). */
 function markRedis(check: { ok: boolean; detail: string } | undefined): void {
   const down = check && !check.ok ? check.detail : '';
@@ -236,7 +291,7 @@ function markRedis(check: { ok: boolean; detail: string } | undefined): void {
 }
 // The ages shown move on while a panel is stale or failed.
 setInterval(() => {
-  if (!state.reachable || state.redisDown || panels.some((p) => failed[p])) panels.forEach(showPanelState);
+  if (!state.reachable || state.redisDown || state.lost.size || panels.some((p) => failed[p])) panels.forEach(showPanelState);
 }, 1_000);
 
 // ---- Loads: never two of a kind at once, and a live storm is throttled. ----
@@ -457,7 +512,8 @@ function drawFleet(d: FleetPage, live: boolean): void {
   fillSelect($<HTMLSelectElement>('#filters [name=target]'), d.targets, state.q.target || '');
   fillSelect($<HTMLSelectElement>('#filters [name=project]'), d.projects, state.q.project || '');
   fillSelect($<HTMLSelectElement>('#filters [name=member]'), d.members, state.q.member || '');
-  patch($('#fleet-table'), fleetTableView({ ...d, rows }, C.writable));
+  state.lastPage = d;
+  patch($('#fleet-table'), fleetTableView({ ...d, rows }, C.writable, lostSince));
   $('#page-info').textContent = pageInfoText(d);
   const pages = Math.max(1, Math.ceil(d.matched / state.limit));
   const jump = $<HTMLInputElement>('#page-jump');
@@ -592,6 +648,7 @@ async function loadHealth(): Promise<void> {
   markReachable();
   panelRead('health');
   markRedis(h.checks.redis);
+  markStreams(h);
   patch($('#health-list'), healthView(h));
 }
 

@@ -62,7 +62,10 @@ function actionsOf(r: FleetRow): string {
   return out.join(' ');
 }
 
-function statusOf(r: FleetRow): string {
+function statusOf(r: FleetRow, lostSince?: number): string {
+  // The daemon's event stream is lost: the status is the last one Reflex saw, of that age.
+  if (lostSince !== undefined)
+    return `<span class="st st-${esc(r.status)} last-known">${icons[r.status] || '•'} ${esc(r.status)}?</span> <small class="last-known">(last known; the daemon's events lost since ${when(lostSince)})</small>`;
   const why =
     r.statusFrom === 'list'
       ? ' <small>(daemon list; not seen by Reflex yet)</small>'
@@ -82,8 +85,11 @@ function healthOf(r: FleetRow): string {
   return `<span class="probe-health probe-health-${r.health}" data-health="${r.health}" title="${esc(title)}">${healthText[r.health]}</span>`;
 }
 
-/** The fleet's page as a table (cards on a narrow screen); the actions column only when `writable`. */
-export function fleetTableView(d: FleetPage, writable: boolean): string {
+/**
+ * The fleet's page as a table (cards on a narrow screen); the actions column only when `writable`.
+ * `lostSince` answers, for a row whose target's event stream is lost, since when (epoch ms).
+ */
+export function fleetTableView(d: FleetPage, writable: boolean, lostSince: (r: FleetRow) => number | undefined = () => undefined): string {
   if (!d.rows.length) return '<p class="muted">No instance matches.</p>';
   const multi = d.targets.length > 1;
   const head =
@@ -94,12 +100,12 @@ export function fleetTableView(d: FleetPage, writable: boolean): string {
     '</tr>';
   const rows = d.rows.map(
     (r) =>
-      `<tr data-morph="${esc(r.key)}" data-key="${esc(r.key)}" data-status="${esc(r.status)}">` +
+      `<tr data-morph="${esc(r.key)}" data-key="${esc(r.key)}" data-status="${esc(r.status)}"${lostSince(r) !== undefined ? ' data-last-known="true"' : ''}>` +
       `<td data-label="instance"><a href="#incidents" data-instance="${esc(r.name)}">${esc(r.name)}</a> <a href="#timeline" class="tl" data-timeline="${esc(r.name)}" aria-label="State timeline of ${esc(r.name)}" title="State timeline">◷</a></td>` +
       `<td data-label="project">${esc(r.project)}</td>` +
       (multi ? `<td data-label="target" class="mono">${esc(r.target)}</td>` : '') +
       `<td data-label="member">${esc(r.location == null ? '?' : r.location)}</td>` +
-      `<td data-label="status">${statusOf(r)}</td>` +
+      `<td data-label="status">${statusOf(r, lostSince(r))}</td>` +
       `<td data-label="since" class="at">${when(r.since)}</td>` +
       `<td data-label="health">${healthOf(r)}</td>` +
       `<td data-label="opt-in">${r.optIn == null ? '?' : r.optIn ? '✔ yes' : '✘ no'}</td>` +
@@ -195,9 +201,22 @@ export function alertsView(d: IncidentsAnswer, writable: boolean): string {
   return html;
 }
 
+/**
+ * Whether a check fails as the operator should read it now: /readyz keeps a subscriber whose event
+ * stream is lost ready for a grace (a daemon restart reconnects within it), but no event is seen
+ * meanwhile, so the console shows it failed at once.
+ */
+export const checkFails = (name: string, c: { ok: boolean; detail: string }, h: Health): boolean =>
+  !c.ok ||
+  (/^subscriber/.test(name) &&
+    (/ lost /.test(c.detail) || h.streams.some((s) => !s.connected && (name === 'subscriber' || name === `subscriber:${s.target}`))));
+
 /** The health panel's items: checks, event streams, lag, queues, dead letters. */
 export function healthView(h: Health): string {
-  const items = Object.entries(h.checks).map(([name, c]) => `<li class="${c.ok ? 'ok' : 'bad'}">${mark(c.ok)} ${esc(name)}: ${esc(c.detail)}</li>`);
+  const items = Object.entries(h.checks).map(([name, c]) => {
+    const ok = !checkFails(name, c, h);
+    return `<li class="${ok ? 'ok' : 'bad'}" data-check="${esc(name)}">${mark(ok)} ${esc(name)}: ${esc(c.detail)}</li>`;
+  });
   for (const s of h.streams) {
     const state = `${s.connected ? 'connected' : 'not connected'}, ${s.leaseHolder ? 'lease holder' : 'standby'}${s.buffered ? `, ${s.buffered} frame(s) buffered` : ''}`;
     items.push(`<li class="${s.connected ? 'ok' : 'bad'}">${mark(s.connected)} stream ${esc(s.target)}: ${state}</li>`);
