@@ -392,7 +392,8 @@ export const consoleScript = `"use strict";
       const since = new Date(Date.parse(i.loop?.firstAt ?? i.at) - 6e4).toISOString();
       const kind = i.loop ? \`<span class="kind">⟳ crash loop: \${i.loop.count} incidents</span> <small>from</small> \${when(i.loop.firstAt)} <small>to</small> \${when(i.at)}\` : \`<span class="kind">\${esc(kinds[i.kind] || i.kind)}</span> <span class="at">\${when(i.at)}</span>\`;
       const inside = i.loop ? \`<details class="loop" data-keep><summary>\${i.loop.count - 1} earlier in this loop</summary><ol>\` + i.loop.incidents.map((x) => \`<li data-correlation="\${esc(x.correlationId)}"><span class="at">\${when(x.at)}</span> \${esc(x.story)}</li>\`).join("") + "</ol></details>" : "";
-      html += \`<li class="incident\${i.loop ? " crash-loop" : ""}" data-morph="\${esc(i.correlationId)}" data-correlation="\${esc(i.correlationId)}" data-instance="\${esc(i.instance)}">\${kind} \${state2}<p class="story">\${esc(i.story)}</p>\${inside}<a href="#timeline" class="tl-link" data-timeline="\${esc(i.instance)}" aria-label="State timeline of \${esc(i.instance)}">State timeline</a> <button type="button" aria-expanded="false" data-keep data-trail="\${esc(i.correlationId)}" data-since="\${esc(since)}" aria-label="Audit trail of \${esc(i.instance)} at \${esc(i.at)}">Audit trail</button><div class="trail" data-keep hidden></div></li>\`;
+      const episode = (i.loop ? i.loop.incidents[i.loop.incidents.length - 1]?.correlationId : void 0) ?? i.correlationId;
+      html += \`<li class="incident\${i.loop ? " crash-loop" : ""}" data-morph="\${esc(episode)}" data-correlation="\${esc(i.correlationId)}" data-since="\${esc(since)}" data-instance="\${esc(i.instance)}">\${kind} \${state2}<p class="story">\${esc(i.story)}</p>\${inside}<a href="#timeline" class="tl-link" data-timeline="\${esc(i.instance)}" aria-label="State timeline of \${esc(i.instance)}">State timeline</a> <button type="button" aria-expanded="false" data-keep data-trail="\${esc(i.correlationId)}" data-since="\${esc(since)}" aria-label="Audit trail of \${esc(i.instance)} at \${esc(i.at)}">Audit trail</button><div class="trail" data-keep hidden></div></li>\`;
     }
     if (d.total > d.incidents.length) html += \`<li class="muted">\${d.total - d.incidents.length} older incident(s) not shown</li>\`;
     return html;
@@ -867,7 +868,10 @@ export const consoleScript = `"use strict";
   var liveFleet = () => readFleet(true);
   async function refreshTrail(button) {
     const box = button.nextElementSibling;
-    const d = await get(\`/trail?\${new URLSearchParams({ id: button.dataset.trail, since: button.dataset.since })}\`);
+    const entry = button.closest("li.incident")?.dataset;
+    const id = entry?.correlation ?? button.dataset.trail;
+    const since = entry?.since ?? button.dataset.since;
+    const d = await get(\`/trail?\${new URLSearchParams({ id, since })}\`);
     patch(box, trailView(d.records));
   }
   async function loadIncidents() {

@@ -556,9 +556,13 @@ const liveFleet = () => readFleet(true);
 
 // ---- Incidents, alerts, plots ----
 
+/** Reads the audit trail an incident's button opened: of the incident the entry shows now (a crash loop's newest). */
 async function refreshTrail(button: HTMLElement): Promise<void> {
   const box = button.nextElementSibling as HTMLElement;
-  const d = await get<{ records: TrailRecord[] }>(`/trail?${new URLSearchParams({ id: button.dataset.trail!, since: button.dataset.since! })}`);
+  const entry = button.closest<HTMLElement>('li.incident')?.dataset;
+  const id = entry?.correlation ?? button.dataset.trail!;
+  const since = entry?.since ?? button.dataset.since!;
+  const d = await get<{ records: TrailRecord[] }>(`/trail?${new URLSearchParams({ id, since })}`);
   patch(box, trailView(d.records));
 }
 

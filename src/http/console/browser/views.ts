@@ -159,8 +159,11 @@ export function incidentsView(d: IncidentsAnswer): string {
           .join('') +
         '</ol></details>'
       : '';
+    // Keyed by the episode's first incident: a loop's next crash updates its entry in place (an open
+    // trail stays open), where keyed by its newest it was a new entry each time.
+    const episode = (i.loop ? i.loop.incidents[i.loop.incidents.length - 1]?.correlationId : undefined) ?? i.correlationId;
     html +=
-      `<li class="incident${i.loop ? ' crash-loop' : ''}" data-morph="${esc(i.correlationId)}" data-correlation="${esc(i.correlationId)}" data-instance="${esc(i.instance)}">` +
+      `<li class="incident${i.loop ? ' crash-loop' : ''}" data-morph="${esc(episode)}" data-correlation="${esc(i.correlationId)}" data-since="${esc(since)}" data-instance="${esc(i.instance)}">` +
       `${kind} ${state}` +
       `<p class="story">${esc(i.story)}</p>${inside}` +
       `<a href="#timeline" class="tl-link" data-timeline="${esc(i.instance)}" aria-label="State timeline of ${esc(i.instance)}">State timeline</a> ` +
