@@ -1,7 +1,7 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Queue } from 'bullmq';
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import { ReflexError } from '../errors/reflex-error.js';
@@ -111,6 +111,9 @@ export async function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Promi
     app.all(`${dashboardPath}/*`, disabled);
     return app;
   }
+  // Before the auth: its refusals and redirects are console responses too.
+  app.use(dashboardPath, noFraming);
+  app.use(`${dashboardPath}/*`, noFraming);
   // Sessions and the lock-out live in Redis beside the console's state (every replica shares them).
   const store = board.console && { redis: board.console.redis, prefix: board.console.prefix };
   const sessions = store && new ConsoleSessions(store.redis, store.prefix, board.sessionTtlMs ?? 12 * 3_600_000);
@@ -187,6 +190,27 @@ export async function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Promi
   });
   return app;
 }
+
+/**
+ * Forbids framing every dashboard response (`Content-Security-Policy: frame-ancestors 'none'`, and
+ * `X-Frame-Options: DENY` for older browsers): a page elsewhere cannot show the console under a
+ * decoy and have an operator click its buttons (clickjacking). A policy a route set itself
+ * (bull-board's) keeps its directives and gains this one.
+ */
+const noFraming: MiddlewareHandler = async (c, next) => {
+  await next();
+  const policy = c.res.headers.get('content-security-policy');
+  const headers = {
+    'Content-Security-Policy': policy?.includes('frame-ancestors') ? policy : policy ? `${policy}; frame-ancestors 'none'` : "frame-ancestors 'none'",
+    'X-Frame-Options': 'DENY',
+  };
+  try {
+    for (const [k, v] of Object.entries(headers)) c.res.headers.set(k, v);
+  } catch {
+    // A response with immutable headers (one passed through from a fetch) is copied.
+    c.res = new Response(c.res.body, { status: c.res.status, headers: { ...Object.fromEntries(c.res.headers), ...headers } });
+  }
+};
 
 /**
  * Starts the HTTP server; rejects with HTTP_BIND_FAILED, naming the address and the system's
