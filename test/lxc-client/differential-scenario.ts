@@ -153,6 +153,8 @@ export const scenario: ScenarioStep[] = [
   { args: ['list', 'R:{n}', '--format', 'csv', '-c', 'nstS'] },
   { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'echo hi; exit 3'] },
   { args: ['exec', 'R:{n}', '--', 'echo', 'hello', 'world'] },
+  // Issue #41 item 5: printf writes the byte an escape names (one byte 0xff, read here as U+FFFD on both sides).
+  { args: ['exec', 'R:{n}', '--', 'printf', '\\xff\\n'] },
   { args: ['exec', 'R:{n}', '--', 'false'] },
   { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'nosuchcmd'], transform: withoutShellNotFound },
   { args: ['exec', 'R:{n}', '--', 'nosuchcmd'] },

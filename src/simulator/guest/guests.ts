@@ -14,6 +14,8 @@ import {
 } from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
 import { layOut } from './guest-layout.js';
+import { busyboxCommands } from './busybox-programs.js';
+import { guestInit, writeProc } from './guest-proc.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
 
@@ -266,7 +268,11 @@ export class Guests {
     const builtins = scriptedBuiltins(programs);
     if (builtins.length) scripted.push(scriptedBuiltinCommand(take, pause, scriptEnded));
     const shellState = shellBuiltins();
+    // Output is text unless a program wrote raw bytes (printf '\xff', dd): then it goes out byte for byte.
+    let raw = false;
+    const init = await guestInit(fs, inst.config['raw.lxc']);
     const own = [
+      ...busyboxCommands({ fs, uid, gid, init, pid: shellPid, rawOutput: () => (raw = true) }),
       ...guestCommands(proc),
       sleepCommand(pause),
       lsCommand((path) => fs.ownerOf(path)),
@@ -286,6 +292,7 @@ export class Guests {
       commands: [...busyboxPrograms] as CommandName[],
       customCommands: custom,
     });
+    await writeProc(fs, init);
     const [program, ...args] = cmd.argv;
     const shell = shells.has(basename(program ?? '')) && args[0] === '-c';
     const cwd = cmd.cwd ?? (uid === 0 ? '/root' : '/');
@@ -320,7 +327,7 @@ export class Guests {
       const stderr = `${result.stderr}${trapped?.stderr ?? ''}`
         .replace(/^bash: (.*): command not found$/gm, `${name}: $1: not found`)
         .replace(/^bash: /gm, `${name}: `);
-      return { ...ended(`${result.stdout}${trapped?.stdout ?? ''}`, stderr, result.exitCode), env: result.env };
+      return { ...ended(`${result.stdout}${trapped?.stdout ?? ''}`, stderr, result.exitCode, raw), env: result.env };
     } finally {
       cmd.signal?.removeEventListener('abort', onOuterAbort);
     }
@@ -368,8 +375,10 @@ function killed(signal: number, sofar?: { stdout: string; stderr: string }): Gue
   return sofar ? ended(sofar.stdout, sofar.stderr, code) : { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), code };
 }
 
-function ended(stdout: string, stderr: string, code: number): GuestResult {
-  return { stdout: outputBytes(stdout), stderr: outputBytes(stderr), code: code & 0xff };
+function ended(stdout: string, stderr: string, code: number, raw = false): GuestResult {
+  // Raw bytes in the output: each character up to U+00FF is its byte (text beyond Latin-1 stays UTF-8).
+  const out = raw && !/[^\u0000-\u00ff]/.test(stdout) ? Buffer.from(stdout, 'latin1') : outputBytes(stdout);
+  return { stdout: out, stderr: outputBytes(stderr), code: code & 0xff };
 }
 
 /**

@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import { cpus, freemem, loadavg, totalmem, uptime } from 'node:os';
+import { posix } from 'node:path';
+import type { GuestFs } from './guest-fs.js';
+
+/** The instance's pid 1 as `ps` and `/proc/1` show it. */
+export interface GuestInit {
+  /** Its name (`comm`): the program's, or a script's own name when an interpreter runs it. */
+  comm: string;
+  /** Its command line (`/proc/1/cmdline`): `/bin/sh /sbin/testinit` for a script. */
+  argv: string[];
+}
+
+/** The init an instance runs: `raw.lxc`'s `lxc.init.cmd` (the test beds' `/sbin/testinit`), else `/sbin/init`. */
+export async function guestInit(fs: GuestFs, rawLxc: string | undefined): Promise<GuestInit> {
+  const cmd = /^lxc\.init\.cmd\s*=\s*(.+)$/m
+    .exec(rawLxc ?? '')?.[1]
+    ?.trim()
+    .split(/\s+/) ?? ['/sbin/init'];
+  const program = cmd[0]!;
+  const entry = await fs.entry(program);
+  const head = entry?.type === 'file' ? (await fs.read(program)).subarray(0, 128).toString('latin1') : '';
+  const interpreter = /^#!\s*(\S+)/.exec(head)?.[1];
+  return { comm: posix.basename(program).slice(0, 15), argv: interpreter ? [interpreter, ...cmd] : cmd };
+}
+
+/** The host's copy of a /proc file, or what the host's os module tells when there is none (not Linux). */
+function hostProc(name: string, fallback: () => string): string {
+  try {
+    return readFileSync(`/proc/${name}`, 'latin1');
+  } catch {
+    return fallback();
+  }
+}
+
+/**
+ * Writes the /proc files a busybox container shows for the common reads, before a command runs:
+ * `cpuinfo`, `meminfo`, `uptime`, `loadavg` and `stat` are the host's (a container on the test beds
+ * sees the host's, there is no lxcfs), `mounts` the container's usual set, and `/proc/1` its init.
+ * just-bash lays out `/proc/self` and `/proc/version` itself.
+ */
+export async function writeProc(fs: GuestFs, init: GuestInit): Promise<void> {
+  const files: Record<string, string> = {
+    '/proc/cpuinfo': hostProc('cpuinfo', () =>
+      cpus()
+        .map((c, i) => `processor\t: ${i}\nmodel name\t: ${c.model}\ncpu MHz\t\t: ${c.speed}.000\n\n`)
+        .join(''),
+    ),
+    '/proc/meminfo': hostProc('meminfo', () => `MemTotal:       ${totalmem() / 1024} kB\nMemFree:        ${freemem() / 1024} kB\n`),
+    '/proc/uptime': hostProc('uptime', () => `${uptime().toFixed(2)} 0.00\n`),
+    '/proc/loadavg': hostProc(
+      'loadavg',
+      () =>
+        `${loadavg()
+          .map((n) => n.toFixed(2))
+          .join(' ')} 1/100 1\n`,
+    ),
+    '/proc/stat': hostProc('stat', () => ''),
+    '/proc/mounts':
+      '/dev/root / ext4 rw,relatime 0 0\nnone /dev tmpfs rw,relatime,size=492k,mode=755 0 0\nproc /proc proc rw,nosuid,nodev,noexec,relatime 0 0\nsysfs /sys sysfs rw,relatime 0 0\n',
+    '/proc/1/comm': `${init.comm}\n`,
+    '/proc/1/cmdline': `${init.argv.join('\0')}\0`,
+    '/proc/1/status': `Name:\t${init.comm}\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t1\nPid:\t1\nPPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n`,
+  };
+  if (!(await fs.entry('/proc/1'))) await fs.memory.mkdir('/proc/1', { recursive: true });
+  for (const [path, text] of Object.entries(files)) await fs.write(path, Buffer.from(text, 'latin1'), { uid: 0, gid: 0, mode: 0o444 });
+}

@@ -1,0 +1,57 @@
+import { expect, it } from 'vitest';
+import { conformance, launchPerSuite, printing } from './targets.js';
+
+/**
+ * The busybox programs and /proc files scripts reach for first (issue #41 item 5): each case is
+ * the test beds' busybox on LXD 5.0.2 and Incus 6.0.4, held to the simulator's guest. What differs
+ * by nature (pids, sizes of the host's disk and memory, random names) is reduced to its shape.
+ */
+const cases: { script: string; stdout: string; stderr?: string; exitCode?: number }[] = [
+  { script: `printf '\\xff' | wc -c`, stdout: '1\n' },
+  { script: `printf 'a\\377\\n' > /tmp/rt-b; wc -c < /tmp/rt-b`, stdout: '3\n' },
+  { script: `printf 'é\\n' | wc -c`, stdout: '3\n' },
+  { script: 'yes | head -3', stdout: 'y\ny\ny\n' },
+  { script: 'yes ab cd | head -2', stdout: 'ab cd\nab cd\n' },
+  { script: `ash -c 'echo $0 ok; exit 4'`, stdout: 'ash ok\n', exitCode: 4 },
+  { script: `mktemp | grep -c '^/tmp/tmp\\.[A-Za-z0-9]\\{6\\}$'`, stdout: '1\n' },
+  { script: 'f=$(mktemp); d=$(mktemp -d); stat -c %a "$f" "$d"; rm -r "$f" "$d"', stdout: '600\n700\n' },
+  { script: `mktemp -d /tmp/rt-x.XXXXXX | sed 's/......$/XXXXXX/'`, stdout: '/tmp/rt-x.XXXXXX\n' },
+  { script: 'echo hi > /tmp/rt-o; chown 33:34 /tmp/rt-o; stat -c "%u %g" /tmp/rt-o', stdout: '33 34\n' },
+  { script: 'chown root: /tmp/rt-o; stat -c "%u %g" /tmp/rt-o', stdout: '0 0\n' },
+  { script: 'chown nobody /tmp/rt-o; echo $?', stdout: '1\n', stderr: 'chown: unknown user nobody\n' },
+  { script: 'chown 0 /nosuch; echo $?', stdout: '1\n', stderr: 'chown: /nosuch: No such file or directory\n' },
+  { script: 'dd if=/dev/zero of=/tmp/rt-z bs=1k count=3; stat -c %s /tmp/rt-z', stdout: '3072\n', stderr: '3+0 records in\n3+0 records out\n' },
+  { script: 'echo abcdef | dd bs=1 skip=2 count=3 2>/dev/null', stdout: 'cde' },
+  { script: 'echo abcdef | dd bs=4', stdout: 'abcdef\n', stderr: '1+1 records in\n1+1 records out\n' },
+  { script: 'dd if=/nosuch', stdout: '', stderr: "dd: can't open '/nosuch': No such file or directory\n", exitCode: 1 },
+  { script: 'df / | head -1; df / | wc -l', stdout: 'Filesystem           1K-blocks      Used Available Use% Mounted on\n2\n' },
+  { script: 'df -h / | head -1', stdout: 'Filesystem                Size      Used Available Use% Mounted on\n' },
+  { script: 'ps | head -1; ps -o pid | sed -n 2p', stdout: 'PID   USER     COMMAND\n    1\n' },
+  { script: 'ps -o pid,user | sed -n 1,2p', stdout: 'PID   USER\n    1 root\n' },
+  { script: 'wc -l < /proc/1/comm; tr "\\0" "\\n" < /proc/1/cmdline | grep -c ^/sbin/', stdout: '1\n1\n' },
+  { script: 'cut -f1 /proc/cpuinfo | head -1; grep -c "^MemTotal: .* kB$" /proc/meminfo', stdout: 'processor\n1\n' },
+  { script: `wc -w < /proc/uptime; grep -c '^[0-9.]* [0-9.]*$' /proc/uptime`, stdout: '2\n1\n' },
+  { script: 'grep -c ^Pid: /proc/self/status; grep "^Name:" /proc/1/status | wc -l', stdout: '1\n1\n' },
+  { script: 'grep -c " / " /proc/mounts; grep -c "^proc /proc proc" /proc/mounts', stdout: '1\n1\n' },
+  { script: 'id; id -un; hostname | wc -l', stdout: 'uid=0(root) gid=0(root)\nroot\n1\n' },
+];
+
+await conformance(
+  'the guest runs the busybox programs scripts reach for (yes, ash, mktemp, chown, dd, df, ps) and shows /proc as a busybox container does',
+  (target) => {
+    const name = launchPerSuite(target);
+    for (const c of cases) {
+      it(`sh -c '${c.script}'`, async () => {
+        const t = target();
+        const prints = [...(c.stdout ? ['stdout' as const] : []), ...(c.stderr ? ['stderr' as const] : [])];
+        const res = await printing(
+          t,
+          async () => (await t.client.exec(name(), { command: ['sh', '-c', c.script] })).wait({ timeoutMs: 20_000 }),
+          prints,
+        );
+        expect({ stdout: res.stdout, exitCode: res.exitCode }).toEqual({ stdout: c.stdout, exitCode: c.exitCode ?? 0 });
+        if (c.stderr !== undefined) expect(res.stderr).toBe(c.stderr);
+      });
+    }
+  },
+);
