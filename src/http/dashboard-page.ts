@@ -61,7 +61,7 @@ function recordRow(r: StoredAuditRecord): string {
   const cls = [`type-${r.type}`, isRemediation(r) ? 'remediation' : '', result === 'failed' || r.type === 'alert' ? 'bad' : '']
     .filter(Boolean)
     .join(' ');
-  return `<tr class="${cls}"><td class="at">${esc(r.at)}</td><td>${esc(r.type)}</td><td>${esc(r.rule ?? '')}</td><td>${esc(result ?? '')}</td><td>${esc(r.summary)}</td></tr>`;
+  return `<tr class="${cls}"><td class="at">${when(r.at)}</td><td class="type">${esc(r.type)}</td><td class="rule">${esc(r.rule ?? '')}</td><td class="result">${esc(result ?? '')}</td><td class="summary">${esc(r.summary)}</td></tr>`;
 }
 
 function silencesSection(v: DashboardView): string {
@@ -165,7 +165,7 @@ function alertsSection(view: AlertsView | undefined): string {
     return '<section id="alerts"><h2>Alerts</h2><p class="empty">Notifications are not configured (or this replica runs no worker).</p></section>';
   const firing = view.firing.map(
     (a) =>
-      `<tr class="bad"><td class="at">${esc(a.startsAt)}</td><td>${esc(a.severity)}</td><td>${esc(a.kind)}</td><td>${esc(a.instance)}</td><td>${esc(a.project)}</td><td>${esc(a.summary)}</td></tr>`,
+      `<tr class="bad"><td class="at">${when(a.startsAt)}</td><td>${esc(a.severity)}</td><td>${esc(a.kind)}</td><td>${esc(a.instance)}</td><td>${esc(a.project)}</td><td>${esc(a.summary)}</td></tr>`,
   );
   const firingTable = firing.length
     ? `<table><thead><tr><th>since</th><th>severity</th><th>kind</th><th>instance</th><th>project</th><th>summary</th></tr></thead><tbody>${firing.join('')}</tbody></table>`
@@ -179,7 +179,7 @@ function alertsSection(view: AlertsView | undefined): string {
       Object.entries(g.groupLabels)
         .map(([k, x]) => `${k}=${x}`)
         .join(' '),
-    )}</td><td class="at">${esc(g.nextFlushAt ?? '')}</td><td>${esc(next)}</td><td>${alerts}</td></tr>`;
+    )}</td><td class="at">${when(g.nextFlushAt)}</td><td>${esc(next)}</td><td>${alerts}</td></tr>`;
   });
   const groupTable = groups.length
     ? `<table><thead><tr><th>receiver</th><th>group</th><th>next flush</th><th>next message</th><th>alerts in the group</th></tr></thead><tbody>${groups.join('')}</tbody></table>`
@@ -207,7 +207,7 @@ function trailSection(v: DashboardView): string {
     const remediations = records.filter(isRemediation).length;
     const link = name === noInstance || v.instance ? esc(name) : `<a href="?instance=${encodeURIComponent(name)}">${esc(name)}</a>`;
     const rows = [...records].reverse().map(recordRow).join('');
-    return `<section class="instance" data-instance="${esc(name)}"><h3>${link} <small>${records.length} record(s), ${remediations} remediation(s)</small></h3><table><thead><tr><th>at</th><th>type</th><th>rule</th><th>result</th><th>summary</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+    return `<section class="instance" data-instance="${esc(name)}"><h3>${link} <small>${records.length} record(s), ${remediations} remediation(s)</small></h3><table class="records"><thead><tr><th>at</th><th>type</th><th>rule</th><th>result</th><th>summary</th></tr></thead><tbody>${rows}</tbody></table></section>`;
   });
   const title = v.instance ? `Audit trail of ${esc(v.instance)} <small><a href="?">all instances</a></small>` : 'Audit trail per instance';
   const limited = v.records.length >= v.limit ? `<p class="note">The newest ${v.limit} records; older ones: <code>reflex audit</code>.</p>` : '';
@@ -225,7 +225,10 @@ section{overflow-x:auto} td{overflow-wrap:anywhere} .rel{white-space:nowrap}
 dialog{border:1px solid #c5cbd5;border-radius:6px;max-width:min(36rem,92vw);padding:1rem} dialog::backdrop{background:rgb(0 0 0 / .35)}
 dialog h2{margin-top:0} .dialog-buttons{display:flex;gap:.6rem;justify-content:flex-end;margin-top:.8rem} #confirm-reason{font-weight:600;overflow-wrap:anywhere}
 button.danger{background:#b3261e;color:#fff;border:1px solid #b3261e} button:disabled{opacity:.5}
-@media(max-width:760px){body{margin:.6rem} nav a{display:inline-block;margin:.2rem 1rem .2rem 0} th,td{padding:.2rem .3rem}}
+@media(max-width:760px){body{margin:.6rem} nav a{display:inline-block;margin:.2rem 1rem .2rem 0} th,td{padding:.2rem .3rem}
+ table.records thead,table.cards thead{position:absolute;left:-9999px} table.records tr,table.cards tr{display:block;border-bottom:1px solid #dde;padding:.2rem 0}
+ table.records td{display:inline-block;border:0;padding:.05rem .3rem .05rem 0} table.records td.at{display:block;white-space:normal} table.records td.summary{display:block;overflow-wrap:break-word}
+ table.cards td{display:block;border:0} #silence-form label{display:block;margin:.2rem 0} #silence-form input:not([type=checkbox]){width:100%}}
 `;
 
 /** The dashboard page: links to the queues, firing alerts and pending groups, the silences (and a form to add one), and the audit trail per instance. */

@@ -95,7 +95,59 @@ describe('console layout (headless Chromium)', () => {
       expect(b.x + b.width, `${name} within the table`).toBeLessThanOrEqual(box.x + box.width + 0.5);
       expect(b.x + b.width, `${name} within the window`).toBeLessThanOrEqual(1440);
     }
-    if (process.env.SHOT) await page.locator('#fleet').screenshot({ path: process.env.SHOT });
     await page.close();
+  });
+
+  it('puts the token field and each instance’s actions at the top on a phone', async () => {
+    const page = await open(390, 844, true);
+    await page.getByRole('button', { name: 'Heal db-1' }).waitFor();
+    const token = (await page.locator('#write-token').boundingBox())!;
+    expect(token.y + token.height, 'the token field on the first screen').toBeLessThanOrEqual(844);
+    // In each instance's card, its actions come first.
+    const card = page.locator('#fleet-table tr[data-key$="/db-1"]');
+    const heal = (await card.getByRole('button', { name: 'Heal db-1' }).boundingBox())!;
+    const name = (await card.locator('td[data-label=instance]').boundingBox())!;
+    expect(heal.y).toBeLessThan(name.y);
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.close();
+  });
+
+  it('zooms out of an inverted range around the same stretch', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const later = new Date(Math.round(Date.now() / 1_000) * 1_000 - 6 * 3_600_000);
+    const earlier = new Date(later.getTime() - 2 * 3_600_000);
+    await page.goto(`${stack!.url}/dashboard?token=${readToken}&since=${later.toISOString()}&until=${earlier.toISOString()}`);
+    await page.waitForSelector('body[data-rendered=fleet]');
+    await page.locator('#zoom-out').click();
+    const address = () => new URL(page.url()).searchParams;
+    await until('a new range', async () => address().get('since') !== later.toISOString(), 5_000);
+    const since = Date.parse(address().get('since')!);
+    const until_ = Date.parse(address().get('until')!);
+    expect(until_ - since).toBe(4 * 3_600_000);
+    expect(since).toBe(earlier.getTime() - 3_600_000);
+    // Typed inverted, the form says so instead of applying it.
+    await page.selectOption('#timerange [name=since]', 'custom');
+    await page.fill('#timerange [name=from]', '1h');
+    await page.fill('#timerange [name=until]', '3h');
+    await page.locator('#timerange button[type=submit]').click();
+    await page.locator('#range-text', { hasText: 'from must be before until' }).waitFor();
+    await page.close();
+  });
+
+  it('shows the audit table’s times with their age, and its summaries readable on a phone', async () => {
+    const desk = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await desk.goto(`${stack!.url}/dashboard/audit?token=${readToken}`);
+    expect(await desk.locator('#audit td.at').first().innerText()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\s+\((just now|\d+ (s|min|h) ago)\)$/);
+    expect(await desk.locator('#silences td.at').first().innerText()).toMatch(/UTC\s+\(in 365 days\)$/);
+    await desk.close();
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await phone.goto(`${stack!.url}/dashboard/audit?token=${readToken}`);
+    const summaries = await phone
+      .locator('#audit td.summary')
+      .evaluateAll((cells) => cells.map((c) => (c as unknown as { clientWidth: number }).clientWidth));
+    expect(summaries.length).toBeGreaterThan(0);
+    expect(Math.min(...summaries), 'each summary as wide as the screen allows').toBeGreaterThanOrEqual(300);
+    expect(await phone.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await phone.close();
   });
 });

@@ -286,8 +286,10 @@ export const consoleScript = `"use strict";
     return \`showing \${absolute(from)} → \${until ? absolute(to) : "now"} (\${span})\`;
   }
   function zoomOut(since, until, now = Date.now()) {
-    const from = timeOf(since, now);
-    const to = until ? timeOf(until, now) : now;
+    const a = timeOf(since, now);
+    const b = until ? timeOf(until, now) : now;
+    const from = Math.min(a, b);
+    const to = Math.max(a, b);
     const width = Math.max(6e4, to - from);
     const nextTo = Math.min(now, to + width / 2);
     const nextFrom = nextTo - 2 * width;
@@ -1197,6 +1199,10 @@ export const consoleScript = `"use strict";
     const until = readTimeField(field(f, "until").value);
     if (from === void 0 || until === void 0) {
       $("#range-text").textContent = "✖ from and until: a time (2026-11-25 18:00) or a distance back (90m, 2d)";
+      return;
+    }
+    if (from && until && timeOf(from) >= timeOf(until)) {
+      $("#range-text").textContent = "✖ from must be before until";
       return;
     }
     if (preset !== "custom" && !from && !until) setRange(preset, "");

@@ -73,5 +73,6 @@ output{display:block;min-height:1.2em;margin-top:.3rem}
  table.cards td{display:flex;gap:.6rem;border:0;padding:.15rem 0} table.cards td::before{content:attr(data-label);min-width:5.5rem;color:var(--muted);font-size:12px}
  input.wide{min-width:0;width:100%} form.filters label{flex:1 1 40%}
  td.at,.mono{white-space:normal} code,table.cards td{overflow-wrap:anywhere}
+ #operator{order:-1} #fleet-table table.cards tr{display:flex;flex-direction:column} #fleet-table td[data-label=actions]{order:-1;white-space:normal}
 }
 `;

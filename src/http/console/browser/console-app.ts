@@ -23,7 +23,7 @@ import { absolute, clock, esc, relative, setTimeZone, type TimeZoneChoice } from
 import { morph } from './morph.js';
 import { executionsInfo, executionsView, timelineView } from './history-views.js';
 import { bars, timeline } from './plots.js';
-import { rangeText, readTimeField, zoomOut, zoomTo } from './time-range.js';
+import { rangeText, readTimeField, timeOf, zoomOut, zoomTo } from './time-range.js';
 import {
   alertsView,
   checkFails,
@@ -942,6 +942,10 @@ $<HTMLFormElement>('#timerange').addEventListener('submit', (ev) => {
   const until = readTimeField(field(f, 'until').value);
   if (from === undefined || until === undefined) {
     $('#range-text').textContent = '✖ from and until: a time (2026-11-25 18:00) or a distance back (90m, 2d)';
+    return;
+  }
+  if (from && until && timeOf(from) >= timeOf(until)) {
+    $('#range-text').textContent = '✖ from must be before until';
     return;
   }
   if (preset !== 'custom' && !from && !until) setRange(preset, '');

@@ -60,8 +60,11 @@ export function rangeText(since: string, until: string, now = Date.now()): strin
 
 /** The range twice as wide around its middle (not past now); a range up to now stays relative. */
 export function zoomOut(since: string, until: string, now = Date.now()): { since: string; until: string } {
-  const from = timeOf(since, now);
-  const to = until ? timeOf(until, now) : now;
+  // An inverted range (until typed before since, or so in the address) zooms out around the same stretch.
+  const a = timeOf(since, now);
+  const b = until ? timeOf(until, now) : now;
+  const from = Math.min(a, b);
+  const to = Math.max(a, b);
   const width = Math.max(60_000, to - from);
   const nextTo = Math.min(now, to + width / 2);
   const nextFrom = nextTo - 2 * width;
