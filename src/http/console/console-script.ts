@@ -515,7 +515,8 @@ export const consoleScript = `"use strict";
   };
   var Refused = class extends Error {
   };
-  var readTimeoutMs = 5e3;
+  var healthTimeoutMs = 4e3;
+  var readTimeoutMs = 2e4;
   var writeTimeoutMs = 15e3;
   async function fetchWithin(url, init, ms) {
     const ctl = new AbortController();
@@ -529,12 +530,12 @@ export const consoleScript = `"use strict";
       clearTimeout(timer);
     }
   }
-  async function get(path) {
+  async function get(path, liveness = false) {
     let answer;
     try {
-      answer = await fetchWithin(api + path, { credentials: "same-origin" }, readTimeoutMs);
+      answer = await fetchWithin(api + path, { credentials: "same-origin" }, liveness ? healthTimeoutMs : readTimeoutMs);
     } catch (e) {
-      markUnreachable(message(e));
+      if (liveness || !/^no answer within/.test(message(e))) markUnreachable(message(e));
       throw e;
     }
     const { r, text } = answer;
@@ -946,7 +947,7 @@ export const consoleScript = `"use strict";
   async function loadHealth() {
     let h;
     try {
-      h = await get("/health");
+      h = await get("/health", true);
     } catch (e) {
       panelFailed("health", e);
       return;

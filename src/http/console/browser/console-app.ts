@@ -127,11 +127,16 @@ const store = {
 class Refused extends Error {}
 
 /**
- * How long a read may take before the page counts it unanswered, ms: the server bounds its own
- * reads (a Redis that hangs answers 503 within a few seconds), so no answer by then means Reflex
+ * How long the health read may take before the page counts Reflex unreachable, ms: the server
+ * answers it within 1.5 s whatever Redis and the daemon do, so no answer by then means Reflex
  * itself is not answering.
  */
-const readTimeoutMs = 5_000;
+const healthTimeoutMs = 4_000;
+/**
+ * How long any other read may take, ms: the server answers 503 within about 3 s when Redis stops
+ * answering, but a read Redis serves slowly (a month of records at 10k instances) runs its course.
+ */
+const readTimeoutMs = 20_000;
 /** How long a write may take: a heal checks the instance with the daemon first (10 s at most). */
 const writeTimeoutMs = 15_000;
 
@@ -149,12 +154,14 @@ async function fetchWithin(url: string, init: RequestInit, ms: number): Promise<
   }
 }
 
-async function get<T>(path: string): Promise<T> {
+/** Reads `path` of the console's API; `liveness`: no answer in time means Reflex is not answering. */
+async function get<T>(path: string, liveness = false): Promise<T> {
   let answer: { r: Response; text: string };
   try {
-    answer = await fetchWithin(api + path, { credentials: 'same-origin' }, readTimeoutMs);
+    answer = await fetchWithin(api + path, { credentials: 'same-origin' }, liveness ? healthTimeoutMs : readTimeoutMs);
   } catch (e) {
-    markUnreachable(message(e));
+    // A refused connection is Reflex gone; a slow read is that read's panel's failure, unless it is the liveness read.
+    if (liveness || !/^no answer within/.test(message(e))) markUnreachable(message(e));
     throw e;
   }
   const { r, text } = answer;
@@ -644,7 +651,7 @@ function openTimeline(name: string): void {
 async function loadHealth(): Promise<void> {
   let h: Health;
   try {
-    h = await get<Health>('/health');
+    h = await get<Health>('/health', true);
   } catch (e) {
     panelFailed('health', e);
     return;
