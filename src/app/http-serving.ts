@@ -1,4 +1,5 @@
 import { DashboardUsers } from '../http/dashboard-users.js';
+import { readClientSecret } from '../http/login/oidc-login.js';
 import { startHttpServer, type RunningHttpServer } from '../http/http-server.js';
 import type { ReadinessChecks } from '../http/readiness.js';
 import type { DeploymentId } from '../redis/deployment-id.js';
@@ -63,7 +64,7 @@ export async function startHttpServing(
           }
         : undefined,
     dashboard:
-      config.dashboardToken || config.dashboardUsersFile
+      config.dashboardToken || config.dashboardUsersFile || config.dashboardOidc
         ? {
             token: config.dashboardToken,
             writeToken: config.dashboardWriteToken,
@@ -71,6 +72,7 @@ export async function startHttpServing(
             writeTokenWithUsers: config.dashboardSharedWritesWithUsers,
             sessionTtlMs: config.dashboardSessionTtlMs,
             lockout: config.dashboardLockout,
+            oidc: config.dashboardOidc && { ...config.dashboardOidc, clientSecret: readClientSecret(config.dashboardOidc) },
             queues: [s.eventsQueue, s.actionsQueue],
             audit: s.audit,
             silences: new Silences(redis, keys.silences, s.audit),

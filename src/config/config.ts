@@ -344,6 +344,34 @@ export const configSchema = z
         .max(30 * 24 * 3_600_000),
     ).default(12 * 3_600_000),
     /**
+     * Sign-in at an identity provider by OpenID Connect (authorization code with PKCE;
+     * docs/console-access.md): the login page offers "Sign in with `name`", and the role claim's
+     * values map to roles (`roles.admin`, `roles.operator`, `roles.viewer`: lists of values; the highest
+     * matching role wins, none: refused). The client secret is named, never written:
+     * `clientSecretEnv` or `clientSecretFile` (none: a public client). Enables the dashboard. Default: none.
+     */
+    dashboardOidc: z
+      .strictObject({
+        issuer: z.url(),
+        clientId: z.string().min(1),
+        clientSecretEnv: z.string().min(1).optional(),
+        clientSecretFile: z.string().min(1).optional(),
+        redirectUrl: z.url().optional(),
+        name: z.string().min(1).max(60).default('single sign-on'),
+        scopes: z.string().min(1).default('openid profile email'),
+        nameClaim: z.string().min(1).default('preferred_username'),
+        roleClaim: z.string().min(1).default('groups'),
+        roles: z
+          .strictObject({
+            admin: z.array(z.string().min(1)).default([]),
+            operator: z.array(z.string().min(1)).default([]),
+            viewer: z.array(z.string().min(1)).default([]),
+          })
+          .prefault({}),
+        allowHttp: z.boolean().default(false),
+      })
+      .optional(),
+    /**
      * Rate limit of sign-ins (docs/console-access.md): `perSource` failed sign-ins or wrong tokens
      * from one address within `windowMs` lock that address out for `lockMs`; `perUser` failed
      * sign-ins naming one user lock that user out (from anywhere). Defaults 20, 5, 15 min, 15 min.

@@ -15,6 +15,7 @@ import { hostCheck } from './host-check.js';
 import { ConsoleSessions } from './login/console-sessions.js';
 import { defaultLockout, LoginGuard, type LockoutSettings } from './login/login-guard.js';
 import { loginPathOf, logoutPathOf, registerLogin } from './login/login-routes.js';
+import { oidcStartPathOf, registerOidc, type OidcSettings } from './login/oidc-login.js';
 import { queueAudit } from './queue-audit.js';
 import { inboundWebhooks, type InboundSources } from './inbound-webhooks.js';
 import { jsonBody } from './json-body.js';
@@ -36,6 +37,8 @@ export interface DashboardSources {
   sessionTtlMs?: number;
   /** When failed sign-ins lock a source or a user out. Default {@link defaultLockout}. */
   lockout?: LockoutSettings;
+  /** Sign-in at an identity provider (OpenID Connect); needs `console` (sessions live in its Redis). */
+  oidc?: OidcSettings;
   /** Shown in bull-board (the events and actions queues). */
   queues: Queue[];
   audit: AuditLog;
@@ -131,17 +134,30 @@ export async function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Promi
     guard,
     audit: board.audit,
     adminPaths: [queuesPath, `${dashboardPath}/sessions`],
+    externalUsers: !!(sessions && board.oidc),
     ...(sessions ? { loginPath: loginPathOf(dashboardPath), publicPaths: [loginPathOf(dashboardPath), logoutPathOf(dashboardPath)] } : {}),
   });
   app.use(dashboardPath, auth);
   app.use(`${dashboardPath}/*`, auth);
-  if (sessions) registerLogin(app, { base: dashboardPath, sessions, guard, users: board.users, audit: board.audit });
+  const oidc = sessions && board.oidc && { href: oidcStartPathOf(dashboardPath), name: board.oidc.name };
+  if (sessions) registerLogin(app, { base: dashboardPath, sessions, guard, users: board.users, audit: board.audit, ...(oidc ? { oidc } : {}) });
+  if (sessions && board.oidc)
+    registerOidc(app, {
+      base: dashboardPath,
+      settings: board.oidc,
+      sessions,
+      guard,
+      audit: board.audit,
+      redis: board.console!.redis,
+      prefix: board.console!.prefix,
+      logger: opts.logger,
+    });
   app.use(`${queuesPath}/api/queues/*`, queueAudit(board.audit, `${queuesPath}/api/queues`));
 
   // bull-board (with lodash, valibot and ejs: 88 of the 745 CommonJS modules `reflex run` loaded)
   // is loaded only when there is a dashboard to show it on. Its buttons show when someone may
   // change the queues: the write token, or an admin (others are refused by dashboardAuth).
-  const readOnlyMode = board.writeToken === undefined && !board.users?.hasAdmins;
+  const readOnlyMode = board.writeToken === undefined && !board.users?.hasAdmins && !board.oidc?.roles.admin.length;
   const { mountQueuesBoard } = await import('./queues-board.js');
   mountQueuesBoard(app, queuesPath, board.queues, readOnlyMode);
 
@@ -155,7 +171,11 @@ export async function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Promi
       alerts: board.alerts,
       metrics: opts.metrics,
       readiness: opts.readiness,
-      writable: (board.writeToken !== undefined && (!board.users || board.writeTokenWithUsers === true)) || !!board.users?.hasOperators,
+      writable:
+        (board.writeToken !== undefined && (!board.users || board.writeTokenWithUsers === true)) ||
+        !!board.users?.hasOperators ||
+        !!board.oidc?.roles.admin.length ||
+        !!board.oidc?.roles.operator.length,
       identity: board.users ? 'users' : 'token',
       queuesPath,
       auditPath,
