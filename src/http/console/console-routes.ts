@@ -75,6 +75,8 @@ const endSilenceBody = z.strictObject({ actor: z.string().max(100).optional() })
  * 503, and the work it started finishes or fails on its own.
  */
 const readCheckMs = 2_000;
+/** A read still running after this long answers 503 whatever holds it up, ms. */
+const readGiveUpMs = 60_000;
 /** The console's own records are read over this range at most. */
 const maxRecords = 50_000;
 
@@ -140,7 +142,10 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
   app.use(`${api}/*`, async (c, next) => {
     if (c.req.method !== 'GET' || c.req.path === `${api}/events`) return next();
     const work = next().then(() => 'done' as const);
-    for (;;) {
+    for (const started = Date.now(); ;) {
+      // The page gave up long before (20 s): a read held up elsewhere (a hung daemon) stops being watched.
+      if (Date.now() - started > readGiveUpMs)
+        return c.json({ error: `no answer within ${readGiveUpMs / 1000} s`, code: 'REDIS_UNAVAILABLE', retryable: true }, 503);
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), readCheckMs)));
       if ((await Promise.race([work, late]).finally(() => clearTimeout(timer))) === 'done') return;
