@@ -62,7 +62,9 @@ describe('console anti-framing', () => {
     const frames = page.frames().filter((f) => f !== page.mainFrame());
     expect(frames.length).toBe(2);
     for (const f of frames) {
-      const shown = await f.evaluate(() => document.body?.innerText ?? '').catch(() => '');
+      const shown = await f
+        .evaluate(() => (globalThis as { document?: { body?: { innerText: string } } }).document?.body?.innerText ?? '')
+        .catch(() => '');
       expect(shown).not.toMatch(/Reflex console|Sign in|Fleet/);
     }
     await page.close();
