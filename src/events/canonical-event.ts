@@ -54,6 +54,12 @@ export const instanceStatusEventSchema = z.object({
    * unseen (both events in a gap), a new stop of unknown cause.
    */
   startedUnseen: z.string().optional(),
+  /**
+   * A resync's: the daemon's `last_used_at` (its last start) as read with this status. Kept with
+   * the status it sets, so that the next resync can tell a start it did not see, on the daemon's
+   * clock, from an entry made of a read (whose time is Reflex's).
+   */
+  lastUsedAt: z.string().optional(),
 });
 
 export const operationStatusEventSchema = z.object({

@@ -112,6 +112,7 @@ export async function resyncEvents(
       ...(unseen ? { from: StatusCode.Running, startedUnseen: unseen } : known ? { from: known.status } : {}),
       to: inst.status_code,
       intent: resyncIntent(inst.status_code, requested(`${project}/${inst.name}`, inst.last_used_at)),
+      ...(inst.last_used_at ? { lastUsedAt: inst.last_used_at } : {}),
     });
   }
   await tracker.recordIdentities(
@@ -166,9 +167,10 @@ function stateChangeEvent(op: OperationObject, target: string, project: string |
 /**
  * The daemon's last start of an instance that is down, when it ran and went down again while no
  * event was seen: known down and started after what was last known (an event of the stream,
- * stamped by the daemon's clock as `last_used_at` is), or never seen at all and started after
+ * stamped by the daemon's clock as `last_used_at` is; for what a read set, whose time is Reflex's,
+ * a `last_used_at` other than the one read with it), or never seen at all and started after
  * Reflex first read the target (`watchedSince`: created and run in a gap, not a baseline).
- * Undefined otherwise, and for what a read set (stamped by Reflex's clock, not comparable).
+ * Undefined otherwise, and for a read's entry that kept no `last_used_at`.
  */
 function startedUnseen(
   known: TrackedStatus | undefined,
@@ -179,6 +181,8 @@ function startedUnseen(
   const lastStart = inst.last_used_at ? Date.parse(inst.last_used_at) : Number.NaN;
   // Incus gives a never-started instance its creation time as its last use.
   if (!known) return lastStart > watchedSince && lastStart > Date.parse(inst.created_at ?? '') ? inst.last_used_at : undefined;
-  if (known.source !== 'event' || known.status !== inst.status_code) return undefined;
+  if (known.status !== inst.status_code) return undefined;
+  if (known.source !== 'event')
+    return known.lastUsedAt && inst.last_used_at && inst.last_used_at !== known.lastUsedAt ? inst.last_used_at : undefined;
   return lastStart > known.at ? inst.last_used_at : undefined;
 }

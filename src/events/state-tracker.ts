@@ -44,6 +44,11 @@ export interface TrackedStatus {
   eventId?: string;
   /** Why it changed, as far as known when it was recorded (a resync's read of a stop: `unknown`). */
   intent?: string;
+  /**
+   * With a read's entry: the daemon's `last_used_at` then. A later read of the instance, down as
+   * known but with another `last_used_at`, ran and went down again unseen.
+   */
+  lastUsedAt?: string;
   /** What this entry replaced. */
   prev?: { status: number; at: number; source?: 'event' | 'read'; eventId?: string; intent?: string };
   /** Daemon time (ms) of the newest transition an operator requested (a stop or start through the API). */
@@ -99,7 +104,7 @@ export class StateTracker {
     ref: InstanceRef,
     status: number,
     at: number,
-    origin: { source?: 'event' | 'read'; eventId?: string; intent?: string; requested?: boolean } = {},
+    origin: { source?: 'event' | 'read'; eventId?: string; intent?: string; requested?: boolean; lastUsedAt?: string } = {},
   ): Promise<TrackerUpdate> {
     const entry: TrackedStatus = {
       status,
@@ -109,6 +114,7 @@ export class StateTracker {
       ...(origin.eventId ? { eventId: origin.eventId } : {}),
       ...(origin.intent ? { intent: origin.intent } : {}),
       ...(origin.requested ? { requestedAt: at, requestedTo: status } : {}),
+      ...(origin.source === 'read' && origin.lastUsedAt ? { lastUsedAt: origin.lastUsedAt } : {}),
     };
     // Compare-and-set in one Lua call so two workers racing on the same instance stay ordered.
     const [code, raw] = (await compareAndSet.run(

@@ -58,6 +58,7 @@ export class StatusSettler {
       eventId: event.id,
       intent: event.intent,
       requested: event.intent === 'requested',
+      ...(event.synthetic && event.lastUsedAt ? { lastUsedAt: event.lastUsedAt } : {}),
     };
     const update = await tracker.update(ref, event.to, Date.parse(event.timestamp), origin);
     if (!update.applied) {
@@ -148,6 +149,7 @@ export class StatusSettler {
     const update = await tracker.update(ref, inst.status_code, Date.now(), {
       source: 'read',
       eventId: event.id,
+      ...(inst.last_used_at ? { lastUsedAt: inst.last_used_at } : {}),
       requested: event.intent === 'requested',
     });
     if (!update.applied) return 'stale';

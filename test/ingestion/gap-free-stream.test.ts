@@ -156,6 +156,41 @@ describe('a gap-free event stream', () => {
     expect((await audit.read({ instance: 'blip' })).filter((r) => /seen by resync/.test(r.summary))).toHaveLength(1);
   });
 
+  it('alerts a stop of unknown cause for an instance known down from a resync, then started and crashed in a later gap (both events lost): the daemon says it started since that read', async () => {
+    bed = await startIngestionBed({ proxy: true });
+    const b = bed;
+    b.sim.controls.addInstance({ name: 'read-down', config: optIn });
+    await connected(b);
+    await b.reflex.resync();
+    // First gap: the operator's stop, seen only by the resync (Stopped as last known, from a read).
+    b.proxy!.refuse(true);
+    b.proxy!.cut();
+    await act(b, 'read-down', 'stop', { force: true });
+    b.proxy!.refuse(false);
+    expect(await b.waitTrail('read-down', 1)).toEqual(['103→102 requested synthetic']);
+    await connected(b);
+    // Second gap: someone starts it and it crashes; neither event reaches Reflex.
+    b.proxy!.refuse(true);
+    b.proxy!.cut();
+    await act(b, 'read-down', 'start');
+    await running(b, 'read-down');
+    await crashed(b, 'read-down');
+    b.proxy!.refuse(false);
+    const audit = new AuditLog(b.redis, b.keys.audit);
+    await until(
+      'the stop the resync found',
+      async () => (await audit.read({ instance: 'read-down' })).some((r) => /103 → 102 \(unknown, seen by resync\)/.test(r.summary)),
+      10_000,
+    );
+    await until(
+      'its alert',
+      async () => (await audit.read({ instance: 'read-down' })).some((r) => r.type === 'alert' && /found Stopped after a gap/.test(r.summary)),
+      5_000,
+    );
+    await settled(redisUrl(), b.prefix);
+    expect(b.sim.controls.calls('read-down', 'start'), 'no start by Reflex: the cause is unknown').toBe(1);
+  });
+
   it('alerts a stop of unknown cause for an instance created, started and crashed while the socket was cut: never seen, but it ran while Reflex watched', async () => {
     bed = await startIngestionBed({ proxy: true });
     const b = bed;

@@ -53,6 +53,7 @@ export async function recordContradictedStop(
     await tracker.update(ref, verdict.instance.status_code, Math.max(Date.now(), Date.parse(event.timestamp) || 0), {
       source: 'read',
       eventId: `${event.id}:contradicted`,
+      ...(verdict.instance.last_used_at ? { lastUsedAt: verdict.instance.last_used_at } : {}),
     });
   if (!suspicious) return;
   const alert = {

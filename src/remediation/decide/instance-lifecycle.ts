@@ -92,6 +92,7 @@ export class InstanceLifecycle {
       eventId: `${event.id}:renamed-stopped`,
       intent: 'requested',
       requested: true,
+      ...(now.last_used_at ? { lastUsedAt: now.last_used_at } : {}),
     });
     // Whose stop it was is unknown until its event comes, if ever (LXD sends none for an instance
     // renamed in its crash's stop hook): unless the operator's stop is on record, that is alerted.
