@@ -244,15 +244,25 @@ export function dashboardAuth(tokens: DashboardTokens, basePath: string, opts: D
     const bearer = bearerOf(c);
     let shared: 'read' | 'write' | undefined;
     let who: Authenticated | undefined;
+    let wrongBearer = false;
     if (bearer !== undefined) {
       const checked = await checkToken(c, bearer);
       if (checked.kind === 'refused') return checked.response;
-      if (checked.kind === 'wrong') return unauthorized(c);
       if (checked.kind === 'user') who = { user: checked.user };
+      else if (checked.kind === 'wrong') wrongBearer = true;
       else shared = checked.kind;
-    } else {
-      who = await sessionOf(c);
-      if (!who && validCookie(getCookie(c, cookieName))) shared = 'read';
+    }
+    if (bearer === undefined || wrongBearer) {
+      // A wrong token beside a cookie (a page whose token field holds a typo): the cookie still
+      // reads, and a change is refused (403) rather than taken from the cookie's user.
+      const cookie = (await sessionOf(c)) ?? (validCookie(getCookie(c, cookieName)) ? 'read' : undefined);
+      if (wrongBearer) {
+        if (!cookie) return unauthorized(c);
+        if (c.req.method !== 'GET' && c.req.method !== 'HEAD')
+          return c.text('403 Forbidden: the token sent as Authorization: Bearer is not valid (the cookie only reads with it)\n', 403);
+      }
+      if (cookie === 'read') shared = 'read';
+      else who = cookie;
     }
     if (who) authenticated.set(c.req.raw, who);
 
