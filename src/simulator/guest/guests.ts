@@ -322,10 +322,13 @@ export class Guests {
             rawScript: true,
           })
         : undefined;
-      // The shell is busybox's `sh`, not bash: its messages start with the name it was called by.
-      const name = basename(program ?? 'sh');
+      // The shell is busybox's `sh`, not bash: its messages start with the name it was called by
+      // (`/bin/sh: …` when called so, as Ansible does), and a program it cannot find, by name or by
+      // path, is `X: not found`.
+      const name = program ?? 'sh';
       const stderr = `${result.stderr}${trapped?.stderr ?? ''}`
         .replace(/^bash: (.*): command not found$/gm, `${name}: $1: not found`)
+        .replace(/^bash: ([^\s:]*\/[^\s:]*): No such file or directory$/gm, `${name}: $1: not found`)
         .replace(/^bash: /gm, `${name}: `);
       return { ...ended(`${result.stdout}${trapped?.stdout ?? ''}`, stderr, result.exitCode, raw), env: result.env };
     } finally {

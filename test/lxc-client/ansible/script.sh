@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "script ran as $(id -un) in $(pwd)"
+printf "%s\n" "$@"
