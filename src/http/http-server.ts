@@ -109,7 +109,10 @@ export async function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Promi
   const board = opts.dashboard;
   if (!board) {
     const disabled = (c: { text: (t: string, s: 404) => Response }) =>
-      c.text('dashboard disabled: no token configured (set REFLEX_DASHBOARD_TOKEN or dashboardToken)\n', 404);
+      c.text(
+        'dashboard disabled: no token configured (set REFLEX_DASHBOARD_TOKEN or dashboardToken, or users: dashboardUsersFile, dashboardOidc)\n',
+        404,
+      );
     app.all(dashboardPath, disabled);
     app.all(`${dashboardPath}/*`, disabled);
     return app;
@@ -247,7 +250,13 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const dashboard = !opts.dashboard
     ? 'disabled (no token)'
-    : `${url}${dashboardPath}${opts.dashboard.writeToken === undefined ? ' (read-only)' : ' (writes with the write token)'}`;
+    : `${url}${dashboardPath}${
+        opts.dashboard.users || opts.dashboard.oidc
+          ? ` (users sign in at ${loginPathOf(dashboardPath)})`
+          : opts.dashboard.writeToken === undefined
+            ? ' (read-only)'
+            : ' (writes with the write token)'
+      }`;
   opts.logger.info({ url, dashboard }, 'http server listening (/metrics, /healthz, /readyz)');
   return {
     url,
