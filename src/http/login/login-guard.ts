@@ -121,6 +121,7 @@ export class LoginGuard {
     // NX: the first replica to reach the limit locks, audits and logs; the others only learn of it.
     const locked = await this.redis.set(this.lockKey(scope, name), String(until), 'PX', this.settings.lockMs, 'NX');
     await this.redis.del(key);
+    if (this.known.size > 10_000) for (const [k, end] of this.known) if (end <= this.now) this.known.delete(k);
     this.known.set(`${scope}:${name}`, until);
     if (locked !== 'OK') return;
     this.counters?.lockouts.inc({ scope });
