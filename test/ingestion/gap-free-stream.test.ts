@@ -289,6 +289,34 @@ describe('a gap-free event stream', () => {
     expect(b.sim.controls.statusCode('after')).toBe(102);
   });
 
+  it('alerts a crash of an instance that was stopped, renamed and started again in the gap that hid it: the stop the rename needed is not taken for the stop found after it', async () => {
+    bed = await startIngestionBed({ proxy: true });
+    const b = bed;
+    await connected(b);
+    await b.reflex.resync();
+    await (await b.client.createInstance({ name: 'moved', source: { type: 'none' }, config: optIn })).wait();
+    await act(b, 'moved', 'start');
+    await until('its start audited', async () => (await b.trail('moved')).length === 1);
+    // In one gap: the operator stops it, renames it and starts it again; then it crashes.
+    b.proxy!.refuse(true);
+    b.proxy!.cut();
+    await act(b, 'moved', 'stop');
+    expect(await simApi(b.sim, 'POST', '/1.0/instances/moved', { name: 'moved-on' })).toBe(202);
+    await until('the rename done', () => b.sim.controls.statusCode('moved-on') === 102, 5_000);
+    await act(b, 'moved-on', 'start');
+    await running(b, 'moved-on');
+    await crashed(b, 'moved-on');
+    b.proxy!.refuse(false);
+    const audit = new AuditLog(b.redis, b.keys.audit);
+    await until(
+      'the crash found by the resync, alerted',
+      async () => (await audit.read({ instance: 'moved-on' })).some((r) => r.type === 'alert' && /found Stopped after a gap/.test(r.summary)),
+      10_000,
+    );
+    await settled(redisUrl(), b.prefix);
+    expect(b.sim.controls.calls('moved-on', 'start'), 'no start by Reflex: the cause is unknown').toBe(1);
+  });
+
   it('keeps the stream open while Redis refuses the resync after a cut, and tries the resync again: the stop and start made meanwhile are both published', async () => {
     const redis = await ownRedis();
     const admin = new Redis(redis.url);

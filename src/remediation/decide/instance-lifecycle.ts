@@ -11,7 +11,7 @@ import { endIncidentsOfGone } from './contradicted-stop.js';
 import { CrashLoopBudget } from '../crash-loop-budget.js';
 import type { OperatorRequests } from '../operator-requests.js';
 import type { OwnOperations } from '../../events/own-operations.js';
-import type { StateTracker } from '../../events/state-tracker.js';
+import type { StateTracker, TrackedStatus } from '../../events/state-tracker.js';
 import type { PendingActions } from '../pending-actions.js';
 import type { RenamedAfterCrash } from './renamed-after-crash.js';
 import { Trail } from '../trail.js';
@@ -85,6 +85,10 @@ export class InstanceLifecycle {
     if (known?.status !== StatusCode.Running) return;
     const now = await this.deps.readInstance(ref);
     if (now?.status_code !== StatusCode.Stopped) return;
+    // Started again since what was known (a rename found late, by a resync or a late job: the
+    // operator stopped, renamed and started it, and it went down again): the stop read now is not
+    // the one the rename needed; the status event of it judges it (a crash, or of unknown cause).
+    if (startedSince(known, now.last_used_at)) return;
     const at = Date.parse(event.timestamp);
     if (!(at >= known.at)) return;
     await this.deps.tracker.update(ref, StatusCode.Stopped, at, {
@@ -133,4 +137,15 @@ export class InstanceLifecycle {
     const what = `the crash-loop history${moved === 'quarantined' ? ' and quarantine' : ''} of ${from.instance}`;
     await trail.decision(`${what} moved with it to ${to.instance} (renamed)`, { matched: true }, `renamed-budget:${eventId}`);
   }
+}
+
+/**
+ * Whether the daemon's last start (`last_used_at`) is after what was known of the instance: on the
+ * daemon's clock for an event's entry (its start's event comes after the start set it), by the
+ * value itself for a read's entry that kept it. Not known otherwise: false.
+ */
+function startedSince(known: TrackedStatus, lastUsedAt: string | undefined): boolean {
+  if (!lastUsedAt) return false;
+  if (known.source === 'event') return Date.parse(lastUsedAt) > known.at;
+  return known.lastUsedAt !== undefined && lastUsedAt !== known.lastUsedAt;
 }
