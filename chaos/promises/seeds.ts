@@ -38,8 +38,14 @@
  *   frames went unaudited (no-loss). Fixed: a gap's resync refused by Redis is retried on the open
  *   stream instead of reconnecting (each reconnect was a gap of its own), and a rename lost in a
  *   gap is recognised by volatile.uuid and published (src/events/target-reader.ts, resync.ts).
+ * - 860120 (34): an instance stopped, renamed, started and crashed while two replica kills hid it
+ *   (2 of 18 replays): the resync's rename took the crash's stop for the one the rename needed, and
+ *   a read's tracker entry could not tell a start it did not see; no alert. Fixed: a rename found
+ *   late leaves a stop after an unseen start to its status event, and a read's entry keeps the
+ *   daemon's last_used_at (src/remediation/decide/instance-lifecycle.ts, src/events/resync.ts);
+ *   deterministic tests in test/ingestion/gap-free-stream.test.ts.
  */
-export const regressionSeeds: readonly number[] = [1041, 1046, 1056, 179019817, 7002, 7273, 100002, 140123, 140202, 530086, 500080, 500216];
+export const regressionSeeds: readonly number[] = [1041, 1046, 1056, 179019817, 7002, 7273, 100002, 140123, 140202, 530086, 500080, 500216, 860120];
 
 /**
  * Seeds of violations found and not fixed yet (docs/chaos.md, "Violations found"): the long form
