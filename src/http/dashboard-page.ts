@@ -156,7 +156,8 @@ const armedConfirm = `function armedConfirm(title, text, reason, okText) {
   dialog.returnValue = '';
   dialog.showModal();
   document.getElementById('confirm-cancel').focus();
-  setTimeout(() => { okButton.disabled = false; }, 400);
+  clearTimeout(armedConfirm.timer);
+  armedConfirm.timer = setTimeout(() => { okButton.disabled = false; }, 400);
   return new Promise((resolve) => dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true }));
 }`;
 

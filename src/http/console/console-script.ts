@@ -986,6 +986,7 @@ export const consoleScript = `"use strict";
     return JSON.stringify(a);
   }
   var confirmArmMs = 400;
+  var armTimer = 0;
   function confirmAction(title, text, ok, extra = "") {
     const dialog = $("#confirm");
     const okButton = $("#confirm-ok");
@@ -997,7 +998,8 @@ export const consoleScript = `"use strict";
     dialog.returnValue = "";
     dialog.showModal();
     $("#confirm-cancel").focus();
-    setTimeout(() => okButton.disabled = false, confirmArmMs);
+    clearTimeout(armTimer);
+    armTimer = setTimeout(() => okButton.disabled = false, confirmArmMs);
     return new Promise((resolve) => dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"), { once: true }));
   }
   async function post(path, body) {

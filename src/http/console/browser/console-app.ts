@@ -702,6 +702,7 @@ function doneText(a: WriteAnswer): string {
  * lands within it, wherever the dialog is drawn.
  */
 const confirmArmMs = 400;
+let armTimer = 0;
 
 /**
  * Asks the operator to confirm an action in a modal dialog: `title` names the action and the
@@ -719,7 +720,9 @@ function confirmAction(title: string, text: string, ok: string, extra = ''): Pro
   dialog.returnValue = '';
   dialog.showModal();
   $('#confirm-cancel').focus();
-  setTimeout(() => (okButton.disabled = false), confirmArmMs);
+  // A dialog opened again soon after the last one is armed from its own opening, not the last one's.
+  clearTimeout(armTimer);
+  armTimer = setTimeout(() => (okButton.disabled = false), confirmArmMs);
   return new Promise((resolve) => dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true }));
 }
 
