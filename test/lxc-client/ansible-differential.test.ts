@@ -14,7 +14,9 @@ import { startSimRemote, type SimRemote } from './sim-remote.js';
  * task's result must be the same on both (the instance name and Ansible's temporary paths masked).
  */
 const playbookDir = join(import.meta.dirname, 'ansible');
-const hasAnsible = spawnSync('ansible-playbook', ['--version'], { stdio: 'ignore' }).status === 0;
+/** Debian's ansible package puts it here. */
+const ansiblePlaybook = '/usr/bin/ansible-playbook';
+const hasAnsible = spawnSync(ansiblePlaybook, ['--version'], { stdio: 'ignore' }).status === 0;
 
 /** What is compared of a task's result: how it ended and what it said. */
 interface TaskOutcome {
@@ -28,7 +30,7 @@ function playbook(t: SimRemote, remote: string, name: string, fetchDir: string):
   return new Promise((resolve, reject) => {
     // Asynchronous: the simulator answers from this process while the playbook runs.
     const child = spawn(
-      'ansible-playbook',
+      ansiblePlaybook,
       ['-i', `${name},`, '-e', `ansible_connection=community.general.lxd ansible_lxd_remote=${remote} fetch_dir=${fetchDir}`, 'playbook.yml'],
       {
         cwd: playbookDir,
