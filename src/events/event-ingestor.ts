@@ -154,9 +154,17 @@ export class EventIngestor {
   }
 
   /** Queues an event made up by a resync (a follower does not resync: dropped). */
-  pushSynthetic(event: CanonicalEvent): void {
-    if (!this.active) return;
-    this.push({ kind: 'synthetic', target: this.opts.target, event, receivedAt: Date.now() });
+  /**
+   * A resync's events, all in the buffer before any goes out: they are written as one batch (up to
+   * `maxBatch`), whose lanes keep each instance's in order. Pushed one by one, the first went out
+   * alone and the rest in the next job, which another replica could process first (a rename found
+   * by the resync after the status event of its new name: the crash it hid went unalerted).
+   */
+  pushSynthetic(events: readonly CanonicalEvent[]): void {
+    if (!this.active || !events.length) return;
+    const receivedAt = Date.now();
+    for (const event of events.slice(0, -1)) this.push({ kind: 'synthetic', target: this.opts.target, event, receivedAt }, false);
+    this.push({ kind: 'synthetic', target: this.opts.target, event: events[events.length - 1]!, receivedAt });
   }
 
   /** Resolves once everything pushed so far is in Redis. */
@@ -185,7 +193,7 @@ export class EventIngestor {
     return { taken, nextAt };
   }
 
-  private push(job: EventItem): void {
+  private push(job: EventItem, send = true): void {
     if (this.buffer.length >= this.maxBuffered) {
       this.opts.logger.error({ buffered: this.buffer.length }, 'event buffer full (Redis too slow or down); dropping and asking for a resync');
       this.buffer = [];
@@ -193,6 +201,7 @@ export class EventIngestor {
       this.opts.onOverflow?.();
     }
     this.buffer.push(job);
+    if (!send) return;
     if (!this.flushing) this.flushing = this.flush();
     else this.wake?.();
   }

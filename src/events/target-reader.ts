@@ -89,7 +89,7 @@ export function startTargetReader(o: TargetReaderOptions): RunningTargetReader {
       project: t.project,
       operations: reason !== 'periodic',
     });
-    for (const e of events) ingestor.pushSynthetic(e);
+    ingestor.pushSynthetic(events);
     metrics.resyncs.inc({ reason });
     if (reason === 'gap') metrics.gapsResynced.inc();
     // An instance seen for the first time is a baseline, not a change the stream missed.

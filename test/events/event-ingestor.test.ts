@@ -48,6 +48,21 @@ describe('the event ingestor', () => {
     expect(actions).toEqual(['instance-paused', 'instance-updated', 'instance-resumed']);
   });
 
+  it("writes a resync's events as one job, so another replica cannot process a rename's status event before the rename", async () => {
+    const { ingestor, jobs } = await setUp(500);
+    const at = '2026-12-02T17:46:24.064Z';
+    const common = { target: 'unix:///x', location: 'none', project: 'default', timestamp: at, synthetic: true } as const;
+    ingestor.pushSynthetic([
+      { ...common, kind: 'lifecycle', id: 'r', action: 'instance-renamed', source: '/1.0/instances/b', instance: 'b', context: { old_name: 'a' } },
+      { ...common, kind: 'instance.status', id: 's', instance: 'b', from: 103, to: 102, intent: 'unknown' },
+    ]);
+    await ingestor.drain();
+    const written = await jobs();
+    expect(written, 'one job').toHaveLength(1);
+    const items = (written[0] as Extract<EventJob, { kind: 'batch' }>).items;
+    expect(items.map((i) => (i.kind === 'synthetic' ? i.event.id : i.kind))).toEqual(['r', 's']);
+  });
+
   it('orders a frame dated far ahead of its receipt by its receipt time, so the frames after it are not put behind it', async () => {
     const { ingestor, jobs } = await setUp(20);
     const now = Date.now();
