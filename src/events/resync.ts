@@ -7,7 +7,7 @@ import { recentStops, resyncIntent, stateChangeOf } from './intent.js';
 import { operationEvent } from './normalize.js';
 import { parseSource } from './source.js';
 import { StatusCode } from '../client/status-code.js';
-import type { StateTracker, TrackedStatus } from './state-tracker.js';
+import { instanceOfKey, startedSince, type StateTracker, type TrackedStatus } from './state-tracker.js';
 
 /** Options of {@link resyncEvents}. */
 export interface ResyncOptions {
@@ -92,7 +92,7 @@ export async function resyncEvents(
   // new one, as it does for the stream's event of it, before anything else of the new name.
   const out: CanonicalEvent[] = instances.flatMap((inst) => {
     const from = renamedFrom(tracked, inst);
-    return from ? [missedRenameEvent(target, inst, from.slice(from.indexOf('/') + 1), timestamp)] : [];
+    return from ? [missedRenameEvent(target, inst, instanceOfKey(from).instance, timestamp)] : [];
   });
   out.push(...operations.flatMap((op) => stateChangeEvent(op, target, opts.project)));
   for (const inst of candidates) {
@@ -182,7 +182,5 @@ function startedUnseen(
   // Incus gives a never-started instance its creation time as its last use.
   if (!known) return lastStart > watchedSince && lastStart > Date.parse(inst.created_at ?? '') ? inst.last_used_at : undefined;
   if (known.status !== inst.status_code) return undefined;
-  if (known.source !== 'event')
-    return known.lastUsedAt && inst.last_used_at && inst.last_used_at !== known.lastUsedAt ? inst.last_used_at : undefined;
-  return lastStart > known.at ? inst.last_used_at : undefined;
+  return startedSince(known, inst.last_used_at) ? inst.last_used_at : undefined;
 }

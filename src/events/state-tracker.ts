@@ -188,3 +188,20 @@ export class StateTracker {
     await this.redis.hdel(this.keys.state(ref.target), this.field(ref));
   }
 }
+
+/**
+ * Whether the daemon's last start (`last_used_at`) is after what was known of the instance: on the
+ * daemon's clock for an event's entry (its start's event comes after the start set it), by the
+ * value itself for a read's entry that kept it (its time is Reflex's). Not known otherwise: false.
+ */
+export function startedSince(known: TrackedStatus, lastUsedAt: string | undefined): boolean {
+  if (!lastUsedAt) return false;
+  if (known.source === 'event') return Date.parse(lastUsedAt) > known.at;
+  return known.lastUsedAt !== undefined && lastUsedAt !== known.lastUsedAt;
+}
+
+/** The project and instance name of a tracker field or identity key (`project/name`). */
+export function instanceOfKey(key: string): { project: string; instance: string } {
+  const slash = key.indexOf('/');
+  return { project: key.slice(0, slash), instance: key.slice(slash + 1) };
+}

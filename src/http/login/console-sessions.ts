@@ -59,8 +59,12 @@ export class ConsoleSessions {
       createdAt: at,
       expiresAt: at + this.ttlMs,
     };
-    await this.redis.set(this.key(session.id), JSON.stringify(session), 'PX', this.ttlMs);
-    await this.redis.zadd(this.index, session.expiresAt, session.id);
+    // One round trip, and never a listed session without its key (or the other way round).
+    await this.redis
+      .multi()
+      .set(this.key(session.id), JSON.stringify(session), 'PX', this.ttlMs)
+      .zadd(this.index, session.expiresAt, session.id)
+      .exec();
     return { secret, session };
   }
 

@@ -14,7 +14,7 @@ import type { CanonicalEvent, InstanceStatusEvent } from '../../events/canonical
 import type { EventArchive } from '../../events/event-archive.js';
 import { StartFailures } from '../../events/intent.js';
 import { keepRejected, type RejectedLimits } from '../../events/rejected-events.js';
-import type { StateTracker } from '../../events/state-tracker.js';
+import { instanceOfKey, type StateTracker } from '../../events/state-tracker.js';
 import { StatusSettler, type Settled } from '../../events/status-settler.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { InstanceAlerts, RuleResponse } from '../../notify/instance-alerts.js';
@@ -190,7 +190,7 @@ export class EventProcessor {
     const uuid = now?.config['volatile.uuid'];
     if (!now || !uuid) return;
     for (const [key, known] of await tracker.identities(event.target)) {
-      const [project, name] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
+      const { project, instance: name } = instanceOfKey(key);
       if (known !== uuid || project !== event.project || name === event.instance) continue;
       const old = { ...ref, instance: name };
       if (!(await tracker.get(old)) || (await this.readInstance(old))) continue;

@@ -11,7 +11,7 @@ import { endIncidentsOfGone } from './contradicted-stop.js';
 import { CrashLoopBudget } from '../crash-loop-budget.js';
 import type { OperatorRequests } from '../operator-requests.js';
 import type { OwnOperations } from '../../events/own-operations.js';
-import type { StateTracker, TrackedStatus } from '../../events/state-tracker.js';
+import { startedSince, type StateTracker } from '../../events/state-tracker.js';
 import type { PendingActions } from '../pending-actions.js';
 import type { RenamedAfterCrash } from './renamed-after-crash.js';
 import { Trail } from '../trail.js';
@@ -137,15 +137,4 @@ export class InstanceLifecycle {
     const what = `the crash-loop history${moved === 'quarantined' ? ' and quarantine' : ''} of ${from.instance}`;
     await trail.decision(`${what} moved with it to ${to.instance} (renamed)`, { matched: true }, `renamed-budget:${eventId}`);
   }
-}
-
-/**
- * Whether the daemon's last start (`last_used_at`) is after what was known of the instance: on the
- * daemon's clock for an event's entry (its start's event comes after the start set it), by the
- * value itself for a read's entry that kept it. Not known otherwise: false.
- */
-function startedSince(known: TrackedStatus, lastUsedAt: string | undefined): boolean {
-  if (!lastUsedAt) return false;
-  if (known.source === 'event') return Date.parse(lastUsedAt) > known.at;
-  return known.lastUsedAt !== undefined && lastUsedAt !== known.lastUsedAt;
 }
