@@ -57,8 +57,12 @@ describe('console anti-framing', () => {
     await page.waitForSelector('body[data-rendered=fleet]');
     // A page of the same site (its cookie goes with the frames' requests): even it may not frame the console.
     await page.goto(`${bed.url}/healthz`);
-    await page.setContent(`<iframe id="a" src="${bed.url}/dashboard"></iframe><iframe id="b" src="${bed.url}/dashboard/login"></iframe>`);
-    await page.waitForTimeout(1_500);
+    // Each frame's load event fires for what it ended up showing, the browser's refusal included.
+    const loaded = 'let n=0; function one(){ document.body.dataset.loaded = String(++n); }';
+    await page.setContent(
+      `<script>${loaded}</script><iframe id="a" onload="one()" src="${bed.url}/dashboard"></iframe><iframe id="b" onload="one()" src="${bed.url}/dashboard/login"></iframe>`,
+    );
+    await page.waitForSelector('body[data-loaded="2"]', { state: 'attached' });
     const frames = page.frames().filter((f) => f !== page.mainFrame());
     expect(frames.length).toBe(2);
     for (const f of frames) {
