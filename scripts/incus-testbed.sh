@@ -25,6 +25,8 @@ work=""
 trap '[[ -z $work ]] || rm -rf "$work"' EXIT
 # shellcheck source=scripts/testbed-image.sh
 source "$(dirname "${BASH_SOURCE[0]}")/testbed-image.sh"
+# shellcheck source=scripts/testbed-process.sh
+source "$(dirname "${BASH_SOURCE[0]}")/testbed-process.sh"
 
 die() { echo "incus-testbed: error: $*" >&2; exit 1; }
 say() { echo "incus-testbed: $*"; }
@@ -200,7 +202,7 @@ delete_stale_instances() {
   local names name attempt holder
   # A test run in progress holds this lock (test/support/daemon-bed.ts); its rt-* instances are live.
   holder=$(cut -d' ' -f1 "$TEST_LOCK" 2>/dev/null || true)
-  if [[ $holder =~ ^[0-9]+$ ]] && [[ $(sed 's/.*) //; s/ .*//' "/proc/$holder/stat" 2>/dev/null) =~ ^[^Z]$ ]]; then
+  if lock_holder_alive "$TEST_LOCK"; then
     say "a real-daemon test run (pid $holder) holds $TEST_LOCK; leaving rt-* instances alone"
     return 0
   fi

@@ -31,6 +31,8 @@ readonly PORT=8443
 work=""
 # shellcheck source=scripts/testbed-image.sh
 source "$(dirname "${BASH_SOURCE[0]}")/testbed-image.sh"
+# shellcheck source=scripts/testbed-process.sh
+source "$(dirname "${BASH_SOURCE[0]}")/testbed-process.sh"
 trap '[[ -z $work ]] || rm -rf "$work"' EXIT
 
 die() { echo "lxd-cluster-testbed: error: $*" >&2; exit 1; }
@@ -45,8 +47,14 @@ member_addr() { echo "10.77.0.$(index "$1")"; }
 # lxc against one member; LXD_SOCKET wins over the LXD_SOCKET/LXD_DIR of the caller's shell.
 mlxc() { local m="$1"; shift; LXD_DIR="$(member_dir "$m")" LXD_SOCKET="$(member_dir "$m")/unix.socket" lxc "$@"; }
 
-alive() { [[ -n ${1:-} ]] && kill -0 "$1" 2>/dev/null; }
 pid_of() { cat "$BASE/$1" 2>/dev/null || true; }
+# The pid files are checked against the process they name (scripts/testbed-process.sh): a member's
+# daemon runs as argv[0] lxd-cluster-mN, a namespace holder as `sleep infinity` in a network
+# namespace not the host's. A pid reused by a stranger is neither waited on nor killed.
+member_alive() { process_argv0_is "${2:-}" "lxd-cluster-$1"; }
+holder_alive() {
+  process_argv0_is "${1:-}" sleep && [[ $(readlink "/proc/$1/ns/net") != "$(readlink /proc/self/ns/net)" ]]
+}
 
 ensure_bridge() {
   if [[ ! -e /sys/class/net/$BRIDGE ]]; then
@@ -61,7 +69,7 @@ ensure_bridge() {
 ensure_netns() {
   local m="$1" pid veth_host="vlxdc$(index "$1")" veth_ns="vlxdc$(index "$1")n"
   pid=$(pid_of "$m.ns.pid")
-  alive "$pid" && return 0
+  holder_alive "$pid" && return 0
   say "creating network and mount namespace for $m"
   mkdir -p "$BASE"
   # The member needs a sysfs of its own network namespace (LXD reads /sys/class/net) but the
@@ -80,7 +88,7 @@ ensure_netns() {
     [[ $(readlink "/proc/$pid/exe" 2>/dev/null) == */sleep ]] && break
     sleep 0.1
   done
-  alive "$pid" || die "namespace holder for $m died"
+  holder_alive "$pid" || die "namespace holder for $m died"
   ip link del "$veth_host" 2>/dev/null || true
   ip link add "$veth_host" type veth peer name "$veth_ns"
   ip link set "$veth_ns" netns "$pid"
@@ -99,7 +107,7 @@ ensure_daemon() {
   local m="$1" dir pid nspid
   dir=$(member_dir "$m")
   pid=$(pid_of "$m.pid")
-  if alive "$pid"; then
+  if member_alive "$m" "$pid"; then
     LXD_DIR="$dir" lxd waitready --timeout=60 || die "member $m (pid $pid) does not answer"
     return 0
   fi
@@ -230,14 +238,14 @@ stop() {
   clustered m1 2>/dev/null && { delete_stale_instances || true; }
   for m in "${MEMBERS[@]}"; do
     pid=$(pid_of "$m.pid")
-    if alive "$pid"; then
+    if member_alive "$m" "$pid"; then
       say "stopping member $m (pid $pid)"
       LXD_DIR="$(member_dir "$m")" timeout 30 lxd shutdown --timeout 20 >/dev/null 2>&1 || true
-      alive "$pid" && kill -9 "$pid" 2>/dev/null || true
+      member_alive "$m" "$pid" && kill -9 "$pid" 2>/dev/null || true
     fi
     kill_orphaned_containers "$(member_dir "$m")"
     pid=$(pid_of "$m.ns.pid")
-    alive "$pid" && kill -9 "$pid" 2>/dev/null || true
+    holder_alive "$pid" && kill -9 "$pid" 2>/dev/null || true
     ip link del "vlxdc$(index "$m")" 2>/dev/null || true
   done
   [[ -e /sys/class/net/$BRIDGE ]] && ip link del "$BRIDGE"

@@ -22,6 +22,8 @@ https_address=""
 work=""
 # shellcheck source=scripts/testbed-image.sh
 source "$(dirname "${BASH_SOURCE[0]}")/testbed-image.sh"
+# shellcheck source=scripts/testbed-process.sh
+source "$(dirname "${BASH_SOURCE[0]}")/testbed-process.sh"
 trap '[[ -z $work ]] || rm -rf "$work"' EXIT
 
 die() { echo "lxd-testbed: error: $*" >&2; exit 1; }
@@ -139,7 +141,7 @@ delete_stale_instances() {
   local names name attempt holder
   # A test run in progress holds this lock (test/support/daemon-bed.ts); its rt-* instances are live.
   holder=$(cut -d' ' -f1 "$TEST_LOCK" 2>/dev/null || true)
-  if [[ $holder =~ ^[0-9]+$ ]] && [[ $(sed 's/.*) //; s/ .*//' "/proc/$holder/stat" 2>/dev/null) =~ ^[^Z]$ ]]; then
+  if lock_holder_alive "$TEST_LOCK"; then
     say "a real-LXD test run (pid $holder) holds $TEST_LOCK; leaving rt-* instances alone"
     return 0
   fi

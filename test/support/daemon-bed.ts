@@ -515,13 +515,14 @@ export function reflexWatchingSuite(bed: DaemonBed, redisUrl: string, prefix: st
  * Takes the lock that serialises real-daemon suites on one daemon across vitest workers and
  * concurrent test runs on this machine, waiting as long as it is held. Returns the function that releases it.
  *
- * The lock is a file created with O_EXCL holding the owner's pid. It is taken over when that
- * process is gone or the file has not been refreshed for 10 minutes (the owner refreshes it
- * every minute), so a killed test run never blocks the next one for long.
+ * The lock is a file created with O_EXCL holding the owner's pid and the start time of that
+ * process. It is taken over when that process is gone (its pid free, a zombie, or reused by a
+ * process that started at another time) or the file has not been refreshed for 10 minutes (the
+ * owner refreshes it every minute), so a killed test run never blocks the next one for long.
  */
 export async function acquireDaemonLock(lock: DaemonLock): Promise<() => Promise<void>> {
   const path = lockPath(lock);
-  const token = `${process.pid} ${hostname()} ${randomBytes(6).toString('hex')}`;
+  const token = `${process.pid} ${hostname()} ${randomBytes(6).toString('hex')} ${processStart(process.pid) ?? ''}`;
   for (;;) {
     try {
       const file = await open(path, 'wx');
@@ -575,25 +576,27 @@ async function takeOverIfStale(path: string): Promise<void> {
 
 function lockIsStale(content: string, mtimeMs: number): boolean {
   if (Date.now() - mtimeMs > LOCK_STALE_MS) return true;
-  const [pidText, host] = content.split(' ');
+  const [pidText, host, , start] = content.split(' ');
   const pid = Number(pidText);
   // Written but not yet filled in, or held from another machine sharing /tmp: trust the age only.
   if (!Number.isInteger(pid) || pid <= 0 || host !== hostname()) return false;
-  return !processAlive(pid);
+  const now = processStart(pid);
+  return now === undefined || (start !== undefined && start !== '' && start !== now);
 }
 
-function processAlive(pid: number): boolean {
+/**
+ * When a process started (clock ticks since boot, field 22 of /proc/PID/stat), or undefined when
+ * there is no such process or it is a zombie (orphaned vitest workers can linger as zombies where
+ * PID 1 does not reap promptly, as on the CI container). With the pid, it names a process: pids
+ * are reused (pid_max is often 32 768), so a pid written down by a killed run soon names a stranger.
+ */
+export function processStart(pid: number): string | undefined {
+  let stat: string;
   try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-  // A zombie still answers kill(0). Orphaned vitest workers can linger as zombies where PID 1
-  // does not reap promptly (as on the CI container), so read its state.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
-    return true;
+    return undefined;
   }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields[0] === 'Z' ? undefined : fields[19];
 }

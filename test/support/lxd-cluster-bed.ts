@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { daemonBed, type DaemonBed, type InstanceStatus } from './daemon-bed.js';
+import { daemonBed, processStart, type DaemonBed, type InstanceStatus } from './daemon-bed.js';
 import { until } from './wait.js';
 
 /**
@@ -67,20 +67,21 @@ export async function moveToMember(name: string, member: string): Promise<void> 
   await clusterBed.cli(['move', name, '--target', member], 60_000);
 }
 
-/** PID of a member's daemon, from the bed's pid file; undefined when it is not running. */
+/**
+ * PID of a member's daemon, from the bed's pid file; undefined when it is not running. The pid
+ * must still name the member (argv[0] lxd-cluster-mN, scripts/lxd-cluster-testbed.sh): a pid file
+ * left by a killed bed can name a stranger, which must neither count as the member nor be killed.
+ */
 export function memberPid(member: string): number | undefined {
   let pid: number;
+  let argv0: string;
   try {
     pid = Number(readFileSync(`/var/lib/lxd-cluster/${member}.pid`, 'utf8').trim());
+    argv0 = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '';
   } catch {
     return undefined;
   }
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return undefined;
-  }
+  return argv0 === `lxd-cluster-${member}` && processStart(pid) !== undefined ? pid : undefined;
 }
 
 /** SIGKILL of a member's daemon (its containers keep running, as after a daemon crash); waits until it is gone. */
