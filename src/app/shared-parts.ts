@@ -120,7 +120,7 @@ export async function openSharedParts(config: Config, logger: Logger, needs: Rol
   const history = historyStoreFor(config.history, config.prefix, keys.audit);
   await reachTargets(targets, config.waitForTarget, logger);
   // A replica started while Redis restarts (a replacement, a host's boot) waits for it a little.
-  const redis = await connectRedis(config.redisUrl, { logger, waitMs: 15_000 });
+  const redis = await connectRedis(config.redisUrl, { logger, waitMs: config.redisStartupWaitMs });
   const clients = new TargetClients(targets, {
     onFailover: (id, m) =>
       logger.warn(

@@ -174,6 +174,12 @@ export const configSchema = z
       .string()
       .refine(isRedisUrl, 'Invalid URL: expected redis://host:port, redis-cluster://host:port[,…] or redis-sentinel://host:port[,…]/MASTER_NAME')
       .default('redis://127.0.0.1:6379'),
+    /**
+     * How long `reflex run` waits for Redis at start-up before it exits with REDIS_UNAVAILABLE (a
+     * replica started while Redis restarts, or during a host's boot, carries on once it answers).
+     * Default 15 000 ms; 0 fails at once, as the other commands do.
+     */
+    redisStartupWaitMs: durationMs(z.number().int().min(0).max(600_000)).default(15_000),
     /** Folder of rule files; relative to the config file's folder when given there. Default ./rules, or /etc/reflex/rules when there is no ./rules. */
     rulesDir: z.string().default('./rules'),
     /**
@@ -477,6 +483,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ConfigInput
     serverCert: env.REFLEX_SERVER_CERT || undefined,
     serverFingerprint: env.REFLEX_SERVER_FINGERPRINT || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    redisStartupWaitMs: env.REFLEX_REDIS_STARTUP_WAIT_MS || undefined, // a number of ms or a duration (15s)
     rulesDir: env.REFLEX_RULES || undefined,
     role: (env.REFLEX_ROLE || undefined) as Role | undefined,
     waitForTarget: env.REFLEX_WAIT_FOR_TARGET ? ['1', 'true', 'yes'].includes(env.REFLEX_WAIT_FOR_TARGET.toLowerCase()) : undefined,

@@ -94,6 +94,8 @@ export async function runDemo(opts: DemoOptions): Promise<DemoSummary> {
       logLevel: 'warn',
       httpPort,
       typecheckRules: false,
+      // The demo's Redis was just started or named by the user: one that does not answer is a mistake to say at once.
+      redisStartupWaitMs: 0,
       // The demo's trail is shown as it happens and gone with it: nothing written to disk.
       history: { store: 'none' },
     });

@@ -5,22 +5,18 @@ import { describe, expect, it } from 'vitest';
 import { runReflex } from '../support/reflex-process.js';
 
 describe('the reflex command', () => {
-  it('says what to fix, without a stack trace, when Redis cannot be reached', async () => {
+  it('says what to fix, without a stack trace, when Redis cannot be reached (at once with redisStartupWaitMs 0)', async () => {
     // --wait-for-target: an unreachable target alone does not stop the start, so Redis is what fails.
-    const res = await runReflex([
-      'run',
-      '--wait-for-target',
-      '--target',
-      'unix:///nonexistent.sock',
-      '--redis',
-      'redis://127.0.0.1:1',
-      '--rules',
-      'rules',
-    ]);
+    // The start-up wait for Redis (15 s by default, test/redis/start-waits-for-redis.test.ts) is off.
+    const res = await runReflex(
+      ['run', '--wait-for-target', '--target', 'unix:///nonexistent.sock', '--redis', 'redis://127.0.0.1:1', '--rules', 'rules'],
+      { REFLEX_REDIS_STARTUP_WAIT_MS: '0' },
+    );
     expect(res.code).toBe(4);
     expect(res.stderr).toContain('cannot reach Redis at redis://127.0.0.1:1');
     expect(res.stderr).toContain('REDIS_URL');
     expect(res.stderr).not.toMatch(/\n\s+at /);
+    expect(res.stdout + res.stderr, 'no wait for Redis').not.toContain('Redis is not reachable yet');
   });
 
   it('prints the effective configuration, flags over environment', async () => {
