@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { fingerprintKind } from './catalogue.js';
+import { triageSchema } from './triage.js';
 
 /** How bad an alert is; routes match on it and receivers colour by it. */
 export const severitySchema = z.enum(['info', 'warning', 'critical']);
@@ -51,6 +52,11 @@ export const alertSchema = z.object({
    * never stays firing. Default: a condition, resolved by whoever raised it.
    */
   notice: z.boolean().optional(),
+  /**
+   * The incident's triage (acknowledged, assignee, the newest notes) while the alert fires: a
+   * change is an update of this alert, sent at the group's next flush (alerts/triage.ts).
+   */
+  triage: triageSchema.optional(),
   /** ISO times the condition started and (when resolved) ended. */
   startsAt: z.string(),
   endsAt: z.string().optional(),
@@ -64,8 +70,8 @@ export type AlertInput = Omit<z.input<typeof alertSchema>, 'fingerprint' | 'stat
   startsAt?: string;
 };
 
-/** What a known alert's amendment may change: what Reflex did, the outcome, severity; `status: 'resolved'` with `endsAt` resolves it. */
-export type AlertChange = Partial<Pick<Alert, 'summary' | 'actions' | 'outcome' | 'severity' | 'status' | 'endsAt'>>;
+/** What a known alert's amendment may change: what Reflex did, the outcome, severity, the triage; `status: 'resolved'` with `endsAt` resolves it. */
+export type AlertChange = Partial<Pick<Alert, 'summary' | 'actions' | 'outcome' | 'severity' | 'status' | 'endsAt' | 'triage'>>;
 
 /**
  * The stable identity of a condition: kind, target, project, instance and labels. Severity,

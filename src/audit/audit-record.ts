@@ -15,7 +15,8 @@ import { z } from 'zod';
  * - `silence`: an operator added or removed a silence (`origin`: cli, dashboard);
  * - `reload`: a replica reloaded its rules, schedules and receivers, or refused to (`by`: signal, cli; `result`; what changed or every file:line error);
  * - `access`: the console's sign-ins, sign-outs, lock-outs and ended sessions (`actor`, `result`, `source`);
- * - `queue`: a change made to a queue on the queues page (pause, resume, clean, retry; `actor`, `queue`).
+ * - `queue`: a change made to a queue on the queues page (pause, resume, clean, retry; `actor`, `queue`);
+ * - `triage`: an incident acknowledged, assigned or annotated (`actor`, `origin`, `triage`: ack, assign, note; `assignee`, `note`), in the incident's trail.
  */
 export const auditTypes = [
   'event',
@@ -32,6 +33,7 @@ export const auditTypes = [
   'reload',
   'access',
   'queue',
+  'triage',
 ] as const;
 export type AuditType = (typeof auditTypes)[number];
 

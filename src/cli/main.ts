@@ -30,6 +30,7 @@ const commandModules: [name: string, load: () => Promise<Register>][] = [
   ['probes', async () => (await import('./commands/probes.js')).registerProbes],
   ['dlq', async () => (await import('./commands/dlq.js')).registerDlq],
   ['heal', async () => (await import('./commands/heal.js')).registerHeal],
+  ['incident', async () => (await import('./commands/incident.js')).registerIncident],
   ['housekeeping', async () => (await import('./commands/housekeeping.js')).registerHousekeeping],
   ['doctor', async () => (await import('./commands/doctor.js')).registerDoctor],
 ];

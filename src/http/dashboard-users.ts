@@ -157,6 +157,11 @@ export class DashboardUsers {
     return this.users.some((u) => u.role === 'admin');
   }
 
+  /** The names of the users who may act (operators and admins), in the file's order: whom an incident may be assigned to. */
+  get actingNames(): string[] {
+    return this.users.filter((u) => roleAtLeast(u.role, 'operator')).map((u) => u.name);
+  }
+
   /** The user of this name in the file as it is now (its role now), or undefined when the file no longer has it. */
   lookup(name: string): DashboardUser | undefined {
     const u = this.users.find((e) => e.name === name);

@@ -180,6 +180,7 @@ export async function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Promi
         !!board.oidc?.roles.admin.length ||
         !!board.oidc?.roles.operator.length,
       identity: board.users ? 'users' : 'token',
+      assignees: () => ({ names: board.users?.actingNames ?? [], open: !board.users || !!board.oidc }),
       queuesPath,
       auditPath,
     });

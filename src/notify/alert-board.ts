@@ -1,6 +1,6 @@
 import type { RedisConnection } from '../redis/connect.js';
 import { alertSchema, type Alert } from '../alerts/alert.js';
-import { decideFlush, flushJobSchema, readGroupState, type AlertMute, type FlushDecision } from './alert-grouper.js';
+import { decideFlush, flushJobSchema, notifiedStatus, readGroupState, type AlertMute, type FlushDecision } from './alert-grouper.js';
 import type { Inhibitor } from '../alerts/inhibition.js';
 import type { NotifyKeys } from '../redis/key-space.js';
 import type { Silences } from '../silences/silences.js';
@@ -90,7 +90,7 @@ export class AlertBoard {
         alerts: all.map((alert) => ({
           alert,
           ...(muted.has(alert.fingerprint) ? { muted: muted.get(alert.fingerprint) } : {}),
-          ...(state.notified[alert.fingerprint] ? { notified: state.notified[alert.fingerprint] } : {}),
+          ...(state.notified[alert.fingerprint] ? { notified: notifiedStatus(state.notified[alert.fingerprint]!) } : {}),
         })),
         next: decideFlush(
           all.filter((a) => !muted.has(a.fingerprint)),

@@ -81,11 +81,13 @@ export function decideFlush(
   const resolved = visible.filter((a) => a.status === 'resolved');
   const previous = Object.entries(state.notified);
   const everSent = previous.length > 0 || state.lastSent > 0;
-  const wasFiring = new Set(previous.filter(([, s]) => s === 'firing').map(([fp]) => fp));
+  const wasFiring = new Set(previous.filter(([, s]) => notifiedStatus(s) === 'firing').map(([fp]) => fp));
   let send: boolean;
   let repeat = false;
   if (!everSent) send = firing.length > 0;
   else if (firing.some((a) => !wasFiring.has(a.fingerprint))) send = true;
+  // An update of an alert the receiver holds firing: its triage changed since the last message.
+  else if (firing.some((a) => a.triage && state.notified[a.fingerprint] !== notifiedState(a))) send = true;
   // All cleared: say so, if the receiver was told something fires (fired-and-cleared-unseen alone is not news).
   else if (firing.length === 0) send = wasFiring.size > 0;
   else if (opts.sendResolved && resolved.some((a) => state.notified[a.fingerprint] !== 'resolved')) send = true;
@@ -93,6 +95,19 @@ export function decideFlush(
   const alerts = opts.sendResolved ? visible : firing;
   if (!send || alerts.length === 0) return undefined;
   return { status: firing.length ? 'firing' : 'resolved', alerts, repeat };
+}
+
+/**
+ * What the notification log keeps of an alert a message showed: its status, and for a firing alert
+ * with a triage its revision (`firing:3`), so a triage change is news to the receiver.
+ */
+export function notifiedState(a: Alert): string {
+  return a.status === 'firing' && a.triage ? `firing:${a.triage.revision}` : a.status;
+}
+
+/** The status part of a notification log entry (`firing:3` → `firing`). */
+export function notifiedStatus(entry: string): string {
+  return entry.split(':')[0]!;
 }
 
 /** Alerts in the order they happened: by start, then end, then fingerprint (stable across replicas). */
@@ -215,7 +230,7 @@ export class AlertGrouper {
   private async openForReceiver(group: FlushJob, marker: string, flushId: string, now: number): Promise<void> {
     const { groupKey, route } = group;
     const [notified, scheduled] = await Promise.all([this.redis.hvals(this.keys.notified(groupKey)), this.redis.get(this.keys.scheduled(groupKey))]);
-    if (notified.includes('firing') || scheduled === null) return;
+    if (notified.some((s) => notifiedStatus(s) === 'firing') || scheduled === null) return;
     const at = z.object({ at: z.number() }).safeParse(safeJson(scheduled));
     if (at.success && at.data.at <= now + route.groupWaitMs) return;
     const moved = (await this.redis.eval(rescheduleScript, 1, this.keys.scheduled(groupKey), scheduled, marker, markerTtl(route))) === 1;
@@ -259,7 +274,7 @@ export class AlertGrouper {
         if (fresh) await this.send(sent);
         const logTtl = route.repeatIntervalMs + markerTtl(route);
         const m = this.redis.multi().del(this.keys.notified(groupKey));
-        for (const a of visible) m.hset(this.keys.notified(groupKey), a.fingerprint, a.status);
+        for (const a of visible) m.hset(this.keys.notified(groupKey), a.fingerprint, notifiedState(a));
         m.pexpire(this.keys.notified(groupKey), logTtl);
         m.set(this.keys.lastSent(groupKey), String(now), 'PX', logTtl);
         await m.exec();
@@ -330,7 +345,8 @@ function markerTtl(route: MatchedRoute): number {
 
 /** Same group and same alert states give the same id on every replica. */
 function notificationId(groupKey: string, alerts: Alert[], salt: string): string {
-  const states = alerts.map((a) => `${a.fingerprint}:${a.status}:${a.startsAt}`).sort();
+  // A triage update is another message than the one before it (the same states otherwise).
+  const states = alerts.map((a) => `${a.fingerprint}:${a.status}:${a.startsAt}${a.triage ? `:t${a.triage.revision}` : ''}`).sort();
   return createHash('sha256')
     .update(JSON.stringify([groupKey, states, salt]))
     .digest('hex')

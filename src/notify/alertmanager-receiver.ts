@@ -25,7 +25,7 @@ export function alertmanagerLabels(a: Alert): Record<string, string> {
 
 /**
  * One postableAlert (Alertmanager API v2): labels, annotations (summary, what Reflex did,
- * correlation id), `startsAt`, and `endsAt`: the recovery time of a resolved alert, else
+ * correlation id; the triage: acknowledged_by/_at, assignee, the newest note), `startsAt`, and `endsAt`: the recovery time of a resolved alert, else
  * `firingTtlMs` after the message was queued, so a Reflex that stops reporting does not leave an
  * alert firing for ever (and Alertmanager's own resolve_timeout never resolves it early).
  */
@@ -38,6 +38,10 @@ function postableAlert(cfg: AlertmanagerConfig, a: Alert, createdAt: Date): Reco
       description: reflexLines(a).join('\n'),
       correlation_id: a.correlationId,
       ...(a.outcome ? { outcome: a.outcome } : {}),
+      // An update of the same alert (same labels): Alertmanager replaces its annotations.
+      ...(a.triage?.acknowledged ? { acknowledged_by: a.triage.acknowledged.by, acknowledged_at: a.triage.acknowledged.at } : {}),
+      ...(a.triage?.assignee ? { assignee: a.triage.assignee.name } : {}),
+      ...(a.triage?.notes.length ? { note: a.triage.notes.at(-1)!.text } : {}),
     },
     startsAt: a.startsAt,
     endsAt,

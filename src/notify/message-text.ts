@@ -1,4 +1,5 @@
 import type { Alert } from '../alerts/alert.js';
+import { triageLines } from '../alerts/triage.js';
 import { firingAlerts, resolvedAlerts, type Notification } from './notification.js';
 import { fillPlaceholders, placeholders } from './placeholders.js';
 
@@ -57,7 +58,9 @@ export function alertPlace(a: Alert): string {
 /**
  * What Reflex did, one line per action, then the outcome:
  * `Reflex ran start: done, started (was Stopped) [operation 1234]`, `Outcome: restarted`; an
- * action not run yet reads `Reflex queued start, by rule restart-on-crash`.
+ * action not run yet reads `Reflex queued start, by rule restart-on-crash`. Then the incident's
+ * triage by the people on call, when there is one (`Acknowledged by alice at …`, `Assigned to bob
+ * (by alice at …)`, `Note by alice at …: …`), so every receiver shows an update the same way.
  */
 export function reflexLines(a: Alert): string[] {
   const lines = a.actions.map((x) => {
@@ -66,6 +69,7 @@ export function reflexLines(a: Alert): string[] {
   });
   if (lines.length === 0) lines.push('Reflex took no action');
   if (a.outcome) lines.push(`Outcome: ${a.outcome}`);
+  lines.push(...triageLines(a.triage));
   return lines;
 }
 

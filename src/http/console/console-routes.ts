@@ -27,6 +27,8 @@ import { executionsOf, filterExecutions } from './executions.js';
 import { episodesOf, filterIncidents, incidentsOf, plotsOf } from './incident-story.js';
 import { instanceTimeline } from './instance-timeline.js';
 import { previewSilence, reasonProblem } from './silence-preview.js';
+import { AlertUpdates } from '../../notify/alert-update.js';
+import { registerTriage, type Assignees } from './triage-routes.js';
 
 /** What the console reads and acts through, besides what the dashboard already has. */
 export interface ConsoleSources {
@@ -57,6 +59,8 @@ export interface ConsoleOptions extends ConsoleSources {
   queuesPath: string;
   /** Where the audit table per instance lives (linked). */
   auditPath: string;
+  /** Whom an incident may be assigned to, as the users file is now. Default: any name (the shared token). */
+  assignees?: () => Assignees;
 }
 
 const instanceBody = z.strictObject({
@@ -381,6 +385,13 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     return (await retryDeadLetter(ops, parsed.data.id, by(c, parsed.data.actor)))
       ? c.json({ retried: parsed.data.id })
       : c.json({ error: `no failed job ${parsed.data.id}` }, 404);
+  });
+  registerTriage(app, api, {
+    audit: o.audit,
+    // Only with notifications configured does a notifier hold alerts to update.
+    ...(o.alerts ? { updates: new AlertUpdates(o.redis, o.keys.notify) } : {}),
+    assignees: o.assignees ?? (() => ({ names: [], open: true })),
+    by,
   });
   app.get(`${api}/silences/preview`, async (c) => {
     const q = c.req.query();

@@ -383,7 +383,20 @@ export const consoleScript = `"use strict";
     );
     return \`<table class="cards"><thead><tr><th>at</th><th>type</th><th>rule</th><th>result</th><th>summary</th></tr></thead><tbody>\${rows.join("")}</tbody></table>\`;
   }
-  function incidentsView(d) {
+  function triageView(t) {
+    if (!t) return "";
+    const parts = [];
+    if (t.acknowledged) parts.push(\`<span class="flag">✔ acknowledged by \${esc(t.acknowledged.by)}</span> \${when(t.acknowledged.at)}\`);
+    if (t.assignee) parts.push(\`<span class="assignee">assigned to <b>\${esc(t.assignee.name)}</b></span> <small>by \${esc(t.assignee.by)}</small>\`);
+    const notes = t.notes.length ? \`<ul class="notes">\${t.notes.map((n) => \`<li><b>\${esc(n.by)}</b> \${when(n.at)}: \${esc(n.text)}</li>\`).join("")}</ul>\` : "";
+    return \`<div class="triage">\${parts.length ? \`<p>\${parts.join(" · ")}</p>\` : ""}\${notes}</div>\`;
+  }
+  function triageButtons(i, since) {
+    const data = \`data-correlation="\${esc(i.correlationId)}" data-since="\${esc(since)}" data-instance-name="\${esc(i.instance)}"\`;
+    const ack = i.triage?.acknowledged ? "" : \`<button type="button" class="act" data-triage="ack" \${data} aria-label="Acknowledge the incident of \${esc(i.instance)}">Acknowledge</button> \`;
+    return \`<span class="triage-actions">\${ack}<button type="button" class="act" data-triage="assign" \${data} aria-label="Assign the incident of \${esc(i.instance)}">Assign…</button> <button type="button" class="act" data-triage="note" \${data} aria-label="Add a note to the incident of \${esc(i.instance)}">Add a note…</button></span> \`;
+  }
+  function incidentsView(d, writable = false) {
     let html = "";
     if (d.truncated) {
       html += '<li class="muted">Only the newest 50 000 audit records of the range were read: older incidents and plot points are missing (reflex audit reads them all).</li>';
@@ -395,7 +408,7 @@ export const consoleScript = `"use strict";
       const kind = i.loop ? \`<span class="kind">⟳ crash loop: \${i.loop.count} incidents</span> <small>from</small> \${when(i.loop.firstAt)} <small>to</small> \${when(i.at)}\` : \`<span class="kind">\${esc(kinds[i.kind] || i.kind)}</span> <span class="at">\${when(i.at)}</span>\`;
       const inside = i.loop ? \`<details class="loop" data-keep><summary>\${i.loop.count - 1} earlier in this loop</summary><ol>\` + i.loop.incidents.map((x) => \`<li data-correlation="\${esc(x.correlationId)}"><span class="at">\${when(x.at)}</span> \${esc(x.story)}</li>\`).join("") + "</ol></details>" : "";
       const episode = (i.loop ? i.loop.incidents[i.loop.incidents.length - 1]?.correlationId : void 0) ?? i.correlationId;
-      html += \`<li class="incident\${i.loop ? " crash-loop" : ""}" data-morph="\${esc(episode)}" data-correlation="\${esc(i.correlationId)}" data-since="\${esc(since)}" data-instance="\${esc(i.instance)}">\${kind} \${state2}<p class="story">\${esc(i.story)}</p>\${inside}<a href="#timeline" class="tl-link" data-timeline="\${esc(i.instance)}" aria-label="State timeline of \${esc(i.instance)}">State timeline</a> <button type="button" aria-expanded="false" data-keep data-trail="\${esc(i.correlationId)}" data-since="\${esc(since)}" aria-label="Audit trail of \${esc(i.instance)} at \${esc(i.at)}">Audit trail</button><div class="trail" data-keep hidden></div></li>\`;
+      html += \`<li class="incident\${i.loop ? " crash-loop" : ""}" data-morph="\${esc(episode)}" data-correlation="\${esc(i.correlationId)}" data-since="\${esc(since)}" data-instance="\${esc(i.instance)}">\${kind} \${state2}<p class="story">\${esc(i.story)}</p>\${triageView(i.triage)}\${inside}\` + (writable ? triageButtons(i, since) : "") + \`<a href="#timeline" class="tl-link" data-timeline="\${esc(i.instance)}" aria-label="State timeline of \${esc(i.instance)}">State timeline</a> <button type="button" aria-expanded="false" data-keep data-trail="\${esc(i.correlationId)}" data-since="\${esc(since)}" aria-label="Audit trail of \${esc(i.instance)} at \${esc(i.at)}">Audit trail</button><div class="trail" data-keep hidden></div></li>\`;
     }
     if (d.total > d.incidents.length) html += \`<li class="muted">\${d.total - d.incidents.length} older incident(s) not shown</li>\`;
     return html;
@@ -890,7 +903,7 @@ export const consoleScript = `"use strict";
       return;
     }
     for (const panel of ["incidents", "alerts", "plots"]) panelRead(panel);
-    patch($("#incident-list"), incidentsView(d));
+    patch($("#incident-list"), incidentsView(d, C.writable));
     patch($("#alerts-body"), alertsView(d, C.writable));
     fillSelect($("#range [name=rule]"), d.rules, state.iq.rule || "");
     const plots = d.plots;
@@ -978,6 +991,7 @@ export const consoleScript = `"use strict";
     if (state.timeline) schedule("timeline", loadTimeline);
   }
   function doneText(a) {
+    if (a.triaged) return a.triaged;
     if (a.released) return "released";
     if (a.jobId) return \`heal queued as job \${a.jobId}\`;
     if (a.retried) return \`retried \${a.retried}\`;
@@ -1068,6 +1082,40 @@ export const consoleScript = `"use strict";
       field(f, "duration").focus();
       previewSoon();
     }
+  }
+  async function triage(t) {
+    const data = t.dataset;
+    const name = data.instanceName ?? "";
+    const ref = { id: data.correlation, since: data.since };
+    if (data.triage === "ack") {
+      const ok = await confirmAction(
+        \`Acknowledge the incident of \${name}?\`,
+        \`Everyone watching sees that you are on it, and its receivers get the update of its alert. It is audited under your name.\`,
+        \`Acknowledge \${name}\`
+      );
+      if (ok) await post("/incidents/triage", { ...ref, ack: true });
+      return;
+    }
+    const assign = data.triage === "assign";
+    let who = { names: [], open: true };
+    if (assign) who = await get("/assignees").catch(() => who);
+    const input = assign ? \`<label>Assign to <input id="triage-input" name="assignee" list="assignee-names" autocomplete="off" maxlength="100"></label><datalist id="assignee-names">\${who.names.map((n) => \`<option value="\${esc(n)}">\`).join("")}</datalist>\` : \`<label>Note <textarea id="triage-input" name="note" rows="3" maxlength="2000"></textarea></label>\`;
+    const asked = confirmAction(
+      assign ? \`Assign the incident of \${name}?\` : \`Add a note to the incident of \${name}?\`,
+      assign ? \`The user you name owns the incident from now on; everyone watching sees it and its receivers get the update of its alert. Audited under your name.\` : \`Everyone watching sees the note and its receivers get it as an update of its alert. Audited under your name.\`,
+      assign ? \`Assign \${name}\` : \`Add the note to \${name}\`,
+      input
+    );
+    const field2 = $("#triage-input");
+    field2.addEventListener("keydown", (ev) => ev instanceof KeyboardEvent && ev.key === "Enter" && field2.tagName === "INPUT" && ev.preventDefault());
+    field2.focus();
+    if (!await asked) return;
+    const value = field2.value.trim();
+    if (!value) {
+      $("#action-result").textContent = assign ? "✖ not assigned: name a user" : "✖ no note added: the note was empty";
+      return;
+    }
+    await post("/incidents/triage", assign ? { ...ref, assign: value } : { ...ref, note: value });
   }
   function silenceScope(f) {
     const scope = {};
@@ -1174,6 +1222,10 @@ export const consoleScript = `"use strict";
         \`Retry on \${data.instanceName}\`
       );
       if (ok) await post("/dlq/retry", { id: data.retry });
+      return;
+    }
+    if (data.triage) {
+      await triage(t);
       return;
     }
     if (data.endSilence) {

@@ -1,5 +1,6 @@
 import type { StoredAuditRecord } from '../../audit/audit-log.js';
 import type { CanonicalEvent } from '../../events/canonical-event.js';
+import { applyTriage, type Triage, type TriageChange } from '../../alerts/triage.js';
 
 /** What kind of trouble opened an incident. */
 export type IncidentKind = 'crash' | 'error' | 'failed-operation' | 'unknown-stop' | 'failed-start';
@@ -32,6 +33,8 @@ export interface Incident {
   healMs?: number;
   /** detected → decided → acted → outcome, with durations, on one line. */
   story: string;
+  /** Acknowledged, assigned, annotated by the people on call (its `triage` records); of a crash loop, of every incident in it. */
+  triage?: Triage;
   /**
    * A crash loop: the earlier incidents of the same instance in one episode (each within
    * {@link episodeGapMs} of the next), newest first; this incident is the episode's newest.
@@ -110,10 +113,47 @@ export function incidentOf(records: StoredAuditRecord[]): Incident | undefined {
     ...(end ? { outcome: { ...step(end), result: end.type === 'give-up' ? 'gave up' : (str(end, 'result') ?? 'ended') } } : {}),
     story: '',
   };
+  const triage = triageOf(records);
+  if (triage) incident.triage = triage;
   const healed = ends.find((r) => str(r, 'result') === 'done' && /^(start|restart)\b/.test(r.summary));
   if (healed) incident.healMs = Date.parse(healed.at) - t0;
   incident.story = storyLine(incident, decisions.length);
   return incident;
+}
+
+/** The triage step a `triage` record made, or undefined when the record is not one. */
+export function triageChangeOf(r: StoredAuditRecord): TriageChange | undefined {
+  if (r.type !== 'triage') return undefined;
+  const what = str(r, 'triage');
+  if (what === 'ack') return { ack: true };
+  if (what === 'assign' && str(r, 'assignee')) return { assign: str(r, 'assignee')! };
+  if (what === 'note' && str(r, 'note') !== undefined) return { note: str(r, 'note')! };
+  return undefined;
+}
+
+/** The triage of an incident's records (oldest first), replayed; undefined when none was triaged. */
+export function triageOf(records: StoredAuditRecord[]): Triage | undefined {
+  let triage: Triage | undefined;
+  for (const r of records) {
+    const change = triageChangeOf(r);
+    if (change) triage = applyTriage(triage, change, str(r, 'actor') ?? 'unknown', r.at) ?? triage;
+  }
+  return triage;
+}
+
+/** Two incidents' triage as one (a crash loop's): the first acknowledgement, the last assignment, every note in time order. */
+export function mergeTriage(a: Triage | undefined, b: Triage | undefined): Triage | undefined {
+  if (!a || !b) return a ?? b;
+  const first = <T extends { at: string }>(x?: T, y?: T) => (!x ? y : !y ? x : x.at <= y.at ? x : y);
+  const last = <T extends { at: string }>(x?: T, y?: T) => (!x ? y : !y ? x : x.at > y.at ? x : y);
+  const acknowledged = first(a.acknowledged, b.acknowledged);
+  const assignee = last(a.assignee, b.assignee);
+  return {
+    ...(acknowledged ? { acknowledged } : {}),
+    ...(assignee ? { assignee } : {}),
+    notes: [...a.notes, ...b.notes].sort((x, y) => x.at.localeCompare(y.at)),
+    revision: a.revision + b.revision,
+  };
 }
 
 function storyLine(i: Incident, decisions: number): string {
@@ -173,6 +213,8 @@ export function episodesOf(incidents: Incident[]): Incident[] {
         ...(last.loop?.incidents ?? []),
       ];
       const grouped: Incident = { ...i, loop: { count: inner.length + 1, firstAt: last.loop?.firstAt ?? last.at, incidents: inner } };
+      const triage = mergeTriage(last.triage, i.triage);
+      if (triage) grouped.triage = triage;
       out[out.indexOf(last)] = grouped;
       open.set(key, grouped);
       continue;

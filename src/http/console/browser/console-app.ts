@@ -7,6 +7,7 @@
  * and carries the write token typed into the page as Authorization: Bearer, same-origin only.
  */
 import type {
+  Assignees,
   ConsoleSettings,
   DeadLetters,
   ExecutionsAnswer,
@@ -586,7 +587,7 @@ async function loadIncidents(): Promise<void> {
     return;
   }
   for (const panel of ['incidents', 'alerts', 'plots'] as const) panelRead(panel);
-  patch($('#incident-list'), incidentsView(d));
+  patch($('#incident-list'), incidentsView(d, C.writable));
   patch($('#alerts-body'), alertsView(d, C.writable));
   fillSelect($<HTMLSelectElement>('#range [name=rule]'), d.rules, state.iq.rule || '');
   const plots = d.plots;
@@ -688,6 +689,7 @@ function reloadAll(): void {
 
 /** What a successful write did, in words. */
 function doneText(a: WriteAnswer): string {
+  if (a.triaged) return a.triaged;
   if (a.released) return 'released';
   if (a.jobId) return `heal queued as job ${a.jobId}`;
   if (a.retried) return `retried ${a.retried}`;
@@ -798,6 +800,50 @@ async function act(kind: string, r: FleetRow): Promise<void> {
     field(f, 'duration').focus();
     previewSoon();
   }
+}
+
+// ---- Triage: acknowledge, assign, annotate an incident ----
+
+/** Confirms and sends one triage step of the incident a button names (`data-triage`: ack, assign, note). */
+async function triage(t: HTMLElement): Promise<void> {
+  const data = t.dataset;
+  const name = data.instanceName ?? '';
+  const ref = { id: data.correlation!, since: data.since! };
+  if (data.triage === 'ack') {
+    const ok = await confirmAction(
+      `Acknowledge the incident of ${name}?`,
+      `Everyone watching sees that you are on it, and its receivers get the update of its alert. It is audited under your name.`,
+      `Acknowledge ${name}`,
+    );
+    if (ok) await post('/incidents/triage', { ...ref, ack: true });
+    return;
+  }
+  const assign = data.triage === 'assign';
+  let who: Assignees = { names: [], open: true };
+  if (assign) who = await get<Assignees>('/assignees').catch(() => who);
+  const input = assign
+    ? `<label>Assign to <input id="triage-input" name="assignee" list="assignee-names" autocomplete="off" maxlength="100"></label>` +
+      `<datalist id="assignee-names">${who.names.map((n) => `<option value="${esc(n)}">`).join('')}</datalist>`
+    : `<label>Note <textarea id="triage-input" name="note" rows="3" maxlength="2000"></textarea></label>`;
+  const asked = confirmAction(
+    assign ? `Assign the incident of ${name}?` : `Add a note to the incident of ${name}?`,
+    assign
+      ? `The user you name owns the incident from now on; everyone watching sees it and its receivers get the update of its alert. Audited under your name.`
+      : `Everyone watching sees the note and its receivers get it as an update of its alert. Audited under your name.`,
+    assign ? `Assign ${name}` : `Add the note to ${name}`,
+    input,
+  );
+  const field = $<HTMLInputElement | HTMLTextAreaElement>('#triage-input');
+  // Enter in the name would submit the dialog's form with its first button (Cancel).
+  field.addEventListener('keydown', (ev) => ev instanceof KeyboardEvent && ev.key === 'Enter' && field.tagName === 'INPUT' && ev.preventDefault());
+  field.focus();
+  if (!(await asked)) return;
+  const value = field.value.trim();
+  if (!value) {
+    $('#action-result').textContent = assign ? '✖ not assigned: name a user' : '✖ no note added: the note was empty';
+    return;
+  }
+  await post('/incidents/triage', assign ? { ...ref, assign: value } : { ...ref, note: value });
 }
 
 // ---- The silence form: a preview of what it matches now, and a reason in words when it is long or broad ----
@@ -923,6 +969,10 @@ document.addEventListener('click', async (ev) => {
       `Retry on ${data.instanceName}`,
     );
     if (ok) await post('/dlq/retry', { id: data.retry });
+    return;
+  }
+  if (data.triage) {
+    await triage(t);
     return;
   }
   if (data.endSilence) {

@@ -62,6 +62,21 @@ export interface Incident {
   decided?: { rule?: string };
   /** A crash loop: the earlier incidents of the episode inside, newest first. */
   loop?: { count: number; firstAt: string; incidents: { correlationId: string; kind: string; at: string; story: string; healMs?: number }[] };
+  /** Acknowledged, assigned, annotated by the people on call. */
+  triage?: Triage;
+}
+
+/** An incident's triage (alerts/triage.ts). */
+export interface Triage {
+  acknowledged?: { by: string; at: string };
+  assignee?: { name: string; by: string; at: string };
+  notes: { by: string; at: string; text: string }[];
+}
+
+/** `GET /assignees`: whom an incident may be assigned to, and whether other names are taken too. */
+export interface Assignees {
+  names: string[];
+  open: boolean;
 }
 
 /** The plots of `GET /incidents`. */
@@ -151,6 +166,8 @@ export interface WriteAnswer {
   ended?: string;
   id?: string;
   until?: string;
+  /** A triage step, in words. */
+  triaged?: string;
 }
 
 /** One execution of `GET /executions`: an action Reflex ran, from the audit log. */

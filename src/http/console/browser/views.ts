@@ -1,4 +1,4 @@
-import type { DeadLetters, FleetPage, FleetRow, Health, IncidentsAnswer, TrailRecord } from './console-wire.js';
+import type { DeadLetters, FleetPage, FleetRow, Health, Incident, IncidentsAnswer, TrailRecord, Triage } from './console-wire.js';
 import { firingAlertView } from './history-views.js';
 import { esc, mark, when } from './markup.js';
 
@@ -133,8 +133,33 @@ export function trailView(records: TrailRecord[]): string {
   return `<table class="cards"><thead><tr><th>at</th><th>type</th><th>rule</th><th>result</th><th>summary</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-/** The incidents of the range, newest first, each with its story and a button that opens its audit trail. */
-export function incidentsView(d: IncidentsAnswer): string {
+/** Who acknowledged an incident, who it is assigned to, and its notes. */
+function triageView(t: Triage | undefined): string {
+  if (!t) return '';
+  const parts: string[] = [];
+  if (t.acknowledged) parts.push(`<span class="flag">✔ acknowledged by ${esc(t.acknowledged.by)}</span> ${when(t.acknowledged.at)}`);
+  if (t.assignee) parts.push(`<span class="assignee">assigned to <b>${esc(t.assignee.name)}</b></span> <small>by ${esc(t.assignee.by)}</small>`);
+  const notes = t.notes.length
+    ? `<ul class="notes">${t.notes.map((n) => `<li><b>${esc(n.by)}</b> ${when(n.at)}: ${esc(n.text)}</li>`).join('')}</ul>`
+    : '';
+  return `<div class="triage">${parts.length ? `<p>${parts.join(' · ')}</p>` : ''}${notes}</div>`;
+}
+
+/** An incident's triage buttons: Acknowledge (until it is), Assign, Add a note. */
+function triageButtons(i: Incident, since: string): string {
+  const data = `data-correlation="${esc(i.correlationId)}" data-since="${esc(since)}" data-instance-name="${esc(i.instance)}"`;
+  const ack = i.triage?.acknowledged
+    ? ''
+    : `<button type="button" class="act" data-triage="ack" ${data} aria-label="Acknowledge the incident of ${esc(i.instance)}">Acknowledge</button> `;
+  return (
+    `<span class="triage-actions">${ack}` +
+    `<button type="button" class="act" data-triage="assign" ${data} aria-label="Assign the incident of ${esc(i.instance)}">Assign…</button> ` +
+    `<button type="button" class="act" data-triage="note" ${data} aria-label="Add a note to the incident of ${esc(i.instance)}">Add a note…</button></span> `
+  );
+}
+
+/** The incidents of the range, newest first, each with its story, its triage and a button that opens its audit trail; triage buttons when `writable`. */
+export function incidentsView(d: IncidentsAnswer, writable = false): string {
   let html = '';
   if (d.truncated) {
     html +=
@@ -165,7 +190,8 @@ export function incidentsView(d: IncidentsAnswer): string {
     html +=
       `<li class="incident${i.loop ? ' crash-loop' : ''}" data-morph="${esc(episode)}" data-correlation="${esc(i.correlationId)}" data-since="${esc(since)}" data-instance="${esc(i.instance)}">` +
       `${kind} ${state}` +
-      `<p class="story">${esc(i.story)}</p>${inside}` +
+      `<p class="story">${esc(i.story)}</p>${triageView(i.triage)}${inside}` +
+      (writable ? triageButtons(i, since) : '') +
       `<a href="#timeline" class="tl-link" data-timeline="${esc(i.instance)}" aria-label="State timeline of ${esc(i.instance)}">State timeline</a> ` +
       `<button type="button" aria-expanded="false" data-keep data-trail="${esc(i.correlationId)}" data-since="${esc(since)}" ` +
       `aria-label="Audit trail of ${esc(i.instance)} at ${esc(i.at)}">Audit trail</button><div class="trail" data-keep hidden></div></li>`;
