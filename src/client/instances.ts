@@ -15,7 +15,7 @@ import { printFilter } from '../filter/printer.js';
 import type { Operation } from './operation.js';
 import type { Scope } from './scope.js';
 import type { RequestOptions } from './transport.js';
-import { parseMetadata } from './envelope.js';
+import { parseMetadata, parseMetadataList } from './envelope.js';
 
 /** Typed calls on `/1.0/instances` (and its earlier-revision aliases). */
 
@@ -51,7 +51,7 @@ export async function listInstances(scope: Scope, opts: ListOptions = {}): Promi
   const path = scope.path(`/1.0/${opts.collection ?? 'instances'}`, { recursion, filter }, { allProjects: opts.allProjects });
   const res = await scope.sync('GET', path, { signal: opts.signal });
   const schema = recursion === 0 ? z.string() : recursion === 1 ? instanceSchema : instanceFullSchema;
-  return parseMetadata(z.array(schema), res.envelope.metadata ?? [], 'GET', path, res.status) as string[] | Instance[] | InstanceFull[];
+  return (await parseMetadataList(schema, res.envelope.metadata ?? [], 'GET', path, res.status)) as string[] | Instance[] | InstanceFull[];
 }
 
 export async function getInstance(scope: Scope, name: string, opts: { signal?: AbortSignal } = {}): Promise<Versioned<Instance>> {

@@ -2,7 +2,8 @@ import { StringDecoder } from 'node:string_decoder';
 import type { TLSSocket } from 'node:tls';
 import { Agent, buildConnector, request as undiciRequest, errors as undiciErrors } from 'undici';
 import { ReflexError } from '../errors/reflex-error.js';
-import { DAEMON_JSON_MAX_DEPTH, jsonShape } from '../input/json-bounds.js';
+import { DAEMON_JSON_MAX_DEPTH } from '../input/json-bounds.js';
+import { parseLargeJson } from '../input/large-json.js';
 import { ApiError, apiErrorFromEnvelope } from './api-error.js';
 import { envelopeSchema, type AsyncEnvelope, type OperationObject, type SyncEnvelope } from './envelope.js';
 import { targetAddresses, type Target } from './target.js';
@@ -222,17 +223,12 @@ export class Transport {
         if (!resend || signal.aborted || tried.has(this.activeOrigin)) throw failure;
       }
     }
-    // The daemon is a peer like any other: a body nested too deep to walk is refused before it is built.
-    const shape = jsonShape(text, { maxDepth: DAEMON_JSON_MAX_DEPTH });
-    if (!shape.ok)
-      throw new ApiError('API_BAD_RESPONSE', `${method} ${path}: HTTP ${res.statusCode} with a body refused: ${shape.problem}`, {
-        status: res.statusCode,
-        method,
-        path,
-      });
-    let parsed;
+    // The daemon is a peer like any other: a body nested too deep to walk is refused before it is
+    // built. A large one (the listing of thousands of instances) is parsed in steps that let the
+    // event loop turn between them (src/input/large-json.ts).
+    let json;
     try {
-      parsed = envelopeSchema.safeParse(JSON.parse(text));
+      json = await parseLargeJson(text, { maxDepth: DAEMON_JSON_MAX_DEPTH });
     } catch (err) {
       if (res.statusCode === 403 || res.statusCode === 401) throw this.authError(res.statusCode, text.trim(), method, path);
       // An error status with a plain body (LXD's text/plain 400 on /1.0/events, a proxy's 502) is still that error.
@@ -244,6 +240,13 @@ export class Transport {
         cause: err,
       });
     }
+    if (!json.ok)
+      throw new ApiError('API_BAD_RESPONSE', `${method} ${path}: HTTP ${res.statusCode} with a body refused: ${json.problem}`, {
+        status: res.statusCode,
+        method,
+        path,
+      });
+    const parsed = envelopeSchema.safeParse(json.value);
     if (!parsed.success) {
       throw new ApiError(
         'API_BAD_RESPONSE',

@@ -92,7 +92,7 @@ export function jsonShape(text: string, limits: JsonLimits = {}): { ok: true; sh
 }
 
 /** Index of the quote closing the string opened at `open`; -1 when the text ends first. */
-function stringEnd(text: string, open: number): number {
+export function stringEnd(text: string, open: number): number {
   let at = open;
   for (;;) {
     at = text.indexOf('"', at + 1);
