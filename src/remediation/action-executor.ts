@@ -8,6 +8,7 @@ import { actionFailedKind, Alerts } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { isApiStatus } from '../client/api-error.js';
 import type { InstanceClient } from '../client/client.js';
+import type { OperationObject } from '../client/envelope.js';
 import type { ReflexError } from '../errors/reflex-error.js';
 import { isFinalFailure } from '../errors/retry-policy.js';
 import type { OwnOperations } from '../events/own-operations.js';
@@ -23,7 +24,7 @@ import { resumeLeftOperation } from './act/resume.js';
 import { recordJobEnd } from './act/inflight.js';
 import { OthersOperations } from './others-operations.js';
 import type { PendingActions } from './pending-actions.js';
-import type { Recheck } from './recheck.js';
+import type { Recheck, RecheckVerdict } from './recheck.js';
 import { heldByStormSummary, type StormControl } from './storm-control.js';
 import type { Trail } from './trail.js';
 
@@ -148,18 +149,24 @@ export class ActionExecutor {
     const trail = trailOf(this.deps.audit, job);
     const client = this.deps.client(job.target).withProject(job.project);
     const action = this.actions().get(job.action);
-    const resumed = await resumeLeftOperation(this.deps, job, jobId, client, trail);
-    if (resumed) {
-      // The earlier run acted and died before all of its success was recorded: an earlier give-up's alert ends now.
-      if (held && resumed.result === 'done' && !job.dryRun) await this.actionSucceeded(job, resumed);
-      return this.finish(ref, jobId, resumed);
+    // Under the lock, the in-flight record of an earlier run and the re-check's reads are
+    // independent: read at once, so the hot path pays one round of reads between the lock and the
+    // call. A record found wins: the reads taken beside it are dropped, and read again when the
+    // earlier run's operation turns out gone.
+    let reads = held ? this.readsAtOnce(job, client) : undefined;
+    const left = await redis.get(keys.inflight(jobId));
+    if (left !== null) {
+      const resumed = await resumeLeftOperation(this.deps, job, jobId, client, trail, left);
+      if (resumed) {
+        // The earlier run acted and died before all of its success was recorded: an earlier give-up's alert ends now.
+        if (held && resumed.result === 'done' && !job.dryRun) await this.actionSucceeded(job, resumed);
+        return this.finish(ref, jobId, resumed);
+      }
+      reads = held ? this.readsAtOnce(job, client) : undefined;
     }
     let observed: ActionContext['observed'];
-    if (held) {
-      // The re-check's reads, storm control and the listing of the server's operations are
-      // independent: read them at once, so a mass failure pays one round of reads per action.
-      const listing = this.others.recent(client, `${job.target}\u0000${job.project}`).catch(() => undefined);
-      const [verdict, storm] = await Promise.all([this.deps.recheck.check(job), this.heldByStorm(job)]);
+    if (reads) {
+      const { listing, verdict, storm } = await reads;
       if (!verdict.proceed) {
         logger.info(
           { instance: job.instance, project: job.project, rule: job.rule, action: job.action, check: verdict.check },
@@ -244,6 +251,21 @@ export class ActionExecutor {
     await this.alerts
       .resolveFiring(actionFailedKind, refOf(job), { summary, outcome: 'remediated' })
       .catch((err: Error) => this.deps.logger.warn({ err, instance: job.instance }, 'action-failed alert not resolved'));
+  }
+
+  /**
+   * The reads of the moment of acting, started at once: the re-check's, storm control's and the
+   * listing of the server's operations (independent, so a mass failure pays one round of reads per
+   * action). A dropped read's failure is nobody's: marked handled here.
+   */
+  private readsAtOnce(
+    job: ActionJob,
+    client: InstanceClient,
+  ): Promise<{ listing: Promise<OperationObject[] | undefined>; verdict: RecheckVerdict; storm: string | undefined }> {
+    const listing = this.others.recent(client, `${job.target}\u0000${job.project}`).catch(() => undefined);
+    const reads = Promise.all([this.deps.recheck.check(job), this.heldByStorm(job)]).then(([verdict, storm]) => ({ listing, verdict, storm }));
+    reads.catch(() => undefined);
+    return reads;
   }
 
   /** Why the job is held: its rule is in a storm on the instance's member (declared after the job was queued). */

@@ -116,6 +116,12 @@ function actingClientScenario(world: () => World): void {
       const trail = await waitForAudit(redisUrl(), prefix, name, (rs) => rs.some((r) => r.type === 'outcome' && r.code === 'LOCK_LOST'), 30_000);
       expect(calls(trail), trailLines(trail)).toEqual([`PATCH /1.0/instances/${name}`]);
       expect(await operator.listSnapshots(name)).toEqual([]);
+      // The refused call's mark as Reflex's own (written beside the token's check) is taken back:
+      // nothing was sent, so nothing of the operator's in its window may pass for Reflex's.
+      const [own] = (await redis.keys(`{${prefix}:*/${name}}:own-ops`)).filter((k) => k.endsWith(`/${name}}:own-ops`));
+      const marked = Object.values(await redis.hgetall(own!)).map((v) => (JSON.parse(v) as { action: string }).action);
+      expect(marked).toContain('three-calls');
+      expect(marked).not.toContain('snapshot');
     } finally {
       redis.disconnect();
     }

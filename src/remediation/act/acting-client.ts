@@ -106,16 +106,25 @@ class OwnCalls implements CallWatch {
     const action = callAction(req, job);
     const said = described(req, job);
     const record = { ...callFields(req, job), attempt };
-    if (held) {
-      // The fencing token asked of Redis now, not the last renewal's word: a lock another holder
-      // took a moment ago refuses this call. Redis unreachable: the last renewal's, within its TTL.
-      const ours = await held.confirm().catch(() => undefined);
-      held.check();
-      if (ours === false) throw new ReflexError('LOCK_LOST', `lock ${held.key} is not ours any more; ${said} not sent`);
-    }
     const localId = `local:${jobId}:${attempt}:${action}:${++this.calls}`;
     const sentAt = Date.now();
-    await ownOperations.record(this.ref, localId, { action, state: 'sending', sentAt });
+    // Both before the request leaves, in one round trip (one connection, in this order): the
+    // fencing token asked of Redis now, not the last renewal's word (a lock another holder took a
+    // moment ago refuses this call; Redis unreachable: the last renewal's, within its TTL), and the
+    // mark as Reflex's own. A refused call's mark is taken back: nothing was sent.
+    const [ours] = await Promise.all([
+      held?.confirm().catch(() => undefined),
+      ownOperations.record(this.ref, localId, { action, state: 'sending', sentAt }),
+    ]);
+    if (held) {
+      try {
+        held.check();
+        if (ours === false) throw new ReflexError('LOCK_LOST', `lock ${held.key} is not ours any more; ${said} not sent`);
+      } catch (err) {
+        await redis.hdel(keys.ownOperations(this.ref), localId).catch(() => undefined);
+        throw err;
+      }
+    }
     let res: Response;
     try {
       res = await send();

@@ -21,7 +21,8 @@ export interface ResumeDeps {
 
 /**
  * A previous run of this job (killed mid-action) left the id of the operation it was waiting on
- * (the acting client persists it before anyone waits): wait on that one and record its outcome
+ * (the acting client persists it before anyone waits; `raw` is its in-flight record, read under
+ * the instance's lock): wait on that one and record its outcome
  * instead of acting again. When the operation is already gone, answers undefined: the re-check and
  * the action's own read of the instance decide again.
  */
@@ -31,10 +32,9 @@ export async function resumeLeftOperation(
   jobId: string,
   client: InstanceClient,
   trail: Trail,
+  raw: string,
 ): Promise<ActionOutcome | BranchedOutcome | undefined> {
   const { redis, keys, ownOperations } = deps;
-  const raw = await redis.get(keys.inflight(jobId));
-  if (!raw) return undefined;
   const left = parseInflight(raw);
   if ('finished' in left) {
     // The earlier run ended the job (acted, or decided not to) and died before the queue heard:
