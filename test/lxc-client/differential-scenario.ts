@@ -114,6 +114,33 @@ const createBody = (name: string, config: Record<string, string> = {}): string =
   JSON.stringify({ name, source: { type: 'image', alias: 'reflex-busybox' }, config: { 'raw.lxc': 'lxc.init.cmd=/sbin/testinit', ...config } });
 
 /**
+ * Busybox programs a script types first, a few shell lines each (one exec per line keeps the suite
+ * short). What is the host's (memory, uptime, load, the processes' figures) is reduced to its shape by
+ * the line itself (sed, awk), so the daemon's repeated runs agree; docs/simulator.md lists it.
+ */
+const busyboxSteps: string[] = [
+  // The network: none beyond a loopback that is down, so every name is unknown and every address unreachable.
+  'ip addr; ip link; ip route; echo $?; ip -br a; echo $?; ifconfig; ifconfig -a; route -n; netstat -tln; ' +
+    'ping -c1 -W1 10.0.0.1; echo $?; ping -c1 nosuch.invalid; echo $?; wget -q -O- http://nosuch.invalid/; echo $?; ' +
+    'wget http://10.1.2.3/; echo $?; nc 10.1.2.3 80; echo $?; nc -z 10.1.2.3 80; echo $?; nslookup example.com; echo $?',
+  // Users, mounts, processes, the kernel; /proc/self is the program that reads it.
+  'mount | grep " on /proc type "; umount; echo $?; who; w; logname; echo $?; tty; echo $?; groups; ' +
+    'cat /proc/self/comm; head -1 /proc/self/status; cat /proc/self/cmdline | tr "\\0" " "; echo; cat /proc/$$/comm; ' +
+    'read x < /proc/self/comm; echo $x; pidof testinit; pidof nosuch; echo $?; killall nosuch; echo $?; killall -0 testinit; echo $?; ' +
+    'logger hi; sync; dmesg; echo $?; sysctl kernel.hostname; sysctl -n kernel.ostype; sysctl nosuch.key; sysctl -w kernel.hostname=x; echo $?; ' +
+    'usleep 1000; realpath /etc/../tmp /nosuch /a/b; truncate -s 5 /tmp/rt-t; wc -c < /tmp/rt-t; unlink /tmp/rt-t; unlink /tmp/rt-t; echo $?; ' +
+    'echo hi | sha512sum; busybox echo hi; busybox nosuch; echo $?; busybox | head -1',
+  // The host's figures, by shape.
+  'free | sed -n 1p; free | awk "NR>1{print \\$1, NF}"; free -m | awk "{print NF}"; free -h | sed -n 1p; ' +
+    'uptime | sed "s/[0-9][0-9]*/N/g; s/  */ /g"; nproc | grep -c "^[0-9][0-9]*$"; top -b -n1 | sed "s/[0-9][0-9]*/N/g; s/  */ /g" | sed -n 1,4p; ' +
+    'top -b -n1 | grep -c "^ *1 *0 root *S .* {testinit} /bin/sh /sbin/testinit$"; mount | grep -c " on / type "',
+  // Text programs as busybox's: byte order, count widths, xargs -nN and -I.
+  'printf "b\\nB\\na\\nA\\n_x\\n1\\n" | sort | tr "\\n" " "; echo; printf "b\\nB\\na\\n" | sort -f | tr "\\n" " "; echo; ' +
+    'printf "b\\nb\\na\\n" | uniq -c; printf "10\\n9\\n100\\n9\\n" | sort -rnu; wc /etc/passwd; wc -l /etc/passwd; echo x | wc -lw; ' +
+    'wc -l /etc/passwd /etc/group; echo a b c | xargs -n1; echo a b | xargs -I{} echo x{}y',
+];
+
+/**
  * `query` without `--wait` prints an operation (a background refusal comes later) or the synchronous
  * error: what is compared is which one, the operation's class and description (its status is a race).
  */
@@ -155,6 +182,9 @@ export const scenario: ScenarioStep[] = [
   { args: ['exec', 'R:{n}', '--', 'echo', 'hello', 'world'] },
   // Issue #41 item 5: printf writes the byte an escape names (one byte 0xff, read here as U+FFFD on both sides).
   { args: ['exec', 'R:{n}', '--', 'printf', '\\xff\\n'] },
+  // Issue #41 item 5, the rest of busybox: what a container without a network shows and answers
+  // (the test beds' instances have no NIC; the simulator's default profile loses its own above).
+  ...busyboxSteps.map((script): ScenarioStep => ({ args: ['exec', 'R:{n}', '--', 'sh', '-c', script], only: 'lxc' })),
   { args: ['exec', 'R:{n}', '--', 'false'] },
   { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'nosuchcmd'], transform: withoutShellNotFound },
   { args: ['exec', 'R:{n}', '--', 'nosuchcmd'] },

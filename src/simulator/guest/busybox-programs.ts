@@ -55,6 +55,17 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
       return { ...result, stdout: out, stdoutKind: 'bytes' };
     },
   };
+  const tr: Command = {
+    name: 'tr',
+    // busybox reads `\NNN` (octal, `\0` the NUL byte) in its sets; just-bash reads `\0` as `0`.
+    async execute(args, ctx) {
+      if (!ctx.origCommand) return fail('sh: tr: not found\n', 127);
+      const sets = args.map((a) =>
+        a.startsWith('-') ? a : a.replace(/\\(\\|[0-7]{1,3})/g, (m, e: string) => (e === '\\' ? m : String.fromCharCode(parseInt(e, 8) & 0xff))),
+      );
+      return ctx.origCommand(sets);
+    },
+  };
   const yes: Command = {
     name: 'yes',
     // No pipe runs side by side here: the reader (`yes | head -3`) gets a bounded stream (64 KiB lines).
@@ -231,7 +242,7 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
       return ok(header + procs.map((p) => line(fields.map((f) => columns[f]!.value(p)))).join(''));
     },
   };
-  return [printf, yes, ash, mktemp, chown, dd, df, ps];
+  return [printf, tr, yes, ash, mktemp, chown, dd, df, ps];
 }
 
 /** busybox df -h's sizes: one decimal below 10, units K M G T, from KiB. */

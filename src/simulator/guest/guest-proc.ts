@@ -63,5 +63,30 @@ export async function writeProc(fs: GuestFs, init: GuestInit): Promise<void> {
     '/proc/1/status': `Name:\t${init.comm}\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t1\nPid:\t1\nPPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n`,
   };
   if (!(await fs.entry('/proc/1'))) await fs.memory.mkdir('/proc/1', { recursive: true });
+  // The mount table outlives the command: what `mount` adds stays listed until `umount` takes it off.
+  if (await fs.entry('/proc/mounts')) delete files['/proc/mounts'];
   for (const [path, text] of Object.entries(files)) await fs.write(path, Buffer.from(text, 'latin1'), { uid: 0, gid: 0, mode: 0o444 });
+}
+
+/**
+ * Writes `/proc/self` (or `dir`) as the process reading it sees it: busybox's `cat /proc/self/comm`
+ * reads `cat`, its cmdline its own arguments, its status its name and pid (just-bash lays out a
+ * fixed `bash` there). The guest writes it for each program before it runs, and for the shell between.
+ */
+export async function writeSelf(
+  fs: GuestFs,
+  pid: number,
+  comm: string,
+  argv: readonly string[],
+  uid: number,
+  gid: number,
+  dir = '/proc/self',
+): Promise<void> {
+  const name = comm.slice(0, 15);
+  const files: Record<string, string> = {
+    comm: `${name}\n`,
+    cmdline: `${argv.join('\0')}\0`,
+    status: `Name:\t${name}\nUmask:\t0022\nState:\tR (running)\nTgid:\t${pid}\nPid:\t${pid}\nPPid:\t0\nUid:\t${uid}\t${uid}\t${uid}\t${uid}\nGid:\t${gid}\t${gid}\t${gid}\t${gid}\n`,
+  };
+  for (const [file, text] of Object.entries(files)) await fs.write(`${dir}/${file}`, Buffer.from(text, 'utf8'), { uid, gid, mode: 0o444 });
 }

@@ -15,7 +15,9 @@ import {
 import { GuestFs } from './guest-fs.js';
 import { layOut } from './guest-layout.js';
 import { busyboxCommands } from './busybox-programs.js';
-import { guestInit, writeProc } from './guest-proc.js';
+import { busyboxItself, busyboxSystem, type GuestNic } from './busybox-system.js';
+import { busyboxText } from './busybox-text.js';
+import { guestInit, writeProc, writeSelf } from './guest-proc.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
 
@@ -271,8 +273,25 @@ export class Guests {
     // Output is text unless a program wrote raw bytes (printf '\xff', dd): then it goes out byte for byte.
     let raw = false;
     const init = await guestInit(fs, inst.config['raw.lxc']);
+    const [program, ...args] = cmd.argv;
+    const shell = shells.has(basename(program ?? '')) && args[0] === '-c';
+    const shellName = shell ? basename(program ?? 'sh') : undefined;
     const own = [
       ...busyboxCommands({ fs, uid, gid, init, pid: shellPid, rawOutput: () => (raw = true) }),
+      ...busyboxSystem({
+        fs,
+        uid,
+        gid,
+        init,
+        pid: shellPid,
+        hostname: () => inst.name,
+        shell: shellName,
+        network: () => (inst.renderState('earlier').network ?? {}) as Record<string, GuestNic>,
+        cpuLimit: inst.config['limits.cpu'],
+        pause,
+        killSelf: kill,
+      }),
+      ...busyboxText(),
       ...guestCommands(proc),
       sleepCommand(pause),
       lsCommand((path) => fs.ownerOf(path)),
@@ -282,7 +301,19 @@ export class Guests {
       ...scripted,
     ];
     const ownNames = new Set(own.map((c) => c.name));
-    const custom: Command[] = [...own, ...[...busyboxPrograms].filter((n) => !ownNames.has(n)).map(passThrough)].map((c) => gated(c, gate));
+    // `busybox --list`: the programs the guest runs (not the shell's builtins nor scripted commands).
+    const notApplets = new Set(['bash', ...shellState.commands.map((c) => c.name), ...scripted.map((c) => c.name)]);
+    const applets = (): string[] => [...new Set([...ownNames, ...busyboxPrograms, 'busybox'])].filter((n) => !notApplets.has(n));
+    // /proc/self is the process that reads it: each program while it runs, the shell (or the program run alone) between.
+    const top = { comm: shellName ?? basename(program ?? 'sh'), argv: [...cmd.argv] };
+    const asSelf = (comm: string, argv: readonly string[]): Promise<void> =>
+      writeSelf(fs, top.comm === comm && argv === top.argv ? shellPid : shellPid + 1, comm, argv, uid, gid);
+    const custom: Command[] = [...own, busyboxItself(applets), ...[...busyboxPrograms].filter((n) => !ownNames.has(n)).map(passThrough)].map((c) =>
+      gated(c, gate, {
+        before: (args) => asSelf(c.name, [c.name, ...args]),
+        after: () => asSelf(top.comm, top.argv),
+      }),
+    );
     const bash = new Bash({
       fs: fs.as({ uid, gid }),
       cwd: '/',
@@ -293,8 +324,8 @@ export class Guests {
       customCommands: custom,
     });
     await writeProc(fs, init);
-    const [program, ...args] = cmd.argv;
-    const shell = shells.has(basename(program ?? '')) && args[0] === '-c';
+    await asSelf(top.comm, top.argv);
+    if (shellName) await writeSelf(fs, shellPid, top.comm, top.argv, uid, gid, `/proc/${shellPid}`);
     const cwd = cmd.cwd ?? (uid === 0 ? '/root' : '/');
     try {
       const result = await bash.exec(builtinShadows(builtins) + (shell ? (args[1] ?? '') : quote(program ?? '')), {
@@ -348,13 +379,24 @@ interface ProgramGate {
   stillAlive(): boolean;
 }
 
-/** A program that does nothing once the command is killed, and otherwise what it did. */
-function gated(command: Command, gate: ProgramGate): Command {
+/** What runs around each program: before it starts (with its arguments) and after it ends. */
+interface ProgramHooks {
+  before: (args: string[]) => Promise<void>;
+  after: () => Promise<void>;
+}
+
+/** A program that does nothing once the command is killed, and otherwise what it did, with the hooks around it. */
+function gated(command: Command, gate: ProgramGate, hooks: ProgramHooks): Command {
   return {
     name: command.name,
-    execute: (args, ctx) => {
-      if (!gate.stillAlive()) return Promise.resolve({ stdout: '', stderr: '', exitCode: 128 + (Number(gate.killed.reason) || 9) });
-      return command.execute(args, ctx);
+    execute: async (args, ctx) => {
+      if (!gate.stillAlive()) return { stdout: '', stderr: '', exitCode: 128 + (Number(gate.killed.reason) || 9) };
+      await hooks.before(args);
+      try {
+        return await command.execute(args, ctx);
+      } finally {
+        await hooks.after();
+      }
     },
   };
 }

@@ -1,0 +1,130 @@
+import type { Command, CommandContext, ExecResult } from 'just-bash';
+
+const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
+
+/**
+ * Where just-bash's text programs answer as GNU's (or its own) and busybox's differ in what scripts
+ * read: `sort` orders by bytes (busybox has no locale; just-bash compares with localeCompare, `B`
+ * after `a`), `uniq -c` pads its counts to 7, `wc` pads to 9 unless one count of one file, `xargs`
+ * takes `-nN` in one word and `-I STR`. The rest of each program is just-bash's.
+ */
+export function busyboxText(): Command[] {
+  const sort: Command = {
+    name: 'sort',
+    async execute(args, ctx) {
+      if (!ctx.origCommand) return fail('sh: sort: not found\n', 127);
+      const flags = new Set<string>();
+      const files: string[] = [];
+      for (const a of args) {
+        if (a === '-' || !a.startsWith('-')) files.push(a);
+        else if (/^-[rnufbs]+$/.test(a)) [...a.slice(1)].forEach((f) => flags.add(f));
+        // Keys, separators, output files and other orders: just-bash's sort.
+        else return ctx.origCommand(args);
+      }
+      let text = '';
+      for (const f of files.length ? files : ['-']) {
+        if (f === '-') text += String(ctx.stdin);
+        else {
+          try {
+            text += await ctx.fs.readFile(ctx.fs.resolvePath(ctx.cwd, f));
+          } catch {
+            return fail(`sort: can't open '${f}': No such file or directory\n`, 2);
+          }
+        }
+        if (text !== '' && !text.endsWith('\n')) text += '\n';
+      }
+      const lines = text === '' ? [] : text.slice(0, -1).split('\n');
+      const key = (l: string): string => {
+        const s = flags.has('b') ? l.trimStart() : l;
+        return flags.has('f') ? s.toUpperCase() : s;
+      };
+      const bytes = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+      const number = (l: string): number => Number(/^\s*-?\d*\.?\d*/.exec(l)?.[0]) || 0;
+      const compare = (a: string, b: string): number => {
+        const c = flags.has('n') ? number(a) - number(b) : bytes(key(a), key(b));
+        // busybox breaks ties on the whole line, unless -s (stable) or -u (one of the equal lines is kept).
+        return c !== 0 || flags.has('s') || flags.has('u') ? c : bytes(a, b);
+      };
+      const sorted = [...lines].sort((a, b) => (flags.has('r') ? -compare(a, b) : compare(a, b)));
+      const out = flags.has('u') ? sorted.filter((l, i) => i === 0 || compare(sorted[i - 1]!, l) !== 0) : sorted;
+      return { stdout: out.map((l) => `${l}\n`).join(''), stderr: '', exitCode: 0 };
+    },
+  };
+  const uniq: Command = {
+    name: 'uniq',
+    async execute(args, ctx) {
+      if (!ctx.origCommand) return fail('sh: uniq: not found\n', 127);
+      const result = await ctx.origCommand(args);
+      if (!args.some((a) => /^-[a-zA-Z]*c/.test(a) || a === '--count')) return result;
+      return { ...result, stdout: result.stdout.replace(/^ *(\d+) /gm, (_m, n: string) => `${n.padStart(7)} `) };
+    },
+  };
+  const wc: Command = {
+    name: 'wc',
+    async execute(args, ctx) {
+      if (!ctx.origCommand) return fail('sh: wc: not found\n', 127);
+      const result = await ctx.origCommand(args);
+      const types = new Set(args.filter((a) => /^-[lwcmL]+$/.test(a)).flatMap((a) => [...a.slice(1)]));
+      const count = types.size || 3;
+      const files = args.filter((a) => !a.startsWith('-') || a === '-');
+      // One count of one file (or of stdin) is printed as it is; anything else is padded to 9.
+      const pad = !(count === 1 && files.length <= 1);
+      const line = new RegExp(`^\\s*((?:\\d+\\s+){${count - 1}}\\d+)(?: (.*))?$`);
+      const stdout = result.stdout
+        .split('\n')
+        .map((l) => {
+          const m = line.exec(l);
+          if (!m) return l;
+          const nums = m[1]!.trim().split(/\s+/);
+          const cells = nums.map((n) => (pad ? n.padStart(9) : n)).join(' ');
+          return m[2] === undefined ? cells : `${cells} ${m[2]}`;
+        })
+        .join('\n');
+      return { ...result, stdout };
+    },
+  };
+  const xargs: Command = {
+    name: 'xargs',
+    async execute(args, ctx) {
+      if (!ctx.origCommand) return fail('sh: xargs: not found\n', 127);
+      const split: string[] = [];
+      let replace: string | undefined;
+      let at = 0;
+      for (; at < args.length; at++) {
+        const a = args[at]!;
+        if (!a.startsWith('-') || a === '-') break;
+        const joined = /^-([nsLPE])(.+)$/.exec(a);
+        if (joined) split.push(`-${joined[1]}`, joined[2]!);
+        else if (a === '-I') replace = args[++at];
+        else if (a.startsWith('-I')) replace = a.slice(2);
+        else if (/^-[nsLPEd]$/.test(a)) split.push(a, args[++at] ?? '');
+        else split.push(a);
+      }
+      const command = args.slice(at);
+      if (replace === undefined) return ctx.origCommand([...split, ...command]);
+      return replaceEach(ctx, replace, command.length ? command : ['echo'], split.includes('-t'));
+    },
+  };
+  return [sort, uniq, wc, xargs];
+}
+
+/** `xargs -I STR CMD…`: CMD once per input line, STR replaced by the line in each argument. */
+async function replaceEach(ctx: CommandContext, replace: string, command: string[], trace: boolean): Promise<ExecResult> {
+  const out: ExecResult = { stdout: '', stderr: '', exitCode: 0 };
+  for (const line of String(ctx.stdin).split('\n')) {
+    const item = line.trim();
+    if (item === '') continue;
+    const argv = command.map((w) => w.split(replace).join(item));
+    if (trace) out.stderr += `${argv.join(' ')}\n`;
+    const run = await ctx.exec!(argv.map(quote).join(' '), { cwd: ctx.cwd, stdin: '' });
+    out.stdout += run.stdout;
+    out.stderr += run.stderr;
+    if (run.exitCode === 127 || run.exitCode === 126) return { ...out, exitCode: run.exitCode };
+    if (run.exitCode !== 0) out.exitCode = 123;
+  }
+  return out;
+}
+
+function quote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
