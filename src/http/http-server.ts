@@ -159,8 +159,9 @@ export async function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Promi
 
   // bull-board (with lodash, valibot and ejs: 88 of the 745 CommonJS modules `reflex run` loaded)
   // is loaded only when there is a dashboard to show it on. Its buttons show when someone may
-  // change the queues: the write token, or an admin (others are refused by dashboardAuth).
-  const readOnlyMode = board.writeToken === undefined && !board.users?.hasAdmins && !board.oidc?.roles.admin.length;
+  // change the queues: the write token, or an admin (others are refused by dashboardAuth). Asked
+  // at each request, as the console's actions are: the users file is followed while Reflex runs.
+  const readOnlyMode = () => board.writeToken === undefined && !board.users?.hasAdmins && !board.oidc?.roles.admin.length;
   const { mountQueuesBoard } = await import('./queues-board.js');
   mountQueuesBoard(app, queuesPath, board.queues, readOnlyMode);
 
@@ -174,7 +175,7 @@ export async function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Promi
       alerts: board.alerts,
       metrics: opts.metrics,
       readiness: opts.readiness,
-      writable:
+      writable: () =>
         (board.writeToken !== undefined && (!board.users || board.writeTokenWithUsers === true)) ||
         !!board.users?.hasOperators ||
         !!board.oidc?.roles.admin.length ||

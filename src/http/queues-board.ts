@@ -8,17 +8,30 @@ import type { Context, Hono, MiddlewareHandler } from 'hono';
 /**
  * /dashboard/queues: bull-board over Reflex's queues, behind the dashboard's auth (mounted by
  * http-server.ts, which imports this module only when a dashboard is configured).
- * Read-only twice over: bull-board hides its buttons and refuses (405) per queue, and
- * dashboardAuth refuses every non-GET before it reaches bull-board.
+ * Read-only twice over while nobody may change the queues (`readOnlyMode`, asked at each request):
+ * bull-board hides its buttons and refuses (405) per queue, and dashboardAuth refuses every non-GET
+ * before it reaches bull-board.
  */
-export function mountQueuesBoard(app: Hono, queuesPath: string, queues: Queue[], readOnlyMode: boolean): void {
+export function mountQueuesBoard(app: Hono, queuesPath: string, queues: Queue[], readOnlyMode: () => boolean): void {
   const adapter = new HonoAdapter(serveStatic);
-  createBullBoard({
-    queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode })),
-    serverAdapter: adapter,
-    options: { uiConfig: { boardTitle: readOnlyMode ? 'Reflex queues (read-only)' : 'Reflex queues' } },
-  });
+  let readOnly = readOnlyMode();
+  const adapters = () => queues.map((q) => new BullMQAdapter(q, { readOnlyMode: readOnly }));
+  const title = () => ({ boardTitle: readOnly ? 'Reflex queues (read-only)' : 'Reflex queues' });
+  const board = createBullBoard({ queues: adapters(), serverAdapter: adapter, options: { uiConfig: title() } });
   adapter.setBasePath(queuesPath);
+  // Whether anyone may change the queues follows the users file (an admin added or removed while
+  // Reflex runs): bull-board's read-only mode is fixed per queue adapter, so the adapters are replaced.
+  const follow: MiddlewareHandler = async (_c, next) => {
+    if (readOnlyMode() !== readOnly) {
+      readOnly = !readOnly;
+      board.replaceQueues(adapters());
+      // The rest of the page's settings (icons, the history flags) stay as createBullBoard made them.
+      adapter.setUIConfig({ ...(adapter as unknown as { uiConfig?: object }).uiConfig, ...title() });
+    }
+    await next();
+  };
+  app.use(queuesPath, follow);
+  app.use(`${queuesPath}/*`, follow);
   // Jobs come only from Reflex's own code paths (a rule, a schedule, an operator's heal), each
   // validated and audited with who decided it. A job added or edited here would run any payload
   // (an `api-call` is any API call, as root on a unix socket) audited as rule `heal` with no actor;

@@ -51,8 +51,8 @@ export interface ConsoleOptions extends ConsoleSources {
   alerts?: () => Promise<AlertsView>;
   metrics: Metrics;
   readiness: ReadinessChecks;
-  /** Whether a write token or an operator is configured (the actions are offered). */
-  writable: boolean;
+  /** Whether a write token or an operator is configured (the actions are offered), as the users file is now: asked at each page load. */
+  writable: () => boolean;
   /** `users`: each operator acts with a token of their own (the name is theirs); `token`: the shared write token and a typed name. */
   identity: 'users' | 'token';
   /** Where bull-board lives (linked). */
@@ -166,7 +166,7 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     return c.html(
       renderConsole({
         api,
-        writable: o.writable,
+        writable: o.writable(),
         identity: o.identity,
         queuesPath: o.queuesPath,
         auditPath: o.auditPath,
