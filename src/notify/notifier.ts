@@ -115,8 +115,8 @@ export class Notifier {
    * Raises (or re-raises) an alert; with `status: 'resolved'` clears it. Fills in the fingerprint,
    * start time and audit link. `opts.receiver` sends to that receiver instead of routing.
    * A firing alert that started before the same condition was last resolved is late news (a
-   * replica or a retried job raising it again after the recovery) and changes nothing.
-   * Returns the alert as stored.
+   * replica or a retried job raising it again after the recovery) and changes nothing; one raised
+   * again while it fires keeps its triage. Returns the alert as stored.
    */
   async notify(input: AlertInput, opts: { receiver?: string } = {}): Promise<Alert> {
     const direct = opts.receiver === undefined ? undefined : this.router.direct(opts.receiver);
@@ -125,6 +125,8 @@ export class Notifier {
       const known = await this.known(alert.fingerprint);
       if (alert.status === 'firing' && known?.status === 'resolved' && known.endsAt && Date.parse(alert.startsAt) < Date.parse(known.endsAt))
         return known;
+      // The same alert raised again (a replica, a retried job) keeps what the people on call said of it.
+      if (known?.status === 'firing' && known.triage && !alert.triage) return this.store({ ...alert, triage: known.triage }, direct);
       return this.store(alert, direct);
     });
   }
