@@ -1,14 +1,22 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import type { Browser } from 'playwright-core';
+import { Queue } from 'bullmq';
+import { Agent, request } from 'undici';
 import { launchChromium } from '../test/dashboard/headless-chromium.js';
 import type { ReflexHandle } from '../src/app/start-reflex.js';
-import type { RunningSimulator } from '../src/simulator/simulator.js';
+import { duplicateConnection } from '../src/redis/connect.js';
+import { optIn, startStack } from '../test/support/stack.js';
 import { freePort } from '../test/support/free-port.js';
-import { benchRedis, optedInName, settled, startBenchStack } from './stack.js';
+import { benchRedis, optedInName, rulesDir, settled } from './stack.js';
 import { sleep } from '../test/support/wait.js';
-import { absoluteAtMost, atMost, median, progress, quantile, runBench } from './support.js';
+import { absoluteAtMost, atMost, median, progress, quantile, runBench, silentLogger } from './support.js';
 
 /**
  * The operator's console (/dashboard):
@@ -45,21 +53,88 @@ const optedIn = 20;
 const crashEveryMs = 2_000;
 
 interface Fleet {
-  sim: RunningSimulator;
+  sim: SimProcess;
   reflex: ReflexHandle;
   url: string;
   stop(): Promise<void>;
 }
 
+/**
+ * `reflex sim` in a process of its own, as the daemon is in production: its own work (building and
+ * serialising the 27 MB listing of 10 000 instances) does not stall the event loop measured here,
+ * which is Reflex's and its console's. Crashes through its control API (/sim/…).
+ */
+interface SimProcess {
+  target: string;
+  crash(name: string): void;
+  stop(): Promise<void>;
+}
+
+async function simProcess(seeded: number): Promise<SimProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'reflex-bench-sim-'));
+  const socketPath = join(dir, 'sim.sock');
+  const bin = fileURLToPath(new URL('../bin/reflex.js', import.meta.url));
+  const child = spawn(process.execPath, [bin, 'sim', '--instances', String(seeded), '--listen', `unix:${socketPath}`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('listening on')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`reflex sim exited ${code} before it listened: ${out}`)));
+  });
+  const dispatcher = new Agent({ connect: { socketPath } });
+  const control = async (path: string, body?: unknown) => {
+    const res = await request(`http://sim${path}`, {
+      method: 'POST',
+      dispatcher,
+      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    });
+    await res.body.text();
+    if (res.statusCode >= 300) throw new Error(`POST ${path}: ${res.statusCode}`);
+  };
+  for (let i = 1; i <= optedIn; i++) await control('/sim/instances', { name: optedInName(i), status: 'Running', config: optIn });
+  return {
+    target: `unix://${socketPath}`,
+    crash: (name) => void control(`/sim/instances/${name}/crash`).catch((err: Error) => progress(bench, `crash of ${name}: ${err.message}`)),
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      await dispatcher.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 async function fleetOf(redisUrl: string, count: number): Promise<Fleet> {
-  const stack = await startBenchStack(redisUrl, {
-    seeded: count - optedIn,
-    optedIn,
-    timings: {},
+  const sim = await simProcess(count - optedIn);
+  const stack = await startStack({
+    redisUrl,
+    label: 'bench',
+    rules: rulesDir,
+    daemon: sim.target,
+    reflexTimings: 'product',
+    logger: silentLogger,
     config: { stormThreshold: undefined /* Reflex's default: nothing crashes here */, httpPort: await freePort(), dashboardToken: token },
   });
-  await settled(stack, count, 180_000);
-  return { sim: stack.sim, reflex: stack.reflex, url: stack.reflex.http!.url, stop: stack.stop };
+  // BullMQ does not close a connection it was given.
+  const connection = duplicateConnection(stack.redis);
+  const eventsQueue = new Queue(stack.keys.eventsQueue, { connection, prefix: stack.keys.bullPrefix });
+  await settled({ ...stack, eventsQueue }, count, 180_000);
+  return {
+    sim,
+    reflex: stack.reflex,
+    url: stack.reflex.http!.url,
+    async stop() {
+      await stack.stop();
+      await eventsQueue.close();
+      connection.disconnect();
+      await sim.stop();
+    },
+  };
 }
 
 /** Median over `loads` fresh loads of the time from navigation start to the fleet's first rows; and the rows drawn. */
@@ -103,7 +178,7 @@ async function fetchTried(url: string, init: RequestInit): Promise<Response> {
 async function pageTimes(
   url: string,
   rounds: number,
-  crashing?: RunningSimulator,
+  crashing?: SimProcess,
 ): Promise<{ median: number; p95: number; n: number; firstMs: number; crashes: number; stallMs: number }> {
   const auth = { authorization: `Bearer ${token}` };
   const first = performance.now();
@@ -111,7 +186,7 @@ async function pageTimes(
   const firstMs = performance.now() - first;
   const times: number[] = [];
   let crashes = 0;
-  const crasher = crashing ? setInterval(() => crashing.controls.crash(optedInName((crashes++ % optedIn) + 1)), crashEveryMs) : undefined;
+  const crasher = crashing ? setInterval(() => crashing.crash(optedInName((crashes++ % optedIn) + 1)), crashEveryMs) : undefined;
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   try {
@@ -237,7 +312,7 @@ await runBench(
         notes: [
           `Page weight is the one HTML response of /dashboard (the script and styles are inline, no other asset; ${(gzipSync(consoleHtml).length / 1024).toFixed(1)} KB gzipped, though the server sends it uncompressed). The data come after: the first fleet page of ${instances} instances is ${kb(pageJson).toFixed(1)} KB of JSON (50 rows and the counts); incidents, health and dead letters are read beside it.`,
           `Fleet API pages: ${pageQueries.map((q) => q || '(first page)').join(', ')}, ${bigPages.n} requests per fleet, each ${freshGapMs} ms after the one before: past the 400 ms for which a snapshot is reused as fresh. A snapshot nothing invalidated is served up to 3 s old (it carries its time) while the next is assembled behind (started late enough to be ready in time; an assembly yields to the event loop every 2 000 rows, so the pages asked meanwhile are answered between its steps); a change the feed sees invalidates it, and the change stream assembles the fresh one before it tells the viewers, so their reads cost a page, not an assembly. Counts, choices and each query's matches are computed once per snapshot; a page is a slice. What the assembly itself costs (state tracker, the per-instance keys by one SCAN, the probe states, joined with the daemon's list): a read that had to wait for one took ${bigPages.firstMs.toFixed(0)} ms at ${instances} instances, ${smallPages.firstMs.toFixed(0)} ms at ${smallCount}.`,
-          `A crash every ${crashEveryMs} ms: the same ${bigCrashing.n} requests while one of ${optedIn} opted-in instances (in turn) crashes every ${crashEveryMs} ms and Reflex restarts it (${bigCrashing.crashes} crashes at ${instances} instances, ${smallCrashing.crashes} at ${smallCount}); each crash and restart changes the fleet, so pages are cut from fresh snapshots. The event-loop stall is the longest delay of a 10 ms timer past its due time (perf_hooks monitorEventLoopDelay) in the bench process meanwhile, which runs Reflex, its console and the simulator of ${instances} instances: an upper bound of the console's own (median ${bigCrashing.median.toFixed(1)} ms at ${instances} instances).`,
+          `A crash every ${crashEveryMs} ms: the same ${bigCrashing.n} requests while one of ${optedIn} opted-in instances (in turn) crashes every ${crashEveryMs} ms and Reflex restarts it (${bigCrashing.crashes} crashes at ${instances} instances, ${smallCrashing.crashes} at ${smallCount}); each crash and restart changes the fleet, so pages are cut from fresh snapshots. The event-loop stall is the longest delay of a 10 ms timer past its due time (perf_hooks monitorEventLoopDelay) in the bench process meanwhile, which runs Reflex and its console (the simulator runs in a process of its own, as the daemon does); the pages' median was ${bigCrashing.median.toFixed(1)} ms at ${instances} instances.`,
           `First render: headless Chromium, navigation start to the first page of rows drawn (performance.now() when the fleet table is filled), a fresh page each load with the dashboard cookie; ${bigRender.rows} rows drawn for ${instances} instances (the console paginates: the DOM never holds the whole fleet). The server assembles the fleet from the state tracker, the simulator's instance list (recursion=1, all projects) and one SCAN of the per-instance keys, shared by every viewer and page; the daemon's list is reused for 15 s, so the first of the loads waits for it and the others do not.`,
         ],
       };
