@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Alert } from '../../src/alerts/alert.js';
+import { toAlert, type Alert } from '../../src/alerts/alert.js';
+import { alertmanagerLabels, alertmanagerRequest } from '../../src/notify/alertmanager-receiver.js';
 import { AlertUpdates } from '../../src/notify/alert-update.js';
+import { reflexLines } from '../../src/notify/message-text.js';
+import type { Notification } from '../../src/notify/notification.js';
+import type { AlertmanagerConfig } from '../../src/notify/receiver-config.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { closeNotifier, crashAlert, NotifierFixture } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
@@ -45,5 +49,32 @@ describe('a triage update of a firing alert', () => {
     expect(again.triage?.acknowledged?.by).toBe('alice');
     await fx.quietFor(3);
     expect(server.requests, 'no repeat of the update, no new alert').toHaveLength(2);
+  });
+
+  it('reads, in every chat message and in Alertmanager, as who is on it, on the same alert', () => {
+    const at = '2026-12-02T20:00:00.000Z';
+    const alert = toAlert({
+      ...crashAlert('web-1'),
+      triage: {
+        acknowledged: { by: 'alice', at },
+        assignee: { name: 'bob', by: 'alice', at },
+        notes: [{ by: 'carol', at, text: 'host rebooted' }],
+        revision: 3,
+      },
+    });
+    expect(reflexLines(alert).slice(-3)).toEqual([
+      `Acknowledged by alice at ${at}`,
+      `Assigned to bob (by alice at ${at})`,
+      `Note by carol at ${at}: host rebooted`,
+    ]);
+    const n: Notification = { id: 'n', receiver: 'am', groupKey: 'g', groupLabels: {}, status: 'firing', alerts: [alert], repeat: false };
+    const [posted] = JSON.parse(alertmanagerRequest({ firingTtlMs: 3_600_000 } as AlertmanagerConfig, 'http://am', {}, n, new Date()).body) as {
+      labels: Record<string, string>;
+      annotations: Record<string, string>;
+    }[];
+    expect(posted!.annotations).toMatchObject({ acknowledged_by: 'alice', acknowledged_at: at, assignee: 'bob', note: 'host rebooted' });
+    expect(posted!.labels, 'the labels of the alert Alertmanager holds: an update, not a new alert').toEqual(
+      alertmanagerLabels(toAlert(crashAlert('web-1'))),
+    );
   });
 });
