@@ -138,6 +138,12 @@ const busyboxSteps: string[] = [
   'printf "b\\nB\\na\\nA\\n_x\\n1\\n" | sort | tr "\\n" " "; echo; printf "b\\nB\\na\\n" | sort -f | tr "\\n" " "; echo; ' +
     'printf "b\\nb\\na\\n" | uniq -c; printf "10\\n9\\n100\\n9\\n" | sort -rnu; wc /etc/passwd; wc -l /etc/passwd; echo x | wc -lw; ' +
     'wc -l /etc/passwd /etc/group; echo a b c | xargs -n1; echo a b | xargs -I{} echo x{}y',
+  // File programs: chgrp, cmp, link, line ends, dumps (od as busybox's), pagers off a terminal, su as root.
+  'echo hi > /tmp/rt-a; echo hj > /tmp/rt-b; chgrp 34 /tmp/rt-a; stat -c %g /tmp/rt-a; chgrp nosuch /tmp/rt-a; chgrp root /nosuch; ' +
+    'cmp /tmp/rt-a /tmp/rt-b; echo $?; cmp -s /tmp/rt-a /tmp/rt-a; echo $?; cmp /tmp/rt-a /nosuch; echo $?; arch | wc -l; more /tmp/rt-a; less /tmp/rt-a; ' +
+    'link /tmp/rt-a /tmp/rt-l; link /tmp/rt-a /tmp/rt-l; cat /tmp/rt-l; printf "a\\r\\nb\\n" | dos2unix | od -c; printf "a\\nb\\n" | unix2dos | od -b; ' +
+    'printf "abc\\001\\377\\tz0123456789abcdef" > /tmp/rt-o; od /tmp/rt-o; od -x /tmp/rt-o; od -An -t x1 /tmp/rt-o; od -d /tmp/rt-o; hexdump -C /tmp/rt-o; hexdump /tmp/rt-o; xxd /tmp/rt-o; ' +
+    'su -c "id -u"; su nobody; echo $?; su root -c "echo \\$0 \\$HOME"; setsid echo x; rm /tmp/rt-a /tmp/rt-b /tmp/rt-l /tmp/rt-o',
 ];
 
 /**

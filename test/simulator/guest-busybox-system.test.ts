@@ -94,4 +94,10 @@ describe('the busybox programs that show the container', () => {
     );
     expect(res.stdout).toBe('1\nsh\nB a b \n      2 a\n        1         1\na\nb\nxay\n');
   });
+  it('the file programs busybox has and just-bash lacks: od as busybox prints it, cmp, su as root', async () => {
+    const res = await sh(
+      'printf "ab\\001" | od -x; printf "hi\\n" > /tmp/x; printf "hj\\n" | cmp /tmp/x -; su -c "echo \\$0 \\$HOME"; printf "a\\r\\n" | dos2unix | od -c',
+    );
+    expect(res.stdout).toBe('0000000 6261 0001\n0000003\n/tmp/x - differ: char 2, line 1\nsh /root\n0000000   a  \\n\n0000002\n');
+  });
 });

@@ -17,6 +17,7 @@ import { layOut } from './guest-layout.js';
 import { busyboxCommands } from './busybox-programs.js';
 import { busyboxItself, busyboxSystem, type GuestNic } from './busybox-system.js';
 import { busyboxText } from './busybox-text.js';
+import { busyboxFiles } from './busybox-files.js';
 import { guestInit, writeProc, writeSelf } from './guest-proc.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
@@ -292,6 +293,7 @@ export class Guests {
         killSelf: kill,
       }),
       ...busyboxText(),
+      ...busyboxFiles({ fs, uid, gid, rawOutput: () => (raw = true) }),
       ...guestCommands(proc),
       sleepCommand(pause),
       lsCommand((path) => fs.ownerOf(path)),

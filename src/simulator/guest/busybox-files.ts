@@ -1,0 +1,325 @@
+import { machine } from 'node:os';
+import { posix } from 'node:path';
+import type { Command, CommandContext, ExecResult } from 'just-bash';
+import type { GuestFs } from './guest-fs.js';
+
+/** What the programs below need to know about the command running them. */
+export interface FilesHost {
+  fs: GuestFs;
+  uid: number;
+  gid: number;
+  /** Says that a program wrote raw bytes (not text) to the command's output. */
+  rawOutput: () => void;
+}
+
+const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
+const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
+
+/** The bytes of a file operand (`-` or none: stdin), or the message busybox prints for it. */
+async function input(host: FilesHost, ctx: CommandContext, program: string, file: string | undefined): Promise<Buffer | string> {
+  if (file === undefined || file === '-') return Buffer.from(String(ctx.stdin), 'latin1');
+  const path = posix.resolve(ctx.cwd, file);
+  const entry = await host.fs.entry(path);
+  if (!entry) return `${program}: ${file}: No such file or directory\n`;
+  if (entry.type === 'directory') return `${program}: ${file}: Is a directory\n`;
+  return host.fs.read(path);
+}
+
+const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');
+const printable = (b: number): string => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.');
+
+/**
+ * More busybox programs scripts use on files that just-bash lacks: `chgrp`, `cmp`, `link`,
+ * `dos2unix`/`unix2dos`, `hexdump` (`-C` and the default), `xxd` and `od` (just-bash's pads and
+ * lacks `-x`: busybox's formats `-c -b -x -o -d -t x1|x2|o1|o2|d2|u1|d1`, `-An`, `-v`), `more`/`less` (no terminal:
+ * the file as it is), `arch`, `su` (root runs `-c CMD` or its stdin as root; busybox is not setuid,
+ * so no one else can) and `setsid`. Their output and messages are busybox 1.35's on the test beds.
+ */
+export function busyboxFiles(host: FilesHost): Command[] {
+  const chgrp: Command = {
+    name: 'chgrp',
+    async execute(args, ctx) {
+      const recursive = args.some((a) => /^-[a-zA-Z]*R/.test(a));
+      const [group, ...files] = args.filter((a) => !a.startsWith('-'));
+      if (group === undefined || files.length === 0)
+        return fail('BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: chgrp [-RhLHPcvf]... GROUP FILE...\n');
+      const groups = await ctx.fs.readFile('/etc/group').catch(() => '');
+      const line = groups
+        .split('\n')
+        .map((l) => l.split(':'))
+        .find((f) => f[0] === group);
+      const gid = line ? Number(line[2]) : /^\d+$/.test(group) ? Number(group) : undefined;
+      if (gid === undefined) return fail(`chgrp: unknown group ${group}\n`);
+      let stderr = '';
+      const apply = async (path: string, shown: string): Promise<void> => {
+        const entry = await host.fs.entry(path);
+        if (!entry) return void (stderr += `chgrp: ${shown}: No such file or directory\n`);
+        if (host.uid !== 0) return void (stderr += `chgrp: ${shown}: Operation not permitted\n`);
+        await host.fs.setMeta(path, { uid: entry.uid, gid, mode: entry.mode });
+        if (recursive && entry.type === 'directory')
+          for (const name of await host.fs.list(path)) await apply(posix.join(path, name), posix.join(shown, name));
+      };
+      for (const f of files) await apply(posix.resolve(ctx.cwd, f), f);
+      return { stdout: '', stderr, exitCode: stderr ? 1 : 0 };
+    },
+  };
+  const cmp: Command = {
+    name: 'cmp',
+    async execute(args, ctx) {
+      const silent = args.includes('-s');
+      const [f1, f2] = args.filter((a) => !a.startsWith('-') || a === '-');
+      if (f1 === undefined)
+        return fail('BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: cmp [-ls] [-n NUM] FILE1 [FILE2]\n', 2);
+      const a = await input(host, ctx, 'cmp', f1);
+      if (typeof a === 'string') return fail(silent ? '' : a, 2);
+      const b = await input(host, ctx, 'cmp', f2);
+      if (typeof b === 'string') return fail(silent ? '' : b, 2);
+      const n = Math.min(a.length, b.length);
+      let at = 0;
+      while (at < n && a[at] === b[at]) at++;
+      if (at === n && a.length === b.length) return ok();
+      if (silent) return fail('');
+      if (at === n) return fail(`cmp: EOF on ${a.length < b.length ? f1 : (f2 ?? '-')}\n`);
+      const line = a.subarray(0, at).filter((c) => c === 0x0a).length + 1;
+      return { stdout: `${f1} ${f2 ?? '-'} differ: char ${at + 1}, line ${line}\n`, stderr: '', exitCode: 1 };
+    },
+  };
+  const link: Command = {
+    name: 'link',
+    async execute(args, ctx) {
+      if (args.length !== 2) return fail('BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: link FILE LINK\n');
+      const [from, to] = args as [string, string];
+      const target = posix.resolve(ctx.cwd, to);
+      const source = posix.resolve(ctx.cwd, from);
+      const why = (await host.fs.entry(target))
+        ? 'File exists'
+        : (await host.fs.entry(source))?.type === 'file'
+          ? undefined
+          : (await host.fs.entry(source))
+            ? 'Operation not permitted'
+            : 'No such file or directory';
+      if (why) return fail(`link: can't create hardlink '${to}' to '${from}': ${why}\n`);
+      await ctx.fs.link(source, target);
+      return ok();
+    },
+  };
+  const lineEnds = (name: string, toDos: boolean): Command => ({
+    name,
+    async execute(args, ctx) {
+      const files = args.filter((a) => !a.startsWith('-'));
+      const convert = (data: Buffer): Buffer => {
+        const text = data.toString('latin1').replace(/\r\n/g, '\n');
+        return Buffer.from(toDos ? text.replace(/\n/g, '\r\n') : text, 'latin1');
+      };
+      if (files.length === 0) {
+        host.rawOutput();
+        return { ...ok(convert(Buffer.from(String(ctx.stdin), 'latin1')).toString('latin1')), stdoutKind: 'bytes' };
+      }
+      // With files, each is converted in place.
+      for (const f of files) {
+        const data = await input(host, ctx, name, f);
+        if (typeof data === 'string') return fail(data);
+        const path = posix.resolve(ctx.cwd, f);
+        const entry = (await host.fs.entry(path))!;
+        await host.fs.write(path, convert(data), { uid: entry.uid, gid: entry.gid, mode: entry.mode });
+      }
+      return ok();
+    },
+  });
+  const hexdump: Command = {
+    name: 'hexdump',
+    async execute(args, ctx) {
+      const canonical = args.some((a) => /^-[a-zA-Z]*C/.test(a));
+      const verbose = args.some((a) => /^-[a-zA-Z]*v/.test(a));
+      const data = await input(
+        host,
+        ctx,
+        'hexdump',
+        args.find((a) => !a.startsWith('-')),
+      );
+      if (typeof data === 'string') return fail(data);
+      const lines: string[] = [];
+      let previous: string | undefined;
+      let starred = false;
+      for (let at = 0; at < data.length; at += 16) {
+        const row = data.subarray(at, at + 16);
+        const key = row.toString('hex');
+        // A row equal to the one before is one `*` (busybox, as hexdump does), unless -v.
+        if (!verbose && key === previous && row.length === 16) {
+          if (!starred) lines.push('*');
+          starred = true;
+          continue;
+        }
+        previous = key;
+        starred = false;
+        if (canonical) {
+          const bytes = [...row].map((b) => hex(b, 2));
+          const left = bytes.slice(0, 8).join(' ');
+          const right = bytes.slice(8).join(' ');
+          const cells = `${left.padEnd(23)}  ${right.padEnd(23)}`;
+          lines.push(`${hex(at, 8)}  ${cells}  |${[...row].map(printable).join('')}|`);
+        } else {
+          const words: string[] = [];
+          for (let i = 0; i < row.length; i += 2) words.push(hex((row[i + 1] ?? 0) * 256 + row[i]!, 4));
+          lines.push(`${hex(at, 7)} ${words.join(' ').padEnd(39)}`);
+        }
+      }
+      lines.push(canonical ? hex(data.length, 8) : hex(data.length, 7));
+      return ok(lines.map((l) => `${l}\n`).join(''));
+    },
+  };
+  const xxd: Command = {
+    name: 'xxd',
+    async execute(args, ctx) {
+      const data = await input(
+        host,
+        ctx,
+        'xxd',
+        args.find((a) => !a.startsWith('-')),
+      );
+      if (typeof data === 'string') return fail(data);
+      let out = '';
+      for (let at = 0; at < data.length; at += 16) {
+        const row = data.subarray(at, at + 16);
+        const groups: string[] = [];
+        for (let i = 0; i < row.length; i += 2) groups.push(row.subarray(i, i + 2).toString('hex'));
+        out += `${hex(at, 8)}: ${groups.join(' ').padEnd(39)}  ${[...row].map(printable).join('')}\n`;
+      }
+      return ok(out);
+    },
+  };
+  const pager = (name: string): Command => ({
+    name,
+    async execute(args, ctx) {
+      // Not on a terminal (exec without one): busybox's pagers copy their input as it is.
+      let out = '';
+      for (const f of args.filter((a) => !a.startsWith('-')).concat(args.some((a) => !a.startsWith('-')) ? [] : ['-'])) {
+        const data = await input(host, ctx, name, f);
+        if (typeof data === 'string') return { stdout: out, stderr: data, exitCode: 1 };
+        out += data.toString('utf8');
+      }
+      return ok(out);
+    },
+  });
+  const od: Command = {
+    name: 'od',
+    async execute(args, ctx) {
+      let format = 'o2';
+      let address = true;
+      let verbose = false;
+      const files: string[] = [];
+      for (let i = 0; i < args.length; i++) {
+        const a = args[i]!;
+        if (a === '-An') address = false;
+        else if (a === '-A') address = args[++i] !== 'n';
+        else if (a === '-v') verbose = true;
+        else if (a === '-t')
+          format = { x1: 'x1', x2: 'x2', o1: 'o1', o2: 'o2', d2: 'd2', u2: 'd2', c: 'c', u1: 'u1', d1: 'd1' }[args[++i] ?? ''] ?? 'x1';
+        else if (/^-[cbxod]$/.test(a)) format = { c: 'c', b: 'o1', x: 'x2', o: 'o2', d: 'd2' }[a[1]!]!;
+        else if (a.startsWith('-') && a !== '-') return ctx.origCommand ? ctx.origCommand(args) : fail(`od: invalid option -- '${a[1]}'\n`);
+        else files.push(a);
+      }
+      let data = Buffer.alloc(0);
+      for (const f of files.length ? files : ['-']) {
+        const one = await input(host, ctx, 'od', f);
+        if (typeof one === 'string') return fail(one);
+        data = Buffer.concat([data, one]);
+      }
+      const escapes: Record<number, string> = { 0: '\\0', 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r' };
+      const cell = (row: Buffer, i: number): string => {
+        const b = row[i]!;
+        const word = b + (row[i + 1] ?? 0) * 256;
+        switch (format) {
+          case 'c':
+            return (escapes[b] ?? (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : b.toString(8).padStart(3, '0'))).padStart(4);
+          case 'o1':
+            return ` ${b.toString(8).padStart(3, '0')}`;
+          case 'x1':
+            return ` ${hex(b, 2)}`;
+          case 'u1':
+            return ` ${String(b).padStart(3)}`;
+          case 'd1':
+            return ` ${String(b > 127 ? b - 256 : b).padStart(4)}`;
+          case 'x2':
+            return ` ${hex(word, 4)}`;
+          case 'd2':
+            return ` ${String(word).padStart(5)}`;
+          default:
+            return ` ${word.toString(8).padStart(6, '0')}`;
+        }
+      };
+      const step = /2$/.test(format) ? 2 : 1;
+      const lines: string[] = [];
+      let previous: string | undefined;
+      let starred = false;
+      for (let at = 0; at < data.length; at += 16) {
+        const row = data.subarray(at, at + 16);
+        if (!verbose && row.length === 16 && row.toString('hex') === previous) {
+          if (!starred) lines.push('*');
+          starred = true;
+          continue;
+        }
+        previous = row.toString('hex');
+        starred = false;
+        let cells = '';
+        for (let i = 0; i < row.length; i += step) cells += cell(row, i);
+        lines.push(`${address ? at.toString(8).padStart(7, '0') : ''}${cells}`);
+      }
+      if (address) lines.push(data.length.toString(8).padStart(7, '0'));
+      return ok(lines.map((l) => `${l}\n`).join(''));
+    },
+  };
+  const arch: Command = { name: 'arch', execute: async () => ok(`${machine()}\n`) };
+  const su: Command = {
+    name: 'su',
+    async execute(args, ctx) {
+      let command: string | undefined;
+      let user = 'root';
+      for (let i = 0; i < args.length; i++) {
+        const a = args[i]!;
+        if (a === '-c') command = args[++i];
+        else if (a === '-' || a === '-l' || a === '-m' || a === '-p') continue;
+        else if (a === '-s') i++;
+        else if (!a.startsWith('-')) user = a;
+      }
+      const passwd = await ctx.fs.readFile('/etc/passwd').catch(() => '');
+      const entry = passwd
+        .split('\n')
+        .map((l) => l.split(':'))
+        .find((f) => f[0] === user);
+      if (!entry) return fail(`su: unknown user ${user}\n`);
+      if (host.uid !== 0) return fail('su: must be suid to work properly\n');
+      if (entry[2] !== '0') return fail(`su: can't switch to ${user} here\n`);
+      // Root stays root: the command (or stdin, for a bare `su`) runs in a new shell with root's HOME.
+      const script = command ?? String(ctx.stdin);
+      return ctx.exec!(['sh', '-c', `HOME=${quote(entry[5] ?? '/root')}; ${script}`, 'sh'].map(quote).join(' '), { cwd: ctx.cwd, stdin: '' });
+    },
+  };
+  const setsid: Command = {
+    name: 'setsid',
+    async execute(args, ctx) {
+      const argv = args.filter((a, i) => !(i === 0 && a.startsWith('-')));
+      if (argv.length === 0) return fail('BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: setsid [-c] PROG ARGS\n');
+      return ctx.exec!(argv.map(quote).join(' '), { cwd: ctx.cwd, stdin: String(ctx.stdin), stdinKind: 'bytes' });
+    },
+  };
+  return [
+    chgrp,
+    cmp,
+    link,
+    lineEnds('dos2unix', false),
+    lineEnds('unix2dos', true),
+    hexdump,
+    xxd,
+    od,
+    pager('more'),
+    pager('less'),
+    arch,
+    su,
+    setsid,
+  ];
+}
+
+function quote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
