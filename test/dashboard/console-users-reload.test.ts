@@ -66,7 +66,8 @@ describe('the console’s actions follow the users file (headless Chromium)', ()
 
   it('offers the actions to an operator added to a file of viewers, and takes them away when the last one leaves', { timeout: 60_000 }, async () => {
     const viewer = await signedIn(tokens.bob);
-    expect(await viewer.locator('#operator').innerText()).toMatch(/Read-only console/);
+    expect(await viewer.locator('#operator').innerText()).toMatch(/Read-only console: nobody in the users file may act/);
+    await viewer.locator('#sign-out').waitFor();
     await viewer.context().close();
 
     writeUsers(['bob', 'alice']);

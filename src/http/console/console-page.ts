@@ -43,7 +43,9 @@ ${v?.signedIn ? signedInBox(v) : identityForm(identity)}
 <label><span><input type="checkbox" name="actions" checked> mutes actions</span></label> <label><span><input type="checkbox" name="notifications" checked> mutes notifications</span></label>
 <button type="submit">Add silence</button><output id="silence-preview" aria-live="polite"></output></form>
 <output id="action-result" role="status" aria-live="polite"></output></section>`
-    : '<section id="operator"><h2>Operator</h2><p class="muted">Read-only console: no write token is configured. Use the CLI (<code>reflex heal</code>, <code>reflex silence add</code>, <code>reflex quarantine release</code>, <code>reflex dlq retry</code>).</p></section>';
+    : `<section id="operator"><h2>Operator</h2>${v?.signedIn ? signedInBox(v) : ''}<p class="muted">Read-only console: ${
+        identity === 'users' ? 'nobody in the users file may act (no operator or admin) and no write token acts' : 'no write token is configured'
+      }. Use the CLI (<code>reflex heal</code>, <code>reflex silence add</code>, <code>reflex quarantine release</code>, <code>reflex dlq retry</code>, <code>reflex incident</code>).</p></section>`;
 
 const panelState = (id: string) => `<p class="panel-state" id="${id}-state" role="status" aria-live="polite" hidden></p>`;
 
