@@ -152,6 +152,8 @@ export const OWN_OPERATION_MAX_MS = 120_000;
 export interface OwnOperationsReader {
   /** Ids of the operations Reflex started on the instance lately. */
   ids(ref: InstanceRef): Promise<string[]>;
+  /** Whether Reflex started this operation on the instance. */
+  isOwn(ref: InstanceRef, operationId: string): Promise<boolean>;
   /** The event's intent refined with Reflex's own operations (`self` when one of them caused it). */
   classify(ref: InstanceRef, event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean }): Promise<Intent>;
 }
@@ -220,7 +222,7 @@ export class StartFailures {
 
   /** Records a failed start from the event stream, unless it was one of Reflex's own operations. */
   async observe(ref: InstanceRef, event: OperationStatusEvent, own: OwnOperationsReader): Promise<void> {
-    if (!isFailedStart(event) || (await own.ids(ref)).includes(event.operationId)) return;
+    if (!isFailedStart(event) || (await own.isOwn(ref, event.operationId))) return;
     const failure: StartFailure = { operationId: event.operationId, err: event.err, at: event.timestamp };
     await this.redis.set(this.keys.startFailures(ref), JSON.stringify(failure), 'PX', START_FAILURE_TTL_MS);
   }

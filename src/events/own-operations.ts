@@ -10,6 +10,8 @@ import { StateTracker } from './state-tracker.js';
 const OWN_OPERATIONS_TTL_MS = 600_000;
 /** How long a probe's command is remembered on an instance after its last check. */
 const PROBE_EXEC_TTL_MS = 600_000;
+/** Own operation ids a process keeps known (see {@link OwnOperations.isOwn}). */
+const KNOWN_OWN_MAX = 10_000;
 
 const commandHash = (command: unknown[]) => createHash('sha1').update(JSON.stringify(command)).digest('hex').slice(0, 16);
 
@@ -21,6 +23,12 @@ const commandHash = (command: unknown[]) => createHash('sha1').update(JSON.strin
  */
 export class OwnOperations implements OwnOperationsReader {
   private readonly probesMarked = new Map<string, number>();
+  /**
+   * Operation ids this process has read in an instance's record, by record key and id: an id
+   * once recorded as Reflex's stays Reflex's, so each operation of a remediation is read once
+   * instead of once per status event of it (created, running, done). Oldest first, bounded.
+   */
+  private readonly knownOwn = new Set<string>();
 
   constructor(
     private readonly redis: RedisConnection,
@@ -38,6 +46,23 @@ export class OwnOperations implements OwnOperationsReader {
   /** Ids of the operations Reflex started on the instance lately. */
   async ids(ref: InstanceRef): Promise<string[]> {
     return this.redis.hkeys(this.keys.ownOperations(ref));
+  }
+
+  /**
+   * Whether Reflex started the operation on the instance: answered from what this process has
+   * already read of the record when it holds the id, else from Redis (an id not there yet may be
+   * recorded later, so a no is never kept).
+   */
+  async isOwn(ref: InstanceRef, operationId: string): Promise<boolean> {
+    const key = this.keys.ownOperations(ref);
+    if (this.knownOwn.has(`${key}\u0000${operationId}`)) return true;
+    const ids = await this.ids(ref);
+    for (const id of ids) this.knownOwn.add(`${key}\u0000${id}`);
+    for (const old of this.knownOwn) {
+      if (this.knownOwn.size <= KNOWN_OWN_MAX) break;
+      this.knownOwn.delete(old);
+    }
+    return ids.includes(operationId);
   }
 
   async list(ref: InstanceRef): Promise<OwnOperation[]> {

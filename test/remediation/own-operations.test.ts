@@ -60,4 +60,17 @@ describe("Reflex's own operations and the stops they explain", () => {
     expect(await own.ownExec(probed, exec(['systemctl', 'restart', 'nginx'], t + 50))).toBe(true);
     expect(await own.ownExec(probed, exec(['sh', '-c', 'true'], t + 5_000))).toBe(false);
   });
+  it("reads an operation's record once: the status events after the first know it as Reflex's without a read (a no is read again)", async () => {
+    const own = new OwnOperations(redis, keys);
+    const started = { ...ref, instance: 'started' };
+    const t = Date.now();
+    expect(await own.isOwn(started, 'op-start')).toBe(false);
+    await own.record(started, 'op-start', { action: 'start', state: 'running', sentAt: t, createdAt: t });
+    expect(await own.isOwn(started, 'op-start')).toBe(true);
+    // Gone from Redis behind its back: the running and done events of the same operation are still known for ours.
+    await redis.del(keys.ownOperations(started));
+    expect(await own.isOwn(started, 'op-start')).toBe(true);
+    expect(await own.isOwn({ ...started, instance: 'other' }, 'op-start')).toBe(false);
+    expect(await new OwnOperations(redis, keys).isOwn(started, 'op-start')).toBe(false);
+  });
 });

@@ -49,7 +49,7 @@ export class InstanceLifecycle {
     if (event.kind === 'operation.status')
       await Promise.all([
         deps.startFailures.observe(ref, event, deps.ownOperations),
-        deps.operatorRequests.observe(ref, event, () => deps.ownOperations.ids(ref)),
+        deps.operatorRequests.observe(ref, event, async () => ((await deps.ownOperations.isOwn(ref, event.operationId)) ? [event.operationId] : [])),
       ]);
     // Its identity, kept for a resync to know it by should a rename of it be lost in a gap.
     if (event.kind === 'lifecycle' && (event.action === 'instance-created' || event.action === 'instance-renamed')) await this.keepIdentity(ref);
