@@ -43,9 +43,17 @@ function alertEvent(cfg: PagerDutyConfig, routingKey: string, a: Alert): Record<
 
 /**
  * The requests of one notification: one event per alert (the Events API takes one at a time), in
- * the notification's order. Every request of a retry carries the same bytes; PagerDuty merges a
+ * the notification's order; a firing alert whose incident was acknowledged (its triage) is
+ * followed by an `acknowledge` of the same `dedup_key`. Every request of a retry carries the same bytes; PagerDuty merges a
  * repeated trigger into the open alert of its `dedup_key` and drops a repeated resolve.
  */
 export function pagerDutyRequests(cfg: PagerDutyConfig, routingKey: string, n: Notification): OutgoingRequest[] {
-  return n.alerts.map((a) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(alertEvent(cfg, routingKey, a)) }));
+  const request = (event: Record<string, unknown>) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(event) });
+  // An incident acknowledged in Reflex is acknowledged in PagerDuty too, after the trigger that carries its triage.
+  return n.alerts.flatMap((a) => [
+    request(alertEvent(cfg, routingKey, a)),
+    ...(a.status === 'firing' && a.triage?.acknowledged
+      ? [request({ routing_key: routingKey, dedup_key: pagerDutyDedupKey(a), event_action: 'acknowledge' })]
+      : []),
+  ]);
 }

@@ -2,9 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { toAlert, type Alert } from '../../src/alerts/alert.js';
 import { alertmanagerLabels, alertmanagerRequest } from '../../src/notify/alertmanager-receiver.js';
 import { AlertUpdates } from '../../src/notify/alert-update.js';
+import { pagerDutyDedupKey, pagerDutyRequests } from '../../src/notify/pagerduty-receiver.js';
 import { reflexLines } from '../../src/notify/message-text.js';
 import type { Notification } from '../../src/notify/notification.js';
-import type { AlertmanagerConfig } from '../../src/notify/receiver-config.js';
+import type { AlertmanagerConfig, PagerDutyConfig } from '../../src/notify/receiver-config.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { closeNotifier, crashAlert, NotifierFixture } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
@@ -73,6 +74,11 @@ describe('a triage update of a firing alert', () => {
       annotations: Record<string, string>;
     }[];
     expect(posted!.annotations).toMatchObject({ acknowledged_by: 'alice', acknowledged_at: at, assignee: 'bob', note: 'host rebooted' });
+    const events = pagerDutyRequests({} as PagerDutyConfig, 'key', n).map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    expect(events.map((e) => [e.event_action, e.dedup_key])).toEqual([
+      ['trigger', pagerDutyDedupKey(alert)],
+      ['acknowledge', pagerDutyDedupKey(alert)],
+    ]);
     expect(posted!.labels, 'the labels of the alert Alertmanager holds: an update, not a new alert').toEqual(
       alertmanagerLabels(toAlert(crashAlert('web-1'))),
     );
