@@ -388,8 +388,8 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
   });
   registerTriage(app, api, {
     audit: o.audit,
-    // Only with notifications configured does a notifier hold alerts to update.
-    ...(o.alerts ? { updates: new AlertUpdates(o.redis, o.keys.notify) } : {}),
+    // Read from Redis, not from this process's notifier: a replica without one (another role) updates them too.
+    updates: new AlertUpdates(o.redis, o.keys.notify),
     assignees: o.assignees ?? (() => ({ names: [], open: true })),
     by,
   });
