@@ -5,7 +5,7 @@ import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import type { GuestFs } from './guest-fs.js';
 import type { GuestInit } from './guest-proc.js';
-import { harmlessSignals, signalNumbers } from './guest-commands.js';
+import { harmlessSignals, signalList, signalNumbers } from './guest-commands.js';
 
 /** The first line of every busybox usage text, as the test beds' busybox prints it. */
 const busyboxBanner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.';
@@ -442,7 +442,7 @@ export function busyboxSystem(host: SystemHost): Command[] {
       for (let i = 0; i < args.length; i++) {
         const a = args[i]!;
         if (a === '-q') quiet = true;
-        else if (a === '-l') return ok(`${Object.keys(signalNumbers).join('\n')}\n`);
+        else if (a === '-l') return signalList(undefined);
         else if (a === '-s') signal = parseSignal(args[++i] ?? '') ?? NaN;
         else if (a.startsWith('-') && names.length === 0) signal = parseSignal(a.slice(1)) ?? NaN;
         else names.push(a);
@@ -582,6 +582,8 @@ export function busyboxSystem(host: SystemHost): Command[] {
   const checksum = (name: string, algorithm: string): Command => ({
     name,
     async execute(args, ctx) {
+      // Checking a list (-c) and its options are just-bash's.
+      if (args.some((a) => a.startsWith('-') && a !== '-')) return ctx.origCommand ? ctx.origCommand(args) : fail(`sh: ${name}: not found\n`, 127);
       let stdout = '';
       let stderr = '';
       for (const f of args.length ? args : ['-']) {
@@ -591,7 +593,7 @@ export function busyboxSystem(host: SystemHost): Command[] {
           const path = posix.resolve(ctx.cwd, f);
           const entry = await host.fs.entry(path);
           if (!entry || entry.type === 'directory') {
-            stderr += `${name}: ${f}: ${entry ? 'Is a directory' : 'No such file or directory'}\n`;
+            stderr += entry ? `${name}: can't read '${f}': Is a directory\n` : `${name}: can't open '${f}': No such file or directory\n`;
             continue;
           }
           data = await host.fs.read(path);
@@ -632,6 +634,9 @@ export function busyboxSystem(host: SystemHost): Command[] {
     realpath,
     truncate,
     unlink,
+    checksum('md5sum', 'md5'),
+    checksum('sha1sum', 'sha1'),
+    checksum('sha256sum', 'sha256'),
     checksum('sha512sum', 'sha512'),
   ];
   return commands;

@@ -49,6 +49,18 @@ export const signalNumbers: Record<string, number> = {
   SYS: 31,
 };
 
+/**
+ * `kill -l` as busybox prints it: ` 1) HUP` one a line (29 is `POLL` there); `kill -l N` the name,
+ * `kill -l NAME` the number.
+ */
+export function signalList(arg: string | undefined): ExecResult {
+  const names = Object.entries(signalNumbers).map(([name, n]) => [n === 29 ? 'POLL' : name, n] as const);
+  if (arg === undefined) return ok(names.map(([name, n]) => `${String(n).padStart(2)}) ${name}\n`).join(''));
+  const hit = /^\d+$/.test(arg) ? names.find(([, n]) => n === Number(arg)) : names.find(([name]) => name === arg.toUpperCase().replace(/^SIG/, ''));
+  if (!hit) return fail(`sh: kill: bad signal name '${arg}'\n`);
+  return ok(`${/^\d+$/.test(arg) ? hit[0] : hit[1]}\n`);
+}
+
 /** Signals whose default action does not end a process (CHLD, CONT, STOP, TSTP, TTIN, TTOU, URG, WINCH). */
 export const harmlessSignals = new Set([17, 18, 19, 20, 21, 22, 23, 28]);
 
@@ -130,7 +142,7 @@ export function guestCommands(proc: GuestProcess): Command[] {
       const pids: string[] = [];
       for (let i = 0; i < args.length; i++) {
         const a = args[i]!;
-        if (a === '-l') return ok(`${Object.keys(signalNumbers).join('\n')}\n`);
+        if (a === '-l') return signalList(args[i + 1]);
         if (a === '-s' || a === '-n') {
           const parsed = parseSignal(args[++i] ?? '');
           if (parsed === undefined) return fail(`sh: kill: bad signal name '${args[i] ?? ''}'\n`);
@@ -257,8 +269,10 @@ export function statCommand(ownerOf: (path: string) => { uid: number; gid: numbe
             '%U': (await nameOf(ctx.fs, '/etc/passwd', uid)) ?? 'UNKNOWN',
             '%G': (await nameOf(ctx.fs, '/etc/group', gid)) ?? 'UNKNOWN',
             '%a': (st.mode & 0o7777).toString(8),
+            // A directory's size is its block's (just-bash says 0).
+            ...(st.isDirectory ? { '%s': '4096' } : {}),
           };
-          own = format.replace(/%[ugUGa]/g, (f) => fields[f] ?? f);
+          own = format.replace(/%[ugUGas]/g, (f) => fields[f] ?? f);
         }
         const one = busyboxMissing(await ctx.origCommand(['-c', own, file]));
         out.stdout += one.stdout;
