@@ -1,10 +1,13 @@
 import { readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, stop as stopCompiler, type Message } from 'esbuild';
+import type * as Esbuild from 'esbuild';
+import type { Message } from 'esbuild';
 import { ReflexError } from '../errors/reflex-error.js';
+import { compiledModule, type CompiledModule } from './compile-cache.js';
 import { stackPlaces } from '../errors/stack-place.js';
 import { packageEntry, packageName } from './package-entry.js';
 import { isRuleDefinitionError } from './rule.js';
@@ -57,13 +60,20 @@ function compileFailures(err: unknown, file: string): CompileFailure[] {
 }
 
 /**
+ * esbuild, loaded at the first compile: rules remembered compiled (compile-cache.ts) need none.
+ * Loaded with `require`, which reads its one CommonJS file without lexing it first.
+ */
+let esbuild: typeof Esbuild | undefined;
+const compiler = (): typeof Esbuild => (esbuild ??= createRequire(import.meta.url)('esbuild') as typeof Esbuild);
+
+/**
  * Compiles one rule file to a single ES module: TypeScript stripped, its relative imports and
  * libraries bundled in (found beside the rules, then in this installation), and `reflex-lxd`
  * left as an import of the running installation's entry, so every rule shares one Reflex.
- * esbuild does the work; no loader thread stays resident.
+ * esbuild does the work; no loader thread stays resident. Returns the code and the files it read.
  */
-async function compileRuleFile(file: string, outfile: string): Promise<string> {
-  const result = await build({
+async function compileRuleFile(file: string, outfile: string): Promise<{ code: string; inputs: string[] }> {
+  const result = await compiler().build({
     entryPoints: [file],
     // The source map's paths are relative to where the module is written: the rule file's own path.
     outfile,
@@ -75,6 +85,7 @@ async function compileRuleFile(file: string, outfile: string): Promise<string> {
     sourcemap: 'inline',
     sourcesContent: false,
     write: false,
+    metafile: true,
     logLevel: 'silent',
     nodePaths: [join(dirname(dirname(packageEntry)), 'node_modules'), join(dirname(dirname(dirname(packageEntry))))],
     plugins: [
@@ -86,7 +97,30 @@ async function compileRuleFile(file: string, outfile: string): Promise<string> {
       },
     ],
   });
-  return result.outputFiles[0]!.text;
+  // esbuild names the files it read relative to absWorkingDir.
+  const inputs = Object.keys(result.metafile.inputs).map((f) => resolve(dirname(file), f));
+  return { code: result.outputFiles[0]!.text, inputs };
+}
+
+/**
+ * A rule file's module, ready to import: the one remembered when every file it was compiled from
+ * is unchanged, else compiled now (and remembered); in a temporary folder when nothing can be
+ * remembered.
+ */
+async function moduleOf(file: string, remembered: CompiledModule | undefined, temporary: () => Promise<string>): Promise<string> {
+  if (remembered?.isFresh()) return remembered.path;
+  if (remembered) {
+    const { code, inputs } = await compileRuleFile(file, remembered.path);
+    try {
+      remembered.remember(code, inputs);
+      return remembered.path;
+    } catch {
+      // a cache folder that takes no more files (full disk): compiled to a temporary folder below
+    }
+  }
+  const path = join(await temporary(), `${basename(file, '.ts')}.mjs`);
+  await writeFile(path, (await compileRuleFile(file, path)).code);
+  return path;
 }
 
 /**
@@ -99,22 +133,21 @@ export async function* importRuleFiles(
 ): AsyncGenerator<{ file: string; mod: Record<string, unknown> } | { file: string; error: RuleLoadError }> {
   const files = ruleFiles(dir);
   if (files.length === 0) return;
-  const out = await mkdtemp(join(tmpdir(), 'reflex-rules-'));
+  let out: Promise<string> | undefined;
+  const temporary = () => (out ??= mkdtemp(join(tmpdir(), 'reflex-rules-')));
   process.setSourceMapsEnabled(true);
   compiling++;
   try {
     // Every file is handed to esbuild at once (it compiles them in parallel); they are imported in name order.
-    const compiles = files.map((file) => {
-      // A fresh folder per load, so a reload imports new modules.
-      const compiled = join(out, `${basename(file, '.ts')}.mjs`);
-      const code = compileRuleFile(file, compiled);
-      code.catch(() => undefined); // awaited below, in order
-      return { file, compiled, code };
+    const modules = files.map((file) => {
+      const path = moduleOf(file, compiledModule(file, packageEntry), temporary);
+      path.catch(() => undefined); // awaited below, in order
+      return { file, path };
     });
-    for (const { file, compiled, code: pending } of compiles) {
-      let code: string;
+    for (const { file, path: pending } of modules) {
+      let path: string;
       try {
-        code = await pending;
+        path = await pending;
       } catch (err) {
         const [first, ...more] = compileFailures(err, file);
         const where = (f: CompileFailure) => [f.file, f.line, f.column].filter((x) => x !== undefined).join(':');
@@ -128,9 +161,9 @@ export async function* importRuleFiles(
         };
         continue;
       }
-      await writeFile(compiled, code);
       try {
-        yield { file, mod: (await import(pathToFileURL(compiled).href)) as Record<string, unknown> };
+        // A module is imported once per URL: each load of the same file gets its own.
+        yield { file, mod: (await import(`${pathToFileURL(path).href}?load=${++loads}`)) as Record<string, unknown> };
       } catch (err) {
         yield { file, error: await importFailure(err, file) };
       }
@@ -138,8 +171,8 @@ export async function* importRuleFiles(
   } finally {
     // esbuild's service process serves every load of this process: the last load to finish stops
     // it (several processes' worth of Reflex can load at once in one process, e.g. replicas in a test).
-    if (--compiling === 0) await stopCompiler();
-    await rm(out, { recursive: true, force: true });
+    if (--compiling === 0) await esbuild?.stop();
+    if (out) await rm(await out, { recursive: true, force: true });
   }
 }
 
@@ -160,3 +193,5 @@ async function importFailure(err: unknown, file: string): Promise<RuleLoadError>
 
 /** Loads in progress in this process (see the finally above). */
 let compiling = 0;
+/** Loads of rule files so far in this process: each import's own URL. */
+let loads = 0;

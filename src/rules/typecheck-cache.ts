@@ -65,7 +65,8 @@ export function typecheckCache(dir: string, ruleFiles: readonly string[], option
   };
 }
 
-function cacheDir(): string {
+/** Where Reflex keeps what it remembers across processes: `$REFLEX_CACHE_DIR`, else `$XDG_CACHE_HOME/reflex`, else `~/.cache/reflex`. */
+export function cacheDir(): string {
   if (process.env.REFLEX_CACHE_DIR) return process.env.REFLEX_CACHE_DIR;
   if (process.env.XDG_CACHE_HOME) return join(process.env.XDG_CACHE_HOME, 'reflex');
   return join(homedir(), '.cache', 'reflex');

@@ -1,12 +1,22 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRulesFolder } from '../../src/rules/rules-folder.js';
 
 /** Rules folders outside the checkout, as an operator keeps them (e.g. /etc/reflex/rules). */
 const root = mkdtempSync(join(tmpdir(), 'reflex-rule-compile-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const cacheDir = join(root, 'cache');
+let savedCacheDir: string | undefined;
+beforeAll(() => {
+  savedCacheDir = process.env.REFLEX_CACHE_DIR;
+  process.env.REFLEX_CACHE_DIR = cacheDir;
+});
+afterAll(() => {
+  if (savedCacheDir === undefined) delete process.env.REFLEX_CACHE_DIR;
+  else process.env.REFLEX_CACHE_DIR = savedCacheDir;
+  rmSync(root, { recursive: true, force: true });
+});
 
 function folder(files: Record<string, string>): string {
   const dir = mkdtempSync(join(root, 'rules-'));
@@ -67,5 +77,35 @@ export default defineRule({ name: 'uses-lib', on: { kind: 'instance.status' }, w
     expect((await loadRulesFolder(dir)).rules.map((r) => r.name)).toEqual(['first']);
     writeFileSync(join(dir, 'r.ts'), rule('second'));
     expect((await loadRulesFolder(dir)).rules.map((r) => r.name)).toEqual(['second']);
+  });
+
+  it('are compiled once: an unchanged file is imported as compiled last time, an edited file or helper compiled again', async () => {
+    const dir = folder({
+      'lib/name.ts': `export const name = 'one';\n`,
+      'named.ts': `import { defineRule } from 'reflex-lxd';\nimport { name } from './lib/name.js';\nexport default defineRule({ name, on: { kind: 'instance.status' }, actions: [{ action: 'start' }] });\n`,
+    });
+    const names = async () => (await loadRulesFolder(dir)).rules.map((r) => r.name);
+    expect(await names()).toEqual(['one']);
+    // The remembered module is what the next load imports: marked here, the mark is what loads.
+    const remembered = readdirSync(join(cacheDir, 'rules-compiled'))
+      .map((f) => join(cacheDir, 'rules-compiled', f))
+      .find((f) => readFileSync(f, 'utf8').includes('"one"'))!;
+    writeFileSync(remembered, readFileSync(remembered, 'utf8').replace('"one"', '"remembered"'));
+    expect(await names()).toEqual(['remembered']);
+    writeFileSync(join(dir, 'lib/name.ts'), `export const name = 'two';\n`);
+    expect(await names()).toEqual(['two']);
+    writeFileSync(join(dir, 'named.ts'), rule('three'));
+    expect(await names()).toEqual(['three']);
+  });
+
+  it('a remembered module still locates a failure at the line of the rule file', async () => {
+    const dir = folder({
+      'throws.ts': `import { defineRule } from 'reflex-lxd';\n\nconst x: number = 1;\nif (x) throw new Error('boom');\nexport default defineRule({ name: 'n' });\n`,
+    });
+    for (const load of ['compiled', 'remembered']) {
+      const { errors } = await loadRulesFolder(dir);
+      expect(errors, load).toHaveLength(1);
+      expect(errors[0], load).toMatchObject({ file: join(dir, 'throws.ts'), line: 4, message: 'boom' });
+    }
   });
 });
