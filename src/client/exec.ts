@@ -1,5 +1,6 @@
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { ApiError } from './api-error.js';
+import { webSocketClass } from './web-socket.js';
 import type { OperationObject } from './envelope.js';
 import { eventsEndpoint } from './events.js';
 import { instancePath } from './instances.js';
@@ -136,12 +137,12 @@ export class ExecSession {
   /** Sends a signal to the command through the control socket (the daemon forwards it to the command's process). */
   signal(signal: number): void {
     const control = this.sockets.get('control');
-    if (control?.readyState === WebSocket.OPEN) control.send(JSON.stringify({ command: 'signal', signal }));
+    if (control && control.readyState === control.OPEN) control.send(JSON.stringify({ command: 'signal', signal }));
   }
 
   /** Closes every socket now; the daemon then kills the command if it still runs. */
   close(): void {
-    for (const ws of this.sockets.values()) if (ws.readyState !== WebSocket.CLOSED) ws.terminate();
+    for (const ws of this.sockets.values()) if (ws.readyState !== ws.CLOSED) ws.terminate();
     clearTimeout(this.timeoutTimer);
     this.finishStreams();
   }
@@ -262,7 +263,7 @@ function openSocket(scope: Scope, opId: string, secret: string, made: (ws: WebSo
   const url = endpoint.url.replace(/\/1\.0\/events\?.*$/, `${operationPath(opId)}/websocket?secret=${encodeURIComponent(secret)}`);
   const path = `${operationPath(opId)}/websocket`;
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { ...endpoint.options, handshakeTimeout: 10_000, perMessageDeflate: false });
+    const ws = new (webSocketClass())(url, { ...endpoint.options, handshakeTimeout: 10_000, perMessageDeflate: false });
     made(ws);
     ws.once('open', () => resolve(ws));
     ws.once('unexpected-response', (_req, res) => {

@@ -1,7 +1,8 @@
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { operationSchema, type OperationObject } from './envelope.js';
 import type { EventsEndpoint } from './events.js';
 import { isFinalOperationCode } from './status-code.js';
+import { webSocketClass } from './web-socket.js';
 import { DAEMON_JSON_MAX_DEPTH, parseBoundedJson } from '../input/json-bounds.js';
 
 /** Most operations a subscription remembers; older ones are dropped first. */
@@ -40,7 +41,7 @@ export class OperationFeed {
   async close(): Promise<void> {
     const s = this.socket;
     this.socket = undefined;
-    if (s && s.readyState !== WebSocket.CLOSED) {
+    if (s && s.readyState !== s.CLOSED) {
       await new Promise<void>((resolve) => {
         s.once('close', () => resolve());
         s.terminate();
@@ -63,10 +64,10 @@ export class OperationFeed {
   }
 
   private open(): Promise<WebSocket> {
-    if (this.socket?.readyState === WebSocket.OPEN) return Promise.resolve(this.socket);
+    if (this.socket && this.socket.readyState === this.socket.OPEN) return Promise.resolve(this.socket);
     this.opening ??= new Promise<WebSocket>((resolve, reject) => {
       const { url, options } = this.endpoint!();
-      const socket = new WebSocket(url, { ...options, handshakeTimeout: 10_000 });
+      const socket = new (webSocketClass())(url, { ...options, handshakeTimeout: 10_000 });
       socket.once('open', () => {
         this.socket = socket;
         this.opening = undefined;

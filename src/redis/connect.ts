@@ -2,7 +2,7 @@ import type { ClusterOptions, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { ReflexError } from '../errors/reflex-error.js';
 import { redactText, redactUrl } from '../log/redaction.js';
-import { Cluster, Redis } from './commonjs-packages.js';
+import { Cluster, Redis } from './ioredis-package.js';
 
 /** A connection to a single Redis, a Sentinel-managed master (both `Redis`) or a Redis Cluster. */
 export type RedisConnection = Redis | Cluster;

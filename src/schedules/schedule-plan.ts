@@ -1,15 +1,14 @@
-import { Job, type Queue } from '../redis/commonjs-packages.js';
 import type { InstanceClient } from '../client/client.js';
 import type { Instance } from '../client/instance.js';
 import { evaluateFilter } from '../filter/evaluator.js';
 import { planInstance, rootPool, snapshotInfos, type InstancePlan, type Ownership } from './housekeeping/instance-plan.js';
 import { poolFreeRatio } from './pool-space.js';
 import type { SnapshotInfo } from './housekeeping/retention-plan.js';
+import { eachBounded } from './each-bounded.js';
 import { provenNames, settleLedger, type JobReport, type LedgerEntry, type Settlement, type SnapshotLedger } from './snapshot-ledger.js';
 import type { InstanceRef } from '../redis/key-space.js';
 import type { Schedule } from './schedule.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import { housekeepingParamsSchema } from './housekeeping/housekeeping-steps.js';
 
 /** The instances in the schedule's scope, each with its project. */
 export async function instancesInScope(schedule: Schedule, client: InstanceClient): Promise<(Instance & { project: string })[]> {
@@ -23,6 +22,9 @@ export async function instancesInScope(schedule: Schedule, client: InstanceClien
   const all = lists.flat();
   return schedule.scopeFilter ? all.filter((i) => evaluateFilter(schedule.scopeFilter!, i)) : all;
 }
+
+/** Instances planned at once, by a tick and by `reflex housekeeping plan` (each reads its snapshots and its ledger entries). */
+export const planConcurrency = 16;
 
 /** Where ownership is read from: the ledger, and how the jobs that made or deleted snapshots ended. */
 export interface LedgerSource {
@@ -140,39 +142,12 @@ export async function planTick(
 ): Promise<InstancePlan[]> {
   const instances = (await instancesInScope(schedule, client)).filter((i) => opts.instance === undefined || i.name === opts.instance);
   const pools = new Map<string, Promise<number | undefined>>();
-  const plans = await Promise.all(instances.map(async (i) => (await planFor(schedule, client, i, pools, tickAt, opts.now ?? Date.now, source)).plan));
+  const plans = await eachBounded(
+    instances,
+    planConcurrency,
+    async (i) => (await planFor(schedule, client, i, pools, tickAt, opts.now ?? Date.now, source)).plan,
+  );
   return plans.sort((a, b) => (a.project === b.project ? a.instance.localeCompare(b.instance) : a.project.localeCompare(b.project)));
-}
-
-/** How a housekeeping job ended, read from the actions queue, with the snapshot it named when it ran (if it did). */
-export function jobStateOf(actions: Queue): (jobId: string) => Promise<JobReport> {
-  return async (jobId) => {
-    const job = await Job.fromId(actions, jobId);
-    if (!job) return { state: 'unknown' };
-    const state = await job.getState();
-    const ended = { ...(ranLate(job) ? { ranLate: true } : {}), ...(job.finishedOn ? { endedAt: job.finishedOn } : {}) };
-    if (state === 'completed') {
-      const value = job.returnvalue as { result?: string; snapshot?: unknown } | null;
-      if (value?.result !== 'done') return { state: 'skipped', ...ended };
-      return typeof value.snapshot === 'string' ? { state: 'done', snapshot: value.snapshot, ...ended } : { state: 'done', ...ended };
-    }
-    if (state === 'failed') return { state: 'failed', ...ended };
-    if (state === 'unknown') return { state: 'unknown' };
-    return { state: 'pending' };
-  };
-}
-
-/**
- * Whether the job may have run its snapshot step late (it names the snapshot when it takes it, and
- * records the name before sending it): it ended (or, not ended, is still running) past the step's
- * lateness. The step checks its lateness after the re-check and the instance's lock, so the time
- * an attempt started says too little; a job that ended within the lateness never ran late.
- */
-function ranLate(job: Job): boolean {
-  const params = housekeepingParamsSchema.safeParse((job.data as { params?: unknown } | undefined)?.params);
-  if (!params.success || job.processedOn === undefined) return false;
-  const late = params.data.steps.find((s) => s.kind === 'create-snapshot' && s.late !== undefined);
-  return late?.kind === 'create-snapshot' && late.late !== undefined && (job.finishedOn ?? Date.now()) - late.late.queuedAt > late.late.afterMs;
 }
 
 /**

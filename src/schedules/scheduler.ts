@@ -1,4 +1,4 @@
-import { getNextMillis, Queue, Worker, type Job } from '../redis/commonjs-packages.js';
+import { Queue, Worker, type Job } from '../redis/commonjs-packages.js';
 import { duplicateConnection, type RedisConnection } from '../redis/connect.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -208,28 +208,6 @@ export async function startScheduler(opts: SchedulerOptions): Promise<RunningSch
 export function dueTime(job: Pick<Job, 'id' | 'timestamp'>): number {
   const m = /:(\d+)$/.exec(job.id ?? '');
   return m ? Number(m[1]) : job.timestamp;
-}
-
-/**
- * When the schedule's next tick is due: the job scheduler's own figure when it exists in Redis
- * (`from: 'scheduler'`), else the next cron time or interval boundary after `now` (`'computed'`).
- */
-export async function nextDue(
-  redis: RedisConnection,
-  keys: KeySpace,
-  schedule: Schedule,
-  now = Date.now(),
-): Promise<{ at: number; from: 'scheduler' | 'computed' }> {
-  const queue = new Queue(keys.schedules.queue, { connection: redis, prefix: keys.bullPrefix });
-  try {
-    const js = await queue.getJobScheduler(schedule.name);
-    if (js?.next !== undefined && (js.template?.data as TickJob | undefined)?.fingerprint === schedule.fingerprint)
-      return { at: js.next, from: 'scheduler' };
-  } finally {
-    await queue.close();
-  }
-  if (schedule.everyMs !== undefined) return { at: (Math.floor(now / schedule.everyMs) + 1) * schedule.everyMs, from: 'computed' };
-  return { at: getNextMillis(now, { pattern: schedule.cron!, tz: schedule.tz }) ?? now, from: 'computed' };
 }
 
 /** The BullMQ repeat options of a schedule. */

@@ -16,7 +16,9 @@ import { SnapshotLedger, type LedgerEntry } from './snapshot-ledger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { KeySpace } from '../redis/key-space.js';
 import type { Schedule } from './schedule.js';
-import { housekeepingJobId, instancesInScope, jobStateOf, lateNamesOf, planFor, type PlannedInstance } from './schedule-plan.js';
+import { housekeepingJobId, instancesInScope, lateNamesOf, planConcurrency, planFor, type PlannedInstance } from './schedule-plan.js';
+import { eachBounded } from './each-bounded.js';
+import { jobStateOf } from './job-state.js';
 import { actionJobOptions, type ActionJobInput } from '../actions/action-job.js';
 
 const snapshotStaleKind = 'snapshot.stale' satisfies AlertKind;
@@ -79,85 +81,84 @@ export async function runTick(schedule: Schedule, deps: TickDeps, opts: TickOpti
   const source = { ledger, target: deps.target, jobState: jobStateOf(deps.actions), lateNames: lateNamesOf(deps.audit) };
   const targetDigest = createHash('sha1').update(deps.target).digest('hex').slice(0, 10);
   const jobs: { name: string; data: ActionJobInput; opts: ReturnType<typeof actionJobOptions> }[] = [];
-  await Promise.all(
-    instances.map(async (inst) => {
-      const rec = {
-        correlationId: opts.correlationId,
-        target: deps.target,
-        instance: inst.name,
-        project: inst.project,
-        rule: schedule.name,
-        schedule: schedule.name,
-      };
-      let planned: PlannedInstance;
-      try {
-        planned = await planFor(schedule, deps.client, inst, pools, opts.tickAt, now, source);
-      } catch (err) {
-        report.failed++;
-        deps.logger.warn({ schedule: schedule.name, instance: inst.name, err }, 'schedule tick could not plan an instance');
-        await deps.audit.append(
-          { ...rec, type: 'outcome', summary: `${schedule.name}: failed before any change: ${(err as Error).message}`, result: 'failed' },
-          { once: `plan-failed:${opts.correlationId}:${deps.target}:${inst.project}/${inst.name}` },
-        );
-        return;
-      }
-      const { plan, ref } = planned;
-      report.plans.push(plan);
-      const jobId = housekeepingJobId(schedule.name, opts.tickAt, targetDigest, ref);
-      const held = planned.settlement?.waiting.find((w) => w.tickAt < opts.tickAt && plan.steps.length > 0);
-      if (held) {
-        // Coalesced as sanoid does: the earlier job's one snapshot, named when it is taken, stands for this tick.
-        await settle(schedule, deps, ledger, { ...planned, plan: { ...plan, steps: [] } }, jobId, opts.tickAt, now());
-        await watch(schedule, deps, planned, inst, opts.correlationId, now());
-        await missed(schedule, deps, rec, held, opts.tickAt);
-        report.missed++;
-        return;
-      }
-      await settle(schedule, deps, ledger, planned, jobId, opts.tickAt, now());
-      await watch(schedule, deps, planned, inst, opts.correlationId, now());
-      if (plan.steps.length === 0) {
-        deps.logger.debug({ schedule: schedule.name, instance: inst.name, notes: plan.notes }, 'nothing to do');
-        return;
-      }
-      const summary = planSummary(plan);
-      const allDry = plan.steps.every((s) => s.dryRun);
-      deps.logger.info({ schedule: schedule.name, instance: inst.name, dryRun: allDry }, `${allDry ? 'dry-run plan' : 'plan'}:\n${formatPlan(plan)}`);
+  // Bounded as the plan is: a tick over 10 000 instances must not open 10 000 connections at once.
+  await eachBounded(instances, planConcurrency, async (inst) => {
+    const rec = {
+      correlationId: opts.correlationId,
+      target: deps.target,
+      instance: inst.name,
+      project: inst.project,
+      rule: schedule.name,
+      schedule: schedule.name,
+    };
+    let planned: PlannedInstance;
+    try {
+      planned = await planFor(schedule, deps.client, inst, pools, opts.tickAt, now, source);
+    } catch (err) {
+      report.failed++;
+      deps.logger.warn({ schedule: schedule.name, instance: inst.name, err }, 'schedule tick could not plan an instance');
       await deps.audit.append(
-        {
-          ...rec,
-          type: 'decision',
-          summary: `${schedule.name}: ${allDry ? 'dry-run ' : ''}plan: ${summary.steps.join('; ')}`,
-          plan: summary,
-          notes: plan.notes,
-          dryRun: allDry,
-        },
-        { once: `plan:${opts.correlationId}:${deps.target}:${inst.project}/${inst.name}` },
+        { ...rec, type: 'outcome', summary: `${schedule.name}: failed before any change: ${(err as Error).message}`, result: 'failed' },
+        { once: `plan-failed:${opts.correlationId}:${deps.target}:${inst.project}/${inst.name}` },
       );
-      const params: HousekeepingParams = {
-        schedule: schedule.name,
-        steps: plan.steps.map((s) => stepParams(s, schedule)),
+      return;
+    }
+    const { plan, ref } = planned;
+    report.plans.push(plan);
+    const jobId = housekeepingJobId(schedule.name, opts.tickAt, targetDigest, ref);
+    const held = planned.settlement?.waiting.find((w) => w.tickAt < opts.tickAt && plan.steps.length > 0);
+    if (held) {
+      // Coalesced as sanoid does: the earlier job's one snapshot, named when it is taken, stands for this tick.
+      await settle(schedule, deps, ledger, { ...planned, plan: { ...plan, steps: [] } }, jobId, opts.tickAt, now());
+      await watch(schedule, deps, planned, inst, opts.correlationId, now());
+      await missed(schedule, deps, rec, held, opts.tickAt);
+      report.missed++;
+      return;
+    }
+    await settle(schedule, deps, ledger, planned, jobId, opts.tickAt, now());
+    await watch(schedule, deps, planned, inst, opts.correlationId, now());
+    if (plan.steps.length === 0) {
+      deps.logger.debug({ schedule: schedule.name, instance: inst.name, notes: plan.notes }, 'nothing to do');
+      return;
+    }
+    const summary = planSummary(plan);
+    const allDry = plan.steps.every((s) => s.dryRun);
+    deps.logger.info({ schedule: schedule.name, instance: inst.name, dryRun: allDry }, `${allDry ? 'dry-run plan' : 'plan'}:\n${formatPlan(plan)}`);
+    await deps.audit.append(
+      {
+        ...rec,
+        type: 'decision',
+        summary: `${schedule.name}: ${allDry ? 'dry-run ' : ''}plan: ${summary.steps.join('; ')}`,
         plan: summary,
-        ...(schedule.events ? { events: schedule.events } : {}),
-      };
-      jobs.push({
-        name: 'housekeeping',
-        data: {
-          rule: schedule.name,
-          action: 'housekeeping',
-          params,
-          target: deps.target,
-          project: inst.project,
-          instance: inst.name,
-          correlationId: opts.correlationId,
-          incidentAt: opts.tickAt,
-          origin: 'schedule',
-          dryRun: false,
-          location: inst.location ?? 'none',
-        },
-        opts: actionJobOptions({ jobId, attempts: schedule.attempts }),
-      });
-    }),
-  );
+        notes: plan.notes,
+        dryRun: allDry,
+      },
+      { once: `plan:${opts.correlationId}:${deps.target}:${inst.project}/${inst.name}` },
+    );
+    const params: HousekeepingParams = {
+      schedule: schedule.name,
+      steps: plan.steps.map((s) => stepParams(s, schedule)),
+      plan: summary,
+      ...(schedule.events ? { events: schedule.events } : {}),
+    };
+    jobs.push({
+      name: 'housekeeping',
+      data: {
+        rule: schedule.name,
+        action: 'housekeeping',
+        params,
+        target: deps.target,
+        project: inst.project,
+        instance: inst.name,
+        correlationId: opts.correlationId,
+        incidentAt: opts.tickAt,
+        origin: 'schedule',
+        dryRun: false,
+        location: inst.location ?? 'none',
+      },
+      opts: actionJobOptions({ jobId, attempts: schedule.attempts }),
+    });
+  });
   if (jobs.length) await deps.actions.addBulk(jobs);
   report.queued = jobs.length;
   return report;

@@ -17,7 +17,14 @@ function packagesLoadedBy(modules: string[]): string[] {
 describe('what a command loads at start-up', () => {
   it('the YAML parser only once a configuration file or an lxc remote list is read: housekeeping plan loads it not', () => {
     const loaded = packagesLoadedBy(['./src/cli/commands/housekeeping.ts', './src/config/config-file.ts', './src/client/remote.ts']);
-    expect(loaded).toContain('bullmq');
+    expect(loaded).toContain('ioredis');
     expect(loaded).not.toContain('yaml');
+  }, 60_000);
+
+  // (The rule compiler is not asked after here: tsx, which runs these sources, loads it itself.)
+  it('housekeeping plan loads no queue or WebSocket until it needs one', () => {
+    const loaded = packagesLoadedBy(['./src/cli/commands/housekeeping.ts']);
+    expect(loaded).toEqual(expect.arrayContaining(['ioredis', 'undici']));
+    for (const unused of ['bullmq', 'ws']) expect(loaded, unused).not.toContain(unused);
   }, 60_000);
 });

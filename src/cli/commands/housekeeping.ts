@@ -1,17 +1,15 @@
 import type { Command } from 'commander';
-import { AuditLog } from '../../audit/audit-log.js';
 import { InstanceClient } from '../../client/client.js';
 import { RecordingTransport } from '../../client/recording-transport.js';
 import { targetsOf } from '../../config/config-target.js';
 import { ReflexError } from '../../errors/reflex-error.js';
 import { loadRulesFolder } from '../../rules/rules-folder.js';
 import { formatPlan } from '../../schedules/housekeeping/plan-format.js';
-import { SnapshotLedger } from '../../schedules/snapshot-ledger.js';
 import { connectRedis } from '../../redis/connect.js';
-import { Queue } from '../../redis/commonjs-packages.js';
 import { keySpace } from '../../redis/key-space.js';
-import { nextDue } from '../../schedules/scheduler.js';
-import { jobStateOf, lateNamesOf, planTick } from '../../schedules/schedule-plan.js';
+import { nextDue } from '../../schedules/next-due.js';
+import { planSources } from '../../schedules/plan-source.js';
+import { planTick } from '../../schedules/schedule-plan.js';
 import { resolveConfig, withConnectionOptions } from '../config-options.js';
 import { printJson } from '../option-values.js';
 
@@ -37,25 +35,17 @@ export function registerHousekeeping(program: Command): void {
         );
       const keys = keySpace(config.prefix);
       const redis = await connectRedis(config.redisUrl);
-      const actions = new Queue(keys.actionsQueue, { connection: redis, prefix: keys.bullPrefix });
+      const sources = planSources(redis, keys);
       const clients: InstanceClient[] = [];
       const out: { name: string; tickAt: string; tickFrom: string; target: string; plans: unknown[] }[] = [];
       try {
-        const ledger = new SnapshotLedger(redis, keys.schedules);
-        const audit = new AuditLog(redis, keys.audit);
         for (const schedule of schedules) {
           const due = await nextDue(redis, keys, schedule);
           for (const t of targetsOf(config)) {
             // Reads only: a mutating call would be refused unsent.
             const client = new InstanceClient(new RecordingTransport(t.target));
             clients.push(client);
-            const plans = await planTick(
-              schedule,
-              client,
-              due.at,
-              { ledger, target: t.id, jobState: jobStateOf(actions), lateNames: lateNamesOf(audit) },
-              { instance: opts.instance },
-            );
+            const plans = await planTick(schedule, client, due.at, sources.source(t.id), { instance: opts.instance });
             out.push({ name: schedule.name, tickAt: new Date(due.at).toISOString(), tickFrom: due.from, target: t.name, plans });
             if (opts.json) continue;
             process.stdout.write(
@@ -67,7 +57,7 @@ export function registerHousekeeping(program: Command): void {
         }
       } finally {
         for (const c of clients) await c.close();
-        await actions.close();
+        await sources.close();
         redis.disconnect();
       }
       if (opts.json) printJson({ schedules: out, skipped: loaded.errors });

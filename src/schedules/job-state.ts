@@ -1,0 +1,34 @@
+import { Job, type Queue } from '../redis/commonjs-packages.js';
+import { housekeepingParamsSchema } from './housekeeping/housekeeping-steps.js';
+import type { JobReport } from './snapshot-ledger.js';
+
+/** How a housekeeping job ended, read from the actions queue, with the snapshot it named when it ran (if it did). */
+export function jobStateOf(actions: Queue): (jobId: string) => Promise<JobReport> {
+  return async (jobId) => {
+    const job = await Job.fromId(actions, jobId);
+    if (!job) return { state: 'unknown' };
+    const state = await job.getState();
+    const ended = { ...(ranLate(job) ? { ranLate: true } : {}), ...(job.finishedOn ? { endedAt: job.finishedOn } : {}) };
+    if (state === 'completed') {
+      const value = job.returnvalue as { result?: string; snapshot?: unknown } | null;
+      if (value?.result !== 'done') return { state: 'skipped', ...ended };
+      return typeof value.snapshot === 'string' ? { state: 'done', snapshot: value.snapshot, ...ended } : { state: 'done', ...ended };
+    }
+    if (state === 'failed') return { state: 'failed', ...ended };
+    if (state === 'unknown') return { state: 'unknown' };
+    return { state: 'pending' };
+  };
+}
+
+/**
+ * Whether the job may have run its snapshot step late (it names the snapshot when it takes it, and
+ * records the name before sending it): it ended (or, not ended, is still running) past the step's
+ * lateness. The step checks its lateness after the re-check and the instance's lock, so the time
+ * an attempt started says too little; a job that ended within the lateness never ran late.
+ */
+function ranLate(job: Job): boolean {
+  const params = housekeepingParamsSchema.safeParse((job.data as { params?: unknown } | undefined)?.params);
+  if (!params.success || job.processedOn === undefined) return false;
+  const late = params.data.steps.find((s) => s.kind === 'create-snapshot' && s.late !== undefined);
+  return late?.kind === 'create-snapshot' && late.late !== undefined && (job.finishedOn ?? Date.now()) - late.late.queuedAt > late.late.afterMs;
+}
