@@ -153,7 +153,7 @@ export function busyboxSystem(host: SystemHost): Command[] {
         if (at >= 0 && at >= baseMounts) {
           lines.splice(at, 1);
           table = lines.map((l) => `${l}\n`).join('');
-        } else if (at >= 0) stderr += `umount: can't unmount ${t}: Operation not permitted\n`;
+        } else if (at >= 0) stderr += `umount: can't unmount ${t}: Device or resource busy\n`;
         else stderr += `umount: can't unmount ${t}: ${(await host.fs.entry(dir)) ? 'Invalid argument' : 'No such file or directory'}\n`;
       }
       await host.fs.write('/proc/mounts', Buffer.from(table, 'latin1'), { uid: 0, gid: 0, mode: 0o444 });
@@ -275,6 +275,8 @@ export function busyboxSystem(host: SystemHost): Command[] {
       }
       const lines = all
         .filter(([, n]) => dev === undefined || n === dev)
+        // With a family, only the interfaces that have an address of it.
+        .filter(([, , nic]) => kind === 'link' || family === undefined || nic.addresses.some((a) => a.family === family))
         .map(([index, n, nic]) => {
           const loopback = nic.type === 'loopback';
           const flags = loopback ? (up(nic) ? 'LOOPBACK,UP,LOWER_UP' : 'LOOPBACK') : 'BROADCAST,MULTICAST,UP,LOWER_UP,M-DOWN';
@@ -370,10 +372,12 @@ export function busyboxSystem(host: SystemHost): Command[] {
       const operands = args.filter((a, i) => !a.startsWith('-') && !withValue.has(args[i - 1] ?? ''));
       const target = operands[0];
       if (target === undefined) return fail(`${busyboxBanner}\n\n${usages.ping!.replace(/^Usage: ping/, `Usage: ${name}`)}`);
+      // No IPv6 address to send from (lo is down); no IPv4 route.
+      const why = target.includes(':') ? 'Cannot assign requested address' : 'Network is unreachable';
       return (
-        unreachable('ping', target) ?? {
+        unreachable(name, target) ?? {
           stdout: `PING ${target} (${target}): 56 data bytes\n`,
-          stderr: 'ping: sendto: Network is unreachable\n',
+          stderr: `${name}: sendto: ${why}\n`,
           exitCode: 1,
         }
       );
@@ -390,7 +394,8 @@ export function busyboxSystem(host: SystemHost): Command[] {
       const port = m?.[3] ?? (m?.[1] === 'https' ? '443' : m?.[1] === 'ftp' ? '21' : '80');
       const refused = unreachable('wget', hostName);
       if (refused) return refused;
-      const connecting = args.includes('-q') ? '' : `Connecting to ${hostName} (${hostName}:${port})\n`;
+      const shown = m?.[3] ? `${m[2]}:${m[3]}` : hostName;
+      const connecting = args.includes('-q') ? '' : `Connecting to ${shown} (${hostName}:${port})\n`;
       return fail(`${connecting}wget: can't connect to remote host (${hostName}): Network is unreachable\n`);
     },
   };
