@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { episodesOf, incidentsOf } from '../../src/http/console/incident-story.js';
+import { instanceTimeline } from '../../src/http/console/instance-timeline.js';
 
 let seq = 0;
 const record = (at: string, fields: Record<string, unknown>) => ({ id: `${Date.parse(at)}-${seq++}`, at, ...fields }) as unknown as StoredAuditRecord;
@@ -45,5 +46,22 @@ describe('the triage of a crash loop', () => {
       assignee: { name: 'carol', by: 'bob' },
       notes: [{ by: 'bob', text: 'looping on a bad config' }],
     });
+  });
+
+  it('marks each triage step on the instance’s state timeline, as an operator’s', () => {
+    const records = [
+      crash('c1', '2026-12-02T10:00:00.000Z'),
+      triage('c1', '2026-12-02T10:00:30.000Z', 'alice', { triage: 'ack' }),
+      triage('c1', '2026-12-02T10:00:40.000Z', 'alice', { triage: 'assign', assignee: 'bob' }),
+    ];
+    const t = instanceTimeline(
+      records,
+      [],
+      incidentsOf(records),
+      'web-1',
+      Date.parse('2026-12-02T09:00:00.000Z'),
+      Date.parse('2026-12-02T11:00:00.000Z'),
+    );
+    expect(t.marks.filter((m) => m.kind === 'operator').map((m) => m.text)).toEqual(['alice: acknowledged', 'alice: assigned it to bob']);
   });
 });

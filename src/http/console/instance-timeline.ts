@@ -3,6 +3,8 @@ import { isKnownStatusCode, statusText } from '../../client/status-code.js';
 import type { CanonicalEvent } from '../../events/canonical-event.js';
 import type { ProbeStatus } from '../../probes/probe-status.js';
 import type { Execution } from './executions.js';
+import { triageWords } from '../../alerts/triage.js';
+import { triageChangeOf } from './incident-story.js';
 
 /** One stretch of time in one status. */
 export interface StatusSpan {
@@ -47,7 +49,7 @@ const eventOf = (r: StoredAuditRecord) => (r as { event?: CanonicalEvent }).even
 /**
  * The status of `instance` over [from, to] from the audit log's `event` records (every status
  * event Reflex received is recorded, with its daemon time), and the executions on it as marks:
- * Reflex's (rules), housekeeping's and operators', and its probes' transitions (`instance.health`)
+ * Reflex's (rules), housekeeping's and operators' (the incidents' triage among them), and its probes' transitions (`instance.health`)
  * with their output; `probes` is its probes' state now. `records` may hold the whole log of the range and
  * more before it: the status at `from` is the last change before it.
  */
@@ -64,6 +66,16 @@ export function instanceTimeline(
   const marks: TimelineMark[] = [];
   const within = (at: string) => Date.parse(at) >= from && Date.parse(at) <= to;
   for (const r of records) {
+    const triage = r.instance === instance && within(r.at) ? triageChangeOf(r) : undefined;
+    if (triage) {
+      const actor = (r as { actor?: unknown }).actor;
+      marks.push({
+        at: r.at,
+        kind: 'operator',
+        text: `${typeof actor === 'string' ? actor : 'operator'}: ${triageWords(triage)}`,
+        correlationId: r.correlationId,
+      });
+    }
     if (r.type !== 'event' || r.summary.startsWith('stale:')) continue;
     const e = eventOf(r);
     if (e?.kind === 'instance.health' && e.instance === instance && within(e.timestamp)) marks.push(healthMark(e, r.correlationId));
