@@ -5,7 +5,7 @@ import { StatusCode } from '../client/status-code.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { Intent, OperationStatusEvent, StartFailure } from './canonical-event.js';
 import { parseSource } from './source.js';
-import type { StateTracker } from './state-tracker.js';
+import type { StateTracker, TrackedStatus } from './state-tracker.js';
 
 /**
  * Why an instance changed state, decided here and nowhere else:
@@ -234,7 +234,7 @@ export class StartFailures {
   async classify(
     ref: InstanceRef,
     event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean },
-    deps: { tracker: StateTracker; client: InstanceClient; own: OwnOperationsReader },
+    deps: { tracker: StateTracker; client: InstanceClient; own: OwnOperationsReader; read?: { known: TrackedStatus | undefined } },
   ): Promise<{ intent: Intent; startFailure?: StartFailure }> {
     const startFailure = await this.explain(ref, event, deps);
     return startFailure ? { intent: 'failed-start', startFailure } : { intent: event.intent };
@@ -250,10 +250,11 @@ export class StartFailures {
   private async explain(
     ref: InstanceRef,
     event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean },
-    deps: { tracker: StateTracker; client: InstanceClient; own: OwnOperationsReader },
+    deps: { tracker: StateTracker; client: InstanceClient; own: OwnOperationsReader; read?: { known: TrackedStatus | undefined } },
   ): Promise<StartFailure | undefined> {
     if (event.synthetic || event.intent !== 'unrequested' || event.action !== 'instance-shutdown') return undefined;
-    if ((await deps.tracker.get(ref))?.status === StatusCode.Running) return undefined;
+    const known = deps.read ? deps.read.known : await deps.tracker.get(ref);
+    if (known?.status === StatusCode.Running) return undefined;
     const raw = await this.redis.get(this.keys.startFailures(ref));
     const recorded = raw ? (JSON.parse(raw) as StartFailure) : undefined;
     const at = Date.parse(event.timestamp);

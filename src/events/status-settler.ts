@@ -5,7 +5,7 @@ import { StatusCode } from '../client/status-code.js';
 import type { InstanceRef } from '../redis/key-space.js';
 import type { InstanceStatusEvent } from './canonical-event.js';
 import { evacuationIntent, type OwnOperationsReader, type StartFailures } from './intent.js';
-import type { StateTracker } from './state-tracker.js';
+import type { StateTracker, TrackedStatus } from './state-tracker.js';
 
 /**
  * What settling made of a status event: `processed` and `corrected` events go on through the
@@ -39,9 +39,10 @@ export class StatusSettler {
    * what is known (events arrive out of order), redeliveries of finished events, and synthetic
    * events that change nothing. An event older than the known state that disagrees with it is
    * checked against a read of the instance: if the read agrees with the event, the tracker was
-   * wrong and the event is published, corrected.
+   * wrong and the event is published, corrected. `read`: the instance's tracker entry as the caller
+   * read it just before, nothing written to it since (a stop's failed-start check then needs no read).
    */
-  async settle(event: InstanceStatusEvent): Promise<Settled> {
+  async settle(event: InstanceStatusEvent, read?: { known: TrackedStatus | undefined }): Promise<Settled> {
     const { tracker, audit } = this.deps;
     const ref = { target: event.target, project: event.project, instance: event.instance };
     const client = this.deps.client(event.target);
@@ -50,7 +51,7 @@ export class StatusSettler {
       location: event.location,
       timestamp: event.timestamp,
     });
-    const refined = await this.deps.startFailures.classify(ref, event, { tracker, client, own: this.deps.ownOperations });
+    const refined = await this.deps.startFailures.classify(ref, event, { tracker, client, own: this.deps.ownOperations, ...(read ? { read } : {}) });
     event.intent = refined.intent;
     if (refined.startFailure) event.startFailure = refined.startFailure;
     const origin = {

@@ -14,7 +14,7 @@ import type { CanonicalEvent, InstanceStatusEvent } from '../../events/canonical
 import type { EventArchive } from '../../events/event-archive.js';
 import { StartFailures } from '../../events/intent.js';
 import { keepRejected, type RejectedLimits } from '../../events/rejected-events.js';
-import { instanceOfKey, type StateTracker } from '../../events/state-tracker.js';
+import { instanceOfKey, type StateTracker, type TrackedStatus } from '../../events/state-tracker.js';
 import { StatusSettler, type Settled } from '../../events/status-settler.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { InstanceAlerts, RuleResponse } from '../../notify/instance-alerts.js';
@@ -180,15 +180,18 @@ export class EventProcessor {
    * A stop that would count as a crash, of a name Reflex never tracked, whose instance (by its
    * `volatile.uuid`) Reflex knows under a name the daemon no longer has: renamed, the rename's
    * event lost in a gap whose resync has not run yet. The rename is processed first, as its own
-   * event, so what is known of the instance (an operator's stop) judges the stop.
+   * event, so what is known of the instance (an operator's stop) judges the stop. Answers the
+   * tracker's entry it read when nothing was written to it since (none when it read none).
    */
-  private async missedRename(event: InstanceStatusEvent): Promise<void> {
+  private async missedRename(event: InstanceStatusEvent): Promise<{ known: TrackedStatus | undefined } | undefined> {
     const { tracker } = this.deps;
     const ref = { target: event.target, project: event.project, instance: event.instance };
-    if (!countsAsCrash(event) || (await tracker.get(ref))) return;
+    if (!countsAsCrash(event)) return undefined;
+    const tracked = await tracker.get(ref);
+    if (tracked) return { known: tracked };
     const now = await this.readInstance(ref);
     const uuid = now?.config['volatile.uuid'];
-    if (!now || !uuid) return;
+    if (!now || !uuid) return { known: tracked };
     for (const [key, known] of await tracker.identities(event.target)) {
       const { project, instance: name } = instanceOfKey(key);
       if (known !== uuid || project !== event.project || name === event.instance) continue;
@@ -196,8 +199,10 @@ export class EventProcessor {
       if (!(await tracker.get(old)) || (await this.readInstance(old))) continue;
       const rename = missedRenameEvent(event.target, { name: event.instance, project: event.project, location: now.location }, name, event.timestamp);
       await this.processEvent(prepare({ kind: 'synthetic', target: event.target, event: rename, receivedAt: Date.now() }, undefined));
-      return;
+      // The rename moved what was known of the instance to this name: the entry read above is not it any more.
+      return undefined;
     }
+    return { known: tracked };
   }
 
   private async processEvent(p: Prepared): Promise<ProcessResult> {
@@ -219,8 +224,8 @@ export class EventProcessor {
     // The instance as read to confirm a stop: the rules decide on that read instead of reading again.
     let confirmed: { instance: Instance } | undefined;
     if (event.kind === 'instance.status') {
-      await this.missedRename(event);
-      settled = await this.settler.settle(event);
+      // The tracker's entry missedRename read serves the settler too, unless a rename it processed moved another one here.
+      settled = await this.settler.settle(event, await this.missedRename(event));
       if (settled !== 'processed' && settled !== 'corrected') {
         await this.deps.archive?.append(event, settled);
         return settled;
