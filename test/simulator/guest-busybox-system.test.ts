@@ -95,11 +95,15 @@ describe('the busybox programs that show the container', () => {
     expect(res.stdout).toBe('1\nsh\nB a b \n      2 a\n        1         1\na\nb\nxay\n');
   });
 
-  it('the file programs busybox has and just-bash lacks: od as busybox prints it, cmp, su as root', async () => {
+  it('the file programs busybox has and just-bash lacks (od as busybox prints it, cmp, su as root), the endless devices, SHLVL', async () => {
     const res = await sh(
       'printf "ab\\001" | od -x; printf "hi\\n" > /tmp/x; printf "hj\\n" | cmp /tmp/x -; su -c "echo \\$0 \\$HOME"; printf "a\\r\\n" | dos2unix | od -c',
     );
     expect(res.stdout).toBe('0000000 6261 0001\n0000003\n/tmp/x - differ: char 2, line 1\nsh /root\n0000000   a  \\n\n0000002\n');
+    const devices = await sh(
+      'a=$(head -c 8 /dev/urandom | od -An -x); b=$(head -c 8 /dev/urandom | od -An -x); [ "$a" != "$b" ] && echo fresh; head -c 3 /dev/zero | od -b; echo $SHLVL',
+    );
+    expect(devices.stdout).toBe('fresh\n0000000 000 000 000\n0000003\n1\n');
     const more = await sh('kill -l | sed -n 29p; kill -l 15; stat -c %s /tmp; md5sum /nosuch');
     expect(more).toMatchObject({ stdout: '29) POLL\nTERM\n4096\n', stderr: "md5sum: can't open '/nosuch': No such file or directory\n" });
   });

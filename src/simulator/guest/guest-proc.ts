@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, totalmem, uptime } from 'node:os';
 import { posix } from 'node:path';
@@ -89,4 +90,19 @@ export async function writeSelf(
     status: `Name:\t${name}\nUmask:\t0022\nState:\tR (running)\nTgid:\t${pid}\nPid:\t${pid}\nPPid:\t0\nUid:\t${uid}\t${uid}\t${uid}\t${uid}\nGid:\t${gid}\t${gid}\t${gid}\t${gid}\n`,
   };
   for (const [file, text] of Object.entries(files)) await fs.write(`${dir}/${file}`, Buffer.from(text, 'utf8'), { uid, gid, mode: 0o444 });
+}
+
+/** How much a read of /dev/zero or /dev/urandom gives: a reader here takes its input whole, so the endless device is bounded. */
+const deviceBytes = 65_536;
+
+/**
+ * `/dev/zero`, `/dev/urandom` and `/dev/random` as files each read of which gives 64 KiB (zeros, or
+ * fresh random bytes: each program reads its own), so `head -c 16 /dev/urandom | base64` and
+ * `tr -dc a-z < /dev/urandom | head -c 8` work (just-bash has an empty `/dev/zero` and no
+ * `/dev/urandom`). Set again before each program; made only when read.
+ */
+export function writeDevices(fs: GuestFs): void {
+  fs.memory.writeFileLazy('/dev/zero', () => new Uint8Array(deviceBytes), { mode: 0o666 });
+  fs.memory.writeFileLazy('/dev/urandom', () => new Uint8Array(randomBytes(deviceBytes)), { mode: 0o666 });
+  fs.memory.writeFileLazy('/dev/random', () => new Uint8Array(randomBytes(deviceBytes)), { mode: 0o666 });
 }

@@ -18,7 +18,7 @@ import { busyboxCommands } from './busybox-programs.js';
 import { busyboxItself, busyboxSystem, type GuestNic } from './busybox-system.js';
 import { busyboxText } from './busybox-text.js';
 import { busyboxFiles } from './busybox-files.js';
-import { guestInit, writeProc, writeSelf } from './guest-proc.js';
+import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
 
@@ -312,7 +312,10 @@ export class Guests {
       writeSelf(fs, top.comm === comm && argv === top.argv ? shellPid : shellPid + 1, comm, argv, uid, gid);
     const custom: Command[] = [...own, busyboxItself(applets), ...[...busyboxPrograms].filter((n) => !ownNames.has(n)).map(passThrough)].map((c) =>
       gated(c, gate, {
-        before: (args) => asSelf(c.name, [c.name, ...args]),
+        before: async (args) => {
+          writeDevices(fs);
+          await asSelf(c.name, [c.name, ...args]);
+        },
         after: () => asSelf(top.comm, top.argv),
       }),
     );
@@ -326,12 +329,14 @@ export class Guests {
       customCommands: custom,
     });
     await writeProc(fs, init);
+    writeDevices(fs);
     await asSelf(top.comm, top.argv);
     if (shellName) await writeSelf(fs, shellPid, top.comm, top.argv, uid, gid, `/proc/${shellPid}`);
     const cwd = cmd.cwd ?? (uid === 0 ? '/root' : '/');
     try {
       const result = await bash.exec(builtinShadows(builtins) + (shell ? (args[1] ?? '') : quote(program ?? '')), {
-        env: cmd.environment,
+        // busybox's sh counts its level (SHLVL=1 for `sh -c`); a program run alone has none.
+        env: shell && cmd.environment.SHLVL === undefined ? { ...cmd.environment, SHLVL: '1' } : cmd.environment,
         replaceEnv: true,
         cwd,
         stdin: (cmd.stdin ?? Buffer.alloc(0)).toString('latin1'),
