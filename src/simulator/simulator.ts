@@ -84,7 +84,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     networks: new NetworkStore(),
     pools: new StoragePools(),
     execSockets: new ExecSockets(),
-    guests: new Guests((inst, script) => guestNet.script({ ...script, instance: inst.name, project: inst.project })),
+    guests: new Guests(
+      (inst, script) => guestNet.script({ ...script, instance: inst.name, project: inst.project }),
+      (inst) => ctx.actions.crash(inst),
+    ),
     guestNet,
     execRecords: new ExecRecords(),
     store: new InstanceStore(opts.projects, ids, cluster, opts.revision, guestNet),

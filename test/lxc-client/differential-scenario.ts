@@ -125,7 +125,7 @@ const busyboxSteps: string[] = [
     'wget http://10.1.2.3/; echo $?; nc 10.1.2.3 80; echo $?; nc -z 10.1.2.3 80; echo $?; nslookup example.com; echo $?; ' +
     'ip -6 addr; ip a s lo; ip addr show nosuch; ifconfig nosuch; netstat -an; wget -O /tmp/x http://10.1.2.3:8080/p; ping -c1 ::1; ping6 -c1 fe80::1',
   // Users, mounts, processes, the kernel; /proc/self is the program that reads it.
-  'head -c 12 /dev/urandom | wc -c; head -c 5 /dev/zero | od -c; tr -dc a-z < /dev/urandom | head -c 8 | wc -c; echo $SHLVL; ' +
+  'head -c 12 /dev/urandom | wc -c; head -c 5 /dev/zero | od -c; tr -dc a-z < /dev/urandom | head -c 8 | wc -c; echo $SHLVL; halt; poweroff; echo $?; ' +
     'mount | grep " on /proc type "; umount; echo $?; umount /proc; who; w; logname; echo $?; tty; echo $?; groups; ' +
     'cat /proc/self/comm; head -1 /proc/self/status; cat /proc/self/cmdline | tr "\\0" " "; echo; cat /proc/$$/comm; ' +
     'read x < /proc/self/comm; echo $x; pidof testinit; pidof nosuch; echo $?; killall nosuch; echo $?; killall -0 testinit; echo $?; ' +

@@ -75,7 +75,12 @@ describe('the busybox programs that show the container', () => {
     // A program run alone (no shell) reads its own name too.
     expect((await (await client.exec('bb', { command: ['cat', '/proc/self/comm'] })).wait({ timeoutMs: 20_000 })).stdout).toBe('cat\n');
     // killall of the command's own shell ends the command with the signal.
-    expect((await sh('killall sh; echo not reached')).exitCode).toBe(143);
+    // (init is sh too, /bin/sh /sbin/testinit, and exits on TERM: the instance stops after.)
+    sim.controls.addInstance({ name: 'ka', status: 'Running', config: { 'raw.lxc': 'lxc.init.cmd=/sbin/testinit' } });
+    expect((await (await client.exec('ka', { command: ['sh', '-c', 'killall sh; echo not reached'] })).wait({ timeoutMs: 20_000 })).exitCode).toBe(
+      143,
+    );
+    expect((await client.getInstanceState('ka')).status).toBe('Stopped');
   });
 
   it('nproc takes limits.cpu; free, uptime and top read the /proc the guest shows', async () => {
@@ -106,5 +111,18 @@ describe('the busybox programs that show the container', () => {
     expect(devices.stdout).toBe('fresh\n0000000 000 000 000\n0000003\n1\n');
     const more = await sh('kill -l | sed -n 29p; kill -l 15; stat -c %s /tmp; md5sum /nosuch');
     expect(more).toMatchObject({ stdout: '29) POLL\nTERM\n4096\n', stderr: "md5sum: can't open '/nosuch': No such file or directory\n" });
+  });
+  it('reboot (TERM to init) stops an instance whose init exits on it, as the test beds’ init does; halt and poweroff it ignores', async () => {
+    sim.controls.addInstance({ name: 'rb', status: 'Running', config: { 'raw.lxc': 'lxc.init.cmd=/sbin/testinit' } });
+    sim.controls.addInstance({ name: 'k1', status: 'Running', config: { 'raw.lxc': 'lxc.init.cmd=/sbin/testinit' } });
+    const run = async (name: string, script: string) => (await client.exec(name, { command: ['sh', '-c', script] })).wait({ timeoutMs: 20_000 });
+    const status = async (name: string) => (await client.getInstanceState(name)).status;
+    expect(await run('rb', 'halt; poweroff; kill -USR1 1; echo $?')).toMatchObject({ stdout: '0\n', exitCode: 0 });
+    expect(await status('rb')).toBe('Running');
+    // The command ends first (its output and status come back), then the instance stops.
+    expect(await run('rb', 'reboot; echo $?')).toMatchObject({ stdout: '0\n', exitCode: 0 });
+    expect(await status('rb')).toBe('Stopped');
+    expect(await run('k1', 'kill 1; echo sent')).toMatchObject({ stdout: 'sent\n', exitCode: 0 });
+    expect(await status('k1')).toBe('Stopped');
   });
 });

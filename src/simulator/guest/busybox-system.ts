@@ -39,6 +39,8 @@ export interface SystemHost {
   pause: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
   /** Ends the whole command with a signal (a signal sent to its own shell). */
   killSelf: (signal: number) => void;
+  /** Sends the instance's init a signal (it may exit on it: the instance then stops). */
+  signalInit: (signal: number) => void;
 }
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
@@ -464,6 +466,7 @@ export function busyboxSystem(host: SystemHost): Command[] {
           continue;
         }
         // The command's own shell dies of it; init takes no signal from here (it would stop the instance).
+        if (hits.some((p) => p.pid === 1) && signal !== 0) host.signalInit(signal);
         if (hits.some((p) => p.pid === host.pid) && signal !== 0 && !harmlessSignals.has(signal)) host.killSelf(signal);
       }
       return { stdout: '', stderr, exitCode: missed ? 1 : 0 };
@@ -492,6 +495,17 @@ export function busyboxSystem(host: SystemHost): Command[] {
     },
   };
   const quietOk = (name: string): Command => ({ name, execute: async () => ok() });
+  /**
+   * busybox's `reboot`, `poweroff` and `halt` signal init (TERM, USR2, USR1) and exit 0: the test
+   * beds' init exits on TERM (the container stops) and ignores the others. `-f` is not served.
+   */
+  const shutdown = (name: string, signal: number): Command => ({
+    name,
+    async execute() {
+      host.signalInit(signal);
+      return ok();
+    },
+  });
   const dmesg: Command = { name: 'dmesg', execute: async () => fail('dmesg: klogctl: Operation not permitted\n') };
   const sysctl: Command = {
     name: 'sysctl',
@@ -631,6 +645,9 @@ export function busyboxSystem(host: SystemHost): Command[] {
     pidof,
     killall,
     top,
+    shutdown('reboot', 15),
+    shutdown('poweroff', 12),
+    shutdown('halt', 10),
     quietOk('logger'),
     quietOk('sync'),
     dmesg,

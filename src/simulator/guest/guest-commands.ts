@@ -12,6 +12,8 @@ export interface GuestProcess {
   pid: number;
   /** Ends the whole command with a signal (a `kill` of the shell itself). */
   killSelf: (signal: number) => void;
+  /** Sends the instance's init a signal: if it exits on it, the instance stops once the command has ended. */
+  signalInit: (signal: number) => void;
 }
 
 /** Signal numbers by name, as Linux numbers them on x86_64. */
@@ -158,8 +160,11 @@ export function guestCommands(proc: GuestProcess): Command[] {
       let stderr = '';
       for (const p of pids) {
         const pid = Number(p);
-        // PID 1 (init) and the shell itself exist; init takes no signal from here (it would stop the instance).
-        if (pid === 1) continue;
+        // PID 1 (init) and the shell itself exist: init exits on a signal it traps so (the instance then stops).
+        if (pid === 1) {
+          if (signal !== 0) proc.signalInit(signal);
+          continue;
+        }
         if (pid === proc.pid) {
           if (signal !== 0 && !harmlessSignals.has(signal)) proc.killSelf(signal);
           continue;

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, totalmem, uptime } from 'node:os';
 import { posix } from 'node:path';
 import type { GuestFs } from './guest-fs.js';
+import { signalNumbers } from './guest-commands.js';
 
 /** The instance's pid 1 as `ps` and `/proc/1` show it. */
 export interface GuestInit {
@@ -10,6 +11,11 @@ export interface GuestInit {
   comm: string;
   /** Its command line (`/proc/1/cmdline`): `/bin/sh /sbin/testinit` for a script. */
   argv: string[];
+  /**
+   * The signals that end it: a script's traps whose action exits (the test beds' `trap 'exit 0' PWR
+   * TERM`). Any other signal is ignored, as pid 1 of a container ignores a signal it has no handler for.
+   */
+  exitsOn: ReadonlySet<number>;
 }
 
 /** The init an instance runs: `raw.lxc`'s `lxc.init.cmd` (the test beds' `/sbin/testinit`), else `/sbin/init`. */
@@ -20,9 +26,18 @@ export async function guestInit(fs: GuestFs, rawLxc: string | undefined): Promis
     .split(/\s+/) ?? ['/sbin/init'];
   const program = cmd[0]!;
   const entry = await fs.entry(program);
-  const head = entry?.type === 'file' ? (await fs.read(program)).subarray(0, 128).toString('latin1') : '';
-  const interpreter = /^#!\s*(\S+)/.exec(head)?.[1];
-  return { comm: posix.basename(program).slice(0, 15), argv: interpreter ? [interpreter, ...cmd] : cmd };
+  const text = entry?.type === 'file' ? (await fs.read(program)).subarray(0, 4096).toString('latin1') : '';
+  const interpreter = /^#!\s*(\S+)/.exec(text)?.[1];
+  const exitsOn = new Set<number>();
+  if (interpreter)
+    for (const m of text.matchAll(/^\s*trap\s+(['"])(.*?)\1\s+([\w ]+)$/gm)) {
+      if (!/\bexit\b/.test(m[2]!)) continue;
+      for (const name of m[3]!.trim().split(/\s+/)) {
+        const n = /^\d+$/.test(name) ? Number(name) : signalNumbers[name.toUpperCase().replace(/^SIG/, '')];
+        if (n !== undefined) exitsOn.add(n);
+      }
+    }
+  return { comm: posix.basename(program).slice(0, 15), argv: interpreter ? [interpreter, ...cmd] : cmd, exitsOn };
 }
 
 /** The host's copy of a /proc file, or what the host's os module tells when there is none (not Linux). */

@@ -143,8 +143,15 @@ export class Guests {
   /** Commands tests script (moto/LocalStack style). */
   readonly scripts = new ScriptedCommands();
 
-  /** `httpAfter`: scripts the HTTP endpoint of the instance a scripted command ran in, once the command ended. */
-  constructor(private readonly httpAfter: (inst: SimInstance, script: NonNullable<CommandOutcome['httpAfter']>) => void = () => {}) {}
+  /**
+   * `httpAfter`: scripts the HTTP endpoint of the instance a scripted command ran in, once the command
+   * ended; `initExited`: the instance's init exited on a signal a command sent it (`reboot`, `kill 1`):
+   * the instance stops as when its guest exits by itself.
+   */
+  constructor(
+    private readonly httpAfter: (inst: SimInstance, script: NonNullable<CommandOutcome['httpAfter']>) => void = () => {},
+    private readonly initExited: (inst: SimInstance) => void = () => {},
+  ) {}
 
   private readonly filesystems = new WeakMap<SimInstance, Promise<GuestFs>>();
 
@@ -259,7 +266,13 @@ export class Guests {
     };
     /** Waits, ending early when the command is killed or its own signal (e.g. `timeout`) fires. */
     const pause = (ms: number, signal: AbortSignal | undefined): Promise<void> => sleepUnlessAborted(ms, anyOf(signal, killer.signal));
-    const proc: GuestProcess = { hostname: () => inst.name, uid, gid, pid: shellPid, killSelf: kill };
+    // A signal init exits on ends it once the command has ended (the daemon's exec returns first).
+    let initEnds = false;
+    const init = await guestInit(fs, inst.config['raw.lxc']);
+    const signalInit = (signal: number): void => {
+      if (uid === 0 && init.exitsOn.has(signal)) initEnds = true;
+    };
+    const proc: GuestProcess = { hostname: () => inst.name, uid, gid, pid: shellPid, killSelf: kill, signalInit };
     const key = instanceKey(inst.project, inst.name);
     const scriptEnded = (outcome: CommandOutcome, interrupted: boolean): void => {
       if (outcome.httpAfter && !interrupted && !killer.signal.aborted) this.httpAfter(inst, outcome.httpAfter);
@@ -273,7 +286,6 @@ export class Guests {
     const shellState = shellBuiltins();
     // Output is text unless a program wrote raw bytes (printf '\xff', dd): then it goes out byte for byte.
     let raw = false;
-    const init = await guestInit(fs, inst.config['raw.lxc']);
     const [program, ...args] = cmd.argv;
     const shell = shells.has(basename(program ?? '')) && args[0] === '-c';
     const shellName = shell ? basename(program ?? 'sh') : undefined;
@@ -291,6 +303,7 @@ export class Guests {
         cpuLimit: inst.config['limits.cpu'],
         pause,
         killSelf: kill,
+        signalInit,
       }),
       ...busyboxText(),
       ...busyboxFiles({ fs, uid, gid, rawOutput: () => (raw = true) }),
@@ -371,6 +384,7 @@ export class Guests {
       return { ...ended(`${result.stdout}${trapped?.stdout ?? ''}`, stderr, result.exitCode, raw), env: result.env };
     } finally {
       cmd.signal?.removeEventListener('abort', onOuterAbort);
+      if (initEnds) this.initExited(inst);
     }
   }
 }
