@@ -140,7 +140,9 @@ const busyboxSteps: string[] = [
   'printf "b\\nB\\na\\nA\\n_x\\n1\\n" | sort | tr "\\n" " "; echo; printf "b\\nB\\na\\n" | sort -f | tr "\\n" " "; echo; ' +
     'printf "b\\nb\\na\\n" | uniq -c; printf "10\\n9\\n100\\n9\\n" | sort -rnu; wc /etc/passwd; wc -l /etc/passwd; echo x | wc -lw; ' +
     'wc -l /etc/passwd /etc/group; echo a b c | xargs -n1; echo a b | xargs -I{} echo x{}y; kill -l | tr "\\n" "|"; kill -l 15; kill -l TERM; ' +
-    'stat -c %s / /etc/passwd; echo hi | md5sum; echo hi | sha1sum; echo hi | sha256sum; md5sum /tmp /nosuch; echo $?',
+    'stat -c %s / /etc/passwd; echo hi | md5sum; echo hi | sha1sum; echo hi | sha256sum; md5sum /tmp /nosuch; echo $?; ' +
+    'getopt -o ab:c:: -l name:,flag -n me -- -abval -c -cz --name=n1 --fl "a b" -- -x; getopt -o a -- -z; echo $?; getopt ab -a x -b; ' +
+    'shuf -i 1-5 | sort | tr "\\n" " "; shuf -n 2 -e a b c | wc -l; hostid; echo hi | sha3sum; echo hi | sha3sum -a 256',
   // File programs: chgrp, cmp, link, line ends, dumps (od as busybox's), pagers off a terminal, su as root.
   'echo hi > /tmp/rt-a; echo hj > /tmp/rt-b; chgrp 34 /tmp/rt-a; stat -c %g /tmp/rt-a; chgrp nosuch /tmp/rt-a; chgrp root /nosuch; ' +
     'cmp /tmp/rt-a /tmp/rt-b; echo $?; cmp -s /tmp/rt-a /tmp/rt-a; echo $?; cmp /tmp/rt-a /nosuch; echo $?; arch | wc -l; more /tmp/rt-a; less /tmp/rt-a; ' +

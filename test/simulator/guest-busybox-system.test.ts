@@ -98,6 +98,8 @@ describe('the busybox programs that show the container', () => {
       'busybox --list | grep -c "^ip$"; busybox sh -c "echo \\$0"; printf "b\\nB\\na\\n" | sort | tr "\\n" " "; echo; printf "a\\na\\n" | uniq -c; echo x | wc -lw; echo a b | xargs -n1; echo a | xargs -I% echo x%y',
     );
     expect(res.stdout).toBe('1\nsh\nB a b \n      2 a\n        1         1\na\nb\nxay\n');
+    const opts = await sh('getopt -o ab: -l long -- -a -bx --long y; getopt -o a -- -z; shuf -i 1-3 | sort | tr "\\n" " "');
+    expect(opts).toMatchObject({ stdout: " -a -b 'x' --long -- 'y'\n --\n1 2 3 ", stderr: "getopt: invalid option -- 'z'\n" });
   });
 
   it('the file programs busybox has and just-bash lacks (od as busybox prints it, cmp, su as root), the endless devices, SHLVL', async () => {

@@ -600,7 +600,16 @@ export function busyboxSystem(host: SystemHost): Command[] {
   };
   const checksum = (name: string, algorithm: string): Command => ({
     name,
-    async execute(args, ctx) {
+    async execute(given, ctx) {
+      // sha3sum takes its width with -a (224 by default).
+      let args = given;
+      if (name === 'sha3sum') {
+        const at = args.indexOf('-a');
+        const bits = at >= 0 ? args[at + 1] : '224';
+        if (!['224', '256', '384', '512'].includes(bits ?? '')) return fail(`sha3sum: invalid number '${bits}'\n`);
+        algorithm = `sha3-${bits}`;
+        args = at >= 0 ? args.filter((_, i) => i !== at && i !== at + 1) : args;
+      }
       // Checking a list (-c) and its options are just-bash's.
       if (args.some((a) => a.startsWith('-') && a !== '-')) return ctx.origCommand ? ctx.origCommand(args) : fail(`sh: ${name}: not found\n`, 127);
       let stdout = '';
@@ -660,6 +669,9 @@ export function busyboxSystem(host: SystemHost): Command[] {
     checksum('sha1sum', 'sha1'),
     checksum('sha256sum', 'sha256'),
     checksum('sha512sum', 'sha512'),
+    checksum('sha3sum', 'sha3-224'),
+    // No /etc/hostid and no address for the host name: busybox prints gethostid()'s 0.
+    { name: 'hostid', execute: async () => ok('00000000\n') },
   ];
   return commands;
 }

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
@@ -105,7 +106,157 @@ export function busyboxText(): Command[] {
       return replaceEach(ctx, replace, command.length ? command : ['echo'], split.includes('-t'));
     },
   };
-  return [sort, uniq, wc, xargs];
+  const shuf: Command = {
+    name: 'shuf',
+    async execute(args, ctx) {
+      let count = Infinity;
+      let range: [number, number] | undefined;
+      let words: string[] | undefined;
+      const files: string[] = [];
+      for (let i = 0; i < args.length; i++) {
+        const a = args[i]!;
+        if (a === '-n') count = Number(args[++i]);
+        else if (a === '-i') {
+          const m = /^(\d+)-(\d+)$/.exec(args[++i] ?? '');
+          if (!m) return fail(`shuf: bad range '${args[i]}'\n`);
+          range = [Number(m[1]), Number(m[2])];
+        } else if (a === '-e') words = [];
+        else if (words) words.push(a);
+        else files.push(a);
+      }
+      let lines: string[];
+      if (range) lines = Array.from({ length: Math.max(0, range[1] - range[0] + 1) }, (_, k) => String(range[0] + k));
+      else if (words) lines = words;
+      else {
+        let text = '';
+        for (const f of files.length ? files : ['-']) {
+          if (f === '-') text += String(ctx.stdin);
+          else {
+            try {
+              text += await ctx.fs.readFile(ctx.fs.resolvePath(ctx.cwd, f));
+            } catch {
+              return fail(`shuf: can't open '${f}': No such file or directory\n`);
+            }
+          }
+        }
+        lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
+      }
+      for (let i = lines.length - 1; i > 0; i--) {
+        const j = randomInt(i + 1);
+        [lines[i], lines[j]] = [lines[j]!, lines[i]!];
+      }
+      return {
+        stdout: lines
+          .slice(0, count)
+          .map((l) => `${l}\n`)
+          .join(''),
+        stderr: '',
+        exitCode: 0,
+      };
+    },
+  };
+  return [sort, uniq, wc, xargs, shuf, getopt];
+}
+
+/**
+ * busybox's `getopt` (util-linux's form): `-o SHORT [-l LONG,…] [-n NAME] [-q] -- ARGS…` prints the
+ * options normalised (` -a -b 'x' --long -- 'y'`: values and operands quoted, operands after `--`);
+ * an unknown option or a missing value is reported and ends with 1, the rest still printed.
+ */
+const getopt: Command = {
+  name: 'getopt',
+  async execute(args) {
+    let short: string | undefined;
+    const long = new Map<string, string>();
+    let name = 'getopt';
+    let quiet = false;
+    // The old form (`getopt OPTSTRING ARGS…`) prints its words unquoted.
+    let quote = shellQuote;
+    let at = 0;
+    for (; at < args.length; at++) {
+      const a = args[at]!;
+      if (a === '--') {
+        at++;
+        break;
+      }
+      if (a === '-o' || a === '--options') short = args[++at] ?? '';
+      else if (a === '-l' || a === '--longoptions')
+        for (const spec of (args[++at] ?? '').split(',').filter(Boolean))
+          long.set(spec.replace(/:+$/, ''), /::$/.test(spec) ? '::' : /:$/.test(spec) ? ':' : '');
+      else if (a === '-n' || a === '--name') name = args[++at] ?? name;
+      else if (a === '-q' || a === '--quiet') quiet = true;
+      else if (short === undefined && !a.startsWith('-')) {
+        short = a;
+        quote = (w: string) => w;
+        at++;
+        break;
+      } else break;
+    }
+    if (short === undefined) return fail(`${name}: missing optstring argument\n`, 2);
+    const spec = short.replace(/^[+-]/, '');
+    const takes = (c: string): string | undefined => {
+      const i = spec.indexOf(c);
+      if (i < 0 || c === ':') return undefined;
+      return spec.slice(i + 1).startsWith('::') ? '::' : spec[i + 1] === ':' ? ':' : '';
+    };
+    const rest = args.slice(at);
+    let out = '';
+    const operands: string[] = [];
+    let stderr = '';
+    for (let i = 0; i < rest.length; i++) {
+      const a = rest[i]!;
+      if (a === '--') {
+        operands.push(...rest.slice(i + 1));
+        break;
+      }
+      if (a.startsWith('--') && a.length > 2) {
+        const [key, value] = a.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+        const matches = [...long.keys()].filter((k) => k === key || k.startsWith(key));
+        const match = matches.includes(key) ? key : matches.length === 1 ? matches[0] : undefined;
+        if (match === undefined) {
+          stderr += `${name}: unrecognized option '${a}'\n`;
+          continue;
+        }
+        const kind = long.get(match)!;
+        if (kind === ':') {
+          const v = value ?? rest[++i];
+          if (v === undefined) stderr += `${name}: option '--${match}' requires an argument\n`;
+          else out += ` --${match} ${quote(v)}`;
+        } else if (kind === '::') out += ` --${match} ${quote(value ?? '')}`;
+        else if (value !== undefined) stderr += `${name}: option '--${match}' doesn't allow an argument\n`;
+        else out += ` --${match}`;
+        continue;
+      }
+      if (a.startsWith('-') && a.length > 1) {
+        for (let k = 1; k < a.length; k++) {
+          const c = a[k]!;
+          const kind = takes(c);
+          if (kind === undefined) {
+            stderr += `${name}: invalid option -- '${c}'\n`;
+            continue;
+          }
+          if (kind === '') {
+            out += ` -${c}`;
+            continue;
+          }
+          const attached = a.slice(k + 1);
+          if (kind === '::') out += ` -${c} ${quote(attached)}`;
+          else if (attached) out += ` -${c} ${quote(attached)}`;
+          else if (rest[i + 1] !== undefined) out += ` -${c} ${quote(rest[++i]!)}`;
+          else stderr += `${name}: option requires an argument -- '${c}'\n`;
+          break;
+        }
+        continue;
+      }
+      operands.push(a);
+    }
+    out += ` --${operands.map((o) => ` ${quote(o)}`).join('')}\n`;
+    return { stdout: out, stderr: quiet ? '' : stderr, exitCode: stderr ? 1 : 0 };
+  },
+};
+
+function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** `xargs -I STR CMD…`: CMD once per input line, STR replaced by the line in each argument. */
