@@ -17,8 +17,8 @@ export interface HeapTrimOptions {
  * it, and V8 keeps them committed long after the garbage is gone: a worker tracking 10k
  * instances idled at ~165 MB RSS with 35 MB of live heap. When more than `slackBytes` of the
  * heap is committed but unused, or the committed heap has grown by more than `slackBytes` since
- * the last full collection (or the start), two full collections back to back (tens of ms on a
- * heap this size) shrink it back; at most one trim per interval. Returns a stop function.
+ * the last full collection (or the start), one full collection (tens of ms on a heap this size)
+ * shrinks it back; at most one per interval. Returns a stop function.
  */
 export function startHeapTrim(opts: HeapTrimOptions): () => void {
   const collect = fullGc();
@@ -33,10 +33,6 @@ export function startHeapTrim(opts: HeapTrimOptions): () => void {
     const before = process.memoryUsage();
     if (before.heapTotal - before.heapUsed < slack && before.heapTotal - collected < slack) return;
     const started = performance.now();
-    // The first collection frees the burst's pages, the second gives them back to the system: with
-    // one, a worker after its first sync of 10k instances still held 167 MB of RSS (96 MB of heap
-    // committed, 32 MB live) until the next trim; with two, 143 MB (70 MB committed) at once.
-    collect();
     collect();
     const after = process.memoryUsage();
     collected = after.heapTotal;
