@@ -1,5 +1,16 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { DEFAULT_MAX_JSON_DEPTH, jsonShape, stringEnd, type JsonLimits } from './json-bounds.js';
+import {
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  DEFAULT_MAX_JSON_DEPTH,
+  isSpace,
+  jsonShape,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  stringEnd,
+  type JsonLimits,
+} from './json-bounds.js';
 
 /**
  * Parsing a large JSON body without stalling the event loop.
@@ -19,13 +30,7 @@ export const LARGE_JSON_CHARS = 1 << 20;
 const SCAN_SLICE_CHARS = 1 << 20;
 const PARSE_SLICE_CHARS = 1 << 19;
 
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const QUOTE = 0x22;
 const COMMA = 0x2c;
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** Where the elements of the largest array directly in the top-level object are, when each is an object or array. */
 interface Split {
