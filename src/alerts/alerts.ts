@@ -40,6 +40,8 @@ export interface AlertAudit {
 export interface OpenAlerts {
   keep(alert: Alert): Promise<void>;
   get(fingerprint: string): Promise<Alert | undefined>;
+  /** The alerts of many fingerprints, in order (undefined where none is kept), read at once. */
+  getMany(fingerprints: readonly string[]): Promise<(Alert | undefined)[]>;
   drop(fingerprint: string): Promise<void>;
   /** Every alert kept open. */
   list(): Promise<Alert[]>;
@@ -50,6 +52,7 @@ export function openAlertsIn(
   redis: {
     hset(key: string, field: string, value: string): Promise<unknown>;
     hget(key: string, field: string): Promise<string | null>;
+    hmget(key: string, ...fields: string[]): Promise<(string | null)[]>;
     hdel(key: string, field: string): Promise<number>;
     hvals(key: string): Promise<string[]>;
   },
@@ -61,6 +64,8 @@ export function openAlertsIn(
       const raw = await redis.hget(key, fingerprint);
       return raw ? (JSON.parse(raw) as Alert) : undefined;
     },
+    getMany: async (fingerprints) =>
+      fingerprints.length ? (await redis.hmget(key, ...fingerprints)).map((raw) => (raw ? (JSON.parse(raw) as Alert) : undefined)) : [],
     drop: async (fingerprint) => void (await redis.hdel(key, fingerprint)),
     list: async () => (await redis.hvals(key)).map((raw) => JSON.parse(raw) as Alert),
   };
@@ -227,33 +232,60 @@ export class Alerts {
    * none; another replica or path may have resolved it first). Without a notifier, the alerts
    * {@link raise} kept open (when given where) are the ones that fire; without either, undefined.
    */
-  async resolveFiring(
-    kind: string,
+  async resolveFiring(kind: string, subject: AlertSubject, why: Resolution, opts: ResolveFiringOptions = {}): Promise<Alert | undefined> {
+    return (await this.resolveEachFiring([kind], subject, why, opts))[0];
+  }
+
+  /**
+   * {@link resolveFiring} for several kinds of alert about one subject (an instance Running again
+   * ends its crash, Error, failed start, action-failed and crash-loop alerts), answering each in
+   * order. Their fingerprints are looked up at once: without a notifier one read of the alerts kept
+   * open, with one the notifier's lookups side by side, instead of one round trip after another.
+   */
+  async resolveEachFiring(
+    kinds: readonly string[],
     subject: AlertSubject,
     why: Resolution,
-    opts: Pick<RaiseOptions, 'record'> & { startsAt?: string } = {},
-  ): Promise<Alert | undefined> {
+    opts: ResolveFiringOptions = {},
+  ): Promise<(Alert | undefined)[]> {
     const { notifier, audit, open } = this.deps;
-    const fingerprint = alertFingerprint({ kind, target: subject.target, project: subject.project, instance: subject.instance });
+    const fingerprints = kinds.map((kind) =>
+      alertFingerprint({ kind, target: subject.target, project: subject.project, instance: subject.instance }),
+    );
     const end = { status: 'resolved', endsAt: why.endsAt ?? new Date().toISOString(), summary: why.summary, outcome: why.outcome } as const;
     // With `startsAt`, only that episode ends: one that began since (a new crash) stays firing.
     const sameEpisode = (known: Alert) => opts.startsAt === undefined || known.startsAt === opts.startsAt;
-    let resolved: Alert | undefined;
+    const ending = async (kind: string, fingerprint: string, resolved: Alert | undefined): Promise<Alert | undefined> => {
+      if (!resolved) return undefined;
+      const record = recordOf(resolved, 'info', { summary: `${kind} resolved: ${why.summary}`, resolved: true, ...opts.record });
+      // Kept open without a notifier: audited once (replicas may both read it firing), then dropped.
+      await audit.append(record, notifier ? {} : { once: `alert-end:${fingerprint}:${resolved.startsAt}` });
+      if (!notifier) await open?.drop(fingerprint);
+      return resolved;
+    };
     if (notifier)
-      // amend answers an unknown fingerprint without taking the alert's lock: most recoveries have no such alert.
-      resolved = await notifier.amend(fingerprint, (known) => (known.status === 'firing' && sameEpisode(known) ? end : undefined));
-    else {
-      const known = await open?.get(fingerprint);
-      resolved = known && sameEpisode(known) ? { ...known, ...end } : undefined;
-    }
-    if (!resolved) return undefined;
-    const record = recordOf(resolved, 'info', { summary: `${kind} resolved: ${why.summary}`, resolved: true, ...opts.record });
-    // Kept open without a notifier: audited once (replicas may both read it firing), then dropped.
-    await audit.append(record, notifier ? {} : { once: `alert-end:${fingerprint}:${resolved.startsAt}` });
-    if (!notifier) await open?.drop(fingerprint);
-    return resolved;
+      return Promise.all(
+        fingerprints.map(async (fingerprint, i) =>
+          // amend answers an unknown fingerprint without taking the alert's lock: most recoveries have no such alert.
+          ending(
+            kinds[i]!,
+            fingerprint,
+            await notifier.amend(fingerprint, (known) => (known.status === 'firing' && sameEpisode(known) ? end : undefined)),
+          ),
+        ),
+      );
+    const known = open ? await open.getMany(fingerprints) : [];
+    return Promise.all(
+      fingerprints.map((fingerprint, i) => {
+        const alert = known[i];
+        return ending(kinds[i]!, fingerprint, alert && sameEpisode(alert) ? { ...alert, ...end } : undefined);
+      }),
+    );
   }
 }
+
+/** Options of {@link Alerts.resolveFiring}: the audit record's extra fields, and the one episode to end (its `startsAt`). */
+export type ResolveFiringOptions = Pick<RaiseOptions, 'record'> & { startsAt?: string };
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -47,7 +47,7 @@ export class InstanceAlerts {
        * Raises (audited, then sent) each incident's alert, audits its end, and resolves the alerts a
        * recovery ends besides the incident's own: action-failed, crash-loop, storm.
        */
-      alerts: Pick<Alerts, 'raise' | 'resolveFiring' | 'amend'>;
+      alerts: Pick<Alerts, 'raise' | 'resolveFiring' | 'resolveEachFiring' | 'amend'>;
       /**
        * Whether the instance's cluster member is in a failure storm: storm control then raises one
        * grouped alert for the member, and the per-instance crash alerts are held back.
@@ -168,9 +168,7 @@ export class InstanceAlerts {
       correlationId: '',
     };
     const { notifier, redis } = this.deps;
-    // Without a notifier nothing waits for the action's report: the end is audited at once.
-    if (!notifier) for (const kind of kinds) await this.deps.alerts.resolveFiring(kind, event, recovery);
-    for (const kind of notifier ? kinds : []) {
+    const pending = async (kind: string) => {
       const fp = alertFingerprint({ kind, target: event.target, project: event.project, instance: event.instance });
       await this.deps.alerts.amend(fp, async (known) => {
         if (known.status !== 'firing') return undefined;
@@ -180,12 +178,16 @@ export class InstanceAlerts {
         }
         return resolution(recovery);
       });
-    }
-    // Healthy again, whoever brought it back: an action that gave up on it, or a crash loop Reflex
-    // stopped restarting, is over (a quarantine stays until it lapses or is released).
-    for (const kind of healedKinds)
-      await this.deps.alerts.resolveFiring(kind, event, { summary: recovery.summary, outcome: 'recovered', endsAt: recovery.endsAt });
-    await this.stormOver(event, recovery);
+    };
+    // Each alert is its own: they are looked up side by side, not one round trip after another.
+    await Promise.all([
+      // Without a notifier nothing waits for the action's report: the end is audited at once.
+      notifier ? Promise.all(kinds.map(pending)) : this.deps.alerts.resolveEachFiring(kinds, event, recovery),
+      // Healthy again, whoever brought it back: an action that gave up on it, or a crash loop Reflex
+      // stopped restarting, is over (a quarantine stays until it lapses or is released).
+      this.deps.alerts.resolveEachFiring(healedKinds, event, { summary: recovery.summary, outcome: 'recovered', endsAt: recovery.endsAt }),
+      this.stormOver(event, recovery),
+    ]);
   }
 
   /**

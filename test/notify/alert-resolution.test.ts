@@ -1,48 +1,49 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { CanonicalEvent } from '../../src/events/canonical-event.js';
-import { Alerts } from '../../src/alerts/alerts.js';
+import { actionFailedKind, Alerts, crashLoopKind, openAlertsIn } from '../../src/alerts/alerts.js';
 import { InstanceAlerts } from '../../src/notify/instance-alerts.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { NotifierFixture, closeNotifier } from './notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from './recording-server.js';
 import { until } from '../support/wait.js';
+import { redisClient, uniquePrefix } from '../support/redis.js';
 
 interface Body {
   alerts: { kind: string; status: string; instance: string; summary: string }[];
 }
+
+const running: CanonicalEvent = {
+  kind: 'instance.status',
+  id: 'evt-run',
+  target: 'local',
+  location: 'node1',
+  project: 'default',
+  timestamp: new Date(Date.now() + 1000).toISOString(),
+  synthetic: false,
+  instance: 'web-1',
+  from: 102,
+  to: 103,
+  intent: 'requested',
+  action: 'instance-started',
+};
+const raised = (kind: string, instance: string) => ({
+  kind,
+  severity: 'critical' as const,
+  target: 'local',
+  project: 'default',
+  instance,
+  member: 'node1',
+  summary: `${kind} on ${instance}`,
+  correlationId: `evt-${kind}`,
+  labels: {},
+});
 
 /** The alerts about an instance or its member that its recovery ends, besides its crash alert. */
 describe('a recovery resolves the alerts it ends', () => {
   let fx: NotifierFixture;
   let server: RecordingServer;
   afterEach(() => closeNotifier(fx, server));
-
-  const running: CanonicalEvent = {
-    kind: 'instance.status',
-    id: 'evt-run',
-    target: 'local',
-    location: 'node1',
-    project: 'default',
-    timestamp: new Date(Date.now() + 1000).toISOString(),
-    synthetic: false,
-    instance: 'web-1',
-    from: 102,
-    to: 103,
-    intent: 'requested',
-    action: 'instance-started',
-  };
-  const raised = (kind: string, instance: string) => ({
-    kind,
-    severity: 'critical' as const,
-    target: 'local',
-    project: 'default',
-    instance,
-    member: 'node1',
-    summary: `${kind} on ${instance}`,
-    correlationId: `evt-${kind}`,
-    labels: {},
-  });
 
   async function setup(inStorm: boolean) {
     fx = new NotifierFixture();
@@ -86,5 +87,42 @@ describe('a recovery resolves the alerts it ends', () => {
     await until('the firing message', () => server.requests.length === 1);
     await alerts.observe(running, []);
     expect((await notifier.board.firing()).map((a) => a.kind)).toEqual(['member.storm']);
+  });
+});
+
+/** Without a notifier the alerts raised are kept open in a hash: a recovery ends them from there. */
+describe('a recovery without a notifier', () => {
+  const redis = redisClient();
+  const keys = keySpace(uniquePrefix('recovery'));
+  afterEach(() => redis.disconnect());
+
+  it('reads the alerts kept open in one round trip, and ends each one firing, audited', async () => {
+    let rounds = 0;
+    let inFlight = 0;
+    // A read sent while none is answered yet leaves in the same round trip as the reads before it.
+    const counted = <T>(read: Promise<T>): Promise<T> => {
+      if (inFlight++ === 0) rounds++;
+      return read.finally(() => inFlight--);
+    };
+    const open = openAlertsIn(
+      {
+        hset: (key, field, value) => redis.hset(key, field, value),
+        hget: (key, field) => counted(redis.hget(key, field)),
+        hmget: (key, ...fields) => counted(redis.hmget(key, ...fields)),
+        hdel: (key, field) => redis.hdel(key, field),
+        hvals: (key) => counted(redis.hvals(key)),
+      },
+      keys.openAlerts,
+    );
+    const audit = new AuditLog(redis, keys.audit);
+    const alerts = new Alerts({ audit, open });
+    for (const kind of ['instance.crashed', actionFailedKind, crashLoopKind])
+      await alerts.raise({ ...raised(kind, 'web-1'), startsAt: running.timestamp });
+    rounds = 0;
+    await new InstanceAlerts({ redis, alerts }).observe(running, []);
+    expect(rounds).toBe(1);
+    expect(await open.list()).toEqual([]);
+    const ended = (await audit.read({ count: 20 })).filter((r) => r.resolved === true).map((r) => r.kind);
+    expect(ended.sort()).toEqual([actionFailedKind, crashLoopKind, 'instance.crashed'].sort());
   });
 });
