@@ -2,7 +2,7 @@
  * The public entry for rule authors: everything a file in rules/ may import from 'reflex-lxd'.
  */
 export { defineRule } from './rules/rule.js';
-export type { RuleDefinition, Rule, Trigger, ActionSpec, RuleContext } from './rules/rule.js';
+export type { RuleDefinition, Rule, Trigger, ActionSpec, RuleContext, ApprovalPolicy } from './rules/rule.js';
 export type {
   CanonicalEvent,
   InstanceStatusEvent,

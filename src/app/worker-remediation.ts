@@ -45,5 +45,6 @@ export function startWorkerRemediation(s: SharedParts, held: HeldParts): Remedia
     rejected: s.rejectedLimits,
     // Incident alerts a race left firing end within one resync interval (30 s by default).
     sweepIntervalMs: config.resyncIntervalMs || 30_000,
+    consoleUrl: config.consoleUrl ?? (config.httpPort ? `http://${config.httpHost}:${config.httpPort}/dashboard` : undefined),
   });
 }

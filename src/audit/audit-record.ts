@@ -16,7 +16,8 @@ import { z } from 'zod';
  * - `reload`: a replica reloaded its rules, schedules and receivers, or refused to (`by`: signal, cli; `result`; what changed or every file:line error);
  * - `access`: the console's sign-ins, sign-outs, lock-outs and ended sessions (`actor`, `result`, `source`);
  * - `queue`: a change made to a queue on the queues page (pause, resume, clean, retry; `actor`, `queue`);
- * - `triage`: an incident acknowledged, assigned or annotated (`actor`, `origin`, `triage`: ack, assign, note; `assignee`, `note`), in the incident's trail.
+ * - `triage`: an incident acknowledged, assigned or annotated (`actor`, `origin`, `triage`: ack, assign, note; `assignee`, `note`), in the incident's trail;
+ * - `approval`: a rule's actions asked for an operator's approval, and what became of the request (`approval`: its id; `result`: requested, approved, denied, expired; `actor`, `origin`, `role`), in the incident's trail.
  */
 export const auditTypes = [
   'event',
@@ -34,6 +35,7 @@ export const auditTypes = [
   'access',
   'queue',
   'triage',
+  'approval',
 ] as const;
 export type AuditType = (typeof auditTypes)[number];
 

@@ -31,6 +31,9 @@ const commandModules: [name: string, load: () => Promise<Register>][] = [
   ['dlq', async () => (await import('./commands/dlq.js')).registerDlq],
   ['heal', async () => (await import('./commands/heal.js')).registerHeal],
   ['incident', async () => (await import('./commands/incident.js')).registerIncident],
+  ['approvals', async () => (await import('./commands/approval.js')).registerApprovals],
+  ['approve', async () => (await import('./commands/approval.js')).registerApprove],
+  ['deny', async () => (await import('./commands/approval.js')).registerDeny],
   ['housekeeping', async () => (await import('./commands/housekeeping.js')).registerHousekeeping],
   ['doctor', async () => (await import('./commands/doctor.js')).registerDoctor],
 ];

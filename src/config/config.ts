@@ -397,6 +397,12 @@ export const configSchema = z
      */
     httpAllowedHosts: z.array(z.string().regex(/^(\*\.)?[A-Za-z0-9_.-]+$/, 'a host name, or *.domain')).default([]),
     /**
+     * The console's address as people reach it, e.g. `https://reflex.example.org/dashboard`: the
+     * base of the signed links in approval alerts (docs/approvals.md). Default
+     * `http://<httpHost>:<httpPort>/dashboard`.
+     */
+    consoleUrl: z.url().optional(),
+    /**
      * Notification receivers and routes (docs/notifications.md), instead of `REFLEX_NOTIFY` or a
      * defineNotifications file in the rules folder (only one of the three). Secrets are named, never
      * written: `urlEnv`/`urlFile`, `secretEnv`/`secretFile`. Default: no notifications.
@@ -497,6 +503,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ConfigInput
     dashboardToken: env.REFLEX_DASHBOARD_TOKEN || undefined,
     dashboardWriteToken: env.REFLEX_DASHBOARD_WRITE_TOKEN || undefined,
     dashboardUsersFile: env.REFLEX_DASHBOARD_USERS_FILE || undefined,
+    consoleUrl: env.REFLEX_CONSOLE_URL || undefined,
     history:
       env.REFLEX_HISTORY_STORE || env.REFLEX_HISTORY_DIR
         ? ({

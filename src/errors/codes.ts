@@ -52,6 +52,8 @@ export const errorCodes = {
   REDIS_UNAVAILABLE: { retryable: true, doc: 'Redis cannot be reached.' },
   AUDIT_CHAIN_BROKEN: { retryable: false, doc: '`reflex audit verify` found a record that was altered, deleted or inserted behind the audit log; the message names the first bad record and what differs.' },
   HISTORY_STORE_FAILED: { retryable: true, doc: 'The audit history store (files or PostgreSQL) could not take or give records: a write, a read or its schema failed, or a batch did not follow its newest record. The shipper retries each interval; Redis keeps every record not yet shipped meanwhile (its audit stream grows), and the alert `history.store-failing` fires.' },
+  APPROVAL_UNKNOWN: { retryable: false, doc: '`reflex approve|deny`, the console or a signed link named an approval that was never requested, or was settled more than a week ago: nothing was decided.' },
+  APPROVAL_FORBIDDEN: { retryable: false, doc: "A console user whose role is below the one the rule's `approval.role` asks for tried to approve or deny: nothing was decided (audited as refused)." },
   INCIDENT_UNKNOWN: { retryable: false, doc: '`reflex incident ack|assign|note` named a correlation id that opened no incident since `--since` (an operator\'s stop, a heal, an id not seen): nothing was recorded or sent.' },
 } as const satisfies Record<string, { retryable: boolean; doc: string }>;
 

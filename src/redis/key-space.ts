@@ -152,6 +152,20 @@ export interface KeySpace {
   reload: ReloadKeys;
   /** Health probes: the roster of replicas sharing them, each probe's state, the claim of each period's check. */
   probes: ProbeKeys;
+  /** Actions waiting for an operator's approval (remediation/approvals.ts). */
+  approvals: ApprovalKeys;
+}
+
+/** The keys of approvals, all with one tag: a decision changes a record and the index in one script. */
+export interface ApprovalKeys {
+  /** Hash of one approval: its request (`request`, JSON), `status`, `expiresAt`, the decision (JSON) and whether it is settled. */
+  record(id: string): string;
+  /** Sorted set of the approvals not yet settled: a pending one scored by when it times out, a decided one by 0 (settle now). */
+  open: string;
+  /** Sorted set of the settled approvals, by when they were settled (the newest few hundred). */
+  recent: string;
+  /** The random key the links in approval alerts are signed with, made by the first replica that needs it. */
+  linkKey: string;
 }
 
 /** The keys of health probes (src/probes). */
@@ -186,7 +200,8 @@ export interface ReloadKeys {
  *   fence, vacancy), storm control;
  * - one tag each for the BullMQ queues (`{<prefix>:bull}`: a BullMQ script touches one queue's
  *   keys), the audit trail (stream, chain head, once-keys), the archive (stream, seen-keys), the
- *   rejected frames and the notifier (its scripts cross groups, alerts and the active set);
+ *   rejected frames, the notifier (its scripts cross groups, alerts and the active set) and the
+ *   approvals (a decision changes the record and the index together);
  * - keys only ever used alone (in-flight operation ids, event done-markers, silences, schedule
  *   ticks, the replica roster) carry no tag.
  * The same names are used on a single Redis and on Sentinel, so nothing changes between them.
@@ -230,6 +245,12 @@ export function keySpace(prefix = 'reflex'): KeySpace {
     pendingActions: (r) => `${instance(r)}:pending`,
     renamedTo: (r) => `${instance(r)}:renamed-to`,
     eventDone: (hash) => `${prefix}:done:${hash}`,
+    approvals: {
+      record: (id) => `${tag(prefix, 'approvals')}:approval:${id}`,
+      open: `${tag(prefix, 'approvals')}:open`,
+      recent: `${tag(prefix, 'approvals')}:recent`,
+      linkKey: `${tag(prefix, 'approvals')}:link-key`,
+    },
     redisMemoryLevel: `${prefix}:redis-memory-level`,
     deployment: `${prefix}:deployment`,
     httpReplicas: `${prefix}:http-replicas`,

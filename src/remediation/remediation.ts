@@ -24,6 +24,7 @@ import { ActionGate, type GateOptions } from './decide/action-gate.js';
 import { actionJobSchema } from '../actions/action-job.js';
 import { EventProcessor } from './decide/event-processor.js';
 import { PendingActions } from './pending-actions.js';
+import type { Approvals } from './approvals.js';
 import { Recheck } from './recheck.js';
 import { isFinalFailure, retryPolicy, workerLockOptions } from '../errors/retry-policy.js';
 
@@ -63,6 +64,10 @@ export interface RemediationOptions {
   rejected?: { maxLength?: number; maxAgeMs?: number };
   /** How often firing incident alerts are checked against their instances ({@link startIncidentSweep}). Default 30 s. */
   sweepIntervalMs?: number;
+  /** How often approval requests are timed out and decided ones settled (remediation/approvals.ts). Default 1 s. */
+  approvalSettleMs?: number;
+  /** Where the console's /dashboard is reached from a receiver's message: the base of the signed links in approval alerts. */
+  consoleUrl?: string;
 }
 
 /** The remediation core as a process runs it: the event and action workers, and the parts they share. */
@@ -83,10 +88,15 @@ export interface Remediation {
 export function startRemediation(o: RemediationOptions): Remediation {
   const { redis, keys, logger } = o;
   const ownOperations = new OwnOperations(redis, keys);
-  const pending = new PendingActions(redis, keys, o.actionsQueue);
+  const alerts = o.alerts ?? new Alerts({ audit: o.audit });
+  const pending = new PendingActions(redis, keys, o.actionsQueue, {
+    audit: o.audit,
+    alerts,
+    ...(o.consoleUrl ? { consoleUrl: o.consoleUrl } : {}),
+    ...(o.gate?.clock ? { clock: o.gate.clock } : {}),
+  });
   const actions = (): ActionRegistry => (typeof o.actions === 'function' ? o.actions() : (o.actions ?? builtinActions));
   const gate = new ActionGate(redis, keys, o.silences, o.metrics, { ...o.gate, actions });
-  const alerts = o.alerts ?? new Alerts({ audit: o.audit });
   const instanceAlerts = new InstanceAlerts({
     notifier: o.notifier,
     redis,
@@ -213,6 +223,8 @@ export function startRemediation(o: RemediationOptions): Remediation {
     pendingGraceMs: o.notifier ? 120_000 : 0,
   });
 
+  const settling = settleApprovalsEvery(pending.approvals, o.approvalSettleMs ?? 1_000, logger);
+
   return {
     gate,
     executor,
@@ -220,7 +232,32 @@ export function startRemediation(o: RemediationOptions): Remediation {
     workers: [eventWorker, actionWorker],
     async stop() {
       sweep.stop();
+      await settling.stop();
       await Promise.all([eventWorker.close(), actionWorker.close()]);
+    },
+  };
+}
+
+/**
+ * Settles the approvals every `intervalMs`: times out the requests past their time, and finishes
+ * the decided ones (approvals.ts). A failed round is logged as an error and the next one tries again.
+ */
+function settleApprovalsEvery(approvals: Approvals, intervalMs: number, logger: Logger): { stop(): Promise<void> } {
+  let round: Promise<unknown> = Promise.resolve();
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    round = approvals
+      .settleDue()
+      .catch((err: unknown) => logger.error({ err }, 'approval requests not settled; the next round tries again'))
+      .finally(() => (busy = false));
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await round;
     },
   };
 }

@@ -6,6 +6,7 @@ import type { FilterExpr } from '../filter/ast.js';
 import { parseFilter } from '../filter/parser.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import { stackPlaces } from '../errors/stack-place.js';
+import { durationMs } from '../config/duration.js';
 
 /**
  * Crash-loop policy of a rule, after Kubernetes' CrashLoopBackOff: the first restart is
@@ -121,6 +122,40 @@ export interface RuleDefinition {
   enabled?: boolean;
   /** Record decisions and planned calls but send no mutating request. Default false. */
   dryRun?: boolean;
+  /**
+   * The rule's actions wait for an operator's approval before they are queued (docs/approvals.md):
+   * `role` is the least console role that may decide (default `operator`), `timeout` how long the
+   * request stands (ms, or a duration such as `15m`; default 15 minutes): past it nothing is done
+   * and an alert says so. Approved, the actions are re-checked at the moment of acting like any other.
+   */
+  approval?: ApprovalPolicy;
+}
+
+/** Who may approve a rule's actions, and for how long the request stands. */
+export interface ApprovalPolicy {
+  role?: 'operator' | 'admin';
+  timeout?: number | string;
+}
+
+/** The default time an approval request stands: 15 minutes. */
+export const defaultApprovalTimeoutMs = 15 * 60_000;
+
+const approvalSchema = z.strictObject({
+  role: z.enum(['operator', 'admin']).default('operator'),
+  timeout: durationMs(
+    z
+      .number()
+      .int()
+      .min(1_000)
+      .max(7 * 86_400_000),
+  ).default(defaultApprovalTimeoutMs),
+});
+
+/** A rule's approval policy as it applies: the role and the timeout in milliseconds; undefined when its actions need none. */
+export function approvalOf(rule: Pick<RuleDefinition, 'approval'>): { role: 'operator' | 'admin'; timeoutMs: number } | undefined {
+  if (!rule.approval) return undefined;
+  const p = approvalSchema.parse(rule.approval);
+  return { role: p.role, timeoutMs: p.timeout };
 }
 
 /** A validated rule, as the engine uses it. */
@@ -188,6 +223,7 @@ const ruleSchema = z.strictObject({
     .min(1),
   enabled: z.boolean().optional(),
   dryRun: z.boolean().optional(),
+  approval: approvalSchema.optional(),
 });
 
 /** One field a rule definition got wrong: its path in the definition (`crashLoop.maxRestarts`) and what is wrong. */

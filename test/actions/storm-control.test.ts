@@ -52,7 +52,7 @@ describe('storm control', () => {
         client: () => client,
         tracker: new StateTracker(redis, ks),
         ownOperations: new OwnOperations(redis, ks),
-        pending: new PendingActions(redis, ks, actions),
+        pending: new PendingActions(redis, ks, actions, { audit }),
         audit,
         engine: new RuleEngine(rules),
         gate: new ActionGate(redis, ks, new Silences(redis, ks.silences)),

@@ -234,7 +234,7 @@ describe('a contradicted stop redelivered (the event processor on the simulator)
       engine: new RuleEngine(rules),
       gate: new ActionGate(redis, keys, new Silences(redis, keys.silences)),
       actions,
-      pending: new PendingActions(redis, keys, actions),
+      pending: new PendingActions(redis, keys, actions, { audit }),
       logger: pino({ level: 'silent' }),
       alerts: recording.alerts,
       stopSettleMs: 200,

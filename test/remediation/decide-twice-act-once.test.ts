@@ -69,7 +69,7 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
       engine: new RuleEngine(rules, opts),
       gate: new ActionGate(redis, keys, new Silences(redis, keys.silences), undefined, { storm: false }),
       actions,
-      pending: new PendingActions(redis, keys, actions),
+      pending: new PendingActions(redis, keys, actions, { audit }),
       logger: pino({ level: 'silent' }),
     });
     return { keys, processor, actions, audit, tracker };

@@ -88,7 +88,7 @@ describe('the instance that had the incident, not its name: remediation on the s
       engine: new RuleEngine([rule]),
       gate: new ActionGate(redis, keys, new Silences(redis, keys.silences), undefined, { storm: false }),
       actions,
-      pending: new PendingActions(redis, keys, actions),
+      pending: new PendingActions(redis, keys, actions, { audit }),
       logger: pino({ level: 'silent' }),
     });
     let acted = 0;

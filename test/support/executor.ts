@@ -42,7 +42,7 @@ export function testExecutor(
     ownOperations,
     locks: new TokenLock(redis),
     recheck,
-    pending: new PendingActions(redis, keys, queue),
+    pending: new PendingActions(redis, keys, queue, { audit: new AuditLog(redis, keys.audit) }),
     keys,
     redis,
     logger: pino({ level: 'silent' }),

@@ -1,4 +1,3 @@
-import type { Queue } from 'bullmq';
 import { crashLoopKind, type Alerts } from '../../alerts/alerts.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { Instance } from '../../client/instance.js';
@@ -7,6 +6,7 @@ import type { Metrics } from '../../metrics/metrics.js';
 import type { RuleResponse } from '../../notify/instance-alerts.js';
 import type { InstanceRef } from '../../redis/key-space.js';
 import type { Decision, RuleEngine } from '../../rules/engine.js';
+import { approvalOf } from '../../rules/rule.js';
 import { actionJobOptions, type ActionJob } from '../../actions/action-job.js';
 import type { ActionGate } from './action-gate.js';
 import { identityOf } from '../instance-identity.js';
@@ -17,7 +17,7 @@ import { Trail } from '../trail.js';
 export interface RuleDispatchDeps {
   audit: AuditLog;
   gate: ActionGate;
-  actions: Queue;
+  /** Where admitted jobs go: queued, or held for approval. */
   pending: PendingActions;
   alerts: Pick<Alerts, 'raise'>;
   metrics?: Metrics;
@@ -87,12 +87,32 @@ async function dispatch(
     }
     return { rule: d.rule, result: 'suppressed', summary: verdict.summary, actions: [] };
   }
-  await trail.decision(`${d.summary}${'note' in verdict && verdict.note ? `; ${verdict.note}` : ''}`, { matched: true });
+  const approval = d.dryRun ? undefined : approvalOf(d.definition);
+  const note = [
+    'note' in verdict ? verdict.note : undefined,
+    approval && `held for the approval of ${approval.role === 'admin' ? 'an admin' : 'an operator'}`,
+  ].filter(Boolean);
+  await trail.decision(`${d.summary}${note.length ? `; ${note.join('; ')}` : ''}`, { matched: true });
   const jobs = jobsOf(d, event, ref, identity, verdict.delayMs, deps.actionAttempts);
-  // Indexed before they are queued: an operator's transition in between still finds them.
-  for (const j of jobs)
-    if (j.opts.delay) await deps.pending.add(ref, { jobId: j.opts.jobId, action: j.data.action, rule: d.rule, correlationId: event.id });
-  await deps.actions.addBulk(jobs);
+  if (approval) {
+    // Nothing is queued until someone decides: the request waits in the instance's pending actions.
+    const held = await deps.pending.holdForApproval(ref, {
+      rule: d.rule,
+      target: ref.target,
+      project: ref.project,
+      instance: ref.instance,
+      ...(identity.uuid ? { uuid: identity.uuid } : {}),
+      ...(event.location ? { location: event.location } : {}),
+      correlationId: event.id,
+      summary: d.summary,
+      role: approval.role,
+      timeoutMs: approval.timeoutMs,
+      jobs,
+    });
+    const summary = `awaiting approval ${held.id} until ${new Date(held.expiresAt).toISOString()}`;
+    return { rule: d.rule, result: 'suppressed', summary, actions: [] };
+  }
+  await deps.pending.queueJobs(ref, jobs);
   for (const j of jobs)
     await trail.queued(
       { jobId: j.opts.jobId },
