@@ -154,8 +154,15 @@ export interface OwnOperationsReader {
   ids(ref: InstanceRef): Promise<string[]>;
   /** Whether Reflex started this operation on the instance. */
   isOwn(ref: InstanceRef, operationId: string): Promise<boolean>;
-  /** The event's intent refined with Reflex's own operations (`self` when one of them caused it). */
-  classify(ref: InstanceRef, event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean }): Promise<Intent>;
+  /**
+   * The event's intent refined with Reflex's own operations (`self` when one of them caused it);
+   * `read`: the instance's record as the caller read it for this event. Default: read here.
+   */
+  classify(
+    ref: InstanceRef,
+    event: { intent: Intent; action?: string; timestamp: string; synthetic?: boolean },
+    read?: readonly OwnOperation[],
+  ): Promise<Intent>;
 }
 
 /** Whether one of Reflex's operations explains the event. */

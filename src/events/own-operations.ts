@@ -13,6 +13,13 @@ const PROBE_EXEC_TTL_MS = 600_000;
 /** Own operation ids a process keeps known (see {@link OwnOperations.isOwn}). */
 const KNOWN_OWN_MAX = 10_000;
 
+/** An event as {@link OwnOperations.classify} refines its intent. */
+type ClassifiedEvent = { id?: string; intent: Intent; action?: string; timestamp: string; synthetic?: boolean };
+
+/** Whether classifying the event reads the record: a request, or a shutdown that may follow a failed start of ours. */
+const readsRecord = (event: ClassifiedEvent) =>
+  !event.synthetic && (event.intent === 'requested' || (event.intent === 'unrequested' && event.action === 'instance-shutdown'));
+
 const commandHash = (command: unknown[]) => createHash('sha1').update(JSON.stringify(command)).digest('hex').slice(0, 16);
 
 /**
@@ -71,15 +78,23 @@ export class OwnOperations implements OwnOperationsReader {
   }
 
   /**
+   * The record {@link classify} reads for the event, read now, so that the caller can send the read
+   * beside another one and hand it to classify; undefined when classify reads none for the event.
+   */
+  async readFor(ref: InstanceRef, event: ClassifiedEvent): Promise<OwnOperation[] | undefined> {
+    return readsRecord(event) ? this.list(ref) : undefined;
+  }
+
+  /**
    * Refines the daemon's intent of an event with Reflex's own operations: a requested transition
    * that one of them caused is `self`; so is the spurious shutdown after a failed start of ours.
    * An operator acting seconds after Reflex stays `requested`: the event falls outside the window
-   * of every operation Reflex ran.
+   * of every operation Reflex ran. `read`: the instance's record as {@link readFor} read it for
+   * this event (every mark of an operation precedes the events it causes); default: read here.
    */
-  async classify(ref: InstanceRef, event: { id?: string; intent: Intent; action?: string; timestamp: string; synthetic?: boolean }): Promise<Intent> {
-    if (event.synthetic || (event.intent !== 'requested' && !(event.intent === 'unrequested' && event.action === 'instance-shutdown')))
-      return event.intent;
-    const ops = await this.list(ref);
+  async classify(ref: InstanceRef, event: ClassifiedEvent, read?: readonly OwnOperation[]): Promise<Intent> {
+    if (!readsRecord(event)) return event.intent;
+    const ops = read ?? (await this.list(ref));
     const at = Date.parse(event.timestamp);
     // A start of ours the daemon took after a failed one ran the instance again: a shutdown after
     // it is a new stop (a crash), not the failed start's echo, however soon it comes.

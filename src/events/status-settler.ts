@@ -4,7 +4,7 @@ import type { Instance } from '../client/instance.js';
 import { StatusCode } from '../client/status-code.js';
 import type { InstanceRef } from '../redis/key-space.js';
 import type { InstanceStatusEvent } from './canonical-event.js';
-import { evacuationIntent, type OwnOperationsReader, type StartFailures } from './intent.js';
+import { evacuationIntent, type OwnOperation, type OwnOperationsReader, type StartFailures } from './intent.js';
 import type { StateTracker, TrackedStatus } from './state-tracker.js';
 
 /**
@@ -40,14 +40,15 @@ export class StatusSettler {
    * events that change nothing. An event older than the known state that disagrees with it is
    * checked against a read of the instance: if the read agrees with the event, the tracker was
    * wrong and the event is published, corrected. `read`: the instance's tracker entry as the caller
-   * read it just before, nothing written to it since (a stop's failed-start check then needs no read).
+   * read it just before, nothing written to it since (a stop's failed-start check then needs no read);
+   * `own`: the instance's record of Reflex's own operations as read for this event (`OwnOperations.readFor`).
    */
-  async settle(event: InstanceStatusEvent, read?: { known: TrackedStatus | undefined }): Promise<Settled> {
+  async settle(event: InstanceStatusEvent, read?: { known: TrackedStatus | undefined }, own?: readonly OwnOperation[]): Promise<Settled> {
     const { tracker, audit } = this.deps;
     const ref = { target: event.target, project: event.project, instance: event.instance };
     const client = this.deps.client(event.target);
     event.intent = await evacuationIntent(client, {
-      intent: await this.deps.ownOperations.classify(ref, event),
+      intent: await this.deps.ownOperations.classify(ref, event, own),
       location: event.location,
       timestamp: event.timestamp,
     });

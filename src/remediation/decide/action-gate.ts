@@ -10,7 +10,7 @@ import { releaseIfHeld } from '../../redis/token-lock.js';
 import { builtinActions, type ActionRegistry } from '../../actions/registry.js';
 import { configFlag } from '../../rules/config-flag.js';
 import type { Rule } from '../../rules/rule.js';
-import type { Silences } from '../../silences/silences.js';
+import { matchingSilence, type Silence, type Silences } from '../../silences/silences.js';
 import { CrashLoopBudget } from '../crash-loop-budget.js';
 import { identityOf, identityToken } from '../instance-identity.js';
 import { describeStorm, isFailure, StormControl, type StormPolicy } from '../storm-control.js';
@@ -58,6 +58,8 @@ export class ActionGate {
   private readonly standBackMs: number;
   private readonly actions: (() => ActionRegistry) | undefined;
   private readonly clock: Clock;
+  /** The silences in force as read for the event this gate judges ({@link readingSilencesNow}); none: read at admit. */
+  private activeSilences: Promise<Silence[]> | undefined;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -82,6 +84,19 @@ export class ActionGate {
     await releaseIfHeld(this.redis, this.keys.standBack(rule, ref), incident);
   }
 
+  /**
+   * This gate, with the silences in force read now (their read leaves beside the caller's next
+   * one), for one event's decision: its {@link admit} judges them instead of reading them again. A
+   * silence added after this read and before the action runs is the re-check's, at the moment of
+   * acting, as one added after admit's own read always was.
+   */
+  readingSilencesNow(): ActionGate {
+    const active = this.silences.list();
+    // Nothing may await it (no rule matched): a failed read is then no one's error.
+    active.catch(() => undefined);
+    return Object.assign(Object.create(this) as ActionGate, { activeSilences: active });
+  }
+
   /** Whether the event's cluster member is in a failure storm (never, with storm control off). */
   async inStorm(event: CanonicalEvent): Promise<boolean> {
     return (await this.storms?.inStorm(event)) ?? false;
@@ -89,13 +104,8 @@ export class ActionGate {
 
   async admit(rule: Rule, event: CanonicalEvent, ref: InstanceRef, instance: Instance | undefined): Promise<GateVerdict> {
     const instanceName = ref.instance;
-    const silence = await this.silences.matching({
-      target: event.target,
-      project: event.project,
-      location: event.location,
-      instance: instanceName,
-      object: instance,
-    });
+    const subject = { target: event.target, project: event.project, location: event.location, instance: instanceName, object: instance };
+    const silence = this.activeSilences ? matchingSilence(await this.activeSilences, subject) : await this.silences.matching(subject);
     if (silence) return { admitted: false, summary: `suppressed by silence ${silence.id} until ${silence.until}: ${silence.reason}` };
 
     if (this.storms && isFailure(event)) {

@@ -224,8 +224,15 @@ export class EventProcessor {
     // The instance as read to confirm a stop: the rules decide on that read instead of reading again.
     let confirmed: { instance: Instance } | undefined;
     if (event.kind === 'instance.status') {
-      // The tracker's entry missedRename read serves the settler too, unless a rename it processed moved another one here.
-      settled = await this.settler.settle(event, await this.missedRename(event));
+      // The tracker's entry missedRename reads for a crash serves the settler too, and the record of
+      // Reflex's own operations the settler needs leaves beside it; neither does when a rename it
+      // processed moved another instance's here.
+      const ref = { target: event.target, project: event.project, instance: event.instance };
+      const [read, own] = await Promise.all([
+        this.missedRename(event),
+        countsAsCrash(event) ? this.deps.ownOperations.readFor(ref, event) : undefined,
+      ]);
+      settled = await this.settler.settle(event, read, read && own);
       if (settled !== 'processed' && settled !== 'corrected') {
         await this.deps.archive?.append(event, settled);
         return settled;
@@ -244,15 +251,18 @@ export class EventProcessor {
     const instanceName = 'instance' in event ? event.instance : event.kind === 'operation.status' ? event.instances[0] : undefined;
     const ref: InstanceRef | undefined =
       instanceName !== undefined ? { target: event.target, project: event.project, instance: instanceName } : undefined;
-    await Promise.all([
+    // Read once: a reload during this event's awaits must not give it half the old rules, half the new.
+    const engine = typeof this.deps.engine === 'function' ? this.deps.engine() : this.deps.engine;
+    const recorded = Promise.all([
       this.deps.archive?.append(event, settled),
       event.kind === 'operation.status' ? undefined : Trail.ofEvent(this.deps.audit, event, instanceName).event(event, describeEvent(event)),
     ]);
+    // A confirmed crash is what rules act on: the silences its gate judges are read beside the archive and the audit.
+    const gate = confirmed && engine.isRelevant(event) ? this.deps.gate.readingSilencesNow() : this.deps.gate;
+    await recorded;
     if (ref) await this.lifecycle.observe(event, ref);
 
     let responses: RuleResponse[] = [];
-    // Read once: a reload during this event's awaits must not give it half the old rules, half the new.
-    const engine = typeof this.deps.engine === 'function' ? this.deps.engine() : this.deps.engine;
     // A state change a resync read in the daemon's operation list is a record of a request (above), not news for rules.
     const listed = event.kind === 'operation.status' && event.synthetic;
     if (!listed && engine.isRelevant(event) && !(event.kind === 'lifecycle' && ref && (await this.deps.ownOperations.ownExec(ref, event)))) {
@@ -260,7 +270,7 @@ export class EventProcessor {
       // An alert does not say which cluster member runs the instance; the read does, and storm
       // control, scope.locations and the re-check's evacuation check key on it.
       if (event.kind === 'alert' && instance?.location) event.location = instance.location;
-      responses = await decideAndDispatch({ ...this.deps, alerts: this.alerts }, engine, event, ref, instance);
+      responses = await decideAndDispatch({ ...this.deps, gate, alerts: this.alerts }, engine, event, ref, instance);
     }
     await this.deps.instanceAlerts?.observe(event, responses);
     return 'processed';
