@@ -118,8 +118,8 @@ export class Approvals {
       audit: Pick<AuditLog, 'append'>;
       /** Raises and resolves the approval alerts; none (the CLI, the console): the workers' settle round does. */
       alerts?: Pick<Alerts, 'raise' | 'resolve'>;
-      /** Queues the approved jobs (the pending-actions index keeps the delayed ones cancellable). */
-      queue?: (ref: InstanceRef, jobs: HeldJob[]) => Promise<void>;
+      /** The instance's pending actions: queues the approved jobs (the delayed ones indexed), and forgets a settled request. None: only decides (the CLI, the console). */
+      pending?: { queueJobs(ref: InstanceRef, jobs: HeldJob[]): Promise<void>; remove(ref: InstanceRef, jobId: string): Promise<void> };
       /** Where the console's /dashboard is reached from a receiver's message, for the signed link. Default: none (the link is a path). */
       consoleUrl?: string;
       clock?: Clock;
@@ -282,6 +282,7 @@ export class Approvals {
         { once: `approval-alert-end:${a.id}`, record: { rule: a.rule } },
       );
     }
+    await this.deps.pending?.remove(a, `approval:${id}`);
     await redis
       .multi()
       .hset(keys.record(id), 'settled', '1')
@@ -294,14 +295,14 @@ export class Approvals {
 
   /** Queues an approved request's jobs, each with what is left of its delay (a back-off) since the request. */
   private async queueApproved(a: Approval): Promise<void> {
-    if (!this.deps.queue) return;
+    if (!this.deps.pending) return;
     const elapsed = this.clock.now() - a.requestedAt;
     const jobs: HeldJob[] = a.jobs.map((j) => {
       const delay = Math.max(0, (j.opts.delay ?? 0) - elapsed);
       const { delay: _, ...opts } = j.opts;
       return { name: j.name, data: j.data, opts: delay ? { ...opts, delay } : opts };
     });
-    await this.deps.queue(a, jobs);
+    await this.deps.pending.queueJobs(a, jobs);
     const trail = this.trail(a);
     for (const j of jobs)
       await trail.queued(

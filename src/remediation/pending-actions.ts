@@ -29,9 +29,9 @@ export class PendingActions {
     private readonly redis: RedisConnection,
     private readonly keys: KeySpace,
     private readonly queue: Queue,
-    approvals: Omit<ConstructorParameters<typeof Approvals>[0], 'redis' | 'keys' | 'queue'>,
+    approvals: Omit<ConstructorParameters<typeof Approvals>[0], 'redis' | 'keys' | 'pending'>,
   ) {
-    this.approvals = new Approvals({ ...approvals, redis, keys: keys.approvals, queue: (ref, jobs) => this.queueJobs(ref, jobs) });
+    this.approvals = new Approvals({ ...approvals, redis, keys: keys.approvals, pending: this });
   }
 
   /**
