@@ -75,14 +75,16 @@ export class InstanceAlerts {
   }
 
   private async raise(event: StatusEvent, kind: string, responses: RuleResponse[]): Promise<void> {
-    if (await this.deps.runningSince?.(event)) {
+    // Both are reads: they leave together.
+    const [runningSince, inStorm] = await Promise.all([this.deps.runningSince?.(event), this.deps.inStorm?.(event)]);
+    if (runningSince) {
       this.deps.logger?.info(
         { instance: event.instance, event: event.id },
         'no incident alert: the instance runs again since (its recovery was handled first)',
       );
       return;
     }
-    if (await this.deps.inStorm?.(event)) {
+    if (inStorm) {
       this.deps.logger?.info(
         { instance: event.instance, location: event.location },
         'crash alert held back: the member is in a failure storm (one grouped alert)',

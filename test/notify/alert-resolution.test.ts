@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { CanonicalEvent } from '../../src/events/canonical-event.js';
 import { actionFailedKind, Alerts, crashLoopKind, openAlertsIn } from '../../src/alerts/alerts.js';
@@ -94,7 +94,30 @@ describe('a recovery resolves the alerts it ends', () => {
 describe('a recovery without a notifier', () => {
   const redis = redisClient();
   const keys = keySpace(uniquePrefix('recovery'));
-  afterEach(() => redis.disconnect());
+  afterAll(() => redis.disconnect());
+
+  it("asks whether a crashed instance runs again since and whether its member is in a storm together, then raises the crash's alert", async () => {
+    const asked: string[] = [];
+    const audit = new AuditLog(redis, keys.audit);
+    const instanceAlerts = new InstanceAlerts({
+      redis,
+      alerts: new Alerts({ audit, open: openAlertsIn(redis, keys.openAlerts) }),
+      runningSince: async () => {
+        asked.push('running since?');
+        await new Promise((answered) => setImmediate(answered));
+        asked.push('not running');
+        return undefined;
+      },
+      inStorm: async () => {
+        asked.push('in a storm?');
+        return false;
+      },
+    });
+    const crash: CanonicalEvent = { ...running, id: 'evt-crash-asked', from: 103, to: 102, intent: 'unrequested', action: 'instance-shutdown' };
+    await instanceAlerts.observe(crash, []);
+    expect(asked.slice(0, 3)).toEqual(['running since?', 'in a storm?', 'not running']);
+    expect((await audit.read({ count: 20 })).filter((r) => r.correlationId === 'evt-crash-asked').map((r) => r.kind)).toEqual(['instance.crashed']);
+  });
 
   it('reads the alerts kept open in one round trip, and ends each one firing, audited', async () => {
     let rounds = 0;
