@@ -169,6 +169,13 @@ export class Metrics {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
+  /** Requests for an operator's approval and how they ended (src/remediation/approvals.ts), counted by the replica that made or settled them. */
+  readonly approvals = new Counter({
+    name: 'reflex_approvals_total',
+    help: "Rules' actions held for an operator's approval, by what became of them: requested, approved, denied, expired, withdrawn",
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
   /** Failure storms declared by storm control (each raises one grouped alert; counted by the replica that raised it). */
   readonly storms = new Counter({
     name: 'reflex_storms_total',

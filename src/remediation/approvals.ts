@@ -5,6 +5,7 @@ import { approvalRequestedKind, approvalTimedOutKind } from '../alerts/catalogue
 import type { Alerts } from '../alerts/alerts.js';
 import type { AlertInput } from '../alerts/alert.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { systemClock, type Clock } from '../clock/clock.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { RedisConnection } from '../redis/connect.js';
@@ -123,6 +124,7 @@ export class Approvals {
       /** Where the console's /dashboard is reached from a receiver's message, for the signed link. Default: none (the link is a path). */
       consoleUrl?: string;
       clock?: Clock;
+      metrics?: Pick<Metrics, 'approvals'>;
     },
   ) {
     this.clock = deps.clock ?? systemClock;
@@ -140,6 +142,7 @@ export class Approvals {
       .zadd(keys.open, request.expiresAt, request.id)
       .exec();
     const approval: Approval = { ...request, status: 'pending', settled: false };
+    this.deps.metrics?.approvals.inc({ result: 'requested' });
     const link = await this.link(request.id);
     await this.trail(approval).write(
       'approval',
@@ -276,6 +279,7 @@ export class Approvals {
           },
           { once: `approval-timed-out:${a.id}`, record: { rule: a.rule } },
         );
+      this.deps.metrics?.approvals.inc({ result: a.status });
       const outcome = { approved: 'approved', denied: 'denied', expired: 'timed out', withdrawn: 'withdrawn' }[a.status];
       await this.deps.alerts?.resolve(
         { ...this.alertOf(a), summary: `approval ${a.id} ${outcome}`, outcome },

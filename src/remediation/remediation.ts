@@ -92,6 +92,7 @@ export function startRemediation(o: RemediationOptions): Remediation {
   const pending = new PendingActions(redis, keys, o.actionsQueue, {
     audit: o.audit,
     alerts,
+    ...(o.metrics ? { metrics: o.metrics } : {}),
     ...(o.consoleUrl ? { consoleUrl: o.consoleUrl } : {}),
     ...(o.gate?.clock ? { clock: o.gate.clock } : {}),
   });
