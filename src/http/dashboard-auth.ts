@@ -38,6 +38,12 @@ export interface DashboardAuthOptions {
   loginPath?: string;
   /** Paths (prefixes) under the dashboard whose changes need an admin (the queues page, the sessions). */
   adminPaths?: readonly string[];
+  /**
+   * Paths (prefixes) whose route checks a user's role itself (the approvals: each request names the
+   * role it needs, and a refusal is audited there): a viewer's change is let through to it, still
+   * with the Origin and JSON checks.
+   */
+  roleCheckedPaths?: readonly string[];
   /** Paths (prefixes) the guard lets through unauthenticated: the login routes check what they take themselves. */
   publicPaths?: readonly string[];
   /** Whether users who are not in the users file can sign in (an identity provider): the console then offers its actions. */
@@ -145,7 +151,7 @@ function hasNonJsonBody(c: Context): boolean {
  * HttpOnly, SameSite=Strict, Secure over HTTPS. A browser without any is sent to the login page.
  *
  * Every other method changes something. A user's (by token or session) needs the role (a viewer's
- * is refused, 403; under `adminPaths` an admin's only); the shared write token acts only without
+ * is refused, 403, but under `roleCheckedPaths`, whose route checks the role; under `adminPaths` an admin's only); the shared write token acts only without
  * users unless `writeTokenWithUsers`; the read token and its cookie never act (403). Every change
  * needs an Origin naming this server and no other Sec-Fetch-Site than same-origin (403), and a
  * JSON body if any (415). Nothing can act: 405.
@@ -303,8 +309,9 @@ export function dashboardAuth(tokens: DashboardTokens, basePath: string, opts: D
     if (!who && !shared) return unauthorized(c);
     if (who) {
       const { user } = who;
-      const needed = under(c.req.path, opts.adminPaths) ? 'admin' : 'operator';
-      if (user.role === 'viewer') return c.text(`403 Forbidden: ${user.name} is a viewer: a viewer reads, an operator acts\n`, 403);
+      const needed = under(c.req.path, opts.adminPaths) ? 'admin' : under(c.req.path, opts.roleCheckedPaths) ? 'viewer' : 'operator';
+      if (user.role === 'viewer' && needed !== 'viewer')
+        return c.text(`403 Forbidden: ${user.name} is a viewer: a viewer reads, an operator acts\n`, 403);
       if (!roleAtLeast(user.role, needed)) return c.text(`403 Forbidden: ${user.name} is an ${user.role}: changing the queues needs an admin\n`, 403);
     } else {
       if (!anyoneActs()) {

@@ -21,6 +21,7 @@ import { inboundWebhooks, type InboundSources } from './inbound-webhooks.js';
 import { jsonBody } from './json-body.js';
 import { renderDashboard } from './dashboard-page.js';
 import { registerConsole, type ConsoleSources } from './console/console-routes.js';
+import { approvalsApiPathOf } from './console/approval-routes.js';
 import { runChecks, type ReadinessChecks } from './readiness.js';
 
 /** What the dashboard reads. */
@@ -137,6 +138,7 @@ export async function buildHttpApp(opts: Omit<HttpServerOptions, 'port'>): Promi
     guard,
     audit: board.audit,
     adminPaths: [queuesPath, `${dashboardPath}/sessions`],
+    ...(board.console ? { roleCheckedPaths: [approvalsApiPathOf(dashboardPath)] } : {}),
     externalUsers: !!(sessions && board.oidc),
     ...(sessions ? { loginPath: loginPathOf(dashboardPath), publicPaths: [loginPathOf(dashboardPath), logoutPathOf(dashboardPath)] } : {}),
   });

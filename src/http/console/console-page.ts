@@ -62,7 +62,7 @@ export function renderConsole(v: ConsolePageView): string {
 <body>
 <a class="skip" href="#fleet">Skip to the fleet</a>
 <header><h1>Reflex console</h1><span>Target${v.targets.length > 1 ? 's' : ''} <code>${esc(v.targets.join(', '))}</code></span>
-<nav aria-label="Sections"><a href="#fleet">Fleet</a><a href="#incidents">Incidents</a><a href="#executions">Executions</a><a href="#timeline">Timeline</a><a href="#plots">Plots</a><a href="#health">Health</a><a href="${esc(v.queuesPath)}">Queues</a><a href="${esc(v.auditPath)}">Audit table</a></nav>
+<nav aria-label="Sections"><a href="#fleet">Fleet</a><a href="#approvals">Approvals</a><a href="#incidents">Incidents</a><a href="#executions">Executions</a><a href="#timeline">Timeline</a><a href="#plots">Plots</a><a href="#health">Health</a><a href="${esc(v.queuesPath)}">Queues</a><a href="${esc(v.auditPath)}">Audit table</a></nav>
 <span id="live" role="status" aria-live="polite">connecting…</span>
 <button type="button" id="pause-live" aria-pressed="false">Pause live updates</button>
 <label class="inline">times in <select id="tz"><option value="utc">UTC</option><option value="local">my time zone</option></select></label></header>
@@ -92,6 +92,9 @@ export function renderConsole(v: ConsolePageView): string {
 </section>
 <div id="side">
 <section id="health" aria-labelledby="health-h"><h2 id="health-h">Health</h2>${panelState('health')}<ul class="health" id="health-list"><li>reading…</li></ul></section>
+<section id="approvals" aria-labelledby="approvals-h"><h2 id="approvals-h">Approvals</h2>${panelState('approvals')}
+<p class="muted">Rules' actions that wait for a decision (a rule's <code>approval</code>): the first decision wins, audited under your name; an approved action is still re-checked at the moment of acting.</p>
+<div id="approvals-body"></div></section>
 <section id="incidents" aria-labelledby="incidents-h"><h2 id="incidents-h">Incidents</h2>${panelState('incidents')}
 <form class="filters" id="range"><label>instance <input name="instance" placeholder="all instances"></label>
 <label>kind <select name="kind"><option value="">all</option><option value="crash-loop">crash loop</option><option value="crash">crash</option><option value="error">Error</option><option value="failed-start">failed start</option><option value="unknown-stop">unknown stop</option><option value="failed-operation">failed operation</option></select></label>

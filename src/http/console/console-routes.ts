@@ -29,6 +29,8 @@ import { instanceTimeline } from './instance-timeline.js';
 import { previewSilence, reasonProblem } from './silence-preview.js';
 import { AlertUpdates } from '../../notify/alert-update.js';
 import { registerTriage, type Assignees } from './triage-routes.js';
+import { Approvals } from '../../remediation/approvals.js';
+import { registerApprovals } from './approval-routes.js';
 
 /** What the console reads and acts through, besides what the dashboard already has. */
 export interface ConsoleSources {
@@ -393,6 +395,8 @@ export function registerConsole(app: Hono, base: string, o: ConsoleOptions): voi
     assignees: o.assignees ?? (() => ({ names: [], open: true })),
     by,
   });
+  // Decisions only: the workers' settle round queues the approved jobs and ends the alerts.
+  registerApprovals(app, base, api, new Approvals({ redis: o.redis, keys: o.keys.approvals, audit: o.audit }));
   app.get(`${api}/silences/preview`, async (c) => {
     const q = c.req.query();
     const scope = Object.fromEntries(['instance', 'project', 'location', 'target'].filter((k) => q[k]?.trim()).map((k) => [k, q[k]!.trim()]));

@@ -111,6 +111,8 @@ export const consoleScript = `"use strict";
     "event.contradicted": { severity: ["warning"], raisedBy: "a stop event the daemon contradicts (remediation/decide/contradicted-stop.ts): a notice", resolvedBy: "it has been shown once (a notice)" },
     "event.future-timestamp": { severity: ["warning"], raisedBy: "a frame dated beyond clockToleranceMs ahead of its receipt (remediation/decide/event-processor.ts): a notice", resolvedBy: "a receiver expires it: Reflex never does (a notice about one frame, already handled)" },
     "event.frame-too-large": { severity: ["warning"], raisedBy: "a frame refused as larger than maxFrameBytes (remediation/decide/event-processor.ts): a notice", resolvedBy: "a receiver expires it: Reflex never does (a notice about one frame, already handled)" },
+    "action.approval-requested": { severity: ["warning"], raisedBy: "a rule whose actions need an operator's approval matched, and the gate admitted them (remediation/approvals.ts); it carries the signed link to decide", resolvedBy: "an operator approves or denies it, it times out, or an operator's own transition of the instance withdraws it" },
+    "action.approval-timed-out": { severity: ["warning"], raisedBy: "nobody approved or denied a rule's actions within the rule's approval timeout: nothing was done (remediation/approvals.ts): a notice", resolvedBy: "it has been shown once (a notice)" },
     "history.store-failing": { severity: ["critical"], raisedBy: "the audit history store does not take records (audit/history/history-shipper.ts)", resolvedBy: "a shipping round succeeds again" }
   };
   function currentKind(spelling) {
@@ -458,6 +460,28 @@ export const consoleScript = `"use strict";
     );
     return \`<table class="cards"><thead><tr>\${writable ? "<th></th>" : ""}<th>instance</th><th>failed</th><th>reason</th><th>job</th></tr></thead><tbody>\${rows.join("")}</tbody></table>\`;
   }
+  var outcomeWords = {
+    pending: "waiting",
+    approved: "✔ approved",
+    denied: "✖ denied",
+    expired: "⌛ timed out",
+    withdrawn: "↶ withdrawn"
+  };
+  function approvalsView(list, mayDecide, focus = "") {
+    const waiting = list.filter((a) => a.status === "pending");
+    const decided = list.filter((a) => a.status !== "pending");
+    const item = (a) => {
+      const name = esc(a.instance);
+      const what = \`\${esc(a.actions.join(", "))} of <b>\${name}</b> <small>(project \${esc(a.project)}\${a.target ? \` on \${esc(a.target)}\` : ""})</small>\`;
+      const head = \`<p><span class="kind">\${outcomeWords[a.status]}</span> \${what}, rule <code>\${esc(a.rule)}</code></p>\`;
+      const data = \`data-approval="\${esc(a.id)}" data-instance-name="\${name}" data-actions="\${esc(a.actions.join(", "))}" data-role="\${a.role}"\`;
+      const body = a.status === "pending" ? \`<p>needs \${a.role === "admin" ? "an admin" : "an operator or an admin"}; asked \${when(a.requestedAt)}; times out \${when(a.expiresAt)}</p>\` + (mayDecide(a.role) ? \`<span class="approval-actions"><button type="button" class="act" data-decide="approved" \${data} aria-label="Approve \${esc(a.actions.join(", "))} of \${name}">Approve…</button> <button type="button" class="act danger" data-decide="denied" \${data} aria-label="Deny \${esc(a.actions.join(", "))} of \${name}">Deny…</button></span> \` : \`<p class="muted">You may not decide this one: it needs \${a.role === "admin" ? "an admin" : "an operator"}.</p>\`) : \`<p class="decided">\${a.decision?.actor ? \`by <b>\${esc(a.decision.actor)}</b>\${a.decision.origin ? \` (\${esc(a.decision.origin)})\` : ""} \` : ""}\${when(a.decision?.at ?? a.expiresAt)}\${a.decision?.reason ? \`: \${esc(a.decision.reason)}\` : ""}</p>\`;
+      const trail = \`<button type="button" aria-expanded="false" data-keep data-trail-of="\${esc(a.correlationId)}" aria-label="Incident of \${name}: audit trail of approval \${esc(a.id)}">Incident trail</button><div class="trail trail-of" data-keep hidden></div>\`;
+      return \`<li class="approval \${a.status}\${a.id === focus ? " focused" : ""}" id="approval-\${esc(a.id)}" data-morph="\${esc(a.id)}" data-approval-id="\${esc(a.id)}" data-status="\${a.status}" data-instance="\${name}">\${head}\${body}\${trail}</li>\`;
+    };
+    const none = (text) => \`<li class="muted">\${text}</li>\`;
+    return \`<h3>Waiting (\${waiting.length})</h3><ol class="approvals" id="approvals-waiting">\${waiting.map(item).join("") || none("nothing waits for a decision")}</ol><h3>Recently decided</h3><ol class="approvals" id="approvals-decided">\${decided.slice(0, 20).map(item).join("") || none("none in the last week")}</ol>\`;
+  }
 
   // src/http/console/browser/console-app.ts
   var fleetKeys = ["target", "project", "member", "status", "filter"];
@@ -468,6 +492,8 @@ export const consoleScript = `"use strict";
   var execPage = 50;
   var C = window.REFLEX_CONSOLE;
   var api = C.api;
+  var roles = ["viewer", "operator", "admin"];
+  var mayAct = (role = "operator") => C.writable && (!C.signedIn || roles.indexOf(C.signedIn.role) >= roles.indexOf(role));
   var state = {
     q: {},
     iq: {},
@@ -563,6 +589,7 @@ export const consoleScript = `"use strict";
   }
   var panelNames = {
     fleet: "fleet",
+    approvals: "approvals",
     health: "health",
     incidents: "incidents",
     alerts: "alerts and silences",
@@ -903,7 +930,7 @@ export const consoleScript = `"use strict";
       return;
     }
     for (const panel of ["incidents", "alerts", "plots"]) panelRead(panel);
-    patch($("#incident-list"), incidentsView(d, C.writable));
+    patch($("#incident-list"), incidentsView(d, mayAct()));
     patch($("#alerts-body"), alertsView(d, C.writable));
     fillSelect($("#range [name=rule]"), d.rules, state.iq.rule || "");
     const plots = d.plots;
@@ -982,7 +1009,50 @@ export const consoleScript = `"use strict";
     panelRead("dlq");
     patch($("#dlq-body"), deadLettersView(d, C.writable));
   }
+  var focusApproval = new URLSearchParams(location.search).get("approval") ?? "";
+  var focusedOnce = false;
+  var approvalsShown = [];
+  async function loadApprovals() {
+    let d;
+    try {
+      d = await get("/approvals");
+    } catch (e) {
+      panelFailed("approvals", e);
+      return;
+    }
+    panelRead("approvals");
+    approvalsShown = d.approvals;
+    patch($("#approvals-body"), approvalsView(d.approvals, mayAct, focusApproval));
+    const waiting = d.approvals.filter((a) => a.status === "pending").length;
+    $("#approvals-h").textContent = waiting ? \`Approvals (\${waiting} waiting)\` : "Approvals";
+    if (focusApproval && !focusedOnce) {
+      focusedOnce = true;
+      const el = document.getElementById(\`approval-\${focusApproval}\`);
+      if (!el) $("#approvals-state").textContent = \`approval \${focusApproval} is not among the waiting or the recently decided\`;
+      el?.scrollIntoView({ block: "center" });
+      (el?.querySelector("button[data-decide]") ?? el)?.focus();
+    }
+  }
+  async function decide(t) {
+    const data = t.dataset;
+    const a = approvalsShown.find((x) => x.id === data.approval);
+    const name = data.instanceName ?? "";
+    const what = \`\${data.actions ?? ""} of \${name}\`;
+    const approve = data.decide === "approved";
+    const asked = confirmAction(
+      approve ? \`Approve \${what}?\` : \`Deny \${what}?\`,
+      approve ? \`Reflex queues \${what}\${a ? \` (project \${a.project}, rule \${a.rule})\` : ""} within a second; it is re-checked at the moment of acting (an operator's stop or start since, a silence, a quarantine skip it). Audited under your name.\` : \`Nothing is done to \${name}; the request is closed for everyone. Audited under your name.\`,
+      approve ? \`Approve \${what}\` : \`Deny \${what}\`,
+      \`<label>Reason (optional) <input id="approval-reason" name="reason" autocomplete="off" maxlength="500"></label>\`
+    );
+    const field2 = $("#approval-reason");
+    field2.addEventListener("keydown", (ev) => ev instanceof KeyboardEvent && ev.key === "Enter" && ev.preventDefault());
+    if (!await asked) return;
+    const reason = field2.value.trim();
+    await post(\`/approvals/\${encodeURIComponent(data.approval)}/decide\`, { verdict: data.decide, ...reason ? { reason } : {} });
+  }
   function reloadAll() {
+    schedule("approvals", loadApprovals);
     schedule("fleet", loadFleet);
     schedule("incidents", loadIncidents);
     schedule("health", loadHealth);
@@ -992,6 +1062,7 @@ export const consoleScript = `"use strict";
   }
   function doneText(a) {
     if (a.triaged) return a.triaged;
+    if (a.decided) return a.decided;
     if (a.released) return "released";
     if (a.jobId) return \`heal queued as job \${a.jobId}\`;
     if (a.retried) return \`retried \${a.retried}\`;
@@ -1026,7 +1097,7 @@ export const consoleScript = `"use strict";
       return false;
     }
     const actor = document.querySelector("#actor")?.value.trim();
-    const who = actor ? path === "/silences" ? { createdBy: actor } : { actor } : {};
+    const who = actor && !path.startsWith("/approvals/") ? path === "/silences" ? { createdBy: actor } : { actor } : {};
     let r;
     let text;
     try {
@@ -1226,6 +1297,10 @@ export const consoleScript = `"use strict";
     }
     if (data.triage) {
       await triage(t);
+      return;
+    }
+    if (data.decide) {
+      await decide(t);
       return;
     }
     if (data.endSilence) {
@@ -1428,6 +1503,7 @@ export const consoleScript = `"use strict";
     }
     if (c.fleet) schedule("fleet", liveFleet);
     if (c.audit) {
+      throttle("approvals", loadApprovals, 1e3);
       throttle("incidents", loadIncidents, 1e3);
       throttle("dlq", loadDlq, 1e3);
       throttle("health", loadHealth, 1e3);

@@ -60,6 +60,7 @@ th{font-size:12px;color:var(--muted);font-weight:600} td.at,.mono{font-family:ui
 .health li{border:1px solid var(--line);border-radius:4px;padding:.15rem .45rem;background:#fff}
 .health li.ok{border-color:#9fd3ae} .health li.bad{border-color:#f2b8b5;background:var(--badbg)}
 ol.incidents{list-style:none;margin:0;padding:0} ol.incidents li{border-bottom:1px solid var(--line);padding:.35rem 0}
+ol.approvals{list-style:none;margin:0;padding:0} ol.approvals li{border-bottom:1px solid var(--line);padding:.35rem 0} ol.approvals p{margin:.1rem 0;overflow-wrap:anywhere} ol.approvals li.focused{outline:2px solid #1a5fb4;outline-offset:2px;background:#eef4fc} #approvals h3{font-size:13px;margin:.4rem 0 .1rem}
 .story{margin:.1rem 0;overflow-wrap:anywhere} .triage p{margin:.1rem 0} .triage ul.notes{margin:.1rem 0 .2rem 1rem;padding:0;overflow-wrap:anywhere} ol.incidents .triage ul.notes li{border:0;padding:0} #confirm-extra label{display:block} #confirm-extra textarea,#confirm-extra input{display:block;width:100%;box-sizing:border-box}
 .kind{font-weight:600;white-space:nowrap}
 .plots{display:grid;gap:.8rem;grid-template-columns:repeat(auto-fit,minmax(280px,1fr))} .plots figure{margin:0} .plots figure:first-child{grid-column:1/-1}

@@ -7,6 +7,8 @@
  * and carries the write token typed into the page as Authorization: Bearer, same-origin only.
  */
 import type {
+  ApprovalsAnswer,
+  ApprovalView,
   Assignees,
   ConsoleSettings,
   DeadLetters,
@@ -26,6 +28,7 @@ import { executionsInfo, executionsView, timelineView } from './history-views.js
 import { bars, timeline } from './plots.js';
 import { rangeText, readTimeField, timeOf, zoomOut, zoomTo } from './time-range.js';
 import {
+  approvalsView,
   alertsView,
   checkFails,
   countsView,
@@ -61,6 +64,13 @@ const execPage = 50;
 
 const C = window.REFLEX_CONSOLE;
 const api = C.api;
+const roles = ['viewer', 'operator', 'admin'];
+/**
+ * Whether the page offers the actions of `role` (an operator's by default): a write token or an
+ * operator is configured, and the signed-in user (if any) has the role; a viewer sees no buttons.
+ * A token typed in names nobody the page knows: the server decides.
+ */
+const mayAct = (role: 'operator' | 'admin' = 'operator') => C.writable && (!C.signedIn || roles.indexOf(C.signedIn.role) >= roles.indexOf(role));
 const state = {
   q: {} as Partial<Record<FleetKey, string>>,
   iq: {} as Partial<Record<IncidentKey, string>>,
@@ -178,9 +188,10 @@ async function get<T>(path: string, liveness = false): Promise<T> {
 
 // ---- Each panel's state: when its data was read, and whether it is stale or failed. ----
 
-type Panel = 'fleet' | 'health' | 'incidents' | 'alerts' | 'dlq' | 'plots' | 'executions' | 'timeline';
+type Panel = 'fleet' | 'health' | 'approvals' | 'incidents' | 'alerts' | 'dlq' | 'plots' | 'executions' | 'timeline';
 const panelNames: Record<Panel, string> = {
   fleet: 'fleet',
+  approvals: 'approvals',
   health: 'health',
   incidents: 'incidents',
   alerts: 'alerts and silences',
@@ -587,7 +598,7 @@ async function loadIncidents(): Promise<void> {
     return;
   }
   for (const panel of ['incidents', 'alerts', 'plots'] as const) panelRead(panel);
-  patch($('#incident-list'), incidentsView(d, C.writable));
+  patch($('#incident-list'), incidentsView(d, mayAct()));
   patch($('#alerts-body'), alertsView(d, C.writable));
   fillSelect($<HTMLSelectElement>('#range [name=rule]'), d.rules, state.iq.rule || '');
   const plots = d.plots;
@@ -676,7 +687,58 @@ async function loadDlq(): Promise<void> {
   patch($('#dlq-body'), deadLettersView(d, C.writable));
 }
 
+/** The approval a signed link opened (`?approval=ID`): marked and scrolled to once it is drawn. */
+const focusApproval = new URLSearchParams(location.search).get('approval') ?? '';
+let focusedOnce = false;
+let approvalsShown: ApprovalView[] = [];
+
+async function loadApprovals(): Promise<void> {
+  let d: ApprovalsAnswer;
+  try {
+    d = await get<ApprovalsAnswer>('/approvals');
+  } catch (e) {
+    panelFailed('approvals', e);
+    return;
+  }
+  panelRead('approvals');
+  approvalsShown = d.approvals;
+  patch($('#approvals-body'), approvalsView(d.approvals, mayAct, focusApproval));
+  const waiting = d.approvals.filter((a) => a.status === 'pending').length;
+  $('#approvals-h').textContent = waiting ? `Approvals (${waiting} waiting)` : 'Approvals';
+  if (focusApproval && !focusedOnce) {
+    focusedOnce = true;
+    const el = document.getElementById(`approval-${focusApproval}`);
+    if (!el) $('#approvals-state').textContent = `approval ${focusApproval} is not among the waiting or the recently decided`;
+    el?.scrollIntoView({ block: 'center' });
+    (el?.querySelector<HTMLElement>('button[data-decide]') ?? el)?.focus();
+  }
+}
+
+/** Confirms and sends a decision on the approval a button names (`data-decide`: approved, denied), with an optional reason. */
+async function decide(t: HTMLElement): Promise<void> {
+  const data = t.dataset;
+  const a = approvalsShown.find((x) => x.id === data.approval);
+  const name = data.instanceName ?? '';
+  const what = `${data.actions ?? ''} of ${name}`;
+  const approve = data.decide === 'approved';
+  const asked = confirmAction(
+    approve ? `Approve ${what}?` : `Deny ${what}?`,
+    approve
+      ? `Reflex queues ${what}${a ? ` (project ${a.project}, rule ${a.rule})` : ''} within a second; it is re-checked at the moment of acting (an operator's stop or start since, a silence, a quarantine skip it). Audited under your name.`
+      : `Nothing is done to ${name}; the request is closed for everyone. Audited under your name.`,
+    approve ? `Approve ${what}` : `Deny ${what}`,
+    `<label>Reason (optional) <input id="approval-reason" name="reason" autocomplete="off" maxlength="500"></label>`,
+  );
+  const field = $<HTMLInputElement>('#approval-reason');
+  // Enter in the reason would submit the dialog's form with its first button (Cancel).
+  field.addEventListener('keydown', (ev) => ev instanceof KeyboardEvent && ev.key === 'Enter' && ev.preventDefault());
+  if (!(await asked)) return;
+  const reason = field.value.trim();
+  await post(`/approvals/${encodeURIComponent(data.approval!)}/decide`, { verdict: data.decide!, ...(reason ? { reason } : {}) });
+}
+
 function reloadAll(): void {
+  schedule('approvals', loadApprovals);
   schedule('fleet', loadFleet);
   schedule('incidents', loadIncidents);
   schedule('health', loadHealth);
@@ -690,6 +752,7 @@ function reloadAll(): void {
 /** What a successful write did, in words. */
 function doneText(a: WriteAnswer): string {
   if (a.triaged) return a.triaged;
+  if (a.decided) return a.decided;
   if (a.released) return 'released';
   if (a.jobId) return `heal queued as job ${a.jobId}`;
   if (a.retried) return `retried ${a.retried}`;
@@ -739,7 +802,8 @@ async function post(path: string, body: Record<string, unknown>): Promise<boolea
     return false;
   }
   const actor = document.querySelector<HTMLInputElement>('#actor')?.value.trim();
-  const who = actor ? (path === '/silences' ? { createdBy: actor } : { actor }) : {};
+  // A decision on an approval is the signed-in user's (or the write token's), never a typed name.
+  const who = actor && !path.startsWith('/approvals/') ? (path === '/silences' ? { createdBy: actor } : { actor }) : {};
   let r: Response;
   let text: string;
   try {
@@ -975,6 +1039,10 @@ document.addEventListener('click', async (ev) => {
     await triage(t);
     return;
   }
+  if (data.decide) {
+    await decide(t);
+    return;
+  }
   if (data.endSilence) {
     const ok = await confirmAction(
       `End the silence of ${data.scope}?`,
@@ -1190,6 +1258,8 @@ source.addEventListener('change', (ev) => {
   }
   if (c.fleet) schedule('fleet', liveFleet);
   if (c.audit) {
+    // A request, a decision and its settling are each audited: everyone watching sees them.
+    throttle('approvals', loadApprovals, 1000);
     throttle('incidents', loadIncidents, 1000);
     throttle('dlq', loadDlq, 1000);
     throttle('health', loadHealth, 1000);

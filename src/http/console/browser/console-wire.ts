@@ -168,6 +168,33 @@ export interface WriteAnswer {
   until?: string;
   /** A triage step, in words. */
   triaged?: string;
+  /** An approval decided, in words. */
+  decided?: string;
+}
+
+/** One approval of `GET /approvals` (../approval-routes.ts): a rule's actions waiting for a decision, or decided lately. */
+export interface ApprovalView {
+  id: string;
+  status: 'pending' | 'approved' | 'denied' | 'expired' | 'withdrawn';
+  settled: boolean;
+  rule: string;
+  target: string;
+  project: string;
+  instance: string;
+  location?: string;
+  correlationId: string;
+  summary: string;
+  actions: string[];
+  /** The least role that may decide. */
+  role: 'operator' | 'admin';
+  requestedAt: string;
+  expiresAt: string;
+  decision?: { at: string; actor?: string; origin?: string; reason?: string };
+}
+
+/** `GET /approvals`: the waiting (oldest first), then the recently decided (newest first). */
+export interface ApprovalsAnswer {
+  approvals: ApprovalView[];
 }
 
 /** One execution of `GET /executions`: an action Reflex ran, from the audit log. */

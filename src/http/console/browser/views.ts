@@ -1,4 +1,4 @@
-import type { DeadLetters, FleetPage, FleetRow, Health, Incident, IncidentsAnswer, TrailRecord, Triage } from './console-wire.js';
+import type { ApprovalView, DeadLetters, FleetPage, FleetRow, Health, Incident, IncidentsAnswer, TrailRecord, Triage } from './console-wire.js';
 import { firingAlertView } from './history-views.js';
 import { esc, mark, when } from './markup.js';
 
@@ -276,4 +276,45 @@ export function deadLettersView(d: DeadLetters, writable: boolean): string {
       '</tr>',
   );
   return `<table class="cards"><thead><tr>${writable ? '<th></th>' : ''}<th>instance</th><th>failed</th><th>reason</th><th>job</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+const outcomeWords: Record<ApprovalView['status'], string> = {
+  pending: 'waiting',
+  approved: '✔ approved',
+  denied: '✖ denied',
+  expired: '⌛ timed out',
+  withdrawn: '↶ withdrawn',
+};
+
+/**
+ * The approvals panel: the requests waiting (instance, rule, actions, the role that decides, the
+ * deadline and how long they have waited) with Approve and Deny when `mayDecide(role)`, then the
+ * recently decided (outcome, by whom, when). `focus`: the approval a signed link opened, marked.
+ */
+export function approvalsView(list: ApprovalView[], mayDecide: (role: ApprovalView['role']) => boolean, focus = ''): string {
+  const waiting = list.filter((a) => a.status === 'pending');
+  const decided = list.filter((a) => a.status !== 'pending');
+  const item = (a: ApprovalView) => {
+    const name = esc(a.instance);
+    const what = `${esc(a.actions.join(', '))} of <b>${name}</b> <small>(project ${esc(a.project)}${a.target ? ` on ${esc(a.target)}` : ''})</small>`;
+    const head = `<p><span class="kind">${outcomeWords[a.status]}</span> ${what}, rule <code>${esc(a.rule)}</code></p>`;
+    const data = `data-approval="${esc(a.id)}" data-instance-name="${name}" data-actions="${esc(a.actions.join(', '))}" data-role="${a.role}"`;
+    const body =
+      a.status === 'pending'
+        ? `<p>needs ${a.role === 'admin' ? 'an admin' : 'an operator or an admin'}; asked ${when(a.requestedAt)}; times out ${when(a.expiresAt)}</p>` +
+          (mayDecide(a.role)
+            ? `<span class="approval-actions"><button type="button" class="act" data-decide="approved" ${data} aria-label="Approve ${esc(a.actions.join(', '))} of ${name}">Approve…</button> ` +
+              `<button type="button" class="act danger" data-decide="denied" ${data} aria-label="Deny ${esc(a.actions.join(', '))} of ${name}">Deny…</button></span> `
+            : `<p class="muted">You may not decide this one: it needs ${a.role === 'admin' ? 'an admin' : 'an operator'}.</p>`)
+        : `<p class="decided">${a.decision?.actor ? `by <b>${esc(a.decision.actor)}</b>${a.decision.origin ? ` (${esc(a.decision.origin)})` : ''} ` : ''}${when(a.decision?.at ?? a.expiresAt)}${
+            a.decision?.reason ? `: ${esc(a.decision.reason)}` : ''
+          }</p>`;
+    const trail = `<button type="button" aria-expanded="false" data-keep data-trail-of="${esc(a.correlationId)}" aria-label="Incident of ${name}: audit trail of approval ${esc(a.id)}">Incident trail</button><div class="trail trail-of" data-keep hidden></div>`;
+    return `<li class="approval ${a.status}${a.id === focus ? ' focused' : ''}" id="approval-${esc(a.id)}" data-morph="${esc(a.id)}" data-approval-id="${esc(a.id)}" data-status="${a.status}" data-instance="${name}">${head}${body}${trail}</li>`;
+  };
+  const none = (text: string) => `<li class="muted">${text}</li>`;
+  return (
+    `<h3>Waiting (${waiting.length})</h3><ol class="approvals" id="approvals-waiting">${waiting.map(item).join('') || none('nothing waits for a decision')}</ol>` +
+    `<h3>Recently decided</h3><ol class="approvals" id="approvals-decided">${decided.slice(0, 20).map(item).join('') || none('none in the last week')}</ol>`
+  );
 }
