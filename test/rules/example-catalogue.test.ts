@@ -20,6 +20,7 @@ import { keySpace } from '../../src/redis/key-space.js';
 import { ActingTransport } from '../../src/client/acting-transport.js';
 import { callAction } from '../../src/remediation/act/acting-client.js';
 import { RuleEngine } from '../../src/rules/engine.js';
+import { approvalOf } from '../../src/rules/rule.js';
 import { loadRulesFolder } from '../../src/rules/rules-folder.js';
 import { Silences } from '../../src/silences/silences.js';
 import type { SeedInstance } from '../../src/simulator/controls.js';
@@ -64,6 +65,7 @@ describe('the example rule catalogue, replayed against recorded events', async (
         'example-notify-on-failed-operation',
         'example-quarantine-after-crash-loop',
         'example-restart-on-crash',
+        'example-restart-with-approval',
         'example-snapshot-after-crash',
         'example-snapshot-on-config-update',
         'example-stamp-crash',
@@ -86,6 +88,15 @@ describe('the example rule catalogue, replayed against recorded events', async (
       inst({ 'user.tier': 'db' }),
     );
     expect(other[0]?.summary).toContain('out of scope');
+  });
+
+  it('12 holds the start of a crashed db-tier instance for an operator of 15 minutes, never after the recorded lxc stop', async () => {
+    const engine = byName('example-restart-with-approval');
+    const stops = recorded('research-a', (e) => e.kind === 'instance.status' && e.to === 102);
+    const decisions = await Promise.all(stops.map(async (e) => (await engine.decide(e, inst({ 'user.tier': 'db' })))[0]));
+    expect(decisions.filter((d) => d?.matched)).toHaveLength(3); // kill -9, poweroff, reboot's shutdown
+    const matched = decisions.find((d) => d?.matched)!;
+    expect(matched.matched && approvalOf(matched.definition)).toEqual({ role: 'operator', timeoutMs: 15 * 60_000 });
   });
 
   it('02 snapshots once per cooldown on the recorded config updates, and the snapshot is taken', async () => {
