@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { approvalRequestedKind, approvalTimedOutKind } from '../alerts/catalogue.js';
@@ -73,6 +73,14 @@ const keepSettledMs = 7 * 86_400_000;
 /** How many settled approvals the recent list keeps. */
 const keepRecent = 500;
 
+/** A request stored once, with its place in the open index: 1 when made now, 0 when it was there already. */
+const createScript = new LuaScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'request', ARGV[2], 'status', 'pending', 'expiresAt', ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+return 1
+`);
+
 /**
  * pending → decided, once: a decision on a request past its time makes it `expired`, whoever sent
  * it; `expired` itself is taken only past that time; `withdrawn` (an operator's transition) at any
@@ -134,16 +142,16 @@ export class Approvals {
   async request(req: Omit<ApprovalRequest, 'id' | 'requestedAt' | 'expiresAt' | 'jobs'> & { timeoutMs: number; jobs: HeldJob[] }): Promise<Approval> {
     const { timeoutMs, ...rest } = req;
     const requestedAt = this.clock.now();
-    const request: ApprovalRequest = { ...rest, id: `ap-${randomUUID()}`, requestedAt, expiresAt: requestedAt + timeoutMs };
+    // One request per rule and incident: an event job retried after a failure half-way (the alert
+    // not sent) finds the request it made, and neither asks twice nor moves its deadline.
+    const id = `ap-${createHash('sha256').update(`${req.rule}\0${req.correlationId}`).digest('hex').slice(0, 24)}`;
+    const fresh: ApprovalRequest = { ...rest, id, requestedAt, expiresAt: requestedAt + timeoutMs };
     const { redis, keys } = this.deps;
-    await redis
-      .multi()
-      .hset(keys.record(request.id), { request: JSON.stringify(request), status: 'pending', expiresAt: String(request.expiresAt) })
-      .zadd(keys.open, request.expiresAt, request.id)
-      .exec();
-    const approval: Approval = { ...request, status: 'pending', settled: false };
-    this.deps.metrics?.approvals.inc({ result: 'requested' });
-    const link = await this.link(request.id);
+    const created = (await createScript.run(redis, [keys.record(id), keys.open], [id, JSON.stringify(fresh), fresh.expiresAt])) === 1;
+    const approval = created ? ({ ...fresh, status: 'pending', settled: false } as Approval) : (await this.get(id))!;
+    if (created) this.deps.metrics?.approvals.inc({ result: 'requested' });
+    if (approval.status !== 'pending') return approval;
+    const link = await this.link(id);
     await this.trail(approval).write(
       'approval',
       `${describeActions(approval)} waits for the approval of ${approval.role === 'admin' ? 'an admin' : 'an operator'} until ${new Date(approval.expiresAt).toISOString()} (approval ${approval.id})`,
@@ -153,7 +161,7 @@ export class Approvals {
     await this.deps.alerts?.raise(
       {
         ...this.alertOf(approval),
-        summary: `${describeActions(approval)} waits for approval (${approval.role} or above) for ${formatDuration(timeoutMs)}: decide at ${link}, or reflex approve ${approval.id} / reflex deny ${approval.id}`,
+        summary: `${describeActions(approval)} waits for approval (${approval.role} or above) for ${formatDuration(approval.expiresAt - approval.requestedAt)}: decide at ${link}, or reflex approve ${approval.id} / reflex deny ${approval.id}`,
       },
       { once: `approval-alert:${approval.id}`, record: { rule: approval.rule } },
     );

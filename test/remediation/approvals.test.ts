@@ -67,6 +67,17 @@ describe('actions held for approval', () => {
     expect((await pending.approvals.get(a.id))!.status).toBe(one.decided ? 'approved' : 'denied');
   });
 
+  it('asks once per rule and incident: the event job retried after a failure half-way finds its request, deadline unchanged', async () => {
+    const { pending, audit, clock } = parts();
+    const first = await pending.holdForApproval(ref, request());
+    clock.advance(1_000);
+    const again = await pending.holdForApproval(ref, request());
+    expect(again.id).toBe(first.id);
+    expect(again.expiresAt).toBe(first.expiresAt);
+    expect((await audit.read({})).filter((r) => r.type === 'approval').map((r) => r.result)).toEqual(['requested']);
+    expect(await pending.approvals.list()).toHaveLength(1);
+  });
+
   it('refuses a decider below the role the rule asks for, audited, and decides nothing', async () => {
     const { pending, audit } = parts();
     const a = await pending.holdForApproval(ref, request({ role: 'admin' }));
