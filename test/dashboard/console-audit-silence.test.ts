@@ -94,7 +94,15 @@ describe('the audit page cannot silence everything by accident (headless Chromiu
     await page.getByRole('button', { name: 'End silence of everything' }).click();
     await dialog().getByRole('button', { name: 'End silence of everything' }).click();
     await until('silence ended', async () => (await silences.list()).length === 0, 10_000);
-    const records = (await audit.read({})).filter((r) => /^silence /.test(r.summary));
+    // The end is audited right after the silence is removed: wait for its record, not for the removal.
+    const records = await until(
+      'the end audited',
+      async () => {
+        const found = (await audit.read({})).filter((r) => /^silence /.test(r.summary));
+        return found.length >= 2 && found;
+      },
+      10_000,
+    );
     expect(records.map((r) => r.summary)).toEqual([
       expect.stringMatching(/added from the dashboard by alice /),
       expect.stringMatching(/removed from the dashboard by alice$/),
