@@ -44,7 +44,16 @@ export async function startIngestionBed(
     proxy,
     trail,
     async waitTrail(name, count, timeoutMs = 15_000) {
-      await until(`${count} published transitions of ${name}`, async () => (await trail(name)).length >= count, timeoutMs, 100);
+      let seen: string[] = [];
+      await until(`${count} published transitions of ${name}`, async () => (seen = await trail(name)).length >= count, timeoutMs, 100).catch(
+        async (err: Error) => {
+          // What was published, and every status event of the instance the archive holds with its outcome (stale, duplicate): the why of a miss.
+          const archived = (await new EventArchive({ redis: stack.redis, key: stack.keys.archive }).read({ kind: 'instance.status' }))
+            .filter((a) => a.event.kind === 'instance.status' && a.event.instance === name)
+            .map((a) => `${transition(a.event as StatusEvent)} ${a.outcome}`);
+          throw new Error(`${err.message}; published: ${JSON.stringify(seen)}; archived: ${JSON.stringify(archived)}`, { cause: err });
+        },
+      );
       // The tests compare the whole trail: an extra (a duplicate, a wrong synthetic one) is in the
       // events queue until it is published, so the trail is read once the queues stay empty.
       await settled(url, stack.prefix);
