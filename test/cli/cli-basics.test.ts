@@ -9,7 +9,7 @@ describe('the reflex command', () => {
     // --wait-for-target: an unreachable target alone does not stop the start, so Redis is what fails.
     // The start-up wait for Redis (15 s by default, test/redis/start-waits-for-redis.test.ts) is off.
     const res = await runReflex(
-      ['run', '--wait-for-target', '--target', 'unix:///nonexistent.sock', '--redis', 'redis://127.0.0.1:1', '--rules', 'rules'],
+      ['run', '--wait-for-target', '--target', 'unix:///nonexistent.sock', '--redis', 'redis://127.0.0.1:1', '--rules', 'rules', '--http-port', '0'],
       { REFLEX_REDIS_STARTUP_WAIT_MS: '0' },
     );
     expect(res.code).toBe(4);
@@ -62,7 +62,7 @@ describe('the reflex command', () => {
   });
 
   it('refuses a target that is neither a unix socket nor https', async () => {
-    const res = await runReflex(['run', '--target', 'ftp://x', '--redis', 'redis://127.0.0.1:1']);
+    const res = await runReflex(['run', '--target', 'ftp://x', '--redis', 'redis://127.0.0.1:1', '--http-port', '0']);
     expect(res.code).toBe(3);
     expect(res.stderr).toContain('neither unix:///path/to/socket nor https://host:port');
   });
@@ -107,6 +107,9 @@ describe('the reflex command', () => {
           }),
           '--redis',
           'redis://127.0.0.1:1',
+          // Not the default port: another test may hold it (the demo's, the chaos harness's).
+          '--http-port',
+          '0',
         ]);
       const relative = await runBeside('same.json', 'unix:one.sock');
       expect(relative.code).toBe(3);

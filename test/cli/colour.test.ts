@@ -54,7 +54,7 @@ describe('colours', () => {
       // target and then gives up on an unreachable Redis (about 18 s); its first records are enough.
       const onTerminal = (env: Record<string, string>) =>
         new Promise<string>((resolve, reject) => {
-          const cmd = `'${process.execPath}' '${bin}' run --wait-for-target --target unix:///nonexistent.sock --redis redis://127.0.0.1:1 --rules rules`;
+          const cmd = `'${process.execPath}' '${bin}' run --wait-for-target --target unix:///nonexistent.sock --redis redis://127.0.0.1:1 --rules rules --http-port 0`;
           const base = { ...process.env };
           delete base.FORCE_COLOR;
           delete base.NO_COLOR;
