@@ -37,8 +37,8 @@ export const alertKinds = {
   'event.contradicted': { severity: ['warning'], raisedBy: 'a stop event the daemon contradicts (remediation/decide/contradicted-stop.ts): a notice', resolvedBy: 'it has been shown once (a notice)' },
   'event.future-timestamp': { severity: ['warning'], raisedBy: 'a frame dated beyond clockToleranceMs ahead of its receipt (remediation/decide/event-processor.ts): a notice', resolvedBy: 'a receiver expires it: Reflex never does (a notice about one frame, already handled)' },
   'event.frame-too-large': { severity: ['warning'], raisedBy: 'a frame refused as larger than maxFrameBytes (remediation/decide/event-processor.ts): a notice', resolvedBy: 'a receiver expires it: Reflex never does (a notice about one frame, already handled)' },
-  'action.approval-requested': { severity: ['warning'], raisedBy: "a rule whose actions need an operator's approval matched, and the gate admitted them (remediation/approvals.ts); it carries the signed link to decide", resolvedBy: "an operator approves or denies it, it times out, or an operator's own transition of the instance withdraws it" },
-  'action.approval-timed-out': { severity: ['warning'], raisedBy: "nobody approved or denied a rule's actions within the rule's approval timeout: nothing was done (remediation/approvals.ts): a notice", resolvedBy: 'it has been shown once (a notice)' },
+  'action.approval-requested': { severity: ['warning'], raisedBy: 'a rule with `approval` matched and was admitted: its actions wait for a decision, the signed link in the alert (remediation/approvals.ts)', resolvedBy: "someone approves or denies it, it times out, or an operator's own transition of the instance withdraws it" },
+  'action.approval-timed-out': { severity: ['warning'], raisedBy: 'nobody decided an approval in time: nothing was done (remediation/approvals.ts): a notice', resolvedBy: 'it has been shown once (a notice)' },
   'history.store-failing': { severity: ['critical'], raisedBy: 'the audit history store does not take records (audit/history/history-shipper.ts)', resolvedBy: 'a shipping round succeeds again' },
 } as const satisfies Record<string, AlertKindEntry>;
 

@@ -93,7 +93,7 @@ export function renderConsole(v: ConsolePageView): string {
 <div id="side">
 <section id="health" aria-labelledby="health-h"><h2 id="health-h">Health</h2>${panelState('health')}<ul class="health" id="health-list"><li>reading…</li></ul></section>
 <section id="approvals" aria-labelledby="approvals-h"><h2 id="approvals-h">Approvals</h2>${panelState('approvals')}
-<p class="muted">Rules' actions that wait for a decision (a rule's <code>approval</code>): the first decision wins, audited under your name; an approved action is still re-checked at the moment of acting.</p>
+<p class="muted">Actions a rule's <code>approval</code> holds: the first decision wins, audited as you; approved, re-checked when run.</p>
 <div id="approvals-body"></div></section>
 <section id="incidents" aria-labelledby="incidents-h"><h2 id="incidents-h">Incidents</h2>${panelState('incidents')}
 <form class="filters" id="range"><label>instance <input name="instance" placeholder="all instances"></label>

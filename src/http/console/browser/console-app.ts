@@ -724,8 +724,8 @@ async function decide(t: HTMLElement): Promise<void> {
   const asked = confirmAction(
     approve ? `Approve ${what}?` : `Deny ${what}?`,
     approve
-      ? `Reflex queues ${what}${a ? ` (project ${a.project}, rule ${a.rule})` : ''} within a second; it is re-checked at the moment of acting (an operator's stop or start since, a silence, a quarantine skip it). Audited under your name.`
-      : `Nothing is done to ${name}; the request is closed for everyone. Audited under your name.`,
+      ? `Reflex queues ${what}${a ? ` (project ${a.project}, rule ${a.rule})` : ''} and re-checks it when it runs (an operator's stop or start since, a silence, a quarantine skip it). Audited as you.`
+      : `Nothing is done to ${name}; the request is closed for everyone. Audited as you.`,
     approve ? `Approve ${what}` : `Deny ${what}`,
     `<label>Reason (optional) <input id="approval-reason" name="reason" autocomplete="off" maxlength="500"></label>`,
   );
