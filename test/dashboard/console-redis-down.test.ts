@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { execFileSync } from 'node:child_process';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,7 +60,11 @@ describe('console when Redis fails (headless Chromium, a redis-server of the tes
       }
     }
     await browser?.close();
-    await stack?.stop();
+    // Bounded: after Redis was restarted under it, the stack's stop sometimes does not return (seen in
+    // 2 of 4 runs here, 1 of 3 CI runs, after both tests passed; not yet traced to its part). The
+    // behaviour under test is asserted above; the stop's hang is named in the stop-49 closing note.
+    const stopped = await Promise.race([stack?.stop().then(() => true), delay(20_000).then(() => false)]);
+    if (!stopped) console.warn('console-redis-down: the stack did not stop within 20 s after the Redis restart');
     await redis?.stop();
     redis?.remove();
   });
