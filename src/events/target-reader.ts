@@ -48,6 +48,11 @@ export interface RunningTargetReader {
   subscriber: EventSubscriber;
   /** Runs a resync of this target now (nothing unless this replica holds the lease). */
   resync(): Promise<void>;
+  /**
+   * When (epoch ms) this replica's last resync of the target was published; undefined before the
+   * first. Until then, what the stream brings is held and nothing has a baseline.
+   */
+  readonly resyncedAt: number | undefined;
   /** Stops reading: the stream closes, what was read is written, then the lease is given up. */
   stop(): Promise<void>;
 }
@@ -82,6 +87,7 @@ export function startTargetReader(o: TargetReaderOptions): RunningTargetReader {
     maxEventBytes: settings.maxEventBytes,
     clockToleranceMs: settings.clockToleranceMs,
   });
+  let resyncedAt: number | undefined;
   const resync = async (reason: 'gap' | 'periodic' | 'manual' = 'manual') => {
     if (!held.isHeld) return;
     const events = await resyncEvents(client, o.tracker, t.id, {
@@ -90,6 +96,7 @@ export function startTargetReader(o: TargetReaderOptions): RunningTargetReader {
       operations: reason !== 'periodic',
     });
     ingestor.pushSynthetic(events);
+    resyncedAt = Date.now();
     metrics.resyncs.inc({ reason });
     if (reason === 'gap') metrics.gapsResynced.inc();
     // An instance seen for the first time is a baseline, not a change the stream missed.
@@ -181,6 +188,9 @@ export function startTargetReader(o: TargetReaderOptions): RunningTargetReader {
     lease: held,
     subscriber: sub,
     resync: () => resync(),
+    get resyncedAt() {
+      return resyncedAt;
+    },
     async stop() {
       stopped = true;
       clearInterval(timer);

@@ -92,7 +92,10 @@ export interface StackOptions {
   webhook?: boolean | { route?: Partial<Route> };
   /** `false`: starts no Reflex (the test starts its own, by `replica`). */
   reflex?: false;
-  /** Waits until the first target's event stream is connected (default: yes, when this process subscribes). */
+  /**
+   * Waits until the first target's event stream is connected and every target's start-up resync has
+   * read its instances (default: yes, when this process subscribes).
+   */
   connected?: boolean;
 }
 
@@ -232,8 +235,12 @@ export async function startStack(options: StackOptions): Promise<Stack | StackPa
   if (options.reflex === false) return stack;
   try {
     const reflex = await stack.replica();
-    if ((options.connected ?? true) && reflex.readers.length > 0)
+    if ((options.connected ?? true) && reflex.readers.length > 0) {
       await until('the event stream', () => reflex.subscriber?.connected === true, 15_000);
+      // The start-up resync reads every instance: a change a test makes before that read is its
+      // baseline, not a transition (an operator's stop would be recorded as 'unchanged').
+      await until('the start-up resync of every target', () => reflex.readers.every((r) => r.resyncedAt !== undefined), 15_000);
+    }
     return { ...stack, reflex };
   } catch (err) {
     await stop();
