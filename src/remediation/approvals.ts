@@ -55,6 +55,13 @@ export interface Approval extends ApprovalRequest {
   status: ApprovalStatus;
   decision?: ApprovalDecision;
   settled: boolean;
+  /** Withdrawn before it was made: nobody was asked (no request record, no alert to end). */
+  unasked: boolean;
+}
+
+/** The one request per rule and incident: an event job retried after a failure half-way finds the request it made. */
+export function approvalIdOf(rule: string, correlationId: string): string {
+  return `ap-${createHash('sha256').update(`${rule}\0${correlationId}`).digest('hex').slice(0, 24)}`;
 }
 
 /** Who decides: a console user (with a role), or a shell user of the CLI (who reaches Redis, so may). */
@@ -73,9 +80,18 @@ const keepSettledMs = 7 * 86_400_000;
 /** How many settled approvals the recent list keeps. */
 const keepRecent = 500;
 
-/** A request stored once, with its place in the open index: 1 when made now, 0 when it was there already. */
+/**
+ * A request stored once, with its place in the open index: 1 when made now, 0 when it was there
+ * already, 2 when it was withdrawn before it was made (an operator's transition raced the rule's
+ * decision): stored as withdrawn, never asked, and due at once for the settle round to record.
+ */
 const createScript = new LuaScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  if redis.call('HEXISTS', KEYS[1], 'request') == 1 then return 0 end
+  redis.call('HSET', KEYS[1], 'request', ARGV[2], 'expiresAt', ARGV[3], 'unasked', '1')
+  redis.call('ZADD', KEYS[2], 0, ARGV[1])
+  return 2
+end
 redis.call('HSET', KEYS[1], 'request', ARGV[2], 'status', 'pending', 'expiresAt', ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 return 1
@@ -84,11 +100,17 @@ return 1
 /**
  * pending → decided, once: a decision on a request past its time makes it `expired`, whoever sent
  * it; `expired` itself is taken only past that time; `withdrawn` (an operator's transition) at any
- * time. The decided request is scored 0 in the open index: the next settle round takes it now.
+ * time, even before the request is made (it is then made withdrawn, see createScript). The decided
+ * request is scored 0 in the open index: the next settle round takes it now.
  */
 const decideScript = new LuaScript(`
 local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return {'missing'} end
+if not status then
+  if ARGV[2] ~= 'withdrawn' then return {'missing'} end
+  redis.call('HSET', KEYS[1], 'status', 'withdrawn', 'decision', ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], ARGV[6])
+  return {'changed', 'withdrawn'}
+end
 if status ~= 'pending' then return {'decided', status} end
 local expires = tonumber(redis.call('HGET', KEYS[1], 'expiresAt'))
 local now = tonumber(ARGV[3])
@@ -144,12 +166,12 @@ export class Approvals {
     const requestedAt = this.clock.now();
     // One request per rule and incident: an event job retried after a failure half-way (the alert
     // not sent) finds the request it made, and neither asks twice nor moves its deadline.
-    const id = `ap-${createHash('sha256').update(`${req.rule}\0${req.correlationId}`).digest('hex').slice(0, 24)}`;
+    const id = approvalIdOf(req.rule, req.correlationId);
     const fresh: ApprovalRequest = { ...rest, id, requestedAt, expiresAt: requestedAt + timeoutMs };
     const { redis, keys } = this.deps;
-    const created = (await createScript.run(redis, [keys.record(id), keys.open], [id, JSON.stringify(fresh), fresh.expiresAt])) === 1;
-    const approval = created ? ({ ...fresh, status: 'pending', settled: false } as Approval) : (await this.get(id))!;
-    if (created) this.deps.metrics?.approvals.inc({ result: 'requested' });
+    const created = await createScript.run(redis, [keys.record(id), keys.open], [id, JSON.stringify(fresh), fresh.expiresAt]);
+    const approval = created === 1 ? ({ ...fresh, status: 'pending', settled: false, unasked: false } as Approval) : (await this.get(id))!;
+    if (created === 1) this.deps.metrics?.approvals.inc({ result: 'requested' });
     if (approval.status !== 'pending') return approval;
     const link = await this.link(id);
     await this.trail(approval).write(
@@ -174,7 +196,13 @@ export class Approvals {
     if (!h.request) return undefined;
     const request = requestSchema.parse(JSON.parse(h.request));
     const decision = h.decision ? decisionSchema.parse(JSON.parse(h.decision)) : undefined;
-    return { ...request, status: h.status as ApprovalStatus, ...(decision ? { decision } : {}), settled: h.settled === '1' };
+    return {
+      ...request,
+      status: h.status as ApprovalStatus,
+      ...(decision ? { decision } : {}),
+      settled: h.settled === '1',
+      unasked: h.unasked === '1',
+    };
   }
 
   /** The requests waiting for a decision, oldest first, and the newest settled ones (up to `recent`). */
@@ -265,7 +293,11 @@ export class Approvals {
   ): Promise<ApprovalStatus | 'missing' | 'not-pending' | 'not-due'> {
     const { redis, keys } = this.deps;
     const late = JSON.stringify({ at: decision.at, reason: `${decision.actor ?? 'a decision'} came after the timeout` });
-    const answer = (await decideScript.run(redis, [keys.record(id), keys.open], [id, to, decision.at, JSON.stringify(decision), late])) as string[];
+    const answer = (await decideScript.run(
+      redis,
+      [keys.record(id), keys.open],
+      [id, to, decision.at, JSON.stringify(decision), late, keepSettledMs],
+    )) as string[];
     if (answer[0] === 'changed') return answer[1] as ApprovalStatus;
     return answer[0] === 'missing' ? 'missing' : answer[0] === 'decided' ? 'not-pending' : 'not-due';
   }
@@ -287,12 +319,14 @@ export class Approvals {
           },
           { once: `approval-timed-out:${a.id}`, record: { rule: a.rule } },
         );
-      this.deps.metrics?.approvals.inc({ result: a.status });
+      // Counted by the one replica that claims it: two settling at once both get here.
+      if (await redis.hsetnx(keys.record(id), 'counted', '1')) this.deps.metrics?.approvals.inc({ result: a.status });
       const outcome = { approved: 'approved', denied: 'denied', expired: 'timed out', withdrawn: 'withdrawn' }[a.status];
-      await this.deps.alerts?.resolve(
-        { ...this.alertOf(a), summary: `approval ${a.id} ${outcome}`, outcome },
-        { once: `approval-alert-end:${a.id}`, record: { rule: a.rule } },
-      );
+      if (!a.unasked)
+        await this.deps.alerts?.resolve(
+          { ...this.alertOf(a), summary: `approval ${a.id} ${outcome}`, outcome },
+          { once: `approval-alert-end:${a.id}`, record: { rule: a.rule } },
+        );
     }
     await this.deps.pending?.remove(a, `approval:${id}`);
     await redis

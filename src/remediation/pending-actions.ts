@@ -1,7 +1,7 @@
 import { Job, type Queue } from 'bullmq';
 import type { RedisConnection } from '../redis/connect.js';
 import type { InstanceRef, KeySpace } from '../redis/key-space.js';
-import { Approvals, type Approval, type HeldJob } from './approvals.js';
+import { approvalIdOf, Approvals, type Approval, type HeldJob } from './approvals.js';
 
 /** A delayed action job as the index keeps it, or the jobs of a request waiting for approval (`approval`: its id). */
 export interface PendingAction {
@@ -22,7 +22,7 @@ const PENDING_TTL_MS = 24 * 3600_000;
  * each action stays the authority: a job this misses (already active) is skipped there.
  */
 export class PendingActions {
-  /** The requests waiting for approval; queued through {@link queue} once approved. */
+  /** The requests waiting for approval; queued through {@link queueJobs} once approved. */
   readonly approvals: Approvals;
 
   constructor(
@@ -53,15 +53,17 @@ export class PendingActions {
 
   /** Holds an admitted decision's jobs for an operator's approval, indexed with the instance's pending actions. */
   async holdForApproval(ref: InstanceRef, request: Parameters<Approvals['request']>[0]): Promise<Approval> {
-    const approval = await this.approvals.request(request);
+    // Indexed before it is made, as a delayed job is before it is queued: an operator's transition
+    // in between withdraws it before anyone is asked (the request then finds it withdrawn).
+    const id = approvalIdOf(request.rule, request.correlationId);
     await this.add(ref, {
-      jobId: `approval:${approval.id}`,
+      jobId: `approval:${id}`,
       action: request.jobs.map((j) => j.data.action).join(', '),
       rule: request.rule,
       correlationId: request.correlationId,
-      approval: approval.id,
+      approval: id,
     });
-    return approval;
+    return this.approvals.request(request);
   }
 
   async add(ref: InstanceRef, p: PendingAction): Promise<void> {

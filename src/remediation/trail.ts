@@ -17,6 +17,8 @@ export interface TrailSubject {
 export interface TrailJob {
   jobId: string;
   action: string;
+  /** The approval the job's action waits for, when it is held for one rather than queued. */
+  approval?: string;
 }
 
 /** Fields a record carries beyond its subject, type and summary (method, path, attempt, ...). */
@@ -77,7 +79,8 @@ export class Trail {
    * word "superseded" as written: "by a requested transition (…)", or ": db was renamed to …".
    */
   superseded(job: TrailJob, why: string): Promise<string> {
-    const summary = `${job.action} skipped: superseded${why.startsWith(':') ? '' : ' '}${why}; the delayed job ${job.jobId} was removed`;
+    const removed = job.approval ? `the request for approval ${job.approval} was withdrawn` : `the delayed job ${job.jobId} was removed`;
+    const summary = `${job.action} skipped: superseded${why.startsWith(':') ? '' : ' '}${why}; ${removed}`;
     return this.write('outcome', summary, { result: 'skipped', recheck: 'superseded', jobId: job.jobId }, `superseded:${job.jobId}`);
   }
 

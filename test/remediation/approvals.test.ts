@@ -1,10 +1,13 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/audit/audit-log.js';
+import { Metrics } from '../../src/metrics/metrics.js';
 import type { RedisConnection } from '../../src/redis/connect.js';
 import { keySpace, type KeySpace } from '../../src/redis/key-space.js';
 import type { HeldJob } from '../../src/remediation/approvals.js';
-import { PendingActions } from '../../src/remediation/pending-actions.js';
+import { PendingActions, type PendingAction } from '../../src/remediation/pending-actions.js';
+import type { InstanceRef } from '../../src/redis/key-space.js';
+import { recordingAlerts } from '../alerts/recording-alerts.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { VirtualClock } from '../support/virtual-clock.js';
 
@@ -126,6 +129,51 @@ describe('actions held for approval', () => {
     expect(cancelled).toMatchObject([{ approval: a.id, rule: 'r', action: 'start' }]);
     const late = await pending.approvals.decide(a.id, 'approved', bob);
     expect(!late.decided && late.why).toMatch(/withdrawn already/);
+  });
+
+  it("is withdrawn before anyone is asked when an operator's transition lands between the rule's decision and its request", async () => {
+    const keys = keySpace(uniquePrefix('approvals'));
+    const queue = new Queue(keys.actionsQueue, { connection: redis, prefix: keys.bullPrefix });
+    queues.push(queue);
+    const audit = new AuditLog(redis, keys.audit);
+    const { alerts, raised } = recordingAlerts(audit);
+    const cancelled: PendingAction[] = [];
+    /** The operator's stop lands the moment the request is indexed, before it is made. */
+    class Raced extends PendingActions {
+      override async add(r: InstanceRef, p: PendingAction): Promise<void> {
+        await super.add(r, p);
+        if (p.approval) cancelled.push(...(await this.cancel(r)));
+      }
+    }
+    const pending = new Raced(redis, keys, queue, { audit, alerts });
+    const a = await pending.holdForApproval(ref, request());
+    expect(cancelled).toMatchObject([{ approval: a.id }]);
+    expect(a).toMatchObject({ status: 'withdrawn', unasked: true });
+    await pending.approvals.settleDue();
+    expect(raised, 'nobody asked, nothing to end').toEqual([]);
+    const records = (await audit.read({})).filter((r) => r.type === 'approval');
+    expect(records.map((r) => r.result)).toEqual(['withdrawn']);
+    expect(records[0]!.summary).toMatch(/^start of web-1 \(rule r\) not done: the approval request was withdrawn/);
+    const late = await pending.approvals.decide(a.id, 'approved', bob);
+    expect(!late.decided && late.why).toMatch(/withdrawn already/);
+    expect(await queue.getJobCounts('waiting', 'delayed')).toEqual({ waiting: 0, delayed: 0 });
+  });
+
+  it('counts a decision once when two replicas settle it at the same time', async () => {
+    const keys = keySpace(uniquePrefix('approvals'));
+    const queue = new Queue(keys.actionsQueue, { connection: redis, prefix: keys.bullPrefix });
+    queues.push(queue);
+    const audit = new AuditLog(redis, keys.audit);
+    const metrics = new Metrics({ processMetrics: false });
+    const replicas = [0, 1].map(() => new PendingActions(redis, keys, queue, { audit, metrics }));
+    const a = await replicas[0]!.holdForApproval(ref, request());
+    await replicas[1]!.approvals.decide(a.id, 'denied', bob);
+    await Promise.all(replicas.map((p) => p.approvals.settleDue()));
+    const counted = (await metrics.approvals.get()).values.map((v) => [v.labels.result, v.value]);
+    expect(counted.sort()).toEqual([
+      ['denied', 1],
+      ['requested', 1],
+    ]);
   });
 
   it('signs its links: the signature of the link verifies, a changed one or another id does not', async () => {

@@ -59,12 +59,14 @@ describe('the remediation trail of one incident', () => {
     ]);
   });
 
-  it("writes a delayed job superseded by an operator's decision once, in the words it is read by", async () => {
+  it("writes a delayed job (or a request for approval) superseded by an operator's decision once, in the words it is read by", async () => {
     const { audit, trail: t } = trail();
     await t.superseded(job, 'by a requested transition (stop → 102)');
     await t.superseded(job, 'by a requested transition (stop → 102)');
     const renamed = { ...job, jobId: 'restart-crashed:ev-1:1' };
     await t.superseded(renamed, ": web-1 was renamed to web-2 (an operator's decision)");
+    const held = { action: 'start', jobId: 'approval:ap-1', approval: 'ap-1' };
+    await t.superseded(held, 'by a requested transition (stop → 102)');
     expect(await audit.read({ type: 'outcome' })).toMatchObject([
       {
         summary: `start skipped: superseded by a requested transition (stop → 102); the delayed job ${job.jobId} was removed`,
@@ -73,6 +75,7 @@ describe('the remediation trail of one incident', () => {
         jobId: job.jobId,
       },
       { summary: `start skipped: superseded: web-1 was renamed to web-2 (an operator's decision); the delayed job ${renamed.jobId} was removed` },
+      { summary: 'start skipped: superseded by a requested transition (stop → 102); the request for approval ap-1 was withdrawn' },
     ]);
   });
 
