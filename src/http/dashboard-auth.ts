@@ -3,7 +3,8 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { AuditLog } from '../audit/audit-log.js';
-import { roleAtLeast, VerifyBusyError, type DashboardUser, type DashboardUsers } from './dashboard-users.js';
+import { roleAtLeast } from '../config/roles.js';
+import { VerifyBusyError, type DashboardUser, type DashboardUsers } from './dashboard-users.js';
 import type { ConsoleSession, ConsoleSessions } from './login/console-sessions.js';
 import type { LoginGuard } from './login/login-guard.js';
 

@@ -1,17 +1,10 @@
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { readFileSync, unwatchFile, watchFile, type Stats } from 'node:fs';
+import { roleAtLeast, roles, type Role } from '../config/roles.js';
 import { ReflexError } from '../errors/reflex-error.js';
 
-/**
- * What a user of the dashboard may do: a viewer reads; an operator also acts in the console (heal,
- * release, retry, silence); an admin also changes the queues (bull-board: pause, resume, clean,
- * retry) and ends other users' sessions.
- */
-export type DashboardRole = 'viewer' | 'operator' | 'admin';
-export const dashboardRoles: readonly DashboardRole[] = ['viewer', 'operator', 'admin'];
-
-/** Whether `role` may do what `needed` may (admin ⊃ operator ⊃ viewer). */
-export const roleAtLeast = (role: DashboardRole, needed: DashboardRole): boolean => dashboardRoles.indexOf(role) >= dashboardRoles.indexOf(needed);
+/** A dashboard user's role (config/roles.ts). */
+export type DashboardRole = Role;
 
 /** An authenticated user of the dashboard. */
 export interface DashboardUser {
@@ -63,7 +56,7 @@ export function parseUsersFile(text: string, source: string): UserEntry[] {
     const [name, role, hashText, ...rest] = line.split(/\s+/);
     if (!name || !role || !hashText || rest.length) throw bad('three fields');
     if (!/^[A-Za-z0-9._@-]{1,100}$/.test(name)) throw bad(`user name "${name}": letters, digits, . _ @ - only`);
-    if (!dashboardRoles.includes(role as DashboardRole)) throw bad(`role "${role}": viewer, operator or admin`);
+    if (!roles.includes(role as DashboardRole)) throw bad(`role "${role}": viewer, operator or admin`);
     const m = /^scrypt:(\d+):(\d+):(\d+):([A-Za-z0-9+/=]+):([A-Za-z0-9+/=]+)$/.exec(hashText);
     if (!m) throw bad('the token hash');
     const [N, r, p] = [Number(m[1]), Number(m[2]), Number(m[3])];

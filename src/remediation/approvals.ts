@@ -7,6 +7,7 @@ import type { AlertInput } from '../alerts/alert.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { systemClock, type Clock } from '../clock/clock.js';
+import { roleAtLeast, type Role } from '../config/roles.js';
 import { ReflexError } from '../errors/reflex-error.js';
 import type { RedisConnection } from '../redis/connect.js';
 import type { ApprovalKeys, InstanceRef } from '../redis/key-space.js';
@@ -69,7 +70,7 @@ export interface Decider {
   actor: string;
   origin: 'console' | 'cli';
   /** The console user's role; the CLI's users are trusted as admins (they hold the Redis credentials). */
-  role: 'viewer' | 'operator' | 'admin';
+  role: Role;
 }
 
 /** What a decision came to: it was taken, or the request had already been decided (or had timed out meanwhile). */
@@ -221,7 +222,7 @@ export class Approvals {
   async decide(id: string, verdict: 'approved' | 'denied', by: Decider, reason?: string): Promise<DecideResult> {
     const known = await this.get(id);
     if (!known) throw new ReflexError('APPROVAL_UNKNOWN', `no approval ${id}: never requested, or settled more than a week ago`);
-    if (roleRank(by.role) < roleRank(known.role)) {
+    if (!roleAtLeast(by.role, known.role)) {
       const summary = `approval ${id} needs ${known.role} or above; ${by.actor} is ${by.role}: nothing decided`;
       await this.trail(known).write('approval', `refused: ${summary}`, {
         approval: id,
@@ -401,10 +402,6 @@ export class Approvals {
       labels: { approval: a.id, rule: a.rule },
     };
   }
-}
-
-function roleRank(role: Decider['role']): number {
-  return ['viewer', 'operator', 'admin'].indexOf(role);
 }
 
 /** "restart of web-1 by rule restart-on-crash", as the audit and the alerts say it. */

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { RedisConnection } from '../../redis/connect.js';
-import { dashboardRoles, type DashboardRole } from '../dashboard-users.js';
+import { roles, type Role } from '../../config/roles.js';
 
 /** How a session was opened: a user's token (`?token=`), a name and password on the login page, or the identity provider. */
 export type SessionVia = 'token' | 'password' | 'oidc';
@@ -9,7 +9,7 @@ export type SessionVia = 'token' | 'password' | 'oidc';
 const sessionSchema = z.object({
   id: z.string(),
   user: z.string(),
-  role: z.enum(dashboardRoles as [DashboardRole, ...DashboardRole[]]),
+  role: z.enum(roles),
   via: z.enum(['token', 'password', 'oidc']),
   source: z.string(),
   createdAt: z.number(),
@@ -47,7 +47,7 @@ export class ConsoleSessions {
   }
 
   /** Opens a session; answers the secret the browser keeps in its cookie. */
-  async create(user: { name: string; role: DashboardRole }, via: SessionVia, source: string): Promise<{ secret: string; session: ConsoleSession }> {
+  async create(user: { name: string; role: Role }, via: SessionVia, source: string): Promise<{ secret: string; session: ConsoleSession }> {
     const secret = randomBytes(32).toString('base64url');
     const at = this.now();
     const session: ConsoleSession = {
