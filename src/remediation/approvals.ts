@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { approvalRequestedKind, approvalTimedOutKind } from '../alerts/catalogue.js';
@@ -13,6 +13,7 @@ import type { RedisConnection } from '../redis/connect.js';
 import type { ApprovalKeys, InstanceRef } from '../redis/key-space.js';
 import { LuaScript } from '../redis/script.js';
 import { formatDuration } from '../schedules/housekeeping/duration-text.js';
+import { ApprovalLinks } from './approval-links.js';
 import { Trail } from './trail.js';
 
 /** What became of a request: waiting, or decided (by a person, the clock, or an operator's own transition). */
@@ -142,6 +143,8 @@ return {'changed', to}
  */
 export class Approvals {
   private readonly clock: Clock;
+  /** The signed links to each request's page on the console. */
+  readonly links: ApprovalLinks;
 
   constructor(
     private readonly deps: {
@@ -159,6 +162,7 @@ export class Approvals {
     },
   ) {
     this.clock = deps.clock ?? systemClock;
+    this.links = new ApprovalLinks({ redis: deps.redis, key: deps.keys.linkKey, ...(deps.consoleUrl ? { consoleUrl: deps.consoleUrl } : {}) });
   }
 
   /** Holds an admitted decision's jobs for approval; audits the request and raises its alert. */
@@ -174,7 +178,7 @@ export class Approvals {
     const approval = created === 1 ? ({ ...fresh, status: 'pending', settled: false, unasked: false } as Approval) : (await this.get(id))!;
     if (created === 1) this.deps.metrics?.approvals.inc({ result: 'requested' });
     if (approval.status !== 'pending') return approval;
-    const link = await this.link(id);
+    const link = await this.links.link(id);
     await this.trail(approval).write(
       'approval',
       `${describeActions(approval)} waits for the approval of ${approval.role === 'admin' ? 'an admin' : 'an operator'} until ${new Date(approval.expiresAt).toISOString()} (approval ${approval.id})`,
@@ -264,26 +268,6 @@ export class Approvals {
       await this.settle(id);
     }
     return due.length;
-  }
-
-  /** Verifies the signature of a link to approval `id`. */
-  async verifyLink(id: string, sig: string): Promise<boolean> {
-    const want = Buffer.from(await this.signature(id));
-    const got = Buffer.from(sig);
-    return want.length === got.length && timingSafeEqual(want, got);
-  }
-
-  /** The signed link to approval `id` on the console (a path when no console URL is configured). */
-  async link(id: string): Promise<string> {
-    const base = (this.deps.consoleUrl ?? '/dashboard').replace(/\/+$/, '');
-    return `${base}/approvals/${encodeURIComponent(id)}?sig=${await this.signature(id)}`;
-  }
-
-  private async signature(id: string): Promise<string> {
-    const { redis, keys } = this.deps;
-    await redis.set(keys.linkKey, randomBytes(32).toString('base64url'), 'NX');
-    const key = (await redis.get(keys.linkKey)) ?? '';
-    return createHmac('sha256', key).update(`approval:${id}`).digest('base64url').slice(0, 32);
   }
 
   /** Moves a pending request to `to` (or to expired, past its time): answers the status it moved to, or why it did not move. */

@@ -204,7 +204,7 @@ describe('approvals in the console (headless Chromium against a running Reflex o
       await heal('web-1');
       stack!.sim.controls.crash('web-1');
       const pending = await requested('web-1', before);
-      const link = await approvals.link(pending);
+      const link = await approvals.links.link(pending);
       expect(link).toMatch(new RegExp(`^/dashboard/approvals/${pending}\\?sig=[A-Za-z0-9_-]{32}$`));
       const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
       const page = await context.newPage();

@@ -179,12 +179,12 @@ describe('actions held for approval', () => {
   it('signs its links: the signature of the link verifies, a changed one or another id does not', async () => {
     const { pending } = parts();
     const a = await pending.holdForApproval(ref, request());
-    const link = await pending.approvals.link(a.id);
+    const link = await pending.approvals.links.link(a.id);
     expect(link).toMatch(new RegExp(`^https://reflex\\.example\\.org/dashboard/approvals/${a.id}\\?sig=[A-Za-z0-9_-]{32}$`));
     const sig = new URL(link).searchParams.get('sig')!;
-    expect(await pending.approvals.verifyLink(a.id, sig)).toBe(true);
-    expect(await pending.approvals.verifyLink(a.id, `${sig.slice(0, -1)}${sig.endsWith('A') ? 'B' : 'A'}`)).toBe(false);
-    expect(await pending.approvals.verifyLink('ap-other', sig)).toBe(false);
-    expect(await pending.approvals.verifyLink(a.id, '')).toBe(false);
+    expect(await pending.approvals.links.verify(a.id, sig)).toBe(true);
+    expect(await pending.approvals.links.verify(a.id, `${sig.slice(0, -1)}${sig.endsWith('A') ? 'B' : 'A'}`)).toBe(false);
+    expect(await pending.approvals.links.verify('ap-other', sig)).toBe(false);
+    expect(await pending.approvals.links.verify(a.id, '')).toBe(false);
   });
 });

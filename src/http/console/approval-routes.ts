@@ -75,7 +75,7 @@ const invalidLinkPage = `<!doctype html>
  * auth lets it through here, so the refusal is audited too); the shared write token decides as an
  * operator, under that name (it names nobody).
  */
-export function registerApprovals(app: Hono, base: string, api: string, approvals: Pick<Approvals, 'list' | 'get' | 'decide' | 'verifyLink'>): void {
+export function registerApprovals(app: Hono, base: string, api: string, approvals: Pick<Approvals, 'list' | 'get' | 'decide' | 'links'>): void {
   if (`${api}/approvals` !== approvalsApiPathOf(base)) throw new Error(`the approvals API is expected at ${approvalsApiPathOf(base)}`);
   app.get(`${api}/approvals`, async (c) => c.json({ approvals: (await approvals.list()).map(viewOf) }));
 
@@ -105,7 +105,7 @@ export function registerApprovals(app: Hono, base: string, api: string, approval
     c.header('Cache-Control', 'no-store');
     const id = c.req.param('id');
     const sig = c.req.query('sig') ?? '';
-    if (!sig || !(await approvals.verifyLink(id, sig))) return c.html(invalidLinkPage, 403);
+    if (!sig || !(await approvals.links.verify(id, sig))) return c.html(invalidLinkPage, 403);
     return c.redirect(`${base}?${new URLSearchParams({ approval: id })}#approvals`, 303);
   });
 }
