@@ -1,15 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog, type StoredAuditRecord } from '../../src/audit/audit-log.js';
-import { hashUserToken } from '../../src/http/dashboard-users.js';
 import type { RedisConnection } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { Approvals } from '../../src/remediation/approvals.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { until } from '../support/wait.js';
-import { startConsoleStack, type ConsoleStack } from './console-reflex.js';
+import { startConsoleStack, writeUsersFile, type ConsoleStack } from './console-reflex.js';
 import { launchChromium } from './headless-chromium.js';
 
 const secret = (name: string) => `${name}-${Math.random().toString(36).slice(2)}`;
@@ -71,16 +69,7 @@ describe('approvals in the console (headless Chromium against a running Reflex o
 
   beforeAll(async () => {
     prefix = uniquePrefix('console-approvals');
-    const dir = mkdtempSync(join('.tmp', 'approval-users-'));
-    const usersFile = join(dir, 'users');
-    writeFileSync(
-      usersFile,
-      [
-        `alice operator ${await hashUserToken(tokens.alice)}`,
-        `bob admin ${await hashUserToken(tokens.bob)}`,
-        `vera viewer ${await hashUserToken(tokens.vera)}`,
-      ].join('\n') + '\n',
-    );
+    const usersFile = await writeUsersFile({ alice: ['operator', tokens.alice], bob: ['admin', tokens.bob], vera: ['viewer', tokens.vera] });
     stack = await startConsoleStack({
       instances: [
         { name: 'web-1', config: { 'user.approval': 'operator' } },

@@ -1,8 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashUserToken } from '../../src/http/dashboard-users.js';
+import { writeUsersFile } from './console-reflex.js';
 import { startObservabilityBed, type ObservabilityBed } from '../metrics/observability-bed.js';
 import { launchChromium } from './headless-chromium.js';
 
@@ -15,12 +14,11 @@ describe('console anti-framing', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join('.tmp', 'users-'));
-    writeFileSync(join(dir, 'users'), `alice operator ${await hashUserToken(aliceToken)}\n`);
+    const usersFile = await writeUsersFile({ alice: ['operator', aliceToken] });
     bed = await startObservabilityBed({
       rulesDir: 'rules',
       instances: [{ name: 'web-1', optIn: false }],
-      config: { dashboardToken: readToken, dashboardUsersFile: join(dir, 'users') },
+      config: { dashboardToken: readToken, dashboardUsersFile: usersFile },
     });
     browser = await launchChromium();
   });

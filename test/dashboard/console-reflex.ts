@@ -1,4 +1,8 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ConfigInput } from '../../src/config/config.js';
+import type { Role } from '../../src/config/roles.js';
+import { hashUserToken } from '../../src/http/dashboard-users.js';
 import { freePort, waitForMetric } from '../metrics/observability-bed.js';
 import { redisUrl } from '../support/redis.js';
 import { startStack, type Stack, type StackOptions } from '../support/stack.js';
@@ -24,4 +28,12 @@ export async function startConsoleStack(
     await stack.stop();
     throw err;
   }
+}
+
+/** Writes a console users file (`NAME ROLE HASH` a line) for the users given as name → [role, token]; answers its path. */
+export async function writeUsersFile(users: Record<string, [Role, string]>): Promise<string> {
+  const file = join(mkdtempSync(join('.tmp', 'console-users-')), 'users');
+  const lines = await Promise.all(Object.entries(users).map(async ([name, [role, token]]) => `${name} ${role} ${await hashUserToken(token)}`));
+  writeFileSync(file, lines.join('\n') + '\n');
+  return file;
 }

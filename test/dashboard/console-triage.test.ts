@@ -1,10 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Triage } from '../../src/alerts/triage.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
-import { hashUserToken } from '../../src/http/dashboard-users.js';
 import type { RedisConnection } from '../../src/redis/connect.js';
 import { keySpace } from '../../src/redis/key-space.js';
 import { reflexInProcess } from '../cli/in-process.js';
@@ -12,7 +10,7 @@ import { testWebhookSecret } from '../notify/notifier-fixture.js';
 import { startRecordingServer, type RecordingServer } from '../notify/recording-server.js';
 import { redisClient, redisUrl, uniquePrefix } from '../support/redis.js';
 import { until } from '../support/wait.js';
-import { startConsoleStack, type ConsoleStack } from './console-reflex.js';
+import { startConsoleStack, writeUsersFile, type ConsoleStack } from './console-reflex.js';
 import { launchChromium } from './headless-chromium.js';
 
 const secret = (name: string) => `${name}-${Math.random().toString(36).slice(2)}`;
@@ -60,16 +58,7 @@ describe('triage of an incident (headless Chromium against a running Reflex on t
     hook = await startRecordingServer();
     prefix = uniquePrefix('console-triage');
     process.env.REFLEX_TEST_HOOK_SECRET = testWebhookSecret;
-    const dir = mkdtempSync(join('.tmp', 'triage-users-'));
-    const usersFile = join(dir, 'users');
-    writeFileSync(
-      usersFile,
-      [
-        `alice operator ${await hashUserToken(tokens.alice)}`,
-        `bob admin ${await hashUserToken(tokens.bob)}`,
-        `vera viewer ${await hashUserToken(tokens.vera)}`,
-      ].join('\n') + '\n',
-    );
+    const usersFile = await writeUsersFile({ alice: ['operator', tokens.alice], bob: ['admin', tokens.bob], vera: ['viewer', tokens.vera] });
     stack = await startConsoleStack({
       instances: [{ name: 'web-1', config: {} }],
       prefix,
