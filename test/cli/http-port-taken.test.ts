@@ -36,6 +36,17 @@ describe('reflex run on a taken HTTP port', () => {
     );
   }, 30_000);
 
+  it('reports a target it cannot read before the taken port: the config is fixed first', async () => {
+    const res = await runReflex(
+      ['run', ...reflexArgs(uniquePrefix('port'), 'unix://relative/socket'), '--rules', 'rules', '--http-port', String(port)],
+      {
+        REFLEX_LOG_LEVEL: 'silent',
+      },
+    );
+    expect(res.stderr).toMatch(/target "unix:\/\/relative\/socket": a unix socket path must be absolute/);
+    expect(res.stderr).not.toMatch(/port is taken/);
+  }, 30_000);
+
   it('says only that line, logging no error first, while its start is busy with a fleet', async () => {
     // 300 instances: the first resync still runs when the HTTP server would be bound last.
     const fleet = await startSimulator({ instances: 300 });

@@ -5,6 +5,7 @@ import { createLogger } from '../../log/logger.js';
 import { durationValue, wholeNumber } from '../option-values.js';
 import { runUntilSignal } from '../../app/run-until-signal.js';
 import { checkBindable } from '../../http/http-server.js';
+import { targetsOf } from '../../config/config-target.js';
 import { plainSecretUrlWarnings } from '../../notify/receiver-config.js';
 import { shownConfig } from '../shown-config.js';
 
@@ -43,6 +44,8 @@ export function registerRun(program: Command): void {
         process.stdout.write(`${JSON.stringify(shownConfig(config), null, 2)}\n`);
         return;
       }
+      // The config's own errors first (a target that cannot be read): a taken port is the machine's.
+      targetsOf(config);
       if (config.httpPort > 0) await checkBindable(config.httpHost, config.httpPort);
       const logger = createLogger(config.logLevel);
       const configFile = configFileOf(opts);
