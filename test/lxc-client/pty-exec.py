@@ -1,21 +1,44 @@
 """Drives `CLIENT exec REMOTE:NAME -- sh` through a pty (the client sees a terminal, so the exec is
-interactive): waits for the shell, types each line with Enter, and prints the terminal's transcript
-and the client's exit code as JSON (test/lxc-client/pty-exec.test.ts).
+interactive): waits for the shell, then plays each step and prints the terminal's transcript and the
+client's exit code as JSON (test/lxc-client/pty-exec.test.ts).
 
-Usage: python3 pty-exec.py CLIENT REMOTE:NAME LINE...
+Usage: python3 pty-exec.py CLIENT REMOTE:NAME STEP...
+
+A step is a line typed with Enter, or:
+  @size ROWS COLS   (first step only) the terminal's size when the client starts
+  @resize ROWS COLS the terminal is resized (TIOCSWINSZ: the client gets SIGWINCH)
+  @keys TEXT        keys typed without Enter, TEXT with Python escapes (\\x1b[A is up); each
+                    key (an escape sequence is one) is written on its own, a moment apart
 """
+import fcntl
 import json
 import os
-import pty
+import re
 import select
+import struct
 import sys
+import termios
 import time
 
 client, target = sys.argv[1], sys.argv[2]
-lines = sys.argv[3:]
-pid, fd = pty.fork()
+steps = sys.argv[3:]
+rows, cols = 0, 0
+if steps and steps[0].startswith('@size '):
+    rows, cols = map(int, steps[0].split()[1:])
+    steps = steps[1:]
+
+def set_size(fd, r, c):
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack('HHHH', r, c, 0, 0))
+
+master, slave = os.openpty()
+set_size(slave, rows, cols)
+pid = os.fork()
 if pid == 0:
+    os.close(master)
+    os.login_tty(slave)
     os.execvp(client, [client, 'exec', target, '--', 'sh'])
+os.close(slave)
+fd = master
 out = b''
 def read_for(seconds):
     global out
@@ -31,11 +54,27 @@ def read_for(seconds):
                 return False
             out += chunk
     return True
-read_for(1.5)
-for line in lines:
-    os.write(fd, line.encode() + b'\r')
-    if not read_for(1.0):
+
+# One key: an escape sequence (CSI with its parameters, or SS3), or one character.
+key_pattern = re.compile(rb'\x1b\[[0-9;]*[~A-Za-z]|\x1bO.|.', re.S)
+alive = read_for(1.5)
+for step in steps:
+    if not alive:
         break
-read_for(1.0)
+    if step.startswith('@resize '):
+        set_size(fd, *map(int, step.split()[1:]))
+    elif step.startswith('@keys '):
+        keys = step[len('@keys '):].encode('latin1').decode('unicode_escape').encode('utf8')
+        for key in key_pattern.findall(keys):
+            os.write(fd, key)
+            if not read_for(0.2):
+                alive = False
+                break
+        continue
+    else:
+        os.write(fd, step.encode() + b'\r')
+    alive = read_for(1.0)
+if alive:
+    read_for(1.0)
 _, status = os.waitpid(pid, 0)
 print(json.dumps({'transcript': out.decode('utf8', 'replace'), 'code': os.waitstatus_to_exitcode(status)}))

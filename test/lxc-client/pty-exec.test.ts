@@ -10,25 +10,129 @@ import { describeLxcClient, startSimRemote, type SimRemote } from './sim-remote.
  * module drives it, pty-exec.py), so the exec is interactive and the shell reads the terminal line
  * by line. On LXD 5.0.2 busybox ash prints its banner and a prompt naming the directory, echoes
  * what is typed, runs each line, and `exit 3` ends it with 3; the simulator answered nothing and 0.
+ * The later sessions size and resize the pty (the client sends the size with the exec and a
+ * window-resize message on SIGWINCH) and edit lines with the keys busybox's line editor knows; each
+ * transcript is the one LXD 5.0.2 sends, byte for byte.
  */
 const script = join(import.meta.dirname, 'pty-exec.py');
-const lines = ['echo hi', 'x=kept; cd /tmp', 'pwd; echo $x', 'nosuchcmd', 'exit 3'];
 
-async function session(t: SimRemote, target: string): Promise<{ transcript: string; code: number }> {
-  const { stdout } = await promisify(execFile)('python3', [script, 'lxc', target, ...lines], {
-    env: { ...process.env, LXD_CONF: t.lxc.confDir, LC_ALL: 'C' },
-    timeout: 60_000,
+const banner = "\r\n\r\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) built-in shell (ash)\r\nEnter 'help' for a list of built-in commands.\r\n\r\n";
+
+/** A session: the steps pty-exec.py plays (lines, `@size`, `@resize`, `@keys`) and what the terminal shows after the banner. */
+interface Transcript {
+  name: string;
+  steps: string[];
+  transcript: string;
+  code: number;
+}
+
+const sessions: Transcript[] = [
+  {
+    name: 'an interactive shell: banner, prompt, echo, each line run in the state the last left, exit 3',
+    steps: ['echo hi', 'x=kept; cd /tmp', 'pwd; echo $x', 'nosuchcmd', 'exit 3'],
+    transcript:
+      '~ # \x1b[6necho hi\r\nhi\r\n' +
+      '~ # \x1b[6nx=kept; cd /tmp\r\n' +
+      '/tmp # \x1b[6npwd; echo $x\r\n/tmp\r\nkept\r\n' +
+      '/tmp # \x1b[6nnosuchcmd\r\nsh: nosuchcmd: not found\r\n' +
+      '/tmp # \x1b[6nexit 3\r\n',
+    code: 3,
+  },
+  {
+    name: "the terminal's size: from the request, resized (the line redrawn), `stty size`, `stty -a`, `stty rows|cols`, a bad operand",
+    steps: [
+      '@size 24 80',
+      'stty size',
+      '@resize 30 100',
+      'stty size; stty -a | head -1',
+      '@keys echo ab',
+      '@resize 30 90',
+      '@keys \r',
+      'stty rows 33 cols 77; stty size',
+      'stty foo',
+      'echo $?',
+      'exit 3',
+    ],
+    transcript:
+      '~ # \x1b[6nstty size\r\n24 80\r\n' +
+      '~ # \x1b[6n\r' +
+      '~ # \x1b[Jstty size; stty -a | head -1\r\n30 100\r\nspeed 38400 baud; rows 30; columns 100; line = 0;\r\n' +
+      '~ # \x1b[6necho ab\r' +
+      '~ # echo ab\x1b[J\r\nab\r\n' +
+      '~ # \x1b[6nstty rows 33 cols 77; stty size\r\n33 77\r\n' +
+      "~ # \x1b[6nstty foo\r\nstty: invalid number 'foo'\r\n" +
+      '~ # \x1b[6necho $?\r\n1\r\n' +
+      '~ # \x1b[6nexit 3\r\n',
+    code: 3,
+  },
+  {
+    name: 'line editing: history on the arrows, moving in the line, inserting, Ctrl-A/E/U/W/B/F/K, Delete, Ctrl-C ($? 130), an unknown key, Ctrl-D',
+    steps: [
+      'echo one',
+      'echo two',
+      String.raw`@keys \x1b[A\x1b[A\x1b[B\r`,
+      String.raw`@keys \x1b[A\x1b[D\x1b[DX\x1b[C\r`,
+      String.raw`@keys echo abc\x01Y\x05Z\r`,
+      String.raw`@keys echo abcd\x7f\x1b[D\x7f\x1b[3~\r`,
+      String.raw`@keys echo hello world\x17\x02\x02\x06\x0b\r`,
+      String.raw`@keys echo zz\x1b[D\x15\r`,
+      String.raw`@keys echo q\x03`,
+      'echo $?',
+      String.raw`@keys \x1b[B\x1b[1;5D\x1b[15~`,
+      String.raw`@keys \x04`,
+    ],
+    transcript:
+      '~ # \x1b[6necho one\r\none\r\n' +
+      '~ # \x1b[6necho two\r\ntwo\r\n' +
+      '~ # \x1b[6n\r' +
+      '~ # echo two\x1b[J\r' +
+      '~ # echo one\x1b[J\r' +
+      '~ # echo two\x1b[J\r\ntwo\r\n' +
+      '~ # \x1b[6n\r' +
+      '~ # echo two\x1b[J\b\bXwo\b\bwo\r\ntXwo\r\n' +
+      '~ # \x1b[6necho abc\x1b[8DYecho abc\x1b[8Decho abcZ\r\nsh: Yecho: not found\r\n' +
+      '~ # \x1b[6necho abcd\b\x1b[J\b\bc\x1b[J\b\x1b[J\r\na\r\n' +
+      '~ # \x1b[6necho hello world\b\x1b[J\b\x1b[J\b\x1b[J\b\x1b[J\b\x1b[J\b\bo\x1b[J\r\nhello\r\n' +
+      '~ # \x1b[6necho zz\b\r' +
+      '~ # z\x1b[J\bz\r\nsh: z: not found\r\n' +
+      '~ # \x1b[6necho q^C\r\n' +
+      '~ # \x1b[6necho $?\r\n130\r\n' +
+      '~ # \x1b[6n\x07\r\n',
+    code: 0,
+  },
+  {
+    name: 'a line longer than the terminal wraps, and is redrawn on a wider one',
+    steps: [
+      '@size 10 20',
+      String.raw`@keys echo 0123456789abcdefghij\x1b[D\x1b[D\r`,
+      '@keys echo 0123456789abcdefgh',
+      '@resize 10 30',
+      String.raw`@keys \x1bOH\x1b[1;5C\r`,
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6necho 0123456789a\r\r\nbcdefghij\b\bij\r\n0123456789abcdefghij\r\n' +
+      '~ # \x1b[6necho 0123456789a\r\r\nbcdefgh\x1b[1A\r' +
+      '~ # echo 0123456789abcdefgh\x1b[J\x1b[23Decho 0123456789abcdefgh\r\n0123456789abcdefgh\r\n' +
+      '~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+];
+
+async function session(t: SimRemote, target: string, steps: string[]): Promise<{ transcript: string; code: number }> {
+  const { stdout } = await promisify(execFile)('python3', [script, 'lxc', target, ...steps], {
+    env: { ...process.env, LXD_CONF: t.lxc.confDir, LC_ALL: 'C', TERM: 'xterm' },
+    timeout: 90_000,
   });
   return JSON.parse(stdout) as { transcript: string; code: number };
 }
 
-const expected =
-  "\r\n\r\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) built-in shell (ash)\r\nEnter 'help' for a list of built-in commands.\r\n\r\n" +
-  '~ # \x1b[6necho hi\r\nhi\r\n' +
-  '~ # \x1b[6nx=kept; cd /tmp\r\n' +
-  '/tmp # \x1b[6npwd; echo $x\r\n/tmp\r\nkept\r\n' +
-  '/tmp # \x1b[6nnosuchcmd\r\nsh: nosuchcmd: not found\r\n' +
-  '/tmp # \x1b[6nexit 3\r\n';
+/** `stty` without a terminal (the client's stdin a file, so the exec is not interactive): busybox's error, 1. */
+const noTerminal = { stdout: '1\n', stderr: 'stty: standard input: Inappropriate ioctl for device\n'.repeat(2), code: 0 };
+
+function withoutTerminal(remote: SimRemote, target: string): Promise<unknown> {
+  return remote.lxc.run(['exec', target, '--', 'sh', '-c', 'stty size; stty -a; echo $?'], { input: '' });
+}
 
 let t: SimRemote;
 
@@ -40,12 +144,21 @@ describeLxcClient('lxc exec -- sh on a terminal against the simulator', () => {
   });
   afterAll(async () => t?.close());
 
-  it('is an interactive shell: banner, prompt, echo, each line run in the state the last left, exit 3', async () => {
-    expect(await session(t, 'sim:c1')).toEqual({ transcript: expected, code: 3 });
-  }, 60_000);
+  for (const s of sessions)
+    it(
+      s.name,
+      async () => {
+        expect(await session(t, 'sim:c1', s.steps)).toEqual({ transcript: banner + s.transcript, code: s.code });
+      },
+      120_000,
+    );
+
+  it('stty without a terminal says so, as busybox', async () => {
+    expect(await withoutTerminal(t, 'sim:c1')).toMatchObject(noTerminal);
+  });
 });
 
-await describeBed(lxdBed, 'lxc exec -- sh on a terminal: the same transcript from LXD 5.0.2', () => {
+await describeBed(lxdBed, 'lxc exec -- sh on a terminal: the same transcripts from LXD 5.0.2', () => {
   let real: SimRemote;
   let name = '';
   beforeAll(async () => {
@@ -59,7 +172,16 @@ await describeBed(lxdBed, 'lxc exec -- sh on a terminal: the same transcript fro
     await real?.close();
   });
 
-  it('prints the transcript the simulator prints', async () => {
-    expect(await session(real, `local:${name}`)).toEqual({ transcript: expected, code: 3 });
-  }, 60_000);
+  for (const s of sessions)
+    it(
+      s.name,
+      async () => {
+        expect(await session(real, `local:${name}`, s.steps)).toEqual({ transcript: banner + s.transcript, code: s.code });
+      },
+      120_000,
+    );
+
+  it('stty without a terminal says so, as busybox', async () => {
+    expect(await withoutTerminal(real, `local:${name}`)).toMatchObject(noTerminal);
+  });
 });

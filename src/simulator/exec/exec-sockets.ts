@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { refuseUpgrade } from '../envelope.js';
 import { harmlessSignals } from '../guest/guest-commands.js';
+import type { TerminalSize } from '../guest/busybox-tty.js';
 import type { GuestResult } from '../guest/guests.js';
 import type { SimOperation } from '../operations.js';
 import type { TerminalSession } from './terminal-session.js';
@@ -51,6 +52,8 @@ interface ExecSession {
   /** An interactive shell: a terminal session instead of one run. */
   terminal?: TerminalStarter;
   shell?: TerminalSession;
+  /** An interactive session's pty size, which window-resize messages change. */
+  terminalSize?: TerminalSize;
 }
 
 /**
@@ -64,20 +67,32 @@ interface ExecSession {
  * most {@link stdinGraceMs} after the sockets connected; once data came, until {@link stdinIdleMs}
  * of silence). A running command ends early on a signal
  * sent through the control socket (`{"command":"signal","signal":9}`) or when the control socket
- * closes (the daemon kills it then), with code 128 + signal. A wrong secret is 403, an unknown
+ * closes (the daemon kills it then), with code 128 + signal; an interactive session's pty is
+ * resized by `window-resize` messages. A wrong secret is 403, an unknown
  * operation 404.
  */
 export class ExecSockets {
   private readonly sessions = new Map<string, ExecSession>();
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
 
-  /** Registers an exec operation whose command runs when its sockets are connected. */
-  open(op: SimOperation, secrets: Record<string, string>, interactive: boolean, run: ExecRunner, terminal?: TerminalStarter): void {
+  /**
+   * Registers an exec operation whose command runs when its sockets are connected; an interactive
+   * one runs on a pty of `terminalSize` (changed in place by the client's window-resize messages).
+   */
+  open(
+    op: SimOperation,
+    secrets: Record<string, string>,
+    interactive: boolean,
+    run: ExecRunner,
+    terminal?: TerminalStarter,
+    terminalSize?: TerminalSize,
+  ): void {
     const session: ExecSession = {
       op,
       secrets,
       interactive,
       terminal: interactive ? terminal : undefined,
+      terminalSize: interactive ? terminalSize : undefined,
       conns: new Map(),
       run,
       started: false,
@@ -105,7 +120,6 @@ export class ExecSockets {
     if (session.conns.has(fd)) return refuseUpgrade(socket, 500, 'Websocket number already connected');
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       session.conns.set(fd, ws);
-      // Of the control messages only signals matter (no terminal to resize).
       ws.on('message', (data, isBinary) => {
         if (fd === '0' && !session.interactive) {
           if (isBinary) {
@@ -121,6 +135,7 @@ export class ExecSockets {
         if (fd !== 'control' || isBinary) return;
         const msg = parseControl(String(data));
         if (msg?.command === 'signal' && typeof msg.signal === 'number') kill(session, msg.signal);
+        if (msg?.command === 'window-resize') resize(session, msg.args);
       });
       if (fd === '0') ws.once('close', () => endStdin(session));
       // As LXD: the control socket closed while the command runs kills it.
@@ -220,10 +235,27 @@ function kill(session: ExecSession, signal: number): void {
   session.onStdinEnd?.();
 }
 
-function parseControl(text: string): { command?: unknown; signal?: unknown } | undefined {
+/**
+ * A window-resize control message (`{"command":"window-resize","args":{"width":"80","height":"24"}}`,
+ * the numbers as strings, as the clients send them) resizes an interactive session's pty; one
+ * whose numbers do not parse is ignored, as LXD ignores it.
+ */
+function resize(session: ExecSession, args: unknown): void {
+  const size = session.terminalSize;
+  if (!size || !args || typeof args !== 'object') return;
+  const { width, height } = args as Record<string, unknown>;
+  const number = (v: unknown): number | undefined => (typeof v === 'string' && /^\d{1,5}$/.test(v) ? Number(v) : undefined);
+  const cols = number(width);
+  const rows = number(height);
+  if (cols === undefined || rows === undefined) return;
+  if (session.shell) session.shell.resize(cols, rows);
+  else Object.assign(size, { cols, rows });
+}
+
+function parseControl(text: string): { command?: unknown; signal?: unknown; args?: unknown } | undefined {
   try {
     const v = JSON.parse(text) as unknown;
-    return v && typeof v === 'object' ? (v as { command?: unknown; signal?: unknown }) : undefined;
+    return v && typeof v === 'object' ? (v as { command?: unknown; signal?: unknown; args?: unknown }) : undefined;
   } catch {
     return undefined;
   }

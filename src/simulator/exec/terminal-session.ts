@@ -1,10 +1,18 @@
+import type { TerminalSize } from '../guest/busybox-tty.js';
 import type { GuestResult } from '../guest/guests.js';
+import { LineEditor, LineHistory, nextKey } from './line-editor.js';
 
-/** Runs one command line of a terminal session in the state the previous lines left. */
-export type LineRunner = (line: string, state: { environment: Record<string, string>; cwd: string; signal: AbortSignal }) => Promise<GuestResult>;
+/**
+ * Runs the script of one command line of a terminal session (`sh -c SCRIPT`) in the state the
+ * previous lines left, on its terminal.
+ */
+export type LineRunner = (
+  script: string,
+  state: { environment: Record<string, string>; cwd: string; signal: AbortSignal; terminal: TerminalSize },
+) => Promise<GuestResult>;
 
 /** The variable a line's script sets last: present in the state it left unless the line ran `exit`. */
-export const statusVariable = '__reflex_status';
+const statusVariable = '__reflex_status';
 
 /** What busybox ash prints when it starts on a terminal (the test beds' busybox, LXD 5.0.2 and Incus 6.0.4). */
 const banner = "\r\n\r\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) built-in shell (ash)\r\nEnter 'help' for a list of built-in commands.\r\n\r\n";
@@ -14,29 +22,43 @@ const cursorQuery = '\x1b[6n';
 // eslint-disable-next-line no-control-regex
 const cursorReport = /\x1b\[\d+;\d+R/g;
 
+/** How long busybox waits for the rest of an escape sequence before it takes the escape alone. */
+const escapeWaitMs = 50;
+
 /**
  * An interactive shell on a terminal (`lxc exec c -- sh` from a terminal: `interactive`, one
  * websocket both ways), as the test beds' busybox ash behaves on its pty: its banner, a prompt
  * `~ # ` naming the directory (`$` for a user other than root) followed by ash's cursor-position
- * query, the typed characters echoed, backspace, Ctrl-C (`^C`, a new prompt), Ctrl-D on an empty
- * line (ends the shell), each line run when Enter comes with its output's newlines as CR LF, and
- * `exit N` ending the session with N. Each line runs as a script of its own in the state the
- * previous left (variables, directory); functions and aliases do not carry over.
+ * query (not sent while typed input waits, as ash), the line edited as busybox's line editor does
+ * (line-editor.ts: cursor keys, history, Ctrl-A/E/U/K/W, wrapping at the terminal's width), Ctrl-C
+ * (`^C`, a new prompt, `$?` 130), Ctrl-D on an empty line (a new line, the shell ends with the
+ * last status), each line run when Enter comes with its output's newlines as CR LF, and `exit N`
+ * ending the session with N. Each line runs as a script of its own in the state the previous left
+ * (variables, directory); functions and aliases do not carry over. The terminal's size is the
+ * exec request's and then the client's (window-resize); a resize while the editor waits for a key
+ * redraws the line, as ash does on SIGWINCH.
  */
 export class TerminalSession {
-  private line = '';
   private pending = '';
-  private running = false;
+  private draining = false;
+  private executing = false;
   private status = 0;
   private done = false;
   private environment: Record<string, string>;
   private cwd: string;
+  private readonly history = new LineHistory();
+  private editor?: LineEditor;
+  private escapeTimer?: NodeJS.Timeout;
+  /** The size the editor last drew with (busybox is only signalled when the size changes). */
+  private drawnSize: TerminalSize;
 
   constructor(
     private readonly opts: {
       environment: Record<string, string>;
       cwd: string;
       root: boolean;
+      /** The pty's size; `stty rows|cols` in a line changes it too. */
+      size: TerminalSize;
       runLine: LineRunner;
       /** Bytes to the terminal. */
       write: (bytes: Buffer) => void;
@@ -47,6 +69,7 @@ export class TerminalSession {
   ) {
     this.environment = { ...opts.environment };
     this.cwd = opts.cwd;
+    this.drawnSize = { ...opts.size };
     this.write(banner);
     this.prompt();
   }
@@ -55,45 +78,64 @@ export class TerminalSession {
   input(bytes: Buffer): void {
     if (this.done) return;
     this.pending += bytes.toString('utf8').replace(cursorReport, '');
+    clearTimeout(this.escapeTimer);
     void this.drain();
   }
 
-  private async drain(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
+  /** The client's window was resized (a `window-resize` control message). */
+  resize(cols: number, rows: number): void {
+    this.opts.size.cols = cols;
+    this.opts.size.rows = rows;
+    // While a line runs the signal goes to its program, not to the shell's editor.
+    if (this.done || this.executing || !this.editor) return;
+    if (this.drawnSize.cols === cols && this.drawnSize.rows === rows) return;
+    this.drawnSize = { cols, rows };
+    this.editor.setWidth(this.width());
+  }
+
+  private async drain(bareEscape = false): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
     try {
       while (this.pending !== '' && !this.done) {
-        const ch = this.pending[0]!;
-        this.pending = this.pending.slice(1);
-        if (ch === '\r' || ch === '\n') {
-          this.write('\r\n');
-          const line = this.line;
-          this.line = '';
+        const next = nextKey(this.pending, bareEscape);
+        if (!next) {
+          this.escapeTimer = setTimeout(() => void this.drain(true), escapeWaitMs).unref();
+          return;
+        }
+        this.pending = this.pending.slice(next.length);
+        const editor = this.editor!;
+        const outcome = editor.key(next.key);
+        if (outcome === 'entered') {
+          this.editor = undefined;
+          const line = editor.line;
           if (line.trim() !== '') await this.run(line);
           if (!this.done) this.prompt();
-        } else if (ch === '\x7f' || ch === '\b') {
-          if (this.line !== '') {
-            this.line = this.line.slice(0, -1);
-            this.write('\b \b');
-          }
-        } else if (ch === '\x03') {
-          this.line = '';
+        } else if (outcome === 'interrupted') {
+          // ash writes ^C and takes the SIGINT it raises: a new line, and $? is 130.
           this.write('^C\r\n');
+          this.status = 130;
           this.prompt();
-        } else if (ch === '\x04') {
-          if (this.line === '') return this.finish(this.status);
-        } else if (ch >= ' ' || ch === '\t') {
-          this.line += ch;
-          this.write(ch);
+        } else if (outcome === 'end-of-input') {
+          this.write('\r\n');
+          return this.finish(this.status);
         }
       }
     } finally {
-      this.running = false;
+      this.draining = false;
     }
   }
 
   private async run(line: string): Promise<void> {
-    const result = await this.opts.runLine(line, { environment: this.environment, cwd: this.cwd, signal: this.opts.signal });
+    this.executing = true;
+    let result: GuestResult;
+    try {
+      // The line starts with the status the last left ($?), and ends saying its own.
+      const script = `${this.status ? `(exit ${this.status})\n` : ''}${line}\n${statusVariable}=$?`;
+      result = await this.opts.runLine(script, { environment: this.environment, cwd: this.cwd, signal: this.opts.signal, terminal: this.opts.size });
+    } finally {
+      this.executing = false;
+    }
     const text = Buffer.concat([result.stdout, result.stderr]).toString('latin1').replace(/\r?\n/g, '\r\n');
     this.writeBytes(Buffer.from(text, 'latin1'));
     const after = result.env;
@@ -104,15 +146,26 @@ export class TerminalSession {
     if (kept.PWD) this.cwd = kept.PWD;
   }
 
+  /** The width the editor works with: `$COLUMNS` when the shell has it, else the terminal's (80 when unusable), as busybox. */
+  private width(): number {
+    const columns = this.environment.COLUMNS;
+    const width = columns !== undefined ? parseInt(columns, 10) || 0 : this.opts.size.cols;
+    return width <= 1 || width >= 30000 ? 80 : width;
+  }
+
   private prompt(): void {
     const home = this.environment.HOME;
     const where = home && (this.cwd === home || this.cwd.startsWith(`${home}/`)) ? `~${this.cwd.slice(home.length)}` : this.cwd;
-    this.write(`${where} ${this.opts.root ? '#' : '$'} ${cursorQuery}`);
+    this.drawnSize = { ...this.opts.size };
+    this.editor = new LineEditor(`${where} ${this.opts.root ? '#' : '$'} `, this.width(), this.history, (text) => this.write(text));
+    // ash asks where the cursor is only when no typed input is waiting (its answer would come after it).
+    if (this.pending === '') this.write(cursorQuery);
   }
 
   private finish(code: number): void {
     if (this.done) return;
     this.done = true;
+    clearTimeout(this.escapeTimer);
     this.opts.end(code);
   }
 

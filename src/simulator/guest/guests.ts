@@ -18,6 +18,7 @@ import { busyboxCommands } from './busybox-programs.js';
 import { busyboxItself, busyboxSystem, type GuestNic } from './busybox-system.js';
 import { busyboxText } from './busybox-text.js';
 import { busyboxFiles } from './busybox-files.js';
+import { busyboxTty, type TerminalSize } from './busybox-tty.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
@@ -34,6 +35,8 @@ export interface GuestCommand {
   stdin?: Buffer;
   /** Aborted with a signal number as its reason: the command is killed by that signal. */
   signal?: AbortSignal;
+  /** The terminal it runs on (an interactive exec), which `stty` reads and resizes; none: no terminal. */
+  terminal?: TerminalSize;
 }
 
 /** How a guest command ended. */
@@ -307,6 +310,7 @@ export class Guests {
       }),
       ...busyboxText(),
       ...busyboxFiles({ fs, uid, gid, rawOutput: () => (raw = true) }),
+      ...busyboxTty(cmd.terminal),
       ...guestCommands(proc),
       sleepCommand(pause),
       lsCommand((path) => fs.ownerOf(path)),

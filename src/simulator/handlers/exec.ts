@@ -1,7 +1,8 @@
 import { StatusCode } from '../../client/status-code.js';
 import { asyncOp, SimHttpError, type SimResponse } from '../envelope.js';
 import { finishExec, type TerminalStarter } from '../exec/exec-sockets.js';
-import { statusVariable, TerminalSession } from '../exec/terminal-session.js';
+import { TerminalSession } from '../exec/terminal-session.js';
+import { defaultTerminalSize, type TerminalSize } from '../guest/busybox-tty.js';
 import type { GuestCommand, GuestResult } from '../guest/guests.js';
 import type { SimInstance } from '../instance-model.js';
 import type { SimRequest } from '../router.js';
@@ -13,7 +14,9 @@ import { bodyObject, countCall, instanceOf, instanceResources, stringMap, type I
  * secrets of its sockets (fds 0, 1, 2 and control; 0 and control when interactive); it runs once
  * the client has connected them (and stdin ended) and ends with `{"return": code}`. Without, it
  * runs at once with stdin at end of file (class task). `cwd`, `user` and `group` (extension
- * container_exec_user_group_cwd) are where and as whom it runs; HOME and USER are set for root
+ * container_exec_user_group_cwd) are where and as whom it runs; an interactive command runs on a
+ * pty of the request's `width` x `height` (80x25 unless both are given), which `stty` reads and
+ * the client's window-resize messages change. HOME and USER are set for root
  * only, as the daemon does. With `record-output` (and no websockets) stdout and stderr are kept as
  * log files of the instance, named in the operation's `output` (handlers/instance-logs.ts).
  */
@@ -38,6 +41,10 @@ export function exec(req: SimRequest, family: InstanceFamily): SimResponse {
   // As the daemon: recorded only when the output does not go to websockets.
   const recordOutput = body['record-output'] === true && !waitForWs;
   const metadata: Record<string, unknown> = { command, environment, interactive };
+  // The pty of an interactive exec: the request's size when it gives both, else the daemon's default.
+  const size: TerminalSize = { ...defaultTerminalSize };
+  const { width, height } = body;
+  if (typeof width === 'number' && typeof height === 'number' && width > 0 && height > 0) Object.assign(size, { cols: width, rows: height });
   const secrets: Record<string, string> = {};
   if (waitForWs) {
     for (const fd of interactive ? ['0', 'control'] : ['0', '1', '2', 'control']) secrets[fd] = ctx.ids.secret();
@@ -62,6 +69,7 @@ export function exec(req: SimRequest, family: InstanceFamily): SimResponse {
         ...(typeof body.cwd === 'string' && body.cwd ? { cwd: body.cwd } : {}),
         ...(user !== undefined ? { user } : {}),
         ...(typeof body.group === 'number' ? { group: body.group } : {}),
+        ...(interactive ? { terminal: size } : {}),
       };
       const terminal: TerminalStarter | undefined = isBareShell(command)
         ? (io) =>
@@ -69,14 +77,14 @@ export function exec(req: SimRequest, family: InstanceFamily): SimResponse {
               environment: guestCommand.environment,
               cwd: guestCommand.cwd ?? (user ? '/' : '/root'),
               root: !user,
+              size,
               signal: io.signal,
               write: io.write,
               end: io.end,
-              runLine: (line, state) =>
-                ctx.guests.run(inst, { ...guestCommand, argv: ['sh', '-c', `${line}\n${statusVariable}=$?`], ...state, stdin: Buffer.alloc(0) }),
+              runLine: (script, state) => ctx.guests.run(inst, { ...guestCommand, argv: ['sh', '-c', script], ...state, stdin: Buffer.alloc(0) }),
             })
         : undefined;
-      if (waitForWs) ctx.execSockets.open(op, secrets, interactive, (io) => ctx.guests.run(inst, { ...guestCommand, ...io }), terminal);
+      if (waitForWs) ctx.execSockets.open(op, secrets, interactive, (io) => ctx.guests.run(inst, { ...guestCommand, ...io }), terminal, size);
       else {
         const started = Date.now();
         void ctx.guests.run(inst, guestCommand).then(

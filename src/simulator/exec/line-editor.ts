@@ -1,0 +1,373 @@
+/** A key as the line editor reads it: one character, or a named key from its escape sequence. */
+export type EditorKey =
+  { char: string } | { name: 'up' | 'down' | 'left' | 'right' | 'home' | 'end' | 'delete' | 'ctrl-left' | 'ctrl-right' | 'ignored' };
+
+/** What a key did to the line being edited. */
+export type EditorOutcome = 'editing' | 'entered' | 'interrupted' | 'end-of-input';
+
+/** The escape sequences busybox 1.35's `read_key` knows (CSI and SS3 forms); any other is dropped whole. */
+const sequences: Record<string, EditorKey> = {
+  '\x1bOA': { name: 'up' },
+  '\x1bOB': { name: 'down' },
+  '\x1bOC': { name: 'right' },
+  '\x1bOD': { name: 'left' },
+  '\x1bOH': { name: 'home' },
+  '\x1bOF': { name: 'end' },
+  '\x1b[A': { name: 'up' },
+  '\x1b[B': { name: 'down' },
+  '\x1b[C': { name: 'right' },
+  '\x1b[D': { name: 'left' },
+  '\x1b[H': { name: 'home' },
+  '\x1b[F': { name: 'end' },
+  '\x1b[1~': { name: 'home' },
+  '\x1b[2~': { name: 'ignored' },
+  '\x1b[3~': { name: 'delete' },
+  '\x1b[4~': { name: 'end' },
+  '\x1b[5~': { name: 'ignored' },
+  '\x1b[6~': { name: 'ignored' },
+  '\x1b[7~': { name: 'home' },
+  '\x1b[8~': { name: 'end' },
+  '\x1b[1;5C': { name: 'ctrl-right' },
+  '\x1b[1;5D': { name: 'ctrl-left' },
+  '\x1b[1;3C': { name: 'ctrl-right' },
+  '\x1b[1;3D': { name: 'ctrl-left' },
+};
+
+/**
+ * The next key at the start of `input` and how many characters it took; undefined when `input`
+ * starts with part of an escape sequence whose rest has not come yet (`bareEscape`: it will not
+ * come, the escape stands alone and is ignored, as busybox decides after 50 ms without input).
+ */
+export function nextKey(input: string, bareEscape = false): { key: EditorKey; length: number } | undefined {
+  if (input[0] !== '\x1b') {
+    const char = String.fromCodePoint(input.codePointAt(0)!);
+    return { key: { char }, length: char.length };
+  }
+  for (const [seq, key] of Object.entries(sequences)) if (input.startsWith(seq)) return { key, length: seq.length };
+  const partial = Object.keys(sequences).some((seq) => seq.length > input.length && seq.startsWith(input));
+  if (partial && !bareEscape) return undefined;
+  if (input.length === 1 || partial) return { key: { name: 'ignored' }, length: 1 };
+  // An unknown sequence that came with the escape is read and dropped with it.
+  // eslint-disable-next-line no-control-regex
+  const csi = /^\x1b\[[0-9;?]*[\x40-\x7e]/.exec(input);
+  return { key: { name: 'ignored' }, length: csi ? csi[0].length : input[1] === 'O' ? Math.min(3, input.length) : 2 };
+}
+
+/** Lines the shell keeps for the arrows (busybox's default history size), oldest first. */
+export class LineHistory {
+  /** One slot past the last line: what was being typed before moving up. */
+  readonly lines: string[] = [];
+  count = 0;
+
+  constructor(private readonly max = 255) {}
+
+  /** Keeps an entered line, unless it is empty or the same as the last. */
+  remember(line: string): void {
+    if (line === '' || (this.count > 0 && this.lines[this.count - 1] === line)) return;
+    if (this.count >= this.max) {
+      this.lines.shift();
+      this.count--;
+    }
+    this.lines[this.count++] = line;
+    this.lines.length = this.count;
+  }
+}
+
+/**
+ * Editing one input line on a terminal the way busybox 1.35's line editor (`read_line_input`,
+ * used by ash) does, byte for byte in what it writes: the prompt, each typed character, and for
+ * every move the cursor controls it sends (`\b` for up to four columns back, `ESC[nD` beyond,
+ * `ESC[nA` and CR to go up over wrapped rows, `ESC[J` to clear what follows). It keeps the
+ * terminal's column and row as busybox counts them, so a line longer than the terminal wraps and
+ * is redrawn as there. Keys: Enter; backspace; Delete and Ctrl-D (delete under the cursor, Ctrl-D
+ * on an empty line is end of input); left/right, Ctrl-B/Ctrl-F; Home/End, Ctrl-A/Ctrl-E;
+ * Ctrl-Left/Right (by words); up/down, Ctrl-P/Ctrl-N (history, the line being left kept in its
+ * slot as busybox does); Ctrl-U (delete before the cursor), Ctrl-K (after), Ctrl-W (the word
+ * before); Ctrl-L (clear the screen); Ctrl-C (interrupt). Tab completion and reverse search are
+ * not done: Tab rings the bell as when nothing matches.
+ */
+export class LineEditor {
+  private chars: string[] = [];
+  private cursor = 0;
+  private x = 0;
+  private y = 0;
+  private readonly promptWidth: number;
+
+  constructor(
+    private readonly prompt: string,
+    private width: number,
+    private readonly history: LineHistory,
+    private readonly out: (text: string) => void,
+  ) {
+    this.promptWidth = [...prompt].length;
+    this.current = history.count;
+    this.putPrompt();
+  }
+
+  /** The history slot being edited (history.count: the new line). */
+  private current: number;
+
+  /** The line as typed so far. */
+  get line(): string {
+    return this.chars.join('');
+  }
+
+  /** The terminal has a new width: the line is redrawn from the row the cursor is on, as busybox does on SIGWINCH. */
+  setWidth(width: number): void {
+    this.width = width;
+    const row = Math.floor((this.cursor + this.promptWidth) / width);
+    this.redraw(Math.max(row, this.y), this.chars.length - this.cursor);
+  }
+
+  /** Applies one key. */
+  key(key: EditorKey): EditorOutcome {
+    if ('name' in key) {
+      switch (key.name) {
+        case 'up':
+          if (this.previous()) this.rewrite();
+          else this.out('\x07');
+          break;
+        case 'down':
+          if (this.next()) this.rewrite();
+          break;
+        case 'left':
+          this.backward(1);
+          break;
+        case 'right':
+          this.forward();
+          break;
+        case 'home':
+          this.backward(this.cursor);
+          break;
+        case 'end':
+          this.putTillEnd();
+          break;
+        case 'delete':
+          this.deleteHere();
+          break;
+        case 'ctrl-left':
+          this.wordLeft();
+          break;
+        case 'ctrl-right':
+          this.wordRight();
+          break;
+        case 'ignored':
+          break;
+      }
+      return 'editing';
+    }
+    const c = key.char;
+    switch (c) {
+      case '\r':
+      case '\n':
+        this.putTillEnd();
+        if (this.cursor === 0 || this.x !== 0) this.out('\r\n');
+        this.history.remember(this.line);
+        return 'entered';
+      case '\x01':
+        this.backward(this.cursor);
+        break;
+      case '\x02':
+        this.backward(1);
+        break;
+      case '\x03':
+        this.chars = [];
+        return 'interrupted';
+      case '\x04':
+        if (this.chars.length === 0) return 'end-of-input';
+        this.deleteHere();
+        break;
+      case '\x05':
+        this.putTillEnd();
+        break;
+      case '\x06':
+        this.forward();
+        break;
+      case '\x08':
+      case '\x7f':
+        this.backspace();
+        break;
+      case '\t':
+        this.out('\x07');
+        break;
+      case '\x0b':
+        this.chars.length = this.cursor;
+        this.out('\x1b[J');
+        break;
+      case '\x0c':
+        this.out('\x1b[H\x1b[J');
+        this.redraw(0, this.chars.length - this.cursor);
+        break;
+      case '\x0e':
+        if (this.next()) this.rewrite();
+        break;
+      case '\x10':
+        if (this.previous()) this.rewrite();
+        break;
+      case '\x15':
+        if (this.cursor > 0) {
+          this.chars = this.chars.slice(this.cursor);
+          this.redraw(this.y, this.chars.length);
+        }
+        break;
+      case '\x17':
+        while (this.cursor > 0 && isSpace(this.chars[this.cursor - 1]!)) this.backspace();
+        while (this.cursor > 0 && !isSpace(this.chars[this.cursor - 1]!)) this.backspace();
+        break;
+      default:
+        if (c < ' ') break;
+        this.insert(c);
+    }
+    return 'editing';
+  }
+
+  private insert(c: string): void {
+    if (this.cursor === this.chars.length) {
+      this.chars.push(c);
+      this.putGlyph();
+      return;
+    }
+    this.chars.splice(this.cursor, 0, c);
+    const after = this.cursor + 1;
+    this.putTillEnd();
+    this.backward(this.cursor - after);
+  }
+
+  /** Moves to the previous history line, keeping the edited one in its slot; false (with a bell) at the first. */
+  private previous(): boolean {
+    if (this.current === 0) {
+      this.out('\x07');
+      return false;
+    }
+    this.keepEdited();
+    this.current--;
+    return true;
+  }
+
+  private next(): boolean {
+    if (this.current >= this.history.count) {
+      this.out('\x07');
+      return false;
+    }
+    this.keepEdited();
+    this.current++;
+    return true;
+  }
+
+  private keepEdited(): void {
+    if (this.chars.length > 0) this.history.lines[this.current] = this.line;
+  }
+
+  /** Shows the history line selected, the cursor at its end. */
+  private rewrite(): void {
+    this.chars = [...(this.history.lines[this.current] ?? '')];
+    this.redraw(this.y, 0);
+  }
+
+  private putPrompt(): void {
+    this.out(this.prompt);
+    this.cursor = 0;
+    this.y = Math.floor(this.promptWidth / this.width);
+    this.x = this.promptWidth % this.width;
+  }
+
+  /** Writes the character under the cursor and moves past it; past the last column busybox forces a new row with CR LF. */
+  private putGlyph(): void {
+    const c = this.chars[this.cursor] ?? ' ';
+    if (this.cursor < this.chars.length) {
+      this.cursor++;
+      this.x++;
+    }
+    this.out(c);
+    if (this.x >= this.width) {
+      this.out('\r\r\n');
+      this.y++;
+      this.x = 0;
+    }
+  }
+
+  private putTillEnd(): void {
+    while (this.cursor < this.chars.length) this.putGlyph();
+  }
+
+  private forward(): void {
+    if (this.cursor < this.chars.length) this.putGlyph();
+  }
+
+  private backward(count: number): void {
+    let num = Math.min(count, this.cursor);
+    if (num <= 0) return;
+    this.cursor -= num;
+    if (this.x >= num) {
+      this.x -= num;
+      this.out(num <= 4 ? '\b'.repeat(num) : `\x1b[${num}D`);
+      return;
+    }
+    num -= this.x;
+    const up = 1 + Math.floor((num - 1) / this.width);
+    this.x = (((this.width * this.y - num) % this.width) + this.width) % this.width;
+    this.y -= up;
+    this.out(`\r\x1b[${up}A`);
+    if (this.x) this.out(`\x1b[${this.x}C`);
+  }
+
+  private redraw(up: number, back: number): void {
+    if (up > 0) this.out(`\x1b[${up}A`);
+    this.out('\r');
+    this.putPrompt();
+    this.putTillEnd();
+    this.out('\x1b[J');
+    this.backward(back);
+  }
+
+  private deleteHere(): void {
+    const at = this.cursor;
+    if (at === this.chars.length) return;
+    this.chars.splice(at, 1);
+    this.putTillEnd();
+    this.out('\x1b[J');
+    this.backward(this.cursor - at);
+  }
+
+  private backspace(): void {
+    if (this.cursor === 0) return;
+    this.backward(1);
+    this.deleteHere();
+  }
+
+  private wordLeft(): void {
+    for (;;) {
+      this.backward(1);
+      if (this.cursor === 0) return;
+      if (!isDelimiter(this.chars[this.cursor]!)) {
+        while (!isDelimiter(this.chars[this.cursor - 1]!)) {
+          this.backward(1);
+          if (this.cursor === 0) return;
+        }
+        return;
+      }
+    }
+  }
+
+  private wordRight(): void {
+    for (;;) {
+      const c = this.chars[this.cursor];
+      if (c === undefined) return;
+      if (!isDelimiter(c)) {
+        do this.forward();
+        while (this.cursor < this.chars.length && !isDelimiter(this.chars[this.cursor]!));
+        return;
+      }
+      this.forward();
+    }
+  }
+}
+
+function isSpace(c: string): boolean {
+  return /^[ \t\n\v\f\r]$/.test(c);
+}
+
+/** A space or ASCII punctuation: where Ctrl-Left/Right stop. */
+function isDelimiter(c: string): boolean {
+  return c === ' ' || /^[!-/:-@[-`{-~]$/.test(c);
+}
