@@ -109,6 +109,8 @@ describe('a Redis that fills up under a running deployment', () => {
         redisUrl: redis.url,
         label: 'redis-full-start',
         instances: [{ name: 'web-1', config: optIn }],
+        // Its start-up resync cannot publish until Redis takes writes again.
+        resynced: false,
         config: { httpPort: await freePort(), history: { store: 'files', dir } },
       });
       const notReady = await until('/readyz 503', async () => ((await readyz()).status === 503 ? readyz() : undefined), 15_000, 100);
