@@ -60,11 +60,7 @@ describe('console when Redis fails (headless Chromium, a redis-server of the tes
       }
     }
     await browser?.close();
-    // Bounded: after Redis was restarted under it, the stack's stop sometimes does not return (seen in
-    // 2 of 4 runs here, 1 of 3 CI runs, after both tests passed; not yet traced to its part). The
-    // behaviour under test is asserted above; the stop's hang is named in the stop-49 closing note.
-    const stopped = await Promise.race([stack?.stop().then(() => true), delay(20_000).then(() => false)]);
-    if (!stopped) console.warn('console-redis-down: the stack did not stop within 20 s after the Redis restart');
+    await stack?.stop();
     await redis?.stop();
     redis?.remove();
   });
@@ -104,5 +100,13 @@ describe('console when Redis fails (headless Chromium, a redis-server of the tes
     const startedAt = Date.now();
     expect(await allPanels('fresh', startedAt)).toBeLessThanOrEqual(withinMs);
     await page.locator('#live', { hasText: '● live' }).waitFor({ timeout: withinMs });
+  });
+
+  it('stops, after Redis was restarted under it, within its shutdown time (an approval settle round or a worker once waited on a Redis that no longer answered)', async () => {
+    await browser.close();
+    const stopping = stack!.stop();
+    stack = undefined;
+    const stopped = await Promise.race([stopping.then(() => true), delay(20_000).then(() => false)]);
+    expect(stopped, 'the stack stopped within 20 s').toBe(true);
   });
 });
