@@ -117,6 +117,46 @@ const sessions: Transcript[] = [
       '~ # \x1b[6nexit\r\n',
     code: 0,
   },
+  {
+    name: 'Tab completes a path, a directory for cd, a builtin or applet; several: the bell and the shared part, a second Tab lists them',
+    steps: [
+      String.raw`@keys echo /et\t\r`,
+      String.raw`@keys cat /etc/pass\t\r`,
+      String.raw`@keys ls /s\t\t\x15`,
+      String.raw`@keys cd /r\t\t\x15`,
+      String.raw`@keys ls /nothing\t\t\x15`,
+      String.raw`@keys ali\t\x15`,
+      String.raw`@keys echo a; ca\t\x15`,
+      String.raw`@keys echo "/e\t\x15`,
+      String.raw`@keys ls /tmp/.\t\t\x15`,
+      String.raw`@keys ls /etc/\t\t\t\x15`,
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6necho /et' +
+      '\r~ # echo /etc/\x1b[J\r\n/etc/\r\n~ # \x1b[6ncat /etc/pass' +
+      '\r~ # cat /etc/passwd \x1b[J\r\nroot:x:0:0:root:/root:/bin/sh\r\n~ # \x1b[6nls /s\x07' +
+      '\r~ # ls /s\x1b[J\r\nsbin/  sys/\r\n' +
+      '\r~ # ls /s\x1b[J' +
+      '\r~ # \x1b[Jcd /r\x07' +
+      '\r~ # cd /r\x1b[J\r\nroot/  run/\r\n' +
+      '\r~ # cd /r\x1b[J' +
+      '\r~ # \x1b[Jls /nothing\x07' +
+      '\r~ # \x1b[Jali' +
+      '\r~ # alias \x1b[J' +
+      '\r~ # \x1b[Jecho a; ca\x07' +
+      '\r~ # echo a; ca\x1b[J' +
+      '\r~ # \x1b[Jecho "/e' +
+      '\r~ # echo "/etc/\x1b[J' +
+      '\r~ # \x1b[Jls /tmp/.\x07' +
+      '\r~ # ls /tmp/.\x1b[J\r\n../  ./\r\n' +
+      '\r~ # ls /tmp/.\x1b[J' +
+      '\r~ # \x1b[Jls /etc/\x07\r\ngroup   passwd\r\n' +
+      '\r~ # ls /etc/\x1b[J\r\ngroup   passwd\r\n' +
+      '\r~ # ls /etc/\x1b[J' +
+      '\r~ # \x1b[Jexit\r\n',
+    code: 0,
+  },
 ];
 
 async function session(t: SimRemote, target: string, steps: string[]): Promise<{ transcript: string; code: number }> {

@@ -1,9 +1,11 @@
+import { completionWord, matchColumns, quoteSpecial, type CompletionKind } from './line-completion.js';
+
 /** A key as the line editor reads it: one character, or a named key from its escape sequence. */
 export type EditorKey =
   { char: string } | { name: 'up' | 'down' | 'left' | 'right' | 'home' | 'end' | 'delete' | 'ctrl-left' | 'ctrl-right' | 'ignored' };
 
-/** What a key did to the line being edited. */
-export type EditorOutcome = 'editing' | 'entered' | 'interrupted' | 'end-of-input';
+/** What a key did to the line being edited (`complete`: a first Tab, whose matches the caller finds, line-completion.ts). */
+export type EditorOutcome = 'editing' | 'entered' | 'interrupted' | 'end-of-input' | 'complete';
 
 /** The escape sequences busybox 1.35's `read_key` knows (CSI and SS3 forms); any other is dropped whole. */
 const sequences: Record<string, EditorKey> = {
@@ -83,8 +85,9 @@ export class LineHistory {
  * on an empty line is end of input); left/right, Ctrl-B/Ctrl-F; Home/End, Ctrl-A/Ctrl-E;
  * Ctrl-Left/Right (by words); up/down, Ctrl-P/Ctrl-N (history, the line being left kept in its
  * slot as busybox does); Ctrl-U (delete before the cursor), Ctrl-K (after), Ctrl-W (the word
- * before); Ctrl-L (clear the screen); Ctrl-C (interrupt). Tab completion and reverse search are
- * not done: Tab rings the bell as when nothing matches.
+ * before); Ctrl-L (clear the screen); Ctrl-C (interrupt); Tab: completion (the caller finds the
+ * matches of {@link completionQuery}, {@link complete} puts them in), a second Tab lists them.
+ * Reverse search (Ctrl-R) is not done.
  */
 export class LineEditor {
   private chars: string[] = [];
@@ -107,6 +110,42 @@ export class LineEditor {
   /** The history slot being edited (history.count: the new line). */
   private current: number;
 
+  /** Whether the last key was a Tab, and what it found: a second Tab lists them. */
+  private lastWasTab = false;
+  private matches: string[] = [];
+
+  /** What the Tab just typed completes: the word before the cursor and its kind. */
+  completionQuery(): { word: string; kind: CompletionKind } {
+    return completionWord(this.chars.slice(0, this.cursor).join(''));
+  }
+
+  /**
+   * Puts in what a Tab found (`input_tab`): one match whole (a blank after it unless it is a
+   * directory), several the part they share with the bell, none the bell; the line is redrawn
+   * with the cursor after what was put in.
+   */
+  complete(found: { matches: string[]; prefixLength: number }): void {
+    this.matches = found.matches;
+    let chosen: string;
+    if (found.matches.length === 1) {
+      this.lastWasTab = false;
+      chosen = quoteSpecial(found.matches[0]!);
+      if (!chosen.endsWith('/')) chosen += ' ';
+    } else {
+      this.out('\x07');
+      if (found.matches.length === 0) return;
+      const first = [...found.matches[0]!];
+      let shared = 0;
+      while (shared < first.length && found.matches.every((m) => [...m][shared] === first[shared])) shared++;
+      if (shared === 0) return;
+      chosen = quoteSpecial(first.slice(0, shared).join(''));
+    }
+    const added = [...chosen].slice(found.prefixLength);
+    this.chars.splice(this.cursor, 0, ...added);
+    const at = this.cursor + added.length;
+    this.redraw(this.y, this.chars.length - at);
+  }
+
   /** The line as typed so far. */
   get line(): string {
     return this.chars.join('');
@@ -121,6 +160,8 @@ export class LineEditor {
 
   /** Applies one key. */
   key(key: EditorKey): EditorOutcome {
+    const tabBefore = this.lastWasTab;
+    if (!('char' in key && key.char === '\t')) this.lastWasTab = false;
     if ('name' in key) {
       switch (key.name) {
         case 'up':
@@ -160,8 +201,7 @@ export class LineEditor {
     switch (c) {
       case '\r':
       case '\n':
-        this.putTillEnd();
-        if (this.cursor === 0 || this.x !== 0) this.out('\r\n');
+        this.goToNewLine();
         this.history.remember(this.line);
         return 'entered';
       case '\x01':
@@ -188,7 +228,16 @@ export class LineEditor {
         this.backspace();
         break;
       case '\t':
-        this.out('\x07');
+        if (!tabBefore) {
+          this.lastWasTab = true;
+          return 'complete';
+        }
+        if (this.matches.length > 0) {
+          const at = this.cursor;
+          this.goToNewLine();
+          this.out(matchColumns(this.matches, this.width));
+          this.redraw(0, this.chars.length - at);
+        }
         break;
       case '\x0b':
         this.chars.length = this.cursor;
@@ -284,6 +333,12 @@ export class LineEditor {
       this.y++;
       this.x = 0;
     }
+  }
+
+  /** To the end of the line, then to a new row unless the last character wrapped to it. */
+  private goToNewLine(): void {
+    this.putTillEnd();
+    if (this.cursor === 0 || this.x !== 0) this.out('\r\n');
   }
 
   private putTillEnd(): void {

@@ -1,5 +1,7 @@
+import { posix } from 'node:path';
 import type { TerminalSize } from '../guest/busybox-tty.js';
 import type { GuestResult } from '../guest/guests.js';
+import { completions, type DirectoryLister } from './line-completion.js';
 import { LineEditor, LineHistory, nextKey } from './line-editor.js';
 
 /**
@@ -30,7 +32,8 @@ const escapeWaitMs = 50;
  * websocket both ways), as the test beds' busybox ash behaves on its pty: its banner, a prompt
  * `~ # ` naming the directory (`$` for a user other than root) followed by ash's cursor-position
  * query (not sent while typed input waits, as ash), the line edited as busybox's line editor does
- * (line-editor.ts: cursor keys, history, Ctrl-A/E/U/K/W, wrapping at the terminal's width), Ctrl-C
+ * (line-editor.ts: cursor keys, history, Ctrl-A/E/U/K/W, Tab completion over the guest's files,
+ * wrapping at the terminal's width), Ctrl-C
  * (`^C`, a new prompt, `$?` 130), Ctrl-D on an empty line (a new line, the shell ends with the
  * last status), each line run when Enter comes with its output's newlines as CR LF, and `exit N`
  * ending the session with N. Each line runs as a script of its own in the state the previous left
@@ -60,6 +63,8 @@ export class TerminalSession {
       /** The pty's size; `stty rows|cols` in a line changes it too. */
       size: TerminalSize;
       runLine: LineRunner;
+      /** Lists a directory of the guest (an absolute path), for Tab completion. */
+      list: DirectoryLister;
       /** Bytes to the terminal. */
       write: (bytes: Buffer) => void;
       /** The shell ended with this code. */
@@ -106,7 +111,10 @@ export class TerminalSession {
         this.pending = this.pending.slice(next.length);
         const editor = this.editor!;
         const outcome = editor.key(next.key);
-        if (outcome === 'entered') {
+        if (outcome === 'complete') {
+          const { word, kind } = editor.completionQuery();
+          editor.complete(await completions(word, kind, this.environment.PATH, (dir) => this.opts.list(posix.resolve(this.cwd, dir))));
+        } else if (outcome === 'entered') {
           this.editor = undefined;
           const line = editor.line;
           if (line.trim() !== '') await this.run(line);

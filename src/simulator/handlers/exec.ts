@@ -1,9 +1,11 @@
+import { posix } from 'node:path';
 import { StatusCode } from '../../client/status-code.js';
 import { asyncOp, SimHttpError, type SimResponse } from '../envelope.js';
 import { finishExec, type TerminalStarter } from '../exec/exec-sockets.js';
+import type { CompletionEntry } from '../exec/line-completion.js';
 import { TerminalSession } from '../exec/terminal-session.js';
 import { defaultTerminalSize, type TerminalSize } from '../guest/busybox-tty.js';
-import type { GuestCommand, GuestResult } from '../guest/guests.js';
+import type { GuestCommand, GuestResult, Guests } from '../guest/guests.js';
 import type { SimInstance } from '../instance-model.js';
 import type { SimRequest } from '../router.js';
 import { bodyObject, countCall, instanceOf, instanceResources, stringMap, type InstanceFamily } from './common.js';
@@ -81,6 +83,7 @@ export function exec(req: SimRequest, family: InstanceFamily): SimResponse {
               signal: io.signal,
               write: io.write,
               end: io.end,
+              list: (dir) => listDirectory(ctx.guests, inst, dir),
               runLine: (script, state) => ctx.guests.run(inst, { ...guestCommand, argv: ['sh', '-c', script], ...state, stdin: Buffer.alloc(0) }),
             })
         : undefined;
@@ -104,6 +107,27 @@ export function exec(req: SimRequest, family: InstanceFamily): SimResponse {
 function isBareShell(command: readonly string[]): boolean {
   const [program, ...args] = command;
   return /^(?:\/(?:usr\/)?bin\/)?(?:sh|ash|bash)$/.test(program ?? '') && args.every((a) => a === '-i' || a === '-l' || a === '--login');
+}
+
+const stubStart = '#!/bin/bash\n# Built-in command: ';
+
+/** A directory of the guest for Tab completion, each name with whether it is (or links to) a directory. */
+async function listDirectory(guests: Guests, inst: SimInstance, dir: string): Promise<CompletionEntry[] | undefined> {
+  const fs = await guests.fs(inst);
+  try {
+    const names = await fs.list(dir);
+    return await Promise.all(
+      names.map(async (name) => {
+        const path = posix.join(dir, name);
+        const st = await fs.memory.stat(path).catch(() => undefined);
+        // The shell's stand-in for a program it runs, which just-bash writes in /bin and /usr/bin.
+        const stub = st?.isFile === true && st.size < 200 && (await fs.memory.readFile(path)).startsWith(stubStart);
+        return { name, directory: st?.isDirectory === true, stub };
+      }),
+    );
+  } catch {
+    return undefined;
+  }
 }
 
 /** Keeps a finished command's output as the instance's exec log files; their URLs by fd. */
