@@ -2,7 +2,8 @@ import { posix } from 'node:path';
 import type { TerminalSize } from '../guest/busybox-tty.js';
 import type { GuestResult } from '../guest/guests.js';
 import { completions, type DirectoryLister } from './line-completion.js';
-import { LineEditor, LineHistory, nextKey } from './line-editor.js';
+import { LineEditor, LineHistory } from './line-editor.js';
+import { nextKey } from './terminal-keys.js';
 
 /**
  * Runs the script of one command line of a terminal session (`sh -c SCRIPT`) in the state the
