@@ -3,7 +3,8 @@
 #
 # Idempotent: safe on a fresh machine and on one where an earlier run (or a killed test run)
 # left state behind. It installs the packages, starts the daemon when nothing answers, creates
-# the `default` dir pool and root disk, imports the `reflex-busybox` image, and deletes leftover
+# the `default` dir pool and root disk, imports the `reflex-busybox` image (and
+# `reflex-test-python`, the same with the host's python3), and deletes leftover
 # `rt-*` test instances. The recipe is §10 of the shared notes (notes/lxd-api-behaviour.md).
 #
 # Usage: bash scripts/lxd-testbed.sh [--https ADDR:PORT]
@@ -13,6 +14,11 @@ set -euo pipefail
 readonly IMAGE_ALIAS=reflex-busybox
 # Bump when the image recipe below changes: an image carrying another revision is rebuilt.
 readonly IMAGE_REVISION=1
+# The same image with the host's python3 (Ansible's modules need one): busybox, /sbin/testinit,
+# /usr/bin/python3.11 with its shared libraries and standard library. Rebuilt when this recipe's
+# revision or the host's Python package changes.
+readonly PYTHON_IMAGE_ALIAS=reflex-test-python
+readonly PYTHON_IMAGE_RECIPE=1
 readonly DAEMON_LOG=/var/log/lxd-testbed.log
 readonly SOCKET=/var/lib/lxd/unix.socket
 readonly TEST_LOCK=/tmp/reflex-real-lxd.lock
@@ -109,8 +115,8 @@ ensure_storage() {
 }
 
 image_revision() {
-  local fingerprint
-  fingerprint=$(lxc query "/1.0/images/aliases/$IMAGE_ALIAS" 2>/dev/null | jq -r '.target // empty') || return 0
+  local alias="${1:-$IMAGE_ALIAS}" fingerprint
+  fingerprint=$(lxc query "/1.0/images/aliases/$alias" 2>/dev/null | jq -r '.target // empty') || return 0
   [[ -n $fingerprint ]] || return 0
   lxc query "/1.0/images/$fingerprint" | jq -r '.properties["reflex.revision"] // "none"'
 }
@@ -133,6 +139,57 @@ ensure_image() {
     say "building image $IMAGE_ALIAS"
   fi
   build_image
+}
+
+# What the Python image is built from: this recipe and the host's python3.11 package.
+python_image_revision() {
+  echo "$PYTHON_IMAGE_RECIPE-$IMAGE_REVISION-$(dpkg-query -W -f='${Version}' python3.11-minimal 2>/dev/null)"
+}
+
+# The busybox image plus the host's python3.11: the interpreter, every shared library it and its
+# extension modules load (ldd), and the standard library without tests, IDLE, tkinter, ensurepip,
+# lib2to3, pydoc's data, the static build config and byte code: about 15 MB (gzip -1), 7 s.
+build_python_image() {
+  local revision="$1" rootfs lib
+  work=$(mktemp -d /tmp/lxd-testbed-python.XXXXXX)
+  build_testbed_image "$work" "$revision"
+  rootfs="$work/rootfs"
+  install -D -m 0755 /usr/bin/python3.11 "$rootfs/usr/bin/python3.11"
+  ln -s python3.11 "$rootfs/usr/bin/python3"
+  while read -r lib; do
+    [[ -n $lib ]] || continue
+    install -D -m 0755 "$(readlink -f "$lib")" "$rootfs$lib"
+  done < <({ ldd /usr/bin/python3.11; ldd /usr/lib/python3.11/lib-dynload/*.so; } \
+             | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\/.*ld-linux/ {print $1}' | sort -u)
+  mkdir -p "$rootfs/usr/lib"
+  tar -C /usr/lib -cf - --exclude=__pycache__ --exclude=python3.11/test --exclude=python3.11/idlelib \
+    --exclude=python3.11/tkinter --exclude=python3.11/ensurepip --exclude=python3.11/lib2to3 \
+    --exclude=python3.11/pydoc_data --exclude='python3.11/config-*' --exclude=python3.11/site-packages \
+    --exclude=python3.11/dist-packages python3.11 | tar -C "$rootfs/usr/lib" -xf -
+  sed -i -e 's|^  description: .*|  description: Reflex test bed (busybox, /sbin/testinit, python3)|' \
+    -e '/^  reflex.revision:/a\  reflex.python: /usr/bin/python3' "$work/metadata.yaml"
+  tar -C "$work" -czf "$work/meta.tar.gz" metadata.yaml
+  tar -C "$rootfs" --numeric-owner -I 'gzip -1' -cf "$work/rootfs.tar.gz" .
+  lxc image import "$work/meta.tar.gz" "$work/rootfs.tar.gz" --alias "$PYTHON_IMAGE_ALIAS" >/dev/null
+  rm -rf "$work"
+}
+
+ensure_python_image() {
+  local revision want
+  if [[ ! -x /usr/bin/python3.11 ]]; then
+    echo "lxd-testbed: warning: no /usr/bin/python3.11 on the host: image $PYTHON_IMAGE_ALIAS not built (the Ansible differential needs it)" >&2
+    return 0
+  fi
+  want=$(python_image_revision)
+  revision=$(image_revision "$PYTHON_IMAGE_ALIAS")
+  [[ $revision == "$want" ]] && return 0
+  if [[ -n $revision ]]; then
+    say "replacing image $PYTHON_IMAGE_ALIAS (revision $revision, want $want)"
+    lxc image delete "$PYTHON_IMAGE_ALIAS"
+  else
+    say "building image $PYTHON_IMAGE_ALIAS"
+  fi
+  build_python_image "$want"
 }
 
 # Instances left by a killed test run. A crashed one may briefly be "busy running a stop
@@ -169,9 +226,10 @@ install_packages
 start_daemon
 ensure_storage
 ensure_image
+ensure_python_image
 delete_stale_instances
 ensure_https
 
 socket_line="socket $SOCKET"
 [[ -n $https_address ]] && socket_line+=", https $https_address"
-echo "lxd test bed ready: $socket_line, image $IMAGE_ALIAS"
+echo "lxd test bed ready: $socket_line, images $IMAGE_ALIAS and $PYTHON_IMAGE_ALIAS"
