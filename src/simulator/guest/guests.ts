@@ -22,6 +22,7 @@ import { busyboxTty, type TerminalSize } from './busybox-tty.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
+import { pythonCommand } from './guest-python.js';
 
 /** One command to run in a guest, as the exec request gives it. */
 export interface GuestCommand {
@@ -243,7 +244,8 @@ export class Guests {
    * program it cannot start). A kill ends it with 128 + the signal and no output.
    */
   async run(inst: SimInstance, cmd: GuestCommand): Promise<GuestResult> {
-    const { Bash } = await loadJustBash();
+    const justBash = await loadJustBash();
+    const { Bash } = justBash;
     const fs = await this.fs(inst);
     const uid = cmd.user ?? 0;
     const gid = cmd.group ?? 0;
@@ -317,6 +319,8 @@ export class Guests {
       statCommand((path) => fs.ownerOf(path)),
       catCommand(),
       ...shellState.commands,
+      // An image that carries Python says where (`reflex.python`): its guests run a real CPython.
+      ...(inst.config['image.reflex.python'] ? [pythonCommand(inst.config['image.reflex.python'], justBash, { uid, gid }, () => (raw = true))] : []),
       ...scripted,
     ];
     const ownNames = new Set(own.map((c) => c.name));
