@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeBed, lxdBed, TEST_IMAGE } from '../support/daemon-bed.js';
+import { describeBed, lxdBed } from '../support/daemon-bed.js';
 import { startSimRemote, type SimRemote } from './sim-remote.js';
 
 /**
@@ -12,7 +12,11 @@ import { startSimRemote, type SimRemote } from './sim-remote.js';
  * copy, fetch, file, template) against an instance on the real LXD 5.0.2 (remote `local`) and one
  * on the simulator (remote `sim`), through the real `lxc` client the plugin shells out to; every
  * task's result must be the same on both (the instance name and Ansible's temporary paths masked).
+ * Both instances are launched from the test bed's image with Python (`reflex-test-python`,
+ * scripts/lxd-testbed.sh), exported from LXD and imported into the simulator: the modules run there
+ * with /usr/bin/python3 (the host's 3.11 on LXD, CPython 3.13 in WASM on the simulator).
  */
+const pythonImage = 'reflex-test-python';
 const playbookDir = join(import.meta.dirname, 'ansible');
 /** Debian's ansible package puts it here. */
 const ansiblePlaybook = '/usr/bin/ansible-playbook';
@@ -24,7 +28,30 @@ interface TaskOutcome {
   result: Record<string, unknown>;
 }
 
-const compared = ['failed', 'changed', 'rc', 'msg', 'stdout', 'stderr', 'module_stdout', 'module_stderr', 'skipped', 'unreachable'];
+const compared = [
+  'failed',
+  'changed',
+  'rc',
+  'msg',
+  'stdout',
+  'stderr',
+  'module_stdout',
+  'module_stderr',
+  'skipped',
+  'unreachable',
+  'checksum',
+  'remote_checksum',
+  'size',
+  'state',
+  'mode',
+  'owner',
+  'group',
+  'uid',
+  'gid',
+  'md5sum',
+  'dest',
+  'path',
+];
 
 function playbook(t: SimRemote, remote: string, name: string, fetchDir: string): Promise<TaskOutcome[]> {
   return new Promise((resolve, reject) => {
@@ -68,11 +95,12 @@ function playbook(t: SimRemote, remote: string, name: string, fetchDir: string):
   });
 }
 
-/** The instance's name and Ansible's per-run temporary names differ by nature. */
+/** The instance's name, Ansible's per-run temporary names and each side's fetch folder differ by nature. */
 function mask(value: unknown, name: string): unknown {
   if (typeof value !== 'string') return value;
   return value
     .replaceAll(name, '<instance>')
+    .replace(/\/fetched-(real|sim)\//g, '/fetched-<side>/')
     .replace(/ansible-tmp-[\d.]+-\d+-\d+/g, 'ansible-tmp-<n>')
     .replace(/AnsiballZ_\w+\.py/g, 'AnsiballZ_<module>.py');
 }
@@ -89,8 +117,16 @@ if (!hasAnsible && process.env.REFLEX_REQUIRE_LXD !== '1') {
       if (!hasAnsible) throw new Error('ansible is not installed (apt-get install ansible; .ci/run installs it)');
       t = await startSimRemote({ trustPassword: 'ansible' });
       await t.lxc.ok(['remote', 'add', 'sim', t.sim.httpsUrl!, '--password', 'ansible', '--accept-certificate']);
+      // The simulator takes the bed's image as uploaded (its properties say where its Python is).
+      // (`lxc image copy` would have the simulator download it: it has no image servers; so export, import.)
+      const exported = join(t.lxc.confDir, 'image');
+      mkdirSync(exported);
+      const exportRun = await t.lxc.run(['image', 'export', `local:${pythonImage}`, `${exported}/`]);
+      if (exportRun.code !== 0) throw new Error(`LXD has no image ${pythonImage} (run scripts/lxd-testbed.sh): ${exportRun.stderr}`);
+      const parts = readdirSync(exported).sort((a, b) => Number(b.startsWith('meta-')) - Number(a.startsWith('meta-')));
+      await t.lxc.ok(['image', 'import', ...parts.map((p) => join(exported, p)), 'sim:', '--alias', pythonImage]);
       for (const remote of ['local', 'sim'])
-        await t.lxc.ok(['launch', `${remote}:${TEST_IMAGE}`, `${remote}:${name}`, '-c', 'raw.lxc=lxc.init.cmd=/sbin/testinit']);
+        await t.lxc.ok(['launch', `${remote}:${pythonImage}`, `${remote}:${name}`, '-c', 'raw.lxc=lxc.init.cmd=/sbin/testinit']);
       const fetched = (side: string): string => {
         const dir = join(t.lxc.confDir, `fetched-${side}`);
         mkdirSync(dir);
@@ -109,7 +145,19 @@ if (!hasAnsible && process.env.REFLEX_REQUIRE_LXD !== '1') {
       expect(outcomes.real[0]!.result).toMatchObject({ rc: 0, stdout: 'hi\nLinux\n0022\n' });
       // The script is pushed (the plugin's lxc file push) and run by the shell: no Python needed.
       expect(outcomes.real[1]!.result).toMatchObject({ rc: 0, stdout: expect.stringContaining('script ran as root') });
-      expect(outcomes.real[2]!.result).toMatchObject({ failed: true, module_stderr: expect.stringContaining('/bin/sh: /usr/bin/python: not found') });
+      // The modules run: each succeeds on the real daemon.
+      expect(outcomes.real[2]!.result).toMatchObject({ changed: true, rc: 0, stdout: 'hi', stderr: '' });
+      for (const i of [3, 4, 5, 6]) expect(outcomes.real[i]!.result).not.toHaveProperty('failed', true);
+      expect(outcomes.real[7]!.result).toMatchObject({
+        rc: 0,
+        stdout: '0\n/tmp/rt-ansible-copy\n\n/tmp/rt-ansible-dir:\ncopied\nrendered for True\n',
+      });
+    });
+
+    it('fetches the same file from both', () => {
+      expect(readFileSync(join(t.lxc.confDir, 'fetched-sim', 'passwd'), 'utf8')).toBe(
+        readFileSync(join(t.lxc.confDir, 'fetched-real', 'passwd'), 'utf8'),
+      );
     });
 
     for (const [i, task] of ['raw', 'script', 'command', 'copy', 'fetch', 'file', 'template', 'raw after the modules'].entries()) {
