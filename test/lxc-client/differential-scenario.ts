@@ -113,6 +113,10 @@ const fileSteps: ScenarioStep[] = [
 const createBody = (name: string, config: Record<string, string> = {}): string =>
   JSON.stringify({ name, source: { type: 'image', alias: 'reflex-busybox' }, config: { 'raw.lxc': 'lxc.init.cmd=/sbin/testinit', ...config } });
 
+/** A zip made on the host (Python's zipfile): `a.txt`, `d/`, `d/b.txt`, deflated, dated 2024-03-05 06:07:08. */
+const zipArchive =
+  'UEsDBBQAAAAIAOQwZVhIyRFIDAAAAAoAAAAFAAAAYS50eHTLSM3JyVeoyizgAgBQSwMEFAAAAAAA5DBlWAAAAAAAAAAAAAAAAAIAAABkL1BLAwQUAAAACADkMGVYjE0C0AgAAAAGAAAABwAAAGQvYi50eHTLzMtLLeICAFBLAQIUAxQAAAAIAOQwZVhIyRFIDAAAAAoAAAAFAAAAAAAAAAAAAACkgQAAAABhLnR4dFBLAQIUAxQAAAAAAOQwZVgAAAAAAAAAAAAAAAACAAAAAAAAAAAAEADtQS8AAABkL1BLAQIUAxQAAAAIAOQwZViMTQLQCAAAAAYAAAAHAAAAAAAAAAAAAACkgU8AAABkL2IudHh0UEsFBgAAAAADAAMAmAAAAHwAAAAAAA==';
+
 /**
  * Busybox programs a script types first, a few shell lines each (one exec per line keeps the suite
  * short). What is the host's (memory, uptime, load, the processes' figures) is reduced to its shape by
@@ -149,6 +153,58 @@ const busyboxSteps: string[] = [
     'link /tmp/rt-a /tmp/rt-l; link /tmp/rt-a /tmp/rt-l; cat /tmp/rt-l; printf "a\\r\\nb\\n" | dos2unix | od -c; printf "a\\nb\\n" | unix2dos | od -b; ' +
     'printf "abc\\001\\377\\tz0123456789abcdef" > /tmp/rt-o; od /tmp/rt-o; od -x /tmp/rt-o; od -An -t x1 /tmp/rt-o; od -d /tmp/rt-o; hexdump -C /tmp/rt-o; hexdump /tmp/rt-o; xxd /tmp/rt-o; ' +
     'su -c "id -u"; su nobody; echo $?; su root -c "echo \\$0 \\$HOME"; setsid echo x; rm /tmp/rt-a /tmp/rt-b /tmp/rt-l /tmp/rt-o',
+  // Archives (issue #41 item 5): unzip of a zip made on the host (listing, extraction, -o -n -j -p -d -x -q, the
+  // question an existing file asks), bzip2/bunzip2/bzcat (their suffixes, refusals and bad data).
+  `mkdir /tmp/rt-z; cd /tmp/rt-z; echo ${zipArchive} | base64 -d > z.zip; unzip -l z.zip; unzip z.zip; echo $?; unzip -o -q z.zip; ` +
+    `unzip -p z.zip a.txt d/b.txt; unzip -n z.zip a.txt; unzip -d sub z.zip d/b.txt; find sub | sort; stat -c "%a %n" a.txt d; unzip nosuch; ` +
+    `echo $?; unzip a.txt; echo $?; bzip2 -k a.txt; bzcat a.txt.bz2; bzip2 -c d/b.txt | bunzip2; bunzip2 a.txt.bz2; echo $?; rm a.txt; ` +
+    `bunzip2 a.txt.bz2; cat a.txt; ls; bzip2 -d a.txt; echo $?; bzcat nosuch; echo $?; bzip2 d/b.txt; ls d; bzip2 -t d/b.txt.bz2; echo $?; ` +
+    `unzip z.zip; echo $?; unzip -j -o z.zip; ls; unzip -o z.zip -x d/b.txt; unzip -ql z.zip; unzip -o z a.txt; unzip -l z.zip nosuch; ` +
+    `echo junk > j; echo junk > j.bz2; bzcat j; echo $?; bunzip2 j.bz2; echo $?; bzip2 -d < j; echo $?; bzip2 nosuch; echo $?; bzip2 -c /tmp; ` +
+    `echo $?; cd /; rm -r /tmp/rt-z`,
+  // bzip2's bytes (libbzip2's, as busybox's), and what bunzip2 says of a stream cut short, corrupt or not bzip2's.
+  'printf "hello zip\\n" | bzip2 | od -An -t x1; seq 1 1000 | bzip2 > /tmp/s.bz2; bzip2 -dc /tmp/s.bz2 | tail -1; ' +
+    'head -c 100 /tmp/s.bz2 | bunzip2 >/dev/null; echo $?; cp /tmp/s.bz2 /tmp/t; ' +
+    'printf XXXXXXXXXXXXXXXXXX | dd of=/tmp/t bs=1 seek=50 conv=notrunc 2>/dev/null; wc -c < /tmp/t; bunzip2 < /tmp/t > /dev/null; echo $?; ' +
+    'printf "BZh" | bunzip2; echo $?; printf "BZhx" | bunzip2; echo $?; printf "BZh9" | bunzip2; echo $?; rm /tmp/s.bz2 /tmp/t',
+  // cpio -o -H newc, -t (-v), -i (-d, -u, a name), and its refusals; the dates of -tv are the run's own.
+  'mkdir -p /tmp/rt-c/d; cd /tmp/rt-c; echo one > a; echo two > d/b; ln -s a l; find . | sort | cpio -o -H newc > /tmp/rt-x.cpio; echo $?; ' +
+    'cpio -t < /tmp/rt-x.cpio; cpio -tv -F /tmp/rt-x.cpio | sed "s/ 20[0-9-]* [0-9:]* / DATE /"; mkdir /tmp/rt-e; cd /tmp/rt-e; ' +
+    'cpio -i < /tmp/rt-x.cpio; echo $?; find . | sort; cpio -id < /tmp/rt-x.cpio; echo $?; cat a d/b; readlink l; cpio -i < /tmp/rt-x.cpio; ' +
+    'echo $?; cpio -idu d/b < /tmp/rt-x.cpio; echo $?; echo a | cpio -o; echo $?; echo junk | cpio -t; echo $?; cpio -x; echo $?; cd /; ' +
+    'rm -r /tmp/rt-c /tmp/rt-e /tmp/rt-x.cpio',
+  // mkfifo and mknod (devices refused as in an unprivileged container), crontab with and without its directory.
+  'mkfifo /tmp/rt-f; echo $?; mkfifo /tmp/rt-f; echo $?; mkfifo -m 600 /tmp/rt-g; stat -c "%a" /tmp/rt-g; mkfifo; echo $?; mkfifo /nosuch/f; ' +
+    'echo $?; mknod /tmp/rt-n c 1 3; echo $?; mknod /tmp/rt-p p; echo $?; mknod /tmp/rt-b b 7 0; echo $?; mknod /tmp/rt-x q; echo $?; ' +
+    'rm -f /tmp/rt-f /tmp/rt-g /tmp/rt-p; crontab -l; echo $?; crontab -u nosuch -l; echo $?; crontab /nosuch; echo $?; crontab; echo $?; ' +
+    'mkdir -p /var/spool/cron/crontabs; crontab -l; echo $?; echo "* * * * * echo hi" | crontab -; echo $?; crontab -l; ' +
+    'stat -c "%a %s %n" /var/spool/cron/crontabs/*; printf "1 2 * * * x\\n" > /tmp/rt-ct; crontab /tmp/rt-ct; crontab -u root -l; crontab -r; ' +
+    'echo $?; crontab -l; echo $?; crontab -r; echo $?; cat /var/spool/cron/crontabs/cron.update; rm -r /var/spool/cron /tmp/rt-ct',
+  // patch: -p, -R, -i, --dry-run, ORIGFILE, a failed hunk (the file left as it was), /dev/null creating and emptying.
+  'mkdir -p /tmp/rt-p/a; cd /tmp/rt-p; seq 1 20 > a/f; ' +
+    'printf -- "--- a/f\\n+++ b/f\\n@@ -1,6 +1,6 @@\\n 1\\n 2\\n-3\\n+three\\n 4\\n 5\\n 6\\n@@ -14,7 +14,7 @@\\n 14\\n 15\\n 16\\n-17\\n+seventeen\\n 18\\n 19\\n 20\\n" > p.diff; ' +
+    'cp a/f f; patch < p.diff; echo $?; patch -p1 < p.diff; echo $?; cmp a/f f; patch -R -p1 < p.diff; echo $?; cmp a/f f; sed -i "s/^17$/x/" f; ' +
+    'patch -p1 -i p.diff; echo $?; cat f | tr "\\n" " "; echo; cp a/f g; patch g p.diff; echo $?; sed -n 3p g; patch -p1 --dry-run < p.diff; ' +
+    'echo $?; patch -p1 nosuch < p.diff; echo $?; echo garbage | patch; echo $?; ' +
+    'printf -- "--- /dev/null\\n+++ b/new\\n@@ -0,0 +1,2 @@\\n+n1\\n+n2\\n" > n.diff; patch -p1 < n.diff; echo $?; cat new; ' +
+    'printf -- "--- a/new\\n+++ /dev/null\\n@@ -1,2 +0,0 @@\\n-n1\\n-n2\\n" | patch -p1; echo $?; patch -p1 -R < n.diff; echo $?; ls; cd /; ' +
+    'rm -r /tmp/rt-p',
+  // Small file and text programs: nologin, factor, crc32, uuencode/uudecode, fallocate, shred, nuke, dnsdomainname
+  // (no resolver), last (no wtmp), ts (the year reduced to its shape).
+  'nologin; echo $?; factor 12 97 1 0 360 4294967297; echo $?; factor x; echo $?; echo 15 | factor; printf "hello\\n" > /tmp/rt-u; ' +
+    'crc32 /tmp/rt-u; echo hi | crc32; crc32 /nosuch; echo $?; uuencode /tmp/rt-u name; uuencode -m /tmp/rt-u name; ' +
+    'uuencode /tmp/rt-u name | uudecode -o -; uuencode -m /tmp/rt-u /tmp/rt-v | uudecode; cat /tmp/rt-v; stat -c %a /tmp/rt-v; ' +
+    'echo junk | uudecode; echo $?; uuencode; echo $?; fallocate -l 4096 /tmp/rt-fa; stat -c %s /tmp/rt-fa; fallocate -o 100 -l 10 /tmp/rt-fa; ' +
+    'stat -c %s /tmp/rt-fa; fallocate -l 1k /tmp/rt-fb; stat -c %s /tmp/rt-fb; fallocate /tmp/rt-fc; echo $?; shred -n 1 -z /tmp/rt-u; ' +
+    'od -c /tmp/rt-u; shred -u /tmp/rt-u; ls /tmp/rt-u; shred /nosuch; echo $?; mkdir -p /tmp/rt-nk/a; nuke /tmp/rt-nk; test -e /tmp/rt-nk; ' +
+    'echo $?; nuke /nosuch; echo $?; dnsdomainname; echo $?; last; echo $?; echo a | ts "%Y" | sed "s/[0-9]/N/g"; run-parts; echo $?; ' +
+    'rm -f /tmp/rt-v /tmp/rt-fa /tmp/rt-fb',
+  // run-parts: the executable files of a directory in order (-a, --reverse, --test, --exit-on-error), a failing one named.
+  `mkdir -p /tmp/rt-rp; cd /tmp/rt-rp; printf '#!/bin/sh\\necho one "$@"\\n' > 10-one; printf '#!/bin/sh\\necho two; exit 3\\n' > 20-two; ` +
+    `printf '#!/bin/sh\\necho skip\\n' > 30.sh; printf 'echo noexec\\n' > 40-noexec; printf '#!/bin/sh\\necho four\\n' > 50-four; ` +
+    `chmod +x 10-one 20-two 30.sh 50-four; mkdir 60-dir; run-parts /tmp/rt-rp; echo $?; run-parts --test /tmp/rt-rp; echo $?; ` +
+    `run-parts -a x -a y --reverse /tmp/rt-rp; echo $?; run-parts --exit-on-error /tmp/rt-rp; echo $?; run-parts /nosuch; echo $?; ` +
+    `run-parts --list /tmp/rt-rp; echo $?; cd /; rm -r /tmp/rt-rp`,
 ];
 
 /**

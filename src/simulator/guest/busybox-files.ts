@@ -2,6 +2,10 @@ import { machine } from 'node:os';
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import type { GuestFs } from './guest-fs.js';
+import { busyboxArchives } from './busybox-archives.js';
+import { busyboxMisc } from './busybox-misc.js';
+import { busyboxNodes } from './busybox-nodes.js';
+import { busyboxPatch } from './busybox-patch.js';
 
 /** What the programs below need to know about the command running them. */
 export interface FilesHost {
@@ -317,6 +321,10 @@ export function busyboxFiles(host: FilesHost): Command[] {
     arch,
     su,
     setsid,
+    ...busyboxArchives(host),
+    ...busyboxNodes(host),
+    busyboxPatch(host),
+    ...busyboxMisc(host),
   ];
 }
 
