@@ -367,7 +367,7 @@ export class Guests {
         ...(shell ? {} : { args }),
       });
       if (killer.signal.aborted) return killed(killer.signal.reason as number, runaway.signal.aborted ? undefined : result);
-      if (!shell && result.exitCode === 127 && /command not found/.test(result.stderr)) return ended('', '', 127);
+      if (!shell && result.exitCode === 127 && /command not found|command not available in browser/.test(result.stderr)) return ended('', '', 127);
       if (!shell && result.exitCode === 126) return ended('', '', 126);
       // The EXIT trap runs as the shell ends, in the state the script left (its variables, its directory).
       const onExit = shellState.exitTrap();
@@ -387,6 +387,8 @@ export class Guests {
       const name = program ?? 'sh';
       const stderr = `${result.stderr}${trapped?.stderr ?? ''}`
         .replace(/^bash: (.*): command not found$/gm, `${name}: $1: not found`)
+        // just-bash's word for a program it knows but was not given (python3, sqlite3, yq …): not found, as busybox says.
+        .replace(/^bash: (.*): command not available in browser environments\..*$/gm, `${name}: $1: not found`)
         .replace(/^bash: ([^\s:]*\/[^\s:]*): No such file or directory$/gm, `${name}: $1: not found`)
         .replace(/^bash: /gm, `${name}: `);
       return { ...ended(`${result.stdout}${trapped?.stdout ?? ''}`, stderr, result.exitCode, raw), env: result.env };
