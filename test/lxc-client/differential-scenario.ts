@@ -117,6 +117,9 @@ const createBody = (name: string, config: Record<string, string> = {}): string =
 const zipArchive =
   'UEsDBBQAAAAIAOQwZVhIyRFIDAAAAAoAAAAFAAAAYS50eHTLSM3JyVeoyizgAgBQSwMEFAAAAAAA5DBlWAAAAAAAAAAAAAAAAAIAAABkL1BLAwQUAAAACADkMGVYjE0C0AgAAAAGAAAABwAAAGQvYi50eHTLzMtLLeICAFBLAQIUAxQAAAAIAOQwZVhIyRFIDAAAAAoAAAAFAAAAAAAAAAAAAACkgQAAAABhLnR4dFBLAQIUAxQAAAAAAOQwZVgAAAAAAAAAAAAAAAACAAAAAAAAAAAAEADtQS8AAABkL1BLAQIUAxQAAAAIAOQwZViMTQLQCAAAAAYAAAAHAAAAAAAAAAAAAACkgU8AAABkL2IudHh0UEsFBgAAAAADAAMAmAAAAHwAAAAAAA==';
 
+/** An xz file made on the host (Python's lzma): `xz text` and a newline. */
+const xzFile = '/Td6WFoAAATm1rRGAgAhARYAAAB0L+WjAQAHeHogdGV4dAoAhya2iR39dcsAASAIuxnZux+2830BAAAAAARZWg==';
+
 /**
  * Busybox programs a script types first, a few shell lines each (one exec per line keeps the suite
  * short). What is the host's (memory, uptime, load, the processes' figures) is reduced to its shape by
@@ -167,6 +170,11 @@ const busyboxSteps: string[] = [
     'head -c 100 /tmp/s.bz2 | bunzip2 >/dev/null; echo $?; cp /tmp/s.bz2 /tmp/t; ' +
     'printf XXXXXXXXXXXXXXXXXX | dd of=/tmp/t bs=1 seek=50 conv=notrunc 2>/dev/null; wc -c < /tmp/t; bunzip2 < /tmp/t > /dev/null; echo $?; ' +
     'printf "BZh" | bunzip2; echo $?; printf "BZhx" | bunzip2; echo $?; printf "BZh9" | bunzip2; echo $?; rm /tmp/s.bz2 /tmp/t',
+  // xz, unxz, xzcat (busybox's decompress only): files, stdin, refusals, data that is not xz's (nothing, exit 0), a stream cut short.
+  `mkdir /tmp/rt-xz; cd /tmp/rt-xz; echo ${xzFile} | base64 -d > rt-t.xz; xzcat rt-t.xz; xz -dc < rt-t.xz; unxz -k rt-t.xz; cat rt-t; unxz rt-t.xz; ` +
+    `echo $?; rm rt-t; unxz rt-t.xz; ls; xz rt-t; echo $?; xz -d rt-t; echo $?; cat rt-t; ls; echo $?; echo junk > rt-j.xz; ` +
+    `unxz rt-j.xz; echo $?; xzcat rt-j.xz; echo $?; echo ${xzFile} | base64 -d | head -c 40 | unxz; echo $?; xzcat nosuch; echo $?; ` +
+    `xzcat /etc/passwd; echo $?; cd /; rm -r /tmp/rt-xz`,
   // cpio -o -H newc, -t (-v), -i (-d, -u, a name), and its refusals; the dates of -tv are the run's own.
   'mkdir -p /tmp/rt-c/d; cd /tmp/rt-c; echo one > a; echo two > d/b; ln -s a l; find . | sort | cpio -o -H newc > /tmp/rt-x.cpio; echo $?; ' +
     'cpio -t < /tmp/rt-x.cpio; cpio -tv -F /tmp/rt-x.cpio | sed "s/ 20[0-9-]* [0-9:]* / DATE /"; mkdir /tmp/rt-e; cd /tmp/rt-e; ' +

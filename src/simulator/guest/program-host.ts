@@ -1,3 +1,5 @@
+import { posix } from 'node:path';
+import type { CommandContext, ExecResult } from 'just-bash';
 import type { GuestFs } from './guest-fs.js';
 
 /**
@@ -10,4 +12,25 @@ export interface ProgramHost {
   gid: number;
   /** Says that a program wrote raw bytes (not text) to the command's output. */
   rawOutput: () => void;
+}
+
+/** The bytes of stdin, one character per byte (exec's stdin is given as bytes). */
+export const stdinBytes = (ctx: CommandContext): Buffer => Buffer.from(String(ctx.stdin), 'latin1');
+
+/** Output that is bytes, which pipes and redirections pass on as they are. */
+export function bytesOut(host: ProgramHost, data: Buffer, stderr = '', exitCode = 0): ExecResult {
+  host.rawOutput();
+  return { stdout: data.toString('latin1'), stderr, exitCode, stdoutKind: 'bytes' };
+}
+
+/** Makes a directory and its missing parents, owned by the command's user. */
+export async function mkdirs(host: ProgramHost, path: string, mode = 0o755): Promise<void> {
+  if (path === '/' || (await host.fs.entry(path))) return;
+  await mkdirs(host, posix.dirname(path));
+  await host.fs.mkdir(path, { uid: host.uid, gid: host.gid, mode });
+}
+
+/** Writes a file, replacing one that is there (an existing file keeps its owner and mode, as open(O_TRUNC) does). */
+export async function writeFile(host: ProgramHost, path: string, data: Buffer, mode = 0o644): Promise<void> {
+  await host.fs.write(path, data, { uid: host.uid, gid: host.gid, mode });
 }
