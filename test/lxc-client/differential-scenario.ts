@@ -207,6 +207,13 @@ const busyboxSteps: string[] = [
     'od -c /tmp/rt-u; shred -u /tmp/rt-u; ls /tmp/rt-u; shred /nosuch; echo $?; mkdir -p /tmp/rt-nk/a; nuke /tmp/rt-nk; test -e /tmp/rt-nk; ' +
     'echo $?; nuke /nosuch; echo $?; dnsdomainname; echo $?; last; echo $?; echo a | ts "%Y" | sed "s/[0-9]/N/g"; run-parts; echo $?; ' +
     'rm -f /tmp/rt-v /tmp/rt-fa /tmp/rt-fb',
+  // ascii, ipcalc (inet_aton's forms, class netmasks, a prefix or a netmask, its refusals; -h without a resolver), dumpleases.
+  'ascii; echo $?; ipcalc 192.168.1.10/24; echo $?; ipcalc -bnm 10.1.2.3/8; ipcalc -p 10.0.0.1 255.255.0.0; ' +
+    'ipcalc -n 172.16.5.4 255.255.255.0; ipcalc -m 10.1.2.3; ipcalc -bnmp 10.1.2.3 255.255.255.0; ipcalc -b 1.2.3.4/33; echo $?; ' +
+    'ipcalc -b 1.2.3.4/0; ipcalc -n 1.2.3; echo $?; ipcalc -n 1.2.3.4 255.0.255.0; ipcalc -p 1.2.3.4/20; ipcalc -h 127.0.0.1; echo $?; ' +
+    'ipcalc -b 300.1.1.1; echo $?; ipcalc -bs 300.1.1.1; echo $?; ipcalc -b 1.2.3.4 5.6.7.8 9; echo $?; ipcalc -bn 192.168.1.10; ' +
+    'ipcalc -n 0x0a.010.1.1; dumpleases; echo $?; mkdir -p /var/lib/misc; touch /var/lib/misc/udhcpd.leases; dumpleases; echo $?; ' +
+    'rm -r /var/lib/misc',
   // run-parts: the executable files of a directory in order (-a, --reverse, --test, --exit-on-error), a failing one named.
   `mkdir -p /tmp/rt-rp; cd /tmp/rt-rp; printf '#!/bin/sh\\necho one "$@"\\n' > 10-one; printf '#!/bin/sh\\necho two; exit 3\\n' > 20-two; ` +
     `printf '#!/bin/sh\\necho skip\\n' > 30.sh; printf 'echo noexec\\n' > 40-noexec; printf '#!/bin/sh\\necho four\\n' > 50-four; ` +

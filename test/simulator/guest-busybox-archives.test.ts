@@ -87,6 +87,9 @@ describe('the guest’s archive programs', () => {
       'dnsdomainname',
       'last',
       'ts',
+      'ascii',
+      'ipcalc',
+      'dumpleases',
     ])
       expect(listed).toContain(name);
   });

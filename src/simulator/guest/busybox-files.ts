@@ -6,6 +6,7 @@ import { busyboxArchives } from './busybox-archives.js';
 import { busyboxMisc } from './busybox-misc.js';
 import { busyboxNodes } from './busybox-nodes.js';
 import { busyboxPatch } from './busybox-patch.js';
+import { busyboxTables } from './busybox-tables.js';
 
 /** What the programs below need to know about the command running them. */
 export interface FilesHost {
@@ -325,6 +326,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     ...busyboxNodes(host),
     busyboxPatch(host),
     ...busyboxMisc(host),
+    ...busyboxTables(host),
   ];
 }
 
