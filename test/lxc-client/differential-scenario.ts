@@ -214,6 +214,12 @@ const busyboxSteps: string[] = [
     'ipcalc -b 300.1.1.1; echo $?; ipcalc -bs 300.1.1.1; echo $?; ipcalc -b 1.2.3.4 5.6.7.8 9; echo $?; ipcalc -bn 192.168.1.10; ' +
     'ipcalc -n 0x0a.010.1.1; dumpleases; echo $?; mkdir -p /var/lib/misc; touch /var/lib/misc/udhcpd.leases; dumpleases; echo $?; ' +
     'rm -r /var/lib/misc',
+  // mkpasswd: SHA-256 (the default), SHA-512, MD5 and DES with a salt given, busybox's reading of -m, random salts by shape, stdin.
+  'mkpasswd pw saltsalt; mkpasswd -m sha512 pw saltsalt; mkpasswd -m sha-512 -S abcdefgh pw; mkpasswd -m md5 pw ab12; ' +
+    'mkpasswd -m md5 "a longer password of more than sixteen bytes" 12345678; mkpasswd -m des pw ab; ' +
+    'mkpasswd -m sha256 pw | cut -d"$" -f3 | wc -c; mkpasswd pw | cut -c1-3; mkpasswd -m nosuch pw | cut -c1-3; mkpasswd; echo $?; ' +
+    'echo pw | mkpasswd -S saltsalt; mkpasswd -S sh pw; mkpasswd -m md5 pw | cut -d"$" -f3 | wc -c; ' +
+    'mkpasswd -m des pw | grep -c "^[./0-9A-Za-z]\\{13\\}$"',
   // run-parts: the executable files of a directory in order (-a, --reverse, --test, --exit-on-error), a failing one named.
   `mkdir -p /tmp/rt-rp; cd /tmp/rt-rp; printf '#!/bin/sh\\necho one "$@"\\n' > 10-one; printf '#!/bin/sh\\necho two; exit 3\\n' > 20-two; ` +
     `printf '#!/bin/sh\\necho skip\\n' > 30.sh; printf 'echo noexec\\n' > 40-noexec; printf '#!/bin/sh\\necho four\\n' > 50-four; ` +

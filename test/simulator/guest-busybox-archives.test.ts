@@ -90,6 +90,7 @@ describe('the guest’s archive programs', () => {
       'ascii',
       'ipcalc',
       'dumpleases',
+      'mkpasswd',
     ])
       expect(listed).toContain(name);
   });

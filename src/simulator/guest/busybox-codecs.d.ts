@@ -20,3 +20,9 @@ declare module 'libbzip2-wasm' {
   /** Instantiates the module. */
   export default function libbzip2(): Bzip2Module;
 }
+
+/** unix-crypt-td-js: the DES-based crypt(3); ships no types. */
+declare module 'unix-crypt-td-js' {
+  /** The 13-character DES crypt of the password with a two-character salt. */
+  export default function unixCrypt(password: string, salt: string): string;
+}

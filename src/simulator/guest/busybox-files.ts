@@ -4,6 +4,7 @@ import type { Command, CommandContext, ExecResult } from 'just-bash';
 import type { GuestFs } from './guest-fs.js';
 import { busyboxArchives } from './busybox-archives.js';
 import { busyboxMisc } from './busybox-misc.js';
+import { mkpasswdCommand } from './busybox-mkpasswd.js';
 import { busyboxNodes } from './busybox-nodes.js';
 import { busyboxPatch } from './busybox-patch.js';
 import { busyboxTables } from './busybox-tables.js';
@@ -327,6 +328,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     busyboxPatch(host),
     ...busyboxMisc(host),
     ...busyboxTables(host),
+    mkpasswdCommand(),
   ];
 }
 
