@@ -120,6 +120,10 @@ const zipArchive =
 /** An xz file made on the host (Python's lzma): `xz text` and a newline. */
 const xzFile = '/Td6WFoAAATm1rRGAgAhARYAAAB0L+WjAQAHeHogdGV4dAoAhya2iR39dcsAASAIuxnZux+2830BAAAAAARZWg==';
 
+/** An ar archive made on the host: `hello.txt` (0644, root) and `b` (0755, uid 1000), dated 2024-03-05 06:07:08. */
+const arArchive =
+  'ITxhcmNoPgpoZWxsby50eHQvICAgICAgMTcwOTYxODgyOCAgMCAgICAgMCAgICAgMTAwNjQ0ICA5ICAgICAgICAgYApoZWxsbyBhcgoKYi8gICAgICAgICAgICAgIDE3MDk2MTg4MjggIDEwMDAgIDEwMDAgIDEwMDc1NSAgNCAgICAgICAgIGAKYmVlCg==';
+
 /**
  * Busybox programs a script types first, a few shell lines each (one exec per line keeps the suite
  * short). What is the host's (memory, uptime, load, the processes' figures) is reduced to its shape by
@@ -175,6 +179,10 @@ const busyboxSteps: string[] = [
     `echo $?; rm rt-t; unxz rt-t.xz; ls; xz rt-t; echo $?; xz -d rt-t; echo $?; cat rt-t; ls; echo $?; echo junk > rt-j.xz; ` +
     `unxz rt-j.xz; echo $?; xzcat rt-j.xz; echo $?; echo ${xzFile} | base64 -d | head -c 40 | unxz; echo $?; xzcat nosuch; echo $?; ` +
     `xzcat /etc/passwd; echo $?; cd /; rm -r /tmp/rt-xz`,
+  // ar (reading only): t, tv, p, x with modes and owners, a file that is there, refusals.
+  `mkdir /tmp/rt-ar; cd /tmp/rt-ar; echo ${arArchive} | base64 -d > t.a; ar t t.a; ar tv t.a; ar p t.a b; ar x t.a; ls; cat hello.txt; ` +
+    `stat -c "%a %u %n" hello.txt b; ar x t.a; echo $?; rm hello.txt b; ar xo t.a hello.txt; ls; ar xv t.a; ar p t.a nosuch; echo $?; ` +
+    `ar t nosuch.a; echo $?; echo junk > j.a; ar t j.a; echo $?; ar; echo $?; ar q t.a b; echo $?; cd /; rm -r /tmp/rt-ar`,
   // cpio -o -H newc, -t (-v), -i (-d, -u, a name), and its refusals; the dates of -tv are the run's own.
   'mkdir -p /tmp/rt-c/d; cd /tmp/rt-c; echo one > a; echo two > d/b; ln -s a l; find . | sort | cpio -o -H newc > /tmp/rt-x.cpio; echo $?; ' +
     'cpio -t < /tmp/rt-x.cpio; cpio -tv -F /tmp/rt-x.cpio | sed "s/ 20[0-9-]* [0-9:]* / DATE /"; mkdir /tmp/rt-e; cd /tmp/rt-e; ' +

@@ -65,6 +65,7 @@ describe('the guest’s archive programs', () => {
     for (const name of [
       'unzip',
       'cpio',
+      'ar',
       'bzip2',
       'bunzip2',
       'bzcat',

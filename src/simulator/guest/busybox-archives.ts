@@ -100,11 +100,99 @@ function unzipProgram(host: ProgramHost): Command {
   };
 }
 
+const arUsage =
+  `${banner}Usage: ar x|p|t [-ov] ARCHIVE [FILE]...\n\nExtract or list FILEs from an ar archive\n\n` +
+  '\tx\tExtract\n\tp\tExtract to stdout\n\tt\tList\n\t-o\tRestore mtime\n\t-v\tVerbose\n';
+
+/** One member of an ar archive. */
+interface ArMember {
+  name: string;
+  mtime: number;
+  uid: number;
+  gid: number;
+  mode: number;
+  data: Buffer;
+}
+
+/** The members of a common (System V / GNU) ar archive, or busybox's message for what is not one. */
+function readAr(archive: Buffer): ArMember[] | string {
+  if (archive.length < 8 || archive.subarray(0, 8).toString('latin1') !== '!<arch>\n') return 'short read';
+  const members: ArMember[] = [];
+  for (let at = 8; at < archive.length;) {
+    if (archive.length - at < 60) return 'short read';
+    const header = archive.subarray(at, at + 60).toString('latin1');
+    const field = (from: number, length: number): string => header.slice(from, from + length).trim();
+    const size = Number(field(48, 10));
+    const data = archive.subarray(at + 60, at + 60 + size);
+    if (data.length < size) return 'short read';
+    members.push({
+      name: field(0, 16).replace(/\/$/, ''),
+      mtime: Number(field(16, 12)),
+      uid: Number(field(28, 6)),
+      gid: Number(field(34, 6)),
+      mode: parseInt(field(40, 8), 8),
+      data,
+    });
+    at += 60 + size + (size % 2);
+  }
+  return members;
+}
+
+/** `ls -l`'s permission letters (without the type) of a mode. */
+const permissions = (mode: number): string =>
+  [6, 3, 0].map((s) => `${mode & (4 << s) ? 'r' : '-'}${mode & (2 << s) ? 'w' : '-'}${mode & (1 << s) ? 'x' : '-'}`).join('');
+
+const monthNames = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
 /**
- * busybox's archive programs that just-bash lacks: `unzip`, `cpio` (newc), `bzip2`/`bunzip2`/`bzcat`
+ * busybox's `ar`, which reads archives only: `t` lists (`v`: long), `p` writes members to stdout,
+ * `x` extracts them with their modes and owners (`o`: their mtimes too), refusing a file that is
+ * there; named members only when names are given.
+ */
+function arProgram(host: ProgramHost): Command {
+  return {
+    name: 'ar',
+    async execute(args, ctx) {
+      const [command, archiveName, ...names] = args;
+      if (command === undefined || archiveName === undefined) return fail(arUsage);
+      const letters = command.replace(/^-/, '');
+      const bad = [...letters].find((c) => !'xptov'.includes(c));
+      if (bad !== undefined) return fail(`ar: invalid option -- '${bad}'\n${arUsage}`);
+      const action = [...letters].find((c) => 'xpt'.includes(c));
+      if (action === undefined) return fail(arUsage);
+      const path = posix.resolve(ctx.cwd, archiveName);
+      if ((await host.fs.entry(path))?.type !== 'file') return fail(`ar: can't open '${archiveName}': No such file or directory\n`);
+      const members = readAr(await host.fs.read(path));
+      if (typeof members === 'string') return fail(`ar: ${members}\n`);
+      const verbose = letters.includes('v');
+      let stdout = '';
+      const bytes: Buffer[] = [];
+      for (const m of members) {
+        if (names.length && !names.includes(m.name)) continue;
+        if (action === 't' || verbose) {
+          const t = new Date(m.mtime * 1000);
+          const date = `${monthNames[t.getMonth()]} ${String(t.getDate()).padStart(2)} ${two(t.getHours())}:${two(t.getMinutes())} ${t.getFullYear()}`;
+          stdout += verbose ? `${permissions(m.mode)} ${m.uid}/${m.gid} ${String(m.data.length).padStart(6)} ${date} ${m.name}\n` : `${m.name}\n`;
+        }
+        if (action === 'p') bytes.push(m.data);
+        if (action !== 'x') continue;
+        const target = posix.resolve(ctx.cwd, m.name);
+        if (await host.fs.entry(target)) return { stdout, stderr: `ar: can't open '${m.name}': File exists\n`, exitCode: 1 };
+        // Root keeps the archive's owners, as busybox's extraction does; anyone else owns what it makes.
+        const owner = host.uid === 0 ? { uid: m.uid, gid: m.gid } : { uid: host.uid, gid: host.gid };
+        await host.fs.write(target, m.data, { ...owner, mode: m.mode & 0o7777 });
+        if (letters.includes('o')) await host.fs.memory.utimes(target, new Date(m.mtime * 1000), new Date(m.mtime * 1000));
+      }
+      return action === 'p' ? bytesOut(host, Buffer.concat(bytes)) : ok(stdout);
+    },
+  };
+}
+
+/**
+ * busybox's archive programs that just-bash lacks: `unzip`, `cpio` (newc), `ar` (reading), `bzip2`/`bunzip2`/`bzcat`
  * and `xz`/`unxz`/`xzcat` (decompression only, as busybox's). Their output, messages and exit
  * codes are busybox 1.35's on the LXD 5.0.2 test bed.
  */
 export function busyboxArchives(host: ProgramHost): Command[] {
-  return [...busyboxUnpackers(host), unzipProgram(host), cpioProgram(host)];
+  return [...busyboxUnpackers(host), unzipProgram(host), cpioProgram(host), arProgram(host)];
 }
