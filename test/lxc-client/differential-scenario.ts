@@ -228,6 +228,9 @@ const busyboxSteps: string[] = [
     'mkpasswd -m sha256 pw | cut -d"$" -f3 | wc -c; mkpasswd pw | cut -c1-3; mkpasswd -m nosuch pw | cut -c1-3; mkpasswd; echo $?; ' +
     'echo pw | mkpasswd -S saltsalt; mkpasswd -S sh pw; mkpasswd -m md5 pw | cut -d"$" -f3 | wc -c; ' +
     'mkpasswd -m des pw | grep -c "^[./0-9A-Za-z]\\{13\\}$"',
+  // cal: months and years (-m, -j, -y), September 1752, the first and last years, its refusals; the current month by its line count.
+  'cal 2 2024; cal 9 1752; cal -m 3 2025; cal -j 2 2024; cal 13 2024; echo $?; cal 2024; cal -m 1 1; cal 12 9999; cal -j 10 1752; cal 0; ' +
+    'echo $?; cal | wc -l; cal x; echo $?; cal 3 2 1; echo $?; cal -y 2023 | head -3; cal -jy 2024 | head -12',
   // run-parts: the executable files of a directory in order (-a, --reverse, --test, --exit-on-error), a failing one named.
   `mkdir -p /tmp/rt-rp; cd /tmp/rt-rp; printf '#!/bin/sh\\necho one "$@"\\n' > 10-one; printf '#!/bin/sh\\necho two; exit 3\\n' > 20-two; ` +
     `printf '#!/bin/sh\\necho skip\\n' > 30.sh; printf 'echo noexec\\n' > 40-noexec; printf '#!/bin/sh\\necho four\\n' > 50-four; ` +

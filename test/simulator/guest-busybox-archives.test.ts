@@ -89,6 +89,7 @@ describe('the guest’s archive programs', () => {
       'last',
       'ts',
       'ascii',
+      'cal',
       'ipcalc',
       'dumpleases',
       'mkpasswd',

@@ -102,10 +102,114 @@ function dumpleases(host: ProgramHost): Command {
   };
 }
 
+const monthNames = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** Leap years as cal counts them: Julian up to 1752, Gregorian after. */
+const isLeap = (y: number): boolean => (y <= 1752 ? y % 4 === 0 : (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0);
+const monthLengths = (y: number): number[] => [31, isLeap(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The weekday (0 Sunday) of a date, across the eleven days Britain dropped in September 1752 (BSD's and busybox's cal.c). */
+function weekday(day: number, month: number, year: number): number {
+  const y = year - 1;
+  const leapDays = Math.floor(y / 4) - (y > 1700 ? Math.floor(y / 100) - 17 : 0) + (y > 1600 ? Math.floor((y - 1600) / 400) : 0);
+  const dayOfYear =
+    monthLengths(year)
+      .slice(0, month - 1)
+      .reduce((a, b) => a + b, 0) + day;
+  const days = y * 365 + leapDays + dayOfYear;
+  const firstMissing = 639799;
+  if (days < firstMissing) return (days - 1 + 6) % 7;
+  if (days >= firstMissing + 11) return (days - 1 + 6 - 11) % 7;
+  return 4;
+}
+
+/** One month as 6 rows of 7 cells (day of month, or of the year with -j; 0: blank), weeks from Sunday or Monday. */
+function monthCells(month: number, year: number, julian: boolean, monday: boolean): number[] {
+  const cells = new Array<number>(42).fill(0);
+  const before = monthLengths(year)
+    .slice(0, month - 1)
+    .reduce((a, b) => a + b, 0);
+  let at = (weekday(1, month, year) + (monday ? 6 : 0)) % 7;
+  for (let d = 1; d <= monthLengths(year)[month - 1]!; d++) {
+    // September 1752 goes from the 2nd to the 14th.
+    if (year === 1752 && month === 9 && d > 2 && d < 14) continue;
+    cells[at++] = julian ? before + d : d;
+  }
+  return cells;
+}
+
+const center = (text: string, width: number): string => {
+  const left = Math.floor((width - text.length) / 2);
+  return ' '.repeat(Math.max(0, left)) + text + ' '.repeat(Math.max(0, width - text.length - left));
+};
+/** busybox trims a line's trailing blanks unless the line is nothing but blanks. */
+const trimmed = (line: string): string => (line.trim() === '' ? line : line.trimEnd());
+
+/** busybox's `cal`: a month (`cal`, `cal M Y`) or a year (`cal Y`, `-y`), `-m` weeks from Monday, `-j` days of the year. */
+function cal(): Command {
+  return {
+    name: 'cal',
+    async execute(args) {
+      const flags = new Set<string>();
+      const numbers: string[] = [];
+      for (const a of args) {
+        if (/^-[jmy]+$/.test(a)) for (const c of a.slice(1)) flags.add(c);
+        else numbers.push(a);
+      }
+      const bad = numbers.find((n) => !/^\d+$/.test(n));
+      if (bad !== undefined) return fail(`cal: invalid number '${bad}'\n`);
+      if (numbers.length > 2)
+        return fail(
+          `${banner}Usage: cal [-jmy] [[MONTH] YEAR]\n\nDisplay a calendar\n\n\t-j\tUse julian dates\n\t-m\tWeek starts on Monday\n\t-y\tDisplay the entire year\n`,
+        );
+      const now = new Date();
+      let month = now.getUTCMonth() + 1;
+      let year = now.getUTCFullYear();
+      let wholeYear = flags.has('y');
+      if (numbers.length === 2) month = Number(numbers[0]);
+      if (numbers.length >= 1) year = Number(numbers[numbers.length - 1]);
+      if (numbers.length === 1) wholeYear = true;
+      if (numbers.length === 2 && (month < 1 || month > 12)) return fail(`cal: number ${month} is not in 1..12 range\n`);
+      if (year < 1 || year > 9999) return fail(`cal: number ${year} is not in 1..9999 range\n`);
+      const julian = flags.has('j');
+      const monday = flags.has('m');
+      const cell = julian ? 4 : 3;
+      const names = monday ? ['Mo', 'Tu', 'We', 'Th', 'Fr', 'Sa', 'Su'] : ['Su', 'Mo', 'Tu', 'We', 'Th', 'Fr', 'Sa'];
+      const header = names.map((n) => n.padStart(cell - 1)).join(' ');
+      const width = 7 * cell - 1;
+      const rows = (m: number): string[] => {
+        const cells = monthCells(m, year, julian, monday);
+        return [0, 1, 2, 3, 4, 5].map((w) =>
+          cells
+            .slice(w * 7, w * 7 + 7)
+            .map((d) => (d ? String(d).padStart(cell - 1) : ' '.repeat(cell - 1)) + ' ')
+            .join(''),
+        );
+      };
+      if (!wholeYear) {
+        const lines = [trimmed(center(`${monthNames[month - 1]} ${year}`, width)), header, ...rows(month).map(trimmed)];
+        return ok(lines.map((l) => `${l}\n`).join(''));
+      }
+      const perRow = julian ? 2 : 3;
+      const lines = [center(String(year), perRow * width + (perRow - 1) * 2), ''];
+      for (let first = 1; first <= 12; first += perRow) {
+        const group = Array.from({ length: perRow }, (_, i) => first + i);
+        lines.push(group.map((m) => center(monthNames[m - 1]!, width)).join('  '));
+        lines.push(group.map(() => header).join('  '));
+        const blocks = group.map(rows);
+        // A week blank in every month shows busybox's whole line buffer: 79 blanks.
+        for (let w = 0; w < 6; w++)
+          lines.push(trimmed(blocks.map((b) => b[w]!).join(' ')).trim() === '' ? ' '.repeat(79) : trimmed(blocks.map((b) => b[w]!).join(' ')));
+      }
+      return ok(lines.map((l) => `${l}\n`).join(''));
+    },
+  };
+}
+
 /**
- * Small busybox programs that print what they compute from their arguments: `ascii`, `ipcalc` and
- * `dumpleases`. Output, messages and exit codes are busybox 1.35's on the LXD 5.0.2 test bed.
+ * Small busybox programs that print what they compute from their arguments: `ascii`, `cal`, `ipcalc`
+ * and `dumpleases`. Output, messages and exit codes are busybox 1.35's on the LXD 5.0.2 test bed.
  */
 export function busyboxTables(host: ProgramHost): Command[] {
-  return [{ name: 'ascii', execute: async () => ok(asciiTable()) }, ipcalc(), dumpleases(host)];
+  return [{ name: 'ascii', execute: async () => ok(asciiTable()) }, cal(), ipcalc(), dumpleases(host)];
 }
