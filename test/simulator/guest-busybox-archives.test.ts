@@ -40,7 +40,7 @@ describe('the guest’s archive programs', () => {
     expect(res.stdout).toBe('17\nbz\ncpio\nuu\nb64\n');
   });
 
-  it('what a user other than root extracts, patches or installs is its own', async () => {
+  it('what a user other than root extracts, patches, compresses or makes is its own', async () => {
     const res = await sh(
       'mkdir -p /tmp/u && cd /tmp/u && echo one > a && echo a | cpio -o -H newc > a.cpio && mkdir e && cd e && cpio -i < ../a.cpio 2>/dev/null; ' +
         'printf -- "--- a\\n+++ a\\n@@ -1 +1 @@\\n-one\\n+two\\n" | patch; cat a; bzip2 a; mkfifo f; stat -c "%u %n" a.bz2 f',

@@ -52,7 +52,8 @@ interface Codec {
   decompress(data: Buffer): Promise<Buffer>;
   /** None: the program decompresses only (busybox's xz), and says its usage without `-d`. */
   compress?(data: Buffer): Promise<Buffer>;
-  usage: string;
+  /** What it says without `-d` when it only decompresses. */
+  usage?: string;
 }
 
 const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
@@ -68,9 +69,6 @@ const bzip2Codec: Codec = {
     if (result.error !== 0) throw new Error(bunzipError(data, result.error));
     return Buffer.from(result.output);
   },
-  usage:
-    'Usage: bzip2 [-cfkdt123456789] [FILE]...\n\nCompress FILEs (or stdin) with bzip2 algorithm\n\n' +
-    '\t-1..9\tCompression level\n\t-d\tDecompress\n\t-c\tWrite to stdout\n\t-f\tForce\n\t-k\tKeep input files\n\t-t\tTest integrity\n',
 };
 
 /** The six bytes an xz stream starts with. */
@@ -116,7 +114,7 @@ function unpackProgram(host: ProgramHost, name: string, codec: Codec, implied: s
         else files.push(a);
       }
       const decompress = flags.has('d') || flags.has('t');
-      if (!decompress && !codec.compress) return { stdout: '', stderr: `${banner}${codec.usage}`, exitCode: 1 };
+      if (!decompress && !codec.compress) return { stdout: '', stderr: `${banner}${codec.usage ?? ''}`, exitCode: 1 };
       const toStdout = flags.has('c');
       let out = Buffer.alloc(0);
       let stderr = '';
