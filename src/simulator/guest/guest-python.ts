@@ -332,32 +332,21 @@ def _reflex_main(spec_json):
     pwd.struct_passwd = collections.namedtuple('struct_passwd', 'pw_name pw_passwd pw_uid pw_gid pw_gecos pw_dir pw_shell')
     users = lambda: table('/etc/passwd', pwd.struct_passwd._fields, lambda p: pwd.struct_passwd(p[0], p[1], int(p[2]), int(p[3]), p[4], p[5], p[6]))
     pwd.getpwall = users
-    def getpwuid(uid):
-        for u in users():
-            if u.pw_uid == uid:
-                return u
-        raise KeyError('getpwuid(): uid not found: %d' % uid)
-    def getpwnam(name):
-        for u in users():
-            if u.pw_name == name:
-                return u
-        raise KeyError("getpwnam(): name not found: '%s'" % name)
-    pwd.getpwuid, pwd.getpwnam = getpwuid, getpwnam
+    def finder(rows, field, message):
+        def find(key):
+            for row in rows():
+                if getattr(row, field) == key:
+                    return row
+            raise KeyError(message % key)
+        return find
+    pwd.getpwuid = finder(users, 'pw_uid', 'getpwuid(): uid not found: %d')
+    pwd.getpwnam = finder(users, 'pw_name', "getpwnam(): name not found: '%s'")
     grp = types.ModuleType('grp')
     grp.struct_group = collections.namedtuple('struct_group', 'gr_name gr_passwd gr_gid gr_mem')
     groups = lambda: table('/etc/group', ('n', 'p', 'g', 'm'), lambda p: grp.struct_group(p[0], p[1], int(p[2]), [m for m in p[3].split(',') if m]))
     grp.getgrall = groups
-    def getgrgid(gid):
-        for gr in groups():
-            if gr.gr_gid == gid:
-                return gr
-        raise KeyError('getgrgid(): gid not found: %d' % gid)
-    def getgrnam(name):
-        for gr in groups():
-            if gr.gr_name == name:
-                return gr
-        raise KeyError("getgrnam(): name not found: '%s'" % name)
-    grp.getgrgid, grp.getgrnam = getgrgid, getgrnam
+    grp.getgrgid = finder(groups, 'gr_gid', 'getgrgid(): gid not found: %d')
+    grp.getgrnam = finder(groups, 'gr_name', "getgrnam(): name not found: '%s'")
     fcntl = types.ModuleType('fcntl')
     for name, value in (('F_DUPFD', 0), ('F_GETFD', 1), ('F_SETFD', 2), ('F_GETFL', 3), ('F_SETFL', 4), ('F_GETLK', 5), ('F_SETLK', 6),
                         ('F_SETLKW', 7), ('FD_CLOEXEC', 1), ('LOCK_SH', 1), ('LOCK_EX', 2), ('LOCK_NB', 4), ('LOCK_UN', 8)):
