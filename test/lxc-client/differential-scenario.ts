@@ -228,6 +228,21 @@ const busyboxSteps: string[] = [
     'mkpasswd -m sha256 pw | cut -d"$" -f3 | wc -c; mkpasswd pw | cut -c1-3; mkpasswd -m nosuch pw | cut -c1-3; mkpasswd; echo $?; ' +
     'echo pw | mkpasswd -S saltsalt; mkpasswd -S sh pw; mkpasswd -m md5 pw | cut -d"$" -f3 | wc -c; ' +
     'mkpasswd -m des pw | grep -c "^[./0-9A-Za-z]\\{13\\}$"',
+  // ed and mim: ed's addresses (numbers, . $ +/-, /string/, marks), p l = a i c d s (plain strings, g, p) k r w f q and the
+  // byte counts, its stale current line after an insertion, every refusal, exit 0 but for usage; mim's targets, its
+  // shell's options, a last line without its newline, no Mimfile, no target, usage.
+  `mkdir -p /tmp/rt-ed; cd /tmp/rt-ed; printf 'one\\ntwo\\nthree\\nfour\\nfive\\n' > f; printf 'x\\001\\377\\n' > b; ` +
+    `printf '%s\\n' ,p 2p '$=' '.-1,.+1p' = 1 /o/p //p 2ka 4kb "'a,'bp" ,s/o/0/ ',s/e/EE/gp' s/x/y/ 1,2l 'r b' ,l '2,3w part' w f q | ` +
+    `ed f; echo $?; cat f part; printf '%s\\n' 3 2a new . ,p 1,2c C . ,p '$d' = i I . q y | ed f; ` +
+    `printf '%s\\n' a text . 'w new' f w q | ed -p '> '; cat new; cd /; rm -r /tmp/rt-ed`,
+  `cd /tmp; printf 'a\\nb\\n' > rt-ed-f; printf '%s\\n' 9p 0p 3,1p k "'Ap" "'zp" s s/a s/q/r/ s//x/ /nosuch/ x Q fx wq rx r 'r /nosuch' ` +
+    `'r /tmp' 'w /nosuch/x' 9a z 1q u '1;2p' '?a?' | ed rt-ed-f; echo $?; ed /nosuch; echo $?; ed /tmp </dev/null; echo $?; echo p | ed; ` +
+    `ed -s rt-ed-f; echo $?; ed -p; echo $?; ed --help; echo $?; ed --x; echo $?; rm rt-ed-f`,
+  `mkdir -p /tmp/rt-mim; cd /tmp/rt-mim; mim; echo $?; mim --help; echo $?; ` +
+    `printf 'build:\\n\\techo building "$@"\\n  echo second $0 $#\\n\\nclean:\\n\\techo cleaning\\n\\texit 3\\n' > Mimfile; mim; echo $?; ` +
+    `mim clean; echo $?; mim build x y; echo $?; mim nosuch; echo $?; mim -e build; echo $?; mim -z build; echo $?; mim -o nosuch build; ` +
+    `echo $?; mim -f; echo $?; printf 'a:\\n\\techo a\\nb:' > M2; mim -f M2; mim -f M2 b; echo $?; mim -f nosuch; echo $?; : > M3; mim -f M3; ` +
+    `echo $?; cd /; rm -r /tmp/rt-mim`,
   // cal: months and years (-m, -j, -y), September 1752, the first and last years, its refusals; the current month by its line count.
   'cal 2 2024; cal 9 1752; cal -m 3 2025; cal -j 2 2024; cal 13 2024; echo $?; cal 2024; cal -m 1 1; cal 12 9999; cal -j 10 1752; cal 0; ' +
     'echo $?; cal | wc -l; cal x; echo $?; cal 3 2 1; echo $?; cal -y 2023 | head -3; cal -jy 2024 | head -12',
