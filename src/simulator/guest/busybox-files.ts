@@ -3,6 +3,7 @@ import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import type { GuestFs } from './guest-fs.js';
 import { busyboxArchives } from './busybox-archives.js';
+import { busyboxLz } from './busybox-lz.js';
 import { busyboxEditors } from './busybox-edit.js';
 import { busyboxMisc } from './busybox-misc.js';
 import { mkpasswdCommand } from './busybox-mkpasswd.js';
@@ -331,6 +332,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     ...busyboxTables(host),
     mkpasswdCommand(),
     ...busyboxEditors(host),
+    ...busyboxLz(host),
   ];
 }
 

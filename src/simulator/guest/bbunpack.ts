@@ -1,0 +1,125 @@
+import { posix } from 'node:path';
+import type { Command, ExecResult } from 'just-bash';
+import { bytesOut, stdinBytes, writeFile, type ProgramHost } from './program-host.js';
+
+const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
+
+/** What one stream gave: the bytes busybox writes, and its message and kind of failure if it failed. */
+export interface Unpacked {
+  output: Buffer;
+  /** busybox's message (the applet's name goes before it). */
+  error?: string;
+  /** The program dies at once (bb_error_msg_and_die): a file being written stays as it is, no later operand is read. */
+  fatal?: boolean;
+  /** What the unpacker returned on success (bytes written; lzop's: 1), for `-v`'s percentage. */
+  status: number;
+}
+
+/** One applet of busybox's bbunpack family (archival/bbunzip.c) and its stream's transform. */
+export interface Unpacker {
+  name: string;
+  /** The option letters getopt32 takes (any other: `invalid option`, then the usage). */
+  options: string;
+  /** Flags the applet's name carries (`lzcat`: `c`). */
+  implied: string;
+  usage: string;
+  /** The file written for FILE (undefined: `unknown suffix - ignored`). */
+  newName(file: string, flags: Set<string>): string | undefined;
+  /** Whether the input file stays after a good run. */
+  keeps(flags: Set<string>): boolean;
+  /** Refuses to run at all (`lzma` without `-d` or `-t`). */
+  refuses?(flags: Set<string>): boolean;
+  run(data: Buffer, flags: Set<string>): Unpacked | Promise<Unpacked>;
+}
+
+/** busybox's make_new_name_generic: FILE.EXT gives FILE, anything else nothing. */
+export const strippedOf =
+  (ext: string) =>
+  (file: string): string | undefined => {
+    const dot = file.lastIndexOf('.');
+    return dot >= 0 && file.slice(dot + 1) === ext ? file.slice(0, dot) : undefined;
+  };
+
+/**
+ * bbunpack (archival/bbunzip.c) over an unpacker: each FILE (none or `-`: stdin to stdout) gives
+ * its new name's file (refused if there, unless `-f`), made with the input's mode, and the input
+ * is removed unless kept; `-c` writes to stdout, `-t` only tests. A failure removes the new file
+ * and goes on to the next operand; a fatal one ends the program, leaving the new file as written.
+ */
+export function bbunpack(host: ProgramHost, unpacker: Unpacker): Command {
+  const { name } = unpacker;
+  return {
+    name,
+    async execute(args, ctx): Promise<ExecResult> {
+      const flags = new Set<string>(unpacker.implied);
+      const files: string[] = [];
+      let operandsOnly = false;
+      for (const a of args) {
+        if (operandsOnly || !a.startsWith('-') || a === '-') files.push(a);
+        else if (a === '--') operandsOnly = true;
+        else
+          for (const c of a.slice(1)) {
+            if (!unpacker.options.includes(c))
+              return { stdout: '', stderr: `${name}: invalid option -- '${c}'\n${banner}${unpacker.usage}`, exitCode: 1 };
+            flags.add(c);
+          }
+      }
+      if (unpacker.refuses?.(flags)) return { stdout: '', stderr: `${banner}${unpacker.usage}`, exitCode: 1 };
+      const toStdout = flags.has('c') || flags.has('t');
+      let out = Buffer.alloc(0);
+      let stderr = '';
+      let code = 0;
+      const failed = (message: string): void => {
+        stderr += `${name}: ${message}\n`;
+        code = 1;
+      };
+      for (const file of files.length ? files : ['-']) {
+        let data: Buffer;
+        let path: string | undefined;
+        let mode = 0o644;
+        let size = 0;
+        if (file === '-') data = stdinBytes(ctx);
+        else {
+          path = posix.resolve(ctx.cwd, file);
+          const entry = await host.fs.entry(path);
+          if (!entry) {
+            failed(`${file}: No such file or directory`);
+            continue;
+          }
+          // A directory opens; reading it gives nothing (and an error only the readers check).
+          data = entry.type === 'directory' ? Buffer.alloc(0) : await host.fs.read(path);
+          mode = entry.mode & ~0o022;
+          size = entry.type === 'directory' ? entry.size : data.length;
+        }
+        let target: string | undefined;
+        let shown: string | undefined;
+        if (path && !toStdout) {
+          shown = unpacker.newName(file, flags);
+          if (shown === undefined) {
+            failed(`${file}: unknown suffix - ignored`);
+            continue;
+          }
+          target = posix.resolve(ctx.cwd, shown);
+          if (flags.has('f')) await host.fs.remove(target).catch(() => undefined);
+          if (await host.fs.entry(target)) {
+            failed(`can't open '${shown}': File exists`);
+            continue;
+          }
+        }
+        const result = await unpacker.run(data, flags);
+        if (result.error !== undefined) failed(result.error);
+        if (!target) {
+          if (!flags.has('t')) out = Buffer.concat([out, result.output]);
+        } else if (result.error === undefined || result.fatal) await writeFile(host, target, result.output, mode);
+        if (result.fatal) break;
+        if (result.error !== undefined || !target) continue;
+        if (flags.has('v')) {
+          const percent = result.status ? Number(((BigInt(size) * 100n) / BigInt(result.status)) & 0xffffffffn) : 0;
+          stderr += `${file}: ${(100 - percent) >>> 0}% - replaced with ${shown}\n`;
+        }
+        if (!unpacker.keeps(flags)) await host.fs.remove(path!);
+      }
+      return out.length ? bytesOut(host, out, stderr, code) : { stdout: '', stderr, exitCode: code };
+    },
+  };
+}
