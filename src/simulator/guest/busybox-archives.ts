@@ -145,21 +145,48 @@ const permissions = (mode: number): string =>
 const monthNames = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /**
+ * `ar`'s options and operands as busybox's getopt32 reads them: the first argument is options even
+ * without its `-`, an option anywhere else counts too (GNU getopt's permutation), `--` ends them;
+ * a letter it does not know is its message and the usage.
+ */
+function arArguments(args: string[]): { letters: string; operands: string[] } | string {
+  let letters = '';
+  const operands: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = i === 0 && args[0] !== '' && !args[0]!.startsWith('-') ? `-${args[0]}` : args[i]!;
+    if (arg === '--') {
+      operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('-') || arg === '-') {
+      operands.push(arg);
+      continue;
+    }
+    const bad = [...arg.slice(1)].find((c) => !'vocptx'.includes(c));
+    if (bad !== undefined) return `ar: invalid option -- '${bad}'\n${arUsage}`;
+    letters += arg.slice(1);
+  }
+  return { letters, operands };
+}
+
+/**
  * busybox's `ar`, which reads archives only: `t` lists (`v`: long), `p` writes members to stdout,
  * `x` extracts them with their modes and owners (`o`: their mtimes too), refusing a file that is
- * there; named members only when names are given.
+ * there; named members only when names are given. `c` is taken and changes nothing; `v` lists
+ * the members `p` and `x` handle, and after `p` the list comes after all the members' bytes
+ * (busybox writes those straight to stdout and its list through stdio, flushed at exit).
  */
 function arProgram(host: ProgramHost): Command {
   return {
     name: 'ar',
     async execute(args, ctx) {
-      const [command, archiveName, ...names] = args;
-      if (command === undefined || archiveName === undefined) return fail(arUsage);
-      const letters = command.replace(/^-/, '');
-      const bad = [...letters].find((c) => !'xptov'.includes(c));
-      if (bad !== undefined) return fail(`ar: invalid option -- '${bad}'\n${arUsage}`);
-      const action = [...letters].find((c) => 'xpt'.includes(c));
-      if (action === undefined) return fail(arUsage);
+      const parsed = arArguments(args);
+      if (typeof parsed === 'string') return fail(parsed);
+      const { letters, operands } = parsed;
+      const [archiveName, ...names] = operands;
+      const actions = new Set([...letters].filter((c) => 'xpt'.includes(c)));
+      if (actions.size !== 1 || archiveName === undefined) return fail(arUsage);
+      const [action] = actions;
       const path = posix.resolve(ctx.cwd, archiveName);
       if ((await host.fs.entry(path))?.type !== 'file') return fail(`ar: can't open '${archiveName}': No such file or directory\n`);
       const members = readAr(await host.fs.read(path));
@@ -183,7 +210,7 @@ function arProgram(host: ProgramHost): Command {
         await host.fs.write(target, m.data, { ...owner, mode: m.mode & 0o7777 });
         if (letters.includes('o')) await host.fs.memory.utimes(target, new Date(m.mtime * 1000), new Date(m.mtime * 1000));
       }
-      return action === 'p' ? bytesOut(host, Buffer.concat(bytes)) : ok(stdout);
+      return action === 'p' ? bytesOut(host, Buffer.concat([...bytes, Buffer.from(stdout, 'latin1')])) : ok(stdout);
     },
   };
 }

@@ -81,10 +81,50 @@ function matches(pattern: string, name: string): boolean {
   return new RegExp(`^${re}$`).test(name);
 }
 
+/** The entries of the guest's /etc/passwd or /etc/group, split at their colons. */
+async function table(host: ProgramHost, file: '/etc/passwd' | '/etc/group'): Promise<string[][]> {
+  const text = await host.fs.read(file).then(
+    (b) => b.toString('utf8'),
+    () => '',
+  );
+  return text.split('\n').map((l) => l.split(':'));
+}
+
 /**
- * busybox's `cpio` in the newc format: `-o -H newc` archives the names read on stdin, `-t` lists
- * (`-v` long), `-i` extracts (`-d` makes directories, `-u` replaces what is there, `-m` keeps
- * mtimes), `-F` names the archive; "N blocks" on stderr as busybox counts them.
+ * `-R USER[:GRP]` as busybox reads it (parse_chown_usergroup_or_die): `USER` sets the owner only,
+ * `:GRP` the group only, `USER:` the owner and the user's login group (a number not in
+ * /etc/passwd: that number), `USER:GRP` both (`.` for `:` too); names or numbers. A string:
+ * busybox's message for a name it does not know.
+ */
+async function parseOwner(host: ProgramHost, spec: string): Promise<{ uid?: number; gid?: number } | string> {
+  const numeric = (text: string) => (/^\d+$/.test(text) ? Number(text) : undefined);
+  const users = await table(host, '/etc/passwd');
+  const groups = await table(host, '/etc/group');
+  const userId = (name: string) => numeric(name) ?? numeric(users.find((f) => f[0] === name)?.[2] ?? '');
+  const groupId = (name: string) => numeric(name) ?? numeric(groups.find((f) => f[0] === name)?.[2] ?? '');
+  const at = spec.includes('.') ? spec.indexOf('.') : spec.indexOf(':');
+  if (at < 0) {
+    const uid = userId(spec);
+    return uid === undefined ? `unknown user ${spec}` : { uid };
+  }
+  if (at === 0) {
+    const gid = groupId(spec.slice(1));
+    return gid === undefined ? `unknown group ${spec.slice(1)}` : { gid };
+  }
+  const [user, group] = [spec.slice(0, at), spec.slice(at + 1)];
+  const shown = group === '' ? user : `${user}:${group}`;
+  const uid = userId(user);
+  const login = numeric(users.find((f) => (numeric(user) === undefined ? f[0] === user : f[2] === user))?.[3] ?? '') ?? numeric(user);
+  const gid = group === '' ? login : groupId(group);
+  return uid === undefined || gid === undefined ? `unknown user/group ${shown}` : { uid, gid };
+}
+
+/**
+ * busybox's `cpio` in the newc format: `-o -H newc` archives the names read on stdin (`-L`: what
+ * a symlink points to), `-t` lists (`-v` long), `-i` extracts (`-d` makes directories, `-u`
+ * replaces what is there, `-m` keeps mtimes; root gives each entry the archive's owner), `-F`
+ * names the archive, `-R` sets the owner of what is archived, listed or extracted; "N blocks" on
+ * stderr as busybox counts them.
  */
 export function cpioProgram(host: ProgramHost): Command {
   return {
@@ -94,17 +134,20 @@ export function cpioProgram(host: ProgramHost): Command {
       const patterns: string[] = [];
       let format: string | undefined;
       let file: string | undefined;
+      let ownerSpec: string | undefined;
       for (let i = 0; i < args.length; i++) {
         const a = args[i]!;
         if (a === '-H') format = args[++i];
         else if (a === '-F') file = args[++i];
+        else if (a === '-R') ownerSpec = args[++i];
         else if (a.startsWith('--')) continue;
         else if (a.startsWith('-') && a.length > 1) {
           for (const [j, c] of [...a.slice(1)].entries()) {
-            if (c === 'H' || c === 'F') {
+            if (c === 'H' || c === 'F' || c === 'R') {
               const value = a.slice(j + 2) || args[++i];
               if (c === 'H') format = value;
-              else file = value;
+              else if (c === 'F') file = value;
+              else ownerSpec = value;
               break;
             }
             if (!'tiodmvuL0'.includes(c)) return fail(`cpio: invalid option -- '${c}'\n${cpioUsage}`);
@@ -112,6 +155,8 @@ export function cpioProgram(host: ProgramHost): Command {
           }
         } else patterns.push(a);
       }
+      const owner = ownerSpec === undefined ? {} : await parseOwner(host, ownerSpec);
+      if (typeof owner === 'string') return fail(`cpio: ${owner}\n`);
       if (flags.has('o')) {
         if (format !== 'newc') return fail(cpioUsage);
         const names = String(ctx.stdin)
@@ -121,9 +166,11 @@ export function cpioProgram(host: ProgramHost): Command {
         // busybox writes each entry as it goes and stops at the first name it cannot read (no trailer then).
         let missing: string | undefined;
         for (const name of names) {
-          const path = posix.resolve(ctx.cwd, name);
+          const given = posix.resolve(ctx.cwd, name);
+          // -L archives what a symlink points to, under the symlink's name.
+          const path = flags.has('L') ? await host.fs.memory.realpath(given).catch(() => given) : given;
           const entry = await host.fs.entry(path);
-          if (!entry) {
+          if (!entry || (flags.has('L') && entry.type === 'symlink')) {
             missing = `cpio: ${name}: No such file or directory\n`;
             break;
           }
@@ -131,8 +178,8 @@ export function cpioProgram(host: ProgramHost): Command {
           entries.push({
             name: name.replace(/^\.\/(?=.)/, ''),
             mode: type | entry.mode,
-            uid: entry.uid,
-            gid: entry.gid,
+            uid: owner.uid ?? entry.uid,
+            gid: owner.gid ?? entry.gid,
             mtime: Math.floor(entry.mtime.getTime() / 1000),
             data: entry.type === 'directory' ? Buffer.alloc(0) : await host.fs.read(path),
           });
@@ -153,9 +200,15 @@ export function cpioProgram(host: ProgramHost): Command {
         if (!(await host.fs.entry(path))) return fail(`cpio: can't open '${file}': No such file or directory\n`);
         data = await host.fs.read(path);
       }
+      // No input at all is an archive with nothing in it, and no trailer to count blocks to.
+      if (data.length === 0) return { stdout: '', stderr: '', exitCode: 0 };
       const archive = readCpio(data);
       if (typeof archive === 'string') return fail(`cpio: ${archive}\n`);
-      const picked = archive.entries.filter((e) => patterns.length === 0 || patterns.some((p) => matches(p, e.name)));
+      const picked = archive.entries
+        .filter((e) => patterns.length === 0 || patterns.some((p) => matches(p, e.name)))
+        .map((e) => ({ ...e, uid: owner.uid ?? e.uid, gid: owner.gid ?? e.gid }));
+      // Root gives what it extracts the archive's owners (chown, so not to a symlink); anyone else's chown fails and it keeps its own.
+      const ownerOf = (e: CpioEntry) => (host.uid === 0 ? { uid: e.uid, gid: e.gid } : { uid: host.uid, gid: host.gid });
       let stdout = '';
       let stderr = '';
       for (const e of picked) {
@@ -176,7 +229,7 @@ export function cpioProgram(host: ProgramHost): Command {
         if ((e.mode & 0o170000) === 0o040000) {
           if (!existing) {
             if (flags.has('d')) await mkdirs(host, posix.dirname(target));
-            await host.fs.mkdir(target, { uid: host.uid, gid: host.gid, mode: e.mode & 0o7777 });
+            await host.fs.mkdir(target, { ...ownerOf(e), mode: e.mode & 0o7777 });
           }
           continue;
         }
@@ -193,7 +246,7 @@ export function cpioProgram(host: ProgramHost): Command {
           continue;
         }
         if (symlink) await host.fs.symlink(e.data.toString('utf8'), target, host);
-        else await writeFile(host, target, e.data, e.mode & 0o7777);
+        else await host.fs.write(target, e.data, { ...ownerOf(e), mode: e.mode & 0o7777 });
         if (flags.has('m') && !symlink) await host.fs.memory.utimes(target, new Date(e.mtime * 1000), new Date(e.mtime * 1000));
       }
       stderr += blocks(archive.length);

@@ -308,13 +308,14 @@ export function lsCommand(ownerOf: (path: string) => { uid: number; gid: number 
   return {
     name: 'ls',
     async execute(args, ctx) {
-      if (!ctx.origCommand) return fail('sh: ls: not found\n', 127);
-      const listed = await ctx.origCommand(args);
+      const list = ctx.origCommand;
+      if (!list) return fail('sh: ls: not found\n', 127);
+      const { options, operands } = lsArguments(args);
+      const listed = hasOption(options, 'd') ? await listAsFiles(list, options, operands) : await list(args);
       // busybox's ls exits 1 for a missing file, where GNU's (and just-bash's) exits 2.
       const result = listed.exitCode === 2 ? { ...listed, exitCode: 1 } : listed;
-      const long = args.some((a) => /^-[a-zA-Z]*l/.test(a));
+      const long = hasOption(options, 'l');
       if (!long || result.stdout === '') return result;
-      const operands = args.filter((a) => !a.startsWith('-') || a === '-');
       const resolve = (p: string) => ctx.fs.resolvePath(ctx.cwd, p);
       let dir = operands.length === 1 ? operands[0]! : '.';
       const passwd = await ctx.fs.readFile('/etc/passwd').catch(() => '');
@@ -346,6 +347,41 @@ export function lsCommand(ownerOf: (path: string) => { uid: number; gid: number 
       }
       return { ...result, stdout: lines.join('\n') };
     },
+  };
+}
+
+/** `ls`'s options and operands (all operands after `--`). */
+function lsArguments(args: string[]): { options: string[]; operands: string[] } {
+  const end = args.indexOf('--');
+  const before = end < 0 ? args : args.slice(0, end);
+  const isOption = (a: string) => a.startsWith('-') && a !== '-';
+  return { options: before.filter(isOption), operands: [...before.filter((a) => !isOption(a)), ...(end < 0 ? [] : args.slice(end + 1))] };
+}
+
+/** Whether `ls` was given the option `letter`, alone or in a cluster (busybox's `ls` has no long forms of these). */
+function hasOption(options: string[], letter: string): boolean {
+  return options.some((o) => !o.startsWith('--') && o.slice(1).includes(letter));
+}
+
+/**
+ * `ls -d`: busybox lists every operand as a file, sorted by name (byte order, reversed by `-r`),
+ * one after the other, and says `ls: F: No such file or directory` for one that is missing (in
+ * the order given). just-bash lists them in the order given with a blank line between them, and
+ * says `cannot access 'F'`.
+ */
+async function listAsFiles(list: (args: string[]) => Promise<ExecResult>, options: string[], operands: string[]): Promise<ExecResult> {
+  if (operands.length === 0) operands = ['.'];
+  const each: { operand: string; listed: ExecResult }[] = [];
+  for (const operand of operands) each.push({ operand, listed: await list([...options, '--', operand]) });
+  const order = [...each].sort((a, b) => Buffer.compare(Buffer.from(a.operand), Buffer.from(b.operand)));
+  if (hasOption(options, 'r')) order.reverse();
+  return {
+    stdout: order.map((e) => e.listed.stdout).join(''),
+    stderr: each
+      .map((e) => e.listed.stderr)
+      .join('')
+      .replace(/^ls: cannot access '(.*)': No such file or directory$/gm, 'ls: $1: No such file or directory'),
+    exitCode: Math.max(...each.map((e) => e.listed.exitCode)),
   };
 }
 
