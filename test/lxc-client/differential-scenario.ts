@@ -124,6 +124,16 @@ const xzFile = '/Td6WFoAAATm1rRGAgAhARYAAAB0L+WjAQAHeHogdGV4dAoAhya2iR39dcsAASAI
 const arArchive =
   'ITxhcmNoPgpoZWxsby50eHQvICAgICAgMTcwOTYxODgyOCAgMCAgICAgMCAgICAgMTAwNjQ0ICA5ICAgICAgICAgYApoZWxsbyBhcgoKYi8gICAgICAgICAgICAgIDE3MDk2MTg4MjggIDEwMDAgIDEwMDAgIDEwMDc1NSAgNCAgICAgICAgIGAKYmVlCg==';
 
+/** .Z files made on the host with ncompress: `hello uncompress` and `seq 1 1000`. */
+const zSmall = 'H52QaMqwYfMGRB03Y960gSOnzJw5CgA=';
+const zFile =
+  'H52QMRTIUDBDAQ0FNRTYUHBDAQ4FORTEgCExYIyBMQrGOBgjYYyFMRrGeBgjogyKMgLKGCijoIyDMhLKWCijoYyHMiLOoDgj4IyBMwrOODgj4YyFMxrOeDgjIg2KNALSGEijII2DNBLSWEijIY2HNCLWoFgjYI2BNQrWOFgjYY2FNRrWeFgjog2KNgLaGGijoI2DNhLaWGijoY2HNiLeoHgj4I2BNwreOHgj4Y2FNxreeHgjIg6KOALiGIijII6DOBLiWIijIY6HOCLmoJgjYI6BOQrmOJgjYY6FORrmeJgj4kSKEy3CwAhDIwyOMDzCAAlDJAySMIxPrGjxYkWNGyt6/FhR5MiKxk9KTLkeY8v1HGOuB1lzPcmcEnfmt/gzv8ah+Xl0VH4iLZWfcU9JFJWCGFWlIEdZKQhSVwqSFJZEY2Fo0VkYarQWhh69haFIc2Fo3F0S5ZUiRn2lyFFgKYJUWIokJSbRYjda9NiNGk12o0eX3SjSZjca95lEoSGJUWlIcpQakiC1hiRJsUk0m5UW3WalRrtZ6dFvVoo0nJUmwYASDCotJ1Bza8IU3Zo0VbcmTtkJtF1KKnmXkkvhpSQTeSnZdF5KJqm3kkorCfTeSjDJtxJN9a2EE34todSTQP215BKALck0YEs2GdiSSQm+pNJUAjn4EkwRvkQThS/hdGFMKJUlEIcxufRhTDKJGJNNJcZkEoozqbSXQC3OBBOMM9E040w42VgTSo0JtGNNLvlYk0xB1mQTkTWZdORNKo0mEJM3wfTkTTRJeRNOVeaEUm0CaZmTS13mJBOYOdk0Zk46mUkQmgMDxeZORL25E1Jy7sRUnT3xFINP3vUkVHg9GUVeT0qd15NO6v3kU6I/CfUSQfL9hFR9PzGFX1A8XRoUUEERBGBQRg0YlFIGBqVTgkP5hOpQQl1FUIRDIUXhUExdWBRPthYFVFoEfViUUSIWpVSJRemE4lE+HXuUUH8RBONRSM14FFM2JsVTtUkBFRlBPiZlVJBJKUVkUjoduZRP5i4l1GkEPbkUUlIuxVSVTfFEb1NA5UZQl00ZBWZTSo3ZlFMCPyWVmk9Z9ZxBbz7FlZxPgVVnVFBNbJB3UVkVXlRakReVV+dF5ZR6U0mV6FRWnTyVVjMZVN9UYOFXFVSXVkVVzVVhVZRBA1bllYFVOZXgVVKhepVVRl+l1VYGUXgVWBdmBZWtWVFFdVZYtWWQiFl5VWJWTqG4lVTHbmVV2VvRymAMMqOtgMVGXYFKtbpClbl1BSuVMUiQuuIVInXFKUf6ilTM9RWrEO4rWlmNQaT0FbBUKSxQoVdYqCK5sGClNwYBU1i8MqawiEVgYzGLmsailtGNxS3TQYicxkKXOpWFLK4rC1oygpDwlMUt5CmLXM5TFrGo5yxmSdRZ1HKys7ileGeRy00Qgp+0kOVSaUFLzdLClumlBS5JQYiB0iKWBK3FLKhai1qMtha3kG8tcvkKQi7UFrLYqi1ooVpb2CK/tsAlLggpUVvEgqK3mOVYb1FL2d7ilgG+RS6HQYiN4kKWasUFLXOLC1siGBe4ZAYhRIqLWI40F7OYay5qIdxc3CLCucjlNQipUl3IQq+6oEVydWELDOsCl+AgZEx1sYvA7qIXNd3FL6O7i2CCeBfDXEchdcoLXlyXF74wMS+A6YhCyJMXw5wnL3ZRz170kqi9+OVkexFM8fZimDHuxS766Yte+tMXvwCoL4IZUF8MY6C+2CVBf9ELqv7iF6P9RTDk+4thBPkXu2QoMHrhUGD88qHACEZEgTFMiQJjFxQNRi/HGoxfyjYYwQxwMIYJ5WDsgqPC6GVHhfGLjwojmCAVxjBEKoxdjnQYvZjrMH4h3GEEI8LDGAaYh7HLlRKjFy0lxi9dSoxgwJQYw4wpMYoR2GIco6bFSGZ0i7FMEBejmW8uRjHbaYxjvNMYyYSnMZYhT2M0c57GKEY9j3FMoh4jmZM9xjLFe4xmxvgYxegnMo7pT2QkA6DIWGZAkdGMgSKjmARNxjGomoxkjDYZy5BvMpoR5GQUk6HKOIZDlZHMhypjGRFVRjMlqoxiUHQZxxzrMpIp22UsM8DLaCaUl1EMjjLjmB1lRjI+yoxlgpQZzRApM4o50mYcY67NSIZwm7GMCDejGWBuRjFX6oxjtNQZyXSpM5YBU2c0M6bOeEZgnxGNmj5jmtF9RjVB/IxrvvkZz2wnNKLxTmhME57QqIY8oXHNeULjGfWMRjSJGo1pTjYa1RRvNK4Z42g8o5/SiKY/pTENgEqjmgGVxjUGKo1nEnQa0aDqNKYx2mlUQ77TuEaQp/FMhlIjGg6lxjQfSo1qRJQa15QoNZ5B0WpEc6zVmKZsq1HNAFfjmlCuxjM4ao1odtQa0/ioNaoJUmtcQ6TWeOZIrxGNuV5jGsK9RjUifI1rgPkaz1wpNqLRUmxM06XYqAZMsXHNmGIjG4HNxjZqmo1uRjcb3wRxNsL55mxks53a2MY7tdFNeGrjG/LURjjnqY1s1HMb2yTqNro52W18U7zbCGeMt5GNfnJjm/7kRjcAyo1vBpQb4RgoN7JJ0G5sg6rd6MZou/EN+XYjHEHuRjYZ6o1tONQb3XyoN74RUW+EU6LeyAZFv7HNsX6jm7L9xjcD/I1wQvkb2eAoOLbZUXB046Pg+CZIwREOkYIjmyMNxzbmGo5uCDcc34hwOMIB5nBkc6Xi2EZLxdFNl4rjGzAVRzhjKo5xzEQR';
+
+/** LZMA-alone files made on the host (`xz --format=lzma`): `hello lzma` and `seq 1 2000`. */
+const lzmaSmall = 'XQAAgAD//////////wA0GUnujekUimql1d5wKZ///ZlAAA==';
+const lzmaFile =
+  'XQAAgAD//////////wAYgoKPIk74plX38JmlJQ2QRZFaUbSbyqzcBTLshVKfsUht79zoS7lhuuCcU3+YyKlUDvw9KtMG12ZEPVZkps0918cfRPQY3wILP+LGxnvh5395RBx5t0KuZbgbtQ6E4ZqCBiM5Wn9yqkP6pZofksC+RXF5StWTxpAKOa2cZYcqtho4x+GTF8rQPgnqsFLwEGAmwF5fEJENuXl4fZdCYNCmOHfhI+i7KE+IUi11WCY/Zv3inOvTr2HZNXr/+2KxPHyTHPJkuE0chSqxXAAGNgFK67wFSO9caLU8cYGeLGzkZwbPhSp1CRmMvBdEDc08acY2xJ6c0u47NRI+k1KXnZHhTVYxXsrlloKvQAyFo0lWyJFqQDX5FORVLVE1JFKEgBcgLVwDjMHoei11elyExOk3/ocae0XElADgGG2ftyfCj9jMK02AbKgjfca9OO9n1BHiMJjj/0MhEj1lo5dhLKfmj5HnGqZLUyNjMFihcD6xkQNpT4o2mG1ErHJEoH7Wt6UG/+08923p3aL8H+x6DCdh8PXb3+Bmv8FQ+2BWZjKoeBjG7oFCkcnUnkCSmSp+42fPA6MgwMOQQDnIzRaswKVvHlNMD9Z5SrCH11cjSJVlIU6JsoWELLwQsdl6dmMtrCZVnvmUUY2J8KCvsQ601lHtANSxQ7PreLtC8b9XeXAPOnsnr4RGvJ6/AbX7iAx3FfKqxvMs5mb2HGBv02jvrM9pEBrneCDfaH/6vLbfzRjeCQM4P1BAdHqpDqJTA6O/LpmSsfx0KkwBy0yK8TQjxgps4a8d8f8p39RTEjCPo8A5VWe4yGn2hI55fpi3vi+D0fj1gWaXGFnbhc5zfOOUiOUcu/cgOq1AQ9vOTznT5VpL65eUOVgkC0d0+8QMSuqki1Z96jHZCe0taZbcPWx01JpUOiMWiNdE4b0AZqDVYopt97WUbe16fu5EaiUWXUUcHcpGJEdwFpPLMF7WBdllpcQk9qVRt4ttONayzAdsLKVNpYTRnOew9hsi9Xwjbz0Kt3mrUyYPnBtzkkqLL2hvOu9l3vsxm5kc4BImMTTU6KYV6cVKnFP15HdHuZaW1sYdcw2Y94Y/BDm1F1k6fKb3JRJfr4WgGsg8k/xqnN3Uu5hwex558/jHlsEu4hrQMkNiBcPQJLFzOx82cdEPfBg5jG5axI0d///rQ8ef';
+
 /**
  * Busybox programs a script types first, a few shell lines each (one exec per line keeps the suite
  * short). What is the host's (memory, uptime, load, the processes' figures) is reduced to its shape by
@@ -244,6 +254,46 @@ const busyboxSteps: string[] = [
     'mkpasswd -m sha256 pw | cut -d"$" -f3 | wc -c; mkpasswd pw | cut -c1-3; mkpasswd -m nosuch pw | cut -c1-3; mkpasswd; echo $?; ' +
     'echo pw | mkpasswd -S saltsalt; mkpasswd -S sh pw; mkpasswd -m md5 pw | cut -d"$" -f3 | wc -c; ' +
     'mkpasswd -m des pw | grep -c "^[./0-9A-Za-z]\\{13\\}$"',
+  // uncompress, unlzma, lzcat, lzma -d, lzop (issue #41 item 5): .Z files made on the host (codes of 9 to 11 bits), files, stdin,
+  // -c -f, the refusals, data cut short or corrupt (what is written before the message); LZMA-alone files, -k -t -v, bad headers, a
+  // stream cut short (fatal: the output file stays, later files are not read), corrupt data; lzop's bytes (levels, -C, -F, blocks
+  // of 256 KiB), keeping input unless -U, -d to FILE.out, -v's percentages, and every message of its decompression.
+  `mkdir /tmp/rt-lz; cd /tmp/rt-lz; echo ${zSmall} | base64 -d > h.Z; echo ${zFile} | base64 -d > m.Z; ` +
+    `uncompress -c h.Z; uncompress -c m.Z | md5sum; uncompress < m.Z | tail -1; head -c 12 h.Z | uncompress; echo; ` +
+    `head -c 1000 m.Z | uncompress | wc -c; cp h.Z a.Z; uncompress a.Z; echo $?; ls; cat a; cp h.Z a.Z; uncompress a.Z; ` +
+    `echo $?; uncompress -f a.Z; echo $?; ls; cp h.Z p.Z; chmod 600 p.Z; uncompress p.Z; stat -c "%a %n" p; ` +
+    `uncompress < /dev/null; echo $?; uncompress -k h.Z; echo $?; uncompress nosuch.Z; echo $?; cp h.Z b; uncompress b; ` +
+    `echo $?; echo junk | uncompress; echo $?; printf "\\037\\235" | uncompress; echo $?; ` +
+    `printf "\\037\\235\\221" | uncompress; echo $?; printf "\\037\\235\\220\\377\\377\\377" | uncompress; echo $?; ` +
+    `printf "\\037\\235\\220\\150\\377\\377\\377\\377\\377" | uncompress; echo $?; echo junk > j.Z; uncompress j.Z; ` +
+    `echo $?; ls; uncompress -c h.Z nosuch h.Z; echo $?; uncompress /tmp; echo $?; cd /; rm -r /tmp/rt-lz`,
+  `mkdir /tmp/rt-lz; cd /tmp/rt-lz; echo ${lzmaSmall} | base64 -d > h.lzma; echo ${lzmaFile} | base64 -d > s.lzma; ` +
+    `lzcat h.lzma; lzma -dc s.lzma | md5sum; unlzma < s.lzma | tail -1; lzcat h.lzma s.lzma | wc -c; lzma h.lzma; echo $?; ` +
+    `lzma -c h.lzma; echo $?; lzma -t s.lzma; echo $?; lzcat -h; echo $?; unlzma -x; echo $?; cp h.lzma a.lzma; ` +
+    `unlzma -k a.lzma; echo $?; ls; unlzma a.lzma; echo $?; unlzma -f a.lzma; echo $?; ls; cat a; cp h.lzma b; unlzma b; ` +
+    `echo $?; unlzma nosuch.lzma; echo $?; echo junk | unlzma; echo $?; echo junkjunkjunkjunk | unlzma; echo $?; ` +
+    `head -c 13 s.lzma | unlzma; echo $?; head -c 100 s.lzma > c.lzma; unlzma c.lzma; echo $?; ls; wc -c < c; ` +
+    `lzcat c.lzma h.lzma; echo $?; cp s.lzma d.lzma; ` +
+    `printf XXXXXXXXXXXXXXXXXX | dd of=d.lzma bs=1 seek=50 conv=notrunc 2>/dev/null; unlzma -c d.lzma | wc -c; ` +
+    `unlzma d.lzma; echo $?; ls; printf "\\377\\0\\0\\200\\0\\377\\377\\377\\377\\377\\377\\377\\377" | unlzma; echo $?; ` +
+    `printf "\\135\\0\\0\\200\\0\\005\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0" | unlzma; echo $?; cp h.lzma v.lzma; ` +
+    `lzma -dv v.lzma; echo $?; lzma -q -d -c h.lzma; unlzma /tmp; echo $?; cd /; rm -r /tmp/rt-lz`,
+  `mkdir /tmp/rt-lz; cd /tmp/rt-lz; printf "hello lzop\\n" | lzop | od -An -t x1; ` +
+    `printf "hello lzop\\n" | lzop -1 -C | od -An -t x1; printf "hello lzop\\n" | lzop -F | od -An -t x1; ` +
+    `printf "" | lzop | od -An -t x1; seq 1 3000 | lzop | md5sum; seq 1 3000 | lzop -1 | md5sum; ` +
+    `seq 1 3000 | lzop -C | md5sum; seq 1 3000 | lzop -F | md5sum; seq 1 60000 | lzop | md5sum; ` +
+    `seq 1 60000 | lzop -1 | md5sum; seq 1 60000 | lzop -1 | lzop -d | md5sum; seq 1 60000 | md5sum; ` +
+    `seq 1 3000 | lzop | lzop -dc | tail -1; printf "hello lzop\\n" | lzop -9; echo $?; lzop -h; echo $?; lzop -l x; ` +
+    `echo $?; seq 1 2000 > a; lzop a; echo $?; ls; stat -c "%a %s" a.lzo; lzop a; echo $?; lzop -f -v a; echo $?; rm a; ` +
+    `lzop -d a.lzo; echo $?; ls; lzop -dU a.lzo; echo $?; lzop -dUf a.lzo; echo $?; ls; seq 1 2000 > b; lzop -U b; ls; ` +
+    `lzop -d -v b.lzo; echo $?; ls; rm a b; seq 5 > c; lzop -Uk c; ls; cp c.lzo c2; lzop -d c2; echo $?; ls; ` +
+    `lzop -t c.lzo; echo $?; lzop -dc nosuch; echo $?; echo junk | lzop -d; echo $?; echo 0123456789abc | lzop -d; ` +
+    `echo $?; echo junk > j.lzo; lzop -d j.lzo; echo $?; ls; wc -c < j; ` +
+    `printf "hello lzop\\n" | lzop | head -c 50 | lzop -d; echo $?; seq 1 3000 | lzop > s.lzo; ` +
+    `head -c 200 s.lzo | lzop -d | wc -c; cp s.lzo t.lzo; ` +
+    `printf XXXXXXXX | dd of=t.lzo bs=1 seek=60 conv=notrunc 2>/dev/null; lzop -d < t.lzo | wc -c; ` +
+    `lzop -dF < t.lzo | wc -c; printf X | dd of=s.lzo bs=1 seek=10 conv=notrunc 2>/dev/null; lzop -d < s.lzo; echo $?; ` +
+    `seq 3 > e; lzop -9 e; echo $?; wc -c < e.lzo; lzop -dc c.lzo nosuch c.lzo; echo $?; cd /; rm -r /tmp/rt-lz`,
   // ed and mim: ed's addresses (numbers, . $ +/-, /string/, marks), p l = a i c d s (plain strings, g, p) k r w f q and the
   // byte counts, its stale current line after an insertion, every refusal, exit 0 but for usage; mim's targets, its
   // shell's options, a last line without its newline, no Mimfile, no target, usage.
