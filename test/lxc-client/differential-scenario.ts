@@ -134,6 +134,13 @@ const lzmaSmall = 'XQAAgAD//////////wA0GUnujekUimql1d5wKZ///ZlAAA==';
 const lzmaFile =
   'XQAAgAD//////////wAYgoKPIk74plX38JmlJQ2QRZFaUbSbyqzcBTLshVKfsUht79zoS7lhuuCcU3+YyKlUDvw9KtMG12ZEPVZkps0918cfRPQY3wILP+LGxnvh5395RBx5t0KuZbgbtQ6E4ZqCBiM5Wn9yqkP6pZofksC+RXF5StWTxpAKOa2cZYcqtho4x+GTF8rQPgnqsFLwEGAmwF5fEJENuXl4fZdCYNCmOHfhI+i7KE+IUi11WCY/Zv3inOvTr2HZNXr/+2KxPHyTHPJkuE0chSqxXAAGNgFK67wFSO9caLU8cYGeLGzkZwbPhSp1CRmMvBdEDc08acY2xJ6c0u47NRI+k1KXnZHhTVYxXsrlloKvQAyFo0lWyJFqQDX5FORVLVE1JFKEgBcgLVwDjMHoei11elyExOk3/ocae0XElADgGG2ftyfCj9jMK02AbKgjfca9OO9n1BHiMJjj/0MhEj1lo5dhLKfmj5HnGqZLUyNjMFihcD6xkQNpT4o2mG1ErHJEoH7Wt6UG/+08923p3aL8H+x6DCdh8PXb3+Bmv8FQ+2BWZjKoeBjG7oFCkcnUnkCSmSp+42fPA6MgwMOQQDnIzRaswKVvHlNMD9Z5SrCH11cjSJVlIU6JsoWELLwQsdl6dmMtrCZVnvmUUY2J8KCvsQ601lHtANSxQ7PreLtC8b9XeXAPOnsnr4RGvJ6/AbX7iAx3FfKqxvMs5mb2HGBv02jvrM9pEBrneCDfaH/6vLbfzRjeCQM4P1BAdHqpDqJTA6O/LpmSsfx0KkwBy0yK8TQjxgps4a8d8f8p39RTEjCPo8A5VWe4yGn2hI55fpi3vi+D0fj1gWaXGFnbhc5zfOOUiOUcu/cgOq1AQ9vOTznT5VpL65eUOVgkC0d0+8QMSuqki1Z96jHZCe0taZbcPWx01JpUOiMWiNdE4b0AZqDVYopt97WUbe16fu5EaiUWXUUcHcpGJEdwFpPLMF7WBdllpcQk9qVRt4ttONayzAdsLKVNpYTRnOew9hsi9Xwjbz0Kt3mrUyYPnBtzkkqLL2hvOu9l3vsxm5kc4BImMTTU6KYV6cVKnFP15HdHuZaW1sYdcw2Y94Y/BDm1F1k6fKb3JRJfr4WgGsg8k/xqnN3Uu5hwex558/jHlsEu4hrQMkNiBcPQJLFzOx82cdEPfBg5jG5axI0d///rQ8ef';
 
+/** Packages built on the host for dpkg, dpkg-deb, rpm and rpm2cpio; test/fixtures/packages/README.md says how. */
+const packageFile = (name: string): string => readFileSync(new URL(`../fixtures/packages/${name}`, import.meta.url)).toString('base64');
+const helloDeb = packageFile('hello_1.0-1_all.deb');
+const helloXzDeb = packageFile('hello_1.0-1_all.xz.deb');
+const needyDeb = packageFile('needy_2.0_all.deb');
+const helloRpm = packageFile('hello-1.0-1.noarch.rpm');
+
 /**
  * Busybox programs a script types first, a few shell lines each (one exec per line keeps the suite
  * short). What is the host's (memory, uptime, load, the processes' figures) is reduced to its shape by
@@ -309,6 +316,34 @@ const busyboxSteps: string[] = [
     `mim clean; echo $?; mim build x y; echo $?; mim nosuch; echo $?; mim -e build; echo $?; mim -z build; echo $?; mim -o nosuch build; ` +
     `echo $?; mim -f; echo $?; printf 'a:\\n\\techo a\\nb:' > M2; mim -f M2; mim -f M2 b; echo $?; mim -f nosuch; echo $?; : > M3; mim -f M3; ` +
     `echo $?; cd /; rm -r /tmp/rt-mim`,
+  // dpkg-deb, dpkg, rpm, rpm2cpio: a .deb's listing, control fields and files extracted; dpkg's status and info files
+  // (none on the image), maintainer scripts, a changed conffile, dependencies, remove and purge, --configure's status
+  // line; an rpm queried, its payload through cpio, installed with a config file kept; their usages and refusals.
+  `mkdir /tmp/rt-pk; cd /tmp/rt-pk; echo ${helloDeb} | base64 -d > h.deb; echo ${helloXzDeb} | base64 -d > x.deb; ` +
+    'dpkg-deb -c h.deb; dpkg-deb -c x.deb | wc -l; dpkg-deb -f h.deb; dpkg-deb -e h.deb; stat -c "%a %n" DEBIAN DEBIAN/*; ' +
+    'dpkg-deb -e x.deb c; echo $?; dpkg-deb -e h.deb c; echo $?; dpkg-deb -x h.deb x; find x | sort; stat -c "%a %n" x/usr/bin/hello; ' +
+    'dpkg-deb -X x.deb X; dpkg-deb -x h.deb x; echo $?; dpkg-deb; echo $?; dpkg-deb -z h.deb; echo $?; dpkg-deb --contents h.deb; ' +
+    'echo $?; dpkg-deb -c h.deb d; echo $?; dpkg-deb -x h.deb; echo $?; dpkg-deb -cx h.deb d; echo $?; dpkg-deb -c nosuch; echo $?; ' +
+    'dpkg-deb -c /etc/passwd; echo $?; dpkg-deb -x h.deb /no/dir; echo $?; cat h.deb | dpkg-deb -c - | wc -l; ' +
+    'printf "!<arch>\\nfoo" > b.deb; dpkg-deb -c b.deb; echo $?; ar t b.deb; echo $?; cd /; rm -r /tmp/rt-pk',
+  `mkdir /tmp/rt-pk; cd /tmp/rt-pk; echo ${helloDeb} | base64 -d > h.deb; echo ${needyDeb} | base64 -d > n.deb; ` +
+    'dpkg -l; echo $?; dpkg -i h.deb; echo $?; dpkg; echo $?; dpkg -L hello; echo $?; mkdir -p /var/lib/dpkg; ' +
+    'touch /var/lib/dpkg/status; dpkg -l; dpkg -i h.deb; echo $?; mkdir /var/lib/dpkg/info; dpkg -i h.deb; echo $?; ' +
+    'ls /var/lib/dpkg/info; cat /var/lib/dpkg/status /var/lib/dpkg/info/hello.list; dpkg -l; dpkg -l "x*"; ' +
+    'echo changed >> /etc/hello.conf; dpkg -i h.deb; ls /etc | grep hello; dpkg -i n.deb; echo $?; dpkg -i --force-depends n.deb; ' +
+    'dpkg -l; dpkg -r hello; echo $?; dpkg -F depends -r hello; cat /var/lib/dpkg/status; ls /var/lib/dpkg/info; dpkg -l; ' +
+    'dpkg -r hello; echo $?; dpkg -P hello; echo $?; dpkg --purge needy; ls /etc | grep hello; ls /var/lib/dpkg/info; ' +
+    'cat /var/lib/dpkg/status; dpkg -P hello; echo $?; dpkg -r nosuch; echo $?; dpkg -i nosuch.deb; echo $?; dpkg --fo; echo $?; ' +
+    'cd /; rm -r /tmp/rt-pk /var/lib; rm /etc/hello.conf.dpkg-new',
+  `mkdir -p /tmp/rt-pk /var/lib/dpkg/info; cd /tmp/rt-pk; echo ${helloXzDeb} | base64 -d > x.deb; touch /var/lib/dpkg/status; ` +
+    'dpkg --unpack x.deb; echo $?; dpkg -l; ls /etc | grep hello; dpkg --configure hello; echo $?; cat /var/lib/dpkg/status; ' +
+    'dpkg -l; dpkg -P hello; echo $?; cd /; rm -r /tmp/rt-pk /var/lib /etc/hello.conf /usr/bin/hello /usr/share',
+  `mkdir /tmp/rt-pk; cd /tmp/rt-pk; echo ${helloRpm} | base64 -d > h.rpm; rpm -qp h.rpm; rpm -qpl h.rpm; rpm -qpi h.rpm; ` +
+    'rpm -qpd h.rpm; rpm -qpc h.rpm; rpm -qpdc h.rpm h.rpm; rpm -q h.rpm; echo $?; rpm -qa; echo $?; rpm -e hello; echo $?; ' +
+    'rpm; echo $?; rpm -qp nosuch.rpm; echo $?; rpm -qp /etc/passwd; echo $?; rpm2cpio h.rpm | cpio -tv; rpm2cpio < h.rpm | wc -c; ' +
+    'rpm2cpio nosuch; echo $?; mkdir x; cd x; rpm2cpio ../h.rpm | cpio -idm; find . | sort; cd ..; echo old > /etc/hello.conf; ' +
+    'rpm -i h.rpm; echo $?; stat -c "%a %u %s %n" /etc/hello.conf* /usr/bin/hello /usr/share/doc/hello/README; ' +
+    'cat /etc/hello.conf.rpmorig; cd /; rm -r /tmp/rt-pk /etc/hello.conf* /usr/bin/hello /usr/share',
   // cal: months and years (-m, -j, -y), September 1752, the first and last years, its refusals; the current month by its line count.
   'cal 2 2024; cal 9 1752; cal -m 3 2025; cal -j 2 2024; cal 13 2024; echo $?; cal 2024; cal -m 1 1; cal 12 9999; cal -j 10 1752; cal 0; ' +
     'echo $?; cal | wc -l; cal x; echo $?; cal 3 2 1; echo $?; cal -y 2023 | head -3; cal -jy 2024 | head -12',

@@ -105,7 +105,7 @@ const arUsage =
   '\tx\tExtract\n\tp\tExtract to stdout\n\tt\tList\n\t-o\tRestore mtime\n\t-v\tVerbose\n';
 
 /** One member of an ar archive. */
-interface ArMember {
+export interface ArMember {
   name: string;
   mtime: number;
   uid: number;
@@ -115,11 +115,12 @@ interface ArMember {
 }
 
 /** The members of a common (System V / GNU) ar archive, or busybox's message for what is not one. */
-function readAr(archive: Buffer): ArMember[] | string {
+export function readAr(archive: Buffer): ArMember[] | string {
   if (archive.length < 8 || archive.subarray(0, 8).toString('latin1') !== '!<arch>\n') return 'short read';
   const members: ArMember[] = [];
   for (let at = 8; at < archive.length;) {
-    if (archive.length - at < 60) return 'short read';
+    // A header cut short ends the archive, as busybox's get_header_ar takes it.
+    if (archive.length - at < 60) break;
     const header = archive.subarray(at, at + 60).toString('latin1');
     const field = (from: number, length: number): string => header.slice(from, from + length).trim();
     const size = Number(field(48, 10));

@@ -16,7 +16,7 @@ const cpioUsage =
 const two = (n: number): string => String(n).padStart(2, '0');
 
 /** One entry of a newc cpio archive. */
-interface CpioEntry {
+export interface CpioEntry {
   name: string;
   mode: number;
   uid: number;
@@ -29,7 +29,7 @@ const cpioMagic = '070701';
 const pad4 = (n: number): number => (4 - (n % 4)) % 4;
 
 /** The entries of a newc archive, and how many bytes up to its trailer; a string: busybox's message. */
-function readCpio(archive: Buffer): { entries: CpioEntry[]; length: number } | string {
+export function readCpio(archive: Buffer): { entries: CpioEntry[]; length: number } | string {
   const entries: CpioEntry[] = [];
   let at = 0;
   for (;;) {

@@ -8,6 +8,7 @@ import { busyboxEditors } from './busybox-edit.js';
 import { busyboxMisc } from './busybox-misc.js';
 import { mkpasswdCommand } from './busybox-mkpasswd.js';
 import { busyboxNodes } from './busybox-nodes.js';
+import { busyboxPackages } from './busybox-packages.js';
 import { busyboxPatch } from './busybox-patch.js';
 import { busyboxTables } from './busybox-tables.js';
 
@@ -332,6 +333,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     ...busyboxTables(host),
     mkpasswdCommand(),
     ...busyboxEditors(host),
+    ...busyboxPackages(host),
     ...busyboxLz(host),
   ];
 }

@@ -97,6 +97,12 @@ const xzCodec: Codec = {
     '\t-d\tDecompress\n\t-c\tWrite to stdout\n\t-f\tForce\n\t-k\tKeep input files\n\t-t\tTest integrity\n',
 };
 
+/** bzip2 data decompressed (libbzip2), or busybox's message for what it cannot read thrown. */
+export const bunzip = (data: Buffer): Promise<Buffer> => bzip2Codec.decompress(data);
+
+/** xz data decompressed (xz-embedded), or busybox's message for what it cannot read thrown. */
+export const unxz = (data: Buffer): Promise<Buffer> => xzCodec.decompress(data);
+
 /**
  * One of busybox's (de)compressors (bbunzip.c): files are replaced by their (de)compressed form
  * named with or without the codec's suffix unless `-c` or `-k`; an existing output is refused

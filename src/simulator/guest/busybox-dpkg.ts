@@ -1,0 +1,560 @@
+import { createHash } from 'node:crypto';
+import { posix } from 'node:path';
+import type { Command, CommandContext, ExecResult } from 'just-bash';
+import { banner, debTar, Died, extractEntry, openFile, type TarItem } from './busybox-deb.js';
+import type { ProgramHost } from './program-host.js';
+
+const dpkgUsage =
+  `${banner}Usage: dpkg [-ilCPru] [-F OPT] PACKAGE\n\nInstall, remove and manage Debian packages\n\n` +
+  '\t-i,--install\tInstall the package\n\t-l,--list\tList of installed packages\n\t--configure\tConfigure an unpackaged package\n' +
+  '\t-P,--purge\tPurge all files of a package\n\t-r,--remove\tRemove all but the configuration files for a package\n' +
+  "\t--unpack\tUnpack a package, but don't configure it\n\t--force-depends\tIgnore dependency problems\n" +
+  '\t--force-confnew\tOverwrite existing config files when installing\n\t--force-confold\tKeep old config files when installing\n';
+
+const info = '/var/lib/dpkg/info';
+const statusFile = '/var/lib/dpkg/status';
+const controlFiles = ['preinst', 'postinst', 'prerm', 'postrm', 'list', 'md5sums', 'shlibs', 'conffiles', 'config', 'templates'];
+/** getopt_long's table, in busybox's order (which its "ambiguous" message follows). */
+const longOptions: Record<string, string> = {
+  configure: 'C',
+  force: 'F',
+  install: 'i',
+  list: 'l',
+  purge: 'P',
+  remove: 'r',
+  unpack: 'u',
+  'force-depends': 'depends',
+  'force-confnew': 'confnew',
+  'force-confold': 'confold',
+};
+
+/** The fields of a control paragraph as busybox's read_package_field finds them (continuation lines kept in the value). */
+function fields(text: string): [string, string][] {
+  const out: [string, string][] = [];
+  for (const m of text.matchAll(/^([^:\n]*):[ \t]*((?:[^\n]*)(?:\n[ \t][^\n]*)*)/gm)) {
+    const name = m[1]!.replace(/^[ \t]+/, '');
+    if (name === '') break;
+    if (m[2] !== '') out.push([name, m[2]!]);
+  }
+  return out;
+}
+
+const field = (text: string, name: string): string | undefined => fields(text).find(([n]) => n === name)?.[1];
+
+/** The value after `key` (busybox's strstr, wherever it is) up to the end of its line. */
+function after(text: string, key: string): string | undefined {
+  const at = text.indexOf(key);
+  if (at < 0) return undefined;
+  const rest = text.slice(at + key.length).replace(/^[ \n\t]+/, '');
+  return rest.slice(0, rest.indexOf('\n') < 0 ? undefined : rest.indexOf('\n'));
+}
+
+/** The status file cut at each blank line, as xmalloc_fgetline_str(…, "\n\n") reads it. */
+function paragraphs(text: string): string[] {
+  const out: string[] = [];
+  for (let at = 0; at < text.length;) {
+    const end = text.indexOf('\n\n', at);
+    out.push(text.slice(at, end < 0 ? undefined : end));
+    at = end < 0 ? text.length : end + 2;
+  }
+  return out;
+}
+
+/** busybox's make_hash: where a name's probe starts and how it steps in a table of `prime` slots. */
+function hashOf(key: string, prime: number): { start: number; step: number } {
+  const bytes = Buffer.from(key, 'latin1');
+  let hash = BigInt(bytes[0] ?? 0);
+  for (let i = 1; i < bytes.length; i++) hash += BigInt(((bytes[i]! + bytes[i - 1]!) << ((bytes[i]! * i) % 24)) | 0);
+  hash = BigInt.asUintN(64, hash);
+  return { start: Number(BigInt.asUintN(32, hash) % BigInt(prime)), step: 1 + Number(hash % BigInt(prime - 1)) };
+}
+
+/** One package as the status table holds it. */
+interface Package {
+  name: string;
+  version: string;
+  /** `want flag state`, e.g. `install ok installed`. */
+  status: string;
+  /** Its control paragraph (from the .deb being installed; undefined for one only named on the command line). */
+  control?: string;
+  file?: string;
+  /** The installed package a .deb replaces. */
+  old?: Package;
+  depends: { type: 'depends' | 'pre-depends'; text: string; alternatives: string[] }[];
+  provides: string[];
+  conflicts: string[];
+}
+
+/** busybox's status hash table: packages by name in the slots its probing puts them, which `dpkg -l` walks. */
+class StatusTable {
+  private readonly slots = new Map<number, Package>();
+
+  slotOf(name: string): number {
+    const { start, step } = hashOf(name, 8191);
+    let at = start;
+    while (this.slots.has(at) && this.slots.get(at)!.name !== name) {
+      at -= step;
+      if (at < 0) at += 8191;
+    }
+    return at;
+  }
+
+  get(name: string): Package | undefined {
+    return this.slots.get(this.slotOf(name));
+  }
+
+  set(p: Package): void {
+    this.slots.set(this.slotOf(p.name), p);
+  }
+
+  inOrder(): Package[] {
+    return [...this.slots.entries()].sort(([a], [b]) => a - b).map(([, p]) => p);
+  }
+}
+
+const word = (status: string, n: number): string => status.split(/ +/)[n] ?? '';
+
+function setStatus(p: Package, value: string, position: 0 | 1 | 2): void {
+  const words = [0, 1, 2].map((i) => word(p.status, i));
+  words[position] = value;
+  p.status = words.join(' ');
+}
+
+/** A package from a control paragraph (fill_package_struct): none without a Version. */
+function packageOf(control: string): Package | undefined {
+  const f = fields(control);
+  const get = (name: string): string | undefined => f.find(([n]) => n === name)?.[1];
+  const name = get('Package');
+  const version = get('Version');
+  if (version === undefined || name === undefined) return undefined;
+  const list = (v: string | undefined): string[] => (v ? v.split(',').map((s) => s.trim()) : []);
+  const nameOnly = (s: string): string => s.replace(/\s*\(.*$/, '').trim();
+  const depends: Package['depends'] = [];
+  for (const [type, key] of [
+    ['pre-depends', 'Pre-Depends'],
+    ['depends', 'Depends'],
+  ] as const)
+    for (const text of list(get(key))) depends.push({ type, text, alternatives: text.split('|').map((s) => s.trim()) });
+  return { name, version, status: '', depends, provides: list(get('Provides')).map(nameOnly), conflicts: list(get('Conflicts')) };
+}
+
+/** Debian's version order as busybox's version_compare has it. */
+function compareVersions(a: string, b: string): number {
+  const order = (c: string): number => (c === '~' ? -1 : c === '' || /\d/.test(c) ? 0 : /[A-Za-z]/.test(c) ? c.charCodeAt(0) : c.charCodeAt(0) + 256);
+  const part = (val: string, ref: string): number => {
+    let i = 0;
+    let j = 0;
+    while (i < val.length || j < ref.length) {
+      while ((i < val.length && !/\d/.test(val[i]!)) || (j < ref.length && !/\d/.test(ref[j]!))) {
+        const d = order(val[i] ?? '') - order(ref[j] ?? '');
+        if (d) return d;
+        i++;
+        j++;
+      }
+      while (val[i] === '0') i++;
+      while (ref[j] === '0') j++;
+      let first = 0;
+      while (/\d/.test(val[i] ?? '') && /\d/.test(ref[j] ?? '')) {
+        if (!first) first = val.charCodeAt(i) - ref.charCodeAt(j);
+        i++;
+        j++;
+      }
+      if (/\d/.test(val[i] ?? '')) return 1;
+      if (/\d/.test(ref[j] ?? '')) return -1;
+      if (first) return first;
+    }
+    return 0;
+  };
+  const split = (v: string): [number, string, string] => {
+    const colon = v.indexOf(':');
+    const epoch = colon >= 0 ? parseInt(v, 10) || 0 : 0;
+    const rest = colon >= 0 ? v.slice(colon + 1) : v;
+    const dash = rest.lastIndexOf('-');
+    return [epoch, dash >= 0 ? rest.slice(0, dash) : rest, dash >= 0 ? rest.slice(dash + 1) : ''];
+  };
+  const [ea, ua, da] = split(a);
+  const [eb, ub, db] = split(b);
+  if (ea !== eb) return ea - eb;
+  return part(ua, ub) || part(da, db);
+}
+
+/** Whether `version` meets a dependency's `(op version)`, if it has one. */
+function meets(version: string, dependency: string): boolean {
+  const m = /\(\s*(<<|<=|=|>=|>>|<|>)\s*([^)\s]+)\s*\)/.exec(dependency);
+  if (!m) return true;
+  const c = compareVersions(version, m[2]!);
+  return { '<<': c < 0, '<': c <= 0, '<=': c <= 0, '=': c === 0, '>=': c >= 0, '>': c >= 0, '>>': c > 0 }[m[1]!] ?? true;
+}
+
+/** A shell glob as fnmatch(3) reads it (`*`, `?`, `[...]`). */
+function fnmatch(pattern: string, name: string): boolean {
+  const re = pattern
+    .replace(/[.+^${}()|\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.')
+    .replace(/\[!/g, '[^');
+  try {
+    return new RegExp(`^${re}$`, 's').test(name);
+  } catch {
+    return pattern === name;
+  }
+}
+
+/** What one dpkg run writes: maintainer scripts' output goes out before dpkg's own, which stdio holds until exit. */
+class Output {
+  scripts = '';
+  own = '';
+  stderr = '';
+}
+
+/**
+ * busybox's `dpkg` over /var/lib/dpkg/status and /var/lib/dpkg/info (neither made for it):
+ * `-i`/`--unpack` a .deb (control files to info/, preinst, data with conffiles kept as
+ * NAME.dpkg-new, the .list, postinst at configure), `-l [PATTERN]`, `-r`, `-P`, `--configure`,
+ * `--force-depends` (`-F depends`), `--force-confnew`, `--force-confold`; maintainer scripts run
+ * in the guest's shell without arguments, as busybox's system() runs them.
+ */
+export function dpkgProgram(host: ProgramHost): Command {
+  const root = { uid: 0, gid: 0, mode: 0o644 };
+  const exists = async (path: string): Promise<boolean> => (await host.fs.entry(path)) !== undefined;
+  const text = async (path: string): Promise<string | undefined> =>
+    (await exists(path)) ? (await host.fs.read(path)).toString('latin1') : undefined;
+  const lines = async (path: string): Promise<string[]> => {
+    const t = await text(path);
+    return t === undefined ? [] : t.split('\n').filter((l, i, all) => i < all.length - 1 || l !== '');
+  };
+
+  async function runScript(ctx: CommandContext, out: Output, name: string, script: string): Promise<void> {
+    const path = `${info}/${name}.${script}`;
+    if (!(await exists(path))) return;
+    const run = await ctx.exec!(`'${path}'`, { cwd: ctx.cwd, stdin: '' });
+    out.scripts += run.stdout;
+    out.stderr += run.stderr;
+    // system()'s wait status, as busybox prints it.
+    if (run.exitCode !== 0) throw new Died(`${script} failed, exit code ${run.exitCode * 256}`);
+  }
+
+  /** Busybox's is_builtin_exclude: directories it never removes. */
+  const builtin = (name: string): boolean => {
+    if (!name.startsWith('/')) return false;
+    let rest = name.slice(1);
+    if (['.', 'etc', 'opt', 'srv', 'var', 'var/lib'].includes(rest)) return true;
+    if (rest.startsWith('usr/')) rest = rest.slice(4);
+    if (rest.startsWith('local/')) rest = rest.slice(6);
+    return ['bin', 'lib', 'lib32', 'lib64', 'sbin'].includes(rest);
+  };
+
+  /** One pass of remove_file_array: whether it removed anything. */
+  async function removePass(names: string[], exclude: string[]): Promise<boolean> {
+    let removed = false;
+    for (const name of names) {
+      if (builtin(name) || exclude.includes(name)) continue;
+      const entry = await host.fs.entry(name);
+      if (!entry) continue;
+      if (entry.type === 'directory' && (await host.fs.list(name)).length > 0) continue;
+      await host.fs.remove(name);
+      removed = true;
+    }
+    return removed;
+  }
+
+  const infoFiles = (name: string): string[] => controlFiles.map((c) => `${info}/${name}.${c}`);
+
+  async function remove(ctx: CommandContext, out: Output, p: Package, noisy: boolean): Promise<void> {
+    if (noisy) out.own += `Removing ${p.name} (${p.version})...\n`;
+    await runScript(ctx, out, p.name, 'prerm');
+    const list = `${info}/${p.name}.list`;
+    const conffiles = `${info}/${p.name}.conffiles`;
+    const files = await lines(list);
+    const keep = await lines(conffiles);
+    while (await removePass(files, keep));
+    await removePass(infoFiles(p.name), [conffiles, `${info}/${p.name}.postrm`]);
+    if (await exists(conffiles)) {
+      const data = await host.fs.read(conffiles);
+      await host.fs.remove(conffiles);
+      await host.fs.write(list, data, root);
+    }
+    setStatus(p, 'config-files', 2);
+  }
+
+  async function purge(ctx: CommandContext, out: Output, p: Package): Promise<void> {
+    out.own += `Purging ${p.name} (${p.version})...\n`;
+    await runScript(ctx, out, p.name, 'prerm');
+    const files = await lines(`${info}/${p.name}.list`);
+    while (await removePass(files, []));
+    await removePass(infoFiles(p.name), [`${info}/${p.name}.postrm`]);
+    await runScript(ctx, out, p.name, 'postrm');
+    await removePass(infoFiles(p.name), []);
+    setStatus(p, 'not-installed', 2);
+  }
+
+  /** busybox's name for an extracted entry: leading `/`, `./` and `../` dropped, under `prefix`. */
+  const prefixed = (prefix: string, name: string): string | undefined => {
+    let rest = name.replace(/\/$/, '').replace(/^\/+/, '');
+    while (rest.startsWith('.')) {
+      if (rest[1] === '.') rest = rest.slice(1);
+      if (rest[1] !== '/') break;
+      rest = rest.slice(2);
+    }
+    return rest === '' ? undefined : prefix + rest;
+  };
+
+  async function unpack(ctx: CommandContext, out: Output, p: Package, force: Set<string>): Promise<void> {
+    const conffileList: string[] = [];
+    const old = p.old;
+    if (old && word(old.status, 2) === 'installed') {
+      out.own += `Preparing to replace ${p.name} ${old.version} (using ${p.file})...\n`;
+      if (!force.has('confold')) conffileList.push(...(await lines(`${info}/${p.name}.md5sums`)));
+      await remove(ctx, out, old, false);
+    } else out.own += `Unpacking ${p.name} (from ${p.file})...\n`;
+    const deb = await openFile(host, ctx, p.file!);
+    for (const item of await debTar(deb, 'control')) {
+      if (!controlFiles.some((c) => item.header.name === `./${c}`)) continue;
+      const target = prefixed(`${info}/${p.name}.`, item.header.name)!;
+      await extractEntry(host, target, target, item, { unlinkOld: true });
+    }
+    await runScript(ctx, out, p.name, 'preinst');
+    if (!force.has('confnew')) conffileList.push(...(await lines(`${info}/${p.name}.conffiles`)));
+    const passed: string[] = [];
+    for (const item of await debTar(deb, 'data')) {
+      let name = item.header.name.replace(/\/$/, '');
+      const path = name.slice(1);
+      if (conffileList.includes(path) && item.header.type !== 'directory' && (await host.fs.entry(path))?.type === 'file') {
+        const md5 = createHash('md5')
+          .update(await host.fs.read(path))
+          .digest('hex');
+        if (!conffileList.includes(`${md5}  ${path}`)) {
+          out.own += `Warning: Creating ${path} as ${path}.dpkg-new\n`;
+          name = `${name}.dpkg-new`;
+        }
+      }
+      const target = prefixed('/', name);
+      if (target === undefined) continue;
+      const entry: TarItem = { header: { ...item.header, name }, data: item.data };
+      await extractEntry(host, posix.resolve('/', target), target, entry, { unlinkOld: true });
+      passed.push(target.replace(/\.dpkg-new$/, ''));
+    }
+    await host.fs.write(`${info}/${p.name}.list`, Buffer.from(passed.map((n) => `${n}\n`).join(''), 'latin1'), root);
+    setStatus(p, 'install', 0);
+    setStatus(p, 'unpacked', 2);
+  }
+
+  async function configure(ctx: CommandContext, out: Output, p: Package): Promise<void> {
+    out.own += `Setting up ${p.name} (${p.version})...\n`;
+    await runScript(ctx, out, p.name, 'postinst');
+    setStatus(p, 'install', 0);
+    setStatus(p, 'installed', 2);
+  }
+
+  /** busybox's check_deps: conflicts of what is being installed, then every wanted package's dependencies. */
+  function checkDeps(table: StatusTable, packages: Package[], debs: Package[]): void {
+    const wanted = (name: string, dep: string, pre: boolean): boolean => {
+      const candidates = packages.filter((q) => (q.name === name && meets(q.version, dep)) || q.provides.includes(name));
+      return candidates.some((q) => {
+        const s = table.get(q.name)?.status ?? '';
+        return pre ? word(s, 2) === 'installed' : word(s, 0) === 'install';
+      });
+    };
+    for (const deb of debs) {
+      if (word(deb.status, 2) === 'installed') continue;
+      for (const c of deb.conflicts) {
+        const name = c.replace(/\s*\(.*$/, '');
+        const other = table.get(name);
+        if (other && word(other.status, 0) === 'install' && meets(deb.version, c)) throw new Died(`package ${deb.name} conflicts with ${name}`);
+      }
+    }
+    for (const p of table.inOrder()) {
+      if (word(p.status, 0) !== 'install') continue;
+      for (const dep of p.depends) {
+        const pre = dep.type === 'pre-depends';
+        if (dep.alternatives.some((alt) => wanted(alt.replace(/\s*\(.*$/, ''), alt, pre))) continue;
+        const what =
+          dep.alternatives.length > 1
+            ? `${dep.text}, which cannot be satisfied`
+            : `${dep.text.replace(/\s*\(.*$/, '')}, which is not installed or flagged to be installed`;
+        throw new Died(`package ${p.name} ${pre ? 'pre-' : ''}depends on ${what}`);
+      }
+    }
+  }
+
+  /** busybox's write_status_file: known packages rewritten where their status changed, new ones added, the old file kept as status.udeb.bak. */
+  async function writeStatus(old: string, table: StatusTable, debs: Package[]): Promise<void> {
+    let out = '';
+    let fieldStart = 0;
+    const noStatus = (control: string | undefined): string =>
+      fields(control ?? '')
+        .filter(([n]) => n !== 'Status')
+        .map(([n, v]) => `${n}: ${v}\n`)
+        .join('');
+    for (const chunk of paragraphs(old)) {
+      const name = after(chunk, 'Package:');
+      if (name === undefined) continue;
+      const fromFile = after(chunk, 'Status:');
+      const p = table.get(name);
+      let written = false;
+      if (p && fromFile !== p.status) {
+        const state = word(p.status, 2);
+        if (state === 'installed' || state === 'unpacked') {
+          const deb = debs.find((d) => d.name === name);
+          if (!deb) throw new Died(`ALERT: cannot find a control file, your status file may be broken, status may be incorrect for ${name}`);
+          setStatus(p, 'ok', 1);
+          out += `${noStatus(deb.control)}Status: ${p.status}\n\n`;
+          written = true;
+        } else if (state === 'not-installed') {
+          out += `Package: ${name}\nStatus: ${p.status}\n`;
+          // busybox carries its read position over from one paragraph to the next.
+          for (const [n, v] of fields(chunk.slice(fieldStart))) if (n === 'Priority' || n === 'Section') out += `${n}: ${v}\n`;
+          fieldStart = chunk.length;
+          out += '\n';
+          written = true;
+        } else if (state === 'config-files') {
+          for (const [n, v] of fields(chunk.slice(fieldStart))) out += n === 'Status' ? `Status: ${p.status}\n` : `${n}: ${v}\n`;
+          fieldStart = chunk.length;
+          out += '\n';
+          written = true;
+        }
+      }
+      if (!written) out += `${chunk}\n\n`;
+    }
+    for (const deb of debs) {
+      const p = table.get(deb.name);
+      if (p && word(p.status, 1) === 'reinstreq') {
+        setStatus(p, 'ok', 1);
+        out += `${noStatus(deb.control)}Status: ${p.status}\n\n`;
+      }
+    }
+    const current = await host.fs.read(statusFile);
+    const bak = `${statusFile}.udeb.bak`;
+    if (await exists(bak)) await host.fs.remove(bak);
+    await host.fs.write(bak, current, root);
+    await host.fs.remove(statusFile);
+    await host.fs.write(statusFile, Buffer.from(out, 'latin1'), root);
+  }
+
+  return {
+    name: 'dpkg',
+    async execute(args, ctx): Promise<ExecResult> {
+      const commands = new Set<string>();
+      const force = new Set<string>();
+      const operands: string[] = [];
+      const usage = (prefix = ''): ExecResult => ({ stdout: '', stderr: prefix + dpkgUsage, exitCode: 1 });
+      for (let i = 0; i < args.length; i++) {
+        const a = args[i]!;
+        if (a === '--') {
+          operands.push(...args.slice(i + 1));
+          break;
+        }
+        if (a.startsWith('--')) {
+          const [given, value] = a.slice(2).split(/=(.*)/s);
+          const names = Object.keys(longOptions);
+          const match = names.includes(given!) ? [given!] : names.filter((n) => n.startsWith(given!));
+          if (match.length === 0) return usage(`dpkg: unrecognized option '${a}'\n`);
+          if (match.length > 1) return usage(`dpkg: option '--${given}' is ambiguous; possibilities:${match.map((m) => ` '--${m}'`).join('')}\n`);
+          const long = match[0]!;
+          if (long === 'force') {
+            const v = value ?? args[++i];
+            if (v === undefined) return usage(`dpkg: option '--force' requires an argument\n`);
+            if (!['depends', 'confnew', 'confold'].includes(v)) return usage();
+            force.add(v);
+          } else if (long.startsWith('force-')) force.add(longOptions[long]!);
+          else commands.add(longOptions[long]!);
+          continue;
+        }
+        if (!a.startsWith('-') || a === '-') {
+          operands.push(a);
+          continue;
+        }
+        for (const [j, c] of [...a.slice(1)].entries()) {
+          if (c === 'F') {
+            const v = a.slice(j + 2) || args[++i];
+            if (v === undefined) return usage(`dpkg: option requires an argument -- 'F'\n`);
+            if (!['depends', 'confnew', 'confold'].includes(v)) return usage();
+            force.add(v);
+            break;
+          }
+          if (!'CilPru'.includes(c)) return usage(`dpkg: invalid option -- '${c}'\n`);
+          commands.add(c);
+        }
+      }
+      if (commands.size !== 1) return usage();
+      const command = [...commands][0]!;
+      const out = new Output();
+      try {
+        const statusEntry = await host.fs.entry(statusFile);
+        if (!statusEntry) throw new Died(`can't open '${statusFile}': No such file or directory`);
+        const old = statusEntry.type === 'file' ? await text(statusFile) : '';
+        const table = new StatusTable();
+        const packages: Package[] = [];
+        for (const chunk of paragraphs(old ?? '')) {
+          const p = packageOf(chunk);
+          if (!p) continue;
+          p.status = after(chunk, 'Status:') ?? '';
+          packages.push(p);
+          table.set(p);
+        }
+        if (command === 'l') {
+          out.own += '    Name           Version\n+++-==============-==============\n';
+          for (const p of table.inOrder()) {
+            if (operands[0] !== undefined && !fnmatch(operands[0], p.name)) continue;
+            const s2 = word(p.status, 2)[0] ?? '\0';
+            out.own += `${p.status.startsWith('i') ? 'i' : 'r'}${s2}  ${p.name.padEnd(14)} ${p.version}\n`;
+          }
+          return { stdout: out.own, stderr: '', exitCode: 0 };
+        }
+        const debs: Package[] = [];
+        for (const operand of operands) {
+          if (command === 'i' || command === 'u') {
+            const control = (await debTar(await openFile(host, ctx, operand), 'control')).find((e) => e.header.name === './control');
+            if (!control) throw new Died("can't extract control file");
+            const p = packageOf(control.data.toString('latin1'));
+            if (!p) {
+              out.stderr += `dpkg: invalid control file in ${operand}\n`;
+              continue;
+            }
+            p.control = control.data.toString('latin1');
+            p.file = operand;
+            const known = table.get(p.name);
+            if (!known || known.status === '') p.status = 'install reinstreq not-installed';
+            else {
+              p.status = known.status;
+              setStatus(p, 'install', 0);
+              setStatus(p, 'reinstreq', 1);
+            }
+            packages.push(p);
+            debs.push(p);
+            table.set(p);
+            p.old = known;
+          } else {
+            const p = packages.find((q) => q.name === operand);
+            if (!p) throw new Died(`package ${operand} is uninstalled or unknown`);
+            const state = word(table.get(p.name)?.status ?? '', 2);
+            const current = table.get(p.name) ?? p;
+            if (command === 'r') {
+              if (state === 'not-installed' || state === 'config-files') throw new Died(`${p.name} is already removed`);
+              setStatus(current, 'deinstall', 0);
+            } else if (command === 'P') {
+              if (state === 'not-installed') throw new Died(`${p.name} is already purged`);
+              setStatus(current, 'purge', 0);
+            }
+            debs.push(current);
+          }
+        }
+        if (debs.length === 0) throw new Died('no package files specified');
+        if (!force.has('depends')) checkDeps(table, packages, debs);
+        for (const p of debs) {
+          if (command === 'r') await remove(ctx, out, p, true);
+          else if (command === 'P') await purge(ctx, out, p);
+          else if (command === 'i' || command === 'u') await unpack(ctx, out, p, force);
+          else await configure(ctx, out, p);
+        }
+        if (command === 'i') for (const p of debs) await configure(ctx, out, p);
+        // Only a .deb carries a control paragraph to write: the others' status lines stand alone, as busybox writes them.
+        await writeStatus(old ?? '', table, command === 'i' || command === 'u' ? debs : debs.map((d) => ({ ...d, control: undefined })));
+        return { stdout: out.scripts + out.own, stderr: out.stderr, exitCode: 0 };
+      } catch (err) {
+        if (!(err instanceof Died)) throw err;
+        return { stdout: out.scripts + out.own, stderr: `${out.stderr}dpkg: ${err.message}\n`, exitCode: 1 };
+      }
+    },
+  };
+}
