@@ -307,7 +307,7 @@ const busyboxSteps: string[] = [
   `mkdir -p /tmp/rt-ed; cd /tmp/rt-ed; printf 'one\\ntwo\\nthree\\nfour\\nfive\\n' > f; printf 'x\\001\\377\\n' > b; ` +
     `printf '%s\\n' ,p 2p '$=' '.-1,.+1p' = 1 /o/p //p 2ka 4kb "'a,'bp" ,s/o/0/ ',s/e/EE/gp' s/x/y/ 1,2l 'r b' ,l '2,3w part' w f q | ` +
     `ed f; echo $?; cat f part; printf '%s\\n' 3 2a new . ,p 1,2c C . ,p '$d' = i I . q y | ed f; ` +
-    `printf '%s\\n' a text . 'w new' f w q | ed -p '> '; cat new; cd /; rm -r /tmp/rt-ed`,
+    `printf '%s\\n' a text . 'w new' f w q | ed -p '\\u@\\h:\\W\\$ '; cat new; cd /; rm -r /tmp/rt-ed`,
   `cd /tmp; printf 'a\\nb\\n' > rt-ed-f; printf '%s\\n' 9p 0p 3,1p k "'Ap" "'zp" s s/a s/q/r/ s//x/ /nosuch/ x Q fx wq rx r 'r /nosuch' ` +
     `'r /tmp' 'w /nosuch/x' 9a z 1q u '1;2p' '?a?' | ed rt-ed-f; echo $?; ed /nosuch; echo $?; ed /tmp </dev/null; echo $?; echo p | ed; ` +
     `ed -s rt-ed-f; echo $?; ed -p; echo $?; ed --help; echo $?; ed --x; echo $?; rm rt-ed-f`,

@@ -11,15 +11,27 @@ const mimUsage =
   'Run a script from a Makefile-like specification file\n\n\t-f FILE\t\tSpec file (default Mimfile)\n';
 
 /**
- * ed's `-p` prompt as busybox's line editing shows it: `\w`, `\W` (HOME as `~`), `\$`, the C
- * escapes, `\[` and `\]` (nothing), any other `\c` its letter.
+ * ed's `-p` prompt as busybox's line editing shows it: `\w`, `\W` (HOME as `~`), `\u`, `\h`, `\H`,
+ * `\$`, the C escapes with `\NNN` and `\xHH`, `\[` and `\]` (nothing), any other `\c` its letter.
+ * The times (`\t`, `\T`, `\A`, `\@`) are not read.
  */
-function expandPrompt(prompt: string, ctx: CommandContext, uid: number): string {
+async function expandPrompt(prompt: string, ctx: CommandContext, uid: number): Promise<string> {
+  if (!prompt.includes('\\')) return prompt;
   const home = ctx.env.get('HOME');
   const cwd = home && (ctx.cwd === home || ctx.cwd.startsWith(`${home}/`)) ? `~${ctx.cwd.slice(home.length)}` : ctx.cwd;
+  const passwd = await ctx.fs.readFile('/etc/passwd').catch(() => '');
+  const user =
+    passwd
+      .split('\n')
+      .find((l) => l.split(':')[2] === String(uid))
+      ?.split(':')[0] ?? '';
+  const host = /\\[hH]/.test(prompt) ? (await ctx.exec!('hostname', { cwd: ctx.cwd, stdin: '' })).stdout.trim() : '';
   const fields: Record<string, string> = {
     w: cwd,
     W: cwd.slice(cwd.lastIndexOf('/') + 1),
+    u: user,
+    h: host.split('.')[0]!,
+    H: host,
     $: uid === 0 ? '#' : '$',
     a: '\x07',
     b: '\b',
@@ -31,7 +43,15 @@ function expandPrompt(prompt: string, ctx: CommandContext, uid: number): string 
     '[': '',
     ']': '',
   };
-  return prompt.replace(/\\(.?)/gs, (_m, c: string) => fields[c] ?? c);
+  return prompt.replace(/\\(x[0-9a-fA-F]{0,3}|[0-7]{1,3}|.?)/gs, (_m, c: string) => {
+    if (/^[0-7]/.test(c)) return String.fromCharCode(parseInt(c, 8) & 0xff);
+    if (!c.startsWith('x')) return fields[c] ?? c;
+    // As many hex digits (up to three) as make a byte; a NUL shows as `?`.
+    let digits = c.slice(1);
+    while (digits.length && parseInt(digits, 16) > 0xff) digits = digits.slice(0, -1);
+    const code = digits ? parseInt(digits, 16) : 0;
+    return (code ? String.fromCharCode(code) : '?') + c.slice(1 + digits.length);
+  });
 }
 
 /** getopt's answer to ed's options (`-p PROMPT` only): the prompt and the file, or the usage error. */
@@ -119,7 +139,7 @@ export function busyboxEditors(host: ProgramHost): Command[] {
       if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: edUsage, exitCode: 0 };
       const options = edOptions(args);
       if ('exitCode' in options) return options;
-      const session = new EdSession(host, ctx.cwd, stdinBytes(ctx).toString('latin1'), expandPrompt(options.prompt, ctx, host.uid));
+      const session = new EdSession(host, ctx.cwd, stdinBytes(ctx).toString('latin1'), await expandPrompt(options.prompt, ctx, host.uid));
       await session.run(options.file);
       return bytesOut(host, Buffer.from(session.out, 'latin1'), session.err);
     },
