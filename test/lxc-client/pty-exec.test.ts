@@ -101,6 +101,14 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
+    // The beds' busybox-static is built without FEATURE_REVERSE_SEARCH: Ctrl-R is a control key the
+    // editor ignores, on an empty line or within one, and what follows is typed as usual.
+    name: 'Ctrl-R searches nothing: no (reverse-i-search) prompt, the keys after it go into the line',
+    steps: ['echo one', String.raw`@keys \x12on\r`, String.raw`@keys echo \x12e\x12\r`, 'exit'],
+    transcript: '~ # \x1b[6necho one\r\none\r\n' + '~ # \x1b[6non\r\nsh: on: not found\r\n' + '~ # \x1b[6necho e\r\ne\r\n' + '~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
     name: 'a line longer than the terminal wraps, and is redrawn on a wider one',
     steps: [
       '@size 10 20',

@@ -36,7 +36,8 @@ export class LineHistory {
  * slot as busybox does); Ctrl-U (delete before the cursor), Ctrl-K (after), Ctrl-W (the word
  * before); Ctrl-L (clear the screen); Ctrl-C (interrupt); Tab: completion (the caller finds the
  * matches of {@link completionQuery}, {@link complete} puts them in), a second Tab lists them.
- * Reverse search (Ctrl-R) is not done.
+ * Ctrl-R, like any control key it does not know, does nothing: the test beds' busybox-static is
+ * built without FEATURE_REVERSE_SEARCH, so it has no `(reverse-i-search)` either.
  */
 export class LineEditor {
   private chars: string[] = [];
