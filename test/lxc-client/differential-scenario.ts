@@ -140,6 +140,8 @@ const helloDeb = packageFile('hello_1.0-1_all.deb');
 const helloXzDeb = packageFile('hello_1.0-1_all.xz.deb');
 const needyDeb = packageFile('needy_2.0_all.deb');
 const helloRpm = packageFile('hello-1.0-1.noarch.rpm');
+const lzmaDeb = packageFile('hello_1.0-1_all.lzma.deb');
+const lzmaRpm = packageFile('hello-1.0-1.noarch.lzma.rpm');
 
 /**
  * Busybox programs a script types first, a few shell lines each (one exec per line keeps the suite
@@ -344,6 +346,10 @@ const busyboxSteps: string[] = [
     'rpm2cpio nosuch; echo $?; mkdir x; cd x; rpm2cpio ../h.rpm | cpio -idm; find . | sort; cd ..; echo old > /etc/hello.conf; ' +
     'rpm -i h.rpm; echo $?; stat -c "%a %u %s %n" /etc/hello.conf* /usr/bin/hello /usr/share/doc/hello/README; ' +
     'cat /etc/hello.conf.rpmorig; cd /; rm -r /tmp/rt-pk /etc/hello.conf* /usr/bin/hello /usr/share',
+  // An LZMA data member (dpkg-deb and dpkg take it) and an LZMA rpm payload (rpm2cpio reads it, rpm -i does not).
+  `mkdir -p /tmp/rt-pk /var/lib/dpkg/info; cd /tmp/rt-pk; echo ${lzmaDeb} | base64 -d > l.deb; echo ${lzmaRpm} | base64 -d > l.rpm; ` +
+    'dpkg-deb -c l.deb | wc -l; dpkg-deb -X l.deb x | wc -l; touch /var/lib/dpkg/status; dpkg -i l.deb; echo $?; dpkg -l; ' +
+    'dpkg -P hello; rpm2cpio l.rpm | cpio -t; echo $?; rpm -qpl l.rpm; rpm -i l.rpm; echo $?; cd /; rm -r /tmp/rt-pk /var/lib',
   // cal: months and years (-m, -j, -y), September 1752, the first and last years, its refusals; the current month by its line count.
   'cal 2 2024; cal 9 1752; cal -m 3 2025; cal -j 2 2024; cal 13 2024; echo $?; cal 2024; cal -m 1 1; cal 12 9999; cal -j 10 1752; cal 0; ' +
     'echo $?; cal | wc -l; cal x; echo $?; cal 3 2 1; echo $?; cal -y 2023 | head -3; cal -jy 2024 | head -12',

@@ -4,6 +4,7 @@ import type { CommandContext } from 'just-bash';
 import { unpackTar, type TarHeader } from 'modern-tar';
 import { readAr } from './busybox-archives.js';
 import { bunzip, unxz } from './busybox-unpack.js';
+import { unpackLzma } from './lz-streams.js';
 import { stdinBytes, type ProgramHost } from './program-host.js';
 
 export const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
@@ -45,21 +46,26 @@ async function untarMember(name: string, data: Buffer): Promise<TarItem[]> {
     }
   } else if (name.endsWith('.bz2')) tar = await bunzip(data).catch((err: Error) => Promise.reject(new Died(err.message)));
   else if (name.endsWith('.xz')) tar = await unxz(data).catch((err: Error) => Promise.reject(new Died(err.message)));
+  else if (name.endsWith('.lzma')) {
+    const unpacked = unpackLzma(data);
+    if (unpacked.error !== undefined) throw new Died(unpacked.error);
+    tar = unpacked.output;
+  }
   const entries = await unpackTar(new Uint8Array(tar));
   return entries.map((e) => ({ header: e.header, data: Buffer.from(e.data ?? new Uint8Array()) }));
 }
 
 /**
- * The tar entries of a .deb's control or data member (`control.tar[.gz|.bz2|.xz]`), as busybox's
- * unpack_ar_archive reaches it; none when the package has no such member. Throws busybox's message
- * for what is not an ar archive.
+ * The tar entries of a .deb's control or data member (`control.tar[.gz|.bz2|.xz]`, `.lzma` where
+ * `lzma` says the program takes it), as busybox's unpack_ar_archive reaches it; none when the
+ * package has no such member. Throws busybox's message for what is not an ar archive.
  */
-export async function debTar(deb: Buffer, part: DebPart): Promise<TarItem[]> {
+export async function debTar(deb: Buffer, part: DebPart, lzma = true): Promise<TarItem[]> {
   if (deb.length < 7) throw new Died('short read');
   if (deb.subarray(0, 7).toString('latin1') !== '!<arch>') throw new Died('invalid ar magic');
   const members = readAr(deb);
   if (typeof members === 'string') throw new Died(members);
-  const wanted = ['', '.gz', '.bz2', '.xz'].map((suffix) => `${part}.tar${suffix}`);
+  const wanted = ['', '.gz', '.bz2', '.xz', ...(lzma ? ['.lzma'] : [])].map((suffix) => `${part}.tar${suffix}`);
   const member = members.find((m) => wanted.includes(m.name));
   return member ? untarMember(member.name, member.data) : [];
 }

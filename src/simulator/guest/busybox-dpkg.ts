@@ -137,7 +137,7 @@ export function dpkgProgram(host: ProgramHost): Command {
       await remove(ctx, out, old, false);
     } else out.own += `Unpacking ${p.name} (from ${p.file})...\n`;
     const deb = await openFile(host, ctx, p.file!);
-    for (const item of await debTar(deb, 'control')) {
+    for (const item of await debTar(deb, 'control', false)) {
       if (!controlFiles.some((c) => item.header.name === `./${c}`)) continue;
       const target = prefixed(`${info}/${p.name}.`, item.header.name)!;
       await extractEntry(host, target, target, item, { unlinkOld: true });
@@ -259,7 +259,7 @@ export function dpkgProgram(host: ProgramHost): Command {
         const debs: Package[] = [];
         for (const operand of operands) {
           if (command === 'i' || command === 'u') {
-            const control = (await debTar(await openFile(host, ctx, operand), 'control')).find((e) => e.header.name === './control');
+            const control = (await debTar(await openFile(host, ctx, operand), 'control', false)).find((e) => e.header.name === './control');
             if (!control) throw new Died("can't extract control file");
             const p = packageOf(control.data.toString('latin1'));
             if (!p) {

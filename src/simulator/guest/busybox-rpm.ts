@@ -4,6 +4,7 @@ import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { readCpio } from './busybox-cpio.js';
 import { banner, Died, openFile } from './busybox-deb.js';
 import { bunzip, unxz } from './busybox-unpack.js';
+import { unpackLzma } from './lz-streams.js';
 import { bytesOut, mkdirs, stdinBytes, type ProgramHost } from './program-host.js';
 
 const rpmUsage =
@@ -114,9 +115,17 @@ class RpmPackage {
     return `${this.str(tags.dirNames, this.int(tags.dirIndexes, item)) ?? '(null)'}${this.str(tags.baseNames, item) ?? '(null)'}`;
   }
 
-  /** The payload (a cpio archive) decompressed as busybox's setup_unzip_on_fd finds its format. */
-  async payload(): Promise<Buffer> {
+  /**
+   * The payload (a cpio archive) decompressed as busybox's setup_unzip_on_fd finds its format by
+   * its magic; `lzma` (rpm2cpio's): an LZMA stream, which has none, where the header says so.
+   */
+  async payload(lzma = false): Promise<Buffer> {
     const data = this.file.subarray(this.payloadAt);
+    if (lzma && this.str(tags.payloadCompressor) === 'lzma') {
+      const unpacked = unpackLzma(data);
+      if (unpacked.error !== undefined) throw new Died(unpacked.error);
+      return unpacked.output;
+    }
     const magic = data.subarray(0, 6).toString('hex');
     try {
       if (magic.startsWith('1f8b')) return gunzipSync(data);
@@ -310,7 +319,7 @@ function rpm2cpioProgram(host: ProgramHost): Command {
           if (data.length === 0) throw new Died('lseek(96, 1): Illegal seek');
         } else data = await openFile(host, ctx, file);
         const rpm = RpmPackage.read(data, file ?? 'standard output');
-        return bytesOut(host, await rpm.payload());
+        return bytesOut(host, await rpm.payload(true));
       } catch (err) {
         if (!(err instanceof Died)) throw err;
         return { stdout: '', stderr: `rpm2cpio: ${err.message}\n`, exitCode: 1 };
