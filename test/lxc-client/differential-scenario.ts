@@ -142,6 +142,7 @@ const needyDeb = packageFile('needy_2.0_all.deb');
 const helloRpm = packageFile('hello-1.0-1.noarch.rpm');
 const lzmaDeb = packageFile('hello_1.0-1_all.lzma.deb');
 const lzmaRpm = packageFile('hello-1.0-1.noarch.lzma.rpm');
+const linksDeb = packageFile('links_2.0_all.deb');
 
 /**
  * Busybox programs a script types first, a few shell lines each (one exec per line keeps the suite
@@ -350,6 +351,12 @@ const busyboxSteps: string[] = [
   `mkdir -p /tmp/rt-pk /var/lib/dpkg/info; cd /tmp/rt-pk; echo ${lzmaDeb} | base64 -d > l.deb; echo ${lzmaRpm} | base64 -d > l.rpm; ` +
     'dpkg-deb -c l.deb | wc -l; dpkg-deb -X l.deb x | wc -l; touch /var/lib/dpkg/status; dpkg -i l.deb; echo $?; dpkg -l; ' +
     'dpkg -P hello; rpm2cpio l.rpm | cpio -t; echo $?; rpm -qpl l.rpm; rpm -i l.rpm; echo $?; cd /; rm -r /tmp/rt-pk /var/lib',
+  // Links: a symlink, a hard link (listed with its target, made last, from the current directory) and modes with setuid and sticky bits.
+  `mkdir -p /tmp/rt-pk /var/lib/dpkg/info; cd /tmp/rt-pk; echo ${linksDeb} | base64 -d > k.deb; touch /var/lib/dpkg/status; ` +
+    'dpkg-deb -c k.deb; dpkg-deb -X k.deb y; stat -c "%a %F %n" y/usr/bin/* y/usr/lib y/usr/lib/*; readlink y/usr/bin/alias; ' +
+    'dpkg -i k.deb; echo $?; dpkg -l; ls /usr/bin/alias /usr/bin/tool; cd /; dpkg -i /tmp/rt-pk/k.deb; echo $?; dpkg -l; ' +
+    'cat /var/lib/dpkg/info/links.list; stat -c "%a %n" /usr/lib/hard /usr/bin/tool; dpkg -P links; ls /usr/lib /usr/bin/tool; ' +
+    'rm -r /tmp/rt-pk /var/lib; rmdir /usr/lib',
   // cal: months and years (-m, -j, -y), September 1752, the first and last years, its refusals; the current month by its line count.
   'cal 2 2024; cal 9 1752; cal -m 3 2025; cal -j 2 2024; cal 13 2024; echo $?; cal 2024; cal -m 1 1; cal 12 9999; cal -j 10 1752; cal 0; ' +
     'echo $?; cal | wc -l; cal x; echo $?; cal 3 2 1; echo $?; cal -y 2023 | head -3; cal -jy 2024 | head -12',

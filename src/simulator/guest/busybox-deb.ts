@@ -89,22 +89,34 @@ export function verboseLine({ header, data }: TarItem): string {
   const date = `${t.getUTCFullYear()}-${two(t.getUTCMonth() + 1)}-${two(t.getUTCDate())} ${two(t.getUTCHours())}:${two(t.getUTCMinutes())}:${two(t.getUTCSeconds())}`;
   const user = header.uname || String(header.uid ?? 0);
   const group = header.gname || String(header.gid ?? 0);
-  const link = header.type === 'symlink' ? ` -> ${header.linkname}` : '';
+  const link = header.type === 'symlink' || header.type === 'link' ? ` -> ${header.linkname}` : '';
   return `${modeString(header)} ${user}/${group} ${String(data.length).padStart(9)} ${date} ${header.name}${link}\n`;
 }
 
-/** How {@link extractEntry} treats what is already there. */
+/** A link busybox makes once the whole archive is out: a hard link, or a symlink that points out of it. */
+export interface PendingLink {
+  hard: boolean;
+  /** The link's target as the archive has it (a hard link's: relative to the program's directory). */
+  target: string;
+  path: string;
+  /** The link's name in busybox's message. */
+  shown: string;
+}
+
+/** How {@link extractEntry} treats what is already there, and where it leaves the links it makes last. */
 export interface ExtractOptions {
   /** Replaces an existing file (ARCHIVE_UNLINK_OLD); otherwise it is busybox's "File exists". */
   unlinkOld?: boolean;
+  links: PendingLink[];
 }
 
 /**
  * One tar entry written where `target` says, as busybox's data_extract_all does without leading
- * directories: its mode, and root keeps the archive's owners (anyone else owns what it makes).
- * Throws busybox's message (named `shown`) for what it cannot make.
+ * directories: its mode, and root keeps the archive's owners (anyone else owns what it makes);
+ * hard links and symlinks out of the archive (absolute, or through `..`) wait in `links` for
+ * {@link makeLinks}. Throws busybox's message (naming `shown`) for what it cannot make.
  */
-export async function extractEntry(host: ProgramHost, target: string, shown: string, item: TarItem, options: ExtractOptions = {}): Promise<void> {
+export async function extractEntry(host: ProgramHost, target: string, shown: string, item: TarItem, options: ExtractOptions): Promise<void> {
   const { header } = item;
   const owner = host.uid === 0 ? { uid: header.uid ?? 0, gid: header.gid ?? 0 } : { uid: host.uid, gid: host.gid };
   const mode = (header.mode ?? 0o644) & 0o7777;
@@ -118,10 +130,36 @@ export async function extractEntry(host: ProgramHost, target: string, shown: str
     return;
   }
   if (existing && options.unlinkOld && existing.type !== 'directory') await host.fs.remove(target);
-  else if (existing) throw new Died(`can't open '${shown}': File exists`);
+  const linkTarget = header.linkname ?? '';
+  if (header.type === 'link' || (header.type === 'symlink' && (linkTarget.startsWith('/') || linkTarget.includes('..')))) {
+    options.links.push({ hard: header.type === 'link', target: linkTarget, path: target, shown });
+    return;
+  }
+  const there = options.unlinkOld ? undefined : existing;
+  if (header.type === 'symlink') {
+    if (there || (await host.fs.entry(posix.dirname(target)))?.type !== 'directory')
+      throw new Died(`can't create symlink '${shown}' to '${linkTarget}': ${there ? 'File exists' : 'No such file or directory'}`);
+    await host.fs.symlink(linkTarget, target, owner);
+    return;
+  }
+  if (there) throw new Died(`can't open '${shown}': File exists`);
   if ((await host.fs.entry(posix.dirname(target)))?.type !== 'directory') throw new Died(`can't open '${shown}': No such file or directory`);
-  if (header.type === 'symlink') await host.fs.symlink(header.linkname ?? '', target, owner);
-  else if (header.type === 'link')
-    await host.fs.write(target, await host.fs.read(posix.resolve(posix.dirname(target), header.linkname ?? '')), { ...owner, mode });
-  else await host.fs.write(target, item.data, { ...owner, mode });
+  await host.fs.write(target, item.data, { ...owner, mode });
+}
+
+/** The links {@link extractEntry} left, made in order (a hard link's target found from `cwd`); busybox stops at one it cannot make. */
+export async function makeLinks(host: ProgramHost, cwd: string, links: PendingLink[]): Promise<void> {
+  for (const link of links.splice(0)) {
+    const failed = new Died(`can't create ${link.hard ? 'hard' : 'sym'}link '${link.shown}' to '${link.target}'`);
+    if ((await host.fs.entry(link.path)) || (await host.fs.entry(posix.dirname(link.path)))?.type !== 'directory') throw failed;
+    if (!link.hard) {
+      await host.fs.symlink(link.target, link.path, { uid: host.uid, gid: host.gid });
+      continue;
+    }
+    const source = posix.resolve(cwd, link.target);
+    const entry = await host.fs.entry(source);
+    if (!entry || entry.type === 'directory') throw failed;
+    await host.fs.memory.link(source, link.path);
+    await host.fs.setMeta(link.path, entry);
+  }
 }

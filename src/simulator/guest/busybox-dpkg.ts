@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
-import { banner, debTar, Died, extractEntry, openFile, type TarItem } from './busybox-deb.js';
+import { banner, debTar, Died, extractEntry, makeLinks, openFile, type PendingLink, type TarItem } from './busybox-deb.js';
 import { after, checkDeps, fnmatch, packageOf, paragraphs, setStatus, statusText, StatusTable, word, type Package } from './busybox-dpkg-status.js';
 import type { ProgramHost } from './program-host.js';
 
@@ -137,11 +137,13 @@ export function dpkgProgram(host: ProgramHost): Command {
       await remove(ctx, out, old, false);
     } else out.own += `Unpacking ${p.name} (from ${p.file})...\n`;
     const deb = await openFile(host, ctx, p.file!);
+    const links: PendingLink[] = [];
     for (const item of await debTar(deb, 'control', false)) {
       if (!controlFiles.some((c) => item.header.name === `./${c}`)) continue;
       const target = prefixed(`${info}/${p.name}.`, item.header.name)!;
-      await extractEntry(host, target, target, item, { unlinkOld: true });
+      await extractEntry(host, target, target, item, { unlinkOld: true, links });
     }
+    await makeLinks(host, ctx.cwd, links);
     await runScript(ctx, out, p.name, 'preinst');
     if (!force.has('confnew')) conffileList.push(...(await lines(`${info}/${p.name}.conffiles`)));
     const passed: string[] = [];
@@ -160,9 +162,10 @@ export function dpkgProgram(host: ProgramHost): Command {
       const target = prefixed('/', name);
       if (target === undefined) continue;
       const entry: TarItem = { header: { ...item.header, name }, data: item.data };
-      await extractEntry(host, posix.resolve('/', target), target, entry, { unlinkOld: true });
+      await extractEntry(host, posix.resolve('/', target), target, entry, { unlinkOld: true, links });
       passed.push(target.replace(/\.dpkg-new$/, ''));
     }
+    await makeLinks(host, ctx.cwd, links);
     await host.fs.write(`${info}/${p.name}.list`, Buffer.from(passed.map((n) => `${n}\n`).join(''), 'latin1'), root);
     setStatus(p, 'install', 0);
     setStatus(p, 'unpacked', 2);

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
-import { banner, debTar, Died, extractEntry, openFile, verboseLine } from './busybox-deb.js';
+import { banner, debTar, Died, extractEntry, makeLinks, openFile, verboseLine, type PendingLink } from './busybox-deb.js';
 import { dpkgProgram } from './busybox-dpkg.js';
 import { rpmPrograms } from './busybox-rpm.js';
 import type { ProgramHost } from './program-host.js';
@@ -60,10 +60,12 @@ function dpkgDebProgram(host: ProgramHost): Command {
           const control = items.find((i) => i.header.name === './control');
           return { stdout: control ? control.data.toString('latin1') : '', stderr: '', exitCode: 0 };
         }
+        const links: PendingLink[] = [];
         for (const item of items) {
           if (action === 'X') stdout += `${item.header.name}\n`;
-          await extractEntry(host, posix.resolve(dir, item.header.name), item.header.name.replace(/\/$/, ''), item);
+          await extractEntry(host, posix.resolve(dir, item.header.name), item.header.name.replace(/\/$/, ''), item, { links });
         }
+        await makeLinks(host, dir, links);
         return { stdout, stderr: '', exitCode: 0 };
       } catch (err) {
         if (!(err instanceof Died)) throw err;
