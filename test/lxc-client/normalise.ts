@@ -25,6 +25,8 @@ export function normaliseOutput(text: string, ctx: { remote: string }): string {
   out = out.replace(/\b\d{4}\/\d\d\/\d\d \d\d:\d\d (UTC|[A-Z]{3,4})\b/g, '<time>');
   out = out.replace(/\b[A-Z][a-z]{2} \d{1,2}, \d{4} at \d{1,2}:\d\d[ap]m \(\w+\)/g, '<time>');
   out = out.replace(/\b(PID|pid|Processes|processes): \d+/g, '$1: <n>');
+  // The CPU time the instance's processes used: a command that works harder on the daemon's side shows a second.
+  out = out.replace(/\bCPU usage \(in seconds\): \d+/g, 'CPU usage (in seconds): <n>');
   out = out.replace(
     /"(pid|processes|usage|usage_peak|swap_usage|swap_usage_peak|total|bytes_received|bytes_sent|packets_received|packets_sent)": \d+/g,
     '"$1": <n>',
