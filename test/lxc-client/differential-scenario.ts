@@ -199,6 +199,20 @@ const busyboxSteps: string[] = [
     `echo $?; rm rt-t; unxz rt-t.xz; ls; xz rt-t; echo $?; xz -d rt-t; echo $?; cat rt-t; ls; echo $?; echo junk > rt-j.xz; ` +
     `unxz rt-j.xz; echo $?; xzcat rt-j.xz; echo $?; echo ${xzFile} | base64 -d | head -c 40 | unxz; echo $?; xzcat nosuch; echo $?; ` +
     `xzcat /etc/passwd; echo $?; cd /; rm -r /tmp/rt-xz`,
+  // bzip2 and xz over bbunpack as busybox's: refused options and their usages, bzip2 -d handing over to bunzip2 (its levels
+  // refused), -v's percentages (wrapped), the input's mode less the umask, levels and -s, a stream cut short before a second
+  // operand, concatenated streams and what follows the last, a `-` after a file (what it left: nothing), directories.
+  `mkdir /tmp/rt-bb; cd /tmp/rt-bb; bzip2 -x; echo $?; bunzip2 -x; bzcat -x; xz -x 2>&1 | head -1; unxz -x; xzcat -x; echo $?; ` +
+    `printf "hello bz\\n" | bzip2 > h.bz2; bzip2 -d -9 h.bz2; echo $?; bzip2 -dz h.bz2 2>&1 | head -1; seq 1 3000 > c; chmod 666 c; ` +
+    `bzip2 -v c; stat -c "%a %n" c.bz2; chmod 777 c.bz2; bunzip2 -v c.bz2; stat -c "%a %n" c; cp h.bz2 a.bz2; bzip2 -dv a.bz2; ` +
+    `printf "" > e; bzip2 -v e; bunzip2 -v e.bz2; seq 1 3000 | bzip2 -1 | md5sum; seq 1 3000 | bzip2 -s | md5sum; ` +
+    `seq 1 3000 | bzip2 -7 -3 | md5sum; head -c 30 h.bz2 > cut.bz2; cp h.bz2 h2.bz2; bunzip2 cut.bz2 h2.bz2; echo $?; ls; ` +
+    `cat h.bz2 h.bz2 > hh.bz2; echo BZjunk >> hh.bz2; bzcat hh.bz2; echo $?; cp h.bz2 hj.bz2; echo junk >> hj.bz2; bzcat hj.bz2; ` +
+    `echo $?; bzcat h.bz2 - < h.bz2; echo $?; bzcat /tmp; bzip2 -c /tmp; echo $?; bzip2 -t h.bz2 cut.bz2; echo $?; ` +
+    `bzip2 -k -f -q -- - < e | wc -c; echo ${xzFile} | base64 -d > t.xz; cp t.xz u.xz; unxz -v u.xz; echo junk > j.xz; unxz -v j.xz; ` +
+    `xzcat /tmp; echo $?; cat t.xz t.xz > tt.xz; printf "\\0\\0\\0\\0junk" >> tt.xz; xzcat tt.xz; echo $?; cp t.xz p.xz; ` +
+    `printf "\\0\\0\\0\\0" >> p.xz; xzcat p.xz; echo $?; printf "\\375junk" | unxz; echo $?; head -c 40 t.xz > cut.xz; cp t.xz t2.xz; ` +
+    `unxz -f cut.xz t2.xz; echo $?; ls; cd /; rm -r /tmp/rt-bb`,
   // ar (reading only): t, tv, p, x with modes and owners, a file that is there, refusals.
   `mkdir /tmp/rt-ar; cd /tmp/rt-ar; echo ${arArchive} | base64 -d > t.a; ar t t.a; ar tv t.a; ar p t.a b; ar x t.a; ls; cat hello.txt; ` +
     `stat -c "%a %u %n" hello.txt b; ar x t.a; echo $?; rm hello.txt b; ar xo t.a hello.txt; ls; ar xv t.a; ar p t.a nosuch; echo $?; ` +
@@ -264,6 +278,40 @@ const busyboxSteps: string[] = [
     'mkpasswd -m sha256 pw | cut -d"$" -f3 | wc -c; mkpasswd pw | cut -c1-3; mkpasswd -m nosuch pw | cut -c1-3; mkpasswd; echo $?; ' +
     'echo pw | mkpasswd -S saltsalt; mkpasswd -S sh pw; mkpasswd -m md5 pw | cut -d"$" -f3 | wc -c; ' +
     'mkpasswd -m des pw | grep -c "^[./0-9A-Za-z]\\{13\\}$"',
+  // bc (issue #41 item 5): what scripts ask of it (scale, -l, big powers, obase/ibase, the 70-column wrap), bc's number rules.
+  'echo "scale=2; 10/3" | bc; echo "s(1)" | bc -l; echo "2^100" | bc; echo "2^300" | bc; echo "obase=16; 255" | bc; ' +
+    'echo "obase=16; 2^300; -255; 10.75; .5" | bc; echo "obase=100; 12345678" | bc; echo "obase=2; -5.75" | bc; ' +
+    'echo "ibase=16; FF; A; ZZ; 1.8; obase=A; 10" | bc; echo "0.00; 1.50-1.50; -0; .5; 1.000; scale=3; 1/3*3; -2/3; 7%3; ' +
+    '-7%3" | bc; echo "-2^2; 2^3^2; 1.5^2; scale=3; 1.123*1.123; 2^-3; sqrt(10); length(0.001); scale(1.234); x=5; x++; x; ' +
+    'x^=2; x; a[3]=7; a[3]+a[2]; last; (x=2)" | bc',
+  // bc programs: functions (recursion, arrays, auto), loops, print and its escapes, strings, if/else, quit at parse time, files then stdin.
+  'echo "define f(n) { if (n<2) return (1); return (n*f(n-1)); }; f(30); define g(a[], n) { auto i, s; for (i=0; i<n; ' +
+    'i++) s += a[i]; return (s); }; x[0]=1; x[1]=2; g(x[], 2)" | bc; ' +
+    'printf \'define h(x) {\\n  auto y\\n  y = x + 1\\n  return (y)\\n}\\nh(h(1))\\ni = 0\\nwhile (i < 5) {\\n  i += 1\\n  if (i == 2) continue\\n  if (i == 4) break\\n  print i, "-"\\n}\\nprint "\\\\t|\\\\q|\\\\n", 1.5, "\\\\n"; ' +
+    '"raw\\\\n"; if (0) 5 else 6; 1; quit; 2\\n\' | bc; echo limits | bc; echo "x = 2 /* c */ + 1; x # t" | bc; ' +
+    "printf '1+1\\n2*\\n' > /tmp/rt-g.bc; bc /tmp/rt-g.bc </dev/null; echo $?; echo 5 | bc /tmp/rt-g.bc; " +
+    'echo 5 | bc -q /dev/null; rm /tmp/rt-g.bc',
+  // bc's refusals (each ends bc with 1, the output before it kept), -s and -w on extensions, BC_LINE_LENGTH; ibase up to 36.
+  'echo "1/0" | bc; echo $?; echo "1+; 2" | bc; printf \'1\\n2+\\n3\\n\' | bc; echo "(((1)" | bc; echo "1)" | bc; ' +
+    'echo "X=1" | bc; echo "@" | bc; echo \'"abc\' | bc; echo "/* x" | bc; echo "return 1" | bc; echo "f(1)" | bc; ' +
+    'echo "define f(x) { return (x); }; f(1, 2)" | bc; echo "sqrt(-1); 2^0.5" | bc; echo "obase=1" | bc; echo "ibase=17" | bc; ' +
+    'echo "ibase=20; JJ; 1.J; 10; ibase=37" | bc; dc -e "20 i FF p 37 i"; echo "scale=-1" | bc; echo "break" | bc; echo "a[1]; ' +
+    'b[]" | bc; echo "--1" | bc; echo "1 print 2" | bc; printf \'if (1)\\n\\n5\\n\' | bc; bc /nonexistent; echo $?; bc -z; echo $?; ' +
+    'echo "x==1" | bc -s; echo $?; echo "print 1; abc=1; a && b; 1 # c; .+1" | bc -w; echo 2^300 | BC_LINE_LENGTH=20 bc; ' +
+    'echo 2^300 | BC_LINE_LENGTH=0 bc',
+  // bc -l: busybox's math library (s c a l e j) at scale 20 and 50 and 5.
+  'echo "s(1); c(1); a(1); l(2); e(1); j(2,3); scale=50; 4*a(1); scale=5; e(10); l(100); s(-1); a(-1); e(-1); c(0); l(0); ' + 'scale" | bc -l',
+  // dc: arithmetic, ~ | v, bases, p n f P a, registers and their stacks, arrays, macros, conditions with else, q and Q, -e in order.
+  'echo "3 4 + p" | dc; dc -e "2 3 ^ p"; dc -e "10 3 / p 2 k 10 3 / p 10 3 % p 10 3 ~ f c _5 p 2 v p K p 2 10 7 | p"; ' +
+    'dc -e "16 o 255 p 16 i FF p A p I p O p c 1 d + p 1 2 r f c 5 sa la p 3 Sb 4 Sb Lb p Lb p c"; ' +
+    'dc -e "[hello]p [world]n [x]P 65 P 16706 P 65 a p [hi] a p c z p 123.456 Z p X p [abc] Z p"; ' +
+    'dc -e "[1p]sa [2p]sb 2 1>aeb 1 2>aeb 2 3 [[yes]p]sy <y 3 2 <y 2 2 =y 3 2 !<y"; dc -e "3 [d 1 - d 0 <a] d sa x f"; ' +
+    'dc -e "[[1p 3Q 2p]x 4p]x 5p"; dc -e "1 2 q 3 p"; dc -e "2 300 ^ p"; dc -e "1 2 :a 2 ;a p" -e "1 p"',
+  // dc's refusals and messages, files (with FILE:LINE: in the message) and -f, P's bytes, DC_LINE_LENGTH.
+  'dc -e "p"; echo $?; dc -e "1 0 / p"; dc -e "_3 v"; dc -e "2 0.5 ^"; dc -e "0 i"; dc -e "1 o"; dc -e "Lq"; dc -e "g"; ' +
+    'dc -e "1 2 >a"; dc -e "5 _ p"; dc -e "[abc"; dc -e "s"; dc /nosuch; echo $?; dc -h; echo $?; ' +
+    'echo "1 2 + p" > /tmp/rt-d.dc; dc /tmp/rt-d.dc; dc -f /tmp/rt-d.dc; printf \'1 p\\n3 g\\n\' > /tmp/rt-d.dc; dc /tmp/rt-d.dc; ' +
+    'echo $?; rm /tmp/rt-d.dc; dc -e "0 P 256 P 65.7 P 255 a P" | od -c; dc -e "_66 P"; DC_LINE_LENGTH=10 dc -e "2 100 ^ p"',
   // uncompress, unlzma, lzcat, lzma -d, lzop (issue #41 item 5): .Z files made on the host (codes of 9 to 11 bits), files, stdin,
   // -c -f, the refusals, data cut short or corrupt (what is written before the message); LZMA-alone files, -k -t -v, bad headers, a
   // stream cut short (fatal: the output file stays, later files are not read), corrupt data; lzop's bytes (levels, -C, -F, blocks
@@ -353,9 +401,9 @@ const busyboxSteps: string[] = [
     'dpkg -P hello; rpm2cpio l.rpm | cpio -t; echo $?; rpm -qpl l.rpm; rpm -i l.rpm; echo $?; cd /; rm -r /tmp/rt-pk /var/lib',
   // Links: a symlink, a hard link (listed with its target, made last, from the current directory) and modes with setuid and sticky bits.
   `mkdir -p /tmp/rt-pk /var/lib/dpkg/info; cd /tmp/rt-pk; echo ${linksDeb} | base64 -d > k.deb; touch /var/lib/dpkg/status; ` +
-    'dpkg-deb -c k.deb; dpkg-deb -X k.deb y; stat -c "%a %F %n" y/usr/bin/* y/usr/lib y/usr/lib/*; readlink y/usr/bin/alias; ' +
-    'dpkg -i k.deb; echo $?; dpkg -l; ls /usr/bin/alias /usr/bin/tool; cd /; dpkg -i /tmp/rt-pk/k.deb; echo $?; dpkg -l; ' +
-    'cat /var/lib/dpkg/info/links.list; stat -c "%a %n" /usr/lib/hard /usr/bin/tool; dpkg -P links; ls /usr/lib /usr/bin/tool; ' +
+    'dpkg-deb -c k.deb; dpkg-deb -X k.deb y; stat -c "%a %F %n" y/usr/bin/tool y/usr/lib y/usr/lib/*; readlink y/usr/bin/alias; ' +
+    'dpkg -i k.deb; echo $?; dpkg -l; readlink /usr/bin/alias; ls /usr/bin/tool; cd /; dpkg -i /tmp/rt-pk/k.deb; echo $?; dpkg -l; ' +
+    'cat /var/lib/dpkg/info/links.list; stat -c "%a %n" /usr/lib/hard /usr/bin/tool; dpkg -P links; ls /usr/lib; ls /usr/bin/tool; ' +
     'rm -r /tmp/rt-pk /var/lib; rmdir /usr/lib',
   // cal: months and years (-m, -j, -y), September 1752, the first and last years, its refusals; the current month by its line count.
   'cal 2 2024; cal 9 1752; cal -m 3 2025; cal -j 2 2024; cal 13 2024; echo $?; cal 2024; cal -m 1 1; cal 12 9999; cal -j 10 1752; cal 0; ' +
