@@ -20,6 +20,11 @@ export interface Unpacker {
   name: string;
   /** The option letters getopt32 takes (any other: `invalid option`, then the usage). */
   options: string;
+  /**
+   * The option letters the arguments are read again with when these flags hand over to another
+   * applet's main (`bzip2 -d` runs bunzip2's, whose getopt32 refuses bzip2's levels), if they do.
+   */
+  reparsedWith?(flags: Set<string>): string | undefined;
   /** Flags the applet's name carries (`lzcat`: `c`). */
   implied: string;
   usage: string;
@@ -29,7 +34,8 @@ export interface Unpacker {
   keeps(flags: Set<string>): boolean;
   /** Refuses to run at all (`lzma` without `-d` or `-t`). */
   refuses?(flags: Set<string>): boolean;
-  run(data: Buffer, flags: Set<string>): Unpacked | Promise<Unpacked>;
+  /** `directory`: the input is one, which opens but whose read(2) fails (EISDIR). */
+  run(data: Buffer, flags: Set<string>, directory: boolean): Unpacked | Promise<Unpacked>;
 }
 
 /** busybox's make_new_name_generic: FILE.EXT gives FILE, anything else nothing. */
@@ -45,25 +51,19 @@ export const strippedOf =
  * its new name's file (refused if there, unless `-f`), made with the input's mode, and the input
  * is removed unless kept; `-c` writes to stdout, `-t` only tests. A failure removes the new file
  * and goes on to the next operand; a fatal one ends the program, leaving the new file as written.
+ * Each FILE is opened onto stdin, so a `-` after one reads what that file has left: nothing.
  */
 export function bbunpack(host: ProgramHost, unpacker: Unpacker): Command {
   const { name } = unpacker;
   return {
     name,
     async execute(args, ctx): Promise<ExecResult> {
-      const flags = new Set<string>(unpacker.implied);
-      const files: string[] = [];
-      let operandsOnly = false;
-      for (const a of args) {
-        if (operandsOnly || !a.startsWith('-') || a === '-') files.push(a);
-        else if (a === '--') operandsOnly = true;
-        else
-          for (const c of a.slice(1)) {
-            if (!unpacker.options.includes(c))
-              return { stdout: '', stderr: `${name}: invalid option -- '${c}'\n${banner}${unpacker.usage}`, exitCode: 1 };
-            flags.add(c);
-          }
-      }
+      const parsed = parseArgs(args, unpacker.options, unpacker.implied);
+      const again = typeof parsed === 'string' ? undefined : unpacker.reparsedWith?.(parsed.flags);
+      const options = again === undefined ? parsed : parseArgs(args, again, unpacker.implied);
+      if (typeof options === 'string')
+        return { stdout: '', stderr: `${name}: invalid option -- '${options}'\n${banner}${unpacker.usage}`, exitCode: 1 };
+      const { flags, files } = options;
       if (unpacker.refuses?.(flags)) return { stdout: '', stderr: `${banner}${unpacker.usage}`, exitCode: 1 };
       const toStdout = flags.has('c') || flags.has('t');
       let out = Buffer.alloc(0);
@@ -73,12 +73,14 @@ export function bbunpack(host: ProgramHost, unpacker: Unpacker): Command {
         stderr += `${name}: ${message}\n`;
         code = 1;
       };
+      let stdinOpened = false;
       for (const file of files.length ? files : ['-']) {
         let data: Buffer;
         let path: string | undefined;
         let mode = 0o644;
         let size = 0;
-        if (file === '-') data = stdinBytes(ctx);
+        let directory = false;
+        if (file === '-') data = stdinOpened ? Buffer.alloc(0) : stdinBytes(ctx);
         else {
           path = posix.resolve(ctx.cwd, file);
           const entry = await host.fs.entry(path);
@@ -87,7 +89,9 @@ export function bbunpack(host: ProgramHost, unpacker: Unpacker): Command {
             continue;
           }
           // A directory opens; reading it gives nothing (and an error only the readers check).
-          data = entry.type === 'directory' ? Buffer.alloc(0) : await host.fs.read(path);
+          directory = entry.type === 'directory';
+          data = directory ? Buffer.alloc(0) : await host.fs.read(path);
+          stdinOpened = true;
           mode = entry.mode & ~0o022;
           size = entry.type === 'directory' ? entry.size : data.length;
         }
@@ -106,7 +110,7 @@ export function bbunpack(host: ProgramHost, unpacker: Unpacker): Command {
             continue;
           }
         }
-        const result = await unpacker.run(data, flags);
+        const result = await unpacker.run(data, flags, directory);
         if (result.error !== undefined) failed(result.error);
         if (!target) {
           if (!flags.has('t')) out = Buffer.concat([out, result.output]);
@@ -122,4 +126,21 @@ export function bbunpack(host: ProgramHost, unpacker: Unpacker): Command {
       return out.length ? bytesOut(host, out, stderr, code) : { stdout: '', stderr, exitCode: code };
     },
   };
+}
+
+/** getopt32 over the arguments: the flags (with the name's own) and the operands, or the first letter refused. */
+function parseArgs(args: string[], options: string, implied: string): { flags: Set<string>; files: string[] } | string {
+  const flags = new Set<string>(implied);
+  const files: string[] = [];
+  let operandsOnly = false;
+  for (const a of args) {
+    if (operandsOnly || !a.startsWith('-') || a === '-') files.push(a);
+    else if (a === '--') operandsOnly = true;
+    else
+      for (const c of a.slice(1)) {
+        if (!options.includes(c)) return c;
+        flags.add(c);
+      }
+  }
+  return { flags, files };
 }

@@ -1,8 +1,8 @@
-import { posix } from 'node:path';
 import libbzip2, { type Bzip2, type Bzip2Module } from 'libbzip2-wasm';
-import type { Command, ExecResult } from 'just-bash';
+import type { Command } from 'just-bash';
 import xzDecompress from 'xz-decompress';
-import { bytesOut, stdinBytes, writeFile, type ProgramHost } from './program-host.js';
+import { bbunpack, strippedOf, type Unpacked, type Unpacker } from './bbunpack.js';
+import type { ProgramHost } from './program-host.js';
 
 let bzip2Module: Promise<Bzip2> | undefined;
 
@@ -23,18 +23,6 @@ function bzip2(): Promise<Bzip2> {
   return bzip2Module;
 }
 
-/** What busybox's bunzip says of data that is not a whole bzip2 stream (libbzip2 only says that it is not). */
-function bunzipError(data: Buffer, libError: number): string {
-  if (data.length < 3 || data.subarray(0, 3).toString('latin1') !== 'BZh') return 'invalid magic';
-  const level = data[3];
-  if (level === undefined) return 'bunzip error -3';
-  if (level < 0x31 || level > 0x39) return 'bunzip error -2';
-  if (data.length < 10) return 'bunzip error -3';
-  const magic = data.subarray(4, 10).toString('hex');
-  if (magic !== '314159265359' && magic !== '177245385090') return 'bunzip error -2';
-  return libError === -7 ? 'bunzip error -3' : 'bunzip error -5';
-}
-
 /** Bad data after some good: what was decompressed is written before the message. */
 class PartialOutput extends Error {
   constructor(
@@ -45,149 +33,190 @@ class PartialOutput extends Error {
   }
 }
 
-/** A compressed format as busybox's programs for it know it: its suffix, and what they can do with it. */
-interface Codec {
-  suffix: string;
-  /** Throws busybox's message for data it cannot decompress. */
-  decompress(data: Buffer): Promise<Buffer>;
-  /** None: the program decompresses only (busybox's xz), and says its usage without `-d`. */
-  compress?(data: Buffer): Promise<Buffer>;
-  /** What it says without `-d` when it only decompresses. */
-  usage?: string;
+/** What busybox's bunzip says of data that is not a whole bzip2 stream (libbzip2 only says that it is not). */
+function bunzipError(data: Buffer, libError: number): string {
+  if (data.length < 2 || data.subarray(0, 2).toString('latin1') !== 'BZ') return 'invalid magic';
+  // start_bunzip reads "h" and the level as 16 bits, get_next_block a block's 48-bit magic: short of them, EOF (-3).
+  if (data.length < 4) return 'bunzip error -3';
+  if (data[2] !== 0x68 || data[3]! < 0x31 || data[3]! > 0x39) return 'bunzip error -2';
+  if (data.length < 10) return 'bunzip error -3';
+  const magic = data.subarray(4, 10).toString('hex');
+  if (magic !== '314159265359' && magic !== '177245385090') return 'bunzip error -2';
+  return libError === -7 ? 'bunzip error -3' : 'bunzip error -5';
 }
 
-const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
-
-/** bzip2 with libbzip2 (blocks of 900k, busybox's default). */
-const bzip2Codec: Codec = {
-  suffix: '.bz2',
-  async compress(data) {
-    return Buffer.from((await bzip2()).compressBZ2(new Uint8Array(data), 9, 30).output);
-  },
-  async decompress(data) {
-    const result = data.length < 3 ? { error: -5, output: new Uint8Array() } : (await bzip2()).decompressBZ2(new Uint8Array(data), 0);
-    if (result.error !== 0) throw new Error(bunzipError(data, result.error));
-    return Buffer.from(result.output);
-  },
-};
-
-/** The six bytes an xz stream starts with. */
-const xzMagic = Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);
-
 /**
- * xz with xz-decompress (xz-embedded in WebAssembly). Busybox's unxz takes data without xz's magic
- * as an empty stream (nothing out, exit 0); anything else it cannot read is `corrupted data`.
+ * Where a bzip2 stream may end: after each end-of-stream magic (0x177245385090, at any bit) and
+ * its 32-bit CRC, padded to a byte. Data can hold the magic by chance: each is only a candidate.
  */
-const xzCodec: Codec = {
-  suffix: '.xz',
-  async decompress(data) {
-    if (!data.subarray(0, xzMagic.length).equals(xzMagic)) return Buffer.alloc(0);
-    // What was decompressed before the data went wrong is written, as busybox writes it as it goes.
-    const reader = new xzDecompress.XzReadableStream(new Blob([new Uint8Array(data)]).stream()).getReader();
-    const chunks: Uint8Array[] = [];
-    try {
-      for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
-    } catch {
-      throw new PartialOutput(Buffer.concat(chunks), 'corrupted data');
+function* bzip2StreamEnds(data: Buffer): Generator<number> {
+  const byte = (i: number): number => data[i] ?? 0;
+  for (let i = 4; i + 6 <= data.length; i++) {
+    for (let shift = 0; shift < 8; shift++) {
+      const bits = (at: number): number => (((byte(at) << 16) | (byte(at + 1) << 8) | byte(at + 2)) << shift) | (byte(at + 3) >> (8 - shift));
+      if ((bits(i) & 0xffffff) === 0x177245 && (bits(i + 3) & 0xffffff) === 0x385090) {
+        const end = Math.ceil((i * 8 + shift + 80) / 8);
+        if (end <= data.length) yield end;
+      }
     }
-    return Buffer.concat(chunks);
-  },
-  usage:
-    'Usage: xz -d [-cfk] [FILE]...\n\nDecompress FILEs (or stdin)\n\n' +
-    '\t-d\tDecompress\n\t-c\tWrite to stdout\n\t-f\tForce\n\t-k\tKeep input files\n\t-t\tTest integrity\n',
-};
-
-/** bzip2 data decompressed (libbzip2), or busybox's message for what it cannot read thrown. */
-export const bunzip = (data: Buffer): Promise<Buffer> => bzip2Codec.decompress(data);
-
-/** xz data decompressed (xz-embedded), or busybox's message for what it cannot read thrown. */
-export const unxz = (data: Buffer): Promise<Buffer> => xzCodec.decompress(data);
-
-/**
- * One of busybox's (de)compressors (bbunzip.c): files are replaced by their (de)compressed form
- * named with or without the codec's suffix unless `-c` or `-k`; an existing output is refused
- * without `-f`; `-t` tests; no file: stdin to stdout. `implied` are the flags its name carries
- * (`bunzip2`: `-d`, `bzcat`: `-cd`).
- */
-function unpackProgram(host: ProgramHost, name: string, codec: Codec, implied: string): Command {
-  return {
-    name,
-    async execute(args, ctx): Promise<ExecResult> {
-      const flags = new Set<string>(implied);
-      const files: string[] = [];
-      for (const a of args) {
-        if (a.startsWith('-') && a !== '-') for (const c of a.slice(1)) flags.add(c);
-        else files.push(a);
-      }
-      const decompress = flags.has('d') || flags.has('t');
-      if (!decompress && !codec.compress) return { stdout: '', stderr: `${banner}${codec.usage ?? ''}`, exitCode: 1 };
-      const toStdout = flags.has('c');
-      let out = Buffer.alloc(0);
-      let stderr = '';
-      let code = 0;
-      const failed = (message: string): void => {
-        stderr += `${name}: ${message}\n`;
-        code = 1;
-      };
-      for (const file of files.length ? files : ['-']) {
-        let data: Buffer;
-        let path: string | undefined;
-        if (file === '-') data = stdinBytes(ctx);
-        else {
-          path = posix.resolve(ctx.cwd, file);
-          const entry = await host.fs.entry(path);
-          if (!entry) {
-            failed(`${file}: No such file or directory`);
-            continue;
-          }
-          if (entry.type === 'directory') {
-            failed('read error: Is a directory');
-            continue;
-          }
-          data = await host.fs.read(path);
-        }
-        let target: string | undefined;
-        if (path && !toStdout && !flags.has('t')) {
-          if (decompress && !file.endsWith(codec.suffix)) {
-            failed(`${file}: unknown suffix - ignored`);
-            continue;
-          }
-          target = decompress ? path.slice(0, -codec.suffix.length) : path + codec.suffix;
-          if (!flags.has('f') && (await host.fs.entry(target))) {
-            failed(`can't open '${decompress ? file.slice(0, -codec.suffix.length) : file + codec.suffix}': File exists`);
-            continue;
-          }
-        }
-        let result: Buffer;
-        try {
-          result = decompress ? await codec.decompress(data) : await codec.compress!(data);
-        } catch (err) {
-          if (err instanceof PartialOutput && !target) out = Buffer.concat([out, err.output]);
-          failed((err as Error).message);
-          continue;
-        }
-        if (flags.has('t')) continue;
-        if (!target) {
-          out = Buffer.concat([out, result]);
-          continue;
-        }
-        const mode = (await host.fs.entry(path!))!.mode;
-        await writeFile(host, target, result, mode);
-        if (!flags.has('k')) await host.fs.remove(path!);
-      }
-      return out.length ? bytesOut(host, out, stderr, code) : { stdout: '', stderr, exitCode: code };
-    },
-  };
+  }
 }
 
-/** busybox's `bzip2`, `bunzip2`, `bzcat`, and its decompress-only `xz`, `unxz`, `xzcat`. */
+/**
+ * bzip2 data decompressed (libbzip2), or busybox's message for what it cannot read thrown. As
+ * busybox's unpack_bz2_stream, a stream followed by "BZ" is followed by another (pbzip2's), and
+ * anything else after it is left unread.
+ */
+export async function bunzip(data: Buffer): Promise<Buffer> {
+  const lib = await bzip2();
+  const streams: Buffer[] = [];
+  for (let rest = data; ;) {
+    let end: number | undefined;
+    for (const candidate of rest.length < 14 ? [] : bzip2StreamEnds(rest)) {
+      const result = lib.decompressBZ2(new Uint8Array(rest.subarray(0, candidate)), 0);
+      if (result.error === 0) {
+        streams.push(Buffer.from(result.output));
+        end = candidate;
+        break;
+      }
+    }
+    if (end === undefined) {
+      const error = rest.length < 3 ? -5 : lib.decompressBZ2(new Uint8Array(rest), 0).error;
+      throw new PartialOutput(Buffer.concat(streams), bunzipError(rest, error));
+    }
+    rest = rest.subarray(end);
+    if (rest.length < 2 || rest.subarray(0, 2).toString('latin1') !== 'BZ') return Buffer.concat(streams);
+  }
+}
+
+/** One xz stream decompressed by xz-embedded (WebAssembly, over xz-decompress): its bytes, or those before it went wrong and false. */
+async function xzStream(data: Buffer): Promise<{ output: Buffer; whole: boolean }> {
+  const reader = new xzDecompress.XzReadableStream(new Blob([new Uint8Array(data)]).stream()).getReader();
+  const chunks: Uint8Array[] = [];
+  try {
+    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+  } catch {
+    return { output: Buffer.concat(chunks), whole: false };
+  }
+  return { output: Buffer.concat(chunks), whole: true };
+}
+
+/**
+ * Where the xz stream at the start of data ends, and its bytes: the first end that decompresses
+ * whole, among those a stream can have (a multiple of four bytes, ending in a footer whose flags
+ * are the header's and then "YZ").
+ */
+async function firstXzStream(data: Buffer): Promise<{ end: number; output: Buffer } | undefined> {
+  for (let end = 24; end <= data.length; end += 4) {
+    if (data[end - 2] !== 0x59 || data[end - 1] !== 0x5a || !data.subarray(end - 4, end - 2).equals(data.subarray(6, 8))) continue;
+    const stream = await xzStream(data.subarray(0, end));
+    if (stream.whole) return { end, output: stream.output };
+  }
+  return undefined;
+}
+
+/**
+ * xz data decompressed, or busybox's message for what it cannot read thrown, as busybox's
+ * unpack_xz_stream reads it: it starts as if a stream had just ended (its state is X_OK, which is
+ * XZ_STREAM_END's 1), so before each stream zero bytes are skipped, a byte other than 0xfd ends
+ * the data well (nothing at all, or text, is an empty stream), and zeros up to the end are
+ * `corrupted data`. What was decompressed before the data went wrong is written, as busybox
+ * writes it as it goes.
+ */
+export async function unxz(data: Buffer): Promise<Buffer> {
+  const streams: Buffer[] = [];
+  for (let rest = data; rest.length;) {
+    const start = rest.findIndex((b) => b !== 0);
+    if (start < 0) throw new PartialOutput(Buffer.concat(streams), 'corrupted data');
+    if (rest[start] !== 0xfd) break;
+    rest = rest.subarray(start);
+    const stream = await firstXzStream(rest);
+    if (!stream) throw new PartialOutput(Buffer.concat([...streams, (await xzStream(rest)).output]), 'corrupted data');
+    streams.push(stream.output);
+    rest = rest.subarray(stream.end);
+  }
+  return Buffer.concat(streams);
+}
+
+/** A decompression as bbunpack reads it: the bytes out (for `-v`, their count), or the message and what came before it. */
+async function unpacked(decompress: Promise<Buffer>): Promise<Unpacked> {
+  try {
+    const output = await decompress;
+    return { output, status: output.length };
+  } catch (err) {
+    return { output: err instanceof PartialOutput ? err.output : Buffer.alloc(0), error: (err as Error).message, status: -1 };
+  }
+}
+
+const decompressHelp = '\t-c\tWrite to stdout\n\t-f\tForce\n\t-k\tKeep input files\n\t-t\tTest integrity\n';
+/** getopt32's letters of bunzip2_main and unxz_main (BBUNPK_OPTSTR "dt"). */
+const decompressOptions = 'cfkvqdt';
+
+/**
+ * busybox's bzip2 (archival/bzip2.c): compresses with libbzip2 in blocks of the smallest level
+ * given (`-s` is `-2`, none `-9`) into FILE.bz2; `-d` or `-t` hands over to bunzip2's main,
+ * which reads the options again and refuses the levels.
+ */
+const bzip2Unpacker: Unpacker = {
+  name: 'bzip2',
+  options: `${decompressOptions}zs123456789`,
+  reparsedWith: (flags) => (flags.has('d') || flags.has('t') ? decompressOptions : undefined),
+  implied: '',
+  usage:
+    'Usage: bzip2 [-cfkdt123456789] [FILE]...\n\nCompress FILEs (or stdin) with bzip2 algorithm\n\n' +
+    `\t-1..9\tCompression level\n\t-d\tDecompress\n${decompressHelp}`,
+  newName: (file, flags) => (flags.has('d') || flags.has('t') ? strippedOf('bz2')(file) : `${file}.bz2`),
+  keeps: (flags) => flags.has('k'),
+  async run(data, flags, directory) {
+    if (flags.has('d') || flags.has('t')) return unpacked(bunzip(data));
+    if (directory) return { output: Buffer.alloc(0), error: 'read error: Is a directory', status: -1 };
+    const level = [...'123456789'].find((l) => flags.has(l) || (l === '2' && flags.has('s'))) ?? '9';
+    const output = Buffer.from((await bzip2()).compressBZ2(new Uint8Array(data), Number(level), 30).output);
+    return { output, status: output.length };
+  },
+};
+
+/** bunzip2 and bzcat (bunzip2_main). */
+const bunzip2Unpacker = (name: string, implied: string, usage: string): Unpacker => ({
+  name,
+  options: decompressOptions,
+  implied,
+  usage,
+  newName: strippedOf('bz2'),
+  keeps: (flags) => flags.has('k'),
+  // A directory reads as nothing: check_signature16 says `invalid magic`.
+  run: (data) => unpacked(bunzip(data)),
+});
+
+/** unxz, xzcat and xz (unxz_main; xz refuses to run without `-d` or `-t`). */
+const unxzUnpacker = (name: string, implied: string, usage: string, refuses?: Unpacker['refuses']): Unpacker => ({
+  name,
+  options: decompressOptions,
+  implied,
+  usage,
+  refuses,
+  newName: strippedOf('xz'),
+  keeps: (flags) => flags.has('k'),
+  run: (data, _flags, directory) => (directory ? { output: Buffer.alloc(0), error: 'read error', status: -1 } : unpacked(unxz(data))),
+});
+
+/** busybox's `bzip2`, `bunzip2`, `bzcat`, and its decompress-only `xz`, `unxz`, `xzcat`, all over bbunpack. */
 export function busyboxUnpackers(host: ProgramHost): Command[] {
+  const decompressing = `Decompress FILEs (or stdin)\n\n`;
   return [
-    unpackProgram(host, 'bzip2', bzip2Codec, ''),
-    unpackProgram(host, 'bunzip2', bzip2Codec, 'd'),
-    unpackProgram(host, 'bzcat', bzip2Codec, 'cd'),
-    unpackProgram(host, 'xz', xzCodec, ''),
-    unpackProgram(host, 'unxz', xzCodec, 'd'),
-    unpackProgram(host, 'xzcat', xzCodec, 'cd'),
+    bbunpack(host, bzip2Unpacker),
+    bbunpack(host, bunzip2Unpacker('bunzip2', '', `Usage: bunzip2 [-cfk] [FILE]...\n\n${decompressing}${decompressHelp}`)),
+    bbunpack(host, bunzip2Unpacker('bzcat', 'c', 'Usage: bzcat [FILE]...\n\nDecompress to stdout\n')),
+    bbunpack(
+      host,
+      unxzUnpacker(
+        'xz',
+        '',
+        `Usage: xz -d [-cfk] [FILE]...\n\n${decompressing}\t-d\tDecompress\n${decompressHelp}`,
+        (flags) => !flags.has('d') && !flags.has('t'),
+      ),
+    ),
+    bbunpack(host, unxzUnpacker('unxz', '', `Usage: unxz [-cfk] [FILE]...\n\n${decompressing}${decompressHelp}`)),
+    bbunpack(host, unxzUnpacker('xzcat', 'c', 'Usage: xzcat [FILE]...\n\nDecompress to stdout\n')),
   ];
 }
