@@ -1,22 +1,29 @@
-import { Job, type Queue } from '../redis/commonjs-packages.js';
+import type { Job, Queue } from '../redis/commonjs-packages.js';
 import { housekeepingParamsSchema } from './housekeeping/housekeeping-steps.js';
 import type { JobReport } from './snapshot-ledger.js';
 
-/** How a housekeeping job ended, read from the actions queue, with the snapshot it named when it ran (if it did). */
-export function jobStateOf(actions: Queue): (jobId: string) => Promise<JobReport> {
+/** What `jobStateOf` reads of the actions queue (a BullMQ `Queue` is one). */
+export type JobReader = Pick<Queue, 'getJobState' | 'getJob'>;
+
+/**
+ * How a housekeeping job ended, read from the actions queue, with the snapshot it named when it ran
+ * (if it did). The state is read before the job: an ended job's return value and end time no longer
+ * change. Read the other way round, a job that ended between the two reads was read with no return
+ * value and taken for skipped, and the tick forgot the snapshot it had made (never pruned; seen on
+ * a loaded LXD with 2 s rounds).
+ */
+export function jobStateOf(actions: JobReader): (jobId: string) => Promise<JobReport> {
   return async (jobId) => {
-    const job = await Job.fromId(actions, jobId);
-    if (!job) return { state: 'unknown' };
-    const state = await job.getState();
-    const ended = { ...(ranLate(job) ? { ranLate: true } : {}), ...(job.finishedOn ? { endedAt: job.finishedOn } : {}) };
-    if (state === 'completed') {
-      const value = job.returnvalue as { result?: string; snapshot?: unknown } | null;
-      if (value?.result !== 'done') return { state: 'skipped', ...ended };
-      return typeof value.snapshot === 'string' ? { state: 'done', snapshot: value.snapshot, ...ended } : { state: 'done', ...ended };
-    }
-    if (state === 'failed') return { state: 'failed', ...ended };
+    const state = await actions.getJobState(jobId);
     if (state === 'unknown') return { state: 'unknown' };
-    return { state: 'pending' };
+    if (state !== 'completed' && state !== 'failed') return { state: 'pending' };
+    const job = await actions.getJob(jobId);
+    if (!job) return { state: 'unknown' };
+    const ended = { ...(ranLate(job) ? { ranLate: true } : {}), ...(job.finishedOn ? { endedAt: job.finishedOn } : {}) };
+    if (state === 'failed') return { state: 'failed', ...ended };
+    const value = job.returnvalue as { result?: string; snapshot?: unknown } | null;
+    if (value?.result !== 'done') return { state: 'skipped', ...ended };
+    return typeof value.snapshot === 'string' ? { state: 'done', snapshot: value.snapshot, ...ended } : { state: 'done', ...ended };
   };
 }
 

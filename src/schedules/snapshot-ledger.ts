@@ -94,6 +94,8 @@ export interface Settlement {
   write: Map<string, LedgerEntry>;
   /** Entries to remove (the snapshot is gone, or it was never ours). */
   forget: string[];
+  /** Of those, the ones whose snapshot is still listed: no longer taken for this schedule's, and why (the trail says so). */
+  disowned: { name: string; why: string }[];
   /** Every name the ledger holds for the instance, any schedule: reserved, never reused for a new snapshot. */
   reserved: Set<string>;
   /** Due times of this schedule's ticks that already claimed a snapshot (a tick run again makes none). */
@@ -124,6 +126,7 @@ export function settleLedger(
     owned: new Map(),
     write: new Map(),
     forget: [],
+    disowned: [],
     reserved: new Set(entries.keys()),
     claimedTicks: new Set(),
     made: [],
@@ -157,6 +160,7 @@ export function settleLedger(
       late.delete(name);
       if (late.size > 0) {
         out.forget.push(name);
+        if (snap) out.disowned.push({ name, why: `its job ran late and took its snapshot as ${[...late].join(', ')}` });
         let took = 0;
         for (const made of late) {
           const s = present.get(made);
@@ -184,6 +188,11 @@ export function settleLedger(
       }
       // Failed, skipped, or no such job: if a snapshot of that name exists, someone else made it.
       out.forget.push(name);
+      if (snap)
+        out.disowned.push({
+          name,
+          why: `the job that was to make it ${state === 'done' ? 'ended done before the listing, which did not show it' : `is ${state}`}`,
+        });
       if (state === 'failed' || state === 'unknown') out.failed.push({ name, step: 'create' });
       continue;
     }
@@ -195,6 +204,10 @@ export function settleLedger(
     if (snap.createdAt !== entry.createdAt) {
       // Deleted and made again under the same name, not by this schedule.
       out.forget.push(name);
+      out.disowned.push({
+        name,
+        why: `it is listed as made at ${new Date(snap.createdAt).toISOString()}, the ledger confirmed it made at ${new Date(entry.createdAt).toISOString()}`,
+      });
       continue;
     }
     out.claimedTicks.add(entry.tickAt);

@@ -199,6 +199,22 @@ async function settle(
   }
   if (s.failed.length)
     deps.logger.warn({ schedule: schedule.name, instance: planned.ref.instance, failed: s.failed }, 'housekeeping steps of an earlier tick failed');
+  // A snapshot still listed that the schedule no longer takes for its own is never pruned by it: on the record, with why.
+  for (const { name, why } of s.disowned) {
+    const summary = `${schedule.name}: snapshot ${name} of ${planned.ref.project}/${planned.ref.instance} is no longer taken for the schedule's (retention keeps it): ${why}`;
+    deps.logger.warn({ schedule: schedule.name, instance: planned.ref.instance, snapshot: name }, summary);
+    await deps.audit.append({
+      type: 'decision',
+      correlationId: `schedule:${schedule.name}:${tickAt}`,
+      target: deps.target,
+      project: planned.ref.project,
+      instance: planned.ref.instance,
+      rule: schedule.name,
+      schedule: schedule.name,
+      snapshot: name,
+      summary,
+    });
+  }
 }
 
 /**

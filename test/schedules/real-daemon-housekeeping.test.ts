@@ -89,6 +89,15 @@ await describeEachBed('scheduled housekeeping', (bed) => {
     const kept = lastDone ? 2 : 3;
     return { created, kept, expected: created.slice(-kept).sort() };
   };
+  /** What each round of `name` planned, called and ended with, for a failure to show its story. */
+  const storyOf = (records: StoredAuditRecord[], name: string) =>
+    records
+      .filter((r) => r.instance === name && r.type !== 'event')
+      .map(
+        (r) =>
+          `${r.correlationId.slice(-24)} ${r.type} ${r.type === 'call' ? `${String(r.method)} ${String(r.step)} ${r.summary ?? ''}` : (r.summary ?? '')} ${r.type === 'outcome' ? String(r.result) : ''}`,
+      )
+      .join('\n');
   const hkSnapshots = async (name: string) => (await snapshotNames(name)).filter((s) => s.startsWith('hk-'));
 
   it('snapshots opted-in instances every 2 s and retention keeps exactly the newest two it owns', async () => {
@@ -114,7 +123,8 @@ await describeEachBed('scheduled housekeeping', (bed) => {
         for (const name of names) {
           const listed = (await hkSnapshots(name)).join(', ');
           const { expected } = roundsOf(records, name);
-          if (listed !== expected.join(', ')) throw new Error(`${name} lists ${listed}; its rounds leave ${expected.join(', ')}`);
+          if (listed !== expected.join(', '))
+            throw new Error(`${name} lists ${listed}; its rounds leave ${expected.join(', ')}; the trail:\n${storyOf(records, name)}`);
         }
         return true;
       },
@@ -124,14 +134,7 @@ await describeEachBed('scheduled housekeeping', (bed) => {
       const { created, kept, expected } = roundsOf(records, name);
       expect(created.length).toBeGreaterThanOrEqual(4);
       const owned = await hkSnapshots(name);
-      // What each round planned, called and ended with, for a failure to show its story.
-      const story = records
-        .filter((r) => r.instance === name && r.type !== 'event')
-        .map(
-          (r) =>
-            `${r.correlationId.slice(-24)} ${r.type} ${r.type === 'call' ? `${String(r.method)} ${String(r.step)}` : (r.summary ?? '')} ${r.type === 'outcome' ? String(r.result) : ''}`,
-        )
-        .join('\n');
+      const story = storyOf(records, name);
       expect(owned, `${name}: hk- snapshots left ${owned.join(', ')}; the trail:\n${story}`).toEqual(expected);
       // Each snapshot deleted once it was no longer among the newest two (a round may plan again the
       // deletion of one whose deleting job has not ended: the second finds it gone).
