@@ -178,7 +178,7 @@ const busyboxSteps: string[] = [
   'echo hi > /tmp/rt-a; echo hj > /tmp/rt-b; chgrp 34 /tmp/rt-a; stat -c %g /tmp/rt-a; chgrp nosuch /tmp/rt-a; chgrp root /nosuch; ' +
     'cmp /tmp/rt-a /tmp/rt-b; echo $?; cmp -s /tmp/rt-a /tmp/rt-a; echo $?; cmp /tmp/rt-a /nosuch; echo $?; arch | wc -l; more /tmp/rt-a; less /tmp/rt-a; ' +
     'link /tmp/rt-a /tmp/rt-l; link /tmp/rt-a /tmp/rt-l; cat /tmp/rt-l; printf "a\\r\\nb\\n" | dos2unix | od -c; printf "a\\nb\\n" | unix2dos | od -b; ' +
-    'printf "abc\\001\\377\\tz0123456789abcdef" > /tmp/rt-o; od /tmp/rt-o; od -x /tmp/rt-o; od -An -t x1 /tmp/rt-o; od -d /tmp/rt-o; hexdump -C /tmp/rt-o; hexdump /tmp/rt-o; xxd /tmp/rt-o; ' +
+    'printf "abc\\001\\377\\tz0123456789abcdef" > /tmp/rt-o; od /tmp/rt-o; od -x /tmp/rt-o; od -An -t x1 /tmp/rt-o; od -An -tx1 /tmp/rt-o; od -Anv -tx1 /tmp/rt-o; od -d /tmp/rt-o; hexdump -C /tmp/rt-o; hexdump /tmp/rt-o; xxd /tmp/rt-o; ' +
     'su -c "id -u"; su nobody; echo $?; su root -c "echo \\$0 \\$HOME"; setsid echo x; rm /tmp/rt-a /tmp/rt-b /tmp/rt-l /tmp/rt-o',
   // Archives (issue #41 item 5): unzip of a zip made on the host (listing, extraction, -o -n -j -p -d -x -q, the
   // question an existing file asks), bzip2/bunzip2/bzcat (their suffixes, refusals and bad data).

@@ -217,16 +217,28 @@ export function busyboxFiles(host: FilesHost): Command[] {
       let address = true;
       let verbose = false;
       const files: string[] = [];
+      // getopt: flags may share an argument, and -A and -t take the rest of theirs or the next one (-tx1 is -t x1).
       for (let i = 0; i < args.length; i++) {
         const a = args[i]!;
-        if (a === '-An') address = false;
-        else if (a === '-A') address = args[++i] !== 'n';
-        else if (a === '-v') verbose = true;
-        else if (a === '-t')
-          format = { x1: 'x1', x2: 'x2', o1: 'o1', o2: 'o2', d2: 'd2', u2: 'd2', c: 'c', u1: 'u1', d1: 'd1' }[args[++i] ?? ''] ?? 'x1';
-        else if (/^-[cbxod]$/.test(a)) format = { c: 'c', b: 'o1', x: 'x2', o: 'o2', d: 'd2' }[a[1]!]!;
-        else if (a.startsWith('-') && a !== '-') return ctx.origCommand ? ctx.origCommand(args) : fail(`od: invalid option -- '${a[1]}'\n`);
-        else files.push(a);
+        if (!a.startsWith('-') || a === '-') {
+          files.push(a);
+          continue;
+        }
+        for (let j = 1; j < a.length; j++) {
+          const letter = a[j]!;
+          if (letter === 'A' || letter === 't') {
+            const value = j + 1 < a.length ? a.slice(j + 1) : (args[++i] ?? '');
+            // -A reads the first letter of its value only (-Anv is -A n).
+            if (letter === 'A' && !'doxn'.includes(value[0] ?? '-'))
+              return fail(`od: bad output address radix '${value[0] ?? ''}' (must be [doxn])\n`);
+            if (letter === 'A') address = value[0] !== 'n';
+            else format = { x1: 'x1', x2: 'x2', o1: 'o1', o2: 'o2', d2: 'd2', u2: 'd2', c: 'c', u1: 'u1', d1: 'd1' }[value] ?? 'x1';
+            break;
+          }
+          if (letter === 'v') verbose = true;
+          else if ('cbxod'.includes(letter)) format = { c: 'c', b: 'o1', x: 'x2', o: 'o2', d: 'd2' }[letter]!;
+          else return ctx.origCommand ? ctx.origCommand(args) : fail(`od: invalid option -- '${letter}'\n`);
+        }
       }
       let data = Buffer.alloc(0);
       for (const f of files.length ? files : ['-']) {
