@@ -272,6 +272,21 @@ const busyboxSteps: string[] = [
   'mkdir /tmp/rt-q; cd /tmp/rt-q; seq 1 8 > s; printf -- "--- a/s\\n+++ b/s\\n@@ -2,4 +2,5 @@\\n 2\\n 3\\n+new\\n 4\\n 5\\n" > a.diff; ' +
     'patch s a.diff; patch s a.diff; echo $?; patch -N s a.diff; echo $?; patch --forward s a.diff; seq 1 8 > r; patch -R r a.diff; ' +
     'echo $?; patch -RN r a.diff; echo $?; tr "\\n" " " < s; tr "\\n" " " < r; echo; cd /; rm -r /tmp/rt-q',
+  // ls and stat as busybox's: the long listing's columns, a symlink as a symlink (name -> target, its length, 'symbolic link'),
+  // a directory's 4096 bytes and links, totals in 1K blocks, -n -s -h -F -p -L -H -R -C -x -w -S -r -i --color --full-time,
+  // files before directories under their headers, and the messages; times masked (normalise.ts leaves "Dec  3 08:07"), inodes too.
+  'mkdir -p /tmp/rt-ls/w/d/sub /tmp/rt-ls/w/e; cd /tmp/rt-ls/w; echo hello > f; ln -s f b; ln -s nowhere dangling; printf 123456789012 > big; ' +
+    'touch .hid; chmod 755 big; dd if=/dev/zero of=m bs=1024 count=1500 2>/dev/null; chown 1234:5678 e; ln -s d dl; ' +
+    `T="s/[A-Z][a-z][a-z] [ 1-3][0-9] [0-2][0-9]:[0-5][0-9]/T/"; ls; ls -l | sed "$T"; ls -la | sed "$T"; ls -n | sed "$T"; ls -s; ls -ls | sed "$T"; ls -A; ` +
+    'ls -lh | sed "$T"; ls -F; ls -p; ls -lF | sed "$T"; ls -lL | sed "$T"; echo $?; ls -R; ls -lR d | sed "$T"; ls -C; ls -x -w 30; ls -xs -w 40',
+  `cd /tmp/rt-ls/w; T="s/[A-Z][a-z][a-z] [ 1-3][0-9] [0-2][0-9]:[0-5][0-9]/T/"; ls f d e b; ls -l f d nosuch e | sed "$T"; ls -l b dl | sed "$T"; ` +
+    'ls -lL b dl | sed "$T"; ls dl; ls -lH dl | sed "$T"; ls -S; ls -r; ls -i f | sed "s/^ *[0-9]*/N/"; ls -z; echo $?; ls --foo 2>&1 | head -2; ' +
+    'ls f/; ls dangling/; ls dangling; echo $?; ls --group-directories-first; ls --color=always f d b; ls -l --color=always b | sed "$T"; ' +
+    'ls -ld /tmp | cut -c1-10; ls -1C d e f big; ls -w abc; echo $?; ls -e 2>&1 | head -1; ls -d nosuch f; ls -Rd d',
+  'cd /tmp/rt-ls/w; touch -d "2024-01-02 03:04:05" f; ls -l f; ls --full-time f; stat -c "%a %s %F %N %h %b %f %u %g %U %G" b f d e dangling big; ' +
+    'stat -L -c "%a %s %F %N" b dl; stat -L -c %F dangling; echo $?; stat -c "%y %Y %A %o %B %d %D %t %T %-5s| %05a %q %%" f; ' +
+    'stat -t f | cut -d" " -f1-7,9-13,15; stat b | sed -e "s/Inode: [0-9]* /Inode: N /" -e "s/^Access: 2.*/Access: T/" ' +
+    '-e "s/^Modify: 2.*/Modify: T/" -e "s/^Change: 2.*/Change: T/"; stat; echo $?; cd /; rm -r /tmp/rt-ls',
   // mkpasswd: SHA-256 (the default), SHA-512, MD5 and DES with a salt given, busybox's reading of -m, random salts by shape, stdin.
   'mkpasswd pw saltsalt; mkpasswd -m sha512 pw saltsalt; mkpasswd -m sha-512 -S abcdefgh pw; mkpasswd -m md5 pw ab12; ' +
     'mkpasswd -m md5 "a longer password of more than sixteen bytes" 12345678; mkpasswd -m des pw ab; ' +
@@ -300,7 +315,7 @@ const busyboxSteps: string[] = [
     'echo "x==1" | bc -s; echo $?; echo "print 1; abc=1; a && b; 1 # c; .+1" | bc -w; echo 2^300 | BC_LINE_LENGTH=20 bc; ' +
     'echo 2^300 | BC_LINE_LENGTH=0 bc',
   // bc -l: busybox's math library (s c a l e j) at scale 20 and 50 and 5.
-  'echo "s(1); c(1); a(1); l(2); e(1); j(2,3); scale=50; 4*a(1); scale=5; e(10); l(100); s(-1); a(-1); e(-1); c(0); l(0); ' + 'scale" | bc -l',
+  'echo "s(1); c(1); a(1); l(2); e(1); j(2,3); scale=50; 4*a(1); scale=5; e(10); l(100); s(-1); a(-1); e(-1); c(0); l(0); scale" | bc -l',
   // dc: arithmetic, ~ | v, bases, p n f P a, registers and their stacks, arrays, macros, conditions with else, q and Q, -e in order.
   'echo "3 4 + p" | dc; dc -e "2 3 ^ p"; dc -e "10 3 / p 2 k 10 3 / p 10 3 % p 10 3 ~ f c _5 p 2 v p K p 2 10 7 | p"; ' +
     'dc -e "16 o 255 p 16 i FF p A p I p O p c 1 d + p 1 2 r f c 5 sa la p 3 Sb 4 Sb Lb p Lb p c"; ' +
@@ -312,6 +327,9 @@ const busyboxSteps: string[] = [
     'dc -e "1 2 >a"; dc -e "5 _ p"; dc -e "[abc"; dc -e "s"; dc /nosuch; echo $?; dc -h; echo $?; ' +
     'echo "1 2 + p" > /tmp/rt-d.dc; dc /tmp/rt-d.dc; dc -f /tmp/rt-d.dc; printf \'1 p\\n3 g\\n\' > /tmp/rt-d.dc; dc /tmp/rt-d.dc; ' +
     'echo $?; rm /tmp/rt-d.dc; dc -e "0 P 256 P 65.7 P 255 a P" | od -c; dc -e "_66 P"; DC_LINE_LENGTH=10 dc -e "2 100 ^ p"',
+  // bc and dc: --help, -v and --version, long options, -i, -x, the forms of -e, --.
+  'bc --help; echo $?; dc --help; echo $?; bc -v; echo $?; bc --version; echo 1 | bc -i; echo $?; ' +
+    'echo 1 | bc --quiet --mathlib; dc -x -e "1p"; dc -e; echo $?; dc -xe "2p"; dc -e"3p"; busybox bc -q </dev/null; bc -- /dev/null </dev/null; echo $?',
   // uncompress, unlzma, lzcat, lzma -d, lzop (issue #41 item 5): .Z files made on the host (codes of 9 to 11 bits), files, stdin,
   // -c -f, the refusals, data cut short or corrupt (what is written before the message); LZMA-alone files, -k -t -v, bad headers, a
   // stream cut short (fatal: the output file stays, later files are not read), corrupt data; lzop's bytes (levels, -C, -F, blocks

@@ -3,6 +3,7 @@ import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import type { GuestFs } from './guest-fs.js';
 import { busyboxArchives } from './busybox-archives.js';
+import { busyboxCalc } from './busybox-calc.js';
 import { busyboxLz } from './busybox-lz.js';
 import { busyboxEditors } from './busybox-edit.js';
 import { busyboxMisc } from './busybox-misc.js';
@@ -347,6 +348,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     ...busyboxEditors(host),
     ...busyboxPackages(host),
     ...busyboxLz(host),
+    ...busyboxCalc(host),
   ];
 }
 
