@@ -330,6 +330,16 @@ const busyboxSteps: string[] = [
   // bc and dc: --help, -v and --version, long options, -i, -x, the forms of -e, --.
   'bc --help; echo $?; dc --help; echo $?; bc -v; echo $?; bc --version; echo 1 | bc -i; echo $?; ' +
     'echo 1 | bc --quiet --mathlib; dc -x -e "1p"; dc -e; echo $?; dc -xe "2p"; dc -e"3p"; busybox bc -q </dev/null; bc -- /dev/null </dev/null; echo $?',
+  // bc's loops (continue in for, break in nested loops, empty bodies), blocks across lines, functions' refusals, the input ending in a block.
+  'echo "for (i=0; i<5; i++) { if (i==2) continue; i }" | bc; echo "for (i=0; i<3; i++) for (j=0; j<3; ' +
+    'j++) { if (j==1) break; i*10+j }" | bc; echo "i=0; while (i++ < 3); i" | bc; echo "for (;;) { n += 1; if (n > 2) break }; ' +
+    'n" | bc; echo "x=1; if (x) { } else { 2 }; if (!x) 3 else { 4; 5 }" | bc; printf \'for (i = 0; i < 2; ' +
+    'i++)\\n  i\\nwhile (i < 4)\\n{\\n  i++\\n}\\n\' | bc; echo "define f() { for (i=0; i<3; i++) if (i == 1) return (i); ' +
+    'return (9) }; f()" | bc; echo "define void g() { print 7 }; g(); 8" | bc; echo "define f(x) { return x }; f(2)" | bc -s; ' +
+    'echo "auto" | bc; echo "define f(x, x) { }" | bc; echo "define f(a, b) { auto c, a }" | bc; echo "define f(x" | bc; ' +
+    'echo "define f(x) {" | bc; printf \'define f(x)\\n{\\nreturn (x*2)\\n}\\nf(4)\\n\' | bc; ' +
+    'printf \'define f(x)\\n{\\nreturn (x*2)\\n}\\nf(4)\\n\' | bc -w; echo "{ 1" | bc; echo "{ 1;" | bc; echo "while (1) {" | bc; ' +
+    'echo "define f(x) {" | bc; echo "define f(x) { 1 " | bc; printf \'{\\n1\\n\' | bc; echo "if (1) {" | bc',
   // uncompress, unlzma, lzcat, lzma -d, lzop (issue #41 item 5): .Z files made on the host (codes of 9 to 11 bits), files, stdin,
   // -c -f, the refusals, data cut short or corrupt (what is written before the message); LZMA-alone files, -k -t -v, bad headers, a
   // stream cut short (fatal: the output file stays, later files are not read), corrupt data; lzop's bytes (levels, -C, -F, blocks

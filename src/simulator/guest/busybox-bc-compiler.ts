@@ -125,9 +125,11 @@ export class BcCompiler {
           for (const at of [top.jz, ...top.breaks]) (this.code[at] as { to: number }).to = this.code.length;
           continue;
         }
-        // Inside a block: separators, then the next statement or the block's end.
+        // Inside a block: separators, then the next statement or the block's end (the input's end is a bad token).
+        if (this.tok.t === 'eof') throw this.errAt('bad token');
         if (this.tok.t !== ';' && this.tok.t !== 'nl' && this.tok.t !== '}') throw this.errAt('bad statement terminator');
         while (this.tok.t === ';' || this.tok.t === 'nl') this.lx.next();
+        if ((this.tok.t as string) === 'eof') throw this.errAt('bad token');
         if (this.tok.t !== '}') break;
         this.stack.pop();
         if (top.k === 'func') {
