@@ -144,6 +144,11 @@ const lzmaDeb = packageFile('hello_1.0-1_all.lzma.deb');
 const lzmaRpm = packageFile('hello-1.0-1.noarch.lzma.rpm');
 const linksDeb = packageFile('links_2.0_all.deb');
 
+/** The files the ls and stat lines list, made afresh by each line (a real exec may run twice). */
+const lsFiles =
+  'rm -rf /tmp/rt-ls; mkdir -p /tmp/rt-ls/w/d/sub /tmp/rt-ls/w/e; cd /tmp/rt-ls/w; echo hello > f; ln -s f b; ln -s nowhere dangling; ' +
+  'printf 123456789012 > big; touch .hid; chmod 755 big; dd if=/dev/zero of=m bs=1024 count=1500 2>/dev/null; chown 1234:5678 e; ln -s d dl; ';
+
 /**
  * Busybox programs a script types first, a few shell lines each (one exec per line keeps the suite
  * short). What is the host's (memory, uptime, load, the processes' figures) is reduced to its shape by
@@ -275,15 +280,13 @@ const busyboxSteps: string[] = [
   // ls and stat as busybox's: the long listing's columns, a symlink as a symlink (name -> target, its length, 'symbolic link'),
   // a directory's 4096 bytes and links, totals in 1K blocks, -n -s -h -F -p -L -H -R -C -x -w -S -r -i --color --full-time,
   // files before directories under their headers, and the messages; times masked (normalise.ts leaves "Dec  3 08:07"), inodes too.
-  'mkdir -p /tmp/rt-ls/w/d/sub /tmp/rt-ls/w/e; cd /tmp/rt-ls/w; echo hello > f; ln -s f b; ln -s nowhere dangling; printf 123456789012 > big; ' +
-    'touch .hid; chmod 755 big; dd if=/dev/zero of=m bs=1024 count=1500 2>/dev/null; chown 1234:5678 e; ln -s d dl; ' +
-    `T="s/[A-Z][a-z][a-z] [ 1-3][0-9] [0-2][0-9]:[0-5][0-9]/T/"; ls; ls -l | sed "$T"; ls -la | sed "$T"; ls -n | sed "$T"; ls -s; ls -ls | sed "$T"; ls -A; ` +
+  `${lsFiles}T="s/[A-Z][a-z][a-z] [ 1-3][0-9] [0-2][0-9]:[0-5][0-9]/T/"; ls; ls -l | sed "$T"; ls -la | sed "$T"; ls -n | sed "$T"; ls -s; ls -ls | sed "$T"; ls -A; ` +
     'ls -lh | sed "$T"; ls -F; ls -p; ls -lF | sed "$T"; ls -lL | sed "$T"; echo $?; ls -R; ls -lR d | sed "$T"; ls -C; ls -x -w 30; ls -xs -w 40',
-  `cd /tmp/rt-ls/w; T="s/[A-Z][a-z][a-z] [ 1-3][0-9] [0-2][0-9]:[0-5][0-9]/T/"; ls f d e b; ls -l f d nosuch e | sed "$T"; ls -l b dl | sed "$T"; ` +
+  `${lsFiles}T="s/[A-Z][a-z][a-z] [ 1-3][0-9] [0-2][0-9]:[0-5][0-9]/T/"; ls f d e b; ls -l f d nosuch e | sed "$T"; ls -l b dl | sed "$T"; ` +
     'ls -lL b dl | sed "$T"; ls dl; ls -lH dl | sed "$T"; ls -S; ls -r; ls -i f | sed "s/^ *[0-9]*/N/"; ls -z; echo $?; ls --foo 2>&1 | head -2; ' +
     'ls f/; ls dangling/; ls dangling; echo $?; ls --group-directories-first; ls --color=always f d b; ls -l --color=always b | sed "$T"; ' +
-    'ls -ld /tmp | cut -c1-10; ls -1C d e f big; ls -w abc; echo $?; ls -e 2>&1 | head -1; ls -d nosuch f; ls -Rd d',
-  'cd /tmp/rt-ls/w; touch -d "2024-01-02 03:04:05" f; ls -l f; ls --full-time f; stat -c "%a %s %F %N %h %b %f %u %g %U %G" b f d e dangling big; ' +
+    'ls -ld /tmp | cut -c1-10; ls -1C d e f big; ls -w abc; echo $?; ls -e 2>&1 | head -1; ls -d nosuch f; ls -Rd d; cd /; rm -r /tmp/rt-ls',
+  `${lsFiles}touch -d "2024-01-02 03:04:05" f; ls -l f; ls --full-time f; stat -c "%a %s %F %N %h %b %f %u %g %U %G" b f d e dangling big; ` +
     'stat -L -c "%a %s %F %N" b dl; stat -L -c %F dangling; echo $?; stat -c "%y %Y %A %o %B %d %D %t %T %-5s| %05a %q %%" f; ' +
     'stat -t f | cut -d" " -f1-7,9-13,15; stat b | sed -e "s/Inode: [0-9]* /Inode: N /" -e "s/^Access: 2.*/Access: T/" ' +
     '-e "s/^Modify: 2.*/Modify: T/" -e "s/^Change: 2.*/Change: T/"; stat; echo $?; cd /; rm -r /tmp/rt-ls',
@@ -340,6 +343,10 @@ const busyboxSteps: string[] = [
     'echo "define f(x) {" | bc; printf \'define f(x)\\n{\\nreturn (x*2)\\n}\\nf(4)\\n\' | bc; ' +
     'printf \'define f(x)\\n{\\nreturn (x*2)\\n}\\nf(4)\\n\' | bc -w; echo "{ 1" | bc; echo "{ 1;" | bc; echo "while (1) {" | bc; ' +
     'echo "define f(x) {" | bc; echo "define f(x) { 1 " | bc; printf \'{\\n1\\n\' | bc; echo "if (1) {" | bc',
+  // bc and dc at hundreds of digits: sqrt (busybox's truncation), -l's functions at scale 200.
+  'echo "scale=400; sqrt(2); sqrt(15241578750190521); sqrt(0.25); sqrt(99); scale=0; sqrt(99); sqrt(100); sqrt(1); ' +
+    'sqrt(0.5); scale=3; sqrt(0.001); sqrt(123.456); sqrt(1000000.000001); scale=1; sqrt(0.01)" | bc; echo "scale=200; e(50); ' +
+    'l(12345); s(100); c(0.5); a(0.3); j(5, 7.5)" | bc -l; dc -e "100 k 2 v p 0.5 v p 3 k 99 v p"',
   // uncompress, unlzma, lzcat, lzma -d, lzop (issue #41 item 5): .Z files made on the host (codes of 9 to 11 bits), files, stdin,
   // -c -f, the refusals, data cut short or corrupt (what is written before the message); LZMA-alone files, -k -t -v, bad headers, a
   // stream cut short (fatal: the output file stays, later files are not read), corrupt data; lzop's bytes (levels, -C, -F, blocks

@@ -85,13 +85,13 @@ export function power(a: Num, b: Num, scale: number): Num {
   return rescale(exact, s);
 }
 
+/** The integer square root, by Newton's steps down from a power of two above it. */
 function isqrt(v: bigint): bigint {
   if (v < 2n) return v;
-  let x = BigInt(Math.floor(Math.sqrt(Number(v))));
-  if (x === 0n) x = 1n;
+  let x = 1n << BigInt(Math.ceil(v.toString(2).length / 2));
   for (;;) {
     const y = (x + v / x) >> 1n;
-    if (y >= x && x * x <= v && (x + 1n) * (x + 1n) > v) return x;
+    if (y >= x) return x;
     x = y;
   }
 }
