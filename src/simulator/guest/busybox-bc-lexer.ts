@@ -30,13 +30,14 @@ const keywords = [
   'sqrt',
   'while',
 ];
+const nameChars = /[a-z0-9_]*/y;
 const nonPosix = new Set(['continue', 'else', 'halt', 'last', 'limits', 'print', 'read']);
 const ops = ['&&', '||', '++', '--', '+=', '-=', '*=', '/=', '%=', '^=', '==', '<=', '>=', '!=', '+', '-', '*', '/', '%', '^', '=', '<', '>', '!'];
 
 /**
  * bc's lexer over one input text, a token at a time (busybox reads and runs a statement before it
- * lexes the next, so an error further on comes after the output before it). `posix` is called with
- * the extensions `-s`/`-w` report.
+ * lexes the next, so an error further on comes after the output before it). `posix`, given only
+ * under `-s` or `-w`, is called with the extensions they report.
  */
 export class BcLexer {
   private at = 0;
@@ -46,7 +47,7 @@ export class BcLexer {
 
   constructor(
     readonly text: string,
-    private readonly posix: (msg: string) => void,
+    private readonly posix: ((msg: string) => void) | undefined,
   ) {}
 
   /** The rest of the current token's line, as busybox quotes it in its errors. */
@@ -84,7 +85,7 @@ export class BcLexer {
         continue;
       }
       if (c === '#') {
-        this.posix("POSIX does not allow '#' script comments");
+        this.posix?.("POSIX does not allow '#' script comments");
         while (this.at < s.length && s[this.at] !== '\n') this.at++;
         continue;
       }
@@ -124,17 +125,18 @@ export class BcLexer {
       }
       if (c === '.') {
         this.at++;
-        this.posix("POSIX does not allow '.' as 'last'");
+        this.posix?.("POSIX does not allow '.' as 'last'");
         return tok('kw', 'last');
       }
       if (/[a-z]/.test(c)) {
-        const v = /^[a-z0-9_]*/.exec(s.slice(this.at))![0];
+        nameChars.lastIndex = this.at;
+        const v = nameChars.exec(s)![0];
         this.at += v.length;
         if (keywords.includes(v)) {
-          if (nonPosix.has(v)) this.posix(`POSIX does not allow the '${v}' keyword`);
+          if (nonPosix.has(v)) this.posix?.(`POSIX does not allow the '${v}' keyword`);
           return tok('kw', v);
         }
-        if (v.length > 1) this.posix(`POSIX only allows one character names; this is bad: '${this.rest(pos)}'`);
+        if (v.length > 1) this.posix?.(`POSIX only allows one character names; this is bad: '${this.rest(pos)}'`);
         return tok('name', v);
       }
       if ('()[]{},;'.includes(c)) {
@@ -143,7 +145,7 @@ export class BcLexer {
       }
       const op = ops.find((o) => s.startsWith(o, this.at));
       if (op === undefined || op === '&' || (c === '&' && op !== '&&')) throw new CalcError(c === '\0' ? 'NUL character' : `bad character '${c}'`);
-      if (op === '!' || op === '&&' || op === '||') this.posix(`POSIX does not allow boolean operators; this is bad: ${op}`);
+      if (op === '!' || op === '&&' || op === '||') this.posix?.(`POSIX does not allow boolean operators; this is bad: ${op}`);
       this.at += op.length;
       return tok('op', op);
     }

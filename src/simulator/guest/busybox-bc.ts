@@ -330,7 +330,9 @@ export function bcCommand(host: ProgramHost): Command {
         if (flags.includes('w')) stderr += `bc: ${where()}${msg}\n`;
       };
       const runText = async (text: string, name: string | undefined, report: boolean): Promise<void> => {
-        const lx = new BcLexer(text, (m) => report && posixMsg(m));
+        // Only -s and -w look at extensions (a message quotes the rest of its line: built only for them).
+        const check = report && (flags.includes('s') || flags.includes('w')) ? posixMsg : undefined;
+        const lx = new BcLexer(text, check);
         lexer = lx;
         file = name;
         const compiler = new BcCompiler(
