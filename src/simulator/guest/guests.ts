@@ -2,16 +2,7 @@ import type { Command, CommandName, InMemoryFs } from 'just-bash';
 import type { SimInstance, SimSnapshot } from '../instance-model.js';
 import { instanceKey } from '../instance-model.js';
 import { shellBuiltins } from './shell-builtins.js';
-import {
-  catCommand,
-  guestCommands,
-  harmlessSignals,
-  lsCommand,
-  scriptedCommand,
-  sleepCommand,
-  statCommand,
-  type GuestProcess,
-} from './guest-commands.js';
+import { catCommand, guestCommands, harmlessSignals, scriptedCommand, sleepCommand, type GuestProcess } from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
 import { layOut } from './guest-layout.js';
 import { busyboxCommands } from './busybox-programs.js';
@@ -19,6 +10,9 @@ import { busyboxItself, busyboxSystem, type GuestNic } from './busybox-system.js
 import { busyboxText } from './busybox-text.js';
 import { busyboxFiles } from './busybox-files.js';
 import { busyboxTty, type TerminalSize } from './busybox-tty.js';
+import { busyboxLs } from './busybox-ls.js';
+import { busyboxStat } from './busybox-stat.js';
+import { busyboxCoreutils } from './busybox-coreutils.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
@@ -315,8 +309,9 @@ export class Guests {
       ...busyboxTty(cmd.terminal),
       ...guestCommands(proc),
       sleepCommand(pause),
-      lsCommand((path) => fs.ownerOf(path)),
-      statCommand((path) => fs.ownerOf(path)),
+      busyboxLs({ fs, uid, gid, rawOutput: () => (raw = true) }, cmd.terminal),
+      busyboxStat({ fs, uid, gid, rawOutput: () => (raw = true) }),
+      ...busyboxCoreutils(),
       catCommand(),
       ...shellState.commands,
       // An image that carries Python says where (`reflex.python`): its guests run a real CPython.

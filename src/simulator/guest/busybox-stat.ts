@@ -1,0 +1,144 @@
+import { posix } from 'node:path';
+import type { Command, ExecResult } from 'just-bash';
+import { accountNames, guestDevice, modeString, statusOf, type FileStatus } from './file-status.js';
+import type { ProgramHost } from './program-host.js';
+
+const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
+const usage =
+  `${banner}Usage: stat [-ltf] [-c FMT] FILE...\n\nDisplay file (default) or filesystem status\n\n` +
+  '\t-c FMT\tUse the specified format\n\t-f\tDisplay filesystem status\n\t-L\tFollow links\n\t-t\tTerse display\n\n' +
+  'FMT sequences for files:\n %a\tAccess rights in octal\n %A\tAccess rights in human readable form\n' +
+  ' %b\tNumber of blocks allocated (see %B)\n %B\tSize in bytes of each block reported by %b\n %d\tDevice number in decimal\n' +
+  ' %D\tDevice number in hex\n %f\tRaw mode in hex\n %F\tFile type\n %g\tGroup ID\n %G\tGroup name\n %h\tNumber of hard links\n' +
+  ' %i\tInode number\n %n\tFile name\n %N\tFile name, with -> TARGET if symlink\n %o\tI/O block size\n %s\tTotal size in bytes\n' +
+  ' %t\tMajor device type in hex\n %T\tMinor device type in hex\n %u\tUser ID\n %U\tUser name\n %x\tTime of last access\n' +
+  ' %X\tTime of last access as seconds since Epoch\n %y\tTime of last modification\n %Y\tTime of last modification as seconds since Epoch\n' +
+  ' %z\tTime of last change\n %Z\tTime of last change as seconds since Epoch\n\nFMT sequences for file systems:\n' +
+  ' %a\tFree blocks available to non-superuser\n %b\tTotal data blocks\n %c\tTotal file nodes\n %d\tFree file nodes\n %f\tFree blocks\n' +
+  ' %i\tFile System ID in hex\n %l\tMaximum length of filenames\n %n\tFile name\n %s\tBlock size (for faster transfer)\n' +
+  ' %S\tFundamental block size (for block counts)\n %t\tType in hex\n %T\tType in human readable form\n';
+
+const defaultFormat =
+  '  File: %N\n  Size: %-10s\tBlocks: %-10b IO Block: %-6o %F\nDevice: %Dh/%dd\tInode: %-10i  Links: %h\n' +
+  'Access: (%04a/%10.10A)  Uid: (%5u/%8U)   Gid: (%5g/%8G)\nAccess: %x\nModify: %y\nChange: %z';
+const terseFormat = '%n %s %b %f %u %g %D %i %h %t %T %X %Y %Z %o';
+
+const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
+
+/** `%F`: what kind of file it is, in busybox's words. */
+function fileType(st: FileStatus): string {
+  if (st.type === 'directory') return 'directory';
+  if (st.type === 'symlink') return 'symbolic link';
+  return st.size === 0 ? 'regular empty file' : 'regular file';
+}
+
+/** `2026-12-03 08:08:03.865000000 +0000` (the guest keeps milliseconds). */
+function longTime(time: Date): string {
+  const iso = time.toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${iso.slice(20, 23)}000000 +0000`;
+}
+
+/** Pads a field as printf's flags and width (and a precision, which cuts a string) say. */
+function pad(value: string, flags: string, numeric: boolean): string {
+  const m = /^([-#+ 0']*)(\d*)(?:\.(\d*))?$/.exec(flags);
+  if (!m) return value;
+  const [, flag = '', width = '', precision] = m;
+  let text = precision !== undefined && !numeric ? value.slice(0, Number(precision)) : value;
+  const w = Number(width || 0);
+  if (flag.includes('-')) text = text.padEnd(w);
+  else if (flag.includes('0') && numeric) text = text.padStart(w, '0');
+  else text = text.padStart(w);
+  return text;
+}
+
+/**
+ * busybox 1.35's `stat` over the guest's files: `-c FMT` (every file sequence, with printf's flags
+ * and widths), the default and `-t` displays, `-L`, a symlink as a symlink (`symbolic link`,
+ * `'b' -> 'a'`, its target's length), a directory's 4096 bytes and its links, and busybox's messages.
+ * The filesystem keeps one time per entry, so access, modification and change times are the same;
+ * `-f` (the filesystem's status) is not served.
+ */
+export function busyboxStat(host: ProgramHost): Command {
+  return {
+    name: 'stat',
+    async execute(args, ctx) {
+      let format: string | undefined;
+      let follow = false;
+      let terse = false;
+      const files: string[] = [];
+      for (let i = 0; i < args.length; i++) {
+        const a = args[i]!;
+        if (a === '--') {
+          files.push(...args.slice(i + 1));
+          break;
+        }
+        if (!a.startsWith('-') || a === '-') {
+          files.push(a);
+          continue;
+        }
+        for (let j = 1; j < a.length; j++) {
+          const c = a[j]!;
+          if (c === 'c') {
+            format = j + 1 < a.length ? a.slice(j + 1) : args[++i];
+            if (format === undefined) return fail(`stat: option requires an argument -- 'c'\n${usage}`);
+            break;
+          }
+          if (c === 'L') follow = true;
+          else if (c === 't') terse = true;
+          else if (c === 'f') return ctx.origCommand ? ctx.origCommand(args) : fail(usage);
+          else if (c !== 'l') return fail(`stat: invalid option -- '${c}'\n${usage}`);
+        }
+      }
+      if (files.length === 0) return fail(usage);
+      const names = await accountNames(host.fs);
+      let stdout = '';
+      let stderr = '';
+      let exitCode = 0;
+      for (const file of files) {
+        const st = await statusOf(host.fs, posix.resolve(ctx.cwd, file), follow);
+        if (!st) {
+          stderr += `stat: can't stat '${file}': No such file or directory\n`;
+          exitCode = 1;
+          continue;
+        }
+        const seconds = String(Math.floor(st.mtime.getTime() / 1000));
+        const fields: Record<string, [string, boolean]> = {
+          a: [st.perm.toString(8), true],
+          A: [modeString(st), false],
+          b: [String(st.blocks), true],
+          B: ['512', true],
+          d: [String(guestDevice), true],
+          D: [guestDevice.toString(16), true],
+          f: [st.mode.toString(16), true],
+          F: [fileType(st), false],
+          g: [String(st.gid), true],
+          G: [names.group(st.gid) ?? 'UNKNOWN', false],
+          h: [String(st.nlink), true],
+          i: [String(st.ino), true],
+          n: [file, false],
+          N: [st.type === 'symlink' ? `'${file}' -> '${st.target}'` : file, false],
+          o: ['4096', true],
+          s: [String(st.size), true],
+          t: ['0', true],
+          T: ['0', true],
+          u: [String(st.uid), true],
+          U: [names.user(st.uid) ?? 'UNKNOWN', false],
+          x: [longTime(st.mtime), false],
+          X: [seconds, true],
+          y: [longTime(st.mtime), false],
+          Y: [seconds, true],
+          z: [longTime(st.mtime), false],
+          Z: [seconds, true],
+        };
+        const own = format ?? (terse ? terseFormat : defaultFormat);
+        stdout += `${own.replace(/%([-#+ 0'\d.]*)(.?)/g, (_, flags: string, letter: string) => {
+          if (letter === '%') return '%';
+          if (letter === '') return '%';
+          const field = fields[letter];
+          return field ? pad(field[0], flags, field[1]) : pad(letter, flags, false);
+        })}\n`;
+      }
+      return { stdout, stderr, exitCode };
+    },
+  };
+}

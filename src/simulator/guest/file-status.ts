@@ -1,0 +1,90 @@
+import { posix } from 'node:path';
+import type { GuestFs } from './guest-fs.js';
+
+/** What stat(2) says of a guest's entry, as `ls` and `stat` print it. */
+export interface FileStatus {
+  type: 'file' | 'directory' | 'symlink';
+  /** Permission bits (07777), without the type. */
+  perm: number;
+  /** The mode with its type bits (S_IFREG, S_IFDIR, S_IFLNK). */
+  mode: number;
+  /** Hard links: 1 for a file or symlink, 2 and one per subdirectory for a directory. */
+  nlink: number;
+  /** Bytes: a symlink's target's length, a directory's block (4096). */
+  size: number;
+  /** 512-byte blocks allocated, in 4096-byte blocks as ext4 allocates them (a symlink's target is kept in its inode). */
+  blocks: number;
+  uid: number;
+  gid: number;
+  ino: number;
+  mtime: Date;
+  /** A symlink's target. */
+  target?: string;
+}
+
+/** The device every entry of a guest's filesystem is on (what `stat` prints as `fe00h/65024d`, the beds' disk). */
+export const guestDevice = 0xfe00;
+
+const typeBits = { file: 0o100000, directory: 0o040000, symlink: 0o120000 } as const;
+
+/**
+ * The status of `path` (absolute), following a final symlink when `follow` is set; undefined
+ * when there is no entry there (or a followed symlink leads nowhere).
+ */
+export async function statusOf(fs: GuestFs, path: string, follow: boolean): Promise<FileStatus | undefined> {
+  const memory = fs.memory;
+  let real = path;
+  try {
+    // The path's directories may be reached through symlinks: lstat(2) follows those, the in-memory lstat does not.
+    real = follow ? await memory.realpath(path) : path === '/' ? path : posix.join(await memory.realpath(posix.dirname(path)), posix.basename(path));
+    const st = await memory.lstat(real);
+    const type = st.isSymbolicLink ? 'symlink' : st.isDirectory ? 'directory' : 'file';
+    const perm = type === 'symlink' ? 0o777 : st.mode & 0o7777;
+    const target = type === 'symlink' ? await memory.readlink(real) : undefined;
+    const size = type === 'directory' ? 4096 : (target?.length ?? st.size);
+    const blocks = type === 'symlink' ? 0 : Math.ceil(size / 4096) * 8;
+    let nlink = 1;
+    if (type === 'directory') {
+      nlink = 2;
+      for (const name of await memory.readdir(real)) if ((await memory.lstat(posix.join(real, name))).isDirectory) nlink++;
+    }
+    const ino = Number(/\d+$/.exec(String(st.identity ?? ''))?.[0] ?? 0) + 1_800_000;
+    return { type, perm, mode: typeBits[type] | perm, nlink, size, blocks, ...fs.ownerOf(real), ino, mtime: st.mtime, target };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A mode as `ls -l` shows it (`drwxrwxrwt`, `-rwsr-xr-x`). */
+export function modeString(status: Pick<FileStatus, 'type' | 'perm'>): string {
+  const { perm } = status;
+  const bit = (mask: number, c: string) => (perm & mask ? c : '-');
+  const special = (x: number, s: number, on: string) => (perm & s ? (perm & x ? on : on.toUpperCase()) : perm & x ? 'x' : '-');
+  return (
+    { file: '-', directory: 'd', symlink: 'l' }[status.type] +
+    bit(0o400, 'r') +
+    bit(0o200, 'w') +
+    special(0o100, 0o4000, 's') +
+    bit(0o040, 'r') +
+    bit(0o020, 'w') +
+    special(0o010, 0o2000, 's') +
+    bit(0o004, 'r') +
+    bit(0o002, 'w') +
+    special(0o001, 0o1000, 't')
+  );
+}
+
+/** The names of users and groups by number, from the guest's /etc/passwd and /etc/group. */
+export async function accountNames(fs: GuestFs): Promise<{ user: (uid: number) => string | undefined; group: (gid: number) => string | undefined }> {
+  const read = async (file: string) => {
+    const text = await fs.memory.readFile(file).catch(() => '');
+    const names = new Map<number, string>();
+    for (const fields of text.split('\n').map((l) => l.split(':'))) {
+      if (fields.length > 2 && !names.has(Number(fields[2]))) names.set(Number(fields[2]), fields[0]!);
+    }
+    return names;
+  };
+  const users = await read('/etc/passwd');
+  const groups = await read('/etc/group');
+  return { user: (uid) => users.get(uid), group: (gid) => groups.get(gid) };
+}
