@@ -333,6 +333,8 @@ const busyboxSteps: string[] = [
   // bc and dc: --help, -v and --version, long options, -i, -x, the forms of -e, --.
   'bc --help; echo $?; dc --help; echo $?; bc -v; echo $?; bc --version; echo 1 | bc -i; echo $?; ' +
     'echo 1 | bc --quiet --mathlib; dc -x -e "1p"; dc -e; echo $?; dc -xe "2p"; dc -e"3p"; busybox bc -q </dev/null; bc -- /dev/null </dev/null; echo $?',
+  // bc's environment: BC_ENV_ARGS (its files first, its options lost, as busybox's getopt32 drops them), POSIXLY_CORRECT.
+  'echo "s(1)" | BC_ENV_ARGS="-l -q" bc; echo 5 > /tmp/rt-e.bc; echo 1 | BC_ENV_ARGS=/tmp/rt-e.bc bc; echo "x==1" | POSIXLY_CORRECT=1 bc; echo $?; rm /tmp/rt-e.bc',
   // bc's loops (continue in for, break in nested loops, empty bodies), blocks across lines, functions' refusals, the input ending in a block.
   'echo "for (i=0; i<5; i++) { if (i==2) continue; i }" | bc; echo "for (i=0; i<3; i++) for (j=0; j<3; ' +
     'j++) { if (j==1) break; i*10+j }" | bc; echo "i=0; while (i++ < 3); i" | bc; echo "for (;;) { n += 1; if (n > 2) break }; ' +

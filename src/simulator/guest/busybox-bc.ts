@@ -297,10 +297,13 @@ export function bcCommand(host: ProgramHost): Command {
     async execute(args, ctx): Promise<ExecResult> {
       if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: usage, exitCode: 0 };
       let flags = '';
-      const files: string[] = [];
-      for (const [i, a] of args.entries()) {
+      // BC_ENV_ARGS's files come first; its options are lost (busybox's second getopt32 overwrites them).
+      const envFiles = (ctx.env.get('BC_ENV_ARGS') ?? '').split(/\s+/).filter((w) => w !== '' && !w.startsWith('-'));
+      const files: string[] = [...envFiles];
+      const argv = args;
+      for (const [i, a] of argv.entries()) {
         if (a === '--') {
-          files.push(...args.slice(i + 1));
+          files.push(...argv.slice(i + 1));
           break;
         }
         const long = { '--warn': 'w', '--standard': 's', '--quiet': 'q', '--mathlib': 'l', '--interactive': 'i', '--version': 'v' }[a];
