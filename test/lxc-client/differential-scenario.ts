@@ -290,23 +290,6 @@ const busyboxSteps: string[] = [
     'stat -L -c "%a %s %F %N" b dl; stat -L -c %F dangling; echo $?; stat -c "%y %Y %A %o %B %d %D %t %T %-5s| %05a %q %%" f; ' +
     'stat -t f | cut -d" " -f1-7,9-13,15; stat b | sed -e "s/Inode: [0-9]* /Inode: N /" -e "s/^Access: 2.*/Access: T/" ' +
     '-e "s/^Modify: 2.*/Modify: T/" -e "s/^Change: 2.*/Change: T/"; stat; echo $?; cd /; rm -r /tmp/rt-ls',
-  // rm, rmdir, mv, cp, touch, mkdir, ln: busybox's messages, usages and exit codes (missing files, directories, '.' and '..',
-  // wrong options), then what they do: links into a directory, -p, -m, -v, -i, -n, -T, -t, touch's dates, cp's recursion.
-  'mkdir /tmp/rt-cu; cd /tmp/rt-cu; mkdir d; echo a > f; rm /nosuch; echo $?; rm d; echo $?; rm -r /nosuch; echo $?; rm -f /nosuch; echo $?; rm; echo $?; ' +
-    'rm -f; echo $?; rm -r ..; echo $?; rm -z f; echo $?; rmdir /nosuch; rmdir /; rmdir .; touch d/x; rmdir d; rmdir f; echo $?; rmdir; echo $?; ' +
-    'mv /nosuch x; echo $?; mv f; echo $?; mv f g h; echo $?; mv d d/s; echo $?; mv f nosuch/x; echo $?; mv -z f g; echo $?; cp /nosuch x; echo $?; cp d x; ' +
-    'echo $?; cp f /nosuch/x; echo $?; cp f f; echo $?; cp f d/x/y; echo $?; cp; echo $?; touch /nosuch/x; echo $?; ls -d /nosuch; touch f/x; touch; ' +
-    'echo $?; touch -d bogus t; echo $?; touch -r nosuch t; echo $?; mkdir /nosuch/x; mkdir d; mkdir -p d; echo $?; mkdir -p f/g; mkdir f/x; mkdir -m zz m; ' +
-    'mkdir; echo $?; ln -s f d; ls d; ln d x; ln /nosuch x; ln -s f d; ln -sT f d; ln; echo $?; chmod 644 /nosuch f; echo $?; chmod; echo $?; chmod zz f; ' +
-    'echo $?; cd /; rm -r /tmp/rt-cu',
-  'mkdir -p /tmp/rt-cu/d/e /tmp/rt-cu/l; cd /tmp/rt-cu; echo a > f; echo b > g; ln -s ../f l; ln -s /tmp; ln -sv f v; ln -sf g v; readlink l/f; ' +
-    'readlink tmp; readlink v; ln -s nowhere n; ln -sf l n; readlink n; readlink l/l; ln f h; ln -s x y z; echo $?; readlink z; mkdir -pv p/q/r; ' +
-    'rmdir -pv p/q/r; mkdir -m 700 m1; mkdir -p -m u=rwx,g=rx m2/m3; mkdir -m a+t m4; stat -c "%a %n" m1 m2 m2/m3 m4; chmod -v g+s,o-x m1; chmod -c 600 f; ' +
-    'chmod -R a-w d; stat -c "%a %n" d d/e; chmod -R u+w d; touch -d "2020-01-02 03:04:05" t1; touch -d @86400 t2; touch -d 202001020304.05 t3; ' +
-    'touch -t 0102030420 t4; touch -r t1 t5; stat -c "%y %n" t1 t2 t3 t4 t5; touch -c nosuch; ls nosuch; mv f d; mv g d/e; ls d d/e; mv d/f d/e/g; ' +
-    'cat d/e/g; echo c > c; mv -n c d/e/g; mv -i c d/e/g < /dev/null; echo; cat d/e/g; mkdir x; mv -T d/e x; ls x; cp -r x x/sub; echo $?; ls x x/sub; ' +
-    'cp -av x y; cp -rv x/sub z; cp c y; cp -n c y/g; cp -i c y/g < /dev/null; echo; cat y/g; cp -rT x w; ls w; cp -t w c; ls w; ' +
-    'printf "y\\ny\\nn\\ny\\n" | rm -ri w; echo; ls w; rm -rv w x; rm -fv nosuch; cd /; rm -r /tmp/rt-cu',
   // mkpasswd: SHA-256 (the default), SHA-512, MD5 and DES with a salt given, busybox's reading of -m, random salts by shape, stdin.
   'mkpasswd pw saltsalt; mkpasswd -m sha512 pw saltsalt; mkpasswd -m sha-512 -S abcdefgh pw; mkpasswd -m md5 pw ab12; ' +
     'mkpasswd -m md5 "a longer password of more than sixteen bytes" 12345678; mkpasswd -m des pw ab; ' +
@@ -352,6 +335,12 @@ const busyboxSteps: string[] = [
     'echo 1 | bc --quiet --mathlib; dc -x -e "1p"; dc -e; echo $?; dc -xe "2p"; dc -e"3p"; busybox bc -q </dev/null; bc -- /dev/null </dev/null; echo $?',
   // bc's environment: BC_ENV_ARGS (its files first, its options lost, as busybox's getopt32 drops them), POSIXLY_CORRECT.
   'echo "s(1)" | BC_ENV_ARGS="-l -q" bc; echo 5 > /tmp/rt-e.bc; echo 1 | BC_ENV_ARGS=/tmp/rt-e.bc bc; echo "x==1" | POSIXLY_CORRECT=1 bc; echo $?; rm /tmp/rt-e.bc',
+  // bc's read() and dc's ?: the next line of stdin (the one after the running statement when stdin is the program), its refusals.
+  "printf 'x=read()\\n5\\nx\\n' | bc; echo $?; printf 'x=read(); x*2\\n' > /tmp/rt-r.bc; echo 7 | bc /tmp/rt-r.bc; " +
+    'echo "3+4" | bc /tmp/rt-r.bc; echo "x" | bc /tmp/rt-r.bc; bc /tmp/rt-r.bc </dev/null; echo $?; ' +
+    'printf \'read()+read()\\n1\\n2\\n\' | bc; printf \'? p\\n5 6 + \\n\' | dc; echo "2 3" | dc -e "? + p"; rm /tmp/rt-r.bc; ' +
+    "printf 'read()\\n1 2\\n' | bc; printf 'read()\\n\\n' | bc; printf 'read()\\n1/0\\n' | bc; echo 'read()' > /tmp/rt-r.bc; " +
+    "echo '(' | bc /tmp/rt-r.bc; printf 'read(); 9\\n4\\n' | bc; printf '1 ?\\n2 p\\n3 p\\n' | dc; rm /tmp/rt-r.bc",
   // bc's loops (continue in for, break in nested loops, empty bodies), blocks across lines, functions' refusals, the input ending in a block.
   'echo "for (i=0; i<5; i++) { if (i==2) continue; i }" | bc; echo "for (i=0; i<3; i++) for (j=0; j<3; ' +
     'j++) { if (j==1) break; i*10+j }" | bc; echo "i=0; while (i++ < 3); i" | bc; echo "for (;;) { n += 1; if (n > 2) break }; ' +

@@ -1,4 +1,4 @@
-import { CalcError } from './busybox-calc-num.js';
+import { CalcError, takeNextLine } from './busybox-calc-num.js';
 
 /** One bc token: its kind, its text, where it starts (for busybox's "at '…'") and its line. */
 export interface Token {
@@ -46,7 +46,7 @@ export class BcLexer {
   last: Token = this.tok;
 
   constructor(
-    readonly text: string,
+    public text: string,
     private readonly posix: ((msg: string) => void) | undefined,
   ) {}
 
@@ -54,6 +54,13 @@ export class BcLexer {
   rest(pos = this.tok.pos): string {
     const end = this.text.indexOf('\n', pos);
     return this.text.slice(pos, end < 0 ? this.text.length : end);
+  }
+
+  /** read()'s line: the one after the current token's, taken out of the input. */
+  takeLine(): string | undefined {
+    const { line, text } = takeNextLine(this.text, this.at, this.tok.t === 'nl');
+    this.text = text;
+    return line;
   }
 
   next(): Token {

@@ -1,7 +1,7 @@
 import { posix as path } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
 import { BcCompiler, type BcFunction } from './busybox-bc-compiler.js';
-import type { Instr } from './busybox-bc-expr.js';
+import { compileExpr, errAt, type Instr } from './busybox-bc-expr.js';
 import { bcLibrary } from './busybox-bc-library.js';
 import { BcLexer } from './busybox-bc-lexer.js';
 import * as N from './busybox-calc-num.js';
@@ -40,6 +40,8 @@ class BcMachine {
   arrays = new Map<string, Arr[]>();
   funcs = new Map<string, BcFunction>();
   stack: Val[] = [];
+  /** Where read() takes its line: stdin's next one (the program's own input when stdin is the program). */
+  readLine: () => string | undefined = () => undefined;
 
   constructor(readonly out: N.CalcOutput) {}
 
@@ -207,7 +209,8 @@ class BcMachine {
           break;
         }
         case 'read':
-          throw new N.CalcError('bad expression');
+          frames.push({ code: this.compileRead(), pc: 0, base: st.length });
+          break;
         case 'pop':
           st.pop();
           break;
@@ -259,6 +262,22 @@ class BcMachine {
         }
       }
     }
+  }
+
+  /** read(): the next input line compiled as an expression, which runs as a frame and leaves its value. */
+  private compileRead(): Instr[] {
+    const line = this.readLine();
+    if (line === undefined) throw new N.CalcBareError('bad expression');
+    const lx = new BcLexer(`${line}\n`, undefined);
+    const code: Instr[] = [];
+    try {
+      lx.next();
+      compileExpr(lx, code, false, () => {});
+      if (lx.tok.t !== 'nl' && lx.tok.t !== 'eof') throw errAt(lx, 'bad read() expression');
+    } catch (e) {
+      throw e instanceof N.CalcError ? new N.CalcBareError(e.message) : e;
+    }
+    return code;
   }
 
   private call(name: string, n: number): Frame {
@@ -332,6 +351,13 @@ export function bcCommand(host: ProgramHost): Command {
         if (flags.includes('s')) throw new N.CalcError(msg);
         if (flags.includes('w')) stderr += `bc: ${where()}${msg}\n`;
       };
+      // read() takes stdin's lines: the ones after the program's own statement when stdin is the program.
+      let stdin = String(ctx.stdin);
+      vm.readLine = () => {
+        const { line, text } = N.takeNextLine(stdin, 0, true);
+        stdin = text;
+        return line;
+      };
       const runText = async (text: string, name: string | undefined, report: boolean): Promise<void> => {
         // Only -s and -w look at extensions (a message quotes the rest of its line: built only for them).
         const check = report && (flags.includes('s') || flags.includes('w')) ? posixMsg : undefined;
@@ -366,11 +392,14 @@ export function bcCommand(host: ProgramHost): Command {
           }
           await runText((await host.fs.read(p)).toString('latin1'), name, true);
         }
-        await runText(String(ctx.stdin), undefined, true);
+        const fromStdin = stdin;
+        vm.readLine = () => lexer?.takeLine();
+        await runText(fromStdin, undefined, true);
       } catch (e) {
         if (e instanceof N.CalcQuit) return bytesOut(host, Buffer.from(out.text, 'latin1'), stderr);
         if (!(e instanceof N.CalcError)) throw e;
-        return bytesOut(host, Buffer.from(out.text, 'latin1'), `${stderr}bc: ${where()}${e.message}\n`, 1);
+        const at = e instanceof N.CalcBareError ? '' : where();
+        return bytesOut(host, Buffer.from(out.text, 'latin1'), `${stderr}bc: ${at}${e.message}\n`, 1);
       }
       return bytesOut(host, Buffer.from(out.text, 'latin1'), stderr);
     },

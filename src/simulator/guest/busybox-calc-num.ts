@@ -13,6 +13,22 @@ export interface Num {
 /** An error that ends bc or dc with busybox's message (`bc: MESSAGE`, exit 1). */
 export class CalcError extends Error {}
 
+/** An error busybox says without the `FILE:LINE: ` of the file being run (one in read()'s line). */
+export class CalcBareError extends CalcError {}
+
+/**
+ * Takes the line after the one at `at` out of `text` (busybox reads its input by whole lines, so
+ * bc's read() and dc's `?` get the line after the statement running): the line, or undefined at the end.
+ */
+export function takeNextLine(text: string, at: number, atLineStart: boolean): { line?: string; text: string } {
+  const start = atLineStart ? at : text.indexOf('\n', at) + 1;
+  if (start <= 0 && !atLineStart) return { text };
+  if (start >= text.length) return { text };
+  const nl = text.indexOf('\n', start);
+  const end = nl < 0 ? text.length : nl;
+  return { line: text.slice(start, end), text: text.slice(0, start) + text.slice(nl < 0 ? end : end + 1) };
+}
+
 /** `quit`, `halt` or dc's `q`: the program ends there with exit 0. */
 export class CalcQuit extends Error {}
 

@@ -23,7 +23,14 @@ type Val = { k: 'n'; v: N.Num } | { k: 's'; v: string };
 class DcLexer {
   at = 0;
   line = 1;
-  constructor(readonly text: string) {}
+  constructor(public text: string) {}
+
+  /** `?`'s line: the one after the current one, taken out of the input. */
+  takeLine(): string | undefined {
+    const { line, text } = N.takeNextLine(this.text, this.at, false);
+    this.text = text;
+    return line;
+  }
 
   private bad(msg: string, from: number): N.CalcError {
     const end = this.text.indexOf('\n', from);
@@ -139,14 +146,10 @@ class DcMachine {
   regs = new Map<string, Val[]>();
   arrays = new Map<string, Map<number, Val>>();
   parsed = new Map<string, Tok[]>();
-  input: string[];
+  /** Where `?` takes its line: stdin's next one (the program's own input when stdin is the program). */
+  readLine: () => string | undefined = () => undefined;
 
-  constructor(
-    readonly out: N.CalcOutput,
-    stdin: string,
-  ) {
-    this.input = stdin === '' ? [] : stdin.replace(/\n$/, '').split('\n');
-  }
+  constructor(readonly out: N.CalcOutput) {}
 
   private pop(): Val {
     const v = this.stack.pop();
@@ -422,7 +425,7 @@ class DcMachine {
         return v.v;
       }
       case '?': {
-        const line = this.input.shift();
+        const line = this.readLine();
         return line === undefined ? 0 : line;
       }
       case 'q':
@@ -472,10 +475,18 @@ export function dcCommand(host: ProgramHost): Command {
           break;
         }
       }
-      const vm = new DcMachine(out, jobs.length + files.length === 0 ? '' : stdin);
+      const vm = new DcMachine(out);
+      let rest = stdin;
+      vm.readLine = () => {
+        const { line, text } = N.takeNextLine(rest, 0, true);
+        rest = text;
+        return line;
+      };
+      let lexer: DcLexer | undefined;
       let where = (): string => '';
       const runText = async (text: string, file: string | undefined): Promise<void> => {
         const lx = new DcLexer(text);
+        lexer = lx;
         let line = 1;
         where = () => (file === undefined ? '' : `${file}:${line}: `);
         await vm.run(() => {
@@ -496,7 +507,10 @@ export function dcCommand(host: ProgramHost): Command {
       try {
         for (const job of jobs) await (job.kind === 'e' ? runText(job.v, undefined) : runFile(job.v));
         for (const name of files) await runFile(name);
-        if (jobs.length + files.length === 0) await runText(stdin, undefined);
+        if (jobs.length + files.length === 0) {
+          vm.readLine = () => lexer?.takeLine();
+          await runText(stdin, undefined);
+        }
       } catch (e) {
         if (e instanceof N.CalcQuit) return bytesOut(host, Buffer.from(out.text, 'latin1'));
         if (!(e instanceof N.CalcError)) throw e;
