@@ -12,6 +12,7 @@ import { busyboxFiles } from './busybox-files.js';
 import { busyboxTty, type TerminalSize } from './busybox-tty.js';
 import { busyboxLs } from './busybox-ls.js';
 import { busyboxStat } from './busybox-stat.js';
+import { busyboxCoreutils } from './busybox-coreutils.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
@@ -310,6 +311,7 @@ export class Guests {
       sleepCommand(pause),
       busyboxLs({ fs, uid, gid, rawOutput: () => (raw = true) }, cmd.terminal),
       busyboxStat({ fs, uid, gid, rawOutput: () => (raw = true) }),
+      ...busyboxCoreutils(),
       catCommand(),
       ...shellState.commands,
       // An image that carries Python says where (`reflex.python`): its guests run a real CPython.
