@@ -45,21 +45,101 @@ function bunzipError(data: Buffer, libError: number): string {
   return libError === -7 ? 'bunzip error -3' : 'bunzip error -5';
 }
 
+/** The 48-bit magics a bzip2 block and the end of a stream start with. */
+const [blockMagic, endMagic] = [0x314159265359, 0x177245385090];
+
+/**
+ * The bit positions (from `from`, in order) at which a 48-bit magic stands. At each of the eight
+ * bit offsets its middle five bytes are whole bytes: found with indexOf, then the edges checked.
+ */
+function magicBits(data: Buffer, magic: number, from = 0): number[] {
+  const found: number[] = [];
+  for (let shift = 0; shift < 8; shift++) {
+    // The magic at bit `shift` of seven bytes.
+    const bytes = Buffer.alloc(7);
+    for (let k = 0; k < 48; k++) if (Math.floor(magic / 2 ** (47 - k)) % 2) bytes[(shift + k) >> 3]! |= 0x80 >> ((shift + k) & 7);
+    const middle = bytes.subarray(1, 6);
+    for (let i = data.indexOf(middle, Math.max(1, (from >> 3) + 1)); i >= 1; i = data.indexOf(middle, i + 1)) {
+      const at = (i - 1) * 8 + shift;
+      if (at >= from && bitsAt(data, at, 48) === magic) found.push(at);
+    }
+  }
+  return found.sort((x, y) => x - y);
+}
+
+/** The number `count` bits at bit `at` make, most significant first. */
+function bitsAt(data: Buffer, at: number, count: number): number {
+  let value = 0;
+  for (let k = 0; k < count; k++) value = value * 2 + (((data[(at + k) >> 3] ?? 0) >> (7 - ((at + k) & 7))) & 1);
+  return value;
+}
+
 /**
  * Where a bzip2 stream may end: after each end-of-stream magic (0x177245385090, at any bit) and
  * its 32-bit CRC, padded to a byte. Data can hold the magic by chance: each is only a candidate.
  */
 function* bzip2StreamEnds(data: Buffer): Generator<number> {
-  const byte = (i: number): number => data[i] ?? 0;
-  for (let i = 4; i + 6 <= data.length; i++) {
-    for (let shift = 0; shift < 8; shift++) {
-      const bits = (at: number): number => (((byte(at) << 16) | (byte(at + 1) << 8) | byte(at + 2)) << shift) | (byte(at + 3) >> (8 - shift));
-      if ((bits(i) & 0xffffff) === 0x177245 && (bits(i + 3) & 0xffffff) === 0x385090) {
-        const end = Math.ceil((i * 8 + shift + 80) / 8);
-        if (end <= data.length) yield end;
-      }
-    }
+  for (const at of magicBits(data, endMagic, 32)) {
+    const end = Math.ceil((at + 80) / 8);
+    if (end <= data.length) yield end;
   }
+}
+
+/** The block at bits [from, to) of a stream as a stream of its own: the header, the block, the end magic, its CRC as the stream's. */
+function blockAsStream(data: Buffer, from: number, to: number): Buffer {
+  const bits = to - from;
+  const out = Buffer.alloc(4 + Math.ceil((bits + 80) / 8));
+  data.copy(out, 0, 0, 4);
+  const [first, shift] = [from >> 3, from & 7];
+  for (let j = 0; j < Math.ceil(bits / 8); j++) out[4 + j] = ((data[first + j]! << shift) | ((data[first + j + 1] ?? 0) >> (8 - shift))) & 0xff;
+  if (bits % 8) out[4 + Math.ceil(bits / 8) - 1]! &= (0xff << (8 - (bits % 8))) & 0xff;
+  let at = 32 + bits;
+  const put = (value: number, count: number): void => {
+    for (let k = count - 1; k >= 0; k--, at++) if (Math.floor(value / 2 ** k) % 2) out[at >> 3]! |= 0x80 >> (at & 7);
+  };
+  put(endMagic, 48);
+  put(bitsAt(data, from + 48, 32), 32);
+  return out;
+}
+
+/**
+ * Where the last block of data cut short may end: busybox writes a block before it reads the magic
+ * after it, so a block whose data is whole, followed by part of a magic (a block's or the end's,
+ * and the end's CRC), is written. The candidates are the bits from which the rest is such a part.
+ */
+function* lastBlockEnds(data: Buffer, from: number): Generator<number> {
+  const end = data.length * 8;
+  for (let to = end; to >= Math.max(from + 48, end - 80); to--) {
+    const tail = Math.min(end - to, 48);
+    const bits = bitsAt(data, to, tail);
+    if ([endMagic, blockMagic].some((magic) => Math.floor(magic / 2 ** (48 - tail)) === bits)) yield to;
+  }
+}
+
+/**
+ * What busybox's bunzip writes of a stream that fails: the blocks before the one that fails (each
+ * decompressed by libbzip2 as a stream of its own), in writes of its 4 KiB buffer, the last one,
+ * not full, lost with the error.
+ */
+function blocksBefore(lib: Bzip2, data: Buffer): Buffer {
+  const marks = [...magicBits(data, blockMagic, 32), ...magicBits(data, endMagic, 32)].sort((x, y) => x - y);
+  const blocks: Buffer[] = [];
+  const decoded = (from: number, to: number): boolean => {
+    const block = lib.decompressBZ2(new Uint8Array(blockAsStream(data, from, to)), 0);
+    if (block.error === 0) blocks.push(Buffer.from(block.output));
+    return block.error === 0;
+  };
+  for (const [i, from] of marks.entries()) {
+    if (bitsAt(data, from, 48) !== blockMagic) break;
+    const to = marks[i + 1];
+    if (to === undefined) {
+      for (const end of lastBlockEnds(data, from)) if (decoded(from, end)) break;
+      break;
+    }
+    if (!decoded(from, to)) break;
+  }
+  const written = Buffer.concat(blocks);
+  return written.subarray(0, written.length - (written.length % 4096));
 }
 
 /**
@@ -82,7 +162,7 @@ export async function bunzip(data: Buffer): Promise<Buffer> {
     }
     if (end === undefined) {
       const error = rest.length < 3 ? -5 : lib.decompressBZ2(new Uint8Array(rest), 0).error;
-      throw new PartialOutput(Buffer.concat(streams), bunzipError(rest, error));
+      throw new PartialOutput(Buffer.concat([...streams, blocksBefore(lib, rest)]), bunzipError(rest, error));
     }
     rest = rest.subarray(end);
     if (rest.length < 2 || rest.subarray(0, 2).toString('latin1') !== 'BZ') return Buffer.concat(streams);
