@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import type { FsStat, IFileSystem, InMemoryFs } from 'just-bash';
 
 /** Who owns an entry of a guest's filesystem. */
@@ -143,8 +144,11 @@ export class GuestFs {
       (fn: (path: string, ...rest: never[]) => Promise<void>) =>
       async (path: string, ...rest: never[]): Promise<void> => {
         const existed = await memory.exists(path);
+        const changed = existed ? undefined : await this.firstMissing(path);
         await fn.call(memory, path, ...rest);
-        if (!existed) this.claim(path, owner);
+        if (existed) return;
+        this.claim(path, owner);
+        if (changed) await this.touchParent(changed);
       };
     const overrides: Partial<Record<keyof InMemoryFs, unknown>> = {
       writeFile: creating(memory.writeFile),
@@ -153,19 +157,26 @@ export class GuestFs {
       cp: async (src: string, dest: string, opts?: { recursive?: boolean }) => {
         const existed = await memory.exists(dest);
         await memory.cp(src, dest, opts);
-        if (!existed) this.claim(dest, owner);
+        if (existed) return;
+        this.claim(dest, owner);
+        await this.touchParent(dest);
       },
       symlink: async (target: string, link: string) => {
         await memory.symlink(target, link);
         this.claim(link, owner);
+        await this.touchParent(link);
       },
       rm: async (path: string, opts?: { recursive?: boolean; force?: boolean }) => {
+        const existed = await this.exists(path);
         await memory.rm(path, opts);
         this.forget(path);
+        if (existed) await this.touchParent(path);
       },
       mv: async (src: string, dest: string) => {
         await memory.mv(src, dest);
         this.move(src, dest);
+        await this.touchParent(src);
+        await this.touchParent(dest);
       },
     };
     return new Proxy(memory, {
@@ -175,6 +186,27 @@ export class GuestFs {
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
     });
+  }
+
+  /** Whether there is an entry at `path` itself (a symlink counts, wherever it points). */
+  private async exists(path: string): Promise<boolean> {
+    return this.memory.lstat(path).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** The outermost directory of `path` that a recursive mkdir would make (`path` itself when its parent exists). */
+  private async firstMissing(path: string): Promise<string> {
+    let missing = path;
+    for (let up = posix.dirname(path); up !== missing && !(await this.memory.exists(up)); up = posix.dirname(up)) missing = up;
+    return missing;
+  }
+
+  /** A directory's mtime moves when an entry is made, removed or renamed in it, as on a real filesystem. */
+  private async touchParent(path: string): Promise<void> {
+    const now = new Date();
+    await this.memory.utimes(posix.dirname(path), now, now).catch(() => undefined);
   }
 
   private claim(path: string, owner: Owner): void {
