@@ -206,7 +206,8 @@ const busyboxSteps: string[] = [
     `xzcat /etc/passwd; echo $?; cd /; rm -r /tmp/rt-xz`,
   // bzip2 and xz over bbunpack as busybox's: refused options and their usages, bzip2 -d handing over to bunzip2 (its levels
   // refused), -v's percentages (wrapped), the input's mode less the umask, levels and -s, a stream cut short before a second
-  // operand, concatenated streams and what follows the last, a `-` after a file (what it left: nothing), directories.
+  // operand or after whole blocks (those written, in 4 KiB writes), concatenated streams and what follows the last, a `-`
+  // after a file (what it left: nothing), directories.
   `mkdir /tmp/rt-bb; cd /tmp/rt-bb; bzip2 -x; echo $?; bunzip2 -x; bzcat -x; xz -x 2>&1 | head -1; unxz -x; xzcat -x; echo $?; ` +
     `printf "hello bz\\n" | bzip2 > h.bz2; bzip2 -d -9 h.bz2; echo $?; bzip2 -dz h.bz2 2>&1 | head -1; seq 1 3000 > c; chmod 666 c; ` +
     `bzip2 -v c; stat -c "%a %n" c.bz2; chmod 777 c.bz2; bunzip2 -v c.bz2; stat -c "%a %n" c; cp h.bz2 a.bz2; bzip2 -dv a.bz2; ` +
@@ -214,6 +215,7 @@ const busyboxSteps: string[] = [
     `seq 1 3000 | bzip2 -7 -3 | md5sum; head -c 30 h.bz2 > cut.bz2; cp h.bz2 h2.bz2; bunzip2 cut.bz2 h2.bz2; echo $?; ls; ` +
     `cat h.bz2 h.bz2 > hh.bz2; echo BZjunk >> hh.bz2; bzcat hh.bz2; echo $?; cp h.bz2 hj.bz2; echo junk >> hj.bz2; bzcat hj.bz2; ` +
     `echo $?; bzcat h.bz2 - < h.bz2; echo $?; bzcat /tmp; bzip2 -c /tmp; echo $?; bzip2 -t h.bz2 cut.bz2; echo $?; ` +
+    `seq 1 40000 | bzip2 -1 > s.bz2; head -c 30000 s.bz2 | bzcat | wc -c; head -c 46060 s.bz2 | bzcat | wc -c; ` +
     `bzip2 -k -f -q -- - < e | wc -c; echo ${xzFile} | base64 -d > t.xz; cp t.xz u.xz; unxz -v u.xz; echo junk > j.xz; unxz -v j.xz; ` +
     `xzcat /tmp; echo $?; cat t.xz t.xz > tt.xz; printf "\\0\\0\\0\\0junk" >> tt.xz; xzcat tt.xz; echo $?; cp t.xz p.xz; ` +
     `printf "\\0\\0\\0\\0" >> p.xz; xzcat p.xz; echo $?; printf "\\375junk" | unxz; echo $?; head -c 40 t.xz > cut.xz; cp t.xz t2.xz; ` +
@@ -290,6 +292,11 @@ const busyboxSteps: string[] = [
     'stat -L -c "%a %s %F %N" b dl; stat -L -c %F dangling; echo $?; stat -c "%y %Y %A %o %B %d %D %t %T %-5s| %05a %q %%" f; ' +
     'stat -t f | cut -d" " -f1-7,9-13,15; stat b | sed -e "s/Inode: [0-9]* /Inode: N /" -e "s/^Access: 2.*/Access: T/" ' +
     '-e "s/^Modify: 2.*/Modify: T/" -e "s/^Change: 2.*/Change: T/"; stat; echo $?; cd /; rm -r /tmp/rt-ls',
+  // A directory's mtime moves when an entry is made, removed or renamed in it (what ls -l and stat show of it).
+  'rm -rf /tmp/rt-lt; mkdir -p /tmp/rt-lt/a; cd /tmp/rt-lt; old="2024-01-02 03:04:05"; ' +
+    'near() { d=$(stat -c %Y $1); n=$(date +%s); [ $((n - d)) -le 5 ] && echo "$1 moved" || echo "$1 kept"; }; touch -d "$old" . a; near .; ' +
+    'touch f; near .; near a; touch -d "$old" .; echo x > f; near .; rm f; near .; touch -d "$old" . a; mkdir -p a/b/c; near .; near a; ' +
+    'touch -d "$old" . a; mv a z; near .; touch -d "$old" .; ln -s z l; near .; cd /; rm -r /tmp/rt-lt',
   // rm, rmdir, mv, cp, touch, mkdir, ln: busybox's messages, usages and exit codes (missing files, directories, '.' and '..',
   // wrong options), then what they do: links into a directory, -p, -m, -v, -i, -n, -T, -t, touch's dates, cp's recursion.
   'mkdir /tmp/rt-cu; cd /tmp/rt-cu; mkdir d; echo a > f; rm /nosuch; echo $?; rm d; echo $?; rm -r /nosuch; echo $?; rm -f /nosuch; echo $?; rm; echo $?; ' +
