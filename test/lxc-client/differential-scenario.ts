@@ -302,7 +302,7 @@ const busyboxSteps: string[] = [
   'mkdir /tmp/rt-cu; cd /tmp/rt-cu; mkdir d; echo a > f; rm /nosuch; echo $?; rm d; echo $?; rm -r /nosuch; echo $?; rm -f /nosuch; echo $?; rm; echo $?; ' +
     'rm -f; echo $?; rm -r ..; echo $?; rm -z f; echo $?; rmdir /nosuch; rmdir /; rmdir .; touch d/x; rmdir d; rmdir f; echo $?; rmdir; echo $?; ' +
     'mv /nosuch x; echo $?; mv f; echo $?; mv f g h; echo $?; mv d d/s; echo $?; mv f nosuch/x; echo $?; mv -z f g; echo $?; cp /nosuch x; echo $?; cp d x; ' +
-    'echo $?; cp f /nosuch/x; echo $?; cp f f; echo $?; cp f d/x/y; echo $?; cp; echo $?; touch /nosuch/x; echo $?; ls -d /nosuch; touch f/x; touch; ' +
+    'echo $?; cp f /nosuch/x; echo $?; cp f f; echo $?; cp f d/x/y; echo $?; cp; echo $?; touch /nosuch/x; echo $?; ls -d /nosuch; touch f/x; touch nd/; touch; ' +
     'echo $?; touch -d bogus t; echo $?; touch -r nosuch t; echo $?; mkdir /nosuch/x; mkdir d; mkdir -p d; echo $?; mkdir -p f/g; mkdir f/x; mkdir -m zz m; ' +
     'mkdir; echo $?; ln -s f d; ls d; ln d x; ln /nosuch x; ln -s f d; ln -sT f d; ln; echo $?; chmod 644 /nosuch f; echo $?; chmod; echo $?; chmod zz f; ' +
     'echo $?; cd /; rm -r /tmp/rt-cu',

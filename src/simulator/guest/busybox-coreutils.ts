@@ -250,6 +250,8 @@ async function touch(args: string[], ctx: CommandContext): Promise<ExecResult> {
         if (why !== 'ENOENT') throw new SysError(why);
         if (p.opts.has('c')) continue;
         await files.parentReady(path);
+        // open(O_CREAT) of a name with a trailing slash.
+        if (path.endsWith('/')) throw new SysError('EISDIR');
         await ctx.fs.writeFile(abs, '');
         await ctx.fs.chmod(abs, 0o666 & ~umask);
         if (!time) continue;
