@@ -8,7 +8,10 @@ A step is a line typed with Enter, or:
   @size ROWS COLS   (first step only) the terminal's size when the client starts
   @resize ROWS COLS the terminal is resized (TIOCSWINSZ: the client gets SIGWINCH)
   @keys TEXT        keys typed without Enter, TEXT with Python escapes (\\x1b[A is up); each
-                    key (an escape sequence is one) is written on its own, a moment apart
+                    key is written on its own, a moment apart: an escape sequence is one key,
+                    and so is ESC with the character after it (Alt-b is \\x1bb, one write, as a
+                    terminal sends it)
+  @write TEXT       TEXT (Python escapes) written whole in one write, then a moment
 """
 import fcntl
 import json
@@ -55,17 +58,17 @@ def read_for(seconds):
             out += chunk
     return True
 
-# One key: an escape sequence (CSI with its parameters, or SS3), or one character.
-key_pattern = re.compile(rb'\x1b\[[0-9;]*[~A-Za-z]|\x1bO.|.', re.S)
+# One key: an escape sequence (CSI with its parameters, or SS3), ESC and one character (Alt-x), or one character.
+key_pattern = re.compile(rb'\x1b\[[0-9;]*[~A-Za-z]|\x1bO.|\x1b.|.', re.S)
 alive = read_for(1.5)
 for step in steps:
     if not alive:
         break
     if step.startswith('@resize '):
         set_size(fd, *map(int, step.split()[1:]))
-    elif step.startswith('@keys '):
-        keys = step[len('@keys '):].encode('latin1').decode('unicode_escape').encode('utf8')
-        for key in key_pattern.findall(keys):
+    elif step.startswith('@keys ') or step.startswith('@write '):
+        text = step.split(' ', 1)[1].encode('latin1').decode('unicode_escape').encode('utf8')
+        for key in key_pattern.findall(text) if step.startswith('@keys ') else [text]:
             os.write(fd, key)
             if not read_for(0.2):
                 alive = False

@@ -18,7 +18,7 @@ const script = join(import.meta.dirname, 'pty-exec.py');
 
 const banner = "\r\n\r\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) built-in shell (ash)\r\nEnter 'help' for a list of built-in commands.\r\n\r\n";
 
-/** A session: the steps pty-exec.py plays (lines, `@size`, `@resize`, `@keys`) and what the terminal shows after the banner. */
+/** A session: the steps pty-exec.py plays (lines, `@size`, `@resize`, `@keys`, `@write`) and what the terminal shows after the banner. */
 interface Transcript {
   name: string;
   steps: string[];
@@ -106,6 +106,60 @@ const sessions: Transcript[] = [
     name: 'Ctrl-R searches nothing: no (reverse-i-search) prompt, the keys after it go into the line',
     steps: ['echo one', String.raw`@keys \x12on\r`, String.raw`@keys echo \x12e\x12\r`, 'exit'],
     transcript: '~ # \x1b[6necho one\r\none\r\n' + '~ # \x1b[6non\r\nsh: on: not found\r\n' + '~ # \x1b[6necho e\r\ne\r\n' + '~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
+    // A terminal sends Alt-x as ESC and x in one write (pty-exec.py's @keys does too).
+    name: 'Alt-b/Alt-f move by words as Ctrl-Left/Right, Alt-d deletes the word after, Alt-Backspace and Alt-Ctrl-H the word before',
+    steps: [
+      String.raw`@keys echo one two.three\x1bb\x1bbX\x1bfY\r`,
+      String.raw`@keys echo aa bb-cc dd\x01\x1bf\x1bd\r`,
+      String.raw`@keys echo aa bb-cc dd\x1b\x7f\x1b\x08\r`,
+      String.raw`@keys echo abc\x1b\x7f\x01\x1bb\x1b\x7f\x05\x1bf\x1bd\r`,
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6necho one two.three\b\b\b\b\b\b\b\b\bXtwo.three\x1b[9DtwoY.three\x1b[6D.three\r\none XtwoY.three\r\n' +
+      '~ # \x1b[6necho aa bb-cc dd\x1b[16Decho aa\b\b\baa bb-cc dd\x1b[J\x1b[11Da bb-cc dd\x1b[J\x1b[10D bb-cc dd\x1b[J\x1b[9D bb-cc dd\r\nbb-cc dd\r\n' +
+      '~ # \x1b[6necho aa bb-cc dd\b\bd\x1b[J\b\x1b[J\b\b\bc \x1b[J\b\b \x1b[J\b\x1b[J\r\naa bb-\r\n' +
+      '~ # \x1b[6necho abc\b\b\bbc\x1b[J\b\bc\x1b[J\b\x1b[J\x1b[5Decho \r\n\r\n' +
+      '~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
+    // busybox's read_key takes what comes within 50 ms of the escape: one byte it does not know
+    // is typed (the escape alone is ignored), more are dropped with it, up to 15 bytes.
+    name: 'ESC then a key: apart, or with one unknown key in one write, the key is typed; with more in 50 ms, up to 15 bytes are dropped',
+    steps: [
+      String.raw`@keys echo x\x1b`,
+      String.raw`@keys b\r`,
+      String.raw`@keys echo \x1bx\r`,
+      '@keys echo q',
+      String.raw`@write \x1bxy`,
+      String.raw`@keys z\r`,
+      '@keys echo r',
+      String.raw`@write \x1b[15~abc`,
+      String.raw`@keys d\r`,
+      '@keys echo s',
+      String.raw`@write \x1b[1`,
+      String.raw`@keys 2\r`,
+      '@keys echo t',
+      String.raw`@write \x1b[`,
+      String.raw`@keys A\r`,
+      '@keys echo u',
+      String.raw`@write \x1b[99999999999999999999~xyz`,
+      String.raw`@keys \r`,
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6necho xb\r\nxb\r\n' +
+      '~ # \x1b[6necho x\r\nx\r\n' +
+      '~ # \x1b[6necho qz\r\nqz\r\n' +
+      '~ # \x1b[6necho rd\r\nrd\r\n' +
+      '~ # \x1b[6necho s2\r\ns2\r\n' +
+      '~ # \x1b[6necho t[A\r\nt[A\r\n' +
+      '~ # \x1b[6necho u999999~xyz\r\nu999999~xyz\r\n' +
+      '~ # \x1b[6nexit\r\n',
     code: 0,
   },
   {

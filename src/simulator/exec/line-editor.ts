@@ -32,9 +32,10 @@ export class LineHistory {
  * terminal's column and row as busybox counts them, so a line longer than the terminal wraps and
  * is redrawn as there. Keys: Enter; backspace; Delete and Ctrl-D (delete under the cursor, Ctrl-D
  * on an empty line is end of input); left/right, Ctrl-B/Ctrl-F; Home/End, Ctrl-A/Ctrl-E;
- * Ctrl-Left/Right (by words); up/down, Ctrl-P/Ctrl-N (history, the line being left kept in its
- * slot as busybox does); Ctrl-U (delete before the cursor), Ctrl-K (after), Ctrl-W (the word
- * before); Ctrl-L (clear the screen); Ctrl-C (interrupt); Tab: completion (the caller finds the
+ * Ctrl-Left/Right and Alt-b/Alt-f (by words); up/down, Ctrl-P/Ctrl-N (history, the line being
+ * left kept in its slot as busybox does); Ctrl-U (delete before the cursor), Ctrl-K (after),
+ * Ctrl-W (the word before, to a blank), Alt-Backspace (the word before, to a blank or
+ * punctuation, as Alt-b moves) and Alt-d (the word after, as Alt-f moves); Ctrl-L (clear the screen); Ctrl-C (interrupt); Tab: completion (the caller finds the
  * matches of {@link completionQuery}, {@link complete} puts them in), a second Tab lists them.
  * Ctrl-R, like any control key it does not know, does nothing: the test beds' busybox-static is
  * built without FEATURE_REVERSE_SEARCH, so it has no `(reverse-i-search)` either.
@@ -136,12 +137,26 @@ export class LineEditor {
         case 'delete':
           this.deleteHere();
           break;
-        case 'ctrl-left':
+        case 'word-left':
           this.wordLeft();
           break;
-        case 'ctrl-right':
+        case 'word-right':
           this.wordRight();
           break;
+        case 'delete-word-left': {
+          const from = this.cursor;
+          this.wordLeft();
+          for (let n = from - this.cursor; n > 0; n--) this.deleteHere();
+          break;
+        }
+        case 'delete-word-right': {
+          const from = this.cursor;
+          this.wordRight();
+          const n = this.cursor - from;
+          this.backward(n);
+          for (let k = 0; k < n; k++) this.deleteHere();
+          break;
+        }
         case 'ignored':
           break;
       }
@@ -372,7 +387,7 @@ function isSpace(c: string): boolean {
   return /^[ \t\n\v\f\r]$/.test(c);
 }
 
-/** A space or ASCII punctuation: where Ctrl-Left/Right stop. */
+/** A space or ASCII punctuation: where Ctrl-Left/Right, Alt-b/f/d and Alt-Backspace stop. */
 function isDelimiter(c: string): boolean {
   return c === ' ' || /^[!-/:-@[-`{-~]$/.test(c);
 }

@@ -1,9 +1,33 @@
 /** A key as the line editor reads it: one character, or a named key from its escape sequence. */
 export type EditorKey =
-  { char: string } | { name: 'up' | 'down' | 'left' | 'right' | 'home' | 'end' | 'delete' | 'ctrl-left' | 'ctrl-right' | 'ignored' };
+  | { char: string }
+  | {
+      name:
+        | 'up'
+        | 'down'
+        | 'left'
+        | 'right'
+        | 'home'
+        | 'end'
+        | 'delete'
+        | 'word-left'
+        | 'word-right'
+        | 'delete-word-left'
+        | 'delete-word-right'
+        | 'ignored';
+    };
 
-/** The escape sequences busybox 1.35's `read_key` knows (CSI and SS3 forms); any other is dropped whole. */
+/**
+ * The escape sequences busybox 1.35's `read_key` knows: Alt with a key (ESC and the key, as a
+ * terminal sends it: Alt-b and Alt-f move by words as Ctrl-Left/Right do, Alt-d and
+ * Alt-Backspace delete a word), and the CSI and SS3 forms of the cursor keys.
+ */
 const sequences: Record<string, EditorKey> = {
+  '\x1b\x7f': { name: 'delete-word-left' },
+  '\x1b\b': { name: 'delete-word-left' },
+  '\x1bd': { name: 'delete-word-right' },
+  '\x1bf': { name: 'word-right' },
+  '\x1bb': { name: 'word-left' },
   '\x1bOA': { name: 'up' },
   '\x1bOB': { name: 'down' },
   '\x1bOC': { name: 'right' },
@@ -24,28 +48,38 @@ const sequences: Record<string, EditorKey> = {
   '\x1b[6~': { name: 'ignored' },
   '\x1b[7~': { name: 'home' },
   '\x1b[8~': { name: 'end' },
-  '\x1b[1;5C': { name: 'ctrl-right' },
-  '\x1b[1;5D': { name: 'ctrl-left' },
-  '\x1b[1;3C': { name: 'ctrl-right' },
-  '\x1b[1;3D': { name: 'ctrl-left' },
+  '\x1b[1;5C': { name: 'word-right' },
+  '\x1b[1;5D': { name: 'word-left' },
+  '\x1b[1;3C': { name: 'word-right' },
+  '\x1b[1;3D': { name: 'word-left' },
 };
 
+/** What `read_key` keeps after an escape it does not know (KEYCODE_BUFFER_SIZE, less its count byte). */
+const unknownMaxBytes = 15;
+
 /**
- * The next key at the start of `input` and how many characters it took; undefined when `input`
- * starts with part of an escape sequence whose rest has not come yet (`bareEscape`: it will not
- * come, the escape stands alone and is ignored, as busybox decides after 50 ms without input).
+ * The next key at the start of `input` and how many characters it took, as busybox's `read_key`
+ * reads it. After an escape it takes what comes within 50 ms of the byte before, until that is a
+ * sequence it knows; what is not one is decided only when nothing more comes (`quiet`: 50 ms went
+ * by since `input`'s last byte) or 15 bytes came: none or one byte, the escape stands alone and is
+ * ignored and the byte is a key of its own (ESC then `x` types `x`); more, they are dropped with
+ * the escape (busybox's 16-byte buffer: past 15, the rest are keys again). Undefined: wait.
  */
-export function nextKey(input: string, bareEscape = false): { key: EditorKey; length: number } | undefined {
+export function nextKey(input: string, quiet = false): { key: EditorKey; length: number } | undefined {
   if (input[0] !== '\x1b') {
     const char = String.fromCodePoint(input.codePointAt(0)!);
     return { key: { char }, length: char.length };
   }
   for (const [seq, key] of Object.entries(sequences)) if (input.startsWith(seq)) return { key, length: seq.length };
-  const partial = Object.keys(sequences).some((seq) => seq.length > input.length && seq.startsWith(input));
-  if (partial && !bareEscape) return undefined;
-  if (input.length === 1 || partial) return { key: { name: 'ignored' }, length: 1 };
-  // An unknown sequence that came with the escape is read and dropped with it.
-  // eslint-disable-next-line no-control-regex
-  const csi = /^\x1b\[[0-9;?]*[\x40-\x7e]/.exec(input);
-  return { key: { name: 'ignored' }, length: csi ? csi[0].length : input[1] === 'O' ? Math.min(3, input.length) : 2 };
+  let bytes = 0;
+  let length = 1;
+  for (const char of input.slice(1)) {
+    const size = Buffer.byteLength(char);
+    if (bytes + size > unknownMaxBytes) break;
+    bytes += size;
+    length += char.length;
+  }
+  const full = length < input.length || bytes === unknownMaxBytes;
+  if (!quiet && !full) return undefined;
+  return { key: { name: 'ignored' }, length: bytes <= 1 ? 1 : length };
 }
