@@ -179,6 +179,9 @@ const busyboxSteps: string[] = [
     'stat -c %s / /etc/passwd; echo hi | md5sum; echo hi | sha1sum; echo hi | sha256sum; md5sum /tmp /nosuch; echo $?; ' +
     'getopt -o ab:c:: -l name:,flag -n me -- -abval -c -cz --name=n1 --fl "a b" -- -x; getopt -o a -- -z; echo $?; getopt ab -a x -b; ' +
     'shuf -i 1-5 | sort | tr "\\n" " "; shuf -n 2 -e a b c | wc -l; hostid; echo hi | sha3sum; echo hi | sha3sum -a 256',
+  // xargs's exit statuses as busybox's: 123 for a run that failed, 124 for 255 (and its message), 127 for a missing program.
+  'echo a | xargs false; echo $?; echo a | xargs sh -c "exit 2"; echo $?; echo a | xargs sh -c "exit 255"; echo $?; ' +
+    'echo a | xargs nosuchprog; echo $?; echo a b | xargs -n1 sh -c "test \\$0 = b"; echo $?',
   // File programs: chgrp, cmp, link, line ends, dumps (od as busybox's), pagers off a terminal, su as root.
   'echo hi > /tmp/rt-a; echo hj > /tmp/rt-b; chgrp 34 /tmp/rt-a; stat -c %g /tmp/rt-a; chgrp nosuch /tmp/rt-a; chgrp root /nosuch; ' +
     'cmp /tmp/rt-a /tmp/rt-b; echo $?; cmp -s /tmp/rt-a /tmp/rt-a; echo $?; cmp /tmp/rt-a /nosuch; echo $?; arch | wc -l; more /tmp/rt-a; less /tmp/rt-a; ' +

@@ -102,7 +102,7 @@ export function busyboxText(): Command[] {
         else split.push(a);
       }
       const command = args.slice(at);
-      if (replace === undefined) return ctx.origCommand([...split, ...command]);
+      if (replace === undefined) return busyboxExit(await ctx.origCommand([...split, ...command]), command[0] ?? 'echo');
       return replaceEach(ctx, replace, command.length ? command : ['echo'], split.includes('-t'));
     },
   };
@@ -254,6 +254,21 @@ const getopt: Command = {
     return { stdout: out, stderr: quiet ? '' : stderr, exitCode: stderr ? 1 : 0 };
   },
 };
+
+/**
+ * busybox's xargs exit statuses for its command's (just-bash's xargs passes the command's own on):
+ * 123 when a run exited 1 to 125, 124 and `exited with status 255; aborting` for 255, and a
+ * program it cannot find is `xargs: X: No such file or directory`, 127. Its own refusals (a bad
+ * option) stay 1.
+ */
+function busyboxExit(result: ExecResult, program: string): ExecResult {
+  const own = /^xargs: /m.test(result.stderr);
+  if (result.exitCode === 127)
+    return { ...result, stderr: result.stderr.replace(/^(?:sh|bash): (.*): (?:command )?not found$/m, 'xargs: $1: No such file or directory') };
+  if (result.exitCode === 255) return { ...result, stderr: `${result.stderr}xargs: ${program}: exited with status 255; aborting\n`, exitCode: 124 };
+  if (result.exitCode >= 1 && result.exitCode <= 125 && !own) return { ...result, exitCode: 123 };
+  return result;
+}
 
 function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
