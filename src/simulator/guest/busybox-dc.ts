@@ -1,13 +1,15 @@
 import { posix as path } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
 import * as N from './busybox-calc-num.js';
+import { banner, getopt, isResult } from './busybox-getopt.js';
 import { bytesOut, type ProgramHost } from './program-host.js';
 
-const usage =
-  'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: dc [-x] [-eSCRIPT]... [-fFILE]... [FILE]...\n\n' +
+const usageText =
+  'Usage: dc [-x] [-eSCRIPT]... [-fFILE]... [FILE]...\n\n' +
   'Tiny RPN calculator. Operations:\nArithmetic: + - * / % ^\n~ - divide with remainder\n| - modular exponentiation\n' +
   'v - square root\np - print top of the stack without popping\nf - print entire stack\nk - pop the value and set precision\n' +
   "i - pop the value and set input radix\no - pop the value and set output radix\nExamples: dc -e'2 2 + p' -> 4, dc -e'8 8 * 2 2 + / p' -> 16\n";
+const usage = `${banner}${usageText}`;
 
 /** A dc token: a number (negated with `_`), a string, a command, a register command or a condition. */
 type Tok =
@@ -454,27 +456,12 @@ export function dcCommand(host: ProgramHost): Command {
       const out = new N.CalcOutput(N.lineWidth(ctx.env.get('DC_LINE_LENGTH'), false));
       const stdin = String(ctx.stdin);
       const jobs: { kind: 'e' | 'f'; v: string }[] = [];
-      const files: string[] = [];
-      for (let i = 0; i < args.length; i++) {
-        const a = args[i]!;
-        if (a === '--') {
-          files.push(...args.slice(i + 1));
-          break;
-        }
-        if (!a.startsWith('-') || a === '-') {
-          files.push(a);
-          continue;
-        }
-        for (let j = 1; j < a.length; j++) {
-          const o = a[j]!;
-          if (o === 'x') continue;
-          if (o !== 'e' && o !== 'f') return { stdout: '', stderr: `dc: invalid option -- '${o}'\n${usage}`, exitCode: 1 };
-          const v = a.length > j + 1 ? a.slice(j + 1) : args[++i];
-          if (v === undefined) return { stdout: '', stderr: `dc: option requires an argument -- '${o}'\n${usage}`, exitCode: 1 };
-          jobs.push({ kind: o, v: o === 'e' ? Buffer.from(v, 'utf8').toString('latin1') : v });
-          break;
-        }
-      }
+      const p = getopt('dc', usageText, args, 'x', 'ef', null, (o, v) => {
+        if ((o === 'e' || o === 'f') && typeof v === 'string') jobs.push({ kind: o, v: o === 'e' ? Buffer.from(v, 'utf8').toString('latin1') : v });
+        return undefined;
+      });
+      if (isResult(p)) return p;
+      const files = p.operands;
       const vm = new DcMachine(out);
       let rest = stdin;
       vm.readLine = () => {

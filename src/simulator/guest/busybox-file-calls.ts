@@ -2,11 +2,11 @@ import { posix } from 'node:path';
 import type { ExecResult, IFileSystem } from 'just-bash';
 
 /**
- * What busybox's programs on files share: getopt32's reading of a command line, the system calls
+ * What busybox's programs on files share: getopt32's reading of a command line (busybox-getopt.ts), the system calls
  * they make over the guest's files with the errno each failure gives, perror's wording, y/n prompts.
  */
 
-const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
+export { getopt, isResult, usage, type Parsed } from './busybox-getopt.js';
 
 export const errnos = {
   ENOENT: 'No such file or directory',
@@ -26,67 +26,6 @@ export class SysError extends Error {
     super(errnos[errno]);
   }
 }
-
-/** A wrong call: the program's usage after busybox's banner, exit 1. */
-export const usage = (text: string): ExecResult => ({ stdout: '', stderr: `${banner}${text}`, exitCode: 1 });
-
-/** The parsed command line: options (a flag's value is `true`, an option's its argument) and operands. */
-export interface Parsed {
-  opts: Map<string, string | true>;
-  operands: string[];
-}
-
-/**
- * Reads options as busybox's getopt32 over glibc does: clustered flags, an option's value glued or
- * next, options after operands too, `--` ends them; `longs` maps long names to their letters.
- */
-export function getopt(
-  program: string,
-  usageText: string,
-  args: string[],
-  flags: string,
-  valued: string,
-  longs: Record<string, string> = {},
-): Parsed | ExecResult {
-  const opts = new Map<string, string | true>();
-  const operands: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--') {
-      operands.push(...args.slice(i + 1));
-      break;
-    }
-    if (a.startsWith('--')) {
-      const [name, value] = a.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
-      const letter = longs[name];
-      if (letter === undefined) return { stdout: '', stderr: `${program}: unrecognized option '${a}'\n${banner}${usageText}`, exitCode: 1 };
-      if (valued.includes(letter)) {
-        const v = value ?? args[++i];
-        if (v === undefined) return { stdout: '', stderr: `${program}: option '--${name}' requires an argument\n${banner}${usageText}`, exitCode: 1 };
-        opts.set(letter, v);
-      } else opts.set(letter, true);
-      continue;
-    }
-    if (!a.startsWith('-') || a === '-') {
-      operands.push(a);
-      continue;
-    }
-    for (let j = 1; j < a.length; j++) {
-      const c = a[j]!;
-      if (valued.includes(c)) {
-        const v = j + 1 < a.length ? a.slice(j + 1) : args[++i];
-        if (v === undefined) return { stdout: '', stderr: `${program}: option requires an argument -- '${c}'\n${banner}${usageText}`, exitCode: 1 };
-        opts.set(c, v);
-        break;
-      }
-      if (!flags.includes(c)) return { stdout: '', stderr: `${program}: invalid option -- '${c}'\n${banner}${usageText}`, exitCode: 1 };
-      opts.set(c, true);
-    }
-  }
-  return { opts, operands };
-}
-
-export const isResult = (p: Parsed | ExecResult): p is ExecResult => 'exitCode' in p;
 
 export type Kind = 'file' | 'directory' | 'symlink';
 

@@ -1,0 +1,88 @@
+import type { ExecResult } from 'just-bash';
+
+/**
+ * How busybox 1.35's programs read their command lines: the multi-call binary's banner before a
+ * program's usage, and getopt32 over glibc's getopt (or getopt_long when the program has long names).
+ */
+
+/** The first lines of every usage busybox prints. */
+export const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
+
+/** A wrong call: the program's usage after busybox's banner, exit 1. */
+export const usage = (text: string): ExecResult => ({ stdout: '', stderr: `${banner}${text}`, exitCode: 1 });
+
+/** The parsed command line: options (a flag's value is `true`, an option's its argument) and operands. */
+export interface Parsed {
+  opts: Map<string, string | true>;
+  operands: string[];
+}
+
+/**
+ * Sees each option as it is read, in order (a flag's value is `true`); what it returns ends the
+ * reading and is getopt's answer, as a program that acts on an option at once (or refuses its value).
+ */
+export type OnOption = (letter: string, value: string | true) => ExecResult | undefined;
+
+/**
+ * Reads options as busybox's getopt32 over glibc does: clustered flags, an option's value glued or
+ * next, options after operands too, `--` ends them; `longs` maps long names to their letters, and
+ * `null` says the program has none (getopt, not getopt_long: `--x` is the flags `-` and `x`).
+ */
+export function getopt(
+  program: string,
+  usageText: string,
+  args: string[],
+  flags: string,
+  valued: string,
+  longs: Record<string, string> | null = {},
+  onOption?: OnOption,
+): Parsed | ExecResult {
+  const opts = new Map<string, string | true>();
+  const operands: string[] = [];
+  const refuse = (why: string): ExecResult => ({ stdout: '', stderr: `${program}: ${why}\n${banner}${usageText}`, exitCode: 1 });
+  const take = (letter: string, value: string | true): ExecResult | undefined => {
+    opts.set(letter, value);
+    return onOption?.(letter, value);
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (longs !== null && a.startsWith('--')) {
+      const [name, value] = a.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+      const letter = longs[name];
+      if (letter === undefined) return refuse(`unrecognized option '${a}'`);
+      let v: string | true = true;
+      if (valued.includes(letter)) {
+        const given = value ?? args[++i];
+        if (given === undefined) return refuse(`option '--${name}' requires an argument`);
+        v = given;
+      }
+      const stop = take(letter, v);
+      if (stop) return stop;
+      continue;
+    }
+    if (!a.startsWith('-') || a === '-') {
+      operands.push(a);
+      continue;
+    }
+    for (let j = 1; j < a.length; j++) {
+      const c = a[j]!;
+      if (valued.includes(c)) {
+        const v = j + 1 < a.length ? a.slice(j + 1) : args[++i];
+        if (v === undefined) return refuse(`option requires an argument -- '${c}'`);
+        const stop = take(c, v);
+        if (stop) return stop;
+        break;
+      }
+      if (!flags.includes(c)) return refuse(`invalid option -- '${c}'`);
+      const stop = take(c, true);
+      if (stop) return stop;
+    }
+  }
+  return { opts, operands };
+}
+
+export const isResult = (p: Parsed | ExecResult): p is ExecResult => 'exitCode' in p;
