@@ -1,11 +1,11 @@
 import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
+import { banner, getopt, isResult } from './busybox-getopt.js';
 import { accountNames, guestDevice, modeString, statusOf, type FileStatus } from './file-status.js';
 import type { ProgramHost } from './program-host.js';
 
-const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
-const usage =
-  `${banner}Usage: stat [-ltf] [-c FMT] FILE...\n\nDisplay file (default) or filesystem status\n\n` +
+const usageText =
+  `Usage: stat [-ltf] [-c FMT] FILE...\n\nDisplay file (default) or filesystem status\n\n` +
   '\t-c FMT\tUse the specified format\n\t-f\tDisplay filesystem status\n\t-L\tFollow links\n\t-t\tTerse display\n\n' +
   'FMT sequences for files:\n %a\tAccess rights in octal\n %A\tAccess rights in human readable form\n' +
   ' %b\tNumber of blocks allocated (see %B)\n %B\tSize in bytes of each block reported by %b\n %d\tDevice number in decimal\n' +
@@ -17,6 +17,7 @@ const usage =
   ' %a\tFree blocks available to non-superuser\n %b\tTotal data blocks\n %c\tTotal file nodes\n %d\tFree file nodes\n %f\tFree blocks\n' +
   ' %i\tFile System ID in hex\n %l\tMaximum length of filenames\n %n\tFile name\n %s\tBlock size (for faster transfer)\n' +
   ' %S\tFundamental block size (for block counts)\n %t\tType in hex\n %T\tType in human readable form\n';
+const usage = `${banner}${usageText}`;
 
 const defaultFormat =
   '  File: %N\n  Size: %-10s\tBlocks: %-10b IO Block: %-6o %F\nDevice: %Dh/%dd\tInode: %-10i  Links: %h\n' +
@@ -65,30 +66,17 @@ export function busyboxStat(host: ProgramHost): Command {
       let format: string | undefined;
       let follow = false;
       let terse = false;
-      const files: string[] = [];
-      for (let i = 0; i < args.length; i++) {
-        const a = args[i]!;
-        if (a === '--') {
-          files.push(...args.slice(i + 1));
-          break;
-        }
-        if (!a.startsWith('-') || a === '-') {
-          files.push(a);
-          continue;
-        }
-        for (let j = 1; j < a.length; j++) {
-          const c = a[j]!;
-          if (c === 'c') {
-            format = j + 1 < a.length ? a.slice(j + 1) : args[++i];
-            if (format === undefined) return fail(`stat: option requires an argument -- 'c'\n${usage}`);
-            break;
-          }
-          if (c === 'L') follow = true;
-          else if (c === 't') terse = true;
-          else if (c === 'f') return ctx.origCommand ? ctx.origCommand(args) : fail(usage);
-          else if (c !== 'l') return fail(`stat: invalid option -- '${c}'\n${usage}`);
-        }
-      }
+      const filesystem: ExecResult = { stdout: '', stderr: '', exitCode: 1 };
+      const p = getopt('stat', usageText, args, 'Ltfl', 'c', null, (c, v) => {
+        if (c === 'c' && typeof v === 'string') format = v;
+        else if (c === 'L') follow = true;
+        else if (c === 't') terse = true;
+        else if (c === 'f') return filesystem;
+        return undefined;
+      });
+      if (p === filesystem) return ctx.origCommand ? ctx.origCommand(args) : fail(usage);
+      if (isResult(p)) return p;
+      const files = p.operands;
       if (files.length === 0) return fail(usage);
       const names = await accountNames(host.fs);
       let stdout = '';
