@@ -456,9 +456,11 @@ export function dcCommand(host: ProgramHost): Command {
       const out = new N.CalcOutput(N.lineWidth(ctx.env.get('DC_LINE_LENGTH'), false));
       const stdin = String(ctx.stdin);
       const jobs: { kind: 'e' | 'f'; v: string }[] = [];
-      const p = getopt('dc', usageText, args, 'x', 'ef', null, (o, v) => {
-        if ((o === 'e' || o === 'f') && typeof v === 'string') jobs.push({ kind: o, v: o === 'e' ? Buffer.from(v, 'utf8').toString('latin1') : v });
-        return undefined;
+      const p = getopt('dc', usageText, args, 'x', 'ef', null, {
+        onOption: (o, v) => {
+          if ((o === 'e' || o === 'f') && typeof v === 'string') jobs.push({ kind: o, v: o === 'e' ? Buffer.from(v, 'utf8').toString('latin1') : v });
+          return undefined;
+        },
       });
       if (isResult(p)) return p;
       const files = p.operands;

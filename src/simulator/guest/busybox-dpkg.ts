@@ -1,16 +1,18 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
-import { banner, debTar, Died, extractEntry, makeLinks, openFile, type PendingLink, type TarItem } from './busybox-deb.js';
+import { debTar, Died, extractEntry, makeLinks, openFile, type PendingLink, type TarItem } from './busybox-deb.js';
+import { banner, getopt, isResult } from './busybox-getopt.js';
 import { after, checkDeps, fnmatch, packageOf, paragraphs, setStatus, statusText, StatusTable, word, type Package } from './busybox-dpkg-status.js';
 import type { ProgramHost } from './program-host.js';
 
-const dpkgUsage =
-  `${banner}Usage: dpkg [-ilCPru] [-F OPT] PACKAGE\n\nInstall, remove and manage Debian packages\n\n` +
+const dpkgUsageText =
+  `Usage: dpkg [-ilCPru] [-F OPT] PACKAGE\n\nInstall, remove and manage Debian packages\n\n` +
   '\t-i,--install\tInstall the package\n\t-l,--list\tList of installed packages\n\t--configure\tConfigure an unpackaged package\n' +
   '\t-P,--purge\tPurge all files of a package\n\t-r,--remove\tRemove all but the configuration files for a package\n' +
   "\t--unpack\tUnpack a package, but don't configure it\n\t--force-depends\tIgnore dependency problems\n" +
   '\t--force-confnew\tOverwrite existing config files when installing\n\t--force-confold\tKeep old config files when installing\n';
+const dpkgUsage = `${banner}${dpkgUsageText}`;
 
 const info = '/var/lib/dpkg/info';
 const statusFile = '/var/lib/dpkg/status';
@@ -194,46 +196,20 @@ export function dpkgProgram(host: ProgramHost): Command {
     async execute(args, ctx): Promise<ExecResult> {
       const commands = new Set<string>();
       const force = new Set<string>();
-      const operands: string[] = [];
-      const usage = (prefix = ''): ExecResult => ({ stdout: '', stderr: prefix + dpkgUsage, exitCode: 1 });
-      for (let i = 0; i < args.length; i++) {
-        const a = args[i]!;
-        if (a === '--') {
-          operands.push(...args.slice(i + 1));
-          break;
-        }
-        if (a.startsWith('--')) {
-          const [given, value] = a.slice(2).split(/=(.*)/s);
-          const names = Object.keys(longOptions);
-          const match = names.includes(given!) ? [given!] : names.filter((n) => n.startsWith(given!));
-          if (match.length === 0) return usage(`dpkg: unrecognized option '${a}'\n`);
-          if (match.length > 1) return usage(`dpkg: option '--${given}' is ambiguous; possibilities:${match.map((m) => ` '--${m}'`).join('')}\n`);
-          const long = match[0]!;
-          if (long === 'force') {
-            const v = value ?? args[++i];
-            if (v === undefined) return usage(`dpkg: option '--force' requires an argument\n`);
+      const usage = (): ExecResult => ({ stdout: '', stderr: dpkgUsage, exitCode: 1 });
+      const p = getopt('dpkg', dpkgUsageText, args, 'CilPru', 'F', longOptions, {
+        abbreviations: true,
+        onOption: (c, v) => {
+          if (c === 'F' && typeof v === 'string') {
             if (!['depends', 'confnew', 'confold'].includes(v)) return usage();
             force.add(v);
-          } else if (long.startsWith('force-')) force.add(longOptions[long]!);
-          else commands.add(longOptions[long]!);
-          continue;
-        }
-        if (!a.startsWith('-') || a === '-') {
-          operands.push(a);
-          continue;
-        }
-        for (const [j, c] of [...a.slice(1)].entries()) {
-          if (c === 'F') {
-            const v = a.slice(j + 2) || args[++i];
-            if (v === undefined) return usage(`dpkg: option requires an argument -- 'F'\n`);
-            if (!['depends', 'confnew', 'confold'].includes(v)) return usage();
-            force.add(v);
-            break;
-          }
-          if (!'CilPru'.includes(c)) return usage(`dpkg: invalid option -- '${c}'\n`);
-          commands.add(c);
-        }
-      }
+          } else if (c.length > 1) force.add(c);
+          else commands.add(c);
+          return undefined;
+        },
+      });
+      if (isResult(p)) return p;
+      const operands = p.operands;
       if (commands.size !== 1) return usage();
       const command = [...commands][0]!;
       const out = new Output();

@@ -23,10 +23,18 @@ export interface Parsed {
  */
 export type OnOption = (letter: string, value: string | true) => ExecResult | undefined;
 
+/** How a program has getopt read: what sees each option, and whether long names may be abbreviated. */
+export interface Reading {
+  onOption?: OnOption;
+  /** getopt_long's unambiguous prefixes (`--inst` for `--install`), an ambiguous one refused. */
+  abbreviations?: boolean;
+}
+
 /**
  * Reads options as busybox's getopt32 over glibc does: clustered flags, an option's value glued or
- * next, options after operands too, `--` ends them; `longs` maps long names to their letters, and
- * `null` says the program has none (getopt, not getopt_long: `--x` is the flags `-` and `x`).
+ * next, options after operands too, `--` ends them; `longs` maps long names to their letters (or to
+ * a name of their own, which the program tells apart in `onOption`), and `null` says the program has
+ * none (getopt, not getopt_long: `--x` is the flags `-` and `x`).
  */
 export function getopt(
   program: string,
@@ -35,14 +43,14 @@ export function getopt(
   flags: string,
   valued: string,
   longs: Record<string, string> | null = {},
-  onOption?: OnOption,
+  reading: Reading = {},
 ): Parsed | ExecResult {
   const opts = new Map<string, string | true>();
   const operands: string[] = [];
   const refuse = (why: string): ExecResult => ({ stdout: '', stderr: `${program}: ${why}\n${banner}${usageText}`, exitCode: 1 });
   const take = (letter: string, value: string | true): ExecResult | undefined => {
     opts.set(letter, value);
-    return onOption?.(letter, value);
+    return reading.onOption?.(letter, value);
   };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -52,12 +60,16 @@ export function getopt(
     }
     if (longs !== null && a.startsWith('--')) {
       const [name, value] = a.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
-      const letter = longs[name];
-      if (letter === undefined) return refuse(`unrecognized option '${a}'`);
+      const names = Object.keys(longs);
+      const match = Object.hasOwn(longs, name) ? [name] : reading.abbreviations ? names.filter((n) => n.startsWith(name)) : [];
+      if (match.length === 0) return refuse(`unrecognized option '${a}'`);
+      if (match.length > 1) return refuse(`option '--${name}' is ambiguous; possibilities:${match.map((m) => ` '--${m}'`).join('')}`);
+      const long = match[0]!;
+      const letter = longs[long]!;
       let v: string | true = true;
       if (valued.includes(letter)) {
         const given = value ?? args[++i];
-        if (given === undefined) return refuse(`option '--${name}' requires an argument`);
+        if (given === undefined) return refuse(`option '--${long}' requires an argument`);
         v = given;
       }
       const stop = take(letter, v);

@@ -2,14 +2,16 @@ import { posix } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { readCpio } from './busybox-cpio.js';
-import { banner, Died, openFile } from './busybox-deb.js';
+import { Died, openFile } from './busybox-deb.js';
+import { banner, getopt, isResult } from './busybox-getopt.js';
 import { bunzip, unxz } from './busybox-unpack.js';
 import { unpackLzma } from './lz-streams.js';
 import { bytesOut, mkdirs, stdinBytes, type ProgramHost } from './program-host.js';
 
-const rpmUsage =
-  `${banner}Usage: rpm -i PACKAGE.rpm; rpm -qp[ildc] PACKAGE.rpm\n\nManipulate RPM packages\n\nCommands:\n` +
+const rpmUsageText =
+  `Usage: rpm -i PACKAGE.rpm; rpm -qp[ildc] PACKAGE.rpm\n\nManipulate RPM packages\n\nCommands:\n` +
   '\t-i\tInstall package\n\t-qp\tQuery package\n\t-qpi\tShow information\n\t-qpl\tList contents\n\t-qpd\tList documents\n\t-qpc\tList config files\n';
+const rpmUsage = `${banner}${rpmUsageText}`;
 
 const tags = {
   name: 1000,
@@ -248,7 +250,7 @@ function rpmProgram(host: ProgramHost): Command {
   return {
     name: 'rpm',
     async execute(args, ctx): Promise<ExecResult> {
-      const usage = (prefix = ''): ExecResult => ({ stdout: '', stderr: prefix + rpmUsage, exitCode: 1 });
+      const usage = (): ExecResult => ({ stdout: '', stderr: rpmUsage, exitCode: 1 });
       let install_ = false;
       let query = false;
       let pkg = false;
@@ -257,17 +259,8 @@ function rpmProgram(host: ProgramHost): Command {
       let docs = false;
       let configs = false;
       let started = false;
-      const files: string[] = [];
-      for (const [i, a] of args.entries()) {
-        if (a === '--') {
-          files.push(...args.slice(i + 1));
-          break;
-        }
-        if (!a.startsWith('-') || a === '-') {
-          files.push(a);
-          continue;
-        }
-        for (const c of a.slice(1)) {
+      const p = getopt('rpm', rpmUsageText, args, 'iqpldc', '', null, {
+        onOption: (c) => {
           if (c === 'i') {
             if (!started) install_ = true;
             else infoWanted = true;
@@ -278,10 +271,12 @@ function rpmProgram(host: ProgramHost): Command {
           else if (c === 'l') list = true;
           else if (c === 'd') list = docs = true;
           else if (c === 'c') list = configs = true;
-          else return usage(`rpm: invalid option -- '${c}'\n`);
           started = true;
-        }
-      }
+          return undefined;
+        },
+      });
+      if (isResult(p)) return p;
+      const files = p.operands;
       if (files.length === 0) return usage();
       let stdout = '';
       try {

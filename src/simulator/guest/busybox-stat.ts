@@ -67,12 +67,14 @@ export function busyboxStat(host: ProgramHost): Command {
       let follow = false;
       let terse = false;
       const filesystem: ExecResult = { stdout: '', stderr: '', exitCode: 1 };
-      const p = getopt('stat', usageText, args, 'Ltfl', 'c', null, (c, v) => {
-        if (c === 'c' && typeof v === 'string') format = v;
-        else if (c === 'L') follow = true;
-        else if (c === 't') terse = true;
-        else if (c === 'f') return filesystem;
-        return undefined;
+      const p = getopt('stat', usageText, args, 'Ltfl', 'c', null, {
+        onOption: (c, v) => {
+          if (c === 'c' && typeof v === 'string') format = v;
+          else if (c === 'L') follow = true;
+          else if (c === 't') terse = true;
+          else if (c === 'f') return filesystem;
+          return undefined;
+        },
       });
       if (p === filesystem) return ctx.origCommand ? ctx.origCommand(args) : fail(usage);
       if (isResult(p)) return p;
