@@ -1,8 +1,7 @@
 import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
+import { banner } from './busybox-getopt.js';
 import { bytesOut, stdinBytes, writeFile, type ProgramHost } from './program-host.js';
-
-const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
 
 /** What one stream gave: the bytes busybox writes, and its message and kind of failure if it failed. */
 export interface Unpacked {

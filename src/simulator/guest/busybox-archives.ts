@@ -2,12 +2,12 @@ import { posix } from 'node:path';
 import AdmZip from 'adm-zip';
 import type { Command, ExecResult } from 'just-bash';
 import { cpioProgram } from './busybox-cpio.js';
+import { banner } from './busybox-getopt.js';
 import { busyboxUnpackers } from './busybox-unpack.js';
 import { bytesOut, mkdirs, writeFile, type ProgramHost } from './program-host.js';
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
-const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
 
 const two = (n: number): string => String(n).padStart(2, '0');
 

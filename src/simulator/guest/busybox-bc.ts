@@ -5,10 +5,11 @@ import { compileExpr, errAt, type Instr } from './busybox-bc-expr.js';
 import { bcLibrary } from './busybox-bc-library.js';
 import { BcLexer } from './busybox-bc-lexer.js';
 import * as N from './busybox-calc-num.js';
+import { banner } from './busybox-getopt.js';
 import { bytesOut, type ProgramHost } from './program-host.js';
 
 const usage =
-  'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: bc [-sqlw] [FILE]...\n\nArbitrary precision calculator\n\n' +
+  `${banner}Usage: bc [-sqlw] [FILE]...\n\nArbitrary precision calculator\n\n` +
   '\t-q\tQuiet\n\t-l\tLoad standard library\n\t-s\tBe POSIX compatible\n\t-w\tWarn if extensions are used\n\n$BC_LINE_LENGTH changes output width\n';
 
 type Val =

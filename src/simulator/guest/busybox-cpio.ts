@@ -1,9 +1,9 @@
 import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
+import { banner } from './busybox-getopt.js';
 import { bytesOut, mkdirs, stdinBytes, writeFile, type ProgramHost } from './program-host.js';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
-const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
 
 const cpioUsage =
   `${banner}Usage: cpio [-dmvu] [-F FILE] [-R USER[:GRP]] [-H newc] [-tio] [EXTR_FILE]...\n\n` +

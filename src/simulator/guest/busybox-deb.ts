@@ -7,8 +7,6 @@ import { bunzip, unxz } from './busybox-unpack.js';
 import { unpackLzma } from './lz-streams.js';
 import { stdinBytes, type ProgramHost } from './program-host.js';
 
-export const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
-
 /** A program that stops with busybox's message (bb_error_msg_and_die): what it wrote before stays. */
 export class Died extends Error {}
 

@@ -1,10 +1,10 @@
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { EdSession } from './busybox-ed-session.js';
+import { banner } from './busybox-getopt.js';
 import { openPath } from './guest-open.js';
 import { bytesOut, stdinBytes, type ProgramHost } from './program-host.js';
 
-const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
 const edUsage = `${banner}Usage: ed [-p PROMPT] [FILE]\n`;
 const mimUsage =
   `${banner}Usage: mim [-f FILE] [SHELL_OPTIONS] [TARGET] ...\n\n` +

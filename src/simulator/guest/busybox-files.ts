@@ -1,6 +1,7 @@
 import { machine } from 'node:os';
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
+import { banner } from './busybox-getopt.js';
 import type { GuestFs } from './guest-fs.js';
 import { busyboxArchives } from './busybox-archives.js';
 import { busyboxCalc } from './busybox-calc.js';
@@ -51,8 +52,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     async execute(args, ctx) {
       const recursive = args.some((a) => /^-[a-zA-Z]*R/.test(a));
       const [group, ...files] = args.filter((a) => !a.startsWith('-'));
-      if (group === undefined || files.length === 0)
-        return fail('BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: chgrp [-RhLHPcvf]... GROUP FILE...\n');
+      if (group === undefined || files.length === 0) return fail(`${banner}Usage: chgrp [-RhLHPcvf]... GROUP FILE...\n`);
       const groups = await ctx.fs.readFile('/etc/group').catch(() => '');
       const line = groups
         .split('\n')
@@ -78,8 +78,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     async execute(args, ctx) {
       const silent = args.includes('-s');
       const [f1, f2] = args.filter((a) => !a.startsWith('-') || a === '-');
-      if (f1 === undefined)
-        return fail('BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: cmp [-ls] [-n NUM] FILE1 [FILE2]\n', 2);
+      if (f1 === undefined) return fail(`${banner}Usage: cmp [-ls] [-n NUM] FILE1 [FILE2]\n`, 2);
       const a = await input(host, ctx, 'cmp', f1);
       if (typeof a === 'string') return fail(silent ? '' : a, 2);
       const b = await input(host, ctx, 'cmp', f2);
@@ -97,7 +96,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
   const link: Command = {
     name: 'link',
     async execute(args, ctx) {
-      if (args.length !== 2) return fail('BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: link FILE LINK\n');
+      if (args.length !== 2) return fail(`${banner}Usage: link FILE LINK\n`);
       const [from, to] = args as [string, string];
       const target = posix.resolve(ctx.cwd, to);
       const source = posix.resolve(ctx.cwd, from);
@@ -321,7 +320,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     name: 'setsid',
     async execute(args, ctx) {
       const argv = args.filter((a, i) => !(i === 0 && a.startsWith('-')));
-      if (argv.length === 0) return fail('BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: setsid [-c] PROG ARGS\n');
+      if (argv.length === 0) return fail(`${banner}Usage: setsid [-c] PROG ARGS\n`);
       return ctx.exec!(argv.map(quote).join(' '), { cwd: ctx.cwd, stdin: String(ctx.stdin), stdinKind: 'bytes' });
     },
   };

@@ -5,8 +5,10 @@ import type { ExecResult } from 'just-bash';
  * program's usage, and getopt32 over glibc's getopt (or getopt_long when the program has long names).
  */
 
+/** The multi-call binary's first line, as `busybox --help` prints it. */
+export const bannerLine = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.';
 /** The first lines of every usage busybox prints. */
-export const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
+export const banner = `${bannerLine}\n\n`;
 
 /** A wrong call: the program's usage after busybox's banner, exit 1. */
 export const usage = (text: string): ExecResult => ({ stdout: '', stderr: `${banner}${text}`, exitCode: 1 });

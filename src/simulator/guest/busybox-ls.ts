@@ -1,10 +1,10 @@
 import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
+import { banner } from './busybox-getopt.js';
 import type { TerminalSize } from './busybox-tty.js';
 import { accountNames, modeString, statusOf, type FileStatus } from './file-status.js';
 import type { ProgramHost } from './program-host.js';
 
-const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
 const usage =
   `${banner}Usage: ls [-1AaCxdLHRFplinshrSXvctu] [-w WIDTH] [FILE]...\n\nList directory contents\n\n` +
   '\t-1\tOne column output\n\t-a\tInclude names starting with .\n\t-A\tLike -a, but exclude . and ..\n\t-x\tList by lines\n' +

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
+import { banner } from './busybox-getopt.js';
 import type { ProgramHost } from './program-host.js';
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
-const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
 
 const usages: Record<string, string> = {
   factor: 'Usage: factor [NUMBER]...\n\nPrint prime factors\n',

@@ -1,10 +1,10 @@
 import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
+import { banner } from './busybox-getopt.js';
 import type { ProgramHost } from './program-host.js';
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
-const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
 
 const mkfifoUsage = `${banner}Usage: mkfifo [-m MODE] NAME\n\nCreate named pipe\n\n\t-m MODE\tMode (default a=rw)\n`;
 const mknodUsage =

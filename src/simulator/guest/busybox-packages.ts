@@ -1,7 +1,8 @@
 import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
-import { banner, debTar, Died, extractEntry, makeLinks, openFile, verboseLine, type PendingLink } from './busybox-deb.js';
+import { debTar, Died, extractEntry, makeLinks, openFile, verboseLine, type PendingLink } from './busybox-deb.js';
 import { dpkgProgram } from './busybox-dpkg.js';
+import { banner } from './busybox-getopt.js';
 import { rpmPrograms } from './busybox-rpm.js';
 import type { ProgramHost } from './program-host.js';
 

@@ -3,12 +3,10 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
+import { banner, bannerLine } from './busybox-getopt.js';
 import type { GuestFs } from './guest-fs.js';
 import type { GuestInit } from './guest-proc.js';
 import { harmlessSignals, signalList, signalNumbers } from './guest-commands.js';
-
-/** The first line of every busybox usage text, as the test beds' busybox prints it. */
-const busyboxBanner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.';
 
 /** One network interface as the instance's state shows it (GET …/state `network`). */
 export interface GuestNic {
@@ -59,7 +57,7 @@ const usages: Record<string, string> = {
 };
 
 /** busybox's usage error: the banner, a blank line, the program's usage; exit 1. */
-const usage = (name: string): ExecResult => fail(`${busyboxBanner}\n\n${usages[name] ?? `Usage: ${name}\n`}`);
+const usage = (name: string): ExecResult => fail(`${banner}${usages[name] ?? `Usage: ${name}\n`}`);
 
 /** An IPv4 or IPv6 address as written (no name to resolve). */
 const isAddress = (host: string): boolean => /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || (host.includes(':') && /^[0-9a-fA-F:.]+$/.test(host));
@@ -373,7 +371,7 @@ export function busyboxSystem(host: SystemHost): Command[] {
       const withValue = new Set(['-c', '-s', '-i', '-t', '-I', '-W', '-w', '-p']);
       const operands = args.filter((a, i) => !a.startsWith('-') && !withValue.has(args[i - 1] ?? ''));
       const target = operands[0];
-      if (target === undefined) return fail(`${busyboxBanner}\n\n${usages.ping!.replace(/^Usage: ping/, `Usage: ${name}`)}`);
+      if (target === undefined) return fail(`${banner}${usages.ping!.replace(/^Usage: ping/, `Usage: ${name}`)}`);
       // No IPv6 address to send from (lo is down); no IPv4 route.
       const why = target.includes(':') ? 'Cannot assign requested address' : 'Network is unreachable';
       return (
@@ -409,7 +407,7 @@ export function busyboxSystem(host: SystemHost): Command[] {
         const a = args[i]!;
         if (/^-[pwief]$/.test(a)) i++;
         else if (/^-[wi]\d+$/.test(a) || a === '-l' || a === '-ll') continue;
-        else if (a.startsWith('-')) return fail(`nc: invalid option -- '${a.slice(1, 2)}'\n${busyboxBanner}\n\n${usages.nc}`);
+        else if (a.startsWith('-')) return fail(`nc: invalid option -- '${a.slice(1, 2)}'\n${banner}${usages.nc}`);
         else operands.push(a);
       }
       if (operands.length !== 2) return usage('nc');
@@ -455,7 +453,7 @@ export function busyboxSystem(host: SystemHost): Command[] {
         else names.push(a);
       }
       if (Number.isNaN(signal)) return fail('killall: bad signal name\n');
-      if (names.length === 0) return fail(`${busyboxBanner}\n\nUsage: killall [-lq] [-SIG] PROCESS_NAME...\n`);
+      if (names.length === 0) return fail(`${banner}Usage: killall [-lq] [-SIG] PROCESS_NAME...\n`);
       let stderr = '';
       let missed = false;
       for (const n of names) {
@@ -513,7 +511,7 @@ export function busyboxSystem(host: SystemHost): Command[] {
       const valueOnly = args.includes('-n');
       const write = args.includes('-w');
       const keys = args.filter((a) => !a.startsWith('-'));
-      if (keys.length === 0) return fail(`${busyboxBanner}\n\nUsage: sysctl -p [-enq] [FILE...] / [-enqaw] [KEY[=VALUE]]...\n`);
+      if (keys.length === 0) return fail(`${banner}Usage: sysctl -p [-enq] [FILE...] / [-enqaw] [KEY[=VALUE]]...\n`);
       let stdout = '';
       let stderr = '';
       for (const k of keys) {
@@ -568,7 +566,7 @@ export function busyboxSystem(host: SystemHost): Command[] {
       const size = at >= 0 ? Number(/^\d+$/.test(args[at + 1] ?? '') ? args[at + 1] : NaN) : NaN;
       const noCreate = args.includes('-c');
       const files = args.filter((a, i) => !a.startsWith('-') && i !== at + 1);
-      if (Number.isNaN(size) || files.length === 0) return fail(`${busyboxBanner}\n\nUsage: truncate [-c] [-s SIZE] FILE...\n`);
+      if (Number.isNaN(size) || files.length === 0) return fail(`${banner}Usage: truncate [-c] [-s SIZE] FILE...\n`);
       let stderr = '';
       for (const f of files) {
         const path = posix.resolve(ctx.cwd, f);
@@ -589,7 +587,7 @@ export function busyboxSystem(host: SystemHost): Command[] {
   const unlink: Command = {
     name: 'unlink',
     async execute(args, ctx) {
-      if (args.length !== 1) return fail(`${busyboxBanner}\n\nUsage: unlink FILE\n`);
+      if (args.length !== 1) return fail(`${banner}Usage: unlink FILE\n`);
       const path = posix.resolve(ctx.cwd, args[0]!);
       const entry = await host.fs.entry(path);
       if (!entry) return fail(`unlink: can't remove file '${args[0]}': No such file or directory\n`);
@@ -687,7 +685,7 @@ export function busyboxItself(applets: () => string[]): Command {
       const [applet, ...rest] = args;
       if (applet === undefined || applet === '--help')
         return ok(
-          `${busyboxBanner}\nBusyBox is copyrighted by many authors between 1998-2015.\nLicensed under GPLv2. See source distribution for detailed\ncopyright notices.\n\nUsage: busybox [function [arguments]...]\n   or: busybox --list[-full]\n   or: busybox --show SCRIPT\n   or: busybox --install [-s] [DIR]\n   or: function [arguments]...\n\n\tBusyBox is a multi-call binary that combines many common Unix\n\tutilities into a single executable.  Most people will create a\n\tlink to busybox for each function they wish to use and BusyBox\n\twill act like whatever name it was invoked as.\n`,
+          `${bannerLine}\nBusyBox is copyrighted by many authors between 1998-2015.\nLicensed under GPLv2. See source distribution for detailed\ncopyright notices.\n\nUsage: busybox [function [arguments]...]\n   or: busybox --list[-full]\n   or: busybox --show SCRIPT\n   or: busybox --install [-s] [DIR]\n   or: function [arguments]...\n\n\tBusyBox is a multi-call binary that combines many common Unix\n\tutilities into a single executable.  Most people will create a\n\tlink to busybox for each function they wish to use and BusyBox\n\twill act like whatever name it was invoked as.\n`,
         );
       if (applet === '--list') return ok(`${applets().sort().join('\n')}\n`);
       if (!applets().includes(applet)) return fail(`${applet}: applet not found\n`, 127);

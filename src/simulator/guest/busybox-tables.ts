@@ -1,9 +1,9 @@
 import type { Command, ExecResult } from 'just-bash';
+import { banner } from './busybox-getopt.js';
 import type { ProgramHost } from './program-host.js';
 
 const ok = (stdout = ''): ExecResult => ({ stdout, stderr: '', exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
-const banner = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\n';
 
 const ipcalcUsage =
   `${banner}Usage: ipcalc [-bnmphs] ADDRESS[/PREFIX] [NETMASK]\n\nCalculate and display network settings from IP address\n\n` +
