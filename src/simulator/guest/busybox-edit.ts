@@ -1,11 +1,12 @@
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { EdSession } from './busybox-ed-session.js';
-import { banner } from './busybox-getopt.js';
+import { banner, getopt, isResult } from './busybox-getopt.js';
 import { openPath } from './guest-open.js';
 import { bytesOut, stdinBytes, type ProgramHost } from './program-host.js';
 
-const edUsage = `${banner}Usage: ed [-p PROMPT] [FILE]\n`;
+const edUsageText = 'Usage: ed [-p PROMPT] [FILE]\n';
+const edUsage = `${banner}${edUsageText}`;
 const mimUsage =
   `${banner}Usage: mim [-f FILE] [SHELL_OPTIONS] [TARGET] ...\n\n` +
   'Run a script from a Makefile-like specification file\n\n\t-f FILE\t\tSpec file (default Mimfile)\n';
@@ -56,26 +57,10 @@ async function expandPrompt(prompt: string, ctx: CommandContext, uid: number): P
 
 /** getopt's answer to ed's options (`-p PROMPT` only): the prompt and the file, or the usage error. */
 function edOptions(args: string[]): { prompt: string; file: string | undefined } | ExecResult {
-  let prompt = '';
-  const operands: string[] = [];
-  const refuse = (why: string): ExecResult => ({ stdout: '', stderr: `ed: ${why}\n${edUsage}`, exitCode: 1 });
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--') {
-      operands.push(...args.slice(i + 1));
-      break;
-    }
-    if (a.startsWith('--')) return refuse(`unrecognized option '${a}'`);
-    if (!a.startsWith('-') || a === '-') {
-      operands.push(a);
-      continue;
-    }
-    if (a[1] !== 'p') return refuse(`invalid option -- '${a[1]}'`);
-    if (a.length > 2) prompt = a.slice(2);
-    else if (i + 1 < args.length) prompt = args[++i]!;
-    else return refuse("option requires an argument -- 'p'");
-  }
-  return { prompt, file: operands[0] };
+  const p = getopt('ed', edUsageText, args, '', 'p');
+  if (isResult(p)) return p;
+  const prompt = p.opts.get('p');
+  return { prompt: typeof prompt === 'string' ? prompt : '', file: p.operands[0] };
 }
 
 /** ash's one-letter options (`sh -s OPTIONS`), and the `-o` names, that mim hands to its shell. */
