@@ -587,11 +587,18 @@ export const scenario: ScenarioStep[] = [
   { args: ['start', 'R:{n}'] },
   { args: ['restart', 'R:{n}'] },
   { args: ['list', 'R:{n}', '--format', 'csv', '-c', 'ns'] },
+  { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'echo carried > /root/rt-published'] },
   { args: ['stop', 'R:{n}'] },
   { args: ['stop', 'R:{n}'] },
   // Issue #41 item 7: the console log, stopped (after a start) and running; LXD 5.0.2 cannot read a running one's.
   { args: ['console', 'R:{n}', '--show-log'] },
   { args: ['exec', 'R:{n}', '--', 'true'] },
+  // Issue #41 item 6: an instance launched from a published image has the files the published one had.
+  { args: ['publish', 'R:{n}', 'R:', '--alias', '{n}-img'] },
+  { args: ['launch', 'R:{n}-img', 'R:{n}-pub', ...init] },
+  { args: ['exec', 'R:{n}-pub', '--', 'cat', '/root/rt-published'] },
+  { args: ['delete', 'R:{n}-pub', '--force'] },
+  { args: ['image', 'delete', 'R:{n}-img'] },
   { args: ['launch', 'R:reflex-busybox', 'R:{launched}', ...init] },
   { args: ['info', 'R:{launched}', '--show-log'], transform: withoutLogLines },
   { args: ['console', 'R:{launched}', '--show-log'] },

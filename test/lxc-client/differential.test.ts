@@ -25,7 +25,8 @@ await describeBed(lxdBed, 'lxc commands give the same output against the simulat
   }, 10 * 60_000);
 
   afterAll(async () => {
-    for (const name of Object.values(names)) await t?.lxc.run(['delete', '--force', `local:${name}`]);
+    for (const name of [...Object.values(names), `${names.n}-pub`]) await t?.lxc.run(['delete', '--force', `local:${name}`]);
+    await t?.lxc.run(['image', 'delete', `local:${names.n}-img`]);
     await t?.lxc.run(['profile', 'delete', `local:${names.n}-prof`]);
     await t?.lxc.run(['project', 'delete', `local:${names.n}-proj`]);
     await t?.close();

@@ -29,7 +29,9 @@ await describeBed(incusBed, 'incus commands give the same output against the lat
   }, 10 * 60_000);
 
   afterAll(async () => {
-    for (const name of [...Object.values(names), `${names.n}-bad`, `${names.n}-renamed`]) await t?.lxc.run(['delete', '--force', `local:${name}`]);
+    for (const name of [...Object.values(names), `${names.n}-pub`, `${names.n}-bad`, `${names.n}-renamed`])
+      await t?.lxc.run(['delete', '--force', `local:${name}`]);
+    await t?.lxc.run(['image', 'delete', `local:${names.n}-img`]);
     await t?.lxc.run(['profile', 'delete', `local:${names.n}-prof`]);
     await t?.lxc.run(['project', 'delete', `local:${names.n}-proj`]);
     await t?.close();
