@@ -1,19 +1,6 @@
 import type { CommandContext, ExecResult } from 'just-bash';
-import {
-  Answers,
-  Files,
-  SysError,
-  done,
-  getopt,
-  isResult,
-  joinPath,
-  lastComponent,
-  outcome,
-  say,
-  umask,
-  usage,
-  type Outcome,
-} from './busybox-file-calls.js';
+import { Answers, Files, SysError, done, joinPath, lastComponent, outcome, say, umask, type Outcome } from './busybox-file-calls.js';
+import { getopt, isResult, usage } from './busybox-getopt.js';
 
 /** The usages of mv and cp, as busybox prints them (to stderr, exit 1) for a wrong call. */
 const usages = {

@@ -1,21 +1,8 @@
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { cp, mv } from './busybox-copy.js';
-import {
-  Answers,
-  Files,
-  SysError,
-  done,
-  errnos,
-  getopt,
-  isResult,
-  joinPath,
-  lastComponent,
-  outcome,
-  say,
-  umask,
-  usage,
-} from './busybox-file-calls.js';
+import { Answers, Files, SysError, done, errnos, joinPath, lastComponent, outcome, say, umask } from './busybox-file-calls.js';
+import { getopt, isResult, usage } from './busybox-getopt.js';
 
 /** Each program's usage, as busybox prints it (to stderr, exit 1) for a wrong call. */
 const usages = {

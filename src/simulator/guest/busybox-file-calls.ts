@@ -2,11 +2,9 @@ import { posix } from 'node:path';
 import type { ExecResult, IFileSystem } from 'just-bash';
 
 /**
- * What busybox's programs on files share: getopt32's reading of a command line (busybox-getopt.ts), the system calls
+ * What busybox's programs on files share (getopt32's reading of a command line is busybox-getopt.ts's): the system calls
  * they make over the guest's files with the errno each failure gives, perror's wording, y/n prompts.
  */
-
-export { getopt, isResult, usage, type Parsed } from './busybox-getopt.js';
 
 export const errnos = {
   ENOENT: 'No such file or directory',
