@@ -168,10 +168,10 @@ const busyboxSteps: string[] = [
     'logger hi; sync; dmesg; echo $?; sysctl kernel.hostname; sysctl -n kernel.ostype; sysctl nosuch.key; sysctl -w kernel.hostname=x; echo $?; ' +
     'usleep 1000; realpath /etc/../tmp /nosuch /a/b; truncate -s 5 /tmp/rt-t; wc -c < /tmp/rt-t; unlink /tmp/rt-t; unlink /tmp/rt-t; echo $?; ' +
     'echo hi | sha512sum; busybox echo hi; busybox nosuch; echo $?; busybox | head -1',
-  // The host's figures, by shape.
+  // The host's figures, by shape (init's state letter too: it is R while its loop runs, on a loaded host).
   'free | sed -n 1p; free | awk "NR>1{print \\$1, NF}"; free -m | awk "{print NF}"; free -h | sed -n 1p; ' +
     'uptime | sed "s/[0-9][0-9]*/N/g; s/  */ /g"; nproc | grep -c "^[0-9][0-9]*$"; top -b -n1 | sed "s/[0-9][0-9]*/N/g; s/  */ /g" | sed -n 1,4p; ' +
-    'top -b -n1 | grep -c "^ *1 *0 root *S .* {testinit} /bin/sh /sbin/testinit$"; mount | grep -c " on / type "',
+    'top -b -n1 | grep -c "^ *1 *0 root *[A-Z] .* {testinit} /bin/sh /sbin/testinit$"; mount | grep -c " on / type "',
   // Text programs as busybox's: byte order, count widths, xargs -nN and -I.
   'printf "b\\nB\\na\\nA\\n_x\\n1\\n" | sort | tr "\\n" " "; echo; printf "b\\nB\\na\\n" | sort -f | tr "\\n" " "; echo; ' +
     'printf "b\\nb\\na\\n" | uniq -c; printf "10\\n9\\n100\\n9\\n" | sort -rnu; wc /etc/passwd; wc -l /etc/passwd; echo x | wc -lw; ' +

@@ -77,7 +77,10 @@ for step in steps:
     else:
         os.write(fd, step.encode() + b'\r')
     alive = read_for(1.0)
+# The session ends with the shell (exit, Ctrl-D): read until the client closes the terminal, so
+# that what the shell wrote last is kept however late a loaded daemon sends it (a fixed second lost
+# the bell and the newline of a Ctrl-D). A session that never ends is cut after a minute.
 if alive:
-    read_for(1.0)
+    read_for(60.0)
 _, status = os.waitpid(pid, 0)
 print(json.dumps({'transcript': out.decode('utf8', 'replace'), 'code': os.waitstatus_to_exitcode(status)}))

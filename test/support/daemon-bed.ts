@@ -168,15 +168,19 @@ export function daemonBed(spec: BedSpec): DaemonBed {
     }
   }
 
-  /** Runs a state change, retrying while the daemon reports the instance busy (its stop hook runs ~0.6 s after a crash). */
-  async function whileBusy(args: string[], timeoutMs: number): Promise<void> {
+  /**
+   * Runs a state change, retrying while the daemon reports the instance busy (its stop hook runs
+   * ~0.6 s after a crash), or while `transient` matches what it says.
+   */
+  async function whileBusy(args: string[], timeoutMs: number, transient?: RegExp): Promise<void> {
     const end = Date.now() + timeoutMs;
     for (;;) {
       try {
         await cli(args);
         return;
       } catch (err) {
-        if (!busy.test((err as Error).message) || Date.now() >= end) throw err;
+        const message = (err as Error).message;
+        if (!(busy.test(message) || transient?.test(message)) || Date.now() >= end) throw err;
       }
       await sleep(100); // the poll interval of this wait on the daemon
     }
@@ -203,7 +207,9 @@ export function daemonBed(spec: BedSpec): DaemonBed {
 
   async function remove(name: string): Promise<void> {
     try {
-      await whileBusy(scoped(['delete', '-f', name]), spec.removeWithinMs ?? 10_000);
+      // A force stop that finds the instance already stopping on its own fails ("Stopping the
+      // instance failed: container is not running", Incus 6.0 under load): the next try deletes it.
+      await whileBusy(scoped(['delete', '-f', name]), spec.removeWithinMs ?? 10_000, /container is not running/);
     } catch (err) {
       if (!/not found/i.test((err as Error).message)) throw err;
     }
