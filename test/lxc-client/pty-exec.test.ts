@@ -26,6 +26,43 @@ interface Transcript {
   code: number;
 }
 
+/**
+ * `ls` on a terminal: busybox lays names out in columns to the terminal's width less one, down
+ * (`-x`: across), a column as wide as the longest name and two spaces (and the block counts of
+ * `-s`), one name a line when two columns do not fit; off a terminal it prints one name a line
+ * (the lxc differential holds that).
+ */
+const lsPrompt = '/tmp/rt-lsp # \x1b[6n';
+const lsSteps = [
+  '@size 24 50',
+  'mkdir /tmp/rt-lsp; cd /tmp/rt-lsp',
+  'touch a bb ccc dddd eeeee ffffff',
+  'touch ggggggg hhhhhhhh iiiiiiiii',
+  'touch jjjjjjjjjj; mkdir k',
+  'ls',
+  'ls -s',
+  'ls -x',
+  'ls -w 60',
+  '@resize 24 21',
+  'ls -p',
+  '@resize 24 50',
+  'cd /; rm -r /tmp/rt-lsp',
+  'exit',
+];
+const lsTranscript =
+  '~ # \x1b[6nmkdir /tmp/rt-lsp; cd /tmp/rt-lsp\r\n' +
+  `${lsPrompt}touch a bb ccc dddd eeeee ffffff\r\n` +
+  `${lsPrompt}touch ggggggg hhhhhhhh iiiiiiiii\r\n` +
+  `${lsPrompt}touch jjjjjjjjjj; mkdir k\r\n` +
+  `${lsPrompt}ls\r\na           dddd        ggggggg     jjjjjjjjjj\r\nbb          eeeee       hhhhhhhh    k\r\nccc         ffffff      iiiiiiiii\r\n` +
+  `${lsPrompt}ls -s\r\ntotal 4\r\n     0 a              0 ggggggg\r\n     0 bb             0 hhhhhhhh\r\n     0 ccc            0 iiiiiiiii\r\n` +
+  '     0 dddd           0 jjjjjjjjjj\r\n     0 eeeee          4 k\r\n     0 ffffff\r\n' +
+  `${lsPrompt}ls -x\r\na           bb          ccc         dddd\r\neeeee       ffffff      ggggggg     hhhhhhhh\r\niiiiiiiii   jjjjjjjjjj  k\r\n` +
+  `${lsPrompt}ls -w 60\r\na           dddd        ggggggg     jjjjjjjjjj\r\nbb          eeeee       hhhhhhhh    k\r\nccc         ffffff      iiiiiiiii\r\n` +
+  `${lsPrompt}\r/tmp/rt-lsp # \x1b[Jls -p\r\na\r\nbb\r\nccc\r\ndddd\r\neeeee\r\nffffff\r\nggggggg\r\nhhhhhhhh\r\niiiiiiiii\r\njjjjjjjjjj\r\nk/\r\n` +
+  `${lsPrompt}\r/tmp/rt-lsp # \x1b[Jcd /; rm -r /tmp/rt-lsp\r\n` +
+  '/ # \x1b[6nexit\r\n';
+
 const sessions: Transcript[] = [
   {
     name: 'an interactive shell: banner, prompt, echo, each line run in the state the last left, exit 3',
@@ -217,6 +254,12 @@ const sessions: Transcript[] = [
       '\r~ # ls /etc/\x1b[J\r\ngroup   passwd\r\n' +
       '\r~ # ls /etc/\x1b[J' +
       '\r~ # \x1b[Jexit\r\n',
+    code: 0,
+  },
+  {
+    name: 'ls lays names out in columns to the terminal’s width, as busybox (-s, -x, -w, -p, after a resize)',
+    steps: lsSteps,
+    transcript: lsTranscript,
     code: 0,
   },
 ];
