@@ -28,7 +28,8 @@ process_argv0_is() {
 # TOKEN START") still runs: the pid is alive, not a zombie, and started when the lock says.
 lock_holder_alive() {
   local pid host token start now
-  read -r pid host token start <"$1" 2>/dev/null || [[ -n ${pid:-} ]] || return 1
+  [[ -f $1 ]] || return 1
+  read -r pid host token start <"$1" || [[ -n ${pid:-} ]] || return 1
   [[ $pid =~ ^[0-9]+$ ]] || return 1
   now=$(process_start "$pid")
   [[ -n $now ]] || return 1
