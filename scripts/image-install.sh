@@ -19,11 +19,15 @@ dest=$2
 cd "$src"
 # Dependencies' install scripts are not needed to compile and are not run; the build is explicit.
 npm ci --ignore-scripts --no-audit --no-fund
+# The one install step that is the project's own: its patches to dependencies (patches/, see
+# patches/README.md), which the postinstall would apply.
+npx --no-install patch-package
 npm run build
 [[ -f dist/cli/entry.js ]] || die "npm run build made no dist/cli/entry.js"
 
 mkdir -p "$dest"
-cp -R package.json package-lock.json bin dist rules "$dest"/
+cp -R package.json package-lock.json bin dist rules patches "$dest"/
 rm -f "$dest/dist/.tsbuildinfo" "$dest/dist/.build-stamp.json"
 cd "$dest"
 npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+npx --no-install patch-package

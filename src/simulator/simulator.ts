@@ -15,6 +15,7 @@ import { ExecSockets } from './exec/exec-sockets.js';
 import { ExecRecords } from './exec/exec-records.js';
 import { GuestNetwork } from './guest/guest-network.js';
 import { Guests } from './guest/guests.js';
+import { assertShellPatched } from './guest/shell-patch.js';
 import { IdSource } from './ids.js';
 import { ImageAliases } from './image-aliases.js';
 import { ImageStore } from './image-store.js';
@@ -62,6 +63,7 @@ export interface RunningSimulator {
  * await sim.stop();
  */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  await assertShellPatched();
   const tempDir = options.listen?.length ? undefined : mkdtempSync(join(tmpdir(), 'reflex-sim-'));
   const opts = resolveOptions(options, join(tempDir ?? tmpdir(), 'unix.socket'));
   const specs = opts.listen.map(parseListen);

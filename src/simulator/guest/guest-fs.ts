@@ -150,9 +150,15 @@ export class GuestFs {
         this.claim(path, owner);
         if (changed) await this.touchParent(changed);
       };
+    const opening =
+      (fn: (path: string, ...rest: never[]) => Promise<void>) =>
+      async (path: string, ...rest: never[]): Promise<void> => {
+        await this.openableIn(path);
+        await creating(fn)(path, ...rest);
+      };
     const overrides: Partial<Record<keyof InMemoryFs, unknown>> = {
-      writeFile: creating(memory.writeFile),
-      appendFile: creating(memory.appendFile),
+      writeFile: opening(memory.writeFile),
+      appendFile: opening(memory.appendFile),
       mkdir: creating(memory.mkdir),
       cp: async (src: string, dest: string, opts?: { recursive?: boolean }) => {
         const existed = await memory.exists(dest);
@@ -186,6 +192,19 @@ export class GuestFs {
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
     });
+  }
+
+  /**
+   * A file is opened for writing only in a directory that exists, as open(2) does (ENOENT when the
+   * parent is missing, ENOTDIR when it is not a directory): the in-memory filesystem would make the
+   * parents, so `echo x > /nosuch/f` made `/nosuch`.
+   */
+  private async openableIn(path: string): Promise<void> {
+    const parent = await this.memory.stat(posix.dirname(path)).catch(() => undefined);
+    if (parent?.isDirectory) return;
+    const code = parent ? 'ENOTDIR' : 'ENOENT';
+    const text = parent ? 'not a directory' : 'no such file or directory';
+    throw Object.assign(new Error(`${code}: ${text}, open '${path}'`), { code });
   }
 
   /** Whether there is an entry at `path` itself (a symlink counts, wherever it points). */
