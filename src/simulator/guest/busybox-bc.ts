@@ -1,4 +1,3 @@
-import { posix as path } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
 import { BcCompiler, type BcFunction } from './busybox-bc-compiler.js';
 import { compileExpr, errAt, type Instr } from './busybox-bc-expr.js';
@@ -117,26 +116,6 @@ class BcMachine {
     return bool({ '==': c === 0, '!=': c !== 0, '<': c < 0, '<=': c <= 0, '>': c > 0, '>=': c >= 0 }[o]!);
   }
 
-  private printString(str: string): void {
-    for (let i = 0; i < str.length; i++) {
-      let c = str[i]!;
-      if (c === '\\') {
-        c = str[++i] ?? '';
-        const k = 'nabfrte\\'.indexOf(c);
-        if (k < 0 || c === '') {
-          this.out.write('\\');
-          this.out.nchars++;
-          if (c === '') break;
-        } else {
-          if (k === 0) this.out.nchars = -1;
-          c = '\n\x07\b\f\r\t\\\\'[k]!;
-        }
-      }
-      this.out.write(c);
-      this.out.nchars++;
-    }
-  }
-
   /** Runs code to its end (a top-level statement): calls push frames, returns pop them. */
   async run(main: Instr[], signal: AbortSignal | undefined): Promise<void> {
     const frames: Frame[] = [{ code: main, pc: 0, base: 0 }];
@@ -145,10 +124,7 @@ class BcMachine {
     while (frames.length > 0) {
       const f = frames[frames.length - 1]!;
       const ins = f.code[f.pc++];
-      if (++steps % 200_000 === 0) {
-        await new Promise((r) => setImmediate(r));
-        if (signal?.aborted) throw new N.CalcQuit();
-      }
+      if (++steps % N.stepsPerPause === 0) await N.pause(signal);
       if (!ins) {
         frames.pop();
         continue;
@@ -225,7 +201,7 @@ class BcMachine {
         }
         case 'printpop': {
           const v = st.pop()!;
-          if (v.k === 's') this.printString(v.v);
+          if (v.k === 's') this.out.printString(v.v);
           else if (v.k !== 'void') {
             const n = this.num(v);
             this.out.printNum(n, this.obase, false);
@@ -353,12 +329,8 @@ export function bcCommand(host: ProgramHost): Command {
         if (flags.includes('w')) stderr += `bc: ${where()}${msg}\n`;
       };
       // read() takes stdin's lines: the ones after the program's own statement when stdin is the program.
-      let stdin = String(ctx.stdin);
-      vm.readLine = () => {
-        const { line, text } = N.takeNextLine(stdin, 0, true);
-        stdin = text;
-        return line;
-      };
+      const stdin = new N.InputLines(String(ctx.stdin));
+      vm.readLine = () => stdin.next();
       const runText = async (text: string, name: string | undefined, report: boolean): Promise<void> => {
         // Only -s and -w look at extensions (a message quotes the rest of its line: built only for them).
         const check = report && (flags.includes('s') || flags.includes('w')) ? posixMsg : undefined;
@@ -384,18 +356,9 @@ export function bcCommand(host: ProgramHost): Command {
       };
       try {
         if (flags.includes('l')) await runText(bcLibrary, undefined, false);
-        for (const name of files) {
-          const p = path.resolve(ctx.cwd, name);
-          const entry = await host.fs.entry(p);
-          if (entry?.type !== 'file' && entry?.type !== 'symlink') {
-            file = undefined;
-            throw new N.CalcError(`can't open '${name}': No such file or directory`);
-          }
-          await runText((await host.fs.read(p)).toString('latin1'), name, true);
-        }
-        const fromStdin = stdin;
+        for (const name of files) await runText(await N.readProgramFile(host, ctx.cwd, name), name, true);
         vm.readLine = () => lexer?.takeLine();
-        await runText(fromStdin, undefined, true);
+        await runText(stdin.rest, undefined, true);
       } catch (e) {
         if (e instanceof N.CalcQuit) return bytesOut(host, Buffer.from(out.text, 'latin1'), stderr);
         if (!(e instanceof N.CalcError)) throw e;

@@ -1,7 +1,11 @@
+import { posix as path } from 'node:path';
+import type { ProgramHost } from './program-host.js';
+
 /**
- * The arbitrary-precision decimals busybox's bc and dc share (its `BcNum`): a BigInt of digits and
- * a scale, each operation's result scale and truncation as busybox 1.35 computes them, and its
- * printing in any output base with the line wrapping at the output width.
+ * What busybox's bc and dc share: the arbitrary-precision decimals (its `BcNum`), a BigInt of digits
+ * and a scale, each operation's result scale and truncation as busybox 1.35 computes them; their
+ * printing in any output base with the line wrapping at the output width, and of strings with their
+ * escapes; and how a program's input is read (FILE operands, stdin's lines, a pause now and then).
  */
 
 /** The value `n / 10^s`. */
@@ -29,8 +33,36 @@ export function takeNextLine(text: string, at: number, atLineStart: boolean): { 
   return { line: text.slice(start, end), text: text.slice(0, start) + text.slice(nl < 0 ? end : end + 1) };
 }
 
+/** stdin's lines as bc's read() and dc's `?` take them, one at a time; `rest` is what they leave. */
+export class InputLines {
+  constructor(public rest: string) {}
+
+  next(): string | undefined {
+    const { line, text } = takeNextLine(this.rest, 0, true);
+    this.rest = text;
+    return line;
+  }
+}
+
 /** `quit`, `halt` or dc's `q`: the program ends there with exit 0. */
 export class CalcQuit extends Error {}
+
+/** How many steps a program runs between two pauses (see `pause`). */
+export const stepsPerPause = 200_000;
+
+/** Lets the event loop run (a long program must not starve the simulator), then ends the program if its exec was aborted. */
+export async function pause(signal: AbortSignal | undefined): Promise<void> {
+  await new Promise((r) => setImmediate(r));
+  if (signal?.aborted) throw new CalcQuit();
+}
+
+/** A FILE operand's text as bytes (latin1), or busybox's `can't open` error, said without a FILE:LINE. */
+export async function readProgramFile(host: ProgramHost, cwd: string, name: string): Promise<string> {
+  const p = path.resolve(cwd, name);
+  const entry = await host.fs.entry(p);
+  if (entry?.type !== 'file' && entry?.type !== 'symlink') throw new CalcBareError(`can't open '${name}': No such file or directory`);
+  return (await host.fs.read(p)).toString('latin1');
+}
 
 export const zero: Num = { n: 0n, s: 0 };
 export const fromInt = (v: number | bigint): Num => ({ n: BigInt(v), s: 0 });
@@ -188,6 +220,31 @@ export class CalcOutput {
     const s = String(digit).padStart(width, '0');
     for (const c of s) {
       this.wrap();
+      this.text += c;
+      this.nchars++;
+    }
+  }
+
+  /**
+   * A string with busybox's escapes: `\n \a \b \f \r \t \\` as the character, `\e` as a backslash
+   * (busybox's table has it so), any other backslash kept with what follows (one at the end alone);
+   * the column counts every character written, `\n` starting it again.
+   */
+  printString(str: string): void {
+    for (let i = 0; i < str.length; i++) {
+      let c = str[i]!;
+      if (c === '\\') {
+        c = str[++i] ?? '';
+        const k = 'nabfrte\\'.indexOf(c);
+        if (k < 0 || c === '') {
+          this.text += '\\';
+          this.nchars++;
+          if (c === '') break;
+        } else {
+          if (k === 0) this.nchars = -1;
+          c = '\n\x07\b\f\r\t\\\\'[k]!;
+        }
+      }
       this.text += c;
       this.nchars++;
     }

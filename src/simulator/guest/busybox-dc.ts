@@ -1,4 +1,3 @@
-import { posix as path } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
 import * as N from './busybox-calc-num.js';
 import { banner, getopt, isResult } from './busybox-getopt.js';
@@ -177,23 +176,7 @@ class DcMachine {
   private printVal(v: Val, newline: boolean): void {
     if (v.k === 'n') return this.out.printNum(v.v, this.obase, newline);
     if (v.v === '') this.out.write('\0');
-    for (let i = 0; i < v.v.length; i++) {
-      let c = v.v[i]!;
-      if (c === '\\') {
-        c = v.v[++i] ?? '';
-        const k = 'nabfrte\\'.indexOf(c);
-        if (k < 0 || c === '') {
-          this.out.write('\\');
-          this.out.nchars++;
-          if (c === '') break;
-        } else {
-          if (k === 0) this.out.nchars = -1;
-          c = '\n\x07\b\f\r\t\\\\'[k]!;
-        }
-      }
-      this.out.write(c);
-      this.out.nchars++;
-    }
+    this.out.printString(v.v);
     if (newline) {
       this.out.write('\n');
       this.out.nchars = 0;
@@ -270,10 +253,7 @@ class DcMachine {
         t = next();
         if (!t) return;
       }
-      if (++steps % 200_000 === 0) {
-        await new Promise((r) => setImmediate(r));
-        if (signal?.aborted) throw new N.CalcQuit();
-      }
+      if (++steps % N.stepsPerPause === 0) await N.pause(signal);
       const levels = frames.length + 1;
       const exec = this.step(t, levels);
       if (typeof exec === 'string') frames.push({ toks: this.tokens(exec), pc: 0 });
@@ -465,12 +445,8 @@ export function dcCommand(host: ProgramHost): Command {
       if (isResult(p)) return p;
       const files = p.operands;
       const vm = new DcMachine(out);
-      let rest = stdin;
-      vm.readLine = () => {
-        const { line, text } = N.takeNextLine(rest, 0, true);
-        rest = text;
-        return line;
-      };
+      const stdinLines = new N.InputLines(stdin);
+      vm.readLine = () => stdinLines.next();
       let lexer: DcLexer | undefined;
       let where = (): string => '';
       const runText = async (text: string, file: string | undefined): Promise<void> => {
@@ -484,15 +460,7 @@ export function dcCommand(host: ProgramHost): Command {
           return t;
         }, ctx.signal);
       };
-      const runFile = async (name: string): Promise<void> => {
-        const p = path.resolve(ctx.cwd, name);
-        const entry = await host.fs.entry(p);
-        if (entry?.type !== 'file' && entry?.type !== 'symlink') {
-          where = () => '';
-          throw new N.CalcError(`can't open '${name}': No such file or directory`);
-        }
-        await runText((await host.fs.read(p)).toString('latin1'), name);
-      };
+      const runFile = async (name: string): Promise<void> => runText(await N.readProgramFile(host, ctx.cwd, name), name);
       try {
         for (const job of jobs) await (job.kind === 'e' ? runText(job.v, undefined) : runFile(job.v));
         for (const name of files) await runFile(name);
@@ -503,7 +471,8 @@ export function dcCommand(host: ProgramHost): Command {
       } catch (e) {
         if (e instanceof N.CalcQuit) return bytesOut(host, Buffer.from(out.text, 'latin1'));
         if (!(e instanceof N.CalcError)) throw e;
-        return bytesOut(host, Buffer.from(out.text, 'latin1'), `dc: ${where()}${e.message}\n`, 1);
+        const at = e instanceof N.CalcBareError ? '' : where();
+        return bytesOut(host, Buffer.from(out.text, 'latin1'), `dc: ${at}${e.message}\n`, 1);
       }
       return bytesOut(host, Buffer.from(out.text, 'latin1'));
     },
