@@ -155,6 +155,21 @@ const lsFiles =
  * the line itself (sed, awk), so the daemon's repeated runs agree; docs/simulator.md lists it.
  */
 const busyboxSteps: string[] = [
+  // The shell's redirections it cannot open (a missing directory, a file as one, a directory, noclobber, input): the command fails
+  // with 1 and nothing is made, a subshell's is 2, a special builtin's ends the shell; raw bytes through groups, subshells,
+  // functions, loops, if, case and a nested sh; grep with several -e patterns (patches/README.md).
+  'echo x > /nosuch/f; echo "rc=$?"; echo x > /tmp; echo "rc=$?"; echo x > /etc/passwd/x; echo "rc=$?"; echo x >> /nosuch/f; ' +
+    'echo "rc=$?"; cat < /nosuch; echo "rc=$?"; { echo x; } > /nosuch/f; echo "rc=$?"; ( echo x ) > /nosuch/f; echo "rc=$?"; ' +
+    'ls /nosuch 2>/nosuch/e; echo "rc=$?"; echo a | cat > /nosuch/q; echo "rc=$?"; if echo x > /nosuch/f; then echo t; else echo f; fi; ' +
+    'for i in 1; do echo x; done > /nosuch/f; echo "rc=$?"; > /nosuch/f; echo "rc=$?"; ls -d /nosuch; echo "rc=$?"; ' +
+    'echo a > /tmp/nc; set -C; echo b > /tmp/nc; echo "rc=$?"; set +C; cat /tmp/nc; (exec 3> /nosuch/f; echo never); echo "rc=$?"; ' +
+    '(: > /nosuch/f; echo never); echo "rc=$?"',
+  "{ printf '\\xff'; } | od -An -tx1; (printf '\\xfe') | od -An -tx1; { echo é; printf '\\xfd'; } | od -An -tx1; " +
+    "f() { printf '\\xfc'; }; f | od -An -tx1; for i in 1; do printf '\\xfb'; done | od -An -tx1; " +
+    "if true; then printf '\\xfa'; fi | od -An -tx1; sh -c \"printf '\\xf9'\" | od -An -tx1; case a in a) printf '\\xf7';; esac | od -An -tx1; " +
+    "x=0; while [ $x -lt 2 ]; do x=$((x+1)); printf '\\xf8'; echo é; done | od -An -tx1; printf '\\xff'; echo é; printf '\\xe9\\n'",
+  "printf 'A\\nB\\nAB\\n' > /tmp/g; grep -x -e A -e B /tmp/g; grep -e A -e B /tmp/g; grep -w -e A -e B /tmp/g; grep -F -x -e A -e B /tmp/g; " +
+    'grep -c -e A -e B /tmp/g',
   // The network: none beyond a loopback that is down, so every name is unknown and every address unreachable.
   'ip addr; ip link; ip route; echo $?; ip -br a; echo $?; ifconfig; ifconfig -a; route -n; netstat -tln; ' +
     'ping -c1 -W1 10.0.0.1; echo $?; ping -c1 nosuch.invalid; echo $?; wget -q -O- http://nosuch.invalid/; echo $?; ' +
