@@ -1,7 +1,8 @@
 import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
 import { banner } from './busybox-getopt.js';
-import { bytesOut, stdinBytes, writeFile, type ProgramHost } from './program-host.js';
+import { newEntryMode } from './guest-fs.js';
+import { bytesOut, stdinBytes, umaskOf, writeFile, type ProgramHost } from './program-host.js';
 
 /** What one stream gave: the bytes busybox writes, and its message and kind of failure if it failed. */
 export interface Unpacked {
@@ -91,7 +92,7 @@ export function bbunpack(host: ProgramHost, unpacker: Unpacker): Command {
           directory = entry.type === 'directory';
           data = directory ? Buffer.alloc(0) : await host.fs.read(path);
           stdinOpened = true;
-          mode = entry.mode & ~0o022;
+          mode = newEntryMode(entry.mode, umaskOf(host));
           size = entry.type === 'directory' ? entry.size : data.length;
         }
         let target: string | undefined;

@@ -1,6 +1,7 @@
 import type { CommandContext, ExecResult } from 'just-bash';
-import { Answers, Files, SysError, done, joinPath, lastComponent, outcome, say, umask, type Outcome } from './busybox-file-calls.js';
+import { Answers, Files, SysError, done, joinPath, lastComponent, outcome, say, type Outcome } from './busybox-file-calls.js';
 import { getopt, isResult, usage } from './busybox-getopt.js';
+import { newEntryMode } from './guest-fs.js';
 
 /** The usages of mv and cp, as busybox prints them (to stderr, exit 1) for a wrong call. */
 const usages = {
@@ -22,7 +23,10 @@ async function cpMvStat(program: string, files: Files, path: string, follow: boo
   if (st) return st.kind === 'directory' ? 3 : 1;
   const why = await files.missing(path);
   if (why === 'ENOENT') return 0;
-  o.stderr += `${program}: can't stat '${path}': Path has non-directory component\n`;
+  o.stderr +=
+    why === 'ENOTDIR'
+      ? `${program}: can't stat '${path}': Path has non-directory component\n`
+      : say(program, `can't stat '${path}'`, new SysError(why));
   return -1;
 }
 
@@ -102,7 +106,7 @@ interface CopyOptions {
  * made remembered to refuse copying a tree into itself); -p, -d/-P, -L, -H, -f, -i, -n, -u, -l,
  * -s, -T, -t, -v; its messages (`can't stat`, `omitting directory`, `are the same file`).
  */
-export async function cp(args: string[], ctx: CommandContext): Promise<ExecResult> {
+export async function cp(args: string[], ctx: CommandContext, umask: number): Promise<ExecResult> {
   const p = getopt('cp', usages.cp, args, 'arRPdLHpfinlsTuv', 't', {
     archive: 'a',
     recursive: 'R',
@@ -177,7 +181,7 @@ export async function cp(args: string[], ctx: CommandContext): Promise<ExecResul
       }
       if (!d) {
         try {
-          await files.mkdir(dest, (s.mode | 0o700) & ~umask);
+          await files.mkdir(dest, newEntryMode(s.mode, umask) | 0o700);
           made.add(destAbs);
         } catch (e) {
           o.stderr += say('cp', `can't create directory '${dest}'`, e);
@@ -188,7 +192,7 @@ export async function cp(args: string[], ctx: CommandContext): Promise<ExecResul
       for (const name of await ctx.fs.readdir(srcAbs)) if (!(await copy(joinPath(source, name), joinPath(dest, name), false))) ok = false;
       // A directory is said once its entries are copied.
       if (p.opts.has('v')) o.stdout += `'${source}' -> '${dest}'\n`;
-      if (opt.preserve || !d) await ctx.fs.chmod(destAbs, opt.preserve ? s.mode : s.mode & ~umask);
+      if (opt.preserve || !d) await ctx.fs.chmod(destAbs, opt.preserve ? s.mode : newEntryMode(s.mode, umask));
       if (opt.preserve) await ctx.fs.utimes(destAbs, s.mtime, s.mtime);
       return ok;
     }
@@ -216,7 +220,7 @@ export async function cp(args: string[], ctx: CommandContext): Promise<ExecResul
       }
       if (d?.kind === 'symlink') await ctx.fs.rm(destAbs);
       await ctx.fs.writeFile(destAbs, await ctx.fs.readFileBuffer(srcAbs));
-      if (!d || d.kind === 'symlink') await ctx.fs.chmod(destAbs, opt.preserve ? s.mode : s.mode & ~umask);
+      if (!d || d.kind === 'symlink') await ctx.fs.chmod(destAbs, opt.preserve ? s.mode : newEntryMode(s.mode, umask));
       else if (opt.preserve) await ctx.fs.chmod(destAbs, s.mode);
       if (opt.preserve) await ctx.fs.utimes(destAbs, s.mtime, s.mtime);
     } catch (e) {

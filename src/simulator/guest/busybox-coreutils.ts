@@ -1,8 +1,9 @@
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { cp, mv } from './busybox-copy.js';
-import { Answers, Files, SysError, done, errnos, joinPath, lastComponent, outcome, say, umask } from './busybox-file-calls.js';
+import { Answers, Files, SysError, done, errnos, joinPath, lastComponent, outcome, say } from './busybox-file-calls.js';
 import { getopt, isResult, usage } from './busybox-getopt.js';
+import { defaultUmask, newEntryMode } from './guest-fs.js';
 
 /** Each program's usage, as busybox prints it (to stderr, exit 1) for a wrong call. */
 const usages = {
@@ -175,11 +176,12 @@ async function rmdir(args: string[], ctx: CommandContext): Promise<ExecResult> {
   return done(o);
 }
 
-async function mkdir(args: string[], ctx: CommandContext): Promise<ExecResult> {
+async function mkdir(args: string[], ctx: CommandContext, umask: number): Promise<ExecResult> {
   const p = getopt('mkdir', usages.mkdir, args, 'pv', 'm', { mode: 'm', parents: 'p', verbose: 'v' });
   if (isResult(p)) return p;
   const given = p.opts.get('m');
-  const mode = typeof given === 'string' ? parseMode(given, 0o777, true) : 0o777 & ~umask;
+  // -m is set with chmod after mkdir(2): the umask does not take from it.
+  const mode = typeof given === 'string' ? parseMode(given, 0o777, true) : newEntryMode(0o777, umask);
   if (mode === undefined) return { stdout: '', stderr: `mkdir: invalid mode '${String(given)}'\n`, exitCode: 1 };
   if (p.operands.length === 0) return usage(usages.mkdir);
   const parents = p.opts.has('p');
@@ -198,7 +200,8 @@ async function mkdir(args: string[], ctx: CommandContext): Promise<ExecResult> {
           if (st.kind === 'directory') continue;
           throw new SysError(last && !step.endsWith('/') ? 'EEXIST' : 'ENOTDIR');
         }
-        await files.mkdir(step, last ? mode : 0o777 & ~umask);
+        // busybox makes -p's leading directories writable and searchable by their user whatever the umask.
+        await files.mkdir(step, last ? mode : newEntryMode(0o777, umask & ~0o300));
         if (p.opts.has('v')) o.stdout += `created directory: '${step}'\n`;
       } catch (e) {
         o.stderr += say('mkdir', `can't create directory '${step}'`, e);
@@ -210,7 +213,7 @@ async function mkdir(args: string[], ctx: CommandContext): Promise<ExecResult> {
   return done(o);
 }
 
-async function touch(args: string[], ctx: CommandContext): Promise<ExecResult> {
+async function touch(args: string[], ctx: CommandContext, umask: number): Promise<ExecResult> {
   const p = getopt('touch', usages.touch, args, 'chma', 'dtr');
   if (isResult(p)) return p;
   if (p.operands.length === 0) return usage(usages.touch);
@@ -240,7 +243,7 @@ async function touch(args: string[], ctx: CommandContext): Promise<ExecResult> {
         // open(O_CREAT) of a name with a trailing slash.
         if (path.endsWith('/')) throw new SysError('EISDIR');
         await ctx.fs.writeFile(abs, '');
-        await ctx.fs.chmod(abs, 0o666 & ~umask);
+        await ctx.fs.chmod(abs, newEntryMode(0o666, umask));
         if (!time) continue;
       }
       const when = time ?? new Date();
@@ -331,14 +334,24 @@ function modeText(mode: number): string {
   return rwx(mode >> 6, (mode & 0o4000) !== 0, 's') + rwx(mode >> 3, (mode & 0o2000) !== 0, 's') + rwx(mode, (mode & 0o1000) !== 0, 't');
 }
 
-const programs: Record<string, (args: string[], ctx: CommandContext) => Promise<ExecResult>> = { rm, rmdir, mkdir, touch, ln, mv, cp, chmod };
+const programs: Record<string, (args: string[], ctx: CommandContext, umask: number) => Promise<ExecResult>> = {
+  rm,
+  rmdir,
+  mkdir,
+  touch,
+  ln,
+  mv,
+  cp,
+  chmod,
+};
 
 /**
  * busybox 1.35's `rm`, `rmdir`, `mkdir`, `touch`, `ln`, `mv`, `cp` and `chmod` over the guest's
  * files, where just-bash's are GNU's in wording and some behaviour (`ln -s a DIR` made no DIR/a,
  * `touch /nosuch/x` made /nosuch, `rm -r ..` removed the parent): busybox's options, usages,
- * messages and exit codes, as the test beds' busybox answers them.
+ * messages and exit codes, as the test beds' busybox answers them. What they make takes its mode
+ * from the shell's umask as it is when they run.
  */
-export function busyboxCoreutils(): Command[] {
-  return Object.entries(programs).map(([name, run]) => ({ name, execute: (args, ctx) => run(args, ctx) }));
+export function busyboxCoreutils(umask: () => number = () => defaultUmask): Command[] {
+  return Object.entries(programs).map(([name, run]) => ({ name, execute: (args, ctx) => run(args, ctx, umask()) }));
 }

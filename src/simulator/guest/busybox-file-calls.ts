@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import type { ExecResult, IFileSystem } from 'just-bash';
+import { symlinkLoop } from './file-status.js';
 
 /**
  * What busybox's programs on files share (getopt32's reading of a command line is busybox-getopt.ts's): the system calls
@@ -15,6 +16,7 @@ export const errnos = {
   EBUSY: 'Device or resource busy',
   EINVAL: 'Invalid argument',
   EPERM: 'Operation not permitted',
+  ELOOP: 'Too many levels of symbolic links',
 } as const;
 export type Errno = keyof typeof errnos;
 
@@ -72,6 +74,7 @@ export class Files {
   /** Why a path that is not there cannot be reached: a missing component, or one that is not a directory. */
   async missing(path: string): Promise<Errno> {
     const abs = this.abs(path);
+    if (await symlinkLoop(this.fs, abs, true)) return 'ELOOP';
     let at = '/';
     for (const part of abs.split('/').filter(Boolean).slice(0, -1)) {
       at = posix.join(at, part);
@@ -158,9 +161,6 @@ export function lastComponent(path: string): string {
 
 /** busybox's concat_path_file: `dir/name` with one slash between. */
 export const joinPath = (dir: string, name: string): string => (dir.endsWith('/') ? `${dir}${name}` : `${dir}/${name}`);
-
-/** The default umask of a guest's processes. */
-export const umask = 0o022;
 
 export interface Outcome {
   stdout: string;

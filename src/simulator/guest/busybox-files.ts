@@ -21,6 +21,8 @@ export interface FilesHost {
   gid: number;
   /** Says that a program wrote raw bytes (not text) to the command's output. */
   rawOutput: () => void;
+  /** The process's umask as its shell has it now (default 022). */
+  umask?: () => number;
 }
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });

@@ -2,7 +2,8 @@ import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
 import { banner } from './busybox-getopt.js';
 import type { TerminalSize } from './busybox-tty.js';
-import { accountNames, modeString, statusOf, type FileStatus } from './file-status.js';
+import { accountNames, modeString, statusOf, symlinkLoop, type FileStatus } from './file-status.js';
+import { errnos } from './busybox-file-calls.js';
 import type { ProgramHost } from './program-host.js';
 
 const usage =
@@ -157,7 +158,12 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
         const path = posix.resolve(ctx.cwd, fullname);
         const status = await statusOf(host.fs, path, follow || fullname.endsWith('/'));
         if (status && (!fullname.endsWith('/') || status.type === 'directory')) return { name, fullname, path, status };
-        stderr += `ls: ${fullname}: ${(await notADirectory(fullname)) ? 'Not a directory' : 'No such file or directory'}\n`;
+        const why = (await symlinkLoop(host.fs.memory, path, follow || fullname.endsWith('/')))
+          ? errnos.ELOOP
+          : (await notADirectory(fullname))
+            ? errnos.ENOTDIR
+            : errnos.ENOENT;
+        stderr += `ls: ${fullname}: ${why}\n`;
         exitCode = 1;
         return undefined;
       };

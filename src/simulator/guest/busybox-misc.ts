@@ -3,7 +3,8 @@ import { posix } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { banner } from './busybox-getopt.js';
-import type { ProgramHost } from './program-host.js';
+import { newEntryMode } from './guest-fs.js';
+import { umaskOf, type ProgramHost } from './program-host.js';
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
@@ -244,7 +245,11 @@ export function busyboxMisc(host: ProgramHost): Command[] {
       if (entry && size === data.length) return ok();
       const grown = Buffer.concat([data, Buffer.alloc(size - data.length)]);
       if (entry) await host.fs.remove(path);
-      await host.fs.write(path, grown, { uid: entry?.uid ?? host.uid, gid: entry?.gid ?? host.gid, mode: entry?.mode ?? 0o644 });
+      await host.fs.write(path, grown, {
+        uid: entry?.uid ?? host.uid,
+        gid: entry?.gid ?? host.gid,
+        mode: entry?.mode ?? newEntryMode(0o666, umaskOf(host)),
+      });
       return ok();
     },
   };

@@ -1,7 +1,8 @@
 import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
 import { banner } from './busybox-getopt.js';
-import type { ProgramHost } from './program-host.js';
+import { newEntryMode } from './guest-fs.js';
+import { umaskOf, type ProgramHost } from './program-host.js';
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
@@ -14,9 +15,9 @@ const crontabUsage =
   `${banner}Usage: crontab [-c DIR] [-u USER] [-ler]|[FILE]\n\n\t-c\tCrontab directory\n\t-u\tUser\n\t-l\tList crontab\n` +
   "\t-e\tEdit crontab\n\t-r\tDelete crontab\n\tFILE\tReplace crontab by FILE ('-': stdin)\n";
 
-/** The mode a node is made with: `-m` (octal) as given, else a=rw less the default umask (022). */
-const nodeMode = (given: string | undefined): number | undefined =>
-  given === undefined ? 0o644 : /^[0-7]{1,4}$/.test(given) ? parseInt(given, 8) : undefined;
+/** The mode a node is made with: `-m` (octal) as given, else a=rw less the umask. */
+const nodeMode = (given: string | undefined, umask: number): number | undefined =>
+  given === undefined ? newEntryMode(0o666, umask) : /^[0-7]{1,4}$/.test(given) ? parseInt(given, 8) : undefined;
 
 /**
  * A named pipe as the guest keeps it: an empty file (the filesystem has no FIFO type, and nothing
@@ -47,7 +48,7 @@ export function busyboxNodes(host: ProgramHost): Command[] {
         if (args[i] === '-m') given = args[++i];
         else names.push(args[i]!);
       }
-      const mode = nodeMode(given);
+      const mode = nodeMode(given, umaskOf(host));
       if (names.length === 0) return fail(mkfifoUsage);
       if (mode === undefined) return fail(`mkfifo: invalid mode '${given}'\n`);
       let result = ok();
@@ -68,7 +69,7 @@ export function busyboxNodes(host: ProgramHost): Command[] {
         else rest.push(args[i]!);
       }
       const [name, type, major, minor] = rest;
-      const mode = nodeMode(given);
+      const mode = nodeMode(given, umaskOf(host));
       if (name === undefined || type === undefined) return fail(mknodUsage);
       if (mode === undefined) return fail(`mknod: invalid mode '${given}'\n`);
       if (type === 'p' && rest.length === 2) return makeFifo(host, 'mknod', ctx.cwd, name, mode);

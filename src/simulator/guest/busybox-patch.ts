@@ -1,7 +1,8 @@
 import { posix } from 'node:path';
 import { parsePatch, type StructuredPatch } from 'diff';
 import type { Command, ExecResult } from 'just-bash';
-import type { ProgramHost } from './program-host.js';
+import { newEntryMode } from './guest-fs.js';
+import { umaskOf, type ProgramHost } from './program-host.js';
 
 const devNull = '/dev/null';
 
@@ -237,7 +238,7 @@ export function busyboxPatch(host: ProgramHost): Command {
         await host.fs.write(target, Buffer.from(current, 'utf8'), {
           uid: entry?.uid ?? host.uid,
           gid: entry?.gid ?? host.gid,
-          mode: entry?.mode ?? 0o644,
+          mode: entry?.mode ?? newEntryMode(0o666, umaskOf(host)),
         });
       }
       return { stdout, stderr, exitCode: code };

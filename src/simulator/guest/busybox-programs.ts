@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { statfsSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
-import type { GuestFs } from './guest-fs.js';
+import { newEntryMode, type GuestFs } from './guest-fs.js';
+import { umaskOf } from './program-host.js';
 import type { GuestInit } from './guest-proc.js';
 
 /** What the busybox programs below need to know about the instance and the command running them. */
@@ -16,6 +17,8 @@ export interface BusyboxHost {
   pid: number;
   /** Says that a program wrote raw bytes (not text) to the command's output. */
   rawOutput: () => void;
+  /** The process's umask as its shell has it now (default 022). */
+  umask?: () => number;
 }
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
@@ -189,7 +192,7 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
       const out = Buffer.alloc(Math.max(before.length, seek * bs + data.length));
       before.copy(out);
       data.copy(out, seek * bs);
-      await host.fs.write(path, out, { uid: host.uid, gid: host.gid, mode: 0o644 });
+      await host.fs.write(path, out, { uid: host.uid, gid: host.gid, mode: newEntryMode(0o666, umaskOf(host)) });
       return ok('', stats);
     },
   };

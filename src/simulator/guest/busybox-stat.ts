@@ -1,7 +1,8 @@
 import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
 import { banner, getopt, isResult } from './busybox-getopt.js';
-import { accountNames, guestDevice, modeString, statusOf, type FileStatus } from './file-status.js';
+import { accountNames, guestDevice, modeString, statusOf, symlinkLoop, type FileStatus } from './file-status.js';
+import { errnos } from './busybox-file-calls.js';
 import type { ProgramHost } from './program-host.js';
 
 const usageText =
@@ -85,9 +86,12 @@ export function busyboxStat(host: ProgramHost): Command {
       let stderr = '';
       let exitCode = 0;
       for (const file of files) {
-        const st = await statusOf(host.fs, posix.resolve(ctx.cwd, file), follow);
+        const path = posix.resolve(ctx.cwd, file);
+        // A trailing slash follows a final symlink, as stat(2) does.
+        const st = await statusOf(host.fs, path, follow || file.endsWith('/'));
         if (!st) {
-          stderr += `stat: can't stat '${file}': No such file or directory\n`;
+          const why = (await symlinkLoop(host.fs.memory, path, follow || file.endsWith('/'))) ? errnos.ELOOP : errnos.ENOENT;
+          stderr += `stat: can't stat '${file}': ${why}\n`;
           exitCode = 1;
           continue;
         }

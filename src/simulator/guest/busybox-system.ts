@@ -4,7 +4,8 @@ import { cpus } from 'node:os';
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { banner, bannerLine } from './busybox-getopt.js';
-import type { GuestFs } from './guest-fs.js';
+import { newEntryMode, type GuestFs } from './guest-fs.js';
+import { umaskOf } from './program-host.js';
 import type { GuestInit } from './guest-proc.js';
 import { harmlessSignals, signalList, signalNumbers } from './guest-commands.js';
 
@@ -39,6 +40,8 @@ export interface SystemHost {
   killSelf: (signal: number) => void;
   /** Sends the instance's init a signal (it may exit on it: the instance then stops). */
   signalInit: (signal: number) => void;
+  /** The process's umask as its shell has it now (default 022). */
+  umask?: () => number;
 }
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
@@ -579,7 +582,11 @@ export function busyboxSystem(host: SystemHost): Command[] {
         const before = entry ? await host.fs.read(path) : Buffer.alloc(0);
         const after = Buffer.alloc(size);
         before.copy(after, 0, 0, Math.min(size, before.length));
-        await host.fs.write(path, after, { uid: entry?.uid ?? host.uid, gid: entry?.gid ?? host.gid, mode: entry?.mode ?? 0o644 });
+        await host.fs.write(path, after, {
+          uid: entry?.uid ?? host.uid,
+          gid: entry?.gid ?? host.gid,
+          mode: entry?.mode ?? newEntryMode(0o666, umaskOf(host)),
+        });
       }
       return { stdout: '', stderr, exitCode: stderr ? 1 : 0 };
     },

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import type { IFileSystem } from 'just-bash';
 import type { GuestFs } from './guest-fs.js';
 
 /** What stat(2) says of a guest's entry, as `ls` and `stat` print it. */
@@ -8,7 +9,7 @@ export interface FileStatus {
   perm: number;
   /** The mode with its type bits (S_IFREG, S_IFDIR, S_IFLNK). */
   mode: number;
-  /** Hard links: 1 for a file or symlink, 2 and one per subdirectory for a directory. */
+  /** Hard links: a file's or symlink's names (1 unless `ln` made more), 2 and one per subdirectory for a directory. */
   nlink: number;
   /** Bytes: a symlink's target's length, a directory's block (4096). */
   size: number;
@@ -43,7 +44,7 @@ export async function statusOf(fs: GuestFs, path: string, follow: boolean): Prom
     const target = type === 'symlink' ? await memory.readlink(real) : undefined;
     const size = type === 'directory' ? 4096 : (target?.length ?? st.size);
     const blocks = type === 'symlink' ? 0 : Math.ceil(size / 4096) * 8;
-    let nlink = 1;
+    let nlink = fs.linkCount(real);
     if (type === 'directory') {
       nlink = 2;
       for (const name of await memory.readdir(real)) if ((await memory.lstat(posix.join(real, name))).isDirectory) nlink++;
@@ -53,6 +54,41 @@ export async function statusOf(fs: GuestFs, path: string, follow: boolean): Prom
   } catch {
     return undefined;
   }
+}
+
+/** How many symlinks a path's resolution follows before Linux gives up with ELOOP. */
+const maxSymlinks = 40;
+
+/**
+ * Whether reaching `path` (absolute) follows more than 40 symlinks, as a loop (`ln -s loop loop`)
+ * makes it: ELOOP, 'Too many levels of symbolic links', where a missing entry is ENOENT. A final
+ * symlink counts when `follow` is set (stat(2), open(2)) or the path ends with a slash.
+ */
+export async function symlinkLoop(fs: Pick<IFileSystem, 'lstat' | 'readlink'>, path: string, follow: boolean): Promise<boolean> {
+  const todo = path.split('/').filter(Boolean);
+  const followLast = follow || path.endsWith('/');
+  let at = '/';
+  let hops = 0;
+  while (todo.length > 0) {
+    const name = todo.shift()!;
+    if (name === '.') continue;
+    if (name === '..') {
+      at = posix.dirname(at);
+      continue;
+    }
+    const next = posix.join(at, name);
+    const st = await fs.lstat(next).catch(() => undefined);
+    if (!st) return false;
+    if (st.isSymbolicLink && (todo.length > 0 || followLast)) {
+      if (++hops > maxSymlinks) return true;
+      const target = await fs.readlink(next);
+      todo.unshift(...target.split('/').filter(Boolean));
+      if (target.startsWith('/')) at = '/';
+      continue;
+    }
+    at = next;
+  }
+  return false;
 }
 
 /** A mode as `ls -l` shows it (`drwxrwxrwt`, `-rwsr-xr-x`). */

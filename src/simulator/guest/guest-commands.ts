@@ -1,5 +1,7 @@
 import { machine, release, version } from 'node:os';
+import { posix } from 'node:path';
 import type { Command, ExecResult, IFileSystem } from 'just-bash';
+import { symlinkLoop } from './file-status.js';
 import type { CommandOutcome } from './scripted-commands.js';
 
 /** What the guest's own programs need to know about the process running them. */
@@ -238,10 +240,14 @@ export function catCommand(): Command {
       if (!ctx.origCommand) return fail('sh: cat: not found\n', 127);
       const result = await ctx.origCommand(args);
       if (result.stderr === '') return result;
-      return {
-        ...result,
-        stderr: result.stderr.replace(/^cat: (.*): No such file or directory$/gm, "cat: can't open '$1': No such file or directory"),
-      };
+      let stderr = '';
+      for (const line of result.stderr.split(/(?<=\n)/)) {
+        const m = /^cat: (.*): No such file or directory(\n?)$/.exec(line);
+        // A symlink loop is not a missing file: open(2) says ELOOP.
+        const loop = m && (await symlinkLoop(ctx.fs, posix.resolve(ctx.cwd, m[1]!), true));
+        stderr += m ? `cat: can't open '${m[1]}': ${loop ? 'Too many levels of symbolic links' : 'No such file or directory'}${m[2]}` : line;
+      }
+      return { ...result, stderr };
     },
   };
 }

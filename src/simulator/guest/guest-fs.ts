@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import type { FsStat, IFileSystem, InMemoryFs } from 'just-bash';
+import { HardLinks } from './guest-links.js';
 
 /** Who owns an entry of a guest's filesystem. */
 export interface Owner {
@@ -27,6 +28,18 @@ export interface WriteSpec {
 
 const root: Owner = { uid: 0, gid: 0 };
 
+/** The umask a process starts with, until its shell's `umask` changes it. */
+export const defaultUmask = 0o022;
+
+/**
+ * The mode open(O_CREAT) and mkdir(2) give a new entry: the mode the program asks for (0666 for a
+ * file and 0777 for a directory unless it says otherwise) less the process's umask. Every program
+ * that makes a file or a directory takes its mode from here.
+ */
+export function newEntryMode(requested: number, umask: number): number {
+  return requested & ~umask & 0o7777;
+}
+
 /**
  * The root filesystem of one simulated instance: just-bash's in-memory filesystem (nothing on the
  * host's disk) plus the ownership it does not keep. Entries nobody claimed belong to root, as an
@@ -35,6 +48,8 @@ const root: Owner = { uid: 0, gid: 0 };
  */
 export class GuestFs {
   private readonly owners = new Map<string, Owner>();
+  /** The files with more than one name (`ln`), whose names show one content, mode, time and owner. */
+  private readonly links = new HardLinks();
 
   constructor(readonly memory: InMemoryFs) {}
 
@@ -64,7 +79,51 @@ export class GuestFs {
     for (const [path, mtime] of times) await copy.utimes(path, mtime, mtime);
     const fs = new GuestFs(copy);
     for (const [path, owner] of this.owners) fs.owners.set(path, owner);
+    for (const [first, ...rest] of this.links.groups())
+      for (const name of rest) {
+        await fs.relink(first!, name);
+        fs.links.add(first!, name);
+      }
     return fs;
+  }
+
+  /** How many names the entry at `path` (physical: no symlink among its directories) has; 1 unless `ln` gave it more. */
+  linkCount(path: string): number {
+    return this.links.count(path);
+  }
+
+  /**
+   * link(2): `name` becomes one more name of the file (or symlink) at `existing`, which it does not
+   * follow; both paths physical. A directory cannot be linked (EPERM), nor a name that is taken (EEXIST).
+   */
+  async link(existing: string, name: string): Promise<void> {
+    const st = await this.memory.lstat(existing);
+    if (st.isDirectory) throw Object.assign(new Error(`EPERM: operation not permitted, link '${existing}'`), { code: 'EPERM' });
+    if (await this.exists(name)) throw Object.assign(new Error(`EEXIST: file already exists, link '${name}'`), { code: 'EEXIST' });
+    await this.relink(existing, name);
+    this.links.add(existing, name);
+    const owner = this.owners.get(existing);
+    if (owner) this.owners.set(name, owner);
+  }
+
+  /** Makes `name` a copy of the entry at `existing` sharing its identity (the in-memory filesystem's link, or a symlink's twin). */
+  private async relink(existing: string, name: string): Promise<void> {
+    const st = await this.memory.lstat(existing);
+    if (await this.exists(name)) await this.memory.rm(name);
+    if (!st.isSymbolicLink) return this.memory.link(existing, name);
+    await this.memory.symlink(await this.memory.readlink(existing), name);
+    await this.memory.utimes(name, st.mtime, st.mtime).catch(() => undefined);
+  }
+
+  /**
+   * After a write, chmod or utimes at `path`: the file's other names show the same content, mode and
+   * time (the in-memory filesystem keeps one entry per name).
+   */
+  private async synced(path: string): Promise<void> {
+    if (this.links.empty) return;
+    const real = await this.memory.realpath(path).catch(() => undefined);
+    if (real === undefined) return;
+    for (const other of this.links.others(real)) await this.relink(real, other);
   }
 
   /** The owner of a path (root unless claimed). */
@@ -102,7 +161,7 @@ export class GuestFs {
     const existed = await this.memory.exists(path);
     if (spec.append && existed) await this.memory.appendFile(path, content);
     else await this.memory.writeFile(path, content);
-    if (existed) return;
+    if (existed) return this.synced(path);
     await this.memory.chmod(path, spec.mode);
     this.claim(path, spec);
   }
@@ -126,27 +185,38 @@ export class GuestFs {
     const st = await this.memory.lstat(path);
     if (!st.isSymbolicLink) await this.memory.chmod(path, spec.mode);
     this.claim(path, spec);
+    await this.synced(path);
   }
 
   /** Removes a file, a symlink or an empty directory. */
   async remove(path: string): Promise<void> {
     await this.memory.rm(path);
     this.forget(path);
+    this.links.drop(path);
   }
 
   /**
-   * The filesystem as a command running as `owner` sees it: entries it creates are its own,
-   * entries it removes or moves take their ownership along.
+   * The filesystem as a command running as `owner` sees it: entries it creates are its own, made
+   * with the modes its `umask` leaves (a file 0666, a directory 0777, less the mask), entries it
+   * removes or moves take their ownership along, and what it writes to one name of a file with
+   * several (`ln`) the others show.
    */
-  as(owner: Owner): IFileSystem {
+  as(owner: Owner, umask: () => number = () => defaultUmask): IFileSystem {
     const memory = this.memory;
     const creating =
       (fn: (path: string, ...rest: never[]) => Promise<void>) =>
-      async (path: string, ...rest: never[]): Promise<void> => {
-        const existed = await memory.exists(path);
-        const changed = existed ? undefined : await this.firstMissing(path);
+      async (given: string, ...rest: never[]): Promise<void> => {
+        // open(2) writes where a final symlink leads (the in-memory filesystem would replace the symlink).
+        const path = fn === memory.mkdir ? given : await this.writeTarget(given);
+        const before = await memory.stat(path).catch(() => undefined);
+        const changed = before ? undefined : await this.firstMissing(path);
         await fn.call(memory, path, ...rest);
-        if (existed) return;
+        if (before) {
+          // A file written over keeps its mode (the in-memory filesystem's writeFile makes it 0644).
+          if (!before.isDirectory) await memory.chmod(path, before.mode);
+          return this.synced(path);
+        }
+        await this.madeWith(changed!, path, fn === memory.mkdir ? 0o777 : 0o666, umask());
         this.claim(path, owner);
         if (changed) await this.touchParent(changed);
       };
@@ -163,7 +233,7 @@ export class GuestFs {
       cp: async (src: string, dest: string, opts?: { recursive?: boolean }) => {
         const existed = await memory.exists(dest);
         await memory.cp(src, dest, opts);
-        if (existed) return;
+        if (existed) return this.synced(dest);
         this.claim(dest, owner);
         await this.touchParent(dest);
       },
@@ -174,15 +244,32 @@ export class GuestFs {
       },
       rm: async (path: string, opts?: { recursive?: boolean; force?: boolean }) => {
         const existed = await this.exists(path);
+        const real = await this.physical(path);
         await memory.rm(path, opts);
         this.forget(path);
+        this.links.drop(real);
         if (existed) await this.touchParent(path);
       },
       mv: async (src: string, dest: string) => {
+        const [from, to] = [await this.physical(src), await this.physical(dest)];
         await memory.mv(src, dest);
         this.move(src, dest);
+        this.links.move(from, to);
+        await this.synced(to);
         await this.touchParent(src);
         await this.touchParent(dest);
+      },
+      link: async (existing: string, name: string) => {
+        await this.link(await this.physical(existing), await this.physical(name));
+        await this.touchParent(name);
+      },
+      chmod: async (path: string, mode: number) => {
+        await memory.chmod(path, mode);
+        await this.synced(path);
+      },
+      utimes: async (path: string, atime: Date, mtime: Date) => {
+        await memory.utimes(path, atime, mtime);
+        await this.synced(path);
       },
     };
     return new Proxy(memory, {
@@ -207,6 +294,36 @@ export class GuestFs {
     throw Object.assign(new Error(`${code}: ${text}, open '${path}'`), { code });
   }
 
+  /**
+   * Gives what a command just made its mode: `path` (a file, or the directory of a mkdir) and the
+   * directories made for it from `top` down, as open(O_CREAT) and mkdir(2) make them under the umask.
+   */
+  private async madeWith(top: string, path: string, requested: number, umask: number): Promise<void> {
+    const real = await this.memory.realpath(path).catch(() => path);
+    await this.memory.chmod(real, newEntryMode(requested, umask));
+    for (let dir = posix.dirname(path); dir !== top && (dir + '/').startsWith(top + '/'); dir = posix.dirname(dir))
+      await this.memory.chmod(dir, newEntryMode(0o777, umask)).catch(() => undefined);
+    if (top !== path) await this.memory.chmod(top, newEntryMode(0o777, umask)).catch(() => undefined);
+  }
+
+  /** Where a write to `path` lands: the end of its chain of symlinks (ELOOP past 40, as Linux). */
+  private async writeTarget(path: string): Promise<string> {
+    let at = path;
+    for (let hops = 0; hops <= 40; hops++) {
+      const st = await this.memory.lstat(at).catch(() => undefined);
+      if (!st?.isSymbolicLink) return at;
+      at = await this.physical(posix.resolve(posix.dirname(at), await this.memory.readlink(at)));
+    }
+    throw Object.assign(new Error(`ELOOP: too many symbolic links encountered, open '${path}'`), { code: 'ELOOP' });
+  }
+
+  /** The path with no symlink among its directories (its last component as it is). */
+  private async physical(path: string): Promise<string> {
+    if (path === '/') return path;
+    const dir = await this.memory.realpath(posix.dirname(path)).catch(() => posix.dirname(path));
+    return posix.join(dir, posix.basename(path));
+  }
+
   /** Whether there is an entry at `path` itself (a symlink counts, wherever it points). */
   private async exists(path: string): Promise<boolean> {
     return this.memory.lstat(path).then(
@@ -229,8 +346,10 @@ export class GuestFs {
   }
 
   private claim(path: string, owner: Owner): void {
-    if (owner.uid === 0 && owner.gid === 0) this.owners.delete(path);
-    else this.owners.set(path, { uid: owner.uid, gid: owner.gid });
+    for (const name of [path, ...this.links.others(path)]) {
+      if (owner.uid === 0 && owner.gid === 0) this.owners.delete(name);
+      else this.owners.set(name, { uid: owner.uid, gid: owner.gid });
+    }
   }
 
   private forget(path: string): void {

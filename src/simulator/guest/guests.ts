@@ -289,7 +289,7 @@ export class Guests {
     const shell = shells.has(basename(program ?? '')) && args[0] === '-c';
     const shellName = shell ? basename(program ?? 'sh') : undefined;
     const own = [
-      ...busyboxCommands({ fs, uid, gid, init, pid: shellPid, rawOutput: () => (raw = true) }),
+      ...busyboxCommands({ fs, uid, gid, init, pid: shellPid, rawOutput: () => (raw = true), umask: shellState.umask }),
       ...busyboxSystem({
         fs,
         uid,
@@ -303,15 +303,16 @@ export class Guests {
         pause,
         killSelf: kill,
         signalInit,
+        umask: shellState.umask,
       }),
       ...busyboxText(),
-      ...busyboxFiles({ fs, uid, gid, rawOutput: () => (raw = true) }),
+      ...busyboxFiles({ fs, uid, gid, rawOutput: () => (raw = true), umask: shellState.umask }),
       ...busyboxTty(cmd.terminal),
       ...guestCommands(proc),
       sleepCommand(pause),
       busyboxLs({ fs, uid, gid, rawOutput: () => (raw = true) }, cmd.terminal),
       busyboxStat({ fs, uid, gid, rawOutput: () => (raw = true) }),
-      ...busyboxCoreutils(),
+      ...busyboxCoreutils(shellState.umask),
       catCommand(),
       ...shellState.commands,
       // An image that carries Python says where (`reflex.python`): its guests run a real CPython.
@@ -336,7 +337,7 @@ export class Guests {
       }),
     );
     const bash = new Bash({
-      fs: fs.as({ uid, gid }),
+      fs: fs.as({ uid, gid }, shellState.umask),
       cwd: '/',
       env: {},
       defenseInDepth: false,

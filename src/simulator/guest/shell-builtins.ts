@@ -1,5 +1,6 @@
 import type { Command, ExecResult } from 'just-bash';
 import { signalNumbers } from './guest-commands.js';
+import { defaultUmask } from './guest-fs.js';
 
 const ok = (stdout = ''): ExecResult => ({ stdout, stderr: '', exitCode: 0 });
 
@@ -31,6 +32,8 @@ export interface ShellBuiltins {
   commands: Command[];
   /** The `trap … EXIT` (or `0`) handler set when the script ended, if any. */
   exitTrap(): string | undefined;
+  /** The umask as `umask` last set it (022 to begin with): what the command's files are made with. */
+  umask(): number;
 }
 
 /**
@@ -38,13 +41,13 @@ export interface ShellBuiltins {
  * scripts and tools rely on (Ansible starts every module with `umask 77 && mkdir …`) answers as on
  * the test beds' busybox (observed: `umask` prints `0022`, `-S` `u=rwx,g=rx,o=rx`, a bad mode is
  * `sh: umask: line 0: illegal mode: X` with 2; `trap` with no argument lists `trap -- 'cmd' SIG`;
- * `ulimit` prints `unlimited`; `times` four zero times; `jobs` nothing). The umask is kept and
- * printed, but files are still created with the daemon's default modes. An EXIT trap runs when the
+ * `ulimit` prints `unlimited`; `times` four zero times; `jobs` nothing). The umask is kept for the
+ * guest's filesystem and programs to make files with ({@link ShellBuiltins.umask}). An EXIT trap runs when the
  * script ends (the caller runs {@link ShellBuiltins.exitTrap}); other signals' traps are kept and
  * listed only (a signal to the command ends it, as it does to an untrapping shell).
  */
 export function shellBuiltins(): ShellBuiltins {
-  let mask = 0o022;
+  let mask = defaultUmask;
   const traps = new Map<string, string>();
   const limitValues = new Map(limits.map((l) => [l.flag, l.value]));
 
@@ -109,7 +112,7 @@ export function shellBuiltins(): ShellBuiltins {
   const jobs: Command = { name: 'jobs', execute: async () => ok() };
   const times: Command = { name: 'times', execute: async () => ok('0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n') };
 
-  return { commands: [umask, trap, ulimit, jobs, times], exitTrap: () => traps.get('EXIT') || undefined };
+  return { commands: [umask, trap, ulimit, jobs, times], exitTrap: () => traps.get('EXIT') || undefined, umask: () => mask };
 }
 
 /** `HUP`, `SIGHUP`, `1` → `HUP`; `0` and `EXIT` → `EXIT`; undefined for no signal. */

@@ -1,0 +1,39 @@
+import { InMemoryFs } from 'just-bash';
+import { describe, expect, it } from 'vitest';
+import { statusOf } from '../../src/simulator/guest/file-status.js';
+import { GuestFs } from '../../src/simulator/guest/guest-fs.js';
+
+/**
+ * Hard links and the umask where the lxc differential cannot reach them (its busybox lines hold the
+ * shell's side to LXD 5.0.2): a copy of the filesystem (snapshot, `lxc copy`) keeps a file's names
+ * together, and the files API writing to one name shows in the others.
+ */
+const root = { uid: 0, gid: 0 };
+
+describe('a guest file with more than one name', () => {
+  it('keeps its names together in a copy of the filesystem, and a files-API write to one shows in the other', async () => {
+    const fs = new GuestFs(new InMemoryFs());
+    const shell = fs.as(root);
+    await shell.writeFile('/a', 'one\n');
+    await shell.link('/a', '/b');
+    const copy = await fs.clone();
+    await copy.write('/b', Buffer.from('two\n'), { ...root, mode: 0o644 });
+    expect((await copy.read('/a')).toString()).toBe('two\n');
+    expect((await statusOf(copy, '/a', false))?.nlink).toBe(2);
+    // The original is untouched by the copy's write.
+    expect((await fs.read('/a')).toString()).toBe('one\n');
+    await copy.remove('/b');
+    expect((await statusOf(copy, '/a', false))?.nlink).toBe(1);
+    expect((await statusOf(fs, '/a', false))?.nlink).toBe(2);
+  });
+
+  it('is made under the umask the shell gives, through the filesystem a command sees', async () => {
+    const fs = new GuestFs(new InMemoryFs());
+    const shell = fs.as(root, () => 0o077);
+    await shell.writeFile('/f', 'x');
+    await shell.mkdir('/d/e', { recursive: true });
+    expect((await fs.entry('/f'))?.mode).toBe(0o600);
+    expect((await fs.entry('/d'))?.mode).toBe(0o700);
+    expect((await fs.entry('/d/e'))?.mode).toBe(0o700);
+  });
+});
