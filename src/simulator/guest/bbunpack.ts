@@ -15,6 +15,39 @@ export interface Unpacked {
   status: number;
 }
 
+/** Thrown inside a stream's transform for a message that ends the program at once (bb_error_msg_and_die). */
+export class FatalUnpackError extends Error {}
+
+/** A stream's output as busybox writes it (whole buffers as they fill), and the Unpacked it ends with. */
+export class UnpackWriter {
+  private readonly chunks: Buffer[] = [];
+  total = 0;
+
+  write(bytes: Uint8Array): void {
+    this.chunks.push(Buffer.from(bytes));
+    this.total += bytes.length;
+  }
+
+  /** Success; `status` is the unpacker's return (default: the bytes written). */
+  done(status = this.total): Unpacked {
+    return { output: Buffer.concat(this.chunks), status };
+  }
+
+  failed(error: string, fatal = false): Unpacked {
+    return { output: Buffer.concat(this.chunks), error, fatal, status: -1 };
+  }
+
+  /** Runs a transform that writes here: a FatalUnpackError thrown in it ends it as a fatal failure, with what was written. */
+  settle(transform: () => Unpacked): Unpacked {
+    try {
+      return transform();
+    } catch (err) {
+      if (err instanceof FatalUnpackError) return this.failed(err.message, true);
+      throw err;
+    }
+  }
+}
+
 /** One applet of busybox's bbunpack family (archival/bbunzip.c) and its stream's transform. */
 export interface Unpacker {
   name: string;

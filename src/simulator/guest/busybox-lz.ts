@@ -1,6 +1,7 @@
 import { crc32 } from 'node:zlib';
 import type { Command } from 'just-bash';
-import { bbunpack, strippedOf, type Unpacked, type Unpacker } from './bbunpack.js';
+import { bbunpack, FatalUnpackError, strippedOf, UnpackWriter, type Unpacked, type Unpacker } from './bbunpack.js';
+import { ByteReader } from './byte-reader.js';
 import { unpackLzma, unpackZ } from './lz-streams.js';
 import { LzoDictionary, LzoError, lzo1xCompress, lzo1xDecompress } from './lzo1x.js';
 import type { ProgramHost } from './program-host.js';
@@ -22,6 +23,9 @@ function adler32(data: Uint8Array, adler = 1): number {
   }
   return ((s2 << 16) | s1) >>> 0;
 }
+
+/** lzop's checksum of some bytes: CRC-32 where its flags ask for one, Adler-32 otherwise. */
+const checksum = (crc: boolean, bytes: Uint8Array): number => (crc ? crc32(bytes) : adler32(bytes));
 
 const lzopMagic = Buffer.from([0x89, 0x4c, 0x5a, 0x4f, 0x00, 0x0d, 0x0a, 0x1a, 0x0a]);
 const F_ADLER32_D = 0x1;
@@ -45,29 +49,27 @@ const be32 = (n: number): Buffer => {
  * and the options only), then blocks of 256 KiB, each stored as it is where LZO1X does not shrink it.
  */
 function lzopCompress(data: Buffer, flags: Set<string>): Unpacked {
-  if (['7', '8', '9'].some((l) => flags.has(l)))
-    return { output: Buffer.alloc(0), error: 'high compression not compiled in', fatal: true, status: -1 };
+  const out = new UnpackWriter();
+  if (['7', '8', '9'].some((l) => flags.has(l))) return out.failed('high compression not compiled in', true);
   const fast = flags.has('1');
   let headerFlags = 0x03000000;
   if (!flags.has('F')) headerFlags |= F_ADLER32_D | (flags.has('C') ? F_ADLER32_C : 0);
   const header = Buffer.from([0x10, 0x10, 0x20, 0x30, 0x09, 0x40, fast ? 2 : 1, fast ? 1 : 5, ...be32(headerFlags), ...Buffer.alloc(12), 0]);
-  const parts = [lzopMagic, header, be32(adler32(header))];
+  for (const part of [lzopMagic, header, be32(adler32(header))]) out.write(part);
   const dict = new LzoDictionary(fast ? 15 : 14);
   for (let at = 0; at < data.length; at += blockSize) {
     const block = data.subarray(at, at + blockSize);
     const packed = lzo1xCompress(block, dict);
     const shrunk = packed.length < block.length;
-    parts.push(be32(block.length), be32(shrunk ? packed.length : block.length));
-    if (headerFlags & F_ADLER32_D) parts.push(be32(adler32(block)));
-    if (shrunk && headerFlags & F_ADLER32_C) parts.push(be32(adler32(packed)));
-    parts.push(shrunk ? Buffer.from(packed) : block);
+    out.write(be32(block.length));
+    out.write(be32(shrunk ? packed.length : block.length));
+    if (headerFlags & F_ADLER32_D) out.write(be32(adler32(block)));
+    if (shrunk && headerFlags & F_ADLER32_C) out.write(be32(adler32(packed)));
+    out.write(shrunk ? packed : block);
   }
-  parts.push(be32(0));
-  return { output: Buffer.concat(parts), status: 1 };
+  out.write(be32(0));
+  return out.done(1);
 }
-
-/** Thrown for what ends busybox's lzop at once. */
-class LzopDies extends Error {}
 
 /** The checks of busybox's read_header: 0 where the header is good, else its `header_error` number. */
 function headerError(h: Buffer, flags: number): number {
@@ -89,67 +91,59 @@ function headerError(h: Buffer, flags: number): number {
 
 /** busybox's lzop decompression: every failure ends the program (`short read` where the data stops). */
 function lzopDecompress(data: Buffer, flags: Set<string>): Unpacked {
-  const chunks: Buffer[] = [];
-  let at = 0;
-  const read = (n: number): Buffer => {
-    if (at + n > data.length) throw new LzopDies('short read');
-    return data.subarray((at += n) - n, at);
-  };
-  const read32 = (): number => read(4).readUInt32BE(0);
-  const sum = (f: number, bytes: Uint8Array): number => (f & F_H_CRC32 ? crc32(bytes) : adler32(bytes));
-  try {
-    if (!read(9).equals(lzopMagic)) throw new LzopDies('bad magic number');
-    const h = read(25);
+  const out = new UnpackWriter();
+  const input = new ByteReader(data, () => new FatalUnpackError('short read'));
+  return out.settle(() => {
+    if (!input.bytes(9).equals(lzopMagic)) throw new FatalUnpackError('bad magic number');
+    const h = input.bytes(25);
     const f = h.readUInt32BE(8);
+    const sum = (bytes: Uint8Array): number => checksum((f & F_H_CRC32) !== 0, bytes);
     let error = headerError(h, f);
     if (error === 0) {
-      const name = read(h[24]!);
-      if (read32() !== sum(f, Buffer.concat([h, name]))) error = 2;
+      const name = input.bytes(h[24]!);
+      if (input.u32be() !== sum(Buffer.concat([h, name]))) error = 2;
     }
     if (error === 0 && f & F_H_EXTRA_FIELD) {
-      const length = read(4);
-      const extra = read(length.readUInt32BE(0));
-      if (read32() !== sum(f, Buffer.concat([length, extra]))) error = 3;
+      const length = input.bytes(4);
+      const extra = input.bytes(length.readUInt32BE(0));
+      if (input.u32be() !== sum(Buffer.concat([length, extra]))) error = 3;
     }
-    if (error !== 0) throw new LzopDies(`header_error ${error}`);
+    if (error !== 0) throw new FatalUnpackError(`header_error ${error}`);
     const verify = !flags.has('F');
     const check = (kind: number, bytes: Uint8Array, expected: number): void => {
-      if (verify && (kind === F_CRC32_D || kind === F_CRC32_C ? crc32(bytes) : adler32(bytes)) !== expected) throw new LzopDies('checksum error');
+      if (verify && checksum(kind === F_CRC32_D || kind === F_CRC32_C, bytes) !== expected) throw new FatalUnpackError('checksum error');
     };
     for (;;) {
-      const dstLen = read32();
+      const dstLen = input.u32be();
       if (dstLen === 0) break;
-      if (dstLen === 0xffffffff) throw new LzopDies('this file is a split lzop file');
-      if (dstLen > 64 * 1024 * 1024) throw new LzopDies('corrupted data');
-      const srcLen = read32();
-      if (srcLen === 0 || srcLen > dstLen) throw new LzopDies('corrupted data');
+      if (dstLen === 0xffffffff) throw new FatalUnpackError('this file is a split lzop file');
+      if (dstLen > 64 * 1024 * 1024) throw new FatalUnpackError('corrupted data');
+      const srcLen = input.u32be();
+      if (srcLen === 0 || srcLen > dstLen) throw new FatalUnpackError('corrupted data');
       const sums: [number, number][] = [];
-      if (f & F_ADLER32_D) sums.push([F_ADLER32_D, read32()]);
-      if (f & F_CRC32_D) sums.push([F_CRC32_D, read32()]);
+      if (f & F_ADLER32_D) sums.push([F_ADLER32_D, input.u32be()]);
+      if (f & F_CRC32_D) sums.push([F_CRC32_D, input.u32be()]);
       const packedSums: [number, number][] = [];
       if (srcLen < dstLen) {
-        if (f & F_ADLER32_C) packedSums.push([F_ADLER32_C, read32()]);
-        if (f & F_CRC32_C) packedSums.push([F_CRC32_C, read32()]);
+        if (f & F_ADLER32_C) packedSums.push([F_ADLER32_C, input.u32be()]);
+        if (f & F_CRC32_C) packedSums.push([F_CRC32_C, input.u32be()]);
       }
-      const block = read(srcLen);
+      const block = input.bytes(srcLen);
       let plain: Uint8Array = block;
       if (srcLen < dstLen) {
         for (const [kind, expected] of packedSums) check(kind, block, expected);
         try {
           plain = lzo1xDecompress(block, dstLen);
         } catch (err) {
-          if (err instanceof LzoError) throw new LzopDies(err.message);
+          if (err instanceof LzoError) throw new FatalUnpackError(err.message);
           throw err;
         }
       }
       for (const [kind, expected] of sums) check(kind, plain, expected);
-      chunks.push(Buffer.from(plain));
+      out.write(plain);
     }
-  } catch (err) {
-    if (err instanceof LzopDies) return { output: Buffer.concat(chunks), error: err.message, fatal: true, status: -1 };
-    throw err;
-  }
-  return { output: Buffer.concat(chunks), status: 1 };
+    return out.done(1);
+  });
 }
 
 const lzop: Omit<Unpacker, 'name' | 'implied'> = {

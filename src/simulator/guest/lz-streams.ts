@@ -5,26 +5,8 @@
  * only when it is full, so what was decoded after the last full buffer is lost).
  */
 
-import type { Unpacked } from './bbunpack.js';
-
-/** The output as busybox writes it: whole buffers as they fill. */
-class Written {
-  private readonly chunks: Buffer[] = [];
-  total = 0;
-  write(bytes: Uint8Array): void {
-    this.chunks.push(Buffer.from(bytes));
-    this.total += bytes.length;
-  }
-  done(): Unpacked {
-    return { output: Buffer.concat(this.chunks), status: this.total };
-  }
-  failed(error: string, fatal = false): Unpacked {
-    return { output: Buffer.concat(this.chunks), error, fatal, status: -1 };
-  }
-}
-
-/** Thrown inside a decoder for a message that ends the program. */
-class Died extends Error {}
+import { FatalUnpackError, UnpackWriter, type Unpacked } from './bbunpack.js';
+import { ByteReader } from './byte-reader.js';
 
 const IBUFSIZ = 2048;
 const OBUFSIZ = 2048;
@@ -36,7 +18,7 @@ const maxCode = (bits: number): number => 2 ** bits;
 
 /** busybox's `uncompress` decoder (unpack_Z_stream), reading its input 2048 bytes at a time as it does. */
 export function unpackZ(data: Uint8Array): Unpacked {
-  const out = new Written();
+  const out = new UnpackWriter();
   if (data.length < 2 || data[0] !== 0x1f || data[1] !== 0x9d) return out.failed('invalid magic');
   if (data.length < 3) return out.failed('short read');
   let at = 3;
@@ -62,7 +44,7 @@ export function unpackZ(data: Uint8Array): Unpacked {
   let freeEnt = blockMode ? FIRST : 256;
   for (let i = 255; i >= 0; --i) htab[i] = i;
   const skipToGroup = (): number => posbits - 1 + ((nBits << 3) - ((posbits - 1 + (nBits << 3)) % (nBits << 3)));
-  try {
+  return out.settle(() => {
     do {
       resetbuf: for (;;) {
         const o = posbits >> 3;
@@ -92,7 +74,7 @@ export function unpackZ(data: Uint8Array): Unpacked {
           let code = ((inbuf[p]! | (inbuf[p + 1]! << 8) | (inbuf[p + 2]! << 16)) >> (posbits & 7)) & bitmask;
           posbits += nBits;
           if (oldcode === -1) {
-            if (code >= 256) throw new Died('corrupted data');
+            if (code >= 256) throw new FatalUnpackError('corrupted data');
             oldcode = code;
             finchar = code;
             outbuf[outpos++] = finchar;
@@ -115,7 +97,7 @@ export function unpackZ(data: Uint8Array): Unpacked {
             code = oldcode;
           }
           while (code >= 256) {
-            if (stackp <= 0) throw new Died('corrupted data');
+            if (stackp <= 0) throw new FatalUnpackError('corrupted data');
             htab[--stackp] = htab[code]!;
             code = codetab[code]!;
           }
@@ -150,12 +132,9 @@ export function unpackZ(data: Uint8Array): Unpacked {
         break;
       }
     } while (rsize > 0);
-  } catch (err) {
-    if (err instanceof Died) return out.failed(err.message, true);
-    throw err;
-  }
-  if (outpos > 0) out.write(outbuf.subarray(0, outpos));
-  return out.done();
+    if (outpos > 0) out.write(outbuf.subarray(0, outpos));
+    return out.done();
+  });
 }
 
 const LZMA = (() => {
@@ -202,7 +181,7 @@ const nextState = [0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 4, 5];
  * each time it fills (the dictionary's size), and at the end.
  */
 export function unpackLzma(data: Uint8Array): Unpacked {
-  const out = new Written();
+  const out = new UnpackWriter();
   if (data.length < 13 || data[0]! >= 9 * 5 * 5) return out.failed('bad lzma header');
   const header = Buffer.from(data.subarray(0, 13));
   const lc = header[0]! % 9;
@@ -224,17 +203,13 @@ export function unpackLzma(data: Uint8Array): Unpacked {
     buffer[pos] = byte;
   };
   const p = new Uint16Array(LZMA.LITERAL + (0x300 << (lc + lp))).fill(1024);
-  let at = 13;
-  const nextByte = (): number => {
-    if (at >= data.length) throw new Died('unexpected EOF');
-    return data[at++]!;
-  };
+  const input = new ByteReader(data, () => new FatalUnpackError('unexpected EOF'), 13);
   let code = 0;
   let range = 0;
   const normalize = (): void => {
     if (range < 1 << 24) {
       range = (range * 256) >>> 0;
-      code = ((code << 8) | nextByte()) >>> 0;
+      code = ((code << 8) | input.byte()) >>> 0;
     }
   };
   const isBit1 = (i: number): number => {
@@ -273,10 +248,10 @@ export function unpackLzma(data: Uint8Array): Unpacked {
       out.write(buffer.subarray(0, dictSize));
     }
   };
-  try {
+  return out.settle(() => {
     for (let i = 0; i < 5; i++) {
       range = (range * 256) >>> 0;
-      code = ((code << 8) | nextByte()) >>> 0;
+      code = ((code << 8) | input.byte()) >>> 0;
     }
     range = 0xffffffff;
     while (globalPos + bufferPos < dstSize) {
@@ -381,12 +356,9 @@ export function unpackLzma(data: Uint8Array): Unpacked {
       }
       if (!copyMatch(len + 2)) return out.failed('corrupted data');
     }
-  } catch (err) {
-    if (err instanceof Died) return out.failed(err.message, true);
-    throw err;
-  }
-  out.write(buffer.subarray(0, bufferPos));
-  return out.done();
+    out.write(buffer.subarray(0, bufferPos));
+    return out.done();
+  });
 
   /** Copies `len` bytes from rep0 back; false where the distance reaches outside the window. */
   function copyMatch(len: number): boolean {

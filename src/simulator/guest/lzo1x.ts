@@ -5,6 +5,8 @@
  * exists (npm's `lzo` is a native binding; `lzo-wasm` only decompresses).
  */
 
+import { ByteReader } from './byte-reader.js';
+
 const M2_MAX_LEN = 8;
 const M4_MAX_LEN = 9;
 const M2_MAX_OFFSET = 0x0800;
@@ -142,18 +144,17 @@ export function lzo1xCompress(input: Uint8Array, dict: LzoDictionary): Uint8Arra
 export class LzoError extends Error {}
 
 /** lzo1x_decompress_safe: the block's bytes, which must come to `size`. */
-export function lzo1xDecompress(input: Uint8Array, size: number): Uint8Array {
+export function lzo1xDecompress(block: Uint8Array, size: number): Uint8Array {
   const out = new Uint8Array(size);
-  let ip = 0;
-  let op = 0;
+  const corrupt = (): LzoError => new LzoError('corrupted data');
   const bad = (): never => {
-    throw new LzoError('corrupted data');
+    throw corrupt();
   };
-  const byte = (): number => (ip < input.length ? input[ip++]! : bad());
+  const input = new ByteReader(block, corrupt);
+  let op = 0;
   const literals = (n: number): void => {
-    if (ip + n > input.length || op + n > size) bad();
-    out.set(input.subarray(ip, ip + n), op);
-    ip += n;
+    if (op + n > size) bad();
+    out.set(input.bytes(n), op);
     op += n;
   };
   const copy = (back: number, n: number): void => {
@@ -165,18 +166,30 @@ export function lzo1xDecompress(input: Uint8Array, size: number): Uint8Array {
   const runLength = (t: number, base: number): number => {
     if (t !== 0) return t;
     let n = 0;
-    for (let b = byte(); b === 0; b = byte()) n += 255;
-    return n + base + input[ip - 1]!;
+    let b = input.byte();
+    for (; b === 0; b = input.byte()) n += 255;
+    return n + base + b;
   };
-  let t = byte();
+  let t = input.byte();
   let state: 'start' | 'afterLiterals' | 'match' = 'start';
+  // LZO's match_next: the 1 to 3 literals a code's low bits count, then a match; with none, the
+  // next byte starts a literal run.
+  const fewLiterals = (n: number): void => {
+    if (n === 0) {
+      t = input.byte();
+      state = 'start';
+      return;
+    }
+    literals(n);
+    t = input.byte();
+    state = 'match';
+  };
+  // LZO's match_done: after a match, the count is in the low bits of its code's second-to-last byte.
+  const afterMatch = (): void => fewLiterals(block[input.at - 2]! & 3);
   if (t > 17) {
     t -= 17;
-    if (t < 4) {
-      literals(t);
-      t = byte();
-      state = 'match';
-    } else {
+    if (t < 4) fewLiterals(t);
+    else {
       literals(t);
       state = 'afterLiterals';
     }
@@ -191,43 +204,29 @@ export function lzo1xDecompress(input: Uint8Array, size: number): Uint8Array {
       }
     }
     if (state === 'afterLiterals') {
-      t = byte();
+      t = input.byte();
       if (t < 16) {
-        copy(1 + M2_MAX_OFFSET + (t >> 2) + (byte() << 2), 3);
-        t = input[ip - 2]! & 3;
-        if (t === 0) {
-          t = byte();
-          state = 'start';
-          continue;
-        }
-        literals(t);
-        t = byte();
+        copy(1 + M2_MAX_OFFSET + (t >> 2) + (input.byte() << 2), 3);
+        afterMatch();
+        continue;
       }
       state = 'match';
     }
-    // A match, then the literals its last byte counts.
-    if (t >= 64) copy(1 + ((t >> 2) & 7) + (byte() << 3), (t >> 5) + 1);
+    if (t >= 64) copy(1 + ((t >> 2) & 7) + (input.byte() << 3), (t >> 5) + 1);
     else if (t >= 32) {
       const len = runLength(t & 31, 31) + 2;
-      const low = byte();
-      copy(1 + (low >> 2) + (byte() << 6), len);
+      const low = input.byte();
+      copy(1 + (low >> 2) + (input.byte() << 6), len);
     } else if (t >= 16) {
       const len = runLength(t & 7, 7) + 2;
-      const low = byte();
-      const back = ((t & 8) << 11) + (low >> 2) + (byte() << 6);
+      const low = input.byte();
+      const back = ((t & 8) << 11) + (low >> 2) + (input.byte() << 6);
       if (back === 0) {
-        if (ip !== input.length || op !== size) bad();
+        if (input.left !== 0 || op !== size) bad();
         return out;
       }
       copy(back + 0x4000, len);
-    } else copy(1 + (t >> 2) + (byte() << 2), 2);
-    t = input[ip - 2]! & 3;
-    if (t === 0) {
-      t = byte();
-      state = 'start';
-      continue;
-    }
-    literals(t);
-    t = byte();
+    } else copy(1 + (t >> 2) + (input.byte() << 2), 2);
+    afterMatch();
   }
 }
