@@ -14,8 +14,8 @@ export interface OperationSpec {
   project?: string;
   /** Cluster member running it (cluster mode); the answering server when absent. */
   location?: string;
-  /** Resource-type name → URL paths (seed §2.3). */
-  resources?: Record<string, string[]>;
+  /** Resource-type name → URL paths (seed §2.3); null for an operation the daemon creates without any (an image upload). Default: none, `{}`. */
+  resources?: Record<string, string[]> | null;
   metadata?: Record<string, unknown> | null;
   mayCancel?: boolean;
   /** Called when a DELETE cancels the operation, before it turns 401. */
@@ -32,7 +32,7 @@ export class SimOperation {
   readonly createdAt: string;
   updatedAt: string;
   statusCode: StatusCode = StatusCode.Pending;
-  resources: Record<string, string[]>;
+  resources: Record<string, string[]> | null;
   metadata: Record<string, unknown> | null;
   mayCancel: boolean;
   err = '';
@@ -49,7 +49,7 @@ export class SimOperation {
     this.description = spec.description;
     this.project = spec.project ?? 'default';
     this.location = spec.location;
-    this.resources = spec.resources ?? {};
+    this.resources = spec.resources === undefined ? {} : spec.resources;
     this.metadata = spec.metadata ?? null;
     this.mayCancel = spec.mayCancel ?? false;
     this.onCancel = spec.onCancel;

@@ -5,6 +5,7 @@ import { shellBuiltins } from './shell-builtins.js';
 import { catCommand, guestCommands, harmlessSignals, scriptedCommand, sleepCommand, type GuestProcess } from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
 import { layOut } from './guest-layout.js';
+import { rootfsOf } from './image-rootfs.js';
 import { busyboxCommands } from './busybox-programs.js';
 import { busyboxItself, busyboxSystem, type GuestNic } from './busybox-system.js';
 import { busyboxText } from './busybox-text.js';
@@ -127,6 +128,14 @@ function loadJustBash(): Promise<JustBash> {
   return justBash;
 }
 
+/** A filesystem laid out as an image of `os` has it (the image's `os` property, copied into `image.os` on create; seeded instances are busybox). */
+async function laidOut(os: string | undefined): Promise<GuestFs> {
+  const { InMemoryFs } = await loadJustBash();
+  const memory: InMemoryFs = new InMemoryFs();
+  await layOut(memory, os ?? 'busybox');
+  return new GuestFs(memory);
+}
+
 /** The virtual pid of the top shell of every command (`$$`). */
 const shellPid = 58;
 
@@ -200,6 +209,21 @@ export class Guests {
       );
   }
 
+  /**
+   * What a publish packs: the snapshot's filesystem or the instance's, as it is now; the image's
+   * layout when it was never made (a snapshot taken before anything touched the instance).
+   */
+  publishedFs(from: SimInstance, snap: SimSnapshot | undefined): Promise<GuestFs> {
+    if (!snap) return this.fs(from);
+    return this.snapshotFilesystems.get(snap) ?? laidOut(from.config['image.os']);
+  }
+
+  /** Keeps the files under `rootfs/` of an uploaded unified image the simulator published (its export) as what an instance made from it starts from. */
+  async adoptImage(fingerprint: string, tarball: Buffer): Promise<void> {
+    const fs = await rootfsOf(tarball, async () => new (await loadJustBash()).InMemoryFs());
+    if (fs) this.imageFilesystems.set(fingerprint, Promise.resolve(fs));
+  }
+
   /** Forgets a deleted image's filesystem. */
   forgetImage(fingerprint: string): void {
     this.imageFilesystems.delete(fingerprint);
@@ -219,13 +243,7 @@ export class Guests {
   fs(inst: SimInstance): Promise<GuestFs> {
     let fs = this.filesystems.get(inst);
     if (!fs) {
-      fs = (async () => {
-        const { InMemoryFs } = await loadJustBash();
-        const memory: InMemoryFs = new InMemoryFs();
-        // The image's `os` property, copied into `image.os` on create; seeded instances are busybox.
-        await layOut(memory, inst.config['image.os'] ?? 'busybox');
-        return new GuestFs(memory);
-      })();
+      fs = laidOut(inst.config['image.os']);
       this.filesystems.set(inst, fs);
     }
     return fs;

@@ -1,5 +1,6 @@
 import { daemonTexts } from '../daemon-texts.js';
 import { asyncOp, sync, SimHttpError, type SimResponse } from '../envelope.js';
+import { imageTarball } from '../guest/image-rootfs.js';
 import { readImageMetadata } from '../image-metadata.js';
 import { fingerprintOf, type ImageFiles } from '../image-store.js';
 import type { SimInstance, SimSnapshot } from '../instance-model.js';
@@ -216,12 +217,14 @@ function jsonRequest(req: SimRequest): Record<string, unknown> | undefined {
  * properties), a split image (multipart/form-data with parts `metadata` and `rootfs`), or JSON
  * `{"source": {"type": "instance" | "snapshot", "name": …}}` to publish a stopped instance or a
  * snapshot. An upload takes its architecture, creation date and properties from its
- * `metadata.yaml` (the headers' properties win), as the daemon does; images from a remote server
- * (`source.type` image or url) are not served.
+ * `metadata.yaml` (the headers' properties win), as the daemon does; a tarball the simulator
+ * published (its export) brings its files back: an instance made from it starts with them. Images
+ * from a remote server (`source.type` image or url) are not served.
  */
 function upload(req: SimRequest): SimResponse {
   const { ctx } = req;
-  let files: ImageFiles;
+  // A publish packs the instance's files when the operation runs.
+  let files: ImageFiles | (() => Promise<ImageFiles>);
   let fields: {
     filename: string;
     public: boolean;
@@ -258,8 +261,9 @@ function upload(req: SimRequest): SimResponse {
     if (type === 'snapshot' && (snapName === undefined || !inst.snapshots.has(snapName))) throw new SimHttpError(404, 'Instance not found');
     if (type !== 'snapshot' && inst.isActive) fail = 'Cannot export a running instance as an image';
     published = { inst, snap: snapName === undefined ? undefined : inst.snapshots.get(snapName) };
-    // A published image is a new tarball of the instance: its bytes (and fingerprint) differ every time.
-    files = { kind: 'unified', data: Buffer.from(`reflex-sim publish ${inst.name}/${snapName ?? ''} ${ctx.ids.uuid()}\n`) };
+    const from = published;
+    // A published image is a new tarball of the instance's files: its bytes (and fingerprint) differ every time.
+    files = async () => ({ kind: 'unified', data: await publishedTarball(req, from.inst, from.snap, fields.properties) });
     const imageProps = Object.fromEntries(
       Object.entries(inst.config)
         .filter(([k]) => k.startsWith('image.'))
@@ -275,13 +279,18 @@ function upload(req: SimRequest): SimResponse {
       aliases,
     };
   }
-  const op = ctx.ops.create({ description: 'Downloading image', project: req.info.project });
+  // LXD 5.0.2 creates the operation with no resources at all (null); Incus 6.0.4 with an empty set.
+  const op = ctx.ops.create({ description: 'Downloading image', project: req.info.project, resources: ctx.opts.revision === 'later' ? {} : null });
   op.running();
-  setTimeout(() => {
+  setTimeout(() => void store().catch((err: unknown) => op.fail((err as Error).message)), ctx.opts.timings.taskMs).unref();
+  return asyncOp(op.url, ctx.ops.render(op));
+
+  async function store(): Promise<void> {
     if (fail) return op.fail(fail);
-    const fingerprint = fingerprintOf(files);
+    const stored = typeof files === 'function' ? await files() : files;
+    const fingerprint = fingerprintOf(stored);
     if (ctx.images.has(fingerprint)) return op.fail(`Image with same fingerprint already exists`);
-    const size = files.kind === 'unified' ? files.data.length : files.metadata.length + files.rootfs.length;
+    const size = stored.kind === 'unified' ? stored.data.length : stored.metadata.length + stored.rootfs.length;
     const now = ctx.ops.now();
     ctx.images.add(
       {
@@ -301,15 +310,43 @@ function upload(req: SimRequest): SimResponse {
         last_used_at: zeroTime,
         uploaded_at: now,
       },
-      files,
+      stored,
     );
     for (const a of fields.aliases) if (a.name) ctx.aliases.add({ name: a.name, description: a.description, target: fingerprint, type: 'container' });
-    // The image is a tarball of the instance's root filesystem: instances made from it start with its files.
+    // The image is a tarball of a root filesystem: instances made from it start with its files.
     if (published) ctx.guests.publish(published.inst, published.snap, fingerprint);
+    else if (stored.kind === 'unified') await ctx.guests.adoptImage(fingerprint, stored.data);
     op.metadata = { fingerprint, size: String(size) };
     op.succeed();
-  }, ctx.opts.timings.taskMs).unref();
-  return asyncOp(op.url, ctx.ops.render(op));
+  }
+}
+
+/**
+ * The unified tarball a publish makes, as LXD 5.0.2 packs one: `metadata.yaml` (architecture,
+ * creation date, the image's properties) and the instance's (or snapshot's) files under `rootfs/`,
+ * so that its export uploaded again is the same image with the same files.
+ */
+async function publishedTarball(
+  req: SimRequest,
+  inst: SimInstance,
+  snap: SimSnapshot | undefined,
+  properties: Record<string, string>,
+): Promise<Buffer> {
+  const { ctx } = req;
+  const created = new Date(ctx.ops.now());
+  const yaml = [
+    `architecture: ${JSON.stringify(properties.architecture ?? inst.config['image.architecture'] ?? 'x86_64')}`,
+    `creation_date: ${Math.floor(created.getTime() / 1000)}`,
+    'properties:',
+    ...Object.entries(properties).map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`),
+    '',
+  ].join('\n');
+  return imageTarball(
+    yaml,
+    await ctx.guests.publishedFs(inst, snap),
+    created,
+    `reflex-sim publish ${inst.name}/${snap?.name ?? ''} ${ctx.ids.uuid()}`,
+  );
 }
 
 /** An `X-LXD-<name>` header, or its Incus spelling `X-Incus-<name>`. */
