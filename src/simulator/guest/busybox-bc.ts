@@ -116,6 +116,13 @@ class BcMachine {
     return bool({ '==': c === 0, '!=': c !== 0, '<': c < 0, '<=': c <= 0, '>': c > 0, '>=': c >= 0 }[o]!);
   }
 
+  /** A value's number printed (with a newline: a statement's value; without: `print`'s), which becomes `last`. */
+  private printNum(v: Val, newline: boolean): void {
+    const n = this.num(v);
+    this.out.printNum(n, this.obase, newline);
+    this.last = n;
+  }
+
   /** Runs code to its end (a top-level statement): calls push frames, returns pop them. */
   async run(main: Instr[], signal: AbortSignal | undefined): Promise<void> {
     const frames: Frame[] = [{ code: main, pc: 0, base: 0 }];
@@ -193,20 +200,13 @@ class BcMachine {
           break;
         case 'print': {
           const v = st.pop()!;
-          if (v.k === 'void') break;
-          const n = this.num(v);
-          this.out.printNum(n, this.obase, true);
-          this.last = n;
+          if (v.k !== 'void') this.printNum(v, true);
           break;
         }
         case 'printpop': {
           const v = st.pop()!;
           if (v.k === 's') this.out.printString(v.v);
-          else if (v.k !== 'void') {
-            const n = this.num(v);
-            this.out.printNum(n, this.obase, false);
-            this.last = n;
-          }
+          else if (v.k !== 'void') this.printNum(v, false);
           break;
         }
         case 'printstr': {

@@ -162,6 +162,12 @@ class DcMachine {
     if (this.stack.length < n) throw new N.CalcError('stack has too few elements');
   }
 
+  /** The top of the stack, left there. */
+  private top(): Val {
+    this.need(1);
+    return this.stack[this.stack.length - 1]!;
+  }
+
   private num(v: Val): N.Num {
     if (v.k !== 'n') throw new N.CalcError('variable is wrong type');
     return v.v;
@@ -330,15 +336,13 @@ class DcMachine {
         return 0;
       case 'p':
       case 'n':
-        this.need(1);
-        this.printVal(st[st.length - 1]!, true);
+        this.printVal(this.top(), true);
         return 0;
       case 'f':
         for (let i = st.length - 1; i >= 0; i--) this.printVal(st[i]!, true);
         return 0;
       case 'P': {
-        this.need(1);
-        const v = st[st.length - 1]!;
+        const v = this.top();
         if (v.k === 's') this.out.write(v.v.split('\0')[0]!);
         else this.out.write(byteStream(v.v));
         return 0;
@@ -347,8 +351,7 @@ class DcMachine {
         st.length = 0;
         return 0;
       case 'd':
-        this.need(1);
-        st.push(st[st.length - 1]!);
+        st.push(this.top());
         return 0;
       case 'r':
         this.need(2);
@@ -400,8 +403,7 @@ class DcMachine {
         return 0;
       }
       case 'x': {
-        this.need(1);
-        const v = st[st.length - 1]!;
+        const v = this.top();
         if (v.k !== 's') return 0;
         st.pop();
         return v.v;
