@@ -355,6 +355,30 @@ const busyboxSteps: string[] = [
   'T="s/[A-Z][a-z][a-z] [ 1-3][0-9] [0-2][0-9]:[0-5][0-9]/T/"; mkdir /tmp/rt-fp; cd /tmp/rt-fp; ln -s loop loop; ln -s a b; ln -s b a; ' +
     'ln -s loop/x y; cat loop; echo $?; cat y; cat loop/; ls -L loop; echo $?; ls -ld loop/; ls loop; ls -l loop | sed "$T"; stat -L loop; ' +
     'echo $?; stat loop/; stat -c %F loop; touch a; echo $?; cp a c; echo $?; cp b c; chmod 600 loop; echo $?; mkdir a/x; cd /; rm -r /tmp/rt-fp',
+  // find as busybox's: symlinks (-type l, -L, -follow, -H, a dangling link, a loop, a cycle through .. ended by ELOOP), its
+  // expression (( ) ! -not -a -o, -name -iname -path -regex -perm -size -links -empty -newer -prune -exec ; + -print0 -quit ...)
+  // and its refusals; stat -f in busybox's formats, the host disk's figures (6 digits and more) masked.
+  'mkdir /tmp/rt-fp; cd /tmp/rt-fp; mkdir d; echo a > f; ln -s f l; ln -s d dl; ln -s nowhere n; ln -s loop loop; touch d/g; ' +
+    'find . | sort; find . -type l | sort; find . ! -type l -type f | sort; find -L . 2>&1 | sort; find -L . -type l 2>/dev/null; ' +
+    'find . -follow -type d 2>/dev/null | sort; find dl; find dl/ | sort; find -H dl | sort; find dl -type l; find -P dl -print0 | od -c | head -1; ' +
+    'find -L . >/dev/null 2>&1; echo $?; ln -s ../d d/sub; find -L d 2>/dev/null | wc -l; find -L d >/dev/null 2>&1; echo $?; ' +
+    'find -L d 2>&1 >/dev/null | grep -o sub | wc -l; cd /; rm -r /tmp/rt-fp',
+  'mkdir -p /tmp/rt-fp/d/e; cd /tmp/rt-fp; touch .h a A; echo a > f; touch d/g; find . -name "*" | sort; find . -iname a | sort; ' +
+    'find . -name ".*" | sort; find . -path "*h"; find . -exec echo x{}y {} \\; | sort; find . -name a -exec false \\; -print; echo $?; ' +
+    'find . -name a -exec sh -c "exit 3" {} +; echo $?; find ./ -maxdepth 1 | sort; find . -maxdepth 0 -name .; ' +
+    'find . -mindepth 1 -maxdepth 1 -name a -print -print; find . -empty | sort; find . -size 0 | sort; find . -size +0 | sort; find . -size -1 | sort; ' +
+    'find . -user 0 -group root -name a; find . -links 3; find . -perm 644 | sort; find . -perm -u=rw -name a; find . -perm +111 | sort; ' +
+    'find . -type d -o -type f -name a | sort; find . \\( -type d -o -name a \\) -print | sort; find . ! -name a ! -name A -type f | sort; ' +
+    'find . -not -name f -type f | sort; find . -mindepth 2 | sort; find . -depth -name d; find nosuch; echo $?; find . -exec echo {} + | wc -w; ' +
+    'find . -mtime 0 | wc -l; find . -mmin -5 | wc -l; find . -mtime +1; find . -samefile f; find d -prune; find . -name d -prune -o -print | sort; ' +
+    'find . -executable | sort; find . -regex ".*/[de]" | sort; find . -print -quit -print; find . -quit; echo $?; cd /; rm -r /tmp/rt-fp',
+  'cd /tmp; find . -type; find . -name; find . \\( -name a; find . -name a \\) 2>&1 | head -2; find -maxdepth x; find . -newer nosuch; ' +
+    'find . -links 1x; find . -type x; find . -type fd; find . -perm 9; find . -size 3z; find . -mtime x; find . -exec echo; find . -exec; ' +
+    'echo $?; find . -user nosuchuser; find . -group nosuch; find . -inum x; find /tmp -maxdepth 0 !; find /tmp -maxdepth 0 -o -name a; ' +
+    'find . -samefile nosuch; find -L /tmp -xdev -maxdepth 0; find /tmp -maxdepth 0 -not; find /tmp -maxdepth 0 -a; find . -delete 2>&1 | head -1',
+  'M="s/[0-9a-f]\\{6,\\} */N /g"; stat -f / | sed "$M"; stat -f -t /tmp | sed "$M"; stat -fL / | sed "$M"; ' +
+    'stat -f -c "%n|%l|%s|%S|%t|%T|%z|%%|%-6T|%5l|" / /proc /sys /dev /proc/self; stat -f -c "%a %b %c %d %f %i" /proc /sys; ' +
+    'stat -f -c "%b %f %a" /dev; stat -f /proc; stat -f nosuch; echo $?; ln -s /nowhere /tmp/rt-fp; stat -f /tmp/rt-fp; rm /tmp/rt-fp',
   // bc (issue #41 item 5): what scripts ask of it (scale, -l, big powers, obase/ibase, the 70-column wrap), bc's number rules.
   'echo "scale=2; 10/3" | bc; echo "s(1)" | bc -l; echo "2^100" | bc; echo "2^300" | bc; echo "obase=16; 255" | bc; ' +
     'echo "obase=16; 2^300; -255; 10.75; .5" | bc; echo "obase=100; 12345678" | bc; echo "obase=2; -5.75" | bc; ' +

@@ -27,7 +27,7 @@ const usages = {
 };
 
 /** The mode bits a mode operand gives (octal, or `[ugoa]*[+-=][rwxXst]*,…` over `base`), or undefined when it is not one. */
-function parseMode(text: string, base: number, isDir = false): number | undefined {
+export function parseMode(text: string, base: number, isDir = false): number | undefined {
   if (/^[0-7]+$/.test(text)) return Number.parseInt(text, 8) <= 0o7777 ? Number.parseInt(text, 8) : undefined;
   let mode = base;
   for (const clause of text.split(',')) {

@@ -5,6 +5,7 @@ import { banner } from './busybox-getopt.js';
 import type { GuestFs } from './guest-fs.js';
 import { busyboxArchives } from './busybox-archives.js';
 import { busyboxCalc } from './busybox-calc.js';
+import { busyboxFind } from './busybox-find.js';
 import { busyboxLz } from './busybox-lz.js';
 import { busyboxEditors } from './busybox-edit.js';
 import { busyboxMisc } from './busybox-misc.js';
@@ -350,6 +351,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     ...busyboxPackages(host),
     ...busyboxLz(host),
     ...busyboxCalc(host),
+    busyboxFind(host),
   ];
 }
 

@@ -1,7 +1,8 @@
+import { statfsSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
 import { banner, getopt, isResult } from './busybox-getopt.js';
-import { accountNames, guestDevice, modeString, statusOf, symlinkLoop, type FileStatus } from './file-status.js';
+import { accountNames, guestDevice, modeString, resolvePath, statusOf, symlinkLoop, type FileStatus } from './file-status.js';
 import { errnos } from './busybox-file-calls.js';
 import type { ProgramHost } from './program-host.js';
 
@@ -24,6 +25,72 @@ const defaultFormat =
   '  File: %N\n  Size: %-10s\tBlocks: %-10b IO Block: %-6o %F\nDevice: %Dh/%dd\tInode: %-10i  Links: %h\n' +
   'Access: (%04a/%10.10A)  Uid: (%5u/%8U)   Gid: (%5g/%8G)\nAccess: %x\nModify: %y\nChange: %z';
 const terseFormat = '%n %s %b %f %u %g %D %i %h %t %T %X %Y %Z %o';
+const fsFormat =
+  '  File: "%n"\n    ID: %-8i Namelen: %-7l Type: %T\nBlock size: %-10s\nBlocks: Total: %-10b Free: %-10f Available: %a\n' +
+  'Inodes: Total: %-10c Free: %d';
+const fsTerseFormat = '%n %i %l %t %s %b %f %a %c %d';
+
+/** What statfs(2) says of a filesystem, as `stat -f` prints it. */
+interface FsStatus {
+  id: string;
+  type: number;
+  blocks: number;
+  free: number;
+  avail: number;
+  files: number;
+  ffree: number;
+}
+
+/** busybox's human_fstype: the names of the magic numbers a container's filesystems have. */
+const fsTypeNames: Record<number, string> = {
+  0xef53: 'ext2/ext3',
+  0x1021994: 'tmpfs',
+  0x9fa0: 'proc',
+  0x62656572: 'sysfs',
+  0x1cd1: 'devpts',
+  0x58465342: 'xfs',
+  0x6969: 'nfs',
+  0x73717368: 'squashfs',
+};
+
+/**
+ * The filesystem a guest's path is on, as the beds' containers mount them: /proc (proc), /sys
+ * (sysfs), /dev/pts (devpts) and /dev (LXD's 492 KiB tmpfs) have the beds' figures; the root is a
+ * directory of the host's disk, whose figures (and type) are the host's, as `df` shows them.
+ */
+function filesystemOf(path: string): FsStatus {
+  const under = (dir: string): boolean => path === dir || path.startsWith(`${dir}/`);
+  const pseudo = (id: string, type: number): FsStatus => ({ id, type, blocks: 0, free: 0, avail: 0, files: 0, ffree: 0 });
+  if (under('/proc')) return pseudo('3900000000', 0x9fa0);
+  if (under('/sys')) return pseudo('5733df9f59df630b', 0x62656572);
+  if (under('/dev/pts')) return pseudo('3b00000000', 0x1cd1);
+  if (under('/dev')) return { id: '14d926fd023a23a0', type: 0x1021994, blocks: 123, free: 122, avail: 122, files: 3085448, ffree: 3085428 };
+  try {
+    const st = statfsSync('/');
+    const scale = st.bsize / 4096;
+    return {
+      id: '9808526ef6096adf',
+      type: st.type,
+      blocks: Math.round(st.blocks * scale),
+      free: Math.round(st.bfree * scale),
+      avail: Math.round(st.bavail * scale),
+      files: st.files,
+      ffree: st.ffree,
+    };
+  } catch {
+    return { id: '9808526ef6096adf', type: 0xef53, blocks: 0, free: 0, avail: 0, files: 0, ffree: 0 };
+  }
+}
+
+/** Fills a format's `%` sequences from `fields` (a letter it does not know is printed as itself), with printf's flags. */
+function formatted(format: string, fields: Record<string, [string, boolean]>): string {
+  return format.replace(/%([-#+ 0'\d.]*)(.?)/g, (_, flags: string, letter: string) => {
+    if (letter === '%') return '%';
+    if (letter === '') return '%';
+    const field = fields[letter];
+    return field ? pad(field[0], flags, field[1]) : pad(letter, flags, false);
+  });
+}
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
 
@@ -57,8 +124,8 @@ function pad(value: string, flags: string, numeric: boolean): string {
  * busybox 1.35's `stat` over the guest's files: `-c FMT` (every file sequence, with printf's flags
  * and widths), the default and `-t` displays, `-L`, a symlink as a symlink (`symbolic link`,
  * `'b' -> 'a'`, its target's length), a directory's 4096 bytes and its links, and busybox's messages.
- * The filesystem keeps one time per entry, so access, modification and change times are the same;
- * `-f` (the filesystem's status) is not served.
+ * The filesystem keeps one time per entry, so access, modification and change times are the same.
+ * `-f` prints the status of the filesystem a path is on ({@link filesystemOf}), in busybox's formats.
  */
 export function busyboxStat(host: ProgramHost): Command {
   return {
@@ -67,17 +134,16 @@ export function busyboxStat(host: ProgramHost): Command {
       let format: string | undefined;
       let follow = false;
       let terse = false;
-      const filesystem: ExecResult = { stdout: '', stderr: '', exitCode: 1 };
+      let filesystem = false;
       const p = getopt('stat', usageText, args, 'Ltfl', 'c', null, {
         onOption: (c, v) => {
           if (c === 'c' && typeof v === 'string') format = v;
           else if (c === 'L') follow = true;
           else if (c === 't') terse = true;
-          else if (c === 'f') return filesystem;
+          else if (c === 'f') filesystem = true;
           return undefined;
         },
       });
-      if (p === filesystem) return ctx.origCommand ? ctx.origCommand(args) : fail(usage);
       if (isResult(p)) return p;
       const files = p.operands;
       if (files.length === 0) return fail(usage);
@@ -85,6 +151,34 @@ export function busyboxStat(host: ProgramHost): Command {
       let stdout = '';
       let stderr = '';
       let exitCode = 0;
+      if (filesystem) {
+        for (const file of files) {
+          // statfs(2) follows symlinks.
+          const at = await resolvePath(host.fs.memory, posix.resolve(ctx.cwd, file), true);
+          if ('errno' in at) {
+            stderr += `stat: can't read file system information for '${file}': ${errnos[at.errno]}\n`;
+            exitCode = 1;
+            continue;
+          }
+          const fs = filesystemOf(at.path);
+          const fields: Record<string, [string, boolean]> = {
+            a: [String(fs.avail), true],
+            b: [String(fs.blocks), true],
+            c: [String(fs.files), true],
+            d: [String(fs.ffree), true],
+            f: [String(fs.free), true],
+            i: [fs.id, true],
+            l: ['255', true],
+            n: [file, false],
+            s: ['4096', true],
+            S: ['4096', true],
+            t: [fs.type.toString(16), true],
+            T: [fsTypeNames[fs.type] ?? 'UNKNOWN', false],
+          };
+          stdout += `${formatted(format ?? (terse ? fsTerseFormat : fsFormat), fields)}\n`;
+        }
+        return { stdout, stderr, exitCode };
+      }
       for (const file of files) {
         const path = posix.resolve(ctx.cwd, file);
         // A trailing slash follows a final symlink, as stat(2) does.
@@ -124,13 +218,7 @@ export function busyboxStat(host: ProgramHost): Command {
           z: [longTime(st.mtime), false],
           Z: [seconds, true],
         };
-        const own = format ?? (terse ? terseFormat : defaultFormat);
-        stdout += `${own.replace(/%([-#+ 0'\d.]*)(.?)/g, (_, flags: string, letter: string) => {
-          if (letter === '%') return '%';
-          if (letter === '') return '%';
-          const field = fields[letter];
-          return field ? pad(field[0], flags, field[1]) : pad(letter, flags, false);
-        })}\n`;
+        stdout += `${formatted(format ?? (terse ? terseFormat : defaultFormat), fields)}\n`;
       }
       return { stdout, stderr, exitCode };
     },

@@ -65,10 +65,27 @@ const maxSymlinks = 40;
  * symlink counts when `follow` is set (stat(2), open(2)) or the path ends with a slash.
  */
 export async function symlinkLoop(fs: Pick<IFileSystem, 'lstat' | 'readlink'>, path: string, follow: boolean): Promise<boolean> {
+  const at = await resolvePath(fs, path, follow);
+  return 'errno' in at && at.errno === 'ELOOP';
+}
+
+/**
+ * path_resolution(7) over the guest's files: the physical path `path` (absolute) names, following
+ * the symlinks among its directories and a final one when `follow` is set or the path ends with a
+ * slash, or why it cannot: ENOENT, ENOTDIR, or ELOOP past 40 symlinks (a loop, or a chain through
+ * `..` as `find -L` walks one). The in-memory filesystem's own resolution stops at the first symlink
+ * it meets twice, which a path may rightly do.
+ */
+export async function resolvePath(
+  fs: Pick<IFileSystem, 'lstat' | 'readlink'>,
+  path: string,
+  follow: boolean,
+): Promise<{ path: string } | { errno: 'ENOENT' | 'ENOTDIR' | 'ELOOP' }> {
   const todo = path.split('/').filter(Boolean);
   const followLast = follow || path.endsWith('/');
   let at = '/';
   let hops = 0;
+  let isDir = true;
   while (todo.length > 0) {
     const name = todo.shift()!;
     if (name === '.') continue;
@@ -78,17 +95,19 @@ export async function symlinkLoop(fs: Pick<IFileSystem, 'lstat' | 'readlink'>, p
     }
     const next = posix.join(at, name);
     const st = await fs.lstat(next).catch(() => undefined);
-    if (!st) return false;
+    if (!st) return { errno: 'ENOENT' };
     if (st.isSymbolicLink && (todo.length > 0 || followLast)) {
-      if (++hops > maxSymlinks) return true;
+      if (++hops > maxSymlinks) return { errno: 'ELOOP' };
       const target = await fs.readlink(next);
       todo.unshift(...target.split('/').filter(Boolean));
       if (target.startsWith('/')) at = '/';
       continue;
     }
+    if (!st.isDirectory && todo.length > 0) return { errno: 'ENOTDIR' };
+    isDir = st.isDirectory;
     at = next;
   }
-  return false;
+  return path.endsWith('/') && !isDir ? { errno: 'ENOTDIR' } : { path: at };
 }
 
 /** A mode as `ls -l` shows it (`drwxrwxrwt`, `-rwsr-xr-x`). */
