@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { INCUS_SOCKET, lxdSocketPath } from '../support/daemon-bed.js';
 import type { LxcResult } from '../support/lxc-cli.js';
 import { normaliseOutput } from './normalise.js';
 import type { SimRemote } from './sim-remote.js';
@@ -28,6 +30,13 @@ export interface ScenarioStep {
   input?: string;
   /** The step writes to the local directory `{local}`: its files and their contents are compared too. */
   localTree?: boolean;
+  /**
+   * The program the step runs: the suite's client (default), or `curl` for a request no client sends
+   * as it is. A curl argument's leading `R:` is the remote's base URL, reached as the client reaches
+   * it (the real daemon's unix socket; the simulator's HTTPS address with the client's certificate).
+   * In any later step, `{.a.b}` is the field `a.b` of the JSON the last curl step printed.
+   */
+  program?: 'curl';
 }
 
 /** The client binary a differential suite drives. */
@@ -44,6 +53,15 @@ const init = ['-c', 'raw.lxc=lxc.init.cmd=/sbin/testinit'];
 
 /** The "used by" count of a CSV row counts everything on the host, other suites' instances included. */
 const usedByCount = (text: string): string => text.replace(/,\d+$/gm, ',<count>');
+
+/** An image's size in an operation's metadata (a string): the tarballs of the daemon's and the simulator's files differ by nature. */
+const imageSize = (text: string): string => text.replace(/"size": "\d+"/g, '"size": "<n>"');
+
+/** `image info` prints the image's properties in Go's map order, which changes from run to run: in name order here. */
+const sortedProperties = (text: string): string =>
+  text.replace(/^(Properties:\n)((?: {4}.*\n)*)/m, (_, head: string, lines: string) =>
+    lines ? `${head}${lines.split('\n').filter(Boolean).sort().join('\n')}\n` : head,
+  );
 
 /** The liblxc log itself is the host's (its warnings, timestamps); what precedes it is compared. */
 const withoutLogLines = (text: string): string => text.replace(/\nLog:\n[\s\S]*$/, '\nLog:\n<log>\n');
@@ -655,6 +673,20 @@ export const scenario: ScenarioStep[] = [
   { args: ['exec', 'R:{n}-pub', '--', 'cat', '/root/rt-published'] },
   { args: ['delete', 'R:{n}-pub', '--force'] },
   { args: ['image', 'delete', 'R:{n}-img'] },
+  // Issue #41 item 3: an image upload without a Content-Type, as pylxd's `client.images.create(data)`
+  // sends one and no client here does: the published image exported, deleted, and its tarball sent
+  // again by curl; the same bytes make the same image, and an instance from it has the published file.
+  { args: ['publish', 'R:{n}', 'R:', '--alias', '{n}-img'] },
+  { args: ['image', 'export', 'R:{n}-img', '{local}/up'] },
+  { args: ['image', 'delete', 'R:{n}-img'] },
+  { args: ['-H', 'Content-Type:', '--data-binary', '@{local}/up.tar.gz', 'R:/1.0/images'], program: 'curl' },
+  { args: ['R:{.operation}/wait'], program: 'curl', transform: imageSize },
+  { args: ['image', 'alias', 'create', 'R:{n}-img', '{.metadata.metadata.fingerprint}'] },
+  { args: ['image', 'info', 'R:{n}-img'], transform: sortedProperties },
+  { args: ['launch', 'R:{n}-img', 'R:{n}-pub', ...init] },
+  { args: ['exec', 'R:{n}-pub', '--', 'cat', '/root/rt-published'] },
+  { args: ['delete', 'R:{n}-pub', '--force'] },
+  { args: ['image', 'delete', 'R:{n}-img'] },
   { args: ['launch', 'R:reflex-busybox', 'R:{launched}', ...init] },
   { args: ['info', 'R:{launched}', '--show-log'], transform: withoutLogLines },
   { args: ['console', 'R:{launched}', '--show-log'] },
@@ -705,11 +737,19 @@ export function stepsFor(client: Client): (ScenarioStep & { args: string[] })[] 
     .map((step) => ({ ...step, args: client === 'incus' && step.incus ? step.incus : step.args }));
 }
 
-/** The arguments of a step for one remote and run; `local` is the side's own directory on the host. */
-export function argsFor(step: ScenarioStep, remote: string, names: Names, local = ''): string[] {
+/**
+ * The arguments of a step for one remote and run; `local` is the side's own directory on the host,
+ * `reply` the JSON the last curl step printed, `base` the remote's URL for a curl step.
+ */
+export function argsFor(step: ScenarioStep, remote: string, names: Names, local = '', reply?: unknown, base?: string): string[] {
+  const field = (path: string): string => {
+    const v = path.split('.').reduce<unknown>((o, k) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), reply);
+    return typeof v === 'string' || typeof v === 'number' ? String(v) : `{.${path}}`;
+  };
   return step.args.map((a) =>
-    a
+    (step.program === 'curl' && base !== undefined ? a.replace(/^R:/, base) : a)
       .replaceAll('R:', `${remote}:`)
+      .replace(/\{\.([\w.]+)\}/g, (_, path: string) => field(path))
       .replaceAll('{copy}', names.copy)
       .replaceAll('{launched}', names.launched)
       .replaceAll('{n}', names.n)
@@ -725,7 +765,7 @@ function treeOf(dir: string): string {
 
 /** Display form of a step, for test names. */
 export function titleOf(step: ScenarioStep, client: Client = 'lxc'): string {
-  return `${client} ${step.args.join(' ')}`;
+  return `${step.program ?? client} ${step.args.join(' ')}`;
 }
 
 /** One command's normalised result on the real daemon and on the simulator, by step index. */
@@ -746,9 +786,16 @@ export async function runDifferential(t: SimRemote, steps: ScenarioStep[], names
   ] as const) {
     const local = join(t.lxc.confDir, `local-${side}`);
     mkdirSync(local);
+    const target = curlTarget(t, remote, client);
+    let reply: unknown;
     for (const [i, step] of steps.entries()) {
-      const args = argsFor(step, remote, names, local);
-      let res = await t.lxc.run(args, { timeoutMs: 60_000, input: step.input });
+      const args = argsFor(step, remote, names, local, reply, target.base);
+      let res: LxcResult;
+      if (step.program === 'curl') {
+        res = await runCurl([...target.options, ...args]);
+        reply = parsedOrUndefined(res.stdout);
+        res = { ...res, stdout: prettyJson(res.stdout) };
+      } else res = await t.lxc.run(args, { timeoutMs: 60_000, input: step.input });
       if (step.localTree) res = { ...res, stdout: `${res.stdout}${treeOf(local)}` };
       res = { ...res, stdout: res.stdout.replaceAll(local, '{local}'), stderr: res.stderr.replaceAll(local, '{local}') };
       // The real daemons can lose part or all of an exec's output (LXD 5.0.2's race,
@@ -774,6 +821,51 @@ export async function runDifferential(t: SimRemote, steps: ScenarioStep[], names
   }
   return results;
 }
+
+/**
+ * How curl reaches a remote as the client does: the real daemon's unix socket; the simulator's
+ * HTTPS address with the client certificate its remote was added with (its self-signed server
+ * certificate, which the client pinned at `remote add`, is not checked).
+ */
+function curlTarget(t: SimRemote, remote: 'local' | 'sim', client: Client): { base: string; options: string[] } {
+  if (remote === 'sim')
+    return {
+      base: t.sim.httpsUrl!,
+      options: ['--cert', join(t.lxc.confDir, 'client.crt'), '--key', join(t.lxc.confDir, 'client.key'), '--insecure'],
+    };
+  return { base: 'http://daemon', options: ['--unix-socket', (client === 'incus' ? INCUS_SOCKET : lxdSocketPath()) ?? ''] };
+}
+
+/** Runs curl with `args`; what it printed and how it exited. */
+function runCurl(args: string[]): Promise<LxcResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'curl',
+      ['--silent', '--show-error', '--max-time', '60', ...args],
+      { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : undefined) : 0;
+        if (code === undefined) reject(err!);
+        else resolve({ stdout, stderr, code });
+      },
+    );
+  });
+}
+
+/** The JSON value of `text`, or undefined when it is none. */
+const parsedOrUndefined = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+};
+
+/** JSON printed two spaces a level, keys in the order they came (the daemons' own order), so that a difference shows as a line. */
+const prettyJson = (text: string): string => {
+  const parsed = parsedOrUndefined(text);
+  return parsed === undefined ? text : `${JSON.stringify(parsed, null, 2)}\n`;
+};
 
 function normalised(r: LxcResult, remote: string, keep?: (line: string) => boolean, transform?: (text: string) => string): LxcResult {
   const tidy = (s: string): string => {
