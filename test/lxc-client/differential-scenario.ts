@@ -175,7 +175,8 @@ const lsFiles =
 const busyboxSteps: string[] = [
   // The shell's redirections it cannot open (a missing directory, a file as one, a directory, noclobber, input): the command fails
   // with 1 and nothing is made, a subshell's is 2, a special builtin's ends the shell; raw bytes through groups, subshells,
-  // functions, loops, if, case and a nested sh; grep with several -e patterns (patches/README.md).
+  // functions, loops, if, case and a nested sh; grep with several -e patterns; a compound command's streams in order under 2>&1
+  // (patches/README.md).
   'echo x > /nosuch/f; echo "rc=$?"; echo x > /tmp; echo "rc=$?"; echo x > /etc/passwd/x; echo "rc=$?"; echo x >> /nosuch/f; ' +
     'echo "rc=$?"; cat < /nosuch; echo "rc=$?"; { echo x; } > /nosuch/f; echo "rc=$?"; ( echo x ) > /nosuch/f; echo "rc=$?"; ' +
     'ls /nosuch 2>/nosuch/e; echo "rc=$?"; echo a | cat > /nosuch/q; echo "rc=$?"; if echo x > /nosuch/f; then echo t; else echo f; fi; ' +
@@ -188,6 +189,9 @@ const busyboxSteps: string[] = [
     "x=0; while [ $x -lt 2 ]; do x=$((x+1)); printf '\\xf8'; echo é; done | od -An -tx1; printf '\\xff'; echo é; printf '\\xe9\\n'",
   "printf 'A\\nB\\nAB\\n' > /tmp/g; grep -x -e A -e B /tmp/g; grep -e A -e B /tmp/g; grep -w -e A -e B /tmp/g; grep -F -x -e A -e B /tmp/g; " +
     'grep -c -e A -e B /tmp/g',
+  '{ echo out; echo err >&2; echo out2; } 2>&1 | cat; (echo a; ls /nosuch; echo b) 2>&1 | cat; f() { echo 1; echo 2 >&2; echo 3; }; ' +
+    'f 2>&1 | cat; for i in 1 2; do echo o$i; echo e$i >&2; done 2>&1 | cat; { echo x; echo y >&2; echo z; } > /tmp/both 2>&1; ' +
+    'cat /tmp/both; sh -c "echo p; echo q >&2; echo r" 2>&1 | cat; { echo a; { echo b >&2; echo c; } 2>/dev/null; echo d >&2; } 2>&1 | cat',
   // The network: none beyond a loopback that is down, so every name is unknown and every address unreachable.
   'ip addr; ip link; ip route; echo $?; ip -br a; echo $?; ifconfig; ifconfig -a; route -n; netstat -tln; ' +
     'ping -c1 -W1 10.0.0.1; echo $?; ping -c1 nosuch.invalid; echo $?; wget -q -O- http://nosuch.invalid/; echo $?; ' +

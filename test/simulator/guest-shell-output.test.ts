@@ -7,7 +7,8 @@ import { fastTimings } from './sim-client.js';
  * What the guest shell passes on from compound commands, and grep's patterns, as busybox 1.35
  * answers on the LXD 5.0.2 test bed (recorded there). Both were faults of the shell library
  * (patches/README.md, items 5 to 7): a group, subshell, function, loop, if or case re-encoded a
- * program's raw bytes as UTF-8, and grep kept only the last of several `-e` patterns.
+ * program's raw bytes as UTF-8 and, under `2>&1`, put all its stderr after all its stdout; grep
+ * kept only the last of several `-e` patterns.
  */
 let sim: RunningSimulator;
 let client: InstanceClient;
@@ -41,6 +42,32 @@ describe('the guest shell passes raw bytes through compound commands', () => {
     const r = await sh(lines.join('; '));
     expect(r).toMatchObject({ exitCode: 0, stderr: '' });
     expect(r.stdout).toBe([' ff', ' fe', ' c3 a9 0a fd', ' fc', ' fb', ' fa', ' f9', ' f8 c3 a9 0a f8 c3 a9 0a', ' f7', ''].join('\n'));
+  });
+});
+
+describe('a compound command under 2>&1', () => {
+  it('keeps the order its commands wrote in, through groups, subshells, functions, loops, a file and a nested sh', async () => {
+    const r = await sh(
+      [
+        '{ echo out; echo err >&2; echo out2; } 2>&1 | cat',
+        '(echo a; ls /nosuch; echo b) 2>&1 | cat',
+        'f() { echo 1; echo 2 >&2; echo 3; }; f 2>&1 | cat',
+        'for i in 1 2; do echo o$i; echo e$i >&2; done 2>&1 | cat',
+        '{ echo x; echo y >&2; echo z; } > /tmp/both 2>&1; cat /tmp/both',
+        'sh -c "echo p; echo q >&2; echo r" 2>&1 | cat',
+        '{ echo a; { echo b >&2; echo c; } 2>/dev/null; echo d >&2; } 2>&1 | cat',
+      ].join('; echo ==; '),
+    );
+    expect(r).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(r.stdout.split('\n==\n')).toEqual([
+      'out\nerr\nout2',
+      'a\nls: /nosuch: No such file or directory\nb',
+      '1\n2\n3',
+      'o1\ne1\no2\ne2',
+      'x\ny\nz',
+      'p\nq\nr',
+      'a\nc\nd\n',
+    ]);
   });
 });
 
