@@ -172,7 +172,7 @@ const lsFiles =
  * short). What is the host's (memory, uptime, load, the processes' figures) is reduced to its shape by
  * the line itself (sed, awk), so the daemon's repeated runs agree; docs/simulator.md lists it.
  */
-const busyboxSteps: string[] = [
+const busyboxSteps: (string | { user: number; script: string })[] = [
   // The shell's redirections it cannot open (a missing directory, a file as one, a directory, noclobber, input): the command fails
   // with 1 and nothing is made, a subshell's is 2, a special builtin's ends the shell; raw bytes through groups, subshells,
   // functions, loops, if, case and a nested sh; grep with several -e patterns; a compound command's streams in order under 2>&1
@@ -379,7 +379,7 @@ const busyboxSteps: string[] = [
     'echo $?; stat loop/; stat -c %F loop; touch a; echo $?; cp a c; echo $?; cp b c; chmod 600 loop; echo $?; mkdir a/x; cd /; rm -r /tmp/rt-fp',
   // find as busybox's: symlinks (-type l, -L, -follow, -H, a dangling link, a loop, a cycle through .. ended by ELOOP), its
   // expression (( ) ! -not -a -o, -name -iname -path -regex -perm -size -links -empty -newer -prune -exec ; + -print0 -quit ...)
-  // and its refusals; stat -f in busybox's formats, the host disk's figures (6 digits and more) masked.
+  // and its refusals; stat -f in busybox's formats, the host disk's figures and the filesystems' IDs (6 digits and more) masked.
   'mkdir /tmp/rt-fp; cd /tmp/rt-fp; mkdir d; echo a > f; ln -s f l; ln -s d dl; ln -s nowhere n; ln -s loop loop; touch d/g; ' +
     'find . | sort; find . -type l | sort; find . ! -type l -type f | sort; find -L . 2>&1 | sort; find -L . -type l 2>/dev/null; ' +
     'find . -follow -type d 2>/dev/null | sort; find dl; find dl/ | sort; find -H dl | sort; find dl -type l; find -P dl -print0 | od -c | head -1; ' +
@@ -399,8 +399,22 @@ const busyboxSteps: string[] = [
     'echo $?; find . -user nosuchuser; find . -group nosuch; find . -inum x; find /tmp -maxdepth 0 !; find /tmp -maxdepth 0 -o -name a; ' +
     'find . -samefile nosuch; find -L /tmp -xdev -maxdepth 0; find /tmp -maxdepth 0 -not; find /tmp -maxdepth 0 -a; find . -delete 2>&1 | head -1',
   'M="s/[0-9a-f]\\{6,\\} */N /g"; stat -f / | sed "$M"; stat -f -t /tmp | sed "$M"; stat -fL / | sed "$M"; ' +
-    'stat -f -c "%n|%l|%s|%S|%t|%T|%z|%%|%-6T|%5l|" / /proc /sys /dev /proc/self; stat -f -c "%a %b %c %d %f %i" /proc /sys; ' +
-    'stat -f -c "%b %f %a" /dev; stat -f /proc; stat -f nosuch; echo $?; ln -s /nowhere /tmp/rt-fp; stat -f /tmp/rt-fp; rm /tmp/rt-fp',
+    'stat -f -c "%n|%l|%s|%S|%t|%T|%z|%%|%-6T|%5l|" / /proc /sys /dev /proc/self; stat -f -c "%a %b %c %d %f" /proc /sys; ' +
+    'stat -f -c "%b %f %a" /dev; stat -f /proc | sed "$M"; stat -f nosuch; echo $?; ln -s /nowhere /tmp/rt-fp; stat -f /tmp/rt-fp; rm /tmp/rt-fp',
+  // A user other than root (1000) refused what the kernel refuses it: writing a root file (> and >>), making an entry in a root
+  // directory (touch, mkdir, >, cp, ln -s), removing or renaming there, rm in the sticky /tmp, chmod, touch of a root file,
+  // a hard link to a file it may not write, rmdir of a root directory in /tmp; root makes the files first and removes them after.
+  'umask 002; mkdir /tmp/rt-fp; echo root > /tmp/rt-fp/rootfile; touch /tmp/rt-fp-sticky; stat -c "%a %n" /tmp/rt-fp /tmp/rt-fp/rootfile',
+  {
+    user: 1000,
+    script:
+      'id; echo x > /tmp/rt-fp/rootfile; echo $?; echo x >> /tmp/rt-fp/rootfile; echo $?; cat /tmp/rt-fp/rootfile; touch /tmp/rt-fp/new; ' +
+      'echo $?; mkdir /tmp/rt-fp/d; echo $?; echo y > /tmp/rt-fp/new2; echo $?; rm /tmp/rt-fp-sticky; echo $?; rm -f /tmp/rt-fp/rootfile; ' +
+      'echo $?; mv /tmp/rt-fp/rootfile /tmp/x; echo $?; cp /etc/passwd /tmp/rt-fp/; echo $?; ls /root; echo $?; chmod 777 /tmp/rt-fp/rootfile; ' +
+      'echo $?; touch /etc/passwd; echo $?; ln -s x /tmp/rt-fp/l; echo $?; ln /tmp/rt-fp/rootfile /tmp/rt-fp-hl; echo $?; rmdir /tmp/rt-fp; ' +
+      'echo $?; echo mine > mine; chmod 600 mine; ls -l mine | cut -c1-10; rm mine; echo $?',
+  },
+  'rm -r /tmp/rt-fp /tmp/rt-fp-sticky; ls /tmp/rt-fp-hl',
   // bc (issue #41 item 5): what scripts ask of it (scale, -l, big powers, obase/ibase, the 70-column wrap), bc's number rules.
   'echo "scale=2; 10/3" | bc; echo "s(1)" | bc -l; echo "2^100" | bc; echo "2^300" | bc; echo "obase=16; 255" | bc; ' +
     'echo "obase=16; 2^300; -255; 10.75; .5" | bc; echo "obase=100; 12345678" | bc; echo "obase=2; -5.75" | bc; ' +
@@ -608,7 +622,11 @@ export const scenario: ScenarioStep[] = [
   { args: ['exec', 'R:{n}', '--', 'printf', '\\xff\\n'] },
   // Issue #41 item 5, the rest of busybox: what a container without a network shows and answers
   // (the test beds' instances have no NIC; the simulator's default profile loses its own above).
-  ...busyboxSteps.map((script): ScenarioStep => ({ args: ['exec', 'R:{n}', '--', 'sh', '-c', script], only: 'lxc' })),
+  // A step with a user runs as that user and group, in /tmp.
+  ...busyboxSteps.map((s): ScenarioStep => {
+    const as = typeof s === 'string' ? [] : ['--user', `${s.user}`, '--group', `${s.user}`, '--cwd', '/tmp'];
+    return { args: ['exec', 'R:{n}', ...as, '--', 'sh', '-c', typeof s === 'string' ? s : s.script], only: 'lxc' };
+  }),
   { args: ['exec', 'R:{n}', '--', 'false'] },
   { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'nosuchcmd'], transform: withoutShellNotFound },
   { args: ['exec', 'R:{n}', '--', 'nosuchcmd'] },

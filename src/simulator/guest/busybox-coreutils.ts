@@ -132,7 +132,12 @@ async function rm(args: string[], ctx: CommandContext): Promise<ExecResult> {
       o.stderr += `rm: remove '${path}'? `;
       if (!answers.yes()) return true;
     }
-    await ctx.fs.rm(files.abs(path));
+    try {
+      await ctx.fs.rm(files.abs(path));
+    } catch (e) {
+      o.stderr += say('rm', `can't remove '${path}'`, e);
+      return false;
+    }
     if (p.opts.has('v')) o.stdout += `removed '${path}'\n`;
     return true;
   };
@@ -317,7 +322,13 @@ async function chmod(args: string[], ctx: CommandContext): Promise<ExecResult> {
     }
     if (st.kind === 'symlink') return;
     const next = parseMode(mode, st.mode, st.kind === 'directory')!;
-    await ctx.fs.chmod(files.abs(path), next);
+    try {
+      await ctx.fs.chmod(files.abs(path), next);
+    } catch (e) {
+      o.stderr += say('chmod', path, e);
+      o.failed = true;
+      return;
+    }
     if (flags.includes('v') || (flags.includes('c') && next !== st.mode))
       o.stdout += `mode of '${path}' changed to ${next.toString(8).padStart(4, '0')} (${modeText(next)})\n`;
     if (flags.includes('R') && st.kind === 'directory')

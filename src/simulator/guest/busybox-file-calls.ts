@@ -17,6 +17,7 @@ export const errnos = {
   EINVAL: 'Invalid argument',
   EPERM: 'Operation not permitted',
   ELOOP: 'Too many levels of symbolic links',
+  EACCES: 'Permission denied',
 } as const;
 export type Errno = keyof typeof errnos;
 
@@ -102,8 +103,13 @@ export class Files {
     if (st.kind !== 'directory') throw new SysError('ENOTDIR');
     if (abs === '/') throw new SysError('EBUSY');
     if (posix.basename(path.replace(/\/+$/, '')) === '.') throw new SysError('EINVAL');
-    if ((await this.fs.readdir(abs)).length > 0) throw new SysError('ENOTEMPTY');
-    await this.fs.rm(abs);
+    // The kernel checks permissions first: a directory one may not remove is EPERM/EACCES, empty or not.
+    try {
+      await this.fs.rm(abs);
+    } catch (e) {
+      if (errnoText(e) === errnos.ENOTEMPTY) throw new SysError('ENOTEMPTY');
+      throw e;
+    }
   }
 
   /** mkdir(2). */
@@ -135,8 +141,14 @@ export class Files {
 }
 
 /** busybox's perror: `PROGRAM: WHAT: the errno's words`. */
-export const say = (program: string, what: string, e: unknown): string =>
-  `${program}: ${what}: ${e instanceof SysError ? e.message : errnos.ENOENT}\n`;
+export const say = (program: string, what: string, e: unknown): string => `${program}: ${what}: ${errnoText(e)}\n`;
+
+/** The words of a failed call's errno: a SysError's, or the code the guest's filesystem gave (ENOENT when it gave none). */
+function errnoText(e: unknown): string {
+  if (e instanceof SysError) return e.message;
+  const code = (e as { code?: unknown } | undefined)?.code ?? /^(E[A-Z]+)[:,]/.exec(String((e as Error | undefined)?.message))?.[1];
+  return typeof code === 'string' && code in errnos ? errnos[code as Errno] : errnos.ENOENT;
+}
 
 /** Answers to busybox's y/n prompts, read a line at a time from the command's stdin. */
 export class Answers {

@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import type { FsStat, IFileSystem, InMemoryFs } from 'just-bash';
+import { Access } from './guest-access.js';
 import { HardLinks } from './guest-links.js';
 
 /** Who owns an entry of a guest's filesystem. */
@@ -199,10 +200,12 @@ export class GuestFs {
    * The filesystem as a command running as `owner` sees it: entries it creates are its own, made
    * with the modes its `umask` leaves (a file 0666, a directory 0777, less the mask), entries it
    * removes or moves take their ownership along, and what it writes to one name of a file with
-   * several (`ln`) the others show.
+   * several (`ln`) the others show. A command that is not root is refused what the kernel refuses
+   * it ({@link Access}: EACCES, EPERM).
    */
   as(owner: Owner, umask: () => number = () => defaultUmask): IFileSystem {
     const memory = this.memory;
+    const access = new Access(this, owner);
     const creating =
       (fn: (path: string, ...rest: never[]) => Promise<void>) =>
       async (given: string, ...rest: never[]): Promise<void> => {
@@ -210,6 +213,8 @@ export class GuestFs {
         const path = fn === memory.mkdir ? given : await this.writeTarget(given);
         const before = await memory.stat(path).catch(() => undefined);
         const changed = before ? undefined : await this.firstMissing(path);
+        if (changed) await access.changeIn(posix.dirname(changed));
+        else if (fn !== memory.mkdir) await access.write(path);
         await fn.call(memory, path, ...rest);
         if (before) {
           // A file written over keeps its mode (the in-memory filesystem's writeFile makes it 0644).
@@ -232,12 +237,14 @@ export class GuestFs {
       mkdir: creating(memory.mkdir),
       cp: async (src: string, dest: string, opts?: { recursive?: boolean }) => {
         const existed = await memory.exists(dest);
+        await (existed ? access.write(dest) : access.changeIn(posix.dirname(dest)));
         await memory.cp(src, dest, opts);
         if (existed) return this.synced(dest);
         this.claim(dest, owner);
         await this.touchParent(dest);
       },
       symlink: async (target: string, link: string) => {
+        await access.changeIn(posix.dirname(link));
         await memory.symlink(target, link);
         this.claim(link, owner);
         await this.touchParent(link);
@@ -245,6 +252,7 @@ export class GuestFs {
       rm: async (path: string, opts?: { recursive?: boolean; force?: boolean }) => {
         const existed = await this.exists(path);
         const real = await this.physical(path);
+        if (existed) await access.remove(path);
         await memory.rm(path, opts);
         this.forget(path);
         this.links.drop(real);
@@ -252,6 +260,8 @@ export class GuestFs {
       },
       mv: async (src: string, dest: string) => {
         const [from, to] = [await this.physical(src), await this.physical(dest)];
+        await access.remove(src);
+        await ((await this.exists(dest)) ? access.remove(dest) : access.changeIn(posix.dirname(dest)));
         await memory.mv(src, dest);
         this.move(src, dest);
         this.links.move(from, to);
@@ -260,14 +270,17 @@ export class GuestFs {
         await this.touchParent(dest);
       },
       link: async (existing: string, name: string) => {
+        await access.link(existing, name);
         await this.link(await this.physical(existing), await this.physical(name));
         await this.touchParent(name);
       },
       chmod: async (path: string, mode: number) => {
+        await access.own(path);
         await memory.chmod(path, mode);
         await this.synced(path);
       },
       utimes: async (path: string, atime: Date, mtime: Date) => {
+        await access.touch(path);
         await memory.utimes(path, atime, mtime);
         await this.synced(path);
       },
