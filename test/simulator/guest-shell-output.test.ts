@@ -45,6 +45,13 @@ describe('the guest shell passes raw bytes through compound commands', () => {
   });
 });
 
+describe('printf with a byte escape', () => {
+  it('writes the escape as its byte and the text around it, Latin-1 range included, as UTF-8', async () => {
+    const r = await sh("{ printf 'é\\xff\\n'; printf '%s\\xfe\\n' ü; printf '\\xfdÿ\\n'; printf 'x\\xe9y\\n'; } | od -An -tx1");
+    expect(r.stdout).toBe(' c3 a9 ff 0a c3 bc fe 0a fd c3 bf 0a 78 e9 79 0a\n');
+  });
+});
+
 describe('a compound command under 2>&1', () => {
   it('keeps the order its commands wrote in, through groups, subshells, functions, loops, a file and a nested sh', async () => {
     const r = await sh(

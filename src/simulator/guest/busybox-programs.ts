@@ -36,6 +36,9 @@ async function lookUp(ctx: CommandContext, file: '/etc/passwd' | '/etc/group', k
 /** Text as the bytes of its UTF-8 form, one character per byte, except characters that are bytes already. */
 const asBytes = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
 
+/** Where printf's own Latin-1-range characters are moved while it runs (a private-use block: U+E080 to U+E0FF). */
+const latin1Mark = 0xe000;
+
 /** A printf escape that writes a byte outside ASCII (`\xff`, `\377`): the output is then bytes, not text. */
 const byteEscape = /\\(?:x[89a-fA-F][0-9a-fA-F]|0?[2-3][0-7]{2})/;
 
@@ -50,11 +53,18 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
     name: 'printf',
     async execute(args, ctx) {
       if (!ctx.origCommand) return fail('sh: printf: not found\n', 127);
-      const result = await ctx.origCommand(args);
-      if (!args.some((a) => byteEscape.test(a))) return result;
+      if (!args.some((a) => byteEscape.test(a))) return ctx.origCommand(args);
+      // The text's own characters of the Latin-1 range (the `é` of `printf 'é\xff'`) go in marked, so that
+      // in the output every character up to U+00FF is a byte an escape wrote, and the rest is text (UTF-8).
+      const result = await ctx.origCommand(args.map((a) => a.replace(/[\u0080-\u00ff]/g, (c) => String.fromCharCode(latin1Mark + c.charCodeAt(0)))));
       host.rawOutput();
-      // Every character up to U+00FF came from an escape (or is the same byte in Latin-1); the rest is text.
-      const out = [...result.stdout].map((c) => (c.charCodeAt(0) <= 0xff ? c : asBytes(c))).join('');
+      const out = [...result.stdout]
+        .map((c) => {
+          const code = c.charCodeAt(0);
+          if (code <= 0xff) return c;
+          return asBytes(code >= latin1Mark + 0x80 && code <= latin1Mark + 0xff ? String.fromCharCode(code - latin1Mark) : c);
+        })
+        .join('');
       return { ...result, stdout: out, stdoutKind: 'bytes' };
     },
   };
