@@ -404,7 +404,8 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   // A user other than root (1000) refused what the kernel refuses it: writing a root file (> and >>), making an entry in a root
   // directory (touch, mkdir, >, cp, ln -s), removing or renaming there, rm in the sticky /tmp, chmod, touch of a root file,
   // a hard link to a file it may not write, rmdir of a root directory in /tmp; root makes the files first and removes them after.
-  'umask 002; mkdir /tmp/rt-fp; echo root > /tmp/rt-fp/rootfile; touch /tmp/rt-fp-sticky; stat -c "%a %n" /tmp/rt-fp /tmp/rt-fp/rootfile',
+  'rm -rf /tmp/rt-fp /tmp/rt-fp-sticky; umask 002; mkdir /tmp/rt-fp; echo root > /tmp/rt-fp/rootfile; touch /tmp/rt-fp-sticky; ' +
+    'stat -c "%a %n" /tmp/rt-fp /tmp/rt-fp/rootfile',
   {
     user: 1000,
     script:
@@ -414,7 +415,7 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
       'echo $?; touch /etc/passwd; echo $?; ln -s x /tmp/rt-fp/l; echo $?; ln /tmp/rt-fp/rootfile /tmp/rt-fp-hl; echo $?; rmdir /tmp/rt-fp; ' +
       'echo $?; echo mine > mine; chmod 600 mine; ls -l mine | cut -c1-10; rm mine; echo $?',
   },
-  'rm -r /tmp/rt-fp /tmp/rt-fp-sticky; ls /tmp/rt-fp-hl',
+  'rm -rf /tmp/rt-fp /tmp/rt-fp-sticky; ls /tmp/rt-fp-hl',
   // bc (issue #41 item 5): what scripts ask of it (scale, -l, big powers, obase/ibase, the 70-column wrap), bc's number rules.
   'echo "scale=2; 10/3" | bc; echo "s(1)" | bc -l; echo "2^100" | bc; echo "2^300" | bc; echo "obase=16; 255" | bc; ' +
     'echo "obase=16; 2^300; -255; 10.75; .5" | bc; echo "obase=100; 12345678" | bc; echo "obase=2; -5.75" | bc; ' +
