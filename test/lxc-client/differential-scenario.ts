@@ -362,8 +362,8 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
     'mkpasswd -m des pw | grep -c "^[./0-9A-Za-z]\\{13\\}$"',
   // The file programs under the shell's umask (mkdir, -p's parents, -m, touch, >, >>, cp, cp -r/-a/-p, bunzip2, dd, tee), a file
   // written over or through a symlink keeping its mode; hard links (ln, link, cp -l: counts, one content, mode and time, rm, mv,
-  // a directory's 2 + subdirectories, a link to a symlink); a symlink loop is ELOOP ('Too many levels of symbolic links') to
-  // cat, ls -L, stat -L, a trailing slash, touch, cp and chmod, where it was a missing file.
+  // a directory's 2 + subdirectories, a link to a symlink, sed -i replacing one name); a symlink loop is ELOOP ('Too many levels
+  // of symbolic links') to cat, ls -L, stat -L, a trailing slash, touch, cp and chmod, where it was a missing file.
   'T="s/[A-Z][a-z][a-z] [ 1-3][0-9] [0-2][0-9]:[0-5][0-9]/T/"; mkdir /tmp/rt-fp; cd /tmp/rt-fp; umask 077; mkdir d; mkdir -p p/q/r; ' +
     'mkdir -m 755 m; touch f; echo x > r; echo y >> a; cp r c; cp -r d dd; cp -p r cp; umask 027; echo x > g; chmod 777 g; cp g h; ' +
     'mkdir e; chmod 777 e; cp -r e e2; cp -a e e3; seq 3 > s; seq 3 | bzip2 > z.bz2; chmod 755 z.bz2; bunzip2 z.bz2; dd if=s of=o 2>/dev/null; ' +
@@ -373,7 +373,8 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
     'echo more >> b; cat a; chmod 600 b; stat -c "%a %h" a; echo new > a; cat b; touch -d "2020-01-01 00:00" a; stat -c %y b | cut -c1-10; ' +
     'ln a c; link c d; stat -c %h a; rm b; stat -c "%h %n" a c d; mv c e; stat -c %h a e; cp a f; cp -a a g; cp -l a h; ln -s a s; ' +
     'stat -c "%h %n" a f g h s; stat -L -c %h s; stat -c %i a e | uniq | wc -l; ls -l a e h | sed "$T"; mkdir -p d1/x d1/y; stat -c %h d1; ' +
-    'ln -s loop loop; ln loop lh; stat -c "%h %F" lh loop; rm lh; stat -c %h loop; cd /; rm -r /tmp/rt-fp',
+    'ln -s loop loop; ln loop lh; stat -c "%h %F" lh loop; rm lh; stat -c %h loop; echo x > s1; ln s1 s2; sed -i s/x/y/ s1; cat s2; ' +
+    'stat -c %h s1 s2; cd /; rm -r /tmp/rt-fp',
   'T="s/[A-Z][a-z][a-z] [ 1-3][0-9] [0-2][0-9]:[0-5][0-9]/T/"; mkdir /tmp/rt-fp; cd /tmp/rt-fp; ln -s loop loop; ln -s a b; ln -s b a; ' +
     'ln -s loop/x y; cat loop; echo $?; cat y; cat loop/; ls -L loop; echo $?; ls -ld loop/; ls loop; ls -l loop | sed "$T"; stat -L loop; ' +
     'echo $?; stat loop/; stat -c %F loop; touch a; echo $?; cp a c; echo $?; cp b c; chmod 600 loop; echo $?; mkdir a/x; cd /; rm -r /tmp/rt-fp',

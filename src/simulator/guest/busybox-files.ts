@@ -6,6 +6,7 @@ import type { GuestFs } from './guest-fs.js';
 import { busyboxArchives } from './busybox-archives.js';
 import { busyboxCalc } from './busybox-calc.js';
 import { busyboxFind } from './busybox-find.js';
+import { sedCommand } from './busybox-sed.js';
 import { busyboxLz } from './busybox-lz.js';
 import { busyboxEditors } from './busybox-edit.js';
 import { busyboxMisc } from './busybox-misc.js';
@@ -352,6 +353,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     ...busyboxLz(host),
     ...busyboxCalc(host),
     busyboxFind(host),
+    sedCommand(host),
   ];
 }
 

@@ -107,6 +107,16 @@ export class GuestFs {
     if (owner) this.owners.set(name, owner);
   }
 
+  /**
+   * The name at `path` stops being one of its file's names, keeping what the file holds now: a program
+   * that writes a new file and renames it over the name (busybox's `sed -i`) leaves the other names
+   * with the old content.
+   */
+  async separate(path: string): Promise<void> {
+    if (this.links.empty) return;
+    this.links.drop(await this.physical(path));
+  }
+
   /** Makes `name` a copy of the entry at `existing` sharing its identity (the in-memory filesystem's link, or a symlink's twin). */
   private async relink(existing: string, name: string): Promise<void> {
     const st = await this.memory.lstat(existing);
