@@ -46,6 +46,13 @@ describe('the installed package, used from outside the checkout', () => {
     expect(readdirSync(join(pkg, 'dist'))).toEqual(expect.arrayContaining(['index.js', 'index.d.ts']));
   });
 
+  it("the installed simulator's shell has the project's patch (applied by the package's postinstall)", async () => {
+    const probe = join(prefix, 'lib', 'node_modules', 'reflex-lxd', 'dist', 'simulator', 'guest', 'shell-patch.js');
+    const script = `import(${JSON.stringify(probe)}).then((m) => m.assertShellPatched()).then(() => console.log('patched'))`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: work });
+    expect(stdout.trim()).toBe('patched');
+  });
+
   it('`reflex --version` prints the package version', async () => {
     const { stdout } = await run(reflexBin, ['--version'], { cwd: work });
     expect(stdout.trim()).toBe(version);
