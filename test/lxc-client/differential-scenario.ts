@@ -394,11 +394,13 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
     'find . -type d -o -type f -name a | sort; find . \\( -type d -o -name a \\) -print | sort; find . ! -name a ! -name A -type f | sort; ' +
     'find . -not -name f -type f | sort; find . -mindepth 2 | sort; find . -depth -name d; find nosuch; echo $?; find . -exec echo {} + | wc -w; ' +
     'find . -mtime 0 | wc -l; find . -mmin -5 | wc -l; find . -mtime +1; find . -samefile f; find d -prune; find . -name d -prune -o -print | sort; ' +
-    'find . -executable | sort; find . -regex ".*/[de]" | sort; find . -print -quit -print; find . -quit; echo $?; cd /; rm -r /tmp/rt-fp',
+    'find . -executable | sort; find . -regex ".*/[de]" | sort; find . -regex ".*/\\(d\\|f\\)" | sort; find . -regex ".*/(d|f)"; ' +
+    'find . -print -quit -print; find . -quit; echo $?; cd /; rm -r /tmp/rt-fp',
   'cd /tmp; find . -type; find . -name; find . \\( -name a; find . -name a \\) 2>&1 | head -2; find -maxdepth x; find . -newer nosuch; ' +
     'find . -links 1x; find . -type x; find . -type fd; find . -perm 9; find . -size 3z; find . -mtime x; find . -exec echo; find . -exec; ' +
     'echo $?; find . -user nosuchuser; find . -group nosuch; find . -inum x; find /tmp -maxdepth 0 !; find /tmp -maxdepth 0 -o -name a; ' +
-    'find . -samefile nosuch; find -L /tmp -xdev -maxdepth 0; find /tmp -maxdepth 0 -not; find /tmp -maxdepth 0 -a; find . -delete 2>&1 | head -1',
+    'find . -samefile nosuch; find -L /tmp -xdev -maxdepth 0; find /tmp -maxdepth 0 -not; find /tmp -maxdepth 0 -a; find . -delete 2>&1 | head -1; ' +
+    'find / -xdev -maxdepth 1 | sort; find / -xdev -name null; find /dev -xdev -name null; find / -xdev -path "/sys/*" | wc -l',
   'M="s/[0-9a-f]\\{6,\\} */N /g"; stat -f / | sed "$M"; stat -f -t /tmp | sed "$M"; stat -fL / | sed "$M"; ' +
     'stat -f -c "%n|%l|%s|%S|%t|%T|%z|%%|%-6T|%5l|" / /proc /sys /dev /proc/self; stat -f -c "%a %b %c %d %f" /proc /sys; ' +
     'stat -f -c "%b %f %a" /dev; stat -f /proc | sed "$M"; stat -f nosuch; echo $?; ln -s /nowhere /tmp/rt-fp; stat -f /tmp/rt-fp; rm /tmp/rt-fp',

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { parseMode } from './busybox-coreutils.js';
 import { errnos } from './busybox-file-calls.js';
+import { mountOf } from './busybox-stat.js';
 import { banner } from './busybox-getopt.js';
 import { resolvePath, statusOf, type FileStatus } from './file-status.js';
 import type { ProgramHost } from './program-host.js';
@@ -85,6 +86,56 @@ function globRegExp(pattern: string, caseFold: boolean): RegExp {
   return new RegExp(`^${re}$`, caseFold ? 'i' : '');
 }
 
+const posixClasses: Record<string, string> = {
+  alpha: 'a-zA-Z',
+  digit: '0-9',
+  alnum: 'a-zA-Z0-9',
+  upper: 'A-Z',
+  lower: 'a-z',
+  space: ' \\t\\n\\r\\f\\v',
+  blank: ' \\t',
+  xdigit: '0-9A-Fa-f',
+  punct: '!-/:-@[-`{-~',
+};
+
+/**
+ * A POSIX basic regular expression (regcomp without REG_EXTENDED, glibc's: `\(` `\)` `\{` `\}` `\|`
+ * `\+` `\?` are operators, the bare characters literal) as a JavaScript one matching the whole path.
+ */
+function basicRegExp(pattern: string): RegExp {
+  let re = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\' && i + 1 < pattern.length) {
+      const n = pattern[++i]!;
+      re += '(){}|+?'.includes(n) ? n : /[a-zA-Z]/.test(n) && !'wWsSbB'.includes(n) ? n : `\\${n}`;
+    } else if ('(){}|+?/'.includes(c)) re += `\\${c}`;
+    else if (c === '[') {
+      let j = i + 1;
+      if (pattern[j] === '^') j++;
+      if (pattern[j] === ']') j++;
+      let body = '';
+      for (; j < pattern.length && pattern[j] !== ']'; j++) {
+        const cls = /^\[:([a-z]+):\]/.exec(pattern.slice(j));
+        if (cls) {
+          body += posixClasses[cls[1]!] ?? '';
+          j += cls[0].length - 1;
+        } else body += pattern[j] === '\\' || pattern[j] === ']' ? `\\${pattern[j]}` : pattern[j];
+      }
+      if (j >= pattern.length) {
+        re += '\\[';
+        continue;
+      }
+      const head = pattern.slice(i + 1, i + 3);
+      const negate = head.startsWith('^');
+      const leadingBracket = pattern[i + (negate ? 2 : 1)] === ']';
+      re += `[${negate ? '^' : ''}${leadingBracket ? '\\]' : ''}${body}]`;
+      i = j;
+    } else re += c;
+  }
+  return new RegExp(`^(?:${re})$`);
+}
+
 /** xatoi_positive / xatoul: digits only, else `invalid number`. */
 function number(text: string): number {
   if (!/^\d+$/.test(text)) throw new Died(`invalid number '${text}'`);
@@ -117,6 +168,7 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
   let followAll = false;
   let followTop = false;
   let depthFirst = false;
+  let xdev = false;
   let minDepth = 0;
   let maxDepth = Number.MAX_SAFE_INTEGER;
   let needPrint = true;
@@ -187,7 +239,7 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
         if (arg !== '-exec') value = tokens[++k]!;
       }
       if (arg === '-follow') followAll = true;
-      else if (arg === '-xdev') continue;
+      else if (arg === '-xdev') xdev = true;
       else if (arg === '-depth') depthFirst = true;
       else if (arg === '-maxdepth') maxDepth = number(value);
       else if (arg === '-mindepth') minDepth = number(value);
@@ -240,7 +292,7 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
       } else if (arg === '-regex') {
         let re: RegExp;
         try {
-          re = new RegExp(`^(?:${value})$`);
+          re = basicRegExp(value);
         } catch {
           re = /(?!)/;
         }
@@ -340,13 +392,17 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
     return { stdout: '', stderr: `find: ${e.message}\n${e.withUsage ? banner + findUsage : ''}`, exitCode: 1 };
   }
 
-  /** fileAction: -mindepth and -maxdepth, the expression, the implied -print. */
+  /** The filesystems the paths start on: -xdev descends no directory of another (a mount point is itself acted on). */
+  const startMounts = new Set<string>();
+  /** fileAction: -xdev, -mindepth and -maxdepth, the expression, the implied -print. */
   const fileAction = async (v: Visit, depth: number): Promise<number> => {
-    if (depth < minDepth) return TRUE;
+    if (depth === 0) startMounts.add(mountOf(v.path));
+    const sameFs = !xdev || v.st.type !== 'directory' || startMounts.has(mountOf(v.path));
+    if (depth < minDepth) return sameFs ? TRUE : SKIP;
     if (depth > maxDepth) return SKIP;
     const r = await evaluate(groups, v);
     if (r & TRUE && needPrint) stdout += `${v.name}\n`;
-    if (depth === maxDepth) return SKIP;
+    if (depth === maxDepth || !sameFs) return SKIP;
     return r & SKIP ? SKIP : TRUE;
   };
 

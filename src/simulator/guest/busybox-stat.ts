@@ -59,12 +59,12 @@ const fsTypeNames: Record<number, string> = {
  * directory of the host's disk, whose figures (and type) are the host's, as `df` shows them.
  */
 function filesystemOf(path: string): FsStatus {
-  const under = (dir: string): boolean => path === dir || path.startsWith(`${dir}/`);
   const pseudo = (id: string, type: number): FsStatus => ({ id, type, blocks: 0, free: 0, avail: 0, files: 0, ffree: 0 });
-  if (under('/proc')) return pseudo('3900000000', 0x9fa0);
-  if (under('/sys')) return pseudo('5733df9f59df630b', 0x62656572);
-  if (under('/dev/pts')) return pseudo('3b00000000', 0x1cd1);
-  if (under('/dev')) return { id: '14d926fd023a23a0', type: 0x1021994, blocks: 123, free: 122, avail: 122, files: 3085448, ffree: 3085428 };
+  const mount = mountOf(path);
+  if (mount === '/proc') return pseudo('3900000000', 0x9fa0);
+  if (mount === '/sys') return pseudo('5733df9f59df630b', 0x62656572);
+  if (mount === '/dev/pts') return pseudo('3b00000000', 0x1cd1);
+  if (mount === '/dev') return { id: '14d926fd023a23a0', type: 0x1021994, blocks: 123, free: 122, avail: 122, files: 3085448, ffree: 3085428 };
   try {
     const st = statfsSync('/');
     const scale = st.bsize / 4096;
@@ -80,6 +80,12 @@ function filesystemOf(path: string): FsStatus {
   } catch {
     return { id: '9808526ef6096adf', type: 0xef53, blocks: 0, free: 0, avail: 0, files: 0, ffree: 0 };
   }
+}
+
+/** The mount point a guest's (physical) path is under, as the beds' containers mount them: /proc, /sys, /dev/pts, /dev or the root. */
+export function mountOf(path: string): string {
+  const under = (dir: string): boolean => path === dir || path.startsWith(`${dir}/`);
+  return ['/proc', '/sys', '/dev/pts', '/dev'].find(under) ?? '/';
 }
 
 /** Fills a format's `%` sequences from `fields` (a letter it does not know is printed as itself), with printf's flags. */
