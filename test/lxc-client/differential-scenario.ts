@@ -187,6 +187,9 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
     "f() { printf '\\xfc'; }; f | od -An -tx1; for i in 1; do printf '\\xfb'; done | od -An -tx1; " +
     "if true; then printf '\\xfa'; fi | od -An -tx1; sh -c \"printf '\\xf9'\" | od -An -tx1; case a in a) printf '\\xf7';; esac | od -An -tx1; " +
     "x=0; while [ $x -lt 2 ]; do x=$((x+1)); printf '\\xf8'; echo é; done | od -An -tx1; printf '\\xff'; echo é; printf '\\xe9\\n'",
+  "printf 'a\\xc3\\xa9\\n' | od -An -tx1; printf '\\\\xff\\xe9\\n' | od -An -tx1; printf '\\101\\0302\\0251\\n' | od -An -tx1; " +
+    "printf '%s\\xc3\\xa9%b\\n' é '\\xff' | od -An -tx1; printf '\\xe2\\x82\\xac\\n' | od -An -tx1; printf '\\400\\xff\\n' | od -An -tx1; " +
+    "printf '\\045d\\xff\\n' 5 | od -An -tx1; printf '\\0\\xff' | od -An -tx1; printf 'é\\xff\\n' | od -An -tx1",
   "printf 'A\\nB\\nAB\\n' > /tmp/g; grep -x -e A -e B /tmp/g; grep -e A -e B /tmp/g; grep -w -e A -e B /tmp/g; grep -F -x -e A -e B /tmp/g; " +
     'grep -c -e A -e B /tmp/g',
   '{ echo out; echo err >&2; echo out2; } 2>&1 | cat; (echo a; ls /nosuch; echo b) 2>&1 | cat; f() { echo 1; echo 2 >&2; echo 3; }; ' +

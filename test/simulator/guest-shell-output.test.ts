@@ -50,6 +50,21 @@ describe('printf with a byte escape', () => {
     const r = await sh("{ printf 'é\\xff\\n'; printf '%s\\xfe\\n' ü; printf '\\xfdÿ\\n'; printf 'x\\xe9y\\n'; } | od -An -tx1");
     expect(r.stdout).toBe(' c3 a9 ff 0a c3 bc fe 0a fd c3 bf 0a 78 e9 79 0a\n');
   });
+
+  it('writes escaped bytes that form UTF-8 as those bytes, and reads octal escapes of at most three digits within a byte', async () => {
+    const lines = [
+      "printf 'a\\xc3\\xa9\\n'",
+      "printf '\\\\xff\\xe9\\n'",
+      "printf '\\101\\0302\\0251\\n'",
+      "printf '%s\\xc3\\xa9%b\\n' é '\\xff'",
+      "printf '\\400\\xff\\n'",
+      "printf '\\045d\\xff\\n' 5",
+    ];
+    const r = await sh(lines.map((l) => `${l} | od -An -tx1`).join('; '));
+    expect(r.stdout).toBe(
+      [' 61 c3 a9 0a', ' 5c 78 66 66 e9 0a', ' 41 18 32 15 31 0a', ' c3 a9 c3 a9 ff 0a', ' 20 30 ff 0a', ' 25 64 ff 0a', ''].join('\n'),
+    );
+  });
 });
 
 describe('a compound command under 2>&1', () => {

@@ -36,11 +36,51 @@ async function lookUp(ctx: CommandContext, file: '/etc/passwd' | '/etc/group', k
 /** Text as the bytes of its UTF-8 form, one character per byte, except characters that are bytes already. */
 const asBytes = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
 
-/** Where printf's own Latin-1-range characters are moved while it runs (a private-use block: U+E080 to U+E0FF). */
-const latin1Mark = 0xe000;
+/**
+ * While just-bash's printf runs, the format's own characters of the Latin-1 range (the `é` of
+ * `printf 'é\xff'`) stand at U+E080 to U+E0FF and the bytes its escapes name past ASCII at U+E180
+ * to U+E1FF (private use): it would decode escaped bytes that form UTF-8 (`\xc3\xa9`) into the
+ * character, and a character of that range, written or escaped, would then read as one byte.
+ */
+const textMark = 0xe000;
+const byteMark = 0xe100;
 
 /** A printf escape that writes a byte outside ASCII (`\xff`, `\377`): the output is then bytes, not text. */
 const byteEscape = /\\(?:x[89a-fA-F][0-9a-fA-F]|0?[2-3][0-7]{2})/;
+
+/**
+ * A format's escapes of a number (`\xHH`, `\NNN` with at most three octal digits, a leading 0 one of
+ * them, as busybox reads `\0302` as `\030` and `2`) and its escaped backslash, which stays as it is.
+ */
+const numberEscape = /\\(\\|x[0-9a-fA-F]{1,2}|[0-7]{1,3})/g;
+
+const markText = (text: string): string => text.replace(/[\u0080-\u00ff]/g, (c) => String.fromCharCode(textMark + c.charCodeAt(0)));
+
+function markFormat(format: string): string {
+  return markText(format).replace(numberEscape, (escape, body: string) => {
+    if (body === '\\') return escape;
+    // Octal digits are taken while the value stays a byte (`\400` is `\40` and `0`).
+    const digits = !body.startsWith('x') && parseInt(body, 8) > 0xff ? body.slice(0, 2) : body;
+    const value = body.startsWith('x') ? parseInt(body.slice(1), 16) : parseInt(digits, 8);
+    const after = body.slice(digits.length);
+    // An ASCII one as `\xHH`, which just-bash reads as busybox does (its octal takes a fourth digit after a 0);
+    // an escaped `%` is a percent sign, not a conversion.
+    const ascii = value === 0x25 ? '%%' : `\\x${value.toString(16).padStart(2, '0')}`;
+    return (value >= 0x80 ? String.fromCharCode(byteMark + value) : ascii) + after;
+  });
+}
+
+/** printf's output with the marks undone: escaped bytes as themselves, text as UTF-8 (a byte `%b` wrote stays one). */
+function unmark(output: string): string {
+  return [...output]
+    .map((c) => {
+      const code = c.charCodeAt(0);
+      if (code <= 0xff) return c;
+      if (code >= byteMark + 0x80 && code <= byteMark + 0xff) return String.fromCharCode(code - byteMark);
+      return asBytes(code >= textMark + 0x80 && code <= textMark + 0xff ? String.fromCharCode(code - textMark) : c);
+    })
+    .join('');
+}
 
 /**
  * The busybox programs scripts and tools reach for that just-bash does not have (`yes`, `mktemp`,
@@ -54,17 +94,10 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
     async execute(args, ctx) {
       if (!ctx.origCommand) return fail('sh: printf: not found\n', 127);
       if (!args.some((a) => byteEscape.test(a))) return ctx.origCommand(args);
-      // The text's own characters of the Latin-1 range (the `é` of `printf 'é\xff'`) go in marked, so that
-      // in the output every character up to U+00FF is a byte an escape wrote, and the rest is text (UTF-8).
-      const result = await ctx.origCommand(args.map((a) => a.replace(/[\u0080-\u00ff]/g, (c) => String.fromCharCode(latin1Mark + c.charCodeAt(0)))));
+      const [format = '', ...rest] = args;
+      const result = await ctx.origCommand([markFormat(format), ...rest.map(markText)]);
       host.rawOutput();
-      const out = [...result.stdout]
-        .map((c) => {
-          const code = c.charCodeAt(0);
-          if (code <= 0xff) return c;
-          return asBytes(code >= latin1Mark + 0x80 && code <= latin1Mark + 0xff ? String.fromCharCode(code - latin1Mark) : c);
-        })
-        .join('');
+      const out = unmark(result.stdout);
       return { ...result, stdout: out, stdoutKind: 'bytes' };
     },
   };
