@@ -59,10 +59,22 @@ describe('printf with a byte escape', () => {
       "printf '%s\\xc3\\xa9%b\\n' é '\\xff'",
       "printf '\\400\\xff\\n'",
       "printf '\\045d\\xff\\n' 5",
+      "printf '\\045d\\n' 5",
+      "printf '\\101\\0302\\n'",
     ];
     const r = await sh(lines.map((l) => `${l} | od -An -tx1`).join('; '));
     expect(r.stdout).toBe(
-      [' 61 c3 a9 0a', ' 5c 78 66 66 e9 0a', ' 41 18 32 15 31 0a', ' c3 a9 c3 a9 ff 0a', ' 20 30 ff 0a', ' 25 64 ff 0a', ''].join('\n'),
+      [
+        ' 61 c3 a9 0a',
+        ' 5c 78 66 66 e9 0a',
+        ' 41 18 32 15 31 0a',
+        ' c3 a9 c3 a9 ff 0a',
+        ' 20 30 ff 0a',
+        ' 25 64 ff 0a',
+        ' 25 64 0a',
+        ' 41 18 32 0a',
+        '',
+      ].join('\n'),
     );
   });
 });

@@ -70,16 +70,24 @@ function markFormat(format: string): string {
   });
 }
 
-/** printf's output with the marks undone: escaped bytes as themselves, text as UTF-8 (a byte `%b` wrote stays one). */
-function unmark(output: string): string {
-  return [...output]
+/** printf's output with the marks undone: escaped bytes as themselves, text as UTF-8 (a byte `%b` wrote stays one); raw if it has any such byte. */
+function unmark(output: string): { out: string; raw: boolean } {
+  let raw = false;
+  const out = [...output]
     .map((c) => {
       const code = c.charCodeAt(0);
-      if (code <= 0xff) return c;
-      if (code >= byteMark + 0x80 && code <= byteMark + 0xff) return String.fromCharCode(code - byteMark);
+      if (code <= 0xff) {
+        raw ||= code >= 0x80;
+        return c;
+      }
+      if (code >= byteMark + 0x80 && code <= byteMark + 0xff) {
+        raw = true;
+        return String.fromCharCode(code - byteMark);
+      }
       return asBytes(code >= textMark + 0x80 && code <= textMark + 0xff ? String.fromCharCode(code - textMark) : c);
     })
     .join('');
+  return { out, raw };
 }
 
 /**
@@ -93,11 +101,13 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
     name: 'printf',
     async execute(args, ctx) {
       if (!ctx.origCommand) return fail('sh: printf: not found\n', 127);
-      if (!args.some((a) => byteEscape.test(a))) return ctx.origCommand(args);
       const [format = '', ...rest] = args;
+      if (!/\\(?:x[0-9a-fA-F]|[0-7])/.test(format) && !rest.some((a) => byteEscape.test(a))) return ctx.origCommand(args);
       const result = await ctx.origCommand([markFormat(format), ...rest.map(markText)]);
+      const { out, raw } = unmark(result.stdout);
+      // Without a raw byte the output is text (the UTF-8 bytes read back as it).
+      if (!raw) return { ...result, stdout: Buffer.from(out, 'latin1').toString('utf8') };
       host.rawOutput();
-      const out = unmark(result.stdout);
       return { ...result, stdout: out, stdoutKind: 'bytes' };
     },
   };
