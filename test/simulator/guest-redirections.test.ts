@@ -73,6 +73,14 @@ describe('a redirection the shell cannot open', () => {
     expect(r.exitCode).toBe(0);
   });
 
+  it('through a symlink loop: too many levels of symbolic links, for writing and for reading', async () => {
+    expect(await sh('cd /tmp; ln -s loop loop; echo x > loop; echo $?; cat < loop; echo $?; rm loop')).toMatchObject({
+      exitCode: 0,
+      stdout: '1\n1\n',
+      stderr: "sh: can't create loop: Too many levels of symbolic links\nsh: can't open loop: Too many levels of symbolic links\n",
+    });
+  });
+
   it('on a special builtin (exec, :) the shell ends with 1; noclobber refuses an existing file', async () => {
     for (const line of ['exec 3> /nosuch/f; echo never', ': > /nosuch/f; echo never', 'exec > /nosuch/f; echo never']) {
       expect(await sh(line)).toMatchObject({ exitCode: 1, stdout: '', stderr: "sh: can't create /nosuch/f: nonexistent directory\n" });
