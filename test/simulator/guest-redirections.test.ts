@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InstanceClient } from '../../src/client/client.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { fastTimings } from './sim-client.js';
+import { startGuestShell, type GuestShell } from './sim-client.js';
 
 /**
  * Redirections the shell cannot open, as busybox 1.35's ash answers them on the LXD 5.0.2 test
@@ -9,21 +7,15 @@ import { fastTimings } from './sim-client.js';
  * file is not made, the command fails with 1, and the script goes on, except after a special
  * builtin, where the shell ends.
  */
-let sim: RunningSimulator;
-let client: InstanceClient;
+let guest: GuestShell;
 
 beforeAll(async () => {
-  sim = await startSimulator({ timings: fastTimings });
-  client = new InstanceClient({ kind: 'unix', socketPath: sim.socketPath!, url: `unix://${sim.socketPath}` });
-  sim.controls.addInstance({ name: 'r', status: 'Running' });
+  guest = await startGuestShell('r');
 });
 
-afterAll(async () => {
-  await client.close();
-  await sim.stop();
-});
+afterAll(() => guest.close());
 
-const sh = async (script: string) => (await client.exec('r', { command: ['sh', '-c', script] })).wait({ timeoutMs: 20_000 });
+const sh = (script: string) => guest.sh(script);
 
 describe('a redirection the shell cannot open', () => {
   it('into a missing directory, a file or a directory: the command fails with 1, nothing is made, the script goes on', async () => {

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InstanceClient } from '../../src/client/client.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
-import { fastTimings } from './sim-client.js';
+import { startGuestShell, type GuestShell } from './sim-client.js';
 
 /**
  * What the guest shell passes on from compound commands, and grep's patterns, as busybox 1.35
@@ -10,21 +8,15 @@ import { fastTimings } from './sim-client.js';
  * program's raw bytes as UTF-8 and, under `2>&1`, put all its stderr after all its stdout; grep
  * kept only the last of several `-e` patterns.
  */
-let sim: RunningSimulator;
-let client: InstanceClient;
+let guest: GuestShell;
 
 beforeAll(async () => {
-  sim = await startSimulator({ timings: fastTimings });
-  client = new InstanceClient({ kind: 'unix', socketPath: sim.socketPath!, url: `unix://${sim.socketPath}` });
-  sim.controls.addInstance({ name: 'o', status: 'Running' });
+  guest = await startGuestShell('o');
 });
 
-afterAll(async () => {
-  await client.close();
-  await sim.stop();
-});
+afterAll(() => guest.close());
 
-const sh = async (script: string) => (await client.exec('o', { command: ['sh', '-c', script] })).wait({ timeoutMs: 20_000 });
+const sh = (script: string) => guest.sh(script);
 
 describe('the guest shell passes raw bytes through compound commands', () => {
   it("a group, subshell, function, loop, if, case and nested sh pass printf's bytes on byte for byte, text beside them as UTF-8", async () => {

@@ -1,5 +1,7 @@
 import { Agent, request } from 'undici';
 import WebSocket from 'ws';
+import { InstanceClient } from '../../src/client/client.js';
+import type { ExecResult } from '../../src/client/exec.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import type { SimulatorOptions } from '../../src/simulator/options.js';
 
@@ -44,6 +46,29 @@ export interface EventTap {
   until(pred: (f: any) => boolean, ms?: number): Promise<any>;
   lifecycle(): any[];
   close(): void;
+}
+
+/** A simulator with one running instance, and `sh -c SCRIPT` run in it: what the guest shell's tests need. */
+export interface GuestShell {
+  sim: RunningSimulator;
+  client: InstanceClient;
+  sh(script: string): Promise<ExecResult>;
+  close(): Promise<void>;
+}
+
+export async function startGuestShell(name = 'g', config: Record<string, string> = {}): Promise<GuestShell> {
+  const sim = await startSimulator({ timings: fastTimings });
+  const client = new InstanceClient({ kind: 'unix', socketPath: sim.socketPath!, url: `unix://${sim.socketPath}` });
+  sim.controls.addInstance({ name, status: 'Running', config });
+  return {
+    sim,
+    client,
+    sh: async (script) => (await client.exec(name, { command: ['sh', '-c', script] })).wait({ timeoutMs: 20_000 }),
+    async close() {
+      await client.close();
+      await sim.stop();
+    },
+  };
 }
 
 /** Starts a simulator on a temporary unix socket with fast timings. */
