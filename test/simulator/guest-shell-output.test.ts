@@ -71,6 +71,13 @@ describe('printf with a byte escape', () => {
   });
 });
 
+describe("the exec's own output", () => {
+  it('carries escaped bytes that spell UTF-8 as those bytes, where they went out as the one-byte Latin-1 of their character', async () => {
+    const r = await sh("printf '\\xc3\\xa9\\n'; printf 'a\\xc3\\xa9\\n'");
+    expect(r).toMatchObject({ stdout: 'é\naé\n', stdoutBytes: 7 });
+  });
+});
+
 describe('a compound command under 2>&1', () => {
   it('keeps the order its commands wrote in, through groups, subshells, functions, loops, a file and a nested sh', async () => {
     const r = await sh(

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { statfsSync } from 'node:fs';
 import { posix } from 'node:path';
@@ -105,8 +106,10 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
       if (!/\\(?:x[0-9a-fA-F]|[0-7])/.test(format) && !rest.some((a) => byteEscape.test(a))) return ctx.origCommand(args);
       const result = await ctx.origCommand([markFormat(format), ...rest.map(markText)]);
       const { out, raw } = unmark(result.stdout);
-      // Without a raw byte the output is text (the UTF-8 bytes read back as it).
-      if (!raw) return { ...result, stdout: Buffer.from(out, 'latin1').toString('utf8') };
+      // Bytes that are UTF-8 (none past ASCII, or escapes spelling `é`) are text, read back as it: the
+      // exec hands text out as UTF-8, where it would decode bytes back into a character of one byte.
+      const bytes = Buffer.from(out, 'latin1');
+      if (!raw || isUtf8(bytes)) return { ...result, stdout: bytes.toString('utf8') };
       host.rawOutput();
       return { ...result, stdout: out, stdoutKind: 'bytes' };
     },
