@@ -67,6 +67,15 @@ describe('the guest shell of a simulated instance', () => {
     expect(res).toMatchObject({ timedOut: true, exitCode: 137 });
   });
 
+  it("the EXIT trap after exit sees the variables and the directory the script left, with exit's status, from a function too", async () => {
+    const { client } = await simWith('t');
+    expect(await run(client, 't', ['sh', '-c', 'trap "echo \\$X; pwd" EXIT; X=1; cd /tmp; exit 3'])).toMatchObject({
+      stdout: '1\n/tmp\n',
+      exitCode: 3,
+    });
+    expect(await run(client, 't', ['sh', '-c', 'f() { X=2; exit 4; }; trap "echo \\$X" EXIT; f'])).toMatchObject({ stdout: '2\n', exitCode: 4 });
+  });
+
   it('files written by one command are there for the next, and stdin reaches the command', async () => {
     const { client } = await simWith('c1');
     expect((await run(client, 'c1', ['sh', '-c', 'mkdir -p /srv/app && printf "%s\\n" one two > /srv/app/list'])).exitCode).toBe(0);
