@@ -4,7 +4,7 @@ import { startGuestShell, type GuestShell } from './sim-client.js';
 /**
  * What the guest shell passes on from compound commands, and grep's patterns, as busybox 1.35
  * answers on the LXD 5.0.2 test bed (recorded there). Both were faults of the shell library
- * (patches/README.md, items 6 to 8): a group, subshell, function, loop, if or case re-encoded a
+ * (patches/README.md, items 7 to 9): a group, subshell, function, loop, if or case re-encoded a
  * program's raw bytes as UTF-8 and, under `2>&1`, put all its stderr after all its stdout; grep
  * kept only the last of several `-e` patterns.
  */

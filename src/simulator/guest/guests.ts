@@ -7,6 +7,7 @@ import { GuestFs } from './guest-fs.js';
 import { layOut } from './guest-layout.js';
 import { rootfsOf } from './image-rootfs.js';
 import { busyboxCommands } from './busybox-programs.js';
+import { aliasCommands } from './shell-aliases.js';
 import { busyboxItself, busyboxSystem, type GuestNic } from './busybox-system.js';
 import { busyboxText } from './busybox-text.js';
 import { busyboxFiles } from './busybox-files.js';
@@ -308,6 +309,7 @@ export class Guests {
     const shellName = shell ? basename(program ?? 'sh') : undefined;
     const own = [
       ...busyboxCommands({ fs, uid, gid, init, pid: shellPid, rawOutput: () => (raw = true), umask: shellState.umask }),
+      ...aliasCommands(),
       ...busyboxSystem({
         fs,
         uid,
