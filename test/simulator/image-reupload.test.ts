@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { unpackTar } from 'modern-tar';
-import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imageTarball } from './image-tarball.js';
-import { startTestSim, type ApiAnswer, type TestSim } from './sim-client.js';
+import { startTestSim, type ApiAnswer, type BytesAnswer, type TestSim } from './sim-client.js';
 
 /**
  * A published image is a tarball of the instance's files, as the daemon packs one: its export,
@@ -14,21 +13,13 @@ import { startTestSim, type ApiAnswer, type TestSim } from './sim-client.js';
  */
 describe('a published image exported and uploaded again', () => {
   let t: TestSim;
-  let agent: Agent;
   beforeAll(async () => {
     t = await startTestSim();
-    agent = new Agent({ connect: { socketPath: t.sim.socketPath! } });
   });
-  afterAll(async () => {
-    await agent.close();
-    await t.close();
-  });
+  afterAll(() => t.close());
 
-  const call = async (method: string, path: string, body?: Buffer, headers: Record<string, string> = {}) => {
-    const res = await request(`http://sim${path}`, { method: method as 'GET', dispatcher: agent, headers, body });
-    return { status: res.statusCode, headers: res.headers, bytes: Buffer.from(await res.body.arrayBuffer()) };
-  };
-  const answer = (res: Awaited<ReturnType<typeof call>>): ApiAnswer => ({
+  const call = (method: string, path: string, body?: Buffer, headers: Record<string, string> = {}) => t.bytes(method, path, body, headers);
+  const answer = (res: BytesAnswer): ApiAnswer => ({
     status: res.status,
     headers: res.headers as ApiAnswer['headers'],
     body: JSON.parse(res.bytes.toString('utf8')),

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imageTarball } from './image-tarball.js';
 import { startTestSim, type TestSim } from './sim-client.js';
@@ -10,19 +9,14 @@ import { startTestSim, type TestSim } from './sim-client.js';
  */
 describe('images, networks and storage served as the daemon serves them', () => {
   let t: TestSim;
-  let agent: Agent;
   beforeAll(async () => {
     t = await startTestSim();
-    agent = new Agent({ connect: { socketPath: t.sim.socketPath! } });
   });
-  afterAll(async () => {
-    await agent.close();
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   const upload = async (body: Buffer, headers: Record<string, string>) => {
-    const res = await request('http://sim/1.0/images', { method: 'POST', dispatcher: agent, headers, body });
-    return { status: res.statusCode, headers: res.headers, body: (await res.body.json()) as any };
+    const res = await t.bytes('POST', '/1.0/images', body, headers);
+    return { status: res.status, headers: res.headers, body: JSON.parse(res.bytes.toString('utf8')) as any };
   };
 
   it('uploads a unified image: the operation names its SHA-256 fingerprint, the properties come from metadata.yaml and the headers, and the export returns the bytes', async () => {
@@ -49,10 +43,10 @@ describe('images, networks and storage served as the daemon serves them', () => 
       created_at: '2023-11-14T22:13:20+00:00',
       size: tarball.length,
     });
-    const exported = await request(`http://sim/1.0/images/${fingerprint}/export`, { dispatcher: agent });
-    expect(exported.statusCode).toBe(200);
+    const exported = await t.bytes('GET', `/1.0/images/${fingerprint}/export`);
+    expect(exported.status).toBe(200);
     expect(exported.headers['content-disposition']).toBe(`inline;filename=${fingerprint}.tar.gz`);
-    expect(Buffer.from(await exported.body.arrayBuffer())).toEqual(tarball);
+    expect(exported.bytes).toEqual(tarball);
   });
 
   it('uploads a split image as multipart (metadata, rootfs), fingerprinted over both parts', async () => {

@@ -26,12 +26,21 @@ export interface ApiAnswer {
   body: any;
 }
 
+/** An HTTP answer kept as its bytes. */
+export interface BytesAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  bytes: Buffer;
+}
+
 /** A simulator plus a tiny client bound to its unix socket. */
 export interface TestSim {
   sim: RunningSimulator;
   api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer>;
   /** Connects to /1.0/events and collects parsed frames. */
   events(query?: string): Promise<EventTap>;
+  /** A request with a body of bytes (an image, a file), answered as bytes (an export). */
+  bytes(method: string, path: string, body?: Buffer, headers?: Record<string, string>): Promise<BytesAnswer>;
   /** Waits for an operation to finish and returns its final object. */
   waitOp(answer: ApiAnswer): Promise<any>;
   close(): Promise<void>;
@@ -85,6 +94,10 @@ export async function startTestSim(opts: SimulatorOptions = {}): Promise<TestSim
       const tap = await openTap(`ws+unix://${socketPath}:/1.0/events${query}`);
       taps.push(tap);
       return tap;
+    },
+    async bytes(method, path, body, headers = {}) {
+      const res = await request(`http://sim${path}`, { method: method as 'GET', dispatcher: agent, headers, body });
+      return { status: res.statusCode, headers: res.headers, bytes: Buffer.from(await res.body.arrayBuffer()) };
     },
     async waitOp(answer) {
       const res = await api('GET', `${answer.body.operation}/wait?timeout=10`);
