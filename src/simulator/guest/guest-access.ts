@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import type { InMemoryFs } from 'just-bash';
+import { fsError } from './fs-error.js';
 
 /** A user and group a command runs as, or an entry belongs to. */
 interface Ids {
@@ -15,9 +16,6 @@ export interface Entries {
 
 /** The character devices a container's /dev has that everyone may write. */
 const worldDevices = new Set(['/dev/null', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom', '/dev/tty']);
-
-const refused = (code: 'EACCES' | 'EPERM', path: string): Error =>
-  Object.assign(new Error(`${code}: ${code === 'EACCES' ? 'permission denied' : 'operation not permitted'}, '${path}'`), { code });
 
 /** Whether `who` has all of `want` (4 read, 2 write, 1 search) on an entry of `mode` owned by `owner`, by its owner, group or other bits. */
 function permits(mode: number, owner: Ids, who: Ids, want: number): boolean {
@@ -45,14 +43,14 @@ export class Access {
   async write(path: string): Promise<void> {
     if (this.root || worldDevices.has(path)) return;
     const st = await this.fs.memory.stat(path).catch(() => undefined);
-    if (st && !st.isDirectory && !permits(st.mode, this.fs.ownerOf(path), this.who, 2)) throw refused('EACCES', path);
+    if (st && !st.isDirectory && !permits(st.mode, this.fs.ownerOf(path), this.who, 2)) throw fsError('EACCES', path);
   }
 
   /** Making, removing or renaming an entry in `dir`: write and search on it. */
   async changeIn(dir: string): Promise<void> {
     if (this.root) return;
     const st = await this.fs.memory.stat(dir).catch(() => undefined);
-    if (st && !permits(st.mode, this.fs.ownerOf(dir), this.who, 3)) throw refused('EACCES', dir);
+    if (st && !permits(st.mode, this.fs.ownerOf(dir), this.who, 3)) throw fsError('EACCES', dir);
   }
 
   /** unlink(2), rmdir(2), the source of rename(2): the directory's permission, then its sticky bit (the entry's or the directory's owner only). */
@@ -62,13 +60,13 @@ export class Access {
     await this.changeIn(dir);
     const st = await this.fs.memory.stat(dir).catch(() => undefined);
     if (st && st.mode & 0o1000 && this.fs.ownerOf(path).uid !== this.who.uid && this.fs.ownerOf(dir).uid !== this.who.uid)
-      throw refused('EPERM', path);
+      throw fsError('EPERM', path);
   }
 
   /** chmod(2), chown(2), utimes(2) with a time given: the owner only. */
   async own(path: string): Promise<void> {
     if (this.root) return;
-    if (this.fs.ownerOf(path).uid !== this.who.uid) throw refused('EPERM', path);
+    if (this.fs.ownerOf(path).uid !== this.who.uid) throw fsError('EPERM', path);
   }
 
   /** utimes(2) to now (touch): the owner, or whoever may write the file. */
@@ -83,6 +81,6 @@ export class Access {
     await this.changeIn(posix.dirname(name));
     const st = await this.fs.memory.lstat(existing).catch(() => undefined);
     const owner = this.fs.ownerOf(existing);
-    if (st && owner.uid !== this.who.uid && !(st.isFile && permits(st.mode, owner, this.who, 6))) throw refused('EPERM', existing);
+    if (st && owner.uid !== this.who.uid && !(st.isFile && permits(st.mode, owner, this.who, 6))) throw fsError('EPERM', existing);
   }
 }

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import type { FsStat, IFileSystem, InMemoryFs } from 'just-bash';
 import { Access } from './guest-access.js';
 import { HardLinks } from './guest-links.js';
+import { fsError } from './fs-error.js';
 
 /** Who owns an entry of a guest's filesystem. */
 export interface Owner {
@@ -99,8 +100,8 @@ export class GuestFs {
    */
   async link(existing: string, name: string): Promise<void> {
     const st = await this.memory.lstat(existing);
-    if (st.isDirectory) throw Object.assign(new Error(`EPERM: operation not permitted, link '${existing}'`), { code: 'EPERM' });
-    if (await this.exists(name)) throw Object.assign(new Error(`EEXIST: file already exists, link '${name}'`), { code: 'EEXIST' });
+    if (st.isDirectory) throw fsError('EPERM', existing, 'link');
+    if (await this.exists(name)) throw fsError('EEXIST', name, 'link');
     await this.relink(existing, name);
     this.links.add(existing, name);
     const owner = this.owners.get(existing);
@@ -312,9 +313,7 @@ export class GuestFs {
   private async openableIn(path: string): Promise<void> {
     const parent = await this.memory.stat(posix.dirname(path)).catch(() => undefined);
     if (parent?.isDirectory) return;
-    const code = parent ? 'ENOTDIR' : 'ENOENT';
-    const text = parent ? 'not a directory' : 'no such file or directory';
-    throw Object.assign(new Error(`${code}: ${text}, open '${path}'`), { code });
+    throw fsError(parent ? 'ENOTDIR' : 'ENOENT', path, 'open');
   }
 
   /**
@@ -337,7 +336,7 @@ export class GuestFs {
       if (!st?.isSymbolicLink) return at;
       at = await this.physical(posix.resolve(posix.dirname(at), await this.memory.readlink(at)));
     }
-    throw Object.assign(new Error(`ELOOP: too many symbolic links encountered, open '${path}'`), { code: 'ELOOP' });
+    throw fsError('ELOOP', path, 'open');
   }
 
   /** The path with no symlink among its directories (its last component as it is). */

@@ -1,5 +1,6 @@
 import { Bash, InMemoryFs } from 'just-bash';
 import { ReflexError } from '../../errors/reflex-error.js';
+import { fsError } from './fs-error.js';
 
 /**
  * The guest's shell is just-bash with the project's patch (patches/just-bash+<version>.patch,
@@ -18,7 +19,7 @@ export function assertShellPatched(): Promise<void> {
 async function probe(): Promise<void> {
   const fs = new InMemoryFs();
   const refuse = async (path: string): Promise<void> => {
-    throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
+    throw fsError('ENOENT', path, 'open');
   };
   fs.writeFile = refuse;
   const outcome = await new Bash({ fs })
