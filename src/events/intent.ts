@@ -118,6 +118,8 @@ export interface OwnOperation {
   /** The operation's `created_at` and, once it ended, `updated_at`: daemon time, like event timestamps (ms). */
   createdAt?: number;
   endedAt?: number;
+  /** The action job that sent it: a later run of the job finds the calls an earlier run left unsettled. */
+  job?: string;
 }
 
 /**

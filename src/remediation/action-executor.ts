@@ -20,8 +20,8 @@ import type { HeldLock, TokenLock } from '../redis/token-lock.js';
 import { actionContext } from './act/action-context.js';
 import { actingClient } from './act/acting-client.js';
 import { JobFailure, refOf, stormScope, trailOf, type BranchedOutcome } from './act/job-failure.js';
-import { resumeLeftOperation } from './act/resume.js';
-import { recordJobEnd } from './act/inflight.js';
+import { resumeLeftOperation, startedByEarlierRun } from './act/resume.js';
+import { parseInflight, recordJobEnd } from './act/inflight.js';
 import { OthersOperations } from './others-operations.js';
 import type { PendingActions } from './pending-actions.js';
 import type { Recheck, RecheckVerdict } from './recheck.js';
@@ -155,6 +155,8 @@ export class ActionExecutor {
     // earlier run's operation turns out gone.
     let reads = held ? this.readsAtOnce(job, client) : undefined;
     const left = await redis.get(keys.inflight(jobId));
+    // The operation an earlier run left and the daemon forgot: it may be what started the instance since.
+    let gone: ReturnType<typeof parseInflight> | undefined;
     if (left !== null) {
       const resumed = await resumeLeftOperation(this.deps, job, jobId, client, trail, left);
       if (resumed) {
@@ -162,6 +164,7 @@ export class ActionExecutor {
         if (held && resumed.result === 'done' && !job.dryRun) await this.actionSucceeded(job, resumed);
         return this.finish(ref, jobId, resumed);
       }
+      gone = parseInflight(left);
       reads = held ? this.readsAtOnce(job, client) : undefined;
     }
     let observed: ActionContext['observed'];
@@ -175,6 +178,14 @@ export class ActionExecutor {
         return this.skipped(job, jobId, trail, verdict.check, verdict.summary);
       }
       if (storm) return this.skipped(job, jobId, trail, 'storm', storm, 'held');
+      const earlier = await startedByEarlierRun(
+        this.deps.ownOperations,
+        job,
+        jobId,
+        verdict.instance,
+        gone && 'operationId' in gone ? gone : undefined,
+      );
+      if (earlier) return this.skipped(job, jobId, trail, 'earlier-run', earlier);
       const others = await this.others.settle(client, job, await listing, verdict.instance);
       // Read under the lock a moment ago, and nobody else's operation on it since: the action may
       // act on that reading instead of reading the instance once more.

@@ -25,7 +25,7 @@ import { fileSimulator } from '../support/file-simulator.js';
 import { clockPast, until } from '../support/wait.js';
 import { crashThroughStopHook } from '../support/sim-crash.js';
 import { actionFailedKind, Alerts, openAlertsIn } from '../../src/alerts/alerts.js';
-import { recordJobEnd } from '../../src/remediation/act/inflight.js';
+import { recordInflight, recordJobEnd } from '../../src/remediation/act/inflight.js';
 
 const restartOnCrash = defineRule({
   name: 'restart-on-crash',
@@ -404,6 +404,48 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
       const outcomes = (await new AuditLog(redis, keys.audit).read({ instance: 'ended' })).filter((r) => r.type === 'outcome');
       expect(outcomes.map((r) => r.resumed === true)).toEqual([false, true]);
     });
+
+    it.each([
+      ['between the daemon taking its start and the reply', 'reply'],
+      ['while the start ran, long enough for the daemon to forget its operation', 'operation'],
+    ] as const)(
+      "does not start again an instance a killed run of the job started %s: the operator's stop since stays, though nothing remembers it",
+      async (_when, died) => {
+        const forgetful = await startSimulator({ instances: 0, timings: { startMs: 10, stopMs: 10, operationRetentionMs: 300 } });
+        const forgetfulClient = new InstanceClient(parseTarget(`unix://${forgetful.socketPath}`));
+        cleanups.push(async () => {
+          await forgetfulClient.close();
+          await forgetful.stop();
+        });
+        const name = `killed-${died}`;
+        forgetful.controls.addInstance({ name, status: 'Stopped', config: { 'user.reflex.autorestart': 'true' } });
+        const keys = keySpace(uniquePrefix('act'));
+        const { executor, close } = testExecutor(redis, keys, forgetfulClient, [restartOnCrash]);
+        cleanups.push(close);
+        const queued = job(name);
+        const ref = { target: queued.target, project: queued.project, instance: name };
+        const own = new OwnOperations(redis, keys);
+        // What the killed run left: its mark of the call as sent (and, once the reply came, the
+        // in-flight record and the operation's mark); the daemon did the start.
+        const sentAt = Date.now();
+        if (died === 'reply') await own.record(ref, 'local:stalled-2:1:start:1', { action: 'start', state: 'sending', sentAt, job: 'stalled-2' });
+        const start = await forgetfulClient.changeState(name, { action: 'start' });
+        if (died === 'operation') {
+          const createdAt = Date.parse(start.value.created_at);
+          await recordInflight(redis, keys, 'stalled-2', { operationId: start.id, action: 'start', sentAt, createdAt });
+          await own.record(ref, start.id, { action: 'start', state: 'running', sentAt, createdAt, job: 'stalled-2' });
+        }
+        await start.wait({ timeoutMs: 5_000 });
+        // The operator stops it; the stop's frames died with the run's replica and the daemon forgets its operation.
+        await (await forgetfulClient.changeState(name, { action: 'stop', force: true })).wait({ timeoutMs: 5_000 });
+        await until('the daemon forgets the operations', async () => (await forgetfulClient.listOperations()).length === 0, 5_000);
+        // BullMQ runs the stalled job again under its id.
+        const again = await executor.execute(queued, 'stalled-2', 1, 3);
+        expect(again).toMatchObject({ result: 'skipped', summary: expect.stringContaining('an earlier run of this job sent start') });
+        expect(forgetful.controls.calls(name, 'start')).toBe(1);
+        expect(forgetful.controls.statusCode(name)).toBe(102);
+      },
+    );
 
     it('ends an earlier give-up alert when the run that acted died before saying so: the next run of the job resolves it', async () => {
       const keys = keySpace(uniquePrefix('act'));

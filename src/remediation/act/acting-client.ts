@@ -114,7 +114,7 @@ class OwnCalls implements CallWatch {
     // mark as Reflex's own. A refused call's mark is taken back: nothing was sent.
     const [ours] = await Promise.all([
       held?.confirm().catch(() => undefined),
-      ownOperations.record(this.ref, localId, { action, state: 'sending', sentAt }),
+      ownOperations.record(this.ref, localId, { action, state: 'sending', sentAt, job: jobId }),
     ]);
     if (held) {
       try {
@@ -129,20 +129,23 @@ class OwnCalls implements CallWatch {
     try {
       res = await send();
     } catch (err) {
-      await ownOperations.record(this.ref, localId, { action, state: 'failed', sentAt, endedAt: Date.now() });
+      await ownOperations.record(this.ref, localId, { action, state: 'failed', sentAt, endedAt: Date.now(), job: jobId });
       if (err instanceof ApiError) await trail.call(`${said} refused: ${err.message}`, { ...record, status: err.status });
       throw err;
     }
     if (res.kind === 'sync') {
-      await ownOperations.record(this.ref, localId, { action, state: 'done', sentAt, endedAt: Date.now() });
+      await ownOperations.record(this.ref, localId, { action, state: 'done', sentAt, endedAt: Date.now(), job: jobId });
       await trail.call(`${said} → done`, record);
       return res;
     }
     const op = res.envelope.metadata;
     const createdAt = daemonTime(op.created_at) ?? sentAt;
     this.sent.set(op.id, { action, sentAt, createdAt });
-    await ownOperations.record(this.ref, op.id, { action, state: 'running', sentAt, createdAt }, localId);
+    // The in-flight record first: a worker that dies between the two leaves a job that resumes
+    // waiting on the operation, and the mark of the call as sent by this job (the next run of the
+    // job finds it, settled by neither).
     await recordInflight(redis, keys, jobId, { operationId: op.id, action, sentAt, createdAt });
+    await ownOperations.record(this.ref, op.id, { action, state: 'running', sentAt, createdAt, job: jobId }, localId);
     await trail.call(`${said} → operation ${op.id}`, { ...record, operationId: op.id });
     return res;
   }
@@ -155,6 +158,7 @@ class OwnCalls implements CallWatch {
     // least the time waited, counted on the daemon's clock from its created_at.
     const waited = sent.createdAt + (Date.now() - sent.sentAt);
     await this.deps.ownOperations.record(this.ref, op.id, {
+      job: this.run.jobId,
       action: sent.action,
       state: op.status_code === 200 ? 'done' : 'failed',
       sentAt: sent.sentAt,

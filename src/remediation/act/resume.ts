@@ -3,7 +3,8 @@ import type { ActionJob } from '../../actions/action-job.js';
 import { isApiStatus } from '../../client/api-error.js';
 import type { InstanceClient } from '../../client/client.js';
 import type { OperationObject } from '../../client/envelope.js';
-import { OWN_OPERATION_MAX_MS } from '../../events/intent.js';
+import type { Instance } from '../../client/instance.js';
+import { causedBy, OWN_OPERATION_MAX_MS, type OwnOperation } from '../../events/intent.js';
 import type { OwnOperations } from '../../events/own-operations.js';
 import type { RedisConnection } from '../../redis/connect.js';
 import type { KeySpace } from '../../redis/key-space.js';
@@ -57,6 +58,7 @@ export async function resumeLeftOperation(
   }
   if (left.action)
     await ownOperations.record(refOf(job), left.operationId, {
+      job: jobId,
       action: left.action,
       state: final.status_code === 200 ? 'done' : 'failed',
       sentAt: left.sentAt ?? Date.now(),
@@ -69,4 +71,30 @@ export async function resumeLeftOperation(
   const summary = `resumed after a restart of the worker: operation ${left.operationId} ended ${final.status}${typeof ret === 'number' ? ` (exit code ${ret}; its output is lost)` : ''}`;
   await trail.outcome(`${job.action}: ${summary}`, 'done', { operationId: left.operationId, resumed: true });
   return { result: 'done', summary, operationId: left.operationId };
+}
+
+/**
+ * Whether an earlier run of this job started the instance and died before it recorded the call's
+ * outcome (killed between the daemon taking the call and its reply, or while the operation ran
+ * and long enough for the daemon to forget it): the calls of the job still `sending` or `running`
+ * in Reflex's own operations, and the in-flight record's operation found gone (`gone`), one of
+ * which the instance's last start (`last_used_at`) falls in. That run answered the incident; the
+ * instance is down again by a decision this run may not see (an operator's stop whose frames died
+ * with the worker): the job ends without acting. Answers the summary to record, or undefined.
+ */
+export async function startedByEarlierRun(
+  ownOperations: Pick<OwnOperations, 'list'>,
+  job: ActionJob,
+  jobId: string,
+  instance: Pick<Instance, 'last_used_at' | 'status'>,
+  gone?: Partial<OwnOperation> & { operationId: string },
+): Promise<string | undefined> {
+  const at = instance.last_used_at;
+  if (!at || Number.isNaN(Date.parse(at))) return undefined;
+  const unsettled = (await ownOperations.list(refOf(job))).filter((o) => o.job === jobId && (o.state === 'sending' || o.state === 'running'));
+  if (gone?.action && gone.sentAt !== undefined)
+    unsettled.push({ action: gone.action, state: 'running', sentAt: gone.sentAt, createdAt: gone.createdAt });
+  const started = unsettled.find((o) => causedBy(o, { intent: 'requested', action: 'instance-started', timestamp: at }));
+  if (!started) return undefined;
+  return `an earlier run of this job sent ${started.action} at ${new Date(started.sentAt).toISOString()} and its worker stopped before the outcome was recorded; the instance last started at ${at}, by that call: the incident was answered, and it is ${instance.status} again since by a decision not seen here; not acting again`;
 }
