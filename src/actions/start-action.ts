@@ -11,7 +11,8 @@ async function changeState(ctx: ActionContext<unknown>, action: 'start' | 'stop'
 
 /**
  * Brings an instance to Running. Level-triggered: re-reads the state first and does nothing when
- * it is already Running; unfreezes a Frozen one; force-stops an Error (112) one before starting.
+ * it is already Running; unfreezes a Frozen one; force-stops an Error (112) one before starting; a
+ * start refused while someone else's started it ends as a skip (Running is what it was for).
  * No params.
  */
 export const startAction = builtinAction({
@@ -29,8 +30,16 @@ export const startAction = builtinAction({
       return { result: 'done', summary: 'unfrozen', operationId: id };
     }
     if (state.status_code === StatusCode.Error) await changeState(ctx, 'stop', { force: true });
-    const id = await changeState(ctx, 'start');
-    return { result: 'done', summary: `started (was ${state.status})`, operationId: id };
+    try {
+      const id = await changeState(ctx, 'start');
+      return { result: 'done', summary: `started (was ${state.status})`, operationId: id };
+    } catch (err) {
+      // Refused because someone else's start ran first (an operator's, between the read and the
+      // call): the instance is where this action brings it; nothing failed.
+      const now = await ctx.client.getInstanceState(ctx.instance).catch(() => undefined);
+      if (now?.status_code !== StatusCode.Running) throw err;
+      return { result: 'skipped', summary: `already Running: started by someone else while this start was sent (${(err as Error).message})` };
+    }
   },
 });
 
