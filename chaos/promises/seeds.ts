@@ -7,6 +7,9 @@
  *   requestor arrives for it (forged, or stale): Reflex starts it (operator-decision). Minimal
  *   replay: `stop #1 +300ms; forged-shutdown #1 +300ms`. Fixed: a stop of an instance already down
  *   and not started since is contradicted (`already-down`, src/remediation/stop-confirmation.ts).
+ *   1041 again under CI's load (docs/chaos.md 35): an action.failed alert firing while Running, a
+ *   give-up raised after the operator's Running event. Fixed: a start refused while someone else's
+ *   ran is a skip, and a give-up whose instance runs since the incident ends its alert.
  * - 179019817: a crash, and the operator's stop 15 ms after it, while the daemon's stop hook still
  *   runs (the stop is taken, 202, and its operation fails "The instance is already stopped", as on
  *   LXD 5.0.2 and Incus 6.0; the shutdown is not announced yet): Reflex started the instance about
@@ -29,7 +32,9 @@
  * - 140123, 140202 (docs/chaos.md 20): a replica killed right after its start of a crashed
  *   instance, before the queue heard the job end; the stalled job ran again 7 s later on the other
  *   replica and undid the operator's stop (operator-decision). Fixed: a job's end is recorded
- *   before the queue hears it, and a stalled copy ends as the first run did (src/remediation/act/inflight.ts).
+ *   before the queue hears it, and a stalled copy ends as the first run did (src/remediation/act/inflight.ts);
+ *   again under CI's load (35): a killed run that started the instance and left no end (its call
+ *   unsettled). Fixed: such a run's start, found by last_used_at, is not made again (act/resume.ts).
  * - 530086, 500080 (22): the operator stops an instance and renames it, then a forged shutdown of
  *   the new name: Reflex started it (operator-decision). Fixed: a rename carries the tracker's entry
  *   and the operator's requests to the new name.

@@ -22,6 +22,7 @@ import { actingClient } from './act/acting-client.js';
 import { JobFailure, refOf, stormScope, trailOf, type BranchedOutcome } from './act/job-failure.js';
 import { resumeLeftOperation, startedByEarlierRun } from './act/resume.js';
 import { parseInflight, recordJobEnd } from './act/inflight.js';
+import type { StateTracker } from '../events/state-tracker.js';
 import { OthersOperations } from './others-operations.js';
 import type { PendingActions } from './pending-actions.js';
 import type { Recheck, RecheckVerdict } from './recheck.js';
@@ -64,6 +65,8 @@ export interface ActionExecutorDeps {
    * `action-failed` alert when a later action on its instance succeeds. Default: audited only.
    */
   alerts?: Pick<Alerts, 'raise' | 'resolveFiring'>;
+  /** The instance's last known status: a give-up whose instance runs again since ends its alert at once. */
+  tracker?: Pick<StateTracker, 'get'>;
 }
 
 /**

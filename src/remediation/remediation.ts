@@ -157,6 +157,7 @@ export function startRemediation(o: RemediationOptions): Remediation {
     actionsQueue: o.actionsQueue,
     notifier: o.notifier,
     alerts,
+    tracker: o.tracker,
     ...(gate.storms ? { storms: gate.storms } : {}),
   });
   const queueOpts = { connection: o.connection, prefix: keys.bullPrefix };

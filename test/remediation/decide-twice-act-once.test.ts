@@ -447,6 +447,38 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
       },
     );
 
+    it("ends a give-up's alert at once when its instance runs again since the incident, its Running event handled before the give-up", async () => {
+      const keys = keySpace(uniquePrefix('act'));
+      const audit = new AuditLog(redis, keys.audit);
+      const alerts = new Alerts({ audit, open: openAlertsIn(redis, keys.openAlerts) });
+      const { executor, close } = testExecutor(redis, keys, client, [restartOnCrash], { alerts });
+      cleanups.push(close);
+      const queued = job('given-up');
+      const ref = { target: queued.target, project: queued.project, instance: queued.instance };
+      // The operator's start ran first: its Running event ended the incident's alerts, none of this job's yet.
+      await new StateTracker(redis, keys).update(ref, 103, queued.incidentAt! + 500, { source: 'event', eventId: 'operator-start' });
+      await executor.gaveUp(queued, 'given-up-1', 'OPERATION_FAILED: The instance is already running', 1);
+      const records = (await audit.read({ instance: 'given-up' })).filter((r) => r.type === 'alert');
+      expect(records.map((r) => r.summary)).toEqual([
+        expect.stringMatching(/^start on given-up gave up after 1 attempt/),
+        expect.stringMatching(/^action\.failed resolved: given-up is Running \(103\) again since/),
+      ]);
+      expect(await openAlertsIn(redis, keys.openAlerts).list()).toEqual([]);
+    });
+
+    it("keeps a give-up's alert firing while its instance stays down", async () => {
+      const keys = keySpace(uniquePrefix('act'));
+      const audit = new AuditLog(redis, keys.audit);
+      const alerts = new Alerts({ audit, open: openAlertsIn(redis, keys.openAlerts) });
+      const { executor, close } = testExecutor(redis, keys, client, [restartOnCrash], { alerts });
+      cleanups.push(close);
+      const queued = job('still-given-up');
+      const ref = { target: queued.target, project: queued.project, instance: queued.instance };
+      await new StateTracker(redis, keys).update(ref, 102, queued.incidentAt!, { source: 'event', eventId: 'crash' });
+      await executor.gaveUp(queued, 'still-given-up-1', 'OPERATION_FAILED: Injected failure', 1);
+      expect((await openAlertsIn(redis, keys.openAlerts).list()).map((a) => a.kind)).toEqual([actionFailedKind]);
+    });
+
     it('ends an earlier give-up alert when the run that acted died before saying so: the next run of the job resolves it', async () => {
       const keys = keySpace(uniquePrefix('act'));
       const audit = new AuditLog(redis, keys.audit);

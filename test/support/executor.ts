@@ -46,6 +46,7 @@ export function testExecutor(
     keys,
     redis,
     logger: pino({ level: 'silent' }),
+    tracker,
     ...(parts.alerts ? { alerts: parts.alerts } : {}),
   });
   return { executor, close: async () => void (await queue.close()) };

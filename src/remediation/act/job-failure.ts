@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import { actionJobOptions, type ActionJob } from '../../actions/action-job.js';
 import { actionFailedKind, stormKind, type Alerts } from '../../alerts/alerts.js';
 import type { AuditLog } from '../../audit/audit-log.js';
+import { StatusCode } from '../../client/status-code.js';
+import type { StateTracker } from '../../events/state-tracker.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { InstanceRef } from '../../redis/key-space.js';
 import type { PendingActions } from '../pending-actions.js';
@@ -22,7 +24,12 @@ export interface JobFailureDeps {
   audit: AuditLog;
   pending: PendingActions;
   logger: Logger;
-  alerts: Pick<Alerts, 'raise'>;
+  alerts: Pick<Alerts, 'raise' | 'resolveFiring'>;
+  /**
+   * The instance's last known status (the events pipeline's tracker): a give-up of an incident's
+   * action whose instance runs again since ends its alert at once. None: the Running event's end only.
+   */
+  tracker?: Pick<StateTracker, 'get'>;
   metrics?: Metrics;
   storms?: StormControl;
   /** Where the jobs of an `onFailure` branch are queued; none: an action with a branch gives up like any other. */
@@ -70,7 +77,24 @@ export class JobFailure {
       },
       { record: { rule: job.rule } },
     );
+    await this.endedSince(job);
     await this.remediationFailed(job, jobId);
+  }
+
+  /**
+   * The instance of the incident runs again since (someone else's start, or one that came after
+   * the job's last try): its Running event, handled before this give-up, found no action-failed
+   * alert to end. Read after the raise, as that event's end is made after the tracker's write:
+   * whichever comes second ends the alert.
+   */
+  private async endedSince(job: ActionJob): Promise<void> {
+    if (job.incidentAt === undefined || !this.deps.tracker) return;
+    const now = await this.deps.tracker.get(refOf(job));
+    if (now?.status !== StatusCode.Running || now.at < job.incidentAt) return;
+    await this.deps.alerts.resolveFiring(actionFailedKind, refOf(job), {
+      summary: `${job.instance} is Running (103) again since ${new Date(now.at).toISOString()}, after the incident`,
+      outcome: 'recovered',
+    });
   }
 
   /**
