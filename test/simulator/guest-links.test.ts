@@ -1,7 +1,10 @@
+import { gunzipSync } from 'node:zlib';
 import { InMemoryFs } from 'just-bash';
+import { unpackTar } from 'modern-tar';
 import { describe, expect, it } from 'vitest';
 import { statusOf } from '../../src/simulator/guest/file-status.js';
 import { GuestFs } from '../../src/simulator/guest/guest-fs.js';
+import { imageTarball, rootfsOf } from '../../src/simulator/guest/image-rootfs.js';
 
 /**
  * Hard links and the umask where the lxc differential cannot reach them (its busybox lines hold the
@@ -25,6 +28,26 @@ describe('a guest file with more than one name', () => {
     await copy.remove('/b');
     expect((await statusOf(copy, '/a', false))?.nlink).toBe(1);
     expect((await statusOf(fs, '/a', false))?.nlink).toBe(2);
+  });
+
+  it('is packed once in a published image, its other name a hard link, and an instance made from the image has one file of two names', async () => {
+    const fs = new GuestFs(new InMemoryFs());
+    const shell = fs.as(root);
+    await shell.mkdir('/root', { recursive: true });
+    await shell.writeFile('/root/one', 'one\n');
+    await shell.link('/root/one', '/root/two');
+    const tarball = await imageTarball('architecture: x86_64\n', fs, new Date(0), 'links');
+    const entries = await unpackTar(gunzipSync(tarball));
+    expect(
+      entries.filter((e) => e.header.name.startsWith('rootfs/root/')).map((e) => [e.header.name, e.header.type, e.header.linkname, e.header.size]),
+    ).toEqual([
+      ['rootfs/root/one', 'file', '', 4],
+      ['rootfs/root/two', 'link', 'rootfs/root/one', 0],
+    ]);
+    const made = (await rootfsOf(entries, async () => new InMemoryFs()))!;
+    expect((await statusOf(made, '/root/two', false))?.nlink).toBe(2);
+    await made.write('/root/two', Buffer.from('two\n'), { ...root, mode: 0o644 });
+    expect((await made.read('/root/one')).toString()).toBe('two\n');
   });
 
   it('is made under the umask the shell gives, through the filesystem a command sees', async () => {

@@ -89,6 +89,11 @@ export class GuestFs {
     return fs;
   }
 
+  /** The other names of the file at `path` (physical), none unless `ln` gave it more. */
+  linkedNames(path: string): string[] {
+    return this.links.others(path);
+  }
+
   /** How many names the entry at `path` (physical: no symlink among its directories) has; 1 unless `ln` gave it more. */
   linkCount(path: string): number {
     return this.links.count(path);

@@ -5,6 +5,7 @@ import { shellBuiltins } from './shell-builtins.js';
 import { catCommand, guestCommands, harmlessSignals, scriptedCommand, sleepCommand, type GuestProcess } from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
 import { layOut } from './guest-layout.js';
+import type { ParsedTarEntryWithData } from 'modern-tar';
 import { rootfsOf } from './image-rootfs.js';
 import { busyboxCommands } from './busybox-programs.js';
 import { aliasCommands } from './shell-aliases.js';
@@ -220,8 +221,8 @@ export class Guests {
   }
 
   /** Keeps the files under `rootfs/` of an uploaded unified image the simulator published (its export) as what an instance made from it starts from. */
-  async adoptImage(fingerprint: string, tarball: Buffer): Promise<void> {
-    const fs = await rootfsOf(tarball, async () => new (await loadJustBash()).InMemoryFs());
+  async adoptImage(fingerprint: string, entries: readonly ParsedTarEntryWithData[]): Promise<void> {
+    const fs = await rootfsOf(entries, async () => new (await loadJustBash()).InMemoryFs());
     if (fs) this.imageFilesystems.set(fingerprint, Promise.resolve(fs));
   }
 

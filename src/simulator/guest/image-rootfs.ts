@@ -1,6 +1,6 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import type { InMemoryFs } from 'just-bash';
-import { packTar, unpackTar, type TarHeader } from 'modern-tar';
+import { packTar, type ParsedTarEntryWithData, type TarHeader } from 'modern-tar';
 import { GuestFs } from './guest-fs.js';
 
 /** What the kernel fills at run time: an image holds these directories empty. */
@@ -31,6 +31,12 @@ export async function imageTarball(metadataYaml: string, fs: GuestFs, created: D
     else if (entry.type === 'symlink')
       entries.push({ header: { name, size: 0, type: 'symlink', linkname: (await fs.read(path)).toString('utf8'), ...common } });
     else {
+      // A file of several names is packed once, its other names as hard links to the first (as LXD's tar writer does).
+      const first = fs.linkedNames(path).find((other) => other < path && paths.includes(other));
+      if (first !== undefined) {
+        entries.push({ header: { name, size: 0, type: 'link', linkname: `rootfs${first}`, ...common } });
+        continue;
+      }
       const body = await fs.read(path);
       entries.push({ header: { name, size: body.length, type: 'file', ...common }, body });
     }
@@ -40,26 +46,16 @@ export async function imageTarball(metadataYaml: string, fs: GuestFs, created: D
 
 /**
  * The root filesystem under `rootfs/` of a unified image tarball the simulator packed (its export,
- * uploaded again), as the daemon unpacks it for an instance made from the image; undefined for any
- * other tarball. The rootfs of an image made elsewhere holds programs the simulator cannot run
- * (its guests run the simulator's own for the image's `os`), so it is not unpacked. `memory` makes
- * the empty filesystem, only when there is something to put in it.
+ * uploaded again; `entries` as image-tarball.ts opened it), as the daemon unpacks it for an instance
+ * made from the image; undefined for any other tarball. The rootfs of an image made elsewhere holds
+ * programs the simulator cannot run (its guests run the simulator's own for the image's `os`), so it
+ * is not unpacked. `memory` makes the empty filesystem, only when there is something to put in it.
  */
-export async function rootfsOf(tarball: Buffer, memory: () => Promise<InMemoryFs>): Promise<GuestFs | undefined> {
-  let tar: Buffer;
-  if (tarball[0] === 0x1f && tarball[1] === 0x8b) {
-    try {
-      tar = gunzipSync(tarball);
-    } catch {
-      return undefined;
-    }
-  } else if (tarball.subarray(257, 262).toString('latin1') === 'ustar') tar = tarball;
-  else return undefined;
+export async function rootfsOf(entries: readonly ParsedTarEntryWithData[], memory: () => Promise<InMemoryFs>): Promise<GuestFs | undefined> {
   const pathOf = (name: string): string | undefined => {
     const m = /^(?:\.\/)?rootfs(\/.*)?$/.exec(name.replace(/\/+$/, ''));
     return m ? (m[1] ?? '/') : undefined;
   };
-  const entries = await unpackTar(tar);
   if (entries[0]?.header.name !== 'metadata.yaml' || entries[0].header.pax?.[publishedBy] === undefined) return undefined;
   const rooted = entries.filter((e) => pathOf(e.header.name) !== undefined);
   const fs = new GuestFs(await memory());
@@ -75,7 +71,12 @@ export async function rootfsOf(tarball: Buffer, memory: () => Promise<InMemoryFs
       await fs.memory.chmod(path, mode);
       times.push([path, mtime]);
     } else if (header.type === 'symlink') await fs.memory.symlink(header.linkname ?? '', path);
-    else if (header.type === 'file') fs.memory.writeFileSync(path, data ?? new Uint8Array(), undefined, { mode, mtime });
+    else if (header.type === 'link') {
+      // Another name of a file unpacked before it (a hard link): one file, as the publish found it.
+      const first = pathOf(header.linkname ?? '');
+      if (first !== undefined && (await fs.entry(first))) await fs.link(first, path);
+      continue;
+    } else if (header.type === 'file') fs.memory.writeFileSync(path, data ?? new Uint8Array(), undefined, { mode, mtime });
     else continue;
     if (header.uid || header.gid) await fs.setMeta(path, { uid: header.uid ?? 0, gid: header.gid ?? 0, mode });
   }

@@ -1,7 +1,7 @@
 import { daemonTexts } from '../daemon-texts.js';
 import { asyncOp, sync, SimHttpError, type SimResponse } from '../envelope.js';
 import { imageTarball } from '../guest/image-rootfs.js';
-import { readImageMetadata } from '../image-metadata.js';
+import { openImageTarball, type OpenedImage } from '../image-tarball.js';
 import { fingerprintOf, type ImageFiles } from '../image-store.js';
 import type { SimInstance, SimSnapshot } from '../instance-model.js';
 import type { Router, SimRequest } from '../router.js';
@@ -235,20 +235,17 @@ function upload(req: SimRequest): SimResponse {
   };
   let fail: string | undefined;
   let published: { inst: SimInstance; snap: SimSnapshot | undefined } | undefined;
+  let opening: Promise<OpenedImage> | undefined;
   const body = jsonRequest(req);
   if (!body) {
     files = uploadedFiles(req, req.raw ?? Buffer.alloc(0));
-    const meta = readImageMetadata(files.kind === 'unified' ? files.data : files.metadata);
-    if ('error' in meta) fail = meta.error;
-    const fromMeta = 'error' in meta ? undefined : meta;
+    // Read once, when the operation runs: its metadata, and the entries an instance made from it starts from.
+    opening = openImageTarball(files.kind === 'unified' ? files.data : files.metadata);
     fields = {
       filename: header(req, 'filename') ?? '',
       public: header(req, 'public') === 'true',
-      properties: { ...fromMeta?.properties, ...headerProperties(req) },
+      properties: headerProperties(req),
       aliases: [],
-      architecture: fromMeta?.architecture,
-      createdAt:
-        fromMeta?.creationDate === undefined ? undefined : formatTimestamp(BigInt(fromMeta.creationDate) * 1_000_000_000n, ctx.opts.utcSuffix),
     };
   } else {
     const source = (body.source ?? {}) as Record<string, unknown>;
@@ -287,6 +284,18 @@ function upload(req: SimRequest): SimResponse {
 
   async function store(): Promise<void> {
     if (fail) return op.fail(fail);
+    const opened = await opening;
+    if (opened && 'error' in opened) return op.fail(opened.error);
+    if (opened) {
+      const meta = opened.metadata;
+      fields = {
+        ...fields,
+        // The headers' properties over the tarball's.
+        properties: { ...meta.properties, ...fields.properties },
+        architecture: meta.architecture,
+        createdAt: meta.creationDate === undefined ? undefined : formatTimestamp(BigInt(meta.creationDate) * 1_000_000_000n, ctx.opts.utcSuffix),
+      };
+    }
     const stored = typeof files === 'function' ? await files() : files;
     const fingerprint = fingerprintOf(stored);
     if (ctx.images.has(fingerprint)) return op.fail(`Image with same fingerprint already exists`);
@@ -315,7 +324,7 @@ function upload(req: SimRequest): SimResponse {
     for (const a of fields.aliases) if (a.name) ctx.aliases.add({ name: a.name, description: a.description, target: fingerprint, type: 'container' });
     // The image is a tarball of a root filesystem: instances made from it start with its files.
     if (published) ctx.guests.publish(published.inst, published.snap, fingerprint);
-    else if (stored.kind === 'unified') await ctx.guests.adoptImage(fingerprint, stored.data);
+    else if (stored.kind === 'unified' && opened) await ctx.guests.adoptImage(fingerprint, opened.entries);
     op.metadata = { fingerprint, size: String(size) };
     op.succeed();
   }
