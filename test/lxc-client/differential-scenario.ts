@@ -192,7 +192,7 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
     "printf '\\045d\\xff\\n' 5 | od -An -tx1; printf '\\0\\xff' | od -An -tx1; printf 'é\\xff\\n' | od -An -tx1",
   // alias and unalias as ash's: its table's order and quoting, its refusals, an alias serving the lines after its own.
   'unalias; echo $?; alias b=1 a=2 c=3 aa=4; alias; unalias -a; alias; echo $?\n' +
-    `alias x="'q'"; alias x; alias -p; echo $?; alias 'q=it'\\''s'; alias q; unalias x nosuch; echo $?\nalias say=echo\nsay hi`,
+    `alias x="'q'"; alias x; alias -p; echo $?; alias 'q=it'\\''s'; alias q; unalias x nosuch; echo $?\nalias say=echo\nsay hi\nset | grep -c say; env | grep -c say`,
   "printf 'A\\nB\\nAB\\n' > /tmp/g; grep -x -e A -e B /tmp/g; grep -e A -e B /tmp/g; grep -w -e A -e B /tmp/g; grep -F -x -e A -e B /tmp/g; " +
     'grep -c -e A -e B /tmp/g',
   '{ echo out; echo err >&2; echo out2; } 2>&1 | cat; (echo a; ls /nosuch; echo b) 2>&1 | cat; f() { echo 1; echo 2 >&2; echo 3; }; ' +
