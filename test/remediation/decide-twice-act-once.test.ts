@@ -447,36 +447,36 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
       },
     );
 
-    it("ends a give-up's alert at once when its instance runs again since the incident, its Running event handled before the give-up", async () => {
+    /** A give-up of `name`'s start after the tracker recorded `status` for it (`afterMs` past the incident). */
+    async function giveUpAfter(name: string, status: number, afterMs: number, reason: string) {
       const keys = keySpace(uniquePrefix('act'));
       const audit = new AuditLog(redis, keys.audit);
       const alerts = new Alerts({ audit, open: openAlertsIn(redis, keys.openAlerts) });
       const { executor, close } = testExecutor(redis, keys, client, [restartOnCrash], { alerts });
       cleanups.push(close);
-      const queued = job('given-up');
+      const queued = job(name);
       const ref = { target: queued.target, project: queued.project, instance: queued.instance };
+      await new StateTracker(redis, keys).update(ref, status, queued.incidentAt! + afterMs, { source: 'event', eventId: `${name}-${status}` });
+      await executor.gaveUp(queued, `${name}-1`, reason, 1);
+      return {
+        alerts: (await audit.read({ instance: name })).filter((r) => r.type === 'alert'),
+        open: await openAlertsIn(redis, keys.openAlerts).list(),
+      };
+    }
+
+    it("ends a give-up's alert at once when its instance runs again since the incident, its Running event handled before the give-up", async () => {
       // The operator's start ran first: its Running event ended the incident's alerts, none of this job's yet.
-      await new StateTracker(redis, keys).update(ref, 103, queued.incidentAt! + 500, { source: 'event', eventId: 'operator-start' });
-      await executor.gaveUp(queued, 'given-up-1', 'OPERATION_FAILED: The instance is already running', 1);
-      const records = (await audit.read({ instance: 'given-up' })).filter((r) => r.type === 'alert');
-      expect(records.map((r) => r.summary)).toEqual([
+      const { alerts, open } = await giveUpAfter('given-up', 103, 500, 'OPERATION_FAILED: The instance is already running');
+      expect(alerts.map((r) => r.summary)).toEqual([
         expect.stringMatching(/^start on given-up gave up after 1 attempt/),
         expect.stringMatching(/^action\.failed resolved: given-up is Running \(103\) again since/),
       ]);
-      expect(await openAlertsIn(redis, keys.openAlerts).list()).toEqual([]);
+      expect(open).toEqual([]);
     });
 
     it("keeps a give-up's alert firing while its instance stays down", async () => {
-      const keys = keySpace(uniquePrefix('act'));
-      const audit = new AuditLog(redis, keys.audit);
-      const alerts = new Alerts({ audit, open: openAlertsIn(redis, keys.openAlerts) });
-      const { executor, close } = testExecutor(redis, keys, client, [restartOnCrash], { alerts });
-      cleanups.push(close);
-      const queued = job('still-given-up');
-      const ref = { target: queued.target, project: queued.project, instance: queued.instance };
-      await new StateTracker(redis, keys).update(ref, 102, queued.incidentAt!, { source: 'event', eventId: 'crash' });
-      await executor.gaveUp(queued, 'still-given-up-1', 'OPERATION_FAILED: Injected failure', 1);
-      expect((await openAlertsIn(redis, keys.openAlerts).list()).map((a) => a.kind)).toEqual([actionFailedKind]);
+      const { open } = await giveUpAfter('still-given-up', 102, 0, 'OPERATION_FAILED: Injected failure');
+      expect(open.map((a) => a.kind)).toEqual([actionFailedKind]);
     });
 
     it('ends an earlier give-up alert when the run that acted died before saying so: the next run of the job resolves it', async () => {
