@@ -12,6 +12,7 @@ import type { OperationObject } from '../client/envelope.js';
 import type { ReflexError } from '../errors/reflex-error.js';
 import { isFinalFailure } from '../errors/retry-policy.js';
 import type { OwnOperations } from '../events/own-operations.js';
+import type { OwnOperation } from '../events/intent.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { RedisConnection } from '../redis/connect.js';
@@ -172,7 +173,7 @@ export class ActionExecutor {
     }
     let observed: ActionContext['observed'];
     if (reads) {
-      const { listing, verdict, storm } = await reads;
+      const { listing, verdict, storm, own } = await reads;
       if (!verdict.proceed) {
         logger.info(
           { instance: job.instance, project: job.project, rule: job.rule, action: job.action, check: verdict.check },
@@ -181,13 +182,7 @@ export class ActionExecutor {
         return this.skipped(job, jobId, trail, verdict.check, verdict.summary);
       }
       if (storm) return this.skipped(job, jobId, trail, 'storm', storm, 'held');
-      const earlier = await startedByEarlierRun(
-        this.deps.ownOperations,
-        job,
-        jobId,
-        verdict.instance,
-        gone && 'operationId' in gone ? gone : undefined,
-      );
+      const earlier = startedByEarlierRun(own, jobId, verdict.instance, gone && 'operationId' in gone ? gone : undefined);
       if (earlier) return this.skipped(job, jobId, trail, 'earlier-run', earlier);
       const others = await this.others.settle(client, job, await listing, verdict.instance);
       // Read under the lock a moment ago, and nobody else's operation on it since: the action may
@@ -268,16 +263,19 @@ export class ActionExecutor {
   }
 
   /**
-   * The reads of the moment of acting, started at once: the re-check's, storm control's and the
-   * listing of the server's operations (independent, so a mass failure pays one round of reads per
-   * action). A dropped read's failure is nobody's: marked handled here.
+   * The reads of the moment of acting, started at once: the re-check's, storm control's, Reflex's
+   * own operations on the instance (an earlier run's call left unsettled) and the listing of the
+   * server's operations (independent, so a mass failure pays one round of reads per action). A
+   * dropped read's failure is nobody's: marked handled here.
    */
   private readsAtOnce(
     job: ActionJob,
     client: InstanceClient,
-  ): Promise<{ listing: Promise<OperationObject[] | undefined>; verdict: RecheckVerdict; storm: string | undefined }> {
+  ): Promise<{ listing: Promise<OperationObject[] | undefined>; verdict: RecheckVerdict; storm: string | undefined; own: OwnOperation[] }> {
     const listing = this.others.recent(client, `${job.target}\u0000${job.project}`).catch(() => undefined);
-    const reads = Promise.all([this.deps.recheck.check(job), this.heldByStorm(job)]).then(([verdict, storm]) => ({ listing, verdict, storm }));
+    const reads = Promise.all([this.deps.recheck.check(job), this.heldByStorm(job), this.deps.ownOperations.list(refOf(job))]).then(
+      ([verdict, storm, own]) => ({ listing, verdict, storm, own }),
+    );
     reads.catch(() => undefined);
     return reads;
   }

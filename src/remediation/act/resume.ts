@@ -77,24 +77,27 @@ export async function resumeLeftOperation(
  * Whether an earlier run of this job started the instance and died before it recorded the call's
  * outcome (killed between the daemon taking the call and its reply, or while the operation ran
  * and long enough for the daemon to forget it): the calls of the job still `sending` or `running`
- * in Reflex's own operations, and the in-flight record's operation found gone (`gone`), one of
+ * in Reflex's own operations (`own`, the instance's record as read at the moment of acting), and
+ * the in-flight record's operation found gone (`gone`), one of
  * which the instance's last start (`last_used_at`) falls in. That run answered the incident; the
  * instance is down again by a decision this run may not see (an operator's stop whose frames died
  * with the worker): the job ends without acting. Answers the summary to record, or undefined.
  */
-export async function startedByEarlierRun(
-  ownOperations: Pick<OwnOperations, 'list'>,
-  job: ActionJob,
+export function startedByEarlierRun(
+  own: readonly OwnOperation[],
   jobId: string,
   instance: Pick<Instance, 'last_used_at' | 'status'>,
   gone?: Partial<OwnOperation> & { operationId: string },
-): Promise<string | undefined> {
+): string | undefined {
   const at = instance.last_used_at;
   if (!at || Number.isNaN(Date.parse(at))) return undefined;
-  const unsettled = (await ownOperations.list(refOf(job))).filter((o) => o.job === jobId && (o.state === 'sending' || o.state === 'running'));
+  const unsettled = own.filter((o) => o.job === jobId && (o.state === 'sending' || o.state === 'running'));
   if (gone?.action && gone.sentAt !== undefined)
     unsettled.push({ action: gone.action, state: 'running', sentAt: gone.sentAt, createdAt: gone.createdAt });
-  const started = unsettled.find((o) => causedBy(o, { intent: 'requested', action: 'instance-started', timestamp: at }));
+  // A start's or a restart's: each sets last_used_at.
+  const started = unsettled.find((o) =>
+    causedBy(o, { intent: 'requested', action: o.action === 'restart' ? 'instance-restarted' : 'instance-started', timestamp: at }),
+  );
   if (!started) return undefined;
   return `an earlier run of this job sent ${started.action} at ${new Date(started.sentAt).toISOString()} and its worker stopped before the outcome was recorded; the instance last started at ${at}, by that call: the incident was answered, and it is ${instance.status} again since by a decision not seen here; not acting again`;
 }
