@@ -193,6 +193,10 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   // alias and unalias as ash's: its table's order and quoting, its refusals, an alias serving the lines after its own.
   'unalias; echo $?; alias b=1 a=2 c=3 aa=4; alias; unalias -a; alias; echo $?\n' +
     `alias x="'q'"; alias x; alias -p; echo $?; alias 'q=it'\\''s'; alias q; unalias x nosuch; echo $?\nalias say=echo\nsay hi\nset | grep -c say; env | grep -c say`,
+  // A file written over keeps its inode (O_TRUNC), one appended to too; sed -i renames a new file over the name.
+  'cd /tmp; echo a > f; a=$(stat -c %i f); echo b > f; b=$(stat -c %i f); echo c >> f; c=$(stat -c %i f); sed -i s/b/z/ f; d=$(stat -c %i f); ' +
+    'cp /etc/passwd f; e=$(stat -c %i f); [ $a = $b ] && echo same1; [ $b = $c ] && echo same2; [ $c = $d ] || echo new3; [ $d = $e ] && echo same4; ' +
+    'ln f g; echo q > g; [ $(stat -c %i g) = $e ] && echo same5; cat f; rm f g',
   "printf 'A\\nB\\nAB\\n' > /tmp/g; grep -x -e A -e B /tmp/g; grep -e A -e B /tmp/g; grep -w -e A -e B /tmp/g; grep -F -x -e A -e B /tmp/g; " +
     'grep -c -e A -e B /tmp/g',
   '{ echo out; echo err >&2; echo out2; } 2>&1 | cat; (echo a; ls /nosuch; echo b) 2>&1 | cat; f() { echo 1; echo 2 >&2; echo 3; }; ' +

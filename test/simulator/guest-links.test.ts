@@ -50,6 +50,19 @@ describe('a guest file with more than one name', () => {
     expect((await made.read('/root/one')).toString()).toBe('two\n');
   });
 
+  it('keeps its inode when written over or appended to, and gets a new one when a program renames a new file over it', async () => {
+    const fs = new GuestFs(new InMemoryFs());
+    const ino = async (p: string) => (await statusOf(fs, p, false))?.ino;
+    await fs.write('/f', Buffer.from('a\n'), { ...root, mode: 0o644 });
+    const first = await ino('/f');
+    await fs.write('/f', Buffer.from('b\n'), { ...root, mode: 0o644 });
+    await fs.write('/f', Buffer.from('c\n'), { ...root, mode: 0o644, append: true });
+    expect(await ino('/f')).toBe(first);
+    await fs.separate('/f');
+    expect(await ino('/f')).not.toBe(first);
+    expect((await fs.read('/f')).toString()).toBe('b\nc\n');
+  });
+
   it('is made under the umask the shell gives, through the filesystem a command sees', async () => {
     const fs = new GuestFs(new InMemoryFs());
     const shell = fs.as(root, () => 0o077);

@@ -114,13 +114,19 @@ export class GuestFs {
   }
 
   /**
-   * The name at `path` stops being one of its file's names, keeping what the file holds now: a program
-   * that writes a new file and renames it over the name (busybox's `sed -i`) leaves the other names
-   * with the old content.
+   * The name at `path` stops being one of its file's names and names a new file (a new inode) holding
+   * what the file holds now: a program that writes a new file and renames it over the name
+   * (busybox's `sed -i`) leaves the other names with the old content, and the name a new inode.
    */
   async separate(path: string): Promise<void> {
-    if (this.links.empty) return;
-    this.links.drop(await this.physical(path));
+    const real = await this.physical(path);
+    if (!this.links.empty) this.links.drop(real);
+    // The renamed copy is a new file (a new inode number) with the name's content, mode and time.
+    const st = await this.memory.lstat(real).catch(() => undefined);
+    if (!st?.isFile) return;
+    const content = await this.memory.readFileBuffer(real);
+    await this.memory.rm(real);
+    this.memory.writeFileSync(real, content, undefined, { mode: st.mode & 0o7777, mtime: st.mtime });
   }
 
   /** Makes `name` a copy of the entry at `existing` sharing its identity (the in-memory filesystem's link, or a symlink's twin). */
