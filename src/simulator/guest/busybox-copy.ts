@@ -218,8 +218,16 @@ export async function cp(args: string[], ctx: CommandContext, umask: number): Pr
         else await ctx.fs.link(srcAbs, destAbs);
         return true;
       }
+      // The source is opened first: one the user may not read is `can't open` (EACCES), nothing made.
+      let data: Uint8Array;
+      try {
+        data = await ctx.fs.readFileBuffer(srcAbs);
+      } catch (e) {
+        o.stderr += say('cp', `can't open '${source}'`, e);
+        return false;
+      }
       if (d?.kind === 'symlink') await ctx.fs.rm(destAbs);
-      await ctx.fs.writeFile(destAbs, await ctx.fs.readFileBuffer(srcAbs));
+      await ctx.fs.writeFile(destAbs, data);
       if (!d || d.kind === 'symlink') await ctx.fs.chmod(destAbs, opt.preserve ? s.mode : newEntryMode(s.mode, umask));
       else if (opt.preserve) await ctx.fs.chmod(destAbs, s.mode);
       if (opt.preserve) await ctx.fs.utimes(destAbs, s.mtime, s.mtime);

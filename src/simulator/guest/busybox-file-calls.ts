@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import type { ExecResult, IFileSystem } from 'just-bash';
 import { symlinkLoop } from './file-status.js';
+import { refused } from './guest-access.js';
 
 /**
  * What busybox's programs on files share (getopt32's reading of a command line is busybox-getopt.ts's): the system calls
@@ -75,6 +76,7 @@ export class Files {
   /** Why a path that is not there cannot be reached: a missing component, or one that is not a directory. */
   async missing(path: string): Promise<Errno> {
     const abs = this.abs(path);
+    if (await refused(this.fs, abs)) return 'EACCES';
     if (await symlinkLoop(this.fs, abs, true)) return 'ELOOP';
     let at = '/';
     for (const part of abs.split('/').filter(Boolean).slice(0, -1)) {

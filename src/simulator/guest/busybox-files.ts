@@ -37,7 +37,7 @@ async function input(host: FilesHost, ctx: CommandContext, program: string, file
   const entry = await host.fs.entry(path);
   if (!entry) return `${program}: ${file}: No such file or directory\n`;
   if (entry.type === 'directory') return `${program}: ${file}: Is a directory\n`;
-  return host.fs.read(path);
+  return host.fs.read(path).catch(() => `${program}: ${file}: Permission denied\n`);
 }
 
 const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');

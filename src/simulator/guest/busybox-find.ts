@@ -428,7 +428,13 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
       if (r === SKIP) return true;
     }
     let ok = true;
-    for (const entry of await memory.readdir(at.path)) {
+    const entries = await memory.readdir(at.path).catch(() => undefined);
+    if (!entries) {
+      // opendir(3) refused (no read permission): perror'd after the directory itself is acted on.
+      stderr += `find: ${name}: ${errnos.EACCES}\n`;
+      ok = false;
+    }
+    for (const entry of entries ?? []) {
       if (!(await walk(name.endsWith('/') ? `${name}${entry}` : `${name}/${entry}`, depth + 1))) ok = false;
     }
     if (depthFirst) await fileAction(v, depth);

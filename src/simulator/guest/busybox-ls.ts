@@ -4,6 +4,7 @@ import { banner } from './busybox-getopt.js';
 import type { TerminalSize } from './busybox-tty.js';
 import { accountNames, modeString, statusOf, symlinkLoop, type FileStatus } from './file-status.js';
 import { errnos } from './busybox-file-calls.js';
+import { refused } from './guest-access.js';
 import type { ProgramHost } from './program-host.js';
 
 const usage =
@@ -158,11 +159,13 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
         const path = posix.resolve(ctx.cwd, fullname);
         const status = await statusOf(host.fs, path, follow || fullname.endsWith('/'));
         if (status && (!fullname.endsWith('/') || status.type === 'directory')) return { name, fullname, path, status };
-        const why = (await symlinkLoop(host.fs.memory, path, follow || fullname.endsWith('/')))
-          ? errnos.ELOOP
-          : (await notADirectory(fullname))
-            ? errnos.ENOTDIR
-            : errnos.ENOENT;
+        const why = (await refused(host.fs.memory, path))
+          ? errnos.EACCES
+          : (await symlinkLoop(host.fs.memory, path, follow || fullname.endsWith('/')))
+            ? errnos.ELOOP
+            : (await notADirectory(fullname))
+              ? errnos.ENOTDIR
+              : errnos.ENOENT;
         stderr += `ls: ${fullname}: ${why}\n`;
         exitCode = 1;
         return undefined;
@@ -260,6 +263,7 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
           entries = await host.fs.list(dir.path);
         } catch {
           stderr += `ls: can't open '${dir.fullname}': Permission denied\n`;
+          if (o.long || o.blocks) stdout += total([]);
           exitCode = 1;
           return;
         }

@@ -4,6 +4,7 @@ import type { Command, ExecResult } from 'just-bash';
 import { banner, getopt, isResult } from './busybox-getopt.js';
 import { accountNames, guestDevice, modeString, resolvePath, statusOf, symlinkLoop, type FileStatus } from './file-status.js';
 import { errnos } from './busybox-file-calls.js';
+import { refused } from './guest-access.js';
 import type { ProgramHost } from './program-host.js';
 
 const usageText =
@@ -190,7 +191,11 @@ export function busyboxStat(host: ProgramHost): Command {
         // A trailing slash follows a final symlink, as stat(2) does.
         const st = await statusOf(host.fs, path, follow || file.endsWith('/'));
         if (!st) {
-          const why = (await symlinkLoop(host.fs.memory, path, follow || file.endsWith('/'))) ? errnos.ELOOP : errnos.ENOENT;
+          const why = (await refused(host.fs.memory, path))
+            ? errnos.EACCES
+            : (await symlinkLoop(host.fs.memory, path, follow || file.endsWith('/')))
+              ? errnos.ELOOP
+              : errnos.ENOENT;
           stderr += `stat: can't stat '${file}': ${why}\n`;
           exitCode = 1;
           continue;

@@ -551,12 +551,14 @@ export function busyboxSystem(host: SystemHost): Command[] {
       let stderr = '';
       for (const a of args.length ? args : ['.']) {
         const path = posix.resolve(ctx.cwd, a);
-        const real = await ctx.fs.realpath(path).catch(async () => {
+        let why = 'No such file or directory';
+        const real = await ctx.fs.realpath(path).catch(async (e: unknown) => {
+          if ((e as { code?: string }).code === 'EACCES') return void (why = 'Permission denied');
           // busybox resolves a missing last part in a directory that exists.
           const dir = await ctx.fs.realpath(posix.dirname(path)).catch(() => undefined);
           return dir === undefined ? undefined : posix.join(dir, posix.basename(path));
         });
-        if (real === undefined) stderr += `realpath: ${a}: No such file or directory\n`;
+        if (real === undefined) stderr += `realpath: ${a}: ${why}\n`;
         else stdout += `${real}\n`;
       }
       return { stdout, stderr, exitCode: stderr ? 1 : 0 };
@@ -629,7 +631,12 @@ export function busyboxSystem(host: SystemHost): Command[] {
             stderr += entry ? `${name}: can't read '${f}': Is a directory\n` : `${name}: can't open '${f}': No such file or directory\n`;
             continue;
           }
-          data = await host.fs.read(path);
+          const read = await host.fs.read(path).catch(() => undefined);
+          if (!read) {
+            stderr += `${name}: can't open '${f}': Permission denied\n`;
+            continue;
+          }
+          data = read;
         }
         stdout += `${createHash(algorithm).update(data).digest('hex')}  ${f}\n`;
       }

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
+import { withRefusals } from './guest-access.js';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
 
@@ -28,7 +29,8 @@ export function busyboxText(): Command[] {
         else {
           try {
             text += await ctx.fs.readFile(ctx.fs.resolvePath(ctx.cwd, f));
-          } catch {
+          } catch (e) {
+            if ((e as { code?: string }).code === 'EACCES') return fail(`sort: ${f}: Permission denied\n`, 2);
             return fail(`sort: can't open '${f}': No such file or directory\n`, 2);
           }
         }
@@ -81,7 +83,7 @@ export function busyboxText(): Command[] {
           return m[2] === undefined ? cells : `${cells} ${m[2]}`;
         })
         .join('\n');
-      return { ...result, stdout };
+      return { ...result, stdout, stderr: await withRefusals('wc', result.stderr, ctx.fs, ctx.cwd) };
     },
   };
   const xargs: Command = {

@@ -45,10 +45,7 @@ export async function statusOf(fs: GuestFs, path: string, follow: boolean): Prom
     const size = type === 'directory' ? 4096 : (target?.length ?? st.size);
     const blocks = type === 'symlink' ? 0 : Math.ceil(size / 4096) * 8;
     let nlink = fs.linkCount(real);
-    if (type === 'directory') {
-      nlink = 2;
-      for (const name of await memory.readdir(real)) if ((await memory.lstat(posix.join(real, name))).isDirectory) nlink++;
-    }
+    if (type === 'directory') nlink = 2 + (await fs.subdirectories(real));
     const ino = Number(/\d+$/.exec(String(st.identity ?? ''))?.[0] ?? 0) + 1_800_000;
     return { type, perm, mode: typeBits[type] | perm, nlink, size, blocks, ...fs.ownerOf(real), ino, mtime: st.mtime, target };
   } catch {
@@ -80,7 +77,7 @@ export async function resolvePath(
   fs: Pick<IFileSystem, 'lstat' | 'readlink'>,
   path: string,
   follow: boolean,
-): Promise<{ path: string } | { errno: 'ENOENT' | 'ENOTDIR' | 'ELOOP' }> {
+): Promise<{ path: string } | { errno: 'ENOENT' | 'ENOTDIR' | 'ELOOP' | 'EACCES' }> {
   const todo = path.split('/').filter(Boolean);
   const followLast = follow || path.endsWith('/');
   let at = '/';
@@ -94,8 +91,9 @@ export async function resolvePath(
       continue;
     }
     const next = posix.join(at, name);
-    const st = await fs.lstat(next).catch(() => undefined);
-    if (!st) return { errno: 'ENOENT' };
+    let refused = false;
+    const st = await fs.lstat(next).catch((e: unknown) => void (refused = (e as { code?: string } | undefined)?.code === 'EACCES'));
+    if (!st) return { errno: refused ? 'EACCES' : 'ENOENT' };
     if (st.isSymbolicLink && (todo.length > 0 || followLast)) {
       if (++hops > maxSymlinks) return { errno: 'ELOOP' };
       const target = await fs.readlink(next);

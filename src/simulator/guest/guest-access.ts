@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { InMemoryFs } from 'just-bash';
+import type { IFileSystem, InMemoryFs } from 'just-bash';
 import { fsError } from './fs-error.js';
 
 /** A user and group a command runs as, or an entry belongs to. */
@@ -10,7 +10,7 @@ interface Ids {
 
 /** What the checks read of a guest's filesystem: its entries and their owners. */
 export interface Entries {
-  memory: Pick<InMemoryFs, 'lstat' | 'stat'>;
+  memory: Pick<InMemoryFs, 'lstat' | 'stat' | 'realpath'>;
   ownerOf(path: string): Ids;
 }
 
@@ -23,11 +23,20 @@ function permits(mode: number, owner: Ids, who: Ids, want: number): boolean {
   return ((mode >> shift) & want) === want;
 }
 
+/** A path's directories from `/` down to the path itself. */
+function lineage(path: string): string[] {
+  const chain = [path];
+  while (chain[0] !== '/') chain.unshift(posix.dirname(chain[0]!));
+  return chain;
+}
+
 /**
  * The kernel's permission checks for a command that is not root (root passes them all), over the
  * guest's owners and modes: what open(2), mkdir(2), unlink(2), rename(2), link(2), chmod(2) and
- * utimes(2) refuse with EACCES ('Permission denied') or EPERM ('Operation not permitted'). Search
- * permission on the directories of a path is not checked.
+ * utimes(2) refuse with EACCES ('Permission denied') or EPERM ('Operation not permitted'); search
+ * permission on the directories leading to a path (every call on it), read permission to open a file
+ * for reading and to list a directory. The user's groups are its one gid: `lxc exec --user --group`
+ * gives a command no supplementary groups (the beds' /proc/self/status: `Groups:` empty).
  */
 export class Access {
   constructor(
@@ -37,6 +46,48 @@ export class Access {
 
   private get root(): boolean {
     return this.who.uid === 0;
+  }
+
+  /**
+   * Path resolution: search (x) on every directory leading to `path`, those its symlinks lead
+   * through too (EACCES); a missing or non-directory component is left to the call's own error.
+   */
+  async search(path: string): Promise<void> {
+    if (this.root) return;
+    const checked = new Set<string>();
+    const lexical = posix.resolve('/', path);
+    if (lexical === '/') return;
+    // The directories from the top down; each one's real path (where its symlinks lead) with its own directories.
+    for (const dir of lineage(posix.dirname(lexical))) {
+      const real = await this.fs.memory.realpath(dir).catch(() => undefined);
+      if (real === undefined) return;
+      for (const at of lineage(real)) {
+        if (checked.has(at)) continue;
+        checked.add(at);
+        const st = await this.fs.memory.stat(at).catch(() => undefined);
+        if (!st?.isDirectory) return;
+        if (!permits(st.mode, this.fs.ownerOf(at), this.who, 1)) throw fsError('EACCES', path);
+      }
+    }
+  }
+
+  /** open(O_RDONLY) of a file, opendir(3) of a directory: search on the way, then the entry's read bit. */
+  async read(path: string): Promise<void> {
+    if (this.root) return;
+    await this.search(path);
+    if (worldDevices.has(path)) return;
+    const real = await this.fs.memory.realpath(path).catch(() => undefined);
+    const st = real === undefined ? undefined : await this.fs.memory.stat(real).catch(() => undefined);
+    if (st && !permits(st.mode, this.fs.ownerOf(real!), this.who, 4)) throw fsError('EACCES', path);
+  }
+
+  /** chdir(2): search on the way and on the directory itself. */
+  async enter(path: string): Promise<void> {
+    if (this.root) return;
+    await this.search(path);
+    const real = await this.fs.memory.realpath(path).catch(() => undefined);
+    const st = real === undefined ? undefined : await this.fs.memory.stat(real).catch(() => undefined);
+    if (st?.isDirectory && !permits(st.mode, this.fs.ownerOf(real!), this.who, 1)) throw fsError('EACCES', path);
   }
 
   /** open(O_WRONLY) of an existing file: its write bit (the devices everyone writes, crw-rw-rw- on the beds, are files here). */
@@ -83,4 +134,30 @@ export class Access {
     const owner = this.fs.ownerOf(existing);
     if (st && owner.uid !== this.who.uid && !(st.isFile && permits(st.mode, owner, this.who, 6))) throw fsError('EPERM', existing);
   }
+}
+
+const isRefusal = (e: unknown): boolean => (e as { code?: string } | undefined)?.code === 'EACCES';
+
+/**
+ * Whether a call on `path` through a filesystem that checks permissions (GuestFs.as, GuestFs.seenBy)
+ * fails for want of permission: its look-up (search on its directories), or with `open` set opening
+ * it to read. Where a program says why a file is not there, this is `Permission denied`.
+ */
+export async function refused(fs: Pick<IFileSystem, 'lstat' | 'readFileBuffer'>, path: string, open = false): Promise<boolean> {
+  if (await fs.lstat(path).then(() => false, isRefusal)) return true;
+  return open && fs.readFileBuffer(path).then(() => false, isRefusal);
+}
+
+/**
+ * just-bash's programs call a file they cannot open missing (`PROG: F: No such file or directory`);
+ * one the user may not reach or read is `PROG: F: Permission denied`, as busybox's head, wc, grep say.
+ */
+export async function withRefusals(program: string, stderr: string, fs: Pick<IFileSystem, 'lstat' | 'readFileBuffer'>, cwd: string): Promise<string> {
+  if (!stderr.includes(': No such file or directory')) return stderr;
+  let said = '';
+  for (const line of stderr.split(/(?<=\n)/)) {
+    const m = line.startsWith(`${program}: `) ? /^[^:]*: (.*): No such file or directory(\n?)$/.exec(line) : null;
+    said += m && (await refused(fs, posix.resolve(cwd, m[1]!), true)) ? `${program}: ${m[1]}: Permission denied${m[2]}` : line;
+  }
+  return said;
 }

@@ -2,6 +2,7 @@ import { machine, release, version } from 'node:os';
 import { posix } from 'node:path';
 import type { Command, ExecResult, IFileSystem } from 'just-bash';
 import { symlinkLoop } from './file-status.js';
+import { refused } from './guest-access.js';
 import type { CommandOutcome } from './scripted-commands.js';
 
 /** What the guest's own programs need to know about the process running them. */
@@ -243,9 +244,16 @@ export function catCommand(): Command {
       let stderr = '';
       for (const line of result.stderr.split(/(?<=\n)/)) {
         const m = /^cat: (.*): No such file or directory(\n?)$/.exec(line);
-        // A symlink loop is not a missing file: open(2) says ELOOP.
-        const loop = m && (await symlinkLoop(ctx.fs, posix.resolve(ctx.cwd, m[1]!), true));
-        stderr += m ? `cat: can't open '${m[1]}': ${loop ? 'Too many levels of symbolic links' : 'No such file or directory'}${m[2]}` : line;
+        // A symlink loop is not a missing file: open(2) says ELOOP; nor is one the user may not read (EACCES).
+        const path = m && posix.resolve(ctx.cwd, m[1]!);
+        const why = !path
+          ? ''
+          : (await refused(ctx.fs, path, true))
+            ? 'Permission denied'
+            : (await symlinkLoop(ctx.fs, path, true))
+              ? 'Too many levels of symbolic links'
+              : 'No such file or directory';
+        stderr += m ? `cat: can't open '${m[1]}': ${why}${m[2]}` : line;
       }
       return { ...result, stderr };
     },

@@ -43,6 +43,53 @@ export function newEntryMode(requested: number, umask: number): number {
 }
 
 /**
+ * The in-memory filesystem's calls that read or look up, checked first ({@link Access}): reading a
+ * file or listing a directory needs read permission on it, any look-up search on its directories;
+ * a path the user cannot reach does not exist to `exists` (test -e), as stat(2) fails.
+ */
+function checkedReads(memory: InMemoryFs, access: Access): Partial<Record<keyof InMemoryFs, unknown>> {
+  const reading =
+    <A extends unknown[], R>(fn: (path: string, ...rest: A) => Promise<R>) =>
+    async (path: string, ...rest: A): Promise<R> => {
+      await access.read(path);
+      return fn.call(memory, path, ...rest);
+    };
+  const searching =
+    <A extends unknown[], R>(fn: (path: string, ...rest: A) => Promise<R>) =>
+    async (path: string, ...rest: A): Promise<R> => {
+      await access.search(path);
+      return fn.call(memory, path, ...rest);
+    };
+  return {
+    readFile: reading(memory.readFile),
+    readFileBuffer: reading(memory.readFileBuffer),
+    readFileBytes: reading(memory.readFileBytes),
+    readdir: reading(memory.readdir),
+    readdirWithFileTypes: reading(memory.readdirWithFileTypes),
+    stat: searching(memory.stat),
+    lstat: searching(memory.lstat),
+    readlink: searching(memory.readlink),
+    realpath: searching(memory.realpath),
+    exists: async (path: string) =>
+      (await access.search(path).then(
+        () => true,
+        () => false,
+      )) && memory.exists(path),
+  };
+}
+
+/** The in-memory filesystem with some of its calls replaced, the others its own. */
+function overridden(memory: InMemoryFs, overrides: Partial<Record<keyof InMemoryFs, unknown>>): InMemoryFs {
+  return new Proxy(memory, {
+    get(target, prop, receiver) {
+      if (prop in overrides) return overrides[prop as keyof InMemoryFs];
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/**
  * The root filesystem of one simulated instance: just-bash's in-memory filesystem (nothing on the
  * host's disk) plus the ownership it does not keep. Entries nobody claimed belong to root, as an
  * image's files do. The shell writes through {@link as}, so what a command creates belongs to
@@ -53,7 +100,19 @@ export class GuestFs {
   /** The files with more than one name (`ln`), whose names show one content, mode, time and owner. */
   private readonly links = new HardLinks();
 
-  constructor(readonly memory: InMemoryFs) {}
+  /** The in-memory filesystem unchecked, also under {@link seenBy}'s view: what stat(2) reads without read permission. */
+  private readonly base: InMemoryFs;
+
+  constructor(readonly memory: InMemoryFs) {
+    this.base = memory;
+  }
+
+  /** How many directories the directory at `path` (physical) holds: stat(2)'s link count less 2, which needs no read permission. */
+  async subdirectories(path: string): Promise<number> {
+    let n = 0;
+    for (const name of await this.base.readdir(path)) if ((await this.base.lstat(posix.join(path, name))).isDirectory) n++;
+    return n;
+  }
 
   /**
    * A copy of the whole filesystem (what a snapshot keeps, what a restore or a copy starts from):
@@ -223,7 +282,8 @@ export class GuestFs {
    * with the modes its `umask` leaves (a file 0666, a directory 0777, less the mask), entries it
    * removes or moves take their ownership along, and what it writes to one name of a file with
    * several (`ln`) the others show. A command that is not root is refused what the kernel refuses
-   * it ({@link Access}: EACCES, EPERM).
+   * it ({@link Access}: EACCES, EPERM): search on a path's directories for every call, read on a
+   * file it reads and a directory it lists.
    */
   as(owner: Owner, umask: () => number = () => defaultUmask): IFileSystem {
     const memory = this.memory;
@@ -231,6 +291,7 @@ export class GuestFs {
     const creating =
       (fn: (path: string, ...rest: never[]) => Promise<void>) =>
       async (given: string, ...rest: never[]): Promise<void> => {
+        await access.search(given);
         // open(2) writes where a final symlink leads (the in-memory filesystem would replace the symlink).
         const path = fn === memory.mkdir ? given : await this.writeTarget(given);
         const before = await memory.stat(path).catch(() => undefined);
@@ -254,10 +315,13 @@ export class GuestFs {
         await creating(fn)(path, ...rest);
       };
     const overrides: Partial<Record<keyof InMemoryFs, unknown>> = {
+      ...checkedReads(memory, access),
       writeFile: opening(memory.writeFile),
       appendFile: opening(memory.appendFile),
       mkdir: creating(memory.mkdir),
       cp: async (src: string, dest: string, opts?: { recursive?: boolean }) => {
+        await access.read(src);
+        await access.search(dest);
         const existed = await memory.exists(dest);
         await (existed ? access.write(dest) : access.changeIn(posix.dirname(dest)));
         await memory.cp(src, dest, opts);
@@ -266,12 +330,14 @@ export class GuestFs {
         await this.touchParent(dest);
       },
       symlink: async (target: string, link: string) => {
+        await access.search(link);
         await access.changeIn(posix.dirname(link));
         await memory.symlink(target, link);
         this.claim(link, owner);
         await this.touchParent(link);
       },
       rm: async (path: string, opts?: { recursive?: boolean; force?: boolean }) => {
+        await access.search(path);
         const existed = await this.exists(path);
         const real = await this.physical(path);
         if (existed) await access.remove(path);
@@ -281,6 +347,8 @@ export class GuestFs {
         if (existed) await this.touchParent(path);
       },
       mv: async (src: string, dest: string) => {
+        await access.search(src);
+        await access.search(dest);
         const [from, to] = [await this.physical(src), await this.physical(dest)];
         await access.remove(src);
         await ((await this.exists(dest)) ? access.remove(dest) : access.changeIn(posix.dirname(dest)));
@@ -292,28 +360,37 @@ export class GuestFs {
         await this.touchParent(dest);
       },
       link: async (existing: string, name: string) => {
+        await access.search(existing);
+        await access.search(name);
         await access.link(existing, name);
         await this.link(await this.physical(existing), await this.physical(name));
         await this.touchParent(name);
       },
       chmod: async (path: string, mode: number) => {
+        await access.search(path);
         await access.own(path);
         await memory.chmod(path, mode);
         await this.synced(path);
       },
       utimes: async (path: string, atime: Date, mtime: Date) => {
+        await access.search(path);
         await access.touch(path);
         await memory.utimes(path, atime, mtime);
         await this.synced(path);
       },
     };
-    return new Proxy(memory, {
-      get(target, prop, receiver) {
-        if (prop in overrides) return overrides[prop as keyof InMemoryFs];
-        const value = Reflect.get(target, prop, receiver) as unknown;
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    return overridden(memory, overrides);
+  }
+
+  /**
+   * The filesystem as the programs written here (ls, stat, find, od ... over {@link GuestFs}) see it
+   * when `owner` runs them: the same entries, owners and links, its `memory` refusing a user other
+   * than root the reads and look-ups the kernel refuses (as {@link as} does for just-bash's).
+   */
+  seenBy(owner: Owner): GuestFs {
+    if (owner.uid === 0) return this;
+    const memory = overridden(this.memory, checkedReads(this.memory, new Access(this, owner)));
+    return Object.create(this, { memory: { value: memory } }) as GuestFs;
   }
 
   /**

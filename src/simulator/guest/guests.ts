@@ -4,6 +4,7 @@ import { instanceKey } from '../instance-model.js';
 import { shellBuiltins } from './shell-builtins.js';
 import { catCommand, guestCommands, harmlessSignals, scriptedCommand, sleepCommand, type GuestProcess } from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
+import { withRefusals } from './guest-access.js';
 import { layOut } from './guest-layout.js';
 import type { ParsedTarEntryWithData } from 'modern-tar';
 import { rootfsOf } from './image-rootfs.js';
@@ -308,11 +309,13 @@ export class Guests {
     const [program, ...args] = cmd.argv;
     const shell = shells.has(basename(program ?? '')) && args[0] === '-c';
     const shellName = shell ? basename(program ?? 'sh') : undefined;
+    // The programs written here read the guest's files as the command's user may (guest-access.ts).
+    const seen = fs.seenBy({ uid, gid });
     const own = [
-      ...busyboxCommands({ fs, uid, gid, init, pid: shellPid, rawOutput: () => (raw = true), umask: shellState.umask }),
+      ...busyboxCommands({ fs: seen, uid, gid, init, pid: shellPid, rawOutput: () => (raw = true), umask: shellState.umask }),
       ...aliasCommands(),
       ...busyboxSystem({
-        fs,
+        fs: seen,
         uid,
         gid,
         init,
@@ -327,12 +330,12 @@ export class Guests {
         umask: shellState.umask,
       }),
       ...busyboxText(),
-      ...busyboxFiles({ fs, uid, gid, rawOutput: () => (raw = true), umask: shellState.umask }),
+      ...busyboxFiles({ fs: seen, uid, gid, rawOutput: () => (raw = true), umask: shellState.umask }),
       ...busyboxTty(cmd.terminal),
       ...guestCommands(proc),
       sleepCommand(pause),
-      busyboxLs({ fs, uid, gid, rawOutput: () => (raw = true) }, cmd.terminal),
-      busyboxStat({ fs, uid, gid, rawOutput: () => (raw = true) }),
+      busyboxLs({ fs: seen, uid, gid, rawOutput: () => (raw = true) }, cmd.terminal),
+      busyboxStat({ fs: seen, uid, gid, rawOutput: () => (raw = true) }),
       ...busyboxCoreutils(shellState.umask),
       catCommand(),
       ...shellState.commands,
@@ -453,8 +456,11 @@ function gated(command: Command, gate: ProgramGate, hooks: ProgramHooks): Comman
 function passThrough(name: string): Command {
   return {
     name,
-    execute: (args, ctx) =>
-      ctx.origCommand ? ctx.origCommand(args) : Promise.resolve({ stdout: '', stderr: `sh: ${name}: not found\n`, exitCode: 127 }),
+    async execute(args, ctx) {
+      if (!ctx.origCommand) return { stdout: '', stderr: `sh: ${name}: not found\n`, exitCode: 127 };
+      const result = await ctx.origCommand(args);
+      return { ...result, stderr: await withRefusals(name, result.stderr, ctx.fs, ctx.cwd) };
+    },
   };
 }
 
