@@ -429,6 +429,20 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
       'echo $?; echo mine > mine; chmod 600 mine; ls -l mine | cut -c1-10; rm mine; echo $?',
   },
   'rm -rf /tmp/rt-fp /tmp/rt-fp-sticky; ls /tmp/rt-fp-hl',
+  // A user other than root refused reading and searching where the kernel refuses it: a 0600 root file (cat, head, wc, grep, cp, <, sort,
+  // md5sum, od), a path through a 0700 directory, a directory it may read but not search (744), one it may search only (711), one it may not read (300).
+  'rm -rf /tmp/rt-rp /tmp/rt-rp-cp; mkdir -p /tmp/rt-rp/sub /tmp/rt-rp/nox /tmp/rt-rp/noread; echo secret > /tmp/rt-rp/unread; chmod 600 /tmp/rt-rp/unread; ' +
+    'echo sub > /tmp/rt-rp/sub/f; chmod 711 /tmp/rt-rp/sub; echo n > /tmp/rt-rp/nox/f; chmod 744 /tmp/rt-rp/nox; chmod 300 /tmp/rt-rp/noread; mkdir -m 700 /tmp/rt-rp/priv; echo r > /tmp/rt-rp/priv/x',
+  {
+    user: 1000,
+    script:
+      'cat /tmp/rt-rp/unread; echo $?; head -1 /tmp/rt-rp/unread; echo $?; wc -l /tmp/rt-rp/unread; echo $?; grep x /tmp/rt-rp/unread; echo $?; cp /tmp/rt-rp/unread /tmp/rt-rp-cp; echo $?; ' +
+      'cat < /tmp/rt-rp/unread; echo $?; sort /tmp/rt-rp/unread; echo $?; md5sum /tmp/rt-rp/unread; echo $?; od -c /tmp/rt-rp/unread; echo $?; cat /tmp/rt-rp/priv/x; echo $?; ' +
+      'ls /tmp/rt-rp/priv/x; echo $?; stat /tmp/rt-rp/priv/x; echo $?; echo > /tmp/rt-rp/priv/x; echo $?; ls /tmp/rt-rp/priv; echo $?; test -e /tmp/rt-rp/priv/x; echo $?; ' +
+      'rm /tmp/rt-rp/priv/x; echo $?; realpath /tmp/rt-rp/priv/x; echo $?; ls /tmp/rt-rp/nox; echo $?; ls -l /tmp/rt-rp/nox; echo $?; cat /tmp/rt-rp/sub/f; ls /tmp/rt-rp/sub; echo $?; ' +
+      'ls -l /tmp/rt-rp/noread; echo $?; find /tmp/rt-rp -name f 2>&1 | sort',
+  },
+  'rm -rf /tmp/rt-rp /tmp/rt-rp-cp; ls /tmp/rt-rp-cp',
   // bc (issue #41 item 5): what scripts ask of it (scale, -l, big powers, obase/ibase, the 70-column wrap), bc's number rules.
   'echo "scale=2; 10/3" | bc; echo "s(1)" | bc -l; echo "2^100" | bc; echo "2^300" | bc; echo "obase=16; 255" | bc; ' +
     'echo "obase=16; 2^300; -255; 10.75; .5" | bc; echo "obase=100; 12345678" | bc; echo "obase=2; -5.75" | bc; ' +

@@ -81,15 +81,6 @@ export class Access {
     if (st && !permits(st.mode, this.fs.ownerOf(real!), this.who, 4)) throw fsError('EACCES', path);
   }
 
-  /** chdir(2): search on the way and on the directory itself. */
-  async enter(path: string): Promise<void> {
-    if (this.root) return;
-    await this.search(path);
-    const real = await this.fs.memory.realpath(path).catch(() => undefined);
-    const st = real === undefined ? undefined : await this.fs.memory.stat(real).catch(() => undefined);
-    if (st?.isDirectory && !permits(st.mode, this.fs.ownerOf(real!), this.who, 1)) throw fsError('EACCES', path);
-  }
-
   /** open(O_WRONLY) of an existing file: its write bit (the devices everyone writes, crw-rw-rw- on the beds, are files here). */
   async write(path: string): Promise<void> {
     if (this.root || worldDevices.has(path)) return;
