@@ -15,7 +15,6 @@ import { PendingActions } from '../../src/remediation/pending-actions.js';
 import { RuleEngine } from '../../src/rules/engine.js';
 import { defineRule, type Rule } from '../../src/rules/rule.js';
 import { Silences } from '../../src/silences/silences.js';
-import { configFlag } from '../../src/rules/config-flag.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { parseTarget } from '../../src/client/target.js';
 import { testExecutor } from '../support/executor.js';
@@ -25,16 +24,8 @@ import { fileSimulator } from '../support/file-simulator.js';
 import { clockPast, until } from '../support/wait.js';
 import { crashThroughStopHook } from '../support/sim-crash.js';
 import { actionFailedKind, Alerts, openAlertsIn } from '../../src/alerts/alerts.js';
-import { recordInflight, recordJobEnd } from '../../src/remediation/act/inflight.js';
-
-const restartOnCrash = defineRule({
-  name: 'restart-on-crash',
-  on: { kind: 'instance.status', to: [102], intent: ['unrequested'] },
-  when: ({ instance }) => configFlag(instance, 'user.reflex.autorestart'),
-  whenNot: 'instance has not opted in',
-  actions: [{ action: 'start' }],
-  crashLoop: { maxRestarts: 5, initialBackoffMs: 60_000 },
-});
+import { recordJobEnd } from '../../src/remediation/act/inflight.js';
+import { killedRunThenOperatorStop, restartOnCrash } from '../support/killed-run.js';
 
 describe('decide twice, act once: the remediation core on the simulator', () => {
   let sim: RunningSimulator;
@@ -424,21 +415,7 @@ describe('decide twice, act once: the remediation core on the simulator', () => 
         cleanups.push(close);
         const queued = job(name);
         const ref = { target: queued.target, project: queued.project, instance: name };
-        const own = new OwnOperations(redis, keys);
-        // What the killed run left: its mark of the call as sent (and, once the reply came, the
-        // in-flight record and the operation's mark); the daemon did the start.
-        const sentAt = Date.now();
-        if (died === 'reply') await own.record(ref, 'local:stalled-2:1:start:1', { action: 'start', state: 'sending', sentAt, job: 'stalled-2' });
-        const start = await forgetfulClient.changeState(name, { action: 'start' });
-        if (died === 'operation') {
-          const createdAt = Date.parse(start.value.created_at);
-          await recordInflight(redis, keys, 'stalled-2', { operationId: start.id, action: 'start', sentAt, createdAt });
-          await own.record(ref, start.id, { action: 'start', state: 'running', sentAt, createdAt, job: 'stalled-2' });
-        }
-        await start.wait({ timeoutMs: 5_000 });
-        // The operator stops it; the stop's frames died with the run's replica and the daemon forgets its operation.
-        await (await forgetfulClient.changeState(name, { action: 'stop', force: true })).wait({ timeoutMs: 5_000 });
-        await until('the daemon forgets the operations', async () => (await forgetfulClient.listOperations()).length === 0, 5_000);
+        await killedRunThenOperatorStop({ redis, keys, client: forgetfulClient, ref, jobId: 'stalled-2' }, died, 5_000);
         // BullMQ runs the stalled job again under its id.
         const again = await executor.execute(queued, 'stalled-2', 1, 3);
         expect(again).toMatchObject({ result: 'skipped', summary: expect.stringContaining('an earlier run of this job sent start') });
