@@ -11,7 +11,8 @@ A step is a line typed with Enter, or:
                     key is written on its own, a moment apart: an escape sequence is one key,
                     and so is ESC with the character after it (Alt-b is \\x1bb, one write, as a
                     terminal sends it)
-  @write TEXT       TEXT (Python escapes) written whole in one write, then a moment
+  @write TEXT       TEXT (Python escapes) written whole in one write, then a pause (1 s, as after
+                    a lone ESC: far past busybox's 50 ms windows)
 """
 import fcntl
 import json
@@ -68,9 +69,14 @@ for step in steps:
         set_size(fd, *map(int, step.split()[1:]))
     elif step.startswith('@keys ') or step.startswith('@write '):
         text = step.split(' ', 1)[1].encode('latin1').decode('unicode_escape').encode('utf8')
-        for key in key_pattern.findall(text) if step.startswith('@keys ') else [text]:
+        whole = step.startswith('@write ')
+        for key in [text] if whole else key_pattern.findall(text):
             os.write(fd, key)
-            if not read_for(0.2):
+            # busybox's line editor tells keys apart by time: after ESC it waits 50 ms for the rest of
+            # a sequence, and after an unknown one it drops what comes within 50 ms. A lone ESC and a
+            # whole write are followed by a pause far past that window, so that the next key arrives
+            # apart even when a loaded machine (CI) delays the bytes before it by a few hundred ms.
+            if not read_for(1.0 if whole or key == b'\x1b' else 0.2):
                 alive = False
                 break
         continue
