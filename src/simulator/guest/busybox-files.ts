@@ -15,6 +15,7 @@ import { busyboxNodes } from './busybox-nodes.js';
 import { busyboxPackages } from './busybox-packages.js';
 import { busyboxPatch } from './busybox-patch.js';
 import { busyboxTables } from './busybox-tables.js';
+import { isRefusal } from './guest-access.js';
 
 /** What the programs below need to know about the command running them. */
 export interface FilesHost {
@@ -37,7 +38,7 @@ async function input(host: FilesHost, ctx: CommandContext, program: string, file
   const entry = await host.fs.entry(path);
   if (!entry) return `${program}: ${file}: No such file or directory\n`;
   if (entry.type === 'directory') return `${program}: ${file}: Is a directory\n`;
-  return host.fs.read(path).catch(() => `${program}: ${file}: Permission denied\n`);
+  return host.fs.read(path).catch((e: unknown) => (isRefusal(e) ? `${program}: ${file}: Permission denied\n` : Promise.reject(e)));
 }
 
 const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');

@@ -8,6 +8,7 @@ import { newEntryMode, type GuestFs } from './guest-fs.js';
 import { umaskOf } from './program-host.js';
 import type { GuestInit } from './guest-proc.js';
 import { harmlessSignals, signalList, signalNumbers } from './guest-commands.js';
+import { isRefusal } from './guest-access.js';
 
 /** One network interface as the instance's state shows it (GET …/state `network`). */
 export interface GuestNic {
@@ -553,7 +554,7 @@ export function busyboxSystem(host: SystemHost): Command[] {
         const path = posix.resolve(ctx.cwd, a);
         let why = 'No such file or directory';
         const real = await ctx.fs.realpath(path).catch(async (e: unknown) => {
-          if ((e as { code?: string }).code === 'EACCES') return void (why = 'Permission denied');
+          if (isRefusal(e)) return void (why = 'Permission denied');
           // busybox resolves a missing last part in a directory that exists.
           const dir = await ctx.fs.realpath(posix.dirname(path)).catch(() => undefined);
           return dir === undefined ? undefined : posix.join(dir, posix.basename(path));
@@ -631,7 +632,8 @@ export function busyboxSystem(host: SystemHost): Command[] {
             stderr += entry ? `${name}: can't read '${f}': Is a directory\n` : `${name}: can't open '${f}': No such file or directory\n`;
             continue;
           }
-          const read = await host.fs.read(path).catch(() => undefined);
+          // A file the user may not read; any other failure is not one and goes up.
+          const read = await host.fs.read(path).catch((e: unknown) => (isRefusal(e) ? undefined : Promise.reject(e)));
           if (!read) {
             stderr += `${name}: can't open '${f}': Permission denied\n`;
             continue;

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
-import { withRefusals } from './guest-access.js';
+import { isRefusal, withRefusals } from './guest-access.js';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
 
@@ -30,7 +30,7 @@ export function busyboxText(): Command[] {
           try {
             text += await ctx.fs.readFile(ctx.fs.resolvePath(ctx.cwd, f));
           } catch (e) {
-            if ((e as { code?: string }).code === 'EACCES') return fail(`sort: ${f}: Permission denied\n`, 2);
+            if (isRefusal(e)) return fail(`sort: ${f}: Permission denied\n`, 2);
             return fail(`sort: can't open '${f}': No such file or directory\n`, 2);
           }
         }

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import type { IFileSystem } from 'just-bash';
 import type { GuestFs } from './guest-fs.js';
+import { isRefusal } from './guest-access.js';
 
 /** What stat(2) says of a guest's entry, as `ls` and `stat` print it. */
 export interface FileStatus {
@@ -92,7 +93,7 @@ export async function resolvePath(
     }
     const next = posix.join(at, name);
     let refused = false;
-    const st = await fs.lstat(next).catch((e: unknown) => void (refused = (e as { code?: string } | undefined)?.code === 'EACCES'));
+    const st = await fs.lstat(next).catch((e: unknown) => void (refused = isRefusal(e)));
     if (!st) return { errno: refused ? 'EACCES' : 'ENOENT' };
     if (st.isSymbolicLink && (todo.length > 0 || followLast)) {
       if (++hops > maxSymlinks) return { errno: 'ELOOP' };

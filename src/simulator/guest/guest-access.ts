@@ -127,7 +127,8 @@ export class Access {
   }
 }
 
-const isRefusal = (e: unknown): boolean => (e as { code?: string } | undefined)?.code === 'EACCES';
+/** Whether an error is a permission refusal (EACCES) of the guest's filesystem. */
+export const isRefusal = (e: unknown): boolean => (e as { code?: string } | undefined)?.code === 'EACCES';
 
 /**
  * Whether a call on `path` through a filesystem that checks permissions (GuestFs.as, GuestFs.seenBy)
