@@ -16,6 +16,7 @@ import { busyboxPackages } from './busybox-packages.js';
 import { busyboxPatch } from './busybox-patch.js';
 import { busyboxTables } from './busybox-tables.js';
 import { isRefusal } from './guest-access.js';
+import { busyboxReads } from './busybox-reads.js';
 
 /** What the programs below need to know about the command running them. */
 export interface FilesHost {
@@ -344,6 +345,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     su,
     setsid,
     ...busyboxArchives(host),
+    ...busyboxReads(),
     ...busyboxNodes(host),
     busyboxPatch(host),
     ...busyboxMisc(host),

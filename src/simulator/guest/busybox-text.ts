@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
-import { isRefusal, withRefusals } from './guest-access.js';
+import { isRefusal } from './guest-access.js';
+import { withOpenFailures } from './busybox-reads.js';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
 
@@ -83,7 +84,7 @@ export function busyboxText(): Command[] {
           return m[2] === undefined ? cells : `${cells} ${m[2]}`;
         })
         .join('\n');
-      return { ...result, stdout, stderr: await withRefusals('wc', result.stderr, ctx.fs, ctx.cwd) };
+      return { ...result, stdout, stderr: await withOpenFailures('wc', result.stderr, ctx.fs, ctx.cwd) };
     },
   };
   const xargs: Command = {
