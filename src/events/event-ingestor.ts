@@ -209,6 +209,11 @@ export class EventIngestor {
   private async flush(): Promise<void> {
     try {
       while (this.active && this.buffer.length) {
+        // Decide after the poll phase: the frames of one read (LXD's concurrent frames of an instance,
+        // or a busy event loop's backlog once a hold's timer fires) are all in the buffer, so the first
+        // of them is not written alone ahead of an older one read with it.
+        await new Promise<void>((r) => setImmediate(r));
+        if (!this.buffer.length) break;
         const { taken, nextAt } = this.released(this.maxBatch, Date.now());
         if (taken.length === 0) {
           // Another instance's frame that arrives meanwhile need not wait for this one's hold.

@@ -101,6 +101,19 @@ describe('the event ingestor', () => {
     expect(await actions()).toEqual(['instance-shutdown', 'instance-resumed', 'instance-started']);
   });
 
+  it("writes a quiet instance's frames read together as one job in daemon order, though none is held", async () => {
+    const { ingestor, jobs } = await setUp(20, true);
+    // LXD emits an instance's frames from goroutines: the newer can arrive first, in the same read.
+    const now = Date.now();
+    ingestor.pushFrame(frame('2026-11-22T10:00:00.500000000Z', 'instance-started'), now);
+    ingestor.pushFrame(frame('2026-11-22T10:00:00.400000000Z', 'instance-stopped'), now);
+    await ingestor.drain();
+    const written = await jobs();
+    expect(written).toHaveLength(1);
+    const items = (written[0] as Extract<EventJob, { kind: 'batch' }>).items;
+    expect(items.map((i) => (i.kind === 'frame' ? JSON.parse(i.raw).metadata.action : i.kind))).toEqual(['instance-stopped', 'instance-started']);
+  });
+
   it("writes another instance's lone frame at once while one instance's frames are held", async () => {
     const { ingestor, jobs } = await setUp(3_000, true);
     const other = (ts: string) =>
