@@ -81,6 +81,33 @@ export class Access {
     if (st && !permits(st.mode, this.fs.ownerOf(real!), this.who, 4)) throw fsError('EACCES', path);
   }
 
+  /** chdir(2): search on the way and on the directory itself (EACCES), which root passes. */
+  async enter(path: string): Promise<void> {
+    if (this.root) return;
+    await this.search(path);
+    const real = await this.fs.memory.realpath(path).catch(() => undefined);
+    const st = real === undefined ? undefined : await this.fs.memory.stat(real).catch(() => undefined);
+    if (st?.isDirectory && !permits(st.mode, this.fs.ownerOf(real!), this.who, 1)) throw fsError('EACCES', path);
+  }
+
+  /**
+   * busybox test's `-r`, `-w`, `-x` (its test_eaccess, not access(2)): whether the entry `path` leads
+   * to has the bit `want` (4, 2, 1) for the user, by its owner's, group's or others' bits; root may
+   * read and write anything and execute what has an x bit (a directory too: `d---------` is not -x).
+   * False where the path cannot be reached.
+   */
+  async allows(path: string, want: number): Promise<boolean> {
+    const reached = await this.search(path).then(
+      () => true,
+      () => false,
+    );
+    const real = reached ? await this.fs.memory.realpath(path).catch(() => undefined) : undefined;
+    const st = real === undefined ? undefined : await this.fs.memory.stat(real).catch(() => undefined);
+    if (!st) return false;
+    if (this.root) return want !== 1 || (st.mode & 0o111) !== 0;
+    return permits(st.mode, this.fs.ownerOf(real!), this.who, want);
+  }
+
   /** open(O_WRONLY) of an existing file: its write bit (the devices everyone writes, crw-rw-rw- on the beds, are files here). */
   async write(path: string): Promise<void> {
     if (this.root || worldDevices.has(path)) return;

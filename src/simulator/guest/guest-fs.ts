@@ -379,7 +379,8 @@ export class GuestFs {
         await this.synced(path);
       },
     };
-    return overridden(memory, overrides);
+    // The shell's cd and test -r/-w/-x ask the checks themselves (the patched just-bash: chdir(2), busybox test's test_eaccess).
+    return overridden(memory, { ...overrides, access } as Partial<Record<keyof InMemoryFs, unknown>>);
   }
 
   /**
