@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
 import { banner } from './busybox-getopt.js';
 import type { TerminalSize } from './busybox-tty.js';
+import { dateOf } from './inode-times.js';
 import { accountNames, modeString, statusOf, symlinkLoop, type FileStatus } from './file-status.js';
 import { errnos } from './busybox-file-calls.js';
 import { refused } from './guest-access.js';
@@ -36,6 +37,8 @@ interface Options {
   fullTime: boolean;
   groupDirs: boolean;
   sort: 'name' | 'size' | 'time' | 'ext' | 'version';
+  /** The time `-l` shows and `-t` sorts by: the mtime, or the ctime (`-c`) or atime (`-u`), the last of the two given. */
+  time: 'mtime' | 'ctime' | 'atime';
   reverse: boolean;
   /** Columns down (`-C`), across (`-x`) or one name a line; a long listing is one a line whatever this says. */
   style?: 'down' | 'across' | 'one';
@@ -70,6 +73,7 @@ function parse(args: string[]): ExecResult | { operands: string[]; options: Opti
     fullTime: false,
     groupDirs: false,
     sort: 'name',
+    time: 'mtime',
     reverse: false,
   };
   const operands: string[] = [];
@@ -118,6 +122,8 @@ function parse(args: string[]): ExecResult | { operands: string[]; options: Opti
       else if (c === 'r') o.reverse = true;
       else if (c === 'S') o.sort = 'size';
       else if (c === 't') o.sort = 'time';
+      else if (c === 'c') o.time = 'ctime';
+      else if (c === 'u') o.time = 'atime';
       else if (c === 'X') o.sort = 'ext';
       else if (c === 'v') o.sort = 'version';
       else if (c === 'C') o.style = 'down';
@@ -125,6 +131,8 @@ function parse(args: string[]): ExecResult | { operands: string[]; options: Opti
       else if (c === '1') o.style = 'one';
     }
   }
+  // Without -l, -c and -u sort by their time (with it, they choose the time shown), as on the beds.
+  if (o.time !== 'mtime' && !o.long && o.sort === 'name') o.sort = 'time';
   return { operands, options: o };
 }
 
@@ -135,7 +143,7 @@ function parse(args: string[]): ExecResult | { operands: string[]; options: Opti
  * before directories and each directory under its `DIR:` header, and its messages and exit codes.
  * On a terminal (an interactive exec) it lays names out in columns to the terminal's width as
  * busybox does; the guest cannot tell a pipe on that terminal from the terminal itself, so a pipe
- * gets columns there too. The filesystem keeps one time per entry: `-c` and `-u` show it.
+ * gets columns there too. `-c` and `-u` show the ctime and atime with `-l`, and sort by them without.
  */
 export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
   return {
@@ -186,7 +194,8 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
         const key: Record<Options['sort'], (a: Node, b: Node) => number> = {
           name: () => 0,
           size: (a, b) => b.status.size - a.status.size,
-          time: (a, b) => Math.floor(b.status.mtime.getTime() / 1000) - Math.floor(a.status.mtime.getTime() / 1000),
+          // busybox compares whole seconds.
+          time: (a, b) => Number(b.status.times[o.time] / 1_000_000_000n - a.status.times[o.time] / 1_000_000_000n),
           ext: (a, b) => Buffer.compare(Buffer.from(extension(a.name)), Buffer.from(extension(b.name))),
           version: (a, b) => versionCompare(a.name, b.name),
         };
@@ -207,7 +216,8 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
           const group = o.numeric ? String(st.gid) : (names.group(st.gid) ?? String(st.gid));
           line += `${modeString(st).padEnd(10)} ${String(st.nlink).padStart(4)} ${user.slice(0, 8).padEnd(8)} ${group.slice(0, 8).padEnd(8)} `;
           line += o.human ? `${humanSize(st.size, 1).padStart(7)} ` : `${String(st.size).padStart(9)} `;
-          line += `${o.fullTime ? fullTime(st.mtime) : shortTime(st.mtime, now)} `;
+          const time = dateOf(st.times[o.time]);
+          line += `${o.fullTime ? fullTime(time) : shortTime(time, now)} `;
         }
         // The name's colour is the entry's own, even where the listing followed it.
         const own = color ? ((await statusOf(host.fs, node.path, false)) ?? st) : st;

@@ -6,6 +6,7 @@ import { accountNames, guestDevice, modeString, resolvePath, statusOf, symlinkLo
 import { errnos } from './busybox-file-calls.js';
 import { refused } from './guest-access.js';
 import type { ProgramHost } from './program-host.js';
+import { dateOf } from './inode-times.js';
 
 const usageText =
   `Usage: stat [-ltf] [-c FMT] FILE...\n\nDisplay file (default) or filesystem status\n\n` +
@@ -108,11 +109,14 @@ function fileType(st: FileStatus): string {
   return st.size === 0 ? 'regular empty file' : 'regular file';
 }
 
-/** `2026-12-03 08:08:03.865000000 +0000` (the guest keeps milliseconds). */
-function longTime(time: Date): string {
-  const iso = time.toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${iso.slice(20, 23)}000000 +0000`;
+/** `2026-12-03 08:08:03.865123456 +0000`, from nanoseconds since the epoch. */
+function longTime(ns: bigint): string {
+  const iso = dateOf(ns).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${String(ns % 1_000_000_000n).padStart(9, '0')} +0000`;
 }
+
+/** `%X`, `%Y`, `%Z`: whole seconds since the epoch. */
+const seconds = (ns: bigint): string => String(ns / 1_000_000_000n);
 
 /** Pads a field as printf's flags and width (and a precision, which cuts a string) say. */
 function pad(value: string, flags: string, numeric: boolean): string {
@@ -131,7 +135,7 @@ function pad(value: string, flags: string, numeric: boolean): string {
  * busybox 1.35's `stat` over the guest's files: `-c FMT` (every file sequence, with printf's flags
  * and widths), the default and `-t` displays, `-L`, a symlink as a symlink (`symbolic link`,
  * `'b' -> 'a'`, its target's length), a directory's 4096 bytes and its links, and busybox's messages.
- * The filesystem keeps one time per entry, so access, modification and change times are the same.
+ * Access, modification and change times are the inode's own ({@link GuestFs.timesOf}), to the nanosecond.
  * `-f` prints the status of the filesystem a path is on ({@link filesystemOf}), in busybox's formats.
  */
 export function busyboxStat(host: ProgramHost): Command {
@@ -200,7 +204,7 @@ export function busyboxStat(host: ProgramHost): Command {
           exitCode = 1;
           continue;
         }
-        const seconds = String(Math.floor(st.mtime.getTime() / 1000));
+        const { atime, mtime, ctime } = st.times;
         const fields: Record<string, [string, boolean]> = {
           a: [st.perm.toString(8), true],
           A: [modeString(st), false],
@@ -222,12 +226,12 @@ export function busyboxStat(host: ProgramHost): Command {
           T: ['0', true],
           u: [String(st.uid), true],
           U: [names.user(st.uid) ?? 'UNKNOWN', false],
-          x: [longTime(st.mtime), false],
-          X: [seconds, true],
-          y: [longTime(st.mtime), false],
-          Y: [seconds, true],
-          z: [longTime(st.mtime), false],
-          Z: [seconds, true],
+          x: [longTime(atime), false],
+          X: [seconds(atime), true],
+          y: [longTime(mtime), false],
+          Y: [seconds(mtime), true],
+          z: [longTime(ctime), false],
+          Z: [seconds(ctime), true],
         };
         stdout += `${formatted(format ?? (terse ? terseFormat : defaultFormat), fields)}\n`;
       }

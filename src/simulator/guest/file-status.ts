@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import type { IFileSystem } from 'just-bash';
 import type { GuestFs } from './guest-fs.js';
 import { isRefusal } from './guest-access.js';
+import type { InodeTimes } from './inode-times.js';
 
 /** What stat(2) says of a guest's entry, as `ls` and `stat` print it. */
 export interface FileStatus {
@@ -20,6 +21,8 @@ export interface FileStatus {
   gid: number;
   ino: number;
   mtime: Date;
+  /** The access, modification and change times, to the nanosecond. */
+  times: InodeTimes;
   /** A symlink's target. */
   target?: string;
 }
@@ -48,7 +51,8 @@ export async function statusOf(fs: GuestFs, path: string, follow: boolean): Prom
     let nlink = fs.linkCount(real);
     if (type === 'directory') nlink = 2 + (await fs.subdirectories(real));
     const ino = Number(/\d+$/.exec(String(st.identity ?? ''))?.[0] ?? 0) + 1_800_000;
-    return { type, perm, mode: typeBits[type] | perm, nlink, size, blocks, ...fs.ownerOf(real), ino, mtime: st.mtime, target };
+    const times = await fs.timesOf(real);
+    return { type, perm, mode: typeBits[type] | perm, nlink, size, blocks, ...fs.ownerOf(real), ino, mtime: st.mtime, times, target };
   } catch {
     return undefined;
   }

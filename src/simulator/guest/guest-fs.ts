@@ -3,6 +3,7 @@ import type { FsStat, IFileSystem, InMemoryFs } from 'just-bash';
 import { Access } from './guest-access.js';
 import { HardLinks } from './guest-links.js';
 import { fsError } from './fs-error.js';
+import { clockNs, nsOf, TimeTable, dateOf, type InodeTimes } from './inode-times.js';
 
 /** Who owns an entry of a guest's filesystem. */
 export interface Owner {
@@ -47,12 +48,14 @@ export function newEntryMode(requested: number, umask: number): number {
  * file or listing a directory needs read permission on it, any look-up search on its directories;
  * a path the user cannot reach does not exist to `exists` (test -e), as stat(2) fails.
  */
-function checkedReads(memory: InMemoryFs, access: Access): Partial<Record<keyof InMemoryFs, unknown>> {
+function checkedReads(memory: InMemoryFs, access: Access, read: (path: string) => Promise<void>): Partial<Record<keyof InMemoryFs, unknown>> {
   const reading =
     <A extends unknown[], R>(fn: (path: string, ...rest: A) => Promise<R>) =>
     async (path: string, ...rest: A): Promise<R> => {
       await access.read(path);
-      return fn.call(memory, path, ...rest);
+      const result = await fn.call(memory, path, ...rest);
+      await read(path);
+      return result;
     };
   const searching =
     <A extends unknown[], R>(fn: (path: string, ...rest: A) => Promise<R>) =>
@@ -99,6 +102,8 @@ export class GuestFs {
   private readonly owners = new Map<string, Owner>();
   /** The files with more than one name (`ln`), whose names show one content, mode, time and owner. */
   private readonly links = new HardLinks();
+  /** The access and change times (and the nanoseconds) the in-memory filesystem does not keep. */
+  private readonly times = new TimeTable();
 
   /** The in-memory filesystem unchecked, also under {@link seenBy}'s view: what stat(2) reads without read permission. */
   private readonly base: InMemoryFs;
@@ -139,6 +144,10 @@ export class GuestFs {
     // Directories last: adding their entries moved their mtimes.
     for (const [path, mtime] of times) await copy.utimes(path, mtime, mtime);
     const fs = new GuestFs(copy);
+    for (const path of paths) {
+      const [was, now] = [await this.memory.lstat(path), await copy.lstat(path)];
+      if (was.identity && now.identity) fs.times.set(now.identity, this.times.of(was.identity, was.mtime));
+    }
     for (const [path, owner] of this.owners) fs.owners.set(path, owner);
     for (const [first, ...rest] of this.links.groups())
       for (const name of rest) {
@@ -170,6 +179,7 @@ export class GuestFs {
     this.links.add(existing, name);
     const owner = this.owners.get(existing);
     if (owner) this.owners.set(name, owner);
+    await this.stamp(existing, 'change');
   }
 
   /**
@@ -213,6 +223,17 @@ export class GuestFs {
     return this.owners.get(path) ?? root;
   }
 
+  /**
+   * The access, modification and change times of the entry at `path` (physical, a final symlink
+   * not followed). A symlink's are its mtime: nothing here reads or changes one after it is made.
+   */
+  async timesOf(path: string): Promise<InodeTimes> {
+    const st = await this.base.lstat(path);
+    if (st.identity) return this.times.of(st.identity, st.mtime);
+    const ns = nsOf(st.mtime);
+    return { atime: ns, mtime: ns, ctime: ns };
+  }
+
   /** The entry at a path without following a final symlink; undefined when there is none. */
   async entry(path: string): Promise<GuestEntry | undefined> {
     let st: FsStat;
@@ -230,12 +251,16 @@ export class GuestFs {
   async read(path: string): Promise<Buffer> {
     const st = await this.memory.lstat(path);
     if (st.isSymbolicLink) return Buffer.from(await this.memory.readlink(path), 'utf8');
-    return Buffer.from(await this.memory.readFileBuffer(path));
+    const bytes = Buffer.from(await this.memory.readFileBuffer(path));
+    await this.stamp(path, 'read');
+    return bytes;
   }
 
-  /** The names in a directory, in the order they were made. */
-  list(path: string): Promise<string[]> {
-    return this.memory.readdir(path);
+  /** The names in a directory, in the order they were made; reading them is an access (its atime, under relatime). */
+  async list(path: string): Promise<string[]> {
+    const names = await this.memory.readdir(path);
+    await this.stamp(path, 'read');
+    return names;
   }
 
   /** Writes (or appends to) a file; a new file takes the owner and mode given, an existing one keeps its own. */
@@ -243,9 +268,11 @@ export class GuestFs {
     const existed = await this.memory.exists(path);
     if (spec.append && existed) await this.memory.appendFile(path, content);
     else await this.memory.writeFile(path, content);
+    await this.stamp(path, existed ? 'write' : 'made');
     if (existed) return this.synced(path);
     await this.memory.chmod(path, spec.mode);
     this.claim(path, spec);
+    await this.touchParent(path);
   }
 
   /** Makes a directory (its parent must exist); an existing one is left as it is. */
@@ -254,12 +281,15 @@ export class GuestFs {
     await this.memory.mkdir(path);
     await this.memory.chmod(path, spec.mode);
     this.claim(path, spec);
+    await this.stamp(path, 'made');
+    await this.touchParent(path);
   }
 
   /** Makes a symlink to `target`, owned as given. */
   async symlink(target: string, path: string, owner: Owner): Promise<void> {
     await this.memory.symlink(target, path);
     this.claim(path, owner);
+    await this.touchParent(path);
   }
 
   /** Sets the mode and owner of an existing entry. */
@@ -267,14 +297,18 @@ export class GuestFs {
     const st = await this.memory.lstat(path);
     if (!st.isSymbolicLink) await this.memory.chmod(path, spec.mode);
     this.claim(path, spec);
+    await this.stamp(path, 'change', false);
     await this.synced(path);
   }
 
   /** Removes a file, a symlink or an empty directory. */
   async remove(path: string): Promise<void> {
+    const others = this.links.others(path);
     await this.memory.rm(path);
     this.forget(path);
     this.links.drop(path);
+    await this.unlinked(others);
+    await this.touchParent(path);
   }
 
   /**
@@ -302,10 +336,12 @@ export class GuestFs {
         if (before) {
           // A file written over keeps its mode (the in-memory filesystem's writeFile makes it 0644).
           if (!before.isDirectory) await memory.chmod(path, before.mode);
+          await this.stamp(path, 'write');
           return this.synced(path);
         }
         await this.madeWith(changed!, path, fn === memory.mkdir ? 0o777 : 0o666, umask());
         this.claim(path, owner);
+        await this.stamp(path, 'made');
         if (changed) await this.touchParent(changed);
       };
     const opening =
@@ -315,7 +351,7 @@ export class GuestFs {
         await creating(fn)(path, ...rest);
       };
     const overrides: Partial<Record<keyof InMemoryFs, unknown>> = {
-      ...checkedReads(memory, access),
+      ...checkedReads(memory, access, (path) => this.stamp(path, 'read')),
       writeFile: opening(memory.writeFile),
       appendFile: opening(memory.appendFile),
       mkdir: creating(memory.mkdir),
@@ -325,6 +361,8 @@ export class GuestFs {
         const existed = await memory.exists(dest);
         await (existed ? access.write(dest) : access.changeIn(posix.dirname(dest)));
         await memory.cp(src, dest, opts);
+        await this.stamp(src, 'read');
+        await this.stamp(dest, existed ? 'write' : 'made');
         if (existed) return this.synced(dest);
         this.claim(dest, owner);
         await this.touchParent(dest);
@@ -341,9 +379,11 @@ export class GuestFs {
         const existed = await this.exists(path);
         const real = await this.physical(path);
         if (existed) await access.remove(path);
+        const others = this.links.others(real);
         await memory.rm(path, opts);
         this.forget(path);
         this.links.drop(real);
+        await this.unlinked(others);
         if (existed) await this.touchParent(path);
       },
       mv: async (src: string, dest: string) => {
@@ -352,9 +392,12 @@ export class GuestFs {
         const [from, to] = [await this.physical(src), await this.physical(dest)];
         await access.remove(src);
         await ((await this.exists(dest)) ? access.remove(dest) : access.changeIn(posix.dirname(dest)));
+        const times = await this.timesOf(from).catch(() => undefined);
         await memory.mv(src, dest);
         this.move(src, dest);
         this.links.move(from, to);
+        // rename(2) keeps the inode and its times (the in-memory filesystem makes a moved directory anew) and changes its ctime.
+        if (times) await this.restamp(to, { ...times, ctime: clockNs() }, false);
         await this.synced(to);
         await this.touchParent(src);
         await this.touchParent(dest);
@@ -369,13 +412,17 @@ export class GuestFs {
       chmod: async (path: string, mode: number) => {
         await access.search(path);
         await access.own(path);
+        const before = await memory.stat(path).catch(() => undefined);
         await memory.chmod(path, mode);
+        // busybox's mkdir and touch give a new entry its mode in mkdir(2) and open(2), where the programs
+        // here chmod it after: a chmod that changes nothing is not shown as a change.
+        if (before && (before.mode & 0o7777) !== (mode & 0o7777)) await this.stamp(path, 'change');
         await this.synced(path);
       },
       utimes: async (path: string, atime: Date, mtime: Date) => {
         await access.search(path);
         await access.touch(path);
-        await memory.utimes(path, atime, mtime);
+        await this.utimes(path, atime, mtime);
         await this.synced(path);
       },
     };
@@ -390,7 +437,10 @@ export class GuestFs {
    */
   seenBy(owner: Owner): GuestFs {
     if (owner.uid === 0) return this;
-    const memory = overridden(this.memory, checkedReads(this.memory, new Access(this, owner)));
+    const memory = overridden(
+      this.memory,
+      checkedReads(this.memory, new Access(this, owner), (path) => this.stamp(path, 'read')),
+    );
     return Object.create(this, { memory: { value: memory } }) as GuestFs;
   }
 
@@ -450,10 +500,57 @@ export class GuestFs {
     return missing;
   }
 
-  /** A directory's mtime moves when an entry is made, removed or renamed in it, as on a real filesystem. */
+  /** A directory's mtime and ctime move when an entry is made, removed or renamed in it, as on a real filesystem. */
   private async touchParent(path: string): Promise<void> {
-    const now = new Date();
-    await this.memory.utimes(posix.dirname(path), now, now).catch(() => undefined);
+    await this.stamp(posix.dirname(path), 'write');
+  }
+
+  /**
+   * utimes(2) on the inode `path` leads to: its atime and mtime as given, its ctime now. A time given
+   * back as it was read (to the millisecond) keeps its nanoseconds, so `touch -a` leaves the mtime
+   * as it was; one with milliseconds came from the clock (touch's "now") and takes the clock's
+   * nanoseconds, as utimes(NULL) stamps them.
+   */
+  async utimes(path: string, atime: Date, mtime: Date): Promise<void> {
+    await this.memory.utimes(path, atime, mtime);
+    const st = await this.base.stat(path);
+    if (!st.identity) return;
+    const was = this.times.of(st.identity, st.mtime);
+    const given = (old: bigint, time: Date): bigint =>
+      dateOf(old).getTime() === time.getTime() ? old : time.getTime() % 1000 === 0 ? nsOf(time) : nsOf(time) + (clockNs() % 1_000_000n);
+    await this.restamp(path, { atime: given(was.atime, atime), mtime: given(was.mtime, mtime), ctime: clockNs() });
+  }
+
+  /**
+   * Moves the times of the inode at `path` (following a final symlink unless `follow` is false) as
+   * the kernel does: a read its atime (under relatime: {@link TimeTable.readMoves}), a write its mtime
+   * and ctime, a change of its metadata or names its ctime; a new one has all three now.
+   */
+  private async stamp(path: string, what: 'read' | 'write' | 'change' | 'made', follow = true): Promise<void> {
+    const st = await (follow ? this.base.stat(path) : this.base.lstat(path)).catch(() => undefined);
+    if (!st?.identity) return;
+    const now = clockNs();
+    const t = this.times.of(st.identity, st.mtime);
+    if (what === 'read') {
+      if (!TimeTable.readMoves(t, now)) return;
+      t.atime = now;
+    } else if (what === 'write') t.mtime = t.ctime = now;
+    else if (what === 'change') t.ctime = now;
+    else t.atime = t.mtime = t.ctime = now;
+    await this.restamp(path, t, follow);
+  }
+
+  /** Gives the inode at `path` (following a final symlink unless `follow` is false) these times, its mtime in the in-memory filesystem too. */
+  private async restamp(path: string, times: InodeTimes, follow = true): Promise<void> {
+    const st = await (follow ? this.base.stat(path) : this.base.lstat(path)).catch(() => undefined);
+    if (!st?.identity) return;
+    const mtime = this.times.set(st.identity, times);
+    if (mtime.getTime() !== st.mtime.getTime()) await this.base.utimes(path, mtime, mtime);
+  }
+
+  /** After a name of a file with several went away: the names left are one fewer link, a change of the inode. */
+  private async unlinked(others: string[]): Promise<void> {
+    if (others[0] !== undefined) await this.stamp(others[0], 'change', false);
   }
 
   private claim(path: string, owner: Owner): void {
