@@ -17,6 +17,7 @@ import { busyboxPatch } from './busybox-patch.js';
 import { busyboxTables } from './busybox-tables.js';
 import { isRefusal } from './guest-access.js';
 import { busyboxReads } from './busybox-reads.js';
+import { duCommand } from './busybox-du.js';
 
 /** What the programs below need to know about the command running them. */
 export interface FilesHost {
@@ -346,6 +347,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     setsid,
     ...busyboxArchives(host),
     ...busyboxReads(),
+    duCommand(host),
     ...busyboxNodes(host),
     busyboxPatch(host),
     ...busyboxMisc(host),
