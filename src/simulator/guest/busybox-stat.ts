@@ -32,8 +32,8 @@ const fsFormat =
   'Inodes: Total: %-10c Free: %d';
 const fsTerseFormat = '%n %i %l %t %s %b %f %a %c %d';
 
-/** What statfs(2) says of a filesystem, as `stat -f` prints it. */
-interface FsStatus {
+/** What statfs(2) says of a filesystem, as `stat -f` prints it (and the daemons' SFTP `statvfs@openssh.com` answers). */
+export interface FsStatus {
   id: string;
   type: number;
   blocks: number;
@@ -60,7 +60,7 @@ const fsTypeNames: Record<number, string> = {
  * (sysfs), /dev/pts (devpts) and /dev (LXD's 492 KiB tmpfs) have the beds' figures; the root is a
  * directory of the host's disk, whose figures (and type) are the host's, as `df` shows them.
  */
-function filesystemOf(path: string): FsStatus {
+export function filesystemOf(path: string): FsStatus {
   const pseudo = (id: string, type: number): FsStatus => ({ id, type, blocks: 0, free: 0, avail: 0, files: 0, ffree: 0 });
   const mount = mountOf(path);
   if (mount === '/proc') return pseudo('3900000000', 0x9fa0);

@@ -18,6 +18,7 @@ export interface GuestEntry extends Owner {
   mode: number;
   size: number;
   mtime: Date;
+  atime: Date;
 }
 
 /** How a file or directory is written through the files API. */
@@ -244,7 +245,8 @@ export class GuestFs {
     }
     const type = st.isSymbolicLink ? 'symlink' : st.isDirectory ? 'directory' : 'file';
     const size = type === 'symlink' ? (await this.memory.readlink(path)).length : st.size;
-    return { type, mode: type === 'symlink' ? 0o777 : st.mode & 0o7777, size, mtime: st.mtime, ...this.ownerOf(path) };
+    const atime = dateOf((await this.timesOf(path)).atime);
+    return { type, mode: type === 'symlink' ? 0o777 : st.mode & 0o7777, size, mtime: st.mtime, atime, ...this.ownerOf(path) };
   }
 
   /** A file's bytes, or a symlink's target. */

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import type { Duplex } from 'node:stream';
 import sftpProtocol, { type Ssh2Attrs, type Ssh2Name } from 'ssh2/lib/protocol/SFTP.js';
 import type { GuestEntry, GuestFs } from '../guest/guest-fs.js';
+import { filesystemOf, mountOf } from '../guest/busybox-stat.js';
 
 const { SFTP, STATUS_CODE, OPEN_MODE } = sftpProtocol;
 
@@ -15,6 +16,7 @@ const errnoText = {
   EINVAL: 'invalid argument',
   EBUSY: 'device or resource busy',
   EBADF: 'bad file descriptor',
+  EPERM: 'operation not permitted',
 } as const;
 
 type Errno = keyof typeof errnoText;
@@ -58,6 +60,30 @@ const readdirBatch = 128;
 const typeBits = { file: 0o100000, directory: 0o040000, symlink: 0o120000 } as const;
 
 /**
+ * The extensions the daemons' sftp server advertises in its VERSION, in its order (pkg/sftp as
+ * LXD 5.0.2 and Incus 6.0.4 run it; observed on both), with their versions.
+ */
+const extensions: [string, string][] = [
+  ['hardlink@openssh.com', '1'],
+  ['posix-rename@openssh.com', '1'],
+  ['statvfs@openssh.com', '2'],
+];
+
+/** SSH_FXP_VERSION (version 3) with {@link extensions}: ssh2's server writes one without any. */
+const versionPacket = ((): Buffer => {
+  const body = [Buffer.from([2, 0, 0, 0, 3]), ...extensions.flatMap((pair) => pair.map(sshString))];
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(body.reduce((n, b) => n + b.length, 0));
+  return Buffer.concat([length, ...body]);
+})();
+
+/** SSH_FXP_EXTENDED_REPLY, which ssh2's server has no call for. */
+const extendedReply = 201;
+
+/** statvfs(2)'s f_flag for the beds' mounts: ST_VALID and ST_RELATIME, and on /proc and /sys ST_NOSUID, ST_NODEV and ST_NOEXEC. */
+const mountFlags = (mount: string): number => (mount === '/proc' || mount === '/sys' ? 0x102e : 0x1020);
+
+/**
  * One SFTP connection (version 3) on an instance's filesystem, as `GET /1.0/instances/<n>/sftp`
  * upgrades to on Incus 6.0.4: the protocol straight on the connection, no SSH transport, the
  * instance's root as `/` and relative paths taken from it. The packets are read and written by
@@ -75,11 +101,16 @@ export class SftpSession {
     private readonly fs: GuestFs,
     socket: Duplex,
   ) {
+    let versioned = false;
     const sftp = new SFTP(
       {
         _protocol: {
           channelData: (_id, data) => {
-            if (!socket.destroyed) socket.write(data);
+            if (socket.destroyed) return;
+            // The first packet is the VERSION: the daemons' advertises their extensions.
+            if (!versioned && data[4] === 2) data = versionPacket;
+            versioned = true;
+            socket.write(data);
           },
           channelClose: () => socket.end(),
         },
@@ -214,15 +245,10 @@ export class SftpSession {
     // pkg/sftp's server removes with os.Remove for both: a file or an empty directory.
     sftp.on('REMOVE', (reqid: number, path: string) => remove(reqid, path, false));
     sftp.on('RMDIR', (reqid: number, path: string) => remove(reqid, path, false));
+    // pkg/sftp renames with os.Rename, over an existing name, for RENAME as for posix-rename@openssh.com.
     sftp.on('RENAME', (reqid: number, from: string, to: string) =>
       serve(reqid, async () => {
-        const src = resolve(from);
-        const dest = resolve(to);
-        const linkError = (errno: Errno): FxError => new FxError(errno, `rename ${from} ${to}: ${errnoText[errno]}`);
-        if (!(await this.fs.entry(src))) throw linkError('ENOENT');
-        const parent = await this.fs.entry(posix.dirname(dest));
-        if (parent?.type !== 'directory') throw linkError(parent ? 'ENOTDIR' : 'ENOENT');
-        await this.fs.as({ uid: 0, gid: 0 }).mv(src, dest);
+        await this.rename(from, to);
         ok(reqid);
       }),
     );
@@ -253,8 +279,51 @@ export class SftpSession {
         sftp.name(reqid, [{ filename: abs, longname: abs, attrs: {} }]);
       }),
     );
-    // No extension is advertised (statvfs, posix-rename, hardlink): a client that asks anyway is told so.
-    sftp.on('EXTENDED', (reqid: number) => sftp.status(reqid, STATUS_CODE.OP_UNSUPPORTED));
+    sftp.on('EXTENDED', (reqid: number, name: string, data: Buffer | undefined) =>
+      serve(reqid, async () => {
+        const [first, second] = sshStrings(data ?? Buffer.alloc(0));
+        if (name === 'posix-rename@openssh.com' && second !== undefined) {
+          await this.rename(first!, second);
+          return ok(reqid);
+        }
+        if (name === 'hardlink@openssh.com' && second !== undefined) {
+          await this.hardlink(first!, second);
+          return ok(reqid);
+        }
+        if (name === 'statvfs@openssh.com' && first !== undefined) {
+          const real = await this.realPath(resolve(first));
+          // os.PathError unwrapped: the errno's text alone.
+          if (real === undefined) return sftp.status(reqid, STATUS_CODE.NO_SUCH_FILE, errnoText.ENOENT);
+          return void socket.write(statvfsReply(reqid, mountOf(real)));
+        }
+        sftp.status(reqid, STATUS_CODE.OP_UNSUPPORTED, 'operation unsupported');
+      }),
+    );
+  }
+
+  /** os.Rename: over an existing name; `rename FROM TO: …` (the paths as sent) when it cannot. */
+  private async rename(from: string, to: string): Promise<void> {
+    const src = resolve(from);
+    const dest = resolve(to);
+    const linkError = (errno: Errno): FxError => new FxError(errno, `rename ${from} ${to}: ${errnoText[errno]}`);
+    if (!(await this.fs.entry(src))) throw linkError('ENOENT');
+    const parent = await this.fs.entry(posix.dirname(dest));
+    if (parent?.type !== 'directory') throw linkError(parent ? 'ENOTDIR' : 'ENOENT');
+    await this.fs.as({ uid: 0, gid: 0 }).mv(src, dest);
+  }
+
+  /** os.Link, in link(2)'s order of refusals: the existing name, then the new one, then a directory (EPERM). */
+  private async hardlink(from: string, to: string): Promise<void> {
+    const src = resolve(from);
+    const dest = resolve(to);
+    const linkError = (errno: Errno): FxError => new FxError(errno, `link ${from} ${to}: ${errnoText[errno]}`);
+    const entry = await this.fs.entry(src);
+    if (!entry) throw linkError('ENOENT');
+    const parent = await this.fs.entry(posix.dirname(dest));
+    if (parent?.type !== 'directory') throw linkError(parent ? 'ENOTDIR' : 'ENOENT');
+    if (await this.fs.entry(dest)) throw linkError('EEXIST');
+    if (entry.type === 'directory') throw linkError('EPERM');
+    await this.fs.as({ uid: 0, gid: 0 }).link(src, dest);
   }
 
   private addHandle(h: Handle): Buffer {
@@ -347,7 +416,7 @@ export class SftpSession {
       await this.fs.write(real, resized, { uid: entry.uid, gid: entry.gid, mode: entry.mode });
     }
     if (attrs.atime !== undefined && attrs.mtime !== undefined)
-      await this.fs.memory.utimes(real, new Date(attrs.atime * 1000), new Date(attrs.mtime * 1000));
+      await this.fs.utimes(real, new Date(attrs.atime * 1000), new Date(attrs.mtime * 1000));
     await this.fs.setMeta(real, {
       mode: attrs.mode === undefined ? entry.mode : attrs.mode & 0o7777,
       uid: attrs.uid ?? entry.uid,
@@ -362,8 +431,50 @@ function resolve(path: string): string {
 }
 
 function attrsOf(entry: GuestEntry): Ssh2Attrs {
-  const time = Math.floor(entry.mtime.getTime() / 1000);
-  return { size: entry.size, uid: entry.uid, gid: entry.gid, mode: typeBits[entry.type] | entry.mode, atime: time, mtime: time };
+  const seconds = (time: Date): number => Math.floor(time.getTime() / 1000);
+  return {
+    size: entry.size,
+    uid: entry.uid,
+    gid: entry.gid,
+    mode: typeBits[entry.type] | entry.mode,
+    atime: seconds(entry.atime),
+    mtime: seconds(entry.mtime),
+  };
+}
+
+/** An SSH string: its length (uint32) and its bytes. */
+function sshString(text: string): Buffer {
+  const bytes = Buffer.from(text, 'utf8');
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(bytes.length);
+  return Buffer.concat([length, bytes]);
+}
+
+/** The SSH strings an EXTENDED request's data holds (as many as there are whole). */
+function sshStrings(data: Buffer): string[] {
+  const out: string[] = [];
+  for (let at = 0; at + 4 <= data.length;) {
+    const length = data.readUInt32BE(at);
+    if (at + 4 + length > data.length) break;
+    out.push(data.subarray(at + 4, at + 4 + length).toString('utf8'));
+    at += 4 + length;
+  }
+  return out;
+}
+
+/**
+ * The EXTENDED_REPLY to `statvfs@openssh.com`: the eleven figures of statvfs(2) for the mount a
+ * path is on, as `stat -f` shows them in the guest ({@link filesystemOf}); pkg/sftp leaves the fsid 0.
+ */
+function statvfsReply(reqid: number, mount: string): Buffer {
+  const fs = filesystemOf(mount);
+  const figures = [4096, 4096, fs.blocks, fs.free, fs.avail, fs.files, fs.ffree, fs.ffree, 0, mountFlags(mount), 255];
+  const packet = Buffer.alloc(4 + 1 + 4 + figures.length * 8);
+  packet.writeUInt32BE(packet.length - 4, 0);
+  packet[4] = extendedReply;
+  packet.writeUInt32BE(reqid, 5);
+  figures.forEach((n, i) => packet.writeBigUInt64BE(BigInt(n), 9 + i * 8));
+  return packet;
 }
 
 /** An `ls -l` line for a READDIR entry (clients read the attributes; the long name is for people). */
