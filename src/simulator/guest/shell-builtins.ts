@@ -1,4 +1,5 @@
 import type { Command, ExecResult } from 'just-bash';
+import { directoryStdinCommand } from './directory-stdin.js';
 import { signalNumbers } from './guest-commands.js';
 import { defaultUmask } from './guest-fs.js';
 
@@ -28,7 +29,10 @@ const limits: { flag: string; label: string; value: string }[] = [
 
 /** The shell state the builtins below keep for one command (one `sh -c`), as a shell process would. */
 export interface ShellBuiltins {
-  /** `umask`, `trap`, `ulimit`, `jobs` and `times`, which just-bash names as builtins but does not run. */
+  /**
+   * `umask`, `trap`, `ulimit`, `jobs` and `times`, which just-bash names as builtins but does not
+   * run, and the answers the patched shell asks for a program that read a directory as its stdin.
+   */
   commands: Command[];
   /** The `trap … EXIT` (or `0`) handler set when the script ended, if any. */
   exitTrap(): string | undefined;
@@ -112,7 +116,7 @@ export function shellBuiltins(): ShellBuiltins {
   const jobs: Command = { name: 'jobs', execute: async () => ok() };
   const times: Command = { name: 'times', execute: async () => ok('0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n') };
 
-  return { commands: [umask, trap, ulimit, jobs, times], exitTrap: () => traps.get('EXIT') || undefined, umask: () => mask };
+  return { commands: [umask, trap, ulimit, jobs, times, directoryStdinCommand()], exitTrap: () => traps.get('EXIT') || undefined, umask: () => mask };
 }
 
 /** `HUP`, `SIGHUP`, `1` → `HUP`; `0` and `EXIT` → `EXIT`; undefined for no signal. */
