@@ -5,6 +5,7 @@ import { cpioProgram } from './busybox-cpio.js';
 import { banner } from './busybox-getopt.js';
 import { busyboxUnpackers } from './busybox-unpack.js';
 import { busyboxGzip } from './busybox-gzip.js';
+import { tarCommand } from './busybox-tar.js';
 import { bytesOut, mkdirs, writeFile, type ProgramHost } from './program-host.js';
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
@@ -218,10 +219,10 @@ function arProgram(host: ProgramHost): Command {
 }
 
 /**
- * busybox's archive programs, where just-bash lacks them or its own are not busybox's: `gzip`/`gunzip`/`zcat`, `unzip`, `cpio` (newc), `ar` (reading), `bzip2`/`bunzip2`/`bzcat`
+ * busybox's archive programs, where just-bash lacks them or its own are not busybox's: `tar`, `gzip`/`gunzip`/`zcat`, `unzip`, `cpio` (newc), `ar` (reading), `bzip2`/`bunzip2`/`bzcat`
  * and `xz`/`unxz`/`xzcat` (decompression only, as busybox's). Their output, messages and exit
  * codes are busybox 1.35's on the LXD 5.0.2 test bed.
  */
 export function busyboxArchives(host: ProgramHost): Command[] {
-  return [...busyboxUnpackers(host), ...busyboxGzip(host), unzipProgram(host), cpioProgram(host), arProgram(host)];
+  return [...busyboxUnpackers(host), ...busyboxGzip(host), tarCommand(host), unzipProgram(host), cpioProgram(host), arProgram(host)];
 }

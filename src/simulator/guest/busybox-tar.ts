@@ -1,0 +1,457 @@
+import { posix } from 'node:path';
+import type { Command, CommandContext, ExecResult, IFileSystem } from 'just-bash';
+import { packTar, unpackTar, type TarEntry, type TarHeader } from 'modern-tar';
+import { errnos, Files } from './busybox-file-calls.js';
+import { banner } from './busybox-getopt.js';
+import { gunzip, gzipStream } from './busybox-gzip.js';
+import { openFailure } from './busybox-reads.js';
+import { statusOf, type FileStatus } from './file-status.js';
+import { isRefusal } from './guest-access.js';
+import { bytesOut, stdinBytes, type ProgramHost } from './program-host.js';
+
+const usage =
+  `${banner}Usage: tar c|x|t [-ZzJjahmvokO] [-f TARFILE] [-C DIR] [FILE]...\n\nCreate, extract, or list files from a tar file\n\n` +
+  '\tc\tCreate\n\tx\tExtract\n\tt\tList\n' +
+  "\t-f FILE\tName of TARFILE ('-' for stdin/out)\n\t-C DIR\tChange to DIR before operation\n\t-v\tVerbose\n" +
+  "\t-O\tExtract to stdout\n\t-m\tDon't restore mtime\n\t-o\tDon't restore user:group\n\t-k\tDon't replace existing files\n" +
+  '\t-Z\t(De)compress using compress\n\t-z\t(De)compress using gzip\n\t-J\t(De)compress using xz\n\t-j\t(De)compress using bzip2\n' +
+  '\t--lzma\t(De)compress using lzma\n\t-a\t(De)compress based on extension\n\t-h\tFollow symlinks\n' +
+  '\t--overwrite\t\tReplace existing files\n\t--strip-components NUM\tNUM of leading components to strip\n' +
+  "\t--no-recursion\t\tDon't descend in directories\n\t--numeric-owner\t\tUse numeric user:group\n" +
+  "\t--no-same-permissions\tDon't restore access permissions\n\t--to-command COMMAND\tPipe files to COMMAND\n";
+
+/** A message that ends tar at once (bb_error_msg_and_die): status 1. */
+class TarDeath extends Error {}
+
+interface TarOptions {
+  mode: 'c' | 'x' | 't';
+  flags: Set<string>;
+  file?: string;
+  dir?: string;
+  strip: number;
+  members: string[];
+}
+
+/** The letters this tar reads itself; any other option (-j, -J, -Z, -a, -T, -X, --to-command ...) is left to just-bash's tar. */
+const own = new Set([...'cxtfCOopvzkmh']);
+const ownLong = new Set(['--overwrite', '--no-recursion', '--numeric-owner', '--no-same-permissions', '--strip-components']);
+
+/** busybox's reading of tar's command line: a first word without `-` is options (`cvf`), values for -f and -C in order. */
+function parse(args: string[]): TarOptions | 'usage' | 'other' {
+  const argv = args.length && !args[0]!.startsWith('-') ? [`-${args[0]}`, ...args.slice(1)] : [...args];
+  const flags = new Set<string>();
+  const members: string[] = [];
+  let file: string | undefined;
+  let dir: string | undefined;
+  let strip = 0;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      members.push(...argv.slice(i + 1));
+      break;
+    }
+    if (a.startsWith('--')) {
+      if (!ownLong.has(a)) return 'other';
+      if (a === '--strip-components') strip = Number(argv[++i] ?? 'x');
+      else flags.add(a);
+      if (Number.isNaN(strip)) return 'other';
+      continue;
+    }
+    if (!a.startsWith('-') || a === '-') {
+      members.push(a);
+      continue;
+    }
+    for (let j = 1; j < a.length; j++) {
+      const c = a[j]!;
+      if (!own.has(c)) return 'other';
+      if (c === 'f' || c === 'C') {
+        const value = j + 1 < a.length ? a.slice(j + 1) : argv[++i];
+        if (value === undefined) return 'usage';
+        if (c === 'f') file = value;
+        else dir = value;
+        break;
+      }
+      flags.add(c);
+    }
+  }
+  const modes = (['c', 'x', 't'] as const).filter((m) => flags.has(m));
+  if (modes.length !== 1) return 'usage';
+  return { mode: modes[0]!, flags, file, dir, strip, members };
+}
+
+/** `drwxr-x---` of a tar header's type and mode (bb_mode_string). */
+function modeString(header: TarHeader): string {
+  const type = header.type === 'directory' ? 'd' : header.type === 'symlink' ? 'l' : '-';
+  const m = header.mode ?? 0;
+  const rwx = (bits: number, special: boolean, letter: string): string =>
+    `${bits & 4 ? 'r' : '-'}${bits & 2 ? 'w' : '-'}${special ? (bits & 1 ? letter : letter.toUpperCase()) : bits & 1 ? 'x' : '-'}`;
+  return type + rwx(m >> 6, (m & 0o4000) !== 0, 's') + rwx(m >> 3, (m & 0o2000) !== 0, 's') + rwx(m, (m & 0o1000) !== 0, 't');
+}
+
+const two = (n: number): string => String(n).padStart(2, '0');
+
+/** header_verbose_list: mode, owner (names, else numbers), size in 9, time (the guest's zone is UTC), name, `-> target`. */
+function verboseLine(header: TarHeader): string {
+  const t = header.mtime ?? new Date(0);
+  const when = `${t.getUTCFullYear()}-${two(t.getUTCMonth() + 1)}-${two(t.getUTCDate())} ${two(t.getUTCHours())}:${two(t.getUTCMinutes())}:${two(t.getUTCSeconds())}`;
+  const owner = `${header.uname || header.uid || 0}/${header.gname || header.gid || 0}`;
+  const size = header.type === 'file' || header.type === undefined ? header.size : 0;
+  const target = header.linkname ? ` -> ${header.linkname}` : '';
+  return `${modeString(header)} ${owner} ${String(size).padStart(9)} ${when} ${header.name}${target}\n`;
+}
+
+/** Names by id from /etc/passwd or /etc/group. */
+async function names(fs: IFileSystem, file: string): Promise<Map<number, string>> {
+  const text = await fs.readFile(file).catch(() => '');
+  return new Map(
+    text
+      .split('\n')
+      .map((l) => l.split(':'))
+      .filter((f) => f.length > 2 && /^\d+$/.test(f[2]!))
+      .map((f) => [Number(f[2]), f[0]!] as const),
+  );
+}
+
+/**
+ * The checks busybox's get_header_tar makes that modern-tar does not: the archive ends with a zero
+ * block followed by another (less than a block is `short read`), a header without ustar's magic is
+ * `invalid tar magic`, an entry whose data is cut short `short read`.
+ */
+function checkArchive(data: Uint8Array): void {
+  let at = 0;
+  for (;;) {
+    if (data.length < at + 512) throw new TarDeath('short read');
+    const block = data.subarray(at, at + 512);
+    if (block.every((b) => b === 0)) {
+      if (data.length < at + 1024) throw new TarDeath('short read');
+      return;
+    }
+    if (Buffer.from(block.subarray(257, 262)).toString('latin1') !== 'ustar') throw new TarDeath('invalid tar magic');
+    const size = parseInt(Buffer.from(block.subarray(124, 136)).toString('latin1').replace(/\0.*$/, '').trim() || '0', 8);
+    const type = String.fromCharCode(block[156]!);
+    const body = type === '1' || type === '2' || type === '5' ? 0 : size;
+    at += 512 + Math.ceil(body / 512) * 512;
+    if (data.length < at) throw new TarDeath('short read');
+  }
+}
+
+/** What one run says and whether an error was delayed to its end (`error exit delayed from previous errors`). */
+class Run {
+  stdout = '';
+  stderr = '';
+  delayed = false;
+  warn(message: string): void {
+    this.stderr += `tar: ${message}\n`;
+  }
+  error(message: string): void {
+    this.warn(message);
+    this.delayed = true;
+  }
+}
+
+/** A member's name as busybox stores and extracts it: leading `/` removed, said once. */
+function stripLeadingSlash(run: Run, said: { done: boolean }, name: string): string {
+  if (!name.startsWith('/')) return name;
+  if (!said.done) run.warn("removing leading '/' from member names");
+  said.done = true;
+  return name.replace(/^\/+/, '');
+}
+
+/** Creating: each operand and what is under it, in the order the directories list them. */
+async function create(
+  host: ProgramHost,
+  ctx: CommandContext,
+  o: TarOptions,
+  cwd: string,
+  run: Run,
+  archivePath: string | undefined,
+): Promise<Buffer> {
+  const files = new Files(ctx.fs, cwd);
+  const users = await names(ctx.fs, '/etc/passwd');
+  const groups = await names(ctx.fs, '/etc/group');
+  const entries: TarEntry[] = [];
+  const linked = new Map<number, string>();
+  const said = { done: false };
+  const follow = o.flags.has('h');
+  const verboseTo = (line: string): void => {
+    if (!o.flags.has('v')) return;
+    if (o.file === undefined || o.file === '-') run.stderr += line;
+    else run.stdout += line;
+  };
+  const add = async (name: string): Promise<void> => {
+    const path = files.abs(name);
+    const st: FileStatus | undefined = await statusOf(host.fs, path, follow);
+    if (!st) return run.error(`${name}: ${errnos[await files.missing(name)]}`);
+    const stored = stripLeadingSlash(run, said, name);
+    if (archivePath !== undefined && st.type === 'file' && (await host.fs.memory.realpath(path).catch(() => path)) === archivePath)
+      return run.warn(`${name}: file is the archive; skipping`);
+    const header: TarHeader = {
+      name: st.type === 'directory' ? `${stored.replace(/\/*$/, '')}/` : stored,
+      size: 0,
+      mode: st.perm,
+      uid: st.uid,
+      gid: st.gid,
+      uname: users.get(st.uid) ?? '',
+      gname: groups.get(st.gid) ?? '',
+      mtime: new Date(Math.floor(st.mtime.getTime() / 1000) * 1000),
+    };
+    if (st.type === 'symlink') entries.push({ header: { ...header, type: 'symlink', linkname: st.target } });
+    else if (st.type === 'file' && st.nlink > 1 && linked.has(st.ino))
+      entries.push({ header: { ...header, type: 'link', linkname: linked.get(st.ino) } });
+    else if (st.type === 'file') {
+      let data: Uint8Array;
+      try {
+        data = await ctx.fs.readFileBuffer(path);
+      } catch (e) {
+        return run.error(`can't open '${name}': ${isRefusal(e) ? errnos.EACCES : errnos.ENOENT}`);
+      }
+      if (st.nlink > 1) linked.set(st.ino, stored);
+      entries.push({ header: { ...header, type: 'file', size: data.length }, body: data });
+    } else entries.push({ header: { ...header, type: 'directory' } });
+    verboseTo(`${stored}${st.type === 'directory' && !stored.endsWith('/') ? '/' : ''}\n`);
+    if (st.type !== 'directory' || o.flags.has('--no-recursion')) return;
+    let list: string[];
+    try {
+      list = await host.fs.list(await host.fs.memory.realpath(path));
+    } catch (e) {
+      if (!isRefusal(e)) throw e;
+      return run.error(`${name}: ${errnos.EACCES}`);
+    }
+    for (const entry of list) await add(name.endsWith('/') ? `${name}${entry}` : `${name}/${entry}`);
+  };
+  for (const m of o.members) await add(m);
+  return Buffer.from(await packTar(entries));
+}
+
+/** The physical path a member extracts to, made under `cwd`. */
+const target = (cwd: string, name: string): string => posix.resolve(cwd, name);
+
+/** Extracting one entry as busybox's data_extract_all does, through the command's filesystem (its user's permissions and umask). */
+async function extractOne(
+  host: ProgramHost,
+  ctx: CommandContext,
+  o: TarOptions,
+  cwd: string,
+  run: Run,
+  header: TarHeader,
+  data: Uint8Array | undefined,
+): Promise<void> {
+  const fs = ctx.fs;
+  const name = header.name.replace(/\/+$/, '');
+  const path = target(cwd, name);
+  const root = host.uid === 0;
+  const umask = host.umask?.() ?? 0o022;
+  const mode = (header.mode ?? 0o644) & 0o7777;
+  // Leading directories: made as mkdir -p would (0777 less the umask).
+  const parent = posix.dirname(path);
+  if (!(await fs.exists(parent))) {
+    const made = await mkdirs(fs, parent);
+    if (made) run.warn(`can't create directory '${posix.dirname(name)}': ${made}`);
+  }
+  const remove = async (): Promise<void> => {
+    const there = await fs.lstat(path).catch(() => undefined);
+    if (there && !there.isDirectory) await fs.rm(path);
+  };
+  try {
+    if (header.type === 'directory') {
+      const there = await fs.lstat(path).catch(() => undefined);
+      if (!there) {
+        try {
+          await fs.mkdir(path);
+        } catch (e) {
+          run.warn(`can't make dir ${name}: ${why(e)}`);
+          return;
+        }
+        await fs.chmod(path, root ? mode : mode & ~umask);
+      } else if (root) await fs.chmod(path, mode);
+    } else if (header.type === 'symlink') {
+      if (!o.flags.has('k')) await remove();
+      try {
+        await fs.symlink(header.linkname ?? '', path);
+      } catch (e) {
+        run.warn(`can't create symlink '${name}' to '${header.linkname}': ${why(e)}`);
+        return;
+      }
+    } else if (header.type === 'link') {
+      if (!o.flags.has('k')) await remove();
+      try {
+        await fs.link(target(cwd, (header.linkname ?? '').replace(/^\/+/, '')), path);
+      } catch (e) {
+        run.warn(`can't create hardlink '${name}' to '${header.linkname}': ${why(e)}`);
+        return;
+      }
+      return;
+    } else {
+      if (!o.flags.has('k') && !o.flags.has('--overwrite')) await remove();
+      else if (o.flags.has('k') && (await fs.lstat(path).catch(() => undefined))) throw new TarDeath(`can't open '${name}': ${errnos.EEXIST}`);
+      try {
+        await fs.writeFile(path, data ?? new Uint8Array());
+      } catch (e) {
+        throw new TarDeath(`can't open '${name}': ${why(e)}`);
+      }
+      // open(O_CREAT, mode) under the umask; root's tar then restores the mode as it is.
+      await fs.chmod(path, root ? mode : mode & ~umask);
+    }
+    if (root && !o.flags.has('o')) {
+      const entry = await host.fs.entry(path);
+      const uid = (header.uname ? await idOf(fs, '/etc/passwd', header.uname) : undefined) ?? header.uid ?? 0;
+      const gid = (header.gname ? await idOf(fs, '/etc/group', header.gname) : undefined) ?? header.gid ?? 0;
+      if (entry)
+        await host.fs.setMeta(path, {
+          uid: o.flags.has('--numeric-owner') ? (header.uid ?? 0) : uid,
+          gid: o.flags.has('--numeric-owner') ? (header.gid ?? 0) : gid,
+          mode: entry.mode,
+        });
+    }
+    if (!o.flags.has('m') && header.type !== 'symlink' && header.mtime) await fs.utimes(path, header.mtime, header.mtime).catch(() => undefined);
+  } catch (e) {
+    if (e instanceof TarDeath) throw e;
+    throw new TarDeath(`${name}: ${why(e)}`);
+  }
+}
+
+/** An id by name from /etc/passwd or /etc/group. */
+async function idOf(fs: IFileSystem, file: string, name: string): Promise<number | undefined> {
+  const line = (await fs.readFile(file).catch(() => ''))
+    .split('\n')
+    .map((l) => l.split(':'))
+    .find((f) => f[0] === name);
+  return line && /^\d+$/.test(line[2] ?? '') ? Number(line[2]) : undefined;
+}
+
+/** strerror of a guest filesystem's error. */
+function why(e: unknown): string {
+  const code = (e as { code?: string } | undefined)?.code;
+  return code && code in errnos ? errnos[code as keyof typeof errnos] : String((e as Error)?.message ?? e);
+}
+
+/** bb_make_directory with FILEUTILS_RECUR: the missing directories down to `path`, or why one could not be made. */
+async function mkdirs(fs: IFileSystem, path: string): Promise<string | undefined> {
+  if (await fs.exists(path)) return undefined;
+  const up = await mkdirs(fs, posix.dirname(path));
+  if (up) return up;
+  try {
+    await fs.mkdir(path);
+  } catch (e) {
+    return why(e);
+  }
+  return undefined;
+}
+
+/** Whether a member is one the operands name: the name itself or a directory holding it. */
+const wanted = (members: string[], name: string): string | undefined =>
+  members.find((m) => {
+    const bare = m.replace(/\/+$/, '');
+    const n = name.replace(/\/+$/, '');
+    return n === bare || n.startsWith(`${bare}/`);
+  });
+
+/**
+ * busybox 1.35's `tar` (archival/tar.c) over the guest's files: `c`, `x`, `t` with `-f -C -v -z -O
+ * -o -p -k -m -h`, `--overwrite --no-recursion --numeric-owner --no-same-permissions
+ * --strip-components`; modern-tar writes and reads the ustar format and node's zlib (de)compresses.
+ * It keeps symlinks and hard links as such and, extracting, restores them, and restores modes:
+ * as they are for root, less the umask for another user (and their owners for root); a file it
+ * cannot read, a directory it cannot list, and a missing operand are said and end it with status 1
+ * at the end (`error exit delayed from previous errors`), an archive it cannot open at once. Other
+ * options (-j, -J, -Z, -a, -T, -X, --exclude, --to-command) are just-bash's tar's.
+ */
+export function tarCommand(host: ProgramHost): Command {
+  return {
+    name: 'tar',
+    async execute(args, ctx): Promise<ExecResult> {
+      const o = parse(args);
+      if (o === 'other') return ctx.origCommand ? ctx.origCommand(args) : { stdout: '', stderr: 'sh: tar: not found\n', exitCode: 127 };
+      if (o === 'usage') return { stdout: '', stderr: usage, exitCode: 1 };
+      const run = new Run();
+      const files = new Files(ctx.fs, ctx.cwd);
+      const result = (raw?: Buffer): ExecResult => {
+        if (run.delayed) run.warn('error exit delayed from previous errors');
+        const exitCode = run.delayed ? 1 : 0;
+        return raw
+          ? bytesOut(host, Buffer.concat([Buffer.from(run.stdout, 'latin1'), raw]), run.stderr, exitCode)
+          : { stdout: run.stdout, stderr: run.stderr, exitCode };
+      };
+      try {
+        let cwd = ctx.cwd;
+        if (o.mode === 'c') {
+          if (o.members.length === 0) throw new TarDeath('empty archive');
+          const toFile = o.file !== undefined && o.file !== '-';
+          const archivePath = toFile ? files.abs(o.file!) : undefined;
+          if (toFile) {
+            try {
+              await ctx.fs.writeFile(archivePath!, new Uint8Array());
+            } catch (e) {
+              throw new TarDeath(`can't open '${o.file}': ${why(e)}`);
+            }
+          }
+          if (o.dir !== undefined) cwd = await changeDir(files, o.dir);
+          const tar = await create(host, ctx, o, cwd, run, archivePath && (await host.fs.memory.realpath(archivePath).catch(() => archivePath)));
+          const out = o.flags.has('z') ? gzipStream(tar) : tar;
+          if (!toFile) return result(out);
+          await ctx.fs.writeFile(archivePath!, out);
+          return result();
+        }
+        let data: Buffer;
+        if (o.file === undefined || o.file === '-') data = stdinBytes(ctx);
+        else {
+          const failure = await openFailure(ctx.fs, ctx.cwd, o.file);
+          if (failure) throw new TarDeath(`can't open '${o.file}': ${failure}`);
+          try {
+            data = Buffer.from(await ctx.fs.readFileBuffer(files.abs(o.file)));
+          } catch (e) {
+            throw new TarDeath(`read error: ${why(e)}`);
+          }
+        }
+        if (o.dir !== undefined) cwd = await changeDir(files, o.dir);
+        if (o.flags.has('z')) {
+          const unpacked = gunzip(data);
+          if (unpacked.error) throw new TarDeath(unpacked.error);
+          data = unpacked.output;
+        }
+        checkArchive(data);
+        const said = { done: false };
+        const found = new Set<string>();
+        let out = Buffer.alloc(0);
+        for (const entry of await unpackTar(data)) {
+          const header = { ...entry.header, name: stripLeadingSlash(run, said, entry.header.name) };
+          if (o.strip) {
+            const parts = header.name.split('/').filter(Boolean);
+            if (parts.length <= o.strip) continue;
+            header.name = parts.slice(o.strip).join('/') + (header.type === 'directory' ? '/' : '');
+          }
+          if (o.members.length) {
+            const hit = wanted(o.members, header.name);
+            if (hit === undefined) continue;
+            found.add(hit);
+          }
+          if (o.mode === 't') {
+            run.stdout += o.flags.has('v') ? verboseLine(header) : `${header.name}\n`;
+            continue;
+          }
+          if (o.flags.has('v')) run.stdout += `${header.name}\n`;
+          if (o.flags.has('O')) {
+            if (entry.data && (header.type === 'file' || header.type === undefined)) out = Buffer.concat([out, Buffer.from(entry.data)]);
+            continue;
+          }
+          await extractOne(host, ctx, o, cwd, run, header, entry.data);
+        }
+        const missing = o.members.find((m) => !found.has(m));
+        if (missing !== undefined) throw new TarDeath(`${missing}: not found in archive`);
+        return out.length ? result(out) : result();
+      } catch (e) {
+        if (!(e instanceof TarDeath)) throw e;
+        run.warn(e.message);
+        return { stdout: run.stdout, stderr: run.stderr, exitCode: 1 };
+      }
+    },
+  };
+}
+
+/** -C DIR: the directory to work in, or busybox's `can't change directory to 'DIR'`. */
+async function changeDir(files: Files, dir: string): Promise<string> {
+  const st = await files.stat(dir);
+  if (!st) throw new TarDeath(`can't change directory to '${dir}': ${errnos[await files.missing(dir)]}`);
+  if (st.kind !== 'directory') throw new TarDeath(`can't change directory to '${dir}': ${errnos.ENOTDIR}`);
+  return files.abs(dir);
+}
