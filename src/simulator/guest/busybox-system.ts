@@ -7,7 +7,7 @@ import { banner, bannerLine } from './busybox-getopt.js';
 import { newEntryMode, type GuestFs } from './guest-fs.js';
 import { umaskOf } from './program-host.js';
 import type { GuestInit } from './guest-proc.js';
-import { harmlessSignals, signalList, signalNumbers } from './guest-commands.js';
+import { signalList, signalNumbers } from './guest-commands.js';
 import { isRefusal } from './guest-access.js';
 
 /** One network interface as the instance's state shows it (GET …/state `network`). */
@@ -37,7 +37,7 @@ export interface SystemHost {
   cpuLimit: string | undefined;
   /** Waits, ending early when the command is killed. */
   pause: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
-  /** Ends the whole command with a signal (a signal sent to its own shell). */
+  /** A signal sent to the command's own shell: its trap runs, or it ends the whole command as the signal's default action does. */
   killSelf: (signal: number) => void;
   /** Sends the instance's init a signal (it may exit on it: the instance then stops). */
   signalInit: (signal: number) => void;
@@ -467,9 +467,9 @@ export function busyboxSystem(host: SystemHost): Command[] {
           if (!quiet) stderr += `killall: ${n}: no process killed\n`;
           continue;
         }
-        // The command's own shell dies of it; init takes no signal from here (it would stop the instance).
+        // The command's own shell takes it (its trap, or its default action); init takes no signal from here (it would stop the instance).
         if (hits.some((p) => p.pid === 1) && signal !== 0) host.signalInit(signal);
-        if (hits.some((p) => p.pid === host.pid) && signal !== 0 && !harmlessSignals.has(signal)) host.killSelf(signal);
+        if (hits.some((p) => p.pid === host.pid) && signal !== 0) host.killSelf(signal);
       }
       return { stdout: '', stderr, exitCode: missed ? 1 : 0 };
     },

@@ -19,6 +19,7 @@ import { busyboxStat } from './busybox-stat.js';
 import { busyboxCoreutils } from './busybox-coreutils.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
+import { trapPoints } from './signal-traps.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
 import { pythonCommand } from './guest-python.js';
 
@@ -292,7 +293,11 @@ export class Guests {
     const signalInit = (signal: number): void => {
       if (uid === 0 && init.exitsOn.has(signal)) initEnds = true;
     };
-    const proc: GuestProcess = { hostname: () => inst.name, uid, gid, pid: shellPid, killSelf: kill, signalInit };
+    // A signal the shell's own kill or killall sends it: its trap's, else its default action's.
+    const signalSelf = (signal: number): void => {
+      if (!shellState.signals.deliver(signal)) kill(signal);
+    };
+    const proc: GuestProcess = { hostname: () => inst.name, uid, gid, pid: shellPid, killSelf: signalSelf, signalInit };
     const key = instanceKey(inst.project, inst.name);
     const scriptEnded = (outcome: CommandOutcome, interrupted: boolean): void => {
       if (outcome.httpAfter && !interrupted && !killer.signal.aborted) this.httpAfter(inst, outcome.httpAfter);
@@ -325,7 +330,7 @@ export class Guests {
         network: () => (inst.renderState('earlier').network ?? {}) as Record<string, GuestNic>,
         cpuLimit: inst.config['limits.cpu'],
         pause,
-        killSelf: kill,
+        killSelf: signalSelf,
         signalInit,
         umask: shellState.umask,
       }),
@@ -369,6 +374,7 @@ export class Guests {
       commands: [...busyboxPrograms] as CommandName[],
       customCommands: custom,
     });
+    bash.registerTransformPlugin(trapPoints);
     await writeProc(fs, init);
     writeDevices(fs);
     await asSelf(top.comm, top.argv);

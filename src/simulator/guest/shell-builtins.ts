@@ -2,6 +2,7 @@ import type { Command, ExecResult } from 'just-bash';
 import { directoryStdinCommand } from './directory-stdin.js';
 import { signalNumbers } from './guest-commands.js';
 import { defaultUmask } from './guest-fs.js';
+import { SignalTraps } from './signal-traps.js';
 
 const ok = (stdout = ''): ExecResult => ({ stdout, stderr: '', exitCode: 0 });
 
@@ -38,6 +39,8 @@ export interface ShellBuiltins {
   exitTrap(): string | undefined;
   /** The umask as `umask` last set it (022 to begin with): what the command's files are made with. */
   umask(): number;
+  /** The signals the shell's own commands send it, run by its traps ({@link SignalTraps}). */
+  signals: SignalTraps;
 }
 
 /**
@@ -47,12 +50,13 @@ export interface ShellBuiltins {
  * `sh: umask: line 0: illegal mode: X` with 2; `trap` with no argument lists `trap -- 'cmd' SIG`;
  * `ulimit` prints `unlimited`; `times` four zero times; `jobs` nothing). The umask is kept for the
  * guest's filesystem and programs to make files with ({@link ShellBuiltins.umask}). An EXIT trap runs when the
- * script ends (the caller runs {@link ShellBuiltins.exitTrap}); other signals' traps are kept and
- * listed only (a signal to the command ends it, as it does to an untrapping shell).
+ * script ends (the caller runs {@link ShellBuiltins.exitTrap}); another signal's trap runs when the
+ * shell's own `kill` or `killall` sends it that signal ({@link ShellBuiltins.signals}).
  */
 export function shellBuiltins(): ShellBuiltins {
   let mask = defaultUmask;
   const traps = new Map<string, string>();
+  const signals = new SignalTraps(traps);
   const limitValues = new Map(limits.map((l) => [l.flag, l.value]));
 
   const umask: Command = {
@@ -116,7 +120,12 @@ export function shellBuiltins(): ShellBuiltins {
   const jobs: Command = { name: 'jobs', execute: async () => ok() };
   const times: Command = { name: 'times', execute: async () => ok('0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n') };
 
-  return { commands: [umask, trap, ulimit, jobs, times, directoryStdinCommand()], exitTrap: () => traps.get('EXIT') || undefined, umask: () => mask };
+  return {
+    commands: [umask, trap, ulimit, jobs, times, directoryStdinCommand(), signals.pendingCommand()],
+    exitTrap: () => traps.get('EXIT') || undefined,
+    umask: () => mask,
+    signals,
+  };
 }
 
 /** `HUP`, `SIGHUP`, `1` → `HUP`; `0` and `EXIT` → `EXIT`; undefined for no signal. */
