@@ -74,6 +74,7 @@ function parse(args: string[]): { options: Options; files: string[] } | ExecResu
       operandsOnly = true;
       continue;
     }
+    if (a.startsWith('--')) return { stdout: '', stderr: `du: unrecognized option '${a}'\n${usage}`, exitCode: 1 };
     for (let j = 1; j < a.length; j++) {
       const c = a[j]!;
       if (c === 'd') {
@@ -110,6 +111,7 @@ export function duCommand(host: ProgramHost): Command {
   return {
     name: 'du',
     async execute(args, ctx: CommandContext) {
+      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: usage, exitCode: 0 };
       const parsed = parse(args);
       if ('exitCode' in parsed) return parsed;
       const { options: o, files } = parsed;

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import { constants, crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Command } from 'just-bash';
+import { banner } from './busybox-getopt.js';
 import { bbunpack, strippedOf, type Unpacked, type Unpacker } from './bbunpack.js';
 import { refused } from './guest-access.js';
 import type { ProgramHost } from './program-host.js';
@@ -117,10 +118,11 @@ const gunzipUnpacker = (name: string, implied: string, usage: string): Unpacker 
  * One of bbunpack's programs whose files are opened for the command's user: one it may not read is
  * `can't open 'F': Permission denied` (open_or_warn) and the next operand is read.
  */
-function openingAsUser(program: Command): Command {
+function openingAsUser(program: Command, usage: string): Command {
   return {
     name: program.name,
     async execute(args, ctx) {
+      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${usage}`, exitCode: 0 };
       const options = args.filter((a) => a.startsWith('-') && a !== '-');
       const refusedFiles = new Set<string>();
       for (const a of args) if (!options.includes(a) && a !== '-' && (await refused(ctx.fs, posix.resolve(ctx.cwd, a), true))) refusedFiles.add(a);
@@ -152,5 +154,5 @@ export function busyboxGzip(host: ProgramHost): Command[] {
     gzipUnpacker,
     gunzipUnpacker('gunzip', '', `Usage: gunzip [-cfkt] [FILE]...\n\n${decompressing}${decompressHelp}`),
     gunzipUnpacker('zcat', 'c', 'Usage: zcat [FILE]...\n\nDecompress to stdout\n'),
-  ].map((u) => openingAsUser(bbunpack(host, u)));
+  ].map((u) => openingAsUser(bbunpack(host, u), u.usage));
 }

@@ -53,6 +53,8 @@ export async function extractOne(
   const name = header.name.replace(/\/+$/, '');
   const path = target(cwd, name);
   const root = host.uid === 0;
+  // Root's tar restores the modes as they are (--no-same-permissions: as open(2) and mkdir(2) make them).
+  const restores = root && !o.flags.has('--no-same-permissions');
   const umask = host.umask?.() ?? 0o022;
   const mode = (header.mode ?? 0o644) & 0o7777;
   // Leading directories: made as mkdir -p would (0777 less the umask).
@@ -75,8 +77,8 @@ export async function extractOne(
           run.warn(`can't make dir ${name}: ${why(e)}`);
           return;
         }
-        await fs.chmod(path, root ? mode : mode & ~umask);
-      } else if (root) await fs.chmod(path, mode);
+        await fs.chmod(path, restores ? mode : mode & ~umask);
+      } else if (restores) await fs.chmod(path, mode);
     } else if (header.type === 'symlink') {
       if (!o.flags.has('k')) await remove();
       try {
@@ -103,7 +105,7 @@ export async function extractOne(
         throw new TarDeath(`can't open '${name}': ${why(e)}`);
       }
       // open(O_CREAT, mode) under the umask; root's tar then restores the mode as it is.
-      await fs.chmod(path, root ? mode : mode & ~umask);
+      await fs.chmod(path, restores ? mode : mode & ~umask);
     }
     if (root && !o.flags.has('o')) {
       const entry = await host.fs.entry(path);

@@ -20,12 +20,24 @@ const usage =
   "\t--no-recursion\t\tDon't descend in directories\n\t--numeric-owner\t\tUse numeric user:group\n" +
   "\t--no-same-permissions\tDon't restore access permissions\n\t--to-command COMMAND\tPipe files to COMMAND\n";
 
-/** The letters this tar reads itself; any other option (-j, -J, -Z, -a, -T, -X, --to-command ...) is left to just-bash's tar. */
+/** The letters this tar reads itself. */
 const own = new Set([...'cxtfCOopvzkmh']);
 const ownLong = new Set(['--overwrite', '--no-recursion', '--numeric-owner', '--no-same-permissions', '--strip-components']);
+/** busybox's options that are left to just-bash's tar: the other compressors and --to-command. */
+const othersLetters = new Set([...'jJZa']);
+const othersLong = new Set(['--lzma', '--to-command']);
 
-/** busybox's reading of tar's command line: a first word without `-` is options (`cvf`), values for -f and -C in order. */
-function parse(args: string[]): TarOptions | 'usage' | 'other' {
+/** A command line tar refuses: what it says (status 1). */
+interface Refusal {
+  refused: string;
+}
+
+/**
+ * busybox's reading of tar's command line (getopt32 with its long options): a first word without
+ * `-` is options (`cvf`), values for -f and -C in order; an unknown option is refused with the
+ * usage; the options of compressors other than gzip are just-bash's tar's (`other`).
+ */
+function parse(args: string[]): TarOptions | Refusal | 'other' {
   const argv = args.length && !args[0]!.startsWith('-') ? [`-${args[0]}`, ...args.slice(1)] : [...args];
   const flags = new Set<string>();
   const members: string[] = [];
@@ -39,10 +51,16 @@ function parse(args: string[]): TarOptions | 'usage' | 'other' {
       break;
     }
     if (a.startsWith('--')) {
-      if (!ownLong.has(a)) return 'other';
-      if (a === '--strip-components') strip = Number(argv[++i] ?? 'x');
-      else flags.add(a);
-      if (Number.isNaN(strip)) return 'other';
+      const [option, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+      if (othersLong.has(option)) return 'other';
+      if (!ownLong.has(option)) return { refused: `tar: unrecognized option '${a}'\n${usage}` };
+      if (option !== '--strip-components') flags.add(option);
+      else {
+        const value = inline ?? argv[++i];
+        if (value === undefined) return { refused: `tar: option '--strip-components' requires an argument\n${usage}` };
+        if (!/^\d+$/.test(value)) return { refused: `tar: invalid number '${value}'\n` };
+        strip = Number(value);
+      }
       continue;
     }
     if (!a.startsWith('-') || a === '-') {
@@ -51,10 +69,11 @@ function parse(args: string[]): TarOptions | 'usage' | 'other' {
     }
     for (let j = 1; j < a.length; j++) {
       const c = a[j]!;
-      if (!own.has(c)) return 'other';
+      if (othersLetters.has(c)) return 'other';
+      if (!own.has(c)) return { refused: `tar: invalid option -- '${c}'\n${usage}` };
       if (c === 'f' || c === 'C') {
         const value = j + 1 < a.length ? a.slice(j + 1) : argv[++i];
-        if (value === undefined) return 'usage';
+        if (value === undefined) return { refused: `tar: option requires an argument -- '${c}'\n${usage}` };
         if (c === 'f') file = value;
         else dir = value;
         break;
@@ -63,7 +82,7 @@ function parse(args: string[]): TarOptions | 'usage' | 'other' {
     }
   }
   const modes = (['c', 'x', 't'] as const).filter((m) => flags.has(m));
-  if (modes.length !== 1) return 'usage';
+  if (modes.length !== 1) return { refused: usage };
   return { mode: modes[0]!, flags, file, dir, strip, members };
 }
 
@@ -212,16 +231,17 @@ const wanted = (members: string[], name: string): string | undefined =>
  * It keeps symlinks and hard links as such and, extracting, restores them, and restores modes:
  * as they are for root, less the umask for another user (and their owners for root); a file it
  * cannot read, a directory it cannot list, and a missing operand are said and end it with status 1
- * at the end (`error exit delayed from previous errors`), an archive it cannot open at once. Other
- * options (-j, -J, -Z, -a, -T, -X, --exclude, --to-command) are just-bash's tar's.
+ * at the end (`error exit delayed from previous errors`), an archive it cannot open at once. The
+ * other compressors' options (-j, -J, -Z, -a, --lzma) and --to-command are just-bash's tar's.
  */
 export function tarCommand(host: ProgramHost): Command {
   return {
     name: 'tar',
     async execute(args, ctx): Promise<ExecResult> {
+      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: usage, exitCode: 0 };
       const o = parse(args);
       if (o === 'other') return ctx.origCommand ? ctx.origCommand(args) : { stdout: '', stderr: 'sh: tar: not found\n', exitCode: 127 };
-      if (o === 'usage') return { stdout: '', stderr: usage, exitCode: 1 };
+      if ('refused' in o) return { stdout: '', stderr: o.refused, exitCode: 1 };
       const run = new Run();
       const files = new Files(ctx.fs, ctx.cwd);
       const result = (raw?: Buffer): ExecResult => {
