@@ -70,4 +70,19 @@ describe('tar', () => {
         "tar: can't open 'a': File exists\ntar: can't change directory to 'nod': No such file or directory\n",
     );
   });
+
+  it("reads its command line as busybox's getopt does", async () => {
+    const res = await guest.sh(
+      'cd /tmp; tar xf 2>&1 | head -1; tar --foo 2>&1 | head -1; tar --strip-components x; echo $?; tar -q 2>&1 | head -1; ' +
+        'tar --help 2>/dev/null | wc -l; tar --help 2>&1 | wc -l; du --help 2>&1 | wc -l; du --foo 2>&1 | head -1; gzip --help; echo $?',
+    );
+    expect(res.stdout).toBe(
+      "tar: option requires an argument -- 'f'\ntar: unrecognized option '--foo'\n1\ntar: invalid option -- 'q'\n0\n29\n18\n" +
+        "du: unrecognized option '--foo'\n0\n",
+    );
+    expect(res.stderr).toBe(
+      "tar: invalid number 'x'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: gzip [-cfkdt] [FILE]...\n\n" +
+        'Compress FILEs (or stdin)\n\n\t-d\tDecompress\n\t-c\tWrite to stdout\n\t-f\tForce\n\t-k\tKeep input files\n\t-t\tTest integrity\n',
+    );
+  });
 });
