@@ -37,6 +37,13 @@ describe("a guest file's access, modification and change times", () => {
     expect(atime).not.toMatch(/000000 \+0000$/);
   });
 
+  it("of an image's file are the image's mtime, and the atime and ctime of when the instance's filesystem was unpacked", async () => {
+    const [atime, mtime, ctime] = (await timesAfter('/etc/passwd', ['true']))[0]!;
+    expect(mtime < ctime).toBe(true);
+    expect(mtime).toMatch(/\.000000000 \+0000$/);
+    expect(atime >= ctime).toBe(true);
+  });
+
   it('move the atime on a read of a file written since its last read, and not on the read after (relatime)', async () => {
     const [, read, again] = await timesAfter('/tmp/r', ['echo x > /tmp/r', 'cat /tmp/r > /dev/null', 'cat /tmp/r > /dev/null']);
     expect(read![0] > read![1]).toBe(true);

@@ -226,13 +226,11 @@ export class GuestFs {
 
   /**
    * The access, modification and change times of the entry at `path` (physical, a final symlink
-   * not followed). A symlink's are its mtime: nothing here reads or changes one after it is made.
+   * not followed). A symlink's are kept for none of its changes: its mtime, and when it was unpacked.
    */
   async timesOf(path: string): Promise<InodeTimes> {
     const st = await this.base.lstat(path);
-    if (st.identity) return this.times.of(st.identity, st.mtime);
-    const ns = nsOf(st.mtime);
-    return { atime: ns, mtime: ns, ctime: ns };
+    return this.times.of(st.identity, st.mtime);
   }
 
   /** The entry at a path without following a final symlink; undefined when there is none. */

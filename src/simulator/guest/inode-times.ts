@@ -37,19 +37,25 @@ interface Kept extends InodeTimes {
 /**
  * The access and change times the in-memory filesystem does not keep (it keeps one mtime, in
  * milliseconds), per inode (the filesystem's entry identity, shared by a file's hard links), with
- * the nanoseconds of all three. An inode the table never saw has all three at its mtime, as a
- * file just unpacked from an image; one whose mtime moved without the table (a program writing
- * the in-memory filesystem directly, `tar -o` setting it) takes that mtime, and a ctime no older.
+ * the nanoseconds of all three. An inode the table never saw was unpacked with the filesystem: its
+ * mtime is the image's, its atime and ctime when the filesystem was made (as on the beds, where an
+ * image's files change and are read when the container is made), or its mtime if that is later.
+ * One whose mtime moved without the table (a program writing the in-memory filesystem directly,
+ * `tar -o` setting it) takes that mtime, and a ctime no older.
  */
 export class TimeTable {
   private readonly kept = new Map<string, Kept>();
 
-  /** The times of `inode`, whose mtime the in-memory filesystem holds as `mtime`. */
-  of(inode: string, mtime: Date): InodeTimes {
-    const kept = this.kept.get(inode);
+  /** @param made When the filesystem was made (unpacked). */
+  constructor(private readonly made: bigint = clockNs()) {}
+
+  /** The times of `inode` (none for a symlink: it has its mtime and when it was unpacked), whose mtime the in-memory filesystem holds as `mtime`. */
+  of(inode: string | undefined, mtime: Date): InodeTimes {
+    const kept = inode === undefined ? undefined : this.kept.get(inode);
     if (!kept) {
       const ns = nsOf(mtime);
-      return { atime: ns, mtime: ns, ctime: ns };
+      const made = ns > this.made ? ns : this.made;
+      return { atime: made, mtime: ns, ctime: made };
     }
     if (kept.seen === mtime.getTime()) return { atime: kept.atime, mtime: kept.mtime, ctime: kept.ctime };
     const ns = nsOf(mtime);
