@@ -102,6 +102,9 @@ describe('a script the shell reads (sh FILE, . FILE)', () => {
       const res = await asUser(script!);
       expect(res).toMatchObject({ stdout: script!.startsWith('echo\n') ? '\n' : '', stderr, exitCode: 2 });
     }
+    // Under `command` it is an ordinary command's failure: the shell goes on.
+    const command = await asUser('command . /tmp/nosuch; echo "rc=$?"');
+    expect(command).toMatchObject({ stdout: 'rc=2\n', stderr: "sh: .: line 0: can't open '/tmp/nosuch': No such file or directory\n", exitCode: 0 });
     const sub = await asUser('(. /tmp/s600); echo "$?"; . /tmp/sd; echo "$?"');
     expect(sub).toMatchObject({ stdout: '2\n0\n', stderr: "sh: .: line 0: can't open '/tmp/s600': Permission denied\n", exitCode: 0 });
   });
