@@ -41,4 +41,19 @@ describe('files head, tail and wc cannot open', () => {
     // Root opens it; two files have headers.
     expect((await guest.sh('cd /tmp/o; tail g f')).stdout).toBe('==> g <==\nx\n\n==> f <==\nhello\n');
   });
+
+  it('says why reading a directory failed, as each program does, and wc counts it as empty', async () => {
+    const res = await guest.sh(
+      'cd /tmp/o; mkdir dd; head dd; echo $?; tail dd; echo $?; wc dd g; echo $?; wc -l dd; wc -l g dd nosuch; echo $?; head g/x; tail g/x',
+    );
+    expect(res.stdout).toBe(
+      '1\n1\n        0         0         0 dd\n        1         1         2 g\n        1         1         2 total\n1\n' +
+        '0 dd\n        1 g\n        0 dd\n        1 total\n1\n',
+    );
+    expect(res.stderr).toBe(
+      'head: dd: Input/output error\ntail: read error: Is a directory\nwc: dd: Is a directory\nwc: dd: Is a directory\n' +
+        'wc: dd: Is a directory\nwc: nosuch: No such file or directory\nhead: g/x: Not a directory\n' +
+        "tail: can't open 'g/x': Not a directory\ntail: no files\n",
+    );
+  });
 });

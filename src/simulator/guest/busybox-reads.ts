@@ -16,18 +16,23 @@ export async function openFailure(fs: IFileSystem, cwd: string, name: string): P
 /**
  * just-bash's programs call any file they cannot open missing (`PROG: F: No such file or
  * directory`); busybox's head and wc say why open(2) failed (`Permission denied`, `Too many levels
- * of symbolic links`, ...) in the same words.
+ * of symbolic links`, ...) in the same words, and a directory, which opens, by why reading it
+ * failed (`directory`: wc's `Is a directory`, head's `Input/output error`).
  */
-export async function withOpenFailures(program: string, stderr: string, fs: IFileSystem, cwd: string): Promise<string> {
+export async function withOpenFailures(program: string, stderr: string, fs: IFileSystem, cwd: string, directory: string): Promise<string> {
   if (!stderr.includes(': No such file or directory')) return stderr;
   let said = '';
   for (const line of stderr.split(/(?<=\n)/)) {
     const m = line.startsWith(`${program}: `) ? /^[^:]*: (.*): No such file or directory(\n?)$/.exec(line) : null;
-    const why = m ? await openFailure(fs, cwd, m[1]!) : undefined;
+    const why = m ? ((await openFailure(fs, cwd, m[1]!)) ?? ((await isDirectory(fs, cwd, m[1]!)) ? directory : undefined)) : undefined;
     said += m && why ? `${program}: ${m[1]}: ${why}${m[2]}` : line;
   }
   return said;
 }
+
+/** Whether an operand names a directory (through symlinks). */
+export const isDirectory = async (fs: IFileSystem, cwd: string, name: string): Promise<boolean> =>
+  (await new Files(fs, cwd).stat(name))?.kind === 'directory';
 
 const notFound = (name: string): ExecResult => ({ stdout: '', stderr: `sh: ${name}: not found\n`, exitCode: 127 });
 
@@ -44,7 +49,7 @@ function headCommand(): Command {
       return {
         ...result,
         stdout: blank ? `\n${result.stdout}` : result.stdout,
-        stderr: await withOpenFailures('head', result.stderr, ctx.fs, ctx.cwd),
+        stderr: await withOpenFailures('head', result.stderr, ctx.fs, ctx.cwd, 'Input/output error'),
       };
     },
   };
@@ -80,7 +85,10 @@ function tailCommand(): Command {
           operands++;
           const why = a === '-' ? undefined : await openFailure(ctx.fs, ctx.cwd, a);
           if (why) stderr += `tail: can't open '${a}': ${why}\n`;
-          else {
+          else if (a !== '-' && (await isDirectory(ctx.fs, ctx.cwd, a))) {
+            // It opens; its read(2) fails and ends tail.
+            return { stdout: '', stderr: `${stderr}tail: read error: Is a directory\n`, exitCode: 1 };
+          } else {
             opened++;
             kept.push(a);
           }

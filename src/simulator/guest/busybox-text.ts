@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { isRefusal } from './guest-access.js';
-import { withOpenFailures } from './busybox-reads.js';
+import { isDirectory, withOpenFailures } from './busybox-reads.js';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
 
@@ -74,7 +74,7 @@ export function busyboxText(): Command[] {
       // One count of one file (or of stdin) is printed as it is; anything else is padded to 9.
       const pad = !(count === 1 && files.length <= 1);
       const line = new RegExp(`^\\s*((?:\\d+\\s+){${count - 1}}\\d+)(?: (.*))?$`);
-      const stdout = result.stdout
+      let stdout = result.stdout
         .split('\n')
         .map((l) => {
           const m = line.exec(l);
@@ -84,7 +84,22 @@ export function busyboxText(): Command[] {
           return m[2] === undefined ? cells : `${cells} ${m[2]}`;
         })
         .join('\n');
-      return { ...result, stdout, stderr: await withOpenFailures('wc', result.stderr, ctx.fs, ctx.cwd) };
+      // A directory opens: busybox counts nothing in it (a line of zeros in its place) after saying its read failed.
+      const directories = await Promise.all(files.map((f) => f !== '-' && isDirectory(ctx.fs, ctx.cwd, f)));
+      if (directories.includes(true)) {
+        const lines = stdout.split('\n');
+        const zeros = Array<string>(count)
+          .fill(pad ? '0'.padStart(9) : '0')
+          .join(' ');
+        const placed: string[] = [];
+        let at = 0;
+        files.forEach((f, i) => {
+          if (directories[i]) placed.push(`${zeros} ${f}`);
+          else if (lines[at]?.endsWith(` ${f}`)) placed.push(lines[at++]!);
+        });
+        stdout = [...placed, ...lines.slice(at)].join('\n');
+      }
+      return { ...result, stdout, stderr: await withOpenFailures('wc', result.stderr, ctx.fs, ctx.cwd, 'Is a directory') };
     },
   };
   const xargs: Command = {
