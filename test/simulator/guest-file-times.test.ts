@@ -51,6 +51,11 @@ describe("a guest file's access, modification and change times", () => {
     expect(again).toEqual(read);
   });
 
+  it('are one instant after a touch to now, as utimes(NULL) stamps them', async () => {
+    const [atime, mtime, ctime] = (await timesAfter('/tmp/tn', ['echo x > /tmp/tn', 'touch /tmp/tn']))[1]!;
+    expect([mtime, ctime]).toEqual([atime, atime]);
+  });
+
   it('move the mtime and ctime on a write, the ctime alone on chmod, chown, link and rename', async () => {
     const [made, chmod, write, chown, link, rename] = await timesAfter('/tmp/w', [
       'echo x > /tmp/w',

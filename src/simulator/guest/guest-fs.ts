@@ -508,17 +508,23 @@ export class GuestFs {
   /**
    * utimes(2) on the inode `path` leads to: its atime and mtime as given, its ctime now. A time given
    * back as it was read (to the millisecond) keeps its nanoseconds, so `touch -a` leaves the mtime
-   * as it was; one with milliseconds came from the clock (touch's "now") and takes the clock's
-   * nanoseconds, as utimes(NULL) stamps them.
+   * as it was; one with milliseconds from the last second came from the clock (touch's "now") and
+   * is now, to the nanosecond, as utimes(NULL) stamps all three.
    */
   async utimes(path: string, atime: Date, mtime: Date): Promise<void> {
+    // The times before: the in-memory utimes replaces the mtime they are known by.
+    const st = await this.base.stat(path).catch(() => undefined);
     await this.memory.utimes(path, atime, mtime);
-    const st = await this.base.stat(path);
-    if (!st.identity) return;
+    if (!st?.identity) return;
     const was = this.times.of(st.identity, st.mtime);
-    const given = (old: bigint, time: Date): bigint =>
-      dateOf(old).getTime() === time.getTime() ? old : time.getTime() % 1000 === 0 ? nsOf(time) : nsOf(time) + (clockNs() % 1_000_000n);
-    await this.restamp(path, { atime: given(was.atime, atime), mtime: given(was.mtime, mtime), ctime: clockNs() });
+    const now = clockNs();
+    const given = (old: bigint, time: Date): bigint => {
+      const ms = time.getTime();
+      if (dateOf(old).getTime() === ms) return old;
+      const ago = dateOf(now).getTime() - ms;
+      return ms % 1000 !== 0 && ago >= 0 && ago < 1000 ? now : nsOf(time);
+    };
+    await this.restamp(path, { atime: given(was.atime, atime), mtime: given(was.mtime, mtime), ctime: now });
   }
 
   /**
