@@ -123,3 +123,19 @@ describe('a push through the files API', () => {
     expect(await fs.timesOf('/d')).toEqual(after);
   });
 });
+
+describe("utimes on a guest's file", () => {
+  it('leaves a time given as an invalid Date as it is (UTIME_OMIT, for touch -a and -m)', async () => {
+    const fs = new GuestFs(new InMemoryFs());
+    const shell = fs.as({ uid: 0, gid: 0 });
+    await shell.writeFile('/f', 'x');
+    const made = await fs.timesOf('/f');
+    const past = new Date('2020-01-01T00:00:00Z');
+    await shell.utimes('/f', past, new Date(Number.NaN));
+    const accessed = await fs.timesOf('/f');
+    expect([accessed.atime, accessed.mtime]).toEqual([1577836800000000000n, made.mtime]);
+    expect(accessed.ctime > made.ctime).toBe(true);
+    await shell.utimes('/f', new Date(Number.NaN), past);
+    expect(await fs.timesOf('/f')).toMatchObject({ atime: 1577836800000000000n, mtime: 1577836800000000000n });
+  });
+});

@@ -82,6 +82,9 @@ function checkedReads(memory: InMemoryFs, access: Access, read: (path: string) =
   };
 }
 
+/** A time given to utimes as an invalid Date: UTIME_OMIT, the time is left as it is. */
+const omitted = (time: Date): boolean => Number.isNaN(time.getTime());
+
 /** The in-memory filesystem with some of its calls replaced, the others its own. */
 function overridden(memory: InMemoryFs, overrides: Partial<Record<keyof InMemoryFs, unknown>>): InMemoryFs {
   return new Proxy(memory, {
@@ -509,18 +512,19 @@ export class GuestFs {
    * utimes(2) on the inode `path` leads to: its atime and mtime as given, its ctime now. A time given
    * back as it was read (to the millisecond) keeps its nanoseconds, so `touch -a` leaves the mtime
    * as it was; one with milliseconds from the last second came from the clock (touch's "now") and
-   * is now, to the nanosecond, as utimes(NULL) stamps all three.
+   * is now, to the nanosecond, as utimes(NULL) stamps all three. An invalid Date (`new Date(NaN)`)
+   * leaves that time as it is, as utimensat(2)'s UTIME_OMIT does (`touch -a`, `touch -m`).
    */
   async utimes(path: string, atime: Date, mtime: Date): Promise<void> {
     // The times before: the in-memory utimes replaces the mtime they are known by.
     const st = await this.base.stat(path).catch(() => undefined);
-    await this.memory.utimes(path, atime, mtime);
+    await this.memory.utimes(path, atime, omitted(mtime) && st ? st.mtime : mtime);
     if (!st?.identity) return;
     const was = this.times.of(st.identity, st.mtime);
     const now = clockNs();
     const given = (old: bigint, time: Date): bigint => {
       const ms = time.getTime();
-      if (dateOf(old).getTime() === ms) return old;
+      if (omitted(time) || dateOf(old).getTime() === ms) return old;
       const ago = dateOf(now).getTime() - ms;
       return ms % 1000 !== 0 && ago >= 0 && ago < 1000 ? now : nsOf(time);
     };
