@@ -31,4 +31,9 @@ describe('the exported environment', () => {
     );
     expect(res.stdout).toBe('[]\n1\nX=2\n[]\nB=3\n');
   });
+
+  it('stays what it was for the EXIT trap, which runs after the script in the state it left', async () => {
+    const res = await guest.sh('trap \'env | grep -E "^(X|Y)="; sh -c "echo [\\$X\\$Y]"\' EXIT; X=1; export Y=2; exit 3');
+    expect(res).toMatchObject({ stdout: 'Y=2\n[2]\n', exitCode: 3 });
+  });
 });
