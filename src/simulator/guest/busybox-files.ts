@@ -346,7 +346,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     su,
     setsid,
     ...busyboxArchives(host),
-    ...busyboxReads(),
+    ...busyboxReads(host),
     duCommand(host),
     ...busyboxNodes(host),
     busyboxPatch(host),

@@ -1,6 +1,7 @@
 import type { Command, CommandContext, ExecResult, IFileSystem } from 'just-bash';
 import { errnos, Files } from './busybox-file-calls.js';
 import { refused } from './guest-access.js';
+import { bytesOut, stdinBytes, type ProgramHost } from './program-host.js';
 
 /**
  * Why open(2) of `name` for reading fails for the command's user, in strerror's words (a path it
@@ -61,9 +62,10 @@ const tailValued = new Set(['-c', '-n', '-s']);
 /**
  * `tail` as busybox's opens its files: all of them first, each that fails said (`tail: can't open
  * 'F': Permission denied`) and dropped, so the headers count only those left; none left is `tail:
- * no files`. Status 1 when one failed. The reading itself is just-bash's, on the files that opened.
+ * no files`. Status 1 when one failed. The reading itself is just-bash's, on the files that opened,
+ * but for busybox's counts it lacks: a first `+N` (-n +N), `-c +N` (from the Nth byte), `-` (stdin).
  */
-function tailCommand(): Command {
+function tailCommand(host: ProgramHost): Command {
   return {
     name: 'tail',
     async execute(args, ctx: CommandContext) {
@@ -78,8 +80,9 @@ function tailCommand(): Command {
         if (!operandsOnly && a === '--') {
           operandsOnly = true;
           kept.push(a);
-        } else if (!operandsOnly && a.startsWith('-') && a !== '-') {
-          kept.push(a);
+        } else if ((!operandsOnly && a.startsWith('-') && a !== '-') || (i === 0 && /^\+\d/.test(a))) {
+          // busybox takes a first `+N` (and `-N`) as -n's count, the legacy syntax; just-bash's tail knows `-n +N` only.
+          kept.push(...(a.startsWith('+') ? ['-n', a] : [a]));
           if (tailValued.has(a) && i + 1 < args.length) kept.push(args[++i]!);
         } else {
           operands++;
@@ -95,13 +98,22 @@ function tailCommand(): Command {
         }
       }
       if (operands > 0 && opened === 0) return { stdout: '', stderr: `${stderr}tail: no files\n`, exitCode: 1 };
-      const result = await ctx.origCommand(kept);
+      // `-c +N` from the Nth byte (counted from 1) of one input: just-bash's tail takes it as the last N bytes.
+      const from = kept.findIndex((k, i) => k === '-c' && /^\+\d+$/.test(kept[i + 1] ?? ''));
+      if (from >= 0 && operands <= 1) {
+        const file = kept.find((k, i) => i !== from + 1 && !k.startsWith('-') && !k.startsWith('+'));
+        const data = file === undefined ? stdinBytes(ctx) : Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, file)));
+        const start = Math.max(0, Number(kept[from + 1]!.slice(1)) - 1);
+        return bytesOut(host, data.subarray(start), stderr, stderr ? 1 : 0);
+      }
+      // `-` alone is stdin, which just-bash's tail reads when it is given no file.
+      const result = await ctx.origCommand(operands === 1 && kept.includes('-') ? kept.filter((k) => k !== '-') : kept);
       return { ...result, stderr: stderr + result.stderr, exitCode: stderr ? 1 : result.exitCode };
     },
   };
 }
 
 /** busybox's `head` and `tail` over just-bash's, with busybox's handling of the files they cannot open. */
-export function busyboxReads(): Command[] {
-  return [headCommand(), tailCommand()];
+export function busyboxReads(host: ProgramHost): Command[] {
+  return [headCommand(), tailCommand(host)];
 }
