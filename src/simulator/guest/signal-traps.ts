@@ -12,9 +12,10 @@ const senders = new Set(['kill', 'killall']);
  * Signals sent to the shell by its own commands, and the traps that catch them: busybox's sh runs
  * a signal's trap action between two commands, in the shell's own state (its variables and
  * functions; `exit` in the action ends the shell), with `$?` as it was, once however many times
- * the signal came. A trapped signal is taken ({@link deliver}) and its action run after the `kill`
- * or `killall` that sent it: the shell's script is rewritten ({@link trapPoints}) so that each such
- * command is followed, in the same shell, by `eval` of what {@link pendingCommand} prints.
+ * the signal came. A trapped signal is taken ({@link deliver}) and its action run after the
+ * statement whose `kill` or `killall` sent it: the shell's script is rewritten ({@link trapPoints})
+ * so that each such statement is followed, in the same shell, by `eval` of what
+ * {@link pendingCommand} prints.
  */
 export class SignalTraps {
   private readonly pending = new Set<string>();
@@ -47,7 +48,8 @@ export class SignalTraps {
         const names = [...this.pending].sort((a, b) => signalNumbers[a]! - signalNumbers[b]!);
         this.pending.clear();
         const actions = names.map((n) => this.traps.get(n)).filter((a): a is string => !!a);
-        const keep = `(exit ${status})\n`;
+        // eval of nothing leaves $? 0: a sender's failure is given back by a subshell that exits so.
+        const keep = status === '0' && actions.length === 0 ? '' : `(exit ${status})\n`;
         return { stdout: actions.length ? keep + actions.map((a) => `${a}\n`).join('') + keep : keep, stderr: '', exitCode: 0 };
       },
     };
@@ -63,36 +65,49 @@ function isSender(command: Node): boolean {
   return parts?.length === 1 && parts[0]!.type === 'Literal' && senders.has(parts[0]!.value as string);
 }
 
+const isStatement = (node: unknown): boolean => (node as Node | null)?.type === 'Statement';
+
 /**
- * The transform that makes each `kill` and `killall` of a script (at any depth: in functions,
- * loops, groups, command substitutions) `{ kill …; eval "$(__signal_traps $?)"; }`: the group runs
- * in the same shell, its redirections are the sender's own, and its status is the sender's.
+ * Whether a sender runs as part of `node` itself: in its pipelines and the command substitutions
+ * of its words, not in the statement lists of the compound commands it holds (which are checked on
+ * their own). `deep` looks through those too (inside a command substitution).
+ */
+function senderIn(node: unknown, deep: boolean): boolean {
+  if (Array.isArray(node)) return (deep || !node.some(isStatement)) && node.some((n) => senderIn(n, deep));
+  if (node === null || typeof node !== 'object') return false;
+  const n = node as Node;
+  if (isSender(n)) return true;
+  const deeper = deep || n.type === 'CommandSubstitution';
+  return Object.values(n).some((v) => senderIn(v, deeper));
+}
+
+/** The statement that runs the pending traps: `eval "$(__signal_traps $?)"`. */
+const check = parse(`eval "$(${pendingProgram} $?)"`).statements[0]!;
+
+/**
+ * The transform that follows each statement holding a `kill` or `killall` (in a script, a function,
+ * a loop, a branch, a group) with `eval "$(__signal_traps $?)"`, in the same statement list: the
+ * traps run in the shell, after the statement (a command substitution's sender too, as busybox's
+ * sh runs the trap once the command holding it is done), and `$?` is the statement's. The sender
+ * itself is left as it is, so `set -e` and `||` treat it as they did.
  */
 export const trapPoints: TransformPlugin = {
   name: 'signal-traps',
   transform({ ast }) {
-    const check = parse(`eval "$(${pendingProgram} $?)"`).statements[0]!;
-    const walk = (node: unknown): unknown => {
-      if (Array.isArray(node)) return node.map(walk);
+    const walk = (node: unknown, inSubstitution: boolean): unknown => {
+      if (Array.isArray(node)) {
+        const out: unknown[] = [];
+        for (const item of node) {
+          out.push(walk(item, inSubstitution));
+          if (!inSubstitution && isStatement(item) && senderIn(item, false)) out.push(structuredClone(check));
+        }
+        return out;
+      }
       if (node === null || typeof node !== 'object') return node;
       const n = node as Node;
-      const out: Node = {};
-      for (const [key, value] of Object.entries(n)) out[key] = walk(value);
-      if (n.type === 'Pipeline' && Array.isArray(out.commands))
-        out.commands = out.commands.map((c: Node) =>
-          isSender(c)
-            ? {
-                type: 'Group',
-                body: [
-                  { type: 'Statement', pipelines: [{ type: 'Pipeline', commands: [c], negated: false }], operators: [], background: false },
-                  structuredClone(check),
-                ],
-                redirections: [],
-              }
-            : c,
-        );
-      return out;
+      const inside = inSubstitution || n.type === 'CommandSubstitution';
+      return Object.fromEntries(Object.entries(n).map(([key, value]) => [key, walk(value, inside)]));
     };
-    return { ast: walk(ast) as typeof ast };
+    return { ast: walk(ast, false) as typeof ast };
   },
 };
