@@ -29,7 +29,8 @@ export class SignalTraps {
    * (CHLD, CONT, WINCH …) never ends it.
    */
   deliver(signal: number): boolean {
-    const name = Object.keys(signalNumbers).find((n) => signalNumbers[n] === signal);
+    // A number may have two names (IOT and ABRT): the trap is under the one `trap` was given.
+    const name = Object.keys(signalNumbers).find((n) => signalNumbers[n] === signal && this.traps.has(n));
     const action = name === undefined ? undefined : this.traps.get(name);
     if (action === undefined) return harmlessSignals.has(signal);
     if (action !== '') this.pending.add(name!);
