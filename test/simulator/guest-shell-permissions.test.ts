@@ -51,6 +51,10 @@ describe('cd', () => {
         "sh: cd: line 2: can't cd to nosuch: No such file or directory\n",
     );
     expect(res.exitCode).toBe(0);
+    const through = await asUser('cd /etc/passwd/x; cd /nosuch/x');
+    expect(through.stderr).toBe(
+      "sh: cd: line 0: can't cd to /etc/passwd/x: Not a directory\nsh: cd: line 0: can't cd to /nosuch/x: No such file or directory\n",
+    );
     // In a function, the line of the command; in a sourced file, its own lines from 1.
     const nested = await asUser('f() { cd /d7; }\nf; echo "cd /nosuch" > /tmp/l.sh; . /tmp/l.sh');
     expect(nested.stderr).toBe(
@@ -69,6 +73,10 @@ describe('test -r, -w, -x', () => {
     expect((await asUser(table)).stdout).toBe(
       'f000 ---\nf700 ---\nf644 r--\nf604 r--\nf001 --x\nf010 ---\nf460 r--\ng046 r--\nd000 ---\nd700 ---\n/d7/f ---\n/nosuch ---\n',
     );
+  });
+
+  it('let everyone read and write the devices a container opens to all (/dev/null), none execute them', async () => {
+    expect((await asUser('test -r /dev/null; echo $?; test -w /dev/null; echo $?; test -x /dev/null; echo $?')).stdout).toBe('0\n0\n1\n');
   });
 
   it('give root read and write on anything, and execute where any x bit is set (a directory too)', async () => {

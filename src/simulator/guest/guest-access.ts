@@ -94,7 +94,8 @@ export class Access {
    * busybox test's `-r`, `-w`, `-x` (its test_eaccess, not access(2)): whether the entry `path` leads
    * to has the bit `want` (4, 2, 1) for the user, by its owner's, group's or others' bits; root may
    * read and write anything and execute what has an x bit (a directory too: `d---------` is not -x).
-   * False where the path cannot be reached.
+   * The devices everyone reads and writes (crw-rw-rw- on the beds, files here) are not -x. False
+   * where the path cannot be reached.
    */
   async allows(path: string, want: number): Promise<boolean> {
     const reached = await this.search(path).then(
@@ -104,6 +105,7 @@ export class Access {
     const real = reached ? await this.fs.memory.realpath(path).catch(() => undefined) : undefined;
     const st = real === undefined ? undefined : await this.fs.memory.stat(real).catch(() => undefined);
     if (!st) return false;
+    if (worldDevices.has(path)) return want !== 1;
     if (this.root) return want !== 1 || (st.mode & 0o111) !== 0;
     return permits(st.mode, this.fs.ownerOf(real!), this.who, want);
   }
