@@ -1,5 +1,6 @@
 import type { Command, CommandContext, ExecResult, IFileSystem } from 'just-bash';
 import { errnos, Files } from './busybox-file-calls.js';
+import { banner } from './busybox-getopt.js';
 import { refused } from './guest-access.js';
 import { bytesOut, stdinBytes, type ProgramHost } from './program-host.js';
 
@@ -37,21 +38,99 @@ export const isDirectory = async (fs: IFileSystem, cwd: string, name: string): P
 
 const notFound = (name: string): ExecResult => ({ stdout: '', stderr: `sh: ${name}: not found\n`, exitCode: 127 });
 
-/** `head`: just-bash's, with busybox's reasons for a file it cannot open. */
-function headCommand(): Command {
+const headUsage =
+  `${banner}Usage: head [OPTIONS] [FILE]...\n\nPrint first 10 lines of FILEs (or stdin).\n` +
+  'With more than one FILE, precede each with a filename header.\n\n\t-n N[bkm]\tPrint first N lines\n' +
+  '\t-n -N[bkm]\tPrint all except N last lines\n\t-c [-]N[bkm]\tPrint first N bytes\n\t\t\t(b:*512 k:*1024 m:*1024^2)\n' +
+  '\t-q\t\tNever print headers\n\t-v\t\tAlways print headers\n';
+
+/** busybox's xatoul_sfx over head's counts: digits with a b (512), k (1024) or m (1024²) suffix, `-` for all but the last N. */
+function headCount(text: string): { n: number; allBut: boolean } | undefined {
+  const m = /^(-?)(\d+)([bkm]?)$/.exec(text);
+  if (!m) return undefined;
+  const unit = { '': 1, b: 512, k: 1024, m: 1024 * 1024 }[m[3]!]!;
+  return { n: Number(m[2]) * unit, allBut: m[1] === '-' };
+}
+
+/** The first `n` lines of `data` (the last may lack its newline), or with `allBut` all but the last `n`. */
+function firstLines(data: Buffer, n: number, allBut: boolean): Buffer {
+  const ends: number[] = [];
+  for (let at = data.indexOf(10); at >= 0; at = data.indexOf(10, at + 1)) ends.push(at + 1);
+  if (ends.at(-1) !== data.length && data.length > 0) ends.push(data.length);
+  const keep = allBut ? Math.max(0, ends.length - n) : Math.min(n, ends.length);
+  return data.subarray(0, keep === 0 ? 0 : ends[keep - 1]);
+}
+
+/**
+ * busybox's `head` (coreutils/head.c): `-n [-]N`, `-c [-]N` with b/k/m suffixes, a first `-N`, `-q`,
+ * `-v`; a header (`==> F <==`, after the first with a blank line before it, whether the first
+ * opened or not) when more than one file is given; stdin (`-` or none) is `standard input`. A file
+ * it cannot open is `head: F: why` and the next is read; a directory opens, and reading it fails
+ * (`Input/output error`). Status 1 when one failed.
+ */
+function headCommand(host: ProgramHost): Command {
   return {
     name: 'head',
     async execute(args, ctx) {
-      if (!ctx.origCommand) return notFound('head');
-      const result = await ctx.origCommand(args);
-      // busybox's head starts each header but the first operand's with a blank line, whether that one opened or not.
-      const first = args.find((a, i) => !a.startsWith('-') && !(i > 0 && (args[i - 1] === '-n' || args[i - 1] === '-c')));
-      const blank = first !== undefined && result.stdout.startsWith('==> ') && !result.stdout.startsWith(`==> ${first} <==`);
-      return {
-        ...result,
-        stdout: blank ? `\n${result.stdout}` : result.stdout,
-        stderr: await withOpenFailures('head', result.stderr, ctx.fs, ctx.cwd, 'Input/output error'),
-      };
+      let count = { n: 10, allBut: false };
+      let bytes = false;
+      let headers = 1;
+      const files: string[] = [];
+      for (let i = 0; i < args.length; i++) {
+        const a = args[i]!;
+        if (i === 0 && /^-\d+$/.test(a)) {
+          count = { n: Number(a.slice(1)), allBut: false };
+          continue;
+        }
+        if (a === '--') {
+          files.push(...args.slice(i + 1));
+          break;
+        }
+        if (!a.startsWith('-') || a === '-') {
+          files.push(a);
+          continue;
+        }
+        for (let j = 1; j < a.length; j++) {
+          const c = a[j]!;
+          if (c === 'n' || c === 'c') {
+            const value = j + 1 < a.length ? a.slice(j + 1) : args[++i];
+            if (value === undefined) return { stdout: '', stderr: `head: option requires an argument -- '${c}'\n${headUsage}`, exitCode: 1 };
+            const parsed = headCount(value);
+            if (!parsed) return { stdout: '', stderr: `head: invalid number '${value}'\n`, exitCode: 1 };
+            count = parsed;
+            bytes = c === 'c';
+            break;
+          }
+          if (c === 'q') headers = Number.POSITIVE_INFINITY;
+          else if (c === 'v') headers = -1;
+          else return { stdout: '', stderr: `head: invalid option -- '${c}'\n${headUsage}`, exitCode: 1 };
+        }
+      }
+      if (files.length === 0) files.push('-');
+      const withHeaders = files.length > headers;
+      const out: Buffer[] = [];
+      let stderr = '';
+      let first = true;
+      for (const f of files) {
+        const header = `${first ? '' : '\n'}==> ${f === '-' ? 'standard input' : f} <==\n`;
+        first = false;
+        if (f !== '-') {
+          const why = await openFailure(ctx.fs, ctx.cwd, f);
+          if (why) {
+            stderr += `head: ${f}: ${why}\n`;
+            continue;
+          }
+        }
+        if (withHeaders) out.push(Buffer.from(header));
+        if (f !== '-' && (await isDirectory(ctx.fs, ctx.cwd, f))) {
+          stderr += `head: ${f}: Input/output error\n`;
+          continue;
+        }
+        const data = f === '-' ? stdinBytes(ctx) : Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, f)));
+        out.push(bytes ? data.subarray(0, count.allBut ? Math.max(0, data.length - count.n) : count.n) : firstLines(data, count.n, count.allBut));
+      }
+      const data = Buffer.concat(out);
+      return data.length ? bytesOut(host, data, stderr, stderr ? 1 : 0) : { stdout: '', stderr, exitCode: stderr ? 1 : 0 };
     },
   };
 }
@@ -115,5 +194,5 @@ function tailCommand(host: ProgramHost): Command {
 
 /** busybox's `head` and `tail` over just-bash's, with busybox's handling of the files they cannot open. */
 export function busyboxReads(host: ProgramHost): Command[] {
-  return [headCommand(), tailCommand(host)];
+  return [headCommand(host), tailCommand(host)];
 }
