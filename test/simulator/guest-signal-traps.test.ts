@@ -35,6 +35,7 @@ describe('a trap on a signal sent to the shell', () => {
     ["trap 'echo t' USR1; echo $(kill -USR1 $$; echo sub); echo after", 'sub\nt\nafter\n', 0],
     ['set -e; kill 99999 2>/dev/null || echo failed; echo end', 'failed\nend\n', 0],
     ['kill 99999 2>/dev/null; echo rc=$?', 'rc=1\n', 0],
+    ["set -e; trap 'echo t' USR1; kill -USR1 $$ && echo ok; kill 99999 2>/dev/null && echo no; echo end", 't\nok\nend\n', 0],
   ])('%s', async (script, stdout, exitCode) => {
     const result = await guest.sh(script);
     expect({ stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode }).toEqual({ stdout, stderr: '', exitCode });

@@ -49,8 +49,9 @@ export class SignalTraps {
         const names = [...this.pending].sort((a, b) => signalNumbers[a]! - signalNumbers[b]!);
         this.pending.clear();
         const actions = names.map((n) => this.traps.get(n)).filter((a): a is string => !!a);
-        // eval of nothing leaves $? 0: a sender's failure is given back by a subshell that exits so.
-        const keep = status === '0' && actions.length === 0 ? '' : `(exit ${status})\n`;
+        // eval of nothing leaves $? 0: a sender's failure is given back by a subshell that exits so,
+        // before `&&`, where a failure does not end a shell under `set -e`.
+        const keep = status === '0' && actions.length === 0 ? '' : `(exit ${status}) && :\n`;
         return { stdout: actions.length ? keep + actions.map((a) => `${a}\n`).join('') + keep : keep, stderr: '', exitCode: 0 };
       },
     };
@@ -82,8 +83,32 @@ function senderIn(node: unknown, deep: boolean): boolean {
   return Object.values(n).some((v) => senderIn(v, deeper));
 }
 
-/** The statement that runs the pending traps: `eval "$(__signal_traps $?)"`. */
-const check = parse(`eval "$(${pendingProgram} $?)"`).statements[0]!;
+/**
+ * The statement that runs the pending traps, `eval "$(__signal_traps $?)" && :`: a status it gives
+ * back that is not 0 is before `&&`, so that `set -e` does not end the shell for it (the sender's
+ * statement did not).
+ */
+const check = parse(`eval "$(${pendingProgram} $?)" && :`).statements[0]!;
+
+/**
+ * A sender followed by `&&` (`kill -USR1 $$ && echo ok`) has the check right after it, in the
+ * list (`kill … && eval … && echo ok`): the trap runs before the next command, and the list goes
+ * on as it did, the sender having succeeded.
+ */
+function checkedAfterAnd(statement: Node): Node {
+  const pipelines = statement.pipelines as Node[];
+  const operators = statement.operators as string[];
+  const [newPipelines, newOperators] = [[pipelines[0]!], [] as string[]];
+  for (let i = 0; i < operators.length; i++) {
+    if (operators[i] === '&&' && senderIn(pipelines[i], false)) {
+      newPipelines.push(structuredClone(check.pipelines[0]!) as unknown as Node);
+      newOperators.push('&&');
+    }
+    newPipelines.push(pipelines[i + 1]!);
+    newOperators.push(operators[i]!);
+  }
+  return { ...statement, pipelines: newPipelines, operators: newOperators };
+}
 
 /**
  * The transform that follows each statement holding a `kill` or `killall` (in a script, a function,
@@ -107,7 +132,8 @@ export const trapPoints: TransformPlugin = {
       if (node === null || typeof node !== 'object') return node;
       const n = node as Node;
       const inside = inSubstitution || n.type === 'CommandSubstitution';
-      return Object.fromEntries(Object.entries(n).map(([key, value]) => [key, walk(value, inside)]));
+      const out = Object.fromEntries(Object.entries(n).map(([key, value]) => [key, walk(value, inside)])) as Node;
+      return n.type === 'Statement' && !inside ? checkedAfterAnd(out) : out;
     };
     return { ast: walk(ast, false) as typeof ast };
   },
