@@ -1,10 +1,13 @@
-import type { Command, ExecResult } from 'just-bash';
+import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { directoryStdinCommand } from './directory-stdin.js';
 import { signalNumbers } from './guest-commands.js';
 import { defaultUmask } from './guest-fs.js';
 import { SignalTraps } from './signal-traps.js';
 
 const ok = (stdout = ''): ExecResult => ({ stdout, stderr: '', exitCode: 0 });
+
+/** The line the builtin runs on as busybox's sh counts it (from 0 in `sh -c`), which the patched shell gives its commands. */
+const lineOf = (ctx: CommandContext): number => (ctx as CommandContext & { jbLine?: number }).jbLine ?? 0;
 
 /**
  * What busybox ash prints for the limits `ulimit -a` lists (its order and wording), with the test
@@ -47,7 +50,7 @@ export interface ShellBuiltins {
  * busybox ash's `umask`, `trap`, `ulimit`, `jobs` and `times` over the state of one command: what
  * scripts and tools rely on (Ansible starts every module with `umask 77 && mkdir …`) answers as on
  * the test beds' busybox (observed: `umask` prints `0022`, `-S` `u=rwx,g=rx,o=rx`, a bad mode is
- * `sh: umask: line 0: illegal mode: X` with 2; `trap` with no argument lists `trap -- 'cmd' SIG`;
+ * `sh: umask: line N: illegal mode: X` with 2, N the line it is on; `trap` with no argument lists `trap -- 'cmd' SIG`;
  * `ulimit` prints `unlimited`; `times` four zero times; `jobs` nothing). The umask is kept for the
  * guest's filesystem and programs to make files with ({@link ShellBuiltins.umask}). An EXIT trap runs when the
  * script ends (the caller runs {@link ShellBuiltins.exitTrap}); another signal's trap runs when the
@@ -61,12 +64,12 @@ export function shellBuiltins(): ShellBuiltins {
 
   const umask: Command = {
     name: 'umask',
-    async execute(args) {
+    async execute(args, ctx) {
       const symbolic = args[0] === '-S';
       const rest = symbolic ? args.slice(1) : args;
       if (rest.length === 0) return ok(symbolic ? `${symbolicMask(mask)}\n` : `${mask.toString(8).padStart(4, '0')}\n`);
       const parsed = parseMask(rest[0]!, mask);
-      if (parsed === undefined) return { stdout: '', stderr: `sh: umask: line 0: illegal mode: ${rest[0]}\n`, exitCode: 2 };
+      if (parsed === undefined) return { stdout: '', stderr: `sh: umask: line ${lineOf(ctx)}: illegal mode: ${rest[0]}\n`, exitCode: 2 };
       mask = parsed;
       return ok();
     },
@@ -74,7 +77,7 @@ export function shellBuiltins(): ShellBuiltins {
 
   const trap: Command = {
     name: 'trap',
-    async execute(args) {
+    async execute(args, ctx) {
       if (args.length === 0 || (args.length === 1 && args[0] === '-p'))
         return ok(
           [...traps.entries()]
@@ -88,7 +91,7 @@ export function shellBuiltins(): ShellBuiltins {
       const names = signals.length === 0 && reset && action !== '-' ? [action!] : signals;
       for (const given of names) {
         const name = signalName(given);
-        if (name === undefined) return { stdout: '', stderr: `sh: trap: line 0: ${given}: invalid signal specification\n`, exitCode: 1 };
+        if (name === undefined) return { stdout: '', stderr: `sh: trap: line ${lineOf(ctx)}: ${given}: invalid signal specification\n`, exitCode: 1 };
         if (reset) traps.delete(name);
         else traps.set(name, action!);
       }
@@ -107,11 +110,10 @@ export function shellBuiltins(): ShellBuiltins {
         const m = /^-[HS]*([a-z])$/.exec(a);
         if (m && limitValues.has(m[1]!)) flag = m[1]!;
         else if (!a.startsWith('-')) value = a;
-        else return { stdout: '', stderr: `sh: ulimit: line 0: illegal option ${a}\n`, exitCode: 1 };
+        else return { stdout: '', stderr: `ulimit: invalid option -- '${a.replace(/^-[HS]*/, '').charAt(0)}'\n`, exitCode: 1 };
       }
       if (value === undefined) return ok(`${limitValues.get(flag)}\n`);
-      if (value !== 'unlimited' && !/^\d+$/.test(value))
-        return { stdout: '', stderr: `sh: ulimit: line 0: invalid number '${value}'\n`, exitCode: 2 };
+      if (value !== 'unlimited' && !/^\d+$/.test(value)) return { stdout: '', stderr: `sh: invalid number '${value}'\n`, exitCode: 1 };
       limitValues.set(flag, value);
       return ok();
     },
