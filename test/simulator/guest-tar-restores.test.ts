@@ -85,4 +85,16 @@ describe('tar', () => {
         'Compress FILEs (or stdin)\n\n\t-d\tDecompress\n\t-c\tWrite to stdout\n\t-f\tForce\n\t-k\tKeep input files\n\t-t\tTest integrity\n',
     );
   });
+
+  it('removes what is at a name before extracting it, and ends where it cannot', async () => {
+    const root = await guest.sh(
+      'mkdir /tmp/t6; cd /tmp/t6; echo a > a; ln a a2; tar cf /tmp/t6.tar a; echo b > a; tar xf /tmp/t6.tar; cat a a2; ' +
+        'rm a; mkdir a; tar xf /tmp/t6.tar; echo $?; rmdir a; echo root > a; chmod 1777 /tmp/t6',
+    );
+    expect(root.stdout).toBe('a\nb\n1\n');
+    expect(root.stderr).toBe("tar: can't remove old file a: Is a directory\n");
+    const user = await asUser('cd /tmp/t6; tar xf /tmp/t6.tar; echo $?');
+    expect(user.stdout).toBe('1\n');
+    expect(user.stderr).toBe("tar: can't remove old file a: Operation not permitted\n");
+  });
 });

@@ -63,9 +63,14 @@ export async function extractOne(
     const made = await mkdirs(fs, parent);
     if (made) run.warn(`can't create directory '${posix.dirname(name)}': ${made}`);
   }
+  // unlink(2) of what is at the name, unless -k (ARCHIVE_UNLINK_OLD): a directory or a refusal ends tar.
   const remove = async (): Promise<void> => {
     const there = await fs.lstat(path).catch(() => undefined);
-    if (there && !there.isDirectory) await fs.rm(path);
+    if (!there) return;
+    if (there.isDirectory) throw new TarDeath(`can't remove old file ${name}: ${errnos.EISDIR}`);
+    await fs.rm(path).catch((e: unknown) => {
+      throw new TarDeath(`can't remove old file ${name}: ${why(e)}`);
+    });
   };
   try {
     if (header.type === 'directory') {
