@@ -36,4 +36,9 @@ describe('the exported environment', () => {
     const res = await guest.sh('trap \'env | grep -E "^(X|Y)="; sh -c "echo [\\$X\\$Y]"\' EXIT; X=1; export Y=2; exit 3');
     expect(res).toMatchObject({ stdout: 'Y=2\n[2]\n', exitCode: 3 });
   });
+
+  it('is listed by export -p as ash lists it, quoted by its single_quote', async () => {
+    const res = await guest.sh("export A=\"it's\" B='' D=\"a''b\"; export -p | grep -E '^export (A|B|D|HOME)='; export | grep -c '^export HOME='");
+    expect(res.stdout).toBe("export A='it'\"'\"'s'\nexport B=''\nexport D='a'\"''\"'b'\nexport HOME='/root'\n1\n");
+  });
 });
