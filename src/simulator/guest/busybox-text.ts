@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { isRefusal } from './guest-access.js';
 import { isDirectory, withOpenFailures } from './busybox-reads.js';
+import { wcCounting } from './busybox-wc.js';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
 
@@ -67,6 +68,7 @@ export function busyboxText(): Command[] {
     name: 'wc',
     async execute(args, ctx) {
       if (!ctx.origCommand) return fail('sh: wc: not found\n', 127);
+      if (args.some((a) => /^-[lwcm]*L/.test(a))) return wcCounting(args, ctx);
       const result = await ctx.origCommand(args);
       const types = new Set(args.filter((a) => /^-[lwcmL]+$/.test(a)).flatMap((a) => [...a.slice(1)]));
       const count = types.size || 3;
