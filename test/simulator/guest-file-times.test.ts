@@ -138,4 +138,10 @@ describe("utimes on a guest's file", () => {
     await shell.utimes('/f', new Date(Number.NaN), past);
     expect(await fs.timesOf('/f')).toMatchObject({ atime: 1577836800000000000n, mtime: 1577836800000000000n });
   });
+  it("are what find's -atime, -ctime, -amin and -cmin test, apart from the mtime (as on LXD 5.0.2)", async () => {
+    const result = await guest.sh(
+      'cd /tmp; echo x > ft; touch -d @1000000000 ft; find /tmp/ft -mtime -1; echo m; find /tmp/ft -ctime -1; echo c; find /tmp/ft -atime -1; echo a; find /tmp/ft -amin +5; find /tmp/ft -cmin -5',
+    );
+    expect(result.stdout).toBe('m\n/tmp/ft\nc\na\n/tmp/ft\n/tmp/ft\n');
+  });
 });

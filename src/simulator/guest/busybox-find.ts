@@ -319,8 +319,8 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
         const [sign, n] = signed(value);
         const unit = arg.endsWith('min') ? 60 : 24 * 60 * 60;
         add(async (v) => {
-          // The guest keeps one time per file: its access and change times are its modification time.
-          const age = Math.floor(now / 1000) - Math.floor(v.st.mtime.getTime() / 1000);
+          const t = v.st.times[arg[1] === 'a' ? 'atime' : arg[1] === 'c' ? 'ctime' : 'mtime'];
+          const age = Math.floor(now / 1000) - Number(t / 1_000_000_000n);
           const held = sign === '+' ? age >= n * unit + unit : sign === '-' ? age < n * unit : age >= n * unit && age < n * unit + unit;
           return held ? TRUE : 0;
         });
