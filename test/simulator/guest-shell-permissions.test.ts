@@ -99,6 +99,23 @@ describe('a script the shell reads (sh FILE, . FILE)', () => {
     );
   });
 
+  it("`sh FILE`'s own messages start with the file's name and say the line (from 1); a script from stdin names none", async () => {
+    const res = await guest.sh(
+      'printf "echo a\\nnosuch\\ncd /nosuch\\n/bin/nope\\n. /nosuch2\\necho after\\n" > /tmp/l2.sh; cd /tmp; sh l2.sh; echo "rc=$?"; sh < l2.sh; echo "rc=$?"',
+    );
+    expect(res.stdout).toBe('a\nrc=2\na\nrc=2\n');
+    expect(res.stderr).toBe(
+      'l2.sh: line 2: nosuch: not found\n' +
+        "l2.sh: cd: line 3: can't cd to /nosuch: No such file or directory\n" +
+        'l2.sh: line 4: /bin/nope: not found\n' +
+        "l2.sh: .: line 5: can't open '/nosuch2': No such file or directory\n" +
+        'sh: nosuch: not found\n' +
+        "sh: cd: line 3: can't cd to /nosuch: No such file or directory\n" +
+        'sh: /bin/nope: not found\n' +
+        "sh: .: line 5: can't open '/nosuch2': No such file or directory\n",
+    );
+  });
+
   it('`. FILE` it cannot open ends the shell with 2 (a special builtin), a subshell only the subshell', async () => {
     for (const [script, stderr] of [
       ['. /tmp/s600; echo after', "sh: .: line 0: can't open '/tmp/s600': Permission denied\n"],
