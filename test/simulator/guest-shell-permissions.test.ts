@@ -116,6 +116,17 @@ describe('a script the shell reads (sh FILE, . FILE)', () => {
     );
   });
 
+  it('a shell names its messages after itself: sh -c NAME, a script run by its path, a sourced file inside sh -c', async () => {
+    const res = await guest.sh(
+      'printf "sh -c nosuch\\nsh -c \\"nosuch2\\" myname\\nnosuch3\\ncd /nosuch\\numask xyz\\n" > /tmp/l4.sh; chmod +x /tmp/l4.sh; cd /tmp; ./l4.sh; . ./l4.sh',
+    );
+    const once = (name: string, sourced: string) =>
+      'sh: nosuch: not found\nmyname: line 0: nosuch2: not found\n' +
+      `${name}: ${sourced}line 3: nosuch3: not found\n${name}: cd: line 4: can't cd to /nosuch: No such file or directory\n` +
+      `${name}: umask: line 5: illegal mode: xyz\n`;
+    expect(res).toMatchObject({ stderr: once('./l4.sh', '') + once('sh', './l4.sh: '), exitCode: 2 });
+  });
+
   it('`. FILE` it cannot open ends the shell with 2 (a special builtin), a subshell only the subshell', async () => {
     for (const [script, stderr] of [
       ['. /tmp/s600; echo after', "sh: .: line 0: can't open '/tmp/s600': Permission denied\n"],

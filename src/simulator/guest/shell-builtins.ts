@@ -6,6 +6,10 @@ import { SignalTraps } from './signal-traps.js';
 
 const ok = (stdout = ''): ExecResult => ({ stdout, stderr: '', exitCode: 0 });
 
+// The shell's own messages start `bash: `, as just-bash's do: the shell names them after itself
+// (`sh:`, `/bin/sh:`, a script's name) where it gives them out. ulimit's number is busybox's applet
+// code (`sh: invalid number`, whatever the script).
+
 /** The line the builtin runs on as busybox's sh counts it (from 0 in `sh -c`), which the patched shell gives its commands. */
 const lineOf = (ctx: CommandContext): number => (ctx as CommandContext & { jbLine?: number }).jbLine ?? 0;
 
@@ -69,7 +73,7 @@ export function shellBuiltins(): ShellBuiltins {
       const rest = symbolic ? args.slice(1) : args;
       if (rest.length === 0) return ok(symbolic ? `${symbolicMask(mask)}\n` : `${mask.toString(8).padStart(4, '0')}\n`);
       const parsed = parseMask(rest[0]!, mask);
-      if (parsed === undefined) return { stdout: '', stderr: `sh: umask: line ${lineOf(ctx)}: illegal mode: ${rest[0]}\n`, exitCode: 2 };
+      if (parsed === undefined) return { stdout: '', stderr: `bash: umask: line ${lineOf(ctx)}: illegal mode: ${rest[0]}\n`, exitCode: 2 };
       mask = parsed;
       return ok();
     },
@@ -91,7 +95,8 @@ export function shellBuiltins(): ShellBuiltins {
       const names = signals.length === 0 && reset && action !== '-' ? [action!] : signals;
       for (const given of names) {
         const name = signalName(given);
-        if (name === undefined) return { stdout: '', stderr: `sh: trap: line ${lineOf(ctx)}: ${given}: invalid signal specification\n`, exitCode: 1 };
+        if (name === undefined)
+          return { stdout: '', stderr: `bash: trap: line ${lineOf(ctx)}: ${given}: invalid signal specification\n`, exitCode: 1 };
         if (reset) traps.delete(name);
         else traps.set(name, action!);
       }
