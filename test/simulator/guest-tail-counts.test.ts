@@ -28,4 +28,11 @@ describe('head and tail counts', () => {
       "head: invalid number 'x'\nhead: invalid option -- 'z'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.",
     );
   });
+
+  it('passes UTF-8 text through head, tail, zcat and tar -O as it is, and bytes that are not text byte for byte', async () => {
+    const res = await guest.sh(
+      'cd /tmp; printf "\\303\\251\\n" > u8; head -1 u8; tail -c +1 u8; gzip -c u8 | zcat; tar cf u8.tar u8; tar xOf u8.tar; printf "\\377\\n" | head -1',
+    );
+    expect(Buffer.from(res.stdout, 'utf8').toString('hex')).toBe(`${'c3a90a'.repeat(4)}${Buffer.from('\ufffd\n').toString('hex')}`);
+  });
 });

@@ -5,6 +5,7 @@ import { banner } from './busybox-getopt.js';
 import { bbunpack, strippedOf, type Unpacked, type Unpacker } from './bbunpack.js';
 import { refused } from './guest-access.js';
 import type { ProgramHost } from './program-host.js';
+import { rawUnlessUtf8 } from './bytes-output.js';
 
 /** busybox gunzip's window: what it has decoded reaches its output 32 KiB at a time, and at the end. */
 const window = 32 * 1024;
@@ -118,7 +119,7 @@ const gunzipUnpacker = (name: string, implied: string, usage: string): Unpacker 
  * One of bbunpack's programs whose files are opened for the command's user: one it may not read is
  * `can't open 'F': Permission denied` (open_or_warn) and the next operand is read.
  */
-function openingAsUser(program: Command, usage: string): Command {
+function openingAsUser(program: Command, usage: string, rawOutput: () => void): Command {
   return {
     name: program.name,
     async execute(args, ctx) {
@@ -126,7 +127,7 @@ function openingAsUser(program: Command, usage: string): Command {
       const options = args.filter((a) => a.startsWith('-') && a !== '-');
       const refusedFiles = new Set<string>();
       for (const a of args) if (!options.includes(a) && a !== '-' && (await refused(ctx.fs, posix.resolve(ctx.cwd, a), true))) refusedFiles.add(a);
-      if (refusedFiles.size === 0) return program.execute(args, ctx);
+      if (refusedFiles.size === 0) return rawUnlessUtf8(rawOutput, await program.execute(args, ctx));
       // Each operand on its own, in order: what the others give is what bbunpack gives them.
       let stdout = '';
       let stderr = '';
@@ -142,7 +143,7 @@ function openingAsUser(program: Command, usage: string): Command {
         stderr += one.stderr;
         if (one.exitCode !== 0) exitCode = one.exitCode;
       }
-      return stdout ? { stdout, stderr, exitCode, stdoutKind: 'bytes' } : { stdout, stderr, exitCode };
+      return rawUnlessUtf8(rawOutput, stdout ? { stdout, stderr, exitCode, stdoutKind: 'bytes' } : { stdout, stderr, exitCode });
     },
   };
 }
@@ -154,5 +155,6 @@ export function busyboxGzip(host: ProgramHost): Command[] {
     gzipUnpacker,
     gunzipUnpacker('gunzip', '', `Usage: gunzip [-cfkt] [FILE]...\n\n${decompressing}${decompressHelp}`),
     gunzipUnpacker('zcat', 'c', 'Usage: zcat [FILE]...\n\nDecompress to stdout\n'),
-  ].map((u) => openingAsUser(bbunpack(host, u), u.usage));
+    // bbunpack says its bytes are raw; they are only when they are not UTF-8 (bytes-output.ts).
+  ].map((u) => openingAsUser(bbunpack({ ...host, rawOutput: () => {} }, u), u.usage, host.rawOutput));
 }

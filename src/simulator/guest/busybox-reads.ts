@@ -2,7 +2,8 @@ import type { Command, CommandContext, ExecResult, IFileSystem } from 'just-bash
 import { errnos, Files } from './busybox-file-calls.js';
 import { banner } from './busybox-getopt.js';
 import { refused } from './guest-access.js';
-import { bytesOut, stdinBytes, type ProgramHost } from './program-host.js';
+import { bytesOutput } from './bytes-output.js';
+import { stdinBytes, type ProgramHost } from './program-host.js';
 
 /**
  * Why open(2) of `name` for reading fails for the command's user, in strerror's words (a path it
@@ -130,7 +131,7 @@ function headCommand(host: ProgramHost): Command {
         out.push(bytes ? data.subarray(0, count.allBut ? Math.max(0, data.length - count.n) : count.n) : firstLines(data, count.n, count.allBut));
       }
       const data = Buffer.concat(out);
-      return data.length ? bytesOut(host, data, stderr, stderr ? 1 : 0) : { stdout: '', stderr, exitCode: stderr ? 1 : 0 };
+      return data.length ? bytesOutput(host.rawOutput, data, stderr, stderr ? 1 : 0) : { stdout: '', stderr, exitCode: stderr ? 1 : 0 };
     },
   };
 }
@@ -183,7 +184,7 @@ function tailCommand(host: ProgramHost): Command {
         const file = kept.find((k, i) => i !== from + 1 && !k.startsWith('-') && !k.startsWith('+'));
         const data = file === undefined ? stdinBytes(ctx) : Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, file)));
         const start = Math.max(0, Number(kept[from + 1]!.slice(1)) - 1);
-        return bytesOut(host, data.subarray(start), stderr, stderr ? 1 : 0);
+        return bytesOutput(host.rawOutput, data.subarray(start), stderr, stderr ? 1 : 0);
       }
       // `-` alone is stdin, which just-bash's tail reads when it is given no file.
       const result = await ctx.origCommand(operands === 1 && kept.includes('-') ? kept.filter((k) => k !== '-') : kept);

@@ -6,7 +6,8 @@ import { gunzip, gzipStream } from './busybox-gzip.js';
 import { openFailure } from './busybox-reads.js';
 import { statusOf, type FileStatus } from './file-status.js';
 import { isRefusal } from './guest-access.js';
-import { bytesOut, stdinBytes, type ProgramHost } from './program-host.js';
+import { bytesOutput } from './bytes-output.js';
+import { stdinBytes, type ProgramHost } from './program-host.js';
 import { extractOne, Run, TarDeath, why, type TarOptions } from './busybox-tar-extract.js';
 
 const usage =
@@ -248,7 +249,7 @@ export function tarCommand(host: ProgramHost): Command {
         if (run.delayed) run.warn('error exit delayed from previous errors');
         const exitCode = run.delayed ? 1 : 0;
         return raw
-          ? bytesOut(host, Buffer.concat([Buffer.from(run.stdout, 'latin1'), raw]), run.stderr, exitCode)
+          ? bytesOutput(host.rawOutput, Buffer.concat([Buffer.from(run.stdout, 'latin1'), raw]), run.stderr, exitCode)
           : { stdout: run.stdout, stderr: run.stderr, exitCode };
       };
       try {
