@@ -144,4 +144,12 @@ describe("utimes on a guest's file", () => {
     );
     expect(result.stdout).toBe('m\n/tmp/ft\nc\na\n/tmp/ft\n/tmp/ft\n');
   });
+  it('move the access time alone under touch -a and the modification time alone under touch -m (as on LXD 5.0.2)', async () => {
+    const result = await guest.sh(
+      'cd /tmp; echo x > ta; touch -d @1000000000 ta; touch -a ta; stat -c "%X %Y" ta | awk "{print (\\$1>1700000000), \\$2}"; ' +
+        'touch -d @1000000000 ta; touch -m ta; stat -c "%X %Y" ta | awk "{print \\$1, (\\$2>1700000000)}"; touch -d @1000000000 ta; touch -a -d @1100000000 ta; stat -c "%X %Y" ta',
+    );
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('1 1000000000\n1000000000 1\n1100000000 1000000000\n');
+  });
 });

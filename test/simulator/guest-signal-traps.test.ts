@@ -32,6 +32,8 @@ describe('a trap on a signal sent to the shell', () => {
     ["trap 'echo t' USR1; kill -USR1 $$ | cat; echo after", 't\nafter\n', 0],
     ["h() { echo handled $1; }; trap 'h x' USR1; kill -USR1 $$; echo after", 'handled x\nafter\n', 0],
     ['kill -USR1 $$; echo after', '', 138],
+    ['trap "echo chld" CHLD; kill -CHLD $$; echo after; trap "echo cont" CONT; kill -CONT $$; echo end', 'chld\nafter\ncont\nend\n', 0],
+    ['kill -CHLD $$; echo after', 'after\n', 0],
     ["trap 'echo t' USR1; echo $(kill -USR1 $$; echo sub); echo after", 'sub\nt\nafter\n', 0],
     ['set -e; kill 99999 2>/dev/null || echo failed; echo end', 'failed\nend\n', 0],
     ['kill 99999 2>/dev/null; echo rc=$?', 'rc=1\n', 0],

@@ -252,7 +252,10 @@ async function touch(args: string[], ctx: CommandContext, umask: number): Promis
         if (!time) continue;
       }
       const when = time ?? new Date();
-      await ctx.fs.utimes(abs, when, when);
+      // -a or -m alone leaves the other time as it is (utimensat's UTIME_OMIT: an invalid Date to the guest's utimes).
+      const omit = new Date(Number.NaN);
+      const [a, m] = [p.opts.has('a'), p.opts.has('m')];
+      await ctx.fs.utimes(abs, m && !a ? omit : when, a && !m ? omit : when);
     } catch (e) {
       o.stderr += say('touch', path, e);
       o.failed = true;

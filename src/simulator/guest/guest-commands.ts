@@ -169,7 +169,8 @@ export function guestCommands(proc: GuestProcess): Command[] {
           continue;
         }
         if (pid === proc.pid) {
-          if (signal !== 0 && !harmlessSignals.has(signal)) proc.killSelf(signal);
+          // A signal whose default does nothing still runs the shell's trap on it (killSelf ignores it without one).
+          if (signal !== 0) proc.killSelf(signal);
           continue;
         }
         stderr += `sh: can't kill pid ${p}: No such process\n`;
