@@ -475,9 +475,9 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   'sed p < /tmp; echo "rc=$?"; uniq < /tmp; echo "rc=$?"; cut -c1 < /tmp; echo "rc=$?"; awk 1 < /tmp; echo "rc=$?"; tee < /tmp; echo "rc=$?"; base64 < /tmp; echo "rc=$?"; sha256sum < /tmp; echo "rc=$?"',
   'cat - < /tmp; echo "rc=$?"; true < /tmp; echo "rc=$?"; echo hi < /tmp; echo "rc=$?"; cat < /tmp/; echo "rc=$?"; cat 0< /tmp; echo "rc=$?"; wc -l /etc/passwd < /tmp | cut -c1-2; { cat; } < /tmp; echo "rc=$?"; cat < /tmp | wc -c',
   'dd < /tmp 2>&1; echo "rc=$?"; tac < /tmp; echo "rc=$?"; cat <> /tmp; echo "rc=$?"; test -d /tmp && echo dir; sh < /tmp; echo "rc=$?"',
-  'mkdir -m 700 /tmp/rt-hs4',
+  'rm -rf /tmp/rt-hs4; mkdir -m 700 /tmp/rt-hs4',
   { user: 1000, script: 'cat < /tmp; echo "rc=$?"; wc -c < /tmp; echo "rc=$?"; cat < /tmp/rt-hs4; echo "rc=$?"' },
-  'rmdir /tmp/rt-hs4',
+  'rm -rf /tmp/rt-hs4',
   'X=1; export Y=2; env | grep -E "^(X|Y|PWD|SHLVL|HOME|[?])=" | sort',
   'env Z=1 sh -c \'echo "Z=$Z"\'; env -i A=1 env; env -u HOME env | grep -c HOME; env - W=2 env; env -u HOME sh -c \'echo "[$HOME]"\'',
   'X=1 env | grep ^X; X=1 sh -c \'echo "X=$X"\'; echo "[$X]"',
@@ -496,13 +496,13 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   'trap \'env | grep -E "^(X|Y)="; sh -c "echo [\\$X\\$Y]"\' EXIT; X=1; export Y=2',
   'trap \'env | grep -E "^(X|Y)="\' EXIT; X=1; export Y=2; exit 3',
   'cd /etc/passwd/x; echo $?; cd /nosuch/x; echo $?; ln -s /tmp /tmp/rt-hs-l; cd /tmp/rt-hs-l && pwd; cd -P /tmp/rt-hs-l && pwd; ln -s rt-hs-loop /tmp/rt-hs-loop; cd /tmp/rt-hs-loop; echo $?; rm /tmp/rt-hs-l /tmp/rt-hs-loop',
-  'echo x > /tmp/rt-hs-f; chmod 600 /tmp/rt-hs-f; ln -s /tmp/rt-hs-f /tmp/rt-hs-fl',
+  'rm -f /tmp/rt-hs-f /tmp/rt-hs-fl; echo x > /tmp/rt-hs-f; chmod 600 /tmp/rt-hs-f; ln -s /tmp/rt-hs-f /tmp/rt-hs-fl',
   {
     user: 1000,
     script:
       'test -r /tmp/rt-hs-fl; echo $?; test -w /tmp/rt-hs-fl; echo $?; test -r /tmp; echo $?; test -w /tmp; echo $?; test -x /tmp; echo $?; test -w /dev/null; echo $?',
   },
-  'rm /tmp/rt-hs-f /tmp/rt-hs-fl',
+  'rm -f /tmp/rt-hs-f /tmp/rt-hs-fl',
   'echo\numask xyz; trap x BAD',
   'ulimit -z; echo "rc=$?"; ulimit -n abc; echo "rc=$?"; ulimit -Hz; echo "rc=$?"; ulimit -f 10 extra; echo "rc=$?"',
   "export A=\"it's\" B='' D=\"a''b\"; export -p | grep -E '^export (A|B|D|HOME|PATH)='; export | grep -c '^export HOME='",
@@ -525,7 +525,7 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   {
     user: 1000,
     script:
-      'rm -rf /tmp/du2; mkdir /tmp/du2; cd /tmp/du2; mkdir s; echo a > s/a; chmod 640 s/a; mkdir s/sub; chmod 750 s/sub; tar cf ar.tar s/a s/sub; mkdir x; cd x; umask 077; tar xf ../ar.tar; stat -c "%n %a" s s/a s/sub; cd ..; echo z > un; chmod 000 un; tar cf u.tar un; echo "rc=$?"; mkdir ud; chmod 000 ud; tar cf ud.tar ud; echo "rc=$?"; tar tf ud.tar; tar cf m.tar nosuch; echo "rc=$?"; chmod 000 u.tar; tar tf u.tar; echo "rc=$?"',
+      'chmod -R u+rwx /tmp/du2 2>/dev/null; rm -rf /tmp/du2; mkdir /tmp/du2; cd /tmp/du2; mkdir s; echo a > s/a; chmod 640 s/a; mkdir s/sub; chmod 750 s/sub; tar cf ar.tar s/a s/sub; mkdir x; cd x; umask 077; tar xf ../ar.tar; stat -c "%n %a" s s/a s/sub; cd ..; echo z > un; chmod 000 un; tar cf u.tar un; echo "rc=$?"; mkdir ud; chmod 000 ud; tar cf ud.tar ud; echo "rc=$?"; tar tf ud.tar; tar cf m.tar nosuch; echo "rc=$?"; chmod 000 u.tar; tar tf u.tar; echo "rc=$?"',
   },
   'rm -rf /tmp/lp /tmp/tl /tmp/gz /tmp/gu /tmp/u /tmp/dt /tmp/du2',
   'cd /tmp; rm -rf dd1; mkdir -p dd1; echo a > fa; head dd1; echo "rc=$?"; tail dd1; echo "rc=$?"; wc dd1 fa; echo "rc=$?"; wc -l dd1; rm -rf dd1 fa',
