@@ -1,8 +1,10 @@
 import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
 import { banner } from './busybox-getopt.js';
+import { isRefusal } from './guest-access.js';
 import { newEntryMode } from './guest-fs.js';
-import { bytesOut, stdinBytes, umaskOf, writeFile, type ProgramHost } from './program-host.js';
+import { bytesOutput } from './bytes-output.js';
+import { stdinBytes, umaskOf, writeFile, type ProgramHost } from './program-host.js';
 
 /** What one stream gave: the bytes busybox writes, and its message and kind of failure if it failed. */
 export interface Unpacked {
@@ -65,6 +67,11 @@ export interface Unpacker {
   newName(file: string, flags: Set<string>): string | undefined;
   /** Whether the input file stays after a good run. */
   keeps(flags: Set<string>): boolean;
+  /**
+   * The message for a FILE the user may not read, if not open_or_warn's `can't open 'F': Permission
+   * denied` (Debian's zcat says `F: Permission denied`).
+   */
+  refusedAs?(file: string): string;
   /** Refuses to run at all (`lzma` without `-d` or `-t`). */
   refuses?(flags: Set<string>): boolean;
   /** `directory`: the input is one, which opens but whose read(2) fails (EISDIR). */
@@ -84,13 +91,16 @@ export const strippedOf =
  * its new name's file (refused if there, unless `-f`), made with the input's mode, and the input
  * is removed unless kept; `-c` writes to stdout, `-t` only tests. A failure removes the new file
  * and goes on to the next operand; a fatal one ends the program, leaving the new file as written.
- * Each FILE is opened onto stdin, so a `-` after one reads what that file has left: nothing.
+ * Each FILE is opened onto stdin, so a `-` after one reads what that file has left: nothing; one the
+ * user may not read is `can't open 'F': Permission denied` and the next is read. The output is raw
+ * bytes only when they are not UTF-8 (bytes-output.ts).
  */
 export function bbunpack(host: ProgramHost, unpacker: Unpacker): Command {
   const { name } = unpacker;
   return {
     name,
     async execute(args, ctx): Promise<ExecResult> {
+      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${unpacker.usage}`, exitCode: 0 };
       const parsed = parseArgs(args, unpacker.options, unpacker.implied);
       const again = typeof parsed === 'string' ? undefined : unpacker.reparsedWith?.(parsed.flags);
       const options = again === undefined ? parsed : parseArgs(args, again, unpacker.implied);
@@ -123,7 +133,12 @@ export function bbunpack(host: ProgramHost, unpacker: Unpacker): Command {
           }
           // A directory opens; reading it gives nothing (and an error only the readers check).
           directory = entry.type === 'directory';
-          data = directory ? Buffer.alloc(0) : await host.fs.read(path);
+          const read = directory ? Buffer.alloc(0) : await host.fs.read(path).catch((e: unknown) => (isRefusal(e) ? undefined : Promise.reject(e)));
+          if (read === undefined) {
+            failed(unpacker.refusedAs?.(file) ?? `can't open '${file}': Permission denied`);
+            continue;
+          }
+          data = read;
           stdinOpened = true;
           mode = newEntryMode(entry.mode, umaskOf(host));
           size = entry.type === 'directory' ? entry.size : data.length;
@@ -154,9 +169,12 @@ export function bbunpack(host: ProgramHost, unpacker: Unpacker): Command {
           const percent = result.status ? Number(((BigInt(size) * 100n) / BigInt(result.status)) & 0xffffffffn) : 0;
           stderr += `${file}: ${(100 - percent) >>> 0}% - replaced with ${shown}\n`;
         }
-        if (!unpacker.keeps(flags)) await host.fs.remove(path!);
+        // unlink(2) of a directory (gzip DIR writes DIR.gz of nothing) fails: DIR stays, DIR.gz too.
+        if (unpacker.keeps(flags)) continue;
+        if (directory) failed(`can't remove file '${file}': Is a directory`);
+        else await host.fs.remove(path!);
       }
-      return out.length ? bytesOut(host, out, stderr, code) : { stdout: '', stderr, exitCode: code };
+      return out.length ? bytesOutput(host.rawOutput, out, stderr, code) : { stdout: '', stderr, exitCode: code };
     },
   };
 }

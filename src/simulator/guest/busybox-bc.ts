@@ -5,7 +5,8 @@ import { bcLibrary } from './busybox-bc-library.js';
 import { BcLexer } from './busybox-bc-lexer.js';
 import * as N from './busybox-calc-num.js';
 import { banner } from './busybox-getopt.js';
-import { bytesOut, type ProgramHost } from './program-host.js';
+import { type ProgramHost } from './program-host.js';
+import { bytesOutput } from './bytes-output.js';
 
 const usage =
   `${banner}Usage: bc [-sqlw] [FILE]...\n\nArbitrary precision calculator\n\n` +
@@ -360,12 +361,12 @@ export function bcCommand(host: ProgramHost): Command {
         vm.readLine = () => lexer?.takeLine();
         await runText(stdin.rest, undefined, true);
       } catch (e) {
-        if (e instanceof N.CalcQuit) return bytesOut(host, Buffer.from(out.text, 'latin1'), stderr);
+        if (e instanceof N.CalcQuit) return bytesOutput(host.rawOutput, Buffer.from(out.text, 'latin1'), stderr);
         if (!(e instanceof N.CalcError)) throw e;
         const at = e instanceof N.CalcBareError ? '' : where();
-        return bytesOut(host, Buffer.from(out.text, 'latin1'), `${stderr}bc: ${at}${e.message}\n`, 1);
+        return bytesOutput(host.rawOutput, Buffer.from(out.text, 'latin1'), `${stderr}bc: ${at}${e.message}\n`, 1);
       }
-      return bytesOut(host, Buffer.from(out.text, 'latin1'), stderr);
+      return bytesOutput(host.rawOutput, Buffer.from(out.text, 'latin1'), stderr);
     },
   };
 }

@@ -1,7 +1,8 @@
 import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
 import { banner } from './busybox-getopt.js';
-import { bytesOut, mkdirs, stdinBytes, writeFile, type ProgramHost } from './program-host.js';
+import { mkdirs, stdinBytes, writeFile, type ProgramHost } from './program-host.js';
+import { bytesOutput } from './bytes-output.js';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
 
@@ -190,7 +191,7 @@ export function cpioProgram(host: ProgramHost): Command {
           await writeFile(host, posix.resolve(ctx.cwd, file), archive);
           return { stdout: '', stderr: missing ?? '', exitCode: code };
         }
-        return bytesOut(host, archive, missing ?? '', code);
+        return bytesOutput(host.rawOutput, archive, missing ?? '', code);
       }
       if (!flags.has('t') && !flags.has('i')) return fail(cpioUsage);
       let data: Buffer;

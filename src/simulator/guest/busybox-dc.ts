@@ -1,7 +1,8 @@
 import type { Command, ExecResult } from 'just-bash';
 import * as N from './busybox-calc-num.js';
 import { banner, getopt, isResult } from './busybox-getopt.js';
-import { bytesOut, type ProgramHost } from './program-host.js';
+import { type ProgramHost } from './program-host.js';
+import { bytesOutput } from './bytes-output.js';
 
 const usageText =
   'Usage: dc [-x] [-eSCRIPT]... [-fFILE]... [FILE]...\n\n' +
@@ -471,12 +472,12 @@ export function dcCommand(host: ProgramHost): Command {
           await runText(stdin, undefined);
         }
       } catch (e) {
-        if (e instanceof N.CalcQuit) return bytesOut(host, Buffer.from(out.text, 'latin1'));
+        if (e instanceof N.CalcQuit) return bytesOutput(host.rawOutput, Buffer.from(out.text, 'latin1'));
         if (!(e instanceof N.CalcError)) throw e;
         const at = e instanceof N.CalcBareError ? '' : where();
-        return bytesOut(host, Buffer.from(out.text, 'latin1'), `dc: ${at}${e.message}\n`, 1);
+        return bytesOutput(host.rawOutput, Buffer.from(out.text, 'latin1'), `dc: ${at}${e.message}\n`, 1);
       }
-      return bytesOut(host, Buffer.from(out.text, 'latin1'));
+      return bytesOutput(host.rawOutput, Buffer.from(out.text, 'latin1'));
     },
   };
 }

@@ -3,7 +3,8 @@ import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { EdSession } from './busybox-ed-session.js';
 import { banner, getopt, isResult } from './busybox-getopt.js';
 import { openPath } from './guest-open.js';
-import { bytesOut, stdinBytes, type ProgramHost } from './program-host.js';
+import { stdinBytes, type ProgramHost } from './program-host.js';
+import { bytesOutput } from './bytes-output.js';
 
 const edUsageText = 'Usage: ed [-p PROMPT] [FILE]\n';
 const edUsage = `${banner}${edUsageText}`;
@@ -126,7 +127,7 @@ export function busyboxEditors(host: ProgramHost): Command[] {
       if ('exitCode' in options) return options;
       const session = new EdSession(host, ctx.cwd, stdinBytes(ctx).toString('latin1'), await expandPrompt(options.prompt, ctx, host.uid));
       await session.run(options.file);
-      return bytesOut(host, Buffer.from(session.out, 'latin1'), session.err);
+      return bytesOutput(host.rawOutput, Buffer.from(session.out, 'latin1'), session.err);
     },
   };
   const mim: Command = {

@@ -18,6 +18,7 @@ import { busyboxTables } from './busybox-tables.js';
 import { isRefusal } from './guest-access.js';
 import { busyboxReads } from './busybox-reads.js';
 import { duCommand } from './busybox-du.js';
+import { bytesOutput } from './bytes-output.js';
 
 /** What the programs below need to know about the command running them. */
 export interface FilesHost {
@@ -128,8 +129,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
         return Buffer.from(toDos ? text.replace(/\n/g, '\r\n') : text, 'latin1');
       };
       if (files.length === 0) {
-        host.rawOutput();
-        return { ...ok(convert(Buffer.from(String(ctx.stdin), 'latin1')).toString('latin1')), stdoutKind: 'bytes' };
+        return bytesOutput(host.rawOutput, convert(Buffer.from(String(ctx.stdin), 'latin1')));
       }
       // With files, each is converted in place.
       for (const f of files) {

@@ -1,11 +1,7 @@
-import { posix } from 'node:path';
 import { constants, crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Command } from 'just-bash';
-import { banner } from './busybox-getopt.js';
 import { bbunpack, strippedOf, type Unpacked, type Unpacker } from './bbunpack.js';
-import { refused } from './guest-access.js';
 import type { ProgramHost } from './program-host.js';
-import { rawUnlessUtf8 } from './bytes-output.js';
 
 /** busybox gunzip's window: what it has decoded reaches its output 32 KiB at a time, and at the end. */
 const window = 32 * 1024;
@@ -96,10 +92,9 @@ const gzipUnpacker: Unpacker = {
   keeps: (flags) => flags.has('k'),
   run(data, flags, directory) {
     if (flags.has('d') || flags.has('t')) return gunzip(data);
-    // busybox writes DIR.gz and then fails to remove DIR; here nothing is written.
-    if (directory) return { output: Buffer.alloc(0), error: 'read error: Is a directory', status: -1 };
+    // A directory reads as nothing to gzip, which does not check its read(2): DIR.gz is an empty stream.
     const level = [...'123456789'].find((l) => flags.has(l));
-    const output = gzipStream(data, level === undefined ? 6 : Number(level));
+    const output = gzipStream(directory ? Buffer.alloc(0) : data, level === undefined ? 6 : Number(level));
     return { output, status: output.length };
   },
 };
@@ -115,46 +110,13 @@ const gunzipUnpacker = (name: string, implied: string, usage: string): Unpacker 
   run: (data) => gunzip(data),
 });
 
-/**
- * One of bbunpack's programs whose files are opened for the command's user: one it may not read is
- * `can't open 'F': Permission denied` (open_or_warn) and the next operand is read.
- */
-function openingAsUser(program: Command, usage: string, rawOutput: () => void): Command {
-  return {
-    name: program.name,
-    async execute(args, ctx) {
-      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${usage}`, exitCode: 0 };
-      const options = args.filter((a) => a.startsWith('-') && a !== '-');
-      const refusedFiles = new Set<string>();
-      for (const a of args) if (!options.includes(a) && a !== '-' && (await refused(ctx.fs, posix.resolve(ctx.cwd, a), true))) refusedFiles.add(a);
-      if (refusedFiles.size === 0) return rawUnlessUtf8(rawOutput, await program.execute(args, ctx));
-      // Each operand on its own, in order: what the others give is what bbunpack gives them.
-      let stdout = '';
-      let stderr = '';
-      let exitCode = 0;
-      for (const a of args.filter((x) => !options.includes(x))) {
-        if (refusedFiles.has(a)) {
-          stderr += `${program.name}: can't open '${a}': Permission denied\n`;
-          exitCode = 1;
-          continue;
-        }
-        const one = await program.execute([...options, a], ctx);
-        stdout += one.stdout;
-        stderr += one.stderr;
-        if (one.exitCode !== 0) exitCode = one.exitCode;
-      }
-      return rawUnlessUtf8(rawOutput, stdout ? { stdout, stderr, exitCode, stdoutKind: 'bytes' } : { stdout, stderr, exitCode });
-    },
-  };
-}
-
 /** busybox's `gzip`, `gunzip` and `zcat` over bbunpack: the output has the input's mode (under the umask), as busybox's. */
 export function busyboxGzip(host: ProgramHost): Command[] {
   const decompressing = 'Decompress FILEs (or stdin)\n\n';
   return [
     gzipUnpacker,
     gunzipUnpacker('gunzip', '', `Usage: gunzip [-cfkt] [FILE]...\n\n${decompressing}${decompressHelp}`),
-    gunzipUnpacker('zcat', 'c', 'Usage: zcat [FILE]...\n\nDecompress to stdout\n'),
-    // bbunpack says its bytes are raw; they are only when they are not UTF-8 (bytes-output.ts).
-  ].map((u) => openingAsUser(bbunpack({ ...host, rawOutput: () => {} }, u), u.usage, host.rawOutput));
+    // Debian's zcat opens its files another way: one the user may not read is `F: Permission denied`.
+    { ...gunzipUnpacker('zcat', 'c', 'Usage: zcat [FILE]...\n\nDecompress to stdout\n'), refusedAs: (file: string) => `${file}: Permission denied` },
+  ].map((u) => bbunpack(host, u));
 }

@@ -5,6 +5,7 @@ import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { banner } from './busybox-getopt.js';
 import { newEntryMode } from './guest-fs.js';
 import { umaskOf, type ProgramHost } from './program-host.js';
+import { bytesOutput } from './bytes-output.js';
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
@@ -211,8 +212,7 @@ export function busyboxMisc(host: ProgramHost): Command[] {
       const data = b64 ? Buffer.from(body.slice(0, Math.max(0, body.indexOf('===='))).join(''), 'base64') : uudecodeBody(body);
       const target = out ?? name!;
       if (target === '-' || target === '/dev/stdout') {
-        host.rawOutput();
-        return { stdout: data.toString('latin1'), stderr: '', exitCode: 0, stdoutKind: 'bytes' };
+        return bytesOutput(host.rawOutput, data);
       }
       const path = posix.resolve(ctx.cwd, target);
       const existing = await host.fs.entry(path);

@@ -6,6 +6,7 @@ import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { newEntryMode, type GuestFs } from './guest-fs.js';
 import { umaskOf } from './program-host.js';
 import type { GuestInit } from './guest-proc.js';
+import { bytesOutput } from './bytes-output.js';
 
 /** What the busybox programs below need to know about the instance and the command running them. */
 export interface BusyboxHost {
@@ -25,7 +26,6 @@ export interface BusyboxHost {
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
 /** Output that is bytes (one character per byte), which pipes and redirections pass on as they are. */
-const bytes = (stdout: string, stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0, stdoutKind: 'bytes' });
 
 /** A line of the guest's passwd or group file, by name or number. */
 async function lookUp(ctx: CommandContext, file: '/etc/passwd' | '/etc/group', key: string): Promise<string[] | undefined> {
@@ -239,8 +239,7 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
       const partial = data.length % bs ? 1 : 0;
       const stats = `${full}+${partial} records in\n${full}+${partial} records out\n`;
       if (opt.of === undefined) {
-        host.rawOutput();
-        return bytes(data.toString('latin1'), stats);
+        return bytesOutput(host.rawOutput, data, stats);
       }
       const path = posix.resolve(ctx.cwd, opt.of);
       const existing = await host.fs.entry(path);

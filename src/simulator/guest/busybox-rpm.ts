@@ -6,7 +6,8 @@ import { Died, openFile } from './busybox-deb.js';
 import { banner, getopt, isResult } from './busybox-getopt.js';
 import { bunzip, unxz } from './busybox-unpack.js';
 import { unpackLzma } from './lz-streams.js';
-import { bytesOut, mkdirs, stdinBytes, type ProgramHost } from './program-host.js';
+import { mkdirs, stdinBytes, type ProgramHost } from './program-host.js';
+import { bytesOutput } from './bytes-output.js';
 
 const rpmUsageText =
   `Usage: rpm -i PACKAGE.rpm; rpm -qp[ildc] PACKAGE.rpm\n\nManipulate RPM packages\n\nCommands:\n` +
@@ -314,7 +315,7 @@ function rpm2cpioProgram(host: ProgramHost): Command {
           if (data.length === 0) throw new Died('lseek(96, 1): Illegal seek');
         } else data = await openFile(host, ctx, file);
         const rpm = RpmPackage.read(data, file ?? 'standard output');
-        return bytesOut(host, await rpm.payload(true));
+        return bytesOutput(host.rawOutput, await rpm.payload(true));
       } catch (err) {
         if (!(err instanceof Died)) throw err;
         return { stdout: '', stderr: `rpm2cpio: ${err.message}\n`, exitCode: 1 };

@@ -122,6 +122,13 @@ export function busyboxText(): Command[] {
         else split.push(a);
       }
       const command = args.slice(at);
+      if (replace === undefined && noArguments(String(ctx.stdin), split)) {
+        // busybox runs the command once on input with no arguments (unless -r); just-bash's xargs runs nothing.
+        const argv = command.length ? command : ['echo'];
+        const run = await ctx.exec!(argv.map(quote).join(' '), { cwd: ctx.cwd, stdin: '' });
+        const traced = split.some((a) => /^-[^-]*t/.test(a)) ? `${argv.join(' ')}\n` : '';
+        return busyboxExit({ ...run, stderr: traced + run.stderr }, argv[0]!);
+      }
       if (replace === undefined) return busyboxExit(await ctx.origCommand([...split, ...command]), command[0] ?? 'echo');
       return replaceEach(ctx, replace, command.length ? command : ['echo'], split.includes('-t'));
     },
@@ -292,6 +299,12 @@ function busyboxExit(result: ExecResult, program: string): ExecResult {
 
 function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Whether xargs's input gives its command no argument, and it is to run it once all the same (no `-r`). */
+function noArguments(input: string, options: string[]): boolean {
+  if (options.some((a) => a === '--no-run-if-empty' || /^-[^-]*r/.test(a))) return false;
+  return options.some((a) => /^-[^-]*0/.test(a)) ? input === '' : !/\S/.test(input);
 }
 
 /** `xargs -I STR CMD…`: CMD once per input line, STR replaced by the line in each argument. */

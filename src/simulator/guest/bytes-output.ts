@@ -11,9 +11,3 @@ export function bytesOutput(rawOutput: () => void, data: Buffer, stderr = '', ex
   if (!isUtf8(data)) rawOutput();
   return { stdout: data.toString('latin1'), stderr, exitCode, stdoutKind: 'bytes' };
 }
-
-/** After a program that wrote bytes without saying whether they were raw: raw only if they are not UTF-8. */
-export function rawUnlessUtf8(rawOutput: () => void, result: ExecResult): ExecResult {
-  if (result.stdoutKind === 'bytes' && !isUtf8(Buffer.from(result.stdout, 'latin1'))) rawOutput();
-  return result;
-}
