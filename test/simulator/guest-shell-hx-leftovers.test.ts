@@ -57,3 +57,74 @@ describe("a program's raw bytes beside its stderr", () => {
     );
   });
 });
+
+describe("the shell's messages sent to stdout or a file", () => {
+  it('start with the name of the shell that gives them, as they do on stderr', async () => {
+    const script = [
+      'sh -c nosuchcmd 2>&1; nosuchcmd 2>/tmp/e; cat /tmp/e',
+      'sh -c \'nosuch 2>&1\' NAME; x=$(nosuch 2>&1); echo "x=$x"; { nosuch; echo out; } 2>&1 | cat',
+      'printf \'echo "s=$0"\\nnosuch 2>&1\\n\' > /tmp/s2; chmod +x /tmp/s2; /tmp/s2; cd /tmp; ./s2; /nosuch/x 2>&1',
+      "printf 'nosuch 2>&1\\n' > /tmp/s3; . /tmp/s3; cd /nonexist 2>&1; echo 'bash: literal'",
+    ].join('\n');
+    const r = await sh(script);
+    expect(r).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(r.stdout).toBe(
+      [
+        'sh: nosuchcmd: not found',
+        'sh: nosuchcmd: not found',
+        'NAME: line 0: nosuch: not found',
+        'x=sh: nosuch: not found',
+        'sh: nosuch: not found',
+        'out',
+        's=/tmp/s2',
+        '/tmp/s2: line 2: nosuch: not found',
+        's=./s2',
+        './s2: line 2: nosuch: not found',
+        'sh: /nosuch/x: not found',
+        'sh: /tmp/s3: line 1: nosuch: not found',
+        "sh: cd: line 3: can't cd to /nonexist: No such file or directory",
+        'bash: literal',
+        '',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('a subshell', () => {
+  it('has its own umask and traps, and runs its own EXIT trap as it ends', async () => {
+    const script = [
+      '(umask 077; umask; cd /tmp; trap "echo t" EXIT; pwd); umask; pwd; (trap "echo t2" EXIT; exit 3); echo "rc=$?"',
+      '(trap "echo t3" INT; trap); echo ---; trap; trap "echo outer" EXIT; (echo sub; trap); (trap - EXIT; echo in); echo end',
+      '(umask 077; touch /tmp/m1); touch /tmp/m2; ls -l /tmp/m1 /tmp/m2 | cut -c1-10',
+      "(trap 'echo tt; exit 5' EXIT; exit 3); echo \"rc=$?\"; (trap 'echo x' EXIT; echo y) | cat; x=$( (trap 'echo inner' EXIT; echo a) ); echo \"x=$x\"",
+    ].join('\n');
+    const r = await sh(script);
+    expect(r).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(r.stdout).toBe(
+      [
+        '0077',
+        '/tmp',
+        't',
+        '0022',
+        '/root',
+        't2',
+        'rc=3',
+        "trap -- 'echo t3' INT",
+        '---',
+        'sub',
+        'in',
+        'end',
+        '-rw-------',
+        '-rw-r--r--',
+        'tt',
+        'rc=5',
+        'y',
+        'x',
+        'x=a',
+        'inner',
+        'outer',
+        '',
+      ].join('\n'),
+    );
+  });
+});

@@ -382,8 +382,10 @@ export class Guests {
     const cwd = cmd.cwd ?? (uid === 0 ? '/root' : '/');
     try {
       const result = await bash.exec(builtinShadows(builtins) + (shell ? (args[1] ?? '') : quote(program ?? '')), {
-        // busybox's sh counts its level (SHLVL=1 for `sh -c`); a program run alone has none.
-        env: shell && cmd.environment.SHLVL === undefined ? { ...cmd.environment, SHLVL: '1' } : cmd.environment,
+        // busybox's sh counts its level (SHLVL=1 for `sh -c`); a program run alone has none. The
+        // shell's $0 is the name it was called by, which its messages start with wherever they go
+        // (the patched shell names them so when a redirection sends them to a file or stdout).
+        env: shell ? { ...cmd.environment, ...(cmd.environment.SHLVL === undefined ? { SHLVL: '1' } : {}), '0': program ?? 'sh' } : cmd.environment,
         replaceEnv: true,
         cwd,
         stdin: (cmd.stdin ?? Buffer.alloc(0)).toString('latin1'),

@@ -62,7 +62,10 @@ export interface ShellBuiltins {
  */
 export function shellBuiltins(): ShellBuiltins {
   let mask = defaultUmask;
+  // The shell's own traps, which the signals sent to it ($$) run, and those of the subshell that
+  // runs now (the shell's own outside any).
   const traps = new Map<string, string>();
+  let current = traps;
   const signals = new SignalTraps(traps);
   const limitValues = new Map(limits.map((l) => [l.flag, l.value]));
 
@@ -84,7 +87,7 @@ export function shellBuiltins(): ShellBuiltins {
     async execute(args, ctx) {
       if (args.length === 0 || (args.length === 1 && args[0] === '-p'))
         return ok(
-          [...traps.entries()]
+          [...current.entries()]
             .sort(([a], [b]) => signalOrder(a) - signalOrder(b))
             .map(([signal, action]) => `trap -- '${action.replace(/'/g, `'\\''`)}' ${signal}\n`)
             .join(''),
@@ -97,8 +100,8 @@ export function shellBuiltins(): ShellBuiltins {
         const name = signalName(given);
         if (name === undefined)
           return { stdout: '', stderr: `bash: trap: line ${lineOf(ctx)}: ${given}: invalid signal specification\n`, exitCode: 1 };
-        if (reset) traps.delete(name);
-        else traps.set(name, action!);
+        if (reset) current.delete(name);
+        else current.set(name, action!);
       }
       return ok();
     },
@@ -124,11 +127,35 @@ export function shellBuiltins(): ShellBuiltins {
     },
   };
 
+  // A subshell is a forked process in ash: its umask and traps are its own, and its EXIT trap runs
+  // as it ends. The patched shell asks here as a subshell starts (`enter`), for the EXIT trap to run
+  // as it ends (`exit`), and once it has ended (`leave`). The child starts with the parent's umask
+  // and with its traps reset, but for the ignored ones (`trap '' SIG`), as ash's fork does; a
+  // signal sent to $$ still reaches the shell's own traps.
+  const saved: { mask: number; traps: Map<string, string> }[] = [];
+  const subshell: Command = {
+    name: '__reflex_subshell',
+    async execute(args) {
+      if (args[0] === 'enter') {
+        saved.push({ mask, traps: current });
+        current = new Map([...current].filter(([, action]) => action === ''));
+      } else if (args[0] === 'exit') {
+        const action = current.get('EXIT');
+        current.delete('EXIT');
+        return ok(action ?? '');
+      } else if (args[0] === 'leave') {
+        const parent = saved.pop();
+        if (parent) ({ mask, traps: current } = parent);
+      }
+      return ok();
+    },
+  };
+
   const jobs: Command = { name: 'jobs', execute: async () => ok() };
   const times: Command = { name: 'times', execute: async () => ok('0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n') };
 
   return {
-    commands: [umask, trap, ulimit, jobs, times, directoryStdinCommand(), signals.pendingCommand()],
+    commands: [umask, trap, ulimit, jobs, times, subshell, directoryStdinCommand(), signals.pendingCommand()],
     exitTrap: () => traps.get('EXIT') || undefined,
     umask: () => mask,
     signals,
