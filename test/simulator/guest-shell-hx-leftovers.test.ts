@@ -128,3 +128,51 @@ describe('a subshell', () => {
     );
   });
 });
+
+describe("a shell's environment", () => {
+  it('a shell started with none has busybox’s default PATH, exported, and counts its level', async () => {
+    const r = await sh(
+      [
+        'env -i sh -c "echo \\$PATH; env"; env -i /bin/sh -c "echo \\$PATH"',
+        "sh -c 'echo $SHLVL; sh -c \"echo \\$SHLVL\"'; SHLVL=abc sh -c 'echo $SHLVL'",
+        "env -u PATH sh -c 'echo $PATH; ls / >/dev/null && echo ok'; echo $SHLVL",
+      ].join('\n'),
+    );
+    expect(r).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(r.stdout).toBe(
+      [
+        '/sbin:/usr/sbin:/bin:/usr/bin',
+        'SHLVL=1',
+        'PATH=/sbin:/usr/sbin:/bin:/usr/bin',
+        'PWD=/root',
+        '/sbin:/usr/sbin:/bin:/usr/bin',
+        '2',
+        '3',
+        '1',
+        '/sbin:/usr/sbin:/bin:/usr/bin',
+        'ok',
+        '1',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('export NAME without a value exports it unset: export -p lists `export NAME`, env and a child see nothing', async () => {
+    const r = await sh(
+      'export C; echo "${C-unset}"; env | grep -c "^C="; sh -c "echo \\${C-unset2}"; export -p | grep " C"; C=; export -p | grep " C"; export E; E=3; env | grep ^E=',
+    );
+    expect(r).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(r.stdout).toBe(['unset', '0', 'unset2', 'export C', "export C=''", 'E=3', ''].join('\n'));
+  });
+});
+
+describe('a script that starts with #!', () => {
+  it('counts its lines from the #! line: $LINENO and the line of an error', async () => {
+    const r = await sh("printf '#!/bin/sh\\necho $LINENO\\nnosuch\\n' > /tmp/s; chmod +x /tmp/s; /tmp/s; sh /tmp/s; . /tmp/s");
+    expect(r).toMatchObject({
+      exitCode: 127,
+      stdout: '2\n2\n2\n',
+      stderr: ['/tmp/s: line 3: nosuch: not found', '/tmp/s: line 3: nosuch: not found', 'sh: /tmp/s: line 3: nosuch: not found', ''].join('\n'),
+    });
+  });
+});
