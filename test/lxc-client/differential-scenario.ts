@@ -532,6 +532,12 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   'cd /tmp; printf "1\\n2\\n3\\n" > t3; tail +2 t3; for n in 0 1 3 6 7; do tail -c +$n t3 | od -An -c; done; echo x | tail -n 1 -',
   'cd /tmp; printf "1\\n2\\n3\\n" > h3; printf "ab\\ncd" > h2; head -n -1 h3; head -c -2 h3 | od -An -c; head -q h3 h2; echo; echo x | head -n 1 - h2; echo; head -n 1k h3 | wc -l; head -c 1b h3 | wc -c; head -n x h3; echo $?',
   'cd /tmp; printf "1\\n2\\n3\\n" > t3; printf "ab\\ncd" > t2; printf "a\\tbc\\n\\ttoo long line  \\nx\\vyz\\rq\\n\\001\\002 w\\351\\n" > w4; wc -L t3; wc -lL t2 t3; wc -lwmcL w4; printf "  a b\\n" | wc -wL -; rm -f t3 t2 w4 h3 h2',
+  // Programs that write bytes print UTF-8 as it is; the decompressors' words for a file they cannot open; gzip of a directory; xargs on no input.
+  'cd /tmp; rm -f u u.bz2; printf "\\303\\251\\n" > u; bzip2 -k u; bzcat u.bz2; printf "a\\303\\251\\r\\n" | dos2unix; rm -f u u.bz2',
+  'rm -rf /tmp/p; mkdir -p /tmp/p; chmod 777 /tmp/p; cd /tmp/p; echo hi > a.bz2; echo hi > a.gz; chmod 600 a.bz2 a.gz',
+  { user: 1000, script: 'cd /tmp/p; bunzip2 nosuch a.bz2; echo rc=$?; zcat a.gz; echo rc=$?; unxz a.bz2; echo rc=$?' },
+  'cd /tmp; rm -rf g1 g1.gz b1 b1.bz2 /tmp/p; mkdir g1; chmod 700 g1; gzip g1; echo rc=$?; ls -d g1*; stat -c %a g1.gz; wc -c < g1.gz; mkdir b1; bzip2 b1; echo rc=$?; ls -d b1*; rm -rf g1 g1.gz b1',
+  'printf "" | xargs echo hi; echo rc=$?; printf "" | xargs -r echo hi; echo rc=$?; printf "" | xargs false; echo rc=$?',
   // Three times per file (ls -c/-u, relatime, find -atime/-ctime, touch -a); a trap on a signal the shell sends itself.
   'rm -rf /tmp/rt-ls; mkdir /tmp/rt-ls && cd /tmp/rt-ls && echo 1 > a && echo 2 > b && touch -d "2020-01-01 00:00:00" a && touch -d "2021-01-01 00:00:00" b && echo u; ls -u; ls -lu --full-time a; echo t; ls -t; sleep 1; chmod 600 a; echo c; ls -c; ls -lc | awk \'{print $1, $NF}\'; ls -tcu; ls -tuc; cd /tmp; rm -rf /tmp/rt-ls',
   'cd /tmp; echo x > rt-t; sleep 1; cat rt-t >/dev/null; a1=$(stat -c %X rt-t); m1=$(stat -c %Y rt-t); cat rt-t > /dev/null; a2=$(stat -c %X rt-t); [ $a1 -gt $m1 ] && [ $a1 = $a2 ] && echo relatime; sleep 1; chmod 600 rt-t; [ $(stat -c %Z rt-t) -gt $(stat -c %Y rt-t) ] && echo ctime; touch -d @1000000000 rt-t; find /tmp/rt-t -mtime -1; echo m; find /tmp/rt-t -ctime -1; find /tmp/rt-t -atime -1; touch -a -d @1100000000 rt-t; stat -c "%X %Y" rt-t; rm rt-t',
