@@ -26,7 +26,7 @@ describe('programs that write bytes', () => {
       ['unix2dos < u', 'é\r\n'],
       ['uudecode -o - uu', 'é\n'],
       ['dd if=u 2>/dev/null', 'é\n'],
-    ]) {
+    ] as [string, string][]) {
       const res = await guest.sh(`cd /tmp; ${command}`);
       expect([command, res.stdout]).toEqual([command, expected]);
     }
@@ -46,7 +46,7 @@ describe('bbunpack', () => {
       ['gunzip a.gz', "gunzip: can't open 'a.gz': Permission denied\n"],
       ['zcat a.gz', 'zcat: a.gz: Permission denied\n'],
       ['bunzip2 nosuch a.bz2', "bunzip2: nosuch: No such file or directory\nbunzip2: can't open 'a.bz2': Permission denied\n"],
-    ]) {
+    ] as [string, string][]) {
       const res = await asUser(command);
       expect([command, res.stderr, res.exitCode]).toEqual([command, expected, 1]);
     }

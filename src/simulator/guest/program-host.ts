@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { CommandContext, ExecResult } from 'just-bash';
+import type { CommandContext } from 'just-bash';
 import { defaultUmask, newEntryMode, type GuestFs } from './guest-fs.js';
 
 /**
@@ -21,12 +21,6 @@ export const umaskOf = (host: { umask?: () => number }): number => host.umask?.(
 
 /** The bytes of stdin, one character per byte (exec's stdin is given as bytes). */
 export const stdinBytes = (ctx: CommandContext): Buffer => Buffer.from(String(ctx.stdin), 'latin1');
-
-/** Output that is bytes, which pipes and redirections pass on as they are. */
-export function bytesOut(host: ProgramHost, data: Buffer, stderr = '', exitCode = 0): ExecResult {
-  host.rawOutput();
-  return { stdout: data.toString('latin1'), stderr, exitCode, stdoutKind: 'bytes' };
-}
 
 /** Makes a directory and its missing parents, owned by the command's user (mode: as mkdir(2) under the umask, unless given). */
 export async function mkdirs(host: ProgramHost, path: string, mode?: number): Promise<void> {
