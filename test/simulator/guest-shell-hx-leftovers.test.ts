@@ -127,6 +127,17 @@ describe('a subshell', () => {
       ].join('\n'),
     );
   });
+
+  it('so is each command of a pipeline and a command substitution', async () => {
+    const r = await sh(
+      [
+        'umask 077 | cat; umask; x=$(umask 027; umask); echo "x=$x"; umask; cd /tmp | cat; pwd; trap \'echo t\' EXIT | cat; echo end',
+        'x=$(trap \'echo in\' EXIT; echo a); echo "x=$x"; x=$(cd /tmp; pwd); pwd; echo a | { read y; echo "y=$y"; }; echo "y=$y"; echo hi | (umask 066; cat; umask)',
+      ].join('\n'),
+    );
+    expect(r).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(r.stdout).toBe(['0022', 'x=0027', '0022', '/root', 't', 'end', 'x=a', 'in', '/root', 'y=a', 'y=', 'hi', '0066', ''].join('\n'));
+  });
 });
 
 describe("a shell's environment", () => {
