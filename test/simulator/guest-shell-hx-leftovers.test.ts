@@ -187,3 +187,11 @@ describe('a script that starts with #!', () => {
     });
   });
 });
+
+describe('sh -c CMD NAME ARGS… as the exec’s command', () => {
+  it('makes NAME $0 and the name of the shell’s messages, and ARGS the positional parameters', async () => {
+    const run = await guest.client.exec('hxl', { command: ['sh', '-c', 'echo "$0 $1 $#"; nosuch', 'NAME', 'A'] });
+    const r = await run.wait({ timeoutMs: 20_000 });
+    expect(r).toMatchObject({ exitCode: 127, stdout: 'NAME A 1\n', stderr: 'NAME: line 0: nosuch: not found\n' });
+  });
+});

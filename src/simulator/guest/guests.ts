@@ -380,12 +380,21 @@ export class Guests {
     await asSelf(top.comm, top.argv);
     if (shellName) await writeSelf(fs, shellPid, top.comm, top.argv, uid, gid, `/proc/${shellPid}`);
     const cwd = cmd.cwd ?? (uid === 0 ? '/root' : '/');
+    // `sh -c CMD NAME ARGS…`: NAME is $0 and the name the shell's messages start with (with the
+    // line, as ash words them for a named script: `NAME: line 0: x: not found`), ARGS are $1….
+    const [named, ...positional] = shell ? args.slice(2) : [];
+    const name = named ?? program ?? 'sh';
+    const parameters: Record<string, string> = shell
+      ? { '0': name, '#': String(positional.length), '@': positional.join(' '), '*': positional.join(' ') }
+      : {};
+    positional.forEach((value, i) => (parameters[String(i + 1)] = value));
+    const scriptNamed: object = named === undefined ? {} : { jbScript: true };
     try {
       const result = await bash.exec(builtinShadows(builtins) + (shell ? (args[1] ?? '') : quote(program ?? '')), {
         // busybox's sh counts its level (SHLVL=1 for `sh -c`); a program run alone has none. The
         // shell's $0 is the name it was called by, which its messages start with wherever they go
         // (the patched shell names them so when a redirection sends them to a file or stdout).
-        env: shell ? { ...cmd.environment, ...(cmd.environment.SHLVL === undefined ? { SHLVL: '1' } : {}), '0': program ?? 'sh' } : cmd.environment,
+        env: shell ? { ...cmd.environment, ...(cmd.environment.SHLVL === undefined ? { SHLVL: '1' } : {}), ...parameters } : cmd.environment,
         replaceEnv: true,
         cwd,
         stdin: (cmd.stdin ?? Buffer.alloc(0)).toString('latin1'),
@@ -393,6 +402,7 @@ export class Guests {
         signal: runaway.signal,
         rawScript: true,
         ...(shell ? {} : { args }),
+        ...scriptNamed,
       });
       if (killer.signal.aborted) return killed(killer.signal.reason as number, runaway.signal.aborted ? undefined : result);
       if (!shell && result.exitCode === 127 && /command not found|command not available in browser/.test(result.stderr)) return ended('', '', 127);
@@ -412,7 +422,6 @@ export class Guests {
       // The shell is busybox's `sh`, not bash: its messages start with the name it was called by
       // (`/bin/sh: …` when called so, as Ansible does), and a program it cannot find, by name or by
       // path, is `X: not found`.
-      const name = program ?? 'sh';
       const stderr = `${result.stderr}${trapped?.stderr ?? ''}`
         .replace(/^bash: (.*): command not found$/gm, `${name}: $1: not found`)
         // just-bash's word for a program it knows but was not given (python3, sqlite3, yq …): not found, as busybox says.
