@@ -538,6 +538,17 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   { user: 1000, script: 'cd /tmp/p; bunzip2 nosuch a.bz2; echo rc=$?; zcat a.gz; echo rc=$?; unxz a.bz2; echo rc=$?' },
   'cd /tmp; rm -rf g1 g1.gz b1 b1.bz2 /tmp/p; mkdir g1; chmod 700 g1; gzip g1; echo rc=$?; ls -d g1*; stat -c %a g1.gz; wc -c < g1.gz; mkdir b1; bzip2 b1; echo rc=$?; ls -d b1*; rm -rf g1 g1.gz b1',
   'printf "" | xargs echo hi; echo rc=$?; printf "" | xargs -r echo hi; echo rc=$?; printf "" | xargs false; echo rc=$?',
+  // Raw bytes beside a redirected stderr; the shell's messages named sh wherever they go; subshells, pipeline stages and $(…) with
+  // their own umask, directory and traps; env -i's PATH and SHLVL; export of a name without a value; line numbers after #!.
+  "cd /tmp; printf 'hi\\n' > f; bzip2 -c f nosuch 2>/dev/null | bzcat; echo \"a $?\"; { gzip -c f nosuch 2>/dev/null; } | zcat; (bzip2 -c f nosuch 2>/tmp/e) | bzcat; cat /tmp/e; { printf '\\377'; cat nosuch; printf '\\376'; } 2>/dev/null | od -An -tx1; rm -f f /tmp/e",
+  'sh -c nosuchcmd 2>&1; nosuchcmd 2>/tmp/e; cat /tmp/e; x=$(nosuch 2>&1); echo "x=$x"; sh -c "nosuch 2>&1" NAME; rm -f /tmp/e',
+  '(umask 077; umask; cd /tmp; trap "echo t" EXIT; pwd); umask; pwd; (trap "echo t2" EXIT; exit 3); echo "rc=$?"; (trap "echo t3" INT; trap); trap "echo outer" EXIT; (echo sub; trap); echo end',
+  'rm -f /tmp/m1 /tmp/m2; (umask 077; touch /tmp/m1); touch /tmp/m2; ls -l /tmp/m1 /tmp/m2 | cut -c1-10; rm -f /tmp/m1 /tmp/m2',
+  'env -i sh -c "echo \\$PATH; env"; sh -c "echo \\$SHLVL"; SHLVL=abc sh -c "echo \\$SHLVL"',
+  'export C; echo "${C-unset}"; env | grep -c "^C="; sh -c "echo \\${C-unset2}"; export -p | grep " C"; C=; export -p | grep " C"; export E; E=3; env | grep ^E=',
+  "printf '#!/bin/sh\\necho $LINENO\\nnosuch\\n' > /tmp/s; chmod +x /tmp/s; /tmp/s; sh /tmp/s; . /tmp/s",
+  'cd /root; umask 077 | cat; umask; x=$(umask 027; umask); echo "x=$x"; umask; cd /tmp | cat; pwd; trap \'echo t\' EXIT | cat; echo end; x=$(trap \'echo in\' EXIT; echo a); echo "x=$x"',
+  { user: 1000, script: '(umask 077; umask); umask; nosuch 2>&1' },
   // Three times per file (ls -c/-u, relatime, find -atime/-ctime, touch -a); a trap on a signal the shell sends itself.
   'rm -rf /tmp/rt-ls; mkdir /tmp/rt-ls && cd /tmp/rt-ls && echo 1 > a && echo 2 > b && touch -d "2020-01-01 00:00:00" a && touch -d "2021-01-01 00:00:00" b && echo u; ls -u; ls -lu --full-time a; echo t; ls -t; sleep 1; chmod 600 a; echo c; ls -c; ls -lc | awk \'{print $1, $NF}\'; ls -tcu; ls -tuc; cd /tmp; rm -rf /tmp/rt-ls',
   'cd /tmp; echo x > rt-t; sleep 1; cat rt-t >/dev/null; a1=$(stat -c %X rt-t); m1=$(stat -c %Y rt-t); cat rt-t > /dev/null; a2=$(stat -c %X rt-t); [ $a1 -gt $m1 ] && [ $a1 = $a2 ] && echo relatime; sleep 1; chmod 600 rt-t; [ $(stat -c %Z rt-t) -gt $(stat -c %Y rt-t) ] && echo ctime; touch -d @1000000000 rt-t; find /tmp/rt-t -mtime -1; echo m; find /tmp/rt-t -ctime -1; find /tmp/rt-t -atime -1; touch -a -d @1100000000 rt-t; stat -c "%X %Y" rt-t; rm rt-t',
@@ -768,6 +779,8 @@ export const scenario: ScenarioStep[] = [
     return { args: ['exec', 'R:{n}', ...as, '--', 'sh', '-c', typeof s === 'string' ? s : s.script], only: 'lxc' };
   }),
   { args: ['exec', 'R:{n}', '--', 'false'] },
+  // The exec's own sh -c CMD NAME ARGS: $0 is NAME, its messages say so (issue #41).
+  { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'echo "$0 $1 $#"; nosuch', 'NAME', 'A'], only: 'lxc' },
   { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'nosuchcmd'], transform: withoutShellNotFound },
   { args: ['exec', 'R:{n}', '--', 'nosuchcmd'] },
   { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'echo out; echo err >&2; exit 0'] },
