@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { IFileSystem, InMemoryFs } from 'just-bash';
+import type { FsStat, IFileSystem, InMemoryFs } from 'just-bash';
 import { fsError } from './fs-error.js';
 
 /** A user and group a command runs as, or an entry belongs to. */
@@ -76,18 +76,16 @@ export class Access {
     if (this.root) return;
     await this.search(path);
     if (worldDevices.has(path)) return;
-    const real = await this.fs.memory.realpath(path).catch(() => undefined);
-    const st = real === undefined ? undefined : await this.fs.memory.stat(real).catch(() => undefined);
-    if (st && !permits(st.mode, this.fs.ownerOf(real!), this.who, 4)) throw fsError('EACCES', path);
+    const t = await this.target(path);
+    if (t && !permits(t.st.mode, this.fs.ownerOf(t.real), this.who, 4)) throw fsError('EACCES', path);
   }
 
   /** chdir(2): search on the way and on the directory itself (EACCES), which root passes. */
   async enter(path: string): Promise<void> {
     if (this.root) return;
     await this.search(path);
-    const real = await this.fs.memory.realpath(path).catch(() => undefined);
-    const st = real === undefined ? undefined : await this.fs.memory.stat(real).catch(() => undefined);
-    if (st?.isDirectory && !permits(st.mode, this.fs.ownerOf(real!), this.who, 1)) throw fsError('EACCES', path);
+    const t = await this.target(path);
+    if (t?.st.isDirectory && !permits(t.st.mode, this.fs.ownerOf(t.real), this.who, 1)) throw fsError('EACCES', path);
   }
 
   /**
@@ -102,12 +100,18 @@ export class Access {
       () => true,
       () => false,
     );
-    const real = reached ? await this.fs.memory.realpath(path).catch(() => undefined) : undefined;
-    const st = real === undefined ? undefined : await this.fs.memory.stat(real).catch(() => undefined);
-    if (!st) return false;
+    const t = reached ? await this.target(path) : undefined;
+    if (!t) return false;
     if (worldDevices.has(path)) return want !== 1;
-    if (this.root) return want !== 1 || (st.mode & 0o111) !== 0;
-    return permits(st.mode, this.fs.ownerOf(real!), this.who, want);
+    if (this.root) return want !== 1 || (t.st.mode & 0o111) !== 0;
+    return permits(t.st.mode, this.fs.ownerOf(t.real), this.who, want);
+  }
+
+  /** The entry `path` leads to (its symlinks followed): its real path and status; undefined when there is none. */
+  private async target(path: string): Promise<{ real: string; st: FsStat } | undefined> {
+    const real = await this.fs.memory.realpath(path).catch(() => undefined);
+    const st = real === undefined ? undefined : await this.fs.memory.stat(real).catch(() => undefined);
+    return st && real !== undefined ? { real, st } : undefined;
   }
 
   /** open(O_WRONLY) of an existing file: its write bit (the devices everyone writes, crw-rw-rw- on the beds, are files here). */

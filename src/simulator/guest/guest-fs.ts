@@ -82,6 +82,9 @@ function checkedReads(memory: InMemoryFs, access: Access, read: (path: string) =
   };
 }
 
+/** The status of an entry with an identity (its inode: the key of its times). */
+type InodeStat = FsStat & { identity: NonNullable<FsStat['identity']> };
+
 /** A time given to utimes as an invalid Date: UTIME_OMIT, the time is left as it is. */
 const omitted = (time: Date): boolean => Number.isNaN(time.getTime());
 
@@ -537,8 +540,8 @@ export class GuestFs {
    * and ctime, a change of its metadata or names its ctime; a new one has all three now.
    */
   private async stamp(path: string, what: 'read' | 'write' | 'change' | 'made', follow = true): Promise<void> {
-    const st = await (follow ? this.base.stat(path) : this.base.lstat(path)).catch(() => undefined);
-    if (!st?.identity) return;
+    const st = await this.inode(path, follow);
+    if (!st) return;
     const now = clockNs();
     const t = this.times.of(st.identity, st.mtime);
     if (what === 'read') {
@@ -547,13 +550,23 @@ export class GuestFs {
     } else if (what === 'write') t.mtime = t.ctime = now;
     else if (what === 'change') t.ctime = now;
     else t.atime = t.mtime = t.ctime = now;
-    await this.restamp(path, t, follow);
+    await this.setTimes(path, st, t);
   }
 
   /** Gives the inode at `path` (following a final symlink unless `follow` is false) these times, its mtime in the in-memory filesystem too. */
   private async restamp(path: string, times: InodeTimes, follow = true): Promise<void> {
+    const st = await this.inode(path, follow);
+    if (st) await this.setTimes(path, st, times);
+  }
+
+  /** The status of the inode at `path` (a final symlink followed unless `follow` is false), when it has an identity. */
+  private async inode(path: string, follow: boolean): Promise<InodeStat | undefined> {
     const st = await (follow ? this.base.stat(path) : this.base.lstat(path)).catch(() => undefined);
-    if (!st?.identity) return;
+    return st?.identity ? (st as InodeStat) : undefined;
+  }
+
+  /** Records `times` for the inode `st` (read at `path`) and moves its mtime in the in-memory filesystem when it changed. */
+  private async setTimes(path: string, st: InodeStat, times: InodeTimes): Promise<void> {
     const mtime = this.times.set(st.identity, times);
     if (mtime.getTime() !== st.mtime.getTime()) await this.base.utimes(path, mtime, mtime);
   }
