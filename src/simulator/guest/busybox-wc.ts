@@ -44,9 +44,14 @@ function counts(data: Buffer): Record<(typeof order)[number], number> {
  * longest of the longest lines) after more than one file; a file it cannot open said and skipped,
  * a directory said (`Is a directory`) and counted as empty.
  */
-export async function wcCounting(args: string[], ctx: CommandContext): Promise<ExecResult> {
+/** The counts wc's options ask for, in busybox's order (lines, words and bytes when none is asked). */
+export function wcShown(args: string[]): (typeof order)[number][] {
   const types = new Set(args.filter((a) => /^-[lwcmL]+$/.test(a)).flatMap((a) => [...a.slice(1)]));
-  const shown = order.filter((t) => types.has(t));
+  return order.filter((t) => (types.size ? types.has(t) : t === 'l' || t === 'w' || t === 'c'));
+}
+
+export async function wcCounting(args: string[], ctx: CommandContext): Promise<ExecResult> {
+  const shown = wcShown(args);
   const files = args.filter((a) => !a.startsWith('-') || a === '-');
   const inputs = files.length ? files : ['-'];
   const pad = !(shown.length === 1 && inputs.length === 1);

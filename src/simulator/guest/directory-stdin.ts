@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
+import { wcShown } from './busybox-wc.js';
 
 /** A program's failure: its message and status 1. */
 const failed = (message: string): ExecResult => ({ stdout: '', stderr: `${message}\n`, exitCode: 1 });
@@ -28,8 +29,7 @@ const failures: Record<string, (args: string[]) => ExecResult> = {
 
 /** wc's counts of nothing for its options: one column bare, several at busybox's width of 9. */
 function wcZeros(args: string[]): string {
-  const flags = args.filter((a) => /^-[lwcmL]+$/.test(a)).flatMap((a) => [...a.slice(1)]);
-  const columns = new Set(flags.length ? flags : ['l', 'w', 'c']).size;
+  const columns = wcShown(args).length;
   return columns === 1 ? '0' : Array.from({ length: columns }, () => '0'.padStart(9)).join(' ');
 }
 
