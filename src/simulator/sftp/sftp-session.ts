@@ -303,27 +303,34 @@ export class SftpSession {
 
   /** os.Rename: over an existing name; `rename FROM TO: …` (the paths as sent) when it cannot. */
   private async rename(from: string, to: string): Promise<void> {
-    const src = resolve(from);
-    const dest = resolve(to);
-    const linkError = (errno: Errno): FxError => new FxError(errno, `rename ${from} ${to}: ${errnoText[errno]}`);
-    if (!(await this.fs.entry(src))) throw linkError('ENOENT');
-    const parent = await this.fs.entry(posix.dirname(dest));
-    if (parent?.type !== 'directory') throw linkError(parent ? 'ENOTDIR' : 'ENOENT');
+    const { src, dest } = await this.twoNames('rename', from, to);
     await this.fs.as({ uid: 0, gid: 0 }).mv(src, dest);
   }
 
   /** os.Link, in link(2)'s order of refusals: the existing name, then the new one, then a directory (EPERM). */
   private async hardlink(from: string, to: string): Promise<void> {
-    const src = resolve(from);
-    const dest = resolve(to);
-    const linkError = (errno: Errno): FxError => new FxError(errno, `link ${from} ${to}: ${errnoText[errno]}`);
-    const entry = await this.fs.entry(src);
-    if (!entry) throw linkError('ENOENT');
-    const parent = await this.fs.entry(posix.dirname(dest));
-    if (parent?.type !== 'directory') throw linkError(parent ? 'ENOTDIR' : 'ENOENT');
-    if (await this.fs.entry(dest)) throw linkError('EEXIST');
-    if (entry.type === 'directory') throw linkError('EPERM');
+    const { src, dest, entry, refusal } = await this.twoNames('link', from, to);
+    if (await this.fs.entry(dest)) throw refusal('EEXIST');
+    if (entry.type === 'directory') throw refusal('EPERM');
     await this.fs.as({ uid: 0, gid: 0 }).link(src, dest);
+  }
+
+  /**
+   * The checks os.Rename and os.Link share, as Go words their failure (`OP FROM TO: why`, the paths
+   * as sent): the existing name must be there, the new one's directory too.
+   */
+  private async twoNames(
+    op: 'rename' | 'link',
+    from: string,
+    to: string,
+  ): Promise<{ src: string; dest: string; entry: GuestEntry; refusal: (errno: Errno) => FxError }> {
+    const [src, dest] = [resolve(from), resolve(to)];
+    const refusal = (errno: Errno): FxError => new FxError(errno, `${op} ${from} ${to}: ${errnoText[errno]}`);
+    const entry = await this.fs.entry(src);
+    if (!entry) throw refusal('ENOENT');
+    const parent = await this.fs.entry(posix.dirname(dest));
+    if (parent?.type !== 'directory') throw refusal(parent ? 'ENOTDIR' : 'ENOENT');
+    return { src, dest, entry, refusal };
   }
 
   private addHandle(h: Handle): Buffer {
