@@ -44,11 +44,15 @@ if pid == 0:
 os.close(slave)
 fd = master
 out = b''
-def read_for(seconds):
+def read_for(seconds, done=None):
+    """Reads the terminal for `seconds`, or until done(what was read since the call) holds; False once the client has closed it."""
     global out
+    start = len(out)
     end = time.time() + seconds
     while time.time() < end:
-        r, _, _ = select.select([fd], [], [], 0.05)
+        if done and done(out[start:]):
+            return True
+        r, _, _ = select.select([fd], [], [], 0.02)
         if r:
             try:
                 chunk = os.read(fd, 4096)
@@ -59,9 +63,21 @@ def read_for(seconds):
             out += chunk
     return True
 
+def prompted(since):
+    """The shell reads a line again: busybox's line editor sends its cursor-position query (ESC [ 6 n) after every prompt."""
+    return since.endswith(b'\x1b[6n')
+
+def answered(since):
+    """The editor has taken a key: it echoed it, moved the cursor or rang the bell."""
+    return len(since) > 0
+
+# Keys that end the editor's line (Enter, Ctrl-C, Ctrl-D): until the next prompt the terminal is
+# out of the editor's raw mode, so a key typed then would be the kernel's to echo, not the editor's.
+LINE_ENDS = (b'\r', b'\x03', b'\x04')
+
 # One key: an escape sequence (CSI with its parameters, or SS3), ESC and one character (Alt-x), or one character.
 key_pattern = re.compile(rb'\x1b\[[0-9;]*[~A-Za-z]|\x1bO.|\x1b.|.', re.S)
-alive = read_for(1.5)
+alive = read_for(10.0, prompted)
 for step in steps:
     if not alive:
         break
@@ -74,15 +90,25 @@ for step in steps:
             os.write(fd, key)
             # busybox's line editor tells keys apart by time: after ESC it waits 50 ms for the rest of
             # a sequence, and after an unknown one it drops what comes within 50 ms. A lone ESC and a
-            # whole write are followed by a pause far past that window, so that the next key arrives
-            # apart even when a loaded machine (CI) delays the bytes before it by a few hundred ms.
-            if not read_for(1.0 if whole or key == b'\x1b' else 0.2):
-                alive = False
+            # whole write answer nothing: they are followed by a pause far past that window, so that
+            # the next key arrives apart even when a loaded machine (CI) delays the bytes before it
+            # by a few hundred ms. Any other key is typed once the editor has answered it (it answers
+            # after the window, so the next key is apart), or after 0.2 s for a key it answers with
+            # nothing; a key that ends the line waits for the next prompt.
+            if whole or key == b'\x1b':
+                alive = read_for(1.0)
+            elif key in LINE_ENDS:
+                alive = read_for(2.0, prompted)
+            else:
+                alive = read_for(0.2, answered)
+            if not alive:
                 break
         continue
     else:
         os.write(fd, step.encode() + b'\r')
-    alive = read_for(1.0)
+    # A line typed whole: its command has run once the next prompt is out (a line the shell answers
+    # with no prompt, as `exit`, ends the session or waits the 2 s out).
+    alive = read_for(2.0, prompted)
 # The session ends with the shell (exit, Ctrl-D): read until the client closes the terminal, so
 # that what the shell wrote last is kept however late a loaded daemon sends it (a fixed second lost
 # the bell and the newline of a Ctrl-D). A session that never ends is cut after a minute.
