@@ -4,6 +4,7 @@ import { Access } from './guest-access.js';
 import { HardLinks } from './guest-links.js';
 import { fsError } from './fs-error.js';
 import { clockNs, nsOf, TimeTable, dateOf, type InodeTimes } from './inode-times.js';
+import type { ProgramLookup } from './guest-programs.js';
 
 /** Who owns an entry of a guest's filesystem. */
 export interface Owner {
@@ -105,6 +106,9 @@ function overridden(memory: InMemoryFs, overrides: Partial<Record<keyof InMemory
  * image's files do. The shell writes through {@link as}, so what a command creates belongs to
  * the user it runs as; the files API writes through {@link write} and {@link mkdir}.
  */
+/** How just-bash's stand-in for a command it registers starts. */
+const commandStandIn = '#!/bin/bash\n# Built-in command: ';
+
 export class GuestFs {
   private readonly owners = new Map<string, Owner>();
   /** The files with more than one name (`ln`), whose names show one content, mode, time and owner. */
@@ -325,7 +329,7 @@ export class GuestFs {
    * it ({@link Access}: EACCES, EPERM): search on a path's directories for every call, read on a
    * file it reads and a directory it lists.
    */
-  as(owner: Owner, umask: () => number = () => defaultUmask): IFileSystem {
+  as(owner: Owner, umask: () => number = () => defaultUmask, programs?: ProgramLookup): IFileSystem {
     const memory = this.memory;
     const access = new Access(this, owner);
     const creating =
@@ -432,8 +436,15 @@ export class GuestFs {
         await this.synced(path);
       },
     };
-    // The shell's cd and test -r/-w/-x ask the checks themselves (the patched just-bash: chdir(2), busybox test's test_eaccess).
-    return overridden(memory, { ...overrides, access } as Partial<Record<keyof InMemoryFs, unknown>>);
+    // just-bash writes a stand-in file for each command it registers into /bin and /usr/bin, over
+    // whatever is there: the guest's programs are the image's files instead (guest-layout.ts).
+    const writeFileSync = (path: string, content: unknown, ...rest: never[]): void => {
+      if (typeof content === 'string' && content.startsWith(commandStandIn)) return;
+      memory.writeFileSync(path, content as string, ...rest);
+    };
+    // The shell's cd and test -r/-w/-x ask the checks themselves (the patched just-bash: chdir(2), busybox test's test_eaccess),
+    // and its look-up of a program asks `jbPrograms` (guest-programs.ts).
+    return overridden(memory, { ...overrides, writeFileSync, access, jbPrograms: programs } as Partial<Record<keyof InMemoryFs, unknown>>);
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { InMemoryFs } from 'just-bash';
+import { appletLinks, busyboxImage, busyboxPath, programImage } from './busybox-applets.js';
 
 /** When the image's files were made (their mtime), as the test bed's image build dates them. */
 const imageBuilt = new Date('2026-11-22T06:30:00Z');
@@ -26,10 +27,15 @@ BUG_REPORT_URL="https://bugs.debian.org/"
  * (scripts/testbed-image.sh): `bin dev etc linuxrc proc root run sbin sys tmp usr var`, root's
  * passwd and group lines and `/sbin/testinit`, and no `/etc/os-release` (the real image has none,
  * and the differential suites hold the simulator to it). A Debian image adds what Debian has:
- * `/etc/os-release`, `/etc/debian_version`, `/home`, `/opt`, `/srv`. The programs themselves are the
- * shell's (just-bash puts a stub for each in /bin and /usr/bin).
+ * `/etc/os-release`, `/etc/debian_version`, `/home`, `/opt`, `/srv`.
+ *
+ * The programs: on the busybox image, /bin/busybox (0755, the bed's size; its bytes are the
+ * simulator's stand-in, busybox-applets.ts) and a symlink to it for each applet where the bed has
+ * one (`/bin/ls -> /bin/busybox`). A Debian image has its programs as files of their own in
+ * /usr/bin and /usr/sbin (Debian's merged /usr), each the same stand-in. `programs`: more program
+ * files the image carries (`/usr/bin/python3`).
  */
-export async function layOut(fs: InMemoryFs, os: string): Promise<void> {
+export async function layOut(fs: InMemoryFs, os: string, programs: readonly string[] = []): Promise<void> {
   const dirs: [string, number][] = [
     ['/bin', 0o755],
     ['/dev', 0o755],
@@ -49,7 +55,13 @@ export async function layOut(fs: InMemoryFs, os: string): Promise<void> {
   for (const [path] of dirs) fs.mkdirSync(path, { recursive: true });
   file('/etc/passwd', 'root:x:0:0:root:/root:/bin/sh\n');
   file('/etc/group', 'root:x:0:\n');
-  file('/bin/busybox', '', 0o755);
+  fs.writeFileSync(busyboxPath, busyboxImage, undefined, { mode: 0o755, mtime: imageBuilt });
+  for (const [dir, names] of Object.entries(appletLinks))
+    for (const name of names.split(' ')) {
+      if (os === 'Debian') fs.writeFileSync(`/usr${dir.replace(/^\/usr/, '')}/${name}`, busyboxImage, undefined, { mode: 0o755, mtime: imageBuilt });
+      else await fs.symlink(busyboxPath, `${dir}/${name}`);
+    }
+  for (const path of programs) fs.writeFileSync(path, programImage, undefined, { mode: 0o755, mtime: imageBuilt });
   file('/sbin/testinit', testinit, 0o755);
   if (os === 'Debian') {
     file('/etc/os-release', debianOsRelease);

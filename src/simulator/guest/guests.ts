@@ -22,6 +22,8 @@ import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scri
 import { trapPoints } from './signal-traps.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
 import { pythonCommand } from './guest-python.js';
+import { appletNames } from './busybox-applets.js';
+import { programLookup } from './guest-programs.js';
 
 /** One command to run in a guest, as the exec request gives it. */
 export interface GuestCommand {
@@ -133,10 +135,11 @@ function loadJustBash(): Promise<JustBash> {
 }
 
 /** A filesystem laid out as an image of `os` has it (the image's `os` property, copied into `image.os` on create; seeded instances are busybox). */
-async function laidOut(os: string | undefined): Promise<GuestFs> {
+async function laidOut(config: SimInstance['config']): Promise<GuestFs> {
   const { InMemoryFs } = await loadJustBash();
   const memory: InMemoryFs = new InMemoryFs();
-  await layOut(memory, os ?? 'busybox');
+  const python = config['image.reflex.python'];
+  await layOut(memory, config['image.os'] ?? 'busybox', python ? [python] : []);
   return new GuestFs(memory);
 }
 
@@ -219,7 +222,7 @@ export class Guests {
    */
   publishedFs(from: SimInstance, snap: SimSnapshot | undefined): Promise<GuestFs> {
     if (!snap) return this.fs(from);
-    return this.snapshotFilesystems.get(snap) ?? laidOut(from.config['image.os']);
+    return this.snapshotFilesystems.get(snap) ?? laidOut(from.config);
   }
 
   /** Keeps the files under `rootfs/` of an uploaded unified image the simulator published (its export) as what an instance made from it starts from. */
@@ -247,7 +250,7 @@ export class Guests {
   fs(inst: SimInstance): Promise<GuestFs> {
     let fs = this.filesystems.get(inst);
     if (!fs) {
-      fs = laidOut(inst.config['image.os']);
+      fs = laidOut(inst.config);
       this.filesystems.set(inst, fs);
     }
     return fs;
@@ -349,14 +352,21 @@ export class Guests {
       ...scripted,
     ];
     const ownNames = new Set(own.map((c) => c.name));
-    // `busybox --list`: the programs the guest runs (not the shell's builtins nor scripted commands).
-    const notApplets = new Set(['bash', ...shellState.commands.map((c) => c.name), ...scripted.map((c) => c.name)]);
-    const applets = (): string[] => [...new Set([...ownNames, ...busyboxPrograms, 'busybox'])].filter((n) => !notApplets.has(n));
+    // An applet of the bed's busybox the simulator does not have answers so, where busybox would run it.
+    const missing = appletNames.filter((n) => !ownNames.has(n) && !busyboxPrograms.has(n) && n !== 'busybox').map(notSimulated);
+    // What a link to busybox runs: its applets, and a program of the image's own (python3).
+    const python = inst.config['image.reflex.python'];
+    const runnable = new Set([...appletNames, ...(python ? [basename(python)] : [])]);
     // /proc/self is the process that reads it: each program while it runs, the shell (or the program run alone) between.
     const top = { comm: shellName ?? basename(program ?? 'sh'), argv: [...cmd.argv] };
     const asSelf = (comm: string, argv: readonly string[]): Promise<void> =>
       writeSelf(fs, top.comm === comm && argv === top.argv ? shellPid : shellPid + 1, comm, argv, uid, gid);
-    const custom: Command[] = [...own, busyboxItself(applets), ...[...busyboxPrograms].filter((n) => !ownNames.has(n)).map(passThrough)].map((c) =>
+    const custom: Command[] = [
+      ...own,
+      ...missing,
+      busyboxItself(() => [...appletNames]),
+      ...[...busyboxPrograms].filter((n) => !ownNames.has(n)).map(passThrough),
+    ].map((c) =>
       gated(c, gate, {
         before: async (args) => {
           writeDevices(fs);
@@ -366,7 +376,7 @@ export class Guests {
       }),
     );
     const bash = new Bash({
-      fs: fs.as({ uid, gid }, shellState.umask),
+      fs: fs.as({ uid, gid }, shellState.umask, programLookup(runnable)),
       cwd: '/',
       env: {},
       defenseInDepth: false,
@@ -467,6 +477,11 @@ function gated(command: Command, gate: ProgramGate, hooks: ProgramHooks): Comman
       }
     },
   };
+}
+
+/** An applet of the bed's busybox that the simulator does not run: it says so, with busybox's status for an applet it lacks. */
+function notSimulated(name: string): Command {
+  return { name, execute: async () => ({ stdout: '', stderr: `${name}: applet not simulated by the Reflex simulator\n`, exitCode: 127 }) };
 }
 
 /** One of just-bash's own programs, unchanged. */

@@ -109,8 +109,6 @@ function isBareShell(command: readonly string[]): boolean {
   return /^(?:\/(?:usr\/)?bin\/)?(?:sh|ash|bash)$/.test(program ?? '') && args.every((a) => a === '-i' || a === '-l' || a === '--login');
 }
 
-const stubStart = '#!/bin/bash\n# Built-in command: ';
-
 /** A directory of the guest for Tab completion, each name with whether it is (or links to) a directory. */
 async function listDirectory(guests: Guests, inst: SimInstance, dir: string): Promise<CompletionEntry[] | undefined> {
   const fs = await guests.fs(inst);
@@ -120,9 +118,7 @@ async function listDirectory(guests: Guests, inst: SimInstance, dir: string): Pr
       names.map(async (name) => {
         const path = posix.join(dir, name);
         const st = await fs.memory.stat(path).catch(() => undefined);
-        // The shell's stand-in for a program it runs, which just-bash writes in /bin and /usr/bin.
-        const stub = st?.isFile === true && st.size < 200 && (await fs.memory.readFile(path)).startsWith(stubStart);
-        return { name, directory: st?.isDirectory === true, stub };
+        return { name, directory: st?.isDirectory === true };
       }),
     );
   } catch {

@@ -1,0 +1,77 @@
+import { posix } from 'node:path';
+import type { IFileSystem } from 'just-bash';
+import { appletNames, isProgramImage } from './busybox-applets.js';
+
+/** A command as just-bash registered it (what its runner calls). */
+interface Registered {
+  name: string;
+  execute: (...args: never[]) => unknown;
+}
+
+/** What the shell runs for a command word, in just-bash's terms; null: not found. */
+export type FoundProgram =
+  { cmd: Registered; path: string } | { script: true; path: string } | { error: 'not_found' | 'permission_denied'; path: string } | null;
+
+/**
+ * How the guest's shell finds its programs, as busybox's ash does (built with standalone applets):
+ * a word that names an applet runs it whatever PATH and the files hold (`ls` after `rm /bin/ls`),
+ * and `type`/`command -v` say `ls is ls`; a file found by its path or on PATH runs as busybox runs
+ * when it is a link to (a copy of) the busybox binary, the applet its name says (`ln -s
+ * /bin/busybox /tmp/x; /tmp/x`: `x: applet not found`), and as a script otherwise. The patched
+ * just-bash asks it (`fs.jbPrograms`) before its own look-up, which took any registered name as a
+ * program and wrote a stand-in file for each in /bin and /usr/bin.
+ */
+export interface ProgramLookup {
+  /** What runs for `word` (`path`: it resolved, when the word has a slash); undefined: just-bash's own look-up. */
+  find(
+    fs: IFileSystem,
+    word: string,
+    path: string | undefined,
+    commands: Map<string, Registered>,
+    searchPath: string,
+  ): Promise<FoundProgram | undefined>;
+  /** What `type` and `command -v` say `word` is: the applet's own name; undefined: just-bash's answer. */
+  shown(word: string, commands: Map<string, Registered>): string | undefined;
+}
+
+const applets: ReadonlySet<string> = new Set(appletNames);
+
+/**
+ * The look-up for a guest whose busybox-linked files run `runnable` (the bed's applets and any
+ * program the image adds, python3). Other registered commands (the simulator's own helpers,
+ * scripted commands, `bash`) run by name only and have no file.
+ */
+export function programLookup(runnable: ReadonlySet<string>): ProgramLookup {
+  const asApplet = (name: string, path: string, commands: Map<string, Registered>): FoundProgram => {
+    const cmd = runnable.has(name) ? commands.get(name) : undefined;
+    return { cmd: cmd ?? appletNotFound(name), path };
+  };
+  const fileAt = async (fs: IFileSystem, path: string, commands: Map<string, Registered>): Promise<FoundProgram> => {
+    if (!(await fs.exists(path))) return { error: 'not_found', path };
+    const st = await fs.stat(path).catch(() => undefined);
+    if (!st) return { error: 'not_found', path };
+    if (st.isDirectory || (st.mode & 0o111) === 0) return { error: 'permission_denied', path };
+    const bytes = await fs.readFileBuffer(path).catch(() => undefined);
+    return bytes && isProgramImage(bytes) ? asApplet(posix.basename(path), path, commands) : { script: true, path };
+  };
+  return {
+    async find(fs, word, path, commands, searchPath) {
+      if (path !== undefined) return fileAt(fs, path, commands);
+      const cmd = commands.get(word);
+      if (cmd) return { cmd, path: word };
+      for (const dir of searchPath.split(':')) {
+        if (!dir) continue;
+        const found = await fileAt(fs, posix.join(dir.startsWith('/') ? dir : fs.resolvePath('/', dir), word), commands);
+        // A name on PATH that is not executable is passed over, as execvp(3) goes on to the next directory.
+        if (found && !('error' in found)) return found;
+      }
+      return null;
+    },
+    shown: (word, commands) => (applets.has(word) && commands.has(word) ? word : undefined),
+  };
+}
+
+/** What busybox says when it is called by a name that is none of its applets. */
+function appletNotFound(name: string): Registered {
+  return { name, execute: async () => ({ stdout: '', stderr: `${name}: applet not found\n`, exitCode: 127 }) };
+}
