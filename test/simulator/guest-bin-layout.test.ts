@@ -126,3 +126,16 @@ describe('finding a program', () => {
     expect(r.stderr).toBe('ifup: applet not simulated by the Reflex simulator\n'.repeat(2));
   });
 });
+
+describe('a Debian image', () => {
+  it('has its programs as files in /usr/bin, each reached from /bin too (merged /usr); no probe bed, so as Debian 12 lays them out', async () => {
+    const deb = await startGuestShell('deb', { 'image.os': 'Debian' });
+    try {
+      const r = await deb.sh('which ls; ls -l /usr/bin/ls | cut -c1-10; readlink /bin/sh; /bin/sh -c "echo hi"; /usr/bin/env ls -d /tmp');
+      expect(r.stdout).toBe('/usr/bin/ls\n-rwxr-xr-x\n/usr/bin/sh\nhi\n/tmp\n');
+      expect(r.stderr).toBe('');
+    } finally {
+      await deb.close();
+    }
+  });
+});
