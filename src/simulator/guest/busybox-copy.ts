@@ -73,7 +73,7 @@ export async function mv(args: string[], ctx: CommandContext): Promise<ExecResul
   };
   if (operands.length === 1 && typeof dir !== 'string') {
     const d = await cpMvStat('mv', files, last, true, o);
-    if (d === -1) return done({ ...o, failed: true });
+    if (d === -1) return done(o, true);
     // -T renames onto DEST as it is (an empty directory is replaced).
     if (d !== 3 || p.opts.has('T')) return (await move(operands[0]!, last, d), done(o));
   }
@@ -239,9 +239,9 @@ export async function cp(args: string[], ctx: CommandContext, umask: number): Pr
   };
   if (operands.length === 1 && typeof dir !== 'string') {
     const s = await cpMvStat('cp', files, operands[0]!, !opt.keepLinks || has('H'), o);
-    if (s === -1) return done({ ...o, failed: true });
+    if (s === -1) return done(o, true);
     const d = await cpMvStat('cp', files, last, true, o);
-    if (d === -1) return done({ ...o, failed: true });
+    if (d === -1) return done(o, true);
     if (has('T') || !((s | d) & 2) || (opt.recurse && s === 3 && d === 0)) {
       o.failed = !(await copy(operands[0]!, last, true));
       return done(o);

@@ -6,6 +6,7 @@ import { mountOf } from './busybox-stat.js';
 import { statusOf, type FileStatus } from './file-status.js';
 import { isRefusal } from './guest-access.js';
 import type { ProgramHost } from './program-host.js';
+import { ProgramOutput } from './program-output.js';
 
 const usage =
   `${banner}Usage: du [-aHLdclsxhmk] [FILE]...\n\nSummarize disk space used for FILEs (or directories)\n\n` +
@@ -117,18 +118,17 @@ export function duCommand(host: ProgramHost): Command {
       const { options: o, files } = parsed;
       const files$ = new Files(ctx.fs, ctx.cwd);
       const seen = new Set<number>();
-      let stdout = '';
-      let stderr = '';
+      const out = new ProgramOutput();
       let failed = false;
       let followBelow = o.followBelow;
       const print = (size: bigint, name: string): void => {
         // busybox rounds a fixed unit up (as coreutils), a human-readable size to nearest.
         const unit = o.unit ?? (o.apparent ? 1n : 1024n);
         const rounded = unit !== 0n && !o.apparent ? size + (unit - 1n) / 1024n : size;
-        stdout += `${humanReadable(rounded, o.apparent ? 1n : 512n, unit)}\t${name}\n`;
+        out.stdout += `${humanReadable(rounded, o.apparent ? 1n : 512n, unit)}\t${name}\n`;
       };
       const perror = async (name: string): Promise<void> => {
-        stderr += `du: ${name}: ${errnos[await files$.missing(name)]}\n`;
+        out.stderr += `du: ${name}: ${errnos[await files$.missing(name)]}\n`;
         failed = true;
       };
       const du = async (name: string, depth: number, startFs: string): Promise<bigint> => {
@@ -153,7 +153,7 @@ export function duCommand(host: ProgramHost): Command {
             names = await host.fs.list(await host.fs.memory.realpath(path));
           } catch (e) {
             if (!isRefusal(e)) throw e;
-            stderr += `du: can't open '${name}': Permission denied\n`;
+            out.stderr += `du: can't open '${name}': Permission denied\n`;
             failed = true;
             return sum;
           }
@@ -165,7 +165,7 @@ export function duCommand(host: ProgramHost): Command {
       let total = 0n;
       for (const f of files) total += await du(f, 0, mountOf(posix.resolve(ctx.cwd, f)));
       if (o.total) print(total, 'total');
-      return { stdout, stderr, exitCode: failed ? 1 : 0 };
+      return out.result(failed ? 1 : 0);
     },
   };
 }

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import type { ExecResult, IFileSystem } from 'just-bash';
 import { symlinkLoop } from './file-status.js';
 import { refused } from './guest-access.js';
+import { ProgramOutput } from './program-output.js';
 
 /**
  * What busybox's programs on files share (getopt32's reading of a command line is busybox-getopt.ts's): the system calls
@@ -176,11 +177,9 @@ export function lastComponent(path: string): string {
 /** busybox's concat_path_file: `dir/name` with one slash between. */
 export const joinPath = (dir: string, name: string): string => (dir.endsWith('/') ? `${dir}${name}` : `${dir}/${name}`);
 
-export interface Outcome {
-  stdout: string;
-  stderr: string;
-  failed: boolean;
-}
+/** A file program's output, in the order written (program-output.ts), and whether an operand failed. */
+export type Outcome = ProgramOutput & { failed: boolean };
 
-export const outcome = (): Outcome => ({ stdout: '', stderr: '', failed: false });
-export const done = (o: Outcome): ExecResult => ({ stdout: o.stdout, stderr: o.stderr, exitCode: o.failed ? 1 : 0 });
+export const outcome = (): Outcome => Object.assign(new ProgramOutput(), { failed: false });
+/** The program's result: status 1 when an operand failed (`failed`, unless given). */
+export const done = (o: Outcome, failed = o.failed): ExecResult => o.result(failed ? 1 : 0);

@@ -6,6 +6,7 @@ import { dateOf } from './inode-times.js';
 import { accountNames, modeString, statusOf, symlinkLoop, type FileStatus } from './file-status.js';
 import { errnos } from './busybox-file-calls.js';
 import { refused } from './guest-access.js';
+import { ProgramOutput } from './program-output.js';
 import type { ProgramHost } from './program-host.js';
 
 const usage =
@@ -158,8 +159,7 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
       // busybox reads the width off the terminal less one column; 80 less one without one.
       const width = o.width ?? (terminal ? terminal.cols : 80) - 1;
       const style = o.long ? 'one' : (o.style ?? (terminal ? 'down' : 'one'));
-      let stdout = '';
-      let stderr = '';
+      const out = new ProgramOutput();
       let exitCode = 0;
       const now = Date.now();
 
@@ -174,7 +174,7 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
             : (await notADirectory(fullname))
               ? errnos.ENOTDIR
               : errnos.ENOENT;
-        stderr += `ls: ${fullname}: ${why}\n`;
+        out.stderr += `ls: ${fullname}: ${why}\n`;
         exitCode = 1;
         return undefined;
       };
@@ -233,7 +233,7 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
       const show = async (nodes: Node[]): Promise<void> => {
         const cells = await Promise.all(nodes.map(single));
         if (style === 'one') {
-          for (const cell of cells) stdout += `${cell}\n`;
+          for (const cell of cells) out.stdout += `${cell}\n`;
           return;
         }
         const widest = Math.max(0, ...nodes.map((n) => [...n.name].length));
@@ -257,7 +257,7 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
             line += cells[i]!;
             column += visibleLength(cells[i]!);
           }
-          stdout += `${line}\n`;
+          out.stdout += `${line}\n`;
         }
       };
 
@@ -267,13 +267,13 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
       };
 
       const listDir = async (dir: Node, header: boolean, first: boolean): Promise<void> => {
-        if (header) stdout += `${first ? '' : '\n'}${dir.fullname}:\n`;
+        if (header) out.stdout += `${first ? '' : '\n'}${dir.fullname}:\n`;
         let entries: string[];
         try {
           entries = await host.fs.list(dir.path);
         } catch {
-          stderr += `ls: can't open '${dir.fullname}': Permission denied\n`;
-          if (o.long || o.blocks) stdout += total([]);
+          out.stderr += `ls: can't open '${dir.fullname}': Permission denied\n`;
+          if (o.long || o.blocks) out.stdout += total([]);
           exitCode = 1;
           return;
         }
@@ -286,7 +286,7 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
           if (node) nodes.push(node);
         }
         const order = sorted(nodes);
-        if (o.long || o.blocks) stdout += total(order);
+        if (o.long || o.blocks) out.stdout += total(order);
         await show(order);
         if (!o.recursive) return;
         for (const sub of order) if (sub.status.type === 'directory' && sub.name !== '.' && sub.name !== '..') await listDir(sub, true, false);
@@ -307,7 +307,7 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
         await listDir(dir, operands.length > 1 || o.recursive, first);
         first = false;
       }
-      return { stdout, stderr, exitCode };
+      return out.result(exitCode);
     },
   };
 }

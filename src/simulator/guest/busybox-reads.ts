@@ -4,6 +4,7 @@ import { banner } from './busybox-getopt.js';
 import { refused } from './guest-access.js';
 import { bytesOutput } from './bytes-output.js';
 import { stdinBytes, type ProgramHost } from './program-host.js';
+import { ProgramOutput } from './program-output.js';
 
 /**
  * Why open(2) of `name` for reading fails for the command's user, in strerror's words (a path it
@@ -109,8 +110,7 @@ function headCommand(host: ProgramHost): Command {
       }
       if (files.length === 0) files.push('-');
       const withHeaders = files.length > headers;
-      const out: Buffer[] = [];
-      let stderr = '';
+      const out = new ProgramOutput();
       let first = true;
       for (const f of files) {
         const header = `${first ? '' : '\n'}==> ${f === '-' ? 'standard input' : f} <==\n`;
@@ -118,20 +118,19 @@ function headCommand(host: ProgramHost): Command {
         if (f !== '-') {
           const why = await openFailure(ctx.fs, ctx.cwd, f);
           if (why) {
-            stderr += `head: ${f}: ${why}\n`;
+            out.stderr += `head: ${f}: ${why}\n`;
             continue;
           }
         }
-        if (withHeaders) out.push(Buffer.from(header));
+        if (withHeaders) out.bytes(Buffer.from(header));
         if (f !== '-' && (await isDirectory(ctx.fs, ctx.cwd, f))) {
-          stderr += `head: ${f}: Input/output error\n`;
+          out.stderr += `head: ${f}: Input/output error\n`;
           continue;
         }
         const data = f === '-' ? stdinBytes(ctx) : Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, f)));
-        out.push(bytes ? data.subarray(0, count.allBut ? Math.max(0, data.length - count.n) : count.n) : firstLines(data, count.n, count.allBut));
+        out.bytes(bytes ? data.subarray(0, count.allBut ? Math.max(0, data.length - count.n) : count.n) : firstLines(data, count.n, count.allBut));
       }
-      const data = Buffer.concat(out);
-      return data.length ? bytesOutput(host.rawOutput, data, stderr, stderr ? 1 : 0) : { stdout: '', stderr, exitCode: stderr ? 1 : 0 };
+      return out.result(out.stderr ? 1 : 0, host.rawOutput);
     },
   };
 }
@@ -188,7 +187,10 @@ function tailCommand(host: ProgramHost): Command {
       }
       // `-` alone is stdin, which just-bash's tail reads when it is given no file.
       const result = await ctx.origCommand(operands === 1 && kept.includes('-') ? kept.filter((k) => k !== '-') : kept);
-      return { ...result, stderr: stderr + result.stderr, exitCode: stderr ? 1 : result.exitCode };
+      const out = new ProgramOutput();
+      out.stderr += stderr;
+      out.append(result);
+      return out.result(stderr ? 1 : result.exitCode, host.rawOutput);
     },
   };
 }

@@ -64,44 +64,12 @@ export function busyboxText(): Command[] {
       return { ...result, stdout: result.stdout.replace(/^ *(\d+) /gm, (_m, n: string) => `${n.padStart(7)} `) };
     },
   };
+  // busybox's wc counted in one place (busybox-wc.ts), so its lines and its messages come out in the order it wrote them.
   const wc: Command = {
     name: 'wc',
     async execute(args, ctx) {
       if (!ctx.origCommand) return fail('sh: wc: not found\n', 127);
-      if (args.some((a) => /^-[lwcm]*L/.test(a))) return wcCounting(args, ctx);
-      const result = await ctx.origCommand(args);
-      const types = new Set(args.filter((a) => /^-[lwcmL]+$/.test(a)).flatMap((a) => [...a.slice(1)]));
-      const count = types.size || 3;
-      const files = args.filter((a) => !a.startsWith('-') || a === '-');
-      // One count of one file (or of stdin) is printed as it is; anything else is padded to 9.
-      const pad = !(count === 1 && files.length <= 1);
-      const line = new RegExp(`^\\s*((?:\\d+\\s+){${count - 1}}\\d+)(?: (.*))?$`);
-      let stdout = result.stdout
-        .split('\n')
-        .map((l) => {
-          const m = line.exec(l);
-          if (!m) return l;
-          const nums = m[1]!.trim().split(/\s+/);
-          const cells = nums.map((n) => (pad ? n.padStart(9) : n)).join(' ');
-          return m[2] === undefined ? cells : `${cells} ${m[2]}`;
-        })
-        .join('\n');
-      // A directory opens: busybox counts nothing in it (a line of zeros in its place) after saying its read failed.
-      const directories = await Promise.all(files.map((f) => f !== '-' && isDirectory(ctx.fs, ctx.cwd, f)));
-      if (directories.includes(true)) {
-        const lines = stdout.split('\n');
-        const zeros = Array<string>(count)
-          .fill(pad ? '0'.padStart(9) : '0')
-          .join(' ');
-        const placed: string[] = [];
-        let at = 0;
-        files.forEach((f, i) => {
-          if (directories[i]) placed.push(`${zeros} ${f}`);
-          else if (lines[at]?.endsWith(` ${f}`)) placed.push(lines[at++]!);
-        });
-        stdout = [...placed, ...lines.slice(at)].join('\n');
-      }
-      return { ...result, stdout, stderr: await withOpenFailures('wc', result.stderr, ctx.fs, ctx.cwd, 'Is a directory') };
+      return wcCounting(args, ctx);
     },
   };
   const xargs: Command = {

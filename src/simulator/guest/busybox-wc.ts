@@ -1,6 +1,7 @@
 import type { CommandContext, ExecResult } from 'just-bash';
 import { isDirectory, openFailure } from './busybox-reads.js';
 import { stdinBytes } from './program-host.js';
+import { ProgramOutput } from './program-output.js';
 
 /** busybox's counts in the order it prints them: lines, words, characters, bytes, longest line. */
 const order = ['l', 'w', 'm', 'c', 'L'] as const;
@@ -58,24 +59,23 @@ export async function wcCounting(args: string[], ctx: CommandContext): Promise<E
   const line = (n: Record<string, number>, name: string | undefined): string =>
     `${shown.map((t) => (pad ? String(n[t]).padStart(9) : String(n[t]))).join(' ')}${name === undefined ? '' : ` ${name}`}\n`;
   const total: Record<string, number> = { l: 0, w: 0, m: 0, c: 0, L: 0 };
-  let stdout = '';
-  let stderr = '';
+  const o = new ProgramOutput();
   for (const f of inputs) {
     let data: Buffer = Buffer.alloc(0);
     if (f === '-') data = stdinBytes(ctx);
     else {
       const why = await openFailure(ctx.fs, ctx.cwd, f);
       if (why) {
-        stderr += `wc: ${f}: ${why}\n`;
+        o.stderr += `wc: ${f}: ${why}\n`;
         continue;
       }
-      if (await isDirectory(ctx.fs, ctx.cwd, f)) stderr += `wc: ${f}: Is a directory\n`;
+      if (await isDirectory(ctx.fs, ctx.cwd, f)) o.stderr += `wc: ${f}: Is a directory\n`;
       else data = Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, f)));
     }
     const n = counts(data);
     for (const t of order) total[t] = t === 'L' ? Math.max(total[t]!, n[t]) : total[t]! + n[t];
-    stdout += line(n, files.length ? f : undefined);
+    o.stdout += line(n, files.length ? f : undefined);
   }
-  if (inputs.length > 1) stdout += line(total, 'total');
-  return { stdout, stderr, exitCode: stderr ? 1 : 0 };
+  if (inputs.length > 1) o.stdout += line(total, 'total');
+  return o.result(o.stderr ? 1 : 0);
 }

@@ -3,6 +3,7 @@ import { posix } from 'node:path';
 import type { Command, ExecResult, IFileSystem } from 'just-bash';
 import { symlinkLoop } from './file-status.js';
 import { refused } from './guest-access.js';
+import { rewordStderr } from './program-output.js';
 import type { CommandOutcome } from './scripted-commands.js';
 
 /** What the guest's own programs need to know about the process running them. */
@@ -242,21 +243,23 @@ export function catCommand(): Command {
       if (!ctx.origCommand) return fail('sh: cat: not found\n', 127);
       const result = await ctx.origCommand(args);
       if (result.stderr === '') return result;
-      let stderr = '';
-      for (const line of result.stderr.split(/(?<=\n)/)) {
-        const m = /^cat: (.*): No such file or directory(\n?)$/.exec(line);
-        // A symlink loop is not a missing file: open(2) says ELOOP; nor is one the user may not read (EACCES).
-        const path = m && posix.resolve(ctx.cwd, m[1]!);
-        const why = !path
-          ? ''
-          : (await refused(ctx.fs, path, true))
-            ? 'Permission denied'
-            : (await symlinkLoop(ctx.fs, path, true))
-              ? 'Too many levels of symbolic links'
-              : 'No such file or directory';
-        stderr += m ? `cat: can't open '${m[1]}': ${why}${m[2]}` : line;
-      }
-      return { ...result, stderr };
+      return rewordStderr(result, async (text) => {
+        let stderr = '';
+        for (const line of text.split(/(?<=\n)/)) {
+          const m = /^cat: (.*): No such file or directory(\n?)$/.exec(line);
+          // A symlink loop is not a missing file: open(2) says ELOOP; nor is one the user may not read (EACCES).
+          const path = m && posix.resolve(ctx.cwd, m[1]!);
+          const why = !path
+            ? ''
+            : (await refused(ctx.fs, path, true))
+              ? 'Permission denied'
+              : (await symlinkLoop(ctx.fs, path, true))
+                ? 'Too many levels of symbolic links'
+                : 'No such file or directory';
+          stderr += m ? `cat: can't open '${m[1]}': ${why}${m[2]}` : line;
+        }
+        return stderr;
+      });
     },
   };
 }

@@ -1,0 +1,123 @@
+import { isUtf8 } from 'node:buffer';
+import type { ExecResult } from 'just-bash';
+
+/**
+ * One write of a program: its descriptor (1 stdout, 2 stderr), what it wrote, and whether that is
+ * raw bytes (one character a byte) rather than text. The patched shell's collectors and its `2>&1`
+ * merge read a result's writes in this form (`jbLog`, patches/README.md item 8).
+ */
+export type OutputPart = [fd: 1 | 2, text: string, raw: boolean];
+
+/** A command's result that says the order its two streams were written in. */
+export type OrderedResult = ExecResult & { jbLog?: OutputPart[] };
+
+/**
+ * What a program writes, in the order it writes it. busybox flushes stdout before each message on
+ * stderr (libbb/verror_msg.c: fflush_all), so under `2>&1` its output and its messages interleave in
+ * the order the program wrote them (`wc f /nosuch g`: f's line, the message, g's line, total). A
+ * program appends to `stdout` and `stderr` as to strings; each append is kept as a part, in order.
+ */
+export class ProgramOutput {
+  readonly parts: OutputPart[] = [];
+  #stdout = '';
+  #stderr = '';
+  #raw = false;
+
+  get stdout(): string {
+    return this.#stdout;
+  }
+
+  set stdout(text: string) {
+    this.#stdout = this.#record(1, this.#stdout, text);
+  }
+
+  get stderr(): string {
+    return this.#stderr;
+  }
+
+  set stderr(text: string) {
+    this.#stderr = this.#record(2, this.#stderr, text);
+  }
+
+  /** Writes bytes to stdout; the output as a whole is then bytes, passed on byte for byte. */
+  bytes(data: Buffer): void {
+    if (data.length === 0) return;
+    if (!this.#raw) {
+      // Text written before now counts as its UTF-8 bytes, as it would have gone out.
+      this.#raw = true;
+      this.#stdout = Buffer.from(this.#stdout).toString('latin1');
+      for (const part of this.parts) if (part[0] === 1) part.splice(1, 2, Buffer.from(part[1]).toString('latin1'), true);
+    }
+    const text = data.toString('latin1');
+    this.#stdout += text;
+    this.parts.push([1, text, true]);
+  }
+
+  /**
+   * The result, with its writes' order. `rawOutput` is told when the bytes written are not UTF-8
+   * text (bytes-output.ts says why that matters).
+   */
+  result(exitCode: number, rawOutput?: () => void): OrderedResult {
+    const interleaved = this.#stdout !== '' && this.#stderr !== '';
+    const order = interleaved ? { jbLog: this.parts } : {};
+    if (!this.#raw) return { stdout: this.#stdout, stderr: this.#stderr, exitCode, ...order };
+    if (!isUtf8(Buffer.from(this.#stdout, 'latin1'))) rawOutput?.();
+    return { stdout: this.#stdout, stderr: this.#stderr, exitCode, stdoutKind: 'bytes', ...order };
+  }
+
+  /** Appends a result another program gave (just-bash's own, which a busybox program wraps), in its order. */
+  append(result: ExecResult): void {
+    const parts = orderOf(result);
+    for (const [fd, text, raw] of parts) {
+      if (fd === 2) this.stderr += text;
+      else if (raw || result.stdoutKind === 'bytes') this.bytes(Buffer.from(text, 'latin1'));
+      else this.stdout += text;
+    }
+  }
+
+  #record(fd: 1 | 2, was: string, now: string): string {
+    if (!now.startsWith(was)) throw new Error('a program output is only appended to');
+    const text = now.slice(was.length);
+    if (text === '') return now;
+    if (fd === 1 && this.#raw) {
+      this.bytes(Buffer.from(text));
+      return this.#stdout;
+    }
+    this.parts.push([fd, text, false]);
+    return now;
+  }
+}
+
+/**
+ * A result's writes in order: its own `jbLog` when it has one that matches its streams, else all
+ * its stdout and then all its stderr (what a result without an order can say).
+ */
+export function orderOf(result: ExecResult): OutputPart[] {
+  const log = (result as OrderedResult).jbLog;
+  const raw = result.stdoutKind === 'bytes' || result.stdoutEncoding === 'binary';
+  const joined = (fd: 1 | 2) =>
+    log!
+      .filter((p) => p[0] === fd)
+      .map((p) => (fd === 1 && raw && !p[2] ? Buffer.from(p[1]).toString('latin1') : p[1]))
+      .join('');
+  if (log && joined(1) === result.stdout && joined(2) === result.stderr) return log;
+  const parts: OutputPart[] = [];
+  if (result.stdout) parts.push([1, result.stdout, raw]);
+  if (result.stderr) parts.push([2, result.stderr, false]);
+  return parts;
+}
+
+/**
+ * The result with each of its messages reworded by `words` (a wrapper that says just-bash's
+ * messages as busybox does), its writes' order kept.
+ */
+export async function rewordStderr(result: ExecResult, words: (text: string) => Promise<string>): Promise<OrderedResult> {
+  const parts = await Promise.all(
+    orderOf(result).map(async ([fd, text, raw]): Promise<OutputPart> => [fd, fd === 2 ? await words(text) : text, raw]),
+  );
+  const stderr = parts
+    .filter((p) => p[0] === 2)
+    .map((p) => p[1])
+    .join('');
+  return { ...result, stderr, ...(result.stdout && stderr ? { jbLog: parts } : { jbLog: undefined }) };
+}
