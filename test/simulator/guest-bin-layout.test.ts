@@ -127,6 +127,20 @@ describe('finding a program', () => {
   });
 });
 
+describe('which', () => {
+  it('finds executable regular files only, by path or on PATH (an empty entry is the current directory), and gives usage for nothing', async () => {
+    const r = await guest.sh(
+      'cd /tmp; touch z; mkdir -p d/zz; PATH=/tmp:$PATH which z; echo rc=$?; which /tmp/z; echo rc=$?; chmod +x z; PATH=/tmp:$PATH which z; echo rc=$?; which ./z; echo rc=$?; which; echo rc=$?; which -a sh ls; PATH=/tmp:/tmp/d which zz; echo rc=$?; which nosuch ls; echo rc=$?; PATH= which z; (unset PATH; which ls); cd /; PATH=tmp which z',
+    );
+    expect(r.stdout).toBe(
+      ['rc=1', 'rc=1', '/tmp/z', 'rc=0', './z', 'rc=0', 'rc=1', '/bin/sh', '/bin/ls', 'rc=1', '/bin/ls', 'rc=1', './z', '/bin/ls', 'tmp/z', ''].join(
+        '\n',
+      ),
+    );
+    expect(r.stderr).toMatch(/^BusyBox v1\.35\.0 .*\n\nUsage: which \[-a\] COMMAND\.\.\.\n\nLocate COMMAND\n\n\t-a\tShow all matches\n$/);
+  });
+});
+
 describe('a Debian image', () => {
   it('has its programs as files in /usr/bin, each reached from /bin too (merged /usr); no probe bed, so as Debian 12 lays them out', async () => {
     const deb = await startGuestShell('deb', { 'image.os': 'Debian' });

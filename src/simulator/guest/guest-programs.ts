@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { IFileSystem } from 'just-bash';
+import type { Command, IFileSystem } from 'just-bash';
 import { appletNames, isProgramImage } from './busybox-applets.js';
 
 /** A command as just-bash registered it (what its runner calls). */
@@ -75,3 +75,52 @@ export function programLookup(runnable: ReadonlySet<string>): ProgramLookup {
 function appletNotFound(name: string): Registered {
   return { name, execute: async () => ({ stdout: '', stderr: `${name}: applet not found\n`, exitCode: 127 }) };
 }
+
+/** ash's PATH when none is set (busybox's default). */
+const defaultPath = '/sbin:/usr/sbin:/bin:/usr/bin';
+
+/**
+ * busybox's `which`: each name found as an executable regular file, by its path when it has a
+ * slash, else in each directory of PATH (an empty entry is the current directory, `./ls`); `-a`
+ * every one; status 1 when a name is not found, and usage for none.
+ */
+export function whichCommand(): Command {
+  return {
+    name: 'which',
+    async execute(args, ctx) {
+      const all = args[0] === '-a';
+      const names = all ? args.slice(1) : args;
+      if (names.length === 0) return { stdout: '', stderr: whichUsage, exitCode: 1 };
+      const runnable = async (path: string): Promise<boolean> => {
+        const st = await ctx.fs.stat(ctx.fs.resolvePath(ctx.cwd, path)).catch(() => undefined);
+        return st !== undefined && st.isFile && (st.mode & 0o111) !== 0;
+      };
+      let stdout = '';
+      let missing = false;
+      for (const name of names) {
+        const found: string[] = [];
+        if (name.includes('/')) {
+          if (await runnable(name)) found.push(name);
+        } else
+          for (const dir of (ctx.env.get('PATH') ?? defaultPath).split(':')) {
+            const path = `${dir || '.'}/${name}`;
+            if (!(await runnable(path))) continue;
+            found.push(path);
+            if (!all) break;
+          }
+        if (found.length === 0) missing = true;
+        stdout += found.map((p) => `${p}\n`).join('');
+      }
+      return { stdout, stderr: '', exitCode: missing ? 1 : 0 };
+    },
+  };
+}
+
+const whichUsage = `BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.
+
+Usage: which [-a] COMMAND...
+
+Locate COMMAND
+
+\t-a\tShow all matches
+`;

@@ -23,7 +23,7 @@ import { trapPoints } from './signal-traps.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
 import { pythonCommand } from './guest-python.js';
 import { appletNames } from './busybox-applets.js';
-import { programLookup } from './guest-programs.js';
+import { programLookup, whichCommand } from './guest-programs.js';
 
 /** One command to run in a guest, as the exec request gives it. */
 export interface GuestCommand {
@@ -346,6 +346,7 @@ export class Guests {
       busyboxStat({ fs: seen, uid, gid, rawOutput: () => (raw = true) }),
       ...busyboxCoreutils(shellState.umask),
       catCommand(),
+      whichCommand(),
       ...shellState.commands,
       // An image that carries Python says where (`reflex.python`): its guests run a real CPython.
       ...(inst.config['image.reflex.python'] ? [pythonCommand(inst.config['image.reflex.python'], justBash, { uid, gid }, () => (raw = true))] : []),
