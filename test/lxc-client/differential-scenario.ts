@@ -955,10 +955,9 @@ export async function runDifferential(t: SimRemote, steps: ScenarioStep[], names
   await t.lxc.ok(['profile', 'device', 'remove', 'sim:default', 'eth0']);
   await t.lxc.ok(['storage', 'volume', 'delete', 'sim:default', 'data']);
   const results: DifferentialResults = new Map();
-  for (const [remote, side] of [
-    ['local', 'real'],
-    ['sim', 'sim'],
-  ] as const) {
+  // The two sides run at once: the simulator's does not wait on the daemon, so the daemon's lock
+  // is held for the longer side instead of both. Each side has its own local directory and replies.
+  const runSide = async (remote: 'local' | 'sim', side: 'real' | 'sim'): Promise<void> => {
     const local = join(t.lxc.confDir, `local-${side}`);
     mkdirSync(local);
     const target = curlTarget(t, remote, client);
@@ -993,7 +992,8 @@ export async function runDifferential(t: SimRemote, steps: ScenarioStep[], names
       results.set(`${i}`, entry);
       if (process.env.REFLEX_DIFF_DEBUG) process.stderr.write(`[${side}] ${titleOf(step, client)} → ${res.code}\n${res.stdout}${res.stderr}\n`);
     }
-  }
+  };
+  await Promise.all([runSide('local', 'real'), runSide('sim', 'sim')]);
   return results;
 }
 
