@@ -120,6 +120,14 @@ describe('finding a program', () => {
     expect(r.stderr).toBe('y: applet not found\n');
   });
 
+  it("runs a script a user may run but not read as its interpreter does (can't open, 2), and a link to busybox without moving its atime", async () => {
+    const r = await asUser(
+      'printf "#!/bin/sh\\necho u\\n" > /tmp/q1; chmod 100 /tmp/q1; /tmp/q1; echo rc=$?; a=$(stat -c %X /bin/busybox); /bin/ls -d /; ls -d /; [ "$a" = "$(stat -c %X /bin/busybox)" ] && echo same',
+    );
+    expect(r.stdout).toBe('rc=2\n/\n/\nsame\n');
+    expect(r.stderr).toBe("/bin/sh: can't open '/tmp/q1': Permission denied\n");
+  });
+
   it('says so for an applet of the bed the simulator does not run', async () => {
     const r = await guest.sh('ifup; echo rc=$?; /sbin/ifup; echo rc=$?; type ifup');
     expect(r.stdout).toBe('rc=127\nrc=127\nifup is ifup\n');

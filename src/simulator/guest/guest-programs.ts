@@ -39,9 +39,10 @@ const applets: ReadonlySet<string> = new Set(appletNames);
 /**
  * The look-up for a guest whose busybox-linked files run `runnable` (the bed's applets and any
  * program the image adds, python3). Other registered commands (the simulator's own helpers,
- * scripted commands, `bash`) run by name only and have no file.
+ * scripted commands, `bash`) run by name only and have no file. `bytesOf` reads a file as
+ * execve(2) does: without the read permission a user needs, and without moving its atime.
  */
-export function programLookup(runnable: ReadonlySet<string>): ProgramLookup {
+export function programLookup(runnable: ReadonlySet<string>, bytesOf: (path: string) => Promise<Uint8Array>): ProgramLookup {
   const asApplet = (name: string, path: string, commands: Map<string, Registered>): FoundProgram => {
     const cmd = runnable.has(name) ? commands.get(name) : undefined;
     return { cmd: cmd ?? appletNotFound(name), path };
@@ -51,8 +52,20 @@ export function programLookup(runnable: ReadonlySet<string>): ProgramLookup {
     const st = await fs.stat(path).catch(() => undefined);
     if (!st) return { error: 'not_found', path };
     if (st.isDirectory || (st.mode & 0o111) === 0) return { error: 'permission_denied', path };
-    const bytes = await fs.readFileBuffer(path).catch(() => undefined);
-    return bytes && isProgramImage(bytes) ? asApplet(posix.basename(path), path, commands) : { script: true, path };
+    const real = await fs.realpath(path).catch(() => path);
+    const bytes = await bytesOf(real).catch(() => undefined);
+    if (bytes && isProgramImage(bytes)) return asApplet(posix.basename(path), path, commands);
+    // A script the user may run but not read: the kernel starts its `#!` interpreter, which cannot open it.
+    const interpreter = bytes && /^#!\s*(\S+)/.exec(Buffer.from(bytes.subarray(0, 256)).toString('latin1'))?.[1];
+    if (
+      interpreter &&
+      !(await fs.readFileBuffer(path).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return { cmd: cannotOpen(interpreter, path), path };
+    return { script: true, path };
   };
   return {
     async find(fs, word, path, commands, searchPath) {
@@ -68,6 +81,14 @@ export function programLookup(runnable: ReadonlySet<string>): ProgramLookup {
       return null;
     },
     shown: (word, commands) => (applets.has(word) && commands.has(word) ? word : undefined),
+  };
+}
+
+/** What a script's interpreter says when it may not read the script (ash: `can't open`, status 2). */
+function cannotOpen(interpreter: string, path: string): Registered {
+  return {
+    name: interpreter,
+    execute: async () => ({ stdout: '', stderr: `${interpreter}: can't open '${path}': Permission denied\n`, exitCode: 2 }),
   };
 }
 

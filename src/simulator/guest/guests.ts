@@ -377,7 +377,11 @@ export class Guests {
       }),
     );
     const bash = new Bash({
-      fs: fs.as({ uid, gid }, shellState.umask, programLookup(runnable)),
+      fs: fs.as(
+        { uid, gid },
+        shellState.umask,
+        programLookup(runnable, (path) => fs.memory.readFileBuffer(path)),
+      ),
       cwd: '/',
       env: {},
       defenseInDepth: false,
