@@ -125,14 +125,19 @@ if (!hasAnsible && process.env.REFLEX_REQUIRE_LXD !== '1') {
       if (exportRun.code !== 0) throw new Error(`LXD has no image ${pythonImage} (run scripts/lxd-testbed.sh): ${exportRun.stderr}`);
       const parts = readdirSync(exported).sort((a, b) => Number(b.startsWith('meta-')) - Number(a.startsWith('meta-')));
       await t.lxc.ok(['image', 'import', ...parts.map((p) => join(exported, p)), 'sim:', '--alias', pythonImage]);
-      for (const remote of ['local', 'sim'])
-        await t.lxc.ok(['launch', `${remote}:${pythonImage}`, `${remote}:${name}`, '-c', 'raw.lxc=lxc.init.cmd=/sbin/testinit']);
+      // Both sides at once, here and for the playbooks: the daemon's lock is held for the longer side, not both.
+      await Promise.all(
+        ['local', 'sim'].map((remote) =>
+          t.lxc.ok(['launch', `${remote}:${pythonImage}`, `${remote}:${name}`, '-c', 'raw.lxc=lxc.init.cmd=/sbin/testinit']),
+        ),
+      );
       const fetched = (side: string): string => {
         const dir = join(t.lxc.confDir, `fetched-${side}`);
         mkdirSync(dir);
         return dir;
       };
-      outcomes = { real: await playbook(t, 'local', name, fetched('real')), sim: await playbook(t, 'sim', name, fetched('sim')) };
+      const [real, sim] = await Promise.all([playbook(t, 'local', name, fetched('real')), playbook(t, 'sim', name, fetched('sim'))]);
+      outcomes = { real, sim };
     }, 300_000);
 
     afterAll(async () => {
