@@ -96,3 +96,40 @@ describe("one program's two streams under 2>&1", () => {
     });
   }
 });
+
+describe('exec 2>&1 points stderr at the shell stdout as it was then', () => {
+  it('a command in a pipeline, a redirected group or a command substitution writes its messages there, not down the pipe', async () => {
+    const r = await guest.sh(
+      [
+        'exec 2>&1',
+        'ls /nosuch | wc -l',
+        '{ echo a; ls /nosuch2; echo b; } > /tmp/g; echo --; cat /tmp/g',
+        'x=$(ls /nosuch3); echo "[$x]"',
+        'echo e >&2 | wc -l',
+        'ls /nosuch4 2>&1 | wc -l',
+      ].join('; '),
+    );
+    expect(r).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(r.stdout).toBe(
+      [
+        'ls: /nosuch: No such file or directory',
+        '0',
+        'ls: /nosuch2: No such file or directory',
+        '--',
+        'a',
+        'b',
+        'ls: /nosuch3: No such file or directory',
+        '[]',
+        'e',
+        '0',
+        '1',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('exec 2>FILE sends a piped command its messages to the file', async () => {
+    const r = await guest.sh('exec 2>/tmp/e; ls /nosuch | wc -l; echo ---; cat /tmp/e');
+    expect(r).toMatchObject({ exitCode: 0, stderr: '', stdout: '0\n---\nls: /nosuch: No such file or directory\n' });
+  });
+});
