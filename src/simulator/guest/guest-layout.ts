@@ -32,7 +32,7 @@ BUG_REPORT_URL="https://bugs.debian.org/"
  * The programs: on the busybox image, /bin/busybox (0755, the bed's size; its bytes are the
  * simulator's stand-in, busybox-applets.ts) and a symlink to it for each applet where the bed has
  * one (`/bin/ls -> /bin/busybox`). A Debian image has its programs as files of their own in
- * /usr/bin and /usr/sbin, each the same stand-in, and for Debian's merged /usr a link to each in
+ * /usr/bin and /usr/sbin, each a small stand-in (`programImage`), and for Debian's merged /usr a link to each in
  * /bin and /sbin (`/bin/sh -> /usr/bin/sh`). `programs`: more program
  * files the image carries (`/usr/bin/python3`).
  */
@@ -61,7 +61,8 @@ export async function layOut(fs: InMemoryFs, os: string, programs: readonly stri
     for (const name of names.split(' ')) {
       if (os === 'Debian') {
         const [file, link] = [`/usr${dir.replace(/^\/usr/, '')}/${name}`, `${dir.replace(/^\/usr/, '')}/${name}`];
-        fs.writeFileSync(file, busyboxImage, undefined, { mode: 0o755, mtime: imageBuilt });
+        // Small: Debian's programs are not the bed's busybox (no bed to measure), and a publish packs each.
+        fs.writeFileSync(file, programImage, undefined, { mode: 0o755, mtime: imageBuilt });
         // Where Debian's /bin is a link to /usr/bin, here each name is: `/bin/sh` still leads to the program.
         await fs.symlink(file, link);
       } else await fs.symlink(busyboxPath, `${dir}/${name}`);
