@@ -97,6 +97,34 @@ describe("one program's two streams under 2>&1", () => {
   }
 });
 
+describe('a message before the output', () => {
+  it("md5sum, stat, find and tar say a missing first operand before the next one's output", async () => {
+    const r = await run(
+      [
+        'md5sum /nosuch f1 2>&1 | cat',
+        'stat -c %n /nosuch f1 2>&1 | cat',
+        'find /nosuch /tmp/q/d1 2>&1 | cat',
+        'tar cvf /tmp/q/t.tar /nosuch f1 2>&1 | cat',
+      ].join('; '),
+    );
+    expect(r).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(r.stdout).toBe(
+      [
+        "md5sum: can't open '/nosuch': No such file or directory",
+        '60b725f10c9c85c70d97880dfe8191b3  f1',
+        "stat: can't stat '/nosuch': No such file or directory",
+        'f1',
+        'find: /nosuch: No such file or directory',
+        '/tmp/q/d1',
+        'tar: /nosuch: No such file or directory',
+        'f1',
+        'tar: error exit delayed from previous errors',
+        '',
+      ].join('\n'),
+    );
+  });
+});
+
 describe('exec 2>&1 points stderr at the shell stdout as it was then', () => {
   it('a command in a pipeline, a redirected group or a command substitution writes its messages there, not down the pipe', async () => {
     const r = await guest.sh(

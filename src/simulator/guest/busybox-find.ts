@@ -6,6 +6,7 @@ import { mountOf } from './busybox-stat.js';
 import { banner } from './busybox-getopt.js';
 import { resolvePath, statusOf, type FileStatus } from './file-status.js';
 import type { ProgramHost } from './program-host.js';
+import { ProgramOutput } from './program-output.js';
 
 const findUsage =
   'Usage: find [-HL] [PATH]... [OPTIONS] [ACTIONS]\n\nSearch for files and perform actions on them.\n' +
@@ -162,8 +163,7 @@ export function busyboxFind(host: ProgramHost): Command {
 }
 
 async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Promise<ExecResult> {
-  let stdout = '';
-  let stderr = '';
+  const out = new ProgramOutput();
   let status = 0;
   let followAll = false;
   let followTop = false;
@@ -249,7 +249,7 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
       else if (arg === '-print' || arg === '-print0') {
         needPrint = false;
         const end = arg === '-print' ? '\n' : '\0';
-        add(async (v) => ((stdout += v.name + end), TRUE));
+        add(async (v) => ((out.stdout += v.name + end), TRUE));
       } else if (arg === '-prune') add(async () => SKIP | TRUE);
       else if (arg === '-quit')
         add(async () => {
@@ -379,8 +379,7 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
   const run = async (command: string[]): Promise<number> => {
     const quoted = command.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     const r = await ctx.exec!(quoted, { cwd: ctx.cwd });
-    stdout += r.stdout;
-    stderr += r.stderr;
+    out.append(r);
     return r.exitCode;
   };
 
@@ -401,7 +400,7 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
     if (depth < minDepth) return sameFs ? TRUE : SKIP;
     if (depth > maxDepth) return SKIP;
     const r = await evaluate(groups, v);
-    if (r & TRUE && needPrint) stdout += `${v.name}\n`;
+    if (r & TRUE && needPrint) out.stdout += `${v.name}\n`;
     if (depth === maxDepth || !sameFs) return SKIP;
     return r & SKIP ? SKIP : TRUE;
   };
@@ -418,7 +417,7 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
     }
     const st = 'path' in at ? await statusOf(host.fs, at.path, false) : undefined;
     if (!st || !('path' in at)) {
-      stderr += `find: ${name}: ${errnos['errno' in at ? at.errno : 'ENOENT']}\n`;
+      out.stderr += `find: ${name}: ${errnos['errno' in at ? at.errno : 'ENOENT']}\n`;
       return false;
     }
     const v: Visit = { name, st, path: at.path };
@@ -431,7 +430,7 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
     const entries = await memory.readdir(at.path).catch(() => undefined);
     if (!entries) {
       // opendir(3) refused (no read permission): perror'd after the directory itself is acted on.
-      stderr += `find: ${name}: ${errnos.EACCES}\n`;
+      out.stderr += `find: ${name}: ${errnos.EACCES}\n`;
       ok = false;
     }
     for (const entry of entries ?? []) {
@@ -445,12 +444,12 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
     for (const path of paths) if (!(await walk(path, 0))) status = 1;
   } catch (e) {
     if (!(e instanceof Quit)) throw e;
-    return { stdout, stderr, exitCode: status };
+    return out.result(status, host.rawOutput);
   }
   for (const batch of plus) {
     if (batch.names.length === 0) continue;
     const exit = await run(batch.argv.flatMap((a) => (a === '{}' ? batch.names : [a])));
     if (exit !== 0) status = 1;
   }
-  return { stdout, stderr, exitCode: status };
+  return out.result(status, host.rawOutput);
 }

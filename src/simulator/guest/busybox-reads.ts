@@ -17,23 +17,6 @@ export async function openFailure(fs: IFileSystem, cwd: string, name: string): P
   return (await refused(fs, files.abs(name), true)) ? errnos.EACCES : undefined;
 }
 
-/**
- * just-bash's programs call any file they cannot open missing (`PROG: F: No such file or
- * directory`); busybox's head and wc say why open(2) failed (`Permission denied`, `Too many levels
- * of symbolic links`, ...) in the same words, and a directory, which opens, by why reading it
- * failed (`directory`: wc's `Is a directory`, head's `Input/output error`).
- */
-export async function withOpenFailures(program: string, stderr: string, fs: IFileSystem, cwd: string, directory: string): Promise<string> {
-  if (!stderr.includes(': No such file or directory')) return stderr;
-  let said = '';
-  for (const line of stderr.split(/(?<=\n)/)) {
-    const m = line.startsWith(`${program}: `) ? /^[^:]*: (.*): No such file or directory(\n?)$/.exec(line) : null;
-    const why = m ? ((await openFailure(fs, cwd, m[1]!)) ?? ((await isDirectory(fs, cwd, m[1]!)) ? directory : undefined)) : undefined;
-    said += m && why ? `${program}: ${m[1]}: ${why}${m[2]}` : line;
-  }
-  return said;
-}
-
 /** Whether an operand names a directory (through symlinks). */
 export const isDirectory = async (fs: IFileSystem, cwd: string, name: string): Promise<boolean> =>
   (await new Files(fs, cwd).stat(name))?.kind === 'directory';

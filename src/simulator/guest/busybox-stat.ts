@@ -7,6 +7,7 @@ import { errnos } from './busybox-file-calls.js';
 import { refused } from './guest-access.js';
 import type { ProgramHost } from './program-host.js';
 import { dateOf } from './inode-times.js';
+import { ProgramOutput } from './program-output.js';
 
 const usageText =
   `Usage: stat [-ltf] [-c FMT] FILE...\n\nDisplay file (default) or filesystem status\n\n` +
@@ -159,15 +160,14 @@ export function busyboxStat(host: ProgramHost): Command {
       const files = p.operands;
       if (files.length === 0) return fail(usage);
       const names = await accountNames(host.fs);
-      let stdout = '';
-      let stderr = '';
+      const out = new ProgramOutput();
       let exitCode = 0;
       if (filesystem) {
         for (const file of files) {
           // statfs(2) follows symlinks.
           const at = await resolvePath(host.fs.memory, posix.resolve(ctx.cwd, file), true);
           if ('errno' in at) {
-            stderr += `stat: can't read file system information for '${file}': ${errnos[at.errno]}\n`;
+            out.stderr += `stat: can't read file system information for '${file}': ${errnos[at.errno]}\n`;
             exitCode = 1;
             continue;
           }
@@ -186,9 +186,9 @@ export function busyboxStat(host: ProgramHost): Command {
             t: [fs.type.toString(16), true],
             T: [fsTypeNames[fs.type] ?? 'UNKNOWN', false],
           };
-          stdout += `${formatted(format ?? (terse ? fsTerseFormat : fsFormat), fields)}\n`;
+          out.stdout += `${formatted(format ?? (terse ? fsTerseFormat : fsFormat), fields)}\n`;
         }
-        return { stdout, stderr, exitCode };
+        return out.result(exitCode);
       }
       for (const file of files) {
         const path = posix.resolve(ctx.cwd, file);
@@ -200,7 +200,7 @@ export function busyboxStat(host: ProgramHost): Command {
             : (await symlinkLoop(host.fs.memory, path, follow || file.endsWith('/')))
               ? errnos.ELOOP
               : errnos.ENOENT;
-          stderr += `stat: can't stat '${file}': ${why}\n`;
+          out.stderr += `stat: can't stat '${file}': ${why}\n`;
           exitCode = 1;
           continue;
         }
@@ -233,9 +233,9 @@ export function busyboxStat(host: ProgramHost): Command {
           z: [longTime(ctime), false],
           Z: [seconds(ctime), true],
         };
-        stdout += `${formatted(format ?? (terse ? terseFormat : defaultFormat), fields)}\n`;
+        out.stdout += `${formatted(format ?? (terse ? terseFormat : defaultFormat), fields)}\n`;
       }
-      return { stdout, stderr, exitCode };
+      return out.result(exitCode);
     },
   };
 }

@@ -9,6 +9,7 @@ import { umaskOf } from './program-host.js';
 import type { GuestInit } from './guest-proc.js';
 import { signalList, signalNumbers } from './guest-commands.js';
 import { isRefusal } from './guest-access.js';
+import { ProgramOutput } from './program-output.js';
 
 /** One network interface as the instance's state shows it (GET …/state `network`). */
 export interface GuestNic {
@@ -620,8 +621,7 @@ export function busyboxSystem(host: SystemHost): Command[] {
       }
       // Checking a list (-c) and its options are just-bash's.
       if (args.some((a) => a.startsWith('-') && a !== '-')) return ctx.origCommand ? ctx.origCommand(args) : fail(`sh: ${name}: not found\n`, 127);
-      let stdout = '';
-      let stderr = '';
+      const out = new ProgramOutput();
       for (const f of args.length ? args : ['-']) {
         let data: Buffer;
         if (f === '-') data = Buffer.from(String(ctx.stdin), 'latin1');
@@ -629,20 +629,20 @@ export function busyboxSystem(host: SystemHost): Command[] {
           const path = posix.resolve(ctx.cwd, f);
           const entry = await host.fs.entry(path);
           if (!entry || entry.type === 'directory') {
-            stderr += entry ? `${name}: can't read '${f}': Is a directory\n` : `${name}: can't open '${f}': No such file or directory\n`;
+            out.stderr += entry ? `${name}: can't read '${f}': Is a directory\n` : `${name}: can't open '${f}': No such file or directory\n`;
             continue;
           }
           // A file the user may not read; any other failure is not one and goes up.
           const read = await host.fs.read(path).catch((e: unknown) => (isRefusal(e) ? undefined : Promise.reject(e)));
           if (!read) {
-            stderr += `${name}: can't open '${f}': Permission denied\n`;
+            out.stderr += `${name}: can't open '${f}': Permission denied\n`;
             continue;
           }
           data = read;
         }
-        stdout += `${createHash(algorithm).update(data).digest('hex')}  ${f}\n`;
+        out.stdout += `${createHash(algorithm).update(data).digest('hex')}  ${f}\n`;
       }
-      return { stdout, stderr, exitCode: stderr ? 1 : 0 };
+      return out.result(out.stderr ? 1 : 0);
     },
   });
   const commands: Command[] = [

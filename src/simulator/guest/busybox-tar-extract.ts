@@ -3,6 +3,7 @@ import type { CommandContext, IFileSystem } from 'just-bash';
 import type { TarHeader } from 'modern-tar';
 import { errnos } from './busybox-file-calls.js';
 import type { ProgramHost } from './program-host.js';
+import { ProgramOutput } from './program-output.js';
 
 /** A message that ends tar at once (bb_error_msg_and_die): status 1. */
 export class TarDeath extends Error {}
@@ -23,9 +24,7 @@ export interface TarOptions {
 }
 
 /** What one run says and whether an error was delayed to its end (`error exit delayed from previous errors`). */
-export class Run {
-  stdout = '';
-  stderr = '';
+export class Run extends ProgramOutput {
   delayed = false;
   warn(message: string): void {
     this.stderr += `tar: ${message}\n`;

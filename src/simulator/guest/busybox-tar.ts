@@ -6,7 +6,6 @@ import { gunzip, gzipStream } from './busybox-gzip.js';
 import { openFailure } from './busybox-reads.js';
 import { statusOf, type FileStatus } from './file-status.js';
 import { isRefusal } from './guest-access.js';
-import { bytesOutput } from './bytes-output.js';
 import { stdinBytes, type ProgramHost } from './program-host.js';
 import { extractOne, Run, TarDeath, why, type TarOptions } from './busybox-tar-extract.js';
 
@@ -248,9 +247,8 @@ export function tarCommand(host: ProgramHost): Command {
       const result = (raw?: Buffer): ExecResult => {
         if (run.delayed) run.warn('error exit delayed from previous errors');
         const exitCode = run.delayed ? 1 : 0;
-        return raw
-          ? bytesOutput(host.rawOutput, Buffer.concat([Buffer.from(run.stdout, 'latin1'), raw]), run.stderr, exitCode)
-          : { stdout: run.stdout, stderr: run.stderr, exitCode };
+        if (raw) run.bytes(raw);
+        return run.result(exitCode, host.rawOutput);
       };
       try {
         let cwd = ctx.cwd;
@@ -322,7 +320,7 @@ export function tarCommand(host: ProgramHost): Command {
       } catch (e) {
         if (!(e instanceof TarDeath)) throw e;
         run.warn(e.message);
-        return { stdout: run.stdout, stderr: run.stderr, exitCode: 1 };
+        return run.result(1);
       }
     },
   };

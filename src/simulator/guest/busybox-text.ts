@@ -1,7 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { isRefusal } from './guest-access.js';
-import { isDirectory, withOpenFailures } from './busybox-reads.js';
 import { wcCounting } from './busybox-wc.js';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
