@@ -98,10 +98,11 @@ describe("one program's two streams under 2>&1", () => {
 });
 
 describe('a message before the output', () => {
-  it("md5sum, stat, find and tar say a missing first operand before the next one's output", async () => {
+  it("md5sum, grep, stat, find and tar say a missing first operand before the next one's output", async () => {
     const r = await run(
       [
         'md5sum /nosuch f1 2>&1 | cat',
+        'grep a /nosuch f1 2>&1 | cat',
         'stat -c %n /nosuch f1 2>&1 | cat',
         'find /nosuch /tmp/q/d1 2>&1 | cat',
         'tar cvf /tmp/q/t.tar /nosuch f1 2>&1 | cat',
@@ -112,6 +113,8 @@ describe('a message before the output', () => {
       [
         "md5sum: can't open '/nosuch': No such file or directory",
         '60b725f10c9c85c70d97880dfe8191b3  f1',
+        'grep: /nosuch: No such file or directory',
+        'f1:a',
         "stat: can't stat '/nosuch': No such file or directory",
         'f1',
         'find: /nosuch: No such file or directory',
