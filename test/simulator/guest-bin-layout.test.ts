@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GuestFs } from '../../src/simulator/guest/guest-fs.js';
+import { layOut } from '../../src/simulator/guest/guest-layout.js';
 import { startGuestShell, type GuestShell } from './sim-client.js';
 
 /**
@@ -48,6 +50,11 @@ describe('the program directories', () => {
       'ls /bin /usr/bin | grep -c -e "^__" -e "^alias$" -e "^umask$"; find / -name "__*" | wc -l; stat -c "%A %s %N" /bin/sh; cat /bin/busybox | head -c 4 | od -c | head -1',
     );
     expect(r.stdout).toBe("0\n0\nlrwxrwxrwx 12 '/bin/sh' -> '/bin/busybox'\n0000000 177   E   L   F\n");
+  });
+
+  it('date the links when the image made them, as /bin/busybox (on the bed within the same second)', async () => {
+    const r = await guest.sh('stat -c "%Y" /bin/sh /linuxrc /usr/sbin/httpd /bin/busybox | uniq | wc -l');
+    expect(r.stdout).toBe('1\n');
   });
 
   it('busybox --list names the 269 applets of the bed', async () => {
@@ -132,6 +139,18 @@ describe('finding a program', () => {
     const r = await guest.sh('ifup; echo rc=$?; /sbin/ifup; echo rc=$?; type ifup');
     expect(r.stdout).toBe('rc=127\nrc=127\nifup is ifup\n');
     expect(r.stderr).toBe('ifup: applet not simulated by the Reflex simulator\n'.repeat(2));
+  });
+});
+
+describe("a copy of the guest's filesystem (snapshot, restore, lxc copy)", () => {
+  it('keeps the mtime of each symlink', async () => {
+    const { InMemoryFs } = await import('just-bash');
+    const memory = new InMemoryFs();
+    await layOut(memory, 'busybox');
+    await memory.symlink('/etc', '/tmp/mine');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const copy = await new GuestFs(memory).clone();
+    for (const path of ['/bin/ls', '/tmp/mine']) expect((await copy.memory.lstat(path)).mtime).toEqual((await memory.lstat(path)).mtime);
   });
 });
 

@@ -106,6 +106,14 @@ function overridden(memory: InMemoryFs, overrides: Partial<Record<keyof InMemory
  * image's files do. The shell writes through {@link as}, so what a command creates belongs to
  * the user it runs as; the files API writes through {@link write} and {@link mkdir}.
  */
+/**
+ * Makes a symlink with the mtime it had (an image's, a copied one's): the patched in-memory
+ * filesystem takes it as a third argument, where it dated every symlink when it was made.
+ */
+export function symlinkDated(memory: InMemoryFs, target: string, path: string, mtime: Date): Promise<void> {
+  return (memory.symlink as (target: string, path: string, mtime: Date) => Promise<void>).call(memory, target, path, mtime);
+}
+
 /** How just-bash's stand-in for a command it registers starts. */
 const commandStandIn = '#!/bin/bash\n# Built-in command: ';
 
@@ -142,7 +150,7 @@ export class GuestFs {
     for (const path of paths) {
       if (path === '/') continue;
       const st = await this.memory.lstat(path);
-      if (st.isSymbolicLink) await copy.symlink(await this.memory.readlink(path), path);
+      if (st.isSymbolicLink) await symlinkDated(copy, await this.memory.readlink(path), path, st.mtime);
       else if (st.isDirectory) {
         copy.mkdirSync(path, { recursive: true });
         await copy.chmod(path, st.mode & 0o7777);

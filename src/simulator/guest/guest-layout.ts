@@ -1,4 +1,5 @@
 import type { InMemoryFs } from 'just-bash';
+import { symlinkDated } from './guest-fs.js';
 import { appletLinks, busyboxImage, busyboxPath, programImage } from './busybox-applets.js';
 
 /** When the image's files were made (their mtime), as the test bed's image build dates them. */
@@ -64,8 +65,8 @@ export async function layOut(fs: InMemoryFs, os: string, programs: readonly stri
         // Small: Debian's programs are not the bed's busybox (no bed to measure), and a publish packs each.
         fs.writeFileSync(file, programImage, undefined, { mode: 0o755, mtime: imageBuilt });
         // Where Debian's /bin is a link to /usr/bin, here each name is: `/bin/sh` still leads to the program.
-        await fs.symlink(file, link);
-      } else await fs.symlink(busyboxPath, `${dir}/${name}`);
+        await symlinkDated(fs, file, link, imageBuilt);
+      } else await symlinkDated(fs, busyboxPath, `${dir}/${name}`, imageBuilt);
     }
   for (const path of programs) fs.writeFileSync(path, programImage, undefined, { mode: 0o755, mtime: imageBuilt });
   file('/sbin/testinit', testinit, 0o755);
@@ -73,7 +74,7 @@ export async function layOut(fs: InMemoryFs, os: string, programs: readonly stri
     file('/etc/os-release', debianOsRelease);
     file('/etc/debian_version', '12.8\n');
   }
-  await fs.symlink('/bin/busybox', '/linuxrc');
+  await symlinkDated(fs, busyboxPath, '/linuxrc', imageBuilt);
   for (const [path, mode] of [...dirs, ['/', 0o755] as [string, number], ['/usr', 0o755] as [string, number], ['/var', 0o755] as [string, number]]) {
     await fs.chmod(path, mode);
     await fs.utimes(path, imageBuilt, imageBuilt);
