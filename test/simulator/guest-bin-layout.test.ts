@@ -135,6 +135,14 @@ describe('finding a program', () => {
     expect(r.stderr).toBe("/bin/sh: can't open '/tmp/q1': Permission denied\n");
   });
 
+  it("runs test, [ and [[ by their links as the shell's test", async () => {
+    const r = await guest.sh(
+      '/usr/bin/test 1 = 1; echo $?; /usr/bin/[ 1 = 2 ]; echo $?; /usr/bin/[[ 1 = 1 ]]; echo $?; /usr/bin/[[ 1 = 1; echo $?; /usr/bin/[ 1 = 1; echo $?; env test -d /tmp; echo $?; cd /tmp; /usr/bin/test -f nosuch; echo $?; type test; command -v [',
+    );
+    expect(r.stdout).toBe('0\n1\n0\n2\n2\n0\n1\ntest is a shell builtin\n[\n');
+    expect(r.stderr).toBe('[[: missing ]]\n[: missing ]\n');
+  });
+
   it('says so for an applet of the bed the simulator does not run', async () => {
     const r = await guest.sh('ifup; echo rc=$?; /sbin/ifup; echo rc=$?; type ifup');
     expect(r.stdout).toBe('rc=127\nrc=127\nifup is ifup\n');

@@ -145,3 +145,24 @@ Locate COMMAND
 
 \t-a\tShow all matches
 `;
+
+/**
+ * `test`, `[` and `[[` run as programs (`/usr/bin/[ 1 = 1 ]`, `env test -f F`): busybox's applet is
+ * the shell's own test, so each runs the shell's builtin on its arguments (`[[` as `[`: busybox's
+ * `[[` applet is test ending in `]]`).
+ */
+export function testPrograms(): Command[] {
+  const run = (name: string, close?: string): Command => ({
+    name,
+    async execute(args, ctx) {
+      let words = args;
+      if (close !== undefined) {
+        if (args[args.length - 1] !== close) return { stdout: '', stderr: `${name}: missing ${close}\n`, exitCode: 2 };
+        words = args.slice(0, -1);
+      }
+      const line = ['test', ...words].map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
+      return ctx.exec!(line, { cwd: ctx.cwd, stdin: String(ctx.stdin), stdinKind: 'bytes' });
+    },
+  });
+  return [run('test'), run('[', ']'), run('[[', ']]')];
+}

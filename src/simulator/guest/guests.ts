@@ -23,7 +23,7 @@ import { trapPoints } from './signal-traps.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
 import { pythonCommand } from './guest-python.js';
 import { appletNames } from './busybox-applets.js';
-import { programLookup, whichCommand } from './guest-programs.js';
+import { programLookup, testPrograms, whichCommand } from './guest-programs.js';
 
 /** One command to run in a guest, as the exec request gives it. */
 export interface GuestCommand {
@@ -347,6 +347,7 @@ export class Guests {
       ...busyboxCoreutils(shellState.umask),
       catCommand(),
       whichCommand(),
+      ...testPrograms(),
       ...shellState.commands,
       // An image that carries Python says where (`reflex.python`): its guests run a real CPython.
       ...(inst.config['image.reflex.python'] ? [pythonCommand(inst.config['image.reflex.python'], justBash, { uid, gid }, () => (raw = true))] : []),
