@@ -272,6 +272,22 @@ async function session(t: SimRemote, target: string, steps: string[]): Promise<{
   return JSON.parse(stdout) as { transcript: string; code: number };
 }
 
+/**
+ * A session on the real daemon. LXD 5.0.2 can drop what a process wrote just before it exited
+ * (canonical/lxd#11890: the exec's websockets close before the pty is drained); here it lost the bell
+ * and the newline busybox prints at Ctrl-D in 3 of 10 bare sessions on a loaded machine. The race only
+ * ever loses the end, so a transcript that is the expected one cut short is played again (five runs
+ * at most) and the longest stands; any other difference fails at once, as on the simulator.
+ */
+async function realSession(t: SimRemote, target: string, steps: string[], expected: string): Promise<{ transcript: string; code: number }> {
+  let best = await session(t, target, steps);
+  for (let run = 1; run < 5 && best.transcript !== expected && expected.startsWith(best.transcript); run++) {
+    const next = await session(t, target, steps);
+    if (next.transcript.length > best.transcript.length) best = next;
+  }
+  return best;
+}
+
 /** `stty` without a terminal (the client's stdin a file, so the exec is not interactive): busybox's error, 1. */
 const noTerminal = { stdout: '1\n', stderr: 'stty: standard input: Inappropriate ioctl for device\n'.repeat(2), code: 0 };
 
@@ -321,7 +337,7 @@ await describeBed(lxdBed, 'lxc exec -- sh on a terminal: the same transcripts fr
     it(
       s.name,
       async () => {
-        expect(await session(real, `local:${name}`, s.steps)).toEqual({ transcript: banner + s.transcript, code: s.code });
+        expect(await realSession(real, `local:${name}`, s.steps, banner + s.transcript)).toEqual({ transcript: banner + s.transcript, code: s.code });
       },
       120_000,
     );
