@@ -443,6 +443,34 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
       'ls -l /tmp/rt-rp/noread; echo $?; find /tmp/rt-rp -name f 2>&1 | sort',
   },
   'rm -rf /tmp/rt-rp /tmp/rt-rp-cp; ls /tmp/rt-rp-cp',
+  // Issue #41, the guest's /bin as the bed's busybox image has it (links to /bin/busybox, the applets' places), how a name
+  // is found (which, command -v, type, a link named after an applet, a script in place of /bin/ls, a script a user may not read).
+  'for d in /bin /usr/bin /sbin /usr/sbin; do ls $d | wc -l; done; ls /sbin | head -3; ls -l /bin/busybox | tr -s " " | cut -d" " -f1,5; readlink /bin/sh; readlink /usr/bin/[; test -x /bin/sh; echo $?; stat -c "%A %s %N" /bin/sh; ls /bin /usr/bin | grep -c -e "^__" -e "^alias$"',
+  'which ls; command -v ls; type ls; type echo; type nosuch; echo rc=$?; command -v nosuch; echo rc=$?; command -V nosuch; echo rc=$?; which echo; which test; type ifconfig; which ifconfig; type busybox',
+  'rm -f /tmp/rt-bx /tmp/ls; ln -s /bin/busybox /tmp/rt-bx; /tmp/rt-bx; echo "rc=$?"; ln -s /bin/busybox /tmp/ls; /tmp/ls -d /tmp; cd /tmp && ./ls -d /; PATH=/tmp rt-bx; echo "rc=$?"; busybox ls -d /; busybox nosuch; echo "rc=$?"; /bin/busybox ls -d /tmp; /usr/bin/env ls -d /; busybox --list | wc -l; rm -f /tmp/rt-bx /tmp/ls',
+  'rm -f /bin/ls; ln -s /bin/busybox /bin/ls; rm /bin/ls; ls -d /; /bin/ls; echo "rc=$?"; which ls; echo "rc=$?"; type ls; env ls -d /; printf "#!/bin/sh\\necho mine \\$0 \\$*\\n" > /bin/ls; ls -d /; /bin/ls a b; echo "rc=$?"; chmod 755 /bin/ls; /bin/ls a b; echo "rc=$?"; which ls; rm /bin/ls; ln -s /bin/busybox /bin/ls',
+  'rm -f /tmp/p; printf "#!/bin/sh\\necho hi \\$0\\n" > /tmp/p; /tmp/p; echo "rc=$?"; chmod +x /tmp/p; /tmp/p; cd /tmp; p; echo rc=$?; PATH=/tmp:$PATH; p; which p; type p; command -v p; rm /tmp/p',
+  {
+    user: 1000,
+    script:
+      'ls -l /bin/sh | cut -c1-30; /bin/busybox ls -d /; rm -f /tmp/rt-by /tmp/rt-bq /tmp/rt-bq1; ln -s /bin/busybox /tmp/rt-by; /tmp/rt-by; echo rc=$?; printf "#!/bin/sh\\necho u\\n" > /tmp/rt-bq; chmod 700 /tmp/rt-bq; /tmp/rt-bq; ' +
+      'printf "#!/bin/sh\\necho u\\n" > /tmp/rt-bq1; chmod 100 /tmp/rt-bq1; /tmp/rt-bq1; echo rc=$?; /bin/ls -d /; rm -f /tmp/rt-by /tmp/rt-bq /tmp/rt-bq1',
+  },
+  'rm -rf /tmp/rt-w7; mkdir /tmp/rt-w7; cd /tmp/rt-w7; touch z; mkdir -p d/zz; PATH=/tmp/rt-w7:$PATH which z; echo rc=$?; which /tmp/rt-w7/z; echo rc=$?; chmod +x z; PATH=/tmp/rt-w7:$PATH which z; echo rc=$?; which ./z; echo rc=$?; which; echo rc=$?; which -a sh ls; PATH=/tmp/rt-w7:/tmp/rt-w7/d which zz; echo rc=$?; which nosuch ls; echo rc=$?; PATH= which z; (unset PATH; which ls); cd /tmp; PATH=rt-w7 which z; rm -rf /tmp/rt-w7',
+  // Issue #41, output order: one program's own two streams under 2>&1 in the order it wrote them (busybox flushes stdout before
+  // each message), through a pipe, a file and $(…), over 4 KiB; exec 2>&1 points stderr at the shell's stdout as it was then.
+  'rm -rf /tmp/rt-so; mkdir /tmp/rt-so; cd /tmp/rt-so; echo a > f1; echo b > f2; mkdir d1; cat f1 /nosuch f2 2>&1 | cat; wc f1 /nosuch f2 >o 2>&1; cat o; ls /nosuch d1 f1 2>&1 | cat; ' +
+    'head -n1 f1 /nosuch f2 2>&1 | cat; du -c f1 /nosuch f2 2>&1; md5sum /nosuch f1 2>&1 | cat; grep a /nosuch f1 2>&1 | cat; stat -c %n /nosuch f1 2>&1 | cat; find /nosuch d1 2>&1 | cat; ' +
+    'tar cvf t.tar /nosuch f1 2>&1 | cat; x=$(cp -v f2 /nosuch d1 2>&1); echo "$x"; mkdir -v d2 /nosuch/a d3 2>&1 | cat; rm -v f1 /nosuch 2>&1 | cat; ' +
+    'i=0; while [ $i -lt 700 ]; do echo "line $i"; i=$((i+1)); done > big; cat big /nosuch big 2>&1 | grep -n nosuch; cd /; rm -rf /tmp/rt-so',
+  {
+    user: 1000,
+    script:
+      'rm -rf /tmp/rt-sou; mkdir /tmp/rt-sou; cd /tmp/rt-sou; echo a > f1; echo b > f2; mkdir d1; cat f1 /nosuch f2 2>&1 | cat; wc f1 /nosuch f2 >o 2>&1; cat o; ls /nosuch d1 f1 2>&1 | cat; ' +
+      'x=$(cp -v f2 /nosuch d1 2>&1); echo "$x"; rm -v f1 /nosuch 2>&1 | cat; cd /; rm -rf /tmp/rt-sou',
+  },
+  'exec 2>&1; ls /nosuch | wc -l; { echo a; ls /nosuch2; echo b; } > /tmp/rt-so-g; echo --; cat /tmp/rt-so-g; x=$(ls /nosuch3); echo "[$x]"; echo e >&2 | wc -l; ls /nosuch4 2>&1 | wc -l; rm /tmp/rt-so-g',
+  'exec 2>/tmp/rt-so-e; ls /nosuch | wc -l; echo ---; cat /tmp/rt-so-e; rm /tmp/rt-so-e',
   // Issue #41, the shell (permission, environment, aliases, messages; their scripts recorded on LXD 5.0.2): cd a user may not
   // search, test -r/-w/-x for the user who asks, sh FILE and . FILE it cannot open, cmd < DIR, env the exported environment,
   // an alias from the next line, builtins' refusals, export -p, a script's messages named after its $0.
