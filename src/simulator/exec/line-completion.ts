@@ -5,8 +5,6 @@ export type CompletionKind = 'command' | 'directory' | 'file';
 export interface CompletionEntry {
   name: string;
   directory: boolean;
-  /** One of the shell's stand-ins for its programs (just-bash writes one per program in /bin and /usr/bin). */
-  stub?: boolean;
 }
 
 /** ash's builtins, which complete as commands (the test beds' busybox 1.35, as its `help` lists them). */
@@ -111,7 +109,7 @@ export function quoteSpecial(name: string): string {
 /**
  * The names that complete `word` (`complete_cmd_dir_file`): in the directory the word names up to
  * its last `/`, or for a command ash's builtins, busybox's applets and every directory of PATH (no
- * directories there, nor the shell's stand-ins, which the applets stand for), else the shell's
+ * directories there), else the shell's
  * directory; a directory gets a trailing `/`, `cd` takes only directories; `.` and `..` only when
  * the word's last part asks for them; names with control characters are left out. Sorted by bytes,
  * duplicates gone. `prefixLength` is how much of each match the word already has, counting the
@@ -137,7 +135,7 @@ export async function completions(
     for (const e of [{ name: '.', directory: true }, { name: '..', directory: true }, ...entries]) {
       if (base === '' && (e.name === '.' || e.name === '..')) continue;
       if (!e.name.startsWith(base)) continue;
-      if ((e.directory || e.stub) && searchPath) continue;
+      if (e.directory && searchPath) continue;
       if (!e.directory && kind === 'directory') continue;
       // eslint-disable-next-line no-control-regex
       if (/[\x00-\x1f\x7f]/.test(e.name)) continue;
