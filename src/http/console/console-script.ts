@@ -1503,14 +1503,25 @@ export const consoleScript = `"use strict";
     }
     if (c.fleet) schedule("fleet", liveFleet);
     if (c.audit) {
-      throttle("approvals", loadApprovals, 1e3);
-      throttle("incidents", loadIncidents, 1e3);
-      throttle("dlq", loadDlq, 1e3);
-      throttle("health", loadHealth, 1e3);
-      throttle("executions", loadExecutions, 1e3);
+      liveLoad("approvals", loadApprovals);
+      liveLoad("incidents", loadIncidents);
+      liveLoad("dlq", loadDlq);
+      liveLoad("health", loadHealth);
+      liveLoad("executions", loadExecutions);
     }
-    if (state.timeline) throttle("timeline", loadTimeline, 1e3);
+    if (state.timeline) liveLoad("timeline", loadTimeline);
   });
+  function liveLoad(name, load) {
+    throttle(
+      name,
+      async () => {
+        if (!state.paused) return load();
+        state.missed++;
+        showPause();
+      },
+      1e3
+    );
+  }
   source.onerror = () => markUnreachable("event stream closed");
   restoreView();
   reloadAll();

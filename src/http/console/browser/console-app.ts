@@ -1259,15 +1259,31 @@ source.addEventListener('change', (ev) => {
   if (c.fleet) schedule('fleet', liveFleet);
   if (c.audit) {
     // A request, a decision and its settling are each audited: everyone watching sees them.
-    throttle('approvals', loadApprovals, 1000);
-    throttle('incidents', loadIncidents, 1000);
-    throttle('dlq', loadDlq, 1000);
-    throttle('health', loadHealth, 1000);
-    throttle('executions', loadExecutions, 1000);
+    liveLoad('approvals', loadApprovals);
+    liveLoad('incidents', loadIncidents);
+    liveLoad('dlq', loadDlq);
+    liveLoad('health', loadHealth);
+    liveLoad('executions', loadExecutions);
   }
   // The timeline also shows its probes' last check, which moves with the fleet, not the audit.
-  if (state.timeline) throttle('timeline', loadTimeline, 1000);
+  if (state.timeline) liveLoad('timeline', loadTimeline);
 });
+
+/**
+ * A live update's load, at most once a second. A load the throttle put off may come due after
+ * the operator paused: then it is counted as missed, not shown, so a paused page stays as it was.
+ */
+function liveLoad(name: string, load: () => Promise<void>): void {
+  throttle(
+    name,
+    async () => {
+      if (!state.paused) return load();
+      state.missed++;
+      showPause();
+    },
+    1000,
+  );
+}
 source.onerror = () => markUnreachable('event stream closed');
 
 restoreView();
