@@ -3,6 +3,10 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const bin = fileURLToPath(new URL('../../bin/reflex.js', import.meta.url));
+/** Stops the process when this one dies (its fd 3 is a pipe to us): see exit-with-parent.cjs. */
+const exitWithParent = ['--require', fileURLToPath(new URL('./exit-with-parent.cjs', import.meta.url))];
+/** stdin ignored, stdout and stderr read, fd 3 the pipe exit-with-parent.cjs watches. */
+const stdio: ['ignore', 'pipe', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe', 'pipe'];
 
 /** A `reflex` CLI process started by a test, with its JSON log lines collected. */
 export interface ReflexProcess {
@@ -39,10 +43,10 @@ function scratchState(): Record<string, string> {
 export function startReflexProcess(args: string[], env: Record<string, string> = {}, command: ReflexCommand = {}): ReflexProcess {
   // REFLEX_CPU_PROF=DIR: each process writes a V8 CPU profile there when it exits (to see where a bench's CPU goes).
   const prof = process.env.REFLEX_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.REFLEX_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...prof, command.bin ?? bin, ...args], {
+  const child = spawn(process.execPath, [...prof, ...exitWithParent, command.bin ?? bin, ...args], {
     env: command.cleanEnv ? env : { ...scratchState(), ...process.env, ...env },
     cwd: command.cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio,
   });
   const logs: Record<string, unknown>[] = [];
   const waiters: { text: string; resolve: (l: Record<string, unknown>) => void }[] = [];
@@ -120,10 +124,10 @@ export async function runReflex(
   env: Record<string, string> = {},
   command: ReflexCommand = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [command.bin ?? bin, ...args], {
+  const child = spawn(process.execPath, [...exitWithParent, command.bin ?? bin, ...args], {
     env: { ...scratchState(), ...process.env, ...env },
     cwd: command.cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio,
   });
   let stdout = '';
   let stderr = '';
