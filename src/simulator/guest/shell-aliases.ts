@@ -1,12 +1,15 @@
 import type { Command } from 'just-bash';
 
 /**
- * busybox ash's `alias` and `unalias`. The aliases live where just-bash's interpreter looks for
- * them when it expands a command's name (variables `BASH_ALIAS_<name>`, not listed by `set`), and
- * are listed, quoted and refused as ash does: in the order of its alias table (a hash of the name,
- * then definition order), `name='value'` quoted by its `single_quote`, `alias: x not found`.
+ * busybox ash's `alias` and `unalias`. The aliases live where the patched interpreter looks for
+ * them when it expands a command's name: among the shell's variables under `\0alias:<name>`, a
+ * name no variable can have, so that no expansion, listing or environment sees them (just-bash
+ * kept them as variables `BASH_ALIAS_<name>`, which `${BASH_ALIAS_x}` expanded, where busybox has
+ * no such variable). They are listed, quoted and refused as ash does: in the order of its alias
+ * table (a hash of the name, then definition order), `name='value'` quoted by its `single_quote`,
+ * `alias: x not found`.
  */
-const prefix = 'BASH_ALIAS_';
+const prefix = '\0alias:';
 
 /** ash's alias table has 39 chains; a name's chain is its first byte times 16 plus all its bytes. */
 const chainOf = (name: string): number => {
