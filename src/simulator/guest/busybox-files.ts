@@ -7,6 +7,7 @@ import { busyboxArchives } from './busybox-archives.js';
 import { busyboxCalc } from './busybox-calc.js';
 import { busyboxFind } from './busybox-find.js';
 import { sedCommand } from './busybox-sed.js';
+import { cutCommand } from './busybox-cut.js';
 import { busyboxLz } from './busybox-lz.js';
 import { busyboxEditors } from './busybox-edit.js';
 import { busyboxMisc } from './busybox-misc.js';
@@ -359,6 +360,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     ...busyboxCalc(host),
     busyboxFind(host),
     sedCommand(host),
+    cutCommand(host),
   ];
 }
 
