@@ -1,6 +1,7 @@
-import { constants, crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
+import { constants, crc32, inflateRawSync } from 'node:zlib';
 import type { Command } from 'just-bash';
 import { bbunpack, strippedOf, type Unpacked, type Unpacker } from './bbunpack.js';
+import { busyboxDeflate } from './busybox-deflate.js';
 import type { ProgramHost } from './program-host.js';
 
 /** busybox gunzip's window: what it has decoded reaches its output 32 KiB at a time, and at the end. */
@@ -9,12 +10,12 @@ const window = 32 * 1024;
 /** The gzip header busybox writes: deflate, no flags, no time (0), no extra flags, Unix. */
 const header = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]);
 
-/** busybox's gzip stream: its header, the data deflated (zlib at the level given, 6 by default), CRC-32 and length. */
-export function gzipStream(data: Buffer, level = 6): Buffer {
+/** busybox's gzip stream: its header, the data as busybox deflates it, CRC-32 and length. */
+export function gzipStream(data: Buffer): Buffer {
   const trailer = Buffer.alloc(8);
   trailer.writeUInt32LE(crc32(data), 0);
   trailer.writeUInt32LE(data.length >>> 0, 4);
-  return Buffer.concat([header, deflateRawSync(data, { level }), trailer]);
+  return Buffer.concat([header, busyboxDeflate(data), trailer]);
 }
 
 /** Where a member's deflate data starts after its header (FEXTRA, FNAME, FCOMMENT, FHCRC skipped), or undefined if the header is cut short. */
@@ -93,8 +94,8 @@ const gzipUnpacker: Unpacker = {
   run(data, flags, directory) {
     if (flags.has('d') || flags.has('t')) return gunzip(data);
     // A directory reads as nothing to gzip, which does not check its read(2): DIR.gz is an empty stream.
-    const level = [...'123456789'].find((l) => flags.has(l));
-    const output = gzipStream(directory ? Buffer.alloc(0) : data, level === undefined ? 6 : Number(level));
+    // Debian's busybox has no FEATURE_GZIP_LEVELS: `-1`..`-9` are taken and change nothing.
+    const output = gzipStream(directory ? Buffer.alloc(0) : data);
     return { output, status: output.length };
   },
 };
