@@ -51,3 +51,17 @@ describe('cut', () => {
     expect(r.stdout).toBe('rc=1\n1\n4\n:1\n:4\nb c\n');
   });
 });
+
+describe('od', () => {
+  it('reads its operands as one stream, each message where the stream reaches it, a directory a read error', async () => {
+    const r = await run(
+      'printf abcdefghijklmnopqrst > w/20; od -c w/20 /nosuch f2 2>&1; echo rc=$?; od -c /nosuch /nosuch2 2>&1; echo rc=$?; od -c f1 d1 2>&1; echo rc=$?',
+    );
+    expect(r.stdout).toBe(
+      '0000000   a   b   c   d   e   f   g   h   i   j   k   l   m   n   o   p\n' +
+        'od: /nosuch: No such file or directory\n0000020   q   r   s   t   z  \\n   y  \\n\n0000030\nrc=1\n' +
+        'od: /nosuch: No such file or directory\nod: /nosuch2: No such file or directory\nrc=1\n' +
+        'od: d1: read error\n0000000   b  \\n   a  \\n   c  \\n\n0000006\nrc=1\n',
+    );
+  });
+});

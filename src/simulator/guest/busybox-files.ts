@@ -8,6 +8,7 @@ import { busyboxCalc } from './busybox-calc.js';
 import { busyboxFind } from './busybox-find.js';
 import { sedCommand } from './busybox-sed.js';
 import { cutCommand } from './busybox-cut.js';
+import { odCommand } from './busybox-od.js';
 import { busyboxLz } from './busybox-lz.js';
 import { busyboxEditors } from './busybox-edit.js';
 import { busyboxMisc } from './busybox-misc.js';
@@ -218,86 +219,6 @@ export function busyboxFiles(host: FilesHost): Command[] {
       return ok(out);
     },
   });
-  const od: Command = {
-    name: 'od',
-    async execute(args, ctx) {
-      let format = 'o2';
-      let address = true;
-      let verbose = false;
-      const files: string[] = [];
-      // getopt: flags may share an argument, and -A and -t take the rest of theirs or the next one (-tx1 is -t x1).
-      for (let i = 0; i < args.length; i++) {
-        const a = args[i]!;
-        if (!a.startsWith('-') || a === '-') {
-          files.push(a);
-          continue;
-        }
-        for (let j = 1; j < a.length; j++) {
-          const letter = a[j]!;
-          if (letter === 'A' || letter === 't') {
-            const value = j + 1 < a.length ? a.slice(j + 1) : (args[++i] ?? '');
-            // -A reads the first letter of its value only (-Anv is -A n).
-            if (letter === 'A' && !'doxn'.includes(value[0] ?? '-'))
-              return fail(`od: bad output address radix '${value[0] ?? ''}' (must be [doxn])\n`);
-            if (letter === 'A') address = value[0] !== 'n';
-            else format = { x1: 'x1', x2: 'x2', o1: 'o1', o2: 'o2', d2: 'd2', u2: 'd2', c: 'c', u1: 'u1', d1: 'd1' }[value] ?? 'x1';
-            break;
-          }
-          if (letter === 'v') verbose = true;
-          else if ('cbxod'.includes(letter)) format = { c: 'c', b: 'o1', x: 'x2', o: 'o2', d: 'd2' }[letter]!;
-          else return ctx.origCommand ? ctx.origCommand(args) : fail(`od: invalid option -- '${letter}'\n`);
-        }
-      }
-      let data = Buffer.alloc(0);
-      for (const f of files.length ? files : ['-']) {
-        const one = await input(host, ctx, 'od', f);
-        if (typeof one === 'string') return fail(one);
-        data = Buffer.concat([data, one]);
-      }
-      const escapes: Record<number, string> = { 0: '\\0', 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r' };
-      const cell = (row: Buffer, i: number): string => {
-        const b = row[i]!;
-        const word = b + (row[i + 1] ?? 0) * 256;
-        switch (format) {
-          case 'c':
-            return (escapes[b] ?? (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : b.toString(8).padStart(3, '0'))).padStart(4);
-          case 'o1':
-            return ` ${b.toString(8).padStart(3, '0')}`;
-          case 'x1':
-            return ` ${hex(b, 2)}`;
-          case 'u1':
-            return ` ${String(b).padStart(3)}`;
-          case 'd1':
-            return ` ${String(b > 127 ? b - 256 : b).padStart(4)}`;
-          case 'x2':
-            return ` ${hex(word, 4)}`;
-          case 'd2':
-            return ` ${String(word).padStart(5)}`;
-          default:
-            return ` ${word.toString(8).padStart(6, '0')}`;
-        }
-      };
-      const step = /2$/.test(format) ? 2 : 1;
-      const lines: string[] = [];
-      let previous: string | undefined;
-      let starred = false;
-      for (let at = 0; at < data.length; at += 16) {
-        const row = data.subarray(at, at + 16);
-        if (!verbose && row.length === 16 && row.toString('hex') === previous) {
-          if (!starred) lines.push('*');
-          starred = true;
-          continue;
-        }
-        previous = row.toString('hex');
-        starred = false;
-        let cells = '';
-        for (let i = 0; i < row.length; i += step) cells += cell(row, i);
-        lines.push(`${address ? at.toString(8).padStart(7, '0') : ''}${cells}`);
-      }
-      if (address) lines.push(data.length.toString(8).padStart(7, '0'));
-      return ok(lines.map((l) => `${l}\n`).join(''));
-    },
-  };
   const arch: Command = { name: 'arch', execute: async () => ok(`${machine()}\n`) };
   const su: Command = {
     name: 'su',
@@ -340,7 +261,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     lineEnds('unix2dos', true),
     hexdump,
     xxd,
-    od,
+    odCommand(),
     pager('more'),
     pager('less'),
     arch,
