@@ -55,21 +55,20 @@ export async function mv(args: string[], ctx: CommandContext): Promise<ExecResul
   const lastOf = (c: string) => Math.max(...args.map((a, i) => (/^-[a-zA-Z]+$/.test(a) && a.includes(c) ? i : -1)));
   const winner = ['f', 'i', 'n'].filter((c) => p.opts.has(c)).sort((a, b) => lastOf(b) - lastOf(a))[0];
   const last = typeof dir === 'string' ? dir : operands.pop()!;
+  // busybox prints -v's line once it is done with an operand, whatever became of it (mv.c's RET_0:
+  // a failed rename, one -n or a refused -i skipped, a destination it could not stat).
+  const verbose = (source: string, dest: string): void => {
+    if (p.opts.has('v')) o.stdout += `'${source}' -> '${dest}'\n`;
+  };
   const move = async (source: string, dest: string, destKind: 0 | 1 | 3): Promise<void> => {
-    if (destKind) {
-      if (winner === 'n') return;
-      if (winner === 'i') {
-        o.stderr += `mv: overwrite '${dest}'? `;
-        if (!answers.yes()) return;
-      }
-    }
+    if (destKind && winner === 'i') o.stderr += `mv: overwrite '${dest}'? `;
     try {
-      await files.rename(source, dest);
-      if (p.opts.has('v')) o.stdout += `'${source}' -> '${dest}'\n`;
+      if (!destKind || (winner !== 'n' && (winner !== 'i' || answers.yes()))) await files.rename(source, dest);
     } catch (e) {
       o.stderr += say('mv', `can't rename '${source}'`, e);
       o.failed = true;
     }
+    verbose(source, dest);
   };
   if (operands.length === 1 && typeof dir !== 'string') {
     const d = await cpMvStat('mv', files, last, true, o);
@@ -82,6 +81,7 @@ export async function mv(args: string[], ctx: CommandContext): Promise<ExecResul
     const d = await cpMvStat('mv', files, dest, true, o);
     if (d === -1) {
       o.failed = true;
+      verbose(source, dest);
       continue;
     }
     await move(source, dest, d);

@@ -1,8 +1,9 @@
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { cp, mv } from './busybox-copy.js';
-import { Answers, Files, SysError, done, errnos, joinPath, lastComponent, outcome, say } from './busybox-file-calls.js';
-import { getopt, isResult, usage } from './busybox-getopt.js';
+import { Answers, Files, SysError, done, errnos, joinPath, lastComponent, outcome, say, type Outcome } from './busybox-file-calls.js';
+import { banner, getopt, isResult, usage } from './busybox-getopt.js';
+import { resolvePath } from './file-status.js';
 import { defaultUmask, newEntryMode } from './guest-fs.js';
 
 /** Each program's usage, as busybox prints it (to stderr, exit 1) for a wrong call. */
@@ -21,6 +22,8 @@ const usages = {
     '\t-s\tMake symlinks instead of hardlinks\n\t-f\tRemove existing destinations\n' +
     "\t-n\tDon't dereference symlinks - treat like normal file\n\t-b\tMake a backup of the target (if exists) before link operation\n" +
     '\t-S SUF\tUse suffix instead of ~ when making backup files\n\t-T\tTreat LINK as a file, not DIR\n\t-v\tVerbose\n',
+  readlink:
+    "Usage: readlink [-fnv] FILE\n\nDisplay the value of a symlink\n\n\t-f\tCanonicalize by following all symlinks\n\t-n\tDon't add newline\n\t-v\tVerbose\n",
   chmod:
     'Usage: chmod [-Rcvf] MODE[,MODE]... FILE...\n\nMODE is octal number (bit pattern sstrwxrwxrwx) or [ugoa]{+|-|=}[rwxXst]\n\n' +
     '\t-R\tRecurse\n\t-c\tList changed files\n\t-v\tVerbose\n\t-f\tHide errors\n',
@@ -290,6 +293,8 @@ async function ln(args: string[], ctx: CommandContext): Promise<ExecResult> {
       }
       if (p.opts.has('b') && (await files.lstat(link))) await files.rename(link, `${link}${suffix}`);
       if (p.opts.has('f') && (await files.lstat(link))?.kind !== 'directory' && (await files.lstat(link))) await ctx.fs.rm(files.abs(link));
+      // busybox says -v's line before it tries the link (ln.c), so a link that fails is said too.
+      if (p.opts.has('v')) o.stdout += `'${link}' -> '${target}'\n`;
       if (await files.lstat(link)) throw new SysError('EEXIST');
       await files.parentReady(link);
       if (p.opts.has('s')) await ctx.fs.symlink(target, files.abs(link));
@@ -297,13 +302,57 @@ async function ln(args: string[], ctx: CommandContext): Promise<ExecResult> {
         if ((await files.stat(target))?.kind === 'directory') throw new SysError('EPERM');
         await ctx.fs.link(files.abs(target), files.abs(link));
       }
-      if (p.opts.has('v')) o.stdout += `'${link}' -> '${target}'\n`;
     } catch (e) {
       o.stderr += say('ln', link, e);
       o.failed = true;
     }
   }
   return done(o);
+}
+
+/**
+ * busybox's `readlink [-fnv] FILE`: exactly one operand (getopt32's `=1`, its usage otherwise); -f
+ * canonicalizes as xmalloc_realpath_coreutils does (a missing last component is kept, and a dangling
+ * symlink's relative target is taken from the current directory, as busybox takes it); its errors
+ * are silent but with -v, and -s/-q are taken and ignored.
+ */
+async function readlink(args: string[], ctx: CommandContext): Promise<ExecResult> {
+  if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${usages.readlink}`, exitCode: 0 };
+  const p = getopt('readlink', usages.readlink, args, 'fnvsq', '', null);
+  if (isResult(p)) return p;
+  if (p.operands.length !== 1) return usage(usages.readlink);
+  const name = p.operands[0]!;
+  const o = outcome();
+  const found = p.opts.has('f') ? await canonical(ctx, name) : await linkText(ctx, name, p.opts.has('v') ? o : undefined);
+  if (found === undefined) return done(o, true);
+  o.stdout += p.opts.has('n') ? found : `${found}\n`;
+  return done(o);
+}
+
+/** xmalloc_readlink_or_warn: a symlink's target, or undefined with busybox's warning when one is wanted. */
+async function linkText(ctx: CommandContext, name: string, warn?: Outcome): Promise<string | undefined> {
+  const files = new Files(ctx.fs, ctx.cwd);
+  const st = await files.lstat(name);
+  if (st?.kind === 'symlink' && !name.endsWith('/')) return ctx.fs.readlink(files.abs(name));
+  if (warn) warn.stderr += `readlink: ${name}: cannot read link: ${st ? 'not a symlink' : errnos[await files.missing(name)]}\n`;
+  return undefined;
+}
+
+/** xmalloc_realpath_coreutils: realpath(3), or for a path that is missing, its parent's realpath and its last name. */
+async function canonical(ctx: CommandContext, name: string): Promise<string | undefined> {
+  if (name === '') return undefined;
+  // Not normalized: `..` is taken after the symlinks before it, and a trailing slash asks for a directory.
+  const real = await resolvePath(ctx.fs, name.startsWith('/') ? name : `${ctx.cwd}/${name}`, true);
+  if ('path' in real) return real.path;
+  if (real.errno !== 'ENOENT') return undefined;
+  const target = await linkText(ctx, name);
+  if (target !== undefined) return canonical(ctx, target.startsWith('/') ? target : joinPath(ctx.cwd, target));
+  const stripped = name.replace(/^\/+(?=\/)/, '').replace(/(?<=.)\/+$/, '');
+  const slash = stripped.lastIndexOf('/');
+  if (slash === 0) return stripped;
+  if (slash < 0) return undefined;
+  const parent = await resolvePath(ctx.fs, posix.resolve(ctx.cwd, stripped.slice(0, slash)), true);
+  return 'path' in parent ? joinPath(parent.path, stripped.slice(slash + 1)) : undefined;
 }
 
 async function chmod(args: string[], ctx: CommandContext): Promise<ExecResult> {
@@ -354,13 +403,14 @@ const programs: Record<string, (args: string[], ctx: CommandContext, umask: numb
   mkdir,
   touch,
   ln,
+  readlink,
   mv,
   cp,
   chmod,
 };
 
 /**
- * busybox 1.35's `rm`, `rmdir`, `mkdir`, `touch`, `ln`, `mv`, `cp` and `chmod` over the guest's
+ * busybox 1.35's `rm`, `rmdir`, `mkdir`, `touch`, `ln`, `readlink`, `mv`, `cp` and `chmod` over the guest's
  * files, where just-bash's are GNU's in wording and some behaviour (`ln -s a DIR` made no DIR/a,
  * `touch /nosuch/x` made /nosuch, `rm -r ..` removed the parent): busybox's options, usages,
  * messages and exit codes, as the test beds' busybox answers them. What they make takes its mode
