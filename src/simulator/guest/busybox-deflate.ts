@@ -253,13 +253,14 @@ class Deflater {
       this.matchStart -= WSIZE;
       this.strstart -= WSIZE;
       this.blockStart -= WSIZE;
+      const { head, prev } = this;
       for (let n = 0; n < HASH_SIZE; n++) {
-        const m = this.head[n]!;
-        this.head[n] = m >= WSIZE ? m - WSIZE : 0;
+        const m = head[n]!;
+        head[n] = m >= WSIZE ? m - WSIZE : 0;
       }
       for (let n = 0; n < WSIZE; n++) {
-        const m = this.prev[n]!;
-        this.prev[n] = m >= WSIZE ? m - WSIZE : 0;
+        const m = prev[n]!;
+        prev[n] = m >= WSIZE ? m - WSIZE : 0;
       }
       more += WSIZE;
     }
@@ -277,6 +278,7 @@ class Deflater {
   /** The longest match at strstart along the hash chain from curMatch, longer than prevLength; sets matchStart. */
   private longestMatch(curMatch: number): number {
     const w = this.window;
+    const prev = this.prev;
     let chainLength = MAX_CHAIN_LENGTH;
     const scan = this.strstart;
     let bestLen = this.prevLength;
@@ -312,7 +314,7 @@ class Deflater {
         scanEnd1 = w[scan + bestLen - 1];
         scanEnd = w[scan + bestLen];
       }
-    } while ((curMatch = this.prev[curMatch & WMASK]!) > limit && --chainLength !== 0);
+    } while ((curMatch = prev[curMatch & WMASK]!) > limit && --chainLength !== 0);
     return bestLen;
   }
 
@@ -698,5 +700,6 @@ class Deflater {
 
 /** The raw deflate data busybox 1.35's gzip writes for these bytes, whatever level it was given. */
 export function busyboxDeflate(data: Uint8Array): Buffer {
-  return Buffer.from(new Deflater(data).run());
+  const bytes = new Deflater(data).run();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 }
