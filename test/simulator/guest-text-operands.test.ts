@@ -65,3 +65,29 @@ describe('od', () => {
     );
   });
 });
+
+describe('sed', () => {
+  it('says an operand it cannot open when it reads ahead into it, and reads the rest as the same stream', async () => {
+    const r = await run("sed -n p f1 /nosuch f2 2>&1; echo rc=$?; sed = /nosuch f1 /n2 f2 /n3 2>&1; sed -n '$p' f1 /nosuch; echo rc=$?");
+    expect(r.stdout).toBe(
+      'b\na\nsed: /nosuch: No such file or directory\nc\nz\ny\nrc=1\n' +
+        'sed: /nosuch: No such file or directory\n1\nb\n2\na\nsed: /n2: No such file or directory\n3\nc\n4\nz\n' +
+        'sed: /n3: No such file or directory\n5\ny\nc\nrc=1\n',
+    );
+  });
+
+  it('never reaches an operand after the line it quits on; a directory reads as empty; stdin ends a stream', async () => {
+    const r = await run('sed q f1 /nosuch 2>&1; echo rc=$?; sed p d1 f1 2>&1; echo rc=$?; echo in | sed p - /nosuch f2 2>&1; echo rc=$?');
+    expect(r.stdout).toBe('b\nrc=0\nb\nb\na\na\nc\nc\nrc=0\nin\nin\nsed: /nosuch: No such file or directory\nz\nz\ny\ny\nrc=1\n');
+  });
+
+  it('as user 1000: a file it may not read is Permission denied; a script file it cannot open in busybox words', async () => {
+    const r = await run('sed p ro f1 2>&1; echo rc=$?; sed -f /nosuch f1 2>&1; echo rc=$?', 1000);
+    expect(r.stdout).toBe('sed: ro: Permission denied\nb\nb\na\na\nc\nc\nrc=1\nsed: /nosuch: No such file or directory\nrc=1\n');
+  });
+
+  it('with -i edits the files that are there after saying the ones that are not', async () => {
+    const r = await run('sed -i s/y/Y/ /nosuch f2 2>&1; echo rc=$?; cat f2');
+    expect(r.stdout).toBe('sed: /nosuch: No such file or directory\nrc=1\nz\nY\n');
+  });
+});

@@ -1,32 +1,184 @@
 import { posix } from 'node:path';
-import type { Command } from 'just-bash';
+import type { Command, ExecResult } from 'just-bash';
+import { isDirectory, openFailure } from './busybox-reads.js';
 import type { ProgramHost } from './program-host.js';
+import { orderOf, ProgramOutput } from './program-output.js';
+
+/** sed's command line as busybox's getopt32 reads it: options in order (with their values), the script operand, the files. */
+interface SedLine {
+  options: string[];
+  /** The first operand when no -e or -f gave the script. */
+  script?: string;
+  files: string[];
+  inPlace: boolean;
+}
+
+function sedLine(args: string[]): SedLine {
+  const line: SedLine = { options: [], files: [], inPlace: false };
+  let scripted = false;
+  const operands: string[] = [];
+  for (let k = 0; k < args.length; k++) {
+    const a = args[k]!;
+    if (a === '--') {
+      operands.push(...args.slice(k + 1));
+      break;
+    }
+    if (!a.startsWith('-') || a === '-') {
+      operands.push(a);
+      continue;
+    }
+    line.options.push(a);
+    if (a === '--expression' || a === '--file' || /^-[a-zA-Z]*[ef]$/.test(a)) {
+      scripted = true;
+      if (k + 1 < args.length) line.options.push(args[++k]!);
+    } else if (/^-[a-zA-Z]*[ef]/.test(a) || /^--(expression|file)=/.test(a)) scripted = true;
+    if (/^-[a-zA-Z]*i/.test(a) && !/^-[a-zA-Z]*[ef]/.test(a.slice(0, a.indexOf('i')))) line.inPlace = true;
+    if (a.startsWith('--in-place')) line.inPlace = true;
+  }
+  if (!scripted && operands.length) line.script = operands.shift();
+  line.files = operands;
+  return line;
+}
+
+/** The number of lines sed reads from `data` (the last may lack its newline). */
+const linesIn = (data: Buffer): number => {
+  let n = 0;
+  for (let at = data.indexOf(10); at >= 0; at = data.indexOf(10, at + 1)) n++;
+  return data.length && data[data.length - 1] !== 10 ? n + 1 : n;
+};
+
+/** What `sed` says of an operand, at the line where it reaches it. */
+interface Note {
+  /** Lines read before the operand: busybox says it when reading ahead past line `after` (0: at the start). */
+  after: number;
+  message: string;
+}
+
+/** A line the probing run writes when it reaches a line, which no script writes by chance. */
+const reached = '\u0001jb-sed-reached\u0001';
 
 /**
- * just-bash's `sed`, with busybox's `sed -i` on a file of several names (`ln`): busybox writes the
- * result to a new file and renames it over the name, so that name alone changes and stops being a
- * link of the others (just-bash writes into the file, which every name shows).
+ * just-bash's `sed` under busybox's reading of its operands (editors/sed.c): the files are one
+ * stream, and one that does not open is said (`sed: F: why`, status 1) when sed reaches it and the
+ * rest read; a directory reads as empty. sed reads a line ahead (for `$`), so it reaches an operand
+ * when the line before it becomes the current one: the message comes after the output of the
+ * lines before that one, and never if the script quits first. just-bash's sed runs on the files
+ * that open; where a message goes is found by a second run that stops as that line becomes current.
+ * With `-i`, busybox writes the result to a new file and renames it over the name, so that name
+ * alone changes and stops being a link of the others (just-bash writes into the file, which every
+ * name shows).
  */
 export function sedCommand(host: ProgramHost): Command {
   return {
     name: 'sed',
     async execute(args, ctx) {
       if (!ctx.origCommand) return { stdout: '', stderr: 'sh: sed: not found\n', exitCode: 127 };
-      if (args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place'))) {
-        // The operands after the script (the first operand unless -e or -f gave it) are the files.
-        let script = false;
-        for (let k = 0; k < args.length; k++) {
-          const a = args[k]!;
-          if (/^-[a-zA-Z]*[ef]$/.test(a) || a === '--expression' || a === '--file') {
-            script = true;
-            k++;
-          } else if (/^-[a-zA-Z]*[ef]/.test(a) || /^--(expression|file)=/.test(a)) script = true;
-          else if (a.startsWith('-') && a !== '-') continue;
-          else if (!script) script = true;
-          else await host.fs.separate(posix.resolve(ctx.cwd, a));
+      const run = ctx.origCommand;
+      const line = sedLine(args);
+      // busybox runs the files up to a `-` (stdin) as one stream, then the rest as another: line
+      // numbers and `$` start again after it.
+      const segments: Segment[] = [];
+      let segment: Segment = { files: [], notes: [], lines: 0 };
+      let dropped = false;
+      for (const f of line.files) {
+        if (f === '-') {
+          segment.files.push(f);
+          segments.push(segment);
+          segment = { files: [], notes: [], lines: 0 };
+          continue;
         }
+        const why = await openFailure(ctx.fs, ctx.cwd, f);
+        if (why) segment.notes.push({ after: segment.lines, message: `sed: ${f}: ${why}\n` });
+        else if (!(await isDirectory(ctx.fs, ctx.cwd, f))) {
+          segment.files.push(f);
+          if (line.inPlace) await host.fs.separate(posix.resolve(ctx.cwd, f));
+          else segment.lines += linesIn(Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, f))));
+        } else if (line.inPlace) segment.files.push(f);
+        else dropped = true;
       }
-      return ctx.origCommand(args);
+      if (segment.files.length || segment.notes.length) segments.push(segment);
+      const notes = segments.flatMap((g) => g.notes);
+      if (!dropped && notes.length === 0 && segments.length <= 1) return fileMessage(await run(args));
+      const argv = (prefix: string[], operands: string[]): string[] => [
+        ...prefix,
+        ...line.options,
+        ...(line.script === undefined ? [] : prefix.length ? ['-e', line.script] : [line.script]),
+        ...operands,
+      ];
+      const files = segments.flatMap((g) => g.files);
+      const said = notes.map((n) => n.message).join('');
+      if (line.inPlace) {
+        if (files.length === 0) return { stdout: '', stderr: said, exitCode: 1 };
+        const result = fileMessage(await run(argv([], files)));
+        return result.exitCode !== 0 && result.stderr !== ''
+          ? result
+          : { ...result, stderr: said + result.stderr, exitCode: said ? 1 : result.exitCode };
+      }
+      // No file opened: the script is still read (busybox refuses a bad one first) over an empty input.
+      if (files.length === 0) {
+        const result = fileMessage(await run(argv([], ['/dev/null'])));
+        return result.exitCode !== 0 && result.stderr !== ''
+          ? result
+          : { ...result, stderr: said + result.stderr, exitCode: said ? 1 : result.exitCode };
+      }
+      const o = new ProgramOutput();
+      let exitCode = 0;
+      for (const g of segments) {
+        if (g.files.length === 0) {
+          for (const n of g.notes) o.stderr += n.message;
+          exitCode = Math.max(exitCode, 1);
+          continue;
+        }
+        const result = fileMessage(await run(argv([], g.files)));
+        if (result.exitCode !== 0 && result.stderr !== '') return result;
+        exitCode = Math.max(exitCode, await placeNotes(run, argv, g.files, g.notes, result, o));
+      }
+      return o.result(exitCode);
     },
   };
+}
+
+/** A stretch of operands sed reads as one stream: the files that open, what it says of the others, and its lines. */
+interface Segment {
+  files: string[];
+  notes: Note[];
+  lines: number;
+}
+
+/** Writes the run's output to `o` with each message where busybox writes it; its status (1 when a message was reached). */
+async function placeNotes(
+  run: (args: string[]) => Promise<ExecResult>,
+  argv: (prefix: string[], operands: string[]) => string[],
+  files: string[],
+  notes: Note[],
+  result: ExecResult,
+  o: ProgramOutput,
+): Promise<number> {
+  let written = 0;
+  let said = false;
+  for (const note of notes) {
+    let upTo = written;
+    if (note.after > 0) {
+      const probe = await run(argv(['-e', `${note.after}i ${reached}`, '-e', `${note.after}Q`], files));
+      const at = probe.stdout.indexOf(`${reached}\n`);
+      // Not reached: the script quit before that line (busybox never opens the operand).
+      if (at < 0) continue;
+      upTo = Math.max(written, at);
+    }
+    o.stdout += result.stdout.slice(written, upTo);
+    written = upTo;
+    o.stderr += note.message;
+    said = true;
+  }
+  for (const [fd, text] of orderOf({ ...result, stdout: result.stdout.slice(written) })) {
+    if (fd === 1) o.stdout += text;
+    else o.stderr += text;
+  }
+  return said && result.exitCode === 0 ? 1 : result.exitCode;
+}
+
+/** A script file sed cannot open, in busybox's words (`sed: F: why`; just-bash: `couldn't open file F: why`). */
+function fileMessage(result: ExecResult): ExecResult {
+  const stderr = result.stderr.replace(/^sed: couldn't open file (.*): ([^:\n]*)$/gm, 'sed: $1: $2');
+  return stderr === result.stderr ? result : { ...result, stderr };
 }
