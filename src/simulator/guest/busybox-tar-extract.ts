@@ -19,6 +19,8 @@ export interface TarOptions {
   dir?: string;
   /** --strip-components. */
   strip: number;
+  /** --to-command: the shell command each regular file's data is piped to (extracting or listing, -O or not). */
+  toCommand?: string;
   /** The operands: what to archive, or the members to list or extract. */
   members: string[];
 }

@@ -2,11 +2,11 @@ import type { Command, CommandContext, ExecResult, IFileSystem } from 'just-bash
 import { packTar, unpackTar, type TarEntry, type TarHeader } from 'modern-tar';
 import { errnos, Files } from './busybox-file-calls.js';
 import { banner } from './busybox-getopt.js';
-import { gunzip, gzipStream } from './busybox-gzip.js';
 import { openFailure } from './busybox-reads.js';
 import { statusOf, type FileStatus } from './file-status.js';
 import { isRefusal } from './guest-access.js';
 import { stdinBytes, type ProgramHost } from './program-host.js';
+import { codecOf, decode, encode, toCommand } from './busybox-tar-codecs.js';
 import { extractOne, Run, TarDeath, why, type TarOptions } from './busybox-tar-extract.js';
 
 const usage =
@@ -20,12 +20,19 @@ const usage =
   "\t--no-recursion\t\tDon't descend in directories\n\t--numeric-owner\t\tUse numeric user:group\n" +
   "\t--no-same-permissions\tDon't restore access permissions\n\t--to-command COMMAND\tPipe files to COMMAND\n";
 
-/** The letters this tar reads itself. */
-const own = new Set([...'cxtfCOopvzkmh']);
-const ownLong = new Set(['--overwrite', '--no-recursion', '--numeric-owner', '--no-same-permissions', '--strip-components']);
-/** busybox's options that are left to just-bash's tar: the other compressors and --to-command. */
-const othersLetters = new Set([...'jJZa']);
-const othersLong = new Set(['--lzma', '--to-command']);
+/** busybox's tar's option letters. */
+const own = new Set([...'cxtfCOopvzjJZakmh']);
+const ownLong = new Set([
+  '--overwrite',
+  '--no-recursion',
+  '--numeric-owner',
+  '--no-same-permissions',
+  '--strip-components',
+  '--lzma',
+  '--to-command',
+]);
+/** The long options that take a value. */
+const valued = new Set(['--strip-components', '--to-command']);
 
 /** A command line tar refuses: what it says (status 1). */
 interface Refusal {
@@ -35,15 +42,16 @@ interface Refusal {
 /**
  * busybox's reading of tar's command line (getopt32 with its long options): a first word without
  * `-` is options (`cvf`), values for -f and -C in order; an unknown option is refused with the
- * usage; the options of compressors other than gzip are just-bash's tar's (`other`).
+ * usage.
  */
-function parse(args: string[]): TarOptions | Refusal | 'other' {
+function parse(args: string[]): TarOptions | Refusal {
   const argv = args.length && !args[0]!.startsWith('-') ? [`-${args[0]}`, ...args.slice(1)] : [...args];
   const flags = new Set<string>();
   const members: string[] = [];
   let file: string | undefined;
   let dir: string | undefined;
   let strip = 0;
+  let command: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--') {
@@ -52,15 +60,16 @@ function parse(args: string[]): TarOptions | Refusal | 'other' {
     }
     if (a.startsWith('--')) {
       const [option, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
-      if (othersLong.has(option)) return 'other';
       if (!ownLong.has(option)) return { refused: `tar: unrecognized option '${a}'\n${usage}` };
-      if (option !== '--strip-components') flags.add(option);
-      else {
-        const value = inline ?? argv[++i];
-        if (value === undefined) return { refused: `tar: option '--strip-components' requires an argument\n${usage}` };
-        if (!/^\d+$/.test(value)) return { refused: `tar: invalid number '${value}'\n` };
-        strip = Number(value);
+      if (!valued.has(option)) {
+        flags.add(option);
+        continue;
       }
+      const value = inline ?? argv[++i];
+      if (value === undefined) return { refused: `tar: option '${option}' requires an argument\n${usage}` };
+      if (option === '--to-command') command = value;
+      else if (!/^\d+$/.test(value)) return { refused: `tar: invalid number '${value}'\n` };
+      else strip = Number(value);
       continue;
     }
     if (!a.startsWith('-') || a === '-') {
@@ -69,7 +78,6 @@ function parse(args: string[]): TarOptions | Refusal | 'other' {
     }
     for (let j = 1; j < a.length; j++) {
       const c = a[j]!;
-      if (othersLetters.has(c)) return 'other';
       if (!own.has(c)) return { refused: `tar: invalid option -- '${c}'\n${usage}` };
       if (c === 'f' || c === 'C') {
         const value = j + 1 < a.length ? a.slice(j + 1) : argv[++i];
@@ -83,7 +91,7 @@ function parse(args: string[]): TarOptions | Refusal | 'other' {
   }
   const modes = (['c', 'x', 't'] as const).filter((m) => flags.has(m));
   if (modes.length !== 1) return { refused: usage };
-  return { mode: modes[0]!, flags, file, dir, strip, members };
+  return { mode: modes[0]!, flags, file, dir, strip, members, ...(command === undefined ? {} : { toCommand: command }) };
 }
 
 /** `drwxr-x---` of a tar header's type and mode (bb_mode_string). */
@@ -225,14 +233,16 @@ const wanted = (members: string[], name: string): string | undefined =>
   });
 
 /**
- * busybox 1.35's `tar` (archival/tar.c) over the guest's files: `c`, `x`, `t` with `-f -C -v -z -O
+ * busybox 1.35's `tar` (archival/tar.c) over the guest's files: `c`, `x`, `t` with `-f -C -v -O
  * -o -p -k -m -h`, `--overwrite --no-recursion --numeric-owner --no-same-permissions
- * --strip-components`; modern-tar writes and reads the ustar format and node's zlib (de)compresses.
+ * --strip-components --to-command`, and the compressors `-z -j -J -Z --lzma -a` (busybox-tar-codecs.ts:
+ * the guest's own codecs and applets, so `-J`, `--lzma` and `-Z` create nothing, as this busybox's
+ * cannot); modern-tar writes and reads the ustar format.
  * It keeps symlinks and hard links as such and, extracting, restores them, and restores modes:
  * as they are for root, less the umask for another user (and their owners for root); a file it
  * cannot read, a directory it cannot list, and a missing operand are said and end it with status 1
- * at the end (`error exit delayed from previous errors`), an archive it cannot open at once. The
- * other compressors' options (-j, -J, -Z, -a, --lzma) and --to-command are just-bash's tar's.
+ * at the end (`error exit delayed from previous errors`), an archive it cannot open at once; a
+ * decompressor that fails says why, and tar reads what it wrote before, and ends with 1.
  */
 export function tarCommand(host: ProgramHost): Command {
   return {
@@ -240,13 +250,17 @@ export function tarCommand(host: ProgramHost): Command {
     async execute(args, ctx): Promise<ExecResult> {
       if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: usage, exitCode: 0 };
       const o = parse(args);
-      if (o === 'other') return ctx.origCommand ? ctx.origCommand(args) : { stdout: '', stderr: 'sh: tar: not found\n', exitCode: 127 };
       if ('refused' in o) return { stdout: '', stderr: o.refused, exitCode: 1 };
       const run = new Run();
       const files = new Files(ctx.fs, ctx.cwd);
+      const codec = codecOf(o.flags, o.mode, o.file);
+      // A decompressor that failed fails tar at its end (check_errors_in_children).
+      let childFailed = false;
+      // --to-command with -v: tar's own lines, held in its stdio buffer until it ends.
+      let held = '';
       const result = (raw?: Buffer): ExecResult => {
         if (run.delayed) run.warn('error exit delayed from previous errors');
-        const exitCode = run.delayed ? 1 : 0;
+        const exitCode = run.delayed || childFailed ? 1 : 0;
         if (raw) run.bytes(raw);
         return run.result(exitCode, host.rawOutput);
       };
@@ -265,9 +279,13 @@ export function tarCommand(host: ProgramHost): Command {
           }
           if (o.dir !== undefined) cwd = await changeDir(files, o.dir);
           const tar = await create(host, ctx, o, cwd, run, archivePath && (await host.fs.memory.realpath(archivePath).catch(() => archivePath)));
-          const out = o.flags.has('z') ? gzipStream(tar) : tar;
-          if (!toFile) return result(out);
-          await ctx.fs.writeFile(archivePath!, out);
+          const encoded = codec ? await encode(host, ctx, codec, tar) : { data: tar };
+          if ('failed' in encoded) {
+            run.stderr += encoded.failed;
+            return run.result(1);
+          }
+          if (!toFile) return result(encoded.data);
+          await ctx.fs.writeFile(archivePath!, encoded.data);
           return result();
         }
         let data: Buffer;
@@ -282,10 +300,13 @@ export function tarCommand(host: ProgramHost): Command {
           }
         }
         if (o.dir !== undefined) cwd = await changeDir(files, o.dir);
-        if (o.flags.has('z')) {
-          const unpacked = gunzip(data);
-          if (unpacked.error) throw new TarDeath(unpacked.error);
-          data = unpacked.output;
+        if (codec) {
+          const decoded = await decode(codec, data);
+          if (decoded.error !== undefined) {
+            run.warn(decoded.error);
+            childFailed = true;
+          }
+          data = decoded.data;
         }
         checkArchive(data);
         const said = { done: false };
@@ -303,22 +324,31 @@ export function tarCommand(host: ProgramHost): Command {
             if (hit === undefined) continue;
             found.add(hit);
           }
-          if (o.mode === 't') {
-            run.stdout += o.flags.has('v') ? verboseLine(header) : `${header.name}\n`;
+          const regular = header.type === 'file' || header.type === undefined;
+          const listed = o.mode === 't' ? (o.flags.has('v') ? verboseLine(header) : `${header.name}\n`) : o.flags.has('v') ? `${header.name}\n` : '';
+          // --to-command takes each file's data whatever else was asked (`t`, `-O`): tar's own lines
+          // wait in its stdio buffer (written as it ends), where the command writes at once.
+          if (o.toCommand !== undefined) {
+            held += listed;
+            if (regular) await pipeTo(ctx, run, o.toCommand, header, entry.data);
             continue;
           }
-          if (o.flags.has('v')) run.stdout += `${header.name}\n`;
+          run.stdout += listed;
+          if (o.mode === 't') continue;
           if (o.flags.has('O')) {
-            if (entry.data && (header.type === 'file' || header.type === undefined)) out = Buffer.concat([out, Buffer.from(entry.data)]);
+            if (entry.data && regular) out = Buffer.concat([out, Buffer.from(entry.data)]);
             continue;
           }
           await extractOne(host, ctx, o, cwd, run, header, entry.data);
         }
+        run.stdout += held;
+        held = '';
         const missing = o.members.find((m) => !found.has(m));
         if (missing !== undefined) throw new TarDeath(`${missing}: not found in archive`);
         return out.length ? result(out) : result();
       } catch (e) {
         if (!(e instanceof TarDeath)) throw e;
+        run.stdout += held;
         run.warn(e.message);
         return run.result(1);
       }
@@ -332,4 +362,20 @@ async function changeDir(files: Files, dir: string): Promise<string> {
   if (!st) throw new TarDeath(`can't change directory to '${dir}': ${errnos[await files.missing(dir)]}`);
   if (st.kind !== 'directory') throw new TarDeath(`can't change directory to '${dir}': ${errnos.ENOTDIR}`);
   return files.abs(dir);
+}
+
+/** --to-command for one regular file: the command's output is tar's, and a status that is not 0 ends tar. */
+async function pipeTo(ctx: CommandContext, run: Run, command: string, header: TarHeader, data: Uint8Array | undefined): Promise<void> {
+  const member = {
+    name: header.name,
+    mode: header.mode ?? 0o644,
+    size: header.size ?? 0,
+    uid: header.uid ?? 0,
+    gid: header.gid ?? 0,
+    uname: header.uname ?? '',
+    gname: header.gname ?? '',
+  };
+  const ran = await toCommand(ctx, command, member, data ?? new Uint8Array());
+  run.append(ran);
+  if (ran.exitCode !== 0) throw new TarDeath(`'${command}' returned status ${ran.exitCode}`);
 }
