@@ -45,3 +45,22 @@ describe('a signal sent to the shell from another process of it', () => {
     expect({ stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode }).toEqual({ stdout, stderr: '', exitCode });
   });
 });
+
+describe('a trap in the compound commands around it', () => {
+  it.each([
+    ['trap \'echo T$?\' USR1; (kill -USR1 $$; exit 4); echo "rc=$?"', 'T4\nrc=4\n', 0],
+    ["set -e; trap 'echo T' USR1; (kill -USR1 $$; exit 4) || echo caught; echo after", 'T\ncaught\nafter\n', 0],
+    ["trap 'echo T' USR1; while kill -USR1 $$; do echo loop; break; done; echo after", 'T\nloop\nafter\n', 0],
+    ["trap 'echo T' USR1; for i in 1 2; do kill -USR1 $$; done; echo after", 'T\nT\nafter\n', 0],
+    ["trap 'echo T' USR1; if kill -USR1 $$; then echo yes; fi", 'T\nyes\n', 0],
+    ["trap 'echo T' USR1; kill -USR1 $$ && echo and", 'T\nand\n', 0],
+    ["trap 'echo T' USR1; { kill -USR1 $$; echo g; } | cat; echo after", 'g\nT\nafter\n', 0],
+    ['trap \'echo T\' USR1; f(){ kill -USR1 $$; return 3; }; f; echo "rc=$?"', 'T\nrc=3\n', 0],
+    ["trap 'echo T' USR1; { kill -USR1 $$; echo g; }; echo after", 'T\ng\nafter\n', 0],
+    ["trap 'echo T; false' USR1; set -e; kill -USR1 $$; echo after", 'T\n', 1],
+    ["trap 'false || echo T' USR1; set -e; kill -USR1 $$; echo after", 'T\nafter\n', 0],
+  ])('%s', async (script, stdout, exitCode) => {
+    const r = await guest.sh(script);
+    expect({ stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode }).toEqual({ stdout, stderr: '', exitCode });
+  });
+});
