@@ -71,6 +71,18 @@ describe('a descriptor copied from fd 1 by exec', () => {
   });
 });
 
+describe("a child shell's descriptors", () => {
+  it('are its parent shell descriptors from 3 up: a file, and a copy of the stdout past the pipe the child is in', async () => {
+    const r = await run(
+      "exec 3>/tmp/log; sh -c 'echo one >&3; echo out'; echo two >&3; sh -c 'echo three >&3' | cat; cat /tmp/log; " +
+        "exec 6>&1; sh -c 'echo child >&6' | wc -l; exec 4>&1; x=$(sh -c 'echo in >&4; echo sub'); echo \"x=$x\"; " +
+        "printf 'echo s1 >&4\\necho s2\\n' > /tmp/s.sh; sh /tmp/s.sh | wc -l; exec 4>&-; sh -c 'echo z >&4'; echo rc=$?",
+    );
+    expect(r).toMatchObject({ exitCode: 0, stderr: 'sh: 4: Bad file descriptor\n' });
+    expect(r.stdout).toBe(['out', 'one', 'two', 'three', 'child', '0', 'in', 'x=sub', 's1', '1', 'rc=1', ''].join('\n'));
+  });
+});
+
 describe('a closed stdout', () => {
   it('fails a write as ash does: echo says so, the other builtins are silent, status 1', async () => {
     const r = await run(
