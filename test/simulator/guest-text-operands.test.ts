@@ -91,3 +91,24 @@ describe('sed', () => {
     expect(r.stdout).toBe('sed: /nosuch: No such file or directory\nrc=1\nz\nY\n');
   });
 });
+
+describe('grep', () => {
+  it('-r says a missing operand where it comes, goes on, and ends with 2 (0 under -q once a line matched)', async () => {
+    const r = await run(
+      'grep -r l /tmp/ia/h /nosuch 2>&1; echo rc=$?; grep -rl l /nosuch /tmp/ia/h 2>&1; echo rc=$?; grep -rq l /nosuch /tmp/ia/h 2>&1; echo rc=$?; grep -rs l /nosuch h; echo rc=$?; grep -r l /nosuch 2>&1; echo rc=$?',
+    );
+    expect(r.stdout).toBe(
+      '/tmp/ia/h:hello\ngrep: /nosuch: No such file or directory\nrc=2\n' +
+        'grep: /nosuch: No such file or directory\n/tmp/ia/h\nrc=2\n' +
+        'grep: /nosuch: No such file or directory\nrc=0\n' +
+        'h:hello\nrc=2\n' +
+        'grep: /nosuch: No such file or directory\nrc=2\n',
+    );
+  });
+
+  it('names the files under . as ./F, reads a directory operand without -r as empty, and takes -H', async () => {
+    const r = await run('grep -rl l . ; echo rc=$?; grep l d1 h; echo rc=$?; grep -H l h; grep -rc l w; echo rc=$?', 1000);
+    expect(r.stdout).toBe('./h\nrc=2\nh:hello\nrc=0\nh:hello\nrc=1\n');
+    expect(r.stderr).toBe('grep: ./ro: Permission denied\n');
+  });
+});

@@ -9,6 +9,7 @@ import { busyboxFind } from './busybox-find.js';
 import { sedCommand } from './busybox-sed.js';
 import { cutCommand } from './busybox-cut.js';
 import { odCommand } from './busybox-od.js';
+import { grepCommand } from './busybox-grep.js';
 import { busyboxLz } from './busybox-lz.js';
 import { busyboxEditors } from './busybox-edit.js';
 import { busyboxMisc } from './busybox-misc.js';
@@ -282,6 +283,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     busyboxFind(host),
     sedCommand(host),
     cutCommand(host),
+    grepCommand(),
   ];
 }
 

@@ -1,0 +1,143 @@
+import type { Command, CommandContext, ExecResult } from 'just-bash';
+import { Files } from './busybox-file-calls.js';
+import { openFailure } from './busybox-reads.js';
+import { orderOf, ProgramOutput } from './program-output.js';
+
+/** grep's options that take a value (busybox's getopt32 string `e:*f:*A:B:C:m:`). */
+const valued = 'efABCm';
+
+/** The command line as busybox reads it: option words, the pattern operand (without -e/-f), the files, and the letters given. */
+function grepLine(args: string[]): { options: string[]; pattern?: string; files: string[]; letters: Set<string> } {
+  const options: string[] = [];
+  const operands: string[] = [];
+  const letters = new Set<string>();
+  let patterned = false;
+  for (let k = 0; k < args.length; k++) {
+    const a = args[k]!;
+    if (a === '--') {
+      operands.push(...args.slice(k + 1));
+      break;
+    }
+    if (!a.startsWith('-') || a === '-' || a.startsWith('--')) {
+      if (a.startsWith('--') && a !== '--') options.push(a);
+      else operands.push(a);
+      continue;
+    }
+    let word = '-';
+    for (let j = 1; j < a.length; j++) {
+      const c = a[j]!;
+      letters.add(c);
+      if (valued.includes(c)) {
+        if (c === 'e' || c === 'f') patterned = true;
+        const value = j + 1 < a.length ? a.slice(j + 1) : args[++k];
+        if (word !== '-') options.push(word);
+        options.push(`-${c}`, value ?? '');
+        word = '-';
+        break;
+      }
+      // -s (no messages for files) and -H (names always) are busybox's, not just-bash's: done here.
+      if (c !== 's' && c !== 'H') word += c;
+    }
+    if (word !== '-') options.push(word);
+  }
+  const pattern = patterned ? undefined : operands.shift();
+  return { options, pattern, files: operands, letters };
+}
+
+/** A companion operand that gives a run of one file its name on each line, and nothing of its own. */
+const quiet = '/dev/null';
+
+/**
+ * busybox's grep over its operands (findutils/grep.c): each in turn, one that does not open said
+ * (`grep: F: why`; none under `-s`) and the next read, status 2 once one failed (0 under `-q`
+ * once a line matched: it stops there); a directory without `-r` reads as empty; under `-r` the
+ * files found under `.` are named `./F`; `-H` names every file. just-bash's grep reads each operand
+ * that opens; its own messages (the `-r` walk's) are kept.
+ */
+export function grepCommand(): Command {
+  return {
+    name: 'grep',
+    async execute(args, ctx) {
+      if (!ctx.origCommand) return { stdout: '', stderr: 'sh: grep: not found\n', exitCode: 127 };
+      const line = grepLine(args);
+      const { letters } = line;
+      const recursive = letters.has('r') || letters.has('R');
+      const failures = await Promise.all(line.files.map((f) => (f === '-' ? undefined : openFailure(ctx.fs, ctx.cwd, f))));
+      const kinds = await Promise.all(line.files.map((f) => (f === '-' ? undefined : new Files(ctx.fs, ctx.cwd).stat(f))));
+      const special = failures.some(Boolean) || kinds.some((k) => k?.kind === 'directory') || letters.has('s') || letters.has('H');
+      if (!special || line.files.length === 0) return ctx.origCommand(args);
+      let named = (line.files.length > 1 || letters.has('H')) && !letters.has('h');
+      const o = new ProgramOutput();
+      let failed = false;
+      let matched = false;
+      for (const [i, f] of line.files.entries()) {
+        if (failures[i]) {
+          if (!letters.has('s')) o.stderr += `grep: ${f}: ${failures[i]}\n`;
+          failed = true;
+          continue;
+        }
+        const directory = kinds[i]?.kind === 'directory';
+        if (directory && !recursive) continue;
+        if (directory && !letters.has('h')) named = true;
+        if (directory && !(await hasFiles(ctx, f))) continue;
+        const result = await runOne(ctx, line, f, named && !directory);
+        if (result.exitCode === 2 && !/^grep: .*: (Permission denied|No such file or directory)$/m.test(result.stderr)) return result;
+        for (const [fd, text] of orderOf(result)) {
+          if (fd === 1) o.stdout += text;
+          else if (!letters.has('s')) o.stderr += text;
+        }
+        failed ||= result.exitCode === 2;
+        if (result.exitCode === 0) matched = true;
+        if (matched && letters.has('q')) return o.result(0);
+      }
+      return o.result(failed ? 2 : matched ? 0 : 1);
+    },
+  };
+}
+
+/** Whether a directory holds a file anywhere under it (just-bash's `grep -r` fails on one that holds none). */
+async function hasFiles(ctx: CommandContext, dir: string): Promise<boolean> {
+  const path = ctx.fs.resolvePath(ctx.cwd, dir);
+  const names = await ctx.fs.readdir(path).catch(() => [] as string[]);
+  for (const name of names) {
+    const stat = await ctx.fs.stat(`${path === '/' ? '' : path}/${name}`).catch(() => undefined);
+    if (!stat?.isDirectory) return true;
+    if (await hasFiles(ctx, `${path === '/' ? '' : path}/${name}`)) return true;
+  }
+  return false;
+}
+
+/** just-bash's grep over one operand; the files found under `.` named `./F`, as busybox joins them (just-bash: `F`). */
+async function runOne(ctx: CommandContext, line: ReturnType<typeof grepLine>, f: string, named: boolean): Promise<ExecResult> {
+  const dot = f === '.' && !line.letters.has('h');
+  const argv = [...line.options, ...(line.pattern === undefined ? [] : [line.pattern]), f, ...(named ? [quiet] : [])];
+  const result = await ctx.origCommand!(argv);
+  const rename = (text: string, fd: 1 | 2): string => {
+    let out = text;
+    if (named) out = out.replace(/^\/dev\/null(?:[:-].*)?\n/gm, '');
+    if (dot && fd === 1) out = out.replace(/^(?!--$)(?=.)/gm, './');
+    if (dot && fd === 2) out = out.replace(/^grep: (?!\/)/gm, 'grep: ./');
+    return out;
+  };
+  // just-bash's walk says a file it may not read is missing: open(2) says why.
+  const why = async (text: string): Promise<string> => {
+    let out = '';
+    for (const l of text.split(/(?<=\n)/)) {
+      const m = /^grep: (.*): No such file or directory(\n?)$/.exec(l);
+      out += m ? `grep: ${m[1]}: ${(await openFailure(ctx.fs, ctx.cwd, m[1]!)) ?? 'No such file or directory'}${m[2]}` : l;
+    }
+    return out;
+  };
+  const parts = await Promise.all(
+    orderOf(result).map(async ([fd, text, raw]) => [fd, fd === 2 ? await why(rename(text, fd)) : rename(text, fd), raw] as const),
+  );
+  const stdout = parts
+    .filter((p) => p[0] === 1)
+    .map((p) => p[1])
+    .join('');
+  const stderr = parts
+    .filter((p) => p[0] === 2)
+    .map((p) => p[1])
+    .join('');
+  return { ...result, stdout, stderr, jbLog: parts.map((p) => [...p]) } as ExecResult;
+}
