@@ -12,10 +12,14 @@ const pendingProgram = '__signal_traps';
  * The shells of this process that have taken a trapped signal and not yet run its action. The
  * patched shell asks its {@link pendingProgram} only while this is not empty: asking is a program
  * run (the guest's wrappers write /proc/self for it), too dear after every command. It lives on
- * `globalThis` because the library cannot import this module.
+ * `globalThis` because the library cannot import this module. It holds weak references, dropped
+ * once their shell is gone: a shell killed with a signal pending (`(kill -USR1 $$; kill -9 $$)`)
+ * would otherwise keep every other shell asking.
  */
 const pendingKey = Symbol.for('reflex.signalTrapsPending');
-const withPending: Set<SignalTraps> = ((globalThis as Record<symbol, unknown>)[pendingKey] ??= new Set<SignalTraps>()) as Set<SignalTraps>;
+type Pending = Set<WeakRef<SignalTraps>>;
+const withPending: Pending = ((globalThis as Record<symbol, unknown>)[pendingKey] ??= new Set()) as Pending;
+const gone = new FinalizationRegistry<WeakRef<SignalTraps>>((ref) => withPending.delete(ref));
 
 /**
  * Signals sent to the shell, and the traps that catch them: busybox's sh runs a signal's trap
@@ -29,9 +33,13 @@ const withPending: Set<SignalTraps> = ((globalThis as Record<symbol, unknown>)[p
  */
 export class SignalTraps {
   private readonly pending = new Set<string>();
+  /** This shell as {@link withPending} holds it. */
+  private readonly ref = new WeakRef(this);
 
   /** @param traps The shell's traps by signal name (`USR1`), an empty action for an ignored signal. */
-  constructor(private readonly traps: ReadonlyMap<string, string>) {}
+  constructor(private readonly traps: ReadonlyMap<string, string>) {
+    gone.register(this, this.ref);
+  }
 
   /**
    * A signal reaches the shell: true when the shell handles it (a trap, to run next, or ignored),
@@ -46,7 +54,7 @@ export class SignalTraps {
     if (action === undefined) return harmlessSignals.has(signal);
     if (action !== '') {
       this.pending.add(name!);
-      withPending.add(this);
+      withPending.add(this.ref);
     }
     return true;
   }
@@ -63,7 +71,7 @@ export class SignalTraps {
         const status = /^\d+$/.test(args[0] ?? '') ? args[0]! : '0';
         const names = [...this.pending].sort((a, b) => signalNumbers[a]! - signalNumbers[b]!);
         this.pending.clear();
-        withPending.delete(this);
+        withPending.delete(this.ref);
         const actions = names.map((n) => this.traps.get(n)).filter((a): a is string => !!a);
         // `&& :`: a status that is not 0 does not end the shell under `set -e`.
         const keep = status === '0' ? '' : `(exit ${status}) && :\n`;
