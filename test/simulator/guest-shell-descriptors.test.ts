@@ -71,6 +71,18 @@ describe('a descriptor copied from fd 1 by exec', () => {
   });
 });
 
+describe('a copy of the shell stdout inside a command whose stdout is redirected', () => {
+  it('reaches the shell stdout from a function, eval, a sourced file, a child shell and a function defined with a redirection', async () => {
+    const r = await run(
+      "exec 3>&1; f() { echo x >&3; echo y; }; f > /tmp/f; echo ==; cat /tmp/f; eval 'echo e >&3; echo e2' > /tmp/e; echo ==; cat /tmp/e; " +
+        "printf 'echo s >&3\\necho t\\n' > /tmp/src.sh; . /tmp/src.sh > /tmp/so; echo ==; cat /tmp/so; sh -c 'echo c >&3; echo d' > /tmp/c; echo ==; cat /tmp/c; " +
+        'g() { echo in >&3; } > /tmp/g; g; echo ==; cat /tmp/g',
+    );
+    expect(r).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(r.stdout).toBe(['x', '==', 'y', 'e', '==', 'e2', 's', '==', 't', 'c', '==', 'd', 'in', '==', ''].join('\n'));
+  });
+});
+
 describe("a child shell's descriptors", () => {
   it('are its parent shell descriptors from 3 up: a file, and a copy of the stdout past the pipe the child is in', async () => {
     const r = await run(
