@@ -112,3 +112,34 @@ describe('grep', () => {
     expect(r.stderr).toBe('grep: ./ro: Permission denied\n');
   });
 });
+
+describe('sort', () => {
+  it("ends at the first operand it cannot open in busybox's words, status 2; a directory reads as empty", async () => {
+    const r = await run('sort f1 /nosuch f2 2>&1; echo rc=$?; sort f1 d1; echo rc=$?; sort -o w/out f1 /nosuch 2>&1; echo rc=$?; ls w');
+    expect(r.stdout).toBe('sort: /nosuch: No such file or directory\nrc=2\na\nb\nc\nrc=0\nsort: /nosuch: No such file or directory\nrc=2\n');
+  });
+
+  it('refuses bad keys, separators and output files as busybox does', async () => {
+    const r = await run(
+      'sort -k 0 f1; sort -k 2,1x f1; sort -t ab f1; sort -o d1 f1; sort -o /nosuchdir/x f1; sort -c f1; echo rc=$?; sort -x f1 2>&1 | head -1; sort -S 10 -T /tmp -r f1',
+    );
+    expect(r.stderr).toBe(
+      "sort: bad field specification\nsort: unknown key option\nsort: bad -t parameter\nsort: can't open 'd1': Is a directory\n" +
+        "sort: can't open '/nosuchdir/x': No such file or directory\nCheck line 1\n",
+    );
+    expect(r.stdout).toBe("rc=1\nsort: invalid option -- 'x'\nc\nb\na\n");
+  });
+
+  it('as user 1000: a file it may not read, an output file it may not write', async () => {
+    const r = await run('sort ro; echo rc=$?; sort -o ro f1; echo rc=$?', 1000);
+    expect(r.stderr).toBe("sort: ro: Permission denied\nsort: can't open 'ro': Permission denied\n");
+    expect(r.stdout).toBe('rc=2\nrc=2\n');
+  });
+
+  it('sorts by keys, numbers, months and versions as busybox does', async () => {
+    const r = await run(
+      "printf 'x:3:a\\ny:1:b\\nz:2:a\\n' > w/t; sort -t: -k3,3 -k1r w/t; printf '10\\n9\\n-1\\n1e2\\nabc\\n 5\\n' | sort -g; printf 'Feb\\njan\\nDEC\\nfoo\\n' | sort -M",
+    );
+    expect(r.stdout).toBe('z:2:a\nx:3:a\ny:1:b\nabc\n-1\n 5\n9\n10\n1e2\nfoo\njan\nFeb\nDEC\n');
+  });
+});

@@ -10,6 +10,7 @@ import { sedCommand } from './busybox-sed.js';
 import { cutCommand } from './busybox-cut.js';
 import { odCommand } from './busybox-od.js';
 import { grepCommand } from './busybox-grep.js';
+import { sortCommand } from './busybox-sort.js';
 import { busyboxLz } from './busybox-lz.js';
 import { busyboxEditors } from './busybox-edit.js';
 import { busyboxMisc } from './busybox-misc.js';
@@ -284,6 +285,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     sedCommand(host),
     cutCommand(host),
     grepCommand(),
+    sortCommand(host),
   ];
 }
 

@@ -1,6 +1,5 @@
 import { randomInt } from 'node:crypto';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
-import { isRefusal } from './guest-access.js';
 import { wcCounting } from './busybox-wc.js';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
@@ -12,48 +11,6 @@ const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr
  * takes `-nN` in one word and `-I STR`. The rest of each program is just-bash's.
  */
 export function busyboxText(): Command[] {
-  const sort: Command = {
-    name: 'sort',
-    async execute(args, ctx) {
-      if (!ctx.origCommand) return fail('sh: sort: not found\n', 127);
-      const flags = new Set<string>();
-      const files: string[] = [];
-      for (const a of args) {
-        if (a === '-' || !a.startsWith('-')) files.push(a);
-        else if (/^-[rnufbs]+$/.test(a)) [...a.slice(1)].forEach((f) => flags.add(f));
-        // Keys, separators, output files and other orders: just-bash's sort.
-        else return ctx.origCommand(args);
-      }
-      let text = '';
-      for (const f of files.length ? files : ['-']) {
-        if (f === '-') text += String(ctx.stdin);
-        else {
-          try {
-            text += await ctx.fs.readFile(ctx.fs.resolvePath(ctx.cwd, f));
-          } catch (e) {
-            if (isRefusal(e)) return fail(`sort: ${f}: Permission denied\n`, 2);
-            return fail(`sort: can't open '${f}': No such file or directory\n`, 2);
-          }
-        }
-        if (text !== '' && !text.endsWith('\n')) text += '\n';
-      }
-      const lines = text === '' ? [] : text.slice(0, -1).split('\n');
-      const key = (l: string): string => {
-        const s = flags.has('b') ? l.trimStart() : l;
-        return flags.has('f') ? s.toUpperCase() : s;
-      };
-      const bytes = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-      const number = (l: string): number => Number(/^\s*-?\d*\.?\d*/.exec(l)?.[0]) || 0;
-      const compare = (a: string, b: string): number => {
-        const c = flags.has('n') ? number(a) - number(b) : bytes(key(a), key(b));
-        // busybox breaks ties on the whole line, unless -s (stable) or -u (one of the equal lines is kept).
-        return c !== 0 || flags.has('s') || flags.has('u') ? c : bytes(a, b);
-      };
-      const sorted = [...lines].sort((a, b) => (flags.has('r') ? -compare(a, b) : compare(a, b)));
-      const out = flags.has('u') ? sorted.filter((l, i) => i === 0 || compare(sorted[i - 1]!, l) !== 0) : sorted;
-      return { stdout: out.map((l) => `${l}\n`).join(''), stderr: '', exitCode: 0 };
-    },
-  };
   const uniq: Command = {
     name: 'uniq',
     async execute(args, ctx) {
@@ -149,7 +106,7 @@ export function busyboxText(): Command[] {
       };
     },
   };
-  return [sort, uniq, wc, xargs, shuf, getopt];
+  return [uniq, wc, xargs, shuf, getopt];
 }
 
 /**
