@@ -83,6 +83,15 @@ describe('a copy of the shell stdout inside a command whose stdout is redirected
   });
 });
 
+describe('fd 1 made a copy of the shell stdout again (exec 1>&3 after exec 3>&1, exec 1>&2 after exec 2>&1)', () => {
+  it("is a compound command's own stdout, which the command's redirection sends to its file", async () => {
+    const r = await run(
+      'exec 3>&1; exec 1>&3; { echo x; } > /tmp/g; echo ==; cat /tmp/g; exec 2>&1; exec 1>&2; { echo c; ls /nosuch; } > /tmp/c; echo ==; cat /tmp/c',
+    );
+    expect(r).toMatchObject({ exitCode: 0, stderr: '', stdout: '==\nx\nls: /nosuch: No such file or directory\n==\nc\n' });
+  });
+});
+
 describe("a child shell's descriptors", () => {
   it('are its parent shell descriptors from 3 up: a file, and a copy of the stdout past the pipe the child is in', async () => {
     const r = await run(
