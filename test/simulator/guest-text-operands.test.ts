@@ -143,3 +143,26 @@ describe('sort', () => {
     expect(r.stdout).toBe('z:2:a\nx:3:a\ny:1:b\nabc\n-1\n 5\n9\n10\n1e2\nfoo\njan\nFeb\nDEC\n');
   });
 });
+
+describe('cat with options', () => {
+  it("-n and -b number as busybox (nl's numbering) and say a missing operand where they reach it", async () => {
+    const r = await run('cat -n f1 /nosuch f2 2>&1; echo rc=$?; cat -n nonl d1 f1; printf "a\\n\\nb" | cat -b');
+    expect(r.stdout).toBe(
+      '     1\tb\n     2\ta\n     3\tc\ncat: /nosuch: No such file or directory\n     4\tz\n     5\ty\nrc=1\n' +
+        '     1\tx y\n     2\tb\n     3\ta\n     4\tc\n     1\ta\n\n     2\tb\n',
+    );
+  });
+
+  it('-v, -t, -e and -A show bytes as visible() does and say an operand they cannot open in place', async () => {
+    const r = await run("cat -A f1 /nosuch f2 2>&1; echo rc=$?; printf '\\200\\377\\033x\\177\\t\\n' | cat -t; cat -vn f1 d1; echo rc=$?");
+    expect(r.stdout).toBe(
+      "b$\na$\nc$\ncat: can't open '/nosuch': No such file or directory\nz$\ny$\nrc=1\nM-^@M-^?^[x^?^I\n" + '     1  b\n     2  a\n     3  c\nrc=1\n',
+    );
+  });
+
+  it('refuses an option busybox lacks with its usage; a directory without options is a read error', async () => {
+    const r = await run('cat -s f1; echo rc=$?; cat d1 f1 2>&1; echo rc=$?');
+    expect(r.stderr).toMatch(/^cat: invalid option -- 's'\nBusyBox v1\.35\.0 .*\n\nUsage: cat \[-nbvteA\] \[FILE\]\.\.\.\n/);
+    expect(r.stdout).toBe('rc=1\ncat: read error: Is a directory\nb\na\nc\nrc=1\n');
+  });
+});

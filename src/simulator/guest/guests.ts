@@ -2,7 +2,7 @@ import type { Command, CommandName, InMemoryFs } from 'just-bash';
 import type { SimInstance, SimSnapshot } from '../instance-model.js';
 import { instanceKey } from '../instance-model.js';
 import { shellBuiltins } from './shell-builtins.js';
-import { catCommand, guestCommands, harmlessSignals, scriptedCommand, sleepCommand, type GuestProcess } from './guest-commands.js';
+import { guestCommands, harmlessSignals, scriptedCommand, sleepCommand, type GuestProcess } from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
 import { withRefusals } from './guest-access.js';
 import { layOut } from './guest-layout.js';
@@ -12,6 +12,7 @@ import { busyboxCommands } from './busybox-programs.js';
 import { aliasCommands } from './shell-aliases.js';
 import { busyboxItself, busyboxSystem, type GuestNic } from './busybox-system.js';
 import { busyboxText } from './busybox-text.js';
+import { busyboxCat } from './busybox-cat.js';
 import { busyboxFiles } from './busybox-files.js';
 import { busyboxTty, type TerminalSize } from './busybox-tty.js';
 import { busyboxLs } from './busybox-ls.js';
@@ -345,7 +346,7 @@ export class Guests {
       busyboxLs({ fs: seen, uid, gid, rawOutput: () => (raw = true) }, cmd.terminal),
       busyboxStat({ fs: seen, uid, gid, rawOutput: () => (raw = true) }),
       ...busyboxCoreutils(shellState.umask),
-      catCommand(),
+      busyboxCat(() => (raw = true)),
       whichCommand(),
       ...testPrograms(),
       ...shellState.commands,
