@@ -92,6 +92,37 @@ describe('fd 1 made a copy of the shell stdout again (exec 1>&3 after exec 3>&1,
   });
 });
 
+describe('a descriptor copied from fd 2 by exec', () => {
+  it('is the shell stderr of the moment past a redirection of stderr, in a function, eval, a child shell or a substitution', async () => {
+    const r = await run(
+      'exec 4>&2; { echo a; echo b >&4; } 2>/dev/null | cat; echo c; ' +
+        "f() { echo e1 >&4; ls /nosuch; }; f 2>/dev/null; f 2>&1 | wc -l; eval 'echo e2 >&4' 2>/tmp/e2; cat /tmp/e2; sh -c 'echo e3 >&4' 2>/dev/null; " +
+        'x=$(echo s >&4 2>/dev/null); { x=$(echo t >&4); } 2>/dev/null; echo "x=$x"',
+    );
+    expect(r).toMatchObject({ exitCode: 0, stdout: 'a\nc\n1\nx=\n', stderr: 'b\ne1\ne1\ne2\ne3\ns\nt\n' });
+  });
+
+  it('stays the stderr after exec 2>&1 or exec 2>FILE, and a copy of stdout made by exec 2>&1 stays the stdout', async () => {
+    const r = await run(
+      'exec 4>&2; exec 2>&1; { echo x >&4; ls /nosuch; } | wc -l; echo y >&4; exec 2>&4; ' +
+        'exec 2>/tmp/e; { echo x2 >&4; ls /nosuch; }; echo y2 >&4; exec 2>&4; cat /tmp/e; ' +
+        'exec 2>&1; exec 5>&2; { echo z >&5; } 2>/dev/null; { ls /nosuch; } 2>/dev/null; { ls /nosuch3; } > /tmp/n3; echo ==; cat /tmp/n3',
+    );
+    expect(r).toMatchObject({ exitCode: 0, stderr: 'x\ny\nx2\ny2\n' });
+    expect(r.stdout).toBe(
+      [
+        'ls: /nosuch: No such file or directory',
+        '0',
+        'ls: /nosuch: No such file or directory',
+        'z',
+        'ls: /nosuch3: No such file or directory',
+        '==',
+        '',
+      ].join('\n'),
+    );
+  });
+});
+
 describe("a child shell's descriptors", () => {
   it('are its parent shell descriptors from 3 up: a file, and a copy of the stdout past the pipe the child is in', async () => {
     const r = await run(
