@@ -86,6 +86,15 @@ describe('sed', () => {
     expect(r.stdout).toBe('sed: ro: Permission denied\nb\nb\na\na\nc\nc\nrc=1\nsed: /nosuch: No such file or directory\nrc=1\n');
   });
 
+  it('refuses a bad option, an option without its value and a missing script with its usage', async () => {
+    const r = await run('sed -x p; echo rc=$?; sed -e; echo rc=$?; sed; echo rc=$?');
+    expect(r.stdout).toBe('rc=1\nrc=1\nrc=1\n');
+    const usages = r.stderr.split('BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: sed [-i[SFX]]');
+    expect(usages.length).toBe(4);
+    expect(usages[0]).toBe("sed: invalid option -- 'x'\n");
+    expect(usages[1]).toMatch(/\nsed: option requires an argument -- 'e'\n$/);
+  });
+
   it('with -i edits the files that are there after saying the ones that are not', async () => {
     const r = await run('sed -i s/y/Y/ /nosuch f2 2>&1; echo rc=$?; cat f2');
     expect(r.stdout).toBe('sed: /nosuch: No such file or directory\nrc=1\nz\nY\n');

@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
+import { banner } from './busybox-getopt.js';
 import { isDirectory, openFailure } from './busybox-reads.js';
 import type { ProgramHost } from './program-host.js';
 import { orderOf, ProgramOutput } from './program-output.js';
@@ -11,11 +12,16 @@ interface SedLine {
   script?: string;
   files: string[];
   inPlace: boolean;
+  /** Whether -e or -f gave the script. */
+  scripted: boolean;
+  /** An option letter that needs a value and has none. */
+  missing?: string;
+  /** Whether an option is one busybox's sed does not know (just-bash's refusal says so). */
+  unknown: boolean;
 }
 
 function sedLine(args: string[]): SedLine {
-  const line: SedLine = { options: [], files: [], inPlace: false };
-  let scripted = false;
+  const line: SedLine = { options: [], files: [], inPlace: false, scripted: false, unknown: false };
   const operands: string[] = [];
   for (let k = 0; k < args.length; k++) {
     const a = args[k]!;
@@ -28,14 +34,21 @@ function sedLine(args: string[]): SedLine {
       continue;
     }
     line.options.push(a);
-    if (a === '--expression' || a === '--file' || /^-[a-zA-Z]*[ef]$/.test(a)) {
-      scripted = true;
+    if (
+      a.startsWith('--')
+        ? !/^--(in-place(=.*)?|regexp-extended|quiet|silent|expression(=.*)?|file(=.*)?)$/.test(a)
+        : !/^-[rEn]*(i.*|[ef].*)?$/.test(a)
+    )
+      line.unknown = true;
+    if (a === '--expression' || a === '--file' || /^-[rEn]*[ef]$/.test(a)) {
+      line.scripted = true;
       if (k + 1 < args.length) line.options.push(args[++k]!);
-    } else if (/^-[a-zA-Z]*[ef]/.test(a) || /^--(expression|file)=/.test(a)) scripted = true;
+      else if (!a.startsWith('--')) line.missing = a.at(-1);
+    } else if (/^-[rEn]*[ef]/.test(a) || /^--(expression|file)=/.test(a)) line.scripted = true;
     if (/^-[a-zA-Z]*i/.test(a) && !/^-[a-zA-Z]*[ef]/.test(a.slice(0, a.indexOf('i')))) line.inPlace = true;
     if (a.startsWith('--in-place')) line.inPlace = true;
   }
-  if (!scripted && operands.length) line.script = operands.shift();
+  if (!line.scripted && operands.length) line.script = operands.shift();
   line.files = operands;
   return line;
 }
@@ -75,24 +88,31 @@ export function sedCommand(host: ProgramHost): Command {
       if (!ctx.origCommand) return { stdout: '', stderr: 'sh: sed: not found\n', exitCode: 127 };
       const run = ctx.origCommand;
       const line = sedLine(args);
+      // getopt32's refusals come first, with the usage: an option without its value, then no script at all.
+      if (line.missing) return { stdout: '', stderr: `sed: option requires an argument -- '${line.missing}'\n${banner}${sedUsage}`, exitCode: 1 };
+      if (!line.scripted && line.script === undefined && !line.unknown) return { stdout: '', stderr: `${banner}${sedUsage}`, exitCode: 1 };
       // busybox runs the files up to a `-` (stdin) as one stream, then the rest as another: line
       // numbers and `$` start again after it.
       const segments: Segment[] = [];
-      let segment: Segment = { files: [], notes: [], lines: 0 };
+      let segment: Segment = { files: [], notes: [] };
       let dropped = false;
       for (const f of line.files) {
         if (f === '-') {
           segment.files.push(f);
           segments.push(segment);
-          segment = { files: [], notes: [], lines: 0 };
+          segment = { files: [], notes: [] };
           continue;
         }
         const why = await openFailure(ctx.fs, ctx.cwd, f);
-        if (why) segment.notes.push({ after: segment.lines, message: `sed: ${f}: ${why}\n` });
-        else if (!(await isDirectory(ctx.fs, ctx.cwd, f))) {
+        if (why) {
+          // The files before it are read only now, to count their lines: a command line whose
+          // operands all open runs as it is.
+          let after = 0;
+          for (const g of segment.files) after += linesIn(Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, g))));
+          segment.notes.push({ after, message: `sed: ${f}: ${why}\n` });
+        } else if (!(await isDirectory(ctx.fs, ctx.cwd, f))) {
           segment.files.push(f);
           if (line.inPlace) await host.fs.separate(posix.resolve(ctx.cwd, f));
-          else segment.lines += linesIn(Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, f))));
         } else if (line.inPlace) segment.files.push(f);
         else dropped = true;
       }
@@ -138,11 +158,10 @@ export function sedCommand(host: ProgramHost): Command {
   };
 }
 
-/** A stretch of operands sed reads as one stream: the files that open, what it says of the others, and its lines. */
+/** A stretch of operands sed reads as one stream: the files that open, and what it says of the others. */
 interface Segment {
   files: string[];
   notes: Note[];
-  lines: number;
 }
 
 /** Writes the run's output to `o` with each message where busybox writes it; its status (1 when a message was reached). */
@@ -177,8 +196,19 @@ async function placeNotes(
   return said && result.exitCode === 0 ? 1 : result.exitCode;
 }
 
-/** A script file sed cannot open, in busybox's words (`sed: F: why`; just-bash: `couldn't open file F: why`). */
+const sedUsage =
+  'Usage: sed [-i[SFX]] [-nrE] [-f FILE]... [-e CMD]... [FILE]...\nor: sed [-i[SFX]] [-nrE] CMD [FILE]...\n\n' +
+  '\t-e CMD\tAdd CMD to sed commands to be executed\n\t-f FILE\tAdd FILE contents to sed commands to be executed\n' +
+  '\t-i[SFX]\tEdit files in-place (otherwise write to stdout)\n\t\tOptionally back files up, appending SFX\n' +
+  '\t-n\tSuppress automatic printing of pattern space\n\t-r,-E\tUse extended regex syntax\n\n' +
+  'If no -e or -f, the first non-option argument is the sed command string.\nRemaining arguments are input files (stdin if none).\n';
+
+/**
+ * just-bash's messages in busybox's words: a script file sed cannot open (`sed: F: why`; just-bash:
+ * `couldn't open file F: why`), and a refused option followed by busybox's usage.
+ */
 function fileMessage(result: ExecResult): ExecResult {
-  const stderr = result.stderr.replace(/^sed: couldn't open file (.*): ([^:\n]*)$/gm, 'sed: $1: $2');
+  let stderr = result.stderr.replace(/^sed: couldn't open file (.*): ([^:\n]*)$/gm, 'sed: $1: $2');
+  if (/^sed: (invalid option -- '.'|option requires an argument -- '.'|unrecognized option '.*')\n$/.test(stderr)) stderr += `${banner}${sedUsage}`;
   return stderr === result.stderr ? result : { ...result, stderr };
 }
