@@ -175,3 +175,10 @@ describe('cat with options', () => {
     expect(r.stdout).toBe('rc=1\ncat: read error: Is a directory\nb\na\nc\nrc=1\n');
   });
 });
+
+describe('stdin named twice', () => {
+  it('is read once: the second - is at its end', async () => {
+    const r = await run("printf 'a\\n' | cut -f1 -d' ' - -; printf 'a\\n' | od -c - -; printf 'b\\na\\n' | sort - -; printf 'a\\n' | cat -n - f1 -");
+    expect(r.stdout).toBe('a\n0000000   a  \\n\n0000002\na\nb\n     1\ta\n     2\tb\n     3\ta\n     4\tc\n');
+  });
+});

@@ -2,7 +2,7 @@ import type { Command, CommandContext } from 'just-bash';
 import { getopt, isResult } from './busybox-getopt.js';
 import { catCommand } from './guest-commands.js';
 import { isDirectory, openFailure } from './busybox-reads.js';
-import { stdinBytes } from './program-host.js';
+import { stdinOnce } from './stdin-once.js';
 import { ProgramOutput } from './program-output.js';
 
 const catUsage =
@@ -27,7 +27,7 @@ function visible(c: number, tabs: boolean, ends: boolean): string {
 
 /** An operand's bytes (`-`: stdin), or what open(2) says; a directory opens and reads nothing, `read` failing. */
 async function open(ctx: CommandContext, f: string): Promise<Buffer | { error: string } | { directory: true }> {
-  if (f === '-') return stdinBytes(ctx);
+  if (f === '-') return stdinOnce(ctx);
   const why = await openFailure(ctx.fs, ctx.cwd, f);
   if (why) return { error: why };
   if (await isDirectory(ctx.fs, ctx.cwd, f)) return { directory: true };

@@ -1,7 +1,8 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { banner, getopt, isResult } from './busybox-getopt.js';
 import { isDirectory, openFailure } from './busybox-reads.js';
-import { stdinBytes, type ProgramHost } from './program-host.js';
+import type { ProgramHost } from './program-host.js';
+import { stdinOnce } from './stdin-once.js';
 import { ProgramOutput } from './program-output.js';
 
 const cutUsage =
@@ -209,7 +210,7 @@ export function cutCommand(host: ProgramHost): Command {
 
 /** An operand's bytes (`-`: stdin; a directory: none, as reading it fails quietly), or undefined after saying why it does not open. */
 async function read(ctx: CommandContext, f: string, o: ProgramOutput): Promise<Buffer | undefined> {
-  if (f === '-') return stdinBytes(ctx);
+  if (f === '-') return stdinOnce(ctx);
   const why = await openFailure(ctx.fs, ctx.cwd, f);
   if (why) {
     o.stderr += `cut: ${f}: ${why}\n`;

@@ -1,6 +1,6 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { isDirectory, openFailure } from './busybox-reads.js';
-import { stdinBytes } from './program-host.js';
+import { stdinOnce } from './stdin-once.js';
 import { ProgramOutput } from './program-output.js';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
@@ -8,7 +8,7 @@ const hex = (n: number, width: number): string => n.toString(16).padStart(width,
 
 /** An operand's bytes (`-`: stdin; a directory: none, its read fails), or what od says when it does not open. */
 async function operand(ctx: CommandContext, f: string): Promise<Buffer | string> {
-  if (f === '-') return stdinBytes(ctx);
+  if (f === '-') return stdinOnce(ctx);
   const why = await openFailure(ctx.fs, ctx.cwd, f);
   if (why) return `od: ${f}: ${why}\n`;
   if (await isDirectory(ctx.fs, ctx.cwd, f)) return Buffer.alloc(0);

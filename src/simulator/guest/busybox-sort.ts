@@ -3,7 +3,8 @@ import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { banner, getopt, isResult } from './busybox-getopt.js';
 import { isDirectory, openFailure } from './busybox-reads.js';
 import { openPath } from './guest-open.js';
-import { stdinBytes, writeFile, type ProgramHost } from './program-host.js';
+import { writeFile, type ProgramHost } from './program-host.js';
+import { stdinOnce } from './stdin-once.js';
 import { ProgramOutput } from './program-output.js';
 
 const sortUsage =
@@ -308,7 +309,7 @@ function keyOptions(args: string[]): string[] {
 
 /** An operand's text, one character a byte (`-`: stdin; a directory: none), or why it does not open. */
 async function input(ctx: CommandContext, f: string): Promise<{ text: string; error?: string }> {
-  if (f === '-') return { text: stdinBytes(ctx).toString('latin1') };
+  if (f === '-') return { text: stdinOnce(ctx).toString('latin1') };
   const why = await openFailure(ctx.fs, ctx.cwd, f);
   if (why) return { text: '', error: why };
   if (await isDirectory(ctx.fs, ctx.cwd, f)) return { text: '' };
