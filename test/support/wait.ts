@@ -40,3 +40,24 @@ export function clockPast(at: number): Promise<number> {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * Waits until `count()` reaches `target`, for as long as it keeps growing: it fails only when the
+ * count has not moved for `stallMs`. For a wait whose length is the machine's speed (a storm of
+ * events archived on a loaded CI host), where a fixed bound would fail a slow run that loses nothing,
+ * and what the test must catch is work that stopped short.
+ */
+export async function untilReached(what: string, count: () => Promise<number>, target: number, stallMs = 15_000): Promise<number> {
+  let last = await count();
+  let movedAt = Date.now();
+  for (;;) {
+    if (last >= target) return last;
+    if (Date.now() - movedAt > stallMs) throw new Error(`${what}: stuck at ${last} of ${target} for ${stallMs} ms`);
+    await sleep(50);
+    const now = await count();
+    if (now !== last) {
+      last = now;
+      movedAt = Date.now();
+    }
+  }
+}
