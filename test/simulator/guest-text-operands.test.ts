@@ -95,6 +95,11 @@ describe('sed', () => {
     expect(usages[1]).toMatch(/\nsed: option requires an argument -- 'e'\n$/);
   });
 
+  it("ends the line p and = write of a last line without a newline; the pattern space printed at a cycle's end stays as it was", async () => {
+    const r = await run("sed -n p f1 nonl; sed -n '$=' nonl; sed -n 's/x/X/p' nonl; echo; sed p nonl");
+    expect(r.stdout).toBe('b\na\nc\nx y\n1\nX y\nx y\nx y');
+  });
+
   it('with -i edits the files that are there after saying the ones that are not', async () => {
     const r = await run('sed -i s/y/Y/ /nosuch f2 2>&1; echo rc=$?; cat f2');
     expect(r.stdout).toBe('sed: /nosuch: No such file or directory\nrc=1\nz\nY\n');

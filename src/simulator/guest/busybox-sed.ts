@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { Command, ExecResult } from 'just-bash';
+import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { banner } from './busybox-getopt.js';
 import { isDirectory, openFailure } from './busybox-reads.js';
 import type { ProgramHost } from './program-host.js';
@@ -118,7 +118,7 @@ export function sedCommand(host: ProgramHost): Command {
       }
       if (segment.files.length || segment.notes.length) segments.push(segment);
       const notes = segments.flatMap((g) => g.notes);
-      if (!dropped && notes.length === 0 && segments.length <= 1) return fileMessage(await run(args));
+      if (!dropped && notes.length === 0 && segments.length <= 1) return endLine(ctx, line, line.files, fileMessage(await run(args)));
       const argv = (prefix: string[], operands: string[]): string[] => [
         ...prefix,
         ...line.options,
@@ -149,7 +149,7 @@ export function sedCommand(host: ProgramHost): Command {
           exitCode = Math.max(exitCode, 1);
           continue;
         }
-        const result = fileMessage(await run(argv([], g.files)));
+        const result = await endLine(ctx, line, g.files, fileMessage(await run(argv([], g.files))));
         if (result.exitCode !== 0 && result.stderr !== '') return result;
         exitCode = Math.max(exitCode, await placeNotes(run, argv, g.files, g.notes, result, o));
       }
@@ -194,6 +194,26 @@ async function placeNotes(
     else o.stderr += text;
   }
   return said && result.exitCode === 0 ? 1 : result.exitCode;
+}
+
+/**
+ * busybox's `p`, `=`, `i` and `a` end their line whatever the input's last line lacked; only the
+ * pattern space printed at the end of a cycle (and `s///p`) leaves the newline off when the input
+ * had none. just-bash leaves it off the output's end whatever wrote it: under -n without an `s`
+ * command nothing prints the pattern space so, and the line is ended.
+ */
+async function endLine(ctx: CommandContext, line: SedLine, files: string[], result: ExecResult): Promise<ExecResult> {
+  if (result.exitCode !== 0 || result.stdout === '' || result.stdout.endsWith('\n')) return result;
+  const quiet = line.options.some((o) => /^-[rEn]*n[rEn]*$|^--(quiet|silent)$/.test(o));
+  const scripts = [line.script ?? '', ...line.options.filter((_, i) => i > 0 && /^-[rEn]*e$|^--expression$/.test(line.options[i - 1]!))];
+  if (!quiet || scripts.some((t) => /(^|[;{}\s\d$/!])s[^\w\s\\]/.test(t) || /(^|[;{}\s])w\s/.test(t))) return result;
+  const last = files.at(-1) ?? '-';
+  const data = last === '-' ? Buffer.from(String(ctx.stdin), 'latin1') : Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, last)));
+  if (data.length === 0 || data[data.length - 1] === 10) return result;
+  const o = new ProgramOutput();
+  o.append(result);
+  o.stdout += '\n';
+  return o.result(result.exitCode);
 }
 
 const sedUsage =
