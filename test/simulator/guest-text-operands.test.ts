@@ -100,6 +100,12 @@ describe('sed', () => {
     expect(r.stdout).toBe('b\na\nc\nx y\n1\nX y\nx y\nx y');
   });
 
+  it("words a missing label, an unknown command and a range without its end as busybox's sed", async () => {
+    const r = await run("sed 'b nosuch' f1; sed k f1; sed '3,' f1; echo rc=$?");
+    expect(r.stderr).toBe("sed: can't find label for jump to 'nosuch'\nsed: unsupported command k\nsed: no address after comma\n");
+    expect(r.stdout).toBe('rc=1\n');
+  });
+
   it('with -i edits the files that are there after saying the ones that are not', async () => {
     const r = await run('sed -i s/y/Y/ /nosuch f2 2>&1; echo rc=$?; cat f2');
     expect(r.stdout).toBe('sed: /nosuch: No such file or directory\nrc=1\nz\nY\n');

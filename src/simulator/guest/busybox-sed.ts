@@ -225,10 +225,16 @@ const sedUsage =
 
 /**
  * just-bash's messages in busybox's words: a script file sed cannot open (`sed: F: why`; just-bash:
- * `couldn't open file F: why`), and a refused option followed by busybox's usage.
+ * `couldn't open file F: why`), a label not found, an unknown command, a range without its end, and
+ * a refused option followed by busybox's usage.
  */
 function fileMessage(result: ExecResult): ExecResult {
-  let stderr = result.stderr.replace(/^sed: couldn't open file (.*): ([^:\n]*)$/gm, 'sed: $1: $2');
+  let stderr = result.stderr
+    .replace(/^sed: couldn't open file (.*): ([^:\n]*)$/gm, 'sed: $1: $2')
+    // Script errors busybox words otherwise (editors/sed.c), where the two say the same thing.
+    .replace(/^sed: undefined label '(.*)'$/gm, "sed: can't find label for jump to '$1'")
+    .replace(/^sed: invalid command: (.)$/gm, 'sed: unsupported command $1')
+    .replace(/^sed: expected context address$/gm, 'sed: no address after comma');
   if (/^sed: (invalid option -- '.'|option requires an argument -- '.'|unrecognized option '.*')\n$/.test(stderr)) stderr += `${banner}${sedUsage}`;
   return stderr === result.stderr ? result : { ...result, stderr };
 }
