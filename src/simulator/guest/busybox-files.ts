@@ -53,8 +53,7 @@ const printable = (b: number): string => (b >= 0x20 && b < 0x7f ? String.fromCha
 
 /**
  * More busybox programs scripts use on files that just-bash lacks: `chgrp`, `cmp`, `link`,
- * `dos2unix`/`unix2dos`, `hexdump` (`-C` and the default), `xxd` and `od` (just-bash's pads and
- * lacks `-x`: busybox's formats `-c -b -x -o -d -t x1|x2|o1|o2|d2|u1|d1`, `-An`, `-v`), `more`/`less` (no terminal:
+ * `dos2unix`/`unix2dos`, `hexdump` (`-C` and the default), `xxd`, `od` (busybox-od.ts), `more`/`less` (no terminal:
  * the file as it is), `arch`, `su` (root runs `-c CMD` or its stdin as root; busybox is not setuid,
  * so no one else can) and `setsid`. Their output and messages are busybox 1.35's on the test beds.
  */
