@@ -6,9 +6,9 @@ const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr
 
 /**
  * Where just-bash's text programs answer as GNU's (or its own) and busybox's differ in what scripts
- * read: `sort` orders by bytes (busybox has no locale; just-bash compares with localeCompare, `B`
- * after `a`), `uniq -c` pads its counts to 7, `wc` pads to 9 unless one count of one file, `xargs`
- * takes `-nN` in one word and `-I STR`. The rest of each program is just-bash's.
+ * read: `uniq -c` pads its counts to 7, `wc` pads to 9 unless one count of one file, `xargs` takes
+ * `-nN` in one word and `-I STR`. The rest of each program is just-bash's (`sort` is busybox's own,
+ * busybox-sort.ts).
  */
 export function busyboxText(): Command[] {
   const uniq: Command = {
