@@ -24,8 +24,12 @@ const stdinGraceMs = 1000;
  */
 const stdinIdleMs = 10_000;
 
-/** Runs the command of a session with its stdin; aborting `signal` (reason: a signal number) kills it. */
-export type ExecRunner = (io: { stdin: Buffer; signal: AbortSignal }) => Promise<GuestResult>;
+/**
+ * Runs the command of a session with its stdin; aborting `signal` (reason: a signal number) kills
+ * it; `signals` brings each other signal the client sends it (a `signal` event, the number as its
+ * `detail`), which the command's shell may trap.
+ */
+export type ExecRunner = (io: { stdin: Buffer; signal: AbortSignal; signals: EventTarget }) => Promise<GuestResult>;
 
 /** An interactive shell's terminal (terminal-session.ts), started when its sockets are connected. */
 export type TerminalStarter = (io: { write: (bytes: Buffer) => void; end: (code: number) => void; signal: AbortSignal }) => TerminalSession;
@@ -43,8 +47,12 @@ interface ExecSession {
   /** What arrived on fd 0, and whether it ended (an empty text message, or the socket closed). */
   stdin: Buffer[];
   stdinEnded: boolean;
-  /** Aborted with the signal number that kills the command (from the control socket, or its close). */
+  /** Aborted with the signal number that kills the command (SIGKILL from the control socket, or its close). */
   killer: AbortController;
+  /** The other signals sent to a running non-interactive command, which it may trap or ignore. */
+  signals: EventTarget;
+  /** Whether the non-interactive command is running and takes {@link signals}. */
+  running: boolean;
   /** Runs the command once stdin ended, if it waits for that. */
   onStdinEnd?: () => void;
   /** Puts off the run while stdin keeps bringing data. */
@@ -100,6 +108,8 @@ export class ExecSockets {
       stdin: [],
       stdinEnded: interactive,
       killer: new AbortController(),
+      signals: new EventTarget(),
+      running: false,
     };
     session.timer = setTimeout(() => {
       if (session.started) return;
@@ -179,8 +189,9 @@ export class ExecSockets {
       session.onStdinEnd = undefined;
       session.onStdinData = undefined;
       clearTimeout(grace);
+      session.running = true;
       session
-        .run({ stdin: Buffer.concat(session.stdin), signal: session.killer.signal })
+        .run({ stdin: Buffer.concat(session.stdin), signal: session.killer.signal, signals: session.signals })
         .then((result) => this.finish(session, result))
         .catch((err: unknown) => {
           this.sessions.delete(session.op.id);
@@ -227,9 +238,18 @@ function endStdin(session: ExecSession): void {
   session.onStdinEnd?.();
 }
 
-/** Kills the command with a signal; signals whose default action is not to end a process do nothing. */
+/**
+ * Sends the command a signal, as LXD forwards it to the command's process: a running
+ * non-interactive command's shell takes any but SIGKILL itself (its trap, or its default action);
+ * otherwise signals whose default action is not to end a process do nothing, and the others kill it.
+ */
 function kill(session: ExecSession, signal: number): void {
-  if (signal <= 0 || harmlessSignals.has(signal) || session.killer.signal.aborted) return;
+  if (signal <= 0 || session.killer.signal.aborted) return;
+  if (session.running && signal !== 9) {
+    session.signals.dispatchEvent(new CustomEvent('signal', { detail: signal }));
+    return;
+  }
+  if (harmlessSignals.has(signal)) return;
   session.killer.abort(signal);
   // A command still waiting for its stdin runs at once, to be killed.
   session.onStdinEnd?.();

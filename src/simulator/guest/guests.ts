@@ -38,6 +38,11 @@ export interface GuestCommand {
   stdin?: Buffer;
   /** Aborted with a signal number as its reason: the command is killed by that signal. */
   signal?: AbortSignal;
+  /**
+   * Signals sent to the command while it runs (`signal` events, the number as `detail`): the
+   * shell's traps take them as they take its own `kill`'s, else they kill it.
+   */
+  signals?: EventTarget;
   /** The terminal it runs on (an interactive exec), which `stty` reads and resizes; none: no terminal. */
   terminal?: TerminalSize;
 }
@@ -301,6 +306,10 @@ export class Guests {
     const signalSelf = (signal: number): void => {
       if (!shellState.signals.deliver(signal)) kill(signal);
     };
+    // A signal from outside (the exec's control socket) reaches the shell as its own kill's does:
+    // a trapped one runs its action once the command it waits for has ended, as busybox's sh does.
+    const onSignal = (event: Event): void => signalSelf(Number((event as CustomEvent<number>).detail));
+    cmd.signals?.addEventListener('signal', onSignal);
     const proc: GuestProcess = { hostname: () => inst.name, uid, gid, pid: shellPid, killSelf: signalSelf, signalInit };
     const key = instanceKey(inst.project, inst.name);
     const scriptEnded = (outcome: CommandOutcome, interrupted: boolean): void => {
@@ -448,6 +457,7 @@ export class Guests {
       return { ...ended(`${result.stdout}${trapped?.stdout ?? ''}`, stderr, result.exitCode, raw), env: result.env };
     } finally {
       cmd.signal?.removeEventListener('abort', onOuterAbort);
+      cmd.signals?.removeEventListener('signal', onSignal);
       if (initEnds) this.initExited(inst);
     }
   }
