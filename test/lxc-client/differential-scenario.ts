@@ -755,6 +755,79 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
     `chmod +x 10-one 20-two 30.sh 50-four; mkdir 60-dir; run-parts /tmp/rt-rp; echo $?; run-parts --test /tmp/rt-rp; echo $?; ` +
     `run-parts -a x -a y --reverse /tmp/rt-rp; echo $?; run-parts --exit-on-error /tmp/rt-rp; echo $?; run-parts /nosuch; echo $?; ` +
     `run-parts --list /tmp/rt-rp; echo $?; cd /; rm -r /tmp/rt-rp`,
+  // Issue #41, the shell's descriptors as busybox's (recorded on LXD 5.0.2): mv -v and ln -v lines, readlink's one operand,
+  // command -v/-V and type of several names, pipes and $(…) after exec 1>&2 or 1>FILE, copies of fd 1 and fd 2 (3-9) past
+  // pipes, substitutions, functions, eval, . and child shells, a closed stdout.
+  'cd /tmp; rm -rf mv3; mkdir mv3; cd mv3; touch f g h; mv -v g f/x 2>&1; echo rc=$?; mkdir d; mv -v g nosuch h d 2>&1; echo rc=$?; touch d/f; mv -nv f d 2>&1; echo rc=$?; mv -v d/f f/x 2>&1; echo rc=$?; mkdir e; mv -v e d/g 2>&1; echo rc=$?; mv -v e/ e/x 2>&1; echo rc=$?; touch k; echo n | mv -iv k d/h 2>&1; echo; echo rc=$?; mkdir m; touch m2; mv -v d/h m2 k m 2>&1; echo rc=$?',
+  'cd /tmp; rm -rf ln1; mkdir ln1; cd ln1; ln -sv t l; echo rc=$?; echo x > f; ln -v f h; ln -sfv f l; mkdir d; ln -sv f g d; ln -v f 2>&1; echo rc=$?; ln -sv f l 2>&1; echo rc=$?; ln -v nosuch h2 2>&1; echo rc=$?; ln -sv f nosuchdir/l 2>&1; echo rc=$?; ln -v d dl 2>&1; echo rc=$?',
+  'cd /tmp; ln -sf /etc/passwd rl1; ln -sf rl1 rl2; readlink rl1 rl2; echo rc=$?; readlink -f rl1 rl2; echo rc=$?; readlink rl2; echo rc=$?; readlink; echo rc=$?; readlink -f /nosuch/x; echo rc=$?; readlink /etc/passwd; echo rc=$?',
+  'cd /tmp; ln -sf nosuchtarget rl3; ln -sf rl4 rl4; readlink -v /etc/passwd; echo rc=$?; readlink -v /nosuch; echo rc=$?; readlink -fv /nosuch/x; echo rc=$?; readlink -f /tmp/nosuch; echo rc=$?; readlink -f rl3; echo rc=$?; readlink -n rl1; echo; readlink -vf rl4; echo rc=$?; readlink -v rl4; echo rc=$?; readlink -q -s rl1; echo rc=$?; readlink -f /tmp/../etc//passwd/; echo rc=$?; readlink -f ""; echo rc=$?; readlink -f /etc/passwd/x; echo rc=$?; readlink -v /etc/passwd/x; echo rc=$?; readlink -f /tmp/rl3/; echo rc=$?',
+  'command -v ls nosuch cat; echo rc=$?; command -v nosuch ls; echo rc=$?; command -v ls cat; echo rc=$?',
+  'command -V ls nosuch cat; echo rc=$?; command -V echo cd; echo rc=$?',
+  'f() { echo hi; }; type f if echo cd export : ls /bin/ls /tmp nosuch; echo rc=$?; command -V f; command -V export; command -V /tmp; command -v /tmp; command -v export',
+  'exec 1>&2; x=$(echo sub); echo "x=$x"; echo y > /tmp/f; cat /tmp/f; echo z | wc -l; { echo g; echo h; } > /tmp/g; cat /tmp/g; ls /nosuch 2>&1 | wc -l; f() { echo fn; }; y=$(f); echo "y=$y"; z=`echo bq`; echo "z=$z"',
+  { user: 1000, script: 'cd /tmp; exec 1>/tmp/ou; x=$(echo sub); echo "x=$x"; echo z | wc -l; exec 1>&2; echo b; cat /tmp/ou' },
+  '{ exec 1>/tmp/o; echo a; exec 1>&2; echo b; ls /nosuch; echo c; } | cat; cat /tmp/o; x=$(exec 1>&2); echo after',
+  'exec 3>&1; echo x >&3 | wc -l; exec 4>&1; echo x >&4 | wc -l; exec 9>&1; { echo y >&9; echo z; } | wc -l',
+  'exec 3>&1; x=$(echo in >&3; echo sub); echo "x=$x"; { echo g >&3; echo h; } > /tmp/g; echo ==; cat /tmp/g; exec 1>&2; y=$(echo sub2 >&3); echo "y=$y"',
+  'exec 5>&1; for i in 1 2; do echo $i >&5 | cat; echo y; done; echo z >&5 | wc -c; exec 3>&1; f() { echo f >&3; echo g; }; f | wc -l; { echo x >&3; ls /nosuch; } 2>&1 | wc -l; { echo x2 >&3; ls /nosuch; } 2>/dev/null | wc -l; exec 1>/tmp/o; echo a | cat; echo b >&3 | cat; exec 1>&3; echo c; cat /tmp/o',
+  {
+    user: 1000,
+    script:
+      'cd /tmp; exec 3>&1; echo x >&3 | wc -l; exec 7>&1; y=$(echo q >&7); echo "y=$y"; (exec 4>&1; echo i >&4) | wc -l; (exec 2>&1; ls /nosuch) | wc -l',
+  },
+  'echo a >&-; echo rc=$?; echo b 1>&-; echo rc=$?; { echo c; } >&-; echo rc=$?; exec >&-; printf x; echo rc=$? >&2; pwd; echo rc=$? >&2; echo e; echo rc=$? >&2',
+  "exec 3>/tmp/log; sh -c 'echo one >&3; echo out'; echo two >&3; sh -c 'echo three >&3' | cat; cat /tmp/log; exec 6>&1; sh -c 'echo child >&6' | wc -l; exec 4>&1; x=$(sh -c 'echo in >&4; echo sub'); echo \"x=$x\"; printf 'echo s1 >&4\\necho s2\\n' > /tmp/s.sh; sh /tmp/s.sh | wc -l; exec 4>&-; sh -c 'echo z >&4'; echo rc=$?",
+  "exec 3>&1; x=$(sh -c 'echo in >&3; echo sub'); echo \"x=$x\"; sh -c 'echo a >&3; ls /nosuch' 2>&1 | wc -l",
+  "exec 3>&1; f() { echo x >&3; echo y; }; f > /tmp/f; echo ==; cat /tmp/f; eval 'echo e >&3; echo e2' > /tmp/e; echo ==; cat /tmp/e; printf 'echo s >&3\\necho t\\n' > /tmp/src.sh; . /tmp/src.sh > /tmp/so; echo ==; cat /tmp/so; sh -c 'echo c >&3; echo d' > /tmp/c; echo ==; cat /tmp/c; g() { echo in >&3; } > /tmp/g; g; echo ==; cat /tmp/g",
+  'exec 3>&1; exec 1>&3; { echo x; } > /tmp/g; echo ==; cat /tmp/g; exec 2>&1; exec 1>&2; { echo c; ls /nosuch; } > /tmp/c; echo ==; cat /tmp/c',
+  "exec 4>&2; { echo a; echo b >&4; } 2>/dev/null | cat; echo c; f() { echo e1 >&4; ls /nosuch; }; f 2>/dev/null; f 2>&1 | wc -l; eval 'echo e2 >&4' 2>/tmp/e2; cat /tmp/e2; sh -c 'echo e3 >&4' 2>/dev/null; x=$(echo s >&4 2>/dev/null); { x=$(echo t >&4); } 2>/dev/null; echo \"x=$x\"",
+  'exec 4>&2; exec 2>&1; { echo x >&4; ls /nosuch; } | wc -l; echo y >&4; exec 2>&4; exec 2>/tmp/e; { echo x2 >&4; ls /nosuch; }; echo y2 >&4; exec 2>&4; cat /tmp/e; exec 2>&1; exec 5>&2; { echo z >&5; } 2>/dev/null; { ls /nosuch; } 2>/dev/null; { ls /nosuch3; } > /tmp/n3; echo ==; cat /tmp/n3',
+  // Aliases are no variables; a signal's trap runs right after the command it came during, however that was invoked
+  // (eval, command, a variable, a function), or after the command holding the subshell that sent it (issue #41).
+  'alias x=ls\necho "[${BASH_ALIAS_x}]"; BASH_ALIAS_y=echo; y hi; echo $?; set | grep -c BASH_ALIAS; export BASH_ALIAS_z=1; env | grep BASH_ALIAS; alias; type x; command -v x',
+  'cat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; eval "kill -USR1 \\$\\$"; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; eval "kill -USR1 \\$\\$; echo in"; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; command kill -USR1 $$; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; k=kill; $k -USR1 $$; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; f() { kill -USR1 $$; echo inf; }; f; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; (kill -USR1 $$; echo sub); echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T; exit 3" USR1; (kill -USR1 $$; echo sub); echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; kill -USR1 $$ | cat; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; echo x | kill -USR1 $$; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; x=$(kill -USR1 $$; echo sub); echo "x=$x"; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; echo "x=$(kill -USR1 $$)"; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T$?\' USR1; (kill -USR1 $$; exit 4); echo "rc=$?"\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\nset -e; trap \'echo T\' USR1; (kill -USR1 $$; exit 4) || echo caught; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T\' USR1; while kill -USR1 $$; do echo loop; break; done; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T\' USR1; for i in 1 2; do kill -USR1 $$; done; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T\' USR1; if kill -USR1 $$; then echo yes; fi\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T\' USR1; kill -USR1 $$ && echo and\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T\' USR1; { kill -USR1 $$; echo g; } | cat; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T\' USR1; f(){ kill -USR1 $$; return 3; }; f; echo "rc=$?"\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T\' USR1; { kill -USR1 $$; echo g; }; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T; false\' USR1; set -e; kill -USR1 $$; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'false || echo T\' USR1; set -e; kill -USR1 $$; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\nrm /tmp/rt-trap',
+  // A shell killed by its own kill from a subshell, a pipeline's command or $(…) (a shell of its own each: the simulator's nested
+  // `sh FILE` is not one, so each runs as the exec's shell).
+  '(kill $$); echo after',
+  'x=$(kill $$); echo after',
+  'kill $$ | cat; echo after',
+  // tar's compressors (-j -J -Z --lzma -a) and --to-command as busybox's: archives made on the host with GNU tar and xz,
+  // bzip2, ncompress and lzma (issue #41). Not `tar cJf - b | wc -c`: whether the bed's tar also says `write error: Broken pipe`
+  // (xz, refusing -z, has left the pipe) is a race.
+  'rm -rf /tmp/h; mkdir -p /tmp/h && cd /tmp/h && echo /Td6WFoAAATm1rRGAgAhARYAAAB0L+Wj4Cf/AG9dADCLiofEDvKXpPh1PcWp7dmabcoh9LNYZ2g9G16cS85sTBCl/7iTw6c2Kh0xAaWLNAczPIBjuZOdLuHM/iO8QezSdutcWc/dvgZlxWSl5GGy9V2Qot7Xp5nTd+yhDQ0i1K9ROQM7Ttx1zUSGupRoAAAAB6iF2cMaFjMAAYsBgFAAAP2BpwuxxGf7AgAAAAAEWVo= | base64 -d > a.txz; echo QlpoOTFBWSZTWcYT2SwAAHN7hMkQAERAAX8AAAhiRJ5AAACACCAAdQ0KeoZNNBtRkNqCSJGgNABoaTo17OhBGoBIxysJaXRJMkgdduQm/MKwXCgSbRMVQJ1MzGuAy5zJqWfz0UDBo2urm932gREH4u5IpwoSGMJ7JYA= | base64 -d > a.tbz; echo H52QYVzQwUMHgMGDCBMqXMiwocOHECMihEERhg0aNABU3KhxI8WOHivaABCjxgwYGGXIgCEjhsYYMGqoBAAChsSbOHPq3Amgzhw6YeSAAAFAzps3BXkuNIpUqdOnUKNKnUr1JpoybNi8UVC1q9evYMOKHUu2rNmzaNOqXcu2rdu3cOPKnUu3rt27ePPq3cu3r9+/gAMLHky4sOHDiBMrXsy4sePHkCNLnky5suXLmDNr3sy5s+fPoEOLHk26tOnTqFOrXs26tevXsGPLnk27tu3buHPr3s27t+/fwIMLH068uPHjyJMrX86cNg== | base64 -d > a.tZ; echo XQAAgAD//////////wAwi4qHxA7yl6T4dT3Fqe3Zmm3KIfSzWGdoPRtenEvObEwQpf+4k8OnNiodMQGlizQHMzyAY7mTnS7hzP4jvEHs0nbrXFnP3b4GZcVkpeRhsvVdkKLe16eZ03fsoQ0NItSvUTkDO07cdc1EhrtNMoKb/8Ktciw= | base64 -d > a.tlz; echo hi > b && tar cf x.tar b && mkdir q && echo 1 > q/f && tar cf q.tar q',
+  'cd /tmp/h\n(tar tJf a.txz && tar tjf a.tbz && tar tZf a.tZ && tar --lzma -tf a.tlz); echo "rc=$?"\n(tar xOJf a.txz; tar xOjf a.tbz; tar xOZf a.tZ; cat a.tlz | tar --lzma -xO); echo "rc=$?"\n(tar tf a.tbz); echo "rc=$?"\n(tar taf a.txz); echo "rc=$?"\n(tar tjf a.txz); echo "rc=$?"\n(tar tZf x.tar); echo "rc=$?"\n(tar tzf a.tbz); echo "rc=$?"\n(tar tJf a.tbz); echo "rc=$?"\n(tar --lzma -tf a.tbz); echo "rc=$?"\n(tar --lzma -tf a.txz); echo "rc=$?"\n(head -c 100 a.tbz > t.tbz; tar tjf t.tbz); echo "rc=$?"\n(head -c 100 a.txz > t.txz; tar tJf t.txz); echo "rc=$?"\n(tar cjf - b | tar tjf - && tar cjf b.tbz b && bunzip2 < b.tbz | tar tf -); echo "rc=$?"\n(tar cJf b.txz b; echo $?; wc -c < b.txz); echo "rc=$?"\n(tar cZf b.tZ b; echo $?; wc -c < b.tZ); echo "rc=$?"\n(for e in tgz tar.gz tbz2 tbz tar.bz2 tlz tar.Z; do tar caf o.$e b; echo "$e $(head -c 3 o.$e | od -An -tx1)"; done); echo "rc=$?"\n(tar xf x.tar --to-command=\'env | grep ^TAR_ | sort; exit 3\'; echo $?); echo "rc=$?"\n(tar xvf q.tar --to-command=\'cat; exit 2\'; echo $?); echo "rc=$?"\n(tar xvf q.tar --to-command=\'echo $TAR_FILENAME $TAR_SIZE; cat\'); echo "rc=$?"\n(tar xOf x.tar --to-command=cat; echo $?; tar tf x.tar --to-command=cat); echo "rc=$?"\n(tar xf q.tar --to-command=\'cat >&2; echo out\'); echo "rc=$?"',
+  // gzip writes busybox 1.35's own deflate bytes at every level (Debian's busybox has no levels), from a pipe and FILE to FILE.gz.
+  'for l in "" -1 -6 -9; do seq 1 30000 | gzip $l -c | md5sum; done',
+  'cd /tmp && rm -f gzb gzb.gz && seq 1 30000 > gzb && gzip -1 gzb && md5sum gzb.gz && rm -f gzb.gz',
+  'yes "hello, busybox" | head -c 100000 | gzip | md5sum; seq 1 30000 | gzip | gunzip | md5sum',
+  'seq 1 20000 | gzip -9 -c | wc -c; seq 1 30000 | gzip -c | tail -c 8 | od -An -tx1',
+  { user: 1000, script: 'cd /tmp && rm -f gzb gzb.gz && seq 1 30000 > gzb && gzip -1 gzb && md5sum gzb.gz && rm -f gzb.gz' },
+  // Issue #41: busybox's cut, od, sed, sort, grep -r and cat with options (ported or wrapped): operands they cannot open reported
+  // in place and the rest read, busybox's messages and statuses, their order under 2>&1 (recorded on LXD 5.0.2, in this order).
+  "rm -rf /tmp/ia; mkdir /tmp/ia; cd /tmp/ia; printf 'b\\na\\nc\\n' > f1; printf 'z\\ny\\n' > f2; printf 'x y' > nonl; : > empty; mkdir d1; printf 'secret\\n' > ro; chmod 000 ro; mkdir w; chmod 777 w; printf '1:2:3\\n4:5:6\\n' > t; printf 'hello\\n' > h",
+  'cd /tmp/ia; cut -d: -f2 t /nosuch t 2>&1; echo rc=$?; cut -c1 d1 f1; echo rc=$?',
+  { user: 1000, script: 'cd /tmp/ia; cut -c1 ro f1 2>&1; echo rc=$?' },
+  'cd /tmp/ia; cut -c 3-1 f1; cut -c 1-0 t; cut -c 2,1 -D t; printf "a b  c\\n" | cut -F 2,3',
+  'cd /tmp/ia; printf abcdefghijklmnopqrst > w/20; od -c w/20 /nosuch f2 2>&1; echo rc=$?; od -c /nosuch /nosuch2 2>&1; echo rc=$?; od -c f1 d1 2>&1; echo rc=$?; rm w/20',
+  { user: 1000, script: 'cd /tmp/ia; od -c ro f1 2>&1; echo rc=$?' },
+  'cd /tmp/ia; sed -n p f1 /nosuch f2 2>&1; echo rc=$?; sed = /nosuch f1 /n2 f2 /n3 2>&1; echo rc=$?',
+  'cd /tmp/ia; sed q f1 /nosuch 2>&1; echo rc=$?; sed p d1 f1 2>&1; echo rc=$?; echo in | sed p - /nosuch f2 2>&1; echo rc=$?',
+  { user: 1000, script: 'cd /tmp/ia; sed p ro f1 2>&1; echo rc=$?; sed -f /nosuch f1 2>&1; echo rc=$?' },
+  'cd /tmp/ia; cp f2 f3; sed -i s/y/Y/ /nosuch f3 2>&1; echo rc=$?; cat f3',
+  'cd /tmp/ia; grep -r l /tmp/ia/h /nosuch 2>&1; echo rc=$?; grep -rl l /nosuch /tmp/ia/h 2>&1; echo rc=$?; grep -rq l /nosuch /tmp/ia/h 2>&1; echo rc=$?; grep -rs l /nosuch h; echo rc=$?; grep -r l /nosuch 2>&1; echo rc=$?',
+  { user: 1000, script: 'cd /tmp/ia; grep -rl l . ; echo rc=$?; grep l d1 h; echo rc=$?; grep -H l h; grep -rc l w; echo rc=$?' },
+  'cd /tmp/ia; sort f1 /nosuch f2 2>&1; echo rc=$?; sort f1 d1; echo rc=$?; sort -o w/out f1 /nosuch 2>&1; echo rc=$?; ls w',
+  'cd /tmp/ia; sort -k 0 f1; sort -k 2,1x f1; sort -t ab f1; sort -o d1 f1; sort -o /nosuchdir/x f1; sort -c f1; echo rc=$?; sort -x f1 2>&1 | head -1; sort -S 10 -T /tmp -r f1',
+  { user: 1000, script: 'cd /tmp/ia; sort ro; echo rc=$?; sort -o ro f1; echo rc=$?' },
+  "cd /tmp/ia; printf 'x:3:a\\ny:1:b\\nz:2:a\\n' > w/t; sort -t: -k3,3 -k1r w/t; printf '10\\n9\\n-1\\n1e2\\nabc\\n 5\\n' | sort -g; printf 'Feb\\njan\\nDEC\\nfoo\\n' | sort -M; rm w/t",
+  'cd /tmp/ia; cat -n f1 /nosuch f2 2>&1; echo rc=$?; cat -n nonl d1 f1; printf "a\\n\\nb" | cat -b',
+  "cd /tmp/ia; cat -A f1 /nosuch f2 2>&1; echo rc=$?; printf '\\200\\377\\033x\\177\\t\\n' | cat -t; cat -vn f1 d1; echo rc=$?",
+  'cd /tmp/ia; cat -s f1; echo rc=$?; cat d1 f1 2>&1; echo rc=$?',
+  "cd /tmp/ia; printf 'a\\n' | cut -f1 -d' ' - -; printf 'a\\n' | od -c - -; printf 'b\\na\\n' | sort - -; printf 'a\\n' | cat -n - f1 -",
+  "cd /tmp/ia; sed -n p f1 nonl; sed -n '$=' nonl; sed -n 's/x/X/p' nonl; echo; sed p nonl",
+  "cd /tmp/ia; sed 'b nosuch' f1; sed k f1; sed '3,' f1; echo rc=$?",
+  'rm -rf /tmp/ia',
 ];
 
 /**
