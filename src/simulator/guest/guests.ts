@@ -20,7 +20,6 @@ import { busyboxStat } from './busybox-stat.js';
 import { busyboxCoreutils } from './busybox-coreutils.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
-import { trapPoints } from './signal-traps.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
 import { pythonCommand } from './guest-python.js';
 import { appletNames } from './busybox-applets.js';
@@ -400,7 +399,6 @@ export class Guests {
       commands: [...busyboxPrograms] as CommandName[],
       customCommands: custom,
     });
-    bash.registerTransformPlugin(trapPoints);
     await writeProc(fs, init);
     writeDevices(fs);
     await asSelf(top.comm, top.argv);

@@ -1,4 +1,4 @@
-import type { Command, TransformPlugin } from 'just-bash';
+import type { Command } from 'just-bash';
 import { harmlessSignals, signalNumbers } from './guest-commands.js';
 
 /**
@@ -80,12 +80,3 @@ export class SignalTraps {
     };
   }
 }
-
-/**
- * No longer rewrites anything: the patched shell runs the traps after each command itself. Kept
- * so that the guest's shell may still register it (`guests.ts`) until that registration goes.
- */
-export const trapPoints: TransformPlugin = {
-  name: 'signal-traps',
-  transform: ({ ast }) => ({ ast }),
-};
