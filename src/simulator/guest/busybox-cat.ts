@@ -61,8 +61,8 @@ export function busyboxCat(rawOutput: () => void): Command {
         // bb_cat: a directory opens and its read fails (`read error: Is a directory`), the next file read.
         for (const f of files) {
           const data = await open(ctx, f);
-          if ('error' in data) o.stderr += `cat: can't open '${f}': ${data.error}\n`;
-          else if ('directory' in data) o.stderr += 'cat: read error: Is a directory\n';
+          if ('error' in data) o.err(`cat: can't open '${f}': ${data.error}\n`);
+          else if ('directory' in data) o.err('cat: read error: Is a directory\n');
           else o.bytes(data);
           failed ||= !Buffer.isBuffer(data);
         }
@@ -77,7 +77,7 @@ export function busyboxCat(rawOutput: () => void): Command {
         for (const f of files) {
           const data = await open(ctx, f);
           if ('error' in data) {
-            o.stderr += `cat: can't open '${f}': ${data.error}\n`;
+            o.err(`cat: can't open '${f}': ${data.error}\n`);
             failed = true;
             continue;
           }
@@ -92,7 +92,7 @@ export function busyboxCat(rawOutput: () => void): Command {
             eolSeen = numbered && c === 10;
             text += visible(c, tabs, ends);
           }
-          o.stdout += text;
+          o.out(text);
         }
         return o.result(failed ? 1 : 0);
       }
@@ -100,7 +100,7 @@ export function busyboxCat(rawOutput: () => void): Command {
       for (const f of files) {
         const data = await open(ctx, f);
         if ('error' in data) {
-          o.stderr += `cat: ${f}: ${data.error}\n`;
+          o.err(`cat: ${f}: ${data.error}\n`);
           failed = true;
           continue;
         }

@@ -23,10 +23,11 @@ async function cpMvStat(program: string, files: Files, path: string, follow: boo
   if (st) return st.kind === 'directory' ? 3 : 1;
   const why = await files.missing(path);
   if (why === 'ENOENT') return 0;
-  o.stderr +=
+  o.err(
     why === 'ENOTDIR'
       ? `${program}: can't stat '${path}': Path has non-directory component\n`
-      : say(program, `can't stat '${path}'`, new SysError(why));
+      : say(program, `can't stat '${path}'`, new SysError(why)),
+  );
   return -1;
 }
 
@@ -58,14 +59,14 @@ export async function mv(args: string[], ctx: CommandContext): Promise<ExecResul
   // busybox prints -v's line once it is done with an operand, whatever became of it (mv.c's RET_0:
   // a failed rename, one -n or a refused -i skipped, a destination it could not stat).
   const verbose = (source: string, dest: string): void => {
-    if (p.opts.has('v')) o.stdout += `'${source}' -> '${dest}'\n`;
+    if (p.opts.has('v')) o.out(`'${source}' -> '${dest}'\n`);
   };
   const move = async (source: string, dest: string, destKind: 0 | 1 | 3): Promise<void> => {
-    if (destKind && winner === 'i') o.stderr += `mv: overwrite '${dest}'? `;
+    if (destKind && winner === 'i') o.err(`mv: overwrite '${dest}'? `);
     try {
       if (!destKind || (winner !== 'n' && (winner !== 'i' || answers.yes()))) await files.rename(source, dest);
     } catch (e) {
-      o.stderr += say('mv', `can't rename '${source}'`, e);
+      o.err(say('mv', `can't rename '${source}'`, e));
       o.failed = true;
     }
     verbose(source, dest);
@@ -148,35 +149,35 @@ export async function cp(args: string[], ctx: CommandContext, umask: number): Pr
     const follow = !opt.keepLinks || (top && has('H'));
     const s = follow ? await files.stat(source) : await files.lstat(source);
     if (!s) {
-      o.stderr += say('cp', `can't stat '${source}'`, new SysError(await files.missing(source)));
+      o.err(say('cp', `can't stat '${source}'`, new SysError(await files.missing(source))));
       return false;
     }
     const d = await files.lstat(dest);
     if (!d) {
       const why = await files.missing(dest);
       if (why !== 'ENOENT') {
-        o.stderr += say('cp', `can't stat '${dest}'`, new SysError(why));
+        o.err(say('cp', `can't stat '${dest}'`, new SysError(why)));
         return false;
       }
     }
     const srcAbs = files.abs(source);
     const destAbs = files.abs(dest);
     if (d && (await ctx.fs.realpath(srcAbs).catch(() => srcAbs)) === (await ctx.fs.realpath(destAbs).catch(() => destAbs))) {
-      o.stderr += `cp: '${source}' and '${dest}' are the same file\n`;
+      o.err(`cp: '${source}' and '${dest}' are the same file\n`);
       return false;
     }
     if (s.kind === 'directory') {
       if (!opt.recurse) {
-        o.stderr += `cp: omitting directory '${source}'\n`;
+        o.err(`cp: omitting directory '${source}'\n`);
         return false;
       }
       // busybox remembers the directories it made: meeting one as a source is copying a tree into itself.
       if (made.has(srcAbs)) {
-        o.stderr += `cp: recursion detected, omitting directory '${source}'\n`;
+        o.err(`cp: recursion detected, omitting directory '${source}'\n`);
         return false;
       }
       if (d && d.kind !== 'directory' && (await files.stat(dest))?.kind !== 'directory') {
-        o.stderr += `cp: target '${dest}' is not a directory\n`;
+        o.err(`cp: target '${dest}' is not a directory\n`);
         return false;
       }
       if (!d) {
@@ -184,14 +185,14 @@ export async function cp(args: string[], ctx: CommandContext, umask: number): Pr
           await files.mkdir(dest, newEntryMode(s.mode, umask) | 0o700);
           made.add(destAbs);
         } catch (e) {
-          o.stderr += say('cp', `can't create directory '${dest}'`, e);
+          o.err(say('cp', `can't create directory '${dest}'`, e));
           return false;
         }
       }
       let ok = true;
       for (const name of await ctx.fs.readdir(srcAbs)) if (!(await copy(joinPath(source, name), joinPath(dest, name), false))) ok = false;
       // A directory is said once its entries are copied.
-      if (p.opts.has('v')) o.stdout += `'${source}' -> '${dest}'\n`;
+      if (p.opts.has('v')) o.out(`'${source}' -> '${dest}'\n`);
       if (opt.preserve || !d) await ctx.fs.chmod(destAbs, opt.preserve ? s.mode : newEntryMode(s.mode, umask));
       if (opt.preserve) await ctx.fs.utimes(destAbs, s.mtime, s.mtime);
       return ok;
@@ -200,15 +201,15 @@ export async function cp(args: string[], ctx: CommandContext, umask: number): Pr
       if (opt.noClobber) return true;
       if (opt.update && d.mtime >= s.mtime) return true;
       if (opt.interactive) {
-        o.stderr += `cp: overwrite '${dest}'? `;
+        o.err(`cp: overwrite '${dest}'? `);
         if (!answers.yes()) return true;
       }
       if (d.kind === 'directory') {
-        o.stderr += `cp: can't create '${dest}': Is a directory\n`;
+        o.err(`cp: can't create '${dest}': Is a directory\n`);
         return false;
       }
     }
-    if (p.opts.has('v')) o.stdout += `'${source}' -> '${dest}'\n`;
+    if (p.opts.has('v')) o.out(`'${source}' -> '${dest}'\n`);
     try {
       if (!d) await files.parentReady(dest);
       if (opt.links || s.kind === 'symlink') {
@@ -223,7 +224,7 @@ export async function cp(args: string[], ctx: CommandContext, umask: number): Pr
       try {
         data = await ctx.fs.readFileBuffer(srcAbs);
       } catch (e) {
-        o.stderr += say('cp', `can't open '${source}'`, e);
+        o.err(say('cp', `can't open '${source}'`, e));
         return false;
       }
       if (d?.kind === 'symlink') await ctx.fs.rm(destAbs);
@@ -232,7 +233,7 @@ export async function cp(args: string[], ctx: CommandContext, umask: number): Pr
       else if (opt.preserve) await ctx.fs.chmod(destAbs, s.mode);
       if (opt.preserve) await ctx.fs.utimes(destAbs, s.mtime, s.mtime);
     } catch (e) {
-      o.stderr += say('cp', `can't create '${dest}'`, e);
+      o.err(say('cp', `can't create '${dest}'`, e));
       return false;
     }
     return true;

@@ -103,45 +103,45 @@ async function rm(args: string[], ctx: CommandContext): Promise<ExecResult> {
     if (!st) {
       const why = await files.missing(path);
       if (why === 'ENOENT' && force) return true;
-      o.stderr += `rm: ${why === 'ENOENT' ? "can't remove" : "can't stat"} '${path}': ${errnos[why]}\n`;
+      o.err(`rm: ${why === 'ENOENT' ? "can't remove" : "can't stat"} '${path}': ${errnos[why]}\n`);
       return false;
     }
     if (st.kind === 'directory') {
       if (!recurse) {
-        o.stderr += `rm: '${path}' is a directory\n`;
+        o.err(`rm: '${path}' is a directory\n`);
         return false;
       }
       if (interactive) {
-        o.stderr += `rm: descend into directory '${path}'? `;
+        o.err(`rm: descend into directory '${path}'? `);
         if (!answers.yes()) return true;
       }
       let ok = true;
       for (const name of await ctx.fs.readdir(files.abs(path))) if (!(await remove(joinPath(path, name)))) ok = false;
       if (!ok) return false;
       if (interactive) {
-        o.stderr += `rm: remove directory '${path}'? `;
+        o.err(`rm: remove directory '${path}'? `);
         if (!answers.yes()) return true;
       }
       try {
         await files.rmdir(path);
       } catch (e) {
-        o.stderr += say('rm', `can't remove '${path}'`, e);
+        o.err(say('rm', `can't remove '${path}'`, e));
         return false;
       }
-      if (p.opts.has('v')) o.stdout += `removed directory: '${path}'\n`;
+      if (p.opts.has('v')) o.out(`removed directory: '${path}'\n`);
       return true;
     }
     if (interactive) {
-      o.stderr += `rm: remove '${path}'? `;
+      o.err(`rm: remove '${path}'? `);
       if (!answers.yes()) return true;
     }
     try {
       await ctx.fs.rm(files.abs(path));
     } catch (e) {
-      o.stderr += say('rm', `can't remove '${path}'`, e);
+      o.err(say('rm', `can't remove '${path}'`, e));
       return false;
     }
-    if (p.opts.has('v')) o.stdout += `removed '${path}'\n`;
+    if (p.opts.has('v')) o.out(`removed '${path}'\n`);
     return true;
   };
   for (const operand of p.operands) {
@@ -149,7 +149,7 @@ async function rm(args: string[], ctx: CommandContext): Promise<ExecResult> {
     const path = operand.length > 1 ? operand.replace(/\/+$/, '') || '/' : operand;
     const base = lastComponent(path);
     if (base === '.' || base === '..') {
-      o.stderr += "rm: can't remove '.' or '..'\n";
+      o.err("rm: can't remove '.' or '..'\n");
       o.failed = true;
       continue;
     }
@@ -166,12 +166,12 @@ async function rmdir(args: string[], ctx: CommandContext): Promise<ExecResult> {
   const o = outcome();
   for (let path of p.operands) {
     for (;;) {
-      if (p.opts.has('v')) o.stdout += `rmdir: removing directory, '${path}'\n`;
+      if (p.opts.has('v')) o.out(`rmdir: removing directory, '${path}'\n`);
       try {
         await files.rmdir(path);
       } catch (e) {
         if (!(p.opts.has('I') && e instanceof SysError && e.errno === 'ENOTEMPTY')) {
-          o.stderr += say('rmdir', `'${path}'`, e);
+          o.err(say('rmdir', `'${path}'`, e));
           o.failed = true;
         }
         break;
@@ -210,9 +210,9 @@ async function mkdir(args: string[], ctx: CommandContext, umask: number): Promis
         }
         // busybox makes -p's leading directories writable and searchable by their user whatever the umask.
         await files.mkdir(step, last ? mode : newEntryMode(0o777, umask & ~0o300));
-        if (p.opts.has('v')) o.stdout += `created directory: '${step}'\n`;
+        if (p.opts.has('v')) o.out(`created directory: '${step}'\n`);
       } catch (e) {
-        o.stderr += say('mkdir', `can't create directory '${step}'`, e);
+        o.err(say('mkdir', `can't create directory '${step}'`, e));
         o.failed = true;
         break;
       }
@@ -260,7 +260,7 @@ async function touch(args: string[], ctx: CommandContext, umask: number): Promis
       const [a, m] = [p.opts.has('a'), p.opts.has('m')];
       await ctx.fs.utimes(abs, m && !a ? omit : when, a && !m ? omit : when);
     } catch (e) {
-      o.stderr += say('touch', path, e);
+      o.err(say('touch', path, e));
       o.failed = true;
     }
   }
@@ -287,14 +287,14 @@ async function ln(args: string[], ctx: CommandContext): Promise<ExecResult> {
     if (!p.opts.has('T') && intoDir) link = joinPath(last, lastComponent(target));
     try {
       if (!p.opts.has('s') && !(await files.stat(target)) && (await files.lstat(target))?.kind !== 'symlink') {
-        o.stderr += say('ln', target, new SysError(await files.missing(target)));
+        o.err(say('ln', target, new SysError(await files.missing(target))));
         o.failed = true;
         continue;
       }
       if (p.opts.has('b') && (await files.lstat(link))) await files.rename(link, `${link}${suffix}`);
       if (p.opts.has('f') && (await files.lstat(link))?.kind !== 'directory' && (await files.lstat(link))) await ctx.fs.rm(files.abs(link));
       // busybox says -v's line before it tries the link (ln.c), so a link that fails is said too.
-      if (p.opts.has('v')) o.stdout += `'${link}' -> '${target}'\n`;
+      if (p.opts.has('v')) o.out(`'${link}' -> '${target}'\n`);
       if (await files.lstat(link)) throw new SysError('EEXIST');
       await files.parentReady(link);
       if (p.opts.has('s')) await ctx.fs.symlink(target, files.abs(link));
@@ -303,7 +303,7 @@ async function ln(args: string[], ctx: CommandContext): Promise<ExecResult> {
         await ctx.fs.link(files.abs(target), files.abs(link));
       }
     } catch (e) {
-      o.stderr += say('ln', link, e);
+      o.err(say('ln', link, e));
       o.failed = true;
     }
   }
@@ -325,7 +325,7 @@ async function readlink(args: string[], ctx: CommandContext): Promise<ExecResult
   const o = outcome();
   const found = p.opts.has('f') ? await canonical(ctx, name) : await linkText(ctx, name, p.opts.has('v') ? o : undefined);
   if (found === undefined) return done(o, true);
-  o.stdout += p.opts.has('n') ? found : `${found}\n`;
+  o.out(p.opts.has('n') ? found : `${found}\n`);
   return done(o);
 }
 
@@ -334,7 +334,7 @@ async function linkText(ctx: CommandContext, name: string, warn?: Outcome): Prom
   const files = new Files(ctx.fs, ctx.cwd);
   const st = await files.lstat(name);
   if (st?.kind === 'symlink' && !name.endsWith('/')) return ctx.fs.readlink(files.abs(name));
-  if (warn) warn.stderr += `readlink: ${name}: cannot read link: ${st ? 'not a symlink' : errnos[await files.missing(name)]}\n`;
+  if (warn) warn.err(`readlink: ${name}: cannot read link: ${st ? 'not a symlink' : errnos[await files.missing(name)]}\n`);
   return undefined;
 }
 
@@ -368,7 +368,7 @@ async function chmod(args: string[], ctx: CommandContext): Promise<ExecResult> {
     const st = top ? await files.stat(path) : await files.lstat(path);
     if (!st) {
       // -f hides chmod's own errors only: busybox still says a file is missing.
-      o.stderr += say('chmod', path, new SysError(await files.missing(path)));
+      o.err(say('chmod', path, new SysError(await files.missing(path))));
       o.failed = true;
       return;
     }
@@ -377,12 +377,12 @@ async function chmod(args: string[], ctx: CommandContext): Promise<ExecResult> {
     try {
       await ctx.fs.chmod(files.abs(path), next);
     } catch (e) {
-      o.stderr += say('chmod', path, e);
+      o.err(say('chmod', path, e));
       o.failed = true;
       return;
     }
     if (flags.includes('v') || (flags.includes('c') && next !== st.mode))
-      o.stdout += `mode of '${path}' changed to ${next.toString(8).padStart(4, '0')} (${modeText(next)})\n`;
+      o.out(`mode of '${path}' changed to ${next.toString(8).padStart(4, '0')} (${modeText(next)})\n`);
     if (flags.includes('R') && st.kind === 'directory')
       for (const name of await ctx.fs.readdir(files.abs(path))) await apply(joinPath(path, name), false);
   };

@@ -213,7 +213,7 @@ async function read(ctx: CommandContext, f: string, o: ProgramOutput): Promise<B
   if (f === '-') return stdinOnce(ctx);
   const why = await openFailure(ctx.fs, ctx.cwd, f);
   if (why) {
-    o.stderr += `cut: ${f}: ${why}\n`;
+    o.err(`cut: ${f}: ${why}\n`);
     return undefined;
   }
   if (await isDirectory(ctx.fs, ctx.cwd, f)) return Buffer.alloc(0);

@@ -125,10 +125,10 @@ export function duCommand(host: ProgramHost): Command {
         // busybox rounds a fixed unit up (as coreutils), a human-readable size to nearest.
         const unit = o.unit ?? (o.apparent ? 1n : 1024n);
         const rounded = unit !== 0n && !o.apparent ? size + (unit - 1n) / 1024n : size;
-        out.stdout += `${humanReadable(rounded, o.apparent ? 1n : 512n, unit)}\t${name}\n`;
+        out.out(`${humanReadable(rounded, o.apparent ? 1n : 512n, unit)}\t${name}\n`);
       };
       const perror = async (name: string): Promise<void> => {
-        out.stderr += `du: ${name}: ${errnos[await files$.missing(name)]}\n`;
+        out.err(`du: ${name}: ${errnos[await files$.missing(name)]}\n`);
         failed = true;
       };
       const du = async (name: string, depth: number, startFs: string): Promise<bigint> => {
@@ -153,7 +153,7 @@ export function duCommand(host: ProgramHost): Command {
             names = await host.fs.list(await host.fs.memory.realpath(path));
           } catch (e) {
             if (!isRefusal(e)) throw e;
-            out.stderr += `du: can't open '${name}': Permission denied\n`;
+            out.err(`du: can't open '${name}': Permission denied\n`);
             failed = true;
             return sum;
           }

@@ -249,7 +249,7 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
       else if (arg === '-print' || arg === '-print0') {
         needPrint = false;
         const end = arg === '-print' ? '\n' : '\0';
-        add(async (v) => ((out.stdout += v.name + end), TRUE));
+        add(async (v) => (out.out(v.name + end), TRUE));
       } else if (arg === '-prune') add(async () => SKIP | TRUE);
       else if (arg === '-quit')
         add(async () => {
@@ -400,7 +400,7 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
     if (depth < minDepth) return sameFs ? TRUE : SKIP;
     if (depth > maxDepth) return SKIP;
     const r = await evaluate(groups, v);
-    if (r & TRUE && needPrint) out.stdout += `${v.name}\n`;
+    if (r & TRUE && needPrint) out.out(`${v.name}\n`);
     if (depth === maxDepth || !sameFs) return SKIP;
     return r & SKIP ? SKIP : TRUE;
   };
@@ -417,7 +417,7 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
     }
     const st = 'path' in at ? await statusOf(host.fs, at.path, false) : undefined;
     if (!st || !('path' in at)) {
-      out.stderr += `find: ${name}: ${errnos['errno' in at ? at.errno : 'ENOENT']}\n`;
+      out.err(`find: ${name}: ${errnos['errno' in at ? at.errno : 'ENOENT']}\n`);
       return false;
     }
     const v: Visit = { name, st, path: at.path };
@@ -430,7 +430,7 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
     const entries = await memory.readdir(at.path).catch(() => undefined);
     if (!entries) {
       // opendir(3) refused (no read permission): perror'd after the directory itself is acted on.
-      out.stderr += `find: ${name}: ${errnos.EACCES}\n`;
+      out.err(`find: ${name}: ${errnos.EACCES}\n`);
       ok = false;
     }
     for (const entry of entries ?? []) {

@@ -72,7 +72,7 @@ export function grepCommand(): Command {
       let matched = false;
       for (const [i, f] of line.files.entries()) {
         if (failures[i]) {
-          if (!letters.has('s')) o.stderr += `grep: ${f}: ${failures[i]}\n`;
+          if (!letters.has('s')) o.err(`grep: ${f}: ${failures[i]}\n`);
           failed = true;
           continue;
         }
@@ -83,8 +83,8 @@ export function grepCommand(): Command {
         const result = await runOne(ctx, line, f, named && !directory);
         if (result.exitCode === 2 && !/^grep: .*: (Permission denied|No such file or directory)$/m.test(result.stderr)) return result;
         for (const [fd, text] of orderOf(result)) {
-          if (fd === 1) o.stdout += text;
-          else if (!letters.has('s')) o.stderr += text;
+          if (fd === 1) o.out(text);
+          else if (!letters.has('s')) o.err(text);
         }
         failed ||= result.exitCode === 2;
         if (result.exitCode === 0) matched = true;

@@ -174,7 +174,7 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
             : (await notADirectory(fullname))
               ? errnos.ENOTDIR
               : errnos.ENOENT;
-        out.stderr += `ls: ${fullname}: ${why}\n`;
+        out.err(`ls: ${fullname}: ${why}\n`);
         exitCode = 1;
         return undefined;
       };
@@ -233,7 +233,7 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
       const show = async (nodes: Node[]): Promise<void> => {
         const cells = await Promise.all(nodes.map(single));
         if (style === 'one') {
-          for (const cell of cells) out.stdout += `${cell}\n`;
+          for (const cell of cells) out.out(`${cell}\n`);
           return;
         }
         const widest = Math.max(0, ...nodes.map((n) => [...n.name].length));
@@ -257,7 +257,7 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
             line += cells[i]!;
             column += visibleLength(cells[i]!);
           }
-          out.stdout += `${line}\n`;
+          out.out(`${line}\n`);
         }
       };
 
@@ -267,13 +267,13 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
       };
 
       const listDir = async (dir: Node, header: boolean, first: boolean): Promise<void> => {
-        if (header) out.stdout += `${first ? '' : '\n'}${dir.fullname}:\n`;
+        if (header) out.out(`${first ? '' : '\n'}${dir.fullname}:\n`);
         let entries: string[];
         try {
           entries = await host.fs.list(dir.path);
         } catch {
-          out.stderr += `ls: can't open '${dir.fullname}': Permission denied\n`;
-          if (o.long || o.blocks) out.stdout += total([]);
+          out.err(`ls: can't open '${dir.fullname}': Permission denied\n`);
+          if (o.long || o.blocks) out.out(total([]));
           exitCode = 1;
           return;
         }
@@ -286,7 +286,7 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
           if (node) nodes.push(node);
         }
         const order = sorted(nodes);
-        if (o.long || o.blocks) out.stdout += total(order);
+        if (o.long || o.blocks) out.out(total(order));
         await show(order);
         if (!o.recursive) return;
         for (const sub of order) if (sub.status.type === 'directory' && sub.name !== '.' && sub.name !== '..') await listDir(sub, true, false);

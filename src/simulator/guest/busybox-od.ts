@@ -73,7 +73,7 @@ export function odCommand(): Command {
       }
       const data = Buffer.concat(chunks);
       const say = (upTo: number): void => {
-        while (notes.length && notes[0]!.at <= upTo) o.stderr += notes.shift()!.message;
+        while (notes.length && notes[0]!.at <= upTo) o.err(notes.shift()!.message);
       };
       const escapes: Record<number, string> = { 0: '\\0', 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r' };
       const cell = (row: Buffer, i: number): string => {
@@ -107,7 +107,7 @@ export function odCommand(): Command {
         // A row short of 16 bytes is the last: od met every operand's end before printing it.
         say(row.length === 16 ? at : Infinity);
         if (!verbose && row.length === 16 && row.toString('hex') === previous) {
-          if (!starred) o.stdout += '*\n';
+          if (!starred) o.out('*\n');
           starred = true;
           continue;
         }
@@ -115,10 +115,10 @@ export function odCommand(): Command {
         starred = false;
         let cells = '';
         for (let i = 0; i < row.length; i += step) cells += cell(row, i);
-        o.stdout += `${address ? at.toString(8).padStart(7, '0') : ''}${cells}\n`;
+        o.out(`${address ? at.toString(8).padStart(7, '0') : ''}${cells}\n`);
       }
       say(Infinity);
-      if (address && opened) o.stdout += `${data.length.toString(8).padStart(7, '0')}\n`;
+      if (address && opened) o.out(`${data.length.toString(8).padStart(7, '0')}\n`);
       return o.result(o.stderr ? 1 : 0);
     },
   };

@@ -101,13 +101,13 @@ function headCommand(host: ProgramHost): Command {
         if (f !== '-') {
           const why = await openFailure(ctx.fs, ctx.cwd, f);
           if (why) {
-            out.stderr += `head: ${f}: ${why}\n`;
+            out.err(`head: ${f}: ${why}\n`);
             continue;
           }
         }
         if (withHeaders) out.bytes(Buffer.from(header));
         if (f !== '-' && (await isDirectory(ctx.fs, ctx.cwd, f))) {
-          out.stderr += `head: ${f}: Input/output error\n`;
+          out.err(`head: ${f}: Input/output error\n`);
           continue;
         }
         const data = f === '-' ? stdinBytes(ctx) : Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, f)));
@@ -171,7 +171,7 @@ function tailCommand(host: ProgramHost): Command {
       // `-` alone is stdin, which just-bash's tail reads when it is given no file.
       const result = await ctx.origCommand(operands === 1 && kept.includes('-') ? kept.filter((k) => k !== '-') : kept);
       const out = new ProgramOutput();
-      out.stderr += stderr;
+      out.err(stderr);
       out.append(result);
       return out.result(stderr ? 1 : result.exitCode, host.rawOutput);
     },

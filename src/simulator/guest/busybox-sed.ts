@@ -145,7 +145,7 @@ export function sedCommand(host: ProgramHost): Command {
       let exitCode = 0;
       for (const g of segments) {
         if (g.files.length === 0) {
-          for (const n of g.notes) o.stderr += n.message;
+          for (const n of g.notes) o.err(n.message);
           exitCode = Math.max(exitCode, 1);
           continue;
         }
@@ -184,14 +184,14 @@ async function placeNotes(
       if (at < 0) continue;
       upTo = Math.max(written, at);
     }
-    o.stdout += result.stdout.slice(written, upTo);
+    o.out(result.stdout.slice(written, upTo));
     written = upTo;
-    o.stderr += note.message;
+    o.err(note.message);
     said = true;
   }
   for (const [fd, text] of orderOf({ ...result, stdout: result.stdout.slice(written) })) {
-    if (fd === 1) o.stdout += text;
-    else o.stderr += text;
+    if (fd === 1) o.out(text);
+    else o.err(text);
   }
   return said && result.exitCode === 0 ? 1 : result.exitCode;
 }
@@ -212,7 +212,7 @@ async function endLine(ctx: CommandContext, line: SedLine, files: string[], resu
   if (data.length === 0 || data[data.length - 1] === 10) return result;
   const o = new ProgramOutput();
   o.append(result);
-  o.stdout += '\n';
+  o.out('\n');
   return o.result(result.exitCode);
 }
 

@@ -167,7 +167,7 @@ export function busyboxStat(host: ProgramHost): Command {
           // statfs(2) follows symlinks.
           const at = await resolvePath(host.fs.memory, posix.resolve(ctx.cwd, file), true);
           if ('errno' in at) {
-            out.stderr += `stat: can't read file system information for '${file}': ${errnos[at.errno]}\n`;
+            out.err(`stat: can't read file system information for '${file}': ${errnos[at.errno]}\n`);
             exitCode = 1;
             continue;
           }
@@ -186,7 +186,7 @@ export function busyboxStat(host: ProgramHost): Command {
             t: [fs.type.toString(16), true],
             T: [fsTypeNames[fs.type] ?? 'UNKNOWN', false],
           };
-          out.stdout += `${formatted(format ?? (terse ? fsTerseFormat : fsFormat), fields)}\n`;
+          out.out(`${formatted(format ?? (terse ? fsTerseFormat : fsFormat), fields)}\n`);
         }
         return out.result(exitCode);
       }
@@ -200,7 +200,7 @@ export function busyboxStat(host: ProgramHost): Command {
             : (await symlinkLoop(host.fs.memory, path, follow || file.endsWith('/')))
               ? errnos.ELOOP
               : errnos.ENOENT;
-          out.stderr += `stat: can't stat '${file}': ${why}\n`;
+          out.err(`stat: can't stat '${file}': ${why}\n`);
           exitCode = 1;
           continue;
         }
@@ -233,7 +233,7 @@ export function busyboxStat(host: ProgramHost): Command {
           z: [longTime(ctime), false],
           Z: [seconds(ctime), true],
         };
-        out.stdout += `${formatted(format ?? (terse ? terseFormat : defaultFormat), fields)}\n`;
+        out.out(`${formatted(format ?? (terse ? terseFormat : defaultFormat), fields)}\n`);
       }
       return out.result(exitCode);
     },

@@ -629,18 +629,18 @@ export function busyboxSystem(host: SystemHost): Command[] {
           const path = posix.resolve(ctx.cwd, f);
           const entry = await host.fs.entry(path);
           if (!entry || entry.type === 'directory') {
-            out.stderr += entry ? `${name}: can't read '${f}': Is a directory\n` : `${name}: can't open '${f}': No such file or directory\n`;
+            out.err(entry ? `${name}: can't read '${f}': Is a directory\n` : `${name}: can't open '${f}': No such file or directory\n`);
             continue;
           }
           // A file the user may not read; any other failure is not one and goes up.
           const read = await host.fs.read(path).catch((e: unknown) => (isRefusal(e) ? undefined : Promise.reject(e)));
           if (!read) {
-            out.stderr += `${name}: can't open '${f}': Permission denied\n`;
+            out.err(`${name}: can't open '${f}': Permission denied\n`);
             continue;
           }
           data = read;
         }
-        out.stdout += `${createHash(algorithm).update(data).digest('hex')}  ${f}\n`;
+        out.out(`${createHash(algorithm).update(data).digest('hex')}  ${f}\n`);
       }
       return out.result(out.stderr ? 1 : 0);
     },

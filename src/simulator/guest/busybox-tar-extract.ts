@@ -29,7 +29,7 @@ export interface TarOptions {
 export class Run extends ProgramOutput {
   delayed = false;
   warn(message: string): void {
-    this.stderr += `tar: ${message}\n`;
+    this.err(`tar: ${message}\n`);
   }
   error(message: string): void {
     this.warn(message);

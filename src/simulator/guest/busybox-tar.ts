@@ -176,8 +176,8 @@ async function create(
   const follow = o.flags.has('h');
   const verboseTo = (line: string): void => {
     if (!o.flags.has('v')) return;
-    if (o.file === undefined || o.file === '-') run.stderr += line;
-    else run.stdout += line;
+    if (o.file === undefined || o.file === '-') run.err(line);
+    else run.out(line);
   };
   const add = async (name: string): Promise<void> => {
     const path = files.abs(name);
@@ -281,7 +281,7 @@ export function tarCommand(host: ProgramHost): Command {
           const tar = await create(host, ctx, o, cwd, run, archivePath && (await host.fs.memory.realpath(archivePath).catch(() => archivePath)));
           const encoded = codec ? await encode(host, ctx, codec, tar) : { data: tar };
           if ('failed' in encoded) {
-            run.stderr += encoded.failed;
+            run.err(encoded.failed);
             return run.result(1);
           }
           if (!toFile) return result(encoded.data);
@@ -333,7 +333,7 @@ export function tarCommand(host: ProgramHost): Command {
             if (regular) await pipeTo(ctx, run, o.toCommand, header, entry.data);
             continue;
           }
-          run.stdout += listed;
+          run.out(listed);
           if (o.mode === 't') continue;
           if (o.flags.has('O')) {
             if (entry.data && regular) out = Buffer.concat([out, Buffer.from(entry.data)]);
@@ -341,14 +341,14 @@ export function tarCommand(host: ProgramHost): Command {
           }
           await extractOne(host, ctx, o, cwd, run, header, entry.data);
         }
-        run.stdout += held;
+        run.out(held);
         held = '';
         const missing = o.members.find((m) => !found.has(m));
         if (missing !== undefined) throw new TarDeath(`${missing}: not found in archive`);
         return out.length ? result(out) : result();
       } catch (e) {
         if (!(e instanceof TarDeath)) throw e;
-        run.stdout += held;
+        run.out(held);
         run.warn(e.message);
         return run.result(1);
       }

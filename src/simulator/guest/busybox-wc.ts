@@ -66,16 +66,16 @@ export async function wcCounting(args: string[], ctx: CommandContext): Promise<E
     else {
       const why = await openFailure(ctx.fs, ctx.cwd, f);
       if (why) {
-        o.stderr += `wc: ${f}: ${why}\n`;
+        o.err(`wc: ${f}: ${why}\n`);
         continue;
       }
-      if (await isDirectory(ctx.fs, ctx.cwd, f)) o.stderr += `wc: ${f}: Is a directory\n`;
+      if (await isDirectory(ctx.fs, ctx.cwd, f)) o.err(`wc: ${f}: Is a directory\n`);
       else data = Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, f)));
     }
     const n = counts(data);
     for (const t of order) total[t] = t === 'L' ? Math.max(total[t]!, n[t]) : total[t]! + n[t];
-    o.stdout += line(n, files.length ? f : undefined);
+    o.out(line(n, files.length ? f : undefined));
   }
-  if (inputs.length > 1) o.stdout += line(total, 'total');
+  if (inputs.length > 1) o.out(line(total, 'total'));
   return o.result(o.stderr ? 1 : 0);
 }

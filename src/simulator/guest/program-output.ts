@@ -15,7 +15,7 @@ export type OrderedResult = ExecResult & { jbLog?: OutputPart[] };
  * What a program writes, in the order it writes it. busybox flushes stdout before each message on
  * stderr (libbb/verror_msg.c: fflush_all), so under `2>&1` its output and its messages interleave in
  * the order the program wrote them (`wc f /nosuch g`: f's line, the message, g's line, total). A
- * program appends to `stdout` and `stderr` as to strings; each append is kept as a part, in order.
+ * program writes with `out` and `err`; each write is kept as a part, in order.
  */
 export class ProgramOutput {
   readonly parts: OutputPart[] = [];
@@ -27,16 +27,27 @@ export class ProgramOutput {
     return this.#stdout;
   }
 
-  set stdout(text: string) {
-    this.#stdout = this.#record(1, this.#stdout, text);
-  }
-
   get stderr(): string {
     return this.#stderr;
   }
 
-  set stderr(text: string) {
-    this.#stderr = this.#record(2, this.#stderr, text);
+  /**
+   * Writes text to stdout. A method, not an assignment to `stdout`: `o.stdout += text` hands the
+   * setter the whole output so far, and finding the new text in it costs the whole length each time
+   * (65,536 short writes took minutes and ran out of memory).
+   */
+  out(text: string): void {
+    if (text === '') return;
+    if (this.#raw) return this.bytes(Buffer.from(text));
+    this.#stdout += text;
+    this.parts.push([1, text, false]);
+  }
+
+  /** Writes text to stderr (a message). */
+  err(text: string): void {
+    if (text === '') return;
+    this.#stderr += text;
+    this.parts.push([2, text, false]);
   }
 
   /** Writes bytes to stdout; the output as a whole is then bytes, passed on byte for byte. */
@@ -69,22 +80,10 @@ export class ProgramOutput {
   append(result: ExecResult): void {
     const parts = orderOf(result);
     for (const [fd, text, raw] of parts) {
-      if (fd === 2) this.stderr += text;
+      if (fd === 2) this.err(text);
       else if (raw || result.stdoutKind === 'bytes') this.bytes(Buffer.from(text, 'latin1'));
-      else this.stdout += text;
+      else this.out(text);
     }
-  }
-
-  #record(fd: 1 | 2, was: string, now: string): string {
-    if (!now.startsWith(was)) throw new Error('a program output is only appended to');
-    const text = now.slice(was.length);
-    if (text === '') return now;
-    if (fd === 1 && this.#raw) {
-      this.bytes(Buffer.from(text));
-      return this.#stdout;
-    }
-    this.parts.push([fd, text, false]);
-    return now;
   }
 }
 
