@@ -1,8 +1,7 @@
 import type { Command, CommandContext } from 'just-bash';
 import { getopt, isResult } from './busybox-getopt.js';
 import { catCommand } from './guest-commands.js';
-import { isDirectory, openFailure } from './busybox-reads.js';
-import { stdinOnce } from './stdin-once.js';
+import { isDirectory, readOperand } from './busybox-reads.js';
 import { ProgramOutput } from './program-output.js';
 
 const catUsage =
@@ -23,15 +22,6 @@ function visible(c: number, tabs: boolean, ends: boolean): string {
     c ^= 0x40;
   }
   return out + String.fromCharCode(c);
-}
-
-/** An operand's bytes (`-`: stdin), or what open(2) says; a directory opens and reads nothing, `read` failing. */
-async function open(ctx: CommandContext, f: string): Promise<Buffer | { error: string } | { directory: true }> {
-  if (f === '-') return stdinOnce(ctx);
-  const why = await openFailure(ctx.fs, ctx.cwd, f);
-  if (why) return { error: why };
-  if (await isDirectory(ctx.fs, ctx.cwd, f)) return { directory: true };
-  return Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, f)));
 }
 
 /**
@@ -60,7 +50,7 @@ export function busyboxCat(rawOutput: () => void): Command {
         if (!directories.some(Boolean)) return plain.execute(args, ctx);
         // bb_cat: a directory opens and its read fails (`read error: Is a directory`), the next file read.
         for (const f of files) {
-          const data = await open(ctx, f);
+          const data = await readOperand(ctx, f);
           if ('error' in data) o.err(`cat: can't open '${f}': ${data.error}\n`);
           else if ('directory' in data) o.err('cat: read error: Is a directory\n');
           else o.bytes(data);
@@ -75,7 +65,7 @@ export function busyboxCat(rawOutput: () => void): Command {
         let eolSeen = numbered;
         let lineno = 0;
         for (const f of files) {
-          const data = await open(ctx, f);
+          const data = await readOperand(ctx, f);
           if ('error' in data) {
             o.err(`cat: can't open '${f}': ${data.error}\n`);
             failed = true;
@@ -98,7 +88,7 @@ export function busyboxCat(rawOutput: () => void): Command {
       }
       let n = 1;
       for (const f of files) {
-        const data = await open(ctx, f);
+        const data = await readOperand(ctx, f);
         if ('error' in data) {
           o.err(`cat: ${f}: ${data.error}\n`);
           failed = true;

@@ -1,8 +1,7 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { banner, getopt, isResult } from './busybox-getopt.js';
-import { isDirectory, openFailure } from './busybox-reads.js';
+import { readOperand } from './busybox-reads.js';
 import type { ProgramHost } from './program-host.js';
-import { stdinOnce } from './stdin-once.js';
 import { ProgramOutput } from './program-output.js';
 
 const cutUsage =
@@ -208,14 +207,9 @@ export function cutCommand(host: ProgramHost): Command {
   };
 }
 
-/** An operand's bytes (`-`: stdin; a directory: none, as reading it fails quietly), or undefined after saying why it does not open. */
+/** An operand's bytes (a directory: none, as reading it fails quietly), or undefined after saying why it does not open. */
 async function read(ctx: CommandContext, f: string, o: ProgramOutput): Promise<Buffer | undefined> {
-  if (f === '-') return stdinOnce(ctx);
-  const why = await openFailure(ctx.fs, ctx.cwd, f);
-  if (why) {
-    o.err(`cut: ${f}: ${why}\n`);
-    return undefined;
-  }
-  if (await isDirectory(ctx.fs, ctx.cwd, f)) return Buffer.alloc(0);
-  return Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, f)));
+  const r = await readOperand(ctx, f);
+  if ('error' in r) return void o.err(`cut: ${f}: ${r.error}\n`);
+  return 'directory' in r ? Buffer.alloc(0) : r;
 }

@@ -1,18 +1,15 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
-import { isDirectory, openFailure } from './busybox-reads.js';
-import { stdinOnce } from './stdin-once.js';
+import { isDirectory, readOperand } from './busybox-reads.js';
 import { ProgramOutput } from './program-output.js';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
 const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');
 
-/** An operand's bytes (`-`: stdin; a directory: none, its read fails), or what od says when it does not open. */
+/** An operand's bytes (a directory: none, its read fails), or what od says when it does not open. */
 async function operand(ctx: CommandContext, f: string): Promise<Buffer | string> {
-  if (f === '-') return stdinOnce(ctx);
-  const why = await openFailure(ctx.fs, ctx.cwd, f);
-  if (why) return `od: ${f}: ${why}\n`;
-  if (await isDirectory(ctx.fs, ctx.cwd, f)) return Buffer.alloc(0);
-  return Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, f)));
+  const r = await readOperand(ctx, f);
+  if ('error' in r) return `od: ${f}: ${r.error}\n`;
+  return 'directory' in r ? Buffer.alloc(0) : r;
 }
 
 /**

@@ -5,6 +5,7 @@ import { refused } from './guest-access.js';
 import { bytesOutput } from './bytes-output.js';
 import { stdinBytes, type ProgramHost } from './program-host.js';
 import { ProgramOutput } from './program-output.js';
+import { stdinOnce } from './stdin-once.js';
 
 /**
  * Why open(2) of `name` for reading fails for the command's user, in strerror's words (a path it
@@ -20,6 +21,19 @@ export async function openFailure(fs: IFileSystem, cwd: string, name: string): P
 /** Whether an operand names a directory (through symlinks). */
 export const isDirectory = async (fs: IFileSystem, cwd: string, name: string): Promise<boolean> =>
   (await new Files(fs, cwd).stat(name))?.kind === 'directory';
+
+/**
+ * A file operand as busybox's programs open and read it: `-` is stdin (read once, stdin-once.ts), a
+ * directory opens and its read fails (each program says that its own way, or reads nothing), and
+ * one that does not open gives open(2)'s reason.
+ */
+export async function readOperand(ctx: CommandContext, f: string): Promise<Buffer | { error: string } | { directory: true }> {
+  if (f === '-') return stdinOnce(ctx);
+  const why = await openFailure(ctx.fs, ctx.cwd, f);
+  if (why) return { error: why };
+  if (await isDirectory(ctx.fs, ctx.cwd, f)) return { directory: true };
+  return Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, f)));
+}
 
 const notFound = (name: string): ExecResult => ({ stdout: '', stderr: `sh: ${name}: not found\n`, exitCode: 127 });
 

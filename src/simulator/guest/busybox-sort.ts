@@ -1,10 +1,9 @@
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { banner, getopt, isResult } from './busybox-getopt.js';
-import { isDirectory, openFailure } from './busybox-reads.js';
+import { readOperand } from './busybox-reads.js';
 import { openPath } from './guest-open.js';
 import { writeFile, type ProgramHost } from './program-host.js';
-import { stdinOnce } from './stdin-once.js';
 import { ProgramOutput } from './program-output.js';
 
 const sortUsage =
@@ -307,11 +306,9 @@ function keyOptions(args: string[]): string[] {
   return keys;
 }
 
-/** An operand's text, one character a byte (`-`: stdin; a directory: none), or why it does not open. */
+/** An operand's text, one character a byte (a directory: none), or why it does not open. */
 async function input(ctx: CommandContext, f: string): Promise<{ text: string; error?: string }> {
-  if (f === '-') return { text: stdinOnce(ctx).toString('latin1') };
-  const why = await openFailure(ctx.fs, ctx.cwd, f);
-  if (why) return { text: '', error: why };
-  if (await isDirectory(ctx.fs, ctx.cwd, f)) return { text: '' };
-  return { text: Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, f))).toString('latin1') };
+  const r = await readOperand(ctx, f);
+  if ('error' in r) return { text: '', error: r.error };
+  return { text: 'directory' in r ? '' : r.toString('latin1') };
 }
