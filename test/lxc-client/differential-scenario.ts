@@ -787,8 +787,7 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   // (eval, command, a variable, a function), or after the command holding the subshell that sent it (issue #41).
   'alias x=ls\necho "[${BASH_ALIAS_x}]"; BASH_ALIAS_y=echo; y hi; echo $?; set | grep -c BASH_ALIAS; export BASH_ALIAS_z=1; env | grep BASH_ALIAS; alias; type x; command -v x',
   'cat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; eval "kill -USR1 \\$\\$"; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; eval "kill -USR1 \\$\\$; echo in"; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; command kill -USR1 $$; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; k=kill; $k -USR1 $$; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; f() { kill -USR1 $$; echo inf; }; f; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; (kill -USR1 $$; echo sub); echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T; exit 3" USR1; (kill -USR1 $$; echo sub); echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; kill -USR1 $$ | cat; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; echo x | kill -USR1 $$; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; x=$(kill -USR1 $$; echo sub); echo "x=$x"; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap "echo T" USR1; echo "x=$(kill -USR1 $$)"; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T$?\' USR1; (kill -USR1 $$; exit 4); echo "rc=$?"\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\nset -e; trap \'echo T\' USR1; (kill -USR1 $$; exit 4) || echo caught; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T\' USR1; while kill -USR1 $$; do echo loop; break; done; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T\' USR1; for i in 1 2; do kill -USR1 $$; done; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T\' USR1; if kill -USR1 $$; then echo yes; fi\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T\' USR1; kill -USR1 $$ && echo and\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T\' USR1; { kill -USR1 $$; echo g; } | cat; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T\' USR1; f(){ kill -USR1 $$; return 3; }; f; echo "rc=$?"\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T\' USR1; { kill -USR1 $$; echo g; }; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'echo T; false\' USR1; set -e; kill -USR1 $$; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\ncat > /tmp/rt-trap <<\'EOF\'\ntrap \'false || echo T\' USR1; set -e; kill -USR1 $$; echo after\nEOF\nsh /tmp/rt-trap; echo "rc=$?"\nrm /tmp/rt-trap',
-  // A shell killed by its own kill from a subshell, a pipeline's command or $(…) (a shell of its own each: the simulator's nested
-  // `sh FILE` is not one, so each runs as the exec's shell).
+  // A shell killed by its own kill from a subshell, a pipeline's command or $(…), each run as the exec's shell.
   '(kill $$); echo after',
   'x=$(kill $$); echo after',
   'kill $$ | cat; echo after',
@@ -828,6 +827,28 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   "cd /tmp/ia; sed -n p f1 nonl; sed -n '$=' nonl; sed -n 's/x/X/p' nonl; echo; sed p nonl",
   "cd /tmp/ia; sed 'b nosuch' f1; sed k f1; sed '3,' f1; echo rc=$?",
   'rm -rf /tmp/ia',
+  // A shell started inside the exec's is a process of its own (issue #41): `sh -c`, `sh FILE`, `sh` on a pipe and a script
+  // run by its path get their own $$ and $PPID, the exported variables only, their own traps, EXIT trap and umask; a
+  // signal to their $$ ends them alone, the parent saying how they died (nested-shell.ts).
+  'x=1; f() { echo f; }; printf \'#!/bin/sh\\necho "x=$x"; f\\n\' > /tmp/p; chmod +x /tmp/p; /tmp/p; echo rc=$?',
+  "sh -c 'echo $$' > /tmp/a; echo $$ > /tmp/b; cmp -s /tmp/a /tmp/b && echo same || echo differ",
+  'sh -c \'kill $$; echo in\'; echo "after $?"',
+  "sh -c 'umask 077'; umask",
+  'sh -c \'trap "echo X" EXIT; echo body\'; echo after',
+  "trap 'echo T' TERM; sh -c 'kill $$'; echo after $?",
+  'sh -c \'trap "echo N" TERM; kill $$; echo in\'; echo after $?',
+  "printf 'echo $$\\nkill $$\\necho in\\n' > /tmp/k; sh /tmp/k > /tmp/o; echo after $?; cat /tmp/o | wc -l",
+  "printf '#!/bin/sh\\nkill $$\\necho in\\n' > /tmp/k2; chmod +x /tmp/k2; /tmp/k2; echo after $?",
+  'sh -c \'echo $PPID\' > /tmp/pp; [ "$(cat /tmp/pp)" = "$$" ] && echo ppid-ok',
+  'umask 077; sh -c umask',
+  "trap '' INT; sh -c 'trap'",
+  "sh -c 'kill -9 $$'; echo after $?",
+  'printf \'#!/bin/sh\\ntrap "echo X" EXIT\\necho in\\n\' > /tmp/e; chmod +x /tmp/e; /tmp/e; echo after',
+  "printf '#!/bin/sh\\necho $$\\n' > /tmp/d; chmod +x /tmp/d; /tmp/d > /tmp/a; echo $$ > /tmp/b; cmp -s /tmp/a /tmp/b && echo same || echo differ",
+  'sh -c \'kill -USR1 $$; echo in\'; echo "after $?"',
+  'echo \'kill $$; echo in\' | sh; echo "after $?"',
+  'sh -c \'sh -c "kill \\$PPID"; echo in\'; echo "after $?"',
+  'rm -f /tmp/p /tmp/a /tmp/b /tmp/k /tmp/o /tmp/k2 /tmp/pp /tmp/e /tmp/d',
 ];
 
 /**

@@ -18,6 +18,8 @@ export interface GuestProcess {
   killSelf: (signal: number) => void;
   /** Sends the instance's init a signal: if it exits on it, the instance stops once the command has ended. */
   signalInit: (signal: number) => void;
+  /** Sends a shell started inside the top one a signal (signal 0: asks only); false when no such shell runs. */
+  signalShell: (pid: number, signal: number) => boolean;
 }
 
 /** Signal numbers by name, as Linux numbers them on x86_64. */
@@ -169,6 +171,7 @@ export function guestCommands(proc: GuestProcess): Command[] {
           if (signal !== 0) proc.signalInit(signal);
           continue;
         }
+        if (proc.signalShell(pid, signal)) continue;
         if (pid === proc.pid) {
           // A signal whose default does nothing still runs the shell's trap on it (killSelf ignores it without one).
           if (signal !== 0) proc.killSelf(signal);

@@ -42,12 +42,17 @@ const applets: ReadonlySet<string> = new Set(appletNames);
  * scripted commands, `bash`) run by name only and have no file. `bytesOf` reads a file as
  * execve(2) does: without the read permission a user needs, and without moving its atime.
  */
-export function programLookup(runnable: ReadonlySet<string>, bytesOf: (path: string) => Promise<Uint8Array>): ProgramLookup {
+export function programLookup(
+  runnable: ReadonlySet<string>,
+  bytesOf: (path: string) => Promise<Uint8Array>,
+  script: (path: string) => Registered,
+): ProgramLookup {
   const asApplet = (name: string, path: string, commands: Map<string, Registered>): FoundProgram => {
     const cmd = runnable.has(name) ? commands.get(name) : undefined;
     return { cmd: cmd ?? appletNotFound(name), path };
   };
-  const fileAt = async (fs: IFileSystem, path: string, commands: Map<string, Registered>): Promise<FoundProgram> => {
+  // `typed`: the path as the command gave it, or as it was found on PATH (what execve(2) gets, and a script's $0).
+  const fileAt = async (fs: IFileSystem, path: string, commands: Map<string, Registered>, typed: string): Promise<FoundProgram> => {
     if (!(await fs.exists(path))) return { error: 'not_found', path };
     const st = await fs.stat(path).catch(() => undefined);
     if (!st) return { error: 'not_found', path };
@@ -65,16 +70,18 @@ export function programLookup(runnable: ReadonlySet<string>, bytesOf: (path: str
       ))
     )
       return { cmd: cannotOpen(interpreter, path), path };
-    return { script: true, path };
+    // A script: the kernel runs its interpreter, a shell process of its own (nested-shell.ts).
+    return { cmd: script(typed), path };
   };
   return {
     async find(fs, word, path, commands, searchPath) {
-      if (path !== undefined) return fileAt(fs, path, commands);
+      if (path !== undefined) return fileAt(fs, path, commands, word);
       const cmd = commands.get(word);
       if (cmd) return { cmd, path: word };
       for (const dir of searchPath.split(':')) {
         if (!dir) continue;
-        const found = await fileAt(fs, posix.join(dir.startsWith('/') ? dir : fs.resolvePath('/', dir), word), commands);
+        const at = posix.join(dir.startsWith('/') ? dir : fs.resolvePath('/', dir), word);
+        const found = await fileAt(fs, at, commands, at);
         // A name on PATH that is not executable is passed over, as execvp(3) goes on to the next directory.
         if (found && !('error' in found)) return found;
       }

@@ -19,6 +19,7 @@ import { busyboxLs } from './busybox-ls.js';
 import { busyboxStat } from './busybox-stat.js';
 import { busyboxCoreutils } from './busybox-coreutils.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
+import { ShellProcesses } from './nested-shell.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
 import { pythonCommand } from './guest-python.js';
@@ -309,7 +310,15 @@ export class Guests {
     // a trapped one runs its action once the command it waits for has ended, as busybox's sh does.
     const onSignal = (event: Event): void => signalSelf(Number((event as CustomEvent<number>).detail));
     cmd.signals?.addEventListener('signal', onSignal);
-    const proc: GuestProcess = { hostname: () => inst.name, uid, gid, pid: shellPid, killSelf: signalSelf, signalInit };
+    const proc: GuestProcess = {
+      hostname: () => inst.name,
+      uid,
+      gid,
+      pid: shellPid,
+      killSelf: signalSelf,
+      signalInit,
+      signalShell: (pid, signal) => processes.signal(pid, signal),
+    };
     const key = instanceKey(inst.project, inst.name);
     const scriptEnded = (outcome: CommandOutcome, interrupted: boolean): void => {
       if (outcome.httpAfter && !interrupted && !killer.signal.aborted) this.httpAfter(inst, outcome.httpAfter);
@@ -321,6 +330,7 @@ export class Guests {
     const builtins = scriptedBuiltins(programs);
     if (builtins.length) scripted.push(scriptedBuiltinCommand(take, pause, scriptEnded));
     const shellState = shellBuiltins();
+    const processes = new ShellProcesses(shellPid, shellState);
     // Output is text unless a program wrote raw bytes (printf '\xff', dd): then it goes out byte for byte.
     let raw = false;
     const [program, ...args] = cmd.argv;
@@ -358,6 +368,8 @@ export class Guests {
       whichCommand(),
       ...testPrograms(),
       ...shellState.commands,
+      processes.command('sh'),
+      processes.command('bash'),
       // An image that carries Python says where (`reflex.python`): its guests run a real CPython.
       ...(inst.config['image.reflex.python'] ? [pythonCommand(inst.config['image.reflex.python'], justBash, { uid, gid }, () => (raw = true))] : []),
       ...scripted,
@@ -390,7 +402,11 @@ export class Guests {
       fs: fs.as(
         { uid, gid },
         shellState.umask,
-        programLookup(runnable, (path) => fs.memory.readFileBuffer(path)),
+        programLookup(
+          runnable,
+          (path) => fs.memory.readFileBuffer(path),
+          (path) => processes.script(path),
+        ),
       ),
       cwd: '/',
       env: {},

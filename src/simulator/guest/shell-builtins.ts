@@ -48,6 +48,22 @@ export interface ShellBuiltins {
   umask(): number;
   /** The signals the shell's own commands send it, run by its traps ({@link SignalTraps}). */
   signals: SignalTraps;
+  /**
+   * A shell process starts inside this one (`sh -c`, `sh FILE`, a script run by its path): until
+   * it leaves, the builtins keep its own state, as a forked and exec'd shell has: the umask it
+   * inherits, no traps, its own signals and EXIT trap.
+   */
+  spawn(): SpawnedShell;
+}
+
+/** The state of a shell process started inside the command's shell ({@link ShellBuiltins.spawn}). */
+export interface SpawnedShell {
+  /** The signals sent to it, run by its own traps. */
+  signals: SignalTraps;
+  /** Its `trap … EXIT` as it ends, if any. */
+  exitTrap(): string | undefined;
+  /** It has ended: the builtins keep the state of the shell that started it again. */
+  leave(): void;
 }
 
 /**
@@ -64,9 +80,10 @@ export function shellBuiltins(): ShellBuiltins {
   let mask = defaultUmask;
   // The shell's own traps, which the signals sent to it ($$) run, and those of the subshell that
   // runs now (the shell's own outside any).
-  const traps = new Map<string, string>();
+  let traps = new Map<string, string>();
   let current = traps;
-  const signals = new SignalTraps(traps);
+  let signals = new SignalTraps(traps);
+  const topSignals = signals;
   const limitValues = new Map(limits.map((l) => [l.flag, l.value]));
 
   const umask: Command = {
@@ -151,14 +168,35 @@ export function shellBuiltins(): ShellBuiltins {
     },
   };
 
+  // A shell process started inside: its own traps and signals; its umask the parent's to begin with,
+  // its own after. The subshells it enters are its own: what it left entered when it ends (killed) is dropped.
+  const spawn = (): SpawnedShell => {
+    const parent = { mask, traps, current, signals, depth: saved.length };
+    traps = new Map();
+    current = traps;
+    signals = new SignalTraps(traps);
+    const own = { traps, signals };
+    return {
+      signals: own.signals,
+      exitTrap: () => own.traps.get('EXIT') || undefined,
+      leave: () => {
+        saved.length = parent.depth;
+        ({ mask, traps, current, signals } = parent);
+      },
+    };
+  };
+  // The patched shell asks the traps of the shell process it runs in.
+  const pending: Command = { name: signals.pendingCommand().name, execute: (args, ctx) => signals.pendingCommand().execute(args, ctx) };
+
   const jobs: Command = { name: 'jobs', execute: async () => ok() };
   const times: Command = { name: 'times', execute: async () => ok('0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n') };
 
   return {
-    commands: [umask, trap, ulimit, jobs, times, subshell, directoryStdinCommand(), signals.pendingCommand()],
+    commands: [umask, trap, ulimit, jobs, times, subshell, directoryStdinCommand(), pending],
     exitTrap: () => traps.get('EXIT') || undefined,
     umask: () => mask,
-    signals,
+    signals: topSignals,
+    spawn,
   };
 }
 

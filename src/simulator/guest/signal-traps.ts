@@ -33,6 +33,8 @@ const gone = new FinalizationRegistry<WeakRef<SignalTraps>>((ref) => withPending
  */
 export class SignalTraps {
   private readonly pending = new Set<string>();
+  /** The signal that ends the shell at its next trap point ({@link endWith}). */
+  private fatal: number | undefined;
   /** This shell as {@link withPending} holds it. */
   private readonly ref = new WeakRef(this);
 
@@ -60,6 +62,16 @@ export class SignalTraps {
   }
 
   /**
+   * A signal the shell does not catch ends it at its next trap point, as if it ran `exit` with 128
+   * + the signal, what it wrote before kept: for a shell started inside the command's
+   * (nested-shell.ts), whose end is not the command's.
+   */
+  endWith(signal: number): void {
+    this.fatal ??= signal;
+    withPending.add(this.ref);
+  }
+
+  /**
    * The program that prints, for the shell to `eval`, the actions of the signals taken since it
    * last asked (in signal order), after an `(exit S)` that gives the actions `$?` as the command
    * left it (`S`, its first argument); the shell sets `$?` back to `S` after them.
@@ -68,6 +80,10 @@ export class SignalTraps {
     return {
       name: pendingProgram,
       execute: async (args) => {
+        if (this.fatal !== undefined) {
+          withPending.delete(this.ref);
+          return { stdout: `exit ${128 + this.fatal}\n`, stderr: '', exitCode: 0 };
+        }
         const status = /^\d+$/.test(args[0] ?? '') ? args[0]! : '0';
         const names = [...this.pending].sort((a, b) => signalNumbers[a]! - signalNumbers[b]!);
         this.pending.clear();

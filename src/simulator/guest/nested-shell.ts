@@ -1,0 +1,201 @@
+import type { Command, CommandContext, ExecResult } from 'just-bash';
+import { signalNumbers } from './guest-commands.js';
+import type { ShellBuiltins } from './shell-builtins.js';
+import type { SignalTraps } from './signal-traps.js';
+
+/**
+ * The shells a command starts inside its own: `sh -c CMD`, `sh FILE`, `sh` reading its stdin, and a
+ * script run by its path (the kernel starts its `#!` interpreter, `/bin/sh FILE`). Each is a process
+ * of its own, as on the beds: its own `$$` (and `$PPID` the shell that started it), the exported
+ * variables only (no functions, no variables it was not given), its own traps and EXIT trap, a umask
+ * it inherits but keeps to itself, and a signal sent to its `$$` ends it alone, its parent saying
+ * how it died (`Terminated`) and going on with 128 + the signal. just-bash runs such a shell in the
+ * same process and with the top shell's `$$`; the patched shell takes the `$$` it is given
+ * (`jbPid`, `patches/README.md`).
+ */
+export class ShellProcesses {
+  /** The shells running now, innermost last. */
+  private readonly running: ShellProcess[] = [];
+  private lastPid: number;
+
+  /** @param topPid The command's own shell (`$$` of the exec). */
+  constructor(
+    private readonly topPid: number,
+    private readonly builtins: ShellBuiltins,
+  ) {
+    // The exec's shell is topPid and the program it runs topPid + 1 (/proc/self): shells started inside come after.
+    this.lastPid = topPid + 1;
+  }
+
+  /**
+   * A signal for `pid` (`kill`): true when it is a shell running inside the command's (signal 0 only
+   * asks whether it is), which takes it as its traps say or dies of it; false for any other pid.
+   */
+  signal(pid: number, signal: number): boolean {
+    const shell = this.running.find((p) => p.pid === pid);
+    if (!shell) return false;
+    if (signal !== 0 && !shell.signals.deliver(signal)) {
+      shell.killedBy ??= signal;
+      shell.signals.endWith(signal);
+    }
+    return true;
+  }
+
+  /** `sh`, `bash` (and what a script by its path runs): each call a shell process of its own. */
+  command(name: 'sh' | 'bash'): Command {
+    return { name, execute: (args, ctx) => this.run(name, args, ctx) };
+  }
+
+  /** A script run by its path, as the kernel does: `/bin/sh PATH ARGS…`, PATH as the command gave it. */
+  script(path: string): Command {
+    return { name: 'sh', execute: (args, ctx) => this.run('sh', [path, ...args], ctx) };
+  }
+
+  private async run(called: 'sh' | 'bash', args: string[], ctx: CommandContext): Promise<ExecResult> {
+    if (args[0] === '--help' && ctx.origCommand) return ctx.origCommand(args);
+    const source = await scriptOf(called, args, ctx);
+    if ('exitCode' in source) return source;
+    const exec = ctx.execWithInheritedStdin;
+    if (!exec || !ctx.exec) return { stdout: '', stderr: `${called}: internal error: exec function not available\n`, exitCode: 1 };
+    const ppid = this.running.at(-1)?.pid ?? this.topPid;
+    const state = this.builtins.spawn();
+    const shell: ShellProcess = { pid: ++this.lastPid, signals: state.signals };
+    this.running.push(shell);
+    try {
+      const env: Record<string, string> = { ...ctx.exportedEnv, '0': source.name, '#': String(source.positional.length) };
+      env['@'] = env['*'] = source.positional.join(' ');
+      source.positional.forEach((value, i) => (env[String(i + 1)] = value));
+      env.SHLVL = String((Number.parseInt(env.SHLVL ?? '', 10) || 0) + 1);
+      env.PATH ??= '/sbin:/usr/sbin:/bin:/usr/bin';
+      const process = { jbPid: shell.pid, jbPpid: ppid };
+      const result = await exec(source.script, {
+        env,
+        replaceEnv: true,
+        cwd: ctx.cwd,
+        signal: ctx.signal,
+        jbFromFile: source.from === 1 || source.from === 2,
+        jbScript: source.from === 2 || source.from === 3,
+        jbFds: (ctx as CommandContext & { jbFds?: unknown }).jbFds,
+        ...process,
+      } as Parameters<typeof exec>[1]);
+      if (shell.killedBy !== undefined) {
+        // Killed: no EXIT trap; its parent says how it died (ash's `sprint_status` of a foreground job), but for INT and PIPE.
+        const number = shell.killedBy;
+        const said = number === signalNumbers.INT || number === signalNumbers.PIPE ? '' : `${signalDescriptions[number] ?? `Signal ${number}`}\n`;
+        return { ...named(result, source.name), stderr: `${named(result, source.name).stderr}${said}`, exitCode: 128 + number };
+      }
+      const action = state.exitTrap();
+      const trapped = action
+        ? await ctx.exec(action, {
+            env: result.env ?? env,
+            replaceEnv: true,
+            cwd: result.env?.PWD ?? ctx.cwd,
+            stdin: '',
+            ...process,
+          } as Parameters<typeof ctx.exec>[1])
+        : undefined;
+      // The result as the shell gave it (raw bytes, the order of its writes), the EXIT trap's output after it.
+      const whole = trapped ? { ...result, stdout: `${result.stdout}${trapped.stdout}`, stderr: `${result.stderr}${trapped.stderr}` } : result;
+      return named(whole, source.name);
+    } finally {
+      this.running.splice(this.running.indexOf(shell), 1);
+      state.leave();
+    }
+  }
+}
+
+/** A shell running inside the command's. */
+interface ShellProcess {
+  pid: number;
+  signals: SignalTraps;
+  /** The signal it did not catch, which ends it at its next trap point. */
+  killedBy?: number;
+}
+
+/** What the shell runs: its script, the name it goes by ($0 and its messages), its arguments, and where the script came from. */
+interface Source {
+  script: string;
+  name: string;
+  positional: string[];
+  /** 1: its stdin; 2: a file; 3: `-c` with a name; undefined: `-c` alone (just-bash's `jbFromFile`/`jbScript`). */
+  from?: 1 | 2 | 3;
+}
+
+/** The script `sh ARGS` runs, as busybox's sh reads its arguments (`-c CMD [NAME [ARGS…]]`, `FILE [ARGS…]`, none: stdin). */
+async function scriptOf(called: string, args: string[], ctx: CommandContext): Promise<Source | ExecResult> {
+  if (args[0] === '-c' && args.length >= 2)
+    return { script: args[1]!, name: args[2] || called, positional: args.slice(3), from: args[2] ? 3 : undefined };
+  if (args.length === 0) {
+    const text = utf8(String(ctx.stdin ?? ''));
+    return text.trim() ? { script: text, name: called, positional: [], from: 1 } : { stdout: '', stderr: '', exitCode: 0 };
+  }
+  const [file, ...positional] = args as [string, ...string[]];
+  let text: string;
+  try {
+    text = await ctx.fs.readFile(ctx.fs.resolvePath(ctx.cwd, file));
+  } catch (err) {
+    const code = String((err as { code?: string }).code ?? (err as Error).message ?? '');
+    if (/EISDIR/.test(code)) return { stdout: '', stderr: '', exitCode: 0 };
+    const why = /EACCES/.test(code)
+      ? 'Permission denied'
+      : /ENOTDIR/.test(code)
+        ? 'Not a directory'
+        : /ELOOP/.test(code)
+          ? 'Too many levels of symbolic links'
+          : 'No such file or directory';
+    return { stdout: '', stderr: `${called}: can't open '${file}': ${why}\n`, exitCode: 2 };
+  }
+  // The `#!` line is a comment to the shell; the newline stays, so line numbers count it.
+  if (text.startsWith('#!')) text = text.slice(text.includes('\n') ? text.indexOf('\n') : text.length);
+  return { script: text, name: file, positional, from: 2 };
+}
+
+/**
+ * The shell's result with its messages under the name it goes by, in busybox's words for a program
+ * it cannot find; the rest of the result (raw bytes, the order of its writes) as it is, less the
+ * accounting of the stderr it rewords.
+ */
+function named(result: ExecResult, name: string): ExecResult {
+  if (!result.stderr) return result;
+  const { internalOutputAccounting: _accounting, ...rest } = result as ExecResult & { internalOutputAccounting?: unknown };
+  const stderr = result.stderr
+    .replace(/^bash: (.*): command not found$/gm, `${name}: $1: not found`)
+    .replace(/^bash: ([^\s:]*\/[^\s:]*): No such file or directory$/gm, `${name}: $1: not found`)
+    .replace(/^bash: /gm, `${name}: `);
+  return { ...rest, stderr };
+}
+
+/** Bytes (one character each) as UTF-8 text where they are valid UTF-8, as just-bash decodes a shell's stdin. */
+function utf8(bytes: string): string {
+  if (!/[\u0080-\u00ff]/.test(bytes) || /[^\u0000-\u00ff]/.test(bytes)) return bytes;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(bytes, 'latin1'));
+  } catch {
+    return bytes;
+  }
+}
+
+/** strsignal(3) as musl and glibc word it, which ash prints for a job a signal ended. */
+const signalDescriptions: Record<number, string> = {
+  1: 'Hangup',
+  3: 'Quit',
+  4: 'Illegal instruction',
+  5: 'Trace/breakpoint trap',
+  6: 'Aborted',
+  7: 'Bus error',
+  8: 'Floating point exception',
+  9: 'Killed',
+  10: 'User defined signal 1',
+  11: 'Segmentation fault',
+  12: 'User defined signal 2',
+  14: 'Alarm clock',
+  15: 'Terminated',
+  16: 'Stack fault',
+  24: 'CPU time limit exceeded',
+  25: 'File size limit exceeded',
+  26: 'Virtual timer expired',
+  27: 'Profiling timer expired',
+  29: 'I/O possible',
+  30: 'Power failure',
+  31: 'Bad system call',
+};
