@@ -283,13 +283,20 @@ export class Guests {
     const kill = (signal: number): void => {
       if (!killer.signal.aborted) killer.abort(signal);
     };
-    const onOuterAbort = (): void => kill(Number(cmd.signal?.reason) || 9);
+    // The exec ended from outside (its operation, the instance stopping) ends every process of it;
+    // a signal to the exec's shell (its own kill, the control socket's) ends that shell alone: a
+    // shell it started goes on (`sh -c 'kill $PPID; echo child'` prints `child`).
+    let endedAll = false;
+    const onOuterAbort = (): void => {
+      endedAll = true;
+      kill(Number(cmd.signal?.reason) || 9);
+    };
     if (cmd.signal?.aborted) onOuterAbort();
     cmd.signal?.addEventListener('abort', onOuterAbort, { once: true });
     const gate: ProgramGate = {
       killed: killer.signal,
       stillAlive() {
-        if (!killer.signal.aborted) return true;
+        if (!killer.signal.aborted || (!endedAll && processes.inside)) return true;
         if (++afterKill > maxProgramsAfterKill) runaway.abort();
         return false;
       },

@@ -27,6 +27,11 @@ export class ShellProcesses {
     this.lastPid = topPid + 1;
   }
 
+  /** Whether a shell started inside the command's is running (what runs now is its). */
+  get inside(): boolean {
+    return this.running.length > 0;
+  }
+
   /**
    * A signal for `pid` (`kill`): true when it is a shell running inside the command's (signal 0 only
    * asks whether it is), which takes it as its traps say or dies of it; false for any other pid.
