@@ -78,6 +78,12 @@ describe('a shell started inside the exec shell is a process of its own', () => 
     ["sh -c 'kill $$ && echo and'; echo rc=$?", 'rc=143\n', 'Terminated\n', 0],
     ['sh -c \'echo x; kill $$\' | cat; echo "rc=$?"', 'x\nrc=0\n', 'Terminated\n', 0],
     ['echo "$(sh -c \'echo x; kill $$; echo y\')"; echo rc=$?', 'x\nrc=0\n', 'Terminated\n', 0],
+    ["export X=1; ash -c 'echo $X $0; nosuch'; echo rc=$?; ash -c 'echo $1' n a", '1 ash\nrc=127\na\n', 'ash: nosuch: not found\n'],
+    [
+      "echo 'echo piped $0' | ash; printf 'echo f $0\\nnosuch\\n' > /tmp/s; ash /tmp/s; rm /tmp/s",
+      'piped ash\nf /tmp/s\n',
+      '/tmp/s: line 2: nosuch: not found\n',
+    ],
   ] as [string, string, string, number?][])('%s', async (script, stdout, stderr, exitCode = 0) => {
     const r = await guest.sh(script);
     expect({ stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode }).toEqual({ stdout, stderr, exitCode });

@@ -130,15 +130,6 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
     // No pipe runs side by side here: the reader (`yes | head -3`) gets a bounded stream (64 KiB lines).
     execute: async (args) => ok(`${args.length ? args.join(' ') : 'y'}\n`.repeat(65_536)),
   };
-  const ash: Command = {
-    name: 'ash',
-    // busybox's ash is its sh; `-c SCRIPT` without a name runs with $0 = ash.
-    async execute(args, ctx) {
-      const argv = args[0] === '-c' && args.length === 2 ? [...args, 'ash'] : args;
-      const run = await ctx.exec!(['sh', ...argv].map(quote).join(' '), { cwd: ctx.cwd, stdin: String(ctx.stdin), stdinKind: 'bytes' });
-      return { ...run, stderr: run.stderr.replace(/^sh: /gm, 'ash: ') };
-    },
-  };
   const mktemp: Command = {
     name: 'mktemp',
     async execute(args, ctx) {
@@ -300,7 +291,7 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
       return ok(header + procs.map((p) => line(fields.map((f) => columns[f]!.value(p)))).join(''));
     },
   };
-  return [printf, tr, yes, ash, mktemp, chown, dd, df, ps];
+  return [printf, tr, yes, mktemp, chown, dd, df, ps];
 }
 
 /** busybox df -h's sizes: one decimal below 10, units K M G T, from KiB. */
@@ -313,8 +304,4 @@ function humanSize(kib: number): string {
     u++;
   }
   return `${n < 10 ? n.toFixed(1) : Math.round(n)}${units[u]}`;
-}
-
-function quote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -19,7 +19,7 @@ import { busyboxLs } from './busybox-ls.js';
 import { busyboxStat } from './busybox-stat.js';
 import { busyboxCoreutils } from './busybox-coreutils.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
-import { ShellProcesses } from './nested-shell.js';
+import { ShellProcesses, shellMessages } from './nested-shell.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
 import { pythonCommand } from './guest-python.js';
@@ -376,6 +376,7 @@ export class Guests {
       ...testPrograms(),
       ...shellState.commands,
       processes.command('sh'),
+      processes.command('ash'),
       processes.command('bash'),
       // An image that carries Python says where (`reflex.python`): its guests run a real CPython.
       ...(inst.config['image.reflex.python'] ? [pythonCommand(inst.config['image.reflex.python'], justBash, { uid, gid }, () => (raw = true))] : []),
@@ -469,12 +470,7 @@ export class Guests {
       // The shell is busybox's `sh`, not bash: its messages start with the name it was called by
       // (`/bin/sh: …` when called so, as Ansible does), and a program it cannot find, by name or by
       // path, is `X: not found`.
-      const stderr = `${result.stderr}${trapped?.stderr ?? ''}`
-        .replace(/^bash: (.*): command not found$/gm, `${name}: $1: not found`)
-        // just-bash's word for a program it knows but was not given (python3, sqlite3, yq …): not found, as busybox says.
-        .replace(/^bash: (.*): command not available in browser environments\..*$/gm, `${name}: $1: not found`)
-        .replace(/^bash: ([^\s:]*\/[^\s:]*): No such file or directory$/gm, `${name}: $1: not found`)
-        .replace(/^bash: /gm, `${name}: `);
+      const stderr = shellMessages(`${result.stderr}${trapped?.stderr ?? ''}`, name);
       return { ...ended(`${result.stdout}${trapped?.stdout ?? ''}`, stderr, result.exitCode, raw), env: result.env };
     } finally {
       cmd.signal?.removeEventListener('abort', onOuterAbort);

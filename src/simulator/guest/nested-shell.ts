@@ -46,8 +46,8 @@ export class ShellProcesses {
     return true;
   }
 
-  /** `sh`, `bash` (and what a script by its path runs): each call a shell process of its own. */
-  command(name: 'sh' | 'bash'): Command {
+  /** `sh` (busybox's `ash` by its other name; `bash` too) and what a script by its path runs: each call a shell process of its own. */
+  command(name: 'sh' | 'ash' | 'bash'): Command {
     return { name, execute: (args, ctx) => this.run(name, args, ctx) };
   }
 
@@ -56,7 +56,7 @@ export class ShellProcesses {
     return { name: 'sh', execute: (args, ctx) => this.run('sh', [path, ...args], ctx) };
   }
 
-  private async run(called: 'sh' | 'bash', args: string[], ctx: CommandContext): Promise<ExecResult> {
+  private async run(called: 'sh' | 'ash' | 'bash', args: string[], ctx: CommandContext): Promise<ExecResult> {
     if (args[0] === '--help' && ctx.origCommand) return ctx.origCommand(args);
     const source = await scriptOf(called, args, ctx);
     if ('exitCode' in source) return source;
@@ -155,19 +155,26 @@ async function scriptOf(called: string, args: string[], ctx: CommandContext): Pr
   return { script: text, name: file, positional, from: 2 };
 }
 
-/**
- * The shell's result with its messages under the name it goes by, in busybox's words for a program
- * it cannot find; the rest of the result (raw bytes, the order of its writes) as it is, less the
- * accounting of the stderr it rewords.
- */
+/** The shell's result with its messages named ({@link shellMessages}), the rest of it (raw bytes, the order of its writes) as it is, less the accounting of the stderr it rewords. */
 function named(result: ExecResult, name: string): ExecResult {
   if (!result.stderr) return result;
   const { internalOutputAccounting: _accounting, ...rest } = result as ExecResult & { internalOutputAccounting?: unknown };
-  const stderr = result.stderr
-    .replace(/^bash: (.*): command not found$/gm, `${name}: $1: not found`)
-    .replace(/^bash: ([^\s:]*\/[^\s:]*): No such file or directory$/gm, `${name}: $1: not found`)
-    .replace(/^bash: /gm, `${name}: `);
-  return { ...rest, stderr };
+  return { ...rest, stderr: shellMessages(result.stderr, name) };
+}
+
+/**
+ * A busybox shell's messages, which just-bash words as bash's: under the name the shell goes by
+ * (`sh`, `/bin/sh`, a script's path), and a program it cannot find, by name or by path, `X: not found`.
+ */
+export function shellMessages(stderr: string, name: string): string {
+  return (
+    stderr
+      .replace(/^bash: (.*): command not found$/gm, `${name}: $1: not found`)
+      // just-bash's word for a program it knows but was not given (python3, sqlite3, yq …): not found, as busybox says.
+      .replace(/^bash: (.*): command not available in browser environments\..*$/gm, `${name}: $1: not found`)
+      .replace(/^bash: ([^\s:]*\/[^\s:]*): No such file or directory$/gm, `${name}: $1: not found`)
+      .replace(/^bash: /gm, `${name}: `)
+  );
 }
 
 /** Bytes (one character each) as UTF-8 text where they are valid UTF-8, as just-bash decodes a shell's stdin. */
