@@ -5,6 +5,7 @@ const texts = {
   EPERM: 'operation not permitted',
   EACCES: 'permission denied',
   ELOOP: 'too many symbolic links encountered',
+  ENXIO: 'no such device or address',
 } as const;
 
 export type FsErrorCode = keyof typeof texts;

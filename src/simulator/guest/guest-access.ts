@@ -6,6 +6,8 @@ import { fsError } from './fs-error.js';
 interface Ids {
   uid: number;
   gid: number;
+  /** False when the process has no controlling terminal (an exec without one): `/dev/tty` then opens for no one (ENXIO). */
+  tty?: boolean;
 }
 
 /** What the checks read of a guest's filesystem: its entries and their owners. */
@@ -73,11 +75,17 @@ export class Access {
 
   /** open(O_RDONLY) of a file, opendir(3) of a directory: search on the way, then the entry's read bit. */
   async read(path: string): Promise<void> {
+    this.terminal(path);
     if (this.root) return;
     await this.search(path);
     if (worldDevices.has(path)) return;
     const t = await this.target(path);
     if (t && !permits(t.st.mode, this.fs.ownerOf(t.real), this.who, 4)) throw fsError('EACCES', path);
+  }
+
+  /** open(2) of `/dev/tty` by a process without a controlling terminal: ENXIO, for root too. */
+  terminal(path: string): void {
+    if (path === '/dev/tty' && this.who.tty === false) throw fsError('ENXIO', path, 'open');
   }
 
   /** chdir(2): search on the way and on the directory itself (EACCES), which root passes. */
@@ -116,6 +124,7 @@ export class Access {
 
   /** open(O_WRONLY) of an existing file: its write bit (the devices everyone writes, crw-rw-rw- on the beds, are files here). */
   async write(path: string): Promise<void> {
+    this.terminal(path);
     if (this.root || worldDevices.has(path)) return;
     const st = await this.fs.memory.stat(path).catch(() => undefined);
     if (st && !st.isDirectory && !permits(st.mode, this.fs.ownerOf(path), this.who, 2)) throw fsError('EACCES', path);

@@ -12,6 +12,11 @@ export interface Owner {
   gid: number;
 }
 
+/** A process that reads and writes the guest's files: its owner, and whether it has a controlling terminal (false: `/dev/tty` is ENXIO to it). */
+export interface Process extends Owner {
+  tty?: boolean;
+}
+
 /** What the files API tells about an entry (`X-LXD-type`, `-mode`, `-uid`, `-gid`, `-modified`). */
 export interface GuestEntry extends Owner {
   type: 'file' | 'directory' | 'symlink';
@@ -81,6 +86,17 @@ function checkedReads(memory: InMemoryFs, access: Access, read: (path: string) =
         () => false,
       )) && memory.exists(path),
   };
+}
+
+/** The in-memory filesystem's reads, refusing only what {@link Access.read} refuses root: `/dev/tty` without a terminal. */
+function terminalReads(memory: InMemoryFs, access: Access): Partial<Record<keyof InMemoryFs, unknown>> {
+  const reading =
+    <A extends unknown[], R>(fn: (path: string, ...rest: A) => Promise<R>) =>
+    async (path: string, ...rest: A): Promise<R> => {
+      await access.read(path);
+      return fn.call(memory, path, ...rest);
+    };
+  return { readFile: reading(memory.readFile), readFileBuffer: reading(memory.readFileBuffer), readFileBytes: reading(memory.readFileBytes) };
 }
 
 /** The status of an entry with an identity (its inode: the key of its times). */
@@ -337,12 +353,14 @@ export class GuestFs {
    * it ({@link Access}: EACCES, EPERM): search on a path's directories for every call, read on a
    * file it reads and a directory it lists.
    */
-  as(owner: Owner, umask: () => number = () => defaultUmask, programs?: ProgramLookup): IFileSystem {
+  as(process: Process, umask: () => number = () => defaultUmask, programs?: ProgramLookup): IFileSystem {
     const memory = this.memory;
-    const access = new Access(this, owner);
+    const owner: Owner = { uid: process.uid, gid: process.gid };
+    const access = new Access(this, process);
     const creating =
       (fn: (path: string, ...rest: never[]) => Promise<void>) =>
       async (given: string, ...rest: never[]): Promise<void> => {
+        access.terminal(given);
         await access.search(given);
         // open(2) writes where a final symlink leads (the in-memory filesystem would replace the symlink).
         const path = fn === memory.mkdir ? given : await this.writeTarget(given);
@@ -460,11 +478,13 @@ export class GuestFs {
    * when `owner` runs them: the same entries, owners and links, its `memory` refusing a user other
    * than root the reads and look-ups the kernel refuses (as {@link as} does for just-bash's).
    */
-  seenBy(owner: Owner): GuestFs {
-    if (owner.uid === 0) return this;
+  seenBy(process: Process): GuestFs {
+    if (process.uid === 0 && process.tty !== false) return this;
+    const access = new Access(this, process);
+    // Root is refused nothing but a terminal it does not have: its reads are the filesystem's own, unstamped, as before.
     const memory = overridden(
       this.memory,
-      checkedReads(this.memory, new Access(this, owner), (path) => this.stamp(path, 'read')),
+      process.uid === 0 ? terminalReads(this.memory, access) : checkedReads(this.memory, access, (path) => this.stamp(path, 'read')),
     );
     return Object.create(this, { memory: { value: memory } }) as GuestFs;
   }

@@ -344,7 +344,9 @@ export class Guests {
     const shell = shells.has(basename(program ?? '')) && args[0] === '-c';
     const shellName = shell ? basename(program ?? 'sh') : undefined;
     // The programs written here read the guest's files as the command's user may (guest-access.ts).
-    const seen = fs.seenBy({ uid, gid });
+    // A command has a controlling terminal only when the exec gave it one (`/dev/tty` is ENXIO to it otherwise).
+    const self = { uid, gid, tty: cmd.terminal !== undefined };
+    const seen = fs.seenBy(self);
     const own = [
       ...busyboxCommands({ fs: seen, uid, gid, init, pid: shellPid, rawOutput: () => (raw = true), umask: shellState.umask }),
       ...aliasCommands(),
@@ -408,7 +410,7 @@ export class Guests {
     );
     const bash = new Bash({
       fs: fs.as(
-        { uid, gid },
+        self,
         shellState.umask,
         programLookup(
           runnable,
