@@ -851,6 +851,7 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   'rm -f /tmp/p /tmp/a /tmp/b /tmp/k /tmp/o /tmp/k2 /tmp/pp /tmp/e /tmp/d',
   // An exec without a terminal: /dev/tty opens for no one (ENXIO), and the shell's redirections say so.
   'echo hi > /dev/tty; echo rc=$?; echo hi >> /dev/tty; echo rc=$?; read x < /dev/tty; echo rc=$?; (exec 1>/dev/tty; echo hi); echo rc=$?; (exec 3<>/dev/tty); echo rc=$?',
+  'cat /dev/tty; echo rc=$?',
   "export X=1; ash -c 'echo $X $0; nosuch'; echo rc=$?; ash -c 'echo $1' n a",
   "echo 'echo piped $0' | ash; printf 'echo f $0\\nnosuch\\n' > /tmp/s; ash /tmp/s; rm /tmp/s",
   'export X=1; Y=2; Z=3 sh -c \'echo "$X.$Y.$Z"\'',

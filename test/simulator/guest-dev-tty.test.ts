@@ -3,7 +3,7 @@ import { startGuestShell, type GuestShell } from './sim-client.js';
 
 /**
  * An exec without a terminal gives its command no controlling terminal: `/dev/tty` opens for no one
- * (ENXIO), root included, and the shell's redirections say so in ash's words. Each answer below is
+ * (ENXIO), root included, and the shell's redirections and `cat` say so in busybox's words. Each answer below is
  * LXD 5.0.2's (`lxc exec` without `-t`).
  */
 let guest: GuestShell;
@@ -23,6 +23,7 @@ describe('/dev/tty in an exec without a terminal', () => {
     ['read x < /dev/tty; echo rc=$?', 'rc=1\n', "sh: can't open /dev/tty: No such device or address\n"],
     ['(exec 1>/dev/tty; echo hi); echo rc=$?', 'rc=1\n', "sh: can't create /dev/tty: No such device or address\n"],
     ['(exec 3<>/dev/tty); echo rc=$?', 'rc=1\n', "sh: can't create /dev/tty: No such device or address\n"],
+    ['cat /dev/tty; echo rc=$?', 'rc=1\n', "cat: can't open '/dev/tty': No such device or address\n"],
   ])('%s', async (script, stdout, stderr) => {
     const r = await guest.sh(script);
     expect({ stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode }).toEqual({ stdout, stderr, exitCode: 0 });

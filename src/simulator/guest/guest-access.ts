@@ -183,15 +183,31 @@ export async function refused(fs: Pick<IFileSystem, 'lstat' | 'readFileBuffer'>,
 }
 
 /**
+ * Why opening `path` to read fails where it is there, in strerror's words: `Permission denied` (see
+ * {@link refused}), or `No such device or address` for `/dev/tty` without a controlling terminal;
+ * undefined when it does not fail so.
+ */
+export async function openRefusal(fs: Pick<IFileSystem, 'lstat' | 'readFileBuffer'>, path: string): Promise<string | undefined> {
+  if (await refused(fs, path, true)) return 'Permission denied';
+  const code = await fs.readFileBuffer(path).then(
+    () => undefined,
+    (e: unknown) => (e as { code?: string } | undefined)?.code,
+  );
+  return code === 'ENXIO' ? 'No such device or address' : undefined;
+}
+
+/**
  * just-bash's programs call a file they cannot open missing (`PROG: F: No such file or directory`);
- * one the user may not reach or read is `PROG: F: Permission denied`, as busybox's head, wc, grep say.
+ * one the user may not reach or read is `PROG: F: Permission denied`, as busybox's head, wc, grep say
+ * (and `/dev/tty` without a terminal `No such device or address`: {@link openRefusal}).
  */
 export async function withRefusals(program: string, stderr: string, fs: Pick<IFileSystem, 'lstat' | 'readFileBuffer'>, cwd: string): Promise<string> {
   if (!stderr.includes(': No such file or directory')) return stderr;
   let said = '';
   for (const line of stderr.split(/(?<=\n)/)) {
     const m = line.startsWith(`${program}: `) ? /^[^:]*: (.*): No such file or directory(\n?)$/.exec(line) : null;
-    said += m && (await refused(fs, posix.resolve(cwd, m[1]!), true)) ? `${program}: ${m[1]}: Permission denied${m[2]}` : line;
+    const why = m ? await openRefusal(fs, posix.resolve(cwd, m[1]!)) : undefined;
+    said += why ? `${program}: ${m![1]}: ${why}${m![2]}` : line;
   }
   return said;
 }

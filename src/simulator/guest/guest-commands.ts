@@ -2,7 +2,7 @@ import { machine, release, version } from 'node:os';
 import { posix } from 'node:path';
 import type { Command, ExecResult, IFileSystem } from 'just-bash';
 import { symlinkLoop } from './file-status.js';
-import { refused } from './guest-access.js';
+import { openRefusal } from './guest-access.js';
 import { rewordStderr } from './program-output.js';
 import type { CommandOutcome } from './scripted-commands.js';
 
@@ -250,15 +250,13 @@ export function catCommand(): Command {
         let stderr = '';
         for (const line of text.split(/(?<=\n)/)) {
           const m = /^cat: (.*): No such file or directory(\n?)$/.exec(line);
-          // A symlink loop is not a missing file: open(2) says ELOOP; nor is one the user may not read (EACCES).
+          // A symlink loop is not a missing file: open(2) says ELOOP; nor is one the user may not read
+          // (EACCES), nor /dev/tty without a terminal (ENXIO).
           const path = m && posix.resolve(ctx.cwd, m[1]!);
           const why = !path
             ? ''
-            : (await refused(ctx.fs, path, true))
-              ? 'Permission denied'
-              : (await symlinkLoop(ctx.fs, path, true))
-                ? 'Too many levels of symbolic links'
-                : 'No such file or directory';
+            : ((await openRefusal(ctx.fs, path)) ??
+              ((await symlinkLoop(ctx.fs, path, true)) ? 'Too many levels of symbolic links' : 'No such file or directory'));
           stderr += m ? `cat: can't open '${m[1]}': ${why}${m[2]}` : line;
         }
         return stderr;
