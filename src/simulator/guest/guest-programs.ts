@@ -8,9 +8,11 @@ interface Registered {
   execute: (...args: never[]) => unknown;
 }
 
-/** What the shell runs for a command word, in just-bash's terms; null: not found. */
-export type FoundProgram =
-  { cmd: Registered; path: string } | { script: true; path: string } | { error: 'not_found' | 'permission_denied'; path: string } | null;
+/**
+ * What the shell runs for a command word, in just-bash's terms (a script too is a command here:
+ * the shell process that runs it, `script` of {@link programLookup}); null: not found.
+ */
+export type FoundProgram = { cmd: Registered; path: string } | { error: 'not_found' | 'permission_denied'; path: string } | null;
 
 /**
  * How the guest's shell finds its programs, as busybox's ash does (built with standalone applets):
@@ -105,7 +107,7 @@ function appletNotFound(name: string): Registered {
 }
 
 /** ash's PATH when none is set (busybox's default). */
-const defaultPath = '/sbin:/usr/sbin:/bin:/usr/bin';
+export const defaultPath = '/sbin:/usr/sbin:/bin:/usr/bin';
 
 /**
  * busybox's `which`: each name found as an executable regular file, by its path when it has a

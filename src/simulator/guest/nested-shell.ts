@@ -1,5 +1,6 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { signalNumbers } from './guest-commands.js';
+import { defaultPath } from './guest-programs.js';
 import type { ShellBuiltins } from './shell-builtins.js';
 import type { SignalTraps } from './signal-traps.js';
 
@@ -39,10 +40,7 @@ export class ShellProcesses {
   signal(pid: number, signal: number): boolean {
     const shell = this.running.find((p) => p.pid === pid);
     if (!shell) return false;
-    if (signal !== 0 && !shell.signals.deliver(signal)) {
-      shell.killedBy ??= signal;
-      shell.signals.endWith(signal);
-    }
+    if (signal !== 0 && !shell.signals.deliver(signal)) shell.signals.endWith(signal);
     return true;
   }
 
@@ -71,7 +69,7 @@ export class ShellProcesses {
       env['@'] = env['*'] = source.positional.join(' ');
       source.positional.forEach((value, i) => (env[String(i + 1)] = value));
       env.SHLVL = String((Number.parseInt(env.SHLVL ?? '', 10) || 0) + 1);
-      env.PATH ??= '/sbin:/usr/sbin:/bin:/usr/bin';
+      env.PATH ??= defaultPath;
       const process = { jbPid: shell.pid, jbPpid: ppid };
       const result = await exec(source.script, {
         env,
@@ -83,9 +81,9 @@ export class ShellProcesses {
         jbFds: (ctx as CommandContext & { jbFds?: unknown }).jbFds,
         ...process,
       } as Parameters<typeof exec>[1]);
-      if (shell.killedBy !== undefined) {
+      const number = shell.signals.endedBy;
+      if (number !== undefined) {
         // Killed: no EXIT trap; its parent says how it died (ash's `sprint_status` of a foreground job), but for INT and PIPE.
-        const number = shell.killedBy;
         const said = number === signalNumbers.INT || number === signalNumbers.PIPE ? '' : `${signalDescriptions[number] ?? `Signal ${number}`}\n`;
         return { ...named(result, source.name), stderr: `${named(result, source.name).stderr}${said}`, exitCode: 128 + number };
       }
@@ -113,8 +111,6 @@ export class ShellProcesses {
 interface ShellProcess {
   pid: number;
   signals: SignalTraps;
-  /** The signal it did not catch, which ends it at its next trap point. */
-  killedBy?: number;
 }
 
 /** What the shell runs: its script, the name it goes by ($0 and its messages), its arguments, and where the script came from. */

@@ -35,6 +35,10 @@ export class SignalTraps {
   private readonly pending = new Set<string>();
   /** The signal that ends the shell at its next trap point ({@link endWith}). */
   private fatal: number | undefined;
+  /** The signal the shell did not catch and dies of ({@link endWith}); undefined while none came. */
+  get endedBy(): number | undefined {
+    return this.fatal;
+  }
   /** This shell as {@link withPending} holds it. */
   private readonly ref = new WeakRef(this);
 
