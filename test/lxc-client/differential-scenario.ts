@@ -852,6 +852,9 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   // An exec without a terminal: /dev/tty opens for no one (ENXIO), and the shell's redirections say so.
   'echo hi > /dev/tty; echo rc=$?; echo hi >> /dev/tty; echo rc=$?; read x < /dev/tty; echo rc=$?; (exec 1>/dev/tty; echo hi); echo rc=$?; (exec 3<>/dev/tty); echo rc=$?',
   'cat /dev/tty; echo rc=$?',
+  'for p in head wc od sort cut nl rev fold uniq md5sum xxd hexdump tac; do $p /dev/tty; echo "$p rc=$?"; done 2>&1; echo x | tee /dev/tty; cmp /dev/tty /dev/null; echo rc=$?; test -e /dev/tty && test -w /dev/tty && echo there',
+  // just-bash's programs over a file that does not open, in busybox's words, the file as typed.
+  'cd /tmp; for p in nl rev fold uniq md5sum sha256sum xxd hexdump tac strings paste base64; do $p nosuch; echo "$p rc=$?"; done 2>&1',
   "export X=1; ash -c 'echo $X $0; nosuch'; echo rc=$?; ash -c 'echo $1' n a",
   "echo 'echo piped $0' | ash; printf 'echo f $0\\nnosuch\\n' > /tmp/s; ash /tmp/s; rm /tmp/s",
   'export X=1; Y=2; Z=3 sh -c \'echo "$X.$Y.$Z"\'',

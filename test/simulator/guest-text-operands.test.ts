@@ -193,3 +193,29 @@ describe('stdin named twice', () => {
     expect(r.stdout).toBe('a\n0000000   a  \\n\n0000002\na\nb\n     1\ta\n     2\tb\n     3\ta\n     4\tc\n');
   });
 });
+
+describe("just-bash's programs over a file that does not open", () => {
+  const programs = 'nl rev fold uniq md5sum sha256sum xxd hexdump tac strings paste base64';
+  const said = (p: string, name: string, why: string): string =>
+    ['uniq', 'md5sum', 'sha256sum'].includes(p) ? `${p}: can't open '${name}': ${why}\n` : `${p}: ${name}: ${why}\n`;
+
+  it('name it as the command gave it, with busybox wording, status 1', async () => {
+    const r = await run(`for p in ${programs}; do $p nosuch 2>&1; echo "$p rc=$?"; done`);
+    expect(r.stdout).toBe(
+      programs
+        .split(' ')
+        .map((p) => `${said(p, 'nosuch', 'No such file or directory')}${p} rc=1\n`)
+        .join(''),
+    );
+  });
+
+  it('as user 1000: a file it may not read is Permission denied', async () => {
+    const r = await run(`for p in ${programs}; do $p ro 2>&1; echo "$p rc=$?"; done`, 1000);
+    expect(r.stdout).toBe(
+      programs
+        .split(' ')
+        .map((p) => `${said(p, 'ro', 'Permission denied')}${p} rc=1\n`)
+        .join(''),
+    );
+  });
+});

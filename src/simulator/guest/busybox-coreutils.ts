@@ -1,10 +1,11 @@
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { cp, mv } from './busybox-copy.js';
-import { Answers, Files, SysError, done, errnos, joinPath, lastComponent, outcome, say, type Outcome } from './busybox-file-calls.js';
+import { Answers, Files, SysError, done, joinPath, lastComponent, outcome, say, type Outcome } from './busybox-file-calls.js';
 import { banner, getopt, isResult, usage } from './busybox-getopt.js';
 import { resolvePath } from './file-status.js';
 import { defaultUmask, newEntryMode } from './guest-fs.js';
+import { errnos } from './fs-error.js';
 
 /** Each program's usage, as busybox prints it (to stderr, exit 1) for a wrong call. */
 const usages = {

@@ -1,12 +1,13 @@
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
-import { errnos, Files } from './busybox-file-calls.js';
+import { Files } from './busybox-file-calls.js';
 import { banner } from './busybox-getopt.js';
 import { mountOf } from './busybox-stat.js';
 import { statusOf, type FileStatus } from './file-status.js';
 import { isRefusal } from './guest-access.js';
 import type { ProgramHost } from './program-host.js';
 import { ProgramOutput } from './program-output.js';
+import { errnos } from './fs-error.js';
 
 const usage =
   `${banner}Usage: du [-aHLdclsxhmk] [FILE]...\n\nSummarize disk space used for FILEs (or directories)\n\n` +

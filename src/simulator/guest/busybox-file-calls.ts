@@ -9,19 +9,7 @@ import { ProgramOutput } from './program-output.js';
  * they make over the guest's files with the errno each failure gives, perror's wording, y/n prompts.
  */
 
-export const errnos = {
-  ENOENT: 'No such file or directory',
-  ENOTDIR: 'Not a directory',
-  EEXIST: 'File exists',
-  EISDIR: 'Is a directory',
-  ENOTEMPTY: 'Directory not empty',
-  EBUSY: 'Device or resource busy',
-  EINVAL: 'Invalid argument',
-  EPERM: 'Operation not permitted',
-  ELOOP: 'Too many levels of symbolic links',
-  EACCES: 'Permission denied',
-} as const;
-export type Errno = keyof typeof errnos;
+import { errnos, type Errno } from './fs-error.js';
 
 /** A system call's failure, with the errno busybox prints. */
 export class SysError extends Error {

@@ -23,6 +23,7 @@ import { isRefusal } from './guest-access.js';
 import { busyboxReads } from './busybox-reads.js';
 import { duCommand } from './busybox-du.js';
 import { bytesOutput } from './bytes-output.js';
+import { errnos, type Errno } from './fs-error.js';
 
 /** What the programs below need to know about the command running them. */
 export interface FilesHost {
@@ -45,7 +46,10 @@ async function input(host: FilesHost, ctx: CommandContext, program: string, file
   const entry = await host.fs.entry(path);
   if (!entry) return `${program}: ${file}: No such file or directory\n`;
   if (entry.type === 'directory') return `${program}: ${file}: Is a directory\n`;
-  return host.fs.read(path).catch((e: unknown) => (isRefusal(e) ? `${program}: ${file}: Permission denied\n` : Promise.reject(e)));
+  return host.fs.read(path).catch((e: unknown) => {
+    const why = isRefusal(e) ? errnos.EACCES : errnos[(e as { code?: string }).code as Errno];
+    return why ? `${program}: ${file}: ${why}\n` : Promise.reject(e);
+  });
 }
 
 const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');

@@ -1,12 +1,12 @@
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { parseMode } from './busybox-coreutils.js';
-import { errnos } from './busybox-file-calls.js';
 import { mountOf } from './busybox-stat.js';
 import { banner } from './busybox-getopt.js';
 import { resolvePath, statusOf, type FileStatus } from './file-status.js';
 import type { ProgramHost } from './program-host.js';
 import { ProgramOutput } from './program-output.js';
+import { errnos } from './fs-error.js';
 
 const findUsage =
   'Usage: find [-HL] [PATH]... [OPTIONS] [ACTIONS]\n\nSearch for files and perform actions on them.\n' +

@@ -4,10 +4,10 @@ import { banner } from './busybox-getopt.js';
 import type { TerminalSize } from './busybox-tty.js';
 import { dateOf } from './inode-times.js';
 import { accountNames, modeString, statusOf, symlinkLoop, type FileStatus } from './file-status.js';
-import { errnos } from './busybox-file-calls.js';
 import { refused } from './guest-access.js';
 import { ProgramOutput } from './program-output.js';
 import type { ProgramHost } from './program-host.js';
+import { errnos } from './fs-error.js';
 
 const usage =
   `${banner}Usage: ls [-1AaCxdLHRFplinshrSXvctu] [-w WIDTH] [FILE]...\n\nList directory contents\n\n` +

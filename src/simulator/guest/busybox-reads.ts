@@ -1,11 +1,12 @@
 import type { Command, CommandContext, ExecResult, IFileSystem } from 'just-bash';
-import { errnos, Files } from './busybox-file-calls.js';
+import { Files } from './busybox-file-calls.js';
 import { banner } from './busybox-getopt.js';
-import { refused } from './guest-access.js';
+import { openRefusal } from './guest-access.js';
 import { bytesOutput } from './bytes-output.js';
 import { stdinBytes, type ProgramHost } from './program-host.js';
 import { ProgramOutput } from './program-output.js';
 import { stdinOnce } from './stdin-once.js';
+import { errnos } from './fs-error.js';
 
 /**
  * Why open(2) of `name` for reading fails for the command's user, in strerror's words (a path it
@@ -15,7 +16,7 @@ import { stdinOnce } from './stdin-once.js';
 export async function openFailure(fs: IFileSystem, cwd: string, name: string): Promise<string | undefined> {
   const files = new Files(fs, cwd);
   if (!(await files.stat(name))) return errnos[await files.missing(name)];
-  return (await refused(fs, files.abs(name), true)) ? errnos.EACCES : undefined;
+  return openRefusal(fs, files.abs(name));
 }
 
 /** Whether an operand names a directory (through symlinks). */

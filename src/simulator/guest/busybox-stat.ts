@@ -3,11 +3,11 @@ import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
 import { banner, getopt, isResult } from './busybox-getopt.js';
 import { accountNames, guestDevice, modeString, resolvePath, statusOf, symlinkLoop, type FileStatus } from './file-status.js';
-import { errnos } from './busybox-file-calls.js';
 import { refused } from './guest-access.js';
 import type { ProgramHost } from './program-host.js';
 import { dateOf } from './inode-times.js';
 import { ProgramOutput } from './program-output.js';
+import { errnos } from './fs-error.js';
 
 const usageText =
   `Usage: stat [-ltf] [-c FMT] FILE...\n\nDisplay file (default) or filesystem status\n\n` +

@@ -1,9 +1,9 @@
 import { posix } from 'node:path';
 import type { CommandContext, IFileSystem } from 'just-bash';
 import type { TarHeader } from 'modern-tar';
-import { errnos } from './busybox-file-calls.js';
 import type { ProgramHost } from './program-host.js';
 import { ProgramOutput } from './program-output.js';
+import { errnos } from './fs-error.js';
 
 /** A message that ends tar at once (bb_error_msg_and_die): status 1. */
 export class TarDeath extends Error {}

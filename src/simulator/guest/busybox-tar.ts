@@ -1,6 +1,6 @@
 import type { Command, CommandContext, ExecResult, IFileSystem } from 'just-bash';
 import { packTar, unpackTar, type TarEntry, type TarHeader } from 'modern-tar';
-import { errnos, Files } from './busybox-file-calls.js';
+import { Files } from './busybox-file-calls.js';
 import { banner } from './busybox-getopt.js';
 import { openFailure } from './busybox-reads.js';
 import { statusOf, type FileStatus } from './file-status.js';
@@ -8,6 +8,7 @@ import { isRefusal } from './guest-access.js';
 import { stdinBytes, type ProgramHost } from './program-host.js';
 import { codecOf, decode, encode, toCommand } from './busybox-tar-codecs.js';
 import { extractOne, Run, TarDeath, why, type TarOptions } from './busybox-tar-extract.js';
+import { errnos } from './fs-error.js';
 
 const usage =
   `${banner}Usage: tar c|x|t [-ZzJjahmvokO] [-f TARFILE] [-C DIR] [FILE]...\n\nCreate, extract, or list files from a tar file\n\n` +

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { wcCounting } from './busybox-wc.js';
+import { withRefusals } from './guest-access.js';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
 
@@ -15,7 +16,8 @@ export function busyboxText(): Command[] {
     name: 'uniq',
     async execute(args, ctx) {
       if (!ctx.origCommand) return fail('sh: uniq: not found\n', 127);
-      const result = await ctx.origCommand(args);
+      const opened = await ctx.origCommand(args);
+      const result = { ...opened, stderr: await withRefusals('uniq', opened.stderr, ctx.fs, ctx.cwd, args) };
       if (!args.some((a) => /^-[a-zA-Z]*c/.test(a) || a === '--count')) return result;
       return { ...result, stdout: result.stdout.replace(/^ *(\d+) /gm, (_m, n: string) => `${n.padStart(7)} `) };
     },

@@ -17,3 +17,19 @@ export type FsErrorCode = keyof typeof texts;
 export function fsError(code: FsErrorCode, path: string, syscall?: string): Error & { code: FsErrorCode } {
   return Object.assign(new Error(`${code}: ${texts[code]}, ${syscall ? `${syscall} ` : ''}'${path}'`), { code });
 }
+
+/** strerror(3)'s words for each errno the guest's programs print (busybox's `PROG: F: why`). */
+export const errnos = {
+  ENOENT: 'No such file or directory',
+  ENOTDIR: 'Not a directory',
+  EEXIST: 'File exists',
+  EISDIR: 'Is a directory',
+  ENOTEMPTY: 'Directory not empty',
+  EBUSY: 'Device or resource busy',
+  EINVAL: 'Invalid argument',
+  EPERM: 'Operation not permitted',
+  ELOOP: 'Too many levels of symbolic links',
+  EACCES: 'Permission denied',
+  ENXIO: 'No such device or address',
+} as const;
+export type Errno = keyof typeof errnos;

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import type { FsStat, IFileSystem, InMemoryFs } from 'just-bash';
-import { fsError } from './fs-error.js';
+import { errnos, fsError, type Errno } from './fs-error.js';
 
 /** A user and group a command runs as, or an entry belongs to. */
 interface Ids {
@@ -196,18 +196,58 @@ export async function openRefusal(fs: Pick<IFileSystem, 'lstat' | 'readFileBuffe
   return code === 'ENXIO' ? 'No such device or address' : undefined;
 }
 
+/** The programs whose busybox names a file it cannot open `can't open 'F'` (libbb's xfopen and open_or_warn); the others say `F:`. */
+const saysCantOpen = new Set(['md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'uniq', 'gzip', 'dd']);
+
 /**
- * just-bash's programs call a file they cannot open missing (`PROG: F: No such file or directory`);
- * one the user may not reach or read is `PROG: F: Permission denied`, as busybox's head, wc, grep say
- * (and `/dev/tty` without a terminal `No such device or address`: {@link openRefusal}).
+ * A just-bash program's messages about a file it could not open, in busybox's words: just-bash
+ * calls a file it cannot open missing (`PROG: F: No such file or directory`) or prints node's error
+ * (`PROG: ENXIO: no such device or address, open '/abs/F'`); busybox says why open(2) failed
+ * (`Permission denied` for one the user may not reach or read, `No such device or address` for
+ * `/dev/tty` without a terminal: {@link openRefusal}) as `PROG: F: why` or, for
+ * {@link saysCantOpen}, `PROG: can't open 'F': why`, F as the command gave it (`operands`).
  */
-export async function withRefusals(program: string, stderr: string, fs: Pick<IFileSystem, 'lstat' | 'readFileBuffer'>, cwd: string): Promise<string> {
-  if (!stderr.includes(': No such file or directory')) return stderr;
+export async function withRefusals(
+  program: string,
+  stderr: string,
+  fs: Pick<IFileSystem, 'lstat' | 'readFileBuffer'>,
+  cwd: string,
+  operands: readonly string[] = [],
+): Promise<string> {
+  if (!stderr.includes(': No such file or directory') && !stderr.includes(`${program}: E`)) return stderr;
+  // node's path is absolute, or hidden (`<path>`, just-bash's sanitising) where a file is missing: the first operand that is.
+  const missing = async (): Promise<string | undefined> => {
+    for (const a of operands)
+      if (
+        !a.startsWith('-') &&
+        (await fs.lstat(posix.resolve(cwd, a)).then(
+          () => false,
+          () => true,
+        ))
+      )
+        return a;
+    return undefined;
+  };
+  const typed = async (path: string): Promise<string> =>
+    path === '<path>' ? ((await missing()) ?? path) : (operands.find((a) => posix.resolve(cwd, a) === path) ?? path);
   let said = '';
   for (const line of stderr.split(/(?<=\n)/)) {
-    const m = line.startsWith(`${program}: `) ? /^[^:]*: (.*): No such file or directory(\n?)$/.exec(line) : null;
-    const why = m ? await openRefusal(fs, posix.resolve(cwd, m[1]!)) : undefined;
-    said += why ? `${program}: ${m![1]}: ${why}${m![2]}` : line;
+    const m = line.startsWith(`${program}: `) ? openMessage.exec(line.slice(program.length + 2)) : null;
+    if (!m?.groups) {
+      said += line;
+      continue;
+    }
+    const { code, node, cant, short, end } = m.groups;
+    const name = node === undefined ? (cant ?? short)! : await typed(node);
+    const why = (await openRefusal(fs, posix.resolve(cwd, name))) ?? (code === undefined ? errnos.ENOENT : errnos[code as Errno]);
+    if (why === undefined) said += line;
+    else
+      said +=
+        cant !== undefined || saysCantOpen.has(program) ? `${program}: can't open '${name}': ${why}${end}` : `${program}: ${name}: ${why}${end}`;
   }
   return said;
 }
+
+/** What follows `PROG: ` in a just-bash message about a file it could not open: node's error, or a missing file in either wording. */
+const openMessage =
+  /^(?:(?<code>E[A-Z]+): [^,\n]*, (?:\w+ )?'(?<node>[^'\n]*)'|can't open '(?<cant>[^\n]*)': No such file or directory|(?<short>[^\n]*): No such file or directory)(?<end>\n?)$/;

@@ -57,6 +57,8 @@ export async function layOut(fs: InMemoryFs, os: string, programs: readonly stri
   for (const [path] of dirs) fs.mkdirSync(path, { recursive: true });
   file('/etc/passwd', 'root:x:0:0:root:/root:/bin/sh\n');
   file('/etc/group', 'root:x:0:\n');
+  // The controlling terminal's device: there in every container, opened by no one without a terminal (guest-access.ts).
+  file('/dev/tty', '', 0o666);
   fs.writeFileSync(busyboxPath, busyboxImage, undefined, { mode: 0o755, mtime: imageBuilt });
   for (const [dir, names] of Object.entries(appletLinks))
     for (const name of names.split(' ')) {

@@ -499,7 +499,14 @@ interface ProgramHooks {
   after: () => Promise<void>;
 }
 
-/** A program that does nothing once the command is killed, and otherwise what it did, with the hooks around it. */
+/** The programs whose busybox exits 2, not 1, when it fails (xfunc_error_retval): `cmp` and `diff` (1 means the files differ), `grep`, `sort`. */
+const troubleStatus: Readonly<Record<string, number>> = { cmp: 2, diff: 2, grep: 2, sort: 2 };
+
+/**
+ * A program that does nothing once the command is killed, and otherwise what it did, with the hooks
+ * around it. One that fails by throwing the filesystem's error (`nl`, `md5sum`, `xxd` on a file that
+ * does not open) says why in busybox's words ({@link withRefusals}), status 1 (2: {@link troubleStatus}).
+ */
 function gated(command: Command, gate: ProgramGate, hooks: ProgramHooks): Command {
   return {
     name: command.name,
@@ -507,7 +514,16 @@ function gated(command: Command, gate: ProgramGate, hooks: ProgramHooks): Comman
       if (!gate.stillAlive()) return { stdout: '', stderr: '', exitCode: 128 + (Number(gate.killed.reason) || 9) };
       await hooks.before(args);
       try {
-        return await command.execute(args, ctx);
+        return await command.execute(args, ctx).catch(async (e: unknown) => {
+          // The in-memory filesystem's errors carry their errno in `code`, or only at the head of the message.
+          if (!/^E[A-Z]+$/.test(String((e as { code?: unknown } | undefined)?.code)) && !/^E[A-Z]+: /.test(String((e as Error | undefined)?.message)))
+            throw e;
+          return {
+            stdout: '',
+            stderr: await withRefusals(command.name, `${command.name}: ${(e as Error).message}\n`, ctx.fs, ctx.cwd, args),
+            exitCode: 1,
+          };
+        });
       } finally {
         await hooks.after();
       }
@@ -520,14 +536,14 @@ function notSimulated(name: string): Command {
   return { name, execute: async () => ({ stdout: '', stderr: `${name}: applet not simulated by the Reflex simulator\n`, exitCode: 127 }) };
 }
 
-/** One of just-bash's own programs, unchanged. */
+/** One of just-bash's own programs, its messages about files it could not open in busybox's words ({@link withRefusals}). */
 function passThrough(name: string): Command {
   return {
     name,
     async execute(args, ctx) {
       if (!ctx.origCommand) return { stdout: '', stderr: `sh: ${name}: not found\n`, exitCode: 127 };
       const result = await ctx.origCommand(args);
-      return { ...result, stderr: await withRefusals(name, result.stderr, ctx.fs, ctx.cwd) };
+      return { ...result, stderr: await withRefusals(name, result.stderr, ctx.fs, ctx.cwd, args) };
     },
   };
 }
