@@ -187,4 +187,23 @@ describe('command -v, command -V and type', () => {
       ].join('\n'),
     );
   });
+  it("know ash's keywords only, and take [[ as a word after a command's name", async () => {
+    const r = await guest.sh('type [[; type ]]; type function select time !; echo rc=$?; command -V [[; command -v [[; echo [[ ]]');
+    expect(r).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(r.stdout).toBe(
+      [
+        '[[ is a shell builtin',
+        ']]: not found',
+        'function is a shell keyword',
+        'select: not found',
+        'time is time',
+        '! is a shell keyword',
+        'rc=127',
+        '[[ is a shell builtin',
+        '[[',
+        '[[ ]]',
+        '',
+      ].join('\n'),
+    );
+  });
 });

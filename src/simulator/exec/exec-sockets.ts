@@ -209,6 +209,7 @@ export class ExecSockets {
   }
 
   private finish(session: ExecSession, result: GuestResult): void {
+    session.running = false;
     if (!this.sessions.has(session.op.id)) return;
     const send = (fd: string, bytes: Buffer): void => {
       const ws = session.conns.get(fd);
