@@ -25,4 +25,12 @@ describe('a builtin’s refusal', () => {
       stderr: "ulimit: invalid option -- 'z'\nsh: invalid number 'abc'\nulimit: invalid option -- 'z'\nsh: invalid number 'extra'\n",
     });
   });
+
+  it('of chdir, cd by its other name, names chdir', async () => {
+    const res = await guest.sh('chdir /nosuch; echo rc=$?; chdir; pwd; type chdir; chdir -P /tmp; pwd');
+    expect(res).toMatchObject({
+      stdout: 'rc=2\n/root\nchdir is a shell builtin\n/tmp\n',
+      stderr: "sh: chdir: line 0: can't cd to /nosuch: No such file or directory\n",
+    });
+  });
 });
