@@ -826,6 +826,18 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   "cd /tmp/ia; printf 'a\\n' | cut -f1 -d' ' - -; printf 'a\\n' | od -c - -; printf 'b\\na\\n' | sort - -; printf 'a\\n' | cat -n - f1 -",
   "cd /tmp/ia; sed -n p f1 nonl; sed -n '$=' nonl; sed -n 's/x/X/p' nonl; echo; sed p nonl",
   "cd /tmp/ia; sed 'b nosuch' f1; sed k f1; sed '3,' f1; echo rc=$?",
+  // sed as busybox's editors/sed.c (ported): its script errors, y with a shorter replacement, `{` without `}`, q before a `-`
+  // operand, regcomp's refusals in glibc's words, leftmost-longest matches, -i over a symlink, with a backup and a w file, and
+  // a temporary file the user may not make.
+  "cd /tmp/ia; sed 's/a/b' f1; sed -r 's/(a/x/' f1; sed 's/a/b/z' f1; sed 'y/ab/c/' f1; sed -n '{p' f1; printf '1\\n2\\n3\\n' | sed q - f2; echo rc=$?",
+  "cd /tmp/ia; sed 's/[[:foo:]]/x/' f1; sed 's/a\\{2,1\\}/x/' f1; sed 's/\\1/x/' f1; sed -r 's/a|*b/x/' f1; echo abcd | sed -r 's/a|ab/X/'; echo xxy | sed -r 's/x*(xy)?/<&>/'",
+  "cd /tmp/ia; printf 'a\\nb\\nc\\n' | sed -n '$!N;P;D'; sed '1~2p' f1; sed -n '0,/a/p' f1; sed -n '2,+1p;$=' f1 f2; sed '$!d' nonl | od -c",
+  "cd /tmp/ia; ln -s ../f2 w/lk; sed -i s/z/Z/ w/lk; ls -l w/lk | cut -c1; cat f2 w/lk; cp f1 w/g; sed -i.bak -e '1w w/one' -e 1d w/g; cat w/g w/g.bak w/one; rm -f w/lk w/g w/g.bak w/one",
+  {
+    user: 1000,
+    script:
+      "cd /tmp/ia; printf 'x\\n' > w/u; sed -i 's/x/y/' w/u; cat w/u; sed -i p f1 2>&1 | sed 's/f1....../f1XXXXXX/'; echo a | sed 'w /etc/x'; echo rc=$?; rm w/u",
+  },
   'rm -rf /tmp/ia',
   // A shell started inside the exec's is a process of its own (issue #41): `sh -c`, `sh FILE`, `sh` on a pipe and a script
   // run by its path get their own $$ and $PPID, the exported variables only, their own traps, EXIT trap and umask; a

@@ -1,240 +1,355 @@
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
+import { say } from './busybox-file-calls.js';
 import { banner } from './busybox-getopt.js';
 import { isDirectory, openFailure } from './busybox-reads.js';
-import type { ProgramHost } from './program-host.js';
-import { orderOf, ProgramOutput } from './program-output.js';
+import { lastIsNul, noEol, SedCycles, SedLimit, type Next, type SedInput, type Sink } from './busybox-sed-cycle.js';
+import { SedDie, SedScript, type SedWFile } from './busybox-sed-script.js';
+import { stdinBytes, type ProgramHost } from './program-host.js';
+import { ProgramOutput } from './program-output.js';
 
-/** sed's command line as busybox's getopt32 reads it: options in order (with their values), the script operand, the files. */
-interface SedLine {
-  options: string[];
-  /** The first operand when no -e or -f gave the script. */
-  script?: string;
-  files: string[];
-  inPlace: boolean;
-  /** Whether -e or -f gave the script. */
-  scripted: boolean;
-  /** An option letter that needs a value and has none. */
-  missing?: string;
-  /** Whether an option is one busybox's sed does not know (just-bash's refusal says so). */
-  unknown: boolean;
-}
-
-function sedLine(args: string[]): SedLine {
-  const line: SedLine = { options: [], files: [], inPlace: false, scripted: false, unknown: false };
-  const operands: string[] = [];
-  for (let k = 0; k < args.length; k++) {
-    const a = args[k]!;
-    if (a === '--') {
-      operands.push(...args.slice(k + 1));
-      break;
-    }
-    if (!a.startsWith('-') || a === '-') {
-      operands.push(a);
-      continue;
-    }
-    line.options.push(a);
-    if (
-      a.startsWith('--')
-        ? !/^--(in-place(=.*)?|regexp-extended|quiet|silent|expression(=.*)?|file(=.*)?)$/.test(a)
-        : !/^-[rEn]*(i.*|[ef].*)?$/.test(a)
-    )
-      line.unknown = true;
-    if (a === '--expression' || a === '--file' || /^-[rEn]*[ef]$/.test(a)) {
-      line.scripted = true;
-      if (k + 1 < args.length) line.options.push(args[++k]!);
-      else if (!a.startsWith('--')) line.missing = a.at(-1);
-    } else if (/^-[rEn]*[ef]/.test(a) || /^--(expression|file)=/.test(a)) line.scripted = true;
-    if (/^-[a-zA-Z]*i/.test(a) && !/^-[a-zA-Z]*[ef]/.test(a.slice(0, a.indexOf('i')))) line.inPlace = true;
-    if (a.startsWith('--in-place')) line.inPlace = true;
-  }
-  if (!line.scripted && operands.length) line.script = operands.shift();
-  line.files = operands;
-  return line;
-}
-
-/** The number of lines sed reads from `data` (the last may lack its newline). */
-const linesIn = (data: Buffer): number => {
-  let n = 0;
-  for (let at = data.indexOf(10); at >= 0; at = data.indexOf(10, at + 1)) n++;
-  return data.length && data[data.length - 1] !== 10 ? n + 1 : n;
-};
-
-/** What `sed` says of an operand, at the line where it reaches it. */
-interface Note {
-  /** Lines read before the operand: busybox says it when reading ahead past line `after` (0: at the start). */
-  after: number;
-  message: string;
-}
-
-/** A line the probing run writes when it reaches a line, which no script writes by chance. */
-const reached = '\u0001jb-sed-reached\u0001';
-
-/**
- * just-bash's `sed` under busybox's reading of its operands (editors/sed.c): the files are one
- * stream, and one that does not open is said (`sed: F: why`, status 1) when sed reaches it and the
- * rest read; a directory reads as empty. sed reads a line ahead (for `$`), so it reaches an operand
- * when the line before it becomes the current one: the message comes after the output of the
- * lines before that one, and never if the script quits first. just-bash's sed runs on the files
- * that open; where a message goes is found by a second run that stops as that line becomes current.
- * With `-i`, busybox writes the result to a new file and renames it over the name, so that name
- * alone changes and stops being a link of the others (just-bash writes into the file, which every
- * name shows).
- */
-export function sedCommand(host: ProgramHost): Command {
-  return {
-    name: 'sed',
-    async execute(args, ctx) {
-      if (!ctx.origCommand) return { stdout: '', stderr: 'sh: sed: not found\n', exitCode: 127 };
-      const run = ctx.origCommand;
-      const line = sedLine(args);
-      // getopt32's refusals come first, with the usage: an option without its value, then no script at all.
-      if (line.missing) return { stdout: '', stderr: `sed: option requires an argument -- '${line.missing}'\n${banner}${sedUsage}`, exitCode: 1 };
-      if (!line.scripted && line.script === undefined && !line.unknown) return { stdout: '', stderr: `${banner}${sedUsage}`, exitCode: 1 };
-      // busybox runs the files up to a `-` (stdin) as one stream, then the rest as another: line
-      // numbers and `$` start again after it.
-      const segments: Segment[] = [];
-      let segment: Segment = { files: [], notes: [] };
-      let dropped = false;
-      for (const f of line.files) {
-        if (f === '-') {
-          segment.files.push(f);
-          segments.push(segment);
-          segment = { files: [], notes: [] };
-          continue;
-        }
-        const why = await openFailure(ctx.fs, ctx.cwd, f);
-        if (why) {
-          // The files before it are read only now, to count their lines: a command line whose
-          // operands all open runs as it is.
-          let after = 0;
-          for (const g of segment.files) after += linesIn(Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, g))));
-          segment.notes.push({ after, message: `sed: ${f}: ${why}\n` });
-        } else if (!(await isDirectory(ctx.fs, ctx.cwd, f))) {
-          segment.files.push(f);
-          if (line.inPlace) await host.fs.separate(posix.resolve(ctx.cwd, f));
-        } else if (line.inPlace) segment.files.push(f);
-        else dropped = true;
-      }
-      if (segment.files.length || segment.notes.length) segments.push(segment);
-      const notes = segments.flatMap((g) => g.notes);
-      if (!dropped && notes.length === 0 && segments.length <= 1) return endLine(ctx, line, line.files, fileMessage(await run(args)));
-      const argv = (prefix: string[], operands: string[]): string[] => [
-        ...prefix,
-        ...line.options,
-        ...(line.script === undefined ? [] : prefix.length ? ['-e', line.script] : [line.script]),
-        ...operands,
-      ];
-      const files = segments.flatMap((g) => g.files);
-      const said = notes.map((n) => n.message).join('');
-      if (line.inPlace) {
-        if (files.length === 0) return { stdout: '', stderr: said, exitCode: 1 };
-        const result = fileMessage(await run(argv([], files)));
-        return result.exitCode !== 0 && result.stderr !== ''
-          ? result
-          : { ...result, stderr: said + result.stderr, exitCode: said ? 1 : result.exitCode };
-      }
-      // No file opened: the script is still read (busybox refuses a bad one first) over an empty input.
-      if (files.length === 0) {
-        const result = fileMessage(await run(argv([], ['/dev/null'])));
-        return result.exitCode !== 0 && result.stderr !== ''
-          ? result
-          : { ...result, stderr: said + result.stderr, exitCode: said ? 1 : result.exitCode };
-      }
-      const o = new ProgramOutput();
-      let exitCode = 0;
-      for (const g of segments) {
-        if (g.files.length === 0) {
-          for (const n of g.notes) o.err(n.message);
-          exitCode = Math.max(exitCode, 1);
-          continue;
-        }
-        const result = await endLine(ctx, line, g.files, fileMessage(await run(argv([], g.files))));
-        if (result.exitCode !== 0 && result.stderr !== '') return result;
-        exitCode = Math.max(exitCode, await placeNotes(run, argv, g.files, g.notes, result, o));
-      }
-      return o.result(exitCode);
-    },
-  };
-}
-
-/** A stretch of operands sed reads as one stream: the files that open, and what it says of the others. */
-interface Segment {
-  files: string[];
-  notes: Note[];
-}
-
-/** Writes the run's output to `o` with each message where busybox writes it; its status (1 when a message was reached). */
-async function placeNotes(
-  run: (args: string[]) => Promise<ExecResult>,
-  argv: (prefix: string[], operands: string[]) => string[],
-  files: string[],
-  notes: Note[],
-  result: ExecResult,
-  o: ProgramOutput,
-): Promise<number> {
-  let written = 0;
-  let said = false;
-  for (const note of notes) {
-    let upTo = written;
-    if (note.after > 0) {
-      const probe = await run(argv(['-e', `${note.after}i ${reached}`, '-e', `${note.after}Q`], files));
-      const at = probe.stdout.indexOf(`${reached}\n`);
-      // Not reached: the script quit before that line (busybox never opens the operand).
-      if (at < 0) continue;
-      upTo = Math.max(written, at);
-    }
-    o.out(result.stdout.slice(written, upTo));
-    written = upTo;
-    o.err(note.message);
-    said = true;
-  }
-  for (const [fd, text] of orderOf({ ...result, stdout: result.stdout.slice(written) })) {
-    if (fd === 1) o.out(text);
-    else o.err(text);
-  }
-  return said && result.exitCode === 0 ? 1 : result.exitCode;
-}
-
-/**
- * busybox's `p`, `=`, `i` and `a` end their line whatever the input's last line lacked; only the
- * pattern space printed at the end of a cycle (and `s///p`) leaves the newline off when the input
- * had none. just-bash leaves it off the output's end whatever wrote it: under -n without an `s`
- * command nothing prints the pattern space so, and the line is ended.
- */
-async function endLine(ctx: CommandContext, line: SedLine, files: string[], result: ExecResult): Promise<ExecResult> {
-  if (result.exitCode !== 0 || result.stdout === '' || result.stdout.endsWith('\n')) return result;
-  const quiet = line.options.some((o) => /^-[rEn]*n[rEn]*$|^--(quiet|silent)$/.test(o));
-  const scripts = [line.script ?? '', ...line.options.filter((_, i) => i > 0 && /^-[rEn]*e$|^--expression$/.test(line.options[i - 1]!))];
-  if (!quiet || scripts.some((t) => /(^|[;{}\s\d$/!])s[^\w\s\\]/.test(t) || /(^|[;{}\s])w\s/.test(t))) return result;
-  const last = files.at(-1) ?? '-';
-  const data = last === '-' ? Buffer.from(String(ctx.stdin), 'latin1') : Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, last)));
-  if (data.length === 0 || data[data.length - 1] === 10) return result;
-  const o = new ProgramOutput();
-  o.append(result);
-  o.out('\n');
-  return o.result(result.exitCode);
-}
-
-const sedUsage =
+const usage =
   'Usage: sed [-i[SFX]] [-nrE] [-f FILE]... [-e CMD]... [FILE]...\nor: sed [-i[SFX]] [-nrE] CMD [FILE]...\n\n' +
   '\t-e CMD\tAdd CMD to sed commands to be executed\n\t-f FILE\tAdd FILE contents to sed commands to be executed\n' +
   '\t-i[SFX]\tEdit files in-place (otherwise write to stdout)\n\t\tOptionally back files up, appending SFX\n' +
   '\t-n\tSuppress automatic printing of pattern space\n\t-r,-E\tUse extended regex syntax\n\n' +
   'If no -e or -f, the first non-option argument is the sed command string.\nRemaining arguments are input files (stdin if none).\n';
 
+/** sed's command line as getopt32long reads `i::rEne:*f:*` and its long options (GNU getopt: operands and options mixed). */
+interface SedLine {
+  /** -i's suffix ('' with none); undefined without -i. */
+  inPlace?: string;
+  extended: boolean;
+  quiet: number;
+  /** -e scripts and -f files, each in its own order (busybox reads all the -e first). */
+  scripts: string[];
+  files: string[];
+  operands: string[];
+}
+
+const longOptions = ['in-place', 'regexp-extended', 'quiet', 'silent', 'expression', 'file'] as const;
+
+/** The command line, or getopt's refusal (its message, then the usage). */
+function sedLine(args: string[]): SedLine | string {
+  const line: SedLine = { extended: false, quiet: 0, scripts: [], files: [], operands: [] };
+  const refuse = (message: string): string => `sed: ${message}\n${banner}${usage}`;
+  for (let k = 0; k < args.length; k++) {
+    const a = args[k]!;
+    if (a === '--') {
+      line.operands.push(...args.slice(k + 1));
+      break;
+    }
+    if (!a.startsWith('-') || a === '-') {
+      line.operands.push(a);
+      continue;
+    }
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      const name = a.slice(2, eq < 0 ? undefined : eq);
+      const found = longOptions.filter((o) => o === name || o.startsWith(name));
+      const option = found.includes(name as (typeof longOptions)[number]) ? name : found.length === 1 ? found[0]! : undefined;
+      if (!option) return refuse(`unrecognized option '${a}'`);
+      const value = eq < 0 ? undefined : a.slice(eq + 1);
+      if (option === 'expression' || option === 'file') {
+        const v = value ?? args[++k];
+        if (v === undefined) return refuse(`option '--${option}' requires an argument`);
+        (option === 'file' ? line.files : line.scripts).push(v);
+      } else if (option === 'in-place') line.inPlace = value ?? '';
+      else if (value !== undefined) return refuse(`option '--${option}' doesn't allow an argument`);
+      else if (option === 'regexp-extended') line.extended = true;
+      else line.quiet++;
+      continue;
+    }
+    for (let j = 1; j < a.length; j++) {
+      const c = a[j]!;
+      if (c === 'i') {
+        line.inPlace = a.slice(j + 1);
+        break;
+      }
+      if (c === 'e' || c === 'f') {
+        const v = j + 1 < a.length ? a.slice(j + 1) : args[++k];
+        if (v === undefined) return refuse(`option requires an argument -- '${c}'`);
+        (c === 'f' ? line.files : line.scripts).push(v);
+        break;
+      }
+      if (c === 'r' || c === 'E') line.extended = true;
+      else if (c === 'n') line.quiet++;
+      else return refuse(`invalid option -- '${c}'`);
+    }
+  }
+  return line;
+}
+
+/** Bytes as sed reads them: one character each. */
+const latin1 = (text: string): string => Buffer.from(text).toString('latin1');
+/** A name sed read from its script, as the filesystem is given it. */
+const fsName = (name: string): string => Buffer.from(name, 'latin1').toString();
+
+/** An open input: its bytes and how far they are read. */
+interface Stream {
+  data: string;
+  pos: number;
+}
+
 /**
- * just-bash's messages in busybox's words: a script file sed cannot open (`sed: F: why`; just-bash:
- * `couldn't open file F: why`), a label not found, an unknown command, a range without its end, and
- * a refused option followed by busybox's usage.
+ * busybox 1.35's `sed` (editors/sed.c), ported: its command line and files here, its script language
+ * (busybox-sed-script.ts), its cycle (busybox-sed-cycle.ts), its regular expressions as glibc's
+ * regcomp reads them (posix-regex.ts). The files
+ * are one stream, read a line ahead for `$`; one that does not open is said (`sed: F: why`) when
+ * the read-ahead reaches it, and a directory reads as empty. A `-` operand runs the files up to it
+ * then and there, so line numbers and `$` start again after it, and a `q` there leaves the rest of
+ * that stream to the next run. With -i each file is written anew and renamed over its name (that
+ * name alone changes: it stops being a link of the others). A branch loop that reads no line is
+ * stopped after just-bash's sed limit (maxSedIterations, 100,000 jumps), with status 126.
  */
-function fileMessage(result: ExecResult): ExecResult {
-  let stderr = result.stderr
-    .replace(/^sed: couldn't open file (.*): ([^:\n]*)$/gm, 'sed: $1: $2')
-    // Script errors busybox words otherwise (editors/sed.c), where the two say the same thing.
-    .replace(/^sed: undefined label '(.*)'$/gm, "sed: can't find label for jump to '$1'")
-    .replace(/^sed: invalid command: (.)$/gm, 'sed: unsupported command $1')
-    .replace(/^sed: expected context address$/gm, 'sed: no address after comma');
-  if (/^sed: (invalid option -- '.'|option requires an argument -- '.'|unrecognized option '.*')\n$/.test(stderr)) stderr += `${banner}${sedUsage}`;
-  return stderr === result.stderr ? result : { ...result, stderr };
+export function sedCommand(host: ProgramHost): Command {
+  return {
+    name: 'sed',
+    async execute(args, ctx) {
+      if (args[0] === '--version') return { stdout: 'This is not GNU sed version 4.0\n', stderr: '', exitCode: 0 };
+      const line = sedLine(args);
+      if (typeof line === 'string') return { stdout: '', stderr: line, exitCode: 1 };
+      return new SedRun(host, ctx, line).run();
+    },
+  };
+}
+
+/** One run of sed: its command line, inputs, outputs and `w` files (sed_main and get_next_line's files). */
+class SedRun implements SedInput {
+  private readonly o = new ProgramOutput();
+  private pending = '';
+  private readonly wFiles = new Map<string, SedWFile>();
+  private script!: SedScript;
+  private inputs: string[] = [];
+  private currentInput = 0;
+  private lastInput = 0;
+  private current?: Stream;
+  private readonly stdin: Stream;
+  private cycles!: SedCycles;
+  private exitCode = 0;
+  private sink: Sink;
+  private readonly limit: number;
+
+  constructor(
+    private readonly host: ProgramHost,
+    private readonly ctx: CommandContext,
+    private readonly line: SedLine,
+  ) {
+    this.stdin = { data: stdinBytes(ctx).toString('latin1'), pos: 0 };
+    this.sink = { write: (text) => (this.pending += text) };
+    this.limit = ctx.limits?.maxSedIterations ?? 100_000;
+  }
+
+  private abs(name: string): string {
+    return posix.resolve(this.ctx.cwd, name);
+  }
+
+  private flushOut(): void {
+    if (this.pending) this.o.bytes(Buffer.from(this.pending, 'latin1'));
+    this.pending = '';
+  }
+
+  private err(text: string): void {
+    this.flushOut();
+    this.o.err(text);
+  }
+
+  async run(): Promise<ExecResult> {
+    try {
+      await this.main();
+    } catch (e) {
+      if (e instanceof SedDie) {
+        this.err(`sed: ${e.message}\n`);
+        this.exitCode = 1;
+      } else if (e instanceof SedLimit) {
+        this.err(`sed: command execution exceeded maximum iterations (${this.limit})\n`);
+        this.exitCode = 126;
+      } else throw e;
+    }
+    await this.closeWFiles();
+    this.flushOut();
+    return this.o.result(this.exitCode, this.host.rawOutput);
+  }
+
+  /** sed_main after getopt. */
+  private async main(): Promise<void> {
+    const { line } = this;
+    this.script = new SedScript(line.extended, (name) => this.openW(name));
+    this.script.beQuiet = line.quiet;
+    this.cycles = new SedCycles(this.script, this, this.limit);
+    for (const text of line.scripts) await this.script.addBlock(latin1(text));
+    for (const file of line.files) {
+      const data = file === '-' ? this.stdinRest() : await this.readScriptFile(file);
+      const lines = data.split('\n');
+      if (lines.at(-1) === '') lines.pop();
+      for (const l of lines) await this.script.add(l);
+    }
+    const operands = [...line.operands];
+    if (line.scripts.length === 0 && line.files.length === 0) {
+      if (operands.length === 0) {
+        this.err(`${banner}${usage}`);
+        this.exitCode = 1;
+        return;
+      }
+      await this.script.addBlock(latin1(operands.shift()!));
+    }
+    await this.script.add('');
+    this.inputs = operands;
+    if (operands.length === 0) {
+      if (line.inPlace !== undefined) throw new SedDie('-i requires an argument');
+      this.inputs = ['-'];
+      return this.processFiles();
+    }
+    for (let k = 0; k < operands.length; k++) {
+      this.lastInput = k;
+      if (line.inPlace === undefined) {
+        if (operands[k] === '-') await this.processFiles();
+        continue;
+      }
+      await this.inPlace(operands[k]!, line.inPlace);
+    }
+    await this.processFiles();
+  }
+
+  private stdinRest(): string {
+    const rest = this.stdin.data.slice(this.stdin.pos);
+    this.stdin.pos = this.stdin.data.length;
+    return rest;
+  }
+
+  private async readScriptFile(file: string): Promise<string> {
+    const why = await openFailure(this.ctx.fs, this.ctx.cwd, file);
+    if (why) throw new SedDie(`${file}: ${why}`);
+    if (await isDirectory(this.ctx.fs, this.ctx.cwd, file)) return '';
+    return Buffer.from(await this.ctx.fs.readFileBuffer(this.abs(file))).toString('latin1');
+  }
+
+  /** xfopen_for_write of a `w` file: made empty now, written when sed ends. */
+  private async openW(name: string): Promise<SedWFile> {
+    const known = this.wFiles.get(name);
+    if (known) return known;
+    try {
+      await this.ctx.fs.writeFile(this.abs(fsName(name)), new Uint8Array());
+    } catch (e) {
+      throw new SedDie(say('sed', `can't open '${fsName(name)}'`, e).slice(5, -1));
+    }
+    const file: SedWFile = { name, data: [], lastChar: '\n' };
+    this.wFiles.set(name, file);
+    return file;
+  }
+
+  private async closeWFiles(): Promise<void> {
+    for (const file of this.wFiles.values()) {
+      if (file.data.length)
+        await this.ctx.fs.writeFile(this.abs(fsName(file.name)), Buffer.from(file.data.join(''), 'latin1')).catch(() => undefined);
+    }
+  }
+
+  /**
+   * -i over one operand: its lines into a new file (mkstemp's `NAMEXXXXXX` beside it, which the
+   * user must be able to make) renamed over the name, after a rename of the name to NAMESUFFIX with
+   * a suffix. The name alone changes: a symlink is replaced by a file, a hard link stops being one.
+   */
+  private async inPlace(name: string, suffix: string): Promise<void> {
+    const { fs } = this.ctx;
+    const path = this.abs(name);
+    const st = name === '-' ? undefined : await fs.stat(path).catch(() => undefined);
+    if (!st) {
+      this.err(`sed: ${name}: ${(await openFailure(fs, this.ctx.cwd, name)) ?? 'No such file or directory'}\n`);
+      this.exitCode = 1;
+      this.currentInput++;
+      return;
+    }
+    const temp = `${name}${randomSuffix()}`;
+    try {
+      await fs.writeFile(this.abs(temp), new Uint8Array());
+      await fs.rm(this.abs(temp));
+    } catch (e) {
+      throw new SedDie(say('sed', `can't create temp file '${temp}'`, e).slice(5, -1));
+    }
+    let out = '';
+    this.sink = { write: (text) => (out += text) };
+    await this.processFiles();
+    this.sink = { write: (text) => (this.pending += text) };
+    if (st.isDirectory) throw new SedDie(`can't move '${temp}' to '${name}': Is a directory`);
+    const data = Buffer.from(out, 'latin1');
+    const symlink = (await fs.lstat(path)).isSymbolicLink;
+    const owner = await this.host.fs.entry(await fs.realpath(path));
+    if (suffix) await fs.mv(path, `${path}${suffix}`);
+    else if (symlink) await fs.rm(path);
+    else await this.host.fs.separate(path);
+    const target = suffix || symlink ? path : await fs.realpath(path);
+    const spec = { uid: owner?.uid ?? this.host.uid, gid: owner?.gid ?? this.host.gid, mode: st.mode & 0o7777 };
+    await this.host.fs.write(target, data, spec);
+    await this.host.fs.setMeta(target, spec);
+    for (const cmd of this.script.cmds) {
+      cmd.begLine = cmd.begLineOrig;
+      cmd.endLine = cmd.endLineOrig;
+    }
+  }
+
+  /** process_files over the inputs from currentInput to lastInput. */
+  private processFiles(): Promise<void> {
+    return this.cycles.run(this.sink);
+  }
+
+  /** get_next_line's reading: the next line of the inputs up to lastInput (a line ends at a newline or a NUL). */
+  async read(): Promise<Next | undefined> {
+    for (; this.currentInput <= this.lastInput; this.currentInput++) {
+      if (!this.current) {
+        const fp = await this.open(this.inputs[this.currentInput]!);
+        if (!fp) {
+          this.exitCode = 1;
+          continue;
+        }
+        this.current = fp;
+      }
+      const fp = this.current;
+      if (fp.pos < fp.data.length) {
+        let end = fp.pos;
+        while (end < fp.data.length && fp.data[end] !== '\n' && fp.data[end] !== '\0') end++;
+        const text = fp.data.slice(fp.pos, end);
+        let gc = noEol;
+        if (end < fp.data.length) {
+          gc = fp.data[end]!;
+          end++;
+          if (gc === '\0' && end >= fp.data.length) gc = lastIsNul;
+        }
+        fp.pos = end;
+        return { line: text, gc };
+      }
+      this.current = undefined;
+    }
+    return undefined;
+  }
+
+  /** Opens the next input: its bytes, or undefined (said) when it does not open. */
+  private async open(name: string): Promise<Stream | undefined> {
+    if (name === '-') return this.stdin;
+    const why = await openFailure(this.ctx.fs, this.ctx.cwd, name);
+    if (why) {
+      this.err(`sed: ${name}: ${why}\n`);
+      return undefined;
+    }
+    if (await isDirectory(this.ctx.fs, this.ctx.cwd, name)) return { data: '', pos: 0 };
+    return { data: Buffer.from(await this.ctx.fs.readFileBuffer(this.abs(name))).toString('latin1'), pos: 0 };
+  }
+
+  /** The lines of a file `r` reads (none when it does not open). */
+  async readLines(name: string): Promise<string[]> {
+    const file = fsName(name);
+    if ((await openFailure(this.ctx.fs, this.ctx.cwd, file)) || (await isDirectory(this.ctx.fs, this.ctx.cwd, file))) return [];
+    const data = Buffer.from(await this.ctx.fs.readFileBuffer(this.abs(file))).toString('latin1');
+    const lines = data.split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    return lines;
+  }
+}
+
+/** mkstemp's six characters. */
+function randomSuffix(): string {
+  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  let s = '';
+  for (let i = 0; i < 6; i++) s += chars[Math.floor(Math.random() * chars.length)];
+  return s;
 }

@@ -1,0 +1,298 @@
+/**
+ * A POSIX regular expression (regcomp(3) as glibc reads one in the C locale) as a JavaScript
+ * RegExp: basic (BRE) or extended (ERE) syntax, with glibc's GNU extensions (`\+ \? \|` in a BRE,
+ * `\w \W \s \S \b \B \< \> \` \'`), bracket expressions with `[:class:]`, `[.c.]` and `[=c=]`,
+ * intervals, groups and back references; glibc's regerror words when it refuses one. Text is one
+ * character per byte (latin1). The translation is a loop over the pattern with an explicit stack of
+ * open groups, never recursion. A match is POSIX's leftmost-longest (`longest`); which text each
+ * group holds in it is the one JavaScript's backtracking finds for that extent.
+ */
+export interface PosixRegex {
+  /** The expression, matching anywhere (`g` flag: set lastIndex to search from there). */
+  re: RegExp;
+  /** The same with `^` never matching (regexec's REG_NOTBOL), for the matches after the first. */
+  notBol: RegExp;
+  /**
+   * Whether JavaScript's first match may be shorter than POSIX's longest at the same place (the
+   * expression has an alternation or a quantified group); `longest` then looks further.
+   */
+  ambiguous: boolean;
+  /** The RegExps `longest` has made for this expression so far (it stops looking past `longestBudget`). */
+  tries: number;
+}
+
+/** regcomp's options. */
+export interface PosixFlags {
+  /** REG_EXTENDED: ERE syntax (default: BRE). */
+  extended?: boolean;
+  /** REG_ICASE. */
+  icase?: boolean;
+}
+
+/** glibc's regerror(3) texts. */
+const regexErrors = {
+  ECTYPE: 'Invalid character class name',
+  ECOLLATE: 'Invalid collation character',
+  EESCAPE: 'Trailing backslash',
+  ESUBREG: 'Invalid back reference',
+  EBRACK: 'Unmatched [, [^, [:, [., or [=',
+  EPAREN: 'Unmatched ( or \\(',
+  EBRACE: 'Unmatched \\{',
+  BADBR: 'Invalid content of \\{\\}',
+  ERANGE: 'Invalid range end',
+  BADRPT: 'Invalid preceding regular expression',
+  ESIZE: 'Regular expression too big',
+} as const;
+
+/** regcomp's refusal: `message` is regerror's text. */
+export class PosixRegexError extends Error {
+  override readonly name = 'PosixRegexError';
+}
+
+const classes: Record<string, string> = {
+  alpha: 'A-Za-z',
+  digit: '0-9',
+  alnum: '0-9A-Za-z',
+  upper: 'A-Z',
+  lower: 'a-z',
+  space: ' \\t\\n\\v\\f\\r',
+  blank: ' \\t',
+  punct: '!-\\/:-@\\[-`{-~',
+  print: ' -~',
+  graph: '!-~',
+  cntrl: '\\x00-\\x1f\\x7f',
+  xdigit: '0-9A-Fa-f',
+};
+
+/** A character as a JavaScript regex literal (inside or outside a class). */
+const lit = (c: string): string => (/[A-Za-z0-9_]/.test(c) ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** The marker standing for `^` until the two RegExps are made. */
+const bol = '\u0000BOL\u0000';
+
+/** A piece of a sequence: its source, and whether it may take a quantifier (and has one). */
+interface Piece {
+  src: string;
+  quantified: boolean;
+  anchor: boolean;
+}
+
+/** An open group: the sequences of the alternatives before it, and its number. */
+interface Frame {
+  alternatives: string[];
+  pieces: Piece[];
+  number: number;
+}
+
+/**
+ * Translates a POSIX regular expression. Throws PosixRegexError with glibc's message when regcomp
+ * would refuse it.
+ */
+export function posixRegex(pattern: string, flags: PosixFlags = {}): PosixRegex {
+  const { source, ambiguous } = translate(pattern, flags.extended ?? false);
+  const f = `gs${flags.icase ? 'i' : ''}`;
+  return { re: new RegExp(source.split(bol).join('^'), f), notBol: new RegExp(source.split(bol).join('(?!)'), f), ambiguous, tries: 0 };
+}
+
+/**
+ * How far past JavaScript's match `longest` looks for a longer one, and how many places it tries
+ * for one expression in all (each is a RegExp of its own): a bound on the time a long line takes.
+ */
+const longestReach = 256;
+const longestBudget = 50_000;
+
+/**
+ * regexec's match where `m` (found by `re`, one of `regex`'s two) starts: the longest one there, as POSIX wants, where
+ * JavaScript's backtracking took the first alternative that matched (up to `longestReach` further).
+ */
+export function longest(regex: PosixRegex, re: RegExp, s: string, m: RegExpExecArray): RegExpExecArray {
+  const start = m.index;
+  const shortest = start + m[0].length;
+  for (let end = Math.min(s.length, shortest + longestReach); end > shortest && regex.tries < longestBudget; end--) {
+    regex.tries++;
+    const forced = new RegExp(`(?:${re.source})(?<=^[\\s\\S]{${end}})`, `${re.flags.replace('g', '')}y`);
+    forced.lastIndex = start;
+    const found = forced.exec(s);
+    if (found) return found;
+  }
+  return m;
+}
+
+/** The JavaScript source of a POSIX expression (with `bol` markers for its `^` anchors). */
+function translate(p: string, ere: boolean): { source: string; ambiguous: boolean } {
+  const stack: Frame[] = [];
+  let alternatives: string[] = [];
+  let pieces: Piece[] = [];
+  let groups = 0;
+  let ambiguous = false;
+  const closed = new Set<number>();
+  /** Whether the position starts an expression: a `*` here is literal (BRE) or refused (ERE). */
+  const atStart = (): boolean => pieces.length === 0 || (pieces.length === 1 && pieces[0]!.anchor && pieces[0]!.src === bol);
+  const push = (src: string, anchor = false): void => {
+    pieces.push({ src, quantified: false, anchor });
+  };
+  const quantify = (q: string): void => {
+    const last = pieces.at(-1)!;
+    if (last.src.startsWith('(')) ambiguous = true;
+    if (last.quantified) last.src = `(?:${last.src})`;
+    last.src += q;
+    last.quantified = true;
+  };
+  let i = 0;
+  while (i < p.length) {
+    const c = p[i]!;
+    if (c === '\\') {
+      if (i + 1 >= p.length) throw new PosixRegexError(regexErrors.EESCAPE);
+      const d = p[i + 1]!;
+      i += 2;
+      if (!ere && d === '(') {
+        stack.push({ alternatives, pieces, number: ++groups });
+        alternatives = [];
+        pieces = [];
+      } else if (!ere && d === ')') {
+        if (stack.length === 0) throw new PosixRegexError(regexErrors.EPAREN);
+        const group = closeGroup();
+        push(group);
+      } else if (!ere && d === '|') {
+        alternatives.push(pieces.map((x) => x.src).join(''));
+        pieces = [];
+        ambiguous = true;
+      } else if (!ere && d === '{') {
+        if (atStart()) throw new PosixRegexError(regexErrors.BADRPT);
+        i = interval(i, '\\}');
+      } else if (!ere && (d === '+' || d === '?')) {
+        if (atStart()) push(lit(d));
+        else quantify(d);
+      } else if (/[1-9]/.test(d)) {
+        if (!closed.has(Number(d))) throw new PosixRegexError(regexErrors.ESUBREG);
+        push(`\\${d}`);
+      } else if (d === 'w') push('[A-Za-z0-9_]');
+      else if (d === 'W') push('[^A-Za-z0-9_]');
+      else if (d === 's') push('[ \\t\\n\\v\\f\\r]');
+      else if (d === 'S') push('[^ \\t\\n\\v\\f\\r]');
+      else if (d === 'b') push('\\b', true);
+      else if (d === 'B') push('\\B', true);
+      else if (d === '<') push('\\b(?=[A-Za-z0-9_])', true);
+      else if (d === '>') push('\\b(?<=[A-Za-z0-9_])', true);
+      else if (d === '`') push('(?<![\\s\\S])', true);
+      else if (d === "'") push('(?![\\s\\S])', true);
+      else push(lit(d));
+      continue;
+    }
+    i++;
+    if (c === '[') {
+      i = bracket(i);
+      continue;
+    }
+    if (c === '.') push('.');
+    else if (c === '*') {
+      if (atStart()) {
+        if (ere) throw new PosixRegexError(regexErrors.BADRPT);
+        push(lit(c));
+      } else quantify('*');
+    } else if (ere && (c === '+' || c === '?')) {
+      if (atStart()) throw new PosixRegexError(regexErrors.BADRPT);
+      quantify(c);
+    } else if (ere && c === '{') {
+      if (atStart()) throw new PosixRegexError(regexErrors.BADRPT);
+      i = interval(i, '}');
+    } else if (ere && c === '(') {
+      stack.push({ alternatives, pieces, number: ++groups });
+      alternatives = [];
+      pieces = [];
+    } else if (ere && c === ')' && stack.length > 0) push(closeGroup());
+    else if (ere && c === '|') {
+      alternatives.push(pieces.map((x) => x.src).join(''));
+      pieces = [];
+      ambiguous = true;
+    } else if (c === '^' && (ere || pieces.length === 0)) push(bol, true);
+    else if (c === '$' && (ere || i === p.length || p.startsWith('\\)', i) || p.startsWith('\\|', i))) push('$', true);
+    else push(lit(c));
+  }
+  if (stack.length > 0) throw new PosixRegexError(regexErrors.EPAREN);
+  alternatives.push(pieces.map((x) => x.src).join(''));
+  return { source: alternatives.join('|'), ambiguous };
+
+  function closeGroup(): string {
+    alternatives.push(pieces.map((x) => x.src).join(''));
+    const inner = alternatives.join('|');
+    const frame = stack.pop()!;
+    closed.add(frame.number);
+    alternatives = frame.alternatives;
+    pieces = frame.pieces;
+    return `(${inner})`;
+  }
+
+  /** Reads an interval's `m,n` from `at` up to `end`; returns where the pattern goes on. */
+  function interval(at: number, end: string): number {
+    const close = p.indexOf(end, at);
+    if (close < 0) throw new PosixRegexError(regexErrors.EBRACE);
+    const m = /^(\d*)(,(\d*))?$/.exec(p.slice(at, close));
+    if (!m || (m[1] === '' && m[2] === undefined)) throw new PosixRegexError(regexErrors.BADBR);
+    const lo = m[1] === '' ? 0 : Number(m[1]);
+    const hi = m[2] === undefined ? lo : m[3] === '' ? undefined : Number(m[3]);
+    if (lo > 0x7fff || (hi ?? 0) > 0x7fff) throw new PosixRegexError(regexErrors.ESIZE);
+    if (hi !== undefined && hi < lo) throw new PosixRegexError(regexErrors.BADBR);
+    quantify(hi === undefined ? `{${lo},}` : hi === lo ? `{${lo}}` : `{${lo},${hi}}`);
+    return close + end.length;
+  }
+
+  /** Reads a bracket expression after its `[`; returns where the pattern goes on. */
+  function bracket(at: number): number {
+    let k = at;
+    let negate = false;
+    if (p[k] === '^') {
+      negate = true;
+      k++;
+    }
+    const items: string[] = [];
+    let first = true;
+    while (true) {
+      if (k >= p.length) throw new PosixRegexError(regexErrors.EBRACK);
+      let c = p[k]!;
+      if (c === ']' && !first) {
+        k++;
+        break;
+      }
+      first = false;
+      let single: string | undefined;
+      if (c === '[' && (p[k + 1] === ':' || p[k + 1] === '.' || p[k + 1] === '=')) {
+        const kind = p[k + 1]!;
+        const end = p.indexOf(`${kind}]`, k + 2);
+        if (end < 0) throw new PosixRegexError(regexErrors.EBRACK);
+        const name = p.slice(k + 2, end);
+        k = end + 2;
+        if (kind === ':') {
+          if (!(name in classes)) throw new PosixRegexError(regexErrors.ECTYPE);
+          items.push(classes[name]!);
+          continue;
+        }
+        if (name.length !== 1) throw new PosixRegexError(regexErrors.ECOLLATE);
+        single = name;
+      } else {
+        single = c;
+        k++;
+      }
+      c = single;
+      // A range: the character before a `-` that is not the last before `]`.
+      if (p[k] === '-' && p[k + 1] !== ']' && k + 1 < p.length) {
+        k++;
+        let hi = p[k]!;
+        if (hi === '[' && (p[k + 1] === '.' || p[k + 1] === '=')) {
+          const kind = p[k + 1]!;
+          const end = p.indexOf(`${kind}]`, k + 2);
+          if (end < 0) throw new PosixRegexError(regexErrors.EBRACK);
+          hi = p.slice(k + 2, end);
+          if (hi.length !== 1) throw new PosixRegexError(regexErrors.ECOLLATE);
+          k = end + 2;
+        } else k++;
+        if (hi.charCodeAt(0) < c.charCodeAt(0)) throw new PosixRegexError(regexErrors.ERANGE);
+        items.push(`${lit(c)}-${lit(hi)}`);
+        continue;
+      }
+      items.push(lit(c));
+    }
+    push(`[${negate ? '^' : ''}${items.join('')}]`);
+    return k;
+  }
+}
