@@ -539,10 +539,16 @@ export function busyboxSystem(host: SystemHost): Command[] {
       return { stdout, stderr, exitCode: stderr ? 1 : 0 };
     },
   };
+  // busybox's usleep: its first operand by xatou (decimal digits, at most 2^32 - 1), the others ignored.
   const usleep: Command = {
     name: 'usleep',
     async execute(args, ctx) {
-      await host.pause(Number(args[0] ?? 0) / 1000, ctx.signal);
+      const usage = `${banner}Usage: usleep N\n\nPause for N microseconds\n`;
+      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: usage, exitCode: 0 };
+      const n = args[0];
+      if (n === undefined) return { stdout: '', stderr: usage, exitCode: 1 };
+      if (!/^\d+$/.test(n) || Number(n) > 0xffff_ffff) return { stdout: '', stderr: `usleep: invalid number '${n}'\n`, exitCode: 1 };
+      await host.pause(Number(n) / 1000, ctx.signal);
       return ok();
     },
   };

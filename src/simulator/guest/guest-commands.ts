@@ -1,6 +1,7 @@
 import { machine, release, version } from 'node:os';
 import { posix } from 'node:path';
 import type { Command, ExecResult, IFileSystem } from 'just-bash';
+import { banner } from './busybox-getopt.js';
 import { symlinkLoop } from './file-status.js';
 import { openRefusal } from './guest-access.js';
 import { rewordStderr } from './program-output.js';
@@ -221,7 +222,11 @@ export function sleepCommand(sleep: (ms: number, signal: AbortSignal | undefined
   return {
     name: 'sleep',
     async execute(args, ctx) {
-      if (args.length === 0) return fail('Usage: sleep [N]...\n');
+      const usage =
+        `${banner}Usage: sleep [N]...\n\nPause for a time equal to the total of the args given, where each arg can\n` +
+        'have an optional suffix of (s)econds, (m)inutes, (h)ours, or (d)ays\n';
+      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: usage, exitCode: 0 };
+      if (args.length === 0) return fail(usage);
       let seconds = 0;
       for (const a of args) {
         const m = /^(\d+(?:\.\d*)?|\.\d+)([smhd]?)$/.exec(a);
