@@ -454,6 +454,23 @@ describe('sed as busybox 1.35 runs it: addresses, commands, regular expressions,
   ] as const)('%s', check);
 });
 
+describe("find -regex reads its expression as sed's do (glibc's regcomp, posix-regex.ts)", () => {
+  it.each([
+    [
+      "mkdir fr; touch fr/ab fr/a.c fr/ABx; find fr -regex 'fr/a.*' | sort; find fr -regex 'fr/a\\(b\\|\\.c\\)' | sort; find fr -regex 'fr/a\\{1,\\}b'; find fr -regex 'fr/a+b'; find fr -regex 'fr/[[:alpha:]]*' | sort",
+      'fr/a.c\nfr/ab\nfr/a.c\nfr/ab\nfr/ab\nfr/ABx\nfr/ab\n',
+      '',
+      0,
+    ],
+    [
+      "mkdir fr; touch fr/ab; find fr -regex '(a'; echo rc=$?; find fr -regex '\\(a'; echo rc=$?; find fr -regex '[/x'; echo rc=$?; find fr -regex 'fr/a\\{2,1\\}'; echo rc=$?",
+      'rc=0\nrc=1\nrc=1\nrc=1\n',
+      "find: bad regex '\\(a': Unmatched ( or \\(\nfind: bad regex '[/x': Unmatched [, [^, [:, [., or [=\nfind: bad regex 'fr/a\\{2,1\\}': Invalid content of \\{\\}\n",
+      0,
+    ],
+  ] as const)('%s', check);
+});
+
 describe('a branch loop that reads no line', () => {
   // busybox loops for ever here; the guest's sed stops at just-bash's limit for its sed (maxSedIterations).
   it('is stopped after 100,000 jumps with status 126', async () => {

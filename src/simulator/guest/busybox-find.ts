@@ -5,6 +5,7 @@ import { mountOf } from './busybox-stat.js';
 import { banner } from './busybox-getopt.js';
 import { resolvePath, statusOf, type FileStatus } from './file-status.js';
 import type { ProgramHost } from './program-host.js';
+import { posixRegex, PosixRegexError } from './posix-regex.js';
 import { ProgramOutput } from './program-output.js';
 import { errnos } from './fs-error.js';
 
@@ -87,54 +88,18 @@ function globRegExp(pattern: string, caseFold: boolean): RegExp {
   return new RegExp(`^${re}$`, caseFold ? 'i' : '');
 }
 
-const posixClasses: Record<string, string> = {
-  alpha: 'a-zA-Z',
-  digit: '0-9',
-  alnum: 'a-zA-Z0-9',
-  upper: 'A-Z',
-  lower: 'a-z',
-  space: ' \\t\\n\\r\\f\\v',
-  blank: ' \\t',
-  xdigit: '0-9A-Fa-f',
-  punct: '!-/:-@[-`{-~',
-};
-
 /**
- * A POSIX basic regular expression (regcomp without REG_EXTENDED, glibc's: `\(` `\)` `\{` `\}` `\|`
- * `\+` `\?` are operators, the bare characters literal) as a JavaScript one matching the whole path.
+ * A POSIX basic regular expression (regcomp without REG_EXTENDED, glibc's) as a JavaScript one
+ * matching the whole path; find dies with regcomp's refusal (`bad regex 'RE': why`).
  */
 function basicRegExp(pattern: string): RegExp {
-  let re = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '\\' && i + 1 < pattern.length) {
-      const n = pattern[++i]!;
-      re += '(){}|+?'.includes(n) ? n : /[a-zA-Z]/.test(n) && !'wWsSbB'.includes(n) ? n : `\\${n}`;
-    } else if ('(){}|+?/'.includes(c)) re += `\\${c}`;
-    else if (c === '[') {
-      let j = i + 1;
-      if (pattern[j] === '^') j++;
-      if (pattern[j] === ']') j++;
-      let body = '';
-      for (; j < pattern.length && pattern[j] !== ']'; j++) {
-        const cls = /^\[:([a-z]+):\]/.exec(pattern.slice(j));
-        if (cls) {
-          body += posixClasses[cls[1]!] ?? '';
-          j += cls[0].length - 1;
-        } else body += pattern[j] === '\\' || pattern[j] === ']' ? `\\${pattern[j]}` : pattern[j];
-      }
-      if (j >= pattern.length) {
-        re += '\\[';
-        continue;
-      }
-      const head = pattern.slice(i + 1, i + 3);
-      const negate = head.startsWith('^');
-      const leadingBracket = pattern[i + (negate ? 2 : 1)] === ']';
-      re += `[${negate ? '^' : ''}${leadingBracket ? '\\]' : ''}${body}]`;
-      i = j;
-    } else re += c;
+  try {
+    const { re } = posixRegex(pattern);
+    return new RegExp(`^(?:${re.source})$`, re.flags.replace('g', ''));
+  } catch (e) {
+    if (e instanceof PosixRegexError) throw new Died(`bad regex '${pattern}': ${e.message}`);
+    throw e;
   }
-  return new RegExp(`^(?:${re})$`);
 }
 
 /** xatoi_positive / xatoul: digits only, else `invalid number`. */
@@ -290,12 +255,7 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
         const re = globRegExp(value, arg === '-ipath');
         add(async (v) => (re.test(v.name) ? TRUE : 0));
       } else if (arg === '-regex') {
-        let re: RegExp;
-        try {
-          re = basicRegExp(value);
-        } catch {
-          re = /(?!)/;
-        }
+        const re = basicRegExp(value);
         add(async (v) => (re.test(v.name) ? TRUE : 0));
       } else if (arg === '-type') {
         const kind = { f: 'file', d: 'directory', l: 'symlink', b: 'block', c: 'char', s: 'socket', p: 'fifo' }[value];
