@@ -865,6 +865,14 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   'echo hi > /dev/tty; echo rc=$?; echo hi >> /dev/tty; echo rc=$?; read x < /dev/tty; echo rc=$?; (exec 1>/dev/tty; echo hi); echo rc=$?; (exec 3<>/dev/tty); echo rc=$?',
   'cat /dev/tty; echo rc=$?',
   'for p in head wc od sort cut nl rev fold uniq md5sum xxd hexdump tac; do $p /dev/tty; echo "$p rc=$?"; done 2>&1; echo x | tee /dev/tty; cmp /dev/tty /dev/null; echo rc=$?; test -e /dev/tty && test -w /dev/tty && echo there',
+  // sleep's and usleep's numbers, refused at once.
+  "usleep -; echo rc=$?; usleep 1x; usleep +5; usleep ' 5'; usleep 4294967296; echo rc=$?; usleep 1 2; usleep 0004; echo rc=$?; usleep; echo rc=$?; sleep; echo rc=$?; sleep x; echo rc=$?",
+  // A program env, setsid and xargs cannot run, in busybox's words.
+  'echo hi > /tmp/f; for p in env setsid xargs; do $p /tmp/f </dev/null; echo rc=$?; $p /nosuch </dev/null; echo rc=$?; done 2>&1; env -i A=1 nosuch; echo rc=$?; echo a | xargs nosuch; echo rc=$?',
+  // chdir, cd by its other name.
+  'chdir /nosuch; echo rc=$?; chdir; pwd; type chdir; chdir -P /tmp; pwd',
+  // ash's keywords, and [[ as a word after a command's name.
+  'type [[; type ]]; type function select time !; echo rc=$?; command -V [[; command -v [[; echo [[ ]]',
   // just-bash's programs over a file that does not open, in busybox's words, the file as typed.
   'cd /tmp; for p in nl rev fold uniq md5sum sha256sum xxd hexdump tac strings paste base64; do $p nosuch; echo "$p rc=$?"; done 2>&1',
   "export X=1; ash -c 'echo $X $0; nosuch'; echo rc=$?; ash -c 'echo $1' n a",

@@ -2,6 +2,7 @@ import { machine } from 'node:os';
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { banner } from './busybox-getopt.js';
+import { execFailure } from './program-output.js';
 import type { GuestFs } from './guest-fs.js';
 import { busyboxArchives } from './busybox-archives.js';
 import { busyboxCalc } from './busybox-calc.js';
@@ -255,10 +256,22 @@ export function busyboxFiles(host: FilesHost): Command[] {
     async execute(args, ctx) {
       const argv = args.filter((a, i) => !(i === 0 && a.startsWith('-')));
       if (argv.length === 0) return fail(`${banner}Usage: setsid [-c] PROG ARGS\n`);
-      return ctx.exec!(argv.map(quote).join(' '), { cwd: ctx.cwd, stdin: String(ctx.stdin), stdinKind: 'bytes' });
+      const run = await ctx.exec!(argv.map(quote).join(' '), { cwd: ctx.cwd, stdin: String(ctx.stdin), stdinKind: 'bytes' });
+      return execFailure(run, argv[0]!, (why) => `setsid: can't execute '${argv[0]}': ${why}\n`);
+    },
+  };
+  // just-bash's env, with busybox's words for a program it cannot run.
+  const env: Command = {
+    name: 'env',
+    async execute(args, ctx) {
+      if (!ctx.origCommand) return fail('sh: env: not found\n', 127);
+      const result = await ctx.origCommand(args);
+      const word = envProgram(args);
+      return word === undefined ? result : execFailure(result, word, (why) => `env: can't execute '${word}': ${why}\n`);
     },
   };
   return [
+    env,
     chgrp,
     cmp,
     link,
@@ -294,4 +307,20 @@ export function busyboxFiles(host: FilesHost): Command[] {
 
 function quote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The program `env ARGS` runs: the first operand after its options (`-u NAME` takes a value) and the NAME=VALUE settings. */
+function envProgram(args: string[]): string | undefined {
+  let k = 0;
+  for (; k < args.length; k++) {
+    const a = args[k]!;
+    if (a === '--') {
+      k++;
+      break;
+    }
+    if (a === '-u') k++;
+    else if (a === '-' || !a.startsWith('-')) break;
+  }
+  while (k < args.length && (args[k] === '-' || args[k]!.includes('='))) k++;
+  return args[k];
 }

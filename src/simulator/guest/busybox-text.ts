@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { wcCounting } from './busybox-wc.js';
 import { withRefusals } from './guest-access.js';
+import { execFailure } from './program-output.js';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
 
@@ -214,10 +215,9 @@ const getopt: Command = {
  * program it cannot find is `xargs: X: No such file or directory`, 127. Its own refusals (a bad
  * option) stay 1.
  */
-function busyboxExit(result: ExecResult, program: string): ExecResult {
+async function busyboxExit(result: ExecResult, program: string): Promise<ExecResult> {
   const own = /^xargs: /m.test(result.stderr);
-  if (result.exitCode === 127)
-    return { ...result, stderr: result.stderr.replace(/^(?:sh|bash): (.*): (?:command )?not found$/m, 'xargs: $1: No such file or directory') };
+  if (result.exitCode === 127 || result.exitCode === 126) return execFailure(result, program, (why) => `xargs: ${program}: ${why}\n`);
   if (result.exitCode === 255) return { ...result, stderr: `${result.stderr}xargs: ${program}: exited with status 255; aborting\n`, exitCode: 124 };
   if (result.exitCode >= 1 && result.exitCode <= 125 && !own) return { ...result, exitCode: 123 };
   return result;

@@ -120,3 +120,21 @@ export async function rewordStderr(result: ExecResult, words: (text: string) => 
     .join('');
   return { ...result, stderr, ...(result.stdout && stderr ? { jbLog: parts } : { jbLog: undefined }) };
 }
+
+/**
+ * busybox's words for a program an applet could not run (libbb's BB_EXECVP_or_die, xargs's own):
+ * the applet runs its program through the shell, which says `sh: WORD: not found` (127) or
+ * `sh: WORD: Permission denied` (126) when it cannot; `say` words the reason as the applet does
+ * (`env: can't execute 'WORD': No such file or directory`). Any other result is the program's own.
+ */
+export async function execFailure(result: ExecResult, word: string, say: (why: string) => string): Promise<OrderedResult> {
+  const why = result.exitCode === 127 ? 'No such file or directory' : result.exitCode === 126 ? 'Permission denied' : undefined;
+  if (!why) return result;
+  // The shell's own words are just-bash's (`bash: W: command not found`) until the exec's output is said as ash's.
+  const quoted = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const line = new RegExp(
+    `^(?:ba)?sh: ${quoted}: ${result.exitCode === 127 ? '(?:(?:command )?not found|No such file or directory)' : 'Permission denied'}\\n`,
+    'm',
+  );
+  return rewordStderr(result, async (text) => text.replace(line, say(why)));
+}
