@@ -869,6 +869,9 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   "usleep -; echo rc=$?; usleep 1x; usleep +5; usleep ' 5'; usleep 4294967296; echo rc=$?; usleep 1 2; usleep 0004; echo rc=$?; usleep; echo rc=$?; sleep; echo rc=$?; sleep x; echo rc=$?",
   // A program env, setsid and xargs cannot run, in busybox's words.
   'echo hi > /tmp/f; for p in env setsid xargs; do $p /tmp/f </dev/null; echo rc=$?; $p /nosuch </dev/null; echo rc=$?; done 2>&1; env -i A=1 nosuch; echo rc=$?; echo a | xargs nosuch; echo rc=$?',
+  // time is busybox's applet (its figures left out: the wall clock differs by nature).
+  'TIME="%x %C" time sh -c "exit 2" a b 2>&1; echo rc=$?; time -f "a\\tb%%%q" true 2>&1; time /nosuch 2>&1 | head -2; time -f %x /tmp 2>&1; time -o; echo rc=$?; type time',
+  'time -o /tmp/to -f %x false; echo rc=$?; time -a -o /tmp/to -f "%C" echo hi; cat /tmp/to; x=$(time -f %x echo hi 2>&1); echo "[$x]"',
   // chdir, cd by its other name.
   'chdir /nosuch; echo rc=$?; chdir; pwd; type chdir; chdir -P /tmp; pwd',
   // ash's keywords, and [[ as a word after a command's name.

@@ -3,6 +3,7 @@ import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { banner } from './busybox-getopt.js';
 import { execFailure } from './program-output.js';
+import { timeCommand } from './busybox-time.js';
 import type { GuestFs } from './guest-fs.js';
 import { busyboxArchives } from './busybox-archives.js';
 import { busyboxCalc } from './busybox-calc.js';
@@ -272,6 +273,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
   };
   return [
     env,
+    timeCommand(),
     chgrp,
     cmp,
     link,
