@@ -43,4 +43,11 @@ describe('a program an applet cannot run', () => {
     const r = await guest.sh('env A=1 sh -c "echo \\$A; nosuch"; echo rc=$?');
     expect(r).toMatchObject({ stdout: '1\nrc=127\n', stderr: 'sh: nosuch: not found\n' });
   });
+
+  it("ends env's options at --", async () => {
+    const r = await guest.sh(
+      'env -u HOME -- nosuch x; echo rc=$?; env -i -- A=1 sh -c "echo \\$A"; env -- | grep -c PATH; env -u HOME -- sh -c "echo [\\$HOME]"',
+    );
+    expect(r).toMatchObject({ stdout: 'rc=127\n1\n1\n[]\n', stderr: "env: can't execute 'nosuch': No such file or directory\n" });
+  });
 });

@@ -266,7 +266,9 @@ export function busyboxFiles(host: FilesHost): Command[] {
     name: 'env',
     async execute(args, ctx) {
       if (!ctx.origCommand) return fail('sh: env: not found\n', 127);
-      const result = await ctx.origCommand(args);
+      // getopt ends the options at `--`, which just-bash's env refuses ('unrecognized option').
+      const ends = optionsEnd(args);
+      const result = await ctx.origCommand(ends !== undefined ? [...args.slice(0, ends), ...args.slice(ends + 1)] : args);
       const word = envProgram(args);
       return word === undefined ? result : execFailure(result, word, (why) => `env: can't execute '${word}': ${why}\n`);
     },
@@ -309,6 +311,17 @@ export function busyboxFiles(host: FilesHost): Command[] {
 
 function quote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Where `--` ends env's options, if it does. */
+function optionsEnd(args: string[]): number | undefined {
+  for (let k = 0; k < args.length; k++) {
+    const a = args[k]!;
+    if (a === '--') return k;
+    if (a === '-u') k++;
+    else if (a === '-' || !a.startsWith('-')) return undefined;
+  }
+  return undefined;
 }
 
 /** The program `env ARGS` runs: the first operand after its options (`-u NAME` takes a value) and the NAME=VALUE settings. */
