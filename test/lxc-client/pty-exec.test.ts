@@ -88,6 +88,7 @@ const sessions: Transcript[] = [
       'stty rows 33 cols 77; stty size',
       'stty foo',
       'echo $?',
+      'tty; tty -s; echo $?; echo x | tty',
       'exit 3',
     ],
     transcript:
@@ -99,6 +100,7 @@ const sessions: Transcript[] = [
       '~ # \x1b[6nstty rows 33 cols 77; stty size\r\n33 77\r\n' +
       "~ # \x1b[6nstty foo\r\nstty: invalid number 'foo'\r\n" +
       '~ # \x1b[6necho $?\r\n1\r\n' +
+      '~ # \x1b[6ntty; tty -s; echo $?; echo x | tty\r\n/dev/pts/1\r\n0\r\nnot a tty\r\n' +
       '~ # \x1b[6nexit 3\r\n',
     code: 3,
   },

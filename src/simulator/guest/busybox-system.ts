@@ -210,7 +210,6 @@ export function busyboxSystem(host: SystemHost): Command[] {
   const who: Command = { name: 'who', execute: async () => ok() };
   const w: Command = { name: 'w', execute: async () => ok('USER\t\tTTY\t\tIDLE\tTIME\t\t HOST\n') };
   const logname: Command = { name: 'logname', execute: async () => fail('logname: getlogin: No such device or address\n') };
-  const tty: Command = { name: 'tty', execute: async (args) => ({ stdout: args.includes('-s') ? '' : 'not a tty\n', stderr: '', exitCode: 1 }) };
   const groups: Command = {
     name: 'groups',
     async execute(_args, ctx) {
@@ -660,7 +659,6 @@ export function busyboxSystem(host: SystemHost): Command[] {
     who,
     w,
     logname,
-    tty,
     groups,
     ip,
     ifconfig,

@@ -154,5 +154,14 @@ export function busyboxTty(terminal: TerminalSize | undefined): Command[] {
       return { stdout, stderr: '', exitCode: 0 };
     },
   };
-  return [stty];
+  // busybox's tty: ttyname(0), the exec's pty (/dev/pts/1: LXC gives pts 0 to the container's console) unless stdin is fed from elsewhere; `-s` says it by the status alone.
+  const tty: Command = {
+    name: 'tty',
+    async execute(args, ctx) {
+      const silent = args.includes('-s');
+      if (!terminal || String(ctx.stdin) !== '') return { stdout: silent ? '' : 'not a tty\n', stderr: '', exitCode: 1 };
+      return { stdout: silent ? '' : '/dev/pts/1\n', stderr: '', exitCode: 0 };
+    },
+  };
+  return [stty, tty];
 }
