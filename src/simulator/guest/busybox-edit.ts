@@ -5,6 +5,7 @@ import { banner, getopt, isResult } from './busybox-getopt.js';
 import { openPath } from './guest-open.js';
 import { stdinBytes, type ProgramHost } from './program-host.js';
 import { bytesOutput } from './bytes-output.js';
+import { shellQuote } from './program-run.js';
 
 const edUsageText = 'Usage: ed [-p PROMPT] [FILE]\n';
 const edUsage = `${banner}${edUsageText}`;
@@ -111,8 +112,6 @@ function mimScript(spec: string, errexit: string): { script: string; targets: bo
   return { script, targets: inCase };
 }
 
-const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
-
 /**
  * busybox 1.35's `ed` (the line editor as busybox has it: commands from stdin, `-p PROMPT`, plain
  * strings for searches and `s`) and `mim` (a Makefile-like spec run by the shell). Output, messages
@@ -164,7 +163,7 @@ export function busyboxEditors(host: ProgramHost): Command[] {
       const { script, targets } = mimScript('data' in opened ? opened.data : '', setLine(errexit));
       const body = targets ? script : `${setLine(errexit)}${script}echo 'sh: syntax error: unexpected ")"' >&2\nexit 2\n`;
       const prefix = setLine(others);
-      return ctx.exec!(['sh', '-c', prefix + body, 'sh', ...rest.slice(i)].map(quote).join(' '), { cwd: ctx.cwd, stdin: '' });
+      return ctx.exec!(['sh', '-c', prefix + body, 'sh', ...rest.slice(i)].map(shellQuote).join(' '), { cwd: ctx.cwd, stdin: '' });
     },
   };
   return [ed, mim];

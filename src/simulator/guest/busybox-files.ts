@@ -26,6 +26,7 @@ import { busyboxReads } from './busybox-reads.js';
 import { duCommand } from './busybox-du.js';
 import { bytesOutput } from './bytes-output.js';
 import { errnos, type Errno } from './fs-error.js';
+import { execProgram, shellQuote } from './program-run.js';
 
 /** What the programs below need to know about the command running them. */
 export interface FilesHost {
@@ -249,7 +250,10 @@ export function busyboxFiles(host: FilesHost): Command[] {
       if (entry[2] !== '0') return fail(`su: can't switch to ${user} here\n`);
       // Root stays root: the command (or stdin, for a bare `su`) runs in a new shell with root's HOME.
       const script = command ?? String(ctx.stdin);
-      return ctx.exec!(['sh', '-c', `HOME=${quote(entry[5] ?? '/root')}; ${script}`, 'sh'].map(quote).join(' '), { cwd: ctx.cwd, stdin: '' });
+      return ctx.exec!(['sh', '-c', `HOME=${shellQuote(entry[5] ?? '/root')}; ${script}`, 'sh'].map(shellQuote).join(' '), {
+        cwd: ctx.cwd,
+        stdin: '',
+      });
     },
   };
   const setsid: Command = {
@@ -257,8 +261,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     async execute(args, ctx) {
       const argv = args.filter((a, i) => !(i === 0 && a.startsWith('-')));
       if (argv.length === 0) return fail(`${banner}Usage: setsid [-c] PROG ARGS\n`);
-      const run = await ctx.exec!(argv.map(quote).join(' '), { cwd: ctx.cwd, stdin: String(ctx.stdin), stdinKind: 'bytes' });
-      return execFailure(run, argv[0]!, (why) => `setsid: can't execute '${argv[0]}': ${why}\n`);
+      return execProgram(ctx, argv, (why) => `setsid: can't execute '${argv[0]}': ${why}\n`);
     },
   };
   // just-bash's env, with busybox's words for a program it cannot run.
@@ -267,9 +270,8 @@ export function busyboxFiles(host: FilesHost): Command[] {
     async execute(args, ctx) {
       if (!ctx.origCommand) return fail('sh: env: not found\n', 127);
       // getopt ends the options at `--`, which just-bash's env refuses ('unrecognized option').
-      const ends = optionsEnd(args);
-      const result = await ctx.origCommand(ends !== undefined ? [...args.slice(0, ends), ...args.slice(ends + 1)] : args);
-      const word = envProgram(args);
+      const { dashes, word } = envLine(args);
+      const result = await ctx.origCommand(dashes !== undefined ? [...args.slice(0, dashes), ...args.slice(dashes + 1)] : args);
       return word === undefined ? result : execFailure(result, word, (why) => `env: can't execute '${word}': ${why}\n`);
     },
   };
@@ -309,33 +311,22 @@ export function busyboxFiles(host: FilesHost): Command[] {
   ];
 }
 
-function quote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** Where `--` ends env's options, if it does. */
-function optionsEnd(args: string[]): number | undefined {
-  for (let k = 0; k < args.length; k++) {
-    const a = args[k]!;
-    if (a === '--') return k;
-    if (a === '-u') k++;
-    else if (a === '-' || !a.startsWith('-')) return undefined;
-  }
-  return undefined;
-}
-
-/** The program `env ARGS` runs: the first operand after its options (`-u NAME` takes a value) and the NAME=VALUE settings. */
-function envProgram(args: string[]): string | undefined {
+/**
+ * env's command line: where `--` ends its options (if it does), and the program it runs, the first
+ * operand after its options (`-u NAME` takes a value) and the NAME=VALUE settings.
+ */
+function envLine(args: string[]): { dashes?: number; word?: string } {
+  let dashes: number | undefined;
   let k = 0;
   for (; k < args.length; k++) {
     const a = args[k]!;
     if (a === '--') {
-      k++;
+      dashes = k++;
       break;
     }
     if (a === '-u') k++;
     else if (a === '-' || !a.startsWith('-')) break;
   }
   while (k < args.length && (args[k] === '-' || args[k]!.includes('='))) k++;
-  return args[k];
+  return { dashes, word: args[k] };
 }

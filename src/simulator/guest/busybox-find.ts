@@ -8,6 +8,7 @@ import type { ProgramHost } from './program-host.js';
 import { posixRegex, PosixRegexError } from './posix-regex.js';
 import { ProgramOutput } from './program-output.js';
 import { errnos } from './fs-error.js';
+import { shellQuote } from './program-run.js';
 
 const findUsage =
   'Usage: find [-HL] [PATH]... [OPTIONS] [ACTIONS]\n\nSearch for files and perform actions on them.\n' +
@@ -337,7 +338,7 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
 
   /** Runs a command for -exec with the guest's shell: its exit status; its output is find's. */
   const run = async (command: string[]): Promise<number> => {
-    const quoted = command.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const quoted = command.map(shellQuote).join(' ');
     const r = await ctx.exec!(quoted, { cwd: ctx.cwd });
     out.append(r);
     return r.exitCode;

@@ -6,6 +6,7 @@ import { banner } from './busybox-getopt.js';
 import { newEntryMode } from './guest-fs.js';
 import { umaskOf, type ProgramHost } from './program-host.js';
 import { bytesOutput } from './bytes-output.js';
+import { shellQuote } from './program-run.js';
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
@@ -122,10 +123,6 @@ function strftime(format: string, t: Date): string {
     '%': () => '%',
   };
   return format.replace(/%(.)/g, (m, c: string) => fields[c]?.() ?? m);
-}
-
-function quote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
@@ -357,7 +354,7 @@ export function busyboxMisc(host: ProgramHost): Command[] {
           stdout += `${path}\n`;
           continue;
         }
-        const run = await ctx.exec!([path, ...extra].map(quote).join(' '), { cwd: ctx.cwd, stdin: '' });
+        const run = await ctx.exec!([path, ...extra].map(shellQuote).join(' '), { cwd: ctx.cwd, stdin: '' });
         stdout += run.stdout;
         stderr += run.stderr;
         if (run.exitCode !== 0) {

@@ -10,6 +10,7 @@ import type { GuestInit } from './guest-proc.js';
 import { signalList, signalNumbers } from './guest-commands.js';
 import { isRefusal } from './guest-access.js';
 import { ProgramOutput } from './program-output.js';
+import { shellQuote } from './program-run.js';
 
 /** One network interface as the instance's state shows it (GET …/state `network`). */
 export interface GuestNic {
@@ -709,7 +710,7 @@ export function busyboxItself(applets: () => string[]): Command {
         );
       if (applet === '--list') return ok(`${applets().sort().join('\n')}\n`);
       if (!applets().includes(applet)) return fail(`${applet}: applet not found\n`, 127);
-      return ctx.exec!([applet, ...rest].map(quote).join(' '), { cwd: ctx.cwd, stdin: String(ctx.stdin), stdinKind: 'bytes' });
+      return ctx.exec!([applet, ...rest].map(shellQuote).join(' '), { cwd: ctx.cwd, stdin: String(ctx.stdin), stdinKind: 'bytes' });
     },
   };
 }
@@ -741,7 +742,3 @@ const maskBits = (bits: number): number => (bits === 0 ? 0 : (0xffffffff << (32 
 const mask = (bits: number): string => toText(maskBits(bits));
 const network = (addr: string, bits: number): string => toText((toInt(addr) & maskBits(bits)) >>> 0);
 const broadcast = (addr: string, bits: number): string => toText((toInt(addr) | ~maskBits(bits)) >>> 0);
-
-function quote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}

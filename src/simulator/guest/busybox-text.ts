@@ -3,6 +3,7 @@ import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { wcCounting } from './busybox-wc.js';
 import { withRefusals } from './guest-access.js';
 import { execFailure } from './program-output.js';
+import { shellQuote } from './program-run.js';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
 
@@ -52,7 +53,7 @@ export function busyboxText(): Command[] {
       if (replace === undefined && noArguments(String(ctx.stdin), split)) {
         // busybox runs the command once on input with no arguments (unless -r); just-bash's xargs runs nothing.
         const argv = command.length ? command : ['echo'];
-        const run = await ctx.exec!(argv.map(quote).join(' '), { cwd: ctx.cwd, stdin: '' });
+        const run = await ctx.exec!(argv.map(shellQuote).join(' '), { cwd: ctx.cwd, stdin: '' });
         const traced = split.some((a) => /^-[^-]*t/.test(a)) ? `${argv.join(' ')}\n` : '';
         return busyboxExit({ ...run, stderr: traced + run.stderr }, argv[0]!);
       }
@@ -223,10 +224,6 @@ async function busyboxExit(result: ExecResult, program: string): Promise<ExecRes
   return result;
 }
 
-function shellQuote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
 /** Whether xargs's input gives its command no argument, and it is to run it once all the same (no `-r`). */
 function noArguments(input: string, options: string[]): boolean {
   if (options.some((a) => a === '--no-run-if-empty' || /^-[^-]*r/.test(a))) return false;
@@ -241,15 +238,11 @@ async function replaceEach(ctx: CommandContext, replace: string, command: string
     if (item === '') continue;
     const argv = command.map((w) => w.split(replace).join(item));
     if (trace) out.stderr += `${argv.join(' ')}\n`;
-    const run = await ctx.exec!(argv.map(quote).join(' '), { cwd: ctx.cwd, stdin: '' });
+    const run = await ctx.exec!(argv.map(shellQuote).join(' '), { cwd: ctx.cwd, stdin: '' });
     out.stdout += run.stdout;
     out.stderr += run.stderr;
     if (run.exitCode === 127 || run.exitCode === 126) return { ...out, exitCode: run.exitCode };
     if (run.exitCode !== 0) out.exitCode = 123;
   }
   return out;
-}
-
-function quote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
 }

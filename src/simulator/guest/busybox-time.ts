@@ -1,7 +1,8 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { banner } from './busybox-getopt.js';
 import { errnos, type Errno } from './fs-error.js';
-import { execFailure, ProgramOutput } from './program-output.js';
+import { ProgramOutput } from './program-output.js';
+import { execProgram } from './program-run.js';
 
 const timeUsage =
   'Usage: time [-vpa] [-o FILE] PROG ARGS\n\nRun PROG, display resource usage when it exits\n\n' +
@@ -133,10 +134,7 @@ export function timeCommand(): Command {
         if (opened) return { stdout: '', stderr: `time: can't open '${file}': ${opened}\n`, exitCode: 1 };
       }
       const started = performance.now();
-      const ran = await ctx.exec!(argv.map(quote).join(' '), { cwd: ctx.cwd, stdin: String(ctx.stdin), stdinKind: 'bytes' } as Parameters<
-        NonNullable<CommandContext['exec']>
-      >[1]);
-      const result = await execFailure(ran, argv[0]!, (why) => `time: can't execute '${argv[0]}': ${why}\n`);
+      const result = await execProgram(ctx, argv, (why) => `time: can't execute '${argv[0]}': ${why}\n`);
       const run: Run = { elapsedMs: Math.floor(performance.now() - started), argv, status: result.exitCode };
       const report = `${run.status !== 0 ? `Command exited with non-zero status ${run.status & 0xff}\n` : ''}${summarize(format, run)}`;
       const o = new ProgramOutput();
@@ -149,8 +147,6 @@ export function timeCommand(): Command {
 }
 
 const refuse = (why: string): ExecResult => ({ stdout: '', stderr: `time: ${why}\n${banner}${timeUsage}`, exitCode: 1 });
-
-const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
 
 /** Opens `-o FILE` as busybox does before the program runs (created, emptied unless `-a`): undefined, or why it does not open. */
 async function open(ctx: CommandContext, path: string, append: boolean): Promise<string | undefined> {

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { Command, CommandContext, ExecResult, IFileSystem } from 'just-bash';
+import { shellQuote } from './program-run.js';
 
 /** What just-bash's fetch hook answers (just-bash does not export the type by this name). */
 interface FetchResult {
@@ -161,9 +162,9 @@ async function runInGuest(url: string, body: string | undefined, ctx: CommandCon
   // The environment as assignments before the program: the program (a shell too) gets it exported.
   const assignments = Object.entries(req.env)
     .filter(([k]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && !shellOwn.has(k))
-    .map(([k, v]) => `${k}=${quote(v)} `)
+    .map(([k, v]) => `${k}=${shellQuote(v)} `)
     .join('');
-  const run = await ctx.exec(assignments + req.argv.map(quote).join(' '), {
+  const run = await ctx.exec(assignments + req.argv.map(shellQuote).join(' '), {
     cwd: req.cwd ?? ctx.cwd,
     env: req.env,
     replaceEnv: true,
@@ -221,10 +222,6 @@ function bytesOf(text: string): Buffer {
   // eslint-disable-next-line no-control-regex
   const binary = !/[^\u0000-\u00ff]/.test(text) && /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/.test(text) && /[\u0080-\u00ff]/.test(text);
   return Buffer.from(text, binary ? 'latin1' : 'utf8');
-}
-
-function quote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

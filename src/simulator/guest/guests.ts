@@ -25,6 +25,7 @@ import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
 import { pythonCommand } from './guest-python.js';
 import { appletNames } from './busybox-applets.js';
 import { programLookup, testPrograms, whichCommand } from './guest-programs.js';
+import { shellQuote } from './program-run.js';
 
 /** One command to run in a guest, as the exec request gives it. */
 export interface GuestCommand {
@@ -440,7 +441,7 @@ export class Guests {
     positional.forEach((value, i) => (parameters[String(i + 1)] = value));
     const scriptNamed: object = named === undefined ? {} : { jbScript: true };
     try {
-      const result = await bash.exec(builtinShadows(builtins) + (shell ? (args[1] ?? '') : quote(program ?? '')), {
+      const result = await bash.exec(builtinShadows(builtins) + (shell ? (args[1] ?? '') : shellQuote(program ?? '')), {
         // busybox's sh counts its level (SHLVL=1 for `sh -c`); a program run alone has none. The
         // shell's $0 is the name it was called by, which its messages start with wherever they go
         // (the patched shell names them so when a redirection sends them to a file or stdout).
@@ -499,13 +500,10 @@ interface ProgramHooks {
   after: () => Promise<void>;
 }
 
-/** The programs whose busybox exits 2, not 1, when it fails (xfunc_error_retval): `cmp` and `diff` (1 means the files differ), `grep`, `sort`. */
-const troubleStatus: Readonly<Record<string, number>> = { cmp: 2, diff: 2, grep: 2, sort: 2 };
-
 /**
  * A program that does nothing once the command is killed, and otherwise what it did, with the hooks
  * around it. One that fails by throwing the filesystem's error (`nl`, `md5sum`, `xxd` on a file that
- * does not open) says why in busybox's words ({@link withRefusals}), status 1 (2: {@link troubleStatus}).
+ * does not open) says why in busybox's words ({@link withRefusals}), status 1.
  */
 function gated(command: Command, gate: ProgramGate, hooks: ProgramHooks): Command {
   return {
@@ -587,10 +585,6 @@ function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promis
     }
     signal?.addEventListener('abort', done, { once: true });
   });
-}
-
-function quote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 function basename(path: string): string {
