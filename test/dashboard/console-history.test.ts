@@ -96,16 +96,22 @@ describe('the console shows what happened and when (headless Chromium against a 
       },
       30_000,
     );
-    await page.locator('#filters button[type=submit]').click(); // a fresh read of the fleet
+    // A snapshot of the fleet is served up to a few seconds old: the one that counts began after the resume was tracked.
+    const resumed = Date.now();
     await until(
-      'a fleet read after the resume',
+      'a fleet read begun after the resume',
       async () => {
         const r = await fetch(`${url}/dashboard/console/fleet?filter=snap-1`, { headers: { authorization: `Bearer ${readToken}` } });
-        const d = (await r.json()) as { rows: { since?: number }[] };
-        return d.rows[0]?.since !== undefined ? d.rows[0].since : undefined;
+        const d = (await r.json()) as { at: number; rows: { statusCode: number; since?: number }[] };
+        return d.at > resumed && d.rows[0]?.since !== undefined ? d.rows[0] : undefined;
       },
       30_000,
-    ).then((ms) => expect(new Date(ms).toISOString()).toBe(before));
+    ).then((r) => {
+      expect(r.statusCode).toBe(103);
+      expect(new Date(r.since!).toISOString()).toBe(before);
+    });
+    await page.locator('#filters button[type=submit]').click(); // a fresh read of the fleet, no older than the one above
+    await row('snap-1').and(page.locator('[data-status=Running]')).waitFor();
     expect(await since()).toBe(before);
   });
 
