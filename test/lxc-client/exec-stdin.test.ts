@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeBed, lxdBed } from '../support/daemon-bed.js';
+import { until } from '../support/wait.js';
 import { describeLxcClient, startSimRemote, type SimRemote } from './sim-remote.js';
 
 let t: SimRemote;
@@ -37,4 +39,108 @@ describeLxcClient('lxc exec with stdin fed over time', () => {
   it('runs every line a pipe brings before it ends, as the daemons do: a b, exit 3', async () => {
     expect(await execFedSlowly(t, ['echo a\n', 'echo b; exit 3\n'], 1_500)).toEqual({ stdout: 'a\nb\n', code: 3 });
   }, 30_000);
+});
+
+/** One turn of a conversation: what is written to the shell's stdin, and the output it waits for before the next turn (none: it goes on at once). */
+interface Turn {
+  send: string;
+  answer?: string;
+}
+
+/**
+ * A client that talks with `lxc exec c -- sh` over a pipe: it writes a line, waits for the answer,
+ * then writes the next (an `expect`-style script, a coprocess). busybox's ash reads its stdin as
+ * it comes and runs each command once its line is whole, so each answer comes before the next
+ * line is sent; a shell that waited for the end of its stdin would never answer. What each turn
+ * waited for, then the rest and the exit code once stdin is closed.
+ */
+async function converse(
+  remote: SimRemote,
+  target: string,
+  turns: Turn[],
+): Promise<{ answers: string[]; stdout: string; stderr: string; code: number }> {
+  const child = spawn('lxc', ['exec', target, '--', 'sh'], { env: { ...process.env, LXD_CONF: remote.lxc.confDir, LC_ALL: 'C' } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  const closed = new Promise<number>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve(code ?? -1));
+  });
+  const answers: string[] = [];
+  try {
+    for (const turn of turns) {
+      const from = stdout.length;
+      child.stdin.write(turn.send);
+      if (turn.answer === undefined) continue;
+      await until(
+        `the answer to ${JSON.stringify(turn.send)}`,
+        async () => (stdout.length - from >= turn.answer!.length ? true : undefined),
+        10_000,
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}; came: ${JSON.stringify(stdout.slice(from))}, stderr: ${JSON.stringify(stderr)}`);
+      });
+      answers.push(stdout.slice(from));
+    }
+  } finally {
+    child.stdin.end();
+  }
+  const code = await closed;
+  return { answers, stdout, stderr, code };
+}
+
+/** A conversation: variables, a function and the directory kept between turns, an `if` and a here-document over several writes, a message, the EXIT trap at `exit 3`. */
+const conversation: Turn[] = [
+  { send: 'echo a\n', answer: 'a\n' },
+  { send: 'x=kept; f() { echo "f:$1:$x"; }; echo defined\n', answer: 'defined\n' },
+  { send: 'f one\n', answer: 'f:one:kept\n' },
+  { send: 'if true; then\n' },
+  { send: '  echo in-if\n' },
+  { send: 'fi\n', answer: 'in-if\n' },
+  { send: 'cat <<EOF\n' },
+  { send: 'hello $x\n' },
+  { send: 'EOF\n', answer: 'hello kept\n' },
+  { send: "trap 'echo bye' EXIT; cd /tmp; nosuch 2>&1; pwd\n", answer: 'sh: nosuch: not found\n/tmp\n' },
+  { send: 'echo $((1 + 2)) >&2; echo err-sent\n', answer: 'err-sent\n' },
+  { send: 'exit 3\n', answer: 'bye\n' },
+];
+
+const conversed = {
+  answers: ['a\n', 'defined\n', 'f:one:kept\n', 'in-if\n', 'hello kept\n', 'sh: nosuch: not found\n/tmp\n', 'err-sent\n', 'bye\n'],
+  stdout: 'a\ndefined\nf:one:kept\nin-if\nhello kept\nsh: nosuch: not found\n/tmp\nerr-sent\nbye\n',
+  stderr: '3\n',
+  code: 3,
+};
+
+describeLxcClient('lxc exec -- sh over a pipe, answering each line before the next is sent, on the simulator', () => {
+  let sim: SimRemote;
+  beforeAll(async () => {
+    sim = await startSimRemote({ trustPassword: 's3cret' });
+    await sim.lxc.ok(['remote', 'add', 'sim', sim.sim.httpsUrl!, '--password', 's3cret', '--accept-certificate']);
+    sim.sim.controls.addInstance({ name: 'c1' });
+  });
+  afterAll(async () => sim?.close());
+
+  it('answers each command as its line comes, keeping the shell between turns, as LXD 5.0.2', async () => {
+    expect(await converse(sim, 'sim:c1', conversation)).toEqual(conversed);
+  }, 60_000);
+});
+
+await describeBed(lxdBed, 'lxc exec -- sh over a pipe, answering each line before the next is sent, on LXD 5.0.2', () => {
+  let real: SimRemote;
+  let name = '';
+  beforeAll(async () => {
+    real = await startSimRemote({});
+    await real.lxc.run(['list', 'local:', '--format', 'csv', '-c', 'n']);
+    name = await lxdBed.launch();
+  }, 120_000);
+  afterAll(async () => {
+    if (name) await lxdBed.remove(name);
+    await real?.close();
+  });
+
+  it('answers each command as its line comes, keeping the shell between turns', async () => {
+    expect(await converse(real, `local:${name}`, conversation)).toEqual(conversed);
+  }, 60_000);
 });

@@ -5,6 +5,7 @@ import { refuseUpgrade } from '../envelope.js';
 import { harmlessSignals } from '../guest/guest-commands.js';
 import type { TerminalSize } from '../guest/busybox-tty.js';
 import type { GuestResult } from '../guest/guests.js';
+import type { StdinPipe } from '../guest/script-feed.js';
 import type { SimOperation } from '../operations.js';
 import type { TerminalSession } from './terminal-session.js';
 
@@ -29,7 +30,14 @@ const stdinIdleMs = 10_000;
  * it; `signals` brings each other signal the client sends it (a `signal` event, the number as its
  * `detail`), which the command's shell may trap.
  */
-export type ExecRunner = (io: { stdin: Buffer; signal: AbortSignal; signals: EventTarget }) => Promise<GuestResult>;
+export type ExecRunner = (io: {
+  stdin: Buffer;
+  signal: AbortSignal;
+  signals: EventTarget;
+  /** A shell reading its script from stdin: stdin as it arrives, and where the shell's output goes as it is written. */
+  stdinPipe?: StdinPipe;
+  output?: (part: { stdout: Buffer; stderr: Buffer }) => void;
+}) => Promise<GuestResult>;
 
 /** An interactive shell's terminal (terminal-session.ts), started when its sockets are connected. */
 export type TerminalStarter = (io: { write: (bytes: Buffer) => void; end: (code: number) => void; signal: AbortSignal }) => TerminalSession;
@@ -55,8 +63,10 @@ interface ExecSession {
   running: boolean;
   /** Runs the command once stdin ended, if it waits for that. */
   onStdinEnd?: () => void;
-  /** Puts off the run while stdin keeps bringing data. */
-  onStdinData?: () => void;
+  /** Takes a chunk of stdin: kept for the run, which it puts off while data keeps coming, or handed to a shell reading it as it comes. */
+  onStdinData?: (bytes: Buffer) => void;
+  /** A shell that reads its script from stdin as it comes (`sh` alone, without a terminal): it starts at once. */
+  readsScript: boolean;
   /** An interactive shell: a terminal session instead of one run. */
   terminal?: TerminalStarter;
   shell?: TerminalSession;
@@ -94,6 +104,7 @@ export class ExecSockets {
     run: ExecRunner,
     terminal?: TerminalStarter,
     terminalSize?: TerminalSize,
+    readsScript = false,
   ): void {
     const session: ExecSession = {
       op,
@@ -110,6 +121,7 @@ export class ExecSockets {
       killer: new AbortController(),
       signals: new EventTarget(),
       running: false,
+      readsScript: readsScript && !interactive,
     };
     session.timer = setTimeout(() => {
       if (session.started) return;
@@ -133,8 +145,9 @@ export class ExecSockets {
       ws.on('message', (data, isBinary) => {
         if (fd === '0' && !session.interactive) {
           if (isBinary) {
-            session.stdin.push(Buffer.from(data as Buffer));
-            session.onStdinData?.();
+            const bytes = Buffer.from(data as Buffer);
+            if (session.onStdinData) session.onStdinData(bytes);
+            else session.stdin.push(bytes);
           } else endStdin(session);
           return;
         }
@@ -184,6 +197,7 @@ export class ExecSockets {
       session.killer.signal.addEventListener('abort', () => end(128 + (Number(session.killer.signal.reason) || 9)), { once: true });
       return;
     }
+    if (session.readsScript && !session.stdinEnded && !session.killer.signal.aborted) return this.startReadingScript(session);
     let grace: NodeJS.Timeout | undefined;
     const run = (): void => {
       session.onStdinEnd = undefined;
@@ -201,11 +215,56 @@ export class ExecSockets {
     };
     if (session.stdinEnded || session.killer.signal.aborted) return run();
     session.onStdinEnd = run;
-    session.onStdinData = () => {
+    session.onStdinData = (bytes) => {
+      session.stdin.push(bytes);
       clearTimeout(grace);
       grace = setTimeout(run, stdinIdleMs).unref();
     };
     grace = setTimeout(run, session.stdin.length > 0 ? stdinIdleMs : stdinGraceMs).unref();
+  }
+
+  /**
+   * A shell reading its script from stdin runs at once and is given stdin as it comes, each output
+   * stream sent as the shell writes it. Stdin ends as for any command: its end, or
+   * {@link stdinGraceMs} without data, or {@link stdinIdleMs} of silence after data (a client that
+   * never closes it), or the command's kill.
+   */
+  private startReadingScript(session: ExecSession): void {
+    const pipe = new ArrivingStdin(session.stdin);
+    let grace: NodeJS.Timeout | undefined;
+    const end = (): void => {
+      clearTimeout(grace);
+      session.onStdinEnd = undefined;
+      session.onStdinData = undefined;
+      pipe.end();
+    };
+    session.onStdinEnd = end;
+    session.onStdinData = (bytes) => {
+      clearTimeout(grace);
+      grace = setTimeout(end, stdinIdleMs).unref();
+      pipe.push(bytes);
+    };
+    grace = setTimeout(end, session.stdin.length > 0 ? stdinIdleMs : stdinGraceMs).unref();
+    session.killer.signal.addEventListener('abort', end, { once: true });
+    const output = (part: { stdout: Buffer; stderr: Buffer }): void => {
+      for (const [fd, bytes] of [['1', part.stdout] as const, ['2', part.stderr] as const]) {
+        const ws = session.conns.get(fd);
+        if (bytes.length > 0 && ws?.readyState === ws?.OPEN) ws?.send(bytes, { binary: true });
+      }
+    };
+    session.running = true;
+    session
+      .run({ stdin: Buffer.alloc(0), signal: session.killer.signal, signals: session.signals, stdinPipe: pipe, output })
+      .then((result) => {
+        end();
+        this.finish(session, result);
+      })
+      .catch((err: unknown) => {
+        end();
+        this.sessions.delete(session.op.id);
+        session.op.fail((err as Error).message ?? String(err));
+        for (const ws of session.conns.values()) ws.close(1000);
+      });
   }
 
   private finish(session: ExecSession, result: GuestResult): void {
@@ -230,6 +289,35 @@ export class ExecSockets {
     setTimeout(() => {
       for (const [fd, ws] of session.conns) if (fd !== 'control') ws.close(1000);
     }, 0).unref();
+  }
+}
+
+/** An exec's stdin as it arrives, for a shell that reads its script from it ({@link StdinPipe}). */
+class ArrivingStdin implements StdinPipe {
+  private take?: (bytes: Buffer) => void;
+  private onEnd?: () => void;
+  private ended = false;
+
+  /** @param arrived What came before the shell started. */
+  constructor(private readonly arrived: Buffer[]) {}
+
+  attach(take: (bytes: Buffer) => void, end: () => void): void {
+    for (const bytes of this.arrived) take(bytes);
+    this.take = take;
+    this.onEnd = end;
+    if (this.ended) end();
+  }
+
+  push(bytes: Buffer): void {
+    if (this.ended) return;
+    if (this.take) this.take(bytes);
+    else this.arrived.push(bytes);
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.onEnd?.();
   }
 }
 

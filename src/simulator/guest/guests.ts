@@ -19,6 +19,7 @@ import { busyboxLs } from './busybox-ls.js';
 import { busyboxStat } from './busybox-stat.js';
 import { busyboxCoreutils } from './busybox-coreutils.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
+import { ScriptFeed, type StdinPipe } from './script-feed.js';
 import { ShellProcesses, shellMessages } from './nested-shell.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
@@ -46,6 +47,13 @@ export interface GuestCommand {
   signals?: EventTarget;
   /** The terminal it runs on (an interactive exec), which `stty` reads and resizes; none: no terminal. */
   terminal?: TerminalSize;
+  /**
+   * Stdin still arriving, for a bare shell (`sh` reading its script from a pipe): the shell runs each
+   * command as its line comes ({@link ScriptFeed}) and hands what it writes to {@link output} as it goes.
+   */
+  stdinPipe?: StdinPipe;
+  /** What a shell reading {@link stdinPipe} wrote so far; its result holds only the rest. */
+  output?: (part: { stdout: Buffer; stderr: Buffer }) => void;
 }
 
 /** How a guest command ended. */
@@ -341,6 +349,18 @@ export class Guests {
     const processes = new ShellProcesses(shellPid, shellState);
     // Output is text unless a program wrote raw bytes (printf '\xff', dd): then it goes out byte for byte.
     let raw = false;
+    if (cmd.stdinPipe) {
+      const feed = new ScriptFeed(justBash.parse, cmd.stdinPipe);
+      // A killed shell reads no more of its script.
+      killer.signal.addEventListener('abort', () => feed.end(), { once: true });
+      processes.stdinScript = {
+        feed,
+        write: (stdout, stderr) => {
+          const part = ended(stdout, stderr, 0, raw);
+          cmd.output?.({ stdout: part.stdout, stderr: part.stderr });
+        },
+      };
+    }
     const [program, ...args] = cmd.argv;
     const shell = shells.has(basename(program ?? '')) && args[0] === '-c';
     const shellName = shell ? basename(program ?? 'sh') : undefined;

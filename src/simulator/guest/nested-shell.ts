@@ -1,6 +1,7 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { signalNumbers } from './guest-commands.js';
 import { defaultPath } from './guest-programs.js';
+import type { ScriptFeed } from './script-feed.js';
 import type { ShellBuiltins } from './shell-builtins.js';
 import type { SignalTraps } from './signal-traps.js';
 
@@ -18,6 +19,8 @@ export class ShellProcesses {
   /** The shells running now, innermost last. */
   private readonly running: ShellProcess[] = [];
   private lastPid: number;
+  /** The exec's stdin as it arrives, for the first bare shell (the exec's own `sh`): taken once. */
+  stdinScript?: StreamedScript;
 
   /** @param topPid The command's own shell (`$$` of the exec). */
   constructor(
@@ -56,7 +59,9 @@ export class ShellProcesses {
 
   private async run(called: 'sh' | 'ash' | 'bash', args: string[], ctx: CommandContext): Promise<ExecResult> {
     if (args[0] === '--help' && ctx.origCommand) return ctx.origCommand(args);
-    const source = await scriptOf(called, args, ctx);
+    const streamed = args.length === 0 ? this.stdinScript : undefined;
+    this.stdinScript = streamed ? undefined : this.stdinScript;
+    const source = streamed ? await streamedSource(called, streamed.feed) : await scriptOf(called, args, ctx);
     if ('exitCode' in source) return source;
     const exec = ctx.execWithInheritedStdin;
     if (!exec || !ctx.exec) return { stdout: '', stderr: `${called}: internal error: exec function not available\n`, exitCode: 1 };
@@ -79,6 +84,15 @@ export class ShellProcesses {
         jbFromFile: source.from === 1 || source.from === 2,
         jbScript: source.from === 2 || source.from === 3,
         jbFds: (ctx as CommandContext & { jbFds?: unknown }).jbFds,
+        // The patched interpreter runs each part as it comes, handing out what was written before it waits.
+        ...(streamed
+          ? {
+              jbStream: {
+                next: () => streamed.feed.next(),
+                flush: (written: ExecResult) => streamed.write(written.stdout, shellMessages(written.stderr, source.name)),
+              },
+            }
+          : {}),
         ...process,
       } as Parameters<typeof exec>[1]);
       const number = shell.signals.endedBy;
@@ -111,6 +125,19 @@ export class ShellProcesses {
 interface ShellProcess {
   pid: number;
   signals: SignalTraps;
+}
+
+/** A shell's script read from the exec's stdin as it arrives, and where what it writes meanwhile goes. */
+export interface StreamedScript {
+  feed: ScriptFeed;
+  /** Output written before the shell waits for more of its script: text as just-bash gives it, messages named. */
+  write(stdout: string, stderr: string): void;
+}
+
+/** A bare shell's script as it arrives: the first part now, the rest as the shell asks (none: it ends at once, status 0). */
+async function streamedSource(called: string, feed: ScriptFeed): Promise<Source | ExecResult> {
+  const first = await feed.next();
+  return first === undefined ? { stdout: '', stderr: '', exitCode: 0 } : { script: first, name: called, positional: [], from: 1 };
 }
 
 /** What the shell runs: its script, the name it goes by ($0 and its messages), its arguments, and where the script came from. */

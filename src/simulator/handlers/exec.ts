@@ -87,7 +87,10 @@ export function exec(req: SimRequest, family: InstanceFamily): SimResponse {
               runLine: (script, state) => ctx.guests.run(inst, { ...guestCommand, argv: ['sh', '-c', script], ...state, stdin: Buffer.alloc(0) }),
             })
         : undefined;
-      if (waitForWs) ctx.execSockets.open(op, secrets, interactive, (io) => ctx.guests.run(inst, { ...guestCommand, ...io }), terminal, size);
+      // `sh` alone without a terminal reads its script from stdin as it comes, as busybox's ash does.
+      const readsScript = command.length === 1 && isBareShell(command);
+      if (waitForWs)
+        ctx.execSockets.open(op, secrets, interactive, (io) => ctx.guests.run(inst, { ...guestCommand, ...io }), terminal, size, readsScript);
       else {
         const started = Date.now();
         void ctx.guests.run(inst, guestCommand).then(

@@ -1,0 +1,104 @@
+import type { parse as parseScript } from 'just-bash';
+
+/** Stdin as it arrives: its bytes, then its end (an exec's fd 0 that has not ended when the command starts). */
+export interface StdinPipe {
+  /** `take` gets every chunk (those that came already first), `end` is called once it ended. */
+  attach(take: (bytes: Buffer) => void, end: () => void): void;
+}
+
+/**
+ * The script of a shell that reads it from a pipe as it arrives (`… | lxc exec c -- sh`, a client
+ * that writes a command, reads its answer, writes the next): busybox's ash reads its stdin as it
+ * comes and runs each command once its line is whole, so a command's output is out before the next
+ * line is sent. The bytes are cut at line ends into whole commands: a part is handed over when it
+ * parses and a line after it would start a command of its own (not inside an open here-document,
+ * after a `|`, `&&` or a `\` at the line's end, nor inside an open `if`, quote or brace). A part
+ * that never parses (a syntax error) waits for the end of the input, where the shell then meets
+ * the error as it would have met it in the whole script.
+ */
+export class ScriptFeed {
+  /** Bytes not handed over yet. */
+  private pending = Buffer.alloc(0);
+  private ended = false;
+  /** Lines handed over so far: each part starts with as many newlines, so the shell's line numbers run on. */
+  private lines = 0;
+  private readonly parts: string[] = [];
+  private waiting?: (part: string | undefined) => void;
+
+  /** @param parse just-bash's parser (loaded with the guest's shell). */
+  constructor(
+    private readonly parse: typeof parseScript,
+    pipe: StdinPipe,
+  ) {
+    pipe.attach(
+      (bytes) => this.push(bytes),
+      () => this.end(),
+    );
+  }
+
+  /** Bytes that arrived on stdin. */
+  private push(bytes: Buffer): void {
+    if (this.ended || bytes.length === 0) return;
+    this.pending = Buffer.concat([this.pending, bytes]);
+    const end = this.pending.lastIndexOf(0x0a);
+    if (end < 0) return;
+    const text = utf8(this.pending.subarray(0, end + 1));
+    if (!whole(this.parse, text)) return;
+    this.pending = this.pending.subarray(end + 1);
+    this.handOver(text);
+  }
+
+  /** Stdin ended (or the command was killed): what is left is the last part. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    const rest = this.pending;
+    this.pending = Buffer.alloc(0);
+    if (rest.length > 0) this.handOver(utf8(rest));
+    this.deliver();
+  }
+
+  /** The next part of the script, or undefined once the input ended and every part was taken. */
+  next(): Promise<string | undefined> {
+    const part = this.parts.shift();
+    if (part !== undefined || this.ended) return Promise.resolve(part);
+    return new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  private handOver(text: string): void {
+    const before = this.lines;
+    this.lines += text.split('\n').length - 1;
+    // Blank lines only: nothing to run, their lines counted.
+    if (text.trim() === '') return;
+    this.parts.push('\n'.repeat(before) + text);
+    this.deliver();
+  }
+
+  private deliver(): void {
+    const waiting = this.waiting;
+    if (!waiting || (this.parts.length === 0 && !this.ended)) return;
+    this.waiting = undefined;
+    waiting(this.parts.shift());
+  }
+}
+
+/**
+ * Whether a text of whole lines is whole commands: it parses, and a line after it is a statement of
+ * its own (inside an open here-document, a pipeline or a `\` continued line it would be absorbed).
+ */
+function whole(parse: typeof parseScript, text: string): boolean {
+  try {
+    return parse(`${text}:\n`).statements.length === parse(text).statements.length + 1;
+  } catch {
+    return false;
+  }
+}
+
+/** Bytes as the shell reads its script: UTF-8 where they are valid UTF-8, else one character per byte. */
+function utf8(bytes: Buffer): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return bytes.toString('latin1');
+  }
+}
