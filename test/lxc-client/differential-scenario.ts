@@ -865,6 +865,9 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   'echo hi > /dev/tty; echo rc=$?; echo hi >> /dev/tty; echo rc=$?; read x < /dev/tty; echo rc=$?; (exec 1>/dev/tty; echo hi); echo rc=$?; (exec 3<>/dev/tty); echo rc=$?',
   'cat /dev/tty; echo rc=$?',
   'for p in head wc od sort cut nl rev fold uniq md5sum xxd hexdump tac; do $p /dev/tty; echo "$p rc=$?"; done 2>&1; echo x | tee /dev/tty; cmp /dev/tty /dev/null; echo rc=$?; test -e /dev/tty && test -w /dev/tty && echo there',
+  // Syntax errors in ash's words: a token out of place, a construct left open, an unterminated quote or backquote.
+  "sh -c 'fi'; sh -c 'echo a; }'; sh -c 'if true; then echo'; sh -c 'if true; then'; sh -c 'while true'; sh -c 'while true; do echo'; sh -c '{ echo'; echo rc=$?",
+  "sh -c 'echo \"abc'; sh -c \"echo 'abc\"; sh -c 'echo `echo'; sh -c '(echo a'; sh -c 'echo $(echo'; sh -c 'case x in a) echo;;'; sh -c 'f() { echo;'; sh -c 'echo a; then'; echo rc=$?",
   // sleep's and usleep's numbers, refused at once.
   "usleep -; echo rc=$?; usleep 1x; usleep +5; usleep ' 5'; usleep 4294967296; echo rc=$?; usleep 1 2; usleep 0004; echo rc=$?; usleep; echo rc=$?; sleep; echo rc=$?; sleep x; echo rc=$?",
   // A program env, setsid and xargs cannot run, in busybox's words.

@@ -58,15 +58,18 @@ async function converse(
   remote: SimRemote,
   target: string,
   turns: Turn[],
+  /** The shell ends by itself after the last turn: stdin is closed only once the client has ended. */
+  endsItself = false,
 ): Promise<{ answers: string[]; stdout: string; stderr: string; code: number }> {
   const child = spawn('lxc', ['exec', target, '--', 'sh'], { env: { ...process.env, LXD_CONF: remote.lxc.confDir, LC_ALL: 'C' } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  let exited: number | undefined;
   const closed = new Promise<number>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code) => resolve(code ?? -1));
+    child.on('close', (code) => resolve((exited = code ?? -1)));
   });
   const answers: string[] = [];
   try {
@@ -83,6 +86,7 @@ async function converse(
       });
       answers.push(stdout.slice(from));
     }
+    if (endsItself) await until('the shell to end with its stdin open', async () => exited, 10_000);
   } finally {
     child.stdin.end();
   }
@@ -113,6 +117,14 @@ const conversed = {
   code: 3,
 };
 
+/** Ended by its stdin's end: the status of its last command. */
+const toTheEnd: Turn[] = [{ send: 'echo a\n', answer: 'a\n' }, { send: 'false\n' }];
+const endedWithLast = { answers: ['a\n'], stdout: 'a\n', stderr: '', code: 1 };
+
+/** A syntax error no later line mends ends the shell at once, its stdin still open, after the commands before it ran: 2. */
+const syntaxError: Turn[] = [{ send: 'echo a\n', answer: 'a\n' }, { send: 'echo b\nfi\necho c\n' }];
+const endedBySyntax = { answers: ['a\n'], stdout: 'a\nb\n', stderr: 'sh: syntax error: unexpected "fi"\n', code: 2 };
+
 describeLxcClient('lxc exec -- sh over a pipe, answering each line before the next is sent, on the simulator', () => {
   let sim: SimRemote;
   beforeAll(async () => {
@@ -124,6 +136,14 @@ describeLxcClient('lxc exec -- sh over a pipe, answering each line before the ne
 
   it('answers each command as its line comes, keeping the shell between turns, as LXD 5.0.2', async () => {
     expect(await converse(sim, 'sim:c1', conversation)).toEqual(conversed);
+  }, 60_000);
+
+  it('ends with its last command’s status when stdin ends, as LXD 5.0.2', async () => {
+    expect(await converse(sim, 'sim:c1', toTheEnd)).toEqual(endedWithLast);
+  }, 60_000);
+
+  it('ends at a syntax error, in ash’s words, before its stdin ends, as LXD 5.0.2', async () => {
+    expect(await converse(sim, 'sim:c1', syntaxError, true)).toEqual(endedBySyntax);
   }, 60_000);
 });
 
@@ -142,5 +162,13 @@ await describeBed(lxdBed, 'lxc exec -- sh over a pipe, answering each line befor
 
   it('answers each command as its line comes, keeping the shell between turns', async () => {
     expect(await converse(real, `local:${name}`, conversation)).toEqual(conversed);
+  }, 60_000);
+
+  it('ends with its last command’s status when stdin ends', async () => {
+    expect(await converse(real, `local:${name}`, toTheEnd)).toEqual(endedWithLast);
+  }, 60_000);
+
+  it('ends at a syntax error before its stdin ends', async () => {
+    expect(await converse(real, `local:${name}`, syntaxError, true)).toEqual(endedBySyntax);
   }, 60_000);
 });

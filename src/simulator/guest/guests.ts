@@ -493,7 +493,7 @@ export class Guests {
       // The shell is busybox's `sh`, not bash: its messages start with the name it was called by
       // (`/bin/sh: …` when called so, as Ansible does), and a program it cannot find, by name or by
       // path, is `X: not found`.
-      const stderr = shellMessages(`${result.stderr}${trapped?.stderr ?? ''}`, name);
+      const stderr = shellMessages(`${result.stderr}${trapped?.stderr ?? ''}`, name, shell ? args[1] : undefined);
       return { ...ended(`${result.stdout}${trapped?.stdout ?? ''}`, stderr, result.exitCode, raw), env: result.env };
     } finally {
       cmd.signal?.removeEventListener('abort', onOuterAbort);

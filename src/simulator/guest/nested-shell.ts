@@ -76,6 +76,8 @@ export class ShellProcesses {
       env.SHLVL = String((Number.parseInt(env.SHLVL ?? '', 10) || 0) + 1);
       env.PATH ??= defaultPath;
       const process = { jbPid: shell.pid, jbPpid: ppid };
+      // The text a syntax error's position is in: the script, or the part of a streamed one parsed last.
+      const script = (): string => streamed?.feed.lastPart ?? source.script;
       const result = await exec(source.script, {
         env,
         replaceEnv: true,
@@ -89,7 +91,7 @@ export class ShellProcesses {
           ? {
               jbStream: {
                 next: () => streamed.feed.next(),
-                flush: (written: ExecResult) => streamed.write(written.stdout, shellMessages(written.stderr, source.name)),
+                flush: (written: ExecResult) => streamed.write(written.stdout, shellMessages(written.stderr, source.name, script())),
               },
             }
           : {}),
@@ -99,7 +101,7 @@ export class ShellProcesses {
       if (number !== undefined) {
         // Killed: no EXIT trap; its parent says how it died (ash's `sprint_status` of a foreground job), but for INT and PIPE.
         const said = number === signalNumbers.INT || number === signalNumbers.PIPE ? '' : `${signalDescriptions[number] ?? `Signal ${number}`}\n`;
-        return { ...named(result, source.name), stderr: `${named(result, source.name).stderr}${said}`, exitCode: 128 + number };
+        return { ...named(result, source.name, script()), stderr: `${named(result, source.name, script()).stderr}${said}`, exitCode: 128 + number };
       }
       const action = state.exitTrap();
       const trapped = action
@@ -113,7 +115,7 @@ export class ShellProcesses {
         : undefined;
       // The result as the shell gave it (raw bytes, the order of its writes), the EXIT trap's output after it.
       const whole = trapped ? { ...result, stdout: `${result.stdout}${trapped.stdout}`, stderr: `${result.stderr}${trapped.stderr}` } : result;
-      return named(whole, source.name);
+      return named(whole, source.name, script());
     } finally {
       this.running.splice(this.running.indexOf(shell), 1);
       state.leave();
@@ -179,25 +181,63 @@ async function scriptOf(called: string, args: string[], ctx: CommandContext): Pr
 }
 
 /** The shell's result with its messages named ({@link shellMessages}), the rest of it (raw bytes, the order of its writes) as it is, less the accounting of the stderr it rewords. */
-function named(result: ExecResult, name: string): ExecResult {
+function named(result: ExecResult, name: string, script: string): ExecResult {
   if (!result.stderr) return result;
   const { internalOutputAccounting: _accounting, ...rest } = result as ExecResult & { internalOutputAccounting?: unknown };
-  return { ...rest, stderr: shellMessages(result.stderr, name) };
+  return { ...rest, stderr: shellMessages(result.stderr, name, script) };
 }
 
 /**
  * A busybox shell's messages, which just-bash words as bash's: under the name the shell goes by
  * (`sh`, `/bin/sh`, a script's path), and a program it cannot find, by name or by path, `X: not found`.
  */
-export function shellMessages(stderr: string, name: string): string {
+export function shellMessages(stderr: string, name: string, script?: string): string {
   return (
-    stderr
+    ashSyntaxErrors(stderr, script)
       .replace(/^bash: (.*): command not found$/gm, `${name}: $1: not found`)
       // just-bash's word for a program it knows but was not given (python3, sqlite3, yq …): not found, as busybox says.
       .replace(/^bash: (.*): command not available in browser environments\..*$/gm, `${name}: $1: not found`)
       .replace(/^bash: ([^\s:]*\/[^\s:]*): No such file or directory$/gm, `${name}: $1: not found`)
       .replace(/^bash: /gm, `${name}: `)
   );
+}
+
+/** What ash expects where just-bash's parser expected a token and met the end of the script. */
+const expectedTokens: Record<string, string> = { DO: 'do', DONE: 'done', FI: 'fi', RBRACE: '}', RPAREN: ')', ESAC: ')' };
+
+/**
+ * just-bash's syntax errors in busybox ash's words (recorded on LXD 5.0.2's busybox): `unexpected
+ * "fi"` for a token out of place, `unexpected end of file (expecting "fi")` for a construct the
+ * script leaves open, `unterminated quoted string`, `EOF in backquote substitution`. A token just-bash
+ * says is unexpected at the very end of `script` is the one ash expected there.
+ */
+function ashSyntaxErrors(stderr: string, script?: string): string {
+  if (!stderr.includes('syntax error') && !stderr.includes('unexpected EOF')) return stderr;
+  const atEnd = (line: number, column: number): boolean => {
+    if (script === undefined) return false;
+    const lines = script.split('\n');
+    return line > lines.length || (line === lines.length && column > lines.at(-1)!.length);
+  };
+  return stderr
+    .replace(/^bash: line \d+: unexpected EOF while looking for matching `["']'$/gm, 'bash: syntax error: unterminated quoted string')
+    .replace(
+      /^bash: syntax error: Parse error at \d+:\d+: unexpected EOF while looking for matching ``'$/gm,
+      'bash: syntax error: EOF in backquote substitution',
+    )
+    .replace(
+      /^bash: syntax error: Parse error at \d+:\d+: unexpected EOF while looking for matching `\)'$/gm,
+      'bash: syntax error: unexpected end of file (expecting ")")',
+    )
+    .replace(/^bash: syntax error: Parse error at \d+:\d+: Expected (\w+), got EOF$/gm, (whole, token: string) =>
+      expectedTokens[token] ? `bash: syntax error: unexpected end of file (expecting "${expectedTokens[token]}")` : whole,
+    )
+    .replace(
+      /^bash: syntax error: Parse error at (\d+):(\d+): syntax error near unexpected token `(.+)'$/gm,
+      (_, line: string, column: string, token: string) =>
+        atEnd(Number(line), Number(column))
+          ? `bash: syntax error: unexpected end of file (expecting "${token}")`
+          : `bash: syntax error: unexpected "${token}"`,
+    );
 }
 
 /** Bytes (one character each) as UTF-8 text where they are valid UTF-8, as just-bash decodes a shell's stdin. */

@@ -12,9 +12,9 @@ export interface StdinPipe {
  * comes and runs each command once its line is whole, so a command's output is out before the next
  * line is sent. The bytes are cut at line ends into whole commands: a part is handed over when it
  * parses and a line after it would start a command of its own (not inside an open here-document,
- * after a `|`, `&&` or a `\` at the line's end, nor inside an open `if`, quote or brace). A part
- * that never parses (a syntax error) waits for the end of the input, where the shell then meets
- * the error as it would have met it in the whole script.
+ * after a `|`, `&&` or a `\` at the line's end, nor inside an open `if`, quote or brace). A syntax
+ * error that no later line can mend is handed over at once, after the whole commands before its
+ * line: the shell meets it there and ends, as ash does.
  */
 export class ScriptFeed {
   /** Bytes not handed over yet. */
@@ -23,6 +23,7 @@ export class ScriptFeed {
   /** Lines handed over so far: each part starts with as many newlines, so the shell's line numbers run on. */
   private lines = 0;
   private readonly parts: string[] = [];
+  private last?: string;
   private waiting?: (part: string | undefined) => void;
 
   /** @param parse just-bash's parser (loaded with the guest's shell). */
@@ -43,9 +44,21 @@ export class ScriptFeed {
     const end = this.pending.lastIndexOf(0x0a);
     if (end < 0) return;
     const text = utf8(this.pending.subarray(0, end + 1));
-    if (!whole(this.parse, text)) return;
+    const verdict = wholeness(this.parse, text);
+    if (verdict === 'open') return;
     this.pending = this.pending.subarray(end + 1);
-    this.handOver(text);
+    if (verdict === 'whole') return this.handOver(text);
+    // A syntax error no later line can mend: the whole commands before its line run, then the
+    // shell meets it and ends (ash reads no further).
+    const head = text
+      .split('\n')
+      .slice(0, verdict - 1)
+      .join('\n');
+    if (head !== '' && wholeness(this.parse, `${head}\n`) === 'whole') {
+      this.handOver(`${head}\n`);
+      this.handOver(text.slice(head.length + 1));
+    } else this.handOver(text);
+    this.end();
   }
 
   /** Stdin ended (or the command was killed): what is left is the last part. */
@@ -61,8 +74,18 @@ export class ScriptFeed {
   /** The next part of the script, or undefined once the input ended and every part was taken. */
   next(): Promise<string | undefined> {
     const part = this.parts.shift();
-    if (part !== undefined || this.ended) return Promise.resolve(part);
-    return new Promise((resolve) => (this.waiting = resolve));
+    if (part !== undefined || this.ended) return Promise.resolve(this.taken(part));
+    return new Promise((resolve) => (this.waiting = (next) => resolve(this.taken(next))));
+  }
+
+  /** The last part the shell took, as taken (a syntax error's line and column are in it). */
+  get lastPart(): string | undefined {
+    return this.last;
+  }
+
+  private taken(part: string | undefined): string | undefined {
+    if (part !== undefined) this.last = part;
+    return part;
   }
 
   private handOver(text: string): void {
@@ -84,13 +107,24 @@ export class ScriptFeed {
 
 /**
  * Whether a text of whole lines is whole commands: it parses, and a line after it is a statement of
- * its own (inside an open here-document, a pipeline or a `\` continued line it would be absorbed).
+ * its own (inside an open here-document, a pipeline or a `\` continued line it would be absorbed);
+ * or open, waiting for lines that may close it (an `if`, a quote, a brace); or a syntax error at a
+ * line of its own that no later line mends (its number).
  */
-function whole(parse: typeof parseScript, text: string): boolean {
+function wholeness(parse: typeof parseScript, text: string): 'whole' | 'open' | number {
+  let statements: number;
   try {
-    return parse(`${text}:\n`).statements.length === parse(text).statements.length + 1;
+    statements = parse(text).statements.length;
+  } catch (err) {
+    const { line, message } = err as { line?: unknown; message?: unknown };
+    const lines = text.split('\n').length - 1;
+    const atEnd = typeof line !== 'number' || line > lines || /\bEOF\b|end of file/i.test(String(message));
+    return atEnd ? 'open' : line;
+  }
+  try {
+    return parse(`${text}:\n`).statements.length === statements + 1 ? 'whole' : 'open';
   } catch {
-    return false;
+    return 'open';
   }
 }
 
