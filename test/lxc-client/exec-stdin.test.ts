@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeBed, lxdBed } from '../support/daemon-bed.js';
 import { until } from '../support/wait.js';
-import { describeLxcClient, startSimRemote, type SimRemote } from './sim-remote.js';
+import { describeLxcClient, lxcOnBed, startSimRemote, type SimRemote } from './sim-remote.js';
 
 let t: SimRemote;
 
@@ -148,27 +148,17 @@ describeLxcClient('lxc exec -- sh over a pipe, answering each line before the ne
 });
 
 await describeBed(lxdBed, 'lxc exec -- sh over a pipe, answering each line before the next is sent, on LXD 5.0.2', () => {
-  let real: SimRemote;
-  let name = '';
-  beforeAll(async () => {
-    real = await startSimRemote({});
-    await real.lxc.run(['list', 'local:', '--format', 'csv', '-c', 'n']);
-    name = await lxdBed.launch();
-  }, 120_000);
-  afterAll(async () => {
-    if (name) await lxdBed.remove(name);
-    await real?.close();
-  });
+  const bed = lxcOnBed();
 
   it('answers each command as its line comes, keeping the shell between turns', async () => {
-    expect(await converse(real, `local:${name}`, conversation)).toEqual(conversed);
+    expect(await converse(bed.remote(), bed.target(), conversation)).toEqual(conversed);
   }, 60_000);
 
   it('ends with its last command’s status when stdin ends', async () => {
-    expect(await converse(real, `local:${name}`, toTheEnd)).toEqual(endedWithLast);
+    expect(await converse(bed.remote(), bed.target(), toTheEnd)).toEqual(endedWithLast);
   }, 60_000);
 
   it('ends at a syntax error before its stdin ends', async () => {
-    expect(await converse(real, `local:${name}`, syntaxError, true)).toEqual(endedBySyntax);
+    expect(await converse(bed.remote(), bed.target(), syntaxError, true)).toEqual(endedBySyntax);
   }, 60_000);
 });

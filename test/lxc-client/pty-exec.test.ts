@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeBed, lxdBed } from '../support/daemon-bed.js';
-import { describeLxcClient, startSimRemote, type SimRemote } from './sim-remote.js';
+import { describeLxcClient, lxcOnBed, startSimRemote, type SimRemote } from './sim-remote.js';
 
 /**
  * `lxc exec c -- sh` from a terminal (issue #41 item 4): the client sees a pty (Python's pty
@@ -322,29 +322,21 @@ describeLxcClient('lxc exec -- sh on a terminal against the simulator', () => {
 });
 
 await describeBed(lxdBed, 'lxc exec -- sh on a terminal: the same transcripts from LXD 5.0.2', () => {
-  let real: SimRemote;
-  let name = '';
-  beforeAll(async () => {
-    real = await startSimRemote({});
-    // The client's first run in a fresh config directory prints a welcome first: have it now.
-    await real.lxc.run(['list', 'local:', '--format', 'csv', '-c', 'n']);
-    name = await lxdBed.launch();
-  }, 120_000);
-  afterAll(async () => {
-    if (name) await lxdBed.remove(name);
-    await real?.close();
-  });
+  const bed = lxcOnBed();
 
   for (const s of sessions)
     it(
       s.name,
       async () => {
-        expect(await realSession(real, `local:${name}`, s.steps, banner + s.transcript)).toEqual({ transcript: banner + s.transcript, code: s.code });
+        expect(await realSession(bed.remote(), bed.target(), s.steps, banner + s.transcript)).toEqual({
+          transcript: banner + s.transcript,
+          code: s.code,
+        });
       },
       120_000,
     );
 
   it('stty without a terminal says so, as busybox', async () => {
-    expect(await withoutTerminal(real, `local:${name}`)).toMatchObject(noTerminal);
+    expect(await withoutTerminal(bed.remote(), bed.target())).toMatchObject(noTerminal);
   });
 });

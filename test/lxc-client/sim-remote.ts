@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import { describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import type { SimulatorOptions } from '../../src/simulator/options.js';
 import { lxdBed } from '../support/daemon-bed.js';
@@ -66,4 +66,24 @@ export function describeLxcClient(name: string, body: () => void): void {
       }),
     );
   describe.skip(name, body);
+}
+
+/**
+ * The lxc client against LXD 5.0.2's test bed (`local:`) with an instance launched for the suite
+ * (inside a `describeBed` body) and removed after it: the remote and the instance's `local:NAME`.
+ */
+export function lxcOnBed(): { remote: () => SimRemote; target: () => string } {
+  let real: SimRemote | undefined;
+  let name = '';
+  beforeAll(async () => {
+    real = await startSimRemote({});
+    // The client's first run in a fresh config directory prints a welcome first: have it now.
+    await real.lxc.run(['list', 'local:', '--format', 'csv', '-c', 'n']);
+    name = await lxdBed.launch();
+  }, 120_000);
+  afterAll(async () => {
+    if (name) await lxdBed.remove(name);
+    await real?.close();
+  });
+  return { remote: () => real!, target: () => `local:${name}` };
 }
