@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeBed, lxdBed } from '../support/daemon-bed.js';
+import { describeBed, incusBed, lxdBed } from '../support/daemon-bed.js';
 import { until } from '../support/wait.js';
 import { describeLxcClient, lxcOnBed, startSimRemote, type SimRemote } from './sim-remote.js';
 
@@ -14,7 +13,7 @@ let t: SimRemote;
  */
 function execFedSlowly(t: SimRemote, lines: string[], gapMs: number): Promise<{ stdout: string; code: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('lxc', ['exec', 'sim:c1', '--', 'sh'], { env: { ...process.env, LXD_CONF: t.lxc.confDir, LC_ALL: 'C' } });
+    const child = t.lxc.spawn(['exec', 'sim:c1', '--', 'sh']);
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
     child.on('error', reject);
@@ -61,7 +60,7 @@ async function converse(
   /** The shell ends by itself after the last turn: stdin is closed only once the client has ended. */
   endsItself = false,
 ): Promise<{ answers: string[]; stdout: string; stderr: string; code: number }> {
-  const child = spawn('lxc', ['exec', target, '--', 'sh'], { env: { ...process.env, LXD_CONF: remote.lxc.confDir, LC_ALL: 'C' } });
+  const child = remote.lxc.spawn(['exec', target, '--', 'sh']);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
@@ -125,6 +124,24 @@ const endedWithLast = { answers: ['a\n'], stdout: 'a\n', stderr: '', code: 1 };
 const syntaxError: Turn[] = [{ send: 'echo a\n', answer: 'a\n' }, { send: 'echo b\nfi\necho c\n' }];
 const endedBySyntax = { answers: ['a\n'], stdout: 'a\nb\n', stderr: 'sh: syntax error: unexpected "fi"\n', code: 2 };
 
+/** The conversations, each held to the simulator and a real daemon. */
+const talks = [
+  { name: 'answers each command as its line comes, keeping the shell between turns', turns: conversation, endsItself: false, expected: conversed },
+  { name: 'ends with its last command’s status when stdin ends', turns: toTheEnd, endsItself: false, expected: endedWithLast },
+  { name: 'ends at a syntax error, in ash’s words, before its stdin ends', turns: syntaxError, endsItself: true, expected: endedBySyntax },
+];
+
+function conversations(on: { remote: () => SimRemote; target: () => string }): void {
+  for (const talk of talks)
+    it(
+      talk.name,
+      async () => {
+        expect(await converse(on.remote(), on.target(), talk.turns, talk.endsItself)).toEqual(talk.expected);
+      },
+      60_000,
+    );
+}
+
 describeLxcClient('lxc exec -- sh over a pipe, answering each line before the next is sent, on the simulator', () => {
   let sim: SimRemote;
   beforeAll(async () => {
@@ -133,32 +150,28 @@ describeLxcClient('lxc exec -- sh over a pipe, answering each line before the ne
     sim.sim.controls.addInstance({ name: 'c1' });
   });
   afterAll(async () => sim?.close());
-
-  it('answers each command as its line comes, keeping the shell between turns, as LXD 5.0.2', async () => {
-    expect(await converse(sim, 'sim:c1', conversation)).toEqual(conversed);
-  }, 60_000);
-
-  it('ends with its last command’s status when stdin ends, as LXD 5.0.2', async () => {
-    expect(await converse(sim, 'sim:c1', toTheEnd)).toEqual(endedWithLast);
-  }, 60_000);
-
-  it('ends at a syntax error, in ash’s words, before its stdin ends, as LXD 5.0.2', async () => {
-    expect(await converse(sim, 'sim:c1', syntaxError, true)).toEqual(endedBySyntax);
-  }, 60_000);
+  conversations({ remote: () => sim, target: () => 'sim:c1' });
 });
 
 await describeBed(lxdBed, 'lxc exec -- sh over a pipe, answering each line before the next is sent, on LXD 5.0.2', () => {
-  const bed = lxcOnBed();
+  conversations(lxcOnBed());
+});
 
-  it('answers each command as its line comes, keeping the shell between turns', async () => {
-    expect(await converse(bed.remote(), bed.target(), conversation)).toEqual(conversed);
-  }, 60_000);
+await describeBed(
+  incusBed,
+  'incus exec -- sh over a pipe, answering each line before the next is sent, on the later revision of the simulator',
+  () => {
+    let sim: SimRemote;
+    beforeAll(async () => {
+      sim = await startSimRemote({ revision: 'later' }, 'incus');
+      await sim.lxc.ok(['remote', 'add', 'sim', sim.sim.controls.issueToken('exec-stdin')]);
+      sim.sim.controls.addInstance({ name: 'c1' });
+    });
+    afterAll(async () => sim?.close());
+    conversations({ remote: () => sim, target: () => 'sim:c1' });
+  },
+);
 
-  it('ends with its last command’s status when stdin ends', async () => {
-    expect(await converse(bed.remote(), bed.target(), toTheEnd)).toEqual(endedWithLast);
-  }, 60_000);
-
-  it('ends at a syntax error before its stdin ends', async () => {
-    expect(await converse(bed.remote(), bed.target(), syntaxError, true)).toEqual(endedBySyntax);
-  }, 60_000);
+await describeBed(incusBed, 'incus exec -- sh over a pipe, answering each line before the next is sent, on Incus 6.0', () => {
+  conversations(lxcOnBed('incus'));
 });

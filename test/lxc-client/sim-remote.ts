@@ -2,7 +2,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import type { SimulatorOptions } from '../../src/simulator/options.js';
-import { lxdBed } from '../support/daemon-bed.js';
+import { incusBed, lxdBed } from '../support/daemon-bed.js';
 import { LxcCli, lxcInstalled } from '../support/lxc-cli.js';
 import { fastTimings } from '../simulator/sim-client.js';
 
@@ -69,20 +69,22 @@ export function describeLxcClient(name: string, body: () => void): void {
 }
 
 /**
- * The lxc client against LXD 5.0.2's test bed (`local:`) with an instance launched for the suite
- * (inside a `describeBed` body) and removed after it: the remote and the instance's `local:NAME`.
+ * The lxc client against LXD 5.0.2's test bed (`local:`), or the incus client against Incus 6.0's,
+ * with an instance launched for the suite (inside a `describeBed` body) and removed after it: the
+ * remote and the instance's `local:NAME`.
  */
-export function lxcOnBed(): { remote: () => SimRemote; target: () => string } {
+export function lxcOnBed(client: 'lxc' | 'incus' = 'lxc'): { remote: () => SimRemote; target: () => string } {
+  const bed = client === 'incus' ? incusBed : lxdBed;
   let real: SimRemote | undefined;
   let name = '';
   beforeAll(async () => {
-    real = await startSimRemote({});
+    real = await startSimRemote({}, client);
     // The client's first run in a fresh config directory prints a welcome first: have it now.
     await real.lxc.run(['list', 'local:', '--format', 'csv', '-c', 'n']);
-    name = await lxdBed.launch();
+    name = await bed.launch();
   }, 120_000);
   afterAll(async () => {
-    if (name) await lxdBed.remove(name);
+    if (name) await bed.remove(name);
     await real?.close();
   });
   return { remote: () => real!, target: () => `local:${name}` };

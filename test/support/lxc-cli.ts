@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -25,14 +25,7 @@ export class LxcCli {
   /** Runs `lxc args…` with an empty stdin (lxc reads YAML from a non-terminal stdin). */
   run(args: string[], opts: { timeoutMs?: number; input?: string } = {}): Promise<LxcResult> {
     const client = this.opts.client ?? 'lxc';
-    const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: 'C' };
-    if (client === 'incus') env.INCUS_CONF = this.confDir;
-    else {
-      env.LXD_CONF = this.confDir;
-      const socket = lxdSocketPath();
-      if (socket) env.LXD_SOCKET = socket;
-      else delete env.LXD_SOCKET;
-    }
+    const env = this.env();
     // Input comes from a file: a client that opens /dev/stdin itself (`incus file edit`) cannot open
     // the socket node's pipes are (ENXIO); without input, an empty pipe as before.
     let inputFd: number | undefined;
@@ -64,6 +57,24 @@ export class LxcCli {
       });
       child.stdin?.end('');
     });
+  }
+
+  /** Starts `lxc args…` with its stdin, stdout and stderr as pipes, for a test that talks with it as it runs. */
+  spawn(args: string[]): ChildProcessWithoutNullStreams {
+    return spawn(this.opts.client ?? 'lxc', args, { env: this.env() });
+  }
+
+  /** The client's environment: its private configuration directory, LXD's socket. */
+  private env(): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: 'C' };
+    if (this.opts.client === 'incus') env.INCUS_CONF = this.confDir;
+    else {
+      env.LXD_CONF = this.confDir;
+      const socket = lxdSocketPath();
+      if (socket) env.LXD_SOCKET = socket;
+      else delete env.LXD_SOCKET;
+    }
+    return env;
   }
 
   /** Like run, but throws with stderr unless the exit code is 0; returns stdout. */
