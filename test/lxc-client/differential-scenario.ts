@@ -868,6 +868,8 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   // Syntax errors in ash's words: a token out of place, a construct left open, an unterminated quote or backquote.
   "sh -c 'fi'; sh -c 'echo a; }'; sh -c 'if true; then echo'; sh -c 'if true; then'; sh -c 'while true'; sh -c 'while true; do echo'; sh -c '{ echo'; echo rc=$?",
   "sh -c 'echo \"abc'; sh -c \"echo 'abc\"; sh -c 'echo `echo'; sh -c '(echo a'; sh -c 'echo $(echo'; sh -c 'case x in a) echo;;'; sh -c 'f() { echo;'; sh -c 'echo a; then'; echo rc=$?",
+  // A script with a syntax error runs the commands before the error's line (its EXIT trap too), whether given by -c, in a file or on a pipe.
+  "sh -c \"$(printf 'trap \"echo bye\" EXIT\\necho a\\nfi\\necho b')\"; echo rc=$?; printf 'echo a\\n\\nfi\\n' > /tmp/rt-s; sh /tmp/rt-s; echo rc=$?; printf 'x=1\\nif true; then echo $x; fi\\ndone\\n' | sh; echo rc=$?; rm /tmp/rt-s",
   // sleep's and usleep's numbers, refused at once.
   "usleep -; echo rc=$?; usleep 1x; usleep +5; usleep ' 5'; usleep 4294967296; echo rc=$?; usleep 1 2; usleep 0004; echo rc=$?; usleep; echo rc=$?; sleep; echo rc=$?; sleep x; echo rc=$?",
   // A program env, setsid and xargs cannot run, in busybox's words.

@@ -19,7 +19,7 @@ import { busyboxLs } from './busybox-ls.js';
 import { busyboxStat } from './busybox-stat.js';
 import { busyboxCoreutils } from './busybox-coreutils.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
-import { ScriptFeed, type StdinPipe } from './script-feed.js';
+import { runOnToSyntaxError, ScriptFeed, splitAtSyntaxError, type StdinPipe } from './script-feed.js';
 import { ShellProcesses, shellMessages } from './nested-shell.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
@@ -346,7 +346,7 @@ export class Guests {
     const builtins = scriptedBuiltins(programs);
     if (builtins.length) scripted.push(scriptedBuiltinCommand(take, pause, scriptEnded));
     const shellState = shellBuiltins();
-    const processes = new ShellProcesses(shellPid, shellState);
+    const processes = new ShellProcesses(shellPid, shellState, justBash.parse);
     // Output is text unless a program wrote raw bytes (printf '\xff', dd): then it goes out byte for byte.
     let raw = false;
     if (cmd.stdinPipe) {
@@ -461,7 +461,10 @@ export class Guests {
     positional.forEach((value, i) => (parameters[String(i + 1)] = value));
     const scriptNamed: object = named === undefined ? {} : { jbScript: true };
     try {
-      const result = await bash.exec(builtinShadows(builtins) + (shell ? (args[1] ?? '') : shellQuote(program ?? '')), {
+      // `sh -c` with a syntax error runs the commands before its line first, as ash does.
+      const split = shell && builtins.length === 0 ? splitAtSyntaxError(justBash.parse, args[1] ?? '') : undefined;
+      const cut = split && runOnToSyntaxError(split[1]);
+      const ran = await bash.exec(builtinShadows(builtins) + (split ? split[0] : shell ? (args[1] ?? '') : shellQuote(program ?? '')), {
         // busybox's sh counts its level (SHLVL=1 for `sh -c`); a program run alone has none. The
         // shell's $0 is the name it was called by, which its messages start with wherever they go
         // (the patched shell names them so when a redirection sends them to a file or stdout).
@@ -474,7 +477,9 @@ export class Guests {
         rawScript: true,
         ...(shell ? {} : { args }),
         ...scriptNamed,
-      });
+        ...(cut ? { jbStream: cut.stream } : {}),
+      } as Parameters<typeof bash.exec>[1]);
+      const result = cut ? cut.joined(ran) : ran;
       if (killer.signal.aborted) return killed(killer.signal.reason as number, runaway.signal.aborted ? undefined : result);
       if (!shell && result.exitCode === 127 && /command not found|command not available in browser/.test(result.stderr)) return ended('', '', 127);
       if (!shell && result.exitCode === 126) return ended('', '', 126);

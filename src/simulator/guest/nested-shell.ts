@@ -1,7 +1,8 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { signalNumbers } from './guest-commands.js';
 import { defaultPath } from './guest-programs.js';
-import type { ScriptFeed } from './script-feed.js';
+import type { parse as parseScript } from 'just-bash';
+import { runOnToSyntaxError, splitAtSyntaxError, type ScriptFeed } from './script-feed.js';
 import type { ShellBuiltins } from './shell-builtins.js';
 import type { SignalTraps } from './signal-traps.js';
 
@@ -26,6 +27,8 @@ export class ShellProcesses {
   constructor(
     private readonly topPid: number,
     private readonly builtins: ShellBuiltins,
+    /** just-bash's parser: a script with a syntax error runs the commands before its line first. */
+    private readonly parse: typeof parseScript,
   ) {
     // The exec's shell is topPid and the program it runs topPid + 1 (/proc/self): shells started inside come after.
     this.lastPid = topPid + 1;
@@ -78,7 +81,9 @@ export class ShellProcesses {
       const process = { jbPid: shell.pid, jbPpid: ppid };
       // The text a syntax error's position is in: the script, or the part of a streamed one parsed last.
       const script = (): string => streamed?.feed.lastPart ?? source.script;
-      const result = await exec(source.script, {
+      const split = streamed ? undefined : splitAtSyntaxError(this.parse, source.script);
+      const cut = split && runOnToSyntaxError(split[1]);
+      const ran = await exec(split ? split[0] : source.script, {
         env,
         replaceEnv: true,
         cwd: ctx.cwd,
@@ -94,14 +99,21 @@ export class ShellProcesses {
                 flush: (written: ExecResult) => streamed.write(written.stdout, shellMessages(written.stderr, source.name, script())),
               },
             }
-          : {}),
+          : cut
+            ? { jbStream: cut.stream }
+            : {}),
         ...process,
       } as Parameters<typeof exec>[1]);
+      const result = cut ? cut.joined(ran) : ran;
       const number = shell.signals.endedBy;
       if (number !== undefined) {
         // Killed: no EXIT trap; its parent says how it died (ash's `sprint_status` of a foreground job), but for INT and PIPE.
         const said = number === signalNumbers.INT || number === signalNumbers.PIPE ? '' : `${signalDescriptions[number] ?? `Signal ${number}`}\n`;
-        return { ...named(result, source.name, script()), stderr: `${named(result, source.name, script()).stderr}${said}`, exitCode: 128 + number };
+        return {
+          ...named(result, source.name, script(), source.from === 2),
+          stderr: `${named(result, source.name, script(), source.from === 2).stderr}${said}`,
+          exitCode: 128 + number,
+        };
       }
       const action = state.exitTrap();
       const trapped = action
@@ -115,7 +127,7 @@ export class ShellProcesses {
         : undefined;
       // The result as the shell gave it (raw bytes, the order of its writes), the EXIT trap's output after it.
       const whole = trapped ? { ...result, stdout: `${result.stdout}${trapped.stdout}`, stderr: `${result.stderr}${trapped.stderr}` } : result;
-      return named(whole, source.name, script());
+      return named(whole, source.name, script(), source.from === 2);
     } finally {
       this.running.splice(this.running.indexOf(shell), 1);
       state.leave();
@@ -181,19 +193,21 @@ async function scriptOf(called: string, args: string[], ctx: CommandContext): Pr
 }
 
 /** The shell's result with its messages named ({@link shellMessages}), the rest of it (raw bytes, the order of its writes) as it is, less the accounting of the stderr it rewords. */
-function named(result: ExecResult, name: string, script: string): ExecResult {
+function named(result: ExecResult, name: string, script: string, numbered: boolean): ExecResult {
   if (!result.stderr) return result;
   const { internalOutputAccounting: _accounting, ...rest } = result as ExecResult & { internalOutputAccounting?: unknown };
-  return { ...rest, stderr: shellMessages(result.stderr, name, script) };
+  return { ...rest, stderr: shellMessages(result.stderr, name, script, numbered) };
 }
 
 /**
  * A busybox shell's messages, which just-bash words as bash's: under the name the shell goes by
- * (`sh`, `/bin/sh`, a script's path), and a program it cannot find, by name or by path, `X: not found`.
+ * (`sh`, `/bin/sh`, a script's path), a program it cannot find, by name or by path, `X: not found`,
+ * and its syntax errors in ash's words (`script` is the text their positions are in; `numbered`: a
+ * script read from a file, whose syntax errors name their line).
  */
-export function shellMessages(stderr: string, name: string, script?: string): string {
+export function shellMessages(stderr: string, name: string, script?: string, numbered = false): string {
   return (
-    ashSyntaxErrors(stderr, script)
+    ashSyntaxErrors(stderr, script, numbered)
       .replace(/^bash: (.*): command not found$/gm, `${name}: $1: not found`)
       // just-bash's word for a program it knows but was not given (python3, sqlite3, yq …): not found, as busybox says.
       .replace(/^bash: (.*): command not available in browser environments\..*$/gm, `${name}: $1: not found`)
@@ -208,36 +222,42 @@ const expectedTokens: Record<string, string> = { DO: 'do', DONE: 'done', FI: 'fi
 /**
  * just-bash's syntax errors in busybox ash's words (recorded on LXD 5.0.2's busybox): `unexpected
  * "fi"` for a token out of place, `unexpected end of file (expecting "fi")` for a construct the
- * script leaves open, `unterminated quoted string`, `EOF in backquote substitution`. A token just-bash
+ * script leaves open, `unterminated quoted string`, `EOF in backquote substitution`; in a script
+ * read from a file (`numbered`), after the line (`FILE: line 3: syntax error: …`). A token just-bash
  * says is unexpected at the very end of `script` is the one ash expected there.
  */
-function ashSyntaxErrors(stderr: string, script?: string): string {
+function ashSyntaxErrors(stderr: string, script?: string, numbered = false): string {
   if (!stderr.includes('syntax error') && !stderr.includes('unexpected EOF')) return stderr;
   const atEnd = (line: number, column: number): boolean => {
     if (script === undefined) return false;
     const lines = script.split('\n');
     return line > lines.length || (line === lines.length && column > lines.at(-1)!.length);
   };
-  return stderr
-    .replace(/^bash: line \d+: unexpected EOF while looking for matching `["']'$/gm, 'bash: syntax error: unterminated quoted string')
-    .replace(
-      /^bash: syntax error: Parse error at \d+:\d+: unexpected EOF while looking for matching ``'$/gm,
-      'bash: syntax error: EOF in backquote substitution',
-    )
-    .replace(
-      /^bash: syntax error: Parse error at \d+:\d+: unexpected EOF while looking for matching `\)'$/gm,
-      'bash: syntax error: unexpected end of file (expecting ")")',
-    )
-    .replace(/^bash: syntax error: Parse error at \d+:\d+: Expected (\w+), got EOF$/gm, (whole, token: string) =>
-      expectedTokens[token] ? `bash: syntax error: unexpected end of file (expecting "${expectedTokens[token]}")` : whole,
-    )
-    .replace(
-      /^bash: syntax error: Parse error at (\d+):(\d+): syntax error near unexpected token `(.+)'$/gm,
-      (_, line: string, column: string, token: string) =>
-        atEnd(Number(line), Number(column))
-          ? `bash: syntax error: unexpected end of file (expecting "${token}")`
-          : `bash: syntax error: unexpected "${token}"`,
-    );
+  const words = (why: string, line: number, column: number): string | undefined => {
+    if (/^unexpected EOF while looking for matching `["']'$/.test(why)) return 'unterminated quoted string';
+    if (why === "unexpected EOF while looking for matching ``'") return 'EOF in backquote substitution';
+    if (why === "unexpected EOF while looking for matching `)'") return 'unexpected end of file (expecting ")")';
+    const expected = /^Expected (\w+), got EOF$/.exec(why)?.[1];
+    if (expected) return expectedTokens[expected] && `unexpected end of file (expecting "${expectedTokens[expected]}")`;
+    const token = /^syntax error near unexpected token `(.+)'$/.exec(why)?.[1];
+    if (token) return atEnd(line, column) ? `unexpected end of file (expecting "${token}")` : `unexpected "${token}"`;
+    return undefined;
+  };
+  return stderr.replace(
+    /^bash: (?:line (\d+): (unexpected EOF while looking for matching `["']')|syntax error: Parse error at (\d+):(\d+): (.*))$/gm,
+    (
+      whole,
+      quoteLine: string | undefined,
+      quote: string | undefined,
+      line: string | undefined,
+      column: string | undefined,
+      why: string | undefined,
+    ) => {
+      const at = Number(quoteLine ?? line);
+      const said = words(quote ?? why ?? '', at, Number(column ?? 0));
+      return said ? `bash: ${numbered ? `line ${at}: ` : ''}syntax error: ${said}` : whole;
+    },
+  );
 }
 
 /** Bytes (one character each) as UTF-8 text where they are valid UTF-8, as just-bash decodes a shell's stdin. */

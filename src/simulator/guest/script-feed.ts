@@ -50,13 +50,10 @@ export class ScriptFeed {
     if (verdict === 'whole') return this.handOver(text);
     // A syntax error no later line can mend: the whole commands before its line run, then the
     // shell meets it and ends (ash reads no further).
-    const head = text
-      .split('\n')
-      .slice(0, verdict - 1)
-      .join('\n');
-    if (head !== '' && wholeness(this.parse, `${head}\n`) === 'whole') {
-      this.handOver(`${head}\n`);
-      this.handOver(text.slice(head.length + 1));
+    const split = splitAt(this.parse, text, verdict);
+    if (split) {
+      this.handOver(split[0]);
+      this.handOver(text.slice(split[0].length));
     } else this.handOver(text);
     this.end();
   }
@@ -106,6 +103,26 @@ export class ScriptFeed {
 }
 
 /**
+ * A whole script cut before the line of a syntax error no later line mends, when whole commands
+ * come before that line: ash runs those before it meets the error (just-bash would parse the whole
+ * script first and run none). The rest keeps its lines' numbers (it starts with as many newlines).
+ */
+export function splitAtSyntaxError(parse: typeof parseScript, script: string): [string, string] | undefined {
+  const verdict = wholeness(parse, script.endsWith('\n') ? script : `${script}\n`);
+  return typeof verdict === 'number' ? splitAt(parse, script, verdict) : undefined;
+}
+
+/** The text cut before `line`: the lines before it (when they are whole commands) and the rest, padded to keep its lines' numbers. */
+function splitAt(parse: typeof parseScript, text: string, line: number): [string, string] | undefined {
+  const head = text
+    .split('\n')
+    .slice(0, line - 1)
+    .join('\n');
+  if (head.trim() === '' || wholeness(parse, `${head}\n`) !== 'whole') return undefined;
+  return [`${head}\n`, '\n'.repeat(line - 1) + text.slice(head.length + 1)];
+}
+
+/**
  * Whether a text of whole lines is whole commands: it parses, and a line after it is a statement of
  * its own (inside an open here-document, a pipeline or a `\` continued line it would be absorbed);
  * or open, waiting for lines that may close it (an `if`, a quote, a brace); or a syntax error at a
@@ -135,4 +152,35 @@ function utf8(bytes: Buffer): string {
   } catch {
     return bytes.toString('latin1');
   }
+}
+
+/**
+ * The run of a script cut at a syntax error ({@link splitAtSyntaxError}): given its head, the
+ * patched interpreter asks `stream` for the rest once the head has run (and meets the error there);
+ * `joined` puts what the head wrote before the run's result.
+ */
+export function runOnToSyntaxError(rest: string): {
+  stream: { next(): Promise<string | undefined>; flush(written: { stdout: string; stderr: string }): void };
+  joined<T extends { stdout: string; stderr: string }>(result: T): T;
+} {
+  const before = { stdout: '', stderr: '' };
+  let left: string | undefined = rest;
+  return {
+    stream: {
+      next: () => {
+        const part = left;
+        left = undefined;
+        return Promise.resolve(part);
+      },
+      flush: (written) => {
+        before.stdout += written.stdout;
+        before.stderr += written.stderr;
+      },
+    },
+    joined: <T extends { stdout: string; stderr: string }>(result: T): T => {
+      // The run's accounting and write log cover its last part only: they go.
+      const { internalOutputAccounting: _accounting, jbLog: _log, ...kept } = result as T & { internalOutputAccounting?: unknown; jbLog?: unknown };
+      return { ...(kept as T), stdout: before.stdout + result.stdout, stderr: before.stderr + result.stderr };
+    },
+  };
 }
