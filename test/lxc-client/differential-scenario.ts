@@ -870,6 +870,8 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   "sh -c 'echo \"abc'; sh -c \"echo 'abc\"; sh -c 'echo `echo'; sh -c '(echo a'; sh -c 'echo $(echo'; sh -c 'case x in a) echo;;'; sh -c 'f() { echo;'; sh -c 'echo a; then'; echo rc=$?",
   // A script with a syntax error runs the commands before the error's line (its EXIT trap too), whether given by -c, in a file or on a pipe.
   "sh -c \"$(printf 'trap \"echo bye\" EXIT\\necho a\\nfi\\necho b')\"; echo rc=$?; printf 'echo a\\n\\nfi\\n' > /tmp/rt-s; sh /tmp/rt-s; echo rc=$?; printf 'x=1\\nif true; then echo $x; fi\\ndone\\n' | sh; echo rc=$?; rm /tmp/rt-s",
+  // sh's options: -s (its script on stdin, the operands its arguments), -c with settings before it, combined letters, -o, +, --, and its refusals.
+  "echo 'echo hi $1 $#' | sh -s; echo 'echo hi $1 $#' | sh -s -- a b; echo 'echo hi $1' | sh -s x; echo 'echo $1' | sh -s -- -x; echo 'echo hi' | sh -l; sh -ec 'false; echo no'; echo rc=$?; sh -x -c 'echo a'; sh -o pipefail -c 'false | true; echo $?'; sh +e -c 'echo ok'; sh -c; echo rc=$?; sh -q </dev/null; echo rc=$?",
   // sleep's and usleep's numbers, refused at once.
   "usleep -; echo rc=$?; usleep 1x; usleep +5; usleep ' 5'; usleep 4294967296; echo rc=$?; usleep 1 2; usleep 0004; echo rc=$?; usleep; echo rc=$?; sleep; echo rc=$?; sleep x; echo rc=$?",
   // A program env, setsid and xargs cannot run, in busybox's words.

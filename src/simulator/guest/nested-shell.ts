@@ -165,13 +165,20 @@ interface Source {
 
 /** The script `sh ARGS` runs, as busybox's sh reads its arguments (`-c CMD [NAME [ARGS…]]`, `FILE [ARGS…]`, none: stdin). */
 async function scriptOf(called: string, args: string[], ctx: CommandContext): Promise<Source | ExecResult> {
-  if (args[0] === '-c' && args.length >= 2)
-    return { script: args[1]!, name: args[2] || called, positional: args.slice(3), from: args[2] ? 3 : undefined };
-  if (args.length === 0) {
-    const text = utf8(String(ctx.stdin ?? ''));
-    return text.trim() ? { script: text, name: called, positional: [], from: 1 } : { stdout: '', stderr: '', exitCode: 0 };
+  const options = shellOptions(called, args);
+  if ('exitCode' in options) return options;
+  const { command, stdin, set, operands } = options;
+  // The options that are the shell's settings (-e, -u, -x, -o pipefail …) are set before the script's first command, on its first line.
+  const settings = set.length > 0 ? `set ${set.join(' ')}; ` : '';
+  if (command) {
+    if (operands.length === 0) return { stdout: '', stderr: `${called}: -c requires an argument\n`, exitCode: 2 };
+    return { script: settings + operands[0]!, name: operands[1] || called, positional: operands.slice(2), from: operands[1] ? 3 : undefined };
   }
-  const [file, ...positional] = args as [string, ...string[]];
+  if (stdin || operands.length === 0) {
+    const text = utf8(String(ctx.stdin ?? ''));
+    return text.trim() ? { script: settings + text, name: called, positional: operands, from: 1 } : { stdout: '', stderr: '', exitCode: 0 };
+  }
+  const [file, ...positional] = operands as [string, ...string[]];
   let text: string;
   try {
     text = await ctx.fs.readFile(ctx.fs.resolvePath(ctx.cwd, file));
@@ -190,6 +197,34 @@ async function scriptOf(called: string, args: string[], ctx: CommandContext): Pr
   // The `#!` line is a comment to the shell; the newline stays, so line numbers count it.
   if (text.startsWith('#!')) text = text.slice(text.includes('\n') ? text.indexOf('\n') : text.length);
   return { script: text, name: file, positional, from: 2 };
+}
+
+/**
+ * busybox sh's options before its operands (`sh [-/+OPTIONS] [-/+o OPT]… [-c SCRIPT [ARG0 ARGS] |
+ * FILE ARGS | -s ARGS]`, letters alone or together, `--` ending them): `-c` and `-s` say where the
+ * script comes from, `-e -f -n -u -v -x` and `-o NAME` (`+` to unset) are settings, `-i -l -m` are
+ * taken and change nothing here; another letter is `illegal option`, 2.
+ */
+function shellOptions(called: string, args: string[]): { command: boolean; stdin: boolean; set: string[]; operands: string[] } | ExecResult {
+  const found = { command: false, stdin: false, set: [] as string[] };
+  let i = 0;
+  for (; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      i++;
+      break;
+    }
+    if (!/^[-+][A-Za-z]+$/.test(arg)) break;
+    const sign = arg[0]!;
+    for (const letter of arg.slice(1)) {
+      if (letter === 'c' && sign === '-') found.command = true;
+      else if (letter === 's' && sign === '-') found.stdin = true;
+      else if (letter === 'o' && args[i + 1] !== undefined) found.set.push(`${sign}o`, args[++i]!);
+      else if ('efnuvx'.includes(letter)) found.set.push(`${sign}${letter}`);
+      else if (!'ilm'.includes(letter)) return { stdout: '', stderr: `${called}: illegal option ${sign}${letter}\n`, exitCode: 2 };
+    }
+  }
+  return { ...found, operands: args.slice(i) };
 }
 
 /** The shell's result with its messages named ({@link shellMessages}), the rest of it (raw bytes, the order of its writes) as it is, less the accounting of the stderr it rewords. */
