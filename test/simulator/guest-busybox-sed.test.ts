@@ -17,6 +17,10 @@ afterAll(async () => {
 });
 
 /** Files the scripts read: n5 (1 to 5), f2 (x, y) and nonl (a, b without its newline). */
+/** busybox sed's usage, which every refusal of its options prints after the reason (recorded on LXD 5.0.2). */
+const usage =
+  'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: sed [-i[SFX]] [-nrE] [-f FILE]... [-e CMD]... [FILE]...\nor: sed [-i[SFX]] [-nrE] CMD [FILE]...\n\n\t-e CMD\tAdd CMD to sed commands to be executed\n\t-f FILE\tAdd FILE contents to sed commands to be executed\n\t-i[SFX]\tEdit files in-place (otherwise write to stdout)\n\t\tOptionally back files up, appending SFX\n\t-n\tSuppress automatic printing of pattern space\n\t-r,-E\tUse extended regex syntax\n\nIf no -e or -f, the first non-option argument is the sed command string.\nRemaining arguments are input files (stdin if none).\n';
+
 const setup = "rm -rf /tmp/sp; mkdir /tmp/sp; cd /tmp/sp; printf '1\\n2\\n3\\n4\\n5\\n' > n5; printf 'x\\ny\\n' > f2; printf 'a\\nb' > nonl; ";
 
 const check = async (script: string, stdout: string, stderr: string, exitCode: number): Promise<void> => {
@@ -51,18 +55,8 @@ describe('sed as busybox 1.35 runs it: addresses, commands, regular expressions,
     ["printf 'a\\nb\\n' | sed p f2 - f2", 'x\nx\ny\ny\na\na\nb\nb\nx\nx\ny\ny\n', '', 0],
     ["printf 'a\\nb\\n' | sed -n '$p' f2 - f2", 'b\ny\n', '', 0],
     ["sed -n '$p' n5 f2", 'y\n', '', 0],
-    [
-      "sed -s -n '$p' n5 f2",
-      '',
-      "sed: invalid option -- 's'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: sed [-i[SFX]] [-nrE] [-f FILE]... [-e CMD]... [FILE]...\nor: sed [-i[SFX]] [-nrE] CMD [FILE]...\n\n\t-e CMD\tAdd CMD to sed commands to be executed\n\t-f FILE\tAdd FILE contents to sed commands to be executed\n\t-i[SFX]\tEdit files in-place (otherwise write to stdout)\n\t\tOptionally back files up, appending SFX\n\t-n\tSuppress automatic printing of pattern space\n\t-r,-E\tUse extended regex syntax\n\nIf no -e or -f, the first non-option argument is the sed command string.\nRemaining arguments are input files (stdin if none).\n",
-      1,
-    ],
-    [
-      'sed --posix p f2',
-      '',
-      "sed: unrecognized option '--posix'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: sed [-i[SFX]] [-nrE] [-f FILE]... [-e CMD]... [FILE]...\nor: sed [-i[SFX]] [-nrE] CMD [FILE]...\n\n\t-e CMD\tAdd CMD to sed commands to be executed\n\t-f FILE\tAdd FILE contents to sed commands to be executed\n\t-i[SFX]\tEdit files in-place (otherwise write to stdout)\n\t\tOptionally back files up, appending SFX\n\t-n\tSuppress automatic printing of pattern space\n\t-r,-E\tUse extended regex syntax\n\nIf no -e or -f, the first non-option argument is the sed command string.\nRemaining arguments are input files (stdin if none).\n",
-      1,
-    ],
+    ["sed -s -n '$p' n5 f2", '', `sed: invalid option -- 's'\n${usage}`, 1],
+    ['sed --posix p f2', '', `sed: unrecognized option '--posix'\n${usage}`, 1],
     ["sed -n '2,4p' n5", '2\n3\n4\n', '', 0],
     ["sed -n '2,+2p' n5", '2\n3\n4\n', '', 0],
     ["sed -n '0,/3/p' n5", '', '', 0],
@@ -150,30 +144,10 @@ describe('sed as busybox 1.35 runs it: addresses, commands, regular expressions,
     ["echo 'a' | sed 's//c/'", '', 'sed: no previous regexp\n', 1],
     ["echo 'a' | sed '//p'", '', 'sed: no previous regexp\n', 1],
     ["echo 'aa' | sed -n '/a/s//b/gp'", 'bb\n', '', 0],
-    [
-      "echo 'a' | sed -n",
-      '',
-      'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: sed [-i[SFX]] [-nrE] [-f FILE]... [-e CMD]... [FILE]...\nor: sed [-i[SFX]] [-nrE] CMD [FILE]...\n\n\t-e CMD\tAdd CMD to sed commands to be executed\n\t-f FILE\tAdd FILE contents to sed commands to be executed\n\t-i[SFX]\tEdit files in-place (otherwise write to stdout)\n\t\tOptionally back files up, appending SFX\n\t-n\tSuppress automatic printing of pattern space\n\t-r,-E\tUse extended regex syntax\n\nIf no -e or -f, the first non-option argument is the sed command string.\nRemaining arguments are input files (stdin if none).\n',
-      1,
-    ],
-    [
-      "echo 'a' | sed",
-      '',
-      'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: sed [-i[SFX]] [-nrE] [-f FILE]... [-e CMD]... [FILE]...\nor: sed [-i[SFX]] [-nrE] CMD [FILE]...\n\n\t-e CMD\tAdd CMD to sed commands to be executed\n\t-f FILE\tAdd FILE contents to sed commands to be executed\n\t-i[SFX]\tEdit files in-place (otherwise write to stdout)\n\t\tOptionally back files up, appending SFX\n\t-n\tSuppress automatic printing of pattern space\n\t-r,-E\tUse extended regex syntax\n\nIf no -e or -f, the first non-option argument is the sed command string.\nRemaining arguments are input files (stdin if none).\n',
-      1,
-    ],
-    [
-      "echo 'a' | sed -e",
-      '',
-      "sed: option requires an argument -- 'e'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: sed [-i[SFX]] [-nrE] [-f FILE]... [-e CMD]... [FILE]...\nor: sed [-i[SFX]] [-nrE] CMD [FILE]...\n\n\t-e CMD\tAdd CMD to sed commands to be executed\n\t-f FILE\tAdd FILE contents to sed commands to be executed\n\t-i[SFX]\tEdit files in-place (otherwise write to stdout)\n\t\tOptionally back files up, appending SFX\n\t-n\tSuppress automatic printing of pattern space\n\t-r,-E\tUse extended regex syntax\n\nIf no -e or -f, the first non-option argument is the sed command string.\nRemaining arguments are input files (stdin if none).\n",
-      1,
-    ],
-    [
-      "echo 'a' | sed -x p",
-      '',
-      "sed: invalid option -- 'x'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: sed [-i[SFX]] [-nrE] [-f FILE]... [-e CMD]... [FILE]...\nor: sed [-i[SFX]] [-nrE] CMD [FILE]...\n\n\t-e CMD\tAdd CMD to sed commands to be executed\n\t-f FILE\tAdd FILE contents to sed commands to be executed\n\t-i[SFX]\tEdit files in-place (otherwise write to stdout)\n\t\tOptionally back files up, appending SFX\n\t-n\tSuppress automatic printing of pattern space\n\t-r,-E\tUse extended regex syntax\n\nIf no -e or -f, the first non-option argument is the sed command string.\nRemaining arguments are input files (stdin if none).\n",
-      1,
-    ],
+    ["echo 'a' | sed -n", '', usage, 1],
+    ["echo 'a' | sed", '', usage, 1],
+    ["echo 'a' | sed -e", '', `sed: option requires an argument -- 'e'\n${usage}`, 1],
+    ["echo 'a' | sed -x p", '', `sed: invalid option -- 'x'\n${usage}`, 1],
     ["echo 'a' | sed --version", 'This is not GNU sed version 4.0\n', '', 0],
     ["echo 'a' | sed -n -e p -e p", 'a\na\n', '', 0],
     ["printf 'p\\n=\\n' > scr; sed -f scr f2", 'x\n1\nx\ny\n2\ny\n', '', 0],
@@ -424,12 +398,7 @@ describe('sed as busybox 1.35 runs it: addresses, commands, regular expressions,
     ["printf '1\\n2\\n3\\n' | sed '$!a --'", '1\n--\n2\n--\n3\n', '', 0],
     ["printf '1\\n2\\n3\\n' | sed '2r f2'", '1\n2\nx\ny\n3\n', '', 0],
     ["printf '1\\n2\\n3\\n' | sed -n '1h;1!H;${g;p}'", '1\n2\n3\n', '', 0],
-    [
-      "printf '1\\n2\\n3\\n' | sed -s 1d",
-      '',
-      "sed: invalid option -- 's'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: sed [-i[SFX]] [-nrE] [-f FILE]... [-e CMD]... [FILE]...\nor: sed [-i[SFX]] [-nrE] CMD [FILE]...\n\n\t-e CMD\tAdd CMD to sed commands to be executed\n\t-f FILE\tAdd FILE contents to sed commands to be executed\n\t-i[SFX]\tEdit files in-place (otherwise write to stdout)\n\t\tOptionally back files up, appending SFX\n\t-n\tSuppress automatic printing of pattern space\n\t-r,-E\tUse extended regex syntax\n\nIf no -e or -f, the first non-option argument is the sed command string.\nRemaining arguments are input files (stdin if none).\n",
-      1,
-    ],
+    ["printf '1\\n2\\n3\\n' | sed -s 1d", '', `sed: invalid option -- 's'\n${usage}`, 1],
     ["printf 'x\\n' | sed 's/x/a\\&b/'", 'a&b\n', '', 0],
     ["printf 'x\\n' | sed 's/x/\\n/' | od -c | head -1", '0000000  \\n  \\n\n', '', 0],
     ["printf 'a b\\n' | sed 's/\\(a\\) \\(b\\)/\\2 \\1/;s/b/B/'", 'B a\n', '', 0],

@@ -207,11 +207,7 @@ export class ExecSockets {
       session
         .run({ stdin: Buffer.concat(session.stdin), signal: session.killer.signal, signals: session.signals })
         .then((result) => this.finish(session, result))
-        .catch((err: unknown) => {
-          this.sessions.delete(session.op.id);
-          session.op.fail((err as Error).message ?? String(err));
-          for (const ws of session.conns.values()) ws.close(1000);
-        });
+        .catch((err: unknown) => this.failRun(session, err));
     };
     if (session.stdinEnded || session.killer.signal.aborted) return run();
     session.onStdinEnd = run;
@@ -255,16 +251,16 @@ export class ExecSockets {
     session.running = true;
     session
       .run({ stdin: Buffer.alloc(0), signal: session.killer.signal, signals: session.signals, stdinPipe: pipe, output })
-      .then((result) => {
-        end();
-        this.finish(session, result);
-      })
-      .catch((err: unknown) => {
-        end();
-        this.sessions.delete(session.op.id);
-        session.op.fail((err as Error).message ?? String(err));
-        for (const ws of session.conns.values()) ws.close(1000);
-      });
+      .finally(end)
+      .then((result) => this.finish(session, result))
+      .catch((err: unknown) => this.failRun(session, err));
+  }
+
+  /** The guest could not run the command: the operation fails with why, and its sockets close. */
+  private failRun(session: ExecSession, err: unknown): void {
+    this.sessions.delete(session.op.id);
+    session.op.fail((err as Error).message ?? String(err));
+    for (const ws of session.conns.values()) ws.close(1000);
   }
 
   private finish(session: ExecSession, result: GuestResult): void {

@@ -19,7 +19,7 @@ import { busyboxLs } from './busybox-ls.js';
 import { busyboxStat } from './busybox-stat.js';
 import { busyboxCoreutils } from './busybox-coreutils.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
-import { runOnToSyntaxError, ScriptFeed, splitAtSyntaxError, type StdinPipe } from './script-feed.js';
+import { runToSyntaxError, ScriptFeed, type ScriptStream, type StdinPipe } from './script-feed.js';
 import { ShellProcesses, shellMessages } from './nested-shell.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
@@ -461,25 +461,27 @@ export class Guests {
     positional.forEach((value, i) => (parameters[String(i + 1)] = value));
     const scriptNamed: object = named === undefined ? {} : { jbScript: true };
     try {
+      const execute = (script: string, stream?: ScriptStream) =>
+        bash.exec(builtinShadows(builtins) + script, {
+          // busybox's sh counts its level (SHLVL=1 for `sh -c`); a program run alone has none. The
+          // shell's $0 is the name it was called by, which its messages start with wherever they go
+          // (the patched shell names them so when a redirection sends them to a file or stdout).
+          env: shell ? { ...cmd.environment, ...(cmd.environment.SHLVL === undefined ? { SHLVL: '1' } : {}), ...parameters } : cmd.environment,
+          replaceEnv: true,
+          cwd,
+          stdin: (cmd.stdin ?? Buffer.alloc(0)).toString('latin1'),
+          stdinKind: 'bytes',
+          signal: runaway.signal,
+          rawScript: true,
+          ...(shell ? {} : { args }),
+          ...scriptNamed,
+          ...(stream ? { jbStream: stream } : {}),
+        } as Parameters<typeof bash.exec>[1]);
       // `sh -c` with a syntax error runs the commands before its line first, as ash does.
-      const split = shell && builtins.length === 0 ? splitAtSyntaxError(justBash.parse, args[1] ?? '') : undefined;
-      const cut = split && runOnToSyntaxError(split[1]);
-      const ran = await bash.exec(builtinShadows(builtins) + (split ? split[0] : shell ? (args[1] ?? '') : shellQuote(program ?? '')), {
-        // busybox's sh counts its level (SHLVL=1 for `sh -c`); a program run alone has none. The
-        // shell's $0 is the name it was called by, which its messages start with wherever they go
-        // (the patched shell names them so when a redirection sends them to a file or stdout).
-        env: shell ? { ...cmd.environment, ...(cmd.environment.SHLVL === undefined ? { SHLVL: '1' } : {}), ...parameters } : cmd.environment,
-        replaceEnv: true,
-        cwd,
-        stdin: (cmd.stdin ?? Buffer.alloc(0)).toString('latin1'),
-        stdinKind: 'bytes',
-        signal: runaway.signal,
-        rawScript: true,
-        ...(shell ? {} : { args }),
-        ...scriptNamed,
-        ...(cut ? { jbStream: cut.stream } : {}),
-      } as Parameters<typeof bash.exec>[1]);
-      const result = cut ? cut.joined(ran) : ran;
+      const result =
+        shell && builtins.length === 0
+          ? await runToSyntaxError(justBash.parse, args[1] ?? '', execute)
+          : await execute(shell ? (args[1] ?? '') : shellQuote(program ?? ''));
       if (killer.signal.aborted) return killed(killer.signal.reason as number, runaway.signal.aborted ? undefined : result);
       if (!shell && result.exitCode === 127 && /command not found|command not available in browser/.test(result.stderr)) return ended('', '', 127);
       if (!shell && result.exitCode === 126) return ended('', '', 126);

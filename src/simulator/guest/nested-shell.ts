@@ -2,7 +2,7 @@ import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { signalNumbers } from './guest-commands.js';
 import { defaultPath } from './guest-programs.js';
 import type { parse as parseScript } from 'just-bash';
-import { runOnToSyntaxError, splitAtSyntaxError, type ScriptFeed } from './script-feed.js';
+import { runToSyntaxError, utf8 as utf8Bytes, type ScriptFeed, type ScriptStream } from './script-feed.js';
 import type { ShellBuiltins } from './shell-builtins.js';
 import type { SignalTraps } from './signal-traps.js';
 
@@ -81,39 +81,31 @@ export class ShellProcesses {
       const process = { jbPid: shell.pid, jbPpid: ppid };
       // The text a syntax error's position is in: the script, or the part of a streamed one parsed last.
       const script = (): string => streamed?.feed.lastPart ?? source.script;
-      const split = streamed ? undefined : splitAtSyntaxError(this.parse, source.script);
-      const cut = split && runOnToSyntaxError(split[1]);
-      const ran = await exec(split ? split[0] : source.script, {
-        env,
-        replaceEnv: true,
-        cwd: ctx.cwd,
-        signal: ctx.signal,
-        jbFromFile: source.from === 1 || source.from === 2,
-        jbScript: source.from === 2 || source.from === 3,
-        jbFds: (ctx as CommandContext & { jbFds?: unknown }).jbFds,
-        // The patched interpreter runs each part as it comes, handing out what was written before it waits.
-        ...(streamed
-          ? {
-              jbStream: {
-                next: () => streamed.feed.next(),
-                flush: (written: ExecResult) => streamed.write(written.stdout, shellMessages(written.stderr, source.name, script())),
-              },
-            }
-          : cut
-            ? { jbStream: cut.stream }
-            : {}),
-        ...process,
-      } as Parameters<typeof exec>[1]);
-      const result = cut ? cut.joined(ran) : ran;
+      const execute = (text: string, stream?: ScriptStream): Promise<ExecResult> =>
+        exec(text, {
+          env,
+          replaceEnv: true,
+          cwd: ctx.cwd,
+          signal: ctx.signal,
+          jbFromFile: source.from === 1 || source.from === 2,
+          jbScript: source.from === 2 || source.from === 3,
+          jbFds: (ctx as CommandContext & { jbFds?: unknown }).jbFds,
+          // The patched interpreter runs each part as it comes, handing out what was written before it waits.
+          ...(stream ? { jbStream: stream } : {}),
+          ...process,
+        } as Parameters<typeof exec>[1]);
+      const result = streamed
+        ? await execute(source.script, {
+            next: () => streamed.feed.next(),
+            flush: (written) => streamed.write(written.stdout, shellMessages(written.stderr, source.name, script())),
+          })
+        : await runToSyntaxError(this.parse, source.script, execute);
       const number = shell.signals.endedBy;
       if (number !== undefined) {
         // Killed: no EXIT trap; its parent says how it died (ash's `sprint_status` of a foreground job), but for INT and PIPE.
         const said = number === signalNumbers.INT || number === signalNumbers.PIPE ? '' : `${signalDescriptions[number] ?? `Signal ${number}`}\n`;
-        return {
-          ...named(result, source.name, script(), source.from === 2),
-          stderr: `${named(result, source.name, script(), source.from === 2).stderr}${said}`,
-          exitCode: 128 + number,
-        };
+        const died = named(result, source.name, script(), source.from === 2);
+        return { ...died, stderr: `${died.stderr}${said}`, exitCode: 128 + number };
       }
       const action = state.exitTrap();
       const trapped = action
@@ -297,12 +289,7 @@ function ashSyntaxErrors(stderr: string, script?: string, numbered = false): str
 
 /** Bytes (one character each) as UTF-8 text where they are valid UTF-8, as just-bash decodes a shell's stdin. */
 function utf8(bytes: string): string {
-  if (!/[\u0080-\u00ff]/.test(bytes) || /[^\u0000-\u00ff]/.test(bytes)) return bytes;
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(bytes, 'latin1'));
-  } catch {
-    return bytes;
-  }
+  return /[^\u0000-\u00ff]/.test(bytes) ? bytes : utf8Bytes(Buffer.from(bytes, 'latin1'));
 }
 
 /** strsignal(3) as musl and glibc word it, which ash prints for a job a signal ended. */

@@ -107,7 +107,7 @@ export class ScriptFeed {
  * come before that line: ash runs those before it meets the error (just-bash would parse the whole
  * script first and run none). The rest keeps its lines' numbers (it starts with as many newlines).
  */
-export function splitAtSyntaxError(parse: typeof parseScript, script: string): [string, string] | undefined {
+function splitAtSyntaxError(parse: typeof parseScript, script: string): [string, string] | undefined {
   const verdict = wholeness(parse, script.endsWith('\n') ? script : `${script}\n`);
   return typeof verdict === 'number' ? splitAt(parse, script, verdict) : undefined;
 }
@@ -146,7 +146,7 @@ function wholeness(parse: typeof parseScript, text: string): 'whole' | 'open' | 
 }
 
 /** Bytes as the shell reads its script: UTF-8 where they are valid UTF-8, else one character per byte. */
-function utf8(bytes: Buffer): string {
+export function utf8(bytes: Buffer): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
@@ -154,33 +154,39 @@ function utf8(bytes: Buffer): string {
   }
 }
 
+/** The patched interpreter's `jbStream` option: more of the script when its statements are run, and what the run wrote before it asks. */
+export interface ScriptStream {
+  next(): Promise<string | undefined>;
+  flush(written: { stdout: string; stderr: string }): void;
+}
+
 /**
- * The run of a script cut at a syntax error ({@link splitAtSyntaxError}): given its head, the
- * patched interpreter asks `stream` for the rest once the head has run (and meets the error there);
- * `joined` puts what the head wrote before the run's result.
+ * Runs a script given whole as ash meets a syntax error in it: without one, at once; with one no
+ * later line mends ({@link splitAtSyntaxError}), the lines before it first, then the patched
+ * interpreter asks `stream` for the rest and meets the error there. What the first part wrote goes
+ * before the run's result.
  */
-export function runOnToSyntaxError(rest: string): {
-  stream: { next(): Promise<string | undefined>; flush(written: { stdout: string; stderr: string }): void };
-  joined<T extends { stdout: string; stderr: string }>(result: T): T;
-} {
+export async function runToSyntaxError<T extends { stdout: string; stderr: string }>(
+  parse: typeof parseScript,
+  script: string,
+  run: (script: string, stream?: ScriptStream) => Promise<T>,
+): Promise<T> {
+  const split = splitAtSyntaxError(parse, script);
+  if (!split) return run(script);
   const before = { stdout: '', stderr: '' };
-  let left: string | undefined = rest;
-  return {
-    stream: {
-      next: () => {
-        const part = left;
-        left = undefined;
-        return Promise.resolve(part);
-      },
-      flush: (written) => {
-        before.stdout += written.stdout;
-        before.stderr += written.stderr;
-      },
+  let rest: string | undefined = split[1];
+  const ran = await run(split[0], {
+    next: () => {
+      const part = rest;
+      rest = undefined;
+      return Promise.resolve(part);
     },
-    joined: <T extends { stdout: string; stderr: string }>(result: T): T => {
-      // The run's accounting and write log cover its last part only: they go.
-      const { internalOutputAccounting: _accounting, jbLog: _log, ...kept } = result as T & { internalOutputAccounting?: unknown; jbLog?: unknown };
-      return { ...(kept as T), stdout: before.stdout + result.stdout, stderr: before.stderr + result.stderr };
+    flush: (written) => {
+      before.stdout += written.stdout;
+      before.stderr += written.stderr;
     },
-  };
+  });
+  // The run's accounting and write log cover its last part only: they go.
+  const { internalOutputAccounting: _accounting, jbLog: _log, ...kept } = ran as T & { internalOutputAccounting?: unknown; jbLog?: unknown };
+  return { ...(kept as T), stdout: before.stdout + ran.stdout, stderr: before.stderr + ran.stderr };
 }
