@@ -6,7 +6,8 @@ Usage: python3 pty-exec.py CLIENT REMOTE:NAME STEP...
 
 A step is a line typed with Enter, or:
   @size ROWS COLS   (first step only) the terminal's size when the client starts
-  @resize ROWS COLS the terminal is resized (TIOCSWINSZ: the client gets SIGWINCH)
+  @resize ROWS COLS the terminal is resized (TIOCSWINSZ: the client gets SIGWINCH); the next
+                    step waits until the shell has redrawn its line
   @keys TEXT        keys typed without Enter, TEXT with Python escapes (\\x1b[A is up); each
                     key is written on its own, a moment apart: an escape sequence is one key,
                     and so is ESC with the character after it (Alt-b is \\x1bb, one write, as a
@@ -67,6 +68,10 @@ def prompted(since):
     """The shell reads a line again: busybox's line editor sends its cursor-position query (ESC [ 6 n) after every prompt."""
     return since.endswith(b'\x1b[6n')
 
+def redrawn(since):
+    """The editor has redrawn its line after a resize: it ends the redraw with clear-to-end (ESC [ J)."""
+    return b'\x1b[J' in since
+
 def answered(since):
     """The editor has taken a key: it echoed it, moved the cursor or rang the bell."""
     return len(since) > 0
@@ -83,6 +88,11 @@ for step in steps:
         break
     if step.startswith('@resize '):
         set_size(fd, *map(int, step.split()[1:]))
+        # The client sends the new size on SIGWINCH and busybox's editor redraws its line, ending
+        # with its clear-to-end (ESC [ J); the next step waits for that redraw, however late a
+        # loaded daemon passes the resize on (a fixed pause let a line be typed before it came).
+        alive = read_for(10.0, redrawn)
+        continue
     elif step.startswith('@keys ') or step.startswith('@write '):
         text = step.split(' ', 1)[1].encode('latin1').decode('unicode_escape').encode('utf8')
         whole = step.startswith('@write ')
@@ -98,7 +108,7 @@ for step in steps:
             if whole or key == b'\x1b':
                 alive = read_for(1.0)
             elif key in LINE_ENDS:
-                alive = read_for(2.0, prompted)
+                alive = read_for(10.0, prompted)
             else:
                 alive = read_for(0.2, answered)
             if not alive:
@@ -107,8 +117,9 @@ for step in steps:
     else:
         os.write(fd, step.encode() + b'\r')
     # A line typed whole: its command has run once the next prompt is out (a line the shell answers
-    # with no prompt, as `exit`, ends the session or waits the 2 s out).
-    alive = read_for(2.0, prompted)
+    # with no prompt, as `exit`, ends the session). The 10 s are a bound, not a pause: a loaded
+    # daemon late with the prompt must not have the next line typed before it.
+    alive = read_for(10.0, prompted)
 # The session ends with the shell (exit, Ctrl-D): read until the client closes the terminal, so
 # that what the shell wrote last is kept however late a loaded daemon sends it (a fixed second lost
 # the bell and the newline of a Ctrl-D). A session that never ends is cut after a minute.

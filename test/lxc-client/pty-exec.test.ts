@@ -290,6 +290,21 @@ async function realSession(t: SimRemote, target: string, steps: string[], expect
   return best;
 }
 
+/**
+ * The session ended as expected; where its transcript differs, the failure names the first byte that
+ * differs and the text around it on both sides (a run's log shows the message, not a diff).
+ */
+function expectSession(got: { transcript: string; code: number }, expected: { transcript: string; code: number }): void {
+  const [a, b] = [got.transcript, expected.transcript];
+  if (a !== b) {
+    let at = 0;
+    while (at < a.length && a[at] === b[at]) at++;
+    const around = (text: string) => JSON.stringify(text.slice(Math.max(0, at - 80), at + 80));
+    expect.fail(`the transcript differs from byte ${at} of ${b.length}: expected …${around(b)}…, got …${around(a)}… (${a.length} bytes)`);
+  }
+  expect(got.code).toBe(expected.code);
+}
+
 /** `stty` without a terminal (the client's stdin a file, so the exec is not interactive): busybox's error, 1. */
 const noTerminal = { stdout: '1\n', stderr: 'stty: standard input: Inappropriate ioctl for device\n'.repeat(2), code: 0 };
 
@@ -311,7 +326,7 @@ describeLxcClient('lxc exec -- sh on a terminal against the simulator', () => {
     it(
       s.name,
       async () => {
-        expect(await session(t, 'sim:c1', s.steps)).toEqual({ transcript: banner + s.transcript, code: s.code });
+        expectSession(await session(t, 'sim:c1', s.steps), { transcript: banner + s.transcript, code: s.code });
       },
       120_000,
     );
@@ -328,7 +343,7 @@ await describeBed(lxdBed, 'lxc exec -- sh on a terminal: the same transcripts fr
     it(
       s.name,
       async () => {
-        expect(await realSession(bed.remote(), bed.target(), s.steps, banner + s.transcript)).toEqual({
+        expectSession(await realSession(bed.remote(), bed.target(), s.steps, banner + s.transcript), {
           transcript: banner + s.transcript,
           code: s.code,
         });
