@@ -2,12 +2,12 @@
 interactive): waits for the shell, then plays each step and prints the terminal's transcript and the
 client's exit code as JSON (test/lxc-client/pty-exec.test.ts).
 
-Usage: python3 pty-exec.py CLIENT REMOTE:NAME STEP...
+Usage: [PTY_SHELL_ON_HOST=1] python3 pty-exec.py CLIENT REMOTE:NAME STEP...
 
 A step is a line typed with Enter, or:
   @size ROWS COLS   (first step only) the terminal's size when the client starts
-  @resize ROWS COLS the terminal is resized (TIOCSWINSZ: the client gets SIGWINCH); the next
-                    step waits until the shell has redrawn its line
+  @resize ROWS COLS the terminal is resized (TIOCSWINSZ: the client gets SIGWINCH) once the
+                    shell waits for a key, and the next step waits until it has redrawn its line
   @keys TEXT        keys typed without Enter, TEXT with Python escapes (\\x1b[A is up); each
                     key is written on its own, a moment apart: an escape sequence is one key,
                     and so is ESC with the character after it (Alt-b is \\x1bb, one write, as a
@@ -35,13 +35,56 @@ if steps and steps[0].startswith('@size '):
 def set_size(fd, r, c):
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack('HHHH', r, c, 0, 0))
 
+# The shell's environment carries this mark, so that a shell that runs on this host (a daemon's
+# container) can be found among its processes.
+marker = 'REFLEX_PTY_SESSION=%d.%d' % (os.getpid(), time.time_ns())
+# PTY_SHELL_ON_HOST=1: the shell runs on this host (a daemon's container), so it must be found.
+on_host = os.environ.get('PTY_SHELL_ON_HOST') == '1'
+
+def host_shell():
+    """The shell's process on this host (a daemon's container), or None (the simulator has none)."""
+    mark = marker.encode() + b'\0'
+    for name in os.listdir('/proc'):
+        if name.isdigit():
+            try:
+                with open('/proc/%s/environ' % name, 'rb') as f:
+                    if mark in f.read():
+                        return name
+            except OSError:
+                pass
+    return None
+
+def shell_waits_for_a_key(pid):
+    """The shell sleeps in poll or read (syscalls 7 and 0): its line editor waits for a key."""
+    try:
+        with open('/proc/%s/stat' % pid) as f:
+            state = f.read().rsplit(')', 1)[1].split()[0]
+        with open('/proc/%s/syscall' % pid) as f:
+            call = f.read().split()[0]
+    except OSError:
+        return True
+    return state == 'S' and call in ('0', '7')
+
+def until_the_editor_waits():
+    """A window resize is a signal, not input: busybox prints its prompt and asks for the cursor
+    before it installs its SIGWINCH handler (a signal before that is ignored) and notes one that
+    comes before it sleeps for a key without redrawing until the next key. So a resize waits until
+    the shell on this host sleeps for a key; the simulator's editor takes a resize whenever it
+    waits for one."""
+    pid = host_shell()
+    if pid is None and on_host:
+        sys.exit('pty-exec: the shell is not among this host\'s processes (no process has %s)' % marker)
+    end = time.time() + 10
+    while pid and not shell_waits_for_a_key(pid) and time.time() < end:
+        time.sleep(0.01)
+
 master, slave = os.openpty()
 set_size(slave, rows, cols)
 pid = os.fork()
 if pid == 0:
     os.close(master)
     os.login_tty(slave)
-    os.execvp(client, [client, 'exec', target, '--', 'sh'])
+    os.execvp(client, [client, 'exec', target, '--env', marker, '--', 'sh'])
 os.close(slave)
 fd = master
 out = b''
@@ -87,6 +130,7 @@ for step in steps:
     if not alive:
         break
     if step.startswith('@resize '):
+        until_the_editor_waits()
         set_size(fd, *map(int, step.split()[1:]))
         # The client sends the new size on SIGWINCH and busybox's editor redraws its line, ending
         # with its clear-to-end (ESC [ J); the next step waits for that redraw, however late a
