@@ -259,6 +259,59 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
+    name: 'one shell for the session: a function, an alias, set -x and a trap outlive their line; an open command gets the `> ` prompt; a syntax error is said and the shell goes on',
+    steps: [
+      'f() {',
+      'echo "in f $1"',
+      '}',
+      'f one',
+      "alias say='echo said'",
+      'say it',
+      'fi',
+      'echo $?',
+      'if true; then',
+      'echo inside',
+      'fi',
+      "echo 'open",
+      "quote'",
+      'set -x',
+      'echo traced',
+      'set +x',
+      "trap 'echo bye' EXIT",
+      'x=kept; cd /etc',
+      'echo $x; pwd',
+      'exit 5',
+    ],
+    transcript:
+      '~ # \x1b[6nf() {\r\n> \x1b[6necho "in f $1"\r\n> \x1b[6n}\r\n~ # \x1b[6nf one\r\nin f one\r\n' +
+      "~ # \x1b[6nalias say='echo said'\r\n~ # \x1b[6nsay it\r\nsaid it\r\n" +
+      '~ # \x1b[6nfi\r\nsh: syntax error: unexpected "fi"\r\n~ # \x1b[6necho $?\r\n2\r\n' +
+      '~ # \x1b[6nif true; then\r\n> \x1b[6necho inside\r\n> \x1b[6nfi\r\ninside\r\n' +
+      "~ # \x1b[6necho 'open\r\n> \x1b[6nquote'\r\nopen\r\nquote\r\n" +
+      '~ # \x1b[6nset -x\r\n~ # \x1b[6necho traced\r\n+ echo traced\r\ntraced\r\n~ # \x1b[6nset +x\r\n+ set +x\r\n' +
+      "~ # \x1b[6ntrap 'echo bye' EXIT\r\n~ # \x1b[6nx=kept; cd /etc\r\n/etc # \x1b[6necho $x; pwd\r\nkept\r\n/etc\r\n" +
+      '/etc # \x1b[6nexit 5\r\nbye\r\n',
+    code: 5,
+  },
+  {
+    name: 'Ctrl-C drops an unfinished command ($? 130); a function’s local and return; Ctrl-D ends the shell, whose EXIT trap sees its last status',
+    steps: [
+      'if true; then',
+      String.raw`@keys \x03`,
+      'echo $?',
+      'g() { local v=in; echo $v; return 7; }',
+      'g; echo $? ${v:-unset}',
+      "trap 'echo bye $?' EXIT",
+      'false',
+      String.raw`@keys \x04`,
+    ],
+    transcript:
+      '~ # \x1b[6nif true; then\r\n> \x1b[6n^C\r\n~ # \x1b[6necho $?\r\n130\r\n' +
+      '~ # \x1b[6ng() { local v=in; echo $v; return 7; }\r\n~ # \x1b[6ng; echo $? ${v:-unset}\r\nin\r\n7 unset\r\n' +
+      "~ # \x1b[6ntrap 'echo bye $?' EXIT\r\n~ # \x1b[6nfalse\r\n~ # \x1b[6n\r\nbye 1\r\n",
+    code: 1,
+  },
+  {
     name: 'ls lays names out in columns to the terminal’s width, as busybox (-s, -x, -w, -p, after a resize)',
     steps: lsSteps,
     transcript: lsTranscript,

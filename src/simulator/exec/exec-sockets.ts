@@ -273,8 +273,8 @@ export class ExecSockets {
       ws.send('', { binary: false });
     };
     if (session.interactive) {
-      // A terminal: both streams on fd 0, with the line discipline's CR LF.
-      send('0', Buffer.from(Buffer.concat([result.stdout, result.stderr]).toString('latin1').replace(/\n/g, '\r\n'), 'latin1'));
+      // A terminal: both streams on fd 0 in the order written, with the line discipline's CR LF.
+      send('0', Buffer.from((result.terminal ?? Buffer.concat([result.stdout, result.stderr])).toString('latin1').replace(/\n/g, '\r\n'), 'latin1'));
     } else {
       send('1', result.stdout);
       send('2', result.stderr);

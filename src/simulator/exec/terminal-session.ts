@@ -1,21 +1,19 @@
 import { posix } from 'node:path';
+import type { parse as parseScript } from 'just-bash';
 import type { TerminalSize } from '../guest/busybox-tty.js';
 import type { GuestResult } from '../guest/guests.js';
+import { syntaxErrorMessage } from '../guest/nested-shell.js';
+import { wholeness, type ScriptSource, type ShellState } from '../guest/script-feed.js';
 import { completions, type DirectoryLister } from './line-completion.js';
 import { LineEditor, LineHistory } from './line-editor.js';
 import { nextKey } from './terminal-keys.js';
 
 /**
- * Runs the script of one command line of a terminal session (`sh -c SCRIPT`) in the state the
- * previous lines left, on its terminal.
+ * Runs the session's shell once: `sh` on the session's terminal, reading the whole commands the
+ * session hands it (`lines`), each asked for once the one before has run, and giving what it writes
+ * to `output` as it goes. It ends with the shell (`exit`, the end of its lines).
  */
-export type LineRunner = (
-  script: string,
-  state: { environment: Record<string, string>; cwd: string; signal: AbortSignal; terminal: TerminalSize },
-) => Promise<GuestResult>;
-
-/** The variable a line's script sets last: present in the state it left unless the line ran `exit`. */
-const statusVariable = '__reflex_status';
+export type ShellRunner = (lines: ScriptSource, output: (written: Omit<GuestResult, 'code'>) => void) => Promise<GuestResult>;
 
 /** What busybox ash prints when it starts on a terminal (the test beds' busybox, LXD 5.0.2 and Incus 6.0.4). */
 const banner = "\r\n\r\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) built-in shell (ash)\r\nEnter 'help' for a list of built-in commands.\r\n\r\n";
@@ -28,28 +26,45 @@ const cursorReport = /\x1b\[\d+;\d+R/g;
 /** How long busybox waits for the rest of an escape sequence before it takes the escape alone. */
 const escapeWaitMs = 50;
 
+/** The prompt ash shows for a command's next line while the command is not whole yet (PS2). */
+const continuation = '> ';
+
 /**
  * An interactive shell on a terminal (`lxc exec c -- sh` from a terminal: `interactive`, one
  * websocket both ways), as the test beds' busybox ash behaves on its pty: its banner, a prompt
  * `~ # ` naming the directory (`$` for a user other than root) followed by ash's cursor-position
  * query (not sent while typed input waits, as ash), the line edited as busybox's line editor does
  * (line-editor.ts: cursor keys, history, Ctrl-A/E/U/K/W, Tab completion over the guest's files,
- * wrapping at the terminal's width), Ctrl-C
- * (`^C`, a new prompt, `$?` 130), Ctrl-D on an empty line (a new line, the shell ends with the
- * last status), each line run when Enter comes with its output's newlines as CR LF, and `exit N`
- * ending the session with N. Each line runs as a script of its own in the state the previous left
- * (variables, directory); functions and aliases do not carry over. The terminal's size is the
- * exec request's and then the client's (window-resize); a resize while the editor waits for a key
- * redraws the line, as ash does on SIGWINCH.
+ * wrapping at the terminal's width), Ctrl-C (`^C`, a new prompt, `$?` 130), Ctrl-D on an empty line
+ * (a new line, the shell ends with the last status), and `exit N` ending the session with N.
+ *
+ * One shell runs for the whole session ({@link ShellRunner}), so what a line sets is there for the
+ * next: variables, the directory, functions, aliases, traps (the EXIT trap runs when the shell
+ * ends), `set` options. A line is handed to it when it is a whole command; one that leaves a
+ * command open (`if true; then`, `f() {`, a quote) gets the continuation prompt `> ` and the next
+ * line joins it; a syntax error is ash's message and `$?` 2, and the shell goes on. Its output's
+ * newlines reach the terminal as CR LF. The terminal's size is the exec request's and then the
+ * client's (window-resize); a resize while the editor waits for a key redraws the line, as ash
+ * does on SIGWINCH.
  */
-export class TerminalSession {
+export class TerminalSession implements ScriptSource {
   private pending = '';
   private draining = false;
-  private executing = false;
-  private status = 0;
+  /** A status for `$?` set between the shell's commands (Ctrl-C: 130, a syntax error: 2), given to the shell with its next command. */
+  private status?: number;
+  /** No more input is taken (the shell's input ended, or the session was ended from outside). */
   private done = false;
-  private environment: Record<string, string>;
-  private cwd: string;
+  /** The end was told (or the session was ended from outside). */
+  private ended = false;
+  /** The shell's state when it last asked for a command (its directory and variables). */
+  private state?: ShellState;
+  /** Lines handed to the shell so far. */
+  private lines = 0;
+  /** The lines of a command not whole yet. */
+  private open = '';
+  /** The shell waits for its next command. */
+  private waiting?: (part: string | undefined) => void;
+  private parse?: typeof parseScript;
   private readonly history = new LineHistory();
   private editor?: LineEditor;
   private escapeTimer?: NodeJS.Timeout;
@@ -63,7 +78,9 @@ export class TerminalSession {
       root: boolean;
       /** The pty's size; `stty rows|cols` in a line changes it too. */
       size: TerminalSize;
-      runLine: LineRunner;
+      runShell: ShellRunner;
+      /** just-bash's parser, which the shell runs with: it says whether a line is a whole command. */
+      parser: () => Promise<typeof parseScript>;
       /** Lists a directory of the guest (an absolute path), for Tab completion. */
       list: DirectoryLister;
       /** Bytes to the terminal. */
@@ -73,11 +90,37 @@ export class TerminalSession {
       signal: AbortSignal;
     },
   ) {
-    this.environment = { ...opts.environment };
-    this.cwd = opts.cwd;
     this.drawnSize = { ...opts.size };
     this.write(banner);
-    this.prompt();
+    // A session ended from outside (a signal through the control socket) gives its shell no more lines.
+    opts.signal.addEventListener('abort', () => this.giveUp(), { once: true });
+    void opts
+      .parser()
+      .then((parse) => {
+        this.parse = parse;
+        return opts.runShell(this, (written) => this.output(written));
+      })
+      .then(
+        (result) => {
+          this.output(result);
+          this.finish(this.status ?? result.code);
+        },
+        (err: unknown) => {
+          this.write(`sh: ${(err as Error).message ?? String(err)}\r\n`);
+          this.finish(2);
+        },
+      );
+  }
+
+  /** The shell's next command: asked for once it has run the last, in `state`; undefined ends it (Ctrl-D). */
+  next(state?: ShellState): Promise<string | undefined> {
+    if (state) this.state = state;
+    if (this.done) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+      this.prompt();
+      void this.drain();
+    });
   }
 
   /** Input from the terminal (keystrokes in raw mode, or pasted text). */
@@ -93,7 +136,7 @@ export class TerminalSession {
     this.opts.size.cols = cols;
     this.opts.size.rows = rows;
     // While a line runs the signal goes to its program, not to the shell's editor.
-    if (this.done || this.executing || !this.editor) return;
+    if (this.done || !this.editor) return;
     if (this.drawnSize.cols === cols && this.drawnSize.rows === rows) return;
     this.drawnSize = { cols, rows };
     this.editor.setWidth(this.width());
@@ -103,31 +146,33 @@ export class TerminalSession {
     if (this.draining) return;
     this.draining = true;
     try {
-      while (this.pending !== '' && !this.done) {
+      // Keys typed while a command runs wait for the next prompt, as they wait in the terminal.
+      while (this.pending !== '' && !this.done && this.editor) {
         const next = nextKey(this.pending, bareEscape);
         if (!next) {
           this.escapeTimer = setTimeout(() => void this.drain(true), escapeWaitMs).unref();
           return;
         }
         this.pending = this.pending.slice(next.length);
-        const editor = this.editor!;
+        const editor = this.editor;
         const outcome = editor.key(next.key);
         if (outcome === 'complete') {
           const { word, kind } = editor.completionQuery();
-          editor.complete(await completions(word, kind, this.environment.PATH, (dir) => this.opts.list(posix.resolve(this.cwd, dir))));
+          editor.complete(await completions(word, kind, this.variable('PATH'), (dir) => this.opts.list(posix.resolve(this.cwd(), dir))));
         } else if (outcome === 'entered') {
           this.editor = undefined;
-          const line = editor.line;
-          if (line.trim() !== '') await this.run(line);
-          if (!this.done) this.prompt();
+          this.entered(editor.line);
         } else if (outcome === 'interrupted') {
-          // ash writes ^C and takes the SIGINT it raises: a new line, and $? is 130.
+          // ash writes ^C and takes the SIGINT it raises: the command typed so far goes, a new line, and $? is 130.
           this.write('^C\r\n');
+          this.open = '';
           this.status = 130;
           this.prompt();
         } else if (outcome === 'end-of-input') {
           this.write('\r\n');
-          return this.finish(this.status);
+          this.editor = undefined;
+          this.handOver(undefined);
+          return;
         }
       }
     } finally {
@@ -135,44 +180,91 @@ export class TerminalSession {
     }
   }
 
-  private async run(line: string): Promise<void> {
-    this.executing = true;
-    let result: GuestResult;
-    try {
-      // The line starts with the status the last left ($?), and ends saying its own.
-      const script = `${this.status ? `(exit ${this.status})\n` : ''}${line}\n${statusVariable}=$?`;
-      result = await this.opts.runLine(script, { environment: this.environment, cwd: this.cwd, signal: this.opts.signal, terminal: this.opts.size });
-    } finally {
-      this.executing = false;
+  /** A line ended with Enter: the command, once it is whole, goes to the shell. */
+  private entered(line: string): void {
+    if (this.open === '' && line.trim() === '') return this.prompt();
+    const text = `${this.open}${line}\n`;
+    const verdict = wholeness(this.parse!, text);
+    if (verdict === 'open') {
+      this.open = text;
+      return this.prompt(continuation);
     }
-    const text = Buffer.concat([result.stdout, result.stderr]).toString('latin1').replace(/\r?\n/g, '\r\n');
+    this.open = '';
+    if (verdict === 'whole') {
+      // Each command starts with as many newlines as lines came before it: the shell takes an
+      // alias defined on an earlier line, as ash does, for it counts the line as a new one.
+      const part = '\n'.repeat(this.lines) + text;
+      this.lines += text.split('\n').length - 1;
+      return this.handOver(part);
+    }
+    // A syntax error: ash says so, $? is 2, and it reads the next line.
+    this.output({ stdout: Buffer.alloc(0), stderr: Buffer.from(syntaxErrorMessage(this.parse!, text, 'sh') ?? '', 'utf8') });
+    this.status = 2;
+    this.prompt();
+  }
+
+  /** Gives the shell its next command (undefined: its input ended), with a `$?` set since the last. */
+  private handOver(part: string | undefined): void {
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    if (this.status !== undefined && this.state) {
+      this.state.lastExitCode = this.status;
+      this.state.env.set('?', String(this.status));
+      // Ending here, the shell ends with it (its last command's status is older).
+      if (part !== undefined) this.status = undefined;
+    }
+    waiting?.(part);
+  }
+
+  /** The session was ended from outside (its exec ends it, with the signal's code): the shell gets no more lines. */
+  private giveUp(): void {
+    this.ended = true;
+    this.done = true;
+    clearTimeout(this.escapeTimer);
+    this.handOver(undefined);
+  }
+
+  /** What the shell wrote, to the terminal in the order written, with its newlines as CR LF. */
+  private output(written: Omit<GuestResult, 'code'>): void {
+    if (this.done) return;
+    const bytes = written.terminal ?? Buffer.concat([written.stdout, written.stderr]);
+    const text = bytes.toString('latin1').replace(/\r?\n/g, '\r\n');
     this.writeBytes(Buffer.from(text, 'latin1'));
-    const after = result.env;
-    if (!after || !(statusVariable in after)) return this.finish(result.code);
-    this.status = Number(after[statusVariable]) || 0;
-    const { [statusVariable]: _status, ...kept } = after;
-    this.environment = kept;
-    if (kept.PWD) this.cwd = kept.PWD;
+  }
+
+  private variable(name: string): string | undefined {
+    return this.state ? this.state.env.get(name) : this.opts.environment[name];
+  }
+
+  private cwd(): string {
+    return this.state?.cwd ?? this.opts.cwd;
   }
 
   /** The width the editor works with: `$COLUMNS` when the shell has it, else the terminal's (80 when unusable), as busybox. */
   private width(): number {
-    const columns = this.environment.COLUMNS;
+    const columns = this.variable('COLUMNS');
     const width = columns !== undefined ? parseInt(columns, 10) || 0 : this.opts.size.cols;
     return width <= 1 || width >= 30000 ? 80 : width;
   }
 
-  private prompt(): void {
-    const home = this.environment.HOME;
-    const where = home && (this.cwd === home || this.cwd.startsWith(`${home}/`)) ? `~${this.cwd.slice(home.length)}` : this.cwd;
+  /** A prompt and a new line to edit: PS1 (naming the directory) unless told another (the continuation). */
+  private prompt(text = this.ps1()): void {
     this.drawnSize = { ...this.opts.size };
-    this.editor = new LineEditor(`${where} ${this.opts.root ? '#' : '$'} `, this.width(), this.history, (text) => this.write(text));
+    this.editor = new LineEditor(text, this.width(), this.history, (written) => this.write(written));
     // ash asks where the cursor is only when no typed input is waiting (its answer would come after it).
     if (this.pending === '') this.write(cursorQuery);
   }
 
+  private ps1(): string {
+    const home = this.variable('HOME');
+    const cwd = this.cwd();
+    const where = home && (cwd === home || cwd.startsWith(`${home}/`)) ? `~${cwd.slice(home.length)}` : cwd;
+    return `${where} ${this.opts.root ? '#' : '$'} `;
+  }
+
   private finish(code: number): void {
-    if (this.done) return;
+    if (this.ended) return;
+    this.ended = true;
     this.done = true;
     clearTimeout(this.escapeTimer);
     this.opts.end(code);

@@ -19,7 +19,8 @@ import { busyboxLs } from './busybox-ls.js';
 import { busyboxStat } from './busybox-stat.js';
 import { busyboxCoreutils } from './busybox-coreutils.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
-import { runToSyntaxError, ScriptFeed, type ScriptStream, type StdinPipe } from './script-feed.js';
+import { rewordedWrites, type OutputPart } from './program-output.js';
+import { runToSyntaxError, ScriptFeed, type ScriptSource, type ScriptStream, type StdinPipe } from './script-feed.js';
 import { ShellProcesses, shellMessages } from './nested-shell.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
@@ -52,8 +53,14 @@ export interface GuestCommand {
    * command as its line comes ({@link ScriptFeed}) and hands what it writes to {@link output} as it goes.
    */
   stdinPipe?: StdinPipe;
-  /** What a shell reading {@link stdinPipe} wrote so far; its result holds only the rest. */
-  output?: (part: { stdout: Buffer; stderr: Buffer }) => void;
+  /**
+   * The lines of a terminal, for a bare shell (`sh` on a terminal): already cut into whole commands
+   * by the session's line editor, each asked for once the one before has run, as an interactive
+   * shell reads them; it hands what it writes to {@link output} as it goes.
+   */
+  lines?: ScriptSource;
+  /** What a shell reading {@link stdinPipe} or {@link lines} wrote so far; its result holds only the rest. */
+  output?: (part: Omit<GuestResult, 'code'>) => void;
 }
 
 /** How a guest command ended. */
@@ -61,8 +68,8 @@ export interface GuestResult {
   stdout: Buffer;
   stderr: Buffer;
   code: number;
-  /** The shell's variables when its script ended without `exit` (a terminal session carries them to its next line). */
-  env?: Record<string, string>;
+  /** Both streams in the order they were written, as a terminal shows them (when the order is known). */
+  terminal?: Buffer;
 }
 
 /**
@@ -261,6 +268,11 @@ export class Guests {
       );
   }
 
+  /** just-bash's parser, which the guest's shell runs with (a terminal session cuts its lines into commands with it). */
+  async parser(): Promise<JustBash['parse']> {
+    return (await loadJustBash()).parse;
+  }
+
   /** The instance's root filesystem, laid out from its image on first use. */
   fs(inst: SimInstance): Promise<GuestFs> {
     let fs = this.filesystems.get(inst);
@@ -349,15 +361,16 @@ export class Guests {
     const processes = new ShellProcesses(shellPid, shellState, justBash.parse);
     // Output is text unless a program wrote raw bytes (printf '\xff', dd): then it goes out byte for byte.
     let raw = false;
-    if (cmd.stdinPipe) {
-      const feed = new ScriptFeed(justBash.parse, cmd.stdinPipe);
+    const feed = cmd.stdinPipe ? new ScriptFeed(justBash.parse, cmd.stdinPipe) : cmd.lines;
+    if (feed) {
       // A killed shell reads no more of its script.
-      killer.signal.addEventListener('abort', () => feed.end(), { once: true });
+      if (feed instanceof ScriptFeed) killer.signal.addEventListener('abort', () => feed.end(), { once: true });
       processes.stdinScript = {
         feed,
-        write: (stdout, stderr) => {
-          const part = ended(stdout, stderr, 0, raw);
-          cmd.output?.({ stdout: part.stdout, stderr: part.stderr });
+        interactive: feed === cmd.lines,
+        write: (stdout, stderr, writes) => {
+          const { code: _code, ...part } = ended(stdout, stderr, 0, raw, writes);
+          cmd.output?.(part);
         },
       };
     }
@@ -485,7 +498,8 @@ export class Guests {
       if (killer.signal.aborted) return killed(killer.signal.reason as number, runaway.signal.aborted ? undefined : result);
       if (!shell && result.exitCode === 127 && /command not found|command not available in browser/.test(result.stderr)) return ended('', '', 127);
       if (!shell && result.exitCode === 126) return ended('', '', 126);
-      // The EXIT trap runs as the shell ends, in the state the script left (its variables, its directory).
+      // The EXIT trap runs as the shell ends, in the state the script left (its variables, its
+      // directory, its status as `$?`: the patched shell's `jbStatus`).
       const onExit = shellState.exitTrap();
       const trapped = onExit
         ? await bash.exec(onExit, {
@@ -495,13 +509,15 @@ export class Guests {
             stdinKind: 'bytes',
             signal: runaway.signal,
             rawScript: true,
-          })
+            jbStatus: result.exitCode,
+          } as Parameters<typeof bash.exec>[1])
         : undefined;
       // The shell is busybox's `sh`, not bash: its messages start with the name it was called by
       // (`/bin/sh: …` when called so, as Ansible does), and a program it cannot find, by name or by
       // path, is `X: not found`.
-      const stderr = shellMessages(`${result.stderr}${trapped?.stderr ?? ''}`, name, shell ? args[1] : undefined);
-      return { ...ended(`${result.stdout}${trapped?.stdout ?? ''}`, stderr, result.exitCode, raw), env: result.env };
+      const words = (text: string) => shellMessages(text, name, shell ? args[1] : undefined);
+      const writes = [...rewordedWrites(result, words), ...(trapped ? rewordedWrites(trapped, words) : [])];
+      return ended(`${result.stdout}${trapped?.stdout ?? ''}`, words(`${result.stderr}${trapped?.stderr ?? ''}`), result.exitCode, raw, writes);
     } finally {
       cmd.signal?.removeEventListener('abort', onOuterAbort);
       cmd.signals?.removeEventListener('signal', onSignal);
@@ -583,10 +599,15 @@ function killed(signal: number, sofar?: { stdout: string; stderr: string }): Gue
   return sofar ? ended(sofar.stdout, sofar.stderr, code) : { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), code };
 }
 
-function ended(stdout: string, stderr: string, code: number, raw = false): GuestResult {
-  // Raw bytes in the output: each character up to U+00FF is its byte (text beyond Latin-1 stays UTF-8).
-  const out = raw && !/[^\u0000-\u00ff]/.test(stdout) ? Buffer.from(stdout, 'latin1') : outputBytes(stdout);
-  return { stdout: out, stderr: outputBytes(stderr), code: code & 0xff };
+/** A command's result as bytes; `writes`, the order its output and messages were written in, gives what its terminal shows. */
+function ended(stdout: string, stderr: string, code: number, raw = false, writes?: OutputPart[]): GuestResult {
+  const terminal = writes && Buffer.concat(writes.map(([fd, text]) => (fd === 1 ? stdoutBytes(text, raw) : outputBytes(text))));
+  return { stdout: stdoutBytes(stdout, raw), stderr: outputBytes(stderr), code: code & 0xff, ...(terminal ? { terminal } : {}) };
+}
+
+/** Raw bytes in the output: each character up to U+00FF is its byte (text beyond Latin-1 stays UTF-8). */
+function stdoutBytes(stdout: string, raw: boolean): Buffer {
+  return raw && !/[^\u0000-\u00ff]/.test(stdout) ? Buffer.from(stdout, 'latin1') : outputBytes(stdout);
 }
 
 /**

@@ -1,8 +1,9 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { signalNumbers } from './guest-commands.js';
+import { rewordedWrites, type OutputPart } from './program-output.js';
 import { defaultPath } from './guest-programs.js';
 import type { parse as parseScript } from 'just-bash';
-import { runToSyntaxError, utf8 as utf8Bytes, type ScriptFeed, type ScriptStream } from './script-feed.js';
+import { runToSyntaxError, utf8 as utf8Bytes, type ScriptSource, type ScriptStream } from './script-feed.js';
 import type { ShellBuiltins } from './shell-builtins.js';
 import type { SignalTraps } from './signal-traps.js';
 
@@ -20,7 +21,7 @@ export class ShellProcesses {
   /** The shells running now, innermost last. */
   private readonly running: ShellProcess[] = [];
   private lastPid: number;
-  /** The exec's stdin as it arrives, for the first bare shell (the exec's own `sh`): taken once. */
+  /** The exec's stdin as it arrives, or its terminal's lines, for the first bare shell (the exec's own `sh`): taken once. */
   stdinScript?: StreamedScript;
 
   /** @param topPid The command's own shell (`$$` of the exec). */
@@ -64,7 +65,7 @@ export class ShellProcesses {
     if (args[0] === '--help' && ctx.origCommand) return ctx.origCommand(args);
     const streamed = args.length === 0 ? this.stdinScript : undefined;
     this.stdinScript = streamed ? undefined : this.stdinScript;
-    const source = streamed ? await streamedSource(called, streamed.feed) : await scriptOf(called, args, ctx);
+    const source = streamed ? await streamedSource(called, streamed) : await scriptOf(called, args, ctx);
     if ('exitCode' in source) return source;
     const exec = ctx.execWithInheritedStdin;
     if (!exec || !ctx.exec) return { stdout: '', stderr: `${called}: internal error: exec function not available\n`, exitCode: 1 };
@@ -96,8 +97,11 @@ export class ShellProcesses {
         } as Parameters<typeof exec>[1]);
       const result = streamed
         ? await execute(source.script, {
-            next: () => streamed.feed.next(),
-            flush: (written) => streamed.write(written.stdout, shellMessages(written.stderr, source.name, script())),
+            next: (shellState) => streamed.feed.next(shellState),
+            flush: (written) => {
+              const words = (text: string) => shellMessages(text, source.name, script());
+              streamed.write(written.stdout, words(written.stderr), rewordedWrites(written as ExecResult, words));
+            },
           })
         : await runToSyntaxError(this.parse, source.script, execute);
       const number = shell.signals.endedBy;
@@ -114,6 +118,8 @@ export class ShellProcesses {
             replaceEnv: true,
             cwd: result.env?.PWD ?? ctx.cwd,
             stdin: '',
+            // `$?` in the trap is the status the shell ends with.
+            jbStatus: result.exitCode,
             ...process,
           } as Parameters<typeof ctx.exec>[1])
         : undefined;
@@ -133,16 +139,23 @@ interface ShellProcess {
   signals: SignalTraps;
 }
 
-/** A shell's script read from the exec's stdin as it arrives, and where what it writes meanwhile goes. */
+/** A shell's script read from the exec's stdin as it arrives (or its terminal's lines), and where what it writes meanwhile goes. */
 export interface StreamedScript {
-  feed: ScriptFeed;
-  /** Output written before the shell waits for more of its script: text as just-bash gives it, messages named. */
-  write(stdout: string, stderr: string): void;
+  feed: ScriptSource;
+  /** The lines of an interactive shell (a terminal session's): messages without line numbers, the first part asked for once the shell runs. */
+  interactive?: boolean;
+  /** Output written before the shell waits for more of its script: text as just-bash gives it, messages named, and both in the order written. */
+  write(stdout: string, stderr: string, writes: OutputPart[]): void;
 }
 
-/** A bare shell's script as it arrives: the first part now, the rest as the shell asks (none: it ends at once, status 0). */
-async function streamedSource(called: string, feed: ScriptFeed): Promise<Source | ExecResult> {
-  const first = await feed.next();
+/**
+ * A bare shell's script as it arrives: the first part now, the rest as the shell asks (none: it ends
+ * at once, status 0). An interactive shell starts with nothing to do (`:`) and asks for its first
+ * line from its running state, as for every other.
+ */
+async function streamedSource(called: string, streamed: StreamedScript): Promise<Source | ExecResult> {
+  if (streamed.interactive) return { script: ':', name: called, positional: [] };
+  const first = await streamed.feed.next();
   return first === undefined ? { stdout: '', stderr: '', exitCode: 0 } : { script: first, name: called, positional: [], from: 1 };
 }
 
@@ -241,6 +254,16 @@ export function shellMessages(stderr: string, name: string, script?: string, num
       .replace(/^bash: ([^\s:]*\/[^\s:]*): No such file or directory$/gm, `${name}: $1: not found`)
       .replace(/^bash: /gm, `${name}: `)
   );
+}
+
+/** ash's message for the syntax error in `text` (a shell's message name `name`), as an interactive ash prints it; undefined when it parses. */
+export function syntaxErrorMessage(parse: typeof parseScript, text: string, name: string): string | undefined {
+  try {
+    parse(text);
+    return undefined;
+  } catch (err) {
+    return shellMessages(`bash: syntax error: ${(err as Error).message}\n`, name, text);
+  }
 }
 
 /** What ash expects where just-bash's parser expected a token and met the end of the script. */

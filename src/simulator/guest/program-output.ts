@@ -106,6 +106,11 @@ export function orderOf(result: ExecResult): OutputPart[] {
   return parts;
 }
 
+/** A result's writes in order ({@link orderOf}), each message reworded by `words` (a shell's messages said as busybox's). */
+export function rewordedWrites(result: ExecResult, words: (text: string) => string): OutputPart[] {
+  return orderOf(result).map(([fd, text, raw]): OutputPart => (fd === 2 ? [2, words(text), raw] : [fd, text, raw]));
+}
+
 /**
  * The result with each of its messages reworded by `words` (a wrapper that says just-bash's
  * messages as busybox does), its writes' order kept.

@@ -16,7 +16,7 @@ export interface StdinPipe {
  * error that no later line can mend is handed over at once, after the whole commands before its
  * line: the shell meets it there and ends, as ash does.
  */
-export class ScriptFeed {
+export class ScriptFeed implements ScriptSource {
   /** Bytes not handed over yet. */
   private pending = Buffer.alloc(0);
   private ended = false;
@@ -128,7 +128,7 @@ function splitAt(parse: typeof parseScript, text: string, line: number): [string
  * or open, waiting for lines that may close it (an `if`, a quote, a brace); or a syntax error at a
  * line of its own that no later line mends (its number).
  */
-function wholeness(parse: typeof parseScript, text: string): 'whole' | 'open' | number {
+export function wholeness(parse: typeof parseScript, text: string): 'whole' | 'open' | number {
   let statements: number;
   try {
     statements = parse(text).statements.length;
@@ -154,9 +154,25 @@ export function utf8(bytes: Buffer): string {
   }
 }
 
+/**
+ * The interpreter's state as the patched interpreter hands it to `next` (live: a status set on it is
+ * the shell's `$?`): its directory, variables and last status.
+ */
+export interface ShellState {
+  cwd: string;
+  env: Map<string, string>;
+  lastExitCode: number;
+}
+
+/** A shell's script as it comes, in whole commands: the next part once the shell has run the last (in `state`), or undefined at its end. */
+export interface ScriptSource {
+  next(state?: ShellState): Promise<string | undefined>;
+  /** The last part handed over, as handed over (a syntax error's line and column are in it). */
+  readonly lastPart?: string;
+}
+
 /** The patched interpreter's `jbStream` option: more of the script when its statements are run, and what the run wrote before it asks. */
-export interface ScriptStream {
-  next(): Promise<string | undefined>;
+export interface ScriptStream extends ScriptSource {
   flush(written: { stdout: string; stderr: string }): void;
 }
 

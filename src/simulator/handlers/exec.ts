@@ -84,7 +84,10 @@ export function exec(req: SimRequest, family: InstanceFamily): SimResponse {
               write: io.write,
               end: io.end,
               list: (dir) => listDirectory(ctx.guests, inst, dir),
-              runLine: (script, state) => ctx.guests.run(inst, { ...guestCommand, argv: ['sh', '-c', script], ...state, stdin: Buffer.alloc(0) }),
+              parser: () => ctx.guests.parser(),
+              // One shell for the session: `sh` on its terminal, reading the lines the session hands it.
+              runShell: (lines, output) =>
+                ctx.guests.run(inst, { ...guestCommand, argv: ['sh'], terminal: size, signal: io.signal, stdin: Buffer.alloc(0), lines, output }),
             })
         : undefined;
       // `sh` alone without a terminal reads its script from stdin as it comes, as busybox's ash does.
