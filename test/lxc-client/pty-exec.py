@@ -123,6 +123,10 @@ def answered(since):
 # out of the editor's raw mode, so a key typed then would be the kernel's to echo, not the editor's.
 LINE_ENDS = (b'\r', b'\x03', b'\x04')
 
+def printable(key):
+    """An ASCII character the line editor puts in the line and echoes (not a control key, an escape sequence or one byte of a longer character)."""
+    return len(key) == 1 and 0x20 <= key[0] < 0x7f
+
 # One key: an escape sequence (CSI with its parameters, or SS3), ESC and one character (Alt-x), or one character.
 key_pattern = re.compile(rb'\x1b\[[0-9;]*[~A-Za-z]|\x1bO.|\x1b.|.', re.S)
 alive = read_for(10.0, prompted)
@@ -147,12 +151,17 @@ for step in steps:
             # whole write answer nothing: they are followed by a pause far past that window, so that
             # the next key arrives apart even when a loaded machine (CI) delays the bytes before it
             # by a few hundred ms. Any other key is typed once the editor has answered it (it answers
-            # after the window, so the next key is apart), or after 0.2 s for a key it answers with
-            # nothing; a key that ends the line waits for the next prompt.
+            # after the window, so the next key is apart): a printable character it always echoes,
+            # so that one is waited for however late a loaded machine sends the echo (the next step
+            # may be a resize, which travels apart from the keys); a control key or sequence may be
+            # answered with nothing, so after 0.2 s the next goes anyway. A key that ends the line
+            # waits for the next prompt.
             if whole or key == b'\x1b':
                 alive = read_for(1.0)
             elif key in LINE_ENDS:
                 alive = read_for(10.0, prompted)
+            elif printable(key):
+                alive = read_for(10.0, answered)
             else:
                 alive = read_for(0.2, answered)
             if not alive:

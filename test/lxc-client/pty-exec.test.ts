@@ -265,6 +265,7 @@ const sessions: Transcript[] = [
       'echo "in f $1"',
       '}',
       'f one',
+      'echo $-',
       "alias say='echo said'",
       'say it',
       'fi',
@@ -283,7 +284,7 @@ const sessions: Transcript[] = [
       'exit 5',
     ],
     transcript:
-      '~ # \x1b[6nf() {\r\n> \x1b[6necho "in f $1"\r\n> \x1b[6n}\r\n~ # \x1b[6nf one\r\nin f one\r\n' +
+      '~ # \x1b[6nf() {\r\n> \x1b[6necho "in f $1"\r\n> \x1b[6n}\r\n~ # \x1b[6nf one\r\nin f one\r\n~ # \x1b[6necho $-\r\nsmi\r\n' +
       "~ # \x1b[6nalias say='echo said'\r\n~ # \x1b[6nsay it\r\nsaid it\r\n" +
       '~ # \x1b[6nfi\r\nsh: syntax error: unexpected "fi"\r\n~ # \x1b[6necho $?\r\n2\r\n' +
       '~ # \x1b[6nif true; then\r\n> \x1b[6necho inside\r\n> \x1b[6nfi\r\ninside\r\n' +

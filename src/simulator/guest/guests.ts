@@ -486,7 +486,7 @@ export class Guests {
           stdinKind: 'bytes',
           signal: runaway.signal,
           rawScript: true,
-          ...(shell ? {} : { args }),
+          ...(shell ? { jbFlags: 'c' } : { args }),
           ...scriptNamed,
           ...(stream ? { jbStream: stream } : {}),
         } as Parameters<typeof bash.exec>[1]);

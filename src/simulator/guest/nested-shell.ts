@@ -90,6 +90,8 @@ export class ShellProcesses {
           signal: ctx.signal,
           jbFromFile: source.from === 1 || source.from === 2,
           jbScript: source.from === 2 || source.from === 3,
+          // `$-` names how the shell reads its script, as ash's: `c` for -c, `s` for stdin, `smi` on a terminal.
+          jbFlags: streamed?.interactive ? 'smi' : source.from === 1 ? 's' : source.from === 2 ? '' : 'c',
           jbFds: (ctx as CommandContext & { jbFds?: unknown }).jbFds,
           // The patched interpreter runs each part as it comes, handing out what was written before it waits.
           ...(stream ? { jbStream: stream } : {}),
