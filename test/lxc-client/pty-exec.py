@@ -14,6 +14,8 @@ A step is a line typed with Enter, or:
                     terminal sends it)
   @write TEXT       TEXT (Python escapes) written whole in one write, then a pause (1 s, as after
                     a lone ESC: far past busybox's 50 ms windows)
+  @start LINE       LINE typed with Enter; the next step comes once the line has started its
+                    program (a shell on this host waits for it), not at the next prompt
 """
 import fcntl
 import json
@@ -41,18 +43,25 @@ marker = 'REFLEX_PTY_SESSION=%d.%d' % (os.getpid(), time.time_ns())
 # PTY_SHELL_ON_HOST=1: the shell runs on this host (a daemon's container), so it must be found.
 on_host = os.environ.get('PTY_SHELL_ON_HOST') == '1'
 
+shell_pid = None
+
 def host_shell():
-    """The shell's process on this host (a daemon's container), or None (the simulator has none)."""
-    mark = marker.encode() + b'\0'
-    for name in os.listdir('/proc'):
-        if name.isdigit():
-            try:
-                with open('/proc/%s/environ' % name, 'rb') as f:
-                    if mark in f.read():
-                        return name
-            except OSError:
-                pass
-    return None
+    """The shell's process on this host (a daemon's container), or None (the simulator has none):
+    the first of the processes with the mark (its programs inherit it), found once."""
+    global shell_pid
+    if shell_pid is None:
+        mark = marker.encode() + b'\0'
+        found = []
+        for name in os.listdir('/proc'):
+            if name.isdigit():
+                try:
+                    with open('/proc/%s/environ' % name, 'rb') as f:
+                        if mark in f.read():
+                            found.append(int(name))
+                except OSError:
+                    pass
+        shell_pid = str(min(found)) if found else None
+    return shell_pid
 
 def shell_waits_for_a_key(pid):
     """The shell sleeps in poll or read (syscalls 7 and 0): its line editor waits for a key."""
@@ -76,6 +85,21 @@ def until_the_editor_waits():
         sys.exit('pty-exec: the shell is not among this host\'s processes (no process has %s)' % marker)
     end = time.time() + 10
     while pid and not shell_waits_for_a_key(pid) and time.time() < end:
+        time.sleep(0.01)
+
+def until_a_program_runs():
+    """A shell on this host has started the line's program: it sleeps in wait4 (syscall 61) for it."""
+    pid = host_shell()
+    if pid is None and on_host:
+        sys.exit('pty-exec: the shell is not among this host\'s processes (no process has %s)' % marker)
+    end = time.time() + 10
+    while pid and time.time() < end:
+        try:
+            with open('/proc/%s/syscall' % pid) as f:
+                if f.read().split()[0] == '61':
+                    return
+        except OSError:
+            return
         time.sleep(0.01)
 
 master, slave = os.openpty()
@@ -140,6 +164,12 @@ for step in steps:
         # with its clear-to-end (ESC [ J); the next step waits for that redraw, however late a
         # loaded daemon passes the resize on (a fixed pause let a line be typed before it came).
         alive = read_for(10.0, redrawn)
+        continue
+    elif step.startswith('@start '):
+        os.write(fd, step.split(' ', 1)[1].encode() + b'\r')
+        # The editor ends the line (its CR LF), then the shell starts the line's program.
+        alive = read_for(10.0, lambda since: since.endswith(b'\r\n'))
+        until_a_program_runs()
         continue
     elif step.startswith('@keys ') or step.startswith('@write '):
         text = step.split(' ', 1)[1].encode('latin1').decode('unicode_escape').encode('utf8')

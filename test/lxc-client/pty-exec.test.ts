@@ -11,8 +11,8 @@ import { describeLxcClient, lxcOnBed, startSimRemote, type SimRemote } from './s
  * by line. On LXD 5.0.2 busybox ash prints its banner and a prompt naming the directory, echoes
  * what is typed, runs each line, and `exit 3` ends it with 3; the simulator answered nothing and 0.
  * The later sessions size and resize the pty (the client sends the size with the exec and a
- * window-resize message on SIGWINCH) and edit lines with the keys busybox's line editor knows; each
- * transcript is the one LXD 5.0.2 sends, byte for byte.
+ * window-resize message on SIGWINCH), edit lines with the keys busybox's line editor knows, and
+ * interrupt a running line with Ctrl-C; each transcript is the one LXD 5.0.2 sends, byte for byte.
  */
 const script = join(import.meta.dirname, 'pty-exec.py');
 
@@ -311,6 +311,32 @@ const sessions: Transcript[] = [
       '~ # \x1b[6ng() { local v=in; echo $v; return 7; }\r\n~ # \x1b[6ng; echo $? ${v:-unset}\r\nin\r\n7 unset\r\n' +
       "~ # \x1b[6ntrap 'echo bye $?' EXIT\r\n~ # \x1b[6nfalse\r\n~ # \x1b[6n\r\nbye 1\r\n",
     code: 1,
+  },
+  {
+    name: 'Ctrl-C while a line runs: the pty echoes ^C, its program dies of SIGINT, the rest of the line (a loop, a function, a subshell) is dropped, $? is 130',
+    steps: [
+      '@start sleep 5',
+      String.raw`@keys \x03`,
+      'echo $?',
+      '@start for i in 1 2; do sleep 3; echo "i=$i"; done; echo done',
+      String.raw`@keys \x03`,
+      '@start f() { sleep 4; echo inf; }; f; echo after',
+      String.raw`@keys \x03`,
+      '@start (sleep 4; echo sub); echo after',
+      String.raw`@keys \x03`,
+      '@start while :; do sleep 1; done',
+      String.raw`@keys \x03`,
+      'echo $? ok',
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6nsleep 5\r\n^C\r\n~ # \x1b[6necho $?\r\n130\r\n' +
+      '~ # \x1b[6nfor i in 1 2; do sleep 3; echo "i=$i"; done; echo done\r\n^C\r\n' +
+      '~ # \x1b[6nf() { sleep 4; echo inf; }; f; echo after\r\n^C\r\n' +
+      '~ # \x1b[6n(sleep 4; echo sub); echo after\r\n^C\r\n' +
+      '~ # \x1b[6nwhile :; do sleep 1; done\r\n^C\r\n~ # \x1b[6necho $? ok\r\n130 ok\r\n' +
+      '~ # \x1b[6nexit\r\n',
+    code: 0,
   },
   {
     name: 'ls lays names out in columns to the terminal’s width, as busybox (-s, -x, -w, -p, after a resize)',

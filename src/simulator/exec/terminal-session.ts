@@ -13,7 +13,12 @@ import { nextKey } from './terminal-keys.js';
  * session hands it (`lines`), each asked for once the one before has run, and giving what it writes
  * to `output` as it goes. It ends with the shell (`exit`, the end of its lines).
  */
-export type ShellRunner = (lines: ScriptSource, output: (written: Omit<GuestResult, 'code'>) => void) => Promise<GuestResult>;
+export type ShellRunner = (shell: {
+  lines: ScriptSource;
+  output: (written: Omit<GuestResult, 'code'>) => void;
+  /** Ctrl-C while a line runs: an `interrupt` event (its programs die of SIGINT, the rest of the line is dropped). */
+  interrupts: EventTarget;
+}) => Promise<GuestResult>;
 
 /** What busybox ash prints when it starts on a terminal (the test beds' busybox, LXD 5.0.2 and Incus 6.0.4). */
 const banner = "\r\n\r\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) built-in shell (ash)\r\nEnter 'help' for a list of built-in commands.\r\n\r\n";
@@ -60,6 +65,10 @@ export class TerminalSession implements ScriptSource {
   private state?: ShellState;
   /** Lines handed to the shell so far. */
   private lines = 0;
+  /** Ctrl-C while a line runs, for the shell running it. */
+  private readonly interrupts = new EventTarget();
+  /** The line running now was interrupted (Ctrl-C). */
+  private interrupted = false;
   /** The lines of a command not whole yet. */
   private open = '';
   /** The shell waits for its next command. */
@@ -98,7 +107,7 @@ export class TerminalSession implements ScriptSource {
       .parser()
       .then((parse) => {
         this.parse = parse;
-        return opts.runShell(this, (written) => this.output(written));
+        return opts.runShell({ lines: this, output: (written) => this.output(written), interrupts: this.interrupts });
       })
       .then(
         (result) => {
@@ -116,6 +125,12 @@ export class TerminalSession implements ScriptSource {
   next(state?: ShellState): Promise<string | undefined> {
     if (state) this.state = state;
     if (this.done) return Promise.resolve(undefined);
+    if (this.interrupted) {
+      // ash ends the line its job died of SIGINT on, and $? is 130.
+      this.interrupted = false;
+      this.write('\r\n');
+      this.status = 130;
+    }
     return new Promise((resolve) => {
       this.waiting = resolve;
       this.prompt();
@@ -126,7 +141,17 @@ export class TerminalSession implements ScriptSource {
   /** Input from the terminal (keystrokes in raw mode, or pasted text). */
   input(bytes: Buffer): void {
     if (this.done) return;
-    this.pending += bytes.toString('utf8').replace(cursorReport, '');
+    const text = bytes.toString('utf8').replace(cursorReport, '');
+    if (!this.editor && this.waiting === undefined && text.includes('\x03')) {
+      // Ctrl-C while a line runs: the pty echoes it and flushes what was typed, and SIGINT ends
+      // the line's program; the shell drops the rest of the line and reads the next.
+      this.write('^C');
+      this.pending = text.slice(text.lastIndexOf('\x03') + 1);
+      this.interrupted = true;
+      this.interrupts.dispatchEvent(new Event('interrupt'));
+      return;
+    }
+    this.pending += text;
     clearTimeout(this.escapeTimer);
     void this.drain();
   }

@@ -59,6 +59,12 @@ export interface GuestCommand {
    * shell reads them; it hands what it writes to {@link output} as it goes.
    */
   lines?: ScriptSource;
+  /**
+   * Ctrl-C on the terminal while one of {@link lines} runs (an `interrupt` event): its programs end
+   * with 130 and the rest of the line is dropped, and the shell reads its next line, as an
+   * interactive ash does when its foreground job dies of SIGINT.
+   */
+  interrupts?: EventTarget;
   /** What a shell reading {@link stdinPipe} or {@link lines} wrote so far; its result holds only the rest. */
   output?: (part: Omit<GuestResult, 'code'>) => void;
 }
@@ -314,16 +320,22 @@ export class Guests {
     };
     if (cmd.signal?.aborted) onOuterAbort();
     cmd.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    // The line of a terminal session running now can be interrupted (Ctrl-C): a new line, a new interrupt.
+    let interrupt = new AbortController();
+    const onInterrupt = (): void => interrupt.abort(sigint);
+    cmd.interrupts?.addEventListener('interrupt', onInterrupt);
     const gate: ProgramGate = {
       killed: killer.signal,
+      interrupted: () => interrupt.signal,
       stillAlive() {
         if (!killer.signal.aborted || (!endedAll && processes.inside)) return true;
         if (++afterKill > maxProgramsAfterKill) runaway.abort();
         return false;
       },
     };
-    /** Waits, ending early when the command is killed or its own signal (e.g. `timeout`) fires. */
-    const pause = (ms: number, signal: AbortSignal | undefined): Promise<void> => sleepUnlessAborted(ms, anyOf(signal, killer.signal));
+    /** Waits, ending early when the command is killed or interrupted, or its own signal (e.g. `timeout`) fires. */
+    const pause = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
+      sleepUnlessAborted(ms, AbortSignal.any([killer.signal, interrupt.signal, ...(signal ? [signal] : [])]));
     // A signal init exits on ends it once the command has ended (the daemon's exec returns first).
     let initEnds = false;
     const init = await guestInit(fs, inst.config['raw.lxc']);
@@ -361,13 +373,22 @@ export class Guests {
     const processes = new ShellProcesses(shellPid, shellState, justBash.parse);
     // Output is text unless a program wrote raw bytes (printf '\xff', dd): then it goes out byte for byte.
     let raw = false;
-    const feed = cmd.stdinPipe ? new ScriptFeed(justBash.parse, cmd.stdinPipe) : cmd.lines;
+    const lines = cmd.lines;
+    const feed: ScriptSource | undefined = cmd.stdinPipe
+      ? new ScriptFeed(justBash.parse, cmd.stdinPipe)
+      : lines && {
+          next: (state) => {
+            interrupt = new AbortController();
+            return lines.next(state);
+          },
+          cut: () => interrupt.signal.aborted,
+        };
     if (feed) {
       // A killed shell reads no more of its script.
       if (feed instanceof ScriptFeed) killer.signal.addEventListener('abort', () => feed.end(), { once: true });
       processes.stdinScript = {
         feed,
-        interactive: feed === cmd.lines,
+        interactive: !!lines,
         write: (stdout, stderr, writes) => {
           const { code: _code, ...part } = ended(stdout, stderr, 0, raw, writes);
           cmd.output?.(part);
@@ -521,6 +542,7 @@ export class Guests {
     } finally {
       cmd.signal?.removeEventListener('abort', onOuterAbort);
       cmd.signals?.removeEventListener('signal', onSignal);
+      cmd.interrupts?.removeEventListener('interrupt', onInterrupt);
       if (initEnds) this.initExited(inst);
     }
   }
@@ -533,9 +555,14 @@ const maxProgramsAfterKill = 1000;
 interface ProgramGate {
   /** Aborted (reason: the signal number) when the command is killed. */
   killed: AbortSignal;
+  /** The interrupt of the terminal line running now (Ctrl-C): aborted, its programs end with 130. */
+  interrupted(): AbortSignal;
   /** False once the command is killed (the program then does nothing). */
   stillAlive(): boolean;
 }
+
+/** SIGINT's number: a program Ctrl-C interrupts dies of it (status 130). */
+const sigint = 2;
 
 /** What runs around each program: before it starts (with its arguments) and after it ends. */
 interface ProgramHooks {
@@ -552,10 +579,12 @@ function gated(command: Command, gate: ProgramGate, hooks: ProgramHooks): Comman
   return {
     name: command.name,
     execute: async (args, ctx) => {
+      const interrupt = gate.interrupted();
+      if (interrupt.aborted) return { stdout: '', stderr: '', exitCode: 128 + sigint };
       if (!gate.stillAlive()) return { stdout: '', stderr: '', exitCode: 128 + (Number(gate.killed.reason) || 9) };
       await hooks.before(args);
       try {
-        return await command.execute(args, ctx).catch(async (e: unknown) => {
+        const result = await command.execute(args, ctx).catch(async (e: unknown) => {
           // The in-memory filesystem's errors carry their errno in `code`, or only at the head of the message.
           if (!/^E[A-Z]+$/.test(String((e as { code?: unknown } | undefined)?.code)) && !/^E[A-Z]+: /.test(String((e as Error | undefined)?.message)))
             throw e;
@@ -565,6 +594,8 @@ function gated(command: Command, gate: ProgramGate, hooks: ProgramHooks): Comman
             exitCode: 1,
           };
         });
+        // Interrupted while it ran: it died of SIGINT (what it wrote before stays).
+        return interrupt.aborted ? { ...result, exitCode: 128 + sigint } : result;
       } finally {
         await hooks.after();
       }
@@ -587,10 +618,6 @@ function passThrough(name: string): Command {
       return { ...result, stderr: await withRefusals(name, result.stderr, ctx.fs, ctx.cwd, args) };
     },
   };
-}
-
-function anyOf(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
-  return a ? AbortSignal.any([a, b]) : b;
 }
 
 /** A killed command: 128 + the signal, with the output it wrote before (none when it had to be aborted). */

@@ -100,6 +100,7 @@ export class ShellProcesses {
       const result = streamed
         ? await execute(source.script, {
             next: (shellState) => streamed.feed.next(shellState),
+            cut: () => streamed.feed.cut?.() ?? false,
             flush: (written) => {
               const words = (text: string) => shellMessages(text, source.name, script());
               streamed.write(written.stdout, words(written.stderr), rewordedWrites(written as ExecResult, words));

@@ -169,6 +169,8 @@ export interface ScriptSource {
   next(state?: ShellState): Promise<string | undefined>;
   /** The last part handed over, as handed over (a syntax error's line and column are in it). */
   readonly lastPart?: string;
+  /** Whether what is left of the part handed last is dropped (a terminal's line interrupted by Ctrl-C). */
+  cut?(): boolean;
 }
 
 /** The patched interpreter's `jbStream` option: more of the script when its statements are run, and what the run wrote before it asks. */

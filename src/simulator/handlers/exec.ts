@@ -86,8 +86,8 @@ export function exec(req: SimRequest, family: InstanceFamily): SimResponse {
               list: (dir) => listDirectory(ctx.guests, inst, dir),
               parser: () => ctx.guests.parser(),
               // One shell for the session: `sh` on its terminal, reading the lines the session hands it.
-              runShell: (lines, output) =>
-                ctx.guests.run(inst, { ...guestCommand, argv: ['sh'], terminal: size, signal: io.signal, stdin: Buffer.alloc(0), lines, output }),
+              runShell: (shell) =>
+                ctx.guests.run(inst, { ...guestCommand, argv: ['sh'], terminal: size, signal: io.signal, stdin: Buffer.alloc(0), ...shell }),
             })
         : undefined;
       // `sh` alone without a terminal reads its script from stdin as it comes, as busybox's ash does.
