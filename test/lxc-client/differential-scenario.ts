@@ -528,6 +528,8 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   'x=3 echo "[$x]"; y=1; y=2 sh -c \'echo $y\'; echo $y; w=1 w=$((w+1)) sh -c \'echo $w\'; z=5 true; echo "${z:-unset}"',
   // $- in ash's letters and order: how the shell reads its script (c, s), then the options.
   'echo "[$-]"; sh -c \'echo "[$-]"\'; echo \'echo "[$-]"\' | sh; set -Cfa; echo "[$-]"; set -eux; echo "[$-]"',
+  // history is a builtin that lists nothing without a terminal.
+  'history; echo "rc=$?"; history -c; echo "rc=$?"; type history',
   'cd /etc/passwd/x; echo $?; cd /nosuch/x; echo $?; ln -s /tmp /tmp/rt-hs-l; cd /tmp/rt-hs-l && pwd; cd -P /tmp/rt-hs-l && pwd; ln -s rt-hs-loop /tmp/rt-hs-loop; cd /tmp/rt-hs-loop; echo $?; rm /tmp/rt-hs-l /tmp/rt-hs-loop',
   'rm -f /tmp/rt-hs-f /tmp/rt-hs-fl; echo x > /tmp/rt-hs-f; chmod 600 /tmp/rt-hs-f; ln -s /tmp/rt-hs-f /tmp/rt-hs-fl',
   {

@@ -339,6 +339,14 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
+    name: 'history lists the lines typed, numbered from 0, as busybox (its operands ignored)',
+    steps: ['echo one', 'history', '  echo two', 'history x', 'exit'],
+    transcript:
+      '~ # \x1b[6necho one\r\none\r\n~ # \x1b[6nhistory\r\n   0 echo one\r\n   1 history\r\n~ # \x1b[6n  echo two\r\ntwo\r\n' +
+      '~ # \x1b[6nhistory x\r\n   0 echo one\r\n   1 history\r\n   2   echo two\r\n   3 history x\r\n~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
     name: 'ls lays names out in columns to the terminal’s width, as busybox (-s, -x, -w, -p, after a resize)',
     steps: lsSteps,
     transcript: lsTranscript,

@@ -138,6 +138,11 @@ export class TerminalSession implements ScriptSource {
     });
   }
 
+  /** The lines typed so far, as the editor keeps them for the arrows (what `history` lists). */
+  typed(): readonly string[] {
+    return this.history.lines.slice(0, this.history.count);
+  }
+
   /** Input from the terminal (keystrokes in raw mode, or pasted text). */
   input(bytes: Buffer): void {
     if (this.done) return;

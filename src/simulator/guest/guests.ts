@@ -369,7 +369,7 @@ export class Guests {
     // A scripted shell builtin (`test`) is shadowed by a function: the shell never asks a program of its name.
     const builtins = scriptedBuiltins(programs);
     if (builtins.length) scripted.push(scriptedBuiltinCommand(take, pause, scriptEnded));
-    const shellState = shellBuiltins();
+    const shellState = shellBuiltins(() => cmd.lines?.typed?.() ?? []);
     const processes = new ShellProcesses(shellPid, shellState, justBash.parse);
     // Output is text unless a program wrote raw bytes (printf '\xff', dd): then it goes out byte for byte.
     let raw = false;

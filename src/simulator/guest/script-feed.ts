@@ -171,6 +171,8 @@ export interface ScriptSource {
   readonly lastPart?: string;
   /** Whether what is left of the part handed last is dropped (a terminal's line interrupted by Ctrl-C). */
   cut?(): boolean;
+  /** The lines typed so far, oldest first (a terminal's history, which `history` lists). */
+  typed?(): readonly string[];
 }
 
 /** The patched interpreter's `jbStream` option: more of the script when its statements are run, and what the run wrote before it asks. */

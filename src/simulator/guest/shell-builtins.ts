@@ -76,7 +76,7 @@ export interface SpawnedShell {
  * script ends (the caller runs {@link ShellBuiltins.exitTrap}); another signal's trap runs when the
  * shell's own `kill` or `killall` sends it that signal ({@link ShellBuiltins.signals}).
  */
-export function shellBuiltins(): ShellBuiltins {
+export function shellBuiltins(history: () => readonly string[] = () => []): ShellBuiltins {
   let mask = defaultUmask;
   // The shell's own traps, which the signals sent to it ($$) run, and those of the subshell that
   // runs now (the shell's own outside any).
@@ -190,9 +190,19 @@ export function shellBuiltins(): ShellBuiltins {
 
   const jobs: Command = { name: 'jobs', execute: async () => ok() };
   const times: Command = { name: 'times', execute: async () => ok('0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n') };
+  // busybox's `show_history`: the terminal's lines, numbered from 0 (a shell without a terminal has none); its operands are ignored.
+  const historyCommand: Command = {
+    name: 'history',
+    execute: async () =>
+      ok(
+        history()
+          .map((line, i) => `${String(i).padStart(4)} ${line}\n`)
+          .join(''),
+      ),
+  };
 
   return {
-    commands: [umask, trap, ulimit, jobs, times, subshell, directoryStdinCommand(), pending],
+    commands: [umask, trap, ulimit, jobs, times, historyCommand, subshell, directoryStdinCommand(), pending],
     exitTrap: () => traps.get('EXIT') || undefined,
     umask: () => mask,
     signals: topSignals,
