@@ -339,6 +339,15 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
+    name: 'Ctrl-D inside an open command: ash says what it expected, $? is 2, and the shell reads on',
+    steps: ['if true; then', String.raw`@keys \x04`, 'echo $?', "echo 'abc", String.raw`@keys \x04`, 'f() {', String.raw`@keys \x04`, 'exit'],
+    transcript:
+      '~ # \x1b[6nif true; then\r\n> \x1b[6nsh: syntax error: unexpected end of file (expecting "fi")\r\n~ # \x1b[6necho $?\r\n2\r\n' +
+      "~ # \x1b[6necho 'abc\r\n> \x1b[6nsh: syntax error: unterminated quoted string\r\n" +
+      '~ # \x1b[6nf() {\r\n> \x1b[6nsh: syntax error: unexpected end of file (expecting "}")\r\n~ # \x1b[6nexit\r\n',
+    code: 2,
+  },
+  {
     name: 'history lists the lines typed, numbered from 0, as busybox (its operands ignored)',
     steps: ['echo one', 'history', '  echo two', 'history x', 'exit'],
     transcript:

@@ -198,6 +198,11 @@ export class TerminalSession implements ScriptSource {
           this.open = '';
           this.status = 130;
           this.prompt();
+        } else if (outcome === 'end-of-input' && this.open !== '') {
+          // The end of input inside an open command: ash says what it expected, $? is 2, and it reads on.
+          this.editor = undefined;
+          this.syntaxError(this.open);
+          this.open = '';
         } else if (outcome === 'end-of-input') {
           this.write('\r\n');
           this.editor = undefined;
@@ -227,7 +232,11 @@ export class TerminalSession implements ScriptSource {
       this.lines += text.split('\n').length - 1;
       return this.handOver(part);
     }
-    // A syntax error: ash says so, $? is 2, and it reads the next line.
+    this.syntaxError(text);
+  }
+
+  /** A syntax error in `text`: ash says so, `$?` is 2, and it reads the next line. */
+  private syntaxError(text: string): void {
     this.output({ stdout: Buffer.alloc(0), stderr: Buffer.from(syntaxErrorMessage(this.parse!, text, 'sh') ?? '', 'utf8') });
     this.status = 2;
     this.prompt();

@@ -265,7 +265,9 @@ export function syntaxErrorMessage(parse: typeof parseScript, text: string, name
     parse(text);
     return undefined;
   } catch (err) {
-    return shellMessages(`bash: syntax error: ${(err as Error).message}\n`, name, text);
+    // just-bash words an unclosed quote as bash does, `line N: unexpected EOF while looking for …`, and the parser's errors `syntax error: …`.
+    const message = (err as Error).message;
+    return shellMessages(`bash: ${/^line \d+: /.test(message) ? '' : 'syntax error: '}${message}\n`, name, text);
   }
 }
 
