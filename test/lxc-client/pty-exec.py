@@ -63,43 +63,34 @@ def host_shell():
         shell_pid = str(min(found)) if found else None
     return shell_pid
 
-def shell_waits_for_a_key(pid):
-    """The shell sleeps in poll or read (syscalls 7 and 0): its line editor waits for a key."""
+def shell_syscall(pid):
+    """The shell's state letter and the syscall it is in (/proc), or None once it is gone."""
     try:
         with open('/proc/%s/stat' % pid) as f:
             state = f.read().rsplit(')', 1)[1].split()[0]
         with open('/proc/%s/syscall' % pid) as f:
-            call = f.read().split()[0]
+            return state, f.read().split()[0]
     except OSError:
-        return True
-    return state == 'S' and call in ('0', '7')
+        return None
 
-def until_the_editor_waits():
-    """A window resize is a signal, not input: busybox prints its prompt and asks for the cursor
-    before it installs its SIGWINCH handler (a signal before that is ignored) and notes one that
-    comes before it sleeps for a key without redrawing until the next key. So a resize waits until
-    the shell on this host sleeps for a key; the simulator's editor takes a resize whenever it
-    waits for one."""
+def waits_for_a_key(pid):
+    """The shell sleeps in poll or read (syscalls 7 and 0): its line editor waits for a key."""
+    now = shell_syscall(pid)
+    return now is None or (now[0] == 'S' and now[1] in ('0', '7'))
+
+def waits_for_a_program(pid):
+    """The shell sleeps in wait4 (syscall 61): it has started the line's program and waits for it."""
+    now = shell_syscall(pid)
+    return now is None or now[1] == '61'
+
+def until_the_shell(waits):
+    """Until the shell on this host is where `waits` says (10 s at most); the simulator has no shell
+    process, and takes a resize or a key whenever it comes."""
     pid = host_shell()
     if pid is None and on_host:
         sys.exit('pty-exec: the shell is not among this host\'s processes (no process has %s)' % marker)
     end = time.time() + 10
-    while pid and not shell_waits_for_a_key(pid) and time.time() < end:
-        time.sleep(0.01)
-
-def until_a_program_runs():
-    """A shell on this host has started the line's program: it sleeps in wait4 (syscall 61) for it."""
-    pid = host_shell()
-    if pid is None and on_host:
-        sys.exit('pty-exec: the shell is not among this host\'s processes (no process has %s)' % marker)
-    end = time.time() + 10
-    while pid and time.time() < end:
-        try:
-            with open('/proc/%s/syscall' % pid) as f:
-                if f.read().split()[0] == '61':
-                    return
-        except OSError:
-            return
+    while pid and not waits(pid) and time.time() < end:
         time.sleep(0.01)
 
 master, slave = os.openpty()
@@ -158,7 +149,10 @@ for step in steps:
     if not alive:
         break
     if step.startswith('@resize '):
-        until_the_editor_waits()
+        # A window resize is a signal, not input: busybox prints its prompt and asks for the cursor
+        # before it installs its SIGWINCH handler (a signal before that is ignored), and one that
+        # comes before it sleeps for a key is redrawn only after the next key.
+        until_the_shell(waits_for_a_key)
         set_size(fd, *map(int, step.split()[1:]))
         # The client sends the new size on SIGWINCH and busybox's editor redraws its line, ending
         # with its clear-to-end (ESC [ J); the next step waits for that redraw, however late a
@@ -169,7 +163,7 @@ for step in steps:
         os.write(fd, step.split(' ', 1)[1].encode() + b'\r')
         # The editor ends the line (its CR LF), then the shell starts the line's program.
         alive = read_for(10.0, lambda since: since.endswith(b'\r\n'))
-        until_a_program_runs()
+        until_the_shell(waits_for_a_program)
         continue
     elif step.startswith('@keys ') or step.startswith('@write '):
         text = step.split(' ', 1)[1].encode('latin1').decode('unicode_escape').encode('utf8')

@@ -50,9 +50,9 @@ const continuation = '> ';
  * line joins it (Ctrl-D there is ash's syntax error); a syntax error is ash's message and `$?` 2,
  * and the shell goes on. Ctrl-C while a line runs is echoed `^C`, ends the line's program (it dies
  * of SIGINT) and the rest of the line, and `$?` is 130; `history` lists the lines typed. What the
- * shell writes reaches the terminal in the order written, its newlines as CR LF. The terminal's size is the exec request's and then the
- * client's (window-resize); a resize while the editor waits for a key redraws the line, as ash
- * does on SIGWINCH.
+ * shell writes reaches the terminal in the order written, its newlines as CR LF. The terminal's
+ * size is the exec request's and then the client's (window-resize); a resize while the editor
+ * waits for a key redraws the line, as ash does on SIGWINCH.
  */
 export class TerminalSession implements ScriptSource {
   private pending = '';

@@ -390,7 +390,7 @@ export class Guests {
         feed,
         interactive: !!lines,
         write: (stdout, stderr, writes) => {
-          const { code: _code, ...part } = ended(stdout, stderr, 0, raw, writes);
+          const { code: _code, ...part } = ended(stdout, stderr, 0, raw, cmd.terminal && writes);
           cmd.output?.(part);
         },
       };
@@ -537,7 +537,8 @@ export class Guests {
       // (`/bin/sh: …` when called so, as Ansible does), and a program it cannot find, by name or by
       // path, is `X: not found`.
       const words = (text: string) => shellMessages(text, name, shell ? args[1] : undefined);
-      const writes = [...rewordedWrites(result, words), ...(trapped ? rewordedWrites(trapped, words) : [])];
+      // The order of the writes matters only where both streams meet, on a terminal.
+      const writes = cmd.terminal && [...rewordedWrites(result, words), ...(trapped ? rewordedWrites(trapped, words) : [])];
       return ended(`${result.stdout}${trapped?.stdout ?? ''}`, words(`${result.stderr}${trapped?.stderr ?? ''}`), result.exitCode, raw, writes);
     } finally {
       cmd.signal?.removeEventListener('abort', onOuterAbort);
@@ -626,7 +627,7 @@ function killed(signal: number, sofar?: { stdout: string; stderr: string }): Gue
   return sofar ? ended(sofar.stdout, sofar.stderr, code) : { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), code };
 }
 
-/** A command's result as bytes; `writes`, the order its output and messages were written in, gives what its terminal shows. */
+/** A command's result as bytes; `writes`, the order its output and messages were written in (on a terminal), gives what the terminal shows. */
 function ended(stdout: string, stderr: string, code: number, raw = false, writes?: OutputPart[]): GuestResult {
   const terminal = writes && Buffer.concat(writes.map(([fd, text]) => (fd === 1 ? stdoutBytes(text, raw) : outputBytes(text))));
   return { stdout: stdoutBytes(stdout, raw), stderr: outputBytes(stderr), code: code & 0xff, ...(terminal ? { terminal } : {}) };
