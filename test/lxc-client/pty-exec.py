@@ -15,7 +15,14 @@ A step is a line typed with Enter, or:
   @write TEXT       TEXT (Python escapes) written whole in one write, then a pause (1 s, as after
                     a lone ESC: far past busybox's 50 ms windows)
   @start LINE       LINE typed with Enter; the next step comes once the line has started its
-                    program (a shell on this host waits for it), not at the next prompt
+                    program or reads the terminal (a shell on this host waits for the program,
+                    or sleeps in read: the builtin `read`), not at the next prompt
+  @paste TEXT       TEXT (Python escapes) written whole, as a paste, while a line reads the
+                    terminal; the next step waits for the prompt after the lines in it
+  @line LINE        LINE typed with Enter to a program that reads on (a `read` whose line goes on
+                    after a backslash): the next step comes once the terminal has echoed it
+  @answer TEXT      keys typed as @keys does, to a program that reads the terminal; the last one
+                    ends the line (`read -n 2`'s second key), so the next step waits for the prompt
 """
 import fcntl
 import json
@@ -47,20 +54,23 @@ shell_pid = None
 
 def host_shell():
     """The shell's process on this host (a daemon's container), or None (the simulator has none):
-    the first of the processes with the mark (its programs inherit it), found once."""
+    the process with the mark whose parent has none (its programs inherit the mark; the lowest pid
+    is not always the shell, for pids wrap at pid_max), found once."""
     global shell_pid
     if shell_pid is None:
         mark = marker.encode() + b'\0'
-        found = []
+        found = {}
         for name in os.listdir('/proc'):
             if name.isdigit():
                 try:
                     with open('/proc/%s/environ' % name, 'rb') as f:
                         if mark in f.read():
-                            found.append(int(name))
+                            with open('/proc/%s/stat' % name) as stat:
+                                found[name] = stat.read().rsplit(')', 1)[1].split()[1]
                 except OSError:
                     pass
-        shell_pid = str(min(found)) if found else None
+        roots = [pid for pid, parent in found.items() if parent not in found]
+        shell_pid = roots[0] if len(roots) == 1 else None
     return shell_pid
 
 def shell_syscall(pid):
@@ -78,10 +88,26 @@ def waits_for_a_key(pid):
     now = shell_syscall(pid)
     return now is None or (now[0] == 'S' and now[1] in ('0', '7'))
 
-def waits_for_a_program(pid):
-    """The shell sleeps in wait4 (syscall 61): it has started the line's program and waits for it."""
+def editor_mode(pid):
+    """Whether the shell's terminal is in its line editor's mode (neither icanon nor echo), or
+    unknown (the shell is gone): busybox's `read` sleeps in poll too, but on a terminal in the
+    pty's own modes (canonical, or echoing)."""
+    try:
+        fd = os.open('/proc/%s/fd/0' % pid, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:
+        return True
+    try:
+        lflag = termios.tcgetattr(fd)[3]
+    finally:
+        os.close(fd)
+    return not lflag & (termios.ICANON | termios.ECHO)
+
+def runs_its_line(pid):
+    """The shell sleeps out of its line editor, which sleeps in poll (7) with the terminal in its
+    mode: in wait4 (61) for the line's program, in read (0) of a command substitution's pipe, or in
+    poll with the terminal in the pty's modes (its builtin `read` waits for the terminal)."""
     now = shell_syscall(pid)
-    return now is None or now[1] == '61'
+    return now is None or (now[0] == 'S' and (now[1] in ('61', '0') or (now[1] == '7' and not editor_mode(pid))))
 
 def until_the_shell(waits):
     """Until the shell on this host is where `waits` says (10 s at most); the simulator has no shell
@@ -162,13 +188,18 @@ for step in steps:
     elif step.startswith('@start '):
         os.write(fd, step.split(' ', 1)[1].encode() + b'\r')
         # The editor ends the line (its CR LF), then the shell starts the line's program.
-        alive = read_for(10.0, lambda since: since.endswith(b'\r\n'))
-        until_the_shell(waits_for_a_program)
+        alive = read_for(10.0, lambda since: b'\r\n' in since)
+        until_the_shell(runs_its_line)
         continue
-    elif step.startswith('@keys ') or step.startswith('@write '):
+    elif step.startswith('@line '):
+        os.write(fd, step.split(' ', 1)[1].encode() + b'\r')
+        alive = read_for(10.0, lambda since: b'\r\n' in since)
+        continue
+    elif step.startswith('@keys ') or step.startswith('@write ') or step.startswith('@answer ') or step.startswith('@paste '):
         text = step.split(' ', 1)[1].encode('latin1').decode('unicode_escape').encode('utf8')
-        whole = step.startswith('@write ')
-        for key in [text] if whole else key_pattern.findall(text):
+        whole = step.startswith('@write ') or step.startswith('@paste ')
+        keys = [text] if whole else key_pattern.findall(text)
+        for n, key in enumerate(keys):
             os.write(fd, key)
             # busybox's line editor tells keys apart by time: after ESC it waits 50 ms for the rest of
             # a sequence, and after an unknown one it drops what comes within 50 ms. A lone ESC and a
@@ -180,7 +211,9 @@ for step in steps:
             # may be a resize, which travels apart from the keys); a control key or sequence may be
             # answered with nothing, so after 0.2 s the next goes anyway. A key that ends the line
             # waits for the next prompt.
-            if whole or key == b'\x1b':
+            if (step.startswith('@answer ') and n == len(keys) - 1) or step.startswith('@paste '):
+                alive = read_for(10.0, prompted)
+            elif whole or key == b'\x1b':
                 alive = read_for(1.0)
             elif key in LINE_ENDS:
                 alive = read_for(10.0, prompted)

@@ -356,6 +356,78 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
+    name: 'read on the terminal: the pty echoes what is typed and edits the line (erase, kill, word erase), -p, -s, -n, -r, -d, -t, Ctrl-D, Ctrl-C; what it leaves goes to the editor',
+    steps: [
+      'read -t 1 x; echo "[$x] $?"',
+      '@start read x',
+      'hello  world ',
+      'echo "[$x]"',
+      '@start read -p "Name? " n',
+      String.raw`@keys helx\x7fo wor\x15ab cd\x17ef\r`,
+      'echo "[$n] $?"',
+      '@start read -s p',
+      String.raw`@paste ab\x7fc\r`,
+      'echo "[$p] $?"',
+      '@start read -n 2 y',
+      '@keys q',
+      '@answer r',
+      'echo "[$y] $?"',
+      '@start read m',
+      String.raw`@keys \x04`,
+      'echo "[$m] $?"',
+      '@start read z',
+      String.raw`@keys ab\x03`,
+      'echo "[$z] $?"',
+      '@start read a b',
+      String.raw`@paste one two three\recho left\r`,
+      'echo "[$a|$b]"',
+      '@start read d',
+      '@line x\\',
+      'y',
+      '@start read -r e',
+      'a\\b\\',
+      '@start read -d : f',
+      String.raw`@paste ab:cd\r`,
+      'echo "[$d|$e|$f]"',
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6nread -t 1 x; echo "[$x] $?"\r\n[] 1\r\n' +
+      '~ # \x1b[6nread x\r\nhello  world \r\n~ # \x1b[6necho "[$x]"\r\n[hello  world]\r\n' +
+      '~ # \x1b[6nread -p "Name? " n\r\nName? helx\b \bo wor' +
+      '\b \b'.repeat(8) +
+      'ab cd\b \b\b \bef\r\n~ # \x1b[6necho "[$n] $?"\r\n[ab ef] 0\r\n' +
+      '~ # \x1b[6nread -s p\r\n~ # \x1b[6necho "[$p] $?"\r\n[ac] 0\r\n' +
+      '~ # \x1b[6nread -n 2 y\r\nqr~ # \x1b[6necho "[$y] $?"\r\n[qr] 0\r\n' +
+      '~ # \x1b[6nread m\r\n~ # \x1b[6necho "[$m] $?"\r\n[] 1\r\n' +
+      '~ # \x1b[6nread z\r\nab^C\r\n~ # \x1b[6necho "[$z] $?"\r\n[] 130\r\n' +
+      '~ # \x1b[6nread a b\r\none two three\r\necho left\r\n~ # echo left\r\nleft\r\n~ # \x1b[6necho "[$a|$b]"\r\n[one|two three]\r\n' +
+      '~ # \x1b[6nread d\r\nx\\\r\ny\r\n~ # \x1b[6nread -r e\r\na\\b\\\r\n~ # \x1b[6nread -d : f\r\nab:cd\r\n~ # cd\r\n' +
+      '~ # \x1b[6necho "[$d|$e|$f]"\r\n[xy|a\\b\\|ab]\r\n~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
+    name: 'read takes a pipe, a redirection or a group’s redirection as its stdin; in a command substitution, a function or a subshell it reads the terminal',
+    steps: [
+      'true | read y; echo "[$y] $?"',
+      'read z < /dev/null; echo "[$z] $?"',
+      '{ read w; } < /dev/null; echo "[$w] $?"',
+      '@start echo $(read x; echo "<$x>")',
+      'hi',
+      '@start f() { read v; }; f; echo "[$v]"',
+      'fn',
+      '@start (read s; echo "[$s]")',
+      'sub',
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6ntrue | read y; echo "[$y] $?"\r\n[] 1\r\n~ # \x1b[6nread z < /dev/null; echo "[$z] $?"\r\n[] 1\r\n' +
+      '~ # \x1b[6n{ read w; } < /dev/null; echo "[$w] $?"\r\n[] 1\r\n' +
+      '~ # \x1b[6necho $(read x; echo "<$x>")\r\nhi\r\n<hi>\r\n~ # \x1b[6nf() { read v; }; f; echo "[$v]"\r\nfn\r\n[fn]\r\n' +
+      '~ # \x1b[6n(read s; echo "[$s]")\r\nsub\r\n[sub]\r\n~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
     name: 'ls lays names out in columns to the terminal’s width, as busybox (-s, -x, -w, -p, after a resize)',
     steps: lsSteps,
     transcript: lsTranscript,

@@ -1,10 +1,11 @@
 import { posix } from 'node:path';
 import type { parse as parseScript } from 'just-bash';
-import type { TerminalSize } from '../guest/busybox-tty.js';
+import type { TerminalInput, TerminalSize } from '../guest/busybox-tty.js';
 import type { GuestResult } from '../guest/guests.js';
 import { syntaxErrorMessage } from '../guest/nested-shell.js';
 import { wholeness, type ScriptSource, type ShellState } from '../guest/script-feed.js';
 import { completions, type DirectoryLister } from './line-completion.js';
+import { LineDiscipline } from './line-discipline.js';
 import { LineEditor, LineHistory } from './line-editor.js';
 import { nextKey } from './terminal-keys.js';
 
@@ -18,6 +19,8 @@ export type ShellRunner = (shell: {
   output: (written: Omit<GuestResult, 'code'>) => void;
   /** Ctrl-C while a line runs: an `interrupt` event (its programs die of SIGINT, the rest of the line is dropped). */
   interrupts: EventTarget;
+  /** The terminal's input while a line runs, for the shell's `read`. */
+  tty: TerminalInput;
 }) => Promise<GuestResult>;
 
 /** What busybox ash prints when it starts on a terminal (the test beds' busybox, LXD 5.0.2 and Incus 6.0.4). */
@@ -49,7 +52,9 @@ const continuation = '> ';
  * command open (`if true; then`, `f() {`, a quote) gets the continuation prompt `> ` and the next
  * line joins it (Ctrl-D there is ash's syntax error); a syntax error is ash's message and `$?` 2,
  * and the shell goes on. Ctrl-C while a line runs is echoed `^C`, ends the line's program (it dies
- * of SIGINT) and the rest of the line, and `$?` is 130; `history` lists the lines typed. What the
+ * of SIGINT) and the rest of the line, and `$?` is 130; `history` lists the lines typed. Keys typed
+ * while a line runs are the pty's (line-discipline.ts): echoed at once, read by the shell's `read`,
+ * and what nothing read goes to the editor at the next prompt. What the
  * shell writes reaches the terminal in the order written, its newlines as CR LF. The terminal's
  * size is the exec request's and then the client's (window-resize); a resize while the editor
  * waits for a key redraws the line, as ash does on SIGWINCH.
@@ -71,6 +76,8 @@ export class TerminalSession implements ScriptSource {
   private readonly interrupts = new EventTarget();
   /** The line running now was interrupted (Ctrl-C). */
   private interrupted = false;
+  /** The pty's own line discipline, which has the keys typed while a line runs (the editor has them at a prompt). */
+  private readonly tty = new LineDiscipline((text) => this.write(text));
   /** The lines of a command not whole yet. */
   private open = '';
   /** The shell waits for its next command. */
@@ -109,7 +116,7 @@ export class TerminalSession implements ScriptSource {
       .parser()
       .then((parse) => {
         this.parse = parse;
-        return opts.runShell({ lines: this, output: (written) => this.output(written), interrupts: this.interrupts });
+        return opts.runShell({ lines: this, output: (written) => this.output(written), interrupts: this.interrupts, tty: this.tty });
       })
       .then(
         (result) => {
@@ -133,6 +140,8 @@ export class TerminalSession implements ScriptSource {
       this.write('\r\n');
       this.status = 130;
     }
+    // What was typed while the line ran and no program read, the editor reads as keys (and echoes again).
+    this.pending = this.tty.take() + this.pending;
     return new Promise((resolve) => {
       this.waiting = resolve;
       this.prompt();
@@ -149,13 +158,19 @@ export class TerminalSession implements ScriptSource {
   input(bytes: Buffer): void {
     if (this.done) return;
     const text = bytes.toString('utf8').replace(cursorReport, '');
-    if (!this.editor && this.waiting === undefined && text.includes('\x03')) {
-      // Ctrl-C while a line runs: the pty echoes it and flushes what was typed, and SIGINT ends
-      // the line's program; the shell drops the rest of the line and reads the next.
-      this.write('^C');
-      this.pending = text.slice(text.lastIndexOf('\x03') + 1);
-      this.interrupted = true;
-      this.interrupts.dispatchEvent(new Event('interrupt'));
+    if (!this.editor && this.waiting === undefined) {
+      // A line runs: the keys are the pty's, echoed and kept for a program that reads them. Ctrl-C
+      // is echoed and flushes what was typed, and SIGINT ends the line's program; the shell drops
+      // the rest of the line and reads the next.
+      const [first, ...afterInterrupts] = text.split('\x03');
+      this.tty.input(first!);
+      for (const typed of afterInterrupts) {
+        this.write('^C');
+        this.interrupted = true;
+        this.tty.interrupt();
+        this.interrupts.dispatchEvent(new Event('interrupt'));
+        this.tty.input(typed);
+      }
       return;
     }
     this.pending += text;
@@ -178,7 +193,7 @@ export class TerminalSession implements ScriptSource {
     if (this.draining) return;
     this.draining = true;
     try {
-      // Keys typed while a command runs wait for the next prompt, as they wait in the terminal.
+      // The editor takes the keys while it has the terminal; while a line runs the pty has them (input).
       while (this.pending !== '' && !this.done && this.editor) {
         const next = nextKey(this.pending, bareEscape);
         if (!next) {
@@ -254,6 +269,9 @@ export class TerminalSession implements ScriptSource {
       // Ending here, the shell ends with it (its last command's status is older).
       if (part !== undefined) this.status = undefined;
     }
+    // Keys typed after the line, which the editor did not take, wait in the pty for what reads it.
+    this.tty.preload(this.pending);
+    this.pending = '';
     waiting?.(part);
   }
 
@@ -262,6 +280,8 @@ export class TerminalSession implements ScriptSource {
     this.ended = true;
     this.done = true;
     clearTimeout(this.escapeTimer);
+    // A `read` waiting for the terminal gets nothing more either.
+    this.tty.interrupt();
     this.handOver(undefined);
   }
 

@@ -9,6 +9,23 @@ export interface TerminalSize {
   cols: number;
 }
 
+/**
+ * A terminal's input as a program reading it gets it (the pty's line discipline): the shell's
+ * `read` on a terminal session reads through it what is typed while its line runs.
+ */
+export interface TerminalInput {
+  /**
+   * What one read() gets, once there is some: in canonical mode a line typed with Enter (ending in
+   * `\n`), what Ctrl-D pushed (`''`: the end of input); else the keys typed so far. `echo` false:
+   * the keys typed meanwhile are not echoed (`read -s`). `prompt` is written first (`read -p`).
+   * After `timeoutMs` with nothing to read it gets `''` (`read -t`). Undefined: Ctrl-C interrupted
+   * the read.
+   */
+  read(mode: { canonical: boolean; echo: boolean; prompt?: string; timeoutMs?: number }): Promise<string | undefined>;
+  /** Gives back what a read took beyond what its reader wanted: the next read gets it first. */
+  unread(text: string): void;
+}
+
 /** A pty's size before the client says it (LXD 5.0.2 opens its ptys at 80x25). */
 export const defaultTerminalSize: Readonly<TerminalSize> = { rows: 25, cols: 80 };
 

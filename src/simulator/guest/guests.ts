@@ -14,7 +14,7 @@ import { busyboxItself, busyboxSystem, type GuestNic } from './busybox-system.js
 import { busyboxText } from './busybox-text.js';
 import { busyboxCat } from './busybox-cat.js';
 import { busyboxFiles } from './busybox-files.js';
-import { busyboxTty, type TerminalSize } from './busybox-tty.js';
+import { busyboxTty, type TerminalInput, type TerminalSize } from './busybox-tty.js';
 import { busyboxLs } from './busybox-ls.js';
 import { busyboxStat } from './busybox-stat.js';
 import { busyboxCoreutils } from './busybox-coreutils.js';
@@ -65,6 +65,8 @@ export interface GuestCommand {
    * interactive ash does when its foreground job dies of SIGINT.
    */
   interrupts?: EventTarget;
+  /** The terminal's input as a program reading it gets it, for the shell's `read` on a terminal session (with {@link lines}). */
+  tty?: TerminalInput;
   /** What a shell reading {@link stdinPipe} or {@link lines} wrote so far; its result holds only the rest. */
   output?: (part: Omit<GuestResult, 'code'>) => void;
 }
@@ -389,6 +391,7 @@ export class Guests {
       processes.stdinScript = {
         feed,
         interactive: !!lines,
+        ...(cmd.tty ? { tty: cmd.tty } : {}),
         write: (stdout, stderr, writes) => {
           const { code: _code, ...part } = ended(stdout, stderr, 0, raw, cmd.terminal && writes);
           cmd.output?.(part);

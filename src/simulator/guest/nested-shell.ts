@@ -1,4 +1,5 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
+import type { TerminalInput } from './busybox-tty.js';
 import { signalNumbers } from './guest-commands.js';
 import { rewordedWrites, type OutputPart } from './program-output.js';
 import { defaultPath } from './guest-programs.js';
@@ -95,6 +96,7 @@ export class ShellProcesses {
           jbFds: (ctx as CommandContext & { jbFds?: unknown }).jbFds,
           // The patched interpreter runs each part as it comes, handing out what was written before it waits.
           ...(stream ? { jbStream: stream } : {}),
+          ...(streamed?.tty ? { jbTty: streamed.tty } : {}),
           ...process,
         } as Parameters<typeof exec>[1]);
       const result = streamed
@@ -147,6 +149,8 @@ export interface StreamedScript {
   feed: ScriptSource;
   /** The lines of an interactive shell (a terminal session's): messages without line numbers, the first part asked for once the shell runs. */
   interactive?: boolean;
+  /** The terminal the interactive shell reads its `read`s from (the patched interpreter's `jbTty`). */
+  tty?: TerminalInput;
   /** Output written before the shell waits for more of its script: text as just-bash gives it, messages named, and both in the order written. */
   write(stdout: string, stderr: string, writes: OutputPart[]): void;
 }

@@ -1,0 +1,157 @@
+import type { TerminalInput } from '../guest/busybox-tty.js';
+
+/** Linux's n_tty settings on the beds' ptys (`stty -a`): icrnl, icanon, echo, echoe, echoke, echoctl; VERASE ^?, VKILL ^U, VWERASE ^W, VEOF ^D. */
+const erase = '\x7f';
+const kill = '\x15';
+const wordErase = '\x17';
+const endOfInput = '\x04';
+
+/** A character a word erase takes as part of a word (n_tty: alphanumerics and `_`). */
+const wordChar = /[\p{L}\p{N}_]/u;
+
+/** How echoctl echoes a control character: `^` and its letter (DEL as `^?`); tab and newline as they are. */
+function echoed(c: string): string {
+  const code = c.charCodeAt(0);
+  if (c === '\t') return c;
+  if (c === '\n') return '\r\n';
+  if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`;
+  if (code === 0x7f) return '^?';
+  return c;
+}
+
+/** The columns a character's echo took, which erasing it takes back. */
+const columns = (c: string): number => echoed(c).length;
+
+/**
+ * The pty's line discipline while a line of a terminal session runs (the editor has the terminal
+ * in raw mode only while it edits): what is typed is echoed at once and kept as the kernel keeps
+ * it, in lines ended by Enter (CR read as NL) and edited with the erase, kill and word-erase
+ * characters, for the program that reads the terminal ({@link TerminalInput}: the shell's `read`),
+ * and whatever no program read goes to the editor at the next prompt ({@link take}), which echoes
+ * it again, as busybox's editor does on the beds. Ctrl-C is the session's (SIGINT): it flushes
+ * what was typed ({@link interrupt}).
+ */
+export class LineDiscipline implements TerminalInput {
+  /** Reads' worth not read yet: lines ended by Enter, what Ctrl-D pushed (`''`: the end of input), keys typed in non-canonical mode. */
+  private readonly ready: string[] = [];
+  /** The line being typed (canonical mode). */
+  private line = '';
+  /** The termios a waiting read set; between reads, the pty's defaults. */
+  private mode = { canonical: true, echo: true };
+  private waiting?: (text: string | undefined) => void;
+  /** A waiting read's time limit (`read -t`). */
+  private timer?: NodeJS.Timeout;
+
+  /** `write`: bytes to the terminal (the echo). */
+  constructor(private readonly write: (text: string) => void) {}
+
+  read(mode: { canonical: boolean; echo: boolean; prompt?: string; timeoutMs?: number }): Promise<string | undefined> {
+    if (mode.prompt) this.write(mode.prompt.replace(/\n/g, '\r\n'));
+    return new Promise((resolve) => {
+      const now = this.available(mode.canonical);
+      if (now !== undefined) return resolve(now);
+      this.mode = { canonical: mode.canonical, echo: mode.echo };
+      this.waiting = resolve;
+      if (mode.timeoutMs !== undefined) this.timer = setTimeout(() => this.resolve(''), mode.timeoutMs).unref();
+    });
+  }
+
+  unread(text: string): void {
+    if (text !== '') this.ready.unshift(text);
+  }
+
+  /** Keys typed at the terminal while no editor has it. */
+  input(text: string): void {
+    for (const typed of text) {
+      const c = typed === '\r' ? '\n' : typed;
+      if (!this.mode.canonical) {
+        this.ready.push(c);
+        this.echo(echoed(c));
+      } else if (c === '\n') {
+        this.ready.push(`${this.line}\n`);
+        this.line = '';
+        // echonl is off: a newline is echoed only with echo.
+        this.echo('\r\n');
+      } else if (c === endOfInput) {
+        this.ready.push(this.line);
+        this.line = '';
+      } else if (c === erase) {
+        this.eraseBack(this.line.length > 0 ? 1 : 0);
+      } else if (c === kill) {
+        this.eraseBack([...this.line].length);
+      } else if (c === wordErase) {
+        this.eraseBack(wordLength([...this.line]));
+      } else {
+        this.line += c;
+        this.echo(echoed(c));
+      }
+    }
+    if (this.waiting) {
+      const now = this.available(this.mode.canonical);
+      if (now !== undefined) this.resolve(now);
+    }
+  }
+
+  /** Ctrl-C: SIGINT flushes what was typed, and a waiting read is interrupted. */
+  interrupt(): void {
+    this.ready.length = 0;
+    this.line = '';
+    this.resolve(undefined);
+  }
+
+  /** Keys the editor left when its line ended: already in the kernel's buffer (unechoed), a read gets them at once. */
+  preload(text: string): void {
+    if (text !== '') this.ready.push(text.replace(/\r/g, '\n'));
+  }
+
+  /** What was typed and not read, for the editor (it reads it as keys); Ctrl-D's pushes are gone. */
+  take(): string {
+    const rest = this.ready.join('') + this.line;
+    this.ready.length = 0;
+    this.line = '';
+    return rest;
+  }
+
+  /** What one read gets now, if anything: a line (or push) in canonical mode, every key typed else. */
+  private available(canonical: boolean): string | undefined {
+    if (canonical) return this.ready.length > 0 ? this.ready.shift() : undefined;
+    const all = this.ready.join('') + this.line;
+    if (all === '') return undefined;
+    this.ready.length = 0;
+    this.line = '';
+    return all;
+  }
+
+  private resolve(text: string | undefined): void {
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    clearTimeout(this.timer);
+    this.mode = { canonical: true, echo: true };
+    waiting?.(text);
+  }
+
+  /** Erases the last `n` characters of the line, each echoed back over as echoe and echoke do (`\b \b` a column). */
+  private eraseBack(n: number): void {
+    const chars = [...this.line];
+    const gone = chars.splice(chars.length - n, n);
+    this.line = chars.join('');
+    this.echo(gone.map((c) => '\b \b'.repeat(columns(c))).join(''));
+  }
+
+  private echo(text: string): void {
+    if (this.mode.echo && text !== '') this.write(text);
+  }
+}
+
+/** How many characters a word erase takes from the end of `chars`: what is not a word's, then the word (n_tty's WERASE). */
+function wordLength(chars: string[]): number {
+  let n = 0;
+  let seenWord = false;
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const inWord = wordChar.test(chars[i]!);
+    if (inWord) seenWord = true;
+    else if (seenWord) break;
+    n++;
+  }
+  return n;
+}
