@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeBed, lxdBed } from '../support/daemon-bed.js';
+import { describeBed, incusBed, lxdBed } from '../support/daemon-bed.js';
 import { describeLxcClient, lxcOnBed, startSimRemote, type SimRemote } from './sim-remote.js';
 
 /**
@@ -12,7 +12,8 @@ import { describeLxcClient, lxcOnBed, startSimRemote, type SimRemote } from './s
  * what is typed, runs each line, and `exit 3` ends it with 3; the simulator answered nothing and 0.
  * The later sessions size and resize the pty (the client sends the size with the exec and a
  * window-resize message on SIGWINCH), edit lines with the keys busybox's line editor knows, and
- * interrupt a running line with Ctrl-C; each transcript is the one LXD 5.0.2 sends, byte for byte.
+ * interrupt a running line with Ctrl-C, and read the terminal; each transcript is the one LXD 5.0.2
+ * sends, byte for byte, and the one Incus 6.0.4 sends through the `incus` client.
  */
 const script = join(import.meta.dirname, 'pty-exec.py');
 
@@ -435,10 +436,25 @@ const sessions: Transcript[] = [
   },
 ];
 
+/** The client a session runs: `lxc` (LXD 5.0.2's) or `incus` (Incus 6.0's). */
+type Client = 'lxc' | 'incus';
+
 /** A session through pty-exec.py; `onHost`: the shell is a process of this host (a daemon's container), which a resize waits for. */
-async function session(t: SimRemote, target: string, steps: string[], onHost = false): Promise<{ transcript: string; code: number }> {
-  const { stdout } = await promisify(execFile)('python3', [script, 'lxc', target, ...steps], {
-    env: { ...process.env, LXD_CONF: t.lxc.confDir, LC_ALL: 'C', TERM: 'xterm', PTY_SHELL_ON_HOST: onHost ? '1' : '0' },
+async function session(
+  t: SimRemote,
+  target: string,
+  steps: string[],
+  onHost = false,
+  client: Client = 'lxc',
+): Promise<{ transcript: string; code: number }> {
+  const { stdout } = await promisify(execFile)('python3', [script, client, target, ...steps], {
+    env: {
+      ...process.env,
+      [client === 'incus' ? 'INCUS_CONF' : 'LXD_CONF']: t.lxc.confDir,
+      LC_ALL: 'C',
+      TERM: 'xterm',
+      PTY_SHELL_ON_HOST: onHost ? '1' : '0',
+    },
     timeout: 90_000,
   });
   return JSON.parse(stdout) as { transcript: string; code: number };
@@ -451,10 +467,16 @@ async function session(t: SimRemote, target: string, steps: string[], onHost = f
  * ever loses the end, so a transcript that is the expected one cut short is played again (five runs
  * at most) and the longest stands; any other difference fails at once, as on the simulator.
  */
-async function realSession(t: SimRemote, target: string, steps: string[], expected: string): Promise<{ transcript: string; code: number }> {
-  let best = await session(t, target, steps, true);
+async function realSession(
+  t: SimRemote,
+  target: string,
+  steps: string[],
+  expected: string,
+  client: Client = 'lxc',
+): Promise<{ transcript: string; code: number }> {
+  let best = await session(t, target, steps, true, client);
   for (let run = 1; run < 5 && best.transcript !== expected && expected.startsWith(best.transcript); run++) {
-    const next = await session(t, target, steps, true);
+    const next = await session(t, target, steps, true, client);
     if (next.transcript.length > best.transcript.length) best = next;
   }
   return best;
@@ -524,4 +546,31 @@ await describeBed(lxdBed, 'lxc exec -- sh on a terminal: the same transcripts fr
   it('stty without a terminal says so, as busybox', async () => {
     expect(await withoutTerminal(bed.remote(), bed.target())).toMatchObject(noTerminal);
   });
+});
+
+/**
+ * The same sessions through the `incus` client: against Incus 6.0.4 (the same busybox image) and
+ * against the simulator's later revision, each transcript the one above, byte for byte.
+ */
+await describeBed(incusBed, 'incus exec -- sh on a terminal: the same transcripts from Incus 6.0 and the later revision of the simulator', () => {
+  const bed = lxcOnBed('incus');
+  let later: SimRemote;
+  beforeAll(async () => {
+    later = await startSimRemote({ revision: 'later' }, 'incus');
+    const add = await later.lxc.run(['remote', 'add', 'sim', later.sim.controls.issueToken('pty-exec')]);
+    if (add.code !== 0) throw new Error(`incus remote add exited ${add.code}: ${add.stderr}`);
+    later.sim.controls.addInstance({ name: 'c1' });
+  });
+  afterAll(async () => later?.close());
+
+  for (const s of sessions)
+    it(
+      s.name,
+      async () => {
+        const expected = { transcript: banner + s.transcript, code: s.code };
+        expectSession(await session(later, 'sim:c1', s.steps, false, 'incus'), expected);
+        expectSession(await realSession(bed.remote(), bed.target(), s.steps, expected.transcript, 'incus'), expected);
+      },
+      240_000,
+    );
 });
