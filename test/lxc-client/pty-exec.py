@@ -6,6 +6,8 @@ Usage: [PTY_SHELL_ON_HOST=1] python3 pty-exec.py CLIENT REMOTE:NAME STEP...
 
 A step is a line typed with Enter, or:
   @size ROWS COLS   (first step only) the terminal's size when the client starts
+  @run COMMAND      (first step, or after @size) the command run instead of `sh` (split as a
+                    POSIX shell splits words); the steps start once it reads the terminal
   @resize ROWS COLS the terminal is resized (TIOCSWINSZ: the client gets SIGWINCH) once the
                     shell waits for a key, and the next step waits until it has redrawn its line
   @keys TEXT        keys typed without Enter, TEXT with Python escapes (\\x1b[A is up); each
@@ -21,12 +23,16 @@ A step is a line typed with Enter, or:
                     terminal; the next step waits for the prompt after the lines in it
   @line LINE        LINE typed with Enter to a program that reads on (a `read` whose line goes on
                     after a backslash): the next step comes once the terminal has echoed it
+  @until TEXT       the next step comes once TEXT (Python escapes) has been written to the terminal
+                    (after what the last @until waited for)
+  @wait             the next step comes once the shell waits (wait4) for a program it started
   @answer TEXT      keys typed as @keys does, to a program that reads the terminal; the last one
                     ends the line (`read -n 2`'s second key), so the next step waits for the prompt
 """
 import fcntl
 import json
 import os
+import shlex
 import re
 import select
 import struct
@@ -39,6 +45,10 @@ steps = sys.argv[3:]
 rows, cols = 0, 0
 if steps and steps[0].startswith('@size '):
     rows, cols = map(int, steps[0].split()[1:])
+    steps = steps[1:]
+command = ['sh']
+if steps and steps[0].startswith('@run '):
+    command = shlex.split(steps[0][len('@run '):])
     steps = steps[1:]
 
 def set_size(fd, r, c):
@@ -112,7 +122,12 @@ def runs_its_line(pid):
 def until_the_shell(waits):
     """Until the shell on this host is where `waits` says (10 s at most); the simulator has no shell
     process, and takes a resize or a key whenever it comes."""
+    end = time.time() + 10
     pid = host_shell()
+    # A command just started may not be there yet.
+    while pid is None and on_host and time.time() < end:
+        time.sleep(0.01)
+        pid = host_shell()
     if pid is None and on_host:
         sys.exit('pty-exec: the shell is not among this host\'s processes (no process has %s)' % marker)
     end = time.time() + 10
@@ -125,7 +140,7 @@ pid = os.fork()
 if pid == 0:
     os.close(master)
     os.login_tty(slave)
-    os.execvp(client, [client, 'exec', target, '--env', marker, '--', 'sh'])
+    os.execvp(client, [client, 'exec', target, '--env', marker, '--', *command])
 os.close(slave)
 fd = master
 out = b''
@@ -170,7 +185,19 @@ def printable(key):
 
 # One key: an escape sequence (CSI with its parameters, or SS3), ESC and one character (Alt-x), or one character.
 key_pattern = re.compile(rb'\x1b\[[0-9;]*[~A-Za-z]|\x1bO.|\x1b.|.', re.S)
-alive = read_for(10.0, prompted)
+if command == ['sh']:
+    alive = read_for(10.0, prompted)
+else:
+    # A command other than the shell prints no prompt: its keys are typed once the client has put
+    # the terminal in raw mode (before, the terminal itself would echo them) and the command runs
+    # (on this host: once it sleeps in its read).
+    end = time.time() + 10
+    while termios.tcgetattr(fd)[3] & termios.ECHO and time.time() < end:
+        read_for(0.01)
+    alive = True
+    until_the_shell(runs_its_line)
+# Where the last @until step found its text.
+until_mark = 0
 for step in steps:
     if not alive:
         break
@@ -190,6 +217,14 @@ for step in steps:
         # The editor ends the line (its CR LF), then the shell starts the line's program.
         alive = read_for(10.0, lambda since: b'\r\n' in since)
         until_the_shell(runs_its_line)
+        continue
+    elif step.startswith('@until '):
+        text = step.split(' ', 1)[1].encode('latin1').decode('unicode_escape').encode('utf8')
+        alive = text in out[until_mark:] or read_for(10.0, lambda since: text in out[until_mark:])
+        until_mark = out.find(text, until_mark) + len(text) if text in out[until_mark:] else len(out)
+        continue
+    elif step == '@wait':
+        until_the_shell(lambda pid: (shell_syscall(pid) or ('', '61'))[1] == '61')
         continue
     elif step.startswith('@line '):
         os.write(fd, step.split(' ', 1)[1].encode() + b'\r')

@@ -439,6 +439,32 @@ const sessions: Transcript[] = [
 /** The client a session runs: `lxc` (LXD 5.0.2's) or `incus` (Incus 6.0's). */
 type Client = 'lxc' | 'incus';
 
+/**
+ * A command other than a bare shell on a terminal (`lxc exec c -- sh -c '…'` from a terminal): no
+ * banner or prompt; what it writes goes out as each of its statements ends, its `read` reads what
+ * is typed (echoed by the pty), and Ctrl-C is SIGINT to it (130).
+ */
+const commandSessions: Transcript[] = [
+  {
+    name: 'sh -c on a terminal: read reads what is typed, -p, the output before it shown first, exit 4',
+    steps: [
+      `@run sh -c 'echo Name?; read n; echo "hi $n"; read -p "Age? " a; echo "[$a]"; exit 4'`,
+      '@until Name?',
+      '@line bob',
+      '@until Age? ',
+      '@line 42',
+    ],
+    transcript: 'Name?\r\nbob\r\nhi bob\r\nAge? 42\r\n[42]\r\n',
+    code: 4,
+  },
+  {
+    name: 'sh -c on a terminal: Ctrl-C while its program runs ends it with SIGINT, 130',
+    steps: [`@run sh -c 'read x; echo "[$x]"; sleep 5; echo never'`, '@line a', '@wait', String.raw`@keys \x03`],
+    transcript: 'a\r\n[a]\r\n^C',
+    code: 130,
+  },
+];
+
 /** A session through pty-exec.py; `onHost`: the shell is a process of this host (a daemon's container), which a resize waits for. */
 async function session(
   t: SimRemote,
@@ -523,6 +549,8 @@ describeLxcClient('lxc exec -- sh on a terminal against the simulator', () => {
       120_000,
     );
 
+  for (const s of commandSessions) it(s.name, async () => expectSession(await session(t, 'sim:c1', s.steps), s), 120_000);
+
   it('stty without a terminal says so, as busybox', async () => {
     expect(await withoutTerminal(t, 'sim:c1')).toMatchObject(noTerminal);
   });
@@ -542,6 +570,9 @@ await describeBed(lxdBed, 'lxc exec -- sh on a terminal: the same transcripts fr
       },
       120_000,
     );
+
+  for (const s of commandSessions)
+    it(s.name, async () => expectSession(await realSession(bed.remote(), bed.target(), s.steps, s.transcript), s), 120_000);
 
   it('stty without a terminal says so, as busybox', async () => {
     expect(await withoutTerminal(bed.remote(), bed.target())).toMatchObject(noTerminal);

@@ -2,11 +2,12 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { refuseUpgrade } from '../envelope.js';
-import { harmlessSignals } from '../guest/guest-commands.js';
-import type { TerminalSize } from '../guest/busybox-tty.js';
+import { harmlessSignals, signalNumbers } from '../guest/guest-commands.js';
+import type { TerminalInput, TerminalSize } from '../guest/busybox-tty.js';
 import type { GuestResult } from '../guest/guests.js';
 import type { StdinPipe } from '../guest/script-feed.js';
 import type { SimOperation } from '../operations.js';
+import { LineDiscipline } from './line-discipline.js';
 import type { TerminalSession } from './terminal-session.js';
 
 /** How long the daemon waits for the exec websockets before failing the operation (LXD: 5 s). */
@@ -36,7 +37,9 @@ export type ExecRunner = (io: {
   signals: EventTarget;
   /** A shell reading its script from stdin: stdin as it arrives, and where the shell's output goes as it is written. */
   stdinPipe?: StdinPipe;
-  output?: (part: { stdout: Buffer; stderr: Buffer }) => void;
+  output?: (part: Omit<GuestResult, 'code'>) => void;
+  /** An interactive command's terminal as its `read` reads it. */
+  tty?: TerminalInput;
 }) => Promise<GuestResult>;
 
 /** An interactive shell's terminal (terminal-session.ts), started when its sockets are connected. */
@@ -72,6 +75,8 @@ interface ExecSession {
   shell?: TerminalSession;
   /** An interactive session's pty size, which window-resize messages change. */
   terminalSize?: TerminalSize;
+  /** The pty's line discipline of an interactive command that is not a session's shell: what is typed, for its `read`. */
+  tty?: LineDiscipline;
 }
 
 /**
@@ -123,6 +128,7 @@ export class ExecSockets {
       running: false,
       readsScript: readsScript && !interactive,
     };
+    if (interactive && !terminal) session.tty = new LineDiscipline((text) => sendTerminal(session, Buffer.from(text, 'utf8')));
     session.timer = setTimeout(() => {
       if (session.started) return;
       this.sessions.delete(op.id);
@@ -153,6 +159,10 @@ export class ExecSockets {
         }
         if (fd === '0' && session.shell) {
           if (isBinary) session.shell.input(Buffer.from(data as Buffer));
+          return;
+        }
+        if (fd === '0' && session.tty) {
+          if (isBinary) typed(session, session.tty, Buffer.from(data as Buffer));
           return;
         }
         if (fd !== 'control' || isBinary) return;
@@ -204,8 +214,13 @@ export class ExecSockets {
       session.onStdinData = undefined;
       clearTimeout(grace);
       session.running = true;
+      // On a terminal: what it writes goes out as it goes, and its `read` reads what is typed.
+      const onTerminal = session.tty && {
+        tty: session.tty,
+        output: (part: Omit<GuestResult, 'code'>) => sendTerminal(session, Buffer.from(terminalText(part), 'latin1')),
+      };
       session
-        .run({ stdin: Buffer.concat(session.stdin), signal: session.killer.signal, signals: session.signals })
+        .run({ stdin: Buffer.concat(session.stdin), signal: session.killer.signal, signals: session.signals, ...onTerminal })
         .then((result) => this.finish(session, result))
         .catch((err: unknown) => this.failRun(session, err));
     };
@@ -274,7 +289,7 @@ export class ExecSockets {
     };
     if (session.interactive) {
       // A terminal: both streams on fd 0 in the order written, with the line discipline's CR LF.
-      send('0', Buffer.from((result.terminal ?? Buffer.concat([result.stdout, result.stderr])).toString('latin1').replace(/\n/g, '\r\n'), 'latin1'));
+      send('0', Buffer.from(terminalText(result), 'latin1'));
     } else {
       send('1', result.stdout);
       send('2', result.stderr);
@@ -355,6 +370,32 @@ function resize(session: ExecSession, args: unknown): void {
   if (cols === undefined || rows === undefined) return;
   if (session.shell) session.shell.resize(cols, rows);
   else Object.assign(size, { cols, rows });
+}
+
+/** What a command wrote, as its terminal shows it: both streams in the order written, newlines as CR LF (latin1 text: one character a byte). */
+function terminalText(written: Omit<GuestResult, 'code'>): string {
+  return (written.terminal ?? Buffer.concat([written.stdout, written.stderr])).toString('latin1').replace(/\n/g, '\r\n');
+}
+
+/** Bytes to an interactive session's terminal (fd 0). */
+function sendTerminal(session: ExecSession, bytes: Buffer): void {
+  const ws = session.conns.get('0');
+  if (bytes.length > 0 && ws?.readyState === ws?.OPEN) ws?.send(bytes, { binary: true });
+}
+
+/**
+ * Keys typed at an interactive command's terminal: the pty's line discipline takes them; Ctrl-C
+ * is echoed `^C`, flushes what was typed and sends SIGINT to the command (its trap, or its end: 130).
+ */
+function typed(session: ExecSession, tty: LineDiscipline, bytes: Buffer): void {
+  const [first, ...afterInterrupts] = bytes.toString('utf8').split('\x03');
+  tty.input(first!);
+  for (const text of afterInterrupts) {
+    sendTerminal(session, Buffer.from('^C'));
+    tty.interrupt();
+    kill(session, signalNumbers.INT ?? 2);
+    tty.input(text);
+  }
 }
 
 function parseControl(text: string): { command?: unknown; signal?: unknown; args?: unknown } | undefined {

@@ -1,4 +1,4 @@
-import type { Command, CommandName, InMemoryFs } from 'just-bash';
+import type { Command, CommandName, ExecResult, InMemoryFs } from 'just-bash';
 import type { SimInstance, SimSnapshot } from '../instance-model.js';
 import { instanceKey } from '../instance-model.js';
 import { shellBuiltins } from './shell-builtins.js';
@@ -497,6 +497,8 @@ export class Guests {
       : {};
     positional.forEach((value, i) => (parameters[String(i + 1)] = value));
     const scriptNamed: object = named === undefined ? {} : { jbScript: true };
+    // `sh -c` on a terminal (not a session's shell, which reads its lines): its `read` reads the terminal.
+    const onTerminal = shell && !cmd.lines ? cmd.tty : undefined;
     try {
       const execute = (script: string, stream?: ScriptStream) =>
         bash.exec(builtinShadows(builtins) + script, {
@@ -513,11 +515,21 @@ export class Guests {
           ...(shell ? { jbFlags: 'c' } : { args }),
           ...scriptNamed,
           ...(stream ? { jbStream: stream } : {}),
+          ...(onTerminal ? { jbTty: onTerminal } : {}),
         } as Parameters<typeof bash.exec>[1]);
-      // `sh -c` with a syntax error runs the commands before its line first, as ash does.
+      // `sh -c` with a syntax error runs the commands before its line first, as ash does. On a
+      // terminal what each statement writes goes out as it ends (before a `read` waits for a key).
+      const flush =
+        onTerminal && cmd.output
+          ? (written: { stdout: string; stderr: string }) => {
+              const words = (text: string) => shellMessages(text, name, args[1]);
+              const { code: _code, ...part } = ended(written.stdout, words(written.stderr), 0, raw, rewordedWrites(written as ExecResult, words));
+              cmd.output?.(part);
+            }
+          : undefined;
       const result =
         shell && builtins.length === 0
-          ? await runToSyntaxError(justBash.parse, args[1] ?? '', execute)
+          ? await runToSyntaxError(justBash.parse, args[1] ?? '', execute, flush)
           : await execute(shell ? (args[1] ?? '') : shellQuote(program ?? ''));
       if (killer.signal.aborted) return killed(killer.signal.reason as number, runaway.signal.aborted ? undefined : result);
       if (!shell && result.exitCode === 127 && /command not found|command not available in browser/.test(result.stderr)) return ended('', '', 127);

@@ -184,28 +184,33 @@ export interface ScriptStream extends ScriptSource {
  * Runs a script given whole as ash meets a syntax error in it: without one, at once; with one no
  * later line mends ({@link splitAtSyntaxError}), the lines before it first, then the patched
  * interpreter asks `stream` for the rest and meets the error there. What the first part wrote goes
- * before the run's result.
+ * before the run's result, or, given `flush`, to it as each statement ends (a command on a
+ * terminal: what it wrote shows before it waits for a key); the result then holds only the rest.
  */
 export async function runToSyntaxError<T extends { stdout: string; stderr: string }>(
   parse: typeof parseScript,
   script: string,
   run: (script: string, stream?: ScriptStream) => Promise<T>,
+  flush?: ScriptStream['flush'],
 ): Promise<T> {
   const split = splitAtSyntaxError(parse, script);
-  if (!split) return run(script);
+  if (!split && !flush) return run(script);
   const before = { stdout: '', stderr: '' };
-  let rest: string | undefined = split[1];
-  const ran = await run(split[0], {
+  let rest: string | undefined = split?.[1];
+  const ran = await run(split?.[0] ?? script, {
     next: () => {
       const part = rest;
       rest = undefined;
       return Promise.resolve(part);
     },
-    flush: (written) => {
-      before.stdout += written.stdout;
-      before.stderr += written.stderr;
-    },
+    flush:
+      flush ??
+      ((written) => {
+        before.stdout += written.stdout;
+        before.stderr += written.stderr;
+      }),
   });
+  if (flush) return ran;
   // The run's accounting and write log cover its last part only: they go.
   const { internalOutputAccounting: _accounting, jbLog: _log, ...kept } = ran as T & { internalOutputAccounting?: unknown; jbLog?: unknown };
   return { ...(kept as T), stdout: before.stdout + ran.stdout, stderr: before.stderr + ran.stderr };
