@@ -604,4 +604,14 @@ await describeBed(incusBed, 'incus exec -- sh on a terminal: the same transcript
       },
       240_000,
     );
+
+  for (const s of commandSessions)
+    it(
+      s.name,
+      async () => {
+        expectSession(await session(later, 'sim:c1', s.steps, false, 'incus'), s);
+        expectSession(await realSession(bed.remote(), bed.target(), s.steps, s.transcript, 'incus'), s);
+      },
+      240_000,
+    );
 });
