@@ -465,6 +465,9 @@ const commandSessions: Transcript[] = [
   },
 ];
 
+/** Every session with the whole transcript it shows: the shell's after its banner, then the commands'. */
+const everySession: Transcript[] = [...sessions.map((s) => ({ ...s, transcript: banner + s.transcript })), ...commandSessions];
+
 /** A session through pty-exec.py; `onHost`: the shell is a process of this host (a daemon's container), which a resize waits for. */
 async function session(
   t: SimRemote,
@@ -540,16 +543,7 @@ describeLxcClient('lxc exec -- sh on a terminal against the simulator', () => {
   });
   afterAll(async () => t?.close());
 
-  for (const s of sessions)
-    it(
-      s.name,
-      async () => {
-        expectSession(await session(t, 'sim:c1', s.steps), { transcript: banner + s.transcript, code: s.code });
-      },
-      120_000,
-    );
-
-  for (const s of commandSessions) it(s.name, async () => expectSession(await session(t, 'sim:c1', s.steps), s), 120_000);
+  for (const s of everySession) it(s.name, async () => expectSession(await session(t, 'sim:c1', s.steps), s), 120_000);
 
   it('stty without a terminal says so, as busybox', async () => {
     expect(await withoutTerminal(t, 'sim:c1')).toMatchObject(noTerminal);
@@ -559,19 +553,7 @@ describeLxcClient('lxc exec -- sh on a terminal against the simulator', () => {
 await describeBed(lxdBed, 'lxc exec -- sh on a terminal: the same transcripts from LXD 5.0.2', () => {
   const bed = lxcOnBed();
 
-  for (const s of sessions)
-    it(
-      s.name,
-      async () => {
-        expectSession(await realSession(bed.remote(), bed.target(), s.steps, banner + s.transcript), {
-          transcript: banner + s.transcript,
-          code: s.code,
-        });
-      },
-      120_000,
-    );
-
-  for (const s of commandSessions)
+  for (const s of everySession)
     it(s.name, async () => expectSession(await realSession(bed.remote(), bed.target(), s.steps, s.transcript), s), 120_000);
 
   it('stty without a terminal says so, as busybox', async () => {
@@ -594,18 +576,7 @@ await describeBed(incusBed, 'incus exec -- sh on a terminal: the same transcript
   });
   afterAll(async () => later?.close());
 
-  for (const s of sessions)
-    it(
-      s.name,
-      async () => {
-        const expected = { transcript: banner + s.transcript, code: s.code };
-        expectSession(await session(later, 'sim:c1', s.steps, false, 'incus'), expected);
-        expectSession(await realSession(bed.remote(), bed.target(), s.steps, expected.transcript, 'incus'), expected);
-      },
-      240_000,
-    );
-
-  for (const s of commandSessions)
+  for (const s of everySession)
     it(
       s.name,
       async () => {

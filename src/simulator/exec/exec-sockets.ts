@@ -2,13 +2,16 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { refuseUpgrade } from '../envelope.js';
-import { harmlessSignals, signalNumbers } from '../guest/guest-commands.js';
+import { harmlessSignals } from '../guest/guest-commands.js';
 import type { TerminalInput, TerminalSize } from '../guest/busybox-tty.js';
 import type { GuestResult } from '../guest/guests.js';
 import type { StdinPipe } from '../guest/script-feed.js';
 import type { SimOperation } from '../operations.js';
 import { LineDiscipline } from './line-discipline.js';
 import type { TerminalSession } from './terminal-session.js';
+
+/** SIGINT's number: what Ctrl-C on a terminal sends. */
+const sigint = 2;
 
 /** How long the daemon waits for the exec websockets before failing the operation (LXD: 5 s). */
 const connectTimeoutMs = 5000;
@@ -128,7 +131,12 @@ export class ExecSockets {
       running: false,
       readsScript: readsScript && !interactive,
     };
-    if (interactive && !terminal) session.tty = new LineDiscipline((text) => sendTerminal(session, Buffer.from(text, 'utf8')));
+    // Its Ctrl-C is SIGINT to the command (its trap, or its end: 130).
+    if (interactive && !terminal)
+      session.tty = new LineDiscipline(
+        (text) => sendTerminal(session, Buffer.from(text, 'utf8')),
+        () => kill(session, sigint),
+      );
     session.timer = setTimeout(() => {
       if (session.started) return;
       this.sessions.delete(op.id);
@@ -162,7 +170,7 @@ export class ExecSockets {
           return;
         }
         if (fd === '0' && session.tty) {
-          if (isBinary) typed(session, session.tty, Buffer.from(data as Buffer));
+          if (isBinary) session.tty.input(Buffer.from(data as Buffer).toString('utf8'));
           return;
         }
         if (fd !== 'control' || isBinary) return;
@@ -381,21 +389,6 @@ function terminalText(written: Omit<GuestResult, 'code'>): string {
 function sendTerminal(session: ExecSession, bytes: Buffer): void {
   const ws = session.conns.get('0');
   if (bytes.length > 0 && ws?.readyState === ws?.OPEN) ws?.send(bytes, { binary: true });
-}
-
-/**
- * Keys typed at an interactive command's terminal: the pty's line discipline takes them; Ctrl-C
- * is echoed `^C`, flushes what was typed and sends SIGINT to the command (its trap, or its end: 130).
- */
-function typed(session: ExecSession, tty: LineDiscipline, bytes: Buffer): void {
-  const [first, ...afterInterrupts] = bytes.toString('utf8').split('\x03');
-  tty.input(first!);
-  for (const text of afterInterrupts) {
-    sendTerminal(session, Buffer.from('^C'));
-    tty.interrupt();
-    kill(session, signalNumbers.INT ?? 2);
-    tty.input(text);
-  }
 }
 
 function parseControl(text: string): { command?: unknown; signal?: unknown; args?: unknown } | undefined {

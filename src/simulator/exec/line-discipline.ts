@@ -1,6 +1,7 @@
 import type { TerminalInput } from '../guest/busybox-tty.js';
 
-/** Linux's n_tty settings on the beds' ptys (`stty -a`): icrnl, icanon, echo, echoe, echoke, echoctl; VERASE ^?, VKILL ^U, VWERASE ^W, VEOF ^D. */
+/** Linux's n_tty settings on the beds' ptys (`stty -a`): isig, icrnl, icanon, echo, echoe, echoke, echoctl; VINTR ^C, VERASE ^?, VKILL ^U, VWERASE ^W, VEOF ^D. */
+const interruptKey = '\x03';
 const erase = '\x7f';
 const kill = '\x15';
 const wordErase = '\x17';
@@ -28,8 +29,8 @@ const columns = (c: string): number => echoed(c).length;
  * it, in lines ended by Enter (CR read as NL) and edited with the erase, kill and word-erase
  * characters, for the program that reads the terminal ({@link TerminalInput}: the shell's `read`),
  * and whatever no program read goes to the editor at the next prompt ({@link take}), which echoes
- * it again, as busybox's editor does on the beds. Ctrl-C is the session's (SIGINT): it flushes
- * what was typed ({@link interrupt}).
+ * it again, as busybox's editor does on the beds. Ctrl-C is echoed `^C`, flushes what was typed,
+ * interrupts a waiting read and sends SIGINT to the foreground job (`sigint`).
  */
 export class LineDiscipline implements TerminalInput {
   /** Reads' worth not read yet: lines ended by Enter, what Ctrl-D pushed (`''`: the end of input), keys typed in non-canonical mode. */
@@ -42,8 +43,11 @@ export class LineDiscipline implements TerminalInput {
   /** A waiting read's time limit (`read -t`). */
   private timer?: NodeJS.Timeout;
 
-  /** `write`: bytes to the terminal (the echo). */
-  constructor(private readonly write: (text: string) => void) {}
+  /** `write`: text to the terminal (the echo); `sigint`: Ctrl-C's SIGINT, for the job running on the terminal. */
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly sigint: () => void,
+  ) {}
 
   read(mode: { canonical: boolean; echo: boolean; prompt?: string; timeoutMs?: number }): Promise<string | undefined> {
     if (mode.prompt) this.write(mode.prompt.replace(/\n/g, '\r\n'));
@@ -62,6 +66,18 @@ export class LineDiscipline implements TerminalInput {
 
   /** Keys typed at the terminal while no editor has it. */
   input(text: string): void {
+    const [first, ...afterInterrupts] = text.split(interruptKey);
+    this.receive(first!);
+    for (const typed of afterInterrupts) {
+      this.write('^C');
+      this.interrupt();
+      this.sigint();
+      this.receive(typed);
+    }
+  }
+
+  /** Keys between two Ctrl-C. */
+  private receive(text: string): void {
     for (const typed of text) {
       const c = typed === '\r' ? '\n' : typed;
       if (!this.mode.canonical) {
@@ -92,7 +108,7 @@ export class LineDiscipline implements TerminalInput {
     }
   }
 
-  /** Ctrl-C: SIGINT flushes what was typed, and a waiting read is interrupted. */
+  /** What was typed goes (SIGINT flushes it), and a waiting read is interrupted (the session ended from outside, or Ctrl-C). */
   interrupt(): void {
     this.ready.length = 0;
     this.line = '';

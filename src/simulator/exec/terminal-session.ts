@@ -76,8 +76,18 @@ export class TerminalSession implements ScriptSource {
   private readonly interrupts = new EventTarget();
   /** The line running now was interrupted (Ctrl-C). */
   private interrupted = false;
-  /** The pty's own line discipline, which has the keys typed while a line runs (the editor has them at a prompt). */
-  private readonly tty = new LineDiscipline((text) => this.write(text));
+  /**
+   * The pty's own line discipline, which has the keys typed while a line runs (the editor has them
+   * at a prompt). Its Ctrl-C ends the line's program (it dies of SIGINT); the shell drops the rest
+   * of the line and reads the next.
+   */
+  private readonly tty = new LineDiscipline(
+    (text) => this.write(text),
+    () => {
+      this.interrupted = true;
+      this.interrupts.dispatchEvent(new Event('interrupt'));
+    },
+  );
   /** The lines of a command not whole yet. */
   private open = '';
   /** The shell waits for its next command. */
@@ -158,21 +168,8 @@ export class TerminalSession implements ScriptSource {
   input(bytes: Buffer): void {
     if (this.done) return;
     const text = bytes.toString('utf8').replace(cursorReport, '');
-    if (!this.editor && this.waiting === undefined) {
-      // A line runs: the keys are the pty's, echoed and kept for a program that reads them. Ctrl-C
-      // is echoed and flushes what was typed, and SIGINT ends the line's program; the shell drops
-      // the rest of the line and reads the next.
-      const [first, ...afterInterrupts] = text.split('\x03');
-      this.tty.input(first!);
-      for (const typed of afterInterrupts) {
-        this.write('^C');
-        this.interrupted = true;
-        this.tty.interrupt();
-        this.interrupts.dispatchEvent(new Event('interrupt'));
-        this.tty.input(typed);
-      }
-      return;
-    }
+    // A line runs: the keys are the pty's, echoed and kept for a program that reads them.
+    if (!this.editor && this.waiting === undefined) return this.tty.input(text);
     this.pending += text;
     clearTimeout(this.escapeTimer);
     void this.drain();

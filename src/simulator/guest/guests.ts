@@ -65,7 +65,7 @@ export interface GuestCommand {
    * interactive ash does when its foreground job dies of SIGINT.
    */
   interrupts?: EventTarget;
-  /** The terminal's input as a program reading it gets it, for the shell's `read` on a terminal session (with {@link lines}). */
+  /** The terminal's input as a program reading it gets it, for the shell's `read`: a terminal session's shell (with {@link lines}), or `sh -c` on a terminal. */
   tty?: TerminalInput;
   /** What a shell reading {@link stdinPipe} or {@link lines} wrote so far; its result holds only the rest. */
   output?: (part: Omit<GuestResult, 'code'>) => void;
