@@ -25,7 +25,8 @@ const columns = (c: string): number => echoed(c).length;
 
 /**
  * The pty's line discipline while a line of a terminal session runs (the editor has the terminal
- * in raw mode only while it edits): what is typed is echoed at once and kept as the kernel keeps
+ * in raw mode only while it edits), or a command other than a bare shell runs on a terminal
+ * (`lxc exec -t c -- sh -c …`): what is typed is echoed at once and kept as the kernel keeps
  * it, in lines ended by Enter (CR read as NL) and edited with the erase, kill and word-erase
  * characters, for the program that reads the terminal ({@link TerminalInput}: the shell's `read`),
  * and whatever no program read goes to the editor at the next prompt ({@link take}), which echoes
