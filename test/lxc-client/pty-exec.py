@@ -62,23 +62,28 @@ on_host = os.environ.get('PTY_SHELL_ON_HOST') == '1'
 
 shell_pid = None
 
+def marked():
+    """The processes with the mark (the shell and the programs it started, which inherit it): pid → parent pid."""
+    mark = marker.encode() + b'\0'
+    found = {}
+    for name in os.listdir('/proc'):
+        if name.isdigit():
+            try:
+                with open('/proc/%s/environ' % name, 'rb') as f:
+                    if mark in f.read():
+                        with open('/proc/%s/stat' % name) as stat:
+                            found[name] = stat.read().rsplit(')', 1)[1].split()[1]
+            except OSError:
+                pass
+    return found
+
 def host_shell():
     """The shell's process on this host (a daemon's container), or None (the simulator has none):
-    the process with the mark whose parent has none (its programs inherit the mark; the lowest pid
-    is not always the shell, for pids wrap at pid_max), found once."""
+    the process with the mark whose parent has none (the lowest pid is not always the shell, for
+    pids wrap at pid_max), found once."""
     global shell_pid
     if shell_pid is None:
-        mark = marker.encode() + b'\0'
-        found = {}
-        for name in os.listdir('/proc'):
-            if name.isdigit():
-                try:
-                    with open('/proc/%s/environ' % name, 'rb') as f:
-                        if mark in f.read():
-                            with open('/proc/%s/stat' % name) as stat:
-                                found[name] = stat.read().rsplit(')', 1)[1].split()[1]
-                except OSError:
-                    pass
+        found = marked()
         roots = [pid for pid, parent in found.items() if parent not in found]
         shell_pid = roots[0] if len(roots) == 1 else None
     return shell_pid
@@ -115,9 +120,28 @@ def editor_mode(pid):
 def runs_its_line(pid):
     """The shell sleeps out of its line editor, which sleeps in poll (7) with the terminal in its
     mode: in wait4 (61) for the line's program, in read (0) of a command substitution's pipe, or in
-    poll with the terminal in the pty's modes (its builtin `read` waits for the terminal)."""
+    poll with the terminal in the pty's modes (its builtin `read` waits for the terminal); and every
+    process it started has settled: one that started another waits for it (wait4, or read of its
+    pipe), the last sleeps (a subshell just forked has not yet taken SIGINT's default action, so a
+    Ctrl-C then would leave it running)."""
     now = shell_syscall(pid)
-    return now is None or (now[0] == 'S' and (now[1] in ('61', '0') or (now[1] == '7' and not editor_mode(pid))))
+    if now is None:
+        return True
+    if not (now[0] == 'S' and (now[1] in ('61', '0') or (now[1] == '7' and not editor_mode(pid)))):
+        return False
+    found = marked()
+    parents = set(found.values())
+    for child in found:
+        if child == pid:
+            continue
+        state = shell_syscall(child)
+        if state is None:
+            continue
+        if child in parents and not (state[0] == 'S' and state[1] in ('61', '0')):
+            return False
+        if child not in parents and state[0] != 'S':
+            return False
+    return True
 
 def until_the_shell(waits):
     """Until the shell on this host is where `waits` says (10 s at most); the simulator has no shell
