@@ -25,7 +25,8 @@ A step is a line typed with Enter, or:
                     after a backslash): the next step comes once the terminal has echoed it
   @until TEXT       the next step comes once TEXT (Python escapes) has been written to the terminal
                     (after what the last @until waited for)
-  @wait             the next step comes once the shell waits (wait4) for a program it started
+  @wait             the next step comes once the shell waits (wait4) for a program it started,
+                    and every process of the line has settled
   @answer TEXT      keys typed as @keys does, to a program that reads the terminal; the last one
                     ends the line (`read -n 2`'s second key), so the next step waits for the prompt
 """
@@ -121,14 +122,21 @@ def runs_its_line(pid):
     """The shell sleeps out of its line editor, which sleeps in poll (7) with the terminal in its
     mode: in wait4 (61) for the line's program, in read (0) of a command substitution's pipe, or in
     poll with the terminal in the pty's modes (its builtin `read` waits for the terminal); and every
-    process it started has settled: one that started another waits for it (wait4, or read of its
-    pipe), the last sleeps (a subshell just forked has not yet taken SIGINT's default action, so a
-    Ctrl-C then would leave it running)."""
+    process it started has settled."""
     now = shell_syscall(pid)
     if now is None:
         return True
-    if not (now[0] == 'S' and (now[1] in ('61', '0') or (now[1] == '7' and not editor_mode(pid)))):
-        return False
+    return now[0] == 'S' and (now[1] in ('61', '0') or (now[1] == '7' and not editor_mode(pid))) and settled(pid)
+
+def waits_for_its_program(pid):
+    """The shell sleeps in wait4 (61) for a program it started, and every process it started has settled."""
+    now = shell_syscall(pid)
+    return now is None or (now[1] == '61' and settled(pid))
+
+def settled(pid):
+    """Every process the shell started has settled: one that started another waits for it (wait4, or
+    read of its pipe), the last sleeps (a subshell just forked has not yet taken SIGINT's default
+    action, so a Ctrl-C then would leave it running)."""
     found = marked()
     parents = set(found.values())
     for child in found:
@@ -248,7 +256,7 @@ for step in steps:
         until_mark = out.find(text, until_mark) + len(text) if text in out[until_mark:] else len(out)
         continue
     elif step == '@wait':
-        until_the_shell(lambda pid: (shell_syscall(pid) or ('', '61'))[1] == '61')
+        until_the_shell(waits_for_its_program)
         continue
     elif step.startswith('@line '):
         os.write(fd, step.split(' ', 1)[1].encode() + b'\r')

@@ -2,16 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { refuseUpgrade } from '../envelope.js';
-import { harmlessSignals } from '../guest/guest-commands.js';
+import { harmlessSignals, sigint } from '../guest/guest-commands.js';
 import type { TerminalInput, TerminalSize } from '../guest/busybox-tty.js';
 import type { GuestResult } from '../guest/guests.js';
 import type { StdinPipe } from '../guest/script-feed.js';
 import type { SimOperation } from '../operations.js';
 import { LineDiscipline } from './line-discipline.js';
 import type { TerminalSession } from './terminal-session.js';
-
-/** SIGINT's number: what Ctrl-C on a terminal sends. */
-const sigint = 2;
 
 /** How long the daemon waits for the exec websockets before failing the operation (LXD: 5 s). */
 const connectTimeoutMs = 5000;

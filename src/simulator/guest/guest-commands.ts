@@ -23,6 +23,9 @@ export interface GuestProcess {
   signalShell: (pid: number, signal: number) => boolean;
 }
 
+/** SIGINT's number: what Ctrl-C on a terminal sends; a program it interrupts dies of it (status 130). */
+export const sigint = 2;
+
 /** Signal numbers by name, as Linux numbers them on x86_64. */
 export const signalNumbers: Record<string, number> = {
   HUP: 1,

@@ -2,7 +2,7 @@ import type { Command, CommandName, ExecResult, InMemoryFs } from 'just-bash';
 import type { SimInstance, SimSnapshot } from '../instance-model.js';
 import { instanceKey } from '../instance-model.js';
 import { shellBuiltins } from './shell-builtins.js';
-import { guestCommands, harmlessSignals, scriptedCommand, sleepCommand, type GuestProcess } from './guest-commands.js';
+import { guestCommands, harmlessSignals, scriptedCommand, sigint, sleepCommand, type GuestProcess } from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
 import { withRefusals } from './guest-access.js';
 import { layOut } from './guest-layout.js';
@@ -375,6 +375,11 @@ export class Guests {
     const processes = new ShellProcesses(shellPid, shellState, justBash.parse);
     // Output is text unless a program wrote raw bytes (printf '\xff', dd): then it goes out byte for byte.
     let raw = false;
+    /** What a shell wrote so far, to {@link GuestCommand.output} (in the order written, on a terminal). */
+    const sendOutput = (stdout: string, stderr: string, writes: OutputPart[]): void => {
+      const { code: _code, ...part } = ended(stdout, stderr, 0, raw, cmd.terminal && writes);
+      cmd.output?.(part);
+    };
     const lines = cmd.lines;
     const feed: ScriptSource | undefined = cmd.stdinPipe
       ? new ScriptFeed(justBash.parse, cmd.stdinPipe)
@@ -392,10 +397,7 @@ export class Guests {
         feed,
         interactive: !!lines,
         ...(cmd.tty ? { tty: cmd.tty } : {}),
-        write: (stdout, stderr, writes) => {
-          const { code: _code, ...part } = ended(stdout, stderr, 0, raw, cmd.terminal && writes);
-          cmd.output?.(part);
-        },
+        write: sendOutput,
       };
     }
     const [program, ...args] = cmd.argv;
@@ -499,6 +501,10 @@ export class Guests {
     const scriptNamed: object = named === undefined ? {} : { jbScript: true };
     // `sh -c` on a terminal (not a session's shell, which reads its lines): its `read` reads the terminal.
     const onTerminal = shell && !cmd.lines ? cmd.tty : undefined;
+    // The shell is busybox's `sh`, not bash: its messages start with the name it was called by
+    // (`/bin/sh: …` when called so, as Ansible does), and a program it cannot find, by name or by
+    // path, is `X: not found`.
+    const words = (text: string) => shellMessages(text, name, shell ? args[1] : undefined);
     try {
       const execute = (script: string, stream?: ScriptStream) =>
         bash.exec(builtinShadows(builtins) + script, {
@@ -521,11 +527,8 @@ export class Guests {
       // terminal what each statement writes goes out as it ends (before a `read` waits for a key).
       const flush =
         onTerminal && cmd.output
-          ? (written: { stdout: string; stderr: string }) => {
-              const words = (text: string) => shellMessages(text, name, args[1]);
-              const { code: _code, ...part } = ended(written.stdout, words(written.stderr), 0, raw, rewordedWrites(written as ExecResult, words));
-              cmd.output?.(part);
-            }
+          ? (written: { stdout: string; stderr: string }) =>
+              sendOutput(written.stdout, words(written.stderr), rewordedWrites(written as ExecResult, words))
           : undefined;
       const result =
         shell && builtins.length === 0
@@ -548,10 +551,6 @@ export class Guests {
             jbStatus: result.exitCode,
           } as Parameters<typeof bash.exec>[1])
         : undefined;
-      // The shell is busybox's `sh`, not bash: its messages start with the name it was called by
-      // (`/bin/sh: …` when called so, as Ansible does), and a program it cannot find, by name or by
-      // path, is `X: not found`.
-      const words = (text: string) => shellMessages(text, name, shell ? args[1] : undefined);
       // The order of the writes matters only where both streams meet, on a terminal.
       const writes = cmd.terminal && [...rewordedWrites(result, words), ...(trapped ? rewordedWrites(trapped, words) : [])];
       return ended(`${result.stdout}${trapped?.stdout ?? ''}`, words(`${result.stderr}${trapped?.stderr ?? ''}`), result.exitCode, raw, writes);
@@ -576,9 +575,6 @@ interface ProgramGate {
   /** False once the command is killed (the program then does nothing). */
   stillAlive(): boolean;
 }
-
-/** SIGINT's number: a program Ctrl-C interrupts dies of it (status 130). */
-const sigint = 2;
 
 /** What runs around each program: before it starts (with its arguments) and after it ends. */
 interface ProgramHooks {
