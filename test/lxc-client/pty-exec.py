@@ -136,7 +136,8 @@ def waits_for_its_program(pid):
 def settled(pid):
     """Every process the shell started has settled: one that started another waits for it (wait4, or
     read of its pipe), the last sleeps (a subshell just forked has not yet taken SIGINT's default
-    action, so a Ctrl-C then would leave it running)."""
+    action, so a Ctrl-C then would leave it running), interruptibly or not (`wc` reading the pipe
+    from a `cat` of the terminal sleeps in D)."""
     found = marked()
     parents = set(found.values())
     for child in found:
@@ -147,7 +148,7 @@ def settled(pid):
             continue
         if child in parents and not (state[0] == 'S' and state[1] in ('61', '0')):
             return False
-        if child not in parents and state[0] != 'S':
+        if child not in parents and state[0] not in ('S', 'D'):
             return False
     return True
 

@@ -429,6 +429,86 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
+    name: 'what a line writes shows as it is written: before each read of a loop, a function, a group whose stderr is redirected, an && list',
+    steps: [
+      '@start while read l; do echo "got $l"; done',
+      '@line a',
+      '@until got a',
+      '@line b',
+      '@until got b',
+      String.raw`@keys \x04`,
+      '@start f() { printf "na""me? "; read n; echo "hi $n"; }; f',
+      '@until name? ',
+      'bob',
+      '@start { echo o""ne; read x; echo "[$x]"; } 2>/dev/null',
+      '@until one',
+      'two',
+      '@start for i in 1 2; do echo "q$i"; read a; echo "a$i=$a"; done',
+      '@until q1',
+      '@line x',
+      '@until q2',
+      'y',
+      '@start echo st""art && read r && echo "<$r>"',
+      '@until start',
+      'r1',
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6nwhile read l; do echo "got $l"; done\r\na\r\ngot a\r\nb\r\ngot b\r\n' +
+      '~ # \x1b[6nf() { printf "na""me? "; read n; echo "hi $n"; }; f\r\nname? bob\r\nhi bob\r\n' +
+      '~ # \x1b[6n{ echo o""ne; read x; echo "[$x]"; } 2>/dev/null\r\none\r\ntwo\r\n[two]\r\n' +
+      '~ # \x1b[6nfor i in 1 2; do echo "q$i"; read a; echo "a$i=$a"; done\r\nq1\r\nx\r\na1=x\r\nq2\r\ny\r\na2=y\r\n' +
+      '~ # \x1b[6necho st""art && read r && echo "<$r>"\r\nstart\r\nr1\r\n<r1>\r\n~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
+    name: 'a program reading the terminal reads the lines typed to Ctrl-D: cat into a file, wc, sort, tee, the first of a pipeline; with a file operand none reads it',
+    steps: [
+      '@start cat > /tmp/t',
+      '@line one',
+      '@line two',
+      String.raw`@keys \x04`,
+      'cat /tmp/t',
+      '@start wc -l',
+      '@line a',
+      '@line b',
+      String.raw`@keys \x04`,
+      '@start sort',
+      '@line b',
+      '@line a',
+      String.raw`@keys \x04`,
+      'head -n 1 /tmp/t; tail -n 1 /tmp/t; wc -c /tmp/t',
+      '@start tee /tmp/u > /dev/null',
+      '@line x',
+      String.raw`@write ab\x04`,
+      String.raw`@keys \x04`,
+      'cat /tmp/u; echo',
+      '@start cat | wc -c',
+      '@line abc',
+      String.raw`@keys \x04`,
+      '@start cat > /tmp/w',
+      String.raw`@keys \x04`,
+      'wc -c /tmp/w',
+      'for p in cat tac head tail wc sort uniq od; do $p /tmp/t; done >/dev/null',
+      'for p in base64 md5sum sha1sum sha256sum; do $p /tmp/t; done >/dev/null',
+      'for p in sha512sum nl rev fold; do $p /tmp/t; done >/dev/null; echo $?',
+      'cut -c1 /tmp/t; grep o /tmp/t; sed -n 1p /tmp/t; awk 1 /tmp/t',
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6ncat > /tmp/t\r\none\r\ntwo\r\n~ # \x1b[6ncat /tmp/t\r\none\r\ntwo\r\n' +
+      '~ # \x1b[6nwc -l\r\na\r\nb\r\n2\r\n~ # \x1b[6nsort\r\nb\r\na\r\na\r\nb\r\n' +
+      '~ # \x1b[6nhead -n 1 /tmp/t; tail -n 1 /tmp/t; wc -c /tmp/t\r\none\r\ntwo\r\n8 /tmp/t\r\n' +
+      '~ # \x1b[6ntee /tmp/u > /dev/null\r\nx\r\nab~ # \x1b[6ncat /tmp/u; echo\r\nx\r\nab\r\n' +
+      '~ # \x1b[6ncat | wc -c\r\nabc\r\n4\r\n~ # \x1b[6ncat > /tmp/w\r\n~ # \x1b[6nwc -c /tmp/w\r\n0 /tmp/w\r\n' +
+      '~ # \x1b[6nfor p in cat tac head tail wc sort uniq od; do $p /tmp/t; done >/dev/null\r\n' +
+      '~ # \x1b[6nfor p in base64 md5sum sha1sum sha256sum; do $p /tmp/t; done >/dev/null\r\n' +
+      '~ # \x1b[6nfor p in sha512sum nl rev fold; do $p /tmp/t; done >/dev/null; echo $?\r\n0\r\n' +
+      '~ # \x1b[6ncut -c1 /tmp/t; grep o /tmp/t; sed -n 1p /tmp/t; awk 1 /tmp/t\r\no\r\nt\r\none\r\ntwo\r\none\r\none\r\ntwo\r\n' +
+      '~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
     name: 'ls lays names out in columns to the terminal’s width, as busybox (-s, -x, -w, -p, after a resize)',
     steps: lsSteps,
     transcript: lsTranscript,
@@ -461,6 +541,18 @@ const commandSessions: Transcript[] = [
     name: 'sh -c on a terminal: Ctrl-C while its program runs ends it with SIGINT, 130',
     steps: [`@run sh -c 'read x; echo "[$x]"; sleep 5; echo never'`, '@line a', '@wait', String.raw`@keys \x03`],
     transcript: 'a\r\n[a]\r\n^C',
+    code: 130,
+  },
+  {
+    name: 'a program on a terminal reads the lines typed to Ctrl-D (wc -l)',
+    steps: ['@run wc -l', '@line a', '@line b', String.raw`@keys \x04`],
+    transcript: 'a\r\nb\r\n2\r\n',
+    code: 0,
+  },
+  {
+    name: 'a program on a terminal: Ctrl-C while it reads ends it with SIGINT, 130',
+    steps: ['@run wc -l', '@line a', String.raw`@keys \x03`],
+    transcript: 'a\r\n^C',
     code: 130,
   },
 ];

@@ -124,7 +124,8 @@ class SedRun implements SedInput {
   private currentInput = 0;
   private lastInput = 0;
   private current?: Stream;
-  private readonly stdin: Stream;
+  /** Its stdin, taken when first read (a file operand leaves it unread: on a terminal, not waited for). */
+  private stdinStream?: Stream;
   private cycles!: SedCycles;
   private exitCode = 0;
   private sink: Sink;
@@ -135,7 +136,6 @@ class SedRun implements SedInput {
     private readonly ctx: CommandContext,
     private readonly line: SedLine,
   ) {
-    this.stdin = { data: stdinBytes(ctx).toString('latin1'), pos: 0 };
     this.sink = { write: (text) => (this.pending += text) };
     this.limit = ctx.limits?.maxSedIterations ?? 100_000;
   }
@@ -209,6 +209,10 @@ class SedRun implements SedInput {
       await this.inPlace(operands[k]!, line.inPlace);
     }
     await this.processFiles();
+  }
+
+  private get stdin(): Stream {
+    return (this.stdinStream ??= { data: stdinBytes(this.ctx).toString('latin1'), pos: 0 });
   }
 
   private stdinRest(): string {

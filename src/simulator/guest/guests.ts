@@ -499,8 +499,9 @@ export class Guests {
       : {};
     positional.forEach((value, i) => (parameters[String(i + 1)] = value));
     const scriptNamed: object = named === undefined ? {} : { jbScript: true };
-    // `sh -c` on a terminal (not a session's shell, which reads its lines): its `read` reads the terminal.
-    const onTerminal = shell && !cmd.lines ? cmd.tty : undefined;
+    // A command on a terminal (not a session's shell, which reads its lines): what reads its stdin
+    // (`sh -c`'s `read`, a program such as `cat`) reads the terminal.
+    const onTerminal = !cmd.lines ? cmd.tty : undefined;
     // The shell is busybox's `sh`, not bash: its messages start with the name it was called by
     // (`/bin/sh: …` when called so, as Ansible does), and a program it cannot find, by name or by
     // path, is `X: not found`.

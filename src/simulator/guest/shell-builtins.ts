@@ -1,5 +1,6 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { directoryStdinCommand } from './directory-stdin.js';
+import { terminalStdinCommand } from './terminal-stdin.js';
 import { signalNumbers } from './guest-commands.js';
 import { defaultUmask } from './guest-fs.js';
 import { SignalTraps } from './signal-traps.js';
@@ -202,7 +203,7 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
   };
 
   return {
-    commands: [umask, trap, ulimit, jobs, times, historyCommand, subshell, directoryStdinCommand(), pending],
+    commands: [umask, trap, ulimit, jobs, times, historyCommand, subshell, directoryStdinCommand(), terminalStdinCommand(), pending],
     exitTrap: () => traps.get('EXIT') || undefined,
     umask: () => mask,
     signals: topSignals,
