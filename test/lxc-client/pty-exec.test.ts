@@ -260,7 +260,7 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
-    name: 'one shell for the session: a function, an alias, set -x and a trap outlive their line; an open command gets the `> ` prompt; a syntax error is said and the shell goes on',
+    name: 'one shell for the session: a function, an alias, set -x (its trace on the shell’s stderr, before the command’s redirections) and a trap outlive their line; an open command gets the `> ` prompt; a syntax error is said and the shell goes on',
     steps: [
       'f() {',
       'echo "in f $1"',
@@ -278,6 +278,9 @@ const sessions: Transcript[] = [
       "quote'",
       'set -x',
       'echo traced',
+      'echo y >&2',
+      'echo w 2>/dev/null',
+      '{ echo v; } >&2',
       'set +x',
       "trap 'echo bye' EXIT",
       'x=kept; cd /etc',
@@ -290,7 +293,9 @@ const sessions: Transcript[] = [
       '~ # \x1b[6nfi\r\nsh: syntax error: unexpected "fi"\r\n~ # \x1b[6necho $?\r\n2\r\n' +
       '~ # \x1b[6nif true; then\r\n> \x1b[6necho inside\r\n> \x1b[6nfi\r\ninside\r\n' +
       "~ # \x1b[6necho 'open\r\n> \x1b[6nquote'\r\nopen\r\nquote\r\n" +
-      '~ # \x1b[6nset -x\r\n~ # \x1b[6necho traced\r\n+ echo traced\r\ntraced\r\n~ # \x1b[6nset +x\r\n+ set +x\r\n' +
+      '~ # \x1b[6nset -x\r\n~ # \x1b[6necho traced\r\n+ echo traced\r\ntraced\r\n' +
+      '~ # \x1b[6necho y >&2\r\n+ echo y\r\ny\r\n~ # \x1b[6necho w 2>/dev/null\r\n+ echo w\r\nw\r\n~ # \x1b[6n{ echo v; } >&2\r\n+ echo v\r\nv\r\n' +
+      '~ # \x1b[6nset +x\r\n+ set +x\r\n' +
       "~ # \x1b[6ntrap 'echo bye' EXIT\r\n~ # \x1b[6nx=kept; cd /etc\r\n/etc # \x1b[6necho $x; pwd\r\nkept\r\n/etc\r\n" +
       '/etc # \x1b[6nexit 5\r\nbye\r\n',
     code: 5,
