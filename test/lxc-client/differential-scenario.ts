@@ -525,6 +525,12 @@ const busyboxSteps: (string | { user: number; script: string })[] = [
   'trap \'env | grep -E "^(X|Y)="\' EXIT; X=1; export Y=2; exit 3',
   // The EXIT trap sees the status the shell ends with as $?; a command's prefix assignments are made after its words are expanded.
   'trap \'echo "trap rc=$?"\' EXIT; sh -c \'trap "echo in \\$?" EXIT; exit 4\'; echo "rc=$?"; false',
+  // The EXIT trap runs with the shell's options (set -x traces it) and its $- letters.
+  'set -eu; trap \'echo "[$-]"; set -x; echo t\' EXIT; set -x; exit 4',
+  'sh -c \'set -x; trap "echo in \\$-" EXIT; true\'; echo "rc=$?"',
+  // set -x quotes as ash: a word with a character outside + , - . / 0-9 : @ A-Z ] ^ _ a-z in single
+  // quotes (a quote itself in double quotes), a reserved word always, an empty word as nothing.
+  `set -x; echo if in "a b" "it's" "" '*' '~' x=1 é "'a" "a'" "a''b" ']]' '%' ',' 'A^_'; v="a b"; w=; echo done`,
   'x=3 echo "[$x]"; y=1; y=2 sh -c \'echo $y\'; echo $y; w=1 w=$((w+1)) sh -c \'echo $w\'; z=5 true; echo "${z:-unset}"',
   // $- in ash's letters and order: how the shell reads its script (c, s), then the options.
   'echo "[$-]"; sh -c \'echo "[$-]"\'; echo \'echo "[$-]"\' | sh; set -Cfa; echo "[$-]"; set -eux; echo "[$-]"',

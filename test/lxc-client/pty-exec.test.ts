@@ -514,6 +514,22 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
+    name: 'the EXIT trap runs with the shell’s options: set -x traces it, $- says them',
+    steps: ['set -u', `trap 'echo "[$-]"; set -x; echo t' EXIT`, 'set -x', 'exit 3'],
+    transcript:
+      '~ # \x1b[6nset -u\r\n~ # \x1b[6ntrap \'echo "[$-]"; set -x; echo t\' EXIT\r\n~ # \x1b[6nset -x\r\n' +
+      "~ # \x1b[6nexit 3\r\n+ exit 3\r\n+ echo '[uxsmi]'\r\n[uxsmi]\r\n+ set -x\r\n+ echo t\r\nt\r\n",
+    code: 3,
+  },
+  {
+    name: 'a here-document typed at the prompt: its lines get the `> ` prompt, up to its delimiter',
+    steps: ['cat > /tmp/h << EOF', 'line one', 'line $HOME', 'EOF', 'cat /tmp/h', 'cat << "X" | wc -l', 'a', 'X', 'exit'],
+    transcript:
+      '~ # \x1b[6ncat > /tmp/h << EOF\r\n> \x1b[6nline one\r\n> \x1b[6nline $HOME\r\n> \x1b[6nEOF\r\n' +
+      '~ # \x1b[6ncat /tmp/h\r\nline one\r\nline /root\r\n~ # \x1b[6ncat << "X" | wc -l\r\n> \x1b[6na\r\n> \x1b[6nX\r\n1\r\n~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
     name: 'ls lays names out in columns to the terminal’s width, as busybox (-s, -x, -w, -p, after a resize)',
     steps: lsSteps,
     transcript: lsTranscript,

@@ -550,6 +550,9 @@ export class Guests {
             signal: runaway.signal,
             rawScript: true,
             jbStatus: result.exitCode,
+            // …and its options (`set -x` traces the trap's commands), `$-` as the shell's.
+            jbOptions: (result as ExecResult & { jbOptions?: object }).jbOptions,
+            ...(shell ? { jbFlags: 'c' } : {}),
           } as Parameters<typeof bash.exec>[1])
         : undefined;
       // The order of the writes matters only where both streams meet, on a terminal.

@@ -1,7 +1,7 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import type { TerminalInput } from './busybox-tty.js';
 import { signalNumbers } from './guest-commands.js';
-import { rewordedWrites, type OutputPart } from './program-output.js';
+import { orderOf, rewordedWrites, type OutputPart } from './program-output.js';
 import { defaultPath } from './guest-programs.js';
 import type { parse as parseScript } from 'just-bash';
 import { runToSyntaxError, utf8 as utf8Bytes, type ScriptSource, type ScriptStream } from './script-feed.js';
@@ -81,6 +81,8 @@ export class ShellProcesses {
       env.SHLVL = String((Number.parseInt(env.SHLVL ?? '', 10) || 0) + 1);
       env.PATH ??= defaultPath;
       const process = { jbPid: shell.pid, jbPpid: ppid };
+      // `$-` names how the shell reads its script, as ash's: `c` for -c, `s` for stdin, `smi` on a terminal.
+      const flags = streamed?.interactive ? 'smi' : source.from === 1 ? 's' : source.from === 2 ? '' : 'c';
       // The text a syntax error's position is in: the script, or the part of a streamed one parsed last.
       const script = (): string => streamed?.feed.lastPart ?? source.script;
       const execute = (text: string, stream?: ScriptStream): Promise<ExecResult> =>
@@ -91,8 +93,7 @@ export class ShellProcesses {
           signal: ctx.signal,
           jbFromFile: source.from === 1 || source.from === 2,
           jbScript: source.from === 2 || source.from === 3,
-          // `$-` names how the shell reads its script, as ash's: `c` for -c, `s` for stdin, `smi` on a terminal.
-          jbFlags: streamed?.interactive ? 'smi' : source.from === 1 ? 's' : source.from === 2 ? '' : 'c',
+          jbFlags: flags,
           jbFds: (ctx as CommandContext & { jbFds?: unknown }).jbFds,
           // The patched interpreter runs each part as it comes, handing out what was written before it waits.
           ...(stream ? { jbStream: stream } : {}),
@@ -125,11 +126,21 @@ export class ShellProcesses {
             stdin: '',
             // `$?` in the trap is the status the shell ends with.
             jbStatus: result.exitCode,
+            // …and its options (`set -x` traces the trap's commands), `$-` as the shell's.
+            jbOptions: (result as ExecResult & { jbOptions?: object }).jbOptions,
+            jbFlags: flags,
             ...process,
           } as Parameters<typeof ctx.exec>[1])
         : undefined;
       // The result as the shell gave it (raw bytes, the order of its writes), the EXIT trap's output after it.
-      const whole = trapped ? { ...result, stdout: `${result.stdout}${trapped.stdout}`, stderr: `${result.stderr}${trapped.stderr}` } : result;
+      const whole = trapped
+        ? {
+            ...result,
+            stdout: `${result.stdout}${trapped.stdout}`,
+            stderr: `${result.stderr}${trapped.stderr}`,
+            jbLog: [...orderOf(result), ...orderOf(trapped)],
+          }
+        : result;
       return named(whole, source.name, script(), source.from === 2);
     } finally {
       this.running.splice(this.running.indexOf(shell), 1);
@@ -243,7 +254,16 @@ function shellOptions(called: string, args: string[]): { command: boolean; stdin
 function named(result: ExecResult, name: string, script: string, numbered: boolean): ExecResult {
   if (!result.stderr) return result;
   const { internalOutputAccounting: _accounting, ...rest } = result as ExecResult & { internalOutputAccounting?: unknown };
-  return { ...rest, stderr: shellMessages(result.stderr, name, script, numbered) };
+  // Each message is named where it was written: the order of the writes and the mark the patched
+  // shell puts on a write to a copy of its stdout (patches/README.md 34, a fourth element) stay.
+  const jbLog = orderOf(result).map((part) =>
+    part[0] === 2 ? (Object.assign([...part], { 1: shellMessages(part[1], name, script, numbered) }) as OutputPart) : part,
+  );
+  const stderr = jbLog
+    .filter((part) => part[0] === 2)
+    .map((part) => part[1])
+    .join('');
+  return { ...rest, stderr, jbLog } as ExecResult;
 }
 
 /**
