@@ -530,6 +530,35 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
+    name: 'sh typed at the prompt is an interactive shell of its own on the terminal: its banner, its own variables, exit N or Ctrl-D back to the first; sh -c there reads the terminal',
+    steps: [
+      'x=outer; cd /tmp',
+      'sh',
+      'echo "[$x] $SHLVL $-"; pwd',
+      'cd /etc; exit 3',
+      'echo $? $PWD',
+      'ash',
+      'echo in',
+      String.raw`@keys \x04`,
+      'echo $?',
+      `@start sh -c 'read x; echo "[$x]"'`,
+      'typed',
+      "@start sh -c 'wc -l'",
+      '@line a',
+      String.raw`@keys \x04`,
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6nx=outer; cd /tmp\r\n/tmp # \x1b[6nsh\r\n' +
+      banner +
+      '/tmp # \x1b[6necho "[$x] $SHLVL $-"; pwd\r\n[] 2 smi\r\n/tmp\r\n/tmp # \x1b[6ncd /etc; exit 3\r\n/tmp # \x1b[6necho $? $PWD\r\n3 /tmp\r\n' +
+      '/tmp # \x1b[6nash\r\n' +
+      banner +
+      '/tmp # \x1b[6necho in\r\nin\r\n/tmp # \x1b[6n\r\n/tmp # \x1b[6necho $?\r\n0\r\n' +
+      "/tmp # \x1b[6nsh -c 'read x; echo \"[$x]\"'\r\ntyped\r\n[typed]\r\n/tmp # \x1b[6nsh -c 'wc -l'\r\na\r\n1\r\n/tmp # \x1b[6nexit\r\n",
+    code: 0,
+  },
+  {
     name: 'ls lays names out in columns to the terminal’s width, as busybox (-s, -x, -w, -p, after a resize)',
     steps: lsSteps,
     transcript: lsTranscript,

@@ -23,9 +23,6 @@ export type ShellRunner = (shell: {
   tty: TerminalInput;
 }) => Promise<GuestResult>;
 
-/** What busybox ash prints when it starts on a terminal (the test beds' busybox, LXD 5.0.2 and Incus 6.0.4). */
-const banner = "\r\n\r\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) built-in shell (ash)\r\nEnter 'help' for a list of built-in commands.\r\n\r\n";
-
 /** ash asks the terminal where its cursor is after each prompt; the terminal's answer comes back as input. */
 const cursorQuery = '\x1b[6n';
 // eslint-disable-next-line no-control-regex
@@ -119,7 +116,6 @@ export class TerminalSession implements ScriptSource {
     },
   ) {
     this.drawnSize = { ...opts.size };
-    this.write(banner);
     // A session ended from outside (a signal through the control socket) gives its shell no more lines.
     opts.signal.addEventListener('abort', () => this.giveUp(), { once: true });
     void opts

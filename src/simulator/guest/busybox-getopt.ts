@@ -6,7 +6,9 @@ import type { ExecResult } from 'just-bash';
  */
 
 /** The multi-call binary's first line, as `busybox --help` prints it. */
-export const bannerLine = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.';
+/** The busybox of the test beds (LXD 5.0.2's and Incus 6.0.4's images), as it names itself. */
+export const busyboxVersion = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1)';
+export const bannerLine = `${busyboxVersion} multi-call binary.`;
 /** The first lines of every usage busybox prints. */
 export const banner = `${bannerLine}\n\n`;
 

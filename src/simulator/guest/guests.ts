@@ -21,7 +21,7 @@ import { busyboxCoreutils } from './busybox-coreutils.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
 import { rewordedWrites, type OutputPart } from './program-output.js';
 import { runToSyntaxError, ScriptFeed, type ScriptSource, type ScriptStream, type StdinPipe } from './script-feed.js';
-import { ShellProcesses, shellMessages } from './nested-shell.js';
+import { endedShell, ShellProcesses, shellMessages } from './nested-shell.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
 import { pythonCommand } from './guest-python.js';
@@ -539,7 +539,7 @@ export class Guests {
       if (!shell && result.exitCode === 127 && /command not found|command not available in browser/.test(result.stderr)) return ended('', '', 127);
       if (!shell && result.exitCode === 126) return ended('', '', 126);
       // The EXIT trap runs as the shell ends, in the state the script left (its variables, its
-      // directory, its status as `$?`: the patched shell's `jbStatus`).
+      // directory, its status as `$?` and its options: the patched shell's `jbStatus`, `jbOptions`).
       const onExit = shellState.exitTrap();
       const trapped = onExit
         ? await bash.exec(onExit, {
@@ -549,10 +549,7 @@ export class Guests {
             stdinKind: 'bytes',
             signal: runaway.signal,
             rawScript: true,
-            jbStatus: result.exitCode,
-            // …and its options (`set -x` traces the trap's commands), `$-` as the shell's.
-            jbOptions: (result as ExecResult & { jbOptions?: object }).jbOptions,
-            ...(shell ? { jbFlags: 'c' } : {}),
+            ...endedShell(result, shell ? 'c' : ''),
           } as Parameters<typeof bash.exec>[1])
         : undefined;
       // The order of the writes matters only where both streams meet, on a terminal.

@@ -1,5 +1,6 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import type { TerminalInput } from './busybox-tty.js';
+import { busyboxVersion } from './busybox-getopt.js';
 import { signalNumbers } from './guest-commands.js';
 import { orderOf, rewordedWrites, type OutputPart } from './program-output.js';
 import { defaultPath } from './guest-programs.js';
@@ -24,6 +25,8 @@ export class ShellProcesses {
   private lastPid: number;
   /** The exec's stdin as it arrives, or its terminal's lines, for the first bare shell (the exec's own `sh`): taken once. */
   stdinScript?: StreamedScript;
+  /** The terminal session's lines, once its shell has taken them: a bare shell started on that terminal reads them too. */
+  private terminal?: StreamedScript;
 
   /** @param topPid The command's own shell (`$$` of the exec). */
   constructor(
@@ -57,6 +60,16 @@ export class ShellProcesses {
     return { name, execute: (args, ctx) => this.run(name, args, ctx) };
   }
 
+  /**
+   * The session's terminal for a bare shell whose stdin it is (`sh` typed at the prompt): an
+   * interactive shell of its own on the same lines, as ash started on a terminal, until its `exit`
+   * or Ctrl-D, when the shell that started it reads the terminal again.
+   */
+  private onTheTerminal(ctx: CommandContext): StreamedScript | undefined {
+    const tty = terminalOf(ctx);
+    return tty && tty === this.terminal?.tty ? this.terminal : undefined;
+  }
+
   /** A script run by its path, as the kernel does: `/bin/sh PATH ARGS…`, PATH as the command gave it. */
   script(path: string): Command {
     return { name: 'sh', execute: (args, ctx) => this.run('sh', [path, ...args], ctx) };
@@ -64,10 +77,12 @@ export class ShellProcesses {
 
   private async run(called: 'sh' | 'ash' | 'bash', args: string[], ctx: CommandContext): Promise<ExecResult> {
     if (args[0] === '--help' && ctx.origCommand) return ctx.origCommand(args);
-    const streamed = args.length === 0 ? this.stdinScript : undefined;
-    this.stdinScript = streamed ? undefined : this.stdinScript;
+    const streamed = args.length === 0 ? (this.stdinScript ?? this.onTheTerminal(ctx)) : undefined;
+    if (streamed === this.stdinScript) this.stdinScript = undefined;
+    if (streamed?.interactive) this.terminal = streamed;
     const source = streamed ? await streamedSource(called, streamed) : await scriptOf(called, args, ctx);
     if ('exitCode' in source) return source;
+    if (streamed?.interactive) streamed.write(shellBanner, '', [[1, shellBanner, false]]);
     const exec = ctx.execWithInheritedStdin;
     if (!exec || !ctx.exec) return { stdout: '', stderr: `${called}: internal error: exec function not available\n`, exitCode: 1 };
     const ppid = this.running.at(-1)?.pid ?? this.topPid;
@@ -83,6 +98,8 @@ export class ShellProcesses {
       const process = { jbPid: shell.pid, jbPpid: ppid };
       // `$-` names how the shell reads its script, as ash's: `c` for -c, `s` for stdin, `smi` on a terminal.
       const flags = streamed?.interactive ? 'smi' : source.from === 1 ? 's' : source.from === 2 ? '' : 'c';
+      // What its `read` and programs read: the terminal, the session's or the one its stdin is (`sh -c 'read x'` at the prompt).
+      const tty = streamed?.tty ?? terminalOf(ctx);
       // The text a syntax error's position is in: the script, or the part of a streamed one parsed last.
       const script = (): string => streamed?.feed.lastPart ?? source.script;
       const execute = (text: string, stream?: ScriptStream): Promise<ExecResult> =>
@@ -97,7 +114,7 @@ export class ShellProcesses {
           jbFds: (ctx as CommandContext & { jbFds?: unknown }).jbFds,
           // The patched interpreter runs each part as it comes, handing out what was written before it waits.
           ...(stream ? { jbStream: stream } : {}),
-          ...(streamed?.tty ? { jbTty: streamed.tty } : {}),
+          ...(tty ? { jbTty: tty } : {}),
           ...process,
         } as Parameters<typeof exec>[1]);
       const result = streamed
@@ -124,11 +141,7 @@ export class ShellProcesses {
             replaceEnv: true,
             cwd: result.env?.PWD ?? ctx.cwd,
             stdin: '',
-            // `$?` in the trap is the status the shell ends with.
-            jbStatus: result.exitCode,
-            // …and its options (`set -x` traces the trap's commands), `$-` as the shell's.
-            jbOptions: (result as ExecResult & { jbOptions?: object }).jbOptions,
-            jbFlags: flags,
+            ...endedShell(result, flags),
             ...process,
           } as Parameters<typeof ctx.exec>[1])
         : undefined;
@@ -154,6 +167,14 @@ interface ShellProcess {
   pid: number;
   signals: SignalTraps;
 }
+
+/** The terminal a command's stdin is, when it is one (the patched interpreter's `jbTty` in its context). */
+function terminalOf(ctx: CommandContext): TerminalInput | undefined {
+  return (ctx as CommandContext & { jbTty?: TerminalInput }).jbTty;
+}
+
+/** What busybox ash prints when it starts on a terminal, the session's shell and one started at its prompt alike. */
+const shellBanner = `\n\n${busyboxVersion} built-in shell (ash)\nEnter 'help' for a list of built-in commands.\n\n`;
 
 /** A shell's script read from the exec's stdin as it arrives (or its terminal's lines), and where what it writes meanwhile goes. */
 export interface StreamedScript {
@@ -248,6 +269,15 @@ function shellOptions(called: string, args: string[]): { command: boolean; stdin
     }
   }
   return { ...found, operands: args.slice(i) };
+}
+
+/**
+ * What a shell's EXIT trap is run with of the shell as it ended (the patched interpreter's options,
+ * patches/README.md 42): the status it ends with as `$?`, its `set` options (`set -x` traces the
+ * trap's commands) and, for `$-`, how it read its script (`flags`: `c`, `s`, `smi`).
+ */
+export function endedShell(result: ExecResult, flags: string): { jbStatus: number; jbOptions?: object; jbFlags: string } {
+  return { jbStatus: result.exitCode, jbOptions: (result as ExecResult & { jbOptions?: object }).jbOptions, jbFlags: flags };
 }
 
 /** The shell's result with its messages named ({@link shellMessages}), the rest of it (raw bytes, the order of its writes) as it is, less the accounting of the stderr it rewords. */

@@ -33,7 +33,7 @@ const readers = new Set([
   'awk',
 ]);
 
-/** The name the patched shell asks (patches/README.md 45): whether a program that read a terminal's stdin reads it to its end. */
+/** The name the patched shell asks (patches/README.md 46): whether a program that read a terminal's stdin reads it to its end. */
 export const terminalStdinProgram = '__reflex_terminal_stdin';
 
 /**
