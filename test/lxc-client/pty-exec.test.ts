@@ -413,7 +413,7 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
-    name: 'read takes a pipe, a redirection or a group’s redirection as its stdin; in a command substitution, a function or a subshell it reads the terminal',
+    name: 'read takes a pipe, a redirection or a group’s redirection as its stdin; in a command substitution, a function or a subshell it reads the terminal; what is typed is UTF-8',
     steps: [
       'true | read y; echo "[$y] $?"',
       'read z < /dev/null; echo "[$z] $?"',
@@ -424,13 +424,17 @@ const sessions: Transcript[] = [
       'fn',
       '@start (read s; echo "[$s]")',
       'sub',
+      '@start read u',
+      'é',
+      'echo "$u" | od -c | head -1',
       'exit',
     ],
     transcript:
       '~ # \x1b[6ntrue | read y; echo "[$y] $?"\r\n[] 1\r\n~ # \x1b[6nread z < /dev/null; echo "[$z] $?"\r\n[] 1\r\n' +
       '~ # \x1b[6n{ read w; } < /dev/null; echo "[$w] $?"\r\n[] 1\r\n' +
       '~ # \x1b[6necho $(read x; echo "<$x>")\r\nhi\r\n<hi>\r\n~ # \x1b[6nf() { read v; }; f; echo "[$v]"\r\nfn\r\n[fn]\r\n' +
-      '~ # \x1b[6n(read s; echo "[$s]")\r\nsub\r\n[sub]\r\n~ # \x1b[6nexit\r\n',
+      '~ # \x1b[6n(read s; echo "[$s]")\r\nsub\r\n[sub]\r\n~ # \x1b[6nread u\r\né\r\n' +
+      '~ # \x1b[6necho "$u" | od -c | head -1\r\n0000000 303 251  \\n\r\n~ # \x1b[6nexit\r\n',
     code: 0,
   },
   {
@@ -491,6 +495,13 @@ const sessions: Transcript[] = [
       '@start cat | wc -c',
       '@line abc',
       String.raw`@keys \x04`,
+      '@start cat > /tmp/u8',
+      '@line héllo',
+      String.raw`@keys \x04`,
+      'od -c /tmp/u8 | head -2',
+      '@start wc -c',
+      '@line é',
+      String.raw`@keys \x04`,
       '@start cat > /tmp/w',
       String.raw`@keys \x04`,
       'wc -c /tmp/w',
@@ -505,7 +516,9 @@ const sessions: Transcript[] = [
       '~ # \x1b[6nwc -l\r\na\r\nb\r\n2\r\n~ # \x1b[6nsort\r\nb\r\na\r\na\r\nb\r\n' +
       '~ # \x1b[6nhead -n 1 /tmp/t; tail -n 1 /tmp/t; wc -c /tmp/t\r\none\r\ntwo\r\n8 /tmp/t\r\n' +
       '~ # \x1b[6ntee /tmp/u > /dev/null\r\nx\r\nab~ # \x1b[6ncat /tmp/u; echo\r\nx\r\nab\r\n' +
-      '~ # \x1b[6ncat | wc -c\r\nabc\r\n4\r\n~ # \x1b[6ncat > /tmp/w\r\n~ # \x1b[6nwc -c /tmp/w\r\n0 /tmp/w\r\n' +
+      '~ # \x1b[6ncat | wc -c\r\nabc\r\n4\r\n' +
+      '~ # \x1b[6ncat > /tmp/u8\r\nhéllo\r\n~ # \x1b[6nod -c /tmp/u8 | head -2\r\n0000000   h 303 251   l   l   o  \\n\r\n0000007\r\n' +
+      '~ # \x1b[6nwc -c\r\né\r\n3\r\n~ # \x1b[6ncat > /tmp/w\r\n~ # \x1b[6nwc -c /tmp/w\r\n0 /tmp/w\r\n' +
       '~ # \x1b[6nfor p in cat tac head tail wc sort uniq od; do $p /tmp/t; done >/dev/null\r\n' +
       '~ # \x1b[6nfor p in base64 md5sum sha1sum sha256sum; do $p /tmp/t; done >/dev/null\r\n' +
       '~ # \x1b[6nfor p in sha512sum nl rev fold; do $p /tmp/t; done >/dev/null; echo $?\r\n0\r\n' +
