@@ -471,7 +471,7 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
-    name: 'a program reading the terminal reads the lines typed to Ctrl-D: cat into a file, wc, sort, tee, the first of a pipeline; with a file operand none reads it',
+    name: 'a program reading the terminal reads the lines typed to Ctrl-D: cat into a file, wc, sort, tee, the first of a pipeline, UTF-8; Ctrl-C keeps what cat and tee read; with a file operand none reads it',
     steps: [
       '@start cat > /tmp/t',
       '@line one',
@@ -502,6 +502,22 @@ const sessions: Transcript[] = [
       '@start wc -c',
       '@line é',
       String.raw`@keys \x04`,
+      '@start cat > /tmp/c',
+      '@line a',
+      '@line b',
+      String.raw`@keys \x03`,
+      'cat /tmp/c; echo $?',
+      '@start cat | wc -l',
+      '@line x',
+      String.raw`@keys \x03`,
+      '@start { tee /tmp/d; echo after; } > /dev/null',
+      '@line t',
+      String.raw`@keys \x03`,
+      'cat /tmp/d',
+      '@start wc -l > /tmp/e',
+      '@line y',
+      String.raw`@keys \x03`,
+      'wc -c /tmp/e',
       '@start cat > /tmp/w',
       String.raw`@keys \x04`,
       'wc -c /tmp/w',
@@ -518,7 +534,10 @@ const sessions: Transcript[] = [
       '~ # \x1b[6ntee /tmp/u > /dev/null\r\nx\r\nab~ # \x1b[6ncat /tmp/u; echo\r\nx\r\nab\r\n' +
       '~ # \x1b[6ncat | wc -c\r\nabc\r\n4\r\n' +
       '~ # \x1b[6ncat > /tmp/u8\r\nhéllo\r\n~ # \x1b[6nod -c /tmp/u8 | head -2\r\n0000000   h 303 251   l   l   o  \\n\r\n0000007\r\n' +
-      '~ # \x1b[6nwc -c\r\né\r\n3\r\n~ # \x1b[6ncat > /tmp/w\r\n~ # \x1b[6nwc -c /tmp/w\r\n0 /tmp/w\r\n' +
+      '~ # \x1b[6nwc -c\r\né\r\n3\r\n' +
+      '~ # \x1b[6ncat > /tmp/c\r\na\r\nb\r\n^C\r\n~ # \x1b[6ncat /tmp/c; echo $?\r\na\r\nb\r\n0\r\n' +
+      '~ # \x1b[6ncat | wc -l\r\nx\r\n^C\r\n~ # \x1b[6n{ tee /tmp/d; echo after; } > /dev/null\r\nt\r\n^C\r\n' +
+      '~ # \x1b[6ncat /tmp/d\r\nt\r\n~ # \x1b[6nwc -l > /tmp/e\r\ny\r\n^C\r\n~ # \x1b[6nwc -c /tmp/e\r\n0 /tmp/e\r\n~ # \x1b[6ncat > /tmp/w\r\n~ # \x1b[6nwc -c /tmp/w\r\n0 /tmp/w\r\n' +
       '~ # \x1b[6nfor p in cat tac head tail wc sort uniq od; do $p /tmp/t; done >/dev/null\r\n' +
       '~ # \x1b[6nfor p in base64 md5sum sha1sum sha256sum; do $p /tmp/t; done >/dev/null\r\n' +
       '~ # \x1b[6nfor p in sha512sum nl rev fold; do $p /tmp/t; done >/dev/null; echo $?\r\n0\r\n' +

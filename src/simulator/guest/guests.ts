@@ -1,4 +1,4 @@
-import type { Command, CommandName, ExecResult, InMemoryFs } from 'just-bash';
+import type { Command, CommandContext, CommandName, ExecResult, InMemoryFs } from 'just-bash';
 import type { SimInstance, SimSnapshot } from '../instance-model.js';
 import { instanceKey } from '../instance-model.js';
 import { shellBuiltins } from './shell-builtins.js';
@@ -593,7 +593,9 @@ function gated(command: Command, gate: ProgramGate, hooks: ProgramHooks): Comman
     name: command.name,
     execute: async (args, ctx) => {
       const interrupt = gate.interrupted();
-      if (interrupt.aborted) return { stdout: '', stderr: '', exitCode: 128 + sigint };
+      // A program interrupted while it read the terminal runs once more on the lines it read (patches/README.md 46).
+      const readBeforeInterrupt = (ctx as CommandContext & { jbCutAfter?: boolean }).jbCutAfter === true;
+      if (interrupt.aborted && !readBeforeInterrupt) return { stdout: '', stderr: '', exitCode: 128 + sigint };
       if (!gate.stillAlive()) return { stdout: '', stderr: '', exitCode: 128 + (Number(gate.killed.reason) || 9) };
       await hooks.before(args);
       try {
