@@ -5,9 +5,9 @@ import type { ExecResult } from 'just-bash';
  * program's usage, and getopt32 over glibc's getopt (or getopt_long when the program has long names).
  */
 
-/** The multi-call binary's first line, as `busybox --help` prints it. */
 /** The busybox of the test beds (LXD 5.0.2's and Incus 6.0.4's images), as it names itself. */
 export const busyboxVersion = 'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1)';
+/** The multi-call binary's first line, as `busybox --help` prints it. */
 export const bannerLine = `${busyboxVersion} multi-call binary.`;
 /** The first lines of every usage busybox prints. */
 export const banner = `${bannerLine}\n\n`;
