@@ -66,13 +66,14 @@ const lsTranscript =
 
 const sessions: Transcript[] = [
   {
-    name: 'an interactive shell: banner, prompt, echo, each line run in the state the last left, exit 3',
-    steps: ['echo hi', 'x=kept; cd /tmp', 'pwd; echo $x', 'nosuchcmd', 'exit 3'],
+    name: 'an interactive shell: banner, prompt, echo, each line run in the state the last left, a newline out as CR LF (a CR before it kept), exit 3',
+    steps: ['echo hi', 'x=kept; cd /tmp', 'pwd; echo $x', 'nosuchcmd', String.raw`printf 'a\r\nb\n'`, 'exit 3'],
     transcript:
       '~ # \x1b[6necho hi\r\nhi\r\n' +
       '~ # \x1b[6nx=kept; cd /tmp\r\n' +
       '/tmp # \x1b[6npwd; echo $x\r\n/tmp\r\nkept\r\n' +
       '/tmp # \x1b[6nnosuchcmd\r\nsh: nosuchcmd: not found\r\n' +
+      "/tmp # \x1b[6nprintf 'a\\r\\nb\\n'\r\na\r\r\nb\r\n" +
       '/tmp # \x1b[6nexit 3\r\n',
     code: 3,
   },

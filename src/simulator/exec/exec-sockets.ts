@@ -7,7 +7,7 @@ import type { TerminalInput, TerminalSize } from '../guest/busybox-tty.js';
 import type { GuestResult } from '../guest/guests.js';
 import type { StdinPipe } from '../guest/script-feed.js';
 import type { SimOperation } from '../operations.js';
-import { LineDiscipline } from './line-discipline.js';
+import { LineDiscipline, terminalBytes } from './line-discipline.js';
 import type { TerminalSession } from './terminal-session.js';
 
 /** How long the daemon waits for the exec websockets before failing the operation (LXD: 5 s). */
@@ -222,7 +222,7 @@ export class ExecSockets {
       // On a terminal: what it writes goes out as it goes, and its `read` reads what is typed.
       const onTerminal = session.tty && {
         tty: session.tty,
-        output: (part: Omit<GuestResult, 'code'>) => sendTerminal(session, Buffer.from(terminalText(part), 'latin1')),
+        output: (part: Omit<GuestResult, 'code'>) => sendTerminal(session, terminalBytes(part)),
       };
       session
         .run({ stdin: Buffer.concat(session.stdin), signal: session.killer.signal, signals: session.signals, ...onTerminal })
@@ -294,7 +294,7 @@ export class ExecSockets {
     };
     if (session.interactive) {
       // A terminal: both streams on fd 0 in the order written, with the line discipline's CR LF.
-      send('0', Buffer.from(terminalText(result), 'latin1'));
+      send('0', terminalBytes(result));
     } else {
       send('1', result.stdout);
       send('2', result.stderr);
@@ -375,11 +375,6 @@ function resize(session: ExecSession, args: unknown): void {
   if (cols === undefined || rows === undefined) return;
   if (session.shell) session.shell.resize(cols, rows);
   else Object.assign(size, { cols, rows });
-}
-
-/** What a command wrote, as its terminal shows it: both streams in the order written, newlines as CR LF (latin1 text: one character a byte). */
-function terminalText(written: Omit<GuestResult, 'code'>): string {
-  return (written.terminal ?? Buffer.concat([written.stdout, written.stderr])).toString('latin1').replace(/\n/g, '\r\n');
 }
 
 /** Bytes to an interactive session's terminal (fd 0). */

@@ -1,4 +1,5 @@
 import type { TerminalInput } from '../guest/busybox-tty.js';
+import type { GuestResult } from '../guest/guests.js';
 
 /** Linux's n_tty settings on the beds' ptys (`stty -a`): isig, icrnl, icanon, echo, echoe, echoke, echoctl; VINTR ^C, VERASE ^?, VKILL ^U, VWERASE ^W, VEOF ^D. */
 const interruptKey = '\x03';
@@ -6,6 +7,16 @@ const erase = '\x7f';
 const kill = '\x15';
 const wordErase = '\x17';
 const endOfInput = '\x04';
+
+/** The pty's output processing (n_tty's onlcr): each newline written goes out as CR LF, a CR written before it kept (`a\r\n`: `a\r\r\n`). */
+function onlcr(text: string): string {
+  return text.replace(/\n/g, '\r\n');
+}
+
+/** What a command wrote, as its terminal shows it: both streams in the order written, through {@link onlcr}. */
+export function terminalBytes(written: Omit<GuestResult, 'code'>): Buffer {
+  return Buffer.from(onlcr((written.terminal ?? Buffer.concat([written.stdout, written.stderr])).toString('latin1')), 'latin1');
+}
 
 /** A character a word erase takes as part of a word (n_tty: alphanumerics and `_`). */
 const wordChar = /[\p{L}\p{N}_]/u;
@@ -51,7 +62,7 @@ export class LineDiscipline implements TerminalInput {
   ) {}
 
   read(mode: { canonical: boolean; echo: boolean; prompt?: string; timeoutMs?: number }): Promise<string | undefined> {
-    if (mode.prompt) this.write(mode.prompt.replace(/\n/g, '\r\n'));
+    if (mode.prompt) this.write(onlcr(mode.prompt));
     return new Promise((resolve) => {
       const now = this.available(mode.canonical);
       if (now !== undefined) return resolve(now);

@@ -5,7 +5,7 @@ import type { GuestResult } from '../guest/guests.js';
 import { syntaxErrorMessage } from '../guest/nested-shell.js';
 import { wholeness, type ScriptSource, type ShellState } from '../guest/script-feed.js';
 import { completions, type DirectoryLister } from './line-completion.js';
-import { LineDiscipline } from './line-discipline.js';
+import { LineDiscipline, terminalBytes } from './line-discipline.js';
 import { LineEditor, LineHistory } from './line-editor.js';
 import { nextKey } from './terminal-keys.js';
 
@@ -280,10 +280,7 @@ export class TerminalSession implements ScriptSource {
 
   /** What the shell wrote, to the terminal in the order written, with its newlines as CR LF. */
   private output(written: Omit<GuestResult, 'code'>): void {
-    if (this.done) return;
-    const bytes = written.terminal ?? Buffer.concat([written.stdout, written.stderr]);
-    const text = bytes.toString('latin1').replace(/\r?\n/g, '\r\n');
-    this.writeBytes(Buffer.from(text, 'latin1'));
+    if (!this.done) this.writeBytes(terminalBytes(written));
   }
 
   private variable(name: string): string | undefined {
