@@ -79,10 +79,12 @@ export class ShellProcesses {
     if (args[0] === '--help' && ctx.origCommand) return ctx.origCommand(args);
     const streamed = args.length === 0 ? (this.stdinScript ?? this.onTheTerminal(ctx)) : undefined;
     if (streamed === this.stdinScript) this.stdinScript = undefined;
-    if (streamed?.interactive) this.terminal = streamed;
     const source = streamed ? await streamedSource(called, streamed) : await scriptOf(called, args, ctx);
     if ('exitCode' in source) return source;
-    if (streamed?.interactive) streamed.write(shellBanner, '', [[1, shellBanner, false]]);
+    if (streamed?.interactive) {
+      this.terminal = streamed;
+      streamed.write(shellBanner, '', [[1, shellBanner, false]]);
+    }
     const exec = ctx.execWithInheritedStdin;
     if (!exec || !ctx.exec) return { stdout: '', stderr: `${called}: internal error: exec function not available\n`, exitCode: 1 };
     const ppid = this.running.at(-1)?.pid ?? this.topPid;
