@@ -26,13 +26,18 @@ describe('a Redis that fills up under a running deployment', () => {
   let redis: OwnRedis | undefined;
   let stack: Stack | undefined;
 
-  afterEach(async () => {
+  async function stopStack(): Promise<void> {
     // The limit off first: a full Redis would refuse the stop's own writes.
     await stack?.redis.config('SET', 'maxmemory', '0').catch(() => undefined);
     await stack?.stop();
+    stack = undefined;
+  }
+
+  afterEach(async () => {
+    await stopStack();
     await redis?.stop();
     redis?.remove();
-    stack = redis = undefined;
+    redis = undefined;
   });
 
   async function readyz(): Promise<{ status: number; body: Report }> {
@@ -118,6 +123,9 @@ describe('a Redis that fills up under a running deployment', () => {
       await stack.redis.config('SET', 'maxmemory', '0');
       await until('ready once Redis takes writes', async () => (await readyz()).status === 200, 30_000, 200);
     } finally {
+      // The stack writes its history into `dir` while it runs (a write during the removal failed it
+      // with ENOTEMPTY): it stops first.
+      await stopStack();
       rmSync(dir, { recursive: true, force: true });
     }
   });
