@@ -1,60 +1,188 @@
 import { basename } from 'node:path';
-import type { Command } from 'just-bash';
+import type { Command, ExecResult } from 'just-bash';
 
 /**
- * The programs whose stdin, when they ask for it, is read to its end, here as busybox's do: on a
- * terminal (`cat > /tmp/f` typed at a session's prompt) they read the lines typed, to Ctrl-D. Each
+ * How a program reads its stdin when that is a terminal, as busybox's do (recorded on LXD 5.0.2):
+ * - `end`: to Ctrl-D, writing its output then (`wc`, `sort`, `tac` …);
+ * - `lines`: writing each line's output as the line is typed (`cat`, `grep`, `tr`, `awk` …);
+ * - `behind`: a line behind, writing a line's output when the next one is typed or at Ctrl-D
+ *   (`sed`, which reads a line ahead to know the last one);
+ * - `head`: as `lines`, and it ends once it has what it wants (`head -n 1` after one line), the rest
+ *   typed going to the shell.
+ */
+type Reading = 'end' | 'lines' | 'behind' | 'head';
+
+/**
+ * The programs whose stdin, when they ask for it, is read here from the terminal, and how. Each
  * asks for its stdin only when it reads it (no file operand, or `-`); a program that asks for it
  * otherwise (`cp` for its `-i` answers, `tty` to tell whether it is a terminal, just-bash's
  * `base64` whatever its operands) is not listed, nor one that reads the terminal in a way of its
- * own (`sh`, `bc`, `ed`: their prompts).
+ * own (`sh`, `bc`, `ed`: their prompts). `uniq` writes a line when a different one is typed and
+ * `od` a row when 16 bytes are: both write at Ctrl-D here.
  */
-const readers = new Set([
-  'cat',
-  'tac',
-  'head',
-  'tail',
-  'wc',
-  'sort',
-  'uniq',
-  'od',
-  'md5sum',
-  'sha1sum',
-  'sha256sum',
-  'sha512sum',
-  'nl',
-  'rev',
-  'tee',
-  'tr',
-  'cut',
-  'fold',
-  'grep',
-  'sed',
-  'awk',
+const readings: ReadonlyMap<string, Reading> = new Map([
+  ['cat', 'lines'],
+  ['tac', 'end'],
+  ['head', 'head'],
+  ['tail', 'end'],
+  ['wc', 'end'],
+  ['sort', 'end'],
+  ['uniq', 'end'],
+  ['od', 'end'],
+  ['md5sum', 'end'],
+  ['sha1sum', 'end'],
+  ['sha256sum', 'end'],
+  ['sha512sum', 'end'],
+  ['nl', 'lines'],
+  ['rev', 'lines'],
+  ['tee', 'lines'],
+  ['tr', 'lines'],
+  ['cut', 'lines'],
+  ['fold', 'lines'],
+  ['grep', 'lines'],
+  ['sed', 'behind'],
+  ['awk', 'lines'],
 ]);
 
 /**
- * Of those, the ones that write each line as they read it, so that when Ctrl-C kills them what they
- * read is written (`cat > /tmp/f` then Ctrl-C keeps the lines ended with Enter); the others die of
- * it with nothing written (`wc -l > /tmp/n` leaves the file empty).
+ * Of those, the ones that write each line as they read it with no buffer of their own, so that when
+ * Ctrl-C kills them what they read is written, wherever their output goes (`cat > /tmp/f` then
+ * Ctrl-C keeps the lines ended with Enter); the others die of it with what they held unwritten
+ * (`wc -l > /tmp/n` leaves the file empty).
  */
 const passing = new Set(['cat', 'tee']);
 
-/** The name the patched shell asks (patches/README.md 46): whether a program that read a terminal's stdin reads it to its end. */
+/** The first operand that is not an option (nor an option's value, for `valued` options), as a program's script or pattern. */
+function firstOperand(args: readonly string[], valued: string): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return args[i + 1];
+    if (!arg.startsWith('-') || arg === '-') return arg;
+    if (valued.includes(arg.at(-1)!) && arg.length === 2) i++;
+  }
+  return undefined;
+}
+
+/** Whether a short option cluster or a long option among `args` is one of `letters` or `long`. */
+const hasOption = (args: readonly string[], letters: RegExp, long: RegExp): boolean =>
+  args.some((arg) => (arg.startsWith('--') ? long.test(arg) : arg.startsWith('-') && letters.test(arg.slice(1))));
+
+/**
+ * How PROG ARGS reads the terminal, or undefined when it does not. Where what the arguments ask for
+ * needs the whole input (`grep -c`, an awk program with an END block, a sed script that looks for
+ * the last line) or would repeat its effects when run again on more lines (`tee -a`, awk's own
+ * output), it reads to the end.
+ */
+function readingOf(program: string, args: readonly string[]): Reading | undefined {
+  const reading = readings.get(program);
+  switch (program) {
+    case 'grep':
+      return hasOption(args, /[clLq]/, /^--(count|files-with|files-without|quiet|silent)/) ? 'end' : reading;
+    case 'tee':
+      return hasOption(args, /a/, /^--append/) ? 'end' : reading;
+    case 'awk': {
+      const script = hasOption(args, /^f/, /^--file/) ? undefined : firstOperand(args, 'Fvf');
+      return script === undefined || /END|[>|]|system|getline/.test(script) ? 'end' : reading;
+    }
+    case 'sed': {
+      const scripts = args.flatMap((arg, i) => (args[i - 1] === '-e' ? [arg] : arg.startsWith('-e') && arg.length > 2 ? [arg.slice(2)] : []));
+      if (hasOption(args, /^[^e]*f/, /^--file/)) return 'end';
+      const script = scripts.length ? scripts.join('\n') : firstOperand(args, 'ef');
+      return script === undefined || /[$NqQ]/.test(script) ? 'end' : reading;
+    }
+    default:
+      return reading;
+  }
+}
+
+/** What the patched shell gives the question (patches/README.md 46): the terminal, and the program run again on what was typed. */
+export interface TerminalReading {
+  /** The next piece typed: a line with its newline, what is typed before Ctrl-D, '' at Ctrl-D on an empty line, undefined at Ctrl-C. */
+  line(): Promise<string | undefined>;
+  /** The program run again with TEXT (not empty) as its stdin. */
+  run(text: string): Promise<ExecResult>;
+  /** Writes the result's stdout to the terminal now; false (and nothing written) when the program's stdout is not the terminal. */
+  show(result: ExecResult): boolean;
+  /** Ends the line as Ctrl-C does. */
+  interrupt(): never;
+  /** Ends the line as Ctrl-C does once the program's result has gone where its output goes. */
+  interruptAfter(): void;
+}
+
+/** The name the patched shell asks (patches/README.md 46): whether and how a program that read a terminal's stdin reads it. */
 export const terminalStdinProgram = '__reflex_terminal_stdin';
+
+/** The answer that lets the program's first run, on an empty stdin, stand. */
+const firstStands: ExecResult = { stdout: '', stderr: '', exitCode: -1 };
 
 /**
  * The shell's question (`__reflex_terminal_stdin PROG ARGS…`, asked after PROG read its stdin, the
- * terminal, as empty): status 0 when PROG reads what is typed to Ctrl-D (the shell then reads it
- * and runs PROG again on it), 2 when it also writes what it read before a Ctrl-C (the shell runs
- * it on the lines typed, then ends the line), -1 when the empty stdin it read stands.
+ * terminal, as empty, with the terminal as `jbTerminal`): reads what is typed as PROG would, and
+ * answers PROG's result (what it wrote as it read is already on the terminal), or status -1 when
+ * the empty stdin it read stands (PROG does not read a terminal, or Ctrl-D came first).
  */
 export function terminalStdinCommand(): Command {
   return {
     name: terminalStdinProgram,
-    async execute(args) {
+    async execute(args, ctx) {
+      const terminal = (ctx as { jbTerminal?: TerminalReading }).jbTerminal;
       const program = basename(args[0] ?? '');
-      return { stdout: '', stderr: '', exitCode: passing.has(program) ? 2 : readers.has(program) ? 0 : -1 };
+      const reading = readingOf(program, args.slice(1));
+      return terminal && reading ? readTerminal(terminal, reading, passing.has(program)) : firstStands;
     },
   };
+}
+
+/**
+ * The result with this stdout and stderr, and without the patched shell's log of the order its
+ * writes came in (`jbLog`, patches/README.md 34), which was of the whole output.
+ */
+const stdoutOnly = (result: ExecResult, stdout: string, stderr: string): ExecResult =>
+  ({ ...result, stdout, stderr, jbLog: undefined }) as ExecResult;
+
+/** The length of the longest common start of two strings. */
+function commonStart(a: string, b: string): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return n;
+}
+
+/**
+ * Reads the terminal as a program that reads it `reading`, running it again on what is typed so
+ * far as each line comes (its output on more lines starts with its output on fewer, for the
+ * programs and arguments that read so), writing what is new of its output when its stdout is the
+ * terminal. `keeps`: its output so far is written when Ctrl-C kills it, wherever it goes.
+ */
+async function readTerminal(terminal: TerminalReading, reading: Reading, keeps: boolean): Promise<ExecResult> {
+  let text = '';
+  let shown = '';
+  let showing = reading !== 'end';
+  const rest = (result: ExecResult): ExecResult =>
+    shown === '' ? result : stdoutOnly(result, result.stdout.slice(commonStart(shown, result.stdout)), result.stderr);
+  for (;;) {
+    const piece = await terminal.line();
+    if (piece === undefined) {
+      if (!keeps || text === '' || shown !== '') terminal.interrupt();
+      terminal.interruptAfter();
+      return terminal.run(text);
+    }
+    if (piece === '') break;
+    const before = text;
+    text += piece;
+    const upTo = reading === 'behind' ? before : text;
+    if (showing && upTo !== '') {
+      const result = await terminal.run(upTo);
+      const fresh = result.stdout.startsWith(shown) ? result.stdout.slice(shown.length) : '';
+      if (fresh !== '') {
+        showing = terminal.show(stdoutOnly(result, fresh, ''));
+        if (showing) shown += fresh;
+      }
+    }
+    if (reading === 'head') {
+      const result = await terminal.run(text);
+      const more = await terminal.run(`${text}\n`);
+      if (more.stdout === result.stdout && more.exitCode === result.exitCode) return rest(result);
+    }
+  }
+  return text === '' ? firstStands : rest(await terminal.run(text));
 }
