@@ -634,7 +634,7 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
-    name: 'sh typed at the prompt is an interactive shell of its own on the terminal: its banner, its own variables, exit N or Ctrl-D back to the first; sh -c there reads the terminal',
+    name: 'sh typed at the prompt is an interactive shell of its own on the terminal: its banner, its own variables, exit N or Ctrl-D back to the first; sh -c there reads the terminal, its output going out as written',
     steps: [
       'x=outer; cd /tmp',
       'sh',
@@ -650,6 +650,16 @@ const sessions: Transcript[] = [
       "@start sh -c 'wc -l'",
       '@line a',
       String.raw`@keys \x04`,
+      `@start sh -c 'echo o""ne; read a; echo "[$a]"'`,
+      '@until one',
+      'two',
+      `@start sh -c 'for i in 1 2; do echo q$i; read a; done; echo e""nd >&2'`,
+      '@until q1',
+      '@line x',
+      '@until q2',
+      'y',
+      `@start sh -c 'echo t""wo >&2; read b; echo "<$b>"' 2>/dev/null`,
+      'b1',
       'exit',
     ],
     transcript:
@@ -659,7 +669,10 @@ const sessions: Transcript[] = [
       '/tmp # \x1b[6nash\r\n' +
       banner +
       '/tmp # \x1b[6necho in\r\nin\r\n/tmp # \x1b[6n\r\n/tmp # \x1b[6necho $?\r\n0\r\n' +
-      "/tmp # \x1b[6nsh -c 'read x; echo \"[$x]\"'\r\ntyped\r\n[typed]\r\n/tmp # \x1b[6nsh -c 'wc -l'\r\na\r\n1\r\n/tmp # \x1b[6nexit\r\n",
+      "/tmp # \x1b[6nsh -c 'read x; echo \"[$x]\"'\r\ntyped\r\n[typed]\r\n/tmp # \x1b[6nsh -c 'wc -l'\r\na\r\n1\r\n" +
+      '/tmp # \x1b[6nsh -c \'echo o""ne; read a; echo "[$a]"\'\r\none\r\ntwo\r\n[two]\r\n' +
+      '/tmp # \x1b[6nsh -c \'for i in 1 2; do echo q$i; read a; done; echo e""nd >&2\'\r\nq1\r\nx\r\nq2\r\ny\r\nend\r\n' +
+      '/tmp # \x1b[6nsh -c \'echo t""wo >&2; read b; echo "<$b>"\' 2>/dev/null\r\nb1\r\n<b1>\r\n/tmp # \x1b[6nexit\r\n',
     code: 0,
   },
   {
@@ -701,6 +714,18 @@ const commandSessions: Transcript[] = [
     name: 'a program on a terminal reads the lines typed to Ctrl-D (wc -l)',
     steps: ['@run wc -l', '@line a', '@line b', String.raw`@keys \x04`],
     transcript: 'a\r\nb\r\n2\r\n',
+    code: 0,
+  },
+  {
+    name: 'a program on a terminal writes as it reads: cat each line as it is typed',
+    steps: ['@run cat', '@line a', String.raw`@until a\r\na\r\n`, '@line b', String.raw`@until b\r\nb\r\n`, String.raw`@keys \x04`],
+    transcript: 'a\r\na\r\nb\r\nb\r\n',
+    code: 0,
+  },
+  {
+    name: 'sh -c on a terminal: grep writes each line as it is typed',
+    steps: [`@run sh -c 'grep x; echo end'`, '@line ax', String.raw`@until ax\r\nax\r\n`, String.raw`@keys \x04`],
+    transcript: 'ax\r\nax\r\nend\r\n',
     code: 0,
   },
   {

@@ -2,6 +2,7 @@ import type { Command, CommandContext, CommandName, ExecResult, InMemoryFs } fro
 import type { SimInstance, SimSnapshot } from '../instance-model.js';
 import { instanceKey } from '../instance-model.js';
 import { shellBuiltins } from './shell-builtins.js';
+import { readsTerminal } from './terminal-stdin.js';
 import { guestCommands, harmlessSignals, scriptedCommand, sigint, sleepCommand, type GuestProcess } from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
 import { withRefusals } from './guest-access.js';
@@ -525,15 +526,16 @@ export class Guests {
           ...(onTerminal ? { jbTty: onTerminal } : {}),
         } as Parameters<typeof bash.exec>[1]);
       // `sh -c` with a syntax error runs the commands before its line first, as ash does. On a
-      // terminal what each statement writes goes out as it ends (before a `read` waits for a key).
+      // terminal what each statement writes goes out as it ends (before a `read` waits for a key),
+      // and so does what a program alone writes as it reads the lines typed (`cat`).
       const flush =
-        onTerminal && cmd.output
+        onTerminal && cmd.output && (shell || readsTerminal(program ?? ''))
           ? (written: { stdout: string; stderr: string }) =>
               sendOutput(written.stdout, words(written.stderr), rewordedWrites(written as ExecResult, words))
           : undefined;
       const result =
-        shell && builtins.length === 0
-          ? await runToSyntaxError(justBash.parse, args[1] ?? '', execute, flush)
+        builtins.length === 0
+          ? await runToSyntaxError(justBash.parse, shell ? (args[1] ?? '') : shellQuote(program ?? ''), execute, flush)
           : await execute(shell ? (args[1] ?? '') : shellQuote(program ?? ''));
       if (killer.signal.aborted) return killed(killer.signal.reason as number, runaway.signal.aborted ? undefined : result);
       if (!shell && result.exitCode === 127 && /command not found|command not available in browser/.test(result.stderr)) return ended('', '', 127);

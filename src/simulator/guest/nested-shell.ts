@@ -102,6 +102,10 @@ export class ShellProcesses {
       const flags = streamed?.interactive ? 'smi' : source.from === 1 ? 's' : source.from === 2 ? '' : 'c';
       // What its `read` and programs read: the terminal, the session's or the one its stdin is (`sh -c 'read x'` at the prompt).
       const tty = streamed?.tty ?? terminalOf(ctx);
+      // Where the command that started it writes to a terminal, what the shell writes goes out as
+      // each of its pipelines ends (`sh -c 'echo q; read a'` typed at the prompt: the question
+      // before the answer), as ash's goes as written.
+      const show = (ctx as CommandContext & { jbShow?: (written: ExecResult) => void }).jbShow;
       // The text a syntax error's position is in: the script, or the part of a streamed one parsed last.
       const script = (): string => streamed?.feed.lastPart ?? source.script;
       const execute = (text: string, stream?: ScriptStream): Promise<ExecResult> =>
@@ -128,7 +132,12 @@ export class ShellProcesses {
               streamed.write(written.stdout, words(written.stderr), rewordedWrites(written as ExecResult, words));
             },
           })
-        : await runToSyntaxError(this.parse, source.script, execute);
+        : await runToSyntaxError(
+            this.parse,
+            source.script,
+            execute,
+            show && ((written) => show(named(written as ExecResult, source.name, script(), source.from === 2))),
+          );
       const number = shell.signals.endedBy;
       if (number !== undefined) {
         // Killed: no EXIT trap; its parent says how it died (ash's `sprint_status` of a foreground job), but for INT and PIPE.

@@ -52,6 +52,9 @@ const readings: ReadonlyMap<string, Reading> = new Map([
  */
 const passing = new Set(['cat', 'tee']);
 
+/** Whether PROG (a name or a path) reads the terminal when its stdin is one and it asks for it. */
+export const readsTerminal = (program: string): boolean => readings.has(basename(program));
+
 /** The first operand that is not an option (nor an option's value, for `valued` options), as a program's script or pattern. */
 function firstOperand(args: readonly string[], valued: string): string | undefined {
   for (let i = 0; i < args.length; i++) {
