@@ -439,7 +439,7 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
-    name: 'what a line writes shows as it is written: before each read of a loop, a function, a group whose stderr is redirected, an && list',
+    name: 'what a line writes shows as it is written: before each read of a loop, a function, a group whose stderr is redirected to a file or to stdout, an && list',
     steps: [
       '@start while read l; do echo "got $l"; done',
       '@line a',
@@ -458,6 +458,9 @@ const sessions: Transcript[] = [
       '@line x',
       '@until q2',
       'y',
+      '@start { echo o""ne; read a; echo "[$a]"; } 2>&1',
+      '@until one',
+      'two',
       '@start echo st""art && read r && echo "<$r>"',
       '@until start',
       'r1',
@@ -468,6 +471,7 @@ const sessions: Transcript[] = [
       '~ # \x1b[6nf() { printf "na""me? "; read n; echo "hi $n"; }; f\r\nname? bob\r\nhi bob\r\n' +
       '~ # \x1b[6n{ echo o""ne; read x; echo "[$x]"; } 2>/dev/null\r\none\r\ntwo\r\n[two]\r\n' +
       '~ # \x1b[6nfor i in 1 2; do echo "q$i"; read a; echo "a$i=$a"; done\r\nq1\r\nx\r\na1=x\r\nq2\r\ny\r\na2=y\r\n' +
+      '~ # \x1b[6n{ echo o""ne; read a; echo "[$a]"; } 2>&1\r\none\r\ntwo\r\n[two]\r\n' +
       '~ # \x1b[6necho st""art && read r && echo "<$r>"\r\nstart\r\nr1\r\n<r1>\r\n~ # \x1b[6nexit\r\n',
     code: 0,
   },
