@@ -20,7 +20,7 @@ import { busyboxLs } from './busybox-ls.js';
 import { busyboxStat } from './busybox-stat.js';
 import { busyboxCoreutils } from './busybox-coreutils.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
-import { rewordedWrites, type OutputPart } from './program-output.js';
+import { followedBy, rewordedWrites, type OutputPart } from './program-output.js';
 import { runToSyntaxError, ScriptFeed, type ScriptSource, type ScriptStream, type StdinPipe } from './script-feed.js';
 import { endedShell, ShellProcesses, shellMessages } from './nested-shell.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
@@ -527,16 +527,21 @@ export class Guests {
         } as Parameters<typeof bash.exec>[1]);
       // `sh -c` with a syntax error runs the commands before its line first, as ash does. On a
       // terminal what each statement writes goes out as it ends (before a `read` waits for a key),
-      // and so does what a program alone writes as it reads the lines typed (`cat`).
+      // and so does what a program alone writes as it reads the lines typed (`cat`); what it writes
+      // as it ends, with a message, waits for its end (one not found says nothing: the client does).
+      let ending: ExecResult | undefined;
       const flush =
         onTerminal && cmd.output && (shell || readsTerminal(program ?? ''))
-          ? (written: { stdout: string; stderr: string }) =>
-              sendOutput(written.stdout, words(written.stderr), rewordedWrites(written as ExecResult, words))
+          ? (written: { stdout: string; stderr: string }) => {
+              if (!shell && written.stderr) ending = ending ? followedBy(ending, written as ExecResult) : (written as ExecResult);
+              else sendOutput(written.stdout, words(written.stderr), rewordedWrites(written as ExecResult, words));
+            }
           : undefined;
-      const result =
+      const ran =
         builtins.length === 0
           ? await runToSyntaxError(justBash.parse, shell ? (args[1] ?? '') : shellQuote(program ?? ''), execute, flush)
           : await execute(shell ? (args[1] ?? '') : shellQuote(program ?? ''));
+      const result = ending ? followedBy(ending, ran) : ran;
       if (killer.signal.aborted) return killed(killer.signal.reason as number, runaway.signal.aborted ? undefined : result);
       if (!shell && result.exitCode === 127 && /command not found|command not available in browser/.test(result.stderr)) return ended('', '', 127);
       if (!shell && result.exitCode === 126) return ended('', '', 126);

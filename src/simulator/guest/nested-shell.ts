@@ -2,7 +2,7 @@ import type { Command, CommandContext, ExecResult } from 'just-bash';
 import type { TerminalInput } from './busybox-tty.js';
 import { busyboxVersion } from './busybox-getopt.js';
 import { signalNumbers } from './guest-commands.js';
-import { orderOf, rewordedWrites, type OutputPart } from './program-output.js';
+import { followedBy, orderOf, rewordedWrites, type OutputPart } from './program-output.js';
 import { defaultPath } from './guest-programs.js';
 import type { parse as parseScript } from 'just-bash';
 import { runToSyntaxError, utf8 as utf8Bytes, type ScriptSource, type ScriptStream } from './script-feed.js';
@@ -157,14 +157,7 @@ export class ShellProcesses {
           } as Parameters<typeof ctx.exec>[1])
         : undefined;
       // The result as the shell gave it (raw bytes, the order of its writes), the EXIT trap's output after it.
-      const whole = trapped
-        ? {
-            ...result,
-            stdout: `${result.stdout}${trapped.stdout}`,
-            stderr: `${result.stderr}${trapped.stderr}`,
-            jbLog: [...orderOf(result), ...orderOf(trapped)],
-          }
-        : result;
+      const whole = trapped ? followedBy(result, trapped) : result;
       return named(whole, source.name, script(), source.from === 2);
     } finally {
       this.running.splice(this.running.indexOf(shell), 1);

@@ -106,6 +106,16 @@ export function orderOf(result: ExecResult): OutputPart[] {
   return parts;
 }
 
+/** The result of one run followed by another's output: both streams, and their writes in order. */
+export function followedBy(result: ExecResult, then: ExecResult): OrderedResult {
+  return {
+    ...result,
+    stdout: `${result.stdout}${then.stdout}`,
+    stderr: `${result.stderr}${then.stderr}`,
+    jbLog: [...orderOf(result), ...orderOf(then)],
+  };
+}
+
 /** A result's writes in order ({@link orderOf}), each message reworded by `words` (a shell's messages said as busybox's). */
 export function rewordedWrites(result: ExecResult, words: (text: string) => string): OutputPart[] {
   return orderOf(result).map(([fd, text, raw]): OutputPart => (fd === 2 ? [2, words(text), raw] : [fd, text, raw]));
