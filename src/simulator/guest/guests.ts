@@ -537,10 +537,8 @@ export class Guests {
               else sendOutput(written.stdout, words(written.stderr), rewordedWrites(written as ExecResult, words));
             }
           : undefined;
-      const ran =
-        builtins.length === 0
-          ? await runToSyntaxError(justBash.parse, shell ? (args[1] ?? '') : shellQuote(program ?? ''), execute, flush)
-          : await execute(shell ? (args[1] ?? '') : shellQuote(program ?? ''));
+      const script = shell ? (args[1] ?? '') : shellQuote(program ?? '');
+      const ran = builtins.length === 0 ? await runToSyntaxError(justBash.parse, script, execute, flush) : await execute(script);
       const result = ending ? followedBy(ending, ran) : ran;
       if (killer.signal.aborted) return killed(killer.signal.reason as number, runaway.signal.aborted ? undefined : result);
       if (!shell && result.exitCode === 127 && /command not found|command not available in browser/.test(result.stderr)) return ended('', '', 127);

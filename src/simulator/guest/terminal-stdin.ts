@@ -173,18 +173,18 @@ async function readTerminal(terminal: TerminalReading, reading: Reading, keeps: 
     const before = text;
     text += piece;
     const upTo = reading === 'behind' ? before : text;
-    if (showing && upTo !== '') {
+    if ((showing || reading === 'head') && upTo !== '') {
       const result = await terminal.run(upTo);
-      const fresh = result.stdout.startsWith(shown) ? result.stdout.slice(shown.length) : '';
+      const fresh = showing && result.stdout.startsWith(shown) ? result.stdout.slice(shown.length) : '';
       if (fresh !== '') {
         showing = terminal.show(stdoutOnly(result, fresh, ''));
         if (showing) shown += fresh;
       }
-    }
-    if (reading === 'head') {
-      const result = await terminal.run(text);
-      const more = await terminal.run(`${text}\n`);
-      if (more.stdout === result.stdout && more.exitCode === result.exitCode) return rest(result);
+      // `head` has what it wants once a line more would not change its output (`upTo` is all typed).
+      if (reading === 'head') {
+        const more = await terminal.run(`${text}\n`);
+        if (more.stdout === result.stdout && more.exitCode === result.exitCode) return rest(result);
+      }
     }
   }
   return text === '' ? firstStands : rest(await terminal.run(text));
