@@ -324,6 +324,11 @@ export class SimulatorControls {
     return { ports: this.ctx.guestNet.ports, listenErrors: [...this.ctx.guestNet.listenErrors] };
   }
 
+  /** Each running interactive exec and whether it waits for its terminal (exec-sockets.ts). */
+  terminals(): ReturnType<SimContext['execSockets']['terminals']> {
+    return this.ctx.execSockets.terminals();
+  }
+
   /** Event frames published since start, held ones included (a test waits on it for an event that exists but reached nobody). */
   get eventsPublished(): number {
     return this.ctx.hub.published;

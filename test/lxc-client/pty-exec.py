@@ -27,15 +27,21 @@ A step is a line typed with Enter, or:
                     (after what the last @until waited for)
   @wait             the next step comes once the shell waits (wait4) for a program it started,
                     and every process of the line has settled
+  @reads            the next step comes once the session waits for its terminal: on this host
+                    every process of it sleeps, on the simulator (PTY_SIM_SOCKET, its unix
+                    socket) its exec says it reads (GET /sim/terminals), so that a Ctrl-C next
+                    finds the lines typed read by the program that reads them, not in the pty
   @answer TEXT      keys typed as @keys does, to a program that reads the terminal; the last one
                     ends the line (`read -n 2`'s second key), so the next step waits for the prompt
 """
 import fcntl
+import http.client
 import json
 import os
 import shlex
 import re
 import select
+import socket
 import struct
 import sys
 import termios
@@ -60,6 +66,7 @@ def set_size(fd, r, c):
 marker = 'REFLEX_PTY_SESSION=%d.%d' % (os.getpid(), time.time_ns())
 # PTY_SHELL_ON_HOST=1: the shell runs on this host (a daemon's container), so it must be found.
 on_host = os.environ.get('PTY_SHELL_ON_HOST') == '1'
+sim_socket = os.environ.get('PTY_SIM_SOCKET')
 
 shell_pid = None
 
@@ -151,6 +158,39 @@ def settled(pid):
         if child not in parents and state[0] not in ('S', 'D'):
             return False
     return True
+
+def sleeps(pid):
+    """The shell (or the command run instead) sleeps, and every process it started has settled."""
+    now = shell_syscall(pid)
+    return now is None or (now[0] in ('S', 'D') and settled(pid))
+
+class SimConnection(http.client.HTTPConnection):
+    """HTTP to the simulator's unix socket."""
+    def __init__(self, path):
+        super().__init__('localhost', timeout=5)
+        self.socket_path = path
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(5)
+        self.sock.connect(self.socket_path)
+
+def sim_reads():
+    """Every running interactive exec of the simulator waits for its terminal (GET /sim/terminals)."""
+    conn = SimConnection(sim_socket)
+    try:
+        conn.request('GET', '/sim/terminals')
+        terminals = json.loads(conn.getresponse().read())['metadata']
+    finally:
+        conn.close()
+    return all(t['reads'] for t in terminals)
+
+def until_it_reads():
+    """Until the session waits for its terminal (10 s at most): see @reads."""
+    if on_host:
+        return until_the_shell(sleeps)
+    end = time.time() + 10
+    while sim_socket and not sim_reads() and time.time() < end:
+        time.sleep(0.01)
 
 def until_the_shell(waits):
     """Until the shell on this host is where `waits` says (10 s at most); the simulator has no shell
@@ -258,6 +298,9 @@ for step in steps:
         continue
     elif step == '@wait':
         until_the_shell(waits_for_its_program)
+        continue
+    elif step == '@reads':
+        until_it_reads()
         continue
     elif step.startswith('@line '):
         os.write(fd, step.split(' ', 1)[1].encode() + b'\r')

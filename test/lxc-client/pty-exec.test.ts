@@ -510,6 +510,7 @@ const sessions: Transcript[] = [
       '@start cat > /tmp/c',
       '@line a',
       '@line b',
+      '@reads',
       String.raw`@keys \x03`,
       'cat /tmp/c; echo $?',
       '@start cat | wc -l',
@@ -517,6 +518,7 @@ const sessions: Transcript[] = [
       String.raw`@keys \x03`,
       '@start { tee /tmp/d; echo after; } > /dev/null',
       '@line t',
+      '@reads',
       String.raw`@keys \x03`,
       'cat /tmp/d',
       '@start wc -l > /tmp/e',
@@ -548,6 +550,26 @@ const sessions: Transcript[] = [
       '~ # \x1b[6nfor p in sha512sum nl rev fold; do $p /tmp/t; done >/dev/null; echo $?\r\n0\r\n' +
       '~ # \x1b[6ncut -c1 /tmp/t; grep o /tmp/t; sed -n 1p /tmp/t; awk 1 /tmp/t\r\no\r\nt\r\none\r\ntwo\r\none\r\none\r\ntwo\r\n' +
       '~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
+    name: 'keys written at once with a Ctrl-C among them: the pty drops the echo of what came before it (the line shows ^C alone) with what was typed, and what follows it goes to the next prompt',
+    steps: [
+      '@start cat | wc -l',
+      '@reads',
+      String.raw`@paste y\r\x03`,
+      'echo $?',
+      '@start cat',
+      '@reads',
+      String.raw`@write a\x03b`,
+      '@until ~ # b',
+      String.raw`@keys \r`,
+      'echo $?',
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6ncat | wc -l\r\n^C\r\n~ # \x1b[6necho $?\r\n130\r\n' +
+      '~ # \x1b[6ncat\r\n^Cb\r\n~ # b\r\nsh: b: not found\r\n~ # \x1b[6necho $?\r\n127\r\n~ # \x1b[6nexit\r\n',
     code: 0,
   },
   {
@@ -758,6 +780,7 @@ async function session(
       LC_ALL: 'C',
       TERM: 'xterm',
       PTY_SHELL_ON_HOST: onHost ? '1' : '0',
+      ...(onHost ? {} : { PTY_SIM_SOCKET: t.sim.socketPath }),
     },
     timeout: 90_000,
   });

@@ -184,6 +184,18 @@ export class ExecSockets {
     });
   }
 
+  /**
+   * Each running interactive exec (its operation's id) and whether it waits for its terminal
+   * (`reads`): a shell at its prompt or a program in a read of it (or the shell is over). A driver
+   * that types to it asks before a key whose effect depends on what was read, as it asks a real
+   * host's /proc whether the processes sleep (test/lxc-client/pty-exec.py's `@reads`).
+   */
+  terminals(): { operation: string; reads: boolean }[] {
+    return [...this.sessions.values()]
+      .filter((s) => s.interactive && s.started)
+      .map((s) => ({ operation: s.op.id, reads: s.shell ? s.shell.readsTerminal() : s.tty?.reading === true }));
+  }
+
   /** Closes every session socket. */
   close(): void {
     for (const s of this.sessions.values()) {

@@ -54,6 +54,10 @@ export class LineDiscipline implements TerminalInput {
   private waiting?: (text: string | undefined) => void;
   /** A waiting read's time limit (`read -t`). */
   private timer?: NodeJS.Timeout;
+  /** Ctrl-C typed so far. */
+  interrupts = 0;
+  /** The echoes of the keys being taken ({@link input}). */
+  private echoes = '';
 
   /** `write`: text to the terminal (the echo); `sigint`: Ctrl-C's SIGINT, for the job running on the terminal. */
   constructor(
@@ -72,23 +76,43 @@ export class LineDiscipline implements TerminalInput {
     });
   }
 
+  /** A read waits for the terminal: whatever is typed now goes to it. */
+  get reading(): boolean {
+    return this.waiting !== undefined;
+  }
+
   unread(text: string): void {
     if (text !== '') this.ready.unshift(text);
   }
 
-  /** Keys typed at the terminal while no editor has it. */
+  /**
+   * Keys typed at the terminal while no editor has it, as n_tty takes one write of them: their
+   * echoes go out once all are taken, and so does a waiting read wake; a Ctrl-C among them drops
+   * the echoes not out yet with what was typed (its `^C` goes at once), so a read waiting gets
+   * nothing of a line typed with a Ctrl-C after it (`y⏎^C` in one write echoes `^C` alone).
+   */
   input(text: string): void {
     const [first, ...afterInterrupts] = text.split(interruptKey);
+    this.echoes = '';
     this.receive(first!);
     for (const typed of afterInterrupts) {
+      this.interrupts++;
+      this.echoes = '';
       this.write('^C');
       this.interrupt();
       this.sigint();
       this.receive(typed);
     }
+    const echoes = this.echoes;
+    this.echoes = '';
+    if (echoes !== '') this.write(echoes);
+    if (this.waiting) {
+      const now = this.available(this.mode.canonical);
+      if (now !== undefined) this.resolve(now);
+    }
   }
 
-  /** Keys between two Ctrl-C. */
+  /** Keys between two Ctrl-C, their echoes kept for the end of the write. */
   private receive(text: string): void {
     for (const typed of text) {
       const c = typed === '\r' ? '\n' : typed;
@@ -113,10 +137,6 @@ export class LineDiscipline implements TerminalInput {
         this.line += c;
         this.echo(echoed(c));
       }
-    }
-    if (this.waiting) {
-      const now = this.available(this.mode.canonical);
-      if (now !== undefined) this.resolve(now);
     }
   }
 
@@ -167,7 +187,7 @@ export class LineDiscipline implements TerminalInput {
   }
 
   private echo(text: string): void {
-    if (this.mode.echo && text !== '') this.write(text);
+    if (this.mode.echo) this.echoes += text;
   }
 }
 

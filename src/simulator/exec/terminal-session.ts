@@ -155,6 +155,15 @@ export class TerminalSession implements ScriptSource {
     });
   }
 
+  /**
+   * The session waits for the terminal: its editor for the next command, or a program of the line
+   * (or the shell's `read`) in a read of it; or it is over. Between, the line runs, and what is
+   * typed waits for a read that may come or not (a Ctrl-C then drops it, as the kernel's does).
+   */
+  readsTerminal(): boolean {
+    return this.done || this.waiting !== undefined || this.tty.reading;
+  }
+
   /** The lines typed so far, as the editor keeps them for the arrows (what `history` lists). */
   typed(): readonly string[] {
     return this.history.lines.slice(0, this.history.count);

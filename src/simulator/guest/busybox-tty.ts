@@ -24,6 +24,11 @@ export interface TerminalInput {
   read(mode: { canonical: boolean; echo: boolean; prompt?: string; timeoutMs?: number }): Promise<string | undefined>;
   /** Gives back what a read took beyond what its reader wanted: the next read gets it first. */
   unread(text: string): void;
+  /**
+   * How many Ctrl-C were typed so far: a program running when one came is dead of its SIGINT, so
+   * one that reads after a count other than the one it started with reads nothing.
+   */
+  readonly interrupts: number;
 }
 
 /** A pty's size before the client says it (LXD 5.0.2 opens its ptys at 80x25). */

@@ -33,6 +33,7 @@ import type { Router, SimRequest } from '../router.js';
  * | GET /sim/instances/<n>/http-calls | query path, port | requests its endpoint received |
  * | GET /sim/instances/<n>/address | – | its address (listened on from now on) |
  * | GET /sim/guest-network | – | guest ports and failed listens |
+ * | GET /sim/terminals | – | running interactive execs: whether each waits for its terminal |
  * | POST /sim/members/<m>/down, /sim/members/<m>/up | – | member Offline / Online (cluster mode) |
  * | POST /sim/members/<m>/evacuate, /sim/members/<m>/restore | – | evacuate / restore at once (cluster mode) |
  * | POST /sim/instances/<n>/move | {target} | move to another member at once (cluster mode) |
@@ -135,6 +136,7 @@ export function registerControl(router: Router, controls: SimulatorControls): vo
     return sync(controls.httpCalls(name(req), { ...ref(req), path: q.get('path') ?? undefined, port: port === null ? undefined : Number(port) }));
   });
   router.on('GET', '/sim/instances/:name/address', (req) => sync({ address: controls.guestAddress(name(req), ref(req)) }));
+  router.on('GET', '/sim/terminals', () => sync(controls.terminals()));
   router.on('GET', '/sim/guest-network', () => {
     const g = controls.guestNetwork();
     return sync({ ports: g.ports, listen_errors: g.listenErrors });
