@@ -573,7 +573,7 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
-    name: 'a program reading the terminal writes as busybox’s does: cat, grep, tr, awk, nl and tee each line as it is typed, sed a line behind, head ends once it has its lines; grep -c at Ctrl-D; Ctrl-C keeps what grep wrote to the terminal, not to a file',
+    name: 'a program reading the terminal writes as busybox’s does: cat, grep, tr, awk, nl and tee each line as it is typed, sed a line behind, uniq a run of equal lines behind, head ends once it has its lines; grep -c at Ctrl-D; Ctrl-C keeps what grep wrote to the terminal, not to a file',
     steps: [
       '@start cat',
       '@line a',
@@ -631,6 +631,21 @@ const sessions: Transcript[] = [
       '@start grep -c x',
       '@line x',
       String.raw`@keys \x04`,
+      '@start uniq',
+      '@line a',
+      '@line a',
+      '@line b',
+      String.raw`@until b\r\na\r\n`,
+      '@line b',
+      '@line c',
+      String.raw`@until c\r\nb\r\n`,
+      String.raw`@keys \x04`,
+      '@start uniq -c',
+      '@line x',
+      '@line x',
+      '@line y',
+      '@until 2 x',
+      String.raw`@keys \x04`,
       'exit',
     ],
     transcript:
@@ -640,7 +655,9 @@ const sessions: Transcript[] = [
       '~ # \x1b[6nhead -c 3 > /tmp/h\r\nabcd\r\n~ # \x1b[6ncat /tmp/h; echo\r\nabc\r\n' +
       '~ # \x1b[6ntee /tmp/tt\r\nt1\r\nt1\r\n~ # \x1b[6ncat /tmp/tt\r\nt1\r\n' +
       '~ # \x1b[6ngrep z\r\nz1\r\nz1\r\n^C\r\n~ # \x1b[6necho $?\r\n130\r\n' +
-      '~ # \x1b[6ngrep a > /tmp/g\r\na1\r\n^C\r\n~ # \x1b[6nwc -c /tmp/g\r\n0 /tmp/g\r\n~ # \x1b[6ngrep -c x\r\nx\r\n1\r\n~ # \x1b[6nexit\r\n',
+      '~ # \x1b[6ngrep a > /tmp/g\r\na1\r\n^C\r\n~ # \x1b[6nwc -c /tmp/g\r\n0 /tmp/g\r\n~ # \x1b[6ngrep -c x\r\nx\r\n1\r\n' +
+      '~ # \x1b[6nuniq\r\na\r\na\r\nb\r\na\r\nb\r\nc\r\nb\r\nc\r\n~ # \x1b[6nuniq -c\r\nx\r\nx\r\ny\r\n      2 x\r\n      1 y\r\n' +
+      '~ # \x1b[6nexit\r\n',
     code: 0,
   },
   {

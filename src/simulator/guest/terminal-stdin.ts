@@ -7,18 +7,20 @@ import type { Command, ExecResult } from 'just-bash';
  * - `lines`: writing each line's output as the line is typed (`cat`, `grep`, `tr`, `awk` …);
  * - `behind`: a line behind, writing a line's output when the next one is typed or at Ctrl-D
  *   (`sed`, which reads a line ahead to know the last one);
+ * - `group`: a run of equal lines behind, writing its output when a different line is typed or at
+ *   Ctrl-D (`uniq`, which tells a run's end by the next line);
  * - `head`: as `lines`, and it ends once it has what it wants (`head -n 1` after one line), the rest
  *   typed going to the shell.
  */
-type Reading = 'end' | 'lines' | 'behind' | 'head';
+type Reading = 'end' | 'lines' | 'behind' | 'group' | 'head';
 
 /**
  * The programs whose stdin, when they ask for it, is read here from the terminal, and how. Each
  * asks for its stdin only when it reads it (no file operand, or `-`); a program that asks for it
  * otherwise (`cp` for its `-i` answers, `tty` to tell whether it is a terminal, just-bash's
  * `base64` whatever its operands) is not listed, nor one that reads the terminal in a way of its
- * own (`sh`, `bc`, `ed`: their prompts). `uniq` writes a line when a different one is typed and
- * `od` a row when 16 bytes are: both write at Ctrl-D here.
+ * own (`sh`, `bc`, `ed`: their prompts). `od` writes a row when 16 bytes are typed: it writes
+ * at Ctrl-D here.
  */
 const readings: ReadonlyMap<string, Reading> = new Map([
   ['cat', 'lines'],
@@ -27,7 +29,7 @@ const readings: ReadonlyMap<string, Reading> = new Map([
   ['tail', 'end'],
   ['wc', 'end'],
   ['sort', 'end'],
-  ['uniq', 'end'],
+  ['uniq', 'group'],
   ['od', 'end'],
   ['md5sum', 'end'],
   ['sha1sum', 'end'],
@@ -83,6 +85,9 @@ function readingOf(program: string, args: readonly string[]): Reading | undefine
       return hasOption(args, /[clLq]/, /^--(count|files-with|files-without|quiet|silent)/) ? 'end' : reading;
     case 'tee':
       return hasOption(args, /a/, /^--append/) ? 'end' : reading;
+    case 'uniq':
+      // Lines compared other than whole (fields or characters skipped, case ignored) or not lines.
+      return hasOption(args, /[fswiz]/, /^--(skip|check|ignore|zero)/) ? 'end' : reading;
     case 'awk': {
       const script = hasOption(args, /^f/, /^--file/) ? undefined : firstOperand(args, 'Fvf');
       return script === undefined || /END|[>|]|system|getline/.test(script) ? 'end' : reading;
@@ -143,6 +148,17 @@ export function terminalStdinCommand(): Command {
 const stdoutOnly = (result: ExecResult, stdout: string, stderr: string): ExecResult =>
   ({ ...result, stdout, stderr, jbLog: undefined }) as ExecResult;
 
+/** The lines typed but the last and those equal to it just before: the runs `uniq` has seen end. */
+function withoutLastRun(text: string): string {
+  const lines = (text.endsWith('\n') ? text.slice(0, -1) : text).split('\n');
+  let end = lines.length - 1;
+  while (end > 0 && lines[end - 1] === lines[end]) end--;
+  return lines
+    .slice(0, end)
+    .map((line) => `${line}\n`)
+    .join('');
+}
+
 /** The length of the longest common start of two strings. */
 function commonStart(a: string, b: string): number {
   let n = 0;
@@ -172,7 +188,7 @@ async function readTerminal(terminal: TerminalReading, reading: Reading, keeps: 
     if (piece === '') break;
     const before = text;
     text += piece;
-    const upTo = reading === 'behind' ? before : text;
+    const upTo = reading === 'behind' ? before : reading === 'group' ? withoutLastRun(text) : text;
     if ((showing || reading === 'head') && upTo !== '') {
       const result = await terminal.run(upTo);
       const fresh = showing && result.stdout.startsWith(shown) ? result.stdout.slice(shown.length) : '';
