@@ -573,7 +573,7 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
-    name: 'a program reading the terminal writes as busybox’s does: cat, grep, tr, awk, nl and tee each line as it is typed, sed a line behind, uniq a run of equal lines behind, head ends once it has its lines; grep -c at Ctrl-D; Ctrl-C keeps what grep wrote to the terminal, not to a file',
+    name: 'a program reading the terminal writes as busybox’s does: cat, grep, tr, awk, nl and tee each line as it is typed, sed a line behind, uniq a run of equal lines behind, head ends once it has its lines, grep -q, -l and -m at the lines they want; grep -c at Ctrl-D; Ctrl-C keeps what grep wrote to the terminal, not to a file',
     steps: [
       '@start cat',
       '@line a',
@@ -646,6 +646,24 @@ const sessions: Transcript[] = [
       '@line y',
       '@until 2 x',
       String.raw`@keys \x04`,
+      '@start grep -q x',
+      '@line a',
+      'xb',
+      'echo $?',
+      '@start grep -l x',
+      '@line a',
+      'xb',
+      'echo $?',
+      '@start grep -m 1 x',
+      '@line a',
+      'xb',
+      'echo $?',
+      '@start grep -m 2 -n x',
+      '@line x1',
+      '@until 1:x1',
+      '@line a',
+      'x2',
+      'echo $?',
       'exit',
     ],
     transcript:
@@ -657,6 +675,8 @@ const sessions: Transcript[] = [
       '~ # \x1b[6ngrep z\r\nz1\r\nz1\r\n^C\r\n~ # \x1b[6necho $?\r\n130\r\n' +
       '~ # \x1b[6ngrep a > /tmp/g\r\na1\r\n^C\r\n~ # \x1b[6nwc -c /tmp/g\r\n0 /tmp/g\r\n~ # \x1b[6ngrep -c x\r\nx\r\n1\r\n' +
       '~ # \x1b[6nuniq\r\na\r\na\r\nb\r\na\r\nb\r\nc\r\nb\r\nc\r\n~ # \x1b[6nuniq -c\r\nx\r\nx\r\ny\r\n      2 x\r\n      1 y\r\n' +
+      '~ # \x1b[6ngrep -q x\r\na\r\nxb\r\n~ # \x1b[6necho $?\r\n0\r\n~ # \x1b[6ngrep -l x\r\na\r\nxb\r\n(standard input)\r\n~ # \x1b[6necho $?\r\n0\r\n' +
+      '~ # \x1b[6ngrep -m 1 x\r\na\r\nxb\r\nxb\r\n~ # \x1b[6necho $?\r\n0\r\n~ # \x1b[6ngrep -m 2 -n x\r\nx1\r\n1:x1\r\na\r\nx2\r\n3:x2\r\n~ # \x1b[6necho $?\r\n0\r\n' +
       '~ # \x1b[6nexit\r\n',
     code: 0,
   },

@@ -126,6 +126,14 @@ describe('grep', () => {
     );
   });
 
+  it('-l and -L name stdin (standard input), -q silencing them', async () => {
+    const r = await run(
+      'echo xb | grep -l x; echo "l $?"; echo a | grep -l x; echo "l $?"; echo a | grep -L x; echo "L $?"; echo x | grep -L x; echo "L $?"; ' +
+        'echo x | grep -lv x; echo "lv $?"; echo x | grep -lq x; echo "lq $?"; echo x | grep -l x -; echo "l- $?"; printf "x\\nx\\n" | grep -lm1 x; echo "lm $?"',
+    );
+    expect(r.stdout).toBe('(standard input)\nl 0\nl 1\n(standard input)\nL 0\nL 1\nlv 1\nlq 0\n(standard input)\nl- 0\n(standard input)\nlm 0\n');
+  });
+
   it('names the files under . as ./F, reads a directory operand without -r as empty, and takes -H', async () => {
     const r = await run('grep -rl l . ; echo rc=$?; grep l d1 h; echo rc=$?; grep -H l h; grep -rc l w; echo rc=$?', 1000);
     expect(r.stdout).toBe('./h\nrc=2\nh:hello\nrc=0\nh:hello\nrc=1\n');

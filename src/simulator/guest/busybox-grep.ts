@@ -61,6 +61,10 @@ export function grepCommand(): Command {
       if (!ctx.origCommand) return { stdout: '', stderr: 'sh: grep: not found\n', exitCode: 127 };
       const line = grepLine(args);
       const { letters } = line;
+      if ((letters.has('l') || letters.has('L')) && line.files.every((f) => f === '-')) {
+        const selecting = [...withoutNaming(line.options), ...(line.pattern === undefined ? [] : [line.pattern]), ...line.files];
+        return namingStdin(await ctx.origCommand(selecting), letters);
+      }
       const recursive = letters.has('r') || letters.has('R');
       const failures = await Promise.all(line.files.map((f) => (f === '-' ? undefined : openFailure(ctx.fs, ctx.cwd, f))));
       const kinds = await Promise.all(line.files.map((f) => (f === '-' ? undefined : new Files(ctx.fs, ctx.cwd).stat(f))));
@@ -93,6 +97,29 @@ export function grepCommand(): Command {
       return o.result(failed ? 2 : matched ? 0 : 1);
     },
   };
+}
+
+/** Option words without `-l` and `-L` (a valued option's value kept as it is). */
+function withoutNaming(options: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < options.length; i++) {
+    const word = options[i]!;
+    if (word.length === 2 && valued.includes(word[1]!)) kept.push(word, options[++i]!);
+    else if (word.startsWith('--')) kept.push(word);
+    else if (word.replace(/[lL]/g, '') !== '-') kept.push(word.replace(/[lL]/g, ''));
+  }
+  return kept;
+}
+
+/**
+ * `-l` or `-L` over stdin (run without them): busybox names it `(standard input)` when it has (`-l`) or has not
+ * (`-L`) a line selected, status 0, else writes nothing, status 1 (`-q` writes nothing either way).
+ * just-bash's grep writes the lines it selects instead.
+ */
+function namingStdin(result: ExecResult, letters: Set<string>): ExecResult {
+  if (result.exitCode === 2) return result;
+  const named = letters.has('L') ? result.exitCode !== 0 : result.exitCode === 0;
+  return { stdout: named && !letters.has('q') ? '(standard input)\n' : '', stderr: result.stderr, exitCode: named ? 0 : 1 };
 }
 
 /** Whether a directory holds a file anywhere under it (just-bash's `grep -r` fails on one that holds none). */

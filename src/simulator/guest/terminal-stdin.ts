@@ -8,11 +8,37 @@ import type { Command, ExecResult } from 'just-bash';
  * - `behind`: a line behind, writing a line's output when the next one is typed or at Ctrl-D
  *   (`sed`, which reads a line ahead to know the last one);
  * - `group`: a run of equal lines behind, writing its output when a different line is typed or at
- *   Ctrl-D (`uniq`, which tells a run's end by the next line);
- * - `head`: as `lines`, and it ends once it has what it wants (`head -n 1` after one line), the rest
- *   typed going to the shell.
+ *   Ctrl-D (`uniq`, which tells a run's end by the next line).
  */
-type Reading = 'end' | 'lines' | 'behind' | 'group' | 'head';
+type Reading = 'end' | 'lines' | 'behind' | 'group';
+
+/**
+ * Whether a program run on all that was typed so far has what it wants, and ends there, the rest
+ * typed going to the shell: `head` once a line more would not change its output, `grep -q` and
+ * `grep -l` at the first line they select, `grep -m N` at the Nth.
+ */
+type Ends = (result: ExecResult, typed: string, run: (text: string) => Promise<ExecResult>) => Promise<boolean>;
+
+/** How a program reads the terminal: what it writes as lines come, and when it ends before Ctrl-D. */
+interface HowItReads {
+  reading: Reading;
+  ends?: Ends;
+}
+
+/** `head`'s end: one more line would not change its output. */
+const headEnds: Ends = async (result, typed, run) => {
+  const more = await run(`${typed}\n`);
+  return more.stdout === result.stdout && more.exitCode === result.exitCode;
+};
+
+/** `grep -q`'s and `-l`'s end: a line selected (status 0). */
+const selectsOne: Ends = async (result) => result.exitCode === 0;
+
+/** `grep -m N`'s end: N lines selected (one line of output each). */
+const selects =
+  (max: number): Ends =>
+  async (result) =>
+    result.stdout.split('\n').length - 1 >= max;
 
 /**
  * The programs whose stdin, when they ask for it, is read here from the terminal, and how. Each
@@ -25,7 +51,7 @@ type Reading = 'end' | 'lines' | 'behind' | 'group' | 'head';
 const readings: ReadonlyMap<string, Reading> = new Map([
   ['cat', 'lines'],
   ['tac', 'end'],
-  ['head', 'head'],
+  ['head', 'lines'],
   ['tail', 'end'],
   ['wc', 'end'],
   ['sort', 'end'],
@@ -68,6 +94,15 @@ function firstOperand(args: readonly string[], valued: string): string | undefin
   return undefined;
 }
 
+/** The value of option `-L` (`-L N`, `-LN`) or `--long=N` as a whole number, if given so. */
+function optionNumber(args: readonly string[], letter: string, long: string): number | undefined {
+  const i = args.findIndex((arg) => arg === `-${letter}` || arg.startsWith(`-${letter}`) || arg.startsWith(`${long}=`));
+  if (i < 0) return undefined;
+  const arg = args[i]!;
+  const value = arg === `-${letter}` ? args[i + 1] : arg.startsWith(long) ? arg.slice(long.length + 1) : arg.slice(2);
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
 /** Whether a short option cluster or a long option among `args` is one of `letters` or `long`. */
 const hasOption = (args: readonly string[], letters: RegExp, long: RegExp): boolean =>
   args.some((arg) => (arg.startsWith('--') ? long.test(arg) : arg.startsWith('-') && letters.test(arg.slice(1))));
@@ -78,28 +113,38 @@ const hasOption = (args: readonly string[], letters: RegExp, long: RegExp): bool
  * the last line) or would repeat its effects when run again on more lines (`tee -a`, awk's own
  * output), it reads to the end.
  */
-function readingOf(program: string, args: readonly string[]): Reading | undefined {
+function readingOf(program: string, args: readonly string[]): HowItReads | undefined {
   const reading = readings.get(program);
+  if (reading === undefined) return undefined;
+  const whole = { reading: 'end' } as const;
   switch (program) {
-    case 'grep':
-      return hasOption(args, /[clLq]/, /^--(count|files-with|files-without|quiet|silent)/) ? 'end' : reading;
+    case 'head':
+      return { reading, ends: headEnds };
+    case 'grep': {
+      if (hasOption(args, /[cL]/, /^--(count|files-without)/)) return whole;
+      if (hasOption(args, /[lq]/, /^--(files-with|quiet|silent)/)) return { reading, ends: selectsOne };
+      if (!hasOption(args, /m/, /^--max-count/)) return { reading };
+      // At most N selected lines, when each is one line of output (no -o, no context lines).
+      const max = optionNumber(args, 'm', '--max-count');
+      return max === undefined || hasOption(args, /[oABCz]/, /^--(only|after|before|context|null)/) ? whole : { reading, ends: selects(max) };
+    }
     case 'tee':
-      return hasOption(args, /a/, /^--append/) ? 'end' : reading;
+      return hasOption(args, /a/, /^--append/) ? whole : { reading };
     case 'uniq':
       // Lines compared other than whole (fields or characters skipped, case ignored) or not lines.
-      return hasOption(args, /[fswiz]/, /^--(skip|check|ignore|zero)/) ? 'end' : reading;
+      return hasOption(args, /[fswiz]/, /^--(skip|check|ignore|zero)/) ? whole : { reading };
     case 'awk': {
       const script = hasOption(args, /^f/, /^--file/) ? undefined : firstOperand(args, 'Fvf');
-      return script === undefined || /END|[>|]|system|getline/.test(script) ? 'end' : reading;
+      return script === undefined || /END|[>|]|system|getline/.test(script) ? whole : { reading };
     }
     case 'sed': {
       const scripts = args.flatMap((arg, i) => (args[i - 1] === '-e' ? [arg] : arg.startsWith('-e') && arg.length > 2 ? [arg.slice(2)] : []));
-      if (hasOption(args, /^[^e]*f/, /^--file/)) return 'end';
+      if (hasOption(args, /^[^e]*f/, /^--file/)) return whole;
       const script = scripts.length ? scripts.join('\n') : firstOperand(args, 'ef');
-      return script === undefined || /[$NqQ]/.test(script) ? 'end' : reading;
+      return script === undefined || /[$NqQ]/.test(script) ? whole : { reading };
     }
     default:
-      return reading;
+      return { reading };
   }
 }
 
@@ -135,8 +180,8 @@ export function terminalStdinCommand(): Command {
     async execute(args, ctx) {
       const terminal = (ctx as { jbTerminal?: TerminalReading }).jbTerminal;
       const program = basename(args[0] ?? '');
-      const reading = readingOf(program, args.slice(1));
-      return terminal && reading ? readTerminal(terminal, reading, passing.has(program)) : firstStands;
+      const how = readingOf(program, args.slice(1));
+      return terminal && how ? readTerminal(terminal, how, passing.has(program)) : firstStands;
     },
   };
 }
@@ -167,12 +212,13 @@ function commonStart(a: string, b: string): number {
 }
 
 /**
- * Reads the terminal as a program that reads it `reading`, running it again on what is typed so
+ * Reads the terminal as a program that reads it so (`how`), running it again on what is typed so
  * far as each line comes (its output on more lines starts with its output on fewer, for the
  * programs and arguments that read so), writing what is new of its output when its stdout is the
- * terminal. `keeps`: its output so far is written when Ctrl-C kills it, wherever it goes.
+ * terminal, and ending where it has what it wants. `keeps`: its output so far is written when
+ * Ctrl-C kills it, wherever it goes.
  */
-async function readTerminal(terminal: TerminalReading, reading: Reading, keeps: boolean): Promise<ExecResult> {
+async function readTerminal(terminal: TerminalReading, { reading, ends }: HowItReads, keeps: boolean): Promise<ExecResult> {
   let text = '';
   let shown = '';
   let showing = reading !== 'end';
@@ -189,18 +235,15 @@ async function readTerminal(terminal: TerminalReading, reading: Reading, keeps: 
     const before = text;
     text += piece;
     const upTo = reading === 'behind' ? before : reading === 'group' ? withoutLastRun(text) : text;
-    if ((showing || reading === 'head') && upTo !== '') {
+    if ((showing || ends) && upTo !== '') {
       const result = await terminal.run(upTo);
       const fresh = showing && result.stdout.startsWith(shown) ? result.stdout.slice(shown.length) : '';
       if (fresh !== '') {
         showing = terminal.show(stdoutOnly(result, fresh, ''));
         if (showing) shown += fresh;
       }
-      // `head` has what it wants once a line more would not change its output (`upTo` is all typed).
-      if (reading === 'head') {
-        const more = await terminal.run(`${text}\n`);
-        if (more.stdout === result.stdout && more.exitCode === result.exitCode) return rest(result);
-      }
+      // `upTo` is all typed for a program that ends (it reads by lines).
+      if (ends && (await ends(result, text, (more) => terminal.run(more)))) return rest(result);
     }
   }
   return text === '' ? firstStands : rest(await terminal.run(text));
