@@ -112,9 +112,9 @@ function withoutNaming(options: readonly string[]): string[] {
 }
 
 /**
- * `-l` or `-L` over stdin (run without them): busybox names it `(standard input)` when it has (`-l`) or has not
- * (`-L`) a line selected, status 0, else writes nothing, status 1 (`-q` writes nothing either way).
- * just-bash's grep writes the lines it selects instead.
+ * `-l` or `-L` over stdin, from its run without them: busybox names stdin `(standard input)` when
+ * it has (`-l`) or has not (`-L`) a line selected, status 0, else writes nothing, status 1 (`-q`
+ * writes nothing either way); just-bash's grep writes the lines it selects instead.
  */
 function namingStdin(result: ExecResult, letters: Set<string>): ExecResult {
   if (result.exitCode === 2) return result;

@@ -94,9 +94,9 @@ function firstOperand(args: readonly string[], valued: string): string | undefin
   return undefined;
 }
 
-/** The value of option `-L` (`-L N`, `-LN`) or `--long=N` as a whole number, if given so. */
+/** The whole number an option takes (`-X N` or `-XN`, X being `letter`, or `LONG=N`), if given so. */
 function optionNumber(args: readonly string[], letter: string, long: string): number | undefined {
-  const i = args.findIndex((arg) => arg === `-${letter}` || arg.startsWith(`-${letter}`) || arg.startsWith(`${long}=`));
+  const i = args.findIndex((arg) => arg.startsWith(`-${letter}`) || arg.startsWith(`${long}=`));
   if (i < 0) return undefined;
   const arg = args[i]!;
   const value = arg === `-${letter}` ? args[i + 1] : arg.startsWith(long) ? arg.slice(long.length + 1) : arg.slice(2);
