@@ -39,6 +39,7 @@ import http.client
 import json
 import os
 import shlex
+import signal
 import re
 import select
 import socket
@@ -319,9 +320,11 @@ for step in steps:
             # by a few hundred ms. Any other key is typed once the editor has answered it (it answers
             # after the window, so the next key is apart): a printable character it always echoes,
             # so that one is waited for however late a loaded machine sends the echo (the next step
-            # may be a resize, which travels apart from the keys); a control key or sequence may be
-            # answered with nothing, so after 0.2 s the next goes anyway. A key that ends the line
-            # waits for the next prompt.
+            # may be a resize, which travels apart from the keys); a control key may be answered
+            # with nothing, so after 0.2 s the next goes anyway, and so may an escape sequence, but
+            # after one it does not know busybox drops what comes within 50 ms: one answered with
+            # nothing is followed by the lone ESC's pause (a CI run lost the Ctrl-D typed 0.2 s after
+            # F5, and the shell never ended). A key that ends the line waits for the next prompt.
             if (step.startswith('@answer ') and n == len(keys) - 1) or step.startswith('@paste '):
                 alive = read_for(10.0, prompted)
             elif whole or key == b'\x1b':
@@ -331,7 +334,7 @@ for step in steps:
             elif printable(key):
                 alive = read_for(10.0, answered)
             else:
-                alive = read_for(0.2, answered)
+                alive = read_for(1.0 if key.startswith(b'\x1b') else 0.2, answered)
             if not alive:
                 break
         continue
@@ -346,5 +349,10 @@ for step in steps:
 # the bell and the newline of a Ctrl-D). A session that never ends is cut after a minute.
 if alive:
     read_for(60.0)
-_, status = os.waitpid(pid, 0)
+# A client still running then is ended, so that the transcript says where the session stood (a wait
+# without end would leave the test nothing but its own timeout); its code is then the signal's.
+ended, status = os.waitpid(pid, os.WNOHANG)
+if ended == 0:
+    os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
 print(json.dumps({'transcript': out.decode('utf8', 'replace'), 'code': os.waitstatus_to_exitcode(status)}))
