@@ -54,8 +54,8 @@ export class LineDiscipline implements TerminalInput {
   private waiting?: (text: string | undefined) => void;
   /** A waiting read's time limit (`read -t`). */
   private timer?: NodeJS.Timeout;
-  /** Ctrl-C typed so far. */
-  interrupts = 0;
+  /** Ctrl-C typed so far ({@link interrupts}). */
+  private interruptsTyped = 0;
   /** The echoes of the keys being taken ({@link input}). */
   private echoes = '';
 
@@ -74,6 +74,10 @@ export class LineDiscipline implements TerminalInput {
       this.waiting = resolve;
       if (mode.timeoutMs !== undefined) this.timer = setTimeout(() => this.resolve(''), mode.timeoutMs).unref();
     });
+  }
+
+  get interrupts(): number {
+    return this.interruptsTyped;
   }
 
   /** A read waits for the terminal: whatever is typed now goes to it. */
@@ -96,7 +100,7 @@ export class LineDiscipline implements TerminalInput {
     this.echoes = '';
     this.receive(first!);
     for (const typed of afterInterrupts) {
-      this.interrupts++;
+      this.interruptsTyped++;
       this.echoes = '';
       this.write('^C');
       this.interrupt();

@@ -44,6 +44,13 @@ function grepLine(args: string[]): { options: string[]; pattern?: string; files:
   return { options, pattern, files: operands, letters };
 }
 
+/** just-bash's grep's command line for these options and files, with the line's pattern operand. */
+const argvOf = (line: ReturnType<typeof grepLine>, options: readonly string[], files: readonly string[]): string[] => [
+  ...options,
+  ...(line.pattern === undefined ? [] : [line.pattern]),
+  ...files,
+];
+
 /** A companion operand that gives a run of one file its name on each line, and nothing of its own. */
 const quiet = '/dev/null';
 
@@ -62,8 +69,7 @@ export function grepCommand(): Command {
       const line = grepLine(args);
       const { letters } = line;
       if ((letters.has('l') || letters.has('L')) && line.files.every((f) => f === '-')) {
-        const selecting = [...withoutNaming(line.options), ...(line.pattern === undefined ? [] : [line.pattern]), ...line.files];
-        return namingStdin(await ctx.origCommand(selecting), letters);
+        return namingStdin(await ctx.origCommand(argvOf(line, withoutNaming(line.options), line.files)), letters);
       }
       const recursive = letters.has('r') || letters.has('R');
       const failures = await Promise.all(line.files.map((f) => (f === '-' ? undefined : openFailure(ctx.fs, ctx.cwd, f))));
@@ -137,7 +143,7 @@ async function hasFiles(ctx: CommandContext, dir: string): Promise<boolean> {
 /** just-bash's grep over one operand; the files found under `.` named `./F`, as busybox joins them (just-bash: `F`). */
 async function runOne(ctx: CommandContext, line: ReturnType<typeof grepLine>, f: string, named: boolean): Promise<ExecResult> {
   const dot = f === '.' && !line.letters.has('h');
-  const argv = [...line.options, ...(line.pattern === undefined ? [] : [line.pattern]), f, ...(named ? [quiet] : [])];
+  const argv = argvOf(line, line.options, [f, ...(named ? [quiet] : [])]);
   const result = await ctx.origCommand!(argv);
   const rename = (text: string, fd: 1 | 2): string => {
     let out = text;
