@@ -27,28 +27,50 @@ export interface RoleRoot {
   reportWriteErrors?(to: (err: unknown) => void): void;
 }
 
+/** How often a part that has not stopped yet is logged (a stop waiting on a Redis that does not answer, or on jobs in flight). */
+export const slowStopLogMs = 5_000;
+
 /**
  * What a root undoes at stop, and when its start fails half-way (a process whose start failed
  * must exit, not keep a lease or a socket open): run in the order added, each failure logged
- * while the rest still run.
+ * while the rest still run. A part that takes longer than {@link slowStopLogMs} is logged by name
+ * at that interval until it stops, so a stop that waits is never silent.
  */
 export class StopList {
-  private readonly stops: (() => Promise<void>)[] = [];
+  private readonly stops: { part: string; stop: () => Promise<void> }[] = [];
 
   constructor(private readonly logger: Logger) {}
 
-  /** Adds a stop, run after those added before it. */
-  add(stop: () => Promise<void>): void {
-    this.stops.push(stop);
+  /** Adds a stop of the part named `part`, run after those added before it. */
+  add(part: string, stop: () => Promise<void>): void {
+    this.stops.push({ part, stop });
   }
 
-  /** Adds a stop, run before all the others. */
-  addFirst(stop: () => Promise<void>): void {
-    this.stops.unshift(stop);
+  /** Adds a stop of the part named `part`, run before all the others. */
+  addFirst(part: string, stop: () => Promise<void>): void {
+    this.stops.unshift({ part, stop });
   }
 
   /** Runs every stop once. */
   async run(): Promise<void> {
-    for (const stop of this.stops.splice(0)) await stop().catch((err: unknown) => this.logger.warn({ err }, 'error while stopping a part'));
+    for (const { part, stop } of this.stops.splice(0)) {
+      const started = Date.now();
+      const slow = setInterval(
+        () =>
+          this.logger.warn(
+            { part, waitedMs: Date.now() - started },
+            `stopping: ${part} has not stopped yet (waiting on Redis, or on its work in flight)`,
+          ),
+        slowStopLogMs,
+      );
+      slow.unref();
+      try {
+        await stop();
+      } catch (err) {
+        this.logger.warn({ err, part }, `error while stopping ${part}`);
+      } finally {
+        clearInterval(slow);
+      }
+    }
   }
 }

@@ -47,8 +47,8 @@ export async function startSchedulerRoot(s: SharedParts, held: HeldParts): Promi
   });
   await probes.start();
   const stops = new StopList(logger);
-  stops.add(() => probes.stop());
-  stops.add(() => scheduler.stop());
-  stops.add(() => schedulesQueue.close());
+  stops.add('the probes', () => probes.stop());
+  stops.add('the scheduler', () => scheduler.stop());
+  stops.add('the schedules queue', () => schedulesQueue.close());
   return { readiness: { queues: [s.actionsQueue, schedulesQueue] }, stop: () => stops.run(), probes };
 }

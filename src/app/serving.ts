@@ -37,15 +37,15 @@ export async function startServing(s: SharedParts, held: HeldParts, roots: RoleR
   try {
     const roles = readinessOf(roots);
     const watch = startWriteWatch(s, roots, roles);
-    stops.add(() => watch.stop());
-    stops.addFirst(await listenForReloads(held.ruleSet, { redis, keys, logger, replica: s.replica, role: config.role }));
+    stops.add('the Redis watch', () => watch.stop());
+    stops.addFirst('the reload listener', await listenForReloads(held.ruleSet, { redis, keys, logger, replica: s.replica, role: config.role }));
     const ready = readiness({ redis, ...roles, writes: watch.writes, streamLossGraceMs: config.streamLossGraceMs });
     // Named in /readyz, so `reflex doctor` reports only the endpoint of its own Redis and prefix.
     const deployment = new DeploymentId(redis, keys.deployment);
     await deployment.claim();
     s.metrics.watchHealth(() => ready.reading());
     const serving = await startHttpServing(s, held.sending, ready.checks, deployment);
-    stops.addFirst(() => serving.stop());
+    stops.addFirst('the HTTP server', () => serving.stop());
     return { http: serving.http, stop: () => stops.run() };
   } catch (err) {
     await stops.run();

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { installProcessGuards } from '../log/process-guards.js';
 import { handleOf, type ReflexHandle } from './reflex-handle.js';
-import type { RoleRoot } from './role-root.js';
+import { StopList, type RoleRoot } from './role-root.js';
 import { needsOf, rolesOf } from './roles.js';
 import { startServing } from './serving.js';
 import { openSharedParts } from './shared-parts.js';
@@ -21,7 +21,9 @@ export async function startReflex(config: Config, logger: Logger): Promise<Refle
   const roots: RoleRoot[] = [];
   const stop = async () => {
     for (const root of roots) await root.stop();
-    await shared.close();
+    const closing = new StopList(logger);
+    closing.add('the shared parts (queues, Redis and daemon connections)', () => shared.close());
+    await closing.run();
   };
   try {
     for (const role of roles) roots.push(await role.start(shared, held));

@@ -13,7 +13,7 @@ export async function startSubscriberRoot(s: SharedParts): Promise<RoleRoot> {
   const stops = new StopList(logger);
   const spread = new LeaseSpread({ redis: s.redis, key: s.keys.replicas, logger, ttlMs: config.leaseTtlMs });
   await spread.start();
-  stops.add(() => spread.stop());
+  stops.add('the lease spread', () => spread.stop());
   // The write probe exists once the roots run (serving): until then, nothing to tell.
   let reportWriteError: ((err: unknown) => void) | undefined;
   const readers = s.targets.map((t) => {
@@ -31,7 +31,7 @@ export async function startSubscriberRoot(s: SharedParts): Promise<RoleRoot> {
       onWriteError: (err) => reportWriteError?.(err),
       settings: config,
     });
-    stops.add(() => reader.stop());
+    stops.add(`the reader of ${t.id}`, () => reader.stop());
     return reader;
   });
   return {

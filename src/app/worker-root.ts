@@ -25,12 +25,15 @@ export async function startWorkerRoot(s: SharedParts, held: HeldParts): Promise<
       metrics: s.metrics,
       alerts,
     });
-    stops.add(() => history.stop());
+    stops.add('the history shipping', () => history.stop());
     // A cluster member going offline is an alert of its own (nothing for a server that is not clustered).
-    stops.add(startMemberWatch({ targets: s.targets.map((t) => ({ id: t.id, client: s.clients.for(t.id) })), redis, keys, alerts, logger }));
+    stops.add(
+      'the member watch',
+      startMemberWatch({ targets: s.targets.map((t) => ({ id: t.id, client: s.clients.for(t.id) })), redis, keys, alerts, logger }),
+    );
     const remediation = startWorkerRemediation(s, held);
-    stops.add(() => remediation.stop());
-    stops.add(() => sending.close());
+    stops.add('the event and action workers', () => remediation.stop());
+    stops.add('the notifier', () => sending.close());
     return {
       readiness: {
         workers: remediation.workers,

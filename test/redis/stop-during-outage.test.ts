@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { pino } from 'pino';
 import { afterAll, expect, it } from 'vitest';
+import { slowStopLogMs } from '../../src/app/role-root.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
@@ -13,6 +14,7 @@ import { startSimulator } from '../../src/simulator/simulator.js';
 import { startActionRunner } from '../support/action-runner.js';
 import { ownRedis, type OwnRedis } from '../support/own-redis.js';
 import { uniquePrefix } from '../support/redis.js';
+import { startStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
 
 let redis: OwnRedis | undefined;
@@ -31,6 +33,7 @@ it('a queue worker stopped during a Redis outage stops once Redis is back (a con
   const target = `unix://${sim.socketPath}`;
   const client = new InstanceClient(parseTarget(target));
   const runner = startActionRunner(conn, keys, () => client);
+  for (const queue of [runner.actions, runner.events]) queue.on('error', () => undefined);
   const scheduler = await startScheduler({
     target,
     redis: conn,
@@ -59,4 +62,23 @@ it('a queue worker stopped during a Redis outage stops once Redis is back (a con
     conn.disconnect();
     await sim.stop();
   }
+});
+
+it('says every 5 s which part of a stopping Reflex still waits while Redis is down, and stops once Redis is back', async () => {
+  redis = await ownRedis();
+  const warnings: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line) as Record<string, unknown>) });
+  const stack = await startStack({ redisUrl: redis.url, label: 'stop-outage', logger, config: { httpPort: 0 } });
+  await redis.stop();
+  const stopping = stack.stop();
+  const waiting = () => warnings.filter((w) => String(w.msg).includes('has not stopped yet'));
+  await until('a part logged as still stopping', () => waiting().length >= 1, 3 * slowStopLogMs);
+  // Named, with how long it has waited; logged again at each interval until it stops.
+  const [line] = waiting();
+  expect(line!.part).toEqual(expect.any(String));
+  expect(line!.msg).toBe(`stopping: ${String(line!.part)} has not stopped yet (waiting on Redis, or on its work in flight)`);
+  expect(line!.waitedMs).toBeGreaterThanOrEqual(slowStopLogMs);
+  await redis.start();
+  const stopped = await Promise.race([stopping.then(() => true), delay(20_000, false, { ref: false })]);
+  expect(stopped, 'stopped within 20 s of Redis coming back').toBe(true);
 });
