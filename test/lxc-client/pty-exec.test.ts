@@ -414,6 +414,34 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
+    name: 'an erased tab takes back the columns it took, counted from the tab before it or from where the line started (a prompt’s bytes, each byte of a UTF-8 character one)',
+    steps: [
+      '@start read -p "T? " t',
+      String.raw`@keys ab\x09\x7fc\r`,
+      'echo "[$t]"',
+      '@start read -p "é " u',
+      String.raw`@keys x\x09y\x09\x15z\r`,
+      'echo "[$u]"',
+      '@start cat',
+      String.raw`@keys a\x09\x7f\x7fb\x09x\x09\x7f\r`,
+      String.raw`@keys \x04`,
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6nread -p "T? " t\r\nT? ab\t\b\b\bc\r\n~ # \x1b[6necho "[$t]"\r\n[abc]\r\n' +
+      '~ # \x1b[6nread -p "é " u\r\né x\ty\t' +
+      '\b'.repeat(7) +
+      '\b \b' +
+      '\b'.repeat(4) +
+      '\b \bz\r\n~ # \x1b[6necho "[$u]"\r\n[z]\r\n' +
+      '~ # \x1b[6ncat\r\na\t' +
+      '\b'.repeat(7) +
+      '\b \bb\tx\t' +
+      '\b'.repeat(7) +
+      '\r\nb\tx\r\n~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
     name: 'read takes a pipe, a redirection or a group’s redirection as its stdin; in a command substitution, a function or a subshell it reads the terminal; what is typed is UTF-8',
     steps: [
       'true | read y; echo "[$y] $?"',

@@ -391,6 +391,7 @@ function resize(session: ExecSession, args: unknown): void {
 
 /** Bytes to an interactive session's terminal (fd 0). */
 function sendTerminal(session: ExecSession, bytes: Buffer): void {
+  session.tty?.wrote(bytes);
   const ws = session.conns.get('0');
   if (bytes.length > 0 && ws?.readyState === ws?.OPEN) ws?.send(bytes, { binary: true });
 }

@@ -34,6 +34,24 @@ function echoed(c: string): string {
 /** The columns a character's echo took, which erasing it takes back. */
 const columns = (c: string): number => echoed(c).length;
 
+/** The kernel's `iscntrl` (lib/ctype.c): bytes below 32 and DEL; those from 128 are not. */
+const isControl = (byte: number): boolean => byte < 0x20 || byte === 0x7f;
+
+/**
+ * n_tty's column after `bytes` go out with opost and onlcr (its `column`): CR and NL to the start,
+ * a tab to the next multiple of 8, a backspace one back, a control character nowhere, any other
+ * byte one on (iutf8 is off on the beds: each byte of a UTF-8 character takes one).
+ */
+function columnAfter(column: number, bytes: Buffer): number {
+  for (const byte of bytes) {
+    if (byte === 0x0a || byte === 0x0d) column = 0;
+    else if (byte === 0x09) column = (column | 7) + 1;
+    else if (byte === 0x08) column = Math.max(0, column - 1);
+    else if (!isControl(byte)) column++;
+  }
+  return column;
+}
+
 /**
  * The pty's line discipline while a line of a terminal session runs (the editor has the terminal
  * in raw mode only while it edits), or a command other than a bare shell runs on a terminal
@@ -58,6 +76,10 @@ export class LineDiscipline implements TerminalInput {
   private interruptsTyped = 0;
   /** The echoes of the keys being taken ({@link input}). */
   private echoes = '';
+  /** The column of the terminal's cursor after what went out so far ({@link wrote}). */
+  private column = 0;
+  /** The column the line being typed started at (n_tty's `canon_column`), which a tab's erase counts from. */
+  private lineColumn = 0;
 
   /** `write`: text to the terminal (the echo); `sigint`: Ctrl-C's SIGINT, for the job running on the terminal. */
   constructor(
@@ -83,6 +105,11 @@ export class LineDiscipline implements TerminalInput {
   /** A read waits for the terminal: whatever is typed now goes to it. */
   get reading(): boolean {
     return this.waiting !== undefined;
+  }
+
+  /** Bytes went out to the terminal (the shell's, a program's, the echoes): where its cursor is now. */
+  wrote(bytes: Buffer): void {
+    this.column = columnAfter(this.column, bytes);
   }
 
   unread(text: string): void {
@@ -138,6 +165,7 @@ export class LineDiscipline implements TerminalInput {
       } else if (c === wordErase) {
         this.eraseBack(wordLength([...this.line]));
       } else {
+        if (this.line === '' && this.mode.echo) this.lineColumn = this.echoColumn();
         this.line += c;
         this.echo(echoed(c));
       }
@@ -182,12 +210,38 @@ export class LineDiscipline implements TerminalInput {
     waiting?.(text);
   }
 
-  /** Erases the last `n` characters of the line, each echoed back over as echoe and echoke do (`\b \b` a column). */
+  /**
+   * Erases the last `n` characters of the line, each echoed back over as echoe and echoke do
+   * (`\b \b` a column), a tab with the backspaces back to where it started.
+   */
   private eraseBack(n: number): void {
     const chars = [...this.line];
-    const gone = chars.splice(chars.length - n, n);
+    for (let i = 0; i < n; i++) {
+      const c = chars.pop()!;
+      this.echo(c === '\t' ? '\b'.repeat(this.tabWidth(chars)) : '\b \b'.repeat(columns(c)));
+    }
     this.line = chars.join('');
-    this.echo(gone.map((c) => '\b \b'.repeat(columns(c))).join(''));
+  }
+
+  /**
+   * The columns a tab typed after `before` took, as n_tty's eraser counts them: from the tab before
+   * it, or from the column the line started at, each byte typed since a column (a control
+   * character's echo two), to the next multiple of 8; never more than the cursor has.
+   */
+  private tabWidth(before: string[]): number {
+    let counted = 0;
+    let afterTab = false;
+    for (let i = before.length - 1; i >= 0 && !afterTab; i--) {
+      if (before[i] === '\t') afterTab = true;
+      else for (const byte of Buffer.from(before[i]!, 'utf8')) counted += isControl(byte) ? 2 : 1;
+    }
+    if (!afterTab) counted += this.lineColumn;
+    return Math.min(8 - (counted & 7), this.echoColumn());
+  }
+
+  /** The cursor's column once the echoes being taken are out. */
+  private echoColumn(): number {
+    return columnAfter(this.column, Buffer.from(this.echoes, 'utf8'));
   }
 
   private echo(text: string): void {

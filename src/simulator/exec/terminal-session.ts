@@ -335,6 +335,7 @@ export class TerminalSession implements ScriptSource {
   }
 
   private writeBytes(bytes: Buffer): void {
+    this.tty.wrote(bytes);
     if (bytes.length > 0) this.opts.write(bytes);
   }
 }
