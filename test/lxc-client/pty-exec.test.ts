@@ -442,6 +442,33 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
+    name: 'od reading the terminal writes a row once its 16th byte is typed, and the last row and the offset at Ctrl-D',
+    steps: [
+      '@start od -c',
+      '@line abcdefgh',
+      '@line 12345678',
+      String.raw`@until 6   7\r\n`,
+      '@line abcdefgh',
+      '@line 12345678',
+      String.raw`@until 4   5\r\n`,
+      '@line abcdefgh',
+      '@line zz',
+      String.raw`@until z  \\n\r\n`,
+      String.raw`@keys \x04`,
+      '@start od',
+      '@line aaaaaaa',
+      '@line bb',
+      String.raw`@keys \x04`,
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6nod -c\r\nabcdefgh\r\n12345678\r\n0000000   a   b   c   d   e   f   g   h  \\n   1   2   3   4   5   6   7\r\n' +
+      'abcdefgh\r\n12345678\r\n0000020   8  \\n   a   b   c   d   e   f   g   h  \\n   1   2   3   4   5\r\n' +
+      'abcdefgh\r\nzz\r\n0000040   6   7   8  \\n   a   b   c   d   e   f   g   h  \\n   z   z  \\n\r\n0000060\r\n' +
+      '~ # \x1b[6nod\r\naaaaaaa\r\nbb\r\n0000000 060541 060541 060541 005141 061142 000012\r\n0000013\r\n~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
     name: 'read takes a pipe, a redirection or a group’s redirection as its stdin; in a command substitution, a function or a subshell it reads the terminal; what is typed is UTF-8',
     steps: [
       'true | read y; echo "[$y] $?"',

@@ -8,9 +8,11 @@ import type { Command, ExecResult } from 'just-bash';
  * - `behind`: a line behind, writing a line's output when the next one is typed or at Ctrl-D
  *   (`sed`, which reads a line ahead to know the last one);
  * - `group`: a run of equal lines behind, writing its output when a different line is typed or at
- *   Ctrl-D (`uniq`, which tells a run's end by the next line).
+ *   Ctrl-D (`uniq`, which tells a run's end by the next line);
+ * - `rows`: by rows of 16 bytes, writing a row when its 16th byte is typed, and at Ctrl-D the last
+ *   row and the offset that ends its output (`od`).
  */
-type Reading = 'end' | 'lines' | 'behind' | 'group';
+type Reading = 'end' | 'lines' | 'behind' | 'group' | 'rows';
 
 /**
  * Whether a program run on all that was typed so far has what it wants, and ends there, the rest
@@ -45,8 +47,7 @@ const selects =
  * asks for its stdin only when it reads it (no file operand, or `-`); a program that asks for it
  * otherwise (`cp` for its `-i` answers, `tty` to tell whether it is a terminal, just-bash's
  * `base64` whatever its operands) is not listed, nor one that reads the terminal in a way of its
- * own (`sh`, `bc`, `ed`: their prompts). `od` writes a row when 16 bytes are typed: it writes
- * at Ctrl-D here.
+ * own (`sh`, `bc`, `ed`: their prompts).
  */
 const readings: ReadonlyMap<string, Reading> = new Map([
   ['cat', 'lines'],
@@ -56,7 +57,7 @@ const readings: ReadonlyMap<string, Reading> = new Map([
   ['wc', 'end'],
   ['sort', 'end'],
   ['uniq', 'group'],
-  ['od', 'end'],
+  ['od', 'rows'],
   ['md5sum', 'end'],
   ['sha1sum', 'end'],
   ['sha256sum', 'end'],
@@ -130,6 +131,9 @@ function readingOf(program: string, args: readonly string[]): HowItReads | undef
     }
     case 'tee':
       return hasOption(args, /a/, /^--append/) ? whole : { reading };
+    case 'od':
+      // Rows of another width, bytes skipped or counted, or no offset to end the output.
+      return hasOption(args, /[wjNA]/, /^--(width|skip|read|address)/) ? whole : { reading };
     case 'uniq':
       // Lines compared other than whole (fields or characters skipped, case ignored) or not lines.
       return hasOption(args, /[fswiz]/, /^--(skip|check|ignore|zero)/) ? whole : { reading };
@@ -204,6 +208,29 @@ function withoutLastRun(text: string): string {
     .join('');
 }
 
+/** The bytes in a row of `od`'s output. */
+const rowBytes = 16;
+
+/** What was typed up to the end of its last whole row of {@link rowBytes} bytes (UTF-8), a character a row's end cuts left for the next. */
+function wholeRows(text: string): string {
+  const rows = Math.floor(Buffer.byteLength(text, 'utf8') / rowBytes) * rowBytes;
+  let bytes = 0;
+  let end = 0;
+  for (const c of text) {
+    const size = Buffer.byteLength(c, 'utf8');
+    if (bytes + size > rows) break;
+    bytes += size;
+    end += c.length;
+  }
+  return text.slice(0, end);
+}
+
+/** Output without its last line: `od`'s offset after the input, which more input moves. */
+function withoutLastLine(output: string): string {
+  const cut = output.lastIndexOf('\n', output.length - 2);
+  return output.slice(0, cut + 1);
+}
+
 /** The length of the longest common start of two strings. */
 function commonStart(a: string, b: string): number {
   let n = 0;
@@ -234,10 +261,11 @@ async function readTerminal(terminal: TerminalReading, { reading, ends }: HowItR
     if (piece === '') break;
     const before = text;
     text += piece;
-    const upTo = reading === 'behind' ? before : reading === 'group' ? withoutLastRun(text) : text;
+    const upTo = reading === 'behind' ? before : reading === 'group' ? withoutLastRun(text) : reading === 'rows' ? wholeRows(text) : text;
     if ((showing || ends) && upTo !== '') {
       const result = await terminal.run(upTo);
-      const fresh = showing && result.stdout.startsWith(shown) ? result.stdout.slice(shown.length) : '';
+      const output = reading === 'rows' ? withoutLastLine(result.stdout) : result.stdout;
+      const fresh = showing && output.startsWith(shown) ? output.slice(shown.length) : '';
       if (fresh !== '') {
         showing = terminal.show(stdoutOnly(result, fresh, ''));
         if (showing) shown += fresh;
