@@ -107,9 +107,13 @@ export class LineDiscipline implements TerminalInput {
     return this.waiting !== undefined;
   }
 
-  /** Bytes went out to the terminal (the shell's, a program's, the echoes): where its cursor is now. */
+  /**
+   * Bytes went out to the terminal (the shell's, a program's, the echoes): where its cursor is now.
+   * A CR or NL among them also moves the start of the line being typed to the first column, as n_tty's output does.
+   */
   wrote(bytes: Buffer): void {
     this.column = columnAfter(this.column, bytes);
+    if (bytes.includes(0x0a) || bytes.includes(0x0d)) this.lineColumn = 0;
   }
 
   unread(text: string): void {
