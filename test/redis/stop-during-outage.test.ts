@@ -17,14 +17,23 @@ import { uniquePrefix } from '../support/redis.js';
 import { startStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
 
-let redis: OwnRedis | undefined;
+/** Each test's own Redis, all stopped and removed at the end (a test restarts its Redis, so it is left running). */
+const servers: OwnRedis[] = [];
 afterAll(async () => {
-  await redis?.stop().catch(() => undefined);
-  redis?.remove();
+  for (const server of servers) {
+    await server.stop().catch(() => undefined);
+    server.remove();
+  }
 });
 
+async function ownServer(): Promise<OwnRedis> {
+  const server = await ownRedis();
+  servers.push(server);
+  return server;
+}
+
 it('a queue worker stopped during a Redis outage stops once Redis is back (a connection told to end while it waited to reconnect never said it had ended)', async () => {
-  redis = await ownRedis();
+  const redis = await ownServer();
   const sim = await startSimulator({ instances: 0 });
   const conn = redisFromUrl(redis.url);
   // The outage is the test's own doing: its errors are not news.
@@ -46,7 +55,7 @@ it('a queue worker stopped during a Redis outage stops once Redis is back (a con
   });
   try {
     // Both workers wait for a job on their blocking connections.
-    const blocked = () => execFileSync('redis-cli', ['-u', redis!.url, 'client', 'list'], { encoding: 'utf8' }).split('cmd=bzpopmin').length - 1;
+    const blocked = () => execFileSync('redis-cli', ['-u', redis.url, 'client', 'list'], { encoding: 'utf8' }).split('cmd=bzpopmin').length - 1;
     await until('both workers blocked on their queues', () => blocked() >= 2, 10_000);
     let reconnects = 0;
     conn.on('reconnecting', () => reconnects++);
@@ -65,7 +74,7 @@ it('a queue worker stopped during a Redis outage stops once Redis is back (a con
 });
 
 it('says every 5 s which part of a stopping Reflex still waits while Redis is down, and stops once Redis is back', async () => {
-  redis = await ownRedis();
+  const redis = await ownServer();
   const warnings: Record<string, unknown>[] = [];
   const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line) as Record<string, unknown>) });
   const stack = await startStack({ redisUrl: redis.url, label: 'stop-outage', logger, config: { httpPort: 0 } });
