@@ -231,6 +231,18 @@ function withoutLastLine(output: string): string {
   return output.slice(0, cut + 1);
 }
 
+/**
+ * What a program is run on as lines come, by how it reads (`text`: all typed so far, `before`: that
+ * without the last line), and what of that run's output stands.
+ */
+const soFar: Record<Reading, { input(text: string, before: string): string; output?(stdout: string): string }> = {
+  end: { input: (text) => text },
+  lines: { input: (text) => text },
+  behind: { input: (_, before) => before },
+  group: { input: withoutLastRun },
+  rows: { input: wholeRows, output: withoutLastLine },
+};
+
 /** The length of the longest common start of two strings. */
 function commonStart(a: string, b: string): number {
   let n = 0;
@@ -249,6 +261,8 @@ async function readTerminal(terminal: TerminalReading, { reading, ends }: HowItR
   let text = '';
   let shown = '';
   let showing = reading !== 'end';
+  /** What the last run on a line was given (a line that adds no row of `od`'s or run of `uniq`'s gives the same). */
+  let ranOn = '';
   const rest = (result: ExecResult): ExecResult =>
     shown === '' ? result : stdoutOnly(result, result.stdout.slice(commonStart(shown, result.stdout)), result.stderr);
   for (;;) {
@@ -261,10 +275,11 @@ async function readTerminal(terminal: TerminalReading, { reading, ends }: HowItR
     if (piece === '') break;
     const before = text;
     text += piece;
-    const upTo = reading === 'behind' ? before : reading === 'group' ? withoutLastRun(text) : reading === 'rows' ? wholeRows(text) : text;
-    if ((showing || ends) && upTo !== '') {
+    const upTo = soFar[reading].input(text, before);
+    if ((showing || ends) && upTo !== '' && upTo !== ranOn) {
+      ranOn = upTo;
       const result = await terminal.run(upTo);
-      const output = reading === 'rows' ? withoutLastLine(result.stdout) : result.stdout;
+      const output = soFar[reading].output?.(result.stdout) ?? result.stdout;
       const fresh = showing && output.startsWith(shown) ? output.slice(shown.length) : '';
       if (fresh !== '') {
         showing = terminal.show(stdoutOnly(result, fresh, ''));
