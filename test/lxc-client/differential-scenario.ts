@@ -1175,10 +1175,11 @@ export async function runDifferential(t: SimRemote, steps: ScenarioStep[], names
       // canonical/lxd#11890; CI runs saw Incus 6.0 print nothing for a command that prints two
       // lines, and drop a shell's "not found" line while the client's own error line came through).
       // The race only ever loses output, and two runs can lose the same (a CI run saw a script's
-      // three lines lost twice over), so agreeing runs prove nothing. A real exec runs again, three
-      // runs at most, until one prints what the simulator printed: every run is output the daemon
-      // really gave. When none does, the run that printed the most stands for the daemon. The exec
-      // steps only read or rewrite the same file, so running one again changes nothing.
+      // three lines lost twice over, and another LXD 5.0.2 lose two of `sh -c`'s three lines of stdout
+      // in three runs running), so agreeing runs prove nothing. A real exec runs again, five runs at
+      // most (as the pty test's sessions), until one prints what the simulator printed: every run is
+      // output the daemon really gave. When none does, the run that printed the most stands for the
+      // daemon. The exec steps only read or rewrite the same file, so running one again changes nothing.
       const normalise = (r: LxcResult) => normalised(r, remote, step.keepLines ? (l) => step.keepLines!(l, names) : undefined, step.transform);
       let result = normalise(res);
       if (side === 'sim') simSettled[i]!(result);
@@ -1186,7 +1187,7 @@ export async function runDifferential(t: SimRemote, steps: ScenarioStep[], names
         const sim = (await simResults[i])!;
         const same = (r: LxcResult) => r.code === sim.code && r.stdout === sim.stdout && r.stderr === sim.stderr;
         const printed = (r: LxcResult) => r.stdout.length + r.stderr.length;
-        for (let runs = 1; runs < 3 && !same(result); runs++) {
+        for (let runs = 1; runs < 5 && !same(result); runs++) {
           const next = normalise(await t.lxc.run(args, { timeoutMs: 60_000, input: step.input }));
           if (same(next) || printed(next) > printed(result)) result = next;
         }
