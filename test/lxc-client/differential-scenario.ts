@@ -979,6 +979,9 @@ export const scenario: ScenarioStep[] = [
   { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'echo "$0 $1 $#"; nosuch', 'NAME', 'A'], only: 'lxc' },
   { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'nosuchcmd'], transform: withoutShellNotFound },
   { args: ['exec', 'R:{n}', '--', 'nosuchcmd'] },
+  // The beds' busybox image has no bash: the exec is "Command not found", and so is bash in a script.
+  { args: ['exec', 'R:{n}', '--', 'bash', '-c', 'echo hi'] },
+  { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'bash -c "echo hi"; echo "rc=$?"; command -v bash; echo "rc=$?"'] },
   { args: ['exec', 'R:{n}', '--', 'sh', '-c', 'echo out; echo err >&2; exit 0'] },
   // Issue #28 finding 1: exec runs a real shell (variables, pipes, redirection, loops, tests, cwd, stdin).
   ...shellCases.map((sh): ScenarioStep => ({ args: ['exec', 'R:{n}', ...sh], only: 'incus' })),

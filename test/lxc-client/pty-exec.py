@@ -264,12 +264,13 @@ if command == ['sh']:
 else:
     # A command other than the shell prints no prompt: its keys are typed once the client has put
     # the terminal in raw mode (before, the terminal itself would echo them) and the command runs
-    # (on this host: once it sleeps in its read).
+    # (on this host: once it sleeps in its read, or, when it became an interactive shell, as `su`
+    # and `sh -c 'exec sh'` do, once that shell's line editor waits for a key).
     end = time.time() + 10
     while termios.tcgetattr(fd)[3] & termios.ECHO and time.time() < end:
         read_for(0.01)
     alive = True
-    until_the_shell(runs_its_line)
+    until_the_shell(lambda pid: runs_its_line(pid) or (waits_for_a_key(pid) and editor_mode(pid)))
 # Where the last @until step found its text.
 until_mark = 0
 for step in steps:

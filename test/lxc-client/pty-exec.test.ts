@@ -811,6 +811,43 @@ type Client = 'lxc' | 'incus';
  */
 const commandSessions: Transcript[] = [
   {
+    name: 'su on a terminal starts root’s shell there: its banner, prompt and lines, to exit 3',
+    steps: ['@run su', 'echo hi $0 $HOME $PWD $SHLVL', String.raw`@until hi sh /root /root 1\r\n`, String.raw`@until ~ # \x1b[6n`, 'exit 3'],
+    transcript: `${banner}~ # \x1b[6necho hi $0 $HOME $PWD $SHLVL\r\nhi sh /root /root 1\r\n~ # \x1b[6nexit 3\r\n`,
+    code: 3,
+  },
+  {
+    name: 'a shell started by sh -c on a terminal reads it as an interactive shell; the command goes on after its exit and reads the terminal again',
+    steps: [
+      `@run sh -c 'cd /tmp && sh; echo "after $?"; read x; echo "[$x]"'`,
+      String.raw`@until /tmp # \x1b[6n`,
+      'echo in $SHLVL $0',
+      String.raw`@until in 2 sh\r\n`,
+      String.raw`@until /tmp # \x1b[6n`,
+      '@line exit 5',
+      String.raw`@until after 5\r\n`,
+      '@line typed',
+    ],
+    transcript: `${banner}/tmp # \x1b[6necho in $SHLVL $0\r\nin 2 sh\r\n/tmp # \x1b[6nexit 5\r\nafter 5\r\ntyped\r\n[typed]\r\n`,
+    code: 0,
+  },
+  {
+    name: 'sh -c "exec sh" on a terminal: the shell it becomes reads it; Ctrl-C at its prompt is its editor’s, Ctrl-D ends it with the last status',
+    steps: [
+      '@run sh -c "exec sh"',
+      String.raw`@until ~ # \x1b[6n`,
+      '@keys abc',
+      String.raw`@keys \x03`,
+      String.raw`@until ~ # \x1b[6n`,
+      'echo $?',
+      String.raw`@until 130\r\n`,
+      String.raw`@until ~ # \x1b[6n`,
+      String.raw`@keys \x04`,
+    ],
+    transcript: `${banner}~ # \x1b[6nabc^C\r\n~ # \x1b[6necho $?\r\n130\r\n~ # \x1b[6n\r\n`,
+    code: 0,
+  },
+  {
     name: 'sh -c on a terminal: read reads what is typed, -p, the output before it shown first, exit 4',
     steps: [
       `@run sh -c 'echo Name?; read n; echo "hi $n"; read -p "Age? " a; echo "[$a]"; exit 4'`,

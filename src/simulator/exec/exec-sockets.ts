@@ -2,12 +2,12 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { refuseUpgrade } from '../envelope.js';
-import { harmlessSignals, sigint } from '../guest/guest-commands.js';
-import type { TerminalInput, TerminalSize } from '../guest/busybox-tty.js';
+import { harmlessSignals } from '../guest/guest-commands.js';
+import type { TerminalSize } from '../guest/busybox-tty.js';
 import type { GuestResult } from '../guest/guests.js';
 import type { StdinPipe } from '../guest/script-feed.js';
 import type { SimOperation } from '../operations.js';
-import { LineDiscipline, terminalBytes } from './line-discipline.js';
+import { terminalBytes } from './line-discipline.js';
 import type { TerminalSession } from './terminal-session.js';
 
 /** How long the daemon waits for the exec websockets before failing the operation (LXD: 5 s). */
@@ -38,12 +38,19 @@ export type ExecRunner = (io: {
   /** A shell reading its script from stdin: stdin as it arrives, and where the shell's output goes as it is written. */
   stdinPipe?: StdinPipe;
   output?: (part: Omit<GuestResult, 'code'>) => void;
-  /** An interactive command's terminal as its `read` reads it. */
-  tty?: TerminalInput;
 }) => Promise<GuestResult>;
 
-/** An interactive shell's terminal (terminal-session.ts), started when its sockets are connected. */
-export type TerminalStarter = (io: { write: (bytes: Buffer) => void; end: (code: number) => void; signal: AbortSignal }) => TerminalSession;
+/**
+ * Starts an interactive exec's terminal session (terminal-session.ts) once its sockets are connected: `write` sends bytes to the terminal, `end` ends the
+ * exec with a code, `signal` is aborted when it is killed, and `signals` has the signals sent to its
+ * program (the control socket's, when the session's program takes them: {@link TerminalSession.takesSignals}).
+ */
+export type TerminalStarter = (io: {
+  write: (bytes: Buffer) => void;
+  end: (code: number) => void;
+  signal: AbortSignal;
+  signals: EventTarget;
+}) => TerminalSession;
 
 /** One exec operation waiting for, then serving, its websockets. */
 interface ExecSession {
@@ -70,13 +77,11 @@ interface ExecSession {
   onStdinData?: (bytes: Buffer) => void;
   /** A shell that reads its script from stdin as it comes (`sh` alone, without a terminal): it starts at once. */
   readsScript: boolean;
-  /** An interactive shell: a terminal session instead of one run. */
+  /** An interactive exec: a terminal session instead of one run. */
   terminal?: TerminalStarter;
   shell?: TerminalSession;
   /** An interactive session's pty size, which window-resize messages change. */
   terminalSize?: TerminalSize;
-  /** The pty's line discipline of an interactive command that is not a session's shell: what is typed, for its `read`. */
-  tty?: LineDiscipline;
 }
 
 /**
@@ -128,12 +133,6 @@ export class ExecSockets {
       running: false,
       readsScript: readsScript && !interactive,
     };
-    // Its Ctrl-C is SIGINT to the command (its trap, or its end: 130).
-    if (interactive && !terminal)
-      session.tty = new LineDiscipline(
-        (text) => sendTerminal(session, Buffer.from(text, 'utf8')),
-        () => kill(session, sigint),
-      );
     session.timer = setTimeout(() => {
       if (session.started) return;
       this.sessions.delete(op.id);
@@ -166,10 +165,6 @@ export class ExecSockets {
           if (isBinary) session.shell.input(Buffer.from(data as Buffer));
           return;
         }
-        if (fd === '0' && session.tty) {
-          if (isBinary) session.tty.input(Buffer.from(data as Buffer).toString('utf8'));
-          return;
-        }
         if (fd !== 'control' || isBinary) return;
         const msg = parseControl(String(data));
         if (msg?.command === 'signal' && typeof msg.signal === 'number') kill(session, msg.signal);
@@ -193,7 +188,7 @@ export class ExecSockets {
   terminals(): { operation: string; reads: boolean }[] {
     return [...this.sessions.values()]
       .filter((s) => s.interactive && s.started)
-      .map((s) => ({ operation: s.op.id, reads: s.shell ? s.shell.readsTerminal() : s.tty?.reading === true }));
+      .map((s) => ({ operation: s.op.id, reads: s.shell?.readsTerminal() === true }));
   }
 
   /** Closes every session socket. */
@@ -219,7 +214,10 @@ export class ExecSockets {
         },
         end,
         signal: session.killer.signal,
+        signals: session.signals,
       });
+      // A program other than a bare shell takes the control socket's signals as it would without a terminal (its traps).
+      session.running = session.shell.takesSignals;
       // A signal through the control socket (or its close) ends the shell as it would end ash.
       session.killer.signal.addEventListener('abort', () => end(128 + (Number(session.killer.signal.reason) || 9)), { once: true });
       return;
@@ -231,13 +229,8 @@ export class ExecSockets {
       session.onStdinData = undefined;
       clearTimeout(grace);
       session.running = true;
-      // On a terminal: what it writes goes out as it goes, and its `read` reads what is typed.
-      const onTerminal = session.tty && {
-        tty: session.tty,
-        output: (part: Omit<GuestResult, 'code'>) => sendTerminal(session, terminalBytes(part)),
-      };
       session
-        .run({ stdin: Buffer.concat(session.stdin), signal: session.killer.signal, signals: session.signals, ...onTerminal })
+        .run({ stdin: Buffer.concat(session.stdin), signal: session.killer.signal, signals: session.signals })
         .then((result) => this.finish(session, result))
         .catch((err: unknown) => this.failRun(session, err));
     };
@@ -387,13 +380,6 @@ function resize(session: ExecSession, args: unknown): void {
   if (cols === undefined || rows === undefined) return;
   if (session.shell) session.shell.resize(cols, rows);
   else Object.assign(size, { cols, rows });
-}
-
-/** Bytes to an interactive session's terminal (fd 0). */
-function sendTerminal(session: ExecSession, bytes: Buffer): void {
-  session.tty?.wrote(bytes);
-  const ws = session.conns.get('0');
-  if (bytes.length > 0 && ws?.readyState === ws?.OPEN) ws?.send(bytes, { binary: true });
 }
 
 function parseControl(text: string): { command?: unknown; signal?: unknown; args?: unknown } | undefined {

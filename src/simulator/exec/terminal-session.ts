@@ -8,6 +8,7 @@ import { completions, type DirectoryLister } from './line-completion.js';
 import { LineDiscipline, terminalBytes } from './line-discipline.js';
 import { LineEditor, LineHistory } from './line-editor.js';
 import { nextKey } from './terminal-keys.js';
+import { sigint } from '../guest/guest-commands.js';
 
 /**
  * Runs the session's shell once: `sh` on the session's terminal, reading the whole commands the
@@ -81,10 +82,14 @@ export class TerminalSession implements ScriptSource {
   private readonly tty = new LineDiscipline(
     (text) => this.write(text),
     () => {
+      // The session's program runs with no shell of it reading the lines: it gets the SIGINT (its trap, or its end).
+      if (this.opts.signals && !this.shellReads) return void this.opts.signals.dispatchEvent(new CustomEvent('signal', { detail: sigint }));
       this.interrupted = true;
       this.interrupts.dispatchEvent(new Event('interrupt'));
     },
   );
+  /** A shell reads the session's lines (it asked for one and has not ended). */
+  private shellReads = false;
   /** The lines of a command not whole yet. */
   private open = '';
   /** The shell waits for its next command. */
@@ -103,6 +108,12 @@ export class TerminalSession implements ScriptSource {
       root: boolean;
       /** The pty's size; `stty rows|cols` in a line changes it too. */
       size: TerminalSize;
+      /**
+       * The session's program is not a bare shell (`lxc exec -t c -- su`, `sh -c sh`): it runs on the
+       * terminal, its first shell started there reads the lines, and Ctrl-C while none does, and
+       * the control socket's signals, are signals to it (`signal` events here, as without a terminal).
+       */
+      signals?: EventTarget;
       runShell: ShellRunner;
       /** just-bash's parser, which the shell runs with: it says whether a line is a whole command. */
       parser: () => Promise<typeof parseScript>;
@@ -127,7 +138,8 @@ export class TerminalSession implements ScriptSource {
       .then(
         (result) => {
           this.output(result);
-          this.finish(this.status ?? result.code);
+          // A bare shell ends with a status set at its prompt; a program ends with its own.
+          this.finish(this.opts.signals ? result.code : (this.status ?? result.code));
         },
         (err: unknown) => {
           this.write(`sh: ${(err as Error).message ?? String(err)}\r\n`);
@@ -140,6 +152,7 @@ export class TerminalSession implements ScriptSource {
   next(state?: ShellState): Promise<string | undefined> {
     if (state) this.state = state;
     if (this.done) return Promise.resolve(undefined);
+    this.shellReads = true;
     if (this.interrupted) {
       // ash ends the line its job died of SIGINT on, and $? is 130.
       this.interrupted = false;
@@ -153,6 +166,16 @@ export class TerminalSession implements ScriptSource {
       this.prompt();
       void this.drain();
     });
+  }
+
+  /** The shell that read the lines ended (`exit`, Ctrl-D): the program that started it has the terminal again. */
+  shellEnded(): void {
+    this.shellReads = false;
+  }
+
+  /** The control socket's signals go to the session's program (it is not a bare shell): the `signals` it was given. */
+  get takesSignals(): boolean {
+    return this.opts.signals !== undefined;
   }
 
   /**

@@ -248,9 +248,20 @@ export function busyboxFiles(host: FilesHost): Command[] {
       if (!entry) return fail(`su: unknown user ${user}\n`);
       if (host.uid !== 0) return fail('su: must be suid to work properly\n');
       if (entry[2] !== '0') return fail(`su: can't switch to ${user} here\n`);
-      // Root stays root: the command (or stdin, for a bare `su`) runs in a new shell with root's HOME.
+      // Root stays root. On a terminal, su's shell is there (the patched shell's `jbTty`): a bare
+      // `su` starts an interactive one, reading what is typed (`su -`: in root's home), and the
+      // command's shell reads it too. Off one, the command (or stdin, for a bare `su`) runs in a new
+      // shell with root's HOME.
+      const home = shellQuote(entry[5] ?? '/root');
+      const tty = (ctx as CommandContext & { jbTty?: unknown }).jbTty;
+      const exec = ctx.execWithInheritedStdin;
+      if (tty && exec) {
+        const login = args.some((a) => a === '-' || a === '-l');
+        const shell = command === undefined ? `HOME=${home} sh` : ['sh', '-c', `HOME=${home}; ${command}`, 'sh'].map(shellQuote).join(' ');
+        return exec(`${login ? `cd ${home} && ` : ''}${shell}`, { cwd: ctx.cwd, jbTty: tty } as Parameters<typeof exec>[1]);
+      }
       const script = command ?? String(ctx.stdin);
-      return ctx.exec!(['sh', '-c', `HOME=${shellQuote(entry[5] ?? '/root')}; ${script}`, 'sh'].map(shellQuote).join(' '), {
+      return ctx.exec!(['sh', '-c', `HOME=${home}; ${script}`, 'sh'].map(shellQuote).join(' '), {
         cwd: ctx.cwd,
         stdin: '',
       });

@@ -22,7 +22,7 @@ import { busyboxCoreutils } from './busybox-coreutils.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
 import { followedBy, rewordedWrites, type OutputPart } from './program-output.js';
 import { runToSyntaxError, ScriptFeed, type ScriptSource, type ScriptStream, type StdinPipe } from './script-feed.js';
-import { endedShell, ShellProcesses, shellMessages } from './nested-shell.js';
+import { endedShell, ShellProcesses, shellMessages, type StreamedScript } from './nested-shell.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
 import { pythonCommand } from './guest-python.js';
@@ -133,7 +133,6 @@ const busyboxPrograms = new Set([
   'true',
   'false',
   'clear',
-  'bash',
   'sh',
   'base64',
   'diff',
@@ -154,7 +153,7 @@ const busyboxPrograms = new Set([
   'tar',
 ]) as ReadonlySet<string>;
 
-const shells = new Set(['sh', 'bash', 'ash']);
+const shells = new Set(['sh', 'ash']);
 
 type JustBash = typeof import('just-bash');
 let justBash: Promise<JustBash> | undefined;
@@ -390,18 +389,19 @@ export class Guests {
             return lines.next(state);
           },
           cut: () => interrupt.signal.aborted,
+          shellEnded: () => lines.shellEnded?.(),
         };
+    const [program, ...args] = cmd.argv;
+    // A terminal's lines are the command's when it is a bare shell (`lxc exec -t c -- sh`); another
+    // command runs on the terminal (`su`, `sh -c sh`), and the first shell it starts there reads them.
+    const sessionShell = lines !== undefined && args.length === 0 && shells.has(basename(program ?? ''));
     if (feed) {
       // A killed shell reads no more of its script.
       if (feed instanceof ScriptFeed) killer.signal.addEventListener('abort', () => feed.end(), { once: true });
-      processes.stdinScript = {
-        feed,
-        interactive: !!lines,
-        ...(cmd.tty ? { tty: cmd.tty } : {}),
-        write: sendOutput,
-      };
+      const streamed: StreamedScript = { feed, interactive: !!lines, ...(cmd.tty ? { tty: cmd.tty } : {}), write: sendOutput };
+      if (lines && !sessionShell) processes.offerTerminal(streamed);
+      else processes.stdinScript = streamed;
     }
-    const [program, ...args] = cmd.argv;
     const shell = shells.has(basename(program ?? '')) && args[0] === '-c';
     const shellName = shell ? basename(program ?? 'sh') : undefined;
     // The programs written here read the guest's files as the command's user may (guest-access.ts).
@@ -440,7 +440,6 @@ export class Guests {
       ...shellState.commands,
       processes.command('sh'),
       processes.command('ash'),
-      processes.command('bash'),
       // An image that carries Python says where (`reflex.python`): its guests run a real CPython.
       ...(inst.config['image.reflex.python'] ? [pythonCommand(inst.config['image.reflex.python'], justBash, { uid, gid }, () => (raw = true))] : []),
       ...scripted,
@@ -502,7 +501,7 @@ export class Guests {
     const scriptNamed: object = named === undefined ? {} : { jbScript: true };
     // A command on a terminal (not a session's shell, which reads its lines): what reads its stdin
     // (`sh -c`'s `read`, a program such as `cat`) reads the terminal.
-    const onTerminal = !cmd.lines ? cmd.tty : undefined;
+    const onTerminal = !sessionShell ? cmd.tty : undefined;
     // The shell is busybox's `sh`, not bash: its messages start with the name it was called by
     // (`/bin/sh: …` when called so, as Ansible does), and a program it cannot find, by name or by
     // path, is `X: not found`.

@@ -55,9 +55,14 @@ export class ShellProcesses {
     return true;
   }
 
-  /** `sh` (busybox's `ash` by its other name; `bash` too) and what a script by its path runs: each call a shell process of its own. */
-  command(name: 'sh' | 'ash' | 'bash'): Command {
+  /** `sh` (busybox's `ash` by its other name) and what a script by its path runs: each call a shell process of its own. */
+  command(name: 'sh' | 'ash'): Command {
     return { name, execute: (args, ctx) => this.run(name, args, ctx) };
+  }
+
+  /** A terminal's lines for the first bare shell started on it by a command that is not one (`su`, `sh -c sh` on a terminal). */
+  offerTerminal(streamed: StreamedScript): void {
+    this.terminal = streamed;
   }
 
   /**
@@ -75,7 +80,7 @@ export class ShellProcesses {
     return { name: 'sh', execute: (args, ctx) => this.run('sh', [path, ...args], ctx) };
   }
 
-  private async run(called: 'sh' | 'ash' | 'bash', args: string[], ctx: CommandContext): Promise<ExecResult> {
+  private async run(called: 'sh' | 'ash', args: string[], ctx: CommandContext): Promise<ExecResult> {
     if (args[0] === '--help' && ctx.origCommand) return ctx.origCommand(args);
     const streamed = args.length === 0 ? (this.stdinScript ?? this.onTheTerminal(ctx)) : undefined;
     if (streamed === this.stdinScript) this.stdinScript = undefined;
@@ -162,6 +167,8 @@ export class ShellProcesses {
     } finally {
       this.running.splice(this.running.indexOf(shell), 1);
       state.leave();
+      // The program that started an interactive shell has the terminal again.
+      if (streamed?.interactive) streamed.feed.shellEnded?.();
     }
   }
 }

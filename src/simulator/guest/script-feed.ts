@@ -173,6 +173,8 @@ export interface ScriptSource {
   cut?(): boolean;
   /** The lines typed so far, oldest first (a terminal's history, which `history` lists). */
   typed?(): readonly string[];
+  /** The shell reading these lines ended; the program that started it goes on (a terminal's lines). */
+  shellEnded?(): void;
 }
 
 /** The patched interpreter's `jbStream` option: more of the script when its statements are run, and what the run wrote before it asks. */

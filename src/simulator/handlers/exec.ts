@@ -73,25 +73,34 @@ export function exec(req: SimRequest, family: InstanceFamily): SimResponse {
         ...(typeof body.group === 'number' ? { group: body.group } : {}),
         ...(interactive ? { terminal: size } : {}),
       };
-      const terminal: TerminalStarter | undefined = isBareShell(command)
-        ? (io) =>
-            new TerminalSession({
-              environment: guestCommand.environment,
-              cwd: guestCommand.cwd ?? (user ? '/' : '/root'),
-              root: !user,
-              size,
+      // On a terminal the exec is a session: a bare shell's (`lxc exec c -- sh`), or another
+      // program's (`su`, `sh -c sh`), whose first shell started on the terminal reads its lines.
+      const bare = isBareShell(command);
+      const terminal: TerminalStarter = (io) =>
+        new TerminalSession({
+          environment: guestCommand.environment,
+          cwd: guestCommand.cwd ?? (user ? '/' : '/root'),
+          root: !user,
+          size,
+          signal: io.signal,
+          ...(bare ? {} : { signals: io.signals }),
+          write: io.write,
+          end: io.end,
+          list: (dir) => listDirectory(ctx.guests, inst, dir),
+          parser: () => ctx.guests.parser(),
+          // One program for the session: `sh` on its terminal, reading the lines the session hands it, or the exec's own.
+          runShell: (shell) =>
+            ctx.guests.run(inst, {
+              ...guestCommand,
+              ...(bare ? { argv: ['sh'] } : { signals: io.signals }),
+              terminal: size,
               signal: io.signal,
-              write: io.write,
-              end: io.end,
-              list: (dir) => listDirectory(ctx.guests, inst, dir),
-              parser: () => ctx.guests.parser(),
-              // One shell for the session: `sh` on its terminal, reading the lines the session hands it.
-              runShell: (shell) =>
-                ctx.guests.run(inst, { ...guestCommand, argv: ['sh'], terminal: size, signal: io.signal, stdin: Buffer.alloc(0), ...shell }),
-            })
-        : undefined;
+              stdin: Buffer.alloc(0),
+              ...shell,
+            }),
+        });
       // `sh` alone without a terminal reads its script from stdin as it comes, as busybox's ash does.
-      const readsScript = command.length === 1 && isBareShell(command);
+      const readsScript = command.length === 1 && bare;
       if (waitForWs)
         ctx.execSockets.open(op, secrets, interactive, (io) => ctx.guests.run(inst, { ...guestCommand, ...io }), terminal, size, readsScript);
       else {
@@ -109,10 +118,10 @@ export function exec(req: SimRequest, family: InstanceFamily): SimResponse {
   return asyncOp(op.url, ctx.ops.render(op));
 }
 
-/** `sh`, `ash` or `bash` with no script: what `lxc exec c -- sh` starts, a shell reading its terminal. */
+/** `sh` or `ash` with no script (the beds' busybox image has no `bash`): what `lxc exec c -- sh` starts, a shell reading its terminal. */
 function isBareShell(command: readonly string[]): boolean {
   const [program, ...args] = command;
-  return /^(?:\/(?:usr\/)?bin\/)?(?:sh|ash|bash)$/.test(program ?? '') && args.every((a) => a === '-i' || a === '-l' || a === '--login');
+  return /^(?:\/(?:usr\/)?bin\/)?(?:sh|ash)$/.test(program ?? '') && args.every((a) => a === '-i' || a === '-l' || a === '--login');
 }
 
 /** A directory of the guest for Tab completion, each name with whether it is (or links to) a directory. */
