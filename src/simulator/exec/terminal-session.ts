@@ -13,7 +13,8 @@ import { sigint } from '../guest/guest-commands.js';
 /**
  * Runs the session's shell once: `sh` on the session's terminal, reading the whole commands the
  * session hands it (`lines`), each asked for once the one before has run, and giving what it writes
- * to `output` as it goes. It ends with the shell (`exit`, the end of its lines).
+ * to `output` as it goes. It ends with the shell (`exit`, the end of its lines). Or the exec's own
+ * program (`su`, `sh -c sh`), on the terminal's `tty`, whose first shell started there reads `lines`.
  */
 export type ShellRunner = (shell: {
   lines: ScriptSource;
@@ -56,6 +57,12 @@ const continuation = '> ';
  * shell writes reaches the terminal in the order written, its newlines as CR LF. The terminal's
  * size is the exec request's and then the client's (window-resize); a resize while the editor
  * waits for a key redraws the line, as ash does on SIGWINCH.
+ *
+ * An exec of another program on a terminal (`lxc exec -t c -- su`, `sh -c 'cd /srv && sh'`) is a
+ * session too, with no banner or prompt of its own: the program reads the pty (its `read`, `cat`),
+ * Ctrl-C and the control socket's signals are its (`signals`), and the first shell it starts on the
+ * terminal reads the session's lines as the bare shell would, until it ends; the exec ends with the
+ * program's status.
  */
 export class TerminalSession implements ScriptSource {
   private pending = '';
@@ -83,13 +90,13 @@ export class TerminalSession implements ScriptSource {
     (text) => this.write(text),
     () => {
       // The session's program runs with no shell of it reading the lines: it gets the SIGINT (its trap, or its end).
-      if (this.opts.signals && !this.shellReads) return void this.opts.signals.dispatchEvent(new CustomEvent('signal', { detail: sigint }));
+      if (this.opts.signals && this.shells === 0) return void this.opts.signals.dispatchEvent(new CustomEvent('signal', { detail: sigint }));
       this.interrupted = true;
       this.interrupts.dispatchEvent(new Event('interrupt'));
     },
   );
-  /** A shell reads the session's lines (it asked for one and has not ended). */
-  private shellReads = false;
+  /** The shells reading the session's lines, one started at another's prompt (`sh` typed there) counted too. */
+  private shells = 0;
   /** The lines of a command not whole yet. */
   private open = '';
   /** The shell waits for its next command. */
@@ -152,7 +159,6 @@ export class TerminalSession implements ScriptSource {
   next(state?: ShellState): Promise<string | undefined> {
     if (state) this.state = state;
     if (this.done) return Promise.resolve(undefined);
-    this.shellReads = true;
     if (this.interrupted) {
       // ash ends the line its job died of SIGINT on, and $? is 130.
       this.interrupted = false;
@@ -168,9 +174,14 @@ export class TerminalSession implements ScriptSource {
     });
   }
 
-  /** The shell that read the lines ended (`exit`, Ctrl-D): the program that started it has the terminal again. */
+  /** A shell reads the lines from now (the session's, or one started on its terminal). */
+  shellStarted(): void {
+    this.shells++;
+  }
+
+  /** A shell that read the lines ended (`exit`, Ctrl-D): the one or the program that started it has the terminal again. */
   shellEnded(): void {
-    this.shellReads = false;
+    this.shells--;
   }
 
   /** The control socket's signals go to the session's program (it is not a bare shell): the `signals` it was given. */

@@ -57,7 +57,8 @@ export interface GuestCommand {
   /**
    * The lines of a terminal, for a bare shell (`sh` on a terminal): already cut into whole commands
    * by the session's line editor, each asked for once the one before has run, as an interactive
-   * shell reads them; it hands what it writes to {@link output} as it goes.
+   * shell reads them; it hands what it writes to {@link output} as it goes. Another command on the
+   * terminal (`su`, `sh -c sh`) reads {@link tty}, and the first bare shell it starts there these lines.
    */
   lines?: ScriptSource;
   /**
@@ -389,6 +390,7 @@ export class Guests {
             return lines.next(state);
           },
           cut: () => interrupt.signal.aborted,
+          shellStarted: () => lines.shellStarted?.(),
           shellEnded: () => lines.shellEnded?.(),
         };
     const [program, ...args] = cmd.argv;

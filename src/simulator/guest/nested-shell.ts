@@ -97,6 +97,8 @@ export class ShellProcesses {
     const shell: ShellProcess = { pid: ++this.lastPid, signals: state.signals };
     this.running.push(shell);
     try {
+      // An interactive shell has the terminal's lines until it ends (the program that started it has them again).
+      if (streamed?.interactive) streamed.feed.shellStarted?.();
       const env: Record<string, string> = { ...ctx.exportedEnv, '0': source.name, '#': String(source.positional.length) };
       env['@'] = env['*'] = source.positional.join(' ');
       source.positional.forEach((value, i) => (env[String(i + 1)] = value));
@@ -167,7 +169,6 @@ export class ShellProcesses {
     } finally {
       this.running.splice(this.running.indexOf(shell), 1);
       state.leave();
-      // The program that started an interactive shell has the terminal again.
       if (streamed?.interactive) streamed.feed.shellEnded?.();
     }
   }

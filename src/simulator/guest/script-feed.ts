@@ -173,7 +173,8 @@ export interface ScriptSource {
   cut?(): boolean;
   /** The lines typed so far, oldest first (a terminal's history, which `history` lists). */
   typed?(): readonly string[];
-  /** The shell reading these lines ended; the program that started it goes on (a terminal's lines). */
+  /** A shell started reading these lines, and one ended: the program that started it goes on (a terminal's lines). */
+  shellStarted?(): void;
   shellEnded?(): void;
 }
 
