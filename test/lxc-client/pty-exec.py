@@ -175,22 +175,24 @@ class SimConnection(http.client.HTTPConnection):
         self.sock.settimeout(5)
         self.sock.connect(self.socket_path)
 
-def sim_reads():
-    """Every running interactive exec of the simulator waits for its terminal (GET /sim/terminals)."""
+def sim_reads(started=False):
+    """Every running interactive exec of the simulator waits for its terminal (GET /sim/terminals);
+    `started`: and there is one (the session's exec has started: its sockets are connected)."""
     conn = SimConnection(sim_socket)
     try:
         conn.request('GET', '/sim/terminals')
         terminals = json.loads(conn.getresponse().read())['metadata']
     finally:
         conn.close()
-    return all(t['reads'] for t in terminals)
+    return (not started or len(terminals) > 0) and all(t['reads'] for t in terminals)
 
-def until_it_reads():
-    """Until the session waits for its terminal (10 s at most): see @reads."""
+def until_it_reads(started=False):
+    """Until the session waits for its terminal (10 s at most): see @reads. `started`: once it has
+    started (the command's first read, before which the simulator lists no exec)."""
     if on_host:
         return until_the_shell(sleeps)
     end = time.time() + 10
-    while sim_socket and not sim_reads() and time.time() < end:
+    while sim_socket and not sim_reads(started) and time.time() < end:
         time.sleep(0.01)
 
 def until_the_shell(waits):
@@ -265,12 +267,16 @@ else:
     # A command other than the shell prints no prompt: its keys are typed once the client has put
     # the terminal in raw mode (before, the terminal itself would echo them) and the command runs
     # (on this host: once it sleeps in its read, or, when it became an interactive shell, as `su`
-    # and `sh -c 'exec sh'` do, once that shell's line editor waits for a key).
+    # and `sh -c 'exec sh'` do, once that shell's line editor waits for a key; on the simulator: once
+    # its exec says it reads the terminal, as @reads).
     end = time.time() + 10
     while termios.tcgetattr(fd)[3] & termios.ECHO and time.time() < end:
         read_for(0.01)
     alive = True
-    until_the_shell(lambda pid: runs_its_line(pid) or (waits_for_a_key(pid) and editor_mode(pid)))
+    if on_host:
+        until_the_shell(lambda pid: runs_its_line(pid) or (waits_for_a_key(pid) and editor_mode(pid)))
+    else:
+        until_it_reads(started=True)
 # Where the last @until step found its text.
 until_mark = 0
 for step in steps:

@@ -832,6 +832,12 @@ const commandSessions: Transcript[] = [
     code: 0,
   },
   {
+    name: 'env on a terminal runs its program there: a shell is an interactive one, with the variables env gives it',
+    steps: ['@run env X=1 sh', 'echo "x=$X $0"', String.raw`@until x=1 sh\r\n`, String.raw`@until ~ # \x1b[6n`, 'exit 2'],
+    transcript: `${banner}~ # \x1b[6necho "x=$X $0"\r\nx=1 sh\r\n~ # \x1b[6nexit 2\r\n`,
+    code: 2,
+  },
+  {
     name: 'sh -c "exec sh" on a terminal: the shell it becomes reads it; Ctrl-C at its prompt is its editor’s, Ctrl-D ends it with the last status',
     steps: [
       '@run sh -c "exec sh"',
