@@ -442,6 +442,30 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
+    name: 'read -p writes its prompt where its stderr goes: shown under 2>&1 (also of a group, and before >/dev/null), not under 2>/dev/null',
+    steps: [
+      '@start read -p "N? " n 2>&1',
+      String.raw`@answer bob\r`,
+      'echo "[$n]"',
+      '@start { read -p "M? " m; } 2>&1',
+      String.raw`@answer al\r`,
+      'echo "[$m]"',
+      '@start read -p "O? " o 2>/dev/null',
+      String.raw`@answer x\r`,
+      '@start { read -p "P? " p; } 2>/dev/null',
+      String.raw`@answer y\r`,
+      'echo "[$o$p]"',
+      '@start read -p "Q? " q 2>&1 >/dev/null',
+      String.raw`@answer z\r`,
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6nread -p "N? " n 2>&1\r\nN? bob\r\n~ # \x1b[6necho "[$n]"\r\n[bob]\r\n~ # \x1b[6n{ read -p "M? " m; } 2>&1\r\nM? al\r\n' +
+      '~ # \x1b[6necho "[$m]"\r\n[al]\r\n~ # \x1b[6nread -p "O? " o 2>/dev/null\r\nx\r\n~ # \x1b[6n{ read -p "P? " p; } 2>/dev/null\r\ny\r\n' +
+      '~ # \x1b[6necho "[$o$p]"\r\n[xy]\r\n~ # \x1b[6nread -p "Q? " q 2>&1 >/dev/null\r\nQ? z\r\n~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
     name: 'od reading the terminal writes a row once its 16th byte is typed, and the last row and the offset at Ctrl-D',
     steps: [
       '@start od -c',
