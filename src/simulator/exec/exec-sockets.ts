@@ -41,9 +41,10 @@ export type ExecRunner = (io: {
 }) => Promise<GuestResult>;
 
 /**
- * Starts an interactive exec's terminal session (terminal-session.ts) once its sockets are connected: `write` sends bytes to the terminal, `end` ends the
- * exec with a code, `signal` is aborted when it is killed, and `signals` has the signals sent to its
- * program (the control socket's, when the session's program takes them: {@link TerminalSession.takesSignals}).
+ * Starts an interactive exec's terminal session (terminal-session.ts) once its sockets are
+ * connected: `write` sends bytes to the terminal, `end` ends the exec with a code, `signal` is
+ * aborted when it is killed, and `signals` has the signals sent to its program (the control
+ * socket's, when the session's program takes them: {@link TerminalSession.takesSignals}).
  */
 export type TerminalStarter = (io: {
   write: (bytes: Buffer) => void;
