@@ -51,11 +51,33 @@ export class LineEditor {
     private readonly prompt: string,
     private width: number,
     private readonly history: LineHistory,
-    private readonly out: (text: string) => void,
+    private readonly write: (text: string) => void,
   ) {
     this.promptWidth = [...prompt].length;
     this.current = history.count;
-    this.putPrompt();
+    this.flushed(() => this.putPrompt());
+  }
+
+  /** What the key being taken wrote so far: busybox's stdout is a buffered stream it flushes before it reads the next key. */
+  private written = '';
+
+  private out(text: string): void {
+    this.written += text;
+  }
+
+  /**
+   * Runs one step of the editor (a prompt, a key, a completion, a redraw) and writes what it put
+   * out in one write, as busybox does: a key's echo and the wrap or redraw after it reach the
+   * terminal together, never a part of them before the rest.
+   */
+  private flushed<T>(step: () => T): T {
+    try {
+      return step();
+    } finally {
+      const text = this.written;
+      this.written = '';
+      if (text !== '') this.write(text);
+    }
   }
 
   /** The history slot being edited (history.count: the new line). */
@@ -76,6 +98,10 @@ export class LineEditor {
    * with the cursor after what was put in.
    */
   complete(found: { matches: string[]; prefixLength: number }): void {
+    this.flushed(() => this.putCompletion(found));
+  }
+
+  private putCompletion(found: { matches: string[]; prefixLength: number }): void {
     this.matches = found.matches;
     let chosen: string;
     if (found.matches.length === 1) {
@@ -106,11 +132,15 @@ export class LineEditor {
   setWidth(width: number): void {
     this.width = width;
     const row = Math.floor((this.cursor + this.promptWidth) / width);
-    this.redraw(Math.max(row, this.y), this.chars.length - this.cursor);
+    this.flushed(() => this.redraw(Math.max(row, this.y), this.chars.length - this.cursor));
   }
 
   /** Applies one key. */
   key(key: EditorKey): EditorOutcome {
+    return this.flushed(() => this.takeKey(key));
+  }
+
+  private takeKey(key: EditorKey): EditorOutcome {
     const tabBefore = this.lastWasTab;
     if (!('char' in key && key.char === '\t')) this.lastWasTab = false;
     if ('name' in key) {
