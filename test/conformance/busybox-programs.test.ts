@@ -34,6 +34,30 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode?: numbe
   { script: 'grep -c ^Pid: /proc/self/status; grep "^Name:" /proc/1/status | wc -l', stdout: '1\n1\n' },
   { script: 'grep -c " / " /proc/mounts; grep -c "^proc /proc proc" /proc/mounts', stdout: '1\n1\n' },
   { script: 'id; id -un; hostname | wc -l', stdout: 'uid=0(root) gid=0(root)\nroot\n1\n' },
+  // su as busybox's setup_environment and run_shell: a login shell's cleared environment, home and `-sh`, the shell's argv.
+  {
+    script: `cd /tmp; export FOO=1; su - -c 'echo "$0 $PWD $SHLVL"; env | grep -v ^TERM= | sort'`,
+    stdout: '-sh /root 1\nHOME=/root\nLOGNAME=root\nPATH=/sbin:/usr/sbin:/bin:/usr/bin\nPWD=/root\nSHELL=/bin/sh\nSHLVL=1\nUSER=root\n',
+  },
+  { script: `export FOO=1; cd /tmp; su -c 'echo "$0 $PWD $FOO $HOME $SHELL $SHLVL"'`, stdout: 'sh /tmp 1 /root /bin/sh 2\n' },
+  {
+    script: `cd /tmp; su -s /bin/ash - -c 'echo $0 $SHELL $PWD'; SHELL=/bin/ash su -m -c 'echo $0 $SHELL'`,
+    stdout: '-ash /bin/ash /root\nash /bin/ash\n',
+  },
+  { script: `echo 'echo "$0 $1 $PWD"' | su - root; su root -c 'echo "$0 $1"' zero one`, stdout: '-sh  /root\nzero one\n' },
+  {
+    script: `printf 'echo "$0 $*"\\n' > /tmp/rt-s; su root /tmp/rt-s a b; su - root /tmp/rt-s c; rm /tmp/rt-s`,
+    stdout: '/tmp/rt-s a b\n/tmp/rt-s c\n',
+  },
+  {
+    script: `printf 'echo in-profile; P=1\\n' > /etc/profile; printf 'echo home $P\\n' > /root/.profile; su - -c 'echo P=$P'; su -c 'echo x$P'; rm /etc/profile /root/.profile`,
+    stdout: 'in-profile\nhome 1\nP=1\nx\n',
+  },
+  {
+    script: `su -s /bin/nosuch -c 'echo hi'; echo $?; su -l -c 'echo $0' arg0; echo $?`,
+    stdout: '1\n1\n',
+    stderr: "su: can't execute '/bin/nosuch': No such file or directory\nsu: unknown user arg0\n",
+  },
 ];
 
 await conformance(

@@ -15,6 +15,12 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode: number
   { script: 'trap "echo bye" EXIT; echo hi', stdout: 'hi\nbye\n', exitCode: 0 },
   { script: 'x=kept; trap "echo $x" EXIT; exit 3', stdout: 'kept\n', exitCode: 3 },
   { script: 'cd /tmp; trap pwd EXIT; y=1', stdout: '/tmp\n', exitCode: 0 },
+  // ash's cd exports both PWD and OLDPWD (setpwd), so a program started after it has them.
+  {
+    script: 'cd /tmp; export -p | grep PWD; cd - >/dev/null; env | grep PWD | sort',
+    stdout: "export OLDPWD='/root'\nexport PWD='/tmp'\nOLDPWD=/tmp\nPWD=/root\n",
+    exitCode: 0,
+  },
   { script: 'trap "echo t" INT TERM; trap', stdout: "trap -- 'echo t' INT\ntrap -- 'echo t' TERM\n", exitCode: 0 },
   { script: 'trap "echo no" EXIT; trap - EXIT; echo ok', stdout: 'ok\n', exitCode: 0 },
   { script: 'ulimit', stdout: 'unlimited\n', exitCode: 0 },

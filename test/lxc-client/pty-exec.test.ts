@@ -760,6 +760,30 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
+    name: 'sed with q reads a line ahead, as busybox’s: the line after the one it quits on ends it and is gone; a q inside a command reads on',
+    steps: [
+      '@start sed q',
+      '@line a',
+      'b',
+      'echo $?',
+      '@start sed 2q',
+      '@line a',
+      '@line b',
+      String.raw`@until a\r\nb\r\na\r\n`,
+      'c',
+      '@start sed s/q/Q/',
+      '@line q1',
+      '@line q2',
+      '@until Q1',
+      String.raw`@keys \x04`,
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6nsed q\r\na\r\nb\r\na\r\n~ # \x1b[6necho $?\r\n0\r\n~ # \x1b[6nsed 2q\r\na\r\nb\r\na\r\nc\r\nb\r\n' +
+      '~ # \x1b[6nsed s/q/Q/\r\nq1\r\nq2\r\nQ1\r\nQ2\r\n~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
     name: 'the EXIT trap runs with the shell’s options: set -x traces it, $- says them',
     steps: ['set -u', `trap 'echo "[$-]"; set -x; echo t' EXIT`, 'set -x', 'exit 3'],
     transcript:

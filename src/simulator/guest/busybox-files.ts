@@ -26,7 +26,8 @@ import { busyboxReads } from './busybox-reads.js';
 import { duCommand } from './busybox-du.js';
 import { bytesOutput } from './bytes-output.js';
 import { errnos, type Errno } from './fs-error.js';
-import { execProgram, shellQuote } from './program-run.js';
+import { execProgram } from './program-run.js';
+import { suCommand } from './busybox-su.js';
 
 /** What the programs below need to know about the command running them. */
 export interface FilesHost {
@@ -228,45 +229,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     },
   });
   const arch: Command = { name: 'arch', execute: async () => ok(`${machine()}\n`) };
-  const su: Command = {
-    name: 'su',
-    async execute(args, ctx) {
-      let command: string | undefined;
-      let user = 'root';
-      for (let i = 0; i < args.length; i++) {
-        const a = args[i]!;
-        if (a === '-c') command = args[++i];
-        else if (a === '-' || a === '-l' || a === '-m' || a === '-p') continue;
-        else if (a === '-s') i++;
-        else if (!a.startsWith('-')) user = a;
-      }
-      const passwd = await ctx.fs.readFile('/etc/passwd').catch(() => '');
-      const entry = passwd
-        .split('\n')
-        .map((l) => l.split(':'))
-        .find((f) => f[0] === user);
-      if (!entry) return fail(`su: unknown user ${user}\n`);
-      if (host.uid !== 0) return fail('su: must be suid to work properly\n');
-      if (entry[2] !== '0') return fail(`su: can't switch to ${user} here\n`);
-      // Root stays root. On a terminal, su's shell is there (the patched shell's `jbTty`): a bare
-      // `su` starts an interactive one, reading what is typed (`su -`: in root's home), and the
-      // command's shell reads it too. Off one, the command (or stdin, for a bare `su`) runs in a new
-      // shell with root's HOME.
-      const home = shellQuote(entry[5] ?? '/root');
-      const tty = (ctx as CommandContext & { jbTty?: unknown }).jbTty;
-      const exec = ctx.execWithInheritedStdin;
-      if (tty && exec) {
-        const login = args.some((a) => a === '-' || a === '-l');
-        const shell = command === undefined ? `HOME=${home} sh` : ['sh', '-c', `HOME=${home}; ${command}`, 'sh'].map(shellQuote).join(' ');
-        return exec(`${login ? `cd ${home} && ` : ''}${shell}`, { cwd: ctx.cwd, jbTty: tty } as Parameters<typeof exec>[1]);
-      }
-      const script = command ?? String(ctx.stdin);
-      return ctx.exec!(['sh', '-c', `HOME=${home}; ${script}`, 'sh'].map(shellQuote).join(' '), {
-        cwd: ctx.cwd,
-        stdin: '',
-      });
-    },
-  };
+  const su = suCommand(host);
   const setsid: Command = {
     name: 'setsid',
     async execute(args, ctx) {

@@ -7,6 +7,7 @@ import { lastIsNul, noEol, SedCycles, SedLimit, type Next, type SedInput, type S
 import { SedDie, SedScript, type SedWFile } from './busybox-sed-script.js';
 import { stdinBytes, type ProgramHost } from './program-host.js';
 import { ProgramOutput } from './program-output.js';
+import type { StdinLeft } from './terminal-stdin.js';
 
 const usage =
   'Usage: sed [-i[SFX]] [-nrE] [-f FILE]... [-e CMD]... [FILE]...\nor: sed [-i[SFX]] [-nrE] CMD [FILE]...\n\n' +
@@ -168,7 +169,11 @@ class SedRun implements SedInput {
     }
     await this.closeWFiles();
     this.flushOut();
-    return this.o.result(this.exitCode, this.host.rawOutput);
+    const result: ExecResult & StdinLeft = this.o.result(this.exitCode, this.host.rawOutput);
+    // What a `q` left of its stdin unread: on a terminal, sed has ended there (terminal-stdin.ts).
+    const stdin = this.stdinStream;
+    if (stdin && stdin.pos < stdin.data.length) result.jbStdinLeft = stdin.data.length - stdin.pos;
+    return result;
   }
 
   /** sed_main after getopt. */

@@ -33,6 +33,16 @@ const headEnds: Ends = async (result, typed, run) => {
   return more.stdout === result.stdout && more.exitCode === result.exitCode;
 };
 
+/** A program's result that says how many bytes of its stdin it left unread when it ended (sed after a `q`). */
+export type StdinLeft = { jbStdinLeft?: number };
+
+/**
+ * `sed`'s end with a `q` or `Q` in its script: sed reads a line ahead, so a `q` on a line is run
+ * once the next is typed, and ends sed there (that next line read, and gone). Run on all typed and
+ * one line more, it then leaves that line unread; run further, it reads it.
+ */
+const sedQuits: Ends = async (_result, typed, run) => ((await run(`${typed}\n`)) as StdinLeft).jbStdinLeft !== undefined;
+
 /** `grep -q`'s and `-l`'s end: a line selected (status 0). */
 const selectsOne: Ends = async (result) => result.exitCode === 0;
 
@@ -145,7 +155,8 @@ function readingOf(program: string, args: readonly string[]): HowItReads | undef
       const scripts = args.flatMap((arg, i) => (args[i - 1] === '-e' ? [arg] : arg.startsWith('-e') && arg.length > 2 ? [arg.slice(2)] : []));
       if (hasOption(args, /^[^e]*f/, /^--file/)) return whole;
       const script = scripts.length ? scripts.join('\n') : firstOperand(args, 'ef');
-      return script === undefined || /[$NqQ]/.test(script) ? whole : { reading };
+      if (script === undefined || /[$N]/.test(script)) return whole;
+      return /[qQ]/.test(script) ? { reading, ends: sedQuits } : { reading };
     }
     default:
       return { reading };
