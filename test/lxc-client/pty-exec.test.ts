@@ -784,6 +784,23 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
+    name: 'xargs on a terminal reads the lines typed to Ctrl-D, then runs its command on them',
+    steps: [
+      '@start xargs echo',
+      '@line a b',
+      '@line c',
+      String.raw`@keys \x04`,
+      '@start xargs -t',
+      '@line x',
+      String.raw`@keys \x04`,
+      'echo $?',
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6nxargs echo\r\na b\r\nc\r\na b c\r\n~ # \x1b[6nxargs -t\r\nx\r\necho x\r\nx\r\n' + '~ # \x1b[6necho $?\r\n0\r\n~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
     name: 'the EXIT trap runs with the shell’s options: set -x traces it, $- says them',
     steps: ['set -u', `trap 'echo "[$-]"; set -x; echo t' EXIT`, 'set -x', 'exit 3'],
     transcript:

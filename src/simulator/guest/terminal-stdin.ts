@@ -81,6 +81,7 @@ const readings: ReadonlyMap<string, Reading> = new Map([
   ['grep', 'lines'],
   ['sed', 'behind'],
   ['awk', 'lines'],
+  ['xargs', 'end'],
 ]);
 
 /**
@@ -103,6 +104,17 @@ function firstOperand(args: readonly string[], valued: string): string | undefin
     if (valued.includes(arg.at(-1)!) && arg.length === 2) i++;
   }
   return undefined;
+}
+
+/** Where xargs's command starts: its first operand (its options' values, -n 1 or -I {}, skipped). */
+function commandStart(args: readonly string[]): number {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return i + 1;
+    if (!arg.startsWith('-') || arg === '-') return i;
+    if (/^-[nsLPEdIa]$/.test(arg)) i++;
+  }
+  return args.length;
 }
 
 /** The whole number an option takes (`-X N` or `-XN`, X being `letter`, or `LONG=N`), if given so. */
@@ -139,6 +151,9 @@ function readingOf(program: string, args: readonly string[]): HowItReads | undef
       const max = optionNumber(args, 'm', '--max-count');
       return max === undefined || hasOption(args, /[oABCz]/, /^--(only|after|before|context|null)/) ? whole : { reading, ends: selects(max) };
     }
+    case 'xargs':
+      // Its arguments from a file (-a) leave the terminal to the command it runs.
+      return hasOption(args.slice(0, commandStart(args)), /a/, /^--arg-file/) ? undefined : { reading };
     case 'tee':
       return hasOption(args, /a/, /^--append/) ? whole : { reading };
     case 'od':
