@@ -801,6 +801,27 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
+    name: 'base64 on a terminal reads a buffer at a time: with lines typed it writes and ends at a second Ctrl-D; base64 -d writes each line decoded as it is typed',
+    steps: [
+      '@start base64',
+      '@line hello',
+      String.raw`@write \x04`,
+      String.raw`@keys \x04`,
+      '@start base64 -d',
+      '@line aGVsbG8K',
+      '@until hello',
+      '@line d29ybGQ=',
+      '@until world',
+      String.raw`@keys \x04`,
+      'base64 /etc/group',
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6nbase64\r\nhello\r\naGVsbG8K\r\n~ # \x1b[6nbase64 -d\r\naGVsbG8K\r\nhello\r\nd29ybGQ=\r\nworld' +
+      '~ # \x1b[6nbase64 /etc/group\r\ncm9vdDp4OjA6Cg==\r\n~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
     name: 'the EXIT trap runs with the shell’s options: set -x traces it, $- says them',
     steps: ['set -u', `trap 'echo "[$-]"; set -x; echo t' EXIT`, 'set -x', 'exit 3'],
     transcript:

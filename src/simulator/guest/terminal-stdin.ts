@@ -10,9 +10,12 @@ import type { Command, ExecResult } from 'just-bash';
  * - `group`: a run of equal lines behind, writing its output when a different line is typed or at
  *   Ctrl-D (`uniq`, which tells a run's end by the next line);
  * - `rows`: by rows of 16 bytes, writing a row when its 16th byte is typed, and at Ctrl-D the last
- *   row and the offset that ends its output (`od`).
+ *   row and the offset that ends its output (`od`);
+ * - `buffer`: a buffer at a time, each read of it to a Ctrl-D (`full_read`), and ending at a
+ *   Ctrl-D that comes before anything else was typed for the next, writing its output then
+ *   (`base64`: with lines typed, at a second Ctrl-D).
  */
-type Reading = 'end' | 'lines' | 'behind' | 'group' | 'rows';
+type Reading = 'end' | 'lines' | 'behind' | 'group' | 'rows' | 'buffer';
 
 /**
  * Whether a program run on all that was typed so far has what it wants, and ends there, the rest
@@ -55,9 +58,9 @@ const selects =
 /**
  * The programs whose stdin, when they ask for it, is read here from the terminal, and how. Each
  * asks for its stdin only when it reads it (no file operand, or `-`); a program that asks for it
- * otherwise (`cp` for its `-i` answers, `tty` to tell whether it is a terminal, just-bash's
- * `base64` whatever its operands) is not listed, nor one that reads the terminal in a way of its
- * own (`sh`, `bc`, `ed`: their prompts).
+ * otherwise (`cp` for its `-i` answers, `tty` to tell whether it is a terminal) is not listed, nor
+ * one that reads the terminal in a way of its own (`sh`, `bc`, `ed`: their prompts); just-bash's
+ * `base64` reads its stdin whatever its operands, so its file operand is looked at here.
  */
 const readings: ReadonlyMap<string, Reading> = new Map([
   ['cat', 'lines'],
@@ -82,6 +85,7 @@ const readings: ReadonlyMap<string, Reading> = new Map([
   ['sed', 'behind'],
   ['awk', 'lines'],
   ['xargs', 'end'],
+  ['base64', 'buffer'],
 ]);
 
 /**
@@ -154,6 +158,12 @@ function readingOf(program: string, args: readonly string[]): HowItReads | undef
     case 'xargs':
       // Its arguments from a file (-a) leave the terminal to the command it runs.
       return hasOption(args.slice(0, commandStart(args)), /a/, /^--arg-file/) ? undefined : { reading };
+    case 'base64': {
+      const file = firstOperand(args, 'w');
+      if (file !== undefined && file !== '-') return undefined;
+      // Decoding writes what each line decodes to as it is typed, and ends at the first Ctrl-D.
+      return hasOption(args, /d/, /^--decode/) ? { reading: 'lines' } : { reading };
+    }
     case 'tee':
       return hasOption(args, /a/, /^--append/) ? whole : { reading };
     case 'od':
@@ -267,6 +277,7 @@ const soFar: Record<Reading, { input(text: string, before: string): string; outp
   behind: { input: (_, before) => before },
   group: { input: withoutLastRun },
   rows: { input: wholeRows, output: withoutLastLine },
+  buffer: { input: (text) => text },
 };
 
 /** The length of the longest common start of two strings. */
@@ -286,7 +297,9 @@ function commonStart(a: string, b: string): number {
 async function readTerminal(terminal: TerminalReading, { reading, ends }: HowItReads, keeps: boolean): Promise<ExecResult> {
   let text = '';
   let shown = '';
-  let showing = reading !== 'end';
+  let showing = reading !== 'end' && reading !== 'buffer';
+  /** For a `buffer` reader: whether something was typed since the last Ctrl-D (its read of the buffer goes on after it). */
+  let filling = false;
   /** What the last run on a line was given (a line that adds no row of `od`'s or run of `uniq`'s gives the same). */
   let ranOn = '';
   const rest = (result: ExecResult): ExecResult =>
@@ -298,7 +311,9 @@ async function readTerminal(terminal: TerminalReading, { reading, ends }: HowItR
       terminal.interruptAfter();
       return terminal.run(text);
     }
-    if (piece === '') break;
+    if (piece === '' && !(reading === 'buffer' && filling)) break;
+    filling = piece !== '';
+    if (piece === '') continue;
     const before = text;
     text += piece;
     const upTo = soFar[reading].input(text, before);
