@@ -423,7 +423,10 @@ const sessions: Transcript[] = [
       String.raw`@keys x\x09y\x09\x15z\r`,
       'echo "[$u]"',
       '@start cat',
-      String.raw`@keys a\x09\x7f\x7fb\x09x\x09\x7f\r`,
+      // The line's Enter is cat's, not the shell's: the next step waits for its echo and cat's line, not for a prompt.
+      String.raw`@keys a\x09\x7f\x7fb\x09x\x09\x7f`,
+      '@line ',
+      String.raw`@until b\tx\r\n`,
       String.raw`@keys \x04`,
       'exit',
     ],
