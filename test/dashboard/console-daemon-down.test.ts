@@ -12,7 +12,9 @@ const withinMs = 5_000;
 /**
  * Issue #42 item 5: with the daemon down the console showed its last-known statuses as current,
  * and the subscriber check stayed ✔ for /readyz's 30 s grace. The daemon here is the simulator,
- * restarted with 20 s of downtime (its event sockets close, its listeners go away).
+ * restarted with 7 s of downtime (its event sockets close, its listeners go away): longer than the
+ * checks below may take (5 s and a few reads), and the page stays stale after it until Reflex has
+ * reconnected, so the daemon is still away while they look.
  */
 describe('console when the daemon goes away (headless Chromium, the simulator restarted)', () => {
   let stack: ConsoleStack | undefined;
@@ -39,7 +41,7 @@ describe('console when the daemon goes away (headless Chromium, the simulator re
 
   it('marks the statuses last known with their age and the subscriber check failed at once, and clears both when it is back', async () => {
     const downAt = Date.now();
-    const restarted = stack!.sim.controls.restart(20_000);
+    const restarted = stack!.sim.controls.restart(7_000);
     await page.locator('#health-list li[data-check=subscriber].bad').waitFor({ timeout: withinMs });
     await until('every row last known', async () => (await page.locator('#fleet-table tbody tr[data-last-known=true]').count()) === 2, withinMs, 100);
     expect(Date.now() - downAt).toBeLessThanOrEqual(withinMs + 500);
