@@ -72,7 +72,7 @@ describe('actions happen exactly once', () => {
   }, 90_000);
 
   it('resumes waiting on its start after the worker is killed mid-operation, without starting twice', async () => {
-    const sim = await startSimulator({ instances: 0, timings: { startMs: 30_000, stopHookMs: 100 } });
+    const sim = await startSimulator({ instances: 0, timings: { startMs: 10_000, stopHookMs: 100 } });
     cleanups.push(() => sim.stop());
     sim.controls.addInstance({ name: 'slow', config: optIn });
     const prefix = uniquePrefix('resume');
