@@ -787,6 +787,27 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
+    name: 'awk on a terminal ends at the line its exit runs on, with its status; what is typed after goes to the shell',
+    steps: [
+      "@start awk '{print} NR==2{exit}'",
+      '@line a',
+      String.raw`@until a\r\na\r\n`,
+      'b',
+      "@start awk 'NR==1{exit 3}'",
+      'x',
+      'echo $?',
+      '@start awk \'/exit/{print "no"}\'',
+      '@line exit',
+      String.raw`@until no\r\n`,
+      String.raw`@keys \x04`,
+      'exit',
+    ],
+    transcript:
+      "~ # \x1b[6nawk '{print} NR==2{exit}'\r\na\r\na\r\nb\r\nb\r\n~ # \x1b[6nawk 'NR==1{exit 3}'\r\nx\r\n~ # \x1b[6necho $?\r\n3\r\n" +
+      '~ # \x1b[6nawk \'/exit/{print "no"}\'\r\nexit\r\nno\r\n~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
     name: 'xargs on a terminal reads the lines typed to Ctrl-D, then runs its command on them',
     steps: [
       '@start xargs echo',

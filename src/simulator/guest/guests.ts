@@ -2,7 +2,7 @@ import type { Command, CommandContext, CommandName, ExecResult, InMemoryFs } fro
 import type { SimInstance, SimSnapshot } from '../instance-model.js';
 import { instanceKey } from '../instance-model.js';
 import { shellBuiltins } from './shell-builtins.js';
-import { readsTerminal } from './terminal-stdin.js';
+import { probedArgs, readsTerminal } from './terminal-stdin.js';
 import { guestCommands, harmlessSignals, scriptedCommand, sigint, sleepCommand, type GuestProcess } from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
 import { withRefusals } from './guest-access.js';
@@ -635,7 +635,7 @@ function passThrough(name: string): Command {
     name,
     async execute(args, ctx) {
       if (!ctx.origCommand) return { stdout: '', stderr: `sh: ${name}: not found\n`, exitCode: 127 };
-      const result = await ctx.origCommand(args);
+      const result = await ctx.origCommand(probedArgs(name, args, String(ctx.stdin)));
       return { ...result, stderr: await withRefusals(name, result.stderr, ctx.fs, ctx.cwd, args) };
     },
   };

@@ -46,6 +46,35 @@ export type StdinLeft = { jbStdinLeft?: number };
  */
 const sedQuits: Ends = async (_result, typed, run) => ((await run(`${typed}\n`)) as StdinLeft).jbStdinLeft !== undefined;
 
+/**
+ * The line {@link awkExits} adds after what was typed, and the status the rule {@link probedArgs}
+ * puts first in the program ends awk with when it reads that line: a line nobody types (it has
+ * two Ctrl-A), a status no awk program here is run for.
+ */
+const awkProbe = '\x01reflex-awk-probe\x01';
+const awkProbeStatus = 213;
+
+/**
+ * An awk program's end by its `exit`: awk reads no line after the one it exits on (no read-ahead),
+ * so it ended on the lines typed when, run on them and the probe line, it never reads the probe
+ * ({@link probedArgs}).
+ */
+const awkExits: Ends = async (_result, typed, run) => (await run(`${typed}${awkProbe}\n`)).exitCode !== awkProbeStatus;
+
+/**
+ * The arguments a bundled program is run with: awk's own, but when its stdin ends with the probe
+ * line of {@link awkExits}, its program with a first rule that ends it there with
+ * {@link awkProbeStatus}.
+ */
+export function probedArgs(program: string, args: string[], stdin: string): string[] {
+  if (program !== 'awk' || !stdin.endsWith(`${awkProbe}\n`) || hasOption(args, /^f/, /^--file/)) return args;
+  const at = programOperand(args, 'Fvf');
+  if (at === undefined) return args;
+  const probed = [...args];
+  probed[at] = `$0 == "${awkProbe}" { exit ${awkProbeStatus} }\n${probed[at]}`;
+  return probed;
+}
+
 /** `grep -q`'s and `-l`'s end: a line selected (status 0). */
 const selectsOne: Ends = async (result) => result.exitCode === 0;
 
@@ -99,15 +128,21 @@ const passing = new Set(['cat', 'tee']);
 /** Whether PROG (a name or a path) reads the terminal when its stdin is one and it asks for it. */
 export const readsTerminal = (program: string): boolean => readings.has(basename(program));
 
-/** The first operand that is not an option (nor an option's value, for `valued` options), as a program's script or pattern. */
-function firstOperand(args: readonly string[], valued: string): string | undefined {
+/** Where the first operand is that is not an option (nor an option's value, for `valued` options): a program's script or pattern. */
+function programOperand(args: readonly string[], valued: string): number | undefined {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    if (arg === '--') return args[i + 1];
-    if (!arg.startsWith('-') || arg === '-') return arg;
+    if (arg === '--') return i + 1 < args.length ? i + 1 : undefined;
+    if (!arg.startsWith('-') || arg === '-') return i;
     if (valued.includes(arg.at(-1)!) && arg.length === 2) i++;
   }
   return undefined;
+}
+
+/** The first operand that is not an option (nor an option's value, for `valued` options), as a program's script or pattern. */
+function firstOperand(args: readonly string[], valued: string): string | undefined {
+  const at = programOperand(args, valued);
+  return at === undefined ? undefined : args[at];
 }
 
 /** Where xargs's command starts: its first operand (its options' values, -n 1 or -I {}, skipped). */
@@ -174,7 +209,8 @@ function readingOf(program: string, args: readonly string[]): HowItReads | undef
       return hasOption(args, /[fswiz]/, /^--(skip|check|ignore|zero)/) ? whole : { reading };
     case 'awk': {
       const script = hasOption(args, /^f/, /^--file/) ? undefined : firstOperand(args, 'Fvf');
-      return script === undefined || /END|[>|]|system|getline/.test(script) ? whole : { reading };
+      if (script === undefined || /END|[>|]|system|getline/.test(script)) return whole;
+      return /\bexit\b/.test(script) ? { reading, ends: awkExits } : { reading };
     }
     case 'sed': {
       const scripts = args.flatMap((arg, i) => (args[i - 1] === '-e' ? [arg] : arg.startsWith('-e') && arg.length > 2 ? [arg.slice(2)] : []));
