@@ -53,6 +53,8 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode?: numbe
     script: `printf 'echo in-profile; P=1\\n' > /etc/profile; printf 'echo home $P\\n' > /root/.profile; su - -c 'echo P=$P'; su -c 'echo x$P'; rm /etc/profile /root/.profile`,
     stdout: 'in-profile\nhome 1\nP=1\nx\n',
   },
+  { script: `su - -c foo; echo $?; echo foo | su`, stdout: '127\n', stderr: '-sh: foo: not found\nsh: foo: not found\n', exitCode: 127 },
+  { script: `printf 'echo prof\\n' > /etc/profile; sh -l -c 'echo $0'; sh -c 'echo $0'; rm /etc/profile`, stdout: 'prof\nsh\nsh\n' },
   {
     script: `su -s /bin/nosuch -c 'echo hi'; echo $?; su -l -c 'echo $0' arg0; echo $?`,
     stdout: '1\n1\n',

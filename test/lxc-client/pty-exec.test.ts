@@ -927,6 +927,13 @@ const commandSessions: Transcript[] = [
     code: 3,
   },
   {
+    // `su -` is run by a `sh -c` (not exec'd by it) so that the driver finds the session's shell on the beds: the login shell's environment has not its mark.
+    name: 'su - on a terminal starts a login shell: named -sh in $0 and its messages, in root’s home, with a fresh environment',
+    steps: [`@run sh -c 'cd /tmp; su -; echo "after $?"'`, String.raw`@until ~ # \x1b[6n`, 'foo; echo "$0 $- $PWD $SHLVL $USER"', 'exit 4'],
+    transcript: `${banner}~ # \x1b[6nfoo; echo "$0 $- $PWD $SHLVL $USER"\r\n-sh: foo: not found\r\n-sh smi /root 1 root\r\n~ # \x1b[6nexit 4\r\nafter 4\r\n`,
+    code: 0,
+  },
+  {
     name: 'a shell started by sh -c on a terminal reads it as an interactive shell; the command goes on after its exit and reads the terminal again',
     steps: [
       `@run sh -c 'cd /tmp && sh; echo "after $?"; read x; echo "[$x]"'`,

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { getopt, isResult } from './busybox-getopt.js';
+import { loginArgv0 } from './nested-shell.js';
 import { shellQuote } from './program-run.js';
 
 const usageText = `Usage: su [-lmp] [-s SH] [-] [USER [FILE ARGS | -c 'CMD' [ARG0 ARGS]]]
@@ -22,8 +23,8 @@ const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr
  * busybox's `su` as root (the only user the beds' image has): `su [-lmp] [-s SH] [-] [USER [FILE
  * ARGS | -c 'CMD' [ARG0 ARGS]]]`. As its `setup_environment` and `run_shell` do:
  * - `-` or `-l`: the environment cleared but TERM, PATH root's default, USER, LOGNAME, HOME and
- *   SHELL set, in the home directory, and the shell a login shell (its `$0` is `-sh`), which reads
- *   `/etc/profile` and `~/.profile` first;
+ *   SHELL set, in the home directory, and the shell a login shell (`-sh`, nested-shell.ts), which
+ *   reads `/etc/profile` and `~/.profile` first;
  * - without `-m`/`-p`: the environment kept, HOME and SHELL set;
  * - `-m`/`-p`: the environment as it is, the shell `$SHELL`'s when it has one;
  * - the shell is `-s`'s, else the user's in /etc/passwd; one that does not exist is said as
@@ -69,28 +70,19 @@ export function suCommand(host: { uid: number }): Command {
           : { ...exported, HOME: home, SHELL: shell };
       const cwd = login ? home : ctx.cwd;
       const argv0 = `${login ? '-' : ''}${posix.basename(shell)}`;
-      // A login shell reads these first, each when it exists (ash's `read_profile`).
-      const profiles: string[] = [];
-      if (login) for (const f of ['/etc/profile', posix.join(home, '.profile')]) if (await ctx.fs.exists(f)) profiles.push(`. ${shellQuote(f)}`);
+      // The shell's argv[0]: a login shell (`-sh`) says so in its messages and reads its profiles first (nested-shell.ts).
+      if (login && ['sh', 'ash'].includes(posix.basename(shell))) env[loginArgv0] = argv0;
       const options = { env, replaceEnv: true, cwd };
 
       const tty = (ctx as CommandContext & { jbTty?: unknown }).jbTty;
       const exec = ctx.execWithInheritedStdin;
       if (tty && exec && command === undefined && operands.length === 0) {
-        // An interactive shell on the terminal: what the profiles export it has, as in the login shell.
-        return exec([...profiles, shellQuote(shell)].join('; '), { ...options, jbTty: tty } as Parameters<typeof exec>[1]);
+        return exec(shellQuote(shell), { ...options, jbTty: tty } as Parameters<typeof exec>[1]);
       }
-      // The shell's argv as run_shell gives it: `-c CMD [ARG0 ARGS]`, `FILE ARGS`, or the script on stdin;
-      // its $0 is ARG0, the FILE, or the shell's name (`-sh` for a login shell).
-      const withProfiles = (script: string): string => [...profiles, script].join('\n');
+      // The shell's argv as run_shell gives it: `-c CMD [ARG0 ARGS]`, `FILE ARGS`, or the script on
+      // stdin; its $0 is ARG0, the FILE, or its argv[0] (its name, `-sh` for a login shell).
       const argv =
-        command !== undefined
-          ? [shell, '-c', withProfiles(command), ...(operands.length > 0 ? operands : [argv0])]
-          : operands.length === 0
-            ? [shell, '-c', withProfiles(String(ctx.stdin)), argv0]
-            : profiles.length === 0
-              ? [shell, ...operands]
-              : [shell, '-c', withProfiles(`. ${shellQuote(posix.resolve(cwd, operands[0]!))}`), ...operands];
+        command !== undefined ? [shell, '-c', command, ...operands] : operands.length === 0 ? [shell, '-c', String(ctx.stdin)] : [shell, ...operands];
       const line = argv.map(shellQuote).join(' ');
       if (tty && exec) return exec(line, { ...options, jbTty: tty } as Parameters<typeof exec>[1]);
       return ctx.exec!(line, { ...options, stdin: '' });

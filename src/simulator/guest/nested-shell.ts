@@ -80,12 +80,18 @@ export class ShellProcesses {
     return { name: 'sh', execute: (args, ctx) => this.run('sh', [path, ...args], ctx) };
   }
 
-  private async run(called: 'sh' | 'ash', args: string[], ctx: CommandContext): Promise<ExecResult> {
+  private async run(program: 'sh' | 'ash', args: string[], ctx: CommandContext): Promise<ExecResult> {
     if (args[0] === '--help' && ctx.origCommand) return ctx.origCommand(args);
+    // The name it goes by: a login shell's `-sh` when su started it so ($0 and its messages).
+    const { [loginArgv0]: argv0, ...exported } = ctx.exportedEnv ?? {};
+    const called = argv0 === `-${program}` ? argv0 : program;
     const streamed = args.length === 0 ? (this.stdinScript ?? this.onTheTerminal(ctx)) : undefined;
     if (streamed === this.stdinScript) this.stdinScript = undefined;
     const source = streamed ? await streamedSource(called, streamed) : await scriptOf(called, args, ctx);
     if ('exitCode' in source) return source;
+    // A login shell reads /etc/profile and ~/.profile first, each that exists (ash's `read_profile`), on its script's first line.
+    const options = shellOptions(called, args);
+    if (called.startsWith('-') || ('login' in options && options.login)) source.script = (await profiles(ctx, exported.HOME)) + source.script;
     if (streamed?.interactive) {
       this.terminal = streamed;
       streamed.write(shellBanner, '', [[1, shellBanner, false]]);
@@ -99,7 +105,7 @@ export class ShellProcesses {
     try {
       // An interactive shell has the terminal's lines until it ends (the program that started it has them again).
       if (streamed?.interactive) streamed.feed.shellStarted?.();
-      const env: Record<string, string> = { ...ctx.exportedEnv, '0': source.name, '#': String(source.positional.length) };
+      const env: Record<string, string> = { ...exported, '0': source.name, '#': String(source.positional.length) };
       env['@'] = env['*'] = source.positional.join(' ');
       source.positional.forEach((value, i) => (env[String(i + 1)] = value));
       env.SHLVL = String((Number.parseInt(env.SHLVL ?? '', 10) || 0) + 1);
@@ -210,6 +216,20 @@ async function streamedSource(called: string, streamed: StreamedScript): Promise
   return first === undefined ? { stdout: '', stderr: '', exitCode: 0 } : { script: first, name: called, positional: [], from: 1 };
 }
 
+/**
+ * The variable that gives a shell its `argv[0]` (`-sh`: a login shell, as busybox's su runs it),
+ * taken out of its environment.
+ */
+export const loginArgv0 = '__REFLEX_ARGV0';
+
+/** `. FILE; ` for each of the login shell's profiles that exists, in the order ash reads them. */
+async function profiles(ctx: CommandContext, home: string | undefined): Promise<string> {
+  const files = ['/etc/profile', ...(home ? [`${home.replace(/\/$/, '')}/.profile`] : [])];
+  let read = '';
+  for (const file of files) if (await ctx.fs.exists(file)) read += `. '${file.replace(/'/g, `'\\''`)}'; `;
+  return read;
+}
+
 /** What the shell runs: its script, the name it goes by ($0 and its messages), its arguments, and where the script came from. */
 interface Source {
   script: string;
@@ -261,8 +281,11 @@ async function scriptOf(called: string, args: string[], ctx: CommandContext): Pr
  * script comes from, `-e -f -n -u -v -x` and `-o NAME` (`+` to unset) are settings, `-i -l -m` are
  * taken and change nothing here; another letter is `illegal option`, 2.
  */
-function shellOptions(called: string, args: string[]): { command: boolean; stdin: boolean; set: string[]; operands: string[] } | ExecResult {
-  const found = { command: false, stdin: false, set: [] as string[] };
+function shellOptions(
+  called: string,
+  args: string[],
+): { command: boolean; stdin: boolean; login: boolean; set: string[]; operands: string[] } | ExecResult {
+  const found = { command: false, stdin: false, login: false, set: [] as string[] };
   let i = 0;
   for (; i < args.length; i++) {
     const arg = args[i]!;
@@ -277,6 +300,7 @@ function shellOptions(called: string, args: string[]): { command: boolean; stdin
       else if (letter === 's' && sign === '-') found.stdin = true;
       else if (letter === 'o' && args[i + 1] !== undefined) found.set.push(`${sign}o`, args[++i]!);
       else if ('efnuvx'.includes(letter)) found.set.push(`${sign}${letter}`);
+      else if (letter === 'l' && sign === '-') found.login = true;
       else if (!'ilm'.includes(letter)) return { stdout: '', stderr: `${called}: illegal option ${sign}${letter}\n`, exitCode: 2 };
     }
   }
