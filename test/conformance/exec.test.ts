@@ -116,6 +116,16 @@ const shellCases: ShellCase[] = [
   { title: 'false run directly', command: ['false'], stdout: '', exitCode: 1 },
   { title: "root's default cwd", command: ['pwd'], stdout: '/root\n', exitCode: 0 },
   { title: 'cwd', command: ['pwd'], request: { cwd: '/tmp' }, stdout: '/tmp\n', exitCode: 0 },
+  { title: 'a relative cwd, from /', command: ['pwd'], request: { cwd: 'tmp/../etc' }, stdout: '/etc\n', exitCode: 0 },
+  // liblxc's attach only warns when it cannot change to the cwd asked for: the command runs in /.
+  {
+    title: 'a cwd that does not exist: the command runs in /',
+    command: sh('pwd; echo $PWD'),
+    request: { cwd: '/rt-nosuch' },
+    stdout: '/\n/\n',
+    exitCode: 0,
+  },
+  { title: 'a cwd that is a file: the command runs in /', command: ['pwd'], request: { cwd: '/etc/passwd' }, stdout: '/\n', exitCode: 0 },
   { title: "another user's default cwd", command: ['pwd'], request: { user: 1000, group: 1000 }, stdout: '/\n', exitCode: 0 },
   { title: 'id of root', command: ['id'], stdout: 'uid=0(root) gid=0(root)\n', exitCode: 0 },
   {
@@ -149,6 +159,14 @@ await conformance('exec: the shell of the busybox guest (issue #28)', (target) =
     );
     expect(res).toMatchObject({ exitCode: 127, stdout: '', stderr: 'sh: rt-no-such-program: not found\n' });
     expect(res.operation.err).toMatch(/Command not found$/);
+  });
+
+  it('a path that does not exist run as a program: 127 with no output, the operation fails "Command not found"', async () => {
+    for (const path of ['/rt-nosuch', './rt-nosuch', '/bin/rt-nosuch/x']) {
+      const res = await (await target().client.exec(name(), { command: [path] })).wait({ timeoutMs: 20_000 });
+      expect({ path, exitCode: res.exitCode, stdout: res.stdout, stderr: res.stderr }).toEqual({ path, exitCode: 127, stdout: '', stderr: '' });
+      expect(res.operation.err).toMatch(/Command not found$/);
+    }
   });
 
   it('a directory run as a program: 126, the operation fails "Command not executable"', async () => {

@@ -1,4 +1,5 @@
 import type { Command, CommandContext, CommandName, ExecResult, InMemoryFs } from 'just-bash';
+import { posix } from 'node:path';
 import type { SimInstance, SimSnapshot } from '../instance-model.js';
 import { instanceKey } from '../instance-model.js';
 import { shellBuiltins } from './shell-builtins.js';
@@ -491,7 +492,9 @@ export class Guests {
     writeDevices(fs);
     await asSelf(top.comm, top.argv);
     if (shellName) await writeSelf(fs, shellPid, top.comm, top.argv, uid, gid, `/proc/${shellPid}`);
-    const cwd = cmd.cwd ?? (uid === 0 ? '/root' : '/');
+    // liblxc's attach only warns when it cannot change to the directory asked for: the command then runs in `/`.
+    const asked = posix.resolve('/', cmd.cwd ?? (uid === 0 ? '/root' : '/'));
+    const cwd = (await seen.entry(asked))?.type === 'directory' ? asked : '/';
     // `sh -c CMD NAME ARGS…`: NAME is $0 and the name the shell's messages start with (with the
     // line, as ash words them for a named script: `NAME: line 0: x: not found`), ARGS are $1….
     const [named, ...positional] = shell ? args.slice(2) : [];
@@ -542,7 +545,13 @@ export class Guests {
       const ran = builtins.length === 0 ? await runToSyntaxError(justBash.parse, script, execute, flush) : await execute(script);
       const result = ending ? followedBy(ending, ran) : ran;
       if (killer.signal.aborted) return killed(killer.signal.reason as number, runaway.signal.aborted ? undefined : result);
-      if (!shell && result.exitCode === 127 && /command not found|command not available in browser/.test(result.stderr)) return ended('', '', 127);
+      // A program the exec names that does not exist, by name or by path: the daemon's exec fails, and says nothing in the output.
+      if (
+        !shell &&
+        result.exitCode === 127 &&
+        (/command not found|command not available in browser/.test(result.stderr) || isMissingPath(result.stderr, program))
+      )
+        return ended('', '', 127);
       if (!shell && result.exitCode === 126) return ended('', '', 126);
       // The EXIT trap runs as the shell ends, in the state the script left (its variables, its
       // directory, its status as `$?` and its options: the patched shell's `jbStatus`, `jbOptions`).
@@ -681,6 +690,11 @@ function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promis
     }
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/** The shell's words for a path it could not run (`bash: /x: No such file or directory`), and nothing else. */
+function isMissingPath(stderr: string, program: string | undefined): boolean {
+  return program !== undefined && program.includes('/') && stderr === `bash: ${program}: No such file or directory\n`;
 }
 
 function basename(path: string): string {
