@@ -24,6 +24,21 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode: number
   { script: 'trap "echo t" INT TERM; trap', stdout: "trap -- 'echo t' INT\ntrap -- 'echo t' TERM\n", exitCode: 0 },
   { script: 'trap "echo no" EXIT; trap - EXIT; echo ok', stdout: 'ok\n', exitCode: 0 },
   { script: 'ulimit', stdout: 'unlimited\n', exitCode: 0 },
+  // ash has no brace expansion: the braces are kept as typed.
+  { script: 'echo {a,b} a{1..3} x{}; mkdir -p /tmp/rt-q/{a,b}; ls /tmp/rt-q; rm -r /tmp/rt-q', stdout: '{a,b} a{1..3} x{}\n{a,b}\n', exitCode: 0 },
+  // ash's options, in its order, and its help: its builtins, then busybox's applets.
+  {
+    script: 'set -e; set -o | head -3; set +o | tail -2',
+    stdout: 'errexit         on\nnoglob          off\nignoreeof       off\nset +o vi\nset +o pipefail\n',
+    exitCode: 0,
+  },
+  {
+    script: 'help | head -3; help | tail -2; help | wc -l',
+    stdout:
+      'Built-in commands:\n------------------\n\t. : [ [[ alias bg break cd chdir command continue echo eval exec\n' +
+      '\twatchdog wc wget which who whoami xargs xxd xz xzcat yes zcat\n\n34\n',
+    exitCode: 0,
+  },
   { script: 'jobs; echo $?', stdout: '0\n', exitCode: 0 },
   { script: 'times', stdout: '0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n', exitCode: 0 },
   { script: 'ls /nosuch; echo $?', stdout: '1\n', stderr: 'ls: /nosuch: No such file or directory\n', exitCode: 0 },

@@ -4,6 +4,7 @@ import { terminalStdinCommand } from './terminal-stdin.js';
 import { signalNumbers } from './guest-commands.js';
 import { defaultUmask } from './guest-fs.js';
 import { SignalTraps } from './signal-traps.js';
+import { appletNames } from './busybox-applets.js';
 
 const ok = (stdout = ''): ExecResult => ({ stdout, stderr: '', exitCode: 0 });
 
@@ -203,7 +204,7 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
   };
 
   return {
-    commands: [umask, trap, ulimit, jobs, times, historyCommand, subshell, directoryStdinCommand(), terminalStdinCommand(), pending],
+    commands: [umask, trap, ulimit, jobs, times, historyCommand, helpCommand, subshell, directoryStdinCommand(), terminalStdinCommand(), pending],
     exitTrap: () => traps.get('EXIT') || undefined,
     umask: () => mask,
     signals: topSignals,
@@ -258,3 +259,29 @@ function symbolicMask(mask: number): string {
   };
   return `u=${part(6)},g=${part(3)},o=${part(0)}`;
 }
+
+/** ash's builtins, in the order its `help` lists them (busybox 1.35 on the beds). */
+const ashBuiltins =
+  '. : [ [[ alias bg break cd chdir command continue echo eval exec exit export false fg getopts hash help history jobs kill let local printf pwd read readonly return set shift source test times trap true type ulimit umask unalias unset wait';
+
+/**
+ * ash's `help` (the patched shell's `help` builtin runs it: patches/README.md 51): its builtins, then
+ * busybox's applets, each after a tab or a blank, a new line once a line passes 60 columns, and a
+ * blank line at the end. Its operands are ignored.
+ */
+const helpCommand: Command = {
+  name: '__reflex_help',
+  async execute() {
+    let text = 'Built-in commands:\n------------------\n';
+    let col = 0;
+    for (const name of [...ashBuiltins.split(' '), ...appletNames]) {
+      text += `${col === 0 ? '\t' : ' '}${name}`;
+      col += name.length + 1;
+      if (col > 60) {
+        text += '\n';
+        col = 0;
+      }
+    }
+    return { stdout: `${text}${col > 0 ? '\n' : ''}\n`, stderr: '', exitCode: 0 };
+  },
+};
