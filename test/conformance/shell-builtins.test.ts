@@ -24,6 +24,12 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode: number
   { script: 'trap "echo t" INT TERM; trap', stdout: "trap -- 'echo t' INT\ntrap -- 'echo t' TERM\n", exitCode: 0 },
   { script: 'trap "echo no" EXIT; trap - EXIT; echo ok', stdout: 'ok\n', exitCode: 0 },
   { script: 'ulimit', stdout: 'unlimited\n', exitCode: 0 },
+  // ash sets IFS at its start (not exported), so saving and restoring it keeps the splitting.
+  {
+    script: `[ "\${IFS}x" = "$(printf ' \\t\\nx')" ] && echo default; old=$IFS; IFS=:; IFS=$old; x="a b"; for w in $x; do echo "<$w>"; done; echo $(env | grep -c ^IFS=)`,
+    stdout: 'default\n<a>\n<b>\n0\n',
+    exitCode: 0,
+  },
   // ash has no brace expansion: the braces are kept as typed.
   { script: 'echo {a,b} a{1..3} x{}; mkdir -p /tmp/rt-q/{a,b}; ls /tmp/rt-q; rm -r /tmp/rt-q', stdout: '{a,b} a{1..3} x{}\n{a,b}\n', exitCode: 0 },
   // ash's options, in its order, and its help: its builtins, then busybox's applets.
