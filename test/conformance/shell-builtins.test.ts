@@ -30,6 +30,9 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode: number
     stdout: 'default\n<a>\n<b>\n0\n',
     exitCode: 0,
   },
+  // bash's variables and builtins that ash has not: unset, and not found.
+  { script: 'echo "[$BASH_VERSION][$UID][$EUID][$BASHPID][$SECONDS]"', stdout: '[][][][][]\n', exitCode: 0 },
+  { script: 'declare x=1 2>/dev/null; echo $?; type shopt; command -v typeset; echo $?', stdout: '127\nshopt: not found\n127\n', exitCode: 0 },
   // ash has no brace expansion: the braces are kept as typed.
   { script: 'echo {a,b} a{1..3} x{}; mkdir -p /tmp/rt-q/{a,b}; ls /tmp/rt-q; rm -r /tmp/rt-q', stdout: '{a,b} a{1..3} x{}\n{a,b}\n', exitCode: 0 },
   // ash's options, in its order, and its help: its builtins, then busybox's applets.
