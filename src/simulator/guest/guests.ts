@@ -644,7 +644,7 @@ function passThrough(name: string): Command {
     name,
     async execute(args, ctx) {
       if (!ctx.origCommand) return { stdout: '', stderr: `sh: ${name}: not found\n`, exitCode: 127 };
-      const result = await ctx.origCommand(probedArgs(name, args, String(ctx.stdin)));
+      const result = await ctx.origCommand(probedArgs(name, args, () => String(ctx.stdin)));
       return { ...result, stderr: await withRefusals(name, result.stderr, ctx.fs, ctx.cwd, args) };
     },
   };

@@ -40,7 +40,7 @@ const headEnds: Ends = async (result, typed, run) => {
 export type StdinLeft = { jbStdinLeft?: number };
 
 /**
- * `sed`'s end with a `q` or `Q` in its script: sed reads a line ahead, so a `q` on a line is run
+ * `sed`'s end with a `q` in its script (busybox 1.35 has no `Q`): sed reads a line ahead, so a `q` on a line is run
  * once the next is typed, and ends sed there (that next line read, and gone). Run on all typed and
  * one line more, it then leaves that line unread; run further, it reads it.
  */
@@ -64,12 +64,15 @@ const awkExits: Ends = async (_result, typed, run) => (await run(`${typed}${awkP
 /**
  * The arguments a bundled program is run with: awk's own, but when its stdin ends with the probe
  * line of {@link awkExits}, its program with a first rule that ends it there with
- * {@link awkProbeStatus}.
+ * {@link awkProbeStatus}. Its stdin is looked at only where awk reads it (no file operand): a look
+ * is a read to the patched shell, which then has a program on a terminal read the terminal.
  */
-export function probedArgs(program: string, args: string[], stdin: string): string[] {
-  if (program !== 'awk' || !stdin.endsWith(`${awkProbe}\n`) || hasOption(args, /^f/, /^--file/)) return args;
+export function probedArgs(program: string, args: string[], stdin: () => string): string[] {
+  if (program !== 'awk' || hasOption(args, /^f/, /^--file/)) return args;
   const at = programOperand(args, 'Fvf');
   if (at === undefined) return args;
+  const files = args.slice(at + 1).some((a) => a !== '-' && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(a));
+  if (files || !stdin().endsWith(`${awkProbe}\n`)) return args;
   const probed = [...args];
   probed[at] = `$0 == "${awkProbe}" { exit ${awkProbeStatus} }\n${probed[at]}`;
   return probed;
