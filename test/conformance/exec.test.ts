@@ -147,7 +147,7 @@ await conformance('exec: the shell of the busybox guest (issue #28)', (target) =
       const session = await target().client.exec(name(), { command: c.command, ...c.request }, c.stdin === undefined ? {} : { stdin: c.stdin });
       return session.wait({ timeoutMs: 20_000 });
     };
-    const res = stdout === '' ? await run() : await printing(target(), run);
+    const res = stdout === '' ? await run() : await printing(target(), run, ['stdout'], stdout);
     expect({ stdout: res.stdout, exitCode: res.exitCode }).toEqual({ stdout, exitCode: c.exitCode });
   });
 
