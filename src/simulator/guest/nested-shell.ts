@@ -4,6 +4,7 @@ import { busyboxVersion } from './busybox-getopt.js';
 import { signalNumbers } from './guest-commands.js';
 import { followedBy, orderOf, rewordedWrites, type OutputPart } from './program-output.js';
 import { defaultPath } from './guest-programs.js';
+import { shellQuote } from './program-run.js';
 import type { parse as parseScript } from 'just-bash';
 import { runToSyntaxError, utf8 as utf8Bytes, type ScriptSource, type ScriptStream } from './script-feed.js';
 import type { ShellBuiltins } from './shell-builtins.js';
@@ -90,8 +91,7 @@ export class ShellProcesses {
     const source = streamed ? await streamedSource(called, streamed) : await scriptOf(called, args, ctx);
     if ('exitCode' in source) return source;
     // A login shell reads /etc/profile and ~/.profile first, each that exists (ash's `read_profile`), on its script's first line.
-    const options = shellOptions(called, args);
-    if (called.startsWith('-') || ('login' in options && options.login)) source.script = (await profiles(ctx, exported.HOME)) + source.script;
+    if (called.startsWith('-') || source.login) source.script = (await profiles(ctx, exported.HOME)) + source.script;
     if (streamed?.interactive) {
       this.terminal = streamed;
       streamed.write(shellBanner, '', [[1, shellBanner, false]]);
@@ -226,7 +226,7 @@ export const loginArgv0 = '__REFLEX_ARGV0';
 async function profiles(ctx: CommandContext, home: string | undefined): Promise<string> {
   const files = ['/etc/profile', ...(home ? [`${home.replace(/\/$/, '')}/.profile`] : [])];
   let read = '';
-  for (const file of files) if (await ctx.fs.exists(file)) read += `. '${file.replace(/'/g, `'\\''`)}'; `;
+  for (const file of files) if (await ctx.fs.exists(file)) read += `. ${shellQuote(file)}; `;
   return read;
 }
 
@@ -237,22 +237,24 @@ interface Source {
   positional: string[];
   /** 1: its stdin; 2: a file; 3: `-c` with a name; undefined: `-c` alone (just-bash's `jbFromFile`/`jbScript`). */
   from?: 1 | 2 | 3;
+  /** Started with `-l`: a login shell, as one whose name starts with `-`. */
+  login?: boolean;
 }
 
 /** The script `sh ARGS` runs, as busybox's sh reads its arguments (`-c CMD [NAME [ARGS…]]`, `FILE [ARGS…]`, none: stdin). */
 async function scriptOf(called: string, args: string[], ctx: CommandContext): Promise<Source | ExecResult> {
   const options = shellOptions(called, args);
   if ('exitCode' in options) return options;
-  const { command, stdin, set, operands } = options;
+  const { command, stdin, set, operands, login } = options;
   // The options that are the shell's settings (-e, -u, -x, -o pipefail …) are set before the script's first command, on its first line.
   const settings = set.length > 0 ? `set ${set.join(' ')}; ` : '';
   if (command) {
     if (operands.length === 0) return { stdout: '', stderr: `${called}: -c requires an argument\n`, exitCode: 2 };
-    return { script: settings + operands[0]!, name: operands[1] || called, positional: operands.slice(2), from: operands[1] ? 3 : undefined };
+    return { script: settings + operands[0]!, name: operands[1] || called, positional: operands.slice(2), from: operands[1] ? 3 : undefined, login };
   }
   if (stdin || operands.length === 0) {
     const text = utf8(String(ctx.stdin ?? ''));
-    return text.trim() ? { script: settings + text, name: called, positional: operands, from: 1 } : { stdout: '', stderr: '', exitCode: 0 };
+    return text.trim() ? { script: settings + text, name: called, positional: operands, from: 1, login } : { stdout: '', stderr: '', exitCode: 0 };
   }
   const [file, ...positional] = operands as [string, ...string[]];
   let text: string;
@@ -272,14 +274,14 @@ async function scriptOf(called: string, args: string[], ctx: CommandContext): Pr
   }
   // The `#!` line is a comment to the shell; the newline stays, so line numbers count it.
   if (text.startsWith('#!')) text = text.slice(text.includes('\n') ? text.indexOf('\n') : text.length);
-  return { script: text, name: file, positional, from: 2 };
+  return { script: text, name: file, positional, from: 2, login };
 }
 
 /**
  * busybox sh's options before its operands (`sh [-/+OPTIONS] [-/+o OPT]… [-c SCRIPT [ARG0 ARGS] |
  * FILE ARGS | -s ARGS]`, letters alone or together, `--` ending them): `-c` and `-s` say where the
- * script comes from, `-e -f -n -u -v -x` and `-o NAME` (`+` to unset) are settings, `-i -l -m` are
- * taken and change nothing here; another letter is `illegal option`, 2.
+ * script comes from, `-e -f -n -u -v -x` and `-o NAME` (`+` to unset) are settings, `-l` makes a
+ * login shell, `-i -m` are taken and change nothing here; another letter is `illegal option`, 2.
  */
 function shellOptions(
   called: string,

@@ -148,17 +148,6 @@ function firstOperand(args: readonly string[], valued: string): string | undefin
   return at === undefined ? undefined : args[at];
 }
 
-/** Where xargs's command starts: its first operand (its options' values, -n 1 or -I {}, skipped). */
-function commandStart(args: readonly string[]): number {
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--') return i + 1;
-    if (!arg.startsWith('-') || arg === '-') return i;
-    if (/^-[nsLPEdIa]$/.test(arg)) i++;
-  }
-  return args.length;
-}
-
 /** The whole number an option takes (`-X N` or `-XN`, X being `letter`, or `LONG=N`), if given so. */
 function optionNumber(args: readonly string[], letter: string, long: string): number | undefined {
   const i = args.findIndex((arg) => arg.startsWith(`-${letter}`) || arg.startsWith(`${long}=`));
@@ -195,7 +184,7 @@ function readingOf(program: string, args: readonly string[]): HowItReads | undef
     }
     case 'xargs':
       // Its arguments from a file (-a) leave the terminal to the command it runs.
-      return hasOption(args.slice(0, commandStart(args)), /a/, /^--arg-file/) ? undefined : { reading };
+      return hasOption(args.slice(0, programOperand(args, 'nsLPEdIa') ?? args.length), /a/, /^--arg-file/) ? undefined : { reading };
     case 'base64': {
       const file = firstOperand(args, 'w');
       if (file !== undefined && file !== '-') return undefined;
