@@ -55,10 +55,13 @@ export class StopList {
   async run(): Promise<void> {
     for (const { part, stop } of this.stops.splice(0)) {
       const started = Date.now();
+      let ticks = 0;
+      // The timer's clock is not the wall clock's: its first tick can read 4999 ms on Date.now(). The
+      // wait said is at least the ticks' worth, and the wall clock's when that is longer (a busy loop).
       const slow = setInterval(
         () =>
           this.logger.warn(
-            { part, waitedMs: Date.now() - started },
+            { part, waitedMs: Math.max(Date.now() - started, ++ticks * slowStopLogMs) },
             `stopping: ${part} has not stopped yet (waiting on Redis, or on its work in flight)`,
           ),
         slowStopLogMs,
