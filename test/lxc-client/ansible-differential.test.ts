@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,12 +105,27 @@ function mask(value: unknown, name: string): unknown {
     .replace(/AnsiballZ_\w+\.py/g, 'AnsiballZ_<module>.py');
 }
 
+/**
+ * Whether a playbook's run shows an exec's output lost at its end, as LXD 5.0.2 loses it under load
+ * (canonical/lxd#11890): Ansible's temporary directory "returned empty string", or a module that
+ * printed nothing at all (a module always prints its JSON result; a failing one prints an error).
+ */
+function lostOutput(outcomes: TaskOutcome[]): boolean {
+  return outcomes.some(({ result }) => {
+    if (result.failed !== true) return false;
+    const msg = typeof result.msg === 'string' ? result.msg : '';
+    return msg.includes('returned empty string') || (msg.startsWith('MODULE FAILURE') && result.module_stdout === '' && result.module_stderr === '');
+  });
+}
+
 if (!hasAnsible && process.env.REFLEX_REQUIRE_LXD !== '1') {
   describe.skip('Ansible differential', () => it('needs ansible (apt-get install ansible)', () => undefined));
 } else {
   await describeBed(lxdBed, "Ansible's community.general.lxd connection gets the same task results from the simulator as from LXD 5.0.2", () => {
     let t: SimRemote;
     const name = `rt-ansible-${randomBytes(3).toString('hex')}`;
+    /** The real daemon's instances: the first, and one per rerun. */
+    const realInstances = [name];
     let outcomes: { real: TaskOutcome[]; sim: TaskOutcome[] };
 
     beforeAll(async () => {
@@ -125,23 +140,32 @@ if (!hasAnsible && process.env.REFLEX_REQUIRE_LXD !== '1') {
       if (exportRun.code !== 0) throw new Error(`LXD has no image ${pythonImage} (run scripts/lxd-testbed.sh): ${exportRun.stderr}`);
       const parts = readdirSync(exported).sort((a, b) => Number(b.startsWith('meta-')) - Number(a.startsWith('meta-')));
       await t.lxc.ok(['image', 'import', ...parts.map((p) => join(exported, p)), 'sim:', '--alias', pythonImage]);
-      // Both sides at once, here and for the playbooks: the daemon's lock is held for the longer side, not both.
-      await Promise.all(
-        ['local', 'sim'].map((remote) =>
-          t.lxc.ok(['launch', `${remote}:${pythonImage}`, `${remote}:${name}`, '-c', 'raw.lxc=lxc.init.cmd=/sbin/testinit']),
-        ),
-      );
+      const launch = (remote: string, instance: string) =>
+        t.lxc.ok(['launch', `${remote}:${pythonImage}`, `${remote}:${instance}`, '-c', 'raw.lxc=lxc.init.cmd=/sbin/testinit']);
       const fetched = (side: string): string => {
         const dir = join(t.lxc.confDir, `fetched-${side}`);
+        rmSync(dir, { recursive: true, force: true });
         mkdirSync(dir);
         return dir;
       };
-      const [real, sim] = await Promise.all([playbook(t, 'local', name, fetched('real')), playbook(t, 'sim', name, fetched('sim'))]);
+      // Both sides at once, here and for the playbooks: the daemon's lock is held for the longer side, not both.
+      await Promise.all([launch('local', name), launch('sim', name)]);
+      let [real, sim] = await Promise.all([playbook(t, 'local', name, fetched('real')), playbook(t, 'sim', name, fetched('sim'))]);
+      // LXD 5.0.2 can lose an exec's output at its end (canonical/lxd#11890): a task then fails on
+      // nothing said. That run is not compared: the playbook runs again on a fresh instance (a second
+      // run on the same one would find copy's and file's work done), twice at most.
+      for (let rerun = 1; rerun <= 2 && lostOutput(real); rerun++) {
+        const again = `${name}-${rerun}`;
+        realInstances.push(again);
+        await launch('local', again);
+        real = await playbook(t, 'local', again, fetched('real'));
+      }
       outcomes = { real, sim };
-    }, 300_000);
+    }, 420_000);
 
     afterAll(async () => {
-      for (const remote of ['local', 'sim']) await t?.lxc.run(['delete', '--force', `${remote}:${name}`]);
+      for (const instance of realInstances) await t?.lxc.run(['delete', '--force', `local:${instance}`]);
+      await t?.lxc.run(['delete', '--force', `sim:${name}`]);
       await t?.close();
     });
 
