@@ -56,6 +56,11 @@ export class SimInstance {
   startedAt: string = zeroTime;
   statusCode: StatusCode = StatusCode.Stopped;
   pid = 0;
+  /**
+   * The node name a command in the guest set (`hostname NAME`: root's own UTS namespace), with the
+   * run it was set in (its pid and start): it lasts until the instance stops ({@link nodeName}).
+   */
+  private setNodeName: { run: string; name: string } | undefined;
   /** Cluster member holding the instance; "none" on a standalone server. */
   location = 'none';
   /** Its member is Offline: listed with status Error 112, as LXD shows instances it cannot reach. */
@@ -75,6 +80,19 @@ export class SimInstance {
   /** Config and devices of a list of profiles (set by the store; none when absent). */
   expandProfiles: (names: readonly string[]) => { config: Record<string, string>; devices: Devices } = () => ({ config: {}, devices: {} });
   private cache = new Map<string, string>();
+
+  /** What the guest's `hostname` and `uname -n` print: the instance's name, unless a command of this run set another. */
+  get nodeName(): string {
+    return this.setNodeName?.run === this.run() ? this.setNodeName.name : this.name;
+  }
+
+  set nodeName(name: string) {
+    this.setNodeName = { run: this.run(), name };
+  }
+
+  private run(): string {
+    return `${this.pid}@${this.startedAt}`;
+  }
 
   constructor(
     public name: string,

@@ -34,6 +34,23 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode?: numbe
   { script: 'grep -c ^Pid: /proc/self/status; grep "^Name:" /proc/1/status | wc -l', stdout: '1\n1\n' },
   { script: 'grep -c " / " /proc/mounts; grep -c "^proc /proc proc" /proc/mounts', stdout: '1\n1\n' },
   { script: 'id; id -un; hostname | wc -l', stdout: 'uid=0(root) gid=0(root)\nroot\n1\n' },
+  // hostname looks the name up for -i, -f and -d: the containers have no hosts file and nothing to
+  // ask, so only a numeric name resolves (as inet_aton reads it). root sets the node name in the
+  // container's own UTS namespace (each case sets the instance's back).
+  {
+    script: `{ hostname -i; hostname -f; hostname -d; echo $?; } 2>&1 | sed "s/$(hostname)/NAME/"`,
+    stdout: 'hostname: NAME: Host name lookup failure\nhostname: NAME: Host name lookup failure\nhostname: NAME: Host name lookup failure\n1\n',
+  },
+  {
+    script: `old=$(hostname); hostname foo.bar; hostname; hostname -s; uname -n; sh -c 'echo $HOSTNAME'; hostname -d 2>&1; hostname 1.2; hostname -i; hostname -f; hostname -- a..b; hostname -i; hostname "$old"; [ "$(hostname)" = "$old" ] && echo back`,
+    stdout: 'foo.bar\nfoo\nfoo.bar\nfoo.bar\nhostname: foo.bar: Host name lookup failure\n1.0.0.2\n1.2\nback\n',
+    stderr: 'hostname: a..b: Unknown host\n',
+  },
+  {
+    script: `printf "# c\\n  n1 x\\nn2\\n" > /tmp/rt-h; old=$(hostname); hostname -F /tmp/rt-h; hostname; hostname "$old"; hostname -F /nosuch; hostname $(printf "%065d" 0); echo $?`,
+    stdout: 'n2\n1\n',
+    stderr: "hostname: can't open '/nosuch': No such file or directory\nhostname: sethostname: Invalid argument\n",
+  },
   // su as busybox's setup_environment and run_shell: a login shell's cleared environment, home and `-sh`, the shell's argv.
   {
     script: `cd /tmp; export FOO=1; su - -c 'echo "$0 $PWD $SHLVL"; env | grep -v ^TERM= | sort'`,
@@ -80,5 +97,15 @@ await conformance(
         if (c.stderr !== undefined) expect(res.stderr).toBe(c.stderr);
       });
     }
+
+    it('a node name set with hostname lasts until the instance stops', async () => {
+      const t = target();
+      const run = (script: string, whole: string) =>
+        printing(t, async () => (await t.client.exec(name(), { command: ['sh', '-c', script] })).wait({ timeoutMs: 20_000 }), ['stdout'], whole);
+      expect((await run('hostname rt-renamed; hostname', 'rt-renamed\n')).stdout).toBe('rt-renamed\n');
+      expect((await run('hostname; uname -n; echo $HOSTNAME', 'rt-renamed\n'.repeat(3))).stdout).toBe('rt-renamed\n'.repeat(3));
+      await (await t.client.changeState(name(), { action: 'restart', force: true })).wait({ timeoutMs: 30_000 });
+      expect((await run('hostname', `${name()}\n`)).stdout).toBe(`${name()}\n`);
+    });
   },
 );

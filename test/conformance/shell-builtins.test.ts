@@ -33,6 +33,23 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode: number
   // bash's variables and builtins that ash has not: unset, and not found.
   { script: 'echo "[$BASH_VERSION][$UID][$EUID][$BASHPID][$SECONDS]"', stdout: '[][][][][]\n', exitCode: 0 },
   { script: 'declare x=1 2>/dev/null; echo $?; type shopt; command -v typeset; echo $?', stdout: '127\nshopt: not found\n127\n', exitCode: 0 },
+  // ash's own variables, set at its start and not exported, and `set` listing them as ash does:
+  // each value in single quotes (a quote as "'"), FUNCNAME and LINENO empty, no arrays.
+  {
+    script: `set | grep -E "^(FUNCNAME|HOSTNAME|LINENO|OPTIND|PPID|PS1|PS2|PS4|PIPESTATUS)=" | sed "s/^HOSTNAME=.*/HOSTNAME/"`,
+    stdout: "FUNCNAME=''\nHOSTNAME\nLINENO=''\nOPTIND='1'\nPPID='0'\nPS1='\\w \\$ '\nPS2='> '\nPS4='+ '\n",
+    exitCode: 0,
+  },
+  {
+    script: `a="'"; b="x'"; c="it''s"; d=""; x="a b"; set | grep -E "^[abcdx]="`,
+    stdout: `a=''"'"\nb='x'"'"\nc='it'"''"'s'\nd=''\nx='a b'\n`,
+    exitCode: 0,
+  },
+  {
+    script: '[ "$HOSTNAME" = "$(hostname)" ] && echo same; env | grep -c HOSTNAME; echo "$OPTIND|$PS2|$PS4"; f() { echo "[$FUNCNAME]"; }; f',
+    stdout: 'same\n0\n1|> |+ \n[f]\n',
+    exitCode: 0,
+  },
   // ash has no brace expansion: the braces are kept as typed.
   { script: 'echo {a,b} a{1..3} x{}; mkdir -p /tmp/rt-q/{a,b}; ls /tmp/rt-q; rm -r /tmp/rt-q', stdout: '{a,b} a{1..3} x{}\n{a,b}\n', exitCode: 0 },
   // ash's options, in its order, and its help: its builtins, then busybox's applets.

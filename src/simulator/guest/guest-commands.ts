@@ -1,7 +1,7 @@
 import { machine, release, version } from 'node:os';
 import { posix } from 'node:path';
 import type { Command, ExecResult, IFileSystem } from 'just-bash';
-import { banner } from './busybox-getopt.js';
+import { banner, getopt, isResult } from './busybox-getopt.js';
 import { symlinkLoop } from './file-status.js';
 import { openRefusal } from './guest-access.js';
 import { rewordStderr } from './program-output.js';
@@ -9,8 +9,10 @@ import type { CommandOutcome } from './scripted-commands.js';
 
 /** What the guest's own programs need to know about the process running them. */
 export interface GuestProcess {
-  /** The instance's name (what `hostname` and `uname -n` print). */
+  /** The instance's node name (what `hostname` and `uname -n` print): its name, unless a command of this run set another. */
   hostname: () => string;
+  /** Sets the node name until the instance stops (`hostname NAME`). */
+  setHostname: (name: string) => void;
   uid: number;
   gid: number;
   /** `$$` of the top shell. */
@@ -126,7 +128,54 @@ export function guestCommands(proc: GuestProcess): Command[] {
       );
     },
   };
-  const hostname: Command = { name: 'hostname', execute: async () => ok(`${proc.hostname()}\n`) };
+  const hostname: Command = {
+    name: 'hostname',
+    async execute(args, ctx) {
+      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${hostnameUsage}`, exitCode: 0 };
+      const parsed = getopt('hostname', hostnameUsage, args, 'dfisv', 'F');
+      if (isResult(parsed)) return parsed;
+      const { opts, operands } = parsed;
+      // libbb's safe_gethostname: an empty node name is `?`.
+      const name = proc.hostname() || '?';
+      if (opts.has('d') || opts.has('f') || opts.has('i')) {
+        // The name is looked up (gethostbyname): the beds' containers have no hosts file and no
+        // resolver to ask, so only a numeric address resolves (inet_aton's forms: `1.2` is 1.0.0.2).
+        const address = inetAton(name);
+        if (address === undefined) return fail(`hostname: ${name}: ${validHostname(name) ? 'Host name lookup failure' : 'Unknown host'}\n`);
+        const dot = name.indexOf('.');
+        if (opts.has('f')) return ok(`${name}\n`);
+        if (opts.has('s')) return ok(`${dot < 0 ? name : name.slice(0, dot)}\n`);
+        if (opts.has('d')) return ok(dot < 0 ? '' : `${name.slice(dot + 1)}\n`);
+        return ok(`${address}\n`);
+      }
+      if (opts.has('s')) return ok(`${name.split('.')[0]}\n`);
+      const file = opts.get('F');
+      if (typeof file === 'string') {
+        const path = posix.resolve(ctx.cwd, file);
+        const refused = await openRefusal(ctx.fs, path);
+        const text = refused ? undefined : await ctx.fs.readFile(path).catch(() => undefined);
+        if (text === undefined) return fail(`hostname: can't open '${file}': ${refused ?? 'No such file or directory'}\n`);
+        // Each line's first word sets it, but comments and empty lines: the last one is the name left.
+        for (const line of text.split('\n')) {
+          const word = line
+            .replace(/#.*/, '')
+            .trim()
+            .split(/[ \t]+/)[0];
+          const refusal = word ? setHostname(word) : undefined;
+          if (refusal) return refusal;
+        }
+        return ok('');
+      }
+      return operands[0] === undefined ? ok(`${name}\n`) : (setHostname(operands[0]) ?? ok(''));
+    },
+  };
+  /** sethostname(2) in the container's own UTS namespace: root may (64 bytes at most), another user not; the refusal, if refused. */
+  const setHostname = (wanted: string): ExecResult | undefined => {
+    if (proc.uid !== 0) return fail('hostname: sethostname: Operation not permitted\n');
+    if (Buffer.byteLength(wanted, 'utf8') > 64) return fail('hostname: sethostname: Invalid argument\n');
+    proc.setHostname(wanted);
+    return undefined;
+  };
   const id: Command = {
     name: 'id',
     async execute(args, ctx) {
@@ -272,3 +321,38 @@ export function catCommand(): Command {
     },
   };
 }
+
+/** busybox 1.35's `hostname` usage, as the beds print it. */
+const hostnameUsage = `Usage: hostname [-sidf] [HOSTNAME | -F FILE]
+
+Show or set hostname or DNS domain name
+
+\t-s\tShort
+\t-i\tAddresses for the hostname
+\t-d\tDNS domain name
+\t-f\tFully qualified domain name
+\t-F FILE\tUse FILE's content as hostname
+`;
+
+/**
+ * The IPv4 address gethostbyname reads NAME as without asking anyone, if it is one: glibc takes a
+ * name of digits and dots as inet_aton does (`a`, `a.b`, `a.b.c`, `a.b.c.d`; a part with a leading
+ * 0 octal), so `1.2` is 1.0.0.2.
+ */
+function inetAton(name: string): string | undefined {
+  const parts = name.split('.');
+  if (parts.length > 4) return undefined;
+  const values: number[] = [];
+  for (const part of parts) {
+    if (!/^(0[0-7]*|[1-9][0-9]*)$/.test(part)) return undefined;
+    values.push(part.startsWith('0') ? Number.parseInt(part, 8) : Number(part));
+  }
+  const last = values.pop()!;
+  if (values.some((v) => v > 255) || last >= 2 ** (8 * (4 - values.length))) return undefined;
+  const bytes = [...values, ...[0, 0, 0, 0].slice(values.length)];
+  for (let i = 3, rest = last; i >= values.length; i--, rest = Math.floor(rest / 256)) bytes[i] = rest % 256;
+  return bytes.join('.');
+}
+
+/** Whether glibc's resolver would ask for NAME (res_hnok): labels of letters, digits, `-` and `_`, none empty, not starting with `-`. */
+const validHostname = (name: string): boolean => !name.startsWith('-') && /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(name);

@@ -23,7 +23,7 @@ import { busyboxCoreutils } from './busybox-coreutils.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
 import { followedBy, rewordedWrites, type OutputPart } from './program-output.js';
 import { runToSyntaxError, ScriptFeed, type ScriptSource, type ScriptStream, type StdinPipe } from './script-feed.js';
-import { endedShell, ShellProcesses, shellMessages, type StreamedScript } from './nested-shell.js';
+import { ashStartVariables, endedShell, ShellProcesses, shellMessages, type StreamedScript } from './nested-shell.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
 import { pythonCommand } from './guest-python.js';
@@ -355,7 +355,8 @@ export class Guests {
     const onSignal = (event: Event): void => signalSelf(Number((event as CustomEvent<number>).detail));
     cmd.signals?.addEventListener('signal', onSignal);
     const proc: GuestProcess = {
-      hostname: () => inst.name,
+      hostname: () => inst.nodeName,
+      setHostname: (name) => (inst.nodeName = name),
       uid,
       gid,
       pid: shellPid,
@@ -374,7 +375,8 @@ export class Guests {
     const builtins = scriptedBuiltins(programs);
     if (builtins.length) scripted.push(scriptedBuiltinCommand(take, pause, scriptEnded));
     const shellState = shellBuiltins(() => cmd.lines?.typed?.() ?? []);
-    const processes = new ShellProcesses(shellPid, shellState, justBash.parse);
+    const startVariables = () => ashStartVariables(inst.nodeName);
+    const processes = new ShellProcesses(shellPid, shellState, justBash.parse, startVariables);
     // Output is text unless a program wrote raw bytes (printf '\xff', dd): then it goes out byte for byte.
     let raw = false;
     /** What a shell wrote so far, to {@link GuestCommand.output} (in the order written, on a terminal). */
@@ -420,7 +422,7 @@ export class Guests {
         gid,
         init,
         pid: shellPid,
-        hostname: () => inst.name,
+        hostname: () => inst.nodeName,
         shell: shellName,
         network: () => (inst.renderState('earlier').network ?? {}) as Record<string, GuestNic>,
         cpuLimit: inst.config['limits.cpu'],
@@ -519,6 +521,7 @@ export class Guests {
           // (the patched shell names them so when a redirection sends them to a file or stdout).
           env: shell ? { ...cmd.environment, ...(cmd.environment.SHLVL === undefined ? { SHLVL: '1' } : {}), ...parameters } : cmd.environment,
           replaceEnv: true,
+          ...(shell ? { jbShellVars: startVariables() } : {}),
           cwd,
           stdin: (cmd.stdin ?? Buffer.alloc(0)).toString('latin1'),
           stdinKind: 'bytes',

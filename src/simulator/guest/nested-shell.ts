@@ -20,6 +20,19 @@ import type { SignalTraps } from './signal-traps.js';
  * same process and with the top shell's `$$`; the patched shell takes the `$$` it is given
  * (`jbPid`, `patches/README.md`).
  */
+/**
+ * The variables busybox's ash sets when it starts, not exported, where its environment has none
+ * (patches/README.md 54): `HOSTNAME` (the uname's node name), `OPTIND`, and the prompts `PS1`,
+ * `PS2` and `PS4`; `set` lists them with `FUNCNAME`, `LINENO` and `PPID`.
+ */
+export const ashStartVariables = (hostname: string): Record<string, string> => ({
+  HOSTNAME: hostname,
+  OPTIND: '1',
+  PS1: '\\w \\$ ',
+  PS2: '> ',
+  PS4: '+ ',
+});
+
 export class ShellProcesses {
   /** The shells running now, innermost last. */
   private readonly running: ShellProcess[] = [];
@@ -35,6 +48,8 @@ export class ShellProcesses {
     private readonly builtins: ShellBuiltins,
     /** just-bash's parser: a script with a syntax error runs the commands before its line first. */
     private readonly parse: typeof parseScript,
+    /** What each shell sets at its start ({@link ashStartVariables}), as it starts. */
+    private readonly startVariables: () => Record<string, string>,
   ) {
     // The exec's shell is topPid and the program it runs topPid + 1 (/proc/self): shells started inside come after.
     this.lastPid = topPid + 1;
@@ -130,6 +145,7 @@ export class ShellProcesses {
           jbFromFile: source.from === 1 || source.from === 2,
           jbScript: source.from === 2 || source.from === 3,
           jbFlags: flags,
+          jbShellVars: this.startVariables(),
           jbFds: (ctx as CommandContext & { jbFds?: unknown }).jbFds,
           // The patched interpreter runs each part as it comes, handing out what was written before it waits.
           ...(stream ? { jbStream: stream } : {}),
