@@ -131,6 +131,13 @@ const talks = [
   { name: 'ends at a syntax error, in ash’s words, before its stdin ends', turns: syntaxError, endsItself: true, expected: endedBySyntax },
 ];
 
+/**
+ * A script piped whole (it fits in ash's first read of its stdin, 1023 bytes): the shell has read
+ * all of stdin before its first command runs, so its `read` finds the end (status 1) and `cat` and
+ * `head` nothing, and the line after `read` runs as a command.
+ */
+const pipedWhole = 'read a; echo "rc=$? [$a]"\nfoo\necho "[$a]"\ncat\nhead -1\necho end\n';
+
 function conversations(on: { remote: () => SimRemote; target: () => string }): void {
   for (const talk of talks)
     it(
@@ -140,6 +147,10 @@ function conversations(on: { remote: () => SimRemote; target: () => string }): v
       },
       60_000,
     );
+  it('leaves a script piped whole nothing to read: its read finds the end, cat and head nothing', async () => {
+    const res = await on.remote().lxc.run(['exec', on.target(), '--', 'sh'], { input: pipedWhole, timeoutMs: 30_000 });
+    expect(res).toMatchObject({ stdout: 'rc=1 []\n[]\nend\n', stderr: 'sh: foo: not found\n', code: 0 });
+  }, 60_000);
 }
 
 describeLxcClient('lxc exec -- sh over a pipe, answering each line before the next is sent, on the simulator', () => {

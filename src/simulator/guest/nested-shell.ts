@@ -111,7 +111,11 @@ export class ShellProcesses {
       this.terminal = streamed;
       streamed.write(shellBanner, '', [[1, shellBanner, false]]);
     }
-    const exec = ctx.execWithInheritedStdin;
+    // A script read from stdin is ash's: it reads 1023 bytes at a time, so the commands of a script
+    // that fits in its first read (`read`, `cat`) find stdin at its end, where the others read the
+    // shell's stdin. (A longer script leaves its commands the rest on the beds, and the shell reads
+    // on after what they took: not modelled.)
+    const exec = source.from === 1 ? ctx.exec : ctx.execWithInheritedStdin;
     if (!exec || !ctx.exec) return { stdout: '', stderr: `${called}: internal error: exec function not available\n`, exitCode: 1 };
     const ppid = this.running.at(-1)?.pid ?? this.topPid;
     const state = this.builtins.spawn();
@@ -146,6 +150,7 @@ export class ShellProcesses {
           jbScript: source.from === 2 || source.from === 3,
           jbFlags: flags,
           jbShellVars: this.startVariables(),
+          ...(source.from === 1 ? { stdin: '' } : {}),
           jbFds: (ctx as CommandContext & { jbFds?: unknown }).jbFds,
           // The patched interpreter runs each part as it comes, handing out what was written before it waits.
           ...(stream ? { jbStream: stream } : {}),
