@@ -34,6 +34,29 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode?: numbe
   { script: 'grep -c ^Pid: /proc/self/status; grep "^Name:" /proc/1/status | wc -l', stdout: '1\n1\n' },
   { script: 'grep -c " / " /proc/mounts; grep -c "^proc /proc proc" /proc/mounts', stdout: '1\n1\n' },
   { script: 'id; id -un; hostname | wc -l', stdout: 'uid=0(root) gid=0(root)\nroot\n1\n' },
+  // expr as busybox's: 64-bit integers that wrap, strtoll's numbers, anchored basic expressions
+  // (a group's text, else the match's length), its keywords and its messages.
+  { script: `expr abc : 'a\\(.\\)'; expr abc : 'x\\(.\\)'; echo $?; expr aaa : 'a\\+'; expr abc : '.\\{2\\}'`, stdout: 'b\n\n1\n3\n2\n' },
+  {
+    script: 'expr 9223372036854775807 + 1; expr 99999999999999999999 + 0; expr -7 / 2; expr -7 % 2',
+    stdout: '-9223372036854775808\n9223372036854775807\n-3\n-1\n',
+  },
+  {
+    script: `expr 5 '<' 1a; expr 10 '>' 9; expr '(' 2 + 3 ')' '*' 2 - 1; expr 2 + 3 : 1; expr -0; expr substr abc 2 9; expr index abc xc`,
+    stdout: '0\n1\n9\n2\n-0\nbc\n3\n',
+  },
+  {
+    script: 'expr a + 1; echo $?; expr; echo $?; expr quote match; expr length length; echo $?',
+    stdout: '2\n2\nmatch\n2\n',
+    stderr: 'expr: non-numeric argument\nexpr: too few arguments\nexpr: syntax error\n',
+  },
+  {
+    script: `expr abc : '^a'; expr abc : 'a\\('; echo $?`,
+    stdout: '1\n2\n',
+    stderr:
+      "expr: warning: '^a': using '^' as the first character\nof a basic regular expression is not portable; it is ignored\n" +
+      "expr: bad regex 'a\\(': Unmatched ( or \\(\n",
+  },
   // hostname looks the name up for -i, -f and -d: the containers have no hosts file and nothing to
   // ask, so only a numeric name resolves (as inet_aton reads it). root sets the node name in the
   // container's own UTS namespace (each case sets the instance's back).

@@ -50,6 +50,21 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode: number
     stdout: 'same\n0\n1|> |+ \n[f]\n',
     exitCode: 0,
   },
+  // shift past the arguments is 1, silently; a count that is not a number ends the shell (2);
+  // `$!` is empty before a background job.
+  {
+    script: 'set -- a b; shift 5; echo $?; echo "[$!]"; shift x; echo not reached',
+    stdout: '1\n[]\n',
+    stderr: 'sh: shift: line 0: Illegal number: x\n',
+    exitCode: 2,
+  },
+  // printf's conversions are busybox's: another (`%q`, a bare `%`) prints what came before it, then 1.
+  {
+    script: 'printf "a%qb\\n" x; echo $?; printf "%z"; echo $?; printf "%s-%5.1f|%q" x 2.5 y; echo " $?"',
+    stdout: 'a1\n1\nx-  2.5| 1\n',
+    stderr: 'sh: %qb\\n: invalid format\nsh: %: invalid format\nsh: %q: invalid format\n',
+    exitCode: 0,
+  },
   // ash has no brace expansion: the braces are kept as typed.
   { script: 'echo {a,b} a{1..3} x{}; mkdir -p /tmp/rt-q/{a,b}; ls /tmp/rt-q; rm -r /tmp/rt-q', stdout: '{a,b} a{1..3} x{}\n{a,b}\n', exitCode: 0 },
   // ash's options, in its order, and its help: its builtins, then busybox's applets.

@@ -7,6 +7,7 @@ import { newEntryMode, type GuestFs } from './guest-fs.js';
 import { umaskOf } from './program-host.js';
 import type { GuestInit } from './guest-proc.js';
 import { bytesOutput } from './bytes-output.js';
+import { exprCommand } from './busybox-expr.js';
 
 /** What the busybox programs below need to know about the instance and the command running them. */
 export interface BusyboxHost {
@@ -100,9 +101,15 @@ function unmark(output: string): { out: string; raw: boolean } {
 export function busyboxCommands(host: BusyboxHost): Command[] {
   const printf: Command = {
     name: 'printf',
-    async execute(args, ctx) {
+    async execute(args, ctx): Promise<ExecResult> {
       if (!ctx.origCommand) return fail('sh: printf: not found\n', 127);
       const [format = '', ...rest] = args;
+      // A conversion busybox does not have (`%q`, a bare `%`): what comes before it is printed, then the error, 1.
+      const bad = invalidDirective(format);
+      if (bad) {
+        const before = bad.before === '' ? ok('') : await printf.execute([bad.before, ...rest.slice(0, bad.consumed)], ctx);
+        return { ...before, stderr: `${before.stderr}sh: ${bad.shown}: invalid format\n`, exitCode: 1 };
+      }
       if (!/\\(?:x[0-9a-fA-F]|[0-7])/.test(format) && !rest.some((a) => byteEscape.test(a))) return ctx.origCommand(args);
       const result = await ctx.origCommand([markFormat(format), ...rest.map(markText)]);
       const { out, raw } = unmark(result.stdout);
@@ -291,7 +298,47 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
       return ok(header + procs.map((p) => line(fields.map((f) => columns[f]!.value(p)))).join(''));
     },
   };
-  return [printf, tr, yes, mktemp, chown, dd, df, ps];
+  return [printf, tr, yes, mktemp, chown, dd, df, ps, exprCommand()];
+}
+
+/**
+ * The first directive of a printf format that busybox's printf refuses, if any (print_formatted):
+ * the format before it, the arguments the directives before it take (`*` takes one more), and
+ * what its message shows (the format from that `%` to its end, the size modifiers `l L h z` taken
+ * out, escapes as typed). A directive is `%%`, `%b`, or one flag of `-+ #`, a width (or `*`), a
+ * precision (or `.*`), size modifiers and one of `diouxXfeEgGcs`.
+ */
+function invalidDirective(format: string): { before: string; consumed: number; shown: string } | undefined {
+  let consumed = 0;
+  for (let i = 0; i < format.length; i++) {
+    if (format[i] === '\\') {
+      i++;
+      continue;
+    }
+    if (format[i] !== '%') continue;
+    const start = i++;
+    if (format[i] === '%') continue;
+    if (format[i] === 'b') {
+      consumed++;
+      continue;
+    }
+    if ('-+ #'.includes(format[i] ?? '\0')) i++;
+    if (format[i] === '*') (consumed++, i++);
+    else while (/[0-9]/.test(format[i] ?? '')) i++;
+    if (format[i] === '.') {
+      i++;
+      if (format[i] === '*') (consumed++, i++);
+      else while (/[0-9]/.test(format[i] ?? '')) i++;
+    }
+    let sized = i;
+    while (/[lLhz]/.test(format[sized] ?? '')) sized++;
+    const conversion = format[sized];
+    if (conversion === undefined || !'diouxXfeEgGcs'.includes(conversion))
+      return { before: format.slice(0, start), consumed, shown: format.slice(start, i) + format.slice(sized) };
+    consumed++;
+    i = sized;
+  }
+  return undefined;
 }
 
 /** busybox df -h's sizes: one decimal below 10, units K M G T, from KiB. */
