@@ -58,6 +58,17 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode: number
     stderr: 'sh: shift: line 0: Illegal number: x\n',
     exitCode: 2,
   },
+  // The errors that end a shell that is not interactive, with 2, in ash's words.
+  { script: 'echo $((1/0)); echo after', stdout: '', stderr: 'sh: divide by zero\n', exitCode: 2 },
+  { script: 'echo $((x+)); echo after', stdout: '', stderr: 'sh: arithmetic syntax error\n', exitCode: 2 },
+  { script: 'x=$(echo $((1/0))); echo "after $?"', stdout: 'after 2\n', stderr: 'sh: divide by zero\n', exitCode: 0 },
+  { script: 'echo ${y?}; echo after', stdout: '', stderr: 'sh: y: parameter not set\n', exitCode: 2 },
+  { script: 'x=; echo ${x:?}; echo after', stdout: '', stderr: 'sh: x: parameter not set or null\n', exitCode: 2 },
+  { script: 'echo ${y?gone}; echo after', stdout: '', stderr: 'sh: y: gone\n', exitCode: 2 },
+  { script: 'readonly r=1; r=2; echo after', stdout: '', stderr: 'sh: r: is read only\n', exitCode: 2 },
+  { script: 'set -u; echo ${n:-ok}; echo $n; echo after', stdout: 'ok\n', stderr: 'sh: n: parameter not set\n', exitCode: 2 },
+  { script: 'exit x; echo after', stdout: '', stderr: 'sh: exit: line 0: Illegal number: x\n', exitCode: 2 },
+  { script: 'f() { local y=1; echo $y; }; f; local x=1; echo after', stdout: '1\n', stderr: 'sh: local: line 0: not in a function\n', exitCode: 2 },
   // printf's conversions are busybox's: another (`%q`, a bare `%`) prints what came before it, then 1.
   {
     script: 'printf "a%qb\\n" x; echo $?; printf "%z"; echo $?; printf "%s-%5.1f|%q" x 2.5 y; echo " $?"',
