@@ -69,6 +69,20 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode: number
   { script: 'set -u; echo ${n:-ok}; echo $n; echo after', stdout: 'ok\n', stderr: 'sh: n: parameter not set\n', exitCode: 2 },
   { script: 'exit x; echo after', stdout: '', stderr: 'sh: exit: line 0: Illegal number: x\n', exitCode: 2 },
   { script: 'f() { local y=1; echo $y; }; f; local x=1; echo after', stdout: '1\n', stderr: 'sh: local: line 0: not in a function\n', exitCode: 2 },
+  // test's numbers are strtoll's, whole (an empty one is a bad number: 2, not 0), and its other errors busybox's.
+  {
+    script: 'test 1 -eq a; echo $?; [ "" -ge 1 ] && echo t || echo f; test 99999999999999999999 -gt 1; echo $?',
+    stdout: '2\nf\n2\n',
+    stderr: 'sh: a: bad number\nsh: bad number\nsh: 99999999999999999999: out of range\n',
+    exitCode: 0,
+  },
+  {
+    script:
+      '[ 1 -lt ]; echo $?; [ a b ]; echo $?; [ 1 -eq 1 ; echo $?; test " 1 " -eq 1; echo $?; test 9223372036854775807 -gt 9223372036854775806; echo $?',
+    stdout: '2\n2\n2\n0\n0\n',
+    stderr: 'sh: -lt: argument expected\nsh: b: unknown operand\nsh: missing ]\n',
+    exitCode: 0,
+  },
   // printf's conversions are busybox's: another (`%q`, a bare `%`) prints what came before it, then 1.
   {
     script: 'printf "a%qb\\n" x; echo $?; printf "%z"; echo $?; printf "%s-%5.1f|%q" x 2.5 y; echo " $?"',
