@@ -114,7 +114,7 @@ await conformance(
           t,
           async () => (await t.client.exec(name(), { command: ['sh', '-c', c.script] })).wait({ timeoutMs: 20_000 }),
           prints,
-          c.stdout,
+          { stdout: c.stdout, stderr: c.stderr },
         );
         expect({ stdout: res.stdout, exitCode: res.exitCode }).toEqual({ stdout: c.stdout, exitCode: c.exitCode ?? 0 });
         if (c.stderr !== undefined) expect(res.stderr).toBe(c.stderr);

@@ -156,6 +156,7 @@ await conformance('exec: the shell of the busybox guest (issue #28)', (target) =
       target(),
       async () => (await target().client.exec(name(), { command: sh('rt-no-such-program') })).wait({ timeoutMs: 20_000 }),
       ['stderr'],
+      { stderr: 'sh: rt-no-such-program: not found\n' },
     );
     expect(res).toMatchObject({ exitCode: 127, stdout: '', stderr: 'sh: rt-no-such-program: not found\n' });
     expect(res.operation.err).toMatch(/Command not found$/);

@@ -121,7 +121,7 @@ await conformance('the guest shell runs the builtins scripts start with (umask, 
         t,
         async () => (await t.client.exec(name(), { command: ['sh', '-c', c.script] })).wait({ timeoutMs: 20_000 }),
         prints,
-        c.stdout,
+        { stdout: c.stdout, stderr: c.stderr },
       );
       expect({ stdout: res.stdout, exitCode: res.exitCode }).toEqual({ stdout: c.stdout, exitCode: c.exitCode });
       if (c.stderr !== undefined) expect(res.stderr).toBe(c.stderr);

@@ -240,18 +240,24 @@ export const transportConformance = (title: string, body: (target: () => Conform
  * empty stdout from `cat` of a pushed file, exit code 0; a CI run read the first three of five
  * lines, the last two, written by the command's last program just before it ended, lost). That
  * daemon behaviour gets up to two more runs, on the real daemons only, while a stream the command
- * prints to (`prints`, stdout by default) comes back empty, or, given the stdout it prints
- * (`whole`), a part of it cut short (a start of it, not all); the same from the simulator, or three
- * times, is a failure.
+ * prints to (`prints`, stdout by default) comes back empty, or, given what it prints whole
+ * (`whole`: the stdout, or each stream's), a part of it cut short (a start of it, not all: a CI run
+ * read ash's `sh: ` of a one-line message on stderr); the same from the simulator, or three times,
+ * is a failure.
  */
 export async function printing<R extends { stdout: string; stderr: string }>(
   target: ConformanceTarget,
   session: () => Promise<R>,
   prints: readonly ('stdout' | 'stderr')[] = ['stdout'],
-  whole?: string,
+  whole?: string | { stdout?: string; stderr?: string },
 ): Promise<R> {
+  const wholes = typeof whole === 'string' ? { stdout: whole } : (whole ?? {});
   const cutShort = (res: R): boolean =>
-    prints.some((stream) => res[stream] === '') || (whole !== undefined && res.stdout !== whole && whole.startsWith(res.stdout));
+    prints.some((stream) => res[stream] === '') ||
+    (['stdout', 'stderr'] as const).some((stream) => {
+      const all = wholes[stream];
+      return all !== undefined && res[stream] !== all && all.startsWith(res[stream]);
+    });
   let res = await session();
   for (let rerun = 0; rerun < 2 && !target.name.startsWith('sim') && cutShort(res); rerun++) res = await session();
   return res;

@@ -833,7 +833,8 @@ const sessions: Transcript[] = [
       String.raw`@keys \x04`,
       '@start base64 -d',
       '@line aGVsbG8K',
-      '@until hello',
+      // The decoded line after the echo: the first base64's `hello` echo is out already.
+      String.raw`@until aGVsbG8K\r\nhello`,
       '@line d29ybGQ=',
       '@until world',
       String.raw`@keys \x04`,
