@@ -137,6 +137,7 @@ export function guestCommands(proc: GuestProcess): Command[] {
       const { opts, operands } = parsed;
       // libbb's safe_gethostname: an empty node name is `?`.
       const name = proc.hostname() || '?';
+      const short = name.split('.')[0]!;
       if (opts.has('d') || opts.has('f') || opts.has('i')) {
         // The name is looked up (gethostbyname): the beds' containers have no hosts file and no
         // resolver to ask, so only a numeric address resolves (inet_aton's forms: `1.2` is 1.0.0.2).
@@ -144,11 +145,11 @@ export function guestCommands(proc: GuestProcess): Command[] {
         if (address === undefined) return fail(`hostname: ${name}: ${validHostname(name) ? 'Host name lookup failure' : 'Unknown host'}\n`);
         const dot = name.indexOf('.');
         if (opts.has('f')) return ok(`${name}\n`);
-        if (opts.has('s')) return ok(`${dot < 0 ? name : name.slice(0, dot)}\n`);
+        if (opts.has('s')) return ok(`${short}\n`);
         if (opts.has('d')) return ok(dot < 0 ? '' : `${name.slice(dot + 1)}\n`);
         return ok(`${address}\n`);
       }
-      if (opts.has('s')) return ok(`${name.split('.')[0]}\n`);
+      if (opts.has('s')) return ok(`${short}\n`);
       const file = opts.get('F');
       if (typeof file === 'string') {
         const path = posix.resolve(ctx.cwd, file);

@@ -11,16 +11,6 @@ import type { ShellBuiltins } from './shell-builtins.js';
 import type { SignalTraps } from './signal-traps.js';
 
 /**
- * The shells a command starts inside its own: `sh -c CMD`, `sh FILE`, `sh` reading its stdin, and a
- * script run by its path (the kernel starts its `#!` interpreter, `/bin/sh FILE`). Each is a process
- * of its own, as on the beds: its own `$$` (and `$PPID` the shell that started it), the exported
- * variables only (no functions, no variables it was not given), its own traps and EXIT trap, a umask
- * it inherits but keeps to itself, and a signal sent to its `$$` ends it alone, its parent saying
- * how it died (`Terminated`) and going on with 128 + the signal. just-bash runs such a shell in the
- * same process and with the top shell's `$$`; the patched shell takes the `$$` it is given
- * (`jbPid`, `patches/README.md`).
- */
-/**
  * The variables busybox's ash sets when it starts, not exported, where its environment has none
  * (patches/README.md 54): `HOSTNAME` (the uname's node name), `OPTIND`, and the prompts `PS1`,
  * `PS2` and `PS4`; `set` lists them with `FUNCNAME`, `LINENO` and `PPID`.
@@ -33,6 +23,16 @@ export const ashStartVariables = (hostname: string): Record<string, string> => (
   PS4: '+ ',
 });
 
+/**
+ * The shells a command starts inside its own: `sh -c CMD`, `sh FILE`, `sh` reading its stdin, and a
+ * script run by its path (the kernel starts its `#!` interpreter, `/bin/sh FILE`). Each is a process
+ * of its own, as on the beds: its own `$$` (and `$PPID` the shell that started it), the exported
+ * variables only (no functions, no variables it was not given), its own traps and EXIT trap, a umask
+ * it inherits but keeps to itself, and a signal sent to its `$$` ends it alone, its parent saying
+ * how it died (`Terminated`) and going on with 128 + the signal. just-bash runs such a shell in the
+ * same process and with the top shell's `$$`; the patched shell takes the `$$` it is given
+ * (`jbPid`, `patches/README.md`).
+ */
 export class ShellProcesses {
   /** The shells running now, innermost last. */
   private readonly running: ShellProcess[] = [];
