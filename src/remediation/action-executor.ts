@@ -20,10 +20,12 @@ import type { InstanceRef, KeySpace } from '../redis/key-space.js';
 import type { HeldLock, TokenLock } from '../redis/token-lock.js';
 import { actionContext } from './act/action-context.js';
 import { actingClient } from './act/acting-client.js';
+import { giveBack } from './act/give-back.js';
 import { JobFailure, refOf, stormScope, trailOf, type BranchedOutcome } from './act/job-failure.js';
 import { resumeLeftOperation, startedByEarlierRun } from './act/resume.js';
 import { parseInflight, recordJobEnd } from './act/inflight.js';
 import type { StateTracker } from '../events/state-tracker.js';
+import { incidentOnset } from './operator-requests.js';
 import { OthersOperations } from './others-operations.js';
 import type { PendingActions } from './pending-actions.js';
 import type { Recheck, RecheckVerdict } from './recheck.js';
@@ -172,6 +174,9 @@ export class ActionExecutor {
       reads = held ? this.readsAtOnce(job, client) : undefined;
     }
     let observed: ActionContext['observed'];
+    // Since when an operator's stop or freeze holds the instance down (the re-check's reading): a
+    // remediation's start that one meets in flight is given back.
+    let since: number | undefined;
     if (reads) {
       const { listing, verdict, storm, own } = await reads;
       if (!verdict.proceed) {
@@ -189,6 +194,7 @@ export class ActionExecutor {
       // act on that reading instead of reading the instance once more.
       if (!others.waited) observed = verdict.instance;
       if (others.superseded) return this.skipped(job, jobId, trail, 'superseded', others.superseded);
+      if (job.origin !== 'operator' && job.incidentAt !== undefined) since = incidentOnset(verdict.instance, job.incidentAt);
       // Someone else's operation on it ran meanwhile (an operator's config change is one: an opt-out
       // sent during a crash's stop hook lands after the re-check's read): ask again, now.
       if (others.waited) {
@@ -207,6 +213,17 @@ export class ActionExecutor {
       });
       // Before anything else: a worker that dies from here on leaves a job that is not run again.
       await recordJobEnd(redis, keys, jobId, outcome);
+      if (since !== undefined && action.restarts && outcome.result === 'done' && !job.dryRun) {
+        const given = await this.givenBack(job, acting.client, since);
+        if (given) {
+          await trail.outcome(`${job.action} given back: ${outcome.summary}, then ${given}`, 'skipped', {
+            recheck: 'superseded',
+            operationId: outcome.operationId,
+            attempt,
+          });
+          return this.finish(ref, jobId, { result: 'skipped', summary: given }, 'recorded');
+        }
+      }
       const scope = stormScope(job);
       if (scope && outcome.result === 'done' && !job.dryRun) await this.deps.storms?.remediated(scope);
       await trail.outcome(`${job.action}: ${outcome.summary}`, outcome.result, { operationId: outcome.operationId, attempt });
@@ -236,6 +253,27 @@ export class ActionExecutor {
       if (!retry) throw new UnrecoverableError(`${code}: ${message}`);
       throw err;
     }
+  }
+
+  /**
+   * After a remediation brought its instance up: when an operator's stop or freeze met it in flight
+   * (the daemon refused it), does what the operator asked ({@link giveBack}) and answers why, for
+   * the trail; undefined when nobody held the instance down meanwhile. A listing that fails is
+   * logged, and the action's outcome stands.
+   */
+  private async givenBack(job: ActionJob, client: InstanceClient, since: number): Promise<string | undefined> {
+    const request = await this.others.heldDownMeanwhile(this.deps.client(job.target).withProject(job.project), job, since).catch((err: unknown) => {
+      this.deps.logger.warn(
+        { instance: job.instance, action: job.action, err },
+        "could not list the daemon's operations after the action: an operator's stop sent meanwhile is not looked for",
+      );
+      return undefined;
+    });
+    if (!request) return undefined;
+    const { ended, done } = await giveBack(client, job.instance, request);
+    const summary = `superseded: "${request.description}" (operation ${request.id}, not Reflex's) was requested at ${request.created_at}, while this ${job.action} ran (${ended}); an operator's decision is never undone: ${done}`;
+    this.deps.logger.warn({ instance: job.instance, project: job.project, rule: job.rule, action: job.action, operation: request.id }, summary);
+    return summary;
   }
 
   /** The job is not run at the moment of acting (`check` stopped it): recorded once, and it leaves the pending set. */

@@ -54,11 +54,8 @@ export class OthersOperations {
     const mine = this.on(ops, job.instance);
     if (!mine.length) return { waited: false };
     if (job.origin !== 'operator' && job.incidentAt !== undefined) {
-      const own = await this.ownOperations.ids({ target: job.target, project: job.project, instance: job.instance });
       const since = instance ? incidentOnset(instance, job.incidentAt) : job.incidentAt;
-      const requests = mine.map(requestOf).filter((r): r is OperatorRequest => r !== undefined);
-      const last = heldDownSince(requests, since, own);
-      const operator = last && mine.find((op) => op.id === last.operationId);
+      const operator = await this.holdingDown(job, mine, since);
       if (operator)
         return {
           superseded: `superseded: "${operator.description}" (operation ${operator.id}, not Reflex's) was requested at ${operator.created_at}, since the instance last started (${new Date(since).toISOString()}); an operator's decision is never undone`,
@@ -74,6 +71,28 @@ export class OthersOperations {
       }
     }
     return { waited: true };
+  }
+
+  /**
+   * After an action of Reflex's brought the instance up: the operator's request, sent while it ran,
+   * that holds the instance down, read from a listing taken now (not a shared one). The daemon
+   * refuses a stop that meets a start in flight ("The instance is already stopped", or "Instance is
+   * busy running a "start" operation": LXD 5.0.2 and Incus 6.0, a stop sent within some 100 ms of
+   * the start, measured), and no re-check before the call can see a request sent after it: the
+   * operator's last state change since `since` (as {@link settle} reads it) is read once the action's
+   * operation has ended. Undefined when there is none, or it is not a stop or a freeze.
+   */
+  async heldDownMeanwhile(client: InstanceClient, job: ActionJob, since: number): Promise<OperationObject | undefined> {
+    const mine = this.on(await client.listOperations(), job.instance);
+    return mine.length ? this.holdingDown(job, mine, since) : undefined;
+  }
+
+  /** The operation of the operator's last state change among `mine` since `since`, when it holds the instance down (stop, freeze). */
+  private async holdingDown(job: ActionJob, mine: OperationObject[], since: number): Promise<OperationObject | undefined> {
+    const own = await this.ownOperations.ids({ target: job.target, project: job.project, instance: job.instance });
+    const requests = mine.map(requestOf).filter((r): r is OperatorRequest => r !== undefined);
+    const last = heldDownSince(requests, since, own);
+    return last && mine.find((op) => op.id === last.operationId);
   }
 
   /** The task operations of a listing that name the instance (the listing indexed on first use). */

@@ -1,0 +1,150 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { auditTrail, waitForAudit } from '../support/audit-trail.js';
+import { STATUS_STOPPED, describeEachBed, startReflexOn, type DaemonBed } from '../support/daemon-bed.js';
+import type { ReflexProcess } from '../support/reflex-process.js';
+import { redisUrl, uniquePrefix } from '../support/redis.js';
+import { noActionPending } from '../support/settled.js';
+import { appendedAt, runningTracked, show, startCallsSince } from './trail.js';
+
+/**
+ * On the real daemons (LXD 5.0.2, Incus 6.0): a container crashes, Reflex starts it, and the
+ * operator stops it the moment Reflex's start operation appears on the event stream. The daemon
+ * refuses a stop that meets a start in flight ("The instance is already stopped", or "Instance is
+ * busy running a "start" operation": a stop sent within some 100 ms of the start, measured), and
+ * no re-check before the start could have seen a request sent after it. Reflex reads the daemon's
+ * operations once its start has ended, finds the operator's stop, and stops the container again:
+ * it ends Stopped, the start audited as given back.
+ */
+
+interface OperationFrame {
+  id: string;
+  description: string;
+  status_code: number;
+  resources?: Record<string, string[]> | null;
+}
+
+/**
+ * The operator: listens to the daemon's operation events and, as soon as a start of `name` is
+ * created, sends a stop as `lxc stop` sends it. Resolves with the stop's operation id.
+ */
+function stopOnStart(
+  bed: DaemonBed,
+  name: string,
+): { listening: Promise<void>; stopped: Promise<{ startId: string; stopId: string; status: number }>; close(): void } {
+  const ws = new WebSocket(`ws+unix://${bed.socket}:/1.0/events?type=operation`);
+  const listening = new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  const stopped = new Promise<{ startId: string; stopId: string; status: number }>((resolve, reject) => {
+    let sent = false;
+    ws.on('message', (data) => {
+      const op = (JSON.parse(String(data)) as { metadata: OperationFrame }).metadata;
+      const about = Object.values(op.resources ?? {})
+        .flat()
+        .some((p) => p.split('?')[0] === `/1.0/instances/${name}`);
+      if (sent || !about || op.description !== 'Starting instance') return;
+      sent = true;
+      const req = request(
+        { socketPath: bed.socket, path: `/1.0/instances/${name}/state`, method: 'PUT', headers: { 'content-type': 'application/json' } },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () =>
+            resolve({
+              startId: op.id,
+              stopId: String((JSON.parse(body) as { metadata?: { id?: string } }).metadata?.id),
+              status: res.statusCode ?? 0,
+            }),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify({ action: 'stop', timeout: -1, force: false, stateful: false }));
+    });
+  });
+  return { listening, stopped, close: () => ws.close() };
+}
+
+/** A GET on the daemon's socket: the HTTP status and the envelope's metadata. */
+function get<T>(bed: DaemonBed, path: string): Promise<{ code: number; metadata: T | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath: bed.socket, path, method: 'GET' }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ code: res.statusCode ?? 0, metadata: (JSON.parse(body) as { metadata?: T }).metadata }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * How an operation ended, once it has: its status and error; undefined once gone. (Incus answers
+ * the wait on a failed operation with an error envelope: the operation itself is read after it.)
+ */
+async function operationEnd(bed: DaemonBed, id: string): Promise<{ status: string; err: string } | undefined> {
+  await get(bed, `/1.0/operations/${id}/wait?timeout=30`);
+  const { code, metadata } = await get<{ status?: string; err?: string }>(bed, `/1.0/operations/${id}`);
+  return code === 200 && metadata?.status ? { status: metadata.status, err: metadata.err ?? '' } : undefined;
+}
+
+await describeEachBed("an operator's stop that meets Reflex's start in flight", (bed: DaemonBed) => {
+  const prefix = uniquePrefix('start-stop');
+  let reflex: ReflexProcess;
+  const created: string[] = [];
+
+  beforeAll(async () => {
+    reflex = startReflexOn(bed, redisUrl(), prefix);
+    await reflex.waitUntilWatching();
+  });
+  afterAll(async () => {
+    await reflex?.stop();
+    for (const name of created) await bed.remove(name);
+  });
+
+  it('is honoured: the daemon refused it, and Reflex stops the container again once its start has ended', async () => {
+    const name = await bed.launch({ config: { 'user.reflex.autorestart': 'true' } });
+    created.push(name);
+    await runningTracked(redisUrl(), prefix, name);
+    const operator = stopOnStart(bed, name);
+    try {
+      await operator.listening;
+      const crashedAt = Date.now();
+      await bed.crash(name);
+      const { startId, stopId, status } = await operator.stopped;
+      expect(status, 'the daemon takes the stop, and answers it in its operation').toBe(202);
+      const stopEnd = await operationEnd(bed, stopId);
+      await waitForAudit(
+        redisUrl(),
+        prefix,
+        name,
+        (rs) => rs.some((r) => r.type === 'outcome' && appendedAt(r) >= crashedAt && (r as { result?: string }).result !== 'retrying'),
+        30_000,
+      );
+      await noActionPending(redisUrl(), prefix);
+      const trail = await auditTrail(redisUrl(), prefix, name);
+      const starts = startCallsSince(trail, crashedAt);
+      expect(
+        starts.map((r) => r.operationId),
+        `one start, the one the operator's stop met\n${show(trail)}`,
+      ).toEqual([startId]);
+      expect((await bed.status(name)).status_code, `the operator's stop (${JSON.stringify(stopEnd)}) stands\n${show(trail)}`).toBe(STATUS_STOPPED);
+      const given = trail.find(
+        (r) => r.type === 'outcome' && /given back: .*superseded: "Stopping instance" \(operation [^,]+, not Reflex's\)/.test(r.summary),
+      );
+      if (stopEnd?.status === 'Failure') {
+        // The race this test is for: the daemon refused the operator's stop, and only Reflex's give-back stopped it.
+        expect(given?.summary, show(trail)).toContain(stopId);
+        expect(given?.summary, show(trail)).toMatch(/the daemon refused it: .*; an operator's decision is never undone: stopped again \(operation /);
+      }
+      console.info(
+        `${bed.name}: the operator's stop ${stopEnd?.status === 'Failure' ? `was refused (${stopEnd.err}); Reflex stopped the container again` : `ended ${stopEnd?.status ?? 'unseen'}`}: ${given?.summary ?? 'no give-back needed'}`,
+      );
+    } finally {
+      operator.close();
+    }
+  }, 90_000);
+});
