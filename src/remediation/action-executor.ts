@@ -25,7 +25,7 @@ import { JobFailure, refOf, stormScope, trailOf, type BranchedOutcome } from './
 import { resumeLeftOperation, startedByEarlierRun } from './act/resume.js';
 import { parseInflight, recordJobEnd } from './act/inflight.js';
 import type { StateTracker } from '../events/state-tracker.js';
-import { incidentOnset } from './operator-requests.js';
+import { describeRequest, incidentOnset, OperatorRequests } from './operator-requests.js';
 import { OthersOperations } from './others-operations.js';
 import type { PendingActions } from './pending-actions.js';
 import type { Recheck, RecheckVerdict } from './recheck.js';
@@ -85,7 +85,7 @@ export class ActionExecutor {
   private readonly failure: JobFailure;
 
   constructor(private readonly deps: ActionExecutorDeps) {
-    this.others = new OthersOperations(deps.ownOperations);
+    this.others = new OthersOperations(deps.ownOperations, new OperatorRequests(deps.redis, deps.keys));
     this.alerts = deps.alerts ?? new Alerts({ audit: deps.audit });
     this.failure = new JobFailure({ ...deps, alerts: this.alerts });
   }
@@ -166,6 +166,12 @@ export class ActionExecutor {
     if (left !== null) {
       const resumed = await resumeLeftOperation(this.deps, job, jobId, client, trail, left);
       if (resumed) {
+        // The earlier run's start may have met an operator's stop, and that run died before it looked.
+        const given =
+          job.incidentAt !== undefined && resumed.result === 'done'
+            ? await this.giveBackIfHeldDown(job, jobId, attempt, held, trail, resumed, job.incidentAt)
+            : undefined;
+        if (given) return this.finish(ref, jobId, given);
         // The earlier run acted and died before all of its success was recorded: an earlier give-up's alert ends now.
         if (held && resumed.result === 'done' && !job.dryRun) await this.actionSucceeded(job, resumed);
         return this.finish(ref, jobId, resumed);
@@ -179,7 +185,28 @@ export class ActionExecutor {
     let since: number | undefined;
     if (reads) {
       const { listing, verdict, storm, own } = await reads;
+      // An earlier run of this job sent a start whose operation is gone, and died: that start may be
+      // what an operator's stop met in flight, so a job superseded now gives it back first.
+      const earlierStart = gone && 'operationId' in gone ? gone : undefined;
+      const givenBackFirst = async (): Promise<ActionOutcome | undefined> =>
+        earlierStart && job.incidentAt !== undefined
+          ? this.giveBackIfHeldDown(
+              job,
+              jobId,
+              attempt,
+              held,
+              trail,
+              {
+                result: 'done',
+                summary: `an earlier run's ${earlierStart.action ?? job.action} (operation ${earlierStart.operationId}) was sent`,
+                operationId: earlierStart.operationId,
+              },
+              job.incidentAt,
+            )
+          : undefined;
       if (!verdict.proceed) {
+        const given = verdict.check === 'superseded' ? await givenBackFirst() : undefined;
+        if (given) return this.finish(ref, jobId, given);
         logger.info(
           { instance: job.instance, project: job.project, rule: job.rule, action: job.action, check: verdict.check },
           `${job.action} skipped: ${verdict.summary}`,
@@ -193,7 +220,11 @@ export class ActionExecutor {
       // Read under the lock a moment ago, and nobody else's operation on it since: the action may
       // act on that reading instead of reading the instance once more.
       if (!others.waited) observed = verdict.instance;
-      if (others.superseded) return this.skipped(job, jobId, trail, 'superseded', others.superseded);
+      if (others.superseded) {
+        const given = await givenBackFirst();
+        if (given) return this.finish(ref, jobId, given);
+        return this.skipped(job, jobId, trail, 'superseded', others.superseded);
+      }
       if (job.origin !== 'operator' && job.incidentAt !== undefined) since = incidentOnset(verdict.instance, job.incidentAt);
       // Someone else's operation on it ran meanwhile (an operator's config change is one: an opt-out
       // sent during a crash's stop hook lands after the re-check's read): ask again, now.
@@ -213,17 +244,8 @@ export class ActionExecutor {
       });
       // Before anything else: a worker that dies from here on leaves a job that is not run again.
       await recordJobEnd(redis, keys, jobId, outcome);
-      if (since !== undefined && action.restarts && outcome.result === 'done' && !job.dryRun) {
-        const given = await this.givenBack(job, acting.client, since);
-        if (given) {
-          await trail.outcome(`${job.action} given back: ${outcome.summary}, then ${given}`, 'skipped', {
-            recheck: 'superseded',
-            operationId: outcome.operationId,
-            attempt,
-          });
-          return this.finish(ref, jobId, { result: 'skipped', summary: given }, 'recorded');
-        }
-      }
+      const given = since !== undefined ? await this.giveBackIfHeldDown(job, jobId, attempt, held, trail, outcome, since, acting.client) : undefined;
+      if (given) return this.finish(ref, jobId, given, 'recorded');
       const scope = stormScope(job);
       if (scope && outcome.result === 'done' && !job.dryRun) await this.deps.storms?.remediated(scope);
       await trail.outcome(`${job.action}: ${outcome.summary}`, outcome.result, { operationId: outcome.operationId, attempt });
@@ -256,24 +278,48 @@ export class ActionExecutor {
   }
 
   /**
-   * After a remediation brought its instance up: when an operator's stop or freeze met it in flight
-   * (the daemon refused it), does what the operator asked ({@link giveBack}) and answers why, for
-   * the trail; undefined when nobody held the instance down meanwhile. A listing that fails is
-   * logged, and the action's outcome stands.
+   * After a remediation brought its instance up (`outcome`, an action with `restarts`): when an
+   * operator's stop or freeze sent since `since` met it in flight (the daemon refused it), does what
+   * the operator asked ({@link giveBack}) with the run's acting client, records it on the trail and
+   * answers the outcome that replaces the action's; undefined when nobody held the instance down
+   * meanwhile. A listing that fails is logged, and the action's outcome stands.
    */
-  private async givenBack(job: ActionJob, client: InstanceClient, since: number): Promise<string | undefined> {
-    const request = await this.others.heldDownMeanwhile(this.deps.client(job.target).withProject(job.project), job, since).catch((err: unknown) => {
+  private async giveBackIfHeldDown(
+    job: ActionJob,
+    jobId: string,
+    attempt: number,
+    held: HeldLock | undefined,
+    trail: Trail,
+    outcome: ActionOutcome,
+    since: number,
+    acting?: InstanceClient,
+  ): Promise<ActionOutcome | undefined> {
+    if (job.origin === 'operator' || job.dryRun || outcome.result !== 'done' || !this.actions().get(job.action).restarts) return undefined;
+    const client = this.deps.client(job.target).withProject(job.project);
+    const request = await this.others.heldDownMeanwhile(client, job, since).catch((err: unknown) => {
       this.deps.logger.warn(
         { instance: job.instance, action: job.action, err },
-        "could not list the daemon's operations after the action: an operator's stop sent meanwhile is not looked for",
+        "could not read the operator's requests after the action: a stop sent meanwhile is not looked for",
       );
       return undefined;
     });
     if (!request) return undefined;
-    const { ended, done } = await giveBack(client, job.instance, request);
-    const summary = `superseded: "${request.description}" (operation ${request.id}, not Reflex's) was requested at ${request.created_at}, while this ${job.action} ran (${ended}); an operator's decision is never undone: ${done}`;
-    this.deps.logger.warn({ instance: job.instance, project: job.project, rule: job.rule, action: job.action, operation: request.id }, summary);
-    return summary;
+    const { ended, done } = await giveBack(
+      acting ?? actingClient(this.deps, { job, jobId, attempt, held, trail }, client).client,
+      job.instance,
+      request,
+    );
+    const summary = `superseded: ${describeRequest(ended)}, while this ${job.action} ran; an operator's decision is never undone: ${done}`;
+    this.deps.logger.warn(
+      { instance: job.instance, project: job.project, rule: job.rule, action: job.action, operation: request.operationId },
+      summary,
+    );
+    await trail.outcome(`${job.action} given back: ${outcome.summary}, then ${summary}`, 'skipped', {
+      recheck: 'superseded',
+      operationId: outcome.operationId,
+      attempt,
+    });
+    return { result: 'skipped', summary };
   }
 
   /** The job is not run at the moment of acting (`check` stopped it): recorded once, and it leaves the pending set. */

@@ -1,4 +1,5 @@
 import type { Instance } from '../client/instance.js';
+import { StatusCode } from '../client/status-code.js';
 import type { OperationObject } from '../client/envelope.js';
 import type { OperationStatusEvent } from '../events/canonical-event.js';
 import { stateChangeOf, type StateChange } from '../events/intent.js';
@@ -99,6 +100,12 @@ export function heldDownSince(requests: readonly OperatorRequest[], since: numbe
     .filter((r) => r.at >= since && !own.has(r.operationId))
     .reduce<OperatorRequest | undefined>((a, b) => (a && a.at > b.at ? a : b), undefined);
   return last && holdsDown.has(last.action) ? last : undefined;
+}
+
+/** One line for the trail: who asked what, when, and what the daemon made of it. */
+export function describeRequest(r: OperatorRequest): string {
+  const outcome = r.status === StatusCode.Failure ? `refused by the daemon: ${r.err}` : r.status === StatusCode.Success ? 'done' : 'still running';
+  return `a ${r.action} was requested through the API at ${new Date(r.at).toISOString()} (operation ${r.operationId}, not Reflex's; ${outcome})`;
 }
 
 /** A state change's operation as the daemon lists it, as a request (undefined for anything else). */

@@ -5,7 +5,7 @@ import type { OwnOperations } from '../events/own-operations.js';
 import { parseSource } from '../events/source.js';
 import type { ActionJob } from '../actions/action-job.js';
 import type { Instance } from '../client/instance.js';
-import { heldDownSince, incidentOnset, requestOf, type OperatorRequest } from './operator-requests.js';
+import { heldDownSince, incidentOnset, requestOf, type OperatorRequest, type OperatorRequests } from './operator-requests.js';
 
 /** How old a listing of the server's operations may be when an action checks for others' work on its instance. */
 const OPERATIONS_MAX_AGE_MS = 250;
@@ -25,7 +25,10 @@ export class OthersOperations {
   private readonly listings = new Map<string, { at: number; list: Promise<OperationObject[]> }>();
   private readonly index = new WeakMap<OperationObject[], Map<string, OperationObject[]>>();
 
-  constructor(private readonly ownOperations: OwnOperations) {}
+  constructor(
+    private readonly ownOperations: OwnOperations,
+    private readonly requests: OperatorRequests,
+  ) {}
 
   /** The server's operations, read at most {@link OPERATIONS_MAX_AGE_MS} ago for the same `key` (target and project). */
   recent(client: InstanceClient, key: string): Promise<OperationObject[]> {
@@ -75,16 +78,27 @@ export class OthersOperations {
 
   /**
    * After an action of Reflex's brought the instance up: the operator's request, sent while it ran,
-   * that holds the instance down, read from a listing taken now (not a shared one). The daemon
-   * refuses a stop that meets a start in flight ("The instance is already stopped", or "Instance is
-   * busy running a "start" operation": LXD 5.0.2 and Incus 6.0, a stop sent within some 100 ms of
-   * the start, measured), and no re-check before the call can see a request sent after it: the
-   * operator's last state change since `since` (as {@link settle} reads it) is read once the action's
-   * operation has ended. Undefined when there is none, or it is not a stop or a freeze.
+   * that holds the instance down. The daemon refuses a stop that meets a start in flight ("The
+   * instance is already stopped", or "Instance is busy running a "start" operation": LXD 5.0.2 and
+   * Incus 6.0, measured), and no re-check before the call can see a request sent after it. Read
+   * once the action's operation has ended, from the requests the stream recorded
+   * ({@link OperatorRequests}: a refused operation leaves the daemon's listing 5 s after it ended,
+   * a start may take longer) and a listing taken now (not a shared one: the stream's frame of a
+   * request just sent may not be processed yet): the operator's last state change since `since`
+   * (as {@link settle} reads it), when it is a stop or a freeze. A listing that fails leaves the
+   * records; a failing Redis throws.
    */
-  async heldDownMeanwhile(client: InstanceClient, job: ActionJob, since: number): Promise<OperationObject | undefined> {
-    const mine = this.on(await client.listOperations(), job.instance);
-    return mine.length ? this.holdingDown(job, mine, since) : undefined;
+  async heldDownMeanwhile(client: InstanceClient, job: ActionJob, since: number): Promise<OperatorRequest | undefined> {
+    const ref = { target: job.target, project: job.project, instance: job.instance };
+    const [ops, recorded, own] = await Promise.all([
+      client.listOperations().catch(() => [] as OperationObject[]),
+      this.requests.list(ref),
+      this.ownOperations.ids(ref),
+    ]);
+    const requests = new Map(recorded.map((r) => [r.operationId, r]));
+    // The listing's state of an operation is the newer one: a record may be of its first frame.
+    for (const r of this.on(ops, job.instance).map(requestOf)) if (r) requests.set(r.operationId, r);
+    return heldDownSince([...requests.values()], since, own);
   }
 
   /** The operation of the operator's last state change among `mine` since `since`, when it holds the instance down (stop, freeze). */

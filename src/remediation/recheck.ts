@@ -13,7 +13,7 @@ import { CrashLoopBudget, quarantineHolds } from './crash-loop-budget.js';
 import { describeIdentity, identityOf, identityToken, isAnotherInstance } from './instance-identity.js';
 import { causedBy, evacuatedMembers } from '../events/intent.js';
 import type { OwnOperations } from '../events/own-operations.js';
-import { heldDownSince, incidentOnset, OperatorRequests, type OperatorRequest } from './operator-requests.js';
+import { describeRequest, heldDownSince, incidentOnset, OperatorRequests, type OperatorRequest } from './operator-requests.js';
 
 /** What the re-check found: go ahead (with the instance as just read), or skip and why. */
 export type RecheckVerdict =
@@ -195,12 +195,6 @@ export class Recheck {
     const own = await this.deps.ownOperations.list(ref);
     return own.some((op) => causedBy(op, { intent: 'requested', timestamp: at! })) ? undefined : at;
   }
-}
-
-/** One line for the trail: who asked what, when, and what the daemon made of it. */
-function describeRequest(r: OperatorRequest): string {
-  const outcome = r.status === StatusCode.Failure ? `refused by the daemon: ${r.err}` : r.status === StatusCode.Success ? 'done' : 'still running';
-  return `a ${r.action} was requested through the API at ${new Date(r.at).toISOString()} (operation ${r.operationId}, not Reflex's; ${outcome})`;
 }
 
 /**

@@ -16,8 +16,6 @@ export type BusyDecision =
   | { kind: 'join'; emit?: StateLifecycle }
   /** Waits for the running change to end, then fails with `err`. */
   | { kind: 'wait-then-fail'; err: string }
-  /** Waits for the running change to end, then runs as if it had just arrived. */
-  | { kind: 'wait-then-run' }
   /** Waits for the stop to end, then shuts down (again) and restarts: `instance-shutdown`, `instance-restarted`. */
   | { kind: 'wait-then-restart' };
 
@@ -31,7 +29,7 @@ export type BusyDecision =
  * |---|---|---|---|---|
  * | restart | joins: both succeed, still Running, only `instance-restarted` | – | waits, fails "already running" | – |
  * | stop (graceful) | joins: both succeed, a second `instance-shutdown` | joins, then `instance-stopped` | waits, fails "already running" (it read Running), stays Stopped | waits, then `instance-shutdown`, `instance-restarted`, Running |
- * | start | waits, then stops (`instance-shutdown`) | waits, then stops | – | – |
+ * | start | refused: "Instance is busy running a "start" operation" | same | – | – |
  *
  * A stop of an instance that reads Stopped fails "The instance is already stopped" before any lock
  * is looked at: sent while a crash's stop hook holds the lock (kill -9 of init, the stop 0 to 300 ms
@@ -40,7 +38,11 @@ export type BusyDecision =
  * Stopped; sent earlier it may fail as on LXD). Anything else (and any lock held by
  * a crash's stop hook, an update, a delete…) is refused: "Instance is busy running a … operation",
  * a start during the hook included (measured on both). Freeze during a graceful stop, which the daemon lets
- * through (the stop then hangs until the guest thaws), is refused too.
+ * through (the stop then hangs until the guest thaws), is refused too. A stop while a start runs
+ * (a 2 s `lxc.hook.pre-start`, the stop 0 to 1 s after it) is refused in its operation: "Instance
+ * is busy running a "start" operation" on LXD 5.0.2 (its /state reads Running meanwhile; a stop
+ * sent at once after the start's 202 may still find it Stopped: "already stopped"), "The instance
+ * is already stopped" on Incus 6.0.4 (its /state reads Stopped); the start ends Running.
  */
 export function busyDecision(
   held: LockHolder | undefined,
@@ -65,6 +67,7 @@ export function busyDecision(
     if (req.action === 'restart') return { kind: 'wait-then-restart' };
     return undefined;
   }
-  if (held.action === 'start' && req.action === 'stop') return { kind: 'wait-then-run' };
+  if (held.action === 'start' && req.action === 'stop')
+    return { kind: 'fail', err: revision === 'later' ? 'The instance is already stopped' : 'Instance is busy running a "start" operation' };
   return undefined;
 }

@@ -83,6 +83,11 @@ export class SimulatorControls {
     this.faultsOf(name, ref).failNextStart = true;
   }
 
+  /** The next start takes `ms` (a slow `lxc.hook.pre-start` on the daemon): the instance holds the "start" lock that long. */
+  slowNextStart(name: string, ms: number, ref: InstanceRef = {}): void {
+    this.faultsOf(name, ref).slowNextStart = ms;
+  }
+
   /** The guest ignores the shutdown signal: graceful stops fail after their timeout (or hang with -1). */
   ignoreShutdown(name: string, on = true, ref: InstanceRef = {}): void {
     this.faultsOf(name, ref).ignoreShutdown = on;

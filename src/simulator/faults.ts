@@ -8,6 +8,8 @@ export interface InstanceFaults {
   crashLoop?: { uptimeMs: number };
   /** The next start fails like a bad `lxc.init.cmd` (op Failure, then a spurious instance-shutdown). */
   failNextStart?: boolean;
+  /** The next start takes this long (ms) instead of the start timing (a slow pre-start hook on the daemon). */
+  slowNextStart?: number;
   /** The guest ignores the shutdown signal: graceful stops time out (or hang with timeout -1). */
   ignoreShutdown?: boolean;
 }

@@ -94,13 +94,13 @@ export class InstanceActions {
     const statusAtRequest = inst.statusCode;
     const run = (op: SimOperation): void => {
       if (inst.lock) {
-        if (!this.whenBusy(inst, req, requestor, op, statusAtRequest, run))
+        if (!this.whenBusy(inst, req, requestor, op, statusAtRequest))
           op.fail(`Failed to create instance ${req.action} operation: Instance is busy running a "${inst.lock}" operation`);
         return;
       }
       this.transition(inst, req, requestor, op);
     };
-    return this.runOperation(inst, spec, req.action, run, (op) => this.whenBusy(inst, req, requestor, op, statusAtRequest, run));
+    return this.runOperation(inst, spec, req.action, run, (op) => this.whenBusy(inst, req, requestor, op, statusAtRequest));
   }
 
   /** Starts a just-created instance within its create operation (Incus's `"start": true`), which ends when it runs. */
@@ -109,14 +109,7 @@ export class InstanceActions {
   }
 
   /** Applies {@link busyDecision}; false when the request is simply refused. */
-  private whenBusy(
-    inst: SimInstance,
-    req: StateRequest,
-    requestor: Requestor,
-    op: SimOperation,
-    statusAtRequest: StatusCode,
-    run: (op: SimOperation) => void,
-  ): boolean {
+  private whenBusy(inst: SimInstance, req: StateRequest, requestor: Requestor, op: SimOperation, statusAtRequest: StatusCode): boolean {
     const decision = busyDecision(inst.lockHolder, req, statusAtRequest, this.ctx.opts.revision);
     if (!decision) return false;
     if (decision.kind === 'fail') {
@@ -130,8 +123,6 @@ export class InstanceActions {
           return op.succeed();
         case 'wait-then-fail':
           return op.fail(decision.err);
-        case 'wait-then-run':
-          return run(op);
         case 'wait-then-restart':
           this.ctx.lifecycle.emit(inst, 'instance-shutdown', { requestor });
           return this.transition(inst, { ...req, action: 'start' }, requestor, op, 'instance-restarted');
@@ -178,7 +169,12 @@ export class InstanceActions {
         }
       });
     }
-    this.later(t[plan.timing], () => {
+    let lasts = t[plan.timing];
+    if (plan.lifecycle === 'instance-started' && faults.slowNextStart !== undefined) {
+      lasts = faults.slowNextStart;
+      delete faults.slowNextStart;
+    }
+    this.later(lasts, () => {
       inst.lock = undefined;
       if (plan.after === StatusCode.Stopped) this.markStopped(inst);
       else this.markRunning(inst, plan.lifecycle !== 'instance-paused' && plan.lifecycle !== 'instance-resumed');

@@ -29,6 +29,11 @@ export interface ConformanceTarget {
   remove(name: string): Promise<void>;
   /** Makes the next start of a stopped instance fail once its guest's setup began (its init is missing). */
   breakNextStart(name: string): Promise<void>;
+  /**
+   * Makes the next start of a stopped instance take 2 s, the "start" lock held meanwhile (on a real
+   * daemon a `lxc.hook.pre-start` that sleeps, which stays for later starts too).
+   */
+  slowNextStart(name: string): Promise<void>;
   /** Kills the instance's init, as a crash does: it reads Stopped at once, its shutdown is announced after the stop hook. */
   crash(name: string): Promise<void>;
   close(): Promise<void>;
@@ -45,12 +50,16 @@ export interface TargetFactory {
 }
 
 /** How the suite sets up test instances on a real daemon, through its bed. */
-function bedInstances(bed: DaemonBed): Pick<ConformanceTarget, 'launch' | 'remove' | 'breakNextStart' | 'crash'> {
+function bedInstances(bed: DaemonBed): Pick<ConformanceTarget, 'launch' | 'remove' | 'breakNextStart' | 'slowNextStart' | 'crash'> {
   return {
     crash: bed.crash,
     launch: (opts = {}) => bed.launch(opts.ignoresStop ? { init: '/bin/sleep 100000' } : {}),
     remove: bed.remove,
     breakNextStart: async (name) => void (await bed.cli(['config', 'set', name, 'raw.lxc', 'lxc.init.cmd=/nonexistent'])),
+    slowNextStart: async (name) => {
+      const init = (await bed.cli(['config', 'get', name, 'raw.lxc'])).trim();
+      await bed.cli(['config', 'set', name, 'raw.lxc', `${init}\nlxc.hook.pre-start=/bin/sh -c "sleep 2"`]);
+    },
   };
 }
 
@@ -136,6 +145,9 @@ function simFactory(revision: ApiRevision): TargetFactory {
         },
         async breakNextStart(name) {
           sim.controls.failNextStart(name);
+        },
+        async slowNextStart(name) {
+          sim.controls.slowNextStart(name, 2_000);
         },
         async crash(name) {
           sim.controls.crash(name);

@@ -132,13 +132,13 @@ await describeEachBed("an operator's stop that meets Reflex's start in flight", 
         `one start, the one the operator's stop met\n${show(trail)}`,
       ).toEqual([startId]);
       expect((await bed.status(name)).status_code, `the operator's stop (${JSON.stringify(stopEnd)}) stands\n${show(trail)}`).toBe(STATUS_STOPPED);
-      const given = trail.find(
-        (r) => r.type === 'outcome' && /given back: .*superseded: "Stopping instance" \(operation [^,]+, not Reflex's\)/.test(r.summary),
-      );
+      const given = trail.find((r) => r.type === 'outcome' && /given back: .*superseded: a stop was requested through the API/.test(r.summary));
       if (stopEnd?.status === 'Failure') {
         // The race this test is for: the daemon refused the operator's stop, and only Reflex's give-back stopped it.
         expect(given?.summary, show(trail)).toContain(stopId);
-        expect(given?.summary, show(trail)).toMatch(/the daemon refused it: .*; an operator's decision is never undone: stopped again \(operation /);
+        expect(given?.summary, show(trail)).toMatch(
+          /\(operation [0-9a-f-]+, not Reflex's; refused by the daemon: [^)]*\), while this start ran; an operator's decision is never undone: stopped again \(operation /,
+        );
       }
       console.info(
         `${bed.name}: the operator's stop ${stopEnd?.status === 'Failure' ? `was refused (${stopEnd.err}); Reflex stopped the container again` : `ended ${stopEnd?.status ?? 'unseen'}`}: ${given?.summary ?? 'no give-back needed'}`,

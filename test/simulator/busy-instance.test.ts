@@ -87,13 +87,13 @@ describe('state changes on a busy instance', () => {
     });
   });
 
-  it('a graceful stop during a start waits for it, then stops the instance', async () => {
+  it('a graceful stop during a start is refused, busy, and the start ends Running', async () => {
     await t.waitOp(await t.api('PUT', `/1.0/instances/${name}/state`, { action: 'stop', force: true }));
     expect(await pair({ action: 'start' }, { action: 'stop' })).toEqual({
       first: ['Success', ''],
-      second: ['Success', ''],
-      status: 'Stopped',
-      actions: ['instance-started+r', 'instance-shutdown+r'],
+      second: ['Failure', 'Instance is busy running a "start" operation'],
+      status: 'Running',
+      actions: ['instance-started+r'],
     });
   });
 });

@@ -1,8 +1,7 @@
 import type { InstanceClient } from '../../client/client.js';
-import type { OperationObject } from '../../client/envelope.js';
 import { isFinalOperationCode, StatusCode } from '../../client/status-code.js';
 import { ReflexError } from '../../errors/reflex-error.js';
-import { stateChangeOf } from '../../events/intent.js';
+import type { OperatorRequest } from '../operator-requests.js';
 
 /** Seconds a stop that gives a start back waits for a clean shutdown before it is forced. */
 export const GIVE_BACK_STOP_TIMEOUT_S = 30;
@@ -13,56 +12,51 @@ export const GIVE_BACK_STOP_TIMEOUT_S = 30;
  * Reflex's, audited). A stop asks for a clean shutdown first, as `lxc stop` does, and is forced
  * after {@link GIVE_BACK_STOP_TIMEOUT_S} s; a freeze freezes. The request is waited for first
  * when it still runs; nothing is sent when the instance is already where the operator wanted it (a
- * stop that came after the start, or one the operator sent again). Answers how the request ended
- * and what was done; throws GIVE_BACK_FAILED when the instance could not be brought down.
+ * stop that came after the start, or one the operator sent again). Answers the request as it
+ * ended and what was done; throws GIVE_BACK_FAILED when the instance could not be brought down.
  */
-export async function giveBack(client: InstanceClient, instance: string, request: OperationObject): Promise<{ ended: string; done: string }> {
-  const verb = stateChangeOf(request.description) === 'freeze' ? 'freeze' : 'stop';
+export async function giveBack(
+  client: InstanceClient,
+  instance: string,
+  request: OperatorRequest,
+): Promise<{ ended: OperatorRequest; done: string }> {
   const ended = await requestEnd(client, request);
-  const done = await bringDown(client, instance, request, verb);
-  return { ended, done };
-}
-
-/**
- * How the operator's request ended, waited for when it still runs (it was sent just as the start
- * ended, and may be stopping the instance now): "the daemon refused it (…)", or "it succeeded".
- */
-async function requestEnd(client: InstanceClient, request: OperationObject): Promise<string> {
-  if (isFinalOperationCode(request.status_code))
-    return request.status_code === StatusCode.Success ? 'it succeeded' : `the daemon refused it: ${request.err || request.status}`;
-  try {
-    await (await client.getOperation(request.id)).wait({ timeoutMs: 30_000 });
-    return 'it succeeded';
-  } catch (err) {
-    const refused = ['OPERATION_FAILED', 'API_BUSY'].includes(String((err as { code?: string }).code));
-    return `${refused ? 'the daemon refused it' : 'its end is not known'}: ${(err as Error).message}`;
-  }
-}
-
-async function bringDown(client: InstanceClient, instance: string, request: OperationObject, verb: 'stop' | 'freeze'): Promise<string> {
+  const verb = request.action === 'freeze' ? 'freeze' : 'stop';
   try {
     const state = await client.getInstanceState(instance);
     const down = verb === 'freeze' ? [StatusCode.Frozen, StatusCode.Stopped] : [StatusCode.Stopped];
-    if ((down as number[]).includes(state.status_code)) return `it is ${state.status} already`;
+    if ((down as number[]).includes(state.status_code)) return { ended, done: `it is ${state.status} already` };
     if (verb === 'freeze') {
       const op = await client.changeState(instance, { action: 'freeze' });
       await op.wait();
-      return `frozen again (operation ${op.id})`;
+      return { ended, done: `frozen again (operation ${op.id})` };
     }
     try {
       const op = await client.changeState(instance, { action: 'stop', force: false, timeout: GIVE_BACK_STOP_TIMEOUT_S });
       await op.wait();
-      return `stopped again (operation ${op.id})`;
+      return { ended, done: `stopped again (operation ${op.id})` };
     } catch (err) {
       const op = await client.changeState(instance, { action: 'stop', force: true });
       await op.wait();
-      return `stopped again, forced when a clean shutdown failed (${(err as Error).message}) (operation ${op.id})`;
+      return { ended, done: `stopped again, forced when a clean shutdown failed (${(err as Error).message}) (operation ${op.id})` };
     }
   } catch (err) {
     throw new ReflexError(
       'GIVE_BACK_FAILED',
-      `"${request.description}" (operation ${request.id}, not Reflex's) met this start in flight and the daemon refused it; ${instance} could not be ${verb === 'stop' ? 'stopped' : 'frozen'} again as the operator asked: ${(err as Error).message}`,
+      `a ${request.action} of the operator's (operation ${request.operationId}) met this start in flight and the daemon refused it; ${instance} could not be ${verb === 'stop' ? 'stopped' : 'frozen'} again as the operator asked: ${(err as Error).message}`,
       { cause: err },
     );
+  }
+}
+
+/** The request as it ended, waited for when it still runs (it may be stopping the instance now); as it was when its end cannot be read. */
+async function requestEnd(client: InstanceClient, request: OperatorRequest): Promise<OperatorRequest> {
+  if (isFinalOperationCode(request.status)) return request;
+  try {
+    await (await client.getOperation(request.operationId)).wait({ timeoutMs: 30_000 });
+    return { ...request, status: StatusCode.Success, err: '' };
+  } catch (err) {
+    const refused = ['OPERATION_FAILED', 'API_BUSY'].includes(String((err as { code?: string }).code));
+    return refused ? { ...request, status: StatusCode.Failure, err: (err as Error).message } : request;
   }
 }

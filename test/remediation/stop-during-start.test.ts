@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { InstanceClient } from '../../src/client/client.js';
+import { parseTarget } from '../../src/client/target.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import { auditTrail, waitForAudit } from '../support/audit-trail.js';
+import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
+import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+import { noActionPending } from '../support/settled.js';
+import { cleanupsAfterEach } from '../support/stopped-after-each.js';
+import { until } from '../support/wait.js';
+import { show, startCallsSince } from './trail.js';
+
+/**
+ * The simulator's form of real-stop-during-start.test.ts, with a start that takes seconds: the
+ * operator's stop sent while Reflex's start runs is refused by the daemon ("busy running a start
+ * operation"); Reflex gives its start back once it has ended, also when the worker that sent it was
+ * killed and another one resumes waiting on it, or finds it gone (the refused stop gone from the
+ * daemon's listing too: the request the stream recorded says it).
+ */
+describe("an operator's stop refused while Reflex's start runs", () => {
+  const cleanups = cleanupsAfterEach();
+  const optIn = { 'user.reflex.autorestart': 'true' };
+
+  function reflex(sim: RunningSimulator, prefix: string, role: string): ReflexProcess {
+    const p = startReflexProcess(
+      ['run', '--role', role, ...reflexArgs(prefix, `unix://${sim.socketPath}`), '--rules', 'rules', '--resync-interval', '0', '--http-port', '0'],
+      { REFLEX_LOG_LEVEL: 'info' },
+    );
+    cleanups.push(() => p.stop());
+    return p;
+  }
+
+  const client = (sim: RunningSimulator) => new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
+
+  /** The operator's stop, as `lxc stop` sends it; answers how its operation ended. */
+  async function operatorStop(sim: RunningSimulator, name: string): Promise<string> {
+    const op = await client(sim).changeState(name, { action: 'stop', timeout: -1, force: false });
+    return op.wait().then(
+      () => 'Success',
+      (err: Error) => `Failure: ${err.message}`,
+    );
+  }
+
+  const cases = [
+    { killed: false, gone: false, title: '' },
+    { killed: true, gone: false, title: ' by the worker that resumed it after the first was killed' },
+    { killed: true, gone: true, title: ' by the worker that took the job over after the first was killed and its start operation was forgotten' },
+  ];
+  for (const { killed, gone, title } of cases)
+    it(`is honoured: the container ends Stopped, the start given back${title}`, async () => {
+      // Forgotten: the daemon drops an ended operation after a while (LXD: 5 s), the operator's refused stop with it.
+      const sim = await startSimulator({
+        instances: 0,
+        timings: { startMs: 2_000, stopHookMs: 100, ...(gone ? { operationRetentionMs: 200 } : {}) },
+      });
+      cleanups.push(() => sim.stop());
+      sim.controls.addInstance({ name: 'c1', config: optIn });
+      const prefix = uniquePrefix('start-stop');
+      const subscriber = reflex(sim, prefix, 'subscriber');
+      await subscriber.waitForLog('event stream connected');
+      const worker = reflex(sim, prefix, 'worker');
+      await worker.waitForLog('reflex running');
+
+      const crashedAt = Date.now();
+      sim.controls.crash('c1');
+      const startId = await waitForAudit(
+        redisUrl(),
+        prefix,
+        'c1',
+        (rs) => startCallsSince(rs, crashedAt).some((r) => r.operationId !== undefined),
+        30_000,
+      ).then((rs) => String(startCallsSince(rs, crashedAt)[0]!.operationId));
+      if (killed) await worker.kill(); // SIGKILL while the start operation still runs
+      const stop = await operatorStop(sim, 'c1');
+      expect(stop, 'the daemon refuses a stop while the start runs').toMatch(/^Failure: .*busy running a "start" operation/);
+      if (gone)
+        await until(
+          'the start operation forgotten',
+          () =>
+            client(sim)
+              .getOperation(startId)
+              .then(
+                () => false,
+                () => true,
+              ),
+          30_000,
+        );
+      if (killed) await reflex(sim, prefix, 'worker').waitForLog('reflex running');
+      await waitForAudit(redisUrl(), prefix, 'c1', (rs) => rs.some((r) => r.type === 'outcome' && /given back/.test(r.summary)), 30_000);
+      await noActionPending(redisUrl(), prefix);
+      const trail = await auditTrail(redisUrl(), prefix, 'c1');
+      expect(sim.controls.statusCode('c1'), show(trail)).toBe(102);
+      expect(sim.controls.calls('c1', 'start'), show(trail)).toBe(1);
+      const given = trail.find((r) => r.type === 'outcome' && /given back/.test(r.summary))!;
+      expect(given.summary).toMatch(
+        /superseded: a stop was requested through the API at \S+ \(operation [0-9a-f-]+, not Reflex's; refused by the daemon: [^)]*busy running a "start" operation\), while this start ran; an operator's decision is never undone: stopped again \(operation /,
+      );
+    }, 120_000);
+});
