@@ -105,9 +105,13 @@ export function checkPromises(o: Observation): Violation[] {
     if (!timelines.has(uuid)) timelines.set(uuid, []);
     timelines.get(uuid)!.push(c);
   };
+  // Per identity: Reflex's last start, and the operator's last stop (refused or not), for give-backs.
+  const reflexStartAt = new Map<string, number>();
+  const operatorStopAt = new Map<string, number>();
   for (const c of o.calls) {
     if (c.agent.startsWith(`${operatorAgent}/`)) {
       const step = c.agent.slice(operatorAgent.length + 1);
+      if (c.action === 'stop') operatorStopAt.set(c.uuid, c.at);
       // A stop says what the operator wants even when the daemon refuses it (already stopped
       // after a crash): Reflex must not start the instance after it, as it does not.
       if (c.action === 'stop') push(c.uuid, { at: c.at, kind: 'operator-stop', name: c.name });
@@ -127,7 +131,12 @@ export function checkPromises(o: Observation): Violation[] {
     if (c.result === 'failure') continue;
     // Reflex's start force-stops an Error (112) instance first: part of the start, not a decision.
     if (c.action === 'stop' && c.statusBefore === StatusCode.Error) continue;
+    // Reflex gives back a start of its own that an operator's stop met in flight (the daemon
+    // refused the stop): a stop of Reflex's after an operator's stop sent since its last start.
+    const started = reflexStartAt.get(c.uuid);
+    if (c.action === 'stop' && started !== undefined && (operatorStopAt.get(c.uuid) ?? -Infinity) >= started - (o.orderSlackMs ?? 0)) continue;
     if (c.action === 'start') {
+      reflexStartAt.set(c.uuid, c.at);
       if (notRunning(c.statusBefore)) push(c.uuid, { at: c.at, kind: 'reflex-start', name: c.name, statusBefore: c.statusBefore });
       continue;
     }

@@ -114,6 +114,14 @@ describe('the promise checker', () => {
     expect(broken(observation({ calls: [call(100, 'stop', 103)] }))).toEqual(['own-actions']);
   });
 
+  it("takes Reflex's stop after an operator's stop that met its start in flight (refused) for the start given back, and one without it for a call no rule asks for", () => {
+    const final = [{ name: 'h1-0', uuid: A, status: 102 }];
+    const start = call(100, 'start', 102);
+    const refused = call(150, 'stop', 102, op('stop'), { result: 'failure' });
+    expect(broken(observation({ incidents: [crashAt(0)], calls: [start, refused, call(400, 'stop', 103)], final }))).toEqual([]);
+    expect(broken(observation({ incidents: [crashAt(0)], calls: [start, call(400, 'stop', 103)], final }))).toEqual(['own-actions']);
+  });
+
   it('flags a crash left Stopped without an alert, and passes it with one', () => {
     const final = [{ name: 'h1-0', uuid: A, status: 102 }];
     expect(broken(observation({ incidents: [crashAt(0)], final }))).toEqual(['unknown-cause']);
