@@ -1,9 +1,8 @@
-import { request } from 'node:http';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
-import { STATUS_STOPPED, describeEachBed, startReflexOn, type DaemonBed } from '../support/daemon-bed.js';
-import type { ReflexProcess } from '../support/reflex-process.js';
+import { STATUS_STOPPED, describeEachBed, reflexWatchingSuite, type DaemonBed } from '../support/daemon-bed.js';
+import { operationEnd, operatorStop } from '../support/daemon-socket.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { noActionPending } from '../support/settled.js';
 import { appendedAt, runningTracked, show, startCallsSince } from './trail.js';
@@ -13,9 +12,9 @@ import { appendedAt, runningTracked, show, startCallsSince } from './trail.js';
  * operator stops it the moment Reflex's start operation appears on the event stream. The daemon
  * refuses a stop that meets a start in flight ("The instance is already stopped", or "Instance is
  * busy running a "start" operation": a stop sent within some 100 ms of the start, measured), and
- * no re-check before the start could have seen a request sent after it. Reflex reads the daemon's
- * operations once its start has ended, finds the operator's stop, and stops the container again:
- * it ends Stopped, the start audited as given back.
+ * no re-check before the start could have seen a request sent after it. Reflex looks at the
+ * operator's requests once its start has ended, finds the stop, and stops the container again: it
+ * ends Stopped, the start audited as given back (src/remediation/act/give-back.ts).
  */
 
 interface OperationFrame {
@@ -47,63 +46,19 @@ function stopOnStart(
         .some((p) => p.split('?')[0] === `/1.0/instances/${name}`);
       if (sent || !about || op.description !== 'Starting instance') return;
       sent = true;
-      const req = request(
-        { socketPath: bed.socket, path: `/1.0/instances/${name}/state`, method: 'PUT', headers: { 'content-type': 'application/json' } },
-        (res) => {
-          let body = '';
-          res.on('data', (c: Buffer) => (body += c.toString()));
-          res.on('end', () =>
-            resolve({
-              startId: op.id,
-              stopId: String((JSON.parse(body) as { metadata?: { id?: string } }).metadata?.id),
-              status: res.statusCode ?? 0,
-            }),
-          );
-        },
-      );
-      req.on('error', reject);
-      req.end(JSON.stringify({ action: 'stop', timeout: -1, force: false, stateful: false }));
+      operatorStop(bed, name).then(({ id, status }) => resolve({ startId: op.id, stopId: id, status }), reject);
     });
   });
   return { listening, stopped, close: () => ws.close() };
 }
 
-/** A GET on the daemon's socket: the HTTP status and the envelope's metadata. */
-function get<T>(bed: DaemonBed, path: string): Promise<{ code: number; metadata: T | undefined }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ socketPath: bed.socket, path, method: 'GET' }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ code: res.statusCode ?? 0, metadata: (JSON.parse(body) as { metadata?: T }).metadata }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/**
- * How an operation ended, once it has: its status and error; undefined once gone. (Incus answers
- * the wait on a failed operation with an error envelope: the operation itself is read after it.)
- */
-async function operationEnd(bed: DaemonBed, id: string): Promise<{ status: string; err: string } | undefined> {
-  await get(bed, `/1.0/operations/${id}/wait?timeout=30`);
-  const { code, metadata } = await get<{ status?: string; err?: string }>(bed, `/1.0/operations/${id}`);
-  return code === 200 && metadata?.status ? { status: metadata.status, err: metadata.err ?? '' } : undefined;
-}
-
 await describeEachBed("an operator's stop that meets Reflex's start in flight", (bed: DaemonBed) => {
   const prefix = uniquePrefix('start-stop');
-  let reflex: ReflexProcess;
   const created: string[] = [];
-
-  beforeAll(async () => {
-    reflex = startReflexOn(bed, redisUrl(), prefix);
-    await reflex.waitUntilWatching();
-  });
   afterAll(async () => {
-    await reflex?.stop();
     for (const name of created) await bed.remove(name);
   });
+  reflexWatchingSuite(bed, redisUrl(), prefix);
 
   it('is honoured: the daemon refused it, and Reflex stops the container again once its start has ended', async () => {
     const name = await bed.launch({ config: { 'user.reflex.autorestart': 'true' } });

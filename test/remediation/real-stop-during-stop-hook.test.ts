@@ -1,7 +1,7 @@
-import { request } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
 import { STATUS_RUNNING, STATUS_STOPPED, describeEachBed, startReflexOn, type DaemonBed } from '../support/daemon-bed.js';
+import { onSocket, operationCreatedAt, operationEnd, operatorStop } from '../support/daemon-socket.js';
 import type { ReflexProcess } from '../support/reflex-process.js';
 import { redisUrl, uniquePrefix } from '../support/redis.js';
 import { noActionPending } from '../support/settled.js';
@@ -17,25 +17,6 @@ import { appendedAt, crashEvents, runningTracked, show, startCallsSince, type St
  * it, is healed (the same rules would have started the first one).
  */
 
-/** The operator's stop, sent as `lxc stop` sends it, on the daemon's socket; answers the HTTP status and the operation's id and creation (daemon time, ms). */
-function operatorStop(bed: DaemonBed, name: string): Promise<{ status: number; id: string; createdAt: number }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { socketPath: bed.socket, path: `/1.0/instances/${name}/state`, method: 'PUT', headers: { 'content-type': 'application/json' } },
-      (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => {
-          const op = (JSON.parse(body) as { metadata?: { id?: string; created_at?: string } }).metadata;
-          resolve({ status: res.statusCode ?? 0, id: String(op?.id), createdAt: Date.parse(String(op?.created_at)) });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify({ action: 'stop', timeout: -1, force: false, stateful: false }));
-  });
-}
-
 /**
  * Waits until the daemon reads the instance Stopped, asking on its socket every few ms as an
  * operator's script would (not through the CLI, whose start-up on a loaded machine would send the
@@ -44,51 +25,11 @@ function operatorStop(bed: DaemonBed, name: string): Promise<{ status: number; i
 async function readsStopped(bed: DaemonBed, name: string, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const code = await new Promise<number | undefined>((resolve, reject) => {
-      const req = request({ socketPath: bed.socket, path: `/1.0/instances/${name}/state`, method: 'GET' }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve((JSON.parse(body) as { metadata?: { status_code?: number } }).metadata?.status_code));
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    const code = (await onSocket<{ status_code?: number }>(bed, 'GET', `/1.0/instances/${name}/state`)).metadata?.status_code;
     if (code === STATUS_STOPPED) return;
     if (Date.now() > deadline) throw new Error(`${name} not read Stopped within ${timeoutMs} ms (last ${code})`);
     await new Promise((r) => setTimeout(r, 5));
   }
-}
-
-/** When an operation was created (daemon time, ms), while the daemon still lists it; undefined once gone. */
-function operationCreatedAt(bed: DaemonBed, id: string): Promise<number | undefined> {
-  return new Promise((resolve, reject) => {
-    const req = request({ socketPath: bed.socket, path: `/1.0/operations/${id}`, method: 'GET' }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => {
-        const at = Date.parse(String((JSON.parse(body) as { metadata?: { created_at?: string } }).metadata?.created_at));
-        resolve(res.statusCode === 200 && !Number.isNaN(at) ? at : undefined);
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/** How an operation ended, as the daemon lists it ("gone" once it no longer does). */
-function operationEnd(bed: DaemonBed, id: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request({ socketPath: bed.socket, path: `/1.0/operations/${id}`, method: 'GET' }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => {
-        const op = (JSON.parse(body) as { metadata?: { status?: string; err?: string; updated_at?: string } }).metadata;
-        resolve(res.statusCode === 200 && op ? `${op.status}${op.err ? ` (${op.err})` : ''} at ${op.updated_at}` : 'gone');
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 // The re-check names the stop when its event was read; the look at the daemon's operations names it otherwise (a loaded machine).
@@ -156,7 +97,7 @@ await describeEachBed("an operator's stop during a crash's stop hook is never un
     // stop then) is given back, so the container ends Stopped.
     expect(
       (await bed.status(name)).status_code,
-      `still stopped: the operator's stop ${stop.id} created ${new Date(stop.createdAt).toISOString()}, ended ${await operationEnd(bed, stop.id)}; the shutdown announced ${new Date(shutdown.at).toISOString()}; Reflex's starts created ${startedAt.map((at) => (at === undefined ? 'gone' : new Date(at).toISOString())).join(', ') || 'none'}\n${show(trail)}`,
+      `still stopped: the operator's stop ${stop.id} created ${new Date(stop.createdAt).toISOString()}, ended ${JSON.stringify(await operationEnd(bed, stop.id)) ?? 'gone'}; the shutdown announced ${new Date(shutdown.at).toISOString()}; Reflex's starts created ${startedAt.map((at) => (at === undefined ? 'gone' : new Date(at).toISOString())).join(', ') || 'none'}\n${show(trail)}`,
     ).toBe(STATUS_STOPPED);
 
     const twinAt = Date.now();
