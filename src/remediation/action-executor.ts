@@ -225,7 +225,8 @@ export class ActionExecutor {
         if (given) return this.finish(ref, jobId, given);
         return this.skipped(job, jobId, trail, 'superseded', others.superseded);
       }
-      if (job.origin !== 'operator' && job.incidentAt !== undefined) since = incidentOnset(verdict.instance, job.incidentAt);
+      // A heal's: the moment it was asked (a stop since is the operator's later decision); an incident's: its onset.
+      if (job.incidentAt !== undefined) since = job.origin === 'operator' ? job.incidentAt : incidentOnset(verdict.instance, job.incidentAt);
       // Someone else's operation on it ran meanwhile (an operator's config change is one: an opt-out
       // sent during a crash's stop hook lands after the re-check's read): ask again, now.
       if (others.waited) {
@@ -278,11 +279,12 @@ export class ActionExecutor {
   }
 
   /**
-   * After a remediation brought its instance up (`outcome`, an action with `restarts`): when an
-   * operator's stop or freeze sent since `since` met it in flight (the daemon refused it), does what
+   * After a remediation or a heal brought its instance up (`outcome`, an action with `restarts`):
+   * when an operator's stop or freeze sent since `since` met it in flight (the daemon refused it), does what
    * the operator asked ({@link giveBack}) with the run's acting client, records it on the trail and
    * answers the outcome that replaces the action's; undefined when nobody held the instance down
-   * meanwhile. A listing that fails is logged, and the action's outcome stands.
+   * meanwhile. Requests that cannot be read (Redis unreachable) are logged, and the action's
+   * outcome stands.
    */
   private async giveBackIfHeldDown(
     job: ActionJob,
@@ -294,7 +296,7 @@ export class ActionExecutor {
     since: number,
     acting?: InstanceClient,
   ): Promise<ActionOutcome | undefined> {
-    if (job.origin === 'operator' || job.dryRun || outcome.result !== 'done' || !this.actions().get(job.action).restarts) return undefined;
+    if (job.dryRun || outcome.result !== 'done' || !this.actions().get(job.action).restarts) return undefined;
     const client = this.deps.client(job.target).withProject(job.project);
     const request = await this.others.heldDownMeanwhile(client, job, since).catch((err: unknown) => {
       this.deps.logger.warn(

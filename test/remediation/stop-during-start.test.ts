@@ -4,7 +4,7 @@ import { parseTarget } from '../../src/client/target.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
 import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
-import { startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
+import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
 import { noActionPending } from '../support/settled.js';
 import { cleanupsAfterEach } from '../support/stopped-after-each.js';
 import { until } from '../support/wait.js';
@@ -96,4 +96,24 @@ describe("an operator's stop refused while Reflex's start runs", () => {
         /superseded: a stop was requested through the API at \S+ \(operation [0-9a-f-]+, not Reflex's; refused by the daemon: [^)]*busy running a "start" operation\), while this start ran; an operator's decision is never undone: stopped again \(operation /,
       );
     }, 120_000);
+
+  it("is honoured over the operator's own heal: the later decision wins, and the heal's start is given back", async () => {
+    const sim = await startSimulator({ instances: 0, timings: { startMs: 2_000 } });
+    cleanups.push(() => sim.stop());
+    sim.controls.addInstance({ name: 'c1', status: 'Stopped' });
+    const prefix = uniquePrefix('heal-stop');
+    const worker = reflex(sim, prefix, 'all');
+    await worker.waitForLog('event stream connected');
+
+    const healed = runReflex(['heal', 'c1', '--wait', '60s', ...reflexArgs(prefix, `unix://${sim.socketPath}`), '--config', '/dev/null']);
+    await waitForAudit(redisUrl(), prefix, 'c1', (rs) => startCallsSince(rs).some((r) => r.operationId !== undefined), 30_000);
+    const stop = await operatorStop(sim, 'c1');
+    expect(stop, 'the daemon refuses a stop while the start runs').toMatch(/^Failure: .*busy running a "start" operation/);
+    await healed;
+    await waitForAudit(redisUrl(), prefix, 'c1', (rs) => rs.some((r) => r.type === 'outcome' && /given back/.test(r.summary)), 30_000);
+    await noActionPending(redisUrl(), prefix);
+    const trail = await auditTrail(redisUrl(), prefix, 'c1');
+    expect(sim.controls.statusCode('c1'), show(trail)).toBe(102);
+    expect(sim.controls.calls('c1', 'start'), show(trail)).toBe(1);
+  }, 120_000);
 });
