@@ -132,9 +132,14 @@ export function checkPromises(o: Observation): Violation[] {
     // Reflex's start force-stops an Error (112) instance first: part of the start, not a decision.
     if (c.action === 'stop' && c.statusBefore === StatusCode.Error) continue;
     // Reflex gives back a start of its own that an operator's stop met in flight (the daemon
-    // refused the stop): a stop of Reflex's after an operator's stop sent since its last start.
+    // refused the stop), or that came within the re-check's race after it: a stop of Reflex's
+    // after its start, the operator having stopped the instance since the incident that start answered.
     const started = reflexStartAt.get(c.uuid);
-    if (c.action === 'stop' && started !== undefined && (operatorStopAt.get(c.uuid) ?? -Infinity) >= started - (o.orderSlackMs ?? 0)) continue;
+    if (c.action === 'stop' && started !== undefined) {
+      const incidents = o.incidents.filter((i) => i.uuid === c.uuid && i.at <= started).map((i) => i.at);
+      const since = incidents.length ? Math.max(...incidents) : started;
+      if ((operatorStopAt.get(c.uuid) ?? -Infinity) >= since - (o.orderSlackMs ?? 0)) continue;
+    }
     if (c.action === 'start') {
       reflexStartAt.set(c.uuid, c.at);
       if (notRunning(c.statusBefore)) push(c.uuid, { at: c.at, kind: 'reflex-start', name: c.name, statusBefore: c.statusBefore });

@@ -120,6 +120,12 @@ describe('the promise checker', () => {
     const refused = call(150, 'stop', 102, op('stop'), { result: 'failure' });
     expect(broken(observation({ incidents: [crashAt(0)], calls: [start, refused, call(400, 'stop', 103)], final }))).toEqual([]);
     expect(broken(observation({ incidents: [crashAt(0)], calls: [start, call(400, 'stop', 103)], final }))).toEqual(['own-actions']);
+    // The operator's stop after the crash and just before Reflex's start (within the re-check's race): given back too.
+    const before = call(80, 'stop', 102, op('stop'), { result: 'failure' });
+    expect(broken(observation({ incidents: [crashAt(0)], calls: [before, start, call(400, 'stop', 103)], final }))).toEqual([]);
+    // A stop of the operator's before the incident asks nothing of a later start: Reflex's stop is its own.
+    const earlier = call(-80, 'stop', 103, op('stop'));
+    expect(broken(observation({ incidents: [crashAt(0)], calls: [earlier, start, call(400, 'stop', 103)], final }))).toContain('own-actions');
   });
 
   it('flags a crash left Stopped without an alert, and passes it with one', () => {
