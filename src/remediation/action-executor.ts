@@ -214,7 +214,7 @@ export class ActionExecutor {
         return this.skipped(job, jobId, trail, verdict.check, verdict.summary);
       }
       if (storm) return this.skipped(job, jobId, trail, 'storm', storm, 'held');
-      const earlier = startedByEarlierRun(own, jobId, verdict.instance, gone && 'operationId' in gone ? gone : undefined);
+      const earlier = startedByEarlierRun(own, jobId, verdict.instance, earlierStart);
       if (earlier) return this.skipped(job, jobId, trail, 'earlier-run', earlier);
       const others = await this.others.settle(client, job, await listing, verdict.instance);
       // Read under the lock a moment ago, and nobody else's operation on it since: the action may
@@ -298,7 +298,12 @@ export class ActionExecutor {
   ): Promise<ActionOutcome | undefined> {
     if (job.dryRun || outcome.result !== 'done' || !this.actions().get(job.action).restarts) return undefined;
     const client = this.deps.client(job.target).withProject(job.project);
-    const request = await this.others.heldDownMeanwhile(client, job, since).catch((err: unknown) => {
+    const listingFailed = (err: unknown) =>
+      this.deps.logger.warn(
+        { instance: job.instance, action: job.action, err },
+        "could not list the daemon's operations after the action: an operator's stop is looked for in the stream's records only",
+      );
+    const request = await this.others.heldDownMeanwhile(client, job, since, listingFailed).catch((err: unknown) => {
       this.deps.logger.warn(
         { instance: job.instance, action: job.action, err },
         "could not read the operator's requests after the action: a stop sent meanwhile is not looked for",
@@ -310,6 +315,7 @@ export class ActionExecutor {
       acting ?? actingClient(this.deps, { job, jobId, attempt, held, trail }, client).client,
       job.instance,
       request,
+      job.identity,
     );
     const summary = `superseded: ${describeRequest(ended)}, while this ${job.action} ran; an operator's decision is never undone: ${done}`;
     this.deps.logger.warn(

@@ -85,13 +85,21 @@ export class OthersOperations {
    * ({@link OperatorRequests}: a refused operation leaves the daemon's listing 5 s after it ended,
    * a start may take longer) and a listing taken now (not a shared one: the stream's frame of a
    * request just sent may not be processed yet): the operator's last state change since `since`
-   * (as {@link settle} reads it), when it is a stop or a freeze. A listing that fails leaves the
-   * records; a failing Redis throws.
+   * (as {@link settle} reads it), when it is a stop or a freeze. A listing that fails is told to
+   * `listingFailed` and leaves the records; a failing Redis throws.
    */
-  async heldDownMeanwhile(client: InstanceClient, job: ActionJob, since: number): Promise<OperatorRequest | undefined> {
+  async heldDownMeanwhile(
+    client: InstanceClient,
+    job: ActionJob,
+    since: number,
+    listingFailed: (err: unknown) => void,
+  ): Promise<OperatorRequest | undefined> {
     const ref = { target: job.target, project: job.project, instance: job.instance };
     const [ops, recorded, own] = await Promise.all([
-      client.listOperations().catch(() => [] as OperationObject[]),
+      client.listOperations().catch((err: unknown) => {
+        listingFailed(err);
+        return [] as OperationObject[];
+      }),
       this.requests.list(ref),
       this.ownOperations.ids(ref),
     ]);

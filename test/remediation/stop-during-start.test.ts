@@ -97,6 +97,52 @@ describe("an operator's stop refused while Reflex's start runs", () => {
       );
     }, 120_000);
 
+  it('touches nothing when the name is another instance by the time the start is given back (deleted and made again)', async () => {
+    const sim = await startSimulator({ instances: 0, timings: { startMs: 2_000, stopHookMs: 100, operationRetentionMs: 200 } });
+    cleanups.push(() => sim.stop());
+    sim.controls.addInstance({ name: 'c1', config: optIn });
+    const prefix = uniquePrefix('start-stop-new');
+    const subscriber = reflex(sim, prefix, 'subscriber');
+    await subscriber.waitForLog('event stream connected');
+    const worker = reflex(sim, prefix, 'worker');
+    await worker.waitForLog('reflex running');
+
+    const crashedAt = Date.now();
+    sim.controls.crash('c1');
+    const startId = await waitForAudit(
+      redisUrl(),
+      prefix,
+      'c1',
+      (rs) => startCallsSince(rs, crashedAt).some((r) => r.operationId !== undefined),
+      30_000,
+    ).then((rs) => String(startCallsSince(rs, crashedAt)[0]!.operationId));
+    await worker.kill(); // SIGKILL while the start operation still runs
+    expect(await operatorStop(sim, 'c1')).toMatch(/^Failure: .*busy running a "start" operation/);
+    await until(
+      'the start operation forgotten',
+      () =>
+        client(sim)
+          .getOperation(startId)
+          .then(
+            () => false,
+            () => true,
+          ),
+      30_000,
+    );
+    // The operator deletes the instance and makes another one under its name, running.
+    await (await client(sim).changeState('c1', { action: 'stop', force: true })).wait();
+    await (await client(sim).deleteInstance('c1')).wait();
+    sim.controls.addInstance({ name: 'c1', status: 'Running', config: optIn });
+    const newcomer = sim.controls.identity('c1');
+
+    await reflex(sim, prefix, 'worker').waitForLog('reflex running');
+    await waitForAudit(redisUrl(), prefix, 'c1', (rs) => rs.some((r) => r.type === 'outcome' && /another instance now/.test(r.summary)), 30_000);
+    await noActionPending(redisUrl(), prefix);
+    const trail = await auditTrail(redisUrl(), prefix, 'c1');
+    expect(sim.controls.identity('c1'), show(trail)).toBe(newcomer);
+    expect(sim.controls.statusCode('c1'), `the new instance left Running\n${show(trail)}`).toBe(103);
+  }, 120_000);
+
   it("is honoured over the operator's own heal: the later decision wins, and the heal's start is given back", async () => {
     const sim = await startSimulator({ instances: 0, timings: { startMs: 2_000 } });
     cleanups.push(() => sim.stop());

@@ -1,6 +1,7 @@
 import type { InstanceClient } from '../../client/client.js';
 import { isFinalOperationCode, StatusCode } from '../../client/status-code.js';
 import { ReflexError } from '../../errors/reflex-error.js';
+import { describeIdentity, identityOf, isAnotherInstance, type InstanceIdentity } from '../instance-identity.js';
 import type { OperatorRequest } from '../operator-requests.js';
 
 /** Seconds a stop that gives a start back waits for a clean shutdown before it is forced. */
@@ -12,18 +13,27 @@ export const GIVE_BACK_STOP_TIMEOUT_S = 30;
  * Reflex's, audited). A stop asks for a clean shutdown first, as `lxc stop` does, and is forced
  * after {@link GIVE_BACK_STOP_TIMEOUT_S} s; a freeze freezes. The request is waited for first
  * when it still runs; nothing is sent when the instance is already where the operator wanted it (a
- * stop that came after the start, or one the operator sent again). Answers the request as it
+ * stop that came after the start, or one the operator sent again), or when the name is another
+ * instance's now (`identity` is the one the job was for). Answers the request as it
  * ended and what was done; throws GIVE_BACK_FAILED when the instance could not be brought down.
  */
 export async function giveBack(
   client: InstanceClient,
   instance: string,
   request: OperatorRequest,
+  identity: InstanceIdentity | undefined,
 ): Promise<{ ended: OperatorRequest; done: string }> {
   const ended = await requestEnd(client, request);
   const verb = request.action === 'freeze' ? 'freeze' : 'stop';
   try {
-    const state = await client.getInstanceState(instance);
+    // Read at the moment of acting: the instance Reflex started, not another one made under its name since.
+    const state = (await client.getInstance(instance)).value;
+    const now = identityOf(state);
+    if (isAnotherInstance(identity, now))
+      return {
+        ended,
+        done: `nothing done: ${instance} is another instance now (${describeIdentity(now)}; the one started had ${describeIdentity(identity)})`,
+      };
     const down = verb === 'freeze' ? [StatusCode.Frozen, StatusCode.Stopped] : [StatusCode.Stopped];
     if ((down as number[]).includes(state.status_code)) return { ended, done: `it is ${state.status} already` };
     if (verb === 'freeze') {
