@@ -1,7 +1,7 @@
 import { ReflexError } from '../errors/reflex-error.js';
 import { alertFingerprint, toAlert, type Alert, type AlertChange, type AlertInput, type Severity } from './alert.js';
 
-export { actionFailedKind, contradictedKind, crashLoopKind, stormKind } from './catalogue.js';
+export { actionFailedKind, contradictedKind, crashLoopKind, giveBackFailedKind, stormKind } from './catalogue.js';
 
 /**
  * The audit record of an alert raised or resolved (type `alert`): the alert's place, kind,

@@ -26,6 +26,7 @@ export const alertKinds = {
   'instance.start-failed': { severity: ['warning'], raisedBy: "someone's start or launch failed and the instance never ran (notify/instance-alerts.ts)", resolvedBy: 'the instance is Running again, or the daemon answers 404 for its name' },
   'instance.crash-loop': { severity: ['critical'], raisedBy: 'the crash-loop budget quarantines an instance (remediation/decide/action-gate.ts)', resolvedBy: 'the instance is Running again or an operator releases its quarantine', formerly: 'crash-loop' },
   'action.failed': { severity: ['critical'], raisedBy: 'an action gives up on an instance: dead-lettered (remediation/action-executor.ts)', resolvedBy: 'the instance is Running again or a later action on it ends done (a retry of the dead letter included)', formerly: 'action-failed' },
+  'action.give-back-failed': { severity: ['critical'], raisedBy: "an operator's stop or freeze met a start of Reflex's in flight, the daemon refused it, and Reflex could not stop (or freeze) the instance again (remediation/action-executor.ts): it runs against the operator's request", resolvedBy: 'the instance is Stopped or Frozen, by anyone, or the daemon answers 404 for its name' },
   'member.storm': { severity: ['critical'], raisedBy: "a rule's remediations keep failing on a cluster member (remediation/storm-control.ts, through the gate or a give-up)", resolvedBy: 'an instance on the member recovers once the member is out of the storm', formerly: 'storm' },
   'member.offline': { severity: ['critical'], raisedBy: 'a cluster member turns Offline (remediation/member-watch.ts)', resolvedBy: 'the member is Online again' },
   'redis.memory-high': { severity: ['warning', 'critical'], raisedBy: 'Redis used_memory reaches redisMemoryAlertRatio of maxmemory, or Redis is full and refuses writes (retention/redis-watch.ts)', resolvedBy: 'Redis memory is back under the ratio, or Redis takes writes again' },
@@ -47,6 +48,8 @@ export type AlertKind = keyof typeof alertKinds;
 
 /** The kind of the alert raised when an action gives up (dead-lettered) on an instance. */
 export const actionFailedKind = 'action.failed' satisfies AlertKind;
+/** The kind of the alert raised when Reflex could not give back a start an operator's stop met in flight: the instance runs against the operator. */
+export const giveBackFailedKind = 'action.give-back-failed' satisfies AlertKind;
 /** The kind of the alert raised when a crash loop puts an instance in quarantine. */
 export const crashLoopKind = 'instance.crash-loop' satisfies AlertKind;
 /** The kind of the alert raised when a rule's remediations keep failing on a cluster member. */

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { StatusCode } from '../client/status-code.js';
 import type { CanonicalEvent } from '../events/canonical-event.js';
 import { alertFingerprint, type Alert, type AlertAction, type AlertChange, type AlertInput } from '../alerts/alert.js';
-import { actionFailedKind, crashLoopKind, type Alerts } from '../alerts/alerts.js';
+import { actionFailedKind, crashLoopKind, giveBackFailedKind, type Alerts } from '../alerts/alerts.js';
 import { stormKind } from '../alerts/catalogue.js';
 import { auditSummary, incidentKind, incidentSummary, instanceAlertKinds } from './instance-incident.js';
 import type { Notifier } from './notifier.js';
@@ -72,6 +72,13 @@ export class InstanceAlerts {
     const kind = incidentKind(event);
     if (kind) await this.raise(event, kind, responses);
     else if (event.to === StatusCode.Running) await this.recover(event);
+    // Down, as the operator asked of a start Reflex could not give back: by anyone, crash included.
+    if (event.to === StatusCode.Stopped || event.to === StatusCode.Frozen)
+      await this.deps.alerts.resolveFiring(giveBackFailedKind, event, {
+        summary: `${event.instance} is ${event.to === StatusCode.Frozen ? 'Frozen (110)' : 'Stopped (102)'} now, as the operator asked`,
+        outcome: 'recovered',
+        endsAt: isoTime(event.timestamp),
+      });
   }
 
   private async raise(event: StatusEvent, kind: string, responses: RuleResponse[]): Promise<void> {

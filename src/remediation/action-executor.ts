@@ -4,7 +4,7 @@ import type { ActionContext, ActionOutcome } from '../actions/action.js';
 import type { ActionJob } from '../actions/action-job.js';
 import { runAction } from '../actions/define-action.js';
 import { builtinActions, type ActionRegistry } from '../actions/registry.js';
-import { actionFailedKind, Alerts } from '../alerts/alerts.js';
+import { actionFailedKind, Alerts, giveBackFailedKind } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { isApiStatus } from '../client/api-error.js';
 import type { InstanceClient } from '../client/client.js';
@@ -25,7 +25,7 @@ import { JobFailure, refOf, stormScope, trailOf, type BranchedOutcome } from './
 import { resumeLeftOperation, startedByEarlierRun } from './act/resume.js';
 import { parseInflight, recordJobEnd } from './act/inflight.js';
 import type { StateTracker } from '../events/state-tracker.js';
-import { describeRequest, incidentOnset, OperatorRequests } from './operator-requests.js';
+import { describeRequest, incidentOnset, OperatorRequests, type OperatorRequest } from './operator-requests.js';
 import { OthersOperations } from './others-operations.js';
 import type { PendingActions } from './pending-actions.js';
 import type { Recheck, RecheckVerdict } from './recheck.js';
@@ -311,12 +311,18 @@ export class ActionExecutor {
       return undefined;
     });
     if (!request) return undefined;
-    const { ended, done } = await giveBack(
-      acting ?? actingClient(this.deps, { job, jobId, attempt, held, trail }, client).client,
-      job.instance,
-      request,
-      job.identity,
-    );
+    let given: Awaited<ReturnType<typeof giveBack>>;
+    try {
+      given = await giveBack(
+        acting ?? actingClient(this.deps, { job, jobId, attempt, held, trail }, client).client,
+        job.instance,
+        request,
+        job.identity,
+      );
+    } catch (err) {
+      return this.giveBackFailed(job, jobId, attempt, trail, outcome, request, err as ReflexError);
+    }
+    const { ended, done } = given;
     const summary = `superseded: ${describeRequest(ended)}, while this ${job.action} ran; an operator's decision is never undone: ${done}`;
     this.deps.logger.warn(
       { instance: job.instance, project: job.project, rule: job.rule, action: job.action, operation: request.operationId },
@@ -327,6 +333,51 @@ export class ActionExecutor {
       operationId: outcome.operationId,
       attempt,
     });
+    return { result: 'skipped', summary };
+  }
+
+  /**
+   * The instance could not be brought down again as the operator asked (GIVE_BACK_FAILED): it runs
+   * against their request, and only a person can settle it. Recorded as the job's failed outcome
+   * (not retried, not dead-lettered, no `onFailure` branch: the start itself succeeded, and another
+   * run would not stop it), logged at error, and alerted once as `action.give-back-failed`, which
+   * stays firing until the instance is down (not when it runs: running is the trouble). The job's
+   * outcome for the incident is `skipped`: the operator's stop superseded it.
+   */
+  private async giveBackFailed(
+    job: ActionJob,
+    jobId: string,
+    attempt: number,
+    trail: Trail,
+    outcome: ActionOutcome,
+    request: OperatorRequest,
+    err: ReflexError,
+  ): Promise<ActionOutcome> {
+    const verb = request.action === 'freeze' ? 'freeze' : 'stop';
+    const summary = `superseded: ${describeRequest(request)}, while this ${job.action} ran; ${err.message}`;
+    this.deps.logger.error(
+      { instance: job.instance, project: job.project, rule: job.rule, action: job.action, operation: request.operationId, err },
+      `${job.instance} runs against an operator's ${request.action}: it could not be given back`,
+    );
+    await trail.outcome(`${job.action} given back, and that failed (${err.code}): ${outcome.summary}, then ${summary}`, 'failed', {
+      code: err.code,
+      recheck: 'superseded',
+      operationId: outcome.operationId,
+      attempt,
+    });
+    await this.alerts.raise(
+      {
+        kind: giveBackFailedKind,
+        severity: 'critical',
+        summary: `${job.instance} runs against an operator's ${request.action} (operation ${request.operationId}): ${err.message}; ${verb} it by hand`,
+        target: job.target,
+        project: job.project,
+        instance: job.instance,
+        ...(job.event?.location ? { member: job.event.location } : {}),
+        correlationId: job.correlationId,
+      },
+      { once: `give-back-failed:${jobId}`, record: { rule: job.rule } },
+    );
     return { result: 'skipped', summary };
   }
 

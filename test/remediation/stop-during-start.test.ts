@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
+import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
 import { redisUrl, reflexArgs, uniquePrefix } from '../support/redis.js';
 import { runReflex, startReflexProcess, type ReflexProcess } from '../support/reflex-process.js';
@@ -96,6 +97,70 @@ describe("an operator's stop refused while Reflex's start runs", () => {
         /superseded: a stop was requested through the API at \S+ \(operation [0-9a-f-]+, not Reflex's; refused by the daemon: [^)]*busy running a "start" operation\), while this start ran; an operator's decision is never undone: stopped again \(operation /,
       );
     }, 120_000);
+
+  it('alerts when the instance cannot be stopped again: action.give-back-failed stays firing while it runs, and ends once it is stopped', async () => {
+    const sim = await startSimulator({ instances: 0, timings: { startMs: 2_000, stopHookMs: 100 } });
+    cleanups.push(() => sim.stop());
+    sim.controls.addInstance({ name: 'c1', config: optIn });
+    const prefix = uniquePrefix('start-stop-fail');
+    const subscriber = reflex(sim, prefix, 'subscriber');
+    await subscriber.waitForLog('event stream connected');
+    const worker = reflex(sim, prefix, 'worker');
+    await worker.waitForLog('reflex running');
+
+    const crashedAt = Date.now();
+    sim.controls.crash('c1');
+    await waitForAudit(redisUrl(), prefix, 'c1', (rs) => startCallsSince(rs, crashedAt).some((r) => r.operationId !== undefined), 30_000);
+    expect(await operatorStop(sim, 'c1')).toMatch(/^Failure: .*busy running a "start" operation/);
+    // The daemon fails the give-back's clean stop and its forced one.
+    sim.controls.failNext('c1', 2, 'Injected stop failure');
+    const raised = (r: StoredAuditRecord) => r.type === 'alert' && r.kind === 'action.give-back-failed' && r.resolved !== true;
+    await waitForAudit(redisUrl(), prefix, 'c1', (rs) => rs.some(raised), 30_000);
+    await noActionPending(redisUrl(), prefix);
+    // Reflex's own start event (Running, intent self) is handled too: it resolves the crash, never this alert.
+    await waitForAudit(
+      redisUrl(),
+      prefix,
+      'c1',
+      (rs) => rs.some((r) => r.type === 'alert' && r.kind === 'instance.crashed' && r.resolved === true),
+      30_000,
+    );
+    let trail = await auditTrail(redisUrl(), prefix, 'c1');
+    expect(sim.controls.statusCode('c1'), 'up against the operator').toBe(103);
+    expect(sim.controls.calls('c1', 'stop'), show(trail)).toBe(3); // the operator's, the clean one, the forced one
+    expect(sim.controls.calls('c1', 'start'), 'not retried: a retry would not stop it').toBe(1);
+    const outcome = trail.find((r) => r.type === 'outcome' && /given back, and that failed/.test(r.summary));
+    expect(outcome, show(trail)).toMatchObject({ result: 'failed', code: 'GIVE_BACK_FAILED' });
+    expect(
+      trail.filter(raised).map((r) => r.summary),
+      show(trail),
+    ).toEqual([
+      expect.stringMatching(
+        /^c1 runs against an operator's stop \(operation [0-9a-f-]+\): .*could not be stopped again as the operator asked: .*Injected stop failure; stop it by hand$/,
+      ),
+    ]);
+    expect(
+      trail.filter((r) => r.type === 'give-up' || (r.type === 'alert' && r.kind === 'action.failed')),
+      `not dead-lettered: the start succeeded\n${show(trail)}`,
+    ).toEqual([]);
+    expect(
+      trail.some((r) => r.type === 'alert' && r.kind === 'action.give-back-failed' && r.resolved === true),
+      show(trail),
+    ).toBe(false);
+
+    // The operator stops it by hand: the alert ends.
+    await (await client(sim).changeState('c1', { action: 'stop', force: true })).wait();
+    trail = await waitForAudit(
+      redisUrl(),
+      prefix,
+      'c1',
+      (rs) => rs.some((r) => r.type === 'alert' && r.kind === 'action.give-back-failed' && r.resolved === true),
+      30_000,
+    );
+    expect(trail.find((r) => r.type === 'alert' && r.kind === 'action.give-back-failed' && r.resolved === true)?.summary).toMatch(
+      /c1 is Stopped \(102\) now, as the operator asked/,
+    );
+  }, 120_000);
 
   it('touches nothing when the name is another instance by the time the start is given back (deleted and made again)', async () => {
     const sim = await startSimulator({ instances: 0, timings: { startMs: 2_000, stopHookMs: 100, operationRetentionMs: 200 } });

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { actionFailedKind, contradictedKind, crashLoopKind, type Alerts } from '../../alerts/alerts.js';
+import { actionFailedKind, contradictedKind, crashLoopKind, giveBackFailedKind, type Alerts } from '../../alerts/alerts.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { InstanceStatusEvent } from '../../events/canonical-event.js';
 import type { EventArchive } from '../../events/event-archive.js';
@@ -73,10 +73,10 @@ export async function recordContradictedStop(
 
 /**
  * The incident alerts still firing for a name that no longer exists (crashed, Error, failed start,
- * action failed, crash loop) resolve, each audited: no Running will ever come to end them. Call it
+ * action failed, crash loop, give-back failed) resolve, each audited: no Running will ever come to end them. Call it
  * when the daemon answers 404 for the name, never on a frame's word alone.
  */
 export async function endIncidentsOfGone(alerts: Pick<Alerts, 'resolveFiring'>, ref: InstanceRef): Promise<void> {
   const gone = { summary: `${ref.instance} does not exist any more (the daemon answers 404)`, outcome: 'gone' };
-  for (const kind of [...Object.values(instanceAlertKinds), actionFailedKind, crashLoopKind]) await alerts.resolveFiring(kind, ref, gone);
+  for (const kind of [...Object.values(instanceAlertKinds), actionFailedKind, crashLoopKind, giveBackFailedKind]) await alerts.resolveFiring(kind, ref, gone);
 }
