@@ -61,49 +61,53 @@ await describeEachBed("an operator's stop that meets Reflex's start in flight", 
   });
   reflexWatchingSuite(bed, redisUrl(), prefix);
 
-  it('is honoured: the daemon refused it, and Reflex stops the container again once its start has ended', async () => {
-    const name = await bed.launch({ config: { 'user.reflex.autorestart': 'true' } });
-    created.push(name);
-    await runningTracked(redisUrl(), prefix, name);
-    const operator = stopOnStart(bed, name);
-    try {
-      await operator.listening;
-      const crashedAt = Date.now();
-      await bed.crash(name);
-      const { startId, stopId, status } = await operator.stopped;
-      expect(status, 'the daemon takes the stop, and answers it in its operation').toBe(202);
-      const stopEnd = await operationEnd(bed, stopId);
-      await waitForAudit(
-        redisUrl(),
-        prefix,
-        name,
-        (rs) => rs.some((r) => r.type === 'outcome' && appendedAt(r) >= crashedAt && (r as { result?: string }).result !== 'retrying'),
-        // The give-back's clean stop can be lost: a stop sent the moment the start ends may reach the
-        // container before its init has set its trap (pid 1 ignores a signal it has no handler for), and
-        // the daemon then waits out the timeout before Reflex forces it. CI saw it.
-        GIVE_BACK_STOP_TIMEOUT_S * 1000 + 30_000,
-      );
-      await noActionPending(redisUrl(), prefix);
-      const trail = await auditTrail(redisUrl(), prefix, name);
-      const starts = startCallsSince(trail, crashedAt);
-      expect(
-        starts.map((r) => r.operationId),
-        `one start, the one the operator's stop met\n${show(trail)}`,
-      ).toEqual([startId]);
-      expect((await bed.status(name)).status_code, `the operator's stop (${JSON.stringify(stopEnd)}) stands\n${show(trail)}`).toBe(STATUS_STOPPED);
-      const given = trail.find((r) => r.type === 'outcome' && /given back: .*superseded: a stop was requested through the API/.test(r.summary));
-      if (stopEnd?.status === 'Failure') {
-        // The race this test is for: the daemon refused the operator's stop, and only Reflex's give-back stopped it.
-        expect(given?.summary, show(trail)).toContain(stopId);
-        expect(given?.summary, show(trail)).toMatch(
-          /\(operation [0-9a-f-]+, not Reflex's; refused by the daemon: [^)]*\), while this start ran; an operator's decision is never undone: stopped again(, forced when a clean shutdown failed \(.*\))? \(operation [0-9a-f-]+\)$/,
+  it(
+    'is honoured: the daemon refused it, and Reflex stops the container again once its start has ended',
+    async () => {
+      const name = await bed.launch({ config: { 'user.reflex.autorestart': 'true' } });
+      created.push(name);
+      await runningTracked(redisUrl(), prefix, name);
+      const operator = stopOnStart(bed, name);
+      try {
+        await operator.listening;
+        const crashedAt = Date.now();
+        await bed.crash(name);
+        const { startId, stopId, status } = await operator.stopped;
+        expect(status, 'the daemon takes the stop, and answers it in its operation').toBe(202);
+        const stopEnd = await operationEnd(bed, stopId);
+        await waitForAudit(
+          redisUrl(),
+          prefix,
+          name,
+          (rs) => rs.some((r) => r.type === 'outcome' && appendedAt(r) >= crashedAt && (r as { result?: string }).result !== 'retrying'),
+          // The give-back's clean stop can be lost: a stop sent the moment the start ends may reach the
+          // container before its init has set its trap (pid 1 ignores a signal it has no handler for), and
+          // the daemon then waits out the timeout before Reflex forces it. CI saw it.
+          GIVE_BACK_STOP_TIMEOUT_S * 1000 + 30_000,
         );
+        await noActionPending(redisUrl(), prefix);
+        const trail = await auditTrail(redisUrl(), prefix, name);
+        const starts = startCallsSince(trail, crashedAt);
+        expect(
+          starts.map((r) => r.operationId),
+          `one start, the one the operator's stop met\n${show(trail)}`,
+        ).toEqual([startId]);
+        expect((await bed.status(name)).status_code, `the operator's stop (${JSON.stringify(stopEnd)}) stands\n${show(trail)}`).toBe(STATUS_STOPPED);
+        const given = trail.find((r) => r.type === 'outcome' && /given back: .*superseded: a stop was requested through the API/.test(r.summary));
+        if (stopEnd?.status === 'Failure') {
+          // The race this test is for: the daemon refused the operator's stop, and only Reflex's give-back stopped it.
+          expect(given?.summary, show(trail)).toContain(stopId);
+          expect(given?.summary, show(trail)).toMatch(
+            /\(operation [0-9a-f-]+, not Reflex's; refused by the daemon: [^)]*\), while this start ran; an operator's decision is never undone: stopped again(, forced when a clean shutdown failed \(.*\))? \(operation [0-9a-f-]+\)$/,
+          );
+        }
+        console.info(
+          `${bed.name}: the operator's stop ${stopEnd?.status === 'Failure' ? `was refused (${stopEnd.err}); Reflex stopped the container again` : `ended ${stopEnd?.status ?? 'unseen'}`}: ${given?.summary ?? 'no give-back needed'}`,
+        );
+      } finally {
+        operator.close();
       }
-      console.info(
-        `${bed.name}: the operator's stop ${stopEnd?.status === 'Failure' ? `was refused (${stopEnd.err}); Reflex stopped the container again` : `ended ${stopEnd?.status ?? 'unseen'}`}: ${given?.summary ?? 'no give-back needed'}`,
-      );
-    } finally {
-      operator.close();
-    }
-  }, GIVE_BACK_STOP_TIMEOUT_S * 1000 + 90_000);
+    },
+    GIVE_BACK_STOP_TIMEOUT_S * 1000 + 90_000,
+  );
 });

@@ -78,5 +78,6 @@ export async function recordContradictedStop(
  */
 export async function endIncidentsOfGone(alerts: Pick<Alerts, 'resolveFiring'>, ref: InstanceRef): Promise<void> {
   const gone = { summary: `${ref.instance} does not exist any more (the daemon answers 404)`, outcome: 'gone' };
-  for (const kind of [...Object.values(instanceAlertKinds), actionFailedKind, crashLoopKind, giveBackFailedKind]) await alerts.resolveFiring(kind, ref, gone);
+  for (const kind of [...Object.values(instanceAlertKinds), actionFailedKind, crashLoopKind, giveBackFailedKind])
+    await alerts.resolveFiring(kind, ref, gone);
 }
