@@ -8,14 +8,16 @@ import type { GuestResult } from '../guest/guests.js';
 import type { StdinPipe } from '../guest/script-feed.js';
 import type { SimOperation } from '../operations.js';
 import { terminalBytes } from './line-discipline.js';
+import { patientTimeout } from './patient-timeout.js';
 import type { TerminalSession } from './terminal-session.js';
 
-/** How long the daemon waits for the exec websockets before failing the operation (LXD: 5 s). */
+/** How long the daemon waits for the exec websockets before failing the operation (LXD: 5 s; a stall of the simulator's process does not count). */
 const connectTimeoutMs = 5000;
 
 /**
  * How long a command waits for the first byte or the end of its stdin before it runs with nothing:
- * the simulated programs take their input whole, and a client may never close stdin.
+ * the simulated programs take their input whole, and a client may never close stdin. Counted by
+ * {@link patientTimeout}: time the simulator's process was stalled does not count.
  */
 const stdinGraceMs = 1000;
 
@@ -61,7 +63,7 @@ interface ExecSession {
   interactive: boolean;
   conns: Map<string, WebSocket>;
   run: ExecRunner;
-  timer: NodeJS.Timeout;
+  timer: { cancel(): void };
   started: boolean;
   /** What arrived on fd 0, and whether it ended (an empty text message, or the socket closed). */
   stdin: Buffer[];
@@ -126,7 +128,7 @@ export class ExecSockets {
       conns: new Map(),
       run,
       started: false,
-      timer: undefined as unknown as NodeJS.Timeout,
+      timer: { cancel: () => undefined },
       stdin: [],
       stdinEnded: interactive,
       killer: new AbortController(),
@@ -134,12 +136,12 @@ export class ExecSockets {
       running: false,
       readsScript: readsScript && !interactive,
     };
-    session.timer = setTimeout(() => {
+    session.timer = patientTimeout(connectTimeoutMs, () => {
       if (session.started) return;
       this.sessions.delete(op.id);
       for (const ws of session.conns.values()) ws.close();
       op.fail('Timed out waiting for websockets to connect');
-    }, connectTimeoutMs).unref();
+    });
     this.sessions.set(op.id, session);
   }
 
@@ -195,7 +197,7 @@ export class ExecSockets {
   /** Closes every session socket. */
   close(): void {
     for (const s of this.sessions.values()) {
-      clearTimeout(s.timer);
+      s.timer.cancel();
       s.killer.abort(9);
       for (const ws of s.conns.values()) ws.terminate();
     }
@@ -205,7 +207,7 @@ export class ExecSockets {
 
   private start(session: ExecSession): void {
     session.started = true;
-    clearTimeout(session.timer);
+    session.timer.cancel();
     if (session.terminal) {
       const end = (code: number): void => this.finish(session, { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), code });
       session.shell = session.terminal({
@@ -224,11 +226,11 @@ export class ExecSockets {
       return;
     }
     if (session.readsScript && !session.stdinEnded && !session.killer.signal.aborted) return this.startReadingScript(session);
-    let grace: NodeJS.Timeout | undefined;
+    let grace: { cancel(): void } | undefined;
     const run = (): void => {
       session.onStdinEnd = undefined;
       session.onStdinData = undefined;
-      clearTimeout(grace);
+      grace?.cancel();
       session.running = true;
       session
         .run({ stdin: Buffer.concat(session.stdin), signal: session.killer.signal, signals: session.signals })
@@ -239,10 +241,10 @@ export class ExecSockets {
     session.onStdinEnd = run;
     session.onStdinData = (bytes) => {
       session.stdin.push(bytes);
-      clearTimeout(grace);
-      grace = setTimeout(run, stdinIdleMs).unref();
+      grace?.cancel();
+      grace = patientTimeout(stdinIdleMs, run);
     };
-    grace = setTimeout(run, session.stdin.length > 0 ? stdinIdleMs : stdinGraceMs).unref();
+    grace = patientTimeout(session.stdin.length > 0 ? stdinIdleMs : stdinGraceMs, run);
   }
 
   /**
@@ -253,20 +255,20 @@ export class ExecSockets {
    */
   private startReadingScript(session: ExecSession): void {
     const pipe = new ArrivingStdin(session.stdin);
-    let grace: NodeJS.Timeout | undefined;
+    let grace: { cancel(): void } | undefined;
     const end = (): void => {
-      clearTimeout(grace);
+      grace?.cancel();
       session.onStdinEnd = undefined;
       session.onStdinData = undefined;
       pipe.end();
     };
     session.onStdinEnd = end;
     session.onStdinData = (bytes) => {
-      clearTimeout(grace);
-      grace = setTimeout(end, stdinIdleMs).unref();
+      grace?.cancel();
+      grace = patientTimeout(stdinIdleMs, end);
       pipe.push(bytes);
     };
-    grace = setTimeout(end, session.stdin.length > 0 ? stdinIdleMs : stdinGraceMs).unref();
+    grace = patientTimeout(session.stdin.length > 0 ? stdinIdleMs : stdinGraceMs, end);
     session.killer.signal.addEventListener('abort', end, { once: true });
     const output = (part: { stdout: Buffer; stderr: Buffer }): void => {
       for (const [fd, bytes] of [['1', part.stdout] as const, ['2', part.stderr] as const]) {
