@@ -10,6 +10,24 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode?: numbe
   { script: `printf '\\xff' | wc -c`, stdout: '1\n' },
   { script: `printf 'a\\377\\n' > /tmp/rt-b; wc -c < /tmp/rt-b`, stdout: '3\n' },
   { script: `printf 'é\\n' | wc -c`, stdout: '3\n' },
+  // printf's numbers as busybox reads them: 64 bits, all of the argument a number (else 0, `invalid number`, exit 1),
+  // a quoted character's byte, a `*` that is no number (said, not failed), the format reused; C's inf and %c's NUL.
+  {
+    script: `printf '[%d]' abc '3 ' ' 3' +-3 "'a" 99999999999999999999 0x1f 010; echo " rc=$?"; printf '[%u][%x][%o]' -1 -1 -1; echo`,
+    stdout: '[0][0][3][-3][97][0][31][8] rc=1\n[18446744073709551615][ffffffffffffffff][1777777777777777777777]\n',
+    stderr: "sh: invalid number 'abc'\nsh: invalid number '3 '\nsh: invalid number '99999999999999999999'\n",
+  },
+  {
+    script: `printf '[%*d][%.*f]' x 5 y 1.5; echo " rc=$?"; printf '%d %d|' 1 2 3; printf '[%#o][%#x][%.0d][%08.3d][%-5d]\\n' 8 0 0 7 3`,
+    stdout: '[5][2] rc=0\n1 2|3 0|[010][0][][     007][3    ]\n',
+    stderr: "sh: invalid number 'x'\nsh: invalid number 'y'\nsh: invalid number ''\n",
+    exitCode: 0,
+  },
+  {
+    script: `printf '[%f][%5.1f][%G][%f][%e]' inf -inf inf '1.5 ' 0x1p3; echo " rc=$?"; printf '[%c%c][%3c]' abc '' '' | od -An -c`,
+    stdout: '[inf][ -inf][INF][0.000000][8.000000e+00] rc=1\n   [   a  \\0   ]   [          \\0   ]\n',
+    stderr: "sh: invalid number '1.5 '\n",
+  },
   { script: 'yes | head -3', stdout: 'y\ny\ny\n' },
   { script: 'yes ab cd | head -2', stdout: 'ab cd\nab cd\n' },
   { script: `ash -c 'echo $0 ok; exit 4'`, stdout: 'ash ok\n', exitCode: 4 },

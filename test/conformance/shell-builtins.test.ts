@@ -58,6 +58,19 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode: number
     stderr: 'sh: shift: line 0: Illegal number: x\n',
     exitCode: 2,
   },
+  // A background job (`cmd &`): a subshell of its own (its cd and assignments stay in it), stdin at
+  // end of file, `$!` its pid (above $$), `$?` 0 at once and under set -e, `wait PID` its status
+  // (127 for a pid that is no job of the shell's, 2 and the message for what is no number), a
+  // signal to it a success until it is waited for (running, or a zombie), then no such process.
+  {
+    script:
+      'set -e; false & p=$!; [ "$p" -gt $$ ] && echo bigger; wait $p || echo "rc=$?"; set +e; (exit 7) & wait $!; echo "rc=$?"; ' +
+      'cd /tmp & x=1 & read v & q=$!; kill -0 $q; echo "kill $?"; wait $q; echo "rc=$? $(pwd) [$x]"; kill -0 $q 2>/dev/null; echo "kill $?"; ' +
+      'wait 99; echo "rc=$?"; wait x y; echo "rc=$?"',
+    stdout: 'bigger\nrc=1\nrc=7\nkill 0\nrc=1 /root []\nkill 1\nrc=127\nrc=2\n',
+    stderr: 'sh: wait: line 0: Illegal number: x\n',
+    exitCode: 0,
+  },
   // The errors that end a shell that is not interactive, with 2, in ash's words.
   { script: 'echo $((1/0)); echo after', stdout: '', stderr: 'sh: divide by zero\n', exitCode: 2 },
   { script: 'echo $((x+)); echo after', stdout: '', stderr: 'sh: arithmetic syntax error\n', exitCode: 2 },

@@ -8,6 +8,7 @@ import { umaskOf } from './program-host.js';
 import type { GuestInit } from './guest-proc.js';
 import { bytesOutput } from './bytes-output.js';
 import { exprCommand } from './busybox-expr.js';
+import { printfCommand } from './busybox-printf.js';
 
 /** What the busybox programs below need to know about the instance and the command running them. */
 export interface BusyboxHost {
@@ -35,63 +36,6 @@ async function lookUp(ctx: CommandContext, file: '/etc/passwd' | '/etc/group', k
   return lines.find((f) => f[0] === key) ?? (/^\d+$/.test(key) ? ['', '', key, key] : undefined);
 }
 
-/** Text as the bytes of its UTF-8 form, one character per byte, except characters that are bytes already. */
-const asBytes = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
-
-/**
- * While just-bash's printf runs, the format's own characters of the Latin-1 range (the `é` of
- * `printf 'é\xff'`) stand at U+E080 to U+E0FF and the bytes its escapes name past ASCII at U+E180
- * to U+E1FF (private use): it would decode escaped bytes that form UTF-8 (`\xc3\xa9`) into the
- * character, and a character of that range, written or escaped, would then read as one byte.
- */
-const textMark = 0xe000;
-const byteMark = 0xe100;
-
-/** A printf escape that writes a byte outside ASCII (`\xff`, `\377`): the output is then bytes, not text. */
-const byteEscape = /\\(?:x[89a-fA-F][0-9a-fA-F]|0?[2-3][0-7]{2})/;
-
-/**
- * A format's escapes of a number (`\xHH`, `\NNN` with at most three octal digits, a leading 0 one of
- * them, as busybox reads `\0302` as `\030` and `2`) and its escaped backslash, which stays as it is.
- */
-const numberEscape = /\\(\\|x[0-9a-fA-F]{1,2}|[0-7]{1,3})/g;
-
-const markText = (text: string): string => text.replace(/[\u0080-\u00ff]/g, (c) => String.fromCharCode(textMark + c.charCodeAt(0)));
-
-function markFormat(format: string): string {
-  return markText(format).replace(numberEscape, (escape, body: string) => {
-    if (body === '\\') return escape;
-    // Octal digits are taken while the value stays a byte (`\400` is `\40` and `0`).
-    const digits = !body.startsWith('x') && parseInt(body, 8) > 0xff ? body.slice(0, 2) : body;
-    const value = body.startsWith('x') ? parseInt(body.slice(1), 16) : parseInt(digits, 8);
-    const after = body.slice(digits.length);
-    // An ASCII one as `\xHH`, which just-bash reads as busybox does (its octal takes a fourth digit after a 0);
-    // an escaped `%` is a percent sign, not a conversion.
-    const ascii = value === 0x25 ? '%%' : `\\x${value.toString(16).padStart(2, '0')}`;
-    return (value >= 0x80 ? String.fromCharCode(byteMark + value) : ascii) + after;
-  });
-}
-
-/** printf's output with the marks undone: escaped bytes as themselves, text as UTF-8 (a byte `%b` wrote stays one); raw if it has any such byte. */
-function unmark(output: string): { out: string; raw: boolean } {
-  let raw = false;
-  const out = [...output]
-    .map((c) => {
-      const code = c.charCodeAt(0);
-      if (code <= 0xff) {
-        raw ||= code >= 0x80;
-        return c;
-      }
-      if (code >= byteMark + 0x80 && code <= byteMark + 0xff) {
-        raw = true;
-        return String.fromCharCode(code - byteMark);
-      }
-      return asBytes(code >= textMark + 0x80 && code <= textMark + 0xff ? String.fromCharCode(code - textMark) : c);
-    })
-    .join('');
-  return { out, raw };
-}
-
 /**
  * The busybox programs scripts and tools reach for that just-bash does not have (`yes`, `mktemp`,
  * `chown`, `dd`, `df`, `ps`, `ash`), and `printf` writing the byte an escape names (just-bash
@@ -99,28 +43,6 @@ function unmark(output: string): { out: string; raw: boolean } {
  * test beds (LXD 5.0.2, Incus 6.0.4; `test/conformance/busybox-programs.test.ts`).
  */
 export function busyboxCommands(host: BusyboxHost): Command[] {
-  const printf: Command = {
-    name: 'printf',
-    async execute(args, ctx): Promise<ExecResult> {
-      if (!ctx.origCommand) return fail('sh: printf: not found\n', 127);
-      const [format = '', ...rest] = args;
-      // A conversion busybox does not have (`%q`, a bare `%`): what comes before it is printed, then the error, 1.
-      const bad = invalidDirective(format);
-      if (bad) {
-        const before = bad.before === '' ? ok('') : await printf.execute([bad.before, ...rest.slice(0, bad.consumed)], ctx);
-        return { ...before, stderr: `${before.stderr}sh: ${bad.shown}: invalid format\n`, exitCode: 1 };
-      }
-      if (!/\\(?:x[0-9a-fA-F]|[0-7])/.test(format) && !rest.some((a) => byteEscape.test(a))) return ctx.origCommand(args);
-      const result = await ctx.origCommand([markFormat(format), ...rest.map(markText)]);
-      const { out, raw } = unmark(result.stdout);
-      // Bytes that are UTF-8 (none past ASCII, or escapes spelling `é`) are text, read back as it: the
-      // exec hands text out as UTF-8, where it would decode bytes back into a character of one byte.
-      const bytes = Buffer.from(out, 'latin1');
-      if (!raw || isUtf8(bytes)) return { ...result, stdout: bytes.toString('utf8') };
-      host.rawOutput();
-      return { ...result, stdout: out, stdoutKind: 'bytes' };
-    },
-  };
   const tr: Command = {
     name: 'tr',
     // busybox reads `\NNN` (octal, `\0` the NUL byte) in its sets; just-bash reads `\0` as `0`.
@@ -298,47 +220,7 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
       return ok(header + procs.map((p) => line(fields.map((f) => columns[f]!.value(p)))).join(''));
     },
   };
-  return [printf, tr, yes, mktemp, chown, dd, df, ps, exprCommand()];
-}
-
-/**
- * The first directive of a printf format that busybox's printf refuses, if any (print_formatted):
- * the format before it, the arguments the directives before it take (`*` takes one more), and
- * what its message shows (the format from that `%` to its end, the size modifiers `l L h z` taken
- * out, escapes as typed). A directive is `%%`, `%b`, or one flag of `-+ #`, a width (or `*`), a
- * precision (or `.*`), size modifiers and one of `diouxXfeEgGcs`.
- */
-function invalidDirective(format: string): { before: string; consumed: number; shown: string } | undefined {
-  let consumed = 0;
-  for (let i = 0; i < format.length; i++) {
-    if (format[i] === '\\') {
-      i++;
-      continue;
-    }
-    if (format[i] !== '%') continue;
-    const start = i++;
-    if (format[i] === '%') continue;
-    if (format[i] === 'b') {
-      consumed++;
-      continue;
-    }
-    if ('-+ #'.includes(format[i] ?? '\0')) i++;
-    if (format[i] === '*') (consumed++, i++);
-    else while (/[0-9]/.test(format[i] ?? '')) i++;
-    if (format[i] === '.') {
-      i++;
-      if (format[i] === '*') (consumed++, i++);
-      else while (/[0-9]/.test(format[i] ?? '')) i++;
-    }
-    let sized = i;
-    while (/[lLhz]/.test(format[sized] ?? '')) sized++;
-    const conversion = format[sized];
-    if (conversion === undefined || !'diouxXfeEgGcs'.includes(conversion))
-      return { before: format.slice(0, start), consumed, shown: format.slice(start, i) + format.slice(sized) };
-    consumed++;
-    i = sized;
-  }
-  return undefined;
+  return [printfCommand(host), tr, yes, mktemp, chown, dd, df, ps, exprCommand()];
 }
 
 /** busybox df -h's sizes: one decimal below 10, units K M G T, from KiB. */

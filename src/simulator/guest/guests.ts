@@ -362,7 +362,7 @@ export class Guests {
       pid: shellPid,
       killSelf: signalSelf,
       signalInit,
-      signalShell: (pid, signal) => processes.signal(pid, signal),
+      signalShell: (pid, signal) => processes.signal(pid, signal) || shellState.isJob(pid),
     };
     const key = instanceKey(inst.project, inst.name);
     const scriptEnded = (outcome: CommandOutcome, interrupted: boolean): void => {

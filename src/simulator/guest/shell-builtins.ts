@@ -56,6 +56,11 @@ export interface ShellBuiltins {
    * inherits, no traps, its own signals and EXIT trap.
    */
   spawn(): SpawnedShell;
+  /**
+   * Whether `pid` is a background job the shell started (`cmd &`, `$!`) and has not waited for: it
+   * ran to its end, a zombie, which a signal reaches without effect (`kill $!` succeeds; after `wait`, no such process).
+   */
+  isJob(pid: number): boolean;
 }
 
 /** The state of a shell process started inside the command's shell ({@link ShellBuiltins.spawn}). */
@@ -152,6 +157,8 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
   // and with its traps reset, but for the ignored ones (`trap '' SIG`), as ash's fork does; a
   // signal sent to $$ still reaches the shell's own traps.
   const saved: { mask: number; traps: Map<string, string> }[] = [];
+  // The pids of the background jobs it started (`cmd &`) and has not waited for: they ran to their end, zombies until `wait`.
+  const jobs = new Set<number>();
   const subshell: Command = {
     name: '__reflex_subshell',
     async execute(args) {
@@ -162,6 +169,12 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
         const action = current.get('EXIT');
         current.delete('EXIT');
         return ok(action ?? '');
+      } else if (args[0] === 'job') {
+        jobs.add(Number(args[1]));
+      } else if (args[0] === 'reaped') {
+        // `wait PID` reaps the job (its status stays for another wait); `wait` alone all of them.
+        if (args[1] === undefined) jobs.clear();
+        else jobs.delete(Number(args[1]));
       } else if (args[0] === 'leave') {
         const parent = saved.pop();
         if (parent) ({ mask, traps: current } = parent);
@@ -190,7 +203,7 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
   // The patched shell asks the traps of the shell process it runs in.
   const pending: Command = { name: signals.pendingCommand().name, execute: (args, ctx) => signals.pendingCommand().execute(args, ctx) };
 
-  const jobs: Command = { name: 'jobs', execute: async () => ok() };
+  const jobsCommand: Command = { name: 'jobs', execute: async () => ok() };
   const times: Command = { name: 'times', execute: async () => ok('0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n') };
   // busybox's `show_history`: the terminal's lines, numbered from 0 (a shell without a terminal has none); its operands are ignored.
   const historyCommand: Command = {
@@ -204,9 +217,22 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
   };
 
   return {
-    commands: [umask, trap, ulimit, jobs, times, historyCommand, helpCommand, subshell, directoryStdinCommand(), terminalStdinCommand(), pending],
+    commands: [
+      umask,
+      trap,
+      ulimit,
+      jobsCommand,
+      times,
+      historyCommand,
+      helpCommand,
+      subshell,
+      directoryStdinCommand(),
+      terminalStdinCommand(),
+      pending,
+    ],
     exitTrap: () => traps.get('EXIT') || undefined,
     umask: () => mask,
+    isJob: (pid) => jobs.has(pid),
     signals: topSignals,
     spawn,
   };
