@@ -1,6 +1,5 @@
 import { isUtf8 } from 'node:buffer';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
-import type { BusyboxHost } from './busybox-programs.js';
 
 const ok = (stdout = ''): ExecResult => ({ stdout, stderr: '', exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
@@ -293,7 +292,7 @@ function busyboxNumbers(pieces: Piece[], args: string[]): { format: string; args
  * written as that byte (just-bash writes `\xff` as the text `ÿ`, two bytes in UTF-8). Its output
  * and messages are busybox's on the test beds (`test/conformance/busybox-programs.test.ts`).
  */
-export function printfCommand(host: Pick<BusyboxHost, 'rawOutput'>): Command {
+export function printfCommand(host: { rawOutput: () => void }): Command {
   const printf: Command = {
     name: 'printf',
     async execute(args, ctx): Promise<ExecResult> {
