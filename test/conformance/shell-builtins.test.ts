@@ -71,6 +71,26 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode: number
     stderr: 'sh: wait: line 0: Illegal number: x\n',
     exitCode: 0,
   },
+  // `type` with an option (any: ash skips one word that starts with -) names each command briefly:
+  // an alias as its definition, a builtin or function by its name, a program by its path or applet
+  // name, nothing for one not found (127).
+  {
+    script: `f() { :; }; alias a=b; type -t cd f a /bin/ls ls nosuch; echo "rc=$?"; type -- ls`,
+    stdout: "cd\nf\nalias a='b'\n/bin/ls\nls\nrc=127\nls\n",
+    exitCode: 0,
+  },
+  {
+    script: 'getopts a; echo "rc=$?"',
+    stdout: 'rc=2\n',
+    stderr: 'sh: getopts: line 0: usage: getopts optstring var [arg]\n',
+    exitCode: 0,
+  },
+  // A read-only variable given a value by export, readonly or local: the builtin names itself.
+  { script: 'readonly r=1; export r=3; echo no', stdout: '', stderr: 'sh: export: line 0: r: is read only\n', exitCode: 2 },
+  { script: 'readonly r=1; readonly r=5; echo no', stdout: '', stderr: 'sh: readonly: line 0: r: is read only\n', exitCode: 2 },
+  { script: 'readonly r=1; f() { local r=2; }; f; echo no', stdout: '', stderr: 'sh: local: line 0: r: is read only\n', exitCode: 2 },
+  // ${X:?word} says the word, even an empty one.
+  { script: 'X=; echo ${X:?""}; echo no', stdout: '', stderr: 'sh: X: \n', exitCode: 2 },
   // The errors that end a shell that is not interactive, with 2, in ash's words.
   { script: 'echo $((1/0)); echo after', stdout: '', stderr: 'sh: divide by zero\n', exitCode: 2 },
   { script: 'echo $((x+)); echo after', stdout: '', stderr: 'sh: arithmetic syntax error\n', exitCode: 2 },
@@ -94,6 +114,25 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode: number
       '[ 1 -lt ]; echo $?; [ a b ]; echo $?; [ 1 -eq 1 ; echo $?; test " 1 " -eq 1; echo $?; test 9223372036854775807 -gt 9223372036854775806; echo $?',
     stdout: '2\n2\n2\n0\n0\n',
     stderr: 'sh: -lt: argument expected\nsh: b: unknown operand\nsh: missing ]\n',
+    exitCode: 0,
+  },
+  // Past three arguments, test's grammar is busybox's (test.c): a word left over is an unknown operand, a
+  // missing one is expected, a `(` needs its `)`; a bad number ends it where it is read; POSIX's four-argument `!`.
+  {
+    script:
+      'test 1 2 3 4 5; echo $?; test ! a = a b; echo $?; test a -a; echo $?; test \\( 1 -eq 1; echo $?; [ a -o ]; echo $?; ' +
+      'test a -eq 1 b; echo $?; [ -t x ]; echo $?; test \\( \\); echo $?',
+    stdout: '2\n2\n2\n2\n2\n2\n2\n2\n',
+    stderr:
+      'sh: 2: unknown operand\nsh: b: unknown operand\nsh: argument expected\nsh: closing paren expected\nsh: argument expected\n' +
+      'sh: a: bad number\nsh: x: bad number\nsh: closing paren expected\n',
+    exitCode: 0,
+  },
+  {
+    script:
+      'test ! \\( ! a \\); echo $?; test \\( a -o b \\) -a \\( ! c \\); echo $?; test "" -o a; echo $?; test ! ! a; echo $?; ' +
+      "test '(' = '('; echo $?; test -f /etc/passwd -a -d /tmp -a ! -e /nosuch; echo $?",
+    stdout: '0\n1\n0\n0\n0\n0\n',
     exitCode: 0,
   },
   // printf's conversions are busybox's: another (`%q`, a bare `%`) prints what came before it, then 1.

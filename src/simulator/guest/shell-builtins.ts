@@ -1,3 +1,4 @@
+import { testSyntaxCommand } from './busybox-test.js';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { directoryStdinCommand } from './directory-stdin.js';
 import { terminalStdinCommand } from './terminal-stdin.js';
@@ -226,6 +227,7 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
       historyCommand,
       helpCommand,
       subshell,
+      testSyntaxCommand,
       directoryStdinCommand(),
       terminalStdinCommand(),
       pending,
