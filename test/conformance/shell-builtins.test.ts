@@ -101,6 +101,17 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode: number
   },
   { script: 'for i in 1; do shift x; done; echo no', stdout: '', stderr: 'sh: shift: line 0: Illegal number: x\n', exitCode: 2 },
   { script: '{ shift x; } 2>&1; echo no', stdout: 'sh: shift: line 0: Illegal number: x\n', stderr: '', exitCode: 2 },
+  // bash's syntax that ash refuses when it reads the line (nothing of the line runs): arrays,
+  // here-strings, C-style for, |&. A line before it has run.
+  { script: 'echo a\necho b; a=(1 2); echo c', stdout: 'a\n', stderr: 'sh: syntax error: unexpected "("\n', exitCode: 2 },
+  { script: 'echo a; cat <<< hi', stdout: '', stderr: 'sh: syntax error: unexpected redirection\n', exitCode: 2 },
+  {
+    script: 'echo a\nif true; then\n  for ((i=0;i<2;i++)); do echo $i; done\nfi',
+    stdout: 'a\n',
+    stderr: 'sh: syntax error: bad for loop variable\n',
+    exitCode: 2,
+  },
+  { script: 'echo x |& cat; echo b', stdout: '', stderr: 'sh: syntax error: unexpected "&"\n', exitCode: 2 },
   // The errors that end a shell that is not interactive, with 2, in ash's words.
   { script: 'echo $((1/0)); echo after', stdout: '', stderr: 'sh: divide by zero\n', exitCode: 2 },
   { script: 'echo $((x+)); echo after', stdout: '', stderr: 'sh: arithmetic syntax error\n', exitCode: 2 },
