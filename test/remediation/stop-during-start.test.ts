@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InstanceClient } from '../../src/client/client.js';
 import { parseTarget } from '../../src/client/target.js';
+import type { SimulatorOptions } from '../../src/simulator/options.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/simulator.js';
 import type { StoredAuditRecord } from '../../src/audit/audit-log.js';
 import { auditTrail, waitForAudit } from '../support/audit-trail.js';
@@ -33,6 +34,31 @@ describe("an operator's stop refused while Reflex's start runs", () => {
 
   const client = (sim: RunningSimulator) => new InstanceClient(parseTarget(`unix://${sim.socketPath}`));
 
+  /** A simulator whose `c1` opted in, watched by a subscriber and a worker (returned, to be killed). */
+  async function watched(prefix: string, timings: SimulatorOptions['timings']): Promise<{ sim: RunningSimulator; worker: ReflexProcess }> {
+    const sim = await startSimulator({ instances: 0, timings });
+    cleanups.push(() => sim.stop());
+    sim.controls.addInstance({ name: 'c1', config: optIn });
+    await reflex(sim, prefix, 'subscriber').waitForLog('event stream connected');
+    const worker = reflex(sim, prefix, 'worker');
+    await worker.waitForLog('reflex running');
+    return { sim, worker };
+  }
+
+  /** Crashes `c1` and answers the id of the start Reflex sent for it, once the trail has it. */
+  async function crashedAndStarted(sim: RunningSimulator, prefix: string): Promise<string> {
+    const crashedAt = Date.now();
+    sim.controls.crash('c1');
+    const trail = await waitForAudit(
+      redisUrl(),
+      prefix,
+      'c1',
+      (rs) => startCallsSince(rs, crashedAt).some((r) => r.operationId !== undefined),
+      30_000,
+    );
+    return String(startCallsSince(trail, crashedAt)[0]!.operationId);
+  }
+
   /** The operator's stop, as `lxc stop` sends it; answers how its operation ended. */
   async function operatorStop(sim: RunningSimulator, name: string): Promise<string> {
     const op = await client(sim).changeState(name, { action: 'stop', timeout: -1, force: false });
@@ -50,27 +76,9 @@ describe("an operator's stop refused while Reflex's start runs", () => {
   for (const { killed, gone, title } of cases)
     it(`is honoured: the container ends Stopped, the start given back${title}`, async () => {
       // Forgotten: the daemon drops an ended operation after a while (LXD: 5 s), the operator's refused stop with it.
-      const sim = await startSimulator({
-        instances: 0,
-        timings: { startMs: 2_000, stopHookMs: 100, ...(gone ? { operationRetentionMs: 200 } : {}) },
-      });
-      cleanups.push(() => sim.stop());
-      sim.controls.addInstance({ name: 'c1', config: optIn });
       const prefix = uniquePrefix('start-stop');
-      const subscriber = reflex(sim, prefix, 'subscriber');
-      await subscriber.waitForLog('event stream connected');
-      const worker = reflex(sim, prefix, 'worker');
-      await worker.waitForLog('reflex running');
-
-      const crashedAt = Date.now();
-      sim.controls.crash('c1');
-      const startId = await waitForAudit(
-        redisUrl(),
-        prefix,
-        'c1',
-        (rs) => startCallsSince(rs, crashedAt).some((r) => r.operationId !== undefined),
-        30_000,
-      ).then((rs) => String(startCallsSince(rs, crashedAt)[0]!.operationId));
+      const { sim, worker } = await watched(prefix, { startMs: 2_000, stopHookMs: 100, ...(gone ? { operationRetentionMs: 200 } : {}) });
+      const startId = await crashedAndStarted(sim, prefix);
       if (killed) await worker.kill(); // SIGKILL while the start operation still runs
       const stop = await operatorStop(sim, 'c1');
       expect(stop, 'the daemon refuses a stop while the start runs').toMatch(/^Failure: .*busy running a "start" operation/);
@@ -99,18 +107,9 @@ describe("an operator's stop refused while Reflex's start runs", () => {
     }, 120_000);
 
   it('alerts when the instance cannot be stopped again: action.give-back-failed stays firing while it runs, and ends once it is stopped', async () => {
-    const sim = await startSimulator({ instances: 0, timings: { startMs: 2_000, stopHookMs: 100 } });
-    cleanups.push(() => sim.stop());
-    sim.controls.addInstance({ name: 'c1', config: optIn });
     const prefix = uniquePrefix('start-stop-fail');
-    const subscriber = reflex(sim, prefix, 'subscriber');
-    await subscriber.waitForLog('event stream connected');
-    const worker = reflex(sim, prefix, 'worker');
-    await worker.waitForLog('reflex running');
-
-    const crashedAt = Date.now();
-    sim.controls.crash('c1');
-    await waitForAudit(redisUrl(), prefix, 'c1', (rs) => startCallsSince(rs, crashedAt).some((r) => r.operationId !== undefined), 30_000);
+    const { sim } = await watched(prefix, { startMs: 2_000, stopHookMs: 100 });
+    await crashedAndStarted(sim, prefix);
     expect(await operatorStop(sim, 'c1')).toMatch(/^Failure: .*busy running a "start" operation/);
     // The daemon fails the give-back's clean stop and its forced one.
     sim.controls.failNext('c1', 2, 'Injected stop failure');
@@ -163,24 +162,9 @@ describe("an operator's stop refused while Reflex's start runs", () => {
   }, 120_000);
 
   it('touches nothing when the name is another instance by the time the start is given back (deleted and made again)', async () => {
-    const sim = await startSimulator({ instances: 0, timings: { startMs: 2_000, stopHookMs: 100, operationRetentionMs: 200 } });
-    cleanups.push(() => sim.stop());
-    sim.controls.addInstance({ name: 'c1', config: optIn });
     const prefix = uniquePrefix('start-stop-new');
-    const subscriber = reflex(sim, prefix, 'subscriber');
-    await subscriber.waitForLog('event stream connected');
-    const worker = reflex(sim, prefix, 'worker');
-    await worker.waitForLog('reflex running');
-
-    const crashedAt = Date.now();
-    sim.controls.crash('c1');
-    const startId = await waitForAudit(
-      redisUrl(),
-      prefix,
-      'c1',
-      (rs) => startCallsSince(rs, crashedAt).some((r) => r.operationId !== undefined),
-      30_000,
-    ).then((rs) => String(startCallsSince(rs, crashedAt)[0]!.operationId));
+    const { sim, worker } = await watched(prefix, { startMs: 2_000, stopHookMs: 100, operationRetentionMs: 200 });
+    const startId = await crashedAndStarted(sim, prefix);
     await worker.kill(); // SIGKILL while the start operation still runs
     expect(await operatorStop(sim, 'c1')).toMatch(/^Failure: .*busy running a "start" operation/);
     await until(
