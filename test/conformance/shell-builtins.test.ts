@@ -112,6 +112,20 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode: number
     exitCode: 2,
   },
   { script: 'echo x |& cat; echo b', stdout: '', stderr: 'sh: syntax error: unexpected "&"\n', exitCode: 2 },
+  // bash's expansions ash lacks end the shell where they are expanded; (( … )) is two subshells in ash, running a command.
+  {
+    script: 'x=AbC; echo ${x/b/z} ${x:1:1} ${#x}; echo ${x^^}; echo no',
+    stdout: 'AzC b 3\n',
+    stderr: 'sh: syntax error: bad substitution\n',
+    exitCode: 2,
+  },
+  { script: 'y=x; echo ${!y}; echo no', stdout: '', stderr: 'sh: syntax error: bad substitution\n', exitCode: 2 },
+  {
+    script: '(( x = 2 )); echo "rc=$? x=$x"\necho a; (( ))',
+    stdout: 'rc=127 x=\n',
+    stderr: 'sh: x: not found\nsh: syntax error: unexpected ")"\n',
+    exitCode: 2,
+  },
   // The errors that end a shell that is not interactive, with 2, in ash's words.
   { script: 'echo $((1/0)); echo after', stdout: '', stderr: 'sh: divide by zero\n', exitCode: 2 },
   { script: 'echo $((x+)); echo after', stdout: '', stderr: 'sh: arithmetic syntax error\n', exitCode: 2 },
