@@ -320,7 +320,7 @@ export class ActionExecutor {
         job.identity,
       );
     } catch (err) {
-      return this.giveBackFailed(job, jobId, attempt, trail, outcome, request, err as ReflexError);
+      return this.giveBackFailed(job, jobId, attempt, trail, outcome, request, err as Error & { code?: string });
     }
     const { ended, done } = given;
     const summary = `superseded: ${describeRequest(ended)}, while this ${job.action} ran; an operator's decision is never undone: ${done}`;
@@ -351,16 +351,17 @@ export class ActionExecutor {
     trail: Trail,
     outcome: ActionOutcome,
     request: OperatorRequest,
-    err: ReflexError,
+    err: Error & { code?: string },
   ): Promise<ActionOutcome> {
     const verb = request.action === 'freeze' ? 'freeze' : 'stop';
+    const code = err.code ?? 'GIVE_BACK_FAILED';
     const summary = `superseded: ${describeRequest(request)}, while this ${job.action} ran; ${err.message}`;
     this.deps.logger.error(
       { instance: job.instance, project: job.project, rule: job.rule, action: job.action, operation: request.operationId, err },
       `${job.instance} runs against an operator's ${request.action}: it could not be given back`,
     );
-    await trail.outcome(`${job.action} given back, and that failed (${err.code}): ${outcome.summary}, then ${summary}`, 'failed', {
-      code: err.code,
+    await trail.outcome(`${job.action} given back, and that failed (${code}): ${outcome.summary}, then ${summary}`, 'failed', {
+      code,
       recheck: 'superseded',
       operationId: outcome.operationId,
       attempt,
