@@ -7,6 +7,7 @@ import { builtinActions, type ActionRegistry } from '../actions/registry.js';
 import { actionFailedKind, Alerts, giveBackFailedKind } from '../alerts/alerts.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { isApiStatus } from '../client/api-error.js';
+import { StatusCode } from '../client/status-code.js';
 import type { InstanceClient } from '../client/client.js';
 import type { OperationObject } from '../client/envelope.js';
 import type { ReflexError } from '../errors/reflex-error.js';
@@ -320,7 +321,7 @@ export class ActionExecutor {
         job.identity,
       );
     } catch (err) {
-      return this.giveBackFailed(job, jobId, attempt, trail, outcome, request, err as Error & { code?: string });
+      return this.giveBackFailed(job, jobId, attempt, trail, outcome, request, err as Error & { code?: string }, client);
     }
     const { ended, done } = given;
     const summary = `superseded: ${describeRequest(ended)}, while this ${job.action} ran; an operator's decision is never undone: ${done}`;
@@ -352,6 +353,7 @@ export class ActionExecutor {
     outcome: ActionOutcome,
     request: OperatorRequest,
     err: Error & { code?: string },
+    client: InstanceClient,
   ): Promise<ActionOutcome> {
     const verb = request.action === 'freeze' ? 'freeze' : 'stop';
     const code = err.code ?? 'GIVE_BACK_FAILED';
@@ -379,6 +381,20 @@ export class ActionExecutor {
       },
       { once: `give-back-failed:${jobId}`, record: { rule: job.rule } },
     );
+    // The operator may have brought it down by hand already, its event handled before the raise:
+    // read it now, after the raise, so that one side or the other ends the alert.
+    const state = await client.getInstanceState(job.instance).catch((readErr: unknown) => {
+      this.deps.logger.warn(
+        { instance: job.instance, err: readErr },
+        'could not read the instance after raising action.give-back-failed: its Stopped event ends it',
+      );
+      return undefined;
+    });
+    if (state?.status_code === StatusCode.Stopped || state?.status_code === StatusCode.Frozen)
+      await this.alerts.resolveFiring(giveBackFailedKind, refOf(job), {
+        summary: `${job.instance} is ${state.status} (${state.status_code}) now, as the operator asked`,
+        outcome: 'recovered',
+      });
     return { result: 'skipped', summary };
   }
 

@@ -45,6 +45,20 @@ describe("an operator's stop refused while Reflex's start runs", () => {
     return { sim, worker };
   }
 
+  /** Waits until the daemon has forgotten the operation (its retention lapsed): a GET of it fails. */
+  const forgotten = (sim: RunningSimulator, id: string): Promise<true> =>
+    until(
+      'the start operation forgotten',
+      () =>
+        client(sim)
+          .getOperation(id)
+          .then(
+            () => false,
+            () => true,
+          ),
+      30_000,
+    );
+
   /** Crashes `c1` and answers the id of the start Reflex sent for it, once the trail has it. */
   async function crashedAndStarted(sim: RunningSimulator, prefix: string): Promise<string> {
     const crashedAt = Date.now();
@@ -82,18 +96,7 @@ describe("an operator's stop refused while Reflex's start runs", () => {
       if (killed) await worker.kill(); // SIGKILL while the start operation still runs
       const stop = await operatorStop(sim, 'c1');
       expect(stop, 'the daemon refuses a stop while the start runs').toMatch(/^Failure: .*busy running a "start" operation/);
-      if (gone)
-        await until(
-          'the start operation forgotten',
-          () =>
-            client(sim)
-              .getOperation(startId)
-              .then(
-                () => false,
-                () => true,
-              ),
-          30_000,
-        );
+      if (gone) await forgotten(sim, startId);
       if (killed) await reflex(sim, prefix, 'worker').waitForLog('reflex running');
       await waitForAudit(redisUrl(), prefix, 'c1', (rs) => rs.some((r) => r.type === 'outcome' && /given back/.test(r.summary)), 30_000);
       await noActionPending(redisUrl(), prefix);
@@ -167,17 +170,7 @@ describe("an operator's stop refused while Reflex's start runs", () => {
     const startId = await crashedAndStarted(sim, prefix);
     await worker.kill(); // SIGKILL while the start operation still runs
     expect(await operatorStop(sim, 'c1')).toMatch(/^Failure: .*busy running a "start" operation/);
-    await until(
-      'the start operation forgotten',
-      () =>
-        client(sim)
-          .getOperation(startId)
-          .then(
-            () => false,
-            () => true,
-          ),
-      30_000,
-    );
+    await forgotten(sim, startId);
     // The operator deletes the instance and makes another one under its name, running.
     await (await client(sim).changeState('c1', { action: 'stop', force: true })).wait();
     await (await client(sim).deleteInstance('c1')).wait();

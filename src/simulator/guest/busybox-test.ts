@@ -33,12 +33,14 @@ function getn(word: string): void {
 
 /**
  * The syntax of a `test` (or `[` without its `]`) as busybox's test.c reads it: POSIX's special
- * cases for up to four arguments, then its recursive grammar (`oexpr`, `aexpr`, `nexpr`,
- * `primary`, `binop`), the numbers of the integer comparisons read as it reads them, and an
- * argument left over. Answers the error busybox says (`sh: 2: unknown operand`, `sh: closing
- * paren expected`, `sh: argument expected`, `sh: X: bad number`), or undefined when the words are
- * a test it evaluates; the evaluation itself is just-bash's (patched, item 57). Walks the words
- * as test.c does, so a grammar that recurses does so only as deep as the words nest.
+ * cases for up to four arguments, then its grammar (`oexpr`, `aexpr`, `nexpr`, `primary`,
+ * `binop`), the numbers of the integer comparisons read as it reads them, and an argument left
+ * over. Answers the error busybox says (`sh: 2: unknown operand`, `sh: closing paren expected`,
+ * `sh: argument expected`, `sh: X: bad number`), or undefined when the words are a test it
+ * evaluates; the evaluation itself is just-bash's (patched, item 57). test.c recurses; for the
+ * syntax alone the grammar is a chain of `!`s, operands and `-a`/`-o`, with `(` … `)` nesting,
+ * so it is walked in a loop with a count of the open parentheses: no depth of words reaches the
+ * stack. `p` is the word last read, as test.c's `args`.
  */
 export function testSyntaxError(words: readonly string[]): string | undefined {
   let p = 0;
@@ -49,13 +51,9 @@ export function testSyntaxError(words: readonly string[]): string | undefined {
     if (second === undefined) syntax(words[p - 1], 'argument expected');
     if (numeric.has(op)) (getn(first), getn(second!));
   };
+  /** test.c's `primary` but for `(`: a unary test, a binary one, or a lone operand. */
   const primary = (n: Token): void => {
     if (n === 'EOI') syntax(undefined, 'argument expected');
-    if (n === 'LPAREN') {
-      oexpr(tokenOf(words[++p]));
-      if (tokenOf(words[++p]) !== 'RPAREN') syntax(undefined, 'closing paren expected');
-      return;
-    }
     const first = tokenOf(words[p]);
     const next = tokenOf(words[p + 1]);
     if (next !== 'EOI' && words[p + 2] !== undefined && next === 'BINOP') return binop();
@@ -67,26 +65,32 @@ export function testSyntaxError(words: readonly string[]): string | undefined {
     }
     if (next === 'BINOP') return binop();
   };
-  const nexpr = (n: Token): void => {
-    if (n === 'NOT') {
-      const after = tokenOf(words[++p]);
-      if (after === 'EOI') {
-        p--;
-        return;
+  /** test.c's `oexpr` from word `p`, its recursions as a loop: `nexpr` is `!`* then a primary or `( oexpr )`. */
+  const oexpr = (): void => {
+    let open = 0;
+    let n = tokenOf(words[p]);
+    for (;;) {
+      // nexpr: a `!` with nothing after it stands alone ("! ARG may miss ARG").
+      while (n === 'NOT' && words[p + 1] !== undefined) n = tokenOf(words[++p]);
+      if (n === 'LPAREN') {
+        open++;
+        n = tokenOf(words[++p]);
+        continue;
       }
-      return nexpr(after);
+      if (n !== 'NOT') primary(n);
+      // aexpr's `-a`, oexpr's `-o`, then each `)` that closes what is open.
+      for (;;) {
+        const after = tokenOf(words[p + 1]);
+        if (after === 'AND' || after === 'OR') {
+          p += 2;
+          n = tokenOf(words[p]);
+          break;
+        }
+        if (open === 0) return;
+        if (tokenOf(words[++p]) !== 'RPAREN') syntax(undefined, 'closing paren expected');
+        open--;
+      }
     }
-    primary(n);
-  };
-  const aexpr = (n: Token): void => {
-    nexpr(n);
-    if (tokenOf(words[++p]) === 'AND') return aexpr(tokenOf(words[++p]));
-    p--;
-  };
-  const oexpr = (n: Token): void => {
-    aexpr(n);
-    if (tokenOf(words[++p]) === 'OR') return oexpr(tokenOf(words[++p]));
-    p--;
   };
   try {
     // POSIX's cases for up to four arguments, before the grammar (test.c's `again` and `check_negate`).
@@ -103,7 +107,7 @@ export function testSyntaxError(words: readonly string[]): string | undefined {
       a++;
     }
     p = 0;
-    oexpr(tokenOf(words[0]));
+    oexpr();
     if (words[p] !== undefined && words[++p] !== undefined) return `sh: ${words[p]}: unknown operand`;
     return undefined;
   } catch (err) {
