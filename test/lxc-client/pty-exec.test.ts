@@ -1080,8 +1080,24 @@ function expectSession(got: { transcript: string; code: number }, expected: { tr
 /** `stty` without a terminal (the client's stdin a file, so the exec is not interactive): busybox's error, 1. */
 const noTerminal = { stdout: '1\n', stderr: 'stty: standard input: Inappropriate ioctl for device\n'.repeat(2), code: 0 };
 
-function withoutTerminal(remote: SimRemote, target: string): Promise<unknown> {
+function withoutTerminal(remote: SimRemote, target: string): Promise<{ stdout: string; stderr: string; code: number }> {
   return remote.lxc.run(['exec', target, '--', 'sh', '-c', 'stty size; stty -a; echo $?'], { input: '' });
+}
+
+/**
+ * {@link withoutTerminal} on the real daemon, with the loss {@link realSession} allows for: LXD
+ * 5.0.2 can end an exec's streams before their output (canonical/lxd#11890; a CI run got exit 0
+ * and nothing on either stream). The race only loses output, so a run whose streams are each a
+ * start of what is expected, cut short, runs again (five runs at most); any other output fails.
+ */
+async function realWithoutTerminal(remote: SimRemote, target: string): Promise<unknown> {
+  const cutShort = (r: { stdout: string; stderr: string }) =>
+    (r.stdout !== noTerminal.stdout || r.stderr !== noTerminal.stderr) &&
+    noTerminal.stdout.startsWith(r.stdout) &&
+    noTerminal.stderr.startsWith(r.stderr);
+  let res = await withoutTerminal(remote, target);
+  for (let run = 1; run < 5 && cutShort(res); run++) res = await withoutTerminal(remote, target);
+  return res;
 }
 
 let t: SimRemote;
@@ -1108,7 +1124,7 @@ await describeBed(lxdBed, 'lxc exec -- sh on a terminal: the same transcripts fr
     it(s.name, async () => expectSession(await realSession(bed.remote(), bed.target(), s.steps, s.transcript), s), 120_000);
 
   it('stty without a terminal says so, as busybox', async () => {
-    expect(await withoutTerminal(bed.remote(), bed.target())).toMatchObject(noTerminal);
+    expect(await realWithoutTerminal(bed.remote(), bed.target())).toMatchObject(noTerminal);
   });
 });
 
