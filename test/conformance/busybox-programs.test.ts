@@ -1,12 +1,12 @@
 import { expect, it } from 'vitest';
-import { conformance, launchPerSuite, printing } from './targets.js';
+import { conformance, launchPerSuite, printing, shScripts, type ShScript } from './targets.js';
 
 /**
  * The busybox programs and /proc files scripts reach for first (issue #41 item 5): each case is
  * the test beds' busybox on LXD 5.0.2 and Incus 6.0.4, held to the simulator's guest. What differs
  * by nature (pids, sizes of the host's disk and memory, random names) is reduced to its shape.
  */
-const cases: { script: string; stdout: string; stderr?: string; exitCode?: number }[] = [
+const cases: ShScript[] = [
   { script: `printf '\\xff' | wc -c`, stdout: '1\n' },
   { script: `printf 'a\\377\\n' > /tmp/rt-b; wc -c < /tmp/rt-b`, stdout: '3\n' },
   { script: `printf 'é\\n' | wc -c`, stdout: '3\n' },
@@ -124,20 +124,7 @@ await conformance(
   'the guest runs the busybox programs scripts reach for (yes, ash, mktemp, chown, dd, df, ps) and shows /proc as a busybox container does',
   (target) => {
     const name = launchPerSuite(target);
-    for (const c of cases) {
-      it(`sh -c '${c.script}'`, async () => {
-        const t = target();
-        const prints = [...(c.stdout ? ['stdout' as const] : []), ...(c.stderr ? ['stderr' as const] : [])];
-        const res = await printing(
-          t,
-          async () => (await t.client.exec(name(), { command: ['sh', '-c', c.script] })).wait({ timeoutMs: 20_000 }),
-          prints,
-          { stdout: c.stdout, stderr: c.stderr },
-        );
-        expect({ stdout: res.stdout, exitCode: res.exitCode }).toEqual({ stdout: c.stdout, exitCode: c.exitCode ?? 0 });
-        if (c.stderr !== undefined) expect(res.stderr).toBe(c.stderr);
-      });
-    }
+    shScripts(target, name, cases);
 
     it('a node name set with hostname lasts until the instance stops', async () => {
       const t = target();

@@ -1,12 +1,11 @@
-import { expect, it } from 'vitest';
-import { conformance, launchPerSuite, printing } from './targets.js';
+import { conformance, launchPerSuite, shScripts, type ShScript } from './targets.js';
 
 /**
  * The guest shell's builtins that scripts and tools run first (issue #41 item 5): Ansible starts
  * every module with `umask 77 && mkdir …`, scripts clean up with `trap … EXIT`. Each case is the
  * test beds' busybox `sh` on LXD 5.0.2 and Incus 6.0.4, held to the simulator's shell.
  */
-const cases: { script: string; stdout: string; stderr?: string; exitCode: number }[] = [
+const cases: ShScript[] = [
   { script: 'umask', stdout: '0022\n', exitCode: 0 },
   { script: 'umask -S', stdout: 'u=rwx,g=rx,o=rx\n', exitCode: 0 },
   { script: 'umask 077; umask; umask 0027; umask -S', stdout: '0077\nu=rwx,g=rx,o=\n', exitCode: 0 },
@@ -199,19 +198,5 @@ const cases: { script: string; stdout: string; stderr?: string; exitCode: number
 ];
 
 await conformance('the guest shell runs the builtins scripts start with (umask, trap, ulimit, jobs, times) as busybox sh does', (target) => {
-  const name = launchPerSuite(target);
-  for (const c of cases) {
-    it(`sh -c '${c.script}'`, async () => {
-      const t = target();
-      const prints = [...(c.stdout ? ['stdout' as const] : []), ...(c.stderr ? ['stderr' as const] : [])];
-      const res = await printing(
-        t,
-        async () => (await t.client.exec(name(), { command: ['sh', '-c', c.script] })).wait({ timeoutMs: 20_000 }),
-        prints,
-        { stdout: c.stdout, stderr: c.stderr },
-      );
-      expect({ stdout: res.stdout, exitCode: res.exitCode }).toEqual({ stdout: c.stdout, exitCode: c.exitCode });
-      if (c.stderr !== undefined) expect(res.stderr).toBe(c.stderr);
-    });
-  }
+  shScripts(target, launchPerSuite(target), cases);
 });

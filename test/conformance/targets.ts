@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InstanceClient } from '../../src/client/client.js';
 import type { ApiRevision } from '../../src/client/status-code.js';
 import { ensureLxdHttps, lxdServerCertificate, makeIdentity } from './lxd-https.js';
@@ -298,4 +298,30 @@ export function launchPerSuite(target: () => ConformanceTarget): () => string {
     if (name) await target().remove(name);
   });
   return () => name;
+}
+
+/** A script the guest's `sh -c` runs, and what busybox's ash on the beds answers (stderr checked when given; status 0 unless given). */
+export interface ShScript {
+  script: string;
+  stdout: string;
+  stderr?: string;
+  exitCode?: number;
+}
+
+/** One test per script, each run by `sh -c` in the instance `name` names, its output held to the beds' (a stream the daemon lost gets its reruns, {@link printing}). */
+export function shScripts(target: () => ConformanceTarget, name: () => string, scripts: readonly ShScript[]): void {
+  for (const c of scripts) {
+    it(`sh -c '${c.script}'`, async () => {
+      const t = target();
+      const prints = [...(c.stdout ? ['stdout' as const] : []), ...(c.stderr ? ['stderr' as const] : [])];
+      const res = await printing(
+        t,
+        async () => (await t.client.exec(name(), { command: ['sh', '-c', c.script] })).wait({ timeoutMs: 20_000 }),
+        prints,
+        { stdout: c.stdout, stderr: c.stderr },
+      );
+      expect({ stdout: res.stdout, exitCode: res.exitCode }).toEqual({ stdout: c.stdout, exitCode: c.exitCode ?? 0 });
+      if (c.stderr !== undefined) expect(res.stderr).toBe(c.stderr);
+    });
+  }
 }

@@ -384,37 +384,80 @@ export function syntaxErrorMessage(parse: typeof parseScript, text: string, name
   }
 }
 
-/** What ash expects where just-bash's parser expected a token and met the end of the script. */
-const expectedTokens: Record<string, string> = { DO: 'do', DONE: 'done', FI: 'fi', RBRACE: '}', RPAREN: ')', ESAC: ')' };
+/**
+ * A token as ash names it in a syntax error (`tokname`): the end of the input, a newline, a word
+ * and a redirection by what they are; a keyword or an operator quoted.
+ */
+function ashToken(type: string): string {
+  if (type === 'EOF') return 'end of file';
+  if (type === 'NEWLINE') return 'newline';
+  if (/^(?:WORD|NAME|NUMBER|ASSIGNMENT_WORD|FD_VARIABLE|DBRACK_START|DBRACK_END)$/.test(type)) return 'word';
+  if (/^(?:LESS|GREAT|DLESS|DGREAT|LESSAND|GREATAND|LESSGREAT|DLESSDASH|CLOBBER|TLESS|AND_GREAT|AND_DGREAT)$/.test(type)) return 'redirection';
+  return `"${operators[type] ?? type.toLowerCase()}"`;
+}
+
+/** just-bash's names of the operators ash quotes as they are typed (a keyword's name is the keyword). */
+const operators: Record<string, string> = {
+  SEMICOLON: ';',
+  AMP: '&',
+  PIPE: '|',
+  PIPE_AMP: '|&',
+  AND_AND: '&&',
+  OR_OR: '||',
+  BANG: '!',
+  LPAREN: '(',
+  RPAREN: ')',
+  LBRACE: '{',
+  RBRACE: '}',
+  DSEMI: ';;',
+  SEMI_AND: ';&',
+  SEMI_SEMI_AND: ';;&',
+  DPAREN_START: '(',
+  DPAREN_END: ')',
+};
+
+/** What ash expects where just-bash's parser expected a token and met the end of the script (a case's `esac`: the `)` after a pattern ash reads first). */
+const expectedAtEnd: Record<string, string> = { ESAC: '")"' };
 
 /**
  * just-bash's syntax errors in busybox ash's words (recorded on LXD 5.0.2's busybox): `unexpected
- * "fi"` for a token out of place, `unexpected end of file (expecting "fi")` for a construct the
- * script leaves open, `unterminated quoted string`, `EOF in backquote substitution`; in a script
- * read from a file (`numbered`), after the line (`FILE: line 3: syntax error: …`). A token just-bash
- * says is unexpected at the very end of `script` is the one ash expected there.
+ * "fi"` for a token out of place, `unexpected "fi" (expecting "}")` where a construct's list ends
+ * at a token that does not close it, `unexpected end of file (expecting "fi")` for a construct the
+ * script leaves open, `unterminated quoted string`, `EOF in backquote substitution`, `missing '}'`;
+ * in a script read from a file (`numbered`), after the line (`FILE: line 3: syntax error: …`). The
+ * patched parser (patches/README.md 64) says `Expected X, got Y` and `Unexpected Y` with its token
+ * types, and what it words as ash does after `ash: `. A token just-bash says is unexpected at the
+ * very end of `script` is the one ash expected there.
  */
 function ashSyntaxErrors(stderr: string, script?: string, numbered = false): string {
-  if (!stderr.includes('syntax error') && !stderr.includes('unexpected EOF')) return stderr;
+  if (!stderr.includes('syntax error') && !stderr.includes('unexpected EOF') && !stderr.includes(': ash: ')) return stderr;
   const atEnd = (line: number, column: number): boolean => {
     if (script === undefined) return false;
     const lines = script.split('\n');
     return line > lines.length || (line === lines.length && column > lines.at(-1)!.length);
   };
   const words = (why: string, line: number, column: number): string | undefined => {
+    if (why.startsWith('ash: ')) return why.slice('ash: '.length);
     if (/^unexpected EOF while looking for matching `["']'$/.test(why)) return 'unterminated quoted string';
     if (why === "unexpected EOF while looking for matching ``'") return 'EOF in backquote substitution';
     if (why === "unexpected EOF while looking for matching `)'") return 'unexpected end of file (expecting ")")';
-    const expected = /^Expected (\w+), got EOF$/.exec(why)?.[1];
-    if (expected) return expectedTokens[expected] && `unexpected end of file (expecting "${expectedTokens[expected]}")`;
+    if (why === "unexpected EOF while looking for matching '}'") return "missing '}'";
+    const [, expected, got] = /^Expected (\w+), got (\w+)$/.exec(why) ?? [];
+    if (expected && got) {
+      const wanted = (got === 'EOF' && expectedAtEnd[expected]) || (expected === 'WORD' ? 'word' : ashToken(expected));
+      return `unexpected ${ashToken(got)} (expecting ${wanted})`;
+    }
+    const unexpected = /^Unexpected (\w+)$/.exec(why)?.[1];
+    if (unexpected) return `unexpected ${ashToken(unexpected)}`;
     const token = /^syntax error near unexpected token `(.+)'$/.exec(why)?.[1];
     if (token) return atEnd(line, column) ? `unexpected end of file (expecting "${token}")` : `unexpected "${token}"`;
     return undefined;
   };
   return stderr.replace(
-    /^bash: (?:line (\d+): (unexpected EOF while looking for matching `["']')|syntax error: Parse error at (\d+):(\d+): (.*))$/gm,
+    /^bash: (eval: line \d+: )?(?:line (\d+): (unexpected EOF while looking for matching `["']'|ash: .*)|syntax error: Parse error at (-?\d+):(-?\d+): (.*))$/gm,
     (
       whole,
+      evalAt: string | undefined,
       quoteLine: string | undefined,
       quote: string | undefined,
       line: string | undefined,
@@ -422,8 +465,9 @@ function ashSyntaxErrors(stderr: string, script?: string, numbered = false): str
       why: string | undefined,
     ) => {
       const at = Number(quoteLine ?? line);
-      const said = words(quote ?? why ?? '', at, Number(column ?? 0));
-      return said ? `bash: ${numbered ? `line ${at}: ` : ''}syntax error: ${said}` : whole;
+      // eval's text is not `script`: its positions are its own, its end already worded by the patched eval.
+      const said = words(quote ?? why ?? '', evalAt ? 0 : at, Number(column ?? 0));
+      return said ? `bash: ${evalAt ?? (numbered ? `line ${at}: ` : '')}syntax error: ${said}` : whole;
     },
   );
 }

@@ -135,7 +135,7 @@ export function wholeness(parse: typeof parseScript, text: string): 'whole' | 'o
   } catch (err) {
     const { line, message } = err as { line?: unknown; message?: unknown };
     const lines = text.split('\n').length - 1;
-    const atEnd = typeof line !== 'number' || line > lines || /\bEOF\b|end of file/i.test(String(message));
+    const atEnd = typeof line !== 'number' || line > lines || /\bEOF\b|end of file|missing '\)\)'/i.test(String(message));
     return atEnd ? 'open' : line;
   }
   try {
