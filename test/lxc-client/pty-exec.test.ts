@@ -825,6 +825,47 @@ const sessions: Transcript[] = [
     code: 0,
   },
   {
+    name: 'xargs -n N on a terminal runs its command each time it has N arguments, and -I once a line, as the lines are typed; Ctrl-C leaves what they wrote; a failed one makes it 123',
+    steps: [
+      '@start xargs -n 2 echo',
+      '@line a b c',
+      String.raw`@until a b\r\n`,
+      '@line d e',
+      String.raw`@until c d\r\n`,
+      String.raw`@keys \x04`,
+      '@start xargs -I {} echo [{}]',
+      '@line x y',
+      String.raw`@until [x y]\r\n`,
+      '@line z',
+      String.raw`@until [z]\r\n`,
+      String.raw`@keys \x04`,
+      '@start xargs -n 1 -t echo',
+      '@line p',
+      String.raw`@until echo p\r\np\r\n`,
+      String.raw`@keys \x04`,
+      'echo $?',
+      '@start xargs -n 1 echo > /tmp/rt-x',
+      '@line a b',
+      '@reads',
+      String.raw`@keys \x03`,
+      'cat /tmp/rt-x; rm /tmp/rt-x',
+      '@start xargs -n 1 false',
+      '@line a b',
+      '@reads',
+      String.raw`@keys \x04`,
+      'echo $?',
+      'exit',
+    ],
+    transcript:
+      '~ # \x1b[6nxargs -n 2 echo\r\na b c\r\na b\r\nd e\r\nc d\r\ne\r\n' +
+      '~ # \x1b[6nxargs -I {} echo [{}]\r\nx y\r\n[x y]\r\nz\r\n[z]\r\n' +
+      '~ # \x1b[6nxargs -n 1 -t echo\r\np\r\necho p\r\np\r\n~ # \x1b[6necho $?\r\n0\r\n' +
+      // Ctrl-C: the commands run so far have written where their output goes; a failed one makes it 123.
+      '~ # \x1b[6nxargs -n 1 echo > /tmp/rt-x\r\na b\r\n^C\r\n~ # \x1b[6ncat /tmp/rt-x; rm /tmp/rt-x\r\na\r\nb\r\n' +
+      '~ # \x1b[6nxargs -n 1 false\r\na b\r\n~ # \x1b[6necho $?\r\n123\r\n~ # \x1b[6nexit\r\n',
+    code: 0,
+  },
+  {
     name: 'base64 on a terminal reads a buffer at a time: with lines typed it writes and ends at a second Ctrl-D; base64 -d writes each line decoded as it is typed',
     steps: [
       '@start base64',

@@ -28,6 +28,12 @@ type Ends = (result: ExecResult, typed: string, run: (text: string) => Promise<E
 interface HowItReads {
   reading: Reading;
   ends?: Ends;
+  /**
+   * For a program that runs a command for each batch of its input as the batch is whole (`xargs -n
+   * N`, `-I`): where the last whole batch in what was typed ends. Each batch is run once, on its
+   * own, as it comes (the command's effects are not repeated), not the program again on all typed.
+   */
+  batches?: (typed: string) => number;
 }
 
 /** `head`'s end: one more line would not change its output. */
@@ -182,9 +188,16 @@ function readingOf(program: string, args: readonly string[]): HowItReads | undef
       const max = optionNumber(args, 'm', '--max-count');
       return max === undefined || hasOption(args, /[oABCz]/, /^--(only|after|before|context|null)/) ? whole : { reading, ends: selects(max) };
     }
-    case 'xargs':
+    case 'xargs': {
+      const options = args.slice(0, programOperand(args, 'nsPEdIa') ?? args.length);
       // Its arguments from a file (-a) leave the terminal to the command it runs.
-      return hasOption(args.slice(0, programOperand(args, 'nsLPEdIa') ?? args.length), /a/, /^--arg-file/) ? undefined : { reading };
+      if (hasOption(options, /a/, /^--arg-file/)) return undefined;
+      // NUL-separated items (-0), a stop word (-E) or a size bound (-s) are read to Ctrl-D here.
+      if (hasOption(options, /[0Es]/, /^--(null|eof|max-chars)/)) return { reading };
+      if (hasOption(options, /I/, /^--replace/)) return { reading, batches: lineBatches };
+      const max = optionNumber(options, 'n', '--max-args');
+      return max !== undefined && max > 0 ? { reading, batches: argumentBatches(max) } : { reading };
+    }
     case 'base64': {
       const file = firstOperand(args, 'w');
       if (file !== undefined && file !== '-') return undefined;
@@ -214,6 +227,39 @@ function readingOf(program: string, args: readonly string[]): HowItReads | undef
     default:
       return { reading };
   }
+}
+
+/** `xargs -I`'s batches: a line each (its items are lines). */
+const lineBatches = (typed: string): number => typed.lastIndexOf('\n') + 1;
+
+/**
+ * `xargs -n N`'s batches: N arguments each, an argument whole once the blank after it is typed
+ * (busybox's words: blanks and newlines separate them, a quote runs to its match, a backslash takes
+ * the character after it).
+ */
+function argumentBatches(max: number): (typed: string) => number {
+  return (typed) => {
+    let count = 0;
+    let end = 0;
+    let inWord = false;
+    let quote = '';
+    for (let i = 0; i < typed.length; i++) {
+      const c = typed[i]!;
+      if (quote) {
+        if (c === quote) quote = '';
+      } else if (c === '\\') {
+        i++;
+        inWord = true;
+      } else if (c === '"' || c === "'") {
+        quote = c;
+        inWord = true;
+      } else if (c === ' ' || c === '\t' || c === '\n') {
+        if (inWord && ++count % max === 0) end = i + 1;
+        inWord = false;
+      } else inWord = true;
+    }
+    return end;
+  };
 }
 
 /** What the patched shell gives the question (patches/README.md 46): the terminal, and the program run again on what was typed. */
@@ -249,7 +295,8 @@ export function terminalStdinCommand(): Command {
       const terminal = (ctx as { jbTerminal?: TerminalReading }).jbTerminal;
       const program = basename(args[0] ?? '');
       const how = readingOf(program, args.slice(1));
-      return terminal && how ? readTerminal(terminal, how, passing.has(program)) : firstStands;
+      if (!terminal || !how) return firstStands;
+      return how.batches ? readBatches(terminal, how.batches) : readTerminal(terminal, how, passing.has(program));
     },
   };
 }
@@ -359,4 +406,50 @@ async function readTerminal(terminal: TerminalReading, { reading, ends }: HowItR
     }
   }
   return text === '' ? firstStands : rest(await terminal.run(text));
+}
+
+/** Two results of a program's runs one after the other, as one (the order of their writes not kept across them). */
+const joined = (first: ExecResult | undefined, next: ExecResult): ExecResult =>
+  first ? stdoutOnly(next, first.stdout + next.stdout, first.stderr + next.stderr) : next;
+
+/**
+ * Reads the terminal as a program that runs its command on each batch of its input once the batch
+ * is whole (`batches`: where the last whole one ends in what was typed): each batch is run once,
+ * on its own, its output written as it ends when the program's stdout is the terminal (held to its
+ * end otherwise), and what is left is run at Ctrl-D. Its status is busybox xargs's: 123 when a
+ * command failed; a status from 124 (a command that exited 255, was killed, or could not be run)
+ * ends it at once, the lines typed after it going to the shell.
+ */
+async function readBatches(terminal: TerminalReading, batches: (typed: string) => number): Promise<ExecResult> {
+  let typed = '';
+  let done = 0;
+  let showing = true;
+  /** What ran and was not written to the terminal (the program's stdout is not the terminal). */
+  let held: ExecResult | undefined;
+  let failed = false;
+  const status = (result: ExecResult): ExecResult => ({ ...result, exitCode: result.exitCode === 0 && failed ? 123 : result.exitCode });
+  for (;;) {
+    const piece = await terminal.line();
+    if (piece === undefined) {
+      // Ctrl-C: what ran stands, and goes where its output goes.
+      if (!held) terminal.interrupt();
+      terminal.interruptAfter();
+      return held!;
+    }
+    if (piece === '') break;
+    typed += piece;
+    const end = batches(typed);
+    if (end <= done) continue;
+    const result = await terminal.run(typed.slice(done, end));
+    done = end;
+    if (showing) showing = terminal.show(result);
+    const written = showing ? undefined : result;
+    if (result.exitCode >= 124) return status(written ? joined(held, written) : stdoutOnly(result, '', ''));
+    if (written) held = joined(held, written);
+    failed ||= result.exitCode !== 0;
+  }
+  if (done === 0) return typed === '' ? firstStands : terminal.run(typed);
+  const rest = typed.slice(done);
+  const last = /\S/.test(rest) ? await terminal.run(rest) : stdoutOnly({ stdout: '', stderr: '', exitCode: 0 }, '', '');
+  return status(joined(held, last));
 }
