@@ -191,6 +191,26 @@ const cases: ShScript[] = [
       '\twatchdog wc wget which who whoami xargs xxd xz xzcat yes zcat\n\n34\n',
     exitCode: 0,
   },
+  // read takes a line of a file or a pipe as text where its bytes are UTF-8 (its length in characters, equal to the
+  // same text typed in the script), bytes where they are not.
+  {
+    script: 'printf \'é1\\né2\\n\' > /tmp/rt-u; while read l; do echo "$l" | od -An -tx1; done < /tmp/rt-u; read x < /tmp/rt-u; echo ${#x}',
+    stdout: ' c3 a9 31 0a\n c3 a9 32 0a\n2\n',
+    exitCode: 0,
+  },
+  {
+    script:
+      'printf \'é\\n\' > /tmp/rt-u; read x < /tmp/rt-u; case $x in é) echo match;; esac; [ "$x" = é ] && echo eq; echo "$x" > /tmp/rt-v; od -An -tx1 /tmp/rt-v',
+    stdout: 'match\neq\n c3 a9 0a\n',
+    exitCode: 0,
+  },
+  { script: 'printf \'a:é:b\\n\' | { IFS=: read a b c; echo "$b" | od -An -tx1; echo ${#b}; }', stdout: ' c3 a9 0a\n1\n', exitCode: 0 },
+  { script: "printf 'é\\n' | sh -c 'read x; [ \"$x\" = é ] && echo eq; echo ${#x}'", stdout: 'eq\n1\n', exitCode: 0 },
+  {
+    script: "printf '日本\\n' > /tmp/rt-u; read x < /tmp/rt-u; echo ${#x} \"$x\"; printf 'é\\377\\n' > /tmp/rt-u; read x < /tmp/rt-u; echo ${#x}",
+    stdout: '2 日本\n3\n',
+    exitCode: 0,
+  },
   { script: 'jobs; echo $?', stdout: '0\n', exitCode: 0 },
   { script: 'times', stdout: '0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n', exitCode: 0 },
   { script: 'ls /nosuch; echo $?', stdout: '1\n', stderr: 'ls: /nosuch: No such file or directory\n', exitCode: 0 },
