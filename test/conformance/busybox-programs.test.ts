@@ -10,6 +10,11 @@ const cases: ShScript[] = [
   { script: `printf '\\xff' | wc -c`, stdout: '1\n' },
   { script: `printf 'a\\377\\n' > /tmp/rt-b; wc -c < /tmp/rt-b`, stdout: '3\n' },
   { script: `printf 'é\\n' | wc -c`, stdout: '3\n' },
+  // wc -m counts characters as busybox's Unicode count does: each byte that does not continue a UTF-8 sequence.
+  {
+    script: `printf 'héllo\\nwörld\\n' > /tmp/rt-w; wc -m /tmp/rt-w; printf '日本語\\n' | wc -m; printf 'h\\377llo\\n' | wc -m`,
+    stdout: '12 /tmp/rt-w\n4\n6\n',
+  },
   // printf's numbers as busybox reads them: 64 bits, all of the argument a number (else 0, `invalid number`, exit 1),
   // a quoted character's byte, a `*` that is no number (said, not failed), the format reused; C's inf and %c's NUL.
   {

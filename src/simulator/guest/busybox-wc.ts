@@ -9,16 +9,19 @@ const order = ['l', 'w', 'm', 'c', 'L'] as const;
 /**
  * What busybox's wc (coreutils/wc.c) counts in `data`: newlines; words, runs of printable non-space
  * ASCII that a space or a control among \t\n\v\f\r ends (other bytes neither start nor end one);
- * characters (bytes: the guest has no UTF-8 locale); bytes; the longest line's width, a tab to the
- * next multiple of 8.
+ * characters, its bytes that do not continue a UTF-8 sequence (busybox's Unicode count, on in the
+ * guest: `é` one, a stray `\377` one too); bytes; the longest line's width, a tab to the next
+ * multiple of 8.
  */
 function counts(data: Buffer): Record<(typeof order)[number], number> {
   let lines = 0;
   let words = 0;
+  let chars = 0;
   let longest = 0;
   let at = 0;
   let inWord = false;
   for (const c of data) {
+    if ((c & 0xc0) !== 0x80) chars++;
     if (c > 0x20 && c < 0x7f) {
       at++;
       inWord = true;
@@ -36,7 +39,7 @@ function counts(data: Buffer): Record<(typeof order)[number], number> {
   }
   longest = Math.max(longest, at);
   if (inWord) words++;
-  return { l: lines, w: words, m: data.length, c: data.length, L: longest };
+  return { l: lines, w: words, m: chars, c: data.length, L: longest };
 }
 
 /**
