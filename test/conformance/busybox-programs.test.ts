@@ -10,6 +10,33 @@ const cases: ShScript[] = [
   { script: `printf '\\xff' | wc -c`, stdout: '1\n' },
   { script: `printf 'a\\377\\n' > /tmp/rt-b; wc -c < /tmp/rt-b`, stdout: '3\n' },
   { script: `printf 'é\\n' | wc -c`, stdout: '3\n' },
+  // paste reads stdin without a file operand; timeout's PROG dies of its signal (128 + SIG, ash's word for it), not GNU's 124.
+  {
+    script: "seq 3 | paste -sd+; seq 4 | paste -s; seq 3 | paste -s -d '+-'; printf 'a\\nb\\n' | paste -d: - -; paste; echo $?",
+    stdout: '1+2+3\n1\t2\t3\t4\n1+2-3\na:b\n0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  { script: 'timeout 1 sleep 3; echo $?', stdout: '143\n', stderr: 'Terminated\n', exitCode: 0 },
+  {
+    script: 'timeout -s KILL 1 sleep 3 || echo "killed $?"; timeout -s INT 1 sleep 3; echo $?',
+    stdout: 'killed 137\n130\n',
+    stderr: 'Killed\n',
+    exitCode: 0,
+  },
+  {
+    script: 'x=$(timeout 1 sh -c \'sleep 3\'); echo "x=$x $?"; timeout 0.5 sleep 3 2>/dev/null; echo $?',
+    stdout: 'x= 143\n143\n',
+    stderr: 'Terminated\n',
+    exitCode: 0,
+  },
+  { script: 'timeout 5 true; echo $?; timeout 5 false; echo $?; echo in | timeout 2 cat', stdout: '0\n1\nin\n', stderr: '', exitCode: 0 },
+  {
+    script: 'timeout 1 nosuch; echo $?; timeout x sleep 1; echo $?; timeout -s FOO 1 true; echo $?',
+    stdout: '127\n1\n1\n',
+    stderr: "timeout: can't execute 'nosuch': No such file or directory\ntimeout: invalid number 'x'\ntimeout: unknown signal 'FOO'\n",
+    exitCode: 0,
+  },
   // wc -m counts characters as busybox's Unicode count does: each byte that does not continue a UTF-8 sequence.
   {
     script: `printf 'héllo\\nwörld\\n' > /tmp/rt-w; wc -m /tmp/rt-w; printf '日本語\\n' | wc -m; printf 'h\\377llo\\n' | wc -m`,

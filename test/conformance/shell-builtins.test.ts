@@ -211,6 +211,44 @@ const cases: ShScript[] = [
     stdout: '2 日本\n3\n',
     exitCode: 0,
   },
+  // ash's ERR trap (bash's): after a command of a list ash reads (the script, eval's text, a sourced file) ends with a status
+  // that is not 0, but for one ash tests (a condition, the left of && and ||, a negation) and not inside a function or a group;
+  // before set -e ends the shell; not again from its own action.
+  {
+    script: 'trap \'echo "err $?"\' ERR; false; echo after $?; trap',
+    stdout: 'err 1\nafter 1\ntrap -- \'echo "err $?"\' ERR\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      "trap 'echo err' ERR; if false; then :; fi; false || true; ! false; true && false; false | true; true | false; while false; do :; done; echo end",
+    stdout: 'err\nerr\nend\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: "trap 'echo err' ERR; f() { false; echo in-f; }; f; g() { return 3; }; g; (false); x=$(false); { false; }; echo end",
+    stdout: 'in-f\nerr\nerr\nerr\nerr\nend\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: "trap 'echo err' ERR; eval false; eval 'false; true'; if eval false; then :; fi; eval false || true; echo end",
+    stdout: 'err\nerr\nerr\nend\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      "printf 'false\\necho in\\n' > /tmp/rt-e; trap 'echo err' ERR; . /tmp/rt-e; sh -c 'trap \"echo inner\" ERR; false'; nosuch 2>/dev/null; echo end",
+    stdout: 'err\nin\ninner\nerr\nerr\nend\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  { script: 'trap \'echo err; false\' ERR; false; echo "end $?"; trap - ERR; false; echo off', stdout: 'err\nend 1\noff\n', stderr: '', exitCode: 0 },
+  { script: "trap 'echo err' ERR; set -e; false; echo no", stdout: 'err\n', stderr: '', exitCode: 1 },
+  { script: "trap 'exit 7' ERR; false; echo no", stdout: '', stderr: '', exitCode: 7 },
   { script: 'jobs; echo $?', stdout: '0\n', exitCode: 0 },
   { script: 'times', stdout: '0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n', exitCode: 0 },
   { script: 'ls /nosuch; echo $?', stdout: '1\n', stderr: 'ls: /nosuch: No such file or directory\n', exitCode: 0 },

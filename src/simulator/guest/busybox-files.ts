@@ -4,6 +4,7 @@ import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { banner } from './busybox-getopt.js';
 import { execFailure } from './program-output.js';
 import { timeCommand } from './busybox-time.js';
+import { timeoutCommand } from './busybox-timeout.js';
 import type { GuestFs } from './guest-fs.js';
 import { busyboxArchives } from './busybox-archives.js';
 import { busyboxCalc } from './busybox-calc.js';
@@ -252,6 +253,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
   return [
     env,
     timeCommand(),
+    timeoutCommand(),
     chgrp,
     cmp,
     link,

@@ -10,7 +10,7 @@ const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr
 /**
  * Where just-bash's text programs answer as GNU's (or its own) and busybox's differ in what scripts
  * read: `uniq -c` pads its counts to 7, `wc` pads to 9 unless one count of one file, `xargs` takes
- * `-nN` in one word and `-I STR`. The rest of each program is just-bash's (`sort` is busybox's own,
+ * `-nN` in one word and `-I STR`, `paste` reads stdin without a file operand. The rest of each program is just-bash's (`sort` is busybox's own,
  * busybox-sort.ts).
  */
 export function busyboxText(): Command[] {
@@ -110,7 +110,34 @@ export function busyboxText(): Command[] {
       };
     },
   };
-  return [uniq, wc, xargs, shuf, getopt];
+  // busybox's paste reads stdin when it has no file operand (just-bash's wants one) and takes -sd+ in one word.
+  const paste: Command = {
+    name: 'paste',
+    async execute(args, ctx) {
+      if (!ctx.origCommand) return fail('sh: paste: not found\n', 127);
+      const options: string[] = [];
+      const files: string[] = [];
+      for (let at = 0; at < args.length; at++) {
+        const a = args[at]!;
+        if (a === '--') {
+          files.push(...args.slice(at + 1));
+          break;
+        }
+        if (!a.startsWith('-') || a === '-') {
+          files.push(a);
+          continue;
+        }
+        const d = a.indexOf('d');
+        if (d < 0) options.push(a);
+        else {
+          if (d > 1) options.push(a.slice(0, d));
+          options.push('-d', d + 1 < a.length ? a.slice(d + 1) : (args[++at] ?? ''));
+        }
+      }
+      return ctx.origCommand([...options, ...(files.length ? files : ['-'])]);
+    },
+  };
+  return [uniq, wc, xargs, shuf, getopt, paste];
 }
 
 /**

@@ -204,6 +204,11 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
   // The patched shell asks the traps of the shell process it runs in.
   const pending: Command = { name: signals.pendingCommand().name, execute: (args, ctx) => signals.pendingCommand().execute(args, ctx) };
 
+  // ash's ERR trap (bash's, which busybox's ash keeps): the patched shell asks for its action after a
+  // command of the script's own list (not one inside a function, a group or a condition) ends with a
+  // status that is not 0; a subshell has none (its traps are reset).
+  const errTrap: Command = { name: '__reflex_err_trap', execute: async () => ok(current.get('ERR') ?? '') };
+
   const jobsCommand: Command = { name: 'jobs', execute: async () => ok() };
   const times: Command = { name: 'times', execute: async () => ok('0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n') };
   // busybox's `show_history`: the terminal's lines, numbered from 0 (a shell without a terminal has none); its operands are ignored.
@@ -231,6 +236,7 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
       directoryStdinCommand(),
       terminalStdinCommand(),
       pending,
+      errTrap,
     ],
     exitTrap: () => traps.get('EXIT') || undefined,
     umask: () => mask,
@@ -244,12 +250,13 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
 function signalName(given: string): string | undefined {
   const upper = given.toUpperCase().replace(/^SIG/, '');
   if (upper === 'EXIT' || upper === '0') return 'EXIT';
+  if (upper === 'ERR') return 'ERR';
   if (/^\d+$/.test(upper)) return Object.entries(signalNumbers).find(([, n]) => n === Number(upper))?.[0];
   return upper in signalNumbers ? upper : undefined;
 }
 
 function signalOrder(name: string): number {
-  return name === 'EXIT' ? 0 : (signalNumbers[name] ?? 99);
+  return name === 'EXIT' ? 0 : name === 'ERR' ? 65 : (signalNumbers[name] ?? 99);
 }
 
 /** An octal mode (up to 0777) or a symbolic one (`u=rwx,g=rx,o=`), as the new mask; undefined when neither. */

@@ -1,0 +1,105 @@
+import type { Command, CommandContext, ExecResult } from 'just-bash';
+import { signalNumbers } from './guest-commands.js';
+import { execFailure } from './program-output.js';
+import { shellQuote } from './program-run.js';
+
+const usage =
+  'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: timeout [-s SIG] [-k KILL_SECS] SECS PROG ARGS\n\n' +
+  'Run PROG. Send SIG to it if it is not gone in SECS seconds.\nDefault SIG: TERM.If it still exists in KILL_SECS seconds, send KILL.\n\n';
+
+/** What ash prints for a foreground job a signal ended (strsignal), but for SIGINT and SIGPIPE, which it leaves unsaid. */
+const deaths: Record<number, string> = {
+  1: 'Hangup',
+  3: 'Quit',
+  6: 'Aborted',
+  9: 'Killed',
+  10: 'User defined signal 1',
+  12: 'User defined signal 2',
+  14: 'Alarm clock',
+  15: 'Terminated',
+};
+
+/** A number of seconds as busybox's parse_duration_str reads it (a decimal number, then `s`, `m`, `h` or `d`), or undefined. */
+function seconds(word: string): number | undefined {
+  const m = /^(\d+(?:\.\d*)?|\.\d+)([smhd]?)$/.exec(word);
+  if (!m) return undefined;
+  return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+}
+
+/** A signal as get_signum reads it: a number, or a name with or without `SIG`. */
+function signalOf(word: string): number | undefined {
+  if (/^\d+$/.test(word)) return Number(word) < 65 ? Number(word) : undefined;
+  return signalNumbers[word.toUpperCase().replace(/^SIG/, '')];
+}
+
+/**
+ * busybox's timeout (coreutils/timeout.c): PROG runs in timeout's place (exec, so it keeps its pid
+ * and its status is the command's), and a watcher sends it SIG (TERM, `-s`) once SECS have passed:
+ * PROG dies of it, so its shell sees a job a signal ended (128 + SIG, and ash's word for it:
+ * `Terminated`, `Killed`; nothing for INT), what it wrote before kept. Not GNU's 124 (just-bash's,
+ * which also dropped what the program had written). A bad SECS is `invalid number 'X'`, a program
+ * it cannot run `can't execute` (127). The program is killed outright: a trap it sets on SIG does
+ * not run, and `-k` has nothing left to kill.
+ */
+export function timeoutCommand(): Command {
+  return {
+    name: 'timeout',
+    async execute(args, ctx) {
+      let signal = signalNumbers.TERM!;
+      let at = 0;
+      for (; at < args.length; at++) {
+        const a = args[at]!;
+        if (a === '--') {
+          at++;
+          break;
+        }
+        if (!a.startsWith('-') || a === '-') break;
+        const letter = a[1]!;
+        if (letter !== 's' && letter !== 'k') return refuse(`invalid option -- '${letter}'`);
+        const value = a.length > 2 ? a.slice(2) : args[++at];
+        if (value === undefined) return refuse(`option requires an argument -- '${letter}'`);
+        if (letter === 's') {
+          const number = signalOf(value);
+          if (number === undefined) return { stdout: '', stderr: `timeout: unknown signal '${value}'\n`, exitCode: 1 };
+          signal = number;
+        } else if (seconds(value) === undefined) return invalidNumber(value);
+      }
+      const [secs, ...argv] = args.slice(at);
+      if (secs === undefined || argv.length === 0) return { stdout: '', stderr: usage, exitCode: 1 };
+      const limit = seconds(secs);
+      if (limit === undefined) return invalidNumber(secs);
+      const watcher = new AbortController();
+      const timer = setTimeout(() => watcher.abort(), limit * 1000);
+      try {
+        const ran = await run(ctx, argv, ctx.signal ? AbortSignal.any([ctx.signal, watcher.signal]) : watcher.signal);
+        if (!watcher.signal.aborted || ctx.signal?.aborted)
+          return execFailure(ran, argv[0]!, (why) => `timeout: can't execute '${argv[0]}': ${why}\n`);
+        // just-bash's word for the abort is not the guest's: the program died of the signal.
+        const stderr = ran.stderr.replace(/^(?:ba)?sh: execution aborted\n/gm, '');
+        return { stdout: ran.stdout, stderr: `${stderr}${deaths[signal] ? `${deaths[signal]}\n` : ''}`, exitCode: 128 + signal };
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/** PROG ARGS run through the shell with timeout's stdin until `signal` aborts it: its result, or what it wrote before it was killed. */
+async function run(ctx: CommandContext, argv: string[], signal: AbortSignal): Promise<ExecResult> {
+  try {
+    return await ctx.exec!(argv.map(shellQuote).join(' '), {
+      cwd: ctx.cwd,
+      stdin: String(ctx.stdin),
+      stdinKind: 'bytes',
+      signal,
+    } as Parameters<NonNullable<CommandContext['exec']>>[1]);
+  } catch (e) {
+    if (!signal.aborted) throw e;
+    const sofar = e as { stdout?: string; stderr?: string };
+    return { stdout: sofar.stdout ?? '', stderr: sofar.stderr ?? '', exitCode: 1 };
+  }
+}
+
+const invalidNumber = (word: string): ExecResult => ({ stdout: '', stderr: `timeout: invalid number '${word}'\n`, exitCode: 1 });
+
+const refuse = (why: string): ExecResult => ({ stdout: '', stderr: `timeout: ${why}\n${usage}`, exitCode: 1 });
