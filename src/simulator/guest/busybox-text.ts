@@ -134,7 +134,9 @@ export function busyboxText(): Command[] {
           options.push('-d', d + 1 < a.length ? a.slice(d + 1) : (args[++at] ?? ''));
         }
       }
-      return ctx.origCommand([...options, ...(files.length ? files : ['-'])]);
+      const operands = files.length ? files : ['-'];
+      const result = await ctx.origCommand([...options, ...operands]);
+      return { ...result, stderr: await withRefusals('paste', result.stderr, ctx.fs, ctx.cwd, operands) };
     },
   };
   return [uniq, wc, xargs, shuf, getopt, paste];
