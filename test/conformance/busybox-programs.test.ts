@@ -37,6 +37,55 @@ const cases: ShScript[] = [
     stderr: "timeout: can't execute 'nosuch': No such file or directory\ntimeout: invalid number 'x'\ntimeout: unknown signal 'FOO'\n",
     exitCode: 0,
   },
+  // diff's unified form as busybox prints it: no `====` line, no tab after the names, a one-line range without `,1`.
+  {
+    script: "printf 'a\\nb\\nc\\n' > /tmp/rt-d1; printf 'a\\nc\\nd\\n' > /tmp/rt-d2; diff /tmp/rt-d1 /tmp/rt-d2; echo $?",
+    stdout: '--- /tmp/rt-d1\n+++ /tmp/rt-d2\n@@ -1,3 +1,3 @@\n a\n-b\n c\n+d\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: "printf '' > /tmp/rt-d1; printf 'x\\ny\\n' > /tmp/rt-d2; diff /tmp/rt-d1 /tmp/rt-d2; diff /tmp/rt-d2 /tmp/rt-d1; echo $?",
+    stdout: '--- /tmp/rt-d1\n+++ /tmp/rt-d2\n@@ -0,0 +1,2 @@\n+x\n+y\n--- /tmp/rt-d2\n+++ /tmp/rt-d1\n@@ -1,2 +0,0 @@\n-x\n-y\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: "seq 1 20 > /tmp/rt-d1; seq 1 20 | sed 's/^3$/X/; s/^17$/Y/' > /tmp/rt-d2; diff /tmp/rt-d1 /tmp/rt-d2",
+    stdout: '--- /tmp/rt-d1\n+++ /tmp/rt-d2\n@@ -1,6 +1,6 @@\n 1\n 2\n-3\n+X\n 4\n 5\n 6\n@@ -14,7 +14,7 @@\n 14\n 15\n 16\n-17\n+Y\n 18\n 19\n 20\n',
+    stderr: '',
+    exitCode: 1,
+  },
+  {
+    script: "printf 'a\\nb' > /tmp/rt-d1; printf 'a\\nc' > /tmp/rt-d2; diff /tmp/rt-d1 /tmp/rt-d2",
+    stdout: '--- /tmp/rt-d1\n+++ /tmp/rt-d2\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n',
+    stderr: '',
+    exitCode: 1,
+  },
+  {
+    script: "printf 'a\\n' > /tmp/rt-d1; diff /tmp/rt-d1 /tmp/rt-d1; echo $?; diff -q /tmp/rt-d1 /tmp/nosuch; echo $?",
+    stdout: '0\n2\n',
+    stderr: "diff: can't stat '/tmp/nosuch': No such file or directory\n",
+    exitCode: 0,
+  },
+  {
+    script: "printf 'a\\n' > /tmp/rt-d1; printf 'b\\n' > /tmp/rt-d2; diff -q /tmp/rt-d1 /tmp/rt-d2; echo $?",
+    stdout: 'Files /tmp/rt-d1 and /tmp/rt-d2 differ\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: "printf 'a\\n' > /tmp/rt-d1; printf 'b\\n' > /tmp/rt-d2; diff -u /tmp/rt-d1 /tmp/rt-d2 | head -2",
+    stdout: '--- /tmp/rt-d1\n+++ /tmp/rt-d2\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: "printf 'a\\n' > /tmp/rt-d1; printf 'b\\n' | diff /tmp/rt-d1 -",
+    stdout: '--- /tmp/rt-d1\n+++ -\n@@ -1 +1 @@\n-a\n+b\n',
+    stderr: '',
+    exitCode: 1,
+  },
   // wc -m counts characters as busybox's Unicode count does: each byte that does not continue a UTF-8 sequence.
   {
     script: `printf 'héllo\\nwörld\\n' > /tmp/rt-w; wc -m /tmp/rt-w; printf '日本語\\n' | wc -m; printf 'h\\377llo\\n' | wc -m`,
