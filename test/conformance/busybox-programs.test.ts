@@ -86,6 +86,27 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 1,
   },
+  // awk: a one-character FS other than a space is that character (not a regular expression), and -v sets OFS, FS and the like.
+  {
+    script: "echo \"a.b.c\" | awk -F. -v OFS=- '{$1=$1; print}'; echo \"a.b.c\" | awk -F. '{print $2, NF}'; echo \"a|b\" | awk -F'|' '{print $2}'",
+    stdout: 'a-b-c\nb 3\nb\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'echo "a b c" | awk -v OFS=- \'{$1=$1; print}\'; echo "a.b.c" | awk -F. \'BEGIN{OFS="-"} {$1=$1; print}\'; echo "x:y" | awk -v FS=: \'{print $2}\'',
+    stdout: 'a-b-c\na-b-c\ny\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      "echo \"a.b,c\" | awk -F'[.,]' '{print $3}'; echo \"a1b22c\" | awk -F'[0-9]+' '{print $2 $3}'; echo \"x.y\" | awk 'BEGIN{FS=\".\"} {print $2}'",
+    stdout: 'c\nbc\ny\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // wc -m counts characters as busybox's Unicode count does: each byte that does not continue a UTF-8 sequence.
   {
     script: `printf 'héllo\\nwörld\\n' > /tmp/rt-w; wc -m /tmp/rt-w; printf '日本語\\n' | wc -m; printf 'h\\377llo\\n' | wc -m`,

@@ -249,6 +249,13 @@ const cases: ShScript[] = [
   { script: 'trap \'echo err; false\' ERR; false; echo "end $?"; trap - ERR; false; echo off', stdout: 'err\nend 1\noff\n', stderr: '', exitCode: 0 },
   { script: "trap 'echo err' ERR; set -e; false; echo no", stdout: 'err\n', stderr: '', exitCode: 1 },
   { script: "trap 'exit 7' ERR; false; echo no", stdout: '', stderr: '', exitCode: 7 },
+  // read's options are ash's: bash's -a and -N are illegal (2).
+  {
+    script: "printf 'a b\\n' | { read -a arr; echo $?; }; read -x v < /dev/null; echo $?; read -N 1 v < /dev/null; echo $?",
+    stdout: '2\n2\n2\n',
+    stderr: 'sh: read: line 0: illegal option -a\nsh: read: line 0: illegal option -x\nsh: read: line 0: illegal option -N\n',
+    exitCode: 0,
+  },
   { script: 'jobs; echo $?', stdout: '0\n', exitCode: 0 },
   { script: 'times', stdout: '0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n', exitCode: 0 },
   { script: 'ls /nosuch; echo $?', stdout: '1\n', stderr: 'ls: /nosuch: No such file or directory\n', exitCode: 0 },
