@@ -107,6 +107,33 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // Floating conversions as C's printf does them, in printf and in awk (its printf and its numbers made strings): the exact
+  // value rounded half to even, two-digit exponents, %g's choice and trailing zeros, the flags.
+  {
+    script: 'printf "%e %g %E %G|%.3e|%#.0f|%+08.2f|%-8.1e|\\n" 12345.678 0.00001234 1e10 1e-10 5 3 -2.5 0.000123',
+    stdout: '1.234568e+04 1.234e-05 1.000000E+10 1E-10|5.000e+00|3.|-0002.50|1.2e-04 |\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'printf "%.0f %.0f %.1f %.2f %g %g %g %g %.10g\\n" 0.5 2.5 0.25 1.005 100000.5 1e100 0.0001 1234567.8 0.1',
+    stdout: '0 2 0.2 1.00 100000 1e+100 0.0001 1.23457e+06 0.1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'awk \'BEGIN{printf "%e %g %E %G|%.3e|%5.1f|%-6.2g|\\n", 12345.678, 0.00001234, 1e10, 1e-10, 5, 2.25, 0.5; printf "%.0f %.0f %g %g\\n", 0.5, 2.5, 100000.5, 1e100}\'',
+    stdout: '1.234568e+04 1.234e-05 1.000000E+10 1E-10|5.000e+00|  2.2|0.5   |\n0 2 100000 1e+100\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'awk \'BEGIN{x=1/3; print x ""; print 0.1+0.2 ""; y=1234567.8; print y "", y; OFMT="%.2f"; print 1/3}\'',
+    stdout: '0.333333\n0.3\n1.23457e+06 1.23457e+06\n0.33\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // wc -m counts characters as busybox's Unicode count does: each byte that does not continue a UTF-8 sequence.
   {
     script: `printf 'héllo\\nwörld\\n' > /tmp/rt-w; wc -m /tmp/rt-w; printf '日本語\\n' | wc -m; printf 'h\\377llo\\n' | wc -m`,

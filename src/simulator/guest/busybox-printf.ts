@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
+import { formatFloat } from './c-float.js';
 
 const ok = (stdout = ''): ExecResult => ({ stdout, stderr: '', exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
@@ -268,10 +269,7 @@ function busyboxNumbers(pieces: Piece[], args: string[]): { format: string; args
             ? `${value.startsWith('-') ? '-' : flags.has('+') ? '+' : ''}${value.replace(/^[+-]/, '').slice(0, 3).toLowerCase()}`
             : undefined;
         if (special !== undefined) format += padded(/[EG]/.test(p.conversion) ? special.toUpperCase() : special, width, flags);
-        else {
-          format += `${spec}${p.conversion}`;
-          passed.push(value ?? '0');
-        }
+        else format += formatFloat(p.conversion, Number(value ?? '0'), flags, width, precision);
       } else if (p.conversion === 'c' && args[next] === '') {
         // The empty argument's character is its terminating NUL byte, which C's %c writes.
         next++;

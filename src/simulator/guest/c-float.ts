@@ -1,0 +1,103 @@
+/**
+ * C's printf of a double (`%f %F %e %E %g %G`), as glibc and musl print it: the exact value of the
+ * binary number rounded to the digits asked for, half to even (`%.0f` of 2.5 is 2, of 0.5 is 0,
+ * `%g` of 100000.5 is 100000); an exponent of at least two digits (`1e+100`, `1.5e-07`); `%g`
+ * choosing `%e` below 1e-4 or from 10^precision and dropping trailing zeros but under `#`; `inf`
+ * and `nan`; the flags `-+ #0` and a width. JavaScript's toFixed and toPrecision round a tie up
+ * and print exponents as `e+6`, which the programs the guest runs (busybox's printf, awk) do not.
+ */
+export function formatFloat(conversion: string, value: number, flags: ReadonlySet<string>, width = 0, precision?: number): string {
+  const upper = conversion === 'E' || conversion === 'G' || conversion === 'F';
+  const negative = value < 0 || Object.is(value, -0);
+  const sign = negative ? '-' : flags.has('+') ? '+' : flags.has(' ') ? ' ' : '';
+  let body: string;
+  if (!Number.isFinite(value)) body = Number.isNaN(value) ? 'nan' : 'inf';
+  else {
+    const x = Math.abs(value);
+    const p = precision ?? 6;
+    const kind = conversion.toLowerCase();
+    if (kind === 'f') body = fixed(x, p, flags.has('#'));
+    else if (kind === 'e') body = exponential(x, p, flags.has('#'));
+    else body = general(x, p === 0 ? 1 : p, flags.has('#'));
+  }
+  if (upper) body = body.toUpperCase();
+  const pad = width - sign.length - body.length;
+  if (pad <= 0) return sign + body;
+  if (flags.has('-')) return sign + body + ' '.repeat(pad);
+  if (flags.has('0') && Number.isFinite(value)) return sign + '0'.repeat(pad) + body;
+  return ' '.repeat(pad) + sign + body;
+}
+
+/** A finite non-negative double as the fraction num / den, exactly. */
+function exact(x: number): { num: bigint; den: bigint } {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const bits = view.getBigUint64(0);
+  const biased = Number((bits >> 52n) & 0x7ffn);
+  let mantissa = bits & ((1n << 52n) - 1n);
+  let exponent = -1074;
+  if (biased !== 0) {
+    mantissa |= 1n << 52n;
+    exponent = biased - 1075;
+  }
+  return exponent >= 0 ? { num: mantissa << BigInt(exponent), den: 1n } : { num: mantissa, den: 1n << BigInt(-exponent) };
+}
+
+/** x × 10^shift rounded to an integer, half to even, from x's exact value. */
+function scaled(x: number, shift: number): bigint {
+  let { num, den } = exact(x);
+  if (shift >= 0) num *= 10n ** BigInt(shift);
+  else den *= 10n ** BigInt(-shift);
+  const q = num / den;
+  const twice = (num % den) * 2n;
+  return twice > den || (twice === den && q % 2n === 1n) ? q + 1n : q;
+}
+
+/** `%.Pf` of x ≥ 0; `point`: the `#` flag, a point even with no digit after it. */
+function fixed(x: number, p: number, point: boolean): string {
+  const digits = scaled(x, p)
+    .toString()
+    .padStart(p + 1, '0');
+  const whole = digits.slice(0, digits.length - p);
+  return p === 0 ? `${whole}${point ? '.' : ''}` : `${whole}.${digits.slice(digits.length - p)}`;
+}
+
+/** The digits of x ≥ 0 rounded to p + 1 significant ones, and the power of ten of the first. */
+function significant(x: number, p: number): { digits: string; exponent: number } {
+  if (x === 0) return { digits: '0'.repeat(p + 1), exponent: 0 };
+  let exponent = Math.floor(Math.log10(x));
+  for (let tries = 0; tries < 4; tries++) {
+    const digits = scaled(x, p - exponent).toString();
+    if (digits.length === p + 1) return { digits, exponent };
+    exponent += digits.length > p + 1 ? 1 : -1;
+  }
+  const digits = scaled(x, p - exponent).toString();
+  return { digits: digits.slice(0, p + 1), exponent: exponent + digits.length - (p + 1) };
+}
+
+/** `%.Pe` of x ≥ 0. */
+function exponential(x: number, p: number, point: boolean): string {
+  const { digits, exponent } = significant(x, p);
+  const mantissa = p === 0 ? `${digits}${point ? '.' : ''}` : `${digits[0]}.${digits.slice(1)}`;
+  return `${mantissa}e${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
+}
+
+/** `%.Pg` of x ≥ 0 (P ≥ 1): `%e` when the exponent is below -4 or from P, else `%f`; trailing zeros dropped but under `#`. */
+function general(x: number, p: number, keep: boolean): string {
+  const { exponent } = significant(x, p - 1);
+  const text = exponent < -4 || exponent >= p ? exponential(x, p - 1, keep) : fixed(x, p - 1 - exponent, keep);
+  if (keep) return text;
+  const [mantissa, e] = text.split('e') as [string, string | undefined];
+  const trimmed = mantissa.includes('.') ? mantissa.replace(/0+$/, '').replace(/\.$/, '') : mantissa;
+  return e === undefined ? trimmed : `${trimmed}e${e}`;
+}
+
+// awk's printf and number-to-string conversions live in just-bash's bundle, which asks for this
+// formatter by this name (patches/README.md 68).
+(globalThis as Record<symbol, unknown>)[Symbol.for('reflex.formatFloat')] = (
+  conversion: string,
+  value: number,
+  flags: string,
+  width: number,
+  precision: number | undefined,
+): string => formatFloat(conversion, value, new Set(flags), width, precision);
