@@ -134,6 +134,47 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // date -d reads the date as busybox's parse_datestr does (and nothing else: `now`, `01/02/2024`, ISO's `T`), -D FORMAT
+  // as strptime, -r FILE; comm, split and printenv are not in the beds' busybox.
+  {
+    script:
+      "date -u -d '10:00' +%H:%M:%S; date -u -d '10:00:30' +%T; date -u -d '2024-01-01 10:00' +%F_%T; date -u -d '2024-01-01' +%F_%T; date -u -d '2024-01-01 7' +%F_%T",
+    stdout: '10:00:00\n10:00:30\n2024-01-01_10:00:00\n2024-01-01_00:00:00\n2024-01-01_07:00:00\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      "date -u -d '202401021030' +%F_%T; date -u -d '2024.01.02-10:30' +%F_%T; date -u -d '01.02-10:30:05' +%m-%d_%T; date -u -d 'Jan 2 10:00:00 2024' +%F_%T; date -u -d @1700000000 +%s",
+    stdout: '2024-01-02_10:30:00\n2024-01-02_10:30:00\n01-02_10:30:05\n2024-01-02_10:00:00\n1700000000\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: "for d in 01/02/2024 now yesterday '+1 day' @1700000000.5 'Jan 2 2024' 2024-01-01T10:00:00; do date -u -d \"$d\" +%F 2>&1; done; echo $?",
+    stdout:
+      "date: invalid date '01/02/2024'\ndate: invalid date 'now'\ndate: invalid date 'yesterday'\ndate: invalid date '+1 day'\ndate: invalid date '@1700000000.5'\ndate: invalid date 'Jan 2 2024'\ndate: invalid date '2024-01-01T10:00:00'\n1\n",
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: "date -D '%Y%m%d' -d 20240102 -u +%F; date -D '%d/%m/%Y %H:%M' -d '02/01/2024 10:30' -u +%F_%T; date -u -D '%Y' -d x +%F; echo $?",
+    stdout: '2024-01-02\n2024-01-02_10:30:00\n1\n',
+    stderr: "date: invalid date 'x'\n",
+    exitCode: 0,
+  },
+  {
+    script: "touch -d '2024-01-02 03:04:05' /tmp/rt-td; date -u -r /tmp/rt-td +%F_%T; rm /tmp/rt-td; date -r /nosuch; echo $?",
+    stdout: '2024-01-02_03:04:05\n1\n',
+    stderr: "date: can't stat '/nosuch': No such file or directory\n",
+    exitCode: 0,
+  },
+  {
+    script: 'comm; split; printenv; echo $?',
+    stdout: '127\n',
+    stderr: 'sh: comm: not found\nsh: split: not found\nsh: printenv: not found\n',
+    exitCode: 0,
+  },
   // wc -m counts characters as busybox's Unicode count does: each byte that does not continue a UTF-8 sequence.
   {
     script: `printf 'héllo\\nwörld\\n' > /tmp/rt-w; wc -m /tmp/rt-w; printf '日本語\\n' | wc -m; printf 'h\\377llo\\n' | wc -m`,

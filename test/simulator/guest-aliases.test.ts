@@ -25,9 +25,9 @@ describe('alias and unalias', () => {
     expect(r.stderr).toBe('alias: -p not found\nunalias: nosuch not found\n');
   });
 
-  it('are not variables: set, env and printenv list none of them', async () => {
-    const r = await guest.sh("alias ll='ls -l'; set | grep -c ll; env | grep -c ll; printenv | grep -c ll; alias");
-    expect(r.stdout).toBe(['0', '0', '0', "ll='ls -l'", ''].join('\n'));
+  it('are not variables: set and env list none of them', async () => {
+    const r = await guest.sh("alias ll='ls -l'; set | grep -c ll; env | grep -c ll; alias");
+    expect(r.stdout).toBe(['0', '0', "ll='ls -l'", ''].join('\n'));
   });
 
   it("quotes as ash's single_quote: runs in '…', quotes in \"…\"", () => {

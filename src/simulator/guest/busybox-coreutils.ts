@@ -59,8 +59,10 @@ export function parseMode(text: string, base: number, isDir = false): number | u
 }
 
 /**
- * busybox 1.35's `touch -d`/`-t` dates: `@SECONDS`, `YYYY-MM-DD [hh:mm[:ss]]`, `hh:mm[:ss]` (fields
- * not given keep the current time's), `[[CC]YY]MMDDhhmm[.ss]`; the guest's clock is UTC.
+ * busybox 1.35's dates for `touch -d`/`-t` and `date -d` (libbb's parse_datestr): `@SECONDS`,
+ * `YYYY-MM-DD [hh[:mm[:ss]]]`, `hh:mm[:ss]`, `MM.DD-hh:mm[:ss]`, `YYYY.MM.DD-hh:mm[:ss]`, `Mon DD
+ * hh:mm:ss YYYY` (fields not given keep `now`'s: `date` gives it at midnight, `touch` as it is),
+ * `[[[[[CC]YY]MM]DD]hh]mm[.ss]`; nothing else (`now`, `01/02/2024`, an ISO `T`). The guest's clock is UTC.
  */
 function parseDate(text: string, now: Date): Date | undefined {
   let m = /^@(-?\d+)$/.exec(text);
@@ -70,13 +72,33 @@ function parseDate(text: string, now: Date): Date | undefined {
     const d = new Date(Date.UTC(p[0]!, p[1]! - 1, p[2]!, p[3]!, p[4]!, p[5]!));
     return d.getUTCMonth() === p[1]! - 1 && p[3]! < 24 && p[4]! < 60 && p[5]! < 61 ? d : undefined;
   };
-  m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?: (\d{1,2}):(\d{1,2})(?::(\d{1,2}))?)?$/.exec(text);
+  m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?: (\d{1,2})(?::(\d{1,2})(?::(\d{1,2}))?)?)?$/.exec(text);
   if (m) {
     const [y, mo, d, h, mi, s] = m.slice(1).map((v) => (v === undefined ? undefined : Number(v)));
     return at([y!, mo!, d!, h ?? parts[3]!, mi ?? parts[4]!, s ?? parts[5]!]);
   }
+  m = /^(?:(\d{4})\.)?(\d{1,2})\.(\d{1,2})-(\d{1,2}):(\d{1,2})(?::(\d{1,2}))?$/.exec(text);
+  if (m)
+    return at([
+      m[1] ? Number(m[1]) : parts[0]!,
+      Number(m[2]),
+      Number(m[3]),
+      Number(m[4]),
+      Number(m[5]),
+      m[6] === undefined ? parts[5]! : Number(m[6]),
+    ]);
+  m = /^([A-Z][a-z]{2}) +(\d{1,2}) (\d{1,2}):(\d{1,2}):(\d{1,2}) (\d{4})$/.exec(text);
+  const month = m ? ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'].indexOf(m[1]!) : -1;
+  if (m && month >= 0) return at([Number(m[6]), month + 1, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5])]);
   m = /^(\d{1,2}):(\d{1,2})(?::(\d{1,2}))?$/.exec(text);
   if (m) return at([parts[0]!, parts[1]!, parts[2]!, Number(m[1]), Number(m[2]), m[3] === undefined ? parts[5]! : Number(m[3])]);
+  m = /^(\d{2}|\d{4}|\d{6})(?:\.(\d{2}))?$/.exec(text);
+  if (m) {
+    // mm, hhmm or DDhhmm of the current month, seconds 0 but for .ss.
+    const d = m[1]!.padStart(6, '_');
+    const field = (at2: number, current: number): number => (d[at2] === '_' ? current : Number(d.slice(at2, at2 + 2)));
+    return at([parts[0]!, parts[1]!, field(0, parts[2]!), field(2, parts[3]!), Number(d.slice(4)), Number(m[2] ?? 0)]);
+  }
   m = /^(\d{8}|\d{10}|\d{12})(?:\.(\d{2}))?$/.exec(text);
   if (m) {
     const digits = m[1]!;
@@ -398,7 +420,78 @@ function modeText(mode: number): string {
   return rwx(mode >> 6, (mode & 0o4000) !== 0, 's') + rwx(mode >> 3, (mode & 0o2000) !== 0, 's') + rwx(mode, (mode & 0o1000) !== 0, 't');
 }
 
+/**
+ * busybox's `date -d STR`: STR read as parse_datestr reads it ({@link parseDate}), the fields it
+ * leaves from today's midnight (date zeroes the time first); anything else `invalid date`. The rest
+ * of date is just-bash's, given the time as `@SECONDS`.
+ */
+async function date(args: string[], ctx: CommandContext): Promise<ExecResult> {
+  if (!ctx.origCommand) return { stdout: '', stderr: 'sh: date: not found\n', exitCode: 127 };
+  const reference = args.indexOf('-r');
+  if (reference >= 0) {
+    // -r FILE: the file's last modification.
+    const file = args[reference + 1] ?? '';
+    const st = await ctx.fs.stat(ctx.fs.resolvePath(ctx.cwd, file)).catch(() => undefined);
+    if (!st) return { stdout: '', stderr: `date: can't stat '${file}': No such file or directory\n`, exitCode: 1 };
+    return date([...args.slice(0, reference), '-d', `@${Math.floor(st.mtime.getTime() / 1000)}`, ...args.slice(reference + 2)], ctx);
+  }
+  const at = args.findIndex((a) => a.startsWith('-d') || a.startsWith('--date='));
+  const option = args[at];
+  const text =
+    option === undefined ? undefined : option === '-d' ? args[at + 1] : option.startsWith('--') ? option.slice('--date='.length) : option.slice(2);
+  if (text === undefined) return ctx.origCommand(args);
+  const midnight = new Date();
+  midnight.setUTCHours(0, 0, 0, 0);
+  const hint = args.findIndex((a) => a.startsWith('-D'));
+  const format = hint < 0 ? undefined : args[hint] === '-D' ? args[hint + 1] : args[hint]!.slice(2);
+  const when = format === undefined ? parseDate(text, midnight) : strptime(text, format, midnight);
+  if (!when) return { stdout: '', stderr: `date: invalid date '${text}'\n`, exitCode: 1 };
+  const rest = args.flatMap((a, i) => {
+    if (i === at) return ['-d', `@${Math.floor(when.getTime() / 1000)}`];
+    if ((i === at + 1 && option === '-d') || i === hint || (i === hint + 1 && args[hint] === '-D')) return [];
+    return [a];
+  });
+  return ctx.origCommand(rest);
+}
+
+/**
+ * `date -D FORMAT`'s reading of the date (strptime): `%Y %m %d %H %M %S %y %b %T %F %%` and the
+ * format's other characters as they are, the fields it does not set from `now`; undefined where
+ * the text does not match it whole.
+ */
+function strptime(text: string, format: string, now: Date): Date | undefined {
+  const f = [now.getUTCFullYear(), now.getUTCMonth() + 1, now.getUTCDate(), now.getUTCHours(), now.getUTCMinutes(), now.getUTCSeconds()];
+  const fields: Record<string, [number, number]> = { Y: [0, 4], m: [1, 2], d: [2, 2], H: [3, 2], M: [4, 2], S: [5, 2], y: [0, 2] };
+  const expanded = format.replace(/%T/g, '%H:%M:%S').replace(/%F/g, '%Y-%m-%d');
+  let at = 0;
+  for (let i = 0; i < expanded.length; i++) {
+    const c = expanded[i]!;
+    const conversion = c === '%' ? expanded[++i] : undefined;
+    if (conversion === undefined || conversion === '%') {
+      if (text[at] !== (conversion ?? c)) return undefined;
+      at++;
+    } else if (conversion === 'b') {
+      const month = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'].indexOf(
+        text.slice(at, at + 3).toLowerCase(),
+      );
+      if (month < 0) return undefined;
+      f[1] = month + 1;
+      at += 3;
+    } else {
+      const field = fields[conversion];
+      const digits = field && /^\d+/.exec(text.slice(at, at + field[1]))?.[0];
+      if (!field || !digits) return undefined;
+      f[field[0]] = conversion === 'y' ? (Number(digits) < 69 ? 2000 : 1900) + Number(digits) : Number(digits);
+      at += digits.length;
+    }
+  }
+  if (at !== text.length) return undefined;
+  const d = new Date(Date.UTC(f[0]!, f[1]! - 1, f[2]!, f[3]!, f[4]!, f[5]!));
+  return d.getUTCMonth() === f[1]! - 1 ? d : undefined;
+}
+
 const programs: Record<string, (args: string[], ctx: CommandContext, umask: number) => Promise<ExecResult>> = {
+  date,
   rm,
   rmdir,
   mkdir,
