@@ -32,6 +32,8 @@ export interface Reading {
   onOption?: OnOption;
   /** getopt_long's unambiguous prefixes (`--inst` for `--install`), an ambiguous one refused. */
   abbreviations?: boolean;
+  /** getopt32's `+`: the first operand ends the options, the words after it all operands (a program run by this one: `timeout 1 ls -l`). */
+  untilOperand?: boolean;
 }
 
 /**
@@ -81,6 +83,10 @@ export function getopt(
       continue;
     }
     if (!a.startsWith('-') || a === '-') {
+      if (reading.untilOperand) {
+        operands.push(...args.slice(i));
+        break;
+      }
       operands.push(a);
       continue;
     }

@@ -1,10 +1,11 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
+import { getopt, isResult, usage } from './busybox-getopt.js';
 import { signalNumbers } from './guest-commands.js';
 import { execFailure } from './program-output.js';
 import { shellQuote } from './program-run.js';
 
-const usage =
-  'BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: timeout [-s SIG] [-k KILL_SECS] SECS PROG ARGS\n\n' +
+const usageText =
+  'Usage: timeout [-s SIG] [-k KILL_SECS] SECS PROG ARGS\n\n' +
   'Run PROG. Send SIG to it if it is not gone in SECS seconds.\nDefault SIG: TERM.If it still exists in KILL_SECS seconds, send KILL.\n\n';
 
 /** What ash prints for a foreground job a signal ended (strsignal), but for SIGINT and SIGPIPE, which it leaves unsaid. */
@@ -36,7 +37,8 @@ function signalOf(word: string): number | undefined {
  * busybox's timeout (coreutils/timeout.c): PROG runs in timeout's place (exec, so it keeps its pid
  * and its status is the command's), and a watcher sends it SIG (TERM, `-s`) once SECS have passed:
  * PROG dies of it, so its shell sees a job a signal ended (128 + SIG, and ash's word for it:
- * `Terminated`, `Killed`; nothing for INT), what it wrote before kept. Not GNU's 124 (just-bash's,
+ * `Terminated`, `Killed`; nothing for INT), what it wrote before kept (not so for one of the
+ * simulator's own, a nested `sh`: its output goes with it). Not GNU's 124 (just-bash's,
  * which also dropped what the program had written). A bad SECS is `invalid number 'X'`, a program
  * it cannot run `can't execute` (127). The program is killed outright: a trap it sets on SIG does
  * not run, and `-k` has nothing left to kill.
@@ -45,27 +47,15 @@ export function timeoutCommand(): Command {
   return {
     name: 'timeout',
     async execute(args, ctx) {
-      let signal = signalNumbers.TERM!;
-      let at = 0;
-      for (; at < args.length; at++) {
-        const a = args[at]!;
-        if (a === '--') {
-          at++;
-          break;
-        }
-        if (!a.startsWith('-') || a === '-') break;
-        const letter = a[1]!;
-        if (letter !== 's' && letter !== 'k') return refuse(`invalid option -- '${letter}'`);
-        const value = a.length > 2 ? a.slice(2) : args[++at];
-        if (value === undefined) return refuse(`option requires an argument -- '${letter}'`);
-        if (letter === 's') {
-          const number = signalOf(value);
-          if (number === undefined) return { stdout: '', stderr: `timeout: unknown signal '${value}'\n`, exitCode: 1 };
-          signal = number;
-        } else if (seconds(value) === undefined) return invalidNumber(value);
-      }
-      const [secs, ...argv] = args.slice(at);
-      if (secs === undefined || argv.length === 0) return { stdout: '', stderr: usage, exitCode: 1 };
+      const line = getopt('timeout', usageText, args, '', 'sk', null, { untilOperand: true });
+      if (isResult(line)) return line;
+      const named = line.opts.get('s');
+      const signal = typeof named === 'string' ? signalOf(named) : signalNumbers.TERM!;
+      if (signal === undefined) return { stdout: '', stderr: `timeout: unknown signal '${String(named)}'\n`, exitCode: 1 };
+      const kill = line.opts.get('k');
+      if (typeof kill === 'string' && seconds(kill) === undefined) return invalidNumber(kill);
+      const [secs, ...argv] = line.operands;
+      if (secs === undefined || argv.length === 0) return usage(usageText);
       const limit = seconds(secs);
       if (limit === undefined) return invalidNumber(secs);
       const watcher = new AbortController();
@@ -101,5 +91,3 @@ async function run(ctx: CommandContext, argv: string[], signal: AbortSignal): Pr
 }
 
 const invalidNumber = (word: string): ExecResult => ({ stdout: '', stderr: `timeout: invalid number '${word}'\n`, exitCode: 1 });
-
-const refuse = (why: string): ExecResult => ({ stdout: '', stderr: `timeout: ${why}\n${usage}`, exitCode: 1 });
