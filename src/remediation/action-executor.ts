@@ -22,6 +22,7 @@ import type { HeldLock, TokenLock } from '../redis/token-lock.js';
 import { actionContext } from './act/action-context.js';
 import { actingClient } from './act/acting-client.js';
 import { giveBack } from './act/give-back.js';
+import { identityOf, isAnotherInstance } from './instance-identity.js';
 import { JobFailure, refOf, stormScope, trailOf, type BranchedOutcome } from './act/job-failure.js';
 import { resumeLeftOperation, startedByEarlierRun } from './act/resume.js';
 import { parseInflight, recordJobEnd } from './act/inflight.js';
@@ -382,15 +383,20 @@ export class ActionExecutor {
       { once: `give-back-failed:${jobId}`, record: { rule: job.rule } },
     );
     // The operator may have brought it down by hand already, its event handled before the raise:
-    // read it now, after the raise, so that one side or the other ends the alert.
-    const state = await client.getInstanceState(job.instance).catch((readErr: unknown) => {
-      this.deps.logger.warn(
-        { instance: job.instance, err: readErr },
-        'could not read the instance after raising action.give-back-failed: its Stopped event ends it',
-      );
-      return undefined;
-    });
-    if (state?.status_code === StatusCode.Stopped || state?.status_code === StatusCode.Frozen)
+    // read it now, after the raise, so that one side or the other ends the alert; the instance Reflex
+    // started, not another one made under its name since.
+    const state = await client.getInstance(job.instance).then(
+      (read) => read.value,
+      (readErr: unknown) => {
+        this.deps.logger.warn(
+          { instance: job.instance, err: readErr },
+          'could not read the instance after raising action.give-back-failed: its Stopped event ends it',
+        );
+        return undefined;
+      },
+    );
+    const down = state?.status_code === StatusCode.Stopped || state?.status_code === StatusCode.Frozen;
+    if (state && down && !isAnotherInstance(job.identity, identityOf(state)))
       await this.alerts.resolveFiring(giveBackFailedKind, refOf(job), {
         summary: `${job.instance} is ${state.status} (${state.status_code}) now, as the operator asked`,
         outcome: 'recovered',

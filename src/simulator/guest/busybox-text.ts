@@ -1,11 +1,16 @@
 import { randomInt } from 'node:crypto';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
+import { banner, getopt as readOptions, isResult } from './busybox-getopt.js';
 import { wcCounting } from './busybox-wc.js';
 import { withRefusals } from './guest-access.js';
 import { execFailure } from './program-output.js';
 import { shellQuote } from './program-run.js';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
+
+const pasteUsage =
+  'Usage: paste [-d LIST] [-s] [FILE]...\n\nPaste lines from each input file, separated with tab\n\n' +
+  '\t-d LIST\tUse delimiters from LIST, not tab\n\t-s      Serial: one file at a time\n';
 
 /**
  * Where just-bash's text programs answer as GNU's (or its own) and busybox's differ in what scripts
@@ -115,25 +120,12 @@ export function busyboxText(): Command[] {
     name: 'paste',
     async execute(args, ctx) {
       if (!ctx.origCommand) return fail('sh: paste: not found\n', 127);
-      const options: string[] = [];
-      const files: string[] = [];
-      for (let at = 0; at < args.length; at++) {
-        const a = args[at]!;
-        if (a === '--') {
-          files.push(...args.slice(at + 1));
-          break;
-        }
-        if (!a.startsWith('-') || a === '-') {
-          files.push(a);
-          continue;
-        }
-        const d = a.indexOf('d');
-        if (d < 0) options.push(a);
-        else {
-          if (d > 1) options.push(a.slice(0, d));
-          options.push('-d', d + 1 < a.length ? a.slice(d + 1) : (args[++at] ?? ''));
-        }
-      }
+      if (args.length === 1 && args[0] === '--help') return { stdout: '', stderr: `${banner}${pasteUsage}`, exitCode: 0 };
+      const line = readOptions('paste', pasteUsage, args, 's', 'd', null);
+      if (isResult(line)) return line;
+      const delimiters = line.opts.get('d');
+      const options = [...(line.opts.has('s') ? ['-s'] : []), ...(typeof delimiters === 'string' ? ['-d', delimiters] : [])];
+      const files = line.operands;
       const operands = files.length ? files : ['-'];
       const result = await ctx.origCommand([...options, ...operands]);
       return { ...result, stderr: await withRefusals('paste', result.stderr, ctx.fs, ctx.cwd, operands) };

@@ -1,24 +1,12 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { getopt, isResult, usage } from './busybox-getopt.js';
-import { signalNumbers } from './guest-commands.js';
+import { jobDeath, signalNumbers } from './guest-commands.js';
 import { execFailure } from './program-output.js';
 import { shellQuote } from './program-run.js';
 
 const usageText =
   'Usage: timeout [-s SIG] [-k KILL_SECS] SECS PROG ARGS\n\n' +
   'Run PROG. Send SIG to it if it is not gone in SECS seconds.\nDefault SIG: TERM.If it still exists in KILL_SECS seconds, send KILL.\n\n';
-
-/** What ash prints for a foreground job a signal ended (strsignal), but for SIGINT and SIGPIPE, which it leaves unsaid. */
-const deaths: Record<number, string> = {
-  1: 'Hangup',
-  3: 'Quit',
-  6: 'Aborted',
-  9: 'Killed',
-  10: 'User defined signal 1',
-  12: 'User defined signal 2',
-  14: 'Alarm clock',
-  15: 'Terminated',
-};
 
 /** A number of seconds as busybox's parse_duration_str reads it (a decimal number, then `s`, `m`, `h` or `d`), or undefined. */
 function seconds(word: string): number | undefined {
@@ -66,7 +54,7 @@ export function timeoutCommand(): Command {
           return execFailure(ran, argv[0]!, (why) => `timeout: can't execute '${argv[0]}': ${why}\n`);
         // just-bash's word for the abort is not the guest's: the program died of the signal.
         const stderr = ran.stderr.replace(/^(?:ba)?sh: execution aborted\n/gm, '');
-        return { stdout: ran.stdout, stderr: `${stderr}${deaths[signal] ? `${deaths[signal]}\n` : ''}`, exitCode: 128 + signal };
+        return { stdout: ran.stdout, stderr: `${stderr}${jobDeath(signal)}`, exitCode: 128 + signal };
       } finally {
         clearTimeout(timer);
       }

@@ -63,6 +63,36 @@ export const signalNumbers: Record<string, number> = {
   SYS: 31,
 };
 
+/** strsignal(3) as musl and glibc word it, which ash prints for a job a signal ended. */
+const signalDescriptions: Record<number, string> = {
+  1: 'Hangup',
+  3: 'Quit',
+  4: 'Illegal instruction',
+  5: 'Trace/breakpoint trap',
+  6: 'Aborted',
+  7: 'Bus error',
+  8: 'Floating point exception',
+  9: 'Killed',
+  10: 'User defined signal 1',
+  11: 'Segmentation fault',
+  12: 'User defined signal 2',
+  14: 'Alarm clock',
+  15: 'Terminated',
+  16: 'Stack fault',
+  24: 'CPU time limit exceeded',
+  25: 'File size limit exceeded',
+  26: 'Virtual timer expired',
+  27: 'Profiling timer expired',
+  29: 'I/O possible',
+  30: 'Power failure',
+  31: 'Bad system call',
+};
+
+/** What ash prints for a foreground job a signal ended (`sprint_status`): strsignal's words, nothing for INT and PIPE. */
+export function jobDeath(signal: number): string {
+  return signal === signalNumbers.INT || signal === signalNumbers.PIPE ? '' : `${signalDescriptions[signal] ?? `Signal ${signal}`}\n`;
+}
+
 /**
  * `kill -l` as busybox prints it: ` 1) HUP` one a line (29 is `POLL` there); `kill -l N` the name,
  * `kill -l NAME` the number.

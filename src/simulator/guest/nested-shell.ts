@@ -1,7 +1,7 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import type { TerminalInput } from './busybox-tty.js';
 import { busyboxVersion } from './busybox-getopt.js';
-import { signalNumbers } from './guest-commands.js';
+import { jobDeath } from './guest-commands.js';
 import { followedBy, orderOf, rewordedWrites, type OutputPart } from './program-output.js';
 import { defaultPath } from './guest-programs.js';
 import { shellQuote } from './program-run.js';
@@ -175,7 +175,7 @@ export class ShellProcesses {
       const number = shell.signals.endedBy;
       if (number !== undefined) {
         // Killed: no EXIT trap; its parent says how it died (ash's `sprint_status` of a foreground job), but for INT and PIPE.
-        const said = number === signalNumbers.INT || number === signalNumbers.PIPE ? '' : `${signalDescriptions[number] ?? `Signal ${number}`}\n`;
+        const said = jobDeath(number);
         const died = named(result, source.name, script(), source.from === 2);
         return { ...died, stderr: `${died.stderr}${said}`, exitCode: 128 + number };
       }
@@ -476,28 +476,3 @@ function ashSyntaxErrors(stderr: string, script?: string, numbered = false): str
 function utf8(bytes: string): string {
   return /[^\u0000-\u00ff]/.test(bytes) ? bytes : utf8Bytes(Buffer.from(bytes, 'latin1'));
 }
-
-/** strsignal(3) as musl and glibc word it, which ash prints for a job a signal ended. */
-const signalDescriptions: Record<number, string> = {
-  1: 'Hangup',
-  3: 'Quit',
-  4: 'Illegal instruction',
-  5: 'Trace/breakpoint trap',
-  6: 'Aborted',
-  7: 'Bus error',
-  8: 'Floating point exception',
-  9: 'Killed',
-  10: 'User defined signal 1',
-  11: 'Segmentation fault',
-  12: 'User defined signal 2',
-  14: 'Alarm clock',
-  15: 'Terminated',
-  16: 'Stack fault',
-  24: 'CPU time limit exceeded',
-  25: 'File size limit exceeded',
-  26: 'Virtual timer expired',
-  27: 'Profiling timer expired',
-  29: 'I/O possible',
-  30: 'Power failure',
-  31: 'Bad system call',
-};

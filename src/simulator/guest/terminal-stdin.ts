@@ -450,6 +450,6 @@ async function readBatches(terminal: TerminalReading, batches: (typed: string) =
   }
   if (done === 0) return typed === '' ? firstStands : terminal.run(typed);
   const rest = typed.slice(done);
-  const last = /\S/.test(rest) ? await terminal.run(rest) : stdoutOnly({ stdout: '', stderr: '', exitCode: 0 }, '', '');
+  const last = /\S/.test(rest) ? await terminal.run(rest) : { stdout: '', stderr: '', exitCode: 0 };
   return status(joined(held, last));
 }
