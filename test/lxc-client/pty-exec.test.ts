@@ -772,7 +772,8 @@ const sessions: Transcript[] = [
       '@start sed 2q',
       '@line a',
       '@line b',
-      String.raw`@until a\r\nb\r\na\r\n`,
+      // The command's own line in it: `sed q` above printed the same three lines, which a wait from the start would find.
+      String.raw`@until sed 2q\r\na\r\nb\r\na\r\n`,
       'c',
       '@start sed s/q/Q/',
       '@line q1',
