@@ -134,6 +134,83 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // awk's numbers as busybox 1.35's: a whole number that fits a long long is printed as one (others by OFMT or %.6g), printf's
+  // integer conversions take the number cast to a C int (out of range: INT_MIN), %c a number's low byte, int() truncates.
+  {
+    script: 'echo 9007199254740993 | awk \'{print $1+0, $1*2, $1/2, $1}\'; awk \'BEGIN{print 1e18, 1e19, 1e20, 1e18 "", 1e20 "", 100000 * 100000}\'',
+    stdout:
+      '9007199254740992 18014398509481984 4503599627370496 9007199254740993\n1000000000000000000 1e+19 1e+20 1000000000000000000 1e+20 10000000000\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'awk \'BEGIN{printf "%d %d %i|%d|%d %d\\n", 1e18, -5.7, 7.9, "12abc", 1e19, -1e19}\'',
+    stdout: '-2147483648 -5 7|12|-2147483648 -2147483648\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'awk \'BEGIN{printf "%u %u %x %X %o %#x %5.3d|\\n", -1, 5000000000, -1, 5000000000, -1, 255, 7}\'',
+    stdout: '4294967295 2147483648 ffffffff 80000000 37777777777 0xff   007|\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'awk \'BEGIN{printf "%c%c%c|%c|%c\\n", 65, 256+66, "hello", "", 0}\' | od -An -c',
+    stdout: '   A   B   h   |  \\0   |  \\0  \\n\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  { script: 'awk \'BEGIN{print int(-3.7), int(3.7), int("4.9x"), -7 % 3}\'', stdout: '-3 3 4 -1\n', stderr: '', exitCode: 0 },
+  // awk's output to commands and streams: `print | CMD` feeds CMD, run at close() (its wait status returned) or at the end after
+  // awk's own output; system() after awk's output so far; /dev/stderr and /dev/stdout; close() of a getline source reopens it;
+  // `length` alone is length($0).
+  {
+    script: 'awk \'BEGIN{print "c" | "sort"; print "a" | "sort"; print "mid"; print "b" | "sort -r"}\'; echo end',
+    stdout: 'mid\na\nc\nb\nend\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'awk \'BEGIN{print "3\\n1\\n2" | "sort"; x = close("sort"); print "after", x; print "y" | "exit 5"; print close("exit 5"), close("nonopen")}\'',
+    stdout: '1\n2\n3\nafter 0\n1280 0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'awk \'BEGIN{print "x"; system("echo y"); r = system("exit 3"); print "z", r; system("")}\' | cat',
+    stdout: 'x\ny\nz 3\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  { script: 'echo hi | awk \'{ print | "tr a-z A-Z"; printf "%s!\\n", $0 | "cat" }\'', stdout: 'HI\nhi!\n', stderr: '', exitCode: 0 },
+  {
+    script:
+      'awk \'BEGIN{print "e1" > "/dev/stderr"; print "o1"; printf "e2\\n" > "/dev/stderr"; print "o2" > "/dev/stdout"}\' 2>/tmp/rt-err; echo ---; cat /tmp/rt-err; rm /tmp/rt-err',
+    stdout: 'o1\no2\n---\ne1\ne2\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'awk \'BEGIN{ "echo a; echo b" | getline x; print x; close("echo a; echo b"); "echo a; echo b" | getline y; print y }\'',
+    stdout: 'a\na\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'printf \'a\\nb\\n\' > /tmp/rt-f; awk \'BEGIN{ getline l < "/tmp/rt-f"; close("/tmp/rt-f"); getline m < "/tmp/rt-f"; print l, m; print "new" > "/tmp/rt-f"; close("/tmp/rt-f"); print "again" > "/tmp/rt-f" }\'; cat /tmp/rt-f; rm /tmp/rt-f',
+    stdout: 'a a\nagain\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: "echo abc | awk '{ print length, length($0), length() }'; echo \"a b\" | awk '{ n = length; print n }'; echo xyz | awk 'length > 2'",
+    stdout: '3 3 3\n3\nxyz\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // date -d reads the date as busybox's parse_datestr does (and nothing else: `now`, `01/02/2024`, ISO's `T`), -D FORMAT
   // as strptime, -r FILE; comm, split and printenv are not in the beds' busybox.
   {

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
-import { formatFloat } from './c-float.js';
+import { formatFloat, formatInteger, padded } from './c-printf.js';
 
 const ok = (stdout = ''): ExecResult => ({ stdout, stderr: '', exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
@@ -191,27 +191,6 @@ function busyboxFloat(arg: string): string | undefined {
   if (!hex || (hex[2] === '' && !hex[3])) return undefined;
   const fraction = [...(hex[3] ?? '')].reduce((f, c, i) => f + parseInt(c, 16) / 16 ** (i + 1), 0);
   return String((hex[1] === '-' ? -1 : 1) * (parseInt(hex[2] || '0', 16) + fraction) * 2 ** Number(hex[4] ?? 0));
-}
-
-/** Text padded with spaces to `width`, on the right under the `-` flag. */
-const padded = (text: string, width: number, flags: Set<string>): string => (flags.has('-') ? text.padEnd(width) : text.padStart(width));
-
-/** An integer conversion done as C's printf does it: precision as least digits, the flags, the width. */
-function formatInteger(conversion: string, value: bigint, flags: Set<string>, width: number, precision: number | undefined): string {
-  const signed = conversion === 'd' || conversion === 'i';
-  const negative = value < 0n;
-  const magnitude = negative ? -value : value;
-  let digits = magnitude.toString(conversion === 'o' ? 8 : conversion === 'x' || conversion === 'X' ? 16 : 10);
-  if (conversion === 'X') digits = digits.toUpperCase();
-  if (precision !== undefined) digits = precision === 0 && magnitude === 0n ? '' : digits.padStart(precision, '0');
-  let prefix = negative ? '-' : signed && flags.has('+') ? '+' : signed && flags.has(' ') ? ' ' : '';
-  if (flags.has('#') && conversion === 'o' && !digits.startsWith('0')) digits = `0${digits}`;
-  if (flags.has('#') && (conversion === 'x' || conversion === 'X') && magnitude !== 0n) prefix += `0${conversion}`;
-  const pad = width - prefix.length - digits.length;
-  if (pad <= 0) return prefix + digits;
-  if (flags.has('-')) return prefix + digits + ' '.repeat(pad);
-  if (flags.has('0') && precision === undefined) return prefix + '0'.repeat(pad) + digits;
-  return ' '.repeat(pad) + prefix + digits;
 }
 
 /**

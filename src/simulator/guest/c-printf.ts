@@ -1,7 +1,8 @@
 /**
- * C's printf of a double (`%f %F %e %E %g %G`), as glibc and musl print it: the exact value of the
- * binary number rounded to the digits asked for, half to even (`%.0f` of 2.5 is 2, of 0.5 is 0,
- * `%g` of 100000.5 is 100000); an exponent of at least two digits (`1e+100`, `1.5e-07`); `%g`
+ * C's printf of numbers, as glibc and musl print them.
+ *
+ * A double (`%f %F %e %E %g %G`): the exact value of the binary number rounded to the digits asked
+ * for, half to even (`%.0f` of 2.5 is 2, of 0.5 is 0, `%g` of 100000.5 is 100000); an exponent of at least two digits (`1e+100`, `1.5e-07`); `%g`
  * choosing `%e` below 1e-4 or from 10^precision and dropping trailing zeros but under `#`; `inf`
  * and `nan`; the flags `-+ #0` and a width. JavaScript's toFixed and toPrecision round a tie up
  * and print exponents as `e+6`, which the programs the guest runs (busybox's printf, awk) do not.
@@ -92,8 +93,41 @@ function general(x: number, p: number, keep: boolean): string {
   return e === undefined ? trimmed : `${trimmed}e${e}`;
 }
 
-// awk's printf and number-to-string conversions live in just-bash's bundle, which asks for this
-// formatter by this name (patches/README.md 68).
+/** Text padded with spaces to `width`, on the right under the `-` flag. */
+export const padded = (text: string, width: number, flags: ReadonlySet<string>): string =>
+  flags.has('-') ? text.padEnd(width) : text.padStart(width);
+
+/**
+ * C's printf of an integer (`%d %i %o %u %x %X`) given its value as the conversion reads it: precision
+ * as least digits, the flags `-+ #0`, the width. The caller casts as its program does (busybox's
+ * printf reads 64 bits; its awk a C int).
+ */
+export function formatInteger(conversion: string, value: bigint, flags: ReadonlySet<string>, width = 0, precision?: number): string {
+  const signed = conversion === 'd' || conversion === 'i';
+  const negative = value < 0n;
+  const magnitude = negative ? -value : value;
+  let digits = magnitude.toString(conversion === 'o' ? 8 : conversion === 'x' || conversion === 'X' ? 16 : 10);
+  if (conversion === 'X') digits = digits.toUpperCase();
+  if (precision !== undefined) digits = precision === 0 && magnitude === 0n ? '' : digits.padStart(precision, '0');
+  let prefix = negative ? '-' : signed && flags.has('+') ? '+' : signed && flags.has(' ') ? ' ' : '';
+  if (flags.has('#') && conversion === 'o' && !digits.startsWith('0')) digits = `0${digits}`;
+  if (flags.has('#') && (conversion === 'x' || conversion === 'X') && magnitude !== 0n) prefix += `0${conversion}`;
+  const pad = width - prefix.length - digits.length;
+  if (pad <= 0) return prefix + digits;
+  if (flags.has('-')) return prefix + digits + ' '.repeat(pad);
+  if (flags.has('0') && precision === undefined) return prefix + '0'.repeat(pad) + digits;
+  return ' '.repeat(pad) + prefix + digits;
+}
+
+// awk's printf and number-to-string conversions live in just-bash's bundle, which asks for these
+// formatters by these names (patches/README.md 68, 70).
+(globalThis as Record<symbol, unknown>)[Symbol.for('reflex.formatInteger')] = (
+  conversion: string,
+  value: bigint,
+  flags: string,
+  width: number,
+  precision: number | undefined,
+): string => formatInteger(conversion, value, new Set(flags), width, precision);
 (globalThis as Record<symbol, unknown>)[Symbol.for('reflex.formatFloat')] = (
   conversion: string,
   value: number,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatFloat } from '../../src/simulator/guest/c-float.js';
+import { formatFloat } from '../../src/simulator/guest/c-printf.js';
 
 /**
  * The guest's programs print doubles as C's printf does (glibc and musl agree); each answer here is
