@@ -211,6 +211,41 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // basename and dirname as busybox's (glibc's dirname keeps a leading `//`; dirname reads no options), date -I[SPEC], mktemp's refusal.
+  {
+    script:
+      "basename /; basename //; basename /a/; basename ''; basename a.txt .txt; basename .txt .txt; basename /a/b.c.c .c; basename a/b/ b; basename ///x///",
+    stdout: '/\n/\na\n\na\n.txt\nb.c\nb\nx\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'basename -a /a/b /c/d/; basename -s .c x.c y.c z; basename -as .c q.c; basename -- -x; basename -z 2>&1 | head -1; basename a b c 2>&1 | head -1; echo $?',
+    stdout: "b\nd\nx\ny\nz\nq\n-x\nbasename: invalid option -- 'z'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n0\n",
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      "dirname /; dirname //a; dirname ''; dirname a; dirname /a/b/; dirname ///a; dirname /a//b; dirname a/; dirname //; dirname ///; dirname a//b//; dirname -x; dirname a b 2>&1 | tail -1",
+    stdout: '/\n//\n.\n.\n/a\n/\n/a\n.\n//\n/\na\n.\nStrip non-directory suffix from FILENAME\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'date -u -I -d @1700000000; date -u -Iseconds -d @1700000000; date -u -Ihours -d @1700000000; date -u -Iminutes -d @1700000000; date -u -Idate -d @1700000000',
+    stdout: '2023-11-14\n2023-11-14T22:13:20+00:00\n2023-11-14T22+00:00\n2023-11-14T22:13+00:00\n2023-11-14\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'mktemp /tmp/f.XXXX; echo $?; mktemp -d /tmp/g.XXXXX; echo $?',
+    stdout: '1\n1\n',
+    stderr: 'mktemp: (null): Invalid argument\nmktemp: (null): Invalid argument\n',
+    exitCode: 0,
+  },
   // date -d reads the date as busybox's parse_datestr does (and nothing else: `now`, `01/02/2024`, ISO's `T`), -D FORMAT
   // as strptime, -r FILE; comm, split and printenv are not in the beds' busybox.
   {

@@ -256,6 +256,28 @@ const cases: ShScript[] = [
     stderr: 'sh: read: line 0: illegal option -a\nsh: read: line 0: illegal option -x\nsh: read: line 0: illegal option -N\n',
     exitCode: 0,
   },
+  // hash as ash's (nothing listed, `line N` in its errors); job specs (`%1`, `%%`, `%-`) for kill and wait, a job keeping its number
+  // until a new one takes the slot once it is done and waited for; ash keeps no command text, so `%name` names no job.
+  {
+    script: 'hash; echo $?; hash ls; hash; echo $?; hash nosuch; echo $?; hash -r; echo $?; hash -x; echo $?',
+    stdout: '0\n0\n1\n0\n2\n',
+    stderr: 'sh: hash: line 0: nosuch: not found\nsh: hash: line 0: illegal option -x\n',
+    exitCode: 0,
+  },
+  {
+    script:
+      'kill %1; echo $?; sleep 0 & sleep 0 & kill %1 %2; echo $?; kill %-; echo $?; kill %+ %%; echo $?; kill %sl; echo $?; kill -9 %3; echo $?',
+    stdout: '2\n0\n0\n0\n2\n2\n',
+    stderr: 'sh: kill: line 0: %1: no such job\nsh: kill: line 0: %sl: no such job\nsh: kill: line 0: %3: no such job\n',
+    exitCode: 0,
+  },
+  {
+    script:
+      'sleep 0 & wait; kill %1; echo $?; sleep 0 & sleep 0 & wait %1; echo $?; wait; sleep 0 & wait $!; kill %1 && echo k1; wait %3; echo $?; kill %2 && echo k2; wait %2; echo $?; wait %x; echo $?',
+    stdout: '0\n0\nk1\n2\nk2\n0\n2\n',
+    stderr: 'sh: wait: line 0: %3: no such job\nsh: wait: line 0: %x: no such job\n',
+    exitCode: 0,
+  },
   { script: 'jobs; echo $?', stdout: '0\n', exitCode: 0 },
   { script: 'times', stdout: '0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n', exitCode: 0 },
   { script: 'ls /nosuch; echo $?', stdout: '1\n', stderr: 'ls: /nosuch: No such file or directory\n', exitCode: 0 },

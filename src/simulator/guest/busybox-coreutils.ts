@@ -427,6 +427,14 @@ function modeText(mode: number): string {
  */
 async function date(args: string[], ctx: CommandContext): Promise<ExecResult> {
   if (!ctx.origCommand) return { stdout: '', stderr: 'sh: date: not found\n', exitCode: 127 };
+  const iso = args.findIndex((a) => /^-I(date|hours|minutes|seconds)?$/.test(a));
+  if (iso >= 0) {
+    // -I[SPEC]: ISO 8601 to the date (the default), the hour, minute or second, the zone as +hh:mm.
+    const spec = args[iso]!.slice(2) || 'date';
+    const format = { date: '+%Y-%m-%d', hours: '+%Y-%m-%dT%H%z', minutes: '+%Y-%m-%dT%H:%M%z', seconds: '+%Y-%m-%dT%H:%M:%S%z' }[spec]!;
+    const res = await date([...args.slice(0, iso), ...args.slice(iso + 1), format], ctx);
+    return res.exitCode ? res : { ...res, stdout: res.stdout.replace(/([+-]\d\d)(\d\d)$/m, '$1:$2') };
+  }
   const reference = args.indexOf('-r');
   if (reference >= 0) {
     // -r FILE: the file's last modification.
@@ -490,8 +498,57 @@ function strptime(text: string, format: string, now: Date): Date | undefined {
   return d.getUTCMonth() === f[1]! - 1 ? d : undefined;
 }
 
+const basenameUsage =
+  'Usage: basename FILE [SUFFIX] | -a FILE... | -s SUFFIX FILE...\n\nStrip directory path and SUFFIX from FILE\n\n\t-a\t\tAll arguments are FILEs\n\t-s SUFFIX\tRemove SUFFIX (implies -a)\n';
+const dirnameUsage = 'Usage: dirname FILENAME\n\nStrip non-directory suffix from FILENAME\n';
+
+/**
+ * busybox's `basename FILE [SUFFIX]`, `-a FILE...`, `-s SUFFIX FILE...`: each FILE's last
+ * component, trailing slashes dropped (`/` for a name of slashes alone), SUFFIX taken off unless it
+ * is the whole of it.
+ */
+async function basename(args: string[]): Promise<ExecResult> {
+  const parsed = getopt('basename', basenameUsage, args, 'a', 's', null, { untilOperand: true });
+  if (isResult(parsed)) return parsed;
+  const { opts, operands } = parsed;
+  const all = opts.size > 0;
+  if (operands.length === 0 || (!all && operands.length > 2)) return usage(basenameUsage);
+  const suffix = all ? opts.get('s') : operands[1];
+  const names = all ? operands : operands.slice(0, 1);
+  return { stdout: names.map((name) => `${baseOf(name, typeof suffix === 'string' ? suffix : undefined)}\n`).join(''), stderr: '', exitCode: 0 };
+}
+
+function baseOf(name: string, suffix: string | undefined): string {
+  const base = lastComponent(name);
+  return suffix && base !== suffix && base.endsWith(suffix) ? base.slice(0, -suffix.length) : base;
+}
+
+/** busybox's `dirname FILENAME`: glibc's dirname(3), which keeps a leading `//` (`dirname //a` is `//`). */
+async function dirname(args: string[]): Promise<ExecResult> {
+  // It reads no options: `dirname -x` is `.`.
+  if (args.length !== 1) return usage(dirnameUsage);
+  return { stdout: `${glibcDirname(args[0]!)}\n`, stderr: '', exitCode: 0 };
+}
+
+function glibcDirname(path: string): string {
+  let last = path.lastIndexOf('/');
+  if (last > 0 && last === path.length - 1) {
+    // Trailing slashes: look before them.
+    let run = last;
+    while (run > 0 && path[run - 1] === '/') run--;
+    if (run > 0) last = path.lastIndexOf('/', run - 1);
+  }
+  if (last < 0) return '.';
+  let run = last;
+  while (run > 0 && path[run - 1] === '/') run--;
+  if (run > 0) return path.slice(0, run);
+  return last === 1 ? '//' : '/';
+}
+
 const programs: Record<string, (args: string[], ctx: CommandContext, umask: number) => Promise<ExecResult>> = {
   date,
+  basename,
+  dirname,
   rm,
   rmdir,
   mkdir,

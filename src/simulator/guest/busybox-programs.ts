@@ -76,7 +76,7 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
         else template = a;
       }
       template ??= 'tmp.XXXXXX';
-      if (!template.endsWith('XXXXXX')) return fail('mktemp: Invalid argument\n');
+      if (!template.endsWith('XXXXXX')) return fail('mktemp: (null): Invalid argument\n');
       if (template === 'tmp.XXXXXX' || base !== undefined) template = posix.join(base ?? '/tmp', template);
       const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
       const path = posix.resolve(

@@ -1,6 +1,6 @@
 import { machine, release, version } from 'node:os';
 import { posix } from 'node:path';
-import type { Command, ExecResult, IFileSystem } from 'just-bash';
+import type { Command, CommandContext, ExecResult, IFileSystem } from 'just-bash';
 import { banner, getopt, isResult } from './busybox-getopt.js';
 import { symlinkLoop } from './file-status.js';
 import { openRefusal } from './guest-access.js';
@@ -23,7 +23,12 @@ export interface GuestProcess {
   signalInit: (signal: number) => void;
   /** Sends a shell started inside the top one a signal (signal 0: asks only); false when no such shell runs. */
   signalShell: (pid: number, signal: number) => boolean;
+  /** The pid of the job a job spec (`%1`, `%%`) names; undefined for no such job. */
+  jobPid: (spec: string) => number | undefined;
 }
+
+/** The line of the script a builtin runs on, as the patched shell tells it (ash's `line N` in a builtin's error). */
+export const lineOf = (ctx: CommandContext): number => (ctx as CommandContext & { jbLine?: number }).jbLine ?? 0;
 
 /** SIGINT's number: what Ctrl-C on a terminal sends; a program it interrupts dies of it (status 130). */
 export const sigint = 2;
@@ -229,7 +234,7 @@ export function guestCommands(proc: GuestProcess): Command[] {
   };
   const kill: Command = {
     name: 'kill',
-    async execute(args) {
+    async execute(args, ctx) {
       let signal = 15;
       const pids: string[] = [];
       for (let i = 0; i < args.length; i++) {
@@ -249,6 +254,11 @@ export function guestCommands(proc: GuestProcess): Command[] {
       let code = 0;
       let stderr = '';
       for (const p of pids) {
+        // A job spec: the job ran to its end (a zombie until ash forgets it), so the signal has no effect.
+        if (p.startsWith('%')) {
+          if (proc.jobPid(p) !== undefined) continue;
+          return { stdout: '', stderr: `${stderr}bash: kill: line ${lineOf(ctx)}: ${p}: no such job\n`, exitCode: 2 };
+        }
         const pid = Number(p);
         // PID 1 (init) and the shell itself exist: init exits on a signal it traps so (the instance then stops).
         if (pid === 1) {

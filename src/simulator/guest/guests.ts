@@ -360,6 +360,7 @@ export class Guests {
       killSelf: signalSelf,
       signalInit,
       signalShell: (pid, signal) => processes.signal(pid, signal) || shellState.isJob(pid),
+      jobPid: (spec) => shellState.jobPid(spec),
     };
     const key = instanceKey(inst.project, inst.name);
     const scriptEnded = (outcome: CommandOutcome, interrupted: boolean): void => {

@@ -2,7 +2,7 @@ import { testSyntaxCommand } from './busybox-test.js';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { directoryStdinCommand } from './directory-stdin.js';
 import { terminalStdinCommand } from './terminal-stdin.js';
-import { signalNumbers } from './guest-commands.js';
+import { lineOf, signalNumbers } from './guest-commands.js';
 import { defaultUmask } from './guest-fs.js';
 import { SignalTraps } from './signal-traps.js';
 import { appletNames } from './busybox-applets.js';
@@ -14,7 +14,6 @@ const ok = (stdout = ''): ExecResult => ({ stdout, stderr: '', exitCode: 0 });
 // code (`sh: invalid number`, whatever the script).
 
 /** The line the builtin runs on as busybox's sh counts it (from 0 in `sh -c`), which the patched shell gives its commands. */
-const lineOf = (ctx: CommandContext): number => (ctx as CommandContext & { jbLine?: number }).jbLine ?? 0;
 
 /**
  * What busybox ash prints for the limits `ulimit -a` lists (its order and wording), with the test
@@ -62,6 +61,12 @@ export interface ShellBuiltins {
    * ran to its end, a zombie, which a signal reaches without effect (`kill $!` succeeds; after `wait`, no such process).
    */
   isJob(pid: number): boolean;
+  /**
+   * The pid of the job a job spec names, as ash without job control reads it: `%N` job N, `%%`,
+   * `%+` and `%` the last started, `%-` the one before; undefined for no such job. ash keeps no
+   * command text then, so `%name` and `%?text` name none.
+   */
+  jobPid(spec: string): number | undefined;
 }
 
 /** The state of a shell process started inside the command's shell ({@link ShellBuiltins.spawn}). */
@@ -160,6 +165,16 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
   const saved: { mask: number; traps: Map<string, string> }[] = [];
   // The pids of the background jobs it started (`cmd &`) and has not waited for: they ran to their end, zombies until `wait`.
   const jobs = new Set<number>();
+  // ash's job table (without job control): a job keeps its number, and `%N` finds it, until a new
+  // job takes the slot, which makejob does once the job is done and waited for (by `wait` alone
+  // too). The simulator's jobs are done as soon as started. In the order started.
+  const table = new Map<number, { pid: number; waited: boolean }>();
+  const jobPid = (spec: string): number | undefined => {
+    const order = [...table.values()];
+    if (spec === '%' || spec === '%%' || spec === '%+') return order.at(-1)?.pid;
+    if (spec === '%-') return order.at(-2)?.pid;
+    return /^%[0-9]+$/.test(spec) ? table.get(Number(spec.slice(1)))?.pid : undefined;
+  };
   const subshell: Command = {
     name: '__reflex_subshell',
     async execute(args) {
@@ -172,10 +187,19 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
         return ok(action ?? '');
       } else if (args[0] === 'job') {
         jobs.add(Number(args[1]));
+        let n = 1;
+        while (table.has(n) && !table.get(n)!.waited) n++;
+        table.delete(n);
+        table.set(n, { pid: Number(args[1]), waited: false });
       } else if (args[0] === 'reaped') {
         // `wait PID` reaps the job (its status stays for another wait); `wait` alone all of them.
         if (args[1] === undefined) jobs.clear();
         else jobs.delete(Number(args[1]));
+        for (const job of table.values()) if (args[1] === undefined || job.pid === Number(args[1])) job.waited = true;
+      } else if (args[0] === 'spec') {
+        // The patched `wait` asks which pid a job spec names.
+        const pid = jobPid(args[1] ?? '');
+        return ok(pid === undefined ? '' : String(pid));
       } else if (args[0] === 'leave') {
         const parent = saved.pop();
         if (parent) ({ mask, traps: current } = parent);
@@ -241,6 +265,7 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
     exitTrap: () => traps.get('EXIT') || undefined,
     umask: () => mask,
     isJob: (pid) => jobs.has(pid),
+    jobPid: (spec) => jobPid(spec),
     signals: topSignals,
     spawn,
   };
