@@ -278,6 +278,50 @@ const cases: ShScript[] = [
     stderr: 'sh: wait: line 0: %3: no such job\nsh: wait: line 0: %x: no such job\n',
     exitCode: 0,
   },
+  // return outside a function ends the script (a subshell, a `$(…)`) with its status, as exit does; its number is 0 to 255
+  // modulo 256, anything else `Illegal number` (2, the script ends).
+  {
+    script:
+      "sh -c 'false; return; echo no'; echo $?; sh -c 'return 5; echo no'; echo $?; (return 3; echo no); echo $?; x=$(return 4; echo no); echo \"$? [$x]\"",
+    stdout: '1\n5\n3\n4 []\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      "sh -c 'for i in 1 2; do return 6; done; echo no'; echo $?; sh -c 'if true; then return 7; fi; echo no'; echo $?; sh -c '{ return 8; }; echo no'; echo $?",
+    stdout: '6\n7\n8\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: "sh -c 'return x; echo no'; echo $?; sh -c 'return -1'; echo $?; sh -c 'return 300'; echo $?",
+    stdout: '2\n2\n44\n',
+    stderr: 'sh: return: line 0: Illegal number: x\nsh: return: line 0: Illegal number: -1\n',
+    exitCode: 0,
+  },
+  {
+    script: "printf 'echo in; return 3; echo no\\n' > /tmp/r.sh; . /tmp/r.sh; echo $?; sh /tmp/r.sh; echo $?",
+    stdout: 'in\n3\nin\n3\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'sh -c \'eval "return 9"; echo no\'; echo $?; sh -c \'trap "echo t" EXIT; return 2\'; echo $?',
+    stdout: '9\nt\n2\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // An `exit` in the EXIT trap sets the shell's status (ash's exitshell); the trap's last status otherwise does not.
+  { script: 'trap \'echo "exit $?"; exit 5\' EXIT; false', stdout: 'exit 1\n', stderr: '', exitCode: 5 },
+  { script: "trap 'false' EXIT; true", stdout: '', stderr: '', exitCode: 0 },
+  {
+    script:
+      "sh -c 'trap \"echo t; exit 6\" EXIT; exit 2'; echo $?; sh -c 'trap \"false\" EXIT; exit 2'; echo $?; (trap 'exit 4' EXIT; true); echo $?",
+    stdout: 't\n6\n2\n4\n',
+    stderr: '',
+    exitCode: 0,
+  },
   { script: 'jobs; echo $?', stdout: '0\n', exitCode: 0 },
   { script: 'times', stdout: '0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n', exitCode: 0 },
   { script: 'ls /nosuch; echo $?', stdout: '1\n', stderr: 'ls: /nosuch: No such file or directory\n', exitCode: 0 },

@@ -101,6 +101,12 @@ const cases: ShScript[] = [
     stderr: 'sh: eval: line 0: syntax error: unexpected end of file (expecting ")")\n',
     exitCode: 2,
   },
+  // bash's case fallthrough (`;&`, `;;&`) is no ash syntax.
+  { script: 'case b in b) echo b;;& esac; echo rc=$?', stdout: '', stderr: 'sh: syntax error: unexpected word (expecting ")")\n', exitCode: 2 },
+  { script: 'case b in b) echo b;;&\nesac', stdout: '', stderr: 'sh: syntax error: unexpected newline (expecting ")")\n', exitCode: 2 },
+  { script: 'case b in b) echo b;;& x) echo x;; esac', stdout: '', stderr: 'sh: syntax error: unexpected word (expecting ")")\n', exitCode: 2 },
+  { script: 'case b in b) echo b ;& esac', stdout: '', stderr: 'sh: syntax error: unexpected "&"\n', exitCode: 2 },
+  { script: 'case b in a) echo a;& b) echo b;; esac; echo rc=$?', stdout: '', stderr: 'sh: syntax error: unexpected "&"\n', exitCode: 2 },
 ];
 
 await conformance('the guest shell meets and words a syntax error as busybox ash does', (target) => {

@@ -23,7 +23,7 @@ import { busyboxCoreutils } from './busybox-coreutils.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
 import { followedBy, rewordedWrites, type OutputPart } from './program-output.js';
 import { runToSyntaxError, ScriptFeed, type ScriptSource, type ScriptStream, type StdinPipe } from './script-feed.js';
-import { ashStartVariables, endedShell, ShellProcesses, shellMessages, type StreamedScript } from './nested-shell.js';
+import { ashStartVariables, endedShell, ShellProcesses, shellMessages, statusAfterExitTrap, type StreamedScript } from './nested-shell.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
 import { ScriptedCommands, type CommandOutcome } from './scripted-commands.js';
 import { pythonCommand } from './guest-python.js';
@@ -570,7 +570,7 @@ export class Guests {
         : undefined;
       // The order of the writes matters only where both streams meet, on a terminal.
       const writes = cmd.terminal && [...rewordedWrites(result, words), ...(trapped ? rewordedWrites(trapped, words) : [])];
-      return ended(`${result.stdout}${trapped?.stdout ?? ''}`, words(`${result.stderr}${trapped?.stderr ?? ''}`), result.exitCode, raw, writes);
+      return ended(`${result.stdout}${trapped?.stdout ?? ''}`, words(`${result.stderr}${trapped?.stderr ?? ''}`), statusAfterExitTrap(result, trapped), raw, writes);
     } finally {
       cmd.signal?.removeEventListener('abort', onOuterAbort);
       cmd.signals?.removeEventListener('signal', onSignal);

@@ -191,7 +191,7 @@ export class ShellProcesses {
           } as Parameters<typeof ctx.exec>[1])
         : undefined;
       // The result as the shell gave it (raw bytes, the order of its writes), the EXIT trap's output after it.
-      const whole = trapped ? followedBy(result, trapped) : result;
+      const whole = trapped ? { ...followedBy(result, trapped), exitCode: statusAfterExitTrap(result, trapped) } : result;
       return named(whole, source.name, script(), source.from === 2);
     } finally {
       this.running.splice(this.running.indexOf(shell), 1);
@@ -335,6 +335,15 @@ function shellOptions(
  * patches/README.md 42): the status it ends with as `$?`, its `set` options (`set -x` traces the
  * trap's commands) and, for `$-`, how it read its script (`flags`: `c`, `s`, `smi`).
  */
+/**
+ * The status a shell ends with after its EXIT trap: the trap's own when it ran `exit` (ash's
+ * exitshell takes an EXEXIT's status; the patched shell marks a script that exited, `jbExited`),
+ * else the script's.
+ */
+export function statusAfterExitTrap(result: ExecResult, trapped: ExecResult | undefined): number {
+  return trapped && (trapped as ExecResult & { jbExited?: boolean }).jbExited ? trapped.exitCode : result.exitCode;
+}
+
 export function endedShell(result: ExecResult, flags: string): { jbStatus: number; jbOptions?: object; jbFlags: string } {
   return { jbStatus: result.exitCode, jbOptions: (result as ExecResult & { jbOptions?: object }).jbOptions, jbFlags: flags };
 }
