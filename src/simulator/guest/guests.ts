@@ -570,7 +570,13 @@ export class Guests {
         : undefined;
       // The order of the writes matters only where both streams meet, on a terminal.
       const writes = cmd.terminal && [...rewordedWrites(result, words), ...(trapped ? rewordedWrites(trapped, words) : [])];
-      return ended(`${result.stdout}${trapped?.stdout ?? ''}`, words(`${result.stderr}${trapped?.stderr ?? ''}`), statusAfterExitTrap(result, trapped), raw, writes);
+      return ended(
+        `${result.stdout}${trapped?.stdout ?? ''}`,
+        words(`${result.stderr}${trapped?.stderr ?? ''}`),
+        statusAfterExitTrap(result, trapped),
+        raw,
+        writes,
+      );
     } finally {
       cmd.signal?.removeEventListener('abort', onOuterAbort);
       cmd.signals?.removeEventListener('signal', onSignal);
