@@ -21,6 +21,7 @@ import { mkpasswdCommand } from './busybox-mkpasswd.js';
 import { busyboxNodes } from './busybox-nodes.js';
 import { busyboxPackages } from './busybox-packages.js';
 import { busyboxPatch } from './busybox-patch.js';
+import { diffCommand } from './busybox-diff.js';
 import { busyboxTables } from './busybox-tables.js';
 import { isRefusal } from './guest-access.js';
 import { busyboxReads } from './busybox-reads.js';
@@ -272,6 +273,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     duCommand(host),
     ...busyboxNodes(host),
     busyboxPatch(host),
+    diffCommand(host.rawOutput),
     ...busyboxMisc(host),
     ...busyboxTables(host),
     mkpasswdCommand(),

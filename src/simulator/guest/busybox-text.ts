@@ -131,27 +131,7 @@ export function busyboxText(): Command[] {
       return { ...result, stderr: await withRefusals('paste', result.stderr, ctx.fs, ctx.cwd, operands) };
     },
   };
-  // busybox's diff prints the unified form as GNU's does: no `====` line above a file's hunks, no tab after
-  // its names, a one-line range without its `,1`; a file it cannot stat said so.
-  const diff: Command = {
-    name: 'diff',
-    async execute(args, ctx) {
-      if (!ctx.origCommand) return fail('sh: diff: not found\n', 127);
-      const result = await ctx.origCommand(args);
-      return {
-        ...result,
-        stdout: result.stdout
-          .replace(/^={67}\n/gm, '')
-          .replace(/^((?:---|\+\+\+) .*)\t$/gm, '$1')
-          .replace(
-            /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@$/gm,
-            (_m, a: string, b = '1', c: string, d = '1') => `@@ -${a}${b === '1' ? '' : `,${b}`} +${c}${d === '1' ? '' : `,${d}`} @@`,
-          ),
-        stderr: result.stderr.replace(/^diff: (.*): No such file or directory$/gm, "diff: can't stat '$1': No such file or directory"),
-      };
-    },
-  };
-  return [uniq, wc, xargs, shuf, getopt, paste, diff];
+  return [uniq, wc, xargs, shuf, getopt, paste];
 }
 
 /**
