@@ -252,6 +252,46 @@ const cases: ShScript[] = [
     stderr: 'mktemp: (null): Invalid argument\nmktemp: (null): Invalid argument\n',
     exitCode: 0,
   },
+  // truncate's sizes (xatoull_sfx: k K KB kB M MB G GB), realpath without options, md5sum -c and its -s -w as busybox checks a list.
+  {
+    script:
+      'cd /tmp && rm -rf tz && mkdir tz && cd tz; for s in 1K 1k 1KB 1kB 1KiB 1M 1MB 1m 1T 1x -1 +5 \'\' 010 0x10; do truncate -s "$s" trx 2>&1; echo "$s $? $(stat -c %s trx 2>/dev/null)"; rm -f trx; done',
+    stdout:
+      "1K 0 1024\n1k 0 1024\n1KB 0 1000\n1kB 0 1000\ntruncate: invalid number '1KiB'\n1KiB 1 \n1M 0 1048576\n1MB 0 1000000\ntruncate: invalid number '1m'\n1m 1 \ntruncate: invalid number '1T'\n1T 1 \ntruncate: invalid number '1x'\n1x 1 \ntruncate: invalid number '-1'\n-1 1 \ntruncate: invalid number '+5'\n+5 1 \ntruncate: invalid number ''\n 1 \n010 0 10\ntruncate: invalid number '0x10'\n0x10 1 \n",
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'cd /root; realpath -e /nonexist; echo $?; realpath nosuch; echo $?; realpath ./nosuch; echo $?; realpath /etc/nosuch/x; echo $?; realpath; echo $?; realpath /etc /etc/passwd',
+    stdout: '/nonexist\n1\n1\n/root/nosuch\n0\n1\n1\n/etc\n/etc/passwd\n',
+    stderr:
+      'realpath: -e: No such file or directory\nrealpath: nosuch: No such file or directory\nrealpath: /etc/nosuch/x: No such file or directory\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: realpath FILE...\n\nPrint absolute pathnames of FILEs\n',
+    exitCode: 0,
+  },
+  {
+    script:
+      "cd /tmp && rm -rf ck && mkdir ck && cd ck; printf 'x' > m1; : > empty; printf '00000000000000000000000000000000  m1\\nd41d8cd98f00b204e9800998ecf8427e  empty\\nd41d8cd98f00b204e9800998ecf8427e  /nonexist\\n' > s3; md5sum -c s3; echo $?; md5sum -c -s s3; echo $?; md5sum -cw s3; echo $?",
+    stdout: 'm1: FAILED\nempty: OK\n/nonexist: FAILED\n1\n1\nm1: FAILED\nempty: OK\n/nonexist: FAILED\n1\n',
+    stderr:
+      "md5sum: can't open '/nonexist': No such file or directory\nmd5sum: WARNING: 2 of 3 computed checksums did NOT match\nmd5sum: can't open '/nonexist': No such file or directory\nmd5sum: can't open '/nonexist': No such file or directory\nmd5sum: WARNING: 2 of 3 computed checksums did NOT match\n",
+    exitCode: 0,
+  },
+  {
+    script:
+      "cd /tmp && rm -rf ck && mkdir ck && cd ck; printf 'x' > m1; : > empty; printf 'garbage\\n\\n9dd4e461268c8034f5c8564e155c67a6  m1\\n' > s4; md5sum -c s4; echo $?; md5sum -cw s4; echo $?; printf 'd41d8cd98f00b204e9800998ecf8427e *empty\\n' | md5sum -c; echo $?; sha256sum -c /dev/null; echo $?; md5sum -c nosuch; echo $?",
+    stdout: 'm1: OK\n1\nm1: OK\n1\nempty: OK\n0\n1\n1\n',
+    stderr:
+      'md5sum: WARNING: 2 of 3 computed checksums did NOT match\nmd5sum: invalid format\nmd5sum: invalid format\nmd5sum: WARNING: 2 of 3 computed checksums did NOT match\nsha256sum: /dev/null: no checksum lines found\nmd5sum: nosuch: No such file or directory\n',
+    exitCode: 0,
+  },
+  {
+    script:
+      'cd /tmp && rm -rf ck && mkdir ck && cd ck; echo hi > f; sha256sum f > f.sha256; sha256sum -c f.sha256; echo $?; echo bye > f; sha256sum -c f.sha256; echo $?; sha1sum f | sha1sum -c; md5sum -b f | md5sum -c -t',
+    stdout: 'f: OK\n0\nf: FAILED\n1\nf: OK\nf: OK\n',
+    stderr: 'sha256sum: WARNING: 1 of 1 computed checksums did NOT match\n',
+    exitCode: 0,
+  },
   // date -d reads the date as busybox's parse_datestr does (and nothing else: `now`, `01/02/2024`, ISO's `T`), -D FORMAT
   // as strptime, -r FILE; comm, split and printenv are not in the beds' busybox.
   {

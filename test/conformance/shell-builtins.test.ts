@@ -322,6 +322,22 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // getopts says ash's words for a missing value and an unknown option (no `sh:`), unless its option string starts with `:`.
+  { script: 'getopts \'a:\' o -a; echo "rc=$? o=$o"', stdout: 'rc=0 o=?\n', stderr: 'No arg for -a option\n', exitCode: 0 },
+  { script: 'getopts \'a\' o -z; echo "rc=$? o=$o a=$OPTARG"', stdout: 'rc=0 o=? a=\n', stderr: 'Illegal option -z\n', exitCode: 0 },
+  {
+    script: 'getopts \':a:\' o -a; echo "rc=$? o=$o a=$OPTARG"; OPTIND=1; getopts \':a\' o -z; echo "rc=$? o=$o a=$OPTARG"',
+    stdout: 'rc=0 o=: a=a\nrc=0 o=? a=z\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  { script: 'getopts \'a:\' o -a 2>&1; echo "rc=$? o=$o"', stdout: 'No arg for -a option\nrc=0 o=?\n', stderr: '', exitCode: 0 },
+  {
+    script: 'while getopts \'ab:\' opt -a -b; do echo "got $opt $OPTARG"; done; echo "end $OPTIND"',
+    stdout: 'got a \ngot ? \nend 3\n',
+    stderr: 'No arg for -b option\n',
+    exitCode: 0,
+  },
   { script: 'jobs; echo $?', stdout: '0\n', exitCode: 0 },
   { script: 'times', stdout: '0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n', exitCode: 0 },
   { script: 'ls /nosuch; echo $?', stdout: '1\n', stderr: 'ls: /nosuch: No such file or directory\n', exitCode: 0 },

@@ -107,11 +107,13 @@ function mask(value: unknown, name: string): unknown {
 
 /**
  * Whether a playbook's run shows an exec's output lost at its end, as LXD 5.0.2 loses it under load
- * (canonical/lxd#11890): Ansible's temporary directory "returned empty string", or a module that
- * printed nothing at all (a module always prints its JSON result; a failing one prints an error).
+ * (canonical/lxd#11890): Ansible's temporary directory "returned empty string", a module that
+ * printed nothing at all (a module always prints its JSON result; a failing one prints an error),
+ * or a raw task that succeeded with no output (the playbook's raw commands always print).
  */
 function lostOutput(outcomes: TaskOutcome[]): boolean {
-  return outcomes.some(({ result }) => {
+  return outcomes.some(({ task, result }) => {
+    if (task.startsWith('raw') && result.rc === 0 && result.stdout === '') return true;
     if (result.failed !== true) return false;
     const msg = typeof result.msg === 'string' ? result.msg : '';
     return msg.includes('returned empty string') || (msg.startsWith('MODULE FAILURE') && result.module_stdout === '' && result.module_stderr === '');

@@ -555,14 +555,17 @@ export function busyboxSystem(host: SystemHost): Command[] {
   const realpath: Command = {
     name: 'realpath',
     async execute(args, ctx) {
+      // busybox's realpath takes no options (`-e` is a name) and wants a name.
+      if (args.length === 0) return fail(`${banner}Usage: realpath FILE...\n\nPrint absolute pathnames of FILEs\n`);
       let stdout = '';
       let stderr = '';
-      for (const a of args.length ? args : ['.']) {
+      for (const a of args) {
         const path = posix.resolve(ctx.cwd, a);
         let why = 'No such file or directory';
         const real = await ctx.fs.realpath(path).catch(async (e: unknown) => {
           if (isRefusal(e)) return void (why = 'Permission denied');
-          // busybox resolves a missing last part in a directory that exists.
+          // busybox resolves a missing last part in a directory that exists, for a name with a slash.
+          if (!a.includes('/')) return undefined;
           const dir = await ctx.fs.realpath(posix.dirname(path)).catch(() => undefined);
           return dir === undefined ? undefined : posix.join(dir, posix.basename(path));
         });
@@ -576,10 +579,15 @@ export function busyboxSystem(host: SystemHost): Command[] {
     name: 'truncate',
     async execute(args, ctx) {
       const at = args.indexOf('-s');
-      const size = at >= 0 ? Number(/^\d+$/.test(args[at + 1] ?? '') ? args[at + 1] : NaN) : NaN;
       const noCreate = args.includes('-c');
       const files = args.filter((a, i) => !a.startsWith('-') && i !== at + 1);
-      if (Number.isNaN(size) || files.length === 0) return fail(`${banner}Usage: truncate [-c] [-s SIZE] FILE...\n`);
+      if (at < 0 || args[at + 1] === undefined || files.length === 0) return fail(`${banner}Usage: truncate [-c] [-s SIZE] FILE...\n`);
+      // xatoull_sfx with busybox's kmg suffixes: decimal digits, then k or K (1024), KB or kB (1000), M, MB, G, GB.
+      const given = args[at + 1]!;
+      const m = /^(\d+)(k|K|KB|kB|M|MB|G|GB)?$/.exec(given);
+      if (!m) return fail(`truncate: invalid number '${given}'\n`);
+      const scale: Record<string, number> = { k: 1024, K: 1024, KB: 1000, kB: 1000, M: 1048576, MB: 1e6, G: 1073741824, GB: 1e9 };
+      const size = Number(m[1]) * (m[2] ? scale[m[2]]! : 1);
       let stderr = '';
       for (const f of files) {
         const path = posix.resolve(ctx.cwd, f);
@@ -613,6 +621,50 @@ export function busyboxSystem(host: SystemHost): Command[] {
       return ok();
     },
   };
+  /**
+   * `-c LIST` as busybox checks it: each line `HASH  FILE` (or `HASH *FILE`) is `FILE: OK` or
+   * `FILE: FAILED` (a file it cannot read too, said on stderr first); a line of another form, an
+   * empty one included, is a failure (`invalid format` under -w); then `WARNING: N of M computed
+   * checksums did NOT match`, and for a list with no line `LIST: no checksum lines found`. -s says
+   * nothing but the status.
+   */
+  const checkList = async (
+    name: string,
+    ctx: CommandContext,
+    list: string,
+    digest: (f: string) => Promise<string | undefined>,
+    { silent, warn }: { silent: boolean; warn: boolean },
+    out: ProgramOutput,
+  ): Promise<ExecResult> => {
+    let text: string;
+    if (list === '-') text = String(ctx.stdin);
+    else {
+      const read = await host.fs.read(posix.resolve(ctx.cwd, list)).catch(() => undefined);
+      if (read === undefined) {
+        out.err(`${name}: ${list}: No such file or directory\n`);
+        return out.result(1);
+      }
+      text = read.toString('latin1');
+    }
+    const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
+    let failed = 0;
+    for (const line of lines) {
+      const at = line.includes('  ') ? line.indexOf('  ') : line.indexOf(' *');
+      if (at < 0) {
+        if (warn) out.err(`${name}: invalid format\n`);
+        failed++;
+        continue;
+      }
+      const file = line.slice(at + 2);
+      const hex = await digest(file);
+      const good = hex !== undefined && hex === line.slice(0, at);
+      if (!silent) out.out(`${file}: ${good ? 'OK' : 'FAILED'}\n`);
+      if (!good) failed++;
+    }
+    if (failed && !silent) out.err(`${name}: WARNING: ${failed} of ${lines.length} computed checksums did NOT match\n`);
+    if (lines.length === 0) out.err(`${name}: ${list}: no checksum lines found\n`);
+    return out.result(failed || lines.length === 0 ? 1 : 0);
+  };
   const checksum = (name: string, algorithm: string): Command => ({
     name,
     async execute(given, ctx) {
@@ -625,28 +677,33 @@ export function busyboxSystem(host: SystemHost): Command[] {
         algorithm = `sha3-${bits}`;
         args = at >= 0 ? args.filter((_, i) => i !== at && i !== at + 1) : args;
       }
-      // Checking a list (-c) and its options are just-bash's.
-      if (args.some((a) => a.startsWith('-') && a !== '-')) return ctx.origCommand ? ctx.origCommand(args) : fail(`sh: ${name}: not found\n`, 127);
+      // busybox's options (-c to check a list, -s and -w with it, -b and -t taken and changing nothing); others are just-bash's.
+      const flags = args.filter((a) => a.startsWith('-') && a !== '-');
+      if (flags.some((a) => !/^-[scwbt]+$/.test(a))) return ctx.origCommand ? ctx.origCommand(args) : fail(`sh: ${name}: not found\n`, 127);
+      const has = (letter: string): boolean => flags.some((a) => a.includes(letter));
+      const files = args.filter((a) => !flags.includes(a));
       const out = new ProgramOutput();
-      for (const f of args.length ? args : ['-']) {
-        let data: Buffer;
-        if (f === '-') data = Buffer.from(String(ctx.stdin), 'latin1');
-        else {
-          const path = posix.resolve(ctx.cwd, f);
-          const entry = await host.fs.entry(path);
-          if (!entry || entry.type === 'directory') {
-            out.err(entry ? `${name}: can't read '${f}': Is a directory\n` : `${name}: can't open '${f}': No such file or directory\n`);
-            continue;
-          }
-          // A file the user may not read; any other failure is not one and goes up.
-          const read = await host.fs.read(path).catch((e: unknown) => (isRefusal(e) ? undefined : Promise.reject(e)));
-          if (!read) {
-            out.err(`${name}: can't open '${f}': Permission denied\n`);
-            continue;
-          }
-          data = read;
+      /** A file's hex digest, or undefined when it cannot be read (said on stderr, as busybox's hash_file says it). */
+      const digest = async (f: string): Promise<string | undefined> => {
+        if (f === '-')
+          return createHash(algorithm)
+            .update(Buffer.from(String(ctx.stdin), 'latin1'))
+            .digest('hex');
+        const path = posix.resolve(ctx.cwd, f);
+        const entry = await ctx.fs.stat(path).catch(() => undefined);
+        if (!entry || entry.isDirectory) {
+          out.err(entry ? `${name}: can't read '${f}': Is a directory\n` : `${name}: can't open '${f}': No such file or directory\n`);
+          return undefined;
         }
-        out.out(`${createHash(algorithm).update(data).digest('hex')}  ${f}\n`);
+        // A file the user may not read; any other failure is not one and goes up.
+        const read = await host.fs.read(path).catch((e: unknown) => (isRefusal(e) ? undefined : Promise.reject(e)));
+        if (!read) out.err(`${name}: can't open '${f}': Permission denied\n`);
+        return read && createHash(algorithm).update(read).digest('hex');
+      };
+      if (has('c')) return checkList(name, ctx, files[0] ?? '-', digest, { silent: has('s'), warn: has('w') }, out);
+      for (const f of files.length ? files : ['-']) {
+        const hex = await digest(f);
+        if (hex !== undefined) out.out(`${hex}  ${f}\n`);
       }
       return out.result(out.stderr ? 1 : 0);
     },
