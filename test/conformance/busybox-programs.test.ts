@@ -292,6 +292,22 @@ const cases: ShScript[] = [
     stderr: 'sha256sum: WARNING: 1 of 1 computed checksums did NOT match\n',
     exitCode: 0,
   },
+  // xargs -I takes an item per line (per NUL under -0), its leading blanks dropped and its trailing ones kept; busybox 1.35 has no -d.
+  {
+    script:
+      'printf \' a \\0b\\0\\0c\' | xargs -0 -I{} echo "[{}]"; printf \'x,y ,z\\n\' | xargs -d, -I{} echo "[{}]"; printf \'  p  \\nq\\n\' | xargs -I{} echo "[{}]"',
+    stdout: '[a ]\n[b]\n[c]\n[p  ]\n[q]\n',
+    stderr:
+      "xargs: invalid option -- 'd'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: xargs [OPTIONS] [PROG ARGS]\n\nRun PROG on every item given by stdin\n\n\t-0\tNUL terminated input\n\t-a FILE\tRead from FILE instead of stdin\n\t-r\tDon't run command if input is empty\n\t-t\tPrint the command on stderr before execution\n\t-p\tAsk user whether to run each command\n\t-E STR,-e[STR]\tSTR stops input processing\n\t-I STR\tReplace STR within PROG ARGS with input line\n\t-n N\tPass no more than N args to PROG\n\t-s N\tPass command line of no more than N bytes\n\t-P N\tRun up to N PROGs in parallel\n\t-x\tExit if size is exceeded\n",
+    exitCode: 0,
+  },
+  {
+    script: "printf 'a b\\0c\\0' | xargs -0 -n1 echo; printf 'a\\0b\\0' | xargs -0 echo; printf 'a,b\\n' | xargs -d, echo",
+    stdout: 'a b\nc\na b\n',
+    stderr:
+      "xargs: invalid option -- 'd'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: xargs [OPTIONS] [PROG ARGS]\n\nRun PROG on every item given by stdin\n\n\t-0\tNUL terminated input\n\t-a FILE\tRead from FILE instead of stdin\n\t-r\tDon't run command if input is empty\n\t-t\tPrint the command on stderr before execution\n\t-p\tAsk user whether to run each command\n\t-E STR,-e[STR]\tSTR stops input processing\n\t-I STR\tReplace STR within PROG ARGS with input line\n\t-n N\tPass no more than N args to PROG\n\t-s N\tPass command line of no more than N bytes\n\t-P N\tRun up to N PROGs in parallel\n\t-x\tExit if size is exceeded\n",
+    exitCode: 1,
+  },
   // date -d reads the date as busybox's parse_datestr does (and nothing else: `now`, `01/02/2024`, ISO's `T`), -D FORMAT
   // as strptime, -r FILE; comm, split and printenv are not in the beds' busybox.
   {

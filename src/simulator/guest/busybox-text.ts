@@ -8,6 +8,12 @@ import { shellQuote } from './program-run.js';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
 
+const xargsUsage =
+  'Usage: xargs [OPTIONS] [PROG ARGS]\n\nRun PROG on every item given by stdin\n\n\t-0\tNUL terminated input\n\t-a FILE\tRead from FILE instead of stdin\n' +
+  "\t-r\tDon't run command if input is empty\n\t-t\tPrint the command on stderr before execution\n\t-p\tAsk user whether to run each command\n" +
+  '\t-E STR,-e[STR]\tSTR stops input processing\n\t-I STR\tReplace STR within PROG ARGS with input line\n\t-n N\tPass no more than N args to PROG\n' +
+  '\t-s N\tPass command line of no more than N bytes\n\t-P N\tRun up to N PROGs in parallel\n\t-x\tExit if size is exceeded\n';
+
 const pasteUsage =
   'Usage: paste [-d LIST] [-s] [FILE]...\n\nPaste lines from each input file, separated with tab\n\n' +
   '\t-d LIST\tUse delimiters from LIST, not tab\n\t-s      Serial: one file at a time\n';
@@ -51,7 +57,8 @@ export function busyboxText(): Command[] {
         if (joined) split.push(`-${joined[1]}`, joined[2]!);
         else if (a === '-I') replace = args[++at];
         else if (a.startsWith('-I')) replace = a.slice(2);
-        else if (/^-[nsLPEd]$/.test(a)) split.push(a, args[++at] ?? '');
+        else if (/^-[nsLPE]$/.test(a)) split.push(a, args[++at] ?? '');
+        else if (/^-[0rtpx]*d/.test(a)) return { stdout: '', stderr: `xargs: invalid option -- 'd'\n${banner}${xargsUsage}`, exitCode: 1 };
         else split.push(a);
       }
       const command = args.slice(at);
@@ -63,7 +70,7 @@ export function busyboxText(): Command[] {
         return busyboxExit({ ...run, stderr: traced + run.stderr }, argv[0]!);
       }
       if (replace === undefined) return busyboxExit(await ctx.origCommand([...split, ...command]), command[0] ?? 'echo');
-      return replaceEach(ctx, replace, command.length ? command : ['echo'], split.includes('-t'));
+      return replaceEach(ctx, replace, command.length ? command : ['echo'], { trace: split.includes('-t'), nul: split.includes('-0') });
     },
   };
   const shuf: Command = {
@@ -252,10 +259,16 @@ function noArguments(input: string, options: string[]): boolean {
 }
 
 /** `xargs -I STR CMD…`: CMD once per input line, STR replaced by the line in each argument. */
-async function replaceEach(ctx: CommandContext, replace: string, command: string[], trace: boolean): Promise<ExecResult> {
+async function replaceEach(
+  ctx: CommandContext,
+  replace: string,
+  command: string[],
+  { trace, nul }: { trace: boolean; nul: boolean },
+): Promise<ExecResult> {
   const out: ExecResult = { stdout: '', stderr: '', exitCode: 0 };
-  for (const line of String(ctx.stdin).split('\n')) {
-    const item = line.trim();
+  // An item is a line (under -0, what ends at a NUL), its leading blanks dropped (its trailing ones kept); an empty one is skipped.
+  for (const line of String(ctx.stdin).split(nul ? '\0' : '\n')) {
+    const item = line.replace(/^[ \t]+/, '');
     if (item === '') continue;
     const argv = command.map((w) => w.split(replace).join(item));
     if (trace) out.stderr += `${argv.join(' ')}\n`;
