@@ -308,6 +308,14 @@ const cases: ShScript[] = [
       "xargs: invalid option -- 'd'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: xargs [OPTIONS] [PROG ARGS]\n\nRun PROG on every item given by stdin\n\n\t-0\tNUL terminated input\n\t-a FILE\tRead from FILE instead of stdin\n\t-r\tDon't run command if input is empty\n\t-t\tPrint the command on stderr before execution\n\t-p\tAsk user whether to run each command\n\t-E STR,-e[STR]\tSTR stops input processing\n\t-I STR\tReplace STR within PROG ARGS with input line\n\t-n N\tPass no more than N args to PROG\n\t-s N\tPass command line of no more than N bytes\n\t-P N\tRun up to N PROGs in parallel\n\t-x\tExit if size is exceeded\n",
     exitCode: 1,
   },
+  // date's format takes glibc's strftime flags and widths (%-d, %_H, %03d, %^a, %#Z).
+  {
+    script: "date -u -d @1700000000 '+%-d %-m %_H %03d %^a %#Z'; date -u -d @1700000000 '+%-H:%-M|%_d|%5Y|%-j|%e|%-e|%_m|%010s|%^B|%#p|%-I'",
+    stdout: '14 11 22 014 TUE utc\n22:13|14|02023|318|14|14|11|1700000000|NOVEMBER|pm|10\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  { script: "date -u -d @1699920000 '+%-d|%_d|%0e|%-k|%3e|%-l %P'", stdout: '14|14|14|0| 14|12 am\n', stderr: '', exitCode: 0 },
   // date -d reads the date as busybox's parse_datestr does (and nothing else: `now`, `01/02/2024`, ISO's `T`), -D FORMAT
   // as strptime, -r FILE; comm, split and printenv are not in the beds' busybox.
   {

@@ -176,6 +176,13 @@ const cases: ShScript[] = [
     stderr: 'sh: %qb\\n: invalid format\nsh: %: invalid format\nsh: %q: invalid format\n',
     exitCode: 0,
   },
+  // printf's complaints come before its output where both go to one place: its stdout is buffered to its end.
+  {
+    script: "printf '%d\\n' 1.5 2>&1; printf '%d %d\\n' x 2 2>&1; printf 'a%d\\n' 3 2>&1",
+    stdout: "sh: invalid number '1.5'\n0\nsh: invalid number 'x'\n0 2\na3\n",
+    stderr: '',
+    exitCode: 0,
+  },
   // ash has no brace expansion: the braces are kept as typed.
   { script: 'echo {a,b} a{1..3} x{}; mkdir -p /tmp/rt-q/{a,b}; ls /tmp/rt-q; rm -r /tmp/rt-q', stdout: '{a,b} a{1..3} x{}\n{a,b}\n', exitCode: 0 },
   // ash's options, in its order, and its help: its builtins, then busybox's applets.

@@ -420,6 +420,27 @@ function modeText(mode: number): string {
   return rwx(mode >> 6, (mode & 0o4000) !== 0, 's') + rwx(mode >> 3, (mode & 0o2000) !== 0, 's') + rwx(mode, (mode & 0o1000) !== 0, 't');
 }
 
+/** A strftime directive with glibc's flags (`-_0^#`) or a width. */
+const strftimeDirective = /%([-_0^#]*)(\d*)([a-zA-Z%])/g;
+const strftimeFlag = /%(?:[-_0^#]+\d*|\d+)[a-zA-Z]/;
+/** The conversions that print numbers, and those of them padded with blanks by default. */
+const numericConversions = new Set([...'CdegGHIjklmMsSuUVwWyY']);
+const blankPadded = new Set([...'ekl']);
+
+/** A directive's plain value given its glibc flags and width. */
+function strftimeFlagged(value: string, { flags, width, conversion }: { flags: string; width: string; conversion: string }): string {
+  let text = value;
+  if (numericConversions.has(conversion)) {
+    const digits = text.replace(/^[ 0]+(?=.)/, '');
+    const pad = flags.includes('-') ? '' : flags.includes('_') ? ' ' : flags.includes('0') ? '0' : blankPadded.has(conversion) ? ' ' : '0';
+    const size = width ? Number(width) : value.length;
+    text = pad ? digits.padStart(size, pad) : digits;
+  } else if (width) text = text.padStart(Number(width), flags.includes('0') ? '0' : ' ');
+  if (flags.includes('^')) text = text.toUpperCase();
+  if (flags.includes('#')) text = conversion === 'Z' || conversion === 'p' ? text.toLowerCase() : text.toUpperCase();
+  return text;
+}
+
 /**
  * busybox's `date -d STR`: STR read as parse_datestr reads it ({@link parseDate}), the fields it
  * leaves from today's midnight (date zeroes the time first); anything else `invalid date`. The rest
@@ -442,6 +463,21 @@ async function date(args: string[], ctx: CommandContext): Promise<ExecResult> {
     const st = await ctx.fs.stat(ctx.fs.resolvePath(ctx.cwd, file)).catch(() => undefined);
     if (!st) return { stdout: '', stderr: `date: can't stat '${file}': No such file or directory\n`, exitCode: 1 };
     return date([...args.slice(0, reference), '-d', `@${Math.floor(st.mtime.getTime() / 1000)}`, ...args.slice(reference + 2)], ctx);
+  }
+  const formatAt = args.findIndex((a) => a.startsWith('+'));
+  if (formatAt >= 0 && strftimeFlag.test(args[formatAt]!)) {
+    // glibc's strftime flags and widths (`%-d`, `%_H`, `%03d`, `%^a`, `%#Z`): each directive run plain, then padded or cased here.
+    const wanted: { flags: string; width: string; conversion: string }[] = [];
+    const marked = args[formatAt]!.replace(strftimeDirective, (whole, flags: string, width: string, conversion: string) => {
+      if ((!flags && !width) || conversion === '%') return whole;
+      wanted.push({ flags, width, conversion });
+      return `\x01${wanted.length - 1}\x02%${conversion}\x03`;
+    });
+    const res = await date([...args.slice(0, formatAt), marked, ...args.slice(formatAt + 1)], ctx);
+    return {
+      ...res,
+      stdout: res.stdout.replace(/\x01(\d+)\x02([^\x03]*)\x03/g, (_m, i: string, value: string) => strftimeFlagged(value, wanted[Number(i)]!)),
+    };
   }
   const at = args.findIndex((a) => a.startsWith('-d') || a.startsWith('--date='));
   const option = args[at];

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { formatFloat, formatInteger, padded } from './c-printf.js';
+import type { OutputPart } from './program-output.js';
 
 const ok = (stdout = ''): ExecResult => ({ stdout, stderr: '', exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
@@ -269,23 +270,42 @@ function busyboxNumbers(pieces: Piece[], args: string[]): { format: string; args
  * written as that byte (just-bash writes `\xff` as the text `ÿ`, two bytes in UTF-8). Its output
  * and messages are busybox's on the test beds (`test/conformance/busybox-programs.test.ts`).
  */
+/**
+ * busybox's printf writes its complaints as it meets them and its output, buffered, when it ends:
+ * where both go to one place (`2>&1`), the complaints come first.
+ */
+function stderrFirst(result: ExecResult): ExecResult {
+  if (!result.stdout || !result.stderr) return result;
+  const log: OutputPart[] = [
+    [2, result.stderr, false],
+    [1, result.stdout, result.stdoutKind === 'bytes'],
+  ];
+  return { ...result, jbLog: log } as ExecResult;
+}
+
 export function printfCommand(host: { rawOutput: () => void }): Command {
   const printf: Command = {
     name: 'printf',
     async execute(args, ctx): Promise<ExecResult> {
-      if (!ctx.origCommand) return fail('sh: printf: not found\n', 127);
-      const [format = '', ...rest] = args;
-      // A conversion busybox does not have (`%q`, a bare `%`): what comes before it is printed, then the error, 1.
-      const bad = invalidDirective(format);
-      if (bad) {
-        const before = bad.before === '' ? ok('') : await printf.execute([bad.before, ...rest.slice(0, bad.consumed)], ctx);
-        return { ...before, stderr: `${before.stderr}sh: ${bad.shown}: invalid format\n`, exitCode: 1 };
-      }
-      const numbers = busyboxNumbers(scanFormat(format), rest);
-      const run = await printBytes(numbers?.format ?? format, numbers?.args ?? rest, ctx.origCommand);
-      return numbers ? { ...run, stderr: numbers.stderr + run.stderr, exitCode: numbers.failed ? Math.max(1, run.exitCode) : run.exitCode } : run;
+      return stderrFirst(await run(args, ctx));
     },
   };
+  /** The printf itself, its complaints and output as they come. */
+  async function run(args: string[], ctx: CommandContext): Promise<ExecResult> {
+    if (!ctx.origCommand) return fail('sh: printf: not found\n', 127);
+    const [format = '', ...rest] = args;
+    // A conversion busybox does not have (`%q`, a bare `%`): what comes before it is printed, then the error, 1.
+    const bad = invalidDirective(format);
+    if (bad) {
+      const before = bad.before === '' ? ok('') : await run([bad.before, ...rest.slice(0, bad.consumed)], ctx);
+      return { ...before, stderr: `${before.stderr}sh: ${bad.shown}: invalid format\n`, exitCode: 1 };
+    }
+    const numbers = busyboxNumbers(scanFormat(format), rest);
+    const printed = await printBytes(numbers?.format ?? format, numbers?.args ?? rest, ctx.origCommand);
+    return numbers
+      ? { ...printed, stderr: numbers.stderr + printed.stderr, exitCode: numbers.failed ? Math.max(1, printed.exitCode) : printed.exitCode }
+      : printed;
+  }
   /** just-bash's printf, the bytes its escapes name written as bytes. */
   async function printBytes(format: string, rest: string[], origCommand: NonNullable<CommandContext['origCommand']>): Promise<ExecResult> {
     if (!/\\(?:x[0-9a-fA-F]|[0-7])/.test(format) && !rest.some((a) => byteEscape.test(a))) return origCommand([format, ...rest]);
