@@ -316,6 +316,14 @@ const cases: ShScript[] = [
     exitCode: 0,
   },
   { script: "date -u -d @1699920000 '+%-d|%_d|%0e|%-k|%3e|%-l %P'", stdout: '14|14|14|0| 14|12 am\n', stderr: '', exitCode: 0 },
+  // `@SECONDS` takes digits alone: a sign or a blank is an invalid date, for date and touch.
+  {
+    script:
+      "date -u -d @-1 +%F; echo $?; date -u -d @0 +%F; date -u -d @+5 +%s; echo $?; date -u -d '@ 5' +%s; echo $?; touch -d @-1 /tmp/tn; echo $?",
+    stdout: '1\n1970-01-01\n1\n1\n1\n',
+    stderr: "date: invalid date '@-1'\ndate: invalid date '@+5'\ndate: invalid date '@ 5'\ntouch: invalid date '@-1'\n",
+    exitCode: 0,
+  },
   // date -d reads the date as busybox's parse_datestr does (and nothing else: `now`, `01/02/2024`, ISO's `T`), -D FORMAT
   // as strptime, -r FILE; comm, split and printenv are not in the beds' busybox.
   {

@@ -65,7 +65,8 @@ export function parseMode(text: string, base: number, isDir = false): number | u
  * `[[[[[CC]YY]MM]DD]hh]mm[.ss]`; nothing else (`now`, `01/02/2024`, an ISO `T`). The guest's clock is UTC.
  */
 function parseDate(text: string, now: Date): Date | undefined {
-  let m = /^@(-?\d+)$/.exec(text);
+  // A negative count is refused, as on the beds (`date -d @-1`: invalid date).
+  let m = /^@(\d+)$/.exec(text);
   if (m) return new Date(Number(m[1]) * 1000);
   const parts = [now.getUTCFullYear(), now.getUTCMonth() + 1, now.getUTCDate(), now.getUTCHours(), now.getUTCMinutes(), now.getUTCSeconds()];
   const at = (p: number[]): Date | undefined => {
