@@ -324,6 +324,38 @@ const cases: ShScript[] = [
     stderr: "date: invalid date '@-1'\ndate: invalid date '@+5'\ndate: invalid date '@ 5'\ntouch: invalid date '@-1'\n",
     exitCode: 0,
   },
+  // awk makes a number a string by CONVFMT (concatenation, subscripts); concatenation binds tighter than comparison and match.
+  { script: 'awk \'BEGIN{CONVFMT="%.2g"; a=3.14159; b=a ""; print b; x[a]=1; for(k in x) print k}\'', stdout: '3.1\n3.1\n', stderr: '', exitCode: 0 },
+  {
+    script: 'awk \'BEGIN{OFMT="%.2f"; print 3.14159, 10, 1e18; CONVFMT="%.3f"; x=3.14159 ""; print x; y[0.5]=1; for (k in y) print k}\'',
+    stdout: '3.14 10 1000000000000000000\n3.142\n0.500\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'awk -v CONVFMT=%.1f \'BEGIN{x=0.25; print x ""; print (x "" == "0.2"); z[x]++; for (k in z) print k, z[k]}\'',
+    stdout: '0.2\n1\n0.2 1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'awk \'BEGIN{print ("a" "b" == "ab"); print ("a" "b" != "ab"); x="a"; print (x "b" == "ab"); print 1 " " 2 < 3}\'',
+    stdout: '1\n0\n1\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'echo "k v" | awk \'{ if ($1 " " $2 == "k v") print "eq"; else print "ne" }\'; awk \'BEGIN{ print "x" > "/dev/stdout" }\'',
+    stdout: 'eq\nx\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'awk \'BEGIN{ a = "1" "0"; print a + 1; print "a" "b" ~ /ab/; print 2 " " 3 * 4; print -1 " " -2 }\'',
+    stdout: '11\n1\n2 12\n-1-2\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // date -d reads the date as busybox's parse_datestr does (and nothing else: `now`, `01/02/2024`, ISO's `T`), -D FORMAT
   // as strptime, -r FILE; comm, split and printenv are not in the beds' busybox.
   {

@@ -283,7 +283,7 @@ async function listing(ctx: CommandContext, root: string, other: string, opts: O
 }
 
 async function compareDirectories(ctx: CommandContext, first: string, second: string, opts: Options): Promise<Outcome> {
-  const [left, right] = [await listing(ctx, first, second, opts), await listing(ctx, second, first, opts)];
+  const [left, right] = [new Set(await listing(ctx, first, second, opts)), new Set(await listing(ctx, second, first, opts))];
   const names = [...new Set([...left, ...right])].sort().filter((n) => opts.start === undefined || n >= opts.start);
   const total: Outcome = { out: '', err: '', status: 0 };
   const add = (o: Outcome): void => {
@@ -297,7 +297,7 @@ async function compareDirectories(ctx: CommandContext, first: string, second: st
   };
   for (const rel of names) {
     const [p1, p2] = [joined(first, rel), joined(second, rel)];
-    const [k1, k2] = [left.includes(rel) ? await kindOf(ctx, p1) : 'missing', right.includes(rel) ? await kindOf(ctx, p2) : 'missing'];
+    const [k1, k2] = [left.has(rel) ? await kindOf(ctx, p1) : 'missing', right.has(rel) ? await kindOf(ctx, p2) : 'missing'];
     if (k1 === 'missing' || k2 === 'missing') {
       const present = k1 === 'missing' ? k2 : k1;
       if (opts.flags.has('N') && present === 'file') {

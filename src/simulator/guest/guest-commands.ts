@@ -27,7 +27,7 @@ export interface GuestProcess {
   jobPid: (spec: string) => number | undefined;
 }
 
-/** The line of the script a builtin runs on, as the patched shell tells it (ash's `line N` in a builtin's error). */
+/** The line a builtin runs on as busybox's sh counts it (from 0 in `sh -c`), which the patched shell gives its commands (ash's `line N` in a builtin's error). */
 export const lineOf = (ctx: CommandContext): number => (ctx as CommandContext & { jbLine?: number }).jbLine ?? 0;
 
 /** SIGINT's number: what Ctrl-C on a terminal sends; a program it interrupts dies of it (status 130). */

@@ -331,11 +331,6 @@ function shellOptions(
 }
 
 /**
- * What a shell's EXIT trap is run with of the shell as it ended (the patched interpreter's options,
- * patches/README.md 42): the status it ends with as `$?`, its `set` options (`set -x` traces the
- * trap's commands) and, for `$-`, how it read its script (`flags`: `c`, `s`, `smi`).
- */
-/**
  * The status a shell ends with after its EXIT trap: the trap's own when it ran `exit` (ash's
  * exitshell takes an EXEXIT's status; the patched shell marks a script that exited, `jbExited`),
  * else the script's.
@@ -344,6 +339,11 @@ export function statusAfterExitTrap(result: ExecResult, trapped: ExecResult | un
   return trapped && (trapped as ExecResult & { jbExited?: boolean }).jbExited ? trapped.exitCode : result.exitCode;
 }
 
+/**
+ * What a shell's EXIT trap is run with of the shell as it ended (the patched interpreter's options,
+ * patches/README.md 42): the status it ends with as `$?`, its `set` options (`set -x` traces the
+ * trap's commands) and, for `$-`, how it read its script (`flags`: `c`, `s`, `smi`).
+ */
 export function endedShell(result: ExecResult, flags: string): { jbStatus: number; jbOptions?: object; jbFlags: string } {
   return { jbStatus: result.exitCode, jbOptions: (result as ExecResult & { jbOptions?: object }).jbOptions, jbFlags: flags };
 }

@@ -13,8 +13,6 @@ const ok = (stdout = ''): ExecResult => ({ stdout, stderr: '', exitCode: 0 });
 // (`sh:`, `/bin/sh:`, a script's name) where it gives them out. ulimit's number is busybox's applet
 // code (`sh: invalid number`, whatever the script).
 
-/** The line the builtin runs on as busybox's sh counts it (from 0 in `sh -c`), which the patched shell gives its commands. */
-
 /**
  * What busybox ash prints for the limits `ulimit -a` lists (its order and wording), with the test
  * beds' values: a container's limits are its host's, these are the LXD test bed's.
