@@ -108,3 +108,15 @@ export function getopt(
 }
 
 export const isResult = (p: Parsed | ExecResult): p is ExecResult => 'exitCode' in p;
+
+/**
+ * A number as libbb's xatoull_sfx reads it: decimal digits, then one of the applet's suffixes
+ * (`units`: its multiplier), or none; undefined for anything else. Each applet has its own table, as
+ * in busybox (head's `b k m`, truncate's `k K KB kB M MB G GB` …).
+ */
+export function suffixed(text: string, units: Readonly<Record<string, number>>): number | undefined {
+  const m = /^(\d+)(\D*)$/.exec(text);
+  if (!m) return undefined;
+  const unit = m[2] === '' ? 1 : Object.hasOwn(units, m[2]!) ? units[m[2]!] : undefined;
+  return unit === undefined ? undefined : Number(m[1]) * unit;
+}

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
-import { banner } from './busybox-getopt.js';
+import { banner, suffixed } from './busybox-getopt.js';
 import { newEntryMode } from './guest-fs.js';
 import { umaskOf, type ProgramHost } from './program-host.js';
 import { bytesOutput } from './bytes-output.js';
@@ -35,10 +35,7 @@ async function readOperand(host: ProgramHost, ctx: CommandContext, program: stri
 
 /** A size with busybox's suffixes (k, m, g: powers of 1024; b: 512). */
 function sizeOf(text: string): number | undefined {
-  const m = /^(\d+)([kmgbKMG]?)$/.exec(text);
-  if (!m) return undefined;
-  const unit = { '': 1, b: 512, k: 1024, K: 1024, m: 1024 ** 2, M: 1024 ** 2, g: 1024 ** 3, G: 1024 ** 3 }[m[2]!]!;
-  return Number(m[1]) * unit;
+  return suffixed(text, { b: 512, k: 1024, K: 1024, m: 1024 ** 2, M: 1024 ** 2, g: 1024 ** 3, G: 1024 ** 3 });
 }
 
 /** The prime factors of n, smallest first (trial division: the numbers scripts factor are small). */

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { formatFloat, formatInteger, padded } from './c-printf.js';
-import type { OutputPart } from './program-output.js';
+import { ProgramOutput } from './program-output.js';
 
 const ok = (stdout = ''): ExecResult => ({ stdout, stderr: '', exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
@@ -265,24 +265,24 @@ function busyboxNumbers(pieces: Piece[], args: string[]): { format: string; args
 }
 
 /**
- * busybox's printf over just-bash's: a conversion busybox lacks refused after what comes before it,
- * the numbers read as busybox reads them ({@link busyboxNumbers}), and the byte an escape names
- * written as that byte (just-bash writes `\xff` as the text `ÿ`, two bytes in UTF-8). Its output
- * and messages are busybox's on the test beds (`test/conformance/busybox-programs.test.ts`).
- */
-/**
  * busybox's printf writes its complaints as it meets them and its output, buffered, when it ends:
  * where both go to one place (`2>&1`), the complaints come first.
  */
 function stderrFirst(result: ExecResult): ExecResult {
   if (!result.stdout || !result.stderr) return result;
-  const log: OutputPart[] = [
-    [2, result.stderr, false],
-    [1, result.stdout, result.stdoutKind === 'bytes'],
-  ];
-  return { ...result, jbLog: log } as ExecResult;
+  const out = new ProgramOutput();
+  out.err(result.stderr);
+  if (result.stdoutKind === 'bytes') out.bytes(Buffer.from(result.stdout, 'latin1'));
+  else out.out(result.stdout);
+  return out.result(result.exitCode);
 }
 
+/**
+ * busybox's printf over just-bash's: a conversion busybox lacks refused after what comes before it,
+ * the numbers read as busybox reads them ({@link busyboxNumbers}), and the byte an escape names
+ * written as that byte (just-bash writes `\xff` as the text `ÿ`, two bytes in UTF-8). Its output
+ * and messages are busybox's on the test beds (`test/conformance/busybox-programs.test.ts`).
+ */
 export function printfCommand(host: { rawOutput: () => void }): Command {
   const printf: Command = {
     name: 'printf',

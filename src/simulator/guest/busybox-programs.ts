@@ -9,6 +9,7 @@ import type { GuestInit } from './guest-proc.js';
 import { bytesOutput } from './bytes-output.js';
 import { exprCommand } from './busybox-expr.js';
 import { printfCommand } from './busybox-printf.js';
+import { suffixed } from './busybox-getopt.js';
 
 /** What the busybox programs below need to know about the instance and the command running them. */
 export interface BusyboxHost {
@@ -132,9 +133,7 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
       }
       const size = (text: string | undefined, fallback: number): number => {
         if (text === undefined) return fallback;
-        const m = /^(\d+)([cwbkKMG]?)$/.exec(text);
-        const unit = { '': 1, c: 1, w: 2, b: 512, k: 1024, K: 1024, M: 1 << 20, G: 1 << 30 }[m?.[2] ?? ''] ?? 1;
-        return m ? Number(m[1]) * unit : NaN;
+        return suffixed(text, { c: 1, w: 2, b: 512, k: 1024, K: 1024, M: 1 << 20, G: 1 << 30 }) ?? NaN;
       };
       const bs = size(opt.bs ?? opt.ibs, 512);
       const count = opt.count === undefined ? Infinity : size(opt.count, 0);

@@ -1,6 +1,6 @@
 import type { Command, CommandContext, ExecResult, IFileSystem } from 'just-bash';
 import { Files } from './busybox-file-calls.js';
-import { banner } from './busybox-getopt.js';
+import { banner, suffixed } from './busybox-getopt.js';
 import { openRefusal } from './guest-access.js';
 import { bytesOutput } from './bytes-output.js';
 import { stdinBytes, type ProgramHost } from './program-host.js';
@@ -46,10 +46,9 @@ const headUsage =
 
 /** busybox's xatoul_sfx over head's counts: digits with a b (512), k (1024) or m (1024²) suffix, `-` for all but the last N. */
 function headCount(text: string): { n: number; allBut: boolean } | undefined {
-  const m = /^(-?)(\d+)([bkm]?)$/.exec(text);
-  if (!m) return undefined;
-  const unit = { '': 1, b: 512, k: 1024, m: 1024 * 1024 }[m[3]!]!;
-  return { n: Number(m[2]) * unit, allBut: m[1] === '-' };
+  const allBut = text.startsWith('-');
+  const n = suffixed(allBut ? text.slice(1) : text, { b: 512, k: 1024, m: 1024 * 1024 });
+  return n === undefined ? undefined : { n, allBut };
 }
 
 /** The first `n` lines of `data` (the last may lack its newline), or with `allBut` all but the last `n`. */

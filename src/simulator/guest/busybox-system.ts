@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
-import { banner, bannerLine } from './busybox-getopt.js';
+import { banner, bannerLine, suffixed } from './busybox-getopt.js';
 import { newEntryMode, type GuestFs } from './guest-fs.js';
 import { umaskOf } from './program-host.js';
 import type { GuestInit } from './guest-proc.js';
@@ -582,12 +582,9 @@ export function busyboxSystem(host: SystemHost): Command[] {
       const noCreate = args.includes('-c');
       const files = args.filter((a, i) => !a.startsWith('-') && i !== at + 1);
       if (at < 0 || args[at + 1] === undefined || files.length === 0) return fail(`${banner}Usage: truncate [-c] [-s SIZE] FILE...\n`);
-      // xatoull_sfx with busybox's kmg suffixes: decimal digits, then k or K (1024), KB or kB (1000), M, MB, G, GB.
       const given = args[at + 1]!;
-      const m = /^(\d+)(k|K|KB|kB|M|MB|G|GB)?$/.exec(given);
-      if (!m) return fail(`truncate: invalid number '${given}'\n`);
-      const scale: Record<string, number> = { k: 1024, K: 1024, KB: 1000, kB: 1000, M: 1048576, MB: 1e6, G: 1073741824, GB: 1e9 };
-      const size = Number(m[1]) * (m[2] ? scale[m[2]]! : 1);
+      const size = suffixed(given, { k: 1024, K: 1024, KB: 1000, kB: 1000, M: 1048576, MB: 1e6, G: 1073741824, GB: 1e9 });
+      if (size === undefined) return fail(`truncate: invalid number '${given}'\n`);
       let stderr = '';
       for (const f of files) {
         const path = posix.resolve(ctx.cwd, f);

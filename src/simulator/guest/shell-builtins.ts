@@ -161,8 +161,6 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
   // and with its traps reset, but for the ignored ones (`trap '' SIG`), as ash's fork does; a
   // signal sent to $$ still reaches the shell's own traps.
   const saved: { mask: number; traps: Map<string, string> }[] = [];
-  // The pids of the background jobs it started (`cmd &`) and has not waited for: they ran to their end, zombies until `wait`.
-  const jobs = new Set<number>();
   // ash's job table (without job control): a job keeps its number, and `%N` finds it, until a new
   // job takes the slot, which makejob does once the job is done and waited for (by `wait` alone
   // too). The simulator's jobs are done as soon as started. In the order started.
@@ -184,15 +182,12 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
         current.delete('EXIT');
         return ok(action ?? '');
       } else if (args[0] === 'job') {
-        jobs.add(Number(args[1]));
         let n = 1;
         while (table.has(n) && !table.get(n)!.waited) n++;
         table.delete(n);
         table.set(n, { pid: Number(args[1]), waited: false });
       } else if (args[0] === 'reaped') {
         // `wait PID` reaps the job (its status stays for another wait); `wait` alone all of them.
-        if (args[1] === undefined) jobs.clear();
-        else jobs.delete(Number(args[1]));
         for (const job of table.values()) if (args[1] === undefined || job.pid === Number(args[1])) job.waited = true;
       } else if (args[0] === 'spec') {
         // The patched `wait` asks which pid a job spec names.
@@ -262,7 +257,8 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
     ],
     exitTrap: () => traps.get('EXIT') || undefined,
     umask: () => mask,
-    isJob: (pid) => jobs.has(pid),
+    // A job not yet waited for: it ran to its end, a zombie until `wait`.
+    isJob: (pid) => [...table.values()].some((job) => job.pid === pid && !job.waited),
     jobPid: (spec) => jobPid(spec),
     signals: topSignals,
     spawn,
