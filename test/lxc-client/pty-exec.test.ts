@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeBed, incusBed, lxdBed } from '../support/daemon-bed.js';
-import { describeLxcClient, lxcOnBed, startSimRemote, type SimRemote } from './sim-remote.js';
+import { describeLxcClient, lxcOnBed, startSimRemote, wholeOutput, type SimRemote } from './sim-remote.js';
 
 /**
  * `lxc exec c -- sh` from a terminal (issue #41 item 4): the client sees a pty (Python's pty
@@ -1133,13 +1133,7 @@ function withoutTerminal(remote: SimRemote, target: string): Promise<{ stdout: s
  * start of what is expected, cut short, runs again (five runs at most); any other output fails.
  */
 async function realWithoutTerminal(remote: SimRemote, target: string): Promise<unknown> {
-  const cutShort = (r: { stdout: string; stderr: string }) =>
-    (r.stdout !== noTerminal.stdout || r.stderr !== noTerminal.stderr) &&
-    noTerminal.stdout.startsWith(r.stdout) &&
-    noTerminal.stderr.startsWith(r.stderr);
-  let res = await withoutTerminal(remote, target);
-  for (let run = 1; run < 5 && cutShort(res); run++) res = await withoutTerminal(remote, target);
-  return res;
+  return wholeOutput(() => withoutTerminal(remote, target), noTerminal);
 }
 
 let t: SimRemote;
