@@ -510,6 +510,33 @@ const cases: ShScript[] = [
     stdout: '1\n1\n',
     stderr: "su: can't execute '/bin/nosuch': No such file or directory\nsu: unknown user arg0\n",
   },
+  // awk: referring to an array element makes it (`a["k"]` alone, as a function's argument, in a comparison), `in` does not; length() of an array counts its elements.
+  {
+    script: 'awk \'BEGIN { a["x"]=1; delete a["x"]; b["k"]; print length(a), length(b); for (k in c) n++; print length(c) }\'',
+    stdout: '0 1\n0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  { script: 'awk \'function f(arr) { return arr["q"] } BEGIN { f(a); print length(a) }\'', stdout: '1\n', stderr: '', exitCode: 0 },
+  {
+    script:
+      'awk \'BEGIN { a[1]; a[2]=5; print length(a); if (a[3] == "") print "empty"; print (3 in a), length(a); x = a[9] + 1; print length(a), x }\'',
+    stdout: '2\nempty\n1 3\n4 1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'awk \'BEGIN { n = split("a b c", p); print n, length(p); delete p; print length(p); print length("abc"), length() }\' </dev/null',
+    stdout: '3 3\n0\n3 0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'echo "a b" | awk \'{ c[$1]++; c[$2]; print length(c); for (k in c) s = s k; print length(s) }\'',
+    stdout: '2\n2\n',
+    stderr: '',
+    exitCode: 0,
+  },
 ];
 
 await conformance(

@@ -1,5 +1,6 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import type { TerminalInput } from './busybox-tty.js';
+import { ashOptionLetters, ashOptionNames, ashOptionsLeftOff } from './ash-options.js';
 import { busyboxVersion } from './busybox-getopt.js';
 import { jobDeath } from './guest-commands.js';
 import { followedBy, orderOf, rewordedWrites, type OutputPart } from './program-output.js';
@@ -150,6 +151,7 @@ export class ShellProcesses {
           jbScript: source.from === 2 || source.from === 3,
           jbFlags: flags,
           jbShellVars: this.startVariables(),
+          ...(source.set ? { jbOptions: source.set } : {}),
           ...(source.from === 1 ? { stdin: '' } : {}),
           jbFds: (ctx as CommandContext & { jbFds?: unknown }).jbFds,
           // The patched interpreter runs each part as it comes, handing out what was written before it waits.
@@ -260,6 +262,8 @@ interface Source {
   from?: 1 | 2 | 3;
   /** Started with `-l`: a login shell, as one whose name starts with `-`. */
   login?: boolean;
+  /** The options its command line set (`-e`, `-x`, `-o pipefail` …, `+` to unset): the shell has them from its first command on. */
+  set?: Record<string, boolean>;
 }
 
 /** The script `sh ARGS` runs, as busybox's sh reads its arguments (`-c CMD [NAME [ARGS…]]`, `FILE [ARGS…]`, none: stdin). */
@@ -267,15 +271,13 @@ async function scriptOf(called: string, args: string[], ctx: CommandContext): Pr
   const options = shellOptions(called, args);
   if ('exitCode' in options) return options;
   const { command, stdin, set, operands, login } = options;
-  // The options that are the shell's settings (-e, -u, -x, -o pipefail …) are set before the script's first command, on its first line.
-  const settings = set.length > 0 ? `set ${set.join(' ')}; ` : '';
   if (command) {
     if (operands.length === 0) return { stdout: '', stderr: `${called}: -c requires an argument\n`, exitCode: 2 };
-    return { script: settings + operands[0]!, name: operands[1] || called, positional: operands.slice(2), from: operands[1] ? 3 : undefined, login };
+    return { script: operands[0]!, name: operands[1] || called, positional: operands.slice(2), from: operands[1] ? 3 : undefined, login, set };
   }
   if (stdin || operands.length === 0) {
     const text = utf8(String(ctx.stdin ?? ''));
-    return text.trim() ? { script: settings + text, name: called, positional: operands, from: 1, login } : { stdout: '', stderr: '', exitCode: 0 };
+    return text.trim() ? { script: text, name: called, positional: operands, from: 1, login, set } : { stdout: '', stderr: '', exitCode: 0 };
   }
   const [file, ...positional] = operands as [string, ...string[]];
   let text: string;
@@ -295,20 +297,24 @@ async function scriptOf(called: string, args: string[], ctx: CommandContext): Pr
   }
   // The `#!` line is a comment to the shell; the newline stays, so line numbers count it.
   if (text.startsWith('#!')) text = text.slice(text.includes('\n') ? text.indexOf('\n') : text.length);
-  return { script: text, name: file, positional, from: 2, login };
+  return { script: text, name: file, positional, from: 2, login, set };
 }
 
 /**
  * busybox sh's options before its operands (`sh [-/+OPTIONS] [-/+o OPT]… [-c SCRIPT [ARG0 ARGS] |
  * FILE ARGS | -s ARGS]`, letters alone or together, `--` ending them): `-c` and `-s` say where the
- * script comes from, `-e -f -n -u -v -x` and `-o NAME` (`+` to unset) are settings, `-l` makes a
- * login shell, `-i -m` are taken and change nothing here; another letter is `illegal option`, 2.
+ * script comes from, `set`'s letters and `-o NAME` (`+` to unset) are settings ({@link ashOptionLetters}),
+ * `-l` makes a login shell, `-i` is taken and changes nothing here. Another letter is `illegal
+ * option`, 2; an unknown `-o NAME` is one too, and the shell ends with 0 (as busybox 1.35's does).
  */
 function shellOptions(
   called: string,
   args: string[],
-): { command: boolean; stdin: boolean; login: boolean; set: string[]; operands: string[] } | ExecResult {
-  const found = { command: false, stdin: false, login: false, set: [] as string[] };
+): { command: boolean; stdin: boolean; login: boolean; set: Record<string, boolean>; operands: string[] } | ExecResult {
+  const found = { command: false, stdin: false, login: false, set: {} as Record<string, boolean> };
+  const setting = (name: string, on: boolean) => {
+    if (!ashOptionsLeftOff.has(name)) found.set[name] = on;
+  };
   let i = 0;
   for (; i < args.length; i++) {
     const arg = args[i]!;
@@ -321,10 +327,13 @@ function shellOptions(
     for (const letter of arg.slice(1)) {
       if (letter === 'c' && sign === '-') found.command = true;
       else if (letter === 's' && sign === '-') found.stdin = true;
-      else if (letter === 'o' && args[i + 1] !== undefined) found.set.push(`${sign}o`, args[++i]!);
-      else if ('efnuvx'.includes(letter)) found.set.push(`${sign}${letter}`);
+      else if (letter === 'o' && args[i + 1] !== undefined) {
+        const name = args[++i]!;
+        if (!ashOptionNames.includes(name)) return { stdout: '', stderr: `${called}: illegal option ${sign}o ${name}\n`, exitCode: 0 };
+        setting(name, sign === '-');
+      } else if (Object.hasOwn(ashOptionLetters, letter)) setting(ashOptionLetters[letter]!, sign === '-');
       else if (letter === 'l' && sign === '-') found.login = true;
-      else if (!'ilm'.includes(letter)) return { stdout: '', stderr: `${called}: illegal option ${sign}${letter}\n`, exitCode: 2 };
+      else if (letter !== 'i') return { stdout: '', stderr: `${called}: illegal option ${sign}${letter}\n`, exitCode: 2 };
     }
   }
   return { ...found, operands: args.slice(i) };
@@ -473,7 +482,9 @@ function ashSyntaxErrors(stderr: string, script?: string, numbered = false): str
       column: string | undefined,
       why: string | undefined,
     ) => {
-      const at = Number(quoteLine ?? line);
+      // An unclosed quote is met at the end of the script, on its last line (ash's line count there).
+      const unclosed = quote?.startsWith('unexpected EOF') && script !== undefined && !evalAt;
+      const at = unclosed ? script.split('\n').length : Number(quoteLine ?? line);
       // eval's text is not `script`: its positions are its own, its end already worded by the patched eval.
       const said = words(quote ?? why ?? '', evalAt ? 0 : at, Number(column ?? 0));
       return said ? `bash: ${evalAt ?? (numbered ? `line ${at}: ` : '')}syntax error: ${said}` : whole;

@@ -1,4 +1,5 @@
-import type { parse as parseScript } from 'just-bash';
+import type { ExecResult, parse as parseScript } from 'just-bash';
+import { followedBy } from './program-output.js';
 
 /** Stdin as it arrives: its bytes, then its end (an exec's fd 0 that has not ended when the command starts). */
 export interface StdinPipe {
@@ -105,11 +106,19 @@ export class ScriptFeed implements ScriptSource {
 /**
  * A whole script cut before the line of a syntax error no later line mends, when whole commands
  * come before that line: ash runs those before it meets the error (just-bash would parse the whole
- * script first and run none). The rest keeps its lines' numbers (it starts with as many newlines).
+ * script first and run none). A script left open at its end (an `if` without `fi`) is cut before
+ * the line its last whole command ends on, where ash starts the command it never ends. The rest
+ * keeps its lines' numbers (it starts with as many newlines).
  */
 function splitAtSyntaxError(parse: typeof parseScript, script: string): [string, string] | undefined {
   const verdict = wholeness(parse, script.endsWith('\n') ? script : `${script}\n`);
-  return typeof verdict === 'number' ? splitAt(parse, script, verdict) : undefined;
+  if (typeof verdict === 'number') return splitAt(parse, script, verdict);
+  if (verdict === 'whole') return undefined;
+  for (let line = script.split('\n').length; line > 1; line--) {
+    const split = splitAt(parse, script, line);
+    if (split) return split;
+  }
+  return undefined;
 }
 
 /** The text cut before `line`: the lines before it (when they are whole commands) and the rest, padded to keep its lines' numbers. */
@@ -190,15 +199,15 @@ export interface ScriptStream extends ScriptSource {
  * before the run's result, or, given `flush`, to it as each statement ends (a command on a
  * terminal: what it wrote shows before it waits for a key); the result then holds only the rest.
  */
-export async function runToSyntaxError<T extends { stdout: string; stderr: string }>(
+export async function runToSyntaxError(
   parse: typeof parseScript,
   script: string,
-  run: (script: string, stream?: ScriptStream) => Promise<T>,
+  run: (script: string, stream?: ScriptStream) => Promise<ExecResult>,
   flush?: ScriptStream['flush'],
-): Promise<T> {
+): Promise<ExecResult> {
   const split = splitAtSyntaxError(parse, script);
   if (!split && !flush) return run(script);
-  const before = { stdout: '', stderr: '' };
+  let before: ExecResult = { stdout: '', stderr: '', exitCode: 0 };
   let rest: string | undefined = split?.[1];
   const ran = await run(split?.[0] ?? script, {
     next: () => {
@@ -206,15 +215,10 @@ export async function runToSyntaxError<T extends { stdout: string; stderr: strin
       rest = undefined;
       return Promise.resolve(part);
     },
-    flush:
-      flush ??
-      ((written) => {
-        before.stdout += written.stdout;
-        before.stderr += written.stderr;
-      }),
+    flush: flush ?? ((written) => (before = followedBy(before, written as ExecResult))),
   });
   if (flush) return ran;
-  // The run's accounting and write log cover its last part only: they go.
-  const { internalOutputAccounting: _accounting, jbLog: _log, ...kept } = ran as T & { internalOutputAccounting?: unknown; jbLog?: unknown };
-  return { ...(kept as T), stdout: before.stdout + ran.stdout, stderr: before.stderr + ran.stderr };
+  // The run's accounting covers its last part only: it goes. Its writes follow the first part's, in order.
+  const { internalOutputAccounting: _accounting, ...kept } = ran as ExecResult & { internalOutputAccounting?: unknown };
+  return { ...kept, ...followedBy(before, ran), exitCode: ran.exitCode };
 }
