@@ -537,6 +537,129 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // awk compares as busybox 1.35 does: numbers when both sides are numbers, numeric input (a field, getline's, split's, -v's,
+  // all a number) or uninitialized, else strings (a string constant "10", a concatenation, substr(), for-in's key, sub()'s
+  // target); truth by the same kind ("0" is true, a field 0.0 false); numbers read as its my_strtod (0x1A, an octal 010);
+  // split() of an empty or blank string makes nothing.
+  {
+    script:
+      'awk \'BEGIN{ if (x == 0) print "uninit==0"; if (x == "") print "uninit==empty"; if (a["k"] == 0) print "elem==0"; if ("0") print "str0-true"; y = "0"; if (y) print "y-true"; if (!z) print "z-false" }\'',
+    stdout: 'uninit==0\nuninit==empty\nelem==0\nstr0-true\ny-true\nz-false\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'echo "a  0 " | awk \'{ if ($2 == 0) print "f2==0"; if ($3 == 0) print "f3==0"; if ($3 == "") print "f3 empty"; if ($2) print "f2 true"; else print "f2 false"; if ($2 == "0") print "f2 eq str" }\'',
+    stdout: 'f2==0\nf3==0\nf3 empty\nf2 false\nf2 eq str\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'echo "10 9 abc 1e1 0x1A +5 .5 " | awk \'{ print ($1 > $2), ($4 == 10), ($5 == 26), ($6 == 5), ($7 == 0.5), ($3 > 5) }\'',
+    stdout: '1 1 1 1 1 1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'awk \'BEGIN{ x = "10"; y = x; print (y < 9); z = y + 0; print (z < 9); for (k in ENVIRON) if (k == "HOME") print "home"; split("10 9", s); print (s[1] < s[2]); n = substr("100", 1); print (n < 99), (n+0 < 99) }\'',
+    stdout: '1\n0\nhome\n0\n1 0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'awk -v v=10 \'BEGIN{ w = v; print (w < 9), (v < "9"); a["x"] = "10"; print (a["x"] < 9); b["y"] = 10; print (b["y"] < 9) }\'',
+    stdout: '0 1\n1\n0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'awk \'function f(p) { return p < 9 } function g() { return "10" } BEGIN{ print f("10"), f(10), (g() < 9); x = "10"; x = x; print (x < 9); x++; print (x < 9) }\'',
+    stdout: '1 0 1\n1\n0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: "printf '10\\n9\\n' | awk '{ v[NR] = $1 } END { print (v[1] < v[2]); t = $0; print (t < 9); getline q < \"/dev/null\"; print (q == 0) }'",
+    stdout: '0\n0\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'awk \'BEGIN{ x = "3x"; print (x == 3), (x < 4); x = " 3 "; print (x == 3); "echo 10" | getline g; print (g < 9); sub(/1/, "1", g); print (g < 9) }\'',
+    stdout: '0 1\n0\n0\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'awk \'BEGIN{ a["10"]; a["9"]; for (k in a) { if (k < 5) print "lt5", k; } x = "5"; sub(/5/, "50", x); print (x < 6); y = 5; sub(/5/, "50", y); print (y < 6) }\'',
+    stdout: 'lt5 10\n1\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'awk \'function f(p) { return (p == 0) } BEGIN{ print f(), f(""), f(0); y = x; print (y == 0), (x == 0) }\'',
+    stdout: '1 0 1\n0 1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'echo "0x1A 010 0.0 inf" | awk \'{ print ($1 == 26), ($2 == 8), ($2 == 10), ($3 ? "t" : "f"), ($4 > 5), $1 + 0, $2 + 0 }\'',
+    stdout: '1 1 0 f 1 26 8\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'awk \'BEGIN{ x = 1 ? "10" : 5; print (x < 9); print ("" ? "t" : "f"), ("a" ? "t" : "f"), (0 ? "t" : "f"), ("0.0" ? "t" : "f") }\'',
+    stdout: '1\nf t f t\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'awk \'BEGIN{ for (k in ENVIRON) if (k == "HOME") print "home", ENVIRON[k]; for (i in ARGV) n++; print n, ARGC }\' p q',
+    stdout: 'home /root\n3 3\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  { script: "awk 'function f(arr, k) { for (k in arr) c++; return c } BEGIN { a[1]; a[2]; print f(a) }'", stdout: '2\n', stderr: '', exitCode: 0 },
+  {
+    script:
+      "printf '5\\n10\\n' | awk '$1 > 7'; printf 'b 2\\na 10\\n' | awk '$2 >= 3 { print $1 }'; echo \"x\" | awk '{ n = split(\"\", e); print n, length(e), (e[1] == 0) }'",
+    stdout: '10\na\n0 0 1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'awk \'BEGIN { x["a"] = "07"; y = x["a"]; print (y < 10), (y == 7), y + 0, "010" + 0, 010 + 0, 0x10 + 0, "1e2" + 0, " 12 " + 0, "0x" + 0, "-0x10" + 0 }\'',
+    stdout: '1 0 7 8 8 16 100 12 0 -16\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'echo "007 08 0.5e1 -3 +4" | awk \'{ print $1 + 0, $2 + 0, $3 + 0, ($4 < 0), ($5 == 4), ($1 == 7) }\'',
+    stdout: '7 8 5 1 1 1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'awk \'BEGIN { if (substr("0", 1)) print "t1"; if (0 "") print "t2"; if (1 - 1) print "t3"; x = sprintf("%d", 0); if (x) print "t4"; if (!x) print "t5" }\'',
+    stdout: 't1\nt2\nt4\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'awk \'BEGIN { print split("  ", a), split(" a b ", b), b[1], split("a:b:", c, ":"), split(":", d, ":"), split("", f, ":") }\'',
+    stdout: '0 2 a 3 2 0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  { script: 'echo "  lead" | awk \'{ print NF, $1; n = split($0, w); print n, w[1] }\'', stdout: '1 lead\n1 lead\n', stderr: '', exitCode: 0 },
 ];
 
 await conformance(
