@@ -349,6 +349,56 @@ const cases: ShScript[] = [
   { script: 'times', stdout: '0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n', exitCode: 0 },
   { script: 'ls /nosuch; echo $?', stdout: '1\n', stderr: 'ls: /nosuch: No such file or directory\n', exitCode: 0 },
   { script: 'nosuchcmd', stdout: '', stderr: 'sh: nosuchcmd: not found\n', exitCode: 127 },
+  // `-nt`/`-ot` compare whole seconds and are false when either file is missing; unset, export and readonly refuse a bad name, a read-only one or an unknown option as ash does (a special builtin's error ends the shell, 2); cd's options are -L and -P.
+  {
+    script:
+      "cd /tmp && rm -rf nt && mkdir nt && cd nt && touch -d '2024-01-01 00:00:00' a && touch -d '2024-01-01 00:00:05' b && [ b -nt a ]; echo nt=$?; [ a -ot b ]; echo ot=$?; [ a -ot nosuch ]; echo ot2=$?; [ nosuch -ot a ]; echo ot3=$?; [ a -nt nosuch ]; echo nt3=$?; [ nosuch -nt a ]; echo nt4=$?; cd /tmp && rm -r nt",
+    stdout: 'nt=0\not=0\not2=1\not3=1\nnt3=1\nnt4=1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'sh -c "unset 2x; echo after"; echo rc=$?; unset -f nosuchf; echo rc=$?; sh -c "unset -z; echo after"; echo rc=$?; sh -c "readonly q=1; unset -v q; echo after"; echo rc=$?; sh -c "readonly q=1; unset q; echo after"; echo rc=$?; sh -c \'unset "a[1]"\'; echo rc=$?',
+    stdout: 'rc=2\nrc=0\nrc=2\nrc=2\nrc=2\nrc=2\n',
+    stderr:
+      'sh: unset: line 0: 2x: bad variable name\nsh: unset: line 0: illegal option -z\nsh: unset: line 0: q: is read only\nsh: unset: line 0: q: is read only\nsh: unset: line 0: a[1]: bad variable name\n',
+    exitCode: 0,
+  },
+  {
+    script:
+      "sh -c 'export 2x=1; echo after'; echo rc=$?; sh -c 'readonly 2y=1; echo after'; echo rc=$?; sh -c 'export -z'; echo rc=$?; sh -c 'readonly -z'; echo rc=$?; sh -c 'readonly r=1; readonly r=2; echo after'; echo rc=$?; sh -c 'readonly r=1; export r=2'; echo rc=$?; export 3z 2>&1; echo not-run",
+    stdout: 'rc=2\nrc=2\nrc=2\nrc=2\nrc=2\nrc=2\nsh: export: line 0: 3z: bad variable name\n',
+    stderr:
+      'sh: export: line 0: 2x: bad variable name\nsh: readonly: line 0: 2y: bad variable name\nsh: export: line 0: illegal option -z\nsh: readonly: line 0: illegal option -z\nsh: readonly: line 0: r: is read only\nsh: export: line 0: r: is read only\n',
+    exitCode: 2,
+  },
+  {
+    script: 'cd -z; echo rc=$?; cd -L /tmp; echo rc=$? $PWD; cd -P /; echo $PWD; cd -LP /tmp; pwd',
+    stdout: 'rc=2\nrc=0 /tmp\n/\n/tmp\n',
+    stderr: 'sh: cd: line 0: illegal option -z\n',
+    exitCode: 0,
+  },
+  // A special builtin's error ends the subshell it is in (a pipeline's command, `( … )`, `$( … )`), not the script.
+  {
+    script: '{ shift x; } | cat; echo after1 $?; (shift x); echo after2 $?; y=$(shift x); echo after3 $?',
+    stdout: 'after1 0\nafter2 2\nafter3 2\n',
+    stderr: 'sh: shift: line 0: Illegal number: x\nsh: shift: line 0: Illegal number: x\nsh: shift: line 0: Illegal number: x\n',
+    exitCode: 0,
+  },
+  {
+    script: '{ unset 2x; } | cat; echo after1 $?; (unset 2x); echo after2 $?; y=$(unset 2x); echo after3 $?; f() { unset 2x; }; f; echo not',
+    stdout: 'after1 0\nafter2 2\nafter3 2\n',
+    stderr:
+      'sh: unset: line 0: 2x: bad variable name\nsh: unset: line 0: 2x: bad variable name\nsh: unset: line 0: 2x: bad variable name\nsh: unset: line 0: 2x: bad variable name\n',
+    exitCode: 2,
+  },
+  {
+    script: '{ export 2x; } 2>&1 | cat; echo after1 $?; (readonly 3y=1); echo after2 $?',
+    stdout: 'sh: export: line 0: 2x: bad variable name\nafter1 0\nafter2 2\n',
+    stderr: 'sh: readonly: line 0: 3y: bad variable name\n',
+    exitCode: 0,
+  },
 ];
 
 await conformance('the guest shell runs the builtins scripts start with (umask, trap, ulimit, jobs, times) as busybox sh does', (target) => {

@@ -84,6 +84,21 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // A case pattern's bracket expression as ash's: `[!…]` negates (as `[^…]`), a `]` first in it is literal, `[!]` alone is no bracket, classes `[[:upper:]]`.
+  {
+    script:
+      'for v in x a 5; do case $v in [!a]) echo "$v neg";; *) echo "$v other";; esac; done; case x in [^a]) echo caret;; esac; case b in [!a-c]) echo r1;; *) echo r2;; esac; case 9 in [!0-9]*) echo nd;; *) echo d;; esac',
+    stdout: 'x neg\na other\n5 neg\ncaret\nr2\nd\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      "case ']' in []]) echo br;; esac; case '!' in [!]) echo ex1;; [\\!]) echo ex2;; esac; case - in [a-]) echo dash;; esac; case 'a' in [[:upper:]]) echo up;; [![:upper:]]) echo notup;; esac; case ']' in [!]a]) echo no;; *) echo yes;; esac; case b in [!]a]) echo neg2;; esac",
+    stdout: 'br\nex2\ndash\nnotup\nyes\nneg2\n',
+    stderr: '',
+    exitCode: 0,
+  },
 ];
 
 await conformance('the guest shell makes words, runs command words and applies set -e as ash does', (target) => {
