@@ -107,6 +107,16 @@ const cases: ShScript[] = [
   { script: 'case b in b) echo b;;& x) echo x;; esac', stdout: '', stderr: 'sh: syntax error: unexpected word (expecting ")")\n', exitCode: 2 },
   { script: 'case b in b) echo b ;& esac', stdout: '', stderr: 'sh: syntax error: unexpected "&"\n', exitCode: 2 },
   { script: 'case b in a) echo a;& b) echo b;; esac; echo rc=$?', stdout: '', stderr: 'sh: syntax error: unexpected "&"\n', exitCode: 2 },
+  // The end of a command substitution's text is the `)` ash meets there: `unexpected ")"`, with what it expected where a construct's list ended.
+  { script: 'x=$(if true; then echo); echo not', stdout: '', stderr: 'sh: syntax error: unexpected ")" (expecting "fi")\n', exitCode: 2 },
+  { script: 'x=$(echo a; if); echo not', stdout: '', stderr: 'sh: syntax error: unexpected ")"\n', exitCode: 2 },
+  { script: 'x=$(while); echo not', stdout: '', stderr: 'sh: syntax error: unexpected ")"\n', exitCode: 2 },
+  { script: 'x=$( { echo a ); echo not', stdout: '', stderr: 'sh: syntax error: unexpected ")" (expecting "}")\n', exitCode: 2 },
+  { script: 'x=$(for i in); echo not', stdout: '', stderr: 'sh: syntax error: unexpected ")"\n', exitCode: 2 },
+  { script: 'x=$(echo |); echo not', stdout: '', stderr: 'sh: syntax error: unexpected ")"\n', exitCode: 2 },
+  { script: 'x=$(while true; do echo); echo not', stdout: '', stderr: 'sh: syntax error: unexpected ")" (expecting "done")\n', exitCode: 2 },
+  { script: 'x=$(until false; do :); echo not', stdout: '', stderr: 'sh: syntax error: unexpected ")" (expecting "done")\n', exitCode: 2 },
+  { script: 'echo "$(if true; then echo a; fi)" "$(f() { echo b; }; f)"', stdout: 'a b\n', stderr: '', exitCode: 0 },
 ];
 
 await conformance('the guest shell meets and words a syntax error as busybox ash does', (target) => {
