@@ -101,6 +101,12 @@ const cases: ShScript[] = [
       "sh: can't create : nonexistent directory\nsh: can't open : no such file\nsh: can't create : nonexistent directory\nsh: can't create : nonexistent directory\n",
     exitCode: 0,
   },
+  {
+    script: "sh -m -c 'echo $-'; echo rc=$?; sh -m -c 'echo out; exit 3' 2>&1; echo rc=$?",
+    stdout: "c\nrc=0\nsh: can't access tty; job control turned off\nout\nrc=3\n",
+    stderr: "sh: can't access tty; job control turned off\n",
+    exitCode: 0,
+  },
 ];
 
 await conformance('the guest shell takes ash options, echoes the lines it reads under set -v and keeps $? through expansions', (target) => {

@@ -193,7 +193,10 @@ export class ShellProcesses {
           } as Parameters<typeof ctx.exec>[1])
         : undefined;
       // The result as the shell gave it (raw bytes, the order of its writes), the EXIT trap's output after it.
-      const whole = trapped ? { ...followedBy(result, trapped), exitCode: statusAfterExitTrap(result, trapped) } : result;
+      const ended = trapped ? { ...followedBy(result, trapped), exitCode: statusAfterExitTrap(result, trapped) } : result;
+      const whole = source.said
+        ? { ...ended, ...followedBy({ stdout: '', stderr: source.said, exitCode: 0 }, ended), exitCode: ended.exitCode }
+        : ended;
       return named(whole, source.name, script(), source.from === 2);
     } finally {
       this.running.splice(this.running.indexOf(shell), 1);
@@ -264,20 +267,22 @@ interface Source {
   login?: boolean;
   /** The options its command line set (`-e`, `-x`, `-o pipefail` …, `+` to unset): the shell has them from its first command on. */
   set?: Record<string, boolean>;
+  /** What the shell says as it starts, before its script's output (`-m` without a terminal). */
+  said?: string;
 }
 
 /** The script `sh ARGS` runs, as busybox's sh reads its arguments (`-c CMD [NAME [ARGS…]]`, `FILE [ARGS…]`, none: stdin). */
 async function scriptOf(called: string, args: string[], ctx: CommandContext): Promise<Source | ExecResult> {
   const options = shellOptions(called, args);
   if ('exitCode' in options) return options;
-  const { command, stdin, set, operands, login } = options;
+  const { command, stdin, set, operands, login, said } = options;
   if (command) {
     if (operands.length === 0) return { stdout: '', stderr: `${called}: -c requires an argument\n`, exitCode: 2 };
-    return { script: operands[0]!, name: operands[1] || called, positional: operands.slice(2), from: operands[1] ? 3 : undefined, login, set };
+    return { script: operands[0]!, name: operands[1] || called, positional: operands.slice(2), from: operands[1] ? 3 : undefined, login, set, said };
   }
   if (stdin || operands.length === 0) {
     const text = utf8(String(ctx.stdin ?? ''));
-    return text.trim() ? { script: text, name: called, positional: operands, from: 1, login, set } : { stdout: '', stderr: '', exitCode: 0 };
+    return text.trim() ? { script: text, name: called, positional: operands, from: 1, login, set, said } : { stdout: '', stderr: '', exitCode: 0 };
   }
   const [file, ...positional] = operands as [string, ...string[]];
   let text: string;
@@ -297,7 +302,7 @@ async function scriptOf(called: string, args: string[], ctx: CommandContext): Pr
   }
   // The `#!` line is a comment to the shell; the newline stays, so line numbers count it.
   if (text.startsWith('#!')) text = text.slice(text.includes('\n') ? text.indexOf('\n') : text.length);
-  return { script: text, name: file, positional, from: 2, login, set };
+  return { script: text, name: file, positional, from: 2, login, set, said };
 }
 
 /**
@@ -310,10 +315,17 @@ async function scriptOf(called: string, args: string[], ctx: CommandContext): Pr
 function shellOptions(
   called: string,
   args: string[],
-): { command: boolean; stdin: boolean; login: boolean; set: Record<string, boolean>; operands: string[] } | ExecResult {
-  const found = { command: false, stdin: false, login: false, set: {} as Record<string, boolean> };
+): { command: boolean; stdin: boolean; login: boolean; set: Record<string, boolean>; said?: string; operands: string[] } | ExecResult {
+  const found: { command: boolean; stdin: boolean; login: boolean; set: Record<string, boolean>; said?: string } = {
+    command: false,
+    stdin: false,
+    login: false,
+    set: {},
+  };
   const setting = (name: string, on: boolean) => {
     if (!ashOptionsLeftOff.has(name)) found.set[name] = on;
+    // Job control needs the terminal the shell does not have: it says so and goes on without it.
+    else if (name === 'monitor' && on) found.said = `${called}: can't access tty; job control turned off\n`;
   };
   let i = 0;
   for (; i < args.length; i++) {
