@@ -660,6 +660,22 @@ const cases: ShScript[] = [
     exitCode: 0,
   },
   { script: 'echo "  lead" | awk \'{ print NF, $1; n = split($0, w); print n, w[1] }\'', stdout: '1 lead\n1 lead\n', stderr: '', exitCode: 0 },
+  // What a shell timeout kills wrote before it died is kept (its own commands, a group's, a function's, through `$(…)`).
+  { script: "timeout 1 sh -c 'echo a; sleep 5'; echo rc=$?", stdout: 'a\nrc=143\n', stderr: 'Terminated\n', exitCode: 0 },
+  {
+    script:
+      "timeout 1 sh -c 'echo a; echo e >&2; sleep 5; echo b'; echo rc=$?; timeout 1 sh -c 'for i in 1 2; do echo $i; done; sleep 3'; echo rc=$?",
+    stdout: 'a\nrc=143\n1\n2\nrc=143\n',
+    stderr: 'e\nTerminated\nTerminated\n',
+    exitCode: 0,
+  },
+  {
+    script:
+      "timeout 1 sh -c '{ echo g; sleep 5; }'; echo rc=$?; timeout 1 sh -c 'f() { echo fn; sleep 5; }; f'; echo rc=$?; x=$(timeout 1 sh -c 'echo cs; sleep 4'); echo \"[$x] $?\"",
+    stdout: 'g\nrc=143\nfn\nrc=143\n[cs] 143\n',
+    stderr: 'Terminated\nTerminated\nTerminated\n',
+    exitCode: 0,
+  },
 ];
 
 await conformance(

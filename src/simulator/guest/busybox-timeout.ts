@@ -25,8 +25,8 @@ function signalOf(word: string): number | undefined {
  * busybox's timeout (coreutils/timeout.c): PROG runs in timeout's place (exec, so it keeps its pid
  * and its status is the command's), and a watcher sends it SIG (TERM, `-s`) once SECS have passed:
  * PROG dies of it, so its shell sees a job a signal ended (128 + SIG, and ash's word for it:
- * `Terminated`, `Killed`; nothing for INT), what it wrote before kept (not so for one of the
- * simulator's own, a nested `sh`: its output goes with it). Not GNU's 124 (just-bash's,
+ * `Terminated`, `Killed`; nothing for INT), what it wrote before kept, a nested `sh`'s too
+ * (the patched shell hands it up with the abort, patches/README.md 78). Not GNU's 124 (just-bash's,
  * which also dropped what the program had written). A bad SECS is `invalid number 'X'`, a program
  * it cannot run `can't execute` (127). The program is killed outright: a trap it sets on SIG does
  * not run, and `-k` has nothing left to kill.
