@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
+import { ashOptionLetters, ashOptionNames } from './ash-options.js';
 import { EdSession } from './busybox-ed-session.js';
 import { banner, getopt, isResult } from './busybox-getopt.js';
 import { openPath } from './guest-open.js';
@@ -65,24 +66,8 @@ function edOptions(args: string[]): { prompt: string; file: string | undefined }
   return { prompt: typeof prompt === 'string' ? prompt : '', file: p.operands[0] };
 }
 
-/** ash's one-letter options (`sh -s OPTIONS`), and the `-o` names, that mim hands to its shell. */
-const ashLetters = 'efIimnscxvCabuEl';
-const ashNames = [
-  'errexit',
-  'noglob',
-  'ignoreeof',
-  'monitor',
-  'noexec',
-  'xtrace',
-  'verbose',
-  'noclobber',
-  'allexport',
-  'notify',
-  'nounset',
-  'errtrace',
-  'vi',
-  'pipefail',
-];
+/** ash's one-letter options (`sh -s OPTIONS`): `set`'s and the command line's own, that mim hands to its shell. */
+const ashLetters = `${Object.keys(ashOptionLetters).join('')}iscl`;
 
 /**
  * The script busybox's mim (applets_sh/mim) writes from a spec file: a `case` on the target (the
@@ -151,7 +136,8 @@ export function busyboxEditors(host: ProgramHost): Command[] {
         for (const c of a.slice(1)) {
           if (c === 'o') {
             const name = rest[++i];
-            if (name !== undefined && !ashNames.includes(name)) return { stdout: '', stderr: `sh: illegal option ${a[0]}o ${name}\n`, exitCode: 0 };
+            if (name !== undefined && !ashOptionNames.includes(name))
+              return { stdout: '', stderr: `sh: illegal option ${a[0]}o ${name}\n`, exitCode: 0 };
             if (name !== undefined && ['errexit', 'nounset', 'xtrace', 'pipefail', 'noexec'].includes(name)) sets.push(`${a[0]}o ${name}`);
           } else if (!ashLetters.includes(c)) return { stdout: '', stderr: `sh: illegal option ${a[0]}${c}\n`, exitCode: 2 };
           else if ('eunx'.includes(c)) sets.push(`${a[0]}${c}`);
