@@ -676,6 +676,21 @@ const cases: ShScript[] = [
     stderr: 'Terminated\nTerminated\nTerminated\n',
     exitCode: 0,
   },
+  // grep's basic expressions take glibc's `\+`, `\?`, `\w`, `\s` (through regcomp); it refuses `-P` with its usage, 2, and takes `-a`.
+  {
+    script:
+      "echo \"aa ab\" | grep -o 'a\\+'; echo \"color colour\" | grep -o 'colou\\?r'; echo \"a1 b2\" | grep -o '\\w\\+'; echo \"x  y\" | grep -c 'x\\s\\+y'; echo \"AB12\" | grep -o '[[:digit:]]\\{2\\}'; echo \"aXb\" | grep -o '[[:alpha:]]\\+'; echo 'a{2}' | grep -o 'a{2}'",
+    stdout: 'aa\na\ncolor\ncolour\na1\nb2\n1\n12\naXb\na{2}\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'echo "ab" | grep -P \'a\' 2>&1; echo rc=$?; echo "ab" | grep -a b 2>&1 | head -1; echo "ab" | grep -ic \'A\\+\'',
+    stdout:
+      "grep: invalid option -- 'P'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: grep [-HhnlLoqvsrRiwFEz] [-m N] [-A|B|C N] { PATTERN | -e PATTERN... | -f FILE... } [FILE]...\n\nSearch for PATTERN in FILEs (or stdin)\n\n\t-H\tAdd 'filename:' prefix\n\t-h\tDo not add 'filename:' prefix\n\t-n\tAdd 'line_no:' prefix\n\t-l\tShow only names of files that match\n\t-L\tShow only names of files that don't match\n\t-c\tShow only count of matching lines\n\t-o\tShow only the matching part of line\n\t-q\tQuiet. Return 0 if PATTERN is found, 1 otherwise\n\t-v\tSelect non-matching lines\n\t-s\tSuppress open and read errors\n\t-r\tRecurse\n\t-R\tRecurse and dereference symlinks\n\t-i\tIgnore case\n\t-w\tMatch whole words only\n\t-x\tMatch whole lines only\n\t-F\tPATTERN is a literal (not regexp)\n\t-E\tPATTERN is an extended regexp\n\t-z\tNUL terminated input\n\t-m N\tMatch up to N times per file\n\t-A N\tPrint N lines of trailing context\n\t-B N\tPrint N lines of leading context\n\t-C N\tSame as '-A N -B N'\n\t-e PTRN\tPattern to match\n\t-f FILE\tRead pattern from file\nrc=2\nab\n1\n",
+    stderr: '',
+    exitCode: 0,
+  },
 ];
 
 await conformance(

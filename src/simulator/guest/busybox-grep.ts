@@ -1,10 +1,47 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { Files } from './busybox-file-calls.js';
+import { banner } from './busybox-getopt.js';
 import { openFailure } from './busybox-reads.js';
 import { orderOf, ProgramOutput } from './program-output.js';
 
 /** grep's options that take a value (busybox's getopt32 string `e:*f:*A:B:C:m:`). */
 const valued = 'efABCm';
+
+/** Every letter busybox 1.35's grep takes (`-a` and `-I` taken and ignored; no `-P`, `-V` …). */
+const grepLetters = `HhnlLoqvsrRiwFEzcxaI${valued}`;
+
+/** busybox 1.35's grep usage, as it prints it after an option it does not take. */
+const grepUsage = [
+  'Usage: grep [-HhnlLoqvsrRiwFEz] [-m N] [-A|B|C N] { PATTERN | -e PATTERN... | -f FILE... } [FILE]...',
+  '',
+  'Search for PATTERN in FILEs (or stdin)',
+  '',
+  "\t-H\tAdd 'filename:' prefix",
+  "\t-h\tDo not add 'filename:' prefix",
+  "\t-n\tAdd 'line_no:' prefix",
+  '\t-l\tShow only names of files that match',
+  "\t-L\tShow only names of files that don't match",
+  '\t-c\tShow only count of matching lines',
+  '\t-o\tShow only the matching part of line',
+  '\t-q\tQuiet. Return 0 if PATTERN is found, 1 otherwise',
+  '\t-v\tSelect non-matching lines',
+  '\t-s\tSuppress open and read errors',
+  '\t-r\tRecurse',
+  '\t-R\tRecurse and dereference symlinks',
+  '\t-i\tIgnore case',
+  '\t-w\tMatch whole words only',
+  '\t-x\tMatch whole lines only',
+  '\t-F\tPATTERN is a literal (not regexp)',
+  '\t-E\tPATTERN is an extended regexp',
+  '\t-z\tNUL terminated input',
+  '\t-m N\tMatch up to N times per file',
+  '\t-A N\tPrint N lines of trailing context',
+  '\t-B N\tPrint N lines of leading context',
+  "\t-C N\tSame as '-A N -B N'",
+  '\t-e PTRN\tPattern to match',
+  '\t-f FILE\tRead pattern from file',
+  '',
+].join('\n');
 
 /** The command line as busybox reads it: option words, the pattern operand (without -e/-f), the files, and the letters given. */
 function grepLine(args: string[]): { options: string[]; pattern?: string; files: string[]; letters: Set<string> } {
@@ -35,8 +72,9 @@ function grepLine(args: string[]): { options: string[]; pattern?: string; files:
         word = '-';
         break;
       }
-      // -s (no messages for files) and -H (names always) are busybox's, not just-bash's: done here.
-      if (c !== 's' && c !== 'H') word += c;
+      // -s (no messages for files) and -H (names always) are busybox's, not just-bash's: done here;
+      // -a and -I it takes and ignores.
+      if (!'sHaI'.includes(c)) word += c;
     }
     if (word !== '-') options.push(word);
   }
@@ -68,6 +106,8 @@ export function grepCommand(): Command {
       if (!ctx.origCommand) return { stdout: '', stderr: 'sh: grep: not found\n', exitCode: 127 };
       const line = grepLine(args);
       const { letters } = line;
+      const refused = [...letters].find((c) => !grepLetters.includes(c));
+      if (refused !== undefined) return { stdout: '', stderr: `grep: invalid option -- '${refused}'\n${banner}${grepUsage}`, exitCode: 2 };
       if ((letters.has('l') || letters.has('L')) && line.files.every((f) => f === '-')) {
         return namingStdin(await ctx.origCommand(argvOf(line, withoutNaming(line.options), line.files)), letters);
       }
@@ -75,7 +115,8 @@ export function grepCommand(): Command {
       const failures = await Promise.all(line.files.map((f) => (f === '-' ? undefined : openFailure(ctx.fs, ctx.cwd, f))));
       const kinds = await Promise.all(line.files.map((f) => (f === '-' ? undefined : new Files(ctx.fs, ctx.cwd).stat(f))));
       const special = failures.some(Boolean) || kinds.some((k) => k?.kind === 'directory') || letters.has('s') || letters.has('H');
-      if (!special || line.files.length === 0) return ctx.origCommand(args);
+      if (!special || line.files.length === 0)
+        return ctx.origCommand(letters.has('a') || letters.has('I') ? argvOf(line, line.options, line.files) : args);
       let named = (line.files.length > 1 || letters.has('H')) && !letters.has('h');
       const o = new ProgramOutput();
       let failed = false;

@@ -296,3 +296,9 @@ function translate(p: string, ere: boolean): { source: string; ambiguous: boolea
     return k;
   }
 }
+
+// just-bash's grep builds its expressions in the bundle, which asks for this translation (its
+// JavaScript source) by this name (patches/README.md 79): glibc's `\+`, `\?`, `\w`, `\s`, `\<` in a
+// basic expression, as busybox's grep takes them through regcomp.
+(globalThis as Record<symbol, unknown>)[Symbol.for('reflex.posixRegex')] = (pattern: string, extended: boolean, icase: boolean): string =>
+  posixRegex(pattern, { extended, icase }).re.source;
