@@ -107,16 +107,31 @@ export class ScriptFeed implements ScriptSource {
  * A whole script cut before the line of a syntax error no later line mends, when whole commands
  * come before that line: ash runs those before it meets the error (just-bash would parse the whole
  * script first and run none). A script left open at its end (an `if` without `fi`) is cut before
- * the line its last whole command ends on, where ash starts the command it never ends. The rest
- * keeps its lines' numbers (it starts with as many newlines).
+ * the line of the command it never ends, which the patched parser names on its error
+ * (`jbStatementLine`, patches/README.md 74). The rest keeps its lines' numbers (it starts with as
+ * many newlines).
  */
 function splitAtSyntaxError(parse: typeof parseScript, script: string): [string, string] | undefined {
-  const verdict = wholeness(parse, script.endsWith('\n') ? script : `${script}\n`);
+  const text = script.endsWith('\n') ? script : `${script}\n`;
+  const verdict = wholeness(parse, text);
   if (typeof verdict === 'number') return splitAt(parse, script, verdict);
   if (verdict === 'whole') return undefined;
-  for (let line = script.split('\n').length; line > 1; line--) {
-    const split = splitAt(parse, script, line);
-    if (split) return split;
+  const opened = openedAt(parse, text);
+  return opened === undefined ? undefined : splitAt(parse, script, opened);
+}
+
+/**
+ * The line the command a script leaves open starts on: the top-level statement its parse failed in,
+ * or, for a quote the lexer found unclosed, the line the quote opens on ({@link splitAt} keeps it
+ * only where the lines before it are whole commands).
+ */
+function openedAt(parse: typeof parseScript, text: string): number | undefined {
+  try {
+    parse(text);
+  } catch (err) {
+    const { jbStatementLine, line } = err as { jbStatementLine?: unknown; line?: unknown };
+    const at = jbStatementLine ?? line;
+    return typeof at === 'number' ? at : undefined;
   }
   return undefined;
 }
