@@ -254,9 +254,13 @@ export function guestCommands(proc: GuestProcess): Command[] {
       let code = 0;
       let stderr = '';
       for (const p of pids) {
-        // A job spec: the job ran to its end (a zombie until ash forgets it), so the signal has no effect.
+        // A job spec: the job's pid, running or a zombie until ash forgets it.
         if (p.startsWith('%')) {
-          if (proc.jobPid(p) !== undefined) continue;
+          const job = proc.jobPid(p);
+          if (job !== undefined) {
+            proc.signalShell(job, signal);
+            continue;
+          }
           return { stdout: '', stderr: `${stderr}bash: kill: line ${lineOf(ctx)}: ${p}: no such job\n`, exitCode: 2 };
         }
         const pid = Number(p);

@@ -329,6 +329,8 @@ export class Guests {
       killed: killer.signal,
       interrupted: () => interrupt.signal,
       stillAlive() {
+        // A job a signal killed runs no more programs, as the command does once killed.
+        if (shellState.killed().aborted) return false;
         if (!killer.signal.aborted || (!endedAll && processes.inside)) return true;
         if (++afterKill > maxProgramsAfterKill) runaway.abort();
         return false;
@@ -336,7 +338,7 @@ export class Guests {
     };
     /** Waits, ending early when the command is killed or interrupted, or its own signal (e.g. `timeout`) fires. */
     const pause = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
-      sleepUnlessAborted(ms, AbortSignal.any([killer.signal, interrupt.signal, ...(signal ? [signal] : [])]));
+      sleepUnlessAborted(ms, AbortSignal.any([killer.signal, interrupt.signal, shellState.killed(), ...(signal ? [signal] : [])]));
     // A signal init exits on ends it once the command has ended (the daemon's exec returns first).
     let initEnds = false;
     const init = await guestInit(fs, inst.config['raw.lxc']);
@@ -359,7 +361,7 @@ export class Guests {
       pid: shellPid,
       killSelf: signalSelf,
       signalInit,
-      signalShell: (pid, signal) => processes.signal(pid, signal) || shellState.isJob(pid),
+      signalShell: (pid, signal) => processes.signal(pid, signal) || shellState.signalJob(pid, signal),
       jobPid: (spec) => shellState.jobPid(spec),
     };
     const key = instanceKey(inst.project, inst.name);
@@ -468,7 +470,10 @@ export class Guests {
           writeDevices(fs);
           await asSelf(c.name, [c.name, ...args]);
         },
-        after: () => asSelf(top.comm, top.argv),
+        after: () => {
+          shellState.reap();
+          return asSelf(top.comm, top.argv);
+        },
       }),
     );
     const bash = new Bash({
@@ -504,6 +509,7 @@ export class Guests {
       : {};
     positional.forEach((value, i) => (parameters[String(i + 1)] = value));
     const scriptNamed: object = named === undefined ? {} : { jbScript: true };
+    const keepJobs: object = { jbKeepJobs: true };
     // A command on a terminal (not a session's shell, which reads its lines): what reads its stdin
     // (`sh -c`'s `read`, a program such as `cat`) reads the terminal.
     const onTerminal = !sessionShell ? cmd.tty : undefined;
@@ -512,24 +518,29 @@ export class Guests {
     // path, is `X: not found`.
     const words = (text: string) => shellMessages(text, name, shell ? args[1] : undefined);
     try {
+      // The shell runs as the exec's shell process: the jobs and shells it starts run in their own.
       const execute = (script: string, stream?: ScriptStream) =>
-        bash.exec(builtinShadows(builtins) + script, {
-          // busybox's sh counts its level (SHLVL=1 for `sh -c`); a program run alone has none. The
-          // shell's $0 is the name it was called by, which its messages start with wherever they go
-          // (the patched shell names them so when a redirection sends them to a file or stdout).
-          env: shell ? { ...cmd.environment, ...(cmd.environment.SHLVL === undefined ? { SHLVL: '1' } : {}), ...parameters } : cmd.environment,
-          replaceEnv: true,
-          ...(shell ? { jbShellVars: startVariables() } : {}),
-          cwd,
-          stdin: (cmd.stdin ?? Buffer.alloc(0)).toString('latin1'),
-          stdinKind: 'bytes',
-          signal: runaway.signal,
-          rawScript: true,
-          ...(shell ? { jbFlags: 'c' } : { args }),
-          ...scriptNamed,
-          ...(stream ? { jbStream: stream } : {}),
-          ...(onTerminal ? { jbTty: onTerminal } : {}),
-        } as Parameters<typeof bash.exec>[1]);
+        shellState.run(() =>
+          bash.exec(builtinShadows(builtins) + script, {
+            // busybox's sh counts its level (SHLVL=1 for `sh -c`); a program run alone has none. The
+            // shell's $0 is the name it was called by, which its messages start with wherever they go
+            // (the patched shell names them so when a redirection sends them to a file or stdout).
+            env: shell ? { ...cmd.environment, ...(cmd.environment.SHLVL === undefined ? { SHLVL: '1' } : {}), ...parameters } : cmd.environment,
+            replaceEnv: true,
+            ...(shell ? { jbShellVars: startVariables() } : {}),
+            cwd,
+            stdin: (cmd.stdin ?? Buffer.alloc(0)).toString('latin1'),
+            stdinKind: 'bytes',
+            signal: runaway.signal,
+            rawScript: true,
+            ...(shell ? { jbFlags: 'c' } : { args }),
+            ...scriptNamed,
+            ...(stream ? { jbStream: stream } : {}),
+            ...(onTerminal ? { jbTty: onTerminal } : {}),
+            // Its jobs outlive it: they hold the exec's output until they end (below).
+            ...keepJobs,
+          } as Parameters<typeof bash.exec>[1]),
+        );
       // `sh -c` with a syntax error runs the commands before its line first, as ash does. On a
       // terminal what each statement writes goes out as it ends (before a `read` waits for a key),
       // and so does what a program alone writes as it reads the lines typed (`cat`); what it writes
@@ -558,25 +569,24 @@ export class Guests {
       // directory, its status as `$?` and its options: the patched shell's `jbStatus`, `jbOptions`).
       const onExit = shellState.exitTrap();
       const trapped = onExit
-        ? await bash.exec(onExit, {
-            env: result.env,
-            replaceEnv: true,
-            cwd: result.env?.PWD ?? cwd,
-            stdinKind: 'bytes',
-            signal: runaway.signal,
-            rawScript: true,
-            ...endedShell(result, shell ? 'c' : ''),
-          } as Parameters<typeof bash.exec>[1])
+        ? await shellState.run(() =>
+            bash.exec(onExit, {
+              env: result.env,
+              replaceEnv: true,
+              cwd: result.env?.PWD ?? cwd,
+              stdinKind: 'bytes',
+              signal: runaway.signal,
+              rawScript: true,
+              ...endedShell(result, shell ? 'c' : ''),
+            } as Parameters<typeof bash.exec>[1]),
+          )
         : undefined;
+      // Jobs still running when the shell ended hold its stdout and stderr: the exec ends with the
+      // last of them, what they wrote after the shell's end (and its EXIT trap's output) following.
+      const late = (await (ran as ExecResult & { jbBgRest?: Promise<ExecResult[]> }).jbBgRest) ?? [];
+      const written = [...(trapped ? [trapped] : []), ...late].reduce<ExecResult>(followedBy, result);
       // The order of the writes matters only where both streams meet, on a terminal.
-      const writes = cmd.terminal && [...rewordedWrites(result, words), ...(trapped ? rewordedWrites(trapped, words) : [])];
-      return ended(
-        `${result.stdout}${trapped?.stdout ?? ''}`,
-        words(`${result.stderr}${trapped?.stderr ?? ''}`),
-        statusAfterExitTrap(result, trapped),
-        raw,
-        writes,
-      );
+      return ended(written.stdout, words(written.stderr), statusAfterExitTrap(result, trapped), raw, cmd.terminal && rewordedWrites(written, words));
     } finally {
       cmd.signal?.removeEventListener('abort', onOuterAbort);
       cmd.signals?.removeEventListener('signal', onSignal);

@@ -159,21 +159,23 @@ export class ShellProcesses {
           ...(tty ? { jbTty: tty } : {}),
           ...process,
         } as Parameters<typeof exec>[1]);
-      const result = streamed
-        ? await execute(source.script, {
-            next: (shellState) => streamed.feed.next(shellState),
-            cut: () => streamed.feed.cut?.() ?? false,
-            flush: (written) => {
-              const words = (text: string) => shellMessages(text, source.name, script());
-              streamed.write(written.stdout, words(written.stderr), rewordedWrites(written as ExecResult, words));
-            },
-          })
-        : await runToSyntaxError(
-            this.parse,
-            source.script,
-            execute,
-            show && ((written) => show(named(written as ExecResult, source.name, script(), source.from === 2))),
-          );
+      const result = await state.run(() =>
+        streamed
+          ? execute(source.script, {
+              next: (shellState) => streamed.feed.next(shellState),
+              cut: () => streamed.feed.cut?.() ?? false,
+              flush: (written) => {
+                const words = (text: string) => shellMessages(text, source.name, script());
+                streamed.write(written.stdout, words(written.stderr), rewordedWrites(written as ExecResult, words));
+              },
+            })
+          : runToSyntaxError(
+              this.parse,
+              source.script,
+              execute,
+              show && ((written) => show(named(written as ExecResult, source.name, script(), source.from === 2))),
+            ),
+      );
       const number = shell.signals.endedBy;
       if (number !== undefined) {
         // Killed: no EXIT trap; its parent says how it died (ash's `sprint_status` of a foreground job), but for INT and PIPE.
@@ -182,15 +184,18 @@ export class ShellProcesses {
         return { ...died, stderr: `${died.stderr}${said}`, exitCode: 128 + number };
       }
       const action = state.exitTrap();
+      const exitTrap = ctx.exec;
       const trapped = action
-        ? await ctx.exec(action, {
-            env: result.env ?? env,
-            replaceEnv: true,
-            cwd: result.env?.PWD ?? ctx.cwd,
-            stdin: '',
-            ...endedShell(result, flags),
-            ...process,
-          } as Parameters<typeof ctx.exec>[1])
+        ? await state.run(() =>
+            exitTrap(action, {
+              env: result.env ?? env,
+              replaceEnv: true,
+              cwd: result.env?.PWD ?? ctx.cwd,
+              stdin: '',
+              ...endedShell(result, flags),
+              ...process,
+            } as Parameters<typeof exitTrap>[1]),
+          )
         : undefined;
       // The result as the shell gave it (raw bytes, the order of its writes), the EXIT trap's output after it.
       const ended = trapped ? { ...followedBy(result, trapped), exitCode: statusAfterExitTrap(result, trapped) } : result;
@@ -200,7 +205,6 @@ export class ShellProcesses {
       return named(whole, source.name, script(), source.from === 2);
     } finally {
       this.running.splice(this.running.indexOf(shell), 1);
-      state.leave();
       if (streamed?.interactive) streamed.feed.shellEnded?.();
     }
   }

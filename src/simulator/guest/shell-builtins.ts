@@ -1,8 +1,9 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { testSyntaxCommand } from './busybox-test.js';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { directoryStdinCommand } from './directory-stdin.js';
 import { terminalStdinCommand } from './terminal-stdin.js';
-import { lineOf, signalNumbers } from './guest-commands.js';
+import { jobDeath, lineOf, signalNumbers } from './guest-commands.js';
 import { defaultUmask } from './guest-fs.js';
 import { SignalTraps } from './signal-traps.js';
 import { appletNames } from './busybox-applets.js';
@@ -44,10 +45,17 @@ export interface ShellBuiltins {
   commands: Command[];
   /** The `trap … EXIT` (or `0`) handler set when the script ended, if any. */
   exitTrap(): string | undefined;
-  /** The umask as `umask` last set it (022 to begin with): what the command's files are made with. */
+  /** The umask of the process running now, as `umask` last set it (022 to begin with): what its files are made with. */
   umask(): number;
   /** The signals the shell's own commands send it, run by its traps ({@link SignalTraps}). */
   signals: SignalTraps;
+  /**
+   * Runs the exec's shell: what it starts (jobs, shells) is told apart from it by the process each
+   * runs in ({@link spawn}, the patched shell's fork of a job).
+   */
+  run<T>(shell: () => Promise<T>): Promise<T>;
+  /** Aborted (reason: the signal) once the process running now is killed: a job `kill` ended. */
+  killed(): AbortSignal;
   /**
    * A shell process starts inside this one (`sh -c`, `sh FILE`, a script run by its path): until
    * it leaves, the builtins keep its own state, as a forked and exec'd shell has: the umask it
@@ -55,10 +63,16 @@ export interface ShellBuiltins {
    */
   spawn(): SpawnedShell;
   /**
-   * Whether `pid` is a background job the shell started (`cmd &`, `$!`) and has not waited for: it
-   * ran to its end, a zombie, which a signal reaches without effect (`kill $!` succeeds; after `wait`, no such process).
+   * A signal for `pid` (`kill`): true when it is a background job the shell started (`cmd &`, `$!`)
+   * and has not reaped. A running job takes it as its traps say or dies of it; one that ran to its
+   * end is a zombie, which a signal reaches without effect, until the shell reaps it ({@link reap}).
    */
-  isJob(pid: number): boolean;
+  signalJob(pid: number, signal: number): boolean;
+  /**
+   * A program the shell waited for has ended: ash's wait for it reaps every job that has ended by
+   * then (a signal to one is `No such process` after), as `wait` does.
+   */
+  reap(): void;
   /**
    * The pid of the job a job spec names, as ash without job control reads it: `%N` job N, `%%`,
    * `%+` and `%` the last started, `%-` the one before; undefined for no such job. ash keeps no
@@ -73,9 +87,63 @@ export interface SpawnedShell {
   signals: SignalTraps;
   /** Its `trap … EXIT` as it ends, if any. */
   exitTrap(): string | undefined;
-  /** It has ended: the builtins keep the state of the shell that started it again. */
-  leave(): void;
+  /** Runs it: the builtins its commands call keep its state. */
+  run<T>(shell: () => Promise<T>): Promise<T>;
 }
+
+/**
+ * A job of ash's job table: its pid; how it ended (its status, or the signal that killed it); whether
+ * the shell has reaped it (a signal no longer reaches it) and waited for it (its slot is free again).
+ */
+interface Job {
+  pid: number;
+  done: boolean;
+  status?: number;
+  signal?: number;
+  reaped: boolean;
+  waited: boolean;
+}
+
+/**
+ * One shell process's state, as a fork copies it: its umask, its traps (and those of the subshell
+ * it runs now), the subshells it is inside, its job table, and its end when a signal kills it.
+ */
+interface ProcessState {
+  mask: number;
+  traps: Map<string, string>;
+  current: Map<string, string>;
+  signals: SignalTraps;
+  saved: { mask: number; traps: Map<string, string> }[];
+  table: Map<number, Job>;
+  killed: AbortController;
+}
+
+/**
+ * The process each of the guest's shells runs its commands in. A job runs beside the shell that
+ * started it (the patched shell forks it, `reflex.fork`), so the state a builtin reads is the one
+ * of the process whose command called it, wherever the two interleave.
+ */
+const running = new AsyncLocalStorage<{ owner: object; state: ProcessState }>();
+
+/** A process that starts with `parent`'s umask, and its traps reset but for the ignored ones, as ash's fork does. */
+function forked(parent: ProcessState): ProcessState {
+  const traps = new Map([...parent.current].filter(([, action]) => action === ''));
+  return { mask: parent.mask, traps, current: traps, signals: new SignalTraps(traps), saved: [], table: new Map(), killed: new AbortController() };
+}
+
+/**
+ * The patched shell forks a job (`cmd &`) through this: `run` is its subshell, run in a process of
+ * its own (the one of the exec it belongs to, found by where the shell runs), whose end it answers
+ * with how it died. A shell outside any exec runs it as it is.
+ */
+type Fork = (pid: number, run: () => Promise<ExecResult>) => Promise<ExecResult & { jbSaid?: string }>;
+const forkKey = Symbol.for('reflex.fork');
+const forks = new WeakMap<object, Fork>();
+(globalThis as Record<symbol, unknown>)[forkKey] = ((pid, run) => {
+  const here = running.getStore();
+  const fork = here && forks.get(here.owner);
+  return fork ? fork(pid, run) : run();
+}) satisfies Fork;
 
 /**
  * busybox ash's `umask`, `trap`, `ulimit`, `jobs` and `times` over the state of one command: what
@@ -88,13 +156,25 @@ export interface SpawnedShell {
  * shell's own `kill` or `killall` sends it that signal ({@link ShellBuiltins.signals}).
  */
 export function shellBuiltins(history: () => readonly string[] = () => []): ShellBuiltins {
-  let mask = defaultUmask;
-  // The shell's own traps, which the signals sent to it ($$) run, and those of the subshell that
-  // runs now (the shell's own outside any).
-  let traps = new Map<string, string>();
-  let current = traps;
-  let signals = new SignalTraps(traps);
-  const topSignals = signals;
+  // The exec's shell: its own traps, which the signals sent to it ($$) run, and those of the
+  // subshell that runs now (the shell's own outside any). Each shell and job it starts has its own.
+  const topTraps = new Map<string, string>();
+  const top: ProcessState = {
+    mask: defaultUmask,
+    traps: topTraps,
+    current: topTraps,
+    signals: new SignalTraps(topTraps),
+    saved: [],
+    table: new Map(),
+    killed: new AbortController(),
+  };
+  const owner = {};
+  /** The process whose command runs now. */
+  const here = (): ProcessState => {
+    const store = running.getStore();
+    return store?.owner === owner ? store.state : top;
+  };
+  const within = <T>(state: ProcessState, shell: () => Promise<T>): Promise<T> => running.run({ owner, state }, shell);
   const limitValues = new Map(limits.map((l) => [l.flag, l.value]));
 
   const umask: Command = {
@@ -102,10 +182,11 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
     async execute(args, ctx) {
       const symbolic = args[0] === '-S';
       const rest = symbolic ? args.slice(1) : args;
-      if (rest.length === 0) return ok(symbolic ? `${symbolicMask(mask)}\n` : `${mask.toString(8).padStart(4, '0')}\n`);
-      const parsed = parseMask(rest[0]!, mask);
+      const p = here();
+      if (rest.length === 0) return ok(symbolic ? `${symbolicMask(p.mask)}\n` : `${p.mask.toString(8).padStart(4, '0')}\n`);
+      const parsed = parseMask(rest[0]!, p.mask);
       if (parsed === undefined) return { stdout: '', stderr: `bash: umask: line ${lineOf(ctx)}: illegal mode: ${rest[0]}\n`, exitCode: 2 };
-      mask = parsed;
+      p.mask = parsed;
       return ok();
     },
   };
@@ -113,6 +194,7 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
   const trap: Command = {
     name: 'trap',
     async execute(args, ctx) {
+      const { current } = here();
       if (args.length === 0 || (args.length === 1 && args[0] === '-p'))
         return ok(
           [...current.entries()]
@@ -160,12 +242,12 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
   // as it ends (`exit`), and once it has ended (`leave`). The child starts with the parent's umask
   // and with its traps reset, but for the ignored ones (`trap '' SIG`), as ash's fork does; a
   // signal sent to $$ still reaches the shell's own traps.
-  const saved: { mask: number; traps: Map<string, string> }[] = [];
+  //
   // ash's job table (without job control): a job keeps its number, and `%N` finds it, until a new
   // job takes the slot, which makejob does once the job is done and waited for (by `wait` alone
-  // too). The simulator's jobs are done as soon as started. In the order started.
-  const table = new Map<number, { pid: number; waited: boolean }>();
+  // too). In the order started.
   const jobPid = (spec: string): number | undefined => {
+    const { table } = here();
     const order = [...table.values()];
     if (spec === '%' || spec === '%%' || spec === '%+') return order.at(-1)?.pid;
     if (spec === '%-') return order.at(-2)?.pid;
@@ -174,59 +256,139 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
   const subshell: Command = {
     name: '__reflex_subshell',
     async execute(args) {
+      const p = here();
       if (args[0] === 'enter') {
-        saved.push({ mask, traps: current });
-        current = new Map([...current].filter(([, action]) => action === ''));
+        p.saved.push({ mask: p.mask, traps: p.current });
+        p.current = new Map([...p.current].filter(([, action]) => action === ''));
       } else if (args[0] === 'exit') {
-        const action = current.get('EXIT');
-        current.delete('EXIT');
+        const action = p.current.get('EXIT');
+        p.current.delete('EXIT');
         return ok(action ?? '');
-      } else if (args[0] === 'job') {
-        let n = 1;
-        while (table.has(n) && !table.get(n)!.waited) n++;
-        table.delete(n);
-        table.set(n, { pid: Number(args[1]), waited: false });
       } else if (args[0] === 'reaped') {
         // `wait PID` reaps the job (its status stays for another wait); `wait` alone all of them.
-        for (const job of table.values()) if (args[1] === undefined || job.pid === Number(args[1])) job.waited = true;
+        for (const job of p.table.values()) if (args[1] === undefined || job.pid === Number(args[1])) job.waited = job.reaped = true;
       } else if (args[0] === 'spec') {
         // The patched `wait` asks which pid a job spec names.
         const pid = jobPid(args[1] ?? '');
         return ok(pid === undefined ? '' : String(pid));
       } else if (args[0] === 'leave') {
-        const parent = saved.pop();
-        if (parent) ({ mask, traps: current } = parent);
+        const parent = p.saved.pop();
+        if (parent) ({ mask: p.mask, traps: p.current } = parent);
       }
       return ok();
     },
   };
 
-  // A shell process started inside: its own traps and signals; its umask the parent's to begin with,
-  // its own after. The subshells it enters are its own: what it left entered when it ends (killed) is dropped.
+  // The jobs of every shell of the command, by pid: what `kill` reaches.
+  const jobs = new Map<number, { job: Job; state: ProcessState }>();
+  /**
+   * A job (`cmd &`) the patched shell forks: it takes a free slot of the table of the shell that
+   * starts it and runs in a process of its own beside that shell; killed by a signal its traps do
+   * not take, it ends with 128 + the signal, and `wait` says how it died (`Terminated`).
+   */
+  const fork: Fork = async (pid, run) => {
+    const parent = here();
+    let n = 1;
+    while (parent.table.has(n) && !(parent.table.get(n)!.done && parent.table.get(n)!.waited)) n++;
+    parent.table.delete(n);
+    const job: Job = { pid, done: false, reaped: false, waited: false };
+    parent.table.set(n, job);
+    const state = forked(parent);
+    jobs.set(pid, { job, state });
+    const result = await within(state, run).finally(() => (job.done = true));
+    job.signal = state.signals.endedBy;
+    if (job.signal === undefined) {
+      job.status = result.exitCode;
+      return result;
+    }
+    return { ...result, exitCode: 128 + job.signal, jbSaid: jobDeath(job.signal) };
+  };
+  forks.set(owner, fork);
+  const signalJob = (pid: number, signal: number): boolean => {
+    const found = jobs.get(pid);
+    if (!found || found.job.reaped) return false;
+    if (found.job.done || signal === 0) return true;
+    if (!found.state.signals.deliver(signal)) {
+      found.state.signals.endWith(signal);
+      found.state.killed.abort(signal);
+    }
+    return true;
+  };
+
+  // A shell process started inside: its own traps and signals; its umask the parent's to begin with, its own after.
   const spawn = (): SpawnedShell => {
-    const parent = { mask, traps, current, signals, depth: saved.length };
-    traps = new Map();
-    current = traps;
-    signals = new SignalTraps(traps);
-    const own = { traps, signals };
+    const traps = new Map<string, string>();
+    const state: ProcessState = { ...forked(here()), traps, current: traps, signals: new SignalTraps(traps) };
     return {
-      signals: own.signals,
-      exitTrap: () => own.traps.get('EXIT') || undefined,
-      leave: () => {
-        saved.length = parent.depth;
-        ({ mask, traps, current, signals } = parent);
-      },
+      signals: state.signals,
+      exitTrap: () => state.traps.get('EXIT') || undefined,
+      run: (shell) => within(state, shell),
     };
   };
   // The patched shell asks the traps of the shell process it runs in.
-  const pending: Command = { name: signals.pendingCommand().name, execute: (args, ctx) => signals.pendingCommand().execute(args, ctx) };
+  const pending: Command = {
+    name: top.signals.pendingCommand().name,
+    execute: (args, ctx) => here().signals.pendingCommand().execute(args, ctx),
+  };
 
   // ash's ERR trap (bash's, which busybox's ash keeps): the patched shell asks for its action after a
   // command of the script's own list (not one inside a function, a group or a condition) ends with a
   // status that is not 0; a subshell has none (its traps are reset).
-  const errTrap: Command = { name: '__reflex_err_trap', execute: async () => ok(current.get('ERR') ?? '') };
+  const errTrap: Command = { name: '__reflex_err_trap', execute: async () => ok(here().current.get('ERR') ?? '') };
 
-  const jobsCommand: Command = { name: 'jobs', execute: async () => ok() };
+  // ash's `jobs` without job control: the jobs its operands name (job specs), else the whole
+  // table, the last started first, `+` the current job and `-` the one before, each `Running`,
+  // `Done`, `Done(N)` or how it died, at column 33 (no command text: ash keeps none then); `-p`
+  // lists their pids, `-l` puts the pid before the state. A done job listed is gone from the table.
+  const jobsCommand: Command = {
+    name: 'jobs',
+    execute: async (args, ctx) => {
+      const { table } = here();
+      let mode = '';
+      let i = 0;
+      for (; i < args.length && /^-./.test(args[i]!) && args[i] !== '--'; i++) {
+        const bad = args[i]!.slice(1).replace(/[lp]/g, '');
+        if (bad) return { stdout: '', stderr: `sh: jobs: line ${lineOf(ctx)}: illegal option -${bad[0]}\n`, exitCode: 2 };
+        mode += args[i]!.slice(1);
+      }
+      const order = [...table].reverse();
+      // The current job (`+`) and the one before (`-`) as the table is when the job is listed: a done job listed before is gone.
+      const mark = (n: number): string => {
+        const [current, previous] = [...table.keys()].reverse();
+        return n === current ? '+' : n === previous ? '-' : ' ';
+      };
+      let listed = order;
+      let stderr = '';
+      const specs = args.slice(args[i] === '--' ? i + 1 : i);
+      if (specs.length) {
+        listed = [];
+        for (const spec of specs) {
+          const pid = jobPid(spec);
+          const hit = order.find(([, job]) => job.pid === pid);
+          if (hit) listed.push(hit);
+          else stderr += `sh: jobs: line ${lineOf(ctx)}: ${spec}: no such job\n`;
+        }
+      }
+      const line = ([n, job]: [number, Job]): string => {
+        if (mode.includes('p')) return `${job.pid}\n`;
+        const head = `[${n}]${mark(n)}  ${mode.includes('l') ? `${job.pid} ` : ''}`;
+        const state = !job.done
+          ? 'Running'
+          : job.signal !== undefined
+            ? jobDeath(job.signal).trim() || 'Done'
+            : job.status
+              ? `Done(${job.status})`
+              : 'Done';
+        return `${head}${state.padEnd(33 - head.length)}\n`;
+      };
+      let stdout = '';
+      for (const listedJob of listed) {
+        stdout += line(listedJob);
+        if (listedJob[1].done) table.delete(listedJob[0]);
+      }
+      return { stdout, stderr, exitCode: stderr ? 2 : 0 };
+    },
+  };
   const times: Command = { name: 'times', execute: async () => ok('0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n') };
   // busybox's `show_history`: the terminal's lines, numbered from 0 (a shell without a terminal has none); its operands are ignored.
   const historyCommand: Command = {
@@ -255,12 +417,16 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
       pending,
       errTrap,
     ],
-    exitTrap: () => traps.get('EXIT') || undefined,
-    umask: () => mask,
-    // A job not yet waited for: it ran to its end, a zombie until `wait`.
-    isJob: (pid) => [...table.values()].some((job) => job.pid === pid && !job.waited),
+    exitTrap: () => top.traps.get('EXIT') || undefined,
+    umask: () => here().mask,
+    signalJob,
+    reap: () => {
+      for (const { job } of jobs.values()) if (job.done) job.reaped = true;
+    },
     jobPid: (spec) => jobPid(spec),
-    signals: topSignals,
+    signals: top.signals,
+    run: (shell) => within(top, shell),
+    killed: () => here().killed.signal,
     spawn,
   };
 }
