@@ -1,6 +1,7 @@
 import { StatusCode } from '../client/status-code.js';
 import type { FaultBook, OperationFault } from './faults.js';
 import type { IdSource } from './ids.js';
+import type { Guests } from './guest/guests.js';
 import { instanceKey, type LockAction, type SimInstance } from './instance-model.js';
 import type { InstanceStore } from './instance-store.js';
 import type { LifecycleEmitter, Requestor } from './lifecycle.js';
@@ -33,6 +34,8 @@ interface ActionScope {
   ops: OperationRegistry;
   lifecycle: LifecycleEmitter;
   faults: FaultBook;
+  /** The guests' commands: what they left running ends with the guest's run. */
+  guests: Pick<Guests, 'ended'>;
 }
 
 /**
@@ -223,6 +226,7 @@ export class InstanceActions {
   /** Cancels timers tied to an instance (it is being deleted). */
   forget(inst: SimInstance): void {
     this.clearCrashTimer(inst);
+    this.ctx.guests.ended(inst);
   }
 
   /** Runs `fn` after `ms`, unref'd. */
@@ -233,6 +237,8 @@ export class InstanceActions {
   /** Marks a started guest: new pid, power state RUNNING, last use now. */
   markRunning(inst: SimInstance, newPid: boolean): void {
     if (newPid || inst.pid === 0) {
+      // A new run of the guest: what the last one left running is gone.
+      this.ctx.guests.ended(inst);
       inst.pid = 1000 + Math.floor(this.ctx.ids.float() * 4_000_000);
       inst.startedAt = this.ctx.ops.now();
     }
@@ -247,6 +253,7 @@ export class InstanceActions {
   }
 
   private markStopped(inst: SimInstance): void {
+    this.ctx.guests.ended(inst);
     inst.pid = 0;
     inst.config['volatile.last_state.power'] = 'STOPPED';
     inst.touch();

@@ -166,6 +166,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       hub.close();
       events.close();
       ctx.execSockets.close();
+      ctx.guests.close();
       await guestNet.close();
       await memberListeners?.close();
       await transport.close();

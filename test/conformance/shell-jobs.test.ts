@@ -1,3 +1,4 @@
+import { expect, it } from 'vitest';
 import { conformance, launchPerSuite, shScripts, type ShScript } from './targets.js';
 
 /**
@@ -121,5 +122,39 @@ const afterTheShell: ShScript[] = [
 ];
 
 await conformance('the guest shell runs background jobs beside itself, with kill, wait and jobs, as busybox sh does', (target) => {
-  shScripts(target, launchPerSuite(target), [...cases, ...afterTheShell]);
+  const name = launchPerSuite(target);
+  shScripts(target, name, [...cases, ...afterTheShell]);
+
+  // The ways a script sends a job's output elsewhere: the exec ends at once, the job waits beside it.
+  const away: { job: string; says: string }[] = [
+    { job: 'JOB >/dev/null 2>&1 & echo started', says: 'started\n' },
+    { job: 'JOB &>/dev/null & echo started', says: 'started\n' },
+    { job: 'JOB 2>/dev/null >/tmp/rt-out & echo started', says: 'started\n' },
+    { job: 'JOB >&- 2>&- & echo started', says: 'started\n' },
+    { job: 'exec >/dev/null 2>&1; JOB & echo started', says: '' },
+  ];
+  for (const { job, says } of away)
+    it(`a job started as \`${job}\` leaves the exec to end without it`, async () => {
+      const t = target();
+      const run = async (script: string) => (await t.client.exec(name(), { command: ['sh', '-c', script] })).wait({ timeoutMs: 20_000 });
+      const waits = '(while [ ! -e /tmp/rt-go ]; do sleep 0.1; done; echo done > /tmp/rt-done)';
+      expect(await run(`rm -f /tmp/rt-go /tmp/rt-done; ${job.replace('JOB', waits)}`)).toMatchObject({ stdout: says, exitCode: 0 });
+      expect(await run('touch /tmp/rt-go; while [ ! -e /tmp/rt-done ]; do sleep 0.1; done; cat /tmp/rt-done')).toMatchObject({
+        stdout: 'done\n',
+        exitCode: 0,
+      });
+    });
+
+  it("a job whose output goes elsewhere than the exec's goes on after the exec ends, until the instance stops", async () => {
+    const t = target();
+    const run = async (script: string) => (await t.client.exec(name(), { command: ['sh', '-c', script] })).wait({ timeoutMs: 20_000 });
+    const ticks = 'rm -f /tmp/tick; (while :; do echo t >> /tmp/tick; sleep 0.2; done) >/dev/null 2>&1 & echo started';
+    expect(await run(ticks)).toMatchObject({ stdout: 'started\n', exitCode: 0 });
+    // A tick after this exec began: the job outlived the one that started it.
+    const later = 'n=$(wc -l < /tmp/tick); while [ $(wc -l < /tmp/tick) -le $n ]; do sleep 0.1; done; echo ticking';
+    expect(await run(later)).toMatchObject({ stdout: 'ticking\n', exitCode: 0 });
+    await (await t.client.changeState(name(), { action: 'restart', force: true })).wait({ timeoutMs: 30_000 });
+    const still = 'a=$(wc -l < /tmp/tick); sleep 1; b=$(wc -l < /tmp/tick); [ "$a" = "$b" ] && echo stopped';
+    expect(await run(still)).toMatchObject({ stdout: 'stopped\n', exitCode: 0 });
+  });
 });

@@ -197,6 +197,22 @@ export class Guests {
   ) {}
 
   private readonly filesystems = new WeakMap<SimInstance, Promise<GuestFs>>();
+  /**
+   * The commands whose jobs go on after the exec has ended (`daemon >/dev/null 2>&1 &`: a job whose
+   * output does not go to the exec's), each as what kills them: they end with the instance's run.
+   */
+  private readonly lingering = new Map<SimInstance, Set<() => void>>();
+
+  /** The instance's guest has stopped (or restarts): the jobs its commands left running die with it. */
+  ended(inst: SimInstance): void {
+    for (const kill of this.lingering.get(inst) ?? []) kill();
+    this.lingering.delete(inst);
+  }
+
+  /** The simulator stops: every job left running dies. */
+  close(): void {
+    for (const inst of [...this.lingering.keys()]) this.ended(inst);
+  }
 
   /** What each snapshot's filesystem was; none when the instance's was never made (then: its image). */
   private readonly snapshotFilesystems = new WeakMap<SimSnapshot, Promise<GuestFs>>();
@@ -556,6 +572,14 @@ export class Guests {
       const script = shell ? (args[1] ?? '') : shellQuote(program ?? '');
       const ran = builtins.length === 0 ? await runToSyntaxError(justBash.parse, script, execute, flush) : await execute(script);
       const result = ending ? followedBy(ending, ran) : ran;
+      // Jobs whose output goes elsewhere than the exec's go on after it ends, until the instance stops.
+      const jobsEnd = (ran as ExecResult & { jbBgAll?: Promise<void> }).jbBgAll;
+      if (jobsEnd) {
+        const end = (): void => kill(9);
+        const left = this.lingering.get(inst) ?? new Set();
+        this.lingering.set(inst, left.add(end));
+        void jobsEnd.finally(() => left.delete(end));
+      }
       if (killer.signal.aborted) return killed(killer.signal.reason as number, runaway.signal.aborted ? undefined : result);
       // A program the exec names that does not exist, by name or by path: the daemon's exec fails, and says nothing in the output.
       if (
