@@ -94,6 +94,40 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // What a job writes comes between what the shell wrote before and after, inside a function, a group or a loop too; not into a command substitution or a redirected group the shell is in.
+  {
+    script: 'main() { rm -f /tmp/o1; echo start; (while [ ! -e /tmp/o1 ]; do sleep 0.1; done; echo job) & touch /tmp/o1; wait; echo end; }; main',
+    stdout: 'start\njob\nend\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'rm -f /tmp/o2 /tmp/o3; (while [ ! -e /tmp/o2 ]; do sleep 0.1; done; echo job; touch /tmp/o3) & { echo a; touch /tmp/o2; while [ ! -e /tmp/o3 ]; do sleep 0.1; done; echo b; }; wait',
+    stdout: 'a\njob\nb\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'rm -f /tmp/o4; (while [ ! -e /tmp/o4 ]; do sleep 0.1; done; echo job) & x=$(touch /tmp/o4; sleep 1; echo in); echo "[$x]"; wait',
+    stdout: 'job\n[in]\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'rm -f /tmp/o5 /tmp/o6; (while [ ! -e /tmp/o5 ]; do sleep 0.1; done; echo job; touch /tmp/o6) & for i in 1 2; do echo $i; touch /tmp/o5; while [ ! -e /tmp/o6 ]; do sleep 0.1; done; done; wait',
+    stdout: '1\njob\n2\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'rm -f /tmp/o7 /tmp/o8; (while [ ! -e /tmp/o7 ]; do sleep 0.1; done; echo job; touch /tmp/o8) & { touch /tmp/o7; while [ ! -e /tmp/o8 ]; do sleep 0.1; done; echo redirected; } > /tmp/o9; cat /tmp/o9; wait',
+    stdout: 'job\nredirected\n',
+    stderr: '',
+    exitCode: 0,
+  },
 ];
 
 /**
