@@ -179,6 +179,19 @@ await conformance('the guest shell runs background jobs beside itself, with kill
       });
     });
 
+  it("a job an earlier exec left running is init's child in ps, and a later exec stops it by its pid", async () => {
+    const t = target();
+    const run = async (script: string) => (await t.client.exec(name(), { command: ['sh', '-c', script] })).wait({ timeoutMs: 20_000 });
+    expect(await run('sleep 30 >/dev/null 2>&1 & echo $! > /tmp/rt-job.pid; echo started')).toMatchObject({ stdout: 'started\n', exitCode: 0 });
+    const listed = 'p=$(cat /tmp/rt-job.pid); ps -o pid,ppid,args | grep "^ *$p " | sed "s/^ *$p *//"; kill -0 $p && echo alive';
+    expect(await run(listed)).toMatchObject({ stdout: '1 sleep 30\nalive\n', exitCode: 0 });
+    // A job of this exec gets a pid of its own; both end on the signal (the own one once the shell reaps it).
+    const stopped =
+      'sleep 30 >/dev/null 2>&1 & q=$!; p=$(cat /tmp/rt-job.pid); [ $q != $p ] && echo distinct; kill $p $q; ' +
+      'while kill -0 $p 2>/dev/null || kill -0 $q 2>/dev/null; do sleep 0.1; done; echo gone';
+    expect(await run(stopped)).toMatchObject({ stdout: 'distinct\ngone\n', exitCode: 0 });
+  });
+
   it("a job whose output goes elsewhere than the exec's goes on after the exec ends, until the instance stops", async () => {
     const t = target();
     const run = async (script: string) => (await t.client.exec(name(), { command: ['sh', '-c', script] })).wait({ timeoutMs: 20_000 });

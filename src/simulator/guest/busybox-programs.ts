@@ -5,6 +5,7 @@ import { posix } from 'node:path';
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { newEntryMode, type GuestFs } from './guest-fs.js';
 import { umaskOf } from './program-host.js';
+import type { GuestProcEntry } from './busybox-system.js';
 import type { GuestInit } from './guest-proc.js';
 import { bytesOutput } from './bytes-output.js';
 import { exprCommand } from './busybox-expr.js';
@@ -24,6 +25,8 @@ export interface BusyboxHost {
   rawOutput: () => void;
   /** The process's umask as its shell has it now (default 022). */
   umask?: () => number;
+  /** The background jobs running in the instance (`cmd &`), which `ps` lists. */
+  jobs?: () => GuestProcEntry[];
 }
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
@@ -202,6 +205,7 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
       const user = host.uid === 0 ? 'root' : String(host.uid);
       const procs = [
         { pid: 1, ppid: 0, user: 'root', comm: host.init.comm, args: host.init.argv.join(' ') },
+        ...(host.jobs?.() ?? []).map((j) => ({ pid: j.pid, ppid: j.ppid, user, comm: j.comm, args: j.argv.join(' ') })),
         { pid: host.pid, ppid: 0, user, comm: 'ps', args: ['ps', ...args].join(' ') },
       ];
       const columns: Record<string, { head: string; width: number; value: (p: (typeof procs)[number]) => string }> = {

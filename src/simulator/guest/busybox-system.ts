@@ -45,6 +45,10 @@ export interface SystemHost {
   signalInit: (signal: number) => void;
   /** The process's umask as its shell has it now (default 022). */
   umask?: () => number;
+  /** The background jobs running in the instance (`cmd &`): the command's own and those earlier commands left running. */
+  jobs?: () => GuestProcEntry[];
+  /** A signal for a job (`killall`): true when one took it. */
+  signalJob?: (pid: number, signal: number) => boolean;
 }
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
@@ -80,7 +84,7 @@ async function procText(fs: GuestFs, path: string): Promise<string> {
 }
 
 /** A process of the container as ps, top, pidof and killall see it. */
-interface GuestProcEntry {
+export interface GuestProcEntry {
   pid: number;
   ppid: number;
   comm: string;
@@ -100,6 +104,7 @@ export function busyboxSystem(host: SystemHost): Command[] {
   const processes = (self: string, args: string[]): GuestProcEntry[] => [
     { pid: 1, ppid: 0, comm: host.init.comm, argv: host.init.argv },
     ...(host.shell ? [{ pid: host.pid, ppid: 0, comm: host.shell, argv: [host.shell] }] : []),
+    ...(host.jobs?.() ?? []),
     { pid: host.pid + 1, ppid: host.shell ? host.pid : 0, comm: self, argv: [self, ...args] },
   ];
   /** busybox's match of a name: the process's comm, or its argv[0]'s last part. */
@@ -471,6 +476,7 @@ export function busyboxSystem(host: SystemHost): Command[] {
         // The command's own shell takes it (its trap, or its default action); init takes no signal from here (it would stop the instance).
         if (hits.some((p) => p.pid === 1) && signal !== 0) host.signalInit(signal);
         if (hits.some((p) => p.pid === host.pid) && signal !== 0) host.killSelf(signal);
+        for (const p of hits) if (p.pid !== 1 && p.pid !== host.pid) host.signalJob?.(p.pid, signal);
       }
       return { stdout: '', stderr, exitCode: missed ? 1 : 0 };
     },

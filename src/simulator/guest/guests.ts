@@ -2,7 +2,7 @@ import type { Command, CommandContext, CommandName, ExecResult, InMemoryFs } fro
 import { posix } from 'node:path';
 import type { SimInstance, SimSnapshot } from '../instance-model.js';
 import { instanceKey } from '../instance-model.js';
-import { shellBuiltins } from './shell-builtins.js';
+import { shellBuiltins, type ShellBuiltins } from './shell-builtins.js';
 import { probedArgs, readsTerminal } from './terminal-stdin.js';
 import { guestCommands, harmlessSignals, scriptedCommand, sigint, sleepCommand, type GuestProcess } from './guest-commands.js';
 import { GuestFs } from './guest-fs.js';
@@ -12,7 +12,7 @@ import type { ParsedTarEntryWithData } from 'modern-tar';
 import { rootfsOf } from './image-rootfs.js';
 import { busyboxCommands } from './busybox-programs.js';
 import { aliasCommands } from './shell-aliases.js';
-import { busyboxItself, busyboxSystem, type GuestNic } from './busybox-system.js';
+import { busyboxItself, busyboxSystem, type GuestNic, type GuestProcEntry } from './busybox-system.js';
 import { busyboxText } from './busybox-text.js';
 import { busyboxCat } from './busybox-cat.js';
 import { busyboxFiles } from './busybox-files.js';
@@ -201,12 +201,17 @@ export class Guests {
    * The commands whose jobs go on after the exec has ended (`daemon >/dev/null 2>&1 &`: a job whose
    * output does not go to the exec's), each as what kills them: they end with the instance's run.
    */
-  private readonly lingering = new Map<SimInstance, Set<() => void>>();
+  private readonly lingering = new Map<SimInstance, Set<LeftRunning>>();
 
   /** The instance's guest has stopped (or restarts): the jobs its commands left running die with it. */
   ended(inst: SimInstance): void {
-    for (const kill of this.lingering.get(inst) ?? []) kill();
+    for (const left of this.lingering.get(inst) ?? []) left.kill();
     this.lingering.delete(inst);
+  }
+
+  /** The jobs the instance's earlier commands left running, as `ps` lists them: init's orphans. */
+  private leftRunning(inst: SimInstance): GuestProcEntry[] {
+    return [...(this.lingering.get(inst) ?? [])].flatMap((left) => jobEntries(left.jobs, 1, left.argv));
   }
 
   /** The simulator stops: every job left running dies. */
@@ -377,7 +382,10 @@ export class Guests {
       pid: shellPid,
       killSelf: signalSelf,
       signalInit,
-      signalShell: (pid, signal) => processes.signal(pid, signal) || shellState.signalJob(pid, signal),
+      signalShell: (pid, signal) =>
+        processes.signal(pid, signal) ||
+        shellState.signalJob(pid, signal) ||
+        [...(this.lingering.get(inst) ?? [])].some((left) => left.jobs.signalJob(pid, signal)),
       jobPid: (spec) => shellState.jobPid(spec),
     };
     const key = instanceKey(inst.project, inst.name);
@@ -429,8 +437,10 @@ export class Guests {
     // A command has a controlling terminal only when the exec gave it one (`/dev/tty` is ENXIO to it otherwise).
     const self = { uid, gid, tty: cmd.terminal !== undefined };
     const seen = fs.seenBy(self);
+    // The jobs running beside the command's shell, and those earlier commands left running.
+    const jobsNow = (): GuestProcEntry[] => [...jobEntries(shellState, shellPid, cmd.argv), ...this.leftRunning(inst)];
     const own = [
-      ...busyboxCommands({ fs: seen, uid, gid, init, pid: shellPid, rawOutput: () => (raw = true), umask: shellState.umask }),
+      ...busyboxCommands({ fs: seen, uid, gid, init, pid: shellPid, rawOutput: () => (raw = true), umask: shellState.umask, jobs: jobsNow }),
       ...aliasCommands(),
       ...busyboxSystem({
         fs: seen,
@@ -446,6 +456,8 @@ export class Guests {
         killSelf: signalSelf,
         signalInit,
         umask: shellState.umask,
+        jobs: jobsNow,
+        signalJob: (pid, signal) => proc.signalShell(pid, signal),
       }),
       ...busyboxText(),
       ...busyboxFiles({ fs: seen, uid, gid, rawOutput: () => (raw = true), umask: shellState.umask }),
@@ -483,10 +495,12 @@ export class Guests {
     ].map((c) =>
       gated(c, gate, {
         before: async (args) => {
+          shellState.runs([c.name, ...args]);
           writeDevices(fs);
           await asSelf(c.name, [c.name, ...args]);
         },
         after: () => {
+          shellState.runs(undefined);
           shellState.reap();
           return asSelf(top.comm, top.argv);
         },
@@ -525,7 +539,9 @@ export class Guests {
       : {};
     positional.forEach((value, i) => (parameters[String(i + 1)] = value));
     const scriptNamed: object = named === undefined ? {} : { jbScript: true };
-    const keepJobs: object = { jbKeepJobs: true };
+    // Its jobs' pids come after those earlier commands' jobs still running have.
+    const left = this.leftRunning(inst).map((j) => j.pid);
+    const keepJobs: object = { jbKeepJobs: true, ...(left.length ? { jbNextPid: Math.max(...left) + 1 } : {}) };
     // A command on a terminal (not a session's shell, which reads its lines): what reads its stdin
     // (`sh -c`'s `read`, a program such as `cat`) reads the terminal.
     const onTerminal = !sessionShell ? cmd.tty : undefined;
@@ -575,7 +591,8 @@ export class Guests {
       // Jobs whose output goes elsewhere than the exec's go on after it ends, until the instance stops.
       const jobsEnd = (ran as ExecResult & { jbBgAll?: Promise<void> }).jbBgAll;
       if (jobsEnd) {
-        const end = (): void => kill(9);
+        shellState.orphan();
+        const end: LeftRunning = { kill: () => kill(9), jobs: shellState, argv: top.argv };
         const left = this.lingering.get(inst) ?? new Set();
         this.lingering.set(inst, left.add(end));
         void jobsEnd.finally(() => left.delete(end));
@@ -618,6 +635,22 @@ export class Guests {
       if (initEnds) this.initExited(inst);
     }
   }
+}
+
+/** A command's jobs left running after it ended, and what ends them. */
+interface LeftRunning {
+  kill: () => void;
+  jobs: ShellBuiltins;
+  /** The command's own argv: a job between its programs shows as its shell, forked from it. */
+  argv: readonly string[];
+}
+
+/** The running jobs as `ps` lists them: each the program it runs now, or the shell it was forked from. */
+function jobEntries(jobs: ShellBuiltins, ppid: number, shellArgv: readonly string[]): GuestProcEntry[] {
+  return jobs.runningJobs().map(({ pid, program }) => {
+    const argv = [...(program ?? shellArgv)];
+    return { pid, ppid, comm: basename(argv[0] ?? 'sh'), argv };
+  });
 }
 
 /** How many programs a killed script may still reach (each doing nothing) before the interpreter is aborted. */

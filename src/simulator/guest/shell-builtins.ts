@@ -57,9 +57,9 @@ export interface ShellBuiltins {
   /** Aborted (reason: the signal) once the process running now is killed: a job `kill` ended. */
   killed(): AbortSignal;
   /**
-   * A shell process starts inside this one (`sh -c`, `sh FILE`, a script run by its path): until
-   * it leaves, the builtins keep its own state, as a forked and exec'd shell has: the umask it
-   * inherits, no traps, its own signals and EXIT trap.
+   * A shell process starts inside this one (`sh -c`, `sh FILE`, a script run by its path): what
+   * runs through its {@link SpawnedShell.run} has its own state, as a forked and exec'd shell has:
+   * the umask it inherits, no traps, its own signals and EXIT trap.
    */
   spawn(): SpawnedShell;
   /**
@@ -68,6 +68,12 @@ export interface ShellBuiltins {
    * end is a zombie, which a signal reaches without effect, until the shell reaps it ({@link reap}).
    */
   signalJob(pid: number, signal: number): boolean;
+  /** The jobs still running, each with the program it runs now (none between its programs): what `ps` lists. */
+  runningJobs(): { pid: number; program: readonly string[] | undefined }[];
+  /** A program starts (`argv`) or ends (none) in the process running now: a job shows it in `ps`. */
+  runs(argv: readonly string[] | undefined): void;
+  /** The command has ended: a job left running is init's orphan, which reaps it as it ends. */
+  orphan(): void;
   /**
    * A program the shell waited for has ended: ash's wait for it reaps every job that has ended by
    * then (a signal to one is `No such process` after), as `wait` does.
@@ -116,6 +122,8 @@ interface ProcessState {
   saved: { mask: number; traps: Map<string, string> }[];
   table: Map<number, Job>;
   killed: AbortController;
+  /** The program it runs now, if any. */
+  program?: readonly string[];
 }
 
 /**
@@ -281,6 +289,7 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
 
   // The jobs of every shell of the command, by pid: what `kill` reaches.
   const jobs = new Map<number, { job: Job; state: ProcessState }>();
+  let orphaned = false;
   /**
    * A job (`cmd &`) the patched shell forks: it takes a free slot of the table of the shell that
    * starts it and runs in a process of its own beside that shell; killed by a signal its traps do
@@ -295,7 +304,10 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
     parent.table.set(n, job);
     const state = forked(parent);
     jobs.set(pid, { job, state });
-    const result = await within(state, run).finally(() => (job.done = true));
+    const result = await within(state, run).finally(() => {
+      job.done = true;
+      job.reaped ||= orphaned;
+    });
     job.signal = state.signals.endedBy;
     if (job.signal === undefined) {
       job.status = result.exitCode;
@@ -420,6 +432,15 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
     exitTrap: () => top.traps.get('EXIT') || undefined,
     umask: () => here().mask,
     signalJob,
+    runningJobs: () => [...jobs].filter(([, { job }]) => !job.done).map(([pid, { state }]) => ({ pid, program: state.program })),
+    runs: (argv) => {
+      const p = here();
+      if (p !== top) p.program = argv;
+    },
+    orphan: () => {
+      orphaned = true;
+      for (const { job } of jobs.values()) if (job.done) job.reaped = true;
+    },
     reap: () => {
       for (const { job } of jobs.values()) if (job.done) job.reaped = true;
     },
