@@ -23,11 +23,13 @@ const cases: ShScript[] = [
     stderr: 'b\n',
     exitCode: 0,
   },
-  // A signal ends a running job: `wait PID` is 128 + the signal and says how it died; `wait` alone says nothing and is 0. A job's slot is free again once it is done and waited for (`%1`).
+  // A signal ends a running job: `wait PID` is 128 + the signal; `wait` alone is 0. A job's slot is
+  // free again once it is done and waited for (`%1`). How it died (`Terminated`, `Killed`) ash says
+  // on stderr only when it reaps the job inside that `wait`: in most runs on the beds, not in all
+  // (a CI run on Incus 6.0.4 printed `Killed` alone); the simulator says it always, so stderr is not held here.
   {
     script: 'sleep 30 & p=$!; kill $p; wait $p; echo "rc=$?"; sleep 30 & kill -9 $!; wait $!; echo "rc=$?"; sleep 30 & kill %1; wait; echo "rc=$?"',
     stdout: 'rc=143\nrc=137\nrc=0\n',
-    stderr: 'Terminated\nKilled\n',
     exitCode: 0,
   },
   // A job's trap takes the signal, after the command it came during.
