@@ -184,14 +184,16 @@ export class DeliveryProcessor {
       await this.audit(n, 'failed', `fallback receiver "${name}" of ${from} is not configured`, { receiver: name });
       return;
     }
+    // The hand-over is recorded before the job is queued: the fallback's worker may send it and
+    // record `sent` at once, and the trail must show the cause before its effect.
+    const why = reason === 'failed' ? `after ${from} failed` : `since ${from} never got the firing message`;
+    await this.audit(n, 'fallback', `notification handed to fallback ${name} ${why}`, { receiver: name, fallbackOf: from });
     await enqueueDelivery(this.deps.queue, fallback, {
       notification: { ...n, receiver: name },
       receiver: name,
       fallbackOf: from,
       fallbackReason: reason,
     });
-    const why = reason === 'failed' ? `after ${from} failed` : `since ${from} never got the firing message`;
-    await this.audit(n, 'fallback', `notification handed to fallback ${name} ${why}`, { receiver: name, fallbackOf: from });
   }
 
   /** One record per incident in the message, so each incident's trail shows its notifications. */
