@@ -684,6 +684,14 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // grep's word edges `\<` and `\>` (glibc's, through regcomp), in basic and extended expressions, with -o, -c and -w.
+  {
+    script:
+      "printf 'foo bar\\nfoobar\\nbarfoo x\\n' | grep '\\<foo\\>'; printf 'foo bar\\nfoobar\\nbarfoo x\\n' | grep -o '\\<foo'; printf 'foo bar\\nfoobar\\n' | grep 'bar\\>'; printf 'foo bar\\nbarfoo x\\n' | grep -E '\\<(foo|bar)\\>'; printf 'a.b\\n-x-\\n' | grep -c '\\<x\\>'; printf 'foo bar\\n' | grep -w -o '\\<bar'",
+    stdout: 'foo bar\nfoo\nfoo\nfoo bar\nfoobar\nfoo bar\n1\nbar\n',
+    stderr: '',
+    exitCode: 0,
+  },
   {
     script: 'echo "ab" | grep -P \'a\' 2>&1; echo rc=$?; echo "ab" | grep -a b 2>&1 | head -1; echo "ab" | grep -ic \'A\\+\'',
     stdout:
