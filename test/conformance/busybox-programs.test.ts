@@ -684,6 +684,42 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // TZ is a POSIX string read as glibc reads it (the image has no zoneinfo): offsets, names, quoted names, a name too short, TZ= and :NAME, a file name that is not there.
+  {
+    script:
+      "date -d @0; TZ= date -d @0; TZ=:UTC date -d @0 +%Z; TZ=EST5 date -d @0 '+%z %Z'; TZ='<+0330>-3:30' date -d @0 '+%H:%M %z %Z'; TZ=AB5 date -d @0 '+%H %Z|'; TZ=IST-5:30 date -d @0 '+%H:%M %Z'; TZ=Europe/Paris date -d @0 '+%H %Z'; TZ=XYZ date -d @0 '+%H %Z'; TZ='ABC-24:70' date -d @0 '+%H:%M %Z'",
+    stdout:
+      'Thu Jan  1 00:00:00 UTC 1970\nThu Jan  1 00:00:00 Universal 1970\nUTC\n-0500 EST\n03:30 +0330 +0330\n00 |\n05:30 IST\n00 Europe\n00 XYZ\n00:59 ABC\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // Daylight time: glibc's default rules (M3.2.0,M11.1.0), M, J and n rules with times of day; only an exported TZ counts.
+  {
+    script:
+      "TZ=EST5EDT date -d @1600000000; TZ=EST5EDT date -d @1610000000; TZ=CET-1CEST date -d @0 '+%H:%M %Z'; TZ=NZST-12NZDT,M9.5.0,M4.1.0/3 date -d @1700000000 '+%F %T %Z'; TZ=NZST-12NZDT,M9.5.0,M4.1.0/3 date -d @1690000000 '+%F %T %Z'; TZ=XYZ-2ABC,J60/0,300 date -d @1590000000 '+%T %Z'; TZ=EST5; date -d @0; export TZ; date -d @0 '+%s %Z'; date -u -d @0",
+    stdout:
+      'Sun Sep 13 08:26:40 EDT 2020\nThu Jan  7 01:13:20 EST 2021\n01:00 CET\n2023-11-15 11:13:20 NZDT\n2023-07-22 16:26:40 NZST\n21:40:00 ABC\nThu Jan  1 00:00:00 UTC 1970\n0 EST\nThu Jan  1 00:00:00 UTC 1970\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // A date read in local time (mktime): a gap, an ambiguous hour, -D; -R, -I and %z's flags in the zone.
+  {
+    script:
+      "TZ=EST5 date -d '1970-01-01 00:00:00' +%s; TZ=CET-1CEST date -d '2020-07-01 12:00' '+%s %Z'; TZ=EST5EDT date -d '2021-03-14 02:30:00' '+%F %T %Z'; TZ=EST5EDT date -d '2021-11-07 01:30:00' '+%s %Z'; TZ=NZST-12NZDT,M9.5.0,M4.1.0/3 date -d '2021-04-04 02:30:00' '+%s %Z'; TZ=EST5EDT date -D '%d.%m.%Y %H:%M' -d '01.07.2021 12:00' '+%s %Z'; TZ=EST5 date -d @0 -R; TZ=EST5 date -d @0 -Iseconds; TZ=EST5 date -d @0 '+%#Z %-H %_z|%-z|%6z|%%Z'",
+    stdout:
+      '18000\n1593597600 CEST\n2021-03-14 03:30:00 EDT\n1636263000 EDT\n1617460200 NZST\n1625155200 EDT\nWed, 31 Dec 1969 19:00:00 -0500\n1969-12-31T19:00:00-05:00\nest 19 - 500|-500|     -000500|%Z\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // Listings in the zone (ls, stat, tar tv, cpio -tv), touch -d read in local time, uptime's clock.
+  {
+    script:
+      "cd /tmp; touch -d '2020-01-01 00:00:00' f; TZ=EST5 ls -l --full-time f | cut -c40-; TZ=EST5 ls -l f | cut -c40-; TZ=EST5 stat -c '%y' f; tar cf a.tar f; TZ=EST5 tar tvf a.tar; echo f | cpio -o -H newc 2>/dev/null > a.cpio; TZ=EST5 cpio -tv < a.cpio 2>/dev/null | cut -c30-; TZ=EST5 touch -d '2021-06-01 10:00:00' f; stat -c %y f; u=$(TZ=EST5 uptime | cut -c2-3); h=$(uptime | cut -c2-3); echo $(( (1${h} - 1${u} + 24) % 24 ))",
+    stdout:
+      '   0 2019-12-31 19:00:00 -0500 f\n   0 Dec 31  2019 f\n2019-12-31 19:00:00.000000000 -0500\n-rw-r--r-- root/root         0 2019-12-31 19:00:00 f\n-12-31 19:00:00 f\n2021-06-01 15:00:00.000000000 +0000\n5\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // grep's word edges `\<` and `\>` (glibc's, through regcomp), in basic and extended expressions, with -o, -c and -w.
   {
     script:

@@ -6,6 +6,7 @@ import { banner, getopt, isResult, usage } from './busybox-getopt.js';
 import { resolvePath } from './file-status.js';
 import { defaultUmask, newEntryMode } from './guest-fs.js';
 import { errnos } from './fs-error.js';
+import { guestZone, offsetText, zoneOf, type Zone } from './guest-zone.js';
 
 /** Each program's usage, as busybox prints it (to stderr, exit 1) for a wrong call. */
 const usages = {
@@ -62,12 +63,26 @@ export function parseMode(text: string, base: number, isDir = false): number | u
  * busybox 1.35's dates for `touch -d`/`-t` and `date -d` (libbb's parse_datestr): `@SECONDS`,
  * `YYYY-MM-DD [hh[:mm[:ss]]]`, `hh:mm[:ss]`, `MM.DD-hh:mm[:ss]`, `YYYY.MM.DD-hh:mm[:ss]`, `Mon DD
  * hh:mm:ss YYYY` (fields not given keep `now`'s: `date` gives it at midnight, `touch` as it is),
- * `[[[[[CC]YY]MM]DD]hh]mm[.ss]`; nothing else (`now`, `01/02/2024`, an ISO `T`). The guest's clock is UTC.
+ * `[[[[[CC]YY]MM]DD]hh]mm[.ss]`; nothing else (`now`, `01/02/2024`, an ISO `T`). The fields are
+ * local time in `zone` (mktime), `now` is given in it ({@link localNow}).
  */
-function parseDate(text: string, now: Date): Date | undefined {
+function parseDate(text: string, now: Date, zone: Zone): Date | undefined {
   // A negative count is refused, as on the beds (`date -d @-1`: invalid date).
-  let m = /^@(\d+)$/.exec(text);
+  const m = /^@(\d+)$/.exec(text);
   if (m) return new Date(Number(m[1]) * 1000);
+  const local = localFields(text, now);
+  return local && new Date(zone.fromLocal(local.getTime() / 1000) * 1000);
+}
+
+/** The current time in `zone`, its local fields written as UTC's. */
+function localNow(zone: Zone): Date {
+  const now = Math.floor(Date.now() / 1000);
+  return new Date((now + zone.at(now).offset) * 1000);
+}
+
+/** parse_datestr's fields of `text` (the forms {@link parseDate} names but `@`), as UTC's. */
+function localFields(text: string, now: Date): Date | undefined {
+  let m: RegExpExecArray | null;
   const parts = [now.getUTCFullYear(), now.getUTCMonth() + 1, now.getUTCDate(), now.getUTCHours(), now.getUTCMinutes(), now.getUTCSeconds()];
   const at = (p: number[]): Date | undefined => {
     const d = new Date(Date.UTC(p[0]!, p[1]! - 1, p[2]!, p[3]!, p[4]!, p[5]!));
@@ -248,6 +263,7 @@ async function mkdir(args: string[], ctx: CommandContext, umask: number): Promis
 async function touch(args: string[], ctx: CommandContext, umask: number): Promise<ExecResult> {
   const p = getopt('touch', usages.touch, args, 'chma', 'dtr');
   if (isResult(p)) return p;
+  const zone = zoneOf(ctx);
   if (p.operands.length === 0) return usage(usages.touch);
   const files = new Files(ctx.fs, ctx.cwd);
   let time: Date | undefined;
@@ -259,7 +275,7 @@ async function touch(args: string[], ctx: CommandContext, umask: number): Promis
   }
   const date = p.opts.get('t') ?? p.opts.get('d');
   if (typeof date === 'string') {
-    time = parseDate(date, new Date());
+    time = parseDate(date, localNow(zone), zone);
     if (!time) return { stdout: '', stderr: `touch: invalid date '${date}'\n`, exitCode: 1 };
   }
   const o = outcome();
@@ -431,7 +447,15 @@ const blankPadded = new Set([...'ekl']);
 /** A directive's plain value given its glibc flags and width. */
 function strftimeFlagged(value: string, { flags, width, conversion }: { flags: string; width: string; conversion: string }): string {
   let text = value;
-  if (numericConversions.has(conversion)) {
+  if (conversion === 'z') {
+    // The offset is a signed number of four digits: `%_z` is `- 500`, `%-z` is `-500`. glibc pads the sign
+    // to the width too, then the digits: `%6z` is `     -000500`.
+    const digits = value.slice(1).replace(/^0+(?=.)/, '');
+    const pad = flags.includes('-') ? '' : flags.includes('_') ? ' ' : '0';
+    const size = width ? Number(width) : 4;
+    const lead = width && pad ? ' '.repeat(Math.max(size - 1, 0)) : '';
+    text = lead + value[0]! + (pad ? digits.padStart(size, pad) : digits);
+  } else if (numericConversions.has(conversion)) {
     const digits = text.replace(/^[ 0]+(?=.)/, '');
     const pad = flags.includes('-') ? '' : flags.includes('_') ? ' ' : flags.includes('0') ? '0' : blankPadded.has(conversion) ? ' ' : '0';
     const size = width ? Number(width) : value.length;
@@ -480,23 +504,45 @@ async function date(args: string[], ctx: CommandContext): Promise<ExecResult> {
       stdout: res.stdout.replace(/\x01(\d+)\x02([^\x03]*)\x03/g, (_m, i: string, value: string) => strftimeFlagged(value, wanted[Number(i)]!)),
     };
   }
+  // -u is busybox's TZ=UTC0 for the whole run, the date it reads included.
+  const zone = args.some((a) => a === '--utc' || /^-[A-Za-z]*u/.test(a)) ? guestZone('UTC0') : zoneOf(ctx);
   const at = args.findIndex((a) => a.startsWith('-d') || a.startsWith('--date='));
   const option = args[at];
   const text =
     option === undefined ? undefined : option === '-d' ? args[at + 1] : option.startsWith('--') ? option.slice('--date='.length) : option.slice(2);
-  if (text === undefined) return ctx.origCommand(args);
-  const midnight = new Date();
+  if (text === undefined) return inZone(args, Math.floor(Date.now() / 1000), zone, ctx.origCommand);
+  const midnight = localNow(zone);
   midnight.setUTCHours(0, 0, 0, 0);
   const hint = args.findIndex((a) => a.startsWith('-D'));
   const format = hint < 0 ? undefined : args[hint] === '-D' ? args[hint + 1] : args[hint]!.slice(2);
-  const when = format === undefined ? parseDate(text, midnight) : strptime(text, format, midnight);
+  const local = format === undefined ? undefined : strptime(text, format, midnight);
+  const when = format === undefined ? parseDate(text, midnight, zone) : local && new Date(zone.fromLocal(local.getTime() / 1000) * 1000);
   if (!when) return { stdout: '', stderr: `date: invalid date '${text}'\n`, exitCode: 1 };
-  const rest = args.flatMap((a, i) => {
-    if (i === at) return ['-d', `@${Math.floor(when.getTime() / 1000)}`];
-    if ((i === at + 1 && option === '-d') || i === hint || (i === hint + 1 && args[hint] === '-D')) return [];
-    return [a];
-  });
-  return ctx.origCommand(rest);
+  const rest = args.filter((_a, i) => i !== at && !(i === at + 1 && option === '-d') && i !== hint && !(i === hint + 1 && args[hint] === '-D'));
+  return inZone(rest, Math.floor(when.getTime() / 1000), zone, ctx.origCommand);
+}
+
+/**
+ * just-bash's date run for `seconds` in the guest's `zone`: given the local time as UTC's, with
+ * the zone's name, offset and the seconds themselves written into the format (`%Z`, `%z`, `%s`;
+ * the default format and `-R`'s spelled out), for just-bash reads `TZ` through Intl's zones.
+ */
+function inZone(args: string[], seconds: number, zone: Zone, run: NonNullable<CommandContext['origCommand']>): Promise<ExecResult> {
+  const { name, offset } = zone.at(seconds);
+  const rfc = args.some((a) => a === '--rfc-email' || /^-[A-Za-z]*R/.test(a));
+  const given = args.find((a) => a.startsWith('+'));
+  const format = given?.slice(1) ?? (rfc ? '%a, %d %b %Y %H:%M:%S %z' : '%a %b %e %H:%M:%S %Z %Y');
+  const written = format.replace(
+    /%([-_0^#]*\d*)([Zzs%])|\x02%([Zzs])\x03/g,
+    (whole, flags: string | undefined, c1: string | undefined, c2: string | undefined) => {
+      const c = c1 ?? c2!;
+      if (c === '%' || flags) return whole;
+      const value = c === 'Z' ? name : c === 'z' ? offsetText(offset) : String(seconds);
+      return c2 ? `\x02${value.replace(/%/g, '%%')}\x03` : value.replace(/%/g, '%%');
+    },
+  );
+  const rest = args.filter((a) => a !== given && a !== '--rfc-email' && a !== '-R').map((a) => (/^-[A-Za-z]*R/.test(a) ? a.replace('R', '') : a));
+  return run(['-u', ...rest, '-d', `@${seconds + offset}`, `+${written}`]);
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Command, ExecResult } from 'just-bash';
 import { banner } from './busybox-getopt.js';
 import { mkdirs, stdinBytes, writeFile, type ProgramHost } from './program-host.js';
 import { bytesOutput } from './bytes-output.js';
+import { stampText, zoneOf } from './guest-zone.js';
 
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
 
@@ -217,8 +218,7 @@ export function cpioProgram(host: ProgramHost): Command {
         if (flags.has('t')) {
           if (!flags.has('v')) stdout += `${e.name}\n`;
           else {
-            const t = new Date(e.mtime * 1000);
-            const date = `${t.getFullYear()}-${two(t.getMonth() + 1)}-${two(t.getDate())} ${two(t.getHours())}:${two(t.getMinutes())}:${two(t.getSeconds())}`;
+            const date = stampText(zoneOf(ctx), e.mtime * 1000);
             const size = symlink || (e.mode & 0o170000) === 0o040000 ? 0 : e.data.length;
             stdout += `${modeLetters(e.mode)} ${e.uid}/${e.gid} ${String(size).padStart(9)} ${date} ${e.name}${symlink ? ` -> ${e.data.toString('utf8')}` : ''}\n`;
           }

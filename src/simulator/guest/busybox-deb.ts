@@ -6,6 +6,7 @@ import { readAr } from './busybox-archives.js';
 import { bunzip, unxz } from './busybox-unpack.js';
 import { unpackLzma } from './lz-streams.js';
 import { stdinBytes, type ProgramHost } from './program-host.js';
+import { stampText, type Zone } from './guest-zone.js';
 
 /** A program that stops with busybox's message (bb_error_msg_and_die): what it wrote before stays. */
 export class Died extends Error {}
@@ -81,10 +82,9 @@ export function modeString(header: TarHeader): string {
   return `${type}${rw(6)}${bit(0o100, 0o4000, 's')}${rw(3)}${bit(0o010, 0o2000, 's')}${rw(0)}${bit(0o001, 0o1000, 't')}`;
 }
 
-/** busybox's header_verbose_list line of a tar entry (tar tv, dpkg-deb -c). */
-export function verboseLine({ header, data }: TarItem): string {
-  const t = header.mtime ?? new Date(0);
-  const date = `${t.getUTCFullYear()}-${two(t.getUTCMonth() + 1)}-${two(t.getUTCDate())} ${two(t.getUTCHours())}:${two(t.getUTCMinutes())}:${two(t.getUTCSeconds())}`;
+/** busybox's header_verbose_list line of a tar entry (dpkg-deb -c), its time in `zone`. */
+export function verboseLine({ header, data }: TarItem, zone: Zone): string {
+  const date = stampText(zone, (header.mtime ?? new Date(0)).getTime());
   const user = header.uname || String(header.uid ?? 0);
   const group = header.gname || String(header.gid ?? 0);
   const link = header.type === 'symlink' || header.type === 'link' ? ` -> ${header.linkname}` : '';

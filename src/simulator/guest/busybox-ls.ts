@@ -8,6 +8,7 @@ import { refused } from './guest-access.js';
 import { ProgramOutput } from './program-output.js';
 import type { ProgramHost } from './program-host.js';
 import { errnos } from './fs-error.js';
+import { localTime, offsetText, stampText, zoneOf, type Zone } from './guest-zone.js';
 
 const usage =
   `${banner}Usage: ls [-1AaCxdLHRFplinshrSXvctu] [-w WIDTH] [FILE]...\n\nList directory contents\n\n` +
@@ -162,6 +163,7 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
       const out = new ProgramOutput();
       let exitCode = 0;
       const now = Date.now();
+      const zone = zoneOf(ctx);
 
       const nodeAt = async (fullname: string, name: string, follow: boolean): Promise<Node | undefined> => {
         const path = posix.resolve(ctx.cwd, fullname);
@@ -217,7 +219,7 @@ export function busyboxLs(host: ProgramHost, terminal?: TerminalSize): Command {
           line += `${modeString(st).padEnd(10)} ${String(st.nlink).padStart(4)} ${user.slice(0, 8).padEnd(8)} ${group.slice(0, 8).padEnd(8)} `;
           line += o.human ? `${humanSize(st.size, 1).padStart(7)} ` : `${String(st.size).padStart(9)} `;
           const time = dateOf(st.times[o.time]);
-          line += `${o.fullTime ? fullTime(time) : shortTime(time, now)} `;
+          line += `${o.fullTime ? fullTime(time, zone) : shortTime(time, now, zone)} `;
         }
         // The name's colour is the entry's own, even where the listing followed it.
         const own = color ? ((await statusOf(host.fs, node.path, false)) ?? st) : st;
@@ -333,18 +335,19 @@ const visibleLength = (text: string): number => [...text.replace(/\x1b\[[\d;]*m/
 const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const two = (n: number) => String(n).padStart(2, '0');
 
-/** `Dec  3 08:07` within six months (or up to 15 minutes ahead), `Jan  2  2024` otherwise (UTC, the guest's zone). */
-function shortTime(mtime: Date, now: number): string {
+/** `Dec  3 08:07` within six months (or up to 15 minutes ahead), `Jan  2  2024` otherwise, in the guest's zone. */
+function shortTime(time: Date, now: number, zone: Zone): string {
+  const mtime = localTime(zone, time.getTime()).local;
   const day = `${months[mtime.getUTCMonth()]} ${String(mtime.getUTCDate()).padStart(2)}`;
-  const age = (now - mtime.getTime()) / 1000;
+  const age = (now - time.getTime()) / 1000;
   return age < (3600 * 24 * 365) / 2 && age > -15 * 60
     ? `${day} ${two(mtime.getUTCHours())}:${two(mtime.getUTCMinutes())}`
     : `${day}  ${mtime.getUTCFullYear()}`;
 }
 
-/** `--full-time`'s `2026-12-03 08:08:03 +0000`. */
-function fullTime(mtime: Date): string {
-  return `${mtime.toISOString().slice(0, 10)} ${mtime.toISOString().slice(11, 19)} +0000`;
+/** `--full-time`'s `2026-12-03 08:08:03 +0000`, in the guest's zone. */
+function fullTime(time: Date, zone: Zone): string {
+  return `${stampText(zone, time.getTime())} ${offsetText(zone.at(Math.floor(time.getTime() / 1000)).offset)}`;
 }
 
 /**

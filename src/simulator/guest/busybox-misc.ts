@@ -7,6 +7,7 @@ import { newEntryMode } from './guest-fs.js';
 import { umaskOf, type ProgramHost } from './program-host.js';
 import { bytesOutput } from './bytes-output.js';
 import { shellQuote } from './program-run.js';
+import { guestZone, localTime, zoneOf, type Zone } from './guest-zone.js';
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
@@ -103,8 +104,9 @@ function uudecodeBody(lines: string[]): Buffer {
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-/** strftime's common conversions (the guest's clock is UTC, as the beds' containers have it). */
-function strftime(format: string, t: Date): string {
+/** strftime's common conversions of `ms` in `zone`. */
+function strftime(format: string, ms: number, zone: Zone): string {
+  const t = localTime(zone, ms).local;
   const fields: Record<string, () => string> = {
     Y: () => String(t.getUTCFullYear()),
     y: () => pad2(t.getUTCFullYear() % 100),
@@ -115,7 +117,7 @@ function strftime(format: string, t: Date): string {
     H: () => pad2(t.getUTCHours()),
     M: () => pad2(t.getUTCMinutes()),
     S: () => pad2(t.getUTCSeconds()),
-    s: () => String(Math.floor(t.getTime() / 1000)),
+    s: () => String(Math.floor(ms / 1000)),
     T: () => `${pad2(t.getUTCHours())}:${pad2(t.getUTCMinutes())}:${pad2(t.getUTCSeconds())}`,
     '%': () => '%',
   };
@@ -311,7 +313,7 @@ export function busyboxMisc(host: ProgramHost): Command[] {
       const text = String(ctx.stdin);
       const lines = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text === '' ? [] : text.split('\n');
       // Input is read whole here, so each line comes at the same time: relative stamps are 0.
-      const stamp = relative ? strftime(format, new Date(0)) : strftime(format, new Date());
+      const stamp = relative ? strftime(format, 0, guestZone(undefined)) : strftime(format, Date.now(), zoneOf(ctx));
       return ok(lines.map((l) => `${stamp} ${l}\n`).join(''));
     },
   };

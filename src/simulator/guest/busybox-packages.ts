@@ -5,6 +5,7 @@ import { dpkgProgram } from './busybox-dpkg.js';
 import { banner } from './busybox-getopt.js';
 import { rpmPrograms } from './busybox-rpm.js';
 import type { ProgramHost } from './program-host.js';
+import { zoneOf } from './guest-zone.js';
 
 const dpkgDebUsage =
   `${banner}Usage: dpkg-deb [-cefxX] FILE [DIR]\n\nPerform actions on Debian packages (.deb)\n\n` +
@@ -56,7 +57,7 @@ function dpkgDebProgram(host: ProgramHost): Command {
             throw new Died(`can't change directory to '${extractTo}': ${made ? 'Not a directory' : 'No such file or directory'}`);
         }
         const items = await debTar(deb, action === 'e' || action === 'f' ? 'control' : 'data');
-        if (action === 'c') return { stdout: items.map(verboseLine).join(''), stderr: '', exitCode: 0 };
+        if (action === 'c') return { stdout: items.map((item) => verboseLine(item, zoneOf(ctx))).join(''), stderr: '', exitCode: 0 };
         if (action === 'f') {
           const control = items.find((i) => i.header.name === './control');
           return { stdout: control ? control.data.toString('latin1') : '', stderr: '', exitCode: 0 };

@@ -8,6 +8,7 @@ import type { ProgramHost } from './program-host.js';
 import { dateOf } from './inode-times.js';
 import { ProgramOutput } from './program-output.js';
 import { errnos } from './fs-error.js';
+import { offsetText, stampText, zoneOf, type Zone } from './guest-zone.js';
 
 const usageText =
   `Usage: stat [-ltf] [-c FMT] FILE...\n\nDisplay file (default) or filesystem status\n\n` +
@@ -110,10 +111,10 @@ function fileType(st: FileStatus): string {
   return st.size === 0 ? 'regular empty file' : 'regular file';
 }
 
-/** `2026-12-03 08:08:03.865123456 +0000`, from nanoseconds since the epoch. */
-function longTime(ns: bigint): string {
-  const iso = dateOf(ns).toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${String(ns % 1_000_000_000n).padStart(9, '0')} +0000`;
+/** `2026-12-03 08:08:03.865123456 +0000`, from nanoseconds since the epoch, in the guest's zone. */
+function longTime(ns: bigint, zone: Zone): string {
+  const ms = dateOf(ns).getTime();
+  return `${stampText(zone, ms)}.${String(ns % 1_000_000_000n).padStart(9, '0')} ${offsetText(zone.at(Math.floor(ms / 1000)).offset)}`;
 }
 
 /** `%X`, `%Y`, `%Z`: whole seconds since the epoch. */
@@ -190,6 +191,7 @@ export function busyboxStat(host: ProgramHost): Command {
         }
         return out.result(exitCode);
       }
+      const zone = zoneOf(ctx);
       for (const file of files) {
         const path = posix.resolve(ctx.cwd, file);
         // A trailing slash follows a final symlink, as stat(2) does.
@@ -226,11 +228,11 @@ export function busyboxStat(host: ProgramHost): Command {
           T: ['0', true],
           u: [String(st.uid), true],
           U: [names.user(st.uid) ?? 'UNKNOWN', false],
-          x: [longTime(atime), false],
+          x: [longTime(atime, zone), false],
           X: [seconds(atime), true],
-          y: [longTime(mtime), false],
+          y: [longTime(mtime, zone), false],
           Y: [seconds(mtime), true],
-          z: [longTime(ctime), false],
+          z: [longTime(ctime, zone), false],
           Z: [seconds(ctime), true],
         };
         out.out(`${formatted(format ?? (terse ? terseFormat : defaultFormat), fields)}\n`);

@@ -11,6 +11,7 @@ import { signalList, signalNumbers } from './guest-commands.js';
 import { isRefusal } from './guest-access.js';
 import { ProgramOutput } from './program-output.js';
 import { shellQuote } from './program-run.js';
+import { localTime, zoneOf } from './guest-zone.js';
 
 /** One network interface as the instance's state shows it (GET …/state `network`). */
 export interface GuestNic {
@@ -192,10 +193,10 @@ export function busyboxSystem(host: SystemHost): Command[] {
   };
   const uptime: Command = {
     name: 'uptime',
-    async execute() {
+    async execute(_args, ctx) {
       const up = Number((await procText(host.fs, '/proc/uptime')).split(' ')[0]) || 0;
       const load = (await procText(host.fs, '/proc/loadavg')).split(' ');
-      const now = new Date();
+      const now = localTime(zoneOf(ctx), Date.now()).local;
       const clock = [now.getUTCHours(), now.getUTCMinutes(), now.getUTCSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
       const days = Math.floor(up / 86_400);
       const minutes = Math.floor(up / 60);

@@ -9,6 +9,7 @@ import { stdinBytes, type ProgramHost } from './program-host.js';
 import { codecOf, decode, encode, toCommand } from './busybox-tar-codecs.js';
 import { extractOne, Run, TarDeath, why, type TarOptions } from './busybox-tar-extract.js';
 import { errnos } from './fs-error.js';
+import { stampText, zoneOf, type Zone } from './guest-zone.js';
 
 const usage =
   `${banner}Usage: tar c|x|t [-ZzJjahmvokO] [-f TARFILE] [-C DIR] [FILE]...\n\nCreate, extract, or list files from a tar file\n\n` +
@@ -106,10 +107,9 @@ function modeString(header: TarHeader): string {
 
 const two = (n: number): string => String(n).padStart(2, '0');
 
-/** header_verbose_list: mode, owner (names, else numbers), size in 9, time (the guest's zone is UTC), name, `-> target`. */
-function verboseLine(header: TarHeader): string {
-  const t = header.mtime ?? new Date(0);
-  const when = `${t.getUTCFullYear()}-${two(t.getUTCMonth() + 1)}-${two(t.getUTCDate())} ${two(t.getUTCHours())}:${two(t.getUTCMinutes())}:${two(t.getUTCSeconds())}`;
+/** header_verbose_list: mode, owner (names, else numbers), size in 9, time in `zone`, name, `-> target`. */
+function verboseLine(header: TarHeader, zone: Zone): string {
+  const when = stampText(zone, (header.mtime ?? new Date(0)).getTime());
   const owner = `${header.uname || header.uid || 0}/${header.gname || header.gid || 0}`;
   const size = header.type === 'file' || header.type === undefined ? header.size : 0;
   const target = header.linkname ? ` -> ${header.linkname}` : '';
@@ -326,7 +326,8 @@ export function tarCommand(host: ProgramHost): Command {
             found.add(hit);
           }
           const regular = header.type === 'file' || header.type === undefined;
-          const listed = o.mode === 't' ? (o.flags.has('v') ? verboseLine(header) : `${header.name}\n`) : o.flags.has('v') ? `${header.name}\n` : '';
+          const listed =
+            o.mode === 't' ? (o.flags.has('v') ? verboseLine(header, zoneOf(ctx)) : `${header.name}\n`) : o.flags.has('v') ? `${header.name}\n` : '';
           // --to-command takes each file's data whatever else was asked (`t`, `-O`): tar's own lines
           // wait in its stdio buffer (written as it ends), where the command writes at once.
           if (o.toCommand !== undefined) {
