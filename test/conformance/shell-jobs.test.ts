@@ -130,6 +130,65 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // A job inside a group, function, subshell or `eval` whose redirections send its stdout and stderr to /dev/null (or close them) holds nothing: it runs beside the shell, waiting here for a file the shell makes after it, and what it writes is gone.
+  {
+    script:
+      'rm -f /tmp/g; { (while [ ! -e /tmp/g ]; do sleep 0.1; done; echo out; echo err >&2) & } >/dev/null 2>&1; echo back; touch /tmp/g; wait; echo done',
+    stdout: 'back\ndone\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'rm -f /tmp/g; f() { (while [ ! -e /tmp/g ]; do sleep 0.1; done; echo late) & }; f > /dev/null 2>&1; echo back; touch /tmp/g; wait; echo done',
+    stdout: 'back\ndone\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'rm -f /tmp/g; ( (while [ ! -e /tmp/g ]; do sleep 0.1; done) & ) > /dev/null 2>&1; echo back; touch /tmp/g',
+    stdout: 'back\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      "rm -f /tmp/g; eval '(while [ ! -e /tmp/g ]; do sleep 0.1; done; echo late) &' >/dev/null 2>&1; echo back; touch /tmp/g; wait $!; echo rc=$?",
+    stdout: 'back\nrc=0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'rm -f /tmp/g; { (while [ ! -e /tmp/g ]; do sleep 0.1; done; echo late) & } >&- 2>&-; echo back; touch /tmp/g; wait; echo done',
+    stdout: 'back\ndone\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // Such a job is the shell's: `$!` names it and `kill` reaches it (how it died is not held on stderr, as above).
+  {
+    script: '{ sleep 30 & } > /dev/null 2>&1; kill $!; wait $!; echo rc=$?',
+    stdout: 'rc=143\n',
+    exitCode: 0,
+  },
+  // Guards: a job whose stderr still goes to the exec, into a pipe or a command substitution keeps its output where it goes.
+  {
+    script: '{ (echo out; echo err >&2) & } > /dev/null; wait; echo done',
+    stdout: 'done\n',
+    stderr: 'err\n',
+    exitCode: 0,
+  },
+  {
+    script: '{ (echo late; echo e >&2) & } 2>&1 >/dev/null | cat; echo back',
+    stdout: 'e\nback\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: 'x=$( { (echo late) & } 2>/dev/null ); echo "x=$x"',
+    stdout: 'x=late\n',
+    stderr: '',
+    exitCode: 0,
+  },
 ];
 
 /**
