@@ -189,6 +189,42 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // A shell started inside (`sh -c`, `sh FILE`) ends before its jobs: the shell that started it goes on, and what the
+  // jobs write comes out as they write it, after its EXIT trap. Guard: into a pipe, the reader has it all.
+  {
+    script:
+      "rm -f /tmp/g /tmp/h; sh -c '(while [ ! -e /tmp/g ]; do sleep 0.1; done; echo late; touch /tmp/h) & echo early'; echo after; touch /tmp/g; while [ ! -e /tmp/h ]; do sleep 0.1; done; echo end",
+    stdout: 'early\nafter\nlate\nend\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      'rm -f /tmp/g /tmp/h; sh -c \'trap "echo trap" EXIT; (while [ ! -e /tmp/g ]; do sleep 0.1; done; echo late; touch /tmp/h) & echo early; exit 3\'; echo "after $?"; touch /tmp/g; while [ ! -e /tmp/h ]; do sleep 0.1; done; echo end',
+    stdout: 'early\ntrap\nafter 3\nlate\nend\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      "rm -f /tmp/g /tmp/h; printf '(while [ ! -e /tmp/g ]; do sleep 0.1; done; echo late; touch /tmp/h) &\\necho early\\n' > /tmp/s2.sh; sh /tmp/s2.sh; echo after; touch /tmp/g; while [ ! -e /tmp/h ]; do sleep 0.1; done; echo end",
+    stdout: 'early\nafter\nlate\nend\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      "rm -f /tmp/g /tmp/h; f() { sh -c '(while [ ! -e /tmp/g ]; do sleep 0.1; done; echo late; touch /tmp/h) & echo early'; echo infunc; }; f; echo after; touch /tmp/g; while [ ! -e /tmp/h ]; do sleep 0.1; done; echo end",
+    stdout: 'early\ninfunc\nafter\nlate\nend\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script: "sh -c '(echo late) & echo early' | sort; x=$(sh -c '(echo late) & echo early' | sort); echo $x",
+    stdout: 'early\nlate\nearly late\n',
+    stderr: '',
+    exitCode: 0,
+  },
 ];
 
 /**
@@ -212,6 +248,13 @@ const afterTheShell: ShScript[] = [
     stdout: 'late\n',
     stderr: '',
     exitCode: 3,
+    losesOutput: { target: 'incus', why: incusLosesLateOutput },
+  },
+  {
+    script: "sh -c '(sleep 1; echo late) & echo early'; echo after",
+    stdout: 'early\nafter\nlate\n',
+    stderr: '',
+    exitCode: 0,
     losesOutput: { target: 'incus', why: incusLosesLateOutput },
   },
 ];

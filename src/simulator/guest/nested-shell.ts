@@ -154,6 +154,8 @@ export class ShellProcesses {
           ...(source.set ? { jbOptions: source.set } : {}),
           ...(source.from === 1 ? { stdin: '' } : {}),
           jbFds: (ctx as CommandContext & { jbFds?: unknown }).jbFds,
+          // It ends before its jobs: what they write later is handed to the shell that started it (`jbBgRest`).
+          jbKeepJobs: true,
           // The patched interpreter runs each part as it comes, handing out what was written before it waits.
           ...(stream ? { jbStream: stream } : {}),
           ...(tty ? { jbTty: tty } : {}),
@@ -176,12 +178,15 @@ export class ShellProcesses {
               show && ((written) => show(named(written as ExecResult, source.name, script(), source.from === 2))),
             ),
       );
+      // Its jobs that hold its output go on after it: the patched interpreter adopts them as the starting shell's.
+      const { jbBgRest } = result as ExecResult & { jbBgRest?: Promise<ExecResult[]> };
+      const jobs = jbBgRest ? { jbBgRest } : {};
       const number = shell.signals.endedBy;
       if (number !== undefined) {
         // Killed: no EXIT trap; its parent says how it died (ash's `sprint_status` of a foreground job), but for INT and PIPE.
         const said = jobDeath(number);
         const died = named(result, source.name, script(), source.from === 2);
-        return { ...died, stderr: `${died.stderr}${said}`, exitCode: 128 + number };
+        return { ...died, stderr: `${died.stderr}${said}`, exitCode: 128 + number, ...jobs };
       }
       const action = state.exitTrap();
       const exitTrap = ctx.exec;
@@ -202,7 +207,7 @@ export class ShellProcesses {
       const whole = source.said
         ? { ...ended, ...followedBy({ stdout: '', stderr: source.said, exitCode: 0 }, ended), exitCode: ended.exitCode }
         : ended;
-      return named(whole, source.name, script(), source.from === 2);
+      return { ...named(whole, source.name, script(), source.from === 2), ...jobs };
     } finally {
       this.running.splice(this.running.indexOf(shell), 1);
       if (streamed?.interactive) streamed.feed.shellEnded?.();
