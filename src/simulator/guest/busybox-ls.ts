@@ -320,6 +320,7 @@ function indicator(st: FileStatus, classify: Options['classify']): string {
   if (st.type === 'directory') return '/';
   if (classify === 'p') return '';
   if (st.type === 'symlink') return '@';
+  if (st.type === 'fifo') return '|';
   return st.perm & 0o111 ? '*' : '';
 }
 

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import type { Command, ExecResult } from 'just-bash';
 import { banner } from './busybox-getopt.js';
 import { newEntryMode } from './guest-fs.js';
+import { fifoBits } from './guest-pipes.js';
 import { umaskOf, type ProgramHost } from './program-host.js';
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
@@ -20,15 +21,15 @@ const nodeMode = (given: string | undefined, umask: number): number | undefined 
   given === undefined ? newEntryMode(0o666, umask) : /^[0-7]{1,4}$/.test(given) ? parseInt(given, 8) : undefined;
 
 /**
- * A named pipe as the guest keeps it: an empty file (the filesystem has no FIFO type, and nothing
- * could block on one: programs here do not run side by side), made where busybox would make one.
+ * A named pipe as the guest keeps it: an empty file whose mode has the pipe's type bits
+ * (S_IFIFO, {@link fifoBits}), made where busybox would make one.
  */
 async function makeFifo(host: ProgramHost, program: string, cwd: string, name: string, mode: number): Promise<ExecResult> {
   const path = posix.resolve(cwd, name);
   if (await host.fs.entry(path)) return fail(`${program}: ${name}: File exists\n`);
   const parent = await host.fs.entry(posix.dirname(path));
   if (parent?.type !== 'directory') return fail(`${program}: ${name}: No such file or directory\n`);
-  await host.fs.write(path, new Uint8Array(), { uid: host.uid, gid: host.gid, mode });
+  await host.fs.write(path, new Uint8Array(), { uid: host.uid, gid: host.gid, mode: fifoBits | mode });
   return ok();
 }
 

@@ -108,6 +108,7 @@ const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr
 function fileType(st: FileStatus): string {
   if (st.type === 'directory') return 'directory';
   if (st.type === 'symlink') return 'symbolic link';
+  if (st.type === 'fifo') return 'fifo';
   return st.size === 0 ? 'regular empty file' : 'regular file';
 }
 

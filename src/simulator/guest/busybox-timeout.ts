@@ -1,6 +1,7 @@
 import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { getopt, isResult, usage } from './busybox-getopt.js';
 import { jobDeath, signalNumbers } from './guest-commands.js';
+import { NamedPipes } from './guest-pipes.js';
 import { execFailure } from './program-output.js';
 import { shellQuote } from './program-run.js';
 
@@ -53,7 +54,8 @@ export function timeoutCommand(): Command {
         if (!watcher.signal.aborted || ctx.signal?.aborted)
           return execFailure(ran, argv[0]!, (why) => `timeout: can't execute '${argv[0]}': ${why}\n`);
         // just-bash's word for the abort is not the guest's: the program died of the signal.
-        const stderr = ran.stderr.replace(/^(?:ba)?sh: execution aborted\n/gm, '');
+        // Nor is its complaint of a program that went on after the abort (one a named pipe's wait held): it died there.
+        const stderr = ran.stderr.replace(/^(?:ba)?sh: (?:execution aborted|\S+ used its context after cancellation)\n/gm, '');
         return { stdout: ran.stdout, stderr: `${stderr}${jobDeath(signal)}`, exitCode: 128 + signal };
       } finally {
         clearTimeout(timer);
@@ -65,12 +67,15 @@ export function timeoutCommand(): Command {
 /** PROG ARGS run through the shell with timeout's stdin until `signal` aborts it: its result, or what it wrote before it was killed. */
 async function run(ctx: CommandContext, argv: string[], signal: AbortSignal): Promise<ExecResult> {
   try {
-    return await ctx.exec!(argv.map(shellQuote).join(' '), {
-      cwd: ctx.cwd,
-      stdin: String(ctx.stdin),
-      stdinKind: 'bytes',
-      signal,
-    } as Parameters<NonNullable<CommandContext['exec']>>[1]);
+    // Its signal also ends a wait at a named pipe (`timeout 1 cat fifo`), as the kernel's signal ends open(2).
+    return await NamedPipes.during(signal, () =>
+      ctx.exec!(argv.map(shellQuote).join(' '), {
+        cwd: ctx.cwd,
+        stdin: String(ctx.stdin),
+        stdinKind: 'bytes',
+        signal,
+      } as Parameters<NonNullable<CommandContext['exec']>>[1]),
+    );
   } catch (e) {
     if (!signal.aborted) throw e;
     const sofar = e as { stdout?: string; stderr?: string };

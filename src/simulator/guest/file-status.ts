@@ -1,15 +1,16 @@
 import { posix } from 'node:path';
 import type { IFileSystem } from 'just-bash';
 import type { GuestFs } from './guest-fs.js';
+import { isFifoMode } from './guest-pipes.js';
 import { isRefusal } from './guest-access.js';
 import type { InodeTimes } from './inode-times.js';
 
 /** What stat(2) says of a guest's entry, as `ls` and `stat` print it. */
 export interface FileStatus {
-  type: 'file' | 'directory' | 'symlink';
+  type: 'file' | 'directory' | 'symlink' | 'fifo';
   /** Permission bits (07777), without the type. */
   perm: number;
-  /** The mode with its type bits (S_IFREG, S_IFDIR, S_IFLNK). */
+  /** The mode with its type bits (S_IFREG, S_IFDIR, S_IFLNK, S_IFIFO). */
   mode: number;
   /** Hard links: a file's or symlink's names (1 unless `ln` made more), 2 and one per subdirectory for a directory. */
   nlink: number;
@@ -30,7 +31,7 @@ export interface FileStatus {
 /** The device every entry of a guest's filesystem is on (what `stat` prints as `fe00h/65024d`, the beds' disk). */
 export const guestDevice = 0xfe00;
 
-const typeBits = { file: 0o100000, directory: 0o040000, symlink: 0o120000 } as const;
+const typeBits = { file: 0o100000, directory: 0o040000, symlink: 0o120000, fifo: 0o010000 } as const;
 
 /**
  * The status of `path` (absolute), following a final symlink when `follow` is set; undefined
@@ -43,11 +44,11 @@ export async function statusOf(fs: GuestFs, path: string, follow: boolean): Prom
     // The path's directories may be reached through symlinks: lstat(2) follows those, the in-memory lstat does not.
     real = follow ? await memory.realpath(path) : path === '/' ? path : posix.join(await memory.realpath(posix.dirname(path)), posix.basename(path));
     const st = await memory.lstat(real);
-    const type = st.isSymbolicLink ? 'symlink' : st.isDirectory ? 'directory' : 'file';
+    const type = st.isSymbolicLink ? 'symlink' : st.isDirectory ? 'directory' : isFifoMode(st.mode) ? 'fifo' : 'file';
     const perm = type === 'symlink' ? 0o777 : st.mode & 0o7777;
     const target = type === 'symlink' ? await memory.readlink(real) : undefined;
     const size = type === 'directory' ? 4096 : (target?.length ?? st.size);
-    const blocks = type === 'symlink' ? 0 : Math.ceil(size / 4096) * 8;
+    const blocks = type === 'symlink' || type === 'fifo' ? 0 : Math.ceil(size / 4096) * 8;
     let nlink = fs.linkCount(real);
     if (type === 'directory') nlink = 2 + (await fs.subdirectories(real));
     const ino = Number(/\d+$/.exec(String(st.identity ?? ''))?.[0] ?? 0) + 1_800_000;
@@ -119,7 +120,7 @@ export function modeString(status: Pick<FileStatus, 'type' | 'perm'>): string {
   const bit = (mask: number, c: string) => (perm & mask ? c : '-');
   const special = (x: number, s: number, on: string) => (perm & s ? (perm & x ? on : on.toUpperCase()) : perm & x ? 'x' : '-');
   return (
-    { file: '-', directory: 'd', symlink: 'l' }[status.type] +
+    { file: '-', directory: 'd', symlink: 'l', fifo: 'p' }[status.type] +
     bit(0o400, 'r') +
     bit(0o200, 'w') +
     special(0o100, 0o4000, 's') +

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import type { FsStat, IFileSystem, InMemoryFs } from 'just-bash';
 import { errnos, fsError, type Errno } from './fs-error.js';
+import { isFifoMode } from './guest-pipes.js';
 
 /** A user and group a command runs as, or an entry belongs to. */
 interface Ids {
@@ -179,7 +180,15 @@ export const isRefusal = (e: unknown): boolean => (e as { code?: string } | unde
  */
 export async function refused(fs: Pick<IFileSystem, 'lstat' | 'readFileBuffer'>, path: string, open = false): Promise<boolean> {
   if (await fs.lstat(path).then(() => false, isRefusal)) return true;
+  // A named pipe is not read to see whether it opens: the read would wait for a writer and take what it writes.
+  if (open && (await isNamedPipe(fs, path))) return false;
   return open && fs.readFileBuffer(path).then(() => false, isRefusal);
+}
+
+/** Whether `path` is a named pipe (through a final symlink, as open(2) goes). */
+async function isNamedPipe(fs: Pick<IFileSystem, 'lstat'> & Partial<Pick<IFileSystem, 'stat'>>, path: string): Promise<boolean> {
+  const st = await (fs.stat ?? fs.lstat).call(fs, path).catch(() => undefined);
+  return st !== undefined && isFifoMode(st.mode);
 }
 
 /**
@@ -189,6 +198,8 @@ export async function refused(fs: Pick<IFileSystem, 'lstat' | 'readFileBuffer'>,
  */
 export async function openRefusal(fs: Pick<IFileSystem, 'lstat' | 'readFileBuffer'>, path: string): Promise<string | undefined> {
   if (await refused(fs, path, true)) return 'Permission denied';
+  // A named pipe opens (its read would wait for a writer, and take what it writes).
+  if (await isNamedPipe(fs, path)) return undefined;
   const code = await fs.readFileBuffer(path).then(
     () => undefined,
     (e: unknown) => (e as { code?: string } | undefined)?.code,

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import type { FsStat, IFileSystem, InMemoryFs } from 'just-bash';
 import { Access } from './guest-access.js';
 import { HardLinks } from './guest-links.js';
+import { fifoBits, isFifoMode, NamedPipes } from './guest-pipes.js';
 import { fsError } from './fs-error.js';
 import { clockNs, nsOf, TimeTable, dateOf, type InodeTimes } from './inode-times.js';
 import type { ProgramLookup } from './guest-programs.js';
@@ -55,12 +56,18 @@ export function newEntryMode(requested: number, umask: number): number {
  * file or listing a directory needs read permission on it, any look-up search on its directories;
  * a path the user cannot reach does not exist to `exists` (test -e), as stat(2) fails.
  */
-function checkedReads(memory: InMemoryFs, access: Access, read: (path: string) => Promise<void>): Partial<Record<keyof InMemoryFs, unknown>> {
+function checkedReads(
+  memory: InMemoryFs,
+  access: Access,
+  read: (path: string) => Promise<void>,
+  pipe: (path: string) => Promise<Uint8Array | undefined> = async () => undefined,
+): Partial<Record<keyof InMemoryFs, unknown>> {
   const reading =
     <A extends unknown[], R>(fn: (path: string, ...rest: A) => Promise<R>) =>
     async (path: string, ...rest: A): Promise<R> => {
       await access.read(path);
-      const result = await fn.call(memory, path, ...rest);
+      const piped = await pipe(path);
+      const result = piped ? (readAs(memory, fn, piped, rest) as R) : await fn.call(memory, path, ...rest);
       await read(path);
       return result;
     };
@@ -87,6 +94,22 @@ function checkedReads(memory: InMemoryFs, access: Access, read: (path: string) =
       )) && memory.exists(path),
   };
 }
+
+/** What a named pipe's reader gets, as the in-memory call `fn` answers a read: text in its encoding, bytes, or a byte string. */
+function readAs(memory: InMemoryFs, fn: unknown, data: Uint8Array, rest: unknown[]): unknown {
+  const bytes = Buffer.from(data);
+  if (fn === memory.readFileBuffer) return new Uint8Array(bytes);
+  if (fn === memory.readFileBytes) return bytes.toString('latin1');
+  return bytes.toString(encodingOf(rest[0]));
+}
+
+/** The bytes a write of `content` puts in a file (a string in the encoding its options name, utf8 by default). */
+function bytesOf(content: unknown, options: unknown): Uint8Array {
+  return typeof content === 'string' ? Buffer.from(content, encodingOf(options)) : (content as Uint8Array);
+}
+
+const encodingOf = (options: unknown): BufferEncoding =>
+  ((typeof options === 'string' ? options : (options as { encoding?: string } | undefined)?.encoding) ?? 'utf8') as BufferEncoding;
 
 /** The in-memory filesystem's reads, refusing only what {@link Access.read} refuses root: `/dev/tty` without a terminal. */
 function terminalReads(memory: InMemoryFs, access: Access): Partial<Record<keyof InMemoryFs, unknown>> {
@@ -139,6 +162,8 @@ export class GuestFs {
   private readonly links = new HardLinks();
   /** The access and change times (and the nanoseconds) the in-memory filesystem does not keep. */
   private readonly times = new TimeTable();
+  /** What waits at each named pipe. */
+  private readonly pipes = new NamedPipes();
 
   /** The in-memory filesystem unchecked, also under {@link seenBy}'s view: what stat(2) reads without read permission. */
   private readonly base: InMemoryFs;
@@ -171,7 +196,11 @@ export class GuestFs {
         copy.mkdirSync(path, { recursive: true });
         await copy.chmod(path, st.mode & 0o7777);
         times.push([path, st.mtime]);
-      } else copy.writeFileSync(path, await this.memory.readFileBuffer(path), undefined, { mode: st.mode & 0o7777, mtime: st.mtime });
+      } else {
+        copy.writeFileSync(path, await this.memory.readFileBuffer(path), undefined, { mode: st.mode & 0o7777, mtime: st.mtime });
+        // A named pipe keeps its type (the in-memory file's mode above its permissions).
+        if (isFifoMode(st.mode)) await copy.chmod(path, st.mode);
+      }
     }
     const top = await this.memory.stat('/');
     await copy.chmod('/', top.mode & 0o7777);
@@ -179,6 +208,7 @@ export class GuestFs {
     // Directories last: adding their entries moved their mtimes.
     for (const [path, mtime] of times) await copy.utimes(path, mtime, mtime);
     const fs = new GuestFs(copy);
+    fs.pipes.made = this.pipes.made;
     for (const path of paths) {
       const [was, now] = [await this.memory.lstat(path), await copy.lstat(path)];
       if (was.identity && now.identity) fs.times.set(now.identity, this.times.of(was.identity, was.mtime));
@@ -281,10 +311,11 @@ export class GuestFs {
     return { type, mode: type === 'symlink' ? 0o777 : st.mode & 0o7777, size, mtime: st.mtime, atime, ...this.ownerOf(path) };
   }
 
-  /** A file's bytes, or a symlink's target. */
+  /** A file's bytes, or a symlink's target; a named pipe's once a writer writes them. */
   async read(path: string): Promise<Buffer> {
     const st = await this.memory.lstat(path);
     if (st.isSymbolicLink) return Buffer.from(await this.memory.readlink(path), 'utf8');
+    if (this.pipes.made && isFifoMode(st.mode)) return Buffer.from(await this.pipes.read(st.identity));
     const bytes = Buffer.from(await this.memory.readFileBuffer(path));
     await this.stamp(path, 'read');
     return bytes;
@@ -299,6 +330,7 @@ export class GuestFs {
 
   /** Writes (or appends to) a file; a new file takes the owner and mode given, an existing one keeps its own. */
   async write(path: string, content: Uint8Array, spec: WriteSpec): Promise<void> {
+    if (isFifoMode(spec.mode)) this.pipes.made = true;
     const existed = await this.memory.exists(path);
     if (spec.append && existed) await this.memory.appendFile(path, content);
     else await this.memory.writeFile(path, content);
@@ -307,6 +339,13 @@ export class GuestFs {
     await this.memory.chmod(path, spec.mode);
     this.claim(path, spec);
     await this.touchParent(path);
+  }
+
+  /** The inode of the named pipe at `path` (a final symlink followed), if there is one. */
+  private async pipeAt(path: string): Promise<unknown> {
+    if (!this.pipes.made) return undefined;
+    const st = await this.base.stat(path).catch(() => undefined);
+    return st && isFifoMode(st.mode) ? st.identity : undefined;
   }
 
   /** Makes a directory (its parent must exist); an existing one is left as it is. */
@@ -368,6 +407,12 @@ export class GuestFs {
         const changed = before ? undefined : await this.firstMissing(path);
         if (changed) await access.changeIn(posix.dirname(changed));
         else if (fn !== memory.mkdir) await access.write(path);
+        if (before && isFifoMode(before.mode)) {
+          // A named pipe: the write waits for a reader and hands it the bytes (the pipe keeps none).
+          await this.pipes.write(before.identity, bytesOf(rest[0], rest[1]));
+          await this.stamp(path, 'write');
+          return;
+        }
         await fn.call(memory, path, ...rest);
         if (before) {
           // A file written over keeps its mode (the in-memory filesystem's writeFile makes it 0644).
@@ -387,7 +432,15 @@ export class GuestFs {
         await creating(fn)(path, ...rest);
       };
     const overrides: Partial<Record<keyof InMemoryFs, unknown>> = {
-      ...checkedReads(memory, access, (path) => this.stamp(path, 'read')),
+      ...checkedReads(
+        memory,
+        access,
+        (path) => this.stamp(path, 'read'),
+        async (path) => {
+          const pipe = await this.pipeAt(path);
+          return pipe === undefined ? undefined : this.pipes.read(pipe);
+        },
+      ),
       writeFile: opening(memory.writeFile),
       appendFile: opening(memory.appendFile),
       mkdir: creating(memory.mkdir),
@@ -449,7 +502,8 @@ export class GuestFs {
         await access.search(path);
         await access.own(path);
         const before = await memory.stat(path).catch(() => undefined);
-        await memory.chmod(path, mode);
+        // The mode's type bits stay (a named pipe's: chmod(2) changes the permissions only).
+        await memory.chmod(path, (before && isFifoMode(before.mode) ? fifoBits : 0) | mode);
         // busybox's mkdir and touch give a new entry its mode in mkdir(2) and open(2), where the programs
         // here chmod it after: a chmod that changes nothing is not shown as a change.
         if (before && (before.mode & 0o7777) !== (mode & 0o7777)) await this.stamp(path, 'change');

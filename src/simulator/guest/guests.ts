@@ -399,6 +399,8 @@ export class Guests {
     const builtins = scriptedBuiltins(programs);
     if (builtins.length) scripted.push(scriptedBuiltinCommand(take, pause, scriptEnded));
     const shellState = shellBuiltins(() => cmd.lines?.typed?.() ?? []);
+    // A named pipe's open waits as a sleep does.
+    shellState.endWaitsWith(() => AbortSignal.any([killer.signal, interrupt.signal]));
     const startVariables = () => ashStartVariables(inst.nodeName);
     const processes = new ShellProcesses(shellPid, shellState, justBash.parse, startVariables);
     // Output is text unless a program wrote raw bytes (printf '\xff', dd): then it goes out byte for byte.

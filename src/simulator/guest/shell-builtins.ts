@@ -5,6 +5,7 @@ import { directoryStdinCommand } from './directory-stdin.js';
 import { terminalStdinCommand } from './terminal-stdin.js';
 import { jobDeath, lineOf, signalNumbers } from './guest-commands.js';
 import { defaultUmask } from './guest-fs.js';
+import { NamedPipes } from './guest-pipes.js';
 import { SignalTraps } from './signal-traps.js';
 import { appletNames } from './busybox-applets.js';
 
@@ -56,6 +57,8 @@ export interface ShellBuiltins {
   run<T>(shell: () => Promise<T>): Promise<T>;
   /** Aborted (reason: the signal) once the process running now is killed: a job `kill` ended. */
   killed(): AbortSignal;
+  /** What else ends a wait of this exec's processes (a named pipe's open): the exec killed, a Ctrl-C. */
+  endWaitsWith(end: () => AbortSignal): void;
   /**
    * A shell process starts inside this one (`sh -c`, `sh FILE`, a script run by its path): what
    * runs through its {@link SpawnedShell.run} has its own state, as a forked and exec'd shell has:
@@ -132,6 +135,17 @@ interface ProcessState {
  * of the process whose command called it, wherever the two interleave.
  */
 const running = new AsyncLocalStorage<{ owner: object; state: ProcessState }>();
+
+/** What else ends a wait of each exec's processes ({@link ShellBuiltins.endWaitsWith}), by the exec's owner. */
+const waitEnds = new WeakMap<object, () => AbortSignal>();
+
+// A wait at a named pipe ends when the process waiting is killed, or its exec is.
+NamedPipes.waitEnd = () => {
+  const store = running.getStore();
+  if (!store) return undefined;
+  const also = waitEnds.get(store.owner)?.();
+  return also ? AbortSignal.any([store.state.killed.signal, also]) : store.state.killed.signal;
+};
 
 /** A process that starts with `parent`'s umask, and its traps reset but for the ignored ones, as ash's fork does. */
 function forked(parent: ProcessState): ProcessState {
@@ -448,6 +462,7 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
     signals: top.signals,
     run: (shell) => within(top, shell),
     killed: () => here().killed.signal,
+    endWaitsWith: (end) => void waitEnds.set(owner, end),
     spawn,
   };
 }
