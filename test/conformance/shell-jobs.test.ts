@@ -225,6 +225,28 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // A job that runs a shell (`sh -c '…' &`) is that shell (ash execs it): a signal to `$!` runs its trap, after the command it
+  // came during; one it does not trap ends it (how it died is not held on stderr, as above).
+  {
+    script:
+      'rm -f /tmp/ready /tmp/go; sh -c \'trap "echo got TERM" TERM; touch /tmp/ready; while [ ! -e /tmp/go ]; do sleep 0.1; done; echo after\' & while [ ! -e /tmp/ready ]; do sleep 0.1; done; kill $!; touch /tmp/go; wait $!; echo rc=$?',
+    stdout: 'got TERM\nafter\nrc=0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  {
+    script:
+      "rm -f /tmp/ready; sh -c 'touch /tmp/ready; sleep 30 >/dev/null 2>&1' & while [ ! -e /tmp/ready ]; do sleep 0.1; done; kill $!; wait $!; echo rc=$?",
+    stdout: 'rc=143\n',
+    exitCode: 0,
+  },
+  {
+    script:
+      'rm -f /tmp/ready /tmp/go; sh -c \'trap "echo got USR1; exit 4" USR1; touch /tmp/ready; while [ ! -e /tmp/go ]; do sleep 0.1; done; echo after\' & while [ ! -e /tmp/ready ]; do sleep 0.1; done; kill -USR1 $!; touch /tmp/go; wait $!; echo rc=$?',
+    stdout: 'got USR1\nrc=4\n',
+    stderr: '',
+    exitCode: 0,
+  },
 ];
 
 /**

@@ -184,7 +184,8 @@ export class ShellProcesses {
       const number = shell.signals.endedBy;
       if (number !== undefined) {
         // Killed: no EXIT trap; its parent says how it died (ash's `sprint_status` of a foreground job), but for INT and PIPE.
-        const said = jobDeath(number);
+        // A job that runs the shell (`sh -c … &`) is that shell on the beds: killed with it, it says nothing of it (its `wait` does).
+        const said = this.builtins.killed().aborted ? '' : jobDeath(number);
         const died = named(result, source.name, script(), source.from === 2);
         return { ...died, stderr: `${died.stderr}${said}`, exitCode: 128 + number, ...jobs };
       }

@@ -127,6 +127,8 @@ interface ProcessState {
   killed: AbortController;
   /** The program it runs now, if any. */
   program?: readonly string[];
+  /** The shell started inside it that runs now (`sh -c … &`: what ash's job execs), if any. */
+  shell?: ProcessState;
 }
 
 /**
@@ -334,21 +336,31 @@ export function shellBuiltins(history: () => readonly string[] = () => []): Shel
     const found = jobs.get(pid);
     if (!found || found.job.reaped) return false;
     if (found.job.done || signal === 0) return true;
+    // A job that runs a shell (`sh -c '…' &`) is that shell on the beds (ash execs it): a signal its traps take runs them.
+    if (found.state.shell?.signals.deliver(signal)) return true;
     if (!found.state.signals.deliver(signal)) {
-      found.state.signals.endWith(signal);
-      found.state.killed.abort(signal);
+      // It dies, and so does the shell it runs (what runs it now wakes: its `sleep`, a wait at a named pipe).
+      for (let p: ProcessState | undefined = found.state; p; p = p.shell) {
+        p.signals.endWith(signal);
+        p.killed.abort(signal);
+      }
     }
     return true;
   };
 
   // A shell process started inside: its own traps and signals; its umask the parent's to begin with, its own after.
   const spawn = (): SpawnedShell => {
+    const parent = here();
     const traps = new Map<string, string>();
-    const state: ProcessState = { ...forked(here()), traps, current: traps, signals: new SignalTraps(traps) };
+    const state: ProcessState = { ...forked(parent), traps, current: traps, signals: new SignalTraps(traps) };
     return {
       signals: state.signals,
       exitTrap: () => state.traps.get('EXIT') || undefined,
-      run: (shell) => within(state, shell),
+      run: (shell) => {
+        const outer = parent.shell;
+        parent.shell = state;
+        return within(state, shell).finally(() => (parent.shell = outer));
+      },
     };
   };
   // The patched shell asks the traps of the shell process it runs in.
