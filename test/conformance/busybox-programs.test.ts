@@ -676,6 +676,14 @@ const cases: ShScript[] = [
     stderr: 'Terminated\nTerminated\nTerminated\n',
     exitCode: 0,
   },
+  // A shell timeout signals takes the signal by its trap (after the command it came during) and ends as that says; `-k`'s KILL after ends it.
+  {
+    script:
+      'timeout -s TERM 1 sh -c \'trap "echo got TERM; exit 7" TERM; sleep 2; echo after\'; echo rc=$?; timeout 1 sh -c \'trap "echo got TERM" TERM; sleep 2; echo after\'; echo rc=$?; timeout -k 1 1 sh -c \'trap "echo got TERM" TERM; sleep 5; echo after\'; echo rc=$?',
+    stdout: 'got TERM\nrc=7\ngot TERM\nafter\nrc=0\nrc=137\n',
+    stderr: 'Killed\n',
+    exitCode: 0,
+  },
   // grep's basic expressions take glibc's `\+`, `\?`, `\w`, `\s` (through regcomp); it refuses `-P` with its usage, 2, and takes `-a`.
   {
     script:

@@ -2,6 +2,7 @@ import type { Command, CommandContext, ExecResult } from 'just-bash';
 import { getopt, isResult, usage } from './busybox-getopt.js';
 import { jobDeath, signalNumbers } from './guest-commands.js';
 import { NamedPipes } from './guest-pipes.js';
+import { trappedByShellRunning } from './shell-builtins.js';
 import { execFailure } from './program-output.js';
 import { shellQuote } from './program-run.js';
 
@@ -48,7 +49,20 @@ export function timeoutCommand(): Command {
       const limit = seconds(secs);
       if (limit === undefined) return invalidNumber(secs);
       const watcher = new AbortController();
-      const timer = setTimeout(() => watcher.abort(), limit * 1000);
+      let killing: ReturnType<typeof setTimeout> | undefined;
+      let died = signal;
+      // A shell PROG that traps the signal takes it (its trap runs, and it ends as that says), but for `-k`'s KILL after.
+      const timer = setTimeout(() => {
+        if (!trappedByShellRunning(signal)) return watcher.abort();
+        if (typeof kill === 'string')
+          killing = setTimeout(
+            () => {
+              died = signalNumbers.KILL!;
+              watcher.abort();
+            },
+            seconds(kill)! * 1000,
+          );
+      }, limit * 1000);
       try {
         const ran = await run(ctx, argv, ctx.signal ? AbortSignal.any([ctx.signal, watcher.signal]) : watcher.signal);
         if (!watcher.signal.aborted || ctx.signal?.aborted)
@@ -56,9 +70,10 @@ export function timeoutCommand(): Command {
         // just-bash's word for the abort is not the guest's: the program died of the signal.
         // Nor is its complaint of a program that went on after the abort (one a named pipe's wait held): it died there.
         const stderr = ran.stderr.replace(/^(?:ba)?sh: (?:execution aborted|\S+ used its context after cancellation)\n/gm, '');
-        return { stdout: ran.stdout, stderr: `${stderr}${jobDeath(signal)}`, exitCode: 128 + signal };
+        return { stdout: ran.stdout, stderr: `${stderr}${jobDeath(died)}`, exitCode: 128 + died };
       } finally {
         clearTimeout(timer);
+        clearTimeout(killing);
       }
     },
   };

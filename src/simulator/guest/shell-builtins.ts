@@ -149,6 +149,15 @@ NamedPipes.waitEnd = () => {
   return also ? AbortSignal.any([store.state.killed.signal, also]) : store.state.killed.signal;
 };
 
+/**
+ * A signal for the shell the process running now runs (`timeout 1 sh -c 'trap … TERM; …'`, which
+ * on the beds signals that shell): true when the shell's trap takes it (run after the command it
+ * came during); false when there is no such shell, or it does not trap the signal.
+ */
+export function trappedByShellRunning(signal: number): boolean {
+  return running.getStore()?.state.shell?.signals.deliver(signal) ?? false;
+}
+
 /** A process that starts with `parent`'s umask, and its traps reset but for the ignored ones, as ash's fork does. */
 function forked(parent: ProcessState): ProcessState {
   const traps = new Map([...parent.current].filter(([, action]) => action === ''));
