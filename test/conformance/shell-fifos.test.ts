@@ -27,6 +27,12 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  {
+    script: 'cd /tmp; rm -f p; mkfifo p; mkdir p; echo rc=$?; mkdir -p p; echo rc=$?',
+    stdout: 'rc=1\nrc=1\n',
+    stderr: "mkdir: can't create directory 'p': File exists\nmkdir: can't create directory 'p': File exists\n",
+    exitCode: 0,
+  },
   // Opening one waits for the other end: a reader for a writer and a writer for a reader, whichever comes first; the reader
   // takes what was written. (The first case is a guard: a plain file would give the same.)
   {

@@ -407,7 +407,7 @@ export class GuestFs {
         const changed = before ? undefined : await this.firstMissing(path);
         if (changed) await access.changeIn(posix.dirname(changed));
         else if (fn !== memory.mkdir) await access.write(path);
-        if (before && isFifoMode(before.mode)) {
+        if (before && fn !== memory.mkdir && isFifoMode(before.mode)) {
           // A named pipe: the write waits for a reader and hands it the bytes (the pipe keeps none).
           await this.pipes.write(before.identity, bytesOf(rest[0], rest[1]));
           await this.stamp(path, 'write');
