@@ -6,7 +6,7 @@ import { banner, getopt, isResult, usage } from './busybox-getopt.js';
 import { resolvePath } from './file-status.js';
 import { defaultUmask, newEntryMode } from './guest-fs.js';
 import { errnos } from './fs-error.js';
-import { guestZone, offsetText, zoneOf, type Zone } from './guest-zone.js';
+import { fromLocal, guestZone, localTime, offsetText, zoneOf, type Zone } from './guest-zone.js';
 
 /** Each program's usage, as busybox prints it (to stderr, exit 1) for a wrong call. */
 const usages = {
@@ -64,20 +64,14 @@ export function parseMode(text: string, base: number, isDir = false): number | u
  * `YYYY-MM-DD [hh[:mm[:ss]]]`, `hh:mm[:ss]`, `MM.DD-hh:mm[:ss]`, `YYYY.MM.DD-hh:mm[:ss]`, `Mon DD
  * hh:mm:ss YYYY` (fields not given keep `now`'s: `date` gives it at midnight, `touch` as it is),
  * `[[[[[CC]YY]MM]DD]hh]mm[.ss]`; nothing else (`now`, `01/02/2024`, an ISO `T`). The fields are
- * local time in `zone` (mktime), `now` is given in it ({@link localNow}).
+ * local time in `zone` (mktime), `now` is given in it ({@link localTime}'s fields).
  */
 function parseDate(text: string, now: Date, zone: Zone): Date | undefined {
   // A negative count is refused, as on the beds (`date -d @-1`: invalid date).
   const m = /^@(\d+)$/.exec(text);
   if (m) return new Date(Number(m[1]) * 1000);
   const local = localFields(text, now);
-  return local && new Date(zone.fromLocal(local.getTime() / 1000) * 1000);
-}
-
-/** The current time in `zone`, its local fields written as UTC's. */
-function localNow(zone: Zone): Date {
-  const now = Math.floor(Date.now() / 1000);
-  return new Date((now + zone.at(now).offset) * 1000);
+  return local && fromLocal(zone, local);
 }
 
 /** parse_datestr's fields of `text` (the forms {@link parseDate} names but `@`), as UTC's. */
@@ -275,7 +269,7 @@ async function touch(args: string[], ctx: CommandContext, umask: number): Promis
   }
   const date = p.opts.get('t') ?? p.opts.get('d');
   if (typeof date === 'string') {
-    time = parseDate(date, localNow(zone), zone);
+    time = parseDate(date, localTime(zone, Date.now()).local, zone);
     if (!time) return { stdout: '', stderr: `touch: invalid date '${date}'\n`, exitCode: 1 };
   }
   const o = outcome();
@@ -511,12 +505,12 @@ async function date(args: string[], ctx: CommandContext): Promise<ExecResult> {
   const text =
     option === undefined ? undefined : option === '-d' ? args[at + 1] : option.startsWith('--') ? option.slice('--date='.length) : option.slice(2);
   if (text === undefined) return inZone(args, Math.floor(Date.now() / 1000), zone, ctx.origCommand);
-  const midnight = localNow(zone);
+  const midnight = localTime(zone, Date.now()).local;
   midnight.setUTCHours(0, 0, 0, 0);
   const hint = args.findIndex((a) => a.startsWith('-D'));
   const format = hint < 0 ? undefined : args[hint] === '-D' ? args[hint + 1] : args[hint]!.slice(2);
   const local = format === undefined ? undefined : strptime(text, format, midnight);
-  const when = format === undefined ? parseDate(text, midnight, zone) : local && new Date(zone.fromLocal(local.getTime() / 1000) * 1000);
+  const when = format === undefined ? parseDate(text, midnight, zone) : local && fromLocal(zone, local);
   if (!when) return { stdout: '', stderr: `date: invalid date '${text}'\n`, exitCode: 1 };
   const rest = args.filter((_a, i) => i !== at && !(i === at + 1 && option === '-d') && i !== hint && !(i === hint + 1 && args[hint] === '-D'));
   return inZone(rest, Math.floor(when.getTime() / 1000), zone, ctx.origCommand);

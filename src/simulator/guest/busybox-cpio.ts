@@ -15,8 +15,6 @@ const cpioUsage =
   '\t-F FILE\tInput (-t,-i,-p) or output (-o) file\n\t-R USER[:GRP]\tSet owner of created files\n\t-L\tDereference symlinks\n' +
   '\t-0\tNUL terminated input\n\t--ignore-devno\n\t--renumber-inodes\n';
 
-const two = (n: number): string => String(n).padStart(2, '0');
-
 /** One entry of a newc cpio archive. */
 export interface CpioEntry {
   name: string;

@@ -69,8 +69,6 @@ export async function debTar(deb: Buffer, part: DebPart, lzma = true): Promise<T
   return member ? untarMember(member.name, member.data) : [];
 }
 
-const two = (n: number): string => String(n).padStart(2, '0');
-
 /** `ls -l`'s type and permission letters (bb_mode_string) of a tar entry. */
 export function modeString(header: TarHeader): string {
   const letters: Record<string, string> = { directory: 'd', symlink: 'l', 'character-device': 'c', 'block-device': 'b', fifo: 'p' };

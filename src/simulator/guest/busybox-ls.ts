@@ -8,7 +8,7 @@ import { refused } from './guest-access.js';
 import { ProgramOutput } from './program-output.js';
 import type { ProgramHost } from './program-host.js';
 import { errnos } from './fs-error.js';
-import { localTime, offsetText, stampText, zoneOf, type Zone } from './guest-zone.js';
+import { localTime, stampWithOffset, zoneOf, type Zone } from './guest-zone.js';
 
 const usage =
   `${banner}Usage: ls [-1AaCxdLHRFplinshrSXvctu] [-w WIDTH] [FILE]...\n\nList directory contents\n\n` +
@@ -348,7 +348,7 @@ function shortTime(time: Date, now: number, zone: Zone): string {
 
 /** `--full-time`'s `2026-12-03 08:08:03 +0000`, in the guest's zone. */
 function fullTime(time: Date, zone: Zone): string {
-  return `${stampText(zone, time.getTime())} ${offsetText(zone.at(Math.floor(time.getTime() / 1000)).offset)}`;
+  return stampWithOffset(zone, time.getTime());
 }
 
 /**

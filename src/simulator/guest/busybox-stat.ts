@@ -8,7 +8,7 @@ import type { ProgramHost } from './program-host.js';
 import { dateOf } from './inode-times.js';
 import { ProgramOutput } from './program-output.js';
 import { errnos } from './fs-error.js';
-import { offsetText, stampText, zoneOf, type Zone } from './guest-zone.js';
+import { stampWithOffset, zoneOf, type Zone } from './guest-zone.js';
 
 const usageText =
   `Usage: stat [-ltf] [-c FMT] FILE...\n\nDisplay file (default) or filesystem status\n\n` +
@@ -114,8 +114,7 @@ function fileType(st: FileStatus): string {
 
 /** `2026-12-03 08:08:03.865123456 +0000`, from nanoseconds since the epoch, in the guest's zone. */
 function longTime(ns: bigint, zone: Zone): string {
-  const ms = dateOf(ns).getTime();
-  return `${stampText(zone, ms)}.${String(ns % 1_000_000_000n).padStart(9, '0')} ${offsetText(zone.at(Math.floor(ms / 1000)).offset)}`;
+  return stampWithOffset(zone, dateOf(ns).getTime(), `.${String(ns % 1_000_000_000n).padStart(9, '0')}`);
 }
 
 /** `%X`, `%Y`, `%Z`: whole seconds since the epoch. */

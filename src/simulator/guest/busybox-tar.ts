@@ -105,8 +105,6 @@ function modeString(header: TarHeader): string {
   return type + rwx(m >> 6, (m & 0o4000) !== 0, 's') + rwx(m >> 3, (m & 0o2000) !== 0, 's') + rwx(m, (m & 0o1000) !== 0, 't');
 }
 
-const two = (n: number): string => String(n).padStart(2, '0');
-
 /** header_verbose_list: mode, owner (names, else numbers), size in 9, time in `zone`, name, `-> target`. */
 function verboseLine(header: TarHeader, zone: Zone): string {
   const when = stampText(zone, (header.mtime ?? new Date(0)).getTime());

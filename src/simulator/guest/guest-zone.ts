@@ -31,7 +31,6 @@ export interface ZoneTime {
   name: string;
   /** Seconds east of UTC. */
   offset: number;
-  isDst: boolean;
 }
 
 export interface Zone {
@@ -190,7 +189,7 @@ function change(side: Side, year: number): number {
   return t - side.offset + r.secs;
 }
 
-const utc: Zone = { at: () => ({ name: 'UTC', offset: 0, isDst: false }), fromLocal: (s) => s };
+const utc: Zone = { at: () => ({ name: 'UTC', offset: 0 }), fromLocal: (s) => s };
 const cache = new Map<string, Zone>();
 
 /** The zone `TZ` names (undefined: unset). */
@@ -208,7 +207,7 @@ export function guestZone(tz: string | undefined): Zone {
       const ends = change(dst, year);
       const isDst = starts > ends ? seconds < ends || seconds >= starts : seconds >= starts && seconds < ends;
       const side = isDst ? dst : std;
-      return { name: side.name, offset: side.offset, isDst };
+      return { name: side.name, offset: side.offset };
     };
     zone = {
       at,
@@ -245,8 +244,18 @@ export function localTime(zone: Zone, ms: number): { local: Date; offset: number
   return { local: new Date(ms + offset * 1000), offset };
 }
 
+/** The moment whose local time in `zone` has the fields `local` has as UTC's (mktime, {@link Zone.fromLocal}). */
+export function fromLocal(zone: Zone, local: Date): Date {
+  return new Date(zone.fromLocal(local.getTime() / 1000) * 1000);
+}
+
 /** `2026-12-03 08:08:03`: the local time of `ms` in `zone` as busybox's listings write it (tar tv, cpio -tv, ls --full-time, stat). */
 export function stampText(zone: Zone, ms: number): string {
   const iso = localTime(zone, ms).local.toISOString();
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+}
+
+/** {@link stampText} with `fraction` after the seconds and the zone's offset then: `ls --full-time`'s and `stat`'s times. */
+export function stampWithOffset(zone: Zone, ms: number, fraction = ''): string {
+  return `${stampText(zone, ms)}${fraction} ${offsetText(zone.at(Math.floor(ms / 1000)).offset)}`;
 }

@@ -357,9 +357,11 @@ export class Guests {
         return false;
       },
     };
-    /** Waits, ending early when the command is killed or interrupted, or its own signal (e.g. `timeout`) fires. */
+    /** What ends any wait of the command's: it is killed, or interrupted (Ctrl-C). */
+    const waitsEnd = (): AbortSignal => AbortSignal.any([killer.signal, interrupt.signal]);
+    /** Waits, ending early when the command (or the process waiting) is killed or interrupted, or its own signal (e.g. `timeout`) fires. */
     const pause = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
-      sleepUnlessAborted(ms, AbortSignal.any([killer.signal, interrupt.signal, shellState.killed(), ...(signal ? [signal] : [])]));
+      sleepUnlessAborted(ms, AbortSignal.any([waitsEnd(), shellState.killed(), ...(signal ? [signal] : [])]));
     // A signal init exits on ends it once the command has ended (the daemon's exec returns first).
     let initEnds = false;
     const init = await guestInit(fs, inst.config['raw.lxc']);
@@ -400,7 +402,7 @@ export class Guests {
     if (builtins.length) scripted.push(scriptedBuiltinCommand(take, pause, scriptEnded));
     const shellState = shellBuiltins(() => cmd.lines?.typed?.() ?? []);
     // A named pipe's open waits as a sleep does.
-    shellState.endWaitsWith(() => AbortSignal.any([killer.signal, interrupt.signal]));
+    shellState.endWaitsWith(waitsEnd);
     const startVariables = () => ashStartVariables(inst.nodeName);
     const processes = new ShellProcesses(shellPid, shellState, justBash.parse, startVariables);
     // Output is text unless a program wrote raw bytes (printf '\xff', dd): then it goes out byte for byte.
