@@ -284,6 +284,17 @@ const afterTheShell: ShScript[] = [
 await conformance('the guest shell runs background jobs beside itself, with kill, wait and jobs, as busybox sh does', (target) => {
   const name = launchPerSuite(target);
   shScripts(target, name, [...cases, ...afterTheShell]);
+  /**
+   * `sh -c script` in the suite's instance, expected to print `says` on stdout: a stream the daemon
+   * lost under load gets its reruns ({@link printing}; a rerun of an exec that starts a job starts one more).
+   */
+  const run = (script: string, says: string) =>
+    printing(
+      target(),
+      async () => (await target().client.exec(name(), { command: ['sh', '-c', script] })).wait({ timeoutMs: 20_000 }),
+      says ? ['stdout'] : [],
+      says,
+    );
 
   // The ways a script sends a job's output elsewhere: the exec ends at once, the job waits beside it.
   const away: { job: string; says: string }[] = [
@@ -295,15 +306,6 @@ await conformance('the guest shell runs background jobs beside itself, with kill
   ];
   for (const { job, says } of away)
     it(`a job started as \`${job}\` leaves the exec to end without it`, async () => {
-      const t = target();
-      // A stream the daemon lost under load gets its reruns ({@link printing}); a rerun of the first exec starts one more such job.
-      const run = (script: string, says: string) =>
-        printing(
-          t,
-          async () => (await t.client.exec(name(), { command: ['sh', '-c', script] })).wait({ timeoutMs: 20_000 }),
-          says ? ['stdout'] : [],
-          says,
-        );
       // The job's file appears whole (made aside, then renamed), so the later exec never reads it half written.
       const waits = '(while [ ! -e /tmp/rt-go ]; do sleep 0.1; done; echo done > /tmp/rt-done.new; mv /tmp/rt-done.new /tmp/rt-done)';
       expect(await run(`rm -f /tmp/rt-go /tmp/rt-done; ${job.replace('JOB', waits)}`, says)).toMatchObject({ stdout: says, exitCode: 0 });
@@ -314,28 +316,28 @@ await conformance('the guest shell runs background jobs beside itself, with kill
     });
 
   it("a job an earlier exec left running is init's child in ps, and a later exec stops it by its pid", async () => {
-    const t = target();
-    const run = async (script: string) => (await t.client.exec(name(), { command: ['sh', '-c', script] })).wait({ timeoutMs: 20_000 });
-    expect(await run('sleep 30 >/dev/null 2>&1 & echo $! > /tmp/rt-job.pid; echo started')).toMatchObject({ stdout: 'started\n', exitCode: 0 });
+    expect(await run('sleep 30 >/dev/null 2>&1 & echo $! > /tmp/rt-job.pid; echo started', 'started\n')).toMatchObject({
+      stdout: 'started\n',
+      exitCode: 0,
+    });
     const listed = 'p=$(cat /tmp/rt-job.pid); ps -o pid,ppid,args | grep "^ *$p " | sed "s/^ *$p *//"; kill -0 $p && echo alive';
-    expect(await run(listed)).toMatchObject({ stdout: '1 sleep 30\nalive\n', exitCode: 0 });
+    expect(await run(listed, '1 sleep 30\nalive\n')).toMatchObject({ stdout: '1 sleep 30\nalive\n', exitCode: 0 });
     // A job of this exec gets a pid of its own; both end on the signal (the own one once the shell reaps it).
     const stopped =
       'sleep 30 >/dev/null 2>&1 & q=$!; p=$(cat /tmp/rt-job.pid); [ $q != $p ] && echo distinct; kill $p $q; ' +
       'while kill -0 $p 2>/dev/null || kill -0 $q 2>/dev/null; do sleep 0.1; done; echo gone';
-    expect(await run(stopped)).toMatchObject({ stdout: 'distinct\ngone\n', exitCode: 0 });
+    expect(await run(stopped, 'distinct\ngone\n')).toMatchObject({ stdout: 'distinct\ngone\n', exitCode: 0 });
   });
 
   it("a job whose output goes elsewhere than the exec's goes on after the exec ends, until the instance stops", async () => {
     const t = target();
-    const run = async (script: string) => (await t.client.exec(name(), { command: ['sh', '-c', script] })).wait({ timeoutMs: 20_000 });
     const ticks = 'rm -f /tmp/tick; (while :; do echo t >> /tmp/tick; sleep 0.2; done) >/dev/null 2>&1 & echo started';
-    expect(await run(ticks)).toMatchObject({ stdout: 'started\n', exitCode: 0 });
+    expect(await run(ticks, 'started\n')).toMatchObject({ stdout: 'started\n', exitCode: 0 });
     // A tick after this exec began: the job outlived the one that started it.
     const later = 'n=$(wc -l < /tmp/tick); while [ $(wc -l < /tmp/tick) -le $n ]; do sleep 0.1; done; echo ticking';
-    expect(await run(later)).toMatchObject({ stdout: 'ticking\n', exitCode: 0 });
+    expect(await run(later, 'ticking\n')).toMatchObject({ stdout: 'ticking\n', exitCode: 0 });
     await (await t.client.changeState(name(), { action: 'restart', force: true })).wait({ timeoutMs: 30_000 });
     const still = 'a=$(wc -l < /tmp/tick); sleep 1; b=$(wc -l < /tmp/tick); [ "$a" = "$b" ] && echo stopped';
-    expect(await run(still)).toMatchObject({ stdout: 'stopped\n', exitCode: 0 });
+    expect(await run(still, 'stopped\n')).toMatchObject({ stdout: 'stopped\n', exitCode: 0 });
   });
 });
