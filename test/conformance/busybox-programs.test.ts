@@ -743,6 +743,44 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // busybox runs in the C locale: printf's %c is a byte, and %s's width and precision count bytes (a character of UTF-8 can be cut).
+  {
+    script:
+      "printf '%-4s|%4s|%.1s|%.3s|%5.2s|%c|%-3c|%s|\\n' é é héllo héllo héllo é é ß | od -An -tx1; printf '%.1s%%|%3s\\n' 'é%' 'a\\b' | od -An -c; printf '%05s|%*s|%.*s|\\n' é 4 é 1 é | od -An -tx1",
+    stdout:
+      ' c3 a9 20 20 7c 20 20 c3 a9 7c 68 7c 68 c3 a9 7c\n 20 20 20 68 c3 7c c3 7c c3 20 20 7c c3 9f 7c 0a\n 303   %   |   a   \\   b  \\n\n 20 20 20 c3 a9 7c 20 20 c3 a9 7c c3 7c 0a\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // expr's substr and `:` cut bytes, and what they give is written as those bytes.
+  {
+    script: "expr substr héllo 2 1 | od -An -tx1; expr héllo : '\\(..\\)' | od -An -tx1; expr substr héllo 2 2",
+    stdout: ' c3 0a\n 68 c3 0a\né\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // awk's toupper and tolower map the ASCII letters only (the C locale).
+  {
+    script: "echo 'héllo Wörld' | awk '{print toupper($0); print tolower($0)}'; awk 'BEGIN{print toupper(\"àéÉ\"), tolower(\"ÀÉé\")}'",
+    stdout: 'HéLLO WöRLD\nhéllo wörld\nàéÉ ÀÉé\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // Bytes one command writes elsewhere (a file, a substitution, /dev/null) leave the next one's text as it is.
+  {
+    script:
+      "printf '\\377' > /tmp/rt-raw; echo é; x=$(printf '\\377'); echo \"é ${#x}\"; printf '\\377' | head -c 1 >/dev/null; printf 'é\\n' | head -c 3; rm /tmp/rt-raw",
+    stdout: 'é\né 1\né\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // Written out, bytes stay bytes beside text (a guard of the case above: it held before).
+  {
+    script: "printf '\\377'; echo é; { printf 'ü'; printf '\\376'; } | od -An -tx1",
+    stdout: '\ufffdé\n c3 bc fe\n',
+    stderr: '',
+    exitCode: 0,
+  },
 ];
 
 await conformance(

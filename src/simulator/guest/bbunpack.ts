@@ -174,7 +174,7 @@ export function bbunpack(host: ProgramHost, unpacker: Unpacker): Command {
         if (directory) failed(`can't remove file '${file}': Is a directory`);
         else await host.fs.remove(path!);
       }
-      return out.length ? bytesOutput(host.rawOutput, out, stderr, code) : { stdout: '', stderr, exitCode: code };
+      return out.length ? bytesOutput(out, stderr, code) : { stdout: '', stderr, exitCode: code };
     },
   };
 }

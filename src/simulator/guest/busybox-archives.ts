@@ -72,7 +72,7 @@ function unzipProgram(host: ProgramHost): Command {
         return ok(stdout);
       }
       if (flags.has('t')) return ok(stdout);
-      if (flags.has('p')) return bytesOutput(host.rawOutput, Buffer.concat(picked.filter((e) => !e.isDirectory).map((e) => e.getData())));
+      if (flags.has('p')) return bytesOutput(Buffer.concat(picked.filter((e) => !e.isDirectory).map((e) => e.getData())));
       const base = dir === undefined ? ctx.cwd : posix.resolve(ctx.cwd, dir);
       if (dir !== undefined) await mkdirs(host, base);
       for (const e of picked) {
@@ -214,7 +214,7 @@ function arProgram(host: ProgramHost): Command {
         await host.fs.write(target, m.data, { ...owner, mode: m.mode & 0o7777 });
         if (letters.includes('o')) await host.fs.memory.utimes(target, new Date(m.mtime * 1000), new Date(m.mtime * 1000));
       }
-      return action === 'p' ? bytesOutput(host.rawOutput, Buffer.concat([...bytes, Buffer.from(stdout, 'latin1')])) : ok(stdout);
+      return action === 'p' ? bytesOutput(Buffer.concat([...bytes, Buffer.from(stdout, 'latin1')])) : ok(stdout);
     },
   };
 }

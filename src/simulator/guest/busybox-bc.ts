@@ -361,12 +361,12 @@ export function bcCommand(host: ProgramHost): Command {
         vm.readLine = () => lexer?.takeLine();
         await runText(stdin.rest, undefined, true);
       } catch (e) {
-        if (e instanceof N.CalcQuit) return bytesOutput(host.rawOutput, Buffer.from(out.text, 'latin1'), stderr);
+        if (e instanceof N.CalcQuit) return bytesOutput(Buffer.from(out.text, 'latin1'), stderr);
         if (!(e instanceof N.CalcError)) throw e;
         const at = e instanceof N.CalcBareError ? '' : where();
-        return bytesOutput(host.rawOutput, Buffer.from(out.text, 'latin1'), `${stderr}bc: ${at}${e.message}\n`, 1);
+        return bytesOutput(Buffer.from(out.text, 'latin1'), `${stderr}bc: ${at}${e.message}\n`, 1);
       }
-      return bytesOutput(host.rawOutput, Buffer.from(out.text, 'latin1'), stderr);
+      return bytesOutput(Buffer.from(out.text, 'latin1'), stderr);
     },
   };
 }

@@ -32,7 +32,7 @@ function visible(c: number, tabs: boolean, ends: boolean): string {
  * and a tab, the count going on across files, every line ended), a file it cannot open `cat: F: why`
  * and a directory read as empty. Each message comes where the program reaches its operand.
  */
-export function busyboxCat(rawOutput: () => void): Command {
+export function busyboxCat(): Command {
   const plain = catCommand();
   return {
     name: 'cat',
@@ -56,7 +56,7 @@ export function busyboxCat(rawOutput: () => void): Command {
           else o.bytes(data);
           failed ||= !Buffer.isBuffer(data);
         }
-        return o.result(failed ? 1 : 0, rawOutput);
+        return o.result(failed ? 1 : 0);
       }
       const numbered = has('n') || has('b');
       if (['e', 't', 'v', 'A'].some(has)) {
@@ -104,7 +104,7 @@ export function busyboxCat(rawOutput: () => void): Command {
         }
         o.bytes(Buffer.from(text, 'latin1'));
       }
-      return o.result(failed ? 1 : 0, rawOutput);
+      return o.result(failed ? 1 : 0);
     },
   };
 }

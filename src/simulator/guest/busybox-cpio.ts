@@ -190,7 +190,7 @@ export function cpioProgram(host: ProgramHost): Command {
           await writeFile(host, posix.resolve(ctx.cwd, file), archive);
           return { stdout: '', stderr: missing ?? '', exitCode: code };
         }
-        return bytesOutput(host.rawOutput, archive, missing ?? '', code);
+        return bytesOutput(archive, missing ?? '', code);
       }
       if (!flags.has('t') && !flags.has('i')) return fail(cpioUsage);
       let data: Buffer;

@@ -202,7 +202,7 @@ export function cutCommand(host: ProgramHost): Command {
         });
         o.bytes(Buffer.from(text, 'latin1'));
       }
-      return o.result(o.stderr ? 1 : 0, host.rawOutput);
+      return o.result(o.stderr ? 1 : 0);
     },
   };
 }

@@ -472,12 +472,12 @@ export function dcCommand(host: ProgramHost): Command {
           await runText(stdin, undefined);
         }
       } catch (e) {
-        if (e instanceof N.CalcQuit) return bytesOutput(host.rawOutput, Buffer.from(out.text, 'latin1'));
+        if (e instanceof N.CalcQuit) return bytesOutput(Buffer.from(out.text, 'latin1'));
         if (!(e instanceof N.CalcError)) throw e;
         const at = e instanceof N.CalcBareError ? '' : where();
-        return bytesOutput(host.rawOutput, Buffer.from(out.text, 'latin1'), `dc: ${at}${e.message}\n`, 1);
+        return bytesOutput(Buffer.from(out.text, 'latin1'), `dc: ${at}${e.message}\n`, 1);
       }
-      return bytesOutput(host.rawOutput, Buffer.from(out.text, 'latin1'));
+      return bytesOutput(Buffer.from(out.text, 'latin1'));
     },
   };
 }

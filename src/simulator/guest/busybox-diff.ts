@@ -155,7 +155,7 @@ function unified(a: Line[], b: Line[], names: [string, string], opts: Options): 
  * `\ No newline at end of file`; 0 the same, 1 different, 2 trouble. The edit script is jsdiff's
  * (Myers), which for an ambiguous change may align lines otherwise than busybox's own algorithm.
  */
-export function diffCommand(rawOutput: () => void): Command {
+export function diffCommand(): Command {
   return {
     name: 'diff',
     async execute(args, ctx) {
@@ -181,7 +181,7 @@ export function diffCommand(rawOutput: () => void): Command {
         context,
       };
       const result = await compareOperands(ctx, operands[0]!, operands[1]!, options);
-      return bytesOutput(rawOutput, Buffer.from(result.out, 'latin1'), result.err, result.status);
+      return bytesOutput(Buffer.from(result.out, 'latin1'), result.err, result.status);
     },
   };
 }

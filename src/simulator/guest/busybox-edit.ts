@@ -111,7 +111,7 @@ export function busyboxEditors(host: ProgramHost): Command[] {
       if ('exitCode' in options) return options;
       const session = new EdSession(host, ctx.cwd, stdinBytes(ctx).toString('latin1'), await expandPrompt(options.prompt, ctx, host.uid));
       await session.run(options.file);
-      return bytesOutput(host.rawOutput, Buffer.from(session.out, 'latin1'), session.err);
+      return bytesOutput(Buffer.from(session.out, 'latin1'), session.err);
     },
   };
   const mim: Command = {

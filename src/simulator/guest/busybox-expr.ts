@@ -1,5 +1,6 @@
 import type { Command, ExecResult } from 'just-bash';
 import { longest, posixRegex, PosixRegexError } from './posix-regex.js';
+import { bytesOutput } from './bytes-output.js';
 
 /**
  * busybox 1.35's `expr` (coreutils/expr.c), as the test beds run it: 64-bit integers that wrap,
@@ -207,7 +208,8 @@ export function exprCommand(): Command {
           args.map((a) => Buffer.from(a, 'utf8').toString('latin1')),
           warn,
         );
-        return { stdout: `${Buffer.from(text(result), 'latin1').toString('utf8')}\n`, stderr, exitCode: isNull(result) ? 1 : 0 };
+        // Its bytes as they are: `substr` and `:` can cut a character of UTF-8 in two.
+        return bytesOutput(Buffer.from(`${text(result)}\n`, 'latin1'), stderr, isNull(result) ? 1 : 0);
       } catch (err) {
         if (!(err instanceof ExprError)) throw err;
         return { stdout: '', stderr: `${stderr}expr: ${err.message}\n`, exitCode: 2 };

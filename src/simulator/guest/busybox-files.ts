@@ -36,8 +36,6 @@ export interface FilesHost {
   fs: GuestFs;
   uid: number;
   gid: number;
-  /** Says that a program wrote raw bytes (not text) to the command's output. */
-  rawOutput: () => void;
   /** The process's umask as its shell has it now (default 022). */
   umask?: () => number;
 }
@@ -142,7 +140,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
         return Buffer.from(toDos ? text.replace(/\n/g, '\r\n') : text, 'latin1');
       };
       if (files.length === 0) {
-        return bytesOutput(host.rawOutput, convert(Buffer.from(String(ctx.stdin), 'latin1')));
+        return bytesOutput(convert(Buffer.from(String(ctx.stdin), 'latin1')));
       }
       // With files, each is converted in place.
       for (const f of files) {
@@ -273,7 +271,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     duCommand(host),
     ...busyboxNodes(host),
     busyboxPatch(host),
-    diffCommand(host.rawOutput),
+    diffCommand(),
     ...busyboxMisc(host),
     ...busyboxTables(host),
     mkpasswdCommand(),

@@ -405,12 +405,12 @@ async function find(host: ProgramHost, argv: string[], ctx: CommandContext): Pro
     for (const path of paths) if (!(await walk(path, 0))) status = 1;
   } catch (e) {
     if (!(e instanceof Quit)) throw e;
-    return out.result(status, host.rawOutput);
+    return out.result(status);
   }
   for (const batch of plus) {
     if (batch.names.length === 0) continue;
     const exit = await run(batch.argv.flatMap((a) => (a === '{}' ? batch.names : [a])));
     if (exit !== 0) status = 1;
   }
-  return out.result(status, host.rawOutput);
+  return out.result(status);
 }

@@ -208,7 +208,7 @@ export function busyboxMisc(host: ProgramHost): Command[] {
       const data = b64 ? Buffer.from(body.slice(0, Math.max(0, body.indexOf('===='))).join(''), 'base64') : uudecodeBody(body);
       const target = out ?? name!;
       if (target === '-' || target === '/dev/stdout') {
-        return bytesOutput(host.rawOutput, data);
+        return bytesOutput(data);
       }
       const path = posix.resolve(ctx.cwd, target);
       const existing = await host.fs.entry(path);

@@ -125,8 +125,11 @@ function scanFormat(format: string): Piece[] {
   return pieces;
 }
 
+/** A conversion of a format. */
+type Directive = Extract<Piece, { kind: 'directive' }>;
+
 /** The arguments a directive takes: one, and one more for each `*`. */
-const argsTaken = (d: Extract<Piece, { kind: 'directive' }>): number => 1 + Number(d.width === '*') + Number(d.precision === '*');
+const argsTaken = (d: Directive): number => 1 + Number(d.width === '*') + Number(d.precision === '*');
 
 /** The source of a piece, for the format given to just-bash. */
 function sourceOf(p: Piece): string {
@@ -194,6 +197,13 @@ function busyboxFloat(arg: string): string | undefined {
   return String((hex[1] === '-' ? -1 : 1) * (parseInt(hex[2] || '0', 16) + fraction) * 2 ** Number(hex[4] ?? 0));
 }
 
+/** Whether text has a character past ASCII, which the C locale reads as its UTF-8 bytes. */
+const beyondAscii = (text: string): boolean => /[^\x00-\x7f]/.test(text);
+
+/** Bytes as a format that prints them: past ASCII as `\xHH`, `%` and the backslash escaped. */
+const literal = (bytes: Buffer): string =>
+  [...bytes].map((b) => (b >= 0x80 ? `\\x${b.toString(16)}` : b === 0x25 ? '%%' : b === 0x5c ? '\\\\' : String.fromCharCode(b))).join('');
+
 /**
  * busybox's reading of the numbers a format takes, where just-bash's printf (JS numbers) differs:
  * integers of 64 bits, an argument that is not all a number printed as 0 with `sh: invalid number
@@ -204,7 +214,8 @@ function busyboxFloat(arg: string): string | undefined {
  */
 function busyboxNumbers(pieces: Piece[], args: string[]): { format: string; args: string[]; stderr: string; failed: boolean } | undefined {
   const directives = pieces.filter((p) => p.kind === 'directive');
-  if (!directives.some((d) => !'bs'.includes(d.conversion) || d.width === '*' || d.precision === '*')) return undefined;
+  const bytewise = (d: Directive): boolean => d.conversion === 's' && (d.width !== '' || d.precision !== undefined) && args.some(beyondAscii);
+  if (!directives.some((d) => !'bs'.includes(d.conversion) || d.width === '*' || d.precision === '*' || bytewise(d))) return undefined;
   let format = '';
   const passed: string[] = [];
   let stderr = '';
@@ -254,6 +265,12 @@ function busyboxNumbers(pieces: Piece[], args: string[]): { format: string; args
         // The empty argument's character is its terminating NUL byte, which C's %c writes.
         next++;
         format += padded('\\000', width + 3, flags);
+      } else if ((p.conversion === 'c' || p.conversion === 's') && beyondAscii(args[next] ?? '')) {
+        // busybox runs in the C locale: %c is the argument's first byte, and %s's width and precision count bytes.
+        const bytes = Buffer.from(take(), 'utf8');
+        const kept = p.conversion === 'c' ? bytes.subarray(0, 1) : precision === undefined ? bytes : bytes.subarray(0, precision);
+        const pad = ' '.repeat(Math.max(0, width - kept.length));
+        format += flags.has('-') ? literal(kept) + pad : pad + literal(kept);
       } else {
         format += p.conversion === 'b' ? '%b' : `${spec}${p.conversion}`;
         passed.push(take());
@@ -283,7 +300,7 @@ function stderrFirst(result: ExecResult): ExecResult {
  * written as that byte (just-bash writes `\xff` as the text `ÿ`, two bytes in UTF-8). Its output
  * and messages are busybox's on the test beds (`test/conformance/busybox-programs.test.ts`).
  */
-export function printfCommand(host: { rawOutput: () => void }): Command {
+export function printfCommand(): Command {
   const printf: Command = {
     name: 'printf',
     async execute(args, ctx): Promise<ExecResult> {
@@ -315,7 +332,6 @@ export function printfCommand(host: { rawOutput: () => void }): Command {
     // exec hands text out as UTF-8, where it would decode bytes back into a character of one byte.
     const bytes = Buffer.from(out, 'latin1');
     if (!raw || isUtf8(bytes)) return { ...result, stdout: bytes.toString('utf8') };
-    host.rawOutput();
     return { ...result, stdout: out, stdoutKind: 'bytes' };
   }
   return printf;

@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { statfsSync } from 'node:fs';
 import { posix } from 'node:path';
@@ -21,8 +20,6 @@ export interface BusyboxHost {
   init: GuestInit;
   /** The pid of the command's shell (`$$`). */
   pid: number;
-  /** Says that a program wrote raw bytes (not text) to the command's output. */
-  rawOutput: () => void;
   /** The process's umask as its shell has it now (default 022). */
   umask?: () => number;
   /** The background jobs running in the instance (`cmd &`), which `ps` lists. */
@@ -161,7 +158,7 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
       const partial = data.length % bs ? 1 : 0;
       const stats = `${full}+${partial} records in\n${full}+${partial} records out\n`;
       if (opt.of === undefined) {
-        return bytesOutput(host.rawOutput, data, stats);
+        return bytesOutput(data, stats);
       }
       const path = posix.resolve(ctx.cwd, opt.of);
       const existing = await host.fs.entry(path);
@@ -223,7 +220,7 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
       return ok(header + procs.map((p) => line(fields.map((f) => columns[f]!.value(p)))).join(''));
     },
   };
-  return [printfCommand(host), tr, yes, mktemp, chown, dd, df, ps, exprCommand()];
+  return [printfCommand(), tr, yes, mktemp, chown, dd, df, ps, exprCommand()];
 }
 
 /** busybox df -h's sizes: one decimal below 10, units K M G T, from KiB. */

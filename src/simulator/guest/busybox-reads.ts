@@ -127,7 +127,7 @@ function headCommand(host: ProgramHost): Command {
         const data = f === '-' ? stdinBytes(ctx) : Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, f)));
         out.bytes(bytes ? data.subarray(0, count.allBut ? Math.max(0, data.length - count.n) : count.n) : firstLines(data, count.n, count.allBut));
       }
-      return out.result(out.stderr ? 1 : 0, host.rawOutput);
+      return out.result(out.stderr ? 1 : 0);
     },
   };
 }
@@ -180,14 +180,14 @@ function tailCommand(host: ProgramHost): Command {
         const file = kept.find((k, i) => i !== from + 1 && !k.startsWith('-') && !k.startsWith('+'));
         const data = file === undefined ? stdinBytes(ctx) : Buffer.from(await ctx.fs.readFileBuffer(ctx.fs.resolvePath(ctx.cwd, file)));
         const start = Math.max(0, Number(kept[from + 1]!.slice(1)) - 1);
-        return bytesOutput(host.rawOutput, data.subarray(start), stderr, stderr ? 1 : 0);
+        return bytesOutput(data.subarray(start), stderr, stderr ? 1 : 0);
       }
       // `-` alone is stdin, which just-bash's tail reads when it is given no file.
       const result = await ctx.origCommand(operands === 1 && kept.includes('-') ? kept.filter((k) => k !== '-') : kept);
       const out = new ProgramOutput();
       out.err(stderr);
       out.append(result);
-      return out.result(stderr ? 1 : result.exitCode, host.rawOutput);
+      return out.result(stderr ? 1 : result.exitCode);
     },
   };
 }

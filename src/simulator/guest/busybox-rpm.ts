@@ -315,7 +315,7 @@ function rpm2cpioProgram(host: ProgramHost): Command {
           if (data.length === 0) throw new Died('lseek(96, 1): Illegal seek');
         } else data = await openFile(host, ctx, file);
         const rpm = RpmPackage.read(data, file ?? 'standard output');
-        return bytesOutput(host.rawOutput, await rpm.payload(true));
+        return bytesOutput(await rpm.payload(true));
       } catch (err) {
         if (!(err instanceof Died)) throw err;
         return { stdout: '', stderr: `rpm2cpio: ${err.message}\n`, exitCode: 1 };

@@ -169,7 +169,7 @@ class SedRun implements SedInput {
     }
     await this.closeWFiles();
     this.flushOut();
-    const result: ExecResult & StdinLeft = this.o.result(this.exitCode, this.host.rawOutput);
+    const result: ExecResult & StdinLeft = this.o.result(this.exitCode);
     // What a `q` left of its stdin unread: on a terminal, sed has ended there (terminal-stdin.ts).
     const stdin = this.stdinStream;
     if (stdin && stdin.pos < stdin.data.length) result.jbStdinLeft = stdin.data.length - stdin.pos;

@@ -282,7 +282,7 @@ export function sortCommand(host: ProgramHost): Command {
         return o.result(0);
       }
       o.bytes(out);
-      return o.result(0, host.rawOutput);
+      return o.result(0);
     },
   };
 }

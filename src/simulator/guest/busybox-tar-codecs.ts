@@ -83,9 +83,7 @@ export type Encoded = { data: Buffer } | { failed: string };
 export async function encode(host: ProgramHost, ctx: Parameters<Command['execute']>[1], codec: TarCodec, data: Buffer): Promise<Encoded> {
   if (codec === 'gzip') return { data: gzipStream(data) };
   if (codec === 'compress') return { failed: "tar: can't execute 'compress': No such file or directory\n" };
-  // The compressor's output is the archive, not the command's: it must not mark the command's output raw.
-  const quiet: ProgramHost = { ...host, rawOutput: () => undefined };
-  const applet = [...busyboxUnpackers(quiet), ...busyboxLz(quiet)].find((c) => c.name === codec)!;
+  const applet = [...busyboxUnpackers(host), ...busyboxLz(host)].find((c) => c.name === codec)!;
   const ran = await applet.execute(['-f'], { ...ctx, stdin: data.toString('latin1') as unknown as CommandContext['stdin'] });
   if (ran.exitCode !== 0) return { failed: ran.stderr };
   return { data: Buffer.from(ran.stdout, ran.stdoutKind === 'bytes' ? 'latin1' : 'utf8') };

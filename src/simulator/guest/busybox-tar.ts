@@ -261,7 +261,7 @@ export function tarCommand(host: ProgramHost): Command {
         if (run.delayed) run.warn('error exit delayed from previous errors');
         const exitCode = run.delayed || childFailed ? 1 : 0;
         if (raw) run.bytes(raw);
-        return run.result(exitCode, host.rawOutput);
+        return run.result(exitCode);
       };
       try {
         let cwd = ctx.cwd;

@@ -55,13 +55,7 @@ type JustBash = typeof import('just-bash');
 type Program = { code: string } | { module: string } | { path: string } | { stdin: true };
 
 /** The guest's `python3` at `path` (its name, and the command `python3` on PATH). */
-export function pythonCommand(
-  path: string,
-  justBash: JustBash,
-  owner: { uid: number; gid: number },
-  /** Says the output holds raw bytes (not UTF-8): the guest then hands it on byte for byte. */
-  rawOutput: () => void,
-): Command {
+export function pythonCommand(path: string, justBash: JustBash, owner: { uid: number; gid: number }): Command {
   return {
     name: 'python3',
     async execute(args: string[], ctx: CommandContext): Promise<ExecResult> {
@@ -132,11 +126,13 @@ export function pythonCommand(
       });
       // What reached the WASM's own descriptors (a failure to start, os.write(1, …)) comes first.
       const [out, err] = [Buffer.concat(output[1]), Buffer.concat(output[2])];
-      if (!isUtf8(out) || !isUtf8(err)) rawOutput();
+      // Bytes that are not UTF-8 make the output bytes, one character a byte, the text before them in UTF-8.
+      const raw = !isUtf8(out);
       return {
-        stdout: result.stdout + textOf(out),
+        stdout: raw ? Buffer.concat([Buffer.from(result.stdout), out]).toString('latin1') : result.stdout + out.toString('utf8'),
         stderr: result.stderr + textOf(err),
         exitCode: result.exitCode,
+        ...(raw ? { stdoutKind: 'bytes' as const } : {}),
       };
     },
   };

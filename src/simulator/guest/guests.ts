@@ -21,7 +21,7 @@ import { busyboxLs } from './busybox-ls.js';
 import { busyboxStat } from './busybox-stat.js';
 import { busyboxCoreutils } from './busybox-coreutils.js';
 import { guestInit, writeDevices, writeProc, writeSelf } from './guest-proc.js';
-import { followedBy, rewordedWrites, type OutputPart } from './program-output.js';
+import { followedBy, orderOf, rewordedWrites, type OutputPart } from './program-output.js';
 import { runToSyntaxError, ScriptFeed, type ScriptSource, type ScriptStream, type StdinPipe } from './script-feed.js';
 import { ashStartVariables, endedShell, ShellProcesses, shellMessages, statusAfterExitTrap, type StreamedScript } from './nested-shell.js';
 import { builtinShadows, scriptedBuiltinCommand, scriptedBuiltins } from './scripted-builtins.js';
@@ -405,11 +405,9 @@ export class Guests {
     shellState.endWaitsWith(waitsEnd);
     const startVariables = () => ashStartVariables(inst.nodeName);
     const processes = new ShellProcesses(shellPid, shellState, justBash.parse, startVariables);
-    // Output is text unless a program wrote raw bytes (printf '\xff', dd): then it goes out byte for byte.
-    let raw = false;
     /** What a shell wrote so far, to {@link GuestCommand.output} (in the order written, on a terminal). */
     const sendOutput = (stdout: string, stderr: string, writes: OutputPart[]): void => {
-      const { code: _code, ...part } = ended(stdout, stderr, 0, raw, cmd.terminal && writes);
+      const { code: _code, ...part } = ended(writes, 0, !!cmd.terminal);
       cmd.output?.(part);
     };
     const lines = cmd.lines;
@@ -444,7 +442,7 @@ export class Guests {
     // The jobs running beside the command's shell, and those earlier commands left running.
     const jobsNow = (): GuestProcEntry[] => [...jobEntries(shellState, shellPid, cmd.argv), ...this.leftRunning(inst)];
     const own = [
-      ...busyboxCommands({ fs: seen, uid, gid, init, pid: shellPid, rawOutput: () => (raw = true), umask: shellState.umask, jobs: jobsNow }),
+      ...busyboxCommands({ fs: seen, uid, gid, init, pid: shellPid, umask: shellState.umask, jobs: jobsNow }),
       ...aliasCommands(),
       ...busyboxSystem({
         fs: seen,
@@ -464,21 +462,21 @@ export class Guests {
         signalJob: (pid, signal) => proc.signalShell(pid, signal),
       }),
       ...busyboxText(),
-      ...busyboxFiles({ fs: seen, uid, gid, rawOutput: () => (raw = true), umask: shellState.umask }),
+      ...busyboxFiles({ fs: seen, uid, gid, umask: shellState.umask }),
       ...busyboxTty(cmd.terminal),
       ...guestCommands(proc),
       sleepCommand(pause),
-      busyboxLs({ fs: seen, uid, gid, rawOutput: () => (raw = true) }, cmd.terminal),
-      busyboxStat({ fs: seen, uid, gid, rawOutput: () => (raw = true) }),
+      busyboxLs({ fs: seen, uid, gid }, cmd.terminal),
+      busyboxStat({ fs: seen, uid, gid }),
       ...busyboxCoreutils(shellState.umask),
-      busyboxCat(() => (raw = true)),
+      busyboxCat(),
       whichCommand(),
       ...testPrograms(),
       ...shellState.commands,
       processes.command('sh'),
       processes.command('ash'),
       // An image that carries Python says where (`reflex.python`): its guests run a real CPython.
-      ...(inst.config['image.reflex.python'] ? [pythonCommand(inst.config['image.reflex.python'], justBash, { uid, gid }, () => (raw = true))] : []),
+      ...(inst.config['image.reflex.python'] ? [pythonCommand(inst.config['image.reflex.python'], justBash, { uid, gid })] : []),
       ...scripted,
     ];
     const ownNames = new Set(own.map((c) => c.name));
@@ -608,8 +606,8 @@ export class Guests {
         result.exitCode === 127 &&
         (/command not found|command not available in browser/.test(result.stderr) || isMissingPath(result.stderr, program))
       )
-        return ended('', '', 127);
-      if (!shell && result.exitCode === 126) return ended('', '', 126);
+        return ended([], 127);
+      if (!shell && result.exitCode === 126) return ended([], 126);
       // The EXIT trap runs as the shell ends, in the state the script left (its variables, its
       // directory, its status as `$?` and its options: the patched shell's `jbStatus`, `jbOptions`).
       const onExit = shellState.exitTrap();
@@ -631,7 +629,7 @@ export class Guests {
       const late = (await (ran as ExecResult & { jbBgRest?: Promise<ExecResult[]> }).jbBgRest) ?? [];
       const written = [...(trapped ? [trapped] : []), ...late].reduce<ExecResult>(followedBy, result);
       // The order of the writes matters only where both streams meet, on a terminal.
-      return ended(written.stdout, words(written.stderr), statusAfterExitTrap(result, trapped), raw, cmd.terminal && rewordedWrites(written, words));
+      return ended(rewordedWrites(written, words), statusAfterExitTrap(result, trapped), !!cmd.terminal);
     } finally {
       cmd.signal?.removeEventListener('abort', onOuterAbort);
       cmd.signals?.removeEventListener('signal', onSignal);
@@ -729,18 +727,22 @@ function passThrough(name: string): Command {
 }
 
 /** A killed command: 128 + the signal, with the output it wrote before (none when it had to be aborted). */
-function killed(signal: number, sofar?: { stdout: string; stderr: string }): GuestResult {
+function killed(signal: number, sofar?: ExecResult): GuestResult {
   const code = harmlessSignals.has(signal) ? 0 : 128 + signal;
-  return sofar ? ended(sofar.stdout, sofar.stderr, code) : { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), code };
+  return sofar ? ended(orderOf(sofar), code) : { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), code };
 }
 
-/** A command's result as bytes; `writes`, the order its output and messages were written in (on a terminal), gives what the terminal shows. */
-function ended(stdout: string, stderr: string, code: number, raw = false, writes?: OutputPart[]): GuestResult {
-  const terminal = writes && Buffer.concat(writes.map(([fd, text]) => (fd === 1 ? stdoutBytes(text, raw) : outputBytes(text))));
-  return { stdout: stdoutBytes(stdout, raw), stderr: outputBytes(stderr), code: code & 0xff, ...(terminal ? { terminal } : {}) };
+/**
+ * A command's result as bytes, from its writes in the order written: each program's raw bytes as
+ * they are, text in UTF-8, so what one program wrote as bytes (`printf '\xff' > f`) changes nothing
+ * of another's text. On a terminal, the writes of both streams in their order are what it shows.
+ */
+function ended(writes: OutputPart[], code: number, terminal = false): GuestResult {
+  const bytes = (fd?: 1 | 2) => Buffer.concat(writes.filter(([to]) => fd === undefined || to === fd).map(([, text, raw]) => stdoutBytes(text, raw)));
+  return { stdout: bytes(1), stderr: bytes(2), code: code & 0xff, ...(terminal ? { terminal: bytes() } : {}) };
 }
 
-/** Raw bytes in the output: each character up to U+00FF is its byte (text beyond Latin-1 stays UTF-8). */
+/** A write's bytes: raw ones each character up to U+00FF its byte (text beyond Latin-1 stays UTF-8), text as {@link outputBytes}. */
 function stdoutBytes(stdout: string, raw: boolean): Buffer {
   return raw && !/[^\u0000-\u00ff]/.test(stdout) ? Buffer.from(stdout, 'latin1') : outputBytes(stdout);
 }

@@ -10,8 +10,6 @@ export interface ProgramHost {
   fs: GuestFs;
   uid: number;
   gid: number;
-  /** Says that a program wrote raw bytes (not text) to the command's output. */
-  rawOutput: () => void;
   /** The process's umask as its shell has it now (default 022). */
   umask?: () => number;
 }

@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import type { ExecResult } from 'just-bash';
 
 /**
@@ -65,14 +64,12 @@ export class ProgramOutput {
   }
 
   /**
-   * The result, with its writes' order. `rawOutput` is told when the bytes written are not UTF-8
-   * text (bytes-output.ts says why that matters).
+   * The result, with its writes' order: bytes (`stdoutKind`) once a write was.
    */
-  result(exitCode: number, rawOutput?: () => void): OrderedResult {
+  result(exitCode: number): OrderedResult {
     const interleaved = this.#stdout !== '' && this.#stderr !== '';
     const order = interleaved ? { jbLog: this.parts } : {};
     if (!this.#raw) return { stdout: this.#stdout, stderr: this.#stderr, exitCode, ...order };
-    if (!isUtf8(Buffer.from(this.#stdout, 'latin1'))) rawOutput?.();
     return { stdout: this.#stdout, stderr: this.#stderr, exitCode, stdoutKind: 'bytes', ...order };
   }
 
