@@ -766,6 +766,47 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // busybox's tr: its usage, an unknown option, an empty STRING2 and a malformed [=C=] refused.
+  {
+    script:
+      "tr 2>&1; echo rc=$?; tr -x a 2>&1 | head -1; echo ab | tr a '' 2>&1; echo rc=$?; echo abc | tr '[=b' X 2>&1 | head -1; echo abc | tr -s 2>&1 | head -1",
+    stdout:
+      "BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: tr [-cds] STRING1 [STRING2]\n\nTranslate, squeeze, or delete characters from stdin, writing to stdout\n\n\t-c\tTake complement of STRING1\n\t-d\tDelete input characters coded STRING1\n\t-s\tSqueeze multiple output characters of STRING2 into one character\nrc=1\ntr: invalid option -- 'x'\ntr: STRING2 cannot be empty\nrc=1\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n",
+    stderr: '',
+    exitCode: 0,
+  },
+  // tr on bytes (the C locale): a character of UTF-8 is its bytes in the sets and the input.
+  {
+    script:
+      "echo héllo | tr -c 'a-z\\n' '_'; echo héllo | tr 'é' 'xy' | od -An -c; echo héllo | tr -d '\\303' | od -An -tx1; echo é | tr '\\303\\251' 'EE'; echo 'Ça' | tr '[:upper:]' '[:lower:]'",
+    stdout: 'h__llo\n   h   x   y   l   l   o  \\n\n 68 a9 6c 6c 6f 0a\nEE\nÇa\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // tr's escapes as libbb reads them (\xHH, octal while a byte, letters; others the backslash itself).
+  {
+    script:
+      "printf 'a\\tb\\\\c\\n' | tr '\\t\\\\' 'TB'; echo abc | tr '\\x61\\142' 'XY'; echo abc | tr 'a\\z' 'XY'; echo 'a\\z' | tr '\\z' 'XY'; echo abc | tr 'c-a' 'X'; echo abc | tr abc '\\x'; echo abc | tr '\\400' Z; echo ab4 | tr '\\4' Z; printf 'a\\0b' | tr '\\000' '-'; echo",
+    stdout: 'aTbBc\nXYc\nXbc\naXY\nabc\n\\xx\nabc\nab4\na-b\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // tr's ranges, classes and brackets as coreutils/tr.c expands them (a reversed range is empty; [ is itself but for [:class:] and [=C=]).
+  {
+    script:
+      "echo 'a[b]c' | tr '[b]' 'xyz'; echo 'abc' | tr '[=b=]' 'X'; echo abc | tr '[:foo:]' 'X'; echo 'x[:y' | tr '[:' 'AB'; echo abc | tr 'a-c' 'z-x'; echo 'a-z' | tr 'a\\-z' 'XYZ'; echo abc | tr '\\\\-b' X; echo abc | tr 'a-b-c' 'XYZW'; echo abc | tr 'a-\\x63' 'X'; echo a | tr -c a",
+    stdout: 'axyzc\naXc\nabc\nxABy\n000\nZ-Z\nXXc\nXYW\nXXX\na\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // tr -c, -d and -s together, and the C locale's classes (a guard: just-bash's tr gave the same).
+  {
+    script:
+      "echo hello | tr -cs 'a-z' '\\n'; echo 'one two  three' | tr -cs '[:alnum:]' '\\n' | wc -l; echo a | tr -Cd x; echo abc | tr -ds b c; echo abcabc | tr -sc a X; echo; echo 'xyz09AF' | tr '[:xdigit:]' '_'; echo 'a.b,c;' | tr '[:punct:]' '.'; printf 'a\\001b\\n' | tr '[:cntrl:]' 'X'; echo 'a b\tc' | tr '[:blank:]' '_'",
+    stdout: 'hello\n3\nac\naXaX\nxyz____\na.b.c.\naXbXa_b_c\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // Bytes one command writes elsewhere (a file, a substitution, /dev/null) leave the next one's text as it is.
   {
     script:

@@ -9,6 +9,7 @@ import type { GuestInit } from './guest-proc.js';
 import { bytesOutput } from './bytes-output.js';
 import { exprCommand } from './busybox-expr.js';
 import { printfCommand } from './busybox-printf.js';
+import { trCommand } from './busybox-tr.js';
 import { suffixed } from './busybox-getopt.js';
 
 /** What the busybox programs below need to know about the instance and the command running them. */
@@ -28,8 +29,6 @@ export interface BusyboxHost {
 
 const ok = (stdout = '', stderr = ''): ExecResult => ({ stdout, stderr, exitCode: 0 });
 const fail = (stderr: string, exitCode = 1): ExecResult => ({ stdout: '', stderr, exitCode });
-/** Output that is bytes (one character per byte), which pipes and redirections pass on as they are. */
-
 /** A line of the guest's passwd or group file, by name or number. */
 async function lookUp(ctx: CommandContext, file: '/etc/passwd' | '/etc/group', key: string): Promise<string[] | undefined> {
   const text = await ctx.fs.readFile(file).catch(() => '');
@@ -39,22 +38,12 @@ async function lookUp(ctx: CommandContext, file: '/etc/passwd' | '/etc/group', k
 
 /**
  * The busybox programs scripts and tools reach for that just-bash does not have (`yes`, `mktemp`,
- * `chown`, `dd`, `df`, `ps`, `ash`), and `printf` writing the byte an escape names (just-bash
- * writes `\xff` as the text `ÿ`, two bytes in UTF-8). Their output and messages are busybox's on the
+ * `chown`, `dd`, `df`, `ps`, `ash`), `printf` writing the byte an escape names (just-bash
+ * writes `\xff` as the text `ÿ`, two bytes in UTF-8), and `expr` and `tr` on bytes, as busybox in
+ * the C locale. Their output and messages are busybox's on the
  * test beds (LXD 5.0.2, Incus 6.0.4; `test/conformance/busybox-programs.test.ts`).
  */
 export function busyboxCommands(host: BusyboxHost): Command[] {
-  const tr: Command = {
-    name: 'tr',
-    // busybox reads `\NNN` (octal, `\0` the NUL byte) in its sets; just-bash reads `\0` as `0`.
-    async execute(args, ctx) {
-      if (!ctx.origCommand) return fail('sh: tr: not found\n', 127);
-      const sets = args.map((a) =>
-        a.startsWith('-') ? a : a.replace(/\\(\\|[0-7]{1,3})/g, (m, e: string) => (e === '\\' ? m : String.fromCharCode(parseInt(e, 8) & 0xff))),
-      );
-      return ctx.origCommand(sets);
-    },
-  };
   const yes: Command = {
     name: 'yes',
     // No pipe runs side by side here: the reader (`yes | head -3`) gets a bounded stream (64 KiB lines).
@@ -220,7 +209,7 @@ export function busyboxCommands(host: BusyboxHost): Command[] {
       return ok(header + procs.map((p) => line(fields.map((f) => columns[f]!.value(p)))).join(''));
     },
   };
-  return [printfCommand(), tr, yes, mktemp, chown, dd, df, ps, exprCommand()];
+  return [printfCommand(), yes, mktemp, chown, dd, df, ps, exprCommand(), trCommand()];
 }
 
 /** busybox df -h's sizes: one decimal below 10, units K M G T, from KiB. */

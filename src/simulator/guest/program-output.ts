@@ -91,12 +91,14 @@ export class ProgramOutput {
 export function orderOf(result: ExecResult): OutputPart[] {
   const log = (result as OrderedResult).jbLog;
   const raw = result.stdoutKind === 'bytes' || result.stdoutEncoding === 'binary';
-  const joined = (fd: 1 | 2) =>
+  // A result of bytes holds its text parts as their UTF-8 bytes, or as they are (the shell's
+  // collector of a script's statements joins them so): the log's own flags say which part is which.
+  const joined = (fd: 1 | 2, asBytes: boolean) =>
     log!
       .filter((p) => p[0] === fd)
-      .map((p) => (fd === 1 && raw && !p[2] ? Buffer.from(p[1]).toString('latin1') : p[1]))
+      .map((p) => (asBytes && !p[2] ? Buffer.from(p[1]).toString('latin1') : p[1]))
       .join('');
-  if (log && joined(1) === result.stdout && joined(2) === result.stderr) return log;
+  if (log && (joined(1, false) === result.stdout || (raw && joined(1, true) === result.stdout)) && joined(2, false) === result.stderr) return log;
   const parts: OutputPart[] = [];
   if (result.stdout) parts.push([1, result.stdout, raw]);
   if (result.stderr) parts.push([2, result.stderr, false]);
