@@ -736,6 +736,61 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // grep on bytes (the C locale): `.` is a byte, a bracket holds the bytes of a character of UTF-8, `-i` folds ASCII only.
+  {
+    script:
+      "printf 'é\\n' | grep -c '^.$'; printf 'é\\n' | grep -c '^..$'; printf 'é\\n' | grep -o . | od -An -tx1; printf 'é\\n' | grep -c '^[é]$'; printf 'é\\n' | grep -c '^[é][é]$'",
+    stdout: '0\n1\n c3 0a a9 0a\n0\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // grep on bytes in the same way.
+  {
+    script:
+      "printf 'héllo\\nhello\\n' | grep 'h.llo'; printf 'héllo\\n' | grep -o 'h.' | od -An -tx1; printf 'é\\nÉ\\n' | grep -i 'é'; printf 'Ça\\n' | grep -E '^.{3}$'",
+    stdout: 'hello\n 68 c3 0a\né\nÇa\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // grep on bytes read from files and from -f's patterns; a file name as it is.
+  {
+    script:
+      "cd /tmp; printf 'héllo wörld\\nabc\\n' > rt-g; grep -c . rt-g; grep -o 'w.' rt-g | od -An -tx1; printf 'é\\n' > rt-p; printf 'xé\\nb\\n' | grep -f rt-p; grep -l 'h.llo' rt-g; grep -n 'ö' rt-g /dev/null; rm rt-g rt-p",
+    stdout: '2\n 77 c3 0a\nxé\nrt-g:1:héllo wörld\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // grep passes bytes that are not UTF-8 on as they are, and `.` matches one.
+  {
+    script: "printf '\\377abc\\n' | grep abc | od -An -tx1; printf 'x\\377\\n' | grep -c 'x.$'",
+    stdout: ' ff 61 62 63 0a\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // grep's -i folds ASCII only, and its classes and ranges are the C locale's (bytes past ASCII in none of them but a range of bytes).
+  {
+    script:
+      "printf '\\343\\251\\n' | grep -ci \"$(printf '\\303\\251')\"; printf 'aé\\n' | grep -c '[[:alpha:]][[:alpha:]]'; printf 'aéb\\n' | grep -o '[à-ü]' | od -An -tx1",
+    stdout: '0\n0\n c3 0a a9 0a\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // grep -o prints no empty match, and an empty match does not step over the next one.
+  {
+    script:
+      "printf 'ab\\n' | grep -o '[^a]*'; echo rc=$?; printf 'ba\\n' | grep -o 'b*'; echo test | grep -o ''; echo rc=$?; printf 'aXbX\\n' | grep -o 'X*'",
+    stdout: 'b\nrc=0\nb\nrc=0\nX\nX\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // grep -o with context lines, a valued option clustered after a flag (-oB1), and a pattern or file after -- or -e that starts with -.
+  {
+    script:
+      "printf 'a\\nxb\\nc\\n' | grep -o -C1 x; printf 'a\\nxb\\nc\\n' | grep -oB1 x; printf 'a\\n-x\\n' | grep -e -x; printf -- '-x\\n' > /tmp/rt-m; grep -n -- -x /tmp/rt-m; rm /tmp/rt-m",
+    stdout: 'a\nx\nc\na\nx\n-x\n1:-x\n',
+    stderr: '',
+    exitCode: 0,
+  },
   {
     script: 'echo "ab" | grep -P \'a\' 2>&1; echo rc=$?; echo "ab" | grep -a b 2>&1 | head -1; echo "ab" | grep -ic \'A\\+\'',
     stdout:

@@ -82,9 +82,14 @@ function grepLine(args: string[]): { options: string[]; pattern?: string; files:
   return { options, pattern, files: operands, letters };
 }
 
-/** just-bash's grep's command line for these options and files, with the line's pattern operand. */
+/**
+ * just-bash's grep's command line for these options and files, with the line's pattern operand: each
+ * option a word of its own (just-bash takes no value glued to a letter after others, `-oB1`), and
+ * `--` before the operands (a pattern or file that starts with `-`).
+ */
 const argvOf = (line: ReturnType<typeof grepLine>, options: readonly string[], files: readonly string[]): string[] => [
   ...options,
+  '--',
   ...(line.pattern === undefined ? [] : [line.pattern]),
   ...files,
 ];
@@ -115,8 +120,7 @@ export function grepCommand(): Command {
       const failures = await Promise.all(line.files.map((f) => (f === '-' ? undefined : openFailure(ctx.fs, ctx.cwd, f))));
       const kinds = await Promise.all(line.files.map((f) => (f === '-' ? undefined : new Files(ctx.fs, ctx.cwd).stat(f))));
       const special = failures.some(Boolean) || kinds.some((k) => k?.kind === 'directory') || letters.has('s') || letters.has('H');
-      if (!special || line.files.length === 0)
-        return ctx.origCommand(letters.has('a') || letters.has('I') ? argvOf(line, line.options, line.files) : args);
+      if (!special || line.files.length === 0) return ctx.origCommand(argvOf(line, line.options, line.files));
       let named = (line.files.length > 1 || letters.has('H')) && !letters.has('h');
       const o = new ProgramOutput();
       let failed = false;
@@ -133,8 +137,9 @@ export function grepCommand(): Command {
         if (directory && !(await hasFiles(ctx, f))) continue;
         const result = await runOne(ctx, line, f, named && !directory);
         if (result.exitCode === 2 && !/^grep: .*: (Permission denied|No such file or directory)$/m.test(result.stderr)) return result;
-        for (const [fd, text] of orderOf(result)) {
-          if (fd === 1) o.out(text);
+        for (const [fd, text, raw] of orderOf(result)) {
+          if (fd === 1 && raw) o.bytes(Buffer.from(text, 'latin1'));
+          else if (fd === 1) o.out(text);
           else if (!letters.has('s')) o.err(text);
         }
         failed ||= result.exitCode === 2;
