@@ -628,7 +628,7 @@ export class Guests {
       // last of them, what they wrote after the shell's end (and its EXIT trap's output) following.
       const late = (await (ran as ExecResult & { jbBgRest?: Promise<ExecResult[]> }).jbBgRest) ?? [];
       const written = [...(trapped ? [trapped] : []), ...late].reduce<ExecResult>(followedBy, result);
-      // The order of the writes matters only where both streams meet, on a terminal.
+      // Each write goes out in its own encoding; on a terminal both streams show in the order written.
       return ended(rewordedWrites(written, words), statusAfterExitTrap(result, trapped), !!cmd.terminal);
     } finally {
       cmd.signal?.removeEventListener('abort', onOuterAbort);
