@@ -775,6 +775,22 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // grep -w as busybox checks a word: no letter, digit or underscore just before or after the match (a pattern that starts or ends with another character, a byte past ASCII), the next match tried when one is not.
+  {
+    script:
+      "echo 'é' | grep -w -c 'é'; echo 'a-b' | grep -w -c -- '-b'; echo 'x -b y' | grep -wo -- '-b'; echo 'foo. bar' | grep -wo 'foo.'; echo 'foobar foo' | grep -wo 'foo'; echo 'afoo foo_ foo' | grep -w -c 'foo'",
+    stdout: '1\n0\n-b\nfoo.\nfoo\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // grep -w with -F, an empty pattern and alternatives.
+  {
+    script:
+      "echo 'a.b' | grep -wF -c '.'; echo 'a . b' | grep -wF -o '.'; echo 'foofoo foo' | grep -wFo foo; echo 'ab' | grep -w -c ''; echo 'foo-bar' | grep -wo 'foo\\|bar'",
+    stdout: '0\n.\nfoo\n0\nfoo\nbar\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // grep -o prints no empty match, and an empty match does not step over the next one.
   {
     script:
