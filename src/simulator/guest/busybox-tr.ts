@@ -83,16 +83,13 @@ function classBytes(name: string): number[] | undefined {
   }
 }
 
-/** A malformed `[=C=]`: busybox shows its usage. */
-class TrUsage extends Error {}
-
 /**
  * busybox 1.35's expand() (coreutils/tr.c): a string's bytes with escapes read, ranges `a-z` spelled
  * out (none when the end is below the start; an escape may end one), `[:class:]` and `[=C=]`; any
  * other `[` is itself. An escape stands where the backslash was, so an escaped `[` opens a class as
- * one typed does, as in busybox.
+ * one typed does, as in busybox. Undefined for a malformed `[=C=]`, for which busybox shows its usage.
  */
-function expand(arg: string): number[] {
+function expand(arg: string): number[] | undefined {
   const s = Buffer.from(arg, 'utf8');
   const out: number[] = [];
   let p = 0;
@@ -125,11 +122,11 @@ function expand(arg: string): number[] {
           continue;
         }
       } else if (kind === code('=') && p + 2 < s.length) {
-        if (s[p + 3] !== code('=') || s[p + 4] !== code(']')) throw new TrUsage();
+        if (s[p + 3] !== code('=') || s[p + 4] !== code(']')) return undefined;
         out.push(s[p + 2]!);
         p += 5;
         continue;
-      } else if (kind === code('=')) throw new TrUsage();
+      } else if (kind === code('=')) return undefined;
     }
     out.push(s[p++]!);
   }
@@ -150,19 +147,12 @@ export function trCommand(): Command {
       if (isResult(parsed)) return parsed;
       const { opts, operands } = parsed;
       if (operands.length === 0) return usage(trUsage);
-      let set1: number[];
-      let set2: number[] | undefined;
-      try {
-        set1 = expand(operands[0]!);
-        if (opts.has('c') || opts.has('C')) set1 = Array.from({ length: 256 }, (_, b) => b).filter((b) => !set1.includes(b));
-        if (operands[1] !== undefined) {
-          if (operands[1] === '') return { stdout: '', stderr: 'tr: STRING2 cannot be empty\n', exitCode: 1 };
-          set2 = expand(operands[1]);
-        }
-      } catch (e) {
-        if (e instanceof TrUsage) return usage(trUsage);
-        throw e;
-      }
+      const given = expand(operands[0]!);
+      if (!given) return usage(trUsage);
+      const set1 = opts.has('c') || opts.has('C') ? Array.from({ length: 256 }, (_, b) => b).filter((b) => !given.includes(b)) : given;
+      if (operands[1] === '') return { stdout: '', stderr: 'tr: STRING2 cannot be empty\n', exitCode: 1 };
+      const set2 = operands[1] === undefined ? undefined : expand(operands[1]);
+      if (operands[1] !== undefined && !set2) return usage(trUsage);
       const vector = Array.from({ length: 256 }, (_, b) => b);
       if (set2) {
         // map(): past STRING2's end, its last byte ('0' for one that expands to nothing, `z-a`).

@@ -197,14 +197,15 @@ async function isNamedPipe(fs: Pick<IFileSystem, 'lstat'> & Partial<Pick<IFileSy
  * undefined when it does not fail so.
  */
 export async function openRefusal(fs: Pick<IFileSystem, 'lstat' | 'readFileBuffer'>, path: string): Promise<string | undefined> {
-  if (await refused(fs, path, true)) return 'Permission denied';
+  if (await refused(fs, path)) return 'Permission denied';
   // A named pipe opens (its read would wait for a writer, and take what it writes).
   if (await isNamedPipe(fs, path)) return undefined;
+  // One read says both why it does not open and that it does.
   const code = await fs.readFileBuffer(path).then(
     () => undefined,
     (e: unknown) => (e as { code?: string } | undefined)?.code,
   );
-  return code === 'ENXIO' ? 'No such device or address' : undefined;
+  return code === 'EACCES' ? 'Permission denied' : code === 'ENXIO' ? 'No such device or address' : undefined;
 }
 
 /** The programs whose busybox names a file it cannot open `can't open 'F'` (libbb's xfopen and open_or_warn); the others say `F:`. */

@@ -40,15 +40,27 @@ export class NamedPipes {
     return w;
   }
 
+  /** Forgets a pipe nothing waits at any more. */
+  private settle(pipe: unknown): void {
+    const w = this.waiting.get(pipe);
+    if (w && w.readers.length === 0 && w.writers.length === 0) this.waiting.delete(pipe);
+  }
+
   /** A read of the whole pipe: what the writers waiting wrote, else what the next ones write. */
   read(pipe: unknown): Promise<Uint8Array> {
     const w = this.at(pipe);
     if (w.writers.length > 0) {
       const writers = w.writers.splice(0);
       for (const { taken } of writers) taken();
+      this.settle(pipe);
       return Promise.resolve(Buffer.concat(writers.map(({ data }) => data)));
     }
-    return this.until<Uint8Array>(w.readers, (give) => give, new Uint8Array());
+    return this.until<Uint8Array>(
+      w.readers,
+      (give) => give,
+      new Uint8Array(),
+      () => this.settle(pipe),
+    );
   }
 
   /** A write of `data` (nothing: an open alone, which blocks nothing here), once a reader takes it. */
@@ -59,19 +71,26 @@ export class NamedPipes {
       const [first, ...rest] = w.readers.splice(0);
       first!(data);
       for (const other of rest) other(new Uint8Array());
+      this.settle(pipe);
       return Promise.resolve();
     }
-    return this.until<void>(w.writers, (done) => ({ data, taken: () => done() }), undefined);
+    return this.until<void>(
+      w.writers,
+      (done) => ({ data, taken: () => done() }),
+      undefined,
+      () => this.settle(pipe),
+    );
   }
 
-  /** Queues a waiter on `queue` and resolves with what it is given, or with `ended` once the process's wait ends. */
-  private until<T, Q = unknown>(queue: Q[], entry: (resolve: (value: T) => void) => Q, ended: T): Promise<T> {
+  /** Queues a waiter on `queue` and resolves with what it is given, or with `ended` once the process's wait ends (then `left`). */
+  private until<T, Q = unknown>(queue: Q[], entry: (resolve: (value: T) => void) => Q, ended: T, left: () => void): Promise<T> {
     return new Promise<T>((resolve) => {
       const ends = [NamedPipes.waitEnd(), NamedPipes.ending.getStore()].filter((s) => s !== undefined);
       const end = ends.length > 1 ? AbortSignal.any(ends) : ends[0];
       const onEnd = (): void => {
         const at = queue.indexOf(item);
         if (at >= 0) queue.splice(at, 1);
+        left();
         resolve(ended);
       };
       const item = entry((value) => {
