@@ -30,8 +30,9 @@ function signalOf(word: string): number | undefined {
  * `Terminated`, `Killed`; nothing for INT), what it wrote before kept, a nested `sh`'s too
  * (the patched shell hands it up with the abort, patches/README.md 78). Not GNU's 124 (just-bash's,
  * which also dropped what the program had written). A bad SECS is `invalid number 'X'`, a program
- * it cannot run `can't execute` (127). The program is killed outright: a trap it sets on SIG does
- * not run, and `-k` has nothing left to kill.
+ * it cannot run `can't execute` (127). A program is killed outright, but for a shell PROG whose
+ * trap takes SIG: its trap runs and the shell ends as that says, unless `-k`'s KILL comes first
+ * (`Killed`, 137).
  */
 export function timeoutCommand(): Command {
   return {
