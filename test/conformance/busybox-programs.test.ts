@@ -814,6 +814,71 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // grep says `bad regex 'X'` of a pattern glibc refuses, as busybox does (not just-bash's words).
+  {
+    script:
+      "echo ab | grep 'a\\{1'; echo $?; echo ab | grep -E 'a('; echo $?; echo ab | grep '[[:foo:]]'; echo $?; echo ab | grep -E 'a{2,1}'; echo $?",
+    stdout: '2\n2\n2\n2\n',
+    stderr: "grep: bad regex 'a\\{1'\ngrep: bad regex 'a('\ngrep: bad regex '[[:foo:]]'\ngrep: bad regex 'a{2,1}'\n",
+    exitCode: 0,
+  },
+  // grep's syntax is glibc's RE_SYNTAX_EGREP and RE_SYNTAX_GREP, not regcomp's: an ERE operator with nothing to repeat is skipped, a malformed ERE interval is its characters, a BRE's leading `\{` is a `{`, and a BRE may repeat a repetition.
+  {
+    script:
+      "printf 'ab\\n*a\\nb\\n' | grep -E 'b|*a'; printf 'a{1\\n' | grep -E 'a{1'; printf '1}a\\n' | grep -o -E '{1}'; printf '{1}a\\n' | grep -o '\\{1\\}'; printf 'aa\\n' | grep -o 'a**'; printf 'ab\\n' | grep -E 'a\\b*b'; echo $?",
+    stdout: 'ab\n*a\nb\na{1\n1}\n{1}\naa\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // sed compiles with regcomp: a BRE may not repeat a repetition with `*` or `\{`, nor an ERE an anchor.
+  {
+    script:
+      "echo aa | sed 's/a**/X/'; echo aa | sed 's/a*\\+/X/'; echo aa | sed 's/a\\+*/X/'; echo a | sed -E 's/a$*/X/'; echo '{1}' | sed 's/\\{1\\}/X/'",
+    stdout: 'X\n',
+    stderr:
+      "sed: bad regex 'a**': Invalid preceding regular expression\nsed: bad regex 'a\\+*': Invalid preceding regular expression\nsed: bad regex 'a$*': Invalid preceding regular expression\nsed: bad regex '\\{1\\}': Invalid preceding regular expression\n",
+    exitCode: 1,
+  },
+  // grep compiles each pattern when a line first reaches it: nothing read, nothing refused; a line an earlier pattern takes never reaches a bad one (the last -e is tried first).
+  {
+    script:
+      "grep -E 'a(' /dev/null; echo $?; printf 'x\\ny\\n' | grep -E -e 'a(' -e x; echo $?; printf 'x\\ny\\n' | grep -E -q -e 'a(' -e x; echo $?; printf 'x\\ny\\n' | grep -E -c -e x -e 'a('; echo $?",
+    stdout: '1\nx\n2\n0\n2\n',
+    stderr: "grep: bad regex 'a('\ngrep: bad regex 'a('\n",
+    exitCode: 0,
+  },
+  // A bad pattern met in the second file: the first's lines printed, no more files; a file -l has named is not read on; -s does not hide it.
+  {
+    script:
+      "printf 'x\\ny\\n' > /tmp/rt-g1; printf 'x\\n' > /tmp/rt-g2; grep -E -e 'a(' -e x /tmp/rt-g2 /tmp/rt-g1 /tmp/rt-g2; echo $?; grep -E -l -e 'a(' -e x /tmp/rt-g1 /tmp/rt-g1; echo $?; grep -s -e '\\(' -e x /tmp/rt-g1 /tmp/rt-nope; echo $?",
+    stdout: '/tmp/rt-g2:x\n/tmp/rt-g1:x\n2\n/tmp/rt-g1\n/tmp/rt-g1\n0\n/tmp/rt-g1:x\n2\n',
+    stderr: "grep: bad regex 'a('\ngrep: bad regex '\\('\n",
+    exitCode: 0,
+  },
+  // Each pattern's groups are its own; -f of an empty file is busybox's empty pattern with the search inverted.
+  {
+    script:
+      "printf 'abb\\nxaa\\n' | grep -E -e 'x(a)\\1' -e '(a)b\\1'; printf 'a\\nb\\n' | grep -v -f /dev/null; printf 'a\\nb\\n' | grep -c -f /dev/null; echo $?",
+    stdout: 'xaa\na\nb\n0\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // Context as busybox prints it: a line that matches is a match, not another's context; -o's empty matches print nothing; -m stops after the context of its last match.
+  {
+    script:
+      "printf 'x\\nx\\ny\\n' | grep -n -A1 x; printf 'ab\\nxb\\nc\\nd\\nxe\\n' | grep -n -o -A1 'x*'; printf 'x\\na\\nx\\nb\\nc\\nx\\n' | grep -m2 -A1 x",
+    stdout: '1:x\n2:x\n3-y\n2:x\n--\n5:x\nx\na\nx\nb\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // The `--` between groups of lines counts across files: it is left out only when a file's first line printed follows the last one's number.
+  {
+    script:
+      "printf 'x\\na\\nb\\n' > /tmp/rt-c1; printf 'b\\nc\\nd\\nx\\n' > /tmp/rt-c2; grep -A1 x /tmp/rt-c1 /tmp/rt-c2; grep -B1 x /tmp/rt-c2 /tmp/rt-c1; grep -s -h -A1 x /tmp/rt-c1 /tmp/rt-nope /tmp/rt-c1",
+    stdout: '/tmp/rt-c1:x\n/tmp/rt-c1-a\n--\n/tmp/rt-c2:x\n/tmp/rt-c2-d\n/tmp/rt-c2:x\n--\n/tmp/rt-c1:x\nx\na\n--\nx\na\n',
+    stderr: '',
+    exitCode: 2,
+  },
   // busybox runs in the C locale: printf's %c is a byte, and %s's width and precision count bytes (a character of UTF-8 can be cut).
   {
     script:

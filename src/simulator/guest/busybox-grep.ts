@@ -94,6 +94,13 @@ const argvOf = (line: ReturnType<typeof grepLine>, options: readonly string[], f
   ...files,
 ];
 
+/**
+ * The first and last line (from 0) a run printed with context (`-A`, `-B`, `-C`). busybox keeps
+ * the last across files and prints `--` before a file's first line unless that line's number
+ * follows it.
+ */
+type Span = [number, number];
+
 /** A companion operand that gives a run of one file its name on each line, and nothing of its own. */
 const quiet = '/dev/null';
 
@@ -114,7 +121,7 @@ export function grepCommand(): Command {
       const refused = [...letters].find((c) => !grepLetters.includes(c));
       if (refused !== undefined) return { stdout: '', stderr: `grep: invalid option -- '${refused}'\n${banner}${grepUsage}`, exitCode: 2 };
       if ((letters.has('l') || letters.has('L')) && line.files.every((f) => f === '-')) {
-        return namingStdin(await ctx.origCommand(argvOf(line, withoutNaming(line.options), line.files)), letters);
+        return namingStdin(await ctx.origCommand(argvOf(line, [...withoutNaming(line.options), '-m', '1'], line.files)), letters);
       }
       const recursive = letters.has('r') || letters.has('R');
       const failures = await Promise.all(line.files.map((f) => (f === '-' ? undefined : openFailure(ctx.fs, ctx.cwd, f))));
@@ -125,6 +132,7 @@ export function grepCommand(): Command {
       const o = new ProgramOutput();
       let failed = false;
       let matched = false;
+      let printed: Span | undefined;
       for (const [i, f] of line.files.entries()) {
         if (failures[i]) {
           if (!letters.has('s')) o.err(`grep: ${f}: ${failures[i]}\n`);
@@ -136,12 +144,17 @@ export function grepCommand(): Command {
         if (directory && !letters.has('h')) named = true;
         if (directory && !(await hasFiles(ctx, f))) continue;
         const result = await runOne(ctx, line, f, named && !directory);
-        if (result.exitCode === 2 && !/^grep: .*: (Permission denied|No such file or directory)$/m.test(result.stderr)) return result;
+        // grep died (a pattern it could not compile): what it wrote first, its message, and no more files.
+        const died = result.exitCode === 2 && !/^grep: .*: (Permission denied|No such file or directory)$/m.test(result.stderr);
+        const span = (result as { jbSpan?: Span }).jbSpan;
+        if (span && printed && printed[1] !== span[0] - 1) o.out('--\n');
+        if (span) printed = [printed?.[0] ?? span[0], span[1]];
         for (const [fd, text, raw] of orderOf(result)) {
           if (fd === 1 && raw) o.bytes(Buffer.from(text, 'latin1'));
           else if (fd === 1) o.out(text);
-          else if (!letters.has('s')) o.err(text);
+          else if (died || !letters.has('s')) o.err(text);
         }
+        if (died) return o.result(2);
         failed ||= result.exitCode === 2;
         if (result.exitCode === 0) matched = true;
         if (matched && letters.has('q')) return o.result(0);
@@ -164,7 +177,8 @@ function withoutNaming(options: readonly string[]): string[] {
 }
 
 /**
- * `-l` or `-L` over stdin, from its run without them: busybox names stdin `(standard input)` when
+ * `-l` or `-L` over stdin, from its run without them and with `-m 1` (busybox reads no further
+ * once a line is selected): busybox names stdin `(standard input)` when
  * it has (`-l`) or has not (`-L`) a line selected, status 0, else writes nothing, status 1 (`-q`
  * writes nothing either way); just-bash's grep writes the lines it selects instead.
  */

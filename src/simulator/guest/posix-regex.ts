@@ -27,6 +27,13 @@ export interface PosixFlags {
   extended?: boolean;
   /** REG_ICASE. */
   icase?: boolean;
+  /**
+   * The syntax busybox's grep compiles with (re_compile_pattern under glibc's RE_SYNTAX_GREP, or
+   * RE_SYNTAX_EGREP with intervals), not regcomp's: a repetition operator that starts an ERE is
+   * skipped and a malformed ERE interval is its characters; a BRE's leading `\{` is a `{`, and a
+   * BRE may repeat a repetition (`a**`).
+   */
+  grep?: boolean;
 }
 
 /** glibc's regerror(3) texts. */
@@ -89,7 +96,7 @@ interface Frame {
  * would refuse it.
  */
 export function posixRegex(pattern: string, flags: PosixFlags = {}): PosixRegex {
-  const { source, ambiguous } = translate(pattern, flags.extended ?? false);
+  const { source, ambiguous } = translate(pattern, { ere: flags.extended ?? false, grep: flags.grep ?? false, groupBase: 0 });
   const f = `gs${flags.icase ? 'i' : ''}`;
   return { re: new RegExp(source.split(bol).join('^'), f), notBol: new RegExp(source.split(bol).join('(?!)'), f), ambiguous, tries: 0 };
 }
@@ -118,18 +125,48 @@ export function longest(regex: PosixRegex, re: RegExp, s: string, m: RegExpExecA
   return m;
 }
 
-/** The JavaScript source of a POSIX expression (with `bol` markers for its `^` anchors). */
-function translate(p: string, ere: boolean): { source: string; ambiguous: boolean } {
+/**
+ * The JavaScript source of busybox grep's patterns, one expression matching where any of them
+ * does (each translated on its own, its groups and back references numbered after the ones
+ * before); an empty list matches nothing. Throws PosixRegexError for the first one glibc refuses.
+ */
+export function grepSource(patterns: readonly string[], extended: boolean): string {
+  if (patterns.length === 0) return '[^\\s\\S]';
+  let groupBase = 0;
+  const sources = patterns.map((p) => {
+    const t = translate(p, { ere: extended, grep: true, groupBase });
+    groupBase += t.groups;
+    return t.source.split(bol).join('^');
+  });
+  return sources.length === 1 ? sources[0]! : sources.map((s) => `(?:${s})`).join('|');
+}
+
+/** How {@link translate} reads: ERE or BRE, grep's syntax or regcomp's, the number of the groups before this expression's. */
+interface Syntax {
+  ere: boolean;
+  grep: boolean;
+  groupBase: number;
+}
+
+/** The JavaScript source of a POSIX expression (with `bol` markers for its `^` anchors), and how many groups it has. */
+function translate(p: string, { ere, grep, groupBase }: Syntax): { source: string; ambiguous: boolean; groups: number } {
   const stack: Frame[] = [];
   let alternatives: string[] = [];
   let pieces: Piece[] = [];
   let groups = 0;
   let ambiguous = false;
   const closed = new Set<number>();
-  /** Whether the position starts an expression: a `*` here is literal (BRE) or refused (ERE). */
-  const atStart = (): boolean => pieces.length === 0 || (pieces.length === 1 && pieces[0]!.anchor && pieces[0]!.src === bol);
+  /**
+   * Whether the position starts an expression (nothing before it in its branch, or an anchor: glibc
+   * lets no anchor be repeated): a repetition operator here is literal (BRE), refused (regcomp's
+   * ERE) or skipped (grep's ERE).
+   */
+  const atStart = (): boolean => pieces.length === 0 || pieces.at(-1)!.anchor;
+  /** Whether the last piece was repeated just now: regcomp's BRE refuses a `*` or `\{` after that. */
+  let repeated = false;
   const push = (src: string, anchor = false): void => {
     pieces.push({ src, quantified: false, anchor });
+    repeated = false;
   };
   const quantify = (q: string): void => {
     const last = pieces.at(-1)!;
@@ -137,7 +174,10 @@ function translate(p: string, ere: boolean): { source: string; ambiguous: boolea
     if (last.quantified) last.src = `(?:${last.src})`;
     last.src += q;
     last.quantified = true;
+    repeated = true;
   };
+  /** A `*` or `\{` right after a repetition in regcomp's BRE (RE_CONTEXT_INVALID_DUP). */
+  const repeatsRepetition = (): boolean => !ere && !grep && repeated;
   let i = 0;
   while (i < p.length) {
     const c = p[i]!;
@@ -158,14 +198,15 @@ function translate(p: string, ere: boolean): { source: string; ambiguous: boolea
         pieces = [];
         ambiguous = true;
       } else if (!ere && d === '{') {
-        if (atStart()) throw new PosixRegexError(regexErrors.BADRPT);
-        i = interval(i, '\\}');
+        if (atStart() && grep) push(lit(d));
+        else if (atStart() || repeatsRepetition()) throw new PosixRegexError(regexErrors.BADRPT);
+        else i = interval(i, '\\}');
       } else if (!ere && (d === '+' || d === '?')) {
         if (atStart()) push(lit(d));
         else quantify(d);
       } else if (/[1-9]/.test(d)) {
         if (!closed.has(Number(d))) throw new PosixRegexError(regexErrors.ESUBREG);
-        push(`\\${d}`);
+        push(`\\${Number(d) + groupBase}`);
       } else if (d === 'w') push('[A-Za-z0-9_]');
       else if (d === 'W') push('[^A-Za-z0-9_]');
       else if (d === 's') push('[ \\t\\n\\v\\f\\r]');
@@ -185,17 +226,14 @@ function translate(p: string, ere: boolean): { source: string; ambiguous: boolea
       continue;
     }
     if (c === '.') push('.');
-    else if (c === '*') {
-      if (atStart()) {
-        if (ere) throw new PosixRegexError(regexErrors.BADRPT);
-        push(lit(c));
-      } else quantify('*');
-    } else if (ere && (c === '+' || c === '?')) {
-      if (atStart()) throw new PosixRegexError(regexErrors.BADRPT);
-      quantify(c);
-    } else if (ere && c === '{') {
-      if (atStart()) throw new PosixRegexError(regexErrors.BADRPT);
-      i = interval(i, '}');
+    else if (c === '*' || (ere && (c === '+' || c === '?' || c === '{'))) {
+      if (!atStart()) {
+        if (c === '*' && repeatsRepetition()) throw new PosixRegexError(regexErrors.BADRPT);
+        if (c === '{') i = interval(i, '}');
+        else quantify(c);
+      } else if (ere && !grep) throw new PosixRegexError(regexErrors.BADRPT);
+      // grep's ERE skips an operator with nothing to repeat; a BRE's `*` there is itself.
+      else if (!ere) push(lit(c));
     } else if (ere && c === '(') {
       stack.push({ alternatives, pieces, number: ++groups });
       alternatives = [];
@@ -211,30 +249,58 @@ function translate(p: string, ere: boolean): { source: string; ambiguous: boolea
   }
   if (stack.length > 0) throw new PosixRegexError(regexErrors.EPAREN);
   alternatives.push(pieces.map((x) => x.src).join(''));
-  return { source: alternatives.join('|'), ambiguous };
+  return { source: alternatives.join('|'), ambiguous, groups };
 
   function closeGroup(): string {
     alternatives.push(pieces.map((x) => x.src).join(''));
     const inner = alternatives.join('|');
     const frame = stack.pop()!;
     closed.add(frame.number);
+    repeated = false;
     alternatives = frame.alternatives;
     pieces = frame.pieces;
     return `(${inner})`;
   }
 
-  /** Reads an interval's `m,n` from `at` up to `end`; returns where the pattern goes on. */
+  /**
+   * Reads an interval's `m,n` from `at` up to `end` (glibc's parse_dup_op and fetch_number);
+   * returns where the pattern goes on. A malformed one in grep's ERE is its `{` as a character.
+   */
   function interval(at: number, end: string): number {
-    const close = p.indexOf(end, at);
-    if (close < 0) throw new PosixRegexError(regexErrors.EBRACE);
-    const m = /^(\d*)(,(\d*))?$/.exec(p.slice(at, close));
-    if (!m || (m[1] === '' && m[2] === undefined)) throw new PosixRegexError(regexErrors.BADBR);
-    const lo = m[1] === '' ? 0 : Number(m[1]);
-    const hi = m[2] === undefined ? lo : m[3] === '' ? undefined : Number(m[3]);
-    if (lo > 0x7fff || (hi ?? 0) > 0x7fff) throw new PosixRegexError(regexErrors.ESIZE);
-    if (hi !== undefined && hi < lo) throw new PosixRegexError(regexErrors.BADBR);
-    quantify(hi === undefined ? `{${lo},}` : hi === lo ? `{${lo}}` : `{${lo},${hi}}`);
-    return close + end.length;
+    let k = at;
+    type Stop = 'end' | 'close' | ',';
+    /** A number up to the next `,` or close: -1 when there is none, -2 when anything else came; and what ended it. */
+    const fetchNumber = (): [number, Stop] => {
+      let num = -1;
+      while (true) {
+        if (k >= p.length) return [-2, 'end'];
+        if (p.startsWith(end, k)) {
+          k += end.length;
+          return [num, 'close'];
+        }
+        const ch = p[k]!;
+        k += ch === '\\' ? 2 : 1;
+        if (ch === ',') return [num, ','];
+        num = ch < '0' || ch > '9' || num === -2 ? -2 : num === -1 ? Number(ch) : Math.min(0x8000, num * 10 + Number(ch));
+      }
+    };
+    let [lo, stop] = fetchNumber();
+    let hi = 0;
+    if (lo === -1) {
+      if (stop !== ',') throw new PosixRegexError(regexErrors.BADBR);
+      lo = 0;
+    }
+    if (lo !== -2 && stop === ',') [hi, stop] = fetchNumber();
+    else if (lo !== -2) hi = lo;
+    if (lo === -2 || hi === -2) {
+      if (!(ere && grep)) throw new PosixRegexError(stop === 'end' ? regexErrors.EBRACE : regexErrors.BADBR);
+      push(lit('{'));
+      return at;
+    }
+    if ((hi !== -1 && lo > hi) || stop !== 'close') throw new PosixRegexError(regexErrors.BADBR);
+    if ((hi === -1 ? lo : hi) > 0x7fff) throw new PosixRegexError(regexErrors.ESIZE);
+    quantify(hi === -1 ? `{${lo},}` : hi === lo ? `{${lo}}` : `{${lo},${hi}}`);
+    return k;
   }
 
   /** Reads a bracket expression after its `[`; returns where the pattern goes on. */
@@ -298,7 +364,8 @@ function translate(p: string, ere: boolean): { source: string; ambiguous: boolea
 }
 
 // just-bash's grep builds its expressions in the bundle, which asks for this translation (its
-// JavaScript source) by this name (patches/README.md 79): glibc's `\+`, `\?`, `\w`, `\s`, `\<` in a
-// basic expression, as busybox's grep takes them through regcomp.
-(globalThis as Record<symbol, unknown>)[Symbol.for('reflex.posixRegex')] = (pattern: string, extended: boolean, icase: boolean): string =>
-  posixRegex(pattern, { extended, icase }).re.source;
+// JavaScript source) by this name (patches/README.md 79, 91): glibc's `\+`, `\?`, `\w`, `\s`, `\<`
+// in a basic expression, as busybox's grep takes them, each of several patterns on its own. A
+// pattern glibc refuses throws PosixRegexError, which grep reports as `bad regex`.
+(globalThis as Record<symbol, unknown>)[Symbol.for('reflex.posixRegex')] = (patterns: string | readonly string[], extended: boolean): string =>
+  grepSource(typeof patterns === 'string' ? [patterns] : patterns, extended);
