@@ -879,6 +879,14 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 2,
   },
+  // grep -o prints, on a line, the matches of the first pattern in busybox's order (the last -e first) that takes it; under -F, that pattern itself, once.
+  {
+    script:
+      "printf 'ab\\nxcd\\n' | grep -n -o -A1 -E -e 'a|c' -e 'd'; printf 'abcabc\\n' | grep -o -e b -e c -e a; printf 'aa\\n' | grep -o -F a; printf 'A\\n' | grep -oiF a; printf 'xay\\n' | grep -o -F -e y -e a; printf 'xaxa\\na a\\n' | grep -o -F -w a",
+    stdout: '1:a\n2:d\na\na\na\na\na\na\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // busybox runs in the C locale: printf's %c is a byte, and %s's width and precision count bytes (a character of UTF-8 can be cut).
   {
     script:
