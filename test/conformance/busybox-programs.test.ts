@@ -887,6 +887,54 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // awk runs in the C locale: length, substr and index count bytes, printf's widths and %c are bytes (a character of UTF-8 can be cut).
+  {
+    script:
+      'echo h\u00e9llo | awk \'{print length($0), substr($0,2,2), index($0,"l")}\' | od -An -c; awk \'BEGIN{printf "%5s|%.2s|%c|%c\\n", "\u00e9", "h\u00e9llo", 233, "\u00e9"}\' | od -An -tx1',
+    stdout: '   6     303 251       4  \\n\n 20 20 20 c3 a9 7c 68 c3 7c e9 7c c3 0a\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // awk's `.` and split's empty separator take a byte, no class takes one past ASCII; -v and ENVIRON values are bytes too.
+  {
+    script:
+      'echo \'\u00e9\' | awk \'/^..$/{print "two"} /[[:alpha:]]/{print "alpha"} {n=split($0,a,""); print n}\'; awk -v x=\u00e9 \'BEGIN{print length(x); print length("\u00e9")}\'; x=\u00e9 awk \'BEGIN{print length(ENVIRON["x"])}\'',
+    stdout: 'two\n2\n2\n2\n2\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // awk passes bytes that are not UTF-8 through as they are; a separator past ASCII and gsub's `.` work on bytes.
+  {
+    script:
+      "printf '\\377\\n' | awk '{print length($0); print}' | od -An -tx1; echo 'a\u00e9b' | awk -F '\u00e9' '{print $2, NF}'; echo 'h\u00e9llo' | awk '{gsub(/./,\"x\"); print}'",
+    stdout: ' 31 0a ff 0a\nb 2\nxxxxxx\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // awk's files are bytes: a name past ASCII, getline from a file, print > and >> (what it writes is those bytes).
+  {
+    script:
+      'printf \'\u00e9\\n\' > /tmp/rt-\u00e9; awk \'{print FILENAME, length($0)}\' /tmp/rt-\u00e9; awk \'BEGIN{while ((getline l < "/tmp/rt-\u00e9") > 0) print length(l)}\'; awk \'BEGIN{print "\u00e9\\377" > "/tmp/rt-o"; close("/tmp/rt-o"); print "x" >> "/tmp/rt-o"}\'; od -An -tx1 /tmp/rt-o',
+    stdout: '/tmp/rt-\u00e9 2\n2\n c3 a9 ff 0a 78 0a\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // awk's commands: what getline reads from one is bytes, and what it prints into one goes as its bytes.
+  {
+    script:
+      'awk \'BEGIN{"echo h\u00e9llo" | getline x; print length(x), x; system("printf \\"\\\\377\\\\n\\""); print "\u00e9" | "od -An -tx1"}\' | od -An -c',
+    stdout: '   6       h 303 251   l   l   o  \\n 377  \\n       c   3       a\n   9       0   a  \\n\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // Fields past ASCII count bytes, and so do printf's %-4s, index and match.
+  {
+    script:
+      'printf \'a \u00e9 b\\n\' | awk \'{print $2, length($2); $2="X"; print; print NF}\'; echo \'\u00e9\' | awk \'{printf "%-4s|%4s|\\n", $0, $0}\'; awk \'BEGIN{print index("h\u00e9llo","llo"), match("h\u00e9llo", /l+/), RSTART, RLENGTH}\'',
+    stdout: '\u00e9 2\na X b\n3\n\u00e9  |  \u00e9|\n4 4 4 2\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // busybox runs in the C locale: printf's %c is a byte, and %s's width and precision count bytes (a character of UTF-8 can be cut).
   {
     script:
