@@ -107,6 +107,21 @@ const cases: ShScript[] = [
   { script: 'case b in b) echo b;;& x) echo x;; esac', stdout: '', stderr: 'sh: syntax error: unexpected word (expecting ")")\n', exitCode: 2 },
   { script: 'case b in b) echo b ;& esac', stdout: '', stderr: 'sh: syntax error: unexpected "&"\n', exitCode: 2 },
   { script: 'case b in a) echo a;& b) echo b;; esac; echo rc=$?', stdout: '', stderr: 'sh: syntax error: unexpected "&"\n', exitCode: 2 },
+  // A backquoted list ends at a token that ends a list (`done`, `fi`, `}`, `)` …): ash runs what came before and drops the rest of the text, no error.
+  {
+    script:
+      'x=`echo a; done`; echo "[$x] $?"; echo `echo a; fi`; echo `echo b; }`; x=`echo c )`; echo "[$x]"; for i in 1; do echo `echo d; done`; done',
+    stdout: '[a] 0\na\nb\n[c]\nd\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // The same on a later line of the text, after `;;`, and what follows the token is not run; whole constructs inside run as usual.
+  {
+    script: 'echo `echo a; }; echo c`; echo `echo a\ndone\necho c`; echo `{ echo a; }`; echo `if true; then echo t; fi`; echo `echo e;; echo f`',
+    stdout: 'a\na\na\nt\ne\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // The end of a command substitution's text is the `)` ash meets there: `unexpected ")"`, with what it expected where a construct's list ended.
   { script: 'x=$(if true; then echo); echo not', stdout: '', stderr: 'sh: syntax error: unexpected ")" (expecting "fi")\n', exitCode: 2 },
   { script: 'x=$(echo a; if); echo not', stdout: '', stderr: 'sh: syntax error: unexpected ")"\n', exitCode: 2 },

@@ -95,9 +95,9 @@ const argvOf = (line: ReturnType<typeof grepLine>, options: readonly string[], f
 ];
 
 /**
- * The first and last line (from 0) a run printed with context (`-A`, `-B`, `-C`). busybox keeps
- * the last across files and prints `--` before a file's first line unless that line's number
- * follows it.
+ * The first and last line (from 0) a run printed with context (`-A`, `-B`, `-C`), as the bundle's
+ * grep returns them. busybox keeps the last across files and prints `--` before a file's first
+ * line unless that line's number follows it.
  */
 type Span = [number, number];
 
@@ -132,7 +132,7 @@ export function grepCommand(): Command {
       const o = new ProgramOutput();
       let failed = false;
       let matched = false;
-      let printed: Span | undefined;
+      let lastPrinted: number | undefined;
       for (const [i, f] of line.files.entries()) {
         if (failures[i]) {
           if (!letters.has('s')) o.err(`grep: ${f}: ${failures[i]}\n`);
@@ -147,8 +147,8 @@ export function grepCommand(): Command {
         // grep died (a pattern it could not compile): what it wrote first, its message, and no more files.
         const died = result.exitCode === 2 && !/^grep: .*: (Permission denied|No such file or directory)$/m.test(result.stderr);
         const span = (result as { jbSpan?: Span }).jbSpan;
-        if (span && printed && printed[1] !== span[0] - 1) o.out('--\n');
-        if (span) printed = [printed?.[0] ?? span[0], span[1]];
+        if (span && lastPrinted !== undefined && lastPrinted !== span[0] - 1) o.out('--\n');
+        if (span) lastPrinted = span[1];
         for (const [fd, text, raw] of orderOf(result)) {
           if (fd === 1 && raw) o.bytes(Buffer.from(text, 'latin1'));
           else if (fd === 1) o.out(text);

@@ -27,13 +27,6 @@ export interface PosixFlags {
   extended?: boolean;
   /** REG_ICASE. */
   icase?: boolean;
-  /**
-   * The syntax busybox's grep compiles with (re_compile_pattern under glibc's RE_SYNTAX_GREP, or
-   * RE_SYNTAX_EGREP with intervals), not regcomp's: a repetition operator that starts an ERE is
-   * skipped and a malformed ERE interval is its characters; a BRE's leading `\{` is a `{`, and a
-   * BRE may repeat a repetition (`a**`).
-   */
-  grep?: boolean;
 }
 
 /** glibc's regerror(3) texts. */
@@ -96,7 +89,7 @@ interface Frame {
  * would refuse it.
  */
 export function posixRegex(pattern: string, flags: PosixFlags = {}): PosixRegex {
-  const { source, ambiguous } = translate(pattern, { ere: flags.extended ?? false, grep: flags.grep ?? false, groupBase: 0 });
+  const { source, ambiguous } = translate(pattern, { ere: flags.extended ?? false, grep: false, groupBase: 0 });
   const f = `gs${flags.icase ? 'i' : ''}`;
   return { re: new RegExp(source.split(bol).join('^'), f), notBol: new RegExp(source.split(bol).join('(?!)'), f), ambiguous, tries: 0 };
 }
@@ -129,6 +122,10 @@ export function longest(regex: PosixRegex, re: RegExp, s: string, m: RegExpExecA
  * The JavaScript source of busybox grep's patterns, one expression matching where any of them
  * does (each translated on its own, its groups and back references numbered after the ones
  * before); an empty list matches nothing. Throws PosixRegexError for the first one glibc refuses.
+ * The syntax is the one busybox's grep compiles with (re_compile_pattern under glibc's
+ * RE_SYNTAX_GREP, or RE_SYNTAX_EGREP with intervals), not regcomp's: a repetition operator that
+ * starts an ERE is skipped and a malformed ERE interval is its characters; a BRE's leading `\{` is
+ * a `{`, and a BRE may repeat a repetition (`a**`).
  */
 export function grepSource(patterns: readonly string[], extended: boolean): string {
   if (patterns.length === 0) return '[^\\s\\S]';
@@ -141,7 +138,7 @@ export function grepSource(patterns: readonly string[], extended: boolean): stri
   return sources.length === 1 ? sources[0]! : sources.map((s) => `(?:${s})`).join('|');
 }
 
-/** How {@link translate} reads: ERE or BRE, grep's syntax or regcomp's, the number of the groups before this expression's. */
+/** How {@link translate} reads: ERE or BRE, grep's syntax ({@link grepSource}) or regcomp's, the number of the groups before this expression's. */
 interface Syntax {
   ere: boolean;
   grep: boolean;
