@@ -935,6 +935,22 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // busybox's awk flushes its stdout after each print: under 2>&1 its stderr and a command's come where they are written.
+  {
+    script:
+      'echo a | awk \'{print > "/dev/stderr"; print "b"; printf "c\\n" > "/dev/stderr"; print "d"}\' 2>&1; awk \'BEGIN{print "x"; system("echo y >&2"); print "z"; print "e" | "cat 1>&2"; close("cat 1>&2"); print "w"}\' 2>&1',
+    stdout: 'a\nb\nc\nd\nx\ny\nz\ne\nw\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // What a closed command wrote comes after all awk printed before the close; an open one's at awk's end.
+  {
+    script:
+      'awk \'BEGIN{print "x"; system(""); print "z"; print "e" | "cat"; close("cat"); print "w"; print "o1"; print "e1" > "/dev/stderr"; print "p" | "cat"; print "e2" > "/dev/stderr"; print "o2"}\' 2>&1',
+    stdout: 'x\nz\ne\nw\no1\ne1\ne2\no2\np\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // busybox runs in the C locale: printf's %c is a byte, and %s's width and precision count bytes (a character of UTF-8 can be cut).
   {
     script:
