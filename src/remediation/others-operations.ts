@@ -7,22 +7,21 @@ import type { ActionJob } from '../actions/action-job.js';
 import type { Instance } from '../client/instance.js';
 import { heldDownSince, incidentOnset, requestOf, type OperatorRequest, type OperatorRequests } from './operator-requests.js';
 
-/** How old a listing of the server's operations may be when an action checks for others' work on its instance. */
-const OPERATIONS_MAX_AGE_MS = 250;
-
 /**
  * Other people's operations on an instance, as an action sees them just before its call: it waits
  * (bounded) for them, so it acts on the settled state, and learns that it is superseded when the
  * operator's last state change among them since the instance last ran is a stop or a freeze, the
  * rule the re-check applies to the stream's record ({@link heldDownSince}), for one whose event
  * may not have been processed yet. The server lists every operation of the last seconds, whatever its instance; in a
- * storm of actions each listing would grow with the others, so concurrent actions on one target
- * share a listing up to {@link OPERATIONS_MAX_AGE_MS} old, indexed by instance once. An operation
- * started since is caught by the daemon's own instance lock: the call is refused as busy, and
- * retried.
+ * storm of actions each listing would grow with the others, so actions on one target that ask
+ * while a listing is in flight share it, indexed by instance once. A listing that has answered is
+ * never reused: it cannot show a request sent since (a CI run met one 0.24 s old that predated an
+ * operator's stop; the restart it let through was refused as busy, but a stop done within that
+ * time would have been undone). An operation started between the listing and the call is caught by
+ * the daemon's own instance lock: the call is refused as busy, and retried.
  */
 export class OthersOperations {
-  private readonly listings = new Map<string, { at: number; list: Promise<OperationObject[]> }>();
+  private readonly listings = new Map<string, Promise<OperationObject[]>>();
   private readonly index = new WeakMap<OperationObject[], Map<string, OperationObject[]>>();
 
   constructor(
@@ -30,13 +29,16 @@ export class OthersOperations {
     private readonly requests: OperatorRequests,
   ) {}
 
-  /** The server's operations, read at most {@link OPERATIONS_MAX_AGE_MS} ago for the same `key` (target and project). */
+  /** The server's operations, listed now, or by the listing for the same `key` (target and project) still in flight. */
   recent(client: InstanceClient, key: string): Promise<OperationObject[]> {
-    const cached = this.listings.get(key);
-    if (cached && Date.now() - cached.at < OPERATIONS_MAX_AGE_MS) return cached.list;
+    const inFlight = this.listings.get(key);
+    if (inFlight) return inFlight;
     const list = client.listOperations();
-    this.listings.set(key, { at: Date.now(), list });
-    list.catch(() => this.listings.delete(key));
+    this.listings.set(key, list);
+    const answered = (): void => {
+      if (this.listings.get(key) === list) this.listings.delete(key);
+    };
+    list.then(answered, answered);
     return list;
   }
 
