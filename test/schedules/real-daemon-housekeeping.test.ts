@@ -12,7 +12,7 @@ import { formatSnapshotName } from '../../src/schedules/housekeeping/snapshot-na
 import { describeEachBed, type DaemonBed } from '../support/daemon-bed.js';
 import { redisClient, uniquePrefix } from '../support/redis.js';
 import { startActionRunner } from '../support/action-runner.js';
-import { until } from '../support/wait.js';
+import { until, untilMoving } from '../support/wait.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -63,8 +63,16 @@ await describeEachBed('scheduled housekeeping', (bed) => {
       actions: runner.actions,
     });
     const log = new AuditLog(reader, keys.audit);
+    // The rounds' pace is the daemon's: on a loaded one a snapshot takes seconds. The wait fails
+    // when the trail's calls and outcomes stand still, not at a fixed time.
+    const progress = async () => {
+      const work = (await log.read({})).filter((r) => r.type === 'call' || r.type === 'outcome');
+      const rounds = (name: string) =>
+        new Set(work.filter((r) => r.type === 'outcome' && r.result === 'done' && r.instance === name).map((r) => r.correlationId)).size;
+      return `${work.length} calls and outcomes in the trail (rounds done: ${names.map((n) => `${n} ${rounds(n)}`).join(', ')})`;
+    };
     try {
-      await until(what, () => done(log), 40_000, 200);
+      await untilMoving(what, () => done(log), progress, 30_000, 200);
     } finally {
       await scheduler.stop();
       await runner.stop();
@@ -147,7 +155,7 @@ await describeEachBed('scheduled housekeeping', (bed) => {
     expect(await snapshotNames(outsider)).toEqual([]);
     const expiry = (await client.listSnapshots(names[1]!)).find((s) => s.name.startsWith('hk-'))!.expires_at!;
     expect(Date.parse(expiry) - Date.now()).toBeGreaterThan(23 * 3_600_000);
-  }, 90_000);
+  }, 300_000);
 
   // The dry-run and the name collision are Reflex's own logic over what any daemon lists: LXD alone covers them.
   it.runIf(bed.kind === 'lxd')(
@@ -174,7 +182,7 @@ await describeEachBed('scheduled housekeeping', (bed) => {
       expect(records.filter((r) => r.type === 'call').every((r) => r.dryRun === true)).toBe(true);
       expect(records.some((r) => r.type === 'call' && r.instance === names[0] && /would DELETE .*manual-keep/.test(r.summary))).toBe(true);
     },
-    90_000,
+    300_000,
   );
 
   it.runIf(bed.kind === 'lxd')(

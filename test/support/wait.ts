@@ -42,6 +42,42 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /**
+ * Polls `probe` as {@link until} does, for as long as `progress()` keeps changing: it fails only when
+ * the probe has given no value and the progress has stood still for `stallMs`. For a wait on work
+ * whose pace is the machine's (rounds of a schedule on a loaded daemon), where a fixed bound fails a
+ * slow run that does all its work, and what the test must catch is work that stopped.
+ */
+export async function untilMoving<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  progress: () => Promise<string | number>,
+  stallMs = 30_000,
+  everyMs = 200,
+): Promise<T> {
+  let mark = await progress();
+  let movedAt = Date.now();
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+      last = undefined;
+    } catch (err) {
+      last = err;
+    }
+    const now = await progress();
+    if (now !== mark) {
+      mark = now;
+      movedAt = Date.now();
+    } else if (Date.now() - movedAt > stallMs) {
+      const why = last instanceof Error ? `: ${last.message}` : last !== undefined ? `: ${String(last)}` : '';
+      throw new Error(`${what}: stuck at ${String(mark)} for ${stallMs} ms${why}`);
+    }
+    await sleep(everyMs);
+  }
+}
+
+/**
  * Waits until `count()` reaches `target`, for as long as it keeps growing: it fails only when the
  * count has not moved for `stallMs`. For a wait whose length is the machine's speed (a storm of
  * events archived on a loaded CI host), where a fixed bound would fail a slow run that loses nothing,
