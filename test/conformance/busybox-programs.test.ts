@@ -830,6 +830,15 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // After an operator grep's ERE skips, glibc reads `)` as a character: `(*)` leaves its group open, and is refused; `*)` matches a `)`.
+  {
+    script:
+      "for p in '(*)' '(a|*)' '(|+)' 'x(?)y' '({)' '(**)' '*)' '(*|a)' '(*a)'; do printf 'a\\n)\\nxy\\n' | grep -E \"$p\"; echo \"$p $?\"; done 2>&1",
+    stdout:
+      "grep: bad regex '(*)'\n(*) 2\ngrep: bad regex '(a|*)'\n(a|*) 2\ngrep: bad regex '(|+)'\n(|+) 2\ngrep: bad regex 'x(?)y'\nx(?)y 2\ngrep: bad regex '({)'\n({) 2\ngrep: bad regex '(**)'\n(**) 2\n)\n*) 0\na\n)\nxy\n(*|a) 0\na\n(*a) 0\n",
+    stderr: '',
+    exitCode: 0,
+  },
   // sed compiles with regcomp: a BRE may not repeat a repetition with `*` or `\{`, nor an ERE an anchor.
   {
     script:

@@ -175,9 +175,17 @@ function translate(p: string, { ere, grep, groupBase }: Syntax): { source: strin
   };
   /** A `*` or `\{` right after a repetition in regcomp's BRE (RE_CONTEXT_INVALID_DUP). */
   const repeatsRepetition = (): boolean => !ere && !grep && repeated;
+  /**
+   * Whether the token before was an operator grep's ERE skipped: glibc then parses the next token as
+   * an expression, where a `)` is a character (RE_UNMATCHED_RIGHT_PAREN_ORD), so `(*)` leaves its
+   * group open.
+   */
+  let skipped = false;
   let i = 0;
   while (i < p.length) {
     const c = p[i]!;
+    const afterSkip = skipped;
+    skipped = false;
     if (c === '\\') {
       if (i + 1 >= p.length) throw new PosixRegexError(regexErrors.EESCAPE);
       const d = p[i + 1]!;
@@ -230,12 +238,13 @@ function translate(p: string, { ere, grep, groupBase }: Syntax): { source: strin
         else quantify(c);
       } else if (ere && !grep) throw new PosixRegexError(regexErrors.BADRPT);
       // grep's ERE skips an operator with nothing to repeat; a BRE's `*` there is itself.
-      else if (!ere) push(lit(c));
+      else if (ere) skipped = true;
+      else push(lit(c));
     } else if (ere && c === '(') {
       stack.push({ alternatives, pieces, number: ++groups });
       alternatives = [];
       pieces = [];
-    } else if (ere && c === ')' && stack.length > 0) push(closeGroup());
+    } else if (ere && c === ')' && stack.length > 0 && !afterSkip) push(closeGroup());
     else if (ere && c === '|') {
       alternatives.push(pieces.map((x) => x.src).join(''));
       pieces = [];
