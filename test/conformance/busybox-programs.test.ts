@@ -962,6 +962,145 @@ const cases: ShScript[] = [
     stderr: '',
     exitCode: 0,
   },
+  // awk's division by zero ends it, as busybox's: `awk: cmd. line:N: Division by zero`, status 1, what it printed before kept.
+  {
+    script:
+      "awk 'BEGIN{print \"a\"; print 1/0; print \"b\"}'; echo $?; awk 'BEGIN{x=5; x%=0; print x}'; echo $?; awk 'BEGIN{x=5; x/=0; print x}'; echo $?; echo 1 | awk '{print $1/0}'; echo $?; awk 'BEGIN{print 1/\"a\"}'; awk 'BEGIN{print 1 % (2-2)}'; awk 'BEGIN{print 7%0.5, 1/0.5}'",
+    stdout: 'a\n1\n1\n1\n1\n0 2\n',
+    stderr:
+      'awk: cmd. line:1: Division by zero\nawk: cmd. line:1: Division by zero\nawk: cmd. line:1: Division by zero\nawk: cmd. line:1: Division by zero\nawk: cmd. line:1: Division by zero\nawk: cmd. line:1: Division by zero\n',
+    exitCode: 0,
+  },
+  // The line busybox names is the one where the divisor's last token is (a newline after an operator, or a backslash's, continues the expression).
+  {
+    script:
+      "awk 'BEGIN{\nx=1\ny = x /\n0\nprint y}'; awk 'BEGIN {\n  a = 0\n  print 3 / a\n}'; awk 'BEGIN {\n  a = 0\n  print 3 /\n  a\n}'; awk '\nBEGIN { a = 0 }\n{ print $1 / a }\n' <<X\n1\nX\nawk 'BEGIN { a = 0; b = 3 / \\\n  a }'",
+    stdout: '',
+    stderr:
+      'awk: cmd. line:4: Division by zero\nawk: cmd. line:3: Division by zero\nawk: cmd. line:4: Division by zero\nawk: cmd. line:3: Division by zero\nawk: cmd. line:2: Division by zero\n',
+    exitCode: 1,
+  },
+  // A program from a file names the file (`awk: F:N:`); a function's line is its own.
+  {
+    script:
+      "printf 'BEGIN{\\nprint 1/0\\n}\\n' > /tmp/p.awk; awk -f /tmp/p.awk; echo $?; awk -f /tmp/p.awk 2>&1; rm /tmp/p.awk; awk 'function f(d) {\n  return 1/d\n}\nBEGIN { print \"x\"; print f(0) }' 2>&1",
+    stdout: '1\nawk: /tmp/p.awk:2: Division by zero\nx\nawk: cmd. line:2: Division by zero\n',
+    stderr: 'awk: /tmp/p.awk:2: Division by zero\n',
+    exitCode: 1,
+  },
+  // `-f FILE` (again and again, `-` is stdin), `-e PROGRAM` after the files' programs, `-W` ignored with a warning; a program file that does not open ends awk.
+  {
+    script:
+      "printf 'BEGIN { print \"one\" }\\n' > /tmp/a.awk; printf '{ print \"two\", $0 }\\nEND { print NR }\\n' > /tmp/b.awk; echo x | awk -f /tmp/a.awk -f /tmp/b.awk; echo $?; echo y | awk -f /tmp/b.awk -f /tmp/a.awk - ; echo $?; echo z | awk -e 'BEGIN{print \"e\"}' -f /tmp/a.awk; echo $?; awk -f /tmp/nope.awk; echo $?; echo 'BEGIN{print \"stdin prog\"}' | awk -f -; echo $?; echo q | awk -f/tmp/b.awk; echo $?; awk -W x 'BEGIN{print 1}'; echo $?; awk -f /tmp/a.awk 'BEGIN{print 2}'; echo $?; rm /tmp/a.awk /tmp/b.awk",
+    stdout: 'one\ntwo x\n1\n0\none\ntwo y\n1\n0\none\ne\n0\n1\nstdin prog\n0\ntwo q\n1\n0\n1\n0\none\n0\n',
+    stderr: "awk: can't open '/tmp/nope.awk': No such file or directory\nawk: warning: option -W is ignored\n",
+    exitCode: 0,
+  },
+  // The beds' busybox has no math library: `^`, `**`, `^=` and sqrt, exp, log, sin, cos, atan2 end awk; int, rand and srand do not.
+  {
+    script:
+      "awk 'BEGIN{print 2^3}'; echo $?; awk 'BEGIN{print 2**3}'; echo $?; awk 'BEGIN{print sqrt(4)}'; echo $?; awk 'BEGIN{print exp(0), log(1)}'; echo $?; awk 'BEGIN{print sin(0), cos(0), atan2(0, 1)}'; echo $?; awk 'BEGIN{x=2; x^=2; print x}'; echo $?; awk 'BEGIN{print int(3.7), rand() < 1, srand(), 10 % 3}'; echo $?",
+    stdout: '1\n1\n1\n1\n1\n1\n3 1 1 1\n0\n',
+    stderr:
+      'awk: cmd. line:1: Math support is not compiled in\nawk: cmd. line:1: Math support is not compiled in\nawk: cmd. line:1: Math support is not compiled in\nawk: cmd. line:1: Math support is not compiled in\nawk: cmd. line:1: Math support is not compiled in\nawk: cmd. line:1: Math support is not compiled in\n',
+    exitCode: 0,
+  },
+  // A missing option value, no program, or a `-v` that is no assignment: the usage, status 1.
+  {
+    script: "awk -f; echo $?; awk; echo $?; awk -v; echo $?; awk -v x 'BEGIN{}'; echo $?; awk -e; echo $?",
+    stdout: '1\n1\n1\n1\n1\n',
+    stderr:
+      "awk: option requires an argument -- 'f'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: awk [OPTIONS] [AWK_PROGRAM] [FILE]...\n\n\t-v VAR=VAL\tSet variable\n\t-F SEP\t\tUse SEP as field separator\n\t-f FILE\t\tRead program from FILE\n\t-e AWK_PROGRAM\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: awk [OPTIONS] [AWK_PROGRAM] [FILE]...\n\n\t-v VAR=VAL\tSet variable\n\t-F SEP\t\tUse SEP as field separator\n\t-f FILE\t\tRead program from FILE\n\t-e AWK_PROGRAM\nawk: option requires an argument -- 'v'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: awk [OPTIONS] [AWK_PROGRAM] [FILE]...\n\n\t-v VAR=VAL\tSet variable\n\t-F SEP\t\tUse SEP as field separator\n\t-f FILE\t\tRead program from FILE\n\t-e AWK_PROGRAM\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: awk [OPTIONS] [AWK_PROGRAM] [FILE]...\n\n\t-v VAR=VAL\tSet variable\n\t-F SEP\t\tUse SEP as field separator\n\t-f FILE\t\tRead program from FILE\n\t-e AWK_PROGRAM\nawk: option requires an argument -- 'e'\nBusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n\nUsage: awk [OPTIONS] [AWK_PROGRAM] [FILE]...\n\n\t-v VAR=VAL\tSet variable\n\t-F SEP\t\tUse SEP as field separator\n\t-f FILE\t\tRead program from FILE\n\t-e AWK_PROGRAM\n",
+    exitCode: 0,
+  },
+  // busybox skips a newline after a binary operator (TS_NOTERM), `in`, `|`, `>`, `;` and `}`: the expression goes on.
+  {
+    script:
+      'awk \'BEGIN { x = 1 +\n2; y = x *\n3; z = y ==\n9; w = "a" ~\n/a/; v = 1 in\nA; q = (1 <\n2); r = 7 %\n4; t = 2 ^\n3; u = 1 &&\n0; print x, y, z, w, v, q, r, t, u }\' 2>&1; echo $?',
+    stdout: 'awk: cmd. line:9: Math support is not compiled in\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // After a compound assignment and inside a conditional the same.
+  {
+    script:
+      'awk \'BEGIN { x = 5; x -=\n2; s = "a"\ns = s\n"b"; print x, s }\' 2>&1; echo $?; awk \'BEGIN { y = 1 ? \n2 :\n3; print y }\' 2>&1; echo $?',
+    stdout: '3 a\n0\n2\n0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // After `>` of print and a binary minus the same; not after a unary minus: that newline is an unexpected token.
+  {
+    script:
+      "awk 'BEGIN { print 1 >\n\"/dev/stdout\" }' 2>&1; echo $?; awk 'BEGIN { x = 1; print -\nx }' 2>&1; echo $?; awk 'BEGIN { x = 3; x = x -\n1; print x }' 2>&1; echo $?",
+    stdout: '1\n0\nawk: cmd. line:1: Unexpected token\n1\n2\n0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // After `|` before getline, and `in` in a for loop.
+  {
+    script:
+      'awk \'BEGIN { "echo hi" |\ngetline l; print l }\' 2>&1; echo $?; awk \'BEGIN { for (k in\nA) print k; print "done" }\' 2>&1; echo $?; awk \'BEGIN { x = 2 ** \n2; print x;\n}\nEND { print "e" }\' </dev/null 2>&1; echo $?',
+    stdout: 'hi\n0\ndone\n0\nawk: cmd. line:2: Math support is not compiled in\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // After `|` and `>>` of print, `;`, a binary minus; not after a unary one.
+  {
+    script:
+      'awk \'BEGIN { print "x" |\n"cat"; close("cat"); print "y" >>\n"/dev/stdout" }\' 2>&1; echo $?; awk \'BEGIN { x = 1;\n\ny = 2 }\nEND { print x + y }\' </dev/null 2>&1; echo $?; awk \'BEGIN { x = -\n-1; print x }\' 2>&1; echo $?; awk \'BEGIN { x = 1 - -\n1; print x }\' 2>&1; echo $?; awk \'BEGIN { a["k"] = 1; x = a["k"] +\n1; y = (2) *\n3; z = $0 ~\n"" ; print x, y, z }\' 2>&1; echo $?',
+    stdout: 'x\ny\n0\n3\n0\nawk: cmd. line:1: Unexpected token\n1\nawk: cmd. line:1: Unexpected token\n1\n2 6 1\n0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // A pattern whose line ends is a rule of its own (it prints the line), and the braces on the next line another; not after `!`.
+  {
+    script:
+      "printf 'a\\n' | awk '/a/\n{ print \"rule2\" }' 2>&1; echo $?; awk 'BEGIN { x = 1 > \n0 ; print x }' 2>&1; echo $?; awk 'BEGIN { x = 1 !\n= 1 ; print x }' 2>&1; echo $?; awk 'BEGIN { x = !\n1; print x }' 2>&1; echo $?",
+    stdout: 'a\nrule2\n0\n1\n0\nawk: cmd. line:1: Unexpected token\n1\nawk: cmd. line:1: Unexpected token\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // BEGIN and END take their action on their own line; a pattern's ends with the line; a function's may start on the next.
+  {
+    script:
+      "awk 'BEGIN\n{ print 1 }' </dev/null 2>&1; echo $?; echo a | awk 'END\n{ print 2 }' 2>&1; echo $?; printf 'a\\nb\\n' | awk 'NR==1\n{ print \"r2\" }' 2>&1; echo $?; printf 'a\\nb\\nc\\n' | awk '/a/,/b/\n' 2>&1; echo $?; printf 'a\\n' | awk 'function f(x)\n{ return x+1 }\n{ print f(1) }' 2>&1; echo $?",
+    stdout: 'awk: cmd. line:1: Unexpected token\n1\nawk: cmd. line:1: Unexpected token\n1\na\nr2\nr2\n0\na\nb\n0\n2\n0\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // A program awk cannot read: `awk: cmd. line:N: Unexpected token`, or `Unexpected end of string` in an unterminated string or regex, status 1.
+  {
+    script:
+      "for p in 'BEGIN{' 'BEGIN{print \"a}' 'BEGIN{x=/a}' 'BEGIN{print (}' '{print $}' 'BEGIN{x = 1 +}' 'BEGIN{ if }' 'BEGIN { f( }' 'BEGIN { x = 1\ny = 2 +\n}' 'BEGIN { x = 1 2 3 ) }' 'BEGIN { print 1,, 2 }' '}' 'BEGIN { getline < }' 'BEGIN { a[1 }' 'BEGIN { x = 1 } }' 'BEGIN { for (;;) }' 'BEGIN { while }'; do awk \"$p\" </dev/null; echo \"$?\"; done 2>&1",
+    stdout:
+      'awk: cmd. line:1: Unexpected token\n1\nawk: cmd. line:1: Unexpected end of string\n1\nawk: cmd. line:1: Unexpected end of string\n1\nawk: cmd. line:1: Unexpected token\n1\nawk: cmd. line:1: Unexpected token\n1\nawk: cmd. line:1: Unexpected token\n1\nawk: cmd. line:1: Unexpected token\n1\nawk: cmd. line:1: Unexpected token\n1\nawk: cmd. line:3: Unexpected token\n1\nawk: cmd. line:1: Unexpected token\n1\nawk: cmd. line:1: Unexpected token\n1\nawk: cmd. line:1: Unexpected token\n1\nawk: cmd. line:1: Unexpected token\n1\nawk: cmd. line:1: Unexpected token\n1\nawk: cmd. line:1: Unexpected token\n1\nawk: cmd. line:1: Unexpected token\n1\nawk: cmd. line:1: Unexpected token\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // rand is glibc's random() under busybox's seed (1 until srand), three draws a number; srand returns the seed before.
+  {
+    script:
+      'awk \'BEGIN{print rand(), rand(); print srand(5); print rand(); print srand(7); x = srand(); print x; srand(0); print rand(); srand(-1); print rand(); srand(2.9); print rand(); srand("abc"); print rand(); printf "%.10f\\n", rand()}\'',
+    stdout: '0.783099 0.197551\n1\n0.992755\n5\n7\n0.783099\n0.170491\n0.0887955\n0.783099\n0.1975513693\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // An operand `VAR=VALUE` is set when awk reaches it; `-` is stdin (FILENAME `-`); with assignments only, stdin is read.
+  {
+    script:
+      "echo in | awk '{print FILENAME \": \" $0, x}' x=1 - x=2 /dev/null; echo $?; awk '{print}' /nope; echo $?; echo a > /tmp/f1; echo in | awk '{print FILENAME, $0}' /tmp/f1 - /tmp/f1; echo $?; awk 'END{print NR, x}' x=5; echo $?; rm /tmp/f1",
+    stdout: '-: in 1\n0\n1\n/tmp/f1 a\n- in\n/tmp/f1 a\n0\n0 5\n0\n',
+    stderr: 'awk: /nope: No such file or directory\n',
+    exitCode: 0,
+  },
+  // A file that does not open ends awk after what it printed; a directory: `awk: cmd. line:N: Is a directory`.
+  {
+    script: "echo a > /tmp/f1; awk '{print}' /tmp/f1 /nope 2>&1; echo $?; awk 'BEGIN{print \"x\"} {print}' /tmp/f1 /tmp 2>&1; echo $?; rm /tmp/f1",
+    stdout: 'a\nawk: /nope: No such file or directory\n1\nx\na\nawk: cmd. line:1: Is a directory\n1\n',
+    stderr: '',
+    exitCode: 0,
+  },
   // busybox runs in the C locale: printf's %c is a byte, and %s's width and precision count bytes (a character of UTF-8 can be cut).
   {
     script:

@@ -12,6 +12,7 @@ import { busyboxFind } from './busybox-find.js';
 import { sedCommand } from './busybox-sed.js';
 import { cutCommand } from './busybox-cut.js';
 import { odCommand } from './busybox-od.js';
+import { awkCommand } from './busybox-awk.js';
 import { grepCommand } from './busybox-grep.js';
 import { sortCommand } from './busybox-sort.js';
 import { busyboxLz } from './busybox-lz.js';
@@ -283,6 +284,7 @@ export function busyboxFiles(host: FilesHost): Command[] {
     sedCommand(host),
     cutCommand(host),
     grepCommand(),
+    awkCommand(),
     sortCommand(host),
   ];
 }
