@@ -988,6 +988,86 @@ const cases: ShScript[] = [
     stderr: 'awk: /tmp/p.awk:2: Division by zero\n',
     exitCode: 1,
   },
+  // RS "" reads paragraphs as busybox does: blank lines end a record, leading ones skipped, the last keeps its newline; a newline also separates fields.
+  {
+    script:
+      'printf \'a b\\n\\nc d\\ne\\n\\n\\nf\\n\' | awk \'BEGIN{RS=""}{print NR": "$0" NF="NF}\'; printf \'\\n\\na\\n\\n\\n\' | awk \'BEGIN{RS=""}{print NR": ["$0"]"}\'; printf \'a:b\\nc:d\\n\\ne\\n\' | awk -F: \'BEGIN{RS=""}{print NF; for(i=1;i<=NF;i++) printf "[%s]", $i; print ""}\'',
+    stdout: '1: a b NF=2\n2: c d\ne NF=3\n3: f\n NF=1\n1: [a]\n4\n[a][b][c][d]\n2\n[e][]\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // RS of one character ends records at it (the last keeps what follows, a newline too); a longer RS is a regular expression.
+  {
+    script:
+      "printf 'a,b;c\\n' | awk 'BEGIN{RS=\";\"}{print NR, $0}'; printf 'x;y;' | awk -v RS=';' '{print NR, $0}'; printf 'a12b345c\\n' | awk 'BEGIN{RS=\"[0-9]+\"}{print NR\": \"$0}'; printf 'a;;b' | awk 'BEGIN{RS=\";\"}{print NR\"[\"$0\"]\"}'",
+    stdout: '1 a,b\n2 c\n\n1 x\n2 y\n1: a\n2: b\n3: c\n\n1[a]\n2[]\n3[b]\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // FS "" makes each byte a field.
+  {
+    script: "echo abc | awk -F '' '{print $2, NF}'; echo abc | awk 'BEGIN{FS=\"\"}{$1=$1; print; print NF}'",
+    stdout: 'b 3\na b c\n3\n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // `for (k in a)` walks busybox's hash: its 61 buckets in order, a bucket's newest name first.
+  {
+    script:
+      'awk \'BEGIN { x["a"]=1; x["b"]=2; x["c"]=3; x["ab"]; x["zz"]; x["10"]; for (k in x) s = s k " "; print s }\'; awk \'BEGIN{for(i=0;i<20;i++) a[i]=i; for(k in a) printf "%s ", k; print ""}\'',
+    stdout: 'zz 10 a b c ab \n10 11 12 13 14 15 16 17 18 19 0 1 2 3 4 5 6 7 8 9 \n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // Past eight names a bucket the table grows (251, 1021 … buckets); `delete a` keeps its size.
+  {
+    script:
+      'awk \'BEGIN{for(i=0;i<600;i++) a[i]; n=0; for(k in a) { if (n++ < 30) printf "%s ", k }; print ""; delete a; a["x"]; a["y"]; a[1]; for (k in a) printf "%s ", k; print ""}\'',
+    stdout: '71 32 420 72 33 460 421 73 34 461 422 74 35 423 75 36 462 424 76 37 463 425 77 38 464 426 78 39 465 427 \n1 x y \n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // The order of a word count's and of split's arrays, and of a name deleted and set again.
+  {
+    script:
+      'printf \'the cat\\nthe dog\\na cat\\n\' | awk \'{for(i=1;i<=NF;i++) c[$i]++} END{for(w in c) print w, c[w]}\'; awk \'BEGIN{n=split("z y x w v u t s r q p o", a); for (k in a) printf "%s=%s ", k, a[k]; print ""; delete a[3]; a[3]="n"; for (k in a) printf "%s ", k; print ""}\'',
+    stdout: 'cat 2\na 1\nthe 2\ndog 1\n10=q 11=p 12=o 1=z 2=y 3=x 4=w 5=v 6=u 7=t 8=s 9=r \n10 11 12 1 2 3 4 5 6 7 8 9 \n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // Names hash by their bytes; ENVIRON and ARGV walk the same way.
+  {
+    script:
+      'awk \'BEGIN{a["\u00e9"]; a["\u00fc"]; a["a"]; a["\\001"]; a["SUBSEP"]; a[1,2]; for (k in a) printf "%s|", k; print ""}\' | od -c | head -3; awk \'BEGIN { for (k in ENVIRON) n++; print (n > 0) }\'; awk \'BEGIN { for (k in ARGV) printf "%s=%s ", k, ARGV[k]; print "" }\' p q r',
+    stdout:
+      '0000000 001   | 303 251   | 303 274   |   a   |   S   U   B   S   E   P\n0000020   |   1 034   2   |  \\n\n0000026\n1\n0=awk 1=p 2=q 3=r \n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // An array filled in a function and emptied while walked, then filled again.
+  {
+    script:
+      'awk \'function fill(arr, n,  i) { for (i = n; i > 0; i--) arr["k" i] = i } BEGIN { fill(A, 15); for (k in A) { printf "%s ", k; delete A[k] } ; print length(A); fill(A, 3); for (k in A) printf "%s ", k; print "" }\'',
+    stdout: 'k1 k2 k3 k4 k5 k6 k7 k10 k8 k11 k9 k12 k13 k14 k15 0\nk1 k2 k3 \n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // An array deleted after it grew, then filled; split's array.
+  {
+    script:
+      'awk \'BEGIN { for (i = 0; i < 500; i++) a[i]; delete a; for (i = 0; i < 12; i++) a[i]; for (k in a) printf "%s ", k; print ""; n = split("a b c d e f g h i j k l m", b); for (k in b) printf "%s ", k; print "" }\'',
+    stdout: '0 1 2 3 4 5 6 7 8 9 10 11 \n10 11 12 13 1 2 3 4 5 6 7 8 9 \n',
+    stderr: '',
+    exitCode: 0,
+  },
+  // Sums by key, a first-seen filter, and names added while the array is walked (the walk is of the names it had).
+  {
+    script:
+      "printf 'k1 3\\nk2 5\\nk1 4\\nx 1\\n' | awk '{ s[$1] += $2 } END { for (k in s) print k, s[k] }'; printf 'b\\na\\nc\\nb\\n' | awk '!seen[$0]++'; awk 'BEGIN { a[\"x\"] = 1; for (k in a) { a[\"new\" k] = 1 }; for (k in a) printf \"%s \", k; print \"\" }'",
+    stdout: 'k1 7\nk2 5\nx 1\nb\na\nc\nnewx x \n',
+    stderr: '',
+    exitCode: 0,
+  },
   // `-f FILE` (again and again, `-` is stdin), `-e PROGRAM` after the files' programs, `-W` ignored with a warning; a program file that does not open ends awk.
   {
     script:
